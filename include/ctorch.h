@@ -1,0 +1,829 @@
+/*
+ * ctorch.h - the public C interface of ctorch, and its manual.
+ *
+ * ctorch is a tensor library: tensors with views and strides, a dispatcher over devices, CPU
+ * kernels (OpenBLAS for matrix products). Everything public is declared and documented here;
+ * what is not here is not public.
+ *
+ * Conventions that hold for every function (docs/abi.md explains them with examples):
+ *
+ *   Errors     Every fallible function returns a ct_status. On failure, ct_last_error() gives the
+ *              calling thread's message naming the operator, the shapes and dtypes involved, and
+ *              what to do. Nothing aborts the host process.
+ *   Ownership  A handle written through an out-parameter is a new reference: the caller ends it
+ *              with ct_tensor_release. Handles passed in are borrowed: the library reads them
+ *              during the call only, unless a function says it retains them. On failure every
+ *              out-parameter handle is set to NULL (when the out pointer itself is not NULL).
+ *   Handles    A NULL or released handle gives CT_ERROR_INVALID_ARGUMENT, not a crash. A released
+ *              handle is detected while its slot is not yet reused by a new tensor.
+ *   Threads    Every function may be called from any thread on distinct handles. Many threads
+ *              may read one tensor at once (reference counts are atomic, metadata immutable).
+ *              Writing a tensor (in-place operators) while another thread reads it is a race.
+ *   Versions   CT_VERSION_* name this header's release; CT_ABI_VERSION changes only when a
+ *              binary built against an older header could break. ct_init(CT_ABI_VERSION) checks
+ *              that the loaded library is at least as new as the header.
+ *
+ * Ownership words used below: borrowed (read during the call only), retained (the library keeps
+ * its own reference), new reference (yours to release), filled (your buffer, written).
+ */
+#ifndef CTORCH_H
+#define CTORCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Export and annotation macros ---- */
+
+#if defined(_WIN32)
+#define CT_API __declspec(dllexport)
+#else
+#define CT_API __attribute__((visibility("default")))
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CT_NODISCARD __attribute__((warn_unused_result))
+#define CT_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define CT_NODISCARD
+#define CT_DEPRECATED(msg)
+#endif
+
+/* ---- Versions ---- */
+
+#define CT_VERSION_MAJOR 0
+#define CT_VERSION_MINOR 1
+#define CT_VERSION_PATCH 0
+#define CT_VERSION_STRING "0.1.0"
+/* Raised whenever a program built against this header could misbehave with an older library. */
+#define CT_ABI_VERSION 1
+
+/*
+ * ct_version - the library's version string, e.g. "0.1.0".
+ *
+ * The string is static: valid for the life of the process. Since 0.1.
+ */
+CT_API const char* ct_version(void);
+
+/*
+ * ct_abi_version - the ABI number the loaded library implements (CT_ABI_VERSION of its header).
+ * Since 0.1.
+ */
+CT_API int32_t ct_abi_version(void);
+
+/* ---- Status codes ---- */
+
+/*
+ * ct_status - the result of every fallible function.
+ *
+ * Values are fixed forever and new ones are only appended, so a binding may switch on them and
+ * must treat an unknown value like CT_ERROR_INTERNAL.
+ */
+typedef enum ct_status {
+  CT_OK = 0,                     /* success */
+  CT_ERROR_INVALID_ARGUMENT = 1, /* NULL or released handle, bad option value, unknown name */
+  CT_ERROR_SHAPE = 2,            /* sizes do not fit the operator (broadcast, inner sizes, view) */
+  CT_ERROR_DTYPE = 3,            /* a dtype the operator does not accept, or an unsafe cast */
+  CT_ERROR_DEVICE = 4,           /* wrong or mixed devices, or a device with no backend */
+  CT_ERROR_OUT_OF_MEMORY = 5,    /* an allocation failed */
+  CT_ERROR_NOT_IMPLEMENTED = 6,  /* no kernel for this device and dtype, or a missing feature */
+  CT_ERROR_INDEX = 7,            /* a dimension or index out of range */
+  CT_ERROR_NONDETERMINISTIC = 8, /* a nondeterministic kernel while deterministic mode is on */
+  CT_ERROR_GUARD = 9,            /* a compiled graph's guard failed where that is an error */
+  CT_ERROR_GRAPH_BREAK = 10,     /* a graph break under fullgraph compilation */
+  CT_ERROR_RECOMPILE_LIMIT = 11, /* a compiled function hit its recompile limit */
+  CT_ERROR_IO = 12,              /* reading or writing a file failed */
+  CT_ERROR_FORMAT = 13,          /* a malformed file or string */
+  CT_ERROR_BACKEND = 14,         /* a device backend or plugin failed */
+  CT_ERROR_VERSION = 15,         /* the library is older than the header a program was built with */
+  CT_ERROR_INTERNAL = 16         /* a bug in ctorch: please report it with ct_last_error() */
+} ct_status;
+
+/*
+ * ct_status_name - a stable name for a status, e.g. "CT_ERROR_SHAPE".
+ *
+ * Unknown values give "CT_ERROR_UNKNOWN". The string is static. Since 0.1.
+ */
+CT_API const char* ct_status_name(ct_status status);
+
+/*
+ * ct_last_error - the message of the calling thread's last failure.
+ *
+ * The message names the operator, the shapes, dtypes and devices involved, and what to do. It is
+ * thread-local: another thread's failure never overwrites it. The pointer stays valid until the
+ * next ctorch call on this thread that fails; copy it to keep it. Returns "" when this thread has
+ * had no failure. Successful calls leave it unchanged. Since 0.1.
+ */
+CT_API const char* ct_last_error(void);
+
+/*
+ * ct_error_set - report a failure from inside a callback (a kernel defined with ct_library_impl).
+ *
+ * Sets this thread's message to msg (copied; NULL means "") and remembers status, so that when the
+ * callback returns that status the caller of the operator sees the callback's own message, nested
+ * under the operator's name. Callable outside callbacks too: it then only sets ct_last_error().
+ * Since 0.1.
+ */
+CT_API void ct_error_set(ct_status status, const char* msg);
+
+/* ---- Library: initialization and features ---- */
+
+/*
+ * ct_init - check the ABI handshake and register every built-in operator and backend.
+ *
+ * Pass CT_ABI_VERSION. Calling it is optional (every function initializes on first use) but
+ * recommended: it is the one place a version mismatch is reported. Idempotent, thread-safe.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_VERSION  header_abi_version is newer than this library's ct_abi_version(); the
+ *                     message names both. Link the library your header came with.
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_init(int32_t header_abi_version);
+
+/*
+ * ct_has_feature - 1 when this build and machine support a named feature, else 0.
+ *
+ * Names: "cpu" (always 1), "openblas" (matrix products use OpenBLAS), "threads" (a CPU thread pool),
+ * "cuda" (a CUDA backend is loaded and sees a device), "nvrtc". Unknown names and NULL give 0.
+ * Since 0.1.
+ */
+CT_API int ct_has_feature(const char* name);
+
+/*
+ * ct_set_num_threads / ct_get_num_threads - the number of CPU threads kernels may use.
+ *
+ * The setting is process-wide and also applies to OpenBLAS. The default is the number of cores.
+ * Results of reductions are bitwise identical for every thread count.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  n < 1 or n > 1024, or out is NULL
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_set_num_threads(int32_t n);
+CT_API CT_NODISCARD ct_status ct_get_num_threads(int32_t* out);
+
+/* ---- Dtypes, devices, scalars ---- */
+
+/* Element types. Values are fixed forever; new dtypes are appended. */
+typedef enum ct_dtype {
+  CT_BOOL = 0,
+  CT_UINT8 = 1,
+  CT_INT8 = 2,
+  CT_INT16 = 3,
+  CT_INT32 = 4,
+  CT_INT64 = 5,
+  CT_FLOAT16 = 6,
+  CT_BFLOAT16 = 7,
+  CT_FLOAT32 = 8,
+  CT_FLOAT64 = 9
+} ct_dtype;
+
+/*
+ * ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value outside ct_dtype.
+ * ct_dtype_itemsize - bytes per element; 0 for a value outside ct_dtype.
+ * Since 0.1.
+ */
+CT_API const char* ct_dtype_name(ct_dtype dtype);
+CT_API size_t ct_dtype_itemsize(ct_dtype dtype);
+
+/* Device types. A device is a type plus an index ("cuda:1"). Strings name devices in arguments:
+ * "cpu", "meta" (shapes and dtypes only, no data), "cuda", "cuda:N". NULL means "cpu". */
+typedef enum ct_device_type { CT_DEVICE_CPU = 0, CT_DEVICE_CUDA = 1, CT_DEVICE_META = 2 } ct_device_type;
+
+/* A number argument: kind says which field holds it. Python's rule applies to promotion: an
+ * integer scalar keeps an integer tensor integral, a float scalar makes it float32. */
+typedef enum ct_scalar_kind { CT_SCALAR_BOOL = 0, CT_SCALAR_INT = 1, CT_SCALAR_FLOAT = 2 } ct_scalar_kind;
+typedef struct ct_scalar {
+  ct_scalar_kind kind;
+  int64_t i; /* CT_SCALAR_INT, CT_SCALAR_BOOL (0 or 1) */
+  double f;  /* CT_SCALAR_FLOAT */
+} ct_scalar;
+
+/* ---- Tensors: lifecycle ---- */
+
+/* A reference-counted tensor handle. Opaque; see the file comment for ownership and threads. */
+typedef struct ct_tensor ct_tensor;
+
+/*
+ * ct_tensor_retain - add a reference to t.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  t is NULL or released
+ * Since 0.1. See also ct_tensor_release.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_retain(ct_tensor* t);
+
+/*
+ * ct_tensor_release - drop a reference; the tensor is freed when the last one goes.
+ *
+ * NULL is a no-op; so is an already released handle (detected while its slot is unused). Views
+ * keep their storage alive, so releasing a base while a view lives is safe. Since 0.1.
+ */
+CT_API void ct_tensor_release(ct_tensor* t);
+
+/* ---- Tensors: creation ---- */
+
+/*
+ * ct_tensor_from_data - a new contiguous CPU tensor holding a copy of data.
+ *
+ * data holds numel (the product of sizes) elements of dtype in row-major order; it may be NULL
+ * only when numel is 0. A 0-dim tensor has ndim 0 and sizes may be NULL.
+ *
+ *   data, sizes  borrowed.
+ *   out          on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL, sizes is NULL with ndim > 0, data is NULL with numel > 0,
+ *                              a negative size, ndim over 64, or dtype outside ct_dtype
+ *   CT_ERROR_OUT_OF_MEMORY     the copy could not be allocated
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_from_data(const void* data, const int64_t* sizes, size_t ndim,
+                                                  ct_dtype dtype, ct_tensor** out);
+
+/* Called when the last tensor viewing a blob is freed, on whichever thread releases it. */
+typedef void (*ct_deleter_fn)(void* data, void* user_data);
+
+/*
+ * ct_tensor_from_blob - a CPU tensor over caller memory, without copying.
+ *
+ * strides are in elements; NULL means contiguous. The memory must stay valid and hold every
+ * element the sizes and strides reach until deleter(data, user_data) runs, which happens when the
+ * last tensor (views included) using it is freed. deleter may be NULL (memory owned elsewhere,
+ * outliving every tensor). On failure the deleter is not called and nothing is retained.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out or data is NULL (data may be NULL only for numel 0), sizes NULL
+ *                              with ndim > 0, negative sizes or strides, ndim over 64, bad dtype
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* strides,
+                                                  size_t ndim, ct_dtype dtype, ct_deleter_fn deleter,
+                                                  void* user_data, ct_tensor** out);
+
+/*
+ * ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
+ *
+ * A new contiguous tensor of the given sizes and dtype on device ("cpu", "meta"; NULL means
+ * "cpu"): uninitialized (empty), 0, 1, or value converted to dtype (full). Registered as the
+ * operators "empty", "zeros", "ones", "full".
+ *
+ *   sizes, device, value  borrowed.
+ *   out                   on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL, sizes NULL with ndim > 0, a negative size, value NULL,
+ *                              bad dtype, or an unparsable device string
+ *   CT_ERROR_DEVICE            the device has no backend in this process
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_empty(const int64_t* sizes, size_t ndim, ct_dtype dtype, const char* device,
+                                              ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_zeros(const int64_t* sizes, size_t ndim, ct_dtype dtype, const char* device,
+                                              ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_ones(const int64_t* sizes, size_t ndim, ct_dtype dtype, const char* device,
+                                             ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_full(const int64_t* sizes, size_t ndim, const ct_scalar* value,
+                                             ct_dtype dtype, const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_arange - the 1-D tensor start, start + step, ... up to but excluding end.
+ *
+ * Its length is ceil((end - start) / step). Values are computed as start + i * step in double
+ * and converted to dtype, as torch.arange does.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out NULL, step 0, step's sign does not lead from start to end,
+ *                              a non-finite bound, bad dtype or device
+ *   CT_ERROR_DEVICE, CT_ERROR_OUT_OF_MEMORY
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arange(double start, double end, double step, ct_dtype dtype,
+                                               const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_linspace - steps values evenly spaced from start to end inclusive (1-D).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for out NULL, steps < 0, bad dtype or device;
+ * CT_ERROR_DEVICE, CT_ERROR_OUT_OF_MEMORY. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linspace(double start, double end, int64_t steps, ct_dtype dtype,
+                                                 const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_eye - the n x m matrix with ones on the diagonal (m < 0 means m = n).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for out NULL, n < 0, bad dtype or device;
+ * CT_ERROR_DEVICE, CT_ERROR_OUT_OF_MEMORY. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_eye(int64_t n, int64_t m, ct_dtype dtype, const char* device,
+                                            ct_tensor** out);
+
+/* ---- Tensors: inspection ---- */
+
+/*
+ * Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
+ * ct_tensor_numel, ct_tensor_dtype, ct_tensor_device, ct_tensor_is_contiguous,
+ * ct_tensor_storage_offset.
+ *
+ * Each reads one property of t (borrowed) into out (filled). ct_tensor_size accepts a negative dim
+ * counted from the end (-1 is the last). ct_tensor_sizes and ct_tensor_strides fill n entries,
+ * where n must equal ndim (strides are in elements). ct_tensor_device fills the device type and
+ * index (-1 for cpu and meta).
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  t or an out pointer is NULL, t was released, or n != ndim
+ *   CT_ERROR_INDEX             (ct_tensor_size) dim outside [-ndim, ndim)
+ * Threads: any thread, concurrently with other readers. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_ndim(const ct_tensor* t, size_t* out);
+CT_API CT_NODISCARD ct_status ct_tensor_size(const ct_tensor* t, int64_t dim, int64_t* out);
+CT_API CT_NODISCARD ct_status ct_tensor_sizes(const ct_tensor* t, int64_t* out, size_t n);
+CT_API CT_NODISCARD ct_status ct_tensor_strides(const ct_tensor* t, int64_t* out, size_t n);
+CT_API CT_NODISCARD ct_status ct_tensor_numel(const ct_tensor* t, int64_t* out);
+CT_API CT_NODISCARD ct_status ct_tensor_dtype(const ct_tensor* t, ct_dtype* out);
+CT_API CT_NODISCARD ct_status ct_tensor_device(const ct_tensor* t, ct_device_type* type, int32_t* index);
+CT_API CT_NODISCARD ct_status ct_tensor_is_contiguous(const ct_tensor* t, int* out);
+CT_API CT_NODISCARD ct_status ct_tensor_storage_offset(const ct_tensor* t, int64_t* out);
+
+/*
+ * ct_tensor_data_ptr - the address of t's first element (storage data plus offset), CPU only.
+ *
+ * Valid while any reference to t (or a view of its storage) lives. Writing through it while
+ * other threads read t is a race. Elements are laid out by ct_tensor_strides.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  t or out NULL, t released
+ *   CT_ERROR_DEVICE            t is not on the cpu device (meta tensors have no data)
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_data_ptr(const ct_tensor* t, void** out);
+
+/*
+ * ct_tensor_copy_to - copy t's elements, in row-major order, into dst.
+ *
+ * Works for any strides (views are gathered). nbytes must equal numel * itemsize. dst is filled
+ * only on CT_OK.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  t NULL or released, dst NULL with nbytes > 0, or nbytes differs from
+ *                              numel * itemsize (the message gives both)
+ *   CT_ERROR_DEVICE            t has no data (meta)
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_copy_to(const ct_tensor* t, void* dst, size_t nbytes);
+
+/*
+ * ct_tensor_item - the value of a one-element tensor as a scalar.
+ *
+ * Bool tensors give CT_SCALAR_BOOL, integer ones CT_SCALAR_INT, floating ones CT_SCALAR_FLOAT.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released t); CT_ERROR_SHAPE when numel != 1;
+ * CT_ERROR_DEVICE for meta tensors. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out);
+
+/*
+ * ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1., 2.],\n        [3., 4.]])".
+ *
+ * Non-default dtypes are named ("tensor([1, 2], dtype=int32)"); large tensors are summarized with
+ * "..." past 1000 elements; meta tensors print sizes only.
+ *
+ *   out  on CT_OK, a new NUL-terminated string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released t); CT_ERROR_OUT_OF_MEMORY. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_to_string(const ct_tensor* t, char** out);
+
+/* ct_string_release - free a string the library returned. NULL is a no-op. Since 0.1. */
+CT_API void ct_string_release(char* s);
+
+/* ---- Operators: elementwise ---- */
+
+/*
+ * Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
+ * ct_tensor_pow, ct_tensor_maximum, ct_tensor_minimum, ct_tensor_eq, ct_tensor_ne, ct_tensor_lt,
+ * ct_tensor_le, ct_tensor_gt, ct_tensor_ge.
+ *
+ * out = a OP b, with PyTorch's rules: sizes broadcast (aligned from the last dimension, a size 1
+ * stretches); the result dtype is the promoted dtype of a and b, where a 0-dim tensor counts only
+ * when its category (bool < integer < floating) is higher than every dimensioned input's. div is
+ * true division (integers give float32); comparisons give bool; maximum and minimum propagate
+ * NaN. Inputs may be any views. The operator names in ct_op_call are the same without "ct_tensor_".
+ *
+ *   a, b  borrowed.
+ *   out   on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a, b or out is NULL, or a or b was released
+ *   CT_ERROR_SHAPE             sizes do not broadcast (the message names the dimension)
+ *   CT_ERROR_DTYPE             an operator that rejects the dtype: sub with bool inputs
+ *   CT_ERROR_DEVICE            a and b are on different devices
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Threads: any thread. Determinism: bitwise reproducible. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_add(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_sub(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_mul(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_div(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_pow(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_maximum(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_minimum(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_eq(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_ne(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_lt(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_le(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_gt(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_ge(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+
+/*
+ * Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
+ *
+ * out = a OP s. The scalar takes part in promotion like a Python number: an integer tensor plus
+ * an integer scalar stays integral, plus a float scalar becomes float32; a float16 tensor stays
+ * float16. Operator names in ct_op_call: "add" etc. with a number argument (overload ".Scalar").
+ *
+ * Returns as the binary operators above; CT_ERROR_INVALID_ARGUMENT also when s is NULL or has an
+ * unknown kind. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_add_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_sub_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_mul_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_div_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_pow_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_eq_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_ne_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_lt_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_le_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_gt_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_ge_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+
+/*
+ * In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
+ * scalar forms ct_tensor_add_scalar_ ... ct_tensor_div_scalar_.
+ *
+ * self = self OP b, written into self's memory (every view of it sees the change). b broadcasts
+ * to self's sizes, never the other way round. The result is computed in the promoted dtype and
+ * converted to self's dtype, which must be able to hold it (a float result cannot go into an
+ * integer tensor). On failure self is unchanged.
+ *
+ *   self  borrowed and written.  b, s  borrowed.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released handle, or s NULL
+ *   CT_ERROR_SHAPE             the broadcast result's sizes differ from self's (in-place cannot grow self)
+ *   CT_ERROR_DTYPE             the promoted dtype cannot be cast to self's dtype
+ *   CT_ERROR_DEVICE            different devices
+ * Threads: self must not be read or written by another thread during the call. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_add_(ct_tensor* self, const ct_tensor* b);
+CT_API CT_NODISCARD ct_status ct_tensor_sub_(ct_tensor* self, const ct_tensor* b);
+CT_API CT_NODISCARD ct_status ct_tensor_mul_(ct_tensor* self, const ct_tensor* b);
+CT_API CT_NODISCARD ct_status ct_tensor_div_(ct_tensor* self, const ct_tensor* b);
+CT_API CT_NODISCARD ct_status ct_tensor_add_scalar_(ct_tensor* self, const ct_scalar* s);
+CT_API CT_NODISCARD ct_status ct_tensor_sub_scalar_(ct_tensor* self, const ct_scalar* s);
+CT_API CT_NODISCARD ct_status ct_tensor_mul_scalar_(ct_tensor* self, const ct_scalar* s);
+CT_API CT_NODISCARD ct_status ct_tensor_div_scalar_(ct_tensor* self, const ct_scalar* s);
+
+/*
+ * Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
+ * ct_tensor_sqrt, ct_tensor_rsqrt, ct_tensor_sin, ct_tensor_cos, ct_tensor_tanh,
+ * ct_tensor_sigmoid, ct_tensor_relu.
+ *
+ * out = OP(a) elementwise. neg, abs and relu keep the dtype; the others turn integer and bool
+ * inputs into float32, as PyTorch does.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released
+ *   CT_ERROR_DTYPE             neg or relu of a bool tensor
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_neg(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_abs(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_exp(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_log(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_sqrt(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_rsqrt(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_sin(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_cos(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_tanh(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_sigmoid(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_relu(const ct_tensor* a, ct_tensor** out);
+
+/*
+ * ct_tensor_where - out[i] = cond[i] ? a[i] : b[i], broadcasting all three.
+ *
+ * cond must be bool; the result dtype is the promotion of a and b.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released); CT_ERROR_SHAPE (no broadcast);
+ * CT_ERROR_DTYPE (cond not bool); CT_ERROR_DEVICE (mixed devices). Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_where(const ct_tensor* cond, const ct_tensor* a, const ct_tensor* b,
+                                              ct_tensor** out);
+
+/*
+ * ct_tensor_clamp - out = min(max(a, lo), hi); lo or hi may be NULL (no bound), not both.
+ *
+ * The bounds take part in type promotion as scalars (an integer tensor clamped by 0.5 is float32).
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, both bounds NULL, released); CT_ERROR_DTYPE
+ * (bool tensors). Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_clamp(const ct_tensor* a, const ct_scalar* lo, const ct_scalar* hi,
+                                              ct_tensor** out);
+
+/* ---- Operators: conversion and copies ---- */
+
+/*
+ * ct_tensor_to - a with its elements converted to dtype (operator "to.dtype").
+ *
+ * Returns a new reference to a itself when dtype already matches, as torch's Tensor.to does;
+ * otherwise a new contiguous tensor. Floating to integer truncates toward zero; to bool tests != 0.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released, bad dtype); CT_ERROR_OUT_OF_MEMORY.
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_to(const ct_tensor* a, ct_dtype dtype, ct_tensor** out);
+
+/*
+ * ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
+ * ct_tensor_clone - always a new contiguous copy that shares nothing with a.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released); CT_ERROR_OUT_OF_MEMORY. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_contiguous(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_clone(const ct_tensor* a, ct_tensor** out);
+
+/* ---- Operators: shapes and views ---- */
+
+/*
+ * View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
+ * ct_tensor_squeeze, ct_tensor_squeeze_dim, ct_tensor_unsqueeze, ct_tensor_narrow,
+ * ct_tensor_select. ct_tensor_reshape and ct_tensor_flatten return a view when the strides allow
+ * and a copy otherwise.
+ *
+ * A view shares a's storage: writes through one are seen through the other, and the storage lives
+ * while either does. Dims may be negative (counted from the end). view/reshape accept one -1 size,
+ * inferred. expand accepts -1 for "keep this size" and new leading dims; only size-1 dims stretch.
+ * narrow takes [start, start + length) of dim; select removes dim at index (negative counts from
+ * the end); flatten merges dims start..end (inclusive).
+ *
+ *   a, sizes, dims  borrowed.  out  on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released, out NULL, sizes/dims NULL with n > 0
+ *   CT_ERROR_SHAPE             sizes with a different numel, two -1, view over incompatible strides
+ *                              (use reshape), permute that is not a permutation, expand of a dim
+ *                              that is not 1, narrow past the end
+ *   CT_ERROR_INDEX             a dim outside [-ndim, ndim), select index out of range
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_view(const ct_tensor* a, const int64_t* sizes, size_t n, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_reshape(const ct_tensor* a, const int64_t* sizes, size_t n,
+                                                ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_permute(const ct_tensor* a, const int64_t* dims, size_t n, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_transpose(const ct_tensor* a, int64_t dim0, int64_t dim1, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_expand(const ct_tensor* a, const int64_t* sizes, size_t n, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_squeeze(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_squeeze_dim(const ct_tensor* a, int64_t dim, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_unsqueeze(const ct_tensor* a, int64_t dim, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_narrow(const ct_tensor* a, int64_t dim, int64_t start, int64_t length,
+                                               ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_select(const ct_tensor* a, int64_t dim, int64_t index, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_flatten(const ct_tensor* a, int64_t start_dim, int64_t end_dim,
+                                                ct_tensor** out);
+
+/*
+ * ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or along a new dim (stack).
+ *
+ * cat: sizes must match except along dim; 1-D empty tensors are skipped, as in PyTorch. stack:
+ * all sizes must match. The result dtype is the promotion of all inputs.
+ *
+ *   tensors  borrowed array of n borrowed handles.  out  a new reference, or NULL on failure.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  tensors NULL, n == 0, an element NULL or released, out NULL
+ *   CT_ERROR_SHAPE             sizes differ outside dim, or different ndim
+ *   CT_ERROR_INDEX             dim out of range
+ *   CT_ERROR_DEVICE            mixed devices
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cat(const ct_tensor* const* tensors, size_t n, int64_t dim, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_stack(const ct_tensor* const* tensors, size_t n, int64_t dim,
+                                              ct_tensor** out);
+
+/* ---- Operators: reductions ---- */
+
+/*
+ * Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
+ * ct_tensor_amin.
+ *
+ * Reduce a over the n dims listed (NULL with n == 0 means every dim); keepdim != 0 keeps reduced
+ * dims with size 1. sum and prod of bool and integer tensors give int64; mean needs a floating
+ * dtype; amax/amin keep the dtype, propagate NaN and need a non-empty reduction. Floating results
+ * are bitwise identical whatever the thread count (see ct_set_num_threads): the summation order
+ * depends on the sizes only.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released, dims NULL with n > 0, a dim listed twice
+ *   CT_ERROR_INDEX             a dim out of range
+ *   CT_ERROR_DTYPE             mean of a non-floating tensor
+ *   CT_ERROR_SHAPE             amax/amin over a dim of size 0
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_sum(const ct_tensor* a, const int64_t* dims, size_t n, int keepdim,
+                                            ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_mean(const ct_tensor* a, const int64_t* dims, size_t n, int keepdim,
+                                             ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_prod(const ct_tensor* a, const int64_t* dims, size_t n, int keepdim,
+                                             ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_amax(const ct_tensor* a, const int64_t* dims, size_t n, int keepdim,
+                                             ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_amin(const ct_tensor* a, const int64_t* dims, size_t n, int keepdim,
+                                             ct_tensor** out);
+
+/*
+ * ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (smallest) element.
+ *
+ * dim NULL: over the flattened tensor (a 0-dim result; keepdim keeps every dim as 1). NaN counts
+ * as the largest and the smallest.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released); CT_ERROR_INDEX (dim out of range);
+ * CT_ERROR_SHAPE (empty reduction). Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_argmax(const ct_tensor* a, const int64_t* dim, int keepdim, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_argmin(const ct_tensor* a, const int64_t* dim, int keepdim, ct_tensor** out);
+
+/* ---- Operators: matrix products ---- */
+
+/*
+ * Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
+ * ct_tensor_matmul (torch.matmul's rules: 1-D inputs act as vectors, batch dims broadcast),
+ * ct_tensor_addmm (beta * self + alpha * (m1 @ m2), self broadcast to [n,m]; NULL beta or alpha
+ * means 1).
+ *
+ * The result dtype is the promotion of the inputs. float32 and float64 on CPU call OpenBLAS
+ * (sgemm/dgemm) and pass transposed views as transposes instead of copying; other dtypes use a
+ * blocked loop with a float (half types) or same-type (integers) accumulator.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released handle, out NULL
+ *   CT_ERROR_SHAPE             wrong ndim, inner sizes differ, batch sizes do not match/broadcast,
+ *                              a 0-dim input to matmul
+ *   CT_ERROR_DTYPE             bool inputs
+ *   CT_ERROR_DEVICE            mixed devices
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Determinism: deterministic for a fixed thread count. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_mm(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_bmm(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_matmul(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_addmm(const ct_tensor* self, const ct_tensor* m1, const ct_tensor* m2,
+                                              const ct_scalar* beta, const ct_scalar* alpha, ct_tensor** out);
+
+/* ---- Operators: boxed calls, schemas and the registry ---- */
+
+/* Kinds of ct_value, the boxed argument of ct_op_call and of C kernels. Append-only. */
+typedef enum ct_value_kind {
+  CT_VALUE_NONE = 0,    /* an omitted optional argument */
+  CT_VALUE_TENSOR = 1,  /* tensor */
+  CT_VALUE_INT = 2,     /* i */
+  CT_VALUE_FLOAT = 3,   /* f */
+  CT_VALUE_BOOL = 4,    /* i (0 or 1) */
+  CT_VALUE_INTS = 5,    /* ints[0..len) */
+  CT_VALUE_TENSORS = 6, /* tensors[0..len) */
+  CT_VALUE_DTYPE = 7,   /* i (a ct_dtype) */
+  CT_VALUE_DEVICE = 8,  /* str ("cpu", "meta", "cuda:0") */
+  CT_VALUE_STRING = 9   /* str */
+} ct_value_kind;
+
+/* One boxed argument. Every pointer in it is borrowed for the duration of the call. */
+typedef struct ct_value {
+  ct_value_kind kind;
+  int64_t i;
+  double f;
+  const ct_tensor* tensor;
+  const int64_t* ints;
+  const ct_tensor* const* tensors;
+  size_t len;
+  const char* str;
+} ct_value;
+
+/*
+ * ct_op_call - call any registered operator by name with boxed arguments.
+ *
+ * name is "add" (overloads are tried in registration order and the first whose schema accepts the
+ * argument kinds wins) or a full "add.Tensor". args are positional in schema order; trailing
+ * arguments with defaults may be left out, and CT_VALUE_NONE takes an argument's default. An INT
+ * is accepted where a float or Scalar is expected. Operators defined with ct_library_define are
+ * reached the same way.
+ *
+ *   args   borrowed array of nargs values.
+ *   outs   filled with one new reference per return of the schema (nouts must be at least that
+ *          many; extra slots are set to NULL). On failure every slot is set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  name NULL or unknown (the message lists close names), no overload
+ *                              accepts the arguments (the message lists the schemas), too few
+ *                              outs, NULL or released tensors inside args
+ *   any status of the operator itself
+ * Threads: any thread. Since 0.1. See also ct_op_schema, ct_op_registry_json.
+ */
+CT_API CT_NODISCARD ct_status ct_op_call(const char* name, const ct_value* args, size_t nargs, ct_tensor** outs,
+                                         size_t nouts);
+
+/*
+ * ct_op_schema - the schemas of every overload of name, one per line, e.g.
+ * "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor".
+ *
+ *   out  on CT_OK, a new string; free with ct_string_release.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULLs or an unknown name. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_op_schema(const char* name, char** out);
+
+/*
+ * ct_op_registry_json - every registered operator as one JSON document.
+ *
+ * {"version": 1, "operators": [{"name": "add", "overload": "Tensor", "schema": "...",
+ *   "arguments": [{"name": "self", "type": "Tensor", "kwarg_only": false, "default": null}, ...],
+ *   "returns": [{"type": "Tensor"}], "inplace": false, "view": false,
+ *   "backends": {"cpu": {"deterministic": true}, "meta": {...}}, "derivative": false}, ...]}
+ * Bindings generate their typed wrappers from it.
+ *
+ *   out  on CT_OK, a new string; free with ct_string_release.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL out. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_op_registry_json(char** out);
+
+/* ---- Extending: operators and kernels from C ---- */
+
+/* Frees a callback's user_data when the library no longer needs it. May be NULL. */
+typedef void (*ct_destroy_fn)(void* user_data);
+
+/*
+ * A kernel written in C. args follow the operator's schema with every default filled in; the
+ * kernel writes one new tensor reference per return into outs[0..nouts). On failure it calls
+ * ct_error_set(status, message) and returns that status; tensors it already wrote to outs are
+ * released by the library.
+ */
+typedef ct_status (*ct_kernel_fn)(void* user_data, const ct_value* args, size_t nargs, ct_tensor** outs,
+                                  size_t nouts);
+
+/*
+ * ct_library_define - register a new operator from its schema, e.g.
+ * "myext::scale(Tensor x, float factor=2.0) -> Tensor".
+ *
+ * Names must carry a namespace ("ns::name") so they never collide with built-in operators. The
+ * operator has no kernel until ct_library_impl gives it one.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  schema NULL, without a namespace, or naming an existing overload
+ *   CT_ERROR_FORMAT            the schema does not parse (the message points at the position)
+ * Threads: any thread; do not define operators while other threads call them. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_library_define(const char* schema);
+
+/*
+ * ct_library_impl - give an operator a kernel for a device ("cpu", "meta").
+ *
+ * name is "ns::name" or "ns::name.overload". The library retains fn and user_data until the process
+ * ends or the kernel is replaced by another ct_library_impl for the same device, then calls
+ * destroy(user_data). On failure destroy is not called. The kernel is called on any thread.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  name, device or fn NULL; name unknown or a built-in operator
+ *   CT_ERROR_DEVICE            an unknown device name
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_library_impl(const char* name, const char* device, ct_kernel_fn fn,
+                                              void* user_data, ct_destroy_fn destroy);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTORCH_H */

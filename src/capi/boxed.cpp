@@ -1,0 +1,326 @@
+// boxed.cpp - ct_op_call and the registry through the C ABI: schemas, the JSON registry, and
+// operators and kernels defined from C.
+#include <cstring>
+#include <vector>
+
+#include "capi/handle.h"
+#include "core/error.h"
+#include "dispatch/dispatcher.h"
+
+using namespace ct;
+
+namespace {
+
+const char* kind_name(ct_value_kind k) {
+  static constexpr const char* names[] = {"None", "Tensor", "int", "float", "bool", "int[]", "Tensor[]", "ScalarType",
+                                          "Device", "str"};
+  return k >= 0 && k <= CT_VALUE_STRING ? names[k] : "unknown";
+}
+
+// Converts one C value to an argument of schema type `a`; false (with why) when the kind does not fit.
+bool convert(const ct_value& v, const Argument& a, Value* out, std::string* why) {
+  const char* fn = "ct_op_call";
+  if (v.kind == CT_VALUE_NONE) {
+    if (a.has_default) *out = a.default_value.as_value();
+    else if (a.optional) *out = Value();
+    else return *why = "argument '" + a.name + "' is required", false;
+    return true;
+  }
+  auto mismatch = [&] {
+    *why = "argument '" + a.name + "' expects " + a.type_text + ", got " + kind_name(v.kind);
+    return false;
+  };
+  switch (a.type) {
+    case ArgType::Tensor:
+      if (v.kind != CT_VALUE_TENSOR) return mismatch();
+      *out = Value(&capi::tensor_arg(v.tensor, fn, a.name.c_str()));
+      return true;
+    case ArgType::TensorList:
+      if (v.kind != CT_VALUE_TENSORS) return mismatch();
+      CT_CHECK(v.tensors || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name, "' has NULL tensors");
+      for (size_t i = 0; i < v.len; ++i) capi::tensor_arg(v.tensors[i], fn, a.name.c_str());
+      *out = Value(ArrayRef<const TensorImpl*>(reinterpret_cast<const TensorImpl* const*>(v.tensors), v.len));
+      return true;
+    case ArgType::Int:
+      if (v.kind != CT_VALUE_INT) return mismatch();
+      *out = Value(v.i);
+      return true;
+    case ArgType::IntList:
+      if (v.kind == CT_VALUE_INT) {  // PyTorch accepts one int for int[]
+        *out = Value(IntArrayRef(&v.i, 1));
+        return true;
+      }
+      if (v.kind != CT_VALUE_INTS) return mismatch();
+      CT_CHECK(v.ints || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name, "' has NULL ints");
+      *out = Value(IntArrayRef(v.ints, v.len));
+      return true;
+    case ArgType::Float:
+      if (v.kind != CT_VALUE_FLOAT && v.kind != CT_VALUE_INT) return mismatch();
+      *out = Value(v.kind == CT_VALUE_FLOAT ? v.f : static_cast<double>(v.i));
+      return true;
+    case ArgType::Bool:
+      if (v.kind != CT_VALUE_BOOL) return mismatch();
+      *out = Value(v.i != 0);
+      return true;
+    case ArgType::Scalar:
+      if (v.kind == CT_VALUE_FLOAT) *out = Value(v.f);
+      else if (v.kind == CT_VALUE_INT) *out = Value(v.i);
+      else if (v.kind == CT_VALUE_BOOL) *out = Value(v.i != 0);
+      else return mismatch();
+      return true;
+    case ArgType::ScalarType:
+      if (v.kind != CT_VALUE_DTYPE) return mismatch();
+      *out = Value(dtype_from_c(static_cast<int>(v.i)));
+      return true;
+    case ArgType::Device:
+      if (v.kind != CT_VALUE_DEVICE && v.kind != CT_VALUE_STRING) return mismatch();
+      *out = Value(parse_device(v.str));
+      return true;
+    case ArgType::String:
+      if (v.kind != CT_VALUE_STRING || !v.str) return mismatch();
+      *out = Value(v.str);
+      return true;
+  }
+  return mismatch();
+}
+
+// Binds C values to op's schema (defaults filled); false with the reason when they do not fit.
+bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, std::vector<Value>& out, std::string* why) {
+  const std::vector<Argument>& params = op.schema.args;
+  if (nargs > params.size()) {
+    *why = str(nargs, " arguments given, at most ", params.size(), " accepted");
+    return false;
+  }
+  out.resize(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (i < nargs) {
+      if (!convert(args[i], params[i], &out[i], why)) return false;
+    } else if (params[i].has_default) {
+      out[i] = params[i].default_value.as_value();
+    } else if (params[i].optional) {
+      out[i] = Value();
+    } else {
+      *why = "argument '" + params[i].name + "' is missing";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<OperatorDef*> candidates(const std::string& name) {
+  const Registry& r = Registry::get();
+  const size_t ns = name.rfind("::");
+  const size_t dot = name.find('.', ns == std::string::npos ? 0 : ns + 2);
+  if (dot != std::string::npos) {
+    OperatorDef* op = r.find(name);
+    return op ? std::vector<OperatorDef*>{op} : std::vector<OperatorDef*>{};
+  }
+  return r.overloads(name);
+}
+
+void json_string(std::string& out, const std::string& s) {
+  out += '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  out += '"';
+}
+
+// ---- C kernels ----
+
+struct CKernel {
+  ct_kernel_fn fn;
+  void* user_data;
+  ct_destroy_fn destroy;
+};
+
+void destroy_c_kernel(void* data) {
+  CKernel* k = static_cast<CKernel*>(data);
+  if (k->destroy) k->destroy(k->user_data);
+  delete k;
+}
+
+// Hands a frame to a C kernel as ct_values and takes back its outputs.
+void run_c_kernel(void* data, Frame& f) {
+  const CKernel& k = *static_cast<CKernel*>(data);
+  std::vector<ct_value> args(f.nargs);
+  std::vector<std::string> strings(f.nargs);
+  for (size_t i = 0; i < f.nargs; ++i) {
+    const Value& v = f.args[i];
+    ct_value& c = args[i];
+    c = ct_value{};
+    switch (v.kind()) {
+      case Value::Kind::None: c.kind = CT_VALUE_NONE; break;
+      case Value::Kind::Tensor: c.kind = CT_VALUE_TENSOR, c.tensor = reinterpret_cast<const ct_tensor*>(v.tensor_ptr()); break;
+      case Value::Kind::Int: c.kind = CT_VALUE_INT, c.i = v.to_int(); break;
+      case Value::Kind::Double: c.kind = CT_VALUE_FLOAT, c.f = v.to_double(); break;
+      case Value::Kind::Bool: c.kind = CT_VALUE_BOOL, c.i = v.to_bool(); break;
+      case Value::Kind::IntList: c.kind = CT_VALUE_INTS, c.ints = v.int_list().data(), c.len = v.int_list().size(); break;
+      case Value::Kind::TensorList:
+        c.kind = CT_VALUE_TENSORS;
+        c.tensors = reinterpret_cast<const ct_tensor* const*>(v.tensor_list().data());
+        c.len = v.tensor_list().size();
+        break;
+      case Value::Kind::DType: c.kind = CT_VALUE_DTYPE, c.i = static_cast<int64_t>(v.dtype()); break;
+      case Value::Kind::Device:
+        strings[i] = device_string(v.device());
+        c.kind = CT_VALUE_DEVICE, c.str = strings[i].c_str();
+        break;
+      case Value::Kind::String: c.kind = CT_VALUE_STRING, c.str = v.str(); break;
+    }
+  }
+  std::vector<ct_tensor*> outs(f.nouts, nullptr);
+  const ct_status st = k.fn(k.user_data, args.data(), args.size(), outs.data(), outs.size());
+  ct_status cb_status;
+  std::string cb_msg;
+  const bool reported = capi::take_callback_error(&cb_status, &cb_msg);
+  if (st != CT_OK) {
+    for (ct_tensor* t : outs) ct_tensor_release(t);
+    fail(st, str(f.op.full_name, ": user kernel failed: ",
+                 reported ? cb_msg : std::string(ct_status_name(st)) + " (the kernel gave no message)"));
+  }
+  for (size_t i = 0; i < f.nouts; ++i) {
+    if (!outs[i]) {
+      for (ct_tensor* t : outs) ct_tensor_release(t);
+      fail(CT_ERROR_INVALID_ARGUMENT, str(f.op.full_name, ": user kernel returned CT_OK but left output ", i,
+                                          " NULL. Write one new tensor per return"));
+    }
+    f.outs[i] = Tensor::adopt(capi::impl_of(outs[i]));
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+ct_status ct_op_call(const char* name, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts) {
+  if (outs)
+    for (size_t i = 0; i < nouts; ++i) outs[i] = nullptr;
+  return capi::guard([&] {
+    CT_CHECK(name, CT_ERROR_INVALID_ARGUMENT, "ct_op_call: name is NULL. Pass an operator name such as \"add\"");
+    CT_CHECK(args || nargs == 0, CT_ERROR_INVALID_ARGUMENT, "ct_op_call: args is NULL but nargs is ", nargs);
+    std::vector<OperatorDef*> ops = candidates(name);
+    if (ops.empty()) {
+      std::string close;
+      for (const std::string& s : Registry::get().similar_names(name)) close += (close.empty() ? "" : ", ") + s;
+      fail(CT_ERROR_INVALID_ARGUMENT, str("ct_op_call: no operator named '", name, "'.",
+                                          close.empty() ? " See ct_op_registry_json for the list"
+                                                        : " Did you mean: " + close + "?"));
+    }
+    std::vector<Value> bound;
+    std::string reasons;
+    for (OperatorDef* op : ops) {
+      std::string why;
+      if (!bind(*op, args, nargs, bound, &why)) {
+        reasons += "\n  " + op->schema.text + ": " + why;
+        continue;
+      }
+      CT_CHECK(outs || op->num_returns() == 0, CT_ERROR_INVALID_ARGUMENT, "ct_op_call: outs is NULL");
+      CT_CHECK(nouts >= op->num_returns(), CT_ERROR_INVALID_ARGUMENT, "ct_op_call: ", op->full_name, " returns ",
+               op->num_returns(), " tensors but nouts is ", nouts, ". Pass room for every return");
+      std::vector<Tensor> results(op->num_returns());
+      dispatch(*op, bound.data(), bound.size(), results.data(), results.size());
+      for (size_t i = 0; i < results.size(); ++i) outs[i] = capi::to_handle(std::move(results[i]));
+      return;
+    }
+    fail(CT_ERROR_INVALID_ARGUMENT, str("ct_op_call: no overload of '", name, "' accepts these arguments:", reasons));
+  });
+}
+
+ct_status ct_op_schema(const char* name, char** out) {
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    capi::require_out(out, "ct_op_schema", "out");
+    CT_CHECK(name, CT_ERROR_INVALID_ARGUMENT, "ct_op_schema: name is NULL");
+    std::vector<OperatorDef*> ops = candidates(name);
+    CT_CHECK(!ops.empty(), CT_ERROR_INVALID_ARGUMENT, "ct_op_schema: no operator named '", name,
+             "'. See ct_op_registry_json for the list");
+    std::string s;
+    for (OperatorDef* op : ops) s += (s.empty() ? "" : "\n") + op->schema.text;
+    *out = capi::copy_string(s);
+  });
+}
+
+ct_status ct_op_registry_json(char** out) {
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    capi::require_out(out, "ct_op_registry_json", "out");
+    std::string j = "{\"version\": 1, \"operators\": [";
+    bool first_op = true;
+    for (const OperatorDef* op : Registry::get().all()) {
+      j += first_op ? "\n" : ",\n";
+      first_op = false;
+      j += "{\"name\": ";
+      json_string(j, op->schema.name);
+      j += ", \"overload\": ";
+      json_string(j, op->schema.overload);
+      j += ", \"schema\": ";
+      json_string(j, op->schema.text);
+      j += ", \"arguments\": [";
+      for (size_t i = 0; i < op->schema.args.size(); ++i) {
+        const Argument& a = op->schema.args[i];
+        j += i ? ", {\"name\": " : "{\"name\": ";
+        json_string(j, a.name);
+        j += ", \"type\": ";
+        json_string(j, a.type_text);
+        j += str(", \"kwarg_only\": ", a.kwarg_only ? "true" : "false", ", \"default\": ");
+        if (a.has_default) json_string(j, a.default_value.to_string());
+        else j += "null";
+        j += "}";
+      }
+      j += "], \"returns\": [";
+      for (size_t i = 0; i < op->schema.returns.size(); ++i) {
+        j += i ? ", {\"type\": " : "{\"type\": ";
+        json_string(j, op->schema.returns[i].type_text);
+        j += "}";
+      }
+      j += str("], \"inplace\": ", op->schema.mutates() ? "true" : "false", ", \"view\": ", op->is_view ? "true" : "false",
+               ", \"builtin\": ", op->builtin ? "true" : "false", ", \"backends\": {");
+      bool first_key = true;
+      for (int k = 0; k < kNumBackendKeys; ++k) {
+        if (!op->kernel_keys().has(static_cast<DispatchKey>(k))) continue;
+        j += str(first_key ? "" : ", ", "\"", dispatch_key_name(static_cast<DispatchKey>(k)), "\": {\"determinism\": \"",
+                 determinism_name(op->determinism[k]), "\"}");
+        first_key = false;
+      }
+      j += "}, \"derivative\": false}";
+    }
+    j += "\n]}";
+    *out = capi::copy_string(j);
+  });
+}
+
+ct_status ct_library_define(const char* schema) {
+  return capi::guard([&] {
+    CT_CHECK(schema, CT_ERROR_INVALID_ARGUMENT, "ct_library_define: schema is NULL");
+    Schema parsed = parse_schema(schema);
+    CT_CHECK(!parsed.ns.empty(), CT_ERROR_INVALID_ARGUMENT, "ct_library_define: '", parsed.name,
+             "' has no namespace. Name it \"myext::", parsed.name, "\" so it cannot collide with built-ins");
+    Registry::get().def(schema, false);
+  });
+}
+
+ct_status ct_library_impl(const char* name, const char* device, ct_kernel_fn fn, void* user_data, ct_destroy_fn destroy) {
+  return capi::guard([&] {
+    CT_CHECK(name && device && fn, CT_ERROR_INVALID_ARGUMENT, "ct_library_impl: name, device and fn must not be NULL");
+    Registry& r = Registry::get();
+    std::vector<OperatorDef*> ops = candidates(name);
+    CT_CHECK(ops.size() == 1, CT_ERROR_INVALID_ARGUMENT, "ct_library_impl: ",
+             ops.empty() ? "no operator named '" : "several overloads named '", name,
+             ops.empty() ? "'. Define it first with ct_library_define" : "'. Name one as ns::op.overload");
+    CT_CHECK(!ops[0]->builtin, CT_ERROR_INVALID_ARGUMENT, "ct_library_impl: '", name,
+             "' is a built-in operator; only operators from ct_library_define take C kernels");
+    Device d;
+    try {
+      d = parse_device(device);
+    } catch (const Error& e) {
+      fail(CT_ERROR_DEVICE, str("ct_library_impl: ", e.message()));
+    }
+    r.set_kernel(*ops[0], backend_key(d), Kernel{run_c_kernel, new CKernel{fn, user_data, destroy}, destroy_c_kernel},
+                 Determinism::Deterministic);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,97 @@
+#include "capi/handle.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "core/error.h"
+
+namespace ct::capi {
+namespace {
+
+struct ThreadErrors {
+  std::string last;             // what ct_last_error() returns
+  ct_status callback_status = CT_OK;  // set by ct_error_set inside a callback
+  std::string callback_msg;
+};
+ThreadErrors& errors() {
+  thread_local ThreadErrors e;
+  return e;
+}
+
+}  // namespace
+
+ct_status set_error(ct_status status, const std::string& msg) {
+  errors().last = msg;
+  return status;
+}
+
+ct_status translate_exception() {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return set_error(e.status(), e.message());
+  } catch (const std::bad_alloc&) {
+    return set_error(CT_ERROR_OUT_OF_MEMORY, "allocation failed: out of memory. Free tensors or reduce sizes");
+  } catch (const std::exception& e) {
+    return set_error(CT_ERROR_INTERNAL, std::string("internal error: ") + e.what() + ". Please report it");
+  } catch (...) {
+    return set_error(CT_ERROR_INTERNAL, "internal error: unknown exception. Please report it");
+  }
+}
+
+const TensorImpl& tensor_arg(const ct_tensor* t, const char* fn, const char* arg) {
+  CT_CHECK(t, CT_ERROR_INVALID_ARGUMENT, fn, ": argument ", arg, " is NULL. Pass a tensor handle");
+  uint32_t tag;
+  std::memcpy(&tag, t, sizeof tag);  // see Note [Handle poisoning]
+  CT_CHECK(tag == TensorImpl::kLiveTag, CT_ERROR_INVALID_ARGUMENT, fn, ": argument ", arg,
+           " is a released handle. Keep a reference (ct_tensor_retain) while using it");
+  return *impl_of(t);
+}
+
+Scalar scalar_arg(const ct_scalar* s, const char* fn, const char* arg) {
+  CT_CHECK(s, CT_ERROR_INVALID_ARGUMENT, fn, ": argument ", arg, " is NULL. Pass a ct_scalar");
+  switch (s->kind) {
+    case CT_SCALAR_BOOL: return Scalar(s->i != 0);
+    case CT_SCALAR_INT: return Scalar(s->i);
+    case CT_SCALAR_FLOAT: return Scalar(s->f);
+  }
+  fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": argument ", arg, " has unknown kind ", static_cast<int>(s->kind),
+                                      ". Use CT_SCALAR_BOOL, CT_SCALAR_INT or CT_SCALAR_FLOAT"));
+}
+
+void require_out(const void* out, const char* fn, const char* arg) {
+  CT_CHECK(out, CT_ERROR_INVALID_ARGUMENT, fn, ": out-parameter ", arg, " is NULL. Pass the address of a variable");
+}
+
+char* copy_string(const std::string& s) {
+  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+bool take_callback_error(ct_status* status, std::string* msg) {
+  ThreadErrors& e = errors();
+  if (e.callback_status == CT_OK) return false;
+  *status = e.callback_status;
+  *msg = std::move(e.callback_msg);
+  e.callback_status = CT_OK;
+  e.callback_msg.clear();
+  return true;
+}
+
+}  // namespace ct::capi
+
+extern "C" {
+
+const char* ct_last_error(void) { return ct::capi::errors().last.c_str(); }
+
+void ct_error_set(ct_status status, const char* msg) {
+  ct::capi::ThreadErrors& e = ct::capi::errors();
+  e.callback_status = status;
+  e.callback_msg = msg ? msg : "";
+  e.last = e.callback_msg;
+}
+
+}  // extern "C"

@@ -1,0 +1,63 @@
+// handle.h - what every ct_* function shares: handle checks, out-parameters, error translation.
+//
+// Note [Errors cross the ABI as statuses]
+// Internals throw ct::Error. Every ct_* function body runs inside capi::guard, which catches
+// everything: ct::Error becomes its status, std::bad_alloc CT_ERROR_OUT_OF_MEMORY, anything else
+// CT_ERROR_INTERNAL; the message goes to a thread-local buffer that ct_last_error() returns. No
+// exception ever crosses into the caller, and out-parameters are NULL on every failure.
+#pragma once
+
+#include <string>
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+#include "ctorch.h"
+
+struct ct_tensor {};  // never defined for real: a ct_tensor* is a TensorImpl* (DESIGN §3)
+
+namespace ct::capi {
+
+/// Records a failure for ct_last_error() on this thread and returns its status.
+ct_status set_error(ct_status status, const std::string& msg);
+/// Translates the exception being handled (call only inside a catch block).
+ct_status translate_exception();
+
+/// Runs body; OK, or the translated failure.
+template <typename F>
+ct_status guard(F&& body) {
+  try {
+    body();
+    return CT_OK;
+  } catch (...) {
+    return translate_exception();
+  }
+}
+
+/// The live tensor behind a handle; CT_ERROR_INVALID_ARGUMENT naming fn and arg when NULL or released.
+const TensorImpl& tensor_arg(const ct_tensor* t, const char* fn, const char* arg);
+/// The number a ct_scalar holds; CT_ERROR_INVALID_ARGUMENT when NULL or of an unknown kind.
+Scalar scalar_arg(const ct_scalar* s, const char* fn, const char* arg);
+/// Raises CT_ERROR_INVALID_ARGUMENT when an out pointer is NULL.
+void require_out(const void* out, const char* fn, const char* arg);
+
+inline ct_tensor* to_handle(Tensor t) { return reinterpret_cast<ct_tensor*>(t.release_ownership()); }
+inline TensorImpl* impl_of(const ct_tensor* t) { return reinterpret_cast<TensorImpl*>(const_cast<ct_tensor*>(t)); }
+
+/// The common shape of a function returning one new tensor: checks out, clears it, runs body (which
+/// returns the Tensor), hands ownership to the caller.
+template <typename F>
+ct_status tensor_result(ct_tensor** out, const char* fn, F&& body) {
+  if (out) *out = nullptr;
+  return guard([&] {
+    require_out(out, fn, "out");
+    *out = to_handle(body());
+  });
+}
+
+/// A malloc'ed copy of s for the caller to free with ct_string_release.
+char* copy_string(const std::string& s);
+
+/// The status a callback reported with ct_error_set on this thread, and its message, consumed.
+bool take_callback_error(ct_status* status, std::string* msg);
+
+}  // namespace ct::capi

@@ -1,0 +1,64 @@
+// library.cpp - versions, init, features, status names, threads, dtype names.
+#include <cstring>
+
+#include "capi/handle.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "dispatch/registry.h"
+#include "ops/cpu/parallel.h"
+
+using namespace ct;
+
+extern "C" {
+
+const char* ct_version(void) { return CT_VERSION_STRING; }
+
+int32_t ct_abi_version(void) { return CT_ABI_VERSION; }
+
+const char* ct_status_name(ct_status s) {
+  static constexpr const char* names[] = {
+      "CT_OK",           "CT_ERROR_INVALID_ARGUMENT", "CT_ERROR_SHAPE",          "CT_ERROR_DTYPE",
+      "CT_ERROR_DEVICE", "CT_ERROR_OUT_OF_MEMORY",    "CT_ERROR_NOT_IMPLEMENTED", "CT_ERROR_INDEX",
+      "CT_ERROR_NONDETERMINISTIC", "CT_ERROR_GUARD",  "CT_ERROR_GRAPH_BREAK",    "CT_ERROR_RECOMPILE_LIMIT",
+      "CT_ERROR_IO",     "CT_ERROR_FORMAT",           "CT_ERROR_BACKEND",        "CT_ERROR_VERSION",
+      "CT_ERROR_INTERNAL"};
+  const int i = static_cast<int>(s);
+  return i >= 0 && i < static_cast<int>(sizeof names / sizeof names[0]) ? names[i] : "CT_ERROR_UNKNOWN";
+}
+
+ct_status ct_init(int32_t header_abi_version) {
+  return capi::guard([&] {
+    CT_CHECK(header_abi_version <= CT_ABI_VERSION, CT_ERROR_VERSION, "ct_init: this program was built against ctorch ABI ",
+             header_abi_version, " but the loaded library implements ABI ", CT_ABI_VERSION, " (ctorch ",
+             CT_VERSION_STRING, "). Link the libctorch that came with your ctorch.h");
+    Registry::get();
+  });
+}
+
+int ct_has_feature(const char* name) {
+  if (!name) return 0;
+  return std::strcmp(name, "cpu") == 0 || std::strcmp(name, "openblas") == 0 || std::strcmp(name, "threads") == 0;
+}
+
+ct_status ct_set_num_threads(int32_t n) {
+  return capi::guard([&] {
+    CT_CHECK(n >= 1 && n <= 1024, CT_ERROR_INVALID_ARGUMENT, "ct_set_num_threads: ", n,
+             " threads is out of range. Pass 1 to 1024");
+    cpu::set_num_threads(n);
+  });
+}
+
+ct_status ct_get_num_threads(int32_t* out) {
+  return capi::guard([&] {
+    capi::require_out(out, "ct_get_num_threads", "out");
+    *out = cpu::get_num_threads();
+  });
+}
+
+const char* ct_dtype_name(ct_dtype d) {
+  return d >= 0 && d < kNumDTypes ? dtype_name(static_cast<DType>(d)) : "unknown";
+}
+
+size_t ct_dtype_itemsize(ct_dtype d) { return d >= 0 && d < kNumDTypes ? itemsize(static_cast<DType>(d)) : 0; }
+
+}  // extern "C"

@@ -1,0 +1,236 @@
+// tensor.cpp - tensor lifecycle, creation, inspection and printing through the C ABI.
+#include <cstring>
+
+#include "capi/handle.h"
+#include "core/error.h"
+#include "ops/cpu/cast.h"
+#include "ops/functions.h"
+#include "ops/print.h"
+
+using namespace ct;
+using capi::tensor_arg;
+
+namespace {
+
+IntArrayRef sizes_arg(const int64_t* sizes, size_t ndim, const char* fn) {
+  CT_CHECK(sizes || ndim == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": sizes is NULL but ndim is ", ndim,
+           ". Pass an array of ndim sizes");
+  CT_CHECK(ndim <= kMaxDims, CT_ERROR_INVALID_ARGUMENT, fn, ": ndim ", ndim, " exceeds ", kMaxDims);
+  return IntArrayRef(sizes, ndim);
+}
+
+// Runs body(t) for an inspection function: checks t and out, fills out.
+template <typename Out, typename F>
+ct_status inspect(const ct_tensor* t, Out* out, const char* fn, F&& body) {
+  return capi::guard([&] {
+    const TensorImpl& x = tensor_arg(t, fn, "t");
+    capi::require_out(out, fn, "out");
+    body(x);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+ct_status ct_tensor_retain(ct_tensor* t) {
+  return capi::guard([&] { tensor_arg(t, "ct_tensor_retain", "t").retain(); });
+}
+
+void ct_tensor_release(ct_tensor* t) {
+  if (!t) return;
+  uint32_t tag;
+  std::memcpy(&tag, t, sizeof tag);  // see Note [Handle poisoning]
+  if (tag == TensorImpl::kLiveTag) capi::impl_of(t)->release();
+}
+
+ct_status ct_tensor_from_data(const void* data, const int64_t* sizes, size_t ndim, ct_dtype dtype, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_from_data", [&] {
+    IntArrayRef s = sizes_arg(sizes, ndim, "ct_tensor_from_data");
+    const DType d = dtype_from_c(dtype);
+    const int64_t n = checked_numel(s, "ct_tensor_from_data");
+    CT_CHECK(data || n == 0, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_from_data: data is NULL for ", n,
+             " elements. Pass a buffer of numel * itemsize bytes");
+    Tensor t = Tensor::adopt(TensorImpl::empty(s, d, kCPU));
+    if (n) std::memcpy(t->data(), data, static_cast<size_t>(n) * itemsize(d));
+    return t;
+  });
+}
+
+ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* strides, size_t ndim, ct_dtype dtype,
+                              ct_deleter_fn deleter, void* user_data, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_from_blob", [&] {
+    const char* fn = "ct_tensor_from_blob";
+    IntArrayRef s = sizes_arg(sizes, ndim, fn);
+    const DType d = dtype_from_c(dtype);
+    const int64_t n = checked_numel(s, fn);
+    CT_CHECK(data || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": data is NULL for ", n, " elements");
+    DimVector st = strides ? DimVector(IntArrayRef(strides, ndim)) : contiguous_strides(s);
+    int64_t span = n ? 1 : 0;  // elements reachable: 1 + sum (size - 1) * stride
+    for (size_t i = 0; i < ndim && n; ++i) {
+      CT_CHECK(st[i] >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": negative stride ", st[i], " in dim ", i,
+               ". Strides must be >= 0");
+      span += (s[i] - 1) * st[i];
+    }
+    StorageImpl* storage =
+        StorageImpl::from_blob(data, static_cast<size_t>(span) * itemsize(d), deleter, user_data);
+    return Tensor::adopt(TensorImpl::create(storage, s, st, 0, d));
+  });
+}
+
+#define CT_SIZED_FACTORY(cname, op)                                                                         \
+  ct_status cname(const int64_t* sizes, size_t ndim, ct_dtype dtype, const char* device, ct_tensor** out) { \
+    return capi::tensor_result(out, #cname, [&] {                                                           \
+      return ops::op(sizes_arg(sizes, ndim, #cname), dtype_from_c(dtype), parse_device(device));           \
+    });                                                                                                     \
+  }
+CT_SIZED_FACTORY(ct_tensor_empty, empty)
+CT_SIZED_FACTORY(ct_tensor_zeros, zeros)
+CT_SIZED_FACTORY(ct_tensor_ones, ones)
+#undef CT_SIZED_FACTORY
+
+ct_status ct_tensor_full(const int64_t* sizes, size_t ndim, const ct_scalar* value, ct_dtype dtype, const char* device,
+                         ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_full", [&] {
+    return ops::full(sizes_arg(sizes, ndim, "ct_tensor_full"), capi::scalar_arg(value, "ct_tensor_full", "value"),
+                     dtype_from_c(dtype), parse_device(device));
+  });
+}
+
+ct_status ct_tensor_arange(double start, double end, double step, ct_dtype dtype, const char* device, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_arange",
+                             [&] { return ops::arange(start, end, step, dtype_from_c(dtype), parse_device(device)); });
+}
+
+ct_status ct_tensor_linspace(double start, double end, int64_t steps, ct_dtype dtype, const char* device,
+                             ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_linspace",
+                             [&] { return ops::linspace(start, end, steps, dtype_from_c(dtype), parse_device(device)); });
+}
+
+ct_status ct_tensor_eye(int64_t n, int64_t m, ct_dtype dtype, const char* device, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_eye",
+                             [&] { return ops::eye(n, m, dtype_from_c(dtype), parse_device(device)); });
+}
+
+ct_status ct_tensor_ndim(const ct_tensor* t, size_t* out) {
+  return inspect(t, out, "ct_tensor_ndim", [&](const TensorImpl& x) { *out = x.dim(); });
+}
+
+ct_status ct_tensor_size(const ct_tensor* t, int64_t dim, int64_t* out) {
+  return inspect(t, out, "ct_tensor_size", [&](const TensorImpl& x) {
+    const int64_t n = static_cast<int64_t>(x.dim());
+    CT_CHECK(dim >= -n && dim < n, CT_ERROR_INDEX, "ct_tensor_size: dim ", dim, " is out of range for a tensor of ", n,
+             " dims ", x.sizes(), ". Pass a dim in [", -n, ", ", n - 1, "]");
+    *out = x.size(dim < 0 ? dim + n : dim);
+  });
+}
+
+static ct_status fill_dims(const ct_tensor* t, int64_t* out, size_t n, const char* fn, bool strides) {
+  return inspect(t, out, fn, [&](const TensorImpl& x) {
+    CT_CHECK(n == x.dim(), CT_ERROR_INVALID_ARGUMENT, fn, ": n is ", n, " but the tensor ", x.sizes(), " has ", x.dim(),
+             " dims. Pass n = ct_tensor_ndim()");
+    IntArrayRef src = strides ? x.strides() : x.sizes();
+    if (n) std::memcpy(out, src.data(), n * sizeof(int64_t));
+  });
+}
+
+ct_status ct_tensor_sizes(const ct_tensor* t, int64_t* out, size_t n) {
+  if (n == 0 && !out) {  // a 0-dim tensor needs no buffer
+    static int64_t unused;
+    out = &unused;
+  }
+  return fill_dims(t, out, n, "ct_tensor_sizes", false);
+}
+
+ct_status ct_tensor_strides(const ct_tensor* t, int64_t* out, size_t n) {
+  if (n == 0 && !out) {
+    static int64_t unused;
+    out = &unused;
+  }
+  return fill_dims(t, out, n, "ct_tensor_strides", true);
+}
+
+ct_status ct_tensor_numel(const ct_tensor* t, int64_t* out) {
+  return inspect(t, out, "ct_tensor_numel", [&](const TensorImpl& x) { *out = x.numel(); });
+}
+
+ct_status ct_tensor_dtype(const ct_tensor* t, ct_dtype* out) {
+  return inspect(t, out, "ct_tensor_dtype", [&](const TensorImpl& x) { *out = static_cast<ct_dtype>(x.dtype()); });
+}
+
+ct_status ct_tensor_device(const ct_tensor* t, ct_device_type* type, int32_t* index) {
+  return capi::guard([&] {
+    const TensorImpl& x = tensor_arg(t, "ct_tensor_device", "t");
+    capi::require_out(type, "ct_tensor_device", "type");
+    capi::require_out(index, "ct_tensor_device", "index");
+    *type = static_cast<ct_device_type>(x.device().type);
+    *index = x.device().index;
+  });
+}
+
+ct_status ct_tensor_is_contiguous(const ct_tensor* t, int* out) {
+  return inspect(t, out, "ct_tensor_is_contiguous", [&](const TensorImpl& x) { *out = x.is_contiguous() ? 1 : 0; });
+}
+
+ct_status ct_tensor_storage_offset(const ct_tensor* t, int64_t* out) {
+  return inspect(t, out, "ct_tensor_storage_offset", [&](const TensorImpl& x) { *out = x.storage_offset(); });
+}
+
+ct_status ct_tensor_data_ptr(const ct_tensor* t, void** out) {
+  if (out) *out = nullptr;
+  return inspect(t, out, "ct_tensor_data_ptr", [&](const TensorImpl& x) {
+    CT_CHECK(x.device().is_cpu(), CT_ERROR_DEVICE, "ct_tensor_data_ptr: the tensor ", x.sizes(), " is on ", x.device(),
+             ", not cpu. Copy it to the cpu first");
+    *out = x.data();
+  });
+}
+
+ct_status ct_tensor_copy_to(const ct_tensor* t, void* dst, size_t nbytes) {
+  return capi::guard([&] {
+    const TensorImpl& x = tensor_arg(t, "ct_tensor_copy_to", "t");
+    const size_t need = static_cast<size_t>(x.numel()) * itemsize(x.dtype());
+    CT_CHECK(nbytes == need, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_copy_to: nbytes is ", nbytes, " but the tensor ",
+             x.sizes(), " of ", x.dtype(), " holds ", need, " bytes. Pass numel * itemsize");
+    CT_CHECK(dst || need == 0, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_copy_to: dst is NULL");
+    CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_copy_to: a meta tensor ", x.sizes(),
+             " has no data. Compute it on a real device");
+    if (need == 0) return;
+    Tensor c = ops::contiguous(Tensor::borrow(&x));
+    std::memcpy(dst, c->data(), need);
+  });
+}
+
+ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out) {
+  return inspect(t, out, "ct_tensor_item", [&](const TensorImpl& x) {
+    CT_CHECK(x.numel() == 1, CT_ERROR_SHAPE, "ct_tensor_item: the tensor ", x.sizes(), " has ", x.numel(),
+             " elements, not 1. Select or reduce to one element first");
+    CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_item: a meta tensor has no value");
+    visit_dtype(x.dtype(), "item", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T v = *x.data_as<T>();
+      ct_scalar s{};
+      if (x.dtype() == DType::Bool) {
+        s.kind = CT_SCALAR_BOOL;
+        s.i = cpu::cast_value<bool>(v) ? 1 : 0;
+      } else if (is_floating(x.dtype())) {
+        s.kind = CT_SCALAR_FLOAT;
+        s.f = cpu::cast_value<double>(v);
+      } else {
+        s.kind = CT_SCALAR_INT;
+        s.i = cpu::cast_value<int64_t>(v);
+      }
+      *out = s;
+    });
+  });
+}
+
+ct_status ct_tensor_to_string(const ct_tensor* t, char** out) {
+  if (out) *out = nullptr;
+  return inspect(t, out, "ct_tensor_to_string",
+                 [&](const TensorImpl& x) { *out = capi::copy_string(ops::to_string(Tensor::borrow(&x))); });
+}
+
+void ct_string_release(char* s) { std::free(s); }
+
+}  // extern "C"

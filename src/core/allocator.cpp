@@ -1,0 +1,89 @@
+#include "core/allocator.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "core/error.h"
+
+namespace ct {
+namespace {
+
+constexpr size_t kAlign = 64;
+constexpr size_t kCacheMin = size_t(1) << 20;
+constexpr size_t kCacheLimit = size_t(1) << 30;
+
+struct Cache {
+  std::mutex mu;
+  std::multimap<size_t, void*> blocks;  // rounded size -> block
+  size_t bytes = 0;
+};
+Cache& cache() {
+  static Cache* c = new Cache;  // never destroyed: tensors may be freed during static destruction
+  return *c;
+}
+
+size_t round_size(size_t n) { return (n + 4095) & ~size_t(4095); }
+
+void* system_allocate(size_t rounded) {
+  void* p = std::aligned_alloc(kAlign, rounded);
+  if (!p) {
+    cpu_empty_cache();
+    p = std::aligned_alloc(kAlign, rounded);
+  }
+  return p;
+}
+
+}  // namespace
+
+void* cpu_allocate(size_t nbytes) {
+  if (nbytes == 0) nbytes = 1;
+  size_t rounded = nbytes >= kCacheMin ? round_size(nbytes) : (nbytes + kAlign - 1) & ~(kAlign - 1);
+  if (rounded >= kCacheMin) {
+    Cache& c = cache();
+    std::lock_guard<std::mutex> g(c.mu);
+    auto it = c.blocks.lower_bound(rounded);
+    if (it != c.blocks.end() && it->first - rounded <= it->first / 4) {
+      // The caller frees it under its own (smaller) size: the cache then under-counts, never over.
+      void* p = it->second;
+      c.bytes -= it->first;
+      c.blocks.erase(it);
+      return p;
+    }
+  }
+  void* p = system_allocate(rounded);
+  CT_CHECK(p, CT_ERROR_OUT_OF_MEMORY, "allocate: could not allocate ", nbytes,
+           " bytes on cpu. Free tensors or reduce the sizes");
+  return p;
+}
+
+void cpu_free(void* p, size_t nbytes) {
+  if (!p) return;
+  size_t rounded = round_size(nbytes == 0 ? 1 : nbytes);
+  if (rounded >= kCacheMin) {
+    Cache& c = cache();
+    std::lock_guard<std::mutex> g(c.mu);
+    if (c.bytes + rounded <= kCacheLimit) {
+      c.blocks.emplace(rounded, p);
+      c.bytes += rounded;
+      return;
+    }
+  }
+  std::free(p);
+}
+
+void cpu_empty_cache() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> g(c.mu);
+  for (auto& kv : c.blocks) std::free(kv.second);
+  c.blocks.clear();
+  c.bytes = 0;
+}
+
+size_t cpu_cached_bytes() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> g(c.mu);
+  return c.bytes;
+}
+
+}  // namespace ct

@@ -1,0 +1,24 @@
+// allocator.h - the CPU allocator: 64-byte aligned blocks, large freed blocks kept for reuse.
+//
+// Note [Reusing large blocks]
+// A fresh multi-megabyte allocation comes back from the system as untouched pages, and the first
+// write to each page faults; for a streaming kernel that fault costs more than the arithmetic.
+// Freed blocks of 1 MiB and more are therefore cached (up to kCacheLimit bytes in all) and handed
+// to the next request of a size they fit without wasting more than a quarter of themselves.
+#pragma once
+
+#include <cstddef>
+
+namespace ct {
+
+/// 64-byte aligned memory of at least nbytes; raises CT_ERROR_OUT_OF_MEMORY when the system refuses
+/// even after the cache is emptied.
+void* cpu_allocate(size_t nbytes);
+/// Returns a block from cpu_allocate; nbytes must be the size it was asked for.
+void cpu_free(void* p, size_t nbytes);
+/// Gives every cached block back to the system.
+void cpu_empty_cache();
+/// Bytes currently held in the cache.
+size_t cpu_cached_bytes();
+
+}  // namespace ct

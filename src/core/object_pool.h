@@ -1,0 +1,101 @@
+// object_pool.h - fixed-size slots for TensorImpl and StorageImpl, recycled without malloc.
+//
+// Note [Handle poisoning]
+// The C ABI promises that a released handle passed back in gives CT_ERROR_INVALID_ARGUMENT rather
+// than a crash. Tensor objects therefore live in pool slots whose memory is never returned to the
+// system: after release a slot keeps a poisoned tag (TensorImpl::kDeadTag) until it is handed out
+// again, so reading the tag of a released handle is always a valid read. The pool is also why
+// creating and releasing a small tensor costs no heap traffic: each thread keeps a short free list
+// and only trades with the shared list in batches.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <new>
+
+namespace ct {
+
+template <size_t SlotSize, size_t Align>
+class SlotPool {
+ public:
+  static void* allocate() {
+    Local& l = local();
+    if (!l.head) refill(l);
+    Slot* s = l.head;
+    l.head = s->next;
+    --l.count;
+    return s;
+  }
+  static void deallocate(void* p) {
+    Local& l = local();
+    Slot* s = static_cast<Slot*>(p);
+    s->next = l.head;
+    l.head = s;
+    if (++l.count > kLocalMax) spill(l, kBatch);
+  }
+
+ private:
+  static constexpr size_t kBatch = 64;
+  static constexpr size_t kLocalMax = 256;
+  // The free-list link sits past the first 8 bytes, which belong to the object's liveness tag.
+  union alignas(Align) Slot {
+    struct {
+      uint64_t tag_area;
+      Slot* next;
+    };
+    unsigned char bytes[SlotSize];
+  };
+  static_assert(SlotSize >= 16, "a slot holds the tag area and the free-list link");
+  struct Local {
+    Slot* head = nullptr;
+    size_t count = 0;
+    ~Local() { spill(*this, count); }  // a finished thread gives its slots back
+  };
+  struct Shared {
+    std::mutex mu;
+    Slot* head = nullptr;
+  };
+  static Local& local() {
+    thread_local Local l;
+    return l;
+  }
+  static Shared& shared() {
+    static Shared* s = new Shared;  // never destroyed: slots outlive static destruction order
+    return *s;
+  }
+  static void refill(Local& l) {
+    Shared& s = shared();
+    std::lock_guard<std::mutex> g(s.mu);
+    for (size_t i = 0; i < kBatch && s.head; ++i) {
+      Slot* x = s.head;
+      s.head = x->next;
+      x->next = l.head;
+      l.head = x;
+      ++l.count;
+    }
+    if (l.head) return;
+    // A new slab; never freed (see Note [Handle poisoning]).
+    Slot* slab = static_cast<Slot*>(::operator new(sizeof(Slot) * kBatch, std::align_val_t(Align)));
+    for (size_t i = 0; i < kBatch; ++i) {
+      new (&slab[i]) Slot;
+      slab[i].tag_area = 0;
+      slab[i].next = l.head;
+      l.head = &slab[i];
+    }
+    l.count += kBatch;
+  }
+  static void spill(Local& l, size_t n) {
+    Shared& s = shared();
+    std::lock_guard<std::mutex> g(s.mu);
+    for (size_t i = 0; i < n && l.head; ++i) {
+      Slot* x = l.head;
+      l.head = x->next;
+      --l.count;
+      x->next = s.head;
+      s.head = x;
+    }
+  }
+};
+
+}  // namespace ct

@@ -1,0 +1,58 @@
+// storage.h - StorageImpl: a refcounted block of device memory that tensors (and views) share.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/device.h"
+
+namespace ct {
+
+/// How a device's memory is obtained and returned; one per device type (see set_device_allocator).
+struct DeviceAllocator {
+  void* (*allocate)(size_t nbytes);  // raises CT_ERROR_OUT_OF_MEMORY on failure
+  void (*free)(void* p, size_t nbytes);
+};
+/// Installs the allocator for a device type; the CPU one is built in, meta needs none.
+void set_device_allocator(DeviceType type, const DeviceAllocator* a);
+bool has_device_allocator(DeviceType type);
+
+using BlobDeleter = void (*)(void* data, void* user_data);
+
+class StorageImpl {
+ public:
+  /// New storage of nbytes on device (meta: no memory). Refcount 1.
+  static StorageImpl* create(size_t nbytes, Device device);
+  /// Storage over caller memory on the cpu; deleter(data, user_data) runs when the last user goes.
+  static StorageImpl* from_blob(void* data, size_t nbytes, BlobDeleter deleter, void* user_data);
+
+  void retain() { refcount_.fetch_add(1, std::memory_order_relaxed); }
+  void release() {
+    if (refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy();
+  }
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+  /// Bumped by every in-place write; autograd compares it with the value saved at record time.
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  enum class Owner : uint8_t { Inline, Allocator, Blob, None };
+  StorageImpl() = default;
+  void destroy();
+
+  std::atomic<int32_t> refcount_{1};
+  std::atomic<uint32_t> version_{0};
+  Device device_;
+  Owner owner_ = Owner::None;
+  void* data_ = nullptr;
+  size_t nbytes_ = 0;
+  BlobDeleter deleter_ = nullptr;
+  void* user_data_ = nullptr;
+  // Small tensors (scalars, short vectors) keep their bytes here: no allocation at all.
+  alignas(64) unsigned char inline_[64];
+};
+
+}  // namespace ct

@@ -1,0 +1,84 @@
+#include "core/tensor_impl.h"
+
+#include <new>
+
+#include "core/object_pool.h"
+
+namespace ct {
+namespace {
+using ImplPool = SlotPool<sizeof(TensorImpl), alignof(TensorImpl)>;
+}
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector st;
+  st.resize(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    st[i] = s;
+    s *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  return st;
+}
+
+bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 0) return true;
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+int64_t checked_numel(IntArrayRef sizes, const char* op) {
+  CT_CHECK(sizes.size() <= kMaxDims, CT_ERROR_INVALID_ARGUMENT, op, ": ", sizes.size(),
+           " dims is more than the ", kMaxDims, " supported. Reshape to fewer dims");
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    CT_CHECK(s >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": negative size in ", sizes, ". Sizes must be >= 0");
+    CT_CHECK(!__builtin_mul_overflow(n, s, &n), CT_ERROR_INVALID_ARGUMENT, op, ": sizes ", sizes,
+             " overflow int64 elements");
+  }
+  return n;
+}
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides) {
+  sizes_.assign(sizes.data(), sizes.size());
+  strides_.assign(strides.data(), strides.size());
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  numel_ = n;
+  is_contiguous_ = compute_contiguous(sizes, strides);
+}
+
+TensorImpl* TensorImpl::create(StorageImpl* storage, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                               DType dtype) {
+  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
+  t->storage_ = storage;
+  t->dtype_ = dtype;
+  t->offset_ = offset;
+  t->set_geometry(sizes, strides);
+  return t;
+}
+
+TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
+  int64_t n = checked_numel(sizes, "empty");
+  StorageImpl* s = StorageImpl::create(static_cast<size_t>(n) * itemsize(dtype), device);
+  return create(s, sizes, contiguous_strides(sizes), 0, dtype);
+}
+
+TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  base.storage_->retain();
+  return create(base.storage_, sizes, strides, offset, base.dtype_);
+}
+
+void TensorImpl::destroy() {
+  StorageImpl* s = storage_;
+  tag_ = kDeadTag;  // stays readable in the pool slot: see Note [Handle poisoning]
+  this->~TensorImpl();
+  ImplPool::deallocate(this);
+  s->release();
+}
+
+}  // namespace ct

@@ -1,0 +1,97 @@
+// tensor_impl.h - TensorImpl: sizes, strides, offset and dtype over a shared StorageImpl.
+//
+// Note [TensorImpl size constraints]
+// One TensorImpl is allocated per tensor result, so its size is a budget: every field needs a
+// reason. Sizes and strides keep six dims inline. The handle a C caller holds is the TensorImpl
+// itself (DESIGN §3: one allocation per handle); its first word is the liveness tag that the C ABI
+// checks on entry (see Note [Handle poisoning] in object_pool.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/array_ref.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/storage.h"
+#include "core/sym_int.h"
+
+namespace ct {
+
+constexpr size_t kMaxDims = 64;
+
+class TensorImpl {
+ public:
+  static constexpr uint32_t kLiveTag = 0x4354544eu;  // "CTTN"
+  static constexpr uint32_t kDeadTag = 0xdeadc0deu;
+
+  /// A new tensor over storage (adopted: its reference moves in). Refcount 1.
+  static TensorImpl* create(StorageImpl* storage, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                            DType dtype);
+  /// A new contiguous tensor with fresh storage on device.
+  static TensorImpl* empty(IntArrayRef sizes, DType dtype, Device device);
+  /// A view of base's storage (retained) with new geometry.
+  static TensorImpl* view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+
+  bool alive() const { return tag_ == kLiveTag; }
+  void retain() const { refcount_.fetch_add(1, std::memory_order_relaxed); }
+  void release() const {
+    if (refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1) const_cast<TensorImpl*>(this)->destroy();
+  }
+  int32_t use_count() const { return refcount_.load(std::memory_order_relaxed); }
+
+  DType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  size_t dim() const { return sizes_.size(); }
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  /// Sizes as SymInts (see Note [SymInt representation]); same bits as sizes().
+  ArrayRef<SymInt> sym_sizes() const {
+    return ArrayRef<SymInt>(reinterpret_cast<const SymInt*>(sizes_.data()), sizes_.size());
+  }
+  int64_t size(size_t d) const { return sizes_[d]; }
+  int64_t stride(size_t d) const { return strides_[d]; }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return offset_; }
+  bool is_contiguous() const { return is_contiguous_; }
+  StorageImpl* storage() const { return storage_; }
+  /// Address of element 0 (null for meta tensors).
+  void* data() const {
+    char* base = static_cast<char*>(storage_->data());
+    return base ? base + offset_ * static_cast<int64_t>(itemsize(dtype_)) : nullptr;
+  }
+  template <typename T>
+  T* data_as() const { return static_cast<T*>(data()); }
+
+  /// Note [Wrapped numbers]: a 0-dim tensor made from a C or Python number. Type promotion ranks it
+  /// below tensors of its category (int tensor + 2.0 is float32, not float64).
+  bool is_wrapped_number() const { return wrapped_number_; }
+  void set_wrapped_number(bool v) { wrapped_number_ = v; }
+
+ private:
+  TensorImpl() = default;
+  void destroy();
+  void set_geometry(IntArrayRef sizes, IntArrayRef strides);
+
+  uint32_t tag_ = kLiveTag;  // INVARIANT: first field; kLiveTag while refcount_ > 0
+  mutable std::atomic<int32_t> refcount_{1};
+  DType dtype_ = DType::Float32;
+  bool is_contiguous_ = true;  // INVARIANT: equals compute_contiguous(sizes_, strides_)
+  bool wrapped_number_ = false;
+  int64_t numel_ = 1;   // INVARIANT: product of sizes_
+  int64_t offset_ = 0;  // in elements
+  StorageImpl* storage_ = nullptr;  // INVARIANT: non-null, one reference owned
+  DimVector sizes_;
+  DimVector strides_;  // in elements
+};
+
+static_assert(sizeof(TensorImpl) <= 192, "See Note [TensorImpl size constraints]");
+
+/// Row-major strides for sizes.
+DimVector contiguous_strides(IntArrayRef sizes);
+/// True when strides are row-major for sizes (size-1 dims may have any stride).
+bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides);
+/// Product of sizes; raises CT_ERROR_INVALID_ARGUMENT for negative sizes or overflow.
+int64_t checked_numel(IntArrayRef sizes, const char* op);
+
+}  // namespace ct

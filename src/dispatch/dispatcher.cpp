@@ -1,0 +1,92 @@
+#include "dispatch/dispatcher.h"
+
+#include "core/error.h"
+
+namespace ct {
+
+bool can_cast(DType from, DType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != DType::Bool && to == DType::Bool) return false;
+  return true;
+}
+
+DispatchKeySet call_keys(const OperatorDef& op, const Value* args, size_t nargs) {
+  DispatchKeySet ks;
+  for (size_t i = 0; i < nargs; ++i) {
+    const Value& v = args[i];
+    if (v.is_tensor()) {
+      ks = ks.add(backend_key(v.tensor().device()));
+    } else if (v.kind() == Value::Kind::TensorList) {
+      for (const TensorImpl* t : v.tensor_list()) ks = ks.add(backend_key(t->device()));
+    }
+  }
+  if (op.device_arg >= 0) {
+    const Value& d = args[op.device_arg];
+    ks = ks.add(d.kind() == Value::Kind::Device ? backend_key(d.device()) : DispatchKey::CPU);
+  }
+  if (ks.empty()) ks = DispatchKeySet(DispatchKey::CPU);
+  return ks;
+}
+
+namespace {
+
+[[noreturn]] void fail_no_kernel(const OperatorDef& op, DispatchKeySet ks) {
+  DispatchKey k = ks.highest();
+  std::string have;
+  for (int i = 0; i < kNumDispatchKeys; ++i)
+    if (op.kernel_keys().has(static_cast<DispatchKey>(i)))
+      have += std::string(have.empty() ? "" : ", ") + dispatch_key_name(static_cast<DispatchKey>(i));
+  ct_status st = k == DispatchKey::CPU || k == DispatchKey::Meta ? CT_ERROR_NOT_IMPLEMENTED : CT_ERROR_DEVICE;
+  fail(st, str(op.full_name, ": no kernel for ", dispatch_key_name(k), " (kernels exist for: ",
+               have.empty() ? "none" : have, "). Move the inputs to a device that has one",
+               op.builtin ? "" : ", or register one with ct_library_impl"));
+}
+
+void run(const OperatorDef& op, DispatchKeySet ks, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
+  const Registry& reg = Registry::get();
+  DispatchKeySet avail = ks & (op.kernel_keys() | reg.fallback_keys());
+  if (avail.empty()) fail_no_kernel(op, ks.empty() ? DispatchKeySet(DispatchKey::CPU) : ks);
+  DispatchKey k = avail.highest();
+  const Kernel& own = op.kernels[static_cast<int>(k)];
+  const Kernel& kern = own.fn ? own : reg.fallback(k);
+  Frame f{op, args, nargs, ks.below(k), outs, nouts};
+  kern.fn(kern.data, f);
+}
+
+}  // namespace
+
+void dispatch(const OperatorDef& op, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
+  const LocalDispatchKeys& l = local_dispatch_keys();
+  DispatchKeySet ks = (call_keys(op, args, nargs) | l.included) - l.excluded;
+  run(op, ks, args, nargs, outs, nouts);
+}
+
+void redispatch(Frame& f) { run(f.op, f.keys, f.args, f.nargs, f.outs, f.nouts); }
+
+void structured_kernel(void*, Frame& f) {
+  MetaResult m;
+  f.op.meta(f, m);
+  for (size_t i = 0; i < m.n; ++i)
+    f.outs[i] = Tensor::adopt(TensorImpl::empty(m.outs[i].sizes, m.outs[i].dtype, m.outs[i].device));
+  // Outputs live on the inputs' device, so its backend names the compute to run (none for meta).
+  const DispatchKey k = backend_key(m.outs[0].device);
+  if (ComputeFn c = f.op.compute[static_cast<int>(k)]) c(f, m, f.outs);
+}
+
+void inplace_kernel(void*, Frame& f) {
+  MetaResult m;
+  f.op.meta(f, m);
+  const TensorImpl& self = f.tensor(0);
+  CT_CHECK(m.outs[0].sizes.ref().equals(self.sizes()), CT_ERROR_SHAPE, f.op.schema.name, ": the result has sizes ",
+           m.outs[0].sizes.ref(), " but self has ", self.sizes(),
+           "; an in-place operator cannot grow self. Use the out-of-place form, or expand self first");
+  CT_CHECK(can_cast(m.outs[0].dtype, self.dtype()), CT_ERROR_DTYPE, f.op.schema.name, ": result dtype ",
+           m.outs[0].dtype, " cannot be cast to self's dtype ", self.dtype(),
+           " in place. Use the out-of-place form, or convert self with to() first");
+  f.outs[0] = Tensor::borrow(&self);
+  const DispatchKey k = backend_key(self.device());
+  if (ComputeFn c = f.op.compute[static_cast<int>(k)]) c(f, m, f.outs);
+  self.storage()->bump_version();
+}
+
+}  // namespace ct

@@ -1,0 +1,91 @@
+// operator.h - OperatorDef: one operator overload's schema, meta function, kernels per dispatch
+// key and determinism per backend; Frame, what a kernel receives.
+//
+// Note [Structured operators]
+// Most operators are structured: a meta function validates the arguments and computes every
+// output's sizes, dtype and device (MetaResult); the dispatcher then allocates the outputs on the
+// running backend and calls that backend's compute function. The meta device, every backend and
+// later the tracer share the one meta function, so shapes and error messages cannot disagree. The
+// in-place variant (add_) reuses the functional operator's meta and compute with self as output.
+// Views and operators that only call other operators register one composite kernel instead.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "core/tensor.h"
+#include "dispatch/dispatch_key.h"
+#include "dispatch/schema.h"
+#include "dispatch/value.h"
+
+namespace ct {
+
+struct OperatorDef;
+
+/// What a kernel sees: the operator, its arguments in schema order (defaults filled), the keys it
+/// may redispatch to, and the output slots it must fill.
+struct Frame {
+  const OperatorDef& op;
+  const Value* args;
+  size_t nargs;
+  DispatchKeySet keys;  // keys below the running kernel's key
+  Tensor* outs;
+  size_t nouts;
+
+  const TensorImpl& tensor(size_t i) const { return args[i].tensor(); }
+  const Value& arg(size_t i) const { return args[i]; }
+  const char* name() const;
+};
+
+using KernelFn = void (*)(void* data, Frame& frame);
+using DestroyFn = void (*)(void* data);
+
+struct Kernel {
+  KernelFn fn = nullptr;
+  void* data = nullptr;
+  DestroyFn destroy = nullptr;  // frees data when the kernel is replaced (C kernels)
+};
+
+/// How reproducible a backend's kernel is: Bitwise (same bits for any thread count), Deterministic
+/// (same bits run to run on one configuration), Atomic (may differ run to run).
+enum class Determinism : uint8_t { Bitwise, Deterministic, Atomic };
+const char* determinism_name(Determinism d);
+
+constexpr size_t kMaxOutputs = 4;
+
+struct OutputMeta {
+  DimVector sizes;
+  DType dtype = DType::Float32;
+  Device device;
+};
+
+/// The meta function's answer: the outputs, plus the dtype the computation runs in.
+struct MetaResult {
+  OutputMeta outs[kMaxOutputs];
+  size_t n = 1;
+  DType compute = DType::Float32;
+};
+
+using MetaFn = void (*)(const Frame& f, MetaResult& m);
+using ComputeFn = void (*)(const Frame& f, const MetaResult& m, Tensor* outs);
+
+struct OperatorDef {
+  Schema schema;
+  std::string full_name;     // "add.Tensor"
+  MetaFn meta = nullptr;     // structured operators only
+  ComputeFn compute[kNumDispatchKeys] = {};
+  Kernel kernels[kNumDispatchKeys];
+  Determinism determinism[kNumDispatchKeys] = {};
+  std::atomic<uint64_t> kernel_bits{0};  // DispatchKeySet of the keys with a kernel
+  const OperatorDef* functional = nullptr;  // for an in-place variant: the operator it derives from
+  int device_arg = -1;  // factories: index of the Device argument that picks the backend
+  bool is_view = false;  // the output aliases the first input's storage
+  bool builtin = true;
+
+  DispatchKeySet kernel_keys() const { return DispatchKeySet::from_bits(kernel_bits.load(std::memory_order_acquire)); }
+  size_t num_returns() const { return schema.returns.size(); }
+};
+
+inline const char* Frame::name() const { return op.full_name.c_str(); }
+
+}  // namespace ct

@@ -1,0 +1,176 @@
+#include "dispatch/registry.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "core/error.h"
+#include "dispatch/dispatcher.h"
+
+namespace ct {
+
+const char* determinism_name(Determinism d) {
+  switch (d) {
+    case Determinism::Bitwise: return "bitwise";
+    case Determinism::Deterministic: return "deterministic";
+    case Determinism::Atomic: return "atomic";
+  }
+  return "?";
+}
+
+const char* dispatch_key_name(DispatchKey k) {
+  static constexpr const char* names[kNumDispatchKeys] = {"cpu",          "cuda",         "meta",
+                                                          "privateuse1",  "privateuse2",  "privateuse3",
+                                                          "privateuse4",  "autograd",     "profiler", "tracer"};
+  return names[static_cast<int>(k)];
+}
+
+LocalDispatchKeys& local_dispatch_keys() {
+  thread_local LocalDispatchKeys keys;
+  return keys;
+}
+
+Registry& Registry::get() {
+  static Registry* r = [] {
+    Registry* reg = new Registry;  // never destroyed: kernels may run during static destruction
+    register_builtin_operators(*reg);
+    return reg;
+  }();
+  return *r;
+}
+
+OpBuilder Registry::def(const std::string& schema_text, bool builtin) {
+  Schema schema = parse_schema(schema_text);
+  std::unique_lock<std::shared_mutex> g(mu_);
+  std::string full = schema.full_name();
+  CT_CHECK(!by_full_name_.count(full), CT_ERROR_INVALID_ARGUMENT, "define: operator ", full,
+           " already exists. Give the new overload another name (name.overload)");
+  auto op = std::make_unique<OperatorDef>();
+  op->schema = std::move(schema);
+  op->full_name = full;
+  op->builtin = builtin;
+  OperatorDef* p = op.get();
+  ops_.push_back(std::move(op));
+  by_full_name_[full] = p;
+  by_name_[p->schema.name].push_back(p);
+  return OpBuilder(*this, *p);
+}
+
+OperatorDef* Registry::find(const std::string& full_name) const {
+  std::shared_lock<std::shared_mutex> g(mu_);
+  auto it = by_full_name_.find(full_name);
+  return it == by_full_name_.end() ? nullptr : it->second;
+}
+
+std::vector<OperatorDef*> Registry::overloads(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> g(mu_);
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? std::vector<OperatorDef*>{} : it->second;
+}
+
+std::vector<OperatorDef*> Registry::all() const {
+  std::shared_lock<std::shared_mutex> g(mu_);
+  std::vector<OperatorDef*> out;
+  for (auto& op : ops_) out.push_back(op.get());
+  return out;
+}
+
+std::vector<std::string> Registry::similar_names(const std::string& name) const {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::shared_lock<std::shared_mutex> g(mu_);
+  std::vector<std::string> out;
+  for (auto& kv : by_name_)
+    if (distance(kv.first, name) <= 2) out.push_back(kv.first);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void Registry::set_kernel(OperatorDef& op, DispatchKey key, Kernel k, Determinism d) {
+  std::unique_lock<std::shared_mutex> g(mu_);
+  Kernel old = op.kernels[static_cast<int>(key)];
+  op.kernels[static_cast<int>(key)] = k;
+  op.determinism[static_cast<int>(key)] = d;
+  op.kernel_bits.fetch_or(DispatchKeySet(key).bits(), std::memory_order_acq_rel);
+  g.unlock();
+  if (old.destroy) old.destroy(old.data);
+}
+
+void Registry::set_fallback(DispatchKey key, Kernel k) {
+  fallbacks_[static_cast<int>(key)] = k;
+  if (k.fn)
+    fallback_bits_.fetch_or(DispatchKeySet(key).bits(), std::memory_order_acq_rel);
+  else
+    fallback_bits_.fetch_and(~DispatchKeySet(key).bits(), std::memory_order_acq_rel);
+}
+
+// ---- OpBuilder ----
+
+OpBuilder& OpBuilder::meta(MetaFn fn) {
+  op_.meta = fn;
+  reg_.set_kernel(op_, DispatchKey::Meta, Kernel{structured_kernel, nullptr, nullptr},
+                                       Determinism::Bitwise);
+  return *this;
+}
+
+OpBuilder& OpBuilder::compute(DispatchKey key, ComputeFn fn, Determinism d) {
+  CT_CHECK(op_.meta, CT_ERROR_INTERNAL, op_.full_name, ": compute() before meta()");
+  op_.compute[static_cast<int>(key)] = fn;
+  reg_.set_kernel(op_, key, Kernel{structured_kernel, nullptr, nullptr}, d);
+  return *this;
+}
+
+OpBuilder& OpBuilder::kernel(DispatchKey key, KernelFn fn, Determinism d) {
+  reg_.set_kernel(op_, key, Kernel{fn, nullptr, nullptr}, d);
+  return *this;
+}
+
+OpBuilder& OpBuilder::composite(KernelFn fn) {
+  for (int k = 0; k < kNumBackendKeys; ++k)
+    reg_.set_kernel(op_, static_cast<DispatchKey>(k), Kernel{fn, nullptr, nullptr},
+                                         Determinism::Bitwise);
+  return *this;
+}
+
+OpBuilder& OpBuilder::view(KernelFn fn) {
+  op_.is_view = true;
+  return composite(fn);
+}
+
+OpBuilder& OpBuilder::device_arg(int i) {
+  op_.device_arg = i;
+  return *this;
+}
+
+OpBuilder& OpBuilder::inplace(const std::string& schema) {
+  OpBuilder b = reg_.def(schema, op_.builtin);
+  OperatorDef& ip = b.def();
+  ip.functional = &op_;
+  ip.meta = op_.meta;
+  for (int k = 0; k < kNumDispatchKeys; ++k) {
+    if (!op_.kernels[k].fn) continue;
+    ip.compute[k] = op_.compute[k];
+    reg_.set_kernel(ip, static_cast<DispatchKey>(k), Kernel{inplace_kernel, nullptr, nullptr},
+                                         op_.determinism[k]);
+  }
+  return *this;
+}
+
+const OperatorDef& builtin_op(const char* full_name) {
+  OperatorDef* op = Registry::get().find(full_name);
+  CT_CHECK(op, CT_ERROR_INTERNAL, "registry: built-in operator ", full_name, " is not defined");
+  return *op;
+}
+
+}  // namespace ct

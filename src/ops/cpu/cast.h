@@ -1,0 +1,23 @@
+// cast.h - converting one element between dtypes, with PyTorch's rules.
+#pragma once
+
+#include <type_traits>
+
+#include "core/dtype.h"
+
+namespace ct::cpu {
+
+/// S to D: to bool tests != 0; 16-bit floats go through float; float to integer truncates.
+template <typename D, typename S>
+inline D cast_value(S x) {
+  using SM = opmath_t<S>;
+  if constexpr (std::is_same<D, bool>::value) {
+    return static_cast<SM>(x) != SM(0);
+  } else if constexpr (std::is_same<D, Half>::value || std::is_same<D, BFloat16>::value) {
+    return D(static_cast<float>(static_cast<SM>(x)));
+  } else {
+    return static_cast<D>(static_cast<SM>(x));
+  }
+}
+
+}  // namespace ct::cpu

@@ -1,0 +1,104 @@
+#include "ops/cpu/gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "core/error.h"
+#include "ops/cpu/parallel.h"
+
+namespace ct::cpu {
+namespace {
+
+struct BlasLayout {
+  bool trans;
+  int64_t ld;
+};
+
+bool layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, BlasLayout* out) {
+  if (s1 == 1 || cols == 1) {  // row-major
+    const int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : s0;
+    if (ld >= std::max<int64_t>(cols, 1)) {
+      *out = {false, ld};
+      return true;
+    }
+  }
+  if (s0 == 1 || rows == 1) {  // column-major: a transposed row-major matrix
+    const int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : s1;
+    if (ld >= std::max<int64_t>(rows, 1)) {
+      *out = {true, ld};
+      return true;
+    }
+  }
+  return false;
+}
+
+template <typename T>
+void blas_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixRef a, MatrixRef b, T beta, T* c, int64_t ldc) {
+  BlasLayout la{}, lb{};
+  CT_CHECK(layout(m, k, a.s0, a.s1, &la) && layout(k, n, b.s0, b.s1, &lb), CT_ERROR_INTERNAL,
+           "gemm: operands not readable by BLAS");
+  CT_CHECK(m < INT_MAX && n < INT_MAX && k < INT_MAX && la.ld < INT_MAX && lb.ld < INT_MAX && ldc < INT_MAX,
+           CT_ERROR_NOT_IMPLEMENTED, "mm: sizes (", m, ", ", n, ", ", k,
+           ") exceed the 32-bit BLAS interface. Split the product into smaller blocks");
+  const auto ta = la.trans ? CblasTrans : CblasNoTrans, tb = lb.trans ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same<T, float>::value)
+    cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, static_cast<const float*>(a.data), int(la.ld),
+                static_cast<const float*>(b.data), int(lb.ld), beta, c, int(ldc));
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, static_cast<const double*>(a.data),
+                int(la.ld), static_cast<const double*>(b.data), int(lb.ld), beta, c, int(ldc));
+}
+
+// Rows of C in parallel; for each row, k-blocks of A times rows of B accumulate into a row buffer
+// in the opmath type (float for float16/bfloat16).
+template <typename T>
+void loop_gemm(int64_t m, int64_t n, int64_t k, const Scalar& alpha_s, MatrixRef a, MatrixRef b, const Scalar& beta_s,
+               T* c, int64_t ldc) {
+  using Acc = opmath_t<T>;
+  const Acc alpha = alpha_s.to<Acc>(), beta = beta_s.to<Acc>();
+  const bool read_c = !beta_s.equals(0.0);
+  const T* A = static_cast<const T*>(a.data);
+  const T* B = static_cast<const T*>(b.data);
+  parallel_for(0, m, std::max<int64_t>(1, 4096 / std::max<int64_t>(n * k, 1)), [&](int64_t r0, int64_t r1) {
+    std::vector<Acc> row(static_cast<size_t>(n));
+    for (int64_t i = r0; i < r1; ++i) {
+      std::fill(row.begin(), row.end(), Acc(0));
+      for (int64_t p = 0; p < k; ++p) {
+        const Acc x = Acc(A[i * a.s0 + p * a.s1]);
+        const T* brow = B + p * b.s0;
+        for (int64_t j = 0; j < n; ++j) row[j] += x * Acc(brow[j * b.s1]);
+      }
+      T* crow = c + i * ldc;
+      for (int64_t j = 0; j < n; ++j) crow[j] = T(alpha * row[j] + (read_c ? beta * Acc(crow[j]) : Acc(0)));
+    }
+  });
+}
+
+}  // namespace
+
+bool blas_readable(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
+  BlasLayout l{};
+  return layout(rows, cols, s0, s1, &l);
+}
+
+void gemm(DType dtype, int64_t m, int64_t n, int64_t k, const Scalar& alpha, MatrixRef a, MatrixRef b,
+          const Scalar& beta, void* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (dtype == DType::Float32) {
+    blas_gemm<float>(m, n, k, alpha.to<float>(), a, b, beta.to<float>(), static_cast<float*>(c), ldc);
+    return;
+  }
+  if (dtype == DType::Float64) {
+    blas_gemm<double>(m, n, k, alpha.to<double>(), a, b, beta.to<double>(), static_cast<double*>(c), ldc);
+    return;
+  }
+  visit_dtype<kNumericDTypes>(dtype, "mm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    loop_gemm<T>(m, n, k, alpha, a, b, beta, static_cast<T*>(c), ldc);
+  });
+}
+
+}  // namespace ct::cpu

@@ -1,0 +1,130 @@
+// loop.h - the one loop engine behind every elementwise kernel.
+//
+// A LoopPlan lays an output and up to three inputs over one broadcast shape: byte strides per
+// operand (0 where an input broadcasts), dims merged wherever every operand is contiguous across
+// them, so a contiguous add is a single 1-D loop. run_elementwise then walks the plan in linear
+// chunks on the thread pool and calls an inner loop on each contiguous-in-the-last-dim segment.
+// The inner loop has fast paths (all operands dense; a binary op with one side broadcast) that the
+// compiler vectorizes, and a strided path for everything else.
+#pragma once
+
+#include <cstdint>
+#include <tuple>
+#include <utility>
+
+#include "core/tensor.h"
+#include "ops/cpu/parallel.h"
+
+namespace ct::cpu {
+
+constexpr int kMaxOperands = 4;
+
+struct LoopPlan {
+  int nops = 0;
+  int ndim = 0;  // after merging; at least 1
+  int64_t numel = 0;
+  DimVector shape;                     // innermost last
+  DimVector strides[kMaxOperands];     // bytes, per operand per dim
+  char* base[kMaxOperands] = {};
+};
+
+/// Plans a loop writing out (sizes equal the broadcast shape) from inputs that broadcast to it.
+LoopPlan make_plan(const TensorImpl& out, const TensorImpl* const* inputs, int ninputs);
+
+/// Calls inner(ptrs, strides, n) on every segment of the plan; ptrs[0] is the output.
+template <typename Inner>
+void for_each_segment(const LoopPlan& p, int64_t begin, int64_t end, Inner& inner) {
+  const int nd = p.ndim, last = nd - 1;
+  int64_t idx[kMaxDims];
+  int64_t rem = begin;
+  for (int d = last; d >= 0; --d) {
+    idx[d] = rem % p.shape[d];
+    rem /= p.shape[d];
+  }
+  char* ptr[kMaxOperands];
+  int64_t inner_strides[kMaxOperands];
+  for (int o = 0; o < p.nops; ++o) {
+    int64_t off = 0;
+    for (int d = 0; d < nd; ++d) off += idx[d] * p.strides[o][d];
+    ptr[o] = p.base[o] + off;
+    inner_strides[o] = p.strides[o][last];
+  }
+  for (;;) {
+    int64_t n = p.shape[last] - idx[last];
+    if (n > end - begin) n = end - begin;
+    inner(ptr, inner_strides, n);
+    begin += n;
+    if (begin >= end) return;
+    // The row is finished: step every pointer to the next row, carrying into outer dims.
+    for (int o = 0; o < p.nops; ++o) ptr[o] += n * inner_strides[o];
+    idx[last] += n;
+    for (int d = last; d > 0 && idx[d] == p.shape[d]; --d) {
+      idx[d] = 0;
+      ++idx[d - 1];
+      for (int o = 0; o < p.nops; ++o) ptr[o] += p.strides[o][d - 1] - p.shape[d] * p.strides[o][d];
+    }
+  }
+}
+
+/// Runs inner over the whole plan, in parallel when it is large.
+template <typename Inner>
+void run_plan(const LoopPlan& p, Inner inner) {
+  if (p.numel == 0) return;
+  parallel_for(0, p.numel, kElementwiseGrain, [&](int64_t b, int64_t e) {
+    Inner local = inner;
+    for_each_segment(p, b, e, local);
+  });
+}
+
+namespace detail {
+
+template <typename Out, typename... In, typename F, size_t... I>
+inline void elementwise_inner(char** ptrs, const int64_t* strides, int64_t n, const F& f, std::index_sequence<I...>) {
+  constexpr size_t N = sizeof...(In);
+  Out* out = reinterpret_cast<Out*>(ptrs[0]);
+  const bool dense = strides[0] == static_cast<int64_t>(sizeof(Out)) &&
+                     ((strides[I + 1] == static_cast<int64_t>(sizeof(In))) && ...);
+  if (dense) {
+    std::tuple<const In*...> in{reinterpret_cast<const In*>(ptrs[I + 1])...};
+    for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(in)[i]...);
+    return;
+  }
+  if constexpr (N == 2) {
+    // One side broadcast (tensor-scalar): hoist the scalar so the loop vectorizes.
+    using A = std::tuple_element_t<0, std::tuple<In...>>;
+    using B = std::tuple_element_t<1, std::tuple<In...>>;
+    if (strides[0] == static_cast<int64_t>(sizeof(Out))) {
+      if (strides[1] == static_cast<int64_t>(sizeof(A)) && strides[2] == 0) {
+        const A* a = reinterpret_cast<const A*>(ptrs[1]);
+        const B b = *reinterpret_cast<const B*>(ptrs[2]);
+        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b);
+        return;
+      }
+      if (strides[1] == 0 && strides[2] == static_cast<int64_t>(sizeof(B))) {
+        const A a = *reinterpret_cast<const A*>(ptrs[1]);
+        const B* b = reinterpret_cast<const B*>(ptrs[2]);
+        for (int64_t i = 0; i < n; ++i) out[i] = f(a, b[i]);
+        return;
+      }
+    }
+  }
+  char* o = ptrs[0];
+  char* in[N ? N : 1] = {ptrs[I + 1]...};
+  for (int64_t i = 0; i < n; ++i) {
+    *reinterpret_cast<Out*>(o) = f(*reinterpret_cast<const In*>(in[I])...);
+    o += strides[0];
+    ((in[I] += strides[I + 1]), ...);
+  }
+}
+
+}  // namespace detail
+
+/// out = f(in...) elementwise over a plan whose operands have exactly the types Out, In....
+template <typename Out, typename... In, typename F>
+void elementwise(const LoopPlan& p, const F& f) {
+  run_plan(p, [&f](char** ptrs, const int64_t* strides, int64_t n) {
+    detail::elementwise_inner<Out, In...>(ptrs, strides, n, f, std::index_sequence_for<In...>{});
+  });
+}
+
+}  // namespace ct::cpu

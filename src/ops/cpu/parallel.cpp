@@ -1,0 +1,143 @@
+#include "ops/cpu/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace ct::cpu {
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+// Workers wait for a generation number to change, run their share of the current job, and report
+// back. One job at a time; concurrent callers take turns on job_mu.
+class Pool {
+ public:
+  explicit Pool(int workers) {
+    // Detached: pools live until the process ends (see g_pool).
+    for (int i = 0; i < workers; ++i) std::thread([this, i] { loop(i); }).detach();
+    workers_ = workers;
+  }
+  int workers() const { return workers_; }
+
+  // Runs task(i) for i in [0, n): index 0 on the caller, the rest on workers 0..n-2.
+  void run(int n, const std::function<void(int)>& task) {
+    std::lock_guard<std::mutex> job(job_mu_);
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      task_ = &task;
+      active_ = n - 1;
+      pending_ = n - 1;
+      error_ = nullptr;
+      ++generation_;
+    }
+    cv_.notify_all();
+    std::exception_ptr mine;
+    try {
+      task(0);
+    } catch (...) {
+      mine = std::current_exception();
+    }
+    std::unique_lock<std::mutex> g(mu_);
+    done_cv_.wait(g, [this] { return pending_ == 0; });
+    task_ = nullptr;
+    if (mine) std::rethrow_exception(mine);
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  [[noreturn]] void loop(int id) {
+    t_in_parallel = true;
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(int)>* task;
+      {
+        std::unique_lock<std::mutex> g(mu_);
+        cv_.wait(g, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (id >= active_) continue;
+        task = task_;
+      }
+      std::exception_ptr err;
+      try {
+        (*task)(id + 1);
+      } catch (...) {
+        err = std::current_exception();
+      }
+      std::lock_guard<std::mutex> g(mu_);
+      if (err && !error_) error_ = err;
+      if (--pending_ == 0) done_cv_.notify_one();
+    }
+  }
+
+  int workers_ = 0;
+  std::mutex job_mu_;
+  std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  const std::function<void(int)>* task_ = nullptr;
+  int active_ = 0;
+  int pending_ = 0;
+  uint64_t generation_ = 0;
+  std::exception_ptr error_;
+};
+
+int default_threads() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(std::min(n, 64u)) : 1;
+}
+
+std::atomic<int> g_num_threads{default_threads()};
+std::mutex g_pool_mu;
+// Grown on demand. A smaller pool that is replaced is never deleted, because another thread may
+// still be running a job on it; its workers just sleep.
+std::atomic<Pool*> g_pool{nullptr};
+
+Pool& pool_with(int workers) {
+  Pool* p = g_pool.load(std::memory_order_acquire);
+  if (p && p->workers() >= workers) return *p;
+  std::lock_guard<std::mutex> g(g_pool_mu);
+  p = g_pool.load(std::memory_order_acquire);
+  if (!p || p->workers() < workers) {
+    p = new Pool(std::max(workers, default_threads() - 1));
+    g_pool.store(p, std::memory_order_release);
+  }
+  return *p;
+}
+
+}  // namespace
+
+void set_num_threads(int n) {
+  g_num_threads.store(n, std::memory_order_relaxed);
+  openblas_set_num_threads(n);
+}
+
+int get_num_threads() { return g_num_threads.load(std::memory_order_relaxed); }
+
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+  const int64_t n = end - begin;
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  int64_t chunks = std::min<int64_t>(get_num_threads(), (n + grain - 1) / grain);
+  if (chunks <= 1 || t_in_parallel) {
+    f(begin, end);
+    return;
+  }
+  const int64_t step = (n + chunks - 1) / chunks;
+  chunks = (n + step - 1) / step;
+  Pool& p = pool_with(static_cast<int>(chunks) - 1);
+  p.run(static_cast<int>(chunks), [&](int i) {
+    bool was = t_in_parallel;
+    t_in_parallel = true;
+    int64_t b = begin + i * step;
+    f(b, std::min(end, b + step));
+    t_in_parallel = was;
+  });
+}
+
+}  // namespace ct::cpu

@@ -1,0 +1,66 @@
+// reduce.h - the reduction engine: rows of K contiguous elements, each folded to one value.
+//
+// Note [Reproducible reductions]
+// A row is cut into blocks of kReduceBlock elements. Each block is folded by kLanes interleaved
+// accumulators (so the compiler vectorizes it) that are then combined pairwise; the block results
+// are again combined pairwise. That tree depends on K alone. Threads only decide which block or
+// row is computed where, never the order of combination, so a float sum gives the same bits on
+// one thread or many, and the pairwise tree keeps the rounding error O(log K) as well.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "ops/cpu/parallel.h"
+
+namespace ct::cpu {
+
+constexpr int64_t kReduceBlock = 16384;
+constexpr int kLanes = 16;
+
+/// Op: acc_t, identity(), step(acc, x, index), merge(a, b); a block starting at element `base`.
+template <typename Op, typename T>
+typename Op::acc_t reduce_block(const T* p, int64_t n, int64_t base) {
+  using A = typename Op::acc_t;
+  A lanes[kLanes];
+  for (int j = 0; j < kLanes; ++j) lanes[j] = Op::identity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lanes[j] = Op::step(lanes[j], p[i + j], base + i + j);
+  for (int j = 0; i < n; ++i, ++j) lanes[j] = Op::step(lanes[j], p[i], base + i);
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) lanes[j] = Op::merge(lanes[j], lanes[j + w]);
+  return lanes[0];
+}
+
+/// Folds K contiguous elements; blocks run in parallel when not already inside a parallel region.
+template <typename Op, typename T>
+typename Op::acc_t reduce_row(const T* p, int64_t k) {
+  using A = typename Op::acc_t;
+  if (k <= kReduceBlock) return reduce_block<Op>(p, k, 0);
+  int64_t nb = (k + kReduceBlock - 1) / kReduceBlock;
+  std::vector<A> part(static_cast<size_t>(nb));
+  parallel_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b)
+      part[b] = reduce_block<Op>(p + b * kReduceBlock, std::min(kReduceBlock, k - b * kReduceBlock), b * kReduceBlock);
+  });
+  while (nb > 1) {
+    const int64_t half = nb / 2;
+    for (int64_t i = 0; i < half; ++i) part[i] = Op::merge(part[2 * i], part[2 * i + 1]);
+    if (nb % 2) part[half] = part[nb - 1];
+    nb = half + nb % 2;
+  }
+  return part[0];
+}
+
+/// out[i] = finish(fold of p[i*k .. i*k+k)) for i < m.
+template <typename Op, typename T, typename O, typename Finish>
+void reduce_rows(const T* p, int64_t m, int64_t k, O* out, Finish finish) {
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(k, 1));
+  parallel_for(0, m, grain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) out[r] = finish(reduce_row<Op>(p + r * k, k));
+  });
+}
+
+}  // namespace ct::cpu

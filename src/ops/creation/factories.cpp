@@ -1,0 +1,127 @@
+// factories.cpp - empty, zeros, ones, full, arange, linspace, eye. Each takes an optional dtype
+// (None: PyTorch's default for the operator) and an optional device that picks the backend.
+#include <cmath>
+
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/cast.h"
+#include "ops/cpu/loop.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+DType dtype_or(const Value& v, DType d) { return v.is_none() ? d : v.dtype(); }
+Device device_of(const Value& v) { return v.is_none() ? kCPU : v.device(); }
+
+// Fills a fresh contiguous output with one value.
+void fill(const TensorImpl& out, const Scalar& v) {
+  const cpu::LoopPlan plan = cpu::make_plan(out, nullptr, 0);
+  visit_dtype(out.dtype(), "fill", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T x = v.to<T>();
+    cpu::elementwise<T>(plan, [x]() { return x; });
+  });
+}
+
+// empty / zeros / ones (int[] size, *, ScalarType? dtype=None, Device? device=None)
+void sized_meta(const Frame& f, MetaResult& m) {
+  IntArrayRef sizes = f.arg(0).int_list();
+  checked_numel(sizes, f.op.schema.name.c_str());
+  set_output(m, 0, sizes, dtype_or(f.arg(1), kDefaultFloat), device_of(f.arg(2)));
+}
+void zeros_cpu(const Frame&, const MetaResult&, Tensor* outs) { fill(*outs[0], Scalar(0)); }
+void ones_cpu(const Frame&, const MetaResult&, Tensor* outs) { fill(*outs[0], Scalar(1)); }
+
+// full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None)
+void full_meta(const Frame& f, MetaResult& m) {
+  IntArrayRef sizes = f.arg(0).int_list();
+  checked_numel(sizes, "full");
+  const Scalar v = f.arg(1).to_scalar();
+  set_output(m, 0, sizes, dtype_or(f.arg(2), v.is_floating() ? kDefaultFloat : v.dtype()), device_of(f.arg(3)));
+}
+void full_cpu(const Frame& f, const MetaResult&, Tensor* outs) { fill(*outs[0], f.arg(1).to_scalar()); }
+
+// arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None)
+void arange_meta(const Frame& f, MetaResult& m) {
+  const Scalar start = f.arg(0).to_scalar(), end = f.arg(1).to_scalar(), step = f.arg(2).to_scalar();
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  CT_CHECK(std::isfinite(s) && std::isfinite(e), CT_ERROR_INVALID_ARGUMENT, "arange: start (", s, ") and end (", e,
+           ") must be finite");
+  CT_CHECK(st != 0, CT_ERROR_INVALID_ARGUMENT, "arange: step must be nonzero. Pass a positive or negative step");
+  CT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), CT_ERROR_INVALID_ARGUMENT, "arange: step ", st,
+           " does not lead from start ", s, " to end ", e, ". Flip the sign of step or swap start and end");
+  const double len = std::ceil((e - s) / st);
+  CT_CHECK(len < 9.2e18, CT_ERROR_INVALID_ARGUMENT, "arange: ", len, " elements is too many");
+  const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
+  const int64_t n = static_cast<int64_t>(len);
+  set_output(m, 0, {n}, dtype_or(f.arg(3), integral ? DType::Int64 : kDefaultFloat), device_of(f.arg(4)));
+}
+void arange_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const double s = f.arg(0).to_double(), st = f.arg(2).to_double();
+  const TensorImpl& out = *outs[0];
+  visit_dtype<kNumericDTypes>(out.dtype(), "arange", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = out.data_as<T>();
+    for (int64_t i = 0; i < out.numel(); ++i) p[i] = cpu::cast_value<T>(s + static_cast<double>(i) * st);
+  });
+}
+
+// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Device? device=None)
+void linspace_meta(const Frame& f, MetaResult& m) {
+  const int64_t steps = f.arg(2).to_int();
+  CT_CHECK(steps >= 0, CT_ERROR_INVALID_ARGUMENT, "linspace: steps is ", steps, ". Pass steps >= 0");
+  set_output(m, 0, {steps}, dtype_or(f.arg(3), kDefaultFloat), device_of(f.arg(4)));
+}
+void linspace_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const double s = f.arg(0).to_double(), e = f.arg(1).to_double();
+  const TensorImpl& out = *outs[0];
+  const int64_t n = out.numel();
+  const double step = n > 1 ? (e - s) / static_cast<double>(n - 1) : 0.0;
+  visit_dtype<kNumericDTypes>(out.dtype(), "linspace", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = out.data_as<T>();
+    // The second half counts back from end, so both ends are exact (as PyTorch does).
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = i < n / 2 ? s + step * static_cast<double>(i) : e - step * static_cast<double>(n - 1 - i);
+      p[i] = cpu::cast_value<T>(v);
+    }
+  });
+}
+
+// eye(int n, int m=-1, *, ScalarType? dtype=None, Device? device=None)
+void eye_meta(const Frame& f, MetaResult& m) {
+  const int64_t n = f.arg(0).to_int();
+  const int64_t cols = f.arg(1).to_int() < 0 ? n : f.arg(1).to_int();
+  CT_CHECK(n >= 0, CT_ERROR_INVALID_ARGUMENT, "eye: n is ", n, ". Pass n >= 0");
+  set_output(m, 0, {n, cols}, dtype_or(f.arg(2), kDefaultFloat), device_of(f.arg(3)));
+}
+void eye_cpu(const Frame&, const MetaResult&, Tensor* outs) {
+  const TensorImpl& out = *outs[0];
+  fill(out, Scalar(0));
+  const int64_t n = out.size(0), cols = out.size(1);
+  visit_dtype(out.dtype(), "eye", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = out.data_as<T>();
+    for (int64_t i = 0; i < n && i < cols; ++i) p[i * cols + i] = Scalar(1).to<T>();
+  });
+}
+
+void no_fill(const Frame&, const MetaResult&, Tensor*) {}
+
+}  // namespace
+
+void define_factories(Registry& r) {
+  const char* opts = "*, ScalarType? dtype=None, Device? device=None) -> Tensor";
+  auto def = [&](const std::string& head, int device_index, MetaFn meta, ComputeFn cpu) {
+    r.def(head + opts).meta(meta).device_arg(device_index).compute(DispatchKey::CPU, cpu, Determinism::Bitwise);
+  };
+  def("empty(int[] size, ", 2, sized_meta, no_fill);
+  def("zeros(int[] size, ", 2, sized_meta, zeros_cpu);
+  def("ones(int[] size, ", 2, sized_meta, ones_cpu);
+  def("full(int[] size, Scalar fill_value, ", 3, full_meta, full_cpu);
+  def("arange(Scalar start, Scalar end, Scalar step=1, ", 4, arange_meta, arange_cpu);
+  def("linspace(Scalar start, Scalar end, int steps, ", 4, linspace_meta, linspace_cpu);
+  def("eye(int n, int m=-1, ", 3, eye_meta, eye_cpu);
+}
+
+}  // namespace ct::ops

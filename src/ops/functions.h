@@ -1,0 +1,68 @@
+// functions.h - the C++ API over the dispatcher: one typed function per operator overload.
+//
+// Each builds its argument frame on the stack and dispatches; the operator's behaviour lives in its
+// definition under src/ops/<family>/. src/capi and composite operators call these.
+#pragma once
+
+#include <vector>
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace ct::ops {
+
+// Factories.
+Tensor empty(IntArrayRef sizes, DType dtype, Device device);
+Tensor zeros(IntArrayRef sizes, DType dtype, Device device);
+Tensor ones(IntArrayRef sizes, DType dtype, Device device);
+Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device);
+Tensor arange(double start, double end, double step, DType dtype, Device device);
+Tensor linspace(double start, double end, int64_t steps, DType dtype, Device device);
+Tensor eye(int64_t n, int64_t m, DType dtype, Device device);
+
+// Copies and conversion.
+void copy_(const Tensor& self, const Tensor& src);
+Tensor to(const Tensor& a, DType dtype);
+Tensor contiguous(const Tensor& a);
+Tensor clone(const Tensor& a);
+
+// Elementwise. `name` is the operator's base name: "add", "sub", "mul", "div", "pow", "maximum",
+// "minimum", "eq", "ne", "lt", "le", "gt", "ge".
+Tensor binary(const char* name, const Tensor& a, const Tensor& b);
+Tensor binary_scalar(const char* name, const Tensor& a, const Scalar& b);
+void binary_(const char* name, const Tensor& self, const Tensor& b);
+void binary_scalar_(const char* name, const Tensor& self, const Scalar& b);
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = Scalar(1));
+Tensor mul(const Tensor& a, const Tensor& b);
+/// "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu".
+Tensor unary(const char* name, const Tensor& a);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor clamp(const Tensor& a, const Scalar* lo, const Scalar* hi);
+
+// Shapes and views.
+Tensor view(const Tensor& a, IntArrayRef sizes);
+Tensor reshape(const Tensor& a, IntArrayRef sizes);
+Tensor permute(const Tensor& a, IntArrayRef dims);
+Tensor transpose(const Tensor& a, int64_t d0, int64_t d1);
+Tensor expand(const Tensor& a, IntArrayRef sizes);
+Tensor squeeze(const Tensor& a);
+Tensor squeeze_dim(const Tensor& a, int64_t dim);
+Tensor unsqueeze(const Tensor& a, int64_t dim);
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& a, int64_t dim, int64_t index);
+Tensor flatten(const Tensor& a, int64_t start, int64_t end);
+Tensor cat(ArrayRef<const TensorImpl*> tensors, int64_t dim);
+Tensor stack(ArrayRef<const TensorImpl*> tensors, int64_t dim);
+
+// Reductions. `name`: "sum", "mean", "prod", "amax", "amin"; dims empty means all.
+Tensor reduce(const char* name, const Tensor& a, IntArrayRef dims, bool keepdim);
+/// "argmax" or "argmin"; dim null means over the flattened tensor.
+Tensor arg_reduce(const char* name, const Tensor& a, const int64_t* dim, bool keepdim);
+
+// Matrix products.
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha);
+
+}  // namespace ct::ops

@@ -1,0 +1,52 @@
+// matmul.cpp - matmul with torch.matmul's rules, decomposed into mm and bmm over views.
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+// matmul(Tensor self, Tensor other) -> Tensor
+void matmul_kernel(void*, Frame& f) {
+  const Tensor a = Tensor::borrow(&f.tensor(0)), b = Tensor::borrow(&f.tensor(1));
+  const size_t da = a->dim(), db = b->dim();
+  CT_CHECK(da > 0 && db > 0, CT_ERROR_SHAPE, "matmul: both inputs need at least 1 dim, got a ", a->sizes(), " and b ",
+           b->sizes(), ". Use mul for scalars");
+  const int64_t ka = a->size(da - 1), kb = b->size(db == 1 ? 0 : db - 2);
+  CT_CHECK(ka == kb, CT_ERROR_SHAPE, "matmul: inner sizes differ (a ", a->sizes(), ", b ", b->sizes(), ", ", a->dtype(),
+           ", ", a->device(), "). Make a.size(-1) equal b.size(", db == 1 ? "0" : "-2", ")");
+  // A 1-D a is a row vector, a 1-D b a column vector; their unit dims are dropped at the end.
+  const Tensor a2 = da == 1 ? unsqueeze(a, 0) : a;
+  const Tensor b2 = db == 1 ? unsqueeze(b, 1) : b;
+  Tensor out;
+  if (da <= 2 && db <= 2) {
+    out = mm(a2, b2);
+  } else if (db <= 2) {
+    // Fold a's batch dims into its rows: one large mm instead of many small ones.
+    DimVector rows(a2->sizes());
+    const int64_t n = b2->size(1);
+    out = mm(reshape(a2, {-1, ka}), b2);
+    rows.back() = n;
+    out = view(out, rows);
+  } else {
+    IntArrayRef sa = a2->sizes(), sb = b2->sizes();
+    DimVector batch = broadcast_shapes("matmul", IntArrayRef(sa.data(), sa.size() - 2), IntArrayRef(sb.data(), sb.size() - 2));
+    int64_t nb = 1;
+    for (int64_t s : batch) nb *= s;
+    const int64_t n = sa[sa.size() - 2], m = sb[sb.size() - 1];
+    DimVector ea(batch), eb(batch), eo(batch);
+    ea.push_back(n), ea.push_back(ka);
+    eb.push_back(ka), eb.push_back(m);
+    eo.push_back(n), eo.push_back(m);
+    out = view(bmm(reshape(expand(a2, ea), {nb, n, ka}), reshape(expand(b2, eb), {nb, ka, m})), eo);
+  }
+  if (da == 1) out = squeeze_dim(out, -2);
+  if (db == 1) out = squeeze_dim(out, -1);
+  f.outs[0] = out;
+}
+
+}  // namespace
+
+void define_matmul(Registry& r) { r.def("matmul(Tensor self, Tensor other) -> Tensor").composite(matmul_kernel); }
+
+}  // namespace ct::ops

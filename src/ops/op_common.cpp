@@ -1,0 +1,98 @@
+#include "ops/op_common.h"
+
+#include "ops/functions.h"
+
+namespace ct::ops {
+
+Device common_device(const Frame& f) {
+  Device dev = kCPU;
+  const TensorImpl* first = nullptr;
+  auto visit = [&](const TensorImpl& t) {
+    if (t.dim() == 0 && t.device().is_cpu() && t.is_wrapped_number()) return;
+    if (!first) {
+      first = &t;
+      dev = t.device();
+      return;
+    }
+    CT_CHECK(t.device() == dev, CT_ERROR_DEVICE, f.op.schema.name, ": expected all tensors on one device, got ",
+             dev, " and ", t.device(), ". Move them to one device first");
+  };
+  for (size_t i = 0; i < f.nargs; ++i) {
+    const Value& v = f.args[i];
+    if (v.is_tensor()) visit(v.tensor());
+    else if (v.kind() == Value::Kind::TensorList)
+      for (const TensorImpl* t : v.tensor_list()) visit(*t);
+  }
+  return dev;
+}
+
+DimVector broadcast_shapes(const char* op, IntArrayRef a, IntArrayRef b) {
+  const size_t n = a.size() > b.size() ? a.size() : b.size();
+  DimVector out;
+  out.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    CT_CHECK(da == db || da == 1 || db == 1, CT_ERROR_SHAPE, op, ": shapes ", a, " and ", b,
+             " do not broadcast (dim ", i, ": ", da, " vs ", db, "). Make the sizes equal, or one of them 1");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+int ResultType::combine(int higher, int lower) {
+  if (higher < 0) return lower;
+  if (lower < 0) return higher;
+  const DType h = static_cast<DType>(higher), l = static_cast<DType>(lower);
+  if (is_floating(h)) return higher;
+  if (h == DType::Bool || is_floating(l)) return static_cast<int>(promote_types(h, l));
+  return higher;
+}
+
+void ResultType::add(const TensorImpl& t) {
+  auto promote = [](int acc, DType d) {
+    return acc < 0 ? static_cast<int>(d) : static_cast<int>(promote_types(static_cast<DType>(acc), d));
+  };
+  if (t.is_wrapped_number()) {
+    wrapped_ = promote(wrapped_, is_floating(t.dtype()) ? kDefaultFloat : t.dtype());
+  } else if (t.dim() == 0) {
+    zero_ = promote(zero_, t.dtype());
+  } else {
+    dim_ = promote(dim_, t.dtype());
+  }
+}
+
+void ResultType::add(const Scalar& s) {
+  const DType d = s.is_floating() ? kDefaultFloat : s.dtype();
+  wrapped_ = wrapped_ < 0 ? static_cast<int>(d) : static_cast<int>(promote_types(static_cast<DType>(wrapped_), d));
+}
+
+DType ResultType::result() const {
+  const int r = combine(dim_, combine(zero_, wrapped_));
+  return r < 0 ? kDefaultFloat : static_cast<DType>(r);
+}
+
+Tensor as_dtype(const TensorImpl& t, DType d) {
+  Tensor x = Tensor::borrow(&t);
+  return t.dtype() == d ? x : to(x, d);
+}
+
+Tensor wrap_scalar(const Scalar& s) {
+  Tensor t = Tensor::adopt(TensorImpl::empty({}, s.dtype(), kCPU));
+  switch (s.kind()) {
+    case Scalar::Kind::Float: *t->data_as<double>() = s.to_double(); break;
+    case Scalar::Kind::Int: *t->data_as<int64_t>() = s.to_int(); break;
+    case Scalar::Kind::Bool: *t->data_as<bool>() = s.to_int() != 0; break;
+  }
+  t->set_wrapped_number(true);
+  return t;
+}
+
+int64_t wrap_dim(const char* op, int64_t dim, int64_t ndim) {
+  const int64_t n = ndim > 0 ? ndim : 1;
+  CT_CHECK(dim >= -n && dim < n, CT_ERROR_INDEX, op, ": dim ", dim, " is out of range for a tensor of ", ndim,
+           " dims (expected in [", -n, ", ", n - 1, "]). Pass a dim in that range");
+  return dim < 0 ? dim + n : dim;
+}
+
+}  // namespace ct::ops

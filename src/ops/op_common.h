@@ -1,0 +1,49 @@
+// op_common.h - what meta functions share: devices, broadcasting, PyTorch's type promotion, dims.
+#pragma once
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+#include "dispatch/operator.h"
+
+namespace ct::ops {
+
+/// The device every tensor argument shares; 0-dim cpu tensors (numbers) go with any device.
+/// Raises CT_ERROR_DEVICE naming the operator and both devices.
+Device common_device(const Frame& f);
+
+/// Broadcasts a onto b (torch.broadcast_shapes); CT_ERROR_SHAPE names the dim that disagrees.
+DimVector broadcast_shapes(const char* op, IntArrayRef a, IntArrayRef b);
+
+/// Note [Type promotion]: torch.result_type. Inputs fall in three groups, dimensioned tensors,
+/// 0-dim tensors and wrapped numbers (see Note [Wrapped numbers]); each group promotes within
+/// itself, and a lower group only counts when its category (bool < integer < floating) is higher.
+/// A wrapped float counts as the default float dtype (float32).
+class ResultType {
+ public:
+  void add(const TensorImpl& t);
+  void add(const Scalar& s);
+  DType result() const;
+
+ private:
+  static int combine(int higher, int lower);
+  int dim_ = -1, zero_ = -1, wrapped_ = -1;  // -1: no input in the group yet
+};
+
+/// t itself when it already has dtype d, else a converted copy.
+Tensor as_dtype(const TensorImpl& t, DType d);
+
+/// A 0-dim cpu tensor holding s, flagged as a wrapped number.
+Tensor wrap_scalar(const Scalar& s);
+
+/// dim in [-ndim, ndim) mapped to [0, ndim); CT_ERROR_INDEX otherwise. A 0-dim tensor accepts
+/// -1 and 0, as PyTorch does.
+int64_t wrap_dim(const char* op, int64_t dim, int64_t ndim);
+
+/// One output of the given sizes and dtype on device.
+inline void set_output(MetaResult& m, size_t i, IntArrayRef sizes, DType dtype, Device device) {
+  m.outs[i].sizes = sizes;
+  m.outs[i].dtype = dtype;
+  m.outs[i].device = device;
+}
+
+}  // namespace ct::ops

@@ -1,0 +1,203 @@
+// binary.cpp - binary elementwise operators: add, sub, mul, div, pow, maximum, minimum and the
+// comparisons, each with its .Tensor and .Scalar overloads; add/sub/mul/div also in place.
+//
+// One row per operator below (an Op struct): its name, how its result dtype follows from the
+// promoted input dtype, which dtypes it accepts, and the element function. The meta function,
+// compute function and registration are shared templates.
+#include <cmath>
+
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/loop.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+enum class Rule { Promote, TrueDivide, Compare };
+
+template <typename T> using M = opmath_t<T>;
+
+template <typename T>
+bool is_nan(T x) {
+  if constexpr (std::is_floating_point<M<T>>::value) return std::isnan(static_cast<M<T>>(x));
+  else return false;
+}
+
+struct Add {
+  static constexpr const char* name = "add";
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = true;
+  template <typename T> static T apply(T a, T b) { return T(M<T>(a) + M<T>(b)); }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) + alpha * M<T>(b)); }
+};
+struct Sub {
+  static constexpr const char* name = "sub";
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = true;
+  template <typename T> static T apply(T a, T b) { return T(M<T>(a) - M<T>(b)); }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) - alpha * M<T>(b)); }
+};
+struct Mul {
+  static constexpr const char* name = "mul";
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) {
+    if constexpr (std::is_same<T, bool>::value) return a && b;
+    else return T(M<T>(a) * M<T>(b));
+  }
+};
+struct Div {
+  static constexpr const char* name = "div";
+  static constexpr Rule rule = Rule::TrueDivide;
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) { return T(M<T>(a) / M<T>(b)); }
+};
+struct Pow {
+  static constexpr const char* name = "pow";
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) {
+    if constexpr (std::is_floating_point<M<T>>::value) {
+      return T(std::pow(M<T>(a), M<T>(b)));
+    } else if constexpr (std::is_same<T, bool>::value) {
+      return a || !b;
+    } else {  // exact integer power by squaring; negative exponents as PyTorch: 1, +-1 or 0
+      int64_t base = a, e = b, r = 1;
+      if (e < 0) return T(base == 1 ? 1 : base == -1 ? (e % 2 ? -1 : 1) : 0);
+      while (e) {
+        if (e & 1) r *= base;
+        base *= base;
+        e >>= 1;
+      }
+      return T(r);
+    }
+  }
+};
+struct Maximum {
+  static constexpr const char* name = "maximum";
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return M<T>(a) > M<T>(b) ? a : b;
+  }
+};
+struct Minimum {
+  static constexpr const char* name = "minimum";
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return M<T>(a) < M<T>(b) ? a : b;
+  }
+};
+#define CT_COMPARISON(Name, str, expr)                                              \
+  struct Name {                                                                     \
+    static constexpr const char* name = str;                                        \
+    static constexpr Rule rule = Rule::Compare;                                     \
+    static constexpr bool has_alpha = false;                                        \
+    template <typename T> static bool apply(T a, T b) { return M<T>(a) expr M<T>(b); } \
+  };
+CT_COMPARISON(Eq, "eq", ==)
+CT_COMPARISON(Ne, "ne", !=)
+CT_COMPARISON(Lt, "lt", <)
+CT_COMPARISON(Le, "le", <=)
+CT_COMPARISON(Gt, "gt", >)
+CT_COMPARISON(Ge, "ge", >=)
+#undef CT_COMPARISON
+
+// Arguments (both overloads, after the Scalar one is wrapped): self, other[, alpha].
+template <typename Op>
+void binary_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  const TensorImpl& b = f.tensor(1);
+  const Device dev = common_device(f);
+  ResultType rt;
+  rt.add(a);
+  rt.add(b);
+  DType common = rt.result();
+  CT_CHECK(!(std::is_same<Op, Sub>::value && common == DType::Bool), CT_ERROR_DTYPE,
+           "sub: subtracting bool tensors is not supported (", a.dtype(), ", ", b.dtype(),
+           "). Use logical operators, or convert with to() first");
+  if (Op::has_alpha && f.nargs > 2) {
+    const Value& alpha = f.arg(2);
+    CT_CHECK(is_floating(common) || alpha.kind() != Value::Kind::Double, CT_ERROR_DTYPE, Op::name,
+             ": alpha ", alpha.to_double(), " is a float but the inputs are ", common,
+             ". Pass an integer alpha, or convert the inputs to a floating dtype");
+  }
+  if (Op::rule == Rule::TrueDivide && !is_floating(common)) common = kDefaultFloat;
+  m.compute = common;
+  set_output(m, 0, broadcast_shapes(Op::name, a.sizes(), b.sizes()), Op::rule == Rule::Compare ? DType::Bool : common,
+             dev);
+}
+
+template <typename Op>
+void binary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  const DType natural = Op::rule == Rule::Compare ? DType::Bool : m.compute;
+  Tensor a = as_dtype(f.tensor(0), m.compute);
+  Tensor b = as_dtype(f.tensor(1), m.compute);
+  // In place into a narrower dtype (float16 self += float32): compute, then convert into self.
+  Tensor out = outs[0]->dtype() == natural ? outs[0] : empty(outs[0]->sizes(), natural, kCPU);
+  const TensorImpl* in[2] = {a.impl(), b.impl()};
+  const cpu::LoopPlan plan = cpu::make_plan(*out, in, 2);
+  visit_dtype(m.compute, Op::name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using R = decltype(Op::apply(T(), T()));
+    if constexpr (Op::has_alpha) {
+      if (f.nargs > 2 && !f.arg(2).to_scalar().equals(1.0)) {
+        const M<T> alpha = f.arg(2).to_scalar().template to<M<T>>();
+        cpu::elementwise<R, T, T>(plan, [alpha](T x, T y) { return Op::apply_alpha(x, y, alpha); });
+        return;
+      }
+    }
+    cpu::elementwise<R, T, T>(plan, [](T x, T y) { return Op::apply(x, y); });
+  });
+  if (out.impl() != outs[0].impl()) copy_(outs[0], out);
+}
+
+// name.Scalar(Tensor self, Scalar other[, Scalar alpha]) calls name.Tensor with other wrapped.
+template <typename Op, bool InPlace>
+void scalar_overload(void*, Frame& f) {
+  static const OperatorDef& tensor_op =
+      builtin_op((std::string(Op::name) + (InPlace ? "_" : "") + ".Tensor").c_str());
+  Tensor other = wrap_scalar(f.arg(1).to_scalar());
+  Value args[3] = {f.arg(0), other, f.nargs > 2 ? f.arg(2) : Value(1)};
+  dispatch(tensor_op, args, Op::has_alpha ? 3 : 2, f.outs, 1);
+}
+
+template <typename Op>
+void define_binary(Registry& r, bool with_inplace) {
+  const std::string n = Op::name;
+  const std::string alpha = Op::has_alpha ? ", *, Scalar alpha=1" : "";
+  const std::string scalar_alpha = Op::has_alpha ? ", Scalar alpha=1" : "";
+  OpBuilder b = r.def(n + ".Tensor(Tensor self, Tensor other" + alpha + ") -> Tensor");
+  b.meta(binary_meta<Op>).compute(DispatchKey::CPU, binary_cpu<Op>, Determinism::Bitwise);
+  r.def(n + ".Scalar(Tensor self, Scalar other" + scalar_alpha + ") -> Tensor").composite(scalar_overload<Op, false>);
+  if (!with_inplace) return;
+  b.inplace(n + "_.Tensor(Tensor(a!) self, Tensor other" + alpha + ") -> Tensor(a!)");
+  r.def(n + "_.Scalar(Tensor(a!) self, Scalar other" + scalar_alpha + ") -> Tensor(a!)")
+      .composite(scalar_overload<Op, true>);
+}
+
+}  // namespace
+
+void define_binary_ops(Registry& r) {
+  define_binary<Add>(r, true);
+  define_binary<Sub>(r, true);
+  define_binary<Mul>(r, true);
+  define_binary<Div>(r, true);
+  define_binary<Pow>(r, false);
+  define_binary<Maximum>(r, false);
+  define_binary<Minimum>(r, false);
+  define_binary<Eq>(r, false);
+  define_binary<Ne>(r, false);
+  define_binary<Lt>(r, false);
+  define_binary<Le>(r, false);
+  define_binary<Gt>(r, false);
+  define_binary<Ge>(r, false);
+}
+
+}  // namespace ct::ops

@@ -1,0 +1,84 @@
+// where_clamp.cpp - where (select by a bool condition) and clamp (bound by optional scalars).
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/loop.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+template <typename T> using M = opmath_t<T>;
+
+// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+void where_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& c = f.tensor(0);
+  const TensorImpl& a = f.tensor(1);
+  const TensorImpl& b = f.tensor(2);
+  const Device dev = common_device(f);
+  CT_CHECK(c.dtype() == DType::Bool, CT_ERROR_DTYPE, "where: condition must be bool, got ", c.dtype(), " (",
+           c.sizes(), "). Build it with a comparison, or convert with to(bool)");
+  ResultType rt;
+  rt.add(a);
+  rt.add(b);
+  m.compute = rt.result();
+  DimVector s = broadcast_shapes("where", c.sizes(), broadcast_shapes("where", a.sizes(), b.sizes()));
+  set_output(m, 0, s, m.compute, dev);
+}
+
+void where_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  Tensor a = as_dtype(f.tensor(1), m.compute);
+  Tensor b = as_dtype(f.tensor(2), m.compute);
+  const TensorImpl* in[3] = {&f.tensor(0), a.impl(), b.impl()};
+  const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 3);
+  visit_dtype(m.compute, "where", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cpu::elementwise<T, bool, T, T>(plan, [](bool c, T x, T y) { return c ? x : y; });
+  });
+}
+
+// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+void clamp_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  CT_CHECK(!f.arg(1).is_none() || !f.arg(2).is_none(), CT_ERROR_INVALID_ARGUMENT,
+           "clamp: min and max are both None. Pass at least one bound");
+  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "clamp: not supported for bool tensors (", a.sizes(),
+           "). Convert with to() first");
+  ResultType rt;
+  rt.add(a);
+  for (int i = 1; i <= 2; ++i)
+    if (!f.arg(i).is_none()) rt.add(f.arg(i).to_scalar());
+  m.compute = rt.result();
+  set_output(m, 0, a.sizes(), m.compute, a.device());
+}
+
+void clamp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  Tensor a = as_dtype(f.tensor(0), m.compute);
+  const TensorImpl* in = a.impl();
+  const cpu::LoopPlan plan = cpu::make_plan(*outs[0], &in, 1);
+  const bool has_lo = !f.arg(1).is_none(), has_hi = !f.arg(2).is_none();
+  visit_dtype<kNumericDTypes>(m.compute, "clamp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const M<T> lo = has_lo ? f.arg(1).to_scalar().template to<M<T>>() : M<T>(0);
+    const M<T> hi = has_hi ? f.arg(2).to_scalar().template to<M<T>>() : M<T>(0);
+    // Comparisons with NaN are false, so NaN passes through; lo > hi gives hi, as in PyTorch.
+    cpu::elementwise<T, T>(plan, [=](T t) {
+      M<T> x = M<T>(t);
+      if (has_lo && x < lo) x = lo;
+      if (has_hi && x > hi) x = hi;
+      return T(x);
+    });
+  });
+}
+
+}  // namespace
+
+void define_where_clamp(Registry& r) {
+  r.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor")
+      .meta(where_meta)
+      .compute(DispatchKey::CPU, where_cpu, Determinism::Bitwise);
+  r.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
+      .meta(clamp_meta)
+      .compute(DispatchKey::CPU, clamp_cpu, Determinism::Bitwise);
+}
+
+}  // namespace ct::ops

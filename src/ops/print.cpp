@@ -1,0 +1,169 @@
+#include "ops/print.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "ops/functions.h"
+
+namespace ct::ops {
+namespace {
+
+constexpr int64_t kThreshold = 1000;  // summarize past this many elements
+constexpr int64_t kEdgeItems = 3;
+constexpr int64_t kLineWidth = 80;
+
+// The elements, read exactly: integers as int64 (doubles would round past 2^53).
+struct Values {
+  std::vector<double> f;
+  std::vector<int64_t> i;
+};
+
+// Formats every shown element alike: one width, one notation (PyTorch's _Formatter rules).
+class Formatter {
+ public:
+  Formatter(DType dtype, const Values& v, const std::vector<int64_t>& shown) : dtype_(dtype), v_(v) {
+    floating_ = is_floating(dtype);
+    if (floating_) choose_float_mode(shown);
+    for (int64_t o : shown) width_ = std::max(width_, format(o).size());
+  }
+  std::string padded(int64_t offset) const {
+    std::string s = format(offset);
+    return std::string(width_ - std::min(width_, s.size()), ' ') + s;
+  }
+  size_t width() const { return width_; }
+
+ private:
+  void choose_float_mode(const std::vector<int64_t>& shown) {
+    double lo = INFINITY, hi = 0;
+    bool integral = true;
+    for (int64_t o : shown) {
+      const double v = v_.f[o];
+      if (!std::isfinite(v)) continue;
+      if (v != std::ceil(v)) integral = false;
+      const double a = std::fabs(v);
+      if (a == 0) continue;
+      lo = std::min(lo, a);
+      hi = std::max(hi, a);
+    }
+    int_mode_ = integral;
+    if (hi == 0) return;
+    sci_ = integral ? hi > 1e8 : (hi / lo > 1000.0 || hi > 1e8 || lo < 1e-4);
+  }
+  std::string format(int64_t offset) const {
+    char buf[64];
+    if (dtype_ == DType::Bool) return v_.i[offset] != 0 ? "True" : "False";
+    if (!floating_) {
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v_.i[offset]));
+      return buf;
+    }
+    const double v = v_.f[offset];
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (sci_) std::snprintf(buf, sizeof buf, "%.4e", v);
+    else if (int_mode_) std::snprintf(buf, sizeof buf, "%.0f.", v);
+    else std::snprintf(buf, sizeof buf, "%.4f", v);
+    return buf;
+  }
+
+  DType dtype_;
+  const Values& v_;
+  bool floating_ = false, int_mode_ = false, sci_ = false;
+  size_t width_ = 1;
+};
+
+struct Printer {
+  IntArrayRef sizes;
+  DimVector strides;  // of the contiguous value buffer
+  bool summarize;
+
+  // Indices of dim d that are shown; -1 marks the "..." gap.
+  std::vector<int64_t> shown(size_t d) const {
+    std::vector<int64_t> idx;
+    const int64_t n = sizes[d];
+    if (summarize && n > 2 * kEdgeItems) {
+      for (int64_t i = 0; i < kEdgeItems; ++i) idx.push_back(i);
+      idx.push_back(-1);
+      for (int64_t i = n - kEdgeItems; i < n; ++i) idx.push_back(i);
+    } else {
+      for (int64_t i = 0; i < n; ++i) idx.push_back(i);
+    }
+    return idx;
+  }
+  void collect(size_t d, int64_t offset, std::vector<int64_t>& out) const {
+    if (d == sizes.size()) {
+      out.push_back(offset);
+      return;
+    }
+    for (int64_t i : shown(d))
+      if (i >= 0) collect(d + 1, offset + i * strides[d], out);
+  }
+  std::string emit(size_t d, int64_t offset, size_t indent, const Formatter& fmt) const {
+    const size_t rest = sizes.size() - d;
+    if (rest == 1) {
+      std::vector<std::string> items;
+      for (int64_t i : shown(d)) items.push_back(i < 0 ? " ..." : fmt.padded(offset + i * strides[d]));
+      const size_t per_line = std::max<int64_t>(1, (kLineWidth - static_cast<int64_t>(indent)) /
+                                                     static_cast<int64_t>(fmt.width() + 2));
+      std::string s = "[";
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) s += i % per_line == 0 ? ",\n" + std::string(indent + 1, ' ') : ", ";
+        s += items[i];
+      }
+      return s + "]";
+    }
+    const std::string sep = "," + std::string(rest - 1, '\n') + std::string(indent + 1, ' ');
+    std::string s = "[";
+    bool first = true;
+    for (int64_t i : shown(d)) {
+      if (!first) s += sep;
+      first = false;
+      s += i < 0 ? "..." : emit(d + 1, offset + i * strides[d], indent + 1, fmt);
+    }
+    return s + "]";
+  }
+};
+
+std::string size_suffix(IntArrayRef sizes) {
+  std::string s = "size=(";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + (sizes.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+std::string to_string(const Tensor& t) {
+  std::vector<std::string> suffix;
+  const DType d = t->dtype();
+  const bool default_dtype = d == DType::Float32 || d == DType::Int64 || d == DType::Bool;
+  std::string body;
+  if (t->device().is_meta()) {
+    body = "...";
+    suffix.push_back("device='meta'");
+    suffix.push_back(size_suffix(t->sizes()));
+  } else if (t->numel() == 0 && t->dim() != 1) {
+    body = "[]";
+    suffix.push_back(size_suffix(t->sizes()));
+  } else {
+    Values values;
+    if (is_floating(d)) {
+      Tensor c = contiguous(to(t, DType::Float64));
+      values.f.assign(c->data_as<double>(), c->data_as<double>() + c->numel());
+    } else {
+      Tensor c = contiguous(to(t, DType::Int64));
+      values.i.assign(c->data_as<int64_t>(), c->data_as<int64_t>() + c->numel());
+    }
+    Printer p{t->sizes(), contiguous_strides(t->sizes()), t->numel() > kThreshold};
+    std::vector<int64_t> shown;
+    p.collect(0, 0, shown);
+    Formatter fmt(d, values, shown);
+    body = t->dim() == 0 ? fmt.padded(0) : p.emit(0, 0, 7, fmt);
+  }
+  if (!default_dtype) suffix.push_back(std::string("dtype=") + dtype_name(d));
+  std::string s = "tensor(" + body;
+  for (const std::string& x : suffix) s += ", " + x;
+  return s + ")";
+}
+
+}  // namespace ct::ops

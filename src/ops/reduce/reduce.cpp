@@ -1,0 +1,195 @@
+// reduce.cpp - sum, mean, prod, amax, amin over a list of dims, and argmax, argmin over one dim.
+// Meta functions fix the output sizes and dtype; the CPU compute lays the input out as rows of
+// the reduced elements and runs the reduction engine (cpu/reduce.h).
+#include <cmath>
+#include <limits>
+
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/cast.h"
+#include "ops/cpu/reduce.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+template <typename T> using M = opmath_t<T>;
+template <typename T>
+using sum_acc_t = std::conditional_t<std::is_floating_point<M<T>>::value, M<T>, int64_t>;
+
+template <typename T>
+bool is_nan(T x) {
+  if constexpr (std::is_floating_point<T>::value) return std::isnan(x);
+  else return false;
+}
+
+template <typename T> struct SumOp {
+  using acc_t = sum_acc_t<T>;
+  static acc_t identity() { return acc_t(0); }
+  static acc_t step(acc_t a, T x, int64_t) { return a + acc_t(M<T>(x)); }
+  static acc_t merge(acc_t a, acc_t b) { return a + b; }
+};
+template <typename T> struct ProdOp {
+  using acc_t = sum_acc_t<T>;
+  static acc_t identity() { return acc_t(1); }
+  static acc_t step(acc_t a, T x, int64_t) { return a * acc_t(M<T>(x)); }
+  static acc_t merge(acc_t a, acc_t b) { return a * b; }
+};
+template <typename T, bool Max> struct ExtremumOp {  // NaN wins, as in PyTorch
+  using acc_t = M<T>;
+  static acc_t identity() {
+    if constexpr (std::is_floating_point<acc_t>::value)
+      return Max ? -std::numeric_limits<acc_t>::infinity() : std::numeric_limits<acc_t>::infinity();
+    else return Max ? std::numeric_limits<acc_t>::lowest() : std::numeric_limits<acc_t>::max();
+  }
+  static acc_t merge(acc_t a, acc_t b) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return (Max ? b > a : b < a) ? b : a;
+  }
+  static acc_t step(acc_t a, T x, int64_t) { return merge(a, acc_t(x)); }
+};
+template <typename T> using AmaxOp = ExtremumOp<T, true>;
+template <typename T> using AminOp = ExtremumOp<T, false>;
+
+template <typename T, bool Max> struct ArgOp {  // first index of the extremum; the first NaN wins
+  struct acc_t {
+    M<T> v;
+    int64_t i;
+  };
+  static acc_t identity() { return {M<T>(0), -1}; }
+  static acc_t merge(acc_t a, acc_t b) {
+    if (a.i < 0) return b;
+    if (b.i < 0) return a;
+    const bool an = is_nan(a.v), bn = is_nan(b.v);
+    if (an || bn) return an && bn ? (a.i < b.i ? a : b) : an ? a : b;
+    if (a.v == b.v) return a.i < b.i ? a : b;
+    return (Max ? b.v > a.v : b.v < a.v) ? b : a;
+  }
+  static acc_t step(acc_t a, T x, int64_t i) { return merge(a, acc_t{M<T>(x), i}); }
+};
+
+enum class Kind { Sum, Mean, Prod, Amax, Amin, Argmax, Argmin };
+
+// Which dims are reduced: a bitmask over the input's dims (every dim when the list is empty).
+uint64_t reduced_mask(const char* op, const Value& dims, int64_t ndim, bool* all) {
+  *all = dims.is_none() || dims.int_list().empty();
+  if (*all) return ndim >= 64 ? ~uint64_t(0) : (uint64_t(1) << ndim) - 1;
+  uint64_t mask = 0;
+  for (int64_t d : dims.int_list()) {
+    const int64_t w = wrap_dim(op, d, ndim);
+    CT_CHECK(!(mask >> w & 1), CT_ERROR_INVALID_ARGUMENT, op, ": dim ", w, " appears more than once in ",
+             dims.int_list(), ". List each dim once");
+    mask |= uint64_t(1) << w;
+  }
+  return mask;
+}
+
+template <Kind K>
+constexpr const char* kind_name() {
+  constexpr const char* names[] = {"sum", "mean", "prod", "amax", "amin", "argmax", "argmin"};
+  return names[static_cast<int>(K)];
+}
+
+// <name>.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+// argmax/argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+template <Kind K>
+void reduce_meta(const Frame& f, MetaResult& m) {
+  constexpr bool arg = K == Kind::Argmax || K == Kind::Argmin;
+  const char* op = kind_name<K>();
+  const TensorImpl& a = f.tensor(0);
+  const int64_t nd = static_cast<int64_t>(a.dim());
+  const bool keepdim = f.arg(2).to_bool();
+  bool all = false;
+  uint64_t mask;
+  if (arg) {
+    all = f.arg(1).is_none();
+    mask = all ? (nd >= 64 ? ~uint64_t(0) : (uint64_t(1) << nd) - 1)
+               : uint64_t(1) << wrap_dim(op, f.arg(1).to_int(), nd);
+  } else {
+    mask = reduced_mask(op, f.arg(1), nd, &all);
+  }
+  DimVector sizes;
+  int64_t k = 1;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (mask >> d & 1) {
+      k *= a.size(d);
+      if (keepdim) sizes.push_back(1);
+    } else {
+      sizes.push_back(a.size(d));
+    }
+  }
+  if (K == Kind::Amax || K == Kind::Amin || arg)
+    CT_CHECK(k > 0, CT_ERROR_SHAPE, op, ": cannot reduce over ",
+             all ? "all dims" : "a dim", " of size 0 (input ", a.sizes(), "). Reduce over non-empty dims");
+  DType out = a.dtype();
+  if (K == Kind::Sum || K == Kind::Prod) out = is_integral(out, true) ? DType::Int64 : out;
+  if (K == Kind::Mean)
+    CT_CHECK(is_floating(out), CT_ERROR_DTYPE, "mean: needs a floating input, got ", out, " (", a.sizes(),
+             "). Convert with to(float32) first");
+  if (arg) out = DType::Int64;
+  m.compute = a.dtype();
+  set_output(m, 0, sizes, out, a.device());
+}
+
+template <Kind K>
+void reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  constexpr bool arg = K == Kind::Argmax || K == Kind::Argmin;
+  const TensorImpl& a = f.tensor(0);
+  const int64_t nd = static_cast<int64_t>(a.dim());
+  bool all = false;
+  const uint64_t mask = arg ? (f.arg(1).is_none() ? ~uint64_t(0) : uint64_t(1) << wrap_dim("arg", f.arg(1).to_int(), nd))
+                            : reduced_mask(kind_name<K>(), f.arg(1), nd, &all);
+  // Lay the input out as [kept dims..., reduced dims...]: rows of k contiguous elements.
+  DimVector perm;
+  int64_t k = 1;
+  for (int64_t d = 0; d < nd; ++d)
+    if (!(mask >> d & 1)) perm.push_back(d);
+  for (int64_t d = 0; d < nd; ++d)
+    if (mask >> d & 1) {
+      perm.push_back(d);
+      k *= a.size(d);
+    }
+  Tensor rows = contiguous(nd ? permute(Tensor::borrow(&a), perm) : Tensor::borrow(&a));
+  const int64_t m = outs[0]->numel();
+  visit_dtype(a.dtype(), kind_name<K>(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = rows->data_as<T>();
+    if constexpr (K == Kind::Sum || K == Kind::Prod) {
+      using Op = std::conditional_t<K == Kind::Sum, SumOp<T>, ProdOp<T>>;
+      using O = std::conditional_t<std::is_floating_point<M<T>>::value, T, int64_t>;
+      cpu::reduce_rows<Op>(p, m, k, outs[0]->data_as<O>(), [](auto acc) { return cpu::cast_value<O>(acc); });
+    } else if constexpr (K == Kind::Mean) {
+      if constexpr (std::is_floating_point<M<T>>::value) {
+        const M<T> n = M<T>(k);
+        cpu::reduce_rows<SumOp<T>>(p, m, k, outs[0]->data_as<T>(), [n](auto acc) { return T(acc / n); });
+      }
+    } else if constexpr (K == Kind::Amax || K == Kind::Amin) {
+      using Op = std::conditional_t<K == Kind::Amax, AmaxOp<T>, AminOp<T>>;
+      cpu::reduce_rows<Op>(p, m, k, outs[0]->data_as<T>(), [](auto acc) { return cpu::cast_value<T>(acc); });
+    } else {
+      using Op = ArgOp<T, K == Kind::Argmax>;
+      cpu::reduce_rows<Op>(p, m, k, outs[0]->data_as<int64_t>(), [](auto acc) { return acc.i; });
+    }
+  });
+}
+
+template <Kind K>
+void define_reduction(Registry& r, const std::string& schema) {
+  r.def(schema).meta(reduce_meta<K>).compute(DispatchKey::CPU, reduce_cpu<K>, Determinism::Bitwise);
+}
+
+}  // namespace
+
+void define_reductions(Registry& r) {
+  const std::string list = ".dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor";
+  define_reduction<Kind::Sum>(r, "sum" + list);
+  define_reduction<Kind::Mean>(r, "mean" + list);
+  define_reduction<Kind::Prod>(r, "prod" + list);
+  define_reduction<Kind::Amax>(r, "amax" + list);
+  define_reduction<Kind::Amin>(r, "amin" + list);
+  define_reduction<Kind::Argmax>(r, "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  define_reduction<Kind::Argmin>(r, "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+}
+
+}  // namespace ct::ops

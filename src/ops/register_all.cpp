@@ -1,0 +1,32 @@
+// register_all.cpp - defines every built-in operator, explicitly, on the registry's first use
+// (see registry.h for why there are no static initializers).
+#include "dispatch/registry.h"
+
+namespace ct {
+namespace ops {
+void define_factories(Registry& r);
+void define_copy(Registry& r);
+void define_binary_ops(Registry& r);
+void define_unary_ops(Registry& r);
+void define_where_clamp(Registry& r);
+void define_views(Registry& r);
+void define_cat(Registry& r);
+void define_reductions(Registry& r);
+void define_mm(Registry& r);
+void define_matmul(Registry& r);
+}  // namespace ops
+
+void register_builtin_operators(Registry& r) {
+  ops::define_factories(r);
+  ops::define_copy(r);
+  ops::define_binary_ops(r);
+  ops::define_unary_ops(r);
+  ops::define_where_clamp(r);
+  ops::define_views(r);
+  ops::define_cat(r);
+  ops::define_reductions(r);
+  ops::define_mm(r);
+  ops::define_matmul(r);
+}
+
+}  // namespace ct

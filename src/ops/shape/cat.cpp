@@ -1,0 +1,89 @@
+// cat.cpp - cat (join along an existing dim) and stack (join along a new dim).
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+// PyTorch skips 1-D empty tensors in cat whatever the other inputs' rank (legacy behaviour).
+bool skipped(const TensorImpl& t) { return t.dim() == 1 && t.size(0) == 0; }
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+void cat_meta(const Frame& f, MetaResult& m) {
+  ArrayRef<const TensorImpl*> ts = f.arg(0).tensor_list();
+  CT_CHECK(!ts.empty(), CT_ERROR_INVALID_ARGUMENT, "cat: expected a non-empty list of tensors");
+  const Device dev = common_device(f);
+  ResultType rt;
+  const TensorImpl* ref = nullptr;
+  size_t ref_index = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    rt.add(*ts[i]);
+    if (!ref && !skipped(*ts[i])) {
+      ref = ts[i];
+      ref_index = i;
+    }
+  }
+  m.compute = rt.result();
+  if (!ref) {  // every input is 1-D and empty
+    set_output(m, 0, {0}, m.compute, dev);
+    return;
+  }
+  CT_CHECK(ref->dim() > 0, CT_ERROR_SHAPE, "cat: zero-dimensional tensor (at position ", ref_index,
+           ") cannot be concatenated. Unsqueeze it to 1-D first");
+  const int64_t d = wrap_dim("cat", f.arg(1).to_int(), ref->dim());
+  DimVector sizes(ref->sizes());
+  sizes[d] = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const TensorImpl& t = *ts[i];
+    if (skipped(t)) continue;
+    CT_CHECK(t.dim() == ref->dim(), CT_ERROR_SHAPE, "cat: tensors must have the same number of dims, got ",
+             ref->sizes(), " at position ", ref_index, " and ", t.sizes(), " at position ", i,
+             ". Reshape them to one rank");
+    for (size_t k = 0; k < t.dim(); ++k)
+      CT_CHECK(static_cast<int64_t>(k) == d || t.size(k) == ref->size(k), CT_ERROR_SHAPE,
+               "cat: sizes must match except in dim ", d, ", got ", ref->sizes(), " at position ", ref_index, " and ",
+               t.sizes(), " at position ", i, " (dim ", k, "). Make them equal");
+    sizes[d] += t.size(d);
+  }
+  set_output(m, 0, sizes, m.compute, dev);
+}
+
+void cat_compute(const Frame& f, const MetaResult&, Tensor* outs) {
+  ArrayRef<const TensorImpl*> ts = f.arg(0).tensor_list();
+  if (outs[0]->dim() == 1 && outs[0]->size(0) == 0) return;
+  const int64_t d = wrap_dim("cat", f.arg(1).to_int(), outs[0]->dim());
+  int64_t offset = 0;
+  for (const TensorImpl* t : ts) {
+    if (skipped(*t)) continue;
+    copy_(narrow(outs[0], d, offset, t->size(d)), Tensor::borrow(t));
+    offset += t->size(d);
+  }
+}
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+void stack_kernel(void*, Frame& f) {
+  ArrayRef<const TensorImpl*> ts = f.arg(0).tensor_list();
+  CT_CHECK(!ts.empty(), CT_ERROR_INVALID_ARGUMENT, "stack: expected a non-empty list of tensors");
+  const int64_t d = wrap_dim("stack", f.arg(1).to_int(), static_cast<int64_t>(ts[0]->dim()) + 1);
+  std::vector<Tensor> parts;
+  std::vector<const TensorImpl*> ptrs;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    CT_CHECK(ts[i]->sizes().equals(ts[0]->sizes()), CT_ERROR_SHAPE, "stack: every tensor must have the same sizes, got ",
+             ts[0]->sizes(), " at position 0 and ", ts[i]->sizes(), " at position ", i, ". Make them equal");
+    parts.push_back(unsqueeze(Tensor::borrow(ts[i]), d));
+    ptrs.push_back(parts.back().impl());
+  }
+  f.outs[0] = cat(ptrs, d);
+}
+
+}  // namespace
+
+void define_cat(Registry& r) {
+  r.def("cat(Tensor[] tensors, int dim=0) -> Tensor")
+      .meta(cat_meta)
+      .compute(DispatchKey::CPU, cat_compute, Determinism::Bitwise);
+  r.def("stack(Tensor[] tensors, int dim=0) -> Tensor").composite(stack_kernel);
+}
+
+}  // namespace ct::ops
