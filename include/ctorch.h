@@ -283,8 +283,9 @@ CT_API CT_NODISCARD ct_status ct_tensor_from_blob(void* data, const int64_t* siz
  *
  * Returns
  *   CT_OK
- *   CT_ERROR_INVALID_ARGUMENT  out is NULL, sizes NULL with ndim > 0, a negative size, value NULL,
- *                              bad dtype, or an unparsable device string
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL, sizes NULL with ndim > 0, a negative size, sizes whose
+ *                              product overflows int64, value NULL, bad dtype, or an unparsable
+ *                              device string
  *   CT_ERROR_DEVICE            the device has no backend in this process
  *   CT_ERROR_OUT_OF_MEMORY
  * Since 0.1.
@@ -301,8 +302,9 @@ CT_API CT_NODISCARD ct_status ct_tensor_full(const int64_t* sizes, size_t ndim, 
 /*
  * ct_tensor_arange - the 1-D tensor start, start + step, ... up to but excluding end.
  *
- * Its length is ceil((end - start) / step). Values are computed as start + i * step in double
- * and converted to dtype, as torch.arange does.
+ * Its length is ceil((end - start) / step). Element i is start + i * step computed in double and
+ * then converted to dtype (for an integer dtype with a fractional step this differs from
+ * torch.arange, which truncates step first).
  *
  * Returns
  *   CT_OK
@@ -342,7 +344,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_eye(int64_t n, int64_t m, ct_dtype dtype
  * Each reads one property of t (borrowed) into out (filled). ct_tensor_size accepts a negative dim
  * counted from the end (-1 is the last). ct_tensor_sizes and ct_tensor_strides fill n entries,
  * where n must equal ndim (strides are in elements). ct_tensor_device fills the device type and
- * index (-1 for cpu and meta).
+ * index (-1 for cpu and meta). For a 0-dim tensor, ct_tensor_sizes and ct_tensor_strides accept
+ * n == 0 with out NULL.
  *
  * Returns
  *   CT_OK
@@ -402,8 +405,10 @@ CT_API CT_NODISCARD ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out)
 /*
  * ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1., 2.],\n        [3., 4.]])".
  *
- * Non-default dtypes are named ("tensor([1, 2], dtype=int32)"); large tensors are summarized with
- * "..." past 1000 elements; meta tensors print sizes only.
+ * Same layout as PyTorch (4 decimals, scientific notation for wide ranges, 80 columns, "..." past
+ * 1000 elements). Dtypes other than float32, int64 and bool are named with ctorch's names
+ * ("tensor([1, 2], dtype=int32)" where PyTorch writes dtype=torch.int32); meta tensors print
+ * "tensor(..., device='meta', size=(2, 3))".
  *
  *   out  on CT_OK, a new NUL-terminated string; free it with ct_string_release. Otherwise NULL.
  *
@@ -555,7 +560,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_clamp(const ct_tensor* a, const ct_scala
 /*
  * ct_tensor_to - a with its elements converted to dtype (operator "to.dtype").
  *
- * Returns a new reference to a itself when dtype already matches, as torch's Tensor.to does;
+ * Returns a new reference to a itself (the same handle) when dtype already matches, as torch's
+ * Tensor.to does;
  * otherwise a new contiguous tensor. Floating to integer truncates toward zero; to bool tests != 0.
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released, bad dtype); CT_ERROR_OUT_OF_MEMORY.
  * Since 0.1.
@@ -579,10 +585,12 @@ CT_API CT_NODISCARD ct_status ct_tensor_clone(const ct_tensor* a, ct_tensor** ou
  * and a copy otherwise.
  *
  * A view shares a's storage: writes through one are seen through the other, and the storage lives
- * while either does. Dims may be negative (counted from the end). view/reshape accept one -1 size,
- * inferred. expand accepts -1 for "keep this size" and new leading dims; only size-1 dims stretch.
- * narrow takes [start, start + length) of dim; select removes dim at index (negative counts from
- * the end); flatten merges dims start..end (inclusive).
+ * while either does. Dims may be negative (counted from the end); unsqueeze takes a dim in
+ * [-ndim-1, ndim], since the result has one more. view/reshape accept one -1 size, inferred.
+ * expand accepts -1 for "keep this size" (not in new leading dims) and new leading dims; only
+ * size-1 dims stretch. narrow takes [start, start + length) of dim, a negative start counting from
+ * the end; select removes dim at index (negative counts from the end); flatten merges dims
+ * start..end (inclusive).
  *
  *   a, sizes, dims  borrowed.  out  on CT_OK, a new reference. Otherwise set to NULL.
  *
@@ -591,8 +599,10 @@ CT_API CT_NODISCARD ct_status ct_tensor_clone(const ct_tensor* a, ct_tensor** ou
  *   CT_ERROR_INVALID_ARGUMENT  a NULL or released, out NULL, sizes/dims NULL with n > 0
  *   CT_ERROR_SHAPE             sizes with a different numel, two -1, view over incompatible strides
  *                              (use reshape), permute that is not a permutation, expand of a dim
- *                              that is not 1, narrow past the end
- *   CT_ERROR_INDEX             a dim outside [-ndim, ndim), select index out of range
+ *                              that is not 1 or -1 in a new leading dim, narrow past the end or
+ *                              of a 0-dim tensor
+ *   CT_ERROR_INDEX             a dim out of range, select index or narrow start out of range,
+ *                              flatten with start_dim after end_dim
  * Since 0.1.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_view(const ct_tensor* a, const int64_t* sizes, size_t n, ct_tensor** out);
@@ -614,14 +624,15 @@ CT_API CT_NODISCARD ct_status ct_tensor_flatten(const ct_tensor* a, int64_t star
  * ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or along a new dim (stack).
  *
  * cat: sizes must match except along dim; 1-D empty tensors are skipped, as in PyTorch. stack:
- * all sizes must match. The result dtype is the promotion of all inputs.
+ * all sizes must match; dim for stack lies in [-ndim-1, ndim]. The result dtype is the promotion of
+ * all inputs.
  *
  *   tensors  borrowed array of n borrowed handles.  out  a new reference, or NULL on failure.
  *
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  tensors NULL, n == 0, an element NULL or released, out NULL
- *   CT_ERROR_SHAPE             sizes differ outside dim, or different ndim
+ *   CT_ERROR_SHAPE             sizes differ outside dim, different ndim, a 0-dim input to cat
  *   CT_ERROR_INDEX             dim out of range
  *   CT_ERROR_DEVICE            mixed devices
  * Since 0.1.
@@ -809,9 +820,10 @@ CT_API CT_NODISCARD ct_status ct_library_define(const char* schema);
 /*
  * ct_library_impl - give an operator a kernel for a device ("cpu", "meta").
  *
- * name is "ns::name" or "ns::name.overload". The library retains fn and user_data until the process
- * ends or the kernel is replaced by another ct_library_impl for the same device, then calls
- * destroy(user_data). On failure destroy is not called. The kernel is called on any thread.
+ * name is "ns::name" or "ns::name.overload". The library retains fn and user_data until the kernel
+ * is replaced by another ct_library_impl for the same device, and then calls destroy(user_data);
+ * kernels still registered when the process ends are not destroyed. On failure destroy is not
+ * called. The kernel is called on any thread.
  *
  * Returns
  *   CT_OK

@@ -40,13 +40,10 @@ ct_status translate_exception() {
   }
 }
 
-const TensorImpl& tensor_arg(const ct_tensor* t, const char* fn, const char* arg) {
-  CT_CHECK(t, CT_ERROR_INVALID_ARGUMENT, fn, ": argument ", arg, " is NULL. Pass a tensor handle");
-  uint32_t tag;
-  std::memcpy(&tag, t, sizeof tag);  // see Note [Handle poisoning]
-  CT_CHECK(tag == TensorImpl::kLiveTag, CT_ERROR_INVALID_ARGUMENT, fn, ": argument ", arg,
-           " is a released handle. Keep a reference (ct_tensor_retain) while using it");
-  return *impl_of(t);
+void fail_bad_handle(const ct_tensor* t, const char* fn, const char* arg) {
+  if (!t) fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": argument ", arg, " is NULL. Pass a tensor handle"));
+  fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": argument ", arg,
+                                      " is a released handle. Keep a reference (ct_tensor_retain) while using it"));
 }
 
 Scalar scalar_arg(const ct_scalar* s, const char* fn, const char* arg) {

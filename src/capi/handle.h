@@ -7,6 +7,7 @@
 // exception ever crosses into the caller, and out-parameters are NULL on every failure.
 #pragma once
 
+#include <cstring>
 #include <string>
 
 #include "core/scalar.h"
@@ -33,8 +34,15 @@ ct_status guard(F&& body) {
   }
 }
 
+[[noreturn]] void fail_bad_handle(const ct_tensor* t, const char* fn, const char* arg);
+
 /// The live tensor behind a handle; CT_ERROR_INVALID_ARGUMENT naming fn and arg when NULL or released.
-const TensorImpl& tensor_arg(const ct_tensor* t, const char* fn, const char* arg);
+inline const TensorImpl& tensor_arg(const ct_tensor* t, const char* fn, const char* arg) {
+  uint32_t tag = 0;
+  if (t) std::memcpy(&tag, t, sizeof tag);  // see Note [Handle poisoning]
+  if (__builtin_expect(tag != TensorImpl::kLiveTag, 0)) fail_bad_handle(t, fn, arg);
+  return *reinterpret_cast<const TensorImpl*>(t);
+}
 /// The number a ct_scalar holds; CT_ERROR_INVALID_ARGUMENT when NULL or of an unknown kind.
 Scalar scalar_arg(const ct_scalar* s, const char* fn, const char* arg);
 /// Raises CT_ERROR_INVALID_ARGUMENT when an out pointer is NULL.

@@ -42,8 +42,9 @@ extern "C" {
   ct_status ct_tensor_##name##_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out) {   \
     return capi::tensor_result(out, "ct_tensor_" #name "_scalar", [&] {                            \
       CT_OPERATOR(op, #name ".Tensor");                                                            \
+      const TensorImpl& x = tensor_arg(a, "ct_tensor_" #name "_scalar", "a"); /* before allocating */ \
       Tensor b = ops::wrap_scalar(capi::scalar_arg(s, "ct_tensor_" #name "_scalar", "s"));         \
-      return call(op, {&tensor_arg(a, "ct_tensor_" #name "_scalar", "a"), b extra});              \
+      return call(op, {&x, b extra});                                                              \
     });                                                                                            \
   }
 #define CT_ALPHA , Value(int64_t(1))

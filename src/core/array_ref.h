@@ -20,7 +20,11 @@ class ArrayRef {
   constexpr ArrayRef() = default;
   constexpr ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  // Valid for the full expression that holds the braces, which is how call arguments use it.
   constexpr ArrayRef(std::initializer_list<T> l) : data_(l.begin()), size_(l.size()) {}
+#pragma GCC diagnostic pop
   constexpr const T* data() const { return data_; }
   constexpr size_t size() const { return size_; }
   constexpr bool empty() const { return size_ == 0; }
@@ -75,7 +79,7 @@ class SmallVector {
 
   void assign(const T* src, size_t n) {
     reserve(n);
-    if (n) std::memcpy(static_cast<void*>(data_), src, n * sizeof(T));
+    for (size_t i = 0; i < n; ++i) data_[i] = src[i];  // short: cheaper than a memcpy call
     size_ = n;
   }
   void reserve(size_t n) {

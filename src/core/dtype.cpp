@@ -2,11 +2,6 @@
 
 namespace ct {
 
-size_t itemsize(DType d) {
-  static constexpr size_t sizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-  return sizes[static_cast<int>(d)];
-}
-
 const char* dtype_name(DType d) {
   static constexpr const char* names[kNumDTypes] = {"bool",    "uint8",    "int8",    "int16",   "int32",
                                                     "int64",   "float16",  "bfloat16", "float32", "float64"};

@@ -14,7 +14,10 @@ namespace ct {
 enum class DType : uint8_t { Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64 };
 constexpr int kNumDTypes = 10;
 
-size_t itemsize(DType d);
+inline size_t itemsize(DType d) {
+  constexpr unsigned char sizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return sizes[static_cast<int>(d)];
+}
 const char* dtype_name(DType d);
 inline std::ostream& operator<<(std::ostream& os, DType d) { return os << dtype_name(d); }
 

@@ -63,9 +63,21 @@ TensorImpl* TensorImpl::create(StorageImpl* storage, IntArrayRef sizes, IntArray
 }
 
 TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
-  int64_t n = checked_numel(sizes, "empty");
+  // One pass for numel, strides and contiguity: this runs for every operator result.
+  const int64_t n = checked_numel(sizes, "empty");
   StorageImpl* s = StorageImpl::create(static_cast<size_t>(n) * itemsize(dtype), device);
-  return create(s, sizes, contiguous_strides(sizes), 0, dtype);
+  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
+  t->storage_ = s;
+  t->dtype_ = dtype;
+  t->numel_ = n;
+  t->sizes_.assign(sizes.data(), sizes.size());
+  t->strides_.resize(sizes.size());
+  int64_t st = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    t->strides_[i] = st;
+    st *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  return t;
 }
 
 TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
@@ -75,8 +87,10 @@ TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntAr
 
 void TensorImpl::destroy() {
   StorageImpl* s = storage_;
-  tag_ = kDeadTag;  // stays readable in the pool slot: see Note [Handle poisoning]
   this->~TensorImpl();
+  // Written into the raw slot after the object's lifetime ended; volatile, because the compiler may
+  // drop a store to a dead object, and this one must stay readable (see Note [Handle poisoning]).
+  *reinterpret_cast<volatile uint32_t*>(static_cast<void*>(this)) = kDeadTag;
   ImplPool::deallocate(this);
   s->release();
 }

@@ -38,7 +38,10 @@ std::string DefaultValue::to_string() const {
   switch (kind) {
     case Value::Kind::Int: return std::to_string(i);
     case Value::Kind::Bool: return i ? "True" : "False";
-    case Value::Kind::Double: return str(d);
+    case Value::Kind::Double: {  // keep it a float literal: 2.0, not 2
+      std::string t = str(d);
+      return t.find_first_of(".en") == std::string::npos ? t + ".0" : t;
+    }
     case Value::Kind::IntList: return str(IntArrayRef(ints));
     case Value::Kind::String: return "'" + s + "'";
     default: return "None";

@@ -72,9 +72,10 @@ DType ResultType::result() const {
   return r < 0 ? kDefaultFloat : static_cast<DType>(r);
 }
 
-Tensor as_dtype(const TensorImpl& t, DType d) {
-  Tensor x = Tensor::borrow(&t);
-  return t.dtype() == d ? x : to(x, d);
+const TensorImpl* as_dtype(const TensorImpl& t, DType d, Tensor& holder) {
+  if (t.dtype() == d) return &t;
+  holder = to(Tensor::borrow(&t), d);
+  return holder.impl();
 }
 
 Tensor wrap_scalar(const Scalar& s) {

@@ -29,8 +29,8 @@ class ResultType {
   int dim_ = -1, zero_ = -1, wrapped_ = -1;  // -1: no input in the group yet
 };
 
-/// t itself when it already has dtype d, else a converted copy.
-Tensor as_dtype(const TensorImpl& t, DType d);
+/// t itself when it already has dtype d (no reference taken), else a converted copy kept in holder.
+const TensorImpl* as_dtype(const TensorImpl& t, DType d, Tensor& holder);
 
 /// A 0-dim cpu tensor holding s, flagged as a wrapped number.
 Tensor wrap_scalar(const Scalar& s);

@@ -26,7 +26,9 @@ class Formatter {
   Formatter(DType dtype, const Values& v, const std::vector<int64_t>& shown) : dtype_(dtype), v_(v) {
     floating_ = is_floating(dtype);
     if (floating_) choose_float_mode(shown);
-    for (int64_t o : shown) width_ = std::max(width_, format(o).size());
+    // Floats take their width from the nonzero finite values only, as PyTorch does.
+    for (int64_t o : shown)
+      if (!floating_ || (std::isfinite(v_.f[o]) && v_.f[o] != 0)) width_ = std::max(width_, format(o).size());
   }
   std::string padded(int64_t offset) const {
     std::string s = format(offset);

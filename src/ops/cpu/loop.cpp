@@ -3,13 +3,27 @@
 namespace ct::cpu {
 
 LoopPlan make_plan(const TensorImpl& out, const TensorImpl* const* inputs, int ninputs) {
-  LoopPlan p;
+  LoopPlan p;  // NOLINT: filled below up to ndim
   p.nops = ninputs + 1;
   const TensorImpl* ops[kMaxOperands] = {&out};
   for (int i = 0; i < ninputs; ++i) ops[i + 1] = inputs[i];
   IntArrayRef shape = out.sizes();
   const int nd = static_cast<int>(shape.size());
   p.numel = out.numel();
+
+  // Fast path: every operand dense with the output's sizes, or a single broadcast element.
+  bool flat = out.is_contiguous();
+  for (int i = 1; flat && i < p.nops; ++i)
+    flat = ops[i]->numel() == 1 || (ops[i]->is_contiguous() && ops[i]->sizes().equals(shape));
+  if (flat) {
+    p.ndim = 1;
+    p.shape[0] = p.numel;
+    for (int o = 0; o < p.nops; ++o) {
+      p.strides[o][0] = ops[o]->numel() == 1 && o > 0 ? 0 : static_cast<int64_t>(itemsize(ops[o]->dtype()));
+      p.base[o] = static_cast<char*>(ops[o]->data());
+    }
+    return p;
+  }
 
   // Broadcast strides in bytes, aligned from the last dim.
   DimVector st[kMaxOperands];
@@ -25,26 +39,27 @@ LoopPlan make_plan(const TensorImpl& out, const TensorImpl* const* inputs, int n
     p.base[o] = static_cast<char*>(t.data());
   }
 
-  // Merge dim d into the next-inner kept dim when every operand steps across both as one.
-  p.shape.resize(0);
-  for (int o = 0; o < p.nops; ++o) p.strides[o].resize(0);
+  // Merge dim d into the previous kept dim when every operand steps across both as one.
+  int n = 0;
   for (int d = 0; d < nd; ++d) {
     if (shape[d] == 1) continue;
-    bool merge = !p.shape.empty();
-    for (int o = 0; merge && o < p.nops; ++o) merge = p.strides[o].back() == st[o][d] * shape[d];
+    bool merge = n > 0;
+    for (int o = 0; merge && o < p.nops; ++o) merge = p.strides[o][n - 1] == st[o][d] * shape[d];
     if (merge) {
-      p.shape.back() *= shape[d];
-      for (int o = 0; o < p.nops; ++o) p.strides[o].back() = st[o][d];
+      p.shape[n - 1] *= shape[d];
+      for (int o = 0; o < p.nops; ++o) p.strides[o][n - 1] = st[o][d];
     } else {
-      p.shape.push_back(shape[d]);
-      for (int o = 0; o < p.nops; ++o) p.strides[o].push_back(st[o][d]);
+      p.shape[n] = shape[d];
+      for (int o = 0; o < p.nops; ++o) p.strides[o][n] = st[o][d];
+      ++n;
     }
   }
-  if (p.shape.empty()) {  // 0-dim or all-ones: one element
-    p.shape.push_back(1);
-    for (int o = 0; o < p.nops; ++o) p.strides[o].push_back(0);
+  if (n == 0) {  // 0-dim or all-ones: one element
+    p.shape[0] = 1;
+    for (int o = 0; o < p.nops; ++o) p.strides[o][0] = 0;
+    n = 1;
   }
-  p.ndim = static_cast<int>(p.shape.size());
+  p.ndim = n;
   return p;
 }
 

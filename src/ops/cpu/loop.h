@@ -19,13 +19,15 @@ namespace ct::cpu {
 
 constexpr int kMaxOperands = 4;
 
+// Plain arrays, left uninitialized past ndim: building a plan must cost next to nothing for the
+// small tensors where per-call overhead dominates.
 struct LoopPlan {
-  int nops = 0;
-  int ndim = 0;  // after merging; at least 1
-  int64_t numel = 0;
-  DimVector shape;                     // innermost last
-  DimVector strides[kMaxOperands];     // bytes, per operand per dim
-  char* base[kMaxOperands] = {};
+  int nops;
+  int ndim;  // after merging; at least 1
+  int64_t numel;
+  int64_t shape[kMaxDims];                  // innermost last
+  int64_t strides[kMaxOperands][kMaxDims];  // bytes, per operand per dim
+  char* base[kMaxOperands];
 };
 
 /// Plans a loop writing out (sizes equal the broadcast shape) from inputs that broadcast to it.
@@ -35,6 +37,16 @@ LoopPlan make_plan(const TensorImpl& out, const TensorImpl* const* inputs, int n
 template <typename Inner>
 void for_each_segment(const LoopPlan& p, int64_t begin, int64_t end, Inner& inner) {
   const int nd = p.ndim, last = nd - 1;
+  if (nd == 1) {  // one segment: no index arithmetic
+    char* ptr[kMaxOperands];
+    int64_t inner_strides[kMaxOperands];
+    for (int o = 0; o < p.nops; ++o) {
+      inner_strides[o] = p.strides[o][0];
+      ptr[o] = p.base[o] + begin * inner_strides[o];
+    }
+    inner(ptr, inner_strides, end - begin);
+    return;
+  }
   int64_t idx[kMaxDims];
   int64_t rem = begin;
   for (int d = last; d >= 0; --d) {
@@ -70,6 +82,10 @@ void for_each_segment(const LoopPlan& p, int64_t begin, int64_t end, Inner& inne
 template <typename Inner>
 void run_plan(const LoopPlan& p, Inner inner) {
   if (p.numel == 0) return;
+  if (p.numel < kElementwiseGrain || get_num_threads() == 1) {  // skip the thread pool's setup
+    for_each_segment(p, 0, p.numel, inner);
+    return;
+  }
   parallel_for(0, p.numel, kElementwiseGrain, [&](int64_t b, int64_t e) {
     Inner local = inner;
     for_each_segment(p, b, e, local);
@@ -109,7 +125,7 @@ inline void elementwise_inner(char** ptrs, const int64_t* strides, int64_t n, co
     }
   }
   char* o = ptrs[0];
-  char* in[N ? N : 1] = {ptrs[I + 1]...};
+  [[maybe_unused]] char* in[N ? N : 1] = {ptrs[I + 1]...};
   for (int64_t i = 0; i < n; ++i) {
     *reinterpret_cast<Out*>(o) = f(*reinterpret_cast<const In*>(in[I])...);
     o += strides[0];

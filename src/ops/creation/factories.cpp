@@ -82,7 +82,7 @@ void linspace_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     T* p = out.data_as<T>();
     // The second half counts back from end, so both ends are exact (as PyTorch does).
     for (int64_t i = 0; i < n; ++i) {
-      const double v = i < n / 2 ? s + step * static_cast<double>(i) : e - step * static_cast<double>(n - 1 - i);
+      const double v = n == 1 || i < n / 2 ? s + step * static_cast<double>(i) : e - step * static_cast<double>(n - 1 - i);
       p[i] = cpu::cast_value<T>(v);
     }
   });

@@ -114,11 +114,17 @@ template <typename Op>
 void binary_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   const TensorImpl& b = f.tensor(1);
-  const Device dev = common_device(f);
-  ResultType rt;
-  rt.add(a);
-  rt.add(b);
-  DType common = rt.result();
+  // Same device, dtype and sizes (the common case) needs no promotion or broadcasting.
+  const bool same = a.device() == b.device() && a.dtype() == b.dtype() && !a.is_wrapped_number() &&
+                    !b.is_wrapped_number() && a.sizes().equals(b.sizes());
+  const Device dev = same ? a.device() : common_device(f);
+  DType common = a.dtype();
+  if (!same) {
+    ResultType rt;
+    rt.add(a);
+    rt.add(b);
+    common = rt.result();
+  }
   CT_CHECK(!(std::is_same<Op, Sub>::value && common == DType::Bool), CT_ERROR_DTYPE,
            "sub: subtracting bool tensors is not supported (", a.dtype(), ", ", b.dtype(),
            "). Use logical operators, or convert with to() first");
@@ -130,19 +136,20 @@ void binary_meta(const Frame& f, MetaResult& m) {
   }
   if (Op::rule == Rule::TrueDivide && !is_floating(common)) common = kDefaultFloat;
   m.compute = common;
-  set_output(m, 0, broadcast_shapes(Op::name, a.sizes(), b.sizes()), Op::rule == Rule::Compare ? DType::Bool : common,
-             dev);
+  const DType out = Op::rule == Rule::Compare ? DType::Bool : common;
+  if (same) set_output(m, 0, a.sizes(), out, dev);
+  else set_output(m, 0, broadcast_shapes(Op::name, a.sizes(), b.sizes()), out, dev);
 }
 
 template <typename Op>
 void binary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const DType natural = Op::rule == Rule::Compare ? DType::Bool : m.compute;
-  Tensor a = as_dtype(f.tensor(0), m.compute);
-  Tensor b = as_dtype(f.tensor(1), m.compute);
+  Tensor ha, hb, temp;
+  const TensorImpl* in[2] = {as_dtype(f.tensor(0), m.compute, ha), as_dtype(f.tensor(1), m.compute, hb)};
   // In place into a narrower dtype (float16 self += float32): compute, then convert into self.
-  Tensor out = outs[0]->dtype() == natural ? outs[0] : empty(outs[0]->sizes(), natural, kCPU);
-  const TensorImpl* in[2] = {a.impl(), b.impl()};
-  const cpu::LoopPlan plan = cpu::make_plan(*out, in, 2);
+  if (outs[0]->dtype() != natural) temp = empty(outs[0]->sizes(), natural, kCPU);
+  const TensorImpl& out = temp.defined() ? *temp : *outs[0];
+  const cpu::LoopPlan plan = cpu::make_plan(out, in, 2);
   visit_dtype(m.compute, Op::name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using R = decltype(Op::apply(T(), T()));
@@ -155,7 +162,7 @@ void binary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
     }
     cpu::elementwise<R, T, T>(plan, [](T x, T y) { return Op::apply(x, y); });
   });
-  if (out.impl() != outs[0].impl()) copy_(outs[0], out);
+  if (temp.defined()) copy_(outs[0], temp);
 }
 
 // name.Scalar(Tensor self, Scalar other[, Scalar alpha]) calls name.Tensor with other wrapped.

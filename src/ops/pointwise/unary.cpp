@@ -48,8 +48,8 @@ void unary_meta(const Frame& f, MetaResult& m) {
 
 template <typename Op>
 void unary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  Tensor a = as_dtype(f.tensor(0), m.compute);
-  const TensorImpl* in = a.impl();
+  Tensor holder;
+  const TensorImpl* in = as_dtype(f.tensor(0), m.compute, holder);
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], &in, 1);
   visit_dtype<Op::dtypes>(m.compute, Op::name, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -26,9 +26,8 @@ void where_meta(const Frame& f, MetaResult& m) {
 }
 
 void where_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  Tensor a = as_dtype(f.tensor(1), m.compute);
-  Tensor b = as_dtype(f.tensor(2), m.compute);
-  const TensorImpl* in[3] = {&f.tensor(0), a.impl(), b.impl()};
+  Tensor ha, hb;
+  const TensorImpl* in[3] = {&f.tensor(0), as_dtype(f.tensor(1), m.compute, ha), as_dtype(f.tensor(2), m.compute, hb)};
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 3);
   visit_dtype(m.compute, "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -52,8 +51,8 @@ void clamp_meta(const Frame& f, MetaResult& m) {
 }
 
 void clamp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  Tensor a = as_dtype(f.tensor(0), m.compute);
-  const TensorImpl* in = a.impl();
+  Tensor holder;
+  const TensorImpl* in = as_dtype(f.tensor(0), m.compute, holder);
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], &in, 1);
   const bool has_lo = !f.arg(1).is_none(), has_hi = !f.arg(2).is_none();
   visit_dtype<kNumericDTypes>(m.compute, "clamp", [&](auto tag) {
