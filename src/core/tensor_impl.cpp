@@ -31,6 +31,17 @@ bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
+bool has_internal_overlap(const TensorImpl& t) {
+  for (size_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) > 1 && t.stride(d) == 0) return true;
+  return false;
+}
+
+bool overlaps_differently(const TensorImpl& a, const TensorImpl& b) {
+  if (a.storage() != b.storage() || a.numel() == 0 || b.numel() == 0) return false;
+  return !(a.storage_offset() == b.storage_offset() && a.sizes().equals(b.sizes()) && a.strides().equals(b.strides()));
+}
+
 int64_t checked_numel(IntArrayRef sizes, const char* op) {
   CT_CHECK(sizes.size() <= kMaxDims, CT_ERROR_INVALID_ARGUMENT, op, ": ", sizes.size(),
            " dims is more than the ", kMaxDims, " supported. Reshape to fewer dims");

@@ -87,6 +87,14 @@ class TensorImpl {
 
 static_assert(sizeof(TensorImpl) <= 192, "See Note [TensorImpl size constraints]");
 
+/// True when some memory location backs more than one element (a stride of 0 on a dim of size > 1,
+/// as expand makes). Writing such a tensor in place is ill-defined.
+bool has_internal_overlap(const TensorImpl& t);
+/// True when a and b read the same storage through a different layout, so writing one while
+/// reading the other elementwise would read already-written values. Conservative: disjoint views
+/// of one storage also count.
+bool overlaps_differently(const TensorImpl& a, const TensorImpl& b);
+
 /// Row-major strides for sizes.
 DimVector contiguous_strides(IntArrayRef sizes);
 /// True when strides are row-major for sizes (size-1 dims may have any stride).

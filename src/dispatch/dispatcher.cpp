@@ -1,5 +1,7 @@
 #include "dispatch/dispatcher.h"
 
+#include <vector>
+
 #include "core/error.h"
 
 namespace ct {
@@ -73,10 +75,31 @@ void structured_kernel(void*, Frame& f) {
   if (ComputeFn c = f.op.compute[static_cast<int>(k)]) c(f, m, f.outs);
 }
 
+// Note [In-place aliasing]
+// self is written element by element while the other inputs are read. An input that shares self's
+// memory with another layout (a.add_(a.t())) would be read after being overwritten, so it is
+// copied first, giving the answer the out-of-place form gives. A self that maps several elements
+// to one location (an expanded view) has no well-defined result and is refused, as in PyTorch.
 void inplace_kernel(void*, Frame& f) {
+  const TensorImpl& self = f.tensor(0);
+  CT_CHECK(!has_internal_overlap(self), CT_ERROR_INVALID_ARGUMENT, f.op.schema.name,
+           ": several elements of self (sizes ", self.sizes(), ", strides ", self.strides(),
+           ") share one memory location, so writing it in place is ill-defined. Clone self first");
+  for (size_t i = 1; i < f.nargs; ++i) {
+    if (!f.args[i].is_tensor() || !overlaps_differently(self, f.tensor(i))) continue;
+    std::vector<Value> args(f.args, f.args + f.nargs);
+    std::vector<Tensor> copies;
+    for (size_t j = 1; j < f.nargs; ++j) {
+      if (!args[j].is_tensor() || !overlaps_differently(self, args[j].tensor())) continue;
+      copies.push_back(call(builtin_op("clone"), {args[j]}));
+      args[j] = Value(copies.back());
+    }
+    Frame g{f.op, args.data(), args.size(), f.keys, f.outs, f.nouts};
+    inplace_kernel(nullptr, g);
+    return;
+  }
   MetaResult m;
   f.op.meta(f, m);
-  const TensorImpl& self = f.tensor(0);
   CT_CHECK(m.outs[0].sizes.ref().equals(self.sizes()), CT_ERROR_SHAPE, f.op.schema.name, ": the result has sizes ",
            m.outs[0].sizes.ref(), " but self has ", self.sizes(),
            "; an in-place operator cannot grow self. Use the out-of-place form, or expand self first");

@@ -24,6 +24,15 @@ void copy_cpu(void*, Frame& f) {
   copy_check(f);
   const TensorImpl& self = f.tensor(0);
   const TensorImpl* src = f.args[1].tensor_ptr();
+  // See Note [In-place aliasing]: refuse a self with aliased elements, read an overlapping src
+  // from a copy.
+  CT_CHECK(!has_internal_overlap(self), CT_ERROR_INVALID_ARGUMENT, "copy_: several elements of self (sizes ",
+           self.sizes(), ", strides ", self.strides(), ") share one memory location. Clone self first");
+  Tensor src_copy;
+  if (overlaps_differently(self, *src)) {
+    src_copy = clone(Tensor::borrow(src));
+    src = src_copy.impl();
+  }
   cpu::LoopPlan plan = cpu::make_plan(self, &src, 1);
   visit_dtype(self.dtype(), "copy_", [&](auto dt) {
     using D = typename decltype(dt)::type;

@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# lib.sh - steps shared by setup.sh, test.sh and bench.sh. Source it from the repository root;
+# it only defines functions.
+
+# Debian packages the build and the tests need.
+CTORCH_PACKAGES=(cmake g++ ninja-build pkg-config libopenblas-dev googletest libgtest-dev binutils)
+
+ctorch_log() { printf '== %s\n' "$*" >&2; }
+
+ctorch_nproc() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2; }
+
+# Installs the packages in CTORCH_PACKAGES that are missing; does nothing when all are there.
+ctorch_install_deps() {
+  if ! command -v dpkg >/dev/null; then
+    ctorch_log "no dpkg: not a Debian system; install by hand: ${CTORCH_PACKAGES[*]}"
+    return 0
+  fi
+  local missing=() pkg
+  for pkg in "${CTORCH_PACKAGES[@]}"; do
+    dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed' || missing+=("$pkg")
+  done
+  if ((${#missing[@]} == 0)); then
+    ctorch_log "dependencies already installed"
+    return 0
+  fi
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if ! command -v sudo >/dev/null; then
+      echo "error: installing ${missing[*]} needs root, and sudo is not available" >&2
+      return 1
+    fi
+    sudo=(sudo)
+  fi
+  ctorch_log "installing ${missing[*]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# ctorch_configure DIR [BUILD_TYPE]: configures DIR (Ninja when present, for a new DIR only: an
+# existing build keeps its generator).
+ctorch_configure() {
+  local dir=${1:-build} type=${2:-Release} generator=()
+  if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
+    generator=(-G Ninja)
+  fi
+  ctorch_log "configuring $dir ($type)"
+  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE="$type"
+}
+
+# ctorch_build DIR [TARGET...]: builds DIR with every core.
+ctorch_build() {
+  local dir=${1:-build}
+  shift || true
+  local targets=()
+  (($# == 0)) || targets=(--target "$@")
+  ctorch_log "building $dir with $(ctorch_nproc) jobs"
+  cmake --build "$dir" --parallel "$(ctorch_nproc)" "${targets[@]}"
+}
