@@ -1054,6 +1054,28 @@ static void test_clamp_released_input_is_invalid_argument(void) {
   CHECK(out == NULL);
 }
 
+/* a.add_(a.t()) reads a through another layout while writing it: the result must equal a + a.t(). */
+static void test_add_inplace_with_transposed_alias_of_self_matches_out_of_place(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(2, 2), 1, 2, 3, 4);
+  ct_tensor* at = NULL;
+  CHECK_OK(ct_tensor_transpose(a, 0, 1, &at));
+  CHECK_OK(ct_tensor_add_(a, at));
+  CHECK_TENSOR_ARRAY(a, CT_FLOAT32, S(2, 2), ((const double[]){2, 5, 5, 8}), 4, 0.0);
+  RELEASE(at, a);
+}
+
+/* An expanded view maps several elements to one location: writing it in place is refused. */
+static void test_add_inplace_into_expanded_view_is_invalid_argument(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(1, 3), 1, 2, 3);
+  ct_tensor* e = NULL;
+  ct_tensor* one = T(CT_FLOAT32, S(2, 3), 1, 1, 1, 1, 1, 1);
+  CHECK_OK(ct_tensor_expand(a, S(2, 3), &e));
+  CHECK_STATUS(ct_tensor_add_(e, one), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("share one memory location");
+  CHECK_TENSOR_ARRAY(a, CT_FLOAT32, S(1, 3), ((const double[]){1, 2, 3}), 3, 0.0);
+  RELEASE(one, e, a);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_binary_ops_float32_values),
     CAPI_TEST(test_binary_ops_int32_values_and_dtypes),
@@ -1111,6 +1133,8 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_unary_ops_float64_values_keep_float64),
     CAPI_TEST(test_unary_ops_on_strided_view),
     CAPI_TEST(test_unary_domain_edges),
+    CAPI_TEST(test_add_inplace_with_transposed_alias_of_self_matches_out_of_place),
+    CAPI_TEST(test_add_inplace_into_expanded_view_is_invalid_argument),
     CAPI_TEST(test_neg_abs_relu_keep_integer_dtype),
     CAPI_TEST(test_float_unary_of_integers_and_bools_is_float32),
     CAPI_TEST(test_unary_keeps_half_dtypes),
