@@ -168,6 +168,31 @@ CT_API int ct_has_feature(const char* name);
 CT_API CT_NODISCARD ct_status ct_set_num_threads(int32_t n);
 CT_API CT_NODISCARD ct_status ct_get_num_threads(int32_t* out);
 
+/* ---- Library: memory pressure ---- */
+
+/* Called when an allocation of nbytes on device fails even after ctorch emptied its own cache.
+ * Return nonzero after freeing memory (for instance after running a garbage collector that
+ * releases unreachable tensors): the allocation is retried, up to 3 times. Return 0 to give up; the
+ * operator then fails with CT_ERROR_OUT_OF_MEMORY. Called on the allocating thread, possibly from
+ * several threads at once; it must not call ctorch functions that allocate. */
+typedef int (*ct_memory_pressure_fn)(void* user_data, int device_type, size_t nbytes);
+
+/* Frees a callback's user_data when the library no longer needs it. May be NULL. */
+typedef void (*ct_destroy_fn)(void* user_data);
+
+/*
+ * ct_set_memory_pressure_handler - install the process-wide memory pressure callback.
+ *
+ * Replaces any previous handler and calls its destroy(user_data). fn NULL removes the handler (then
+ * user_data and destroy are ignored). The library retains user_data until the handler is replaced
+ * or removed; a handler still installed when the process ends is not destroyed.
+ *
+ * Returns CT_OK. Threads: any thread; do not replace the handler while allocations may be calling
+ * the old one. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_fn fn, void* user_data,
+                                                             ct_destroy_fn destroy);
+
 /* ---- Dtypes, devices, scalars ---- */
 
 /* Element types. Values are fixed forever; new dtypes are appended. */
@@ -789,9 +814,6 @@ CT_API CT_NODISCARD ct_status ct_op_schema(const char* name, char** out);
 CT_API CT_NODISCARD ct_status ct_op_registry_json(char** out);
 
 /* ---- Extending: operators and kernels from C ---- */
-
-/* Frees a callback's user_data when the library no longer needs it. May be NULL. */
-typedef void (*ct_destroy_fn)(void* user_data);
 
 /*
  * A kernel written in C. args follow the operator's schema with every default filled in; the

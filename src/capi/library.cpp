@@ -1,13 +1,31 @@
 // library.cpp - versions, init, features, status names, threads, dtype names.
 #include <cstring>
 
+#include <mutex>
+
 #include "capi/handle.h"
+#include "core/allocator.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "dispatch/registry.h"
 #include "ops/cpu/parallel.h"
 
 using namespace ct;
+
+namespace {
+
+struct PressureHandler {
+  ct_memory_pressure_fn fn = nullptr;
+  void* user_data = nullptr;
+  ct_destroy_fn destroy = nullptr;
+};
+
+bool call_pressure_handler(void* ctx, DeviceType device, size_t nbytes) {
+  const PressureHandler* h = static_cast<const PressureHandler*>(ctx);
+  return h->fn(h->user_data, static_cast<int>(device), nbytes) != 0;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -32,6 +50,23 @@ ct_status ct_init(int32_t header_abi_version) {
              header_abi_version, " but the loaded library implements ABI ", CT_ABI_VERSION, " (ctorch ",
              CT_VERSION_STRING, "). Link the libctorch that came with your ctorch.h");
     Registry::get();
+  });
+}
+
+ct_status ct_set_memory_pressure_handler(ct_memory_pressure_fn fn, void* user_data, ct_destroy_fn destroy) {
+  static std::mutex mu;
+  static PressureHandler* current = nullptr;
+  return capi::guard([&] {
+    PressureHandler* next = fn ? new PressureHandler{fn, user_data, destroy} : nullptr;
+    PressureHandler* old;
+    {
+      std::lock_guard<std::mutex> g(mu);
+      old = current;
+      current = next;
+      set_memory_pressure_hook(next ? call_pressure_handler : nullptr, next);
+    }
+    if (old && old->destroy) old->destroy(old->user_data);
+    delete old;
   });
 }
 

@@ -25,12 +25,23 @@ Cache& cache() {
 
 size_t round_size(size_t n) { return (n + 4095) & ~size_t(4095); }
 
+struct PressureHook {
+  std::mutex mu;
+  MemoryPressureHook fn = nullptr;
+  void* ctx = nullptr;
+};
+PressureHook& pressure_hook() {
+  static PressureHook* h = new PressureHook;
+  return *h;
+}
+
 void* system_allocate(size_t rounded) {
   void* p = std::aligned_alloc(kAlign, rounded);
-  if (!p) {
-    cpu_empty_cache();
+  if (p) return p;
+  cpu_empty_cache();
+  p = std::aligned_alloc(kAlign, rounded);
+  for (int i = 0; !p && i < kPressureRetries && relieve_memory_pressure(DeviceType::CPU, rounded); ++i)
     p = std::aligned_alloc(kAlign, rounded);
-  }
   return p;
 }
 
@@ -70,6 +81,25 @@ void cpu_free(void* p, size_t nbytes) {
     }
   }
   std::free(p);
+}
+
+void set_memory_pressure_hook(MemoryPressureHook hook, void* ctx) {
+  PressureHook& h = pressure_hook();
+  std::lock_guard<std::mutex> g(h.mu);
+  h.fn = hook;
+  h.ctx = ctx;
+}
+
+bool relieve_memory_pressure(DeviceType device, size_t nbytes) {
+  PressureHook& h = pressure_hook();
+  MemoryPressureHook fn;
+  void* ctx;
+  {
+    std::lock_guard<std::mutex> g(h.mu);
+    fn = h.fn;
+    ctx = h.ctx;
+  }
+  return fn && fn(ctx, device, nbytes);
 }
 
 void cpu_empty_cache() {

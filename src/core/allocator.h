@@ -9,6 +9,8 @@
 
 #include <cstddef>
 
+#include "core/device.h"
+
 namespace ct {
 
 /// 64-byte aligned memory of at least nbytes; raises CT_ERROR_OUT_OF_MEMORY when the system refuses
@@ -16,6 +18,15 @@ namespace ct {
 void* cpu_allocate(size_t nbytes);
 /// Returns a block from cpu_allocate; nbytes must be the size it was asked for.
 void cpu_free(void* p, size_t nbytes);
+/// Note [Memory pressure]: a host (a garbage-collected language, say) may install a hook that is
+/// called when an allocation fails even after the cache is emptied. It returns true when it freed
+/// something, and the allocation is retried (at most kPressureRetries times).
+using MemoryPressureHook = bool (*)(void* ctx, DeviceType device, size_t nbytes);
+constexpr int kPressureRetries = 3;
+void set_memory_pressure_hook(MemoryPressureHook hook, void* ctx);
+/// Runs the hook for a failed allocation; false when there is none or it freed nothing.
+bool relieve_memory_pressure(DeviceType device, size_t nbytes);
+
 /// Gives every cached block back to the system.
 void cpu_empty_cache();
 /// Bytes currently held in the cache.

@@ -68,8 +68,15 @@ void redispatch(Frame& f) { run(f.op, f.keys, f.args, f.nargs, f.outs, f.nouts);
 void structured_kernel(void*, Frame& f) {
   MetaResult m;
   f.op.meta(f, m);
-  for (size_t i = 0; i < m.n; ++i)
-    f.outs[i] = Tensor::adopt(TensorImpl::empty(m.outs[i].sizes, m.outs[i].dtype, m.outs[i].device));
+  for (size_t i = 0; i < m.n; ++i) {
+    try {
+      f.outs[i] = Tensor::adopt(TensorImpl::empty(m.outs[i].sizes, m.outs[i].dtype, m.outs[i].device));
+    } catch (const Error& e) {  // name the operator and the output that did not fit
+      if (e.status() != CT_ERROR_OUT_OF_MEMORY) throw;
+      fail(e.status(), str(f.op.schema.name, ": output ", m.outs[i].sizes.ref(), " of ", m.outs[i].dtype, " on ",
+                           m.outs[i].device, ": ", e.message()));
+    }
+  }
   // Outputs live on the inputs' device, so its backend names the compute to run (none for meta).
   const DispatchKey k = backend_key(m.outs[0].device);
   if (ComputeFn c = f.op.compute[static_cast<int>(k)]) c(f, m, f.outs);
