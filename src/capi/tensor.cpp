@@ -70,7 +70,11 @@ ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* s
     for (size_t i = 0; i < ndim && n; ++i) {
       CT_CHECK(st[i] >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": negative stride ", st[i], " in dim ", i,
                ". Strides must be >= 0");
-      span += (s[i] - 1) * st[i];
+      int64_t reach = 0;
+      CT_CHECK(!__builtin_mul_overflow(s[i] - 1, st[i], &reach) && !__builtin_add_overflow(span, reach, &span) &&
+                   !__builtin_mul_overflow(span, static_cast<int64_t>(itemsize(d)), &reach),
+               CT_ERROR_INVALID_ARGUMENT, fn, ": sizes ", s, " with strides ", IntArrayRef(st.data(), ndim),
+               " reach beyond any addressable memory. Check the strides");
     }
     StorageImpl* storage =
         StorageImpl::from_blob(data, static_cast<size_t>(span) * itemsize(d), deleter, user_data);

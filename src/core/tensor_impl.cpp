@@ -58,7 +58,7 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides) {
   sizes_.assign(sizes.data(), sizes.size());
   strides_.assign(strides.data(), strides.size());
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes) n *= s;  // callers checked the product (checked_numel)
   numel_ = n;
   is_contiguous_ = compute_contiguous(sizes, strides);
 }
@@ -92,6 +92,7 @@ TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
 }
 
 TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  checked_numel(sizes, "view");  // before taking a reference, so a failure leaks nothing
   base.storage_->retain();
   return create(base.storage_, sizes, strides, offset, base.dtype_);
 }

@@ -30,7 +30,8 @@ class TensorImpl {
                             DType dtype);
   /// A new contiguous tensor with fresh storage on device.
   static TensorImpl* empty(IntArrayRef sizes, DType dtype, Device device);
-  /// A view of base's storage (retained) with new geometry.
+  /// A view of base's storage (retained) with new geometry; CT_ERROR_INVALID_ARGUMENT when the
+  /// sizes' product overflows.
   static TensorImpl* view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 
   bool alive() const { return tag_ == kLiveTag; }

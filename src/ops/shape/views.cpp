@@ -27,7 +27,8 @@ DimVector infer_size(const char* op, IntArrayRef sizes, int64_t numel, IntArrayR
     } else {
       CT_CHECK(sizes[i] >= 0, CT_ERROR_SHAPE, op, ": invalid size ", sizes[i], " in ", sizes,
                ". Sizes must be >= 0, or -1 to infer one");
-      known *= sizes[i];
+      CT_CHECK(!__builtin_mul_overflow(known, sizes[i], &known), CT_ERROR_SHAPE, op, ": shape ", sizes,
+               " has more elements than int64 can count");
     }
   }
   if (infer >= 0) {
@@ -189,7 +190,7 @@ void narrow_kernel(void*, Frame& f) {
   CT_CHECK(start >= -size && start <= size, CT_ERROR_INDEX, "narrow: start ", start, " is out of range for dim ", d,
            " of size ", size, " (input ", a.sizes(), "). Pass start in [", -size, ", ", size, "]");
   if (start < 0) start += size;
-  CT_CHECK(length >= 0 && start + length <= size, CT_ERROR_SHAPE, "narrow: start ", start, " + length ", length,
+  CT_CHECK(length >= 0 && length <= size - start, CT_ERROR_SHAPE, "narrow: start ", start, " + length ", length,
            " exceeds dim ", d, " of size ", size, " (input ", a.sizes(), "). Shorten length");
   DimVector sizes(a.sizes());
   sizes[d] = length;
