@@ -1,19 +1,6 @@
 /* Tensor creation: from_data, from_blob, factories, arange, linspace, eye. */
 #include "capi_test.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define CAPI_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CAPI_ASAN 1
-#endif
-#endif
-#ifdef CAPI_ASAN
-/* Let huge allocations fail with NULL / bad_alloc instead of aborting, for the out-of-memory tests. */
-const char* __asan_default_options(void);
-const char* __asan_default_options(void) { return "allocator_may_return_null=1"; }
-#endif
-
 /* Sizes whose byte count (2^62 for 4-byte elements) no address space can hold. */
 static const int64_t HUGE_SIZES[2] = {(int64_t)1 << 30, (int64_t)1 << 30};
 

@@ -1,19 +1,6 @@
 /* Matrix products: mm, bmm, matmul, addmm. */
 #include "capi_test.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define CAPI_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CAPI_ASAN 1
-#endif
-#endif
-#ifdef CAPI_ASAN
-/* Let huge allocations fail with NULL / bad_alloc instead of aborting, for the out-of-memory test. */
-const char* __asan_default_options(void);
-const char* __asan_default_options(void) { return "allocator_may_return_null=1"; }
-#endif
-
 typedef ct_status (*mat_fn)(const ct_tensor*, const ct_tensor*, ct_tensor**);
 
 /* A = [[1, 2, 3], [4, 5, 6]], B = [[7, 8], [9, 10], [11, 12]], A @ B = [[58, 64], [139, 154]]. */
