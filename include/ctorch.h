@@ -840,8 +840,10 @@ typedef ct_status (*ct_kernel_fn)(void* user_data, const ct_value* args, size_t 
 CT_API CT_NODISCARD ct_status ct_library_define(const char* schema);
 
 /*
- * ct_library_impl - give an operator a kernel for a device ("cpu", "meta").
+ * ct_library_impl - give an operator a kernel for a device ("cpu", "meta", "cuda").
  *
+ * Works for operators from ct_library_define and for built-in operators on a device where they
+ * have no kernel yet (a built-in kernel is never replaced).
  * name is "ns::name" or "ns::name.overload". The library retains fn and user_data until the kernel
  * is replaced by another ct_library_impl for the same device, and then calls destroy(user_data);
  * kernels still registered when the process ends are not destroyed. On failure destroy is not
@@ -849,7 +851,8 @@ CT_API CT_NODISCARD ct_status ct_library_define(const char* schema);
  *
  * Returns
  *   CT_OK
- *   CT_ERROR_INVALID_ARGUMENT  name, device or fn NULL; name unknown or a built-in operator
+ *   CT_ERROR_INVALID_ARGUMENT  name, device or fn NULL; name unknown or naming several overloads;
+ *                              a built-in operator that already has a kernel for device
  *   CT_ERROR_DEVICE            an unknown device name
  * Since 0.1.
  */

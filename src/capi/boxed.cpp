@@ -311,15 +311,17 @@ ct_status ct_library_impl(const char* name, const char* device, ct_kernel_fn fn,
     CT_CHECK(ops.size() == 1, CT_ERROR_INVALID_ARGUMENT, "ct_library_impl: ",
              ops.empty() ? "no operator named '" : "several overloads named '", name,
              ops.empty() ? "'. Define it first with ct_library_define" : "'. Name one as ns::op.overload");
-    CT_CHECK(!ops[0]->builtin, CT_ERROR_INVALID_ARGUMENT, "ct_library_impl: '", name,
-             "' is a built-in operator; only operators from ct_library_define take C kernels");
     Device d;
     try {
       d = parse_device(device);
     } catch (const Error& e) {
       fail(CT_ERROR_DEVICE, str("ct_library_impl: ", e.message()));
     }
-    r.set_kernel(*ops[0], backend_key(d), Kernel{run_c_kernel, new CKernel{fn, user_data, destroy}, destroy_c_kernel},
+    const DispatchKey key = backend_key(d);
+    CT_CHECK(!ops[0]->builtin || !ops[0]->kernel_keys().has(key), CT_ERROR_INVALID_ARGUMENT, "ct_library_impl: ",
+             ops[0]->full_name, " already has a built-in ", dispatch_key_name(key),
+             " kernel, which C kernels do not replace. Register for a device without one, or define a new operator");
+    r.set_kernel(*ops[0], key, Kernel{run_c_kernel, new CKernel{fn, user_data, destroy}, destroy_c_kernel},
                  Determinism::Deterministic);
   });
 }

@@ -737,6 +737,28 @@ static void test_builtin_add_unaffected_by_failed_impl(void) {
   RELEASE(a, out);
 }
 
+static void test_library_impl_adds_a_kernel_to_a_builtin_on_a_new_device(void) {
+  int destroyed = 0;
+  CHECK_OK(ct_library_impl("exp", "cuda", neg_kernel, &destroyed, count_destroy));
+  char* schema = NULL;
+  CHECK_OK(ct_op_registry_json(&schema));
+  const char* exp_entry = schema ? strstr(schema, "\"schema\": \"exp(Tensor self) -> Tensor\"") : NULL;
+  CHECK(exp_entry != NULL);
+  if (exp_entry) {
+    const char* end = strchr(exp_entry, '\n');
+    const char* cuda = strstr(exp_entry, "\"cuda\"");
+    CHECK(cuda != NULL && (end == NULL || cuda < end));
+  }
+  ct_string_release(schema);
+  CHECK(destroyed == 0);
+  /* The built-in cpu kernel is untouched. */
+  ct_tensor* x = T(CT_FLOAT32, S(1), 0);
+  ct_tensor* o = NULL;
+  CHECK_OK(ct_tensor_exp(x, &o));
+  CHECK_TENSOR(o, CT_FLOAT32, S(1), 1);
+  RELEASE(x, o);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_op_call_add_by_short_and_full_name),
     CAPI_TEST(test_op_call_add_with_alpha),
@@ -772,5 +794,6 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_library_kernel_runs_on_any_thread),
     CAPI_TEST(test_library_impl_bad_arguments),
     CAPI_TEST(test_builtin_add_unaffected_by_failed_impl),
+    CAPI_TEST(test_library_impl_adds_a_kernel_to_a_builtin_on_a_new_device),
 };
 CAPI_MAIN(TESTS)
