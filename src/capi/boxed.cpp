@@ -11,7 +11,7 @@ using namespace ct;
 
 namespace {
 
-const char* kind_name(ct_value_kind k) {
+const char* kind_name(int k) {
   static constexpr const char* names[] = {"None", "Tensor", "int", "float", "bool", "int[]", "Tensor[]", "ScalarType",
                                           "Device", "str"};
   return k >= 0 && k <= CT_VALUE_STRING ? names[k] : "unknown";
@@ -20,64 +20,65 @@ const char* kind_name(ct_value_kind k) {
 // Converts one C value to an argument of schema type `a`; false (with why) when the kind does not fit.
 bool convert(const ct_value& v, const Argument& a, Value* out, std::string* why) {
   const char* fn = "ct_op_call";
-  if (v.kind == CT_VALUE_NONE) {
+  const int kind = capi::raw_enum(v.kind);
+  if (kind == CT_VALUE_NONE) {
     if (a.has_default) *out = a.default_value.as_value();
     else if (a.optional) *out = Value();
     else return *why = "argument '" + a.name + "' is required", false;
     return true;
   }
   auto mismatch = [&] {
-    *why = "argument '" + a.name + "' expects " + a.type_text + ", got " + kind_name(v.kind);
+    *why = "argument '" + a.name + "' expects " + a.type_text + ", got " + kind_name(kind);
     return false;
   };
   switch (a.type) {
     case ArgType::Tensor:
-      if (v.kind != CT_VALUE_TENSOR) return mismatch();
+      if (kind != CT_VALUE_TENSOR) return mismatch();
       *out = Value(&capi::tensor_arg(v.tensor, fn, a.name.c_str()));
       return true;
     case ArgType::TensorList:
-      if (v.kind != CT_VALUE_TENSORS) return mismatch();
+      if (kind != CT_VALUE_TENSORS) return mismatch();
       CT_CHECK(v.tensors || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name, "' has NULL tensors");
       for (size_t i = 0; i < v.len; ++i) capi::tensor_arg(v.tensors[i], fn, a.name.c_str());
       *out = Value(ArrayRef<const TensorImpl*>(reinterpret_cast<const TensorImpl* const*>(v.tensors), v.len));
       return true;
     case ArgType::Int:
-      if (v.kind != CT_VALUE_INT) return mismatch();
+      if (kind != CT_VALUE_INT) return mismatch();
       *out = Value(v.i);
       return true;
     case ArgType::IntList:
-      if (v.kind == CT_VALUE_INT) {  // PyTorch accepts one int for int[]
+      if (kind == CT_VALUE_INT) {  // PyTorch accepts one int for int[]
         *out = Value(IntArrayRef(&v.i, 1));
         return true;
       }
-      if (v.kind != CT_VALUE_INTS) return mismatch();
+      if (kind != CT_VALUE_INTS) return mismatch();
       CT_CHECK(v.ints || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name, "' has NULL ints");
       *out = Value(IntArrayRef(v.ints, v.len));
       return true;
     case ArgType::Float:
-      if (v.kind != CT_VALUE_FLOAT && v.kind != CT_VALUE_INT) return mismatch();
-      *out = Value(v.kind == CT_VALUE_FLOAT ? v.f : static_cast<double>(v.i));
+      if (kind != CT_VALUE_FLOAT && kind != CT_VALUE_INT) return mismatch();
+      *out = Value(kind == CT_VALUE_FLOAT ? v.f : static_cast<double>(v.i));
       return true;
     case ArgType::Bool:
-      if (v.kind != CT_VALUE_BOOL) return mismatch();
+      if (kind != CT_VALUE_BOOL) return mismatch();
       *out = Value(v.i != 0);
       return true;
     case ArgType::Scalar:
-      if (v.kind == CT_VALUE_FLOAT) *out = Value(v.f);
-      else if (v.kind == CT_VALUE_INT) *out = Value(v.i);
-      else if (v.kind == CT_VALUE_BOOL) *out = Value(v.i != 0);
+      if (kind == CT_VALUE_FLOAT) *out = Value(v.f);
+      else if (kind == CT_VALUE_INT) *out = Value(v.i);
+      else if (kind == CT_VALUE_BOOL) *out = Value(v.i != 0);
       else return mismatch();
       return true;
     case ArgType::ScalarType:
-      if (v.kind != CT_VALUE_DTYPE) return mismatch();
+      if (kind != CT_VALUE_DTYPE) return mismatch();
       *out = Value(dtype_from_c(static_cast<int>(v.i)));
       return true;
     case ArgType::Device:
-      if (v.kind != CT_VALUE_DEVICE && v.kind != CT_VALUE_STRING) return mismatch();
+      if (kind != CT_VALUE_DEVICE && kind != CT_VALUE_STRING) return mismatch();
       *out = Value(parse_device(v.str));
       return true;
     case ArgType::String:
-      if (v.kind != CT_VALUE_STRING || !v.str) return mismatch();
+      if (kind != CT_VALUE_STRING || !v.str) return mismatch();
       *out = Value(v.str);
       return true;
   }

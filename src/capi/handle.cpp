@@ -48,12 +48,13 @@ void fail_bad_handle(const ct_tensor* t, const char* fn, const char* arg) {
 
 Scalar scalar_arg(const ct_scalar* s, const char* fn, const char* arg) {
   CT_CHECK(s, CT_ERROR_INVALID_ARGUMENT, fn, ": argument ", arg, " is NULL. Pass a ct_scalar");
-  switch (s->kind) {
+  const int kind = raw_enum(s->kind);
+  switch (kind) {
     case CT_SCALAR_BOOL: return Scalar(s->i != 0);
     case CT_SCALAR_INT: return Scalar(s->i);
     case CT_SCALAR_FLOAT: return Scalar(s->f);
   }
-  fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": argument ", arg, " has unknown kind ", static_cast<int>(s->kind),
+  fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": argument ", arg, " has unknown kind ", kind,
                                       ". Use CT_SCALAR_BOOL, CT_SCALAR_INT or CT_SCALAR_FLOAT"));
 }
 

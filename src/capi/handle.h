@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/dtype.h"
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "ctorch.h"
@@ -43,6 +44,18 @@ inline const TensorImpl& tensor_arg(const ct_tensor* t, const char* fn, const ch
   if (__builtin_expect(tag != TensorImpl::kLiveTag, 0)) fail_bad_handle(t, fn, arg);
   return *reinterpret_cast<const TensorImpl*>(t);
 }
+/// The integer a C enum argument holds. A C caller may pass any int in an enum parameter, and in
+/// C++ reading an enum object outside its enumerators' range is undefined, so enums that come from
+/// C are read as raw integers and validated as such.
+template <typename E>
+int raw_enum(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+inline DType dtype_arg(const ct_dtype& d) { return dtype_from_c(raw_enum(d)); }
+
 /// The number a ct_scalar holds; CT_ERROR_INVALID_ARGUMENT when NULL or of an unknown kind.
 Scalar scalar_arg(const ct_scalar* s, const char* fn, const char* arg);
 /// Raises CT_ERROR_INVALID_ARGUMENT when an out pointer is NULL.

@@ -40,7 +40,7 @@ const char* ct_status_name(ct_status s) {
       "CT_ERROR_NONDETERMINISTIC", "CT_ERROR_GUARD",  "CT_ERROR_GRAPH_BREAK",    "CT_ERROR_RECOMPILE_LIMIT",
       "CT_ERROR_IO",     "CT_ERROR_FORMAT",           "CT_ERROR_BACKEND",        "CT_ERROR_VERSION",
       "CT_ERROR_INTERNAL"};
-  const int i = static_cast<int>(s);
+  const int i = capi::raw_enum(s);
   return i >= 0 && i < static_cast<int>(sizeof names / sizeof names[0]) ? names[i] : "CT_ERROR_UNKNOWN";
 }
 
@@ -91,9 +91,13 @@ ct_status ct_get_num_threads(int32_t* out) {
 }
 
 const char* ct_dtype_name(ct_dtype d) {
-  return d >= 0 && d < kNumDTypes ? dtype_name(static_cast<DType>(d)) : "unknown";
+  const int i = capi::raw_enum(d);
+  return i >= 0 && i < kNumDTypes ? dtype_name(static_cast<DType>(i)) : "unknown";
 }
 
-size_t ct_dtype_itemsize(ct_dtype d) { return d >= 0 && d < kNumDTypes ? itemsize(static_cast<DType>(d)) : 0; }
+size_t ct_dtype_itemsize(ct_dtype d) {
+  const int i = capi::raw_enum(d);
+  return i >= 0 && i < kNumDTypes ? itemsize(static_cast<DType>(i)) : 0;
+}
 
 }  // extern "C"

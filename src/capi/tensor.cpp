@@ -47,7 +47,7 @@ void ct_tensor_release(ct_tensor* t) {
 ct_status ct_tensor_from_data(const void* data, const int64_t* sizes, size_t ndim, ct_dtype dtype, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_from_data", [&] {
     IntArrayRef s = sizes_arg(sizes, ndim, "ct_tensor_from_data");
-    const DType d = dtype_from_c(dtype);
+    const DType d = capi::dtype_arg(dtype);
     const int64_t n = checked_numel(s, "ct_tensor_from_data");
     CT_CHECK(data || n == 0, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_from_data: data is NULL for ", n,
              " elements. Pass a buffer of numel * itemsize bytes");
@@ -62,7 +62,7 @@ ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* s
   return capi::tensor_result(out, "ct_tensor_from_blob", [&] {
     const char* fn = "ct_tensor_from_blob";
     IntArrayRef s = sizes_arg(sizes, ndim, fn);
-    const DType d = dtype_from_c(dtype);
+    const DType d = capi::dtype_arg(dtype);
     const int64_t n = checked_numel(s, fn);
     CT_CHECK(data || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": data is NULL for ", n, " elements");
     DimVector st = strides ? DimVector(IntArrayRef(strides, ndim)) : contiguous_strides(s);
@@ -85,7 +85,7 @@ ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* s
 #define CT_SIZED_FACTORY(cname, op)                                                                         \
   ct_status cname(const int64_t* sizes, size_t ndim, ct_dtype dtype, const char* device, ct_tensor** out) { \
     return capi::tensor_result(out, #cname, [&] {                                                           \
-      return ops::op(sizes_arg(sizes, ndim, #cname), dtype_from_c(dtype), parse_device(device));           \
+      return ops::op(sizes_arg(sizes, ndim, #cname), capi::dtype_arg(dtype), parse_device(device));           \
     });                                                                                                     \
   }
 CT_SIZED_FACTORY(ct_tensor_empty, empty)
@@ -97,24 +97,24 @@ ct_status ct_tensor_full(const int64_t* sizes, size_t ndim, const ct_scalar* val
                          ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_full", [&] {
     return ops::full(sizes_arg(sizes, ndim, "ct_tensor_full"), capi::scalar_arg(value, "ct_tensor_full", "value"),
-                     dtype_from_c(dtype), parse_device(device));
+                     capi::dtype_arg(dtype), parse_device(device));
   });
 }
 
 ct_status ct_tensor_arange(double start, double end, double step, ct_dtype dtype, const char* device, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_arange",
-                             [&] { return ops::arange(start, end, step, dtype_from_c(dtype), parse_device(device)); });
+                             [&] { return ops::arange(start, end, step, capi::dtype_arg(dtype), parse_device(device)); });
 }
 
 ct_status ct_tensor_linspace(double start, double end, int64_t steps, ct_dtype dtype, const char* device,
                              ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_linspace",
-                             [&] { return ops::linspace(start, end, steps, dtype_from_c(dtype), parse_device(device)); });
+                             [&] { return ops::linspace(start, end, steps, capi::dtype_arg(dtype), parse_device(device)); });
 }
 
 ct_status ct_tensor_eye(int64_t n, int64_t m, ct_dtype dtype, const char* device, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_eye",
-                             [&] { return ops::eye(n, m, dtype_from_c(dtype), parse_device(device)); });
+                             [&] { return ops::eye(n, m, capi::dtype_arg(dtype), parse_device(device)); });
 }
 
 ct_status ct_tensor_ndim(const ct_tensor* t, size_t* out) {

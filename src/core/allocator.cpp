@@ -23,7 +23,12 @@ Cache& cache() {
   return *c;
 }
 
-size_t round_size(size_t n) { return (n + 4095) & ~size_t(4095); }
+// The size a request really gets: whole pages for cacheable blocks, 64-byte multiples below.
+// cpu_allocate and cpu_free must agree on it, or a freed block is cached as larger than it is.
+size_t block_size(size_t n) {
+  if (n == 0) n = 1;
+  return n >= kCacheMin ? (n + 4095) & ~size_t(4095) : (n + kAlign - 1) & ~(kAlign - 1);
+}
 
 struct PressureHook {
   std::mutex mu;
@@ -48,8 +53,7 @@ void* system_allocate(size_t rounded) {
 }  // namespace
 
 void* cpu_allocate(size_t nbytes) {
-  if (nbytes == 0) nbytes = 1;
-  size_t rounded = nbytes >= kCacheMin ? round_size(nbytes) : (nbytes + kAlign - 1) & ~(kAlign - 1);
+  const size_t rounded = block_size(nbytes);
   if (rounded >= kCacheMin) {
     Cache& c = cache();
     std::lock_guard<std::mutex> g(c.mu);
@@ -70,7 +74,7 @@ void* cpu_allocate(size_t nbytes) {
 
 void cpu_free(void* p, size_t nbytes) {
   if (!p) return;
-  size_t rounded = round_size(nbytes == 0 ? 1 : nbytes);
+  const size_t rounded = block_size(nbytes);
   if (rounded >= kCacheMin) {
     Cache& c = cache();
     std::lock_guard<std::mutex> g(c.mu);

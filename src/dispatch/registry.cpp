@@ -108,11 +108,15 @@ void Registry::set_kernel(OperatorDef& op, DispatchKey key, Kernel k, Determinis
 }
 
 void Registry::set_fallback(DispatchKey key, Kernel k) {
+  std::unique_lock<std::shared_mutex> g(mu_);
+  Kernel old = fallbacks_[static_cast<int>(key)];
   fallbacks_[static_cast<int>(key)] = k;
   if (k.fn)
     fallback_bits_.fetch_or(DispatchKeySet(key).bits(), std::memory_order_acq_rel);
   else
     fallback_bits_.fetch_and(~DispatchKeySet(key).bits(), std::memory_order_acq_rel);
+  g.unlock();
+  if (old.destroy) old.destroy(old.data);
 }
 
 // ---- OpBuilder ----

@@ -138,7 +138,9 @@ std::string size_suffix(IntArrayRef sizes) {
 std::string to_string(const Tensor& t) {
   std::vector<std::string> suffix;
   const DType d = t->dtype();
-  const bool default_dtype = d == DType::Float32 || d == DType::Int64 || d == DType::Bool;
+  // PyTorch names every dtype but float32 for an empty tensor (tensor([], dtype=int64)), since
+  // no element shows whether it holds integers.
+  const bool default_dtype = d == DType::Float32 || ((d == DType::Int64 || d == DType::Bool) && t->numel() > 0);
   std::string body;
   if (t->device().is_meta()) {
     body = "...";

@@ -123,7 +123,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function
   const int64_t n = end - begin;
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  int64_t chunks = std::min<int64_t>(get_num_threads(), (n + grain - 1) / grain);
+  int64_t chunks = std::min<int64_t>(get_num_threads(), n / grain);  // rounded down: chunks >= grain
   if (chunks <= 1 || t_in_parallel) {
     f(begin, end);
     return;
@@ -132,11 +132,13 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function
   chunks = (n + step - 1) / step;
   Pool& p = pool_with(static_cast<int>(chunks) - 1);
   p.run(static_cast<int>(chunks), [&](int i) {
-    bool was = t_in_parallel;
-    t_in_parallel = true;
+    struct Flag {  // restores the caller's flag even when f throws
+      bool was = t_in_parallel;
+      Flag() { t_in_parallel = true; }
+      ~Flag() { t_in_parallel = was; }
+    } flag;
     int64_t b = begin + i * step;
     f(b, std::min(end, b + step));
-    t_in_parallel = was;
   });
 }
 

@@ -14,9 +14,10 @@ namespace ct::cpu {
 void set_num_threads(int n);
 int get_num_threads();
 
-/// Runs f(begin_i, end_i) over disjoint chunks covering [begin, end), each at least grain long
-/// (except the last), on up to get_num_threads() threads; inline when the range is small or when
-/// already inside a parallel region. Rethrows the first exception a chunk raised.
+/// Runs f(begin_i, end_i) over disjoint, nearly equal chunks covering [begin, end), each but the
+/// last at least grain long, one per thread on up to get_num_threads() threads; inline when the
+/// range holds fewer than two grains or when already inside a parallel region. Rethrows the first
+/// exception a chunk raised.
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f);
 
 /// Elements below which elementwise kernels stay on one thread.

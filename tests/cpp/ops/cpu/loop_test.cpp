@@ -1,0 +1,125 @@
+#include <gtest/gtest.h>
+
+#include "ops/cpu/loop.h"
+#include "ops/functions.h"
+
+using ct::DType;
+using ct::Tensor;
+using ct::cpu::LoopPlan;
+using ct::cpu::make_plan;
+
+namespace {
+Tensor range(std::initializer_list<int64_t> sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return ct::ops::reshape(ct::ops::arange(0, static_cast<double>(n), 1, DType::Float32, ct::kCPU), sizes);
+}
+Tensor empty(std::initializer_list<int64_t> sizes) { return ct::ops::empty(sizes, DType::Float32, ct::kCPU); }
+}  // namespace
+
+TEST(MakePlan, MergesContiguousOperandsIntoOneDim) {
+  Tensor a = range({2, 3, 4}), b = range({2, 3, 4}), out = empty({2, 3, 4});
+  const ct::TensorImpl* in[] = {a.impl(), b.impl()};
+  LoopPlan p = make_plan(*out, in, 2);
+  EXPECT_EQ(p.nops, 3);
+  EXPECT_EQ(p.ndim, 1);
+  EXPECT_EQ(p.numel, 24);
+  EXPECT_EQ(p.shape[0], 24);
+  for (int o = 0; o < 3; ++o) EXPECT_EQ(p.strides[o][0], 4) << o;
+  EXPECT_EQ(p.base[0], out->data());
+  EXPECT_EQ(p.base[1], a->data());
+}
+
+TEST(MakePlan, SingleElementInputBroadcastsWithStrideZero) {
+  Tensor a = range({2, 3}), s = ct::ops::full({}, ct::Scalar(2.0), DType::Float32, ct::kCPU), out = empty({2, 3});
+  const ct::TensorImpl* in[] = {a.impl(), s.impl()};
+  LoopPlan p = make_plan(*out, in, 2);
+  EXPECT_EQ(p.ndim, 1);
+  EXPECT_EQ(p.shape[0], 6);
+  EXPECT_EQ(p.strides[2][0], 0);
+}
+
+TEST(MakePlan, KeepsTransposedDimsSeparate) {
+  Tensor t = ct::ops::transpose(range({2, 3}), 0, 1);  // sizes [3, 2], strides [1, 3]
+  Tensor out = empty({3, 2});
+  const ct::TensorImpl* in[] = {t.impl()};
+  LoopPlan p = make_plan(*out, in, 1);
+  ASSERT_EQ(p.ndim, 2);
+  EXPECT_EQ(p.shape[0], 3);
+  EXPECT_EQ(p.shape[1], 2);
+  EXPECT_EQ(p.strides[0][0], 8);
+  EXPECT_EQ(p.strides[0][1], 4);
+  EXPECT_EQ(p.strides[1][0], 4);
+  EXPECT_EQ(p.strides[1][1], 12);
+}
+
+TEST(MakePlan, MergesOuterDimsOfABroadcastRowButKeepsTheRow) {
+  Tensor row = range({4}), out = empty({2, 3, 4});
+  const ct::TensorImpl* in[] = {row.impl()};
+  LoopPlan p = make_plan(*out, in, 1);
+  ASSERT_EQ(p.ndim, 2);
+  EXPECT_EQ(p.shape[0], 6);
+  EXPECT_EQ(p.shape[1], 4);
+  EXPECT_EQ(p.strides[0][0], 16);
+  EXPECT_EQ(p.strides[0][1], 4);
+  EXPECT_EQ(p.strides[1][0], 0);
+  EXPECT_EQ(p.strides[1][1], 4);
+}
+
+TEST(MakePlan, BroadcastColumnGetsStrideZeroInTheInnerDim) {
+  Tensor col = range({3, 1}), out = empty({3, 4});
+  const ct::TensorImpl* in[] = {col.impl()};
+  LoopPlan p = make_plan(*out, in, 1);
+  ASSERT_EQ(p.ndim, 2);
+  EXPECT_EQ(p.shape[0], 3);
+  EXPECT_EQ(p.shape[1], 4);
+  EXPECT_EQ(p.strides[1][0], 4);
+  EXPECT_EQ(p.strides[1][1], 0);
+}
+
+TEST(MakePlan, NarrowedRowsStayTwoDims) {
+  Tensor n = ct::ops::narrow(range({4, 6}), 1, 1, 3);  // sizes [4, 3], strides [6, 1], offset 1
+  Tensor out = empty({4, 3});
+  const ct::TensorImpl* in[] = {n.impl()};
+  LoopPlan p = make_plan(*out, in, 1);
+  ASSERT_EQ(p.ndim, 2);
+  EXPECT_EQ(p.strides[1][0], 24);
+  EXPECT_EQ(p.strides[1][1], 4);
+  EXPECT_EQ(p.base[1], static_cast<char*>(n->storage()->data()) + 4);
+}
+
+TEST(MakePlan, SizeOneDimsAreDroppedAndZeroDimHasOneElement) {
+  Tensor a = range({1, 5, 1}), out = empty({1, 5, 1});
+  const ct::TensorImpl* in[] = {a.impl()};
+  LoopPlan p = make_plan(*out, in, 1);
+  EXPECT_EQ(p.ndim, 1);
+  EXPECT_EQ(p.shape[0], 5);
+  Tensor z = ct::ops::full({}, ct::Scalar(1.0), DType::Float32, ct::kCPU), zo = empty({});
+  const ct::TensorImpl* zin[] = {z.impl()};
+  LoopPlan pz = make_plan(*zo, zin, 1);
+  EXPECT_EQ(pz.ndim, 1);
+  EXPECT_EQ(pz.numel, 1);
+  EXPECT_EQ(pz.shape[0], 1);
+}
+
+TEST(Elementwise, StridedAndBroadcastOperandsGiveTorchValues) {
+  Tensor t = ct::ops::transpose(range({2, 3}), 0, 1);  // [[0, 3], [1, 4], [2, 5]]
+  Tensor col = range({3, 1});                           // [[0], [1], [2]]
+  Tensor out = ct::ops::add(t, col);
+  const float want[] = {0, 3, 2, 5, 4, 7};
+  ASSERT_TRUE(out->sizes().equals({3, 2}));
+  ASSERT_TRUE(out->is_contiguous());
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(out->data_as<float>()[i], want[i]) << i;
+}
+
+TEST(Elementwise, LargeStridedAddWithBroadcastMatchesAScalarLoop) {
+  const int64_t r = 300, c = 257;
+  Tensor a = ct::ops::transpose(range({c, r}), 0, 1);  // [r, c] non-contiguous
+  Tensor b = range({c});
+  Tensor out = ct::ops::add(a, b);
+  const float* pa = a->storage()->data() ? static_cast<const float*>(a->storage()->data()) : nullptr;
+  ASSERT_NE(pa, nullptr);
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      ASSERT_EQ(out->data_as<float>()[i * c + j], pa[j * r + i] + static_cast<float>(j)) << i << "," << j;
+}

@@ -1,0 +1,177 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/error.h"
+#include "ops/cpu/parallel.h"
+
+namespace {
+class Threads {
+ public:
+  explicit Threads(int n) : saved_(ct::cpu::get_num_threads()) { ct::cpu::set_num_threads(n); }
+  ~Threads() { ct::cpu::set_num_threads(saved_); }
+
+ private:
+  int saved_;
+};
+// Runs f on a fresh thread. Tests that make parallel_for throw use it, so that whatever state an
+// exception leaves on the calling thread cannot change how later tests run.
+template <typename F>
+void on_fresh_thread(F f) {
+  std::thread th(f);
+  th.join();
+}
+
+}  // namespace
+
+TEST(ParallelFor, CoversTheRangeExactlyOnce) {
+  for (int threads : {1, 2, 3, 8}) {
+    Threads t(threads);
+    for (int64_t grain : {1, 7, 100, 5000}) {
+      const int64_t begin = 13, end = 10013;
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(end));
+      for (auto& h : hits) h = 0;
+      std::atomic<int> chunks{0};
+      ct::cpu::parallel_for(begin, end, grain, [&](int64_t b, int64_t e) {
+        EXPECT_LE(begin, b);
+        EXPECT_LT(b, e);
+        EXPECT_LE(e, end);
+        ++chunks;
+        for (int64_t i = b; i < e; ++i) ++hits[static_cast<size_t>(i)];
+      });
+      for (int64_t i = 0; i < end; ++i)
+        ASSERT_EQ(hits[static_cast<size_t>(i)].load(), i < begin ? 0 : 1)
+            << "index " << i << " threads " << threads << " grain " << grain;
+      EXPECT_LE(chunks.load(), threads);
+    }
+  }
+}
+
+TEST(ParallelFor, EmptyRangeCallsNothing) {
+  bool called = false;
+  ct::cpu::parallel_for(5, 5, 1, [&](int64_t, int64_t) { called = true; });
+  ct::cpu::parallel_for(5, 3, 1, [&](int64_t, int64_t) { called = true; });
+  EXPECT_FALSE(called);
+}
+
+TEST(ParallelFor, ChunksRespectTheGrain) {
+  Threads t(4);
+  std::mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> seen;
+  ct::cpu::parallel_for(0, 1000, 300, [&](int64_t b, int64_t e) {
+    std::lock_guard<std::mutex> g(mu);
+    seen.emplace_back(b, e);
+  });
+  for (auto& c : seen)
+    if (c.second != 1000) EXPECT_GE(c.second - c.first, 300);
+}
+
+TEST(ParallelFor, RethrowsAnExceptionFromAWorkerChunk) {
+  Threads t(2);
+  on_fresh_thread([] {
+    try {
+      ct::cpu::parallel_for(0, 100, 1, [](int64_t b, int64_t) {
+        if (b > 0) throw std::runtime_error("worker chunk failed");
+      });
+      FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "worker chunk failed");
+    }
+  });
+}
+
+TEST(ParallelFor, RethrowsAnExceptionFromTheCallersChunk) {
+  Threads t(2);
+  on_fresh_thread([] {
+    try {
+      ct::cpu::parallel_for(0, 100, 1, [](int64_t b, int64_t) {
+        if (b == 0) throw std::logic_error("first chunk failed");
+      });
+      FAIL() << "no exception";
+    } catch (const std::logic_error& e) {
+      EXPECT_STREQ(e.what(), "first chunk failed");
+    }
+  });
+}
+
+TEST(ParallelFor, RethrowsCtErrorsWithTheirStatus) {
+  Threads t(2);
+  on_fresh_thread([] {
+    try {
+      ct::cpu::parallel_for(0, 64, 1, [](int64_t, int64_t) { ct::fail(CT_ERROR_INDEX, "bad index"); });
+      FAIL() << "no exception";
+    } catch (const ct::Error& e) {
+      EXPECT_EQ(e.status(), CT_ERROR_INDEX);
+    }
+  });
+}
+
+TEST(ParallelFor, PoolStillWorksAfterAnException) {
+  Threads t(2);
+  on_fresh_thread([] {
+    EXPECT_ANY_THROW(ct::cpu::parallel_for(0, 10, 1, [](int64_t, int64_t) { throw 1; }));
+    std::atomic<int64_t> sum{0};
+    ct::cpu::parallel_for(0, 1000, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) sum += i;
+    });
+    EXPECT_EQ(sum.load(), 999 * 1000 / 2);
+  });
+}
+
+namespace {
+size_t distinct_threads_of_a_two_chunk_loop() {
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  ct::cpu::parallel_for(0, 2, 1, [&](int64_t, int64_t) {
+    std::lock_guard<std::mutex> g(mu);
+    ids.insert(std::this_thread::get_id());
+  });
+  return ids.size();
+}
+}  // namespace
+
+// Runs on a fresh thread, so a thread left marked "inside a parallel region" cannot leak into
+// other tests.
+TEST(ParallelFor, ExceptionInTheCallersChunkDoesNotLeaveTheThreadSerial) {
+  Threads t(2);
+  size_t before = 0, after = 0;
+  std::thread th([&] {
+    before = distinct_threads_of_a_two_chunk_loop();
+    try {
+      ct::cpu::parallel_for(0, 2, 1, [](int64_t b, int64_t) {
+        if (b == 0) throw std::runtime_error("caller chunk");
+      });
+    } catch (const std::runtime_error&) {
+    }
+    after = distinct_threads_of_a_two_chunk_loop();
+  });
+  th.join();
+  EXPECT_EQ(before, 2u);
+  EXPECT_EQ(after, 2u) << "after an exception in chunk 0 the calling thread runs every later parallel_for inline";
+}
+
+TEST(ParallelFor, NestedCallsRunInline) {
+  Threads t(2);
+  std::atomic<int> inner_chunks{0};
+  ct::cpu::parallel_for(0, 2, 1, [&](int64_t, int64_t) {
+    ct::cpu::parallel_for(0, 100, 1, [&](int64_t b, int64_t e) {
+      EXPECT_EQ(b, 0);
+      EXPECT_EQ(e, 100);
+      ++inner_chunks;
+    });
+  });
+  EXPECT_EQ(inner_chunks.load(), 2);
+}
+
+TEST(ParallelFor, SetNumThreadsIsReadBack) {
+  const int saved = ct::cpu::get_num_threads();
+  ct::cpu::set_num_threads(3);
+  EXPECT_EQ(ct::cpu::get_num_threads(), 3);
+  ct::cpu::set_num_threads(saved);
+  EXPECT_EQ(ct::cpu::get_num_threads(), saved);
+}
