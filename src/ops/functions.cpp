@@ -70,24 +70,9 @@ Tensor binary(const char* name, const Tensor& a, const Tensor& b) { return call(
 Tensor binary_scalar(const char* name, const Tensor& a, const Scalar& b) {
   return call(named(name, "Scalar"), {a, b});
 }
-void binary_(const char* name, const Tensor& self, const Tensor& b) {
-  call(named((std::string(name) + "_").c_str(), "Tensor"), {self, b});
-}
-void binary_scalar_(const char* name, const Tensor& self, const Scalar& b) {
-  call(named((std::string(name) + "_").c_str(), "Scalar"), {self, b});
-}
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   CT_OP(op, "add.Tensor");
   return call(op, {a, b, alpha});
-}
-Tensor mul(const Tensor& a, const Tensor& b) {
-  CT_OP(op, "mul.Tensor");
-  return call(op, {a, b});
-}
-Tensor unary(const char* name, const Tensor& a) { return call(named(name, ""), {a}); }
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  CT_OP(op, "where.self");
-  return call(op, {cond, a, b});
 }
 Tensor clamp(const Tensor& a, const Scalar* lo, const Scalar* hi) {
   CT_OP(op, "clamp");
@@ -142,10 +127,6 @@ Tensor cat(ArrayRef<const TensorImpl*> tensors, int64_t dim) {
   CT_OP(op, "cat");
   return call(op, {tensors, dim});
 }
-Tensor stack(ArrayRef<const TensorImpl*> tensors, int64_t dim) {
-  CT_OP(op, "stack");
-  return call(op, {tensors, dim});
-}
 
 Tensor reduce(const char* name, const Tensor& a, IntArrayRef dims, bool keepdim) {
   return call(named(name, "dim_IntList"), {a, dims, keepdim});
@@ -165,10 +146,6 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 Tensor matmul(const Tensor& a, const Tensor& b) {
   CT_OP(op, "matmul");
   return call(op, {a, b});
-}
-Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
-  CT_OP(op, "addmm");
-  return call(op, {self, m1, m2, beta, alpha});
 }
 
 #undef CT_OP

@@ -30,13 +30,7 @@ Tensor clone(const Tensor& a);
 // "minimum", "eq", "ne", "lt", "le", "gt", "ge".
 Tensor binary(const char* name, const Tensor& a, const Tensor& b);
 Tensor binary_scalar(const char* name, const Tensor& a, const Scalar& b);
-void binary_(const char* name, const Tensor& self, const Tensor& b);
-void binary_scalar_(const char* name, const Tensor& self, const Scalar& b);
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = Scalar(1));
-Tensor mul(const Tensor& a, const Tensor& b);
-/// "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu".
-Tensor unary(const char* name, const Tensor& a);
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& a, const Scalar* lo, const Scalar* hi);
 
 // Shapes and views.
@@ -52,7 +46,6 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
 Tensor flatten(const Tensor& a, int64_t start, int64_t end);
 Tensor cat(ArrayRef<const TensorImpl*> tensors, int64_t dim);
-Tensor stack(ArrayRef<const TensorImpl*> tensors, int64_t dim);
 
 // Reductions. `name`: "sum", "mean", "prod", "amax", "amin"; dims empty means all.
 Tensor reduce(const char* name, const Tensor& a, IntArrayRef dims, bool keepdim);
@@ -63,6 +56,5 @@ Tensor arg_reduce(const char* name, const Tensor& a, const int64_t* dim, bool ke
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
-Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha);
 
 }  // namespace ct::ops
