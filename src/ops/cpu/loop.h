@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/tensor.h"
+#include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
 
 namespace ct::cpu {
@@ -95,7 +96,8 @@ void run_plan(const LoopPlan& p, Inner inner) {
 namespace detail {
 
 template <typename Out, typename... In, typename F, size_t... I>
-inline void elementwise_inner(char** ptrs, const int64_t* strides, int64_t n, const F& f, std::index_sequence<I...>) {
+[[gnu::always_inline]] inline void elementwise_body(char** ptrs, const int64_t* strides, int64_t n, const F& f,
+                                                    std::index_sequence<I...>) {
   constexpr size_t N = sizeof...(In);
   Out* out = reinterpret_cast<Out*>(ptrs[0]);
   const bool dense = strides[0] == static_cast<int64_t>(sizeof(Out)) &&
@@ -133,13 +135,33 @@ inline void elementwise_inner(char** ptrs, const int64_t* strides, int64_t n, co
   }
 }
 
+// The body compiled twice; see Note [CPU capability dispatch].
+template <typename Out, typename... In, typename F>
+void elementwise_baseline(char** ptrs, const int64_t* strides, int64_t n, const F& f) {
+  elementwise_body<Out, In...>(ptrs, strides, n, f, std::index_sequence_for<In...>{});
+}
+#if CT_HAVE_AVX2_KERNELS
+template <typename Out, typename... In, typename F>
+CT_TARGET_AVX2 void elementwise_avx2(char** ptrs, const int64_t* strides, int64_t n, const F& f) {
+  elementwise_body<Out, In...>(ptrs, strides, n, f, std::index_sequence_for<In...>{});
+}
+#endif
+
 }  // namespace detail
 
 /// out = f(in...) elementwise over a plan whose operands have exactly the types Out, In....
 template <typename Out, typename... In, typename F>
 void elementwise(const LoopPlan& p, const F& f) {
+#if CT_HAVE_AVX2_KERNELS
+  if (has_avx2()) {
+    run_plan(p, [&f](char** ptrs, const int64_t* strides, int64_t n) {
+      detail::elementwise_avx2<Out, In...>(ptrs, strides, n, f);
+    });
+    return;
+  }
+#endif
   run_plan(p, [&f](char** ptrs, const int64_t* strides, int64_t n) {
-    detail::elementwise_inner<Out, In...>(ptrs, strides, n, f, std::index_sequence_for<In...>{});
+    detail::elementwise_baseline<Out, In...>(ptrs, strides, n, f);
   });
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
 
 namespace ct::cpu {
@@ -19,9 +20,11 @@ namespace ct::cpu {
 constexpr int64_t kReduceBlock = 16384;
 constexpr int kLanes = 16;
 
+namespace detail {
+
 /// Op: acc_t, identity(), step(acc, x, index), merge(a, b); a block starting at element `base`.
 template <typename Op, typename T>
-typename Op::acc_t reduce_block(const T* p, int64_t n, int64_t base) {
+[[gnu::always_inline]] inline typename Op::acc_t reduce_block_body(const T* p, int64_t n, int64_t base) {
   using A = typename Op::acc_t;
   A lanes[kLanes];
   for (int j = 0; j < kLanes; ++j) lanes[j] = Op::identity();
@@ -32,6 +35,29 @@ typename Op::acc_t reduce_block(const T* p, int64_t n, int64_t base) {
   for (int w = kLanes / 2; w >= 1; w /= 2)
     for (int j = 0; j < w; ++j) lanes[j] = Op::merge(lanes[j], lanes[j + w]);
   return lanes[0];
+}
+
+// The body compiled twice; see Note [CPU capability dispatch].
+template <typename Op, typename T>
+typename Op::acc_t reduce_block_baseline(const T* p, int64_t n, int64_t base) {
+  return reduce_block_body<Op>(p, n, base);
+}
+#if CT_HAVE_AVX2_KERNELS
+template <typename Op, typename T>
+CT_TARGET_AVX2 typename Op::acc_t reduce_block_avx2(const T* p, int64_t n, int64_t base) {
+  return reduce_block_body<Op>(p, n, base);
+}
+#endif
+
+}  // namespace detail
+
+/// Folds one block of n contiguous elements starting at element `base` of its row.
+template <typename Op, typename T>
+typename Op::acc_t reduce_block(const T* p, int64_t n, int64_t base) {
+#if CT_HAVE_AVX2_KERNELS
+  if (has_avx2()) return detail::reduce_block_avx2<Op>(p, n, base);
+#endif
+  return detail::reduce_block_baseline<Op>(p, n, base);
 }
 
 /// Folds K contiguous elements; blocks run in parallel when not already inside a parallel region.

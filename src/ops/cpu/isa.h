@@ -1,0 +1,25 @@
+// isa.h - which instruction set the CPU kernels run with.
+//
+// Note [CPU capability dispatch]
+// The library is built for the baseline x86-64 ISA, so it runs on any x86-64 machine. The loop
+// bodies of the two engines (loop.h, reduce.h) are instantiated twice: as built, and inside a
+// function compiled with target("avx2,fma"); each call picks one by a flag read once from the CPU.
+// The body is the same source either way. The library is compiled with -ffp-contract=off, so the
+// AVX2 build never fuses a multiply and an add that the baseline build rounds separately: both
+// give the same bits, and results do not depend on the machine's vector width.
+#pragma once
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CT_HAVE_AVX2_KERNELS 1
+#define CT_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define CT_HAVE_AVX2_KERNELS 0
+#endif
+
+namespace ct::cpu {
+
+/// True when the CPU supports AVX2 and FMA, this build has kernels for them, and the environment
+/// variable CTORCH_CPU_CAPABILITY is not "default".
+bool has_avx2();
+
+}  // namespace ct::cpu

@@ -1,0 +1,76 @@
+/* isa_digest.c - prints a hash of the exact bits of results from each kernel family, so that a run
+ * with CTORCH_CPU_CAPABILITY=default can be compared with one using the AVX2 kernels (see
+ * Note [CPU capability dispatch] in src/ops/cpu/isa.h). */
+#include <ctorch.h>
+#include <stdio.h>
+
+static ct_tensor* keep[64];
+static int nkeep;
+
+/* Keeps *out (read after the call ran) for release at exit and returns it; exits on a failed status. */
+static ct_tensor* ok(ct_status s, ct_tensor** out) {
+  if (s != CT_OK) {
+    fprintf(stderr, "isa_digest: %s: %s\n", ct_status_name(s), ct_last_error());
+    while (nkeep > 0) ct_tensor_release(keep[--nkeep]);
+    _Exit(1);
+  }
+  return keep[nkeep++] = *out;
+}
+#define OK(call, out) ok((call), &(out))
+
+/* FNV-1a over a tensor's bytes. */
+static void digest(const char* name, const ct_tensor* t) {
+  static unsigned char buf[1 << 17];
+  int64_t n = 0;
+  ct_dtype d = CT_FLOAT32;
+  size_t bytes = 0;
+  if (ct_tensor_numel(t, &n) == CT_OK && ct_tensor_dtype(t, &d) == CT_OK) bytes = (size_t)n * ct_dtype_itemsize(d);
+  if (bytes > sizeof buf || ct_tensor_copy_to(t, buf, bytes) != CT_OK) {
+    printf("%-8s unreadable\n", name);
+    return;
+  }
+  unsigned long long h = 1469598103934665603ull;
+  for (size_t i = 0; i < bytes; ++i) h = (h ^ buf[i]) * 1099511628211ull;
+  printf("%-8s %016llx\n", name, h);
+}
+
+int main(void) {
+  ct_tensor *i, *x, *s, *t, *h, *m, *r;
+  const ct_scalar k037 = {CT_SCALAR_FLOAT, 0, 0.37}, k11 = {CT_SCALAR_FLOAT, 0, 11.0}, k01 = {CT_SCALAR_FLOAT, 0, 0.01};
+  const int64_t s40[] = {40, 100}, s100[] = {100, 40};
+  /* x = i * 0.37 - 11 for i < 4000: every operation below rounds. */
+  OK(ct_tensor_arange(0, 4000, 1, CT_FLOAT32, NULL, &i), i);
+  OK(ct_tensor_mul_scalar(i, &k037, &t), t);
+  OK(ct_tensor_sub_scalar(t, &k11, &x), x);
+  OK(ct_tensor_mul_scalar(x, &k01, &s), s);
+
+  digest("x", x);
+  digest("sum", OK(ct_tensor_sum(x, NULL, 0, 0, &r), r));
+  digest("mean", OK(ct_tensor_mean(x, NULL, 0, 0, &r), r));
+  digest("prod", OK(ct_tensor_prod(s, NULL, 0, 0, &r), r));
+  digest("amax", OK(ct_tensor_amax(x, NULL, 0, 0, &r), r));
+  digest("exp", OK(ct_tensor_exp(s, &r), r));
+  digest("sigmoid", OK(ct_tensor_sigmoid(x, &r), r));
+  digest("tanh", OK(ct_tensor_tanh(s, &r), r));
+  digest("rsqrt", OK(ct_tensor_rsqrt(i, &r), r));
+  digest("div", OK(ct_tensor_div(x, i, &r), r));
+  digest("mul", OK(ct_tensor_mul(x, s, &r), r));
+  digest("pow", OK(ct_tensor_pow(s, s, &r), r));
+  /* a + alpha * b: the one place a compiler could fuse a multiply-add (it must not). */
+  const ct_value add_args[3] = {{CT_VALUE_TENSOR, 0, 0, x, NULL, NULL, 0, NULL},
+                                {CT_VALUE_TENSOR, 0, 0, s, NULL, NULL, 0, NULL},
+                                {CT_VALUE_FLOAT, 0, 0.3, NULL, NULL, NULL, 0, NULL}};
+  digest("axpy", OK(ct_op_call("add", add_args, 3, &r, 1), r));
+  OK(ct_tensor_to(x, CT_FLOAT16, &h), h);
+  digest("half", OK(ct_tensor_mul_scalar(h, &k037, &r), r));
+  digest("halfsum", OK(ct_tensor_sum(h, NULL, 0, 0, &r), r));
+  OK(ct_tensor_reshape(s, s40, 2, &m), m);
+  ct_tensor* m2 = OK(ct_tensor_reshape(s, s100, 2, &r), r);
+  digest("mm_f32", OK(ct_tensor_mm(m, m2, &r), r));
+  ct_tensor *mh = OK(ct_tensor_to(m, CT_FLOAT16, &r), r), *m2h = OK(ct_tensor_to(m2, CT_FLOAT16, &r), r);
+  digest("mm_f16", OK(ct_tensor_mm(mh, m2h, &r), r));
+  const int64_t dim1 = 1;
+  digest("rowsum", OK(ct_tensor_sum(m, &dim1, 1, 0, &r), r));
+  while (nkeep > 0) ct_tensor_release(keep[--nkeep]);
+  return 0;
+}
