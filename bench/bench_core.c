@@ -10,6 +10,7 @@
  *   2  ct_tensor_add, 16M float32, new output each call          vs c[i] = a[i] + b[i] (-O3 loop)
  *   3  ct_tensor_matmul 1024 and 2048 float32                    vs cblas_sgemm
  *   4  ct_tensor_sum, 16M float32                                vs an 8-accumulator loop
+ *   1L-4L the same four against libtorch (at::add, at::mm, at::sum), when the build found it
  *
  * Ratios are ctorch / anchor in throughput (higher is better), except row 1: ns / 100 ns.
  * No assertions: targets are printed beside the ratios (DESIGN.md §13).
@@ -23,6 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#ifdef CTORCH_BENCH_LIBTORCH
+#include "libtorch_anchor.h"
+#endif
 
 #define N_BIG (16 * 1024 * 1024)
 #define MAX_REPS 32
@@ -143,7 +148,7 @@ static void* sum1_loop(void* p) {
 
 /* Runs fn over [0, n) on nthreads threads (the caller's thread included); returns the sum of partials. */
 static float run_split(void* (*fn)(void*), int nthreads, const float* a, const float* b, float* c, size_t n) {
-  loop_part parts[2];
+  loop_part parts[2] = {{0}};
   pthread_t tid[2];
   for (int t = 0; t < nthreads; ++t) {
     parts[t] = (loop_part){a, b, c, n * (size_t)t / (size_t)nthreads, n * (size_t)(t + 1) / (size_t)nthreads, 0};
@@ -167,6 +172,7 @@ typedef struct {
   size_t n;
   int threads, inner; /* inner: calls per timed repetition (row 1) */
   volatile float sink;
+  void *la, *lb; /* libtorch inputs (rows 1L-4L) */
 } job;
 
 static void ct_add_release(void* p) {
@@ -208,9 +214,27 @@ static void loop_sum1(void* p) {
   j->sink = run_split(sum1_loop, j->threads, j->pa, NULL, NULL, j->n);
 }
 
+#ifdef CTORCH_BENCH_LIBTORCH
+static void lt_add_job(void* p) {
+  job* j = p;
+  lt_add_release(j->la, j->lb, j->inner);
+}
+static void lt_mm_job(void* p) {
+  job* j = p;
+  lt_mm(j->la, j->lb);
+}
+static void lt_sum_job(void* p) {
+  job* j = p;
+  j->sink = lt_sum(j->la);
+}
+#endif
+
 static void set_threads(int n) {
   CHECK(ct_set_num_threads(n));
   openblas_set_num_threads(n);
+#ifdef CTORCH_BENCH_LIBTORCH
+  lt_set_threads(n);
+#endif
 }
 
 static float ct_sum_value(ct_tensor* a) {
@@ -239,7 +263,12 @@ int main(void) {
   double start = now_s();
 
   printf("ctorch %s bench_core: median of repetitions after warm-up (CLOCK_MONOTONIC)\n", ct_version());
-  printf("ratio = ctorch / anchor in throughput (higher is better); row 1: ns per call / 100 ns\n\n");
+  printf("ratio = ctorch / anchor in throughput (higher is better); row 1: ns per call / 100 ns;\n");
+  printf("rows nL: the anchor is libtorch in this process, ratio >= 1 means ctorch is faster");
+#ifdef CTORCH_BENCH_LIBTORCH
+  printf(" (libtorch %s, OMP_WAIT_POLICY=%s)", lt_version(), getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
+#endif
+  printf("\n\n");
   printf("%-3s %-38s %3s %10s %10s  %-9s %6s  %-9s %s\n", "row", "measurement", "thr", "ctorch", "anchor", "unit",
          "ratio", "target", "");
 
@@ -256,7 +285,21 @@ int main(void) {
       row("1", "add+release, 1-elem float32", thread_counts[k], "ns/call", ns, 100.0, ns / 100.0, "<= 100 ns",
           ns <= 100.0);
     }
-    printf("%-3s %-38s (reference: libtorch at::add on 1-element tensors ~480 ns/call)\n", "", "");
+#ifdef CTORCH_BENCH_LIBTORCH
+    j.la = lt_from_floats(&one, 1, 0);
+    j.lb = lt_from_floats(&two, 1, 0);
+    for (int k = 0; k < 2; ++k) {
+      set_threads(thread_counts[k]);
+      double ct_s, lt_s;
+      median_pair(ct_add_release, lt_add_job, &j, 1, 11, &ct_s, &lt_s);
+      const double ct = ct_s / j.inner * 1e9, lt = lt_s / j.inner * 1e9;
+      row("1L", "add+release vs libtorch at::add", thread_counts[k], "ns/call", ct, lt, lt / ct, ">= 1.00", lt >= ct);
+    }
+    lt_release(j.la);
+    lt_release(j.lb);
+#else
+    printf("%-3s %-38s (libtorch not built in: install libtorch-dev for rows 1L-4L)\n", "", "");
+#endif
     ct_tensor_release(j.a);
     ct_tensor_release(j.b);
   }
@@ -287,6 +330,20 @@ int main(void) {
       row("2", "add 16M float32, new output", j.threads, "GB/s", ct, anchor, ct / anchor, ">= 0.85",
           ct / anchor >= 0.85);
     }
+#ifdef CTORCH_BENCH_LIBTORCH
+    j.la = lt_from_floats(pa, N_BIG, 0);
+    j.lb = lt_from_floats(pb, N_BIG, 0);
+    for (int k = 0; k < 2; ++k) {
+      j.threads = thread_counts[k];
+      set_threads(j.threads);
+      double ct_s, lt_s;
+      median_pair(ct_add_release, lt_add_job, &j, 2, 15, &ct_s, &lt_s);
+      const double ct = bytes / ct_s / 1e9, lt = bytes / lt_s / 1e9;
+      row("2L", "add 16M float32 vs libtorch at::add", j.threads, "GB/s", ct, lt, ct / lt, ">= 1.00", ct >= lt);
+    }
+    lt_release(j.la);
+    lt_release(j.lb);
+#endif
   }
 
   /* Row 3: matrix products through OpenBLAS. */
@@ -314,6 +371,21 @@ int main(void) {
       double ct = flops / ct_s / 1e9, anchor = flops / anchor_s / 1e9;
       row("3", what, j.threads, "GFLOP/s", ct, anchor, ct / anchor, ">= 0.95", ct / anchor >= 0.95);
     }
+#ifdef CTORCH_BENCH_LIBTORCH
+    j.la = lt_from_floats(ma, n, n);
+    j.lb = lt_from_floats(mb, n, n);
+    snprintf(what, sizeof what, "matmul %d vs libtorch at::mm", n);
+    for (int k = 0; k < 2; ++k) {
+      j.threads = thread_counts[k];
+      set_threads(j.threads);
+      double ct_s, lt_s;
+      median_pair(ct_matmul, lt_mm_job, &j, 1, n == 1024 ? 15 : 7, &ct_s, &lt_s);
+      const double ct = flops / ct_s / 1e9, lt = flops / lt_s / 1e9;
+      row("3L", what, j.threads, "GFLOP/s", ct, lt, ct / lt, ">= 1.00", ct >= lt);
+    }
+    lt_release(j.la);
+    lt_release(j.lb);
+#endif
     if (n == 1024) { /* mc holds sgemm's product: compare ctorch's with it */
       ct_tensor* c = NULL;
       float* out = alloc_floats(nn);
@@ -351,6 +423,18 @@ int main(void) {
       row("4", "sum 16M float32 vs 8-accumulator loop", j.threads, "GB/s", ct, anchor, ct / anchor, ">= 0.85",
           ct / anchor >= 0.85);
     }
+#ifdef CTORCH_BENCH_LIBTORCH
+    j.la = lt_from_floats(pa, N_BIG, 0);
+    for (int k = 0; k < 2; ++k) {
+      j.threads = thread_counts[k];
+      set_threads(j.threads);
+      double ct_s, lt_s;
+      median_pair(ct_sum, lt_sum_job, &j, 2, 15, &ct_s, &lt_s);
+      const double ct = bytes / ct_s / 1e9, lt = bytes / lt_s / 1e9;
+      row("4L", "sum 16M float32 vs libtorch at::sum", j.threads, "GB/s", ct, lt, ct / lt, ">= 1.00", ct >= lt);
+    }
+    lt_release(j.la);
+#endif
     printf("%-3s %-38s naive 1-accumulator loop: %.2f GB/s (1 thr), %.2f GB/s (2 thr)\n", "", "", naive[0],
            naive[1]);
     printf("%-3s %-38s 1- and 2-thread ctorch sums bitwise equal: %s (%.9g, %.9g)\n", "", "",

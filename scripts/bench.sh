@@ -10,6 +10,11 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 build_dir=${1:-build}
+ctorch_install_deps "${CTORCH_BENCH_PACKAGES[@]}"
 ctorch_configure "$build_dir" Release
 ctorch_build "$build_dir" bench_core
+# libtorch's OpenMP workers spin after each parallel region by default, taking a core from whatever
+# runs next; on a 2-core machine that would slow the ctorch call timed right after it. Passive
+# waiting measures each library without the other in the way.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 "$build_dir/bench/bench_core"

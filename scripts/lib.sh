@@ -9,14 +9,18 @@ ctorch_log() { printf '== %s\n' "$*" >&2; }
 
 ctorch_nproc() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2; }
 
-# Installs the packages in CTORCH_PACKAGES that are missing; does nothing when all are there.
+# Packages only the benchmarks need: libtorch, measured beside ctorch in bench_core.
+CTORCH_BENCH_PACKAGES=(libtorch-dev)
+
+# Installs the packages in CTORCH_PACKAGES (and any given as arguments) that are missing; does
+# nothing when all are there.
 ctorch_install_deps() {
   if ! command -v dpkg >/dev/null; then
     ctorch_log "no dpkg: not a Debian system; install by hand: ${CTORCH_PACKAGES[*]}"
     return 0
   fi
   local missing=() pkg
-  for pkg in "${CTORCH_PACKAGES[@]}"; do
+  for pkg in "${CTORCH_PACKAGES[@]}" "$@"; do
     dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed' || missing+=("$pkg")
   done
   if ((${#missing[@]} == 0)); then

@@ -1,0 +1,35 @@
+// libtorch_anchor.cpp - the libtorch side of bench_core's libtorch rows (see libtorch_anchor.h).
+#include "libtorch_anchor.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+namespace {
+at::Tensor& t(void* p) { return *static_cast<at::Tensor*>(p); }
+}  // namespace
+
+extern "C" {
+
+const char* lt_version(void) { return "1.13"; }
+
+void lt_set_threads(int n) { at::set_num_threads(n); }
+
+void* lt_from_floats(const float* data, int64_t n, int64_t cols) {
+  at::Tensor x = cols ? at::from_blob(const_cast<float*>(data), {n, cols}, at::kFloat)
+                      : at::from_blob(const_cast<float*>(data), {n}, at::kFloat);
+  return new at::Tensor(x.clone());
+}
+
+void lt_release(void* p) { delete static_cast<at::Tensor*>(p); }
+
+void lt_add_release(void* a, void* b, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    at::Tensor c = at::add(t(a), t(b));
+  }
+}
+
+void lt_mm(void* a, void* b) { at::Tensor c = at::mm(t(a), t(b)); }
+
+float lt_sum(void* a) { return at::sum(t(a)).item<float>(); }
+
+}  // extern "C"

@@ -1,0 +1,26 @@
+/* libtorch_anchor.h - libtorch's ATen, measured in the same run as ctorch by bench_core when the
+ * build finds libtorch (Debian's libtorch-dev). Tensors are opaque pointers to at::Tensor. */
+#ifndef CTORCH_BENCH_LIBTORCH_ANCHOR_H
+#define CTORCH_BENCH_LIBTORCH_ANCHOR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+const char* lt_version(void);
+void lt_set_threads(int n);
+/* A float32 tensor copying data: 1-D of n elements when cols is 0, else n x cols. */
+void* lt_from_floats(const float* data, int64_t n, int64_t cols);
+void lt_release(void* t);
+/* iters times: c = at::add(a, b), then c is destroyed. */
+void lt_add_release(void* a, void* b, int iters);
+void lt_mm(void* a, void* b);
+float lt_sum(void* a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
