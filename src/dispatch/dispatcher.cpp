@@ -109,7 +109,7 @@ void inplace_kernel(void*, Frame& f) {
   f.op.meta(f, m);
   CT_CHECK(m.outs[0].sizes.ref().equals(self.sizes()), CT_ERROR_SHAPE, f.op.schema.name, ": the result has sizes ",
            m.outs[0].sizes.ref(), " but self has ", self.sizes(),
-           "; an in-place operator cannot grow self. Use the out-of-place form, or expand self first");
+           "; an in-place operator cannot grow self. Use the out-of-place form");
   CT_CHECK(can_cast(m.outs[0].dtype, self.dtype()), CT_ERROR_DTYPE, f.op.schema.name, ": result dtype ",
            m.outs[0].dtype, " cannot be cast to self's dtype ", self.dtype(),
            " in place. Use the out-of-place form, or convert self with to() first");
