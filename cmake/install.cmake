@@ -1,4 +1,4 @@
-# Installation: libraries, the header, a CMake package and a pkg-config file.
+# Installation: libraries, the headers, a CMake package and a pkg-config file.
 #
 #   find_package(ctorch CONFIG REQUIRED)
 #   target_link_libraries(app PRIVATE ctorch::ctorch)         # libctorch.so.1
@@ -18,7 +18,9 @@ install(TARGETS ctorch ctorch_static
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/include/ctorch.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# ctorch_dlpack.h (the DLPack structs) sits beside ctorch.h and includes it as "ctorch.h".
+install(FILES ${PROJECT_SOURCE_DIR}/include/ctorch.h ${PROJECT_SOURCE_DIR}/include/ctorch_dlpack.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # ctorch_static links ${OPENBLAS_LINK_LIBRARIES} (a path), not PkgConfig::OPENBLAS, so the
 # exported targets reference nothing but Threads::Threads, which ctorchConfig.cmake finds.

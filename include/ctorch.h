@@ -38,13 +38,15 @@ extern "C" {
 
 /* ---- Export and annotation macros ---- */
 
-#if defined(_WIN32)
+#if defined(SWIG) /* the Java and Python bindings' interface generator reads this header */
+#define CT_API
+#elif defined(_WIN32)
 #define CT_API __declspec(dllexport)
 #else
 #define CT_API __attribute__((visibility("default")))
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(SWIG)
 #define CT_NODISCARD __attribute__((warn_unused_result))
 #define CT_DEPRECATED(msg) __attribute__((deprecated(msg)))
 #else
@@ -98,7 +100,8 @@ typedef enum ct_status {
   CT_ERROR_IO = 12,              /* reading or writing a file failed */
   CT_ERROR_FORMAT = 13,          /* a malformed file or string */
   CT_ERROR_BACKEND = 14,         /* a device backend or plugin failed */
-  CT_ERROR_VERSION = 15,         /* the library is older than the header a program was built with */
+  CT_ERROR_VERSION = 15,         /* the library is older than the header a program was built with,
+                                    or a DLPack capsule of an unsupported major version */
   CT_ERROR_INTERNAL = 16         /* a bug in ctorch: please report it with ct_last_error() */
 } ct_status;
 
@@ -443,6 +446,96 @@ CT_API CT_NODISCARD ct_status ct_tensor_to_string(const ct_tensor* t, char** out
 
 /* ct_string_release - free a string the library returned. NULL is a no-op. Since 0.1. */
 CT_API void ct_string_release(char* s);
+
+/* ---- Tensors: DLPack (zero-copy exchange with numpy, PyTorch, JAX, CuPy) ---- */
+
+/* The DLPack capsules, declared only: include ctorch_dlpack.h (or the official dlpack.h, 1.0 or
+ * later) for their fields. Both follow the DLPack ABI, so capsules from other libraries pass
+ * through these functions unchanged. */
+struct DLManagedTensorVersioned;
+struct DLManagedTensor;
+
+/*
+ * ct_tensor_to_dlpack - a DLPack 1.0 capsule viewing t's memory, without copying.
+ *
+ * The capsule has version {1, 0}, flags 0 and device {kDLCPU, 0}. dl_tensor.data is the address of
+ * t's first element (as ct_tensor_data_ptr gives it) and byte_offset is 0; shape and strides are
+ * arrays of ndim entries (strides in elements, never NULL, also for 0-dim tensors) owned by the
+ * capsule. Writes through t or its views are seen through the capsule's data and the other way
+ * round. Dtypes map to DLPack (code, bits) as: bool (kDLBool, 8), uint8 (kDLUInt, 8), int8 to
+ * int64 (kDLInt, 8 to 64), float16 (kDLFloat, 16), bfloat16 (kDLBfloat, 16), float32 and float64
+ * (kDLFloat, 32 and 64); lanes is always 1. manager_ctx is private to ctorch.
+ *
+ *   t    borrowed; the capsule retains it until its deleter runs.
+ *   out  on CT_OK, a new capsule: hand it to one consumer, which calls out->deleter(out) exactly
+ *        once when done (from any thread); that releases the capsule's reference to t and frees
+ *        the capsule, its shape and its strides. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  t or out is NULL, or t was released
+ *   CT_ERROR_DEVICE            t is not on the cpu device (meta tensors have no data)
+ *   CT_ERROR_OUT_OF_MEMORY     the capsule could not be allocated
+ * Details of a failure: ct_last_error() on the same thread.
+ *
+ * Threads: any thread; t may be read concurrently by other threads.
+ * Since 0.1. See also ct_tensor_from_dlpack, ct_tensor_data_ptr; docs/abi.md "DLPack".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack(const ct_tensor* t, struct DLManagedTensorVersioned** out);
+
+/*
+ * ct_tensor_from_dlpack - a CPU tensor over a DLPack 1.0 capsule's memory, without copying.
+ *
+ * The tensor has the capsule's shape, its strides (in elements; NULL strides mean compact
+ * row-major) and the ctorch dtype of its (code, bits) pair, mapped as in ct_tensor_to_dlpack; its
+ * first element is at (char*)data + byte_offset (its storage offset is 0). Writes through the
+ * tensor are seen by the producer and the other way round. Any minor version of major version 1
+ * is accepted; version.major is read before any other field. Flags: IS_COPIED is accepted (it
+ * changes nothing: the capsule belongs to ctorch either way); READ_ONLY is refused, because ctorch
+ * tensors are always writable: copy the data into a writable array first (numpy: arr.copy(),
+ * PyTorch: t.clone()) and export that, or copy in with ct_tensor_from_data. Other flag bits are
+ * ignored.
+ *
+ *   src  on CT_OK, owned by ctorch: do not call src->deleter or touch src again. ctorch reads the
+ *        struct, shape and strides during the call only, and calls src->deleter(src) (when not
+ *        NULL) exactly once, when the last tensor using the memory (out and every view of it) is
+ *        released, on whichever thread releases it. The data must stay valid until then.
+ *        On failure src stays the caller's: its deleter is not called and nothing is retained.
+ *   out  on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  src or out is NULL; ndim negative or over 64; shape NULL with
+ *                              ndim > 0; a negative size or stride; data NULL with elements;
+ *                              data + byte_offset not a multiple of the item size; sizes and
+ *                              strides reaching beyond addressable memory; the READ_ONLY flag
+ *   CT_ERROR_DTYPE             lanes != 1, or a (code, bits) pair with no ctorch dtype (complex,
+ *                              opaque handles, unsigned integers over 8 bits, 8-bit floats, ...)
+ *   CT_ERROR_DEVICE            a device type other than kDLCPU (kDLCUDA, kDLCUDAHost, ...)
+ *   CT_ERROR_VERSION           version.major is not 1
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Details of a failure: ct_last_error() on the same thread.
+ *
+ * Threads: any thread; the deleter may run on any thread.
+ * Since 0.1. See also ct_tensor_from_dlpack_unversioned, ct_tensor_to_dlpack, ct_tensor_from_blob.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_from_dlpack(struct DLManagedTensorVersioned* src, ct_tensor** out);
+
+/*
+ * ct_tensor_from_dlpack_unversioned - ct_tensor_from_dlpack for the pre-1.0 DLManagedTensor.
+ *
+ * For producers that only make the unversioned capsule (older numpy and PyTorch). Everything is
+ * as in ct_tensor_from_dlpack, except that the struct has no version and no flags: it is never
+ * refused as read-only, and never gives CT_ERROR_VERSION. src->deleter(src) runs once when the
+ * last tensor using the memory is released; on failure src stays the caller's.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT, CT_ERROR_DTYPE, CT_ERROR_DEVICE, CT_ERROR_OUT_OF_MEMORY
+ *                              as for ct_tensor_from_dlpack
+ * Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_from_dlpack_unversioned(struct DLManagedTensor* src, ct_tensor** out);
 
 /* ---- Operators: elementwise ---- */
 

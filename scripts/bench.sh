@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench.sh - build ctorch (Release) and run bench/bench_core: one table of ctorch vs its anchors.
+# bench.sh - build ctorch (Release) and run bench/bench_core and bench/bench_python: ctorch beside
+# its anchors (OpenBLAS, plain loops, libtorch; torch and numpy for the Python package).
 #
 #   scripts/bench.sh [BUILD_DIR]   (default: build, the Release build setup.sh makes)
 #
@@ -12,9 +13,11 @@ source scripts/lib.sh
 build_dir=${1:-build}
 ctorch_install_deps "${CTORCH_BENCH_PACKAGES[@]}"
 ctorch_configure "$build_dir" Release
-ctorch_build "$build_dir" bench_core
+ctorch_build "$build_dir" bench_core ctorch_python
 # libtorch's OpenMP workers spin after each parallel region by default, taking a core from whatever
 # runs next; on a 2-core machine that would slow the ctorch call timed right after it. Passive
 # waiting measures each library without the other in the way.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 "$build_dir/bench/bench_core"
+echo
+PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py

@@ -31,6 +31,28 @@ ct_status inspect(const ct_tensor* t, Out* out, const char* fn, F&& body) {
 
 }  // namespace
 
+Tensor capi::blob_tensor(const char* fn, void* data, IntArrayRef s, const int64_t* strides, DType d,
+                         BlobDeleter deleter, void* user_data) {
+  const size_t ndim = s.size();
+  const int64_t n = checked_numel(s, fn);
+  CT_CHECK(data || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": data is NULL for ", n, " elements");
+  DimVector st = strides ? DimVector(IntArrayRef(strides, ndim)) : contiguous_strides(s);
+  int64_t span = n ? 1 : 0;  // elements reachable: 1 + sum (size - 1) * stride
+  for (size_t i = 0; i < ndim && n; ++i) {
+    CT_CHECK(st[i] >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": negative stride ", st[i], " in dim ", i,
+             ". Strides must be >= 0");
+    int64_t reach = 0;
+    CT_CHECK(!__builtin_mul_overflow(s[i] - 1, st[i], &reach) && !__builtin_add_overflow(span, reach, &span) &&
+                 !__builtin_mul_overflow(span, static_cast<int64_t>(itemsize(d)), &reach),
+             CT_ERROR_INVALID_ARGUMENT, fn, ": sizes ", s, " with strides ", IntArrayRef(st.data(), ndim),
+             " reach beyond any addressable memory. Check the strides");
+  }
+  // An allocation failure in TensorImpl::create after this leaks the storage slot instead of
+  // running deleter: on failure the memory still belongs to the caller.
+  StorageImpl* storage = StorageImpl::from_blob(data, static_cast<size_t>(span) * itemsize(d), deleter, user_data);
+  return Tensor::adopt(TensorImpl::create(storage, s, st, 0, d));
+}
+
 extern "C" {
 
 ct_status ct_tensor_retain(ct_tensor* t) {
@@ -63,22 +85,7 @@ ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* s
     const char* fn = "ct_tensor_from_blob";
     IntArrayRef s = sizes_arg(sizes, ndim, fn);
     const DType d = capi::dtype_arg(dtype);
-    const int64_t n = checked_numel(s, fn);
-    CT_CHECK(data || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": data is NULL for ", n, " elements");
-    DimVector st = strides ? DimVector(IntArrayRef(strides, ndim)) : contiguous_strides(s);
-    int64_t span = n ? 1 : 0;  // elements reachable: 1 + sum (size - 1) * stride
-    for (size_t i = 0; i < ndim && n; ++i) {
-      CT_CHECK(st[i] >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": negative stride ", st[i], " in dim ", i,
-               ". Strides must be >= 0");
-      int64_t reach = 0;
-      CT_CHECK(!__builtin_mul_overflow(s[i] - 1, st[i], &reach) && !__builtin_add_overflow(span, reach, &span) &&
-                   !__builtin_mul_overflow(span, static_cast<int64_t>(itemsize(d)), &reach),
-               CT_ERROR_INVALID_ARGUMENT, fn, ": sizes ", s, " with strides ", IntArrayRef(st.data(), ndim),
-               " reach beyond any addressable memory. Check the strides");
-    }
-    StorageImpl* storage =
-        StorageImpl::from_blob(data, static_cast<size_t>(span) * itemsize(d), deleter, user_data);
-    return Tensor::adopt(TensorImpl::create(storage, s, st, 0, d));
+    return capi::blob_tensor(fn, data, s, strides, d, deleter, user_data);
   });
 }
 

@@ -51,7 +51,7 @@ class Formatter {
     }
     int_mode_ = integral;
     if (hi == 0) return;
-    sci_ = integral ? hi > 1e8 : (hi / lo > 1000.0 || hi > 1e8 || lo < 1e-4);
+    sci_ = hi / lo > 1000.0 || hi > 1e8 || (!integral && lo < 1e-4);
   }
   std::string format(int64_t offset) const {
     char buf[64];

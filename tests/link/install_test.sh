@@ -22,8 +22,9 @@ echo "== cmake --install into $prefix"
 "$cmake" --install "$build" --prefix "$prefix" ${config:+--config "$config"} >"$work/install.log"
 pcdir=$(dirname "$(find "$prefix" -name ctorch.pc -print -quit)")
 libdir=$(dirname "$(find "$prefix" -name 'libctorch.so.*' -print -quit)")
-[[ -f "$pcdir/ctorch.pc" && -f "$libdir/libctorch.a" && -f "$prefix/include/ctorch.h" ]] || {
-  echo "FAIL: the prefix lacks ctorch.pc, libctorch.a or include/ctorch.h" >&2
+[[ -f "$pcdir/ctorch.pc" && -f "$libdir/libctorch.a" && -f "$prefix/include/ctorch.h" &&
+   -f "$prefix/include/ctorch_dlpack.h" ]] || {
+  echo "FAIL: the prefix lacks ctorch.pc, libctorch.a, include/ctorch.h or include/ctorch_dlpack.h" >&2
   find "$prefix" >&2
   exit 1
 }

@@ -24,9 +24,10 @@ void matmul_kernel(void*, Frame& f) {
   } else if (db <= 2) {
     // Fold a's batch dims into its rows: one large mm instead of many small ones.
     DimVector rows(a2->sizes());
-    const int64_t n = b2->size(1);
-    out = mm(reshape(a2, {-1, ka}), b2);
-    rows.back() = n;
+    int64_t folded = 1;  // counted, not inferred: with ka == 0 a -1 would be ambiguous
+    for (size_t d = 0; d + 1 < rows.size(); ++d) folded *= rows[d];
+    out = mm(reshape(a2, {folded, ka}), b2);
+    rows.back() = b2->size(1);
     out = view(out, rows);
   } else {
     IntArrayRef sa = a2->sizes(), sb = b2->sizes();

@@ -60,9 +60,8 @@ struct Pow {
   template <typename T> static T apply(T a, T b) {
     if constexpr (std::is_floating_point<M<T>>::value) {
       return T(std::pow(M<T>(a), M<T>(b)));
-    } else if constexpr (std::is_same<T, bool>::value) {
-      return a || !b;
-    } else {  // exact integer power by squaring; negative exponents as PyTorch: 1, +-1 or 0
+    } else {  // exact integer power by squaring (bool is refused by the meta function); negative
+              // exponents as PyTorch: 1, +-1 or 0
       int64_t base = a, e = b, r = 1;
       if (e < 0) return T(base == 1 ? 1 : base == -1 ? (e % 2 ? -1 : 1) : 0);
       while (e) {
@@ -125,9 +124,12 @@ void binary_meta(const Frame& f, MetaResult& m) {
     rt.add(b);
     common = rt.result();
   }
-  CT_CHECK(!(std::is_same<Op, Sub>::value && common == DType::Bool), CT_ERROR_DTYPE,
-           "sub: subtracting bool tensors is not supported (", a.dtype(), ", ", b.dtype(),
-           "). Use logical operators, or convert with to() first");
+  // As in PyTorch: subtraction refuses any bool operand, and pow refuses bool results.
+  CT_CHECK(!(std::is_same<Op, Sub>::value && (a.dtype() == DType::Bool || b.dtype() == DType::Bool)), CT_ERROR_DTYPE,
+           "sub: subtraction with a bool tensor is not supported (", a.dtype(), ", ", b.dtype(),
+           "). To invert a mask use logical operators, or convert with to() first");
+  CT_CHECK(!(std::is_same<Op, Pow>::value && common == DType::Bool), CT_ERROR_DTYPE,
+           "pow: not supported for bool tensors. Convert with to() first");
   if (Op::has_alpha && f.nargs > 2) {
     const Value& alpha = f.arg(2);
     CT_CHECK(is_floating(common) || alpha.kind() != Value::Kind::Double, CT_ERROR_DTYPE, Op::name,
@@ -189,6 +191,15 @@ void define_binary(Registry& r, bool with_inplace) {
       .composite(scalar_overload<Op, true>);
 }
 
+// rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: other - alpha * self, with other
+// promoting as a number (Python's 2 - t).
+void rsub_scalar(void*, Frame& f) {
+  static const OperatorDef& sub = builtin_op("sub.Tensor");
+  Tensor other = wrap_scalar(f.arg(1).to_scalar());
+  Value args[3] = {other, f.arg(0), f.arg(2)};
+  dispatch(sub, args, 3, f.outs, 1);
+}
+
 }  // namespace
 
 void define_binary_ops(Registry& r) {
@@ -205,6 +216,7 @@ void define_binary_ops(Registry& r) {
   define_binary<Le>(r, false);
   define_binary<Gt>(r, false);
   define_binary<Ge>(r, false);
+  r.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor").composite(rsub_scalar);
 }
 
 }  // namespace ct::ops

@@ -24,7 +24,7 @@ template <typename T> using M = opmath_t<T>;
   };
 CT_UNARY(Neg, "neg", false, kNumericDTypes, -x)
 CT_UNARY(Abs, "abs", false, kAllDTypes, x < M<T>(0) ? -x : x)
-CT_UNARY(Relu, "relu", false, kNumericDTypes, x > M<T>(0) ? x : M<T>(0))
+CT_UNARY(Relu, "relu", false, kNumericDTypes, x < M<T>(0) ? M<T>(0) : x)  // NaN stays NaN
 CT_UNARY(Exp, "exp", true, kFloatingDTypes, std::exp(x))
 CT_UNARY(Log, "log", true, kFloatingDTypes, std::log(x))
 CT_UNARY(Sqrt, "sqrt", true, kFloatingDTypes, std::sqrt(x))
@@ -33,6 +33,7 @@ CT_UNARY(Sin, "sin", true, kFloatingDTypes, std::sin(x))
 CT_UNARY(Cos, "cos", true, kFloatingDTypes, std::cos(x))
 CT_UNARY(Tanh, "tanh", true, kFloatingDTypes, std::tanh(x))
 CT_UNARY(Sigmoid, "sigmoid", true, kFloatingDTypes, M<T>(1) / (M<T>(1) + std::exp(-x)))
+CT_UNARY(Reciprocal, "reciprocal", true, kFloatingDTypes, M<T>(1) / x)
 #undef CT_UNARY
 
 template <typename Op>
@@ -78,6 +79,7 @@ void define_unary_ops(Registry& r) {
   define_unary<Cos>(r);
   define_unary<Tanh>(r);
   define_unary<Sigmoid>(r);
+  define_unary<Reciprocal>(r);
 }
 
 }  // namespace ct::ops

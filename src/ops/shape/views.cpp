@@ -2,6 +2,7 @@
 // squeeze, unsqueeze, narrow, select; and reshape/flatten, which view when the strides allow.
 // Each kernel validates, computes the new geometry and wraps it; no element is touched, so one
 // kernel serves every device.
+#include <algorithm>
 #include <optional>
 
 #include "dispatch/dispatcher.h"
@@ -197,6 +198,28 @@ void narrow_kernel(void*, Frame& f) {
   make_view(f, sizes, a.strides(), a.storage_offset() + start * a.stride(d));
 }
 
+// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
+// Python's a[start:end:step] along dim: bounds are clamped to the size, as Python does.
+void slice_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  CT_CHECK(a.dim() > 0, CT_ERROR_INDEX, "slice: cannot slice a 0-dim tensor. Reshape it to 1-D first");
+  const int64_t d = wrap_dim("slice", f.arg(1).to_int(), a.dim());
+  const int64_t size = a.size(d), step = f.arg(4).to_int();
+  CT_CHECK(step > 0, CT_ERROR_INVALID_ARGUMENT, "slice: step is ", step, " (input ", a.sizes(),
+           "). Steps must be positive; flip the result instead");
+  auto clamp = [size](const Value& v, int64_t dflt) {
+    if (v.is_none()) return dflt;
+    int64_t x = v.to_int();
+    if (x < 0) x += size;
+    return x < 0 ? int64_t(0) : x > size ? size : x;
+  };
+  const int64_t start = clamp(f.arg(2), 0), end = std::max(start, clamp(f.arg(3), size));
+  DimVector sizes(a.sizes()), strides(a.strides());
+  sizes[d] = (end - start + step - 1) / step;
+  strides[d] = a.stride(d) * step;
+  make_view(f, sizes, strides, a.storage_offset() + start * a.stride(d));
+}
+
 // select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
 void select_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
@@ -246,6 +269,8 @@ void define_views(Registry& r) {
   r.def("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)").view(unsqueeze_kernel);
   r.def("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)").view(narrow_kernel);
   r.def("select.int(Tensor(a) self, int dim, int index) -> Tensor(a)").view(select_kernel);
+  r.def("slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)")
+      .view(slice_kernel);
   r.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)").composite(flatten_kernel);
 }
 

@@ -1,0 +1,194 @@
+"""ctorch: PyTorch's tensors and operators over the ctorch C library.
+
+Code written for torch runs with `import ctorch as torch` for the subset ctorch has: the same
+names, signatures, broadcasting, type promotion and printing. Errors are ctorch.Error subclasses
+that are also the builtin exceptions torch raises (RuntimeError, TypeError, IndexError, ValueError).
+"""
+
+import builtins as _builtins
+import numbers as _numbers
+
+from . import _C
+from . import ops
+from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
+                     int8, int16, int32, int64, long, short, uint8)
+from ._errors import (DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,
+                      OutOfMemoryError, ShapeError)
+from ._tensor import Size, Tensor, _handle, _wrap, device, full, where
+from . import _dtype as _d
+
+__version__ = _C.ct_version()
+_C.ct_init(_C.CT_ABI_VERSION)
+
+__all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
+           "empty", "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
+           "cat", "stack", "where", "matmul", "mm", "bmm", "addmm", "is_tensor", "numel", "get_num_threads",
+           "set_num_threads"]
+
+
+def _device_arg(device_):
+    return None if device_ is None else str(device_)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        return tuple(size[0])
+    return size
+
+
+# ---- creation ----
+
+def _flatten(data, shape, flat, depth=0):
+    if isinstance(data, (list, tuple)):
+        if len(shape) <= depth:
+            shape.append(len(data))
+        elif shape[depth] != len(data):
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {len(data)})")
+        for x in data:
+            _flatten(x, shape, flat, depth + 1)
+    elif isinstance(data, Tensor):
+        _flatten(data.tolist(), shape, flat, depth)
+    else:
+        if len(shape) != depth:
+            raise ValueError("tensor: nested sequences must all have the same depth")
+        flat.append(data)
+
+
+def tensor(data, dtype=None, device=None):
+    """A new tensor holding a copy of data (nested lists, numbers, numpy arrays or tensors)."""
+    if isinstance(data, Tensor):
+        t = data.clone()
+        return t if dtype is None else t.to(dtype)
+    if type(data).__module__ == "numpy":
+        t = from_numpy(data).clone()
+        return t if dtype is None else t.to(dtype)
+    import array
+
+    shape, flat = [], []
+    _flatten(data, shape, flat)
+    if dtype is None:
+        if all(isinstance(x, _builtins.bool) for x in flat) and flat:
+            dtype = bool
+        elif all(isinstance(x, _numbers.Integral) for x in flat) and flat:
+            dtype = int64
+        else:
+            dtype = get_default_dtype()
+    # Stage as bool, int64 or float64 (what Python numbers hold exactly), then convert.
+    code, staged = {bool: ("B", bool), int64: ("q", int64)}.get(dtype, ("d", float64))
+    try:
+        buf = array.array(code, [_builtins.int(x) if code == "B" else x for x in flat])
+    except TypeError as e:
+        raise TypeError(f"tensor: could not convert the data to {dtype}: {e}") from None
+    t = _wrap(_C.ct_py_from_buffer(buf, staged.code)).reshape(shape)  # a view of buf
+    t = t.clone() if staged is dtype else t.to(dtype)
+    if device is not None and str(device) != "cpu":
+        raise NotImplementedError(f"tensor: creating tensors on {device} from data needs a backend for it")
+    return t
+
+
+def as_tensor(data, dtype=None):
+    return data if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype) else tensor(data, dtype)
+
+
+def from_numpy(array):
+    """A tensor sharing the numpy array's memory (writes through either are seen by both)."""
+    return _wrap(_C.ct_py_from_buffer(array, _d.from_numpy_dtype(array.dtype).code))
+
+
+def _factory(name):
+    fn = getattr(_C, "ct_tensor_" + name)
+
+    def make(*size, dtype=None, device=None):
+        return _wrap(fn(_size(size), (dtype or get_default_dtype()).code, _device_arg(device)))
+
+    make.__name__ = name
+    return make
+
+
+zeros = _factory("zeros")
+ones = _factory("ones")
+empty = _factory("empty")
+
+
+def zeros_like(t, dtype=None, device=None):
+    return zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def ones_like(t, dtype=None, device=None):
+    return ones(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def empty_like(t, dtype=None, device=None):
+    return empty(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def full_like(t, fill_value, dtype=None, device=None):
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        ints = all(isinstance(x, _numbers.Integral) for x in (start, end, step))
+        dtype = int64 if ints else get_default_dtype()
+    return _wrap(_C.ct_tensor_arange(start, end, step, dtype.code, _device_arg(device)))
+
+
+def linspace(start, end, steps, dtype=None, device=None):
+    return _wrap(_C.ct_tensor_linspace(start, end, steps, (dtype or get_default_dtype()).code, _device_arg(device)))
+
+
+def eye(n, m=None, dtype=None, device=None):
+    return _wrap(_C.ct_tensor_eye(n, -1 if m is None else m, (dtype or get_default_dtype()).code, _device_arg(device)))
+
+
+# ---- functions mirroring the methods ----
+
+def _method(name):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = name
+    return fn
+
+
+for _name in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "neg",
+              "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "reciprocal", "clamp",
+              "clip", "reshape", "permute", "transpose", "t", "squeeze", "unsqueeze", "narrow", "select", "flatten",
+              "sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "matmul", "mm", "bmm", "clone"):
+    globals()[_name] = _method(_name)
+del _name
+
+subtract, multiply, divide, true_divide = sub, mul, div, div  # noqa: F821 (defined just above)
+
+
+def cat(tensors, dim=0):
+    return _wrap(_C.ct_tensor_cat([_handle(t) for t in tensors], dim))
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    return _wrap(_C.ct_tensor_stack([_handle(t) for t in tensors], dim))
+
+
+def addmm(input, mat1, mat2, beta=1, alpha=1):
+    return _wrap(_C.ct_tensor_addmm(_handle(input), _handle(mat1), _handle(mat2), beta, alpha))
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def numel(t):
+    return t.numel()
+
+
+def get_num_threads():
+    return _C.ct_get_num_threads()
+
+
+def set_num_threads(n):
+    _C.ct_set_num_threads(n)

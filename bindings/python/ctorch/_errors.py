@@ -1,0 +1,68 @@
+"""ctorch.Error and its subclasses: each C status maps to the builtin class torch raises for the same
+mistake, so `except RuntimeError` / `except TypeError` keep working when porting torch code."""
+
+import builtins
+
+from . import _C
+
+__all__ = ["Error", "InvalidArgumentError", "ShapeError", "DTypeError", "DeviceError", "OutOfMemoryError",
+           "NotImplementedError_", "IndexError", "InternalError"]
+
+
+class Error(Exception):
+    """A failed ctorch call. `status` is the C status number, `status_name` its name."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+        self.status_name = _C.ct_status_name(status)
+
+
+class InvalidArgumentError(Error, builtins.ValueError):
+    pass
+
+
+class ShapeError(Error, builtins.RuntimeError):
+    pass
+
+
+class DTypeError(Error, builtins.TypeError):
+    pass
+
+
+class DeviceError(Error, builtins.RuntimeError):
+    pass
+
+
+class OutOfMemoryError(Error, builtins.MemoryError):
+    pass
+
+
+class NotImplementedError_(Error, builtins.NotImplementedError):
+    pass
+
+
+class IndexError(Error, builtins.IndexError):
+    pass
+
+
+class InternalError(Error, builtins.RuntimeError):
+    pass
+
+
+_by_status = {
+    _C.CT_ERROR_INVALID_ARGUMENT: InvalidArgumentError,
+    _C.CT_ERROR_SHAPE: ShapeError,
+    _C.CT_ERROR_DTYPE: DTypeError,
+    _C.CT_ERROR_DEVICE: DeviceError,
+    _C.CT_ERROR_OUT_OF_MEMORY: OutOfMemoryError,
+    _C.CT_ERROR_NOT_IMPLEMENTED: NotImplementedError_,
+    _C.CT_ERROR_INDEX: IndexError,
+}
+
+
+def _make(status, message):
+    return _by_status.get(status, InternalError)(status, message)
+
+
+_C.ct_py_set_error_factory(_make)

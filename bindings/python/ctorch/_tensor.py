@@ -1,0 +1,542 @@
+"""Tensor: a Python object owning one reference to a ctorch tensor handle."""
+
+import builtins
+import numbers
+
+from . import _C
+from . import _dtype as _d
+
+__all__ = ["Tensor", "Size", "device"]
+
+_new = object.__new__
+_release = _C.ct_tensor_release
+_op_call = _C.ct_py_op_call
+
+
+def _wrap(handle):
+    t = _new(Tensor)
+    t._h = handle
+    return t
+
+
+def _handle(x):
+    if isinstance(x, Tensor):
+        return x._h
+    raise TypeError(f"expected a ctorch.Tensor, got {type(x).__name__}")
+
+
+def _is_number(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+
+
+class Size(tuple):
+    """A tensor's sizes: a tuple that prints like torch.Size."""
+
+    def __repr__(self):
+        return f"ctorch.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class device:
+    """Where a tensor lives: "cpu" or "meta" (type plus optional index), like torch.device."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif ":" in type:
+            type, idx = type.split(":")
+            index = builtins.int(idx)
+        self.type, self.index = type, index
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        return f"device(type='{self.type}'" + ("" if self.index is None else f", index={self.index}") + ")"
+
+    def __eq__(self, other):
+        return str(self) == str(device(other) if isinstance(other, str) else other)
+
+    def __hash__(self):
+        return hash(str(self))
+
+
+_DEVICE_NAMES = {_C.CT_DEVICE_CPU: "cpu", _C.CT_DEVICE_CUDA: "cuda", _C.CT_DEVICE_META: "meta"}
+
+
+def _binary(tensor_fn, scalar_fn):
+    ft, fs = getattr(_C, tensor_fn), getattr(_C, scalar_fn) if scalar_fn else None
+
+    def op(self, other):
+        if type(other) is Tensor:
+            return _wrap(ft(self._h, other._h))
+        if isinstance(other, Tensor):
+            return _wrap(ft(self._h, other._h))
+        if fs is not None and _is_number(other):
+            return _wrap(fs(self._h, other))
+        return NotImplemented
+
+    return op
+
+
+def _inplace(tensor_fn, scalar_fn):
+    ft, fs = getattr(_C, tensor_fn), getattr(_C, scalar_fn)
+
+    def op(self, other):
+        if isinstance(other, Tensor):
+            ft(self._h, other._h)
+        elif _is_number(other):
+            fs(self._h, other)
+        else:
+            return NotImplemented
+        return self
+
+    return op
+
+
+def _unary(fn):
+    f = getattr(_C, fn)
+
+    def op(self):
+        return _wrap(f(self._h))
+
+    op.__name__ = fn.replace("ct_tensor_", "")
+    return op
+
+
+def _dims(dims):
+    """Accepts f(2, 3) and f((2, 3)) alike, as torch does."""
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list, Size)):
+        return tuple(dims[0])
+    return dims
+
+
+def _dim_list(dim):
+    if dim is None:
+        return ()
+    if isinstance(dim, numbers.Integral):
+        return (builtins.int(dim),)
+    return tuple(dim)
+
+
+class Tensor:
+    """A multi-dimensional array on a device, with PyTorch's semantics (see ctorch.h)."""
+
+    __slots__ = ("_h", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create tensors with ctorch.tensor(), ctorch.zeros() and the other factories")
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h is not None and _release is not None:
+            _release(h)
+
+    # ---- properties ----
+    @property
+    def shape(self):
+        return Size(_C.ct_py_dims(self._h, 0))
+
+    def size(self, dim=None):
+        s = _C.ct_py_dims(self._h, 0)
+        return Size(s) if dim is None else _C.ct_tensor_size(self._h, dim)
+
+    def stride(self, dim=None):
+        s = _C.ct_py_dims(self._h, 1)
+        if dim is None:
+            return s
+        n = len(s)
+        if not -n <= dim < builtins.max(n, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        return s[dim]
+
+    @property
+    def dtype(self):
+        return _d.by_code[_C.ct_tensor_dtype(self._h)]
+
+    @property
+    def device(self):
+        kind, index = _C.ct_tensor_device(self._h)
+        return device(_DEVICE_NAMES[kind], None if index < 0 else index)
+
+    @property
+    def ndim(self):
+        return _C.ct_tensor_ndim(self._h)
+
+    def dim(self):
+        return _C.ct_tensor_ndim(self._h)
+
+    def numel(self):
+        return _C.ct_tensor_numel(self._h)
+
+    def is_contiguous(self):
+        return builtins.bool(_C.ct_tensor_is_contiguous(self._h))
+
+    def storage_offset(self):
+        return _C.ct_tensor_storage_offset(self._h)
+
+    def data_ptr(self):
+        return _C.ct_tensor_data_ptr(self._h)
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def is_meta(self):
+        return self.device.type == "meta"
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self.select(0, i) for i in range(self.shape[0]))
+
+    # ---- values out ----
+    def item(self):
+        return _C.ct_tensor_item(self._h)
+
+    def __bool__(self):
+        return builtins.bool(self.item())
+
+    def __float__(self):
+        return builtins.float(self.item())
+
+    def __int__(self):
+        return builtins.int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(self.item())
+
+    def tolist(self):
+        if self.ndim == 0:
+            return self.item()
+        src = self.to(_d.float32) if self.dtype is _d.bfloat16 else self
+        return src.numpy().tolist()
+
+    def numpy(self):
+        """A numpy array sharing this tensor's memory (cpu tensors; bfloat16 has no numpy dtype)."""
+        import numpy as np
+
+        if self.device.type != "cpu":
+            raise TypeError(f"can't convert {self.device} tensor to numpy. Copy it to the cpu first.")
+        typestr = _d.numpy_typestr.get(self.dtype)
+        if typestr is None:
+            raise TypeError(f"Got unsupported ScalarType {self.dtype.name}: numpy has no bfloat16. Use .to(float32).")
+        item = self.dtype.itemsize
+        return np.asarray(_ArrayView(self, {
+            "shape": tuple(self.shape), "typestr": typestr, "data": (self.data_ptr(), False),
+            "strides": tuple(s * item for s in self.stride()), "version": 3}))
+
+    def __array__(self, dtype=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self):
+        return _C.ct_tensor_to_string(self._h)
+
+    __str__ = __repr__
+
+    # ---- arithmetic ----
+    __add__ = _binary("ct_tensor_add", "ct_tensor_add_scalar")
+    __radd__ = __add__
+    __sub__ = _binary("ct_tensor_sub", "ct_tensor_sub_scalar")
+    __mul__ = _binary("ct_tensor_mul", "ct_tensor_mul_scalar")
+    __rmul__ = __mul__
+    __truediv__ = _binary("ct_tensor_div", "ct_tensor_div_scalar")
+    __pow__ = _binary("ct_tensor_pow", "ct_tensor_pow_scalar")
+    __matmul__ = _binary("ct_tensor_matmul", None)
+    __eq__ = _binary("ct_tensor_eq", "ct_tensor_eq_scalar")
+    __ne__ = _binary("ct_tensor_ne", "ct_tensor_ne_scalar")
+    __lt__ = _binary("ct_tensor_lt", "ct_tensor_lt_scalar")
+    __le__ = _binary("ct_tensor_le", "ct_tensor_le_scalar")
+    __gt__ = _binary("ct_tensor_gt", "ct_tensor_gt_scalar")
+    __ge__ = _binary("ct_tensor_ge", "ct_tensor_ge_scalar")
+    __hash__ = object.__hash__
+    __iadd__ = _inplace("ct_tensor_add_", "ct_tensor_add_scalar_")
+    __isub__ = _inplace("ct_tensor_sub_", "ct_tensor_sub_scalar_")
+    __imul__ = _inplace("ct_tensor_mul_", "ct_tensor_mul_scalar_")
+    __itruediv__ = _inplace("ct_tensor_div_", "ct_tensor_div_scalar_")
+    __neg__ = _unary("ct_tensor_neg")
+    __abs__ = _unary("ct_tensor_abs")
+
+    def __rsub__(self, other):
+        if not _is_number(other):
+            return NotImplemented
+        return _call("rsub", self, other)
+
+    def __rpow__(self, other):
+        if not _is_number(other):
+            return NotImplemented
+        return full((), other) ** self  # a 0-dim tensor promotes like the number in these cases
+
+    def __rtruediv__(self, other):
+        if not _is_number(other):
+            return NotImplemented
+        return self.reciprocal() * other
+
+    def add(self, other, alpha=1):
+        if alpha == 1:
+            return self + other
+        return _call("add", self, other, alpha=alpha)
+
+    def sub(self, other, alpha=1):
+        if alpha == 1:
+            return self - other
+        return _call("sub", self, other, alpha=alpha)
+
+    def mul(self, other):
+        return self * other
+
+    def div(self, other):
+        return self / other
+
+    def pow(self, exponent):
+        return self ** exponent
+
+    def add_(self, other, alpha=1):
+        if alpha == 1:
+            return self.__iadd__(other)
+        _call("add_", self, other, alpha=alpha)
+        return self
+
+    def sub_(self, other, alpha=1):
+        if alpha == 1:
+            return self.__isub__(other)
+        _call("sub_", self, other, alpha=alpha)
+        return self
+
+    def mul_(self, other):
+        return self.__imul__(other)
+
+    def div_(self, other):
+        return self.__itruediv__(other)
+
+    def maximum(self, other):
+        return _wrap(_C.ct_tensor_maximum(self._h, _handle(other)))
+
+    def minimum(self, other):
+        return _wrap(_C.ct_tensor_minimum(self._h, _handle(other)))
+
+    eq = __eq__
+    ne = __ne__
+    lt = __lt__
+    le = __le__
+    gt = __gt__
+    ge = __ge__
+    neg = __neg__
+    abs = __abs__
+    exp = _unary("ct_tensor_exp")
+    log = _unary("ct_tensor_log")
+    sqrt = _unary("ct_tensor_sqrt")
+    rsqrt = _unary("ct_tensor_rsqrt")
+    sin = _unary("ct_tensor_sin")
+    cos = _unary("ct_tensor_cos")
+    tanh = _unary("ct_tensor_tanh")
+    sigmoid = _unary("ct_tensor_sigmoid")
+    relu = _unary("ct_tensor_relu")
+
+    def reciprocal(self):
+        return _call("reciprocal", self)
+
+    def clamp(self, min=None, max=None):
+        return _wrap(_C.ct_tensor_clamp(self._h, min, max))
+
+    clip = clamp
+
+    def where(self, condition, other):
+        return where(condition, self, other)
+
+    # ---- conversion ----
+    def to(self, dtype=None, device=None):
+        if isinstance(dtype, (str, globals()["device"])):
+            dtype, device = None, dtype
+        if device is not None and str(device) != str(self.device):
+            raise NotImplementedError(f"to: moving {self.device} tensors to {device} needs a backend for it")
+        return self if dtype is None else _wrap(_C.ct_tensor_to(self._h, dtype.code))
+
+    def float(self):
+        return self.to(_d.float32)
+
+    def double(self):
+        return self.to(_d.float64)
+
+    def half(self):
+        return self.to(_d.float16)
+
+    def int(self):
+        return self.to(_d.int32)
+
+    def long(self):
+        return self.to(_d.int64)
+
+    def bool(self):
+        return self.to(_d.bool)
+
+    def contiguous(self):
+        return _wrap(_C.ct_tensor_contiguous(self._h))
+
+    def clone(self):
+        return _wrap(_C.ct_tensor_clone(self._h))
+
+    def copy_(self, src):
+        _call("copy_", self, src)
+        return self
+
+    # ---- shapes and views ----
+    def view(self, *shape):
+        return _wrap(_C.ct_tensor_view(self._h, _dims(shape)))
+
+    def reshape(self, *shape):
+        return _wrap(_C.ct_tensor_reshape(self._h, _dims(shape)))
+
+    def permute(self, *dims):
+        return _wrap(_C.ct_tensor_permute(self._h, _dims(dims)))
+
+    def transpose(self, dim0, dim1):
+        return _wrap(_C.ct_tensor_transpose(self._h, dim0, dim1))
+
+    def t(self):
+        if self.ndim > 2:
+            raise ValueError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        return self if self.ndim < 2 else self.transpose(0, 1)
+
+    @property
+    def T(self):
+        return self.permute(*reversed(range(self.ndim)))
+
+    def expand(self, *sizes):
+        return _wrap(_C.ct_tensor_expand(self._h, _dims(sizes)))
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def squeeze(self, dim=None):
+        if dim is None:
+            return _wrap(_C.ct_tensor_squeeze(self._h))
+        return _wrap(_C.ct_tensor_squeeze_dim(self._h, dim))
+
+    def unsqueeze(self, dim):
+        return _wrap(_C.ct_tensor_unsqueeze(self._h, dim))
+
+    def narrow(self, dim, start, length):
+        return _wrap(_C.ct_tensor_narrow(self._h, dim, start, length))
+
+    def select(self, dim, index):
+        return _wrap(_C.ct_tensor_select(self._h, dim, index))
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _wrap(_C.ct_tensor_flatten(self._h, start_dim, end_dim))
+
+    # ---- reductions ----
+    def sum(self, dim=None, keepdim=False):
+        return _wrap(_C.ct_tensor_sum(self._h, _dim_list(dim), builtins.int(keepdim)))
+
+    def mean(self, dim=None, keepdim=False):
+        return _wrap(_C.ct_tensor_mean(self._h, _dim_list(dim), builtins.int(keepdim)))
+
+    def prod(self, dim=None, keepdim=False):
+        return _wrap(_C.ct_tensor_prod(self._h, _dim_list(dim), builtins.int(keepdim)))
+
+    def amax(self, dim=(), keepdim=False):
+        return _wrap(_C.ct_tensor_amax(self._h, _dim_list(dim), builtins.int(keepdim)))
+
+    def amin(self, dim=(), keepdim=False):
+        return _wrap(_C.ct_tensor_amin(self._h, _dim_list(dim), builtins.int(keepdim)))
+
+    def argmax(self, dim=None, keepdim=False):
+        return _wrap(_C.ct_tensor_argmax(self._h, dim, builtins.int(keepdim)))
+
+    def argmin(self, dim=None, keepdim=False):
+        return _wrap(_C.ct_tensor_argmin(self._h, dim, builtins.int(keepdim)))
+
+    # ---- matrix products ----
+    def matmul(self, other):
+        return _wrap(_C.ct_tensor_matmul(self._h, _handle(other)))
+
+    def mm(self, other):
+        return _wrap(_C.ct_tensor_mm(self._h, _handle(other)))
+
+    def bmm(self, other):
+        return _wrap(_C.ct_tensor_bmm(self._h, _handle(other)))
+
+    # ---- indexing: ints, slices, None and Ellipsis give views ----
+    def __getitem__(self, index):
+        if not isinstance(index, tuple):
+            index = (index,)
+        consumed = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+        if consumed > self.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+        t, dim, expanded = self, 0, False
+        for i in index:
+            if i is None:
+                t = t.unsqueeze(dim)
+                dim += 1
+            elif i is Ellipsis:  # as in torch, only the first ... stands for the remaining dims
+                dim += 0 if expanded else self.ndim - consumed
+                expanded = True
+            elif isinstance(i, slice):
+                if i.step is not None and i.step <= 0:
+                    raise ValueError("step must be greater than zero")
+                t = _call("slice", t, dim, i.start, i.stop, 1 if i.step is None else i.step)
+                dim += 1
+            elif isinstance(i, (numbers.Integral, Tensor)) and not isinstance(i, builtins.bool):
+                t = t.select(dim, builtins.int(i))
+            else:
+                raise TypeError(f"ctorch indexing supports ints, slices, None and ..., got {type(i).__name__}")
+        return t if t is not self else _wrap(_C.ct_tensor_view(self._h, self.shape))
+
+    def __setitem__(self, index, value):
+        target = self[index]
+        if not isinstance(value, Tensor):
+            value = full((), value, dtype=target.dtype)
+        target.copy_(value)
+
+
+class _ArrayView:
+    """What numpy sees: the array interface, plus the tensor it keeps alive."""
+
+    __slots__ = ("__array_interface__", "tensor")
+
+    def __init__(self, tensor, interface):
+        self.tensor = tensor
+        self.__array_interface__ = interface
+
+
+def _call(name, *args, **kwargs):
+    from . import ops  # imported here: ops imports this module
+
+    return ops.call(name, *args, **kwargs)
+
+
+def full(size, fill_value, dtype=None, device=None):
+    if isinstance(size, numbers.Integral):
+        size = (size,)
+    if dtype is None:
+        dtype = (_d.bool if isinstance(fill_value, builtins.bool)
+                 else _d.int64 if isinstance(fill_value, numbers.Integral) else _d.get_default_dtype())
+    return _wrap(_C.ct_tensor_full(tuple(size), fill_value, dtype.code, None if device is None else str(device)))
+
+
+def where(condition, input, other):
+    return _wrap(_C.ct_tensor_where(_handle(condition), _as_tensor(input), _as_tensor(other)))
+
+
+def _as_tensor(x):
+    if isinstance(x, Tensor):
+        return x._h
+    if _is_number(x):  # a number keeps a number's weak promotion only through the op itself
+        return full((), x)._h
+    raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")

@@ -1,0 +1,152 @@
+"""ctorch.ops: every registered operator by name, custom ones included, through the boxed call.
+
+    ctorch.ops.add(a, b, alpha=2)      # add.Tensor
+    ctorch.ops.myext.scale(x)          # an operator defined from C with ct_library_define
+"""
+
+import builtins
+import json
+import numbers
+
+from . import _C
+from . import _dtype as _d
+from ._tensor import Tensor, _wrap, device
+
+_NONE, _TENSOR, _INT, _FLOAT, _BOOL, _INTS, _TENSORS, _DTYPE, _DEVICE, _STRING = range(10)
+
+_registry = None
+
+
+def registry():
+    """The operator registry as parsed JSON (ct_op_registry_json): a list of operator entries."""
+    global _registry
+    if _registry is None:
+        _registry = json.loads(_C.ct_op_registry_json())["operators"]
+    return _registry
+
+
+def _refresh():
+    global _registry
+    _registry = None
+    _returns.clear()
+
+
+def _box(x):
+    if x is None:
+        return (_NONE, 0)
+    if isinstance(x, Tensor):
+        return (_TENSOR, x._h)
+    if isinstance(x, builtins.bool):
+        return (_BOOL, int(x))
+    if isinstance(x, numbers.Integral):
+        return (_INT, int(x))
+    if isinstance(x, numbers.Real):
+        return (_FLOAT, float(x))
+    if isinstance(x, _d.dtype):
+        return (_DTYPE, x.code)
+    if isinstance(x, device):
+        return (_DEVICE, str(x))
+    if isinstance(x, str):
+        return (_STRING, x)
+    if isinstance(x, (list, tuple)):
+        if all(isinstance(e, Tensor) for e in x) and x:
+            return (_TENSORS, [e._h for e in x])
+        return (_INTS, [int(e) for e in x])
+    raise TypeError(f"ctorch.ops: cannot pass a {type(x).__name__} to an operator")
+
+
+def _fits(value, type_text):
+    """Whether a Python value can be passed as an argument of this schema type."""
+    optional = type_text.endswith("?")
+    base = type_text.rstrip("?").split("(")[0]
+    if value is None:
+        return optional
+    if base == "Tensor":
+        return isinstance(value, Tensor)
+    if base.startswith("Tensor["):
+        return isinstance(value, (list, tuple)) and all(isinstance(v, Tensor) for v in value)
+    if base.startswith("int["):
+        return isinstance(value, (list, tuple, numbers.Integral)) and not isinstance(value, Tensor)
+    if base in ("int", "bool"):
+        return isinstance(value, numbers.Integral)
+    if base in ("float", "Scalar"):
+        return isinstance(value, numbers.Number) and not isinstance(value, Tensor)
+    if base == "ScalarType":
+        return isinstance(value, _d.dtype)
+    if base in ("Device", "str"):
+        return isinstance(value, (str, device))
+    return True
+
+
+def _positional(name, args, kwargs):
+    """Places keyword arguments by the schema of the first overload whose parameters take them all
+    and whose types fit the values given."""
+    if not kwargs:
+        return list(args), name
+    for op in registry():
+        if op["name"] != name:
+            continue
+        params = op["arguments"]
+        names = [a["name"] for a in params]
+        if len(args) > len(params) or not all(k in names for k in kwargs):
+            continue
+        values = list(args) + [None] * (len(params) - len(args))
+        for k, v in kwargs.items():
+            values[names.index(k)] = v
+        given = set(range(len(args))) | {names.index(k) for k in kwargs}
+        if all(_fits(values[i], params[i]["type"]) for i in given):
+            return values, name + ("." + op["overload"] if op["overload"] else "")
+    raise TypeError(f"ctorch.ops.{name}: no overload takes these arguments and keywords {sorted(kwargs)}")
+
+
+_returns = {}  # operator name -> number of returns
+
+
+def _num_returns(target):
+    n = _returns.get(target)
+    if n is None:
+        qualified, _, rest = target.rpartition("::")
+        base = (qualified + "::" if qualified else "") + rest.split(".")[0]
+        n = next((len(op["returns"]) for op in registry() if op["name"] == base), 1)
+        _returns[target] = n
+    return n
+
+
+def call(name, *args, **kwargs):
+    """Calls the operator `name` ("add" or "add.Tensor"); returns a Tensor, or a tuple for several."""
+    values, target = _positional(name, args, kwargs)
+    nouts = _num_returns(target)
+    handles = _C.ct_py_op_call(target, [_box(v) for v in values], nouts)
+    outs = tuple(_wrap(h) for h in handles)
+    return outs[0] if len(outs) == 1 else outs
+
+
+class _Namespace:
+    def __init__(self, prefix):
+        self._prefix = prefix
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        full = self._prefix + name
+        if any(op["name"] == full for op in registry()):
+            def op(*args, **kwargs):
+                return call(full, *args, **kwargs)
+
+            op.__name__ = name
+            return op
+        if not self._prefix and any(op["name"].startswith(name + "::") for op in registry()):
+            return _Namespace(name + "::")
+        _refresh()  # operators may have been defined since the registry was read
+        if any(op["name"] == full or op["name"].startswith(full + "::") for op in registry()):
+            return getattr(self, name)
+        raise AttributeError(f"ctorch.ops has no operator '{full}'. See ctorch.ops.registry()")
+
+
+_root = _Namespace("")
+
+
+def __getattr__(name):
+    if name.startswith("__"):  # Python's own probes (__path__, __wrapped__ ...) are not operators
+        raise AttributeError(name)
+    return getattr(_root, name)
