@@ -484,6 +484,15 @@ struct DLManagedTensor;
 CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack(const ct_tensor* t, struct DLManagedTensorVersioned** out);
 
 /*
+ * ct_tensor_to_dlpack_unversioned - the same as ct_tensor_to_dlpack, as a legacy (pre-1.0)
+ * DLManagedTensor, for consumers that read only those (numpy before 2.0, PyTorch before 2.2).
+ *
+ * Same ownership, statuses and threads as ct_tensor_to_dlpack; the capsule has no version or
+ * flags. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack_unversioned(const ct_tensor* t, struct DLManagedTensor** out);
+
+/*
  * ct_tensor_from_dlpack - a CPU tensor over a DLPack 1.0 capsule's memory, without copying.
  *
  * The tensor has the capsule's shape, its strides (in elements; NULL strides mean compact

@@ -14,6 +14,7 @@
 %{
 #include <string.h>
 #include "ctorch.h"
+#include "ctorch_dlpack.h"
 
 /* ctorch._errors registers the function that builds the exception for a status and message. */
 static PyObject* ct_py_error_factory = NULL;
@@ -173,6 +174,10 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_string_release;
 %ignore ct_value;
 %ignore ct_scalar;
+%ignore ct_tensor_to_dlpack;
+%ignore ct_tensor_to_dlpack_unversioned;
+%ignore ct_tensor_from_dlpack;
+%ignore ct_tensor_from_dlpack_unversioned;
 
 %include "ctorch.h"
 
@@ -183,6 +188,8 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %feature("nothread") ct_py_dims;
 %feature("nothread") ct_py_from_buffer;
 %feature("nothread") ct_py_op_call;
+%feature("nothread") ct_py_to_dlpack;
+%feature("nothread") ct_py_from_dlpack;
 
 %inline %{
 /* Registers ctorch._errors' factory (status, message) -> exception instance. */
@@ -310,4 +317,60 @@ done:
   Py_DECREF(fast);
   return result;
 }
+
+/* ---- DLPack capsules (the Python protocol: a consumer renames the capsule "used_..."; a capsule
+ * still carrying its name when Python frees it was never consumed, so it is deleted here) ---- */
+
+static void ct_py_dlpack_capsule_free(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    DLManagedTensorVersioned* m = (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned");
+    if (m && m->deleter) m->deleter(m);
+  } else if (PyCapsule_IsValid(capsule, "dltensor")) {
+    DLManagedTensor* m = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
+    if (m && m->deleter) m->deleter(m);
+  }
+}
+
+/* A capsule viewing the tensor: versioned ("dltensor_versioned") or legacy ("dltensor"). */
+static PyObject* ct_py_to_dlpack(PyObject* handle, int versioned) {
+  const ct_tensor* t = (const ct_tensor*)PyLong_AsVoidPtr(handle);
+  void* m = NULL;
+  ct_status s = versioned ? ct_tensor_to_dlpack(t, (DLManagedTensorVersioned**)&m)
+                          : ct_tensor_to_dlpack_unversioned(t, (DLManagedTensor**)&m);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  PyObject* cap = PyCapsule_New(m, versioned ? "dltensor_versioned" : "dltensor", ct_py_dlpack_capsule_free);
+  if (!cap) {
+    if (versioned) ((DLManagedTensorVersioned*)m)->deleter((DLManagedTensorVersioned*)m);
+    else ((DLManagedTensor*)m)->deleter((DLManagedTensor*)m);
+  }
+  return cap;
+}
+
+/* A tensor over a producer's capsule; the capsule is renamed so that its owner no longer deletes it. */
+static PyObject* ct_py_from_dlpack(PyObject* capsule) {
+  ct_tensor* t = NULL;
+  ct_status s;
+  const char* used;
+  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    s = ct_tensor_from_dlpack((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned"), &t);
+    used = "used_dltensor_versioned";
+  } else if (PyCapsule_IsValid(capsule, "dltensor")) {
+    s = ct_tensor_from_dlpack_unversioned((DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor"), &t);
+    used = "used_dltensor";
+  } else {
+    PyErr_SetString(PyExc_TypeError, "from_dlpack: expected an unconsumed DLPack capsule (\"dltensor\" or "
+                                     "\"dltensor_versioned\"), or an object with __dlpack__");
+    return NULL;
+  }
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  PyCapsule_SetName(capsule, used);
+  return PyLong_FromVoidPtr(t);
+}
 %}
+

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <new>
 
 #include "capi/handle.h"
@@ -128,13 +129,47 @@ void call_unversioned_deleter(void*, void* capsule) {
 }
 
 // The deleter of exported capsules: see Note [DLPack capsules].
-void release_export(DLManagedTensorVersioned* self) {
+template <typename Capsule>
+void release_export(Capsule* self) {
   if (!self) return;
   static_cast<const TensorImpl*>(self->manager_ctx)->release();
   std::free(self);
 }
 
-static_assert(sizeof(DLManagedTensorVersioned) % alignof(int64_t) == 0, "shape follows the capsule in one block");
+// One block: the capsule, then shape and strides; the capsule retains x.
+template <typename Capsule>
+Capsule* export_capsule(const TensorImpl& x, const char* fn) {
+  static_assert(sizeof(Capsule) % alignof(int64_t) == 0, "shape follows the capsule in one block");
+  CT_CHECK(x.device().is_cpu(), CT_ERROR_DEVICE, fn, ": the tensor ", x.sizes(), " is on ", x.device(),
+           ", not cpu, and DLPack export shares cpu memory only. Compute it on the cpu");
+  const size_t ndim = x.dim();
+  void* block = std::malloc(sizeof(Capsule) + 2 * ndim * sizeof(int64_t));
+  if (!block) throw std::bad_alloc();
+  auto* m = new (block) Capsule();
+  int64_t* dims = reinterpret_cast<int64_t*>(m + 1);
+  if (ndim) {
+    std::memcpy(dims, x.sizes().data(), ndim * sizeof(int64_t));
+    std::memcpy(dims + ndim, x.strides().data(), ndim * sizeof(int64_t));
+  }
+  if constexpr (std::is_same<Capsule, DLManagedTensorVersioned>::value) {
+    m->version.major = kDLPackMajor;
+    m->version.minor = 0;
+    m->flags = 0;
+  }
+  m->deleter = release_export<Capsule>;
+  DLTensor& dl = m->dl_tensor;
+  dl.data = x.data();
+  dl.device.device_type = kDLCPU;
+  dl.device.device_id = 0;
+  dl.ndim = static_cast<int32_t>(ndim);
+  dl.dtype = to_dl_dtype(x.dtype());
+  dl.shape = dims;
+  dl.strides = dims + ndim;
+  dl.byte_offset = 0;
+  x.retain();  // nothing below can fail
+  m->manager_ctx = const_cast<TensorImpl*>(&x);
+  return m;
+}
 
 }  // namespace
 
@@ -146,33 +181,17 @@ ct_status ct_tensor_to_dlpack(const ct_tensor* t, DLManagedTensorVersioned** out
   return capi::guard([&] {
     const TensorImpl& x = capi::tensor_arg(t, fn, "t");
     capi::require_out(out, fn, "out");
-    CT_CHECK(x.device().is_cpu(), CT_ERROR_DEVICE, fn, ": the tensor ", x.sizes(), " is on ", x.device(),
-             ", not cpu, and DLPack export shares cpu memory only. Compute it on the cpu");
-    const size_t ndim = x.dim();
-    void* block = std::malloc(sizeof(DLManagedTensorVersioned) + 2 * ndim * sizeof(int64_t));
-    if (!block) throw std::bad_alloc();
-    auto* m = new (block) DLManagedTensorVersioned();
-    int64_t* dims = reinterpret_cast<int64_t*>(m + 1);
-    if (ndim) {
-      std::memcpy(dims, x.sizes().data(), ndim * sizeof(int64_t));
-      std::memcpy(dims + ndim, x.strides().data(), ndim * sizeof(int64_t));
-    }
-    m->version.major = kDLPackMajor;
-    m->version.minor = 0;
-    m->flags = 0;
-    m->deleter = release_export;
-    DLTensor& dl = m->dl_tensor;
-    dl.data = x.data();
-    dl.device.device_type = kDLCPU;
-    dl.device.device_id = 0;
-    dl.ndim = static_cast<int32_t>(ndim);
-    dl.dtype = to_dl_dtype(x.dtype());
-    dl.shape = dims;
-    dl.strides = dims + ndim;
-    dl.byte_offset = 0;
-    x.retain();  // nothing below can fail
-    m->manager_ctx = const_cast<TensorImpl*>(&x);
-    *out = m;
+    *out = export_capsule<DLManagedTensorVersioned>(x, fn);
+  });
+}
+
+ct_status ct_tensor_to_dlpack_unversioned(const ct_tensor* t, DLManagedTensor** out) {
+  const char* fn = "ct_tensor_to_dlpack_unversioned";
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    const TensorImpl& x = capi::tensor_arg(t, fn, "t");
+    capi::require_out(out, fn, "out");
+    *out = export_capsule<DLManagedTensor>(x, fn);
   });
 }
 

@@ -540,7 +540,37 @@ static void test_import_of_bad_geometry_is_invalid_argument(void) {
   CHECK_IMPORT_FAILS(c, CT_ERROR_INVALID_ARGUMENT, "addressable");
 }
 
+static void test_unversioned_round_trip_shares_memory(void) {
+  ct_tensor *a = T(CT_FLOAT32, S(2, 2), 1, 2, 3, 4), *at = NULL, *b = NULL;
+  DLManagedTensor* cap = NULL;
+  CHECK_OK(ct_tensor_transpose(a, 0, 1, &at));
+  CHECK_OK(ct_tensor_to_dlpack_unversioned(at, &cap));
+  CHECK(cap != NULL && cap->dl_tensor.strides[0] == 1 && cap->dl_tensor.strides[1] == 2);
+  CHECK_OK(ct_tensor_from_dlpack_unversioned(cap, &b));
+  CHECK_TENSOR(b, CT_FLOAT32, S(2, 2), 1, 3, 2, 4);
+  void* pa = NULL;
+  CHECK_OK(ct_tensor_data_ptr(a, &pa));
+  ((float*)pa)[1] = 20.0f; /* a[0][1] is b[1][0] */
+  CHECK_TENSOR(b, CT_FLOAT32, S(2, 2), 1, 3, 20, 4);
+  RELEASE(b, at, a);
+}
+
+static void test_unversioned_export_bad_arguments(void) {
+  DLManagedTensor* cap = (DLManagedTensor*)capi_sentinel();
+  CHECK_STATUS(ct_tensor_to_dlpack_unversioned(NULL, &cap), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(cap == NULL);
+  CHECK_STATUS(ct_tensor_to_dlpack_unversioned(capi_released(), &cap), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor* a = T(CT_FLOAT32, S(1), 1);
+  CHECK_STATUS(ct_tensor_to_dlpack_unversioned(a, NULL), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor* m = NULL;
+  CHECK_OK(ct_tensor_empty(S(2), CT_FLOAT32, "meta", &m));
+  CHECK_STATUS(ct_tensor_to_dlpack_unversioned(m, &cap), CT_ERROR_DEVICE);
+  RELEASE(m, a);
+}
+
 static const capi_test TESTS[] = {
+    CAPI_TEST(test_unversioned_round_trip_shares_memory),
+    CAPI_TEST(test_unversioned_export_bad_arguments),
     CAPI_TEST(test_export_fills_every_field),
     CAPI_TEST(test_export_keeps_the_tensor_alive_until_the_deleter_runs),
     CAPI_TEST(test_export_deleter_releases_the_tensor),

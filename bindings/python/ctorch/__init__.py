@@ -20,7 +20,7 @@ from . import _dtype as _d
 __version__ = _C.ct_version()
 _C.ct_init(_C.CT_ABI_VERSION)
 
-__all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", "from_numpy", "zeros", "ones",
+__all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", "from_numpy", "from_dlpack", "zeros", "ones",
            "empty", "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
            "cat", "stack", "where", "matmul", "mm", "bmm", "addmm", "is_tensor", "numel", "get_num_threads",
            "set_num_threads"]
@@ -93,6 +93,18 @@ def as_tensor(data, dtype=None):
 def from_numpy(array):
     """A tensor sharing the numpy array's memory (writes through either are seen by both)."""
     return _wrap(_C.ct_py_from_buffer(array, _d.from_numpy_dtype(array.dtype).code))
+
+
+def from_dlpack(ext):
+    """A tensor sharing the memory of an object with __dlpack__ (numpy, torch ...) or of a capsule."""
+    if hasattr(ext, "__dlpack__"):
+        try:
+            capsule = ext.__dlpack__(max_version=(1, 0))
+        except TypeError:  # producers from before DLPack 1.0 take no max_version
+            capsule = ext.__dlpack__()
+    else:
+        capsule = ext
+    return _wrap(_C.ct_py_from_dlpack(capsule))
 
 
 def _factory(name):

@@ -244,6 +244,18 @@ class Tensor:
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
+    # ---- DLPack: zero-copy exchange with numpy, torch and others ----
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        if copy:
+            return self.clone().__dlpack__(max_version=max_version)
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        return _C.ct_py_to_dlpack(self._h, 1 if versioned else 0)
+
+    def __dlpack_device__(self):
+        if self.device.type != "cpu":
+            raise BufferError(f"__dlpack_device__: ctorch exports cpu tensors only, this one is on {self.device}")
+        return (1, 0)  # kDLCPU, device 0
+
     def __repr__(self):
         return _C.ct_tensor_to_string(self._h)
 
