@@ -196,6 +196,29 @@ typedef void (*ct_destroy_fn)(void* user_data);
 CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_fn fn, void* user_data,
                                                              ct_destroy_fn destroy);
 
+/* ---- Library: metrics ---- */
+
+/*
+ * ct_metric_get - read one of the library's counters by name.
+ *
+ * Names (more arrive in later releases; a name's meaning never changes):
+ *   "tensors.live"                tensor objects alive (every handle and every internal tensor)
+ *   "storages.live"               storage blocks alive, on every device, caller memory included
+ *   "memory.cpu.bytes_allocated"  bytes ctorch's CPU allocator has handed out and not freed (tensors
+ *                                 of 64 bytes or less live inside their storage and do not count)
+ *   "memory.cpu.bytes_cached"     bytes of freed large blocks the CPU allocator keeps for reuse
+ * Counts are exact while no other thread creates or frees tensors, so a leak check reads them
+ * before and after a quiet stretch.
+ *
+ *   name  borrowed.  out  filled on CT_OK.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  name or out is NULL, or an unknown name (the message lists the names)
+ * Threads: any thread. Since 0.1.
+ */
+CT_API CT_NODISCARD ct_status ct_metric_get(const char* name, int64_t* out);
+
 /* ---- Dtypes, devices, scalars ---- */
 
 /* Element types. Values are fixed forever; new dtypes are appended. */

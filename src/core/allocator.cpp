@@ -1,5 +1,6 @@
 #include "core/allocator.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -12,6 +13,8 @@ namespace {
 constexpr size_t kAlign = 64;
 constexpr size_t kCacheMin = size_t(1) << 20;
 constexpr size_t kCacheLimit = size_t(1) << 30;
+
+std::atomic<size_t> g_allocated{0};  // bytes out of cpu_allocate (as requested, rounded)
 
 struct Cache {
   std::mutex mu;
@@ -63,18 +66,21 @@ void* cpu_allocate(size_t nbytes) {
       void* p = it->second;
       c.bytes -= it->first;
       c.blocks.erase(it);
+      g_allocated.fetch_add(rounded, std::memory_order_relaxed);
       return p;
     }
   }
   void* p = system_allocate(rounded);
   CT_CHECK(p, CT_ERROR_OUT_OF_MEMORY, "allocate: could not allocate ", nbytes,
            " bytes on cpu. Free tensors or reduce the sizes");
+  g_allocated.fetch_add(rounded, std::memory_order_relaxed);
   return p;
 }
 
 void cpu_free(void* p, size_t nbytes) {
   if (!p) return;
   const size_t rounded = block_size(nbytes);
+  g_allocated.fetch_sub(rounded, std::memory_order_relaxed);
   if (rounded >= kCacheMin) {
     Cache& c = cache();
     std::lock_guard<std::mutex> g(c.mu);
@@ -113,6 +119,8 @@ void cpu_empty_cache() {
   c.blocks.clear();
   c.bytes = 0;
 }
+
+size_t cpu_allocated_bytes() { return g_allocated.load(std::memory_order_relaxed); }
 
 size_t cpu_cached_bytes() {
   Cache& c = cache();

@@ -31,5 +31,7 @@ bool relieve_memory_pressure(DeviceType device, size_t nbytes);
 void cpu_empty_cache();
 /// Bytes currently held in the cache.
 size_t cpu_cached_bytes();
+/// Bytes handed out by cpu_allocate and not yet freed (small tensors stored inline not counted).
+size_t cpu_allocated_bytes();
 
 }  // namespace ct

@@ -7,12 +7,19 @@
 // again, so reading the tag of a released handle is always a valid read. The pool is also why
 // creating and releasing a small tensor costs no heap traffic: each thread keeps a short free list
 // and only trades with the shared list in batches.
+//
+// The pool also counts what is live (slots handed out and not returned) for the library's
+// metrics, from bookkeeping it does anyway: the slots it ever made minus the free ones, shared or
+// held by a thread. Each thread's free count has a single writer, so updating it is a plain store.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <vector>
 
 namespace ct {
 
@@ -24,7 +31,7 @@ class SlotPool {
     if (!l.head) refill(l);
     Slot* s = l.head;
     l.head = s->next;
-    --l.count;
+    l.add(-1);
     return s;
   }
   static void deallocate(void* p) {
@@ -32,7 +39,16 @@ class SlotPool {
     Slot* s = static_cast<Slot*>(p);
     s->next = l.head;
     l.head = s;
-    if (++l.count > kLocalMax) spill(l, kBatch);
+    l.add(1);
+    if (l.free() > kLocalMax) spill(l, kBatch);
+  }
+  /// Slots handed out and not yet returned. Exact while no other thread allocates or frees.
+  static size_t live() {
+    Shared& sh = shared();
+    std::lock_guard<std::mutex> g(sh.mu);
+    size_t held = sh.free;
+    for (const Local* l : sh.locals) held += l->free();
+    return sh.total - held;
   }
 
  private:
@@ -49,12 +65,27 @@ class SlotPool {
   static_assert(SlotSize >= 16, "a slot holds the tag area and the free-list link");
   struct Local {
     Slot* head = nullptr;
-    size_t count = 0;
-    ~Local() { spill(*this, count); }  // a finished thread gives its slots back
+    std::atomic<size_t> count{0};  // free slots in head's list; written by this thread only
+    size_t free() const { return count.load(std::memory_order_relaxed); }
+    void add(long d) { count.store(free() + d, std::memory_order_relaxed); }
+    Local() {
+      Shared& sh = shared();
+      std::lock_guard<std::mutex> g(sh.mu);
+      sh.locals.push_back(this);
+    }
+    ~Local() {  // a finished thread gives its slots back
+      spill(*this, free());
+      Shared& sh = shared();
+      std::lock_guard<std::mutex> g(sh.mu);
+      sh.locals.erase(std::find(sh.locals.begin(), sh.locals.end(), this));
+    }
   };
   struct Shared {
     std::mutex mu;
     Slot* head = nullptr;
+    size_t free = 0;   // slots in head's list
+    size_t total = 0;  // slots ever made
+    std::vector<const Local*> locals;
   };
   static Local& local() {
     thread_local Local l;
@@ -70,9 +101,10 @@ class SlotPool {
     for (size_t i = 0; i < kBatch && s.head; ++i) {
       Slot* x = s.head;
       s.head = x->next;
+      --s.free;
       x->next = l.head;
       l.head = x;
-      ++l.count;
+      l.add(1);
     }
     if (l.head) return;
     // A new slab; never freed (see Note [Handle poisoning]).
@@ -83,7 +115,8 @@ class SlotPool {
       slab[i].next = l.head;
       l.head = &slab[i];
     }
-    l.count += kBatch;
+    l.add(kBatch);
+    s.total += kBatch;
   }
   static void spill(Local& l, size_t n) {
     Shared& s = shared();
@@ -91,9 +124,10 @@ class SlotPool {
     for (size_t i = 0; i < n && l.head; ++i) {
       Slot* x = l.head;
       l.head = x->next;
-      --l.count;
+      l.add(-1);
       x->next = s.head;
       s.head = x;
+      ++s.free;
     }
   }
 };

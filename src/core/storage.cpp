@@ -16,6 +16,8 @@ std::atomic<const DeviceAllocator*> g_allocators[3] = {&kCpuAllocator, nullptr, 
 
 }  // namespace
 
+size_t live_storage_count() { return StoragePool::live(); }
+
 void set_device_allocator(DeviceType type, const DeviceAllocator* a) {
   g_allocators[static_cast<int>(type)].store(a, std::memory_order_release);
 }

@@ -20,6 +20,9 @@ bool has_device_allocator(DeviceType type);
 
 using BlobDeleter = void (*)(void* data, void* user_data);
 
+/// StorageImpls alive now, on every device (metrics; exact while no other thread changes them).
+size_t live_storage_count();
+
 class StorageImpl {
  public:
   /// New storage of nbytes on device (meta: no memory). Refcount 1.

@@ -9,6 +9,8 @@ namespace {
 using ImplPool = SlotPool<sizeof(TensorImpl), alignof(TensorImpl)>;
 }
 
+size_t live_tensor_count() { return ImplPool::live(); }
+
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector st;
   st.resize(sizes.size());

@@ -96,6 +96,9 @@ bool has_internal_overlap(const TensorImpl& t);
 /// of one storage also count.
 bool overlaps_differently(const TensorImpl& a, const TensorImpl& b);
 
+/// TensorImpls alive now (metrics; exact while no other thread creates or frees tensors).
+size_t live_tensor_count();
+
 /// Row-major strides for sizes.
 DimVector contiguous_strides(IntArrayRef sizes);
 /// True when strides are row-major for sizes (size-1 dims may have any stride).

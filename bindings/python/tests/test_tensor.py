@@ -805,3 +805,18 @@ def test_dlpack_device_and_single_use_capsules():
         ctorch.from_dlpack(capsule)  # consumed: renamed "used_dltensor_versioned"
     del capsule
     a.__dlpack__()  # an unconsumed capsule is deleted with its Python object (ASan would see a leak)
+
+
+def test_a_million_creations_leave_no_tensor_alive():
+    # Counted by the library itself (ct_metric_get), not by RSS: every handle the binding created
+    # was released exactly once.
+    metric = ctorch._C.ct_metric_get
+    x = ctorch.ones(3)
+    gc.collect()
+    tensors, storages = metric("tensors.live"), metric("storages.live")
+    for _ in range(1_000_000):
+        y = x + 1.0
+        del y
+    gc.collect()
+    assert metric("tensors.live") == tensors
+    assert metric("storages.live") == storages
