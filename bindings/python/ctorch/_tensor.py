@@ -373,7 +373,7 @@ class Tensor:
 
     # ---- conversion ----
     def to(self, dtype=None, device=None):
-        if isinstance(dtype, (str, globals()["device"])):
+        if isinstance(dtype, (str, globals()["device"])):  # the class, shadowed by the parameter here
             dtype, device = None, dtype
         if device is not None and str(device) != str(self.device):
             raise NotImplementedError(f"to: moving {self.device} tensors to {device} needs a backend for it")
@@ -549,6 +549,6 @@ def where(condition, input, other):
 def _as_tensor(x):
     if isinstance(x, Tensor):
         return x._h
-    if _is_number(x):  # a number keeps a number's weak promotion only through the op itself
+    if _is_number(x):  # a 0-dim int64/float32/bool tensor: promotes like the number in nearly all cases
         return full((), x)._h
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")
