@@ -189,6 +189,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %feature("nothread") ct_py_from_buffer;
 %feature("nothread") ct_py_op_call;
 %feature("nothread") ct_py_to_dlpack;
+%feature("nothread") ct_py_install_gc_on_memory_pressure;
 %feature("nothread") ct_py_from_dlpack;
 
 %inline %{
@@ -371,6 +372,41 @@ static PyObject* ct_py_from_dlpack(PyObject* capsule) {
   }
   PyCapsule_SetName(capsule, used);
   return PyLong_FromVoidPtr(t);
+}
+
+/* ---- Memory pressure: when an allocation fails, run Python's garbage collector (tensors held
+ * only by reference cycles are freed) and let ctorch retry. Called on the allocating thread, which
+ * has released the GIL for the call; PyGILState_Ensure takes it back. ---- */
+
+static int ct_py_collect_garbage(void* user_data, int device_type, size_t nbytes) {
+  (void)user_data;
+  (void)device_type;
+  (void)nbytes;
+#if PY_VERSION_HEX >= 0x030D0000
+  if (!Py_IsInitialized() || Py_IsFinalizing()) return 0;
+#else
+  if (!Py_IsInitialized() || _Py_IsFinalizing()) return 0; /* no Python code during shutdown */
+#endif
+  PyGILState_STATE g = PyGILState_Ensure();
+  /* gc.collect() rather than PyGC_Collect(), which does nothing while gc is disabled. */
+  long collected = 0;
+  PyObject* gc = PyImport_ImportModule("gc");
+  PyObject* n = gc ? PyObject_CallMethod(gc, "collect", NULL) : NULL;
+  if (n) collected = PyLong_AsLong(n);
+  Py_XDECREF(n);
+  Py_XDECREF(gc);
+  PyErr_Clear(); /* a failure here must not leak into the caller's call */
+  PyGILState_Release(g);
+  return collected > 0;
+}
+
+static PyObject* ct_py_install_gc_on_memory_pressure(void) {
+  ct_status s = ct_set_memory_pressure_handler(ct_py_collect_garbage, NULL, NULL);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  Py_RETURN_NONE;
 }
 %}
 

@@ -19,6 +19,9 @@ from . import _dtype as _d
 
 __version__ = _C.ct_version()
 _C.ct_init(_C.CT_ABI_VERSION)
+# An allocation that fails runs gc.collect() and is retried: tensors kept only by reference cycles
+# are freed first (ct_set_memory_pressure_handler).
+_C.ct_py_install_gc_on_memory_pressure()
 
 __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", "from_numpy", "from_dlpack", "zeros", "ones",
            "empty", "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",

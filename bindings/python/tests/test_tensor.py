@@ -820,3 +820,25 @@ def test_a_million_creations_leave_no_tensor_alive():
     gc.collect()
     assert metric("tensors.live") == tensors
     assert metric("storages.live") == storages
+
+
+def test_failed_allocation_collects_tensors_held_by_reference_cycles():
+    metric = ctorch._C.ct_metric_get
+
+    class Node:
+        pass
+
+    gc.collect()
+    gc.disable()  # only the memory pressure handler may collect now
+    try:
+        before = metric("tensors.live")
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a cycle that holds a tensor
+        a.payload = ctorch.zeros(1024)
+        del a, b
+        assert metric("tensors.live") == before + 1  # unreachable, but not yet collected
+        with pytest.raises(ctorch.OutOfMemoryError):
+            ctorch.empty(1 << 40)  # no machine has 4 TiB: the handler runs gc.collect first
+        assert metric("tensors.live") == before
+    finally:
+        gc.enable()
