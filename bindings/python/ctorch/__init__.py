@@ -190,7 +190,14 @@ def stack(tensors, dim=0):
 
 
 def addmm(input, mat1, mat2, beta=1, alpha=1):
-    return _wrap(_C.ct_tensor_addmm(_handle(input), _handle(mat1), _handle(mat2), beta, alpha))
+    return input.addmm(mat1, mat2, beta=beta, alpha=alpha)
+
+
+def rsub(input, other, alpha=1):
+    """other - alpha * input, as torch.rsub."""
+    if isinstance(other, Tensor):
+        return other.sub(input, alpha=alpha)
+    return ops.call("rsub", input, other, alpha)
 
 
 def is_tensor(x):

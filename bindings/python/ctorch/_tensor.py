@@ -484,6 +484,9 @@ class Tensor:
     def bmm(self, other):
         return _wrap(_C.ct_tensor_bmm(self._h, _handle(other)))
 
+    def addmm(self, mat1, mat2, beta=1, alpha=1):
+        return _wrap(_C.ct_tensor_addmm(self._h, _handle(mat1), _handle(mat2), beta, alpha))
+
     # ---- indexing: ints, slices, None and Ellipsis give views ----
     def __getitem__(self, index):
         if not isinstance(index, tuple):

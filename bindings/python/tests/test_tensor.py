@@ -842,3 +842,14 @@ def test_failed_allocation_collects_tensors_held_by_reference_cycles():
         assert metric("tensors.live") == before
     finally:
         gc.enable()
+
+
+def test_rsub_and_addmm_method_match_torch():
+    c, t = ctorch.tensor([1.0, 2.0, 4.0]), torch.tensor([1.0, 2.0, 4.0])
+    compare(ctorch.rsub(c, 5, alpha=2), torch.rsub(t, 5, alpha=2))
+    compare(ctorch.rsub(c, c * 3), torch.rsub(t, t * 3))
+    ci, ti = ctorch.tensor([2, 3]), torch.tensor([2, 3])
+    compare(ctorch.rsub(ci, 10), torch.rsub(ti, 10))  # stays int64: the number promotes weakly
+    m, tm = ctorch.ones(2, 3), torch.ones(2, 3)
+    n, tn = ctorch.ones(3, 2), torch.ones(3, 2)
+    compare(ctorch.zeros(2, 2).addmm(m, n, beta=0.5, alpha=2), torch.zeros(2, 2).addmm(tm, tn, beta=0.5, alpha=2))
