@@ -71,6 +71,9 @@ int main(void) {
   digest("mm_f16", OK(ct_tensor_mm(mh, m2h, &r), r));
   const int64_t dim1 = 1;
   digest("rowsum", OK(ct_tensor_sum(m, &dim1, 1, 0, &r), r));
+  const int64_t dim0 = 0;
+  digest("colsum", OK(ct_tensor_sum(m, &dim0, 1, 0, &r), r));   /* Note [Column reductions] */
+  digest("colmax", OK(ct_tensor_argmax(m, &dim0, 0, &r), r));
   while (nkeep > 0) ct_tensor_release(keep[--nkeep]);
   return 0;
 }

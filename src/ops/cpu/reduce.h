@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ops/cpu/isa.h"
@@ -78,6 +79,91 @@ typename Op::acc_t reduce_row(const T* p, int64_t k) {
     nb = half + nb % 2;
   }
   return part[0];
+}
+
+namespace detail {
+
+// Folds rows [0, k) of columns [0, n) (row stride `stride`) into acc[0, n), rows in order.
+template <typename Op, typename T>
+[[gnu::always_inline]] inline void fold_rows_body(const T* p, int64_t k, int64_t stride, int64_t n,
+                                                  int64_t first_row, typename Op::acc_t* acc) {
+  for (int64_t i = 0; i < k; ++i) {
+    const T* row = p + i * stride;
+    for (int64_t j = 0; j < n; ++j) acc[j] = Op::step(acc[j], row[j], first_row + i);
+  }
+}
+template <typename Op, typename T>
+void fold_rows_baseline(const T* p, int64_t k, int64_t stride, int64_t n, int64_t first, typename Op::acc_t* acc) {
+  fold_rows_body<Op>(p, k, stride, n, first, acc);
+}
+#if CT_HAVE_AVX2_KERNELS
+template <typename Op, typename T>
+CT_TARGET_AVX2 void fold_rows_avx2(const T* p, int64_t k, int64_t stride, int64_t n, int64_t first,
+                                   typename Op::acc_t* acc) {
+  fold_rows_body<Op>(p, k, stride, n, first, acc);
+}
+#endif
+
+}  // namespace detail
+
+constexpr int64_t kColumnChunk = 1024;  // columns folded together: their accumulators stay in L1
+constexpr int64_t kRowBlock = 64;      // rows folded in order before a block joins the cascade
+
+/// Note [Column reductions]
+/// out[o * inner + j] = finish(fold over i < k of p[(o * k + i) * inner + j]): the reduced elements
+/// of an output are `inner` apart, as when summing a row-major matrix over dim 0. Rows stream
+/// through memory in order and fold into a vector of accumulators. Blocks of kRowBlock rows join a
+/// binary cascade (pairwise summation, so rounding error grows with log k, not k). Threads split
+/// (slice, column chunk) pairs, so each output's order of combination depends on k alone: the
+/// bits do not depend on the thread count (see Note [Reproducible reductions]).
+template <typename Op, typename T, typename O, typename Finish>
+void reduce_columns(const T* p, int64_t outer, int64_t k, int64_t inner, O* out, Finish finish) {
+  using A = typename Op::acc_t;
+  const int64_t chunks = (inner + kColumnChunk - 1) / kColumnChunk;
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(k * kColumnChunk, 1));
+  parallel_for(0, outer * chunks, grain, [&](int64_t u0, int64_t u1) {
+    // Plain arrays, not std::vector<A>: A may be bool, and vector<bool> has no data().
+    std::vector<std::unique_ptr<A[]>> levels;  // levels[l] holds the fold of 2^l blocks when used[l]
+    std::vector<char> used;
+    std::unique_ptr<A[]> block(new A[kColumnChunk]);
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t o = u / chunks, j0 = (u % chunks) * kColumnChunk, n = std::min(kColumnChunk, inner - j0);
+      const T* base = p + o * k * inner + j0;
+      std::fill(used.begin(), used.end(), false);
+      for (int64_t r = 0; r < k || r == 0; r += kRowBlock) {
+        const int64_t rows = std::min(kRowBlock, k - r);
+        std::fill(block.get(), block.get() + n, Op::identity());
+#if CT_HAVE_AVX2_KERNELS
+        if (has_avx2()) detail::fold_rows_avx2<Op>(base + r * inner, rows, inner, n, r, block.get());
+        else
+#endif
+          detail::fold_rows_baseline<Op>(base + r * inner, rows, inner, n, r, block.get());
+        size_t l = 0;  // carry the block up the cascade: earlier rows always on the left
+        for (; l < used.size() && used[l]; ++l) {
+          for (int64_t j = 0; j < n; ++j) block[j] = Op::merge(levels[l][j], block[j]);
+          used[l] = false;
+        }
+        if (l == used.size()) {
+          used.push_back(false);
+          levels.emplace_back(new A[kColumnChunk]);
+        }
+        std::copy(block.get(), block.get() + n, levels[l].get());
+        used[l] = true;
+        if (k == 0) break;
+      }
+      // Higher levels hold earlier rows: combine from the top down.
+      bool any = false;
+      for (size_t l = used.size(); l-- > 0;) {
+        if (!used[l]) continue;
+        if (!any) std::copy(levels[l].get(), levels[l].get() + n, block.get());
+        else
+          for (int64_t j = 0; j < n; ++j) block[j] = Op::merge(block[j], levels[l][j]);
+        any = true;
+      }
+      O* dst = out + o * inner + j0;
+      for (int64_t j = 0; j < n; ++j) dst[j] = finish(block[j]);
+    }
+  });
 }
 
 /// out[i] = finish(fold of p[i*k .. i*k+k)) for i < m.

@@ -80,6 +80,40 @@ TEST(Sum, ColumnSumOfATransposedInputIsBitwiseIdenticalOnOneAndTwoThreads) {
   EXPECT_TRUE(same_bits(one, two));
 }
 
+// Leading and middle dims of a contiguous input take the in-place column path
+// (Note [Column reductions]): same bits on any thread count, pairwise-level accuracy.
+TEST(Sum, LeadingAndMiddleDimReductionsAreBitwiseIdenticalOnOneAndTwoThreads) {
+  Tensor x = random_floats({3000, 2500}, 4);  // 2500 columns: three chunks, the last one partial
+  Tensor one = with_threads(1, [&] { return ct::ops::reduce("sum", x, {0}, false); });
+  Tensor two = with_threads(2, [&] { return ct::ops::reduce("sum", x, {0}, false); });
+  ASSERT_TRUE(one->sizes().equals({2500}));
+  EXPECT_TRUE(same_bits(one, two));
+  for (int64_t j = 0; j < 2500; j += 613) {
+    double ref = 0;
+    for (int64_t i = 0; i < 3000; ++i) ref += x->data_as<float>()[i * 2500 + j];
+    EXPECT_NEAR(one->data_as<float>()[j], ref, 2e-3) << j;
+  }
+  Tensor y = random_floats({6, 700, 130}, 5);
+  Tensor mid1 = with_threads(1, [&] { return ct::ops::reduce("sum", y, {1}, true); });
+  Tensor mid2 = with_threads(2, [&] { return ct::ops::reduce("sum", y, {1}, true); });
+  ASSERT_TRUE(mid1->sizes().equals({6, 1, 130}));
+  EXPECT_TRUE(same_bits(mid1, mid2));
+  double ref = 0;
+  for (int64_t i = 0; i < 700; ++i) ref += y->data_as<float>()[(5 * 700 + i) * 130 + 129];
+  EXPECT_NEAR(mid1->data_as<float>()[5 * 130 + 129], ref, 1e-3);
+}
+
+TEST(ArgMax, OverALeadingDimFindsTheFirstLargestInEachColumn) {
+  Tensor x = random_floats({500, 70}, 6);
+  x->data_as<float>()[123 * 70 + 5] = 100.0f;
+  x->data_as<float>()[400 * 70 + 5] = 100.0f;  // a later tie: the first index wins
+  const int64_t dim = 0;
+  Tensor am = ct::ops::arg_reduce("argmax", x, &dim, false);
+  EXPECT_EQ(am->data_as<int64_t>()[5], 123);
+  Tensor mx = ct::ops::reduce("amax", x, {0}, false);
+  EXPECT_EQ(mx->data_as<float>()[5], 100.0f);
+}
+
 TEST(Sum, MeanAndAmaxOverDimsMatchTorchOnSmallInputs) {
   Tensor x = ct::ops::reshape(ct::ops::arange(0, 24, 1, DType::Float32, ct::kCPU), {2, 3, 4});
   Tensor s = ct::ops::reduce("sum", x, {0, 2}, false);  // torch: tensor([ 60.,  92., 124.])
