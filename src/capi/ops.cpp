@@ -4,7 +4,6 @@
 #include "core/error.h"
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
-#include "ops/op_common.h"
 
 using namespace ct;
 using capi::tensor_arg;
@@ -41,10 +40,9 @@ extern "C" {
   }                                                                                                \
   ct_status ct_tensor_##name##_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out) {   \
     return capi::tensor_result(out, "ct_tensor_" #name "_scalar", [&] {                            \
-      CT_OPERATOR(op, #name ".Tensor");                                                            \
-      const TensorImpl& x = tensor_arg(a, "ct_tensor_" #name "_scalar", "a"); /* before allocating */ \
-      Tensor b = ops::wrap_scalar(capi::scalar_arg(s, "ct_tensor_" #name "_scalar", "s"));         \
-      return call(op, {&x, b extra});                                                              \
+      CT_OPERATOR(op, #name ".Scalar");                                                            \
+      const TensorImpl& x = tensor_arg(a, "ct_tensor_" #name "_scalar", "a");                      \
+      return call(op, {&x, capi::scalar_arg(s, "ct_tensor_" #name "_scalar", "s") extra});         \
     });                                                                                            \
   }
 #define CT_ALPHA , Value(int64_t(1))
@@ -82,10 +80,9 @@ CT_BINARY_TENSOR_ONLY(minimum)
   }                                                                                                \
   ct_status ct_tensor_##name##_scalar_(ct_tensor* self, const ct_scalar* s) {                      \
     return capi::guard([&] {                                                                       \
-      CT_OPERATOR(op, #name "_.Tensor");                                                           \
+      CT_OPERATOR(op, #name "_.Scalar");                                                           \
       const TensorImpl& x = tensor_arg(self, "ct_tensor_" #name "_scalar_", "self");               \
-      Tensor b = ops::wrap_scalar(capi::scalar_arg(s, "ct_tensor_" #name "_scalar_", "s"));        \
-      call(op, {&x, b extra});                                                                     \
+      call(op, {&x, capi::scalar_arg(s, "ct_tensor_" #name "_scalar_", "s") extra});               \
     });                                                                                            \
   }
 CT_INPLACE(add, CT_ALPHA)
