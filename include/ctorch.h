@@ -57,14 +57,14 @@ extern "C" {
 /* ---- Versions ---- */
 
 #define CT_VERSION_MAJOR 0
-#define CT_VERSION_MINOR 1
+#define CT_VERSION_MINOR 2
 #define CT_VERSION_PATCH 0
-#define CT_VERSION_STRING "0.1.0"
+#define CT_VERSION_STRING "0.2.0"
 /* Raised whenever a program built against this header could misbehave with an older library. */
 #define CT_ABI_VERSION 1
 
 /*
- * ct_version - the library's version string, e.g. "0.1.0".
+ * ct_version - the library's version string, e.g. "0.2.0".
  *
  * The string is static: valid for the life of the process. Since 0.1.
  */
@@ -929,8 +929,12 @@ CT_API CT_NODISCARD ct_status ct_op_schema(const char* name, char** out);
  * {"version": 1, "operators": [{"name": "add", "overload": "Tensor", "schema": "...",
  *   "arguments": [{"name": "self", "type": "Tensor", "kwarg_only": false, "default": null}, ...],
  *   "returns": [{"type": "Tensor"}], "inplace": false, "view": false,
- *   "backends": {"cpu": {"deterministic": true}, "meta": {...}}, "derivative": false}, ...]}
- * Bindings generate their typed wrappers from it.
+ *   "builtin": true, "backends": {"cpu": {"determinism": "bitwise"}, "meta": {...}},
+ *   "derivative": "defined"}, ...]}
+ * determinism is "bitwise", "deterministic" or "atomic"; derivative is "defined" (the operator has
+ * its own), "implicit" (built from operators that have theirs), "none" (its results are indices
+ * or booleans) or "missing" (backward through it fails naming it). Bindings generate their typed
+ * wrappers from it.
  *
  *   out  on CT_OK, a new string; free with ct_string_release.
  *
@@ -983,6 +987,266 @@ CT_API CT_NODISCARD ct_status ct_library_define(const char* schema);
  */
 CT_API CT_NODISCARD ct_status ct_library_impl(const char* name, const char* device, ct_kernel_fn fn,
                                               void* user_data, ct_destroy_fn destroy);
+
+
+/* ---- Autograd: gradients ---- */
+
+/*
+ * Reverse-mode differentiation, as in PyTorch. A leaf tensor marked with
+ * ct_tensor_set_requires_grad makes every operator result computed from it (while grad mode is
+ * enabled) require grad too and remember how it was made (its grad_fn). ct_tensor_backward then
+ * runs that record backwards and adds d(output)/d(leaf) into each leaf's grad.
+ *
+ *   ct_tensor_set_requires_grad(w, 1);
+ *   ct_tensor_mul(x, w, &y); ct_tensor_sum(y, NULL, 0, 0, &loss);
+ *   ct_tensor_backward(loss, NULL, 0);
+ *   ct_tensor_grad(w, &g);          // g = x
+ *
+ * Every built-in operator has its derivative (ct_op_registry_json says which: "derivative").
+ * Reaching an operator without one, with an input that requires grad, fails with
+ * CT_ERROR_NOT_IMPLEMENTED naming it. Autograd state (requires_grad, grad, hooks) is per tensor
+ * and not synchronized: do not change it on a tensor other threads are using. Graphs built on
+ * different threads are independent; backward runs on the calling thread.
+ */
+
+/*
+ * ct_tensor_set_requires_grad - mark a leaf tensor as one whose gradient backward computes.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released t; clearing it on a non-leaf (take
+ *                              ct_tensor_detach instead); an inference tensor outside inference mode
+ *   CT_ERROR_DTYPE             requires_grad on a tensor that is not floating
+ * Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_set_requires_grad(ct_tensor* t, int requires_grad);
+
+/*
+ * ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
+ *
+ * A leaf is a tensor no recorded operator produced: made by the user, or computed while nothing
+ * required grad. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_requires_grad(const ct_tensor* t, int* out);
+CT_API CT_NODISCARD ct_status ct_tensor_is_leaf(const ct_tensor* t, int* out);
+
+/*
+ * ct_tensor_grad - the gradient accumulated into t by backward (a new reference), or NULL in
+ * *out when there is none yet. Non-leaf tensors keep a gradient only after ct_tensor_retain_grad.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_grad(const ct_tensor* t, ct_tensor** out);
+
+/*
+ * ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad does).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released t; CT_ERROR_SHAPE when grad's
+ * sizes, dtype or device differ from t's. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_set_grad(ct_tensor* t, const ct_tensor* grad);
+
+/*
+ * ct_tensor_retain_grad - keep a non-leaf tensor's gradient in its grad after backward (a no-op
+ * on leaves). Returns CT_OK; CT_ERROR_INVALID_ARGUMENT when t does not require grad. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_retain_grad(ct_tensor* t);
+
+/*
+ * ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward", "AddmmBackward", a
+ * custom function's name + "Backward") as a new string (free with ct_string_release), or NULL in
+ * *out for a leaf. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_grad_fn_name(const ct_tensor* t, char** out);
+
+/*
+ * ct_tensor_detach - a new tensor sharing t's elements that does not require grad and has no
+ * history. In-place changes to either are seen by both. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT
+ * for NULL arguments. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_detach(const ct_tensor* t, ct_tensor** out);
+
+/* Flags for ct_tensor_backward, ct_autograd_backward and ct_autograd_grad (or them together). */
+#define CT_GRAD_RETAIN_GRAPH 1 /* keep saved tensors, so backward can run through the graph again */
+#define CT_GRAD_CREATE_GRAPH 2 /* record the backward computation: gradients that themselves require
+                                  grad, for second and higher derivatives (implies RETAIN_GRAPH) */
+#define CT_GRAD_ALLOW_UNUSED 4 /* ct_autograd_grad: an input the outputs do not depend on gets NULL
+                                  instead of an error */
+
+/*
+ * ct_tensor_backward - add the gradient of output with respect to every leaf it depends on into
+ * those leaves' grad.
+ *
+ *   grad   d(loss)/d(output), of output's sizes; NULL means 1, allowed only for one element.
+ *   flags  CT_GRAD_RETAIN_GRAPH, CT_GRAD_CREATE_GRAPH, or 0.
+ *
+ * Without CT_GRAD_RETAIN_GRAPH the tensors saved for backward are freed as it goes, and a second
+ * backward through the same graph fails with CT_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released handles; output does not require grad; a second
+ *                              backward through a freed graph; a tensor saved for backward was
+ *                              changed in place since (the message names the node and versions)
+ *   CT_ERROR_SHAPE             grad NULL for an output of several elements, or of other sizes
+ *   any status a hook or custom function's callback reported, with its message
+ * Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_backward(const ct_tensor* output, const ct_tensor* grad, int flags);
+
+/*
+ * ct_autograd_backward - ct_tensor_backward from several outputs at once (their gradients add up).
+ * grads is NULL (every output has one element) or holds n entries, each NULL or a gradient.
+ * Returns as ct_tensor_backward. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_autograd_backward(const ct_tensor* const* outputs, const ct_tensor* const* grads,
+                                                   size_t n, int flags);
+
+/*
+ * ct_autograd_grad - the gradients of outputs with respect to inputs, returned instead of being
+ * accumulated into any grad (torch.autograd.grad).
+ *
+ *   outputs, n_outputs  the tensors to differentiate; grad_outputs NULL or n_outputs entries, as
+ *                       in ct_autograd_backward
+ *   inputs, n_inputs    tensors that require grad
+ *   flags               CT_GRAD_RETAIN_GRAPH, CT_GRAD_CREATE_GRAPH, CT_GRAD_ALLOW_UNUSED
+ *   grads               n_inputs slots; on CT_OK each holds a new reference, or NULL for an unused
+ *                       input under CT_GRAD_ALLOW_UNUSED. All NULL on failure.
+ *
+ * With CT_GRAD_CREATE_GRAPH the gradients require grad themselves, so ct_autograd_grad of them
+ * gives second derivatives.
+ *
+ * Returns as ct_tensor_backward, and CT_ERROR_INVALID_ARGUMENT for an input that does not require
+ * grad, or one the outputs do not depend on without CT_GRAD_ALLOW_UNUSED. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_autograd_grad(const ct_tensor* const* outputs, const ct_tensor* const* grad_outputs,
+                                               size_t n_outputs, const ct_tensor* const* inputs, size_t n_inputs,
+                                               int flags, ct_tensor** grads);
+
+/* ---- Autograd: grad modes ---- */
+
+/*
+ * The calling thread's grad mode. NO_GRAD: operators record nothing (for evaluation, and for
+ * updating parameters in place). ENABLED: the default. INFERENCE: like NO_GRAD, and every result
+ * is an inference tensor, which can never be saved for backward later (it is cheaper to make);
+ * changing an inference tensor in place outside inference mode is refused.
+ */
+typedef enum ct_grad_mode {
+  CT_GRAD_MODE_NO_GRAD = 0,
+  CT_GRAD_MODE_ENABLED = 1,
+  CT_GRAD_MODE_INFERENCE = 2
+} ct_grad_mode;
+
+/*
+ * ct_grad_mode_set - set this thread's grad mode; the mode it replaces goes to *previous (may be
+ * NULL). Restore it with ct_grad_mode_set(previous, NULL) to make a scope:
+ *
+ *   ct_grad_mode prev;
+ *   ct_grad_mode_set(CT_GRAD_MODE_NO_GRAD, &prev);
+ *   ... evaluate ...
+ *   ct_grad_mode_set(prev, NULL);
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for an unknown mode. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_grad_mode_set(ct_grad_mode mode, ct_grad_mode* previous);
+
+/* ct_grad_mode_get - this thread's grad mode. Since 0.2. */
+CT_API ct_grad_mode ct_grad_mode_get(void);
+
+/*
+ * ct_tensor_is_inference - write 1 to out when t was made in inference mode, else 0.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_is_inference(const ct_tensor* t, int* out);
+
+/* ---- Autograd: hooks ---- */
+
+/*
+ * A hook sees the gradient computed for a tensor before it is used (accumulated into a leaf's
+ * grad, or passed on through the graph). It may write a replacement of the same sizes to
+ * *replacement (a new reference the library takes over) or leave it NULL to keep grad. grad is
+ * borrowed for the call. On failure it calls ct_error_set and returns that status; backward then
+ * stops with it.
+ */
+typedef ct_status (*ct_hook_fn)(void* user_data, const ct_tensor* grad, ct_tensor** replacement);
+
+/*
+ * ct_tensor_register_hook - run fn on t's gradient during every later backward; *id names the hook
+ * for ct_tensor_remove_hook. The library keeps user_data until the hook is removed or the graph
+ * or tensor holding it goes, then calls destroy(user_data) (destroy may be NULL). On failure
+ * destroy is called before returning. The hook runs on the thread that runs backward.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments or a t that does not require grad.
+ * Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_register_hook(ct_tensor* t, ct_hook_fn fn, void* user_data,
+                                                      ct_destroy_fn destroy, int64_t* id);
+
+/*
+ * ct_tensor_remove_hook - remove a hook registered on t. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT
+ * for a NULL or released t or an id not registered on t. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_remove_hook(ct_tensor* t, int64_t id);
+
+/* ---- Autograd: custom functions ---- */
+
+/* What a custom function's forward and backward share: the tensors forward saved. */
+typedef struct ct_autograd_ctx ct_autograd_ctx;
+
+/*
+ * A custom function's forward: reads n_inputs borrowed inputs, writes n_outputs new references
+ * to outputs, and may save tensors for backward with ct_autograd_ctx_save. It runs with grad mode
+ * off. On failure it calls ct_error_set and returns that status (outputs it wrote are released).
+ */
+typedef ct_status (*ct_function_forward_fn)(void* user_data, ct_autograd_ctx* ctx, const ct_tensor* const* inputs,
+                                            size_t n_inputs, ct_tensor** outputs, size_t n_outputs);
+/*
+ * A custom function's backward: reads one borrowed gradient per output (zeros for an output no
+ * gradient reached), writes one new reference per input to grad_inputs, or leaves NULL for an
+ * input that gets no gradient. A gradient may have the broadcast sizes of its input; it is summed
+ * back. When backward is recorded (CT_GRAD_CREATE_GRAPH) the operators it calls are recorded too.
+ */
+typedef ct_status (*ct_function_backward_fn)(void* user_data, ct_autograd_ctx* ctx,
+                                             const ct_tensor* const* grad_outputs, size_t n_outputs,
+                                             ct_tensor** grad_inputs, size_t n_inputs);
+
+/*
+ * ct_autograd_function_apply - run a differentiable function given by its forward and backward
+ * (torch.autograd.Function).
+ *
+ * Calls forward(user_data, ctx, inputs...) once. When some input requires grad and grad mode is
+ * enabled, the floating outputs require grad with a node named name + "Backward" that calls
+ * backward during backward. user_data lives as long as that node, then destroy(user_data) runs;
+ * when nothing was recorded, or on failure, destroy runs before this returns. A forward that
+ * returns one of its inputs gets a new tensor over the same elements.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL arguments; forward left an output NULL
+ *   any status forward reported, its message nested under name
+ * Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_autograd_function_apply(const char* name, ct_function_forward_fn forward,
+                                                         ct_function_backward_fn backward, void* user_data,
+                                                         ct_destroy_fn destroy, const ct_tensor* const* inputs,
+                                                         size_t n_inputs, ct_tensor** outputs, size_t n_outputs);
+
+/*
+ * ct_autograd_ctx_save - in forward: keep t for backward (t is retained; an output is kept
+ * without creating a reference cycle). Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL
+ * arguments, or outside forward. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_autograd_ctx_save(ct_autograd_ctx* ctx, const ct_tensor* t);
+
+/*
+ * ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new reference), and
+ * ct_autograd_ctx_saved_count how many there are.
+ *
+ * Returns CT_OK; CT_ERROR_INDEX for i out of range; CT_ERROR_INVALID_ARGUMENT for NULL arguments,
+ * outside backward, when the graph was already freed, or when the tensor was changed in place
+ * since forward. Since 0.2.
+ */
+CT_API CT_NODISCARD ct_status ct_autograd_ctx_saved(ct_autograd_ctx* ctx, size_t i, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_autograd_ctx_saved_count(ct_autograd_ctx* ctx, size_t* out);
 
 #ifdef __cplusplus
 }

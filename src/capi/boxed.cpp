@@ -173,15 +173,11 @@ void run_c_kernel(void* data, Frame& f) {
     }
   }
   std::vector<ct_tensor*> outs(f.nouts, nullptr);
-  ct_status cb_status;
-  std::string cb_msg;
-  capi::take_callback_error(&cb_status, &cb_msg);  // drop a report left from outside any callback
+  capi::begin_callback();
   const ct_status st = k.fn(k.user_data, args.data(), args.size(), outs.data(), outs.size());
-  const bool reported = capi::take_callback_error(&cb_status, &cb_msg);
   if (st != CT_OK) {
     for (ct_tensor* t : outs) ct_tensor_release(t);
-    fail(st, str(f.op.full_name, ": user kernel failed: ",
-                 reported ? cb_msg : std::string(ct_status_name(st)) + " (the kernel gave no message)"));
+    capi::fail_callback(st, f.op.full_name + ": user kernel failed");
   }
   for (size_t i = 0; i < f.nouts; ++i) {
     if (!outs[i]) {
@@ -287,7 +283,8 @@ ct_status ct_op_registry_json(char** out) {
                  determinism_name(op->determinism[k]), "\"}");
         first_key = false;
       }
-      j += "}, \"derivative\": false}";
+      const Derivative& d = op->functional ? op->functional->derivative : op->derivative;
+      j += str("}, \"derivative\": \"", differentiability_name(d.kind), "\"}");
     }
     j += "\n]}";
     *out = capi::copy_string(j);

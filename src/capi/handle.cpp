@@ -69,14 +69,19 @@ char* copy_string(const std::string& s) {
   return p;
 }
 
-bool take_callback_error(ct_status* status, std::string* msg) {
+void begin_callback() {
   ThreadErrors& e = errors();
-  if (e.callback_status == CT_OK) return false;
-  *status = e.callback_status;
-  *msg = std::move(e.callback_msg);
   e.callback_status = CT_OK;
   e.callback_msg.clear();
-  return true;
+}
+
+void fail_callback(ct_status st, const std::string& context) {
+  ThreadErrors& e = errors();
+  const bool reported = e.callback_status != CT_OK;
+  std::string msg = reported ? std::move(e.callback_msg)
+                             : std::string(ct_status_name(st)) + " (the callback gave no message; call ct_error_set)";
+  begin_callback();
+  fail(st, context + ": " + msg);
 }
 
 }  // namespace ct::capi

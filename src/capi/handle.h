@@ -85,7 +85,11 @@ ct_status tensor_result(ct_tensor** out, const char* fn, F&& body) {
 /// A malloc'ed copy of s for the caller to free with ct_string_release.
 char* copy_string(const std::string& s);
 
-/// The status a callback reported with ct_error_set on this thread, and its message, consumed.
-bool take_callback_error(ct_status* status, std::string* msg);
+/// Forgets a ct_error_set report left on this thread, so that what the next callback reports is
+/// its own. Call right before calling back into the host.
+void begin_callback();
+/// Raises a callback's failure: the status it returned, and the message it gave ct_error_set
+/// nested under context ("custom function square: <the callback's message>").
+[[noreturn]] void fail_callback(ct_status st, const std::string& context);
 
 }  // namespace ct::capi

@@ -97,11 +97,31 @@ TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
 TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   checked_numel(sizes, "view");  // before taking a reference, so a failure leaks nothing
   base.storage_->retain();
-  return create(base.storage_, sizes, strides, offset, base.dtype_);
+  TensorImpl* t = create(base.storage_, sizes, strides, offset, base.dtype_);
+  t->is_view_ = true;
+  return t;
+}
+
+TensorImpl* TensorImpl::alias_of(const TensorImpl& base) {
+  base.storage_->retain();
+  TensorImpl* t = create(base.storage_, base.sizes_, base.strides_, base.offset_, base.dtype_);
+  t->wrapped_number_ = base.wrapped_number_;
+  t->is_inference_ = base.is_inference_;
+  return t;
+}
+
+void TensorImpl::set_autograd_meta(AutogradMetaBase* meta) const {
+  AutogradMetaBase* old = autograd_meta_;
+  autograd_meta_ = meta;
+  delete old;
 }
 
 void TensorImpl::destroy() {
   StorageImpl* s = storage_;
+  // The meta may hold the last reference to a graph whose nodes hold tensors: free it first, while
+  // this tensor is still whole.
+  delete autograd_meta_;
+  autograd_meta_ = nullptr;
   this->~TensorImpl();
   // Written into the raw slot after the object's lifetime ended; volatile, because the compiler may
   // drop a store to a dead object, and this one must stay readable (see Note [Handle poisoning]).

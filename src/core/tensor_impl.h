@@ -20,6 +20,13 @@ namespace ct {
 
 constexpr size_t kMaxDims = 64;
 
+/// What autograd keeps on a tensor that takes part in differentiation (autograd/meta.h defines it).
+/// The core only owns and frees it, so it depends on nothing above it.
+class AutogradMetaBase {
+ public:
+  virtual ~AutogradMetaBase() = default;
+};
+
 class TensorImpl {
  public:
   static constexpr uint32_t kLiveTag = 0x4354544eu;  // "CTTN"
@@ -31,8 +38,10 @@ class TensorImpl {
   /// A new contiguous tensor with fresh storage on device.
   static TensorImpl* empty(IntArrayRef sizes, DType dtype, Device device);
   /// A view of base's storage (retained) with new geometry; CT_ERROR_INVALID_ARGUMENT when the
-  /// sizes' product overflows.
+  /// sizes' product overflows. is_view() is true on the result.
   static TensorImpl* view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+  /// Another tensor over exactly base's elements, with no autograd state (detach, saved outputs).
+  static TensorImpl* alias_of(const TensorImpl& base);
 
   bool alive() const { return tag_ == kLiveTag; }
   void retain() const { refcount_.fetch_add(1, std::memory_order_relaxed); }
@@ -69,6 +78,21 @@ class TensorImpl {
   bool is_wrapped_number() const { return wrapped_number_; }
   void set_wrapped_number(bool v) { wrapped_number_ = v; }
 
+  /// Note [Autograd state is mutable]: requires_grad, grad and grad_fn describe how a tensor takes
+  /// part in differentiation, not its value, so they change through const references (a C handle
+  /// and an operator argument are const), as PyTorch's Variable metadata does. requires_grad() is
+  /// the one bit the dispatcher reads on every call; the rest lives in autograd_meta().
+  bool requires_grad() const { return requires_grad_; }
+  void set_requires_grad_bit(bool v) const { requires_grad_ = v; }
+  AutogradMetaBase* autograd_meta() const { return autograd_meta_; }
+  /// Installs meta (owned from now on); the previous one is freed.
+  void set_autograd_meta(AutogradMetaBase* meta) const;
+  /// Made by a view operator: shares its base's storage with another layout's meaning.
+  bool is_view() const { return is_view_; }
+  /// Made in inference mode: may never be saved for backward (see autograd/grad_mode.h).
+  bool is_inference() const { return is_inference_; }
+  void set_inference() const { is_inference_ = true; }
+
  private:
   TensorImpl() = default;
   void destroy();
@@ -79,9 +103,13 @@ class TensorImpl {
   DType dtype_ = DType::Float32;
   bool is_contiguous_ = true;  // INVARIANT: equals compute_contiguous(sizes_, strides_)
   bool wrapped_number_ = false;
+  bool is_view_ = false;
+  mutable bool requires_grad_ = false;  // see Note [Autograd state is mutable]
+  mutable bool is_inference_ = false;
   int64_t numel_ = 1;   // INVARIANT: product of sizes_
   int64_t offset_ = 0;  // in elements
   StorageImpl* storage_ = nullptr;  // INVARIANT: non-null, one reference owned
+  mutable AutogradMetaBase* autograd_meta_ = nullptr;  // owned
   DimVector sizes_;
   DimVector strides_;  // in elements
 };

@@ -75,6 +75,7 @@ inline DispatchKey backend_key(Device d) {
 struct LocalDispatchKeys {
   DispatchKeySet included;
   DispatchKeySet excluded;
+  bool inference = false;  // inference mode: every operator result is marked an inference tensor
 };
 LocalDispatchKeys& local_dispatch_keys();
 

@@ -18,8 +18,12 @@ DispatchKeySet call_keys(const OperatorDef& op, const Value* args, size_t nargs)
     const Value& v = args[i];
     if (v.is_tensor()) {
       ks = ks.add(backend_key(v.tensor().device()));
+      if (v.tensor().requires_grad()) ks = ks.add(DispatchKey::Autograd);
     } else if (v.kind() == Value::Kind::TensorList) {
-      for (const TensorImpl* t : v.tensor_list()) ks = ks.add(backend_key(t->device()));
+      for (const TensorImpl* t : v.tensor_list()) {
+        ks = ks.add(backend_key(t->device()));
+        if (t->requires_grad()) ks = ks.add(DispatchKey::Autograd);
+      }
     }
   }
   if (op.device_arg >= 0) {
@@ -55,12 +59,24 @@ void run(const OperatorDef& op, DispatchKeySet ks, const Value* args, size_t nar
   kern.fn(kern.data, f);
 }
 
+// Results made in inference mode are inference tensors; an argument handed back (add_'s self,
+// to() of the same dtype) keeps what it was, as in PyTorch.
+void mark_inference(const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
+  for (size_t i = 0; i < nouts; ++i) {
+    if (!outs[i].defined()) continue;
+    bool is_arg = false;
+    for (size_t j = 0; j < nargs; ++j) is_arg |= args[j].is_tensor() && args[j].tensor_ptr() == outs[i].impl();
+    if (!is_arg) outs[i]->set_inference();
+  }
+}
+
 }  // namespace
 
 void dispatch(const OperatorDef& op, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
   const LocalDispatchKeys& l = local_dispatch_keys();
   DispatchKeySet ks = (call_keys(op, args, nargs) | l.included) - l.excluded;
   run(op, ks, args, nargs, outs, nouts);
+  if (__builtin_expect(l.inference, 0)) mark_inference(args, nargs, outs, nouts);
 }
 
 void redispatch(Frame& f) { run(f.op, f.keys, f.args, f.nargs, f.outs, f.nouts); }

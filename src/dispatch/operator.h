@@ -69,6 +69,38 @@ struct MetaResult {
 using MetaFn = void (*)(const Frame& f, MetaResult& m);
 using ComputeFn = void (*)(const Frame& f, const MetaResult& m, Tensor* outs);
 
+namespace autograd {
+class GradCtx;  // autograd/grad_ctx.h
+}
+/// An operator's derivative: reads the output gradients from ctx, writes the inputs' gradients.
+using BackwardFn = void (*)(autograd::GradCtx& ctx);
+
+/// What an operator's backward reads: tensor arguments by index (bit i) and its result. Only those
+/// stay alive after the forward call, and only those are checked for later in-place changes.
+struct Saves {
+  uint32_t args = 0;
+  bool result = false;
+};
+template <typename... I>
+constexpr Saves save_args(I... i) { return Saves{((1u << i) | ... | 0u), false}; }
+constexpr Saves save_result(Saves s = {}) { return Saves{s.args, true}; }
+
+/// How an operator takes part in autograd (see Note [Derivatives beside operators]).
+enum class Differentiability : uint8_t {
+  Missing,    // no derivative yet: reaching it with an input that requires grad is an error
+  Defined,    // derivative.fn
+  Implicit,   // a composite: the operators it calls record themselves
+  None,       // results are indices or booleans (argmax, eq): nothing flows back
+};
+
+const char* differentiability_name(Differentiability d);
+
+struct Derivative {
+  BackwardFn fn = nullptr;
+  Saves saves;
+  Differentiability kind = Differentiability::Missing;
+};
+
 struct OperatorDef {
   Schema schema;
   std::string full_name;     // "add.Tensor"
@@ -80,6 +112,7 @@ struct OperatorDef {
   const OperatorDef* functional = nullptr;  // for an in-place variant: the operator it derives from
   int device_arg = -1;  // factories: index of the Device argument that picks the backend
   bool is_view = false;  // the output aliases the first input's storage
+  Derivative derivative;  // an in-place variant uses its functional operator's
   bool builtin = true;
 
   DispatchKeySet kernel_keys() const { return DispatchKeySet::from_bits(kernel_bits.load(std::memory_order_acquire)); }

@@ -17,6 +17,16 @@ const char* determinism_name(Determinism d) {
   return "?";
 }
 
+const char* differentiability_name(Differentiability d) {
+  switch (d) {
+    case Differentiability::Missing: return "missing";
+    case Differentiability::Defined: return "defined";
+    case Differentiability::Implicit: return "implicit";
+    case Differentiability::None: return "none";
+  }
+  return "?";
+}
+
 const char* dispatch_key_name(DispatchKey k) {
   static constexpr const char* names[kNumDispatchKeys] = {"cpu",          "cuda",         "meta",
                                                           "privateuse1",  "privateuse2",  "privateuse3",
@@ -144,12 +154,26 @@ OpBuilder& OpBuilder::composite(KernelFn fn) {
   for (int k = 0; k < kNumBackendKeys; ++k)
     reg_.set_kernel(op_, static_cast<DispatchKey>(k), Kernel{fn, nullptr, nullptr},
                                          Determinism::Bitwise);
+  if (op_.derivative.kind == Differentiability::Missing) op_.derivative.kind = Differentiability::Implicit;
   return *this;
 }
 
 OpBuilder& OpBuilder::view(KernelFn fn) {
+  composite(fn);
+  // A view kernel builds its result from metadata, calling no operator that could record it.
   op_.is_view = true;
-  return composite(fn);
+  if (op_.derivative.kind == Differentiability::Implicit) op_.derivative.kind = Differentiability::Missing;
+  return *this;
+}
+
+OpBuilder& OpBuilder::derivative(BackwardFn fn, Saves saves) {
+  op_.derivative = Derivative{fn, saves, Differentiability::Defined};
+  return *this;
+}
+
+OpBuilder& OpBuilder::not_differentiable() {
+  op_.derivative = Derivative{nullptr, {}, Differentiability::None};
+  return *this;
 }
 
 OpBuilder& OpBuilder::device_arg(int i) {

@@ -67,6 +67,10 @@ class OpBuilder {
   OpBuilder& view(KernelFn fn);
   /// Factories: the Device argument at index i picks the backend.
   OpBuilder& device_arg(int i);
+  /// The derivative (see Note [Derivatives beside operators]); saves names what backward reads.
+  OpBuilder& derivative(BackwardFn fn, Saves saves = {});
+  /// Results are indices or booleans: no gradient flows through this operator.
+  OpBuilder& not_differentiable();
   /// Defines the in-place variant ("add_.Tensor(Tensor(a!) self, ...) -> Tensor(a!)") that reuses this
   /// operator's meta and compute functions, writing into self. Call it after every compute().
   OpBuilder& inplace(const std::string& schema);

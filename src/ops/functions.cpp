@@ -74,6 +74,39 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   CT_OP(op, "add.Tensor");
   return call(op, {a, b, alpha});
 }
+Tensor sub(const Tensor& a, const Tensor& b) {
+  CT_OP(op, "sub.Tensor");
+  return call(op, {a, b, 1});
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  CT_OP(op, "mul.Tensor");
+  return call(op, {a, b});
+}
+Tensor mul(const Tensor& a, const Scalar& b) {
+  CT_OP(op, "mul.Scalar");
+  return call(op, {a, b});
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  CT_OP(op, "div.Tensor");
+  return call(op, {a, b});
+}
+Tensor neg(const Tensor& a) {
+  CT_OP(op, "neg");
+  return call(op, {a});
+}
+Tensor rsub(const Tensor& a, const Scalar& b) {
+  CT_OP(op, "rsub.Scalar");
+  return call(op, {a, b, 1});
+}
+void add_(const Tensor& a, const Tensor& b) {
+  CT_OP(op, "add_.Tensor");
+  call(op, {a, b, 1});
+}
+Tensor unary(const char* name, const Tensor& a) { return call(named(name, ""), {a}); }
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  CT_OP(op, "where.self");
+  return call(op, {cond, a, b});
+}
 Tensor clamp(const Tensor& a, const Scalar* lo, const Scalar* hi) {
   CT_OP(op, "clamp");
   return call(op, {a, opt(lo), opt(hi)});

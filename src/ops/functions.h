@@ -31,6 +31,18 @@ Tensor clone(const Tensor& a);
 Tensor binary(const char* name, const Tensor& a, const Tensor& b);
 Tensor binary_scalar(const char* name, const Tensor& a, const Scalar& b);
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = Scalar(1));
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Scalar& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor neg(const Tensor& a);
+/// b - a (rsub.Scalar).
+Tensor rsub(const Tensor& a, const Scalar& b);
+/// a += b, in place (add_.Tensor).
+void add_(const Tensor& a, const Tensor& b);
+/// A unary operator by name: "exp", "log", "cos", ...
+Tensor unary(const char* name, const Tensor& a);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& a, const Scalar* lo, const Scalar* hi);
 
 // Shapes and views.

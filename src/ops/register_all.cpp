@@ -1,5 +1,6 @@
 // register_all.cpp - defines every built-in operator, explicitly, on the registry's first use
-// (see registry.h for why there are no static initializers).
+// (see registry.h for why there are no static initializers), and installs autograd over them.
+#include "autograd/autograd.h"
 #include "dispatch/registry.h"
 
 namespace ct {
@@ -27,6 +28,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_reductions(r);
   ops::define_mm(r);
   ops::define_matmul(r);
+  autograd::install(r);
 }
 
 }  // namespace ct

@@ -113,7 +113,11 @@ void no_fill(const Frame&, const MetaResult&, Tensor*) {}
 void define_factories(Registry& r) {
   const char* opts = "*, ScalarType? dtype=None, Device? device=None) -> Tensor";
   auto def = [&](const std::string& head, int device_index, MetaFn meta, ComputeFn cpu) {
-    r.def(head + opts).meta(meta).device_arg(device_index).compute(DispatchKey::CPU, cpu, Determinism::Bitwise);
+    r.def(head + opts)
+        .meta(meta)
+        .device_arg(device_index)
+        .compute(DispatchKey::CPU, cpu, Determinism::Bitwise)
+        .not_differentiable();  // no tensor inputs: nothing to differentiate with respect to
   };
   def("empty(int[] size, ", 2, sized_meta, no_fill);
   def("zeros(int[] size, ", 2, sized_meta, zeros_cpu);

@@ -1,5 +1,6 @@
 // mm.cpp - mm, bmm and addmm: validated by their meta functions, computed by cpu::gemm on operands
 // passed as they lie in memory (transposed views become BLAS transposes, not copies).
+#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/gemm.h"
 #include "ops/cpu/parallel.h"
@@ -98,16 +99,42 @@ void addmm_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   gemm_2d(Tensor::borrow(&f.tensor(1)), Tensor::borrow(&f.tensor(2)), alpha, beta, *outs[0]);
 }
 
+// ---- Derivatives: for C = A B, dA = dC B^T and dB = A^T dC (batched: per matrix).
+using autograd::GradCtx;
+
+Tensor t2(const Tensor& m) { return transpose(m, -2, -1); }
+
+// The products' gradients for the matrices at arguments a and a + 1, scaled by alpha.
+Tensor scaled(const Tensor& t, const Scalar& s) { return s.equals(1.0) ? t : mul(t, s); }
+
+template <Tensor (*Product)(const Tensor&, const Tensor&)>
+void product_backward(GradCtx& c, size_t a, const Scalar& alpha) {
+  if (c.needs(a)) c.set(a, scaled(Product(c.grad(), t2(c.saved(a + 1))), alpha));
+  if (c.needs(a + 1)) c.set(a + 1, scaled(Product(t2(c.saved(a)), c.grad()), alpha));
+}
+void mm_backward(GradCtx& c) { product_backward<mm>(c, 0, Scalar(1)); }
+void bmm_backward(GradCtx& c) { product_backward<bmm>(c, 0, Scalar(1)); }
+void addmm_backward(GradCtx& c) {  // beta * self + alpha * mat1 mat2
+  const Scalar beta = c.arg(3).to_scalar(), alpha = c.arg(4).to_scalar();
+  if (c.needs(0)) c.set(0, scaled(c.grad(), beta));
+  product_backward<mm>(c, 1, alpha);
+}
+
 }  // namespace
 
 void define_mm(Registry& r) {
-  r.def("mm(Tensor self, Tensor mat2) -> Tensor").meta(mm_meta).compute(DispatchKey::CPU, mm_cpu, Determinism::Deterministic);
+  r.def("mm(Tensor self, Tensor mat2) -> Tensor")
+      .meta(mm_meta)
+      .compute(DispatchKey::CPU, mm_cpu, Determinism::Deterministic)
+      .derivative(mm_backward, save_args(0, 1));
   r.def("bmm(Tensor self, Tensor mat2) -> Tensor")
       .meta(bmm_meta)
-      .compute(DispatchKey::CPU, bmm_cpu, Determinism::Deterministic);
+      .compute(DispatchKey::CPU, bmm_cpu, Determinism::Deterministic)
+      .derivative(bmm_backward, save_args(0, 1));
   r.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
       .meta(addmm_meta)
-      .compute(DispatchKey::CPU, addmm_cpu, Determinism::Deterministic);
+      .compute(DispatchKey::CPU, addmm_cpu, Determinism::Deterministic)
+      .derivative(addmm_backward, save_args(1, 2));
 }
 
 }  // namespace ct::ops

@@ -6,6 +6,7 @@
 // compute function and registration are shared templates.
 #include <cmath>
 
+#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
@@ -17,6 +18,24 @@ namespace {
 enum class Rule { Promote, TrueDivide, Compare };
 
 template <typename T> using M = opmath_t<T>;
+using autograd::GradCtx;
+
+Tensor scaled(const Tensor& g, const Scalar& s) { return s.equals(1.0) ? g : ops::mul(g, s); }
+
+// t with zeros where mask holds.
+Tensor zero_where(const Tensor& mask, const Tensor& t) {
+  return ops::where(mask, ops::zeros({}, t->dtype(), t->device()), t);
+}
+
+// maximum / minimum: the gradient goes to the winning input, split evenly on ties.
+void extremum_backward(GradCtx& c, const char* wins) {
+  const Tensor a = c.saved(0), b = c.saved(1);
+  const DType d = c.grad()->dtype();
+  const Tensor share = ops::add(ops::to(ops::binary(wins, a, b), d), ops::to(ops::binary("eq", a, b), d), 0.5);
+  const Tensor ga = ops::mul(c.grad(), share);
+  c.set(0, ga);
+  if (c.needs(1)) c.set(1, ops::sub(c.grad(), ga));
+}
 
 template <typename T>
 bool is_nan(T x) {
@@ -30,6 +49,11 @@ struct Add {
   static constexpr bool has_alpha = true;
   template <typename T> static T apply(T a, T b) { return T(M<T>(a) + M<T>(b)); }
   template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) + alpha * M<T>(b)); }
+  static constexpr Saves saves{};
+  static void backward(GradCtx& c) {
+    c.set(0, c.grad());
+    if (c.needs(1)) c.set(1, scaled(c.grad(), c.arg(2).to_scalar()));
+  }
 };
 struct Sub {
   static constexpr const char* name = "sub";
@@ -37,6 +61,11 @@ struct Sub {
   static constexpr bool has_alpha = true;
   template <typename T> static T apply(T a, T b) { return T(M<T>(a) - M<T>(b)); }
   template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) - alpha * M<T>(b)); }
+  static constexpr Saves saves{};
+  static void backward(GradCtx& c) {
+    c.set(0, c.grad());
+    if (c.needs(1)) c.set(1, ops::neg(scaled(c.grad(), c.arg(2).to_scalar())));
+  }
 };
 struct Mul {
   static constexpr const char* name = "mul";
@@ -46,12 +75,23 @@ struct Mul {
     if constexpr (std::is_same<T, bool>::value) return a && b;
     else return T(M<T>(a) * M<T>(b));
   }
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) {
+    if (c.needs(0)) c.set(0, ops::mul(c.grad(), c.saved(1)));
+    if (c.needs(1)) c.set(1, ops::mul(c.grad(), c.saved(0)));
+  }
 };
 struct Div {
   static constexpr const char* name = "div";
   static constexpr Rule rule = Rule::TrueDivide;
   static constexpr bool has_alpha = false;
   template <typename T> static T apply(T a, T b) { return T(M<T>(a) / M<T>(b)); }
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) {  // d(a/b) = da/b - (a/b) db/b
+    const Tensor ga = ops::div(c.grad(), c.saved(1));
+    c.set(0, ga);
+    if (c.needs(1)) c.set(1, ops::neg(ops::mul(ga, ops::div(c.saved(0), c.saved(1)))));
+  }
 };
 struct Pow {
   static constexpr const char* name = "pow";
@@ -72,6 +112,20 @@ struct Pow {
       return T(r);
     }
   }
+  static constexpr Saves saves = save_result(save_args(0, 1));
+  // As in PyTorch: a zero exponent contributes nothing to d/dbase (not 0 * inf), and a zero base
+  // with a non-negative exponent nothing to d/dexponent (not 0 * log 0).
+  static void backward(GradCtx& c) {
+    const Tensor base = c.saved(0), e = c.saved(1);
+    if (c.needs(0)) {
+      const Tensor d = ops::mul(ops::mul(c.grad(), e), ops::binary("pow", base, ops::binary_scalar("sub", e, 1)));
+      c.set(0, zero_where(ops::binary_scalar("eq", e, 0), d));
+    }
+    if (c.needs(1)) {
+      const Tensor d = ops::mul(ops::mul(c.grad(), c.result()), ops::unary("log", base));
+      c.set(1, zero_where(ops::mul(ops::binary_scalar("eq", base, 0), ops::binary_scalar("ge", e, 0)), d));
+    }
+  }
 };
 struct Maximum {
   static constexpr const char* name = "maximum";
@@ -82,6 +136,8 @@ struct Maximum {
     if (is_nan(b)) return b;
     return M<T>(a) > M<T>(b) ? a : b;
   }
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) { extremum_backward(c, "gt"); }
 };
 struct Minimum {
   static constexpr const char* name = "minimum";
@@ -92,6 +148,8 @@ struct Minimum {
     if (is_nan(b)) return b;
     return M<T>(a) < M<T>(b) ? a : b;
   }
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) { extremum_backward(c, "lt"); }
 };
 #define CT_COMPARISON(Name, str, expr)                                              \
   struct Name {                                                                     \
@@ -99,6 +157,8 @@ struct Minimum {
     static constexpr Rule rule = Rule::Compare;                                     \
     static constexpr bool has_alpha = false;                                        \
     template <typename T> static bool apply(T a, T b) { return M<T>(a) expr M<T>(b); } \
+    static constexpr Saves saves{};                                                 \
+    static constexpr BackwardFn backward = nullptr;                                 \
   };
 CT_COMPARISON(Eq, "eq", ==)
 CT_COMPARISON(Ne, "ne", !=)
@@ -184,6 +244,8 @@ void define_binary(Registry& r, bool with_inplace) {
   const std::string scalar_alpha = Op::has_alpha ? ", Scalar alpha=1" : "";
   OpBuilder b = r.def(n + ".Tensor(Tensor self, Tensor other" + alpha + ") -> Tensor");
   b.meta(binary_meta<Op>).compute(DispatchKey::CPU, binary_cpu<Op>, Determinism::Bitwise);
+  if (Op::rule == Rule::Compare) b.not_differentiable();
+  else b.derivative(Op::backward, Op::saves);
   r.def(n + ".Scalar(Tensor self, Scalar other" + scalar_alpha + ") -> Tensor").composite(scalar_overload<Op, false>);
   if (!with_inplace) return;
   b.inplace(n + "_.Tensor(Tensor(a!) self, Tensor other" + alpha + ") -> Tensor(a!)");

@@ -1,5 +1,6 @@
 // copy.cpp - copy_ (with broadcasting and dtype conversion), and the operators built on it:
 // to.dtype, contiguous, clone.
+#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/cast.h"
 #include "ops/cpu/loop.h"
@@ -78,12 +79,17 @@ void clone_kernel(void*, Frame& f) {
   copy_(f.outs[0], Tensor::borrow(&a));
 }
 
+// self's old values are overwritten, so they get no gradient; src's is summed over the dims it
+// was broadcast along and converted back to its dtype (by set).
+void copy_backward(autograd::GradCtx& c) { c.set(1, c.grad()); }
+
 }  // namespace
 
 void define_copy(Registry& r) {
   r.def("copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)")
       .kernel(DispatchKey::CPU, copy_cpu, Determinism::Bitwise)
-      .kernel(DispatchKey::Meta, copy_meta, Determinism::Bitwise);
+      .kernel(DispatchKey::Meta, copy_meta, Determinism::Bitwise)
+      .derivative(copy_backward);
   r.def("to.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)").composite(to_dtype);
   r.def("contiguous(Tensor(a) self) -> Tensor(a)").composite(contiguous_kernel);
   r.def("clone(Tensor self) -> Tensor").composite(clone_kernel);

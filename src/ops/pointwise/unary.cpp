@@ -2,6 +2,7 @@
 // become float32 (as in PyTorch), which dtypes it accepts, and the element function in opmath.
 #include <cmath>
 
+#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
@@ -59,27 +60,63 @@ void unary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 }
 
 template <typename Op>
-void define_unary(Registry& r) {
+void define_unary(Registry& r, BackwardFn backward, Saves saves) {
   r.def(std::string(Op::name) + "(Tensor self) -> Tensor")
       .meta(unary_meta<Op>)
-      .compute(DispatchKey::CPU, unary_cpu<Op>, Determinism::Bitwise);
+      .compute(DispatchKey::CPU, unary_cpu<Op>, Determinism::Bitwise)
+      .derivative(backward, saves);
+}
+
+// Derivatives, in terms of the input x, the result y and the incoming gradient g.
+using autograd::GradCtx;
+using namespace ops;
+Tensor g_times(GradCtx& c, const Tensor& t) { return mul(c.grad(), t); }
+Tensor as_float(const Tensor& mask, const Tensor& like) { return to(mask, like->dtype()); }
+
+void neg_backward(GradCtx& c) { c.set(0, neg(c.grad())); }
+void abs_backward(GradCtx& c) {  // g * sign(x), 0 at 0
+  const Tensor x = c.saved(0);
+  c.set(0, g_times(c, sub(as_float(binary_scalar("gt", x, 0), x), as_float(binary_scalar("lt", x, 0), x))));
+}
+void relu_backward(GradCtx& c) { c.set(0, g_times(c, binary_scalar("gt", c.result(), 0))); }
+void exp_backward(GradCtx& c) { c.set(0, g_times(c, c.result())); }
+void log_backward(GradCtx& c) { c.set(0, div(c.grad(), c.saved(0))); }
+void sqrt_backward(GradCtx& c) { c.set(0, div(c.grad(), mul(c.result(), Scalar(2.0)))); }
+void rsqrt_backward(GradCtx& c) {  // -y^3 / 2
+  const Tensor y = c.result();
+  c.set(0, g_times(c, mul(mul(y, mul(y, y)), Scalar(-0.5))));
+}
+void sin_backward(GradCtx& c) { c.set(0, g_times(c, unary("cos", c.saved(0)))); }
+void cos_backward(GradCtx& c) { c.set(0, neg(g_times(c, unary("sin", c.saved(0))))); }
+void tanh_backward(GradCtx& c) {  // 1 - y^2
+  const Tensor y = c.result();
+  c.set(0, g_times(c, rsub(mul(y, y), 1)));
+}
+void sigmoid_backward(GradCtx& c) {  // y (1 - y)
+  const Tensor y = c.result();
+  c.set(0, g_times(c, mul(y, rsub(y, 1))));
+}
+void reciprocal_backward(GradCtx& c) {  // -y^2
+  const Tensor y = c.result();
+  c.set(0, neg(g_times(c, mul(y, y))));
 }
 
 }  // namespace
 
 void define_unary_ops(Registry& r) {
-  define_unary<Neg>(r);
-  define_unary<Abs>(r);
-  define_unary<Relu>(r);
-  define_unary<Exp>(r);
-  define_unary<Log>(r);
-  define_unary<Sqrt>(r);
-  define_unary<Rsqrt>(r);
-  define_unary<Sin>(r);
-  define_unary<Cos>(r);
-  define_unary<Tanh>(r);
-  define_unary<Sigmoid>(r);
-  define_unary<Reciprocal>(r);
+  const Saves x = save_args(0), y = save_result();
+  define_unary<Neg>(r, neg_backward, {});
+  define_unary<Abs>(r, abs_backward, x);
+  define_unary<Relu>(r, relu_backward, y);
+  define_unary<Exp>(r, exp_backward, y);
+  define_unary<Log>(r, log_backward, x);
+  define_unary<Sqrt>(r, sqrt_backward, y);
+  define_unary<Rsqrt>(r, rsqrt_backward, y);
+  define_unary<Sin>(r, sin_backward, x);
+  define_unary<Cos>(r, cos_backward, x);
+  define_unary<Tanh>(r, tanh_backward, y);
+  define_unary<Sigmoid>(r, sigmoid_backward, y);
+  define_unary<Reciprocal>(r, reciprocal_backward, y);
 }
 
 }  // namespace ct::ops

@@ -1,4 +1,5 @@
 // where_clamp.cpp - where (select by a bool condition) and clamp (bound by optional scalars).
+#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
@@ -69,15 +70,37 @@ void clamp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   });
 }
 
+// The gradient goes to the input the condition picked.
+void where_backward(autograd::GradCtx& c) {
+  const Tensor& g = c.grad();
+  const Tensor cond = c.saved(0), zero = zeros({}, g->dtype(), g->device());
+  if (c.needs(1)) c.set(1, where(cond, g, zero));
+  if (c.needs(2)) c.set(2, where(cond, zero, g));
+}
+
+// The gradient passes where the input lies within [min, max], bounds included, as in PyTorch.
+void clamp_backward(autograd::GradCtx& c) {
+  const Tensor x = c.saved(0);
+  Tensor pass;
+  if (!c.arg(1).is_none()) pass = binary_scalar("ge", x, c.arg(1).to_scalar());
+  if (!c.arg(2).is_none()) {
+    const Tensor below = binary_scalar("le", x, c.arg(2).to_scalar());
+    pass = pass.defined() ? mul(pass, below) : below;
+  }
+  c.set(0, pass.defined() ? mul(c.grad(), pass) : c.grad());
+}
+
 }  // namespace
 
 void define_where_clamp(Registry& r) {
   r.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor")
       .meta(where_meta)
-      .compute(DispatchKey::CPU, where_cpu, Determinism::Bitwise);
+      .compute(DispatchKey::CPU, where_cpu, Determinism::Bitwise)
+      .derivative(where_backward, save_args(0));
   r.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
       .meta(clamp_meta)
-      .compute(DispatchKey::CPU, clamp_cpu, Determinism::Bitwise);
+      .compute(DispatchKey::CPU, clamp_cpu, Determinism::Bitwise)
+      .derivative(clamp_backward, save_args(0));
 }
 
 }  // namespace ct::ops

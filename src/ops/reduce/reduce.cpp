@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/cast.h"
 #include "ops/cpu/reduce.h"
@@ -196,21 +197,94 @@ void reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 }
 
 template <Kind K>
-void define_reduction(Registry& r, const std::string& schema) {
-  r.def(schema).meta(reduce_meta<K>).compute(DispatchKey::CPU, reduce_cpu<K>, Determinism::Bitwise);
+OpBuilder define_reduction(Registry& r, const std::string& schema) {
+  OpBuilder b = r.def(schema);
+  b.meta(reduce_meta<K>).compute(DispatchKey::CPU, reduce_cpu<K>, Determinism::Bitwise);
+  return b;
+}
+
+// ---- Derivatives of sum, mean, prod, amax, amin (self, dim, keepdim).
+using autograd::GradCtx;
+
+// t (shaped like the result) broadcast back over the input's sizes.
+Tensor expand_back(GradCtx& c, const char* op, Tensor t) {
+  const IntArrayRef in = c.sizes(0);
+  bool all = false;
+  const uint64_t mask = reduced_mask(op, c.arg(1), static_cast<int64_t>(in.size()), &all);
+  if (!c.arg(2).to_bool())
+    for (size_t d = 0; d < in.size(); ++d)
+      if (mask >> d & 1) t = unsqueeze(t, static_cast<int64_t>(d));
+  return expand(t, in);
+}
+
+// How many input elements each result element reduces.
+int64_t group_size(GradCtx& c, const char* op) {
+  const IntArrayRef in = c.sizes(0);
+  bool all = false;
+  const uint64_t mask = reduced_mask(op, c.arg(1), static_cast<int64_t>(in.size()), &all);
+  int64_t n = 1;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (mask >> d & 1) n *= in[d];
+  return n;
+}
+
+// The reduced dims as a list, to reduce again with keepdim.
+DimVector reduced_dims(GradCtx& c, const char* op) {
+  const IntArrayRef in = c.sizes(0);
+  bool all = false;
+  const uint64_t mask = reduced_mask(op, c.arg(1), static_cast<int64_t>(in.size()), &all);
+  DimVector dims;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (mask >> d & 1) dims.push_back(static_cast<int64_t>(d));
+  return dims;
+}
+
+void sum_backward(GradCtx& c) { c.set(0, expand_back(c, "sum", c.grad())); }
+void mean_backward(GradCtx& c) {
+  c.set(0, mul(expand_back(c, "mean", c.grad()), Scalar(1.0 / static_cast<double>(group_size(c, "mean")))));
+}
+
+// d prod / dx_i is the product of the other elements. Without zeros in a group that is
+// result / x_i; with exactly one zero, the zero's entry is the product of the rest and the others
+// get 0; with two or more, every entry is 0. Written without dividing by zero, so that it stays
+// differentiable.
+void prod_backward(GradCtx& c) {
+  const Tensor x = c.saved(0);
+  const DimVector dims = reduced_dims(c, "prod");
+  const Tensor is_zero = binary_scalar("eq", x, 0);
+  const Tensor zeros_in_group = reduce("sum", is_zero, dims, true);
+  const Tensor x_no_zero = where(is_zero, ones({}, x->dtype(), x->device()), x);
+  const Tensor rest = reduce("prod", x_no_zero, dims, true);  // product of the non-zero elements
+  const Tensor zero = zeros({}, x->dtype(), x->device());
+  const Tensor none_zero = binary_scalar("eq", zeros_in_group, 0);
+  const Tensor lone_zero = mul(is_zero, binary_scalar("eq", zeros_in_group, 1));
+  const Tensor others = where(none_zero, div(rest, x_no_zero), where(lone_zero, expand(rest, x->sizes()), zero));
+  c.set(0, mul(expand_back(c, "prod", c.grad()), others));
+}
+
+// amax / amin: the gradient is shared evenly by the elements equal to the extremum.
+template <Kind K>
+void extremum_backward(GradCtx& c) {
+  const char* op = kind_name<K>();
+  const Tensor x = c.saved(0);
+  const Tensor hit = to(binary("eq", x, expand_back(c, op, c.result())), x->dtype());
+  const Tensor share = div(hit, reduce("sum", hit, reduced_dims(c, op), true));
+  c.set(0, mul(expand_back(c, op, c.grad()), share));
 }
 
 }  // namespace
 
 void define_reductions(Registry& r) {
   const std::string list = ".dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor";
-  define_reduction<Kind::Sum>(r, "sum" + list);
-  define_reduction<Kind::Mean>(r, "mean" + list);
-  define_reduction<Kind::Prod>(r, "prod" + list);
-  define_reduction<Kind::Amax>(r, "amax" + list);
-  define_reduction<Kind::Amin>(r, "amin" + list);
-  define_reduction<Kind::Argmax>(r, "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
-  define_reduction<Kind::Argmin>(r, "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  define_reduction<Kind::Sum>(r, "sum" + list).derivative(sum_backward);
+  define_reduction<Kind::Mean>(r, "mean" + list).derivative(mean_backward);
+  define_reduction<Kind::Prod>(r, "prod" + list).derivative(prod_backward, save_args(0));
+  define_reduction<Kind::Amax>(r, "amax" + list).derivative(extremum_backward<Kind::Amax>, save_result(save_args(0)));
+  define_reduction<Kind::Amin>(r, "amin" + list).derivative(extremum_backward<Kind::Amin>, save_result(save_args(0)));
+  define_reduction<Kind::Argmax>(r, "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
+      .not_differentiable();
+  define_reduction<Kind::Argmin>(r, "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
+      .not_differentiable();
 }
 
 }  // namespace ct::ops

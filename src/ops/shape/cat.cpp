@@ -1,4 +1,5 @@
 // cat.cpp - cat (join along an existing dim) and stack (join along a new dim).
+#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -77,12 +78,26 @@ void stack_kernel(void*, Frame& f) {
   f.outs[0] = cat(ptrs, d);
 }
 
+// Each input gets its own stretch of the gradient along dim.
+void cat_backward(autograd::GradCtx& c) {
+  const Tensor& g = c.grad();
+  const int64_t d = wrap_dim("cat", c.arg(1).to_int(), g->dim());
+  int64_t offset = 0;
+  for (size_t j = 0; j < c.list_size(0); ++j) {
+    const IntArrayRef sizes = c.sizes(0, j);
+    if (sizes.size() == 1 && sizes[0] == 0 && g->dim() != 1) continue;  // skipped() in the forward
+    if (c.needs(0, j)) c.set(0, j, narrow(g, d, offset, sizes[d]));
+    offset += sizes[d];
+  }
+}
+
 }  // namespace
 
 void define_cat(Registry& r) {
   r.def("cat(Tensor[] tensors, int dim=0) -> Tensor")
       .meta(cat_meta)
-      .compute(DispatchKey::CPU, cat_compute, Determinism::Bitwise);
+      .compute(DispatchKey::CPU, cat_compute, Determinism::Bitwise)
+      .derivative(cat_backward);
   r.def("stack(Tensor[] tensors, int dim=0) -> Tensor").composite(stack_kernel);
 }
 

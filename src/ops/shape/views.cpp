@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -198,6 +199,18 @@ void narrow_kernel(void*, Frame& f) {
   make_view(f, sizes, a.strides(), a.storage_offset() + start * a.stride(d));
 }
 
+// Python's clamping of a[start:end] for a dim of size `size`.
+std::pair<int64_t, int64_t> slice_bounds(int64_t size, const Value& start, const Value& end) {
+  auto clamp = [size](const Value& v, int64_t dflt) {
+    if (v.is_none()) return dflt;
+    int64_t x = v.to_int();
+    if (x < 0) x += size;
+    return x < 0 ? int64_t(0) : x > size ? size : x;
+  };
+  const int64_t s = clamp(start, 0);
+  return {s, std::max(s, clamp(end, size))};
+}
+
 // slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
 // Python's a[start:end:step] along dim: bounds are clamped to the size, as Python does.
 void slice_kernel(void*, Frame& f) {
@@ -207,13 +220,7 @@ void slice_kernel(void*, Frame& f) {
   const int64_t size = a.size(d), step = f.arg(4).to_int();
   CT_CHECK(step > 0, CT_ERROR_INVALID_ARGUMENT, "slice: step is ", step, " (input ", a.sizes(),
            "). Steps must be positive; flip the result instead");
-  auto clamp = [size](const Value& v, int64_t dflt) {
-    if (v.is_none()) return dflt;
-    int64_t x = v.to_int();
-    if (x < 0) x += size;
-    return x < 0 ? int64_t(0) : x > size ? size : x;
-  };
-  const int64_t start = clamp(f.arg(2), 0), end = std::max(start, clamp(f.arg(3), size));
+  const auto [start, end] = slice_bounds(size, f.arg(2), f.arg(3));
   DimVector sizes(a.sizes()), strides(a.strides());
   sizes[d] = (end - start + step - 1) / step;
   strides[d] = a.stride(d) * step;
@@ -256,21 +263,95 @@ void flatten_kernel(void*, Frame& f) {
   f.outs[0] = reshape(Tensor::borrow(&a), sizes);
 }
 
+// ---- Derivatives. A view's gradient is the incoming one laid back out in the input's shape.
+using autograd::GradCtx;
+
+// Reshaping views (view, squeeze, unsqueeze): the same elements in the input's sizes.
+void reshape_back(GradCtx& c) { c.set(0, reshape(c.grad(), c.sizes(0))); }
+
+void permute_backward(GradCtx& c) {
+  const IntArrayRef dims = c.arg(1).int_list();
+  DimVector inverse;
+  inverse.resize(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i)
+    inverse[static_cast<size_t>(wrap_dim("permute", dims[i], dims.size()))] = static_cast<int64_t>(i);
+  c.set(0, permute(c.grad(), inverse));
+}
+void transpose_backward(GradCtx& c) { c.set(0, transpose(c.grad(), c.arg(1).to_int(), c.arg(2).to_int())); }
+void expand_backward(GradCtx& c) { c.set(0, c.grad()); }  // set() sums over the expanded dims
+
+// A tensor of the input's sizes holding g at positions start, start + step, ... of dim, zeros
+// elsewhere; built from cat so that it is itself differentiable.
+Tensor embed(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t start, int64_t step) {
+  Tensor spread = g;
+  const int64_t n = g->size(dim);
+  if (step > 1 && n > 0) {  // interleave step - 1 zero slices after each slice of g
+    const Tensor u = unsqueeze(g, dim + 1);
+    DimVector zs(u->sizes());
+    zs[dim + 1] = step - 1;
+    const Tensor z = zeros(zs, g->dtype(), g->device());
+    const TensorImpl* parts[2] = {u.impl(), z.impl()};
+    DimVector merged(g->sizes());
+    merged[dim] = n * step;
+    spread = narrow(reshape(cat(ArrayRef<const TensorImpl*>(parts, 2), dim + 1), merged), dim, 0, (n - 1) * step + 1);
+  }
+  std::vector<Tensor> pieces;
+  auto zeros_along = [&](int64_t len) {
+    DimVector zs(sizes);
+    zs[dim] = len;
+    pieces.push_back(zeros(zs, g->dtype(), g->device()));
+  };
+  if (start > 0) zeros_along(start);
+  pieces.push_back(spread);
+  const int64_t after = sizes[dim] - start - spread->size(dim);
+  if (after > 0) zeros_along(after);
+  if (pieces.size() == 1) return spread;
+  std::vector<const TensorImpl*> impls;
+  for (const Tensor& p : pieces) impls.push_back(p.impl());
+  return cat(impls, dim);
+}
+
+int64_t dim_of(GradCtx& c, size_t arg, const char* op) {
+  return wrap_dim(op, c.arg(arg).to_int(), c.sizes(0).size());
+}
+void narrow_backward(GradCtx& c) {
+  const int64_t d = dim_of(c, 1, "narrow");
+  int64_t start = c.arg(2).to_int();
+  if (start < 0) start += c.sizes(0)[d];
+  c.set(0, embed(c.grad(), c.sizes(0), d, start, 1));
+}
+void select_backward(GradCtx& c) {
+  const int64_t d = dim_of(c, 1, "select");
+  int64_t index = c.arg(2).to_int();
+  if (index < 0) index += c.sizes(0)[d];
+  c.set(0, embed(unsqueeze(c.grad(), d), c.sizes(0), d, index, 1));
+}
+void slice_backward(GradCtx& c) {
+  const int64_t d = dim_of(c, 1, "slice");
+  const int64_t start = slice_bounds(c.sizes(0)[d], c.arg(2), c.arg(3)).first;
+  c.set(0, embed(c.grad(), c.sizes(0), d, start, c.arg(4).to_int()));
+}
+
 }  // namespace
 
 void define_views(Registry& r) {
-  r.def("view(Tensor(a) self, int[] size) -> Tensor(a)").view(view_kernel);
+  r.def("view(Tensor(a) self, int[] size) -> Tensor(a)").view(view_kernel).derivative(reshape_back);
   r.def("reshape(Tensor(a) self, int[] shape) -> Tensor(a)").composite(reshape_kernel);
-  r.def("permute(Tensor(a) self, int[] dims) -> Tensor(a)").view(permute_kernel);
-  r.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)").view(transpose_kernel);
-  r.def("expand(Tensor(a) self, int[] size) -> Tensor(a)").view(expand_kernel);
-  r.def("squeeze(Tensor(a) self) -> Tensor(a)").view(squeeze_kernel);
-  r.def("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)").view(squeeze_kernel);
-  r.def("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)").view(unsqueeze_kernel);
-  r.def("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)").view(narrow_kernel);
-  r.def("select.int(Tensor(a) self, int dim, int index) -> Tensor(a)").view(select_kernel);
+  r.def("permute(Tensor(a) self, int[] dims) -> Tensor(a)").view(permute_kernel).derivative(permute_backward);
+  r.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")
+      .view(transpose_kernel)
+      .derivative(transpose_backward);
+  r.def("expand(Tensor(a) self, int[] size) -> Tensor(a)").view(expand_kernel).derivative(expand_backward);
+  r.def("squeeze(Tensor(a) self) -> Tensor(a)").view(squeeze_kernel).derivative(reshape_back);
+  r.def("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)").view(squeeze_kernel).derivative(reshape_back);
+  r.def("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)").view(unsqueeze_kernel).derivative(reshape_back);
+  r.def("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)")
+      .view(narrow_kernel)
+      .derivative(narrow_backward);
+  r.def("select.int(Tensor(a) self, int dim, int index) -> Tensor(a)").view(select_kernel).derivative(select_backward);
   r.def("slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)")
-      .view(slice_kernel);
+      .view(slice_kernel)
+      .derivative(slice_backward);
   r.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)").composite(flatten_kernel);
 }
 

@@ -1,0 +1,168 @@
+// engine.cpp - runs a backward graph on the calling thread.
+//
+// Note [Backward order]
+// The engine first walks the graph from the roots and counts, for every node, the edges that
+// lead into it. It then runs nodes in an order where each node comes after every node that sends
+// it a gradient (Kahn's algorithm), adding up the gradients that arrive for the same input. With
+// autograd.grad, only nodes on a path to a requested input run, and the requested gradients are
+// read where they arrive instead of being accumulated.
+#include "autograd/engine.h"
+
+#include <unordered_map>
+
+#include "autograd/grad_mode.h"
+#include "autograd/meta.h"
+#include "core/error.h"
+#include "ops/functions.h"
+
+namespace ct::autograd {
+namespace {
+
+struct Task {
+  int deps = 0;
+  bool needed = true;  // leads to a captured gradient (autograd.grad), or always (backward)
+  bool feeds = true;   // some node after it is needed: apply must run
+  std::vector<Tensor> buffer;  // incoming gradient per forward output
+  std::vector<std::pair<uint32_t, size_t>> captures;  // (input_nr, index into the result)
+};
+
+std::vector<Edge> root_edges(const std::vector<Tensor>& roots, std::vector<Tensor>& grads, const char* fn) {
+  CT_CHECK(grads.empty() || grads.size() == roots.size(), CT_ERROR_INVALID_ARGUMENT, fn, ": ", roots.size(),
+           " outputs but ", grads.size(), " gradients. Pass one gradient per output, or none");
+  grads.resize(roots.size());
+  std::vector<Edge> edges;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const TensorImpl& r = *roots[i];
+    CT_CHECK(r.requires_grad(), CT_ERROR_INVALID_ARGUMENT, fn, ": output ", i, " (sizes ", r.sizes(),
+             ") does not require grad and has no grad_fn. Set requires_grad on an input it was computed from, "
+             "outside no_grad");
+    Tensor& g = grads[i];
+    if (!g.defined()) {
+      CT_CHECK(r.numel() == 1, CT_ERROR_SHAPE, fn, ": a gradient can be implied only for an output with one "
+               "element, and output ", i, " has sizes ", r.sizes(), ". Pass its gradient explicitly");
+      g = ops::ones(r.sizes(), r.dtype(), r.device());
+    } else {
+      CT_CHECK(g->sizes().equals(r.sizes()), CT_ERROR_SHAPE, fn, ": the gradient for output ", i, " has sizes ",
+               g->sizes(), " but the output has ", r.sizes(), ". Pass a gradient of the output's sizes");
+      if (g->dtype() != r.dtype()) g = ops::to(g, r.dtype());
+    }
+    edges.push_back(gradient_edge(r));
+  }
+  return edges;
+}
+
+void accumulate(Tensor& slot, Tensor g) {
+  if (!g.defined()) return;
+  slot = slot.defined() ? ops::add(slot, g) : std::move(g);
+}
+
+// See Note [Backward order]. capture: (edge, index) pairs whose arriving gradient goes to result.
+std::vector<Tensor> execute(const std::vector<Edge>& roots, std::vector<Tensor>& root_grads,
+                            const std::vector<Edge>& captured, const BackwardOptions& opt) {
+  std::unordered_map<Node*, Task> tasks;
+  std::vector<Node*> stack;
+  for (const Edge& e : roots) {
+    if (tasks.emplace(e.fn.get(), Task{}).second) stack.push_back(e.fn.get());
+  }
+  std::vector<Node*> all;
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    all.push_back(n);
+    for (const Edge& e : n->next_edges) {
+      if (!e.valid()) continue;
+      auto [it, fresh] = tasks.emplace(e.fn.get(), Task{});
+      ++it->second.deps;
+      if (fresh) stack.push_back(e.fn.get());
+    }
+  }
+  // Kahn's order over a copy of the counts.
+  std::vector<Node*> order;
+  {
+    std::unordered_map<Node*, int> left;
+    for (Node* n : all) left[n] = tasks[n].deps;
+    for (Node* n : all)
+      if (left[n] == 0) order.push_back(n);
+    for (size_t i = 0; i < order.size(); ++i)
+      for (const Edge& e : order[i]->next_edges)
+        if (e.valid() && --left[e.fn.get()] == 0) order.push_back(e.fn.get());
+  }
+  std::vector<Tensor> result(captured.size());
+  const bool capturing = !captured.empty();
+  if (capturing) {
+    for (size_t i = 0; i < captured.size(); ++i) {
+      auto it = tasks.find(captured[i].fn.get());
+      if (it != tasks.end()) it->second.captures.emplace_back(captured[i].input_nr, i);
+    }
+    // A node runs only when some node after it leads to a captured gradient; visit successors first.
+    for (size_t i = order.size(); i-- > 0;) {
+      Task& t = tasks[order[i]];
+      t.feeds = false;
+      for (const Edge& e : order[i]->next_edges)
+        if (e.valid()) t.feeds |= tasks[e.fn.get()].needed;
+      t.needed = t.feeds || !t.captures.empty();
+    }
+  }
+  for (size_t i = 0; i < roots.size(); ++i) {
+    Task& t = tasks[roots[i].fn.get()];
+    t.buffer.resize(roots[i].fn->outputs.size());
+    accumulate(t.buffer[roots[i].input_nr], std::move(root_grads[i]));
+  }
+  GradModeGuard mode(opt.create_graph ? GradMode::Enabled : GradMode::NoGrad);
+  for (Node* n : order) {
+    Task& t = tasks[n];
+    std::vector<Tensor> grads = std::move(t.buffer);
+    grads.resize(n->outputs.size());
+    bool any = false;
+    for (const Tensor& g : grads) any |= g.defined();
+    if (any) {
+      n->run_pre_hooks(grads);
+      for (auto& [nr, slot] : n->retained)
+        if (grads[nr].defined()) slot->grad = slot->grad.defined() ? ops::add(slot->grad, grads[nr]) : grads[nr];
+      for (auto& [nr, index] : t.captures) accumulate(result[index], grads[nr]);
+    }
+    std::vector<Tensor> outs;
+    const bool run = any && t.feeds;
+    if (run) {
+      outs = n->apply(grads);
+      CT_CHECK(outs.size() == n->next_edges.size() || outs.empty(), CT_ERROR_INTERNAL, n->name(), ": returned ",
+               outs.size(), " gradients for ", n->next_edges.size(), " inputs");
+    }
+    if (!opt.retain_graph) n->release_saved();
+    for (size_t k = 0; k < n->next_edges.size(); ++k) {
+      const Edge& e = n->next_edges[k];
+      if (!e.valid() || k >= outs.size() || !outs[k].defined()) continue;
+      Task& next = tasks[e.fn.get()];
+      next.buffer.resize(e.fn->outputs.size());
+      accumulate(next.buffer[e.input_nr], std::move(outs[k]));
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& roots, std::vector<Tensor> root_grads, const BackwardOptions& opt,
+              const char* fn) {
+  std::vector<Edge> edges = root_edges(roots, root_grads, fn);
+  execute(edges, root_grads, {}, opt);
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& roots, std::vector<Tensor> root_grads,
+                         const std::vector<Tensor>& inputs, const BackwardOptions& opt, const char* fn) {
+  std::vector<Edge> edges = root_edges(roots, root_grads, fn);
+  std::vector<Edge> wanted;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    CT_CHECK(inputs[i]->requires_grad(), CT_ERROR_INVALID_ARGUMENT, fn, ": input ", i, " (sizes ", inputs[i]->sizes(),
+             ") does not require grad. Ask only for gradients of tensors that require grad");
+    wanted.push_back(gradient_edge(*inputs[i]));
+  }
+  std::vector<Tensor> result = execute(edges, root_grads, wanted, opt);
+  for (size_t i = 0; i < result.size(); ++i)
+    CT_CHECK(result[i].defined() || opt.allow_unused, CT_ERROR_INVALID_ARGUMENT, fn, ": input ", i, " (sizes ",
+             inputs[i]->sizes(), ") was not used to compute the outputs. Pass allow_unused to get no gradient "
+             "for it instead of this error");
+  return result;
+}
+
+}  // namespace ct::autograd

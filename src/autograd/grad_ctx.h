@@ -1,0 +1,51 @@
+// grad_ctx.h - GradCtx, what an operator's derivative reads and writes.
+//
+// Note [Derivatives beside operators]
+// An operator's derivative is defined in the same file as its forward, registered with
+// OpBuilder::derivative(fn, saves). fn receives a GradCtx: the gradient of each result, the
+// arguments of the forward call (tensors only where `saves` asked for them, their sizes and dtypes
+// always), and set() for each input's gradient. set() sums a broadcast gradient back to the
+// input's sizes and converts it to the input's dtype, so formulas are written for the broadcast
+// result. Formulas use operators, not raw loops: run while backward is recorded (create_graph),
+// they record themselves, which is what makes second derivatives work.
+#pragma once
+
+#include "core/tensor.h"
+#include "dispatch/value.h"
+
+namespace ct::autograd {
+
+class OpNode;
+
+class GradCtx {
+ public:
+  GradCtx(OpNode& node, std::vector<Tensor>& grads, std::vector<Tensor>& out) : node_(node), grads_(grads), out_(out) {}
+
+  /// The gradient of result i (zeros when none reached it).
+  const Tensor& grad(size_t i = 0);
+  /// Tensor argument i, saved with save_args (checked against later in-place changes).
+  Tensor saved(size_t arg) const;
+  /// The operator's result, saved with save_result.
+  Tensor result() const;
+  /// A non-tensor argument as the call passed it (None for an omitted optional).
+  const Value& arg(size_t i) const;
+  /// Sizes and dtype of tensor argument i (element j of a tensor list).
+  IntArrayRef sizes(size_t arg, size_t j = 0) const;
+  DType dtype(size_t arg, size_t j = 0) const;
+  size_t list_size(size_t arg) const;
+  /// Whether tensor argument i (element j of a list) needs a gradient; skip work when not.
+  bool needs(size_t arg, size_t j = 0) const;
+  /// The gradient of tensor argument i (element j of a list); reduced and converted to fit.
+  void set(size_t arg, Tensor g) { set(arg, 0, std::move(g)); }
+  void set(size_t arg, size_t j, Tensor g);
+
+ private:
+  OpNode& node_;
+  std::vector<Tensor>& grads_;
+  std::vector<Tensor>& out_;
+};
+
+/// g summed over the dims it gained or broadcast from size 1, to have sizes `to`.
+Tensor sum_to(const Tensor& g, IntArrayRef to);
+
+}  // namespace ct::autograd

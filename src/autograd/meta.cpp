@@ -1,0 +1,155 @@
+#include "autograd/meta.h"
+
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+#include "ops/functions.h"
+
+namespace ct::autograd {
+
+AutogradMeta& meta_for(const TensorImpl& t) {
+  if (AutogradMeta* m = meta_of(t)) return *m;
+  auto* m = new AutogradMeta;
+  t.set_autograd_meta(m);
+  return *m;
+}
+
+void set_requires_grad(const TensorImpl& t, bool requires_grad, const char* fn) {
+  if (!is_leaf(t)) {
+    CT_CHECK(requires_grad, CT_ERROR_INVALID_ARGUMENT, fn,
+             ": requires_grad can only be changed on leaf tensors; this one was computed from tensors that require "
+             "grad. To use its value without gradient tracking, take detach() of it");
+    return;
+  }
+  if (requires_grad) {
+    CT_CHECK(is_floating(t.dtype()), CT_ERROR_DTYPE, fn,
+             ": only tensors of a floating dtype can require gradients, and this one is ", t.dtype(),
+             ". Convert it with to() first");
+    CT_CHECK(!t.is_inference() || grad_mode() == GradMode::Inference, CT_ERROR_INVALID_ARGUMENT, fn,
+             ": an inference tensor cannot require grad outside inference mode. Clone it first");
+  }
+  if (!requires_grad && !meta_of(t)) return;
+  meta_for(t).leaf_requires_grad = requires_grad;
+  t.set_requires_grad_bit(requires_grad);
+}
+
+void set_history(const TensorImpl& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+  AutogradMeta& m = meta_for(t);
+  m.grad_fn = node;
+  m.output_nr = output_nr;
+  m.retained.reset();
+  t.set_requires_grad_bit(true);
+}
+
+Edge gradient_edge(const TensorImpl& t) {
+  AutogradMeta* m = meta_of(t);
+  if (!m || !t.requires_grad()) return Edge{};
+  if (m->grad_fn) return Edge{m->grad_fn, m->output_nr};
+  std::shared_ptr<Node> acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(Tensor::borrow(&t));
+    m->grad_accumulator = acc;
+  }
+  return Edge{acc, 0};
+}
+
+Tensor detach(const TensorImpl& t) { return Tensor::adopt(TensorImpl::alias_of(t)); }
+
+Tensor grad_of(const TensorImpl& t) {
+  const AutogradMeta* m = meta_of(t);
+  if (!m) return Tensor();
+  if (m->grad_fn && m->retained) return m->retained->grad;
+  return m->grad;
+}
+
+void set_grad(const TensorImpl& t, const Tensor& grad, const char* fn) {
+  if (grad.defined()) {
+    CT_CHECK(grad->sizes().equals(t.sizes()) && grad->dtype() == t.dtype() && grad->device() == t.device(),
+             CT_ERROR_SHAPE, fn, ": the gradient (", grad->sizes(), ", ", grad->dtype(), ", ", grad->device(),
+             ") must match the tensor (", t.sizes(), ", ", t.dtype(), ", ", t.device(), ")");
+  }
+  AutogradMeta* m = grad.defined() ? &meta_for(t) : meta_of(t);
+  if (!m) return;
+  if (m->grad_fn && m->retained) m->retained->grad = grad;
+  else m->grad = grad;
+}
+
+void retain_grad(const TensorImpl& t, const char* fn) {
+  CT_CHECK(t.requires_grad(), CT_ERROR_INVALID_ARGUMENT, fn,
+           ": retain_grad on a tensor that does not require grad. Set requires_grad on the inputs first");
+  AutogradMeta& m = meta_for(t);
+  if (!m.grad_fn || m.retained) return;
+  m.retained = std::make_shared<GradSlot>();
+  m.grad_fn->retained.emplace_back(m.output_nr, m.retained);
+}
+
+namespace {
+std::atomic<int64_t> next_hook_id{1};
+}
+
+int64_t add_hook(const TensorImpl& t, HookFn fn, const char* fn_name) {
+  CT_CHECK(t.requires_grad(), CT_ERROR_INVALID_ARGUMENT, fn_name,
+           ": cannot register a hook on a tensor that does not require grad. Set requires_grad first");
+  AutogradMeta& m = meta_for(t);
+  const int64_t id = next_hook_id.fetch_add(1, std::memory_order_relaxed);
+  if (m.grad_fn) m.grad_fn->pre_hooks.emplace_back(m.output_nr, Hook{id, std::move(fn)});
+  else m.hooks.push_back(Hook{id, std::move(fn)});
+  return id;
+}
+
+bool remove_hook(const TensorImpl& t, int64_t id) {
+  AutogradMeta* m = meta_of(t);
+  if (!m) return false;
+  for (auto it = m->hooks.begin(); it != m->hooks.end(); ++it)
+    if (it->id == id) {
+      m->hooks.erase(it);
+      return true;
+    }
+  if (!m->grad_fn) return false;
+  auto& hooks = m->grad_fn->pre_hooks;
+  for (auto it = hooks.begin(); it != hooks.end(); ++it)
+    if (it->second.id == id) {
+      hooks.erase(it);
+      return true;
+    }
+  return false;
+}
+
+AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
+  outputs.push_back(OutputInfo{DimVector(leaf_->sizes()), leaf_->dtype(), leaf_->device()});
+}
+
+void AccumulateGrad::run_pre_hooks(std::vector<Tensor>& grads) {
+  AutogradMeta& m = meta_for(*leaf_);
+  Tensor& g = grads[0];
+  for (Hook& h : m.hooks) {
+    if (!g.defined()) return;
+    Tensor replaced = h.fn(g);
+    if (!replaced.defined()) continue;
+    CT_CHECK(replaced->sizes().equals(g->sizes()), CT_ERROR_SHAPE, "AccumulateGrad: a hook returned a gradient of sizes ",
+             replaced->sizes(), " for a leaf of sizes ", g->sizes(), ". Return a gradient of the same sizes, or none");
+    g = std::move(replaced);
+  }
+}
+
+// Note [Accumulating into grad]
+// The first gradient is stored as is when nothing else holds it and it is a plain dense tensor
+// (later backward calls add into it in place); an expanded or shared gradient is copied first.
+// When backward is recorded (create_graph), grad keeps its history and accumulation is out of
+// place, so the sum stays differentiable.
+std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>& grads) {
+  Tensor& g = grads[0];
+  if (!g.defined()) return {};
+  AutogradMeta& m = meta_for(*leaf_);
+  const bool recorded = grad_enabled();
+  if (!m.grad.defined()) {
+    const bool own = g->use_count() == 1 && g->is_contiguous() && !g->is_view() && !g->is_wrapped_number();
+    m.grad = own || recorded ? std::move(g) : ops::clone(g);
+  } else if (recorded) {
+    m.grad = ops::add(m.grad, g);
+  } else {
+    ops::add_(m.grad, g);
+  }
+  return {};
+}
+
+}  // namespace ct::autograd

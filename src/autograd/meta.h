@@ -1,0 +1,65 @@
+// meta.h - AutogradMeta, the autograd state of one tensor, and the operations on it that the C ABI
+// and the engine share: requires_grad, grad, grad_fn, leaves' AccumulateGrad nodes, detach.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "autograd/node.h"
+
+namespace ct::autograd {
+
+class AutogradMeta final : public AutogradMetaBase {
+ public:
+  Tensor grad;                               // leaves: the accumulated gradient
+  std::shared_ptr<Node> grad_fn;             // non-leaves: the node that made this tensor
+  std::weak_ptr<Node> grad_accumulator;      // leaves: their AccumulateGrad node, while a graph uses it
+  std::vector<Hook> hooks;                   // leaves' hooks (non-leaves' live on grad_fn)
+  std::shared_ptr<GradSlot> retained;        // non-leaves after retain_grad()
+  uint32_t output_nr = 0;
+  bool leaf_requires_grad = false;
+};
+
+/// t's meta, or null.
+inline AutogradMeta* meta_of(const TensorImpl& t) { return static_cast<AutogradMeta*>(t.autograd_meta()); }
+/// t's meta, created when missing.
+AutogradMeta& meta_for(const TensorImpl& t);
+
+inline bool is_leaf(const TensorImpl& t) {
+  const AutogradMeta* m = meta_of(t);
+  return !m || !m->grad_fn;
+}
+/// ct_tensor_set_requires_grad: only leaves, only floating dtypes, never inference tensors.
+void set_requires_grad(const TensorImpl& t, bool requires_grad, const char* fn);
+/// Makes t the output_nr-th result of node (an operator's result, or self after an in-place one).
+void set_history(const TensorImpl& t, const std::shared_ptr<Node>& node, uint32_t output_nr);
+/// Where t's gradient goes: its grad_fn, or its leaf's AccumulateGrad node; invalid when t does
+/// not require grad.
+Edge gradient_edge(const TensorImpl& t);
+/// A new tensor over t's elements that requires no grad (Tensor.detach()).
+Tensor detach(const TensorImpl& t);
+/// The gradient stored for t: a leaf's accumulated grad, a retained non-leaf's, else undefined.
+Tensor grad_of(const TensorImpl& t);
+/// Replaces a leaf's grad (undefined clears it); the sizes and dtype must match t's.
+void set_grad(const TensorImpl& t, const Tensor& grad, const char* fn);
+/// retain_grad(): a non-leaf keeps its gradient in grad after backward; a no-op on leaves.
+void retain_grad(const TensorImpl& t, const char* fn);
+/// Registers a hook on t's gradient; returns its id for remove_hook.
+int64_t add_hook(const TensorImpl& t, HookFn fn, const char* fn_name);
+/// True when a hook with that id was found on t and removed.
+bool remove_hook(const TensorImpl& t, int64_t id);
+
+/// The node that adds incoming gradients into a leaf's grad.
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor leaf);
+  std::string name() const override { return "AccumulateGrad"; }
+  std::vector<Tensor> apply(std::vector<Tensor>& grads) override;
+  void run_pre_hooks(std::vector<Tensor>& grads) override;
+  const Tensor& leaf() const { return leaf_; }
+
+ private:
+  Tensor leaf_;
+};
+
+}  // namespace ct::autograd

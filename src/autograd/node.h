@@ -1,0 +1,97 @@
+// node.h - the backward graph: Node (one recorded operation), Edge (where a gradient goes next),
+// SavedTensor (a tensor kept for backward) and Hook (a function run on a gradient).
+//
+// Note [The backward graph]
+// Every differentiable result of an operator that saw an input requiring grad points, through its
+// AutogradMeta, at the Node that made it (grad_fn) and at which of that node's outputs it is
+// (output_nr). A node's next_edges point the other way, one per tensor input: at the input's own
+// grad_fn, at the AccumulateGrad node of a leaf, or nowhere for an input that needs no gradient.
+// Nodes own the nodes behind them (shared_ptr), tensors own their grad_fn, and a node never owns
+// its own outputs (Note [Saved outputs]), so the graph has no cycles and goes away with the last
+// tensor that reaches it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace ct::autograd {
+
+class Node;
+
+struct Edge {
+  std::shared_ptr<Node> fn;  // null: no gradient flows to this input
+  uint32_t input_nr = 0;     // which of fn's inputs (that is, fn's forward outputs) it feeds
+  bool valid() const { return fn != nullptr; }
+};
+
+/// Runs on a gradient before it is used; returns a replacement, or an undefined Tensor to keep it.
+using HookFn = std::function<Tensor(const Tensor& grad)>;
+struct Hook {
+  int64_t id;
+  HookFn fn;
+};
+
+/// Where a non-leaf tensor's retained gradient goes (retain_grad); shared by the tensor and the
+/// node that produces the gradient, so neither keeps the other alive.
+struct GradSlot {
+  Tensor grad;
+};
+
+/// Sizes, dtype and device of a node's forward output: what a missing gradient is made of.
+struct OutputInfo {
+  DimVector sizes;
+  DType dtype = DType::Float32;
+  Device device;
+};
+
+/// A tensor kept for backward, with the version its storage had when saved.
+///
+/// Note [Saved outputs]
+/// A node that saves its own result must not own that result's AutogradMeta (it points back at
+/// the node: a cycle). It keeps an alias of the result's elements without autograd state, and
+/// rebuilds the link to itself on unpack when backward is itself being recorded (create_graph).
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  /// Saves t; is_output when t is the saving node's own result number output_nr.
+  SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr);
+  /// The tensor, checked against in-place changes since saving; raises otherwise, naming node.
+  Tensor unpack(Node& node) const;
+  void reset() { data_ = Tensor(); released_ = true; }
+  bool defined() const { return data_.defined() || released_; }
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false;
+  bool released_ = false;
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  virtual ~Node() = default;
+  /// "MulBackward" for mul.Tensor; custom functions give their own.
+  virtual std::string name() const = 0;
+  /// Maps one gradient per forward output (undefined: none arrived) to one per next edge.
+  virtual std::vector<Tensor> apply(std::vector<Tensor>& grads) = 0;
+  /// Frees what backward kept alive (saved tensors); called after a backward without retain_graph.
+  virtual void release_saved() {}
+  /// Runs the hooks on incoming gradients, in registration order; AccumulateGrad adds its leaf's.
+  virtual void run_pre_hooks(std::vector<Tensor>& grads);
+
+  std::vector<Edge> next_edges;
+  std::vector<OutputInfo> outputs;  // one per forward output
+  std::vector<std::pair<uint32_t, Hook>> pre_hooks;                      // (output_nr, hook)
+  std::vector<std::pair<uint32_t, std::shared_ptr<GradSlot>>> retained;  // (output_nr, slot)
+};
+
+/// The gradient for forward output i when none arrived: zeros of its sizes and dtype.
+Tensor zeros_for(const OutputInfo& info);
+
+}  // namespace ct::autograd

@@ -1,0 +1,204 @@
+// op_node.cpp - OpNode, the backward node of one operator call, and the autograd kernel that
+// records it (see Note [The autograd kernel]).
+#include <cctype>
+
+#include "autograd/autograd.h"
+#include "autograd/grad_ctx.h"
+#include "autograd/grad_mode.h"
+#include "autograd/meta.h"
+#include "core/error.h"
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+
+namespace ct::autograd {
+
+class OpNode final : public Node {
+ public:
+  explicit OpNode(const OperatorDef& def) : def(def) {}
+
+  std::string name() const override {
+    std::string n;
+    bool up = true;
+    for (char c : def.schema.name) {
+      if (c == '_') {
+        up = true;
+        continue;
+      }
+      n += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+      up = false;
+    }
+    return n + "Backward";
+  }
+  std::vector<Tensor> apply(std::vector<Tensor>& grads) override {
+    std::vector<Tensor> out(next_edges.size());
+    GradCtx ctx(*this, grads, out);
+    def.derivative.fn(ctx);
+    return out;
+  }
+  void release_saved() override {
+    for (SavedTensor& s : saved) s.reset();
+    result.reset();
+  }
+
+  struct Slot {
+    uint32_t first = 0;  // the argument's first edge
+    uint32_t count = 0;  // 1 for a tensor, the length of a tensor list, 0 otherwise
+  };
+
+  const OperatorDef& def;
+  std::vector<Value> args;           // non-tensor arguments, owned (tensor arguments: None)
+  std::vector<DimVector> lists;      // storage behind IntList arguments
+  std::vector<Slot> slots;           // per argument
+  std::vector<OutputInfo> inputs;    // per edge: what its gradient must look like
+  std::vector<SavedTensor> saved;    // per argument; only those the derivative reads
+  SavedTensor result;
+};
+
+Tensor sum_to(const Tensor& g, IntArrayRef to) {
+  if (g->sizes().equals(to)) return g;
+  const size_t lead = g->dim() - to.size();
+  DimVector dims;
+  for (size_t i = 0; i < lead; ++i) dims.push_back(static_cast<int64_t>(i));
+  for (size_t i = 0; i < to.size(); ++i)
+    if (to[i] == 1 && g->size(lead + i) != 1) dims.push_back(static_cast<int64_t>(lead + i));
+  Tensor r = dims.empty() ? g : ops::reduce("sum", g, dims, true);
+  return r->sizes().equals(to) ? r : ops::reshape(r, to);
+}
+
+const Tensor& GradCtx::grad(size_t i) {
+  if (!grads_[i].defined()) grads_[i] = zeros_for(node_.outputs[i]);
+  return grads_[i];
+}
+Tensor GradCtx::saved(size_t arg) const {
+  CT_CHECK(arg < node_.saved.size() && node_.saved[arg].defined(), CT_ERROR_INTERNAL, node_.name(),
+           ": the derivative reads argument ", arg, " but the operator's Saves does not keep it");
+  return node_.saved[arg].unpack(node_);
+}
+Tensor GradCtx::result() const {
+  CT_CHECK(node_.result.defined(), CT_ERROR_INTERNAL, node_.name(),
+           ": the derivative reads the result but the operator's Saves does not keep it");
+  return node_.result.unpack(node_);
+}
+const Value& GradCtx::arg(size_t i) const { return node_.args[i]; }
+IntArrayRef GradCtx::sizes(size_t arg, size_t j) const { return node_.inputs[node_.slots[arg].first + j].sizes; }
+DType GradCtx::dtype(size_t arg, size_t j) const { return node_.inputs[node_.slots[arg].first + j].dtype; }
+size_t GradCtx::list_size(size_t arg) const { return node_.slots[arg].count; }
+bool GradCtx::needs(size_t arg, size_t j) const { return node_.next_edges[node_.slots[arg].first + j].valid(); }
+
+void GradCtx::set(size_t arg, size_t j, Tensor g) {
+  const size_t e = node_.slots[arg].first + j;
+  if (!node_.next_edges[e].valid() || !g.defined()) return;
+  const OutputInfo& want = node_.inputs[e];
+  g = sum_to(g, want.sizes);
+  if (g->dtype() != want.dtype) g = ops::to(g, want.dtype);
+  out_[e] = std::move(g);
+}
+
+namespace {
+
+bool any_requires_grad(const Frame& f) {
+  for (size_t i = 0; i < f.nargs; ++i) {
+    const Value& v = f.args[i];
+    if (v.is_tensor() && v.tensor().requires_grad()) return true;
+    if (v.kind() == Value::Kind::TensorList)
+      for (const TensorImpl* t : v.tensor_list())
+        if (t->requires_grad()) return true;
+  }
+  return false;
+}
+
+void run_below_autograd(Frame& f) {
+  DispatchKeyGuard g({}, DispatchKeySet(DispatchKey::Autograd));
+  redispatch(f);
+}
+
+// PyTorch's rules for writing in place while recording: a leaf that requires grad would lose the
+// value its gradient is about, and a view would need its base's history rewritten, which ctorch
+// does not do yet.
+void check_inplace(const Frame& f) {
+  const TensorImpl& self = f.tensor(0);
+  CT_CHECK(!(self.requires_grad() && is_leaf(self)), CT_ERROR_INVALID_ARGUMENT, f.name(),
+           ": a leaf tensor that requires grad (sizes ", self.sizes(),
+           ") is used in an in-place operation. Update it under no_grad (as optimizers do), or work on a clone");
+  CT_CHECK(!self.is_view(), CT_ERROR_NOT_IMPLEMENTED, f.name(), ": changing a view (sizes ", self.sizes(),
+           ") in place while recording gradients is not supported. Clone the view first, or build the result "
+           "out of place (cat, stack, where)");
+}
+
+std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inplace, Edge self_edge,
+                               Tensor self_before) {
+  auto node = std::make_shared<OpNode>(def);
+  const uint32_t save_mask = def.derivative.saves.args;
+  node->args.resize(f.nargs);
+  node->slots.resize(f.nargs);
+  node->saved.resize(f.nargs);
+  node->lists.reserve(f.nargs);
+  auto add_input = [&](const TensorImpl& t, Edge e) {
+    node->next_edges.push_back(std::move(e));
+    node->inputs.push_back(OutputInfo{DimVector(t.sizes()), t.dtype(), t.device()});
+  };
+  for (size_t i = 0; i < f.nargs; ++i) {
+    const Value& v = f.args[i];
+    OpNode::Slot& slot = node->slots[i];
+    slot.first = static_cast<uint32_t>(node->next_edges.size());
+    if (v.is_tensor()) {
+      slot.count = 1;
+      const bool self = inplace && i == 0;
+      add_input(v.tensor(), self ? std::move(self_edge) : gradient_edge(v.tensor()));
+      if (save_mask >> i & 1) node->saved[i] = SavedTensor(self ? self_before : Tensor::borrow(v.tensor_ptr()), false, 0);
+    } else if (v.kind() == Value::Kind::TensorList) {
+      slot.count = static_cast<uint32_t>(v.tensor_list().size());
+      for (const TensorImpl* t : v.tensor_list()) add_input(*t, gradient_edge(*t));
+    } else if (v.kind() == Value::Kind::IntList) {
+      node->lists.emplace_back(v.int_list());
+      node->args[i] = Value(node->lists.back().ref());
+    } else if (v.kind() != Value::Kind::String) {
+      node->args[i] = v;
+    }
+  }
+  return node;
+}
+
+void autograd_kernel(void*, Frame& f) {
+  const OperatorDef& def = f.op.functional ? *f.op.functional : f.op;
+  const Differentiability kind = def.derivative.kind;
+  if (kind == Differentiability::Implicit) {
+    redispatch(f);
+    return;
+  }
+  if (kind == Differentiability::None || !any_requires_grad(f)) {
+    run_below_autograd(f);
+    return;
+  }
+  CT_CHECK(kind == Differentiability::Defined, CT_ERROR_NOT_IMPLEMENTED, f.name(),
+           ": no derivative is defined for this operator, and an input requires grad. Call it on detached "
+           "inputs or under no_grad, or wrap it in a custom autograd function that gives its backward");
+  const bool inplace = f.op.schema.mutates();
+  Edge self_edge;
+  Tensor self_before;
+  if (inplace) {
+    check_inplace(f);
+    self_edge = gradient_edge(f.tensor(0));
+    if (def.derivative.saves.args & 1) {
+      GradModeGuard no_grad(GradMode::NoGrad);
+      self_before = ops::clone(Tensor::borrow(f.args[0].tensor_ptr()));
+    }
+  }
+  run_below_autograd(f);
+  bool differentiable = false;
+  for (size_t k = 0; k < f.nouts; ++k) differentiable |= f.outs[k].defined() && is_floating(f.outs[k]->dtype());
+  if (!differentiable) return;
+  std::shared_ptr<OpNode> node = record(def, f, inplace, std::move(self_edge), std::move(self_before));
+  for (size_t k = 0; k < f.nouts; ++k) {
+    const Tensor& out = f.outs[k];
+    node->outputs.push_back(OutputInfo{DimVector(out->sizes()), out->dtype(), out->device()});
+    if (is_floating(out->dtype())) set_history(*out, node, static_cast<uint32_t>(k));
+  }
+  if (def.derivative.saves.result) node->result = SavedTensor(f.outs[0], true, 0);
+}
+
+}  // namespace
+
+void install(Registry& r) { r.set_fallback(DispatchKey::Autograd, Kernel{autograd_kernel, nullptr, nullptr}); }
+
+}  // namespace ct::autograd
