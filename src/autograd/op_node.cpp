@@ -179,10 +179,9 @@ void autograd_kernel(void*, Frame& f) {
   if (inplace) {
     check_inplace(f);
     self_edge = gradient_edge(f.tensor(0));
-    if (def.derivative.saves.args & 1) {
-      GradModeGuard no_grad(GradMode::NoGrad);
-      self_before = ops::clone(Tensor::borrow(f.args[0].tensor_ptr()));
-    }
+    // The derivative reads self's value from before the write: keep a copy, recorded, so that
+    // backward through it is differentiable too (create_graph).
+    if (def.derivative.saves.args & 1) self_before = ops::clone(Tensor::borrow(f.args[0].tensor_ptr()));
   }
   run_below_autograd(f);
   bool differentiable = false;

@@ -246,7 +246,9 @@ void define_binary(Registry& r, bool with_inplace) {
   b.meta(binary_meta<Op>).compute(DispatchKey::CPU, binary_cpu<Op>, Determinism::Bitwise);
   if (Op::rule == Rule::Compare) b.not_differentiable();
   else b.derivative(Op::backward, Op::saves);
-  r.def(n + ".Scalar(Tensor self, Scalar other" + scalar_alpha + ") -> Tensor").composite(scalar_overload<Op, false>);
+  OpBuilder s = r.def(n + ".Scalar(Tensor self, Scalar other" + scalar_alpha + ") -> Tensor");
+  s.composite(scalar_overload<Op, false>);
+  if (Op::rule == Rule::Compare) s.not_differentiable();
   if (!with_inplace) return;
   b.inplace(n + "_.Tensor(Tensor(a!) self, Tensor other" + alpha + ") -> Tensor(a!)");
   r.def(n + "_.Scalar(Tensor(a!) self, Scalar other" + scalar_alpha + ") -> Tensor(a!)")

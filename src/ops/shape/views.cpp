@@ -86,11 +86,10 @@ void view_kernel(void*, Frame& f) {
 void reshape_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   DimVector sizes = infer_size("reshape", f.arg(1).int_list(), a.numel(), a.sizes());
-  if (auto st = view_strides(a.sizes(), a.strides(), sizes, a.numel())) {
-    make_view(f, sizes, *st, a.storage_offset());
-    return;
-  }
-  f.outs[0] = view(clone(Tensor::borrow(&a)), sizes);
+  // Through the view operator, not make_view: reshape is a composite, so what it calls is what
+  // autograd records.
+  if (view_strides(a.sizes(), a.strides(), sizes, a.numel())) f.outs[0] = view(Tensor::borrow(&a), sizes);
+  else f.outs[0] = view(clone(Tensor::borrow(&a)), sizes);
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
