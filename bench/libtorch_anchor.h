@@ -18,6 +18,12 @@ void lt_release(void* t);
 void lt_add_release(void* a, void* b, int iters);
 void lt_mm(void* a, void* b);
 float lt_sum(void* a);
+/* A float32 leaf that requires grad, copying data (as lt_from_floats). */
+void* lt_param(const float* data, int64_t n, int64_t cols);
+/* iters times: (x * w + b).sum().backward(), then w and b's grads reset. */
+void lt_small_steps(void* x, void* w, void* b, int iters);
+/* One step of bench_autograd's MLP: three addmm (+ relu), mean(out^2), backward, grads reset. */
+void lt_mlp_step(void* x, void** params);
 
 #ifdef __cplusplus
 }

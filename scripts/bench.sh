@@ -13,11 +13,13 @@ source scripts/lib.sh
 build_dir=${1:-build}
 ctorch_install_deps "${CTORCH_BENCH_PACKAGES[@]}"
 ctorch_configure "$build_dir" Release
-ctorch_build "$build_dir" bench_core ctorch_python
+ctorch_build "$build_dir" bench_core bench_autograd ctorch_python
 # libtorch's OpenMP workers spin after each parallel region by default, taking a core from whatever
 # runs next; on a 2-core machine that would slow the ctorch call timed right after it. Passive
 # waiting measures each library without the other in the way.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 "$build_dir/bench/bench_core"
+echo
+"$build_dir/bench/bench_autograd"
 echo
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py

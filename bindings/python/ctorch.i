@@ -19,7 +19,20 @@
 /* ctorch._errors registers the function that builds the exception for a status and message. */
 static PyObject* ct_py_error_factory = NULL;
 
+/* The exception a Python callback (a hook, a custom function's backward) raised on this thread,
+ * kept while the library unwinds. The call that ran the callback fails with the callback's status,
+ * and ct_py_raise then raises this exception itself: Python code sees its own exception type,
+ * message and traceback, not a ctorch error quoting its text. */
+static __thread PyObject* ct_py_pending_type = NULL;
+static __thread PyObject* ct_py_pending_value = NULL;
+static __thread PyObject* ct_py_pending_traceback = NULL;
+
 static void ct_py_raise(ct_status status) {
+  if (ct_py_pending_type) {
+    PyErr_Restore(ct_py_pending_type, ct_py_pending_value, ct_py_pending_traceback);
+    ct_py_pending_type = ct_py_pending_value = ct_py_pending_traceback = NULL;
+    return;
+  }
   const char* msg = ct_last_error();
   if (ct_py_error_factory) {
     PyObject* exc = PyObject_CallFunction(ct_py_error_factory, "is", (int)status, msg);
@@ -101,6 +114,11 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 }
 %typemap(typecheck) ct_tensor*, const ct_tensor* "$1 = PyLong_Check($input) || $input == Py_None;";
 
+%typemap(in) ct_autograd_ctx* {
+  $1 = ($1_ltype)PyLong_AsVoidPtr($input);
+  if (PyErr_Occurred()) SWIG_fail;
+}
+
 %typemap(in, numinputs=0) ct_tensor** out (ct_tensor* tmp = NULL) { $1 = &tmp; }
 %typemap(argout) ct_tensor** out { $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum)); }
 
@@ -136,21 +154,24 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 }
 
 %typemap(in) ct_dtype { $1 = (ct_dtype)PyLong_AsLong($input); if (PyErr_Occurred()) SWIG_fail; }
+%typemap(in) ct_grad_mode { $1 = (ct_grad_mode)PyLong_AsLong($input); if (PyErr_Occurred()) SWIG_fail; }
 
 /* ---- Out-parameters ---- */
 
 %typemap(in, numinputs=0) int64_t* out (int64_t tmp), size_t* out (size_t tmp), int32_t* out (int32_t tmp),
                           int* out (int tmp), ct_dtype* out (ct_dtype tmp), void** out (void* tmp),
+                          ct_grad_mode* previous (ct_grad_mode tmp),
                           ct_scalar* out (ct_scalar tmp), char** out (char* tmp = NULL) { $1 = &tmp; }
 %typemap(argout) int64_t* out { $result = SWIG_Python_AppendOutput($result, PyLong_FromLongLong(tmp$argnum)); }
 %typemap(argout) size_t* out { $result = SWIG_Python_AppendOutput($result, PyLong_FromSize_t(tmp$argnum)); }
-%typemap(argout) int32_t* out, int* out, ct_dtype* out {
+%typemap(argout) int32_t* out, int* out, ct_dtype* out, ct_grad_mode* previous {
   $result = SWIG_Python_AppendOutput($result, PyLong_FromLong((long)tmp$argnum));
 }
 %typemap(argout) void** out { $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum)); }
 %typemap(argout) ct_scalar* out { $result = SWIG_Python_AppendOutput($result, ct_py_from_scalar(&tmp$argnum)); }
 %typemap(argout) char** out {
-  $result = SWIG_Python_AppendOutput($result, PyUnicode_FromString(tmp$argnum));
+  /* NULL (a leaf's grad_fn name) is None */
+  $result = SWIG_Python_AppendOutput($result, tmp$argnum ? PyUnicode_FromString(tmp$argnum) : (Py_INCREF(Py_None), Py_None));
   ct_string_release(tmp$argnum);
 }
 %typemap(in, numinputs=0) (ct_device_type* type, int32_t* index) (ct_device_type t, int32_t i) {
@@ -178,6 +199,10 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_tensor_to_dlpack_unversioned;
 %ignore ct_tensor_from_dlpack;
 %ignore ct_tensor_from_dlpack_unversioned;
+%ignore ct_autograd_backward;
+%ignore ct_autograd_grad;
+%ignore ct_tensor_register_hook;
+%ignore ct_autograd_function_apply;
 
 %include "ctorch.h"
 
@@ -191,6 +216,10 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %feature("nothread") ct_py_to_dlpack;
 %feature("nothread") ct_py_install_gc_on_memory_pressure;
 %feature("nothread") ct_py_from_dlpack;
+%feature("nothread") ct_py_autograd_backward;
+%feature("nothread") ct_py_autograd_grad;
+%feature("nothread") ct_py_register_hook;
+%feature("nothread") ct_py_function_apply;
 
 %inline %{
 /* Registers ctorch._errors' factory (status, message) -> exception instance. */
