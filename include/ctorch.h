@@ -1004,9 +1004,9 @@ CT_API CT_NODISCARD ct_status ct_library_impl(const char* name, const char* devi
  *
  * Every built-in operator has its derivative (ct_op_registry_json says which: "derivative").
  * Reaching an operator without one, with an input that requires grad, fails with
- * CT_ERROR_NOT_IMPLEMENTED naming it. Autograd state (requires_grad, grad, hooks) is per tensor
- * and not synchronized: do not change it on a tensor other threads are using. Graphs built on
- * different threads are independent; backward runs on the calling thread.
+ * CT_ERROR_NOT_IMPLEMENTED naming it. Backward runs on the calling thread. Threads may record and
+ * run backward through graphs that share leaves (their gradients add up safely), but changing a
+ * tensor's autograd settings (requires_grad, grad, hooks) while other threads use it is a race.
  */
 
 /*

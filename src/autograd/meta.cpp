@@ -44,6 +44,7 @@ Edge gradient_edge(const TensorImpl& t) {
   AutogradMeta* m = meta_of(t);
   if (!m || !t.requires_grad()) return Edge{};
   if (m->grad_fn) return Edge{m->grad_fn, m->output_nr};
+  std::lock_guard<std::mutex> lock(m->mu);
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(Tensor::borrow(&t));
@@ -140,6 +141,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>& grads) {
   Tensor& g = grads[0];
   if (!g.defined()) return {};
   AutogradMeta& m = meta_for(*leaf_);
+  std::lock_guard<std::mutex> lock(m.mu);
   const bool recorded = grad_enabled();
   if (!m.grad.defined()) {
     const bool own = g->use_count() == 1 && g->is_contiguous() && !g->is_view() && !g->is_wrapped_number();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "autograd/node.h"
@@ -18,6 +19,9 @@ class AutogradMeta final : public AutogradMetaBase {
   std::shared_ptr<GradSlot> retained;        // non-leaves after retain_grad()
   uint32_t output_nr = 0;
   bool leaf_requires_grad = false;
+  // Threads that record or run backward through graphs sharing this leaf meet here: it guards
+  // grad_accumulator and grad.
+  std::mutex mu;
 };
 
 /// t's meta, or null.

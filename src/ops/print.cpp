@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "autograd/grad_mode.h"
+#include "autograd/meta.h"
 #include "ops/functions.h"
 
 namespace ct::ops {
@@ -136,6 +138,7 @@ std::string size_suffix(IntArrayRef sizes) {
 }  // namespace
 
 std::string to_string(const Tensor& t) {
+  autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);  // reading values records nothing
   std::vector<std::string> suffix;
   const DType d = t->dtype();
   // PyTorch names every dtype but float32 for an empty tensor (tensor([], dtype=int64)), since
@@ -165,6 +168,10 @@ std::string to_string(const Tensor& t) {
     body = t->dim() == 0 ? fmt.padded(0) : p.emit(0, 0, 7, fmt);
   }
   if (!default_dtype) suffix.push_back(std::string("dtype=") + dtype_name(d));
+  if (const autograd::AutogradMeta* m = autograd::meta_of(*t); m && m->grad_fn)
+    suffix.push_back("grad_fn=<" + m->grad_fn->name() + ">");
+  else if (t->requires_grad())
+    suffix.push_back("requires_grad=True");
   std::string s = "tensor(" + body;
   for (const std::string& x : suffix) s += ", " + x;
   return s + ")";

@@ -1,0 +1,127 @@
+// The autograd engine's graph handling: accumulation where paths meet, in-place operations on
+// non-leaf tensors, gradients of non-leaf inputs, the refusals PyTorch also makes, and that a
+// graph goes away with its last tensor.
+#include <gtest/gtest.h>
+
+#include "autograd/engine.h"
+#include "autograd/function.h"
+#include "autograd/grad_mode.h"
+#include "autograd/meta.h"
+#include "core/error.h"
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+
+namespace {
+
+using namespace ct;
+
+Tensor leaf(std::initializer_list<double> values) {
+  Tensor t = ops::empty({static_cast<int64_t>(values.size())}, DType::Float64, kCPU);
+  int i = 0;
+  for (double v : values) t->data_as<double>()[i++] = v;
+  autograd::set_requires_grad(*t, true, "test");
+  return t;
+}
+
+double at(const Tensor& t, int64_t i) { return ops::contiguous(t)->data_as<double>()[i]; }
+
+Tensor total(const Tensor& t) { return ops::reduce("sum", t, {}, false); }
+
+void run_backward(const Tensor& root) { autograd::backward({root}, {}, {}, "test"); }
+
+TEST(AutogradEngine, PathsThatMeetAddTheirGradients) {
+  Tensor x = leaf({2.0, 3.0});
+  Tensor y = ops::mul(x, x);                       // dy/dx = 2x, reached through two edges of one node
+  run_backward(total(ops::add(y, ops::mul(y, x))));  // d/dx (x^2 + x^3) = 2x + 3x^2
+  Tensor g = autograd::grad_of(*x);
+  EXPECT_DOUBLE_EQ(at(g, 0), 4.0 + 12.0);
+  EXPECT_DOUBLE_EQ(at(g, 1), 6.0 + 27.0);
+}
+
+TEST(AutogradEngine, InPlaceOnANonLeafExtendsItsHistory) {
+  Tensor x = leaf({1.0, -2.0});
+  Tensor y = ops::mul(x, Scalar(3.0));
+  call(builtin_op("mul_.Tensor"), {y, x});  // y = 3x * x
+  call(builtin_op("add_.Scalar"), {y, 1.0, 1});
+  run_backward(total(y));
+  Tensor g = autograd::grad_of(*x);
+  EXPECT_DOUBLE_EQ(at(g, 0), 6.0);
+  EXPECT_DOUBLE_EQ(at(g, 1), -12.0);
+}
+
+TEST(AutogradEngine, GradientOfANonLeafInput) {
+  Tensor x = leaf({1.0, 2.0});
+  Tensor h = ops::mul(x, Scalar(2.0));
+  Tensor out = total(ops::mul(h, h));
+  std::vector<Tensor> g = autograd::grad({out}, {}, {h}, {}, "test");
+  EXPECT_DOUBLE_EQ(at(g[0], 0), 4.0);  // 2h
+  EXPECT_DOUBLE_EQ(at(g[0], 1), 8.0);
+  EXPECT_FALSE(autograd::grad_of(*x).defined()) << "autograd.grad must not accumulate into leaves";
+}
+
+TEST(AutogradEngine, RefusesWhatPyTorchRefuses) {
+  Tensor x = leaf({1.0, 2.0});
+  try {
+    call(builtin_op("add_.Scalar"), {x, 1.0, 1});
+    FAIL() << "in-place on a leaf that requires grad";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("leaf tensor that requires grad"), std::string::npos) << e.message();
+  }
+  Tensor y = ops::mul(x, Scalar(1.0));
+  try {
+    call(builtin_op("add_.Scalar"), {ops::narrow(y, 0, 0, 1), 1.0, 1});
+    FAIL() << "in-place on a view while recording";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), CT_ERROR_NOT_IMPLEMENTED);
+  }
+  Tensor e = ops::unary("exp", x);  // saves its result
+  {
+    autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);
+    call(builtin_op("add_.Scalar"), {e, 1.0, 1});
+  }
+  try {
+    run_backward(total(e));
+    FAIL() << "backward through a saved tensor changed in place";
+  } catch (const Error& err) {
+    EXPECT_NE(err.message().find("ExpBackward"), std::string::npos) << err.message();
+    EXPECT_NE(err.message().find("version 1, expected version 0"), std::string::npos) << err.message();
+  }
+}
+
+TEST(AutogradEngine, InferenceTensorsAreNeverSaved) {
+  Tensor x = leaf({1.0, 2.0});
+  Tensor c;
+  {
+    autograd::GradModeGuard inference(autograd::GradMode::Inference);
+    c = ops::mul(x, Scalar(2.0));
+  }
+  EXPECT_TRUE(c->is_inference());
+  EXPECT_FALSE(c->requires_grad());
+  EXPECT_THROW(ops::mul(x, c), Error);  // mul would save c for x's gradient
+}
+
+TEST(AutogradEngine, AGraphGoesAwayWithItsLastTensor) {
+  const size_t before = live_tensor_count();
+  {
+    Tensor x = leaf({1.0, 2.0});
+    // A custom function that saves its own output: no reference cycle may keep it alive.
+    std::vector<Tensor> out = autograd::apply_function(
+        "Square", {x},
+        [&](autograd::FunctionCtx& ctx) {
+          Tensor y = ops::mul(x, x);
+          ctx.save(x);
+          ctx.save(y);
+          return std::vector<Tensor>{y};
+        },
+        [](autograd::FunctionCtx& ctx, std::vector<Tensor>& g) {
+          return std::vector<Tensor>{ops::mul(ops::mul(g[0], ctx.saved(0)), Scalar(2.0))};
+        },
+        nullptr);
+    Tensor loss = total(ops::unary("exp", out[0]));
+    run_backward(loss);
+    EXPECT_DOUBLE_EQ(at(autograd::grad_of(*x), 0), 2.0 * std::exp(1.0));
+  }
+  EXPECT_EQ(live_tensor_count(), before);
+}
+
+}  // namespace
