@@ -135,8 +135,9 @@ void AccumulateGrad::run_pre_hooks(std::vector<Tensor>& grads) {
 // Note [Accumulating into grad]
 // The first gradient is stored as is when nothing else holds it and it is a plain dense tensor
 // (later backward calls add into it in place); an expanded or shared gradient is copied first.
-// When backward is recorded (create_graph), grad keeps its history and accumulation is out of
-// place, so the sum stays differentiable.
+// When backward is recorded (create_graph) it is always copied, recorded, so grad keeps its
+// history without sharing memory with a gradient the graph or the caller still uses, and
+// accumulation is out of place, so the sum stays differentiable.
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>& grads) {
   Tensor& g = grads[0];
   if (!g.defined()) return {};
@@ -145,7 +146,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>& grads) {
   const bool recorded = grad_enabled();
   if (!m.grad.defined()) {
     const bool own = g->use_count() == 1 && g->is_contiguous() && !g->is_view() && !g->is_wrapped_number();
-    m.grad = own || recorded ? std::move(g) : ops::clone(g);
+    m.grad = own && !recorded ? std::move(g) : ops::clone(g);
   } else if (recorded) {
     m.grad = ops::add(m.grad, g);
   } else {

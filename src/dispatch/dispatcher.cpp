@@ -103,8 +103,15 @@ void structured_kernel(void*, Frame& f) {
 // memory with another layout (a.add_(a.t())) would be read after being overwritten, so it is
 // copied first, giving the answer the out-of-place form gives. A self that maps several elements
 // to one location (an expanded view) has no well-defined result and is refused, as in PyTorch.
+void check_inplace_target(const TensorImpl& self, const char* op) {
+  CT_CHECK(!self.is_inference() || local_dispatch_keys().inference, CT_ERROR_INVALID_ARGUMENT, op,
+           ": an inference tensor (sizes ", self.sizes(), ") cannot be changed in place outside inference mode. "
+           "Clone it first, or change it inside inference mode");
+}
+
 void inplace_kernel(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
+  check_inplace_target(self, f.op.schema.name.c_str());
   CT_CHECK(!has_internal_overlap(self), CT_ERROR_INVALID_ARGUMENT, f.op.schema.name,
            ": several elements of self (sizes ", self.sizes(), ", strides ", self.strides(),
            ") share one memory location, so writing it in place is ill-defined. Clone self first");

@@ -26,6 +26,10 @@ inline Tensor call(const OperatorDef& op, std::initializer_list<Value> args) {
 void structured_kernel(void* data, Frame& f);
 void inplace_kernel(void* data, Frame& f);
 
+/// Raises CT_ERROR_INVALID_ARGUMENT when op may not write self in place: an inference tensor outside
+/// inference mode, which PyTorch's inference-mode contract keeps read-only there.
+void check_inplace_target(const TensorImpl& self, const char* op);
+
 /// PyTorch's canCast: no floating to integral, no non-bool to bool.
 bool can_cast(DType from, DType to);
 

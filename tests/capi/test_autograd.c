@@ -24,12 +24,15 @@ static int flag(ct_status (*query)(const ct_tensor*, int*), const ct_tensor* t) 
 #define IS_INFERENCE(t) flag(ct_tensor_is_inference, (t))
 
 /* CHECK_GRAD(t, sizes, values...): t's grad is a float32 tensor with exactly these values. */
-#define CHECK_GRAD(t, sz, ...)                            \
-  do {                                                    \
-    ct_tensor* capi_grad_ = NULL;                         \
-    CHECK_OK(ct_tensor_grad((t), &capi_grad_));           \
-    CHECK_TENSOR(capi_grad_, CT_FLOAT32, sz, __VA_ARGS__); \
-    ct_tensor_release(capi_grad_);                        \
+#define CHECK_GRAD(t, sz, ...)                                                                          \
+  do {                                                                                                  \
+    ct_tensor* capi_grad_ = NULL;                                                                       \
+    CHECK_OK(ct_tensor_grad((t), &capi_grad_));                                                         \
+    const int capi_ok_ = capi_check_tensor(__FILE__, __LINE__, "grad of " #t, capi_grad_, CT_FLOAT32, sz, \
+                                           ((const double[]){__VA_ARGS__}),                             \
+                                           sizeof((const double[]){__VA_ARGS__}) / sizeof(double), 0.0); \
+    ct_tensor_release(capi_grad_);                                                                      \
+    if (!capi_ok_) return;                                                                              \
   } while (0)
 
 /* CHECK_NO_GRAD(t): t has no grad (ct_tensor_grad gives NULL). */
@@ -59,16 +62,19 @@ static int flag(ct_status (*query)(const ct_tensor*, int*), const ct_tensor* t) 
     CHECK(capi_fn_ == NULL);                                 \
   } while (0)
 
-/* A float32 leaf that requires grad, or NULL (and a reported failure). */
-static ct_tensor* leaf_of(ct_tensor* t) {
+/* LEAF(sizes, values...): a float32 tensor that requires grad, or NULL (and a reported failure). */
+static ct_tensor* leaf_of(const char* file, int line, ct_tensor* t) {
   if (t && ct_tensor_set_requires_grad(t, 1) != CT_OK) {
-    printf("ct_tensor_set_requires_grad: %s\n", ct_last_error());
+    capi_report(file, line, "LEAF(...): ct_tensor_set_requires_grad failed%s%s", "", "");
     ct_tensor_release(t);
     return NULL;
   }
   return t;
 }
-#define LEAF(sz, ...) leaf_of(T(CT_FLOAT32, sz, __VA_ARGS__))
+#define LEAF(sz, ...)                                                                              \
+  leaf_of(__FILE__, __LINE__,                                                                      \
+          capi_make(__FILE__, __LINE__, CT_FLOAT32, sz, ((const double[]){__VA_ARGS__}),           \
+                    sizeof((const double[]){__VA_ARGS__}) / sizeof(double)))
 
 /* loss = (x * w + b).sum(), with the intermediate tensors released. */
 static ct_status affine_sum(const ct_tensor* x, const ct_tensor* w, const ct_tensor* b, ct_tensor** loss) {
@@ -194,12 +200,14 @@ static void test_gradients_accumulate_until_cleared(void) {
   CHECK_GRAD(w, S(3), 1, 2, 3);
   CHECK_GRAD(b, S(1), 3);
 
-  /* One graph run twice with CT_GRAD_RETAIN_GRAPH accumulates the same way. */
+  /* One graph run twice, the first time with CT_GRAD_RETAIN_GRAPH, accumulates the same way. */
+  ct_tensor* again = NULL;
   CHECK_OK(ct_tensor_set_grad(w, NULL));
-  CHECK_OK(ct_tensor_backward(loss, NULL, CT_GRAD_RETAIN_GRAPH));
-  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK_OK(affine_sum(x, w, b, &again));
+  CHECK_OK(ct_tensor_backward(again, NULL, CT_GRAD_RETAIN_GRAPH));
+  CHECK_OK(ct_tensor_backward(again, NULL, 0));
   CHECK_GRAD(w, S(3), 2, 4, 6);
-  RELEASE(x, w, b, loss);
+  RELEASE(x, w, b, loss, again);
 }
 
 static void test_set_grad_replaces_the_gradient_and_checks_its_sizes(void) {
@@ -244,6 +252,23 @@ static void test_retain_grad_keeps_a_non_leaf_gradient(void) {
   CHECK_STATUS(ct_tensor_retain_grad(x), CT_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("does not require grad");
   RELEASE(x, w, h, hh, loss);
+}
+
+static void test_retained_gradient_accumulates_like_a_leaf(void) {
+  /* h = 2w, loss = sum(h), run twice through one graph: h.grad = 1 + 1. */
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor *h = NULL, *loss = NULL;
+  const ct_scalar two = SI(2);
+  CHECK_OK(ct_tensor_mul_scalar(w, &two, &h));
+  CHECK_OK(ct_tensor_retain_grad(h));
+  CHECK_OK(ct_tensor_sum(h, NULL, 0, 0, &loss));
+  CHECK_OK(ct_tensor_backward(loss, NULL, CT_GRAD_RETAIN_GRAPH));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK_GRAD(h, S(3), 2, 2, 2);
+  CHECK_GRAD(w, S(3), 4, 4, 4);
+  CHECK_OK(ct_tensor_set_grad(h, NULL)); /* clears a retained gradient too */
+  CHECK_NO_GRAD(h);
+  RELEASE(w, h, loss);
 }
 
 static void test_in_place_on_a_non_leaf_is_recorded(void) {
@@ -404,6 +429,57 @@ static void test_create_graph_backward_makes_a_differentiable_grad(void) {
   RELEASE(x, cube, y, g, gs, h);
 }
 
+static void test_create_graph_gradients_are_not_shared(void) {
+  /* y = x + w with dL/dy = gy: both leaves get a gradient equal to gy, but (as PyTorch's clone in
+   * AccumulateGrad guarantees) not gy itself, nor one tensor for both. A later plain backward adds
+   * in place into each leaf's own grad and leaves gy alone: x.grad = w.grad = 2, gy = 1. */
+  ct_tensor* x = LEAF(S(3), 1, 2, 3);
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor* gy = T(CT_FLOAT32, S(3), 1, 1, 1);
+  ct_tensor *y = NULL, *gx = NULL, *gw = NULL;
+  CHECK_OK(ct_tensor_add(x, w, &y));
+  CHECK_OK(ct_tensor_backward(y, gy, CT_GRAD_CREATE_GRAPH));
+  void *px = NULL, *pw = NULL, *py = NULL;
+  CHECK_OK(ct_tensor_grad(x, &gx));
+  CHECK_OK(ct_tensor_grad(w, &gw));
+  CHECK_OK(ct_tensor_data_ptr(gx, &px));
+  CHECK_OK(ct_tensor_data_ptr(gw, &pw));
+  CHECK_OK(ct_tensor_data_ptr(gy, &py));
+  RELEASE(gx, gw);
+  CHECK(px != pw);
+  CHECK(px != py && pw != py);
+  CHECK_OK(ct_tensor_backward(y, gy, 0));
+  CHECK_GRAD(x, S(3), 2, 2, 2);
+  CHECK_GRAD(w, S(3), 2, 2, 2);
+  CHECK_TENSOR(gy, CT_FLOAT32, S(3), 1, 1, 1);
+  RELEASE(x, w, gy, y);
+}
+
+static void test_plain_backward_after_create_graph_accumulates(void) {
+  /* sum's gradient reaches w as ones expanded from one element; grad must still be a tensor of
+   * its own that the next backward can add into: 1 + 1 = 2. */
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor *l1 = NULL, *l2 = NULL;
+  CHECK_OK(ct_tensor_sum(w, NULL, 0, 0, &l1));
+  CHECK_OK(ct_tensor_backward(l1, NULL, CT_GRAD_CREATE_GRAPH));
+  CHECK_GRAD(w, S(3), 1, 1, 1);
+  CHECK_OK(ct_tensor_sum(w, NULL, 0, 0, &l2));
+  CHECK_OK(ct_tensor_backward(l2, NULL, 0));
+  CHECK_GRAD(w, S(3), 2, 2, 2);
+  RELEASE(w, l1, l2);
+}
+
+static void test_backward_from_a_leaf_copies_the_given_gradient(void) {
+  /* w.backward(gw) twice: w.grad = 2 gw, and gw itself is never written. */
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor* gw = T(CT_FLOAT32, S(3), 1, 2, 3);
+  CHECK_OK(ct_tensor_backward(w, gw, 0));
+  CHECK_OK(ct_tensor_backward(w, gw, 0));
+  CHECK_GRAD(w, S(3), 2, 4, 6);
+  CHECK_TENSOR(gw, CT_FLOAT32, S(3), 1, 2, 3);
+  RELEASE(w, gw);
+}
+
 /* ---- Errors ---- */
 
 static void test_autograd_functions_refuse_null_arguments(void) {
@@ -543,6 +619,21 @@ static void test_changing_a_saved_tensor_fails_backward_naming_versions(void) {
   RELEASE(x, w, y, loss);
 }
 
+static void test_changing_a_saved_tensor_through_detach_is_caught(void) {
+  /* detach shares the elements, so writing through it is writing the saved tensor. */
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor *y = NULL, *loss = NULL, *d = NULL;
+  const ct_scalar one = SI(1);
+  CHECK_OK(ct_tensor_mul(w, x, &y));
+  CHECK_OK(ct_tensor_sum(y, NULL, 0, 0, &loss));
+  CHECK_OK(ct_tensor_detach(x, &d));
+  CHECK_OK(ct_tensor_add_scalar_(d, &one));
+  CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("version 1, expected version 0");
+  RELEASE(x, w, y, loss, d);
+}
+
 static void test_requires_grad_on_an_integer_tensor_is_a_dtype_error(void) {
   ct_tensor* i = T(CT_INT32, S(2), 1, 2);
   CHECK_STATUS(ct_tensor_set_requires_grad(i, 1), CT_ERROR_DTYPE);
@@ -673,7 +764,6 @@ static void test_in_place_on_an_inference_tensor_outside_inference_mode_is_refus
   CHECK_OK(st_inside);
   CHECK_TENSOR(y, CT_FLOAT32, S(3), 2, 5, 10);
   CHECK(ct_tensor_add_scalar_(y, &one) != CT_OK);
-  CHECK(ct_last_error()[0] != '\0');
   CHECK_ERROR_CONTAINS("inference");
   CHECK_OK(ct_grad_mode_set(CT_GRAD_MODE_NO_GRAD, &prev));
   const ct_status st_no_grad = ct_tensor_add_scalar_(y, &one);
@@ -844,6 +934,27 @@ static void test_hook_user_data_lives_as_long_as_the_graph(void) {
   ct_tensor_release(loss);
   CHECK(s.destroyed == 1);
   RELEASE(x, w);
+  CHECK(s.destroyed == 1);
+}
+
+static void test_hook_runs_once_on_the_summed_gradient_and_in_autograd_grad(void) {
+  /* loss = sum(w * w) uses w twice: its hook runs once, on 2w = [8, 10, 12]. ct_autograd_grad
+   * runs hooks too, and returns what they made of the gradient. */
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  hook_state s = {0};
+  int64_t id = 0;
+  ct_tensor *ww = NULL, *loss = NULL, *g = NULL;
+  CHECK_OK(ct_tensor_register_hook(w, doubling_hook, &s, hook_destroy, &id));
+  CHECK_OK(ct_tensor_mul(w, w, &ww));
+  CHECK_OK(ct_tensor_sum(ww, NULL, 0, 0, &loss));
+  const ct_tensor* outputs[1] = {loss};
+  const ct_tensor* inputs[1] = {w};
+  CHECK_OK(ct_autograd_grad(outputs, NULL, 1, inputs, 1, 0, &g));
+  CHECK(s.calls == 1);
+  CHECK(s.seen[0] == 8 && s.seen[1] == 10 && s.seen[2] == 12);
+  CHECK_TENSOR(g, CT_FLOAT32, S(3), 16, 20, 24);
+  CHECK_NO_GRAD(w);
+  RELEASE(w, ww, loss, g);
   CHECK(s.destroyed == 1);
 }
 
@@ -1265,6 +1376,139 @@ static void test_custom_function_bad_arguments(void) {
   ct_tensor_release(x);
 }
 
+/* Split: (2x, 3x) from one input; dx = 2 g0 + 3 g1. Keeps the second gradient it was given. */
+typedef struct {
+  float g1[3];
+} split_state;
+
+static ct_status split_forward(void* user_data, ct_autograd_ctx* ctx, const ct_tensor* const* inputs, size_t n_inputs,
+                               ct_tensor** outputs, size_t n_outputs) {
+  const ct_scalar two = SI(2), three = SI(3);
+  (void)user_data;
+  (void)ctx;
+  (void)n_inputs;
+  (void)n_outputs;
+  ct_status st = ct_tensor_mul_scalar(inputs[0], &two, &outputs[0]);
+  if (st == CT_OK) st = ct_tensor_mul_scalar(inputs[0], &three, &outputs[1]);
+  if (st != CT_OK) ct_error_set(st, ct_last_error());
+  return st;
+}
+
+static ct_status split_backward(void* user_data, ct_autograd_ctx* ctx, const ct_tensor* const* grad_outputs,
+                                size_t n_outputs, ct_tensor** grad_inputs, size_t n_inputs) {
+  split_state* s = (split_state*)user_data;
+  const ct_scalar two = SI(2), three = SI(3);
+  ct_tensor *a = NULL, *b = NULL;
+  (void)ctx;
+  (void)n_outputs;
+  (void)n_inputs;
+  ct_status st = ct_tensor_copy_to(grad_outputs[1], s->g1, sizeof s->g1);
+  if (st == CT_OK) st = ct_tensor_mul_scalar(grad_outputs[0], &two, &a);
+  if (st == CT_OK) st = ct_tensor_mul_scalar(grad_outputs[1], &three, &b);
+  if (st == CT_OK) st = ct_tensor_add(a, b, &grad_inputs[0]);
+  RELEASE(a, b);
+  if (st != CT_OK) ct_error_set(st, ct_last_error());
+  return st;
+}
+
+static void test_custom_function_output_without_gradient_gets_zeros(void) {
+  /* Only the first output reaches the loss: backward sees zeros for the second, dx = 2. */
+  ct_tensor* x = LEAF(S(3), 1, 2, 3);
+  const ct_tensor* inputs[1] = {x};
+  split_state s = {{-1, -1, -1}};
+  ct_tensor *outs[2] = {NULL, NULL}, *loss = NULL;
+  CHECK_OK(ct_autograd_function_apply("Split", split_forward, split_backward, &s, NULL, inputs, 1, outs, 2));
+  CHECK_TENSOR(outs[0], CT_FLOAT32, S(3), 2, 4, 6);
+  CHECK_TENSOR(outs[1], CT_FLOAT32, S(3), 3, 6, 9);
+  CHECK_GRAD_FN(outs[1], "SplitBackward");
+  CHECK_OK(ct_tensor_sum(outs[0], NULL, 0, 0, &loss));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK(s.g1[0] == 0 && s.g1[1] == 0 && s.g1[2] == 0);
+  CHECK_GRAD(x, S(3), 2, 2, 2);
+
+  /* Both outputs in the loss: 2 + 3. */
+  ct_tensor *total = NULL, *loss2 = NULL;
+  CHECK_OK(ct_tensor_set_grad(x, NULL));
+  CHECK_OK(ct_tensor_add(outs[0], outs[1], &total));
+  CHECK_OK(ct_tensor_sum(total, NULL, 0, 0, &loss2));
+  CHECK_OK(ct_tensor_backward(loss2, NULL, 0));
+  CHECK(s.g1[0] == 1 && s.g1[1] == 1 && s.g1[2] == 1);
+  CHECK_GRAD(x, S(3), 5, 5, 5);
+  RELEASE(x, outs[0], outs[1], loss, total, loss2);
+}
+
+/* autograd_test::twice(a) = 2a: an operator defined from C, which has no derivative. */
+static ct_status twice_kernel(void* user_data, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts) {
+  const ct_scalar two = SI(2);
+  (void)user_data;
+  (void)nargs;
+  (void)nouts;
+  ct_status st = ct_tensor_mul_scalar(args[0].tensor, &two, &outs[0]);
+  if (st != CT_OK) ct_error_set(st, ct_last_error());
+  return st;
+}
+
+static ct_status twice_forward(void* user_data, ct_autograd_ctx* ctx, const ct_tensor* const* inputs, size_t n_inputs,
+                               ct_tensor** outputs, size_t n_outputs) {
+  ct_value args[1] = {{CT_VALUE_TENSOR, 0, 0, inputs[0], NULL, NULL, 0, NULL}};
+  (void)user_data;
+  (void)ctx;
+  (void)n_inputs;
+  ct_status st = ct_op_call("autograd_test::twice", args, 1, outputs, n_outputs);
+  if (st != CT_OK) ct_error_set(st, ct_last_error());
+  return st;
+}
+
+static ct_status twice_backward(void* user_data, ct_autograd_ctx* ctx, const ct_tensor* const* grad_outputs,
+                                size_t n_outputs, ct_tensor** grad_inputs, size_t n_inputs) {
+  const ct_scalar two = SI(2);
+  (void)user_data;
+  (void)ctx;
+  (void)n_outputs;
+  (void)n_inputs;
+  ct_status st = ct_tensor_mul_scalar(grad_outputs[0], &two, &grad_inputs[0]);
+  if (st != CT_OK) ct_error_set(st, ct_last_error());
+  return st;
+}
+
+static void test_operator_without_derivative_is_not_implemented_until_wrapped(void) {
+  char* json = NULL;
+  CHECK_OK(ct_library_define("autograd_test::twice(Tensor a) -> Tensor"));
+  CHECK_OK(ct_library_impl("autograd_test::twice", "cpu", twice_kernel, NULL, NULL));
+  CHECK_OK(ct_op_registry_json(&json));
+  /* Arguments have no "derivative" field, so the first one after the name is the operator's. */
+  const char* entry = strstr(json, "\"autograd_test::twice\"");
+  const char* field = entry ? strstr(entry, "\"derivative\": ") : NULL;
+  const int listed_missing = field && strncmp(field + strlen("\"derivative\": "), "\"missing\"", 9) == 0;
+  ct_string_release(json);
+  CHECK(listed_missing);
+
+  ct_tensor* x = LEAF(S(3), 1, 2, 3);
+  ct_value args[1] = {{CT_VALUE_TENSOR, 0, 0, x, NULL, NULL, 0, NULL}};
+  ct_tensor *y = SENTINEL, *loss = NULL;
+  CHECK_STATUS(ct_op_call("autograd_test::twice", args, 1, &y, 1), CT_ERROR_NOT_IMPLEMENTED);
+  CHECK_ERROR_CONTAINS("autograd_test::twice");
+  CHECK_ERROR_CONTAINS("no derivative");
+  CHECK(y == NULL);
+
+  /* Under no_grad nothing is recorded, so nothing is missing. */
+  ct_grad_mode prev;
+  CHECK_OK(ct_grad_mode_set(CT_GRAD_MODE_NO_GRAD, &prev));
+  const ct_status plain = ct_op_call("autograd_test::twice", args, 1, &y, 1);
+  CHECK_OK(ct_grad_mode_set(prev, NULL));
+  CHECK_OK(plain);
+  CHECK_TENSOR(y, CT_FLOAT32, S(3), 2, 4, 6);
+  ct_tensor_release(y);
+
+  /* A custom function gives it a backward. */
+  const ct_tensor* inputs[1] = {x};
+  CHECK_OK(ct_autograd_function_apply("Twice", twice_forward, twice_backward, NULL, NULL, inputs, 1, &y, 1));
+  CHECK_OK(ct_tensor_sum(y, NULL, 0, 0, &loss));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK_GRAD(x, S(3), 2, 2, 2);
+  RELEASE(x, y, loss);
+}
+
 /* ---- No leaks ---- */
 
 /* p -= lr * p.grad under no_grad, then p.grad = NULL: an optimizer's step and zero_grad. */
@@ -1334,6 +1578,151 @@ static void test_hooks_and_custom_functions_leave_no_tensor_behind(void) {
   CHECK(metric("storages.live") == s0);
 }
 
+static void test_failures_leave_no_tensor_behind(void) {
+  /* Every way backward and custom functions fail above, run again while counting tensors. */
+  const int64_t t0 = metric("tensors.live"), s0 = metric("storages.live");
+  hook_state hs = {0};
+  hs.fail_with = CT_ERROR_BACKEND;
+  fn_state fs = {0};
+  for (int i = 0; i < 100; ++i) {
+    ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+    ct_tensor* w = LEAF(S(3), 4, 5, 6);
+    ct_tensor* m = LEAF(S(2, 2), 1, 2, 3, 4);
+    ct_tensor *y = NULL, *loss = NULL, *c = NULL, *closs = NULL, *bad = NULL;
+    const ct_scalar one = SI(1);
+    int64_t id = 0;
+    CHECK_OK(ct_tensor_mul(x, w, &y));
+    CHECK_OK(ct_tensor_sum(y, NULL, 0, 0, &loss));
+    CHECK_STATUS(ct_tensor_backward(y, NULL, 0), CT_ERROR_SHAPE);
+    CHECK_OK(ct_tensor_register_hook(w, failing_hook, &hs, hook_destroy, &id));
+    CHECK_STATUS(ct_tensor_backward(loss, NULL, CT_GRAD_RETAIN_GRAPH), CT_ERROR_BACKEND);
+    CHECK_OK(ct_tensor_remove_hook(w, id));
+    CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+    CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_INVALID_ARGUMENT); /* second time */
+    CHECK_OK(apply1("Opaque", cube_forward, failing_backward, &fs, w, &c));
+    CHECK_OK(ct_tensor_sum(c, NULL, 0, 0, &closs));
+    CHECK_STATUS(ct_tensor_backward(closs, NULL, 0), CT_ERROR_NOT_IMPLEMENTED);
+    CHECK_STATUS(apply1("Cube", cube_forward, cube_backward, &fs, m, &bad), CT_ERROR_SHAPE);
+    RELEASE(y, loss);
+    CHECK_OK(ct_tensor_mul(x, w, &y));
+    CHECK_OK(ct_tensor_sum(y, NULL, 0, 0, &loss));
+    CHECK_OK(ct_tensor_add_scalar_(x, &one));
+    CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_INVALID_ARGUMENT); /* version */
+    RELEASE(x, w, m, y, loss, c, closs);
+  }
+  CHECK(hs.calls == 100 && hs.destroyed == 100);
+  CHECK(fs.destroyed == 200);
+  CHECK(metric("tensors.live") == t0);
+  CHECK(metric("storages.live") == s0);
+}
+
+/* ---- Threads ---- */
+
+enum { kTrainThreads = 4, kTrainSteps = 2000 };
+
+typedef struct {
+  float w[3];
+  float b;
+  ct_status status;
+  char error[256];
+} train_result;
+
+/* kTrainSteps of the training step above from fixed values, on the calling thread. */
+static void* train(void* out) {
+  train_result* r = (train_result*)out;
+  const float x_data[3] = {1, 2, 3}, w_data[3] = {0.5f, -0.5f, 0.25f}, b_data[1] = {1};
+  const int64_t n3 = 3, n1 = 1;
+  const ct_scalar two = SI(2), lr = SF(0.01);
+  ct_tensor *x = NULL, *w = NULL, *b = NULL;
+  ct_status st = ct_tensor_from_data(x_data, &n3, 1, CT_FLOAT32, &x);
+  if (st == CT_OK) st = ct_tensor_from_data(w_data, &n3, 1, CT_FLOAT32, &w);
+  if (st == CT_OK) st = ct_tensor_from_data(b_data, &n1, 1, CT_FLOAT32, &b);
+  if (st == CT_OK) st = ct_tensor_set_requires_grad(w, 1);
+  if (st == CT_OK) st = ct_tensor_set_requires_grad(b, 1);
+  for (int step = 0; st == CT_OK && step < kTrainSteps; ++step) {
+    ct_tensor *xw = NULL, *pred = NULL, *sq = NULL, *loss = NULL;
+    st = ct_tensor_mul(x, w, &xw);
+    if (st == CT_OK) st = ct_tensor_add(xw, b, &pred);
+    if (st == CT_OK) st = ct_tensor_pow_scalar(pred, &two, &sq);
+    if (st == CT_OK) st = ct_tensor_sum(sq, NULL, 0, 0, &loss);
+    if (st == CT_OK) st = ct_tensor_backward(loss, NULL, 0);
+    RELEASE(xw, pred, sq, loss);
+    if (st == CT_OK) st = sgd_step(w, &lr);
+    if (st == CT_OK) st = sgd_step(b, &lr);
+  }
+  if (st == CT_OK) st = ct_tensor_copy_to(w, r->w, sizeof r->w);
+  if (st == CT_OK) st = ct_tensor_copy_to(b, &r->b, sizeof r->b);
+  r->status = st;
+  if (st != CT_OK) snprintf(r->error, sizeof r->error, "%s", ct_last_error());
+  RELEASE(x, w, b);
+  return NULL;
+}
+
+static void test_graphs_on_different_threads_are_independent(void) {
+  /* Every thread trains its own parameters at once and must end with the bits one thread gets. */
+  train_result alone, each[kTrainThreads];
+  pthread_t threads[kTrainThreads];
+  int started = 0;
+  train(&alone);
+  CHECK_OK(alone.status);
+  for (; started < kTrainThreads; ++started)
+    if (pthread_create(&threads[started], NULL, train, &each[started]) != 0) break;
+  for (int i = 0; i < started; ++i) pthread_join(threads[i], NULL);
+  CHECK(started == kTrainThreads);
+  for (int i = 0; i < kTrainThreads; ++i) {
+    if (each[i].status != CT_OK) printf("thread %d: %s\n", i, each[i].error);
+    CHECK(each[i].status == CT_OK);
+    CHECK(memcmp(each[i].w, alone.w, sizeof alone.w) == 0 && each[i].b == alone.b);
+  }
+}
+
+typedef struct {
+  ct_tensor* w; /* shared by every thread */
+  ct_status status;
+  char error[256];
+} shared_leaf_job;
+
+/* kTrainSteps backward calls of sum(x * w) into the shared w: each adds x = [1, 2, 3]. */
+static void* backward_into_shared_leaf(void* arg) {
+  shared_leaf_job* job = (shared_leaf_job*)arg;
+  const float x_data[3] = {1, 2, 3};
+  const int64_t n3 = 3;
+  ct_tensor* x = NULL;
+  ct_status st = ct_tensor_from_data(x_data, &n3, 1, CT_FLOAT32, &x);
+  for (int step = 0; st == CT_OK && step < kTrainSteps; ++step) {
+    ct_tensor *xw = NULL, *loss = NULL;
+    st = ct_tensor_mul(x, job->w, &xw);
+    if (st == CT_OK) st = ct_tensor_sum(xw, NULL, 0, 0, &loss);
+    if (st == CT_OK) st = ct_tensor_backward(loss, NULL, 0);
+    RELEASE(xw, loss);
+  }
+  job->status = st;
+  if (st != CT_OK) snprintf(job->error, sizeof job->error, "%s", ct_last_error());
+  ct_tensor_release(x);
+  return NULL;
+}
+
+static void test_threads_sharing_a_leaf_add_up_their_gradients(void) {
+  /* ctorch.h: threads may run backward through graphs that share leaves; the gradients add up.
+   * 4 threads x 2000 steps x [1, 2, 3], exact in float32. */
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  shared_leaf_job jobs[kTrainThreads];
+  pthread_t threads[kTrainThreads];
+  int started = 0;
+  for (; started < kTrainThreads; ++started) {
+    jobs[started].w = w;
+    if (pthread_create(&threads[started], NULL, backward_into_shared_leaf, &jobs[started]) != 0) break;
+  }
+  for (int i = 0; i < started; ++i) pthread_join(threads[i], NULL);
+  CHECK(started == kTrainThreads);
+  for (int i = 0; i < kTrainThreads; ++i) {
+    if (jobs[i].status != CT_OK) printf("thread %d: %s\n", i, jobs[i].error);
+    CHECK(jobs[i].status == CT_OK);
+  }
+  CHECK_GRAD(w, S(3), 8000, 16000, 24000);
+  ct_tensor_release(w);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_requires_grad_spreads_from_leaves_to_results),
     CAPI_TEST(test_detach_shares_elements_without_history),
@@ -1342,6 +1731,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_gradients_accumulate_until_cleared),
     CAPI_TEST(test_set_grad_replaces_the_gradient_and_checks_its_sizes),
     CAPI_TEST(test_retain_grad_keeps_a_non_leaf_gradient),
+    CAPI_TEST(test_retained_gradient_accumulates_like_a_leaf),
     CAPI_TEST(test_in_place_on_a_non_leaf_is_recorded),
     CAPI_TEST(test_autograd_backward_adds_the_roots_gradients),
     CAPI_TEST(test_autograd_grad_returns_gradients_of_several_inputs),
@@ -1349,6 +1739,9 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_autograd_grad_unused_input_needs_allow_unused),
     CAPI_TEST(test_create_graph_gives_second_and_third_derivatives),
     CAPI_TEST(test_create_graph_backward_makes_a_differentiable_grad),
+    CAPI_TEST(test_create_graph_gradients_are_not_shared),
+    CAPI_TEST(test_plain_backward_after_create_graph_accumulates),
+    CAPI_TEST(test_backward_from_a_leaf_copies_the_given_gradient),
     CAPI_TEST(test_autograd_functions_refuse_null_arguments),
     CAPI_TEST(test_autograd_functions_refuse_released_handles),
     CAPI_TEST(test_backward_of_a_tensor_without_grad_is_refused),
@@ -1356,6 +1749,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_second_backward_without_retain_graph_is_refused),
     CAPI_TEST(test_in_place_on_a_leaf_that_requires_grad_is_refused),
     CAPI_TEST(test_changing_a_saved_tensor_fails_backward_naming_versions),
+    CAPI_TEST(test_changing_a_saved_tensor_through_detach_is_caught),
     CAPI_TEST(test_requires_grad_on_an_integer_tensor_is_a_dtype_error),
     CAPI_TEST(test_unknown_flags_are_refused),
     CAPI_TEST(test_unknown_grad_mode_is_refused),
@@ -1368,6 +1762,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_hook_can_replace_the_gradient),
     CAPI_TEST(test_hook_on_a_non_leaf_changes_what_flows_back),
     CAPI_TEST(test_hook_user_data_lives_as_long_as_the_graph),
+    CAPI_TEST(test_hook_runs_once_on_the_summed_gradient_and_in_autograd_grad),
     CAPI_TEST(test_failed_hook_registration_destroys_user_data),
     CAPI_TEST(test_failing_hook_stops_backward_with_its_status_and_message),
     CAPI_TEST(test_hook_replacement_of_other_sizes_is_a_shape_error),
@@ -1380,8 +1775,13 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_custom_function_returning_its_input_gives_a_new_tensor),
     CAPI_TEST(test_custom_function_broadcast_gradient_is_summed_back),
     CAPI_TEST(test_custom_function_bad_arguments),
+    CAPI_TEST(test_custom_function_output_without_gradient_gets_zeros),
+    CAPI_TEST(test_operator_without_derivative_is_not_implemented_until_wrapped),
     CAPI_TEST(test_training_steps_leave_no_tensor_behind),
     CAPI_TEST(test_hooks_and_custom_functions_leave_no_tensor_behind),
+    CAPI_TEST(test_failures_leave_no_tensor_behind),
+    CAPI_TEST(test_graphs_on_different_threads_are_independent),
+    CAPI_TEST(test_threads_sharing_a_leaf_add_up_their_gradients),
 };
 
 CAPI_MAIN(TESTS)
