@@ -171,7 +171,8 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %typemap(argout) ct_scalar* out { $result = SWIG_Python_AppendOutput($result, ct_py_from_scalar(&tmp$argnum)); }
 %typemap(argout) char** out {
   /* NULL (a leaf's grad_fn name) is None */
-  $result = SWIG_Python_AppendOutput($result, tmp$argnum ? PyUnicode_FromString(tmp$argnum) : (Py_INCREF(Py_None), Py_None));
+  PyObject* text = tmp$argnum ? PyUnicode_FromString(tmp$argnum) : (Py_INCREF(Py_None), Py_None);
+  $result = SWIG_Python_AppendOutput($result, text);
   ct_string_release(tmp$argnum);
 }
 %typemap(in, numinputs=0) (ct_device_type* type, int32_t* index) (ct_device_type t, int32_t i) {
@@ -437,5 +438,271 @@ static PyObject* ct_py_install_gc_on_memory_pressure(void) {
   }
   Py_RETURN_NONE;
 }
-%}
 
+/* ---- Autograd: Python callbacks. The library calls them on the thread running backward, which
+ * released the GIL for the call (or holds it: PyGILState_Ensure takes it either way); operators
+ * they call re-enter the library, which is allowed. A Python exception is kept for ct_py_raise
+ * (see ct_py_pending_type) and reported to the library with ct_error_set. ---- */
+
+static ct_status ct_py_callback_failed(void) {
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  /* A ctorch.Error keeps its status; any other exception is the caller's mistake as far as the
+   * library can tell. */
+  ct_status status = CT_ERROR_INVALID_ARGUMENT;
+  PyObject* st = value ? PyObject_GetAttrString(value, "status") : NULL;
+  if (st && PyLong_Check(st)) status = (ct_status)PyLong_AsLong(st);
+  Py_XDECREF(st);
+  PyObject* line = value ? PyUnicode_FromFormat("%s: %S", Py_TYPE(value)->tp_name, value) : NULL;
+  const char* msg = line ? PyUnicode_AsUTF8(line) : NULL;
+  PyErr_Clear(); /* from a failed getattr or str(): the exception to report is the callback's */
+  ct_error_set(status, msg ? msg : "a Python callback raised an exception");
+  Py_XDECREF(line);
+  Py_XDECREF(ct_py_pending_type);
+  Py_XDECREF(ct_py_pending_value);
+  Py_XDECREF(ct_py_pending_traceback);
+  ct_py_pending_type = type;
+  ct_py_pending_value = value;
+  ct_py_pending_traceback = traceback;
+  return status;
+}
+
+/* The destroy callback of every Python user_data: the last reference may go on any thread, and
+ * after the interpreter has finished (a tensor freed by a static destructor) nothing may run. */
+static void ct_py_decref(void* user_data) {
+  if (!Py_IsInitialized()) return;
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF((PyObject*)user_data);
+  PyGILState_Release(g);
+}
+
+/* Handles from a sequence of Tensor handles and Nones (None is NULL). */
+static int ct_py_handles(PyObject* seq, const ct_tensor*** out, size_t* n) {
+  *out = NULL;
+  *n = 0;
+  PyObject* fast = PySequence_Fast(seq, "expected a sequence of tensor handles");
+  if (!fast) return -1;
+  Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+  *out = (const ct_tensor**)calloc(len ? (size_t)len : 1, sizeof(ct_tensor*));
+  for (Py_ssize_t i = 0; i < len; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(fast, i);
+    (*out)[i] = item == Py_None ? NULL : (const ct_tensor*)PyLong_AsVoidPtr(item);
+  }
+  Py_DECREF(fast);
+  *n = (size_t)len;
+  if (PyErr_Occurred()) {
+    free((void*)*out);
+    *out = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+/* A tuple of new handles, None where a slot is NULL. */
+static PyObject* ct_py_handle_tuple(ct_tensor* const* ts, size_t n) {
+  PyObject* tup = PyTuple_New((Py_ssize_t)n);
+  for (size_t i = 0; i < n; ++i)
+    PyTuple_SET_ITEM(tup, (Py_ssize_t)i, ts[i] ? PyLong_FromVoidPtr(ts[i]) : (Py_INCREF(Py_None), Py_None));
+  return tup;
+}
+
+/* ct_autograd_backward; grads is None or a sequence of handles and Nones. */
+static PyObject* ct_py_autograd_backward(PyObject* outputs, PyObject* grads, int flags) {
+  const ct_tensor** outs = NULL;
+  const ct_tensor** gs = NULL;
+  size_t n = 0, ng = 0;
+  PyObject* result = NULL;
+  if (ct_py_handles(outputs, &outs, &n) < 0) return NULL;
+  if (grads != Py_None && ct_py_handles(grads, &gs, &ng) < 0) goto done;
+  if (gs && ng != n) {
+    PyErr_Format(PyExc_ValueError, "backward: %zu tensors but %zu gradients. Pass one gradient (or None) per tensor",
+                 n, ng);
+    goto done;
+  }
+  {
+    ct_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ct_autograd_backward(outs, gs, n, flags);
+    Py_END_ALLOW_THREADS
+    if (s != CT_OK) {
+      ct_py_raise(s);
+      goto done;
+    }
+  }
+  result = Py_None;
+  Py_INCREF(result);
+done:
+  free((void*)outs);
+  free((void*)gs);
+  return result;
+}
+
+/* ct_autograd_grad: a tuple with a new handle (or None, for an unused input) per input. */
+static PyObject* ct_py_autograd_grad(PyObject* outputs, PyObject* grad_outputs, PyObject* inputs, int flags) {
+  const ct_tensor** outs = NULL;
+  const ct_tensor** gs = NULL;
+  const ct_tensor** ins = NULL;
+  ct_tensor** grads = NULL;
+  size_t n = 0, ng = 0, ni = 0;
+  PyObject* result = NULL;
+  if (ct_py_handles(outputs, &outs, &n) < 0) return NULL;
+  if (grad_outputs != Py_None && ct_py_handles(grad_outputs, &gs, &ng) < 0) goto done;
+  if (ct_py_handles(inputs, &ins, &ni) < 0) goto done;
+  if (gs && ng != n) {
+    PyErr_Format(PyExc_ValueError, "grad: %zu outputs but %zu grad_outputs. Pass one gradient (or None) per output",
+                 n, ng);
+    goto done;
+  }
+  grads = (ct_tensor**)calloc(ni ? ni : 1, sizeof(ct_tensor*));
+  {
+    ct_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ct_autograd_grad(outs, gs, n, ins, ni, flags, grads);
+    Py_END_ALLOW_THREADS
+    if (s != CT_OK) {
+      ct_py_raise(s);
+      goto done;
+    }
+  }
+  result = ct_py_handle_tuple(grads, ni);
+done:
+  free((void*)outs);
+  free((void*)gs);
+  free((void*)ins);
+  free(grads);
+  return result;
+}
+
+/* fn(grad handle) returns None or a replacement's handle that is a new reference. */
+static ct_status ct_py_hook(void* user_data, const ct_tensor* grad, ct_tensor** replacement) {
+  PyGILState_STATE g = PyGILState_Ensure();
+  ct_status s = CT_OK;
+  PyObject* r = PyObject_CallFunction((PyObject*)user_data, "N", PyLong_FromVoidPtr((void*)grad));
+  if (r && r != Py_None) *replacement = (ct_tensor*)PyLong_AsVoidPtr(r);
+  if (!r || PyErr_Occurred()) {
+    *replacement = NULL;
+    s = ct_py_callback_failed();
+  }
+  Py_XDECREF(r);
+  PyGILState_Release(g);
+  return s;
+}
+
+/* ct_tensor_register_hook with a Python callable (see ct_py_hook); returns the hook's id. */
+static PyObject* ct_py_register_hook(PyObject* handle, PyObject* fn) {
+  ct_tensor* t = (ct_tensor*)PyLong_AsVoidPtr(handle);
+  if (PyErr_Occurred()) return NULL;
+  int64_t id = 0;
+  Py_INCREF(fn); /* the library's reference, dropped by ct_py_decref (on failure too) */
+  ct_status s = ct_tensor_register_hook(t, ct_py_hook, fn, ct_py_decref, &id);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  return PyLong_FromLongLong(id);
+}
+
+/* A custom function (ctorch.autograd.Function). Its Python forward has already run, since the
+ * library must be told how many outputs there are before it calls forward: the forward callback
+ * hands over those outputs and saves the tensors Python chose. backward(ctx, grads) returns a
+ * sequence with, per input, None or a handle that is a new reference. */
+typedef struct ct_py_function {
+  PyObject* backward;
+  const ct_tensor** outputs; /* during ct_py_function_apply only */
+  size_t n_outputs;
+  const ct_tensor** saved; /* during ct_py_function_apply only */
+  size_t n_saved;
+} ct_py_function;
+
+static ct_status ct_py_function_forward(void* user_data, ct_autograd_ctx* ctx, const ct_tensor* const* inputs,
+                                        size_t n_inputs, ct_tensor** outputs, size_t n_outputs) {
+  const ct_py_function* f = (const ct_py_function*)user_data;
+  (void)inputs;
+  (void)n_inputs;
+  for (size_t i = 0; i < f->n_saved; ++i) {
+    ct_status s = ct_autograd_ctx_save(ctx, f->saved[i]);
+    if (s != CT_OK) {
+      ct_error_set(s, ct_last_error());
+      return s;
+    }
+  }
+  for (size_t i = 0; i < n_outputs; ++i) {
+    ct_status s = ct_tensor_retain((ct_tensor*)f->outputs[i]);
+    if (s != CT_OK) {
+      ct_error_set(s, ct_last_error());
+      return s;
+    }
+    outputs[i] = (ct_tensor*)f->outputs[i];
+  }
+  return CT_OK;
+}
+
+static ct_status ct_py_function_backward(void* user_data, ct_autograd_ctx* ctx, const ct_tensor* const* grad_outputs,
+                                         size_t n_outputs, ct_tensor** grad_inputs, size_t n_inputs) {
+  const ct_py_function* f = (const ct_py_function*)user_data;
+  PyGILState_STATE g = PyGILState_Ensure();
+  ct_status s = CT_OK;
+  PyObject* r = PyObject_CallFunction(f->backward, "NN", PyLong_FromVoidPtr(ctx),
+                                      ct_py_handle_tuple((ct_tensor* const*)grad_outputs, n_outputs));
+  PyObject* fast = r ? PySequence_Fast(r, "a custom function's backward must return a sequence") : NULL;
+  if (fast && (size_t)PySequence_Fast_GET_SIZE(fast) != n_inputs)
+    PyErr_Format(PyExc_RuntimeError, "ctorch.autograd.Function: backward returned %zd gradients for %zu tensor inputs",
+                 PySequence_Fast_GET_SIZE(fast), n_inputs);
+  /* Everything returned is taken over, also on failure: the library releases what is in grad_inputs. */
+  for (size_t i = 0; fast && i < n_inputs && i < (size_t)PySequence_Fast_GET_SIZE(fast); ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(fast, (Py_ssize_t)i);
+    if (item != Py_None) grad_inputs[i] = (ct_tensor*)PyLong_AsVoidPtr(item);
+  }
+  if (PyErr_Occurred()) s = ct_py_callback_failed();
+  Py_XDECREF(fast);
+  Py_XDECREF(r);
+  PyGILState_Release(g);
+  return s;
+}
+
+static void ct_py_function_destroy(void* user_data) {
+  ct_py_function* f = (ct_py_function*)user_data;
+  ct_py_decref(f->backward);
+  free(f);
+}
+
+/* ct_autograd_function_apply for ctorch.autograd.Function: inputs are the tensor arguments,
+ * outputs what the Python forward returned, saved what it saved (handles). Returns a tuple of new
+ * handles, one per output. */
+static PyObject* ct_py_function_apply(const char* name, PyObject* inputs, PyObject* outputs, PyObject* saved,
+                                      PyObject* backward) {
+  const ct_tensor** ins = NULL;
+  ct_tensor** results = NULL;
+  size_t n_in = 0;
+  PyObject* result = NULL;
+  ct_py_function* f = (ct_py_function*)calloc(1, sizeof(ct_py_function));
+  if (ct_py_handles(inputs, &ins, &n_in) < 0 || ct_py_handles(outputs, &f->outputs, &f->n_outputs) < 0 ||
+      ct_py_handles(saved, &f->saved, &f->n_saved) < 0) {
+    free((void*)ins);
+    free((void*)f->outputs);
+    free(f);
+    return NULL;
+  }
+  const ct_tensor** outs = f->outputs;
+  const ct_tensor** keep = f->saved;
+  const size_t n_out = f->n_outputs;
+  results = (ct_tensor**)calloc(n_out ? n_out : 1, sizeof(ct_tensor*));
+  f->backward = backward;
+  Py_INCREF(backward);
+  /* forward runs no Python code; destroy, which runs before this returns when nothing is recorded,
+   * takes the GIL itself. f may be freed by then, so only the local copies are used after. */
+  ct_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = ct_autograd_function_apply(name, ct_py_function_forward, ct_py_function_backward, f, ct_py_function_destroy,
+                                 ins, n_in, results, n_out);
+  Py_END_ALLOW_THREADS
+  if (s != CT_OK) ct_py_raise(s);
+  else result = ct_py_handle_tuple(results, n_out);
+  free((void*)ins);
+  free((void*)outs);
+  free((void*)keep);
+  free(results);
+  return result;
+}
+%}

@@ -183,11 +183,13 @@ void autograd_kernel(void*, Frame& f) {
     // backward through it is differentiable too (create_graph).
     if (def.derivative.saves.args & 1) self_before = ops::clone(Tensor::borrow(f.args[0].tensor_ptr()));
   }
+  // Saved before the call: an argument that shares self's memory (y.mul_(y)) is then saved at its
+  // version from before the write, and backward reports the change instead of using the new value.
+  std::shared_ptr<OpNode> node = record(def, f, inplace, std::move(self_edge), std::move(self_before));
   run_below_autograd(f);
   bool differentiable = false;
   for (size_t k = 0; k < f.nouts; ++k) differentiable |= f.outs[k].defined() && is_floating(f.outs[k]->dtype());
   if (!differentiable) return;
-  std::shared_ptr<OpNode> node = record(def, f, inplace, std::move(self_edge), std::move(self_before));
   for (size_t k = 0; k < f.nouts; ++k) {
     const Tensor& out = f.outs[k];
     node->outputs.push_back(OutputInfo{DimVector(out->sizes()), out->dtype(), out->device()});

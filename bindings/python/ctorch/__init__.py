@@ -9,12 +9,15 @@ import builtins as _builtins
 import numbers as _numbers
 
 from . import _C
+from . import autograd
 from . import ops
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
                      int8, int16, int32, int64, long, short, uint8)
 from ._errors import (DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,
                       OutOfMemoryError, ShapeError)
 from ._tensor import Size, Tensor, _handle, _wrap, device, full, where
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                       set_grad_enabled)
 from . import _dtype as _d
 
 __version__ = _C.ct_version()
@@ -26,7 +29,8 @@ _C.ct_py_install_gc_on_memory_pressure()
 __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", "from_numpy", "from_dlpack", "zeros", "ones",
            "empty", "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
            "cat", "stack", "where", "matmul", "mm", "bmm", "addmm", "is_tensor", "numel", "get_num_threads",
-           "set_num_threads"]
+           "set_num_threads", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled"]
 
 
 def _device_arg(device_):
@@ -57,14 +61,19 @@ def _flatten(data, shape, flat, depth=0):
         flat.append(data)
 
 
-def tensor(data, dtype=None, device=None):
-    """A new tensor holding a copy of data (nested lists, numbers, numpy arrays or tensors)."""
+def _requires_grad(t, requires_grad):
+    return t.requires_grad_() if requires_grad else t
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of data (nested lists, numbers, numpy arrays or tensors); a new
+    leaf, so it never shares a tensor argument's history."""
     if isinstance(data, Tensor):
-        t = data.clone()
-        return t if dtype is None else t.to(dtype)
+        t = data.detach().clone()
+        return _requires_grad(t if dtype is None else t.to(dtype), requires_grad)
     if type(data).__module__ == "numpy":
         t = from_numpy(data).clone()
-        return t if dtype is None else t.to(dtype)
+        return _requires_grad(t if dtype is None else t.to(dtype), requires_grad)
     import array
 
     shape, flat = [], []
@@ -86,7 +95,7 @@ def tensor(data, dtype=None, device=None):
     t = t.clone() if staged is dtype else t.to(dtype)
     if device is not None and str(device) != "cpu":
         raise NotImplementedError(f"tensor: creating tensors on {device} from data needs a backend for it")
-    return t
+    return _requires_grad(t, requires_grad)
 
 
 def as_tensor(data, dtype=None):
@@ -113,8 +122,9 @@ def from_dlpack(ext):
 def _factory(name):
     fn = getattr(_C, "ct_tensor_" + name)
 
-    def make(*size, dtype=None, device=None):
-        return _wrap(fn(_size(size), (dtype or get_default_dtype()).code, _device_arg(device)))
+    def make(*size, dtype=None, device=None, requires_grad=False):
+        return _requires_grad(_wrap(fn(_size(size), (dtype or get_default_dtype()).code, _device_arg(device))),
+                              requires_grad)
 
     make.__name__ = name
     return make
@@ -125,37 +135,39 @@ ones = _factory("ones")
 empty = _factory("empty")
 
 
-def zeros_like(t, dtype=None, device=None):
-    return zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    return zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
-def ones_like(t, dtype=None, device=None):
-    return ones(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    return ones(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
-def empty_like(t, dtype=None, device=None):
-    return empty(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    return empty(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
-def full_like(t, fill_value, dtype=None, device=None):
-    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device)
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, device=None):
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
     if dtype is None:
         ints = all(isinstance(x, _numbers.Integral) for x in (start, end, step))
         dtype = int64 if ints else get_default_dtype()
-    return _wrap(_C.ct_tensor_arange(start, end, step, dtype.code, _device_arg(device)))
+    return _requires_grad(_wrap(_C.ct_tensor_arange(start, end, step, dtype.code, _device_arg(device))), requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, device=None):
-    return _wrap(_C.ct_tensor_linspace(start, end, steps, (dtype or get_default_dtype()).code, _device_arg(device)))
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    t = _wrap(_C.ct_tensor_linspace(start, end, steps, (dtype or get_default_dtype()).code, _device_arg(device)))
+    return _requires_grad(t, requires_grad)
 
 
-def eye(n, m=None, dtype=None, device=None):
-    return _wrap(_C.ct_tensor_eye(n, -1 if m is None else m, (dtype or get_default_dtype()).code, _device_arg(device)))
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    t = _wrap(_C.ct_tensor_eye(n, -1 if m is None else m, (dtype or get_default_dtype()).code, _device_arg(device)))
+    return _requires_grad(t, requires_grad)
 
 
 # ---- functions mirroring the methods ----

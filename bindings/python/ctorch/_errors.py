@@ -18,8 +18,9 @@ class Error(Exception):
         self.status_name = _C.ct_status_name(status)
 
 
-class InvalidArgumentError(Error, builtins.ValueError):
-    pass
+class InvalidArgumentError(Error, builtins.ValueError, builtins.RuntimeError):
+    """torch raises ValueError for some invalid arguments and RuntimeError for others (autograd's
+    refusals: backward twice, in-place on a leaf, a changed saved tensor), so it is both."""
 
 
 class ShapeError(Error, builtins.RuntimeError):

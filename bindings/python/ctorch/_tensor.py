@@ -2,11 +2,12 @@
 
 import builtins
 import numbers
+import weakref
 
 from . import _C
 from . import _dtype as _d
 
-__all__ = ["Tensor", "Size", "device"]
+__all__ = ["Tensor", "Size", "device", "Node", "RemovableHandle"]
 
 _new = object.__new__
 _release = _C.ct_tensor_release
@@ -17,6 +18,18 @@ def _wrap(handle):
     t = _new(Tensor)
     t._h = handle
     return t
+
+
+def _borrowed(handle):
+    """A Tensor for a handle the library lends to a callback: it takes its own reference."""
+    _C.ct_tensor_retain(handle)
+    return _wrap(handle)
+
+
+def _new_reference(t):
+    """t's handle with one more reference, for the library to take over (a callback's result)."""
+    _C.ct_tensor_retain(t._h)
+    return t._h
 
 
 def _handle(x):
@@ -292,7 +305,9 @@ class Tensor:
     def __rpow__(self, other):
         if not _is_number(other):
             return NotImplemented
-        return full((), other) ** self  # a 0-dim tensor promotes like the number in these cases
+        # A 0-dim tensor promotes like the number in these cases. A float64 exponent gets a float64
+        # base: the gradient takes the base's log, which a float32 base would round.
+        return full((), other, dtype=_d.float64 if self.dtype is _d.float64 else None) ** self
 
     def __rtruediv__(self, other):
         if not _is_number(other):
@@ -487,6 +502,71 @@ class Tensor:
     def addmm(self, mat1, mat2, beta=1, alpha=1):
         return _wrap(_C.ct_tensor_addmm(self._h, _handle(mat1), _handle(mat2), beta, alpha))
 
+    # ---- autograd ----
+    @property
+    def requires_grad(self):
+        return builtins.bool(_C.ct_tensor_requires_grad(self._h))
+
+    @requires_grad.setter
+    def requires_grad(self, requires_grad):
+        _C.ct_tensor_set_requires_grad(self._h, builtins.int(builtins.bool(requires_grad)))
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return builtins.bool(_C.ct_tensor_is_leaf(self._h))
+
+    @property
+    def grad(self):
+        """The gradient backward accumulated here; None until then (non-leaves: see retain_grad)."""
+        h = _C.ct_tensor_grad(self._h)
+        return _wrap(h) if h else None
+
+    @grad.setter
+    def grad(self, grad):
+        _C.ct_tensor_set_grad(self._h, None if grad is None else _handle(grad))
+
+    @grad.deleter
+    def grad(self):
+        _C.ct_tensor_set_grad(self._h, None)
+
+    @property
+    def grad_fn(self):
+        """The operation that made this tensor (a Node), or None for a leaf."""
+        name = _C.ct_tensor_grad_fn_name(self._h)
+        return None if name is None else Node(name)
+
+    def retain_grad(self):
+        _C.ct_tensor_retain_grad(self._h)
+
+    def detach(self):
+        return _wrap(_C.ct_tensor_detach(self._h))
+
+    def is_inference(self):
+        return builtins.bool(_C.ct_tensor_is_inference(self._h))
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False):
+        from . import autograd  # imported here: autograd imports this module
+
+        autograd.backward(self, gradient, retain_graph, create_graph)
+
+    def register_hook(self, hook):
+        """Runs hook(grad) each time a gradient for this tensor is computed; a Tensor it returns
+        replaces the gradient. An exception it raises stops backward and comes out of it as is."""
+        def call(handle):
+            result = hook(_borrowed(handle))
+            if result is None:
+                return None
+            if not isinstance(result, Tensor):
+                raise TypeError(f"register_hook: the hook returned a value of type {type(result).__name__}. "
+                                "Return a Tensor to replace the gradient, or None to keep it")
+            return _new_reference(result)
+
+        return RemovableHandle(self, _C.ct_py_register_hook(self._h, call))
+
     # ---- indexing: ints, slices, None and Ellipsis give views ----
     def __getitem__(self, index):
         if not isinstance(index, tuple):
@@ -520,6 +600,47 @@ class Tensor:
         target.copy_(value)
 
 
+class Node:
+    """A tensor's grad_fn: the recorded operation that made it, which backward runs in reverse."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def name(self):
+        """The node's name, as ctorch calls it: "MulBackward", "MyFunctionBackward"."""
+        return self._name
+
+    def __repr__(self):
+        return f"<{self._name} object at {id(self):#x}>"
+
+
+class RemovableHandle:
+    """What register_hook returns: remove() takes the hook off again (idempotent, also with `with`)."""
+
+    __slots__ = ("_tensor", "id")
+
+    def __init__(self, tensor, hook_id):
+        # A weak reference, as torch's handle: holding a hook's handle must not keep the tensor (and
+        # through its grad_fn the whole graph) alive. The C ABI removes a hook through its tensor, so
+        # remove() acts while this Tensor object lives; after that the hook goes with its graph.
+        self._tensor = weakref.ref(tensor)
+        self.id = hook_id
+
+    def remove(self):
+        tensor = self._tensor() if self._tensor is not None else None
+        self._tensor = None
+        if tensor is not None:
+            _C.ct_tensor_remove_hook(tensor._h, self.id)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
 class _ArrayView:
     """What numpy sees: the array interface, plus the tensor it keeps alive."""
 
@@ -536,22 +657,25 @@ def _call(name, *args, **kwargs):
     return ops.call(name, *args, **kwargs)
 
 
-def full(size, fill_value, dtype=None, device=None):
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if isinstance(size, numbers.Integral):
         size = (size,)
     if dtype is None:
         dtype = (_d.bool if isinstance(fill_value, builtins.bool)
                  else _d.int64 if isinstance(fill_value, numbers.Integral) else _d.get_default_dtype())
-    return _wrap(_C.ct_tensor_full(tuple(size), fill_value, dtype.code, None if device is None else str(device)))
+    t = _wrap(_C.ct_tensor_full(tuple(size), fill_value, dtype.code, None if device is None else str(device)))
+    return t.requires_grad_() if requires_grad else t
 
 
 def where(condition, input, other):
-    return _wrap(_C.ct_tensor_where(_handle(condition), _as_tensor(input), _as_tensor(other)))
+    # The Tensors stay referenced here until the call returns: a number's 0-dim tensor has no other owner.
+    input, other = _as_tensor(input), _as_tensor(other)
+    return _wrap(_C.ct_tensor_where(_handle(condition), input._h, other._h))
 
 
 def _as_tensor(x):
     if isinstance(x, Tensor):
-        return x._h
+        return x
     if _is_number(x):  # a 0-dim int64/float32/bool tensor: promotes like the number in nearly all cases
-        return full((), x)._h
+        return full((), x)
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")

@@ -10,10 +10,11 @@ import pytest
 ctorch = pytest.importorskip("ctorch")
 
 STUB = os.path.join(os.path.dirname(ctorch.__file__), "__init__.pyi")
+AUTOGRAD_STUB = os.path.join(os.path.dirname(ctorch.__file__), "autograd.pyi")
 
 
-def stub_names():
-    tree = ast.parse(open(STUB).read())
+def stub_names(path=STUB):
+    tree = ast.parse(open(path).read())
     top, tensor = set(), set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -50,3 +51,11 @@ def test_stubbed_functions_exist():
     absent = [n for n in absent if not n.startswith("_")]
     assert not absent, f"stubbed but missing at run time: {absent}"
     assert not sorted(m for m in tensor if not hasattr(ctorch.Tensor, m))
+
+
+def test_autograd_stub_matches_the_module():
+    top, _ = stub_names(AUTOGRAD_STUB)
+    missing = sorted(set(ctorch.autograd.__all__) - top)
+    assert not missing, f"add these to ctorch/autograd.pyi: {missing}"
+    absent = sorted(n for n in top if not n.startswith("_") and not hasattr(ctorch.autograd, n))
+    assert not absent, f"stubbed but missing at run time: {absent}"
