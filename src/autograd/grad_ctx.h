@@ -3,7 +3,7 @@
 // Note [Derivatives beside operators]
 // An operator's derivative is defined in the same file as its forward, registered with
 // OpBuilder::derivative(fn, saves). fn receives a GradCtx: the gradient of each result, the
-// arguments of the forward call (tensors only where `saves` asked for them, their sizes and dtypes
+// arguments of the forward call (tensors only where `saves` asked for them, their sizes
 // always), and set() for each input's gradient. set() sums a broadcast gradient back to the
 // input's sizes and converts it to the input's dtype, so formulas are written for the broadcast
 // result. Formulas use operators, not raw loops: run while backward is recorded (create_graph),
@@ -29,9 +29,8 @@ class GradCtx {
   Tensor result() const;
   /// A non-tensor argument as the call passed it (None for an omitted optional).
   const Value& arg(size_t i) const;
-  /// Sizes and dtype of tensor argument i (element j of a tensor list).
+  /// Sizes of tensor argument i (element j of a tensor list).
   IntArrayRef sizes(size_t arg, size_t j = 0) const;
-  DType dtype(size_t arg, size_t j = 0) const;
   size_t list_size(size_t arg) const;
   /// Whether tensor argument i (element j of a list) needs a gradient; skip work when not.
   bool needs(size_t arg, size_t j = 0) const;

@@ -60,7 +60,6 @@ class AccumulateGrad final : public Node {
   std::string name() const override { return "AccumulateGrad"; }
   std::vector<Tensor> apply(std::vector<Tensor>& grads) override;
   void run_pre_hooks(std::vector<Tensor>& grads) override;
-  const Tensor& leaf() const { return leaf_; }
 
  private:
   Tensor leaf_;

@@ -81,7 +81,6 @@ Tensor GradCtx::result() const {
 }
 const Value& GradCtx::arg(size_t i) const { return node_.args[i]; }
 IntArrayRef GradCtx::sizes(size_t arg, size_t j) const { return node_.inputs[node_.slots[arg].first + j].sizes; }
-DType GradCtx::dtype(size_t arg, size_t j) const { return node_.inputs[node_.slots[arg].first + j].dtype; }
 size_t GradCtx::list_size(size_t arg) const { return node_.slots[arg].count; }
 bool GradCtx::needs(size_t arg, size_t j) const { return node_.next_edges[node_.slots[arg].first + j].valid(); }
 
