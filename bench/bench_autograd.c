@@ -12,55 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_timing.h"
 #include "ctorch.h"
 #ifdef CTORCH_BENCH_LIBTORCH
 #include "libtorch_anchor.h"
 #endif
 
 #define REPS 15
-
-static void fail(const char* what, ct_status s) {
-  fprintf(stderr, "bench_autograd: %s failed: %s: %s\n", what, ct_status_name(s), ct_last_error());
-  exit(1);
-}
-#define CHECK(call)                   \
-  do {                                \
-    ct_status s_ = (call);            \
-    if (s_ != CT_OK) fail(#call, s_); \
-  } while (0)
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void* x, const void* y) {
-  double a = *(const double*)x, b = *(const double*)y;
-  return (a > b) - (a < b);
-}
-
-static double median(double* t, int n) {
-  qsort(t, (size_t)n, sizeof t[0], cmp_double);
-  return t[n / 2];
-}
-
-/* Median seconds per call of ct(ctx) and of anchor(ctx) (NULL: none), timed alternately. */
-static void median_pair(void (*ct)(void*), void (*anchor)(void*), void* ctx, double* ct_s, double* anchor_s) {
-  double tc[REPS], ta[REPS];
-  ct(ctx);
-  if (anchor) anchor(ctx);
-  for (int i = 0; i < REPS; ++i) {
-    double t0 = now_s();
-    ct(ctx);
-    double t1 = now_s();
-    if (anchor) anchor(ctx);
-    tc[i] = t1 - t0;
-    ta[i] = now_s() - t1;
-  }
-  *ct_s = median(tc, REPS);
-  *anchor_s = anchor ? median(ta, REPS) : 0.0;
-}
 
 /* A float32 tensor of the given sizes filled with a fixed pseudo-random pattern in [-scale, scale]. */
 static ct_tensor* pattern_tensor(const int64_t* sizes, size_t ndim, float scale, float** data_out) {
@@ -188,7 +146,7 @@ int main(void) {
     anchor = lt_small_job;
 #endif
     double ct_s, lt_s;
-    median_pair(ct_small_steps, anchor, &j, &ct_s, &lt_s);
+    median_pair(ct_small_steps, anchor, &j, 1, REPS, &ct_s, &lt_s);
     const double ct_us = ct_s / j.iters * 1e6;
     print_row("A1", "(x*w+b).sum() fwd+bwd, 1-elem float32", "us/step", ct_us, lt_s / j.iters * 1e6, "<= 6 us",
               ct_us <= 6.0);
@@ -226,7 +184,7 @@ int main(void) {
       free(data);
     }
     double ct_s, lt_s;
-    median_pair(ct_mlp_step, anchor, &j, &ct_s, &lt_s);
+    median_pair(ct_mlp_step, anchor, &j, 1, REPS, &ct_s, &lt_s);
     print_row("A2", "MLP 784-256-128-10 b64 fwd+bwd, float32", "ms/step", ct_s * 1e3, lt_s * 1e3,
               "ratio >= 1.00", lt_s == 0 || lt_s >= ct_s);
     ct_tensor_release(j.x);

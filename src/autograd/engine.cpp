@@ -19,7 +19,7 @@ namespace ct::autograd {
 namespace {
 
 struct Task {
-  int deps = 0;
+  int deps = 0;  // edges into the node not yet ordered
   bool needed = true;  // leads to a captured gradient (autograd.grad), or always (backward)
   bool feeds = true;   // some node after it is needed: apply must run
   std::vector<Tensor> buffer;  // incoming gradient per forward output
@@ -76,17 +76,13 @@ std::vector<Tensor> execute(const std::vector<Edge>& roots, std::vector<Tensor>&
       if (fresh) stack.push_back(e.fn.get());
     }
   }
-  // Kahn's order over a copy of the counts.
+  // Kahn's order; the counts are not needed afterwards.
   std::vector<Node*> order;
-  {
-    std::unordered_map<Node*, int> left;
-    for (Node* n : all) left[n] = tasks[n].deps;
-    for (Node* n : all)
-      if (left[n] == 0) order.push_back(n);
-    for (size_t i = 0; i < order.size(); ++i)
-      for (const Edge& e : order[i]->next_edges)
-        if (e.valid() && --left[e.fn.get()] == 0) order.push_back(e.fn.get());
-  }
+  for (Node* n : all)
+    if (tasks[n].deps == 0) order.push_back(n);
+  for (size_t i = 0; i < order.size(); ++i)
+    for (const Edge& e : order[i]->next_edges)
+      if (e.valid() && --tasks[e.fn.get()].deps == 0) order.push_back(e.fn.get());
   std::vector<Tensor> result(captured.size());
   const bool capturing = !captured.empty();
   if (capturing) {

@@ -10,6 +10,7 @@
 // they record themselves, which is what makes second derivatives work.
 #pragma once
 
+#include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/value.h"
 
@@ -46,5 +47,7 @@ class GradCtx {
 
 /// g summed over the dims it gained or broadcast from size 1, to have sizes `to`.
 Tensor sum_to(const Tensor& g, IntArrayRef to);
+/// g * s, without the multiplication when s is 1 (alpha and beta arguments).
+Tensor scaled(const Tensor& g, const Scalar& s);
 
 }  // namespace ct::autograd

@@ -65,6 +65,8 @@ Tensor sum_to(const Tensor& g, IntArrayRef to) {
   return r->sizes().equals(to) ? r : ops::reshape(r, to);
 }
 
+Tensor scaled(const Tensor& g, const Scalar& s) { return s.equals(1.0) ? g : ops::mul(g, s); }
+
 const Tensor& GradCtx::grad(size_t i) {
   if (!grads_[i].defined()) grads_[i] = zeros_for(node_.outputs[i]);
   return grads_[i];
@@ -131,7 +133,9 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
   node->args.resize(f.nargs);
   node->slots.resize(f.nargs);
   node->saved.resize(f.nargs);
-  node->lists.reserve(f.nargs);
+  size_t n_lists = 0;  // reserved up front: args[i] points into lists
+  for (size_t i = 0; i < f.nargs; ++i) n_lists += f.args[i].kind() == Value::Kind::IntList;
+  node->lists.reserve(n_lists);
   auto add_input = [&](const TensorImpl& t, Edge e) {
     node->next_edges.push_back(std::move(e));
     node->inputs.push_back(OutputInfo{DimVector(t.sizes()), t.dtype(), t.device()});

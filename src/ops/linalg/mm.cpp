@@ -105,7 +105,7 @@ using autograd::GradCtx;
 Tensor t2(const Tensor& m) { return transpose(m, -2, -1); }
 
 // The products' gradients for the matrices at arguments a and a + 1, scaled by alpha.
-Tensor scaled(const Tensor& t, const Scalar& s) { return s.equals(1.0) ? t : mul(t, s); }
+using autograd::scaled;
 
 template <Tensor (*Product)(const Tensor&, const Tensor&)>
 void product_backward(GradCtx& c, size_t a, const Scalar& alpha) {

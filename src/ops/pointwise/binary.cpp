@@ -19,8 +19,7 @@ enum class Rule { Promote, TrueDivide, Compare };
 
 template <typename T> using M = opmath_t<T>;
 using autograd::GradCtx;
-
-Tensor scaled(const Tensor& g, const Scalar& s) { return s.equals(1.0) ? g : ops::mul(g, s); }
+using autograd::scaled;
 
 // t with zeros where mask holds.
 Tensor zero_where(const Tensor& mask, const Tensor& t) {

@@ -206,29 +206,7 @@ OpBuilder define_reduction(Registry& r, const std::string& schema) {
 // ---- Derivatives of sum, mean, prod, amax, amin (self, dim, keepdim).
 using autograd::GradCtx;
 
-// t (shaped like the result) broadcast back over the input's sizes.
-Tensor expand_back(GradCtx& c, const char* op, Tensor t) {
-  const IntArrayRef in = c.sizes(0);
-  bool all = false;
-  const uint64_t mask = reduced_mask(op, c.arg(1), static_cast<int64_t>(in.size()), &all);
-  if (!c.arg(2).to_bool())
-    for (size_t d = 0; d < in.size(); ++d)
-      if (mask >> d & 1) t = unsqueeze(t, static_cast<int64_t>(d));
-  return expand(t, in);
-}
-
-// How many input elements each result element reduces.
-int64_t group_size(GradCtx& c, const char* op) {
-  const IntArrayRef in = c.sizes(0);
-  bool all = false;
-  const uint64_t mask = reduced_mask(op, c.arg(1), static_cast<int64_t>(in.size()), &all);
-  int64_t n = 1;
-  for (size_t d = 0; d < in.size(); ++d)
-    if (mask >> d & 1) n *= in[d];
-  return n;
-}
-
-// The reduced dims as a list, to reduce again with keepdim.
+// The reduced dims of the input, as the forward saw them.
 DimVector reduced_dims(GradCtx& c, const char* op) {
   const IntArrayRef in = c.sizes(0);
   bool all = false;
@@ -237,6 +215,20 @@ DimVector reduced_dims(GradCtx& c, const char* op) {
   for (size_t d = 0; d < in.size(); ++d)
     if (mask >> d & 1) dims.push_back(static_cast<int64_t>(d));
   return dims;
+}
+
+// t (shaped like the result) broadcast back over the input's sizes.
+Tensor expand_back(GradCtx& c, const char* op, Tensor t) {
+  if (!c.arg(2).to_bool())
+    for (int64_t d : reduced_dims(c, op)) t = unsqueeze(t, d);
+  return expand(t, c.sizes(0));
+}
+
+// How many input elements each result element reduces.
+int64_t group_size(GradCtx& c, const char* op) {
+  int64_t n = 1;
+  for (int64_t d : reduced_dims(c, op)) n *= c.sizes(0)[static_cast<size_t>(d)];
+  return n;
 }
 
 void sum_backward(GradCtx& c) { c.set(0, expand_back(c, "sum", c.grad())); }
