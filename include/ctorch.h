@@ -219,6 +219,38 @@ CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_
  */
 CT_API CT_NODISCARD ct_status ct_metric_get(const char* name, int64_t* out);
 
+/* ---- Library: logging ---- */
+
+/* Message levels. Values are fixed forever. */
+typedef enum ct_log_level { CT_LOG_DEBUG = 0, CT_LOG_INFO = 1, CT_LOG_WARNING = 2, CT_LOG_ERROR = 3 } ct_log_level;
+
+/* Receives one message (borrowed, valid during the call only, no trailing newline). Called on the
+ * thread that logs, possibly from several threads at once; it may call any ctorch function. */
+typedef void (*ct_log_fn)(void* user_data, ct_log_level level, const char* message);
+
+/*
+ * ct_set_log_handler - route the library's messages to fn.
+ *
+ * ctorch never writes to stdout. Without a handler, messages at or above the level threshold go to
+ * stderr as "[ctorch warning] ...". Warnings include nondeterministic operators under
+ * ct_use_deterministic_algorithms(1, 1), reported once per operator and device.
+ * Replaces any previous handler; its destroy(user_data) runs once no call to it is in flight.
+ * fn NULL restores stderr (then user_data and destroy are ignored). A handler still installed when
+ * the process ends is not destroyed.
+ *
+ * Returns CT_OK. Threads: any thread. Since 0.3. See also ct_set_log_level.
+ */
+CT_API CT_NODISCARD ct_status ct_set_log_handler(ct_log_fn fn, void* user_data, ct_destroy_fn destroy);
+
+/*
+ * ct_set_log_level / ct_get_log_level - the lowest level delivered (default CT_LOG_WARNING).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a value outside ct_log_level.
+ * Threads: any thread; process-wide. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_set_log_level(ct_log_level level);
+CT_API ct_log_level ct_get_log_level(void);
+
 /* ---- Dtypes, devices, scalars ---- */
 
 /* Element types. Values are fixed forever; new dtypes are appended. */

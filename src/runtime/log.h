@@ -1,0 +1,19 @@
+// log.h - the library's one way to say something: a level and a message to the installed sink.
+#pragma once
+
+#include <string>
+
+namespace ct::runtime {
+
+/// Values equal ct_log_level's.
+enum class LogLevel : int { Debug = 0, Info = 1, Warning = 2, Error = 3 };
+
+/// Sends message to the handler (ct_set_log_handler), or to stderr without one, when level is at
+/// least the threshold (ct_set_log_level). Never writes to stdout.
+void log(LogLevel level, const std::string& message);
+/// Whether a message at level would be delivered; lets callers skip building it.
+bool log_enabled(LogLevel level);
+/// Logs message at Warning the first time key is seen in this process, and only then.
+void warn_once(const std::string& key, const std::string& message);
+
+}  // namespace ct::runtime
