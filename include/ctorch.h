@@ -57,14 +57,14 @@ extern "C" {
 /* ---- Versions ---- */
 
 #define CT_VERSION_MAJOR 0
-#define CT_VERSION_MINOR 2
+#define CT_VERSION_MINOR 3
 #define CT_VERSION_PATCH 0
-#define CT_VERSION_STRING "0.2.0"
+#define CT_VERSION_STRING "0.3.0"
 /* Raised whenever a program built against this header could misbehave with an older library. */
 #define CT_ABI_VERSION 1
 
 /*
- * ct_version - the library's version string, e.g. "0.2.0".
+ * ct_version - the library's version string, e.g. "0.3.0".
  *
  * The string is static: valid for the life of the process. Since 0.1.
  */
@@ -276,7 +276,8 @@ CT_API const char* ct_dtype_name(ct_dtype dtype);
 CT_API size_t ct_dtype_itemsize(ct_dtype dtype);
 
 /* Device types. A device is a type plus an index ("cuda:1"). Strings name devices in arguments:
- * "cpu", "meta" (shapes and dtypes only, no data), "cuda", "cuda:N". NULL means "cpu". */
+ * "cpu", "meta" (shapes and dtypes only, no data), "cuda", "cuda:N". In factories NULL means this
+ * thread's default device (ct_set_default_device: "cpu" unless changed). */
 typedef enum ct_device_type { CT_DEVICE_CPU = 0, CT_DEVICE_CUDA = 1, CT_DEVICE_META = 2 } ct_device_type;
 
 /* A number argument: kind says which field holds it. Python's rule applies to promotion: an
@@ -416,6 +417,301 @@ CT_API CT_NODISCARD ct_status ct_tensor_linspace(double start, double end, int64
  */
 CT_API CT_NODISCARD ct_status ct_tensor_eye(int64_t n, int64_t m, ct_dtype dtype, const char* device,
                                             ct_tensor** out);
+
+/* ---- Runtime switches: determinism ---- */
+
+/*
+ * ct_use_deterministic_algorithms - the deterministic-algorithms switch (torch.use_deterministic_algorithms).
+ *
+ * mode nonzero turns it on. Then every operator kernel that may give different results run to run
+ * (one that accumulates with atomic operations; each kernel declares this, and
+ * ct_op_registry_json reports it per device) fails with CT_ERROR_NONDETERMINISTIC naming the
+ * operator and the device, or, with warn_only nonzero, runs after one CT_LOG_WARNING per operator
+ * and device (see ct_set_log_handler). Kernels with a deterministic alternative take it instead.
+ * While the switch is on, ct_tensor_empty (and the "empty" operator) fill new memory with NaN for
+ * floating dtypes and the largest value for integral ones, so reads of uninitialized memory are
+ * reproducible. mode 0 turns it off (warn_only is then ignored).
+ *
+ * What is reproducible anyway: every CPU kernel of this release gives the same bits run to run;
+ * reductions, random numbers and elementwise operators also for any thread count; matrix products
+ * (OpenBLAS) for a fixed thread count.
+ *
+ * The switch is one process-wide atomic value read by all the getters below, so they always
+ * agree: enabled and warn-only are debug modes 2 and 1.
+ *
+ * Returns CT_OK. Threads: any thread; takes effect for calls that start afterwards. Since 0.3.
+ * See also ct_set_deterministic_debug_mode, ct_library_set_determinism.
+ */
+CT_API CT_NODISCARD ct_status ct_use_deterministic_algorithms(int mode, int warn_only);
+
+/* 1 when the switch is on (warn-only or not), else 0. Since 0.3. */
+CT_API int ct_are_deterministic_algorithms_enabled(void);
+/* 1 when the switch is on in warn-only mode, else 0. Since 0.3. */
+CT_API int ct_is_deterministic_algorithms_warn_only_enabled(void);
+
+/*
+ * ct_get_deterministic_debug_mode / ct_set_deterministic_debug_mode - the same switch as one
+ * number, as torch.set_deterministic_debug_mode: 0 off, 1 warn (on, warn-only), 2 error (on).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a mode outside 0..2. Since 0.3.
+ */
+CT_API int32_t ct_get_deterministic_debug_mode(void);
+CT_API CT_NODISCARD ct_status ct_set_deterministic_debug_mode(int32_t mode);
+
+/* ---- Runtime switches: defaults and precision ---- */
+
+/*
+ * ct_set_default_dtype / ct_get_default_dtype - the default floating dtype (torch.set_default_dtype).
+ *
+ * Used where a call gives no dtype: floating factories ("zeros", "rand", ... through ct_op_call
+ * with dtype None), a float number combined with an integral tensor (an int64 tensor plus 0.5),
+ * and the result of floating operators on integral inputs (exp, true division). The typed
+ * ct_tensor_* factories always take an explicit dtype; pass ct_get_default_dtype() there.
+ * Process-wide; CT_FLOAT32 at start.
+ *
+ * Returns CT_OK; CT_ERROR_DTYPE for anything but CT_FLOAT32 or CT_FLOAT64; CT_ERROR_INVALID_ARGUMENT
+ * for a value outside ct_dtype. Threads: any thread. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_set_default_dtype(ct_dtype dtype);
+CT_API ct_dtype ct_get_default_dtype(void);
+
+/*
+ * ct_set_default_device - the device this thread's factories use when given none (device NULL).
+ *
+ * Per thread: other threads keep theirs. NULL resets it to "cpu". The device is checked when a
+ * factory runs (CT_ERROR_DEVICE then, when it has no backend). A device context
+ * (ct_device_push) takes precedence while it is open.
+ *
+ *   device  borrowed: "cpu", "meta", "cuda", "cuda:N", or NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for an unparsable device string. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_set_default_device(const char* device);
+
+/*
+ * ct_get_default_device - the device a factory without a device would use now on this thread:
+ * the innermost open device context, else the thread's default device.
+ *
+ *   type, index  filled (index -1 for cpu and meta).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT when type or index is NULL. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_get_default_device(ct_device_type* type, int32_t* index);
+
+/*
+ * ct_device_push / ct_device_pop - open and close a device context on this thread (Python's
+ * `with ctorch.device("meta"):`). While open, it is the default device of factories on this
+ * thread, over ct_set_default_device; contexts nest, the innermost wins.
+ *
+ *   device  borrowed; not NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  ct_device_push: device NULL or unparsable. ct_device_pop: no context
+ *                              is open on this thread
+ * Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_device_push(const char* device);
+CT_API CT_NODISCARD ct_status ct_device_pop(void);
+
+/*
+ * ct_set_float32_matmul_precision / ct_get_float32_matmul_precision - how float32 matrix products
+ * may trade precision for speed (torch.set_float32_matmul_precision).
+ *
+ * "highest" (the default) computes in float32; "high" allows TF32 (or bfloat16x3) on CUDA;
+ * "medium" also allows bfloat16. CPU kernels always compute in float32; the setting is recorded
+ * and reported there. Process-wide.
+ *
+ *   precision  borrowed. The getter returns a static string.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or another string. Threads: any thread.
+ * Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_set_float32_matmul_precision(const char* precision);
+CT_API const char* ct_get_float32_matmul_precision(void);
+
+/* ---- Random numbers: generators ---- */
+
+/*
+ * A generator is the state of a counter-based Philox4x32-10 stream: a 64-bit seed and an offset
+ * (the next unused 128-bit block of the stream). Every random operator reserves the blocks it
+ * needs and computes element i (row-major order of its result) from block offset + i / E alone,
+ * where E is the number of values per block (4 for 32-bit and 16-bit dtypes, 2 for 64-bit ones).
+ * So one seed gives the same numbers for every thread count, and (once a device backend that
+ * follows this numbering is loaded) on every device.
+ *
+ * Each device has a default generator, used when an operator is passed none (NULL); its seed is
+ * 67280421310721 until ct_manual_seed. A generator is safe to use from several threads at once;
+ * the numbers then depend on the order in which the calls reserve their blocks.
+ */
+typedef struct ct_generator ct_generator;
+
+/* Bytes of a generator's state (ct_generator_get_state). */
+#define CT_GENERATOR_STATE_SIZE 24
+
+/*
+ * ct_manual_seed - seed every device's default generator (torch.manual_seed), rewinding its offset
+ * to 0. Returns CT_OK. Threads: any thread. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_manual_seed(uint64_t seed);
+
+/*
+ * ct_initial_seed - the seed of the CPU default generator (torch.initial_seed).
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT when out is NULL. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_initial_seed(uint64_t* out);
+
+/*
+ * ct_generator_create - a new generator for a device (torch.Generator(device)), seeded with
+ * 67280421310721 at offset 0.
+ *
+ *   device  borrowed; NULL means "cpu".
+ *   out     on CT_OK, a new generator; end it with ct_generator_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out NULL, or an unparsable device
+ *   CT_ERROR_DEVICE            a device without random number support in this process ("meta")
+ * Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_generator_create(const char* device, ct_generator** out);
+
+/*
+ * ct_default_generator - a reference to a device's default generator (torch.default_generator).
+ * Seeding it through this handle seeds what operators use when passed no generator.
+ *
+ *   device  borrowed; NULL means "cpu".
+ *   out     on CT_OK, a new reference; end it with ct_generator_release (the default generator
+ *           itself lives until the process ends).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for out NULL or a bad device string; CT_ERROR_DEVICE
+ * for a device without random number support. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_default_generator(const char* device, ct_generator** out);
+
+/* ct_generator_release - drop a reference; NULL is a no-op. Since 0.3. */
+CT_API void ct_generator_release(ct_generator* g);
+
+/*
+ * Generator state: ct_generator_manual_seed (seed, and rewind the offset to 0),
+ * ct_generator_initial_seed, ct_generator_get_offset and ct_generator_set_offset (in 128-bit
+ * blocks; setting an earlier offset replays the stream from there).
+ *
+ *   g    borrowed.  out  filled on CT_OK.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released g, or a NULL out. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_generator_manual_seed(ct_generator* g, uint64_t seed);
+CT_API CT_NODISCARD ct_status ct_generator_initial_seed(const ct_generator* g, uint64_t* out);
+CT_API CT_NODISCARD ct_status ct_generator_get_offset(const ct_generator* g, uint64_t* out);
+CT_API CT_NODISCARD ct_status ct_generator_set_offset(ct_generator* g, uint64_t offset);
+
+/*
+ * ct_generator_get_state / ct_generator_set_state - checkpoint and restore a generator
+ * (torch.Generator.get_state / set_state): CT_GENERATOR_STATE_SIZE bytes, holding a format tag, the
+ * seed and the offset, little-endian, the same on every platform. A state may be set into any
+ * generator of the same device type.
+ *
+ *   g      borrowed.
+ *   state  filled (get) or borrowed (set); n must be CT_GENERATOR_STATE_SIZE.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  g NULL or released, state NULL, or n is not CT_GENERATOR_STATE_SIZE
+ *   CT_ERROR_FORMAT            set: the bytes are not a state get wrote (g is left unchanged)
+ * Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_generator_get_state(const ct_generator* g, uint8_t* state, size_t n);
+CT_API CT_NODISCARD ct_status ct_generator_set_state(ct_generator* g, const uint8_t* state, size_t n);
+
+/* ---- Random numbers: operators ---- */
+
+/*
+ * Random tensors. Each draws from gen, or from the default generator of the result's device when
+ * gen is NULL, and advances it by the blocks it used. device NULL means this thread's default
+ * device (ct_set_default_device). On the meta device they compute sizes only and draw nothing.
+ *
+ *   ct_tensor_rand       uniform on [0, 1) (floating dtypes; 24 random bits for float32 and the
+ *                        16-bit floats' own mantissa widths, 53 for float64)
+ *   ct_tensor_randn      standard normal (Box-Muller; floating dtypes)
+ *   ct_tensor_randint    integers uniform on [low, high) (any numeric dtype holding the range)
+ *   ct_tensor_randperm   a random permutation of 0 .. n-1
+ *
+ *   sizes, device  borrowed.   gen  borrowed, may be NULL.
+ *   out            on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out NULL, sizes NULL with ndim > 0, a negative size, low >= high,
+ *                              n < 0, a range or n that dtype does not hold exactly, a released gen
+ *   CT_ERROR_DTYPE             an integral dtype for rand or randn
+ *   CT_ERROR_DEVICE            gen belongs to another device type, or the device has no backend
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Threads: any thread. Determinism: bitwise for any thread count. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_rand(const int64_t* sizes, size_t ndim, ct_dtype dtype, const char* device,
+                                             ct_generator* gen, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_randn(const int64_t* sizes, size_t ndim, ct_dtype dtype, const char* device,
+                                              ct_generator* gen, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_randint(int64_t low, int64_t high, const int64_t* sizes, size_t ndim,
+                                                ct_dtype dtype, const char* device, ct_generator* gen,
+                                                ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_randperm(int64_t n, ct_dtype dtype, const char* device, ct_generator* gen,
+                                                 ct_tensor** out);
+
+/*
+ * In-place draws into self (borrowed; its version counter is bumped):
+ *   ct_tensor_uniform_    uniform on [from, to)       (floating self; finite from <= to)
+ *   ct_tensor_normal_     normal with mean and std     (floating self; finite mean, std >= 0)
+ *   ct_tensor_bernoulli_  1 with probability p, else 0 (any dtype; 0 <= p <= 1)
+ * A non-contiguous self gets the values a contiguous tensor of its sizes would. Like every in-place
+ * operator, they refuse a leaf that requires grad while grad mode is on; no gradient flows back
+ * through the values drawn.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULL or released self, bounds, released gen);
+ * CT_ERROR_DTYPE (integral self for uniform_ or normal_); CT_ERROR_DEVICE. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_uniform_(ct_tensor* self, double from, double to, ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_tensor_normal_(ct_tensor* self, double mean, double std, ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_tensor_bernoulli_(ct_tensor* self, double p, ct_generator* gen);
+
+/*
+ * ct_tensor_bernoulli - 1 with probability p[i], else 0, per element of the floating tensor p (the
+ * result has p's sizes and dtype).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULLs or a probability outside [0, 1] (the message
+ * gives the first one and its index); CT_ERROR_DTYPE for an integral p; CT_ERROR_DEVICE. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_bernoulli(const ct_tensor* p, ct_generator* gen, ct_tensor** out);
+
+/*
+ * ct_tensor_multinomial - num_samples category indices (int64) per row of probs (1-D: one
+ * distribution; 2-D: one per row), drawn with probability proportional to the row's weights.
+ * Without replacement, the samples of a row are distinct and in the order drawn.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULLs, num_samples <= 0, a negative or non-finite weight, a row
+ *                              without positive weight, more samples than categories of positive
+ *                              weight without replacement
+ *   CT_ERROR_SHAPE             probs is not 1-D or 2-D, or has no categories
+ *   CT_ERROR_DTYPE             integral probs
+ * Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_multinomial(const ct_tensor* probs, int64_t num_samples, int replacement,
+                                                    ct_generator* gen, ct_tensor** out);
+
+/*
+ * ct_tensor_dropout - zero each element with probability p and scale the others by 1 / (1 - p)
+ * (torch.nn.functional.dropout); with train 0, a new reference to input itself.
+ *
+ * The result requires grad when input does; its gradient is the same mask and scale.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULLs or p outside [0, 1]; CT_ERROR_DTYPE for an
+ * integral input in training. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_dropout(const ct_tensor* input, double p, int train, ct_generator* gen,
+                                                ct_tensor** out);
 
 /* ---- Tensors: inspection ---- */
 
@@ -1019,6 +1315,30 @@ CT_API CT_NODISCARD ct_status ct_library_define(const char* schema);
  */
 CT_API CT_NODISCARD ct_status ct_library_impl(const char* name, const char* device, ct_kernel_fn fn,
                                               void* user_data, ct_destroy_fn destroy);
+
+/* How reproducible a kernel is. Values are fixed forever. */
+typedef enum ct_determinism {
+  CT_DETERMINISM_BITWISE = 0,       /* the same bits for the same inputs, whatever the thread count */
+  CT_DETERMINISM_DETERMINISTIC = 1, /* the same bits run to run on one configuration */
+  CT_DETERMINISM_ATOMIC = 2         /* may differ run to run (atomic accumulation) */
+} ct_determinism;
+
+/*
+ * ct_library_set_determinism - declare how reproducible an operator's C kernel for a device is.
+ *
+ * Kernels from ct_library_impl start as CT_DETERMINISM_DETERMINISTIC. One declared
+ * CT_DETERMINISM_ATOMIC is refused (or warned about) under ct_use_deterministic_algorithms, and
+ * ct_op_registry_json reports the declaration.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  name or device NULL, an unknown or ambiguous name, a built-in
+ *                              operator, no kernel for the device yet, a value outside ct_determinism
+ *   CT_ERROR_DEVICE            an unknown device name
+ * Threads: as ct_library_impl. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_library_set_determinism(const char* name, const char* device,
+                                                         ct_determinism determinism);
 
 
 /* ---- Autograd: gradients ---- */

@@ -155,7 +155,7 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
     } else if (v.kind() == Value::Kind::IntList) {
       node->lists.emplace_back(v.int_list());
       node->args[i] = Value(node->lists.back().ref());
-    } else if (v.kind() != Value::Kind::String) {
+    } else if (v.kind() != Value::Kind::String && v.kind() != Value::Kind::Generator) {  // borrowed: not kept
       node->args[i] = v;
     }
   }

@@ -81,6 +81,8 @@ bool convert(const ct_value& v, const Argument& a, Value* out, std::string* why)
       if (kind != CT_VALUE_STRING || !v.str) return mismatch();
       *out = Value(v.str);
       return true;
+    case ArgType::Generator:  // boxed calls use the default generator: see ct_op_call
+      return mismatch();
   }
   return mismatch();
 }
@@ -117,6 +119,23 @@ std::vector<OperatorDef*> candidates(const std::string& name) {
     return op ? std::vector<OperatorDef*>{op} : std::vector<OperatorDef*>{};
   }
   return r.overloads(name);
+}
+
+// The one operator a ct_library_* call names; CT_ERROR_INVALID_ARGUMENT when none or several.
+OperatorDef& one_operator(const char* name, const char* fn) {
+  std::vector<OperatorDef*> ops = candidates(name);
+  CT_CHECK(ops.size() == 1, CT_ERROR_INVALID_ARGUMENT, fn, ": ", ops.empty() ? "no operator named '" : "several overloads named '",
+           name, ops.empty() ? "'. Define it first with ct_library_define" : "'. Name one as ns::op.overload");
+  return *ops[0];
+}
+
+// The backend key of a device string; CT_ERROR_DEVICE when it does not parse.
+DispatchKey backend_key_arg(const char* device, const char* fn) {
+  try {
+    return backend_key(parse_device(device));
+  } catch (const Error& e) {
+    fail(CT_ERROR_DEVICE, str(fn, ": ", e.message()));
+  }
 }
 
 void json_string(std::string& out, const std::string& s) {
@@ -170,6 +189,7 @@ void run_c_kernel(void* data, Frame& f) {
         c.kind = CT_VALUE_DEVICE, c.str = strings[i].c_str();
         break;
       case Value::Kind::String: c.kind = CT_VALUE_STRING, c.str = v.str(); break;
+      case Value::Kind::Generator: c.kind = CT_VALUE_NONE; break;  // ct_value has no generator field
     }
   }
   std::vector<ct_tensor*> outs(f.nouts, nullptr);
@@ -303,24 +323,32 @@ ct_status ct_library_define(const char* schema) {
 
 ct_status ct_library_impl(const char* name, const char* device, ct_kernel_fn fn, void* user_data, ct_destroy_fn destroy) {
   return capi::guard([&] {
-    CT_CHECK(name && device && fn, CT_ERROR_INVALID_ARGUMENT, "ct_library_impl: name, device and fn must not be NULL");
-    Registry& r = Registry::get();
-    std::vector<OperatorDef*> ops = candidates(name);
-    CT_CHECK(ops.size() == 1, CT_ERROR_INVALID_ARGUMENT, "ct_library_impl: ",
-             ops.empty() ? "no operator named '" : "several overloads named '", name,
-             ops.empty() ? "'. Define it first with ct_library_define" : "'. Name one as ns::op.overload");
-    Device d;
-    try {
-      d = parse_device(device);
-    } catch (const Error& e) {
-      fail(CT_ERROR_DEVICE, str("ct_library_impl: ", e.message()));
-    }
-    const DispatchKey key = backend_key(d);
-    CT_CHECK(!ops[0]->builtin || !ops[0]->kernel_keys().has(key), CT_ERROR_INVALID_ARGUMENT, "ct_library_impl: ",
-             ops[0]->full_name, " already has a built-in ", dispatch_key_name(key),
+    const char* f = "ct_library_impl";
+    CT_CHECK(name && device && fn, CT_ERROR_INVALID_ARGUMENT, f, ": name, device and fn must not be NULL");
+    OperatorDef& op = one_operator(name, f);
+    const DispatchKey key = backend_key_arg(device, f);
+    CT_CHECK(!op.builtin || !op.kernel_keys().has(key), CT_ERROR_INVALID_ARGUMENT, f, ": ", op.full_name,
+             " already has a built-in ", dispatch_key_name(key),
              " kernel, which C kernels do not replace. Register for a device without one, or define a new operator");
-    r.set_kernel(*ops[0], key, Kernel{run_c_kernel, new CKernel{fn, user_data, destroy}, destroy_c_kernel},
-                 Determinism::Deterministic);
+    Registry::get().set_kernel(op, key, Kernel{run_c_kernel, new CKernel{fn, user_data, destroy}, destroy_c_kernel},
+                               Determinism::Deterministic);
+  });
+}
+
+ct_status ct_library_set_determinism(const char* name, const char* device, ct_determinism determinism) {
+  return capi::guard([&] {
+    const char* f = "ct_library_set_determinism";
+    CT_CHECK(name && device, CT_ERROR_INVALID_ARGUMENT, f, ": name and device must not be NULL");
+    const int d = capi::raw_enum(determinism);
+    CT_CHECK(d >= CT_DETERMINISM_BITWISE && d <= CT_DETERMINISM_ATOMIC, CT_ERROR_INVALID_ARGUMENT, f, ": ", d,
+             " is not a ct_determinism. Pass CT_DETERMINISM_BITWISE, _DETERMINISTIC or _ATOMIC");
+    OperatorDef& op = one_operator(name, f);
+    const DispatchKey key = backend_key_arg(device, f);
+    CT_CHECK(!op.builtin, CT_ERROR_INVALID_ARGUMENT, f, ": ", op.full_name,
+             " is built in; its kernels declare their own determinism");
+    CT_CHECK(op.kernel_keys().has(key), CT_ERROR_INVALID_ARGUMENT, f, ": ", op.full_name, " has no ",
+             dispatch_key_name(key), " kernel. Register it with ct_library_impl first");
+    op.determinism[static_cast<int>(key)] = static_cast<Determinism>(d);
   });
 }
 

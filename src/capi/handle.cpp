@@ -58,6 +58,13 @@ Scalar scalar_arg(const ct_scalar* s, const char* fn, const char* arg) {
                                       ". Use CT_SCALAR_BOOL, CT_SCALAR_INT or CT_SCALAR_FLOAT"));
 }
 
+IntArrayRef sizes_arg(const int64_t* sizes, size_t ndim, const char* fn) {
+  CT_CHECK(sizes || ndim == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": sizes is NULL but ndim is ", ndim,
+           ". Pass an array of ndim sizes");
+  CT_CHECK(ndim <= kMaxDims, CT_ERROR_INVALID_ARGUMENT, fn, ": ndim ", ndim, " exceeds ", kMaxDims);
+  return IntArrayRef(sizes, ndim);
+}
+
 void require_out(const void* out, const char* fn, const char* arg) {
   CT_CHECK(out, CT_ERROR_INVALID_ARGUMENT, fn, ": out-parameter ", arg, " is NULL. Pass the address of a variable");
 }

@@ -14,6 +14,7 @@
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "ctorch.h"
+#include "runtime/defaults.h"
 
 struct ct_tensor {};  // never defined for real: a ct_tensor* is a TensorImpl* (DESIGN §3)
 
@@ -55,9 +56,13 @@ int raw_enum(const E& e) {
   return v;
 }
 inline DType dtype_arg(const ct_dtype& d) { return dtype_from_c(raw_enum(d)); }
+/// A device string from C; NULL is this thread's current device (see runtime::current_device).
+inline Device device_arg(const char* device) { return device ? parse_device(device) : runtime::current_device(); }
 
 /// The number a ct_scalar holds; CT_ERROR_INVALID_ARGUMENT when NULL or of an unknown kind.
 Scalar scalar_arg(const ct_scalar* s, const char* fn, const char* arg);
+/// sizes[0, ndim) as a list; CT_ERROR_INVALID_ARGUMENT naming fn when NULL with ndim > 0 or too long.
+IntArrayRef sizes_arg(const int64_t* sizes, size_t ndim, const char* fn);
 /// Raises CT_ERROR_INVALID_ARGUMENT when an out pointer is NULL.
 void require_out(const void* out, const char* fn, const char* arg);
 

@@ -8,16 +8,10 @@
 #include "ops/print.h"
 
 using namespace ct;
+using capi::sizes_arg;
 using capi::tensor_arg;
 
 namespace {
-
-IntArrayRef sizes_arg(const int64_t* sizes, size_t ndim, const char* fn) {
-  CT_CHECK(sizes || ndim == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": sizes is NULL but ndim is ", ndim,
-           ". Pass an array of ndim sizes");
-  CT_CHECK(ndim <= kMaxDims, CT_ERROR_INVALID_ARGUMENT, fn, ": ndim ", ndim, " exceeds ", kMaxDims);
-  return IntArrayRef(sizes, ndim);
-}
 
 // Runs body(t) for an inspection function: checks t and out, fills out.
 template <typename Out, typename F>
@@ -92,7 +86,7 @@ ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* s
 #define CT_SIZED_FACTORY(cname, op)                                                                         \
   ct_status cname(const int64_t* sizes, size_t ndim, ct_dtype dtype, const char* device, ct_tensor** out) { \
     return capi::tensor_result(out, #cname, [&] {                                                           \
-      return ops::op(sizes_arg(sizes, ndim, #cname), capi::dtype_arg(dtype), parse_device(device));           \
+      return ops::op(sizes_arg(sizes, ndim, #cname), capi::dtype_arg(dtype), capi::device_arg(device));           \
     });                                                                                                     \
   }
 CT_SIZED_FACTORY(ct_tensor_empty, empty)
@@ -104,24 +98,24 @@ ct_status ct_tensor_full(const int64_t* sizes, size_t ndim, const ct_scalar* val
                          ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_full", [&] {
     return ops::full(sizes_arg(sizes, ndim, "ct_tensor_full"), capi::scalar_arg(value, "ct_tensor_full", "value"),
-                     capi::dtype_arg(dtype), parse_device(device));
+                     capi::dtype_arg(dtype), capi::device_arg(device));
   });
 }
 
 ct_status ct_tensor_arange(double start, double end, double step, ct_dtype dtype, const char* device, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_arange",
-                             [&] { return ops::arange(start, end, step, capi::dtype_arg(dtype), parse_device(device)); });
+                             [&] { return ops::arange(start, end, step, capi::dtype_arg(dtype), capi::device_arg(device)); });
 }
 
 ct_status ct_tensor_linspace(double start, double end, int64_t steps, ct_dtype dtype, const char* device,
                              ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_linspace",
-                             [&] { return ops::linspace(start, end, steps, capi::dtype_arg(dtype), parse_device(device)); });
+                             [&] { return ops::linspace(start, end, steps, capi::dtype_arg(dtype), capi::device_arg(device)); });
 }
 
 ct_status ct_tensor_eye(int64_t n, int64_t m, ct_dtype dtype, const char* device, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_eye",
-                             [&] { return ops::eye(n, m, capi::dtype_arg(dtype), parse_device(device)); });
+                             [&] { return ops::eye(n, m, capi::dtype_arg(dtype), capi::device_arg(device)); });
 }
 
 ct_status ct_tensor_ndim(const ct_tensor* t, size_t* out) {

@@ -30,8 +30,6 @@ DType dtype_from_c(int value);
 
 /// torch.promote_types: the smallest dtype both a and b convert to without losing category.
 DType promote_types(DType a, DType b);
-/// The dtype integral inputs of floating-only operators (exp, div, mean ...) are computed in.
-constexpr DType kDefaultFloat = DType::Float32;
 
 template <typename T> struct DTypeOf;
 #define CT_DTYPE_OF(T, D) template <> struct DTypeOf<T> { static constexpr DType value = DType::D; };

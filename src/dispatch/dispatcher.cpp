@@ -3,6 +3,9 @@
 #include <vector>
 
 #include "core/error.h"
+#include "runtime/defaults.h"
+#include "runtime/determinism.h"
+#include "runtime/log.h"
 
 namespace ct {
 
@@ -28,7 +31,7 @@ DispatchKeySet call_keys(const OperatorDef& op, const Value* args, size_t nargs)
   }
   if (op.device_arg >= 0) {
     const Value& d = args[op.device_arg];
-    ks = ks.add(d.kind() == Value::Kind::Device ? backend_key(d.device()) : DispatchKey::CPU);
+    ks = ks.add(backend_key(d.kind() == Value::Kind::Device ? d.device() : runtime::current_device()));
   }
   if (ks.empty()) ks = DispatchKeySet(DispatchKey::CPU);
   return ks;
@@ -48,11 +51,33 @@ namespace {
                op.builtin ? "" : ", or register one with ct_library_impl"));
 }
 
+// Note [Deterministic mode]
+// Each kernel declares how reproducible it is (OperatorDef::determinism). With deterministic
+// algorithms on, a kernel declared Atomic is refused (or, in warn-only mode, runs after one warning
+// per operator and backend). A kernel with a deterministic path of its own reads
+// runtime::deterministic_mode() itself and declares the determinism of that path. Deterministic
+// (same bits for a fixed thread count) is accepted: PyTorch's switch makes the same promise.
+void check_determinism(const OperatorDef& op, DispatchKey k) {
+  if (op.determinism[static_cast<int>(k)] != Determinism::Atomic) return;
+  const std::string what = str(op.full_name, ": the ", dispatch_key_name(k),
+                               " kernel is nondeterministic (it accumulates with atomic operations, so results "
+                               "may differ run to run)");
+  if (runtime::deterministic_mode() == runtime::DeterministicMode::Warn) {
+    runtime::warn_once(str("nondeterministic:", op.full_name, ":", dispatch_key_name(k)),
+                       what + ", and deterministic algorithms are on in warn-only mode");
+    return;
+  }
+  fail(CT_ERROR_NONDETERMINISTIC,
+       what + ", and deterministic algorithms are on. Turn them off with ct_use_deterministic_algorithms(0, 0), "
+              "or allow this kernel with a warning with ct_use_deterministic_algorithms(1, 1)");
+}
+
 void run(const OperatorDef& op, DispatchKeySet ks, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
   const Registry& reg = Registry::get();
   DispatchKeySet avail = ks & (op.kernel_keys() | reg.fallback_keys());
   if (avail.empty()) fail_no_kernel(op, ks.empty() ? DispatchKeySet(DispatchKey::CPU) : ks);
   DispatchKey k = avail.highest();
+  if (__builtin_expect(runtime::deterministic_mode() != runtime::DeterministicMode::Off, 0)) check_determinism(op, k);
   const Kernel& own = op.kernels[static_cast<int>(k)];
   const Kernel& kern = own.fn ? own : reg.fallback(k);
   Frame f{op, args, nargs, ks.below(k), outs, nouts};

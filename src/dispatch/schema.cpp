@@ -19,6 +19,7 @@ const char* arg_type_name(ArgType t) {
     case ArgType::ScalarType: return "ScalarType";
     case ArgType::Device: return "Device";
     case ArgType::String: return "str";
+    case ArgType::Generator: return "Generator";
   }
   return "?";
 }
@@ -146,6 +147,7 @@ class Parser {
     if (base == "ScalarType") return ArgType::ScalarType;
     if (base == "Device") return ArgType::Device;
     if (base == "str") return ArgType::String;
+    if (base == "Generator") return ArgType::Generator;
     error("unknown type '" + base + "'");
   }
 

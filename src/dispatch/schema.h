@@ -10,7 +10,7 @@
 
 namespace ct {
 
-enum class ArgType : uint8_t { Tensor, TensorList, Int, IntList, Float, Bool, Scalar, ScalarType, Device, String };
+enum class ArgType : uint8_t { Tensor, TensorList, Int, IntList, Float, Bool, Scalar, ScalarType, Device, String, Generator };
 const char* arg_type_name(ArgType t);
 
 /// An argument's default, owned by the schema; as_value() borrows from it.

@@ -12,9 +12,13 @@
 
 namespace ct {
 
+namespace runtime {
+class Generator;  // runtime/generator.h
+}
+
 class Value {
  public:
-  enum class Kind : uint8_t { None, Tensor, Int, Double, Bool, IntList, TensorList, DType, Device, String };
+  enum class Kind : uint8_t { None, Tensor, Int, Double, Bool, IntList, TensorList, DType, Device, String, Generator };
 
   Value() = default;
   Value(const Tensor& t) : kind_(Kind::Tensor) { u_.t = t.impl(); }
@@ -37,6 +41,8 @@ class Value {
   Value(DType d) : kind_(Kind::DType) { u_.i = static_cast<int64_t>(d); }
   Value(Device d) : kind_(Kind::Device) { u_.dev = d; }
   Value(const char* s) : kind_(Kind::String) { u_.s = s; }
+  /// A generator argument; null is None (the device's default generator).
+  Value(runtime::Generator* g) : kind_(g ? Kind::Generator : Kind::None) { u_.g = g; }
 
   Kind kind() const { return kind_; }
   bool is_none() const { return kind_ == Kind::None; }
@@ -56,6 +62,7 @@ class Value {
   DType dtype() const { return static_cast<DType>(u_.i); }
   Device device() const { return u_.dev; }
   const char* str() const { return u_.s; }
+  runtime::Generator* generator() const { return kind_ == Kind::Generator ? u_.g : nullptr; }
 
  private:
   Kind kind_ = Kind::None;
@@ -68,9 +75,8 @@ class Value {
     const TensorImpl* const* ts;
     Device dev;
     const char* s;
+    runtime::Generator* g;
   } u_{};
 };
-
-const char* value_kind_name(Value::Kind k);
 
 }  // namespace ct

@@ -1,6 +1,7 @@
 #include "ops/op_common.h"
 
 #include "ops/functions.h"
+#include "runtime/defaults.h"
 
 namespace ct::ops {
 
@@ -54,7 +55,7 @@ void ResultType::add(const TensorImpl& t) {
     return acc < 0 ? static_cast<int>(d) : static_cast<int>(promote_types(static_cast<DType>(acc), d));
   };
   if (t.is_wrapped_number()) {
-    wrapped_ = promote(wrapped_, is_floating(t.dtype()) ? kDefaultFloat : t.dtype());
+    wrapped_ = promote(wrapped_, is_floating(t.dtype()) ? runtime::default_dtype() : t.dtype());
   } else if (t.dim() == 0) {
     zero_ = promote(zero_, t.dtype());
   } else {
@@ -63,13 +64,13 @@ void ResultType::add(const TensorImpl& t) {
 }
 
 void ResultType::add(const Scalar& s) {
-  const DType d = s.is_floating() ? kDefaultFloat : s.dtype();
+  const DType d = s.is_floating() ? runtime::default_dtype() : s.dtype();
   wrapped_ = wrapped_ < 0 ? static_cast<int>(d) : static_cast<int>(promote_types(static_cast<DType>(wrapped_), d));
 }
 
 DType ResultType::result() const {
   const int r = combine(dim_, combine(zero_, wrapped_));
-  return r < 0 ? kDefaultFloat : static_cast<DType>(r);
+  return r < 0 ? runtime::default_dtype() : static_cast<DType>(r);
 }
 
 const TensorImpl* as_dtype(const TensorImpl& t, DType d, Tensor& holder) {

@@ -15,6 +15,8 @@ void define_cat(Registry& r);
 void define_reductions(Registry& r);
 void define_mm(Registry& r);
 void define_matmul(Registry& r);
+void define_random(Registry& r);
+void define_sampling(Registry& r);
 }  // namespace ops
 
 void register_builtin_operators(Registry& r) {
@@ -28,6 +30,8 @@ void register_builtin_operators(Registry& r) {
   ops::define_reductions(r);
   ops::define_mm(r);
   ops::define_matmul(r);
+  ops::define_random(r);
+  ops::define_sampling(r);
   autograd::install(r);
 }
 

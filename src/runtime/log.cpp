@@ -59,6 +59,7 @@ void log(LogLevel level, const std::string& message) {
 }
 
 void warn_once(const std::string& key, const std::string& message) {
+  if (!log_enabled(LogLevel::Warning)) return;  // not delivered: the key stays unspent
   static std::mutex mu;
   static std::unordered_set<std::string> seen;
   {

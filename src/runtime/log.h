@@ -13,7 +13,7 @@ enum class LogLevel : int { Debug = 0, Info = 1, Warning = 2, Error = 3 };
 void log(LogLevel level, const std::string& message);
 /// Whether a message at level would be delivered; lets callers skip building it.
 bool log_enabled(LogLevel level);
-/// Logs message at Warning the first time key is seen in this process, and only then.
+/// Logs message at Warning the first time key is seen (while warnings are delivered) in this process.
 void warn_once(const std::string& key, const std::string& message);
 
 }  // namespace ct::runtime

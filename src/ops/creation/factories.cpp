@@ -1,17 +1,21 @@
 // factories.cpp - empty, zeros, ones, full, arange, linspace, eye. Each takes an optional dtype
 // (None: PyTorch's default for the operator) and an optional device that picks the backend.
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/cast.h"
 #include "ops/cpu/loop.h"
 #include "ops/op_common.h"
+#include "runtime/defaults.h"
+#include "runtime/determinism.h"
 
 namespace ct::ops {
 namespace {
 
 DType dtype_or(const Value& v, DType d) { return v.is_none() ? d : v.dtype(); }
-Device device_of(const Value& v) { return v.is_none() ? kCPU : v.device(); }
+Device device_of(const Value& v) { return v.is_none() ? runtime::current_device() : v.device(); }
 
 // Fills a fresh contiguous output with one value.
 void fill(const TensorImpl& out, const Scalar& v) {
@@ -27,7 +31,7 @@ void fill(const TensorImpl& out, const Scalar& v) {
 void sized_meta(const Frame& f, MetaResult& m) {
   IntArrayRef sizes = f.arg(0).int_list();
   checked_numel(sizes, f.op.schema.name.c_str());
-  set_output(m, 0, sizes, dtype_or(f.arg(1), kDefaultFloat), device_of(f.arg(2)));
+  set_output(m, 0, sizes, dtype_or(f.arg(1), runtime::default_dtype()), device_of(f.arg(2)));
 }
 void zeros_cpu(const Frame&, const MetaResult&, Tensor* outs) { fill(*outs[0], Scalar(0)); }
 void ones_cpu(const Frame&, const MetaResult&, Tensor* outs) { fill(*outs[0], Scalar(1)); }
@@ -37,7 +41,7 @@ void full_meta(const Frame& f, MetaResult& m) {
   IntArrayRef sizes = f.arg(0).int_list();
   checked_numel(sizes, "full");
   const Scalar v = f.arg(1).to_scalar();
-  set_output(m, 0, sizes, dtype_or(f.arg(2), v.is_floating() ? kDefaultFloat : v.dtype()), device_of(f.arg(3)));
+  set_output(m, 0, sizes, dtype_or(f.arg(2), v.is_floating() ? runtime::default_dtype() : v.dtype()), device_of(f.arg(3)));
 }
 void full_cpu(const Frame& f, const MetaResult&, Tensor* outs) { fill(*outs[0], f.arg(1).to_scalar()); }
 
@@ -54,7 +58,7 @@ void arange_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(len < 9.2e18, CT_ERROR_INVALID_ARGUMENT, "arange: ", len, " elements is too many");
   const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
   const int64_t n = static_cast<int64_t>(len);
-  set_output(m, 0, {n}, dtype_or(f.arg(3), integral ? DType::Int64 : kDefaultFloat), device_of(f.arg(4)));
+  set_output(m, 0, {n}, dtype_or(f.arg(3), integral ? DType::Int64 : runtime::default_dtype()), device_of(f.arg(4)));
 }
 void arange_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const double s = f.arg(0).to_double(), st = f.arg(2).to_double();
@@ -70,7 +74,7 @@ void arange_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 void linspace_meta(const Frame& f, MetaResult& m) {
   const int64_t steps = f.arg(2).to_int();
   CT_CHECK(steps >= 0, CT_ERROR_INVALID_ARGUMENT, "linspace: steps is ", steps, ". Pass steps >= 0");
-  set_output(m, 0, {steps}, dtype_or(f.arg(3), kDefaultFloat), device_of(f.arg(4)));
+  set_output(m, 0, {steps}, dtype_or(f.arg(3), runtime::default_dtype()), device_of(f.arg(4)));
 }
 void linspace_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const double s = f.arg(0).to_double(), e = f.arg(1).to_double();
@@ -93,7 +97,7 @@ void eye_meta(const Frame& f, MetaResult& m) {
   const int64_t n = f.arg(0).to_int();
   const int64_t cols = f.arg(1).to_int() < 0 ? n : f.arg(1).to_int();
   CT_CHECK(n >= 0, CT_ERROR_INVALID_ARGUMENT, "eye: n is ", n, ". Pass n >= 0");
-  set_output(m, 0, {n, cols}, dtype_or(f.arg(2), kDefaultFloat), device_of(f.arg(3)));
+  set_output(m, 0, {n, cols}, dtype_or(f.arg(2), runtime::default_dtype()), device_of(f.arg(3)));
 }
 void eye_cpu(const Frame&, const MetaResult&, Tensor* outs) {
   const TensorImpl& out = *outs[0];
@@ -106,7 +110,20 @@ void eye_cpu(const Frame&, const MetaResult&, Tensor* outs) {
   });
 }
 
-void no_fill(const Frame&, const MetaResult&, Tensor*) {}
+// empty's memory is whatever the allocator returns; with deterministic algorithms on it is filled
+// with a value no computation produces by accident (NaN, or the dtype's largest integer), so a
+// read of it is visible and reproducible, as in PyTorch.
+void empty_cpu(const Frame&, const MetaResult&, Tensor* outs) {
+  if (runtime::deterministic_mode() == runtime::DeterministicMode::Off) return;
+  const TensorImpl& out = *outs[0];
+  visit_dtype(out.dtype(), "empty", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>)
+      fill(out, Scalar(static_cast<int64_t>(std::numeric_limits<T>::max())));
+    else
+      fill(out, Scalar(std::numeric_limits<double>::quiet_NaN()));
+  });
+}
 
 }  // namespace
 
@@ -119,7 +136,7 @@ void define_factories(Registry& r) {
         .compute(DispatchKey::CPU, cpu, Determinism::Bitwise)
         .not_differentiable();  // no tensor inputs: nothing to differentiate with respect to
   };
-  def("empty(int[] size, ", 2, sized_meta, no_fill);
+  def("empty(int[] size, ", 2, sized_meta, empty_cpu);
   def("zeros(int[] size, ", 2, sized_meta, zeros_cpu);
   def("ones(int[] size, ", 2, sized_meta, ones_cpu);
   def("full(int[] size, Scalar fill_value, ", 3, full_meta, full_cpu);

@@ -11,6 +11,7 @@
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
+#include "runtime/defaults.h"
 
 namespace ct::ops {
 namespace {
@@ -195,7 +196,7 @@ void binary_meta(const Frame& f, MetaResult& m) {
              ": alpha ", alpha.to_double(), " is a float but the inputs are ", common,
              ". Pass an integer alpha, or convert the inputs to a floating dtype");
   }
-  if (Op::rule == Rule::TrueDivide && !is_floating(common)) common = kDefaultFloat;
+  if (Op::rule == Rule::TrueDivide && !is_floating(common)) common = runtime::default_dtype();
   m.compute = common;
   const DType out = Op::rule == Rule::Compare ? DType::Bool : common;
   if (same) set_output(m, 0, a.sizes(), out, dev);

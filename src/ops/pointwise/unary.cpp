@@ -7,6 +7,7 @@
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
+#include "runtime/defaults.h"
 
 namespace ct::ops {
 namespace {
@@ -41,7 +42,7 @@ template <typename Op>
 void unary_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   DType d = a.dtype();
-  if (Op::int_to_float && !is_floating(d)) d = kDefaultFloat;
+  if (Op::int_to_float && !is_floating(d)) d = runtime::default_dtype();
   CT_CHECK((Op::dtypes & dtype_bit(d)) != 0, CT_ERROR_DTYPE, Op::name, ": not supported for ", d, " tensors (",
            a.sizes(), "). Convert with to() first");
   m.compute = d;

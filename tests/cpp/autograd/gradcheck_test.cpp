@@ -16,6 +16,7 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/registry.h"
 #include "ops/functions.h"
+#include "runtime/generator.h"
 
 namespace {
 
@@ -23,6 +24,13 @@ using namespace ct;
 using Inputs = std::vector<Tensor>;
 
 Tensor op(const char* name, std::initializer_list<Value> args) { return call(builtin_op(name), args); }
+
+// One generator, seeded afresh for every random operator call of a case.
+runtime::Generator* seeded_generator() {
+  static runtime::Generator g(kCPU);
+  g.manual_seed(7);
+  return &g;
+}
 
 // Element `linear` (row-major numbering) of a float64 tensor of any strides.
 double& at(const Tensor& t, int64_t linear) {
@@ -223,6 +231,21 @@ std::vector<Case> cases() {
          Tensor c = copy_of(x[0]);
          op("copy_", {c, x[1]});  // broadcasts x[1] over c; x[0]'s values are overwritten
          return ops::mul(c, c);
+       }},
+      // Random operators draw from a generator reseeded on every evaluation, so the numerical
+      // derivative sees one fixed mask. Values drawn in place, and bernoulli's samples, do not
+      // depend on the input's values: their gradient is zero both ways.
+      {{"dropout", "bernoulli_.float"}, {m}, [](const Inputs& x) {
+         return op("dropout", {x[0], 0.4, true, Value(seeded_generator())});
+       }},
+      {{"uniform_", "normal_", "bernoulli", "bernoulli.p"}, {m, m}, [](const Inputs& x) {
+         Tensor c = copy_of(x[0]);
+         op("uniform_", {c, -1.0, 1.0, Value(seeded_generator())});
+         Tensor d = copy_of(x[0]);
+         op("normal_", {d, 0.0, 1.0, Value(seeded_generator())});
+         Tensor p = op("sigmoid", {x[1]});
+         Tensor b = ops::add(op("bernoulli", {p, Value(seeded_generator())}), op("bernoulli.p", {p, 0.3, Value(seeded_generator())}));
+         return ops::add(ops::mul(ops::add(c, d), x[1]), ops::mul(b, x[0]));
        }},
       {{"to.dtype"}, {m}, [](const Inputs& x) {
          return ops::to(ops::mul(ops::to(x[0], DType::Float32), Scalar(3.0)), DType::Float64);

@@ -1,0 +1,28 @@
+// defaults.h - what a call that does not say gets: the default float dtype (process-wide), the
+// current device (per thread) and the float32 matmul precision (process-wide).
+#pragma once
+
+#include <atomic>
+
+#include "core/device.h"
+#include "core/dtype.h"
+
+namespace ct::runtime {
+
+namespace detail {
+extern std::atomic<int> default_dtype;
+}
+
+/// The dtype float data, factories and integral inputs of floating operators default to: float32
+/// unless ct_set_default_dtype chose float64.
+inline DType default_dtype() { return static_cast<DType>(detail::default_dtype.load(std::memory_order_relaxed)); }
+
+/// The device factories without a device argument use on this thread: the innermost device context
+/// (ct_device_push), else the thread's default (ct_set_default_device), else cpu.
+Device current_device();
+
+/// Values equal ct_matmul_precision's order: "highest", "high", "medium".
+enum class MatmulPrecision : int { Highest = 0, High = 1, Medium = 2 };
+MatmulPrecision matmul_precision();
+
+}  // namespace ct::runtime

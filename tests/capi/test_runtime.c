@@ -1,0 +1,289 @@
+/* test_runtime.c - the runtime switches: deterministic mode (refusal, warn-once through the log
+ * handler, filled empty tensors, per-kernel declarations), the log handler, the default dtype,
+ * per-thread default devices and device contexts, and the float32 matmul precision. */
+#include <pthread.h>
+
+#include "capi_test.h"
+
+/* ---- A log handler that keeps what it is told ---- */
+
+typedef struct {
+  int count;
+  ct_log_level level;
+  char last[512];
+  int destroyed;
+} log_sink;
+
+static void keep_log(void* user_data, ct_log_level level, const char* message) {
+  log_sink* s = user_data;
+  s->count++;
+  s->level = level;
+  snprintf(s->last, sizeof s->last, "%s", message);
+}
+static void mark_destroyed(void* user_data) { ((log_sink*)user_data)->destroyed = 1; }
+
+/* ---- A C operator whose kernel is declared nondeterministic ---- */
+
+static ct_status copy_kernel(void* user_data, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts) {
+  (void)user_data, (void)nargs, (void)nouts;
+  return ct_tensor_clone(args[0].tensor, &outs[0]);
+}
+
+static int atomic_op_ready = 0;
+static ct_status define_atomic_op(void) {
+  if (atomic_op_ready) return CT_OK;
+  ct_status st = ct_library_define("rtest::scatter_like(Tensor x) -> Tensor");
+  if (st == CT_OK) st = ct_library_impl("rtest::scatter_like", "cpu", copy_kernel, NULL, NULL);
+  if (st == CT_OK) st = ct_library_set_determinism("rtest::scatter_like", "cpu", CT_DETERMINISM_ATOMIC);
+  atomic_op_ready = st == CT_OK;
+  return st;
+}
+
+static ct_status call_atomic_op(const ct_tensor* x, ct_tensor** out) {
+  ct_value arg = {0};
+  arg.kind = CT_VALUE_TENSOR;
+  arg.tensor = x;
+  return ct_op_call("rtest::scatter_like", &arg, 1, out, 1);
+}
+
+static void test_switch_getters_agree(void) {
+  const struct {
+    int mode, warn_only, enabled, warn, debug;
+  } cases[] = {{1, 0, 1, 0, 2}, {1, 1, 1, 1, 1}, {0, 1, 0, 0, 0}, {0, 0, 0, 0, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    CHECK_OK(ct_use_deterministic_algorithms(cases[i].mode, cases[i].warn_only));
+    CHECK(ct_are_deterministic_algorithms_enabled() == cases[i].enabled);
+    CHECK(ct_is_deterministic_algorithms_warn_only_enabled() == cases[i].warn);
+    CHECK(ct_get_deterministic_debug_mode() == cases[i].debug);
+  }
+  for (int32_t m = 0; m <= 2; ++m) {
+    CHECK_OK(ct_set_deterministic_debug_mode(m));
+    CHECK(ct_get_deterministic_debug_mode() == m);
+    CHECK(ct_are_deterministic_algorithms_enabled() == (m != 0));
+    CHECK(ct_is_deterministic_algorithms_warn_only_enabled() == (m == 1));
+  }
+  CHECK_STATUS(ct_set_deterministic_debug_mode(3), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_set_deterministic_debug_mode(-1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(ct_get_deterministic_debug_mode() == 2); /* a refused call changes nothing */
+  CHECK_OK(ct_use_deterministic_algorithms(0, 0));
+}
+
+static void test_nondeterministic_kernel_refused_or_warned_once(void) {
+  CHECK_OK(define_atomic_op());
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* y = SENTINEL;
+  CHECK_OK(call_atomic_op(x, &y)); /* off: runs */
+  RELEASE(y);
+  CHECK_OK(ct_use_deterministic_algorithms(1, 0));
+  CHECK_STATUS(call_atomic_op(x, &y), CT_ERROR_NONDETERMINISTIC);
+  CHECK(y == NULL);
+  CHECK_ERROR_CONTAINS("rtest::scatter_like");
+  CHECK_ERROR_CONTAINS("the cpu kernel");
+  CHECK_ERROR_CONTAINS("ct_use_deterministic_algorithms(1, 1)");
+  log_sink sink = {0};
+  CHECK_OK(ct_set_log_handler(keep_log, &sink, mark_destroyed));
+  CHECK_OK(ct_use_deterministic_algorithms(1, 1));
+  for (int i = 0; i < 3; ++i) {
+    CHECK_OK(call_atomic_op(x, &y));
+    CHECK_TENSOR(y, CT_FLOAT32, S(3), 1, 2, 3);
+    RELEASE(y);
+  }
+  CHECK(sink.count == 1); /* once per operator and device */
+  CHECK(sink.level == CT_LOG_WARNING);
+  CHECK_CONTAINS(sink.last, "rtest::scatter_like");
+  CHECK_CONTAINS(sink.last, "warn-only");
+  CHECK_OK(ct_use_deterministic_algorithms(0, 0));
+  CHECK_OK(ct_set_log_handler(NULL, NULL, NULL));
+  CHECK(sink.destroyed == 1);
+  /* Built-in CPU kernels are all reproducible: deterministic mode refuses none of them. */
+  ct_tensor *s = NULL, *m = NULL;
+  CHECK_OK(ct_use_deterministic_algorithms(1, 0));
+  CHECK_OK(ct_tensor_sum(x, NULL, 0, 0, &s));
+  CHECK_OK(ct_tensor_matmul(x, x, &m));
+  CHECK_OK(ct_use_deterministic_algorithms(0, 0));
+  RELEASE(x, s, m);
+}
+
+static void test_set_determinism_errors_and_registry(void) {
+  CHECK_OK(define_atomic_op());
+  char* json = NULL;
+  CHECK_OK(ct_op_registry_json(&json));
+  const char* entry = strstr(json, "\"rtest::scatter_like\"");
+  CHECK(entry != NULL);
+  CHECK_CONTAINS(entry, "\"cpu\": {\"determinism\": \"atomic\"}");
+  ct_string_release(json);
+  CHECK_STATUS(ct_library_set_determinism("add.Tensor", "cpu", CT_DETERMINISM_ATOMIC), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("built in");
+  CHECK_STATUS(ct_library_set_determinism("rtest::scatter_like", "meta", CT_DETERMINISM_ATOMIC),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("no meta kernel");
+  CHECK_STATUS(ct_library_set_determinism("rtest::nothing", "cpu", CT_DETERMINISM_ATOMIC), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_library_set_determinism("rtest::scatter_like", "tpu", CT_DETERMINISM_ATOMIC), CT_ERROR_DEVICE);
+  CHECK_STATUS(ct_library_set_determinism("rtest::scatter_like", "cpu", (ct_determinism)7), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_library_set_determinism(NULL, "cpu", CT_DETERMINISM_ATOMIC), CT_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_empty_is_filled_in_deterministic_mode(void) {
+  ct_tensor *f = NULL, *i = NULL, *b = NULL, *h = NULL;
+  CHECK_OK(ct_use_deterministic_algorithms(1, 0));
+  CHECK_OK(ct_tensor_empty(S(5), CT_FLOAT64, NULL, &f));
+  CHECK_OK(ct_tensor_empty(S(2, 2), CT_INT32, NULL, &i));
+  CHECK_OK(ct_tensor_empty(S(2), CT_UINT8, NULL, &b));
+  CHECK_OK(ct_tensor_empty(S(3), CT_FLOAT16, NULL, &h));
+  CHECK_OK(ct_use_deterministic_algorithms(0, 0));
+  CHECK_TENSOR(f, CT_FLOAT64, S(5), NAN, NAN, NAN, NAN, NAN);
+  CHECK_TENSOR(i, CT_INT32, S(2, 2), 2147483647, 2147483647, 2147483647, 2147483647);
+  CHECK_TENSOR(b, CT_UINT8, S(2), 255, 255);
+  CHECK_TENSOR(h, CT_FLOAT16, S(3), NAN, NAN, NAN);
+  RELEASE(f, i, b, h);
+}
+
+static void test_log_handler_replacement_and_levels(void) {
+  log_sink a = {0}, b = {0};
+  CHECK_OK(ct_set_log_handler(keep_log, &a, mark_destroyed));
+  CHECK_OK(ct_set_log_handler(keep_log, &b, mark_destroyed));
+  CHECK(a.destroyed == 1 && b.destroyed == 0); /* replacing destroys the previous one */
+  CHECK(ct_get_log_level() == CT_LOG_WARNING);
+  CHECK_OK(ct_set_log_level(CT_LOG_ERROR));
+  CHECK(ct_get_log_level() == CT_LOG_ERROR);
+  /* A warning below the threshold is not delivered (and its warn-once key is not spent). */
+  CHECK_OK(define_atomic_op());
+  CHECK_OK(ct_library_define("rtest::other(Tensor x) -> Tensor"));
+  CHECK_OK(ct_library_impl("rtest::other", "cpu", copy_kernel, NULL, NULL));
+  CHECK_OK(ct_library_set_determinism("rtest::other", "cpu", CT_DETERMINISM_ATOMIC));
+  ct_value arg = {0};
+  arg.kind = CT_VALUE_TENSOR;
+  ct_tensor* x = T(CT_FLOAT32, S(1), 4);
+  arg.tensor = x;
+  ct_tensor* y = NULL;
+  CHECK_OK(ct_use_deterministic_algorithms(1, 1));
+  CHECK_OK(ct_op_call("rtest::other", &arg, 1, &y, 1));
+  CHECK(b.count == 0);
+  CHECK_OK(ct_set_log_level(CT_LOG_WARNING));
+  RELEASE(y);
+  CHECK_OK(ct_op_call("rtest::other", &arg, 1, &y, 1));
+  CHECK(b.count == 1);
+  CHECK_CONTAINS(b.last, "rtest::other");
+  CHECK_OK(ct_use_deterministic_algorithms(0, 0));
+  CHECK_STATUS(ct_set_log_level((ct_log_level)9), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_set_log_handler(NULL, NULL, NULL));
+  CHECK(b.destroyed == 1);
+  RELEASE(x, y);
+}
+
+static void test_default_dtype(void) {
+  CHECK(ct_get_default_dtype() == CT_FLOAT32);
+  ct_tensor *i = T(CT_INT64, S(2), 1, 2), *r = NULL, *z = NULL, *e = NULL;
+  CHECK_OK(ct_set_default_dtype(CT_FLOAT64));
+  CHECK(ct_get_default_dtype() == CT_FLOAT64);
+  ct_scalar half = SF(0.5);
+  CHECK_OK(ct_tensor_add_scalar(i, &half, &r));
+  CHECK_TENSOR(r, CT_FLOAT64, S(2), 1.5, 2.5); /* int64 tensor + float: the default dtype */
+  CHECK_OK(ct_tensor_exp(i, &e));
+  CHECK_META(e, CT_FLOAT64, S(2));
+  ct_value args[1] = {{0}};
+  args[0].kind = CT_VALUE_INTS;
+  args[0].ints = SZ(2);
+  args[0].len = 1;
+  CHECK_OK(ct_op_call("zeros", args, 1, &z, 1)); /* dtype None */
+  CHECK_META(z, CT_FLOAT64, S(2));
+  CHECK_STATUS(ct_set_default_dtype(CT_INT32), CT_ERROR_DTYPE);
+  CHECK_STATUS(ct_set_default_dtype(CT_FLOAT16), CT_ERROR_DTYPE);
+  CHECK_STATUS(ct_set_default_dtype((ct_dtype)42), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(ct_get_default_dtype() == CT_FLOAT64);
+  CHECK_OK(ct_set_default_dtype(CT_FLOAT32));
+  RELEASE(i, r, z, e);
+}
+
+static void device_of(const ct_tensor* t, ct_device_type* type) {
+  int32_t index;
+  if (ct_tensor_device(t, type, &index) != CT_OK) *type = (ct_device_type)-1;
+}
+
+typedef struct {
+  const char* device;
+  ct_device_type got_default, got_made;
+  int ok;
+} device_worker;
+
+/* Each thread sets its own default device and makes a tensor without naming one. */
+static void* use_own_device(void* p) {
+  device_worker* w = p;
+  int32_t index;
+  ct_tensor* t = NULL;
+  w->ok = ct_set_default_device(w->device) == CT_OK && ct_get_default_device(&w->got_default, &index) == CT_OK &&
+          ct_tensor_zeros(SZ(2, 2), 2, CT_FLOAT32, NULL, &t) == CT_OK;
+  device_of(t, &w->got_made);
+  ct_tensor_release(t);
+  return NULL;
+}
+
+static void test_default_device_is_per_thread(void) {
+  device_worker w[4] = {{"meta", 0, 0, 0}, {"cpu", 0, 0, 0}, {"meta", 0, 0, 0}, {NULL, 0, 0, 0}};
+  pthread_t th[4];
+  for (int i = 0; i < 4; ++i) CHECK(pthread_create(&th[i], NULL, use_own_device, &w[i]) == 0);
+  for (int i = 0; i < 4; ++i) pthread_join(th[i], NULL);
+  const ct_device_type want[4] = {CT_DEVICE_META, CT_DEVICE_CPU, CT_DEVICE_META, CT_DEVICE_CPU};
+  for (int i = 0; i < 4; ++i) {
+    CHECK(w[i].ok);
+    CHECK(w[i].got_default == want[i]);
+    CHECK(w[i].got_made == want[i]);
+  }
+  ct_device_type type;
+  int32_t index = 5;
+  CHECK_OK(ct_get_default_device(&type, &index)); /* this thread was never changed */
+  CHECK(type == CT_DEVICE_CPU && index == -1);
+  CHECK_STATUS(ct_set_default_device("nowhere"), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_get_default_device(NULL, &index), CT_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_device_context_wins_and_nests(void) {
+  ct_tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+  ct_device_type t;
+  CHECK_OK(ct_set_default_device("meta"));
+  CHECK_OK(ct_tensor_ones(S(2), CT_FLOAT32, NULL, &a));
+  device_of(a, &t);
+  CHECK(t == CT_DEVICE_META);
+  CHECK_OK(ct_device_push("cpu"));
+  CHECK_OK(ct_tensor_rand(S(2), CT_FLOAT32, NULL, NULL, &b)); /* the context wins over the default */
+  device_of(b, &t);
+  CHECK(t == CT_DEVICE_CPU);
+  CHECK_OK(ct_device_push("meta"));
+  CHECK_OK(ct_tensor_arange(0, 4, 1, CT_INT64, NULL, &c));
+  device_of(c, &t);
+  CHECK(t == CT_DEVICE_META);
+  CHECK_OK(ct_tensor_ones(S(2), CT_FLOAT32, "cpu", &d)); /* an explicit device always wins */
+  device_of(d, &t);
+  CHECK(t == CT_DEVICE_CPU);
+  CHECK_OK(ct_device_pop());
+  CHECK_OK(ct_device_pop());
+  CHECK_STATUS(ct_device_pop(), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("ct_device_push");
+  CHECK_STATUS(ct_device_push(NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_set_default_device(NULL)); /* back to cpu */
+  CHECK_OK(ct_tensor_ones(S(2), CT_FLOAT32, NULL, &e));
+  device_of(e, &t);
+  CHECK(t == CT_DEVICE_CPU);
+  RELEASE(a, b, c, d, e);
+}
+
+static void test_matmul_precision(void) {
+  CHECK_STR_EQ(ct_get_float32_matmul_precision(), "highest");
+  CHECK_OK(ct_set_float32_matmul_precision("high"));
+  CHECK_STR_EQ(ct_get_float32_matmul_precision(), "high");
+  CHECK_OK(ct_set_float32_matmul_precision("medium"));
+  CHECK_STR_EQ(ct_get_float32_matmul_precision(), "medium");
+  CHECK_STATUS(ct_set_float32_matmul_precision("low"), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("\"highest\", \"high\" or \"medium\"");
+  CHECK_STATUS(ct_set_float32_matmul_precision(NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STR_EQ(ct_get_float32_matmul_precision(), "medium");
+  CHECK_OK(ct_set_float32_matmul_precision("highest"));
+}
+
+static const capi_test TESTS[] = {
+    CAPI_TEST(test_switch_getters_agree),          CAPI_TEST(test_nondeterministic_kernel_refused_or_warned_once),
+    CAPI_TEST(test_set_determinism_errors_and_registry), CAPI_TEST(test_empty_is_filled_in_deterministic_mode),
+    CAPI_TEST(test_log_handler_replacement_and_levels),  CAPI_TEST(test_default_dtype),
+    CAPI_TEST(test_default_device_is_per_thread),  CAPI_TEST(test_device_context_wins_and_nests),
+    CAPI_TEST(test_matmul_precision)};
+CAPI_MAIN(TESTS)
