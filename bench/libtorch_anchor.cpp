@@ -55,4 +55,10 @@ void lt_mlp_step(void* x, void** params) {
   for (int i = 0; i < 6; ++i) t(params[i]).mutable_grad().reset();
 }
 
+void lt_manual_seed(uint64_t seed) { at::manual_seed(seed); }
+
+void lt_randn_release(int64_t n) { at::Tensor x = at::randn({n}); }
+
+void lt_rand_release(int64_t n) { at::Tensor x = at::rand({n}); }
+
 }  // extern "C"

@@ -24,6 +24,10 @@ void* lt_param(const float* data, int64_t n, int64_t cols);
 void lt_small_steps(void* x, void* w, void* b, int iters);
 /* One step of bench_autograd's MLP: three addmm (+ relu), mean(out^2), backward, grads reset. */
 void lt_mlp_step(void* x, void** params);
+void lt_manual_seed(uint64_t seed);
+/* A float32 at::randn({n}) / at::rand({n}) from the default CPU generator, then destroyed. */
+void lt_randn_release(int64_t n);
+void lt_rand_release(int64_t n);
 
 #ifdef __cplusplus
 }

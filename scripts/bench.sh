@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench.sh - build ctorch (Release) and run bench/bench_core and bench/bench_python: ctorch beside
-# its anchors (OpenBLAS, plain loops, libtorch; torch and numpy for the Python package).
+# bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime and
+# bench_python: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch and numpy for the Python package).
 #
 #   scripts/bench.sh [BUILD_DIR]   (default: build, the Release build setup.sh makes)
 #
@@ -13,7 +13,7 @@ source scripts/lib.sh
 build_dir=${1:-build}
 ctorch_install_deps "${CTORCH_BENCH_PACKAGES[@]}"
 ctorch_configure "$build_dir" Release
-ctorch_build "$build_dir" bench_core bench_autograd ctorch_python
+ctorch_build "$build_dir" bench_core bench_autograd bench_runtime ctorch_python
 # libtorch's OpenMP workers spin after each parallel region by default, taking a core from whatever
 # runs next; on a 2-core machine that would slow the ctorch call timed right after it. Passive
 # waiting measures each library without the other in the way.
@@ -21,5 +21,7 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 "$build_dir/bench/bench_core"
 echo
 "$build_dir/bench/bench_autograd"
+echo
+"$build_dir/bench/bench_runtime"
 echo
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py
