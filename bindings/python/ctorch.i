@@ -114,6 +114,31 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 }
 %typemap(typecheck) ct_tensor*, const ct_tensor* "$1 = PyLong_Check($input) || $input == Py_None;";
 
+/* Generators travel like tensors: the handle's address as an int, None for NULL. */
+%typemap(in) ct_generator*, const ct_generator* {
+  $1 = $input == Py_None ? NULL : ($1_ltype)PyLong_AsVoidPtr($input);
+  if (PyErr_Occurred()) SWIG_fail;
+}
+%typemap(in, numinputs=0) ct_generator** out (ct_generator* tmp = NULL) { $1 = &tmp; }
+%typemap(argout) ct_generator** out { $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum)); }
+%typemap(in, numinputs=0) uint64_t* out (uint64_t tmp) { $1 = &tmp; }
+%typemap(argout) uint64_t* out { $result = SWIG_Python_AppendOutput($result, PyLong_FromUnsignedLongLong(tmp$argnum)); }
+/* A generator state is bytes both ways. */
+%typemap(in, numinputs=0) (uint8_t* state, size_t n) (uint8_t tmp[CT_GENERATOR_STATE_SIZE]) {
+  $1 = tmp;
+  $2 = sizeof tmp;
+}
+%typemap(argout) (uint8_t* state, size_t n) {
+  $result = SWIG_Python_AppendOutput($result, PyBytes_FromStringAndSize((const char*)tmp$argnum, sizeof tmp$argnum));
+}
+%typemap(in) (const uint8_t* state, size_t n) {
+  char* bytes = NULL;
+  Py_ssize_t len = 0;
+  if (PyBytes_AsStringAndSize($input, &bytes, &len) < 0) SWIG_fail;
+  $1 = (const uint8_t*)bytes;
+  $2 = (size_t)len;
+}
+
 %typemap(in) ct_autograd_ctx* {
   $1 = ($1_ltype)PyLong_AsVoidPtr($input);
   if (PyErr_Occurred()) SWIG_fail;

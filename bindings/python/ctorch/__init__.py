@@ -12,13 +12,20 @@ from . import _C
 from . import autograd
 from . import ops
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
-                     int8, int16, int32, int64, long, short, uint8)
+                     int8, int16, int32, int64, long, set_default_dtype, short, uint8)
 from ._errors import (DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,
                       OutOfMemoryError, ShapeError)
 from ._tensor import Size, Tensor, _handle, _wrap, device, full, where
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from . import _dtype as _d
+from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_state, initial_seed, manual_seed,
+                      multinomial, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
+                      set_rng_state)
+from ._runtime import (are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
+                       get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
+                       set_default_device, set_deterministic_debug_mode, set_float32_matmul_precision,
+                       use_deterministic_algorithms)
 
 __version__ = _C.ct_version()
 _C.ct_init(_C.CT_ABI_VERSION)
@@ -30,7 +37,13 @@ __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", 
            "empty", "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
            "cat", "stack", "where", "matmul", "mm", "bmm", "addmm", "is_tensor", "numel", "get_num_threads",
            "set_num_threads", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled"]
+           "is_grad_enabled", "is_inference_mode_enabled", "get_default_dtype", "set_default_dtype",
+           "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+           "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "bernoulli",
+           "multinomial", "dropout", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
+           "get_deterministic_debug_mode", "set_default_device", "get_default_device",
+           "set_float32_matmul_precision", "get_float32_matmul_precision"]
 
 
 def _device_arg(device_):

@@ -3,7 +3,7 @@
 from . import _C
 
 __all__ = ["dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-           "float64", "get_default_dtype"]
+           "float64", "get_default_dtype", "set_default_dtype"]
 
 
 class dtype:
@@ -48,8 +48,17 @@ numpy_typestr = {bool: "|b1", uint8: "|u1", int8: "|i1", int16: "<i2", int32: "<
 
 
 def get_default_dtype():
-    """The dtype float data and factories default to: ctorch.float32."""
-    return float32
+    """The dtype float data and factories default to (ctorch.float32 unless set_default_dtype)."""
+    return by_code[_C.ct_get_default_dtype()]
+
+
+def set_default_dtype(d):
+    """Makes d (ctorch.float32 or ctorch.float64) the default floating dtype, process-wide: for
+    factories, Python floats in tensor(), an integral tensor combined with a float, and floating
+    operators on integral tensors, as torch.set_default_dtype."""
+    if not isinstance(d, dtype):
+        raise TypeError(f"set_default_dtype: expected a ctorch.dtype, got {type(d).__name__}")
+    _C.ct_set_default_dtype(d.code)
 
 
 def from_numpy_dtype(np_dtype):

@@ -80,6 +80,15 @@ class device:
     def __hash__(self):
         return hash(str(self))
 
+    # `with ctorch.device("meta"):` makes factories without a device use this one, on this thread.
+    def __enter__(self):
+        _C.ct_device_push(str(self))
+        return self
+
+    def __exit__(self, *exc):
+        _C.ct_device_pop()
+        return False
+
 
 _DEVICE_NAMES = {_C.CT_DEVICE_CPU: "cpu", _C.CT_DEVICE_CUDA: "cuda", _C.CT_DEVICE_META: "meta"}
 

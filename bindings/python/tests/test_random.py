@@ -1,0 +1,177 @@
+"""Random numbers from Python, against torch 1.13 where the two can agree: names, signatures, result
+sizes and dtypes, errors and the distributions' moments (the values themselves differ: ctorch draws
+from a Philox stream, torch from Mersenne Twister). Reproducibility is ctorch's own promise: one
+seed gives the same bits for every thread count, and a generator's state restores its stream.
+"""
+
+import math
+
+import pytest
+
+ctorch = pytest.importorskip("ctorch")
+torch = pytest.importorskip("torch")
+
+
+def same_call(fn):
+    """fn(m) for m = ctorch and torch: both raise, or both give the same sizes and dtype."""
+    try:
+        want = fn(torch)
+    except (RuntimeError, TypeError, ValueError, IndexError):
+        with pytest.raises((RuntimeError, TypeError, ValueError, IndexError)):
+            fn(ctorch)
+        return None
+    got = fn(ctorch)
+    assert tuple(got.shape) == tuple(want.shape)
+    assert got.dtype.name == str(want.dtype).replace("torch.", "")
+    return got
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.rand(2, 3),
+    lambda m: m.rand((4,), dtype=m.float64),
+    lambda m: m.rand(2, dtype=m.float16),
+    lambda m: m.rand(2, dtype=m.int32),
+    lambda m: m.randn(3, 1, 2),
+    lambda m: m.randn([], dtype=m.float64),
+    lambda m: m.randn(2, dtype=m.bfloat16),
+    lambda m: m.randint(10, (3, 2)),
+    lambda m: m.randint(-5, 5, (7,)),
+    lambda m: m.randint(3, 10, (2,), dtype=m.int16),
+    lambda m: m.randint(0, 10, (2,), dtype=m.float32),
+    lambda m: m.randint(5, 5, (2,)),
+    lambda m: m.randint(0, 300, (2,), dtype=m.uint8),
+    lambda m: m.randperm(10),
+    lambda m: m.randperm(0),
+    lambda m: m.randperm(5, dtype=m.float32),
+    lambda m: m.randperm(-1),
+    lambda m: m.rand_like(m.ones(2, 3, dtype=m.float64)),
+    lambda m: m.randn_like(m.ones(4)),
+    lambda m: m.randint_like(m.ones(3, dtype=m.int32), 4),
+    lambda m: m.bernoulli(m.full((2, 2), 0.5)),
+    lambda m: m.bernoulli(m.ones(3), 0.3),
+    lambda m: m.bernoulli(m.tensor([1.5, 0.2])),
+    lambda m: m.multinomial(m.tensor([0.2, 0.3, 0.5]), 2),
+    lambda m: m.multinomial(m.tensor([[0.2, 0.3, 0.5], [1.0, 1.0, 0.0]]), 4, replacement=True),
+    lambda m: m.multinomial(m.tensor([0.2, 0.3, 0.5]), 4),
+    lambda m: m.multinomial(m.tensor([0.2, -0.3, 0.5]), 1),
+    lambda m: m.multinomial(m.ones(2, 2, 2), 1),
+    lambda m: m.dropout(m.ones(3, 4), 0.5, True),
+    lambda m: m.dropout(m.ones(3, 4), 1.5, True),
+    lambda m: m.ones(3).uniform_(2, 5),
+    lambda m: m.ones(3).uniform_(5, 2),
+    lambda m: m.ones(3, dtype=m.float64).normal_(1, 2),
+    lambda m: m.ones(3, dtype=m.int64).normal_(),
+    lambda m: m.zeros(4, dtype=m.int32).bernoulli_(0.5),
+    lambda m: m.zeros(4).bernoulli_(2.0),
+], ids=lambda c: "")
+def test_same_sizes_dtypes_and_errors_as_torch(call):
+    same_call(call)
+
+
+def test_manual_seed_repeats_and_continues():
+    ctorch.manual_seed(11)
+    a, b = ctorch.randn(1000), ctorch.randn(1000)
+    ctorch.manual_seed(11)
+    assert ctorch.randn(1000).tolist() == a.tolist()
+    assert a.tolist() != b.tolist()
+    assert ctorch.initial_seed() == 11
+    assert ctorch.manual_seed(3) is ctorch.default_generator
+
+
+def test_same_numbers_for_every_thread_count():
+    before = ctorch.get_num_threads()
+    try:
+        draws = []
+        for n in (1, 2, 4):
+            ctorch.set_num_threads(n)
+            ctorch.manual_seed(5)
+            draws.append((ctorch.randn(3, 50001).sum().item(), ctorch.randperm(70001)[:10].tolist()))
+        assert draws[0] == draws[1] == draws[2]
+    finally:
+        ctorch.set_num_threads(before)
+
+
+def test_generator_state_offset_and_independence():
+    g = ctorch.Generator().manual_seed(42)
+    assert g.initial_seed() == 42 and g.get_offset() == 0
+    first = ctorch.rand(10, generator=g)
+    assert g.get_offset() == 3
+    state = g.get_state()
+    assert state.dtype is ctorch.uint8 and tuple(state.shape) == (24,)
+    second = ctorch.rand(10, generator=g)
+    g.set_state(state)
+    assert ctorch.rand(10, generator=g).tolist() == second.tolist()
+    h = ctorch.Generator("cpu").manual_seed(42)
+    assert ctorch.rand(10, generator=h).tolist() == first.tolist()
+    g.set_offset(0)
+    assert ctorch.rand(10, generator=g).tolist() == first.tolist()
+    with pytest.raises(ctorch.Error, match="not a generator state"):
+        g.set_state(ctorch.zeros(24, dtype=ctorch.uint8))
+    with pytest.raises(TypeError):
+        ctorch.rand(2, generator=5)
+    with pytest.raises(ctorch.Error):
+        ctorch.Generator("meta")
+
+
+@pytest.mark.parametrize("draw,mean,sd", [
+    (lambda: ctorch.rand(200000, dtype=ctorch.float64), 0.5, math.sqrt(1 / 12)),
+    (lambda: ctorch.randn(200000), 0.0, 1.0),
+    (lambda: ctorch.empty(200000).normal_(3, 0.5), 3.0, 0.5),
+    (lambda: ctorch.empty(200000, dtype=ctorch.float64).uniform_(-1, 3), 1.0, 4 / math.sqrt(12)),
+    (lambda: ctorch.randint(0, 10, (200000,)).to(ctorch.float64), 4.5, math.sqrt(99 / 12)),
+    (lambda: ctorch.bernoulli(ctorch.full((200000,), 0.3)), 0.3, math.sqrt(0.21)),
+])
+def test_moments(draw, mean, sd):
+    x = draw().to(ctorch.float64)
+    n = x.numel()
+    m = x.mean().item()
+    s = math.sqrt(((x - m) * (x - m)).mean().item())
+    assert abs(m - mean) < 5 * sd / math.sqrt(n)
+    assert abs(s - sd) < 0.02 * sd
+
+
+def test_normal_tails_match_torch():
+    """The share of draws beyond 1, 2 and 3 standard deviations, ctorch against torch."""
+    ctorch.manual_seed(1)
+    torch.manual_seed(1)
+    x, y = ctorch.randn(400000).abs(), torch.randn(400000).abs()
+    for k in (1.0, 2.0, 3.0):
+        a = (x > k).to(ctorch.float64).mean().item()
+        b = (y > k).double().mean().item()
+        assert abs(a - b) < 5 * math.sqrt(b * (1 - b) / 400000) * 1.5
+
+
+def test_multinomial_without_replacement_is_distinct_and_weighted():
+    w = ctorch.tensor([[1.0, 2.0, 3.0, 4.0, 0.0]] * 2000)
+    s = ctorch.multinomial(w, 4)
+    rows = s.tolist()
+    assert all(sorted(r) == [0, 1, 2, 3] for r in rows)
+    first = [r[0] for r in rows]
+    share = first.count(3) / len(first)  # the heaviest category comes first 4 / 10 of the time
+    assert abs(share - 0.4) < 0.05
+
+
+def test_dropout_gradient_uses_the_mask_and_eval_returns_input():
+    x = ctorch.ones(1000, requires_grad=True)
+    y = ctorch.dropout(x, 0.2, True)
+    y.sum().backward()
+    kept = [v != 0 for v in y.tolist()]
+    assert all(g == (1.25 if k else 0.0) for g, k in zip(x.grad.tolist(), kept))
+    assert 100 < kept.count(False) < 300
+    assert ctorch.dropout(x, 0.2, False) is x
+
+
+def test_inplace_draws_refuse_leaves_that_require_grad():
+    w = ctorch.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        w.normal_()
+    with ctorch.no_grad():
+        w.normal_()  # how parameters are initialized
+    assert w.requires_grad
+
+
+def test_meta_device_draws_nothing():
+    before = ctorch.default_generator.get_offset()
+    t = ctorch.randn(1000, 1000, device="meta")
+    assert t.device == ctorch.device("meta") and tuple(t.shape) == (1000, 1000)
+    assert ctorch.default_generator.get_offset() == before
