@@ -219,6 +219,66 @@ CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_
  */
 CT_API CT_NODISCARD ct_status ct_metric_get(const char* name, int64_t* out);
 
+/* ---- Library: profiler ---- */
+
+/*
+ * ct_profiler_start - start recording a span for every operator call, on every thread.
+ *
+ * Each span has the operator's full name ("add.Tensor"), start and duration, the calling thread,
+ * the shapes and dtypes of its tensor inputs (in schema order; tensor lists contribute one entry
+ * per tensor) and its device. Nested calls are spans of their own that lie within their caller's:
+ * the parts of a composite operator, and the operators that ct_tensor_backward runs. Spans stay in
+ * per-thread buffers (a thread that exits keeps its spans) until ct_profiler_stop_to_file or
+ * ct_profiler_stop_to_string. While the profiler is off an operator call pays one atomic load.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  the profiler is already running
+ * Threads: any thread; one profiler per process. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_profiler_start(void);
+
+/*
+ * ct_profiler_stop_to_file - stop the profiler and write its spans as a Chrome trace.
+ *
+ * The file (JSON, opens in Perfetto and chrome://tracing) is
+ *   {"traceEvents":[{"name":"add.Tensor","ph":"X","ts":12.345,"dur":1.250,"pid":4242,"tid":4242,
+ *     "cat":"operator","args":{"input_shapes":[[2,3],[3]],"input_dtypes":["float32","float32"],
+ *     "device":"cpu"}}, ...],"displayTimeUnit":"ns"}
+ * with ts (since ct_profiler_start) and dur in microseconds with nanosecond digits, events sorted
+ * by ts (a caller before its callees), tid the operating system's thread id. The trace goes to a
+ * temporary file beside path that is then renamed to path, so path is never left half-written.
+ *
+ *   path  borrowed; replaced if it exists.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  path is NULL or "", or the profiler is not running
+ *   CT_ERROR_IO                path cannot be written; the message names it and the reason. When
+ *                              the file cannot even be created, the profiler keeps running and no
+ *                              span is lost (call again with another path); when writing fails
+ *                              later, the profiler is stopped and its spans are lost.
+ * Threads: any thread. Since 0.3. See also ct_profiler_stop_to_string.
+ */
+CT_API CT_NODISCARD ct_status ct_profiler_stop_to_file(const char* path);
+
+/*
+ * ct_profiler_stop_to_string - stop the profiler and return the trace ct_profiler_stop_to_file
+ * would write, for bindings that keep it in memory.
+ *
+ *   out  on CT_OK, a new NUL-terminated string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL (the profiler keeps running), or it is not running
+ *   CT_ERROR_OUT_OF_MEMORY     the trace could not be allocated (the spans are lost)
+ * Threads: any thread. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_profiler_stop_to_string(char** out);
+
+/* ct_profiler_is_running - 1 while the profiler records, else 0. Threads: any thread. Since 0.3. */
+CT_API int ct_profiler_is_running(void);
+
 /* ---- Library: logging ---- */
 
 /* Message levels. Values are fixed forever. */
