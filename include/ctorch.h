@@ -139,11 +139,16 @@ CT_API void ct_error_set(ct_status status, const char* msg);
  *
  * Pass CT_ABI_VERSION. Calling it is optional (every function initializes on first use) but
  * recommended: it is the one place a version mismatch is reported. Idempotent, thread-safe.
+ * The first call in a process also loads the device backend plugins on CTORCH_BACKEND_PATH (see
+ * "Library: plugins"); its outcome is remembered, and every later call returns the same status.
  *
  * Returns
  *   CT_OK
  *   CT_ERROR_VERSION  header_abi_version is newer than this library's ct_abi_version(); the
  *                     message names both. Link the library your header came with.
+ *   CT_ERROR_BACKEND  a plugin failed to load (since 0.3); the message names its path and the
+ *                     reason and says to set CTORCH_DEVICE_BACKEND_AUTOLOAD=0 to start without
+ *                     plugins. The library is otherwise usable: built-in operators work.
  * Since 0.1.
  */
 CT_API CT_NODISCARD ct_status ct_init(int32_t header_abi_version);
@@ -278,6 +283,46 @@ CT_API CT_NODISCARD ct_status ct_profiler_stop_to_string(char** out);
 
 /* ct_profiler_is_running - 1 while the profiler records, else 0. Threads: any thread. Since 0.3. */
 CT_API int ct_profiler_is_running(void);
+
+/* ---- Library: plugins ---- */
+
+/*
+ * Device backend plugins. The first ct_init in a process loads every file ending in ".so" in the
+ * directories listed in CTORCH_BACKEND_PATH (colon-separated, in that order; each directory's
+ * files in sorted order) with dlopen, unless CTORCH_DEVICE_BACKEND_AUTOLOAD=0. A directory that
+ * cannot be read is skipped with a warning to the log sink; each plugin loaded is logged at
+ * CT_LOG_INFO ("loaded plugin <path>"). Operators called without ct_init load no plugins.
+ *
+ * A plugin exports, with C linkage and default visibility:
+ *
+ *   ct_status ct_plugin_init(int32_t abi_version);
+ *
+ * ctorch calls it once, on the thread running ct_init, with CT_ABI_VERSION of the loaded library;
+ * a plugin built against a newer header returns CT_ERROR_VERSION with ct_error_set. It may call
+ * any ct_* function (there ct_init returns CT_OK at once and ct_plugins_json fails), typically
+ * ct_library_define and ct_library_impl to add operators and kernels for its device. It returns
+ * CT_OK, or a status after ct_error_set(status, message). A plugin that cannot be opened, has no
+ * ct_plugin_init, or whose init fails makes that ct_init and every later one return
+ * CT_ERROR_BACKEND naming it, and counts in the metric "plugins.load_failures"; the other plugins
+ * still load. No plugin is ever unloaded.
+ */
+typedef ct_status (*ct_plugin_init_fn)(int32_t abi_version);
+
+/*
+ * ct_plugins_json - the plugins autoloading found, as one JSON object:
+ * {"autoload": true, "plugins": [{"path": "/opt/x/libfoo.so", "loaded": true, "error": null},
+ *  {"path": "/opt/x/libbar.so", "loaded": false, "error": "dlopen failed: ..."}]}
+ * "autoload" is null before the first ct_init and false with CTORCH_DEVICE_BACKEND_AUTOLOAD=0.
+ *
+ *   out  on CT_OK, a new NUL-terminated string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL, or called from a plugin's ct_plugin_init
+ *   CT_ERROR_OUT_OF_MEMORY     the string could not be allocated
+ * Threads: any thread. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_plugins_json(char** out);
 
 /* ---- Library: logging ---- */
 

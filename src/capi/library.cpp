@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "dispatch/registry.h"
 #include "ops/cpu/parallel.h"
+#include "runtime/plugins.h"
 
 using namespace ct;
 
@@ -51,6 +52,7 @@ ct_status ct_init(int32_t header_abi_version) {
              header_abi_version, " but the loaded library implements ABI ", CT_ABI_VERSION, " (ctorch ",
              CT_VERSION_STRING, "). Link the libctorch that came with your ctorch.h");
     Registry::get();
+    runtime::autoload_plugins();  // see Note [Plugin autoloading]
   });
 }
 
