@@ -207,11 +207,18 @@ CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_
  * ct_metric_get - read one of the library's counters by name.
  *
  * Names (more arrive in later releases; a name's meaning never changes):
- *   "tensors.live"                tensor objects alive (every handle and every internal tensor)
- *   "storages.live"               storage blocks alive, on every device, caller memory included
- *   "memory.cpu.bytes_allocated"  bytes ctorch's CPU allocator has handed out and not freed (tensors
- *                                 of 64 bytes or less live inside their storage and do not count)
- *   "memory.cpu.bytes_cached"     bytes of freed large blocks the CPU allocator keeps for reuse
+ *   "tensors.live"                 tensor objects alive (every handle and every internal tensor)
+ *   "storages.live"                storage blocks alive, on every device, caller memory included
+ *   "memory.cpu.bytes_allocated"   bytes ctorch's CPU allocator has handed out and not freed (tensors
+ *                                  of 64 bytes or less live inside their storage and do not count)
+ *   "memory.cpu.bytes_cached"      bytes of freed large blocks the CPU allocator keeps for reuse
+ *   "memory.cpu.allocations_live"  blocks the CPU allocator has handed out and not freed (since 0.3)
+ *   "init.time_us"                 microseconds initialization took: building the operator registry
+ *                                  (timed from the start of the first ct_init or first operator
+ *                                  call, not from library load) plus loading plugins in ct_init;
+ *                                  0 before the first use (since 0.3)
+ *   "plugins.loaded"               plugins whose ct_plugin_init returned CT_OK (since 0.3)
+ *   "plugins.load_failures"        plugins that failed to load at ct_init (since 0.3)
  * Counts are exact while no other thread creates or frees tensors, so a leak check reads them
  * before and after a quiet stretch.
  *
@@ -220,9 +227,26 @@ CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  name or out is NULL, or an unknown name (the message lists the names)
- * Threads: any thread. Since 0.1.
+ * Threads: any thread. Since 0.1. See also ct_metrics_json.
  */
 CT_API CT_NODISCARD ct_status ct_metric_get(const char* name, int64_t* out);
+
+/*
+ * ct_metrics_json - every metric of ct_metric_get as one JSON object, e.g.
+ * {"tensors.live": 3, "storages.live": 2, ..., "plugins.load_failures": 0}.
+ *
+ * One key per name ct_metric_get knows, each an integer. Values are read one after another, so
+ * while other threads work they are not one atomic snapshot.
+ *
+ *   out  on CT_OK, a new NUL-terminated string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL
+ *   CT_ERROR_OUT_OF_MEMORY     the string could not be allocated
+ * Threads: any thread. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_metrics_json(char** out);
 
 /* ---- Library: profiler ---- */
 
