@@ -6,21 +6,28 @@ that are also the builtin exceptions torch raises (RuntimeError, TypeError, Inde
 """
 
 import builtins as _builtins
+import json as _json
 import numbers as _numbers
 
 from . import _C
 from . import autograd
 from . import ops
+from . import profiler
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
                      int8, int16, int32, int64, long, short, uint8)
-from ._errors import (DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,
+from ._errors import (BackendError, DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,
                       OutOfMemoryError, ShapeError)
+from ._logging import get_log_level, set_log_level
 from ._tensor import Size, Tensor, _handle, _wrap, device, full, where
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from . import _dtype as _d
 
 __version__ = _C.ct_version()
+# Library messages become warnings.warn / logging.getLogger("ctorch") records (ctorch._logging);
+# installed before ct_init, so what plugin loading says reaches Python too.
+from . import _logging
+_logging._install()
 _C.ct_init(_C.CT_ABI_VERSION)
 # An allocation that fails runs gc.collect() and is retried: tensors kept only by reference cycles
 # are freed first (ct_set_memory_pressure_handler).
@@ -31,6 +38,7 @@ __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", 
            "cat", "stack", "where", "matmul", "mm", "bmm", "addmm", "is_tensor", "numel", "get_num_threads",
            "set_num_threads", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
+__all__ += ["profiler", "metrics", "metric", "set_log_level", "get_log_level"]
 
 
 def _device_arg(device_):
@@ -226,3 +234,16 @@ def get_num_threads():
 
 def set_num_threads(n):
     _C.ct_set_num_threads(n)
+
+
+# ---- observability ----
+
+def metrics():
+    """Every library counter as a dict, e.g. {"tensors.live": 3, "init.time_us": 812, ...}
+    (ct_metrics_json; the names are documented in docs/observability.md)."""
+    return _json.loads(_C.ct_metrics_json())
+
+
+def metric(name):
+    """One library counter by name (ct_metric_get), e.g. metric("memory.cpu.bytes_allocated")."""
+    return _C.ct_metric_get(name)
