@@ -139,11 +139,16 @@ CT_API void ct_error_set(ct_status status, const char* msg);
  *
  * Pass CT_ABI_VERSION. Calling it is optional (every function initializes on first use) but
  * recommended: it is the one place a version mismatch is reported. Idempotent, thread-safe.
+ * The first call in a process also loads the device backend plugins on CTORCH_BACKEND_PATH (see
+ * "Library: plugins"); its outcome is remembered, and every later call returns the same status.
  *
  * Returns
  *   CT_OK
  *   CT_ERROR_VERSION  header_abi_version is newer than this library's ct_abi_version(); the
  *                     message names both. Link the library your header came with.
+ *   CT_ERROR_BACKEND  a plugin failed to load (since 0.3); the message names its path and the
+ *                     reason and says to set CTORCH_DEVICE_BACKEND_AUTOLOAD=0 to start without
+ *                     plugins. The library is otherwise usable: built-in operators work.
  * Since 0.1.
  */
 CT_API CT_NODISCARD ct_status ct_init(int32_t header_abi_version);
@@ -202,11 +207,22 @@ CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_
  * ct_metric_get - read one of the library's counters by name.
  *
  * Names (more arrive in later releases; a name's meaning never changes):
- *   "tensors.live"                tensor objects alive (every handle and every internal tensor)
- *   "storages.live"               storage blocks alive, on every device, caller memory included
- *   "memory.cpu.bytes_allocated"  bytes ctorch's CPU allocator has handed out and not freed (tensors
- *                                 of 64 bytes or less live inside their storage and do not count)
- *   "memory.cpu.bytes_cached"     bytes of freed large blocks the CPU allocator keeps for reuse
+ *   "tensors.live"                 tensor objects alive (every handle and every internal tensor)
+ *   "storages.live"                storage blocks alive, on every device, caller memory included
+ *   "memory.cpu.bytes_allocated"   bytes ctorch's CPU allocator has handed out and not freed (tensors
+ *                                  of 64 bytes or less live inside their storage and do not count)
+ *   "memory.cpu.bytes_cached"      bytes of freed large blocks the CPU allocator keeps for reuse
+ *   "memory.cpu.allocations_live"  blocks the CPU allocator has handed out and not freed (since 0.3)
+ *   "init.time_us"                 microseconds initialization took: building the operator registry
+ *                                  (timed from the start of the first ct_init or first operator
+ *                                  call, not from library load) plus loading plugins in ct_init;
+ *                                  0 before the first use (since 0.3)
+ *   "plugins.loaded"               plugins whose ct_plugin_init returned CT_OK (since 0.3)
+ *   "plugins.load_failures"        plugins that failed to load at ct_init (since 0.3)
+ *   "determinism.mode"             ct_get_deterministic_debug_mode(): 0 off, 1 warn, 2 error (since 0.3)
+ *   "default_device.type"          the ct_device_type factories without a device use now, on the
+ *                                  calling thread (ct_get_default_device) (since 0.3)
+ *   "matmul.float32_precision"     0 "highest", 1 "high", 2 "medium" (since 0.3)
  * Counts are exact while no other thread creates or frees tensors, so a leak check reads them
  * before and after a quiet stretch.
  *
@@ -215,9 +231,126 @@ CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  name or out is NULL, or an unknown name (the message lists the names)
- * Threads: any thread. Since 0.1.
+ * Threads: any thread. Since 0.1. See also ct_metrics_json.
  */
 CT_API CT_NODISCARD ct_status ct_metric_get(const char* name, int64_t* out);
+
+/*
+ * ct_metrics_json - every metric of ct_metric_get as one JSON object, e.g.
+ * {"tensors.live": 3, "storages.live": 2, ..., "plugins.load_failures": 0}.
+ *
+ * One key per name ct_metric_get knows, each an integer. Values are read one after another, so
+ * while other threads work they are not one atomic snapshot.
+ *
+ *   out  on CT_OK, a new NUL-terminated string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL
+ *   CT_ERROR_OUT_OF_MEMORY     the string could not be allocated
+ * Threads: any thread. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_metrics_json(char** out);
+
+/* ---- Library: profiler ---- */
+
+/*
+ * ct_profiler_start - start recording a span for every operator call, on every thread.
+ *
+ * Each span has the operator's full name ("add.Tensor"), start and duration, the calling thread,
+ * the shapes and dtypes of its tensor inputs (in schema order; tensor lists contribute one entry
+ * per tensor) and its device. Nested calls are spans of their own that lie within their caller's:
+ * the parts of a composite operator, and the operators that ct_tensor_backward runs. Spans stay in
+ * per-thread buffers (a thread that exits keeps its spans) until ct_profiler_stop_to_file or
+ * ct_profiler_stop_to_string. While the profiler is off an operator call pays one atomic load.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  the profiler is already running
+ * Threads: any thread; one profiler per process. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_profiler_start(void);
+
+/*
+ * ct_profiler_stop_to_file - stop the profiler and write its spans as a Chrome trace.
+ *
+ * The file (JSON, opens in Perfetto and chrome://tracing) is
+ *   {"traceEvents":[{"name":"add.Tensor","ph":"X","ts":12.345,"dur":1.250,"pid":4242,"tid":4242,
+ *     "cat":"operator","args":{"input_shapes":[[2,3],[3]],"input_dtypes":["float32","float32"],
+ *     "device":"cpu"}}, ...],"displayTimeUnit":"ns"}
+ * with ts (since ct_profiler_start) and dur in microseconds with nanosecond digits, events sorted
+ * by ts (a caller before its callees), tid the operating system's thread id. The trace goes to a
+ * temporary file beside path that is then renamed to path, so path is never left half-written.
+ *
+ *   path  borrowed; replaced if it exists.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  path is NULL or "", or the profiler is not running
+ *   CT_ERROR_IO                path cannot be written; the message names it and the reason. When
+ *                              the file cannot even be created, the profiler keeps running and no
+ *                              span is lost (call again with another path); when writing fails
+ *                              later, the profiler is stopped and its spans are lost.
+ * Threads: any thread. Since 0.3. See also ct_profiler_stop_to_string.
+ */
+CT_API CT_NODISCARD ct_status ct_profiler_stop_to_file(const char* path);
+
+/*
+ * ct_profiler_stop_to_string - stop the profiler and return the trace ct_profiler_stop_to_file
+ * would write, for bindings that keep it in memory.
+ *
+ *   out  on CT_OK, a new NUL-terminated string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL (the profiler keeps running), or it is not running
+ *   CT_ERROR_OUT_OF_MEMORY     the trace could not be allocated (the spans are lost)
+ * Threads: any thread. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_profiler_stop_to_string(char** out);
+
+/* ct_profiler_is_running - 1 while the profiler records, else 0. Threads: any thread. Since 0.3. */
+CT_API int ct_profiler_is_running(void);
+
+/* ---- Library: plugins ---- */
+
+/*
+ * Device backend plugins. The first ct_init in a process loads every file ending in ".so" in the
+ * directories listed in CTORCH_BACKEND_PATH (colon-separated, in that order; each directory's
+ * files in sorted order) with dlopen, unless CTORCH_DEVICE_BACKEND_AUTOLOAD=0. A directory that
+ * cannot be read is skipped with a warning to the log sink; each plugin loaded is logged at
+ * CT_LOG_INFO ("loaded plugin <path>"). Operators called without ct_init load no plugins.
+ *
+ * A plugin exports, with C linkage and default visibility:
+ *
+ *   ct_status ct_plugin_init(int32_t abi_version);
+ *
+ * ctorch calls it once, on the thread running ct_init, with CT_ABI_VERSION of the loaded library;
+ * a plugin built against a newer header returns CT_ERROR_VERSION with ct_error_set. It may call
+ * any ct_* function (there ct_init returns CT_OK at once and ct_plugins_json fails), typically
+ * ct_library_define and ct_library_impl to add operators and kernels for its device. It returns
+ * CT_OK, or a status after ct_error_set(status, message). A plugin that cannot be opened, has no
+ * ct_plugin_init, or whose init fails makes that ct_init and every later one return
+ * CT_ERROR_BACKEND naming it, and counts in the metric "plugins.load_failures"; the other plugins
+ * still load. No plugin is ever unloaded.
+ */
+typedef ct_status (*ct_plugin_init_fn)(int32_t abi_version);
+
+/*
+ * ct_plugins_json - the plugins autoloading found, as one JSON object:
+ * {"autoload": true, "plugins": [{"path": "/opt/x/libfoo.so", "loaded": true, "error": null},
+ *  {"path": "/opt/x/libbar.so", "loaded": false, "error": "dlopen failed: ..."}]}
+ * "autoload" is null before the first ct_init and false with CTORCH_DEVICE_BACKEND_AUTOLOAD=0.
+ *
+ *   out  on CT_OK, a new NUL-terminated string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL, or called from a plugin's ct_plugin_init
+ *   CT_ERROR_OUT_OF_MEMORY     the string could not be allocated
+ * Threads: any thread. Since 0.3.
+ */
+CT_API CT_NODISCARD ct_status ct_plugins_json(char** out);
 
 /* ---- Library: logging ---- */
 

@@ -217,6 +217,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_op_call;
 %ignore ct_library_impl;
 %ignore ct_set_memory_pressure_handler;
+%ignore ct_set_log_handler;
 %ignore ct_error_set;
 %ignore ct_string_release;
 %ignore ct_value;
@@ -241,6 +242,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %feature("nothread") ct_py_op_call;
 %feature("nothread") ct_py_to_dlpack;
 %feature("nothread") ct_py_install_gc_on_memory_pressure;
+%feature("nothread") ct_py_install_log_handler;
 %feature("nothread") ct_py_from_dlpack;
 %feature("nothread") ct_py_autograd_backward;
 %feature("nothread") ct_py_autograd_grad;
@@ -729,5 +731,42 @@ static PyObject* ct_py_function_apply(const char* name, PyObject* inputs, PyObje
   free((void*)keep);
   free(results);
   return result;
+}
+
+/* ---- Log routing: every message the library logs is handed to a Python function
+ * (ctorch._logging._route: warnings.warn for warnings, the "ctorch" logger for the rest). Called on
+ * the logging thread, which has usually released the GIL for the call; PyGILState_Ensure takes it
+ * either way. An exception the function raises (a warnings filter set to "error") cannot travel
+ * back through the library's log call: it is reported as unraisable. ---- */
+
+static void ct_py_log(void* user_data, ct_log_level level, const char* message) {
+#if PY_VERSION_HEX >= 0x030D0000
+  const int finalizing = Py_IsFinalizing();
+#else
+  const int finalizing = _Py_IsFinalizing();
+#endif
+  if (!Py_IsInitialized() || finalizing) return; /* no Python code during shutdown */
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback); /* a caller's pending exception survives the message */
+  PyObject* text = PyUnicode_DecodeUTF8(message, (Py_ssize_t)strlen(message), "replace");
+  PyObject* r = text ? PyObject_CallFunction((PyObject*)user_data, "iO", (int)level, text) : NULL;
+  if (!r) PyErr_WriteUnraisable((PyObject*)user_data);
+  Py_XDECREF(r);
+  Py_XDECREF(text);
+  PyErr_Restore(type, value, traceback);
+  PyGILState_Release(g);
+}
+
+/* Routes the library's log messages to fn(level, message), replacing any previous handler. */
+static PyObject* ct_py_install_log_handler(PyObject* fn) {
+  Py_INCREF(fn);
+  ct_status s = ct_set_log_handler(ct_py_log, fn, ct_py_decref);
+  if (s != CT_OK) {
+    Py_DECREF(fn);
+    ct_py_raise(s);
+    return NULL;
+  }
+  Py_RETURN_NONE;
 }
 %}

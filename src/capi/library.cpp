@@ -1,4 +1,4 @@
-// library.cpp - versions, init, features, status names, threads, dtype names.
+// library.cpp - versions, init, features, status names, threads, dtype names (metrics: metrics.cpp).
 #include <cstring>
 
 #include <mutex>
@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "dispatch/registry.h"
 #include "ops/cpu/parallel.h"
+#include "runtime/plugins.h"
 
 using namespace ct;
 
@@ -51,6 +52,7 @@ ct_status ct_init(int32_t header_abi_version) {
              header_abi_version, " but the loaded library implements ABI ", CT_ABI_VERSION, " (ctorch ",
              CT_VERSION_STRING, "). Link the libctorch that came with your ctorch.h");
     Registry::get();
+    runtime::autoload_plugins();  // see Note [Plugin autoloading]
   });
 }
 
@@ -68,30 +70,6 @@ ct_status ct_set_memory_pressure_handler(ct_memory_pressure_fn fn, void* user_da
     }
     if (old && old->destroy) old->destroy(old->user_data);
     delete old;
-  });
-}
-
-ct_status ct_metric_get(const char* name, int64_t* out) {
-  return capi::guard([&] {
-    capi::require_out(out, "ct_metric_get", "out");
-    CT_CHECK(name, CT_ERROR_INVALID_ARGUMENT, "ct_metric_get: name is NULL");
-    struct Metric {
-      const char* name;
-      size_t (*read)();
-    };
-    static constexpr Metric metrics[] = {{"tensors.live", live_tensor_count},
-                                         {"storages.live", live_storage_count},
-                                         {"memory.cpu.bytes_allocated", cpu_allocated_bytes},
-                                         {"memory.cpu.bytes_cached", cpu_cached_bytes}};
-    std::string known;
-    for (const Metric& m : metrics) {
-      if (std::strcmp(name, m.name) == 0) {
-        *out = static_cast<int64_t>(m.read());
-        return;
-      }
-      known += std::string(known.empty() ? "" : ", ") + m.name;
-    }
-    fail(CT_ERROR_INVALID_ARGUMENT, str("ct_metric_get: unknown metric '", name, "'. Known: ", known));
   });
 }
 

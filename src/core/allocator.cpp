@@ -15,6 +15,7 @@ constexpr size_t kCacheMin = size_t(1) << 20;
 constexpr size_t kCacheLimit = size_t(1) << 30;
 
 std::atomic<size_t> g_allocated{0};  // bytes out of cpu_allocate (as requested, rounded)
+std::atomic<size_t> g_live_blocks{0};  // blocks out of cpu_allocate
 
 struct Cache {
   std::mutex mu;
@@ -67,6 +68,7 @@ void* cpu_allocate(size_t nbytes) {
       c.bytes -= it->first;
       c.blocks.erase(it);
       g_allocated.fetch_add(rounded, std::memory_order_relaxed);
+      g_live_blocks.fetch_add(1, std::memory_order_relaxed);
       return p;
     }
   }
@@ -74,6 +76,7 @@ void* cpu_allocate(size_t nbytes) {
   CT_CHECK(p, CT_ERROR_OUT_OF_MEMORY, "allocate: could not allocate ", nbytes,
            " bytes on cpu. Free tensors or reduce the sizes");
   g_allocated.fetch_add(rounded, std::memory_order_relaxed);
+  g_live_blocks.fetch_add(1, std::memory_order_relaxed);
   return p;
 }
 
@@ -81,6 +84,7 @@ void cpu_free(void* p, size_t nbytes) {
   if (!p) return;
   const size_t rounded = block_size(nbytes);
   g_allocated.fetch_sub(rounded, std::memory_order_relaxed);
+  g_live_blocks.fetch_sub(1, std::memory_order_relaxed);
   if (rounded >= kCacheMin) {
     Cache& c = cache();
     std::lock_guard<std::mutex> g(c.mu);
@@ -121,6 +125,8 @@ void cpu_empty_cache() {
 }
 
 size_t cpu_allocated_bytes() { return g_allocated.load(std::memory_order_relaxed); }
+
+size_t cpu_live_allocations() { return g_live_blocks.load(std::memory_order_relaxed); }
 
 size_t cpu_cached_bytes() {
   Cache& c = cache();

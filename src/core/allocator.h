@@ -33,5 +33,7 @@ void cpu_empty_cache();
 size_t cpu_cached_bytes();
 /// Bytes handed out by cpu_allocate and not yet freed (small tensors stored inline not counted).
 size_t cpu_allocated_bytes();
+/// Blocks handed out by cpu_allocate and not yet freed.
+size_t cpu_live_allocations();
 
 }  // namespace ct

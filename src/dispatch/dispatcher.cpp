@@ -6,6 +6,7 @@
 #include "runtime/defaults.h"
 #include "runtime/determinism.h"
 #include "runtime/log.h"
+#include "runtime/profiler.h"
 
 namespace ct {
 
@@ -95,13 +96,25 @@ void mark_inference(const Value* args, size_t nargs, Tensor* outs, size_t nouts)
   }
 }
 
-}  // namespace
-
-void dispatch(const OperatorDef& op, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
+inline void dispatch_unprofiled(const OperatorDef& op, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
   const LocalDispatchKeys& l = local_dispatch_keys();
   DispatchKeySet ks = (call_keys(op, args, nargs) | l.included) - l.excluded;
   run(op, ks, args, nargs, outs, nouts);
   if (__builtin_expect(l.inference, 0)) mark_inference(args, nargs, outs, nouts);
+}
+
+__attribute__((noinline, cold)) void dispatch_profiled(const OperatorDef& op, const Value* args, size_t nargs,
+                                                       Tensor* outs, size_t nouts) {
+  runtime::OpSpan span(op, args, nargs);
+  dispatch_unprofiled(op, args, nargs, outs, nouts);
+}
+
+}  // namespace
+
+// The profiler costs one relaxed load here while it is off: see Note [Profiler spans].
+void dispatch(const OperatorDef& op, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
+  if (__builtin_expect(runtime::profiler_enabled(), 0)) return dispatch_profiled(op, args, nargs, outs, nouts);
+  dispatch_unprofiled(op, args, nargs, outs, nouts);
 }
 
 void redispatch(Frame& f) { run(f.op, f.keys, f.args, f.nargs, f.outs, f.nouts); }

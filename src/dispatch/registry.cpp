@@ -1,6 +1,8 @@
 #include "dispatch/registry.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <mutex>
 
 #include "core/error.h"
@@ -39,14 +41,24 @@ LocalDispatchKeys& local_dispatch_keys() {
   return keys;
 }
 
+namespace {
+std::atomic<int64_t> g_build_time_us{0};
+}
+
 Registry& Registry::get() {
   static Registry* r = [] {
+    const auto start = std::chrono::steady_clock::now();
     Registry* reg = new Registry;  // never destroyed: kernels may run during static destruction
     register_builtin_operators(*reg);
+    g_build_time_us.store(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count(),
+        std::memory_order_relaxed);
     return reg;
   }();
   return *r;
 }
+
+int64_t Registry::build_time_us() { return g_build_time_us.load(std::memory_order_relaxed); }
 
 OpBuilder Registry::def(const std::string& schema_text, bool builtin) {
   Schema schema = parse_schema(schema_text);

@@ -6,15 +6,18 @@ that are also the builtin exceptions torch raises (RuntimeError, TypeError, Inde
 """
 
 import builtins as _builtins
+import json as _json
 import numbers as _numbers
 
 from . import _C
 from . import autograd
 from . import ops
+from . import profiler
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
                      int8, int16, int32, int64, long, set_default_dtype, short, uint8)
-from ._errors import (DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,
+from ._errors import (BackendError, DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,
                       OutOfMemoryError, ShapeError)
+from ._logging import get_log_level, set_log_level
 from ._tensor import Size, Tensor, _handle, _wrap, device, full, where
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
@@ -28,6 +31,10 @@ from ._runtime import (are_deterministic_algorithms_enabled, get_default_device,
                        use_deterministic_algorithms)
 
 __version__ = _C.ct_version()
+# Library messages become warnings.warn / logging.getLogger("ctorch") records (ctorch._logging);
+# installed before ct_init, so what plugin loading says reaches Python too.
+from . import _logging
+_logging._install()
 _C.ct_init(_C.CT_ABI_VERSION)
 # An allocation that fails runs gc.collect() and is retried: tensors kept only by reference cycles
 # are freed first (ct_set_memory_pressure_handler).
@@ -43,7 +50,8 @@ __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", 
            "multinomial", "dropout", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_default_device", "get_default_device",
-           "set_float32_matmul_precision", "get_float32_matmul_precision"]
+           "set_float32_matmul_precision", "get_float32_matmul_precision", "profiler", "metrics", "metric",
+           "set_log_level", "get_log_level"]
 
 
 def _device_arg(device_):
@@ -239,3 +247,16 @@ def get_num_threads():
 
 def set_num_threads(n):
     _C.ct_set_num_threads(n)
+
+
+# ---- observability ----
+
+def metrics():
+    """Every library counter as a dict, e.g. {"tensors.live": 3, "init.time_us": 812, ...}
+    (ct_metrics_json; the names are documented in docs/observability.md)."""
+    return _json.loads(_C.ct_metrics_json())
+
+
+def metric(name):
+    """One library counter by name (ct_metric_get), e.g. metric("memory.cpu.bytes_allocated")."""
+    return _C.ct_metric_get(name)

@@ -6,7 +6,7 @@ import builtins
 from . import _C
 
 __all__ = ["Error", "InvalidArgumentError", "ShapeError", "DTypeError", "DeviceError", "OutOfMemoryError",
-           "NotImplementedError_", "IndexError", "InternalError"]
+           "NotImplementedError_", "IndexError", "BackendError", "InternalError"]
 
 
 class Error(Exception):
@@ -47,6 +47,10 @@ class IndexError(Error, builtins.IndexError):
     pass
 
 
+class BackendError(Error, builtins.RuntimeError):
+    """A device backend or plugin failed (at import: a plugin on CTORCH_BACKEND_PATH did not load)."""
+
+
 class InternalError(Error, builtins.RuntimeError):
     pass
 
@@ -59,6 +63,7 @@ _by_status = {
     _C.CT_ERROR_OUT_OF_MEMORY: OutOfMemoryError,
     _C.CT_ERROR_NOT_IMPLEMENTED: NotImplementedError_,
     _C.CT_ERROR_INDEX: IndexError,
+    _C.CT_ERROR_BACKEND: BackendError,
 }
 
 

@@ -1,0 +1,74 @@
+// metrics.cpp - ct_metric_get and ct_metrics_json: one table, one row per metric.
+#include <cstring>
+#include <string>
+
+#include "capi/handle.h"
+#include "core/allocator.h"
+#include "core/error.h"
+#include "core/storage.h"
+#include "core/tensor_impl.h"
+#include "dispatch/registry.h"
+#include "runtime/defaults.h"
+#include "runtime/determinism.h"
+#include "runtime/json.h"
+#include "runtime/plugins.h"
+
+using namespace ct;
+
+namespace {
+
+struct Metric {
+  const char* name;  // documented in ctorch.h under ct_metric_get; a name's meaning never changes
+  int64_t (*read)();
+};
+
+constexpr Metric kMetrics[] = {
+    {"tensors.live", [] { return static_cast<int64_t>(live_tensor_count()); }},
+    {"storages.live", [] { return static_cast<int64_t>(live_storage_count()); }},
+    {"memory.cpu.bytes_allocated", [] { return static_cast<int64_t>(cpu_allocated_bytes()); }},
+    {"memory.cpu.bytes_cached", [] { return static_cast<int64_t>(cpu_cached_bytes()); }},
+    {"memory.cpu.allocations_live", [] { return static_cast<int64_t>(cpu_live_allocations()); }},
+    {"init.time_us", [] { return Registry::build_time_us() + runtime::plugin_autoload_time_us(); }},
+    {"plugins.loaded", runtime::plugins_loaded},
+    {"plugins.load_failures", runtime::plugin_load_failures},
+    {"determinism.mode", [] { return static_cast<int64_t>(runtime::deterministic_mode()); }},
+    {"default_device.type", [] { return static_cast<int64_t>(runtime::current_device().type); }},
+    {"matmul.float32_precision", [] { return static_cast<int64_t>(runtime::matmul_precision()); }},
+};
+
+}  // namespace
+
+extern "C" {
+
+ct_status ct_metric_get(const char* name, int64_t* out) {
+  return capi::guard([&] {
+    capi::require_out(out, "ct_metric_get", "out");
+    CT_CHECK(name, CT_ERROR_INVALID_ARGUMENT, "ct_metric_get: name is NULL");
+    std::string known;
+    for (const Metric& m : kMetrics) {
+      if (std::strcmp(name, m.name) == 0) {
+        *out = m.read();
+        return;
+      }
+      known += std::string(known.empty() ? "" : ", ") + m.name;
+    }
+    fail(CT_ERROR_INVALID_ARGUMENT, str("ct_metric_get: unknown metric '", name, "'. Known: ", known));
+  });
+}
+
+ct_status ct_metrics_json(char** out) {
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    capi::require_out(out, "ct_metrics_json", "out");
+    std::string json = "{";
+    for (const Metric& m : kMetrics) {
+      if (json.size() > 1) json += ", ";
+      runtime::append_json_string(json, m.name);
+      json += ": " + std::to_string(m.read());
+    }
+    json += "}";
+    *out = capi::copy_string(json);
+  });
+}
+
+}  // extern "C"
