@@ -74,6 +74,12 @@ int main(void) {
   const int64_t dim0 = 0;
   digest("colsum", OK(ct_tensor_sum(m, &dim0, 1, 0, &r), r));   /* Note [Column reductions] */
   digest("colmax", OK(ct_tensor_argmax(m, &dim0, 0, &r), r));
+  /* Random numbers: the Philox words and the own log, sin and cos of the normal map. */
+  const int64_t n1000[1] = {1000};
+  if (ct_manual_seed(9) != CT_OK) return 1;
+  digest("randn_f32", OK(ct_tensor_randn(n1000, 1, CT_FLOAT32, NULL, NULL, &r), r));
+  digest("randn_f64", OK(ct_tensor_randn(n1000, 1, CT_FLOAT64, NULL, NULL, &r), r));
+  digest("rand_f16", OK(ct_tensor_rand(n1000, 1, CT_FLOAT16, NULL, NULL, &r), r));
   while (nkeep > 0) ct_tensor_release(keep[--nkeep]);
   return 0;
 }
