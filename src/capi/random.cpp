@@ -63,7 +63,7 @@ ct_status ct_generator_create(const char* device, ct_generator** out) {
   return capi::guard([&] {
     capi::require_out(out, "ct_generator_create", "out");
     const Device d = default_of(device).device();  // checks that the device has random numbers
-    *out = to_handle(new Generator(d));
+    *out = to_handle(Generator::create(d));
   });
 }
 

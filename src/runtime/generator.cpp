@@ -3,9 +3,12 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/object_pool.h"
 
 namespace ct::runtime {
 namespace {
+
+using GeneratorPool = SlotPool<sizeof(Generator), alignof(Generator)>;
 
 constexpr uint32_t kStateMagic = 0x50485831;  // "1XHP": a Philox state
 constexpr uint32_t kStateVersion = 1;
@@ -39,6 +42,8 @@ Generator& Generator::default_for(Device d) {
   }();
   return *cpu;
 }
+
+Generator* Generator::create(Device d) { return new (GeneratorPool::allocate()) Generator(d); }
 
 PhiloxRange Generator::reserve(uint64_t blocks) {
   std::lock_guard<std::mutex> g(mu_);
@@ -90,8 +95,10 @@ void Generator::set_state(const uint8_t* state) {
 
 void Generator::release() {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1 || is_default_) return;
-  tag_ = 0;
-  delete this;
+  this->~Generator();
+  // As TensorImpl::destroy: the dead tag stays readable in the slot (Note [Handle poisoning]).
+  *reinterpret_cast<volatile uint32_t*>(static_cast<void*>(this)) = 0;
+  GeneratorPool::deallocate(this);
 }
 
 }  // namespace ct::runtime

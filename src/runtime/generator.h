@@ -34,6 +34,9 @@ class Generator {
 
   /// The default generator of a device type (cpu; meta shares cpu's). Lives for the process.
   static Generator& default_for(Device d);
+  /// A new generator for a handle, in a pool slot so that a released handle reads as dead (see
+  /// Note [Handle poisoning]); release() ends it.
+  static Generator* create(Device d);
 
   /// Reserves blocks counter blocks and returns where they start.
   PhiloxRange reserve(uint64_t blocks);
@@ -49,7 +52,7 @@ class Generator {
   void set_state(const uint8_t* state);
 
   void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
-  /// Drops a reference; deletes the generator when it was the last one (never a default one).
+  /// Drops a reference; ends the generator when it was the last one (never a default one).
   void release();
   bool is_live() const { return tag_ == kLiveTag; }
 
