@@ -87,6 +87,9 @@ ct_status tensor_result(ct_tensor** out, const char* fn, F&& body) {
   });
 }
 
+/// A built-in operator's definition, looked up once per call site.
+#define CT_OPERATOR(var, full) static const OperatorDef& var = builtin_op(full)
+
 /// A malloc'ed copy of s for the caller to free with ct_string_release.
 char* copy_string(const std::string& s);
 

@@ -8,8 +8,6 @@
 using namespace ct;
 using capi::tensor_arg;
 
-#define CT_OPERATOR(var, full) static const OperatorDef& var = builtin_op(full)
-
 namespace {
 
 // A handle array as the tensor list Values borrow; every element checked.

@@ -13,8 +13,6 @@ struct ct_generator {};  // never defined for real: a ct_generator* is a Generat
 
 namespace {
 
-#define CT_OPERATOR(var, full) static const OperatorDef& var = builtin_op(full)
-
 // The live generator behind a handle (NULL allowed when optional: the default generator).
 Generator* generator_arg(const ct_generator* g, const char* fn, bool optional) {
   if (!g && optional) return nullptr;

@@ -18,7 +18,7 @@ from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, flo
 from ._errors import (BackendError, DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,
                       OutOfMemoryError, ShapeError)
 from ._logging import get_log_level, set_log_level
-from ._tensor import Size, Tensor, _handle, _wrap, device, full, where
+from ._tensor import Size, Tensor, _handle, _sizes as _size, _wrap, device, full, where
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from . import _dtype as _d
@@ -56,12 +56,6 @@ __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", 
 
 def _device_arg(device_):
     return None if device_ is None else str(device_)
-
-
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
-        return tuple(size[0])
-    return size
 
 
 # ---- creation ----

@@ -8,7 +8,7 @@ import os as _os
 
 from . import _C
 from . import _dtype as _d
-from ._tensor import Tensor, _DEVICE_NAMES, _handle, _wrap, device
+from ._tensor import Tensor, _handle, _sizes as _size, _wrap, device
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
@@ -109,10 +109,6 @@ def _gen(generator):
     if not isinstance(generator, Generator):
         raise TypeError(f"generator must be a ctorch.Generator, got {type(generator).__name__}")
     return generator._h
-
-
-def _size(size):
-    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
 
 
 def _dev(dev):

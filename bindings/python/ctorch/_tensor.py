@@ -32,6 +32,13 @@ def _new_reference(t):
     return t._h
 
 
+def _sizes(size):
+    """Factory sizes given as f(2, 3) or f((2, 3)), as a tuple or the original arguments."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return size
+
+
 def _handle(x):
     if isinstance(x, Tensor):
         return x._h

@@ -17,11 +17,6 @@ namespace {
 
 using random::fill;
 
-// Bits of randomness per value, so that every value is exact in T and below 1 after rounding.
-template <typename T> constexpr int kUniformBits = std::numeric_limits<float>::digits;  // 24
-template <> constexpr int kUniformBits<Half> = 11;
-template <> constexpr int kUniformBits<BFloat16> = 8;
-
 // Uniform on [lo, hi): four values per block (two for float64, from 53 bits each).
 template <typename T>
 void fill_uniform(T* out, int64_t n, runtime::Generator& g, double lo, double hi) {
@@ -33,7 +28,7 @@ void fill_uniform(T* out, int64_t n, runtime::Generator& g, double lo, double hi
   } else {
     const float l = static_cast<float>(lo), w = static_cast<float>(hi - lo);
     fill<4>(out, n, g, [l, w](uint32_t a, uint32_t b, uint32_t c, uint32_t d, T* dst, int64_t) {
-      constexpr int bits = kUniformBits<T>;
+      constexpr int bits = kMantissaDigits<T>;  // so every value is exact in T and below 1 after rounding
       dst[0] = static_cast<T>(l + w * random::uniform_float(a, bits));
       dst[1] = static_cast<T>(l + w * random::uniform_float(b, bits));
       dst[2] = static_cast<T>(l + w * random::uniform_float(c, bits));
@@ -134,21 +129,9 @@ void randint_meta(const Frame& f, MetaResult& m) {
   const DType d = f.arg(4).is_none() ? DType::Int64 : f.arg(4).dtype();
   CT_CHECK(low < high, CT_ERROR_INVALID_ARGUMENT, "randint: the range [", low, ", ", high,
            ") is empty. Pass low < high");
-  int64_t lo_limit = 0, hi_limit = 0;  // the closed range of integers d holds exactly
-  visit_dtype(d, "randint", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) {
-      lo_limit = static_cast<int64_t>(std::numeric_limits<T>::min());
-      hi_limit = static_cast<int64_t>(std::numeric_limits<T>::max());
-    } else {
-      constexpr int digits = std::is_same_v<T, Half> ? 11 : std::is_same_v<T, BFloat16> ? 8
-                                                                                        : std::numeric_limits<T>::digits;
-      hi_limit = int64_t{1} << digits;
-      lo_limit = -hi_limit;
-    }
-  });
-  CT_CHECK(low >= lo_limit && high - 1 <= hi_limit, CT_ERROR_INVALID_ARGUMENT, "randint: [", low, ", ", high,
-           ") does not fit ", d, ", which holds the integers ", lo_limit, " to ", hi_limit,
+  const ExactIntegers fits = exact_integers(d, "randint");
+  CT_CHECK(low >= fits.lo && high - 1 <= fits.hi, CT_ERROR_INVALID_ARGUMENT, "randint: [", low, ", ", high,
+           ") does not fit ", d, ", which holds the integers ", fits.lo, " to ", fits.hi,
            " exactly. Narrow the range or pass a wider dtype");
   set_output(m, 0, sizes, d, f.arg(5).is_none() ? runtime::current_device() : f.arg(5).device());
 }

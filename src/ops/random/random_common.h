@@ -1,7 +1,13 @@
 // random_common.h - what the random operators share beyond the fill loop.
 #pragma once
 
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "core/dtype.h"
 #include "core/error.h"
+#include "core/half.h"
 #include "dispatch/value.h"
 #include "runtime/generator.h"
 
@@ -15,6 +21,29 @@ inline runtime::Generator& random_generator(const Value& v, Device d) {
   CT_CHECK(g->device().type == d.type, CT_ERROR_DEVICE, "random: the generator is for ", device_string(g->device()),
            " but the tensor is on ", device_string(d), ". Pass a generator created for ", device_string(d));
   return *g;
+}
+
+/// Significand bits of a floating type, the 16-bit ones included (numeric_limits knows neither).
+template <typename T> constexpr int kMantissaDigits = std::numeric_limits<T>::digits;
+template <> constexpr int kMantissaDigits<Half> = 11;
+template <> constexpr int kMantissaDigits<BFloat16> = 8;
+
+/// The closed range of integers d holds exactly, every one between included.
+struct ExactIntegers {
+  int64_t lo = 0, hi = 0;
+};
+inline ExactIntegers exact_integers(DType d, const char* op) {
+  ExactIntegers r;
+  visit_dtype(d, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      r = {static_cast<int64_t>(std::numeric_limits<T>::min()), static_cast<int64_t>(std::numeric_limits<T>::max())};
+    } else {
+      r.hi = int64_t{1} << kMantissaDigits<T>;
+      r.lo = -r.hi;
+    }
+  });
+  return r;
 }
 
 }  // namespace ct::ops

@@ -32,12 +32,8 @@ void randperm_meta(const Frame& f, MetaResult& m) {
   const int64_t n = f.arg(0).to_int();
   CT_CHECK(n >= 0, CT_ERROR_INVALID_ARGUMENT, "randperm: n is ", n, ". Pass n >= 0");
   const DType d = f.arg(2).is_none() ? DType::Int64 : f.arg(2).dtype();
-  int64_t largest = 0;  // the largest integer d holds exactly (and every one below it)
-  visit_dtype<kNumericDTypes>(d, "randperm", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) largest = static_cast<int64_t>(std::numeric_limits<T>::max());
-    else largest = int64_t{1} << (std::is_same_v<T, Half> ? 11 : std::is_same_v<T, BFloat16> ? 8 : std::numeric_limits<T>::digits);
-  });
+  if (d == DType::Bool) fail_unsupported_dtype("randperm", d);
+  const int64_t largest = exact_integers(d, "randperm").hi;
   CT_CHECK(n - 1 <= largest, CT_ERROR_INVALID_ARGUMENT, "randperm: n = ", n, " does not fit ", d,
            ", which holds the integers up to ", largest, " exactly. Pass a wider dtype");
   set_output(m, 0, {n}, d, f.arg(3).is_none() ? runtime::current_device() : f.arg(3).device());
