@@ -57,14 +57,14 @@ extern "C" {
 /* ---- Versions ---- */
 
 #define CT_VERSION_MAJOR 0
-#define CT_VERSION_MINOR 3
+#define CT_VERSION_MINOR 4
 #define CT_VERSION_PATCH 0
-#define CT_VERSION_STRING "0.3.0"
+#define CT_VERSION_STRING "0.4.0"
 /* Raised whenever a program built against this header could misbehave with an older library. */
 #define CT_ABI_VERSION 1
 
 /*
- * ct_version - the library's version string, e.g. "0.3.0".
+ * ct_version - the library's version string, e.g. "0.4.0".
  *
  * The string is static: valid for the life of the process. Since 0.1.
  */
@@ -1389,13 +1389,14 @@ CT_API CT_NODISCARD ct_status ct_op_schema(const char* name, char** out);
  *
  * {"version": 1, "operators": [{"name": "add", "overload": "Tensor", "schema": "...",
  *   "arguments": [{"name": "self", "type": "Tensor", "kwarg_only": false, "default": null}, ...],
- *   "returns": [{"type": "Tensor"}], "inplace": false, "view": false,
+ *   "returns": [{"type": "Tensor", "name": null}], "inplace": false, "view": false,
  *   "builtin": true, "backends": {"cpu": {"determinism": "bitwise"}, "meta": {...}},
  *   "derivative": "defined"}, ...]}
  * determinism is "bitwise", "deterministic" or "atomic"; derivative is "defined" (the operator has
  * its own), "implicit" (built from operators that have theirs), "none" (its results are indices
- * or booleans) or "missing" (backward through it fails naming it). Bindings generate their typed
- * wrappers from it.
+ * or booleans) or "missing" (backward through it fails naming it). A return's name is null unless
+ * the schema names it ("-> (Tensor values, Tensor indices)"; since 0.4). Bindings generate their
+ * typed wrappers from it.
  *
  *   out  on CT_OK, a new string; free with ct_string_release.
  *

@@ -292,6 +292,9 @@ ct_status ct_op_registry_json(char** out) {
       for (size_t i = 0; i < op->schema.returns.size(); ++i) {
         j += i ? ", {\"type\": " : "{\"type\": ";
         json_string(j, op->schema.returns[i].type_text);
+        j += ", \"name\": ";
+        if (op->schema.returns[i].name.empty()) j += "null";
+        else json_string(j, op->schema.returns[i].name);
         j += "}";
       }
       j += str("], \"inplace\": ", op->schema.mutates() ? "true" : "false", ", \"view\": ", op->is_view ? "true" : "false",

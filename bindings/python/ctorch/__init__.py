@@ -227,6 +227,14 @@ def rsub(input, other, alpha=1):
     return ops.call("rsub", input, other, alpha)
 
 
+def __getattr__(name):
+    """Every built-in operator without a wrapper above is a function of the package under its
+    PyTorch name (ctorch.erfinv(x), ctorch.index_add(x, 0, index, source)), through the boxed call."""
+    if not name.startswith("_") and _builtins.any(o["builtin"] for o in ops.overloads(name)):
+        return ops.function(name)
+    raise AttributeError(f"module 'ctorch' has no attribute '{name}'")
+
+
 def is_tensor(x):
     return isinstance(x, Tensor)
 

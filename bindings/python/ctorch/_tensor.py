@@ -1,6 +1,7 @@
 """Tensor: a Python object owning one reference to a ctorch tensor handle."""
 
 import builtins
+import functools
 import numbers
 import weakref
 
@@ -582,6 +583,15 @@ class Tensor:
             return _new_reference(result)
 
         return RemovableHandle(self, _C.ct_py_register_hook(self._h, call))
+
+    def __getattr__(self, name):
+        """Every built-in operator that takes a tensor `self` first is a method too (x.erfinv(),
+        x.topk(3)), through the boxed call; the hand-written methods above are the fast paths."""
+        from . import ops  # imported here: ops imports this module
+
+        if not name.startswith("_") and ops.is_method(name):
+            return functools.partial(ops.call, name, self)
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
 
     # ---- indexing: ints, slices, None and Ellipsis give views ----
     def __getitem__(self, index):

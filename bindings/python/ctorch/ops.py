@@ -5,6 +5,7 @@
 """
 
 import builtins
+import collections
 import json
 import numbers
 
@@ -25,10 +26,23 @@ def registry():
     return _registry
 
 
+_by_name = {}  # operator name -> its overloads' registry entries
+
+
+def overloads(name):
+    """The registry entries of every overload of `name` ("add" -> add.Tensor, add.Scalar), or []."""
+    if not _by_name:
+        for op in registry():
+            _by_name.setdefault(op["name"], []).append(op)
+    return _by_name.get(name, [])
+
+
 def _refresh():
     global _registry
     _registry = None
     _returns.clear()
+    _by_name.clear()
+    _functions.clear()
 
 
 def _box(x):
@@ -83,9 +97,7 @@ def _positional(name, args, kwargs):
     and whose types fit the values given."""
     if not kwargs:
         return list(args), name
-    for op in registry():
-        if op["name"] != name:
-            continue
+    for op in overloads(name):
         params = op["arguments"]
         names = [a["name"] for a in params]
         if len(args) > len(params) or not all(k in names for k in kwargs):
@@ -99,26 +111,54 @@ def _positional(name, args, kwargs):
     raise TypeError(f"ctorch.ops.{name}: no overload takes these arguments and keywords {sorted(kwargs)}")
 
 
-_returns = {}  # operator name -> number of returns
+_returns = {}  # operator name -> (number of returns, named tuple type or None)
 
 
-def _num_returns(target):
-    n = _returns.get(target)
-    if n is None:
+def _result_type(target):
+    r = _returns.get(target)
+    if r is None:
         qualified, _, rest = target.rpartition("::")
         base = (qualified + "::" if qualified else "") + rest.split(".")[0]
-        n = next((len(op["returns"]) for op in registry() if op["name"] == base), 1)
-        _returns[target] = n
-    return n
+        rets = next((op["returns"] for op in overloads(base)), [{"name": None}])
+        names = [ret.get("name") for ret in rets]
+        # Named returns come back as a named tuple (t.sort().values), as torch.return_types do.
+        named = collections.namedtuple(base.replace("::", "_"), names) if len(names) > 1 and all(names) else None
+        r = _returns[target] = (len(rets), named)
+    return r
 
 
 def call(name, *args, **kwargs):
-    """Calls the operator `name` ("add" or "add.Tensor"); returns a Tensor, or a tuple for several."""
+    """Calls the operator `name` ("add" or "add.Tensor"); returns a Tensor, or a tuple for several
+    (a named tuple when the schema names its returns)."""
     values, target = _positional(name, args, kwargs)
-    nouts = _num_returns(target)
+    nouts, named = _result_type(target)
     handles = _C.ct_py_op_call(target, [_box(v) for v in values], nouts)
     outs = tuple(_wrap(h) for h in handles)
-    return outs[0] if len(outs) == 1 else outs
+    if len(outs) == 1:
+        return outs[0]
+    return named(*outs) if named else outs
+
+
+_functions = {}
+
+
+def function(name):
+    """A Python function calling the operator `name` with positional and keyword arguments."""
+    fn = _functions.get(name)
+    if fn is None:
+        def fn(*args, **kwargs):
+            return call(name, *args, **kwargs)
+
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = "\n".join(o["schema"] for o in overloads(name))
+        _functions[name] = fn
+    return fn
+
+
+def is_method(name):
+    """Whether the built-in operator `name` takes a tensor `self` first, so it is also a Tensor method."""
+    return any(o["builtin"] and o["arguments"] and o["arguments"][0]["name"] == "self" and
+               o["arguments"][0]["type"].startswith("Tensor") for o in overloads(name))
 
 
 class _Namespace:
@@ -129,12 +169,8 @@ class _Namespace:
         if name.startswith("__"):
             raise AttributeError(name)
         full = self._prefix + name
-        if any(op["name"] == full for op in registry()):
-            def op(*args, **kwargs):
-                return call(full, *args, **kwargs)
-
-            op.__name__ = name
-            return op
+        if overloads(full):
+            return function(full)
         if not self._prefix and any(op["name"].startswith(name + "::") for op in registry()):
             return _Namespace(name + "::")
         _refresh()  # operators may have been defined since the registry was read

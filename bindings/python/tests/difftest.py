@@ -1,0 +1,132 @@
+"""The machinery of the differential tests: inputs (In), cases (Case) and running one against PyTorch.
+
+test_vs_torch.py holds the cases of the first operators; cases/<family>.py hold the operator
+library's, each module defining CASES = {operator name: [Case, ...]}.
+"""
+
+import numpy as np
+import pytest
+
+from conftest import FLOAT_NAMES, INT_NAMES, BothRaised, assert_same_error, compare, dtype_name, pair_from_numpy
+
+ctorch = pytest.importorskip("ctorch")
+torch = pytest.importorskip("torch")
+
+# ---------------------------------------------------------------------------------------------------
+# Inputs
+
+
+class In:
+    """An input: shape, dtype, layout ('contig', 'T' transposed, 'step' sliced with step 2,
+    'expand' expanded from size 1 in dim 0) and value kind ('default', 'small', 'exp', 'pos',
+    'special', or an explicit list of values)."""
+
+    def __init__(self, shape, dtype="float32", layout="contig", kind="default"):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.layout = layout
+        self.kind = kind
+
+
+def gen_values(rng, shape, name, kind):
+    if not isinstance(kind, str):
+        return np.array(kind).reshape(shape)
+    if name == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if kind == "special" and name in FLOAT_NAMES:
+        pool = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-3, 7.0])
+        return rng.choice(pool, size=shape)
+    if kind == "small":  # bases for pow, factors for prod and integer matrix products
+        if name == "uint8":
+            return rng.integers(0, 4, size=shape).astype(np.int64)
+        if name in INT_NAMES:
+            return rng.choice(np.array([-2, -1, 1, 2]), size=shape).astype(np.int64)
+        return rng.choice(np.array([-2.0, -1.5, -1.0, -0.5, 0.5, 1.0, 1.25, 2.0]), size=shape)
+    if kind == "exp":  # exponents for pow: integers never negative
+        if name in INT_NAMES:
+            return rng.integers(0, 4, size=shape).astype(np.int64)
+        return rng.integers(-16, 25, size=shape).astype(np.float64) / 8.0
+    if kind == "pos":
+        if name in INT_NAMES:
+            return rng.integers(1, 11, size=shape).astype(np.int64)
+        return rng.integers(1, 65, size=shape).astype(np.float64) / 8.0
+    if name == "uint8":
+        return rng.integers(0, 16, size=shape).astype(np.int64)
+    if name in INT_NAMES:
+        return rng.integers(-10, 11, size=shape).astype(np.int64)
+    return rng.integers(-64, 65, size=shape).astype(np.float64) / 8.0
+
+
+def build(spec, rng):
+    """(ctorch tensor, torch tensor) for an In spec, laid out as asked."""
+    shape = spec.shape
+    if spec.layout == "contig":
+        return pair_from_numpy(gen_values(rng, shape, spec.dtype, spec.kind), spec.dtype)
+    if spec.layout == "T":
+        assert len(shape) >= 2
+        base = shape[:-2] + (shape[-1], shape[-2])
+        c, t = pair_from_numpy(gen_values(rng, base, spec.dtype, spec.kind), spec.dtype)
+        c, t = c.transpose(-1, -2), t.transpose(-1, -2)
+        assert not c.is_contiguous() or min(shape[-2:]) <= 1
+        return c, t
+    if spec.layout == "step":
+        base = shape[:-1] + (2 * shape[-1],)
+        c, t = pair_from_numpy(gen_values(rng, base, spec.dtype, spec.kind), spec.dtype)
+        return c[..., ::2], t[..., ::2]
+    if spec.layout == "expand":
+        base = (1,) + shape[1:]
+        c, t = pair_from_numpy(gen_values(rng, base, spec.dtype, spec.kind), spec.dtype)
+        return c.expand(*shape), t.expand(*shape)
+    raise ValueError(spec.layout)
+
+
+class Case:
+    """fn(m, *tensors) is called with m = ctorch and m = torch. torch_fn, when given, computes the
+    reference instead (see the module docstring). check='values' compares everything; 'meta'
+    compares only shape and dtype (empty)."""
+
+    def __init__(self, id, fn, inputs=(), torch_fn=None, check="values"):
+        self.id = id
+        self.fn = fn
+        self.inputs = list(inputs)
+        self.torch_fn = torch_fn
+        self.check = check
+
+
+def _half_kernel_missing(err):
+    msg = str(err)
+    return isinstance(err, RuntimeError) and "not implemented for" in msg and ("'Half'" in msg or
+                                                                               "'BFloat16'" in msg)
+
+
+def torch_reference(fn, tensors):
+    """fn(torch, *tensors); where torch 1.13 has no CPU kernel for float16/bfloat16, the same on
+    float32 inputs, rounded back to the half type."""
+    try:
+        return fn(torch, *tensors)
+    except RuntimeError as e:
+        if not _half_kernel_missing(e):
+            raise
+    halves = {t.dtype for t in tensors if t.dtype in (torch.float16, torch.bfloat16)}
+    others = {t.dtype for t in tensors if t.dtype in (torch.float32, torch.float64)}
+    up = [t.float() if t.dtype in (torch.float16, torch.bfloat16) else t for t in tensors]
+    result = fn(torch, *up)
+    if len(halves) == 1 and not others and result.dtype == torch.float32:
+        result = result.to(halves.pop())
+    return result
+
+
+def run_case(case, rng):
+    pairs = [build(s, rng) for s in case.inputs]
+    cts = [c for c, _ in pairs]
+    ths = [t for _, t in pairs]
+    ref_fn = case.torch_fn or case.fn
+    got = assert_same_error(lambda: case.fn(ctorch, *cts), lambda: torch_reference(ref_fn, ths))
+    if isinstance(got, BothRaised):
+        return
+    c, t = got
+    if case.check == "meta":
+        assert tuple(c.shape) == tuple(t.shape)
+        assert dtype_name(c.dtype) == dtype_name(t.dtype)
+    else:
+        compare(c, t)
