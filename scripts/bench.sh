@@ -13,7 +13,11 @@ source scripts/lib.sh
 build_dir=${1:-build}
 ctorch_install_deps "${CTORCH_BENCH_PACKAGES[@]}"
 ctorch_configure "$build_dir" Release
-ctorch_build "$build_dir" bench_core bench_autograd bench_runtime ctorch_python
+ops_benches=()
+for src in bench/bench_ops_*.c; do
+  [[ -e $src ]] && ops_benches+=("$(basename "$src" .c)")
+done
+ctorch_build "$build_dir" bench_core bench_autograd bench_runtime "${ops_benches[@]}" ctorch_python
 # libtorch's OpenMP workers spin after each parallel region by default, taking a core from whatever
 # runs next; on a 2-core machine that would slow the ctorch call timed right after it. Passive
 # waiting measures each library without the other in the way.
@@ -24,4 +28,8 @@ echo
 echo
 "$build_dir/bench/bench_runtime"
 echo
+for b in "${ops_benches[@]}"; do
+  "$build_dir/bench/$b"
+  echo
+done
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py

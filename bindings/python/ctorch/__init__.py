@@ -12,6 +12,7 @@ import numbers as _numbers
 from . import _C
 from . import autograd
 from . import ops
+from . import nn
 from . import profiler
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
                      int8, int16, int32, int64, long, set_default_dtype, short, uint8)
