@@ -703,10 +703,14 @@ CASES.update(factory_cases())
 CASES.update(copy_cases())
 
 # The operator library's cases, one module per family under cases/.
+FUNCTIONS = {}
 for _module in pkgutil.iter_modules([os.path.join(os.path.dirname(__file__), "cases")]):
     _family = importlib.import_module("cases." + _module.name)
     assert not set(_family.CASES) & set(CASES), f"cases/{_module.name}.py repeats operators"
     CASES.update(_family.CASES)
+    # FUNCTIONS: torch functions that are not registered operators (split returns a list of views).
+    assert not set(getattr(_family, "FUNCTIONS", {})) & set(FUNCTIONS), f"cases/{_module.name}.py repeats functions"
+    FUNCTIONS.update(getattr(_family, "FUNCTIONS", {}))
 
 # Registered operators that need no differential case here: the random operators, whose values come
 # from ctorch's Philox stream and so cannot equal torch's; test_random.py compares their sizes,
@@ -737,7 +741,7 @@ def test_cases_name_registered_operators():
 
 
 _ALL_CASES = [pytest.param(op, case, id=f"{op}-{case.id}", marks=getattr(case, "marks", ()))
-              for op, cases in CASES.items() for case in cases]
+              for op, cases in list(CASES.items()) + list(FUNCTIONS.items()) for case in cases]
 
 
 @pytest.mark.parametrize("op,case", _ALL_CASES)

@@ -27,6 +27,14 @@ void movedim_kernel(void*, Frame& f) {
   }
   CT_CHECK(src.size() == dst.size(), CT_ERROR_INVALID_ARGUMENT, "movedim: source ", src, " and destination ", dst,
            " have different lengths. Give one destination per source dim");
+  if (n == 0) {  // a 0-dim tensor: dims 0 and -1 name the tensor itself and nothing moves
+    for (size_t i = 0; i < src.size(); ++i) {
+      wrap_dim("movedim", src[i], n);
+      wrap_dim("movedim", dst[i], n);
+    }
+    f.outs[0] = permute(Tensor::borrow(&a), {});
+    return;
+  }
   DimVector perm;
   perm.resize(n);
   for (int64_t i = 0; i < n; ++i) perm[i] = -1;
