@@ -215,6 +215,11 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_tensor_from_blob;
 %ignore ct_tensor_copy_to;
 %ignore ct_op_call;
+/* Lists of handles (ct_tensor_split ...): ctorch/_ops_shape.py builds them from narrow and select. */
+%ignore ct_tensor_split;
+%ignore ct_tensor_split_with_sizes;
+%ignore ct_tensor_chunk;
+%ignore ct_tensor_unbind;
 %ignore ct_library_impl;
 %ignore ct_set_memory_pressure_handler;
 %ignore ct_set_log_handler;
