@@ -67,6 +67,8 @@ void roll_kernel(void*, Frame& f) {
   }
   CT_CHECK(shifts.size() == dims.size(), CT_ERROR_INVALID_ARGUMENT, "roll: shifts ", shifts, " and dims ", dims,
            " have different lengths. Give one dim per shift");
+  CT_CHECK(a.dim() > 0, CT_ERROR_INDEX, "roll: dims ", dims, " given for a 0-dim tensor, which has none. "
+           "Leave dims empty to roll it");
   Tensor out = self;
   for (size_t i = 0; i < dims.size(); ++i) out = roll_one(out, shifts[i], wrap_dim("roll", dims[i], a.dim()));
   f.outs[0] = out;
@@ -101,6 +103,7 @@ void flip_compute(const Frame& f, const MetaResult&, Tensor* outs) {
   DimVector strides(a.strides());
   int64_t offset = a.storage_offset();
   for (int64_t d : flip_dims(a, f.arg(1).int_list())) {
+    if (a.dim() == 0) break;  // dims 0 and -1 name a 0-dim tensor itself: nothing to reverse
     offset += (a.size(d) - 1) * a.stride(d);
     strides[d] = -a.stride(d);
   }

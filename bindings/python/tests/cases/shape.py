@@ -56,6 +56,7 @@ def roll_cases():
     return _common(f, zero_dim=False) + [
         Case("flat", lambda m, a: m.roll(a, 5), [In((3, 4))]),
         Case("flat_0dim", lambda m, a: m.roll(a, 2), [In(())]),
+        Case("0dim_with_dims", lambda m, a: m.roll(a, 1, 0), [In(())]),
         Case("flat_empty", lambda m, a: m.roll(a, 2), [In((0, 3))]),
         Case("negative", lambda m, a: m.roll(a, -7, 1), [In((3, 4), "bfloat16")]),
         Case("two_dims", lambda m, a: m.roll(a, (1, -1), (0, 1)), [In((3, 4), layout="T")]),
@@ -74,6 +75,8 @@ def flip_cases():
         Case("negative_dim", lambda m, a: a.flip(-1), [In((2, 3, 4), "float16")]),
         Case("no_dims", lambda m, a: m.flip(a, ()), [In((3, 4))]),
         Case("0dim", lambda m, a: m.flip(a, ()), [In(())]),
+        Case("0dim_dim0", lambda m, a: m.flip(a, (0,)), [In(())]),
+        Case("0dim_repeated", lambda m, a: m.flip(a, (0, -1)), [In(())]),
         Case("3d_middle", lambda m, a: m.flip(a, [1]), [In((2, 3, 4), "int8", layout="step")]),
         Case("repeated", lambda m, a: m.flip(a, (0, 0)), [In((3, 4))]),
         Case("out_of_range", lambda m, a: m.flip(a, (2,)), [In((3, 4))]),
