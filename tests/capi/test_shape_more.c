@@ -111,7 +111,10 @@ static void test_diagonal_is_a_view(void) {
   CHECK_STATUS(ct_tensor_diagonal(a, 0, 1, 1, &out), CT_ERROR_INVALID_ARGUMENT);
   CHECK(out == NULL);
   CHECK_STATUS(ct_tensor_diagonal(a, 0, 0, 2, &out), CT_ERROR_INDEX);
-  RELEASE(a, d, d1, dn);
+  ct_tensor* v = T(CT_FLOAT32, S(3), 1, 2, 3);
+  CHECK_STATUS(ct_tensor_diagonal(v, 0, 0, 1, &out), CT_ERROR_SHAPE);
+  CHECK_STATUS(ct_tensor_diagonal(NULL, 0, 0, 1, &out), CT_ERROR_INVALID_ARGUMENT);
+  RELEASE(a, d, d1, dn, v);
 }
 
 static void test_movedim_and_broadcast_to(void) {
@@ -166,7 +169,16 @@ static void test_pad_modes(void) {
   CHECK_STATUS(ct_tensor_pad(a, S(1, 1, 1), NULL, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_tensor_pad(a, S(-2, -2), NULL, NULL, &out), CT_ERROR_SHAPE);
   CHECK_STATUS(ct_tensor_pad(a, NULL, 2, NULL, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
-  ct_tensor_release(a);
+  CHECK_STATUS(ct_tensor_pad(a, S(4, 0), "circular", NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_pad(a, S(-1, 0), "replicate", NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_pad(a, S(1, 1, 1, 1), "replicate", NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("replicate");
+  CHECK_STATUS(ct_tensor_pad(a, S(1, 1), "reflect", NULL, NULL), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor* e = NULL; /* only the batch dim may be empty */
+  CHECK_OK(ct_tensor_zeros(S(2, 0), CT_FLOAT32, NULL, &e));
+  CHECK_STATUS(ct_tensor_pad(e, S(1, 1), "replicate", NULL, &out), CT_ERROR_SHAPE);
+  CHECK(out == NULL);
+  RELEASE(a, e);
 }
 
 static void test_split_counts_then_fills(void) {
@@ -235,9 +247,13 @@ static void test_lists_bad_input(void) {
   CHECK_ERROR_CONTAINS("sum");
   CHECK_STATUS(ct_tensor_split_with_sizes(a, NULL, 2, 1, outs, 4, &count), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_tensor_chunk(a, 0, 0, outs, 4, &count), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_split_with_sizes(a, S(4, -1), 1, outs, 4, &count), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_unbind(a, -3, outs, 4, &count), CT_ERROR_INDEX);
   ct_tensor* z = T(CT_FLOAT32, S0, 1);
   CHECK_STATUS(ct_tensor_unbind(z, 0, outs, 4, &count), CT_ERROR_INDEX);
   CHECK_STATUS(ct_tensor_split(z, 1, 0, outs, 4, &count), CT_ERROR_SHAPE);
+  CHECK_STATUS(ct_tensor_chunk(z, 1, 0, outs, 4, &count), CT_ERROR_SHAPE);
+  CHECK_STATUS(ct_tensor_split_with_sizes(z, S(1), 0, outs, 4, &count), CT_ERROR_SHAPE);
   ct_tensor* r = capi_released();
   CHECK_STATUS(ct_tensor_unbind(r, 0, outs, 4, &count), CT_ERROR_INVALID_ARGUMENT);
   RELEASE(a, z);
