@@ -28,7 +28,7 @@ from conftest import DTYPE_NAMES, FLOAT_NAMES, BothRaised, assert_same_error, co
 ctorch = pytest.importorskip("ctorch")
 torch = pytest.importorskip("torch")
 
-from difftest import Case, In, build, run_case
+from difftest import Case, In, build, run_case, run_case_on_meta
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -702,11 +702,20 @@ CASES.update(view_cases())
 CASES.update(factory_cases())
 CASES.update(copy_cases())
 
-# The operator library's cases, one module per family under cases/.
+# Functions of the Python package made of other operators (split, chunk): cases like CASES', for
+# names that are not registered operators.
+FUNCTIONS = {}
+# Operators whose result sizes depend on the values (nonzero): they must refuse the meta device.
+DATA_DEPENDENT = set()
+
+# The operator library's cases, one module per family under cases/; each defines CASES and may
+# define FUNCTIONS and DATA_DEPENDENT.
 for _module in pkgutil.iter_modules([os.path.join(os.path.dirname(__file__), "cases")]):
     _family = importlib.import_module("cases." + _module.name)
     assert not set(_family.CASES) & set(CASES), f"cases/{_module.name}.py repeats operators"
     CASES.update(_family.CASES)
+    FUNCTIONS.update(getattr(_family, "FUNCTIONS", {}))
+    DATA_DEPENDENT |= set(getattr(_family, "DATA_DEPENDENT", ()))
 
 # Registered operators that need no differential case here: the random operators, whose values come
 # from ctorch's Philox stream and so cannot equal torch's; test_random.py compares their sizes,
@@ -737,12 +746,23 @@ def test_cases_name_registered_operators():
 
 
 _ALL_CASES = [pytest.param(op, case, id=f"{op}-{case.id}", marks=getattr(case, "marks", ()))
-              for op, cases in CASES.items() for case in cases]
+              for table in (CASES, FUNCTIONS) for op, cases in table.items() for case in cases]
 
 
 @pytest.mark.parametrize("op,case", _ALL_CASES)
 def test_case_matches_torch(op, case):
     run_case(case, np.random.default_rng(zlib.crc32(f"{op}-{case.id}".encode())))
+
+
+# Factories take no tensors: their meta behaviour is tested by the C++ MetaDevice suite. Marks are
+# left out: they record differences from torch, and here ctorch is compared with itself.
+@pytest.mark.parametrize("op,case", [pytest.param(op, case, id=f"{op}-{case.id}")
+                                     for table in (CASES, FUNCTIONS) for op, cases in table.items()
+                                     for case in cases if case.inputs])
+def test_case_on_meta_matches_cpu(op, case):
+    """Every case again with meta tensors of the same sizes, dtypes and strides: the same result
+    sizes and dtypes as on the CPU, or the same refusal (DESIGN: one meta function per operator)."""
+    run_case_on_meta(case, np.random.default_rng(zlib.crc32(f"{op}-{case.id}".encode())), op in DATA_DEPENDENT)
 
 
 # ---------------------------------------------------------------------------------------------------
