@@ -48,6 +48,7 @@ def tile_cases():
         Case("more_dims", lambda m, a: a.tile(2, 1, 3), [In((3, 4), "int16")]),
         Case("empty_dims", lambda m, a: m.tile(a, ()), [In((3, 4))]),
         Case("zero", lambda m, a: m.tile(a, (0, 1)), [In((3, 4))]),
+        Case("negative", lambda m, a: m.tile(a, (-1, 2)), [In((3, 4))]),
     ]
 
 
@@ -213,7 +214,8 @@ def broadcast_to_cases():
         Case("expanded", lambda m, a: m.broadcast_to(a, (2, 3, 4)), [In((3, 4), layout="expand")]),
         Case("0dim", lambda m, a: m.broadcast_to(a, (2, 2)), [In(())]),
         Case("to_0dim", lambda m, a: m.broadcast_to(a, ()), [In(())]),
-        Case("empty", lambda m, a: m.broadcast_to(a, (0, 4)), [In((1, 4))]),
+        Case("to_empty", lambda m, a: m.broadcast_to(a, (0, 4)), [In((1, 4))]),
+        Case("empty", lambda m, a: m.broadcast_to(a, (2, 0, 4)), [In((0, 4))]),
         Case("mismatch", lambda m, a: m.broadcast_to(a, (2, 3)), [In((3, 4))]),
         Case("fewer_dims", lambda m, a: m.broadcast_to(a, (4,)), [In((3, 4))]),
     ]
@@ -255,6 +257,7 @@ def edge_pad_cases(op, k):
         Case("zero_pad", lambda m, a: m.nn.functional.pad(a, (0,) * (2 * k), mode=mode), [In(batched)]),
         Case("empty_dim", f, [In(batched[:-1] + (0,))]),
         Case("wrong_ndim", f, [In((2,) + batched)]),
+        Case("0dim", lambda m, a: _call_direct(m, op, a, pad), [In(())]),
     ]
     if mode == "replicate" or k == 3:  # torch 1.13's reflection_pad1d/2d do not check the length
         cs.append(Case("wrong_length", lambda m, a: _call_direct(m, op, a, (1,) * (2 * k + 2)), [In(batched)]))
