@@ -49,6 +49,8 @@ template <typename T>
     for (int j = 0; j < kLanes; ++j) v[j] += (xs[i + j] - mean) * (xs[i + j] - mean);
   for (int j = 0; i < n; ++i, ++j) v[j] += (xs[i] - mean) * (xs[i] - mean);
   const C rstd = C(1) / std::sqrt(fold(v) / C(n) + eps);
+  // (x - mean) * rstd rather than PyTorch's x * rstd - mean * rstd, which cancels where x is near
+  // the mean and loses up to |x| * rstd * eps there.
   if (w && b) {
     for (int64_t q = 0; q < n; ++q) y[q] = T((xs[q] - mean) * rstd * C(w[q]) + C(b[q]));
   } else {

@@ -48,7 +48,6 @@ DType floating_pair(const char* op, const Tensor& a, const Tensor& b) {
 }
 
 Tensor zero_like(const Tensor& t) { return zeros({}, t->dtype(), t->device()); }
-Tensor where_s(const Tensor& cond, const Tensor& a, double b) { return where(cond, a, full({}, Scalar(b), a->dtype(), a->device())); }
 
 // ---- mse_loss, l1_loss, smooth_l1_loss, huber_loss (Tensor self, Tensor target, int reduction=1, ...)
 
@@ -82,10 +81,11 @@ void smooth_l1_loss_kernel(void*, Frame& f) {
   finish(f, reduce_loss(loss, r), d);
 }
 
-// |d| < delta: 0.5 d^2, else delta (|d| - 0.5 delta).
+// |d| < delta: 0.5 d^2, else delta (|d| - 0.5 delta). The result has self's dtype, as in torch.
 void huber_loss_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
-  const DType d = floating_pair("huber_loss", x, t);
+  floating_pair("huber_loss", x, t);
+  const DType d = x->dtype();
   const Reduction r = to_reduction("huber_loss", f.arg(2).to_int());
   const double delta = f.arg(3).to_double();
   CT_CHECK(delta > 0, CT_ERROR_INVALID_ARGUMENT, "huber_loss: delta is ", delta, ". Pass delta > 0");
@@ -154,7 +154,7 @@ void kl_div_kernel(void*, Frame& f) {
   if (f.arg(3).to_bool()) {
     loss = mul(unary("exp", tu), sub(tu, xu));
   } else {
-    const Tensor safe = where_s(binary_scalar("eq", tu, 0), tu, 1.0);
+    const Tensor safe = where(binary_scalar("eq", tu, 0), full({}, Scalar(1.0), tu->dtype(), tu->device()), tu);
     loss = sub(mul(tu, unary("log", safe)), mul(tu, xu));
   }
   finish(f, reduce_loss(loss, r), d);

@@ -88,8 +88,8 @@ template <typename T, bool Log>
     for (; i + kLanes <= n; i += kLanes)
       for (int j = 0; j < kLanes; ++j) ls[j] += exp_c<C>((xs[i + j] - mx) * scale);
     for (int j = 0; i < n; ++i, ++j) ls[j] += exp_c<C>((xs[i] - mx) * scale);
-    const C shift = mx * scale + std::log(lanes_sum(ls));
-    for (int64_t q = 0; q < n; ++q) y[q] = T(xs[q] * scale - shift);
+    const C log_sum = std::log(lanes_sum(ls));
+    for (int64_t q = 0; q < n; ++q) y[q] = T((xs[q] - mx) * scale - log_sum);
   } else {
     C* e = std::is_same<T, C>::value ? reinterpret_cast<C*>(y) : buf;
     i = 0;
@@ -153,11 +153,11 @@ void softmax_columns(const T* x, T* y, int64_t outer, int64_t k, int64_t inner) 
         }
       for (int64_t j = 0; j < k; ++j)
         for (int64_t i = 0; i < inner; ++i) sum[i] += exp_c<C>(C(xo[j * inner + i]) - mx[i]);
-      for (int64_t i = 0; i < inner; ++i) sum[i] = Log ? mx[i] + std::log(sum[i]) : C(1) / sum[i];
+      for (int64_t i = 0; i < inner; ++i) sum[i] = Log ? std::log(sum[i]) : C(1) / sum[i];
       for (int64_t j = 0; j < k; ++j)
         for (int64_t i = 0; i < inner; ++i) {
-          const C v = C(xo[j * inner + i]);
-          yo[j * inner + i] = Log ? T(v - sum[i]) : T(exp_c<C>(v - mx[i]) * sum[i]);
+          const C v = C(xo[j * inner + i]) - mx[i];
+          yo[j * inner + i] = Log ? T(v - sum[i]) : T(exp_c<C>(v) * sum[i]);
         }
     }
   });
