@@ -5,6 +5,7 @@
 // lanes combined pairwise, so the bits do not depend on the thread count. float16/bfloat16 rows are
 // computed in float32, as PyTorch does.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -21,20 +22,28 @@ namespace {
 
 constexpr int kLanes = 16;
 
-// exp for float32 arguments <= 0 (Cephes expf): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by a
-// degree-7 polynomial, 2^n built in the exponent bits. Branch-free, so loops over it vectorize;
-// within 2 ulp of expf; 0 below -87.33 (where expf gives subnormals) and NaN stays NaN.
+// exp for finite float32 arguments <= 0 (Cephes expf): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by
+// a degree-7 polynomial, 2^n built in the exponent bits; within 2 ulp of expf, and 0 below -87.33
+// (where expf gives subnormals). The range test compares the bits as integers and selects with
+// masks: a float comparison or select would keep the loop from vectorizing under trapping math.
+// Callers route rows holding NaN or infinity to std::exp.
 [[gnu::always_inline]] inline float exp_nonpositive(float x) {
   const float lo = -87.33654f;
-  float xc = x < lo ? lo : x;
+  uint32_t ux, ulo;
+  std::memcpy(&ux, &x, sizeof ux);
+  std::memcpy(&ulo, &lo, sizeof ulo);
+  const uint32_t keep = 0u - static_cast<uint32_t>(ux <= ulo);  // all ones unless x < lo (sign-magnitude order)
+  const uint32_t uxc = (ux & keep) | (ulo & ~keep);
+  float xc;
+  std::memcpy(&xc, &uxc, sizeof xc);
   const float magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer kept in the low bits
   const float t = xc * 1.44269504088896341f + magic;
   const float n = t - magic;
   int32_t ti;
   std::memcpy(&ti, &t, sizeof ti);
   const int32_t bits = (ti - 0x4B400000 + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
+  float pow2n;
+  std::memcpy(&pow2n, &bits, sizeof pow2n);
   float r = xc - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   float p = 1.9875691500e-4f;
@@ -43,13 +52,19 @@ constexpr int kLanes = 16;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  const float y = (p * r * r + r + 1.0f) * scale;
-  return x < lo ? 0.0f : (x != x ? x : y);
+  const float y = (p * r * r + r + 1.0f) * pow2n;
+  uint32_t uy;
+  std::memcpy(&uy, &y, sizeof uy);
+  uy &= keep;
+  float out;
+  std::memcpy(&out, &uy, sizeof out);
+  return out;
 }
 
-template <typename C>
+// exp(x) for x = (row element - row max) * scale: the vectorized one where the row is finite.
+template <typename C, bool Finite>
 [[gnu::always_inline]] inline C exp_c(C x) {
-  if constexpr (std::is_same<C, float>::value) return exp_nonpositive(x);
+  if constexpr (Finite && std::is_same<C, float>::value) return exp_nonpositive(x);
   else return std::exp(x);
 }
 
@@ -61,7 +76,8 @@ template <typename C>
 }
 
 // One row of k elements: y[0, n) = softmax(scale * x[0, n)) or its log; y[n, k) = 0 (softmax only).
-// buf holds k elements of C when T is not C.
+// buf holds 2k elements of C: the row converted to C (when T is not C), then its exponentials.
+// Each pass is a plain loop over distinct buffers, which the compiler vectorizes (exp included).
 template <typename T, bool Log>
 [[gnu::always_inline]] inline void row_body(const T* x, T* y, int64_t n, int64_t k, opmath_t<T> scale,
                                             opmath_t<T>* buf) {
@@ -73,36 +89,38 @@ template <typename T, bool Log>
     for (int64_t i = 0; i < n; ++i) buf[i] = C(x[i]);
     xs = buf;
   }
-  C lm[kLanes];
+  C* e = buf + k;
+  C lm[kLanes], nf[kLanes] = {};  // nf: x * 0 summed, NaN when the row holds NaN or infinity
   for (int j = 0; j < kLanes; ++j) lm[j] = -INFINITY;
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) lm[j] = xs[i + j] > lm[j] ? xs[i + j] : lm[j];
-  for (int j = 0; i < n; ++i, ++j) lm[j] = xs[i] > lm[j] ? xs[i] : lm[j];
+    for (int j = 0; j < kLanes; ++j) {
+      lm[j] = xs[i + j] > lm[j] ? xs[i + j] : lm[j];
+      nf[j] += xs[i + j] * C(0);
+    }
+  for (int j = 0; i < n; ++i, ++j) {
+    lm[j] = xs[i] > lm[j] ? xs[i] : lm[j];
+    nf[j] += xs[i] * C(0);
+  }
   for (int w = kLanes / 2; w >= 1; w /= 2)
     for (int j = 0; j < w; ++j) lm[j] = lm[j + w] > lm[j] ? lm[j + w] : lm[j];
   const C mx = lm[0];  // skips NaNs, but a NaN still makes the sum, and so the row, NaN
+  if (lanes_sum(nf) == C(0)) {
+    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, true>((xs[q] - mx) * scale);
+  } else {
+    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, false>((xs[q] - mx) * scale);
+  }
   C ls[kLanes] = {};
+  i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) ls[j] += e[i + j];
+  for (int j = 0; i < n; ++i, ++j) ls[j] += e[i];
+  const C sum = lanes_sum(ls);
   if constexpr (Log) {
-    i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-      for (int j = 0; j < kLanes; ++j) ls[j] += exp_c<C>((xs[i + j] - mx) * scale);
-    for (int j = 0; i < n; ++i, ++j) ls[j] += exp_c<C>((xs[i] - mx) * scale);
-    const C log_sum = std::log(lanes_sum(ls));
+    const C log_sum = std::log(sum);
     for (int64_t q = 0; q < n; ++q) y[q] = T((xs[q] - mx) * scale - log_sum);
   } else {
-    C* e = std::is_same<T, C>::value ? reinterpret_cast<C*>(y) : buf;
-    i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-      for (int j = 0; j < kLanes; ++j) {
-        e[i + j] = exp_c<C>((xs[i + j] - mx) * scale);
-        ls[j] += e[i + j];
-      }
-    for (int j = 0; i < n; ++i, ++j) {
-      e[i] = exp_c<C>((xs[i] - mx) * scale);
-      ls[j] += e[i];
-    }
-    const C inv = C(1) / lanes_sum(ls);
+    const C inv = C(1) / sum;
     for (int64_t q = 0; q < n; ++q) y[q] = T(e[q] * inv);
     for (int64_t q = n; q < k; ++q) y[q] = T(0);
   }
@@ -127,7 +145,7 @@ CT_TARGET_AVX2 void rows_avx2(const T* x, T* y, int64_t r0, int64_t r1, int64_t 
 template <typename T, bool Log>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t k, opmath_t<T> scale, bool causal, int64_t first) {
   cpu::parallel_for(0, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(k, 1)), [&](int64_t r0, int64_t r1) {
-    std::vector<opmath_t<T>> buf(std::is_same<T, opmath_t<T>>::value ? 0 : static_cast<size_t>(k));
+    std::vector<opmath_t<T>> buf(2 * static_cast<size_t>(k));
 #if CT_HAVE_AVX2_KERNELS
     if (cpu::has_avx2()) return rows_avx2<T, Log>(x, y, r0, r1, k, scale, causal, first, buf.data());
 #endif
@@ -152,12 +170,12 @@ void softmax_columns(const T* x, T* y, int64_t outer, int64_t k, int64_t inner) 
           mx[i] = v > mx[i] || v != v ? v : mx[i];
         }
       for (int64_t j = 0; j < k; ++j)
-        for (int64_t i = 0; i < inner; ++i) sum[i] += exp_c<C>(C(xo[j * inner + i]) - mx[i]);
+        for (int64_t i = 0; i < inner; ++i) sum[i] += exp_c<C, false>(C(xo[j * inner + i]) - mx[i]);
       for (int64_t i = 0; i < inner; ++i) sum[i] = Log ? std::log(sum[i]) : C(1) / sum[i];
       for (int64_t j = 0; j < k; ++j)
         for (int64_t i = 0; i < inner; ++i) {
           const C v = C(xo[j * inner + i]) - mx[i];
-          yo[j * inner + i] = Log ? T(v - sum[i]) : T(exp_c<C>(v) * sum[i]);
+          yo[j * inner + i] = Log ? T(v - sum[i]) : T(exp_c<C, false>(v) * sum[i]);
         }
     }
   });
