@@ -460,6 +460,42 @@ SDPA = [sdpa(dt, qkv(dt=dt)) for dt in FLOATS] + [
 ]
 
 
+def _bool_case(fn, n=2, shape=(2, 3)):
+    return Case("bool_error", fn, [In(shape, "bool") for _ in range(n)])
+
+
+GROUP_NORM.append(_bool_case(lambda m, x: gn(m, x, 3), 1, (2, 3)))
+BATCH_NORM += [
+    Case("bool_error", lambda m, x, rm, rv: F(m).batch_norm(x, rm, rv), [In((2, 3), "bool"), In((3,)), In((3,), kind="pos")]),
+    Case("expand", lambda m, x, rm, rv: bn_train(m, x, rm, rv), [In((3, 4), layout="expand"), In((4,)), In((4,), kind="pos")]),
+]
+RMS_NORM.append(rms_case("bool_error", [In((2, 3), "bool")], (3,), weight=False))
+for _name, _cases in (("mse_loss", MSE), ("l1_loss", L1), ("smooth_l1_loss", SMOOTH_L1), ("huber_loss", HUBER),
+                      ("binary_cross_entropy", BCE), ("binary_cross_entropy_with_logits", BCE_LOGITS),
+                      ("kl_div", KL_DIV)):
+    _cases.append(_bool_case((lambda n: lambda m, x, t: getattr(F(m), n)(x, t, reduction="sum"))(_name)))
+NLL.append(Case("bool_input", lambda m, x, t: F(m).nll_loss(x, t), [In((4, 5), "bool"), T4]))
+
+
+def nll2d(m, x, t, w=None, reduction=1, ignore_index=-100):
+    if m.__name__ == "ctorch":
+        return m.nll_loss2d(x, t, w, reduction, ignore_index)
+    return m._C._nn.nll_loss2d(x, t, w, reduction, ignore_index)
+
+
+T222 = In((2, 2, 2), "int64", kind=[[[0, 1], [2, 1]], [[2, 2], [0, 0]]])
+NLL2D += [
+    Case(f"{dt}", lambda m, x, t: nll2d(m, x, t, reduction=2), [In((2, 3, 2, 2), dt), T222]) for dt in ("float16", "bfloat16")] + [
+    Case("ignore_none", lambda m, x, t: nll2d(m, x, t, reduction=0, ignore_index=2), [In((2, 3, 2, 2)), T222]),
+    Case("transposed", lambda m, x, t: nll2d(m, x, t), [In((2, 3, 2, 2), layout="T"), T222]),
+    Case("step", lambda m, x, t: nll2d(m, x, t), [In((2, 3, 2, 2), layout="step"), T222]),
+    Case("expand", lambda m, x, t: nll2d(m, x, t, reduction=2), [In((2, 3, 2, 2), layout="expand"), T222]),
+    Case("empty", lambda m, x, t: nll2d(m, x, t, reduction=0), [In((0, 3, 2, 2)), In((0, 2, 2), "int64")]),
+    Case("0dim_error", lambda m, x, t: nll2d(m, x, t), [In(()), In((), "int64", kind=0)]),
+    Case("bool_error", lambda m, x, t: nll2d(m, x, t), [In((2, 3, 2, 2), "bool"), T222]),
+]
+
+
 CASES = {
     "softmax": softmax_cases("softmax"),
     "log_softmax": softmax_cases("log_softmax"),
