@@ -36,7 +36,7 @@ Tensor fused(const Tensor& q0, const Tensor& k0, const Tensor& v0, double scale,
   for (int64_t b = 0; b < batches; ++b) {
     cpu::gemm(DType::Float32, L, S, E, Scalar(scale), {qp + b * L * E, E, 1}, {kp + b * S * E, 1, E}, Scalar(0.0),
               scores.data(), S);
-    softmax_rows_f32(scores.data(), L, S, 1.0f, causal, 0);
+    softmax_rows_f32(scores.data(), L, S, causal, 0);
     cpu::gemm(DType::Float32, L, Ev, S, Scalar(1.0), {scores.data(), S, 1}, {vp + b * S * Ev, Ev, 1}, Scalar(0.0),
               op + b * L * Ev, Ev);
   }

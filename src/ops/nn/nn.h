@@ -11,9 +11,9 @@ namespace ct::ops {
 Tensor softmax(const Tensor& a, int64_t dim);
 Tensor log_softmax(const Tensor& a, int64_t dim);
 
-/// In place over `rows` rows of k contiguous float32: row r becomes softmax(scale * row); with
-/// causal, only its first min(k, first_row + r + 1) entries take part and the rest become 0.
-void softmax_rows_f32(float* x, int64_t rows, int64_t k, float scale, bool causal, int64_t first_row);
+/// In place over `rows` rows of k contiguous float32: row r becomes softmax(row); with causal, only
+/// its first min(k, first_row + r + 1) entries take part and the rest become 0.
+void softmax_rows_f32(float* x, int64_t rows, int64_t k, bool causal, int64_t first_row);
 
 /// The loss reduction of aten's `int reduction`: 0 none, 1 mean, 2 sum (checked: CT_ERROR_INVALID_ARGUMENT).
 enum class Reduction : int64_t { None = 0, Mean = 1, Sum = 2 };

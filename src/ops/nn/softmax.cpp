@@ -26,6 +26,8 @@ constexpr int kLanes = 16;
 // a degree-7 polynomial, 2^n built in the exponent bits; within 2 ulp of expf, and 0 below -87.33
 // (where expf gives subnormals). The range test compares the bits as integers and selects with
 // masks: a float comparison or select would keep the loop from vectorizing under trapping math.
+// The multiply-adds are explicit std::fma, correctly rounded, so the AVX2 build (one vfmadd each)
+// and the baseline build (libm's fmaf) give the same bits; see Note [CPU capability dispatch].
 // Callers route rows holding NaN or infinity to std::exp.
 [[gnu::always_inline]] inline float exp_nonpositive(float x) {
   const float lo = -87.33654f;
@@ -37,22 +39,23 @@ constexpr int kLanes = 16;
   float xc;
   std::memcpy(&xc, &uxc, sizeof xc);
   const float magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer kept in the low bits
-  const float t = xc * 1.44269504088896341f + magic;
+  const float t = std::fma(xc, 1.44269504088896341f, magic);
   const float n = t - magic;
   int32_t ti;
   std::memcpy(&ti, &t, sizeof ti);
   const int32_t bits = (ti - 0x4B400000 + 127) << 23;
   float pow2n;
   std::memcpy(&pow2n, &bits, sizeof pow2n);
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
+  float r = std::fma(n, -0.693359375f, xc);
+  r = std::fma(n, 2.12194440e-4f, r);
   float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float y = (p * r * r + r + 1.0f) * pow2n;
+  p = std::fma(p, r, 1.3981999507e-3f);
+  p = std::fma(p, r, 8.3334519073e-3f);
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
+  p = std::fma(p, r, 1.0f);
+  const float y = std::fma(p, r, 1.0f) * pow2n;
   uint32_t uy;
   std::memcpy(&uy, &y, sizeof uy);
   uy &= keep;
@@ -61,7 +64,7 @@ constexpr int kLanes = 16;
   return out;
 }
 
-// exp(x) for x = (row element - row max) * scale: the vectorized one where the row is finite.
+// exp(x - row max): the vectorized one where the row is finite.
 template <typename C, bool Finite>
 [[gnu::always_inline]] inline C exp_c(C x) {
   if constexpr (Finite && std::is_same<C, float>::value) return exp_nonpositive(x);
@@ -75,12 +78,11 @@ template <typename C>
   return l[0];
 }
 
-// One row of k elements: y[0, n) = softmax(scale * x[0, n)) or its log; y[n, k) = 0 (softmax only).
+// One row of k elements: y[0, n) = softmax(x[0, n)) or its log; y[n, k) = 0 (softmax only).
 // buf holds 2k elements of C: the row converted to C (when T is not C), then its exponentials.
 // Each pass is a plain loop over distinct buffers, which the compiler vectorizes (exp included).
 template <typename T, bool Log>
-[[gnu::always_inline]] inline void row_body(const T* x, T* y, int64_t n, int64_t k, opmath_t<T> scale,
-                                            opmath_t<T>* buf) {
+[[gnu::always_inline]] inline void row_body(const T* x, T* y, int64_t n, int64_t k, opmath_t<T>* buf) {
   using C = opmath_t<T>;
   const C* xs;
   if constexpr (std::is_same<T, C>::value) {
@@ -90,25 +92,27 @@ template <typename T, bool Log>
     xs = buf;
   }
   C* e = buf + k;
-  C lm[kLanes], nf[kLanes] = {};  // nf: x * 0 summed, NaN when the row holds NaN or infinity
+  // sx, the row's sum, is not finite when the row holds NaN or infinity (or, harmlessly, when the
+  // sum overflows: such rows take the exact path too).
+  C lm[kLanes], sx[kLanes] = {};
   for (int j = 0; j < kLanes; ++j) lm[j] = -INFINITY;
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
     for (int j = 0; j < kLanes; ++j) {
       lm[j] = xs[i + j] > lm[j] ? xs[i + j] : lm[j];
-      nf[j] += xs[i + j] * C(0);
+      sx[j] += xs[i + j];
     }
   for (int j = 0; i < n; ++i, ++j) {
     lm[j] = xs[i] > lm[j] ? xs[i] : lm[j];
-    nf[j] += xs[i] * C(0);
+    sx[j] += xs[i];
   }
   for (int w = kLanes / 2; w >= 1; w /= 2)
     for (int j = 0; j < w; ++j) lm[j] = lm[j + w] > lm[j] ? lm[j + w] : lm[j];
   const C mx = lm[0];  // skips NaNs, but a NaN still makes the sum, and so the row, NaN
-  if (lanes_sum(nf) == C(0)) {
-    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, true>((xs[q] - mx) * scale);
+  if (std::isfinite(lanes_sum(sx))) {
+    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, true>(xs[q] - mx);
   } else {
-    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, false>((xs[q] - mx) * scale);
+    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, false>(xs[q] - mx);
   }
   C ls[kLanes] = {};
   i = 0;
@@ -118,7 +122,7 @@ template <typename T, bool Log>
   const C sum = lanes_sum(ls);
   if constexpr (Log) {
     const C log_sum = std::log(sum);
-    for (int64_t q = 0; q < n; ++q) y[q] = T((xs[q] - mx) * scale - log_sum);
+    for (int64_t q = 0; q < n; ++q) y[q] = T(xs[q] - mx - log_sum);
   } else {
     const C inv = C(1) / sum;
     for (int64_t q = 0; q < n; ++q) y[q] = T(e[q] * inv);
@@ -127,29 +131,29 @@ template <typename T, bool Log>
 }
 
 template <typename T, bool Log>
-void rows_default(const T* x, T* y, int64_t r0, int64_t r1, int64_t k, opmath_t<T> scale, bool causal,
-                  int64_t first, opmath_t<T>* buf) {
+void rows_default(const T* x, T* y, int64_t r0, int64_t r1, int64_t k, bool causal, int64_t first,
+                  opmath_t<T>* buf) {
   for (int64_t r = r0; r < r1; ++r)
-    row_body<T, Log>(x + r * k, y + r * k, causal ? std::min(k, first + r + 1) : k, k, scale, buf);
+    row_body<T, Log>(x + r * k, y + r * k, causal ? std::min(k, first + r + 1) : k, k, buf);
 }
 #if CT_HAVE_AVX2_KERNELS
 template <typename T, bool Log>
-CT_TARGET_AVX2 void rows_avx2(const T* x, T* y, int64_t r0, int64_t r1, int64_t k, opmath_t<T> scale, bool causal,
-                              int64_t first, opmath_t<T>* buf) {
+CT_TARGET_AVX2 void rows_avx2(const T* x, T* y, int64_t r0, int64_t r1, int64_t k, bool causal, int64_t first,
+                              opmath_t<T>* buf) {
   for (int64_t r = r0; r < r1; ++r)
-    row_body<T, Log>(x + r * k, y + r * k, causal ? std::min(k, first + r + 1) : k, k, scale, buf);
+    row_body<T, Log>(x + r * k, y + r * k, causal ? std::min(k, first + r + 1) : k, k, buf);
 }
 #endif
 
 // rows x k, contiguous; x and y may be the same buffer.
 template <typename T, bool Log>
-void softmax_rows(const T* x, T* y, int64_t rows, int64_t k, opmath_t<T> scale, bool causal, int64_t first) {
+void softmax_rows(const T* x, T* y, int64_t rows, int64_t k, bool causal, int64_t first) {
   cpu::parallel_for(0, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(k, 1)), [&](int64_t r0, int64_t r1) {
     std::vector<opmath_t<T>> buf(2 * static_cast<size_t>(k));
 #if CT_HAVE_AVX2_KERNELS
-    if (cpu::has_avx2()) return rows_avx2<T, Log>(x, y, r0, r1, k, scale, causal, first, buf.data());
+    if (cpu::has_avx2()) return rows_avx2<T, Log>(x, y, r0, r1, k, causal, first, buf.data());
 #endif
-    rows_default<T, Log>(x, y, r0, r1, k, scale, causal, first, buf.data());
+    rows_default<T, Log>(x, y, r0, r1, k, causal, first, buf.data());
   });
 }
 
@@ -210,7 +214,7 @@ void softmax_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
     using T = typename decltype(tag)::type;
     const T* x = src->data_as<T>();
     T* y = outs[0]->data_as<T>();
-    if (inner == 1) softmax_rows<T, Log>(x, y, outer, k, opmath_t<T>(1), false, 0);
+    if (inner == 1) softmax_rows<T, Log>(x, y, outer, k, false, 0);
     else softmax_columns<T, Log>(x, y, outer, k, inner);
   });
 }
@@ -248,8 +252,8 @@ Tensor log_softmax(const Tensor& a, int64_t dim) {
   return call(op, {a, dim, Value()});
 }
 
-void softmax_rows_f32(float* x, int64_t rows, int64_t k, float scale, bool causal, int64_t first_row) {
-  softmax_rows<float, false>(x, x, rows, k, scale, causal, first_row);
+void softmax_rows_f32(float* x, int64_t rows, int64_t k, bool causal, int64_t first_row) {
+  softmax_rows<float, false>(x, x, rows, k, causal, first_row);
 }
 
 void define_softmax(Registry& r) {
