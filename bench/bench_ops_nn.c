@@ -15,7 +15,7 @@
 #include "libtorch_ops_nn.h"
 #endif
 
-#define REPS 15
+#define REPS 31
 #define ROWS 4096
 #define COLS 1024
 
