@@ -1526,6 +1526,180 @@ CT_API CT_NODISCARD ct_status ct_op_schema(const char* name, char** out);
  */
 CT_API CT_NODISCARD ct_status ct_op_registry_json(char** out);
 
+/* ---- Operators: normalization, losses, attention ---- */
+
+/*
+ * ct_reduction - how a loss reduces its per-element values (aten's int reduction; Python's
+ * reduction='none' / 'mean' / 'sum').
+ *
+ *   CT_REDUCTION_NONE  one loss per element (per sample for cross entropy)
+ *   CT_REDUCTION_MEAN  their mean (cross entropy with class indices: the weighted mean, divided by
+ *                      the sum of the weights of the targets not ignored, as torch)
+ *   CT_REDUCTION_SUM   their sum
+ * Values are fixed; a value outside them gives CT_ERROR_INVALID_ARGUMENT. Since 0.4.
+ */
+typedef enum ct_reduction { CT_REDUCTION_NONE = 0, CT_REDUCTION_MEAN = 1, CT_REDUCTION_SUM = 2 } ct_reduction;
+
+/*
+ * ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - max)) along dim, and its
+ * logarithm x - max - log(sum(exp(x - max))) (torch.softmax / torch.log_softmax).
+ *
+ * Each slice along dim is computed in one fused pass (max, exponentials and their sum, scaling),
+ * slices in parallel; float16/bfloat16 in float32. A slice holding NaN gives NaN; a slice of -inf
+ * only gives NaN, as in torch. The result requires grad when input does.
+ *
+ *   input  borrowed.
+ *   dim    in [-ndim, ndim); a 0-dim input takes -1 or 0.
+ *   dtype  NULL: the input's dtype; else the input is converted to *dtype first (which must be
+ *          floating), so integer inputs need it.
+ *   out    on CT_OK, a new reference; end it with ct_tensor_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  input or out is NULL, or input was released
+ *   CT_ERROR_INDEX             dim out of range
+ *   CT_ERROR_DTYPE             the computation dtype (input's or *dtype) is not floating
+ * Threads: any thread. Determinism: bitwise, for any thread count. Since 0.4.
+ * See also ct_op_call ("softmax.int", "log_softmax.int").
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_softmax(const ct_tensor* input, int64_t dim, const ct_dtype* dtype,
+                                                ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_log_softmax(const ct_tensor* input, int64_t dim, const ct_dtype* dtype,
+                                                    ct_tensor** out);
+
+/*
+ * ct_tensor_layer_norm - (x - mean) / sqrt(var + eps) * weight + bias over the last n dims
+ * (torch.nn.functional.layer_norm), mean and biased variance per row of those dims.
+ *
+ * One fused pass per row, rows in parallel; float16/bfloat16 in float32. The derivative covers
+ * input, weight and bias.
+ *
+ *   input             borrowed; floating.
+ *   normalized_shape  n sizes (n >= 1) equal to input's last n sizes; read during the call only.
+ *   weight, bias      borrowed, or NULL for none; sizes normalized_shape, input's dtype.
+ *   out               on CT_OK, a new reference (input's sizes and dtype). Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  input or out NULL, a released handle, normalized_shape NULL with n > 0
+ *   CT_ERROR_SHAPE             normalized_shape empty or not input's last sizes; weight or bias
+ *                              sizes differ from it
+ *   CT_ERROR_DTYPE             integral input, or weight/bias of another dtype
+ * Determinism: bitwise. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_layer_norm(const ct_tensor* input, const int64_t* normalized_shape, size_t n,
+                                                   const ct_tensor* weight, const ct_tensor* bias, double eps,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_rms_norm - x / sqrt(mean(x^2) + eps) * weight over the last n dims
+ * (torch.nn.functional.rms_norm).
+ *
+ *   weight  borrowed, or NULL; sizes normalized_shape.
+ *   eps     NULL: the machine epsilon of the computation (float32's for float16/bfloat16/float32,
+ *           float64's for float64), as torch.
+ * Other arguments, out and statuses as ct_tensor_layer_norm. Determinism: bitwise. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_rms_norm(const ct_tensor* input, const int64_t* normalized_shape, size_t n,
+                                                 const ct_tensor* weight, const double* eps, ct_tensor** out);
+
+/*
+ * ct_tensor_batch_norm - normalize input [N, C, ...] per channel C (torch.nn.functional.batch_norm).
+ *
+ * training != 0: with the batch's mean and biased variance per channel; running_mean and
+ * running_var (when not NULL) are then updated in place, running = (1 - momentum) * running +
+ * momentum * batch statistic, the variance unbiased (times count / (count - 1)), as torch. The
+ * update is not recorded by autograd. training == 0: with running_mean and running_var, which are
+ * then required.
+ *
+ *   input                      borrowed; floating, at least 2 dims.
+ *   weight, bias               borrowed, or NULL; [C].
+ *   running_mean, running_var  [C], or NULL; written in training mode.
+ *   out                        on CT_OK, a new reference (input's sizes and dtype). Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  input or out NULL, a released handle, eval mode without running
+ *                              statistics, training with one value per channel
+ *   CT_ERROR_SHAPE             input has fewer than 2 dims; a [C] argument of other sizes
+ *   CT_ERROR_DTYPE             integral input
+ * Threads: running_mean and running_var must not be used by another thread during the call.
+ * Determinism: bitwise. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_batch_norm(const ct_tensor* input, const ct_tensor* weight,
+                                                   const ct_tensor* bias, ct_tensor* running_mean,
+                                                   ct_tensor* running_var, int training, double momentum, double eps,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_cross_entropy - log_softmax of input along its class dim, then the negative
+ * log-likelihood of target (torch.nn.functional.cross_entropy).
+ *
+ * input is [C] (one sample) or [N, C, d1, ...]. target is either int64 class indices ([] or
+ * [N, d1, ...]; an element equal to ignore_index adds nothing and is left out of the mean) or
+ * floating class probabilities of input's sizes (ignore_index must then be negative).
+ * label_smoothing in [0, 1] mixes each target with the uniform distribution over the C classes.
+ *
+ *   weight     borrowed, or NULL; [C], the weight of each class.
+ *   reduction  CT_REDUCTION_NONE / MEAN / SUM (see ct_reduction for the weighted mean).
+ *   out        on CT_OK, a new reference. Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released handles, reduction outside ct_reduction,
+ *                              label_smoothing outside [0, 1], ignore_index >= 0 with probabilities
+ *   CT_ERROR_SHAPE             0-dim input, target sizes that do not fit input, weight not [C]
+ *   CT_ERROR_DTYPE             integral input, class indices not int64
+ *   CT_ERROR_INDEX             a class index outside [0, C) that is not ignore_index
+ * Determinism: bitwise. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cross_entropy(const ct_tensor* input, const ct_tensor* target,
+                                                      const ct_tensor* weight, ct_reduction reduction,
+                                                      int64_t ignore_index, double label_smoothing, ct_tensor** out);
+
+/*
+ * ct_tensor_mse_loss - (input - target)^2, reduced (torch.nn.functional.mse_loss); input and
+ * target broadcast, the result has their promoted floating dtype.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULL or released handles, reduction outside
+ * ct_reduction); CT_ERROR_SHAPE (sizes do not broadcast); CT_ERROR_DTYPE (integral inputs).
+ * Determinism: bitwise. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_mse_loss(const ct_tensor* input, const ct_tensor* target,
+                                                 ct_reduction reduction, ct_tensor** out);
+
+/*
+ * ct_tensor_scaled_dot_product_attention - softmax(query @ key^T * scale + mask) @ value, with
+ * dropout on the attention weights (torch.nn.functional.scaled_dot_product_attention).
+ *
+ * query [..., L, E], key [..., S, E], value [..., S, Ev], one floating dtype; batch dims broadcast.
+ * When no input requires grad and there is no mask or dropout, float32 runs fused: per batch, one
+ * BLAS product into an L x S buffer, softmax in place (scale and causal mask folded in), a second
+ * product. Otherwise it runs as operators, which also give the derivative.
+ *
+ *   attn_mask  borrowed, or NULL; broadcastable to [..., L, S]; bool (false masks a position out)
+ *              or query's dtype (added to the scores).
+ *   dropout_p  in [0, 1]; 0 draws nothing.
+ *   is_causal  non-zero: query i attends to keys 0..i only (top-left aligned); excludes attn_mask.
+ *   scale      NULL: 1 / sqrt(E).
+ *   gen        the generator for dropout, or NULL for the CPU default generator.
+ *   out        on CT_OK, a new reference [..., L, Ev]. Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released handles, dropout_p outside [0, 1], attn_mask with
+ *                              is_causal, a released gen
+ *   CT_ERROR_SHAPE             inputs under 2 dims, E or S differing, mask or batch dims that do not
+ *                              broadcast
+ *   CT_ERROR_DTYPE             integral or differing dtypes, a mask neither bool nor query's dtype
+ * Determinism: deterministic for a fixed thread count (BLAS); dropout follows gen's stream. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_scaled_dot_product_attention(const ct_tensor* query, const ct_tensor* key,
+                                                                     const ct_tensor* value,
+                                                                     const ct_tensor* attn_mask, double dropout_p,
+                                                                     int is_causal, const double* scale,
+                                                                     ct_generator* gen, ct_tensor** out);
+
 /* ---- Extending: operators and kernels from C ---- */
 
 /*

@@ -18,6 +18,10 @@
 
 struct ct_tensor {};  // never defined for real: a ct_tensor* is a TensorImpl* (DESIGN §3)
 
+namespace ct::runtime {
+class Generator;
+}
+
 namespace ct::capi {
 
 /// Records a failure for ct_last_error() on this thread and returns its status.
@@ -86,6 +90,10 @@ ct_status tensor_result(ct_tensor** out, const char* fn, F&& body) {
     *out = to_handle(body());
   });
 }
+
+/// The live generator behind a handle (src/capi/random.cpp); NULL is allowed when optional (the
+/// device's default generator), else CT_ERROR_INVALID_ARGUMENT naming fn, as for a released one.
+runtime::Generator* generator_arg(const ct_generator* g, const char* fn, bool optional);
 
 /// A built-in operator's definition, looked up once per call site.
 #define CT_OPERATOR(var, full) static const OperatorDef& var = builtin_op(full)

@@ -11,10 +11,7 @@ using runtime::Generator;
 
 struct ct_generator {};  // never defined for real: a ct_generator* is a Generator*
 
-namespace {
-
-// The live generator behind a handle (NULL allowed when optional: the default generator).
-Generator* generator_arg(const ct_generator* g, const char* fn, bool optional) {
+Generator* ct::capi::generator_arg(const ct_generator* g, const char* fn, bool optional) {
   if (!g && optional) return nullptr;
   uint32_t tag = 0;
   if (g) std::memcpy(&tag, g, sizeof tag);  // see Note [Handle poisoning]
@@ -22,6 +19,10 @@ Generator* generator_arg(const ct_generator* g, const char* fn, bool optional) {
            g ? "not a live generator (released already?)" : "NULL", ". Pass a handle from ct_generator_create");
   return reinterpret_cast<Generator*>(const_cast<ct_generator*>(g));
 }
+
+using capi::generator_arg;
+
+namespace {
 
 ct_generator* to_handle(Generator* g) { return reinterpret_cast<ct_generator*>(g); }
 

@@ -21,6 +21,11 @@ void define_mm(Registry& r);
 void define_matmul(Registry& r);
 void define_random(Registry& r);
 void define_sampling(Registry& r);
+void define_softmax(Registry& r);
+void define_layer_norm(Registry& r);
+void define_norms(Registry& r);
+void define_losses(Registry& r);
+void define_attention(Registry& r);
 }  // namespace ops
 
 void register_builtin_operators(Registry& r) {
@@ -40,6 +45,11 @@ void register_builtin_operators(Registry& r) {
   ops::define_matmul(r);
   ops::define_random(r);
   ops::define_sampling(r);
+  ops::define_softmax(r);
+  ops::define_layer_norm(r);
+  ops::define_norms(r);
+  ops::define_losses(r);
+  ops::define_attention(r);
   autograd::install(r);
 }
 

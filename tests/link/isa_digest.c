@@ -74,6 +74,11 @@ int main(void) {
   const int64_t dim0 = 0;
   digest("colsum", OK(ct_tensor_sum(m, &dim0, 1, 0, &r), r));   /* Note [Column reductions] */
   digest("colmax", OK(ct_tensor_argmax(m, &dim0, 0, &r), r));
+  /* The nn family's row kernels: the vectorized exp (explicit fma) and the layer_norm passes. */
+  digest("softmax", OK(ct_tensor_softmax(m, 1, NULL, &r), r));
+  digest("log_softmax", OK(ct_tensor_log_softmax(mh, 1, NULL, &r), r));
+  const int64_t s100_last = 100;
+  digest("layer_norm", OK(ct_tensor_layer_norm(m, &s100_last, 1, NULL, NULL, 1e-5, &r), r));
   /* Random numbers: the Philox words and the own log, sin and cos of the normal map. */
   const int64_t n1000[1] = {1000};
   if (ct_manual_seed(9) != CT_OK) return 1;

@@ -24,6 +24,122 @@ def __getattr__(name):
 
 
 # ---- normalization, losses and attention ----
+# torch's Python API takes reduction as a string; aten's schemas (and ctorch's) take an int.
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:  # torch's deprecated arguments
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "none" if not reduce else "mean" if size_average else "sum"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _shape(s):
+    return [int(s)] if isinstance(s, int) else [int(v) for v in s]
+
+
+def _implicit_dim(ndim):  # torch's legacy choice when softmax gets no dim
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _ops.call("softmax", input, _implicit_dim(input.dim()) if dim is None else dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _ops.call("log_softmax", input, _implicit_dim(input.dim()) if dim is None else dim, dtype)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    return _ops.call("layer_norm", input, _shape(normalized_shape), weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _ops.call("rms_norm", input, _shape(normalized_shape), weight, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    return _ops.call("group_norm", input, num_groups, weight, bias, eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    return _ops.call("batch_norm", input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    return _ops.call("cross_entropy_loss", input, target, weight, _reduction(reduction, size_average, reduce),
+                     ignore_index, label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    return _ops.call("nll_loss", input, target, weight, _reduction(reduction, size_average, reduce), ignore_index)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _ops.call("mse_loss", input, target, _reduction(reduction, size_average, reduce))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _ops.call("l1_loss", input, target, _reduction(reduction, size_average, reduce))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    return _ops.call("smooth_l1_loss", input, target, _reduction(reduction, size_average, reduce), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    return _ops.call("huber_loss", input, target, _reduction(reduction), delta)
+
+
+def _same_size(fn, input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"{fn}: using a target size ({tuple(target.shape)}) that is different to the input size "
+                         f"({tuple(input.shape)}) is deprecated. Please ensure they have the same size.")
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    _same_size("binary_cross_entropy", input, target)
+    return _ops.call("binary_cross_entropy", input, target, weight, _reduction(reduction, size_average, reduce))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    _same_size("binary_cross_entropy_with_logits", input, target)
+    return _ops.call("binary_cross_entropy_with_logits", input, target, weight, pos_weight,
+                     _reduction(reduction, size_average, reduce))
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """reduction='batchmean' divides the sum by the batch size (input.size(0)), the KL divergence's
+    mathematical definition; 'mean' averages over every element, as torch does."""
+    if reduction == "batchmean" and size_average is None and reduce is None:
+        loss = _ops.call("kl_div", input, target, 2, log_target=log_target)
+        return loss / input.size(0) if input.dim() != 0 else loss
+    return _ops.call("kl_div", input, target, _reduction(reduction, size_average, reduce), log_target=log_target)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, *,
+                                 generator=None):
+    """softmax(query @ key^T * scale + mask) @ value, scale defaulting to 1 / sqrt(E), with dropout on
+    the weights; generator (a ctorch.Generator) draws the dropout mask."""
+    if generator is None or dropout_p == 0:
+        return _ops.call("scaled_dot_product_attention", query, key, value, attn_mask, dropout_p, is_causal,
+                         scale=scale)
+    # The boxed call carries no generator, so the same steps run here with one.
+    from .. import dropout
+    attn = scaled_dot_product_attention(query, key, _eye_like(key), attn_mask, 0.0, is_causal, scale)
+    return dropout(attn, dropout_p, True, generator=generator) @ value
+
+
+def _eye_like(key):  # value = identity: the attention weights themselves
+    from .. import eye
+    n = key.size(-2)
+    return eye(n, dtype=key.dtype).expand(*key.shape[:-2], n, n)
 
 
 # ---- padding (shape family) ----

@@ -1,0 +1,164 @@
+// layer_norm.cpp - layer_norm over the trailing normalized_shape dims: one fused pass per row
+// (mean, then the variance around it, then the affine output), rows in parallel; its derivative
+// with respect to input, weight and bias.
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/isa.h"
+#include "ops/cpu/parallel.h"
+#include "ops/functions.h"
+#include "ops/nn/nn.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+constexpr int kLanes = 16;
+
+template <typename C>
+[[gnu::always_inline]] inline C fold(C* l) {
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) l[j] += l[j + w];
+  return l[0];
+}
+
+// The mean and variance are two passes over the row (in cache), which keeps the variance exact
+// to rounding where E[x^2] - E[x]^2 would cancel.
+template <typename T>
+[[gnu::always_inline]] inline void row_body(const T* x, T* y, int64_t n, const T* w, const T* b, opmath_t<T> eps,
+                                            opmath_t<T>* buf) {
+  using C = opmath_t<T>;
+  const C* xs;
+  if constexpr (std::is_same<T, C>::value) {
+    xs = x;
+  } else {
+    for (int64_t i = 0; i < n; ++i) buf[i] = C(x[i]);
+    xs = buf;
+  }
+  C l[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) l[j] += xs[i + j];
+  for (int j = 0; i < n; ++i, ++j) l[j] += xs[i];
+  const C mean = fold(l) / C(n);
+  C v[kLanes] = {};
+  i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) v[j] += (xs[i + j] - mean) * (xs[i + j] - mean);
+  for (int j = 0; i < n; ++i, ++j) v[j] += (xs[i] - mean) * (xs[i] - mean);
+  const C rstd = C(1) / std::sqrt(fold(v) / C(n) + eps);
+  // (x - mean) * rstd rather than PyTorch's x * rstd - mean * rstd, which cancels where x is near
+  // the mean and loses up to |x| * rstd * eps there.
+  if (w && b) {
+    for (int64_t q = 0; q < n; ++q) y[q] = T((xs[q] - mean) * rstd * C(w[q]) + C(b[q]));
+  } else {
+    for (int64_t q = 0; q < n; ++q) {
+      C o = (xs[q] - mean) * rstd;
+      if (w) o = o * C(w[q]);
+      if (b) o = o + C(b[q]);
+      y[q] = T(o);
+    }
+  }
+}
+
+template <typename T>
+void rows_default(const T* x, T* y, int64_t r0, int64_t r1, int64_t n, const T* w, const T* b, opmath_t<T> eps,
+                  opmath_t<T>* buf) {
+  for (int64_t r = r0; r < r1; ++r) row_body<T>(x + r * n, y + r * n, n, w, b, eps, buf);
+}
+#if CT_HAVE_AVX2_KERNELS
+template <typename T>
+CT_TARGET_AVX2 void rows_avx2(const T* x, T* y, int64_t r0, int64_t r1, int64_t n, const T* w, const T* b,
+                              opmath_t<T> eps, opmath_t<T>* buf) {
+  for (int64_t r = r0; r < r1; ++r) row_body<T>(x + r * n, y + r * n, n, w, b, eps, buf);
+}
+#endif
+
+// layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
+//            float eps=1e-05, bool cudnn_enable=True)
+void layer_norm_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& x = f.tensor(0);
+  const IntArrayRef ns = f.arg(1).int_list();
+  CT_CHECK(!ns.empty(), CT_ERROR_SHAPE, "layer_norm: normalized_shape is empty (input ", x.sizes(),
+           "). Pass at least the last dim's size");
+  bool fits = x.dim() >= ns.size();
+  for (size_t i = 0; fits && i < ns.size(); ++i) fits = x.size(x.dim() - ns.size() + i) == ns[i];
+  CT_CHECK(fits, CT_ERROR_SHAPE, "layer_norm: normalized_shape ", ns, " is not the end of the input's sizes ",
+           x.sizes(), ". Pass the input's trailing sizes");
+  CT_CHECK(is_floating(x.dtype()), CT_ERROR_DTYPE, "layer_norm: needs a floating input, got ", x.dtype(), " (",
+           x.sizes(), "). Convert with to(float32)");
+  for (size_t a = 2; a <= 3; ++a) {
+    if (f.arg(a).is_none()) continue;
+    const TensorImpl& t = f.tensor(a);
+    const char* what = a == 2 ? "weight" : "bias";
+    CT_CHECK(t.sizes().equals(ns), CT_ERROR_SHAPE, "layer_norm: ", what, " has sizes ", t.sizes(),
+             ", normalized_shape is ", ns, ". Make them equal");
+    CT_CHECK(t.dtype() == x.dtype(), CT_ERROR_DTYPE, "layer_norm: ", what, " is ", t.dtype(), ", input is ", x.dtype(),
+             ". Convert one of them");
+  }
+  m.compute = x.dtype();
+  set_output(m, 0, x.sizes(), x.dtype(), common_device(f));
+}
+
+void layer_norm_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  const Tensor x = contiguous(Tensor::borrow(&f.tensor(0)));
+  int64_t n = 1;
+  for (int64_t s : f.arg(1).int_list()) n *= s;
+  if (x->numel() == 0 || n == 0) return;
+  const int64_t rows = x->numel() / n;
+  Tensor w, b;
+  if (!f.arg(2).is_none()) w = contiguous(Tensor::borrow(&f.tensor(2)));
+  if (!f.arg(3).is_none()) b = contiguous(Tensor::borrow(&f.tensor(3)));
+  visit_dtype<kFloatingDTypes>(m.compute, "layer_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = opmath_t<T>;
+    const T* xp = x->data_as<T>();
+    T* yp = outs[0]->data_as<T>();
+    const T* wp = w.defined() ? w->data_as<T>() : nullptr;
+    const T* bp = b.defined() ? b->data_as<T>() : nullptr;
+    const C eps = C(f.arg(4).to_double());
+    cpu::parallel_for(0, rows, std::max<int64_t>(1, 16384 / n), [&](int64_t r0, int64_t r1) {
+      std::vector<C> buf(std::is_same<T, C>::value ? 0 : static_cast<size_t>(n));
+#if CT_HAVE_AVX2_KERNELS
+      if (cpu::has_avx2()) return rows_avx2<T>(xp, yp, r0, r1, n, wp, bp, eps, buf.data());
+#endif
+      rows_default<T>(xp, yp, r0, r1, n, wp, bp, eps, buf.data());
+    });
+  });
+}
+
+// With xhat = (x - mean) * rstd and gx = g * weight, all along the normalized dims:
+// dx = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)), dweight = g * xhat, dbias = g (summed over
+// the leading dims by GradCtx::set).
+void layer_norm_backward(autograd::GradCtx& c) {
+  const Tensor x = c.saved(0);
+  const size_t nd = x->dim(), nn = c.arg(1).int_list().size();
+  DimVector dims;
+  for (size_t d = nd - nn; d < nd; ++d) dims.push_back(static_cast<int64_t>(d));
+  const Tensor xc = sub(x, reduce("mean", x, dims, true));
+  const Tensor var = reduce("mean", mul(xc, xc), dims, true);
+  const Tensor rstd = unary("rsqrt", binary_scalar("add", var, Scalar(c.arg(4).to_double())));
+  const Tensor xhat = mul(xc, rstd);
+  const Tensor& g = c.grad();
+  if (given(c, 2) && c.needs(2)) c.set(2, mul(g, xhat));
+  if (given(c, 3) && c.needs(3)) c.set(3, g);
+  if (c.needs(0)) {
+    const Tensor gx = given(c, 2) ? mul(g, c.saved(2)) : g;
+    const Tensor t = sub(sub(gx, reduce("mean", gx, dims, true)), mul(xhat, reduce("mean", mul(gx, xhat), dims, true)));
+    c.set(0, mul(t, rstd));
+  }
+}
+
+}  // namespace
+
+void define_layer_norm(Registry& r) {
+  r.def("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
+        "bool cudnn_enable=True) -> Tensor")
+      .meta(layer_norm_meta)
+      .compute(DispatchKey::CPU, layer_norm_cpu, Determinism::Bitwise)
+      .derivative(layer_norm_backward, save_args(0, 2));
+}
+
+}  // namespace ct::ops

@@ -1,0 +1,319 @@
+// losses.cpp - the loss functions: mse, l1, smooth_l1, huber, binary_cross_entropy (from
+// probabilities and from logits), kl_div, nll_loss (and nll_loss2d) and cross_entropy_loss.
+// Composites, as in PyTorch, whose derivatives are implicit. `reduction` is aten's int (0 none,
+// 1 mean, 2 sum); Python maps torch's strings onto it. float16/bfloat16 losses are computed in
+// float32 and rounded once at the end.
+#include <cmath>
+
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/nn/nn.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+
+Reduction to_reduction(const char* op, int64_t r) {
+  CT_CHECK(r >= 0 && r <= 2, CT_ERROR_INVALID_ARGUMENT, op, ": reduction is ", r,
+           ". Pass 0 (none), 1 (mean) or 2 (sum)");
+  return static_cast<Reduction>(r);
+}
+
+Tensor reduce_loss(const Tensor& loss, Reduction r) {
+  if (r == Reduction::None) return loss;
+  return reduce(r == Reduction::Mean ? "mean" : "sum", loss, {}, false);
+}
+
+namespace {
+
+Tensor opt_arg(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i)); }
+Tensor self_arg(const Frame& f, size_t i) { return Tensor::borrow(&f.tensor(i)); }
+
+bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+Tensor up(const Tensor& t) { return is_half(t->dtype()) ? to(t, DType::Float32) : t; }
+// The loss in the inputs' promoted dtype, rounded once.
+void finish(Frame& f, const Tensor& loss, DType want) { f.outs[0] = loss->dtype() == want ? loss : to(loss, want); }
+
+DType promoted(const Tensor& a, const Tensor& b) {
+  ResultType rt;
+  rt.add(*a);
+  rt.add(*b);
+  return rt.result();
+}
+
+DType floating_pair(const char* op, const Tensor& a, const Tensor& b) {
+  const DType d = promoted(a, b);
+  CT_CHECK(is_floating(d), CT_ERROR_DTYPE, op, ": needs floating inputs, got ", a->dtype(), " and ", b->dtype(),
+           ". Convert with to(float32)");
+  return d;
+}
+
+Tensor zero_like(const Tensor& t) { return zeros({}, t->dtype(), t->device()); }
+
+// ---- mse_loss, l1_loss, smooth_l1_loss, huber_loss (Tensor self, Tensor target, int reduction=1, ...)
+
+void mse_loss_kernel(void*, Frame& f) {
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
+  const DType d = floating_pair("mse_loss", x, t);
+  const Reduction r = to_reduction("mse_loss", f.arg(2).to_int());
+  const Tensor diff = sub(up(x), up(t));
+  finish(f, reduce_loss(mul(diff, diff), r), d);
+}
+
+// As torch 1.13: |self - target| for any dtype (a mean of integers fails, as there).
+void l1_loss_kernel(void*, Frame& f) {
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
+  const Reduction r = to_reduction("l1_loss", f.arg(2).to_int());
+  const DType d = promoted(x, t);
+  finish(f, reduce_loss(unary("abs", sub(up(x), up(t))), r), d);
+}
+
+// |d| < beta: 0.5 d^2 / beta, else |d| - 0.5 beta (l1 when beta is 0).
+void smooth_l1_loss_kernel(void*, Frame& f) {
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
+  const DType d = floating_pair("smooth_l1_loss", x, t);
+  const Reduction r = to_reduction("smooth_l1_loss", f.arg(2).to_int());
+  const double beta = f.arg(3).to_double();
+  CT_CHECK(beta >= 0, CT_ERROR_INVALID_ARGUMENT, "smooth_l1_loss: beta is ", beta, ". Pass beta >= 0");
+  const Tensor ad = unary("abs", sub(up(x), up(t)));
+  const Tensor loss = beta == 0 ? ad
+                                : where(binary_scalar("lt", ad, Scalar(beta)), mul(mul(ad, ad), Scalar(0.5 / beta)),
+                                        binary_scalar("sub", ad, Scalar(0.5 * beta)));
+  finish(f, reduce_loss(loss, r), d);
+}
+
+// |d| < delta: 0.5 d^2, else delta (|d| - 0.5 delta). The result has self's dtype, as in torch.
+void huber_loss_kernel(void*, Frame& f) {
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
+  floating_pair("huber_loss", x, t);
+  const DType d = x->dtype();
+  const Reduction r = to_reduction("huber_loss", f.arg(2).to_int());
+  const double delta = f.arg(3).to_double();
+  CT_CHECK(delta > 0, CT_ERROR_INVALID_ARGUMENT, "huber_loss: delta is ", delta, ". Pass delta > 0");
+  const Tensor ad = unary("abs", sub(up(x), up(t)));
+  const Tensor loss = where(binary_scalar("lt", ad, Scalar(delta)), mul(mul(ad, ad), Scalar(0.5)),
+                            mul(binary_scalar("sub", ad, Scalar(0.5 * delta)), Scalar(delta)));
+  finish(f, reduce_loss(loss, r), d);
+}
+
+// ---- binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1)
+
+// -(t log(x) + (1 - t) log(1 - x)), each log clamped at -100 as in PyTorch so that x = 0 or 1
+// gives a finite loss.
+void binary_cross_entropy_kernel(void*, Frame& f) {
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1), w = opt_arg(f, 2);
+  const DType d = floating_pair("binary_cross_entropy", x, t);
+  const Reduction r = to_reduction("binary_cross_entropy", f.arg(3).to_int());
+  CT_CHECK(x->sizes().equals(t->sizes()), CT_ERROR_SHAPE, "binary_cross_entropy: target has sizes ", t->sizes(),
+           ", input ", x->sizes(), ". Make them equal");
+  if (x->device().type != DeviceType::Meta && x->numel() > 0) {
+    const Tensor lo = to(reduce("amin", x, {}, false), DType::Float64), hi = to(reduce("amax", x, {}, false), DType::Float64);
+    const double l = *lo->data_as<double>(), h = *hi->data_as<double>();
+    CT_CHECK(l >= 0 && h <= 1, CT_ERROR_INVALID_ARGUMENT, "binary_cross_entropy: input holds values outside [0, 1] (",
+             l, " to ", h, "). Pass probabilities, or use binary_cross_entropy_with_logits on logits");
+  }
+  const Scalar floor(-100.0);
+  const Tensor xu = up(x), tu = up(t);
+  const Tensor log_x = clamp(unary("log", xu), &floor, nullptr);
+  const Tensor log_1mx = clamp(unary("log", rsub(xu, 1)), &floor, nullptr);
+  Tensor loss = neg(add(mul(tu, log_x), mul(rsub(tu, 1), log_1mx)));
+  if (w.defined()) loss = mul(loss, up(w));
+  finish(f, reduce_loss(loss, r), d);
+}
+
+// ---- binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None,
+//                                       Tensor? pos_weight=None, int reduction=1)
+
+// torch's stable form: with m = max(-x, 0),
+// (1 - t) x + (1 + (pos_weight - 1) t) (log(exp(-m) + exp(-x - m)) + m).
+void bce_with_logits_kernel(void*, Frame& f) {
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1), w = opt_arg(f, 2), pw = opt_arg(f, 3);
+  const DType d = floating_pair("binary_cross_entropy_with_logits", x, t);
+  const Reduction r = to_reduction("binary_cross_entropy_with_logits", f.arg(4).to_int());
+  CT_CHECK(x->sizes().equals(t->sizes()), CT_ERROR_SHAPE, "binary_cross_entropy_with_logits: target has sizes ",
+           t->sizes(), ", input ", x->sizes(), ". Make them equal");
+  const Tensor xu = up(x), tu = up(t);
+  const Scalar zero(0.0);
+  const Tensor m = clamp(neg(xu), &zero, nullptr);
+  const Tensor softplus = add(unary("log", add(unary("exp", neg(m)), unary("exp", sub(neg(xu), m)))), m);
+  Tensor loss = mul(rsub(tu, 1), xu);
+  if (pw.defined()) loss = add(loss, mul(binary_scalar("add", mul(binary_scalar("sub", up(pw), 1), tu), 1), softplus));
+  else loss = add(loss, softplus);
+  if (w.defined()) loss = mul(loss, up(w));
+  finish(f, reduce_loss(loss, r), d);
+}
+
+// ---- kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False)
+
+// target (log target - self), with 0 log 0 = 0 (xlogy); exp(target) (target - self) for log targets.
+void kl_div_kernel(void*, Frame& f) {
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
+  const DType d = floating_pair("kl_div", x, t);
+  const Reduction r = to_reduction("kl_div", f.arg(2).to_int());
+  const Tensor xu = up(x), tu = up(t);
+  Tensor loss;
+  if (f.arg(3).to_bool()) {
+    loss = mul(unary("exp", tu), sub(tu, xu));
+  } else {
+    const Tensor safe = where(binary_scalar("eq", tu, 0), full({}, Scalar(1.0), tu->dtype(), tu->device()), tu);
+    loss = sub(mul(tu, unary("log", safe)), mul(tu, xu));
+  }
+  finish(f, reduce_loss(loss, r), d);
+}
+
+// ---- nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100)
+
+// The class dim: 0 for one sample [C], else 1 ([N, C, d1, ...]).
+int64_t class_dim(const Tensor& x) { return x->dim() == 1 ? 0 : 1; }
+
+// [C] viewed to broadcast along the class dim of x.
+Tensor along_classes(const Tensor& v, const Tensor& x) {
+  DimVector s(x->dim(), 1);
+  s[static_cast<size_t>(class_dim(x))] = v->numel();
+  return reshape(v, s);
+}
+
+struct Picked {
+  Tensor hit;     // bool, x's sizes: the target's class
+  Tensor weight;  // per target element: weight[target], 0 where target == ignore_index
+};
+
+// Validates target against x ([C] or [N, C, d1, ...]) and marks each target's class. Written with
+// comparisons against the class numbers instead of a gather, so every step is differentiable.
+Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor& w, int64_t ignore_index) {
+  CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, op, ": input is 0-dim; it needs [C] or [N, C, ...]");
+  CT_CHECK(target->dtype() == DType::Int64, CT_ERROR_DTYPE, op, ": target is ", target->dtype(),
+           "; class indices must be int64. Convert with to(int64)");
+  const int64_t cd = class_dim(x), c = x->size(cd);
+  bool fits = target->dim() + 1 == x->dim();
+  for (size_t d = 0, e = 0; fits && d < x->dim(); ++d)
+    if (static_cast<int64_t>(d) != cd) fits = target->size(e++) == x->size(d);
+  CT_CHECK(fits, CT_ERROR_SHAPE, op, ": target has sizes ", target->sizes(), ", input ", x->sizes(),
+           ". The target needs the input's sizes without the class dim ", cd);
+  CT_CHECK(!w.defined() || (w->dim() == 1 && w->numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
+           w.defined() ? w->sizes() : IntArrayRef(), "; it needs one value per class [", c, "]");
+  if (target->device().type != DeviceType::Meta) {
+    const Tensor tc = contiguous(target);
+    const int64_t* p = tc->data_as<int64_t>();
+    for (int64_t i = 0; i < tc->numel(); ++i)
+      CT_CHECK(p[i] == ignore_index || (p[i] >= 0 && p[i] < c), CT_ERROR_INDEX, op, ": target ", p[i],
+               " is out of bounds for ", c, " classes. Pass class indices in [0, ", c, ") or ignore_index");
+  }
+  const Tensor classes = along_classes(arange(0, static_cast<double>(c), 1, DType::Int64, x->device()), x);
+  Picked out;
+  out.hit = binary("eq", x->dim() == 1 ? target : unsqueeze(target, 1), classes);
+  const DType d = x->dtype();
+  const Tensor valid = to(binary_scalar("ne", target, Scalar(ignore_index)), d);
+  const int64_t cdims[1] = {cd};
+  out.weight = w.defined() ? mul(reduce("sum", mul(to(out.hit, d), along_classes(to(w, d), x)), IntArrayRef(cdims, 1), false), valid)
+                           : valid;
+  return out;
+}
+
+// -weight[t] x[t] per element; the mean divides by the sum of the weights that took part.
+Tensor nll(const char* op, const Tensor& x, const Tensor& target, const Tensor& w, Reduction r, int64_t ignore_index) {
+  const Picked p = pick(op, x, target, w, ignore_index);
+  const int64_t cdims[1] = {class_dim(x)};
+  const Tensor picked = reduce("sum", where(p.hit, x, zero_like(x)), IntArrayRef(cdims, 1), false);
+  const Tensor loss = neg(mul(picked, p.weight));
+  if (r != Reduction::Mean) return reduce_loss(loss, r);
+  return div(reduce("sum", loss, {}, false), reduce("sum", p.weight, {}, false));
+}
+
+DType floating_input(const char* op, const Tensor& x) {
+  CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, op, ": needs a floating input, got ", x->dtype(),
+           ". Convert with to(float32)");
+  return x->dtype();
+}
+
+void nll_loss_kernel(void*, Frame& f) {
+  const Tensor x = self_arg(f, 0);
+  const DType d = floating_input("nll_loss", x);
+  const Tensor w = opt_arg(f, 2);
+  finish(f, nll("nll_loss", up(x), self_arg(f, 1), w.defined() ? up(w) : w, to_reduction("nll_loss", f.arg(3).to_int()),
+                f.arg(4).to_int()),
+         d);
+}
+
+void nll_loss2d_kernel(void*, Frame& f) {
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
+  CT_CHECK(x->dim() == 4 && t->dim() == 3, CT_ERROR_SHAPE, "nll_loss2d: input ", x->sizes(), " and target ", t->sizes(),
+           " must be 4-D [N, C, H, W] and 3-D [N, H, W]. Use nll_loss for other ranks");
+  nll_loss_kernel(nullptr, f);
+}
+
+// ---- cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1,
+//                         int ignore_index=-100, float label_smoothing=0.0)
+
+void cross_entropy_kernel(void*, Frame& f) {
+  const char* op = "cross_entropy_loss";
+  const Tensor x = self_arg(f, 0), target = self_arg(f, 1), w0 = opt_arg(f, 2);
+  const DType d = floating_input(op, x);
+  const Reduction r = to_reduction(op, f.arg(3).to_int());
+  const int64_t ignore_index = f.arg(4).to_int();
+  const double ls = f.arg(5).to_double();
+  CT_CHECK(ls >= 0 && ls <= 1, CT_ERROR_INVALID_ARGUMENT, op, ": label_smoothing is ", ls, ". Pass a value in [0, 1]");
+  CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, op, ": input is 0-dim; it needs [C] or [N, C, ...]");
+  const Tensor xu = up(x), w = w0.defined() ? up(w0) : w0;
+  const int64_t cd = class_dim(x), c = x->size(cd);
+  const int64_t cdims[1] = {cd};
+  const IntArrayRef classes_dim(cdims, 1);
+  const Tensor lsm = log_softmax(xu, cd);
+  if (is_floating(target->dtype())) {  // class probabilities
+    CT_CHECK(target->sizes().equals(x->sizes()), CT_ERROR_SHAPE, op, ": probability target has sizes ",
+             target->sizes(), ", input ", x->sizes(), ". Make them equal");
+    CT_CHECK(ignore_index < 0, CT_ERROR_INVALID_ARGUMENT, op,
+             ": ignore_index is not supported with class probabilities. Leave it at -100");
+    CT_CHECK(!w.defined() || (w->dim() == 1 && w->numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
+             w.defined() ? w->sizes() : IntArrayRef(), "; it needs one value per class [", c, "]");
+    Tensor t = up(target);
+    if (ls > 0) t = binary_scalar("add", mul(t, Scalar(1 - ls)), Scalar(ls / static_cast<double>(c)));
+    const Tensor terms = w.defined() ? mul(mul(lsm, along_classes(w, x)), t) : mul(lsm, t);
+    Tensor loss;
+    if (r == Reduction::None) loss = neg(reduce("sum", terms, classes_dim, false));
+    else if (r == Reduction::Sum) loss = neg(reduce("sum", terms, {}, false));
+    else loss = div(neg(reduce("sum", terms, {}, false)),
+                    full({}, Scalar(c ? static_cast<double>(x->numel() / c) : 0.0), xu->dtype(), x->device()));
+    return finish(f, loss, d);
+  }
+  const Tensor nll_part = nll(op, lsm, target, w, r, ignore_index);
+  if (ls == 0) return finish(f, nll_part, d);
+  // Label smoothing spreads ls over every class: the loss adds ls / C times the (weighted) sum of
+  // -log p over the classes, with the mean normalized as nll_loss's.
+  const Picked p = pick(op, lsm, target, w, ignore_index);
+  const Tensor terms = w.defined() ? mul(lsm, along_classes(w, x)) : lsm;
+  const Tensor ignored = binary_scalar("eq", target, Scalar(ignore_index));
+  const Tensor smooth = where(ignored, zero_like(lsm), neg(reduce("sum", terms, classes_dim, false)));
+  Tensor ret;
+  if (r == Reduction::None) ret = smooth;
+  else if (r == Reduction::Sum) ret = reduce("sum", smooth, {}, false);
+  else if (w.defined()) ret = div(reduce("sum", smooth, {}, false), reduce("sum", p.weight, {}, false));
+  else ret = div(reduce("sum", smooth, {}, false), reduce("sum", to(binary_scalar("ne", target, Scalar(ignore_index)), lsm->dtype()), {}, false));
+  finish(f, add(mul(nll_part, Scalar(1 - ls)), mul(ret, Scalar(ls / static_cast<double>(c)))), d);
+}
+
+}  // namespace
+
+void define_losses(Registry& r) {
+  r.def("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor").composite(mse_loss_kernel);
+  r.def("l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor").composite(l1_loss_kernel);
+  r.def("smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor")
+      .composite(smooth_l1_loss_kernel);
+  r.def("huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor")
+      .composite(huber_loss_kernel);
+  r.def("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor")
+      .composite(binary_cross_entropy_kernel);
+  r.def("binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, "
+        "int reduction=1) -> Tensor")
+      .composite(bce_with_logits_kernel);
+  r.def("kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor")
+      .composite(kl_div_kernel);
+  r.def("nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor")
+      .composite(nll_loss_kernel);
+  r.def("nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor")
+      .composite(nll_loss2d_kernel);
+  r.def("cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, "
+        "float label_smoothing=0.0) -> Tensor")
+      .composite(cross_entropy_kernel);
+}
+
+}  // namespace ct::ops

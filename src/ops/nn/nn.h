@@ -1,0 +1,27 @@
+// nn.h - what the nn family's files share: typed calls of its operators, the fused softmax rows
+// used by attention, and loss reductions.
+#pragma once
+
+#include "autograd/grad_ctx.h"
+#include "core/tensor.h"
+
+namespace ct::ops {
+
+/// softmax.int / log_softmax.int without a dtype.
+Tensor softmax(const Tensor& a, int64_t dim);
+Tensor log_softmax(const Tensor& a, int64_t dim);
+
+/// In place over `rows` rows of k contiguous float32: row r becomes softmax(row); with causal, only
+/// its first min(k, first_row + r + 1) entries take part and the rest become 0.
+void softmax_rows_f32(float* x, int64_t rows, int64_t k, bool causal, int64_t first_row);
+
+/// The loss reduction of aten's `int reduction`: 0 none, 1 mean, 2 sum (checked: CT_ERROR_INVALID_ARGUMENT).
+enum class Reduction : int64_t { None = 0, Mean = 1, Sum = 2 };
+Reduction to_reduction(const char* op, int64_t r);
+/// loss itself, its mean or its sum over every element.
+Tensor reduce_loss(const Tensor& loss, Reduction r);
+
+/// Whether optional tensor argument i was given to the forward call (derivatives only).
+inline bool given(const autograd::GradCtx& c, size_t i) { return c.list_size(i) == 1; }
+
+}  // namespace ct::ops

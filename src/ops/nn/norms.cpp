@@ -1,0 +1,149 @@
+// norms.cpp - batch_norm (training and eval, running statistics), group_norm and rms_norm:
+// composites of reductions and pointwise operators, whose derivatives are implicit.
+// float16/bfloat16 inputs are normalized in float32 and rounded once at the end, as PyTorch does.
+#include <cmath>
+
+#include "autograd/grad_mode.h"
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/nn/nn.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+Tensor opt_arg(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i)); }
+
+DType opmath_dtype(DType d) { return d == DType::Float16 || d == DType::BFloat16 ? DType::Float32 : d; }
+Tensor up(const Tensor& t) { return t->dtype() == opmath_dtype(t->dtype()) ? t : to(t, opmath_dtype(t->dtype())); }
+
+// A [C] tensor viewed as [1, C, 1, ...] against an input of nd dims.
+Tensor per_channel(const Tensor& t, size_t nd) {
+  DimVector s(nd, 1);
+  s[1] = t->numel();
+  return reshape(t, s);
+}
+
+void check_channels(const char* op, const Tensor& t, const char* what, int64_t c, const Tensor& x) {
+  if (!t.defined()) return;
+  CT_CHECK(t->dim() == 1 && t->size(0) == c, CT_ERROR_SHAPE, op, ": ", what, " has sizes ", t->sizes(),
+           ", expected [", c, "] for input ", x->sizes(), ". Pass one value per channel");
+}
+
+// batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
+//            bool training, float momentum, float eps, bool cudnn_enabled)
+void batch_norm_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  const Tensor w = opt_arg(f, 1), b = opt_arg(f, 2), rm = opt_arg(f, 3), rv = opt_arg(f, 4);
+  const bool training = f.arg(5).to_bool();
+  const double momentum = f.arg(6).to_double(), eps = f.arg(7).to_double();
+  const size_t nd = x->dim();
+  CT_CHECK(nd >= 2, CT_ERROR_SHAPE, "batch_norm: input has sizes ", x->sizes(),
+           "; it needs at least 2 dims [N, C, ...]. Add a batch dim");
+  CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, "batch_norm: needs a floating input, got ", x->dtype(),
+           ". Convert with to(float32)");
+  const int64_t c = x->size(1);
+  check_channels("batch_norm", w, "weight", c, x);
+  check_channels("batch_norm", b, "bias", c, x);
+  check_channels("batch_norm", rm, "running_mean", c, x);
+  check_channels("batch_norm", rv, "running_var", c, x);
+  DimVector red{0};
+  for (size_t d = 2; d < nd; ++d) red.push_back(static_cast<int64_t>(d));
+  const Tensor xc = up(x);
+  Tensor mean, var;
+  if (training) {
+    const int64_t count = c ? x->numel() / c : 0;
+    CT_CHECK(count > 1, CT_ERROR_INVALID_ARGUMENT, "batch_norm: training needs more than 1 value per channel, input ",
+             x->sizes(), " has ", count, ". Use a larger batch or eval mode");
+    mean = reduce("mean", xc, red, true);
+    const Tensor d = sub(xc, mean);
+    var = reduce("mean", mul(d, d), red, true);
+    // The running statistics are state, not part of the graph: updated in place, unbiased variance.
+    autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);
+    const DimVector flat{c};
+    if (rm.defined())
+      copy_(rm, add(mul(rm, Scalar(1 - momentum)), mul(reshape(mean, flat), Scalar(momentum))));
+    if (rv.defined()) {
+      const double unbias = static_cast<double>(count) / static_cast<double>(count - 1);
+      copy_(rv, add(mul(rv, Scalar(1 - momentum)), mul(reshape(var, flat), Scalar(momentum * unbias))));
+    }
+  } else {
+    CT_CHECK(rm.defined() && rv.defined(), CT_ERROR_INVALID_ARGUMENT,
+             "batch_norm: eval mode (training=false) normalizes with running_mean and running_var; pass both");
+    mean = per_channel(up(rm), nd);
+    var = per_channel(up(rv), nd);
+  }
+  Tensor y = mul(sub(xc, mean), unary("rsqrt", binary_scalar("add", var, Scalar(eps))));
+  if (w.defined()) y = mul(y, per_channel(w, nd));
+  if (b.defined()) y = add(y, per_channel(b, nd));
+  f.outs[0] = y->dtype() == x->dtype() ? y : to(y, x->dtype());
+}
+
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05,
+//            bool cudnn_enabled=True)
+void group_norm_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  const int64_t g = f.arg(1).to_int();
+  const Tensor w = opt_arg(f, 2), b = opt_arg(f, 3);
+  const size_t nd = x->dim();
+  CT_CHECK(nd >= 2, CT_ERROR_SHAPE, "group_norm: input has sizes ", x->sizes(),
+           "; it needs at least 2 dims [N, C, ...]. Add a batch dim");
+  CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, "group_norm: needs a floating input, got ", x->dtype(),
+           ". Convert with to(float32)");
+  const int64_t n = x->size(0), c = x->size(1);
+  CT_CHECK(g > 0 && c % g == 0, CT_ERROR_SHAPE, "group_norm: ", c, " channels (input ", x->sizes(),
+           ") do not split into num_groups = ", g, ". Pass a num_groups that divides the channels");
+  check_channels("group_norm", w, "weight", c, x);
+  check_channels("group_norm", b, "bias", c, x);
+  int64_t per_group = c / g;
+  for (size_t d = 2; d < nd; ++d) per_group *= x->size(d);
+  const Tensor xg = reshape(up(x), DimVector{n, g, per_group});
+  const DimVector last{2};
+  const Tensor xm = sub(xg, reduce("mean", xg, last, true));
+  const Tensor var = reduce("mean", mul(xm, xm), last, true);
+  Tensor y = reshape(mul(xm, unary("rsqrt", binary_scalar("add", var, Scalar(f.arg(4).to_double())))), x->sizes());
+  if (w.defined()) y = mul(y, per_channel(w, nd));
+  if (b.defined()) y = add(y, per_channel(b, nd));
+  f.outs[0] = y->dtype() == x->dtype() ? y : to(y, x->dtype());
+}
+
+// rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None): eps defaults
+// to the machine epsilon of the computation's dtype (float32's for float16/bfloat16), as in PyTorch.
+void rms_norm_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  const IntArrayRef ns = f.arg(1).int_list();
+  const Tensor w = opt_arg(f, 2);
+  bool fits = !ns.empty() && x->dim() >= ns.size();
+  for (size_t i = 0; fits && i < ns.size(); ++i) fits = x->size(x->dim() - ns.size() + i) == ns[i];
+  CT_CHECK(fits, CT_ERROR_SHAPE, "rms_norm: normalized_shape ", ns, " is not the end of the input's sizes ",
+           x->sizes(), ". Pass the input's trailing sizes");
+  CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, "rms_norm: needs a floating input, got ", x->dtype(),
+           ". Convert with to(float32)");
+  CT_CHECK(!w.defined() || w->sizes().equals(ns), CT_ERROR_SHAPE, "rms_norm: weight has sizes ", w->sizes(),
+           ", normalized_shape is ", ns, ". Make them equal");
+  const Tensor xc = up(x);
+  const double eps = !f.arg(3).is_none()          ? f.arg(3).to_double()
+                     : xc->dtype() == DType::Float64 ? 2.220446049250313e-16
+                                                     : 1.1920928955078125e-07;
+  DimVector dims;
+  for (size_t d = x->dim() - ns.size(); d < x->dim(); ++d) dims.push_back(static_cast<int64_t>(d));
+  const Tensor ms = reduce("mean", mul(xc, xc), dims, true);
+  Tensor y = mul(xc, unary("rsqrt", binary_scalar("add", ms, Scalar(eps))));
+  if (y->dtype() != x->dtype()) y = to(y, x->dtype());
+  f.outs[0] = w.defined() ? mul(y, w) : y;
+}
+
+}  // namespace
+
+void define_norms(Registry& r) {
+  r.def("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+        "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor")
+      .composite(batch_norm_kernel);
+  r.def("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
+        "bool cudnn_enabled=True) -> Tensor")
+      .composite(group_norm_kernel);
+  r.def("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor")
+      .composite(rms_norm_kernel);
+}
+
+}  // namespace ct::ops

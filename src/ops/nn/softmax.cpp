@@ -1,0 +1,270 @@
+// softmax.cpp - softmax and log_softmax along one dim, and their derivatives.
+//
+// One fused pass per row: the maximum, then exp(x - max) and its sum, then the scaling (softmax)
+// or x - max - log(sum) (log_softmax). Rows run in parallel; within a row, sums use 16 interleaved
+// lanes combined pairwise, so the bits do not depend on the thread count. float16/bfloat16 rows are
+// computed in float32, as PyTorch does.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/isa.h"
+#include "ops/cpu/parallel.h"
+#include "ops/functions.h"
+#include "ops/nn/nn.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+constexpr int kLanes = 16;
+
+// exp for finite float32 arguments <= 0 (Cephes expf): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by
+// a degree-7 polynomial, 2^n built in the exponent bits; within 2 ulp of expf, and 0 below -87.33
+// (where expf gives subnormals). The range test compares the bits as integers and selects with
+// masks: a float comparison or select would keep the loop from vectorizing under trapping math.
+// The multiply-adds are explicit std::fma, correctly rounded, so the AVX2 build (one vfmadd each)
+// and the baseline build (libm's fmaf) give the same bits; see Note [CPU capability dispatch].
+// Callers route rows holding NaN or infinity to std::exp.
+[[gnu::always_inline]] inline float exp_nonpositive(float x) {
+  const float lo = -87.33654f;
+  uint32_t ux, ulo;
+  std::memcpy(&ux, &x, sizeof ux);
+  std::memcpy(&ulo, &lo, sizeof ulo);
+  const uint32_t keep = 0u - static_cast<uint32_t>(ux <= ulo);  // all ones unless x < lo (sign-magnitude order)
+  const uint32_t uxc = (ux & keep) | (ulo & ~keep);
+  float xc;
+  std::memcpy(&xc, &uxc, sizeof xc);
+  const float magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer kept in the low bits
+  const float t = std::fma(xc, 1.44269504088896341f, magic);
+  const float n = t - magic;
+  int32_t ti;
+  std::memcpy(&ti, &t, sizeof ti);
+  const int32_t bits = (ti - 0x4B400000 + 127) << 23;
+  float pow2n;
+  std::memcpy(&pow2n, &bits, sizeof pow2n);
+  float r = std::fma(n, -0.693359375f, xc);
+  r = std::fma(n, 2.12194440e-4f, r);
+  float p = 1.9875691500e-4f;
+  p = std::fma(p, r, 1.3981999507e-3f);
+  p = std::fma(p, r, 8.3334519073e-3f);
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
+  p = std::fma(p, r, 1.0f);
+  const float y = std::fma(p, r, 1.0f) * pow2n;
+  uint32_t uy;
+  std::memcpy(&uy, &y, sizeof uy);
+  uy &= keep;
+  float out;
+  std::memcpy(&out, &uy, sizeof out);
+  return out;
+}
+
+// exp(x - row max): the vectorized one where the row is finite.
+template <typename C, bool Finite>
+[[gnu::always_inline]] inline C exp_c(C x) {
+  if constexpr (Finite && std::is_same<C, float>::value) return exp_nonpositive(x);
+  else return std::exp(x);
+}
+
+template <typename C>
+[[gnu::always_inline]] inline C lanes_sum(C* l) {
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) l[j] += l[j + w];
+  return l[0];
+}
+
+// One row of k elements: y[0, n) = softmax(x[0, n)) or its log; y[n, k) = 0 (softmax only).
+// buf holds 2k elements of C: the row converted to C (when T is not C), then its exponentials.
+// Each pass is a plain loop over distinct buffers, which the compiler vectorizes (exp included).
+template <typename T, bool Log>
+[[gnu::always_inline]] inline void row_body(const T* x, T* y, int64_t n, int64_t k, opmath_t<T>* buf) {
+  using C = opmath_t<T>;
+  const C* xs;
+  if constexpr (std::is_same<T, C>::value) {
+    xs = x;
+  } else {
+    for (int64_t i = 0; i < n; ++i) buf[i] = C(x[i]);
+    xs = buf;
+  }
+  C* e = buf + k;
+  // sx, the row's sum, is not finite when the row holds NaN or infinity (or, harmlessly, when the
+  // sum overflows: such rows take the exact path too).
+  C lm[kLanes], sx[kLanes] = {};
+  for (int j = 0; j < kLanes; ++j) lm[j] = -INFINITY;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      lm[j] = xs[i + j] > lm[j] ? xs[i + j] : lm[j];
+      sx[j] += xs[i + j];
+    }
+  for (int j = 0; i < n; ++i, ++j) {
+    lm[j] = xs[i] > lm[j] ? xs[i] : lm[j];
+    sx[j] += xs[i];
+  }
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) lm[j] = lm[j + w] > lm[j] ? lm[j + w] : lm[j];
+  const C mx = lm[0];  // skips NaNs, but a NaN still makes the sum, and so the row, NaN
+  if (std::isfinite(lanes_sum(sx))) {
+    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, true>(xs[q] - mx);
+  } else {
+    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, false>(xs[q] - mx);
+  }
+  C ls[kLanes] = {};
+  i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) ls[j] += e[i + j];
+  for (int j = 0; i < n; ++i, ++j) ls[j] += e[i];
+  const C sum = lanes_sum(ls);
+  if constexpr (Log) {
+    const C log_sum = std::log(sum);
+    for (int64_t q = 0; q < n; ++q) y[q] = T(xs[q] - mx - log_sum);
+  } else {
+    const C inv = C(1) / sum;
+    for (int64_t q = 0; q < n; ++q) y[q] = T(e[q] * inv);
+    for (int64_t q = n; q < k; ++q) y[q] = T(0);
+  }
+}
+
+template <typename T, bool Log>
+void rows_default(const T* x, T* y, int64_t r0, int64_t r1, int64_t k, bool causal, int64_t first,
+                  opmath_t<T>* buf) {
+  for (int64_t r = r0; r < r1; ++r)
+    row_body<T, Log>(x + r * k, y + r * k, causal ? std::min(k, first + r + 1) : k, k, buf);
+}
+#if CT_HAVE_AVX2_KERNELS
+template <typename T, bool Log>
+CT_TARGET_AVX2 void rows_avx2(const T* x, T* y, int64_t r0, int64_t r1, int64_t k, bool causal, int64_t first,
+                              opmath_t<T>* buf) {
+  for (int64_t r = r0; r < r1; ++r)
+    row_body<T, Log>(x + r * k, y + r * k, causal ? std::min(k, first + r + 1) : k, k, buf);
+}
+#endif
+
+// rows x k, contiguous; x and y may be the same buffer.
+template <typename T, bool Log>
+void softmax_rows(const T* x, T* y, int64_t rows, int64_t k, bool causal, int64_t first) {
+  cpu::parallel_for(0, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(k, 1)), [&](int64_t r0, int64_t r1) {
+    std::vector<opmath_t<T>> buf(2 * static_cast<size_t>(k));
+#if CT_HAVE_AVX2_KERNELS
+    if (cpu::has_avx2()) return rows_avx2<T, Log>(x, y, r0, r1, k, causal, first, buf.data());
+#endif
+    rows_default<T, Log>(x, y, r0, r1, k, causal, first, buf.data());
+  });
+}
+
+// [outer, k, inner] with inner > 1: each outer slice runs over k rows of `inner` columns at once.
+template <typename T, bool Log>
+void softmax_columns(const T* x, T* y, int64_t outer, int64_t k, int64_t inner) {
+  using C = opmath_t<T>;
+  cpu::parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(k * inner, 1)), [&](int64_t o0, int64_t o1) {
+    std::vector<C> mx(static_cast<size_t>(inner)), sum(static_cast<size_t>(inner));
+    for (int64_t o = o0; o < o1; ++o) {
+      const T* xo = x + o * k * inner;
+      T* yo = y + o * k * inner;
+      std::fill(mx.begin(), mx.end(), C(-INFINITY));
+      std::fill(sum.begin(), sum.end(), C(0));
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t i = 0; i < inner; ++i) {
+          const C v = C(xo[j * inner + i]);
+          mx[i] = v > mx[i] || v != v ? v : mx[i];
+        }
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t i = 0; i < inner; ++i) sum[i] += exp_c<C, false>(C(xo[j * inner + i]) - mx[i]);
+      for (int64_t i = 0; i < inner; ++i) sum[i] = Log ? std::log(sum[i]) : C(1) / sum[i];
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t i = 0; i < inner; ++i) {
+          const C v = C(xo[j * inner + i]) - mx[i];
+          yo[j * inner + i] = Log ? T(v - sum[i]) : T(exp_c<C, false>(v) * sum[i]);
+        }
+    }
+  });
+}
+
+template <bool Log>
+constexpr const char* op_name() { return Log ? "log_softmax" : "softmax"; }
+
+// softmax.int(Tensor self, int dim, ScalarType? dtype=None): the input is first converted to dtype.
+template <bool Log>
+void softmax_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  wrap_dim(op_name<Log>(), f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
+  const DType d = f.arg(2).is_none() ? a.dtype() : f.arg(2).dtype();
+  CT_CHECK(is_floating(d), CT_ERROR_DTYPE, op_name<Log>(), ": needs a floating dtype, got ", d, " (input ", a.sizes(),
+           "). Pass dtype=float32 or convert the input");
+  m.compute = d;
+  set_output(m, 0, a.sizes(), d, a.device());
+}
+
+template <bool Log>
+void softmax_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  Tensor holder;
+  const Tensor src = contiguous(Tensor::borrow(as_dtype(f.tensor(0), m.compute, holder)));
+  if (src->numel() == 0) return;
+  const int64_t nd = static_cast<int64_t>(src->dim());
+  const int64_t dim = wrap_dim(op_name<Log>(), f.arg(1).to_int(), nd);
+  int64_t outer = 1, k = nd ? src->size(dim) : 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= src->size(d);
+  for (int64_t d = dim + 1; d < nd; ++d) inner *= src->size(d);
+  visit_dtype<kFloatingDTypes>(m.compute, op_name<Log>(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = src->data_as<T>();
+    T* y = outs[0]->data_as<T>();
+    if (inner == 1) softmax_rows<T, Log>(x, y, outer, k, false, 0);
+    else softmax_columns<T, Log>(x, y, outer, k, inner);
+  });
+}
+
+using autograd::GradCtx;
+
+Tensor sum_keep(const Tensor& t, int64_t dim) {
+  const int64_t dims[1] = {dim};
+  return reduce("sum", t, IntArrayRef(dims, 1), true);
+}
+int64_t grad_dim(GradCtx& c, const char* op) {
+  return wrap_dim(op, c.arg(1).to_int(), static_cast<int64_t>(c.sizes(0).size()));
+}
+
+// dx = y * (g - sum(g * y)) along dim.
+void softmax_backward(GradCtx& c) {
+  const Tensor y = c.result();
+  const Tensor gy = mul(c.grad(), y);
+  c.set(0, sub(gy, mul(y, sum_keep(gy, grad_dim(c, "softmax")))));
+}
+// dx = g - exp(y) * sum(g) along dim.
+void log_softmax_backward(GradCtx& c) {
+  const Tensor y = c.result();
+  c.set(0, sub(c.grad(), mul(unary("exp", y), sum_keep(c.grad(), grad_dim(c, "log_softmax")))));
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& a, int64_t dim) {
+  static const OperatorDef& op = builtin_op("softmax.int");
+  return call(op, {a, dim, Value()});
+}
+Tensor log_softmax(const Tensor& a, int64_t dim) {
+  static const OperatorDef& op = builtin_op("log_softmax.int");
+  return call(op, {a, dim, Value()});
+}
+
+void softmax_rows_f32(float* x, int64_t rows, int64_t k, bool causal, int64_t first_row) {
+  softmax_rows<float, false>(x, x, rows, k, causal, first_row);
+}
+
+void define_softmax(Registry& r) {
+  r.def("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor")
+      .meta(softmax_meta<false>)
+      .compute(DispatchKey::CPU, softmax_cpu<false>, Determinism::Bitwise)
+      .derivative(softmax_backward, save_result());
+  r.def("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor")
+      .meta(softmax_meta<true>)
+      .compute(DispatchKey::CPU, softmax_cpu<true>, Determinism::Bitwise)
+      .derivative(log_softmax_backward, save_result());
+}
+
+}  // namespace ct::ops

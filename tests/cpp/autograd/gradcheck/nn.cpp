@@ -1,0 +1,79 @@
+// nn.cpp - gradcheck cases of the nn family: softmax, normalization, losses and attention.
+#include "gradcheck.h"
+
+namespace ct::gradcheck {
+namespace {
+
+Tensor targets(std::initializer_list<int64_t> sizes, std::initializer_list<int64_t> values) {
+  Tensor t = ops::empty(IntArrayRef(sizes.begin(), sizes.size()), DType::Int64, kCPU);
+  int64_t i = 0;
+  for (int64_t v : values) t->data_as<int64_t>()[i++] = v;
+  return t;
+}
+
+std::vector<Case> nn_cases() {
+  const Input m{{3, 4}}, row{{4}}, pos_row{{4}, 0.5, 2.0}, cube{{2, 3, 4}}, prob{{3, 4}, 0.1, 0.9};
+  std::vector<Case> cs = {
+      {{"softmax.int"}, {cube}, [](const Inputs& x) {
+         return ops::add(op("softmax.int", {x[0], 1, Value()}), op("softmax.int", {x[0], -1, Value()}));
+       }},
+      {{"log_softmax.int"}, {cube}, [](const Inputs& x) {
+         return ops::add(op("log_softmax.int", {x[0], 0, Value()}), op("log_softmax.int", {x[0], 2, Value()}));
+       }},
+      {{"layer_norm"}, {m, row, row}, [](const Inputs& x) {
+         return op("layer_norm", {x[0], IntArrayRef{4}, x[1], x[2], 1e-5, true});
+       }},
+      {{"layer_norm"}, {cube}, [](const Inputs& x) { return op("layer_norm", {x[0], IntArrayRef{3, 4}, Value(), Value(), 1e-3, true}); }},
+      {{"group_norm"}, {{{2, 4, 3}}, row, row}, [](const Inputs& x) {
+         return op("group_norm", {x[0], 2, x[1], x[2], 1e-5, true});
+       }},
+      {{"batch_norm"}, {{{4, 3}}, {{3}}, {{3}}}, [](const Inputs& x) {  // training: batch statistics
+         Tensor rm = ops::zeros({3}, DType::Float64, kCPU), rv = ops::ones({3}, DType::Float64, kCPU);
+         return op("batch_norm", {x[0], x[1], x[2], rm, rv, true, 0.1, 1e-5, false});
+       }},
+      {{"batch_norm"}, {{{2, 3, 2}}, {{3}}, {{3}}, {{3}}, {{3}, 0.5, 2.0}}, [](const Inputs& x) {  // eval
+         return op("batch_norm", {x[0], x[1], x[2], x[3], x[4], false, 0.1, 1e-5, false});
+       }},
+      {{"rms_norm"}, {m, row}, [](const Inputs& x) { return op("rms_norm", {x[0], IntArrayRef{4}, x[1], Value()}); }},
+      {{"mse_loss"}, {m, row}, [](const Inputs& x) { return op("mse_loss", {x[0], x[1], 1}); }},
+      {{"l1_loss"}, {m, m}, [](const Inputs& x) { return op("l1_loss", {x[0], x[1], 0}); }},
+      {{"smooth_l1_loss"}, {m, m}, [](const Inputs& x) { return op("smooth_l1_loss", {x[0], x[1], 2, 0.5}); }},
+      {{"huber_loss"}, {m, m}, [](const Inputs& x) { return op("huber_loss", {x[0], x[1], 1, 0.7}); }},
+      {{"binary_cross_entropy"}, {prob, prob, {{4}, 0.5, 2.0}}, [](const Inputs& x) {
+         return op("binary_cross_entropy", {x[0], x[1], x[2], 0});
+       }},
+      {{"binary_cross_entropy_with_logits"}, {m, prob, pos_row, pos_row}, [](const Inputs& x) {
+         return op("binary_cross_entropy_with_logits", {x[0], x[1], x[2], x[3], 1});
+       }},
+      {{"kl_div"}, {m, prob}, [](const Inputs& x) {
+         return ops::add(op("kl_div", {x[0], x[1], 0, false}), op("kl_div", {x[0], x[1], 2, true}));
+       }},
+      {{"nll_loss"}, {m, pos_row}, [](const Inputs& x) {
+         const Tensor t = targets({3}, {1, 3, -100});
+         return ops::add(op("nll_loss", {x[0], t, x[1], 1, -100}), op("nll_loss", {x[0], t, Value(), 0, -100}));
+       }},
+      {{"nll_loss2d"}, {{{2, 3, 2, 2}}}, [](const Inputs& x) {
+         return op("nll_loss2d", {x[0], targets({2, 2, 2}, {0, 1, 2, 1, 2, 2, 0, 0}), Value(), 1, -100});
+       }},
+      {{"cross_entropy_loss"}, {m, pos_row}, [](const Inputs& x) {
+         const Tensor t = targets({3}, {1, 3, 0});
+         return ops::add(op("cross_entropy_loss", {x[0], t, x[1], 1, 0, 0.2}), op("cross_entropy_loss", {x[0], t, Value(), 0, -100, 0.0}));
+       }},
+      {{"cross_entropy_loss"}, {m, prob}, [](const Inputs& x) {  // class probabilities
+         return op("cross_entropy_loss", {x[0], x[1], Value(), 1, -100, 0.1});
+       }},
+      {{"scaled_dot_product_attention"}, {cube, {{2, 5, 4}}, {{2, 5, 2}}}, [](const Inputs& x) {
+         return ops::add(op("scaled_dot_product_attention", {x[0], x[1], x[2], Value(), 0.0, false, Value(), Value()}),
+                         op("scaled_dot_product_attention", {x[0], x[1], x[2], Value(), 0.0, true, 0.5, Value()}));
+       }},
+      {{"scaled_dot_product_attention"}, {{{2, 3, 4}}, {{2, 4, 4}}, {{2, 4, 2}}, {{3, 4}}}, [](const Inputs& x) {
+         return op("scaled_dot_product_attention", {x[0], x[1], x[2], x[3], 0.3, false, Value(), Value(seeded_generator())});
+       }},
+  };
+  return cs;
+}
+
+const GradCheckFamily family(nn_cases);
+
+}  // namespace
+}  // namespace ct::gradcheck
