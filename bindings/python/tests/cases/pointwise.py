@@ -53,6 +53,7 @@ def unary_cases(op):
         Case("special_values_bfloat16", f, [In((3, 4), "bfloat16", kind="special")]),
         Case("positive", f, [In((3, 4), kind="pos")]),
         Case("method", lambda m, a: getattr(a, op)(), [In((2, 5))]),
+        Case("extra_tensor_argument", lambda m, a, b: getattr(m, op)(a, b), [In((3, 4)), In((3, 4))]),
     ]
     if op in DOMAIN:
         for dt in ("float32", "float64", "bfloat16", "float16"):
@@ -94,6 +95,7 @@ def nan_to_num_cases():
         Case("positional", _fn("nan_to_num", 2.0, 3.0, -3.0), [In((3, 4), "float16", kind="special")]),
         Case("bfloat16_defaults", f, [In((3, 4), "bfloat16", kind="special")]),
         Case("method", _method("nan_to_num", nan=0.5), [In((3, 4), kind="special")]),
+        Case("tensor_as_nan", lambda m, a, b: m.nan_to_num(a, nan=b), [In((3, 4)), In((3, 4))]),
     ]
     return cs
 
@@ -133,6 +135,8 @@ def activation_cases(op):
     # integer and bool inputs: torch refuses them (hardtanh takes signed integers)
     cs += [Case(f"{dt}", f, [In((3, 4), dt)]) for dt in ("bool", "uint8", "int32", "int64")]
     cs.append(Case("large", f, [In((7, 1000), "float64")]))
+    cs.append(Case("extra_tensor_argument", lambda m, a, b: getattr(m.nn.functional, op)(a, b, b),
+                   [In((3, 4)), In((3, 4))]))
     cs.append(Case("inplace_false", _functional(op, inplace=False) if op not in ("gelu", "softplus") else f,
                    [In((3, 4))]))
     if op == "gelu":
@@ -255,6 +259,7 @@ def clamp_one_bound_cases(op):
         Case("special_values", _fn(op, 0.5), [In((3, 4), kind="special")]),
         Case("method", _method(op, 2), [In((3, 4), "int64")]),
         Case("keyword", _fn(op, **{op.split("_")[1]: 0.25}), [In((3, 4))]),
+        Case("bound_none", _fn(op, None), [In((3, 4))]),
     ]
     # ctorch.h: clamp gives CT_ERROR_DTYPE for bool tensors; torch 1.13 promotes bool with the bound
     cs.append(Case("bool", _fn(op, 1), [In((3, 4), "bool")]))
