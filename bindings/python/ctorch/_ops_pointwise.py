@@ -1,5 +1,6 @@
-"""Python operators of the pointwise family on Tensor: ~ & | ^ << >> % // (torch's dunder methods),
-through the registered operators bitwise_*, remainder and floor_divide."""
+"""Python operators of the pointwise family on Tensor: ~ & | ^ << >> % // and their reflected and
+in-place forms (torch's dunder methods), through the registered operators bitwise_*, remainder and
+floor_divide."""
 
 import numbers
 
@@ -33,6 +34,17 @@ def _reflected(name):
     return method
 
 
+def _inplace(name):
+    def method(self, other):
+        if not (isinstance(other, Tensor) or _number(other)):
+            return NotImplemented
+        _ops.call(name + "_", self, other)
+        return self
+
+    method.__name__ = name + "_"
+    return method
+
+
 def _install():
     Tensor.__invert__ = lambda self: _ops.call("bitwise_not", self)
     for dunder, name in (("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
@@ -40,6 +52,7 @@ def _install():
                          ("mod", "remainder"), ("floordiv", "floor_divide")):
         setattr(Tensor, f"__{dunder}__", _forward(name))
         setattr(Tensor, f"__r{dunder}__", _reflected(name))
+        setattr(Tensor, f"__i{dunder}__", _inplace(name))
 
 
 _install()

@@ -450,14 +450,15 @@ void define_binary(Registry& r, bool with_inplace, const char* scalar = "Scalar"
   b.meta(binary_meta<Op>).compute(DispatchKey::CPU, binary_cpu<Op>, Determinism::Bitwise);
   if constexpr (differentiable) b.derivative(Op::backward, Op::saves);
   else b.not_differentiable();
+  if (with_inplace) b.inplace(n + "_.Tensor(Tensor(a!) self, Tensor other" + alpha + ") -> Tensor(a!)");
   if (!scalar) return;
   OpBuilder s = r.def(n + "." + scalar + "(Tensor self, Scalar other" + scalar_alpha + ") -> Tensor");
   s.composite(scalar_overload<Op, false>);
   if (!differentiable) s.not_differentiable();
   if (!with_inplace) return;
-  b.inplace(n + "_.Tensor(Tensor(a!) self, Tensor other" + alpha + ") -> Tensor(a!)");
-  r.def(n + "_.Scalar(Tensor(a!) self, Scalar other" + scalar_alpha + ") -> Tensor(a!)")
-      .composite(scalar_overload<Op, true>);
+  OpBuilder si = r.def(n + "_." + scalar + "(Tensor(a!) self, Scalar other" + scalar_alpha + ") -> Tensor(a!)");
+  si.composite(scalar_overload<Op, true>);
+  if (!differentiable) si.not_differentiable();
 }
 
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: other - alpha * self, with other
@@ -495,19 +496,19 @@ void define_binary_ops(Registry& r) {
   define_binary<Gt>(r, false);
   define_binary<Ge>(r, false);
   r.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor").composite(rsub_scalar);
-  define_binary<Atan2>(r, false, nullptr);
-  define_binary<Hypot>(r, false, nullptr);
-  define_binary<Fmod>(r, false);
-  define_binary<Remainder>(r, false);
-  define_binary<FloorDivide>(r, false);
-  define_binary<BitwiseAnd>(r, false);
-  define_binary<BitwiseOr>(r, false);
-  define_binary<BitwiseXor>(r, false);
-  define_binary<LeftShift>(r, false, "Tensor_Scalar");
-  define_binary<RightShift>(r, false, "Tensor_Scalar");
-  define_binary<LogicalAnd>(r, false, nullptr);
-  define_binary<LogicalOr>(r, false, nullptr);
-  define_binary<LogicalXor>(r, false, nullptr);
+  define_binary<Atan2>(r, true, nullptr);
+  define_binary<Hypot>(r, true, nullptr);
+  define_binary<Fmod>(r, true);
+  define_binary<Remainder>(r, true);
+  define_binary<FloorDivide>(r, true);
+  define_binary<BitwiseAnd>(r, true);
+  define_binary<BitwiseOr>(r, true);
+  define_binary<BitwiseXor>(r, true);
+  define_binary<LeftShift>(r, true, "Tensor_Scalar");
+  define_binary<RightShift>(r, true, "Tensor_Scalar");
+  define_binary<LogicalAnd>(r, true, nullptr);
+  define_binary<LogicalOr>(r, true, nullptr);
+  define_binary<LogicalXor>(r, true, nullptr);
   // true_divide is div's old name.
   r.def("true_divide.Tensor(Tensor self, Tensor other) -> Tensor").composite(redirect<kDivTensor>);
   r.def("true_divide.Scalar(Tensor self, Scalar other) -> Tensor").composite(redirect<kDivScalar>);

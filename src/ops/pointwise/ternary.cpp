@@ -2,6 +2,7 @@
 // weight), addcmul, addcdiv. One meta function (promotion and broadcasting over every tensor) and
 // one kernel over the loop engine; each row below gives the dtype rule and the element function.
 #include <cmath>
+#include <string>
 #include <type_traits>
 
 #include "autograd/grad_ctx.h"
@@ -109,24 +110,34 @@ void ternary_meta(const Frame& f, MetaResult& m) {
 
 template <typename Op>
 void ternary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  Tensor h[3];
+  Tensor h[3], temp;
   const TensorImpl* in[3];
   for (int i = 0; i < Op::ninputs; ++i) in[i] = as_dtype(f.tensor(i), m.compute, h[i]);
-  const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, Op::ninputs);
+  // In place into a narrower dtype (float16 self, float32 tensor1): compute, then convert into self.
+  if (outs[0]->dtype() != m.compute) temp = empty(outs[0]->sizes(), m.compute, kCPU);
+  const TensorImpl& out = temp.defined() ? *temp : *outs[0];
+  const cpu::LoopPlan plan = cpu::make_plan(out, in, Op::ninputs);
   visit_dtype<Op::dtypes>(m.compute, Op::name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const M<T> s = Op::scalar_arg >= 0 ? f.arg(Op::scalar_arg).to_scalar().template to<M<T>>() : M<T>(0);
     if constexpr (Op::ninputs == 2) cpu::elementwise<T, T, T>(plan, [s](T a, T b) { return Op::apply(a, b, s); });
     else cpu::elementwise<T, T, T, T>(plan, [s](T a, T b, T c) { return Op::apply(a, b, c, s); });
   });
+  if (temp.defined()) copy_(outs[0], temp);
 }
 
+// Registers Op and its in-place form (name_: self written, as in x.addcmul_(a, b)).
 template <typename Op>
 void define_ternary(Registry& r, Saves saves) {
+  std::string inplace = Op::schema;
+  inplace.insert(inplace.find_first_of(".("), "_");
+  inplace.replace(inplace.find("Tensor self"), 11, "Tensor(a!) self");
+  inplace.replace(inplace.rfind("-> Tensor"), 9, "-> Tensor(a!)");
   r.def(Op::schema)
       .meta(ternary_meta<Op>)
       .compute(DispatchKey::CPU, ternary_cpu<Op>, Determinism::Bitwise)
-      .derivative(Op::backward, saves);
+      .derivative(Op::backward, saves)
+      .inplace(inplace);
 }
 
 }  // namespace

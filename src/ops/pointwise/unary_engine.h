@@ -81,15 +81,20 @@ void unary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   });
 }
 
-/// Registers Op as "name[.overload](args) -> Tensor"; backward null means not differentiable.
+/// Registers Op as "name[.overload](args) -> Tensor", and "name_[.overload]" in place where the
+/// result is not bool (as PyTorch: x.floor_(), x.erf_()); backward null means not differentiable.
 template <typename Op>
 OpBuilder define_unary(Registry& r, BackwardFn backward, Saves saves) {
-  std::string n = Op::name;
-  if (*Op::overload) n += std::string(".") + Op::overload;
-  OpBuilder b = r.def(n + Op::args + " -> Tensor");
+  const std::string overload = *Op::overload ? std::string(".") + Op::overload : "";
+  OpBuilder b = r.def(Op::name + overload + Op::args + " -> Tensor");
   b.meta(unary_meta<Op>).compute(DispatchKey::CPU, unary_cpu<Op>, Determinism::Bitwise);
   if (backward) b.derivative(backward, saves);
   else b.not_differentiable();
+  if (Op::out != Out::Bool) {
+    std::string args = Op::args;  // "(Tensor self...": self becomes the written alias
+    args.replace(0, 12, "(Tensor(a!) self");
+    b.inplace(std::string(Op::name) + "_" + overload + args + " -> Tensor(a!)");
+  }
   return b;
 }
 

@@ -16,15 +16,18 @@ def __getattr__(name):
 
 # ---- activations (pointwise family) ----
 # torch.nn.functional's activations take `inplace` (and elu no scale arguments); the operators
-# (gelu, softplus and the rest) are reached by name. inplace=True writes the result into input.
+# (gelu, softplus and the rest) are reached by name. inplace=True runs the in-place operator
+# (elu_), or writes the result into input where there is none (selu).
 
 
 def _activation(name, *args, inplace=False):
-    out = _ops.call(name, *args)
-    if inplace:
-        args[0].copy_(out)
-        return args[0]
-    return out
+    if not inplace:
+        return _ops.call(name, *args)
+    if _ops.overloads(name + "_"):
+        _ops.call(name + "_", *args)
+    else:
+        args[0].copy_(_ops.call(name, *args))
+    return args[0]
 
 
 def relu(input, inplace=False):

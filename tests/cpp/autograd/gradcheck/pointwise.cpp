@@ -1,6 +1,10 @@
 // pointwise.cpp - gradcheck cases of the pointwise family: unary math, rounding, activations,
 // binary and ternary arithmetic. Inputs stay inside each function's domain and away from its
 // kinks (the numerical derivative is taken across [x - eps, x + eps]).
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "gradcheck.h"
 
 namespace ct::gradcheck {
@@ -11,6 +15,25 @@ Input pos_row() { return {{3}, 0.5, 2.0}; }
 Case unary_case(const char* name, Input in) {
   return {{name}, {in}, [name](const Inputs& x) { return op(name, {x[0]}); }};
 }
+
+// The in-place form `name` (floor_, addcmul_.) on a non-leaf copy of x[0]; `rest` are the other
+// arguments, tensors given as indices into the inputs (Value(size_t) would be ambiguous).
+struct Arg {
+  int input = -1;  // >= 0: the tensor x[input]
+  Value value;
+};
+Case inplace_case(const char* name, std::vector<Input> in, std::vector<Arg> rest = {}) {
+  return {{name}, std::move(in), [name, rest](const Inputs& x) {
+            Tensor c = copy_of(x[0]);
+            std::vector<Value> args{Value(c)};
+            for (const Arg& a : rest) args.push_back(a.input >= 0 ? Value(x[static_cast<size_t>(a.input)]) : a.value);
+            Tensor out;
+            dispatch(builtin_op(name), args.data(), args.size(), &out, 1);
+            return c;
+          }};
+}
+Arg input(int i) { return Arg{i, Value()}; }
+Arg value(Value v) { return Arg{-1, v}; }
 
 std::vector<Case> pointwise_cases() {
   const Input m{{2, 3}}, row{{3}}, pos{{2, 3}, 0.5, 2.0}, unit{{2, 3}, -0.8, 0.8}, big{{2, 3}, 1.2, 3.0};
@@ -57,6 +80,32 @@ std::vector<Case> pointwise_cases() {
       {{"addcmul"}, {m, row, {{2, 1}}}, [](const Inputs& x) { return op("addcmul", {x[0], x[1], x[2], 0.5}); }},
       {{"addcdiv"}, {m, row, {{2, 1}, 0.5, 2.0}}, [](const Inputs& x) { return op("addcdiv", {x[0], x[1], x[2], -2.0}); }},
   };
+  // In-place forms: the same derivative through autograd's in-place handling.
+  for (const char* name : {"neg_", "abs_", "relu_", "exp_", "sin_", "cos_", "tanh_", "sigmoid_", "exp2_", "expm1_",
+                           "atan_", "sinh_", "cosh_", "asinh_", "erf_", "erfc_", "square_", "silu_", "mish_",
+                           "gelu_", "floor_", "ceil_", "round_", "trunc_", "frac_", "sign_", "hardsigmoid_",
+                           "hardswish_"})
+    cs.push_back(std::string(name) == "gelu_" ? inplace_case(name, {m}, {value("tanh")}) : inplace_case(name, {off_kinks}));
+  for (const char* name : {"log_", "sqrt_", "rsqrt_", "reciprocal_", "log1p_", "log2_", "log10_"})
+    cs.push_back(inplace_case(name, {pos}));
+  for (const char* name : {"tan_", "asin_", "acos_", "atanh_", "erfinv_"}) cs.push_back(inplace_case(name, {unit}));
+  cs.push_back(inplace_case("acosh_", {big}));
+  cs.push_back(inplace_case("round_.decimals", {off_kinks}, {value(1)}));
+  cs.push_back(inplace_case("nan_to_num_", {m}, {value(Value()), value(Value()), value(Value())}));
+  cs.push_back(inplace_case("softplus_", {off_kinks}, {value(2.0), value(1.0)}));
+  cs.push_back(inplace_case("elu_", {off_kinks}, {value(1.5), value(2.0), value(0.5)}));
+  cs.push_back(inplace_case("leaky_relu_", {off_kinks}, {value(0.2)}));
+  cs.push_back(inplace_case("hardtanh_", {off_kinks}, {value(-2.0), value(2.0)}));
+  cs.push_back(inplace_case("atan2_.Tensor", {m, pos_row()}, {input(1)}));
+  cs.push_back(inplace_case("hypot_.Tensor", {pos, row}, {input(1)}));
+  cs.push_back(inplace_case("fmod_.Tensor", {pos, {{3}, 0, 0, {0.7, 0.9, 1.1}}}, {input(1)}));
+  cs.push_back(inplace_case("fmod_.Scalar", {pos}, {value(0.75)}));
+  cs.push_back(inplace_case("remainder_.Tensor", {pos, {{3}, 0, 0, {-0.7, 0.9, 1.1}}}, {input(1)}));
+  cs.push_back(inplace_case("remainder_.Scalar", {pos}, {value(-0.75)}));
+  cs.push_back(inplace_case("lerp_.Scalar", {m, row}, {input(1), value(0.3)}));
+  cs.push_back(inplace_case("lerp_.Tensor", {m, row, {{2, 1}}}, {input(1), input(2)}));
+  cs.push_back(inplace_case("addcmul_", {m, row, {{2, 1}}}, {input(1), input(2), value(0.5)}));
+  cs.push_back(inplace_case("addcdiv_", {m, row, {{2, 1}, 0.5, 2.0}}, {input(1), input(2), value(-2.0)}));
   return cs;
 }
 
