@@ -2,6 +2,7 @@
 // dtypes, element function in opmath), with its derivative below. The engine is unary_engine.h.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "ops/pointwise/unary_engine.h"
 
@@ -95,7 +96,10 @@ CT_UNARY(Frac, "frac", Out::Same, kFloatingDTypes, CT_RET(x - std::trunc(x)))
 // (0 < x) - (x < 0): NaN gives 0, as PyTorch's kernel does; bool is its own sign.
 CT_UNARY(Sign, "sign", Out::Same, kAllDTypes,
          if constexpr (std::is_same<T, bool>::value) return t; else return T(int(M<T>(0) < x) - int(x < M<T>(0)));)
-CT_UNARY(Square, "square", Out::SameLongBool, kNumericDTypes, CT_RET(x * x))
+// Integers wrap on overflow, as in PyTorch (multiplied unsigned: signed overflow is undefined).
+CT_UNARY(Square, "square", Out::SameLongBool, kNumericDTypes,
+         if constexpr (is_float_v<T>) return T(x * x);
+         else return T(static_cast<std::make_unsigned_t<T>>(t) * static_cast<std::make_unsigned_t<T>>(t));)
 CT_UNARY(BitwiseNot, "bitwise_not", Out::Same, kBitDTypes,
          if constexpr (std::is_same<T, bool>::value) return !t; else return T(~t);)
 CT_UNARY(LogicalNot, "logical_not", Out::Bool, kAllDTypes, return !(x != M<T>(0));)
