@@ -1166,6 +1166,236 @@ CT_API CT_NODISCARD ct_status ct_tensor_where(const ct_tensor* cond, const ct_te
 CT_API CT_NODISCARD ct_status ct_tensor_clamp(const ct_tensor* a, const ct_scalar* lo, const ct_scalar* hi,
                                               ct_tensor** out);
 
+/* ---- Operators: more pointwise math and activations ---- */
+
+/*
+ * Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
+ * ct_tensor_tan, ct_tensor_asin, ct_tensor_acos, ct_tensor_atan, ct_tensor_sinh, ct_tensor_cosh,
+ * ct_tensor_asinh, ct_tensor_acosh, ct_tensor_atanh, ct_tensor_erf, ct_tensor_erfc,
+ * ct_tensor_erfinv, ct_tensor_reciprocal.
+ *
+ * out = OP(a) elementwise, as torch.OP: integer and bool inputs give the default float dtype
+ * (float32); float16 and bfloat16 are computed in float32 and rounded back. Outside an operator's
+ * domain the result is NaN (log1p(-2), asin(2), erfinv(1.5)), never an error. Operator names in
+ * ct_op_call are the same without "ct_tensor_".
+ *
+ *   a    borrowed.
+ *   out  on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out is NULL, or a was released
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Threads: any thread. Determinism: bitwise reproducible. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_exp2(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_expm1(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_log1p(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_log2(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_log10(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_tan(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_asin(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_acos(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_atan(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_sinh(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_cosh(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_asinh(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_acosh(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_atanh(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_erf(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_erfc(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_erfinv(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_reciprocal(const ct_tensor* a, ct_tensor** out);
+
+/*
+ * Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
+ * ct_tensor_frac, ct_tensor_sign, ct_tensor_square; ct_tensor_round_decimals.
+ *
+ * out = OP(a) in a's dtype. round rounds half to even (round(2.5) = 2). Integer inputs are
+ * returned unchanged by floor, ceil, round and trunc. sign gives -1, 0 or 1 (0 for NaN); square
+ * is a * a (bool gives int64). round_decimals rounds to 10^-decimals (decimals may be negative:
+ * -1 rounds to tens), floating dtypes only. The gradients of floor, ceil, round, trunc and sign
+ * are zero, as in PyTorch; frac's is the identity.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released
+ *   CT_ERROR_DTYPE             floor, ceil, round and trunc of bool tensors; frac and
+ *                              round_decimals of integer or bool tensors
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Threads: any thread. Determinism: bitwise reproducible. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_floor(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_ceil(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_round(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_trunc(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_frac(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_sign(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_square(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_round_decimals(const ct_tensor* a, int64_t decimals, ct_tensor** out);
+
+/*
+ * Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
+ * ct_tensor_logical_not; and ct_tensor_bitwise_not.
+ *
+ * isnan, isinf, isfinite and logical_not give a bool tensor for any input dtype (integers are
+ * never NaN or infinite; logical_not is a == 0). bitwise_not is ~a for integer tensors and
+ * logical not for bool. None of them is differentiable.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released
+ *   CT_ERROR_DTYPE             bitwise_not of a floating tensor
+ * Threads: any thread. Determinism: bitwise reproducible. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_isnan(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_isinf(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_isfinite(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_logical_not(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_bitwise_not(const ct_tensor* a, ct_tensor** out);
+
+/*
+ * ct_tensor_nan_to_num - out = a with NaN, +inf and -inf replaced.
+ *
+ * nan, posinf, neginf point to the replacement values, or are NULL for PyTorch's defaults: 0 for
+ * NaN, the dtype's largest finite value for +inf and its lowest for -inf (65504 for float16).
+ * Integer and bool tensors are returned unchanged. The gradient passes where a is finite.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (a or out NULL, a released). Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_nan_to_num(const ct_tensor* a, const double* nan, const double* posinf,
+                                                   const double* neginf, ct_tensor** out);
+
+/*
+ * ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, bound).
+ *
+ * ct_tensor_clamp with one bound: the bound promotes as a scalar (an integer tensor clamped by 0.5
+ * is float32) and NaN passes through. The gradient passes where a is within the bound, the bound
+ * itself included.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (a, bound or out NULL, a released); CT_ERROR_DTYPE
+ * (bool tensors, as ct_tensor_clamp). Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_clamp_min(const ct_tensor* a, const ct_scalar* bound, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_clamp_max(const ct_tensor* a, const ct_scalar* bound, ct_tensor** out);
+
+/*
+ * Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
+ * ct_tensor_hardswish; with parameters ct_tensor_gelu, ct_tensor_softplus, ct_tensor_elu,
+ * ct_tensor_leaky_relu, ct_tensor_hardtanh.
+ *
+ * out = f(a) elementwise in a's dtype, with torch.nn.functional's formulas and defaults:
+ *   gelu        approximate "none" (x Phi(x), NULL means "none") or "tanh" (the tanh approximation)
+ *   softplus    log(1 + exp(beta x)) / beta, and x where beta x > threshold (PyTorch: 1, 20)
+ *   elu         scale x for x > 0, else alpha scale (exp(input_scale x) - 1) (PyTorch: 1, 1, 1)
+ *   selu        elu with alpha 1.6732632423543772 and scale 1.0507009873554805
+ *   leaky_relu  x for x > 0, else negative_slope x (PyTorch: 0.01)
+ *   hardtanh    clamp(x, min_val, max_val) (PyTorch: -1, 1)
+ *   silu x sigmoid(x); mish x tanh(softplus(x)); hardsigmoid relu6(x + 3) / 6; hardswish x hardsigmoid(x)
+ * NaN passes through. Floating dtypes only (hardtanh also takes signed integers, as PyTorch does).
+ * Each is differentiable twice; at a kink the gradient is PyTorch's one-sided choice.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released; gelu's approximate not "none" or "tanh"
+ *   CT_ERROR_DTYPE             integer or bool input (uint8 and bool for hardtanh)
+ * Threads: any thread. Determinism: bitwise reproducible. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_silu(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_mish(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_selu(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_hardsigmoid(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_hardswish(const ct_tensor* a, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_gelu(const ct_tensor* a, const char* approximate, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_softplus(const ct_tensor* a, double beta, double threshold, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_elu(const ct_tensor* a, double alpha, double scale, double input_scale,
+                                            ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_leaky_relu(const ct_tensor* a, double negative_slope, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_hardtanh(const ct_tensor* a, double min_val, double max_val, ct_tensor** out);
+
+/*
+ * Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
+ * ct_tensor_floor_divide; tensor-scalar forms ct_tensor_fmod_scalar, ct_tensor_remainder_scalar,
+ * ct_tensor_floor_divide_scalar.
+ *
+ * out = OP(a, b) with the broadcasting and type promotion of ct_tensor_add. atan2(a, b) is the
+ * angle of (b, a) (integers give float32); hypot is sqrt(a^2 + b^2) (floating dtypes only); fmod's
+ * remainder has the sign of a (C's fmod), remainder's the sign of b (Python's %); floor_divide is
+ * Python's //, floor(a / b) computed exactly. floor_divide is not differentiable (PyTorch defines
+ * no derivative either).
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released handle, s NULL; an integer divisor of 0 in
+ *                              fmod, remainder or floor_divide (PyTorch's ZeroDivisionError)
+ *   CT_ERROR_SHAPE             sizes do not broadcast
+ *   CT_ERROR_DTYPE             hypot of integer tensors; fmod, remainder, floor_divide of bool
+ *   CT_ERROR_DEVICE            a and b on different devices
+ * Threads: any thread. Determinism: bitwise reproducible. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_atan2(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_hypot(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_fmod(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_remainder(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_floor_divide(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_fmod_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_remainder_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_floor_divide_scalar(const ct_tensor* a, const ct_scalar* s, ct_tensor** out);
+
+/*
+ * Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
+ * ct_tensor_bitwise_xor, ct_tensor_bitwise_left_shift, ct_tensor_bitwise_right_shift,
+ * ct_tensor_logical_and, ct_tensor_logical_or, ct_tensor_logical_xor.
+ *
+ * Broadcasting and promotion as ct_tensor_add. The bitwise operators take integer tensors (and
+ * bool for and/or/xor) and keep the promoted dtype; a shift by a negative count or by the width
+ * or more gives 0 to the left and the sign fill to the right. The logical operators take any
+ * dtype (nonzero, NaN included, is true) and give bool. None of them is differentiable.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a, b or out NULL, or released
+ *   CT_ERROR_SHAPE             sizes do not broadcast
+ *   CT_ERROR_DTYPE             a floating input to a bitwise operator; bool to a shift
+ *   CT_ERROR_DEVICE            a and b on different devices
+ * Threads: any thread. Determinism: bitwise reproducible. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_bitwise_and(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_bitwise_or(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_bitwise_xor(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_bitwise_left_shift(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_bitwise_right_shift(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_logical_and(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_logical_or(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_logical_xor(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+
+/*
+ * ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
+ *
+ * The weight is a scalar (lerp.Scalar) or a tensor (lerp.Tensor); a, end and a weight tensor
+ * broadcast together and must all have the same floating dtype (lerp does not promote, as in
+ * PyTorch). Computed in PyTorch's form that is exact at whichever end the weight is nearer.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released); CT_ERROR_SHAPE (no broadcast);
+ * CT_ERROR_DTYPE (dtypes differ, or not floating); CT_ERROR_DEVICE. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_lerp(const ct_tensor* a, const ct_tensor* end, const ct_scalar* weight,
+                                             ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_lerp_tensor(const ct_tensor* a, const ct_tensor* end, const ct_tensor* weight,
+                                                    ct_tensor** out);
+
+/*
+ * ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + value * t1 / t2.
+ *
+ * The three tensors broadcast together and promote as in ct_tensor_add; value may be NULL (1) and
+ * is converted to the result dtype (for integer results a float value truncates, as in PyTorch).
+ * addcdiv refuses t1 and t2 both integral (PyTorch's "integer division with addcdiv") and needs a
+ * floating result.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULL or released tensors); CT_ERROR_SHAPE (no
+ * broadcast); CT_ERROR_DTYPE (bool results; addcdiv as above); CT_ERROR_DEVICE. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_addcmul(const ct_tensor* a, const ct_tensor* t1, const ct_tensor* t2,
+                                                const ct_scalar* value, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_addcdiv(const ct_tensor* a, const ct_tensor* t1, const ct_tensor* t2,
+                                                const ct_scalar* value, ct_tensor** out);
+
 /* ---- Operators: conversion and copies ---- */
 
 /*

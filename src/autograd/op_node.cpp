@@ -1,6 +1,7 @@
 // op_node.cpp - OpNode, the backward node of one operator call, and the autograd kernel that
 // records it (see Note [The autograd kernel]).
 #include <cctype>
+#include <string>
 
 #include "autograd/autograd.h"
 #include "autograd/grad_ctx.h"
@@ -48,6 +49,7 @@ class OpNode final : public Node {
   const OperatorDef& def;
   std::vector<Value> args;           // non-tensor arguments, owned (tensor arguments: None)
   std::vector<DimVector> lists;      // storage behind IntList arguments
+  std::vector<std::string> strings;  // storage behind str arguments (gelu's approximate)
   std::vector<Slot> slots;           // per argument
   std::vector<OutputInfo> inputs;    // per edge: what its gradient must look like
   std::vector<SavedTensor> saved;    // per argument; only those the derivative reads
@@ -134,8 +136,13 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
   node->slots.resize(f.nargs);
   node->saved.resize(f.nargs);
   size_t n_lists = 0;  // reserved up front: args[i] points into lists
-  for (size_t i = 0; i < f.nargs; ++i) n_lists += f.args[i].kind() == Value::Kind::IntList;
+  size_t n_strings = 0;  // likewise for strings (a move would invalidate a short string's c_str)
+  for (size_t i = 0; i < f.nargs; ++i) {
+    n_lists += f.args[i].kind() == Value::Kind::IntList;
+    n_strings += f.args[i].kind() == Value::Kind::String;
+  }
   node->lists.reserve(n_lists);
+  node->strings.reserve(n_strings);
   auto add_input = [&](const TensorImpl& t, Edge e) {
     node->next_edges.push_back(std::move(e));
     node->inputs.push_back(OutputInfo{DimVector(t.sizes()), t.dtype(), t.device()});
@@ -155,7 +162,10 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
     } else if (v.kind() == Value::Kind::IntList) {
       node->lists.emplace_back(v.int_list());
       node->args[i] = Value(node->lists.back().ref());
-    } else if (v.kind() != Value::Kind::String && v.kind() != Value::Kind::Generator) {  // borrowed: not kept
+    } else if (v.kind() == Value::Kind::String) {
+      node->strings.emplace_back(v.str());
+      node->args[i] = Value(node->strings.back().c_str());
+    } else if (v.kind() != Value::Kind::Generator) {  // borrowed: not kept
       node->args[i] = v;
     }
   }

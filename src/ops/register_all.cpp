@@ -9,6 +9,8 @@ void define_factories(Registry& r);
 void define_copy(Registry& r);
 void define_binary_ops(Registry& r);
 void define_unary_ops(Registry& r);
+void define_activations(Registry& r);
+void define_ternary_ops(Registry& r);
 void define_where_clamp(Registry& r);
 void define_views(Registry& r);
 void define_cat(Registry& r);
@@ -33,6 +35,8 @@ void register_builtin_operators(Registry& r) {
   ops::define_copy(r);
   ops::define_binary_ops(r);
   ops::define_unary_ops(r);
+  ops::define_activations(r);
+  ops::define_ternary_ops(r);
   ops::define_where_clamp(r);
   ops::define_views(r);
   ops::define_cat(r);

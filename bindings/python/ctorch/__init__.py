@@ -14,6 +14,7 @@ from . import autograd
 from . import ops
 from . import nn
 from . import profiler
+from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
                      int8, int16, int32, int64, long, set_default_dtype, short, uint8)
 from ._errors import (BackendError, DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,

@@ -1,10 +1,13 @@
-// binary.cpp - binary elementwise operators: add, sub, mul, div, pow, maximum, minimum and the
-// comparisons, each with its .Tensor and .Scalar overloads; add/sub/mul/div also in place.
+// binary.cpp - binary elementwise operators: add, sub, mul, div, pow, maximum, minimum, the
+// comparisons, atan2, hypot, fmod, remainder, floor_divide, the bitwise and logical operators, each
+// with its .Tensor and (where PyTorch has one) .Scalar overload; add/sub/mul/div also in place.
 //
 // One row per operator below (an Op struct): its name, how its result dtype follows from the
 // promoted input dtype, which dtypes it accepts, and the element function. The meta function,
 // compute function and registration are shared templates.
+#include <atomic>
 #include <cmath>
+#include <type_traits>
 
 #include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
@@ -16,7 +19,11 @@
 namespace ct::ops {
 namespace {
 
+// Result dtype from the promoted dtype: itself (Promote), integers to the default float
+// (TrueDivide: div, atan2), or bool (Compare: comparisons and logical operators).
 enum class Rule { Promote, TrueDivide, Compare };
+constexpr unsigned kIntegerDTypes = kNumericDTypes & ~kFloatingDTypes;  // no bool
+constexpr unsigned kBitDTypes = kIntegerDTypes | dtype_bit(DType::Bool);
 
 template <typename T> using M = opmath_t<T>;
 using autograd::GradCtx;
@@ -44,6 +51,8 @@ bool is_nan(T x) {
 }
 
 struct Add {
+  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr bool divides = false;
   static constexpr const char* name = "add";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
@@ -56,6 +65,8 @@ struct Add {
   }
 };
 struct Sub {
+  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr bool divides = false;
   static constexpr const char* name = "sub";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
@@ -68,6 +79,8 @@ struct Sub {
   }
 };
 struct Mul {
+  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr bool divides = false;
   static constexpr const char* name = "mul";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
@@ -82,6 +95,8 @@ struct Mul {
   }
 };
 struct Div {
+  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr bool divides = false;
   static constexpr const char* name = "div";
   static constexpr Rule rule = Rule::TrueDivide;
   static constexpr bool has_alpha = false;
@@ -94,6 +109,8 @@ struct Div {
   }
 };
 struct Pow {
+  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr bool divides = false;
   static constexpr const char* name = "pow";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
@@ -128,6 +145,8 @@ struct Pow {
   }
 };
 struct Maximum {
+  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr bool divides = false;
   static constexpr const char* name = "maximum";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
@@ -140,6 +159,8 @@ struct Maximum {
   static void backward(GradCtx& c) { extremum_backward(c, "gt"); }
 };
 struct Minimum {
+  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr bool divides = false;
   static constexpr const char* name = "minimum";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
@@ -154,6 +175,8 @@ struct Minimum {
 #define CT_COMPARISON(Name, str, expr)                                              \
   struct Name {                                                                     \
     static constexpr const char* name = str;                                        \
+    static constexpr unsigned dtypes = kAllDTypes;                                  \
+    static constexpr bool divides = false;                                          \
     static constexpr Rule rule = Rule::Compare;                                     \
     static constexpr bool has_alpha = false;                                        \
     template <typename T> static bool apply(T a, T b) { return M<T>(a) expr M<T>(b); } \
@@ -167,6 +190,165 @@ CT_COMPARISON(Le, "le", <=)
 CT_COMPARISON(Gt, "gt", >)
 CT_COMPARISON(Ge, "ge", >=)
 #undef CT_COMPARISON
+
+// Logical operators: nonzero is true, NaN included; the result is bool, as for comparisons.
+#define CT_LOGICAL(Name, str, expr)                                                   \
+  struct Name {                                                                       \
+    static constexpr const char* name = str;                                          \
+    static constexpr unsigned dtypes = kAllDTypes;                                    \
+    static constexpr bool divides = false;                                            \
+    static constexpr Rule rule = Rule::Compare;                                       \
+    static constexpr bool has_alpha = false;                                          \
+    template <typename T> static bool apply(T a, T b) {                               \
+      const bool x = M<T>(a) != M<T>(0), y = M<T>(b) != M<T>(0);                      \
+      return expr;                                                                    \
+    }                                                                                 \
+    static constexpr Saves saves{};                                                   \
+    static constexpr BackwardFn backward = nullptr;                                   \
+  };
+CT_LOGICAL(LogicalAnd, "logical_and", x && y)
+CT_LOGICAL(LogicalOr, "logical_or", x || y)
+CT_LOGICAL(LogicalXor, "logical_xor", x != y)
+#undef CT_LOGICAL
+
+template <typename T>
+bool shift_out_of_range(T b) {
+  if constexpr (std::is_signed<T>::value) return b < 0 || b >= T(sizeof(T) * 8);
+  else return b >= T(sizeof(T) * 8);
+}
+
+// Bitwise operators: integers and bool only (PyTorch refuses floats).
+#define CT_BITWISE(Name, str, allowed, expr)                                          \
+  struct Name {                                                                       \
+    static constexpr const char* name = str;                                          \
+    static constexpr unsigned dtypes = allowed;                                       \
+    static constexpr bool divides = false;                                            \
+    static constexpr Rule rule = Rule::Promote;                                       \
+    static constexpr bool has_alpha = false;                                          \
+    template <typename T> static T apply(T a, T b) { return T(expr); }                \
+    static constexpr Saves saves{};                                                   \
+    static constexpr BackwardFn backward = nullptr;                                   \
+  };
+CT_BITWISE(BitwiseAnd, "bitwise_and", kBitDTypes, a & b)
+CT_BITWISE(BitwiseOr, "bitwise_or", kBitDTypes, a | b)
+CT_BITWISE(BitwiseXor, "bitwise_xor", kBitDTypes, a ^ b)
+// Shifts by a negative amount or by the width or more give what PyTorch gives: 0 to the left,
+// the sign fill to the right. The left shift runs on the unsigned type (no overflow UB).
+CT_BITWISE(LeftShift, "bitwise_left_shift", kIntegerDTypes,
+           shift_out_of_range(b) ? T(0) : T(static_cast<std::make_unsigned_t<T>>(a) << b))
+CT_BITWISE(RightShift, "bitwise_right_shift", kIntegerDTypes,
+           shift_out_of_range(b) ? T(a >> (sizeof(T) * 8 - 1)) : T(a >> b))
+#undef CT_BITWISE
+
+struct Atan2 {
+  static constexpr const char* name = "atan2";
+  static constexpr unsigned dtypes = kFloatingDTypes;
+  static constexpr bool divides = false;
+  static constexpr Rule rule = Rule::TrueDivide;  // integers become float32
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) { return T(std::atan2(M<T>(a), M<T>(b))); }
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) {  // (b, -a) / (a^2 + b^2)
+    const Tensor a = c.saved(0), b = c.saved(1);
+    const Tensor r2 = ops::add(ops::mul(a, a), ops::mul(b, b));
+    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::div(b, r2)));
+    if (c.needs(1)) c.set(1, ops::mul(c.grad(), ops::div(ops::neg(a), r2)));
+  }
+};
+struct Hypot {
+  static constexpr const char* name = "hypot";
+  static constexpr unsigned dtypes = kFloatingDTypes;  // PyTorch refuses integers
+  static constexpr bool divides = false;
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) { return T(std::hypot(M<T>(a), M<T>(b))); }
+  static constexpr Saves saves = save_result(save_args(0, 1));
+  static void backward(GradCtx& c) {  // (a, b) / y
+    const Tensor g_y = ops::div(c.grad(), c.result());
+    if (c.needs(0)) c.set(0, ops::mul(g_y, c.saved(0)));
+    if (c.needs(1)) c.set(1, ops::mul(g_y, c.saved(1)));
+  }
+};
+
+// fmod, remainder and floor_divide. Integers: PyTorch raises on a zero divisor (the compute
+// function checks, see `divides`), and x / -1 is negation (INT_MIN / -1 must not trap).
+template <typename T>
+T negate_wrapping(T a) {
+  if constexpr (std::is_signed<T>::value) return T(-static_cast<std::make_unsigned_t<T>>(a));
+  else return T(0);  // unsigned b is never -1
+}
+struct Fmod {
+  static constexpr const char* name = "fmod";
+  static constexpr unsigned dtypes = kNumericDTypes;
+  static constexpr bool divides = true;
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) {
+    if constexpr (std::is_floating_point<M<T>>::value) return T(std::fmod(M<T>(a), M<T>(b)));
+    else return (std::is_signed<T>::value && b == T(-1)) ? T(0) : T(a % b);
+  }
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) {  // d/db = -trunc(a / b)
+    c.set(0, c.grad());
+    if (c.needs(1))
+      c.set(1, ops::neg(ops::mul(c.grad(), ops::unary("trunc", ops::div(c.saved(0), c.saved(1))))));
+  }
+};
+struct Remainder {  // Python's %: the sign of the divisor
+  static constexpr const char* name = "remainder";
+  static constexpr unsigned dtypes = kNumericDTypes;
+  static constexpr bool divides = true;
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) {
+    if constexpr (std::is_floating_point<M<T>>::value) {
+      M<T> mod = std::fmod(M<T>(a), M<T>(b));
+      if (mod != M<T>(0) && ((M<T>(b) < M<T>(0)) != (mod < M<T>(0)))) mod += M<T>(b);
+      return T(mod);
+    } else {
+      if (std::is_signed<T>::value && b == T(-1)) return T(0);
+      T mod = T(a % b);
+      if (mod != 0 && ((b < 0) != (mod < 0))) mod = T(mod + b);
+      return mod;
+    }
+  }
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) {  // d/db = -floor(a / b)
+    c.set(0, c.grad());
+    if (c.needs(1))
+      c.set(1, ops::neg(ops::mul(c.grad(), ops::unary("floor", ops::div(c.saved(0), c.saved(1))))));
+  }
+};
+struct FloorDivide {  // Python's //
+  static constexpr const char* name = "floor_divide";
+  static constexpr unsigned dtypes = kNumericDTypes;
+  static constexpr bool divides = true;
+  static constexpr Rule rule = Rule::Promote;
+  static constexpr bool has_alpha = false;
+  template <typename T> static T apply(T a, T b) {
+    if constexpr (std::is_floating_point<M<T>>::value) {
+      // PyTorch's div_floor_floating: exact where floor(a / b) would round the quotient wrongly.
+      const M<T> x = M<T>(a), y = M<T>(b);
+      if (y == M<T>(0)) return T(x / y);
+      const M<T> mod = std::fmod(x, y);
+      M<T> div = (x - mod) / y;
+      if (mod != M<T>(0) && ((y < M<T>(0)) != (mod < M<T>(0)))) div -= M<T>(1);
+      if (div == M<T>(0)) return T(std::copysign(M<T>(0), x / y));
+      M<T> fl = std::floor(div);
+      if (div - fl > M<T>(0.5)) fl += M<T>(1);
+      return T(fl);
+    } else {
+      if (std::is_signed<T>::value && b == T(-1)) return negate_wrapping(a);
+      if ((a < 0) != (b < 0)) {
+        const T q = T(a / b);
+        return T(a % b) ? T(q - 1) : q;
+      }
+      return T(a / b);
+    }
+  }
+  static constexpr Saves saves{};
+  static constexpr BackwardFn backward = nullptr;  // a step function (PyTorch defines none)
+};
 
 // Arguments (both overloads, after the Scalar one is wrapped): self, other[, alpha].
 template <typename Op>
@@ -197,6 +379,10 @@ void binary_meta(const Frame& f, MetaResult& m) {
              ". Pass an integer alpha, or convert the inputs to a floating dtype");
   }
   if (Op::rule == Rule::TrueDivide && !is_floating(common)) common = runtime::default_dtype();
+  CT_CHECK((Op::dtypes & dtype_bit(common)) != 0, CT_ERROR_DTYPE, Op::name, ": not supported for ", common,
+           " (inputs ", a.dtype(), " and ", b.dtype(), ")",
+           (Op::dtypes & kFloatingDTypes) ? ". Convert to a floating dtype with to() first"
+                                         : ". It takes integer or bool tensors; convert with to() first");
   m.compute = common;
   const DType out = Op::rule == Rule::Compare ? DType::Bool : common;
   if (same) set_output(m, 0, a.sizes(), out, dev);
@@ -212,9 +398,23 @@ void binary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   if (outs[0]->dtype() != natural) temp = empty(outs[0]->sizes(), natural, kCPU);
   const TensorImpl& out = temp.defined() ? *temp : *outs[0];
   const cpu::LoopPlan plan = cpu::make_plan(out, in, 2);
-  visit_dtype(m.compute, Op::name, [&](auto tag) {
+  visit_dtype<Op::dtypes>(m.compute, Op::name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using R = decltype(Op::apply(T(), T()));
+    if constexpr (Op::divides && std::is_integral<T>::value) {
+      // Checked in the loop rather than before it: one pass, and the flag is written only on error.
+      std::atomic<bool> zero{false};
+      cpu::elementwise<R, T, T>(plan, [&zero](T x, T y) {
+        if (y == T(0)) {
+          zero.store(true, std::memory_order_relaxed);
+          return R(0);
+        }
+        return Op::apply(x, y);
+      });
+      CT_CHECK(!zero.load(), CT_ERROR_INVALID_ARGUMENT, Op::name,
+               ": ZeroDivisionError, an integer divisor is 0. Remove the zeros, or divide as floats");
+      return;
+    }
     if constexpr (Op::has_alpha) {
       if (f.nargs > 2 && !f.arg(2).to_scalar().equals(1.0)) {
         const M<T> alpha = f.arg(2).to_scalar().template to<M<T>>();
@@ -237,22 +437,28 @@ void scalar_overload(void*, Frame& f) {
   dispatch(tensor_op, args, Op::has_alpha ? 3 : 2, f.outs, 1);
 }
 
+// `scalar` names the tensor-scalar overload (PyTorch's name for it), or is null where PyTorch has
+// none (atan2, hypot, logical_and: their Python functions take tensors only).
 template <typename Op>
-void define_binary(Registry& r, bool with_inplace) {
+void define_binary(Registry& r, bool with_inplace, const char* scalar = "Scalar") {
   const std::string n = Op::name;
   const std::string alpha = Op::has_alpha ? ", *, Scalar alpha=1" : "";
   const std::string scalar_alpha = Op::has_alpha ? ", Scalar alpha=1" : "";
+  // Differentiable operators define backward as a function; the others as a null constant.
+  constexpr bool differentiable = std::is_function<decltype(Op::backward)>::value;
   OpBuilder b = r.def(n + ".Tensor(Tensor self, Tensor other" + alpha + ") -> Tensor");
   b.meta(binary_meta<Op>).compute(DispatchKey::CPU, binary_cpu<Op>, Determinism::Bitwise);
-  if (Op::rule == Rule::Compare) b.not_differentiable();
-  else b.derivative(Op::backward, Op::saves);
-  OpBuilder s = r.def(n + ".Scalar(Tensor self, Scalar other" + scalar_alpha + ") -> Tensor");
+  if constexpr (differentiable) b.derivative(Op::backward, Op::saves);
+  else b.not_differentiable();
+  if (with_inplace) b.inplace(n + "_.Tensor(Tensor(a!) self, Tensor other" + alpha + ") -> Tensor(a!)");
+  if (!scalar) return;
+  OpBuilder s = r.def(n + "." + scalar + "(Tensor self, Scalar other" + scalar_alpha + ") -> Tensor");
   s.composite(scalar_overload<Op, false>);
-  if (Op::rule == Rule::Compare) s.not_differentiable();
+  if (!differentiable) s.not_differentiable();
   if (!with_inplace) return;
-  b.inplace(n + "_.Tensor(Tensor(a!) self, Tensor other" + alpha + ") -> Tensor(a!)");
-  r.def(n + "_.Scalar(Tensor(a!) self, Scalar other" + scalar_alpha + ") -> Tensor(a!)")
-      .composite(scalar_overload<Op, true>);
+  OpBuilder si = r.def(n + "_." + scalar + "(Tensor(a!) self, Scalar other" + scalar_alpha + ") -> Tensor(a!)");
+  si.composite(scalar_overload<Op, true>);
+  if (!differentiable) si.not_differentiable();
 }
 
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: other - alpha * self, with other
@@ -262,6 +468,15 @@ void rsub_scalar(void*, Frame& f) {
   Tensor other = wrap_scalar(f.arg(1).to_scalar());
   Value args[3] = {other, f.arg(0), f.arg(2)};
   dispatch(sub, args, 3, f.outs, 1);
+}
+
+// An alias: calls the operator named Target with the same arguments.
+constexpr char kDivTensor[] = "div.Tensor";
+constexpr char kDivScalar[] = "div.Scalar";
+template <const char* Target>
+void redirect(void*, Frame& f) {
+  static const OperatorDef& op = builtin_op(Target);
+  dispatch(op, f.args, f.nargs, f.outs, f.nouts);
 }
 
 }  // namespace
@@ -281,6 +496,22 @@ void define_binary_ops(Registry& r) {
   define_binary<Gt>(r, false);
   define_binary<Ge>(r, false);
   r.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor").composite(rsub_scalar);
+  define_binary<Atan2>(r, true, nullptr);
+  define_binary<Hypot>(r, true, nullptr);
+  define_binary<Fmod>(r, true);
+  define_binary<Remainder>(r, true);
+  define_binary<FloorDivide>(r, true);
+  define_binary<BitwiseAnd>(r, true);
+  define_binary<BitwiseOr>(r, true);
+  define_binary<BitwiseXor>(r, true);
+  define_binary<LeftShift>(r, true, "Tensor_Scalar");
+  define_binary<RightShift>(r, true, "Tensor_Scalar");
+  define_binary<LogicalAnd>(r, true, nullptr);
+  define_binary<LogicalOr>(r, true, nullptr);
+  define_binary<LogicalXor>(r, true, nullptr);
+  // true_divide is div's old name.
+  r.def("true_divide.Tensor(Tensor self, Tensor other) -> Tensor").composite(redirect<kDivTensor>);
+  r.def("true_divide.Scalar(Tensor self, Scalar other) -> Tensor").composite(redirect<kDivScalar>);
 }
 
 }  // namespace ct::ops

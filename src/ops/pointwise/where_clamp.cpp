@@ -1,4 +1,5 @@
-// where_clamp.cpp - where (select by a bool condition) and clamp (bound by optional scalars).
+// where_clamp.cpp - where (select by a bool condition) and clamp (bound by optional scalars), with
+// clamp_min and clamp_max, its one-bound forms.
 #include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/loop.h"
@@ -90,6 +91,15 @@ void clamp_backward(autograd::GradCtx& c) {
   c.set(0, pass.defined() ? mul(c.grad(), pass) : c.grad());
 }
 
+// clamp_min(Tensor self, Scalar min) / clamp_max(Tensor self, Scalar max): clamp with one bound
+// (its meta, kernel and derivative).
+template <bool IsMin>
+void one_bound(void*, Frame& f) {
+  static const OperatorDef& clamp = builtin_op("clamp");
+  Value args[3] = {f.arg(0), IsMin ? f.arg(1) : Value(), IsMin ? Value() : f.arg(1)};
+  dispatch(clamp, args, 3, f.outs, 1);
+}
+
 }  // namespace
 
 void define_where_clamp(Registry& r) {
@@ -101,6 +111,8 @@ void define_where_clamp(Registry& r) {
       .meta(clamp_meta)
       .compute(DispatchKey::CPU, clamp_cpu, Determinism::Bitwise)
       .derivative(clamp_backward, save_args(0));
+  r.def("clamp_min(Tensor self, Scalar min) -> Tensor").composite(one_bound<true>);
+  r.def("clamp_max(Tensor self, Scalar max) -> Tensor").composite(one_bound<false>);
 }
 
 }  // namespace ct::ops

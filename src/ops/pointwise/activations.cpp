@@ -1,0 +1,174 @@
+// activations.cpp - the pointwise activation functions of torch.nn.functional: gelu, silu,
+// softplus, elu (selu), leaky_relu, hardtanh, hardsigmoid, hardswish, mish. Rows for the engine in
+// unary_engine.h with PyTorch's formulas; derivatives below, written with operators.
+#include <cmath>
+#include <cstring>
+
+#include "ops/pointwise/unary_engine.h"
+
+namespace ct::ops {
+namespace {
+
+using namespace unary_engine;
+using autograd::GradCtx;
+
+constexpr double kSqrt2 = 1.41421356237309504880;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2 / pi)
+constexpr double kGeluCubic = 0.044715;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
+// selu's constants (Klambauer et al.), as in PyTorch.
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+// gelu(Tensor self, *, str approximate='none'): x Phi(x), or its tanh approximation.
+struct Gelu {
+  static constexpr const char* name = "gelu";
+  static constexpr const char* overload = "";
+  static constexpr const char* args = "(Tensor self, *, str approximate='none')";
+  static constexpr Out out = Out::Same;
+  static constexpr unsigned dtypes = kFloatingDTypes;
+  static constexpr int nparams = 1;
+  static bool is_tanh(const Frame& f) { return std::strcmp(f.arg(1).str(), "tanh") == 0; }
+  static void check(const Frame& f) {
+    const char* a = f.arg(1).str();
+    CT_CHECK(std::strcmp(a, "none") == 0 || std::strcmp(a, "tanh") == 0, CT_ERROR_INVALID_ARGUMENT,
+             "gelu: approximate is '", a, "'. Pass 'none' (exact) or 'tanh'");
+  }
+  template <typename T> static void load(const Frame& f, M<T>* p) { p[0] = is_tanh(f) ? M<T>(1) : M<T>(0); }
+  template <typename T> static T apply(T t, const M<T>* p) {
+    const M<T> x = M<T>(t);
+    if (p[0] != M<T>(0)) {
+      const M<T> inner = M<T>(kSqrt2OverPi) * (x + M<T>(kGeluCubic) * x * x * x);
+      return T(M<T>(0.5) * x * (M<T>(1) + std::tanh(inner)));
+    }
+    return T(x * M<T>(0.5) * (M<T>(1) + std::erf(x * M<T>(1.0 / kSqrt2))));
+  }
+};
+
+// min(max(y, 0), 6) with NaN passing through, as PyTorch's kernels do.
+template <typename X> X relu6(X y) { return y < X(0) ? X(0) : (y > X(6) ? X(6) : y); }
+
+#define CT_ACTIVATION(Name, str, allowed, params_t, schema, expr)     \
+  struct Name : params_t {                                            \
+    static constexpr const char* name = str;                          \
+    static constexpr const char* args = schema;                       \
+    static constexpr Out out = Out::Same;                             \
+    static constexpr unsigned dtypes = allowed;                       \
+    template <typename T> static T apply(T t, [[maybe_unused]] const M<T>* p) { \
+      const M<T> x = M<T>(t);                                         \
+      [[maybe_unused]] const M<T> zero(0), one(1);                    \
+      return T(expr);                                                 \
+    }                                                                 \
+  };
+CT_ACTIVATION(Silu, "silu", kFloatingDTypes, NoParams, "(Tensor self)", x / (one + std::exp(-x)))
+CT_ACTIVATION(Mish, "mish", kFloatingDTypes, NoParams, "(Tensor self)", x * std::tanh(std::log1p(std::exp(x))))
+// Above threshold (in units of x * beta) softplus is x, which also avoids exp overflow.
+CT_ACTIVATION(Softplus, "softplus", kFloatingDTypes, NumberParams<2>,
+              "(Tensor self, Scalar beta=1, Scalar threshold=20)",
+              x * p[0] > p[1] ? x : std::log1p(std::exp(x * p[0])) / p[0])
+CT_ACTIVATION(Elu, "elu", kFloatingDTypes, NumberParams<3>,
+              "(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)",
+              x <= zero ? std::expm1(x * p[2]) * p[0] * p[1] : x * p[1])
+CT_ACTIVATION(LeakyRelu, "leaky_relu", kFloatingDTypes, NumberParams<1>,
+              "(Tensor self, Scalar negative_slope=0.01)", x > zero ? x : x * p[0])
+// hardtanh also takes signed integers, as PyTorch does (it is a clamp); NaN passes through.
+CT_ACTIVATION(Hardtanh, "hardtanh", kFloatingDTypes | (kNumericDTypes & ~kFloatingDTypes & ~dtype_bit(DType::UInt8)),
+              NumberParams<2>, "(Tensor self, Scalar min_val=-1, Scalar max_val=1)",
+              x < p[0] ? p[0] : (x > p[1] ? p[1] : x))
+CT_ACTIVATION(Hardsigmoid, "hardsigmoid", kFloatingDTypes, NoParams, "(Tensor self)",
+              relu6(x + M<T>(3)) / M<T>(6))
+CT_ACTIVATION(Hardswish, "hardswish", kFloatingDTypes, NoParams, "(Tensor self)",
+              x * relu6(x + M<T>(3)) / M<T>(6))
+#undef CT_ACTIVATION
+
+// selu(Tensor self) -> Tensor: elu with fixed alpha and scale.
+void selu_kernel(void*, Frame& f) {
+  static const OperatorDef& elu = builtin_op("elu");
+  Value args[4] = {f.arg(0), Value(kSeluAlpha), Value(kSeluScale), Value(1.0)};
+  dispatch(elu, args, 4, f.outs, 1);
+}
+
+// Derivatives. x is the saved input, g the incoming gradient.
+Tensor num(double v, const Tensor& like) { return full({}, Scalar(v), like->dtype(), like->device()); }
+
+void gelu_backward(GradCtx& c) {
+  const Tensor x = c.saved(0);
+  if (std::strcmp(c.arg(1).str(), "tanh") == 0) {
+    // With u = k (x + a x^3), t = tanh(u): d/dx = (1 + t) / 2 + x (1 - t^2) k (1 + 3 a x^2) / 2.
+    const Tensor x2 = mul(x, x);
+    const Tensor u = mul(mul(scal("add", mul(x2, Scalar(kGeluCubic)), 1), x), Scalar(kSqrt2OverPi));
+    const Tensor t = unary("tanh", u);
+    const Tensor du = mul(scal("add", mul(x2, Scalar(3 * kGeluCubic)), 1), Scalar(kSqrt2OverPi));
+    const Tensor d = add(mul(scal("add", t, 1), Scalar(0.5)), mul(mul(mul(x, rsub(mul(t, t), 1)), du), Scalar(0.5)));
+    c.set(0, g_times(c, d));
+    return;
+  }
+  // Phi(x) + x phi(x)
+  const Tensor cdf = mul(scal("add", unary("erf", mul(x, Scalar(1.0 / kSqrt2))), 1), Scalar(0.5));
+  const Tensor pdf = mul(unary("exp", mul(mul(x, x), Scalar(-0.5))), Scalar(kInvSqrt2Pi));
+  c.set(0, g_times(c, add(cdf, mul(x, pdf))));
+}
+void silu_backward(GradCtx& c) {  // s (1 + x (1 - s))
+  const Tensor x = c.saved(0), s = unary("sigmoid", x);
+  c.set(0, g_times(c, mul(s, scal("add", mul(x, rsub(s, 1)), 1))));
+}
+void mish_backward(GradCtx& c) {  // t + x s (1 - t^2), t = tanh(softplus(x)), s = sigmoid(x)
+  const Tensor x = c.saved(0);
+  const Tensor t = unary("tanh", call(builtin_op("softplus"), {x, 1, 20}));
+  const Tensor s = unary("sigmoid", x);
+  c.set(0, g_times(c, add(t, mul(mul(x, s), rsub(mul(t, t), 1)))));
+}
+void softplus_backward(GradCtx& c) {  // sigmoid(beta x), or 1 above the threshold
+  const Tensor x = c.saved(0);
+  const double beta = c.arg(1).to_double(), threshold = c.arg(2).to_double();
+  const Tensor bx = mul(x, Scalar(beta));
+  const Tensor& g = c.grad();
+  c.set(0, where(scal("gt", bx, threshold), g, mul(g, unary("sigmoid", bx))));
+}
+void elu_backward(GradCtx& c) {  // scale above 0, alpha scale input_scale exp(x input_scale) below
+  const Tensor x = c.saved(0);
+  const double alpha = c.arg(1).to_double(), scale = c.arg(2).to_double(), in_scale = c.arg(3).to_double();
+  const Tensor& g = c.grad();
+  const Tensor below = mul(g, mul(unary("exp", mul(x, Scalar(in_scale))), Scalar(alpha * scale * in_scale)));
+  c.set(0, where(scal("gt", x, 0), mul(g, Scalar(scale)), below));
+}
+void leaky_relu_backward(GradCtx& c) {
+  const Tensor x = c.saved(0);
+  const Tensor& g = c.grad();
+  c.set(0, where(scal("gt", x, 0), g, mul(g, c.arg(1).to_scalar())));
+}
+// Zero at and beyond the bounds, as in PyTorch.
+void hardtanh_backward(GradCtx& c) {
+  const Tensor x = c.saved(0);
+  const Tensor inside = mul(binary_scalar("gt", x, c.arg(1).to_scalar()), binary_scalar("lt", x, c.arg(2).to_scalar()));
+  c.set(0, where(inside, c.grad(), num(0, c.grad())));
+}
+void hardsigmoid_backward(GradCtx& c) {  // 1/6 strictly inside (-3, 3)
+  const Tensor x = c.saved(0);
+  const Tensor inside = mul(scal("gt", x, -3), scal("lt", x, 3));
+  c.set(0, where(inside, mul(c.grad(), Scalar(1.0 / 6.0)), num(0, c.grad())));
+}
+void hardswish_backward(GradCtx& c) {  // 0 below -3, x/3 + 1/2 up to 3, 1 above
+  const Tensor x = c.saved(0);
+  const Tensor& g = c.grad();
+  const Tensor mid = mul(g, scal("add", mul(x, Scalar(1.0 / 3.0)), 0.5));
+  c.set(0, where(scal("lt", x, -3), num(0, g), where(scal("le", x, 3), mid, g)));
+}
+
+}  // namespace
+
+void define_activations(Registry& r) {
+  const Saves x = save_args(0);
+  define_unary<Gelu>(r, gelu_backward, x);
+  define_unary<Silu>(r, silu_backward, x);
+  define_unary<Mish>(r, mish_backward, x);
+  define_unary<Softplus>(r, softplus_backward, x);
+  define_unary<Elu>(r, elu_backward, x);
+  r.def("selu(Tensor self) -> Tensor").composite(selu_kernel);
+  define_unary<LeakyRelu>(r, leaky_relu_backward, x);
+  define_unary<Hardtanh>(r, hardtanh_backward, x);
+  define_unary<Hardsigmoid>(r, hardsigmoid_backward, x);
+  define_unary<Hardswish>(r, hardswish_backward, x);
+}
+
+}  // namespace ct::ops

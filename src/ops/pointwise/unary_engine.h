@@ -1,0 +1,111 @@
+// unary_engine.h - the shared meta, kernel and registration of every one-input elementwise operator
+// (unary.cpp's math table, activations.cpp's parametrized functions).
+//
+// An operator is a struct: its name and schema arguments, how the result dtype follows from the
+// input's (Out), which dtypes it accepts, how many scalar parameters it reads from the frame, and
+// apply(x, params) computed in opmath (float32 for float16/bfloat16, as PyTorch does).
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "autograd/grad_ctx.h"
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/loop.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+#include "runtime/defaults.h"
+
+namespace ct::ops::unary_engine {
+
+template <typename T> using M = opmath_t<T>;
+
+enum class Out {
+  Same,         // the input's dtype (neg, floor, gelu)
+  Float,        // integers and bool become the default float dtype (exp, sin, erf)
+  Bool,         // a bool result computed in the input's dtype (isnan, logical_not)
+  SameLongBool  // the input's dtype, bool counted as int64 (square = pow(x, 2))
+};
+
+constexpr int kMaxParams = 4;
+
+template <typename T> constexpr bool is_float_v = std::is_floating_point<M<T>>::value;
+
+/// Operators with no parameters and no extra checks derive from this.
+struct NoParams {
+  static constexpr int nparams = 0;
+  static constexpr const char* args = "(Tensor self)";
+  static constexpr const char* overload = "";
+  static void check(const Frame&) {}
+  template <typename T> static void load(const Frame&, M<T>*) {}
+};
+
+/// Reads parameters 1..n of the frame as numbers (None never reaches here).
+template <int N>
+struct NumberParams {
+  static constexpr int nparams = N;
+  static constexpr const char* overload = "";
+  static void check(const Frame&) {}
+  template <typename T> static void load(const Frame& f, M<T>* p) {
+    for (int i = 0; i < N; ++i) p[i] = static_cast<M<T>>(f.arg(i + 1).to_double());
+  }
+};
+
+template <typename Op>
+void unary_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  DType d = a.dtype();
+  if (Op::out == Out::Float && !is_floating(d)) d = runtime::default_dtype();
+  if (Op::out == Out::SameLongBool && d == DType::Bool) d = DType::Int64;
+  CT_CHECK((Op::dtypes & dtype_bit(d)) != 0, CT_ERROR_DTYPE, Op::name, ": not supported for ", d, " tensors (",
+           a.sizes(), "). Convert with to() first");
+  Op::check(f);
+  m.compute = d;
+  set_output(m, 0, a.sizes(), Op::out == Out::Bool ? DType::Bool : d, a.device());
+}
+
+template <typename Op>
+void unary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  Tensor holder;
+  const TensorImpl* in = as_dtype(f.tensor(0), m.compute, holder);
+  const cpu::LoopPlan plan = cpu::make_plan(*outs[0], &in, 1);
+  visit_dtype<Op::dtypes>(m.compute, Op::name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    struct Params {
+      M<T> v[kMaxParams];
+    } p{};
+    Op::template load<T>(f, p.v);
+    using R = decltype(Op::apply(T(), p.v));
+    cpu::elementwise<R, T>(plan, [p](T x) { return Op::apply(x, p.v); });
+  });
+}
+
+/// Registers Op as "name[.overload](args) -> Tensor", and "name_[.overload]" in place where the
+/// result is not bool (as PyTorch: x.floor_(), x.erf_()); backward null means not differentiable.
+template <typename Op>
+OpBuilder define_unary(Registry& r, BackwardFn backward, Saves saves) {
+  const std::string overload = *Op::overload ? std::string(".") + Op::overload : "";
+  OpBuilder b = r.def(Op::name + overload + Op::args + " -> Tensor");
+  b.meta(unary_meta<Op>).compute(DispatchKey::CPU, unary_cpu<Op>, Determinism::Bitwise);
+  if (backward) b.derivative(backward, saves);
+  else b.not_differentiable();
+  if (Op::out != Out::Bool) {
+    std::string args = Op::args;  // "(Tensor self...": self becomes the written alias
+    args.replace(0, 12, "(Tensor(a!) self");
+    b.inplace(std::string(Op::name) + "_" + overload + args + " -> Tensor(a!)");
+  }
+  return b;
+}
+
+// Small helpers for derivative formulas (operators, so they are differentiable again).
+inline Tensor scal(const char* op, const Tensor& t, double s) { return binary_scalar(op, t, Scalar(s)); }
+inline Tensor g_times(autograd::GradCtx& c, const Tensor& t) { return mul(c.grad(), t); }
+inline Tensor mask_as(const Tensor& mask, const Tensor& like) { return to(mask, like->dtype()); }
+/// The zero gradient of step functions (floor, sign): zeros, not grad * 0 (which keeps NaN).
+inline Tensor zeros_like_grad(autograd::GradCtx& c) {
+  const Tensor& g = c.grad();
+  return zeros(g->sizes(), g->dtype(), g->device());
+}
+
+}  // namespace ct::ops::unary_engine
