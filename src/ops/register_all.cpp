@@ -17,6 +17,7 @@ void define_mm(Registry& r);
 void define_matmul(Registry& r);
 void define_random(Registry& r);
 void define_sampling(Registry& r);
+void define_conv(Registry& r);
 }  // namespace ops
 
 void register_builtin_operators(Registry& r) {
@@ -32,6 +33,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_matmul(r);
   ops::define_random(r);
   ops::define_sampling(r);
+  ops::define_conv(r);
   autograd::install(r);
 }
 

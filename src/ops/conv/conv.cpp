@@ -1,0 +1,314 @@
+// conv.cpp - conv2d and conv_transpose2d (NCHW, stride, padding, dilation, groups) as im2col / col2im
+// plus one GEMM per sample and group; conv1d and conv2d's padding='same'|'valid' are composites.
+//
+// Note [Convolution derivatives]
+// Both derivatives are written with the two convolutions themselves, so they are differentiable
+// again: the input gradient of one is the other (with the output_padding that restores the input's
+// sizes), and the weight gradient is a convolution of the input with the output gradient in which
+// batch and channels trade places (stride and dilation swap), cut to the kernel's size.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "autograd/grad_ctx.h"
+#include "dispatch/dispatcher.h"
+#include "ops/conv/conv_common.h"
+#include "ops/cpu/gemm.h"
+#include "ops/cpu/parallel.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+using conv::Geometry;
+
+// Rows (c, ki, kj) x columns (oh, ow) of the input patches one sample's output reads.
+template <typename T>
+void im2col(const T* x, int64_t channels, const Geometry& g, T* cols) {
+  const int64_t kk = g.kh * g.kw, l = g.oh * g.ow;
+  cpu::parallel_for(0, channels * kk, std::max<int64_t>(1, 16384 / std::max<int64_t>(l, 1)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
+      const T* plane = x + c * g.h * g.w;
+      T* dst = cols + r * l;
+      for (int64_t oh = 0; oh < g.oh; ++oh, dst += g.ow) {
+        const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+        if (ih < 0 || ih >= g.h) {
+          std::fill(dst, dst + g.ow, T(0));
+          continue;
+        }
+        const T* src = plane + ih * g.w;
+        const int64_t off = kj * g.dw - g.pw;
+        for (int64_t ow = 0; ow < g.ow; ++ow) {
+          const int64_t iw = ow * g.sw + off;
+          dst[ow] = iw >= 0 && iw < g.w ? src[iw] : T(0);
+        }
+      }
+    }
+  });
+}
+
+// The adjoint of im2col: sums each column entry into the input position it was read from. Channels
+// in parallel (each owns its plane), so the sums are the same for any thread count.
+template <typename T>
+void col2im(const T* cols, int64_t channels, const Geometry& g, T* x) {
+  const int64_t kk = g.kh * g.kw, l = g.oh * g.ow;
+  cpu::parallel_for(0, channels, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      T* plane = x + c * g.h * g.w;
+      for (int64_t k = 0; k < kk; ++k) {
+        const int64_t ki = k / g.kw, kj = k % g.kw;
+        const T* src = cols + (c * kk + k) * l;
+        for (int64_t oh = 0; oh < g.oh; ++oh, src += g.ow) {
+          const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          if (ih < 0 || ih >= g.h) continue;
+          T* row = plane + ih * g.w;
+          const int64_t off = kj * g.dw - g.pw;
+          for (int64_t ow = 0; ow < g.ow; ++ow) {
+            const int64_t iw = ow * g.sw + off;
+            if (iw >= 0 && iw < g.w) row[iw] += src[ow];
+          }
+        }
+      }
+    }
+  });
+}
+
+bool is_pointwise(const Geometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+
+// Runs body(x, w, bias, out) on contiguous float32/float64 operands; float16/bfloat16 are computed in
+// float32 and rounded once at the end, as PyTorch does.
+template <typename Body>
+void with_compute_operands(const Frame& f, bool has_bias, Tensor* outs, Body body) {
+  const TensorImpl& out = *outs[0];
+  const DType cd = out.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+  const Tensor x = contiguous(to(Tensor::borrow(&f.tensor(0)), cd));
+  const Tensor w = contiguous(to(Tensor::borrow(&f.tensor(1)), cd));
+  const Tensor b = has_bias ? contiguous(to(Tensor::borrow(&f.tensor(2)), cd)) : Tensor();
+  const Tensor o = out.dtype() == cd ? outs[0] : empty(out.sizes(), cd, out.device());
+  if (cd == DType::Float32) body(x->data_as<float>(), w->data_as<float>(), has_bias ? b->data_as<float>() : nullptr, o->data_as<float>());
+  else body(x->data_as<double>(), w->data_as<double>(), has_bias ? b->data_as<double>() : nullptr, o->data_as<double>());
+  if (o.impl() != outs[0].impl()) copy_(outs[0], o);
+}
+
+template <typename T>
+void add_bias(T* out, const T* bias, int64_t n, int64_t channels, int64_t plane) {
+  if (!bias) return;
+  cpu::parallel_for(0, n * channels, std::max<int64_t>(1, 32768 / std::max<int64_t>(plane, 1)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T v = bias[r % channels];
+      T* p = out + r * plane;
+      for (int64_t i = 0; i < plane; ++i) p[i] += v;
+    }
+  });
+}
+
+// ---- conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0,
+//             int[2] dilation=1, int groups=1) -> Tensor
+
+void conv2d_meta(const Frame& f, MetaResult& m) {
+  const conv::Args a = conv::parse("conv2d", f, false);
+  m.compute = a.dtype;
+  set_output(m, 0, a.out_sizes.ref(), a.dtype, common_device(f));
+}
+
+// Samples one after another: each one's GEMM (out channels x patches x taps per group) is large
+// enough for BLAS's own threads, and im2col runs on the pool, so both cores and cache are used
+// well without a batch-sized column buffer.
+void conv2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const conv::Args a = conv::parse("conv2d", f, false);
+  const Geometry& g = a.geo;
+  if (outs[0]->numel() == 0) return;
+  with_compute_operands(f, a.has_bias, outs, [&](auto* x, auto* w, auto* bias, auto* out) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(x)>>;
+    const int64_t cg = a.in_channels / a.groups, og = a.out_channels / a.groups;
+    const int64_t k = cg * g.kh * g.kw, l = g.oh * g.ow;
+    const bool direct = is_pointwise(g);
+    std::vector<T> cols(direct ? 0 : static_cast<size_t>(k * l));
+    for (int64_t n = 0; n < a.batch; ++n) {
+      for (int64_t grp = 0; grp < a.groups; ++grp) {
+        const T* xs = x + (n * a.in_channels + grp * cg) * g.h * g.w;
+        if (!direct) im2col(xs, cg, g, cols.data());
+        const T* src = direct ? xs : cols.data();
+        cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, og, l, k, Scalar(1),
+                  {w + grp * og * k, k, 1}, {src, l, 1}, Scalar(0), out + (n * a.out_channels + grp * og) * l, l);
+      }
+    }
+    add_bias(out, bias, a.batch, a.out_channels, l);
+  });
+}
+
+// ---- conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1,
+//        int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
+
+void conv_transpose2d_meta(const Frame& f, MetaResult& m) {
+  const conv::Args a = conv::parse("conv_transpose2d", f, true);
+  m.compute = a.dtype;
+  set_output(m, 0, a.out_sizes.ref(), a.dtype, common_device(f));
+}
+
+// Per sample and group: columns = W_g^T x_g (one GEMM), then col2im sums them into the output.
+void conv_transpose2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const conv::Args a = conv::parse("conv_transpose2d", f, true);
+  const Geometry& g = a.geo;  // h, w: the output's; oh, ow: the input's
+  if (outs[0]->numel() == 0) return;
+  with_compute_operands(f, a.has_bias, outs, [&](auto* x, auto* w, auto* bias, auto* out) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(x)>>;
+    const int64_t cg = a.in_channels / a.groups, og = a.out_channels / a.groups;
+    const int64_t k = og * g.kh * g.kw, l = g.oh * g.ow, plane = g.h * g.w;
+    std::vector<T> cols(static_cast<size_t>(k * l));
+    std::fill(out, out + a.batch * a.out_channels * plane, T(0));
+    for (int64_t n = 0; n < a.batch; ++n) {
+      for (int64_t grp = 0; grp < a.groups; ++grp) {
+        const T* xs = x + (n * a.in_channels + grp * cg) * l;
+        cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, k, l, cg, Scalar(1),
+                  {w + grp * cg * k, 1, k}, {xs, l, 1}, Scalar(0), cols.data(), l);
+        col2im(cols.data(), og, g, out + (n * a.out_channels + grp * og) * plane);
+      }
+    }
+    add_bias(out, bias, a.batch, a.out_channels, plane);
+  });
+}
+
+// ---- Derivatives (Note [Convolution derivatives])
+using autograd::GradCtx;
+
+Tensor batched(const Tensor& t, bool unbatched) { return unbatched ? unsqueeze(t, 0) : t; }
+
+// The weight gradient of y = conv2d(x, w) (transposed = false) or y = conv_transpose2d(x, w): a
+// convolution whose batch is the channels of one operand and whose channels are the samples.
+Tensor weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef wsizes, IntArrayRef stride, IntArrayRef padding,
+                   IntArrayRef dilation, int64_t groups, bool transposed) {
+  const Tensor& img = transposed ? gy : x;    // the operand slid over
+  const Tensor& filt = transposed ? x : gy;   // the operand acting as kernel
+  const int64_t n = img->size(0), ci = img->size(1), cf = filt->size(1);
+  // img: (N, G, ci/G, H, W) -> (ci/G, G*N, H, W); filt: (N, G, cf/G, h, w) -> (cf, N, h, w).
+  const Tensor a = reshape(permute(view(img, {n, groups, ci / groups, img->size(2), img->size(3)}), {2, 1, 0, 3, 4}),
+                           {ci / groups, groups * n, img->size(2), img->size(3)});
+  const Tensor b = reshape(permute(view(filt, {n, groups, cf / groups, filt->size(2), filt->size(3)}), {1, 2, 0, 3, 4}),
+                           {cf, n, filt->size(2), filt->size(3)});
+  Tensor r = conv2d(a, b, Tensor(), dilation, padding, stride, groups);  // (ci/G, cf, kh', kw')
+  r = narrow(narrow(r, 2, 0, wsizes[2]), 3, 0, wsizes[3]);
+  return transpose(r, 0, 1);
+}
+
+void conv2d_backward(GradCtx& c) {
+  const Tensor x = c.saved(0), w = c.saved(1);
+  const bool unbatched = x->dim() == 3;
+  const DimVector stride = conv::pair(c.arg(3).int_list()), padding = conv::pair(c.arg(4).int_list()),
+                  dilation = conv::pair(c.arg(5).int_list());
+  const int64_t groups = c.arg(6).to_int();
+  const Tensor gy = batched(c.grad(), unbatched), xb = batched(x, unbatched);
+  if (c.needs(0)) {
+    DimVector op = {0, 0};
+    for (int i = 0; i < 2; ++i)
+      op[i] = xb->size(2 + i) + 2 * padding[i] - dilation[i] * (w->size(2 + i) - 1) - 1 - (gy->size(2 + i) - 1) * stride[i];
+    Tensor gx = conv_transpose2d(gy, w, Tensor(), stride, padding, op, groups, dilation);
+    c.set(0, unbatched ? squeeze_dim(gx, 0) : gx);
+  }
+  if (c.needs(1)) c.set(1, weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, false));
+  if (c.arg(2).is_tensor() && c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
+}
+
+void conv_transpose2d_backward(GradCtx& c) {
+  const Tensor x = c.saved(0), w = c.saved(1);
+  const bool unbatched = x->dim() == 3;
+  const DimVector stride = conv::pair(c.arg(3).int_list()), padding = conv::pair(c.arg(4).int_list()),
+                  dilation = conv::pair(c.arg(7).int_list());
+  const int64_t groups = c.arg(6).to_int();
+  const Tensor gy = batched(c.grad(), unbatched), xb = batched(x, unbatched);
+  if (c.needs(0)) {
+    Tensor gx = conv2d(gy, w, Tensor(), stride, padding, dilation, groups);
+    c.set(0, unbatched ? squeeze_dim(gx, 0) : gx);
+  }
+  if (c.needs(1)) c.set(1, weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, true));
+  if (c.arg(2).is_tensor() && c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
+}
+
+// ---- Composites
+
+// conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0,
+//        int[1] dilation=1, int groups=1) -> Tensor: conv2d over a height of 1.
+void conv1d_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0)), w = Tensor::borrow(&f.tensor(1));
+  CT_CHECK(x->dim() == 2 || x->dim() == 3, CT_ERROR_SHAPE, "conv1d: expected a 2-D (unbatched) or 3-D input, got sizes ",
+           x->sizes(), ". Pass (N, C, L) or (C, L)");
+  CT_CHECK(w->dim() == 3, CT_ERROR_SHAPE, "conv1d: expected a 3-D weight (out, in/groups, k), got sizes ", w->sizes());
+  const Tensor b = f.arg(2).is_none() ? Tensor() : Tensor::borrow(&f.tensor(2));
+  const int64_t s = conv::single("conv1d", "stride", f.arg(3).int_list()), p = conv::single("conv1d", "padding", f.arg(4).int_list()),
+                d = conv::single("conv1d", "dilation", f.arg(5).int_list());
+  const Tensor y = conv2d(unsqueeze(x, -2), unsqueeze(w, -2), b, {1, s}, {0, p}, {1, d}, f.arg(6).to_int());
+  f.outs[0] = squeeze_dim(y, -2);
+}
+
+// conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding="valid",
+//                int[2] dilation=1, int groups=1) -> Tensor
+void conv2d_padding_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0)), w = Tensor::borrow(&f.tensor(1));
+  const Tensor b = f.arg(2).is_none() ? Tensor() : Tensor::borrow(&f.tensor(2));
+  const DimVector stride = conv::pair(f.arg(3).int_list()), dilation = conv::pair(f.arg(5).int_list());
+  const std::string mode = f.arg(4).str();
+  CT_CHECK(mode == "valid" || mode == "same", CT_ERROR_INVALID_ARGUMENT, "conv2d: padding must be 'valid', 'same' or "
+           "numbers, got '", mode, "'");
+  DimVector pad = {0, 0};
+  Tensor in = x;
+  if (mode == "same") {
+    CT_CHECK(stride[0] == 1 && stride[1] == 1, CT_ERROR_INVALID_ARGUMENT,
+             "conv2d: padding='same' is not supported for strided convolutions (stride ", stride.ref(), ")");
+    CT_CHECK(w->dim() == 4 && x->dim() >= 3, CT_ERROR_SHAPE, "conv2d: expected a 4-D weight and a 3-D or 4-D input, got ",
+             x->sizes(), " and ", w->sizes());
+    for (int i = 0; i < 2; ++i) {
+      const int64_t total = dilation[i] * (w->size(2 + i) - 1);
+      pad[i] = total / 2;
+      // An odd total puts the extra zero after the input, as PyTorch does: one zero row or column
+      // concatenated on that side.
+      if (total % 2) {
+        const int64_t dim = in->dim() - 2 + i;
+        DimVector zs(in->sizes());
+        zs[dim] = 1;
+        const Tensor z = zeros(zs, in->dtype(), in->device());
+        const TensorImpl* parts[2] = {in.impl(), z.impl()};
+        in = cat(ArrayRef<const TensorImpl*>(parts, 2), dim);
+      }
+    }
+  }
+  f.outs[0] = conv2d(in, w, b, stride, pad, dilation, f.arg(6).to_int());
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups) {
+  static const OperatorDef& op = builtin_op("conv2d");
+  return call(op, {input, weight, bias.defined() ? Value(bias) : Value(), stride, padding, dilation, groups});
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  static const OperatorDef& op = builtin_op("conv_transpose2d.input");
+  return call(op, {input, weight, bias.defined() ? Value(bias) : Value(), stride, padding, output_padding, groups, dilation});
+}
+
+void define_conv(Registry& r) {
+  r.def("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, "
+        "int groups=1) -> Tensor")
+      .meta(conv2d_meta)
+      .compute(DispatchKey::CPU, conv2d_cpu, Determinism::Deterministic)
+      .derivative(conv2d_backward, save_args(0, 1));
+  r.def("conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', "
+        "int[2] dilation=1, int groups=1) -> Tensor")
+      .composite(conv2d_padding_kernel);
+  r.def("conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
+        "int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor")
+      .meta(conv_transpose2d_meta)
+      .compute(DispatchKey::CPU, conv_transpose2d_cpu, Determinism::Deterministic)
+      .derivative(conv_transpose2d_backward, save_args(0, 1));
+  r.def("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, "
+        "int groups=1) -> Tensor")
+      .composite(conv1d_kernel);
+}
+
+}  // namespace ct::ops
