@@ -18,6 +18,9 @@ void define_matmul(Registry& r);
 void define_random(Registry& r);
 void define_sampling(Registry& r);
 void define_conv(Registry& r);
+void define_pool(Registry& r);
+void define_linalg_products(Registry& r);
+void define_einsum(Registry& r);
 }  // namespace ops
 
 void register_builtin_operators(Registry& r) {
@@ -34,6 +37,9 @@ void register_builtin_operators(Registry& r) {
   ops::define_random(r);
   ops::define_sampling(r);
   ops::define_conv(r);
+  ops::define_pool(r);
+  ops::define_linalg_products(r);
+  ops::define_einsum(r);
   autograd::install(r);
 }
 
