@@ -26,7 +26,8 @@ struct Pool {
 // torch's pooling_output_shape: ceil_mode lets a last window start inside the input or its left
 // padding, never wholly in the right padding.
 int64_t pooled_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, bool ceil_mode) {
-  int64_t out = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1;
+  const int64_t span = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t out = (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;  // floor division
   if (ceil_mode && (out - 1) * s >= in + p) --out;
   return out;
 }
@@ -187,7 +188,8 @@ struct AvgArgs {
 
 AvgArgs avg_args(const Frame& f, size_t first = 0) {
   const TensorImpl& x = f.tensor(first);
-  CT_CHECK(x.dtype() != DType::Bool, CT_ERROR_DTYPE, "avg_pool2d: bool input is not supported. Convert it with to()");
+  CT_CHECK(is_floating(x.dtype()) || x.dtype() == DType::Int64, CT_ERROR_DTYPE, "avg_pool2d: input must be floating or "
+           "int64 (as in PyTorch), got ", x.dtype(), ". Convert it with to()");
   const int64_t one[1] = {1};
   AvgArgs a{window_pool("avg_pool2d", x, f.arg(first + 1).int_list(), f.arg(first + 2).int_list(),
                         f.arg(first + 3).int_list(), IntArrayRef(one, 1), f.arg(first + 4).to_bool()),
