@@ -395,6 +395,21 @@ void max_pool_backward(GradCtx& c) {
   c.set(0, call(bw, {c.grad(0), x, c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), indices}));
 }
 
+// The gradient of max_pool2d_with_indices_backward for grad_output gathers the incoming gradient at
+// the indices, written as a one-hot product so that it is differentiable again; it materializes
+// (planes, pooled, plane) elements, which only double backward pays.
+void max_pool_backward_backward(GradCtx& c) {
+  if (!c.needs(0)) return;
+  const Tensor gg = c.grad(), idx = c.saved(7);
+  const int64_t nd = int64_t(gg->dim());
+  const int64_t plane = gg->size(nd - 1) * gg->size(nd - 2);
+  const Tensor g = unsqueeze(flatten(gg, nd - 2, nd - 1), -2);      // (..., 1, plane)
+  const Tensor i = unsqueeze(flatten(idx, nd - 2, nd - 1), -1);     // (..., pooled, 1)
+  const Tensor pos = arange(0, double(plane), 1, DType::Int64, gg->device());
+  const Tensor onehot = to(binary("eq", i, pos), gg->dtype());
+  c.set(0, reshape(reduce("sum", mul(onehot, g), {-1}, false), idx->sizes()));
+}
+
 void avg_pool_backward(GradCtx& c) {
   if (!c.needs(0)) return;
   static const OperatorDef& bw = op_named("avg_pool2d_backward");
@@ -436,11 +451,11 @@ void define_pool(Registry& r) {
       .compute(DispatchKey::CPU, max_pool_cpu, Determinism::Bitwise)
       .derivative(max_pool_backward, save_args(0));
   r.def(std::string("max_pool2d(Tensor self, ") + window + ") -> Tensor").composite(max_pool2d_kernel);
-  // Its derivative would gather grad_output's gradient at the indices; no case needs it yet.
   r.def("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
         "int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor")
       .meta(max_pool_backward_meta)
-      .compute(DispatchKey::CPU, max_pool_backward_cpu, Determinism::Bitwise);
+      .compute(DispatchKey::CPU, max_pool_backward_cpu, Determinism::Bitwise)
+      .derivative(max_pool_backward_backward, save_args(7));
   r.def("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
         "bool count_include_pad=True, int? divisor_override=None) -> Tensor")
       .meta(avg_pool_meta)
