@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "autograd/grad_ctx.h"
+#include "autograd/grad_mode.h"
 #include "dispatch/dispatcher.h"
 #include "ops/conv/conv_common.h"
 #include "ops/cpu/gemm.h"
@@ -18,10 +19,30 @@
 #include "ops/functions.h"
 #include "ops/op_common.h"
 
+extern "C" void openblas_set_num_threads(int);
+
 namespace ct::ops {
 namespace {
 
 using conv::Geometry;
+
+// Runs body(n0, n1) over samples in parallel, each thread with single-threaded BLAS calls: one
+// GEMM per sample per thread scales better than BLAS's own threads on these thin products (64 rows).
+// BLAS's thread count is process-wide, so a BLAS call elsewhere during the region runs on one thread.
+template <typename F>
+void over_samples(int64_t batch, F body) {
+  const int threads = cpu::get_num_threads();
+  if (batch < 2 || threads < 2) {
+    body(int64_t(0), batch);
+    return;
+  }
+  struct Restore {
+    int n;
+    ~Restore() { openblas_set_num_threads(n); }
+  } restore{threads};
+  openblas_set_num_threads(1);
+  cpu::parallel_for(0, batch, 1, body);
+}
 
 // Rows (c, ki, kj) x columns (oh, ow) of the input patches one sample's output reads.
 template <typename T>
@@ -127,16 +148,18 @@ void conv2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     const int64_t cg = a.in_channels / a.groups, og = a.out_channels / a.groups;
     const int64_t k = cg * g.kh * g.kw, l = g.oh * g.ow;
     const bool direct = is_pointwise(g);
-    std::vector<T> cols(direct ? 0 : static_cast<size_t>(k * l));
-    for (int64_t n = 0; n < a.batch; ++n) {
-      for (int64_t grp = 0; grp < a.groups; ++grp) {
-        const T* xs = x + (n * a.in_channels + grp * cg) * g.h * g.w;
-        if (!direct) im2col(xs, cg, g, cols.data());
-        const T* src = direct ? xs : cols.data();
-        cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, og, l, k, Scalar(1),
-                  {w + grp * og * k, k, 1}, {src, l, 1}, Scalar(0), out + (n * a.out_channels + grp * og) * l, l);
+    over_samples(a.batch, [&](int64_t n0, int64_t n1) {
+      std::vector<T> cols(direct ? 0 : static_cast<size_t>(k * l));
+      for (int64_t n = n0; n < n1; ++n) {
+        for (int64_t grp = 0; grp < a.groups; ++grp) {
+          const T* xs = x + (n * a.in_channels + grp * cg) * g.h * g.w;
+          if (!direct) im2col(xs, cg, g, cols.data());
+          const T* src = direct ? xs : cols.data();
+          cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, og, l, k, Scalar(1),
+                    {w + grp * og * k, k, 1}, {src, l, 1}, Scalar(0), out + (n * a.out_channels + grp * og) * l, l);
+        }
       }
-    }
+    });
     add_bias(out, bias, a.batch, a.out_channels, l);
   });
 }
@@ -159,16 +182,18 @@ void conv_transpose2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(x)>>;
     const int64_t cg = a.in_channels / a.groups, og = a.out_channels / a.groups;
     const int64_t k = og * g.kh * g.kw, l = g.oh * g.ow, plane = g.h * g.w;
-    std::vector<T> cols(static_cast<size_t>(k * l));
     std::fill(out, out + a.batch * a.out_channels * plane, T(0));
-    for (int64_t n = 0; n < a.batch; ++n) {
-      for (int64_t grp = 0; grp < a.groups; ++grp) {
-        const T* xs = x + (n * a.in_channels + grp * cg) * l;
-        cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, k, l, cg, Scalar(1),
-                  {w + grp * cg * k, 1, k}, {xs, l, 1}, Scalar(0), cols.data(), l);
-        col2im(cols.data(), og, g, out + (n * a.out_channels + grp * og) * plane);
+    over_samples(a.batch, [&](int64_t n0, int64_t n1) {
+      std::vector<T> cols(static_cast<size_t>(k * l));
+      for (int64_t n = n0; n < n1; ++n) {
+        for (int64_t grp = 0; grp < a.groups; ++grp) {
+          const T* xs = x + (n * a.in_channels + grp * cg) * l;
+          cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, k, l, cg, Scalar(1),
+                    {w + grp * cg * k, 1, k}, {xs, l, 1}, Scalar(0), cols.data(), l);
+          col2im(cols.data(), og, g, out + (n * a.out_channels + grp * og) * plane);
+        }
       }
-    }
+    });
     add_bias(out, bias, a.batch, a.out_channels, plane);
   });
 }
@@ -195,6 +220,47 @@ Tensor weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef wsizes, IntArr
   return transpose(r, 0, 1);
 }
 
+// conv2d's weight gradient computed directly when the backward is not recorded: per sample and
+// group, dW_g += dY_g (og x L) @ cols^T (L x k). Each thread sums its samples into its own buffer and
+// the buffers are added in thread order, so the result is the same run to run on one thread count.
+// float16/bfloat16 (and a recorded backward) take the differentiable path in weight_grad.
+Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArrayRef wsizes, IntArrayRef stride,
+                                 IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const DType dt = x_in->dtype();
+  const Tensor x = contiguous(x_in), gy = contiguous(to(gy_in, dt));
+  Geometry g;
+  g.h = x->size(2), g.w = x->size(3), g.oh = gy->size(2), g.ow = gy->size(3);
+  g.kh = wsizes[2], g.kw = wsizes[3], g.sh = stride[0], g.sw = stride[1], g.ph = padding[0], g.pw = padding[1];
+  g.dh = dilation[0], g.dw = dilation[1];
+  const int64_t batch = x->size(0), cin = x->size(1), cout = gy->size(1);
+  const int64_t cg = cin / groups, og = cout / groups, k = cg * g.kh * g.kw, l = g.oh * g.ow;
+  const int64_t wnumel = cout * k;
+  const int threads = std::max(1, std::min<int>(cpu::get_num_threads(), int(batch)));
+  Tensor result = zeros(wsizes, dt, x->device());
+  visit_dtype<dtype_bit(DType::Float32) | dtype_bit(DType::Float64)>(dt, "conv2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<std::vector<T>> partial(static_cast<size_t>(threads));
+    const int64_t per = (batch + threads - 1) / threads;
+    over_samples(threads, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        std::vector<T>& acc = partial[size_t(t)];
+        acc.assign(size_t(wnumel), T(0));
+        std::vector<T> cols(static_cast<size_t>(k * l));
+        for (int64_t n = t * per; n < std::min(batch, (t + 1) * per); ++n)
+          for (int64_t grp = 0; grp < groups; ++grp) {
+            im2col(x->data_as<T>() + (n * cin + grp * cg) * g.h * g.w, cg, g, cols.data());
+            cpu::gemm(dt, og, k, l, Scalar(1), {gy->data_as<T>() + (n * cout + grp * og) * l, l, 1},
+                      {cols.data(), 1, l}, Scalar(1), acc.data() + grp * og * k, k);
+          }
+      }
+    });
+    T* out = result->data_as<T>();
+    for (const auto& acc : partial)
+      for (int64_t i = 0; i < wnumel; ++i) out[i] += acc[size_t(i)];
+  });
+  return result;
+}
+
 void conv2d_backward(GradCtx& c) {
   const Tensor x = c.saved(0), w = c.saved(1);
   const bool unbatched = x->dim() == 3;
@@ -209,7 +275,11 @@ void conv2d_backward(GradCtx& c) {
     Tensor gx = conv_transpose2d(gy, w, Tensor(), stride, padding, op, groups, dilation);
     c.set(0, unbatched ? squeeze_dim(gx, 0) : gx);
   }
-  if (c.needs(1)) c.set(1, weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, false));
+  if (c.needs(1)) {
+    const bool direct = !autograd::grad_enabled() && (x->dtype() == DType::Float32 || x->dtype() == DType::Float64);
+    c.set(1, direct ? conv2d_weight_grad_direct(xb, gy, w->sizes(), stride, padding, dilation, groups)
+                    : weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, false));
+  }
   if (c.list_size(2) > 0 && c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
 }
 
