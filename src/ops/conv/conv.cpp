@@ -14,6 +14,7 @@
 #include "autograd/grad_mode.h"
 #include "dispatch/dispatcher.h"
 #include "ops/conv/conv_common.h"
+#include "ops/conv/sgemm_avx512.h"
 #include "ops/cpu/gemm.h"
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"
@@ -148,13 +149,27 @@ void conv2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     const int64_t cg = a.in_channels / a.groups, og = a.out_channels / a.groups;
     const int64_t k = cg * g.kh * g.kw, l = g.oh * g.ow;
     const bool direct = is_pointwise(g);
+    // float32 on AVX-512: the weight is packed once for all samples (see sgemm_avx512.h).
+    constexpr bool is_float = std::is_same<T, float>::value;
+    const bool packed = is_float && conv::has_avx512_sgemm();
+    std::vector<conv::PackedA> wp;
+    if constexpr (is_float)
+      if (packed)
+        for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * og * k, og, k, k));
     over_samples(a.batch, [&](int64_t n0, int64_t n1) {
       std::vector<T> cols(direct ? 0 : static_cast<size_t>(k * l));
+      std::vector<float> panel(packed ? static_cast<size_t>(k * 32) : 0);
       for (int64_t n = n0; n < n1; ++n) {
         for (int64_t grp = 0; grp < a.groups; ++grp) {
           const T* xs = x + (n * a.in_channels + grp * cg) * g.h * g.w;
           if (!direct) im2col(xs, cg, g, cols.data());
           const T* src = direct ? xs : cols.data();
+          if constexpr (is_float) {
+            if (packed) {
+              conv::sgemm_packed(wp[size_t(grp)], l, src, l, out + (n * a.out_channels + grp * og) * l, l, panel.data());
+              continue;
+            }
+          }
           cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, og, l, k, Scalar(1),
                     {w + grp * og * k, k, 1}, {src, l, 1}, Scalar(0), out + (n * a.out_channels + grp * og) * l, l);
         }
