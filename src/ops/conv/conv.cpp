@@ -97,6 +97,50 @@ void col2im(const T* cols, int64_t channels, const Geometry& g, T* x) {
   });
 }
 
+// The im2col rows (c, ki, kj) x columns [j0, j0 + nr) of one sample, written as a GEMM panel of 32
+// floats per row (columns past nr zero): what im2col + packing would give, without the k x L buffer.
+void pack_panel(const float* x, int64_t channels, const Geometry& g, int64_t j0, int64_t nr, float* panel) {
+  struct Segment {
+    int64_t dst, oh, ow, len;
+  };
+  Segment segs[32];
+  int nseg = 0;
+  for (int64_t j = j0; j < j0 + nr;) {
+    const int64_t oh = j / g.ow, ow = j % g.ow, len = std::min(g.ow - ow, j0 + nr - j);
+    segs[nseg++] = {j - j0, oh, ow, len};
+    j += len;
+  }
+  const int64_t kk = g.kh * g.kw;
+  for (int64_t p = 0; p < channels * kk; ++p) {
+    const int64_t c = p / kk, ki = (p % kk) / g.kw, kj = p % g.kw;
+    const float* plane = x + c * g.h * g.w;
+    float* row = panel + p * 32;
+    for (int s = 0; s < nseg; ++s) {
+      const Segment& sg = segs[s];
+      float* d = row + sg.dst;
+      const int64_t ih = sg.oh * g.sh - g.ph + ki * g.dh;
+      if (ih < 0 || ih >= g.h) {
+        std::fill(d, d + sg.len, 0.0f);
+        continue;
+      }
+      const float* src = plane + ih * g.w;
+      const int64_t base = sg.ow * g.sw - g.pw + kj * g.dw;
+      if (g.sw == 1) {
+        const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)), hi = std::max(lo, std::min(sg.len, g.w - base));
+        std::fill(d, d + lo, 0.0f);
+        std::copy(src + base + lo, src + base + hi, d + lo);
+        std::fill(d + hi, d + sg.len, 0.0f);
+      } else {
+        for (int64_t t = 0; t < sg.len; ++t) {
+          const int64_t iw = base + t * g.sw;
+          d[t] = iw >= 0 && iw < g.w ? src[iw] : 0.0f;
+        }
+      }
+    }
+    std::fill(row + nr, row + 32, 0.0f);
+  }
+}
+
 bool is_pointwise(const Geometry& g) {
   return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
 }
@@ -155,13 +199,24 @@ void conv2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     std::vector<conv::PackedA> wp;
     if constexpr (is_float)
       if (packed)
-        for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * og * k, og, k, k));
+        for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * og * k, og, k, k, 1));
     over_samples(a.batch, [&](int64_t n0, int64_t n1) {
-      std::vector<T> cols(direct ? 0 : static_cast<size_t>(k * l));
+      std::vector<T> cols(direct || packed ? 0 : static_cast<size_t>(k * l));
       std::vector<float> panel(packed ? static_cast<size_t>(k * 32) : 0);
       for (int64_t n = n0; n < n1; ++n) {
         for (int64_t grp = 0; grp < a.groups; ++grp) {
           const T* xs = x + (n * a.in_channels + grp * cg) * g.h * g.w;
+          if constexpr (is_float) {
+            if (packed && !direct) {
+              T* o = out + (n * a.out_channels + grp * og) * l;
+              for (int64_t j0 = 0; j0 < l; j0 += 32) {
+                const int64_t nr = std::min<int64_t>(32, l - j0);
+                pack_panel(xs, cg, g, j0, nr, panel.data());
+                conv::gemm_panel(wp[size_t(grp)], panel.data(), nr, o + j0, l);
+              }
+              continue;
+            }
+          }
           if (!direct) im2col(xs, cg, g, cols.data());
           const T* src = direct ? xs : cols.data();
           if constexpr (is_float) {
@@ -198,11 +253,25 @@ void conv_transpose2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     const int64_t cg = a.in_channels / a.groups, og = a.out_channels / a.groups;
     const int64_t k = og * g.kh * g.kw, l = g.oh * g.ow, plane = g.h * g.w;
     std::fill(out, out + a.batch * a.out_channels * plane, T(0));
+    constexpr bool is_float = std::is_same<T, float>::value;
+    const bool packed = is_float && conv::has_avx512_sgemm();
+    std::vector<conv::PackedA> wp;  // W_g^T, packed once for all samples
+    if constexpr (is_float)
+      if (packed)
+        for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * cg * k, k, cg, 1, k));
     over_samples(a.batch, [&](int64_t n0, int64_t n1) {
       std::vector<T> cols(static_cast<size_t>(k * l));
+      std::vector<float> panel(packed ? static_cast<size_t>(cg * 32) : 0);
       for (int64_t n = n0; n < n1; ++n) {
         for (int64_t grp = 0; grp < a.groups; ++grp) {
           const T* xs = x + (n * a.in_channels + grp * cg) * l;
+          if constexpr (is_float) {
+            if (packed) {
+              conv::sgemm_packed(wp[size_t(grp)], l, xs, l, cols.data(), l, panel.data());
+              col2im(cols.data(), og, g, out + (n * a.out_channels + grp * og) * plane);
+              continue;
+            }
+          }
           cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, k, l, cg, Scalar(1),
                     {w + grp * cg * k, 1, k}, {xs, l, 1}, Scalar(0), cols.data(), l);
           col2im(cols.data(), og, g, out + (n * a.out_channels + grp * og) * plane);

@@ -69,14 +69,14 @@ bool has_avx512_sgemm() {
 #endif
 }
 
-PackedA pack_a(const float* a, int64_t m, int64_t k, int64_t lda) {
+PackedA pack_a(const float* a, int64_t m, int64_t k, int64_t s0, int64_t s1) {
   PackedA p;
   p.m = m, p.k = k;
   const int64_t blocks = (m + kMR - 1) / kMR;
   p.data.assign(static_cast<size_t>(blocks * k * kMR), 0.0f);
   for (int64_t ib = 0; ib < blocks; ++ib)
     for (int64_t i = 0; i < kMR && ib * kMR + i < m; ++i)
-      for (int64_t q = 0; q < k; ++q) p.data[size_t((ib * k + q) * kMR + i)] = a[(ib * kMR + i) * lda + q];
+      for (int64_t q = 0; q < k; ++q) p.data[size_t((ib * k + q) * kMR + i)] = a[(ib * kMR + i) * s0 + q * s1];
   return p;
 }
 
@@ -94,6 +94,19 @@ void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, floa
   }
 #else
   (void)a, (void)n, (void)b, (void)ldb, (void)c, (void)ldc, (void)bpanel;
+#endif
+}
+
+void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc) {
+#if CT_HAVE_AVX512_SGEMM
+  const int64_t blocks = (a.m + kMR - 1) / kMR;
+  const __mmask16 lo = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
+  const __mmask16 hi = nr <= 16 ? __mmask16(0) : nr >= 32 ? __mmask16(0xFFFF) : __mmask16((1u << (nr - 16)) - 1);
+  for (int64_t ib = 0; ib < blocks; ++ib)
+    micro_kernel(a.k, a.data.data() + ib * a.k * kMR, panel, c + ib * kMR * ldc, ldc, std::min(kMR, a.m - ib * kMR), lo,
+                 hi);
+#else
+  (void)a, (void)panel, (void)nr, (void)c, (void)ldc;
 #endif
 }
 

@@ -12,15 +12,20 @@ namespace ct::ops::conv {
 /// "default".
 bool has_avx512_sgemm();
 
-/// A (m x k, row-major) in blocks of 8 rows, k-major inside a block, zero-padded to whole blocks.
+/// A (m x k, element (i, q) at a[i * s0 + q * s1]) in blocks of 8 rows, k-major inside a block,
+/// zero-padded to whole blocks.
 struct PackedA {
   std::vector<float> data;
   int64_t m = 0, k = 0;
 };
-PackedA pack_a(const float* a, int64_t m, int64_t k, int64_t lda);
+PackedA pack_a(const float* a, int64_t m, int64_t k, int64_t s0, int64_t s1);
 
 /// C (m x n, row-major, ldc) = A @ B, B (k x n, row-major, ldb). bpanel holds k * 32 floats
 /// (one per thread). Requires has_avx512_sgemm().
 void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c, int64_t ldc, float* bpanel);
+
+/// C[:, 0..nr) (m x nr, ldc) = A @ panel, where panel holds k rows of 32 floats (columns past nr
+/// zero). The convolution packs panels straight from the image (no im2col buffer) and calls this.
+void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc);
 
 }  // namespace ct::ops::conv
