@@ -45,29 +45,34 @@ void over_samples(int64_t batch, F body) {
   cpu::parallel_for(0, batch, 1, body);
 }
 
+// Row r = (c, ki, kj) of one sample's im2col matrix: the input values that tap reads, one per
+// output position.
+template <typename T>
+void im2col_row(const T* x, int64_t r, const Geometry& g, T* dst) {
+  const int64_t kk = g.kh * g.kw;
+  const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
+  const T* plane = x + c * g.h * g.w;
+  for (int64_t oh = 0; oh < g.oh; ++oh, dst += g.ow) {
+    const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+    if (ih < 0 || ih >= g.h) {
+      std::fill(dst, dst + g.ow, T(0));
+      continue;
+    }
+    const T* src = plane + ih * g.w;
+    const int64_t off = kj * g.dw - g.pw;
+    for (int64_t ow = 0; ow < g.ow; ++ow) {
+      const int64_t iw = ow * g.sw + off;
+      dst[ow] = iw >= 0 && iw < g.w ? src[iw] : T(0);
+    }
+  }
+}
+
 // Rows (c, ki, kj) x columns (oh, ow) of the input patches one sample's output reads.
 template <typename T>
 void im2col(const T* x, int64_t channels, const Geometry& g, T* cols) {
   const int64_t kk = g.kh * g.kw, l = g.oh * g.ow;
   cpu::parallel_for(0, channels * kk, std::max<int64_t>(1, 16384 / std::max<int64_t>(l, 1)), [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
-      const T* plane = x + c * g.h * g.w;
-      T* dst = cols + r * l;
-      for (int64_t oh = 0; oh < g.oh; ++oh, dst += g.ow) {
-        const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-        if (ih < 0 || ih >= g.h) {
-          std::fill(dst, dst + g.ow, T(0));
-          continue;
-        }
-        const T* src = plane + ih * g.w;
-        const int64_t off = kj * g.dw - g.pw;
-        for (int64_t ow = 0; ow < g.ow; ++ow) {
-          const int64_t iw = ow * g.sw + off;
-          dst[ow] = iw >= 0 && iw < g.w ? src[iw] : T(0);
-        }
-      }
-    }
+    for (int64_t r = r0; r < r1; ++r) im2col_row(x, r, g, cols + r * l);
   });
 }
 
@@ -321,6 +326,47 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
   const int64_t wnumel = cout * k;
   const int threads = std::max(1, std::min<int>(cpu::get_num_threads(), int(batch)));
   Tensor result = zeros(wsizes, dt, x->device());
+  if (dt == DType::Float32 && conv::has_avx512_sgemm()) {
+    // dW_g^T (k x og) += cols (k x L) @ dY_g^T (L x og): cols packed as the GEMM's A straight from
+    // the image, dY_g^T as 32-column panels; each thread accumulates its samples, summed in order.
+    std::vector<std::vector<float>> partial(static_cast<size_t>(threads));
+    const int64_t per = (batch + threads - 1) / threads, npanels = (og + 31) / 32;
+    over_samples(threads, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        std::vector<float>& acc = partial[size_t(t)];
+        acc.assign(size_t(groups * k * og), 0.0f);
+        conv::PackedA pa;
+        pa.m = k, pa.k = l;
+        pa.data.assign(size_t((k + 7) / 8 * 8 * l), 0.0f);
+        std::vector<float> row(static_cast<size_t>(l)), panel(static_cast<size_t>(l * 32));
+        for (int64_t n = t * per; n < std::min(batch, (t + 1) * per); ++n)
+          for (int64_t grp = 0; grp < groups; ++grp) {
+            const float* xs = x->data_as<float>() + (n * cin + grp * cg) * g.h * g.w;
+            for (int64_t q = 0; q < k; ++q) {
+              im2col_row(xs, q, g, row.data());
+              float* dst = pa.data.data() + (q / 8) * l * 8 + q % 8;
+              for (int64_t p = 0; p < l; ++p) dst[p * 8] = row[size_t(p)];
+            }
+            const float* gs = gy->data_as<float>() + (n * cout + grp * og) * l;
+            for (int64_t pn = 0; pn < npanels; ++pn) {
+              const int64_t j0 = pn * 32, nr = std::min<int64_t>(32, og - j0);
+              for (int64_t p = 0; p < l; ++p) {
+                float* d = panel.data() + p * 32;
+                for (int64_t jj = 0; jj < nr; ++jj) d[jj] = gs[(j0 + jj) * l + p];
+                for (int64_t jj = nr; jj < 32; ++jj) d[jj] = 0.0f;
+              }
+              conv::gemm_panel(pa, panel.data(), nr, acc.data() + grp * k * og + j0, og, true);
+            }
+          }
+      }
+    });
+    float* out = result->data_as<float>();  // (groups * og, k): out[(grp * og + o) * k + q]
+    for (const auto& acc : partial)
+      for (int64_t grp = 0; grp < groups; ++grp)
+        for (int64_t q = 0; q < k; ++q)
+          for (int64_t o = 0; o < og; ++o) out[(grp * og + o) * k + q] += acc[size_t((grp * k + q) * og + o)];
+    return result;
+  }
   visit_dtype<dtype_bit(DType::Float32) | dtype_bit(DType::Float64)>(dt, "conv2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     std::vector<std::vector<T>> partial(static_cast<size_t>(threads));

@@ -19,7 +19,7 @@ constexpr int64_t kMR = 8, kNR = 32;
 #if CT_HAVE_AVX512_SGEMM
 // C[0..mr) x [0..32) (masked to the panel's width) = A block (k x 8) times B panel (k x 32).
 __attribute__((target("avx512f"))) void micro_kernel(int64_t k, const float* ap, const float* bp, float* c, int64_t ldc,
-                                                     int64_t mr, __mmask16 lo, __mmask16 hi) {
+                                                     int64_t mr, __mmask16 lo, __mmask16 hi, bool accumulate) {
   __m512 acc[kMR][2];
   for (int i = 0; i < kMR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   for (int64_t p = 0; p < k; ++p) {
@@ -32,6 +32,10 @@ __attribute__((target("avx512f"))) void micro_kernel(int64_t k, const float* ap,
     }
   }
   for (int64_t i = 0; i < mr; ++i) {
+    if (accumulate) {
+      acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_maskz_loadu_ps(lo, c + i * ldc));
+      acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_maskz_loadu_ps(hi, c + i * ldc + 16));
+    }
     _mm512_mask_storeu_ps(c + i * ldc, lo, acc[i][0]);
     _mm512_mask_storeu_ps(c + i * ldc + 16, hi, acc[i][1]);
   }
@@ -90,23 +94,23 @@ void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, floa
     pack_b(b + j0, ldb, a.k, nr, lo, hi, bpanel);
     for (int64_t ib = 0; ib < blocks; ++ib)
       micro_kernel(a.k, a.data.data() + ib * a.k * kMR, bpanel, c + ib * kMR * ldc + j0, ldc,
-                   std::min(kMR, a.m - ib * kMR), lo, hi);
+                   std::min(kMR, a.m - ib * kMR), lo, hi, false);
   }
 #else
   (void)a, (void)n, (void)b, (void)ldb, (void)c, (void)ldc, (void)bpanel;
 #endif
 }
 
-void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc) {
+void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc, bool accumulate) {
 #if CT_HAVE_AVX512_SGEMM
   const int64_t blocks = (a.m + kMR - 1) / kMR;
   const __mmask16 lo = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
   const __mmask16 hi = nr <= 16 ? __mmask16(0) : nr >= 32 ? __mmask16(0xFFFF) : __mmask16((1u << (nr - 16)) - 1);
   for (int64_t ib = 0; ib < blocks; ++ib)
     micro_kernel(a.k, a.data.data() + ib * a.k * kMR, panel, c + ib * kMR * ldc, ldc, std::min(kMR, a.m - ib * kMR), lo,
-                 hi);
+                 hi, accumulate);
 #else
-  (void)a, (void)panel, (void)nr, (void)c, (void)ldc;
+  (void)a, (void)panel, (void)nr, (void)c, (void)ldc, (void)accumulate;
 #endif
 }
 

@@ -26,6 +26,7 @@ void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, floa
 
 /// C[:, 0..nr) (m x nr, ldc) = A @ panel, where panel holds k rows of 32 floats (columns past nr
 /// zero). The convolution packs panels straight from the image (no im2col buffer) and calls this.
-void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc);
+/// accumulate: C += A @ panel instead.
+void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc, bool accumulate = false);
 
 }  // namespace ct::ops::conv
