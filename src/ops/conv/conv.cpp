@@ -104,17 +104,47 @@ void col2im(const T* cols, int64_t channels, const Geometry& g, T* x) {
 
 // The im2col rows (c, ki, kj) x columns [j0, j0 + nr) of one sample, written as a GEMM panel of 32
 // floats per row (columns past nr zero): what im2col + packing would give, without the k x L buffer.
-void pack_panel(const float* x, int64_t channels, const Geometry& g, int64_t j0, int64_t nr, float* panel) {
-  struct Segment {
-    int64_t dst, oh, ow, len;
-  };
-  Segment segs[32];
+// Columns [j0, j0 + nr) of the im2col matrix as runs within one output row.
+struct Segment {
+  int64_t dst, oh, ow, len;
+};
+int panel_segments(const Geometry& g, int64_t j0, int64_t nr, Segment* segs) {
   int nseg = 0;
   for (int64_t j = j0; j < j0 + nr;) {
     const int64_t oh = j / g.ow, ow = j % g.ow, len = std::min(g.ow - ow, j0 + nr - j);
     segs[nseg++] = {j - j0, oh, ow, len};
     j += len;
   }
+  return nseg;
+}
+
+// The adjoint of pack_panel: sums a k x 32 panel of columns [j0, j0 + nr) into the image.
+void col2im_panel(const float* panel, int64_t channels, const Geometry& g, int64_t j0, int64_t nr, float* x) {
+  Segment segs[32];
+  const int nseg = panel_segments(g, j0, nr, segs);
+  const int64_t kk = g.kh * g.kw;
+  for (int64_t p = 0; p < channels * kk; ++p) {
+    const int64_t c = p / kk, ki = (p % kk) / g.kw, kj = p % g.kw;
+    float* plane = x + c * g.h * g.w;
+    const float* row = panel + p * 32;
+    for (int s = 0; s < nseg; ++s) {
+      const Segment& sg = segs[s];
+      const int64_t ih = sg.oh * g.sh - g.ph + ki * g.dh;
+      if (ih < 0 || ih >= g.h) continue;
+      float* dst = plane + ih * g.w;
+      const float* src = row + sg.dst;
+      const int64_t base = sg.ow * g.sw - g.pw + kj * g.dw;
+      for (int64_t t = 0; t < sg.len; ++t) {
+        const int64_t iw = base + t * g.sw;
+        if (iw >= 0 && iw < g.w) dst[iw] += src[t];
+      }
+    }
+  }
+}
+
+void pack_panel(const float* x, int64_t channels, const Geometry& g, int64_t j0, int64_t nr, float* panel) {
+  Segment segs[32];
+  const int nseg = panel_segments(g, j0, nr, segs);
   const int64_t kk = g.kh * g.kw;
   for (int64_t p = 0; p < channels * kk; ++p) {
     const int64_t c = p / kk, ki = (p % kk) / g.kw, kj = p % g.kw;
@@ -265,15 +295,24 @@ void conv_transpose2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       if (packed)
         for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * cg * k, k, cg, 1, k));
     over_samples(a.batch, [&](int64_t n0, int64_t n1) {
-      std::vector<T> cols(static_cast<size_t>(k * l));
-      std::vector<float> panel(packed ? static_cast<size_t>(cg * 32) : 0);
+      std::vector<T> cols(packed ? 0 : static_cast<size_t>(k * l));
+      std::vector<float> panel(packed ? static_cast<size_t>(cg * 32) : 0), cpanel(packed ? static_cast<size_t>(k * 32) : 0);
       for (int64_t n = n0; n < n1; ++n) {
         for (int64_t grp = 0; grp < a.groups; ++grp) {
           const T* xs = x + (n * a.in_channels + grp * cg) * l;
           if constexpr (is_float) {
-            if (packed) {
-              conv::sgemm_packed(wp[size_t(grp)], l, xs, l, cols.data(), l, panel.data());
-              col2im(cols.data(), og, g, out + (n * a.out_channels + grp * og) * plane);
+            if (packed) {  // per 32 input positions: columns = W_g^T x panel, summed into the output
+              T* o = out + (n * a.out_channels + grp * og) * plane;
+              for (int64_t j0 = 0; j0 < l; j0 += 32) {
+                const int64_t nr = std::min<int64_t>(32, l - j0);
+                for (int64_t q = 0; q < cg; ++q) {
+                  float* d = panel.data() + q * 32;
+                  std::copy(xs + q * l + j0, xs + q * l + j0 + nr, d);
+                  std::fill(d + nr, d + 32, 0.0f);
+                }
+                conv::gemm_panel(wp[size_t(grp)], panel.data(), nr, cpanel.data(), 32);
+                col2im_panel(cpanel.data(), og, g, j0, nr, o);
+              }
               continue;
             }
           }
