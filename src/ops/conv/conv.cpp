@@ -60,6 +60,13 @@ void im2col_row(const T* x, int64_t r, const Geometry& g, T* dst) {
     }
     const T* src = plane + ih * g.w;
     const int64_t off = kj * g.dw - g.pw;
+    if (g.sw == 1) {  // one contiguous run between zeros
+      const int64_t lo = std::min(g.ow, std::max<int64_t>(0, -off)), hi = std::max(lo, std::min(g.ow, g.w - off));
+      std::fill(dst, dst + lo, T(0));
+      std::copy(src + off + lo, src + off + hi, dst + lo);
+      std::fill(dst + hi, dst + g.ow, T(0));
+      continue;
+    }
     for (int64_t ow = 0; ow < g.ow; ++ow) {
       const int64_t iw = ow * g.sw + off;
       dst[ow] = iw >= 0 && iw < g.w ? src[iw] : T(0);
@@ -134,6 +141,12 @@ void col2im_panel(const float* panel, int64_t channels, const Geometry& g, int64
       float* dst = plane + ih * g.w;
       const float* src = row + sg.dst;
       const int64_t base = sg.ow * g.sw - g.pw + kj * g.dw;
+      if (g.sw == 1) {
+        const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)), hi = std::max(lo, std::min(sg.len, g.w - base));
+        float* d = dst + base;
+        for (int64_t t = lo; t < hi; ++t) d[t] += src[t];
+        continue;
+      }
       for (int64_t t = 0; t < sg.len; ++t) {
         const int64_t iw = base + t * g.sw;
         if (iw >= 0 && iw < g.w) dst[iw] += src[t];
@@ -377,14 +390,21 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
         conv::PackedA pa;
         pa.m = k, pa.k = l;
         pa.data.assign(size_t((k + 7) / 8 * 8 * l), 0.0f);
-        std::vector<float> row(static_cast<size_t>(l)), panel(static_cast<size_t>(l * 32));
+        std::vector<float> rows(static_cast<size_t>(8 * l)), panel(static_cast<size_t>(l * 32));
         for (int64_t n = t * per; n < std::min(batch, (t + 1) * per); ++n)
           for (int64_t grp = 0; grp < groups; ++grp) {
             const float* xs = x->data_as<float>() + (n * cin + grp * cg) * g.h * g.w;
-            for (int64_t q = 0; q < k; ++q) {
-              im2col_row(xs, q, g, row.data());
-              float* dst = pa.data.data() + (q / 8) * l * 8 + q % 8;
-              for (int64_t p = 0; p < l; ++p) dst[p * 8] = row[size_t(p)];
+            for (int64_t q0 = 0; q0 < k; q0 += 8) {  // 8 im2col rows, interleaved into one block
+              const int64_t qn = std::min<int64_t>(8, k - q0);
+              for (int64_t i = 0; i < qn; ++i) im2col_row(xs, q0 + i, g, rows.data() + i * l);
+              float* dst = pa.data.data() + (q0 / 8) * l * 8;
+              if (qn == 8) {
+                for (int64_t p = 0; p < l; ++p)
+                  for (int64_t i = 0; i < 8; ++i) dst[p * 8 + i] = rows[size_t(i * l + p)];
+              } else {
+                for (int64_t p = 0; p < l; ++p)
+                  for (int64_t i = 0; i < 8; ++i) dst[p * 8 + i] = i < qn ? rows[size_t(i * l + p)] : 0.0f;
+              }
             }
             const float* gs = gy->data_as<float>() + (n * cout + grp * og) * l;
             for (int64_t pn = 0; pn < npanels; ++pn) {
