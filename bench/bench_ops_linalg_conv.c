@@ -1,6 +1,7 @@
 /* bench_ops_linalg_conv.c - the linear-algebra / convolution family beside libtorch, in one run:
  *   C1  conv2d forward, ResNet-style: input 8x64x56x56 float32, weight 64x64x3x3, stride 1, padding 1
  *   C2  the same, forward + backward (y.sum() back to input and weight)
+ *   C1s, C2s  the same on one thread (both libraries), less disturbed by other load on the machine
  *   E1  einsum "ij,jk,kl->il" over (1000,10), (10,1000), (1000,10): left to right costs 2e7
  *       multiply-adds, (jk,kl) first 2e5; both libraries pick their order themselves.
  * Times are medians (ms), ctorch and libtorch alternating; ratio > 1 means ctorch is faster.
@@ -104,7 +105,12 @@ int main(void) {
   float* ad = random_floats(10000, 3);
   float* bd = random_floats(10000, 4);
   float* cd = random_floats(10000, 5);
-  for (int backward = 0; backward <= 1; ++backward) {
+  for (int run = 0; run < 4; ++run) {
+    const int backward = run % 2, single = run / 2;
+    CHECK(ct_set_num_threads(single ? 1 : threads));
+#ifdef CTORCH_BENCH_LIBTORCH
+    lt_set_threads(single ? 1 : threads);
+#endif
     job j = {0};
     j.backward = backward;
     j.x = ct_from(xd, xs, 4, backward);
@@ -121,11 +127,18 @@ int main(void) {
 #else
     median_pair(ct_conv, NULL, &j, 2, REPS, &c, &a);
 #endif
-    row(backward ? "C2" : "C1", backward ? "conv2d 8x64x56x56 * 64x64x3x3 p1, forward+backward" :
-        "conv2d 8x64x56x56 * 64x64x3x3 p1, forward", c, a);
+    static const char* ids[4] = {"C1", "C2", "C1s", "C2s"};
+    static const char* names[4] = {"conv2d 8x64x56x56 * 64x64x3x3 p1, forward",
+                                   "conv2d 8x64x56x56 * 64x64x3x3 p1, forward+backward",
+                                   "conv2d forward, 1 thread", "conv2d forward+backward, 1 thread"};
+    row(ids[run], names[run], c, a);
     ct_tensor_release(j.x);
     ct_tensor_release(j.w);
   }
+  CHECK(ct_set_num_threads(threads));
+#ifdef CTORCH_BENCH_LIBTORCH
+  lt_set_threads(threads);
+#endif
   {
     job j = {0};
     j.a = ct_from(ad, as, 2, 0);
