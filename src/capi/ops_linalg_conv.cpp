@@ -4,8 +4,8 @@
 
 #include "capi/handle.h"
 #include "core/error.h"
-#include "dispatch/dispatcher.h"
 #include "ctorch.h"
+#include "dispatch/dispatcher.h"
 
 using namespace ct;
 using capi::tensor_arg;
@@ -30,25 +30,26 @@ void check_options(const O* o, const char* fn) {
 
 extern "C" {
 
-#define CT_PRODUCT(name, op_name)                                                          \
-  ct_status ct_tensor_##name(const ct_tensor* a, const ct_tensor* b, ct_tensor** out) {     \
-    return capi::tensor_result(out, "ct_tensor_" #name, [&] {                             \
-      CT_OPERATOR(op, op_name);                                                           \
+#define CT_PRODUCT(name, op_name)                                                                          \
+  ct_status ct_tensor_##name(const ct_tensor* a, const ct_tensor* b, ct_tensor** out) {                    \
+    return capi::tensor_result(out, "ct_tensor_" #name, [&] {                                              \
+      CT_OPERATOR(op, op_name);                                                                            \
       return call(op, {&tensor_arg(a, "ct_tensor_" #name, "a"), &tensor_arg(b, "ct_tensor_" #name, "b")}); \
-    });                                                                                   \
+    });                                                                                                    \
   }
 CT_PRODUCT(dot, "dot")
 CT_PRODUCT(outer, "outer")
 CT_PRODUCT(mv, "mv")
 #undef CT_PRODUCT
 
-ct_status ct_tensor_baddbmm(const ct_tensor* self, const ct_tensor* batch1, const ct_tensor* batch2, const ct_scalar* beta,
-                            const ct_scalar* alpha, ct_tensor** out) {
+ct_status ct_tensor_baddbmm(const ct_tensor* self, const ct_tensor* batch1, const ct_tensor* batch2,
+                            const ct_scalar* beta, const ct_scalar* alpha, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_baddbmm", [&] {
     CT_OPERATOR(op, "baddbmm");
     const char* fn = "ct_tensor_baddbmm";
-    return call(op, {&tensor_arg(self, fn, "self"), &tensor_arg(batch1, fn, "batch1"), &tensor_arg(batch2, fn, "batch2"),
-                     scalar_or_one(beta, fn, "beta"), scalar_or_one(alpha, fn, "alpha")});
+    return call(op,
+                {&tensor_arg(self, fn, "self"), &tensor_arg(batch1, fn, "batch1"), &tensor_arg(batch2, fn, "batch2"),
+                 scalar_or_one(beta, fn, "beta"), scalar_or_one(alpha, fn, "alpha")});
   });
 }
 
@@ -68,7 +69,8 @@ ct_status ct_tensor_linear(const ct_tensor* input, const ct_tensor* weight, cons
   return capi::tensor_result(out, "ct_tensor_linear", [&] {
     CT_OPERATOR(op, "linear");
     const char* fn = "ct_tensor_linear";
-    return call(op, {&tensor_arg(input, fn, "input"), &tensor_arg(weight, fn, "weight"), optional_tensor(bias, fn, "bias")});
+    return call(
+        op, {&tensor_arg(input, fn, "input"), &tensor_arg(weight, fn, "weight"), optional_tensor(bias, fn, "bias")});
   });
 }
 
@@ -80,8 +82,9 @@ ct_status ct_tensor_conv2d(const ct_tensor* input, const ct_tensor* weight, cons
     check_options(options, fn);
     const ct_conv2d_options defaults = CT_CONV2D_OPTIONS_DEFAULT;
     const ct_conv2d_options o = options ? *options : defaults;
-    return call(op, {&tensor_arg(input, fn, "input"), &tensor_arg(weight, fn, "weight"), optional_tensor(bias, fn, "bias"),
-                     IntArrayRef(o.stride, 2), IntArrayRef(o.padding, 2), IntArrayRef(o.dilation, 2), o.groups});
+    return call(op,
+                {&tensor_arg(input, fn, "input"), &tensor_arg(weight, fn, "weight"), optional_tensor(bias, fn, "bias"),
+                 IntArrayRef(o.stride, 2), IntArrayRef(o.padding, 2), IntArrayRef(o.dilation, 2), o.groups});
   });
 }
 
@@ -97,9 +100,12 @@ ct_status ct_tensor_max_pool2d(const ct_tensor* input, const ct_pool2d_options* 
     check_options(options, fn);
     const ct_pool2d_options& o = *options;
     const bool default_stride = o.stride[0] == 0 && o.stride[1] == 0;
-    const Value args[6] = {&tensor_arg(input, fn, "input"), IntArrayRef(o.kernel_size, 2),
-                           default_stride ? IntArrayRef() : IntArrayRef(o.stride, 2), IntArrayRef(o.padding, 2),
-                           IntArrayRef(o.dilation, 2), o.ceil_mode != 0};
+    const Value args[6] = {&tensor_arg(input, fn, "input"),
+                           IntArrayRef(o.kernel_size, 2),
+                           default_stride ? IntArrayRef() : IntArrayRef(o.stride, 2),
+                           IntArrayRef(o.padding, 2),
+                           IntArrayRef(o.dilation, 2),
+                           o.ceil_mode != 0};
     Tensor outs[2];
     dispatch(op, args, 6, outs, 2);
     *out = capi::to_handle(outs[0]);

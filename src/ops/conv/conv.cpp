@@ -78,9 +78,10 @@ void im2col_row(const T* x, int64_t r, const Geometry& g, T* dst) {
 template <typename T>
 void im2col(const T* x, int64_t channels, const Geometry& g, T* cols) {
   const int64_t kk = g.kh * g.kw, l = g.oh * g.ow;
-  cpu::parallel_for(0, channels * kk, std::max<int64_t>(1, 16384 / std::max<int64_t>(l, 1)), [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) im2col_row(x, r, g, cols + r * l);
-  });
+  cpu::parallel_for(0, channels * kk, std::max<int64_t>(1, 16384 / std::max<int64_t>(l, 1)),
+                    [&](int64_t r0, int64_t r1) {
+                      for (int64_t r = r0; r < r1; ++r) im2col_row(x, r, g, cols + r * l);
+                    });
 }
 
 // The adjoint of im2col: sums each column entry into the input position it was read from. Channels
@@ -142,7 +143,8 @@ void col2im_panel(const float* panel, int64_t channels, const Geometry& g, int64
       const float* src = row + sg.dst;
       const int64_t base = sg.ow * g.sw - g.pw + kj * g.dw;
       if (g.sw == 1) {
-        const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)), hi = std::max(lo, std::min(sg.len, g.w - base));
+        const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)),
+                      hi = std::max(lo, std::min(sg.len, g.w - base));
         float* d = dst + base;
         for (int64_t t = lo; t < hi; ++t) d[t] += src[t];
         continue;
@@ -174,7 +176,8 @@ void pack_panel(const float* x, int64_t channels, const Geometry& g, int64_t j0,
       const float* src = plane + ih * g.w;
       const int64_t base = sg.ow * g.sw - g.pw + kj * g.dw;
       if (g.sw == 1) {
-        const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)), hi = std::max(lo, std::min(sg.len, g.w - base));
+        const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)),
+                      hi = std::max(lo, std::min(sg.len, g.w - base));
         std::fill(d, d + lo, 0.0f);
         std::copy(src + base + lo, src + base + hi, d + lo);
         std::fill(d + hi, d + sg.len, 0.0f);
@@ -203,21 +206,24 @@ void with_compute_operands(const Frame& f, bool has_bias, Tensor* outs, Body bod
   const Tensor w = contiguous(to(Tensor::borrow(&f.tensor(1)), cd));
   const Tensor b = has_bias ? contiguous(to(Tensor::borrow(&f.tensor(2)), cd)) : Tensor();
   const Tensor o = out.dtype() == cd ? outs[0] : empty(out.sizes(), cd, out.device());
-  if (cd == DType::Float32) body(x->data_as<float>(), w->data_as<float>(), has_bias ? b->data_as<float>() : nullptr, o->data_as<float>());
-  else body(x->data_as<double>(), w->data_as<double>(), has_bias ? b->data_as<double>() : nullptr, o->data_as<double>());
+  if (cd == DType::Float32)
+    body(x->data_as<float>(), w->data_as<float>(), has_bias ? b->data_as<float>() : nullptr, o->data_as<float>());
+  else
+    body(x->data_as<double>(), w->data_as<double>(), has_bias ? b->data_as<double>() : nullptr, o->data_as<double>());
   if (o.impl() != outs[0].impl()) copy_(outs[0], o);
 }
 
 template <typename T>
 void add_bias(T* out, const T* bias, int64_t n, int64_t channels, int64_t plane) {
   if (!bias) return;
-  cpu::parallel_for(0, n * channels, std::max<int64_t>(1, 32768 / std::max<int64_t>(plane, 1)), [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const T v = bias[r % channels];
-      T* p = out + r * plane;
-      for (int64_t i = 0; i < plane; ++i) p[i] += v;
-    }
-  });
+  cpu::parallel_for(0, n * channels, std::max<int64_t>(1, 32768 / std::max<int64_t>(plane, 1)),
+                    [&](int64_t r0, int64_t r1) {
+                      for (int64_t r = r0; r < r1; ++r) {
+                        const T v = bias[r % channels];
+                        T* p = out + r * plane;
+                        for (int64_t i = 0; i < plane; ++i) p[i] += v;
+                      }
+                    });
 }
 
 // ---- conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0,
@@ -269,7 +275,8 @@ void conv2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
           const T* src = direct ? xs : cols.data();
           if constexpr (is_float) {
             if (packed) {
-              conv::sgemm_packed(wp[size_t(grp)], l, src, l, out + (n * a.out_channels + grp * og) * l, l, panel.data());
+              conv::sgemm_packed(wp[size_t(grp)], l, src, l, out + (n * a.out_channels + grp * og) * l, l,
+                                 panel.data());
               continue;
             }
           }
@@ -309,7 +316,8 @@ void conv_transpose2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * cg * k, k, cg, 1, k));
     over_samples(a.batch, [&](int64_t n0, int64_t n1) {
       std::vector<T> cols(packed ? 0 : static_cast<size_t>(k * l));
-      std::vector<float> panel(packed ? static_cast<size_t>(cg * 32) : 0), cpanel(packed ? static_cast<size_t>(k * 32) : 0);
+      std::vector<float> panel(packed ? static_cast<size_t>(cg * 32) : 0),
+          cpanel(packed ? static_cast<size_t>(k * 32) : 0);
       for (int64_t n = n0; n < n1; ++n) {
         for (int64_t grp = 0; grp < a.groups; ++grp) {
           const T* xs = x + (n * a.in_channels + grp * cg) * l;
@@ -348,8 +356,8 @@ Tensor batched(const Tensor& t, bool unbatched) { return unbatched ? unsqueeze(t
 // convolution whose batch is the channels of one operand and whose channels are the samples.
 Tensor weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef wsizes, IntArrayRef stride, IntArrayRef padding,
                    IntArrayRef dilation, int64_t groups, bool transposed) {
-  const Tensor& img = transposed ? gy : x;    // the operand slid over
-  const Tensor& filt = transposed ? x : gy;   // the operand acting as kernel
+  const Tensor& img = transposed ? gy : x;   // the operand slid over
+  const Tensor& filt = transposed ? x : gy;  // the operand acting as kernel
   const int64_t n = img->size(0), ci = img->size(1), cf = filt->size(1);
   // img: (N, G, ci/G, H, W) -> (ci/G, G*N, H, W); filt: (N, G, cf/G, h, w) -> (cf, N, h, w).
   const Tensor a = reshape(permute(view(img, {n, groups, ci / groups, img->size(2), img->size(3)}), {2, 1, 0, 3, 4}),
@@ -460,7 +468,8 @@ void conv2d_backward(GradCtx& c) {
   if (c.needs(0)) {
     DimVector op = {0, 0};
     for (int i = 0; i < 2; ++i)
-      op[i] = xb->size(2 + i) + 2 * padding[i] - dilation[i] * (w->size(2 + i) - 1) - 1 - (gy->size(2 + i) - 1) * stride[i];
+      op[i] =
+          xb->size(2 + i) + 2 * padding[i] - dilation[i] * (w->size(2 + i) - 1) - 1 - (gy->size(2 + i) - 1) * stride[i];
     Tensor gx = conv_transpose2d(gy, w, Tensor(), stride, padding, op, groups, dilation);
     c.set(0, unbatched ? squeeze_dim(gx, 0) : gx);
   }
@@ -493,11 +502,12 @@ void conv_transpose2d_backward(GradCtx& c) {
 //        int[1] dilation=1, int groups=1) -> Tensor: conv2d over a height of 1.
 void conv1d_kernel(void*, Frame& f) {
   const Tensor x = Tensor::borrow(&f.tensor(0)), w = Tensor::borrow(&f.tensor(1));
-  CT_CHECK(x->dim() == 2 || x->dim() == 3, CT_ERROR_SHAPE, "conv1d: expected a 2-D (unbatched) or 3-D input, got sizes ",
-           x->sizes(), ". Pass (N, C, L) or (C, L)");
+  CT_CHECK(x->dim() == 2 || x->dim() == 3, CT_ERROR_SHAPE,
+           "conv1d: expected a 2-D (unbatched) or 3-D input, got sizes ", x->sizes(), ". Pass (N, C, L) or (C, L)");
   CT_CHECK(w->dim() == 3, CT_ERROR_SHAPE, "conv1d: expected a 3-D weight (out, in/groups, k), got sizes ", w->sizes());
   const Tensor b = f.arg(2).is_none() ? Tensor() : Tensor::borrow(&f.tensor(2));
-  const int64_t s = conv::single("conv1d", "stride", f.arg(3).int_list()), p = conv::single("conv1d", "padding", f.arg(4).int_list()),
+  const int64_t s = conv::single("conv1d", "stride", f.arg(3).int_list()),
+                p = conv::single("conv1d", "padding", f.arg(4).int_list()),
                 d = conv::single("conv1d", "dilation", f.arg(5).int_list());
   const Tensor y = conv2d(unsqueeze(x, -2), unsqueeze(w, -2), b, {1, s}, {0, p}, {1, d}, f.arg(6).to_int());
   f.outs[0] = squeeze_dim(y, -2);
@@ -510,15 +520,17 @@ void conv2d_padding_kernel(void*, Frame& f) {
   const Tensor b = f.arg(2).is_none() ? Tensor() : Tensor::borrow(&f.tensor(2));
   const DimVector stride = conv::pair(f.arg(3).int_list()), dilation = conv::pair(f.arg(5).int_list());
   const std::string mode = f.arg(4).str();
-  CT_CHECK(mode == "valid" || mode == "same", CT_ERROR_INVALID_ARGUMENT, "conv2d: padding must be 'valid', 'same' or "
-           "numbers, got '", mode, "'");
+  CT_CHECK(mode == "valid" || mode == "same", CT_ERROR_INVALID_ARGUMENT,
+           "conv2d: padding must be 'valid', 'same' or "
+           "numbers, got '",
+           mode, "'");
   DimVector pad = {0, 0};
   Tensor in = x;
   if (mode == "same") {
     CT_CHECK(stride[0] == 1 && stride[1] == 1, CT_ERROR_INVALID_ARGUMENT,
              "conv2d: padding='same' is not supported for strided convolutions (stride ", stride.ref(), ")");
-    CT_CHECK(w->dim() == 4 && x->dim() >= 3, CT_ERROR_SHAPE, "conv2d: expected a 4-D weight and a 3-D or 4-D input, got ",
-             x->sizes(), " and ", w->sizes());
+    CT_CHECK(w->dim() == 4 && x->dim() >= 3, CT_ERROR_SHAPE,
+             "conv2d: expected a 4-D weight and a 3-D or 4-D input, got ", x->sizes(), " and ", w->sizes());
     for (int i = 0; i < 2; ++i) {
       const int64_t total = dilation[i] * (w->size(2 + i) - 1);
       pad[i] = total / 2;
@@ -548,25 +560,30 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   static const OperatorDef& op = builtin_op("conv_transpose2d.input");
-  return call(op, {input, weight, bias.defined() ? Value(bias) : Value(), stride, padding, output_padding, groups, dilation});
+  return call(
+      op, {input, weight, bias.defined() ? Value(bias) : Value(), stride, padding, output_padding, groups, dilation});
 }
 
 void define_conv(Registry& r) {
-  r.def("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, "
-        "int groups=1) -> Tensor")
+  r.def(
+       "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, "
+       "int groups=1) -> Tensor")
       .meta(conv2d_meta)
       .compute(DispatchKey::CPU, conv2d_cpu, Determinism::Deterministic)
       .derivative(conv2d_backward, save_args(0, 1));
-  r.def("conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', "
-        "int[2] dilation=1, int groups=1) -> Tensor")
+  r.def(
+       "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', "
+       "int[2] dilation=1, int groups=1) -> Tensor")
       .composite(conv2d_padding_kernel);
-  r.def("conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
-        "int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor")
+  r.def(
+       "conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
+       "int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor")
       .meta(conv_transpose2d_meta)
       .compute(DispatchKey::CPU, conv_transpose2d_cpu, Determinism::Deterministic)
       .derivative(conv_transpose2d_backward, save_args(0, 1));
-  r.def("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, "
-        "int groups=1) -> Tensor")
+  r.def(
+       "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, "
+       "int groups=1) -> Tensor")
       .composite(conv1d_kernel);
 }
 

@@ -25,8 +25,9 @@ Args parse(const char* op, const Frame& f, bool transposed) {
   const TensorImpl& w = f.tensor(1);
   Args a;
   a.has_bias = !f.arg(2).is_none();
-  CT_CHECK(x.dim() == 3 || x.dim() == 4, CT_ERROR_SHAPE, op, ": expected a 3-D (unbatched) or 4-D (batched) input, got ",
-           "sizes ", x.sizes(), ". Pass (N, C, H, W) or (C, H, W)");
+  CT_CHECK(x.dim() == 3 || x.dim() == 4, CT_ERROR_SHAPE, op,
+           ": expected a 3-D (unbatched) or 4-D (batched) input, got ", "sizes ", x.sizes(),
+           ". Pass (N, C, H, W) or (C, H, W)");
   CT_CHECK(w.dim() == 4, CT_ERROR_SHAPE, op, ": expected a 4-D weight, got sizes ", w.sizes());
   CT_CHECK(is_floating(x.dtype()), CT_ERROR_DTYPE, op, ": input must be floating, got ", x.dtype(),
            ". Convert it with to(float32)");
@@ -57,16 +58,17 @@ Args parse(const char* op, const Frame& f, bool transposed) {
   g.sh = stride[0], g.sw = stride[1], g.ph = padding[0], g.pw = padding[1], g.dh = dilation[0], g.dw = dilation[1];
   const int64_t ih = x.size(o + 1), iw = x.size(o + 2);
   if (!transposed) {
-    CT_CHECK(a.in_channels % a.groups == 0 && w.size(1) * a.groups == a.in_channels, CT_ERROR_SHAPE, op, ": groups=",
-             a.groups, " and weight of sizes ", w.sizes(), " expect ", w.size(1) * a.groups,
+    CT_CHECK(a.in_channels % a.groups == 0 && w.size(1) * a.groups == a.in_channels, CT_ERROR_SHAPE, op,
+             ": groups=", a.groups, " and weight of sizes ", w.sizes(), " expect ", w.size(1) * a.groups,
              " input channels, got input of sizes ", x.sizes());
     a.out_channels = w.size(0);
     CT_CHECK(a.out_channels % a.groups == 0, CT_ERROR_SHAPE, op, ": weight's ", a.out_channels,
              " output channels are not divisible by groups=", a.groups);
     g.h = ih, g.w = iw;
     const int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
-    CT_CHECK(ih + 2 * g.ph >= eh && iw + 2 * g.pw >= ew, CT_ERROR_SHAPE, op, ": the padded input (", ih + 2 * g.ph, ", ",
-             iw + 2 * g.pw, ") is smaller than the dilated kernel (", eh, ", ", ew, "). Pad more or use a smaller kernel");
+    CT_CHECK(ih + 2 * g.ph >= eh && iw + 2 * g.pw >= ew, CT_ERROR_SHAPE, op, ": the padded input (", ih + 2 * g.ph,
+             ", ", iw + 2 * g.pw, ") is smaller than the dilated kernel (", eh, ", ", ew,
+             "). Pad more or use a smaller kernel");
     g.oh = (ih + 2 * g.ph - eh) / g.sh + 1;
     g.ow = (iw + 2 * g.pw - ew) / g.sw + 1;
   } else {

@@ -33,8 +33,8 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, bool
 }
 
 void check_input(const char* op, const TensorImpl& x) {
-  CT_CHECK(x.dim() == 3 || x.dim() == 4, CT_ERROR_SHAPE, op, ": expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got sizes ",
-           x.sizes());
+  CT_CHECK(x.dim() == 3 || x.dim() == 4, CT_ERROR_SHAPE, op,
+           ": expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got sizes ", x.sizes());
   for (size_t d = x.dim() - 3; d < x.dim(); ++d)
     CT_CHECK(x.size(d) > 0, CT_ERROR_SHAPE, op, ": expected non-empty channel and spatial dims, got sizes ", x.sizes());
 }
@@ -60,8 +60,8 @@ Pool window_pool(const char* op, const TensorImpl& x, IntArrayRef kernel, IntArr
   g.kh = k[0], g.kw = k[1], g.sh = s[0], g.sw = s[1], g.ph = p[0], g.pw = p[1], g.dh = d[0], g.dw = d[1];
   g.oh = pooled_size(g.h, g.kh, g.ph, g.sh, g.dh, ceil_mode);
   g.ow = pooled_size(g.w, g.kw, g.pw, g.sw, g.dw, ceil_mode);
-  CT_CHECK(g.oh >= 1 && g.ow >= 1, CT_ERROR_SHAPE, op, ": input of sizes ", x.sizes(), " gives an output of (", g.oh, ", ",
-           g.ow, "), which is too small. Use a smaller kernel or more padding");
+  CT_CHECK(g.oh >= 1 && g.ow >= 1, CT_ERROR_SHAPE, op, ": input of sizes ", x.sizes(), " gives an output of (", g.oh,
+           ", ", g.ow, "), which is too small. Use a smaller kernel or more padding");
   r.out_sizes = DimVector(x.sizes());
   r.out_sizes[nd - 2] = g.oh, r.out_sizes[nd - 1] = g.ow;
   return r;
@@ -188,13 +188,16 @@ struct AvgArgs {
 
 AvgArgs avg_args(const Frame& f, size_t first = 0) {
   const TensorImpl& x = f.tensor(first);
-  CT_CHECK(is_floating(x.dtype()) || x.dtype() == DType::Int64, CT_ERROR_DTYPE, "avg_pool2d: input must be floating or "
-           "int64 (as in PyTorch), got ", x.dtype(), ". Convert it with to()");
+  CT_CHECK(is_floating(x.dtype()) || x.dtype() == DType::Int64, CT_ERROR_DTYPE,
+           "avg_pool2d: input must be floating or "
+           "int64 (as in PyTorch), got ",
+           x.dtype(), ". Convert it with to()");
   const int64_t one[1] = {1};
   AvgArgs a{window_pool("avg_pool2d", x, f.arg(first + 1).int_list(), f.arg(first + 2).int_list(),
                         f.arg(first + 3).int_list(), IntArrayRef(one, 1), f.arg(first + 4).to_bool()),
             f.arg(first + 5).to_bool(), f.arg(first + 6).is_none() ? 0 : f.arg(first + 6).to_int()};
-  CT_CHECK(f.arg(first + 6).is_none() || a.divisor != 0, CT_ERROR_INVALID_ARGUMENT, "avg_pool2d: divisor_override must "
+  CT_CHECK(f.arg(first + 6).is_none() || a.divisor != 0, CT_ERROR_INVALID_ARGUMENT,
+           "avg_pool2d: divisor_override must "
            "not be zero");
   return a;
 }
@@ -214,7 +217,8 @@ Window avg_window(const AvgArgs& a, int64_t oh, int64_t ow) {
   return {h0, h1, w0, w1, divisor};
 }
 
-template <typename T> using avg_acc_t = std::conditional_t<std::is_integral<T>::value, int64_t, opmath_t<T>>;
+template <typename T>
+using avg_acc_t = std::conditional_t<std::is_integral<T>::value, int64_t, opmath_t<T>>;
 
 void avg_pool_meta(const Frame& f, MetaResult& m) {
   const AvgArgs a = avg_args(f);
@@ -343,8 +347,8 @@ void adaptive_backward_meta(const Frame& f, MetaResult& m) {
   const int64_t osz[2] = {go.size(go.dim() - 2), go.size(go.dim() - 1)};
   const Pool p = adaptive_args("_adaptive_avg_pool2d_backward", x, IntArrayRef(osz, 2));
   CT_CHECK(go.sizes().equals(p.out_sizes.ref()) && go.dtype() == x.dtype(), CT_ERROR_SHAPE,
-           "_adaptive_avg_pool2d_backward: grad_output ", go.sizes(), " (", go.dtype(), ") does not fit self ", x.sizes(),
-           " (", x.dtype(), ")");
+           "_adaptive_avg_pool2d_backward: grad_output ", go.sizes(), " (", go.dtype(), ") does not fit self ",
+           x.sizes(), " (", x.dtype(), ")");
   m.compute = go.dtype();
   set_output(m, 0, x.sizes(), go.dtype(), common_device(f));
 }
@@ -403,8 +407,8 @@ void max_pool_backward_backward(GradCtx& c) {
   const Tensor gg = c.grad(), idx = c.saved(7);
   const int64_t nd = int64_t(gg->dim());
   const int64_t plane = gg->size(nd - 1) * gg->size(nd - 2);
-  const Tensor g = unsqueeze(flatten(gg, nd - 2, nd - 1), -2);      // (..., 1, plane)
-  const Tensor i = unsqueeze(flatten(idx, nd - 2, nd - 1), -1);     // (..., pooled, 1)
+  const Tensor g = unsqueeze(flatten(gg, nd - 2, nd - 1), -2);   // (..., 1, plane)
+  const Tensor i = unsqueeze(flatten(idx, nd - 2, nd - 1), -1);  // (..., pooled, 1)
   const Tensor pos = arange(0, double(plane), 1, DType::Int64, gg->device());
   const Tensor onehot = to(binary("eq", i, pos), gg->dtype());
   c.set(0, reshape(reduce("sum", mul(onehot, g), {-1}, false), idx->sizes()));
@@ -445,24 +449,28 @@ void max_pool2d_kernel(void*, Frame& f) {
 }  // namespace
 
 void define_pool(Registry& r) {
-  const char* window = "int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False";
+  const char* window =
+      "int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False";
   r.def(std::string("max_pool2d_with_indices(Tensor self, ") + window + ") -> (Tensor values, Tensor indices)")
       .meta(max_pool_meta)
       .compute(DispatchKey::CPU, max_pool_cpu, Determinism::Bitwise)
       .derivative(max_pool_backward, save_args(0));
   r.def(std::string("max_pool2d(Tensor self, ") + window + ") -> Tensor").composite(max_pool2d_kernel);
-  r.def("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
-        "int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor")
+  r.def(
+       "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
+       "int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor")
       .meta(max_pool_backward_meta)
       .compute(DispatchKey::CPU, max_pool_backward_cpu, Determinism::Bitwise)
       .derivative(max_pool_backward_backward, save_args(7));
-  r.def("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
-        "bool count_include_pad=True, int? divisor_override=None) -> Tensor")
+  r.def(
+       "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
+       "bool count_include_pad=True, int? divisor_override=None) -> Tensor")
       .meta(avg_pool_meta)
       .compute(DispatchKey::CPU, avg_pool_cpu, Determinism::Bitwise)
       .derivative(avg_pool_backward, save_args(0));
-  r.def("avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
-        "bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor")
+  r.def(
+       "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
+       "bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor")
       .meta(avg_pool_backward_meta)
       .compute(DispatchKey::CPU, avg_pool_backward_cpu, Determinism::Bitwise)
       .derivative(avg_pool_backward_backward, save_args());

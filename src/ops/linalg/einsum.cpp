@@ -62,8 +62,10 @@ Term sum_unneeded(Term x, const std::vector<bool>& keep) {
   DimVector dims;
   std::vector<int> rest;
   for (size_t d = 0; d < x.labels.size(); ++d) {
-    if (keep[x.labels[d]]) rest.push_back(x.labels[d]);
-    else dims.push_back(int64_t(d));
+    if (keep[x.labels[d]])
+      rest.push_back(x.labels[d]);
+    else
+      dims.push_back(int64_t(d));
   }
   if (dims.empty()) return x;
   const DType dt = x.t->dtype();
@@ -86,7 +88,8 @@ Term contract(Term a, Term b, const std::vector<bool>& keep, const std::vector<i
   for (int l : a.labels) (in_b[l] ? (keep[l] ? batch : summed) : free_a).push_back(l);
   for (int l : b.labels)
     if (!in_a[l]) free_b.push_back(l);
-  auto arrange = [&](const Term& x, const std::vector<int>& g0, const std::vector<int>& g1, const std::vector<int>& g2) {
+  auto arrange = [&](const Term& x, const std::vector<int>& g0, const std::vector<int>& g1,
+                     const std::vector<int>& g2) {
     DimVector perm, full;
     for (const auto* g : {&g0, &g1, &g2})
       for (int l : *g) {
@@ -224,8 +227,8 @@ void einsum_kernel(void*, Frame& f) {
   for (size_t i = 0; i < ops.size(); ++i) {
     const bool has = std::count(terms[i].begin(), terms[i].end(), -1) > 0;
     const int64_t named = int64_t(terms[i].size()) - (has ? 1 : 0);
-    CT_CHECK(has ? int64_t(ops[i]->dim()) >= named : int64_t(ops[i]->dim()) == named, CT_ERROR_SHAPE, "einsum: operand ",
-             i, " has ", ops[i]->dim(), " dims but its subscripts '", lhs, "' name ", named);
+    CT_CHECK(has ? int64_t(ops[i]->dim()) >= named : int64_t(ops[i]->dim()) == named, CT_ERROR_SHAPE,
+             "einsum: operand ", i, " has ", ops[i]->dim(), " dims but its subscripts '", lhs, "' name ", named);
     if (has) ell = std::max(ell, int64_t(ops[i]->dim()) - named);
   }
   const size_t nl = size_t(kEllipsisBase + ell);
@@ -238,7 +241,8 @@ void einsum_kernel(void*, Frame& f) {
     const int64_t e = int64_t(ops[i]->dim()) - named;
     std::vector<int> labels;
     for (int l : terms[i]) {
-      if (l >= 0) labels.push_back(l);
+      if (l >= 0)
+        labels.push_back(l);
       else
         for (int64_t j = 0; j < e; ++j) labels.push_back(int(kEllipsisBase + ell - e + j));
     }
@@ -248,7 +252,8 @@ void einsum_kernel(void*, Frame& f) {
       const auto first = std::find(labels.begin(), labels.begin() + d, labels[d]);
       if (first == labels.begin() + d) continue;
       const int64_t d0 = first - labels.begin();
-      CT_CHECK(x.t->size(d0) == x.t->size(d), CT_ERROR_SHAPE, "einsum: a subscript repeated in operand ", i, " covers dims of sizes ", x.t->size(d0), " and ", x.t->size(d));
+      CT_CHECK(x.t->size(d0) == x.t->size(d), CT_ERROR_SHAPE, "einsum: a subscript repeated in operand ", i,
+               " covers dims of sizes ", x.t->size(d0), " and ", x.t->size(d));
     }
     std::vector<int> kept;
     Tensor t = x.t;
@@ -271,8 +276,8 @@ void einsum_kernel(void*, Frame& f) {
     for (size_t d = 0; d < kept.size(); ++d) {
       const int l = kept[d];
       const int64_t s = t->size(d);
-      CT_CHECK(!seen[l] || size[l] == s || size[l] == 1 || s == 1, CT_ERROR_SHAPE, "einsum: a subscript covers dims of sizes ",
-               size[l], " and ", s, " in '", eq, "'");
+      CT_CHECK(!seen[l] || size[l] == s || size[l] == 1 || s == 1, CT_ERROR_SHAPE,
+               "einsum: a subscript covers dims of sizes ", size[l], " and ", s, " in '", eq, "'");
       if (!seen[l] || size[l] == 1) size[l] = s;
       seen[l] = true;
       ++count[l];

@@ -17,8 +17,8 @@ Tensor opt_tensor(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor
 
 // PyTorch's BLAS-backed products take one dtype, not a promoted pair.
 void same_dtype(const char* op, const TensorImpl& a, const TensorImpl& b) {
-  CT_CHECK(a.dtype() == b.dtype(), CT_ERROR_DTYPE, op, ": expected both operands to have the same dtype, got ", a.dtype(),
-           " and ", b.dtype(), ". Convert one with to()");
+  CT_CHECK(a.dtype() == b.dtype(), CT_ERROR_DTYPE, op, ": expected both operands to have the same dtype, got ",
+           a.dtype(), " and ", b.dtype(), ". Convert one with to()");
   CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": bool operands are not supported. Convert them with to()");
 }
 
@@ -26,8 +26,8 @@ void same_dtype(const char* op, const TensorImpl& a, const TensorImpl& b) {
 void dot_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   const TensorImpl& b = f.tensor(1);
-  CT_CHECK(a.dim() == 1 && b.dim() == 1, CT_ERROR_SHAPE, "dot: expected two 1-D tensors, got sizes ", a.sizes(), " and ",
-           b.sizes());
+  CT_CHECK(a.dim() == 1 && b.dim() == 1, CT_ERROR_SHAPE, "dot: expected two 1-D tensors, got sizes ", a.sizes(),
+           " and ", b.sizes());
   CT_CHECK(a.size(0) == b.size(0), CT_ERROR_SHAPE, "dot: the vectors have ", a.size(0), " and ", b.size(0),
            " elements; they must have as many");
   same_dtype("dot", a, b);
@@ -69,15 +69,16 @@ Tensor add_scaled(const char* op, const Tensor& self, const Tensor& product, con
 
 // addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 void addmv_kernel(void*, Frame& f) {
-  f.outs[0] = add_scaled("addmv", arg_tensor(f, 0), checked_mv("addmv", f, 1, 2), f.arg(3).to_scalar(), f.arg(4).to_scalar());
+  f.outs[0] =
+      add_scaled("addmv", arg_tensor(f, 0), checked_mv("addmv", f, 1, 2), f.arg(3).to_scalar(), f.arg(4).to_scalar());
 }
 
 // baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 void baddbmm_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(1);
   const TensorImpl& b = f.tensor(2);
-  CT_CHECK(a.dim() == 3 && b.dim() == 3, CT_ERROR_SHAPE, "baddbmm: expected 3-D batches of matrices, got sizes ", a.sizes(),
-           " and ", b.sizes());
+  CT_CHECK(a.dim() == 3 && b.dim() == 3, CT_ERROR_SHAPE, "baddbmm: expected 3-D batches of matrices, got sizes ",
+           a.sizes(), " and ", b.sizes());
   same_dtype("baddbmm", a, b);
   f.outs[0] = add_scaled("baddbmm", arg_tensor(f, 0), bmm(arg_tensor(f, 1), arg_tensor(f, 2)), f.arg(3).to_scalar(),
                          f.arg(4).to_scalar());
@@ -95,10 +96,11 @@ void tensordot_kernel(void*, Frame& f) {
   DimVector pa, pb, out;
   int64_t k = 1;
   for (size_t i = 0; i < da.size(); ++i) {
-    const int64_t x = wrap_dim("tensordot", da[i], int64_t(a->dim())), y = wrap_dim("tensordot", db[i], int64_t(b->dim()));
+    const int64_t x = wrap_dim("tensordot", da[i], int64_t(a->dim())),
+                  y = wrap_dim("tensordot", db[i], int64_t(b->dim()));
     CT_CHECK(!ca[x] && !cb[y], CT_ERROR_INVALID_ARGUMENT, "tensordot: dim ", ca[x] ? x : y, " is contracted twice");
-    CT_CHECK(a->size(x) == b->size(y), CT_ERROR_SHAPE, "tensordot: contracted dims differ in size: self dim ", x, " has ",
-             a->size(x), ", other dim ", y, " has ", b->size(y));
+    CT_CHECK(a->size(x) == b->size(y), CT_ERROR_SHAPE, "tensordot: contracted dims differ in size: self dim ", x,
+             " has ", a->size(x), ", other dim ", y, " has ", b->size(y));
     ca[x] = cb[y] = true;
     k *= a->size(x);
   }
@@ -158,20 +160,21 @@ void bilinear_kernel(void*, Frame& f) {
     CT_CHECK(x1->size(d) == x2->size(d), CT_ERROR_SHAPE, "bilinear: input1 ", x1->sizes(), " and input2 ", x2->sizes(),
              " must agree in every dim but the last");
   const int64_t o = w->size(0), i = w->size(1), j = w->size(2);
-  CT_CHECK(x1->size(x1->dim() - 1) == i && x2->size(x2->dim() - 1) == j, CT_ERROR_SHAPE, "bilinear: input1 ", x1->sizes(),
-           " and input2 ", x2->sizes(), " do not fit weight ", w->sizes());
+  CT_CHECK(x1->size(x1->dim() - 1) == i && x2->size(x2->dim() - 1) == j, CT_ERROR_SHAPE, "bilinear: input1 ",
+           x1->sizes(), " and input2 ", x2->sizes(), " do not fit weight ", w->sizes());
   same_dtype("bilinear", *x1, *w);
   same_dtype("bilinear", *x2, *w);
   if (b.defined()) {
     same_dtype("bilinear", *b, *w);
-    CT_CHECK(b->dim() == 1 && b->size(0) == o, CT_ERROR_SHAPE, "bilinear: bias must have sizes (", o, "), got ", b->sizes());
+    CT_CHECK(b->dim() == 1 && b->size(0) == o, CT_ERROR_SHAPE, "bilinear: bias must have sizes (", o, "), got ",
+             b->sizes());
   }
   int64_t batch = 1;
   DimVector out;
   for (size_t d = 0; d + 1 < x1->dim(); ++d) batch *= x1->size(d), out.push_back(x1->size(d));
   out.push_back(o);
   const Tensor t = mm(reshape(x1, {batch, i}), reshape(permute(w, {1, 0, 2}), {i, o * j}));  // (B, o*j)
-  Tensor y = bmm(reshape(t, {batch, o, j}), reshape(x2, {batch, j, 1}));                  // (B, o, 1)
+  Tensor y = bmm(reshape(t, {batch, o, j}), reshape(x2, {batch, j, 1}));                     // (B, o, 1)
   y = reshape(y, out);
   f.outs[0] = b.defined() ? add(y, b) : y;
 }
@@ -183,14 +186,16 @@ void define_linalg_products(Registry& r) {
   r.def("outer(Tensor self, Tensor vec2) -> Tensor").composite(outer_kernel);
   r.def("ger(Tensor self, Tensor vec2) -> Tensor").composite(outer_kernel);
   r.def("mv(Tensor self, Tensor vec) -> Tensor").composite(mv_kernel);
-  r.def("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor").composite(addmv_kernel);
+  r.def("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
+      .composite(addmv_kernel);
   r.def("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
       .composite(baddbmm_kernel);
-  r.def("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor").composite(tensordot_kernel);
+  r.def("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor")
+      .composite(tensordot_kernel);
   r.def("kron(Tensor self, Tensor other) -> Tensor").composite(kron_kernel);
   r.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor").composite(linear_kernel);
-  r.def("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor").composite(bilinear_kernel);
+  r.def("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor")
+      .composite(bilinear_kernel);
 }
 
 }  // namespace ct::ops
-
