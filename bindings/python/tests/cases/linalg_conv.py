@@ -201,6 +201,17 @@ def einsum_cases():
 # ---- convolution
 
 
+def grads_of(op):
+    """A case function returning op's value and the gradients of (y * y).sum() for every input: the
+    float32 backward kernels (packed GEMMs, direct weight gradient) against torch's."""
+    def fn(m, *ts):
+        ts = [t.detach().requires_grad_() for t in ts]
+        y = op(m, *ts)
+        (y * y).sum().backward()
+        return tuple([y.detach()] + [t.grad for t in ts])
+    return fn
+
+
 def conv2d_cases():
     f = lambda m, x, w, b: F(m).conv2d(x, w, b, padding=1)  # noqa: E731
     cs = per_dtype(f, [(2, 3, 6, 5), (4, 3, 3, 3), (4,)], FLOATS)
@@ -228,6 +239,12 @@ def conv2d_cases():
         Case("negative_padding", lambda m, x, w: F(m).conv2d(x, w, padding=-1), [In((1, 2, 5, 5)), In((3, 2, 3, 3))]),
         Case("same_strided", lambda m, x, w: F(m).conv2d(x, w, stride=2, padding="same"),
              [In((1, 2, 5, 5)), In((3, 2, 3, 3))]),
+        Case("grads", grads_of(lambda m, x, w, b: F(m).conv2d(x, w, b, 1, 1)),
+             [In((3, 16, 9, 7)), In((20, 16, 3, 3)), In((20,))]),
+        Case("grads_groups", grads_of(lambda m, x, w: F(m).conv2d(x, w, None, (2, 1), (1, 0), (1, 2), 2)),
+             [In((5, 6, 11, 12)), In((10, 3, 3, 2))]),
+        Case("grads_float64", grads_of(lambda m, x, w: F(m).conv2d(x, w, None, 2, 1)),
+             [In((2, 3, 7, 7), "float64"), In((4, 3, 3, 3), "float64")]),
     ]
     return cs
 
@@ -264,6 +281,8 @@ def conv_transpose2d_cases():
         Case("channel_mismatch", lambda m, x, w: F(m).conv_transpose2d(x, w), [In((1, 3, 3, 3)), In((2, 3, 2, 2))]),
         Case("0dim", lambda m, x, w: F(m).conv_transpose2d(x, w), [In(()), In((2, 3, 2, 2))]),
         Case("int", lambda m, x, w: F(m).conv_transpose2d(x, w), [In((1, 2, 3, 3), "int32"), In((2, 3, 2, 2), "int32")]),
+        Case("grads", grads_of(lambda m, x, w, b: F(m).conv_transpose2d(x, w, b, 2, 1, 1, 2, (1, 2))),
+             [In((3, 12, 6, 7)), In((12, 5, 3, 3)), In((10,))]),
     ]
 
 
@@ -304,6 +323,7 @@ def max_pool_cases(name):
         Case("bad_padding", mp(kernel_size=2, padding=2), [In((1, 2, 6, 6))]),
         Case("too_small", mp(kernel_size=4), [In((1, 2, 3, 3))]),
         Case("int", mp(kernel_size=2), [In((1, 2, 4, 4), "int64")]),
+        Case("grads", grads_of(lambda m, x: F(m).max_pool2d(x, 3, 2, 1)), [In((2, 3, 7, 6))]),
     ]
 
 
@@ -336,6 +356,7 @@ def avg_pool_cases():
         Case("divisor", ap(kernel_size=2, divisor_override=3), [In((1, 2, 6, 6))]),
         Case("bad_padding", ap(kernel_size=2, padding=2), [In((1, 2, 6, 6))]),
         Case("bool", ap(kernel_size=2), [In((1, 2, 4, 4), "bool")]),
+        Case("grads", grads_of(lambda m, x: F(m).avg_pool2d(x, 3, 2, 1, True, False)), [In((2, 3, 7, 6))]),
     ]
 
 
@@ -367,6 +388,7 @@ def adaptive_cases():
         Case("larger", aap((9, 7)), [In((1, 2, 4, 3))]),
         Case("zero_size", aap((0, 2)), [In((1, 2, 4, 3))]),
         Case("int", aap(2), [In((1, 2, 4, 4), "int64")]),
+        Case("grads", grads_of(lambda m, x: F(m).adaptive_avg_pool2d(x, (3, 4))), [In((2, 3, 7, 6))]),
         Case("function", lambda m, x: m.adaptive_avg_pool2d(x, [2, 2]), [In((1, 2, 4, 4))],
              torch_fn=lambda m, x: m._C._nn.adaptive_avg_pool2d(x, [2, 2])),
     ]
