@@ -1,7 +1,8 @@
 /* bench_ops_linalg_conv.c - the linear-algebra / convolution family beside libtorch, in one run:
  *   C1  conv2d forward, ResNet-style: input 8x64x56x56 float32, weight 64x64x3x3, stride 1, padding 1
  *   C2  the same, forward + backward (y.sum() back to input and weight)
- *   C1s, C2s  the same on one thread (both libraries), less disturbed by other load on the machine
+ *   C1s, C2s  the same on one thread (both libraries), timed as process CPU time: on a machine shared
+ *             with other jobs, wall time on one thread mostly measures the scheduler
  *   E1  einsum "ij,jk,kl->il" over (1000,10), (10,1000), (1000,10): left to right costs 2e7
  *       multiply-adds, (jk,kl) first 2e5; both libraries pick their order themselves.
  * Times are medians (ms), ctorch and libtorch alternating; ratio > 1 means ctorch is faster.
@@ -16,6 +17,31 @@
 #endif
 
 #define REPS 7
+
+/* median_pair with process CPU time instead of wall time (one-thread rows). */
+static double cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+static void median_pair_cpu(void (*ct)(void*), void (*anchor)(void*), void* ctx, int warmup, int reps, double* ct_s,
+                            double* anchor_s) {
+  double tc[MAX_REPS], ta[MAX_REPS];
+  for (int i = 0; i < warmup; ++i) {
+    ct(ctx);
+    if (anchor) anchor(ctx);
+  }
+  for (int i = 0; i < reps; ++i) {
+    double t0 = cpu_s();
+    ct(ctx);
+    double t1 = cpu_s();
+    if (anchor) anchor(ctx);
+    tc[i] = t1 - t0;
+    ta[i] = cpu_s() - t1;
+  }
+  *ct_s = median(tc, reps);
+  *anchor_s = anchor ? median(ta, reps) : 0.0;
+}
 
 typedef struct {
   ct_tensor *x, *w, *a, *b, *c;
@@ -121,16 +147,17 @@ int main(void) {
 #endif
     double c, a;
 #ifdef CTORCH_BENCH_LIBTORCH
-    median_pair(ct_conv, lt_conv, &j, 2, REPS, &c, &a);
+    (single ? median_pair_cpu : median_pair)(ct_conv, lt_conv, &j, 2, REPS, &c, &a);
     lt_lc_release(j.lx);
     lt_lc_release(j.lw);
 #else
-    median_pair(ct_conv, NULL, &j, 2, REPS, &c, &a);
+    (single ? median_pair_cpu : median_pair)(ct_conv, NULL, &j, 2, REPS, &c, &a);
 #endif
     static const char* ids[4] = {"C1", "C2", "C1s", "C2s"};
     static const char* names[4] = {"conv2d 8x64x56x56 * 64x64x3x3 p1, forward",
                                    "conv2d 8x64x56x56 * 64x64x3x3 p1, forward+backward",
-                                   "conv2d forward, 1 thread", "conv2d forward+backward, 1 thread"};
+                                   "conv2d forward, 1 thread (CPU time)",
+                                   "conv2d forward+backward, 1 thread (CPU time)"};
     row(ids[run], names[run], c, a);
     ct_tensor_release(j.x);
     ct_tensor_release(j.w);
