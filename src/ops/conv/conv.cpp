@@ -110,8 +110,8 @@ void col2im(const T* cols, int64_t channels, const Geometry& g, T* x) {
   });
 }
 
-// The im2col rows (c, ki, kj) x columns [j0, j0 + nr) of one sample, written as a GEMM panel of 32
-// floats per row (columns past nr zero): what im2col + packing would give, without the k x L buffer.
+// The im2col rows (c, ki, kj) x columns [j0, j0 + nr) of one sample, written as a GEMM panel of
+// kPanel floats per row (columns past nr zero): what im2col + packing would give, without the k x L buffer.
 // Columns [j0, j0 + nr) of the im2col matrix as runs within one output row.
 struct Segment {
   int64_t dst, oh, ow, len;
@@ -126,15 +126,15 @@ int panel_segments(const Geometry& g, int64_t j0, int64_t nr, Segment* segs) {
   return nseg;
 }
 
-// The adjoint of pack_panel: sums a k x 32 panel of columns [j0, j0 + nr) into the image.
+// The adjoint of pack_panel: sums a k x kPanel panel of columns [j0, j0 + nr) into the image.
 void col2im_panel(const float* panel, int64_t channels, const Geometry& g, int64_t j0, int64_t nr, float* x) {
-  Segment segs[32];
+  Segment segs[conv::kPanel];
   const int nseg = panel_segments(g, j0, nr, segs);
   const int64_t kk = g.kh * g.kw;
   for (int64_t p = 0; p < channels * kk; ++p) {
     const int64_t c = p / kk, ki = (p % kk) / g.kw, kj = p % g.kw;
     float* plane = x + c * g.h * g.w;
-    const float* row = panel + p * 32;
+    const float* row = panel + p * conv::kPanel;
     for (int s = 0; s < nseg; ++s) {
       const Segment& sg = segs[s];
       const int64_t ih = sg.oh * g.sh - g.ph + ki * g.dh;
@@ -158,13 +158,13 @@ void col2im_panel(const float* panel, int64_t channels, const Geometry& g, int64
 }
 
 void pack_panel(const float* x, int64_t channels, const Geometry& g, int64_t j0, int64_t nr, float* panel) {
-  Segment segs[32];
+  Segment segs[conv::kPanel];
   const int nseg = panel_segments(g, j0, nr, segs);
   const int64_t kk = g.kh * g.kw;
   for (int64_t p = 0; p < channels * kk; ++p) {
     const int64_t c = p / kk, ki = (p % kk) / g.kw, kj = p % g.kw;
     const float* plane = x + c * g.h * g.w;
-    float* row = panel + p * 32;
+    float* row = panel + p * conv::kPanel;
     for (int s = 0; s < nseg; ++s) {
       const Segment& sg = segs[s];
       float* d = row + sg.dst;
@@ -188,7 +188,7 @@ void pack_panel(const float* x, int64_t channels, const Geometry& g, int64_t j0,
         }
       }
     }
-    std::fill(row + nr, row + 32, 0.0f);
+    std::fill(row + nr, row + conv::kPanel, 0.0f);
   }
 }
 
@@ -256,15 +256,15 @@ void conv2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * og * k, og, k, k, 1));
     over_samples(a.batch, [&](int64_t n0, int64_t n1) {
       std::vector<T> cols(direct || packed ? 0 : static_cast<size_t>(k * l));
-      std::vector<float> panel(packed ? static_cast<size_t>(k * 32) : 0);
+      std::vector<float> panel(packed ? static_cast<size_t>(k * conv::kPanel) : 0);
       for (int64_t n = n0; n < n1; ++n) {
         for (int64_t grp = 0; grp < a.groups; ++grp) {
           const T* xs = x + (n * a.in_channels + grp * cg) * g.h * g.w;
           if constexpr (is_float) {
             if (packed && !direct) {
               T* o = out + (n * a.out_channels + grp * og) * l;
-              for (int64_t j0 = 0; j0 < l; j0 += 32) {
-                const int64_t nr = std::min<int64_t>(32, l - j0);
+              for (int64_t j0 = 0; j0 < l; j0 += conv::kPanel) {
+                const int64_t nr = std::min<int64_t>(conv::kPanel, l - j0);
                 pack_panel(xs, cg, g, j0, nr, panel.data());
                 conv::gemm_panel(wp[size_t(grp)], panel.data(), nr, o + j0, l);
               }
@@ -316,22 +316,22 @@ void conv_transpose2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * cg * k, k, cg, 1, k));
     over_samples(a.batch, [&](int64_t n0, int64_t n1) {
       std::vector<T> cols(packed ? 0 : static_cast<size_t>(k * l));
-      std::vector<float> panel(packed ? static_cast<size_t>(cg * 32) : 0),
-          cpanel(packed ? static_cast<size_t>(k * 32) : 0);
+      std::vector<float> panel(packed ? static_cast<size_t>(cg * conv::kPanel) : 0),
+          cpanel(packed ? static_cast<size_t>(k * conv::kPanel) : 0);
       for (int64_t n = n0; n < n1; ++n) {
         for (int64_t grp = 0; grp < a.groups; ++grp) {
           const T* xs = x + (n * a.in_channels + grp * cg) * l;
           if constexpr (is_float) {
-            if (packed) {  // per 32 input positions: columns = W_g^T x panel, summed into the output
+            if (packed) {  // per kPanel input positions: columns = W_g^T x panel, summed into the output
               T* o = out + (n * a.out_channels + grp * og) * plane;
-              for (int64_t j0 = 0; j0 < l; j0 += 32) {
-                const int64_t nr = std::min<int64_t>(32, l - j0);
+              for (int64_t j0 = 0; j0 < l; j0 += conv::kPanel) {
+                const int64_t nr = std::min<int64_t>(conv::kPanel, l - j0);
                 for (int64_t q = 0; q < cg; ++q) {
-                  float* d = panel.data() + q * 32;
+                  float* d = panel.data() + q * conv::kPanel;
                   std::copy(xs + q * l + j0, xs + q * l + j0 + nr, d);
-                  std::fill(d + nr, d + 32, 0.0f);
+                  std::fill(d + nr, d + conv::kPanel, 0.0f);
                 }
-                conv::gemm_panel(wp[size_t(grp)], panel.data(), nr, cpanel.data(), 32);
+                conv::gemm_panel(wp[size_t(grp)], panel.data(), nr, cpanel.data(), conv::kPanel);
                 col2im_panel(cpanel.data(), og, g, j0, nr, o);
               }
               continue;
@@ -387,51 +387,43 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
   const int threads = std::max(1, std::min<int>(cpu::get_num_threads(), int(batch)));
   Tensor result = zeros(wsizes, dt, x->device());
   if (dt == DType::Float32 && conv::has_avx512_sgemm()) {
-    // dW_g^T (k x og) += cols (k x L) @ dY_g^T (L x og): cols packed as the GEMM's A straight from
-    // the image, dY_g^T as 32-column panels; each thread accumulates its samples, summed in order.
+    // dW_g (og x k) += dY_g (og x L) @ cols^T (L x k): dY_g packed as the GEMM's A, cols^T as
+    // panels of kPanel im2col rows built straight from the image (8 rows at a time, interleaved);
+    // each thread accumulates its samples, and the threads' sums are added in order.
+    constexpr int64_t kP = conv::kPanel;
     std::vector<std::vector<float>> partial(static_cast<size_t>(threads));
-    const int64_t per = (batch + threads - 1) / threads, npanels = (og + 31) / 32;
+    const int64_t per = (batch + threads - 1) / threads;
     over_samples(threads, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         std::vector<float>& acc = partial[size_t(t)];
-        acc.assign(size_t(groups * k * og), 0.0f);
-        conv::PackedA pa;
-        pa.m = k, pa.k = l;
-        pa.data.assign(size_t((k + 7) / 8 * 8 * l), 0.0f);
-        std::vector<float> rows(static_cast<size_t>(8 * l)), panel(static_cast<size_t>(l * 32));
+        acc.assign(size_t(wnumel), 0.0f);
+        std::vector<float> rows(static_cast<size_t>(8 * l)), panel(static_cast<size_t>(l * kP));
         for (int64_t n = t * per; n < std::min(batch, (t + 1) * per); ++n)
           for (int64_t grp = 0; grp < groups; ++grp) {
             const float* xs = x->data_as<float>() + (n * cin + grp * cg) * g.h * g.w;
-            for (int64_t q0 = 0; q0 < k; q0 += 8) {  // 8 im2col rows, interleaved into one block
-              const int64_t qn = std::min<int64_t>(8, k - q0);
-              for (int64_t i = 0; i < qn; ++i) im2col_row(xs, q0 + i, g, rows.data() + i * l);
-              float* dst = pa.data.data() + (q0 / 8) * l * 8;
-              if (qn == 8) {
-                for (int64_t p = 0; p < l; ++p)
-                  for (int64_t i = 0; i < 8; ++i) dst[p * 8 + i] = rows[size_t(i * l + p)];
-              } else {
-                for (int64_t p = 0; p < l; ++p)
-                  for (int64_t i = 0; i < 8; ++i) dst[p * 8 + i] = i < qn ? rows[size_t(i * l + p)] : 0.0f;
+            const conv::PackedA ga = conv::pack_a(gy->data_as<float>() + (n * cout + grp * og) * l, og, l, l, 1);
+            for (int64_t q0 = 0; q0 < k; q0 += kP) {
+              const int64_t nr = std::min(kP, k - q0);
+              for (int64_t i0 = 0; i0 < kP; i0 += 8) {
+                const int64_t qn = std::max<int64_t>(0, std::min<int64_t>(8, nr - i0));
+                for (int64_t i = 0; i < qn; ++i) im2col_row(xs, q0 + i0 + i, g, rows.data() + i * l);
+                float* dst = panel.data() + i0;
+                if (qn == 8) {
+                  for (int64_t p = 0; p < l; ++p)
+                    for (int64_t i = 0; i < 8; ++i) dst[p * kP + i] = rows[size_t(i * l + p)];
+                } else {
+                  for (int64_t p = 0; p < l; ++p)
+                    for (int64_t i = 0; i < 8; ++i) dst[p * kP + i] = i < qn ? rows[size_t(i * l + p)] : 0.0f;
+                }
               }
-            }
-            const float* gs = gy->data_as<float>() + (n * cout + grp * og) * l;
-            for (int64_t pn = 0; pn < npanels; ++pn) {
-              const int64_t j0 = pn * 32, nr = std::min<int64_t>(32, og - j0);
-              for (int64_t p = 0; p < l; ++p) {
-                float* d = panel.data() + p * 32;
-                for (int64_t jj = 0; jj < nr; ++jj) d[jj] = gs[(j0 + jj) * l + p];
-                for (int64_t jj = nr; jj < 32; ++jj) d[jj] = 0.0f;
-              }
-              conv::gemm_panel(pa, panel.data(), nr, acc.data() + grp * k * og + j0, og, true);
+              conv::gemm_panel(ga, panel.data(), nr, acc.data() + grp * og * k + q0, k, true);
             }
           }
       }
     });
-    float* out = result->data_as<float>();  // (groups * og, k): out[(grp * og + o) * k + q]
+    float* out = result->data_as<float>();  // (groups * og, k), as acc
     for (const auto& acc : partial)
-      for (int64_t grp = 0; grp < groups; ++grp)
-        for (int64_t q = 0; q < k; ++q)
-          for (int64_t o = 0; o < og; ++o) out[(grp * og + o) * k + q] += acc[size_t((grp * k + q) * og + o)];
+      for (int64_t i = 0; i < wnumel; ++i) out[i] += acc[size_t(i)];
     return result;
   }
   visit_dtype<dtype_bit(DType::Float32) | dtype_bit(DType::Float64)>(dt, "conv2d_backward", [&](auto tag) {

@@ -14,46 +14,49 @@
 namespace ct::ops::conv {
 namespace {
 
-constexpr int64_t kMR = 8, kNR = 32;
+constexpr int64_t kMR = 8, kNR = kPanel, kNV = kNR / 16;
 
 #if CT_HAVE_AVX512_SGEMM
-// C[0..mr) x [0..32) (masked to the panel's width) = A block (k x 8) times B panel (k x 32).
+// The lane masks of a panel nr columns wide, one per vector.
+struct Masks {
+  __mmask16 m[kNV];
+};
+Masks masks_for(int64_t nr) {
+  Masks r;
+  for (int64_t v = 0; v < kNV; ++v) {
+    const int64_t left = std::max<int64_t>(0, std::min<int64_t>(16, nr - 16 * v));
+    r.m[v] = left == 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+  }
+  return r;
+}
+
+// C[0..mr) x [0..kNR) (masked to the panel's width) = A block (k x 8) times B panel (k x kNR).
 __attribute__((target("avx512f"))) void micro_kernel(int64_t k, const float* ap, const float* bp, float* c, int64_t ldc,
-                                                     int64_t mr, __mmask16 lo, __mmask16 hi, bool accumulate) {
-  __m512 acc[kMR][2];
-  for (int i = 0; i < kMR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+                                                     int64_t mr, const Masks& mk, bool accumulate) {
+  __m512 acc[kMR][kNV];
+  for (int i = 0; i < kMR; ++i)
+    for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_setzero_ps();
   for (int64_t p = 0; p < k; ++p) {
-    const __m512 b0 = _mm512_loadu_ps(bp + p * kNR), b1 = _mm512_loadu_ps(bp + p * kNR + 16);
+    __m512 b[kNV];
+    for (int v = 0; v < kNV; ++v) b[v] = _mm512_loadu_ps(bp + p * kNR + 16 * v);
     const float* a = ap + p * kMR;
     for (int i = 0; i < kMR; ++i) {
       const __m512 x = _mm512_set1_ps(a[i]);
-      acc[i][0] = _mm512_fmadd_ps(x, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(x, b1, acc[i][1]);
+      for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_fmadd_ps(x, b[v], acc[i][v]);
     }
   }
-  for (int64_t i = 0; i < mr; ++i) {
-    if (accumulate) {
-      acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_maskz_loadu_ps(lo, c + i * ldc));
-      acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_maskz_loadu_ps(hi, c + i * ldc + 16));
+  for (int64_t i = 0; i < mr; ++i)
+    for (int v = 0; v < kNV; ++v) {
+      float* cp = c + i * ldc + 16 * v;
+      if (accumulate) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_maskz_loadu_ps(mk.m[v], cp));
+      _mm512_mask_storeu_ps(cp, mk.m[v], acc[i][v]);
     }
-    _mm512_mask_storeu_ps(c + i * ldc, lo, acc[i][0]);
-    _mm512_mask_storeu_ps(c + i * ldc + 16, hi, acc[i][1]);
-  }
 }
 
-__attribute__((target("avx512f"))) void pack_b(const float* b, int64_t ldb, int64_t k, int64_t nr, __mmask16 lo,
-                                               __mmask16 hi, float* bp) {
-  if (nr == kNR) {
-    for (int64_t p = 0; p < k; ++p) {
-      _mm512_storeu_ps(bp + p * kNR, _mm512_loadu_ps(b + p * ldb));
-      _mm512_storeu_ps(bp + p * kNR + 16, _mm512_loadu_ps(b + p * ldb + 16));
-    }
-    return;
-  }
-  for (int64_t p = 0; p < k; ++p) {
-    _mm512_storeu_ps(bp + p * kNR, _mm512_maskz_loadu_ps(lo, b + p * ldb));
-    _mm512_storeu_ps(bp + p * kNR + 16, _mm512_maskz_loadu_ps(hi, b + p * ldb + 16));
-  }
+__attribute__((target("avx512f"))) void pack_b(const float* b, int64_t ldb, int64_t k, const Masks& mk, float* bp) {
+  for (int64_t p = 0; p < k; ++p)
+    for (int v = 0; v < kNV; ++v)
+      _mm512_storeu_ps(bp + p * kNR + 16 * v, _mm512_maskz_loadu_ps(mk.m[v], b + p * ldb + 16 * v));
 }
 #endif
 
@@ -88,13 +91,11 @@ void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, floa
 #if CT_HAVE_AVX512_SGEMM
   const int64_t blocks = (a.m + kMR - 1) / kMR;
   for (int64_t j0 = 0; j0 < n; j0 += kNR) {
-    const int64_t nr = std::min(kNR, n - j0);
-    const __mmask16 lo = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
-    const __mmask16 hi = nr <= 16 ? __mmask16(0) : nr >= 32 ? __mmask16(0xFFFF) : __mmask16((1u << (nr - 16)) - 1);
-    pack_b(b + j0, ldb, a.k, nr, lo, hi, bpanel);
+    const Masks mk = masks_for(std::min(kNR, n - j0));
+    pack_b(b + j0, ldb, a.k, mk, bpanel);
     for (int64_t ib = 0; ib < blocks; ++ib)
       micro_kernel(a.k, a.data.data() + ib * a.k * kMR, bpanel, c + ib * kMR * ldc + j0, ldc,
-                   std::min(kMR, a.m - ib * kMR), lo, hi, false);
+                   std::min(kMR, a.m - ib * kMR), mk, false);
   }
 #else
   (void)a, (void)n, (void)b, (void)ldb, (void)c, (void)ldc, (void)bpanel;
@@ -104,11 +105,10 @@ void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, floa
 void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc, bool accumulate) {
 #if CT_HAVE_AVX512_SGEMM
   const int64_t blocks = (a.m + kMR - 1) / kMR;
-  const __mmask16 lo = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
-  const __mmask16 hi = nr <= 16 ? __mmask16(0) : nr >= 32 ? __mmask16(0xFFFF) : __mmask16((1u << (nr - 16)) - 1);
+  const Masks mk = masks_for(nr);
   for (int64_t ib = 0; ib < blocks; ++ib)
-    micro_kernel(a.k, a.data.data() + ib * a.k * kMR, panel, c + ib * kMR * ldc, ldc, std::min(kMR, a.m - ib * kMR), lo,
-                 hi, accumulate);
+    micro_kernel(a.k, a.data.data() + ib * a.k * kMR, panel, c + ib * kMR * ldc, ldc, std::min(kMR, a.m - ib * kMR), mk,
+                 accumulate);
 #else
   (void)a, (void)panel, (void)nr, (void)c, (void)ldc, (void)accumulate;
 #endif
