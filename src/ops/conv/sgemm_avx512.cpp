@@ -15,6 +15,7 @@ namespace ct::ops::conv {
 namespace {
 
 constexpr int64_t kMR = 8, kNR = kPanel, kNV = kNR / 16;
+constexpr int64_t kKC = 128;  // 128 x 48 floats: 24 KiB of panel
 
 #if CT_HAVE_AVX512_SGEMM
 // The lane masks of a panel nr columns wide, one per vector.
@@ -89,13 +90,10 @@ PackedA pack_a(const float* a, int64_t m, int64_t k, int64_t s0, int64_t s1) {
 
 void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c, int64_t ldc, float* bpanel) {
 #if CT_HAVE_AVX512_SGEMM
-  const int64_t blocks = (a.m + kMR - 1) / kMR;
   for (int64_t j0 = 0; j0 < n; j0 += kNR) {
     const Masks mk = masks_for(std::min(kNR, n - j0));
     pack_b(b + j0, ldb, a.k, mk, bpanel);
-    for (int64_t ib = 0; ib < blocks; ++ib)
-      micro_kernel(a.k, a.data.data() + ib * a.k * kMR, bpanel, c + ib * kMR * ldc + j0, ldc,
-                   std::min(kMR, a.m - ib * kMR), mk, false);
+    gemm_panel(a, bpanel, std::min(kNR, n - j0), c + j0, ldc, false);
   }
 #else
   (void)a, (void)n, (void)b, (void)ldb, (void)c, (void)ldc, (void)bpanel;
@@ -106,9 +104,14 @@ void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int6
 #if CT_HAVE_AVX512_SGEMM
   const int64_t blocks = (a.m + kMR - 1) / kMR;
   const Masks mk = masks_for(nr);
-  for (int64_t ib = 0; ib < blocks; ++ib)
-    micro_kernel(a.k, a.data.data() + ib * a.k * kMR, panel, c + ib * kMR * ldc, ldc, std::min(kMR, a.m - ib * kMR), mk,
-                 accumulate);
+  // k in chunks whose slice of the panel stays in L1 while every row block passes over it.
+  for (int64_t k0 = 0; k0 < a.k || k0 == 0; k0 += kKC) {
+    const int64_t kc = std::min(kKC, a.k - k0);
+    for (int64_t ib = 0; ib < blocks; ++ib)
+      micro_kernel(kc, a.data.data() + ib * a.k * kMR + k0 * kMR, panel + k0 * kNR, c + ib * kMR * ldc, ldc,
+                   std::min(kMR, a.m - ib * kMR), mk, accumulate || k0 > 0);
+    if (a.k == 0) break;
+  }
 #else
   (void)a, (void)panel, (void)nr, (void)c, (void)ldc, (void)accumulate;
 #endif
