@@ -1674,6 +1674,128 @@ CT_API CT_NODISCARD ct_status ct_tensor_matmul(const ct_tensor* a, const ct_tens
 CT_API CT_NODISCARD ct_status ct_tensor_addmm(const ct_tensor* self, const ct_tensor* m1, const ct_tensor* m2,
                                               const ct_scalar* beta, const ct_scalar* alpha, ct_tensor** out);
 
+/* ---- Operators: linear algebra, convolution, pooling ---- */
+
+/*
+ * Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
+ * dtype, a 0-dim result), ct_tensor_outer (1-D a [n] and b [m] give [n, m]; dtypes promote),
+ * ct_tensor_mv (matrix [n, k] times vector [k], one dtype).
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released handle, out NULL
+ *   CT_ERROR_SHAPE             wrong ndim or sizes that do not fit
+ *   CT_ERROR_DTYPE             operands of different dtypes (dot, mv), bool operands
+ * Determinism: deterministic for a fixed thread count. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_dot(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_outer(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_mv(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
+
+/*
+ * out = beta * self + alpha * (batch1 @ batch2) (torch.baddbmm): batch1 [b, n, k], batch2 [b, k, m],
+ * self broadcastable to [b, n, m], all of one dtype. beta or alpha NULL means 1; with beta 0, self
+ * is not read (NaN in it does not propagate).
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released handles, a bad scalar kind);
+ * CT_ERROR_SHAPE; CT_ERROR_DTYPE. Determinism: deterministic for a fixed thread count. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_baddbmm(const ct_tensor* self, const ct_tensor* batch1, const ct_tensor* batch2,
+                                                const ct_scalar* beta, const ct_scalar* alpha, ct_tensor** out);
+
+/*
+ * Einstein summation (torch.einsum): equation such as "ij,jk->ik", "bij,bjk", "ii->i" or
+ * "...ij,...jk->...ik" over operands[0, n). Repeated labels in one term take a diagonal, labels
+ * missing from the output are summed, '...' broadcasts, and without "->" the output is the
+ * ellipsis dims then the labels seen once, in alphabetical order. With three or more operands the
+ * pairwise contraction order that needs the fewest multiply-adds is chosen; each pair is one
+ * batched matrix product. Operands must share one dtype.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (equation or operands NULL, n 0, a bad character, a term
+ * count different from n, an output label that no operand has); CT_ERROR_SHAPE (a term naming a
+ * different number of dims than its operand has, a label over sizes that differ and are not 1);
+ * CT_ERROR_DTYPE. Determinism: deterministic for a fixed thread count. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_einsum(const char* equation, const ct_tensor* const* operands, size_t n,
+                                               ct_tensor** out);
+
+/*
+ * out = input @ weight^T + bias (torch.nn.functional.linear): input [..., in], weight [out, in] (or
+ * [in] for a vector), bias [out] or NULL for none; all of one dtype.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released handles); CT_ERROR_SHAPE; CT_ERROR_DTYPE.
+ * Determinism: deterministic for a fixed thread count. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linear(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                                               ct_tensor** out);
+
+/*
+ * Options of ct_tensor_conv2d, per spatial dim (height, width). struct_size must be
+ * sizeof(ct_conv2d_options): later versions add fields at the end and read only what a caller's
+ * struct_size covers. Start from CT_CONV2D_OPTIONS_DEFAULT (stride 1, padding 0, dilation 1,
+ * groups 1) and change what you need.
+ */
+typedef struct ct_conv2d_options {
+  uint32_t struct_size;
+  int64_t stride[2];   /* > 0 */
+  int64_t padding[2];  /* >= 0 zeros added on both sides */
+  int64_t dilation[2]; /* > 0 */
+  int64_t groups;      /* > 0, divides the input and output channels */
+} ct_conv2d_options;
+#define CT_CONV2D_OPTIONS_DEFAULT {(uint32_t)sizeof(ct_conv2d_options), {1, 1}, {0, 0}, {1, 1}, 1}
+
+/*
+ * 2-D convolution (torch.nn.functional.conv2d; cross-correlation, NCHW): input [N, C, H, W] or
+ * [C, H, W], weight [O, C / groups, kh, kw], bias [O] or NULL; options NULL means the defaults.
+ * Floating dtypes only (float16 and bfloat16 compute in float32), input, weight and bias of one
+ * dtype. Computed per sample and group as im2col + one GEMM (OpenBLAS for float32/float64).
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released handle, out NULL, a wrong options->struct_size,
+ *                              non-positive stride, dilation or groups, negative padding
+ *   CT_ERROR_SHAPE             wrong ndim, channels that do not fit weight and groups, a kernel larger
+ *                              than the padded input, a bias that is not [O]
+ *   CT_ERROR_DTYPE             integer or bool input, mixed dtypes
+ * Determinism: deterministic for a fixed thread count. Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conv2d(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                                               const ct_conv2d_options* options, ct_tensor** out);
+
+/*
+ * Options of the 2-D window pools. struct_size must be sizeof(ct_pool2d_options) (see
+ * ct_conv2d_options). kernel_size must be set; stride {0, 0} means kernel_size; padding is at most
+ * half the kernel; dilation must be {1, 1} for average pooling; ceil_mode nonzero rounds the output
+ * size up (a window may start in the input or left padding, never wholly in the right padding).
+ */
+typedef struct ct_pool2d_options {
+  uint32_t struct_size;
+  int64_t kernel_size[2];
+  int64_t stride[2];
+  int64_t padding[2];
+  int64_t dilation[2];
+  int ceil_mode;
+} ct_pool2d_options;
+#define CT_POOL2D_OPTIONS_DEFAULT(kh, kw) {(uint32_t)sizeof(ct_pool2d_options), {kh, kw}, {0, 0}, {0, 0}, {1, 1}, 0}
+
+/*
+ * Pools over the last two dims of input [N, C, H, W] or [C, H, W].
+ * ct_tensor_max_pool2d: the window maxima (a NaN wins) and, when indices is not NULL, their int64
+ * positions in each input plane (h * W + w), as torch's max_pool2d(return_indices=True); floating
+ * dtypes. ct_tensor_avg_pool2d: window means; count_include_pad nonzero counts padding zeros in the
+ * divisor; divisor_override nonzero replaces the divisor; floating or int64 (integer division).
+ * ct_tensor_adaptive_avg_pool2d: output [..., output_h, output_w], window i covering
+ * [floor(i * H / output_h), ceil((i + 1) * H / output_h)); floating dtypes.
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released handle, out or options NULL, a wrong struct_size,
+ *                              non-positive kernel, stride or dilation, padding over half the kernel
+ *   CT_ERROR_SHAPE             not 3-D or 4-D, an empty plane, an output smaller than 1
+ *   CT_ERROR_DTYPE             an unsupported dtype
+ * Determinism: bitwise (planes are independent). Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max_pool2d(const ct_tensor* input, const ct_pool2d_options* options,
+                                                   ct_tensor** out, ct_tensor** indices);
+CT_API CT_NODISCARD ct_status ct_tensor_avg_pool2d(const ct_tensor* input, const ct_pool2d_options* options,
+                                                   int count_include_pad, int64_t divisor_override, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_adaptive_avg_pool2d(const ct_tensor* input, int64_t output_h, int64_t output_w,
+                                                            ct_tensor** out);
+
 /* ---- Operators: boxed calls, schemas and the registry ---- */
 
 /* Kinds of ct_value, the boxed argument of ct_op_call and of C kernels. Append-only. */

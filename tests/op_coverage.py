@@ -47,6 +47,8 @@ NOT_APPLICABLE = {
     "cat": {"broadcast": _NO_BROADCAST},
     "stack": {"broadcast": _NO_BROADCAST},
     "to": {"errors": "every dtype converts to every dtype"},
+    "dot": {"broadcast": "takes two 1-D tensors of one size, as torch.dot (no broadcasting)"},
+    "kron": {"errors": "any two tensors have a Kronecker product"},
     "clone": {"errors": _ACCEPTS_ALL},
     "contiguous": {"errors": _ACCEPTS_ALL},
     **{op: {"errors": _ACCEPTS_ALL} for op in ("abs", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "tanh",

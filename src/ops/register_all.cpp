@@ -28,6 +28,10 @@ void define_layer_norm(Registry& r);
 void define_norms(Registry& r);
 void define_losses(Registry& r);
 void define_attention(Registry& r);
+void define_conv(Registry& r);
+void define_pool(Registry& r);
+void define_linalg_products(Registry& r);
+void define_einsum(Registry& r);
 }  // namespace ops
 
 void register_builtin_operators(Registry& r) {
@@ -54,6 +58,10 @@ void register_builtin_operators(Registry& r) {
   ops::define_norms(r);
   ops::define_losses(r);
   ops::define_attention(r);
+  ops::define_conv(r);
+  ops::define_pool(r);
+  ops::define_linalg_products(r);
+  ops::define_einsum(r);
   autograd::install(r);
 }
 

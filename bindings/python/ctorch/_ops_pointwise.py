@@ -28,7 +28,7 @@ def _reflected(name):
     def method(self, other):
         if not _number(other):
             return NotImplemented
-        return _ops.call(name, full((), other), self)
+        return _ops.call(name, full((), other, device=self.device), self)
 
     method.__name__ = "r" + name
     return method

@@ -590,6 +590,12 @@ class Tensor:
         from . import ops  # imported here: ops imports this module
 
         if not name.startswith("_") and ops.is_method(name):
+            if name.endswith("_"):  # in place: returns self, as torch does, not a second wrapper
+                def inplace(*args, **kwargs):
+                    ops.call(name, self, *args, **kwargs)
+                    return self
+
+                return inplace
             return functools.partial(ops.call, name, self)
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
 

@@ -1,0 +1,438 @@
+"""Differential cases of the linear-algebra, convolution and pooling family."""
+
+from difftest import Case, In
+
+ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+NUM = ALL[1:]
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+
+
+def F(m):
+    return m.nn.functional
+
+
+def per_dtype(fn, shapes, dtypes=ALL, kind="small"):
+    return [Case(dt, fn, [In(s, dt, kind=kind) for s in shapes]) for dt in dtypes]
+
+
+# ---- products
+
+
+def dot_cases():
+    f = lambda m, a, b: m.dot(a, b)  # noqa: E731
+    return per_dtype(f, [(5,), (5,)]) + [
+        Case("step", f, [In((4,), layout="step"), In((4,))]),
+        Case("expand", f, [In((4,), layout="expand"), In((4,))]),
+        Case("empty", f, [In((0,)), In((0,))]),
+        Case("method", lambda m, a, b: a.dot(b), [In((3,)), In((3,))]),
+        Case("size_mismatch", f, [In((3,)), In((4,))]),
+        Case("dtype_mismatch", f, [In((3,)), In((3,), "float64")]),
+        Case("0dim", f, [In(()), In(())]),
+        Case("2d", f, [In((2, 2)), In((2, 2))]),
+    ]
+
+
+def outer_cases(name):
+    f = lambda m, a, b: getattr(m, name)(a, b)  # noqa: E731
+    return per_dtype(f, [(3,), (4,)]) + [
+        Case("mixed", f, [In((3,), "int32"), In((4,), "float32")]),
+        Case("step", f, [In((3,), layout="step"), In((4,))]),
+        Case("expand", f, [In((3,), layout="expand"), In((4,))]),
+        Case("empty", f, [In((0,)), In((4,))]),
+        Case("0dim", f, [In(()), In((4,))]),
+        Case("2d", f, [In((2, 2)), In((4,))]),
+        Case("method", lambda m, a, b: getattr(a, name)(b), [In((3,)), In((2,))]),
+    ]
+
+
+def mv_cases():
+    f = lambda m, a, b: m.mv(a, b)  # noqa: E731
+    return per_dtype(f, [(3, 4), (4,)], NUM) + [
+        Case("T", f, [In((3, 4), layout="T"), In((4,))]),
+        Case("step", f, [In((3, 4), layout="step"), In((4,), layout="step")]),
+        Case("expand", f, [In((3, 4), layout="expand"), In((4,))]),
+        Case("empty_rows", f, [In((0, 4)), In((4,))]),
+        Case("empty_inner", f, [In((3, 0)), In((0,))]),
+        Case("mismatch", f, [In((3, 4)), In((5,))]),
+        Case("0dim", f, [In((3, 4)), In(())]),
+        Case("bool", f, [In((3, 4), "bool"), In((4,), "bool")]),
+        Case("dtype_mismatch", f, [In((3, 4)), In((4,), "float64")]),
+    ]
+
+
+def addmv_cases():
+    f = lambda m, s, a, b: m.addmv(s, a, b)  # noqa: E731
+    return per_dtype(f, [(3,), (3, 4), (4,)], ["int32", "int64", "float32", "float64", "bfloat16"]) + [
+        Case("broadcast_self", f, [In((1,)), In((3, 4)), In((4,))]),
+        Case("0dim_self", f, [In(()), In((3, 4)), In((4,))]),
+        Case("beta_alpha", lambda m, s, a, b: m.addmv(s, a, b, beta=0.5, alpha=2), [In((3,)), In((3, 4)), In((4,))]),
+        Case("beta0_nan", lambda m, s, a, b: m.addmv(s, a, b, beta=0),
+             [In((3,), kind="special"), In((3, 4)), In((4,))]),
+        Case("T", f, [In((3,)), In((3, 4), layout="T"), In((4,), layout="step")]),
+        Case("expand", f, [In((3,), layout="expand"), In((3, 4)), In((4,))]),
+        Case("empty", f, [In((0,)), In((0, 4)), In((4,))]),
+        Case("bad_self", f, [In((2, 3)), In((3, 4)), In((4,))]),
+        Case("mismatch", f, [In((3,)), In((3, 4)), In((5,))]),
+    ]
+
+
+def baddbmm_cases():
+    f = lambda m, s, a, b: m.baddbmm(s, a, b)  # noqa: E731
+    shapes = [(2, 3, 5), (2, 3, 4), (2, 4, 5)]
+    return per_dtype(f, shapes, ["int32", "int64", "float16", "bfloat16", "float32", "float64"]) + [
+        Case("broadcast_self", f, [In((5,)), In((2, 3, 4)), In((2, 4, 5))]),
+        Case("0dim_self", f, [In(()), In((2, 3, 4)), In((2, 4, 5))]),
+        Case("beta_alpha", lambda m, s, a, b: m.baddbmm(s, a, b, beta=0.5, alpha=-2), [In(s) for s in shapes]),
+        Case("beta0_nan", lambda m, s, a, b: m.baddbmm(s, a, b, beta=0), [In((2, 3, 5), kind="special"), In((2, 3, 4)),
+                                                                           In((2, 4, 5))]),
+        Case("T", f, [In((2, 3, 5)), In((2, 3, 4), layout="T"), In((2, 4, 5), layout="step")]),
+        Case("expand", f, [In((2, 3, 5)), In((2, 3, 4), layout="expand"), In((2, 4, 5))]),
+        Case("empty", f, [In((0, 3, 5)), In((0, 3, 4)), In((0, 4, 5))]),
+        Case("method", lambda m, s, a, b: s.baddbmm(a, b), [In(s) for s in shapes]),
+        Case("bad_self", f, [In((3, 3, 5)), In((2, 3, 4)), In((2, 4, 5))]),
+        Case("2d", f, [In((3, 5)), In((3, 4)), In((4, 5))]),
+    ]
+
+
+def tensordot_cases():
+    f2 = lambda m, a, b: m.tensordot(a, b, dims=2)  # noqa: E731
+    fl = lambda m, a, b: m.tensordot(a, b, dims=([1, 0], [0, 2]))  # noqa: E731
+    return per_dtype(f2, [(2, 3, 4), (3, 4, 5)], NUM) + [
+        Case("lists", fl, [In((3, 4, 5)), In((4, 2, 3))]),
+        Case("int1", lambda m, a, b: m.tensordot(a, b, 1), [In((2, 3)), In((3, 4))]),
+        Case("int0", lambda m, a, b: m.tensordot(a, b, 0), [In((2,)), In((3,))]),
+        Case("T", f2, [In((2, 3, 4), layout="T"), In((3, 4, 5), layout="step")]),
+        Case("expand", f2, [In((2, 3, 4), layout="expand"), In((3, 4, 5))]),
+        Case("empty", f2, [In((0, 3, 4)), In((3, 4, 5))]),
+        Case("0dim", lambda m, a, b: m.tensordot(a, b, 0), [In(()), In((3,))]),
+        Case("mismatch", f2, [In((2, 3, 4)), In((4, 3, 5))]),
+        Case("dtype_mismatch", f2, [In((2, 3, 4)), In((3, 4, 5), "float64")]),
+    ]
+
+
+def kron_cases():
+    f = lambda m, a, b: m.kron(a, b)  # noqa: E731
+    return per_dtype(f, [(2, 3), (3, 2)], ALL) + [
+        Case("ranks", f, [In((2, 3)), In((4,))]),
+        Case("mixed", f, [In((2, 3), "int64"), In((2,), "float32")]),
+        Case("step", f, [In((2, 3)), In((3, 2), layout="step")]),
+        Case("expand", f, [In((2, 3), layout="expand"), In((2,))]),
+        Case("empty", f, [In((0, 3)), In((2, 2))]),
+        Case("0dim", f, [In(()), In((2, 2))]),
+        Case("method", lambda m, a, b: a.kron(b), [In((2,)), In((3,))]),
+    ]
+
+
+def linear_cases():
+    f = lambda m, x, w, b: F(m).linear(x, w, b)  # noqa: E731
+    f2 = lambda m, x, w: F(m).linear(x, w)  # noqa: E731
+    return per_dtype(f, [(4, 3), (5, 3), (5,)], ["float32", "float64", "bfloat16", "int64"]) + [
+        Case("no_bias", f2, [In((4, 3)), In((5, 3))]),
+        Case("batched", f, [In((2, 4, 3)), In((5, 3)), In((5,))]),
+        Case("vector_input", f, [In((3,)), In((5, 3)), In((5,))]),
+        Case("vector_weight", f2, [In((4, 3)), In((3,))]),
+        Case("broadcast_bias", f, [In((4, 3)), In((5, 3)), In((1,))]),
+        Case("0dim_bias", f, [In((4, 3)), In((5, 3)), In(())]),
+        Case("T", f, [In((4, 3), layout="T"), In((5, 3), layout="step"), In((5,))]),
+        Case("expand", f, [In((4, 3), layout="expand"), In((5, 3)), In((5,))]),
+        Case("empty", f, [In((0, 3)), In((5, 3)), In((5,))]),
+        Case("mismatch", f2, [In((4, 3)), In((5, 4))]),
+        Case("dtype_mismatch", f2, [In((4, 3)), In((5, 3), "float64")]),
+    ]
+
+
+def bilinear_cases():
+    f = lambda m, a, b, w, bias: F(m).bilinear(a, b, w, bias)  # noqa: E731
+    f3 = lambda m, a, b, w: F(m).bilinear(a, b, w)  # noqa: E731
+    return per_dtype(f, [(4, 3), (4, 2), (5, 3, 2), (5,)], ["float32", "float64", "bfloat16"]) + [
+        Case("no_bias", f3, [In((4, 3)), In((4, 2)), In((5, 3, 2))]),
+        Case("batched", f, [In((2, 4, 3)), In((2, 4, 2)), In((5, 3, 2)), In((5,))]),
+        Case("T", f, [In((4, 3), layout="T"), In((4, 2), layout="step"), In((5, 3, 2)), In((5,))]),
+        Case("expand", f, [In((4, 3), layout="expand"), In((4, 2)), In((5, 3, 2)), In((5,))]),
+        Case("empty", f, [In((0, 3)), In((0, 2)), In((5, 3, 2)), In((5,))]),
+        Case("mismatch", f3, [In((4, 3)), In((4, 2)), In((5, 2, 3))]),
+        Case("0dim", f3, [In(()), In((4, 2)), In((5, 3, 2))]),
+    ]
+
+
+def einsum_cases():
+    def e(eq):
+        return lambda m, *ts: m.einsum(eq, *ts)
+
+    cs = per_dtype(e("ij,jk->ik"), [(3, 4), (4, 5)], NUM)
+    cs += [
+        Case("list_form", lambda m, a, b: m.einsum("ij,jk->ik", [a, b]), [In((3, 4)), In((4, 5))]),
+        Case("chain3", e("ij,jk,kl->il"), [In((6, 2)), In((2, 6)), In((6, 2))]),
+        Case("chain4", e("ab,bc,cd,de->ae"), [In((3, 4)), In((4, 2)), In((2, 5)), In((5, 3))]),
+        Case("implicit", e("ij,jk"), [In((3, 4)), In((4, 5))]),
+        Case("implicit_sorted", e("ba"), [In((3, 4))]),
+        Case("trace", e("ii"), [In((4, 4))]),
+        Case("diagonal", e("ii->i"), [In((4, 4))]),
+        Case("diagonal3", e("iij->ij"), [In((3, 3, 2))]),
+        Case("sum_all", e("ij->"), [In((3, 4))]),
+        Case("transpose", e("ij->ji"), [In((3, 4))]),
+        Case("outer", e("i,j->ij"), [In((3,)), In((4,))]),
+        Case("batch", e("bij,bjk->bik"), [In((2, 3, 4)), In((2, 4, 5))]),
+        Case("ellipsis", e("...ij,...jk->...ik"), [In((2, 3, 4)), In((4, 5))]),
+        Case("ellipsis_broadcast", e("...ij,...jk"), [In((2, 1, 3, 4)), In((5, 4, 2))]),
+        Case("ellipsis_middle", e("i...j->j...i"), [In((2, 3, 4, 5))]),
+        Case("broadcast_size1", e("ij,ij->ij"), [In((1, 4)), In((3, 4))]),
+        Case("bilinear", e("bn,anm,bm->ba"), [In((2, 3)), In((4, 3, 5)), In((2, 5))]),
+        Case("upper", e("Ab,bC->AC"), [In((2, 3)), In((3, 2))]),
+        Case("spaces", e(" ij , jk -> ik "), [In((2, 3)), In((3, 2))]),
+        Case("T", e("ij,jk->ik"), [In((3, 4), layout="T"), In((4, 5), layout="step")]),
+        Case("expand", e("ij,jk->ik"), [In((3, 4), layout="expand"), In((4, 5))]),
+        Case("empty", e("ij,jk->ik"), [In((0, 4)), In((4, 5))]),
+        Case("empty_contracted", e("ij,jk->ik"), [In((3, 0)), In((0, 5))]),
+        Case("0dim", e(",ij->ij"), [In(()), In((2, 3))]),
+        Case("0dim_alone", e("->"), [In(())]),
+        Case("float16_chain", e("ij,jk,kl->il"), [In((3, 2), "float16"), In((2, 3), "float16"), In((3, 2), "float16")]),
+        Case("path", lambda m, a, b, c: m.einsum("ij,jk,kl->il", a, b, c, path=[1, 2, 0, 1]),
+             [In((3, 2)), In((2, 3)), In((3, 2))], torch_fn=lambda m, a, b, c: m.einsum("ij,jk,kl->il", a, b, c)),
+        Case("too_few_operands", e("ij,jk->ik"), [In((3, 4))]),
+        Case("wrong_rank", e("ijk->i"), [In((3, 4))]),
+        Case("size_mismatch", e("ij,jk->ik"), [In((3, 4)), In((5, 2))]),
+        Case("bad_output", e("ij->k"), [In((3, 4))]),
+        Case("bad_char", e("i1->i"), [In((3, 4))]),
+        Case("dtype_mismatch", e("ij,jk->ik"), [In((3, 4)), In((4, 5), "float64")]),
+    ]
+    return cs
+
+
+# ---- convolution
+
+
+def grads_of(op):
+    """A case function returning op's value and the gradients of (y * y).sum() for every input: the
+    float32 backward kernels (packed GEMMs, direct weight gradient) against torch's."""
+    def fn(m, *ts):
+        ts = [t.detach().requires_grad_() for t in ts]
+        y = op(m, *ts)
+        (y * y).sum().backward()
+        return tuple([y.detach()] + [t.grad for t in ts])
+    return fn
+
+
+def conv2d_cases():
+    f = lambda m, x, w, b: F(m).conv2d(x, w, b, padding=1)  # noqa: E731
+    cs = per_dtype(f, [(2, 3, 6, 5), (4, 3, 3, 3), (4,)], FLOATS)
+    cs += [
+        Case("no_bias", lambda m, x, w: F(m).conv2d(x, w), [In((2, 3, 6, 5)), In((4, 3, 3, 3))]),
+        Case("stride_dilation", lambda m, x, w: F(m).conv2d(x, w, None, (2, 1), (1, 2), (2, 1)),
+             [In((2, 3, 9, 8)), In((4, 3, 3, 2))]),
+        Case("groups", lambda m, x, w, b: F(m).conv2d(x, w, b, 1, 1, 1, 2),
+             [In((2, 4, 5, 5)), In((6, 2, 3, 3)), In((6,))]),
+        Case("depthwise", lambda m, x, w: F(m).conv2d(x, w, None, 2, 1, 1, 4), [In((1, 4, 7, 7)), In((4, 1, 3, 3))]),
+        Case("pointwise", lambda m, x, w: F(m).conv2d(x, w), [In((2, 5, 4, 4)), In((3, 5, 1, 1))]),
+        Case("unbatched", lambda m, x, w: F(m).conv2d(x, w, padding=1), [In((3, 5, 5)), In((2, 3, 3, 3))]),
+        Case("same", lambda m, x, w: F(m).conv2d(x, w, padding="same"), [In((1, 2, 6, 6)), In((3, 2, 3, 4))]),
+        Case("same_dilated", lambda m, x, w: F(m).conv2d(x, w, padding="same", dilation=2),
+             [In((1, 2, 7, 7)), In((3, 2, 3, 3))]),
+        Case("valid", lambda m, x, w: F(m).conv2d(x, w, padding="valid"), [In((1, 2, 6, 6)), In((3, 2, 3, 3))]),
+        Case("T", lambda m, x, w: F(m).conv2d(x, w), [In((1, 2, 5, 6), layout="T"), In((3, 2, 3, 3), layout="step")]),
+        Case("expand", lambda m, x, w: F(m).conv2d(x, w), [In((2, 2, 5, 5), layout="expand"), In((3, 2, 3, 3))]),
+        Case("empty_batch", lambda m, x, w: F(m).conv2d(x, w), [In((0, 2, 5, 5)), In((3, 2, 3, 3))]),
+        Case("kernel_too_big", lambda m, x, w: F(m).conv2d(x, w), [In((1, 2, 2, 2)), In((3, 2, 3, 3))]),
+        Case("channel_mismatch", lambda m, x, w: F(m).conv2d(x, w), [In((1, 3, 5, 5)), In((3, 2, 3, 3))]),
+        Case("bad_groups", lambda m, x, w: F(m).conv2d(x, w, groups=2), [In((1, 3, 5, 5)), In((4, 1, 3, 3))]),
+        Case("dtype_mismatch", lambda m, x, w: F(m).conv2d(x, w), [In((1, 2, 5, 5)), In((3, 2, 3, 3), "float64")]),
+        Case("0dim", lambda m, x, w: F(m).conv2d(x, w), [In(()), In((3, 2, 3, 3))]),
+        Case("bad_bias", f, [In((2, 3, 6, 5)), In((4, 3, 3, 3)), In((3,))]),
+        Case("negative_padding", lambda m, x, w: F(m).conv2d(x, w, padding=-1), [In((1, 2, 5, 5)), In((3, 2, 3, 3))]),
+        Case("same_strided", lambda m, x, w: F(m).conv2d(x, w, stride=2, padding="same"),
+             [In((1, 2, 5, 5)), In((3, 2, 3, 3))]),
+        Case("grads", grads_of(lambda m, x, w, b: F(m).conv2d(x, w, b, 1, 1)),
+             [In((3, 16, 9, 7)), In((20, 16, 3, 3)), In((20,))]),
+        Case("grads_groups", grads_of(lambda m, x, w: F(m).conv2d(x, w, None, (2, 1), (1, 0), (1, 2), 2)),
+             [In((5, 6, 11, 12)), In((10, 3, 3, 2))]),
+        Case("grads_float64", grads_of(lambda m, x, w: F(m).conv2d(x, w, None, 2, 1)),
+             [In((2, 3, 7, 7), "float64"), In((4, 3, 3, 3), "float64")]),
+    ]
+    return cs
+
+
+def conv1d_cases():
+    f = lambda m, x, w, b: F(m).conv1d(x, w, b, 2, 1, 1)  # noqa: E731
+    return per_dtype(f, [(2, 3, 9), (4, 3, 3), (4,)], FLOATS) + [
+        Case("groups_dilation", lambda m, x, w: F(m).conv1d(x, w, None, 1, 2, 2, 3), [In((2, 3, 8)), In((6, 1, 3))]),
+        Case("unbatched", lambda m, x, w: F(m).conv1d(x, w), [In((3, 8)), In((2, 3, 3))]),
+        Case("T", lambda m, x, w: F(m).conv1d(x, w), [In((2, 8, 3), layout="T"), In((2, 8, 3), layout="step")]),
+        Case("expand", lambda m, x, w: F(m).conv1d(x, w), [In((2, 3, 8), layout="expand"), In((2, 3, 3))]),
+        Case("empty", lambda m, x, w: F(m).conv1d(x, w), [In((0, 3, 8)), In((2, 3, 3))]),
+        Case("0dim", lambda m, x, w: F(m).conv1d(x, w), [In(()), In((2, 3, 3))]),
+        Case("too_short", lambda m, x, w: F(m).conv1d(x, w), [In((1, 3, 2)), In((2, 3, 3))]),
+    ]
+
+
+def conv_transpose2d_cases():
+    f = lambda m, x, w, b: F(m).conv_transpose2d(x, w, b, 2, 1, 1)  # noqa: E731
+    # torch 1.13 routes a bfloat16 conv_transpose2d to a path that misreads the weight; the reference
+    # is the float32 result rounded.
+    bf = lambda m, x, w, b: f(m, x.float(), w.float(), b.float()).bfloat16()  # noqa: E731
+    return per_dtype(f, [(2, 4, 4, 3), (4, 3, 3, 3), (3,)], ["float16", "float32", "float64"]) + [
+        Case("bfloat16", f, [In(s, "bfloat16", kind="small") for s in [(2, 4, 4, 3), (4, 3, 3, 3), (3,)]], torch_fn=bf),
+        Case("groups_dilation", lambda m, x, w: F(m).conv_transpose2d(x, w, None, (1, 2), (1, 0), 0, 2, (2, 1)),
+             [In((2, 4, 5, 4)), In((4, 3, 3, 2))]),
+        Case("no_bias", lambda m, x, w: F(m).conv_transpose2d(x, w), [In((1, 2, 3, 3)), In((2, 3, 2, 2))]),
+        Case("unbatched", lambda m, x, w: F(m).conv_transpose2d(x, w, stride=2), [In((2, 3, 3)), In((2, 3, 2, 2))]),
+        Case("T", lambda m, x, w: F(m).conv_transpose2d(x, w),
+             [In((1, 2, 3, 4), layout="T"), In((2, 3, 2, 2), layout="step")]),
+        Case("expand", lambda m, x, w: F(m).conv_transpose2d(x, w),
+             [In((2, 2, 3, 3), layout="expand"), In((2, 3, 2, 2))]),
+        Case("empty", lambda m, x, w: F(m).conv_transpose2d(x, w), [In((0, 2, 3, 3)), In((2, 3, 2, 2))]),
+        Case("bad_output_padding", lambda m, x, w: F(m).conv_transpose2d(x, w, output_padding=1),
+             [In((1, 2, 3, 3)), In((2, 3, 2, 2))]),
+        Case("channel_mismatch", lambda m, x, w: F(m).conv_transpose2d(x, w), [In((1, 3, 3, 3)), In((2, 3, 2, 2))]),
+        Case("0dim", lambda m, x, w: F(m).conv_transpose2d(x, w), [In(()), In((2, 3, 2, 2))]),
+        Case("int", lambda m, x, w: F(m).conv_transpose2d(x, w),
+             [In((1, 2, 3, 3), "int32"), In((2, 3, 2, 2), "int32")]),
+        Case("grads", grads_of(lambda m, x, w, b: F(m).conv_transpose2d(x, w, b, 2, 1, 1, 2, (1, 2))),
+             [In((3, 12, 6, 7)), In((12, 5, 3, 3)), In((10,))]),
+    ]
+
+
+# ---- pooling
+
+
+def pool_common(f, dtypes):
+    return per_dtype(f, [(2, 3, 7, 6)], dtypes, kind="default") + [
+        Case("unbatched", f, [In((3, 7, 6))]),
+        Case("T", f, [In((2, 3, 6, 7), layout="T")]),
+        Case("step", f, [In((2, 3, 7, 6), layout="step")]),
+        Case("expand", f, [In((2, 3, 7, 6), layout="expand")]),
+        Case("empty_batch", f, [In((0, 3, 7, 6))]),
+        Case("empty_plane", f, [In((2, 3, 0, 6))]),
+        Case("0dim", f, [In(())]),
+        Case("2d", f, [In((7, 6))]),
+    ]
+
+
+def max_pool_cases(name):
+    if name == "max_pool2d":
+        def mp(**kw):
+            return lambda m, x: F(m).max_pool2d(x, **kw)
+    else:
+        def mp(**kw):
+            return lambda m, x: tuple(F(m).max_pool2d(x, return_indices=True, **kw))
+    f = mp(kernel_size=3, stride=2, padding=1)
+    cs = pool_common(f, FLOATS if name == "max_pool2d" else ["bfloat16", "float32", "float64"])
+    if name != "max_pool2d":  # torch 1.13 has no float16 max_pool2d: the reference runs in float32
+        cs.append(Case("float16", f, [In((2, 3, 7, 6), "float16")],
+                       torch_fn=lambda m, x: (lambda r: (r[0].half(), r[1]))(f(m, x.float()))))
+    return cs + [
+        Case("default_stride", mp(kernel_size=2), [In((1, 2, 6, 6))]),
+        Case("dilation_ceil", mp(kernel_size=(2, 3), stride=(2, 1), padding=(1, 0), dilation=(2, 1), ceil_mode=True),
+             [In((2, 2, 8, 7))]),
+        Case("ceil", mp(kernel_size=3, stride=2, ceil_mode=True), [In((1, 2, 6, 6))]),
+        Case("nan", mp(kernel_size=2), [In((1, 1, 4, 4), kind="special")]),
+        Case("bad_padding", mp(kernel_size=2, padding=2), [In((1, 2, 6, 6))]),
+        Case("too_small", mp(kernel_size=4), [In((1, 2, 3, 3))]),
+        Case("int", mp(kernel_size=2), [In((1, 2, 4, 4), "int64")]),
+        Case("grads", grads_of(lambda m, x: F(m).max_pool2d(x, 3, 2, 1)), [In((2, 3, 7, 6))]),
+    ]
+
+
+def max_pool_backward_cases():
+    def fn(m, g, x):
+        if m.__name__ == "torch":
+            _, idx = m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True)
+            return m.ops.aten.max_pool2d_with_indices_backward(g, x, [3, 3], [2, 2], [1, 1], [1, 1], False, idx)
+        _, idx = m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True)
+        return m.ops.max_pool2d_with_indices_backward(g, x, [3, 3], [2, 2], [1, 1], [1, 1], False, idx)
+    return [Case(dt, fn, [In((2, 3, 4, 3), dt), In((2, 3, 7, 6), dt)]) for dt in ["float32", "float64", "bfloat16"]] + [
+        Case("unbatched", fn, [In((3, 4, 3)), In((3, 7, 6))]),
+        Case("T", fn, [In((2, 3, 3, 4), layout="T"), In((2, 3, 7, 6), layout="step")]),
+        Case("expand", fn, [In((2, 3, 4, 3), layout="expand"), In((2, 3, 7, 6))]),
+        Case("empty", fn, [In((0, 3, 4, 3)), In((0, 3, 7, 6))]),
+        Case("bad_grad", fn, [In((2, 3, 4, 4)), In((2, 3, 7, 6))]),
+        Case("0dim", fn, [In(()), In((2, 3, 7, 6))]),
+    ]
+
+
+def avg_pool_cases():
+    def ap(**kw):
+        return lambda m, x: F(m).avg_pool2d(x, **kw)
+    return pool_common(ap(kernel_size=3, stride=2, padding=1), NUM) + [
+        Case("default_stride", ap(kernel_size=2), [In((1, 2, 6, 6))]),
+        Case("exclude_pad", ap(kernel_size=3, stride=2, padding=1, count_include_pad=False), [In((1, 2, 7, 6))]),
+        Case("ceil", ap(kernel_size=3, stride=2, padding=1, ceil_mode=True), [In((1, 2, 6, 6))]),
+        Case("ceil_exclude", ap(kernel_size=(2, 3), stride=2, ceil_mode=True, count_include_pad=False),
+             [In((1, 2, 5, 6))]),
+        Case("divisor", ap(kernel_size=2, divisor_override=3), [In((1, 2, 6, 6))]),
+        Case("bad_padding", ap(kernel_size=2, padding=2), [In((1, 2, 6, 6))]),
+        Case("bool", ap(kernel_size=2), [In((1, 2, 4, 4), "bool")]),
+        Case("grads", grads_of(lambda m, x: F(m).avg_pool2d(x, 3, 2, 1, True, False)), [In((2, 3, 7, 6))]),
+    ]
+
+
+def avg_pool_backward_cases():
+    def fn(m, g, x):
+        ns = m.ops.aten if m.__name__ == "torch" else m.ops
+        return ns.avg_pool2d_backward(g, x, [3, 3], [2, 2], [1, 1], False, True, None)
+
+    def fn2(m, g, x):
+        ns = m.ops.aten if m.__name__ == "torch" else m.ops
+        return ns.avg_pool2d_backward(g, x, [2, 3], [2, 2], [0, 1], True, False, 5)
+    return [Case(dt, fn, [In((2, 3, 4, 3), dt), In((2, 3, 7, 6), dt)]) for dt in ["float32", "float64", "int64"]] + [
+        Case("options", fn2, [In((1, 2, 3, 3)), In((1, 2, 5, 5))]),
+        Case("unbatched", fn, [In((3, 4, 3)), In((3, 7, 6))]),
+        Case("T", fn, [In((2, 3, 3, 4), layout="T"), In((2, 3, 7, 6))]),
+        Case("expand", fn, [In((2, 3, 4, 3), layout="expand"), In((2, 3, 7, 6))]),
+        Case("empty", fn, [In((0, 3, 4, 3)), In((0, 3, 7, 6))]),
+        Case("bad_grad", fn, [In((2, 3, 4, 4)), In((2, 3, 7, 6))]),
+        Case("0dim", fn, [In(()), In((2, 3, 7, 6))]),
+    ]
+
+
+def adaptive_cases():
+    def aap(size):
+        return lambda m, x: F(m).adaptive_avg_pool2d(x, size)
+    return pool_common(aap((3, 4)), FLOATS) + [
+        Case("int_size", aap(2), [In((1, 2, 7, 5))]),
+        Case("none", aap((None, 2)), [In((1, 2, 7, 5))]),
+        Case("larger", aap((9, 7)), [In((1, 2, 4, 3))]),
+        Case("zero_size", aap((0, 2)), [In((1, 2, 4, 3))]),
+        Case("int", aap(2), [In((1, 2, 4, 4), "int64")]),
+        Case("grads", grads_of(lambda m, x: F(m).adaptive_avg_pool2d(x, (3, 4))), [In((2, 3, 7, 6))]),
+        Case("function", lambda m, x: m.adaptive_avg_pool2d(x, [2, 2]), [In((1, 2, 4, 4))],
+             torch_fn=lambda m, x: m._C._nn.adaptive_avg_pool2d(x, [2, 2])),
+    ]
+
+
+def adaptive_backward_cases():
+    def fn(m, g, x):
+        ns = m.ops.aten if m.__name__ == "torch" else m.ops
+        return ns._adaptive_avg_pool2d_backward(g, x)
+    return [Case(dt, fn, [In((2, 3, 3, 4), dt), In((2, 3, 7, 6), dt)]) for dt in ["float32", "float64", "bfloat16"]] + [
+        Case("unbatched", fn, [In((3, 3, 4)), In((3, 7, 6))]),
+        Case("T", fn, [In((2, 3, 4, 3), layout="T"), In((2, 3, 7, 6))]),
+        Case("expand", fn, [In((2, 3, 3, 4), layout="expand"), In((2, 3, 7, 6))]),
+        Case("empty", fn, [In((0, 3, 3, 4)), In((0, 3, 7, 6))]),
+        Case("dtype_mismatch", fn, [In((2, 3, 3, 4), "float64"), In((2, 3, 7, 6))]),
+        Case("0dim", fn, [In(()), In((2, 3, 7, 6))]),
+    ]
+
+
+CASES = {
+    "dot": dot_cases(),
+    "outer": outer_cases("outer"),
+    "ger": outer_cases("ger"),
+    "mv": mv_cases(),
+    "addmv": addmv_cases(),
+    "baddbmm": baddbmm_cases(),
+    "tensordot": tensordot_cases(),
+    "kron": kron_cases(),
+    "linear": linear_cases(),
+    "bilinear": bilinear_cases(),
+    "einsum": einsum_cases(),
+    "conv2d": conv2d_cases(),
+    "conv1d": conv1d_cases(),
+    "conv_transpose2d": conv_transpose2d_cases(),
+    "max_pool2d": max_pool_cases("max_pool2d"),
+    "max_pool2d_with_indices": max_pool_cases("max_pool2d_with_indices"),
+    "max_pool2d_with_indices_backward": max_pool_backward_cases(),
+    "avg_pool2d": avg_pool_cases(),
+    "avg_pool2d_backward": avg_pool_backward_cases(),
+    "adaptive_avg_pool2d": adaptive_cases(),
+    "_adaptive_avg_pool2d_backward": adaptive_backward_cases(),
+}

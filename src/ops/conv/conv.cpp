@@ -1,0 +1,584 @@
+// conv.cpp - conv2d and conv_transpose2d (NCHW, stride, padding, dilation, groups) as im2col / col2im
+// plus one GEMM per sample and group; conv1d and conv2d's padding='same'|'valid' are composites.
+//
+// Note [Convolution derivatives]
+// Both derivatives are written with the two convolutions themselves, so they are differentiable
+// again: the input gradient of one is the other (with the output_padding that restores the input's
+// sizes), and the weight gradient is a convolution of the input with the output gradient in which
+// batch and channels trade places (stride and dilation swap), cut to the kernel's size.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "autograd/grad_ctx.h"
+#include "autograd/grad_mode.h"
+#include "dispatch/dispatcher.h"
+#include "ops/conv/conv_common.h"
+#include "ops/conv/sgemm_avx512.h"
+#include "ops/cpu/gemm.h"
+#include "ops/cpu/parallel.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace ct::ops {
+namespace {
+
+using conv::Geometry;
+
+// Runs body(n0, n1) over samples in parallel, each thread with single-threaded BLAS calls: one
+// GEMM per sample per thread scales better than BLAS's own threads on these thin products (64 rows).
+// BLAS's thread count is process-wide, so a BLAS call elsewhere during the region runs on one thread.
+template <typename F>
+void over_samples(int64_t batch, F body) {
+  const int threads = cpu::get_num_threads();
+  if (batch < 2 || threads < 2) {
+    body(int64_t(0), batch);
+    return;
+  }
+  struct Restore {
+    int n;
+    ~Restore() { openblas_set_num_threads(n); }
+  } restore{threads};
+  openblas_set_num_threads(1);
+  cpu::parallel_for(0, batch, 1, body);
+}
+
+// Row r = (c, ki, kj) of one sample's im2col matrix: the input values that tap reads, one per
+// output position.
+template <typename T>
+void im2col_row(const T* x, int64_t r, const Geometry& g, T* dst) {
+  const int64_t kk = g.kh * g.kw;
+  const int64_t c = r / kk, ki = (r % kk) / g.kw, kj = r % g.kw;
+  const T* plane = x + c * g.h * g.w;
+  for (int64_t oh = 0; oh < g.oh; ++oh, dst += g.ow) {
+    const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+    if (ih < 0 || ih >= g.h) {
+      std::fill(dst, dst + g.ow, T(0));
+      continue;
+    }
+    const T* src = plane + ih * g.w;
+    const int64_t off = kj * g.dw - g.pw;
+    if (g.sw == 1) {  // one contiguous run between zeros
+      const int64_t lo = std::min(g.ow, std::max<int64_t>(0, -off)), hi = std::max(lo, std::min(g.ow, g.w - off));
+      std::fill(dst, dst + lo, T(0));
+      std::copy(src + off + lo, src + off + hi, dst + lo);
+      std::fill(dst + hi, dst + g.ow, T(0));
+      continue;
+    }
+    for (int64_t ow = 0; ow < g.ow; ++ow) {
+      const int64_t iw = ow * g.sw + off;
+      dst[ow] = iw >= 0 && iw < g.w ? src[iw] : T(0);
+    }
+  }
+}
+
+// Rows (c, ki, kj) x columns (oh, ow) of the input patches one sample's output reads.
+template <typename T>
+void im2col(const T* x, int64_t channels, const Geometry& g, T* cols) {
+  const int64_t kk = g.kh * g.kw, l = g.oh * g.ow;
+  cpu::parallel_for(0, channels * kk, std::max<int64_t>(1, 16384 / std::max<int64_t>(l, 1)),
+                    [&](int64_t r0, int64_t r1) {
+                      for (int64_t r = r0; r < r1; ++r) im2col_row(x, r, g, cols + r * l);
+                    });
+}
+
+// The adjoint of im2col: sums each column entry into the input position it was read from. Channels
+// in parallel (each owns its plane), so the sums are the same for any thread count.
+template <typename T>
+void col2im(const T* cols, int64_t channels, const Geometry& g, T* x) {
+  const int64_t kk = g.kh * g.kw, l = g.oh * g.ow;
+  cpu::parallel_for(0, channels, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      T* plane = x + c * g.h * g.w;
+      for (int64_t k = 0; k < kk; ++k) {
+        const int64_t ki = k / g.kw, kj = k % g.kw;
+        const T* src = cols + (c * kk + k) * l;
+        for (int64_t oh = 0; oh < g.oh; ++oh, src += g.ow) {
+          const int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          if (ih < 0 || ih >= g.h) continue;
+          T* row = plane + ih * g.w;
+          const int64_t off = kj * g.dw - g.pw;
+          for (int64_t ow = 0; ow < g.ow; ++ow) {
+            const int64_t iw = ow * g.sw + off;
+            if (iw >= 0 && iw < g.w) row[iw] += src[ow];
+          }
+        }
+      }
+    }
+  });
+}
+
+// The im2col rows (c, ki, kj) x columns [j0, j0 + nr) of one sample, written as a GEMM panel of
+// kPanel floats per row (columns past nr zero): what im2col + packing would give, without the k x L buffer.
+// Columns [j0, j0 + nr) of the im2col matrix as runs within one output row.
+struct Segment {
+  int64_t dst, oh, ow, len;
+};
+int panel_segments(const Geometry& g, int64_t j0, int64_t nr, Segment* segs) {
+  int nseg = 0;
+  for (int64_t j = j0; j < j0 + nr;) {
+    const int64_t oh = j / g.ow, ow = j % g.ow, len = std::min(g.ow - ow, j0 + nr - j);
+    segs[nseg++] = {j - j0, oh, ow, len};
+    j += len;
+  }
+  return nseg;
+}
+
+// The adjoint of pack_panel: sums a k x kPanel panel of columns [j0, j0 + nr) into the image.
+void col2im_panel(const float* panel, int64_t channels, const Geometry& g, int64_t j0, int64_t nr, float* x) {
+  Segment segs[conv::kPanel];
+  const int nseg = panel_segments(g, j0, nr, segs);
+  const int64_t kk = g.kh * g.kw;
+  for (int64_t p = 0; p < channels * kk; ++p) {
+    const int64_t c = p / kk, ki = (p % kk) / g.kw, kj = p % g.kw;
+    float* plane = x + c * g.h * g.w;
+    const float* row = panel + p * conv::kPanel;
+    for (int s = 0; s < nseg; ++s) {
+      const Segment& sg = segs[s];
+      const int64_t ih = sg.oh * g.sh - g.ph + ki * g.dh;
+      if (ih < 0 || ih >= g.h) continue;
+      float* dst = plane + ih * g.w;
+      const float* src = row + sg.dst;
+      const int64_t base = sg.ow * g.sw - g.pw + kj * g.dw;
+      if (g.sw == 1) {
+        const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)),
+                      hi = std::max(lo, std::min(sg.len, g.w - base));
+        float* d = dst + base;
+        for (int64_t t = lo; t < hi; ++t) d[t] += src[t];
+        continue;
+      }
+      for (int64_t t = 0; t < sg.len; ++t) {
+        const int64_t iw = base + t * g.sw;
+        if (iw >= 0 && iw < g.w) dst[iw] += src[t];
+      }
+    }
+  }
+}
+
+void pack_panel(const float* x, int64_t channels, const Geometry& g, int64_t j0, int64_t nr, float* panel) {
+  Segment segs[conv::kPanel];
+  const int nseg = panel_segments(g, j0, nr, segs);
+  const int64_t kk = g.kh * g.kw;
+  for (int64_t p = 0; p < channels * kk; ++p) {
+    const int64_t c = p / kk, ki = (p % kk) / g.kw, kj = p % g.kw;
+    const float* plane = x + c * g.h * g.w;
+    float* row = panel + p * conv::kPanel;
+    for (int s = 0; s < nseg; ++s) {
+      const Segment& sg = segs[s];
+      float* d = row + sg.dst;
+      const int64_t ih = sg.oh * g.sh - g.ph + ki * g.dh;
+      if (ih < 0 || ih >= g.h) {
+        std::fill(d, d + sg.len, 0.0f);
+        continue;
+      }
+      const float* src = plane + ih * g.w;
+      const int64_t base = sg.ow * g.sw - g.pw + kj * g.dw;
+      if (g.sw == 1) {
+        const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)),
+                      hi = std::max(lo, std::min(sg.len, g.w - base));
+        std::fill(d, d + lo, 0.0f);
+        std::copy(src + base + lo, src + base + hi, d + lo);
+        std::fill(d + hi, d + sg.len, 0.0f);
+      } else {
+        for (int64_t t = 0; t < sg.len; ++t) {
+          const int64_t iw = base + t * g.sw;
+          d[t] = iw >= 0 && iw < g.w ? src[iw] : 0.0f;
+        }
+      }
+    }
+    std::fill(row + nr, row + conv::kPanel, 0.0f);
+  }
+}
+
+bool is_pointwise(const Geometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+
+// Runs body(x, w, bias, out) on contiguous float32/float64 operands; float16/bfloat16 are computed in
+// float32 and rounded once at the end, as PyTorch does.
+template <typename Body>
+void with_compute_operands(const Frame& f, bool has_bias, Tensor* outs, Body body) {
+  const TensorImpl& out = *outs[0];
+  const DType cd = out.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+  const Tensor x = contiguous(to(Tensor::borrow(&f.tensor(0)), cd));
+  const Tensor w = contiguous(to(Tensor::borrow(&f.tensor(1)), cd));
+  const Tensor b = has_bias ? contiguous(to(Tensor::borrow(&f.tensor(2)), cd)) : Tensor();
+  const Tensor o = out.dtype() == cd ? outs[0] : empty(out.sizes(), cd, out.device());
+  if (cd == DType::Float32)
+    body(x->data_as<float>(), w->data_as<float>(), has_bias ? b->data_as<float>() : nullptr, o->data_as<float>());
+  else
+    body(x->data_as<double>(), w->data_as<double>(), has_bias ? b->data_as<double>() : nullptr, o->data_as<double>());
+  if (o.impl() != outs[0].impl()) copy_(outs[0], o);
+}
+
+template <typename T>
+void add_bias(T* out, const T* bias, int64_t n, int64_t channels, int64_t plane) {
+  if (!bias) return;
+  cpu::parallel_for(0, n * channels, std::max<int64_t>(1, 32768 / std::max<int64_t>(plane, 1)),
+                    [&](int64_t r0, int64_t r1) {
+                      for (int64_t r = r0; r < r1; ++r) {
+                        const T v = bias[r % channels];
+                        T* p = out + r * plane;
+                        for (int64_t i = 0; i < plane; ++i) p[i] += v;
+                      }
+                    });
+}
+
+// ---- conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0,
+//             int[2] dilation=1, int groups=1) -> Tensor
+
+void conv2d_meta(const Frame& f, MetaResult& m) {
+  const conv::Args a = conv::parse("conv2d", f, false);
+  m.compute = a.dtype;
+  set_output(m, 0, a.out_sizes.ref(), a.dtype, common_device(f));
+}
+
+// Samples one after another: each one's GEMM (out channels x patches x taps per group) is large
+// enough for BLAS's own threads, and im2col runs on the pool, so both cores and cache are used
+// well without a batch-sized column buffer.
+void conv2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const conv::Args a = conv::parse("conv2d", f, false);
+  const Geometry& g = a.geo;
+  if (outs[0]->numel() == 0) return;
+  with_compute_operands(f, a.has_bias, outs, [&](auto* x, auto* w, auto* bias, auto* out) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(x)>>;
+    const int64_t cg = a.in_channels / a.groups, og = a.out_channels / a.groups;
+    const int64_t k = cg * g.kh * g.kw, l = g.oh * g.ow;
+    const bool direct = is_pointwise(g);
+    // float32 on AVX-512: the weight is packed once for all samples (see sgemm_avx512.h).
+    constexpr bool is_float = std::is_same<T, float>::value;
+    const bool packed = is_float && conv::has_avx512_sgemm();
+    std::vector<conv::PackedA> wp;
+    if constexpr (is_float)
+      if (packed)
+        for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * og * k, og, k, k, 1));
+    over_samples(a.batch, [&](int64_t n0, int64_t n1) {
+      std::vector<T> cols(direct || packed ? 0 : static_cast<size_t>(k * l));
+      std::vector<float> panel(packed ? static_cast<size_t>(k * conv::kPanel) : 0);
+      for (int64_t n = n0; n < n1; ++n) {
+        for (int64_t grp = 0; grp < a.groups; ++grp) {
+          const T* xs = x + (n * a.in_channels + grp * cg) * g.h * g.w;
+          if constexpr (is_float) {
+            if (packed && !direct) {
+              T* o = out + (n * a.out_channels + grp * og) * l;
+              for (int64_t j0 = 0; j0 < l; j0 += conv::kPanel) {
+                const int64_t nr = std::min<int64_t>(conv::kPanel, l - j0);
+                pack_panel(xs, cg, g, j0, nr, panel.data());
+                conv::gemm_panel(wp[size_t(grp)], panel.data(), nr, o + j0, l);
+              }
+              continue;
+            }
+          }
+          if (!direct) im2col(xs, cg, g, cols.data());
+          const T* src = direct ? xs : cols.data();
+          if constexpr (is_float) {
+            if (packed) {
+              conv::sgemm_packed(wp[size_t(grp)], l, src, l, out + (n * a.out_channels + grp * og) * l, l,
+                                 panel.data());
+              continue;
+            }
+          }
+          cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, og, l, k, Scalar(1),
+                    {w + grp * og * k, k, 1}, {src, l, 1}, Scalar(0), out + (n * a.out_channels + grp * og) * l, l);
+        }
+      }
+    });
+    add_bias(out, bias, a.batch, a.out_channels, l);
+  });
+}
+
+// ---- conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1,
+//        int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
+
+void conv_transpose2d_meta(const Frame& f, MetaResult& m) {
+  const conv::Args a = conv::parse("conv_transpose2d", f, true);
+  m.compute = a.dtype;
+  set_output(m, 0, a.out_sizes.ref(), a.dtype, common_device(f));
+}
+
+// Per sample and group: columns = W_g^T x_g (one GEMM), then col2im sums them into the output.
+void conv_transpose2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const conv::Args a = conv::parse("conv_transpose2d", f, true);
+  const Geometry& g = a.geo;  // h, w: the output's; oh, ow: the input's
+  if (outs[0]->numel() == 0) return;
+  with_compute_operands(f, a.has_bias, outs, [&](auto* x, auto* w, auto* bias, auto* out) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(x)>>;
+    const int64_t cg = a.in_channels / a.groups, og = a.out_channels / a.groups;
+    const int64_t k = og * g.kh * g.kw, l = g.oh * g.ow, plane = g.h * g.w;
+    std::fill(out, out + a.batch * a.out_channels * plane, T(0));
+    constexpr bool is_float = std::is_same<T, float>::value;
+    const bool packed = is_float && conv::has_avx512_sgemm();
+    std::vector<conv::PackedA> wp;  // W_g^T, packed once for all samples
+    if constexpr (is_float)
+      if (packed)
+        for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * cg * k, k, cg, 1, k));
+    over_samples(a.batch, [&](int64_t n0, int64_t n1) {
+      std::vector<T> cols(packed ? 0 : static_cast<size_t>(k * l));
+      std::vector<float> panel(packed ? static_cast<size_t>(cg * conv::kPanel) : 0),
+          cpanel(packed ? static_cast<size_t>(k * conv::kPanel) : 0);
+      for (int64_t n = n0; n < n1; ++n) {
+        for (int64_t grp = 0; grp < a.groups; ++grp) {
+          const T* xs = x + (n * a.in_channels + grp * cg) * l;
+          if constexpr (is_float) {
+            if (packed) {  // per kPanel input positions: columns = W_g^T x panel, summed into the output
+              T* o = out + (n * a.out_channels + grp * og) * plane;
+              for (int64_t j0 = 0; j0 < l; j0 += conv::kPanel) {
+                const int64_t nr = std::min<int64_t>(conv::kPanel, l - j0);
+                for (int64_t q = 0; q < cg; ++q) {
+                  float* d = panel.data() + q * conv::kPanel;
+                  std::copy(xs + q * l + j0, xs + q * l + j0 + nr, d);
+                  std::fill(d + nr, d + conv::kPanel, 0.0f);
+                }
+                conv::gemm_panel(wp[size_t(grp)], panel.data(), nr, cpanel.data(), conv::kPanel);
+                col2im_panel(cpanel.data(), og, g, j0, nr, o);
+              }
+              continue;
+            }
+          }
+          cpu::gemm(a.dtype == DType::Float64 ? DType::Float64 : DType::Float32, k, l, cg, Scalar(1),
+                    {w + grp * cg * k, 1, k}, {xs, l, 1}, Scalar(0), cols.data(), l);
+          col2im(cols.data(), og, g, out + (n * a.out_channels + grp * og) * plane);
+        }
+      }
+    });
+    add_bias(out, bias, a.batch, a.out_channels, plane);
+  });
+}
+
+// ---- Derivatives (Note [Convolution derivatives])
+using autograd::GradCtx;
+
+Tensor batched(const Tensor& t, bool unbatched) { return unbatched ? unsqueeze(t, 0) : t; }
+
+// The weight gradient of y = conv2d(x, w) (transposed = false) or y = conv_transpose2d(x, w): a
+// convolution whose batch is the channels of one operand and whose channels are the samples.
+Tensor weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef wsizes, IntArrayRef stride, IntArrayRef padding,
+                   IntArrayRef dilation, int64_t groups, bool transposed) {
+  const Tensor& img = transposed ? gy : x;   // the operand slid over
+  const Tensor& filt = transposed ? x : gy;  // the operand acting as kernel
+  const int64_t n = img->size(0), ci = img->size(1), cf = filt->size(1);
+  // img: (N, G, ci/G, H, W) -> (ci/G, G*N, H, W); filt: (N, G, cf/G, h, w) -> (cf, N, h, w).
+  const Tensor a = reshape(permute(view(img, {n, groups, ci / groups, img->size(2), img->size(3)}), {2, 1, 0, 3, 4}),
+                           {ci / groups, groups * n, img->size(2), img->size(3)});
+  const Tensor b = reshape(permute(view(filt, {n, groups, cf / groups, filt->size(2), filt->size(3)}), {1, 2, 0, 3, 4}),
+                           {cf, n, filt->size(2), filt->size(3)});
+  Tensor r = conv2d(a, b, Tensor(), dilation, padding, stride, groups);  // (ci/G, cf, kh', kw')
+  r = narrow(narrow(r, 2, 0, wsizes[2]), 3, 0, wsizes[3]);
+  return transpose(r, 0, 1);
+}
+
+// conv2d's weight gradient computed directly when the backward is not recorded: per sample and
+// group, dW_g += dY_g (og x L) @ cols^T (L x k). Each thread sums its samples into its own buffer and
+// the buffers are added in thread order, so the result is the same run to run on one thread count.
+// float16/bfloat16 (and a recorded backward) take the differentiable path in weight_grad.
+Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArrayRef wsizes, IntArrayRef stride,
+                                 IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const DType dt = x_in->dtype();
+  const Tensor x = contiguous(x_in), gy = contiguous(to(gy_in, dt));
+  Geometry g;
+  g.h = x->size(2), g.w = x->size(3), g.oh = gy->size(2), g.ow = gy->size(3);
+  g.kh = wsizes[2], g.kw = wsizes[3], g.sh = stride[0], g.sw = stride[1], g.ph = padding[0], g.pw = padding[1];
+  g.dh = dilation[0], g.dw = dilation[1];
+  const int64_t batch = x->size(0), cin = x->size(1), cout = gy->size(1);
+  const int64_t cg = cin / groups, og = cout / groups, k = cg * g.kh * g.kw, l = g.oh * g.ow;
+  const int64_t wnumel = cout * k;
+  const int threads = std::max(1, std::min<int>(cpu::get_num_threads(), int(batch)));
+  Tensor result = zeros(wsizes, dt, x->device());
+  if (dt == DType::Float32 && conv::has_avx512_sgemm()) {
+    // dW_g (og x k) += dY_g (og x L) @ cols^T (L x k): dY_g packed as the GEMM's A, cols^T as
+    // panels of kPanel im2col rows built straight from the image (8 rows at a time, interleaved);
+    // each thread accumulates its samples, and the threads' sums are added in order.
+    constexpr int64_t kP = conv::kPanel;
+    std::vector<std::vector<float>> partial(static_cast<size_t>(threads));
+    const int64_t per = (batch + threads - 1) / threads;
+    over_samples(threads, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        std::vector<float>& acc = partial[size_t(t)];
+        acc.assign(size_t(wnumel), 0.0f);
+        std::vector<float> rows(static_cast<size_t>(8 * l)), panel(static_cast<size_t>(l * kP));
+        for (int64_t n = t * per; n < std::min(batch, (t + 1) * per); ++n)
+          for (int64_t grp = 0; grp < groups; ++grp) {
+            const float* xs = x->data_as<float>() + (n * cin + grp * cg) * g.h * g.w;
+            const conv::PackedA ga = conv::pack_a(gy->data_as<float>() + (n * cout + grp * og) * l, og, l, l, 1);
+            for (int64_t q0 = 0; q0 < k; q0 += kP) {
+              const int64_t nr = std::min(kP, k - q0);
+              for (int64_t i0 = 0; i0 < kP; i0 += 8) {
+                const int64_t qn = std::max<int64_t>(0, std::min<int64_t>(8, nr - i0));
+                for (int64_t i = 0; i < qn; ++i) im2col_row(xs, q0 + i0 + i, g, rows.data() + i * l);
+                float* dst = panel.data() + i0;
+                if (qn == 8) {
+                  for (int64_t p = 0; p < l; ++p)
+                    for (int64_t i = 0; i < 8; ++i) dst[p * kP + i] = rows[size_t(i * l + p)];
+                } else {
+                  for (int64_t p = 0; p < l; ++p)
+                    for (int64_t i = 0; i < 8; ++i) dst[p * kP + i] = i < qn ? rows[size_t(i * l + p)] : 0.0f;
+                }
+              }
+              conv::gemm_panel(ga, panel.data(), nr, acc.data() + grp * og * k + q0, k, true);
+            }
+          }
+      }
+    });
+    float* out = result->data_as<float>();  // (groups * og, k), as acc
+    for (const auto& acc : partial)
+      for (int64_t i = 0; i < wnumel; ++i) out[i] += acc[size_t(i)];
+    return result;
+  }
+  visit_dtype<dtype_bit(DType::Float32) | dtype_bit(DType::Float64)>(dt, "conv2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<std::vector<T>> partial(static_cast<size_t>(threads));
+    const int64_t per = (batch + threads - 1) / threads;
+    over_samples(threads, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        std::vector<T>& acc = partial[size_t(t)];
+        acc.assign(size_t(wnumel), T(0));
+        std::vector<T> cols(static_cast<size_t>(k * l));
+        for (int64_t n = t * per; n < std::min(batch, (t + 1) * per); ++n)
+          for (int64_t grp = 0; grp < groups; ++grp) {
+            im2col(x->data_as<T>() + (n * cin + grp * cg) * g.h * g.w, cg, g, cols.data());
+            cpu::gemm(dt, og, k, l, Scalar(1), {gy->data_as<T>() + (n * cout + grp * og) * l, l, 1},
+                      {cols.data(), 1, l}, Scalar(1), acc.data() + grp * og * k, k);
+          }
+      }
+    });
+    T* out = result->data_as<T>();
+    for (const auto& acc : partial)
+      for (int64_t i = 0; i < wnumel; ++i) out[i] += acc[size_t(i)];
+  });
+  return result;
+}
+
+void conv2d_backward(GradCtx& c) {
+  const Tensor x = c.saved(0), w = c.saved(1);
+  const bool unbatched = x->dim() == 3;
+  const DimVector stride = conv::pair(c.arg(3).int_list()), padding = conv::pair(c.arg(4).int_list()),
+                  dilation = conv::pair(c.arg(5).int_list());
+  const int64_t groups = c.arg(6).to_int();
+  const Tensor gy = batched(c.grad(), unbatched), xb = batched(x, unbatched);
+  if (c.needs(0)) {
+    DimVector op = {0, 0};
+    for (int i = 0; i < 2; ++i)
+      op[i] =
+          xb->size(2 + i) + 2 * padding[i] - dilation[i] * (w->size(2 + i) - 1) - 1 - (gy->size(2 + i) - 1) * stride[i];
+    Tensor gx = conv_transpose2d(gy, w, Tensor(), stride, padding, op, groups, dilation);
+    c.set(0, unbatched ? squeeze_dim(gx, 0) : gx);
+  }
+  if (c.needs(1)) {
+    // The direct path is a CPU loop: meta tensors (and other devices) take the operators' path.
+    const bool direct = !autograd::grad_enabled() && x->device().is_cpu() &&
+                        (x->dtype() == DType::Float32 || x->dtype() == DType::Float64);
+    c.set(1, direct ? conv2d_weight_grad_direct(xb, gy, w->sizes(), stride, padding, dilation, groups)
+                    : weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, false));
+  }
+  if (c.list_size(2) > 0 && c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
+}
+
+void conv_transpose2d_backward(GradCtx& c) {
+  const Tensor x = c.saved(0), w = c.saved(1);
+  const bool unbatched = x->dim() == 3;
+  const DimVector stride = conv::pair(c.arg(3).int_list()), padding = conv::pair(c.arg(4).int_list()),
+                  dilation = conv::pair(c.arg(7).int_list());
+  const int64_t groups = c.arg(6).to_int();
+  const Tensor gy = batched(c.grad(), unbatched), xb = batched(x, unbatched);
+  if (c.needs(0)) {
+    Tensor gx = conv2d(gy, w, Tensor(), stride, padding, dilation, groups);
+    c.set(0, unbatched ? squeeze_dim(gx, 0) : gx);
+  }
+  if (c.needs(1)) c.set(1, weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, true));
+  if (c.list_size(2) > 0 && c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
+}
+
+// ---- Composites
+
+// conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0,
+//        int[1] dilation=1, int groups=1) -> Tensor: conv2d over a height of 1.
+void conv1d_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0)), w = Tensor::borrow(&f.tensor(1));
+  CT_CHECK(x->dim() == 2 || x->dim() == 3, CT_ERROR_SHAPE,
+           "conv1d: expected a 2-D (unbatched) or 3-D input, got sizes ", x->sizes(), ". Pass (N, C, L) or (C, L)");
+  CT_CHECK(w->dim() == 3, CT_ERROR_SHAPE, "conv1d: expected a 3-D weight (out, in/groups, k), got sizes ", w->sizes());
+  const Tensor b = f.arg(2).is_none() ? Tensor() : Tensor::borrow(&f.tensor(2));
+  const int64_t s = conv::single("conv1d", "stride", f.arg(3).int_list()),
+                p = conv::single("conv1d", "padding", f.arg(4).int_list()),
+                d = conv::single("conv1d", "dilation", f.arg(5).int_list());
+  const Tensor y = conv2d(unsqueeze(x, -2), unsqueeze(w, -2), b, {1, s}, {0, p}, {1, d}, f.arg(6).to_int());
+  f.outs[0] = squeeze_dim(y, -2);
+}
+
+// conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding="valid",
+//                int[2] dilation=1, int groups=1) -> Tensor
+void conv2d_padding_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0)), w = Tensor::borrow(&f.tensor(1));
+  const Tensor b = f.arg(2).is_none() ? Tensor() : Tensor::borrow(&f.tensor(2));
+  const DimVector stride = conv::pair(f.arg(3).int_list()), dilation = conv::pair(f.arg(5).int_list());
+  const std::string mode = f.arg(4).str();
+  CT_CHECK(mode == "valid" || mode == "same", CT_ERROR_INVALID_ARGUMENT,
+           "conv2d: padding must be 'valid', 'same' or "
+           "numbers, got '",
+           mode, "'");
+  DimVector pad = {0, 0};
+  Tensor in = x;
+  if (mode == "same") {
+    CT_CHECK(stride[0] == 1 && stride[1] == 1, CT_ERROR_INVALID_ARGUMENT,
+             "conv2d: padding='same' is not supported for strided convolutions (stride ", stride.ref(), ")");
+    CT_CHECK(w->dim() == 4 && x->dim() >= 3, CT_ERROR_SHAPE,
+             "conv2d: expected a 4-D weight and a 3-D or 4-D input, got ", x->sizes(), " and ", w->sizes());
+    for (int i = 0; i < 2; ++i) {
+      const int64_t total = dilation[i] * (w->size(2 + i) - 1);
+      pad[i] = total / 2;
+      // An odd total puts the extra zero after the input, as PyTorch does: one zero row or column
+      // concatenated on that side.
+      if (total % 2) {
+        const int64_t dim = in->dim() - 2 + i;
+        DimVector zs(in->sizes());
+        zs[dim] = 1;
+        const Tensor z = zeros(zs, in->dtype(), in->device());
+        const TensorImpl* parts[2] = {in.impl(), z.impl()};
+        in = cat(ArrayRef<const TensorImpl*>(parts, 2), dim);
+      }
+    }
+  }
+  f.outs[0] = conv2d(in, w, b, stride, pad, dilation, f.arg(6).to_int());
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups) {
+  static const OperatorDef& op = builtin_op("conv2d");
+  return call(op, {input, weight, bias.defined() ? Value(bias) : Value(), stride, padding, dilation, groups});
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  static const OperatorDef& op = builtin_op("conv_transpose2d.input");
+  return call(
+      op, {input, weight, bias.defined() ? Value(bias) : Value(), stride, padding, output_padding, groups, dilation});
+}
+
+void define_conv(Registry& r) {
+  r.def(
+       "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, "
+       "int groups=1) -> Tensor")
+      .meta(conv2d_meta)
+      .compute(DispatchKey::CPU, conv2d_cpu, Determinism::Deterministic)
+      .derivative(conv2d_backward, save_args(0, 1));
+  r.def(
+       "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', "
+       "int[2] dilation=1, int groups=1) -> Tensor")
+      .composite(conv2d_padding_kernel);
+  r.def(
+       "conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
+       "int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor")
+      .meta(conv_transpose2d_meta)
+      .compute(DispatchKey::CPU, conv_transpose2d_cpu, Determinism::Deterministic)
+      .derivative(conv_transpose2d_backward, save_args(0, 1));
+  r.def(
+       "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, "
+       "int groups=1) -> Tensor")
+      .composite(conv1d_kernel);
+}
+
+}  // namespace ct::ops

@@ -1,0 +1,103 @@
+#include "ops/conv/conv_common.h"
+
+#include "ops/op_common.h"
+
+namespace ct::ops::conv {
+
+DimVector pair(IntArrayRef v) {
+  if (v.size() == 1) return DimVector{v[0], v[0]};
+  return DimVector(v);
+}
+
+DimVector pair_arg(const char* op, const char* what, IntArrayRef v) {
+  CT_CHECK(v.size() == 1 || v.size() == 2, CT_ERROR_INVALID_ARGUMENT, op, ": ", what,
+           " must be one number or two (height, width), got ", v);
+  return pair(v);
+}
+
+int64_t single(const char* op, const char* what, IntArrayRef v) {
+  CT_CHECK(v.size() == 1, CT_ERROR_INVALID_ARGUMENT, op, ": ", what, " must be one number, got ", v);
+  return v[0];
+}
+
+Args parse(const char* op, const Frame& f, bool transposed) {
+  const TensorImpl& x = f.tensor(0);
+  const TensorImpl& w = f.tensor(1);
+  Args a;
+  a.has_bias = !f.arg(2).is_none();
+  CT_CHECK(x.dim() == 3 || x.dim() == 4, CT_ERROR_SHAPE, op,
+           ": expected a 3-D (unbatched) or 4-D (batched) input, got ", "sizes ", x.sizes(),
+           ". Pass (N, C, H, W) or (C, H, W)");
+  CT_CHECK(w.dim() == 4, CT_ERROR_SHAPE, op, ": expected a 4-D weight, got sizes ", w.sizes());
+  CT_CHECK(is_floating(x.dtype()), CT_ERROR_DTYPE, op, ": input must be floating, got ", x.dtype(),
+           ". Convert it with to(float32)");
+  CT_CHECK(x.dtype() == w.dtype(), CT_ERROR_DTYPE, op, ": input (", x.dtype(), ") and weight (", w.dtype(),
+           ") must have the same dtype");
+  if (a.has_bias) {
+    const TensorImpl& b = f.tensor(2);
+    CT_CHECK(b.dtype() == x.dtype(), CT_ERROR_DTYPE, op, ": bias (", b.dtype(), ") must have the input's dtype (",
+             x.dtype(), ")");
+  }
+  a.dtype = x.dtype();
+  a.unbatched = x.dim() == 3;
+  const size_t o = a.unbatched ? 0 : 1;
+  a.batch = a.unbatched ? 1 : x.size(0);
+  a.in_channels = x.size(o);
+  const DimVector stride = pair_arg(op, "stride", f.arg(3).int_list());
+  const DimVector padding = pair_arg(op, "padding", f.arg(4).int_list());
+  const DimVector dilation = pair_arg(op, "dilation", f.arg(transposed ? 7 : 5).int_list());
+  a.groups = f.arg(6).to_int();
+  CT_CHECK(a.groups > 0, CT_ERROR_INVALID_ARGUMENT, op, ": groups must be positive, got ", a.groups);
+  for (int i = 0; i < 2; ++i) {
+    CT_CHECK(stride[i] > 0, CT_ERROR_INVALID_ARGUMENT, op, ": stride must be positive, got ", stride.ref());
+    CT_CHECK(dilation[i] > 0, CT_ERROR_INVALID_ARGUMENT, op, ": dilation must be positive, got ", dilation.ref());
+    CT_CHECK(padding[i] >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": padding must not be negative, got ", padding.ref());
+  }
+  Geometry& g = a.geo;
+  g.kh = w.size(2), g.kw = w.size(3);
+  g.sh = stride[0], g.sw = stride[1], g.ph = padding[0], g.pw = padding[1], g.dh = dilation[0], g.dw = dilation[1];
+  const int64_t ih = x.size(o + 1), iw = x.size(o + 2);
+  if (!transposed) {
+    CT_CHECK(a.in_channels % a.groups == 0 && w.size(1) * a.groups == a.in_channels, CT_ERROR_SHAPE, op,
+             ": groups=", a.groups, " and weight of sizes ", w.sizes(), " expect ", w.size(1) * a.groups,
+             " input channels, got input of sizes ", x.sizes());
+    a.out_channels = w.size(0);
+    CT_CHECK(a.out_channels % a.groups == 0, CT_ERROR_SHAPE, op, ": weight's ", a.out_channels,
+             " output channels are not divisible by groups=", a.groups);
+    g.h = ih, g.w = iw;
+    const int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
+    CT_CHECK(ih + 2 * g.ph >= eh && iw + 2 * g.pw >= ew, CT_ERROR_SHAPE, op, ": the padded input (", ih + 2 * g.ph,
+             ", ", iw + 2 * g.pw, ") is smaller than the dilated kernel (", eh, ", ", ew,
+             "). Pad more or use a smaller kernel");
+    g.oh = (ih + 2 * g.ph - eh) / g.sh + 1;
+    g.ow = (iw + 2 * g.pw - ew) / g.sw + 1;
+  } else {
+    CT_CHECK(w.size(0) == a.in_channels, CT_ERROR_SHAPE, op, ": weight of sizes ", w.sizes(), " expects ", w.size(0),
+             " input channels, got input of sizes ", x.sizes());
+    CT_CHECK(a.in_channels % a.groups == 0, CT_ERROR_SHAPE, op, ": ", a.in_channels,
+             " input channels are not divisible by groups=", a.groups);
+    a.out_channels = w.size(1) * a.groups;
+    const DimVector op_pad = pair_arg(op, "output_padding", f.arg(5).int_list());
+    for (int i = 0; i < 2; ++i)
+      CT_CHECK(op_pad[i] >= 0 && (op_pad[i] < stride[i] || op_pad[i] < dilation[i]), CT_ERROR_INVALID_ARGUMENT, op,
+               ": output_padding ", op_pad.ref(), " must be smaller than either stride ", stride.ref(), " or dilation ",
+               dilation.ref());
+    g.oh = ih, g.ow = iw;
+    g.h = (ih - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + op_pad[0] + 1;
+    g.w = (iw - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + op_pad[1] + 1;
+    CT_CHECK(g.h > 0 && g.w > 0, CT_ERROR_SHAPE, op, ": the output would have sizes (", g.h, ", ", g.w,
+             "); reduce padding");
+  }
+  if (a.has_bias) {
+    const TensorImpl& b = f.tensor(2);
+    CT_CHECK(b.dim() == 1 && b.size(0) == a.out_channels, CT_ERROR_SHAPE, op, ": bias must have sizes (",
+             a.out_channels, "), one per output channel, got ", b.sizes());
+  }
+  if (!a.unbatched) a.out_sizes.push_back(a.batch);
+  a.out_sizes.push_back(a.out_channels);
+  a.out_sizes.push_back(transposed ? g.h : g.oh);
+  a.out_sizes.push_back(transposed ? g.w : g.ow);
+  return a;
+}
+
+}  // namespace ct::ops::conv

@@ -1,0 +1,120 @@
+#include "ops/conv/sgemm_avx512.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define CT_HAVE_AVX512_SGEMM 1
+#else
+#define CT_HAVE_AVX512_SGEMM 0
+#endif
+
+namespace ct::ops::conv {
+namespace {
+
+constexpr int64_t kMR = 8, kNR = kPanel, kNV = kNR / 16;
+constexpr int64_t kKC = 128;  // 128 x 48 floats: 24 KiB of panel
+
+#if CT_HAVE_AVX512_SGEMM
+// The lane masks of a panel nr columns wide, one per vector.
+struct Masks {
+  __mmask16 m[kNV];
+};
+Masks masks_for(int64_t nr) {
+  Masks r;
+  for (int64_t v = 0; v < kNV; ++v) {
+    const int64_t left = std::max<int64_t>(0, std::min<int64_t>(16, nr - 16 * v));
+    r.m[v] = left == 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+  }
+  return r;
+}
+
+// C[0..mr) x [0..kNR) (masked to the panel's width) = A block (k x 8) times B panel (k x kNR).
+__attribute__((target("avx512f"))) void micro_kernel(int64_t k, const float* ap, const float* bp, float* c, int64_t ldc,
+                                                     int64_t mr, const Masks& mk, bool accumulate) {
+  __m512 acc[kMR][kNV];
+  for (int i = 0; i < kMR; ++i)
+    for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < k; ++p) {
+    __m512 b[kNV];
+    for (int v = 0; v < kNV; ++v) b[v] = _mm512_loadu_ps(bp + p * kNR + 16 * v);
+    const float* a = ap + p * kMR;
+    for (int i = 0; i < kMR; ++i) {
+      const __m512 x = _mm512_set1_ps(a[i]);
+      for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_fmadd_ps(x, b[v], acc[i][v]);
+    }
+  }
+  for (int64_t i = 0; i < mr; ++i)
+    for (int v = 0; v < kNV; ++v) {
+      float* cp = c + i * ldc + 16 * v;
+      if (accumulate) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_maskz_loadu_ps(mk.m[v], cp));
+      _mm512_mask_storeu_ps(cp, mk.m[v], acc[i][v]);
+    }
+}
+
+__attribute__((target("avx512f"))) void pack_b(const float* b, int64_t ldb, int64_t k, const Masks& mk, float* bp) {
+  for (int64_t p = 0; p < k; ++p)
+    for (int v = 0; v < kNV; ++v)
+      _mm512_storeu_ps(bp + p * kNR + 16 * v, _mm512_maskz_loadu_ps(mk.m[v], b + p * ldb + 16 * v));
+}
+#endif
+
+}  // namespace
+
+bool has_avx512_sgemm() {
+#if CT_HAVE_AVX512_SGEMM
+  static const bool ok = [] {
+    const char* cap = std::getenv("CTORCH_CPU_CAPABILITY");
+    if (cap && std::strcmp(cap, "default") == 0) return false;
+    __builtin_cpu_init();
+    return bool(__builtin_cpu_supports("avx512f"));
+  }();
+  return ok;
+#else
+  return false;
+#endif
+}
+
+PackedA pack_a(const float* a, int64_t m, int64_t k, int64_t s0, int64_t s1) {
+  PackedA p;
+  p.m = m, p.k = k;
+  const int64_t blocks = (m + kMR - 1) / kMR;
+  p.data.assign(static_cast<size_t>(blocks * k * kMR), 0.0f);
+  for (int64_t ib = 0; ib < blocks; ++ib)
+    for (int64_t i = 0; i < kMR && ib * kMR + i < m; ++i)
+      for (int64_t q = 0; q < k; ++q) p.data[size_t((ib * k + q) * kMR + i)] = a[(ib * kMR + i) * s0 + q * s1];
+  return p;
+}
+
+void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c, int64_t ldc, float* bpanel) {
+#if CT_HAVE_AVX512_SGEMM
+  for (int64_t j0 = 0; j0 < n; j0 += kNR) {
+    const Masks mk = masks_for(std::min(kNR, n - j0));
+    pack_b(b + j0, ldb, a.k, mk, bpanel);
+    gemm_panel(a, bpanel, std::min(kNR, n - j0), c + j0, ldc, false);
+  }
+#else
+  (void)a, (void)n, (void)b, (void)ldb, (void)c, (void)ldc, (void)bpanel;
+#endif
+}
+
+void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc, bool accumulate) {
+#if CT_HAVE_AVX512_SGEMM
+  const int64_t blocks = (a.m + kMR - 1) / kMR;
+  const Masks mk = masks_for(nr);
+  // k in chunks whose slice of the panel stays in L1 while every row block passes over it.
+  for (int64_t k0 = 0; k0 < a.k || k0 == 0; k0 += kKC) {
+    const int64_t kc = std::min(kKC, a.k - k0);
+    for (int64_t ib = 0; ib < blocks; ++ib)
+      micro_kernel(kc, a.data.data() + ib * a.k * kMR + k0 * kMR, panel + k0 * kNR, c + ib * kMR * ldc, ldc,
+                   std::min(kMR, a.m - ib * kMR), mk, accumulate || k0 > 0);
+    if (a.k == 0) break;
+  }
+#else
+  (void)a, (void)panel, (void)nr, (void)c, (void)ldc, (void)accumulate;
+#endif
+}
+
+}  // namespace ct::ops::conv

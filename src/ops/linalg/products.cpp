@@ -1,0 +1,201 @@
+// products.cpp - dot, outer (ger), mv, addmv, baddbmm, tensordot, kron, linear and bilinear:
+// composites over mm/bmm/matmul and views, so their derivatives come from the operators they call.
+#include <algorithm>
+
+#include "autograd/grad_ctx.h"
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+using autograd::scaled;
+
+Tensor arg_tensor(const Frame& f, size_t i) { return Tensor::borrow(&f.tensor(i)); }
+Tensor opt_tensor(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor() : arg_tensor(f, i); }
+
+// PyTorch's BLAS-backed products take one dtype, not a promoted pair.
+void same_dtype(const char* op, const TensorImpl& a, const TensorImpl& b) {
+  CT_CHECK(a.dtype() == b.dtype(), CT_ERROR_DTYPE, op, ": expected both operands to have the same dtype, got ",
+           a.dtype(), " and ", b.dtype(), ". Convert one with to()");
+  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": bool operands are not supported. Convert them with to()");
+}
+
+// dot(Tensor self, Tensor tensor) -> Tensor
+void dot_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  const TensorImpl& b = f.tensor(1);
+  CT_CHECK(a.dim() == 1 && b.dim() == 1, CT_ERROR_SHAPE, "dot: expected two 1-D tensors, got sizes ", a.sizes(),
+           " and ", b.sizes());
+  CT_CHECK(a.size(0) == b.size(0), CT_ERROR_SHAPE, "dot: the vectors have ", a.size(0), " and ", b.size(0),
+           " elements; they must have as many");
+  same_dtype("dot", a, b);
+  f.outs[0] = matmul(arg_tensor(f, 0), arg_tensor(f, 1));
+}
+
+// outer(Tensor self, Tensor vec2) -> Tensor, and its alias ger
+void outer_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  const TensorImpl& b = f.tensor(1);
+  CT_CHECK(a.dim() == 1 && b.dim() == 1, CT_ERROR_SHAPE, f.op.schema.name, ": expected two 1-D tensors, got sizes ",
+           a.sizes(), " and ", b.sizes());
+  f.outs[0] = mul(unsqueeze(arg_tensor(f, 0), 1), arg_tensor(f, 1));
+}
+
+// mv(Tensor self, Tensor vec) -> Tensor
+Tensor checked_mv(const char* op, const Frame& f, size_t m, size_t v) {
+  const TensorImpl& a = f.tensor(m);
+  const TensorImpl& x = f.tensor(v);
+  CT_CHECK(a.dim() == 2 && x.dim() == 1, CT_ERROR_SHAPE, op, ": expected a 2-D matrix and a 1-D vector, got sizes ",
+           a.sizes(), " and ", x.sizes());
+  CT_CHECK(a.size(1) == x.size(0), CT_ERROR_SHAPE, op, ": matrix ", a.sizes(), " and vector ", x.sizes(),
+           " do not fit. Make matrix.size(1) equal vector.size(0)");
+  same_dtype(op, a, x);
+  return matmul(arg_tensor(f, m), arg_tensor(f, v));
+}
+void mv_kernel(void*, Frame& f) { f.outs[0] = checked_mv("mv", f, 0, 1); }
+
+// beta * self + alpha * product, with self ignored (NaN included) when beta is 0, as in BLAS.
+Tensor add_scaled(const char* op, const Tensor& self, const Tensor& product, const Scalar& beta, const Scalar& alpha) {
+  CT_CHECK(broadcast_shapes(op, self->sizes(), product->sizes()).ref().equals(product->sizes()), CT_ERROR_SHAPE, op,
+           ": self ", self->sizes(), " does not broadcast to the product's sizes ", product->sizes());
+  CT_CHECK(self->dtype() == product->dtype(), CT_ERROR_DTYPE, op, ": self (", self->dtype(),
+           ") must have the operands' dtype (", product->dtype(), ")");
+  const Tensor p = scaled(product, alpha);
+  if (beta.equals(0.0)) return p;
+  return add(scaled(self, beta), p);
+}
+
+// addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+void addmv_kernel(void*, Frame& f) {
+  f.outs[0] =
+      add_scaled("addmv", arg_tensor(f, 0), checked_mv("addmv", f, 1, 2), f.arg(3).to_scalar(), f.arg(4).to_scalar());
+}
+
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+void baddbmm_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(1);
+  const TensorImpl& b = f.tensor(2);
+  CT_CHECK(a.dim() == 3 && b.dim() == 3, CT_ERROR_SHAPE, "baddbmm: expected 3-D batches of matrices, got sizes ",
+           a.sizes(), " and ", b.sizes());
+  same_dtype("baddbmm", a, b);
+  f.outs[0] = add_scaled("baddbmm", arg_tensor(f, 0), bmm(arg_tensor(f, 1), arg_tensor(f, 2)), f.arg(3).to_scalar(),
+                         f.arg(4).to_scalar());
+}
+
+// tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor: the contracted
+// dims move last in self and first in other, and one mm does the rest.
+void tensordot_kernel(void*, Frame& f) {
+  const Tensor a = arg_tensor(f, 0), b = arg_tensor(f, 1);
+  const IntArrayRef da = f.arg(2).int_list(), db = f.arg(3).int_list();
+  CT_CHECK(da.size() == db.size(), CT_ERROR_INVALID_ARGUMENT, "tensordot: dims_self ", da, " and dims_other ", db,
+           " must have the same length");
+  same_dtype("tensordot", *a, *b);
+  std::vector<bool> ca(a->dim(), false), cb(b->dim(), false);
+  DimVector pa, pb, out;
+  int64_t k = 1;
+  for (size_t i = 0; i < da.size(); ++i) {
+    const int64_t x = wrap_dim("tensordot", da[i], int64_t(a->dim())),
+                  y = wrap_dim("tensordot", db[i], int64_t(b->dim()));
+    CT_CHECK(!ca[x] && !cb[y], CT_ERROR_INVALID_ARGUMENT, "tensordot: dim ", ca[x] ? x : y, " is contracted twice");
+    CT_CHECK(a->size(x) == b->size(y), CT_ERROR_SHAPE, "tensordot: contracted dims differ in size: self dim ", x,
+             " has ", a->size(x), ", other dim ", y, " has ", b->size(y));
+    ca[x] = cb[y] = true;
+    k *= a->size(x);
+  }
+  int64_t m = 1, n = 1;
+  for (size_t d = 0; d < a->dim(); ++d)
+    if (!ca[d]) pa.push_back(int64_t(d)), out.push_back(a->size(d)), m *= a->size(d);
+  for (size_t i = 0; i < da.size(); ++i) pa.push_back(wrap_dim("tensordot", da[i], int64_t(a->dim())));
+  for (size_t i = 0; i < db.size(); ++i) pb.push_back(wrap_dim("tensordot", db[i], int64_t(b->dim())));
+  for (size_t d = 0; d < b->dim(); ++d)
+    if (!cb[d]) pb.push_back(int64_t(d)), out.push_back(b->size(d)), n *= b->size(d);
+  const Tensor r = mm(reshape(permute(a, pa), {m, k}), reshape(permute(b, pb), {k, n}));
+  f.outs[0] = reshape(r, out);
+}
+
+// kron(Tensor self, Tensor other) -> Tensor: the operands interleaved as (a0, 1, a1, 1, ...) and
+// (1, b0, 1, b1, ...), multiplied, and each pair of dims merged.
+void kron_kernel(void*, Frame& f) {
+  const Tensor a = arg_tensor(f, 0), b = arg_tensor(f, 1);
+  const size_t nd = std::max(a->dim(), b->dim());
+  DimVector sa, sb, out;
+  for (size_t d = 0; d < nd; ++d) {
+    const int64_t x = d + a->dim() >= nd ? a->size(d + a->dim() - nd) : 1;
+    const int64_t y = d + b->dim() >= nd ? b->size(d + b->dim() - nd) : 1;
+    sa.push_back(x), sa.push_back(1);
+    sb.push_back(1), sb.push_back(y);
+    out.push_back(x * y);
+  }
+  f.outs[0] = reshape(mul(reshape(a, sa), reshape(b, sb)), out);
+}
+
+// linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor: input @ weight^T + bias.
+void linear_kernel(void*, Frame& f) {
+  const Tensor x = arg_tensor(f, 0), w = arg_tensor(f, 1), b = opt_tensor(f, 2);
+  CT_CHECK(w->dim() == 1 || w->dim() == 2, CT_ERROR_SHAPE, "linear: weight must be 1-D or 2-D (out, in), got sizes ",
+           w->sizes());
+  CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, "linear: input must have at least 1 dim, got a 0-dim tensor");
+  same_dtype("linear", *x, *w);
+  if (b.defined()) same_dtype("linear", *x, *b);
+  const Tensor wt = w->dim() == 2 ? transpose(w, 0, 1) : w;
+  if (x->dim() == 2 && w->dim() == 2 && b.defined()) {
+    static const OperatorDef& addmm = builtin_op("addmm");
+    f.outs[0] = call(addmm, {b, x, wt, 1, 1});
+    return;
+  }
+  Tensor y = matmul(x, wt);
+  f.outs[0] = b.defined() ? add(y, b) : y;
+}
+
+// bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor:
+// y[..., o] = x1[..., i] W[o, i, j] x2[..., j] + b[o], as x1 W (one mm) then a batch of dots with x2.
+void bilinear_kernel(void*, Frame& f) {
+  const Tensor x1 = arg_tensor(f, 0), x2 = arg_tensor(f, 1), w = arg_tensor(f, 2), b = opt_tensor(f, 3);
+  CT_CHECK(w->dim() == 3, CT_ERROR_SHAPE, "bilinear: weight must be 3-D (out, in1, in2), got sizes ", w->sizes());
+  CT_CHECK(x1->dim() >= 1 && x1->dim() == x2->dim(), CT_ERROR_SHAPE, "bilinear: input1 ", x1->sizes(), " and input2 ",
+           x2->sizes(), " must have the same number of dims (at least 1)");
+  for (size_t d = 0; d + 1 < x1->dim(); ++d)
+    CT_CHECK(x1->size(d) == x2->size(d), CT_ERROR_SHAPE, "bilinear: input1 ", x1->sizes(), " and input2 ", x2->sizes(),
+             " must agree in every dim but the last");
+  const int64_t o = w->size(0), i = w->size(1), j = w->size(2);
+  CT_CHECK(x1->size(x1->dim() - 1) == i && x2->size(x2->dim() - 1) == j, CT_ERROR_SHAPE, "bilinear: input1 ",
+           x1->sizes(), " and input2 ", x2->sizes(), " do not fit weight ", w->sizes());
+  same_dtype("bilinear", *x1, *w);
+  same_dtype("bilinear", *x2, *w);
+  if (b.defined()) {
+    same_dtype("bilinear", *b, *w);
+    CT_CHECK(b->dim() == 1 && b->size(0) == o, CT_ERROR_SHAPE, "bilinear: bias must have sizes (", o, "), got ",
+             b->sizes());
+  }
+  int64_t batch = 1;
+  DimVector out;
+  for (size_t d = 0; d + 1 < x1->dim(); ++d) batch *= x1->size(d), out.push_back(x1->size(d));
+  out.push_back(o);
+  const Tensor t = mm(reshape(x1, {batch, i}), reshape(permute(w, {1, 0, 2}), {i, o * j}));  // (B, o*j)
+  Tensor y = bmm(reshape(t, {batch, o, j}), reshape(x2, {batch, j, 1}));                     // (B, o, 1)
+  y = reshape(y, out);
+  f.outs[0] = b.defined() ? add(y, b) : y;
+}
+
+}  // namespace
+
+void define_linalg_products(Registry& r) {
+  r.def("dot(Tensor self, Tensor tensor) -> Tensor").composite(dot_kernel);
+  r.def("outer(Tensor self, Tensor vec2) -> Tensor").composite(outer_kernel);
+  r.def("ger(Tensor self, Tensor vec2) -> Tensor").composite(outer_kernel);
+  r.def("mv(Tensor self, Tensor vec) -> Tensor").composite(mv_kernel);
+  r.def("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
+      .composite(addmv_kernel);
+  r.def("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
+      .composite(baddbmm_kernel);
+  r.def("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor")
+      .composite(tensordot_kernel);
+  r.def("kron(Tensor self, Tensor other) -> Tensor").composite(kron_kernel);
+  r.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor").composite(linear_kernel);
+  r.def("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor")
+      .composite(bilinear_kernel);
+}
+
+}  // namespace ct::ops

@@ -1,0 +1,164 @@
+// linalg_conv.cpp - gradcheck cases of the linear-algebra, convolution and pooling family.
+#include "gradcheck.h"
+
+namespace ct::gradcheck {
+namespace {
+
+Tensor einsum(const char* eq, std::initializer_list<Tensor> ts) {
+  std::vector<const TensorImpl*> ps;
+  for (const Tensor& t : ts) ps.push_back(t.impl());
+  return op("einsum", {eq, ArrayRef<const TensorImpl*>(ps.data(), ps.size()), Value()});
+}
+
+// Both results of max_pool2d_with_indices; the values carry the gradient.
+Tensor max_pool_values(const Tensor& x, bool ceil) {
+  Tensor outs[2];
+  const int64_t k[2] = {3, 2}, s[2] = {2, 1}, p[2] = {1, 0}, d[2] = {1, 2};
+  const Value args[6] = {x, IntArrayRef(k, 2), IntArrayRef(s, 2), IntArrayRef(p, 2), IntArrayRef(d, 2), ceil};
+  dispatch(builtin_op("max_pool2d_with_indices"), args, 6, outs, 2);
+  return outs[0];
+}
+
+std::vector<Case> linalg_conv_cases() {
+  const Input v3{{3}}, v4{{4}}, m34{{3, 4}}, img{{2, 4, 5, 5}};
+  std::vector<Case> cs = {
+      {{"dot"},
+       {v3, {{3}}},
+       [](const Inputs& x) {
+         return op("dot", {x[0], x[1]});
+       }},
+      {{"outer"},
+       {v3, v4},
+       [](const Inputs& x) {
+         return op("outer", {x[0], x[1]});
+       }},
+      {{"ger"},
+       {v3, v4},
+       [](const Inputs& x) {
+         return op("ger", {x[0], x[1]});
+       }},
+      {{"mv"},
+       {m34, v4},
+       [](const Inputs& x) {
+         return op("mv", {x[0], x[1]});
+       }},
+      {{"addmv"},
+       {v3, m34, v4},
+       [](const Inputs& x) {
+         return op("addmv", {x[0], x[1], x[2], 0.5, 2.0});
+       }},
+      {{"baddbmm"},
+       {{{3}}, {{2, 2, 4}}, {{2, 4, 3}}},
+       [](const Inputs& x) {
+         return op("baddbmm", {x[0], x[1], x[2], -1.5, 0.5});
+       }},
+      {{"tensordot"},
+       {{{2, 3, 4}}, {{4, 3, 2}}},
+       [](const Inputs& x) {
+         return op("tensordot", {x[0], x[1], IntArrayRef{1, 2}, IntArrayRef{1, 0}});
+       }},
+      {{"kron"},
+       {{{2, 3}}, {{2}}},
+       [](const Inputs& x) {
+         return op("kron", {x[0], x[1]});
+       }},
+      {{"linear"},
+       {{{2, 5, 3}}, {{4, 3}}, v4},
+       [](const Inputs& x) {
+         return op("linear", {x[0], x[1], x[2]});
+       }},
+      {{"linear"},
+       {{{5, 3}}, {{4, 3}}, v4},
+       [](const Inputs& x) {
+         return op("linear", {x[0], x[1], x[2]});
+       }},
+      {{"bilinear"},
+       {{{5, 3}}, {{5, 2}}, {{4, 3, 2}}, v4},
+       [](const Inputs& x) {
+         return op("bilinear", {x[0], x[1], x[2], x[3]});
+       }},
+      {{"einsum"},
+       {{{4, 2}}, {{2, 4}}, {{4, 3}}},
+       [](const Inputs& x) {
+         return einsum("ij,jk,kl->il", {x[0], x[1], x[2]});
+       }},
+      {{"einsum"},
+       {{{3, 3, 2}}, {{2, 3}}},
+       [](const Inputs& x) {
+         return einsum("iij,j...->i...", {x[0], x[1]});
+       }},
+      {{"conv2d"},
+       {img, {{6, 2, 3, 2}}, {{6}}},
+       [](const Inputs& x) {
+         return op("conv2d", {x[0], x[1], x[2], IntArrayRef{2, 1}, IntArrayRef{1, 0}, IntArrayRef{1, 2}, 2});
+       }},
+      {{"conv2d"},
+       {{{4, 5, 5}}, {{3, 4, 1, 1}}},
+       [](const Inputs& x) {
+         return op("conv2d", {x[0], x[1], Value(), IntArrayRef{1}, IntArrayRef{0}, IntArrayRef{1}, 1});
+       }},
+      {{"conv2d.padding"},
+       {{{1, 2, 4, 5}}, {{3, 2, 2, 3}}},
+       [](const Inputs& x) {
+         return op("conv2d.padding", {x[0], x[1], Value(), IntArrayRef{1}, "same", IntArrayRef{1}, 1});
+       }},
+      {{"conv1d"},
+       {{{2, 3, 7}}, {{2, 3, 3}}, {{2}}},
+       [](const Inputs& x) {
+         return op("conv1d", {x[0], x[1], x[2], IntArrayRef{2}, IntArrayRef{1}, IntArrayRef{1}, 1});
+       }},
+      {{"conv_transpose2d.input"},
+       {{{2, 4, 3, 3}}, {{4, 1, 3, 2}}, {{2}}},
+       [](const Inputs& x) {
+         return op("conv_transpose2d.input",
+                   {x[0], x[1], x[2], IntArrayRef{2, 1}, IntArrayRef{1, 0}, IntArrayRef{1, 0}, 2, IntArrayRef{1, 2}});
+       }},
+      {{"max_pool2d_with_indices"}, {{{2, 2, 5, 6}}}, [](const Inputs& x) { return max_pool_values(x[0], true); }},
+      {{"max_pool2d"},
+       {{{1, 2, 4, 4}}},
+       [](const Inputs& x) {
+         return op("max_pool2d", {x[0], IntArrayRef{2}, IntArrayRef{}, IntArrayRef{0}, IntArrayRef{1}, false});
+       }},
+      // The gradient of the backward operator with respect to grad_output (self only fixes indices).
+      {{"max_pool2d_with_indices_backward"},
+       {{{2, 2, 3, 4}}},
+       [](const Inputs& x) {
+         Tensor outs[2];
+         const Tensor self = ops::arange(0, 120, 1, DType::Float64, kCPU);
+         const Tensor s = ops::reshape(ops::unary("sin", self), {2, 2, 5, 6});
+         const int64_t k[2] = {3, 2}, st[2] = {2, 1}, p[2] = {1, 0}, d[2] = {1, 2};
+         const Value args[6] = {s, IntArrayRef(k, 2), IntArrayRef(st, 2), IntArrayRef(p, 2), IntArrayRef(d, 2), true};
+         dispatch(builtin_op("max_pool2d_with_indices"), args, 6, outs, 2);
+         return op("max_pool2d_with_indices_backward", {x[0], s, IntArrayRef(k, 2), IntArrayRef(st, 2),
+                                                        IntArrayRef(p, 2), IntArrayRef(d, 2), true, outs[1]});
+       }},
+      {{"avg_pool2d"},
+       {img},
+       [](const Inputs& x) {
+         return ops::add(op("avg_pool2d", {x[0], IntArrayRef{3}, IntArrayRef{2}, IntArrayRef{1}, true, false, Value()}),
+                         op("avg_pool2d", {x[0], IntArrayRef{3}, IntArrayRef{2}, IntArrayRef{1}, true, true, 4}));
+       }},
+      {{"avg_pool2d_backward"},
+       {{{2, 4, 3, 3}}, img},
+       [](const Inputs& x) {
+         return op("avg_pool2d_backward",
+                   {x[0], x[1], IntArrayRef{3}, IntArrayRef{2}, IntArrayRef{1}, true, false, Value()});
+       }},
+      {{"adaptive_avg_pool2d"},
+       {img},
+       [](const Inputs& x) {
+         return op("adaptive_avg_pool2d", {x[0], IntArrayRef{3, 2}});
+       }},
+      {{"_adaptive_avg_pool2d_backward"},
+       {{{2, 4, 3, 2}}, img},
+       [](const Inputs& x) {
+         return op("_adaptive_avg_pool2d_backward", {x[0], x[1]});
+       }},
+  };
+  return cs;
+}
+
+const GradCheckFamily family(linalg_conv_cases);
+
+}  // namespace
+}  // namespace ct::gradcheck
