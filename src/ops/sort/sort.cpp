@@ -146,8 +146,8 @@ void define_sort(Registry& r) {
       .meta(sort_meta)
       .compute(DispatchKey::CPU, sort_cpu, Determinism::Bitwise)
       .derivative(sort_backward<true>, save_args(0));
-  r.def("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor").composite(argsort_kernel);
-  r.def("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor").composite(argsort_kernel);
+  r.def("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor").composite(argsort_kernel).not_differentiable();
+  r.def("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor").composite(argsort_kernel).not_differentiable();
   r.def("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)")
       .meta(topk_meta)
       .compute(DispatchKey::CPU, topk_cpu, Determinism::Bitwise)

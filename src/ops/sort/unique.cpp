@@ -60,7 +60,8 @@ void unique_kernel(void*, Frame& f) {
 
 void define_unique(Registry& r) {
   r.def("_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)")
-      .composite(unique_kernel);
+      .composite(unique_kernel)
+      .not_differentiable();
 }
 
 }  // namespace ct::ops
