@@ -76,7 +76,7 @@ void sort_row(const T* row, int64_t n, bool descending, T* vals, int64_t* idx, S
   }
 }
 
-/// Selects the k smallest (key, index) of the row: afterwards element k-1 of the scratch holds the
+/// Selects the k smallest (key, index) of the row (1 <= k <= n): afterwards element k-1 of the scratch holds the
 /// k-th and those before it the smaller ones (in no order unless `sorted`). Returns nothing; read
 /// the result with selected_index.
 ///
@@ -104,13 +104,13 @@ void select_row(const T* row, int64_t n, int64_t k, bool descending, bool sorted
       c.resize(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) c[i] = sortkey::packed_key(row[i], descending, static_cast<uint64_t>(i));
     }
-    if (k < static_cast<int64_t>(c.size())) std::nth_element(c.begin(), c.begin() + (k - 1), c.end());
+    std::nth_element(c.begin(), c.begin() + (k - 1), c.end());
     if (sorted) std::sort(c.begin(), c.begin() + k);
     return;
   }
   s.pairs.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) s.pairs[i] = {sortkey::key(row[i], descending), i};
-  if (k < n) std::nth_element(s.pairs.begin(), s.pairs.begin() + (k - 1), s.pairs.end());
+  std::nth_element(s.pairs.begin(), s.pairs.begin() + (k - 1), s.pairs.end());
   if (sorted) std::sort(s.pairs.begin(), s.pairs.begin() + k);
 }
 

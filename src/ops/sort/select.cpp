@@ -37,6 +37,8 @@ void pick_meta(const Frame& f, MetaResult& m) {
   const int64_t nd = static_cast<int64_t>(a.dim());
   const int64_t dim = wrap_dim(op, f.arg(dim_arg<P>()).to_int(), nd);
   const int64_t n = nd == 0 ? 1 : a.size(dim);
+  CT_CHECK(P == Pick::Mode || a.dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": bool tensors have no order to select by (input ",
+           a.sizes(), "). Convert with to(uint8) first");
   CT_CHECK(n > 0, CT_ERROR_INDEX, op, ": expected reduction dim ", dim, " to have non-zero size (input ", a.sizes(), ")");
   if (P == Pick::Kth) {
     const int64_t k = f.arg(1).to_int();
@@ -129,6 +131,8 @@ void pick_backward(GradCtx& c) {
 
 void median_all_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
+  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "median: bool tensors have no order to select by (input ", a.sizes(),
+           "). Convert with to(uint8) first");
   CT_CHECK(a.numel() > 0 || is_floating(a.dtype()), CT_ERROR_INDEX, "median: the input is empty (sizes ", a.sizes(),
            ") and ", a.dtype(), " has no NaN to answer with");
   m.compute = a.dtype();

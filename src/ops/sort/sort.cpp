@@ -87,6 +87,8 @@ void topk_meta(const Frame& f, MetaResult& m) {
   const int64_t k = f.arg(1).to_int();
   const int64_t dim = wrap_dim("topk", f.arg(2).to_int(), static_cast<int64_t>(a.dim()));
   const int64_t n = a.dim() == 0 ? 1 : a.size(dim);
+  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "topk: bool tensors have no order to select by (input ", a.sizes(),
+           "). Convert with to(uint8) first");
   CT_CHECK(k >= 0 && k <= n, CT_ERROR_INDEX, "topk: k = ", k, " is out of range for dim ", dim, " of size ", n,
            " (input ", a.sizes(), "). Pass 0 <= k <= ", n);
   DimVector sizes(a.sizes());

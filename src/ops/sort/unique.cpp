@@ -17,13 +17,15 @@ using namespace sortrows;
 //   -> (Tensor, Tensor, Tensor)
 // Always sorted (sorted=False allows any order; PyTorch's cpu kernel also sorts). Unrequested
 // outputs are empty int64 tensors, as in PyTorch. Equal keys are one element: -0.0 joins 0.0 and
-// every NaN is one value (see Note [Sort keys]).
+// every NaN is one value (see Note [Sort keys]). As PyTorch's cpu kernel, return_counts fills the
+// inverse too.
 void unique_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(!a.device().is_meta(), CT_ERROR_NOT_IMPLEMENTED, "_unique2: the number of distinct elements is data-dependent, "
            "so the meta device cannot compute the output sizes (input ", a.sizes(), "). Run it on a device with data");
   CT_CHECK(a.device().is_cpu(), CT_ERROR_NOT_IMPLEMENTED, "_unique2: only the cpu has a kernel, the input is on ", a.device());
-  const bool inverse = f.arg(2).to_bool(), counts = f.arg(3).to_bool();
+  // PyTorch's cpu kernel fills the inverse whenever counts are asked for too (it counts with it).
+  const bool counts = f.arg(3).to_bool(), inverse = f.arg(2).to_bool() || counts;
   const int64_t n = a.numel();
   const Tensor flat = contiguous(reshape(Tensor::borrow(&a), {n}));
   std::vector<int64_t> order(static_cast<size_t>(n)), inv(static_cast<size_t>(inverse ? n : 0));
