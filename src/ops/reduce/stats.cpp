@@ -1,6 +1,7 @@
 // stats.cpp - var, std, var_mean, std_mean (with correction), all, any, count_nonzero and
 // logsumexp: reductions run by the reduction engine (cpu/reduce.h) over a list of dims.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "autograd/grad_ctx.h"
@@ -219,27 +220,86 @@ void logsumexp_meta(const Frame& f, MetaResult& m) {
   set_output(m, 0, reduced_sizes(a.sizes(), mask, f.arg(2).to_bool()), out, a.device());
 }
 
-// One row: log(sum(exp(x - max))) + max, the max skipped when infinite (all -inf gives -inf, any
-// +inf gives +inf), so no exp overflows. kLanes interleaved partial sums, combined pairwise, make
-// the order of additions depend on k alone (see Note [Reproducible reductions]).
+// exp for x in [-inf, 0] in float, branch-free so that the row loop vectorizes (Cephes' expf:
+// x = n ln2 + r, a degree-7 polynomial in r, times 2^n; within 2 ulp). Below -87.3 the result
+// underflows toward 0; logsumexp_row never feeds it values above 0, where the max contributes
+// exactly exp(0) = 1.
+[[gnu::always_inline]] inline float exp_nonpositive(float x) {
+  x = x < -87.3f ? -87.3f : x;
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round to nearest
+  const float r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
+  float y = 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * (r * r) + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return y * scale;
+}
+[[gnu::always_inline]] inline double exp_nonpositive(double x) { return std::exp(x); }
+
+// One row: log(sum(exp(x - max))) + max, so no exp overflows; a row whose max is infinite is that
+// infinity (all -inf, or empty: -inf); a NaN makes it NaN. kLanes interleaved partial maxima and
+// sums, combined pairwise, make the order of operations depend on k alone (see Note [Reproducible
+// reductions]) and let the compiler vectorize both passes.
 template <typename T, typename A>
-A logsumexp_row(const T* p, int64_t k) {
-  A mx = -std::numeric_limits<A>::infinity();
-  for (int64_t i = 0; i < k; ++i) {
-    const A v = A(M<T>(p[i]));
-    mx = v > mx || std::isnan(v) ? v : mx;
-  }
-  if (std::isnan(mx)) return mx;
-  const A shift = std::isinf(mx) ? A(0) : mx;
+[[gnu::always_inline]] inline A logsumexp_row_body(const T* p, int64_t k) {
   constexpr int L = cpu::kLanes;
-  A lanes[L] = {};
+  A m[L];
+  for (int j = 0; j < L; ++j) m[j] = -std::numeric_limits<A>::infinity();
   int64_t i = 0;
   for (; i + L <= k; i += L)
-    for (int j = 0; j < L; ++j) lanes[j] += std::exp(A(M<T>(p[i + j])) - shift);
-  for (int j = 0; i < k; ++i, ++j) lanes[j] += std::exp(A(M<T>(p[i])) - shift);
+    for (int j = 0; j < L; ++j) {
+      const A v = A(M<T>(p[i + j]));
+      m[j] = v > m[j] ? v : m[j];
+    }
+  for (int j = 0; i < k; ++i, ++j) {
+    const A v = A(M<T>(p[i]));
+    m[j] = v > m[j] ? v : m[j];
+  }
+  A mx = m[0];
+  for (int j = 1; j < L; ++j) mx = m[j] > mx ? m[j] : mx;
+  // The max skips NaN; an infinite max is the answer unless a NaN is there too. A finite max
+  // lets a NaN through exp into the sum.
+  if (std::isinf(mx)) {
+    for (i = 0; i < k; ++i)
+      if (A(M<T>(p[i])) != A(M<T>(p[i]))) return A(M<T>(p[i]));
+    return mx;
+  }
+  // exp over a block into a buffer (a plain map loop, which vectorizes), then summed by lanes.
+  A lanes[L] = {};
+  constexpr int64_t B = 256;
+  A buf[B];
+  for (int64_t b = 0; b < k; b += B) {
+    const int64_t nb = std::min(B, k - b);
+    for (int64_t t = 0; t < nb; ++t) buf[t] = exp_nonpositive(A(M<T>(p[b + t])) - mx);
+    int64_t t = 0;
+    for (; t + L <= nb; t += L)
+      for (int j = 0; j < L; ++j) lanes[j] += buf[t + j];
+    for (int j = 0; t < nb; ++t, ++j) lanes[j] += buf[t];
+  }
   for (int w = L / 2; w >= 1; w /= 2)
     for (int j = 0; j < w; ++j) lanes[j] += lanes[j + w];
-  return std::log(lanes[0]) + shift;
+  return std::log(lanes[0]) + mx;
+}
+
+// Compiled twice; see Note [CPU capability dispatch].
+template <typename T, typename A>
+A logsumexp_row_baseline(const T* p, int64_t k) { return logsumexp_row_body<T, A>(p, k); }
+#if CT_HAVE_AVX2_KERNELS
+template <typename T, typename A>
+CT_TARGET_AVX2 A logsumexp_row_avx2(const T* p, int64_t k) { return logsumexp_row_body<T, A>(p, k); }
+#endif
+template <typename T, typename A>
+A logsumexp_row(const T* p, int64_t k) {
+#if CT_HAVE_AVX2_KERNELS
+  if (cpu::has_avx2()) return logsumexp_row_avx2<T, A>(p, k);
+#endif
+  return logsumexp_row_baseline<T, A>(p, k);
 }
 
 void logsumexp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {

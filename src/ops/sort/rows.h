@@ -76,19 +76,57 @@ void sort_row(const T* row, int64_t n, bool descending, T* vals, int64_t* idx, S
   }
 }
 
-/// Selects the k smallest (key, index) of the row (1 <= k <= n): afterwards element k-1 of the scratch holds the
-/// k-th and those before it the smaller ones (in no order unless `sorted`). Returns nothing; read
+/// For one long row and a small k: the packed keys of every element whose key is at most a
+/// threshold read off a strided sample (expected about 2k + n / 256 of them), gathered in parallel
+/// chunks; one streaming pass. False, with nothing kept, when the sample misjudged and fewer than k
+/// came through. The threshold only decides how much work follows, never the answer.
+template <typename T>
+bool select_by_sample(const T* row, int64_t n, int64_t k, bool descending, std::vector<uint64_t>& out) {
+  using U = typename sortkey::Key<T>::U;
+  constexpr int64_t m = 4096;
+  std::vector<U> sample(static_cast<size_t>(m));
+  const int64_t stride = n / m;
+  for (int64_t i = 0; i < m; ++i) sample[static_cast<size_t>(i)] = sortkey::key(row[i * stride], descending);
+  const int64_t pos = std::min<int64_t>(m - 1, 2 * k * m / n + 16);
+  std::nth_element(sample.begin(), sample.begin() + pos, sample.end());
+  const U limit = sample[static_cast<size_t>(pos)];
+  constexpr int64_t chunk = 65536;
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  std::vector<std::vector<uint64_t>> parts(static_cast<size_t>(chunks));
+  cpu::parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      std::vector<uint64_t>& part = parts[static_cast<size_t>(c)];
+      const int64_t end = std::min(n, (c + 1) * chunk);
+      for (int64_t i = c * chunk; i < end; ++i) {
+        const U key = sortkey::key(row[i], descending);
+        if (key <= limit) part.push_back(uint64_t(key) << sortkey::kKeyShift<T> | static_cast<uint64_t>(i));
+      }
+    }
+  });
+  size_t total = 0;
+  for (const auto& part : parts) total += part.size();
+  if (static_cast<int64_t>(total) < k) return false;
+  out.clear();
+  out.reserve(total);
+  for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+  return true;
+}
+
+/// Selects the k smallest (key, index) of the row (1 <= k <= n): afterwards element k-1 of the
+/// scratch holds the k-th and those before it the smaller ones (in no order unless `sorted`). Read
 /// the result with selected_index.
 ///
-/// A packed row first counts its keys' top 11 bits, then keeps only the elements whose bucket is at
-/// or below the one holding the k-th: for k much smaller than n that leaves about k + n / 2048
-/// candidates for nth_element, two streaming passes over the row instead of a sort.
+/// Long rows first keep only candidates: by a sampled threshold (select_by_sample), else by
+/// counting the keys' top 11 bits and keeping the elements whose bucket is at or below the one
+/// holding the k-th. nth_element then runs over about k + n / 256 candidates, not the whole row.
 template <typename T>
 void select_row(const T* row, int64_t n, int64_t k, bool descending, bool sorted, Scratch<T>& s) {
   if (packs<T>(n)) {
     std::vector<uint64_t>& c = s.packed;
     c.clear();
-    if (n >= 4096 && k <= n / 8) {
+    if (n >= 65536 && k <= n / 64 && select_by_sample(row, n, k, descending, c)) {
+      // candidates gathered
+    } else if (n >= 4096 && k <= n / 8) {
       int64_t hist[2048] = {};
       for (int64_t i = 0; i < n; ++i) ++hist[sortkey::packed_key(row[i], descending, 0) >> 53];
       int64_t cum = 0, bucket = 0;
