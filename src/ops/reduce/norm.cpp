@@ -4,11 +4,14 @@
 #include <cstring>
 #include <limits>
 
+#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/reduce/reduce_common.h"
 
 namespace ct::ops {
 namespace {
+
+constexpr const char* kVectorNorm = "linalg_vector_norm";
 
 // The dims a norm reduces, ascending; None or empty means all.
 DimVector norm_dims(const char* op, const Value& dims, int64_t ndim) {
@@ -43,26 +46,74 @@ Tensor vector_norm(const char* op, const Tensor& in, double p, IntArrayRef dims,
 }
 
 Tensor self_in(const Frame& f) { return Tensor::borrow(f.args[0].tensor_ptr()); }
+Tensor with_dtype(const Tensor& x, const Value& dtype) { return dtype.is_none() ? x : to(x, dtype.dtype()); }
+
+// The structured vector norm, through the dispatcher so that autograd records it.
+Tensor call_vector_norm(const Tensor& x, const Value& p, const Value& dims, bool keepdim) {
+  return call(builtin_op(kVectorNorm), {x, p, dims, keepdim, Value()});
+}
 
 // norm.Scalar(Tensor self, Scalar p=2) -> Tensor
-void norm_scalar_kernel(void*, Frame& f) {
-  f.outs[0] = vector_norm("norm", self_in(f), f.arg(1).to_double(), {}, false);
-}
+void norm_scalar_kernel(void*, Frame& f) { f.outs[0] = call_vector_norm(self_in(f), f.arg(1), Value(), false); }
 
 // norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
 void norm_dim_kernel(void*, Frame& f) {
-  const Tensor x = self_in(f);
-  const double p = f.arg(1).is_none() ? 2.0 : f.arg(1).to_double();
-  f.outs[0] = vector_norm("norm", x, p, norm_dims("norm", f.arg(2), static_cast<int64_t>(x->dim())), f.arg(3).to_bool());
+  const Value p = f.arg(1).is_none() ? Value(2.0) : f.arg(1);
+  f.outs[0] = call_vector_norm(self_in(f), p, f.arg(2), f.arg(3).to_bool());
 }
 
-Tensor with_dtype(const Tensor& x, const Value& dtype) { return dtype.is_none() ? x : to(x, dtype.dtype()); }
+// ---- linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+// ScalarType? dtype=None): structured, so that its derivative can define the gradient at an all-zero
+// group (0, as PyTorch), where the composite's sqrt would give 0 * inf = NaN.
 
-// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
-void vector_norm_kernel(void*, Frame& f) {
+void vector_norm_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  CT_CHECK(is_floating(a.dtype()), CT_ERROR_DTYPE, kVectorNorm, ": needs a floating input, got ", a.dtype(), " (",
+           a.sizes(), "). Convert with to(float32) first");
+  const DType d = f.arg(4).is_none() ? a.dtype() : f.arg(4).dtype();
+  CT_CHECK(is_floating(d), CT_ERROR_DTYPE, kVectorNorm, ": dtype must be floating, got ", d);
+  bool all = false;
+  const uint64_t mask = reduced_mask(kVectorNorm, f.arg(2), static_cast<int64_t>(a.dim()), &all);
+  int64_t n = 1;
+  for (int64_t d2 = 0; d2 < static_cast<int64_t>(a.dim()); ++d2)
+    if (mask >> d2 & 1) n *= a.size(d2);
+  CT_CHECK(n > 0 || !std::isinf(f.arg(1).to_double()), CT_ERROR_SHAPE, kVectorNorm, ": the ", f.arg(1).to_double(),
+           "-norm of an empty group is undefined (input ", a.sizes(), "). Reduce over non-empty dims");
+  m.compute = d;
+  set_output(m, 0, reduced_sizes(a.sizes(), mask, f.arg(3).to_bool()), d, a.device());
+}
+
+void vector_norm_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const Tensor x = with_dtype(self_in(f), f.arg(4));
-  const DimVector dims = norm_dims("linalg_vector_norm", f.arg(2), static_cast<int64_t>(x->dim()));
-  f.outs[0] = vector_norm("linalg_vector_norm", x, f.arg(1).to_double(), dims, f.arg(3).to_bool());
+  const DimVector dims = norm_dims(kVectorNorm, f.arg(2), static_cast<int64_t>(x->dim()));
+  copy_(outs[0], vector_norm(kVectorNorm, x, f.arg(1).to_double(), dims, f.arg(3).to_bool()));
+}
+
+// As PyTorch's norm_backward: p = 0 has no gradient; p = 1 is sign(x); +-inf shares the gradient
+// among the elements whose |x| is the norm; otherwise sign(x) |x|^(p-1) / norm^(p-1), 0 where the
+// norm is 0.
+void vector_norm_backward(autograd::GradCtx& c) {
+  const Tensor x = with_dtype(c.saved(0), c.arg(4));
+  const double p = c.arg(1).to_double();
+  const DimVector dims = grad_reduced_dims(c, kVectorNorm, 2);
+  const bool keepdim = c.arg(3).to_bool();
+  const Tensor g = expand_reduced(c.grad(), dims, x->sizes(), keepdim);
+  const Tensor y = expand_reduced(c.result(), dims, x->sizes(), keepdim);
+  const Tensor zero = zeros({}, x->dtype(), x->device());
+  const Tensor sign = sub(to(binary_scalar("gt", x, 0), x->dtype()), to(binary_scalar("lt", x, 0), x->dtype()));
+  Tensor gx;
+  if (p == 0.0) {
+    gx = mul(x, Scalar(0.0));
+  } else if (p == 1.0) {
+    gx = mul(g, sign);
+  } else if (std::isinf(p)) {
+    const Tensor hit = to(binary("eq", unary("abs", x), y), x->dtype());
+    gx = mul(mul(g, sign), div(hit, expand(reduce("sum", hit, dims, true), x->sizes())));
+  } else {
+    const Tensor ratio = p == 2.0 ? div(x, y) : mul(sign, binary_scalar("pow", div(unary("abs", x), y), p - 1.0));
+    gx = mul(g, where(binary_scalar("eq", y, 0), zero, ratio));
+  }
+  c.set(0, gx);
 }
 
 // A matrix norm over dims (d0, d1): 'fro', or the induced 1 / inf norms (max column / row sum) and
@@ -102,7 +153,7 @@ void linalg_norm_kernel(void*, Frame& f) {
   const char* ord = ordv.kind() == Value::Kind::String ? ordv.str() : nullptr;
   if (f.arg(2).is_none()) {
     if (ordv.is_none()) {
-      f.outs[0] = vector_norm(op, x, 2.0, {}, keepdim);
+      f.outs[0] = call_vector_norm(x, Value(2.0), Value(), keepdim);
       return;
     }
     CT_CHECK(nd == 1 || nd == 2, CT_ERROR_SHAPE, op, ": with ord and no dim the input must be 1-D or 2-D, got sizes ",
@@ -117,13 +168,13 @@ void linalg_norm_kernel(void*, Frame& f) {
            f.arg(2).int_list(), ". Use linalg_vector_norm for more");
   if (dims.size() == 2) {
     const IntArrayRef given = f.arg(2).int_list();
-    f.outs[0] = ordv.is_none() ? vector_norm(op, x, 2.0, dims, keepdim)
+    f.outs[0] = ordv.is_none() ? call_vector_norm(x, Value(2.0), Value(dims.ref()), keepdim)
                                : matrix_norm(x, ord, ord ? 0.0 : ordv.to_double(), wrap_dim(op, given[0], nd),
                                              wrap_dim(op, given[1], nd), keepdim);
     return;
   }
   CT_CHECK(!ord, CT_ERROR_INVALID_ARGUMENT, op, ": ord='", ord ? ord : "", "' is a matrix norm but one dim was given. Pass two dims");
-  f.outs[0] = vector_norm(op, x, ordv.is_none() ? 2.0 : ordv.to_double(), dims, keepdim);
+  f.outs[0] = call_vector_norm(x, ordv.is_none() ? Value(2.0) : ordv, Value(dims.ref()), keepdim);
 }
 
 }  // namespace
@@ -132,7 +183,9 @@ void define_norms(Registry& r) {
   r.def("norm.Scalar(Tensor self, Scalar p=2) -> Tensor").composite(norm_scalar_kernel);
   r.def("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor").composite(norm_dim_kernel);
   r.def("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
-      .composite(vector_norm_kernel);
+      .meta(vector_norm_meta)
+      .compute(DispatchKey::CPU, vector_norm_cpu, Determinism::Bitwise)
+      .derivative(vector_norm_backward, save_result(save_args(0)));
   r.def("linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
       .composite(linalg_norm_kernel);
   r.def("linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")

@@ -490,6 +490,9 @@ def scatter_back_cases():
         Case("bad_index", f(1, [0, 4, 3, 1, 2, 0], [2, 4], True), [In((2, 3))]),
         Case("transposed", f(0, [0, 1, 2, 2, 1, 0], [3, 2], True), [In((3, 2), layout="T")]),
         Case("empty", f(1, [], [0, 4], True), [In((0, 3))]),
+        Case("0dim", f(0, [0], [], True), [In(())]),
+        Case("indices_shape_mismatch", f(1, [0, 1, 2, 3], [2, 4], True), [In((2, 3))],
+             torch_fn=lambda m, g: torch.zeros(2, 4).scatter_(1, torch.zeros(2, 3, 3, dtype=torch.int64), g)),
     ]
     return cs
 
@@ -506,6 +509,11 @@ def gather_along_cases():
         Case("transposed", f(1, (3, 2), [3, 0, 1, 1, 2, 0]), [In((3, 4), layout="T")]),
         Case("bad_index", f(1, (3, 2), [4, 0, 1, 1, 2, 0]), [In((3, 4))]),
         Case("empty", f(1, (0, 2), []), [In((0, 4))]),
+        Case("0dim", f(0, (), [0]), [In(())]),
+        Case("stepped", f(1, (3, 2), [3, 0, 1, 1, 2, 0]), [In((3, 4), layout="step")]),
+        Case("expanded", f(0, (2, 4), [2, 0, 1, 1, 0, 0, 2, 1]), [In((3, 4), layout="expand")]),
+        Case("index_sizes_mismatch", f(1, (2, 2), [0, 1, 1, 0]), [In((3, 4))],
+             torch_fn=lambda m, x: torch.gather(x, 1, torch.zeros(2, 2, 2, dtype=torch.int64))),
     ]
     return cs
 

@@ -60,6 +60,12 @@ std::vector<Case> reduce_cases() {
       {{"linalg_vector_norm"}, {cube}, [=](const Inputs& x) {
          return op("linalg_vector_norm", {x[0], 2, IntArrayRef({0, 2}), false, Value()});
        }},
+      {{"linalg_vector_norm"}, {cube}, [=](const Inputs& x) {
+         return ops::add(ops::add(sum_all(op("linalg_vector_norm", {x[0], 1, IntArrayRef({1}), true, Value()})),
+                                  op("linalg_vector_norm", {x[0], 0.5, Value(), false, Value()})),
+                         sum_all(op("linalg_vector_norm", {x[0], -std::numeric_limits<double>::infinity(), IntArrayRef({2}),
+                                                           false, Value()})));
+       }},
       {{"linalg_norm", "linalg_norm.ord_str"}, {m}, [=](const Inputs& x) {
          return ops::add(ops::add(op("linalg_norm", {x[0], Value(), Value(), false, Value()}),
                                   op("linalg_norm", {x[0], 1, Value(), false, Value()})),
