@@ -87,11 +87,24 @@ int64_t grad_dim(GradCtx& c) { return wrap_dim("cum", c.arg(1).to_int(), static_
 
 void cumsum_backward(GradCtx& c) { c.set(0, reverse_cumsum(c.grad(), grad_dim(c))); }
 
-// d y_j / d x_i = y_j / x_i for j >= i, so the gradient is reverse_cumsum(g y) / x. That divides by
-// x: inputs with zeros get inf or NaN here, where PyTorch takes a slower exact path.
+// d y_j / d x_i is the product of x_0..x_j without x_i, for j >= i. Before a line's first zero that
+// is y_j / x_i, so the gradient is reverse_cumsum(g y) / x. At the first zero it is
+// reverse_cumsum(g y') there, y' the running product with that zero replaced by 1; after it every
+// product holds the zero: 0. All of it with operators, so it is differentiable again.
 void cumprod_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
-  c.set(0, div(reverse_cumsum(mul(c.grad(), c.result()), grad_dim(c)), x));
+  const Tensor y = c.result();
+  const Tensor x = to(c.saved(0), y->dtype());
+  const int64_t dim = grad_dim(c);
+  const Tensor g = c.grad();
+  const Tensor one = ones({}, x->dtype(), x->device()), zero = zeros({}, x->dtype(), x->device());
+  const Tensor is_zero = binary_scalar("eq", x, 0);
+  const Tensor zeros_so_far = call(builtin_op("cumsum"), {is_zero, dim, Value()});
+  const Tensor before = binary_scalar("eq", zeros_so_far, 0);
+  const Tensor first_zero = mul(is_zero, binary_scalar("eq", zeros_so_far, 1));
+  const Tensor a = div(reverse_cumsum(mul(g, y), dim), where(before, x, one));
+  const Tensor y1 = call(builtin_op("cumprod"), {where(first_zero, one, x), dim, Value()});
+  const Tensor b = reverse_cumsum(mul(g, y1), dim);
+  c.set(0, where(before, a, where(first_zero, b, zero)));
 }
 
 // ---- cummax / cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)

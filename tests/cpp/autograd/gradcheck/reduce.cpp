@@ -74,6 +74,12 @@ std::vector<Case> reduce_cases() {
       {{"cumsum"}, {cube}, [=](const Inputs& x) { return op("cumsum", {x[0], 1, Value()}); }},
       {{"cumsum"}, {scalar}, [=](const Inputs& x) { return op("cumsum", {x[0], 0, Value()}); }},
       {{"cumprod"}, {Input{{2, 3, 4}, 0.5, 2.0}}, [=](const Inputs& x) { return op("cumprod", {x[0], -1, Value()}); }},
+      // Zeros: the first of a row, and later ones. The first derivative is exact there; its own
+      // derivative treats the gradient after a line's first zero as constant 0 (PyTorch's formula
+      // for that part is exact), so only the first order is checked.
+      {{"cumprod"}, {Input{{2, 5}, -1, 1, {1.5, 0, 2, 0, 0.5, -2, 0.75, 3, -0.5, 0}}}, [=](const Inputs& x) {
+         return op("cumprod", {x[0], 1, Value()});
+       }, false},
       {{"cummax"}, {cube}, [=](const Inputs& x) { return both("cummax", {x[0], 2}); }},
       {{"cummin"}, {cube}, [=](const Inputs& x) { return both("cummin", {x[0], 0}); }},
       {{"sort", "sort.stable"}, {cube}, [=](const Inputs& x) {
