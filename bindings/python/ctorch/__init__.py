@@ -224,6 +224,7 @@ def addmm(input, mat1, mat2, beta=1, alpha=1):
 
 
 Tensor.unique = _ops_reduce.unique
+Tensor.norm = _ops_reduce.norm
 
 
 def rsub(input, other, alpha=1):

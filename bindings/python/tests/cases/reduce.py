@@ -186,6 +186,10 @@ def norm_cases():
         cs.append(Case(f"p{p}_dim1", _fn("norm", p, 1), [In((3, 4), kind="pos" if p in (0.5, -1) else "default")]))
     cs += [
         Case("p_only", _fn("norm", 3), [In((3, 4))]),
+        Case("fro", _fn("norm", "fro"), [In((3, 4))]),
+        Case("fro_dim_keepdim", _fn("norm", "fro", (0, 1), True), [In((2, 3, 4))]),
+        Case("method_fro", _method("norm", p="fro", dim=1), [In((3, 4), "float64")]),
+        Case("method_keepdim_all", _method("norm", 2, None, True), [In((3, 4))]),
         Case("dims_keepdim", _fn("norm", 2, (0, 2), True), [In((2, 3, 4))]),
         Case("dim_kw", _fn("norm", dim=1), [In((3, 4), "float64")]),
         Case("method", _method("norm", 1, 0), [In((3, 4))]),
