@@ -77,8 +77,7 @@ void sort_row(const T* row, int64_t n, bool descending, T* vals, int64_t* idx, S
 }
 
 /// For one long row and a small k: the packed keys of every element whose key is at most a
-/// threshold read off a strided sample (expected about 2k + n / 256 of them), gathered in parallel
-/// chunks; one streaming pass. False, with nothing kept, when the sample misjudged and fewer than k
+/// threshold read off a strided sample (expected about 2k + n / 256 of them); one streaming pass. False, with nothing kept, when the sample misjudged and fewer than k
 /// came through. The threshold only decides how much work follows, never the answer.
 template <typename T>
 bool select_by_sample(const T* row, int64_t n, int64_t k, bool descending, std::vector<uint64_t>& out) {
@@ -90,25 +89,18 @@ bool select_by_sample(const T* row, int64_t n, int64_t k, bool descending, std::
   const int64_t pos = std::min<int64_t>(m - 1, 2 * k * m / n + 16);
   std::nth_element(sample.begin(), sample.begin() + pos, sample.end());
   const U limit = sample[static_cast<size_t>(pos)];
-  constexpr int64_t chunk = 65536;
-  const int64_t chunks = (n + chunk - 1) / chunk;
-  std::vector<std::vector<uint64_t>> parts(static_cast<size_t>(chunks));
-  cpu::parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c) {
-      std::vector<uint64_t>& part = parts[static_cast<size_t>(c)];
-      const int64_t end = std::min(n, (c + 1) * chunk);
-      for (int64_t i = c * chunk; i < end; ++i) {
-        const U key = sortkey::key(row[i], descending);
-        if (key <= limit) part.push_back(uint64_t(key) << sortkey::kKeyShift<T> | static_cast<uint64_t>(i));
-      }
-    }
-  });
-  size_t total = 0;
-  for (const auto& part : parts) total += part.size();
-  if (static_cast<int64_t>(total) < k) return false;
+  // One thread: the pass streams at memory speed, and splitting it made it wait on the slowest
+  // thread of a busy machine for little gain.
   out.clear();
-  out.reserve(total);
-  for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+  out.reserve(static_cast<size_t>(2 * k + n / 256));
+  for (int64_t i = 0; i < n; ++i) {
+    const U key = sortkey::key(row[i], descending);
+    if (key <= limit) out.push_back(uint64_t(key) << sortkey::kKeyShift<T> | static_cast<uint64_t>(i));
+  }
+  if (static_cast<int64_t>(out.size()) < k) {
+    out.clear();
+    return false;
+  }
   return true;
 }
 
