@@ -1646,6 +1646,147 @@ CT_API CT_NODISCARD ct_status ct_tensor_amin(const ct_tensor* a, const int64_t* 
 CT_API CT_NODISCARD ct_status ct_tensor_argmax(const ct_tensor* a, const int64_t* dim, int keepdim, ct_tensor** out);
 CT_API CT_NODISCARD ct_status ct_tensor_argmin(const ct_tensor* a, const int64_t* dim, int keepdim, ct_tensor** out);
 
+/* ---- Operators: statistics, scans, sorting ---- */
+
+/*
+ * ct_tensor_var / ct_tensor_std - variance and standard deviation over dims.
+ *
+ * Reduces a over the n dims listed (NULL with n == 0 means every dim); keepdim != 0 keeps reduced
+ * dims with size 1. The sum of squared deviations is divided by max(0, N - correction), N the
+ * number of elements reduced: correction 1 is the unbiased estimate (torch's default), 0 the
+ * population one; too few elements give NaN or inf, as in PyTorch. a must be floating; float16
+ * and bfloat16 accumulate in double and round once. Results are bitwise identical whatever the
+ * thread count.
+ *
+ *   a  borrowed.  out  a new reference, or NULL on failure.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released, dims NULL with n > 0, a dim listed twice
+ *   CT_ERROR_INDEX             a dim out of range
+ *   CT_ERROR_DTYPE             a is not floating
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_var(const ct_tensor* a, const int64_t* dims, size_t n, double correction,
+                                            int keepdim, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_std(const ct_tensor* a, const int64_t* dims, size_t n, double correction,
+                                            int keepdim, ct_tensor** out);
+
+/*
+ * ct_tensor_norm - the vector p-norm over dims (torch.linalg.vector_norm).
+ *
+ * (sum |x|^p)^(1/p) over the n dims listed (NULL with n == 0: every dim); p may be INFINITY (the
+ * largest |x|), -INFINITY (the smallest) or 0 (the number of non-zero elements). a must be
+ * floating; float16 and bfloat16 are computed in float32 and rounded once.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released, dims NULL with n > 0, a dim listed twice
+ *   CT_ERROR_INDEX             a dim out of range
+ *   CT_ERROR_DTYPE             a is not floating
+ *   CT_ERROR_SHAPE             p = +-INFINITY over an empty reduction
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_norm(const ct_tensor* a, double p, const int64_t* dims, size_t n, int keepdim,
+                                             ct_tensor** out);
+
+/*
+ * ct_tensor_logsumexp - log(sum(exp(a))) over dims, computed without overflow.
+ *
+ * Subtracts each group's largest element before exponentiating. Integer and bool inputs give the
+ * default floating dtype. An empty group gives -inf; a group with +inf gives +inf, with NaN NaN.
+ * Bitwise identical whatever the thread count.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released, dims NULL with n > 0, a dim listed twice
+ *   CT_ERROR_INDEX             a dim out of range
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_logsumexp(const ct_tensor* a, const int64_t* dims, size_t n, int keepdim,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
+ *
+ * dim NULL: over every element, a 0-dim result (keepdim is ignored); else over *dim, keepdim != 0
+ * keeping it with size 1. NaN counts as non-zero. The result is bool, or uint8 for a uint8 input
+ * (as in PyTorch). An empty reduction gives true for all, false for any.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released
+ *   CT_ERROR_INDEX             dim out of range
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_all(const ct_tensor* a, const int64_t* dim, int keepdim, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_any(const ct_tensor* a, const int64_t* dim, int keepdim, ct_tensor** out);
+
+/*
+ * ct_tensor_cumsum - running sums along dim.
+ *
+ * dtype NULL: integer and bool inputs give int64, floating ones keep their dtype; else a is
+ * converted to *dtype first. float32 accumulates in double, float16 and bfloat16 in float32 (as
+ * PyTorch's CPU kernel), each output rounded once. Bitwise identical whatever the thread count.
+ *
+ *   a  borrowed.  dtype  borrowed, may be NULL.  out  a new reference, or NULL on failure.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a or out NULL, a released, *dtype not a ct_dtype
+ *   CT_ERROR_INDEX             dim out of range
+ *   CT_ERROR_DTYPE             *dtype is CT_BOOL
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cumsum(const ct_tensor* a, int64_t dim, const ct_dtype* dtype, ct_tensor** out);
+
+/*
+ * ct_tensor_sort - a's elements along dim in ascending (descending != 0: descending) order.
+ *
+ * Writes the sorted values (a's dtype) to *values and their positions in a (int64) to *indices.
+ * The sort is always stable: equal elements keep their order, in both directions. NaN sorts above
+ * +inf (first when descending); -0.0 and 0.0 are equal. Rows run in parallel; the result does not
+ * depend on the thread count.
+ *
+ *   a  borrowed.  values, indices  new references on success; both NULL on failure.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a, values or indices NULL, a released
+ *   CT_ERROR_INDEX             dim out of range
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_sort(const ct_tensor* a, int64_t dim, int descending, ct_tensor** values,
+                                             ct_tensor** indices);
+
+/*
+ * ct_tensor_argsort - the int64 indices ct_tensor_sort writes, alone.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (a or out NULL, a released); CT_ERROR_INDEX (dim out of
+ * range). Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_argsort(const ct_tensor* a, int64_t dim, int descending, ct_tensor** out);
+
+/*
+ * ct_tensor_topk - the k largest (largest == 0: smallest) elements along dim.
+ *
+ * Writes their values to *values and positions in a (int64) to *indices, dim of size k. Equal
+ * elements are taken in index order; NaN counts as the largest. The result is in order (largest
+ * first, or smallest first) whether or not sorted is set (sorted == 0 allows any order; ctorch
+ * sorts anyway, so the result is reproducible). A selection, not a sort: a row of n costs two passes
+ * over n plus about k log k.
+ *
+ *   a  borrowed.  values, indices  new references on success; both NULL on failure.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a, values or indices NULL, a released
+ *   CT_ERROR_INDEX             dim out of range, k < 0 or k > the size of dim
+ *   CT_ERROR_DTYPE             a is bool
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_topk(const ct_tensor* a, int64_t k, int64_t dim, int largest, int sorted,
+                                             ct_tensor** values, ct_tensor** indices);
+
 /* ---- Operators: matrix products ---- */
 
 /*

@@ -13,6 +13,8 @@ from . import _C
 from . import autograd
 from . import ops
 from . import nn
+from . import _ops_reduce
+from ._ops_reduce import norm, unique
 from . import profiler
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
@@ -224,6 +226,10 @@ def stack(tensors, dim=0):
 
 def addmm(input, mat1, mat2, beta=1, alpha=1):
     return input.addmm(mat1, mat2, beta=beta, alpha=alpha)
+
+
+Tensor.unique = _ops_reduce.unique
+Tensor.norm = _ops_reduce.norm
 
 
 def rsub(input, other, alpha=1):

@@ -6,6 +6,7 @@
 
 import builtins
 import collections
+import itertools
 import json
 import numbers
 
@@ -115,15 +116,24 @@ _returns = {}  # operator name -> (number of returns, named tuple type or None)
 
 
 def _result_type(target):
+    """(room for the most returns any matching overload has, {number of returns: named tuple type or
+    None}). An unqualified name may resolve to overloads with different numbers of returns
+    (median -> 1, median.dim -> 2): the call leaves room for the most and keeps what came back."""
     r = _returns.get(target)
     if r is None:
         qualified, _, rest = target.rpartition("::")
-        base = (qualified + "::" if qualified else "") + rest.split(".")[0]
-        rets = next((op["returns"] for op in overloads(base)), [{"name": None}])
-        names = [ret.get("name") for ret in rets]
-        # Named returns come back as a named tuple (t.sort().values), as torch.return_types do.
-        named = collections.namedtuple(base.replace("::", "_"), names) if len(names) > 1 and all(names) else None
-        r = _returns[target] = (len(rets), named)
+        base_name, _, overload = rest.partition(".")
+        base = (qualified + "::" if qualified else "") + base_name
+        ops_ = [op for op in overloads(base) if not overload or op["overload"] == overload] or \
+            [{"returns": [{"name": None}]}]
+        types = {}
+        for op in ops_:
+            names = [ret.get("name") for ret in op["returns"]]
+            # Named returns come back as a named tuple (t.sort().values), as torch.return_types do.
+            named = collections.namedtuple(base.replace("::", "_"), names) if len(names) > 1 and all(names) else None
+            if len(names) not in types or (types[len(names)] is None and named is not None):
+                types[len(names)] = named
+        r = _returns[target] = (max(types), types)
     return r
 
 
@@ -131,11 +141,14 @@ def call(name, *args, **kwargs):
     """Calls the operator `name` ("add" or "add.Tensor"); returns a Tensor, or a tuple for several
     (a named tuple when the schema names its returns)."""
     values, target = _positional(name, args, kwargs)
-    nouts, named = _result_type(target)
+    nouts, types = _result_type(target)
     handles = _C.ct_py_op_call(target, [_box(v) for v in values], nouts)
+    if len(types) > 1:
+        handles = handles[:len(handles) - sum(1 for _ in itertools.takewhile(lambda h: h is None, reversed(handles)))]
     outs = tuple(_wrap(h) for h in handles)
     if len(outs) == 1:
         return outs[0]
+    named = types.get(len(outs))
     return named(*outs) if named else outs
 
 

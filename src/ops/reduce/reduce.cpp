@@ -10,6 +10,7 @@
 #include "ops/cpu/reduce.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
+#include "ops/reduce/reduce_common.h"
 
 namespace ct::ops {
 namespace {
@@ -72,20 +73,6 @@ template <typename T, bool Max> struct ArgOp {  // first index of the extremum; 
 
 enum class Kind { Sum, Mean, Prod, Amax, Amin, Argmax, Argmin };
 
-// Which dims are reduced: a bitmask over the input's dims (every dim when the list is empty).
-uint64_t reduced_mask(const char* op, const Value& dims, int64_t ndim, bool* all) {
-  *all = dims.is_none() || dims.int_list().empty();
-  if (*all) return ndim >= 64 ? ~uint64_t(0) : (uint64_t(1) << ndim) - 1;
-  uint64_t mask = 0;
-  for (int64_t d : dims.int_list()) {
-    const int64_t w = wrap_dim(op, d, ndim);
-    CT_CHECK(!(mask >> w & 1), CT_ERROR_INVALID_ARGUMENT, op, ": dim ", w, " appears more than once in ",
-             dims.int_list(), ". List each dim once");
-    mask |= uint64_t(1) << w;
-  }
-  return mask;
-}
-
 template <Kind K>
 constexpr const char* kind_name() {
   constexpr const char* names[] = {"sum", "mean", "prod", "amax", "amin", "argmax", "argmin"};
@@ -141,50 +128,17 @@ void reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   bool all = false;
   const uint64_t mask = arg ? (f.arg(1).is_none() ? ~uint64_t(0) : uint64_t(1) << wrap_dim("arg", f.arg(1).to_int(), nd))
                             : reduced_mask(kind_name<K>(), f.arg(1), nd, &all);
-  // A contiguous input whose reduced dims (size-1 dims aside) form one run is read in place as
-  // [outer, k, inner]: rows when inner is 1, columns otherwise (see Note [Column reductions]).
-  // Anything else is first laid out as [kept dims..., reduced dims...].
-  int64_t outer = 1, k = 1, inner = 1;
-  bool in_place = a.is_contiguous();
-  int phase = 0;  // 0: before the run, 1: in it, 2: after it
-  for (int64_t d = 0; d < nd && in_place; ++d) {
-    if (a.size(d) == 1) continue;
-    const bool reduced = mask >> d & 1;
-    if (reduced && phase == 2) in_place = false;
-    if (reduced) phase = 1;
-    else if (phase == 1) phase = 2;
-    (reduced ? k : phase == 0 ? outer : inner) *= a.size(d);
-  }
-  Tensor rows = Tensor::borrow(&a);
-  if (!in_place) {
-    DimVector perm;
-    for (int64_t d = 0; d < nd; ++d)
-      if (!(mask >> d & 1)) perm.push_back(d);
-    k = 1;
-    for (int64_t d = 0; d < nd; ++d)
-      if (mask >> d & 1) {
-        perm.push_back(d);
-        k *= a.size(d);
-      }
-    rows = contiguous(permute(rows, perm));
-    outer = outs[0]->numel();
-    inner = 1;
-  }
+  const ReduceLayout l = reduce_layout(a, mask);
   visit_dtype(a.dtype(), kind_name<K>(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* p = rows->data_as<T>();
-    auto run = [&](auto op, auto* dst, auto finish) {
-      using Op = decltype(op);
-      if (inner == 1) cpu::reduce_rows<Op>(p, outer, k, dst, finish);
-      else cpu::reduce_columns<Op>(p, outer, k, inner, dst, finish);
-    };
+    auto run = [&](auto op, auto* dst, auto finish) { run_reduction<decltype(op), T>(l, dst, finish); };
     if constexpr (K == Kind::Sum || K == Kind::Prod) {
       using Op = std::conditional_t<K == Kind::Sum, SumOp<T>, ProdOp<T>>;
       using O = std::conditional_t<std::is_floating_point<M<T>>::value, T, int64_t>;
       run(Op(), outs[0]->data_as<O>(), [](auto acc) { return cpu::cast_value<O>(acc); });
     } else if constexpr (K == Kind::Mean) {
       if constexpr (std::is_floating_point<M<T>>::value) {
-        const M<T> n = M<T>(k);
+        const M<T> n = M<T>(l.k);
         run(SumOp<T>(), outs[0]->data_as<T>(), [n](auto acc) { return T(acc / n); });
       }
     } else if constexpr (K == Kind::Amax || K == Kind::Amin) {

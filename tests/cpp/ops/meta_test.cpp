@@ -181,6 +181,9 @@ TEST(MetaDevice, EveryBuiltinOperatorAgreesWithTheCpuOnSizesDTypesAndErrors) {
     const ct_status ms = run_on(*op, ct::kMeta, meta, &meta_msg);
     const ct_status cs = run_on(*op, ct::kCPU, cpu, &cpu_msg);
     ++compared;
+    // Operators whose output sizes depend on the values (unique, nonzero) cannot have a meta
+    // function: they refuse the meta device with CT_ERROR_NOT_IMPLEMENTED naming why.
+    if (ms == CT_ERROR_NOT_IMPLEMENTED && meta_msg.find("data-dependent") != std::string::npos) continue;
     EXPECT_EQ(ms, cs) << op->full_name << ": meta says '" << meta_msg << "', cpu says '" << cpu_msg << "'";
     if (ms != CT_OK || cs != CT_OK) continue;
     for (size_t i = 0; i < op->num_returns(); ++i) {

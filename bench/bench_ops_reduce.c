@@ -1,0 +1,108 @@
+/* bench_ops_reduce.c - the reduce family's measurements beside libtorch, in one run:
+ *   S1  topk of 1M float32, k = 1000, largest (a selection: two passes and a small sort)
+ *   S2  sort of 1M float32 (stable; a radix sort of packed keys)
+ *   S3  logsumexp over the rows of (4096, 1024) float32
+ *   S4  var over the rows of (4096, 1024) float32
+ * Target (issue 6): at least libtorch's speed on each. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_timing.h"
+#ifdef CTORCH_BENCH_LIBTORCH
+#include "libtorch_anchor.h"
+#include "libtorch_ops_reduce.h"
+#endif
+
+#define REPS 15
+
+typedef struct {
+  int kind;       /* 0 topk, 1 sort, 2 logsumexp, 3 var */
+  ct_tensor* ct;  /* the input, in ctorch */
+  void* lt;       /* the input, in libtorch */
+} job;
+
+static void ct_run(void* p) {
+  const job* j = p;
+  ct_tensor *a = NULL, *b = NULL;
+  const int64_t dim1 = 1;
+  switch (j->kind) {
+    case 0: CHECK(ct_tensor_topk(j->ct, 1000, -1, 1, 1, &a, &b)); break;
+    case 1: CHECK(ct_tensor_sort(j->ct, -1, 0, &a, &b)); break;
+    case 2: CHECK(ct_tensor_logsumexp(j->ct, &dim1, 1, 0, &a)); break;
+    default: CHECK(ct_tensor_var(j->ct, &dim1, 1, 1.0, 0, &a)); break;
+  }
+  ct_tensor_release(a);
+  ct_tensor_release(b);
+}
+
+#ifdef CTORCH_BENCH_LIBTORCH
+static void lt_run(void* p) {
+  const job* j = p;
+  switch (j->kind) {
+    case 0: lt_reduce_topk(j->lt, 1000); break;
+    case 1: lt_reduce_sort(j->lt); break;
+    case 2: lt_reduce_logsumexp(j->lt); break;
+    default: lt_reduce_var(j->lt); break;
+  }
+}
+#endif
+
+/* Uniform floats in [-1, 1) from a fixed linear congruential sequence: distinct enough for sorting. */
+static float* random_floats(int64_t n) {
+  float* x = malloc((size_t)n * sizeof *x);
+  uint64_t s = 0x9e3779b97f4a7c15ull;
+  for (int64_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x[i] = (float)((double)(s >> 11) / (double)(1ull << 53) * 2.0 - 1.0);
+  }
+  return x;
+}
+
+int main(void) {
+  CHECK(ct_init(CT_ABI_VERSION));
+  int32_t threads = 0;
+  CHECK(ct_get_num_threads(&threads));
+  printf("ctorch %s bench_ops_reduce: median of %d runs; ratio = libtorch time / ctorch time (> 1: ctorch faster); "
+         "%d threads\n", ct_version(), REPS, threads);
+#ifdef CTORCH_BENCH_LIBTORCH
+  lt_set_threads(threads);
+  printf("anchor: libtorch %s in this process (OMP_WAIT_POLICY=%s)\n", lt_version(),
+         getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
+#else
+  printf("anchor: none (libtorch not built in: install libtorch-dev)\n");
+#endif
+  printf("\n%-3s %-44s %10s %10s  %-4s %6s   target\n", "row", "measurement", "ctorch", "libtorch", "unit", "ratio");
+  const int64_t n1 = 1 << 20, rows = 4096, cols = 1024;
+  float* v = random_floats(n1);
+  float* m = random_floats(rows * cols);
+  const int64_t s1[1] = {n1}, s2[2] = {rows, cols};
+  ct_tensor *cv = NULL, *cm = NULL;
+  CHECK(ct_tensor_from_data(v, s1, 1, CT_FLOAT32, &cv));
+  CHECK(ct_tensor_from_data(m, s2, 2, CT_FLOAT32, &cm));
+  const char* ids[4] = {"S1", "S2", "S3", "S4"};
+  const char* names[4] = {"topk 1M float32, k = 1000, largest", "sort 1M float32", "logsumexp (4096, 1024) over dim 1",
+                          "var (4096, 1024) over dim 1"};
+  for (int kind = 0; kind < 4; ++kind) {
+    job j = {kind, kind < 2 ? cv : cm, NULL};
+    double c, a = 0;
+#ifdef CTORCH_BENCH_LIBTORCH
+    j.lt = kind < 2 ? lt_from_floats(v, n1, 0) : lt_from_floats(m, rows, cols);
+    median_pair(ct_run, lt_run, &j, 2, REPS, &c, &a);
+    lt_release(j.lt);
+#else
+    median_pair(ct_run, NULL, &j, 2, REPS, &c, &a);
+#endif
+    char as[32] = "-", r[16] = "-";
+    if (a > 0) {
+      snprintf(as, sizeof as, "%.3f", a * 1e3);
+      snprintf(r, sizeof r, "%.2f", a / c);
+    }
+    printf("%-3s %-44s %10.3f %10s  %-4s %6s   %-12s %s\n", ids[kind], names[kind], c * 1e3, as, "ms", r,
+           ">= libtorch", a == 0 || c <= a ? "ok" : "MISS");
+  }
+  ct_tensor_release(cv);
+  ct_tensor_release(cm);
+  free(v);
+  free(m);
+  return 0;
+}

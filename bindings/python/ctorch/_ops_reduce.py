@@ -1,0 +1,34 @@
+"""Python forms of the reduce family where torch's Python API differs from the registered schema:
+torch.unique (a Python function over the _unique2 operator) and torch.norm's string orders."""
+
+from . import ops
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements of input, ascending (as torch.unique); with return_inverse, each
+    element's position among them (input's shape); with return_counts, how often each occurs.
+    Returns a tensor, or a tuple when either flag is set. dim is not supported."""
+    if dim is not None:
+        raise NotImplementedError("ctorch.unique: dim is not supported; unique over all elements (dim=None)")
+    values, inverse, counts = ops.call("_unique2", input, sorted, return_inverse, return_counts)
+    if return_inverse and return_counts:
+        return values, inverse, counts
+    if return_inverse:
+        return values, inverse
+    if return_counts:
+        return values, counts
+    return values
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm: 'fro' (and p=None) is the 2-norm over dim (all dims when None), a number is the
+    vector p-norm, 'nuc' is not supported (it needs singular values)."""
+    if p == "nuc":
+        return ops.call("linalg_norm.ord_str", input, "nuc", dim, keepdim, dtype=dtype)
+    if p == "fro" or p is None:
+        p = 2
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        return ops.call("linalg_vector_norm", input, p, None, keepdim) if keepdim else ops.call("norm.Scalar", input, p)
+    return ops.call("norm.ScalarOpt_dim", input, p, [dim] if isinstance(dim, int) else list(dim), keepdim)

@@ -1,0 +1,559 @@
+"""Differential cases of the reduce family: statistics (var, std, var_mean, std_mean, logsumexp,
+norms, all, any, count_nonzero), scans (cumsum, cumprod, cummax, cummin), sorting and selection
+(sort, argsort, topk, kthvalue, median, mode, unique) and the two index operators their derivatives
+use.
+
+Selection results name an index, and PyTorch's CPU kernels pick any of several equal elements
+(quickselect, unstable partial sorts). ctorch always answers as the stable sort would (see
+docs/operators/reduce.md), so cases that compare indices use distinct values (`_distinct`), or
+compare the values only.
+"""
+
+import numpy as np
+import torch
+
+from conftest import DTYPE_NAMES, FLOAT_NAMES
+from difftest import Case, In
+
+NUMERIC = [d for d in DTYPE_NAMES if d != "bool"]
+
+
+def _fn(name, *args, **kw):
+    return lambda m, *ts: getattr(m, name)(*ts, *args, **kw)
+
+
+def _method(name, *args, **kw):
+    return lambda m, a: getattr(a, name)(*args, **kw)
+
+
+def _distinct(shape, dtype="float32", seed=0):
+    """Distinct values (a shuffled range), so every order and selection has one answer."""
+    n = int(np.prod(shape)) if shape else 1
+    vals = np.random.default_rng(seed).permutation(n) - n // 2
+    if dtype == "uint8":
+        vals = vals + n // 2
+    if dtype in FLOAT_NAMES:
+        vals = vals / 4.0
+    return list(vals)
+
+
+def _laid_out(shape, layout, dtype="float32"):
+    """An In with distinct values, sized for the base tensor the layout is cut from."""
+    base = {"T": shape, "step": shape[:-1] + (2 * shape[-1],), "expand": (1,) + shape[1:]}[layout]
+    return In(shape, dtype, layout=layout, kind=_distinct(base, dtype))
+
+
+def _half_ref(fn):
+    """torch 1.13's CPU lacks float16/bfloat16 kernels for topk, kthvalue, cummax, median and unique
+    (a gap of one backend, see test_vs_torch.py): the reference runs in float32 and rounds floating
+    results back, for operators returning several tensors too."""
+    def ref(m, *ts):
+        halves = {t.dtype for t in ts if t.dtype in (torch.float16, torch.bfloat16)}
+        if not halves:
+            return fn(m, *ts)
+        half = halves.pop()
+        r = fn(m, *[t.float() if t.dtype == half else t for t in ts])
+        back = lambda t: t.to(half) if t.dtype == torch.float32 else t  # noqa: E731
+        return tuple(back(t) for t in r) if isinstance(r, tuple) else back(r)
+    return ref
+
+
+def _values_of(op):
+    """torch's first result only (the values), for selections whose indices may name any tie."""
+    return lambda m, *ts: op(m, *ts)[0]
+
+
+def _common(f, shape=(3, 4)):
+    """The layout, empty and 0-dim cases every reduction along a dim gets."""
+    return [
+        Case("transposed", f, [In(shape, layout="T")]),
+        Case("stepped", f, [In(shape, layout="step")]),
+        Case("expanded", f, [In(shape, layout="expand")]),
+    ]
+
+
+# ---- var / std / var_mean / std_mean
+
+def moment_cases(op):
+    f = _fn(op)
+    cs = [Case(f"all_{dt}", f, [In((3, 4), dt)]) for dt in DTYPE_NAMES]  # integers and bool raise
+    cs += [
+        Case("dim1", _fn(op, 1), [In((3, 4))]),
+        Case("dim_list", _fn(op, dim=(0, 2)), [In((2, 3, 4))]),
+        Case("dim_neg_keepdim", _fn(op, dim=-1, keepdim=True), [In((2, 3, 4))]),
+        Case("unbiased_false", _fn(op, dim=1, unbiased=False), [In((3, 4))]),
+        Case("unbiased_positional", _fn(op, 0, False, True), [In((3, 4))]),
+        Case("unbiased_only", _fn(op, False), [In((3, 4))]),
+        Case("correction0", _fn(op, dim=1, correction=0), [In((3, 4))]),
+        Case("correction2_keepdim", _fn(op, dim=[0], correction=2, keepdim=True), [In((5, 3), "float64")]),
+        Case("correction_too_large", _fn(op, dim=1, correction=5), [In((3, 4))]),
+        Case("one_element", _fn(op, dim=0), [In((1, 3))]),
+        Case("method", _method(op, 1) if not op.endswith("_mean") else _fn(op, 1), [In((3, 4), "float64")]),
+        Case("0dim", _fn(op, dim=0), [In(())]),
+        Case("0dim_all", f, [In((), "float64")]),
+        Case("empty_other_dim", _fn(op, dim=1), [In((0, 3))]),
+        Case("empty_reduced_dim", _fn(op, dim=0), [In((0, 3))]),
+        Case("empty_all", f, [In((0,))]),
+        Case("large", _fn(op, dim=1), [In((3, 20000))]),
+        Case("large_columns", _fn(op, dim=0), [In((3000, 5), "float64")]),
+        Case("offset_values", _fn(op, dim=1), [In((4, 64), kind=list(1e4 + np.arange(256) / 16.0))]),
+        Case("special_values", _fn(op, dim=1), [In((3, 4), kind="special")]),
+        Case("dim_out_of_range", _fn(op, dim=2), [In((3, 4))]),
+        Case("dim_repeated", _fn(op, dim=(1, 1)), [In((3, 4))]),
+        Case("float16", _fn(op, dim=1), [In((3, 40), "float16")]),
+        Case("bfloat16_keepdim", _fn(op, dim=0, keepdim=True), [In((30, 4), "bfloat16")]),
+    ]
+    cs += _common(_fn(op, dim=1))
+    return cs
+
+
+# ---- all / any / count_nonzero
+
+def logical_cases(op):
+    cs = [Case(f"all_{dt}", _fn(op), [In((3, 4), dt, kind="small" if dt != "bool" else "default")])
+          for dt in DTYPE_NAMES]
+    cs += [Case(f"dim_{dt}", _fn(op, 1), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    zeros_and_ones = [0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1]
+    cs += [
+        Case("mixed_dim0", _fn(op, 0), [In((3, 4), "int32", kind=zeros_and_ones)]),
+        Case("mixed_dim1_keepdim", _fn(op, dim=1, keepdim=True), [In((3, 4), "int32", kind=zeros_and_ones)]),
+        Case("dim_neg", _fn(op, -1), [In((2, 3, 4), "bool")]),
+        Case("method", _method(op), [In((3, 4), "bool")]),
+        Case("method_dim", _method(op, 0), [In((3, 4), "uint8")]),
+        Case("nan_is_true", _fn(op, 1), [In((3, 4), kind="special")]),
+        Case("0dim", _fn(op), [In((), "bool")]),
+        Case("0dim_dim", _fn(op, 0), [In((), "int32")]),
+        Case("empty", _fn(op), [In((0, 3), "bool")]),
+        Case("empty_reduced_dim", _fn(op, 0), [In((0, 3))]),
+        Case("empty_other_dim", _fn(op, 1), [In((0, 3), "bool")]),
+        Case("large", _fn(op, 1), [In((3, 40000), "bool")]),
+        Case("dim_out_of_range", _fn(op, 2), [In((3, 4))]),
+        Case("float16_dim", _fn(op, 0), [In((3, 4), "float16", kind="special")]),
+    ]
+    cs += _common(_fn(op, 1))
+    return cs
+
+
+def count_nonzero_cases():
+    f = _fn("count_nonzero")
+    cs = [Case(f"all_{dt}", f, [In((3, 4), dt, kind="small" if dt != "bool" else "default")]) for dt in DTYPE_NAMES]
+    cs += [
+        Case("dim1", _fn("count_nonzero", 1), [In((3, 4), "int32", kind="small")]),
+        Case("dims", _fn("count_nonzero", (0, 2)), [In((2, 3, 4), "bool")]),
+        Case("dims_kw", _fn("count_nonzero", dim=[-1, 0]), [In((2, 3, 4), kind="special")]),
+        Case("empty_list_is_all", _fn("count_nonzero", []), [In((2, 3), "int64", kind="small")]),
+        Case("method", _method("count_nonzero", 1), [In((3, 4), "uint8")]),
+        Case("0dim", f, [In((), "float64")]),
+        Case("empty", _fn("count_nonzero", 0), [In((0, 3), "int32")]),
+        Case("dim_repeated", _fn("count_nonzero", (1, 1)), [In((3, 4))]),
+        Case("dim_out_of_range", _fn("count_nonzero", 3), [In((3, 4))]),
+        Case("large", _fn("count_nonzero", 0), [In((5000, 3), "bool")]),
+    ]
+    cs += _common(_fn("count_nonzero", 1))
+    return cs
+
+
+# ---- logsumexp
+
+def logsumexp_cases():
+    cs = [Case(f"dim1_{dt}", _fn("logsumexp", 1), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    inf, nan = float("inf"), float("nan")
+    cs += [
+        Case("dims", _fn("logsumexp", (0, 2)), [In((2, 3, 4))]),
+        Case("keepdim", _fn("logsumexp", dim=-1, keepdim=True), [In((2, 3, 4), "float64")]),
+        Case("dim0_columns", _fn("logsumexp", 0), [In((50, 7))]),
+        Case("large_values", _fn("logsumexp", 1), [In((2, 3), kind=[1000.0, 1000.0, -1000.0, 80.0, 90.0, 100.0])]),
+        Case("infinities", _fn("logsumexp", 1),
+             [In((4, 2), kind=[-inf, -inf, inf, inf, inf, 1.0, nan, 1.0])]),
+        Case("method", _method("logsumexp", 1), [In((3, 4))]),
+        Case("0dim", _fn("logsumexp", 0), [In(())]),
+        Case("empty_reduced_dim", _fn("logsumexp", 1), [In((2, 0))]),
+        Case("empty_other_dim", _fn("logsumexp", 1), [In((0, 3))]),
+        Case("large", _fn("logsumexp", 1), [In((4, 5000))]),
+        Case("dim_out_of_range", _fn("logsumexp", 2), [In((3, 4))]),
+        Case("special_values", _fn("logsumexp", 0), [In((3, 4), kind="special")]),
+    ]
+    cs += _common(_fn("logsumexp", 1))
+    return cs
+
+
+# ---- norms
+
+def norm_cases():
+    cs = [Case(f"default_{dt}", _fn("norm"), [In((3, 4), dt)]) for dt in DTYPE_NAMES]  # integers raise
+    inf = float("inf")
+    for p in [1, 2, 3, 0.5, 0, inf, -inf, -1]:
+        cs.append(Case(f"p{p}_dim1", _fn("norm", p, 1), [In((3, 4), kind="pos" if p in (0.5, -1) else "default")]))
+    cs += [
+        Case("p_only", _fn("norm", 3), [In((3, 4))]),
+        Case("fro", _fn("norm", "fro"), [In((3, 4))]),
+        Case("fro_dim_keepdim", _fn("norm", "fro", (0, 1), True), [In((2, 3, 4))]),
+        Case("method_fro", _method("norm", p="fro", dim=1), [In((3, 4), "float64")]),
+        Case("method_keepdim_all", _method("norm", 2, None, True), [In((3, 4))]),
+        Case("dims_keepdim", _fn("norm", 2, (0, 2), True), [In((2, 3, 4))]),
+        Case("dim_kw", _fn("norm", dim=1), [In((3, 4), "float64")]),
+        Case("method", _method("norm", 1, 0), [In((3, 4))]),
+        Case("0dim", _fn("norm", 2, 0), [In(())]),
+        Case("empty", _fn("norm", 2, 1), [In((0, 3))]),
+        Case("empty_reduced", _fn("norm", 1, 0), [In((0, 3))]),
+        Case("half_dim", _fn("norm", 2, 1), [In((3, 50), "float16")]),
+        Case("special_values", _fn("norm", 2, 1), [In((3, 4), kind="special")]),
+        Case("dim_out_of_range", _fn("norm", 2, 3), [In((3, 4))]),
+    ]
+    cs += _common(_fn("norm", 2, 1))
+    return cs
+
+
+def vector_norm_cases():
+    def f(*a, **k):
+        return lambda m, x: (m.linalg_vector_norm if m is not torch else torch.linalg.vector_norm)(x, *a, **_dtype_arg(m, k))
+    cs = [Case(f"default_{dt}", f(), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    inf = float("inf")
+    for ord_ in [1, 2, 3, 0, inf, -inf]:
+        cs.append(Case(f"ord{ord_}", f(ord_, dim=1), [In((3, 4))]))
+    cs += [
+        Case("dims_keepdim", f(2, (0, 2), True), [In((2, 3, 4))]),
+        Case("dtype_float64", f(dtype=torch.float64), [In((3, 4))]),
+        Case("0dim", f(), [In(())]),
+        Case("empty", f(2, 1), [In((0, 3))]),
+        Case("half", f(2, 0), [In((30, 3), "bfloat16")]),
+        Case("dim_out_of_range", f(2, 3), [In((3, 4))]),
+    ]
+    cs += _common(f(2, 1))
+    return cs
+
+
+def _dtype_arg(m, kw):
+    return {k: (getattr(m, str(v).split(".")[-1]) if k == "dtype" else v) for k, v in kw.items()}
+
+
+def linalg_norm_cases():
+    def f(*a, **k):
+        return lambda m, x: (m.linalg_norm if m is not torch else torch.linalg.norm)(x, *a, **_dtype_arg(m, k))
+    inf = float("inf")
+    cs = [Case(f"default_{dt}", f(), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    cs += [
+        Case("vector_1d", f(3), [In((5,))]),
+        Case("vector_dim", f(1, 1), [In((3, 4))]),
+        Case("vector_inf_dim", f(inf, -1), [In((2, 3, 4))]),
+        Case("fro", f("fro"), [In((3, 4))]),
+        Case("fro_dims", f("fro", (0, 2), True), [In((2, 3, 4))]),
+        Case("matrix_1", f(1), [In((3, 4))]),
+        Case("matrix_neg1", f(-1), [In((3, 4))]),
+        Case("matrix_inf", f(inf), [In((3, 4))]),
+        Case("matrix_neg_inf_dims", f(-inf, (2, 0)), [In((2, 3, 4))]),
+        Case("matrix_1_keepdim", f(1, (1, 2), True), [In((2, 3, 4), "float64")]),
+        Case("dtype", f(dtype=torch.float64), [In((3, 4))]),
+        Case("ord_3d_no_dim", f(2), [In((2, 3, 4))]),
+        Case("nuc_not_supported", f("nuc"), [In((3, 4))], torch_fn=lambda m, x: torch.linalg.norm(x, "bad")),
+        Case("0dim", f(), [In(())]),
+        Case("empty", f(2, 1), [In((0, 3))]),
+    ]
+    cs += _common(f(1))
+    return cs
+
+
+# ---- scans
+
+def cum_cases(op):
+    cs = [Case(f"{dt}", _fn(op, 1), [In((3, 4), dt, kind="small")]) for dt in DTYPE_NAMES]
+    cs += [
+        Case("dim0", _fn(op, 0), [In((3, 4), kind="small")]),
+        Case("dim_neg", _fn(op, -1), [In((2, 3, 4), "float64", kind="small")]),
+        Case("middle_dim", _fn(op, 1), [In((2, 3, 4), "int32", kind="small")]),
+        Case("dtype_float64", lambda m, x: getattr(m, op)(x, 1, dtype=m.float64), [In((3, 4), "int32", kind="small")]),
+        Case("dtype_int32", lambda m, x: getattr(m, op)(x, 0, dtype=m.int32), [In((3, 4), "int8", kind="small")]),
+        Case("dtype_bool", lambda m, x: getattr(m, op)(x, 0, dtype=m.bool), [In((3, 4), "int8", kind="small")]),
+        Case("method", _method(op, 1), [In((3, 4), kind="small")]),
+        Case("0dim", _fn(op, 0), [In(())]),
+        Case("empty", _fn(op, 0), [In((0, 3))]),
+        Case("empty_other", _fn(op, 1), [In((0, 3))]),
+        Case("long", _fn(op, 0), [In((3000,), kind="small" if op == "cumsum" else [1.001] * 3000)]),
+        Case("special_values", _fn(op, 1), [In((3, 4), kind="special")]),
+        Case("dim_out_of_range", _fn(op, 2), [In((3, 4))]),
+    ]
+    cs += _common(_fn(op, 1))
+    return cs
+
+
+def cumext_cases(op):
+    cs = [Case(f"{dt}", _fn(op, 1), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    nan = float("nan")
+    cs += [
+        Case("dim0", _fn(op, 0), [In((4, 3))]),
+        Case("ties_take_latest", _fn(op, 0), [In((6,), "int32", kind=[1, 3, 3, 0, 3, 1])]),
+        Case("nan_sticks", _fn(op, 0), [In((6,), kind=[1.0, 3.0, nan, 5.0, nan, -1.0])]),
+        Case("middle_dim", _fn(op, 1), [In((2, 3, 4))]),
+        Case("method", _method(op, -1), [In((3, 4))]),
+        Case("0dim", _fn(op, 0), [In(())]),
+        Case("empty", _fn(op, 1), [In((0, 3))]),
+        Case("special_values", _fn(op, 1), [In((3, 4), kind="special")]),
+        Case("dim_out_of_range", _fn(op, 2), [In((3, 4))]),
+    ]
+    cs += _common(_fn(op, 1))
+    return cs
+
+
+# ---- sort / argsort
+
+def sort_cases(op):
+    f = lambda *a, **k: (lambda m, x: getattr(m, op)(x, *a, **k))  # noqa: E731
+    cs = [Case(f"{dt}", f(), [In((3, 4), dt, kind=_distinct((3, 4), dt) if dt != "bool" else "default")],
+               torch_fn=(lambda m, x: getattr(m, op)(x, stable=True)) if dt == "bool" else None)
+          for dt in DTYPE_NAMES]
+    cs += [Case(f"descending_{dt}", f(descending=True), [In((3, 4), dt, kind=_distinct((3, 4), dt))])
+           for dt in NUMERIC]
+    nan, inf = float("nan"), float("inf")
+    special = [nan, 1.0, -inf, 0.0, inf, -1.0, nan, 2.5, -0.0, 3.0]
+    cs += [
+        Case("dim0", f(0), [In((4, 3), kind=_distinct((4, 3)))]),
+        Case("stable_ties", f(stable=True), [In((2, 6), "int32", kind=[1, 0, 1, 0, 2, 1, 3, 3, 3, 1, 1, 1])]),
+        Case("stable_ties_descending", f(stable=True, descending=True, dim=-1),
+             [In((2, 6), "int16", kind=[1, 0, 1, 0, 2, 1, 3, 3, 3, 1, 1, 1])]),
+        Case("stable_ties_dim0", f(dim=0, stable=True), [In((6, 2), "int64", kind=[1, 0, 1, 0, 2, 1, 3, 3, 3, 1, 1, 1])]),
+        Case("nan_largest", f(stable=True), [In((10,), kind=special)]),
+        Case("nan_first_descending", f(stable=True, descending=True), [In((10,), "float64", kind=special)]),
+        Case("middle_dim", f(1), [In((2, 3, 4), kind=_distinct((2, 3, 4)))]),
+        Case("method", lambda m, x: getattr(x, op)(0, True), [In((4, 3), kind=_distinct((4, 3)))]),
+        Case("0dim", f(), [In(())]),
+        Case("empty", f(0), [In((0, 3))]),
+        Case("empty_other", f(1), [In((0, 3))]),
+        Case("long_radix", f(stable=True), [In((2, 3000), "float32")]),
+        Case("long_radix_int16", f(stable=True, descending=True), [In((5000,), "int16")]),
+        Case("long_radix_float16", f(stable=True), [In((3000,), "float16", kind="special")]),
+        Case("long_float64", f(stable=True), [In((3000,), "float64", kind="special")]),
+        Case("long_int64", f(stable=True, descending=True), [In((3000,), "int64")]),
+        Case("dim_out_of_range", f(2), [In((3, 4))]),
+    ]
+    cs += [Case(c.id, f(1), [_laid_out((3, 4), c.inputs[0].layout)]) for c in _common(None)]
+    return cs
+
+
+# ---- topk / kthvalue / median / mode
+
+def topk_cases():
+    f = lambda *a, **k: (lambda m, x: m.topk(x, *a, **k))  # noqa: E731
+    cs = [Case(f"{dt}", f(2), [In((3, 4), dt, kind=_distinct((3, 4), dt))]) for dt in NUMERIC]
+    cs += [Case(f"smallest_{dt}", f(3, largest=False), [In((3, 5), dt, kind=_distinct((3, 5), dt))]) for dt in NUMERIC]
+    nan, inf = float("nan"), float("inf")
+    cs += [
+        Case("bool_raises", f(1), [In((3, 4), "bool")]),
+        Case("dim0", f(2, 0), [In((4, 3), kind=_distinct((4, 3)))]),
+        Case("k_all", f(4), [In((3, 4), kind=_distinct((3, 4)))]),
+        Case("k0", f(0), [In((3, 4))]),
+        Case("k_too_large", f(5), [In((3, 4))]),
+        Case("k_negative", f(-1), [In((3, 4))]),
+        Case("unsorted_values", lambda m, x: m.topk(x, 3, sorted=False)[0].sort()[0], [In((3, 8), kind=_distinct((3, 8)))]),
+        Case("ties_values", _values_of(f(3)), [In((2, 6), "int32", kind=[1, 0, 1, 0, 2, 1, 3, 3, 3, 1, 1, 1])]),
+        Case("nan_largest", f(3), [In((7,), kind=[1.0, nan, -inf, inf, 2.0, 0.5, -1.0])]),
+        Case("nan_smallest", f(3, largest=False), [In((7,), "float64", kind=[1.0, nan, -inf, inf, 2.0, 0.5, -1.0])]),
+        Case("middle_dim_kw", f(k=2, dim=1, largest=False), [In((2, 3, 4), kind=_distinct((2, 3, 4)))]),
+        Case("method", lambda m, x: x.topk(2, 0), [In((4, 3), kind=_distinct((4, 3)))]),
+        Case("0dim", f(1), [In(())]),
+        Case("empty", f(2, 1), [In((0, 3))]),
+        Case("long_select", f(20), [In((2, 20000), kind=_distinct((2, 20000), seed=3))]),
+        Case("long_select_smallest", f(50, largest=False), [In((30000,), "float64", kind=_distinct((30000,), seed=4))]),
+        Case("long_select_int16", f(7), [In((2, 9000), "int16", kind=_distinct((2, 9000), "int16", seed=5))]),
+        Case("long_ties_values", _values_of(f(30)), [In((10000,), "int32", kind="small")]),
+        Case("dim_out_of_range", f(1, 2), [In((3, 4))]),
+    ]
+    cs += [Case(c.id, f(2, 1), [_laid_out((3, 4), c.inputs[0].layout)]) for c in _common(None)]
+    return cs
+
+
+def kthvalue_cases():
+    f = lambda *a, **k: (lambda m, x: m.kthvalue(x, *a, **k))  # noqa: E731
+    cs = [Case(f"{dt}", f(2), [In((3, 4), dt, kind=_distinct((3, 4), dt))]) for dt in NUMERIC]
+    cs += [
+        Case("dim0_keepdim", f(3, 0, True), [In((4, 3), kind=_distinct((4, 3)))]),
+        Case("k1", f(1), [In((3, 4), kind=_distinct((3, 4)))]),
+        Case("k_last", f(4), [In((3, 4), kind=_distinct((3, 4)))]),
+        Case("k0", f(0), [In((3, 4))]),
+        Case("k_too_large", f(5), [In((3, 4))]),
+        Case("nan_largest", f(5), [In((6,), kind=[1.0, float("nan"), -2.0, 3.0, 0.0, 2.0])]),
+        Case("ties_values", _values_of(f(3)), [In((2, 6), "int32", kind=[1, 0, 1, 0, 2, 1, 3, 3, 3, 1, 1, 1])]),
+        Case("method", lambda m, x: x.kthvalue(2, dim=-1, keepdim=True), [In((3, 4), kind=_distinct((3, 4)))]),
+        Case("0dim", f(1), [In(())]),
+        Case("empty_other", f(1, 1), [In((0, 3))]),
+        Case("empty_reduced", f(1, 0), [In((0, 3))]),
+        Case("long", f(777), [In((2, 10000), kind=_distinct((2, 10000), seed=6))]),
+        Case("dim_out_of_range", f(1, 2), [In((3, 4))]),
+    ]
+    cs += [Case(c.id, f(2, 1), [_laid_out((3, 4), c.inputs[0].layout)]) for c in _common(None)]
+    return cs
+
+
+def median_cases():
+    f = lambda *a, **k: (lambda m, x: m.median(x, *a, **k))  # noqa: E731
+    cs = [Case(f"all_{dt}", f(), [In((3, 5), dt, kind=_distinct((3, 5), dt))]) for dt in NUMERIC]
+    cs += [Case(f"dim_{dt}", f(1), [In((3, 4), dt, kind=_distinct((3, 4), dt))]) for dt in NUMERIC]
+    nan = float("nan")
+    cs += [
+        Case("bool_raises", f(), [In((3, 4), "bool")]),
+        Case("even_is_lower", f(0), [In((4, 3), kind=_distinct((4, 3)))]),
+        Case("keepdim", f(-1, True), [In((2, 3, 5), kind=_distinct((2, 3, 5)))]),
+        Case("nan_propagates", f(1), [In((2, 4), kind=[1.0, nan, 2.0, nan, 0.0, 3.0, -1.0, 2.0])]),
+        Case("nan_propagates_all", f(), [In((5,), kind=[1.0, 3.0, nan, 2.0, 0.0])]),
+        Case("ties_values", _values_of(f(1)), [In((2, 6), "int32", kind=[1, 0, 1, 0, 2, 1, 3, 3, 3, 1, 1, 1])]),
+        Case("method", lambda m, x: x.median(0), [In((3, 4), kind=_distinct((3, 4)))]),
+        Case("method_all", lambda m, x: x.median(), [In((3, 4), "float64")]),
+        Case("0dim", f(), [In(())]),
+        Case("0dim_dim", f(0), [In(())]),
+        Case("empty_all", f(), [In((0,))]),
+        Case("empty_other", f(1), [In((0, 3))]),
+        Case("empty_reduced", f(0), [In((0, 3))]),
+        Case("long", f(1), [In((2, 9999), kind=_distinct((2, 9999), seed=7))]),
+        Case("dim_out_of_range", f(2), [In((3, 4))]),
+    ]
+    cs += [Case(c.id, f(1), [_laid_out((3, 4), c.inputs[0].layout)]) for c in _common(None)]
+    return cs
+
+
+def mode_cases():
+    f = lambda *a, **k: (lambda m, x: m.mode(x, *a, **k))  # noqa: E731
+    rows = [1, 3, 3, 1, 2, 5, 5, 2, 2, 7, 0, 4, 0, 4, 4]
+    cs = [Case(f"{dt}", f(), [In((3, 5), dt, kind=rows)]) for dt in NUMERIC]
+    cs += [
+        Case("bool", f(), [In((3, 5), "bool", kind=[bool(v % 2) for v in rows])]),
+        Case("dim0_keepdim", f(0, True), [In((5, 3), "int64", kind=rows)]),
+        Case("distinct", f(1), [In((3, 4), kind=_distinct((3, 4)))]),
+        Case("method", lambda m, x: x.mode(-1), [In((3, 5), kind=rows)]),
+        Case("0dim", f(), [In(())]),
+        Case("empty_other", f(1), [In((0, 3))]),
+        Case("empty_reduced", f(0), [In((0, 3))]),
+        Case("long_values", _values_of(f()), [In((2, 5000), "int32", kind="small")]),
+        Case("dim_out_of_range", f(2), [In((3, 4))]),
+        Case("transposed", f(0), [In((5, 3), "int32", layout="T", kind=rows)]),
+        Case("stepped", f(1), [In((3, 5), "int32", layout="step", kind=rows + rows)]),
+        Case("expanded", f(1), [In((3, 5), "int32", layout="expand", kind=rows[:5])]),
+    ]
+    return cs
+
+
+# ---- unique
+
+def unique_cases():
+    def f(**k):
+        def run(m, x):
+            if m is torch:
+                return torch._unique2(x, **k)
+            return m.ops._unique2(x, **k)
+        return run
+
+    def g(**k):
+        return lambda m, x: m.unique(x, **k)
+    vals = [3, 1, 3, 2, 0, 1, 1, 2, 5, 3, 3, 0]
+    cs = [Case(f"{dt}", f(return_inverse=True, return_counts=True), [In((3, 4), dt, kind=vals)]) for dt in NUMERIC]
+    cs += [
+        Case("bool", f(return_inverse=True, return_counts=True), [In((3, 4), "bool")]),
+        Case("values_only", f(), [In((3, 4), "int32", kind=vals)]),
+        Case("counts_only", f(return_counts=True), [In((12,), kind=vals)]),  # torch fills the inverse too
+        Case("0dim", f(return_inverse=True, return_counts=True), [In(())]),
+        Case("empty", f(return_inverse=True, return_counts=True), [In((0, 3))]),
+        Case("transposed", f(return_inverse=True), [In((3, 4), "int32", layout="T", kind=vals)]),
+        Case("stepped", f(return_inverse=True), [In((3, 4), "int32", layout="step", kind=vals + vals)]),
+        Case("expanded", f(return_counts=True), [In((3, 4), "int64", layout="expand", kind=vals[:4])]),
+        Case("long", f(return_inverse=True, return_counts=True), [In((5000,), "int16")]),
+        Case("python_unique", g(), [In((3, 4), "int32", kind=vals)]),
+        Case("python_unique_inverse", g(return_inverse=True), [In((3, 4), kind=vals)]),
+        Case("python_unique_counts", g(return_counts=True, sorted=True), [In((3, 4), "uint8", kind=vals)]),
+        Case("python_unique_both", g(return_inverse=True, return_counts=True), [In((3, 4), "float64", kind=vals)]),
+        Case("python_unique_method", lambda m, x: x.unique(return_counts=True), [In((3, 4), "int8", kind=vals)]),
+    ]
+    return cs
+
+
+# ---- the derivatives' index operators
+
+def _index_tensor(m, shape, values):
+    return m.tensor(values, dtype=m.int64).reshape(shape)
+
+
+def scatter_back_cases():
+    def f(dim, idx, sizes, keepdim):
+        def run(m, g):
+            i = _index_tensor(m, tuple(g.shape), idx)
+            op = m.ops.value_selecting_reduction_backward if m is not torch else \
+                torch.ops.aten.value_selecting_reduction_backward
+            return op(g, dim, i, sizes, keepdim)
+        return run
+
+    def ref_add(dim, idx, sizes, keepdim):
+        """torch's operator scatters (duplicates overwrite); ctorch's adds them (cummax needs it)."""
+        def run(m, g):
+            i = _index_tensor(m, tuple(g.shape), idx)
+            if not keepdim:
+                g, i = g.unsqueeze(dim), i.unsqueeze(dim)
+            return torch.zeros(sizes, dtype=g.dtype).scatter_add(dim, i, g)
+        return run
+    cs = [Case(f"{dt}", f(1, [0, 3, 2, 1, 2, 0], [2, 4], True), [In((2, 3), dt)]) for dt in ["float16", "bfloat16", "float32", "float64"]]
+    cs += [
+        Case("not_keepdim", f(0, [1, 0, 1], [2, 3], False), [In((3,))]),
+        Case("duplicates_add", f(1, [0, 3, 3, 1, 1, 1], [2, 4], True), [In((2, 3))],
+             torch_fn=ref_add(1, [0, 3, 3, 1, 1, 1], [2, 4], True)),
+        Case("bad_index", f(1, [0, 4, 3, 1, 2, 0], [2, 4], True), [In((2, 3))]),
+        Case("transposed", f(0, [0, 1, 2, 2, 1, 0], [3, 2], True), [In((3, 2), layout="T")]),
+        Case("empty", f(1, [], [0, 4], True), [In((0, 3))]),
+        Case("0dim", f(0, [0], [], True), [In(())]),
+        Case("indices_shape_mismatch", f(1, [0, 1, 2, 3], [2, 4], True), [In((2, 3))],
+             torch_fn=lambda m, g: torch.zeros(2, 4).scatter_(1, torch.zeros(2, 3, 3, dtype=torch.int64), g)),
+    ]
+    return cs
+
+
+def gather_along_cases():
+    def f(dim, shape, idx):
+        def run(m, x):
+            i = _index_tensor(m, shape, idx)
+            return m.ops._gather_along_dim(x, dim, i) if m is not torch else torch.gather(x, dim, i)
+        return run
+    cs = [Case(f"{dt}", f(1, (3, 2), [3, 0, 1, 1, 2, 0]), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    cs += [
+        Case("dim0", f(0, (2, 4), [2, 0, 1, 1, 0, 0, 2, 1]), [In((3, 4))]),
+        Case("transposed", f(1, (3, 2), [3, 0, 1, 1, 2, 0]), [In((3, 4), layout="T")]),
+        Case("bad_index", f(1, (3, 2), [4, 0, 1, 1, 2, 0]), [In((3, 4))]),
+        Case("empty", f(1, (0, 2), []), [In((0, 4))]),
+        Case("0dim", f(0, (), [0]), [In(())]),
+        Case("stepped", f(1, (3, 2), [3, 0, 1, 1, 2, 0]), [In((3, 4), layout="step")]),
+        Case("expanded", f(0, (2, 4), [2, 0, 1, 1, 0, 0, 2, 1]), [In((3, 4), layout="expand")]),
+        Case("index_sizes_mismatch", f(1, (2, 2), [0, 1, 1, 0]), [In((3, 4))],
+             torch_fn=lambda m, x: torch.gather(x, 1, torch.zeros(2, 2, 2, dtype=torch.int64))),
+    ]
+    return cs
+
+
+def _with_half_ref(cases):
+    for c in cases:
+        c.torch_fn = _half_ref(c.torch_fn or c.fn)
+    return cases
+
+
+# unique's result size depends on the values: it must refuse the meta device.
+DATA_DEPENDENT = {"_unique2"}
+
+CASES = {
+    "var": moment_cases("var"),
+    "std": moment_cases("std"),
+    "var_mean": moment_cases("var_mean"),
+    "std_mean": moment_cases("std_mean"),
+    "all": logical_cases("all"),
+    "any": logical_cases("any"),
+    "count_nonzero": count_nonzero_cases(),
+    "logsumexp": logsumexp_cases(),
+    "norm": norm_cases(),
+    "linalg_vector_norm": vector_norm_cases(),
+    "linalg_norm": linalg_norm_cases(),
+    "cumsum": cum_cases("cumsum"),
+    "cumprod": cum_cases("cumprod"),
+    "cummax": _with_half_ref(cumext_cases("cummax")),
+    "cummin": _with_half_ref(cumext_cases("cummin")),
+    "sort": _with_half_ref(sort_cases("sort")),
+    "argsort": _with_half_ref(sort_cases("argsort")),
+    "topk": _with_half_ref(topk_cases()),
+    "kthvalue": _with_half_ref(kthvalue_cases()),
+    "median": _with_half_ref(median_cases()),
+    "mode": _with_half_ref(mode_cases()),
+    "_unique2": _with_half_ref(unique_cases()),
+    "value_selecting_reduction_backward": scatter_back_cases(),
+    "_gather_along_dim": gather_along_cases(),
+}

@@ -1,0 +1,195 @@
+// scan.cpp - cumsum, cumprod, cummax and cummin: running folds along one dim.
+//
+// The input is laid out contiguous as [outer, n, inner]; each (outer, inner) line is folded in
+// order along n, lines in parallel, so the bits never depend on the thread count. Sums and products
+// accumulate as PyTorch's CPU kernels do (float32 in double, float16/bfloat16 in float32, integers
+// in int64) and round each output once.
+#include <cmath>
+#include <type_traits>
+
+#include "autograd/grad_ctx.h"
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/cast.h"
+#include "ops/cpu/parallel.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+template <typename T> using M = opmath_t<T>;
+using autograd::GradCtx;
+
+template <typename T>
+using scan_acc_t = std::conditional_t<std::is_same<T, float>::value, double,
+                                      std::conditional_t<std::is_floating_point<M<T>>::value, M<T>, int64_t>>;
+
+struct Lines {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Lines lines_of(IntArrayRef sizes, int64_t dim) {
+  Lines l;
+  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d)
+    (d < dim ? l.outer : d == dim ? l.n : l.inner) *= sizes[static_cast<size_t>(d)];
+  return l;
+}
+
+// ---- cumsum / cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+
+template <bool Prod>
+void cum_meta(const Frame& f, MetaResult& m) {
+  const char* op = Prod ? "cumprod" : "cumsum";
+  const TensorImpl& a = f.tensor(0);
+  wrap_dim(op, f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
+  const DType out = !f.arg(2).is_none() ? f.arg(2).dtype() : is_integral(a.dtype(), true) ? DType::Int64 : a.dtype();
+  CT_CHECK(out != DType::Bool, CT_ERROR_DTYPE, op, ": dtype bool cannot hold a running ", Prod ? "product" : "sum",
+           ". Pass an integer or floating dtype");
+  m.compute = out;
+  set_output(m, 0, a.sizes(), out, a.device());
+}
+
+template <bool Prod>
+void cum_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  const TensorImpl& a = f.tensor(0);
+  const int64_t dim = wrap_dim("cum", f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
+  const Tensor in = contiguous(to(Tensor::borrow(&a), m.compute));
+  const Lines l = lines_of(a.sizes(), dim);
+  visit_dtype<kNumericDTypes>(m.compute, Prod ? "cumprod" : "cumsum", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = scan_acc_t<T>;
+    const T* p = in->data_as<T>();
+    T* o = outs[0]->data_as<T>();
+    const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / std::max<int64_t>(l.n * l.inner, 1));
+    cpu::parallel_for(0, l.outer, grain, [&](int64_t o0, int64_t o1) {
+      std::vector<A> acc(static_cast<size_t>(l.inner));
+      for (int64_t b = o0; b < o1; ++b) {
+        std::fill(acc.begin(), acc.end(), A(Prod ? 1 : 0));
+        for (int64_t i = 0; i < l.n; ++i) {
+          const int64_t base = (b * l.n + i) * l.inner;
+          for (int64_t j = 0; j < l.inner; ++j) {
+            const A v = A(M<T>(p[base + j]));
+            acc[static_cast<size_t>(j)] = Prod ? acc[static_cast<size_t>(j)] * v : acc[static_cast<size_t>(j)] + v;
+            o[base + j] = cpu::cast_value<T>(acc[static_cast<size_t>(j)]);
+          }
+        }
+      }
+    });
+  });
+}
+
+// sum over j >= i of g_j: the total minus the running sum before i.
+Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
+  const Tensor running = call(builtin_op("cumsum"), {g, dim, Value()});
+  return add(sub(expand(reduce("sum", g, IntArrayRef(&dim, 1), true), g->sizes()), running), g);
+}
+
+int64_t grad_dim(GradCtx& c) { return wrap_dim("cum", c.arg(1).to_int(), static_cast<int64_t>(c.sizes(0).size())); }
+
+void cumsum_backward(GradCtx& c) { c.set(0, reverse_cumsum(c.grad(), grad_dim(c))); }
+
+// d y_j / d x_i is the product of x_0..x_j without x_i, for j >= i. Before a line's first zero that
+// is y_j / x_i, so the gradient is reverse_cumsum(g y) / x. At the first zero it is
+// reverse_cumsum(g y') there, y' the running product with that zero replaced by 1; after it every
+// product holds the zero: 0. All of it with operators, so it is differentiable again.
+void cumprod_backward(GradCtx& c) {
+  const Tensor y = c.result();
+  const Tensor x = to(c.saved(0), y->dtype());
+  const int64_t dim = grad_dim(c);
+  const Tensor g = c.grad();
+  const Tensor one = ones({}, x->dtype(), x->device()), zero = zeros({}, x->dtype(), x->device());
+  const Tensor is_zero = binary_scalar("eq", x, 0);
+  const Tensor zeros_so_far = call(builtin_op("cumsum"), {is_zero, dim, Value()});
+  const Tensor before = binary_scalar("eq", zeros_so_far, 0);
+  const Tensor first_zero = mul(is_zero, binary_scalar("eq", zeros_so_far, 1));
+  const Tensor a = div(reverse_cumsum(mul(g, y), dim), where(before, x, one));
+  const Tensor y1 = call(builtin_op("cumprod"), {where(first_zero, one, x), dim, Value()});
+  const Tensor b = reverse_cumsum(mul(g, y1), dim);
+  c.set(0, where(before, a, where(first_zero, b, zero)));
+}
+
+// ---- cummax / cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+
+template <bool Max>
+void cumext_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  wrap_dim(Max ? "cummax" : "cummin", f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
+  m.compute = a.dtype();
+  m.n = 2;
+  set_output(m, 0, a.sizes(), a.dtype(), a.device());
+  set_output(m, 1, a.sizes(), DType::Int64, a.device());
+}
+
+template <typename T> bool isnan_of(T x) {
+  if constexpr (std::is_floating_point<M<T>>::value) return std::isnan(M<T>(x));
+  else return false;
+}
+
+// The running extremum takes a new element on ties too (its index is the latest), and a NaN sticks,
+// each later NaN taking its place, as in PyTorch.
+template <bool Max>
+void cumext_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const TensorImpl& a = f.tensor(0);
+  const int64_t dim = wrap_dim("cum", f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
+  const Tensor in = contiguous(Tensor::borrow(&a));
+  const Lines l = lines_of(a.sizes(), dim);
+  visit_dtype(a.dtype(), Max ? "cummax" : "cummin", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = in->data_as<T>();
+    T* vo = outs[0]->data_as<T>();
+    int64_t* io = outs[1]->data_as<int64_t>();
+    const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / std::max<int64_t>(l.n * l.inner, 1));
+    cpu::parallel_for(0, l.outer * l.inner, grain, [&](int64_t u0, int64_t u1) {
+      for (int64_t u = u0; u < u1; ++u) {
+        const int64_t b = u / l.inner, j = u % l.inner;
+        T best{};
+        int64_t at = 0;
+        for (int64_t i = 0; i < l.n; ++i) {
+          const int64_t e = (b * l.n + i) * l.inner + j;
+          const T x = p[e];
+          bool take = i == 0;
+          if (!take) {
+            if (isnan_of(best)) take = isnan_of(x);
+            else take = isnan_of(x) || (Max ? M<T>(x) >= M<T>(best) : M<T>(x) <= M<T>(best));
+          }
+          if (take) best = x, at = i;
+          vo[e] = best;
+          io[e] = at;
+        }
+      }
+    });
+  });
+}
+
+// The gradient of each output goes to the input it copied: summed into zeros at the indices.
+template <bool Max>
+void cumext_backward(GradCtx& c) {
+  const Tensor x = c.saved(0);
+  const int64_t dim = grad_dim(c);
+  Tensor outs[2];
+  const Value args[] = {Value(x), Value(dim)};
+  dispatch(builtin_op(Max ? "cummax" : "cummin"), args, 2, outs, 2);
+  c.set(0, call(builtin_op("value_selecting_reduction_backward"), {c.grad(0), dim, outs[1], x->sizes(), true}));
+}
+
+}  // namespace
+
+void define_scans(Registry& r) {
+  r.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
+      .meta(cum_meta<false>)
+      .compute(DispatchKey::CPU, cum_cpu<false>, Determinism::Bitwise)
+      .derivative(cumsum_backward);
+  r.def("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
+      .meta(cum_meta<true>)
+      .compute(DispatchKey::CPU, cum_cpu<true>, Determinism::Bitwise)
+      .derivative(cumprod_backward, save_result(save_args(0)));
+  r.def("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)")
+      .meta(cumext_meta<true>)
+      .compute(DispatchKey::CPU, cumext_cpu<true>, Determinism::Bitwise)
+      .derivative(cumext_backward<true>, save_args(0));
+  r.def("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)")
+      .meta(cumext_meta<false>)
+      .compute(DispatchKey::CPU, cumext_cpu<false>, Determinism::Bitwise)
+      .derivative(cumext_backward<false>, save_args(0));
+}
+
+}  // namespace ct::ops
