@@ -1,6 +1,7 @@
 // op_node.cpp - OpNode, the backward node of one operator call, and the autograd kernel that
 // records it (see Note [The autograd kernel]).
 #include <cctype>
+#include <deque>
 
 #include "autograd/autograd.h"
 #include "autograd/grad_ctx.h"
@@ -48,6 +49,7 @@ class OpNode final : public Node {
   const OperatorDef& def;
   std::vector<Value> args;           // non-tensor arguments, owned (tensor arguments: None)
   std::vector<DimVector> lists;      // storage behind IntList arguments
+  std::deque<std::string> strings;   // storage behind str arguments (scatter_reduce's reduce)
   std::vector<Slot> slots;           // per argument
   std::vector<OutputInfo> inputs;    // per edge: what its gradient must look like
   std::vector<SavedTensor> saved;    // per argument; only those the derivative reads
@@ -155,7 +157,10 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
     } else if (v.kind() == Value::Kind::IntList) {
       node->lists.emplace_back(v.int_list());
       node->args[i] = Value(node->lists.back().ref());
-    } else if (v.kind() != Value::Kind::String && v.kind() != Value::Kind::Generator) {  // borrowed: not kept
+    } else if (v.kind() == Value::Kind::String) {  // the caller's characters are borrowed: keep a copy
+      node->strings.emplace_back(v.str());
+      node->args[i] = Value(node->strings.back().c_str());
+    } else if (v.kind() != Value::Kind::Generator) {  // borrowed: not kept
       node->args[i] = v;
     }
   }

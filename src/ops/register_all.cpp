@@ -17,6 +17,12 @@ void define_mm(Registry& r);
 void define_matmul(Registry& r);
 void define_random(Registry& r);
 void define_sampling(Registry& r);
+void define_index_dim(Registry& r);
+void define_scatter_gather(Registry& r);
+void define_masked(Registry& r);
+void define_take_put(Registry& r);
+void define_embedding(Registry& r);
+void define_advanced_index(Registry& r);
 }  // namespace ops
 
 void register_builtin_operators(Registry& r) {
@@ -32,6 +38,12 @@ void register_builtin_operators(Registry& r) {
   ops::define_matmul(r);
   ops::define_random(r);
   ops::define_sampling(r);
+  ops::define_index_dim(r);
+  ops::define_scatter_gather(r);
+  ops::define_masked(r);
+  ops::define_take_put(r);
+  ops::define_embedding(r);
+  ops::define_advanced_index(r);
   autograd::install(r);
 }
 
