@@ -23,6 +23,7 @@ from ._tensor import Size, Tensor, _handle, _sizes as _size, _wrap, device, full
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from . import _dtype as _d
+from ._ops_index import nonzero
 from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_state, initial_seed, manual_seed,
                       multinomial, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
                       set_rng_state)

@@ -252,6 +252,28 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 using autograd::GradCtx;
 const Scalar kOne(1.0);
 
+// src may be larger than index (torch allows it); the elements no index entry reads get zeros.
+Tensor grow(const Tensor& t, IntArrayRef sizes) {
+  Tensor r = t;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (r->size(d) == sizes[d]) continue;
+    DimVector zs(r->sizes());
+    zs[d] = sizes[d] - r->size(d);
+    const Tensor z = zeros(zs, r->dtype(), r->device());
+    const TensorImpl* parts[2] = {r.impl(), z.impl()};
+    r = cat(ArrayRef<const TensorImpl*>(parts, 2), static_cast<int64_t>(d));
+  }
+  return r;
+}
+
+// The part of src that index reads (its leading corner of index's sizes).
+Tensor narrow_to(const Tensor& src, const Tensor& index) {
+  Tensor r = src;
+  for (size_t d = 0; d < index->dim(); ++d)
+    if (r->size(d) != index->size(d)) r = narrow(r, static_cast<int64_t>(d), 0, index->size(d));
+  return r;
+}
+
 int64_t grad_dim(GradCtx& c) {
   return wrap_dim("scatter", c.arg(1).to_int(), std::max<int64_t>(1, static_cast<int64_t>(c.sizes(0).size())));
 }
@@ -267,7 +289,7 @@ void scatter_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   const int64_t dim = grad_dim(c);
   if (c.needs(0)) c.set(0, index::scatter_value(g, dim, c.saved(2), Scalar(0)));
-  if (c.needs(3)) c.set(3, index::gather(g, dim, c.saved(2)));
+  if (c.needs(3)) c.set(3, grow(index::gather(g, dim, c.saved(2)), c.sizes(3)));
 }
 void scatter_value_backward(GradCtx& c) {
   c.set(0, index::scatter_value(c.grad(), grad_dim(c), c.saved(2), Scalar(0)));
@@ -276,7 +298,7 @@ void scatter_value_backward(GradCtx& c) {
 void scatter_add_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   if (c.needs(0)) c.set(0, g);
-  if (c.needs(3)) c.set(3, index::gather(g, grad_dim(c), c.saved(2)));
+  if (c.needs(3)) c.set(3, grow(index::gather(g, grad_dim(c), c.saved(2)), c.sizes(3)));
 }
 
 void scatter_reduce_backward(GradCtx& c) {
@@ -289,7 +311,7 @@ void scatter_reduce_backward(GradCtx& c) {
   auto self_part = [&](const Tensor& t) { return include_self ? t : index::scatter_value(t, dim, idx, Scalar(0)); };
   if (red == "sum") {
     if (c.needs(0)) c.set(0, self_part(g));
-    if (c.needs(3)) c.set(3, index::gather(g, dim, idx));
+    if (c.needs(3)) c.set(3, grow(index::gather(g, dim, idx), c.sizes(3)));
     return;
   }
   const Tensor src = c.saved(3);
@@ -298,7 +320,7 @@ void scatter_reduce_backward(GradCtx& c) {
     const Tensor n = index::scatter_add(n0, dim, idx, ones(src->sizes(), g->dtype(), g->device()));
     const Tensor gs = div(g, clamp(n, &kOne, nullptr));
     if (c.needs(0)) c.set(0, self_part(gs));
-    if (c.needs(3)) c.set(3, index::gather(gs, dim, idx));
+    if (c.needs(3)) c.set(3, grow(index::gather(gs, dim, idx), c.sizes(3)));
     return;
   }
   const Tensor self = c.saved(0), result = c.result();
@@ -306,16 +328,16 @@ void scatter_reduce_backward(GradCtx& c) {
     // d(prod)/dx = prod / x: exact for nonzero inputs; torch's zero-aware formula is not done yet.
     const Tensor gr = mul(g, result);
     if (c.needs(0)) c.set(0, self_part(div(gr, self)));
-    if (c.needs(3)) c.set(3, div(index::gather(gr, dim, idx), src));
+    if (c.needs(3)) c.set(3, grow(div(index::gather(gr, dim, idx), narrow_to(src, idx)), c.sizes(3)));
     return;
   }
   // amax / amin: the gradient is shared evenly by every input equal to the result, as torch does.
   const Tensor self_hit = to(self_part(to(binary("eq", self, result), g->dtype())), g->dtype());
-  const Tensor src_hit = to(binary("eq", src, index::gather(result, dim, idx)), g->dtype());
+  const Tensor src_hit = to(binary("eq", narrow_to(src, idx), index::gather(result, dim, idx)), g->dtype());
   const Tensor n = index::scatter_add(self_hit, dim, idx, src_hit);
   const Tensor share = div(g, clamp(n, &kOne, nullptr));
   if (c.needs(0)) c.set(0, mul(share, self_hit));
-  if (c.needs(3)) c.set(3, mul(index::gather(share, dim, idx), src_hit));
+  if (c.needs(3)) c.set(3, grow(mul(index::gather(share, dim, idx), src_hit), c.sizes(3)));
 }
 
 }  // namespace
