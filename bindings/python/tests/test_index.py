@@ -134,3 +134,30 @@ def test_accumulation_is_bitwise_the_same_for_any_thread_count(op):
     finally:
         ctorch.set_num_threads(old)
     assert all(r == results[0] for r in results)
+
+
+BIG = [  # large enough to run on several threads, along each dim; I(n, high, shape) makes an index
+    lambda m, x, I: x.index_select(0, I(3000, 400)),
+    lambda m, x, I: x.index_select(1, I(500, 300)),
+    lambda m, x, I: x.index_add(0, I(400, 400), x * 2),
+    lambda m, x, I: x.index_add(1, I(300, 300), x * 2),
+    lambda m, x, I: x.gather(1, I(120000, 300, (400, 300))),
+    lambda m, x, I: x.gather(0, I(120000, 400, (400, 300))),
+    lambda m, x, I: x.scatter_add(0, I(120000, 400, (400, 300)), x),
+    lambda m, x, I: x.scatter_add(1, I(120000, 300, (400, 300)), x),
+    lambda m, x, I: x[I(2000, 400), :][:, I(100, 300)],
+    lambda m, x, I: x.index_put((I(400, 400),), x, accumulate=True),
+]
+
+
+@pytest.mark.parametrize("i", range(len(BIG)))
+def test_large_inputs_match_torch(i):
+    a = np.random.default_rng(i).integers(-8, 8, (400, 300)).astype(np.float64)  # exact sums in any order
+
+    def indices(m):
+        rng = np.random.default_rng(100 + i)
+        return lambda n, high, shape=None: m.tensor(rng.integers(0, high, n).reshape(shape or (n,)))
+
+    got = BIG[i](ctorch, ctorch.tensor(a), indices(ctorch))
+    want = BIG[i](torch, torch.tensor(a), indices(torch))
+    compare(got, want)

@@ -1,6 +1,8 @@
 // index_common.cpp - index validation, the DimLoop builder and the family's typed calls.
 #include "ops/index/index_common.h"
 
+#include <cstdlib>
+
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -68,6 +70,12 @@ DimLoop make_dim_loop(IntArrayRef shape, int64_t dim, const LoopOperand* ops, in
     L.dim_stride[k] = ops[k].strides[dim];
     L.inner_stride[k] = inner_dim >= 0 ? ops[k].strides[inner_dim] : 0;
   }
+  int64_t dim_sum = 0, inner_sum = 0;
+  for (int k = 0; k < nt; ++k) {
+    dim_sum += std::abs(L.dim_stride[k]);
+    inner_sum += std::abs(L.inner_stride[k]);
+  }
+  L.dim_innermost = inner_dim >= 0 && dim_sum < inner_sum;
   if (L.outer == 0 || L.inner == 0) {
     L.outer = 0;
     return L;

@@ -51,6 +51,7 @@ struct DimLoop {
   int64_t n = 0;      // length of dim
   int64_t outer = 0;  // positions of the rest dims except the innermost
   int64_t inner = 1;  // length of the innermost rest dim
+  bool dim_innermost = false;  // dim has the smaller strides: walk it in the innermost loop
   int64_t dim_stride[kMaxLoopTensors] = {};
   int64_t inner_stride[kMaxLoopTensors] = {};
   std::vector<int64_t> offsets;  // outer * nt element offsets
@@ -59,10 +60,14 @@ struct DimLoop {
 
 DimLoop make_dim_loop(IntArrayRef shape, int64_t dim, const LoopOperand* ops, int nt);
 
-/// Runs f(off) for every loop position, off[k] the element offset of tensor k; see Note [Indexing
-/// loops]. split_dim: every destination element is written at most once, so dim may be split.
-template <typename F>
-void run_dim_loop(const DimLoop& L, bool split_dim, const F& f) {
+/// Runs seg(off, len, st) over every segment of the loop: the elements off[k] + e * st[k] for
+/// e in [0, len) of each tensor k. A segment runs along dim (st = dim strides; then off[k] already
+/// includes the segment's start along dim) or along the innermost rest dim, whichever has the
+/// smaller strides. See Note [Indexing loops]: a unit (outer position, stretch of the innermost
+/// rest dim) always walks dim in order on one thread. split_dim: every destination element is
+/// written at most once, so dim may be split across threads too.
+template <typename Seg>
+void run_dim_loop(const DimLoop& L, bool split_dim, const Seg& seg) {
   const int64_t units = L.outer * L.inner;
   if (units == 0 || L.n == 0) return;
   const int nt = L.nt;
@@ -71,12 +76,16 @@ void run_dim_loop(const DimLoop& L, bool split_dim, const F& f) {
     while (u < u1) {
       const int64_t o = u / L.inner, l0 = u % L.inner, l1 = std::min(L.inner, l0 + (u1 - u));
       const int64_t* base = &L.offsets[static_cast<size_t>(o * nt)];
-      for (int64_t j = j0; j < j1; ++j) {
-        int64_t off[kMaxLoopTensors];
-        for (int k = 0; k < nt; ++k) off[k] = base[k] + j * L.dim_stride[k] + l0 * L.inner_stride[k];
+      int64_t off[kMaxLoopTensors] = {};
+      if (L.dim_innermost) {
         for (int64_t l = l0; l < l1; ++l) {
-          f(off);
-          for (int k = 0; k < nt; ++k) off[k] += L.inner_stride[k];
+          for (int k = 0; k < nt; ++k) off[k] = base[k] + l * L.inner_stride[k] + j0 * L.dim_stride[k];
+          seg(off, j1 - j0, L.dim_stride);
+        }
+      } else {
+        for (int64_t j = j0; j < j1; ++j) {
+          for (int k = 0; k < nt; ++k) off[k] = base[k] + j * L.dim_stride[k] + l0 * L.inner_stride[k];
+          seg(off, l1 - l0, L.inner_stride);
         }
       }
       u += l1 - l0;
@@ -92,6 +101,18 @@ void run_dim_loop(const DimLoop& L, bool split_dim, const F& f) {
     cpu::parallel_for(0, units, std::max<int64_t>(1, cpu::kElementwiseGrain / L.n),
                       [&](int64_t u0, int64_t u1) { run(u0, u1, 0, L.n); });
   }
+}
+
+/// A segment body calling f(off) element by element (for kernels without a faster form).
+template <typename F>
+auto each(const F& f) {
+  return [&f](const int64_t* start, int64_t len, const int64_t* st) {
+    int64_t off[kMaxLoopTensors] = {start[0], start[1], start[2]};
+    for (int64_t e = 0; e < len; ++e) {
+      f(off);
+      for (int k = 0; k < kMaxLoopTensors; ++k) off[k] += st[k];
+    }
+  };
 }
 
 /// out = self.index_select(dim, idx) for a checked idx (checked_index); out has the result's sizes.

@@ -1,5 +1,7 @@
 // index_dim.cpp - operators indexing one dim with a 1-D index: index_select, index_add, index_copy,
 // index_fill. Loops: see Note [Indexing loops].
+#include <cstring>
+
 #include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/cast.h"
@@ -29,7 +31,16 @@ void index::index_select_into(const Tensor& out, const TensorImpl& self, int64_t
     T* o = reinterpret_cast<T*>(L.base[0]);
     const T* s = reinterpret_cast<const T*>(L.base[1]);
     const int64_t* ix = reinterpret_cast<const int64_t*>(L.base[2]);
-    index::run_dim_loop(L, true, [&](const int64_t* off) { o[off[0]] = s[off[1] + ix[off[2]] * self_dim_stride]; });
+    index::run_dim_loop(L, true, [&](const int64_t* off, int64_t len, const int64_t* st) {
+      if (st[2] != 0) {  // along dim: a new index entry per element
+        for (int64_t e = 0; e < len; ++e) o[off[0] + e * st[0]] = s[off[1] + e * st[1] + ix[off[2] + e * st[2]] * self_dim_stride];
+        return;
+      }
+      const T* src = s + off[1] + ix[off[2]] * self_dim_stride;
+      T* dst = o + off[0];
+      if (st[0] == 1 && st[1] == 1) std::memcpy(static_cast<void*>(dst), src, static_cast<size_t>(len) * sizeof(T));
+      else for (int64_t e = 0; e < len; ++e) dst[e * st[0]] = src[e * st[1]];
+    });
   });
 }
 
@@ -137,10 +148,19 @@ void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       const T* s = reinterpret_cast<const T*>(L.base[1]);
       const int64_t* ix = reinterpret_cast<const int64_t*>(L.base[2]);
       // Units own whole destination elements; see Note [Indexing loops].
-      index::run_dim_loop(L, false, [&](const int64_t* off) {
-        T& d = o[off[0] + ix[off[2]] * ods];
-        if constexpr (std::is_same<T, bool>::value) d = d || (alpha && s[off[1]]);
-        else d = T(M(d) + alpha * M(s[off[1]]));
+      auto add = [alpha](T& d, T x) {
+        if constexpr (std::is_same<T, bool>::value) d = d || (alpha && x);
+        else d = T(M(d) + alpha * M(x));
+      };
+      index::run_dim_loop(L, false, [&](const int64_t* off, int64_t len, const int64_t* st) {
+        if (st[2] != 0) {
+          for (int64_t e = 0; e < len; ++e) add(o[off[0] + e * st[0] + ix[off[2] + e * st[2]] * ods], s[off[1] + e * st[1]]);
+          return;
+        }
+        T* __restrict__ dst = o + off[0] + ix[off[2]] * ods;
+        const T* __restrict__ src = s + off[1];
+        if (st[0] == 1 && st[1] == 1) for (int64_t e = 0; e < len; ++e) add(dst[e], src[e]);
+        else for (int64_t e = 0; e < len; ++e) add(dst[e * st[0]], src[e * st[1]]);
       });
     });
   });
@@ -154,7 +174,7 @@ void index_copy_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       const T* s = reinterpret_cast<const T*>(L.base[1]);
       const int64_t* ix = reinterpret_cast<const int64_t*>(L.base[2]);
       // A repeated index keeps the last entry's slice, the same on every run.
-      index::run_dim_loop(L, false, [&](const int64_t* off) { o[off[0] + ix[off[2]] * ods] = s[off[1]]; });
+      index::run_dim_loop(L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[2]] * ods] = s[off[1]]; }));
     });
   });
 }
@@ -208,7 +228,7 @@ void index_fill_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     const T v = cpu::cast_value<T>(value.template to<opmath_t<T>>());
     T* o = reinterpret_cast<T*>(L.base[0]);
     const int64_t* ix = reinterpret_cast<const int64_t*>(L.base[1]);
-    index::run_dim_loop(L, false, [&](const int64_t* off) { o[off[0] + ix[off[1]] * ods] = v; });
+    index::run_dim_loop(L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * ods] = v; }));
   });
 }
 

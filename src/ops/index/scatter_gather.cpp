@@ -89,7 +89,7 @@ void gather_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     const T* s = reinterpret_cast<const T*>(r.L.base[0]);
     const int64_t* ix = reinterpret_cast<const int64_t*>(r.L.base[1]);
     T* o = reinterpret_cast<T*>(r.L.base[2]);
-    index::run_dim_loop(r.L, true, [&](const int64_t* off) { o[off[2]] = s[off[0] + ix[off[1]] * xs]; });
+    index::run_dim_loop(r.L, true, index::each([&](const int64_t* off) { o[off[2]] = s[off[0] + ix[off[1]] * xs]; }));
   });
 }
 
@@ -132,10 +132,10 @@ void scatter_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     using T = typename decltype(tag)::type;
     const int64_t xs = r.indexed_stride;
     if (has_src) {
-      index::run_dim_loop(r.L, false, [&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = s[off[2]]; });
+      index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = s[off[2]]; }));
     } else {
       const T v = cpu::cast_value<T>(f.arg(3).to_scalar().template to<opmath_t<T>>());
-      index::run_dim_loop(r.L, false, [&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = v; });
+      index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = v; }));
     }
   });
 }
@@ -146,11 +146,11 @@ void scatter_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     const int64_t xs = r.indexed_stride;
-    index::run_dim_loop(r.L, false, [&](const int64_t* off) {
+    index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
       T& d = o[off[0] + ix[off[1]] * xs];
       if constexpr (std::is_same<T, bool>::value) d = d || s[off[2]];
       else d = T(M(d) + M(s[off[2]]));
-    });
+    }));
   });
 }
 
@@ -207,8 +207,8 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       using M = opmath_t<T>;
       const int64_t xs = r.indexed_stride;
       if (!include_self)
-        index::run_dim_loop(r.L, false, [&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = T(identity<M>(red)); });
-      index::run_dim_loop(r.L, false, [&](const int64_t* off) {
+        index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = T(identity<M>(red)); }));
+      index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
         T& d = o[off[0] + ix[off[1]] * xs];
         const M a = M(d), b = M(s[off[2]]);
         switch (red) {
@@ -218,7 +218,7 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
           case Reduce::Amax: d = T(is_nan(a) || is_nan(b) ? (is_nan(a) ? a : b) : (a > b ? a : b)); break;
           case Reduce::Amin: d = T(is_nan(a) || is_nan(b) ? (is_nan(a) ? a : b) : (a < b ? a : b)); break;
         }
-      });
+      }));
     }
   });
   if (red != Reduce::Mean) return;
