@@ -1400,6 +1400,128 @@ CT_API CT_NODISCARD ct_status ct_tensor_cat(const ct_tensor* const* tensors, siz
 CT_API CT_NODISCARD ct_status ct_tensor_stack(const ct_tensor* const* tensors, size_t n, int64_t dim,
                                               ct_tensor** out);
 
+/* ---- Operators: more shapes ---- */
+
+/*
+ * Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
+ * ct_tensor_triu (operators "repeat", "roll", "flip", "tril", "triu"; PyTorch's semantics).
+ *
+ * repeat tiles a repeats[i] times along dim i; n >= a's ndim, extra leading repeats add dims.
+ * roll shifts elements by shifts[i] along dims[i] (n pairs), wrapping around; dims NULL with n == 1
+ * rolls the flattened tensor and restores the shape. flip reverses the n dims listed. tril keeps
+ * the elements on and below diagonal `diagonal` of the last two dims (0 the main one, > 0 above
+ * it, < 0 below) and zeroes the rest; triu keeps those on and above it. Every dtype; the result is
+ * always a new contiguous tensor of a's dtype.
+ *
+ *   a, repeats, shifts, dims  borrowed.  out  on CT_OK a new reference; otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released, out NULL, an array NULL with n > 0, roll with
+ *                              n == 0 or with dims NULL and n > 1, flip of a dim listed twice
+ *   CT_ERROR_SHAPE             repeat with fewer repeats than dims or a negative one, tril/triu of
+ *                              a tensor of fewer than 2 dims
+ *   CT_ERROR_INDEX             a dim out of range
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_repeat(const ct_tensor* a, const int64_t* repeats, size_t n,
+                                               ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_roll(const ct_tensor* a, const int64_t* shifts, const int64_t* dims,
+                                             size_t n, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_flip(const ct_tensor* a, const int64_t* dims, size_t n, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_tril(const ct_tensor* a, int64_t diagonal, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_triu(const ct_tensor* a, int64_t diagonal, ct_tensor** out);
+
+/*
+ * Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
+ * "movedim.intlist", "broadcast_to"). The result shares a's memory, like ct_tensor_view's.
+ *
+ * diagonal: the elements (i, i + offset) of dims dim1 and dim2, which are removed and replaced by
+ * a last dim holding the diagonal (empty when offset lies outside). movedim: dim source[i] moves
+ * to position destination[i] (n pairs); the other dims keep their order. broadcast_to: a expanded
+ * to sizes[0, n) as ct_tensor_expand does (-1 keeps a size).
+ *
+ *   a, source, destination, sizes  borrowed.  out  on CT_OK a new reference; otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released, out NULL, an array NULL with n > 0, diagonal
+ *                              with dim1 == dim2, movedim with a dim repeated
+ *   CT_ERROR_SHAPE             diagonal of a tensor of fewer than 2 dims, broadcast_to sizes that a
+ *                              does not broadcast to
+ *   CT_ERROR_INDEX             a dim out of range
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_diagonal(const ct_tensor* a, int64_t offset, int64_t dim1, int64_t dim2,
+                                                 ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_movedim(const ct_tensor* a, const int64_t* source,
+                                                const int64_t* destination, size_t n, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_broadcast_to(const ct_tensor* a, const int64_t* sizes, size_t n,
+                                                     ct_tensor** out);
+
+/*
+ * ct_tensor_pad - a padded as torch.nn.functional.pad(a, pad, mode, value) (operator "pad").
+ *
+ * pad lists n values, (before, after) pairs from the last dim backwards; n is even and n / 2 <=
+ * a's ndim. mode NULL or "constant": new elements are value (NULL: 0), negative pads crop.
+ * "reflect" (mirror without the edge), "replicate" (repeat the edge) and "circular" (wrap around)
+ * pad the last 1, 2 or 3 dims of a tensor of 2-3, 3-4 or 4-5 dims respectively, take no value, and
+ * need non-negative pads (reflect: less than the dim's size; circular: at most it).
+ *
+ *   a, pad, mode, value  borrowed.  out  on CT_OK a new contiguous tensor; otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released, out NULL, pad NULL with n > 0, n odd or too
+ *                              long, an unknown mode, a value with a mode other than constant, a
+ *                              pad too big for reflect or circular, a dim count mode cannot pad
+ *   CT_ERROR_SHAPE             a crop past a dim's size; reflect/replicate of an empty non-batch dim
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_pad(const ct_tensor* a, const int64_t* pad, size_t n, const char* mode,
+                                            const ct_scalar* value, ct_tensor** out);
+
+/*
+ * Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
+ *
+ * Note [Handle lists]: these return as many tensors as a's dim splits into, which registered
+ * operators cannot (so ct_op_call does not reach them); each piece is a view of a (a narrow, or a
+ * select for unbind), and gradients flow back through it. The caller owns the array: pass outs
+ * NULL and capacity 0 to learn *count alone, then an array of at least *count handles. On CT_OK,
+ * outs[0, *count) hold new references the caller releases one by one with ct_tensor_release; on
+ * failure every outs[0, capacity) is NULL. When capacity is too small the call fails with
+ * CT_ERROR_INVALID_ARGUMENT and *count still says how many are needed; on every other failure
+ * *count is 0.
+ *
+ * split: pieces of split_size along dim, the last shorter when it does not divide (split_size 0
+ * only for an empty dim). split_with_sizes: pieces of sizes[0, n), which must sum to the dim's
+ * size. chunk: split with split_size = ceil(size / chunks), so at most `chunks` pieces (exactly
+ * `chunks` empty ones for an empty dim). unbind: the size slices along dim, each without it.
+ *
+ *   a, sizes  borrowed.  outs  caller's array of capacity handles.  count  required.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a NULL or released, count NULL, outs NULL with capacity > 0,
+ *                              capacity < *count, split_size < 0 (or 0 for a non-empty dim),
+ *                              sizes NULL with n > 0, sizes negative or not summing to the size,
+ *                              chunks <= 0
+ *   CT_ERROR_SHAPE             split, split_with_sizes or chunk of a 0-dim tensor
+ *   CT_ERROR_INDEX             dim out of range, unbind of a 0-dim tensor
+ * Since 0.4.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_split(const ct_tensor* a, int64_t split_size, int64_t dim,
+                                              ct_tensor** outs, size_t capacity, size_t* count);
+CT_API CT_NODISCARD ct_status ct_tensor_split_with_sizes(const ct_tensor* a, const int64_t* sizes, size_t n,
+                                                         int64_t dim, ct_tensor** outs, size_t capacity,
+                                                         size_t* count);
+CT_API CT_NODISCARD ct_status ct_tensor_chunk(const ct_tensor* a, int64_t chunks, int64_t dim, ct_tensor** outs,
+                                              size_t capacity, size_t* count);
+CT_API CT_NODISCARD ct_status ct_tensor_unbind(const ct_tensor* a, int64_t dim, ct_tensor** outs, size_t capacity,
+                                               size_t* count);
+
 /* ---- Operators: reductions ---- */
 
 /*

@@ -215,6 +215,11 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_tensor_from_blob;
 %ignore ct_tensor_copy_to;
 %ignore ct_op_call;
+/* Lists of handles (ct_tensor_split ...): ctorch/_ops_shape.py builds them from narrow and select. */
+%ignore ct_tensor_split;
+%ignore ct_tensor_split_with_sizes;
+%ignore ct_tensor_chunk;
+%ignore ct_tensor_unbind;
 %ignore ct_library_impl;
 %ignore ct_set_memory_pressure_handler;
 %ignore ct_set_log_handler;
@@ -768,5 +773,50 @@ static PyObject* ct_py_install_log_handler(PyObject* fn) {
     return NULL;
   }
   Py_RETURN_NONE;
+}
+%}
+
+/* ---- Lists of views (shape family) ---- */
+
+%feature("nothread") ct_py_split;
+
+%inline %{
+/* ct_tensor_split (which 0, arg an int), ct_tensor_split_with_sizes (1, a sequence of ints),
+ * ct_tensor_chunk (2, an int) or ct_tensor_unbind (3, arg unused): the pieces as a tuple of
+ * handles, after asking the C function for their count. */
+static PyObject* ct_py_split(int which, PyObject* handle, PyObject* arg, int64_t dim) {
+  const ct_tensor* t = (const ct_tensor*)PyLong_AsVoidPtr(handle);
+  int64_t* sizes = NULL;
+  size_t nsizes = 0;
+  int64_t k = 0;
+  if (which == 1 && ct_py_int64s(arg, &sizes, &nsizes) < 0) return NULL;
+  if (which == 0 || which == 2) {
+    k = PyLong_AsLongLong(arg);
+    if (PyErr_Occurred()) return NULL;
+  }
+  ct_tensor** outs = NULL;
+  size_t count = 0;
+  ct_status s = CT_OK;
+  for (int pass = 0; pass < 2; ++pass) {  /* pass 0 counts, pass 1 fills */
+    size_t capacity = pass ? count : 0;
+    if (pass) outs = (ct_tensor**)calloc(count ? count : 1, sizeof(ct_tensor*));
+    switch (which) {
+      case 0: s = ct_tensor_split(t, k, dim, outs, capacity, &count); break;
+      case 1: s = ct_tensor_split_with_sizes(t, sizes, nsizes, dim, outs, capacity, &count); break;
+      case 2: s = ct_tensor_chunk(t, k, dim, outs, capacity, &count); break;
+      default: s = ct_tensor_unbind(t, dim, outs, capacity, &count); break;
+    }
+    if (s != CT_OK) break;
+  }
+  free(sizes);
+  if (s != CT_OK) {
+    free(outs);
+    ct_py_raise(s);
+    return NULL;
+  }
+  PyObject* tup = PyTuple_New((Py_ssize_t)count);
+  for (size_t i = 0; i < count; ++i) PyTuple_SET_ITEM(tup, (Py_ssize_t)i, PyLong_FromVoidPtr(outs[i]));
+  free(outs);
+  return tup;
 }
 %}

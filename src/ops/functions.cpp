@@ -160,6 +160,18 @@ Tensor cat(ArrayRef<const TensorImpl*> tensors, int64_t dim) {
   CT_OP(op, "cat");
   return call(op, {tensors, dim});
 }
+Tensor repeat(const Tensor& a, IntArrayRef repeats) {
+  CT_OP(op, "repeat");
+  return call(op, {a, repeats});
+}
+Tensor flip(const Tensor& a, IntArrayRef dims) {
+  CT_OP(op, "flip");
+  return call(op, {a, dims});
+}
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
+  CT_OP(op, "diagonal");
+  return call(op, {a, offset, dim1, dim2});
+}
 
 Tensor reduce(const char* name, const Tensor& a, IntArrayRef dims, bool keepdim) {
   return call(named(name, "dim_IntList"), {a, dims, keepdim});

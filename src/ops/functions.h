@@ -58,6 +58,16 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
 Tensor flatten(const Tensor& a, int64_t start, int64_t end);
 Tensor cat(ArrayRef<const TensorImpl*> tensors, int64_t dim);
+// More shapes (src/ops/shape/repeat.cpp, triangle.cpp, split.cpp).
+Tensor repeat(const Tensor& a, IntArrayRef repeats);
+Tensor flip(const Tensor& a, IntArrayRef dims);
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2);
+/// Pieces of split_size along dim (the last may be shorter): views of a, like every list below.
+/// Not operators: the dispatcher returns a fixed number of tensors (see split.cpp).
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim);
+std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef sizes, int64_t dim);
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim);
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim);
 
 // Reductions. `name`: "sum", "mean", "prod", "amax", "amin"; dims empty means all.
 Tensor reduce(const char* name, const Tensor& a, IntArrayRef dims, bool keepdim);

@@ -27,6 +27,8 @@ from ._ops_index import nonzero
 from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_state, initial_seed, manual_seed,
                       multinomial, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
                       set_rng_state)
+from ._ops_shape import chunk, split, split_with_sizes, unbind
+from . import _ops_shape
 from ._runtime import (are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
                        get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
                        set_default_device, set_deterministic_debug_mode, set_float32_matmul_precision,
@@ -38,6 +40,7 @@ __version__ = _C.ct_version()
 from . import _logging
 _logging._install()
 _C.ct_init(_C.CT_ABI_VERSION)
+_ops_shape._install()
 # An allocation that fails runs gc.collect() and is retried: tensors kept only by reference cycles
 # are freed first (ct_set_memory_pressure_handler).
 _C.ct_py_install_gc_on_memory_pressure()

@@ -324,7 +324,7 @@ class Tensor:
             return NotImplemented
         # A 0-dim tensor promotes like the number in these cases. A float64 exponent gets a float64
         # base: the gradient takes the base's log, which a float32 base would round.
-        return full((), other, dtype=_d.float64 if self.dtype is _d.float64 else None) ** self
+        return full((), other, dtype=_d.float64 if self.dtype is _d.float64 else None, device=self.device) ** self
 
     def __rtruediv__(self, other):
         if not _is_number(other):

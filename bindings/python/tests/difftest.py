@@ -130,3 +130,63 @@ def run_case(case, rng):
         assert dtype_name(c.dtype) == dtype_name(t.dtype)
     else:
         compare(c, t)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The same cases on the meta device
+
+
+def build_meta(spec):
+    """A meta-device ctorch tensor with the sizes, dtype and strides build() gives spec."""
+    shape, dt = spec.shape, getattr(ctorch, spec.dtype)
+
+    def empty(sizes):
+        return ctorch.empty(sizes, dtype=dt, device="meta")
+
+    if spec.layout == "contig":
+        return empty(shape)
+    if spec.layout == "T":
+        return empty(shape[:-2] + (shape[-1], shape[-2])).transpose(-1, -2)
+    if spec.layout == "step":
+        return empty(shape[:-1] + (2 * shape[-1],))[..., ::2]
+    if spec.layout == "expand":
+        return empty((1,) + shape[1:]).expand(*shape)
+    raise ValueError(spec.layout)
+
+
+def _signature(result):
+    """Sizes and dtypes of a result (a tensor or a sequence of them)."""
+    if isinstance(result, (tuple, list)):
+        return [_signature(r) for r in result]
+    if isinstance(result, ctorch.Tensor):
+        return (tuple(result.shape), dtype_name(result.dtype))
+    return result
+
+
+def run_case_on_meta(case, rng, data_dependent=False):
+    """Runs the case with ctorch on the CPU and on the meta device. Both give the same sizes and
+    dtypes, or both raise; a meta call may succeed where the CPU's error depends on values (an
+    IndexError: an index out of range). data_dependent operators (nonzero) must refuse meta."""
+    cpu_inputs = [build(s, rng)[0] for s in case.inputs]
+    meta_inputs = [build_meta(s) for s in case.inputs]
+    cpu_error = meta_error = None
+    try:
+        cpu = case.fn(ctorch, *cpu_inputs)
+    except (ctorch.Error, TypeError, ValueError, IndexError) as e:
+        cpu_error = e
+    try:
+        meta = case.fn(ctorch, *meta_inputs)
+    except (ctorch.Error, TypeError, ValueError, IndexError) as e:
+        meta_error = e
+    if data_dependent:
+        assert meta_error is not None, "an operator whose result size depends on the data ran on meta"
+        return
+    if cpu_error is not None:
+        assert meta_error is not None or isinstance(cpu_error, IndexError), \
+            f"the CPU raised {type(cpu_error).__name__}: {cpu_error}\nbut meta returned {_signature(meta)}"
+        return
+    assert meta_error is None, f"meta raised {type(meta_error).__name__}: {meta_error}\nbut the CPU returned {_signature(cpu)}"
+    assert _signature(meta) == _signature(cpu)
+    for r in (meta if isinstance(meta, (tuple, list)) else [meta]):
+        if isinstance(r, ctorch.Tensor):
+            assert r.is_meta

@@ -28,7 +28,7 @@ from conftest import DTYPE_NAMES, FLOAT_NAMES, BothRaised, assert_same_error, co
 ctorch = pytest.importorskip("ctorch")
 torch = pytest.importorskip("torch")
 
-from difftest import Case, In, build, run_case
+from difftest import Case, In, build, run_case, run_case_on_meta
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -269,11 +269,12 @@ def matmul_family_cases(op):
         cs.append(Case("method", lambda m, *ts: getattr(ts[0], op)(*ts[1:]), [In(s) for s in shapes]))
     if op == "mm":
         cs += [Case("ndim3", f, [In((2, 3, 4)), In((4, 5))]), Case("ndim1", f, [In((4,)), In((4, 5))]),
+               Case("0dim", f, [In(()), In((4, 5))]),
                Case("expanded", f, [In((3, 4), layout="expand"), In((4, 5), layout="expand")]),
                Case("operator", lambda m, a, b: a @ b, [In((3, 4)), In((4, 5))])]
     if op == "bmm":
         cs += [Case("batch_mismatch", f, [In((2, 3, 4)), In((3, 4, 5))]),
-               Case("ndim2", f, [In((3, 4)), In((4, 5))]),
+               Case("ndim2", f, [In((3, 4)), In((4, 5))]), Case("0dim", f, [In(()), In((2, 4, 5))]),
                Case("expanded_batch", f, [In((3, 3, 4), layout="expand"), In((3, 4, 5))])]
     if op == "matmul":
         for a, b in [((4,), (4,)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (2, 4, 5)), ((2, 3, 4), (4,)),
@@ -547,6 +548,35 @@ def view_cases():
     }
 
 
+# Every view again over other dtypes, an empty input and a non-contiguous one: a view copies no
+# values, so these check that sizes and strides follow for any element size.
+VIEW_EXTRAS = {
+    "view": (lambda m, a: a.view(-1), (3, 4)),
+    "reshape": (lambda m, a: a.reshape(4, -1), (2, 4)),
+    "permute": (lambda m, a: a.permute(1, 0), (3, 4)),
+    "transpose": (lambda m, a: a.transpose(0, 1), (3, 4)),
+    "expand": (lambda m, a: a.expand(2, -1, -1), (3, 4)),
+    "squeeze": (lambda m, a: a.squeeze(), (3, 4)),
+    "unsqueeze": (lambda m, a: a.unsqueeze(1), (3, 4)),
+    "narrow": (lambda m, a: a.narrow(1, 1, 2), (3, 4)),
+    "select": (lambda m, a: a.select(1, 2), (3, 4)),
+    "flatten": (lambda m, a: a.flatten(), (3, 4)),
+    "slice": (lambda m, a: a[:, 1:3], (3, 4)),
+}
+
+
+def view_extra_cases(op):
+    f, shape = VIEW_EXTRAS[op]
+    empty = (0,) + shape[1:]
+    cs = [Case(f"dtype_{dt}", f, [In(shape, dt)]) for dt in ("bool", "int64", "bfloat16")]
+    cs.append(Case("empty", f, [In(empty)]))
+    if op not in ("view",):  # view of a transposed input is an error, tested above
+        cs.append(Case("transposed_input", f, [In(shape, layout="T")]))
+    if op == "permute":
+        cs.append(Case("0dim", lambda m, a: m.permute(a, ()), [In(())]))
+    return cs
+
+
 def join_cases(op):
     f0 = lambda m, *ts: getattr(m, op)(list(ts))  # noqa: E731
     cs = [
@@ -613,6 +643,7 @@ def factory_cases():
             Case("0dim", lambda m: m.ones(())),
             Case("like", lambda m, a: m.ones_like(a), [In((2, 3), layout="T")]),
             Case("like_dtype", lambda m, a: m.ones_like(a, dtype=m.float16), [In((2, 3), "int32")]),
+            Case("negative", lambda m: m.ones(3, -2)),
         ],
         "full": [
             Case("float", lambda m: m.full((2, 3), 1.5)),
@@ -624,6 +655,7 @@ def factory_cases():
             Case("0dim", lambda m: m.full((), 3.0)),
             Case("like", lambda m, a: m.full_like(a, 4), [In((2, 3))]),
             Case("like_int", lambda m, a: m.full_like(a, 2.5), [In((2, 3), "int32")]),
+            Case("negative", lambda m: m.full((2, -1), 1.0)),
         ],
         "arange": [
             Case("end", lambda m: m.arange(5)),
@@ -668,6 +700,7 @@ def copy_cases():
             Case("expanded", lambda m, a: a.contiguous(), [In((3, 4), layout="expand")]),
             Case("bfloat16_transposed", lambda m, a: a.contiguous(), [In((3, 4), "bfloat16", layout="T")]),
             Case("0dim", lambda m, a: a.contiguous(), [In(())]),
+            Case("empty", lambda m, a: a.contiguous(), [In((0, 3), layout="T")]),
         ],
         "clone": [
             Case("contiguous", lambda m, a: a.clone(), [In((3, 4))]),
@@ -699,14 +732,25 @@ CASES["slice"] = slice_cases()
 CASES["clamp"] = clamp_cases()
 CASES["to"] = to_cases()
 CASES.update(view_cases())
+for _op in VIEW_EXTRAS:
+    CASES[_op] = CASES.get(_op, []) + view_extra_cases(_op)
 CASES.update(factory_cases())
 CASES.update(copy_cases())
 
-# The operator library's cases, one module per family under cases/.
+# Functions of the Python package made of other operators (split, chunk): cases like CASES', for
+# names that are not registered operators.
+FUNCTIONS = {}
+# Operators whose result sizes depend on the values (nonzero): they must refuse the meta device.
+DATA_DEPENDENT = set()
+
+# The operator library's cases, one module per family under cases/; each defines CASES and may
+# define FUNCTIONS and DATA_DEPENDENT.
 for _module in pkgutil.iter_modules([os.path.join(os.path.dirname(__file__), "cases")]):
     _family = importlib.import_module("cases." + _module.name)
     assert not set(_family.CASES) & set(CASES), f"cases/{_module.name}.py repeats operators"
     CASES.update(_family.CASES)
+    FUNCTIONS.update(getattr(_family, "FUNCTIONS", {}))
+    DATA_DEPENDENT |= set(getattr(_family, "DATA_DEPENDENT", ()))
 
 # Registered operators that need no differential case here: the random operators, whose values come
 # from ctorch's Philox stream and so cannot equal torch's; test_random.py compares their sizes,
@@ -737,12 +781,23 @@ def test_cases_name_registered_operators():
 
 
 _ALL_CASES = [pytest.param(op, case, id=f"{op}-{case.id}", marks=getattr(case, "marks", ()))
-              for op, cases in CASES.items() for case in cases]
+              for table in (CASES, FUNCTIONS) for op, cases in table.items() for case in cases]
 
 
 @pytest.mark.parametrize("op,case", _ALL_CASES)
 def test_case_matches_torch(op, case):
     run_case(case, np.random.default_rng(zlib.crc32(f"{op}-{case.id}".encode())))
+
+
+# Factories take no tensors: their meta behaviour is tested by the C++ MetaDevice suite. Marks are
+# left out: they record differences from torch, and here ctorch is compared with itself.
+@pytest.mark.parametrize("op,case", [pytest.param(op, case, id=f"{op}-{case.id}")
+                                     for table in (CASES, FUNCTIONS) for op, cases in table.items()
+                                     for case in cases if case.inputs])
+def test_case_on_meta_matches_cpu(op, case):
+    """Every case again with meta tensors of the same sizes, dtypes and strides: the same result
+    sizes and dtypes as on the CPU, or the same refusal (DESIGN: one meta function per operator)."""
+    run_case_on_meta(case, np.random.default_rng(zlib.crc32(f"{op}-{case.id}".encode())), op in DATA_DEPENDENT)
 
 
 # ---------------------------------------------------------------------------------------------------

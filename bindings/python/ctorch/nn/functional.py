@@ -40,3 +40,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 # ---- normalization, losses and attention ----
+
+
+# ---- padding (shape family) ----
+
+
+def pad(input, pad, mode="constant", value=None):
+    """torch.nn.functional.pad: pad (before, after) pairs from the last dim backwards; mode 'constant'
+    (value, default 0; negative pads crop), 'reflect', 'replicate' or 'circular' (the last 1, 2 or
+    3 dims of a 2-5 dim input). Accepts pad as any sequence of ints, as torch does."""
+    return _ops.call("pad", input, [int(p) for p in pad], mode, value)

@@ -1,0 +1,72 @@
+"""Shape functions whose torch Python API differs from an operator schema.
+
+split, split_with_sizes, chunk and unbind return as many tensors as the input splits into, which
+registered operators cannot (they return a fixed number), so they are built here from narrow and
+select views by ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk and ct_tensor_unbind
+(through _C.ct_py_split): every piece shares the input's storage and gradients flow through it.
+repeat, tile and flip also take varargs as Tensor methods.
+"""
+
+import builtins
+import numbers
+
+from . import _C
+from . import ops
+from ._tensor import Size, Tensor, _handle, _wrap
+
+__all__ = ["split", "split_with_sizes", "chunk", "unbind"]
+
+
+def _varargs(args):
+    """f(2, 3) and f((2, 3)) alike."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+        return [builtins.int(a) for a in args[0]]
+    return [builtins.int(a) for a in args]
+
+
+def _pieces(which, tensor, arg, dim):
+    return tuple(_wrap(h) for h in _C.ct_py_split(which, _handle(tensor), arg, builtins.int(dim)))
+
+
+def split_with_sizes(tensor, split_sizes, dim=0):
+    """Pieces of the given sizes along dim (they must sum to its size), as views."""
+    return _pieces(1, tensor, [builtins.int(s) for s in split_sizes], dim)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """torch.split: pieces of split_size along dim (the last may be shorter), or of the sizes in a list."""
+    if not isinstance(split_size_or_sections, numbers.Integral):
+        return split_with_sizes(tensor, split_size_or_sections, dim)
+    return _pieces(0, tensor, builtins.int(split_size_or_sections), dim)
+
+
+def chunk(input, chunks, dim=0):
+    """torch.chunk: at most `chunks` pieces of equal size along dim (the last may be shorter)."""
+    return _pieces(2, input, builtins.int(chunks), dim)
+
+
+def unbind(input, dim=0):
+    """torch.unbind: the slices along dim, each without that dim, as views."""
+    return _pieces(3, input, None, dim)
+
+
+def _repeat(self, *sizes):
+    return ops.call("repeat", self, _varargs(sizes))
+
+
+def _tile(self, *dims):
+    return ops.call("tile", self, _varargs(dims))
+
+
+def _flip(self, *dims):
+    return ops.call("flip", self, _varargs(dims))
+
+
+def _install():
+    Tensor.split = split
+    Tensor.split_with_sizes = split_with_sizes
+    Tensor.chunk = chunk
+    Tensor.unbind = unbind
+    Tensor.repeat = _repeat
+    Tensor.tile = _tile
+    Tensor.flip = _flip

@@ -1,0 +1,396 @@
+"""Differential cases of the shape family: repeat, tile, roll, flip, tril, triu, diag, diagonal,
+movedim, moveaxis, unflatten, expand_as, broadcast_to and padding (CASES, registered operators), and
+split, split_with_sizes, chunk and unbind (FUNCTIONS: lists of views, not registered operators)."""
+
+import ctorch
+
+from difftest import Case, In
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+def _dtype_cases(fn, shape, dtypes=DTYPES):
+    return [Case(f"dtype_{dt}", fn, [In(shape, dt)]) for dt in dtypes]
+
+
+def _common(fn, shape=(3, 4), empty=(0, 4), zero_dim=True):
+    """Dtypes, layouts, an empty input and a 0-dim input for a one-tensor function."""
+    cs = _dtype_cases(fn, shape)
+    cs += [
+        Case("transposed", fn, [In(shape, layout="T")]),
+        Case("stepped", fn, [In(shape, "int32", layout="step")]),
+        Case("expanded", fn, [In(shape, "float64", layout="expand")]),
+        Case("empty", fn, [In(empty)]),
+    ]
+    if zero_dim:
+        cs.append(Case("0dim", fn, [In(())]))
+    return cs
+
+
+def repeat_cases():
+    f = lambda m, a: a.repeat(2, 3)
+    return _common(f, zero_dim=False) + [
+        Case("0dim", lambda m, a: a.repeat(2, 3), [In(())]),
+        Case("more_dims", lambda m, a: a.repeat(2, 1, 3), [In((3, 4))]),
+        Case("tuple", lambda m, a: a.repeat((1, 2)), [In((3, 4), "bool")]),
+        Case("zero_repeat", lambda m, a: a.repeat(0, 2), [In((3, 4))]),
+        Case("ones_copy", lambda m, a: a.repeat(1, 1), [In((3, 4), layout="T")]),
+        Case("3d_stepped", lambda m, a: a.repeat(2, 1, 2), [In((2, 3, 4), "float16", layout="step")]),
+        Case("too_few", lambda m, a: a.repeat(2), [In((3, 4))]),
+        Case("negative", lambda m, a: a.repeat(-1, 2), [In((3, 4))]),
+    ]
+
+
+def tile_cases():
+    f = lambda m, a: m.tile(a, (2, 2))
+    return _common(f) + [
+        Case("fewer_dims", lambda m, a: m.tile(a, (2,)), [In((3, 4))]),
+        Case("more_dims", lambda m, a: a.tile(2, 1, 3), [In((3, 4), "int16")]),
+        Case("empty_dims", lambda m, a: m.tile(a, ()), [In((3, 4))]),
+        Case("zero", lambda m, a: m.tile(a, (0, 1)), [In((3, 4))]),
+        Case("negative", lambda m, a: m.tile(a, (-1, 2)), [In((3, 4))]),
+    ]
+
+
+def roll_cases():
+    f = lambda m, a: m.roll(a, 1, 0)
+    return _common(f, zero_dim=False) + [
+        Case("flat", lambda m, a: m.roll(a, 5), [In((3, 4))]),
+        Case("flat_0dim", lambda m, a: m.roll(a, 2), [In(())]),
+        Case("0dim_with_dims", lambda m, a: m.roll(a, 1, 0), [In(())]),
+        Case("flat_empty", lambda m, a: m.roll(a, 2), [In((0, 3))]),
+        Case("negative", lambda m, a: m.roll(a, -7, 1), [In((3, 4), "bfloat16")]),
+        Case("two_dims", lambda m, a: m.roll(a, (1, -1), (0, 1)), [In((3, 4), layout="T")]),
+        Case("same_dim_twice", lambda m, a: m.roll(a, (1, 2), (1, 1)), [In((3, 4))]),
+        Case("method_kw", lambda m, a: a.roll(shifts=2, dims=-1), [In((2, 3, 4), "int64")]),
+        Case("zero_shift", lambda m, a: m.roll(a, 0, 0), [In((3, 4))]),
+        Case("mismatch", lambda m, a: m.roll(a, (1, 2), (0,)), [In((3, 4))]),
+        Case("dim_out_of_range", lambda m, a: m.roll(a, 1, 2), [In((3, 4))]),
+    ]
+
+
+def flip_cases():
+    f = lambda m, a: m.flip(a, (0, 1))
+    return _common(f, zero_dim=False) + [
+        Case("one_dim", lambda m, a: m.flip(a, (1,)), [In((3, 4), layout="T")]),
+        Case("negative_dim", lambda m, a: a.flip(-1), [In((2, 3, 4), "float16")]),
+        Case("no_dims", lambda m, a: m.flip(a, ()), [In((3, 4))]),
+        Case("0dim", lambda m, a: m.flip(a, ()), [In(())]),
+        Case("0dim_dim0", lambda m, a: m.flip(a, (0,)), [In(())]),
+        Case("0dim_repeated", lambda m, a: m.flip(a, (0, -1)), [In(())]),
+        Case("3d_middle", lambda m, a: m.flip(a, [1]), [In((2, 3, 4), "int8", layout="step")]),
+        Case("repeated", lambda m, a: m.flip(a, (0, 0)), [In((3, 4))]),
+        Case("out_of_range", lambda m, a: m.flip(a, (2,)), [In((3, 4))]),
+    ]
+
+
+def triangle_cases(op):
+    f = lambda m, a: getattr(m, op)(a)
+    return _common(f, zero_dim=False) + [
+        Case("diag_pos", lambda m, a: getattr(m, op)(a, 1), [In((4, 5))]),
+        Case("diag_neg", lambda m, a: getattr(m, op)(a, diagonal=-2), [In((4, 5))]),
+        Case("diag_far", lambda m, a: getattr(m, op)(a, 9), [In((4, 5))]),
+        Case("batched", lambda m, a: getattr(a, op)(-1), [In((2, 3, 4, 5), "float16")]),
+        Case("batched_T", lambda m, a: getattr(m, op)(a), [In((2, 3, 4), layout="T")]),
+        Case("expanded_batch", lambda m, a: getattr(m, op)(a, 1), [In((3, 4, 4), "int64", layout="expand")]),
+        Case("empty_batch", lambda m, a: getattr(m, op)(a), [In((0, 3, 3))]),
+        Case("1d", lambda m, a: getattr(m, op)(a), [In((4,))]),
+        Case("0dim", lambda m, a: getattr(m, op)(a), [In(())]),
+    ]
+
+
+def diag_cases():
+    f = lambda m, a: m.diag(a)
+    return _dtype_cases(f, (4,)) + _dtype_cases(lambda m, a: m.diag(a, 1), (3, 4), ["bool", "int32", "bfloat16"]) + [
+        Case("vec_pos", lambda m, a: m.diag(a, 2), [In((3,))]),
+        Case("vec_neg", lambda m, a: m.diag(a, -1), [In((3,), "int64")]),
+        Case("vec_stepped", lambda m, a: m.diag(a), [In((3,), layout="step")]),
+        Case("vec_empty", lambda m, a: m.diag(a, 1), [In((0,))]),
+        Case("mat", lambda m, a: m.diag(a), [In((3, 4))]),
+        Case("mat_neg", lambda m, a: m.diag(a, -2), [In((3, 4), "float16")]),
+        Case("mat_T", lambda m, a: m.diag(a, 1), [In((3, 4), layout="T")]),
+        Case("mat_expanded", lambda m, a: m.diag(a), [In((3, 3), layout="expand")]),
+        Case("mat_last", lambda m, a: m.diag(a, 3), [In((3, 4))]),
+        Case("mat_empty", lambda m, a: m.diag(a), [In((0, 4))]),
+        Case("method", lambda m, a: a.diag(diagonal=1), [In((3, 3))]),
+        Case("0dim", lambda m, a: m.diag(a), [In(())]),
+        Case("3d", lambda m, a: m.diag(a), [In((2, 2, 2))]),
+    ]
+
+
+def diagonal_cases():
+    f = lambda m, a: m.diagonal(a)
+    return _dtype_cases(f, (3, 4)) + [
+        Case("offset", lambda m, a: m.diagonal(a, 1), [In((3, 4))]),
+        Case("offset_neg", lambda m, a: m.diagonal(a, offset=-2), [In((3, 4))]),
+        Case("offset_far", lambda m, a: m.diagonal(a, 7), [In((3, 4))]),
+        Case("dims", lambda m, a: m.diagonal(a, 0, 1, 2), [In((2, 3, 4))]),
+        Case("dims_swapped", lambda m, a: m.diagonal(a, 1, 2, 0), [In((3, 4, 5))]),
+        Case("dims_negative", lambda m, a: a.diagonal(-1, -1, -2), [In((2, 3, 4), "int16")]),
+        Case("transposed", lambda m, a: m.diagonal(a), [In((3, 4), layout="T")]),
+        Case("stepped", lambda m, a: m.diagonal(a, 1), [In((3, 4), "float16", layout="step")]),
+        Case("expanded", lambda m, a: m.diagonal(a), [In((3, 3), layout="expand")]),
+        Case("empty", lambda m, a: m.diagonal(a), [In((0, 4))]),
+        Case("is_view", lambda m, a: m.diagonal(a.clone(), 1).mul_(0).add_(1), [In((3, 4))]),
+        Case("writes_through", lambda m, a: _diagonal_write(m, a), [In((3, 4))]),
+        Case("same_dims", lambda m, a: m.diagonal(a, 0, 1, 1), [In((3, 4))]),
+        Case("1d", lambda m, a: m.diagonal(a), [In((4,))]),
+        Case("0dim", lambda m, a: m.diagonal(a), [In(())]),
+        Case("dim_out_of_range", lambda m, a: m.diagonal(a, 0, 0, 2), [In((3, 4))]),
+    ]
+
+
+def _diagonal_write(m, a):
+    b = a.clone()
+    m.diagonal(b, -1).mul_(0)
+    return b
+
+
+def movedim_cases():
+    f = lambda m, a: m.movedim(a, 0, 1)
+    return _common(f, zero_dim=False) + [
+        Case("lists", lambda m, a: m.movedim(a, (0, 1), (2, 0)), [In((2, 3, 4))]),
+        Case("negative", lambda m, a: a.movedim(-1, 0), [In((2, 3, 4), "bool")]),
+        Case("keywords", lambda m, a: m.movedim(a, source=[2], destination=[0]), [In((2, 3, 4))]),
+        Case("0dim", lambda m, a: m.movedim(a, 0, 0), [In(())]),
+        Case("same", lambda m, a: m.movedim(a, (0, 1), (0, 1)), [In((3, 4), layout="T")]),
+        Case("repeated_source", lambda m, a: m.movedim(a, (0, 0), (0, 1)), [In((2, 3, 4))]),
+        Case("repeated_destination", lambda m, a: m.movedim(a, (0, 1), (2, 2)), [In((2, 3, 4))]),
+        Case("length_mismatch", lambda m, a: m.movedim(a, (0, 1), (2,)), [In((2, 3, 4))]),
+        Case("out_of_range", lambda m, a: m.movedim(a, 3, 0), [In((2, 3, 4))]),
+    ]
+
+
+def moveaxis_cases():
+    return [
+        Case("int", lambda m, a: m.moveaxis(a, 0, -1), [In((2, 3, 4))]),
+        Case("lists", lambda m, a: a.moveaxis((1, 2), (0, 1)), [In((2, 3, 4), "int32")]),
+        Case("transposed", lambda m, a: m.moveaxis(a, 1, 0), [In((3, 4), "float16", layout="T")]),
+        Case("empty", lambda m, a: m.moveaxis(a, 1, 0), [In((0, 4))]),
+        Case("0dim", lambda m, a: m.moveaxis(a, -1, 0), [In(())]),
+        Case("repeated", lambda m, a: m.moveaxis(a, (1, 1), (0, 2)), [In((2, 3, 4))]),
+    ]
+
+
+def unflatten_cases():
+    f = lambda m, a: a.unflatten(1, (2, 2))
+    return _dtype_cases(f, (3, 4)) + [
+        Case("infer", lambda m, a: m.unflatten(a, 1, (2, -1)), [In((3, 4))]),
+        Case("first", lambda m, a: m.unflatten(a, 0, (3, 1)), [In((3, 4))]),
+        Case("negative_dim", lambda m, a: a.unflatten(-1, (1, 4, 1)), [In((2, 3, 4), "int8")]),
+        Case("stepped", lambda m, a: a.unflatten(0, (3, 1)), [In((3, 4), layout="step")]),
+        Case("expanded", lambda m, a: a.unflatten(1, (2, 2)), [In((3, 4), layout="expand")]),
+        Case("empty", lambda m, a: a.unflatten(0, (0, 2)), [In((0, 4))]),
+        Case("wrong_product", lambda m, a: a.unflatten(1, (3, 2)), [In((3, 4))]),
+        Case("two_inferred", lambda m, a: a.unflatten(1, (-1, -1)), [In((3, 4))]),
+        Case("0dim", lambda m, a: a.unflatten(0, (1,)), [In(())]),
+    ]
+
+
+def _expand_as(m, a, b):
+    # torch's Tensor.expand_as is its expand_as operator; ctorch's Python method is a fast path
+    # over expand, so the registered operator is called through ctorch.ops here.
+    return m.ops.expand_as(a, b) if m is ctorch else a.expand_as(b)
+
+
+def expand_as_cases():
+    return [Case(f"dtype_{dt}", _expand_as, [In((3, 1), dt), In((2, 3, 4))]) for dt in DTYPES] + [
+        Case("same", _expand_as, [In((3, 4)), In((3, 4), "int32")]),
+        Case("transposed", _expand_as, [In((1, 3, 4), layout="T"), In((2, 3, 4))]),
+        Case("stepped", _expand_as, [In((3, 1), layout="step"), In((3, 5))]),
+        Case("0dim", _expand_as, [In(()), In((2, 3))]),
+        Case("empty", _expand_as, [In((1, 4)), In((0, 4))]),
+        Case("mismatch", _expand_as, [In((3, 4)), In((4, 3))]),
+        Case("fewer_dims", _expand_as, [In((3, 4)), In((4,))]),
+    ]
+
+
+def broadcast_to_cases():
+    f = lambda m, a: m.broadcast_to(a, (2, 3, 4))
+    return [Case(f"dtype_{dt}", f, [In((3, 1), dt)]) for dt in DTYPES] + [
+        Case("keep", lambda m, a: m.broadcast_to(a, (-1, 4)), [In((3, 1))]),
+        Case("method", lambda m, a: a.broadcast_to((2, 3, 4)), [In((3, 4), layout="T")]),
+        Case("stepped", lambda m, a: m.broadcast_to(a, (5, 3, 4)), [In((3, 4), layout="step")]),
+        Case("expanded", lambda m, a: m.broadcast_to(a, (2, 3, 4)), [In((3, 4), layout="expand")]),
+        Case("0dim", lambda m, a: m.broadcast_to(a, (2, 2)), [In(())]),
+        Case("to_0dim", lambda m, a: m.broadcast_to(a, ()), [In(())]),
+        Case("to_empty", lambda m, a: m.broadcast_to(a, (0, 4)), [In((1, 4))]),
+        Case("empty", lambda m, a: m.broadcast_to(a, (2, 0, 4)), [In((0, 4))]),
+        Case("mismatch", lambda m, a: m.broadcast_to(a, (2, 3)), [In((3, 4))]),
+        Case("fewer_dims", lambda m, a: m.broadcast_to(a, (4,)), [In((3, 4))]),
+    ]
+
+
+def constant_pad_nd_cases():
+    f = lambda m, a: m.constant_pad_nd(a, (1, 2))
+    return _common(f, zero_dim=False) + [
+        Case("value", lambda m, a: m.constant_pad_nd(a, (1, 1, 2, 0), 2.5), [In((3, 4))]),
+        Case("value_int", lambda m, a: m.constant_pad_nd(a, (0, 1), 7), [In((3, 4), "int16")]),
+        Case("value_bool", lambda m, a: m.constant_pad_nd(a, (1, 0), True), [In((3, 4), "bool")]),
+        Case("crop", lambda m, a: m.constant_pad_nd(a, (-1, 2, 1, -2)), [In((3, 4))]),
+        Case("crop_only", lambda m, a: m.constant_pad_nd(a, (-1, -1)), [In((3, 4), layout="T")]),
+        Case("no_pad", lambda m, a: m.constant_pad_nd(a, ()), [In((3, 4))]),
+        Case("all_dims", lambda m, a: m.constant_pad_nd(a, (1, 1, 1, 1, 1, 1)), [In((2, 3, 4), "float16")]),
+        Case("0dim", lambda m, a: m.constant_pad_nd(a, ()), [In(())]),
+        Case("odd_length", lambda m, a: m.constant_pad_nd(a, (1, 2, 3)), [In((3, 4))]),
+        Case("too_long", lambda m, a: m.constant_pad_nd(a, (1, 1, 1, 1, 1, 1)), [In((3, 4))]),
+        Case("negative_size", lambda m, a: m.constant_pad_nd(a, (-3, -3)), [In((3, 4))]),
+    ]
+
+
+def edge_pad_cases(op, k):
+    """reflection_pad{k}d and replication_pad{k}d, called as torch's F.pad does."""
+    mode = "reflect" if op.startswith("reflection") else "replicate"
+    batched = (2, 3) + (4, 5, 6)[:k]
+    unbatched = batched[1:]
+    pad = (2, 1, 1, 3, 1, 0)[:2 * k]
+    f = lambda m, a: m.nn.functional.pad(a, pad, mode=mode)
+    direct = lambda m, a: _call_direct(m, op, a, pad)
+    cs = [Case(f"dtype_{dt}", f, [In(batched, dt)]) for dt in ("float16", "bfloat16", "float32", "float64")]
+    cs += [
+        Case("direct", direct, [In(batched)]),
+        Case("unbatched", f, [In(unbatched)]),
+        Case("transposed", f, [In(batched, layout="T")]),
+        Case("stepped", f, [In(batched, "float64", layout="step")]),
+        Case("expanded", f, [In(batched, layout="expand")]),
+        Case("empty_batch", f, [In((0,) + batched[1:])]),
+        Case("zero_pad", lambda m, a: m.nn.functional.pad(a, (0,) * (2 * k), mode=mode), [In(batched)]),
+        Case("empty_dim", f, [In(batched[:-1] + (0,))]),
+        Case("wrong_ndim", f, [In((2,) + batched)]),
+        Case("0dim", lambda m, a: _call_direct(m, op, a, pad), [In(())]),
+    ]
+    if mode == "replicate" or k == 3:  # torch 1.13's reflection_pad1d/2d do not check the length
+        cs.append(Case("wrong_length", lambda m, a: _call_direct(m, op, a, (1,) * (2 * k + 2)), [In(batched)]))
+    if mode == "reflect":
+        cs.append(Case("pad_too_big", lambda m, a: m.nn.functional.pad(a, (5, 0) + (0, 0) * (k - 1), mode=mode),
+                       [In(batched)]))
+    return cs
+
+
+def _call_direct(m, op, a, pad):
+    return getattr(m, op)(a, pad) if m is ctorch else getattr(m._C._nn, op)(a, pad)
+
+
+def pad_cases():
+    F = lambda m: m.nn.functional
+    return [Case(f"dtype_{dt}", lambda m, a: F(m).pad(a, (1, 2)), [In((3, 4), dt)]) for dt in DTYPES] + [
+        Case("value", lambda m, a: F(m).pad(a, (1, 1, 2, 0), value=-1.5), [In((3, 4))]),
+        Case("positional", lambda m, a: F(m).pad(a, [1, 1], "constant", 3.0), [In((2, 3, 4), "int32")]),
+        Case("crop", lambda m, a: F(m).pad(a, (-1, 1)), [In((3, 4), layout="T")]),
+        Case("stepped", lambda m, a: F(m).pad(a, (1, 1)), [In((3, 4), layout="step")]),
+        Case("expanded", lambda m, a: F(m).pad(a, (0, 0, 1, 1)), [In((3, 4), layout="expand")]),
+        Case("empty", lambda m, a: F(m).pad(a, (1, 1)), [In((0, 4))]),
+        Case("0dim", lambda m, a: F(m).pad(a, ()), [In(())]),
+        Case("reflect", lambda m, a: F(m).pad(a, (1, 2), mode="reflect"), [In((2, 3, 4))]),
+        Case("reflect_2d", lambda m, a: F(m).pad(a, (1, 2, 2, 1), "reflect"), [In((2, 3, 4), "bfloat16")]),
+        Case("reflect_3d", lambda m, a: F(m).pad(a, (1, 0, 0, 1, 1, 1), "reflect"), [In((1, 2, 3, 4, 2))]),
+        Case("replicate", lambda m, a: F(m).pad(a, (3, 1), mode="replicate"), [In((2, 4), layout="T")]),
+        Case("replicate_2d", lambda m, a: F(m).pad(a, (1, 2, 3, 0), "replicate"), [In((1, 2, 3, 4), "float64")]),
+        Case("replicate_3d", lambda m, a: F(m).pad(a, (1, 1, 2, 0, 0, 1), "replicate"), [In((2, 2, 3, 2))]),
+        Case("circular", lambda m, a: F(m).pad(a, (1, 2), mode="circular"), [In((1, 2, 4))]),
+        Case("circular_2d", lambda m, a: F(m).pad(a, (1, 2, 2, 1), mode="circular"), [In((1, 2, 3, 4))]),
+        Case("circular_3d", lambda m, a: F(m).pad(a, (1, 0, 1, 1, 0, 2), mode="circular"), [In((1, 1, 2, 3, 4))]),
+        Case("reflect_value", lambda m, a: F(m).pad(a, (1, 1), mode="reflect", value=1.0), [In((2, 3, 4))]),
+        Case("reflect_4_dims", lambda m, a: F(m).pad(a, (1,) * 8, mode="reflect"), [In((2, 2, 3, 3, 3))]),
+        Case("reflect_too_big", lambda m, a: F(m).pad(a, (4, 1), mode="reflect"), [In((2, 3, 4))]),
+        Case("odd_length", lambda m, a: F(m).pad(a, (1, 2, 3)), [In((3, 4))]),
+    ]
+
+
+def split_cases():
+    f = lambda m, a: m.split(a, 2)
+    return _common(f, shape=(5, 4), zero_dim=False) + [
+        Case("method_dim", lambda m, a: a.split(3, dim=1), [In((3, 7))]),
+        Case("exact", lambda m, a: m.split(a, 2, 1), [In((3, 4), "int16")]),
+        Case("larger", lambda m, a: m.split(a, 10), [In((3, 4))]),
+        Case("sizes", lambda m, a: m.split(a, [1, 3, 0], 1), [In((3, 4), layout="T")]),
+        Case("sizes_tuple", lambda m, a: a.split((2, 1)), [In((3, 4), "bfloat16")]),
+        Case("zero_on_empty", lambda m, a: m.split(a, 0), [In((0, 4))]),
+        Case("grad_flows", lambda m, a: _grad_through(m, a, lambda t: m.split(t, 2, 1)), [In((3, 5), "float64")]),
+        Case("zero_on_nonempty", lambda m, a: m.split(a, 0), [In((3, 4))]),
+        Case("negative", lambda m, a: m.split(a, -1), [In((3, 4))]),
+        Case("sizes_wrong_sum", lambda m, a: m.split(a, [1, 1]), [In((3, 4))]),
+        Case("0dim", lambda m, a: m.split(a, 1), [In(())]),
+        Case("dim_out_of_range", lambda m, a: m.split(a, 1, 2), [In((3, 4))]),
+    ]
+
+
+def split_with_sizes_cases():
+    return [
+        Case("basic", lambda m, a: m.split_with_sizes(a, [1, 2]), [In((3, 4))]),
+        Case("method", lambda m, a: a.split_with_sizes([2, 2], dim=-1), [In((3, 4), "uint8", layout="T")]),
+        Case("stepped", lambda m, a: m.split_with_sizes(a, [3, 1], 1), [In((3, 4), "float16", layout="step")]),
+        Case("expanded", lambda m, a: m.split_with_sizes(a, [1, 2]), [In((3, 4), "bool", layout="expand")]),
+        Case("empty", lambda m, a: m.split_with_sizes(a, [0, 0]), [In((0, 4))]),
+        Case("wrong_sum", lambda m, a: m.split_with_sizes(a, [2, 2]), [In((3, 4))]),
+        Case("negative", lambda m, a: m.split_with_sizes(a, [4, -1]), [In((3, 4))]),
+        Case("0dim", lambda m, a: m.split_with_sizes(a, [1]), [In(())]),
+    ]
+
+
+def chunk_cases():
+    f = lambda m, a: m.chunk(a, 2)
+    return _common(f, shape=(5, 4), zero_dim=False) + [
+        Case("uneven", lambda m, a: a.chunk(3, 1), [In((2, 7))]),
+        Case("uneven_fewer", lambda m, a: m.chunk(a, 4, dim=1), [In((2, 6))]),
+        Case("more_than_size", lambda m, a: m.chunk(a, 5), [In((3, 4), "int64")]),
+        Case("empty_dim", lambda m, a: m.chunk(a, 3), [In((0, 4))]),
+        Case("grad_flows", lambda m, a: _grad_through(m, a, lambda t: m.chunk(t, 3)), [In((5, 2), "float64")]),
+        Case("zero_chunks", lambda m, a: m.chunk(a, 0), [In((3, 4))]),
+        Case("0dim", lambda m, a: m.chunk(a, 1), [In(())]),
+    ]
+
+
+def unbind_cases():
+    f = lambda m, a: m.unbind(a)
+    return _common(f, zero_dim=False) + [
+        Case("dim", lambda m, a: a.unbind(1), [In((3, 4), "int8")]),
+        Case("negative_dim", lambda m, a: m.unbind(a, dim=-1), [In((2, 3, 4), layout="T")]),
+        Case("1d", lambda m, a: m.unbind(a), [In((4,), "float16")]),
+        Case("empty_other", lambda m, a: m.unbind(a, 1), [In((0, 2))]),
+        Case("grad_flows", lambda m, a: _grad_through(m, a, lambda t: m.unbind(t, 1)), [In((2, 3), "float64")]),
+        Case("0dim", lambda m, a: m.unbind(a), [In(())]),
+        Case("dim_out_of_range", lambda m, a: m.unbind(a, 2), [In((3, 4))]),
+    ]
+
+
+def _grad_through(m, a, pieces_of):
+    """The gradient reaching a through a list of views, each piece weighted differently."""
+    x = a.clone().requires_grad_()
+    total = None
+    for i, p in enumerate(pieces_of(x)):
+        s = (p * (i + 1)).sum()
+        total = s if total is None else total + s
+    total.backward()
+    return x.grad
+
+
+CASES = {
+    "repeat": repeat_cases(),
+    "tile": tile_cases(),
+    "roll": roll_cases(),
+    "flip": flip_cases(),
+    "tril": triangle_cases("tril"),
+    "triu": triangle_cases("triu"),
+    "diag": diag_cases(),
+    "diagonal": diagonal_cases(),
+    "movedim": movedim_cases(),
+    "moveaxis": moveaxis_cases(),
+    "unflatten": unflatten_cases(),
+    "expand_as": expand_as_cases(),
+    "broadcast_to": broadcast_to_cases(),
+    "constant_pad_nd": constant_pad_nd_cases(),
+    "pad": pad_cases(),
+}
+for _k in (1, 2, 3):
+    CASES[f"reflection_pad{_k}d"] = edge_pad_cases(f"reflection_pad{_k}d", _k)
+    CASES[f"replication_pad{_k}d"] = edge_pad_cases(f"replication_pad{_k}d", _k)
+
+# Functions that are not registered operators (they return lists of views); test_vs_torch.py runs
+# them like CASES.
+FUNCTIONS = {
+    "split": split_cases(),
+    "split_with_sizes": split_with_sizes_cases(),
+    "chunk": chunk_cases(),
+    "unbind": unbind_cases(),
+}

@@ -1,0 +1,143 @@
+// triangle.cpp - operators over a matrix's triangles and diagonals: tril, triu, diag and
+// diagonal. tril, triu and diag are composites of where over an index mask; diagonal is a view.
+#include <algorithm>
+
+#include "autograd/grad_ctx.h"
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+// (rows, cols) int64 holding col - row: the diagonal offset of every position of a matrix.
+Tensor offsets(int64_t rows, int64_t cols, Device dev) {
+  const Tensor r = reshape(arange(0, static_cast<double>(rows), 1, DType::Int64, dev), {rows, 1});
+  const Tensor c = reshape(arange(0, static_cast<double>(cols), 1, DType::Int64, dev), {1, cols});
+  return sub(c, r);
+}
+
+Tensor zero_like_scalar(const TensorImpl& a) { return zeros({}, a.dtype(), a.device()); }
+
+// tril(Tensor self, int diagonal=0) -> Tensor; triu(Tensor self, int diagonal=0) -> Tensor
+// Elements off the kept triangle become zero; batched over leading dims.
+template <bool Lower>
+void triangle_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  const char* op = Lower ? "tril" : "triu";
+  CT_CHECK(a.dim() >= 2, CT_ERROR_SHAPE, op, ": the input ", a.sizes(),
+           " has fewer than 2 dims. Pass a matrix or a batch of matrices");
+  const int64_t k = f.arg(1).to_int();
+  const Tensor d = offsets(a.size(a.dim() - 2), a.size(a.dim() - 1), a.device());
+  const Tensor keep = binary_scalar(Lower ? "le" : "ge", d, Scalar(k));
+  f.outs[0] = where(keep, Tensor::borrow(&a), zero_like_scalar(a));
+}
+
+// Length of diagonal `offset` of a (n1, n2) matrix.
+int64_t diagonal_length(int64_t n1, int64_t n2, int64_t offset) {
+  const int64_t len = offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2);
+  return len > 0 ? len : 0;
+}
+
+struct DiagonalDims {
+  int64_t d1, d2;
+};
+
+DiagonalDims diagonal_dims(const char* op, int64_t ndim, int64_t dim1, int64_t dim2) {
+  CT_CHECK(ndim >= 2, CT_ERROR_SHAPE, op, ": the input has ", ndim, " dims. Pass a tensor of at least 2 dims");
+  const int64_t d1 = wrap_dim(op, dim1, ndim), d2 = wrap_dim(op, dim2, ndim);
+  CT_CHECK(d1 != d2, CT_ERROR_INVALID_ARGUMENT, op, ": dim1 and dim2 are both dim ", d1,
+           ". Pass two different dims");
+  return {d1, d2};
+}
+
+// diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
+// dim1 and dim2 are removed and the diagonal becomes the last dim, one stride stepping both.
+void diagonal_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  const int64_t offset = f.arg(1).to_int();
+  const auto [d1, d2] = diagonal_dims("diagonal", static_cast<int64_t>(a.dim()), f.arg(2).to_int(), f.arg(3).to_int());
+  const int64_t len = diagonal_length(a.size(d1), a.size(d2), offset);
+  int64_t start = a.storage_offset();
+  if (len > 0) start += offset >= 0 ? offset * a.stride(d2) : -offset * a.stride(d1);
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < static_cast<int64_t>(a.dim()); ++d) {
+    if (d == d1 || d == d2) continue;
+    sizes.push_back(a.size(d));
+    strides.push_back(a.stride(d));
+  }
+  sizes.push_back(len);
+  strides.push_back(a.stride(d1) + a.stride(d2));
+  f.outs[0] = Tensor::adopt(TensorImpl::view_of(a, sizes, strides, start));
+}
+
+// The tensor of `sizes` holding g (a diagonal laid out as diagonal() returns it) on diagonal
+// `offset` of dims d1, d2 and zeros elsewhere; made of where, cat and views so that it is itself
+// differentiable.
+Tensor embed_diagonal(const Tensor& g, IntArrayRef sizes, int64_t offset, int64_t d1, int64_t d2) {
+  const int64_t n1 = sizes[d1], n2 = sizes[d2];
+  const int64_t last = static_cast<int64_t>(g->dim()) - 1;
+  // Along the diagonal, element i sits in row i (offset >= 0) or in column i (offset < 0): pad g
+  // to that dim's length and let a broadcast against the other dim place it.
+  const int64_t along = offset >= 0 ? n1 : n2;
+  Tensor padded = g;
+  const int64_t have = g->size(last);
+  if (have < along) {
+    DimVector zs(g->sizes());
+    zs[last] = along - have;
+    const Tensor z = zeros(zs, g->dtype(), g->device());
+    const TensorImpl* parts[2] = {g.impl(), z.impl()};
+    padded = cat(ArrayRef<const TensorImpl*>(parts, 2), last);
+  }
+  const Tensor t = unsqueeze(padded, offset >= 0 ? last + 1 : last);  // (rest..., n1, 1) or (rest..., 1, n2)
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  DimVector perm;
+  perm.resize(nd);
+  int64_t next = 0;
+  for (int64_t d = 0; d < nd; ++d) perm[d] = d == d1 ? nd - 2 : d == d2 ? nd - 1 : next++;
+  const Tensor placed = permute(t, perm);
+  DimVector mask_sizes;
+  mask_sizes.resize(nd);
+  for (int64_t d = 0; d < nd; ++d) mask_sizes[d] = d == d1 ? n1 : d == d2 ? n2 : 1;
+  Tensor on = binary_scalar("eq", offsets(n1, n2, g->device()), Scalar(offset));
+  if (d1 > d2) on = transpose(on, 0, 1);
+  on = reshape(on, mask_sizes);
+  return where(on, placed, zeros({}, g->dtype(), g->device()));
+}
+
+void diagonal_backward(autograd::GradCtx& c) {
+  const IntArrayRef sizes = c.sizes(0);
+  const auto [d1, d2] = diagonal_dims("diagonal", static_cast<int64_t>(sizes.size()), c.arg(2).to_int(),
+                                      c.arg(3).to_int());
+  c.set(0, embed_diagonal(c.grad(), sizes, c.arg(1).to_int(), d1, d2));
+}
+
+// diag(Tensor self, int diagonal=0) -> Tensor
+// 1-D: the square matrix with self on that diagonal; 2-D: a copy of that diagonal.
+void diag_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  const int64_t k = f.arg(1).to_int();
+  CT_CHECK(a.dim() == 1 || a.dim() == 2, CT_ERROR_SHAPE, "diag: the input ", a.sizes(), " has ", a.dim(),
+           " dims. Pass a 1-D tensor (to build a matrix) or a 2-D one (to read a diagonal)");
+  const Tensor self = Tensor::borrow(&a);
+  if (a.dim() == 2) {
+    f.outs[0] = clone(diagonal(self, k, 0, 1));
+    return;
+  }
+  const int64_t n = a.size(0) + (k >= 0 ? k : -k);
+  DimVector sizes{n, n};
+  f.outs[0] = embed_diagonal(self, sizes, k, 0, 1);
+}
+
+}  // namespace
+
+void define_triangle(Registry& r) {
+  r.def("tril(Tensor self, int diagonal=0) -> Tensor").composite(triangle_kernel<true>);
+  r.def("triu(Tensor self, int diagonal=0) -> Tensor").composite(triangle_kernel<false>);
+  r.def("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)")
+      .view(diagonal_kernel)
+      .derivative(diagonal_backward);
+  r.def("diag(Tensor self, int diagonal=0) -> Tensor").composite(diag_kernel);
+}
+
+}  // namespace ct::ops

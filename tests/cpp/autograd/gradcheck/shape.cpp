@@ -1,0 +1,85 @@
+// shape.cpp - gradcheck cases of the shape family: repeat, tile, roll, flip, tril, triu, diag,
+// diagonal, movedim, unflatten, expand_as, broadcast_to, the paddings, and split, chunk and unbind
+// (functions over views, checked through the views they return).
+#include "gradcheck.h"
+
+namespace ct::gradcheck {
+namespace {
+
+// The pieces of a list of views, each scaled differently and joined, so that every piece's
+// gradient is checked.
+Tensor weigh(const std::vector<Tensor>& pieces, int64_t dim) {
+  std::vector<Tensor> scaled;
+  std::vector<const TensorImpl*> impls;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    scaled.push_back(ops::mul(pieces[i], Scalar(static_cast<double>(i + 1))));
+    impls.push_back(scaled.back().impl());
+  }
+  return ops::cat(impls, dim);
+}
+
+std::vector<Case> shape_cases() {
+  const Input m{{3, 4}}, cube{{2, 3, 4}}, vec{{4}}, col{{3, 1}}, tall{{7, 3}};
+  const Input img{{2, 3, 4, 5}}, vol{{1, 2, 3, 4, 3}}, seq{{2, 3, 5}};
+  std::vector<Case> cs = {
+      {{"repeat"}, {m}, [](const Inputs& x) { return op("repeat", {x[0], IntArrayRef{2, 1, 3}}); }},
+      {{"tile"}, {m}, [](const Inputs& x) { return op("tile", {x[0], IntArrayRef{2}}); }},
+      {{"roll"}, {cube}, [](const Inputs& x) {
+         return ops::add(op("roll", {x[0], IntArrayRef{1, -2}, IntArrayRef{0, 2}}), op("roll", {x[0], IntArrayRef{5}, IntArrayRef{}}));
+       }},
+      {{"flip"}, {cube}, [](const Inputs& x) { return op("flip", {x[0], IntArrayRef{0, -1}}); }},
+      {{"tril"}, {cube}, [](const Inputs& x) { return op("tril", {x[0], -1}); }},
+      {{"triu"}, {cube}, [](const Inputs& x) { return op("triu", {x[0], 1}); }},
+      {{"diag"}, {vec, m}, [](const Inputs& x) {
+         return ops::add(ops::reduce("sum", op("diag", {x[0], 1}), {}, false), op("diag", {x[1], -1}));
+       }},
+      {{"diagonal"}, {cube}, [](const Inputs& x) {
+         return ops::add(op("diagonal", {x[0], 1, 2, 0}), op("diagonal", {x[0], -1, 0, 2}));
+       }},
+      {{"movedim.intlist", "movedim.int"}, {cube}, [](const Inputs& x) {
+         return ops::add(op("movedim.intlist", {x[0], IntArrayRef{0, 1}, IntArrayRef{2, 0}}),
+                         op("movedim.int", {x[0], 0, 2}));
+       }},
+      {{"moveaxis.intlist", "moveaxis.int"}, {cube}, [](const Inputs& x) {
+         return ops::add(op("moveaxis.intlist", {x[0], IntArrayRef{2}, IntArrayRef{0}}), op("moveaxis.int", {x[0], -1, 0}));
+       }},
+      {{"unflatten.int"}, {m}, [](const Inputs& x) { return op("unflatten.int", {x[0], 1, IntArrayRef{2, -1}}); }},
+      {{"expand_as"}, {col, cube}, [](const Inputs& x) { return ops::mul(op("expand_as", {x[0], x[1]}), x[1]); }},
+      {{"broadcast_to"}, {col}, [](const Inputs& x) { return op("broadcast_to", {x[0], IntArrayRef{2, 3, 4}}); }},
+      {{"constant_pad_nd"}, {cube}, [](const Inputs& x) {
+         return op("constant_pad_nd", {x[0], IntArrayRef{1, -1, 0, 2}, 0.5});
+       }},
+      {{"reflection_pad1d"}, {seq}, [](const Inputs& x) { return op("reflection_pad1d", {x[0], IntArrayRef{2, 3}}); }},
+      {{"reflection_pad2d"}, {img}, [](const Inputs& x) {
+         return op("reflection_pad2d", {x[0], IntArrayRef{1, 2, 3, 0}});
+       }},
+      {{"reflection_pad3d"}, {vol}, [](const Inputs& x) {
+         return op("reflection_pad3d", {x[0], IntArrayRef{1, 0, 2, 1, 0, 2}});
+       }},
+      {{"replication_pad1d"}, {seq}, [](const Inputs& x) { return op("replication_pad1d", {x[0], IntArrayRef{3, 1}}); }},
+      {{"replication_pad2d"}, {img}, [](const Inputs& x) {
+         return op("replication_pad2d", {x[0], IntArrayRef{2, 1, 0, 3}});
+       }},
+      {{"replication_pad3d"}, {vol}, [](const Inputs& x) {
+         return op("replication_pad3d", {x[0], IntArrayRef{1, 1, 0, 2, 3, 0}});
+       }},
+      {{"pad"}, {seq}, [](const Inputs& x) {
+         const Tensor c = op("pad", {x[0], IntArrayRef{1, 2}, "constant", 1.5});
+         const Tensor r = op("pad", {x[0], IntArrayRef{2, 1}, "reflect", Value()});
+         const Tensor w = op("pad", {x[0], IntArrayRef{3, 0}, "circular", Value()});
+         return ops::add(ops::add(c, r), w);
+       }},
+      // Not operators: lists of narrow and select views.
+      {{"narrow"}, {tall}, [](const Inputs& x) {
+         return ops::add(weigh(ops::split(x[0], 3, 0), 0), weigh(ops::chunk(x[0], 3, 0), 0));
+       }},
+      {{"narrow"}, {m}, [](const Inputs& x) { return weigh(ops::split_with_sizes(x[0], {1, 0, 3}, 1), 1); }},
+      {{"select.int"}, {m}, [](const Inputs& x) { return weigh(ops::unbind(x[0], 1), 0); }},
+  };
+  return cs;
+}
+
+const GradCheckFamily family(shape_cases);
+
+}  // namespace
+}  // namespace ct::gradcheck
