@@ -49,6 +49,7 @@ NOT_APPLICABLE = {
     "to": {"errors": "every dtype converts to every dtype"},
     "clone": {"errors": _ACCEPTS_ALL},
     "contiguous": {"errors": _ACCEPTS_ALL},
+    "nonzero": {"errors": _ACCEPTS_ALL},
     **{op: {"errors": _ACCEPTS_ALL} for op in ("abs", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "tanh",
                                                 "sigmoid", "reciprocal")},
 }

@@ -710,7 +710,7 @@ def _apply_basic(self, index):
             if not (i.start is None and i.stop is None and i.step is None):
                 t = _call("slice", t, dim, i.start, i.stop, 1 if i.step is None else i.step)
             dim += 1
-        elif isinstance(i, Tensor) and i.ndim == 0 and i.dtype not in (_d.bool, _d.uint8):
+        elif isinstance(i, Tensor) and i.ndim == 0 and i.dtype not in (_d.bool, _d.uint8) and not i.is_meta:
             t = t.select(dim, builtins.int(i))  # a 0-dim integer tensor acts as an int, as in torch
         elif isinstance(i, Tensor):
             tensors.append(i)

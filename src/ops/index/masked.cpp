@@ -77,7 +77,8 @@ void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const int64_t n = out->numel();
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += mk[i];
-  CT_CHECK(count <= source->numel(), CT_ERROR_SHAPE, "masked_scatter: the mask has ", count,
+  // An index error: the mask's true elements index source past its end (known from the values only).
+  CT_CHECK(count <= source->numel(), CT_ERROR_INDEX, "masked_scatter: the mask has ", count,
            " true elements but source ", source->sizes(), " has only ", source->numel(),
            ". Give source at least as many elements");
   index::copy_into(out, f.tensor(0));

@@ -385,9 +385,20 @@ INDEX_READS = [
 ]
 
 
+def _has_mask(ins):
+    return any(s.dtype in ("bool", "uint8") for s in ins[1:])
+
+
 def index_cases():
-    cs = [Case(cid, _get(expr), ins) for cid, expr, ins in INDEX_READS]
+    cs = [Case(cid, _get(expr), ins) for cid, expr, ins in INDEX_READS if not _has_mask(ins)]
     cs += [Case(dt, _get("[ts[0], ts[1]]"), [In((3, 4), dt), I([2, 0]), I([1, 3])]) for dt in ALL]
+    return cs
+
+
+# Boolean masks make the result's size depend on the data: the same operators, listed apart so
+# that the meta-device run expects a refusal (DATA_DEPENDENT).
+def index_mask_cases():
+    cs = [Case(cid, _get(expr), ins) for cid, expr, ins in INDEX_READS if _has_mask(ins)]
     cs += [Case(f"mask_{dt}", _get("[ts[0]]"), [In((3, 4), dt), In((3, 4), "bool")]) for dt in FLOATS]
     return cs
 
@@ -423,8 +434,12 @@ INDEX_WRITES = [
 ]
 
 
+def index_put_mask_cases():
+    return [Case(cid, _set(expr), ins) for cid, expr, ins in INDEX_WRITES if _has_mask(ins[1:])]
+
+
 def index_put_cases():
-    cs = [Case(cid, _set(expr), ins) for cid, expr, ins in INDEX_WRITES]
+    cs = [Case(cid, _set(expr), ins) for cid, expr, ins in INDEX_WRITES if not _has_mask(ins[1:])]
     cs += [Case(dt, _set("[ts[0]]"), [In((3, 4), dt), In((4,), dt), I([2, 0])]) for dt in ALL]
     acc = lambda m, x, v, i: x.index_put((i,), v, accumulate=True)  # noqa: E731
     cs += [
@@ -458,3 +473,10 @@ CASES = {
     "index": index_cases(),
     "index_put": index_put_cases(),
 }
+
+FUNCTIONS = {
+    "index (bool mask)": index_mask_cases(),
+    "index_put (bool mask)": index_put_mask_cases(),
+}
+
+DATA_DEPENDENT = {"nonzero", "masked_select", "index (bool mask)", "index_put (bool mask)"}
