@@ -152,6 +152,27 @@ void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         if constexpr (std::is_same<T, bool>::value) d = d || (alpha && x);
         else d = T(M(d) + alpha * M(x));
       };
+      const int64_t rows = index::sizes_1d(*outs[0])[wrap_dim("index_add", f.arg(1).to_int(),
+                                                                std::max<int64_t>(1, outs[0]->dim()))];
+      const int64_t n = L.n, len = L.inner, st0 = L.inner_stride[0], st1 = L.inner_stride[1];
+      if (L.outer == 1 && !L.dim_innermost && cpu::get_num_threads() > 1 && n * len >= cpu::kElementwiseGrain &&
+          rows > 1) {
+        // Whole rows per index entry (the common [rows, features] case): each thread owns a range of
+        // destination rows and walks the whole index in order, adding the entries that land in its
+        // range. Every row is still summed in index order by one thread (bitwise for any thread
+        // count), and each source row is read by one thread only.
+        cpu::parallel_for(0, rows, 1, [&](int64_t r0, int64_t r1) {
+          for (int64_t j = 0; j < n; ++j) {
+            const int64_t t = ix[j * L.dim_stride[2]];
+            if (t < r0 || t >= r1) continue;
+            T* __restrict__ dst = o + L.offsets[0] + t * ods;
+            const T* __restrict__ src = s + L.offsets[1] + j * L.dim_stride[1];
+            if (st0 == 1 && st1 == 1) for (int64_t e = 0; e < len; ++e) add(dst[e], src[e]);
+            else for (int64_t e = 0; e < len; ++e) add(dst[e * st0], src[e * st1]);
+          }
+        });
+        return;
+      }
       index::run_dim_loop(L, false, [&](const int64_t* off, int64_t len, const int64_t* st) {
         if (st[2] != 0) {
           for (int64_t e = 0; e < len; ++e) add(o[off[0] + e * st[0] + ix[off[2] + e * st[2]] * ods], s[off[1] + e * st[1]]);
