@@ -4,6 +4,7 @@
  *   I2  index_put     the same with accumulate=True (x.index_put_((idx,), src, accumulate=True))
  *   I3  index_select  self [100000, 64], 1M indices into dim 0  -> [1M, 64]
  *   I4  gather        self [1M, 64], index [1M, 16] into dim 1  -> [1M, 16]
+ * I1s..I4s: the same on one thread (both libraries).
  * libtorch's tensors wrap ctorch's memory, so both read the same bytes. Target: at least
  * libtorch's speed. ctorch's accumulation gives the same bits for any thread count. */
 #include <stdio.h>
@@ -68,13 +69,20 @@ static void* wrap(const ct_tensor* t, const int64_t* sizes, int ndim, int is_flo
 }
 #endif
 
+static void set_threads(int n) {
+  CHECK(ct_set_num_threads(n));
+#ifdef CTORCH_BENCH_LIBTORCH
+  lt_set_threads(n);
+#endif
+}
+
 static void row(const char* id, const char* what, void (*ct)(void*), void (*lt)(void*)) {
   double c = 0, l = 0;
   median_pair(ct, lt, NULL, 1, REPS, &c, &l);
   if (lt)
-    printf("%-3s %-44s %10.2f ms %10.2f ms %8.2fx\n", id, what, 1e3 * c, 1e3 * l, l / c);
+    printf("%-4s %-44s %10.2f ms %10.2f ms %8.2fx\n", id, what, 1e3 * c, 1e3 * l, l / c);
   else
-    printf("%-3s %-44s %10.2f ms %13s %9s\n", id, what, 1e3 * c, "-", "-");
+    printf("%-4s %-44s %10.2f ms %13s %9s\n", id, what, 1e3 * c, "-", "-");
 }
 
 int main(void) {
@@ -100,11 +108,17 @@ int main(void) {
   int32_t threads = 0;
   CHECK(ct_get_num_threads(&threads));
   printf("bench_ops_index: ctorch %s, %d threads, median of %d\n", ct_version(), threads, REPS);
-  printf("%-3s %-44s %13s %13s %9s\n", "id", "operation", "ctorch", "libtorch", "ratio");
+  printf("%-4s %-44s %13s %13s %9s\n", "id", "operation", "ctorch", "libtorch", "ratio");
   row("I1", "index_add [1e5,64] <- 1M rows of [1M,64]", ct_index_add, la);
   row("I2", "index_put accumulate, same sizes", ct_index_put, lp);
   row("I3", "index_select [1e5,64], 1M indices", ct_index_select, ls);
   row("I4", "gather [1M,64] dim 1, index [1M,16]", ct_gather, lg);
+  set_threads(1);
+  row("I1s", "index_add, 1 thread", ct_index_add, la);
+  row("I2s", "index_put accumulate, 1 thread", ct_index_put, lp);
+  row("I3s", "index_select, 1 thread", ct_index_select, ls);
+  row("I4s", "gather, 1 thread", ct_gather, lg);
+  set_threads(threads);
   printf("ratio = libtorch time / ctorch time (above 1: ctorch is faster)\n");
 #ifdef CTORCH_BENCH_LIBTORCH
   lt_index_release(J.lself);

@@ -12,6 +12,7 @@ extern "C" {
 /* A contiguous tensor over data (not copied; data must outlive it): float32 when is_float, else int64. */
 void* lt_index_wrap(void* data, const int64_t* sizes, int ndim, int is_float);
 void lt_index_release(void* t);
+void lt_set_threads(int n); /* libtorch_anchor.h's */
 /* One call each, result destroyed. */
 void lt_index_add(void* self, int64_t dim, void* index, void* source);
 void lt_index_select(void* self, int64_t dim, void* index);

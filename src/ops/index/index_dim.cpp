@@ -31,6 +31,24 @@ void index::index_select_into(const Tensor& out, const TensorImpl& self, int64_t
     T* o = reinterpret_cast<T*>(L.base[0]);
     const T* s = reinterpret_cast<const T*>(L.base[1]);
     const int64_t* ix = reinterpret_cast<const int64_t*>(L.base[2]);
+    const int64_t n = L.n, len = L.inner, st0 = L.inner_stride[0], st1 = L.inner_stride[1];
+    if (L.outer == 1 && !L.dim_innermost && n * len >= cpu::kElementwiseGrain) {
+      // Whole rows per index entry: copy row after row, asking early for the (random) source rows.
+      cpu::parallel_for(0, n, std::max<int64_t>(1, cpu::kElementwiseGrain / len), [&](int64_t j0, int64_t j1) {
+        constexpr int64_t kAhead = 8;
+        for (int64_t j = j0; j < j1; ++j) {
+          if (j + kAhead < j1) {
+            const T* next = s + L.offsets[1] + ix[j + kAhead] * self_dim_stride;
+            for (int64_t e = 0; e < len * st1; e += 64 / static_cast<int64_t>(sizeof(T))) __builtin_prefetch(next + e);
+          }
+          const T* src = s + L.offsets[1] + ix[j] * self_dim_stride;
+          T* dst = o + L.offsets[0] + j * L.dim_stride[0];
+          if (st0 == 1 && st1 == 1) std::memcpy(static_cast<void*>(dst), src, static_cast<size_t>(len) * sizeof(T));
+          else for (int64_t e = 0; e < len; ++e) dst[e * st0] = src[e * st1];
+        }
+      });
+      return;
+    }
     index::run_dim_loop(L, true, [&](const int64_t* off, int64_t len, const int64_t* st) {
       if (st[2] != 0) {  // along dim: a new index entry per element
         for (int64_t e = 0; e < len; ++e) o[off[0] + e * st[0]] = s[off[1] + e * st[1] + ix[off[2] + e * st[2]] * self_dim_stride];
@@ -155,15 +173,29 @@ void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       const int64_t rows = index::sizes_1d(*outs[0])[wrap_dim("index_add", f.arg(1).to_int(),
                                                                 std::max<int64_t>(1, outs[0]->dim()))];
       const int64_t n = L.n, len = L.inner, st0 = L.inner_stride[0], st1 = L.inner_stride[1];
-      if (L.outer == 1 && !L.dim_innermost && cpu::get_num_threads() > 1 && n * len >= cpu::kElementwiseGrain &&
-          rows > 1) {
+      if (L.outer == 1 && !L.dim_innermost && n * len >= cpu::kElementwiseGrain && rows > 1) {
         // Whole rows per index entry (the common [rows, features] case): each thread owns a range of
         // destination rows and walks the whole index in order, adding the entries that land in its
         // range. Every row is still summed in index order by one thread (bitwise for any thread
         // count), and each source row is read by one thread only.
         cpu::parallel_for(0, rows, 1, [&](int64_t r0, int64_t r1) {
+          const int64_t ist = L.dim_stride[2];
+          constexpr int64_t kAhead = 8;  // destination rows are random: ask for them early
           for (int64_t j = 0; j < n; ++j) {
-            const int64_t t = ix[j * L.dim_stride[2]];
+            if (j + kAhead < n) {
+              const int64_t tn = ix[(j + kAhead) * ist];
+              if (tn >= r0 && tn < r1) {
+                // This thread skips the other threads' entries, so its source reads are not a
+                // stream the hardware detects: ask for those rows too.
+                const T* next = o + L.offsets[0] + tn * ods;
+                const T* next_src = s + L.offsets[1] + (j + kAhead) * L.dim_stride[1];
+                for (int64_t e = 0; e < len * st0; e += 64 / static_cast<int64_t>(sizeof(T)))
+                  __builtin_prefetch(next + e, 1);
+                for (int64_t e = 0; e < len * st1; e += 64 / static_cast<int64_t>(sizeof(T)))
+                  __builtin_prefetch(next_src + e);
+              }
+            }
+            const int64_t t = ix[j * ist];
             if (t < r0 || t >= r1) continue;
             T* __restrict__ dst = o + L.offsets[0] + t * ods;
             const T* __restrict__ src = s + L.offsets[1] + j * L.dim_stride[1];
