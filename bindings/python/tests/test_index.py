@@ -161,3 +161,32 @@ def test_large_inputs_match_torch(i):
     got = BIG[i](ctorch, ctorch.tensor(a), indices(ctorch))
     want = BIG[i](torch, torch.tensor(a), indices(torch))
     compare(got, want)
+
+
+INPLACE = [
+    lambda m, x, I: x.index_add_(0, I([2, 0, 2]), m.ones(3, 4) * 2, alpha=3),
+    lambda m, x, I: x.index_copy_(1, I([3, 0]), m.zeros(3, 2)),
+    lambda m, x, I: x.index_fill_(1, I([-1]), 5.0),
+    lambda m, x, I: x.scatter_(0, I([[2, 1, 0, 1]]), m.zeros(1, 4)),
+    lambda m, x, I: x.scatter_(1, I([[3], [0], [1]]), -4.0),
+    lambda m, x, I: x.scatter_add_(0, I([[2, 2, 0, 1]]), m.ones(1, 4)),
+    lambda m, x, I: x.scatter_reduce_(0, I([[2, 2, 0, 1]]), m.ones(1, 4) * 3, "amax", include_self=False),
+    lambda m, x, I: x.masked_fill_(x > 0, -1.0),
+    lambda m, x, I: x.masked_scatter_(x > 0, m.zeros(12)),
+    lambda m, x, I: x.put_(I([0, 11, 0]), m.ones(3), accumulate=True),
+    lambda m, x, I: x.index_put_((I([1, 2]), I([3, 3])), m.ones(2), accumulate=True),
+]
+
+
+@pytest.mark.parametrize("i", range(len(INPLACE)))
+def test_inplace_variants_write_self_like_torch(i):
+    a = np.random.default_rng(i).integers(-5, 5, (3, 4)).astype(np.float32)
+    results = []
+    for m in (ctorch, torch):
+        x = m.tensor(a)
+        view = x[1]
+        r = INPLACE[i](m, x, lambda v: m.tensor(v))
+        assert r is x or r.data_ptr() == x.data_ptr()
+        results.append((x, view))
+    compare(results[0][0], results[1][0])
+    compare(results[0][1], results[1][1])  # a view of self sees the write
