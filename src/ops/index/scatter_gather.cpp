@@ -325,10 +325,26 @@ void scatter_reduce_backward(GradCtx& c) {
   }
   const Tensor self = c.saved(0), result = c.result();
   if (red == "prod") {
-    // d(prod)/dx = prod / x: exact for nonzero inputs; torch's zero-aware formula is not done yet.
-    const Tensor gr = mul(g, result);
-    if (c.needs(0)) c.set(0, self_part(div(gr, self)));
-    if (c.needs(3)) c.set(3, grow(div(index::gather(gr, dim, idx), narrow_to(src, idx)), c.sizes(3)));
+    // The derivative by one factor is the product of the others, zeros included: with P the product
+    // of a position's nonzero factors and Z its count of zero factors, a nonzero factor x gets
+    // P / x when Z == 0 (else 0), a zero factor gets P when Z == 1 (else 0).
+    const Tensor s = narrow_to(src, idx), zero = zeros({}, g->dtype(), g->device());
+    const Tensor one = ones({}, g->dtype(), g->device());
+    const Tensor s_zero = binary_scalar("eq", s, Scalar(0.0)), self_zero = binary_scalar("eq", self, Scalar(0.0));
+    const Tensor base = include_self ? where(self_zero, one, self) : ones(c.sizes(0), g->dtype(), g->device());
+    static const OperatorDef& reduce_op = builtin_op("scatter_reduce.two");
+    const Tensor p = call(reduce_op, {base, dim, idx, where(s_zero, one, s), "prod", true});
+    const Tensor z0 = include_self ? to(self_zero, g->dtype()) : zeros(c.sizes(0), g->dtype(), g->device());
+    const Tensor z = index::scatter_add(z0, dim, idx, to(s_zero, g->dtype()));
+    auto others = [&](const Tensor& x_zero, const Tensor& x_masked, const Tensor& pp, const Tensor& zz) {
+      return where(x_zero, where(binary_scalar("eq", zz, Scalar(1.0)), pp, zero),
+                   where(binary_scalar("gt", zz, Scalar(0.0)), zero, div(pp, x_masked)));
+    };
+    if (c.needs(0)) c.set(0, self_part(mul(g, others(self_zero, base, p, z))));
+    if (c.needs(3)) {
+      const Tensor o = others(s_zero, where(s_zero, one, s), index::gather(p, dim, idx), index::gather(z, dim, idx));
+      c.set(3, grow(mul(index::gather(g, dim, idx), o), c.sizes(3)));
+    }
     return;
   }
   // amax / amin: the gradient is shared evenly by every input equal to the result, as torch does.

@@ -83,6 +83,14 @@ std::vector<Case> index_cases() {
          return ops::add(op("scatter_reduce.two", {x[0], 0, ridx, x[1], "prod", true}),
                          op("scatter_reduce.two", {x[0], 0, ridx, x[1], "prod", false}));
        }},
+      // Zeros among the factors: one zero in a product (its factor gets the product of the rest),
+      // two zeros (every factor gets 0). The second derivative is not reproduced at zeros.
+      {{"scatter_reduce.two"}, {{{3, 4}, 0, 0, {0, 1.5, 0.5, 2, 1, 1, 1, 1, 0.5, 1, 1, 1}},
+                                {{3, 4}, 0, 0, {2, 0, 1, 0.5, 1, 1, 0, 1, 1, 1, 2, 1}}},
+       [=](const Inputs& x) {
+         return ops::add(op("scatter_reduce.two", {x[0], 0, ridx, x[1], "prod", true}),
+                         op("scatter_reduce.two", {x[0], 0, ridx, x[1], "prod", false}));
+       }, false},
       {{"scatter_reduce.two"}, {{{3, 4}}, {{3, 4}}}, [=](const Inputs& x) {
          return ops::add(op("scatter_reduce.two", {x[0], 0, ridx, x[1], "amax", true}),
                          op("scatter_reduce.two", {x[0], 1, ridx, x[1], "amin", false}));
