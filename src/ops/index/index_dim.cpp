@@ -51,7 +51,8 @@ void index::index_select_into(const Tensor& out, const TensorImpl& self, int64_t
     }
     index::run_dim_loop(L, true, [&](const int64_t* off, int64_t len, const int64_t* st) {
       if (st[2] != 0) {  // along dim: a new index entry per element
-        for (int64_t e = 0; e < len; ++e) o[off[0] + e * st[0]] = s[off[1] + e * st[1] + ix[off[2] + e * st[2]] * self_dim_stride];
+        for (int64_t e = 0; e < len; ++e)
+          o[off[0] + e * st[0]] = s[off[1] + e * st[1] + ix[off[2] + e * st[2]] * self_dim_stride];
         return;
       }
       const T* src = s + off[1] + ix[off[2]] * self_dim_stride;
@@ -207,7 +208,8 @@ void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       }
       index::run_dim_loop(L, false, [&](const int64_t* off, int64_t len, const int64_t* st) {
         if (st[2] != 0) {
-          for (int64_t e = 0; e < len; ++e) add(o[off[0] + e * st[0] + ix[off[2] + e * st[2]] * ods], s[off[1] + e * st[1]]);
+          for (int64_t e = 0; e < len; ++e)
+            add(o[off[0] + e * st[0] + ix[off[2] + e * st[2]] * ods], s[off[1] + e * st[1]]);
           return;
         }
         T* __restrict__ dst = o + off[0] + ix[off[2]] * ods;

@@ -132,7 +132,8 @@ void scatter_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     using T = typename decltype(tag)::type;
     const int64_t xs = r.indexed_stride;
     if (has_src) {
-      index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = s[off[2]]; }));
+      index::run_dim_loop(r.L, false,
+                          index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = s[off[2]]; }));
     } else {
       const T v = cpu::cast_value<T>(f.arg(3).to_scalar().template to<opmath_t<T>>());
       index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = v; }));
@@ -207,7 +208,9 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       using M = opmath_t<T>;
       const int64_t xs = r.indexed_stride;
       if (!include_self)
-        index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = T(identity<M>(red)); }));
+        index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
+          o[off[0] + ix[off[1]] * xs] = T(identity<M>(red));
+        }));
       index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
         T& d = o[off[0] + ix[off[1]] * xs];
         const M a = M(d), b = M(s[off[2]]);

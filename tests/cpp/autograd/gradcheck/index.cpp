@@ -11,7 +11,9 @@ Tensor ints(std::vector<int64_t> v, std::vector<int64_t> sizes) {
   return t;
 }
 
-Tensor mask(std::vector<int64_t> v, std::vector<int64_t> sizes) { return ops::to(ints(std::move(v), sizes), DType::Bool); }
+Tensor mask(std::vector<int64_t> v, std::vector<int64_t> sizes) {
+  return ops::to(ints(std::move(v), sizes), DType::Bool);
+}
 
 Tensor list_op(const char* name, const Tensor& self, std::vector<Tensor> idx, std::vector<int64_t> dims,
                std::initializer_list<Value> rest = {}) {
