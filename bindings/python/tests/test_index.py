@@ -170,6 +170,8 @@ INPLACE = [
     lambda m, x, I: x.scatter_(0, I([[2, 1, 0, 1]]), m.zeros(1, 4)),
     lambda m, x, I: x.scatter_(1, I([[3], [0], [1]]), -4.0),
     lambda m, x, I: x.scatter_add_(0, I([[2, 2, 0, 1]]), m.ones(1, 4)),
+    lambda m, x, I: x.scatter_(0, I([[2, 2, 0, 1]]), m.ones(1, 4) * 2, reduce="multiply"),
+    lambda m, x, I: x.scatter_(1, I([[0], [0], [3]]), 1.5, reduce="add"),
     lambda m, x, I: x.scatter_reduce_(0, I([[2, 2, 0, 1]]), m.ones(1, 4) * 3, "amax", include_self=False),
     lambda m, x, I: x.masked_fill_(x > 0, -1.0),
     lambda m, x, I: x.masked_scatter_(x > 0, m.zeros(12)),

@@ -251,6 +251,28 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   });
 }
 
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+// torch's older form of scatter_reduce ('add' or 'multiply', self included): composites over
+// scatter_add and scatter_reduce, whose derivatives give theirs.
+Tensor scatter_with_reduce(const Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0)), index = Tensor::borrow(&f.tensor(2));
+  const std::string reduce = f.arg(4).str();
+  CT_CHECK(reduce == "add" || reduce == "multiply", CT_ERROR_INVALID_ARGUMENT, "scatter: reduce is '", reduce,
+           "'. Pass 'add' or 'multiply' (scatter_reduce has 'sum', 'prod', 'mean', 'amax', 'amin')");
+  const Tensor src = f.arg(3).is_tensor() ? Tensor::borrow(&f.tensor(3))
+                                          : full(index->sizes(), f.arg(3).to_scalar(), self->dtype(), self->device());
+  if (reduce == "add") return index::scatter_add(self, f.arg(1).to_int(), index, src);
+  static const OperatorDef& op = builtin_op("scatter_reduce.two");
+  return call(op, {self, f.arg(1).to_int(), index, src, "prod", true});
+}
+void scatter_reduce_kernel(void*, Frame& f) { f.outs[0] = scatter_with_reduce(f); }
+void scatter_reduce_inplace_kernel(void*, Frame& f) {
+  const Tensor r = scatter_with_reduce(f);
+  copy_(Tensor::borrow(&f.tensor(0)), r);
+  f.outs[0] = Tensor::borrow(&f.tensor(0));
+}
+
 // ---- Derivatives
 using autograd::GradCtx;
 const Scalar kOne(1.0);
@@ -376,6 +398,14 @@ void define_scatter_gather(Registry& r) {
       .compute(DispatchKey::CPU, scatter_cpu, Determinism::Bitwise)
       .derivative(scatter_value_backward, save_args(2))
       .inplace("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
+  r.def("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor")
+      .composite(scatter_reduce_kernel);
+  r.def("scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor")
+      .composite(scatter_reduce_kernel);
+  r.def("scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)")
+      .composite(scatter_reduce_inplace_kernel);
+  r.def("scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)")
+      .composite(scatter_reduce_inplace_kernel);
   r.def("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
       .meta(scatter_add_meta)
       .compute(DispatchKey::CPU, scatter_add_cpu, Determinism::Bitwise)

@@ -155,6 +155,16 @@ def scatter_cases():
         Case("dtype_mismatch", f, [In((3, 4)), I(SCATTER_IDX), In((2, 4), "float64")]),
         Case("src_too_small", f, [In((3, 4)), I(SCATTER_IDX), In((1, 4))]),
         Case("int32_index", f, [In((3, 4)), I(SCATTER_IDX, dtype="int32"), In((2, 4))]),
+        Case("reduce_add", lambda m, x, i, s: x.scatter(0, i, s, reduce="add"),
+             [In((3, 4)), I([[0, 2, 0, 1], [0, 2, 2, 1]]), In((2, 4))]),
+        Case("reduce_multiply_int", lambda m, x, i, s: x.scatter(1, i, s, reduce="multiply"),
+             [In((2, 4), "int32"), I([[3, 3], [1, 0]]), In((2, 2), "int32")]),
+        Case("value_reduce_add", lambda m, x, i: x.scatter(0, i, 2.5, reduce="add"), [In((3, 4)), I(SCATTER_IDX)]),
+        Case("value_reduce_multiply", lambda m, x, i: x.scatter(0, i, -2, reduce="multiply"),
+             [In((3, 4), "float64"), I(SCATTER_IDX)]),
+        Case("reduce_T", lambda m, x, i, s: x.scatter(0, i, s, reduce="add"),
+             [In((3, 4), layout="T"), I(SCATTER_IDX), In((2, 4), layout="T")]),
+        Case("reduce_bad", lambda m, x, i, s: x.scatter(0, i, s, reduce="max"), [In((3, 4)), I(SCATTER_IDX), In((2, 4))]),
     ]
 
 

@@ -67,6 +67,16 @@ std::vector<Case> index_cases() {
          op("scatter_.value", {c, 1, ints({0, 2}, {2, 1}), 2.0});
          return op("scatter.value", {c, 0, sidx, -1.0});
        }},
+      {{"scatter.reduce", "scatter_.reduce"}, {{{3, 4}}, {{3, 4}}}, [=](const Inputs& x) {
+         Tensor c = copy_of(x[0]);
+         op("scatter_.reduce", {c, 0, ridx, x[1], "add"});
+         return op("scatter.reduce", {c, 1, ridx, x[1], "multiply"});
+       }},
+      {{"scatter.value_reduce", "scatter_.value_reduce"}, {{{3, 4}}}, [=](const Inputs& x) {
+         Tensor c = copy_of(x[0]);
+         op("scatter_.value_reduce", {c, 0, ridx, 1.5, "add"});
+         return op("scatter.value_reduce", {c, 1, ridx, -2.0, "multiply"});
+       }},
       {{"scatter_add", "scatter_add_"}, {{{3, 4}}, {{3, 4}}}, [=](const Inputs& x) {
          Tensor c = copy_of(x[0]);
          op("scatter_add_", {c, 0, ridx, x[1]});
