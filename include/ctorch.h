@@ -1417,6 +1417,154 @@ CT_API CT_NODISCARD ct_status ct_tensor_to(const ct_tensor* a, ct_dtype dtype, c
 CT_API CT_NODISCARD ct_status ct_tensor_contiguous(const ct_tensor* a, ct_tensor** out);
 CT_API CT_NODISCARD ct_status ct_tensor_clone(const ct_tensor* a, ct_tensor** out);
 
+/* ---- Operators: indexing ---- */
+
+/*
+ * ct_tensor_index_select - the slices of a at the given positions along dim.
+ *
+ * Computes a.index_select(dim, index): the result has a's sizes with size(dim) replaced by the
+ * number of index entries, slice i being a's slice index[i]. index is 0-D or 1-D, int64 or int32;
+ * its entries lie in [0, a.size(dim)) (negative entries are refused, as in PyTorch). The result
+ * requires grad when a does; its gradient adds back into the selected slices (repeats add up, in
+ * index order, so the bits do not depend on the thread count).
+ *
+ *   a, index  borrowed.  out  on CT_OK, a new reference; end it with ct_tensor_release. Otherwise NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a, index or out is NULL, or a or index was released
+ *   CT_ERROR_SHAPE             index has more than one dim
+ *   CT_ERROR_DTYPE             index is not int64 or int32
+ *   CT_ERROR_INDEX             dim out of range, or an index entry out of [0, a.size(dim)) (the message
+ *                              names the entry and the size)
+ * Details of a failure: ct_last_error() on the same thread.
+ *
+ * Threads: any thread; a and index may be read concurrently by other threads.
+ * Determinism: bitwise the same for any thread count on CPU.
+ * Since 0.4. See also ct_tensor_gather, ct_tensor_index, ct_op_call ("index_select").
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_index_select(const ct_tensor* a, int64_t dim, const ct_tensor* index,
+                                                     ct_tensor** out);
+
+/*
+ * ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
+ *
+ * gather: out[i][j] = a[index[i][j]][j] (dim 0; likewise for other dims); out has index's sizes.
+ * scatter: a copy of a with out[index[i][j]][j] = src[i][j] (a repeated target keeps the entry
+ * that comes last in index order). scatter_add: the same with += (repeats add up in index order).
+ * index is int64 and has a's number of dims; outside dim it is no larger than a, and it is no
+ * larger than src anywhere. src has a's dtype. Gradients: gather's flows back through
+ * scatter_add; scatter's src gets the gradient at its target, a none where it was overwritten.
+ *
+ *   a, index, src  borrowed.  out  on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a handle or out is NULL, or a handle was released
+ *   CT_ERROR_SHAPE             index's rank differs from a's, or index is larger than a or src
+ *   CT_ERROR_DTYPE             index is not int64, or src's dtype differs from a's
+ *   CT_ERROR_INDEX             dim out of range, or an index entry out of [0, a.size(dim))
+ *
+ * Threads: any thread on distinct outputs. Determinism: bitwise the same for any thread count on
+ * CPU (scatter_add adds each target's entries in index order on one thread).
+ * Since 0.4. See also ct_op_call ("scatter_reduce") for sum/prod/mean/amax/amin.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_gather(const ct_tensor* a, int64_t dim, const ct_tensor* index,
+                                               ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_scatter(const ct_tensor* a, int64_t dim, const ct_tensor* index,
+                                                const ct_tensor* src, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_scatter_add(const ct_tensor* a, int64_t dim, const ct_tensor* index,
+                                                    const ct_tensor* src, ct_tensor** out);
+
+/*
+ * ct_tensor_index_add - a copy of a with alpha * source's slices added at index along dim.
+ *
+ * out = a; out.select(dim, index[i]) += alpha * source.select(dim, i). index is 0-D or 1-D, int64
+ * or int32, entries in [0, a.size(dim)); source has a's dtype and sizes except size(dim) ==
+ * index's length. Repeated entries add up in index order: the result is bitwise the same for any
+ * thread count (the work is split over the other dims, never over index).
+ *
+ *   a, index, source  borrowed.  alpha  borrowed; NULL means 1.
+ *   out  on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a handle or out is NULL or released, alpha of an unknown kind
+ *   CT_ERROR_SHAPE             index has more than one dim, or source's sizes do not fit
+ *   CT_ERROR_DTYPE             index not int64/int32, or source's dtype differs from a's
+ *   CT_ERROR_INDEX             dim out of range, or an index entry out of [0, a.size(dim))
+ *
+ * Threads: any thread. Determinism: bitwise the same for any thread count on CPU.
+ * Since 0.4. See also ct_op_call ("index_add_", "index_copy", "index_fill").
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_index_add(const ct_tensor* a, int64_t dim, const ct_tensor* index,
+                                                  const ct_tensor* source, const ct_scalar* alpha, ct_tensor** out);
+
+/*
+ * ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
+ *
+ * masked_fill: a copy of a (broadcast with mask) holding value where mask is true; the result keeps
+ * a's dtype. masked_select: the elements of a (broadcast with mask) where mask is true, as a 1-D
+ * tensor in row-major order. nonzero: an (n, a.ndim) int64 tensor of the positions of a's nonzero
+ * elements, in row-major order. mask is bool (uint8 is accepted, as in PyTorch). masked_select's
+ * and nonzero's result sizes depend on the data, so on the meta device they fail with
+ * CT_ERROR_NOT_IMPLEMENTED.
+ *
+ *   a, mask, value  borrowed.  out  on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a handle, value or out is NULL, or a handle was released
+ *   CT_ERROR_SHAPE             a and mask do not broadcast
+ *   CT_ERROR_DTYPE             mask is not bool or uint8
+ *   CT_ERROR_NOT_IMPLEMENTED   masked_select or nonzero on the meta device
+ *
+ * Threads: any thread. Determinism: bitwise.
+ * Since 0.4. See also ct_op_call ("masked_scatter", "masked_fill_").
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_masked_fill(const ct_tensor* a, const ct_tensor* mask, const ct_scalar* value,
+                                                    ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_masked_select(const ct_tensor* a, const ct_tensor* mask, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_nonzero(const ct_tensor* a, ct_tensor** out);
+
+/*
+ * ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
+ * a[i, j] = values, with PyTorch's rules.
+ *
+ * indices[k] indexes dim k of a, or is NULL for a full slice (":"). An int64 index tensor picks
+ * positions (negative entries count from the end); a bool (or uint8) mask covers as many dims as
+ * it has and picks its true positions. The index tensors broadcast together; the result has their
+ * broadcast sizes in place of the indexed dims when those are adjacent, or in front when they are
+ * not (as numpy and PyTorch). index_put returns a copy of a with values (broadcast to the indexing
+ * result, a's dtype) written at the picked positions, or added when accumulate is nonzero
+ * (repeats add up in index order, bitwise the same for any thread count); without accumulate a
+ * repeated position keeps the last value. index_put_ writes into a itself. Reading's gradient
+ * adds back into a; writing's gives values the gradient at the written positions.
+ *
+ *   a, indices (array of n borrowed handles or NULLs), values  borrowed.
+ *   out  on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  a, values or out NULL or released; indices NULL with n > 0; every
+ *                              entry NULL; an entry released; index_put_ on a leaf requiring grad
+ *   CT_ERROR_SHAPE             index tensors that do not broadcast; values that do not broadcast to
+ *                              the result
+ *   CT_ERROR_DTYPE             values' dtype differs from a's
+ *   CT_ERROR_INDEX             more indices than dims, an entry out of range, a mask whose sizes
+ *                              differ from the dims it covers, an index that is not int64 or bool
+ *   CT_ERROR_NOT_IMPLEMENTED   a bool mask on the meta device (the result size depends on the data)
+ *
+ * Threads: any thread; index_put_ must not race with other uses of a. Determinism: bitwise.
+ * Since 0.4. See also ct_op_call ("index", "index_put"), docs/operators/index.md.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_index(const ct_tensor* a, const ct_tensor* const* indices, size_t n,
+                                              ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_index_put(const ct_tensor* a, const ct_tensor* const* indices, size_t n,
+                                                  const ct_tensor* values, int accumulate, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_index_put_(ct_tensor* a, const ct_tensor* const* indices, size_t n,
+                                                   const ct_tensor* values, int accumulate);
+
 /* ---- Operators: shapes and views ---- */
 
 /*

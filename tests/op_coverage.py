@@ -55,6 +55,7 @@ NOT_APPLICABLE = {
     "value_selecting_reduction_backward": {"broadcast": _NO_BROADCAST},
     "_gather_along_dim": {"broadcast": _NO_BROADCAST},
     "_unique2": {"errors": _ACCEPTS_ALL},
+    "nonzero": {"errors": _ACCEPTS_ALL},
     **{op: {"errors": _ACCEPTS_ALL} for op in ("abs", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "tanh",
                                                 "sigmoid", "reciprocal")},
 }

@@ -32,13 +32,19 @@ void define_random(Registry& r);
 void define_sampling(Registry& r);
 void define_softmax(Registry& r);
 void define_layer_norm(Registry& r);
-void define_norms(Registry& r);
+void define_batch_group_rms_norms(Registry& r);
 void define_losses(Registry& r);
 void define_attention(Registry& r);
 void define_conv(Registry& r);
 void define_pool(Registry& r);
 void define_linalg_products(Registry& r);
 void define_einsum(Registry& r);
+void define_index_dim(Registry& r);
+void define_scatter_gather(Registry& r);
+void define_masked(Registry& r);
+void define_take_put(Registry& r);
+void define_embedding(Registry& r);
+void define_advanced_index(Registry& r);
 }  // namespace ops
 
 void register_builtin_operators(Registry& r) {
@@ -69,13 +75,19 @@ void register_builtin_operators(Registry& r) {
   ops::define_sampling(r);
   ops::define_softmax(r);
   ops::define_layer_norm(r);
-  ops::define_norms(r);
+  ops::define_batch_group_rms_norms(r);
   ops::define_losses(r);
   ops::define_attention(r);
   ops::define_conv(r);
   ops::define_pool(r);
   ops::define_linalg_products(r);
   ops::define_einsum(r);
+  ops::define_index_dim(r);
+  ops::define_scatter_gather(r);
+  ops::define_masked(r);
+  ops::define_take_put(r);
+  ops::define_embedding(r);
+  ops::define_advanced_index(r);
   autograd::install(r);
 }
 

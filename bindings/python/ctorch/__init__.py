@@ -27,6 +27,7 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inferenc
                        set_grad_enabled)
 from . import _dtype as _d
 from ._ops_linalg_conv import einsum, tensordot
+from ._ops_index import nonzero
 from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_state, initial_seed, manual_seed,
                       multinomial, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
                       set_rng_state)

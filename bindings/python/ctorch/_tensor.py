@@ -599,37 +599,25 @@ class Tensor:
             return functools.partial(ops.call, name, self)
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
 
-    # ---- indexing: ints, slices, None and Ellipsis give views ----
+    # ---- indexing: ints, slices, None and Ellipsis give views; tensors and lists index (a copy) ----
     def __getitem__(self, index):
-        if not isinstance(index, tuple):
-            index = (index,)
-        consumed = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
-        if consumed > self.ndim:
-            raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
-        t, dim, expanded = self, 0, False
-        for i in index:
-            if i is None:
-                t = t.unsqueeze(dim)
-                dim += 1
-            elif i is Ellipsis:  # as in torch, only the first ... stands for the remaining dims
-                dim += 0 if expanded else self.ndim - consumed
-                expanded = True
-            elif isinstance(i, slice):
-                if i.step is not None and i.step <= 0:
-                    raise ValueError("step must be greater than zero")
-                t = _call("slice", t, dim, i.start, i.stop, 1 if i.step is None else i.step)
-                dim += 1
-            elif isinstance(i, (numbers.Integral, Tensor)) and not isinstance(i, builtins.bool):
-                t = t.select(dim, builtins.int(i))
-            else:
-                raise TypeError(f"ctorch indexing supports ints, slices, None and ..., got {type(i).__name__}")
+        t, tensors, dims = _apply_basic(self, index)
+        if tensors:
+            return _call("index", t, tensors, dims)
         return t if t is not self else _wrap(_C.ct_tensor_view(self._h, self.shape))
 
     def __setitem__(self, index, value):
-        target = self[index]
+        t, tensors, dims = _apply_basic(self, index)
         if not isinstance(value, Tensor):
-            value = full((), value, dtype=target.dtype)
-        target.copy_(value)
+            value = full((), value, dtype=t.dtype)
+        elif value.dtype is not t.dtype:
+            value = value.to(t.dtype)
+        if tensors:
+            _call("index_put_", t, tensors, value, False, dims)
+        else:
+            if t is self:
+                t = _wrap(_C.ct_tensor_view(self._h, self.shape))
+            t.copy_(value)
 
 
 class Node:
@@ -681,6 +669,65 @@ class _ArrayView:
     def __init__(self, tensor, interface):
         self.tensor = tensor
         self.__array_interface__ = interface
+
+
+def _index_tensor(i):
+    """An index given as a list, tuple or numpy array becomes a tensor, as torch does."""
+    if isinstance(i, Tensor):
+        return i
+    from . import tensor  # imported here: the package imports this module
+
+    return tensor(i)
+
+
+def _is_advanced(i):
+    return isinstance(i, (Tensor, list)) or type(i).__module__ == "numpy"
+
+
+def _apply_basic(self, index):
+    """Applies ints, slices, None and Ellipsis as views; returns (view, index tensors, the dims of the
+    view they index). Integer indices select (as torch: they are not advanced indices)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    index = tuple(_index_tensor(i) if _is_advanced(i) else i for i in index)
+    consumed = 0
+    for i in index:
+        if i is None or i is Ellipsis:
+            continue
+        if isinstance(i, builtins.bool):
+            raise TypeError("ctorch indexing does not support a Python bool index; use a bool tensor")
+        consumed += i.ndim if isinstance(i, Tensor) and i.dtype in (_d.bool, _d.uint8) else 1
+    if builtins.any(isinstance(i, Tensor) and i.ndim == 0 and i.dtype in (_d.bool, _d.uint8) for i in index):
+        raise IndexError("ctorch indexing does not support a 0-dim bool index; unsqueeze the tensor instead")
+    if consumed > self.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+    t, dim, expanded = self, 0, False
+    tensors, dims = [], []
+    for i in index:
+        if i is None:
+            t = t.unsqueeze(dim)
+            dim += 1
+        elif i is Ellipsis:  # as in torch, only the first ... stands for the remaining dims
+            dim += 0 if expanded else self.ndim - consumed
+            expanded = True
+        elif isinstance(i, slice):
+            if i.step is not None and i.step <= 0:
+                raise ValueError("step must be greater than zero")
+            if not (i.start is None and i.stop is None and i.step is None):
+                t = _call("slice", t, dim, i.start, i.stop, 1 if i.step is None else i.step)
+            dim += 1
+        elif isinstance(i, Tensor) and i.ndim == 0 and i.dtype not in (_d.bool, _d.uint8) and not i.is_meta:
+            t = t.select(dim, builtins.int(i))  # a 0-dim integer tensor acts as an int, as in torch
+        elif isinstance(i, Tensor):
+            tensors.append(i)
+            dims.append(dim)
+            dim += i.ndim if i.dtype in (_d.bool, _d.uint8) else 1
+        elif isinstance(i, numbers.Integral):
+            t = t.select(dim, builtins.int(i))
+        else:
+            raise TypeError(f"ctorch indexing supports ints, slices, None, ..., tensors and lists, "
+                            f"got {type(i).__name__}")
+    return t, tensors, dims
 
 
 def _call(name, *args, **kwargs):

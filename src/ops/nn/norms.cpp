@@ -135,7 +135,7 @@ void rms_norm_kernel(void*, Frame& f) {
 
 }  // namespace
 
-void define_norms(Registry& r) {
+void define_batch_group_rms_norms(Registry& r) {
   r.def("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
         "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor")
       .composite(batch_norm_kernel);

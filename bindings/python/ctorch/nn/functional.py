@@ -99,6 +99,22 @@ def adaptive_avg_pool2d(input, output_size):
 
 # ---- embedding (indexing family) ----
 
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Rows of weight picked by the integer tensor input (torch.nn.functional.embedding: input comes
+    first here, the operator takes weight first). padding_idx's row gets no gradient; a negative
+    padding_idx counts from the end."""
+    if max_norm is not None:
+        raise NotImplementedError("ctorch.nn.functional.embedding: max_norm is not supported; pass max_norm=None")
+    if padding_idx is not None:
+        rows = weight.shape[0]
+        if not -rows <= padding_idx < rows:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx + rows if padding_idx < 0 else padding_idx
+    else:
+        padding_idx = -1
+    return _ops.call("embedding", weight, input, padding_idx, scale_grad_by_freq, sparse)
+
 
 # ---- normalization, losses and attention ----
 # torch's Python API takes reduction as a string; aten's schemas (and ctorch's) take an int.

@@ -1,0 +1,58 @@
+// embedding.cpp - embedding: rows of a weight matrix picked by an index tensor; padding_idx's row
+// gets no gradient.
+#include "autograd/grad_ctx.h"
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/index/index_common.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+// embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
+void embedding_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& weight = f.tensor(0);
+  const TensorImpl& indices = f.tensor(1);
+  CT_CHECK(weight.dim() == 2, CT_ERROR_SHAPE, "embedding: weight must be 2-D (rows, features), got ", weight.sizes(),
+           ". Reshape weight");
+  index::check_index_dtype("embedding", indices, true);
+  CT_CHECK(!f.arg(3).to_bool() && !f.arg(4).to_bool(), CT_ERROR_NOT_IMPLEMENTED,
+           "embedding: scale_grad_by_freq and sparse are not supported. Pass False for both");
+  DimVector s(indices.sizes());
+  s.push_back(weight.size(1));
+  m.compute = weight.dtype();
+  set_output(m, 0, s, weight.dtype(), common_device(f));
+}
+
+void embedding_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const TensorImpl& weight = f.tensor(0);
+  const Tensor idx = index::checked_index("embedding", f.tensor(1), weight.size(0), 0, false);
+  index::index_select_into(view(outs[0], {idx->numel(), weight.size(1)}), weight, 0, idx);
+}
+
+// Rows add up the gradients of every position that picked them (index_add: the same bits for any
+// thread count); positions holding padding_idx contribute nothing.
+void embedding_backward(autograd::GradCtx& c) {
+  const Tensor& g = c.grad();
+  const int64_t d = c.sizes(0)[1];
+  const Tensor idx = reshape(c.saved(1), {-1});
+  Tensor rows = reshape(g, {-1, d});
+  const int64_t padding_idx = c.arg(2).to_int();
+  if (padding_idx >= 0) {
+    const Tensor keep = to(binary_scalar("ne", idx, Scalar(padding_idx)), g->dtype());
+    rows = mul(rows, unsqueeze(keep, 1));
+  }
+  c.set(0, index::index_add(zeros(c.sizes(0), g->dtype(), g->device()), 0, idx, rows, Scalar(1)));
+}
+
+}  // namespace
+
+void define_embedding(Registry& r) {
+  r.def("embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, "
+        "bool sparse=False) -> Tensor")
+      .meta(embedding_meta)
+      .compute(DispatchKey::CPU, embedding_cpu, Determinism::Bitwise)
+      .derivative(embedding_backward, save_args(1));
+}
+
+}  // namespace ct::ops

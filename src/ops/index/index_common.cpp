@@ -1,0 +1,168 @@
+// index_common.cpp - index validation, the DimLoop builder and the family's typed calls.
+#include "ops/index/index_common.h"
+
+#include <cstdlib>
+
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops::index {
+
+void check_index_dtype(const char* op, const TensorImpl& index, bool allow_int32) {
+  const DType d = index.dtype();
+  CT_CHECK(d == DType::Int64 || (allow_int32 && d == DType::Int32), CT_ERROR_DTYPE, op, ": index must be ",
+           allow_int32 ? "int64 or int32" : "int64", ", got ", d, " (", index.sizes(), "). Convert it with to(",
+           "int64)");
+}
+
+Tensor checked_index(const char* op, const TensorImpl& index, int64_t size, int64_t dim, bool wrap) {
+  Tensor idx = contiguous(to(Tensor::borrow(&index), DType::Int64));
+  if (index.device().is_meta()) return idx;
+  const int64_t n = idx->numel();
+  const int64_t* p = idx->data_as<const int64_t>();
+  const int64_t lo = wrap ? -size : 0;
+  bool negative = false;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = p[i];
+    if (__builtin_expect(v < lo || v >= size, 0)) {
+      if (dim < 0)
+        fail(CT_ERROR_INDEX, str(op, ": index ", v, " is out of range for a tensor of ", size,
+                                 " elements. Pass indices in [", lo, ", ", size - 1, "]"));
+      fail(CT_ERROR_INDEX, str(op, ": index ", v, " is out of range for dim ", dim, " of size ", size,
+                               ". Pass indices in [", lo, ", ", size - 1, "]"));
+    }
+    negative |= v < 0;
+  }
+  if (!negative) return idx;
+  Tensor w = clone(idx);
+  int64_t* q = w->data_as<int64_t>();
+  for (int64_t i = 0; i < n; ++i)
+    if (q[i] < 0) q[i] += size;
+  return w;
+}
+
+void check_not_meta(const char* op, const TensorImpl& t) {
+  CT_CHECK(!t.device().is_meta(), CT_ERROR_NOT_IMPLEMENTED, op, ": the output size depends on the data (",
+           t.sizes(), " on meta), so it cannot be computed on the meta device. Run it on cpu");
+}
+
+DimVector sizes_1d(const TensorImpl& t) { return t.dim() == 0 ? DimVector{int64_t(1)} : DimVector(t.sizes()); }
+DimVector strides_1d(const TensorImpl& t) { return t.dim() == 0 ? DimVector{int64_t(1)} : DimVector(t.strides()); }
+
+DimLoop make_dim_loop(IntArrayRef shape, int64_t dim, const LoopOperand* ops, int nt) {
+  DimLoop L;
+  L.nt = nt;
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  L.n = shape[dim];
+  int64_t inner_dim = -1;
+  for (int64_t d = nd - 1; d >= 0; --d)
+    if (d != dim) {
+      inner_dim = d;
+      break;
+    }
+  L.inner = inner_dim >= 0 ? shape[inner_dim] : 1;
+  L.outer = 1;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != dim && d != inner_dim) L.outer *= shape[d];
+  for (int k = 0; k < nt; ++k) {
+    L.base[k] = ops[k].base;
+    L.dim_stride[k] = ops[k].strides[dim];
+    L.inner_stride[k] = inner_dim >= 0 ? ops[k].strides[inner_dim] : 0;
+  }
+  int64_t dim_sum = 0, inner_sum = 0;
+  for (int k = 0; k < nt; ++k) {
+    dim_sum += std::abs(L.dim_stride[k]);
+    inner_sum += std::abs(L.inner_stride[k]);
+  }
+  L.dim_innermost = inner_dim >= 0 && dim_sum < inner_sum;
+  if (L.outer == 0 || L.inner == 0) {
+    L.outer = 0;
+    return L;
+  }
+  // An odometer over the outer dims fills each outer position's offsets.
+  L.offsets.assign(static_cast<size_t>(L.outer * nt), 0);
+  DimVector idx;
+  idx.resize(nd);
+  for (int64_t d = 0; d < nd; ++d) idx[d] = 0;
+  int64_t cur[kMaxLoopTensors] = {};
+  for (int64_t o = 0; o < L.outer; ++o) {
+    for (int k = 0; k < nt; ++k) L.offsets[static_cast<size_t>(o * nt + k)] = cur[k];
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (d == dim || d == inner_dim) continue;
+      if (++idx[d] < shape[d]) {
+        for (int k = 0; k < nt; ++k) cur[k] += ops[k].strides[d];
+        break;
+      }
+      for (int k = 0; k < nt; ++k) cur[k] -= (shape[d] - 1) * ops[k].strides[d];
+      idx[d] = 0;
+    }
+  }
+  return L;
+}
+
+void copy_into(const Tensor& out, const TensorImpl& self) {
+  if (out.impl() == &self) return;
+  copy_(out, Tensor::borrow(&self));
+}
+
+#define CT_OP(var, full) static const OperatorDef& var = builtin_op(full)
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  CT_OP(op, "index_select");
+  return call(op, {self, dim, index});
+}
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  CT_OP(op, "index_add");
+  return call(op, {self, dim, index, source, alpha});
+}
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  CT_OP(op, "index_copy");
+  return call(op, {self, dim, index, source});
+}
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  CT_OP(op, "index_fill.int_Scalar");
+  return call(op, {self, dim, index, value});
+}
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  CT_OP(op, "gather");
+  return call(op, {self, dim, index, false});
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  CT_OP(op, "scatter.src");
+  return call(op, {self, dim, index, src});
+}
+Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  CT_OP(op, "scatter.value");
+  return call(op, {self, dim, index, value});
+}
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  CT_OP(op, "scatter_add");
+  return call(op, {self, dim, index, src});
+}
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  CT_OP(op, "masked_fill.Scalar");
+  return call(op, {self, mask, value});
+}
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  CT_OP(op, "masked_select");
+  return call(op, {self, mask});
+}
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  CT_OP(op, "masked_scatter");
+  return call(op, {self, mask, source});
+}
+Tensor nonzero(const Tensor& self) {
+  CT_OP(op, "nonzero");
+  return call(op, {self});
+}
+Tensor take(const Tensor& self, const Tensor& index) {
+  CT_OP(op, "take");
+  return call(op, {self, index});
+}
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  CT_OP(op, "put");
+  return call(op, {self, index, source, accumulate});
+}
+
+}  // namespace ct::ops::index

@@ -1,0 +1,199 @@
+// masked.cpp - operators driven by a boolean mask: masked_fill, masked_scatter, and the two whose
+// output size depends on the data, masked_select and nonzero (composites that refuse the meta device).
+#include "autograd/grad_ctx.h"
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/cast.h"
+#include "ops/cpu/loop.h"
+#include "ops/functions.h"
+#include "ops/index/index_common.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+// torch still accepts uint8 masks (deprecated); the kernels read them as bool.
+void check_mask(const char* op, const TensorImpl& mask) {
+  CT_CHECK(mask.dtype() == DType::Bool || mask.dtype() == DType::UInt8, CT_ERROR_DTYPE, op,
+           ": mask must be bool, got ", mask.dtype(), " (", mask.sizes(), "). Build it with a comparison");
+}
+
+const TensorImpl* bool_mask(const TensorImpl& mask, Tensor& holder) { return as_dtype(mask, DType::Bool, holder); }
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+// masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+void masked_fill_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& self = f.tensor(0);
+  check_mask("masked_fill", f.tensor(1));
+  if (f.arg(2).is_tensor())
+    CT_CHECK(f.tensor(2).dim() == 0, CT_ERROR_SHAPE, "masked_fill: value must be a 0-dim tensor, got ",
+             f.tensor(2).sizes(), ". Pass a number or a 0-dim tensor");
+  m.compute = self.dtype();
+  set_output(m, 0, broadcast_shapes("masked_fill", self.sizes(), f.tensor(1).sizes()), self.dtype(),
+             common_device(f));
+}
+
+Scalar value_arg(const Frame& f, size_t i) {
+  if (!f.arg(i).is_tensor()) return f.arg(i).to_scalar();
+  const TensorImpl& v = f.tensor(i);
+  return visit_dtype(v.dtype(), "masked_fill", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T x = *static_cast<const T*>(v.data());
+    if constexpr (std::is_same<T, bool>::value) return Scalar(x);
+    else if constexpr (std::is_integral<T>::value) return Scalar(static_cast<int64_t>(x));
+    else return Scalar(static_cast<double>(x));
+  });
+}
+
+void masked_fill_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  Tensor hm;
+  const TensorImpl* in[2] = {&f.tensor(0), bool_mask(f.tensor(1), hm)};
+  const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 2);
+  const Scalar value = value_arg(f, 2);
+  visit_dtype(m.compute, "masked_fill", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = cpu::cast_value<T>(value.template to<opmath_t<T>>());
+    cpu::elementwise<T, T, bool>(plan, [v](T x, bool c) { return c ? v : x; });
+  });
+}
+
+// masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+void masked_scatter_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& self = f.tensor(0);
+  check_mask("masked_scatter", f.tensor(1));
+  CT_CHECK(f.tensor(2).dtype() == self.dtype(), CT_ERROR_DTYPE, "masked_scatter: self (", self.dtype(),
+           ") and source (", f.tensor(2).dtype(), ") must have the same dtype. Convert source with to()");
+  m.compute = self.dtype();
+  set_output(m, 0, broadcast_shapes("masked_scatter", self.sizes(), f.tensor(1).sizes()), self.dtype(),
+             common_device(f));
+}
+
+// Source elements are consumed in order, one per true mask element in row-major order of the result.
+void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  const Tensor out = outs[0];
+  Tensor hm;
+  const Tensor mask = contiguous(expand(Tensor::borrow(bool_mask(f.tensor(1), hm)), out->sizes()));
+  const Tensor source = contiguous(Tensor::borrow(&f.tensor(2)));
+  const bool* mk = mask->data_as<const bool>();
+  const int64_t n = out->numel();
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += mk[i];
+  // An index error: the mask's true elements index source past its end (known from the values only).
+  CT_CHECK(count <= source->numel(), CT_ERROR_INDEX, "masked_scatter: the mask has ", count,
+           " true elements but source ", source->sizes(), " has only ", source->numel(),
+           ". Give source at least as many elements");
+  index::copy_into(out, f.tensor(0));
+  const Tensor dst = out->is_contiguous() ? out : contiguous(out);
+  visit_dtype(m.compute, "masked_scatter", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* o = dst->template data_as<T>();
+    const T* s = source->template data_as<const T>();
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (mk[i]) o[i] = s[k++];
+  });
+  if (dst.impl() != out.impl()) copy_(out, dst);
+}
+
+// Row-major positions of the true elements of a bool tensor.
+std::vector<int64_t> true_positions(const TensorImpl& t) {
+  const Tensor c = contiguous(Tensor::borrow(&t));
+  std::vector<int64_t> pos;
+  visit_dtype(t.dtype(), "nonzero", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = c->template data_as<const T>();
+    const int64_t n = c->numel();
+    for (int64_t i = 0; i < n; ++i)
+      if (cpu::cast_value<bool>(p[i])) pos.push_back(i);
+  });
+  return pos;
+}
+
+// nonzero(Tensor self) -> Tensor
+void nonzero_kernel(void*, Frame& f) {
+  const TensorImpl& self = f.tensor(0);
+  index::check_not_meta("nonzero", self);
+  const std::vector<int64_t> pos = true_positions(self);
+  const int64_t nd = static_cast<int64_t>(self.dim()), n = static_cast<int64_t>(pos.size());
+  Tensor out = empty({n, nd}, DType::Int64, self.device());
+  int64_t* o = out->data_as<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = pos[static_cast<size_t>(i)];
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      o[i * nd + d] = rem % self.size(d);
+      rem /= self.size(d);
+    }
+  }
+  f.outs[0] = out;
+}
+
+// masked_select(Tensor self, Tensor mask) -> Tensor
+// index_select over the flattened broadcast self: its derivative (index_add) is the gradient.
+void masked_select_kernel(void*, Frame& f) {
+  const TensorImpl& self = f.tensor(0);
+  const TensorImpl& mask = f.tensor(1);
+  check_mask("masked_select", mask);
+  const DimVector b = broadcast_shapes("masked_select", self.sizes(), mask.sizes());
+  index::check_not_meta("masked_select", self);
+  index::check_not_meta("masked_select", mask);
+  Tensor hm;
+  const std::vector<int64_t> pos = true_positions(*expand(Tensor::borrow(bool_mask(mask, hm)), b));
+  Tensor idx = empty({static_cast<int64_t>(pos.size())}, DType::Int64, kCPU);
+  std::copy(pos.begin(), pos.end(), idx->data_as<int64_t>());
+  const Tensor flat = reshape(expand(Tensor::borrow(&self), b), {-1});
+  f.outs[0] = index::index_select(flat, 0, idx);
+}
+
+// ---- Derivatives
+using autograd::GradCtx;
+
+void masked_fill_backward(GradCtx& c) {
+  c.set(0, index::masked_fill(c.grad(), c.saved(1), Scalar(0)));
+}
+void masked_fill_tensor_backward(GradCtx& c) {
+  const Tensor& g = c.grad();
+  const Tensor kept = index::masked_fill(g, c.saved(1), Scalar(0));
+  if (c.needs(0)) c.set(0, kept);
+  if (c.needs(2)) c.set(2, reduce("sum", sub(g, kept), {}, false));
+}
+
+// source's first k elements (k true mask elements) get the gradient at their targets; the rest 0.
+void masked_scatter_backward(GradCtx& c) {
+  const Tensor& g = c.grad();
+  const Tensor mask = c.saved(1);
+  if (c.needs(0)) c.set(0, index::masked_fill(g, mask, Scalar(0)));
+  if (!c.needs(2)) return;
+  const Tensor used = index::masked_select(g, mask);
+  int64_t numel = 1;
+  for (int64_t s : c.sizes(2)) numel *= s;
+  Tensor flat = used;
+  if (used->numel() < numel) {
+    const Tensor pad = zeros({numel - used->numel()}, g->dtype(), g->device());
+    const TensorImpl* parts[2] = {used.impl(), pad.impl()};
+    flat = cat(ArrayRef<const TensorImpl*>(parts, 2), 0);
+  }
+  c.set(2, reshape(flat, c.sizes(2)));
+}
+
+}  // namespace
+
+void define_masked(Registry& r) {
+  r.def("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor")
+      .meta(masked_fill_meta)
+      .compute(DispatchKey::CPU, masked_fill_cpu, Determinism::Bitwise)
+      .derivative(masked_fill_backward, save_args(1))
+      .inplace("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)");
+  r.def("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor")
+      .meta(masked_fill_meta)
+      .compute(DispatchKey::CPU, masked_fill_cpu, Determinism::Bitwise)
+      .derivative(masked_fill_tensor_backward, save_args(1))
+      .inplace("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)");
+  r.def("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor")
+      .meta(masked_scatter_meta)
+      .compute(DispatchKey::CPU, masked_scatter_cpu, Determinism::Bitwise)
+      .derivative(masked_scatter_backward, save_args(1))
+      .inplace("masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)");
+  r.def("masked_select(Tensor self, Tensor mask) -> Tensor").composite(masked_select_kernel);
+  r.def("nonzero(Tensor self) -> Tensor").composite(nonzero_kernel).not_differentiable();
+}
+
+}  // namespace ct::ops

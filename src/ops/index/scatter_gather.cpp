@@ -1,0 +1,423 @@
+// scatter_gather.cpp - an index per element along one dim: gather, scatter (src and value),
+// scatter_add and scatter_reduce. Loops: see Note [Indexing loops].
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "autograd/grad_ctx.h"
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/cast.h"
+#include "ops/cpu/loop.h"
+#include "ops/functions.h"
+#include "ops/index/index_common.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+using index::LoopOperand;
+using index::sizes_1d;
+using index::strides_1d;
+
+int64_t dim_arg(const char* op, const Frame& f, const TensorImpl& self) {
+  return wrap_dim(op, f.arg(1).to_int(), std::max<int64_t>(1, static_cast<int64_t>(self.dim())));
+}
+
+// torch's rules: index has self's rank (0-dim counting as 1-D) and is no larger than self outside
+// dim, and no larger than src anywhere.
+void check_shapes(const char* op, const TensorImpl& self, const TensorImpl& index, const TensorImpl* src,
+                  int64_t dim) {
+  index::check_index_dtype(op, index, false);
+  const DimVector ss = sizes_1d(self), is = sizes_1d(index);
+  CT_CHECK(ss.size() == is.size(), CT_ERROR_SHAPE, op, ": index ", index.sizes(), " must have as many dims as self ",
+           self.sizes(), ". Reshape index");
+  if (index.numel() == 0) return;
+  for (size_t d = 0; d < ss.size(); ++d)
+    CT_CHECK(static_cast<int64_t>(d) == dim || is[d] <= ss[d], CT_ERROR_SHAPE, op, ": index ", index.sizes(),
+             " is larger than self ", self.sizes(), " in dim ", d, ". Make index no larger than self outside dim ",
+             dim);
+  if (!src) return;
+  const DimVector rs = sizes_1d(*src);
+  CT_CHECK(rs.size() == is.size(), CT_ERROR_SHAPE, op, ": src ", src->sizes(), " must have as many dims as index ",
+           index.sizes(), ". Reshape src");
+  for (size_t d = 0; d < rs.size(); ++d)
+    CT_CHECK(is[d] <= rs[d], CT_ERROR_SHAPE, op, ": index ", index.sizes(), " is larger than src ", src->sizes(),
+             " in dim ", d, ". Make index no larger than src");
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+void gather_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& self = f.tensor(0);
+  const int64_t dim = dim_arg("gather", f, self);
+  check_shapes("gather", self, f.tensor(2), nullptr, dim);
+  CT_CHECK(!f.arg(3).to_bool(), CT_ERROR_NOT_IMPLEMENTED, "gather: sparse_grad=True is not supported (ctorch has no "
+           "sparse tensors). Pass sparse_grad=False");
+  m.compute = self.dtype();
+  set_output(m, 0, f.tensor(2).sizes(), self.dtype(), common_device(f));
+}
+
+// The loop over index's positions: tensors out-or-self (indexed along dim), then the others.
+struct IndexedLoop {
+  index::DimLoop L;
+  int64_t indexed_stride;  // element stride along dim of the indexed tensor
+  Tensor idx;              // checked, contiguous
+};
+
+IndexedLoop indexed_loop(const char* op, const TensorImpl& indexed, const TensorImpl& index, int64_t dim,
+                         const TensorImpl* other) {
+  IndexedLoop r;
+  r.idx = index::checked_index(op, index, sizes_1d(indexed)[dim], dim, false);
+  const DimVector shape = sizes_1d(index);
+  DimVector xs = strides_1d(indexed);
+  r.indexed_stride = xs[dim];
+  xs[dim] = 0;
+  LoopOperand ops[3] = {{static_cast<char*>(indexed.data()), xs},
+                        {static_cast<char*>(r.idx->data()), contiguous_strides(shape)},
+                        {nullptr, {}}};
+  if (other) ops[2] = {static_cast<char*>(other->data()), strides_1d(*other)};
+  r.L = index::make_dim_loop(shape, dim, ops, other ? 3 : 2);
+  return r;
+}
+
+void gather_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const TensorImpl& self = f.tensor(0);
+  const int64_t dim = dim_arg("gather", f, self);
+  const IndexedLoop r = indexed_loop("gather", self, f.tensor(2), dim, outs[0].impl());
+  const int64_t xs = r.indexed_stride;
+  visit_dtype(self.dtype(), "gather", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* s = reinterpret_cast<const T*>(r.L.base[0]);
+    const int64_t* ix = reinterpret_cast<const int64_t*>(r.L.base[1]);
+    T* o = reinterpret_cast<T*>(r.L.base[2]);
+    index::run_dim_loop(r.L, true, index::each([&](const int64_t* off) { o[off[2]] = s[off[0] + ix[off[1]] * xs]; }));
+  });
+}
+
+// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+// scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+// scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+void scatter_meta_named(const char* op, const Frame& f, MetaResult& m) {
+  const TensorImpl& self = f.tensor(0);
+  const int64_t dim = dim_arg(op, f, self);
+  const TensorImpl* src = f.arg(3).is_tensor() ? &f.tensor(3) : nullptr;
+  if (src)
+    CT_CHECK(src->dtype() == self.dtype(), CT_ERROR_DTYPE, op, ": self (", self.dtype(), ") and src (", src->dtype(),
+             ") must have the same dtype. Convert src with to()");
+  check_shapes(op, self, f.tensor(2), src, dim);
+  m.compute = self.dtype();
+  set_output(m, 0, self.sizes(), self.dtype(), common_device(f));
+}
+void scatter_meta(const Frame& f, MetaResult& m) { scatter_meta_named("scatter", f, m); }
+void scatter_add_meta(const Frame& f, MetaResult& m) { scatter_meta_named("scatter_add", f, m); }
+
+// Walks index in order along dim within each unit, so repeated targets see their entries in index
+// order on every run and thread count (the last one wins for scatter, they add for scatter_add).
+template <typename Body>
+void scatter_loop(const char* op, const Frame& f, const Tensor& out, const Body& body) {
+  const TensorImpl& self = f.tensor(0);
+  const int64_t dim = dim_arg(op, f, self);
+  const TensorImpl* src = f.arg(3).is_tensor() ? &f.tensor(3) : nullptr;
+  IndexedLoop r = indexed_loop(op, *out, f.tensor(2), dim, src);  // checks before self is copied
+  index::copy_into(out, self);
+  visit_dtype(self.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    body(tag, r, reinterpret_cast<T*>(r.L.base[0]), reinterpret_cast<const int64_t*>(r.L.base[1]),
+         reinterpret_cast<const T*>(r.L.base[2]));
+  });
+}
+
+void scatter_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const bool has_src = f.arg(3).is_tensor();
+  scatter_loop("scatter", f, outs[0], [&](auto tag, const IndexedLoop& r, auto* o, const int64_t* ix, const auto* s) {
+    using T = typename decltype(tag)::type;
+    const int64_t xs = r.indexed_stride;
+    if (has_src) {
+      index::run_dim_loop(r.L, false,
+                          index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = s[off[2]]; }));
+    } else {
+      const T v = cpu::cast_value<T>(f.arg(3).to_scalar().template to<opmath_t<T>>());
+      index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = v; }));
+    }
+  });
+}
+
+void scatter_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  scatter_loop("scatter_add", f, outs[0], [&](auto tag, const IndexedLoop& r, auto* o, const int64_t* ix,
+                                             const auto* s) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    const int64_t xs = r.indexed_stride;
+    index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
+      T& d = o[off[0] + ix[off[1]] * xs];
+      if constexpr (std::is_same<T, bool>::value) d = d || s[off[2]];
+      else d = T(M(d) + M(s[off[2]]));
+    }));
+  });
+}
+
+// scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+enum class Reduce { Sum, Prod, Mean, Amax, Amin };
+
+Reduce reduce_arg(const Frame& f) {
+  const std::string r = f.arg(4).str();
+  if (r == "sum") return Reduce::Sum;
+  if (r == "prod") return Reduce::Prod;
+  if (r == "mean") return Reduce::Mean;
+  if (r == "amax") return Reduce::Amax;
+  if (r == "amin") return Reduce::Amin;
+  fail(CT_ERROR_INVALID_ARGUMENT, str("scatter_reduce: reduce is '", r,
+                                      "'. Pass one of 'sum', 'prod', 'mean', 'amax', 'amin'"));
+}
+
+void scatter_reduce_meta(const Frame& f, MetaResult& m) {
+  reduce_arg(f);
+  scatter_meta_named("scatter_reduce", f, m);
+}
+
+template <typename M>
+M identity(Reduce r) {
+  switch (r) {
+    case Reduce::Prod: return M(1);
+    case Reduce::Amax: return std::numeric_limits<M>::has_infinity ? -std::numeric_limits<M>::infinity()
+                                                                    : std::numeric_limits<M>::lowest();
+    case Reduce::Amin: return std::numeric_limits<M>::has_infinity ? std::numeric_limits<M>::infinity()
+                                                                    : std::numeric_limits<M>::max();
+    default: return M(0);
+  }
+}
+
+template <typename M>
+bool is_nan(M x) {
+  if constexpr (std::is_floating_point<M>::value) return std::isnan(x);
+  else return false;
+}
+
+void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const Reduce red = reduce_arg(f);
+  const bool include_self = f.arg(5).to_bool();
+  const TensorImpl& self = f.tensor(0);
+  // mean needs a count per element of self: entries scattered there, plus one for self itself.
+  Tensor count;
+  if (red == Reduce::Mean) count = full(self.sizes(), Scalar(int64_t(include_self ? 1 : 0)), DType::Int64, kCPU);
+  scatter_loop("scatter_reduce", f, outs[0], [&](auto tag, const IndexedLoop& r, auto* o, const int64_t* ix,
+                                                const auto* s) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same<T, bool>::value) {
+      fail(CT_ERROR_DTYPE, "scatter_reduce: not supported for bool tensors. Convert self and src with to()");
+    } else {
+      using M = opmath_t<T>;
+      const int64_t xs = r.indexed_stride;
+      if (!include_self)
+        index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
+          o[off[0] + ix[off[1]] * xs] = T(identity<M>(red));
+        }));
+      index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
+        T& d = o[off[0] + ix[off[1]] * xs];
+        const M a = M(d), b = M(s[off[2]]);
+        switch (red) {
+          case Reduce::Sum:
+          case Reduce::Mean: d = T(a + b); break;
+          case Reduce::Prod: d = T(a * b); break;
+          case Reduce::Amax: d = T(is_nan(a) || is_nan(b) ? (is_nan(a) ? a : b) : (a > b ? a : b)); break;
+          case Reduce::Amin: d = T(is_nan(a) || is_nan(b) ? (is_nan(a) ? a : b) : (a < b ? a : b)); break;
+        }
+      }));
+    }
+  });
+  if (red != Reduce::Mean) return;
+  // count = include_self + scatter_add(ones) over index; then the sums are divided by it (floor for
+  // integers, as torch does), where it is not 0.
+  const int64_t dim = dim_arg("scatter_reduce", f, self);
+  const TensorImpl& index = f.tensor(2);
+  const Tensor ones_src = ones(index.sizes(), DType::Int64, kCPU);
+  count = index::scatter_add(count, dim, Tensor::borrow(&index), ones_src);
+  const Tensor safe = where(binary_scalar("eq", count, Scalar(int64_t(0))), ones(self.sizes(), DType::Int64, kCPU),
+                            count);
+  const TensorImpl* in[2] = {outs[0].impl(), safe.impl()};
+  const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 2);
+  visit_dtype<kNumericDTypes>(self.dtype(), "scatter_reduce", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    cpu::elementwise<T, T, int64_t>(plan, [](T x, int64_t n) {
+      if constexpr (std::is_integral<T>::value) {  // floor division, as torch's div(rounding_mode='floor')
+        const int64_t v = static_cast<int64_t>(x);
+        int64_t q = v / n;
+        if (v % n != 0 && (v < 0) != (n < 0)) --q;
+        return static_cast<T>(q);
+      } else {
+        return T(M(x) / M(n));
+      }
+    });
+  });
+}
+
+// scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+// scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+// torch's older form of scatter_reduce ('add' or 'multiply', self included): composites over
+// scatter_add and scatter_reduce, whose derivatives give theirs.
+Tensor scatter_with_reduce(const Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0)), index = Tensor::borrow(&f.tensor(2));
+  const std::string reduce = f.arg(4).str();
+  CT_CHECK(reduce == "add" || reduce == "multiply", CT_ERROR_INVALID_ARGUMENT, "scatter: reduce is '", reduce,
+           "'. Pass 'add' or 'multiply' (scatter_reduce has 'sum', 'prod', 'mean', 'amax', 'amin')");
+  const Tensor src = f.arg(3).is_tensor() ? Tensor::borrow(&f.tensor(3))
+                                          : full(index->sizes(), f.arg(3).to_scalar(), self->dtype(), self->device());
+  if (reduce == "add") return index::scatter_add(self, f.arg(1).to_int(), index, src);
+  static const OperatorDef& op = builtin_op("scatter_reduce.two");
+  return call(op, {self, f.arg(1).to_int(), index, src, "prod", true});
+}
+void scatter_reduce_kernel(void*, Frame& f) { f.outs[0] = scatter_with_reduce(f); }
+void scatter_reduce_inplace_kernel(void*, Frame& f) {
+  const Tensor r = scatter_with_reduce(f);
+  copy_(Tensor::borrow(&f.tensor(0)), r);
+  f.outs[0] = Tensor::borrow(&f.tensor(0));
+}
+
+// ---- Derivatives
+using autograd::GradCtx;
+const Scalar kOne(1.0);
+
+// src may be larger than index (torch allows it); the elements no index entry reads get zeros.
+Tensor grow(const Tensor& t, IntArrayRef sizes) {
+  Tensor r = t;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (r->size(d) == sizes[d]) continue;
+    DimVector zs(r->sizes());
+    zs[d] = sizes[d] - r->size(d);
+    const Tensor z = zeros(zs, r->dtype(), r->device());
+    const TensorImpl* parts[2] = {r.impl(), z.impl()};
+    r = cat(ArrayRef<const TensorImpl*>(parts, 2), static_cast<int64_t>(d));
+  }
+  return r;
+}
+
+// The part of src that index reads (its leading corner of index's sizes).
+Tensor narrow_to(const Tensor& src, const Tensor& index) {
+  Tensor r = src;
+  for (size_t d = 0; d < index->dim(); ++d)
+    if (r->size(d) != index->size(d)) r = narrow(r, static_cast<int64_t>(d), 0, index->size(d));
+  return r;
+}
+
+int64_t grad_dim(GradCtx& c) {
+  return wrap_dim("scatter", c.arg(1).to_int(), std::max<int64_t>(1, static_cast<int64_t>(c.sizes(0).size())));
+}
+
+void gather_backward(GradCtx& c) {
+  const Tensor& g = c.grad();
+  const Tensor z = zeros(c.sizes(0), g->dtype(), g->device());
+  c.set(0, index::scatter_add(z, grad_dim(c), c.saved(2), g));
+}
+
+// Overwritten elements of self get no gradient; each src element used gets its target's.
+void scatter_backward(GradCtx& c) {
+  const Tensor& g = c.grad();
+  const int64_t dim = grad_dim(c);
+  if (c.needs(0)) c.set(0, index::scatter_value(g, dim, c.saved(2), Scalar(0)));
+  if (c.needs(3)) c.set(3, grow(index::gather(g, dim, c.saved(2)), c.sizes(3)));
+}
+void scatter_value_backward(GradCtx& c) {
+  c.set(0, index::scatter_value(c.grad(), grad_dim(c), c.saved(2), Scalar(0)));
+}
+
+void scatter_add_backward(GradCtx& c) {
+  const Tensor& g = c.grad();
+  if (c.needs(0)) c.set(0, g);
+  if (c.needs(3)) c.set(3, grow(index::gather(g, grad_dim(c), c.saved(2)), c.sizes(3)));
+}
+
+void scatter_reduce_backward(GradCtx& c) {
+  const Tensor& g = c.grad();
+  const int64_t dim = grad_dim(c);
+  const Tensor idx = c.saved(2);
+  const std::string red = c.arg(4).str();
+  const bool include_self = c.arg(5).to_bool();
+  // Where self does not take part, the scattered positions of self get nothing.
+  auto self_part = [&](const Tensor& t) { return include_self ? t : index::scatter_value(t, dim, idx, Scalar(0)); };
+  if (red == "sum") {
+    if (c.needs(0)) c.set(0, self_part(g));
+    if (c.needs(3)) c.set(3, grow(index::gather(g, dim, idx), c.sizes(3)));
+    return;
+  }
+  const Tensor src = c.saved(3);
+  if (red == "mean") {
+    const Tensor n0 = full(c.sizes(0), Scalar(include_self ? 1.0 : 0.0), g->dtype(), g->device());
+    const Tensor n = index::scatter_add(n0, dim, idx, ones(src->sizes(), g->dtype(), g->device()));
+    const Tensor gs = div(g, clamp(n, &kOne, nullptr));
+    if (c.needs(0)) c.set(0, self_part(gs));
+    if (c.needs(3)) c.set(3, grow(index::gather(gs, dim, idx), c.sizes(3)));
+    return;
+  }
+  const Tensor self = c.saved(0), result = c.result();
+  if (red == "prod") {
+    // The derivative by one factor is the product of the others, zeros included: with P the product
+    // of a position's nonzero factors and Z its count of zero factors, a nonzero factor x gets
+    // P / x when Z == 0 (else 0), a zero factor gets P when Z == 1 (else 0).
+    const Tensor s = narrow_to(src, idx), zero = zeros({}, g->dtype(), g->device());
+    const Tensor one = ones({}, g->dtype(), g->device());
+    const Tensor s_zero = binary_scalar("eq", s, Scalar(0.0)), self_zero = binary_scalar("eq", self, Scalar(0.0));
+    const Tensor base = include_self ? where(self_zero, one, self) : ones(c.sizes(0), g->dtype(), g->device());
+    static const OperatorDef& reduce_op = builtin_op("scatter_reduce.two");
+    const Tensor p = call(reduce_op, {base, dim, idx, where(s_zero, one, s), "prod", true});
+    const Tensor z0 = include_self ? to(self_zero, g->dtype()) : zeros(c.sizes(0), g->dtype(), g->device());
+    const Tensor z = index::scatter_add(z0, dim, idx, to(s_zero, g->dtype()));
+    auto others = [&](const Tensor& x_zero, const Tensor& x_masked, const Tensor& pp, const Tensor& zz) {
+      return where(x_zero, where(binary_scalar("eq", zz, Scalar(1.0)), pp, zero),
+                   where(binary_scalar("gt", zz, Scalar(0.0)), zero, div(pp, x_masked)));
+    };
+    if (c.needs(0)) c.set(0, self_part(mul(g, others(self_zero, base, p, z))));
+    if (c.needs(3)) {
+      const Tensor o = others(s_zero, where(s_zero, one, s), index::gather(p, dim, idx), index::gather(z, dim, idx));
+      c.set(3, grow(mul(index::gather(g, dim, idx), o), c.sizes(3)));
+    }
+    return;
+  }
+  // amax / amin: the gradient is shared evenly by every input equal to the result, as torch does.
+  const Tensor self_hit = to(self_part(to(binary("eq", self, result), g->dtype())), g->dtype());
+  const Tensor src_hit = to(binary("eq", narrow_to(src, idx), index::gather(result, dim, idx)), g->dtype());
+  const Tensor n = index::scatter_add(self_hit, dim, idx, src_hit);
+  const Tensor share = div(g, clamp(n, &kOne, nullptr));
+  if (c.needs(0)) c.set(0, mul(share, self_hit));
+  if (c.needs(3)) c.set(3, grow(mul(index::gather(share, dim, idx), src_hit), c.sizes(3)));
+}
+
+}  // namespace
+
+void define_scatter_gather(Registry& r) {
+  r.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor")
+      .meta(gather_meta)
+      .compute(DispatchKey::CPU, gather_cpu, Determinism::Bitwise)
+      .derivative(gather_backward, save_args(2));
+  r.def("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
+      .meta(scatter_meta)
+      .compute(DispatchKey::CPU, scatter_cpu, Determinism::Bitwise)
+      .derivative(scatter_backward, save_args(2))
+      .inplace("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");
+  r.def("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
+      .meta(scatter_meta)
+      .compute(DispatchKey::CPU, scatter_cpu, Determinism::Bitwise)
+      .derivative(scatter_value_backward, save_args(2))
+      .inplace("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
+  r.def("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor")
+      .composite(scatter_reduce_kernel);
+  r.def("scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor")
+      .composite(scatter_reduce_kernel);
+  r.def("scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)")
+      .composite(scatter_reduce_inplace_kernel);
+  r.def("scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)")
+      .composite(scatter_reduce_inplace_kernel);
+  r.def("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
+      .meta(scatter_add_meta)
+      .compute(DispatchKey::CPU, scatter_add_cpu, Determinism::Bitwise)
+      .derivative(scatter_add_backward, save_args(2))
+      .inplace("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");
+  r.def("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) "
+        "-> Tensor")
+      .meta(scatter_reduce_meta)
+      .compute(DispatchKey::CPU, scatter_reduce_cpu, Determinism::Bitwise)
+      .derivative(scatter_reduce_backward, save_result(save_args(0, 2, 3)))
+      .inplace("scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, "
+               "bool include_self=True) -> Tensor(a!)");
+}
+
+}  // namespace ct::ops
