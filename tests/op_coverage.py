@@ -51,9 +51,6 @@ NOT_APPLICABLE = {
     "kron": {"errors": "any two tensors have a Kronecker product"},
     "clone": {"errors": _ACCEPTS_ALL},
     "contiguous": {"errors": _ACCEPTS_ALL},
-    # the derivatives' index helpers: the index must equal the other tensor's sizes (outside dim)
-    "value_selecting_reduction_backward": {"broadcast": _NO_BROADCAST},
-    "_gather_along_dim": {"broadcast": _NO_BROADCAST},
     "_unique2": {"errors": _ACCEPTS_ALL},
     "nonzero": {"errors": _ACCEPTS_ALL},
     **{op: {"errors": _ACCEPTS_ALL} for op in ("abs", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "tanh",

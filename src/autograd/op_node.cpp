@@ -86,11 +86,16 @@ Tensor GradCtx::result() const {
 const Value& GradCtx::arg(size_t i) const { return node_.args[i]; }
 IntArrayRef GradCtx::sizes(size_t arg, size_t j) const { return node_.inputs[node_.slots[arg].first + j].sizes; }
 size_t GradCtx::list_size(size_t arg) const { return node_.slots[arg].count; }
-bool GradCtx::needs(size_t arg, size_t j) const { return node_.next_edges[node_.slots[arg].first + j].valid(); }
+// An omitted optional tensor (a None bias) has no slot: it needs nothing, and its `first` would
+// point at the next argument's edge.
+bool GradCtx::needs(size_t arg, size_t j) const {
+  const auto& s = node_.slots[arg];
+  return j < s.count && node_.next_edges[s.first + j].valid();
+}
 
 void GradCtx::set(size_t arg, size_t j, Tensor g) {
+  if (!needs(arg, j) || !g.defined()) return;
   const size_t e = node_.slots[arg].first + j;
-  if (!node_.next_edges[e].valid() || !g.defined()) return;
   const OutputInfo& want = node_.inputs[e];
   g = sum_to(g, want.sizes);
   if (g->dtype() != want.dtype) g = ops::to(g, want.dtype);

@@ -195,5 +195,12 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 #undef CT_OP
 
+Tensor scatter_back(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes, bool keepdim) {
+  static const OperatorDef& scatter_add = builtin_op("scatter_add");
+  if (sizes.empty()) return grad;  // a 0-dim input: the one element was picked
+  const Tensor g = keepdim ? grad : unsqueeze(grad, dim), ix = keepdim ? indices : unsqueeze(indices, dim);
+  return call(scatter_add, {zeros(sizes, grad->dtype(), grad->device()), dim, ix, g});
+}
+
 }  // namespace ct::ops
 

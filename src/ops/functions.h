@@ -73,6 +73,10 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim);
 Tensor reduce(const char* name, const Tensor& a, IntArrayRef dims, bool keepdim);
 /// "argmax" or "argmin"; dim null means over the flattened tensor.
 Tensor arg_reduce(const char* name, const Tensor& a, const int64_t* dim, bool keepdim);
+/// The derivative of an operator that picks values along dim (sort, topk, kthvalue, median, mode,
+/// cummax): zeros of `sizes` with grad summed in at indices (scatter_add; without keepdim, grad and
+/// indices lack dim). Differentiable, since scatter_add is.
+Tensor scatter_back(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes, bool keepdim);
 
 // Matrix products.
 Tensor mm(const Tensor& a, const Tensor& b);

@@ -24,7 +24,6 @@ void define_norms(Registry& r);
 void define_scans(Registry& r);
 void define_sort(Registry& r);
 void define_select(Registry& r);
-void define_scatter_back(Registry& r);
 void define_unique(Registry& r);
 void define_mm(Registry& r);
 void define_matmul(Registry& r);
@@ -67,7 +66,6 @@ void register_builtin_operators(Registry& r) {
   ops::define_scans(r);
   ops::define_sort(r);
   ops::define_select(r);
-  ops::define_scatter_back(r);
   ops::define_unique(r);
   ops::define_mm(r);
   ops::define_matmul(r);

@@ -472,7 +472,7 @@ void conv2d_backward(GradCtx& c) {
     c.set(1, direct ? conv2d_weight_grad_direct(xb, gy, w->sizes(), stride, padding, dilation, groups)
                     : weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, false));
   }
-  if (c.list_size(2) > 0 && c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
+  if (c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
 }
 
 void conv_transpose2d_backward(GradCtx& c) {
@@ -487,7 +487,7 @@ void conv_transpose2d_backward(GradCtx& c) {
     c.set(0, unbatched ? squeeze_dim(gx, 0) : gx);
   }
   if (c.needs(1)) c.set(1, weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, true));
-  if (c.list_size(2) > 0 && c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
+  if (c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
 }
 
 // ---- Composites

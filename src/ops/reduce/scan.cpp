@@ -168,7 +168,7 @@ void cumext_backward(GradCtx& c) {
   Tensor outs[2];
   const Value args[] = {Value(x), Value(dim)};
   dispatch(builtin_op(Max ? "cummax" : "cummin"), args, 2, outs, 2);
-  c.set(0, call(builtin_op("value_selecting_reduction_backward"), {c.grad(0), dim, outs[1], x->sizes(), true}));
+  c.set(0, scatter_back(c.grad(0), dim, outs[1], x->sizes(), true));
 }
 
 }  // namespace

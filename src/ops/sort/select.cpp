@@ -123,8 +123,7 @@ void pick_backward(GradCtx& c) {
   Tensor outs[2];
   dispatch(builtin_op(P == Pick::Kth ? "kthvalue" : P == Pick::Median ? "median.dim" : "mode"), args.data(),
            args.size(), outs, 2);
-  c.set(0, call(builtin_op("value_selecting_reduction_backward"),
-                {c.grad(0), dim, outs[1], x->sizes(), c.arg(da + 1).to_bool()}));
+  c.set(0, scatter_back(c.grad(0), dim, outs[1], x->sizes(), c.arg(da + 1).to_bool()));
 }
 
 // ---- median(Tensor self) -> Tensor: the lower median of every element, NaN if any is NaN.

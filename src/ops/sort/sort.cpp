@@ -57,10 +57,6 @@ Tensor indices_again(GradCtx& c, const char* op, std::initializer_list<Value> re
   return outs[1];
 }
 
-Tensor scatter_back(const Tensor& g, int64_t dim, const Tensor& indices, IntArrayRef sizes, bool keepdim) {
-  return call(builtin_op("value_selecting_reduction_backward"), {g, dim, indices, sizes, keepdim});
-}
-
 template <bool Stable>
 void sort_backward(GradCtx& c) {
   const size_t da = Stable ? 2 : 1;

@@ -463,65 +463,6 @@ def unique_cases():
     return cs
 
 
-# ---- the derivatives' index operators
-
-def _index_tensor(m, shape, values):
-    return m.tensor(values, dtype=m.int64).reshape(shape)
-
-
-def scatter_back_cases():
-    def f(dim, idx, sizes, keepdim):
-        def run(m, g):
-            i = _index_tensor(m, tuple(g.shape), idx)
-            op = m.ops.value_selecting_reduction_backward if m is not torch else \
-                torch.ops.aten.value_selecting_reduction_backward
-            return op(g, dim, i, sizes, keepdim)
-        return run
-
-    def ref_add(dim, idx, sizes, keepdim):
-        """torch's operator scatters (duplicates overwrite); ctorch's adds them (cummax needs it)."""
-        def run(m, g):
-            i = _index_tensor(m, tuple(g.shape), idx)
-            if not keepdim:
-                g, i = g.unsqueeze(dim), i.unsqueeze(dim)
-            return torch.zeros(sizes, dtype=g.dtype).scatter_add(dim, i, g)
-        return run
-    cs = [Case(f"{dt}", f(1, [0, 3, 2, 1, 2, 0], [2, 4], True), [In((2, 3), dt)]) for dt in ["float16", "bfloat16", "float32", "float64"]]
-    cs += [
-        Case("not_keepdim", f(0, [1, 0, 1], [2, 3], False), [In((3,))]),
-        Case("duplicates_add", f(1, [0, 3, 3, 1, 1, 1], [2, 4], True), [In((2, 3))],
-             torch_fn=ref_add(1, [0, 3, 3, 1, 1, 1], [2, 4], True)),
-        Case("bad_index", f(1, [0, 4, 3, 1, 2, 0], [2, 4], True), [In((2, 3))]),
-        Case("transposed", f(0, [0, 1, 2, 2, 1, 0], [3, 2], True), [In((3, 2), layout="T")]),
-        Case("empty", f(1, [], [0, 4], True), [In((0, 3))]),
-        Case("0dim", f(0, [0], [], True), [In(())]),
-        Case("indices_shape_mismatch", f(1, [0, 1, 2, 3], [2, 4], True), [In((2, 3))],
-             torch_fn=lambda m, g: torch.zeros(2, 4).scatter_(1, torch.zeros(2, 3, 3, dtype=torch.int64), g)),
-    ]
-    return cs
-
-
-def gather_along_cases():
-    def f(dim, shape, idx):
-        def run(m, x):
-            i = _index_tensor(m, shape, idx)
-            return m.ops._gather_along_dim(x, dim, i) if m is not torch else torch.gather(x, dim, i)
-        return run
-    cs = [Case(f"{dt}", f(1, (3, 2), [3, 0, 1, 1, 2, 0]), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
-    cs += [
-        Case("dim0", f(0, (2, 4), [2, 0, 1, 1, 0, 0, 2, 1]), [In((3, 4))]),
-        Case("transposed", f(1, (3, 2), [3, 0, 1, 1, 2, 0]), [In((3, 4), layout="T")]),
-        Case("bad_index", f(1, (3, 2), [4, 0, 1, 1, 2, 0]), [In((3, 4))]),
-        Case("empty", f(1, (0, 2), []), [In((0, 4))]),
-        Case("0dim", f(0, (), [0]), [In(())]),
-        Case("stepped", f(1, (3, 2), [3, 0, 1, 1, 2, 0]), [In((3, 4), layout="step")]),
-        Case("expanded", f(0, (2, 4), [2, 0, 1, 1, 0, 0, 2, 1]), [In((3, 4), layout="expand")]),
-        Case("index_sizes_mismatch", f(1, (2, 2), [0, 1, 1, 0]), [In((3, 4))],
-             torch_fn=lambda m, x: torch.gather(x, 1, torch.zeros(2, 2, 2, dtype=torch.int64))),
-    ]
-    return cs
-
-
 def _with_half_ref(cases):
     for c in cases:
         c.torch_fn = _half_ref(c.torch_fn or c.fn)
@@ -554,6 +495,4 @@ CASES = {
     "median": _with_half_ref(median_cases()),
     "mode": _with_half_ref(mode_cases()),
     "_unique2": _with_half_ref(unique_cases()),
-    "value_selecting_reduction_backward": scatter_back_cases(),
-    "_gather_along_dim": gather_along_cases(),
 }

@@ -18,14 +18,6 @@ Tensor both(const char* name, std::initializer_list<Value> args) {
 
 Tensor sum_all(const Tensor& t) { return ops::reduce("sum", t, {}, false); }
 
-// An int64 tensor of the given sizes and values.
-Tensor indices(std::initializer_list<int64_t> sizes, std::initializer_list<int64_t> values) {
-  Tensor t = ops::empty(IntArrayRef(sizes), DType::Int64, kCPU);
-  int64_t* p = t->data_as<int64_t>();
-  for (int64_t v : values) *p++ = v;
-  return t;
-}
-
 std::vector<Case> reduce_cases() {
   const Input m{{3, 4}}, cube{{2, 3, 4}}, scalar{{}};
   std::vector<Case> cs = {
@@ -93,18 +85,6 @@ std::vector<Case> reduce_cases() {
       {{"median"}, {m}, [=](const Inputs& x) { return op("median", {x[0]}); }},
       {{"median.dim"}, {cube}, [=](const Inputs& x) { return both("median.dim", {x[0], 1, true}); }},
       {{"mode"}, {cube}, [=](const Inputs& x) { return both("mode", {x[0], 2, false}); }},
-      {{"value_selecting_reduction_backward"}, {Input{{2, 3}}}, [=](const Inputs& x) {
-         const Tensor idx = indices({2, 3}, {0, 3, 3, 1, 2, 0});  // a repeated index adds up
-         return op("value_selecting_reduction_backward", {x[0], 1, idx, IntArrayRef({2, 4}), true});
-       }},
-      {{"value_selecting_reduction_backward"}, {Input{{3}}}, [=](const Inputs& x) {
-         const Tensor idx = indices({3}, {1, 0, 1});
-         return op("value_selecting_reduction_backward", {x[0], 0, idx, IntArrayRef({2, 3}), false});
-       }},
-      {{"_gather_along_dim"}, {m}, [=](const Inputs& x) {
-         const Tensor idx = indices({3, 2}, {3, 0, 1, 1, 2, 0});
-         return op("_gather_along_dim", {x[0], 1, idx});
-       }},
   };
   return cs;
 }
