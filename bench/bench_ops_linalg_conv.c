@@ -111,18 +111,7 @@ static void row(const char* id, const char* what, double ct, double lt) {
 }
 
 int main(void) {
-  CHECK(ct_init(CT_ABI_VERSION));
-  int32_t threads = 0;
-  CHECK(ct_get_num_threads(&threads));
-  printf("ctorch %s bench_ops_linalg_conv: median of %d runs, %d threads; ratio = libtorch / ctorch time\n",
-         ct_version(), REPS, threads);
-#ifdef CTORCH_BENCH_LIBTORCH
-  lt_set_threads(threads);
-  printf("anchor: libtorch %s in this process (OMP_WAIT_POLICY=%s)\n", lt_version(),
-         getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
-#else
-  printf("anchor: none (libtorch not built in: install libtorch-dev)\n");
-#endif
+  const int32_t threads = bench_begin("bench_ops_linalg_conv", REPS, "libtorch / ctorch time");
   printf("\n%-3s %-52s %10s %10s  %6s   target >= libtorch\n", "row", "measurement", "ctorch ms", "libtorch", "ratio");
   const int64_t xs[4] = {8, 64, 56, 56}, ws[4] = {64, 64, 3, 3};
   const int64_t as[2] = {1000, 10}, bs[2] = {10, 1000};

@@ -67,18 +67,7 @@ static void row(const char* id, const char* what, double ct, double anchor, cons
 }
 
 int main(void) {
-  CHECK(ct_init(CT_ABI_VERSION));
-  int32_t threads = 0;
-  CHECK(ct_get_num_threads(&threads));
-  printf("ctorch %s bench_ops_nn: median of %d runs; ratio = ctorch / libtorch throughput (> 1: ctorch is faster); "
-         "%d threads\n", ct_version(), REPS, threads);
-#ifdef CTORCH_BENCH_LIBTORCH
-  lt_set_threads(threads);
-  printf("anchor: libtorch %s in this process (OMP_WAIT_POLICY=%s)\n", lt_version(),
-         getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
-#else
-  printf("anchor: none (libtorch not built in: install libtorch-dev)\n");
-#endif
+  bench_begin("bench_ops_nn", REPS, "ctorch / libtorch throughput (> 1: ctorch is faster)");
   printf("\n%-3s %-44s %10s %10s  %-7s %6s   target >= libtorch\n", "row", "measurement", "ctorch", "libtorch",
          "unit", "ratio");
   const int64_t mat[2] = {ROWS, COLS}, vec[1] = {COLS}, qkv[4] = {8, 8, 512, 64};

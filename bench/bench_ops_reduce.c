@@ -59,18 +59,7 @@ static float* random_floats(int64_t n) {
 }
 
 int main(void) {
-  CHECK(ct_init(CT_ABI_VERSION));
-  int32_t threads = 0;
-  CHECK(ct_get_num_threads(&threads));
-  printf("ctorch %s bench_ops_reduce: median of %d runs; ratio = libtorch time / ctorch time (> 1: ctorch faster); "
-         "%d threads\n", ct_version(), REPS, threads);
-#ifdef CTORCH_BENCH_LIBTORCH
-  lt_set_threads(threads);
-  printf("anchor: libtorch %s in this process (OMP_WAIT_POLICY=%s)\n", lt_version(),
-         getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
-#else
-  printf("anchor: none (libtorch not built in: install libtorch-dev)\n");
-#endif
+  bench_begin("bench_ops_reduce", REPS, "libtorch time / ctorch time (> 1: ctorch faster)");
   printf("\n%-3s %-44s %10s %10s  %-4s %6s   target\n", "row", "measurement", "ctorch", "libtorch", "unit", "ratio");
   const int64_t n1 = 1 << 20, rows = 4096, cols = 1024;
   float* v = random_floats(n1);

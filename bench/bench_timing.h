@@ -8,6 +8,9 @@
 #include <time.h>
 
 #include "ctorch.h"
+#ifdef CTORCH_BENCH_LIBTORCH
+#include "libtorch_anchor.h"
+#endif
 
 #define MAX_REPS 32
 
@@ -56,6 +59,23 @@ static void median_pair(void (*ct)(void*), void (*anchor)(void*), void* ctx, int
   }
   *ct_s = median(tc, reps);
   *anchor_s = anchor ? median(ta, reps) : 0.0;
+}
+
+/* Initializes ctorch, prints the program's banner (its name, the repetitions, what its ratio
+ * means) and the anchor's line, gives libtorch ctorch's thread count, and returns that count. */
+static inline int32_t bench_begin(const char* program, int reps, const char* ratio) {
+  CHECK(ct_init(CT_ABI_VERSION));
+  int32_t threads = 0;
+  CHECK(ct_get_num_threads(&threads));
+  printf("ctorch %s %s: median of %d runs, %d threads; ratio = %s\n", ct_version(), program, reps, (int)threads, ratio);
+#ifdef CTORCH_BENCH_LIBTORCH
+  lt_set_threads(threads);
+  printf("anchor: libtorch %s in this process (OMP_WAIT_POLICY=%s)\n", lt_version(),
+         getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
+#else
+  printf("anchor: none (libtorch not built in: install libtorch-dev)\n");
+#endif
+  return threads;
 }
 
 #endif
