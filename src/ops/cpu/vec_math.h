@@ -65,6 +65,26 @@ constexpr float kLn2Lo = -2.12194440e-4f;
   return std::fma(p, r, 1.0f);
 }
 
+/// expm1(r) for |r| <= ln2 / 2 by its Taylor series to r^8 (truncation below 1e-9 relative).
+[[gnu::always_inline]] inline float expm1_reduced(float r) {
+  float q = 1.0f / 40320;
+  q = std::fma(q, r, 1.0f / 5040);
+  q = std::fma(q, r, 1.0f / 720);
+  q = std::fma(q, r, 1.0f / 120);
+  q = std::fma(q, r, 1.0f / 24);
+  q = std::fma(q, r, 1.0f / 6);
+  q = std::fma(q, r, 0.5f);
+  return std::fma(r * r, q, r);
+}
+
+/// e^x for x in [-87, 88], where 2^n is a normal float: exp without its clamps, for callers whose
+/// argument is known to be in range (erf's -x^2).
+[[gnu::always_inline]] inline float exp_in_range(float x) {
+  float t;
+  const float r = reduce_ln2(x, t);
+  return exp_reduced(r) * pow2i(n_of(t));
+}
+
 }  // namespace detail
 
 /// c ? a : b for float32 loops that should vectorize: a plain ?: lets the compiler move the work
@@ -91,28 +111,20 @@ constexpr float kLn2Lo = -2.12194440e-4f;
   return exp_reduced(r) * pow2i(n1) * pow2i(n - n1);
 }
 
-/// e^x - 1, accurate near 0: 2^n (expm1(r) + 1) - 1 = fma(2^n, expm1(r), 2^n - 1), with expm1(r)
-/// by its Taylor series to r^8 (the truncation is below 1e-9 relative for |r| <= ln2 / 2).
+/// e^x - 1, accurate near 0: 2^n (expm1(r) + 1) - 1 = fma(2^n, expm1(r), 2^n - 1).
 [[gnu::always_inline]] inline float expm1(float x) {
   using namespace detail;
   // Below -87 the result is -1 and 2^n stays normal; at 89 it overflows, like exp.
   const float xc = pick(x < -87.0f, -87.0f, pick(x > 89.0f, 89.0f, x));
   float t;
-  const float r = reduce_ln2(xc, t);
-  float q = 1.0f / 40320;
-  q = std::fma(q, r, 1.0f / 5040);
-  q = std::fma(q, r, 1.0f / 720);
-  q = std::fma(q, r, 1.0f / 120);
-  q = std::fma(q, r, 1.0f / 24);
-  q = std::fma(q, r, 1.0f / 6);
-  q = std::fma(q, r, 0.5f);
-  const float em = std::fma(r * r, q, r);
+  const float em = expm1_reduced(reduce_ln2(xc, t));
   // n = 128 does not fit the exponent bits: scale by 2^127, then by 2.
   const int32_t n = n_of(t), k = n > 127 ? 127 : n, extra = n - k;
   const float s = pow2i(k);
   const float y = std::fma(s, em, s - pow2i(-extra)) * pow2i(extra);
-  // Tiny arguments (and -0) are their own result.
-  return pick(std::fabs(x) < 0x1p-25f, x, y);
+  // Tiny arguments come out as themselves (n = 0, r = x, and r * r / 2 rounds away), but the
+  // zero signs need help: fma(+0, q, -0) is +0.
+  return pick(x == 0.0f, x, y);
 }
 
 /// log(1 + x) (musl/fdlibm log1pf): 1 + x = 2^k m with m in [sqrt(1/2), sqrt(2)), the rounding
@@ -147,9 +159,15 @@ constexpr float kLn2Lo = -2.12194440e-4f;
 /// tanh(x) = e / (e + 2), e = expm1(2|x|), with x's sign: accurate near 0 too. Above 9.1 the result
 /// rounds to 1; clamping there keeps e finite.
 [[gnu::always_inline]] inline float tanh(float x) {
+  using namespace detail;
   float ax = std::fabs(x);
   ax = pick(ax > 9.1f, 9.1f, ax);
-  const float e = vm::expm1(2.0f * ax);
+  // expm1(2 ax) for 2 ax in [0, 18.2]: no clamps, no overflow scaling, and no tiny case (n = 0,
+  // r = 2 ax, and r * r underflows harmlessly).
+  float t;
+  const float em = expm1_reduced(reduce_ln2(2.0f * ax, t));
+  const float s = pow2i(n_of(t));
+  const float e = std::fma(s, em, s - 1.0f);
   return std::copysign(e / (e + 2.0f), x);
 }
 
@@ -179,7 +197,7 @@ constexpr float kLn2Lo = -2.12194440e-4f;
   q = std::fma(q, t, 0.154350549f);
   q = std::fma(q, t, -0.273211062f);
   q = std::fma(q, t, 0.427583575f);
-  const float large = std::fma(-vm::exp(-z), q, 1.0f);
+  const float large = std::fma(-exp_in_range(-z), q, 1.0f);
   return std::copysign(pick(ax < 1.0f, small, large), x);
 }
 

@@ -77,9 +77,17 @@ CT_ACTIVATION(Mish, "mish", kFloatingDTypes, NoParams, "(Tensor self)", x * vm::
 CT_ACTIVATION(Softplus, "softplus", kFloatingDTypes, NumberParams<2>,
               "(Tensor self, Scalar beta=1, Scalar threshold=20)",
               vm::pick(x * p[0] > p[1], x, vm::log1p(vm::exp(x * p[0])) / p[0]))
-CT_ACTIVATION(Elu, "elu", kFloatingDTypes, NumberParams<3>,
+// elu's parameters as PyTorch's kernel holds them: alpha * scale (rounded in opmath), scale,
+// input_scale.
+struct EluParams : NumberParams<3> {
+  template <typename T> static void load(const Frame& f, M<T>* p) {
+    NumberParams<3>::load<T>(f, p);
+    p[0] = p[0] * p[1];
+  }
+};
+CT_ACTIVATION(Elu, "elu", kFloatingDTypes, EluParams,
               "(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)",
-              vm::pick(x <= zero, vm::expm1(x * p[2]) * p[0] * p[1], x * p[1]))
+              vm::pick(x <= zero, vm::expm1(x * p[2]) * p[0], x * p[1]))
 CT_ACTIVATION(LeakyRelu, "leaky_relu", kFloatingDTypes, NumberParams<1>,
               "(Tensor self, Scalar negative_slope=0.01)", x > zero ? x : x * p[0])
 // hardtanh also takes signed integers, as PyTorch does (it is a clamp); NaN passes through.
