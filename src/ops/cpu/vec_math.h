@@ -1,5 +1,5 @@
-// vec_math.h - float32 exp, expm1, log1p, tanh and erf that the compiler vectorizes inside the
-// loop engines, for the pointwise operators and softmax. double keeps libm (the overloads below).
+// vec_math.h - float32 exp, expm1, log1p, tanh, erf and sigmoid that the compiler vectorizes inside
+// the loop engines, for the pointwise operators and softmax. double keeps libm (the overloads below).
 //
 // Note [Vectorizable float32 math]
 // libm's expf, erff, tanhf... are calls, so a loop over them runs one element at a time (gelu on
@@ -96,7 +96,6 @@ constexpr float kLn2Lo = -2.12194440e-4f;
   return detail::from_bits((detail::bits(a) & m) | (detail::bits(b) & ~m));
 }
 [[gnu::always_inline]] inline double pick(bool c, double a, double b) { return c ? a : b; }
-
 
 /// e^x. Below -104 the result is 0 even as a subnormal, above 89 it is infinite: clamping there
 /// keeps 2^n in range, and NaN passes the clamps (its comparisons are false).
