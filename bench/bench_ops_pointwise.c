@@ -5,7 +5,6 @@
  * time). ctorch's float32 math is src/ops/cpu/vec_math.h; libtorch's is Sleef.
  * Target: at least libtorch's speed on each. Run with OMP_WAIT_POLICY=PASSIVE. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bench_timing.h"
@@ -65,18 +64,8 @@ static void row(const char* id, const char* what, double ct, double anchor) {
 }
 
 int main(void) {
-  CHECK(ct_init(CT_ABI_VERSION));
-  int32_t threads = 0;
-  CHECK(ct_get_num_threads(&threads));
-  if (threads > 2) threads = 2; /* the machines this runs on share their cores; set 2 and 1 */
-  printf("ctorch %s bench_ops_pointwise: median of %d runs; ratio = ctorch / libtorch throughput (> 1: ctorch "
-         "is faster)\n", ct_version(), REPS);
-#ifdef CTORCH_BENCH_LIBTORCH
-  printf("anchor: libtorch %s in this process (OMP_WAIT_POLICY=%s)\n", lt_version(),
-         getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
-#else
-  printf("anchor: none (libtorch not built in: install libtorch-dev)\n");
-#endif
+  int32_t threads = bench_begin("bench_ops_pointwise", REPS, "ctorch / libtorch throughput (> 1: ctorch is faster)");
+  if (threads > 2) threads = 2; /* the machines this runs on share their cores; measure 2 and 1 */
   const int64_t n[1] = {N};
   const ct_scalar three = {CT_SCALAR_FLOAT, 0, 3.0};
   job j;
