@@ -4,7 +4,7 @@
 #include <ctorch.h>
 #include <stdio.h>
 
-static ct_tensor* keep[64];
+static ct_tensor* keep[96];
 static int nkeep;
 
 /* Keeps *out (read after the call ran) for release at exit and returns it; exits on a failed status. */
@@ -53,6 +53,19 @@ int main(void) {
   digest("sigmoid", OK(ct_tensor_sigmoid(x, &r), r));
   digest("tanh", OK(ct_tensor_tanh(s, &r), r));
   digest("rsqrt", OK(ct_tensor_rsqrt(i, &r), r));
+  /* vec_math.h's functions (see Note [Vectorizable float32 math]), over [-7.1, 7.7] and s. */
+  const ct_scalar k7 = {CT_SCALAR_FLOAT, 0, 7.0};
+  ct_tensor* v = OK(ct_tensor_sub_scalar(s, &k7, &r), r);
+  digest("exp_v", OK(ct_tensor_exp(v, &r), r));
+  digest("expm1", OK(ct_tensor_expm1(v, &r), r));
+  digest("log1p", OK(ct_tensor_log1p(s, &r), r));
+  digest("erf", OK(ct_tensor_erf(v, &r), r));
+  digest("gelu", OK(ct_tensor_gelu(v, "none", &r), r));
+  digest("gelu_t", OK(ct_tensor_gelu(v, "tanh", &r), r));
+  digest("silu", OK(ct_tensor_silu(v, &r), r));
+  digest("softplus", OK(ct_tensor_softplus(v, 1.0, 20.0, &r), r));
+  digest("elu", OK(ct_tensor_elu(v, 1.0, 1.0, 1.0, &r), r));
+  digest("mish", OK(ct_tensor_mish(v, &r), r));
   digest("div", OK(ct_tensor_div(x, i, &r), r));
   digest("mul", OK(ct_tensor_mul(x, s, &r), r));
   digest("pow", OK(ct_tensor_pow(s, s, &r), r));

@@ -3,16 +3,17 @@
 // One fused pass per row: the maximum, then exp(x - max) and its sum, then the scaling (softmax)
 // or x - max - log(sum) (log_softmax). Rows run in parallel; within a row, sums use 16 interleaved
 // lanes combined pairwise, so the bits do not depend on the thread count. float16/bfloat16 rows are
-// computed in float32, as PyTorch does.
+// computed in float32, as PyTorch does. exp is vec_math.h's, which vectorizes for float32 (see
+// Note [Vectorizable float32 math]); double rows use libm.
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <vector>
 
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
+#include "ops/cpu/vec_math.h"
 #include "ops/functions.h"
 #include "ops/nn/nn.h"
 #include "ops/op_common.h"
@@ -21,55 +22,6 @@ namespace ct::ops {
 namespace {
 
 constexpr int kLanes = 16;
-
-// exp for finite float32 arguments <= 0 (Cephes expf): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by
-// a degree-7 polynomial, 2^n built in the exponent bits; within 2 ulp of expf, and 0 below -87.33
-// (where expf gives subnormals). The range test compares the bits as integers and selects with
-// masks: a float comparison or select would keep the loop from vectorizing under trapping math.
-// The multiply-adds are explicit std::fma, correctly rounded, so the AVX2 build (one vfmadd each)
-// and the baseline build (libm's fmaf) give the same bits; see Note [CPU capability dispatch].
-// Callers route rows holding NaN or infinity to std::exp.
-[[gnu::always_inline]] inline float exp_nonpositive(float x) {
-  const float lo = -87.33654f;
-  uint32_t ux, ulo;
-  std::memcpy(&ux, &x, sizeof ux);
-  std::memcpy(&ulo, &lo, sizeof ulo);
-  const uint32_t keep = 0u - static_cast<uint32_t>(ux <= ulo);  // all ones unless x < lo (sign-magnitude order)
-  const uint32_t uxc = (ux & keep) | (ulo & ~keep);
-  float xc;
-  std::memcpy(&xc, &uxc, sizeof xc);
-  const float magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer kept in the low bits
-  const float t = std::fma(xc, 1.44269504088896341f, magic);
-  const float n = t - magic;
-  int32_t ti;
-  std::memcpy(&ti, &t, sizeof ti);
-  const int32_t bits = (ti - 0x4B400000 + 127) << 23;
-  float pow2n;
-  std::memcpy(&pow2n, &bits, sizeof pow2n);
-  float r = std::fma(n, -0.693359375f, xc);
-  r = std::fma(n, 2.12194440e-4f, r);
-  float p = 1.9875691500e-4f;
-  p = std::fma(p, r, 1.3981999507e-3f);
-  p = std::fma(p, r, 8.3334519073e-3f);
-  p = std::fma(p, r, 4.1665795894e-2f);
-  p = std::fma(p, r, 1.6666665459e-1f);
-  p = std::fma(p, r, 5.0000001201e-1f);
-  p = std::fma(p, r, 1.0f);
-  const float y = std::fma(p, r, 1.0f) * pow2n;
-  uint32_t uy;
-  std::memcpy(&uy, &y, sizeof uy);
-  uy &= keep;
-  float out;
-  std::memcpy(&out, &uy, sizeof out);
-  return out;
-}
-
-// exp(x - row max): the vectorized one where the row is finite.
-template <typename C, bool Finite>
-[[gnu::always_inline]] inline C exp_c(C x) {
-  if constexpr (Finite && std::is_same<C, float>::value) return exp_nonpositive(x);
-  else return std::exp(x);
-}
 
 template <typename C>
 [[gnu::always_inline]] inline C lanes_sum(C* l) {
@@ -92,28 +44,18 @@ template <typename T, bool Log>
     xs = buf;
   }
   C* e = buf + k;
-  // sx, the row's sum, is not finite when the row holds NaN or infinity (or, harmlessly, when the
-  // sum overflows: such rows take the exact path too).
-  C lm[kLanes], sx[kLanes] = {};
+  C lm[kLanes];
   for (int j = 0; j < kLanes; ++j) lm[j] = -INFINITY;
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      lm[j] = xs[i + j] > lm[j] ? xs[i + j] : lm[j];
-      sx[j] += xs[i + j];
-    }
-  for (int j = 0; i < n; ++i, ++j) {
-    lm[j] = xs[i] > lm[j] ? xs[i] : lm[j];
-    sx[j] += xs[i];
-  }
+    for (int j = 0; j < kLanes; ++j) lm[j] = xs[i + j] > lm[j] ? xs[i + j] : lm[j];
+  for (int j = 0; i < n; ++i, ++j) lm[j] = xs[i] > lm[j] ? xs[i] : lm[j];
   for (int w = kLanes / 2; w >= 1; w /= 2)
     for (int j = 0; j < w; ++j) lm[j] = lm[j + w] > lm[j] ? lm[j + w] : lm[j];
-  const C mx = lm[0];  // skips NaNs, but a NaN still makes the sum, and so the row, NaN
-  if (std::isfinite(lanes_sum(sx))) {
-    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, true>(xs[q] - mx);
-  } else {
-    for (int64_t q = 0; q < n; ++q) e[q] = exp_c<C, false>(xs[q] - mx);
-  }
+  // mx skips NaNs, but exp(NaN - mx) is NaN, so a NaN still makes the sum, and so the row, NaN;
+  // so does an infinity (inf - inf).
+  const C mx = lm[0];
+  for (int64_t q = 0; q < n; ++q) e[q] = cpu::vm::exp(xs[q] - mx);
   C ls[kLanes] = {};
   i = 0;
   for (; i + kLanes <= n; i += kLanes)
@@ -174,12 +116,12 @@ void softmax_columns(const T* x, T* y, int64_t outer, int64_t k, int64_t inner) 
           mx[i] = v > mx[i] || v != v ? v : mx[i];
         }
       for (int64_t j = 0; j < k; ++j)
-        for (int64_t i = 0; i < inner; ++i) sum[i] += exp_c<C, false>(C(xo[j * inner + i]) - mx[i]);
+        for (int64_t i = 0; i < inner; ++i) sum[i] += cpu::vm::exp(C(xo[j * inner + i]) - mx[i]);
       for (int64_t i = 0; i < inner; ++i) sum[i] = Log ? std::log(sum[i]) : C(1) / sum[i];
       for (int64_t j = 0; j < k; ++j)
         for (int64_t i = 0; i < inner; ++i) {
           const C v = C(xo[j * inner + i]) - mx[i];
-          yo[j * inner + i] = Log ? T(v - sum[i]) : T(exp_c<C, false>(v) * sum[i]);
+          yo[j * inner + i] = Log ? T(v - sum[i]) : T(cpu::vm::exp(v) * sum[i]);
         }
     }
   });

@@ -1,9 +1,11 @@
 // activations.cpp - the pointwise activation functions of torch.nn.functional: gelu, silu,
 // softplus, elu (selu), leaky_relu, hardtanh, hardsigmoid, hardswish, mish. Rows for the engine in
-// unary_engine.h with PyTorch's formulas; derivatives below, written with operators.
+// unary_engine.h with PyTorch's formulas; derivatives below, written with operators. exp, erf, tanh,
+// expm1 and log1p come from vec_math.h (vectorized float32; see Note [Vectorizable float32 math]).
 #include <cmath>
 #include <cstring>
 
+#include "ops/cpu/vec_math.h"
 #include "ops/pointwise/unary_engine.h"
 
 namespace ct::ops {
@@ -11,6 +13,7 @@ namespace {
 
 using namespace unary_engine;
 using autograd::GradCtx;
+namespace vm = cpu::vm;
 
 constexpr double kSqrt2 = 1.41421356237309504880;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2 / pi)
@@ -35,13 +38,21 @@ struct Gelu {
              "gelu: approximate is '", a, "'. Pass 'none' (exact) or 'tanh'");
   }
   template <typename T> static void load(const Frame& f, M<T>* p) { p[0] = is_tanh(f) ? M<T>(1) : M<T>(0); }
-  template <typename T> static T apply(T t, const M<T>* p) {
+  static constexpr bool two_forms = true;
+  template <bool Tanh, typename T> [[gnu::always_inline]] static T apply_form(T t, const M<T>*) {
     const M<T> x = M<T>(t);
-    if (p[0] != M<T>(0)) {
+    if constexpr (Tanh) {
       const M<T> inner = M<T>(kSqrt2OverPi) * (x + M<T>(kGeluCubic) * x * x * x);
-      return T(M<T>(0.5) * x * (M<T>(1) + std::tanh(inner)));
+      return T(M<T>(0.5) * x * (M<T>(1) + vm::tanh(inner)));
+    } else {
+      // x/2 + x/2 erf(...) in one rounding: no error from 1 + erf, and +0 (not -0) for -0 and
+      // for large negative x, as PyTorch gives.
+      const M<T> hx = M<T>(0.5) * x;
+      return T(std::fma(hx, vm::erf(x * M<T>(1.0 / kSqrt2)), hx));
     }
-    return T(x * M<T>(0.5) * (M<T>(1) + std::erf(x * M<T>(1.0 / kSqrt2))));
+  }
+  template <typename T> static T apply(T t, const M<T>* p) {  // the engine loops over apply_form
+    return p[0] != M<T>(0) ? apply_form<true>(t, p) : apply_form<false>(t, p);
   }
 };
 
@@ -54,21 +65,29 @@ template <typename X> X relu6(X y) { return y < X(0) ? X(0) : (y > X(6) ? X(6) :
     static constexpr const char* args = schema;                       \
     static constexpr Out out = Out::Same;                             \
     static constexpr unsigned dtypes = allowed;                       \
-    template <typename T> static T apply(T t, [[maybe_unused]] const M<T>* p) { \
+    template <typename T> [[gnu::always_inline]] static T apply(T t, [[maybe_unused]] const M<T>* p) { \
       const M<T> x = M<T>(t);                                         \
       [[maybe_unused]] const M<T> zero(0), one(1);                    \
       return T(expr);                                                 \
     }                                                                 \
   };
-CT_ACTIVATION(Silu, "silu", kFloatingDTypes, NoParams, "(Tensor self)", x / (one + std::exp(-x)))
-CT_ACTIVATION(Mish, "mish", kFloatingDTypes, NoParams, "(Tensor self)", x * std::tanh(std::log1p(std::exp(x))))
-// Above threshold (in units of x * beta) softplus is x, which also avoids exp overflow.
+CT_ACTIVATION(Silu, "silu", kFloatingDTypes, NoParams, "(Tensor self)", x / (one + vm::exp(-x)))
+CT_ACTIVATION(Mish, "mish", kFloatingDTypes, NoParams, "(Tensor self)", x * vm::tanh(vm::log1p(vm::exp(x))))
+// Above threshold (in units of x * beta) softplus is x. vm::pick, not ?:, keeps the loop vectorized.
 CT_ACTIVATION(Softplus, "softplus", kFloatingDTypes, NumberParams<2>,
               "(Tensor self, Scalar beta=1, Scalar threshold=20)",
-              x * p[0] > p[1] ? x : std::log1p(std::exp(x * p[0])) / p[0])
-CT_ACTIVATION(Elu, "elu", kFloatingDTypes, NumberParams<3>,
+              vm::pick(x * p[0] > p[1], x, vm::log1p(vm::exp(x * p[0])) / p[0]))
+// elu's parameters as PyTorch's kernel holds them: alpha * scale (rounded in opmath), scale,
+// input_scale.
+struct EluParams : NumberParams<3> {
+  template <typename T> static void load(const Frame& f, M<T>* p) {
+    NumberParams<3>::load<T>(f, p);
+    p[0] = p[0] * p[1];
+  }
+};
+CT_ACTIVATION(Elu, "elu", kFloatingDTypes, EluParams,
               "(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)",
-              x <= zero ? std::expm1(x * p[2]) * p[0] * p[1] : x * p[1])
+              vm::pick(x <= zero, vm::expm1(x * p[2]) * p[0], x * p[1]))
 CT_ACTIVATION(LeakyRelu, "leaky_relu", kFloatingDTypes, NumberParams<1>,
               "(Tensor self, Scalar negative_slope=0.01)", x > zero ? x : x * p[0])
 // hardtanh also takes signed integers, as PyTorch does (it is a clamp); NaN passes through.

@@ -1,9 +1,12 @@
 // unary.cpp - unary elementwise math: one row per operator (name, result dtype rule, accepted
 // dtypes, element function in opmath), with its derivative below. The engine is unary_engine.h.
+// exp, expm1, log1p, tanh, sigmoid and erf use vec_math.h, which vectorizes for float32 (and so
+// for float16/bfloat16, computed in float32); see Note [Vectorizable float32 math].
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "ops/cpu/vec_math.h"
 #include "ops/pointwise/unary_engine.h"
 
 namespace ct::ops {
@@ -52,7 +55,7 @@ X erfinv_impl(X y) {
     static constexpr const char* name = str;                       \
     static constexpr Out out = rule;                               \
     static constexpr unsigned dtypes = allowed;                    \
-    template <typename T> static auto apply(T t, const M<T>*) {    \
+    template <typename T> [[gnu::always_inline]] static auto apply(T t, const M<T>*) { \
       [[maybe_unused]] const M<T> x = M<T>(t);                     \
       body                                                         \
     }                                                              \
@@ -61,18 +64,18 @@ X erfinv_impl(X y) {
 CT_UNARY(Neg, "neg", Out::Same, kNumericDTypes, CT_RET(-x))
 CT_UNARY(Abs, "abs", Out::Same, kAllDTypes, CT_RET(x < M<T>(0) ? -x : x))
 CT_UNARY(Relu, "relu", Out::Same, kNumericDTypes, CT_RET(x < M<T>(0) ? M<T>(0) : x))  // NaN stays NaN
-CT_UNARY(Exp, "exp", Out::Float, kFloatingDTypes, CT_RET(std::exp(x)))
+CT_UNARY(Exp, "exp", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::exp(x)))
 CT_UNARY(Log, "log", Out::Float, kFloatingDTypes, CT_RET(std::log(x)))
 CT_UNARY(Sqrt, "sqrt", Out::Float, kFloatingDTypes, CT_RET(std::sqrt(x)))
 CT_UNARY(Rsqrt, "rsqrt", Out::Float, kFloatingDTypes, CT_RET(M<T>(1) / std::sqrt(x)))
 CT_UNARY(Sin, "sin", Out::Float, kFloatingDTypes, CT_RET(std::sin(x)))
 CT_UNARY(Cos, "cos", Out::Float, kFloatingDTypes, CT_RET(std::cos(x)))
-CT_UNARY(Tanh, "tanh", Out::Float, kFloatingDTypes, CT_RET(std::tanh(x)))
-CT_UNARY(Sigmoid, "sigmoid", Out::Float, kFloatingDTypes, CT_RET(M<T>(1) / (M<T>(1) + std::exp(-x))))
+CT_UNARY(Tanh, "tanh", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::tanh(x)))
+CT_UNARY(Sigmoid, "sigmoid", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::sigmoid(x)))
 CT_UNARY(Reciprocal, "reciprocal", Out::Float, kFloatingDTypes, CT_RET(M<T>(1) / x))
 CT_UNARY(Exp2, "exp2", Out::Float, kFloatingDTypes, CT_RET(std::exp2(x)))
-CT_UNARY(Expm1, "expm1", Out::Float, kFloatingDTypes, CT_RET(std::expm1(x)))
-CT_UNARY(Log1p, "log1p", Out::Float, kFloatingDTypes, CT_RET(std::log1p(x)))
+CT_UNARY(Expm1, "expm1", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::expm1(x)))
+CT_UNARY(Log1p, "log1p", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::log1p(x)))
 CT_UNARY(Log2, "log2", Out::Float, kFloatingDTypes, CT_RET(std::log2(x)))
 CT_UNARY(Log10, "log10", Out::Float, kFloatingDTypes, CT_RET(std::log10(x)))
 CT_UNARY(Tan, "tan", Out::Float, kFloatingDTypes, CT_RET(std::tan(x)))
@@ -84,7 +87,7 @@ CT_UNARY(Cosh, "cosh", Out::Float, kFloatingDTypes, CT_RET(std::cosh(x)))
 CT_UNARY(Asinh, "asinh", Out::Float, kFloatingDTypes, CT_RET(std::asinh(x)))
 CT_UNARY(Acosh, "acosh", Out::Float, kFloatingDTypes, CT_RET(std::acosh(x)))
 CT_UNARY(Atanh, "atanh", Out::Float, kFloatingDTypes, CT_RET(std::atanh(x)))
-CT_UNARY(Erf, "erf", Out::Float, kFloatingDTypes, CT_RET(std::erf(x)))
+CT_UNARY(Erf, "erf", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::erf(x)))
 CT_UNARY(Erfc, "erfc", Out::Float, kFloatingDTypes, CT_RET(std::erfc(x)))
 CT_UNARY(Erfinv, "erfinv", Out::Float, kFloatingDTypes, CT_RET(erfinv_impl(x)))
 // As in PyTorch: the rounding functions refuse bool, keep integers, and round half to even.

@@ -52,6 +52,12 @@ struct NumberParams {
   }
 };
 
+/// Operators whose element function has two forms chosen by parameter 0 (gelu's approximate)
+/// declare `static constexpr bool two_forms = true` and apply_form<bool>(x, params): the form is
+/// chosen once per call, so each loop body stays straight-line code that vectorizes.
+template <typename Op, typename = void> struct two_forms : std::false_type {};
+template <typename Op> struct two_forms<Op, std::void_t<decltype(Op::two_forms)>> : std::true_type {};
+
 template <typename Op>
 void unary_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
@@ -77,7 +83,16 @@ void unary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
     } p{};
     Op::template load<T>(f, p.v);
     using R = decltype(Op::apply(T(), p.v));
-    cpu::elementwise<R, T>(plan, [p](T x) { return Op::apply(x, p.v); });
+    // always_inline: apply must be compiled into both builds of the loop body (a large one, say
+    // with vec_math.h functions inlined, would otherwise stay a baseline call and not vectorize).
+    if constexpr (two_forms<Op>::value) {
+      if (p.v[0] != M<T>(0))
+        cpu::elementwise<R, T>(plan, [p](T x) __attribute__((always_inline)) { return Op::template apply_form<true>(x, p.v); });
+      else
+        cpu::elementwise<R, T>(plan, [p](T x) __attribute__((always_inline)) { return Op::template apply_form<false>(x, p.v); });
+    } else {
+      cpu::elementwise<R, T>(plan, [p](T x) __attribute__((always_inline)) { return Op::apply(x, p.v); });
+    }
   });
 }
 
