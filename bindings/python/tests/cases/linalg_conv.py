@@ -83,8 +83,11 @@ def baddbmm_cases():
         Case("broadcast_self", f, [In((5,)), In((2, 3, 4)), In((2, 4, 5))]),
         Case("0dim_self", f, [In(()), In((2, 3, 4)), In((2, 4, 5))]),
         Case("beta_alpha", lambda m, s, a, b: m.baddbmm(s, a, b, beta=0.5, alpha=-2), [In(s) for s in shapes]),
+        # torch 1.13's CPU baddbmm sometimes lets self's NaN through with beta=0 (run to run, under
+        # load), against its documentation; the reference is the documented result, bmm alone.
         Case("beta0_nan", lambda m, s, a, b: m.baddbmm(s, a, b, beta=0), [In((2, 3, 5), kind="special"), In((2, 3, 4)),
-                                                                           In((2, 4, 5))]),
+                                                                           In((2, 4, 5))],
+             torch_fn=lambda m, s, a, b: m.bmm(a, b)),
         Case("T", f, [In((2, 3, 5)), In((2, 3, 4), layout="T"), In((2, 4, 5), layout="step")]),
         Case("expand", f, [In((2, 3, 5)), In((2, 3, 4), layout="expand"), In((2, 4, 5))]),
         Case("empty", f, [In((0, 3, 5)), In((0, 3, 4)), In((0, 4, 5))]),
