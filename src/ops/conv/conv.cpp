@@ -157,38 +157,39 @@ void col2im_panel(const float* panel, int64_t channels, const Geometry& g, int64
   }
 }
 
+// Rows (c, ki, kj) in nested loops: no divisions per row, this runs once per GEMM panel row.
 void pack_panel(const float* x, int64_t channels, const Geometry& g, int64_t j0, int64_t nr, float* panel) {
   Segment segs[conv::kPanel];
   const int nseg = panel_segments(g, j0, nr, segs);
-  const int64_t kk = g.kh * g.kw;
-  for (int64_t p = 0; p < channels * kk; ++p) {
-    const int64_t c = p / kk, ki = (p % kk) / g.kw, kj = p % g.kw;
+  float* row = panel;
+  for (int64_t c = 0; c < channels; ++c) {
     const float* plane = x + c * g.h * g.w;
-    float* row = panel + p * conv::kPanel;
-    for (int s = 0; s < nseg; ++s) {
-      const Segment& sg = segs[s];
-      float* d = row + sg.dst;
-      const int64_t ih = sg.oh * g.sh - g.ph + ki * g.dh;
-      if (ih < 0 || ih >= g.h) {
-        std::fill(d, d + sg.len, 0.0f);
-        continue;
-      }
-      const float* src = plane + ih * g.w;
-      const int64_t base = sg.ow * g.sw - g.pw + kj * g.dw;
-      if (g.sw == 1) {
-        const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)),
-                      hi = std::max(lo, std::min(sg.len, g.w - base));
-        std::fill(d, d + lo, 0.0f);
-        std::copy(src + base + lo, src + base + hi, d + lo);
-        std::fill(d + hi, d + sg.len, 0.0f);
-      } else {
-        for (int64_t t = 0; t < sg.len; ++t) {
-          const int64_t iw = base + t * g.sw;
-          d[t] = iw >= 0 && iw < g.w ? src[iw] : 0.0f;
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj, row += conv::kPanel) {
+        for (int s = 0; s < nseg; ++s) {
+          const Segment& sg = segs[s];
+          float* d = row + sg.dst;
+          const int64_t ih = sg.oh * g.sh - g.ph + ki * g.dh, base = sg.ow * g.sw - g.pw + kj * g.dw;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(d, d + sg.len, 0.0f);
+            continue;
+          }
+          const float* src = plane + ih * g.w;
+          if (g.sw == 1) {  // one contiguous run between zeros
+            const int64_t lo = std::min(sg.len, std::max<int64_t>(0, -base)),
+                          hi = std::max(lo, std::min(sg.len, g.w - base));
+            std::fill(d, d + lo, 0.0f);
+            std::copy(src + base + lo, src + base + hi, d + lo);
+            std::fill(d + hi, d + sg.len, 0.0f);
+            continue;
+          }
+          for (int64_t t = 0; t < sg.len; ++t) {
+            const int64_t iw = base + t * g.sw;
+            d[t] = iw >= 0 && iw < g.w ? src[iw] : 0.0f;
+          }
         }
+        std::fill(row + nr, row + conv::kPanel, 0.0f);
       }
-    }
-    std::fill(row + nr, row + conv::kPanel, 0.0f);
   }
 }
 
