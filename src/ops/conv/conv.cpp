@@ -8,6 +8,7 @@
 // batch and channels trade places (stride and dilation swap), cut to the kernel's size.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "autograd/grad_ctx.h"
@@ -193,6 +194,68 @@ void pack_panel(const float* x, int64_t channels, const Geometry& g, int64_t j0,
   }
 }
 
+// Stride 1 over the image zero-padded to hp x wp: output (oh, ow) reads tap (c, ki, kj) at flat
+// position c * hp * wp + (oh + ki * dh) * wp + ow + kj * dw, so with the output columns indexed
+// oh * wp + ow as well, every tap's GEMM row is the padded image at one offset and nothing is packed
+// per panel (gemm_shifted). Columns with ow >= g.ow wrap into the next row: computed, then dropped,
+// which costs wp / ow more multiplies, so this is only taken when the padding is narrow.
+struct Shifted {
+  int64_t hp = 0, wp = 0, flat = 0;  // flat: output columns in the padded indexing
+  std::vector<int64_t> offsets;      // per tap (c, ki, kj)
+  // The padded image plus kPanel floats: the last tile reads past the image.
+  int64_t padded_size(int64_t channels) const { return channels * hp * wp + conv::kPanel; }
+};
+// Up to 4 MiB of padded image: each thread keeps its buffer (shifted_scratch), so this bounds it.
+bool use_shifted(const Geometry& g, int64_t channels) {
+  const int64_t wp = g.w + 2 * g.pw;
+  return g.sh == 1 && g.sw == 1 && 4 * wp <= 5 * g.ow && channels * (g.h + 2 * g.ph) * wp <= (int64_t(1) << 20);
+}
+
+Shifted shifted_plan(const Geometry& g, int64_t channels) {
+  Shifted s;
+  s.hp = g.h + 2 * g.ph, s.wp = g.w + 2 * g.pw, s.flat = (g.oh - 1) * s.wp + g.ow;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t ki = 0; ki < g.kh; ++ki)
+      for (int64_t kj = 0; kj < g.kw; ++kj) s.offsets.push_back((c * s.hp + ki * g.dh) * s.wp + kj * g.dw);
+  return s;
+}
+
+// The padded image (borders zero) and the output tile of one thread. Kept from call to call: freeing
+// a buffer this size returns it to the system, and faulting it in again costs more than zeroing it.
+float* shifted_scratch(const Shifted& s, int64_t channels, int64_t rows) {
+  thread_local std::vector<float> buf;
+  const size_t n = size_t(s.padded_size(channels) + rows * conv::kPanel);
+  if (buf.size() < n) buf.resize(n);
+  std::fill(buf.begin(), buf.begin() + s.padded_size(channels), 0.0f);
+  return buf.data();
+}
+
+// One sample and group; padded and tile from shifted_scratch.
+void conv_shifted(const conv::PackedA& w, const float* x, int64_t channels, const Geometry& g, const Shifted& s,
+                  float* padded, float* tile, float* out) {
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t ih = 0; ih < g.h; ++ih)
+      std::copy(x + (c * g.h + ih) * g.w, x + (c * g.h + ih + 1) * g.w,
+                padded + (c * s.hp + ih + g.ph) * s.wp + g.pw);
+  const int64_t l = g.oh * g.ow;
+  for (int64_t j0 = 0; j0 < s.flat; j0 += conv::kPanel) {
+    const int64_t nr = std::min(conv::kPanel, s.flat - j0);
+    conv::gemm_shifted(w, padded + j0, s.offsets.data(), nr, tile, conv::kPanel);
+    for (int64_t j = j0; j < j0 + nr;) {  // the tile's runs of real output columns
+      const int64_t r = j / s.wp, col = j % s.wp;
+      if (col >= g.ow) {
+        j += s.wp - col;
+        continue;
+      }
+      const int64_t len = std::min(g.ow - col, j0 + nr - j);
+      for (int64_t i = 0; i < w.m; ++i)
+        std::copy(tile + i * conv::kPanel + (j - j0), tile + i * conv::kPanel + (j - j0) + len,
+                  out + i * l + r * g.ow + col);
+      j += len;
+    }
+  }
+}
+
 bool is_pointwise(const Geometry& g) {
   return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
 }
@@ -255,15 +318,22 @@ void conv2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     if constexpr (is_float)
       if (packed)
         for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * og * k, og, k, k, 1));
+    std::optional<Shifted> shifted;
+    if (packed && !direct && use_shifted(g, cg)) shifted = shifted_plan(g, cg);
     over_samples(a.batch, [&](int64_t n0, int64_t n1) {
       std::vector<T> cols(direct || packed ? 0 : static_cast<size_t>(k * l));
-      std::vector<float> panel(packed ? static_cast<size_t>(k * conv::kPanel) : 0);
+      std::vector<float> panel(packed && !shifted ? static_cast<size_t>(k * conv::kPanel) : 0);
+      float* padded = shifted ? shifted_scratch(*shifted, cg, og) : nullptr;
       for (int64_t n = n0; n < n1; ++n) {
         for (int64_t grp = 0; grp < a.groups; ++grp) {
           const T* xs = x + (n * a.in_channels + grp * cg) * g.h * g.w;
           if constexpr (is_float) {
             if (packed && !direct) {
               T* o = out + (n * a.out_channels + grp * og) * l;
+              if (shifted) {
+                conv_shifted(wp[size_t(grp)], xs, cg, g, *shifted, padded, padded + shifted->padded_size(cg), o);
+                continue;
+              }
               for (int64_t j0 = 0; j0 < l; j0 += conv::kPanel) {
                 const int64_t nr = std::min<int64_t>(conv::kPanel, l - j0);
                 pack_panel(xs, cg, g, j0, nr, panel.data());

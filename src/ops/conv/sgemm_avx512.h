@@ -32,4 +32,9 @@ void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, floa
 /// accumulate: C += A @ panel instead.
 void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc, bool accumulate = false);
 
+/// C[:, 0..nr) (m x nr, ldc) = A @ B, where row p of B is the kPanel floats at b + offsets[p] (all
+/// readable; columns past nr are ignored). A stride-1 convolution over a padded image is this GEMM
+/// with no packing at all: each tap's row is the image shifted by the tap's offset.
+void gemm_shifted(const PackedA& a, const float* b, const int64_t* offsets, int64_t nr, float* c, int64_t ldc);
+
 }  // namespace ct::ops::conv

@@ -221,6 +221,10 @@ def conv2d_cases():
     cs = per_dtype(f, [(2, 3, 6, 5), (4, 3, 3, 3), (4,)], FLOATS)
     cs += [
         Case("no_bias", lambda m, x, w: F(m).conv2d(x, w), [In((2, 3, 6, 5)), In((4, 3, 3, 3))]),
+        # wide enough for the stride-1 path over the padded image (conv.cpp, Shifted), groups too
+        Case("wide_stride1", f, [In((2, 8, 12, 13)), In((10, 8, 3, 3)), In((10,))]),
+        Case("wide_groups_dilated", lambda m, x, w: F(m).conv2d(x, w, None, 1, (2, 1), (2, 1), 2),
+             [In((1, 4, 14, 16)), In((6, 2, 3, 3))]),
         Case("stride_dilation", lambda m, x, w: F(m).conv2d(x, w, None, (2, 1), (1, 2), (2, 1)),
              [In((2, 3, 9, 8)), In((4, 3, 3, 2))]),
         Case("groups", lambda m, x, w, b: F(m).conv2d(x, w, b, 1, 1, 1, 2),
