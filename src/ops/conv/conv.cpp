@@ -230,6 +230,14 @@ float* shifted_scratch(const Shifted& s, int64_t channels, int64_t rows) {
   return buf.data();
 }
 
+// dst[0..n) = src[0..n) for runs shorter than a tile row, inline: with a memmove call per run (two
+// per tile row) the tile scatter took 7% of the convolution.
+inline void copy_short(const float* src, int64_t n, float* dst) {
+  int64_t t = 0;
+  for (; t + 8 <= n; t += 8) std::memcpy(dst + t, src + t, 8 * sizeof(float));
+  for (; t < n; ++t) dst[t] = src[t];
+}
+
 // One sample and group; padded and tile from shifted_scratch.
 void conv_shifted(const conv::PackedA& w, const float* x, int64_t channels, const Geometry& g, const Shifted& s,
                   float* padded, float* tile, float* out) {
@@ -249,8 +257,7 @@ void conv_shifted(const conv::PackedA& w, const float* x, int64_t channels, cons
       }
       const int64_t len = std::min(g.ow - col, j0 + nr - j);
       for (int64_t i = 0; i < w.m; ++i)
-        std::copy(tile + i * conv::kPanel + (j - j0), tile + i * conv::kPanel + (j - j0) + len,
-                  out + i * l + r * g.ow + col);
+        copy_short(tile + i * conv::kPanel + (j - j0), len, out + i * l + r * g.ow + col);
       j += len;
     }
   }
