@@ -210,4 +210,21 @@ inline double tanh(double x) { return std::tanh(x); }
 inline double erf(double x) { return std::erf(x); }
 inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
+/// Folds f(0) ... f(n-1) with op into kLanes independent accumulators, then combines the lanes
+/// pairwise: the loop vectorizes, and the order (so the bits) depends on n alone, for any ISA.
+/// The row reductions of softmax and layer_norm use it.
+constexpr int kLanes = 16;
+template <typename C, typename F, typename Op>
+[[gnu::always_inline]] inline C lane_reduce(int64_t n, C init, F f, Op op) {
+  C l[kLanes];
+  for (int j = 0; j < kLanes; ++j) l[j] = init;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) l[j] = op(l[j], f(i + j));
+  for (int j = 0; i < n; ++i, ++j) l[j] = op(l[j], f(i));
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) l[j] = op(l[j], l[j + w]);
+  return l[0];
+}
+
 }  // namespace ct::cpu::vm

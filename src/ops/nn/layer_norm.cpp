@@ -8,21 +8,13 @@
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
+#include "ops/cpu/vec_math.h"
 #include "ops/functions.h"
 #include "ops/nn/nn.h"
 #include "ops/op_common.h"
 
 namespace ct::ops {
 namespace {
-
-constexpr int kLanes = 16;
-
-template <typename C>
-[[gnu::always_inline]] inline C fold(C* l) {
-  for (int w = kLanes / 2; w >= 1; w /= 2)
-    for (int j = 0; j < w; ++j) l[j] += l[j + w];
-  return l[0];
-}
 
 // The mean and variance are two passes over the row (in cache), which keeps the variance exact
 // to rounding where E[x^2] - E[x]^2 would cancel.
@@ -37,18 +29,11 @@ template <typename T>
     for (int64_t i = 0; i < n; ++i) buf[i] = C(x[i]);
     xs = buf;
   }
-  C l[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) l[j] += xs[i + j];
-  for (int j = 0; i < n; ++i, ++j) l[j] += xs[i];
-  const C mean = fold(l) / C(n);
-  C v[kLanes] = {};
-  i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) v[j] += (xs[i + j] - mean) * (xs[i + j] - mean);
-  for (int j = 0; i < n; ++i, ++j) v[j] += (xs[i] - mean) * (xs[i] - mean);
-  const C rstd = C(1) / std::sqrt(fold(v) / C(n) + eps);
+  const auto plus = [](C a, C b) { return a + b; };
+  const C mean = cpu::vm::lane_reduce<C>(n, C(0), [xs](int64_t q) { return xs[q]; }, plus) / C(n);
+  const C var = cpu::vm::lane_reduce<C>(
+      n, C(0), [xs, mean](int64_t q) { return (xs[q] - mean) * (xs[q] - mean); }, plus);
+  const C rstd = C(1) / std::sqrt(var / C(n) + eps);
   // (x - mean) * rstd rather than PyTorch's x * rstd - mean * rstd, which cancels where x is near
   // the mean and loses up to |x| * rstd * eps there.
   if (w && b) {

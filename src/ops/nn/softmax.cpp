@@ -21,15 +21,6 @@
 namespace ct::ops {
 namespace {
 
-constexpr int kLanes = 16;
-
-template <typename C>
-[[gnu::always_inline]] inline C lanes_sum(C* l) {
-  for (int w = kLanes / 2; w >= 1; w /= 2)
-    for (int j = 0; j < w; ++j) l[j] += l[j + w];
-  return l[0];
-}
-
 // One row of k elements: y[0, n) = softmax(x[0, n)) or its log; y[n, k) = 0 (softmax only).
 // buf holds 2k elements of C: the row converted to C (when T is not C), then its exponentials.
 // Each pass is a plain loop over distinct buffers, which the compiler vectorizes (exp included).
@@ -44,24 +35,12 @@ template <typename T, bool Log>
     xs = buf;
   }
   C* e = buf + k;
-  C lm[kLanes];
-  for (int j = 0; j < kLanes; ++j) lm[j] = -INFINITY;
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) lm[j] = xs[i + j] > lm[j] ? xs[i + j] : lm[j];
-  for (int j = 0; i < n; ++i, ++j) lm[j] = xs[i] > lm[j] ? xs[i] : lm[j];
-  for (int w = kLanes / 2; w >= 1; w /= 2)
-    for (int j = 0; j < w; ++j) lm[j] = lm[j + w] > lm[j] ? lm[j + w] : lm[j];
+  const C mx = cpu::vm::lane_reduce<C>(n, C(-INFINITY), [xs](int64_t q) { return xs[q]; },
+                                      [](C a, C b) { return b > a ? b : a; });
   // mx skips NaNs, but exp(NaN - mx) is NaN, so a NaN still makes the sum, and so the row, NaN;
   // so does an infinity (inf - inf).
-  const C mx = lm[0];
   for (int64_t q = 0; q < n; ++q) e[q] = cpu::vm::exp(xs[q] - mx);
-  C ls[kLanes] = {};
-  i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) ls[j] += e[i + j];
-  for (int j = 0; i < n; ++i, ++j) ls[j] += e[i];
-  const C sum = lanes_sum(ls);
+  const C sum = cpu::vm::lane_reduce<C>(n, C(0), [e](int64_t q) { return e[q]; }, [](C a, C b) { return a + b; });
   if constexpr (Log) {
     const C log_sum = std::log(sum);
     for (int64_t q = 0; q < n; ++q) y[q] = T(xs[q] - mx - log_sum);
