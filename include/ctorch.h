@@ -1981,9 +1981,10 @@ CT_API CT_NODISCARD ct_status ct_tensor_outer(const ct_tensor* a, const ct_tenso
 CT_API CT_NODISCARD ct_status ct_tensor_mv(const ct_tensor* a, const ct_tensor* b, ct_tensor** out);
 
 /*
- * out = beta * self + alpha * (batch1 @ batch2) (torch.baddbmm): batch1 [b, n, k], batch2 [b, k, m],
- * self broadcastable to [b, n, m], all of one dtype. beta or alpha NULL means 1; with beta 0, self
- * is not read (NaN in it does not propagate).
+ * ct_tensor_baddbmm - out = beta * self + alpha * (batch1 @ batch2) (torch.baddbmm): batch1
+ * [b, n, k], batch2 [b, k, m], self broadcastable to [b, n, m], all of one dtype. beta or alpha NULL
+ * means 1; with beta 0, self is not read (NaN in it does not propagate).
+ *   self, batch1, batch2, beta, alpha  borrowed.  out  a new reference on success, NULL on failure.
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released handles, a bad scalar kind);
  * CT_ERROR_SHAPE; CT_ERROR_DTYPE. Determinism: deterministic for a fixed thread count. Since 0.4.
  */
@@ -1991,12 +1992,13 @@ CT_API CT_NODISCARD ct_status ct_tensor_baddbmm(const ct_tensor* self, const ct_
                                                 const ct_scalar* beta, const ct_scalar* alpha, ct_tensor** out);
 
 /*
- * Einstein summation (torch.einsum): equation such as "ij,jk->ik", "bij,bjk", "ii->i" or
+ * ct_tensor_einsum - Einstein summation (torch.einsum): equation such as "ij,jk->ik", "bij,bjk", "ii->i" or
  * "...ij,...jk->...ik" over operands[0, n). Repeated labels in one term take a diagonal, labels
  * missing from the output are summed, '...' broadcasts, and without "->" the output is the
  * ellipsis dims then the labels seen once, in alphabetical order. With three or more operands the
  * pairwise contraction order that needs the fewest multiply-adds is chosen; each pair is one
  * batched matrix product. Operands must share one dtype.
+ *   equation, operands  borrowed.  out  a new reference on success, NULL on failure.
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (equation or operands NULL, n 0, a bad character, a term
  * count different from n, an output label that no operand has); CT_ERROR_SHAPE (a term naming a
  * different number of dims than its operand has, a label over sizes that differ and are not 1);
@@ -2006,8 +2008,9 @@ CT_API CT_NODISCARD ct_status ct_tensor_einsum(const char* equation, const ct_te
                                                ct_tensor** out);
 
 /*
- * out = input @ weight^T + bias (torch.nn.functional.linear): input [..., in], weight [out, in] (or
- * [in] for a vector), bias [out] or NULL for none; all of one dtype.
+ * ct_tensor_linear - out = input @ weight^T + bias (torch.nn.functional.linear): input [..., in],
+ * weight [out, in] (or [in] for a vector), bias [out] or NULL for none; all of one dtype.
+ *   input, weight, bias  borrowed.  out  a new reference on success, NULL on failure.
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released handles); CT_ERROR_SHAPE; CT_ERROR_DTYPE.
  * Determinism: deterministic for a fixed thread count. Since 0.4.
  */
