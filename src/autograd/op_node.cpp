@@ -143,7 +143,7 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
   size_t n_lists = 0;  // reserved up front: args[i] points into lists
   size_t n_strings = 0;  // likewise for strings (a move would invalidate a short string's c_str)
   for (size_t i = 0; i < f.nargs; ++i) {
-    n_lists += f.args[i].kind() == Value::Kind::IntList;
+    n_lists += f.args[i].kind() == Value::Kind::IntList || f.args[i].kind() == Value::Kind::SymIntList;
     n_strings += f.args[i].kind() == Value::Kind::String;
   }
   node->lists.reserve(n_lists);
@@ -164,9 +164,9 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
     } else if (v.kind() == Value::Kind::TensorList) {
       slot.count = static_cast<uint32_t>(v.tensor_list().size());
       for (const TensorImpl* t : v.tensor_list()) add_input(*t, gradient_edge(*t));
-    } else if (v.kind() == Value::Kind::IntList) {
-      node->lists.emplace_back(v.int_list());
-      node->args[i] = Value(node->lists.back().ref());
+    } else if (v.kind() == Value::Kind::IntList || v.kind() == Value::Kind::SymIntList) {
+      node->lists.emplace_back(as_ints(v.sym_int_list()));  // the bits, symbolic or not
+      node->args[i] = Value(as_sym(node->lists.back().ref()));
     } else if (v.kind() == Value::Kind::String) {
       node->strings.emplace_back(v.str());
       node->args[i] = Value(node->strings.back().c_str());

@@ -190,6 +190,10 @@ void run_c_kernel(void* data, Frame& f) {
         break;
       case Value::Kind::String: c.kind = CT_VALUE_STRING, c.str = v.str(); break;
       case Value::Kind::Generator: c.kind = CT_VALUE_NONE; break;  // ct_value has no generator field
+      // A C kernel computes on concrete values: a symbolic int is specialized (a guard), and a
+      // symbolic list is refused with CT_ERROR_GUARD (see Note [Symbolic values in frames]).
+      case Value::Kind::SymInt: c.kind = CT_VALUE_INT, c.i = v.to_int(); break;
+      case Value::Kind::SymIntList: c.kind = CT_VALUE_INTS, c.ints = v.int_list().data(); break;
     }
   }
   std::vector<ct_tensor*> outs(f.nouts, nullptr);

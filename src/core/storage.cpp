@@ -5,6 +5,7 @@
 #include "core/allocator.h"
 #include "core/error.h"
 #include "core/object_pool.h"
+#include "symbolic/shape_env.h"
 
 namespace ct {
 namespace {
@@ -67,7 +68,15 @@ StorageImpl* StorageImpl::from_blob(void* data, size_t nbytes, BlobDeleter delet
   return s;
 }
 
+void StorageImpl::set_shape_env(sym::ShapeEnv* env) {
+  if (env == shape_env_) return;
+  if (env) env->retain();
+  if (shape_env_) shape_env_->release();
+  shape_env_ = env;
+}
+
 void StorageImpl::destroy() {
+  if (shape_env_) shape_env_->release();
   if (owner_ == Owner::Allocator) {
     g_allocators[static_cast<int>(device_.type)].load(std::memory_order_acquire)->free(data_, nbytes_);
   } else if (owner_ == Owner::Blob && deleter_) {

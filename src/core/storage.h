@@ -9,6 +9,10 @@
 
 namespace ct {
 
+namespace sym {
+class ShapeEnv;  // symbolic/shape_env.h
+}
+
 /// How a device's memory is obtained and returned; one per device type (see set_device_allocator).
 struct DeviceAllocator {
   void* (*allocate)(size_t nbytes);  // raises CT_ERROR_OUT_OF_MEMORY on failure
@@ -40,6 +44,11 @@ class StorageImpl {
   /// Bumped by every in-place write; autograd compares it with the value saved at record time.
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+  /// The ShapeEnv whose symbols this (meta) storage's tensors use, or null. A tensor with symbolic
+  /// sizes keeps its env alive through its storage, which every view shares.
+  sym::ShapeEnv* shape_env() const { return shape_env_; }
+  /// Adopts env (retained here; released with the storage). Set once, right after creation.
+  void set_shape_env(sym::ShapeEnv* env);
 
  private:
   enum class Owner : uint8_t { Inline, Allocator, Blob, None };
@@ -54,6 +63,7 @@ class StorageImpl {
   size_t nbytes_ = 0;
   BlobDeleter deleter_ = nullptr;
   void* user_data_ = nullptr;
+  sym::ShapeEnv* shape_env_ = nullptr;  // one reference owned
   // Small tensors (scalars, short vectors) keep their bytes here: no allocation at all.
   alignas(64) unsigned char inline_[64];
 };

@@ -3,6 +3,7 @@
 #include <new>
 
 #include "core/object_pool.h"
+#include "symbolic/shape_env.h"
 
 namespace ct {
 namespace {
@@ -34,15 +35,58 @@ bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
+SymDimVector contiguous_strides(SymIntArrayRef sizes) {
+  SymDimVector st;
+  st.resize(sizes.size());
+  SymInt s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    st[i] = s;
+    s = s * sym_max(sizes[i], 1);
+  }
+  return st;
+}
+
+namespace {
+// compute_contiguous for symbolic geometry without guards: a stride counts as expected only when
+// it is provably so (equal nodes), so an undecidable layout reads as not contiguous.
+bool sym_contiguous(SymIntArrayRef sizes, SymIntArrayRef strides) {
+  for (SymInt s : sizes)
+    if (s.maybe_int() == 0) return true;
+  SymInt expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i].maybe_int() == 1) continue;
+    if (strides[i].raw() != expected.raw()) return false;
+    expected = expected * sizes[i];
+  }
+  return true;
+}
+
+// a.raw() == b.raw(): structural equality of SymInts (nodes are hash-consed).
+bool same(SymIntArrayRef a, SymIntArrayRef b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].raw() != b[i].raw()) return false;
+  return true;
+}
+}  // namespace
+
 bool has_internal_overlap(const TensorImpl& t) {
   for (size_t d = 0; d < t.dim(); ++d)
-    if (t.size(d) > 1 && t.stride(d) == 0) return true;
+    if (t.sym_stride(d).maybe_int() == 0 && t.sym_size(d) > 1) return true;  // may guard `s > 1`
   return false;
 }
 
 bool overlaps_differently(const TensorImpl& a, const TensorImpl& b) {
-  if (a.storage() != b.storage() || a.numel() == 0 || b.numel() == 0) return false;
-  return !(a.storage_offset() == b.storage_offset() && a.sizes().equals(b.sizes()) && a.strides().equals(b.strides()));
+  if (a.storage() != b.storage()) return false;
+  if (!a.is_symbolic() && !b.is_symbolic() && (a.numel() == 0 || b.numel() == 0)) return false;
+  return !(a.sym_storage_offset().raw() == b.sym_storage_offset().raw() && same(a.sym_sizes(), b.sym_sizes()) &&
+           same(a.sym_strides(), b.sym_strides()));
+}
+
+void TensorImpl::symbolic_read() const {
+  fail(CT_ERROR_GUARD, str("a tensor with symbolic sizes ", sym_sizes(),
+                           " reached code that reads concrete sizes: this operation does not support "
+                           "symbolic shapes yet. Give the tensor concrete sizes, or mark its dims static"));
 }
 
 int64_t checked_numel(IntArrayRef sizes, const char* op) {
@@ -56,6 +100,46 @@ int64_t checked_numel(IntArrayRef sizes, const char* op) {
   }
   return n;
 }
+
+SymInt checked_numel(SymIntArrayRef sizes, const char* op) {
+  if (!any_symbolic(sizes)) return checked_numel(as_ints(sizes), op);
+  CT_CHECK(sizes.size() <= kMaxDims, CT_ERROR_INVALID_ARGUMENT, op, ": ", sizes.size(),
+           " dims is more than the ", kMaxDims, " supported. Reshape to fewer dims");
+  SymInt n = 1;
+  for (SymInt s : sizes) {
+    CT_SYM_CHECK(s >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": negative size in ", sizes, ". Sizes must be >= 0");
+    n = n * s;
+  }
+  return n;
+}
+
+void TensorImpl::set_sym_geometry(SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset) {
+  sizes_.assign(reinterpret_cast<const int64_t*>(sizes.data()), sizes.size());
+  strides_.assign(reinterpret_cast<const int64_t*>(strides.data()), strides.size());
+  SymInt n = 1;
+  for (SymInt s : sizes) n = n * s;
+  numel_ = n.raw();
+  offset_ = offset.raw();
+  symbolic_ = n.is_symbolic() || offset.is_symbolic() || any_symbolic(sizes) || any_symbolic(strides);
+  is_contiguous_ = symbolic_ ? sym_contiguous(sizes, strides) : compute_contiguous(this->sizes(), this->strides());
+}
+
+namespace {
+// The env of the first symbolic value, checking that all share it.
+sym::ShapeEnv* env_of(SymIntArrayRef a, SymIntArrayRef b, SymInt c, sym::ShapeEnv* env, const char* op) {
+  auto visit = [&](SymInt x) {
+    if (!x.is_symbolic()) return;
+    CT_CHECK(!env || env == x.env(), CT_ERROR_INVALID_ARGUMENT, op,
+             ": sizes hold symbols of two different ShapeEnvs. Build every symbol of one traced program in one "
+             "ShapeEnv");
+    env = x.env();
+  };
+  for (SymInt x : a) visit(x);
+  for (SymInt x : b) visit(x);
+  visit(c);
+  return env;
+}
+}  // namespace
 
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides) {
   sizes_.assign(sizes.data(), sizes.size());
@@ -94,6 +178,44 @@ TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
   return t;
 }
 
+TensorImpl* TensorImpl::empty_sym(SymIntArrayRef sizes, DType dtype, Device device, sym::ShapeEnv* env) {
+  if (!any_symbolic(sizes)) {
+    TensorImpl* t = empty(as_ints(sizes), dtype, device);
+    if (env && device.is_meta()) t->storage_->set_shape_env(env);
+    return t;
+  }
+  CT_CHECK(device.is_meta(), CT_ERROR_DEVICE, "empty: symbolic sizes ", sizes, " need the meta device, not ", device,
+           ". Bind the symbols to values first");
+  env = env_of(sizes, {}, 0, env, "empty");
+  checked_numel(sizes, "empty");
+  const SymDimVector strides = contiguous_strides(sizes);
+  StorageImpl* s = StorageImpl::create(0, device);
+  s->set_shape_env(env);
+  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
+  t->storage_ = s;
+  t->dtype_ = dtype;
+  t->set_sym_geometry(sizes, strides, 0);
+  t->is_contiguous_ = true;  // by construction, whether or not provable from the strides
+  return t;
+}
+
+TensorImpl* TensorImpl::view_of(const TensorImpl& base, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset) {
+  if (!any_symbolic(sizes) && !any_symbolic(strides) && !offset.is_symbolic())
+    return view_of(base, as_ints(sizes), as_ints(strides), offset.raw());
+  sym::ShapeEnv* env = env_of(sizes, strides, offset, base.shape_env(), "view");
+  CT_CHECK(base.device().is_meta(), CT_ERROR_DEVICE, "view: symbolic sizes ", sizes, " need the meta device, not ",
+           base.device());
+  checked_numel(sizes, "view");
+  base.storage_->retain();
+  base.storage_->set_shape_env(env);
+  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
+  t->storage_ = base.storage_;
+  t->dtype_ = base.dtype_;
+  t->set_sym_geometry(sizes, strides, offset);
+  t->is_view_ = true;
+  return t;
+}
+
 TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   checked_numel(sizes, "view");  // before taking a reference, so a failure leaks nothing
   base.storage_->retain();
@@ -104,7 +226,15 @@ TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntAr
 
 TensorImpl* TensorImpl::alias_of(const TensorImpl& base) {
   base.storage_->retain();
-  TensorImpl* t = create(base.storage_, base.sizes_, base.strides_, base.offset_, base.dtype_);
+  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
+  t->storage_ = base.storage_;
+  t->dtype_ = base.dtype_;
+  t->sizes_ = base.sizes_;
+  t->strides_ = base.strides_;
+  t->numel_ = base.numel_;
+  t->offset_ = base.offset_;
+  t->is_contiguous_ = base.is_contiguous_;
+  t->symbolic_ = base.symbolic_;
   t->wrapped_number_ = base.wrapped_number_;
   t->is_inference_ = base.is_inference_;
   return t;

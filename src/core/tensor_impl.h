@@ -14,7 +14,7 @@
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/storage.h"
-#include "core/sym_int.h"
+#include "symbolic/sym_int.h"
 
 namespace ct {
 
@@ -37,9 +37,13 @@ class TensorImpl {
                             DType dtype);
   /// A new contiguous tensor with fresh storage on device.
   static TensorImpl* empty(IntArrayRef sizes, DType dtype, Device device);
+  /// The same with sizes that may be symbolic: those need the meta device (CT_ERROR_DEVICE
+  /// otherwise); the storage keeps their ShapeEnv, or env when given and no size is symbolic.
+  static TensorImpl* empty_sym(SymIntArrayRef sizes, DType dtype, Device device, sym::ShapeEnv* env = nullptr);
   /// A view of base's storage (retained) with new geometry; CT_ERROR_INVALID_ARGUMENT when the
   /// sizes' product overflows. is_view() is true on the result.
   static TensorImpl* view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+  static TensorImpl* view_of(const TensorImpl& base, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset);
   /// Another tensor over exactly base's elements, with no autograd state (detach, saved outputs).
   static TensorImpl* alias_of(const TensorImpl& base);
 
@@ -53,16 +57,28 @@ class TensorImpl {
   DType dtype() const { return dtype_; }
   Device device() const { return storage_->device(); }
   size_t dim() const { return sizes_.size(); }
-  IntArrayRef sizes() const { return sizes_; }
-  IntArrayRef strides() const { return strides_; }
-  /// Sizes as SymInts (see Note [SymInt representation]); same bits as sizes().
-  ArrayRef<SymInt> sym_sizes() const {
-    return ArrayRef<SymInt>(reinterpret_cast<const SymInt*>(sizes_.data()), sizes_.size());
-  }
-  int64_t size(size_t d) const { return sizes_[d]; }
-  int64_t stride(size_t d) const { return strides_[d]; }
-  int64_t numel() const { return numel_; }
-  int64_t storage_offset() const { return offset_; }
+
+  /// Note [Symbolic tensors]
+  /// A meta tensor may have symbolic sizes, strides, numel or offset (SymInts holding nodes of a
+  /// ShapeEnv, kept alive by its storage). Code that handles them reads the sym_* accessors; the
+  /// plain ones raise CT_ERROR_GUARD on such a tensor instead of handing out tagged bits, so an
+  /// operator not yet written for symbolic sizes fails with a message rather than a wrong shape.
+  bool is_symbolic() const { return symbolic_; }
+  IntArrayRef sizes() const { return concrete(sizes_); }
+  IntArrayRef strides() const { return concrete(strides_); }
+  int64_t size(size_t d) const { return sizes().data()[d]; }
+  int64_t stride(size_t d) const { return strides().data()[d]; }
+  int64_t numel() const { return concrete(numel_); }
+  int64_t storage_offset() const { return concrete(offset_); }
+  /// The same as SymInts (see Note [SymInt representation]): valid on every tensor.
+  SymIntArrayRef sym_sizes() const { return as_sym_bits(sizes_); }
+  SymIntArrayRef sym_strides() const { return as_sym_bits(strides_); }
+  SymInt sym_size(size_t d) const { return SymInt::from_raw(sizes_[d]); }
+  SymInt sym_stride(size_t d) const { return SymInt::from_raw(strides_[d]); }
+  SymInt sym_numel() const { return SymInt::from_raw(numel_); }
+  SymInt sym_storage_offset() const { return SymInt::from_raw(offset_); }
+  /// The ShapeEnv this tensor's symbols (or, for item(), its future symbols) belong to, or null.
+  sym::ShapeEnv* shape_env() const { return storage_->shape_env(); }
   bool is_contiguous() const { return is_contiguous_; }
   StorageImpl* storage() const { return storage_; }
   /// Address of element 0 (null for meta tensors).
@@ -97,6 +113,16 @@ class TensorImpl {
   TensorImpl() = default;
   void destroy();
   void set_geometry(IntArrayRef sizes, IntArrayRef strides);
+  void set_sym_geometry(SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset);
+  static SymIntArrayRef as_sym_bits(const DimVector& v) {
+    return SymIntArrayRef(reinterpret_cast<const SymInt*>(v.data()), v.size());
+  }
+  template <typename T>
+  const T& concrete(const T& v) const {
+    if (__builtin_expect(symbolic_, 0)) symbolic_read();
+    return v;
+  }
+  [[noreturn]] void symbolic_read() const;
 
   uint32_t tag_ = kLiveTag;  // INVARIANT: first field; kLiveTag while refcount_ > 0
   mutable std::atomic<int32_t> refcount_{1};
@@ -106,6 +132,7 @@ class TensorImpl {
   bool is_view_ = false;
   mutable bool requires_grad_ = false;  // see Note [Autograd state is mutable]
   mutable bool is_inference_ = false;
+  bool symbolic_ = false;  // some size, stride, numel or the offset is symbolic (Note [Symbolic tensors])
   int64_t numel_ = 1;   // INVARIANT: product of sizes_
   int64_t offset_ = 0;  // in elements
   StorageImpl* storage_ = nullptr;  // INVARIANT: non-null, one reference owned
@@ -133,5 +160,10 @@ DimVector contiguous_strides(IntArrayRef sizes);
 bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides);
 /// Product of sizes; raises CT_ERROR_INVALID_ARGUMENT for negative sizes or overflow.
 int64_t checked_numel(IntArrayRef sizes, const char* op);
+/// The same for sizes that may be symbolic: a symbolic size must be >= 0 (a guard, or for an
+/// unbacked size a runtime assertion).
+SymInt checked_numel(SymIntArrayRef sizes, const char* op);
+/// Row-major strides for sizes that may be symbolic (max(size, 1) products, as for concrete sizes).
+SymDimVector contiguous_strides(SymIntArrayRef sizes);
 
 }  // namespace ct

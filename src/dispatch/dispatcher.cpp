@@ -119,12 +119,28 @@ void dispatch(const OperatorDef& op, const Value* args, size_t nargs, Tensor* ou
 
 void redispatch(Frame& f) { run(f.op, f.keys, f.args, f.nargs, f.outs, f.nouts); }
 
+namespace {
+// The ShapeEnv of the first tensor argument that has one: meta results join it, so item() on them
+// gives that env's unbacked symbols (Note [Symbolic tensors]).
+sym::ShapeEnv* frame_shape_env(const Frame& f) {
+  for (size_t i = 0; i < f.nargs; ++i) {
+    const Value& v = f.args[i];
+    if (v.is_tensor() && v.tensor().shape_env()) return v.tensor().shape_env();
+    if (v.kind() == Value::Kind::TensorList)
+      for (const TensorImpl* t : v.tensor_list())
+        if (t->shape_env()) return t->shape_env();
+  }
+  return nullptr;
+}
+}  // namespace
+
 void structured_kernel(void*, Frame& f) {
   MetaResult m;
   f.op.meta(f, m);
+  sym::ShapeEnv* env = m.outs[0].device.is_meta() ? frame_shape_env(f) : nullptr;
   for (size_t i = 0; i < m.n; ++i) {
     try {
-      f.outs[i] = Tensor::adopt(TensorImpl::empty(m.outs[i].sizes, m.outs[i].dtype, m.outs[i].device));
+      f.outs[i] = Tensor::adopt(TensorImpl::empty_sym(m.outs[i].sizes, m.outs[i].dtype, m.outs[i].device, env));
     } catch (const Error& e) {  // name the operator and the output that did not fit
       if (e.status() != CT_ERROR_OUT_OF_MEMORY) throw;
       fail(e.status(), str(f.op.schema.name, ": output ", m.outs[i].sizes.ref(), " of ", m.outs[i].dtype, " on ",
@@ -143,7 +159,7 @@ void structured_kernel(void*, Frame& f) {
 // to one location (an expanded view) has no well-defined result and is refused, as in PyTorch.
 void check_inplace_target(const TensorImpl& self, const char* op) {
   CT_CHECK(!self.is_inference() || local_dispatch_keys().inference, CT_ERROR_INVALID_ARGUMENT, op,
-           ": an inference tensor (sizes ", self.sizes(), ") cannot be changed in place outside inference mode. "
+           ": an inference tensor (sizes ", self.sym_sizes(), ") cannot be changed in place outside inference mode. "
            "Clone it first, or change it inside inference mode");
 }
 
@@ -151,7 +167,7 @@ void inplace_kernel(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
   check_inplace_target(self, f.op.schema.name.c_str());
   CT_CHECK(!has_internal_overlap(self), CT_ERROR_INVALID_ARGUMENT, f.op.schema.name,
-           ": several elements of self (sizes ", self.sizes(), ", strides ", self.strides(),
+           ": several elements of self (sizes ", self.sym_sizes(), ", strides ", self.sym_strides(),
            ") share one memory location, so writing it in place is ill-defined. Clone self first");
   for (size_t i = 1; i < f.nargs; ++i) {
     if (!f.args[i].is_tensor() || !overlaps_differently(self, f.tensor(i))) continue;
@@ -168,8 +184,8 @@ void inplace_kernel(void*, Frame& f) {
   }
   MetaResult m;
   f.op.meta(f, m);
-  CT_CHECK(m.outs[0].sizes.ref().equals(self.sizes()), CT_ERROR_SHAPE, f.op.schema.name, ": the result has sizes ",
-           m.outs[0].sizes.ref(), " but self has ", self.sizes(),
+  CT_CHECK(m.outs[0].sizes.ref().equals(self.sym_sizes()), CT_ERROR_SHAPE, f.op.schema.name, ": the result has sizes ",
+           m.outs[0].sizes.ref(), " but self has ", self.sym_sizes(),
            "; an in-place operator cannot grow self. Use the out-of-place form");
   CT_CHECK(can_cast(m.outs[0].dtype, self.dtype()), CT_ERROR_DTYPE, f.op.schema.name, ": result dtype ",
            m.outs[0].dtype, " cannot be cast to self's dtype ", self.dtype(),

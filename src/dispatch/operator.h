@@ -54,7 +54,7 @@ const char* determinism_name(Determinism d);
 constexpr size_t kMaxOutputs = 4;
 
 struct OutputMeta {
-  DimVector sizes;
+  SymDimVector sizes;  // symbolic when the inputs' sizes are (meta device and tracer only)
   DType dtype = DType::Float32;
   Device device;
 };

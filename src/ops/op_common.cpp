@@ -41,6 +41,27 @@ DimVector broadcast_shapes(const char* op, IntArrayRef a, IntArrayRef b) {
   return out;
 }
 
+SymDimVector broadcast_shapes(const char* op, SymIntArrayRef a, SymIntArrayRef b) {
+  if (!any_symbolic(a) && !any_symbolic(b)) return SymDimVector(as_sym(broadcast_shapes(op, as_ints(a), as_ints(b))));
+  const size_t n = a.size() > b.size() ? a.size() : b.size();
+  SymDimVector out;
+  out.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const SymInt da = i < n - a.size() ? SymInt(1) : a[i - (n - a.size())];
+    const SymInt db = i < n - b.size() ? SymInt(1) : b[i - (n - b.size())];
+    if (da.raw() == db.raw() || db == 1) {
+      out[i] = da;
+    } else if (da == 1) {
+      out[i] = db;
+    } else {
+      CT_SYM_CHECK(da == db, CT_ERROR_SHAPE, op, ": shapes ", a, " and ", b, " do not broadcast (dim ", i, ": ", da,
+                   " vs ", db, "). Make the sizes equal, or one of them 1");
+      out[i] = da;
+    }
+  }
+  return out;
+}
+
 int ResultType::combine(int higher, int lower) {
   if (higher < 0) return lower;
   if (lower < 0) return higher;

@@ -13,6 +13,8 @@ Device common_device(const Frame& f);
 
 /// Broadcasts a onto b (torch.broadcast_shapes); CT_ERROR_SHAPE names the dim that disagrees.
 DimVector broadcast_shapes(const char* op, IntArrayRef a, IntArrayRef b);
+/// The same for symbolic sizes: deciding whether a size is 1, or two sizes equal, records guards.
+SymDimVector broadcast_shapes(const char* op, SymIntArrayRef a, SymIntArrayRef b);
 
 /// Note [Type promotion]: torch.result_type. Inputs fall in three groups, dimensioned tensors,
 /// 0-dim tensors and wrapped numbers (see Note [Wrapped numbers]); each group promotes within
@@ -40,10 +42,19 @@ Tensor wrap_scalar(const Scalar& s);
 int64_t wrap_dim(const char* op, int64_t dim, int64_t ndim);
 
 /// One output of the given sizes and dtype on device.
-inline void set_output(MetaResult& m, size_t i, IntArrayRef sizes, DType dtype, Device device) {
+inline void set_output(MetaResult& m, size_t i, SymIntArrayRef sizes, DType dtype, Device device) {
   m.outs[i].sizes = sizes;
   m.outs[i].dtype = dtype;
   m.outs[i].device = device;
+}
+inline void set_output(MetaResult& m, size_t i, IntArrayRef sizes, DType dtype, Device device) {
+  m.outs[i].sizes.resize(sizes.size());
+  for (size_t d = 0; d < sizes.size(); ++d) m.outs[i].sizes[d] = SymInt(sizes[d]);  // checked: never a node
+  m.outs[i].dtype = dtype;
+  m.outs[i].device = device;
+}
+inline void set_output(MetaResult& m, size_t i, std::initializer_list<SymInt> sizes, DType dtype, Device device) {
+  set_output(m, i, SymIntArrayRef(sizes), dtype, device);
 }
 
 }  // namespace ct::ops

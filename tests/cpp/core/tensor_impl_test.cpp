@@ -12,12 +12,12 @@ using ct::Tensor;
 using ct::TensorImpl;
 
 TEST(ContiguousStrides, AreRowMajorAndTreatSizeZeroAndOneAsOne) {
-  EXPECT_TRUE(ct::contiguous_strides({2, 3, 4}).ref().equals({12, 4, 1}));
-  EXPECT_TRUE(ct::contiguous_strides({}).ref().equals({}));
-  EXPECT_TRUE(ct::contiguous_strides({5}).ref().equals({1}));
+  EXPECT_TRUE(ct::contiguous_strides(IntArrayRef{2, 3, 4}).ref().equals({12, 4, 1}));
+  EXPECT_TRUE(ct::contiguous_strides(IntArrayRef{}).ref().equals({}));
+  EXPECT_TRUE(ct::contiguous_strides(IntArrayRef{5}).ref().equals({1}));
   // torch: torch.empty(2, 0, 3).stride() == (3, 3, 1); size-1 dims likewise.
-  EXPECT_TRUE(ct::contiguous_strides({2, 0, 3}).ref().equals({3, 3, 1}));
-  EXPECT_TRUE(ct::contiguous_strides({2, 1, 3}).ref().equals({3, 3, 1}));
+  EXPECT_TRUE(ct::contiguous_strides(IntArrayRef{2, 0, 3}).ref().equals({3, 3, 1}));
+  EXPECT_TRUE(ct::contiguous_strides(IntArrayRef{2, 1, 3}).ref().equals({3, 3, 1}));
 }
 
 TEST(ComputeContiguous, IgnoresStridesOfSizeOneDimsAndEmptyTensors) {
@@ -32,22 +32,22 @@ TEST(ComputeContiguous, IgnoresStridesOfSizeOneDimsAndEmptyTensors) {
 }
 
 TEST(CheckedNumel, MultipliesSizes) {
-  EXPECT_EQ(ct::checked_numel({2, 3, 4}, "test"), 24);
-  EXPECT_EQ(ct::checked_numel({}, "test"), 1);
-  EXPECT_EQ(ct::checked_numel({5, 0, std::numeric_limits<int64_t>::max()}, "test"), 0);
+  EXPECT_EQ(ct::checked_numel(IntArrayRef{2, 3, 4}, "test"), 24);
+  EXPECT_EQ(ct::checked_numel(IntArrayRef{}, "test"), 1);
+  EXPECT_EQ(ct::checked_numel(IntArrayRef{5, 0, std::numeric_limits<int64_t>::max()}, "test"), 0);
 }
 
 TEST(CheckedNumel, OverflowRaisesInvalidArgument) {
   const int64_t big = int64_t(1) << 32;
   try {
-    ct::checked_numel({big, big}, "myop");
+    ct::checked_numel(IntArrayRef{big, big}, "myop");
     FAIL() << "2^64 elements did not raise";
   } catch (const ct::Error& e) {
     EXPECT_EQ(e.status(), CT_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(e.message().find("myop"), std::string::npos) << e.message();
   }
   try {
-    ct::checked_numel({std::numeric_limits<int64_t>::max(), 2}, "myop");
+    ct::checked_numel(IntArrayRef{std::numeric_limits<int64_t>::max(), 2}, "myop");
     FAIL() << "INT64_MAX * 2 did not raise";
   } catch (const ct::Error& e) {
     EXPECT_EQ(e.status(), CT_ERROR_INVALID_ARGUMENT);
@@ -56,7 +56,7 @@ TEST(CheckedNumel, OverflowRaisesInvalidArgument) {
 
 TEST(CheckedNumel, NegativeSizeRaisesInvalidArgument) {
   try {
-    ct::checked_numel({2, -1}, "myop");
+    ct::checked_numel(IntArrayRef{2, -1}, "myop");
     FAIL() << "negative size did not raise";
   } catch (const ct::Error& e) {
     EXPECT_EQ(e.status(), CT_ERROR_INVALID_ARGUMENT);

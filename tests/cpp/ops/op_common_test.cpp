@@ -96,11 +96,11 @@ TEST(ResultType, BinaryOperatorsUseTheResultType) {
 }
 
 TEST(BroadcastShapes, AlignsTrailingDimsAndRejectsMismatches) {
-  EXPECT_TRUE(ct::ops::broadcast_shapes("t", {2, 1, 3}, {4, 1}).ref().equals({2, 4, 3}));
-  EXPECT_TRUE(ct::ops::broadcast_shapes("t", {}, {5}).ref().equals({5}));
-  EXPECT_TRUE(ct::ops::broadcast_shapes("t", {0, 1}, {1, 7}).ref().equals({0, 7}));
+  EXPECT_TRUE(ct::ops::broadcast_shapes("t", ct::IntArrayRef{2, 1, 3}, ct::IntArrayRef{4, 1}).ref().equals({2, 4, 3}));
+  EXPECT_TRUE(ct::ops::broadcast_shapes("t", ct::IntArrayRef{}, ct::IntArrayRef{5}).ref().equals({5}));
+  EXPECT_TRUE(ct::ops::broadcast_shapes("t", ct::IntArrayRef{0, 1}, ct::IntArrayRef{1, 7}).ref().equals({0, 7}));
   try {
-    ct::ops::broadcast_shapes("myop", {2, 3}, {4});
+    ct::ops::broadcast_shapes("myop", ct::IntArrayRef{2, 3}, ct::IntArrayRef{4});
     FAIL() << "no error";
   } catch (const ct::Error& e) {
     EXPECT_EQ(e.status(), CT_ERROR_SHAPE);
