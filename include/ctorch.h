@@ -57,14 +57,14 @@ extern "C" {
 /* ---- Versions ---- */
 
 #define CT_VERSION_MAJOR 0
-#define CT_VERSION_MINOR 4
+#define CT_VERSION_MINOR 5
 #define CT_VERSION_PATCH 0
-#define CT_VERSION_STRING "0.4.0"
+#define CT_VERSION_STRING "0.5.0"
 /* Raised whenever a program built against this header could misbehave with an older library. */
 #define CT_ABI_VERSION 1
 
 /*
- * ct_version - the library's version string, e.g. "0.4.0".
+ * ct_version - the library's version string, e.g. "0.5.0".
  *
  * The string is static: valid for the life of the process. Since 0.1.
  */
@@ -94,7 +94,9 @@ typedef enum ct_status {
   CT_ERROR_NOT_IMPLEMENTED = 6,  /* no kernel for this device and dtype, or a missing feature */
   CT_ERROR_INDEX = 7,            /* a dimension or index out of range */
   CT_ERROR_NONDETERMINISTIC = 8, /* a nondeterministic kernel while deterministic mode is on */
-  CT_ERROR_GUARD = 9,            /* a compiled graph's guard failed where that is an error */
+  CT_ERROR_GUARD = 9,            /* a symbolic value had to be concrete and could not be (an unbacked
+                                    symbol, a symbolic shape an operator cannot handle), or a
+                                    compiled graph's guard failed where that is an error */
   CT_ERROR_GRAPH_BREAK = 10,     /* a graph break under fullgraph compilation */
   CT_ERROR_RECOMPILE_LIMIT = 11, /* a compiled function hit its recompile limit */
   CT_ERROR_IO = 12,              /* reading or writing a file failed */
@@ -2101,7 +2103,9 @@ typedef enum ct_value_kind {
   CT_VALUE_TENSORS = 6, /* tensors[0..len) */
   CT_VALUE_DTYPE = 7,   /* i (a ct_dtype) */
   CT_VALUE_DEVICE = 8,  /* str ("cpu", "meta", "cuda:0") */
-  CT_VALUE_STRING = 9   /* str */
+  CT_VALUE_STRING = 9,  /* str */
+  CT_VALUE_SYMINT = 10, /* a ct_symint, in the tensor slot: fill it with ct_value_set_symint (since 0.5) */
+  CT_VALUE_SYMINTS = 11 /* ct_symint handles, in the tensors slot with len: ct_value_set_symints */
 } ct_value_kind;
 
 /* One boxed argument. Every pointer in it is borrowed for the duration of the call. */
@@ -2115,6 +2119,24 @@ typedef struct ct_value {
   size_t len;
   const char* str;
 } ct_value;
+
+/* Symbolic numbers (see "Symbolic shapes" below); declared here for the value helpers. */
+typedef struct ct_symint ct_symint;
+
+/*
+ * ct_value_set_symint, ct_value_set_symints - fill v with a symbolic int, or a list of them, for
+ * ct_op_call. ct_value's layout is fixed by the ABI, so these kinds travel in its pointer slots;
+ * set them through these helpers. The handles are borrowed for the call. Since 0.5.
+ */
+static inline void ct_value_set_symint(ct_value* v, const ct_symint* s) {
+  v->kind = CT_VALUE_SYMINT;
+  v->tensor = (const ct_tensor*)(const void*)s;
+}
+static inline void ct_value_set_symints(ct_value* v, const ct_symint* const* s, size_t n) {
+  v->kind = CT_VALUE_SYMINTS;
+  v->tensors = (const ct_tensor* const*)(const void*)s;
+  v->len = n;
+}
 
 /*
  * ct_op_call - call any registered operator by name with boxed arguments.
@@ -2673,6 +2695,349 @@ CT_API CT_NODISCARD ct_status ct_autograd_ctx_save(ct_autograd_ctx* ctx, const c
  */
 CT_API CT_NODISCARD ct_status ct_autograd_ctx_saved(ct_autograd_ctx* ctx, size_t i, ct_tensor** out);
 CT_API CT_NODISCARD ct_status ct_autograd_ctx_saved_count(ct_autograd_ctx* ctx, size_t* out);
+
+/* ---- Symbolic shapes: the ShapeEnv ---- */
+
+/*
+ * Symbolic shapes. A ct_shape_env owns symbols (s0, "batch": a size known by its range and a hint,
+ * its value when the program was traced; u0: an unbacked value known only at run time, from item())
+ * and every expression built over them. ct_symint, ct_symfloat and ct_symbool are numbers that are
+ * either concrete or such an expression: arithmetic on them builds simplified expressions
+ * (2*s0 + 1, max(s0, 1) -> s0 when s0 >= 1, (4*s0)//4 -> s0), with Python's rules for // and % of
+ * negatives. Asking a symbolic bool or int for its concrete value (ct_symbool_guard_bool,
+ * ct_symint_guard_int, and operators that must decide a size) answers from the hints and records a
+ * guard: a fact the answer relied on, so a program traced under these symbols is valid exactly for
+ * the bindings where every guard holds. ct_sym_max, ct_sym_min, ct_sym_sum, ct_sym_ite and
+ * ct_sym_not build expressions instead and record none.
+ *
+ * A meta tensor may have symbolic sizes (ct_tensor_empty_symbolic): operators on it compute
+ * symbolic output shapes with the same meta functions that check every real call. An operator that
+ * has no symbolic shape rule fails with CT_ERROR_GUARD naming the tensor's sizes.
+ *
+ * Ownership: every handle written through an out-parameter is a new reference; end it with the
+ * matching _release (NULL is a no-op). A symbolic number keeps its env alive. Handles of one env
+ * may be used from several threads (the env locks); numbers of two envs cannot be combined
+ * (CT_ERROR_INVALID_ARGUMENT). Since 0.5.
+ */
+typedef struct ct_shape_env ct_shape_env;
+typedef struct ct_symfloat ct_symfloat;
+typedef struct ct_symbool ct_symbool;
+
+/*
+ * ct_shape_env_create - a new, empty ShapeEnv.
+ *
+ *   out  on CT_OK, a new reference; end it with ct_shape_env_release. Otherwise set to NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL out; CT_ERROR_OUT_OF_MEMORY. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_shape_env_create(ct_shape_env** out);
+/* ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NULL is a no-op). Since 0.5. */
+CT_API CT_NODISCARD ct_status ct_shape_env_retain(ct_shape_env* env);
+CT_API void ct_shape_env_release(ct_shape_env* env);
+
+/*
+ * ct_shape_env_create_symbol - a new size symbol with a range and a hint, like Dim("batch", min=1,
+ * max=1024) traced at size 8.
+ *
+ * name NULL or "" gives "s<k>" (k counts the env's backed symbols). The symbol's value is known to
+ * lie in [min, max] (use INT64_MAX for no upper end); hint is its value in the run being traced,
+ * which decides guards.
+ *
+ *   env  borrowed (the symbol keeps it alive).
+ *   out  on CT_OK, a new reference; end it with ct_symint_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  env or out NULL or released, min > max, or hint outside [min, max]
+ * Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_shape_env_create_symbol(ct_shape_env* env, const char* name, int64_t hint,
+                                                         int64_t min, int64_t max, ct_symint** out);
+
+/*
+ * ct_shape_env_create_unbacked - a new unbacked int symbol (u<k>): a value known only when the
+ * program runs, such as item() of a traced tensor. It has no hint, so branching on it fails with
+ * CT_ERROR_GUARD; a requirement on it (a size must be >= 0) becomes a runtime assertion instead
+ * (listed by ct_shape_env_guards_json). Ownership as ct_shape_env_create_symbol. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_shape_env_create_unbacked(ct_shape_env* env, ct_symint** out);
+
+/*
+ * ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
+ * ct_shape_env_num_guards - how many distinct guards env has recorded.
+ * ct_shape_env_guard_requests - how many times a concrete answer was asked of a symbolic value
+ * (before deduplication: two asks of `s0 > 1` are two requests and one guard).
+ * Return CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_shape_env_num_symbols(const ct_shape_env* env, size_t* out);
+CT_API CT_NODISCARD ct_status ct_shape_env_num_guards(const ct_shape_env* env, size_t* out);
+CT_API CT_NODISCARD ct_status ct_shape_env_guard_requests(const ct_shape_env* env, uint64_t* out);
+
+/*
+ * ct_shape_env_guards_json - env's symbols, guards and runtime assertions as one JSON document:
+ * {"symbols": [{"name": "s0", "type": "int", "backed": true, "hint": 8, "min": 1, "max": 1024}, ...],
+ *  "guards": ["s0 >= 2", ...], "runtime_asserts": [{"expr": "u0 >= 0", "message": "..."}, ...]}.
+ * Each expression is Python-style text over the symbols' names.
+ *
+ *   out  on CT_OK, a new string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_shape_env_guards_json(const ct_shape_env* env, char** out);
+
+/*
+ * ct_shape_env_check_guards - evaluates every guard and runtime assertion of env under a binding.
+ *
+ * values holds one value per symbol, in creation order (n must equal ct_shape_env_num_symbols).
+ * *failing is -1 when all hold, else the index of the first that fails (guards first, then runtime
+ * assertions, in the order of ct_shape_env_guards_json). Reads only: no guard is recorded.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released arguments, n not the number of symbols, or a
+ *                              division by zero or int64 overflow under this binding
+ * Threads: any thread, concurrently with other readers of env. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_shape_env_check_guards(const ct_shape_env* env, const int64_t* values, size_t n,
+                                                        int64_t* failing);
+
+/* ---- Symbolic shapes: SymInt, SymFloat, SymBool ---- */
+
+/*
+ * ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
+ * (to mix with symbolic ones, or to pass in CT_VALUE_SYMINTS lists).
+ *
+ *   out  on CT_OK, a new reference; end it with the type's _release. Otherwise set to NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL out, or an int below -2^62 (that range is
+ * reserved; no size, stride or index reaches it). Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_symint_from_int(int64_t value, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_from_double(double value, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symbool_from_bool(int value, ct_symbool** out);
+
+/* _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
+ * (NULL is a no-op). Since 0.5. */
+CT_API CT_NODISCARD ct_status ct_symint_retain(ct_symint* s);
+CT_API void ct_symint_release(ct_symint* s);
+CT_API CT_NODISCARD ct_status ct_symfloat_retain(ct_symfloat* s);
+CT_API void ct_symfloat_release(ct_symfloat* s);
+CT_API CT_NODISCARD ct_status ct_symbool_retain(ct_symbool* s);
+CT_API void ct_symbool_release(ct_symbool* s);
+
+/*
+ * ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
+ * it is a plain number (an expression that simplified to a constant is plain).
+ * ct_symint_maybe_int (and ct_symfloat_maybe_double, ct_symbool_maybe_bool) - *is_concrete = 1 and
+ * *value the number when s is plain; *is_concrete = 0 and *value untouched otherwise. No guard.
+ * Return CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_symint_is_symbolic(const ct_symint* s, int* out);
+CT_API CT_NODISCARD ct_status ct_symfloat_is_symbolic(const ct_symfloat* s, int* out);
+CT_API CT_NODISCARD ct_status ct_symbool_is_symbolic(const ct_symbool* s, int* out);
+CT_API CT_NODISCARD ct_status ct_symint_maybe_int(const ct_symint* s, int64_t* value, int* is_concrete);
+CT_API CT_NODISCARD ct_status ct_symfloat_maybe_double(const ct_symfloat* s, double* value, int* is_concrete);
+CT_API CT_NODISCARD ct_status ct_symbool_maybe_bool(const ct_symbool* s, int* value, int* is_concrete);
+
+/*
+ * ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
+ * `int(n)` or `if (b)` would need it. A symbolic value is evaluated under the hints and the fact
+ * relied on is recorded as a guard (`s0 == 8` for an int; `s0 >= 2` or its negation for a bool).
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released arguments
+ *   CT_ERROR_GUARD             the value depends on an unbacked symbol (no hint): use ct_sym_ite /
+ *                              ct_sym_max instead of branching
+ * Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_symint_guard_int(const ct_symint* s, int64_t* out);
+CT_API CT_NODISCARD ct_status ct_symfloat_guard_float(const ct_symfloat* s, double* out);
+CT_API CT_NODISCARD ct_status ct_symbool_guard_bool(const ct_symbool* s, int* out);
+
+/*
+ * ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
+ * "max(s0, s1)", "s0//4", or the plain number ("True"/"False" for a bool).
+ *
+ *   out  on CT_OK, a new string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_symint_to_string(const ct_symint* s, char** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_to_string(const ct_symfloat* s, char** out);
+CT_API CT_NODISCARD ct_status ct_symbool_to_string(const ct_symbool* s, char** out);
+
+/*
+ * ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
+ * of its env's symbols (values: one per symbol in creation order, n = ct_shape_env_num_symbols;
+ * a float symbol takes its value converted to double). A plain number ignores the binding (values
+ * may then be NULL). Records nothing.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released arguments, a binding of the wrong length, or a
+ *                              division by zero or int64 overflow under it
+ * Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_symint_evaluate(const ct_symint* s, const int64_t* values, size_t n,
+                                                 int64_t* out);
+CT_API CT_NODISCARD ct_status ct_symfloat_evaluate(const ct_symfloat* s, const int64_t* values, size_t n,
+                                                   double* out);
+CT_API CT_NODISCARD ct_status ct_symbool_evaluate(const ct_symbool* s, const int64_t* values, size_t n, int* out);
+
+/*
+ * Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
+ * the remainder takes the divisor's sign), a ** b (b >= 0), min and max, -a; and a / b, a float.
+ * Concrete operands give concrete results; symbolic ones a simplified expression. No guard is
+ * recorded.
+ *
+ *   a, b  borrowed.
+ *   out   on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released arguments, operands of two envs, division by a
+ *                              zero constant, a negative constant exponent, an int64 overflow
+ * Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_symint_add(const ct_symint* a, const ct_symint* b, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symint_sub(const ct_symint* a, const ct_symint* b, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symint_mul(const ct_symint* a, const ct_symint* b, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symint_floordiv(const ct_symint* a, const ct_symint* b, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symint_mod(const ct_symint* a, const ct_symint* b, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symint_pow(const ct_symint* a, const ct_symint* b, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symint_min(const ct_symint* a, const ct_symint* b, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symint_max(const ct_symint* a, const ct_symint* b, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symint_neg(const ct_symint* a, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_symint_truediv(const ct_symint* a, const ct_symint* b, ct_symfloat** out);
+
+/*
+ * Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
+ * A comparison the symbols' ranges decide is a plain bool (s0 >= 0 for a size); otherwise an
+ * expression, and no guard is recorded until someone asks for its value. Ownership and statuses as
+ * for the arithmetic above. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_symint_eq(const ct_symint* a, const ct_symint* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symint_ne(const ct_symint* a, const ct_symint* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symint_lt(const ct_symint* a, const ct_symint* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symint_le(const ct_symint* a, const ct_symint* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symint_gt(const ct_symint* a, const ct_symint* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symint_ge(const ct_symint* a, const ct_symint* b, ct_symbool** out);
+
+/*
+ * Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
+ * ** , min, max, and the six comparisons. Ownership and statuses as for ct_symint_add. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_symfloat_add(const ct_symfloat* a, const ct_symfloat* b, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_sub(const ct_symfloat* a, const ct_symfloat* b, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_mul(const ct_symfloat* a, const ct_symfloat* b, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_truediv(const ct_symfloat* a, const ct_symfloat* b, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_floordiv(const ct_symfloat* a, const ct_symfloat* b, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_mod(const ct_symfloat* a, const ct_symfloat* b, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_pow(const ct_symfloat* a, const ct_symfloat* b, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_min(const ct_symfloat* a, const ct_symfloat* b, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_max(const ct_symfloat* a, const ct_symfloat* b, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_eq(const ct_symfloat* a, const ct_symfloat* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_ne(const ct_symfloat* a, const ct_symfloat* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_lt(const ct_symfloat* a, const ct_symfloat* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_le(const ct_symfloat* a, const ct_symfloat* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_gt(const ct_symfloat* a, const ct_symfloat* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symfloat_ge(const ct_symfloat* a, const ct_symfloat* b, ct_symbool** out);
+
+/*
+ * ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated; a constant operand
+ * decides or drops out). Ownership and statuses as for ct_symint_add. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_symbool_and(const ct_symbool* a, const ct_symbool* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_symbool_or(const ct_symbool* a, const ct_symbool* b, ct_symbool** out);
+
+/*
+ * Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
+ * expression (ct_sym_sum of none is 0; max and min need n >= 1), ct_sym_ite (c ? a : b),
+ * ct_sym_ite_float, ct_sym_not, ct_sym_float (int to float) and ct_sym_int (float to int,
+ * truncating toward zero). On plain numbers they are plain arithmetic.
+ *
+ *   xs   borrowed array of n handles.
+ *   out  on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released arguments, operands of two envs, no operand for
+ *                              max/min, a float that does not fit an int64 for ct_sym_int
+ * Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_sym_max(const ct_symint* const* xs, size_t n, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_sym_min(const ct_symint* const* xs, size_t n, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_sym_sum(const ct_symint* const* xs, size_t n, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_sym_ite(const ct_symbool* c, const ct_symint* a, const ct_symint* b, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_sym_ite_float(const ct_symbool* c, const ct_symfloat* a, const ct_symfloat* b,
+                                               ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_sym_not(const ct_symbool* b, ct_symbool** out);
+CT_API CT_NODISCARD ct_status ct_sym_float(const ct_symint* a, ct_symfloat** out);
+CT_API CT_NODISCARD ct_status ct_sym_int(const ct_symfloat* a, ct_symint** out);
+
+/* ---- Symbolic shapes: tensors ---- */
+
+/*
+ * ct_tensor_empty_symbolic - a meta tensor (no data) whose sizes may be symbolic, contiguous, of
+ * dtype. Operators on it run their meta functions with the symbols and give tensors with symbolic
+ * output sizes (linear: [s0, 100] x [50, 100] -> [s0, 50]), recording the guards the shape rules
+ * needed in the symbols' env. Symbolic sizes must be >= 0 (a guard, or a runtime assertion for an
+ * unbacked size).
+ *
+ *   sizes  borrowed array of ndim handles (plain ones allowed; all symbolic ones of one env).
+ *   out    on CT_OK, a new reference; end it with ct_tensor_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out NULL, sizes NULL with ndim > 0, a NULL or released size,
+ *                              sizes of two envs, a negative size, more than 64 dims
+ *   CT_ERROR_DTYPE             dtype outside ct_dtype
+ * Since 0.5. See also ct_tensor_sym_size.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_empty_symbolic(const ct_symint* const* sizes, size_t ndim, ct_dtype dtype,
+                                                       ct_tensor** out);
+
+/*
+ * ct_tensor_is_symbolic - *out = 1 when t has a symbolic size, stride, element count or offset.
+ * Such a tensor answers ct_tensor_sizes, ct_tensor_size and ct_tensor_numel with CT_ERROR_GUARD;
+ * read it with the ct_tensor_sym_* functions. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or
+ * released arguments. Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_is_symbolic(const ct_tensor* t, int* out);
+
+/*
+ * ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
+ * ct_tensor_sym_numel - the element count. Plain numbers for a tensor without symbols.
+ *
+ *   out  on CT_OK, a new reference; end it with ct_symint_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  t or out NULL, or t released
+ *   CT_ERROR_INDEX             dim out of range
+ * Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_sym_size(const ct_tensor* t, int64_t dim, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_tensor_sym_stride(const ct_tensor* t, int64_t dim, ct_symint** out);
+CT_API CT_NODISCARD ct_status ct_tensor_sym_numel(const ct_tensor* t, ct_symint** out);
+
+/*
+ * ct_tensor_sym_item - the value of a one-element integer or bool meta tensor that belongs to a
+ * ShapeEnv (one made from symbolic sizes, or computed from one): a new unbacked symbol u<k> of that
+ * env, the data-dependent value the tensor will hold when the program runs. It may size other
+ * tensors and serve as topk's k; requirements on it become runtime assertions.
+ *
+ *   out  on CT_OK, a new reference; end it with ct_symint_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  t or out NULL, t released, or t has more than one element
+ *   CT_ERROR_DTYPE             t is floating point
+ *   CT_ERROR_DEVICE            t is not a meta tensor of a ShapeEnv (for data use ct_tensor_item)
+ * Since 0.5.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_sym_item(const ct_tensor* t, ct_symint** out);
 
 #ifdef __cplusplus
 }

@@ -45,6 +45,15 @@ static void ct_py_raise(ct_status status) {
   PyErr_Format(PyExc_RuntimeError, "%s: %s", ct_status_name(status), msg);
 }
 
+/* ctorch._symbolic registers its SymInt class and the function that turns a new ct_symint handle
+ * into a Python int (concrete) or a SymInt (symbolic); see ct_py_set_symbolic. */
+static PyObject* ct_py_symint_type = NULL;
+static PyObject* ct_py_symint_wrap = NULL;
+
+static int ct_py_is_symint(PyObject* o) {
+  return ct_py_symint_type && !PyLong_Check(o) && PyObject_TypeCheck(o, (PyTypeObject*)ct_py_symint_type);
+}
+
 static int ct_py_int64s(PyObject* seq, int64_t** out, size_t* n) {
   *out = NULL;
   *n = 0;
@@ -55,8 +64,13 @@ static int ct_py_int64s(PyObject* seq, int64_t** out, size_t* n) {
   *out = (int64_t*)malloc(sizeof(int64_t) * (len ? (size_t)len : 1));
   for (Py_ssize_t i = 0; i < len; ++i) {
     PyObject* item = PySequence_Fast_GET_ITEM(fast, i);
-    PyObject* index = PyNumber_Index(item);
+    /* A symbolic size cannot become an int64 without a guard; the wrappers that take one catch this
+     * TypeError and call the operator boxed instead (CT_VALUE_SYMINTS), see ctorch/_symbolic.py. */
+    PyObject* index = ct_py_is_symint(item) ? NULL : PyNumber_Index(item);
     if (!index) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "expected plain ints, got the symbolic int %S. Call the operator through "
+                     "ctorch.ops to keep it symbolic, or int() it to specialize (a guard)", item);
       Py_DECREF(fast);
       free(*out);
       *out = NULL;
@@ -139,6 +153,37 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
   $2 = (size_t)len;
 }
 
+/* Symbolic shapes: envs and symbolic numbers travel like tensors (the address as an int, None for
+ * NULL); the Python objects owning them are in ctorch/_symbolic.py. */
+%typemap(in) ct_shape_env*, const ct_shape_env*, ct_symint*, const ct_symint*, ct_symfloat*, const ct_symfloat*,
+             ct_symbool*, const ct_symbool* {
+  $1 = $input == Py_None ? NULL : ($1_ltype)PyLong_AsVoidPtr($input);
+  if (PyErr_Occurred()) SWIG_fail;
+}
+%typemap(typecheck) ct_shape_env*, const ct_shape_env*, ct_symint*, const ct_symint*, ct_symfloat*,
+                    const ct_symfloat*, ct_symbool*, const ct_symbool* "$1 = PyLong_Check($input) || $input == Py_None;";
+%typemap(in, numinputs=0) ct_shape_env** out (ct_shape_env* tmp = NULL), ct_symint** out (ct_symint* tmp = NULL),
+                          ct_symfloat** out (ct_symfloat* tmp = NULL), ct_symbool** out (ct_symbool* tmp = NULL) {
+  $1 = &tmp;
+}
+%typemap(argout) ct_shape_env** out, ct_symint** out, ct_symfloat** out, ct_symbool** out {
+  $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum));
+}
+/* Lists of symbolic ints: a sequence of handles (ints). */
+%typemap(in) (const ct_symint* const* xs, size_t n), (const ct_symint* const* sizes, size_t ndim) {
+  PyObject* fast = PySequence_Fast($input, "expected a sequence of ct_symint handles");
+  if (!fast) SWIG_fail;
+  $2 = (size_t)PySequence_Fast_GET_SIZE(fast);
+  $1 = (const ct_symint**)malloc(sizeof(ct_symint*) * ($2 ? $2 : 1));
+  for (size_t i = 0; i < $2; ++i)
+    ((const ct_symint**)$1)[i] = (const ct_symint*)PyLong_AsVoidPtr(PySequence_Fast_GET_ITEM(fast, (Py_ssize_t)i));
+  Py_DECREF(fast);
+  if (PyErr_Occurred()) { free((void*)$1); SWIG_fail; }
+}
+%typemap(freearg) (const ct_symint* const* xs, size_t n), (const ct_symint* const* sizes, size_t ndim) {
+  free((void*)$1);
+}
+
 %typemap(in) ct_autograd_ctx* {
   $1 = ($1_ltype)PyLong_AsVoidPtr($input);
   if (PyErr_Occurred()) SWIG_fail;
@@ -150,11 +195,11 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 /* ---- Arrays and numbers in ---- */
 
 %typemap(in) (const int64_t* sizes, size_t ndim), (const int64_t* sizes, size_t n),
-             (const int64_t* dims, size_t n) {
+             (const int64_t* dims, size_t n), (const int64_t* values, size_t n) {
   if (ct_py_int64s($input, &$1, &$2) < 0) SWIG_fail;
 }
 %typemap(freearg) (const int64_t* sizes, size_t ndim), (const int64_t* sizes, size_t n),
-                  (const int64_t* dims, size_t n) { free($1); }
+                  (const int64_t* dims, size_t n), (const int64_t* values, size_t n) { free($1); }
 
 /* argmax/argmin: an optional single dim. */
 %typemap(in) const int64_t* dim (int64_t tmp) {
@@ -188,6 +233,19 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
                           ct_grad_mode* previous (ct_grad_mode tmp),
                           ct_scalar* out (ct_scalar tmp), char** out (char* tmp = NULL) { $1 = &tmp; }
 %typemap(argout) int64_t* out { $result = SWIG_Python_AppendOutput($result, PyLong_FromLongLong(tmp$argnum)); }
+/* Symbolic numbers: ct_symint_maybe_int (value, is_concrete), evaluations, check_guards' failing index. */
+%typemap(in, numinputs=0) double* out (double tmp = 0), double* value (double tmp = 0),
+                          int64_t* value (int64_t tmp = 0), int64_t* failing (int64_t tmp = -1),
+                          int* value (int tmp = 0), int* is_concrete (int tmp = 0) { $1 = &tmp; }
+%typemap(argout) double* out, double* value {
+  $result = SWIG_Python_AppendOutput($result, PyFloat_FromDouble(tmp$argnum));
+}
+%typemap(argout) int64_t* value, int64_t* failing {
+  $result = SWIG_Python_AppendOutput($result, PyLong_FromLongLong(tmp$argnum));
+}
+%typemap(argout) int* value, int* is_concrete {
+  $result = SWIG_Python_AppendOutput($result, PyLong_FromLong((long)tmp$argnum));
+}
 %typemap(argout) size_t* out { $result = SWIG_Python_AppendOutput($result, PyLong_FromSize_t(tmp$argnum)); }
 %typemap(argout) int32_t* out, int* out, ct_dtype* out, ct_grad_mode* previous {
   $result = SWIG_Python_AppendOutput($result, PyLong_FromLong((long)tmp$argnum));
@@ -235,6 +293,9 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_autograd_grad;
 %ignore ct_tensor_register_hook;
 %ignore ct_autograd_function_apply;
+/* ct_py_op_call fills ct_value itself (CT_VALUE_SYMINT, CT_VALUE_SYMINTS). */
+%ignore ct_value_set_symint;
+%ignore ct_value_set_symints;
 
 %include "ctorch.h"
 
@@ -243,6 +304,8 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 /* They use the Python API, so they keep the GIL (ct_py_op_call releases it around the call). */
 %feature("nothread") ct_py_set_error_factory;
 %feature("nothread") ct_py_dims;
+%feature("nothread") ct_py_sym_dims;
+%feature("nothread") ct_py_set_symbolic;
 %feature("nothread") ct_py_from_buffer;
 %feature("nothread") ct_py_op_call;
 %feature("nothread") ct_py_to_dlpack;
@@ -263,12 +326,67 @@ static PyObject* ct_py_set_error_factory(PyObject* fn) {
   Py_RETURN_NONE;
 }
 
+/* Registers ctorch._symbolic's SymInt class and its wrap(handle) -> int or SymInt, which takes over
+ * the handle's reference. */
+static PyObject* ct_py_set_symbolic(PyObject* symint_type, PyObject* wrap) {
+  if (!PyType_Check(symint_type) || !PyCallable_Check(wrap)) {
+    PyErr_SetString(PyExc_TypeError, "ct_py_set_symbolic: expected a class and a callable");
+    return NULL;
+  }
+  Py_INCREF(symint_type);
+  Py_INCREF(wrap);
+  Py_XDECREF(ct_py_symint_type);
+  Py_XDECREF(ct_py_symint_wrap);
+  ct_py_symint_type = symint_type;
+  ct_py_symint_wrap = wrap;
+  Py_RETURN_NONE;
+}
+
+/* Sizes (which 0), strides (1) of a tensor with symbolic geometry: a tuple of ints and SymInts. */
+static PyObject* ct_py_sym_dims(PyObject* handle, int strides) {
+  const ct_tensor* t = (const ct_tensor*)PyLong_AsVoidPtr(handle);
+  if (PyErr_Occurred()) return NULL;
+  size_t n = 0;
+  ct_status s = ct_tensor_ndim(t, &n);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  if (!ct_py_symint_wrap) {
+    PyErr_SetString(PyExc_RuntimeError, "ct_py_sym_dims: ctorch._symbolic is not loaded");
+    return NULL;
+  }
+  PyObject* tup = PyTuple_New((Py_ssize_t)n);
+  for (size_t i = 0; tup && i < n; ++i) {
+    ct_symint* d = NULL;
+    s = strides ? ct_tensor_sym_stride(t, (int64_t)i, &d) : ct_tensor_sym_size(t, (int64_t)i, &d);
+    if (s != CT_OK) {
+      Py_DECREF(tup);
+      ct_py_raise(s);
+      return NULL;
+    }
+    PyObject* item = PyObject_CallFunction(ct_py_symint_wrap, "N", PyLong_FromVoidPtr(d));
+    if (!item) {
+      Py_DECREF(tup);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(tup, (Py_ssize_t)i, item);
+  }
+  return tup;
+}
+
+/* Sizes or strides as a tuple of ints; for a tensor with symbolic geometry (whose plain accessors
+ * answer CT_ERROR_GUARD), of ints and SymInts. The eager path is one call of each accessor. */
 static PyObject* ct_py_dims(PyObject* handle, int strides) {
   const ct_tensor* t = (const ct_tensor*)PyLong_AsVoidPtr(handle);
   size_t n = 0;
   ct_status s = ct_tensor_ndim(t, &n);
   int64_t buf[64];
   if (s == CT_OK) s = strides ? ct_tensor_strides(t, buf, n) : ct_tensor_sizes(t, buf, n);
+  if (s == CT_ERROR_GUARD) {
+    int symbolic = 0;
+    if (ct_tensor_is_symbolic(t, &symbolic) == CT_OK && symbolic) return ct_py_sym_dims(handle, strides);
+  }
   if (s != CT_OK) {
     ct_py_raise(s);
     return NULL;
@@ -342,14 +460,17 @@ static PyObject* ct_py_op_call(const char* name, PyObject* args, int nouts) {
     vals[i].kind = (ct_value_kind)kind;
     switch (kind) {
       case CT_VALUE_TENSOR: vals[i].tensor = (const ct_tensor*)PyLong_AsVoidPtr(v); break;
+      case CT_VALUE_SYMINT: ct_value_set_symint(&vals[i], (const ct_symint*)PyLong_AsVoidPtr(v)); break;
       case CT_VALUE_INT: case CT_VALUE_BOOL: case CT_VALUE_DTYPE: vals[i].i = PyLong_AsLongLong(v); break;
       case CT_VALUE_FLOAT: vals[i].f = PyFloat_AsDouble(v); break;
-      case CT_VALUE_INTS: case CT_VALUE_TENSORS: {
+      case CT_VALUE_INTS: case CT_VALUE_TENSORS: case CT_VALUE_SYMINTS: {
         size_t len = 0;
         if (ct_py_int64s(v, &lists[i], &len) < 0) goto done;
         vals[i].len = len;
+        /* handles fit in int64 */
         if (kind == CT_VALUE_INTS) vals[i].ints = lists[i];
-        else vals[i].tensors = (const ct_tensor* const*)lists[i];  /* handles fit in int64 */
+        else if (kind == CT_VALUE_TENSORS) vals[i].tensors = (const ct_tensor* const*)lists[i];
+        else ct_value_set_symints(&vals[i], (const ct_symint* const*)lists[i], len);
         break;
       }
       case CT_VALUE_DEVICE: case CT_VALUE_STRING: vals[i].str = PyUnicode_AsUTF8(v); break;

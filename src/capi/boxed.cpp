@@ -1,6 +1,7 @@
 // boxed.cpp - ct_op_call and the registry through the C ABI: schemas, the JSON registry, and
 // operators and kernels defined from C.
 #include <cstring>
+#include <deque>
 #include <vector>
 
 #include "capi/handle.h"
@@ -13,12 +14,14 @@ namespace {
 
 const char* kind_name(int k) {
   static constexpr const char* names[] = {"None", "Tensor", "int", "float", "bool", "int[]", "Tensor[]", "ScalarType",
-                                          "Device", "str"};
-  return k >= 0 && k <= CT_VALUE_STRING ? names[k] : "unknown";
+                                          "Device", "str", "SymInt", "SymInt[]"};
+  return k >= 0 && k <= CT_VALUE_SYMINTS ? names[k] : "unknown";
 }
 
 // Converts one C value to an argument of schema type `a`; false (with why) when the kind does not fit.
-bool convert(const ct_value& v, const Argument& a, Value* out, std::string* why) {
+// Symbolic int lists are read into lists, which must outlive the call (see Note [Symbolic values in
+// frames]).
+bool convert(const ct_value& v, const Argument& a, Value* out, std::deque<SymDimVector>& lists, std::string* why) {
   const char* fn = "ct_op_call";
   const int kind = capi::raw_enum(v.kind);
   if (kind == CT_VALUE_NONE) {
@@ -43,12 +46,26 @@ bool convert(const ct_value& v, const Argument& a, Value* out, std::string* why)
       *out = Value(ArrayRef<const TensorImpl*>(reinterpret_cast<const TensorImpl* const*>(v.tensors), v.len));
       return true;
     case ArgType::Int:
+      if (kind == CT_VALUE_SYMINT) {
+        *out = Value(capi::symint_arg(v.tensor, fn, a.name.c_str()));
+        return true;
+      }
       if (kind != CT_VALUE_INT) return mismatch();
       *out = Value(v.i);
       return true;
     case ArgType::IntList:
       if (kind == CT_VALUE_INT) {  // PyTorch accepts one int for int[]
         *out = Value(IntArrayRef(&v.i, 1));
+        return true;
+      }
+      if (kind == CT_VALUE_SYMINT || kind == CT_VALUE_SYMINTS) {
+        const bool one = kind == CT_VALUE_SYMINT;
+        CT_CHECK(one || v.tensors || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name,
+                 "' has NULL symints");
+        SymDimVector& list = lists.emplace_back();
+        for (size_t i = 0; i < (one ? 1 : v.len); ++i)
+          list.push_back(capi::symint_arg(one ? v.tensor : v.tensors[i], fn, a.name.c_str()));
+        *out = Value(list.ref());
         return true;
       }
       if (kind != CT_VALUE_INTS) return mismatch();
@@ -88,7 +105,8 @@ bool convert(const ct_value& v, const Argument& a, Value* out, std::string* why)
 }
 
 // Binds C values to op's schema (defaults filled); false with the reason when they do not fit.
-bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, std::vector<Value>& out, std::string* why) {
+bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, std::vector<Value>& out,
+          std::deque<SymDimVector>& lists, std::string* why) {
   const std::vector<Argument>& params = op.schema.args;
   if (nargs > params.size()) {
     *why = str(nargs, " arguments given, at most ", params.size(), " accepted");
@@ -97,7 +115,7 @@ bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, std::vector
   out.resize(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
     if (i < nargs) {
-      if (!convert(args[i], params[i], &out[i], why)) return false;
+      if (!convert(args[i], params[i], &out[i], lists, why)) return false;
     } else if (params[i].has_default) {
       out[i] = params[i].default_value.as_value();
     } else if (params[i].optional) {
@@ -232,10 +250,11 @@ ct_status ct_op_call(const char* name, const ct_value* args, size_t nargs, ct_te
                                                         : " Did you mean: " + close + "?"));
     }
     std::vector<Value> bound;
+    std::deque<SymDimVector> lists;
     std::string reasons;
     for (OperatorDef* op : ops) {
       std::string why;
-      if (!bind(*op, args, nargs, bound, &why)) {
+      if (!bind(*op, args, nargs, bound, lists, &why)) {
         reasons += "\n  " + op->schema.text + ": " + why;
         continue;
       }

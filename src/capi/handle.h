@@ -67,6 +67,10 @@ inline Device device_arg(const char* device) { return device ? parse_device(devi
 Scalar scalar_arg(const ct_scalar* s, const char* fn, const char* arg);
 /// sizes[0, ndim) as a list; CT_ERROR_INVALID_ARGUMENT naming fn when NULL with ndim > 0 or too long.
 IntArrayRef sizes_arg(const int64_t* sizes, size_t ndim, const char* fn);
+/// The number behind a ct_symint handle (passed in a ct_value's tensor slot, see
+/// ct_value_set_symint); CT_ERROR_INVALID_ARGUMENT naming fn and arg when NULL, released or not a
+/// ct_symint.
+SymInt symint_arg(const void* s, const char* fn, const char* arg);
 /// Raises CT_ERROR_INVALID_ARGUMENT when an out pointer is NULL.
 void require_out(const void* out, const char* fn, const char* arg);
 

@@ -60,14 +60,6 @@ bool sym_contiguous(SymIntArrayRef sizes, SymIntArrayRef strides) {
   }
   return true;
 }
-
-// a.raw() == b.raw(): structural equality of SymInts (nodes are hash-consed).
-bool same(SymIntArrayRef a, SymIntArrayRef b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].raw() != b[i].raw()) return false;
-  return true;
-}
 }  // namespace
 
 bool has_internal_overlap(const TensorImpl& t) {
@@ -79,8 +71,8 @@ bool has_internal_overlap(const TensorImpl& t) {
 bool overlaps_differently(const TensorImpl& a, const TensorImpl& b) {
   if (a.storage() != b.storage()) return false;
   if (!a.is_symbolic() && !b.is_symbolic() && (a.numel() == 0 || b.numel() == 0)) return false;
-  return !(a.sym_storage_offset().raw() == b.sym_storage_offset().raw() && same(a.sym_sizes(), b.sym_sizes()) &&
-           same(a.sym_strides(), b.sym_strides()));
+  return !(a.sym_storage_offset().raw() == b.sym_storage_offset().raw() && identical(a.sym_sizes(), b.sym_sizes()) &&
+           identical(a.sym_strides(), b.sym_strides()));
 }
 
 void TensorImpl::symbolic_read() const {

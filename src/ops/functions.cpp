@@ -23,6 +23,14 @@ Tensor empty(IntArrayRef sizes, DType dtype, Device device) {
   CT_OP(op, "empty");
   return call(op, {sizes, dtype, device});
 }
+Tensor empty_symint(SymIntArrayRef sizes, DType dtype, Device device) {
+  CT_OP(op, "empty");
+  return call(op, {sizes, dtype, device});
+}
+Tensor empty_like_sizes(const TensorImpl& like, DType dtype) {
+  if (!like.is_symbolic()) return empty(like.sizes(), dtype, like.device());
+  return empty_symint(like.sym_sizes(), dtype, like.device());
+}
 Tensor zeros(IntArrayRef sizes, DType dtype, Device device) {
   CT_OP(op, "zeros");
   return call(op, {sizes, dtype, device});
@@ -117,6 +125,14 @@ Tensor view(const Tensor& a, IntArrayRef sizes) {
   return call(op, {a, sizes});
 }
 Tensor reshape(const Tensor& a, IntArrayRef sizes) {
+  CT_OP(op, "reshape");
+  return call(op, {a, sizes});
+}
+Tensor view_symint(const Tensor& a, SymIntArrayRef sizes) {
+  CT_OP(op, "view");
+  return call(op, {a, sizes});
+}
+Tensor reshape_symint(const Tensor& a, SymIntArrayRef sizes) {
   CT_OP(op, "reshape");
   return call(op, {a, sizes});
 }

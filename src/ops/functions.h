@@ -13,6 +13,10 @@ namespace ct::ops {
 
 // Factories.
 Tensor empty(IntArrayRef sizes, DType dtype, Device device);
+/// empty with sizes that may be symbolic (meta device only when they are), as PyTorch's *_symint.
+Tensor empty_symint(SymIntArrayRef sizes, DType dtype, Device device);
+/// empty with like's sizes (symbolic or not) and device.
+Tensor empty_like_sizes(const TensorImpl& like, DType dtype);
 Tensor zeros(IntArrayRef sizes, DType dtype, Device device);
 Tensor ones(IntArrayRef sizes, DType dtype, Device device);
 Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device);
@@ -48,6 +52,9 @@ Tensor clamp(const Tensor& a, const Scalar* lo, const Scalar* hi);
 // Shapes and views.
 Tensor view(const Tensor& a, IntArrayRef sizes);
 Tensor reshape(const Tensor& a, IntArrayRef sizes);
+/// view and reshape with sizes that may be symbolic.
+Tensor view_symint(const Tensor& a, SymIntArrayRef sizes);
+Tensor reshape_symint(const Tensor& a, SymIntArrayRef sizes);
 Tensor permute(const Tensor& a, IntArrayRef dims);
 Tensor transpose(const Tensor& a, int64_t d0, int64_t d1);
 Tensor expand(const Tensor& a, IntArrayRef sizes);

@@ -53,6 +53,7 @@ class Node {
   Type type;
   bool has_hint;   // every symbol below is backed, so hint() is this node's value under the hints
   uint32_t id;     // creation order within the env: the canonical sort key of sums and products
+  uint32_t epoch;  // the env's epoch when range was last computed (see ShapeEnv::refresh)
   ShapeEnv* env;
   union {
     int64_t i;     // Int and Bool constants; Symbol: the symbol index
@@ -62,7 +63,7 @@ class Node {
     int64_t i;     // the value under the hints (Int, Bool)
     double f;      // (Float)
   } hint{};
-  Range range;     // Int and Bool nodes; Float nodes leave it unbounded
+  Range range;     // Int and Bool nodes; Float nodes leave it unbounded. Narrows as facts are recorded
   std::vector<Node*> args;
 
   bool is_const() const { return op == Op::Const; }

@@ -1,4 +1,5 @@
 // print.cpp - expressions as Python-style text: `2*s0 + 1`, `s0 >= 1`, `max(s0, s1)`, `s0//4`.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -156,6 +157,10 @@ class Printer {
           std::vector<std::pair<const Node*, bool>> terms;
           int64_t c = 0;
           for (const Node* t : n->args) t->is_const() ? void(c = t->value.i) : terms.push_back({t, false});
+          // Positive terms first, as one writes them: s0*s1 - s1, not -s1 + s0*s1.
+          std::stable_partition(terms.begin(), terms.end(), [](const std::pair<const Node*, bool>& t) {
+            return !(t.first->op == Op::Mul && t.first->args[0]->is_const() && t.first->args[0]->value.i < 0);
+          });
           side(terms, c);
         } else {
           for (size_t i = 0; i < n->args.size(); ++i) {

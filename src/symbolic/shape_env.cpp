@@ -85,6 +85,7 @@ void ShapeEnv::narrow(Node* fact) {
   }
   if (!sym || (coeff != 1 && coeff != -1)) return;
   Range& r = sym->range;
+  const Range before = r;
   if (fact->op == Op::Eq) {
     r = {-c * coeff, -c * coeff};
   } else if (coeff == 1) {  // s + c <= 0
@@ -92,6 +93,7 @@ void ShapeEnv::narrow(Node* fact) {
   } else {  // -s + c <= 0
     r.lo = std::max(r.lo, c);
   }
+  if (r.lo != before.lo || r.hi != before.hi) ++epoch_;
 }
 
 void ShapeEnv::record_guard(Node* fact) {
@@ -114,6 +116,8 @@ bool ShapeEnv::guard_bool(Node* b) {
   CT_CHECK(b->type == Type::Bool, CT_ERROR_INVALID_ARGUMENT, "guard_bool: not a bool expression");
   if (b->is_const()) return b->int_value() != 0;
   std::lock_guard<std::recursive_mutex> lock(mu_);
+  refresh(b);
+  if (b->range.is_point()) return b->range.lo != 0;  // decided by facts recorded since it was built
   guard_requests_.fetch_add(1, std::memory_order_relaxed);
   if (!b->has_hint) data_dependent(*this, b);
   const bool v = b->hint.i != 0;
@@ -125,6 +129,8 @@ int64_t ShapeEnv::guard_int(Node* n) {
   CT_CHECK(n->type == Type::Int, CT_ERROR_INVALID_ARGUMENT, "guard_int: not an int expression");
   if (n->is_const()) return n->int_value();
   std::lock_guard<std::recursive_mutex> lock(mu_);
+  refresh(n);
+  if (n->range.is_point()) return n->range.lo;
   guard_requests_.fetch_add(1, std::memory_order_relaxed);
   if (!n->has_hint) data_dependent(*this, n);
   record_guard(eq(n, int_const(n->hint.i)));
@@ -149,6 +155,11 @@ void ShapeEnv::check(Node* cond, ct_status status, const std::string& message) {
     return;
   }
   std::lock_guard<std::recursive_mutex> lock(mu_);
+  refresh(cond);
+  if (cond->range.is_point()) {
+    if (cond->range.lo == 0) fail(status, message);
+    return;
+  }
   if (cond->has_hint) {
     if (!guard_bool(cond)) fail(status, message);
     return;

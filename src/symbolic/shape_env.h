@@ -130,6 +130,7 @@ class ShapeEnv {
   ~ShapeEnv() = default;
   void record_guard(Node* fact);
   void narrow(Node* fact);
+  void refresh(Node* n);
 
   mutable std::recursive_mutex mu_;
   std::atomic<int32_t> refcount_{1};
@@ -138,6 +139,7 @@ class ShapeEnv {
   std::unordered_map<std::string, Node*> interned_;
   std::vector<SymbolInfo> symbols_;
   uint32_t unbacked_ = 0;
+  uint32_t epoch_ = 0;  // bumped whenever a fact narrows a symbol's range
   std::vector<Node*> guards_;
   std::vector<std::pair<Node*, std::string>> asserts_;
 };

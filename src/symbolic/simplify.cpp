@@ -151,11 +151,24 @@ bool any_float(const std::vector<Node*>& xs) {
 
 // ---- nodes and interning ----
 
+// Ranges only narrow (Note [Range facts]), so a range computed before a fact was recorded is still
+// true, only looser. A node is brought up to date lazily, when it is looked up or built upon.
+void ShapeEnv::refresh(Node* n) {
+  if (n->epoch == epoch_ || n->op == Op::Const) return;
+  n->epoch = epoch_;
+  if (n->op == Op::Symbol || n->type == Type::Float) return;
+  for (Node* a : n->args) refresh(a);
+  const Range r = compute_range(*n);
+  n->range = {std::max(n->range.lo, r.lo), std::min(n->range.hi, r.hi)};
+}
+
 Node* ShapeEnv::intern(Node&& proto) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   proto.env = this;
+  proto.epoch = epoch_;
   if (proto.op != Op::Const) {
     if (proto.type != Type::Float) {
+      for (Node* a : proto.args) refresh(a);
       proto.range = compute_range(proto);
       if (proto.range.is_point())  // see Note [Range facts]
         return proto.type == Type::Int ? int_const(proto.range.lo) : bool_const(proto.range.lo != 0);
@@ -186,7 +199,13 @@ Node* ShapeEnv::intern(Node&& proto) {
   std::memcpy(&key[2], &proto.value, sizeof(int64_t));
   if (!proto.args.empty()) std::memcpy(&key[2 + sizeof(int64_t)], proto.args.data(), proto.args.size() * sizeof(Node*));
   auto it = interned_.find(key);
-  if (it != interned_.end()) return it->second;
+  if (it != interned_.end()) {
+    Node* hit = it->second;
+    refresh(hit);
+    if (hit->type != Type::Float && hit->range.is_point() && !hit->is_const())  // a fact decided it since
+      return hit->type == Type::Int ? int_const(hit->range.lo) : bool_const(hit->range.lo != 0);
+    return hit;
+  }
   proto.id = static_cast<uint32_t>(nodes_.size());
   nodes_.push_back(std::move(proto));
   Node* n = &nodes_.back();
@@ -609,9 +628,9 @@ Node* extremum(ShapeEnv& env, Op op, std::vector<Node*> xs) {
       if (better) best_const = a;
     }
   }
-  if (best_const) args.push_back(best_const);
   std::sort(args.begin(), args.end(), by_id);
   args.erase(std::unique(args.begin(), args.end()), args.end());
+  if (best_const) args.push_back(best_const);  // last, so max(s0, 1) reads as written
   if (!is_float) {  // drop an argument some other one always beats (see Note [Range facts])
     std::vector<Node*> kept;
     for (size_t i = 0; i < args.size(); ++i) {

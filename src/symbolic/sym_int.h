@@ -41,6 +41,7 @@ class SymInt {
   SymInt(int64_t v = 0) : v_(v) {
     if (__builtin_expect(is_tagged(v), 0)) reserved(v);
   }
+  SymInt(int v) : v_(v) {}  // never tagged; also keeps SymInt(0) from reading as a null Node*
   /// The number node computes: a plain value when node is a constant. node must be an Int node.
   explicit SymInt(sym::Node* node);
   /// From raw() of another SymInt (no check: the caller vouches for the bits).
@@ -210,6 +211,15 @@ inline bool any_symbolic(SymIntArrayRef xs) {
   for (SymInt x : xs)
     if (x.is_symbolic()) return true;
   return false;
+}
+
+/// True when a and b hold the same values and the same expression nodes: structural equality (nodes
+/// are hash-consed) that never records a guard.
+inline bool identical(SymIntArrayRef a, SymIntArrayRef b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].raw() != b[i].raw()) return false;
+  return true;
 }
 
 /// Sizes of a concrete tensor (never in the tagged range) seen as SymInts.

@@ -19,10 +19,12 @@ from . import profiler
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
                      int8, int16, int32, int64, long, set_default_dtype, short, uint8)
-from ._errors import (BackendError, DeviceError, DTypeError, Error, IndexError, InternalError, InvalidArgumentError,
-                      OutOfMemoryError, ShapeError)
+from ._errors import (BackendError, DeviceError, DTypeError, Error, GuardError, IndexError, InternalError,
+                      InvalidArgumentError, OutOfMemoryError, ShapeError)
 from ._logging import get_log_level, set_log_level
-from ._tensor import Size, Tensor, _handle, _sizes as _size, _wrap, device, full, where
+from ._tensor import Size, Tensor, _handle, _sizes as _size, _symbolic_factory, _wrap, device, full, where
+from ._symbolic import (ShapeEnv, SymBool, SymFloat, SymInt, sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not,
+                        sym_sum)
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from . import _dtype as _d
@@ -33,6 +35,7 @@ from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_
                       set_rng_state)
 from ._ops_shape import chunk, split, split_with_sizes, unbind
 from . import _ops_shape
+from . import _symbolic
 from ._runtime import (are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
                        get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
                        set_default_device, set_deterministic_debug_mode, set_float32_matmul_precision,
@@ -60,7 +63,8 @@ __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", 
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_default_device", "get_default_device",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "profiler", "metrics", "metric",
-           "set_log_level", "get_log_level"]
+           "set_log_level", "get_log_level", "ShapeEnv", "SymInt", "SymFloat", "SymBool", "sym_max", "sym_min",
+           "sym_sum", "sym_ite", "sym_not", "sym_int", "sym_float", "GuardError"]
 
 
 def _device_arg(device_):
@@ -147,8 +151,16 @@ def _factory(name):
     fn = getattr(_C, "ct_tensor_" + name)
 
     def make(*size, dtype=None, device=None, requires_grad=False):
-        return _requires_grad(_wrap(fn(_size(size), (dtype or get_default_dtype()).code, _device_arg(device))),
-                              requires_grad)
+        size = _size(size)
+        try:
+            t = _wrap(fn(size, (dtype or get_default_dtype()).code, _device_arg(device)))
+        except TypeError:
+            if not _symbolic._has_symint(size):
+                raise
+        else:
+            return _requires_grad(t, requires_grad)
+        # SymInt sizes: a symbolic meta tensor (see _symbolic_factory)
+        return _requires_grad(_symbolic_factory(name, size, dtype or get_default_dtype(), device), requires_grad)
 
     make.__name__ = name
     return make

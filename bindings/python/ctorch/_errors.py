@@ -6,7 +6,7 @@ import builtins
 from . import _C
 
 __all__ = ["Error", "InvalidArgumentError", "ShapeError", "DTypeError", "DeviceError", "OutOfMemoryError",
-           "NotImplementedError_", "IndexError", "BackendError", "InternalError"]
+           "NotImplementedError_", "IndexError", "GuardError", "BackendError", "InternalError"]
 
 
 class Error(Exception):
@@ -47,6 +47,12 @@ class IndexError(Error, builtins.IndexError):
     pass
 
 
+class GuardError(Error, builtins.RuntimeError):
+    """A symbolic value had to be concrete and could not be: `if` or int() on a value that depends on
+    an unbacked symbol (item() of a traced tensor), or an operator without a symbolic shape rule.
+    torch raises a RuntimeError (GuardOnDataDependentSymNode) for the first."""
+
+
 class BackendError(Error, builtins.RuntimeError):
     """A device backend or plugin failed (at import: a plugin on CTORCH_BACKEND_PATH did not load)."""
 
@@ -63,6 +69,7 @@ _by_status = {
     _C.CT_ERROR_OUT_OF_MEMORY: OutOfMemoryError,
     _C.CT_ERROR_NOT_IMPLEMENTED: NotImplementedError_,
     _C.CT_ERROR_INDEX: IndexError,
+    _C.CT_ERROR_GUARD: GuardError,
     _C.CT_ERROR_BACKEND: BackendError,
 }
 

@@ -12,16 +12,17 @@ import numbers
 
 from . import _C
 from . import ops
+from ._symbolic import SymInt
 from ._tensor import Size, Tensor, _handle, _wrap
 
 __all__ = ["split", "split_with_sizes", "chunk", "unbind"]
 
 
 def _varargs(args):
-    """f(2, 3) and f((2, 3)) alike."""
+    """f(2, 3) and f((2, 3)) alike; SymInts stay symbolic (the boxed call takes them)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
-        return [builtins.int(a) for a in args[0]]
-    return [builtins.int(a) for a in args]
+        args = args[0]
+    return [a if type(a) is SymInt else builtins.int(a) for a in args]
 
 
 def _pieces(which, tensor, arg, dim):

@@ -7,6 +7,9 @@ import weakref
 
 from . import _C
 from . import _dtype as _d
+from . import _symbolic
+from ._errors import DeviceError, DTypeError, Error, GuardError
+from ._symbolic import SymInt
 
 __all__ = ["Tensor", "Size", "device", "Node", "RemovableHandle"]
 
@@ -51,7 +54,8 @@ def _is_number(x):
 
 
 class Size(tuple):
-    """A tensor's sizes: a tuple that prints like torch.Size."""
+    """A tensor's sizes: a tuple that prints like torch.Size. A tensor with symbolic sizes has SymInts
+    where its sizes are symbolic."""
 
     def __repr__(self):
         return f"ctorch.Size({list(self)})"
@@ -175,8 +179,13 @@ class Tensor:
         return Size(_C.ct_py_dims(self._h, 0))
 
     def size(self, dim=None):
-        s = _C.ct_py_dims(self._h, 0)
-        return Size(s) if dim is None else _C.ct_tensor_size(self._h, dim)
+        if dim is None:
+            return Size(_C.ct_py_dims(self._h, 0))
+        try:
+            return _C.ct_tensor_size(self._h, dim)
+        except GuardError:  # symbolic sizes (ct_tensor_is_symbolic): the plain accessor refuses them
+            pass
+        return _symbolic._sym_size(self._h, dim)
 
     def stride(self, dim=None):
         s = _C.ct_py_dims(self._h, 1)
@@ -204,7 +213,11 @@ class Tensor:
         return _C.ct_tensor_ndim(self._h)
 
     def numel(self):
-        return _C.ct_tensor_numel(self._h)
+        try:
+            return _C.ct_tensor_numel(self._h)
+        except GuardError:  # symbolic sizes
+            pass
+        return _symbolic._sym_numel(self._h)
 
     def is_contiguous(self):
         return builtins.bool(_C.ct_tensor_is_contiguous(self._h))
@@ -234,7 +247,18 @@ class Tensor:
 
     # ---- values out ----
     def item(self):
-        return _C.ct_tensor_item(self._h)
+        """The value of a one-element tensor. For a symbolic meta tensor (one computed from symbolic
+        sizes) an unbacked SymInt u<k>: the value it will hold when the program runs."""
+        try:
+            return _C.ct_tensor_item(self._h)
+        except Error as e:
+            if self.device.type != "meta":
+                raise
+            no_value = e
+        try:
+            return _symbolic._sym_item(self._h)
+        except (DeviceError, DTypeError):  # a meta tensor outside any ShapeEnv, or a float one
+            raise no_value from None
 
     def __bool__(self):
         return builtins.bool(self.item())
@@ -287,7 +311,12 @@ class Tensor:
         return (1, 0)  # kDLCPU, device 0
 
     def __repr__(self):
-        return _C.ct_tensor_to_string(self._h)
+        try:
+            return _C.ct_tensor_to_string(self._h)
+        except GuardError:  # symbolic sizes: the meta tensor's summary, with them as expressions
+            pass
+        dtype = "" if self.dtype is _d.get_default_dtype() else f", dtype=ctorch.{self.dtype.name}"
+        return f"tensor(..., device='{self.device}', size={tuple(self.shape)}{dtype})"
 
     __str__ = __repr__
 
@@ -440,11 +469,25 @@ class Tensor:
         return self
 
     # ---- shapes and views ----
+    # Sizes given as SymInts are refused by the typed C functions (TypeError): those calls go through
+    # the boxed operator, which takes them as CT_VALUE_SYMINTS. Plain ints never pay for the check.
     def view(self, *shape):
-        return _wrap(_C.ct_tensor_view(self._h, _dims(shape)))
+        shape = _dims(shape)
+        try:
+            return _wrap(_C.ct_tensor_view(self._h, shape))
+        except TypeError:
+            if not _symbolic._has_symint(shape):
+                raise
+        return _call("view", self, list(shape))
 
     def reshape(self, *shape):
-        return _wrap(_C.ct_tensor_reshape(self._h, _dims(shape)))
+        shape = _dims(shape)
+        try:
+            return _wrap(_C.ct_tensor_reshape(self._h, shape))
+        except TypeError:
+            if not _symbolic._has_symint(shape):
+                raise
+        return _call("reshape", self, list(shape))
 
     def permute(self, *dims):
         return _wrap(_C.ct_tensor_permute(self._h, _dims(dims)))
@@ -462,7 +505,13 @@ class Tensor:
         return self.permute(*reversed(range(self.ndim)))
 
     def expand(self, *sizes):
-        return _wrap(_C.ct_tensor_expand(self._h, _dims(sizes)))
+        sizes = _dims(sizes)
+        try:
+            return _wrap(_C.ct_tensor_expand(self._h, sizes))
+        except TypeError:
+            if not _symbolic._has_symint(sizes):
+                raise
+        return _call("expand", self, list(sizes))
 
     def expand_as(self, other):
         return self.expand(other.shape)
@@ -476,10 +525,20 @@ class Tensor:
         return _wrap(_C.ct_tensor_unsqueeze(self._h, dim))
 
     def narrow(self, dim, start, length):
-        return _wrap(_C.ct_tensor_narrow(self._h, dim, start, length))
+        try:
+            return _wrap(_C.ct_tensor_narrow(self._h, dim, start, length))
+        except TypeError:
+            if not _symbolic._has_symint((start, length)):
+                raise
+        return _call("narrow", self, dim, start, length)
 
     def select(self, dim, index):
-        return _wrap(_C.ct_tensor_select(self._h, dim, index))
+        try:
+            return _wrap(_C.ct_tensor_select(self._h, dim, index))
+        except TypeError:
+            if type(index) is not SymInt:
+                raise
+        return _call("select", self, dim, index)
 
     def flatten(self, start_dim=0, end_dim=-1):
         return _wrap(_C.ct_tensor_flatten(self._h, start_dim, end_dim))
@@ -742,8 +801,28 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = (_d.bool if isinstance(fill_value, builtins.bool)
                  else _d.int64 if isinstance(fill_value, numbers.Integral) else _d.get_default_dtype())
-    t = _wrap(_C.ct_tensor_full(tuple(size), fill_value, dtype.code, None if device is None else str(device)))
+    size = tuple(size)
+    try:
+        t = _wrap(_C.ct_tensor_full(size, fill_value, dtype.code, None if device is None else str(device)))
+    except TypeError:
+        if not _symbolic._has_symint(size):
+            raise
+        t = None
+    if t is None:  # SymInt sizes
+        t = _symbolic_factory("full", size, dtype, device, fill_value)
     return t.requires_grad_() if requires_grad else t
+
+
+def _symbolic_factory(name, size, dtype, device_, fill_value=None):
+    """A factory called with SymInt sizes: on meta (given, or the default device) a symbolic meta
+    tensor (ct_tensor_empty_symbolic: meta tensors hold no values, so empty, zeros, ones and full
+    agree); elsewhere the boxed operator, which says what it makes of them."""
+    on_meta = (device(device_).type == "meta" if device_ is not None
+               else _C.ct_get_default_device()[0] == _C.CT_DEVICE_META)
+    if on_meta:
+        return _wrap(_symbolic._empty_symbolic(size, dtype.code))
+    args = (list(size),) if fill_value is None else (list(size), fill_value)
+    return _call(name, *args, dtype=dtype, device=None if device_ is None else str(device_))
 
 
 def where(condition, input, other):

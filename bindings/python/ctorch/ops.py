@@ -12,9 +12,11 @@ import numbers
 
 from . import _C
 from . import _dtype as _d
+from . import _symbolic
+from ._symbolic import SymBool, SymFloat, SymInt
 from ._tensor import Tensor, _wrap, device
 
-_NONE, _TENSOR, _INT, _FLOAT, _BOOL, _INTS, _TENSORS, _DTYPE, _DEVICE, _STRING = range(10)
+_NONE, _TENSOR, _INT, _FLOAT, _BOOL, _INTS, _TENSORS, _DTYPE, _DEVICE, _STRING, _SYMINT, _SYMINTS = range(12)
 
 _registry = None
 
@@ -66,7 +68,16 @@ def _box(x):
     if isinstance(x, (list, tuple)):
         if all(isinstance(e, Tensor) for e in x) and x:
             return (_TENSORS, [e._h for e in x])
+        if SymInt in map(type, x):
+            # The third item keeps the plain ints' temporary handles alive through the call.
+            return (_SYMINTS,) + tuple(_symbolic._symint_handles(x))
         return (_INTS, [int(e) for e in x])
+    if type(x) is SymInt:
+        return (_SYMINT, x._h)
+    if type(x) is SymBool:  # no boxed kind for these: a concrete value, as torch specializes (a guard)
+        return (_BOOL, int(builtins.bool(x)))
+    if type(x) is SymFloat:
+        return (_FLOAT, float(x))
     raise TypeError(f"ctorch.ops: cannot pass a {type(x).__name__} to an operator")
 
 
@@ -81,9 +92,9 @@ def _fits(value, type_text):
     if base.startswith("Tensor["):
         return isinstance(value, (list, tuple)) and all(isinstance(v, Tensor) for v in value)
     if base.startswith("int["):
-        return isinstance(value, (list, tuple, numbers.Integral)) and not isinstance(value, Tensor)
+        return isinstance(value, (list, tuple, numbers.Integral, SymInt)) and not isinstance(value, Tensor)
     if base in ("int", "bool"):
-        return isinstance(value, numbers.Integral)
+        return isinstance(value, (numbers.Integral, SymInt, SymBool))
     if base in ("float", "Scalar"):
         return isinstance(value, numbers.Number) and not isinstance(value, Tensor)
     if base == "ScalarType":

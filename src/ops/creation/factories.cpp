@@ -29,7 +29,7 @@ void fill(const TensorImpl& out, const Scalar& v) {
 
 // empty / zeros / ones (int[] size, *, ScalarType? dtype=None, Device? device=None)
 void sized_meta(const Frame& f, MetaResult& m) {
-  IntArrayRef sizes = f.arg(0).int_list();
+  const SymIntArrayRef sizes = f.arg(0).sym_int_list();
   checked_numel(sizes, f.op.schema.name.c_str());
   set_output(m, 0, sizes, dtype_or(f.arg(1), runtime::default_dtype()), device_of(f.arg(2)));
 }
@@ -38,7 +38,7 @@ void ones_cpu(const Frame&, const MetaResult&, Tensor* outs) { fill(*outs[0], Sc
 
 // full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None)
 void full_meta(const Frame& f, MetaResult& m) {
-  IntArrayRef sizes = f.arg(0).int_list();
+  const SymIntArrayRef sizes = f.arg(0).sym_int_list();
   checked_numel(sizes, "full");
   const Scalar v = f.arg(1).to_scalar();
   set_output(m, 0, sizes, dtype_or(f.arg(2), v.is_floating() ? runtime::default_dtype() : v.dtype()), device_of(f.arg(3)));

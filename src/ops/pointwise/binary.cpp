@@ -357,7 +357,7 @@ void binary_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& b = f.tensor(1);
   // Same device, dtype and sizes (the common case) needs no promotion or broadcasting.
   const bool same = a.device() == b.device() && a.dtype() == b.dtype() && !a.is_wrapped_number() &&
-                    !b.is_wrapped_number() && a.sizes().equals(b.sizes());
+                    !b.is_wrapped_number() && identical(a.sym_sizes(), b.sym_sizes());
   const Device dev = same ? a.device() : common_device(f);
   DType common = a.dtype();
   if (!same) {
@@ -385,8 +385,8 @@ void binary_meta(const Frame& f, MetaResult& m) {
                                          : ". It takes integer or bool tensors; convert with to() first");
   m.compute = common;
   const DType out = Op::rule == Rule::Compare ? DType::Bool : common;
-  if (same) set_output(m, 0, a.sizes(), out, dev);
-  else set_output(m, 0, broadcast_shapes(Op::name, a.sizes(), b.sizes()), out, dev);
+  if (same) set_output(m, 0, a.sym_sizes(), out, dev);
+  else set_output(m, 0, broadcast_shapes(Op::name, a.sym_sizes(), b.sym_sizes()), out, dev);
 }
 
 template <typename Op>

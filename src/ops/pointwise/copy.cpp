@@ -17,9 +17,9 @@ void copy_check(const Frame& f) {
   check_inplace_target(self, "copy_");
   CT_CHECK(self.device() == src.device() || (src.dim() == 0 && src.device().is_cpu()), CT_ERROR_DEVICE,
            "copy_: self is on ", self.device(), " and src on ", src.device(), ". Copy between devices with to()");
-  DimVector b = broadcast_shapes("copy_", self.sizes(), src.sizes());
-  CT_CHECK(b.ref().equals(self.sizes()), CT_ERROR_SHAPE, "copy_: src ", src.sizes(), " does not broadcast to self ",
-           self.sizes(), ". Give src self's sizes, or sizes of 1 where they differ");
+  const SymDimVector b = broadcast_shapes("copy_", self.sym_sizes(), src.sym_sizes());
+  CT_CHECK(b.ref().equals(self.sym_sizes()), CT_ERROR_SHAPE, "copy_: src ", src.sym_sizes(),
+           " does not broadcast to self ", self.sym_sizes(), ". Give src self's sizes, or sizes of 1 where they differ");
 }
 
 void copy_cpu(void*, Frame& f) {
@@ -60,7 +60,7 @@ void to_dtype(void*, Frame& f) {
     f.outs[0] = Tensor::borrow(&a);
     return;
   }
-  f.outs[0] = empty(a.sizes(), dtype, a.device());
+  f.outs[0] = empty_like_sizes(a, dtype);
   copy_(f.outs[0], Tensor::borrow(&a));
 }
 
@@ -70,13 +70,13 @@ void contiguous_kernel(void*, Frame& f) {
     f.outs[0] = Tensor::borrow(&a);
     return;
   }
-  f.outs[0] = empty(a.sizes(), a.dtype(), a.device());
+  f.outs[0] = empty_like_sizes(a, a.dtype());
   copy_(f.outs[0], Tensor::borrow(&a));
 }
 
 void clone_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
-  f.outs[0] = empty(a.sizes(), a.dtype(), a.device());
+  f.outs[0] = empty_like_sizes(a, a.dtype());
   copy_(f.outs[0], Tensor::borrow(&a));
 }
 

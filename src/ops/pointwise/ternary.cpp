@@ -83,8 +83,8 @@ template <typename Op>
 void ternary_meta(const Frame& f, MetaResult& m) {
   const Device dev = common_device(f);
   const TensorImpl* t[3] = {&f.tensor(0), &f.tensor(1), Op::ninputs > 2 ? &f.tensor(2) : nullptr};
-  DimVector sizes = broadcast_shapes(Op::name, t[0]->sizes(), t[1]->sizes());
-  if (t[2]) sizes = broadcast_shapes(Op::name, sizes, t[2]->sizes());
+  SymDimVector sizes = broadcast_shapes(Op::name, t[0]->sym_sizes(), t[1]->sym_sizes());
+  if (t[2]) sizes = broadcast_shapes(Op::name, sizes.ref(), t[2]->sym_sizes());
   DType d;
   if (std::is_same<Op, LerpScalar>::value || std::is_same<Op, LerpTensor>::value) {
     // lerp does not promote: end and weight must have self's dtype, as in PyTorch.

@@ -65,10 +65,10 @@ void unary_meta(const Frame& f, MetaResult& m) {
   if (Op::out == Out::Float && !is_floating(d)) d = runtime::default_dtype();
   if (Op::out == Out::SameLongBool && d == DType::Bool) d = DType::Int64;
   CT_CHECK((Op::dtypes & dtype_bit(d)) != 0, CT_ERROR_DTYPE, Op::name, ": not supported for ", d, " tensors (",
-           a.sizes(), "). Convert with to() first");
+           a.sym_sizes(), "). Convert with to() first");
   Op::check(f);
   m.compute = d;
-  set_output(m, 0, a.sizes(), Op::out == Out::Bool ? DType::Bool : d, a.device());
+  set_output(m, 0, a.sym_sizes(), Op::out == Out::Bool ? DType::Bool : d, a.device());
 }
 
 template <typename Op>

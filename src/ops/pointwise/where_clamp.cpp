@@ -18,12 +18,13 @@ void where_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& b = f.tensor(2);
   const Device dev = common_device(f);
   CT_CHECK(c.dtype() == DType::Bool, CT_ERROR_DTYPE, "where: condition must be bool, got ", c.dtype(), " (",
-           c.sizes(), "). Build it with a comparison, or convert with to(bool)");
+           c.sym_sizes(), "). Build it with a comparison, or convert with to(bool)");
   ResultType rt;
   rt.add(a);
   rt.add(b);
   m.compute = rt.result();
-  DimVector s = broadcast_shapes("where", c.sizes(), broadcast_shapes("where", a.sizes(), b.sizes()));
+  const SymDimVector ab = broadcast_shapes("where", a.sym_sizes(), b.sym_sizes());
+  const SymDimVector s = broadcast_shapes("where", c.sym_sizes(), ab.ref());
   set_output(m, 0, s, m.compute, dev);
 }
 
@@ -42,14 +43,14 @@ void clamp_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(!f.arg(1).is_none() || !f.arg(2).is_none(), CT_ERROR_INVALID_ARGUMENT,
            "clamp: min and max are both None. Pass at least one bound");
-  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "clamp: not supported for bool tensors (", a.sizes(),
+  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "clamp: not supported for bool tensors (", a.sym_sizes(),
            "). Convert with to() first");
   ResultType rt;
   rt.add(a);
   for (int i = 1; i <= 2; ++i)
     if (!f.arg(i).is_none()) rt.add(f.arg(i).to_scalar());
   m.compute = rt.result();
-  set_output(m, 0, a.sizes(), m.compute, a.device());
+  set_output(m, 0, a.sym_sizes(), m.compute, a.device());
 }
 
 void clamp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {

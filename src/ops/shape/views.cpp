@@ -13,52 +13,57 @@
 namespace ct::ops {
 namespace {
 
-void make_view(Frame& f, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+// Note [Views with symbolic sizes]
+// Every view kernel computes its geometry in SymInts, so one code path serves concrete tensors
+// (plain int64 arithmetic inline) and meta tensors with symbolic sizes. A check that a symbolic
+// size cannot settle by its range records a guard, as PyTorch's does.
+void make_view(Frame& f, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset) {
   f.outs[0] = Tensor::adopt(TensorImpl::view_of(f.tensor(0), sizes, strides, offset));
 }
 
 // Replaces a single -1 with the size that keeps numel; CT_ERROR_SHAPE when impossible.
-DimVector infer_size(const char* op, IntArrayRef sizes, int64_t numel, IntArrayRef from) {
-  DimVector out(sizes);
-  int64_t known = 1;
+SymDimVector infer_size(const char* op, SymIntArrayRef sizes, SymInt numel, SymIntArrayRef from) {
+  SymDimVector out(sizes);
+  SymInt known = 1;
   int infer = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == -1) {
+    if (sizes[i].maybe_int() == -1) {
       CT_CHECK(infer < 0, CT_ERROR_SHAPE, op, ": only one dimension can be -1, got ", sizes, ". Spell out the others");
       infer = static_cast<int>(i);
     } else {
-      CT_CHECK(sizes[i] >= 0, CT_ERROR_SHAPE, op, ": invalid size ", sizes[i], " in ", sizes,
-               ". Sizes must be >= 0, or -1 to infer one");
-      CT_CHECK(!__builtin_mul_overflow(known, sizes[i], &known), CT_ERROR_SHAPE, op, ": shape ", sizes,
-               " has more elements than int64 can count");
+      CT_SYM_CHECK(sizes[i] >= 0, CT_ERROR_SHAPE, op, ": invalid size ", sizes[i], " in ", sizes,
+                   ". Sizes must be >= 0, or -1 to infer one");
+      known = known * sizes[i];  // raises on int64 overflow
     }
   }
   if (infer >= 0) {
-    CT_CHECK(known != 0 && numel % known == 0, CT_ERROR_SHAPE, op, ": shape ", sizes, " is invalid for input ",
-             from, " of ", numel, " elements. Choose sizes whose product is ", numel);
+    CT_SYM_CHECK((known != 0) & (numel % sym_max(known, 1) == 0), CT_ERROR_SHAPE, op, ": shape ", sizes,
+                 " is invalid for input ", from, " of ", numel, " elements. Choose sizes whose product is ", numel);
     out[infer] = numel / known;
   } else {
-    CT_CHECK(known == numel, CT_ERROR_SHAPE, op, ": shape ", sizes, " is invalid for input ", from, " of ", numel,
-             " elements. Choose sizes whose product is ", numel);
+    CT_SYM_CHECK(known == numel, CT_ERROR_SHAPE, op, ": shape ", sizes, " is invalid for input ", from, " of ", numel,
+                 " elements. Choose sizes whose product is ", numel);
   }
   return out;
 }
 
 // Strides giving sizes `to` over the memory of (from, strides), or nothing when some new dim
 // would have to span two separately strided chunks of the old layout.
-std::optional<DimVector> view_strides(IntArrayRef from, IntArrayRef strides, IntArrayRef to, int64_t numel) {
-  if (numel == 0 || from.empty()) return contiguous_strides(to);
-  DimVector out;
+std::optional<SymDimVector> view_strides(const TensorImpl& a, SymIntArrayRef to) {
+  if (a.is_contiguous()) return contiguous_strides(to);
+  const SymIntArrayRef from = a.sym_sizes(), strides = a.sym_strides();
+  if (a.sym_numel() == 0 || from.empty()) return contiguous_strides(to);
+  SymDimVector out;
   out.resize(to.size());
   int64_t vd = static_cast<int64_t>(to.size()) - 1;
-  int64_t chunk_stride = strides.back(), chunk_numel = 1, view_numel = 1;
+  SymInt chunk_stride = strides.back(), chunk_numel = 1, view_numel = 1;
   for (int64_t d = static_cast<int64_t>(from.size()) - 1; d >= 0; --d) {
-    chunk_numel *= from[d];
+    chunk_numel = chunk_numel * from[d];
     const bool chunk_ends = d == 0 || (from[d - 1] != 1 && strides[d - 1] != chunk_numel * chunk_stride);
     if (!chunk_ends) continue;
     while (vd >= 0 && (view_numel < chunk_numel || to[vd] == 1)) {
       out[vd] = view_numel * chunk_stride;
-      view_numel *= to[vd];
+      view_numel = view_numel * to[vd];
       --vd;
     }
     if (view_numel != chunk_numel) return std::nullopt;
@@ -75,21 +80,22 @@ std::optional<DimVector> view_strides(IntArrayRef from, IntArrayRef strides, Int
 // view(Tensor(a) self, int[] size) -> Tensor(a)
 void view_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
-  DimVector sizes = infer_size("view", f.arg(1).int_list(), a.numel(), a.sizes());
-  auto st = view_strides(a.sizes(), a.strides(), sizes, a.numel());
-  CT_CHECK(st, CT_ERROR_SHAPE, "view: sizes ", sizes.ref(), " are not compatible with the input's sizes ", a.sizes(),
-           " and strides ", a.strides(), " (a dim would span two non-contiguous chunks). Use reshape, which copies");
-  make_view(f, sizes, *st, a.storage_offset());
+  const SymDimVector sizes = infer_size("view", f.arg(1).sym_int_list(), a.sym_numel(), a.sym_sizes());
+  auto st = view_strides(a, sizes);
+  CT_CHECK(st, CT_ERROR_SHAPE, "view: sizes ", sizes.ref(), " are not compatible with the input's sizes ",
+           a.sym_sizes(), " and strides ", a.sym_strides(),
+           " (a dim would span two non-contiguous chunks). Use reshape, which copies");
+  make_view(f, sizes, *st, a.sym_storage_offset());
 }
 
 // reshape(Tensor(a) self, int[] shape) -> Tensor(a)
 void reshape_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
-  DimVector sizes = infer_size("reshape", f.arg(1).int_list(), a.numel(), a.sizes());
+  const SymDimVector sizes = infer_size("reshape", f.arg(1).sym_int_list(), a.sym_numel(), a.sym_sizes());
   // Through the view operator, not make_view: reshape is a composite, so what it calls is what
   // autograd records.
-  if (view_strides(a.sizes(), a.strides(), sizes, a.numel())) f.outs[0] = view(Tensor::borrow(&a), sizes);
-  else f.outs[0] = view(clone(Tensor::borrow(&a)), sizes);
+  if (view_strides(a, sizes)) f.outs[0] = view_symint(Tensor::borrow(&a), sizes);
+  else f.outs[0] = view_symint(clone(Tensor::borrow(&a)), sizes);
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
@@ -98,8 +104,8 @@ void permute_kernel(void*, Frame& f) {
   IntArrayRef dims = f.arg(1).int_list();
   const int64_t n = static_cast<int64_t>(a.dim());
   CT_CHECK(static_cast<int64_t>(dims.size()) == n, CT_ERROR_SHAPE, "permute: dims ", dims, " has ", dims.size(),
-           " entries but the input ", a.sizes(), " has ", n, " dims. List every dim once");
-  DimVector sizes, strides;
+           " entries but the input ", a.sym_sizes(), " has ", n, " dims. List every dim once");
+  SymDimVector sizes, strides;
   sizes.resize(n);
   strides.resize(n);
   uint64_t seen[kMaxDims / 64 + 1] = {};
@@ -108,10 +114,10 @@ void permute_kernel(void*, Frame& f) {
     CT_CHECK(!(seen[d / 64] >> (d % 64) & 1), CT_ERROR_SHAPE, "permute: dim ", d, " appears twice in ", dims,
              ". List every dim once");
     seen[d / 64] |= uint64_t(1) << (d % 64);
-    sizes[i] = a.size(d);
-    strides[i] = a.stride(d);
+    sizes[i] = a.sym_size(d);
+    strides[i] = a.sym_stride(d);
   }
-  make_view(f, sizes, strides, a.storage_offset());
+  make_view(f, sizes, strides, a.sym_storage_offset());
 }
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
@@ -119,65 +125,66 @@ void transpose_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   const int64_t n = static_cast<int64_t>(a.dim());
   const int64_t d0 = wrap_dim("transpose", f.arg(1).to_int(), n), d1 = wrap_dim("transpose", f.arg(2).to_int(), n);
-  DimVector sizes(a.sizes()), strides(a.strides());
+  SymDimVector sizes(a.sym_sizes()), strides(a.sym_strides());
   if (n > 0) {
     std::swap(sizes[d0], sizes[d1]);
     std::swap(strides[d0], strides[d1]);
   }
-  make_view(f, sizes, strides, a.storage_offset());
+  make_view(f, sizes, strides, a.sym_storage_offset());
 }
 
 // expand(Tensor(a) self, int[] size) -> Tensor(a)
 void expand_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
-  IntArrayRef want = f.arg(1).int_list();
+  const SymIntArrayRef want = f.arg(1).sym_int_list();
   CT_CHECK(want.size() >= a.dim(), CT_ERROR_SHAPE, "expand: sizes ", want, " have fewer dims than the input ",
-           a.sizes(), ". Give at least ", a.dim(), " sizes");
+           a.sym_sizes(), ". Give at least ", a.dim(), " sizes");
   const size_t lead = want.size() - a.dim();
-  DimVector sizes, strides;
+  SymDimVector sizes, strides;
   sizes.resize(want.size());
   strides.resize(want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     if (i < lead) {
-      CT_CHECK(want[i] >= 0, CT_ERROR_SHAPE, "expand: size -1 is not allowed for the new leading dim ", i, " in ",
-               want, ". Give its size");
+      CT_SYM_CHECK(want[i] >= 0, CT_ERROR_SHAPE, "expand: size -1 is not allowed for the new leading dim ", i,
+                   " in ", want, ". Give its size");
       sizes[i] = want[i];
       strides[i] = 0;
       continue;
     }
-    const int64_t have = a.size(i - lead);
-    const int64_t w = want[i] == -1 ? have : want[i];
-    CT_CHECK(w == have || have == 1, CT_ERROR_SHAPE, "expand: the input ", a.sizes(), " cannot expand to ", want,
+    const SymInt have = a.sym_size(i - lead);
+    const SymInt w = want[i].maybe_int() == -1 ? have : want[i];
+    const bool same = w.raw() == have.raw() || w == have;  // same node: no guard
+    CT_CHECK(same || have == 1, CT_ERROR_SHAPE, "expand: the input ", a.sym_sizes(), " cannot expand to ", want,
              " (dim ", i, ": ", have, " vs ", w, "). Only dims of size 1 can grow");
     sizes[i] = w;
-    strides[i] = w == have ? a.stride(i - lead) : 0;
+    strides[i] = same ? a.sym_stride(i - lead) : SymInt(0);
   }
-  make_view(f, sizes, strides, a.storage_offset());
+  make_view(f, sizes, strides, a.sym_storage_offset());
 }
 
 // squeeze(Tensor(a) self) -> Tensor(a); squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 void squeeze_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   const int64_t only = f.nargs > 1 ? wrap_dim("squeeze", f.arg(1).to_int(), a.dim()) : -1;
-  DimVector sizes, strides;
+  SymDimVector sizes, strides;
   for (size_t d = 0; d < a.dim(); ++d) {
-    const bool drop = a.size(d) == 1 && (only < 0 || static_cast<int64_t>(d) == only);
+    const bool drop = (only < 0 || static_cast<int64_t>(d) == only) && a.sym_size(d) == 1;
     if (drop) continue;
-    sizes.push_back(a.size(d));
-    strides.push_back(a.stride(d));
+    sizes.push_back(a.sym_size(d));
+    strides.push_back(a.sym_stride(d));
   }
-  make_view(f, sizes, strides, a.storage_offset());
+  make_view(f, sizes, strides, a.sym_storage_offset());
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 void unsqueeze_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   const int64_t d = wrap_dim("unsqueeze", f.arg(1).to_int(), static_cast<int64_t>(a.dim()) + 1);
-  DimVector sizes(a.sizes()), strides(a.strides());
-  const int64_t st = static_cast<size_t>(d) < a.dim() ? a.stride(d) * a.size(d) : 1;
+  SymDimVector sizes(a.sym_sizes()), strides(a.sym_strides());
+  const SymInt st = static_cast<size_t>(d) < a.dim() ? a.sym_stride(d) * a.sym_size(d) : SymInt(1);
   sizes.insert(d, 1);
   strides.insert(d, st);
-  make_view(f, sizes, strides, a.storage_offset());
+  make_view(f, sizes, strides, a.sym_storage_offset());
 }
 
 // narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
@@ -185,29 +192,31 @@ void narrow_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(a.dim() > 0, CT_ERROR_SHAPE, "narrow: cannot narrow a 0-dim tensor. Reshape it to 1-D first");
   const int64_t d = wrap_dim("narrow", f.arg(1).to_int(), a.dim());
-  const int64_t size = a.size(d);
-  int64_t start = f.arg(2).to_int();
-  const int64_t length = f.arg(3).to_int();
-  CT_CHECK(start >= -size && start <= size, CT_ERROR_INDEX, "narrow: start ", start, " is out of range for dim ", d,
-           " of size ", size, " (input ", a.sizes(), "). Pass start in [", -size, ", ", size, "]");
-  if (start < 0) start += size;
-  CT_CHECK(length >= 0 && length <= size - start, CT_ERROR_SHAPE, "narrow: start ", start, " + length ", length,
-           " exceeds dim ", d, " of size ", size, " (input ", a.sizes(), "). Shorten length");
-  DimVector sizes(a.sizes());
+  const SymInt size = a.sym_size(d);
+  SymInt start = f.arg(2).to_symint();
+  const SymInt length = f.arg(3).to_symint();
+  CT_SYM_CHECK((start >= -size) & (start <= size), CT_ERROR_INDEX, "narrow: start ", start,
+               " is out of range for dim ", d, " of size ", size, " (input ", a.sym_sizes(), "). Pass start in [",
+               -size, ", ", size, "]");
+  if (start < 0) start = start + size;
+  CT_SYM_CHECK((length >= 0) & (length <= size - start), CT_ERROR_SHAPE, "narrow: start ", start, " + length ", length,
+               " exceeds dim ", d, " of size ", size, " (input ", a.sym_sizes(), "). Shorten length");
+  SymDimVector sizes(a.sym_sizes());
   sizes[d] = length;
-  make_view(f, sizes, a.strides(), a.storage_offset() + start * a.stride(d));
+  make_view(f, sizes, a.sym_strides(), a.sym_storage_offset() + start * a.sym_stride(d));
 }
 
 // Python's clamping of a[start:end] for a dim of size `size`.
-std::pair<int64_t, int64_t> slice_bounds(int64_t size, const Value& start, const Value& end) {
-  auto clamp = [size](const Value& v, int64_t dflt) {
+std::pair<SymInt, SymInt> slice_bounds(SymInt size, const Value& start, const Value& end) {
+  auto clamp = [size](const Value& v, SymInt dflt) {
     if (v.is_none()) return dflt;
-    int64_t x = v.to_int();
-    if (x < 0) x += size;
-    return x < 0 ? int64_t(0) : x > size ? size : x;
+    SymInt x = v.to_symint();
+    if (x < 0) x = x + size;
+    return x < 0 ? SymInt(0) : x > size ? size : x;
   };
-  const int64_t s = clamp(start, 0);
-  return {s, std::max(s, clamp(end, size))};
+  const SymInt s = clamp(start, 0);
+  const SymInt e = clamp(end, size);
+  return {s, e.raw() == s.raw() ? s : sym_max(s, e)};
 }
 
 // slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
@@ -216,14 +225,15 @@ void slice_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(a.dim() > 0, CT_ERROR_INDEX, "slice: cannot slice a 0-dim tensor. Reshape it to 1-D first");
   const int64_t d = wrap_dim("slice", f.arg(1).to_int(), a.dim());
-  const int64_t size = a.size(d), step = f.arg(4).to_int();
-  CT_CHECK(step > 0, CT_ERROR_INVALID_ARGUMENT, "slice: step is ", step, " (input ", a.sizes(),
+  const SymInt size = a.sym_size(d);
+  const int64_t step = f.arg(4).to_int();
+  CT_CHECK(step > 0, CT_ERROR_INVALID_ARGUMENT, "slice: step is ", step, " (input ", a.sym_sizes(),
            "). Steps must be positive; flip the result instead");
   const auto [start, end] = slice_bounds(size, f.arg(2), f.arg(3));
-  DimVector sizes(a.sizes()), strides(a.strides());
-  sizes[d] = (end - start + step - 1) / step;
-  strides[d] = a.stride(d) * step;
-  make_view(f, sizes, strides, a.storage_offset() + start * a.stride(d));
+  SymDimVector sizes(a.sym_sizes()), strides(a.sym_strides());
+  sizes[d] = (end - start + (step - 1)) / step;
+  strides[d] = a.sym_stride(d) * step;
+  make_view(f, sizes, strides, a.sym_storage_offset() + start * a.sym_stride(d));
 }
 
 // select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
@@ -231,15 +241,16 @@ void select_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(a.dim() > 0, CT_ERROR_INDEX, "select: cannot select from a 0-dim tensor. Use item() to read it");
   const int64_t d = wrap_dim("select", f.arg(1).to_int(), a.dim());
-  const int64_t size = a.size(d);
-  int64_t index = f.arg(2).to_int();
-  CT_CHECK(index >= -size && index < size, CT_ERROR_INDEX, "select: index ", index, " is out of range for dim ", d,
-           " of size ", size, " (input ", a.sizes(), "). Pass an index in [", -size, ", ", size - 1, "]");
-  if (index < 0) index += size;
-  DimVector sizes(a.sizes()), strides(a.strides());
+  const SymInt size = a.sym_size(d);
+  SymInt index = f.arg(2).to_symint();
+  CT_SYM_CHECK((index >= -size) & (index < size), CT_ERROR_INDEX, "select: index ", index,
+               " is out of range for dim ", d, " of size ", size, " (input ", a.sym_sizes(),
+               "). Pass an index in [", -size, ", ", size - 1, "]");
+  if (index < 0) index = index + size;
+  SymDimVector sizes(a.sym_sizes()), strides(a.sym_strides());
   sizes.erase(d);
   strides.erase(d);
-  make_view(f, sizes, strides, a.storage_offset() + index * a.stride(d));
+  make_view(f, sizes, strides, a.sym_storage_offset() + index * a.sym_stride(d));
 }
 
 // flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -253,13 +264,13 @@ void flatten_kernel(void*, Frame& f) {
     f.outs[0] = reshape(Tensor::borrow(&a), {1});
     return;
   }
-  DimVector sizes;
-  for (int64_t d = 0; d < s; ++d) sizes.push_back(a.size(d));
-  int64_t merged = 1;
-  for (int64_t d = s; d <= e; ++d) merged *= a.size(d);
+  SymDimVector sizes;
+  for (int64_t d = 0; d < s; ++d) sizes.push_back(a.sym_size(d));
+  SymInt merged = 1;
+  for (int64_t d = s; d <= e; ++d) merged = merged * a.sym_size(d);
   sizes.push_back(merged);
-  for (int64_t d = e + 1; d < n; ++d) sizes.push_back(a.size(d));
-  f.outs[0] = reshape(Tensor::borrow(&a), sizes);
+  for (int64_t d = e + 1; d < n; ++d) sizes.push_back(a.sym_size(d));
+  f.outs[0] = reshape_symint(Tensor::borrow(&a), sizes);
 }
 
 // ---- Derivatives. A view's gradient is the incoming one laid back out in the input's shape.
@@ -327,7 +338,7 @@ void select_backward(GradCtx& c) {
 }
 void slice_backward(GradCtx& c) {
   const int64_t d = dim_of(c, 1, "slice");
-  const int64_t start = slice_bounds(c.sizes(0)[d], c.arg(2), c.arg(3)).first;
+  const int64_t start = slice_bounds(c.sizes(0)[d], c.arg(2), c.arg(3)).first.expect_int("slice start");
   c.set(0, embed(c.grad(), c.sizes(0), d, start, c.arg(4).to_int()));
 }
 
