@@ -3,7 +3,8 @@
  * Conventions, so that Python code never sees a status or an out-parameter:
  *   - a ct_status that is not CT_OK raises the ctorch.Error subclass for it, with ct_last_error();
  *   - tensor handles travel as Python ints (the ct_tensor address); a Python Tensor owns exactly one
- *     reference and releases it once (ctorch/_tensor.py);
+ *     reference and releases it once (ctorch/_tensor.py); so do generators, ShapeEnvs and symbolic
+ *     numbers (ctorch/_symbolic.py);
  *   - out-parameters become return values; int64 arrays come from any sequence of ints;
  *   - every call releases the GIL (-threads), so long operations let other Python threads run.
  */

@@ -132,6 +132,10 @@ Tensor view_symint(const Tensor& a, SymIntArrayRef sizes) {
   CT_OP(op, "view");
   return call(op, {a, sizes});
 }
+Tensor expand_symint(const Tensor& a, SymIntArrayRef sizes) {
+  CT_OP(op, "expand");
+  return call(op, {a, sizes});
+}
 Tensor reshape_symint(const Tensor& a, SymIntArrayRef sizes) {
   CT_OP(op, "reshape");
   return call(op, {a, sizes});

@@ -54,6 +54,7 @@ Tensor view(const Tensor& a, IntArrayRef sizes);
 Tensor reshape(const Tensor& a, IntArrayRef sizes);
 /// view and reshape with sizes that may be symbolic.
 Tensor view_symint(const Tensor& a, SymIntArrayRef sizes);
+Tensor expand_symint(const Tensor& a, SymIntArrayRef sizes);
 Tensor reshape_symint(const Tensor& a, SymIntArrayRef sizes);
 Tensor permute(const Tensor& a, IntArrayRef dims);
 Tensor transpose(const Tensor& a, int64_t d0, int64_t d1);

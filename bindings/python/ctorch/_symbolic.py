@@ -78,8 +78,9 @@ class _Const:
     __slots__ = ("_h", "_release")
 
     def __del__(self):
-        if self._h and self._release is not None:
-            self._release(self._h)
+        h = getattr(self, "_h", None)  # unset when creating the handle failed
+        if h and self._release is not None:
+            self._release(h)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -201,6 +202,16 @@ def _pow(reflected):
     return op
 
 
+def _immutable_copy(self, memo=None):
+    """Symbolic numbers are values: a copy is the same object (a second owner of one handle would
+    release it twice)."""
+    return self
+
+
+def _no_pickle(self):
+    raise TypeError(f"cannot pickle a {type(self).__name__}: it belongs to a ShapeEnv of this process")
+
+
 def _values(values):
     return None if values is None else [builtins.int(v) for v in values]
 
@@ -219,6 +230,8 @@ class SymInt:
         raise TypeError("SymInts come from ShapeEnv.create_symbol, sizes of symbolic tensors and arithmetic")
 
     __del__ = _release_fn("ct_symint_release")
+    __copy__ = __deepcopy__ = _immutable_copy
+    __reduce__ = _no_pickle
 
     def __repr__(self):
         return _C.ct_symint_to_string(self._h)
@@ -301,6 +314,8 @@ class SymFloat:
         raise TypeError("SymFloats come from arithmetic on symbolic numbers (s0 / 2, sym_float(s0))")
 
     __del__ = _release_fn("ct_symfloat_release")
+    __copy__ = __deepcopy__ = _immutable_copy
+    __reduce__ = _no_pickle
 
     def __repr__(self):
         return _C.ct_symfloat_to_string(self._h)
@@ -373,6 +388,8 @@ class SymBool:
         raise TypeError("SymBools come from comparisons of symbolic numbers (s0 > 1)")
 
     __del__ = _release_fn("ct_symbool_release")
+    __copy__ = __deepcopy__ = _immutable_copy
+    __reduce__ = _no_pickle
 
     def __repr__(self):
         return _C.ct_symbool_to_string(self._h)
@@ -507,6 +524,12 @@ class ShapeEnv:
         self._h = _C.ct_shape_env_create()
 
     __del__ = _release_fn("ct_shape_env_release")
+
+    def __copy__(self, memo=None):
+        raise TypeError("cannot copy a ShapeEnv: create a new one, or share this one")
+
+    __deepcopy__ = __copy__
+    __reduce__ = _no_pickle
 
     def close(self):
         """Releases this object's reference now (idempotent); the env's symbols stay usable."""

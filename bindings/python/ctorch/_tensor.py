@@ -783,8 +783,10 @@ def _apply_basic(self, index):
             dim += i.ndim if i.dtype in (_d.bool, _d.uint8) else 1
         elif isinstance(i, numbers.Integral):
             t = t.select(dim, builtins.int(i))
+        elif type(i) is SymInt:
+            t = t.select(dim, i)
         else:
-            raise TypeError(f"ctorch indexing supports ints, slices, None, ..., tensors and lists, "
+            raise TypeError(f"ctorch indexing supports ints, SymInts, slices, None, ..., tensors and lists, "
                             f"got {type(i).__name__}")
     return t, tensors, dims
 

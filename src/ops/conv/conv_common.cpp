@@ -26,9 +26,9 @@ Args parse(const char* op, const Frame& f, bool transposed) {
   Args a;
   a.has_bias = !f.arg(2).is_none();
   CT_CHECK(x.dim() == 3 || x.dim() == 4, CT_ERROR_SHAPE, op,
-           ": expected a 3-D (unbatched) or 4-D (batched) input, got ", "sizes ", x.sizes(),
+           ": expected a 3-D (unbatched) or 4-D (batched) input, got ", "sizes ", x.sym_sizes(),
            ". Pass (N, C, H, W) or (C, H, W)");
-  CT_CHECK(w.dim() == 4, CT_ERROR_SHAPE, op, ": expected a 4-D weight, got sizes ", w.sizes());
+  CT_CHECK(w.dim() == 4, CT_ERROR_SHAPE, op, ": expected a 4-D weight, got sizes ", w.sym_sizes());
   CT_CHECK(is_floating(x.dtype()), CT_ERROR_DTYPE, op, ": input must be floating, got ", x.dtype(),
            ". Convert it with to(float32)");
   CT_CHECK(x.dtype() == w.dtype(), CT_ERROR_DTYPE, op, ": input (", x.dtype(), ") and weight (", w.dtype(),
@@ -41,8 +41,11 @@ Args parse(const char* op, const Frame& f, bool transposed) {
   a.dtype = x.dtype();
   a.unbatched = x.dim() == 3;
   const size_t o = a.unbatched ? 0 : 1;
-  a.batch = a.unbatched ? 1 : x.size(0);
-  a.in_channels = x.size(o);
+  // Channels and the kernel decide which weights fit, so symbolic ones are specialized (a guard);
+  // batch, height and width may stay symbolic.
+  const SymInt batch = a.unbatched ? SymInt(1) : x.sym_size(0);
+  a.batch = batch.maybe_int().value_or(0);
+  a.in_channels = x.sym_size(o).guard_int();
   const DimVector stride = pair_arg(op, "stride", f.arg(3).int_list());
   const DimVector padding = pair_arg(op, "padding", f.arg(4).int_list());
   const DimVector dilation = pair_arg(op, "dilation", f.arg(transposed ? 7 : 5).int_list());
@@ -54,49 +57,53 @@ Args parse(const char* op, const Frame& f, bool transposed) {
     CT_CHECK(padding[i] >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": padding must not be negative, got ", padding.ref());
   }
   Geometry& g = a.geo;
-  g.kh = w.size(2), g.kw = w.size(3);
+  g.kh = w.sym_size(2).guard_int(), g.kw = w.sym_size(3).guard_int();
   g.sh = stride[0], g.sw = stride[1], g.ph = padding[0], g.pw = padding[1], g.dh = dilation[0], g.dw = dilation[1];
-  const int64_t ih = x.size(o + 1), iw = x.size(o + 2);
+  const SymInt ih = x.sym_size(o + 1), iw = x.sym_size(o + 2);
+  const int64_t w0 = w.sym_size(0).guard_int(), w1 = w.sym_size(1).guard_int();
+  SymInt out_h, out_w;
   if (!transposed) {
-    CT_CHECK(a.in_channels % a.groups == 0 && w.size(1) * a.groups == a.in_channels, CT_ERROR_SHAPE, op,
-             ": groups=", a.groups, " and weight of sizes ", w.sizes(), " expect ", w.size(1) * a.groups,
-             " input channels, got input of sizes ", x.sizes());
-    a.out_channels = w.size(0);
+    CT_CHECK(a.in_channels % a.groups == 0 && w1 * a.groups == a.in_channels, CT_ERROR_SHAPE, op,
+             ": groups=", a.groups, " and weight of sizes ", w.sym_sizes(), " expect ", w1 * a.groups,
+             " input channels, got input of sizes ", x.sym_sizes());
+    a.out_channels = w0;
     CT_CHECK(a.out_channels % a.groups == 0, CT_ERROR_SHAPE, op, ": weight's ", a.out_channels,
              " output channels are not divisible by groups=", a.groups);
-    g.h = ih, g.w = iw;
     const int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
-    CT_CHECK(ih + 2 * g.ph >= eh && iw + 2 * g.pw >= ew, CT_ERROR_SHAPE, op, ": the padded input (", ih + 2 * g.ph,
-             ", ", iw + 2 * g.pw, ") is smaller than the dilated kernel (", eh, ", ", ew,
-             "). Pad more or use a smaller kernel");
-    g.oh = (ih + 2 * g.ph - eh) / g.sh + 1;
-    g.ow = (iw + 2 * g.pw - ew) / g.sw + 1;
+    CT_SYM_CHECK((ih + 2 * g.ph >= eh) & (iw + 2 * g.pw >= ew), CT_ERROR_SHAPE, op, ": the padded input (",
+                 ih + 2 * g.ph, ", ", iw + 2 * g.pw, ") is smaller than the dilated kernel (", eh, ", ", ew,
+                 "). Pad more or use a smaller kernel");
+    out_h = (ih + (2 * g.ph - eh)) / g.sh + 1;
+    out_w = (iw + (2 * g.pw - ew)) / g.sw + 1;
+    g.h = ih.maybe_int().value_or(0), g.w = iw.maybe_int().value_or(0);
+    g.oh = out_h.maybe_int().value_or(0), g.ow = out_w.maybe_int().value_or(0);
   } else {
-    CT_CHECK(w.size(0) == a.in_channels, CT_ERROR_SHAPE, op, ": weight of sizes ", w.sizes(), " expects ", w.size(0),
-             " input channels, got input of sizes ", x.sizes());
+    CT_CHECK(w0 == a.in_channels, CT_ERROR_SHAPE, op, ": weight of sizes ", w.sym_sizes(), " expects ", w0,
+             " input channels, got input of sizes ", x.sym_sizes());
     CT_CHECK(a.in_channels % a.groups == 0, CT_ERROR_SHAPE, op, ": ", a.in_channels,
              " input channels are not divisible by groups=", a.groups);
-    a.out_channels = w.size(1) * a.groups;
+    a.out_channels = w1 * a.groups;
     const DimVector op_pad = pair_arg(op, "output_padding", f.arg(5).int_list());
     for (int i = 0; i < 2; ++i)
       CT_CHECK(op_pad[i] >= 0 && (op_pad[i] < stride[i] || op_pad[i] < dilation[i]), CT_ERROR_INVALID_ARGUMENT, op,
                ": output_padding ", op_pad.ref(), " must be smaller than either stride ", stride.ref(), " or dilation ",
                dilation.ref());
-    g.oh = ih, g.ow = iw;
-    g.h = (ih - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + op_pad[0] + 1;
-    g.w = (iw - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) + op_pad[1] + 1;
-    CT_CHECK(g.h > 0 && g.w > 0, CT_ERROR_SHAPE, op, ": the output would have sizes (", g.h, ", ", g.w,
-             "); reduce padding");
+    out_h = (ih - 1) * g.sh + (g.dh * (g.kh - 1) + op_pad[0] + 1 - 2 * g.ph);
+    out_w = (iw - 1) * g.sw + (g.dw * (g.kw - 1) + op_pad[1] + 1 - 2 * g.pw);
+    CT_SYM_CHECK((out_h > 0) & (out_w > 0), CT_ERROR_SHAPE, op, ": the output would have sizes (", out_h, ", ", out_w,
+                 "); reduce padding");
+    g.oh = ih.maybe_int().value_or(0), g.ow = iw.maybe_int().value_or(0);
+    g.h = out_h.maybe_int().value_or(0), g.w = out_w.maybe_int().value_or(0);
   }
   if (a.has_bias) {
     const TensorImpl& b = f.tensor(2);
-    CT_CHECK(b.dim() == 1 && b.size(0) == a.out_channels, CT_ERROR_SHAPE, op, ": bias must have sizes (",
-             a.out_channels, "), one per output channel, got ", b.sizes());
+    CT_CHECK(b.dim() == 1 && b.sym_size(0) == a.out_channels, CT_ERROR_SHAPE, op, ": bias must have sizes (",
+             a.out_channels, "), one per output channel, got ", b.sym_sizes());
   }
-  if (!a.unbatched) a.out_sizes.push_back(a.batch);
+  if (!a.unbatched) a.out_sizes.push_back(batch);
   a.out_sizes.push_back(a.out_channels);
-  a.out_sizes.push_back(transposed ? g.h : g.oh);
-  a.out_sizes.push_back(transposed ? g.w : g.ow);
+  a.out_sizes.push_back(out_h);
+  a.out_sizes.push_back(out_w);
   return a;
 }
 

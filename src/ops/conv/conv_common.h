@@ -35,8 +35,10 @@ DimVector pair_arg(const char* op, const char* what, IntArrayRef v);
 struct Args {
   int64_t batch = 0, in_channels = 0, out_channels = 0, groups = 1;
   bool has_bias = false, unbatched = false;
-  Geometry geo;  // transposed: h, w are the output's and oh, ow the input's (the GEMM's view)
-  DimVector out_sizes;
+  // transposed: h, w are the output's and oh, ow the input's (the GEMM's view). With a symbolic
+  // batch, height or width (a meta input) batch and geo's planes are 0: only out_sizes is read.
+  Geometry geo;
+  SymDimVector out_sizes;
   DType dtype = DType::Float32;
 };
 Args parse(const char* op, const Frame& f, bool transposed);

@@ -18,25 +18,26 @@ namespace {
 using conv::Geometry;
 
 struct Pool {
-  int64_t planes = 0;
+  int64_t planes = 0;  // these and g's planes are 0 for a symbolic input (meta): only out_sizes is read
   Geometry g;
-  DimVector out_sizes;
+  SymDimVector out_sizes;
 };
 
 // torch's pooling_output_shape: ceil_mode lets a last window start inside the input or its left
 // padding, never wholly in the right padding.
-int64_t pooled_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, bool ceil_mode) {
-  const int64_t span = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;  // floor division
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
+SymInt pooled_size(SymInt in, int64_t k, int64_t p, int64_t s, int64_t d, bool ceil_mode) {
+  const SymInt span = in + (2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0));
+  SymInt out = span / s + 1;  // floor division
+  if (ceil_mode && (out - 1) * s >= in + p) out = out - 1;
   return out;
 }
 
 void check_input(const char* op, const TensorImpl& x) {
   CT_CHECK(x.dim() == 3 || x.dim() == 4, CT_ERROR_SHAPE, op,
-           ": expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got sizes ", x.sizes());
+           ": expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got sizes ", x.sym_sizes());
   for (size_t d = x.dim() - 3; d < x.dim(); ++d)
-    CT_CHECK(x.size(d) > 0, CT_ERROR_SHAPE, op, ": expected non-empty channel and spatial dims, got sizes ", x.sizes());
+    CT_SYM_CHECK(x.sym_size(d) > 0, CT_ERROR_SHAPE, op, ": expected non-empty channel and spatial dims, got sizes ",
+                 x.sym_sizes());
 }
 
 Pool window_pool(const char* op, const TensorImpl& x, IntArrayRef kernel, IntArrayRef stride_in, IntArrayRef padding,
@@ -48,8 +49,8 @@ Pool window_pool(const char* op, const TensorImpl& x, IntArrayRef kernel, IntArr
   const DimVector d = conv::pair_arg(op, "dilation", dilation);
   Pool r;
   const size_t nd = x.dim();
-  r.g.h = x.size(nd - 2), r.g.w = x.size(nd - 1);
-  r.planes = x.numel() / (r.g.h * r.g.w);
+  const SymInt h = x.sym_size(nd - 2), w = x.sym_size(nd - 1);
+  if (!x.is_symbolic()) r.g.h = h.raw(), r.g.w = w.raw(), r.planes = x.numel() / (r.g.h * r.g.w);
   for (int i = 0; i < 2; ++i) {
     CT_CHECK(k[i] > 0 && s[i] > 0 && d[i] > 0, CT_ERROR_INVALID_ARGUMENT, op, ": kernel_size ", k.ref(), ", stride ",
              s.ref(), " and dilation ", d.ref(), " must be positive");
@@ -58,12 +59,13 @@ Pool window_pool(const char* op, const TensorImpl& x, IntArrayRef kernel, IntArr
   }
   Geometry& g = r.g;
   g.kh = k[0], g.kw = k[1], g.sh = s[0], g.sw = s[1], g.ph = p[0], g.pw = p[1], g.dh = d[0], g.dw = d[1];
-  g.oh = pooled_size(g.h, g.kh, g.ph, g.sh, g.dh, ceil_mode);
-  g.ow = pooled_size(g.w, g.kw, g.pw, g.sw, g.dw, ceil_mode);
-  CT_CHECK(g.oh >= 1 && g.ow >= 1, CT_ERROR_SHAPE, op, ": input of sizes ", x.sizes(), " gives an output of (", g.oh,
-           ", ", g.ow, "), which is too small. Use a smaller kernel or more padding");
-  r.out_sizes = DimVector(x.sizes());
-  r.out_sizes[nd - 2] = g.oh, r.out_sizes[nd - 1] = g.ow;
+  const SymInt oh = pooled_size(h, g.kh, g.ph, g.sh, g.dh, ceil_mode);
+  const SymInt ow = pooled_size(w, g.kw, g.pw, g.sw, g.dw, ceil_mode);
+  CT_SYM_CHECK((oh >= 1) & (ow >= 1), CT_ERROR_SHAPE, op, ": input of sizes ", x.sym_sizes(), " gives an output of (",
+               oh, ", ", ow, "), which is too small. Use a smaller kernel or more padding");
+  g.oh = oh.maybe_int().value_or(0), g.ow = ow.maybe_int().value_or(0);
+  r.out_sizes = SymDimVector(x.sym_sizes());
+  r.out_sizes[nd - 2] = oh, r.out_sizes[nd - 1] = ow;
   return r;
 }
 
@@ -141,7 +143,7 @@ void max_pool_backward_meta(const Frame& f, MetaResult& m) {
   const Pool p = max_args(f, 1);
   const TensorImpl& go = f.tensor(0);
   const TensorImpl& idx = f.tensor(7);
-  CT_CHECK(go.sizes().equals(p.out_sizes.ref()) && idx.sizes().equals(p.out_sizes.ref()), CT_ERROR_SHAPE,
+  CT_CHECK(go.sym_sizes().equals(p.out_sizes.ref()) && idx.sym_sizes().equals(p.out_sizes.ref()), CT_ERROR_SHAPE,
            "max_pool2d_with_indices_backward: grad_output ", go.sizes(), " and indices ", idx.sizes(),
            " must have the pooled sizes ", p.out_sizes.ref());
   CT_CHECK(idx.dtype() == DType::Int64, CT_ERROR_DTYPE, "max_pool2d_with_indices_backward: indices must be int64, got ",
@@ -255,7 +257,7 @@ void avg_pool_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 void avg_pool_backward_meta(const Frame& f, MetaResult& m) {
   const AvgArgs a = avg_args(f, 1);
   const TensorImpl& go = f.tensor(0);
-  CT_CHECK(go.sizes().equals(a.p.out_sizes.ref()), CT_ERROR_SHAPE, "avg_pool2d_backward: grad_output ", go.sizes(),
+  CT_CHECK(go.sym_sizes().equals(a.p.out_sizes.ref()), CT_ERROR_SHAPE, "avg_pool2d_backward: grad_output ", go.sizes(),
            " must have the pooled sizes ", a.p.out_sizes.ref());
   CT_CHECK(go.dtype() == f.tensor(1).dtype(), CT_ERROR_DTYPE, "avg_pool2d_backward: grad_output (", go.dtype(),
            ") must have the input's dtype (", f.tensor(1).dtype(), ")");
@@ -301,7 +303,7 @@ Pool adaptive_args(const char* op, const TensorImpl& x, IntArrayRef size) {
   const size_t nd = x.dim();
   p.g.h = x.size(nd - 2), p.g.w = x.size(nd - 1), p.g.oh = o[0], p.g.ow = o[1];
   p.planes = x.numel() / (p.g.h * p.g.w);
-  p.out_sizes = DimVector(x.sizes());
+  p.out_sizes = SymDimVector(x.sym_sizes());
   p.out_sizes[nd - 2] = o[0], p.out_sizes[nd - 1] = o[1];
   return p;
 }
@@ -346,7 +348,7 @@ void adaptive_backward_meta(const Frame& f, MetaResult& m) {
            go.sizes(), " and self ", x.sizes(), " must have the same number of dims (3 or 4)");
   const int64_t osz[2] = {go.size(go.dim() - 2), go.size(go.dim() - 1)};
   const Pool p = adaptive_args("_adaptive_avg_pool2d_backward", x, IntArrayRef(osz, 2));
-  CT_CHECK(go.sizes().equals(p.out_sizes.ref()) && go.dtype() == x.dtype(), CT_ERROR_SHAPE,
+  CT_CHECK(go.sym_sizes().equals(p.out_sizes.ref()) && go.dtype() == x.dtype(), CT_ERROR_SHAPE,
            "_adaptive_avg_pool2d_backward: grad_output ", go.sizes(), " (", go.dtype(), ") does not fit self ",
            x.sizes(), " (", x.dtype(), ")");
   m.compute = go.dtype();

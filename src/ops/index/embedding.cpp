@@ -13,13 +13,13 @@ namespace {
 void embedding_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& weight = f.tensor(0);
   const TensorImpl& indices = f.tensor(1);
-  CT_CHECK(weight.dim() == 2, CT_ERROR_SHAPE, "embedding: weight must be 2-D (rows, features), got ", weight.sizes(),
+  CT_CHECK(weight.dim() == 2, CT_ERROR_SHAPE, "embedding: weight must be 2-D (rows, features), got ", weight.sym_sizes(),
            ". Reshape weight");
   index::check_index_dtype("embedding", indices, true);
   CT_CHECK(!f.arg(3).to_bool() && !f.arg(4).to_bool(), CT_ERROR_NOT_IMPLEMENTED,
            "embedding: scale_grad_by_freq and sparse are not supported. Pass False for both");
-  DimVector s(indices.sizes());
-  s.push_back(weight.size(1));
+  SymDimVector s(indices.sym_sizes());
+  s.push_back(weight.sym_size(1));
   m.compute = weight.dtype();
   set_output(m, 0, s, weight.dtype(), common_device(f));
 }

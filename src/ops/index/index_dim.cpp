@@ -87,8 +87,8 @@ void index_select_meta(const Frame& f, MetaResult& m) {
   check_index_dtype("index_select", index, true);
   check_index_vector("index_select", index);
   m.compute = self.dtype();
-  DimVector s(self.sizes());
-  if (self.dim() > 0) s[dim] = index.numel();
+  SymDimVector s(self.sym_sizes());
+  if (self.dim() > 0) s[dim] = index.sym_numel();
   set_output(m, 0, s, self.dtype(), common_device(f));
 }
 

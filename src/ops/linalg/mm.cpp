@@ -11,7 +11,7 @@ namespace ct::ops {
 namespace {
 
 std::string describe(const TensorImpl& a, const TensorImpl& b) {
-  return str("a ", a.sizes(), ", b ", b.sizes(), ", ", a.dtype(), ", ", a.device());
+  return str("a ", a.sym_sizes(), ", b ", b.sym_sizes(), ", ", a.dtype(), ", ", a.device());
 }
 
 DType product_dtype(const char* op, const TensorImpl& a, const TensorImpl& b) {
@@ -22,7 +22,7 @@ DType product_dtype(const char* op, const TensorImpl& a, const TensorImpl& b) {
 }
 
 void check_inner(const char* op, const TensorImpl& a, const TensorImpl& b) {
-  CT_CHECK(a.size(a.dim() - 1) == b.size(b.dim() - 2), CT_ERROR_SHAPE, op, ": inner sizes differ (", describe(a, b),
+  CT_CHECK(a.sym_size(a.dim() - 1) == b.sym_size(b.dim() - 2), CT_ERROR_SHAPE, op, ": inner sizes differ (", describe(a, b),
            "). Make a.size(-1) equal b.size(-2)");
 }
 
@@ -50,7 +50,7 @@ void mm_meta(const Frame& f, MetaResult& m) {
            "). Use matmul for other ranks");
   check_inner("mm", a, b);
   m.compute = product_dtype("mm", a, b);
-  set_output(m, 0, {a.size(0), b.size(1)}, m.compute, dev);
+  set_output(m, 0, {a.sym_size(0), b.sym_size(1)}, m.compute, dev);
 }
 void mm_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   gemm_2d(Tensor::borrow(&f.tensor(0)), Tensor::borrow(&f.tensor(1)), Scalar(1), Scalar(0), *outs[0]);
@@ -63,11 +63,11 @@ void bmm_meta(const Frame& f, MetaResult& m) {
   const Device dev = common_device(f);
   CT_CHECK(a.dim() == 3 && b.dim() == 3, CT_ERROR_SHAPE, "bmm: expected 3-D batches of matrices (", describe(a, b),
            "). Use matmul for other ranks");
-  CT_CHECK(a.size(0) == b.size(0), CT_ERROR_SHAPE, "bmm: batch sizes differ (", describe(a, b),
+  CT_CHECK(a.sym_size(0) == b.sym_size(0), CT_ERROR_SHAPE, "bmm: batch sizes differ (", describe(a, b),
            "). Make a.size(0) equal b.size(0)");
   check_inner("bmm", a, b);
   m.compute = product_dtype("bmm", a, b);
-  set_output(m, 0, {a.size(0), a.size(1), b.size(2)}, m.compute, dev);
+  set_output(m, 0, {a.sym_size(0), a.sym_size(1), b.sym_size(2)}, m.compute, dev);
 }
 void bmm_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Tensor a = Tensor::borrow(&f.tensor(0)), b = Tensor::borrow(&f.tensor(1));
@@ -87,9 +87,9 @@ void addmm_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(a.dim() == 2 && b.dim() == 2, CT_ERROR_SHAPE, "addmm: expected 2-D matrices (", describe(a, b),
            "). Use matmul and add for other ranks");
   check_inner("addmm", a, b);
-  const DimVector out = {a.size(0), b.size(1)};
-  CT_CHECK(broadcast_shapes("addmm", self.sizes(), out).ref().equals(out), CT_ERROR_SHAPE, "addmm: self ",
-           self.sizes(), " does not broadcast to the product's sizes ", out.ref(), ". Give self sizes that do");
+  const SymDimVector out = {a.sym_size(0), b.sym_size(1)};
+  CT_CHECK(broadcast_shapes("addmm", self.sym_sizes(), out.ref()).ref().equals(out), CT_ERROR_SHAPE, "addmm: self ",
+           self.sym_sizes(), " does not broadcast to the product's sizes ", out.ref(), ". Give self sizes that do");
   m.compute = promote_types(self.dtype(), product_dtype("addmm", a, b));
   set_output(m, 0, out, m.compute, dev);
 }

@@ -65,26 +65,26 @@ CT_TARGET_AVX2 void rows_avx2(const T* x, T* y, int64_t r0, int64_t r1, int64_t 
 //            float eps=1e-05, bool cudnn_enable=True)
 void layer_norm_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& x = f.tensor(0);
-  const IntArrayRef ns = f.arg(1).int_list();
-  CT_CHECK(!ns.empty(), CT_ERROR_SHAPE, "layer_norm: normalized_shape is empty (input ", x.sizes(),
+  const SymIntArrayRef ns = f.arg(1).sym_int_list();
+  CT_CHECK(!ns.empty(), CT_ERROR_SHAPE, "layer_norm: normalized_shape is empty (input ", x.sym_sizes(),
            "). Pass at least the last dim's size");
   bool fits = x.dim() >= ns.size();
-  for (size_t i = 0; fits && i < ns.size(); ++i) fits = x.size(x.dim() - ns.size() + i) == ns[i];
+  for (size_t i = 0; fits && i < ns.size(); ++i) fits = static_cast<bool>(x.sym_size(x.dim() - ns.size() + i) == ns[i]);
   CT_CHECK(fits, CT_ERROR_SHAPE, "layer_norm: normalized_shape ", ns, " is not the end of the input's sizes ",
-           x.sizes(), ". Pass the input's trailing sizes");
+           x.sym_sizes(), ". Pass the input's trailing sizes");
   CT_CHECK(is_floating(x.dtype()), CT_ERROR_DTYPE, "layer_norm: needs a floating input, got ", x.dtype(), " (",
-           x.sizes(), "). Convert with to(float32)");
+           x.sym_sizes(), "). Convert with to(float32)");
   for (size_t a = 2; a <= 3; ++a) {
     if (f.arg(a).is_none()) continue;
     const TensorImpl& t = f.tensor(a);
     const char* what = a == 2 ? "weight" : "bias";
-    CT_CHECK(t.sizes().equals(ns), CT_ERROR_SHAPE, "layer_norm: ", what, " has sizes ", t.sizes(),
+    CT_CHECK(t.sym_sizes().equals(ns), CT_ERROR_SHAPE, "layer_norm: ", what, " has sizes ", t.sym_sizes(),
              ", normalized_shape is ", ns, ". Make them equal");
     CT_CHECK(t.dtype() == x.dtype(), CT_ERROR_DTYPE, "layer_norm: ", what, " is ", t.dtype(), ", input is ", x.dtype(),
              ". Convert one of them");
   }
   m.compute = x.dtype();
-  set_output(m, 0, x.sizes(), x.dtype(), common_device(f));
+  set_output(m, 0, x.sym_sizes(), x.dtype(), common_device(f));
 }
 
 void layer_norm_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {

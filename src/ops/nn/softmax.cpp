@@ -115,10 +115,10 @@ void softmax_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   wrap_dim(op_name<Log>(), f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
   const DType d = f.arg(2).is_none() ? a.dtype() : f.arg(2).dtype();
-  CT_CHECK(is_floating(d), CT_ERROR_DTYPE, op_name<Log>(), ": needs a floating dtype, got ", d, " (input ", a.sizes(),
+  CT_CHECK(is_floating(d), CT_ERROR_DTYPE, op_name<Log>(), ": needs a floating dtype, got ", d, " (input ", a.sym_sizes(),
            "). Pass dtype=float32 or convert the input");
   m.compute = d;
-  set_output(m, 0, a.sizes(), d, a.device());
+  set_output(m, 0, a.sym_sizes(), d, a.device());
 }
 
 template <bool Log>

@@ -69,18 +69,18 @@ void norm_dim_kernel(void*, Frame& f) {
 void vector_norm_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(is_floating(a.dtype()), CT_ERROR_DTYPE, kVectorNorm, ": needs a floating input, got ", a.dtype(), " (",
-           a.sizes(), "). Convert with to(float32) first");
+           a.sym_sizes(), "). Convert with to(float32) first");
   const DType d = f.arg(4).is_none() ? a.dtype() : f.arg(4).dtype();
   CT_CHECK(is_floating(d), CT_ERROR_DTYPE, kVectorNorm, ": dtype must be floating, got ", d);
   bool all = false;
   const uint64_t mask = reduced_mask(kVectorNorm, f.arg(2), static_cast<int64_t>(a.dim()), &all);
-  int64_t n = 1;
+  SymInt n = 1;
   for (int64_t d2 = 0; d2 < static_cast<int64_t>(a.dim()); ++d2)
-    if (mask >> d2 & 1) n *= a.size(d2);
-  CT_CHECK(n > 0 || !std::isinf(f.arg(1).to_double()), CT_ERROR_SHAPE, kVectorNorm, ": the ", f.arg(1).to_double(),
-           "-norm of an empty group is undefined (input ", a.sizes(), "). Reduce over non-empty dims");
+    if (mask >> d2 & 1) n = n * a.sym_size(d2);
+  CT_CHECK(!std::isinf(f.arg(1).to_double()) || n > 0, CT_ERROR_SHAPE, kVectorNorm, ": the ", f.arg(1).to_double(),
+           "-norm of an empty group is undefined (input ", a.sym_sizes(), "). Reduce over non-empty dims");
   m.compute = d;
-  set_output(m, 0, reduced_sizes(a.sizes(), mask, f.arg(3).to_bool()), d, a.device());
+  set_output(m, 0, reduced_sizes(a.sym_sizes(), mask, f.arg(3).to_bool()), d, a.device());
 }
 
 void vector_norm_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {

@@ -97,23 +97,23 @@ void reduce_meta(const Frame& f, MetaResult& m) {
   } else {
     mask = reduced_mask(op, f.arg(1), nd, &all);
   }
-  DimVector sizes;
-  int64_t k = 1;
+  SymDimVector sizes;
+  SymInt k = 1;
   for (int64_t d = 0; d < nd; ++d) {
     if (mask >> d & 1) {
-      k *= a.size(d);
+      k = k * a.sym_size(d);
       if (keepdim) sizes.push_back(1);
     } else {
-      sizes.push_back(a.size(d));
+      sizes.push_back(a.sym_size(d));
     }
   }
   if (K == Kind::Amax || K == Kind::Amin || arg)
-    CT_CHECK(k > 0, CT_ERROR_SHAPE, op, ": cannot reduce over ",
-             all ? "all dims" : "a dim", " of size 0 (input ", a.sizes(), "). Reduce over non-empty dims");
+    CT_SYM_CHECK(k > 0, CT_ERROR_SHAPE, op, ": cannot reduce over ", all ? "all dims" : "a dim",
+                 " of size 0 (input ", a.sym_sizes(), "). Reduce over non-empty dims");
   DType out = a.dtype();
   if (K == Kind::Sum || K == Kind::Prod) out = is_integral(out, true) ? DType::Int64 : out;
   if (K == Kind::Mean)
-    CT_CHECK(is_floating(out), CT_ERROR_DTYPE, "mean: needs a floating input, got ", out, " (", a.sizes(),
+    CT_CHECK(is_floating(out), CT_ERROR_DTYPE, "mean: needs a floating input, got ", out, " (", a.sym_sizes(),
              "). Convert with to(float32) first");
   if (arg) out = DType::Int64;
   m.compute = a.dtype();

@@ -16,8 +16,8 @@ uint64_t reduced_mask(const char* op, const Value& dims, int64_t ndim, bool* all
   return mask;
 }
 
-DimVector reduced_sizes(IntArrayRef sizes, uint64_t mask, bool keepdim) {
-  DimVector out;
+SymDimVector reduced_sizes(SymIntArrayRef sizes, uint64_t mask, bool keepdim) {
+  SymDimVector out;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (!(mask >> d & 1)) out.push_back(sizes[d]);
     else if (keepdim) out.push_back(1);

@@ -15,7 +15,7 @@ namespace ct::ops {
 uint64_t reduced_mask(const char* op, const Value& dims, int64_t ndim, bool* all);
 
 /// The result sizes of reducing `mask` of `sizes` (size 1 there with keepdim).
-DimVector reduced_sizes(IntArrayRef sizes, uint64_t mask, bool keepdim);
+SymDimVector reduced_sizes(SymIntArrayRef sizes, uint64_t mask, bool keepdim);
 
 /// An input seen by the reduction engine: rows (inner == 1) or columns (see Note [Column
 /// reductions]) of k reduced elements, outer * inner results. `data` keeps a copy alive when the

@@ -45,7 +45,7 @@ void cum_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(out != DType::Bool, CT_ERROR_DTYPE, op, ": dtype bool cannot hold a running ", Prod ? "product" : "sum",
            ". Pass an integer or floating dtype");
   m.compute = out;
-  set_output(m, 0, a.sizes(), out, a.device());
+  set_output(m, 0, a.sym_sizes(), out, a.device());
 }
 
 template <bool Prod>
@@ -115,8 +115,8 @@ void cumext_meta(const Frame& f, MetaResult& m) {
   wrap_dim(Max ? "cummax" : "cummin", f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
   m.compute = a.dtype();
   m.n = 2;
-  set_output(m, 0, a.sizes(), a.dtype(), a.device());
-  set_output(m, 1, a.sizes(), DType::Int64, a.device());
+  set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
+  set_output(m, 1, a.sym_sizes(), DType::Int64, a.device());
 }
 
 template <typename T> bool isnan_of(T x) {

@@ -58,10 +58,10 @@ void moment_meta(const Frame& f, MetaResult& m) {
   const char* op = moment_name(K);
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(is_floating(a.dtype()), CT_ERROR_DTYPE, op, ": needs a floating input, got ", a.dtype(), " (",
-           a.sizes(), "). Convert with to(float32) first");
+           a.sym_sizes(), "). Convert with to(float32) first");
   bool all = false;
   const uint64_t mask = reduced_mask(op, f.arg(1), static_cast<int64_t>(a.dim()), &all);
-  const DimVector sizes = reduced_sizes(a.sizes(), mask, f.arg(3).to_bool());
+  const SymDimVector sizes = reduced_sizes(a.sym_sizes(), mask, f.arg(3).to_bool());
   m.compute = a.dtype();
   m.n = (K == Moment::VarMean || K == Moment::StdMean) ? 2 : 1;
   for (size_t i = 0; i < m.n; ++i) set_output(m, i, sizes, a.dtype(), a.device());
@@ -185,7 +185,7 @@ void logical_meta(const Frame& f, MetaResult& m) {
   // PyTorch keeps uint8 for all/any of uint8 (a legacy of masks before bool).
   const DType out = K == Logical::Count ? DType::Int64 : a.dtype() == DType::UInt8 ? DType::UInt8 : DType::Bool;
   m.compute = a.dtype();
-  set_output(m, 0, reduced_sizes(a.sizes(), mask, keepdim), out, a.device());
+  set_output(m, 0, reduced_sizes(a.sym_sizes(), mask, keepdim), out, a.device());
 }
 
 template <Logical K>
@@ -217,7 +217,7 @@ void logsumexp_meta(const Frame& f, MetaResult& m) {
   const uint64_t mask = reduced_mask("logsumexp", f.arg(1), static_cast<int64_t>(a.dim()), &all);
   const DType out = is_floating(a.dtype()) ? a.dtype() : runtime::default_dtype();
   m.compute = out;
-  set_output(m, 0, reduced_sizes(a.sizes(), mask, f.arg(2).to_bool()), out, a.device());
+  set_output(m, 0, reduced_sizes(a.sym_sizes(), mask, f.arg(2).to_bool()), out, a.device());
 }
 
 // exp for x in [-inf, 0] in float, branch-free so that the row loop vectorizes (Cephes' expf:

@@ -8,7 +8,7 @@ namespace ct::ops {
 namespace {
 
 // PyTorch skips 1-D empty tensors in cat whatever the other inputs' rank (legacy behaviour).
-bool skipped(const TensorImpl& t) { return t.dim() == 1 && t.size(0) == 0; }
+bool skipped(const TensorImpl& t) { return t.dim() == 1 && t.sym_size(0) == 0; }
 
 // cat(Tensor[] tensors, int dim=0) -> Tensor
 void cat_meta(const Frame& f, MetaResult& m) {
@@ -33,20 +33,23 @@ void cat_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(ref->dim() > 0, CT_ERROR_SHAPE, "cat: zero-dimensional tensor (at position ", ref_index,
            ") cannot be concatenated. Unsqueeze it to 1-D first");
   const int64_t d = wrap_dim("cat", f.arg(1).to_int(), ref->dim());
-  DimVector sizes(ref->sizes());
-  sizes[d] = 0;
+  SymDimVector sizes(ref->sym_sizes());
+  SymDimVector parts;  // the sizes along d, summed as one node when symbolic
   for (size_t i = 0; i < ts.size(); ++i) {
     const TensorImpl& t = *ts[i];
     if (skipped(t)) continue;
     CT_CHECK(t.dim() == ref->dim(), CT_ERROR_SHAPE, "cat: tensors must have the same number of dims, got ",
-             ref->sizes(), " at position ", ref_index, " and ", t.sizes(), " at position ", i,
+             ref->sym_sizes(), " at position ", ref_index, " and ", t.sym_sizes(), " at position ", i,
              ". Reshape them to one rank");
-    for (size_t k = 0; k < t.dim(); ++k)
-      CT_CHECK(static_cast<int64_t>(k) == d || t.size(k) == ref->size(k), CT_ERROR_SHAPE,
-               "cat: sizes must match except in dim ", d, ", got ", ref->sizes(), " at position ", ref_index, " and ",
-               t.sizes(), " at position ", i, " (dim ", k, "). Make them equal");
-    sizes[d] += t.size(d);
+    for (size_t k = 0; k < t.dim(); ++k) {
+      const bool same = static_cast<int64_t>(k) == d || t.sym_size(k).raw() == ref->sym_size(k).raw();
+      CT_CHECK(same || t.sym_size(k) == ref->sym_size(k), CT_ERROR_SHAPE, "cat: sizes must match except in dim ", d,
+               ", got ", ref->sym_sizes(), " at position ", ref_index, " and ", t.sym_sizes(), " at position ", i,
+               " (dim ", k, "). Make them equal");
+    }
+    parts.push_back(t.sym_size(d));
   }
+  sizes[d] = sym_sum(parts);
   set_output(m, 0, sizes, m.compute, dev);
 }
 

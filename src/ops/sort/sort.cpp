@@ -21,8 +21,8 @@ void sort_meta(const Frame& f, MetaResult& m) {
   wrap_dim("sort", f.arg(sort_dim_arg(f.nargs)).to_int(), static_cast<int64_t>(a.dim()));
   m.compute = a.dtype();
   m.n = 2;
-  set_output(m, 0, a.sizes(), a.dtype(), a.device());
-  set_output(m, 1, a.sizes(), DType::Int64, a.device());
+  set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
+  set_output(m, 1, a.sym_sizes(), DType::Int64, a.device());
 }
 
 void sort_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -80,14 +80,14 @@ void argsort_kernel(void*, Frame& f) {
 
 void topk_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  const int64_t k = f.arg(1).to_int();
+  const SymInt k = f.arg(1).to_symint();
   const int64_t dim = wrap_dim("topk", f.arg(2).to_int(), static_cast<int64_t>(a.dim()));
-  const int64_t n = a.dim() == 0 ? 1 : a.size(dim);
-  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "topk: bool tensors have no order to select by (input ", a.sizes(),
+  const SymInt n = a.dim() == 0 ? SymInt(1) : a.sym_size(dim);
+  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "topk: bool tensors have no order to select by (input ", a.sym_sizes(),
            "). Convert with to(uint8) first");
-  CT_CHECK(k >= 0 && k <= n, CT_ERROR_INDEX, "topk: k = ", k, " is out of range for dim ", dim, " of size ", n,
-           " (input ", a.sizes(), "). Pass 0 <= k <= ", n);
-  DimVector sizes(a.sizes());
+  CT_SYM_CHECK((k >= 0) & (k <= n), CT_ERROR_INDEX, "topk: k = ", k, " is out of range for dim ", dim, " of size ",
+               n, " (input ", a.sym_sizes(), "). Pass 0 <= k <= ", n);
+  SymDimVector sizes(a.sym_sizes());
   if (a.dim() > 0) sizes[static_cast<size_t>(dim)] = k;
   m.compute = a.dtype();
   m.n = 2;
