@@ -2991,8 +2991,8 @@ CT_API CT_NODISCARD ct_status ct_sym_int(const ct_symfloat* a, ct_symint** out);
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  out NULL, sizes NULL with ndim > 0, a NULL or released size,
- *                              sizes of two envs, a negative size, more than 64 dims
- *   CT_ERROR_DTYPE             dtype outside ct_dtype
+ *                              sizes of two envs, a negative size, more than 64 dims, a dtype
+ *                              outside ct_dtype
  * Since 0.5. See also ct_tensor_sym_size.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_empty_symbolic(const ct_symint* const* sizes, size_t ndim, ct_dtype dtype,

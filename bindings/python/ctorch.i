@@ -162,7 +162,8 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
   if (PyErr_Occurred()) SWIG_fail;
 }
 %typemap(typecheck) ct_shape_env*, const ct_shape_env*, ct_symint*, const ct_symint*, ct_symfloat*,
-                    const ct_symfloat*, ct_symbool*, const ct_symbool* "$1 = PyLong_Check($input) || $input == Py_None;";
+                    const ct_symfloat*, ct_symbool*, const ct_symbool*
+  "$1 = PyLong_Check($input) || $input == Py_None;";
 %typemap(in, numinputs=0) ct_shape_env** out (ct_shape_env* tmp = NULL), ct_symint** out (ct_symint* tmp = NULL),
                           ct_symfloat** out (ct_symfloat* tmp = NULL), ct_symbool** out (ct_symbool* tmp = NULL) {
   $1 = &tmp;

@@ -379,18 +379,20 @@ void split_divisible(ShapeEnv& env, Node* a, int64_t k, std::vector<Term>& q, st
   }
 }
 
-// a == b * x for an integer x: returns x, or null.
+// a == b * x for an integer x (8*s0*s1 over 2*s0 is 4*s1): returns x, or null.
 Node* exact_quotient(ShapeEnv& env, Node* a, Node* b) {
   if (a == b) return env.int_const(1);
-  int64_t c;
-  Node* m = split_term(env, a, c);
-  if (m == b) return env.int_const(c);
-  if (m->op != Op::Mul) return nullptr;
-  std::vector<Node*> rest(m->args);
-  auto it = std::find(rest.begin(), rest.end(), b);
-  if (it == rest.end()) return nullptr;
-  rest.erase(it);
-  rest.push_back(env.int_const(c));
+  int64_t ca, cb;
+  Node* ma = split_term(env, a, ca);
+  Node* mb = split_term(env, b, cb);
+  if (cb == 0 || ca % cb != 0) return nullptr;
+  std::vector<Node*> rest = ma->op == Op::Mul ? ma->args : std::vector<Node*>{ma};
+  for (Node* f : mb->op == Op::Mul ? mb->args : std::vector<Node*>{mb}) {
+    auto it = std::find(rest.begin(), rest.end(), f);
+    if (it == rest.end()) return nullptr;
+    rest.erase(it);
+  }
+  rest.push_back(env.int_const(ca / cb));
   return env.mul(std::move(rest));
 }
 

@@ -582,12 +582,6 @@ SHAPE_CASES = {
     "index_select": (lambda s0, s1: [fl(s0, 4), idx(2, 3)], lambda s, a, i: a.index_select(0, i)),
 }
 
-# Cases the C side has no symbolic shape rule for yet (strict: they fail loudly once it has).
-_NO_RULE = "the operator has no symbolic shape rule yet (GuardError naming the symbolic sizes)"
-SHAPE_XFAIL = {
-}
-
-
 def _make_input(spec, meta, values=None):
     if spec[0] == "float":
         shape = spec[1]
@@ -608,9 +602,7 @@ def _outputs(r):
     return list(r) if isinstance(r, tuple) else [r]
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=SHAPE_XFAIL[n])) if n in SHAPE_XFAIL else n
-    for n in SHAPE_CASES])
+@pytest.mark.parametrize("name", list(SHAPE_CASES))
 def test_symbolic_shape_matches_real_tensors(name):
     inputs, op = SHAPE_CASES[name]
     env, s0, s1 = make_env(S0, S1)

@@ -61,6 +61,9 @@ TEST(ShapeEnv, DivisionRulesCancelExactFactors) {
   EXPECT_EQ(((s0 * 4) % 4).maybe_int(), 0);
   EXPECT_EQ(((s0 * 6) / 3).raw(), (s0 * 2).raw());
   EXPECT_EQ(e.text(s0 / 4), "s0//4");
+  const SymInt s1 = e.symbol(3, 1);
+  EXPECT_EQ(e.text((8 * s0 * s1) / (2 * s0)), "4*s1") << "exact symbolic quotients cancel";
+  EXPECT_EQ(((8 * s0 * s1) % (2 * s0)).maybe_int(), 0);
 }
 
 TEST(ShapeEnv, SumsAndProductsAreCanonical) {
