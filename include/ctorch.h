@@ -2765,8 +2765,9 @@ CT_API CT_NODISCARD ct_status ct_shape_env_create_unbacked(ct_shape_env* env, ct
 /*
  * ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
  * ct_shape_env_num_guards - how many distinct guards env has recorded.
- * ct_shape_env_guard_requests - how many times a concrete answer was asked of a symbolic value
- * (before deduplication: two asks of `s0 > 1` are two requests and one guard).
+ * ct_shape_env_guard_requests - how many times a concrete answer was asked of a symbolic value that
+ * the recorded facts did not already decide (before deduplication: two asks of `s0 % 3 == 2` are
+ * two requests and one guard; after `s0 > 1` is recorded, asking `s0 >= 2` is no request at all).
  * Return CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Since 0.5.
  */
 CT_API CT_NODISCARD ct_status ct_shape_env_num_symbols(const ct_shape_env* env, size_t* out);

@@ -16,6 +16,12 @@ namespace ct::sym {
 
 class ShapeEnv;
 
+/// A symbol's value in a binding: Int and Bool symbols read i, Float symbols f.
+union BoundValue {
+  int64_t i;
+  double f;
+};
+
 enum class Type : uint8_t { Int, Float, Bool };
 
 /// What a node computes. Int relations are kept in one canonical form, `e <= 0`, `e == 0` or
@@ -65,6 +71,7 @@ class Node {
   } hint{};
   Range range;     // Int and Bool nodes; Float nodes leave it unbounded. Narrows as facts are recorded
   std::vector<Node*> args;
+  Node* mono = nullptr;  // Int Mul with a coefficient: the product without it, built on first use
 
   bool is_const() const { return op == Op::Const; }
   int64_t int_value() const { return value.i; }

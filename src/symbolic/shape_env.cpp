@@ -187,11 +187,15 @@ std::vector<std::pair<Node*, std::string>> ShapeEnv::runtime_asserts() const {
 
 int64_t ShapeEnv::first_failing_guard(ArrayRef<BoundValue> binding) const {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  for (size_t i = 0; i < guards_.size(); ++i)
-    if (!eval_bool(guards_[i], binding)) return static_cast<int64_t>(i);
-  for (size_t i = 0; i < asserts_.size(); ++i)
-    if (!eval_bool(asserts_[i].first, binding)) return static_cast<int64_t>(guards_.size() + i);
-  return -1;
+  while (guard_code_.num_roots() < guards_.size()) guard_code_.add_root(guards_[guard_code_.num_roots()]);
+  while (assert_code_.num_roots() < asserts_.size()) assert_code_.add_root(asserts_[assert_code_.num_roots()].first);
+  CT_CHECK(binding.size() == symbols_.size(), CT_ERROR_INVALID_ARGUMENT, "check guards: the binding has ",
+           binding.size(), " values but the env has ", symbols_.size(),
+           " symbols. Bind every symbol of the ShapeEnv, in creation order");
+  const int64_t g = guard_code_.first_false(binding);
+  if (g >= 0) return g;
+  const int64_t a = assert_code_.first_false(binding);
+  return a >= 0 ? static_cast<int64_t>(guards_.size()) + a : -1;
 }
 
 std::string ShapeEnv::to_json() const {

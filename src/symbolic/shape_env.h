@@ -11,7 +11,8 @@
 // form `s <= c`, `s >= c` or `s == c` narrow the symbol's range, which later simplifications use.
 //
 // Threads: every member function locks the env, so tensors with symbolic sizes may be read from
-// several threads. Evaluation (eval_*, first_failing_guard) reads only immutable nodes.
+// several threads. eval_* read only immutable nodes; first_failing_guard runs the guards compiled
+// to postfix code (program.h), compiling the ones recorded since its last run under the lock.
 #pragma once
 
 #include <atomic>
@@ -24,14 +25,10 @@
 #include "core/array_ref.h"
 #include "core/error.h"
 #include "symbolic/node.h"
+#include "symbolic/program.h"
 
 namespace ct::sym {
 
-/// A symbol's value in a binding: Int and Bool symbols read i, Float symbols f.
-union BoundValue {
-  int64_t i;
-  double f;
-};
 
 struct SymbolInfo {
   std::string name;  // s0, u0, or the name a Dim gave
@@ -136,12 +133,14 @@ class ShapeEnv {
   std::atomic<int32_t> refcount_{1};
   std::atomic<uint64_t> guard_requests_{0};
   std::deque<Node> nodes_;  // stable addresses
-  std::unordered_map<std::string, Node*> interned_;
+  std::unordered_multimap<uint64_t, Node*> interned_;  // by structural hash (Note [Hash-consed expressions])
   std::vector<SymbolInfo> symbols_;
   uint32_t unbacked_ = 0;
   uint32_t epoch_ = 0;  // bumped whenever a fact narrows a symbol's range
   std::vector<Node*> guards_;
   std::vector<std::pair<Node*, std::string>> asserts_;
+  // guards_ and asserts_ compiled for first_failing_guard, brought up to date when it runs.
+  mutable Program guard_code_, assert_code_;
 };
 
 }  // namespace ct::sym

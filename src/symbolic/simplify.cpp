@@ -131,6 +131,15 @@ Range compute_range(const Node& n) {
 
 bool by_id(const Node* a, const Node* b) { return a->id < b->id; }
 
+// A 64-bit hash step (the finalizer of MurmurHash3) for interning.
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
 void require(Node* n, Type t, const char* op) {
   CT_CHECK(n->type == t, CT_ERROR_INVALID_ARGUMENT, "symbolic ", op, ": expected a",
            t == Type::Bool ? " bool" : t == Type::Int ? "n int" : " float", " operand but got ",
@@ -193,13 +202,18 @@ Node* ShapeEnv::intern(Node&& proto) {
     std::memcpy(&proto.hint, &proto.value, sizeof proto.hint);
     if (proto.type != Type::Float) proto.range = {proto.value.i, proto.value.i};
   }
-  std::string key(2 + sizeof(int64_t) + proto.args.size() * sizeof(Node*), '\0');
-  key[0] = static_cast<char>(proto.op);
-  key[1] = static_cast<char>(proto.type);
-  std::memcpy(&key[2], &proto.value, sizeof(int64_t));
-  if (!proto.args.empty()) std::memcpy(&key[2 + sizeof(int64_t)], proto.args.data(), proto.args.size() * sizeof(Node*));
-  auto it = interned_.find(key);
-  if (it != interned_.end()) {
+  int64_t bits;
+  std::memcpy(&bits, &proto.value, sizeof bits);
+  uint64_t key = mix(static_cast<uint64_t>(proto.op) << 8 | static_cast<uint64_t>(proto.type), static_cast<uint64_t>(bits));
+  for (Node* a : proto.args) key = mix(key, reinterpret_cast<uintptr_t>(a));
+  auto [first, last] = interned_.equal_range(key);
+  auto it = std::find_if(first, last, [&](const auto& kv) {
+    const Node& n = *kv.second;
+    int64_t b;
+    std::memcpy(&b, &n.value, sizeof b);
+    return n.op == proto.op && n.type == proto.type && b == bits && n.args == proto.args;
+  });
+  if (it != last) {
     Node* hit = it->second;
     refresh(hit);
     if (hit->type != Type::Float && hit->range.is_point() && !hit->is_const())  // a fact decided it since
@@ -209,7 +223,7 @@ Node* ShapeEnv::intern(Node&& proto) {
   proto.id = static_cast<uint32_t>(nodes_.size());
   nodes_.push_back(std::move(proto));
   Node* n = &nodes_.back();
-  interned_.emplace(std::move(key), n);
+  interned_.emplace(key, n);
   return n;
 }
 
@@ -253,7 +267,8 @@ static Node* split_term(ShapeEnv& env, Node* t, int64_t& coeff) {
   if (t->op == Op::Mul && t->args[0]->is_const()) {
     coeff = t->args[0]->int_value();
     if (t->args.size() == 2) return t->args[1];
-    return env.mul(std::vector<Node*>(t->args.begin() + 1, t->args.end()));
+    if (!t->mono) t->mono = env.mul(std::vector<Node*>(t->args.begin() + 1, t->args.end()));
+    return t->mono;
   }
   coeff = 1;
   return t;

@@ -47,8 +47,8 @@ ShapeEnv& env_of_list(ArrayRef<SymInt> xs, const char* op) {
 
 SymInt::SymInt(sym::Node* node) : v_(0) {
   CT_CHECK(node && node->type == sym::Type::Int, CT_ERROR_INVALID_ARGUMENT, "SymInt: not an int expression");
-  if (node->is_const()) {
-    *this = SymInt(node->int_value());
+  if (node->range.is_point()) {  // a constant, or a symbol whose range allows one value
+    *this = SymInt(node->range.lo);
     return;
   }
   v_ = static_cast<int64_t>((uint64_t{2} << 62) | reinterpret_cast<uintptr_t>(node));

@@ -620,11 +620,6 @@ def _symint_handles(values):
     return [o._h for o in owners], owners
 
 
-def _empty_symbolic(sizes, dtype_code):
-    handles, owners = _symint_handles(list(sizes))
-    return _C.ct_tensor_empty_symbolic(handles, dtype_code)
-
-
 def _sym_size(handle, dim):
     return _wrap_int(_C.ct_tensor_sym_size(handle, dim))
 

@@ -816,13 +816,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 
 
 def _symbolic_factory(name, size, dtype, device_, fill_value=None):
-    """A factory called with SymInt sizes: on meta (given, or the default device) a symbolic meta
-    tensor (ct_tensor_empty_symbolic: meta tensors hold no values, so empty, zeros, ones and full
-    agree); elsewhere the boxed operator, which says what it makes of them."""
-    on_meta = (device(device_).type == "meta" if device_ is not None
-               else _C.ct_get_default_device()[0] == _C.CT_DEVICE_META)
-    if on_meta:
-        return _wrap(_symbolic._empty_symbolic(size, dtype.code))
+    """A factory called with SymInt sizes, through the boxed operator (CT_VALUE_SYMINTS): a symbolic
+    meta tensor on meta; other devices refuse symbolic sizes (DeviceError)."""
     args = (list(size),) if fill_value is None else (list(size), fill_value)
     return _call(name, *args, dtype=dtype, device=None if device_ is None else str(device_))
 

@@ -448,6 +448,15 @@ def test_empty_with_symint_sizes_is_a_symbolic_meta_tensor(env_s0):
     assert env.num_guards == 0
 
 
+def test_empty_symbolic_takes_a_list_of_handles(env_s0):
+    # The C function behind symbolic meta tensors, through the private SWIG layer: handles as ints.
+    _, s0 = env_s0
+    three = ctorch._symbolic._const_int(3)
+    h = ctorch._C.ct_tensor_empty_symbolic([s0._h, three._h], ctorch.int32.code)
+    x = ctorch._tensor._wrap(h)
+    assert x.is_meta and x.dtype is ctorch.int32 and [str(d) for d in x.shape] == ["s0", "3"]
+
+
 def test_default_meta_device_makes_symbolic_tensors(env_s0):
     _, s0 = env_s0
     with ctorch.device("meta"):
@@ -500,10 +509,12 @@ def test_repr_of_symbolic_meta_tensor_shows_its_sizes(env_s0):
     assert "int64" in repr(ctorch.empty(s0, device="meta", dtype=ctorch.int64))
 
 
-def test_symbolic_sizes_on_cpu_are_a_ctorch_error(env_s0):
+def test_symbolic_sizes_on_cpu_are_device_error(env_s0):
     _, s0 = env_s0
-    with pytest.raises(ctorch.Error):
+    with pytest.raises(ctorch.DeviceError, match="meta"):
         ctorch.zeros(s0, 3)
+    with pytest.raises(ctorch.DeviceError):
+        ctorch.full((s0, 3), 2.0, device="cpu")
 
 
 def test_negative_symbolic_size_is_invalid_argument():
