@@ -29,7 +29,7 @@ struct SymHandle {
   uint32_t tag;  // INVARIANT: first member; a Kind while live, 0 once released
   std::atomic<int32_t> refs{1};
   ShapeEnv* env = nullptr;  // one reference owned, or null for a plain number
-  SymInt i;
+  SymInt i{};
   SymFloat f;
   SymBool b;
 };

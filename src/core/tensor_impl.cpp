@@ -36,6 +36,7 @@ bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides) {
 }
 
 SymDimVector contiguous_strides(SymIntArrayRef sizes) {
+  if (!any_symbolic(sizes)) return SymDimVector(as_sym(contiguous_strides(as_ints(sizes)).ref()));
   SymDimVector st;
   st.resize(sizes.size());
   SymInt s = 1;
@@ -170,7 +171,7 @@ TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
   return t;
 }
 
-TensorImpl* TensorImpl::empty_sym(SymIntArrayRef sizes, DType dtype, Device device, sym::ShapeEnv* env) {
+TensorImpl* TensorImpl::empty_in_env(SymIntArrayRef sizes, DType dtype, Device device, sym::ShapeEnv* env) {
   if (!any_symbolic(sizes)) {
     TensorImpl* t = empty(as_ints(sizes), dtype, device);
     if (env && device.is_meta()) t->storage_->set_shape_env(env);

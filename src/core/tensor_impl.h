@@ -39,7 +39,10 @@ class TensorImpl {
   static TensorImpl* empty(IntArrayRef sizes, DType dtype, Device device);
   /// The same with sizes that may be symbolic: those need the meta device (CT_ERROR_DEVICE
   /// otherwise); the storage keeps their ShapeEnv, or env when given and no size is symbolic.
-  static TensorImpl* empty_sym(SymIntArrayRef sizes, DType dtype, Device device, sym::ShapeEnv* env = nullptr);
+  static TensorImpl* empty_sym(SymIntArrayRef sizes, DType dtype, Device device, sym::ShapeEnv* env = nullptr) {
+    if (!env && !any_symbolic(sizes)) return empty(as_ints(sizes), dtype, device);
+    return empty_in_env(sizes, dtype, device, env);
+  }
   /// A view of base's storage (retained) with new geometry; CT_ERROR_INVALID_ARGUMENT when the
   /// sizes' product overflows. is_view() is true on the result.
   static TensorImpl* view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
@@ -114,6 +117,7 @@ class TensorImpl {
   void destroy();
   void set_geometry(IntArrayRef sizes, IntArrayRef strides);
   void set_sym_geometry(SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset);
+  static TensorImpl* empty_in_env(SymIntArrayRef sizes, DType dtype, Device device, sym::ShapeEnv* env);
   static SymIntArrayRef as_sym_bits(const DimVector& v) {
     return SymIntArrayRef(reinterpret_cast<const SymInt*>(v.data()), v.size());
   }

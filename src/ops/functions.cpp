@@ -122,11 +122,11 @@ Tensor clamp(const Tensor& a, const Scalar* lo, const Scalar* hi) {
 
 Tensor view(const Tensor& a, IntArrayRef sizes) {
   CT_OP(op, "view");
-  return call(op, {a, sizes});
+  return call(op, {a, sizes});  // an IntList: its values are checked as they are read, never taken for nodes
 }
 Tensor reshape(const Tensor& a, IntArrayRef sizes) {
   CT_OP(op, "reshape");
-  return call(op, {a, sizes});
+  return call(op, {a, sizes});  // an IntList: its values are checked as they are read, never taken for nodes
 }
 Tensor view_symint(const Tensor& a, SymIntArrayRef sizes) {
   CT_OP(op, "view");
@@ -150,7 +150,7 @@ Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
 }
 Tensor expand(const Tensor& a, IntArrayRef sizes) {
   CT_OP(op, "expand");
-  return call(op, {a, sizes});
+  return call(op, {a, sizes});  // an IntList: its values are checked as they are read, never taken for nodes
 }
 Tensor squeeze(const Tensor& a) {
   CT_OP(op, "squeeze");

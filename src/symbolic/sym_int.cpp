@@ -124,19 +124,6 @@ SymBool SymInt::relation_slow(RelOp op, SymInt a, SymInt b) {
   fail(CT_ERROR_INTERNAL, "SymInt: unknown relation");
 }
 
-#define CT_SYMINT_RELATION(sym_op, name)                                       \
-  SymBool operator sym_op(SymInt a, SymInt b) {                                \
-    if (!a.is_symbolic() && !b.is_symbolic()) return SymBool(a.v_ sym_op b.v_); \
-    return SymInt::relation_slow(SymInt::RelOp::name, a, b);                   \
-  }
-CT_SYMINT_RELATION(==, Eq)
-CT_SYMINT_RELATION(!=, Ne)
-CT_SYMINT_RELATION(<, Lt)
-CT_SYMINT_RELATION(<=, Le)
-CT_SYMINT_RELATION(>, Gt)
-CT_SYMINT_RELATION(>=, Ge)
-#undef CT_SYMINT_RELATION
-
 // ---- SymBool ----
 
 SymBool::SymBool(sym::Node* node) : node_(node), v_(false) {
@@ -151,14 +138,12 @@ bool SymBool::guard_slow() const { return node_->env->guard_bool(node_); }
 
 Node* SymBool::to_node(ShapeEnv& env) const { return node_ ? node_ : env.bool_const(v_); }
 
-SymBool operator&(SymBool a, SymBool b) {
-  if (!a.is_symbolic() && !b.is_symbolic()) return SymBool(*a.maybe_bool() && *b.maybe_bool());
+SymBool SymBool::and_slow(SymBool a, SymBool b) {
   ShapeEnv& env = env_of({a.node(), b.node()}, "SymBool and");
   return SymBool(env.logical_and({a.to_node(env), b.to_node(env)}));
 }
 
-SymBool operator|(SymBool a, SymBool b) {
-  if (!a.is_symbolic() && !b.is_symbolic()) return SymBool(*a.maybe_bool() || *b.maybe_bool());
+SymBool SymBool::or_slow(SymBool a, SymBool b) {
   ShapeEnv& env = env_of({a.node(), b.node()}, "SymBool or");
   return SymBool(env.logical_or({a.to_node(env), b.to_node(env)}));
 }
@@ -247,8 +232,6 @@ SymBool SymFloat::relation(SymInt::RelOp op, SymFloat a, SymFloat b) {
 
 // ---- n-ary builders: one node, no guard ----
 
-SymInt sym_max(SymInt a, SymInt b) { return SymInt::binary_slow(SymInt::BinOp::Max, a, b); }
-SymInt sym_min(SymInt a, SymInt b) { return SymInt::binary_slow(SymInt::BinOp::Min, a, b); }
 
 namespace {
 template <typename Build>

@@ -38,7 +38,9 @@ class SymFloat;
 
 class SymInt {
  public:
-  SymInt(int64_t v = 0) : v_(v) {
+  /// Uninitialized, like an int64_t (so inline size arrays cost nothing); SymInt{} is 0.
+  SymInt() = default;
+  SymInt(int64_t v) : v_(v) {
     if (__builtin_expect(is_tagged(v), 0)) reserved(v);
   }
   SymInt(int v) : v_(v) {}  // never tagged; also keeps SymInt(0) from reading as a null Node*
@@ -101,12 +103,6 @@ class SymInt {
     if (!(a.is_symbolic() | b.is_symbolic()) && b.v_ > 0 && a.v_ >= 0) return SymInt(a.v_ % b.v_);
     return binary_slow(BinOp::Mod, a, b);
   }
-  friend SymBool operator==(SymInt a, SymInt b);
-  friend SymBool operator!=(SymInt a, SymInt b);
-  friend SymBool operator<(SymInt a, SymInt b);
-  friend SymBool operator<=(SymInt a, SymInt b);
-  friend SymBool operator>(SymInt a, SymInt b);
-  friend SymBool operator>=(SymInt a, SymInt b);
 
  private:
   struct Raw {};
@@ -139,10 +135,18 @@ class SymBool {
   explicit operator bool() const { return guard_bool(); }
   sym::Node* to_node(sym::ShapeEnv& env) const;
 
-  friend SymBool operator&(SymBool a, SymBool b);
-  friend SymBool operator|(SymBool a, SymBool b);
+  friend SymBool operator&(SymBool a, SymBool b) {
+    if (!(a.node_ || b.node_)) return SymBool(a.v_ && b.v_);
+    return and_slow(a, b);
+  }
+  friend SymBool operator|(SymBool a, SymBool b) {
+    if (!(a.node_ || b.node_)) return SymBool(a.v_ || b.v_);
+    return or_slow(a, b);
+  }
 
  private:
+  static SymBool and_slow(SymBool a, SymBool b);
+  static SymBool or_slow(SymBool a, SymBool b);
   bool guard_slow() const;
   sym::Node* node_;
   bool v_;
@@ -176,9 +180,29 @@ class SymFloat {
   double v_;
 };
 
+// Comparisons: plain ones inline, symbolic ones build a relation (no guard until it is branched on).
+#define CT_SYMINT_RELATION(sym_op, name)                                                  \
+  inline SymBool operator sym_op(SymInt a, SymInt b) {                                    \
+    if (!(a.is_symbolic() | b.is_symbolic())) return SymBool(a.raw() sym_op b.raw());     \
+    return SymInt::relation_slow(SymInt::RelOp::name, a, b);                              \
+  }
+CT_SYMINT_RELATION(==, Eq)
+CT_SYMINT_RELATION(!=, Ne)
+CT_SYMINT_RELATION(<, Lt)
+CT_SYMINT_RELATION(<=, Le)
+CT_SYMINT_RELATION(>, Gt)
+CT_SYMINT_RELATION(>=, Ge)
+#undef CT_SYMINT_RELATION
+
 /// max/min of SymInts as one node, with no guard; plain arithmetic on concrete values.
-SymInt sym_max(SymInt a, SymInt b);
-SymInt sym_min(SymInt a, SymInt b);
+inline SymInt sym_max(SymInt a, SymInt b) {
+  if (!(a.is_symbolic() | b.is_symbolic())) return a.raw() > b.raw() ? a : b;
+  return SymInt::binary_slow(SymInt::BinOp::Max, a, b);
+}
+inline SymInt sym_min(SymInt a, SymInt b) {
+  if (!(a.is_symbolic() | b.is_symbolic())) return a.raw() < b.raw() ? a : b;
+  return SymInt::binary_slow(SymInt::BinOp::Min, a, b);
+}
 SymInt sym_max(ArrayRef<SymInt> xs);
 SymInt sym_min(ArrayRef<SymInt> xs);
 /// The sum of xs as one n-ary node (not a chain of adds).

@@ -8,7 +8,9 @@ hold for every binding in the symbols' ranges (a rule that specializes a symbol 
 
 import gc
 import operator
+import os
 import random
+import re
 
 import pytest
 
@@ -677,3 +679,20 @@ def test_symint_index_selects(env_s0):
     assert tuple(x[:, s0 - 1].shape) == (4,)
     assert str(x[1].shape[0]) == "s0"
     assert [str(d) for d in x[:, : s0 - 1].shape] == ["4", "s0 - 1"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The example in docs/symbolic.md runs and prints what its comments say
+
+SYMBOLIC_DOC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "symbolic.md")
+
+
+@pytest.mark.skipif(not os.path.exists(SYMBOLIC_DOC), reason="needs the source tree's docs/symbolic.md")
+def test_python_example_in_the_docs_prints_its_comments(capsys):
+    text = open(SYMBOLIC_DOC).read()
+    section = text.split("\n## From Python\n", 1)[1]
+    block = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    exec(compile(block, SYMBOLIC_DOC, "exec"), {"__name__": "docs_example"})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == ["ctorch.Size([batch, 50])", "ctorch.Size([2*batch, 25])", "batch", "0",
+                       "['batch >= 5']", "50*batch 800", "0"]

@@ -6,6 +6,7 @@
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
+#include "symbolic/shape_env.h"
 
 namespace ct::ops::index {
 
@@ -44,7 +45,17 @@ Tensor checked_index(const char* op, const TensorImpl& index, int64_t size, int6
 
 void check_not_meta(const char* op, const TensorImpl& t) {
   CT_CHECK(!t.device().is_meta(), CT_ERROR_NOT_IMPLEMENTED, op, ": the output size depends on the data (",
-           t.sizes(), " on meta), so it cannot be computed on the meta device. Run it on cpu");
+           t.sym_sizes(), " on meta), so it cannot be computed on the meta device. Run it on cpu, or give the "
+           "meta tensor a ShapeEnv (symbolic sizes) so that the size becomes an unbacked symbol");
+}
+
+std::optional<SymInt> data_dependent_size(const char* op, const TensorImpl& t, SymInt most) {
+  sym::ShapeEnv* env = t.device().is_meta() ? t.shape_env() : nullptr;
+  if (!env) return std::nullopt;
+  const SymInt n(env->create_unbacked(sym::Type::Int));
+  sym_check((n >= 0) & (n <= most), CT_ERROR_INVALID_ARGUMENT,
+            str(op, ": the data gave ", n, " elements, outside [0, ", most, "]"));
+  return n;
 }
 
 DimVector sizes_1d(const TensorImpl& t) { return t.dim() == 0 ? DimVector{int64_t(1)} : DimVector(t.sizes()); }

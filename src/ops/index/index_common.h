@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "core/tensor.h"
@@ -32,6 +33,9 @@ Tensor checked_index(const char* op, const TensorImpl& index, int64_t size, int6
 
 /// Raises CT_ERROR_NOT_IMPLEMENTED on the meta device: op's output size depends on the data.
 void check_not_meta(const char* op, const TensorImpl& t);
+/// For a meta tensor of a ShapeEnv, the size an operator's data decides (nonzero's count): a new
+/// unbacked symbol of t's env, asserted to lie in [0, most] at run time. Null when t has no env.
+std::optional<SymInt> data_dependent_size(const char* op, const TensorImpl& t, SymInt most);
 
 /// Sizes of a tensor treated as at least 1-D (0-dim tensors index like a 1-element vector).
 DimVector sizes_1d(const TensorImpl& t);

@@ -111,9 +111,14 @@ std::vector<int64_t> true_positions(const TensorImpl& t) {
 // nonzero(Tensor self) -> Tensor
 void nonzero_kernel(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
+  const int64_t nd = static_cast<int64_t>(self.dim());
+  if (auto u = index::data_dependent_size("nonzero", self, self.sym_numel())) {
+    f.outs[0] = empty_symint({*u, nd}, DType::Int64, self.device());
+    return;
+  }
   index::check_not_meta("nonzero", self);
   const std::vector<int64_t> pos = true_positions(self);
-  const int64_t nd = static_cast<int64_t>(self.dim()), n = static_cast<int64_t>(pos.size());
+  const int64_t n = static_cast<int64_t>(pos.size());
   Tensor out = empty({n, nd}, DType::Int64, self.device());
   int64_t* o = out->data_as<int64_t>();
   for (int64_t i = 0; i < n; ++i) {
@@ -132,7 +137,13 @@ void masked_select_kernel(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
   const TensorImpl& mask = f.tensor(1);
   check_mask("masked_select", mask);
-  const DimVector b = broadcast_shapes("masked_select", self.sizes(), mask.sizes());
+  const SymDimVector sb = broadcast_shapes("masked_select", self.sym_sizes(), mask.sym_sizes());
+  const TensorImpl& with_env = self.shape_env() ? self : mask;
+  if (auto u = index::data_dependent_size("masked_select", with_env, checked_numel(sb.ref(), "masked_select"))) {
+    f.outs[0] = empty_symint({*u}, self.dtype(), self.device());
+    return;
+  }
+  const DimVector b(as_ints(sb.ref()));
   index::check_not_meta("masked_select", self);
   index::check_not_meta("masked_select", mask);
   Tensor hm;

@@ -98,18 +98,17 @@ void reduce_meta(const Frame& f, MetaResult& m) {
     mask = reduced_mask(op, f.arg(1), nd, &all);
   }
   SymDimVector sizes;
-  SymInt k = 1;
   for (int64_t d = 0; d < nd; ++d) {
-    if (mask >> d & 1) {
-      k = k * a.sym_size(d);
-      if (keepdim) sizes.push_back(1);
-    } else {
-      sizes.push_back(a.sym_size(d));
-    }
+    if (!(mask >> d & 1)) sizes.push_back(a.sym_size(d));
+    else if (keepdim) sizes.push_back(1);
   }
-  if (K == Kind::Amax || K == Kind::Amin || arg)
+  if (K == Kind::Amax || K == Kind::Amin || arg) {
+    SymInt k = 1;
+    for (int64_t d = 0; d < nd; ++d)
+      if (mask >> d & 1) k = k * a.sym_size(d);
     CT_SYM_CHECK(k > 0, CT_ERROR_SHAPE, op, ": cannot reduce over ", all ? "all dims" : "a dim",
                  " of size 0 (input ", a.sym_sizes(), "). Reduce over non-empty dims");
+  }
   DType out = a.dtype();
   if (K == Kind::Sum || K == Kind::Prod) out = is_integral(out, true) ? DType::Int64 : out;
   if (K == Kind::Mean)

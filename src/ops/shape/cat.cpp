@@ -73,8 +73,9 @@ void stack_kernel(void*, Frame& f) {
   std::vector<Tensor> parts;
   std::vector<const TensorImpl*> ptrs;
   for (size_t i = 0; i < ts.size(); ++i) {
-    CT_CHECK(ts[i]->sizes().equals(ts[0]->sizes()), CT_ERROR_SHAPE, "stack: every tensor must have the same sizes, got ",
-             ts[0]->sizes(), " at position 0 and ", ts[i]->sizes(), " at position ", i, ". Make them equal");
+    CT_CHECK(ts[i]->sym_sizes().equals(ts[0]->sym_sizes()), CT_ERROR_SHAPE,
+             "stack: every tensor must have the same sizes, got ", ts[0]->sym_sizes(), " at position 0 and ",
+             ts[i]->sym_sizes(), " at position ", i, ". Make them equal");
     parts.push_back(unsqueeze(Tensor::borrow(ts[i]), d));
     ptrs.push_back(parts.back().impl());
   }

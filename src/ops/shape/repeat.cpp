@@ -14,23 +14,23 @@ namespace {
 // kernel whatever the dtype.
 void repeat_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
-  IntArrayRef reps = f.arg(1).int_list();
+  const SymIntArrayRef reps = f.arg(1).sym_int_list();
   CT_CHECK(reps.size() >= a.dim(), CT_ERROR_SHAPE, "repeat: repeats ", reps, " has ", reps.size(),
-           " entries but the input ", a.sizes(), " has ", a.dim(), " dims. Give at least one per dim");
-  for (int64_t r : reps)
-    CT_CHECK(r >= 0, CT_ERROR_SHAPE, "repeat: repeats ", reps, " has a negative entry. Repeats must be >= 0");
+           " entries but the input ", a.sym_sizes(), " has ", a.dim(), " dims. Give at least one per dim");
+  for (SymInt r : reps)
+    CT_SYM_CHECK(r >= 0, CT_ERROR_SHAPE, "repeat: repeats ", reps, " has a negative entry. Repeats must be >= 0");
   const size_t lead = reps.size() - a.dim();
-  DimVector pairs, expanded, result;
+  SymDimVector pairs, expanded, result;
   for (size_t i = 0; i < reps.size(); ++i) {
-    const int64_t s = i < lead ? 1 : a.size(i - lead);
+    const SymInt s = i < lead ? SymInt(1) : a.sym_size(i - lead);
     pairs.push_back(1);
     pairs.push_back(s);
     expanded.push_back(reps[i]);
     expanded.push_back(s);
     result.push_back(reps[i] * s);
   }
-  const Tensor base = reshape(Tensor::borrow(&a), pairs);
-  f.outs[0] = view(clone(expand(base, expanded)), result);
+  const Tensor base = reshape_symint(Tensor::borrow(&a), pairs);
+  f.outs[0] = view_symint(clone(expand_symint(base, expanded)), result);
 }
 
 // tile(Tensor self, int[] dims) -> Tensor: repeat, with missing leading repeats taken as 1.
@@ -92,7 +92,7 @@ void flip_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   flip_dims(a, f.arg(1).int_list());
   m.compute = a.dtype();
-  set_output(m, 0, a.sizes(), a.dtype(), a.device());
+  set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
 }
 
 // A view of the input that walks the flipped dims backwards (negative strides, never handed out),

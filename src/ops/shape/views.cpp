@@ -14,30 +14,70 @@ namespace ct::ops {
 namespace {
 
 // Note [Views with symbolic sizes]
-// Every view kernel computes its geometry in SymInts, so one code path serves concrete tensors
-// (plain int64 arithmetic inline) and meta tensors with symbolic sizes. A check that a symbolic
-// size cannot settle by its range records a guard, as PyTorch's does.
+// The view kernels that do arithmetic on sizes (view, reshape) are written once over a size type
+// I: int64_t for concrete tensors, which keeps eager calls as cheap as plain integer code, and
+// SymInt for meta tensors with symbolic sizes, where a check that a symbol's range cannot settle
+// records a guard, as PyTorch's does. The kernels that only move sizes around use SymInt, whose
+// plain values cost a compare.
+template <typename I> using Dims = SmallVector<I, 6>;
+template <typename I> ArrayRef<I> sizes_of(const TensorImpl& a);
+template <> IntArrayRef sizes_of<int64_t>(const TensorImpl& a) { return a.sizes(); }
+template <> SymIntArrayRef sizes_of<SymInt>(const TensorImpl& a) { return a.sym_sizes(); }
+template <typename I> ArrayRef<I> strides_of(const TensorImpl& a);
+template <> IntArrayRef strides_of<int64_t>(const TensorImpl& a) { return a.strides(); }
+template <> SymIntArrayRef strides_of<SymInt>(const TensorImpl& a) { return a.sym_strides(); }
+template <typename I> ArrayRef<I> list_of(const Value& v);
+template <> IntArrayRef list_of<int64_t>(const Value& v) { return v.int_list(); }
+template <> SymIntArrayRef list_of<SymInt>(const Value& v) { return v.sym_int_list(); }
+int64_t numel_of(const TensorImpl& a, int64_t) { return a.numel(); }
+SymInt numel_of(const TensorImpl& a, SymInt) { return a.sym_numel(); }
+int64_t offset_of(const TensorImpl& a, int64_t) { return a.storage_offset(); }
+SymInt offset_of(const TensorImpl& a, SymInt) { return a.sym_storage_offset(); }
+bool is_value(int64_t x, int64_t v) { return x == v; }
+bool is_value(SymInt x, int64_t v) { return x.maybe_int() == v; }
+int64_t at_least_one(int64_t x) { return x > 1 ? x : 1; }
+SymInt at_least_one(SymInt x) { return sym_max(x, 1); }
+bool mul_overflows(int64_t& acc, int64_t x) { return __builtin_mul_overflow(acc, x, &acc); }
+bool mul_overflows(SymInt& acc, SymInt x) {  // SymInt's * raises on overflow itself
+  acc = acc * x;
+  return false;
+}
+Tensor view_sized(const Tensor& a, IntArrayRef sizes) { return view(a, sizes); }
+Tensor view_sized(const Tensor& a, SymIntArrayRef sizes) { return view_symint(a, sizes); }
+
+// Runs body(int64_t{}) for concrete geometry and arguments, body(SymInt{}) otherwise.
+template <typename Body>
+void by_size_type(const Frame& f, Body body) {
+  if (f.tensor(0).is_symbolic() || f.arg(1).is_symbolic()) body(SymInt());
+  else body(int64_t());
+}
+
+void make_view(Frame& f, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  f.outs[0] = Tensor::adopt(TensorImpl::view_of(f.tensor(0), sizes, strides, offset));
+}
 void make_view(Frame& f, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset) {
   f.outs[0] = Tensor::adopt(TensorImpl::view_of(f.tensor(0), sizes, strides, offset));
 }
 
 // Replaces a single -1 with the size that keeps numel; CT_ERROR_SHAPE when impossible.
-SymDimVector infer_size(const char* op, SymIntArrayRef sizes, SymInt numel, SymIntArrayRef from) {
-  SymDimVector out(sizes);
-  SymInt known = 1;
+template <typename I>
+Dims<I> infer_size(const char* op, ArrayRef<I> sizes, I numel, ArrayRef<I> from) {
+  Dims<I> out(sizes);
+  I known = 1;
   int infer = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i].maybe_int() == -1) {
+    if (is_value(sizes[i], -1)) {
       CT_CHECK(infer < 0, CT_ERROR_SHAPE, op, ": only one dimension can be -1, got ", sizes, ". Spell out the others");
       infer = static_cast<int>(i);
     } else {
       CT_SYM_CHECK(sizes[i] >= 0, CT_ERROR_SHAPE, op, ": invalid size ", sizes[i], " in ", sizes,
                    ". Sizes must be >= 0, or -1 to infer one");
-      known = known * sizes[i];  // raises on int64 overflow
+      CT_CHECK(!mul_overflows(known, sizes[i]), CT_ERROR_SHAPE, op, ": shape ", sizes,
+               " has more elements than int64 can count");
     }
   }
   if (infer >= 0) {
-    CT_SYM_CHECK((known != 0) & (numel % sym_max(known, 1) == 0), CT_ERROR_SHAPE, op, ": shape ", sizes,
+    CT_SYM_CHECK((known != 0) & (numel % at_least_one(known) == 0), CT_ERROR_SHAPE, op, ": shape ", sizes,
                  " is invalid for input ", from, " of ", numel, " elements. Choose sizes whose product is ", numel);
     out[infer] = numel / known;
   } else {
@@ -47,16 +87,17 @@ SymDimVector infer_size(const char* op, SymIntArrayRef sizes, SymInt numel, SymI
   return out;
 }
 
-// Strides giving sizes `to` over the memory of (from, strides), or nothing when some new dim
-// would have to span two separately strided chunks of the old layout.
-std::optional<SymDimVector> view_strides(const TensorImpl& a, SymIntArrayRef to) {
+// Strides giving sizes `to` over the memory of a, or nothing when some new dim would have to span
+// two separately strided chunks of a's layout.
+template <typename I>
+std::optional<Dims<I>> view_strides(const TensorImpl& a, ArrayRef<I> to) {
   if (a.is_contiguous()) return contiguous_strides(to);
-  const SymIntArrayRef from = a.sym_sizes(), strides = a.sym_strides();
-  if (a.sym_numel() == 0 || from.empty()) return contiguous_strides(to);
-  SymDimVector out;
+  const ArrayRef<I> from = sizes_of<I>(a), strides = strides_of<I>(a);
+  if (from.empty() || numel_of(a, I()) == 0) return contiguous_strides(to);
+  Dims<I> out;
   out.resize(to.size());
   int64_t vd = static_cast<int64_t>(to.size()) - 1;
-  SymInt chunk_stride = strides.back(), chunk_numel = 1, view_numel = 1;
+  I chunk_stride = strides.back(), chunk_numel = 1, view_numel = 1;
   for (int64_t d = static_cast<int64_t>(from.size()) - 1; d >= 0; --d) {
     chunk_numel = chunk_numel * from[d];
     const bool chunk_ends = d == 0 || (from[d - 1] != 1 && strides[d - 1] != chunk_numel * chunk_stride);
@@ -79,58 +120,70 @@ std::optional<SymDimVector> view_strides(const TensorImpl& a, SymIntArrayRef to)
 
 // view(Tensor(a) self, int[] size) -> Tensor(a)
 void view_kernel(void*, Frame& f) {
-  const TensorImpl& a = f.tensor(0);
-  const SymDimVector sizes = infer_size("view", f.arg(1).sym_int_list(), a.sym_numel(), a.sym_sizes());
-  auto st = view_strides(a, sizes);
-  CT_CHECK(st, CT_ERROR_SHAPE, "view: sizes ", sizes.ref(), " are not compatible with the input's sizes ",
-           a.sym_sizes(), " and strides ", a.sym_strides(),
-           " (a dim would span two non-contiguous chunks). Use reshape, which copies");
-  make_view(f, sizes, *st, a.sym_storage_offset());
+  by_size_type(f, [&](auto zero) {
+    using I = decltype(zero);
+    const TensorImpl& a = f.tensor(0);
+    const Dims<I> sizes = infer_size<I>("view", list_of<I>(f.arg(1)), numel_of(a, I()), sizes_of<I>(a));
+    auto st = view_strides<I>(a, sizes);
+    CT_CHECK(st, CT_ERROR_SHAPE, "view: sizes ", sizes.ref(), " are not compatible with the input's sizes ",
+             a.sym_sizes(), " and strides ", a.sym_strides(),
+             " (a dim would span two non-contiguous chunks). Use reshape, which copies");
+    make_view(f, sizes, *st, offset_of(a, I()));
+  });
 }
 
 // reshape(Tensor(a) self, int[] shape) -> Tensor(a)
 void reshape_kernel(void*, Frame& f) {
-  const TensorImpl& a = f.tensor(0);
-  const SymDimVector sizes = infer_size("reshape", f.arg(1).sym_int_list(), a.sym_numel(), a.sym_sizes());
-  // Through the view operator, not make_view: reshape is a composite, so what it calls is what
-  // autograd records.
-  if (view_strides(a, sizes)) f.outs[0] = view_symint(Tensor::borrow(&a), sizes);
-  else f.outs[0] = view_symint(clone(Tensor::borrow(&a)), sizes);
+  by_size_type(f, [&](auto zero) {
+    using I = decltype(zero);
+    const TensorImpl& a = f.tensor(0);
+    const Dims<I> sizes = infer_size<I>("reshape", list_of<I>(f.arg(1)), numel_of(a, I()), sizes_of<I>(a));
+    // Through the view operator, not make_view: reshape is a composite, so what it calls is what
+    // autograd records.
+    if (view_strides<I>(a, sizes)) f.outs[0] = view_sized(Tensor::borrow(&a), sizes.ref());
+    else f.outs[0] = view_sized(clone(Tensor::borrow(&a)), sizes.ref());
+  });
 }
 
 // permute(Tensor(a) self, int[] dims) -> Tensor(a)
 void permute_kernel(void*, Frame& f) {
-  const TensorImpl& a = f.tensor(0);
-  IntArrayRef dims = f.arg(1).int_list();
-  const int64_t n = static_cast<int64_t>(a.dim());
-  CT_CHECK(static_cast<int64_t>(dims.size()) == n, CT_ERROR_SHAPE, "permute: dims ", dims, " has ", dims.size(),
-           " entries but the input ", a.sym_sizes(), " has ", n, " dims. List every dim once");
-  SymDimVector sizes, strides;
-  sizes.resize(n);
-  strides.resize(n);
-  uint64_t seen[kMaxDims / 64 + 1] = {};
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t d = wrap_dim("permute", dims[i], n);
-    CT_CHECK(!(seen[d / 64] >> (d % 64) & 1), CT_ERROR_SHAPE, "permute: dim ", d, " appears twice in ", dims,
-             ". List every dim once");
-    seen[d / 64] |= uint64_t(1) << (d % 64);
-    sizes[i] = a.sym_size(d);
-    strides[i] = a.sym_stride(d);
-  }
-  make_view(f, sizes, strides, a.sym_storage_offset());
+  by_size_type(f, [&](auto zero) {
+    using I = decltype(zero);
+    const TensorImpl& a = f.tensor(0);
+    IntArrayRef dims = f.arg(1).int_list();
+    const int64_t n = static_cast<int64_t>(a.dim());
+    CT_CHECK(static_cast<int64_t>(dims.size()) == n, CT_ERROR_SHAPE, "permute: dims ", dims, " has ", dims.size(),
+             " entries but the input ", a.sym_sizes(), " has ", n, " dims. List every dim once");
+    Dims<I> sizes, strides;
+    sizes.resize(n);
+    strides.resize(n);
+    uint64_t seen[kMaxDims / 64 + 1] = {};
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t d = wrap_dim("permute", dims[i], n);
+      CT_CHECK(!(seen[d / 64] >> (d % 64) & 1), CT_ERROR_SHAPE, "permute: dim ", d, " appears twice in ", dims,
+               ". List every dim once");
+      seen[d / 64] |= uint64_t(1) << (d % 64);
+      sizes[i] = sizes_of<I>(a)[d];
+      strides[i] = strides_of<I>(a)[d];
+    }
+    make_view(f, sizes, strides, offset_of(a, I()));
+  });
 }
 
 // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 void transpose_kernel(void*, Frame& f) {
-  const TensorImpl& a = f.tensor(0);
-  const int64_t n = static_cast<int64_t>(a.dim());
-  const int64_t d0 = wrap_dim("transpose", f.arg(1).to_int(), n), d1 = wrap_dim("transpose", f.arg(2).to_int(), n);
-  SymDimVector sizes(a.sym_sizes()), strides(a.sym_strides());
-  if (n > 0) {
-    std::swap(sizes[d0], sizes[d1]);
-    std::swap(strides[d0], strides[d1]);
-  }
-  make_view(f, sizes, strides, a.sym_storage_offset());
+  by_size_type(f, [&](auto zero) {
+    using I = decltype(zero);
+    const TensorImpl& a = f.tensor(0);
+    const int64_t n = static_cast<int64_t>(a.dim());
+    const int64_t d0 = wrap_dim("transpose", f.arg(1).to_int(), n), d1 = wrap_dim("transpose", f.arg(2).to_int(), n);
+    Dims<I> sizes(sizes_of<I>(a)), strides(strides_of<I>(a));
+    if (n > 0) {
+      std::swap(sizes[d0], sizes[d1]);
+      std::swap(strides[d0], strides[d1]);
+    }
+    make_view(f, sizes, strides, offset_of(a, I()));
+  });
 }
 
 // expand(Tensor(a) self, int[] size) -> Tensor(a)
@@ -164,27 +217,33 @@ void expand_kernel(void*, Frame& f) {
 
 // squeeze(Tensor(a) self) -> Tensor(a); squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 void squeeze_kernel(void*, Frame& f) {
-  const TensorImpl& a = f.tensor(0);
-  const int64_t only = f.nargs > 1 ? wrap_dim("squeeze", f.arg(1).to_int(), a.dim()) : -1;
-  SymDimVector sizes, strides;
-  for (size_t d = 0; d < a.dim(); ++d) {
-    const bool drop = (only < 0 || static_cast<int64_t>(d) == only) && a.sym_size(d) == 1;
-    if (drop) continue;
-    sizes.push_back(a.sym_size(d));
-    strides.push_back(a.sym_stride(d));
-  }
-  make_view(f, sizes, strides, a.sym_storage_offset());
+  by_size_type(f, [&](auto zero) {
+    using I = decltype(zero);
+    const TensorImpl& a = f.tensor(0);
+    const int64_t only = f.nargs > 1 ? wrap_dim("squeeze", f.arg(1).to_int(), a.dim()) : -1;
+    Dims<I> sizes, strides;
+    for (size_t d = 0; d < a.dim(); ++d) {
+      const bool drop = (only < 0 || static_cast<int64_t>(d) == only) && sizes_of<I>(a)[d] == 1;
+      if (drop) continue;
+      sizes.push_back(sizes_of<I>(a)[d]);
+      strides.push_back(strides_of<I>(a)[d]);
+    }
+    make_view(f, sizes, strides, offset_of(a, I()));
+  });
 }
 
 // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 void unsqueeze_kernel(void*, Frame& f) {
-  const TensorImpl& a = f.tensor(0);
-  const int64_t d = wrap_dim("unsqueeze", f.arg(1).to_int(), static_cast<int64_t>(a.dim()) + 1);
-  SymDimVector sizes(a.sym_sizes()), strides(a.sym_strides());
-  const SymInt st = static_cast<size_t>(d) < a.dim() ? a.sym_stride(d) * a.sym_size(d) : SymInt(1);
-  sizes.insert(d, 1);
-  strides.insert(d, st);
-  make_view(f, sizes, strides, a.sym_storage_offset());
+  by_size_type(f, [&](auto zero) {
+    using I = decltype(zero);
+    const TensorImpl& a = f.tensor(0);
+    const int64_t d = wrap_dim("unsqueeze", f.arg(1).to_int(), static_cast<int64_t>(a.dim()) + 1);
+    Dims<I> sizes(sizes_of<I>(a)), strides(strides_of<I>(a));
+    const I st = static_cast<size_t>(d) < a.dim() ? strides[d] * sizes[d] : I(1);
+    sizes.insert(d, 1);
+    strides.insert(d, st);
+    make_view(f, sizes, strides, offset_of(a, I()));
+  });
 }
 
 // narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)

@@ -175,6 +175,52 @@ TEST(SymbolicMeta, IndexingOperatorsSizeByTheIndex) {
             "[s1, 6]");
 }
 
+TEST(SymbolicMeta, RepeatFlipAndStack) {
+  EXPECT_EQ(check({shape([](const Syms& s) { return SymDimVector{s[0], 4}; })},
+                  [](auto& t, auto&) {
+                    const int64_t reps[2] = {2, 3};
+                    return run("repeat", {t[0], IntArrayRef(reps, 2)})[0];
+                  }),
+            "[2*s0, 12]");
+  EXPECT_EQ(check({shape([](const Syms& s) { return SymDimVector{s[0], s[1]}; })},
+                  [](auto& t, auto&) {
+                    const int64_t dims[1] = {0};
+                    return run("flip", {t[0], IntArrayRef(dims, 1)})[0];
+                  }),
+            "[s0, s1]");
+  EXPECT_EQ(check({shape([](const Syms& s) { return SymDimVector{s[0], 3}; }),
+                   shape([](const Syms& s) { return SymDimVector{s[0], 3}; })},
+                  [](auto& t, auto&) {
+                    const TensorImpl* parts[2] = {t[0].impl(), t[1].impl()};
+                    return run("stack", {ArrayRef<const TensorImpl*>(parts, 2), int64_t(1)})[0];
+                  }),
+            "[s0, 2, 3]");
+}
+
+// nonzero's row count depends on the data: an unbacked symbol, asserted to lie in [0, numel].
+TEST(SymbolicMeta, DataDependentSizesAreUnbackedSymbols) {
+  sym::ShapeEnv* env = sym::ShapeEnv::create();
+  const SymInt s0(env->create_symbol(8, 2, 64));
+  const Tensor x = Tensor::adopt(TensorImpl::empty_sym({s0, 5}, DType::Float32, kMeta));
+  const Tensor nz = run("nonzero", {x})[0];
+  EXPECT_EQ(str(nz->sym_sizes()), "[u0, 2]");
+  ASSERT_EQ(env->runtime_asserts().size(), 1u);
+  EXPECT_EQ(env->to_string(env->runtime_asserts()[0].first), "u0 <= 5*s0 and u0 >= 0");
+  const std::vector<sym::BoundValue> fits = {sym::BoundValue{8}, sym::BoundValue{40}};
+  const std::vector<sym::BoundValue> too_many = {sym::BoundValue{8}, sym::BoundValue{41}};
+  EXPECT_EQ(env->first_failing_guard(fits), -1);
+  EXPECT_EQ(env->first_failing_guard(too_many), 0);
+  const Tensor plain = ops::zeros({3}, DType::Float32, kMeta);  // a meta tensor of no env still refuses
+  ct_status status = CT_OK;
+  try {
+    run("nonzero", {plain});
+  } catch (const Error& e) {
+    status = e.status();
+  }
+  EXPECT_EQ(status, CT_ERROR_NOT_IMPLEMENTED);
+  env->release();
+}
+
 // tril has no symbolic shape rule yet: it must refuse by name, not compute with pointer bits.
 TEST(SymbolicMeta, AnOperatorWithoutASymbolicRuleFailsWithGuardError) {
   sym::ShapeEnv* env = sym::ShapeEnv::create();
