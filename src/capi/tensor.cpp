@@ -208,8 +208,8 @@ ct_status ct_tensor_copy_to(const ct_tensor* t, void* dst, size_t nbytes) {
 
 ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out) {
   return inspect(t, out, "ct_tensor_item", [&](const TensorImpl& x) {
-    CT_CHECK(x.numel() == 1, CT_ERROR_SHAPE, "ct_tensor_item: the tensor ", x.sizes(), " has ", x.numel(),
-             " elements, not 1. Select or reduce to one element first");
+    CT_CHECK(x.sym_numel() == 1, CT_ERROR_SHAPE, "ct_tensor_item: the tensor ", x.sym_sizes(), " has ",
+             x.sym_numel(), " elements, not 1. Select or reduce to one element first");
     CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_item: a meta tensor has no value");
     visit_dtype(x.dtype(), "item", [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -43,6 +43,10 @@ Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device) 
   CT_OP(op, "full");
   return call(op, {sizes, value, dtype, device});
 }
+Tensor full_symint(SymIntArrayRef sizes, const Scalar& value, DType dtype, Device device) {
+  CT_OP(op, "full");
+  return call(op, {sizes, value, dtype, device});
+}
 Tensor arange(double start, double end, double step, DType dtype, Device device) {
   CT_OP(op, "arange");
   return call(op, {start, end, step, dtype, device});
@@ -135,6 +139,10 @@ Tensor view_symint(const Tensor& a, SymIntArrayRef sizes) {
 Tensor expand_symint(const Tensor& a, SymIntArrayRef sizes) {
   CT_OP(op, "expand");
   return call(op, {a, sizes});
+}
+Tensor narrow_symint(const Tensor& a, int64_t dim, SymInt start, SymInt length) {
+  CT_OP(op, "narrow");
+  return call(op, {a, dim, start, length});
 }
 Tensor reshape_symint(const Tensor& a, SymIntArrayRef sizes) {
   CT_OP(op, "reshape");

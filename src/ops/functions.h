@@ -20,6 +20,7 @@ Tensor empty_like_sizes(const TensorImpl& like, DType dtype);
 Tensor zeros(IntArrayRef sizes, DType dtype, Device device);
 Tensor ones(IntArrayRef sizes, DType dtype, Device device);
 Tensor full(IntArrayRef sizes, const Scalar& value, DType dtype, Device device);
+Tensor full_symint(SymIntArrayRef sizes, const Scalar& value, DType dtype, Device device);
 Tensor arange(double start, double end, double step, DType dtype, Device device);
 Tensor linspace(double start, double end, int64_t steps, DType dtype, Device device);
 Tensor eye(int64_t n, int64_t m, DType dtype, Device device);
@@ -55,6 +56,7 @@ Tensor reshape(const Tensor& a, IntArrayRef sizes);
 /// view and reshape with sizes that may be symbolic.
 Tensor view_symint(const Tensor& a, SymIntArrayRef sizes);
 Tensor expand_symint(const Tensor& a, SymIntArrayRef sizes);
+Tensor narrow_symint(const Tensor& a, int64_t dim, SymInt start, SymInt length);
 Tensor reshape_symint(const Tensor& a, SymIntArrayRef sizes);
 Tensor permute(const Tensor& a, IntArrayRef dims);
 Tensor transpose(const Tensor& a, int64_t d0, int64_t d1);

@@ -115,9 +115,23 @@ def _binary(tensor_fn, scalar_fn):
             return _wrap(ft(self._h, other._h))
         if fs is not None and _is_number(other):
             return _wrap(fs(self._h, other))
+        stand_in = _symbolic_operand(self, other)
+        if stand_in is not None:
+            return _wrap(ft(self._h, stand_in._h))
         return NotImplemented
 
     return op
+
+
+def _symbolic_operand(self, other):
+    """A symbolic number (SymInt, SymFloat, SymBool) beside a meta tensor, as a 0-dim meta tensor of
+    its kind: meta tensors hold no values, so only the dtype matters (loss / x.size(0) in traced
+    shape code). None for anything else; on a device with data a symbolic number has no value."""
+    kinds = {_symbolic.SymInt: _d.int64, _symbolic.SymFloat: None, _symbolic.SymBool: _d.bool}
+    if type(other) not in kinds or self.device.type != "meta":
+        return None
+    kind = kinds[type(other)] or _d.by_code[_C.ct_get_default_dtype()]
+    return _wrap(_C.ct_tensor_empty([], kind.code, "meta"))
 
 
 def _inplace(tensor_fn, scalar_fn):

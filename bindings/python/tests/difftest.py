@@ -191,3 +191,70 @@ def run_case_on_meta(case, rng, data_dependent=False):
     for r in (meta if isinstance(meta, (tuple, list)) else [meta]):
         if isinstance(r, ctorch.Tensor):
             assert r.is_meta
+
+
+def build_symbolic(spec, env, hints):
+    """A meta tensor like build_meta(spec) whose sizes of 2 or more are new symbols of env (range
+    [2, inf), hint the case's size; each hint is appended to hints). Sizes 0 and 1 stay concrete:
+    they decide broadcasting and emptiness, and PyTorch specializes them too."""
+    def sym(n):
+        if n < 2:
+            return n
+        hints.append(n)
+        return env.create_symbol(n, min=2)
+
+    shape, dt = tuple(sym(n) for n in spec.shape), getattr(ctorch, spec.dtype)
+
+    def empty(sizes):
+        return ctorch.empty(sizes, dtype=dt, device="meta")
+
+    if spec.layout == "contig":
+        return empty(shape)
+    if spec.layout == "T":
+        return empty(shape[:-2] + (shape[-1], shape[-2])).transpose(-1, -2)
+    if spec.layout == "step":
+        return empty(shape[:-1] + (2 * shape[-1],))[..., ::2]
+    if spec.layout == "expand":
+        return empty((1,) + shape[1:]).expand(*shape)
+    raise ValueError(spec.layout)
+
+
+def _concrete_signature(result, hints):
+    """_signature with every symbolic size evaluated at the hints."""
+    if isinstance(result, (tuple, list)):
+        return [_concrete_signature(r, hints) for r in result]
+    if isinstance(result, ctorch.Tensor):
+        return (tuple(n if isinstance(n, int) else n.evaluate(hints) for n in result.shape), dtype_name(result.dtype))
+    return result
+
+
+def run_case_on_symbolic_meta(case, rng):
+    """Runs the case on the CPU and on meta tensors with symbolic sizes (build_symbolic). Returns
+    the GuardError's message when the operator has no symbolic shape rule, else None;
+    otherwise the symbolic result's sizes, evaluated at the hints, must be the CPU's, and every guard
+    the shape rules recorded must hold at the hints. Errors are compared as in run_case_on_meta."""
+    cpu_inputs = [build(s, rng)[0] for s in case.inputs]
+    env, hints = ctorch.ShapeEnv(), []
+    cpu_error = sym_error = None
+    try:
+        cpu = case.fn(ctorch, *cpu_inputs)
+    except (ctorch.Error, TypeError, ValueError, IndexError) as e:
+        cpu_error = e
+    try:
+        sym_inputs = [build_symbolic(s, env, hints) for s in case.inputs]
+        sym = case.fn(ctorch, *sym_inputs)
+    except (ctorch.Error, TypeError, ValueError, IndexError) as e:
+        sym_error = e
+    if isinstance(sym_error, ctorch.GuardError) and "symbolic" in str(sym_error):
+        return str(sym_error)
+    if cpu_error is not None:
+        assert sym_error is not None or isinstance(cpu_error, (IndexError, ctorch.InvalidArgumentError)) or \
+            any(s.layout != "contig" for s in case.inputs), \
+            f"the CPU raised {type(cpu_error).__name__}: {cpu_error}\nbut symbolic meta returned {_signature(sym)}"
+        return None
+    assert sym_error is None, f"symbolic meta raised {type(sym_error).__name__}: {sym_error}\n" \
+                              f"but the CPU returned {_signature(cpu)}"
+    assert env.num_symbols == len(hints), "an unbacked symbol appeared: a data-dependent operator"
+    assert _concrete_signature(sym, hints) == _signature(cpu)
+    assert env.check_guards(hints) == -1
+    return None

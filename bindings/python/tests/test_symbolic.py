@@ -696,3 +696,13 @@ def test_python_example_in_the_docs_prints_its_comments(capsys):
     printed = capsys.readouterr().out.splitlines()
     assert printed == ["ctorch.Size([batch, 50])", "ctorch.Size([2*batch, 25])", "batch", "0",
                        "['batch >= 5']", "50*batch 800", "0"]
+
+
+def test_symbolic_number_beside_a_meta_tensor_is_a_zero_dim_stand_in():
+    env = ctorch.ShapeEnv()
+    s0 = env.create_symbol(5, min=2)
+    x = ctorch.empty(s0, 3, device="meta")
+    assert (x / s0).shape == x.shape and (x / s0).dtype == ctorch.float32
+    assert (ctorch.empty(s0, dtype=ctorch.int32, device="meta") + s0).dtype == ctorch.int32  # no promotion
+    with pytest.raises(TypeError):
+        ctorch.ones(3) / s0  # a tensor with values cannot take a number that has none

@@ -575,8 +575,8 @@ void conv_transpose2d_backward(GradCtx& c) {
 void conv1d_kernel(void*, Frame& f) {
   const Tensor x = Tensor::borrow(&f.tensor(0)), w = Tensor::borrow(&f.tensor(1));
   CT_CHECK(x->dim() == 2 || x->dim() == 3, CT_ERROR_SHAPE,
-           "conv1d: expected a 2-D (unbatched) or 3-D input, got sizes ", x->sizes(), ". Pass (N, C, L) or (C, L)");
-  CT_CHECK(w->dim() == 3, CT_ERROR_SHAPE, "conv1d: expected a 3-D weight (out, in/groups, k), got sizes ", w->sizes());
+           "conv1d: expected a 2-D (unbatched) or 3-D input, got sizes ", x->sym_sizes(), ". Pass (N, C, L) or (C, L)");
+  CT_CHECK(w->dim() == 3, CT_ERROR_SHAPE, "conv1d: expected a 3-D weight (out, in/groups, k), got sizes ", w->sym_sizes());
   const Tensor b = f.arg(2).is_none() ? Tensor() : Tensor::borrow(&f.tensor(2));
   const int64_t s = conv::single("conv1d", "stride", f.arg(3).int_list()),
                 p = conv::single("conv1d", "padding", f.arg(4).int_list()),
@@ -602,17 +602,17 @@ void conv2d_padding_kernel(void*, Frame& f) {
     CT_CHECK(stride[0] == 1 && stride[1] == 1, CT_ERROR_INVALID_ARGUMENT,
              "conv2d: padding='same' is not supported for strided convolutions (stride ", stride.ref(), ")");
     CT_CHECK(w->dim() == 4 && x->dim() >= 3, CT_ERROR_SHAPE,
-             "conv2d: expected a 4-D weight and a 3-D or 4-D input, got ", x->sizes(), " and ", w->sizes());
+             "conv2d: expected a 4-D weight and a 3-D or 4-D input, got ", x->sym_sizes(), " and ", w->sym_sizes());
     for (int i = 0; i < 2; ++i) {
-      const int64_t total = dilation[i] * (w->size(2 + i) - 1);
+      const int64_t total = dilation[i] * (w->sym_size(2 + i).guard_int() - 1);
       pad[i] = total / 2;
       // An odd total puts the extra zero after the input, as PyTorch does: one zero row or column
       // concatenated on that side.
       if (total % 2) {
         const int64_t dim = in->dim() - 2 + i;
-        DimVector zs(in->sizes());
+        SymDimVector zs(in->sym_sizes());
         zs[dim] = 1;
-        const Tensor z = zeros(zs, in->dtype(), in->device());
+        const Tensor z = full_symint(zs, Scalar(0), in->dtype(), in->device());
         const TensorImpl* parts[2] = {in.impl(), z.impl()};
         in = cat(ArrayRef<const TensorImpl*>(parts, 2), dim);
       }

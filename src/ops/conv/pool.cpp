@@ -144,14 +144,14 @@ void max_pool_backward_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& go = f.tensor(0);
   const TensorImpl& idx = f.tensor(7);
   CT_CHECK(go.sym_sizes().equals(p.out_sizes.ref()) && idx.sym_sizes().equals(p.out_sizes.ref()), CT_ERROR_SHAPE,
-           "max_pool2d_with_indices_backward: grad_output ", go.sizes(), " and indices ", idx.sizes(),
+           "max_pool2d_with_indices_backward: grad_output ", go.sym_sizes(), " and indices ", idx.sym_sizes(),
            " must have the pooled sizes ", p.out_sizes.ref());
   CT_CHECK(idx.dtype() == DType::Int64, CT_ERROR_DTYPE, "max_pool2d_with_indices_backward: indices must be int64, got ",
            idx.dtype());
   CT_CHECK(go.dtype() == f.tensor(1).dtype(), CT_ERROR_DTYPE, "max_pool2d_with_indices_backward: grad_output (",
            go.dtype(), ") must have the input's dtype (", f.tensor(1).dtype(), ")");
   m.compute = go.dtype();
-  set_output(m, 0, f.tensor(1).sizes(), go.dtype(), common_device(f));
+  set_output(m, 0, f.tensor(1).sym_sizes(), go.dtype(), common_device(f));
 }
 
 void max_pool_backward_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -257,12 +257,12 @@ void avg_pool_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 void avg_pool_backward_meta(const Frame& f, MetaResult& m) {
   const AvgArgs a = avg_args(f, 1);
   const TensorImpl& go = f.tensor(0);
-  CT_CHECK(go.sym_sizes().equals(a.p.out_sizes.ref()), CT_ERROR_SHAPE, "avg_pool2d_backward: grad_output ", go.sizes(),
+  CT_CHECK(go.sym_sizes().equals(a.p.out_sizes.ref()), CT_ERROR_SHAPE, "avg_pool2d_backward: grad_output ", go.sym_sizes(),
            " must have the pooled sizes ", a.p.out_sizes.ref());
   CT_CHECK(go.dtype() == f.tensor(1).dtype(), CT_ERROR_DTYPE, "avg_pool2d_backward: grad_output (", go.dtype(),
            ") must have the input's dtype (", f.tensor(1).dtype(), ")");
   m.compute = go.dtype();
-  set_output(m, 0, f.tensor(1).sizes(), go.dtype(), common_device(f));
+  set_output(m, 0, f.tensor(1).sym_sizes(), go.dtype(), common_device(f));
 }
 
 void avg_pool_backward_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -301,8 +301,8 @@ Pool adaptive_args(const char* op, const TensorImpl& x, IntArrayRef size) {
   CT_CHECK(o[0] >= 0 && o[1] >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": output_size must not be negative, got ", o.ref());
   Pool p;
   const size_t nd = x.dim();
-  p.g.h = x.size(nd - 2), p.g.w = x.size(nd - 1), p.g.oh = o[0], p.g.ow = o[1];
-  p.planes = x.numel() / (p.g.h * p.g.w);
+  p.g.oh = o[0], p.g.ow = o[1];
+  if (!x.is_symbolic()) p.g.h = x.size(nd - 2), p.g.w = x.size(nd - 1), p.planes = x.numel() / (p.g.h * p.g.w);
   p.out_sizes = SymDimVector(x.sym_sizes());
   p.out_sizes[nd - 2] = o[0], p.out_sizes[nd - 1] = o[1];
   return p;
@@ -345,14 +345,14 @@ void adaptive_backward_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& go = f.tensor(0);
   const TensorImpl& x = f.tensor(1);
   CT_CHECK(go.dim() == x.dim() && go.dim() >= 3, CT_ERROR_SHAPE, "_adaptive_avg_pool2d_backward: grad_output ",
-           go.sizes(), " and self ", x.sizes(), " must have the same number of dims (3 or 4)");
+           go.sym_sizes(), " and self ", x.sym_sizes(), " must have the same number of dims (3 or 4)");
   const int64_t osz[2] = {go.size(go.dim() - 2), go.size(go.dim() - 1)};
   const Pool p = adaptive_args("_adaptive_avg_pool2d_backward", x, IntArrayRef(osz, 2));
   CT_CHECK(go.sym_sizes().equals(p.out_sizes.ref()) && go.dtype() == x.dtype(), CT_ERROR_SHAPE,
-           "_adaptive_avg_pool2d_backward: grad_output ", go.sizes(), " (", go.dtype(), ") does not fit self ",
-           x.sizes(), " (", x.dtype(), ")");
+           "_adaptive_avg_pool2d_backward: grad_output ", go.sym_sizes(), " (", go.dtype(), ") does not fit self ",
+           x.sym_sizes(), " (", x.dtype(), ")");
   m.compute = go.dtype();
-  set_output(m, 0, x.sizes(), go.dtype(), common_device(f));
+  set_output(m, 0, x.sym_sizes(), go.dtype(), common_device(f));
 }
 
 void adaptive_backward_cpu(const Frame& f, const MetaResult&, Tensor* outs) {

@@ -51,12 +51,12 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
     CT_CHECK(d >= next, CT_ERROR_INVALID_ARGUMENT, op, ": dims ", dims_in,
              " must increase, each past the dims of the previous index. Sort the indices by dim");
     CT_CHECK(d + span <= nd, CT_ERROR_INDEX, op, ": too many indices for a tensor of dimension ", nd, " (",
-             self->sizes(), "). Index at most ", nd, " dims");
+             self->sym_sizes(), "). Index at most ", nd, " dims");
     if (mask) {
       CT_CHECK(t.dim() > 0, CT_ERROR_INDEX, op, ": a 0-dim boolean index is not supported. Unsqueeze self first");
       for (int64_t c = 0; c < span; ++c)
-        CT_CHECK(t.size(c) == self->size(d + c), CT_ERROR_INDEX, op, ": the mask ", t.sizes(), " at index ", i,
-                 " does not match the shape of the indexed tensor ", self->sizes(), " at dim ", d + c,
+        CT_CHECK(t.size(c) == self->size(d + c), CT_ERROR_INDEX, op, ": the mask ", t.sym_sizes(), " at index ", i,
+                 " does not match the shape of the indexed tensor ", self->sym_sizes(), " at dim ", d + c,
                  ". Give the mask the indexed dims' sizes");
       index::check_not_meta(op, t);
       const Tensor nz = index::nonzero(Tensor::borrow(&t));
@@ -66,7 +66,7 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
       }
     } else {
       CT_CHECK(t.dtype() == DType::Int64, CT_ERROR_INDEX, op, ": tensors used as indices must be int64 or bool, got ",
-               t.dtype(), " (", t.sizes(), "). Convert the index with to(int64)");
+               t.dtype(), " (", t.sym_sizes(), "). Convert the index with to(int64)");
       idx.push_back(index::checked_index(op, t, self->size(d), d, true));
       dims.push_back(d);
     }
@@ -133,7 +133,7 @@ Tensor values_for(const char* op, const Advanced& a, const TensorImpl& self, con
   CT_CHECK(values.dtype() == self.dtype(), CT_ERROR_DTYPE, op, ": values (", values.dtype(), ") and self (",
            self.dtype(), ") must have the same dtype. Convert values with to()");
   const DimVector b = broadcast_shapes(op, values.sizes(), a.result);
-  CT_CHECK(b.ref().equals(a.result), CT_ERROR_SHAPE, op, ": values ", values.sizes(),
+  CT_CHECK(b.ref().equals(a.result), CT_ERROR_SHAPE, op, ": values ", values.sym_sizes(),
            " cannot be broadcast to the indexing result ", a.result.ref(), ". Give values sizes that broadcast to it");
   return reshape(expand(Tensor::borrow(&values), a.result), a.values_shape);
 }

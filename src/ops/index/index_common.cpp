@@ -13,7 +13,7 @@ namespace ct::ops::index {
 void check_index_dtype(const char* op, const TensorImpl& index, bool allow_int32) {
   const DType d = index.dtype();
   CT_CHECK(d == DType::Int64 || (allow_int32 && d == DType::Int32), CT_ERROR_DTYPE, op, ": index must be ",
-           allow_int32 ? "int64 or int32" : "int64", ", got ", d, " (", index.sizes(), "). Convert it with to(",
+           allow_int32 ? "int64 or int32" : "int64", ", got ", d, " (", index.sym_sizes(), "). Convert it with to(",
            "int64)");
 }
 
@@ -59,6 +59,7 @@ std::optional<SymInt> data_dependent_size(const char* op, const TensorImpl& t, S
 }
 
 DimVector sizes_1d(const TensorImpl& t) { return t.dim() == 0 ? DimVector{int64_t(1)} : DimVector(t.sizes()); }
+SymDimVector sym_sizes_1d(const TensorImpl& t) { return t.dim() == 0 ? SymDimVector{1} : SymDimVector(t.sym_sizes()); }
 DimVector strides_1d(const TensorImpl& t) { return t.dim() == 0 ? DimVector{int64_t(1)} : DimVector(t.strides()); }
 
 DimLoop make_dim_loop(IntArrayRef shape, int64_t dim, const LoopOperand* ops, int nt) {

@@ -39,6 +39,7 @@ std::optional<SymInt> data_dependent_size(const char* op, const TensorImpl& t, S
 
 /// Sizes of a tensor treated as at least 1-D (0-dim tensors index like a 1-element vector).
 DimVector sizes_1d(const TensorImpl& t);
+SymDimVector sym_sizes_1d(const TensorImpl& t);
 DimVector strides_1d(const TensorImpl& t);
 
 constexpr int kMaxLoopTensors = 3;

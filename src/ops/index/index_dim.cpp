@@ -68,6 +68,7 @@ namespace {
 using index::check_index_dtype;
 using index::checked_index;
 using index::sizes_1d;
+using index::sym_sizes_1d;
 using index::strides_1d;
 
 int64_t dim_arg(const char* op, const Frame& f, size_t i, const TensorImpl& self) {
@@ -75,7 +76,7 @@ int64_t dim_arg(const char* op, const Frame& f, size_t i, const TensorImpl& self
 }
 
 void check_index_vector(const char* op, const TensorImpl& index) {
-  CT_CHECK(index.dim() <= 1, CT_ERROR_SHAPE, op, ": index must be 0-D or 1-D, got ", index.sizes(),
+  CT_CHECK(index.dim() <= 1, CT_ERROR_SHAPE, op, ": index must be 0-D or 1-D, got ", index.sym_sizes(),
            ". Flatten it, or use gather for an index per element");
 }
 
@@ -110,12 +111,12 @@ void check_source(const char* op, const TensorImpl& self, const TensorImpl& inde
                   int64_t dim) {
   CT_CHECK(source.dtype() == self.dtype(), CT_ERROR_DTYPE, op, ": self (", self.dtype(), ") and source (",
            source.dtype(), ") must have the same dtype. Convert source with to()");
-  const DimVector ss = sizes_1d(self), rs = sizes_1d(source);
+  const SymDimVector ss = sym_sizes_1d(self), rs = sym_sizes_1d(source);
   bool ok = ss.size() == rs.size() || (self.dim() <= 1 && source.dim() <= 1);
   for (size_t d = 0; ok && d < ss.size(); ++d)
-    ok = static_cast<int64_t>(d) == dim ? rs[d] == index.numel() : rs[d] == ss[d];
-  CT_CHECK(ok, CT_ERROR_SHAPE, op, ": source ", source.sizes(), " must have self's sizes ", self.sizes(),
-           " except in dim ", dim, ", where it needs one slice per index entry (", index.numel(), "). Fix the shapes");
+    ok = static_cast<bool>(static_cast<int64_t>(d) == dim ? rs[d] == index.sym_numel() : rs[d] == ss[d]);
+  CT_CHECK(ok, CT_ERROR_SHAPE, op, ": source ", source.sym_sizes(), " must have self's sizes ", self.sym_sizes(),
+           " except in dim ", dim, ", where it needs one slice per index entry (", index.sym_numel(), "). Fix the shapes");
 }
 
 void along_meta(const char* op, bool int32_ok, const Frame& f, MetaResult& m) {
@@ -126,7 +127,7 @@ void along_meta(const char* op, bool int32_ok, const Frame& f, MetaResult& m) {
   check_index_vector(op, index);
   check_source(op, self, index, f.tensor(3), dim);
   m.compute = self.dtype();
-  set_output(m, 0, self.sizes(), self.dtype(), common_device(f));
+  set_output(m, 0, self.sym_sizes(), self.dtype(), common_device(f));
 }
 
 // index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
@@ -246,7 +247,7 @@ void index_fill_meta(const Frame& f, MetaResult& m) {
     CT_CHECK(f.tensor(3).dim() == 0, CT_ERROR_SHAPE, "index_fill: value must be a 0-dim tensor, got ",
              f.tensor(3).sizes(), ". Pass a number or a 0-dim tensor");
   m.compute = self.dtype();
-  set_output(m, 0, self.sizes(), self.dtype(), self.device());
+  set_output(m, 0, self.sym_sizes(), self.dtype(), self.device());
 }
 
 Scalar value_arg(const Frame& f, size_t i) {

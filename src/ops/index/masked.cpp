@@ -14,7 +14,7 @@ namespace {
 // torch still accepts uint8 masks (deprecated); the kernels read them as bool.
 void check_mask(const char* op, const TensorImpl& mask) {
   CT_CHECK(mask.dtype() == DType::Bool || mask.dtype() == DType::UInt8, CT_ERROR_DTYPE, op,
-           ": mask must be bool, got ", mask.dtype(), " (", mask.sizes(), "). Build it with a comparison");
+           ": mask must be bool, got ", mask.dtype(), " (", mask.sym_sizes(), "). Build it with a comparison");
 }
 
 const TensorImpl* bool_mask(const TensorImpl& mask, Tensor& holder) { return as_dtype(mask, DType::Bool, holder); }
@@ -28,7 +28,7 @@ void masked_fill_meta(const Frame& f, MetaResult& m) {
     CT_CHECK(f.tensor(2).dim() == 0, CT_ERROR_SHAPE, "masked_fill: value must be a 0-dim tensor, got ",
              f.tensor(2).sizes(), ". Pass a number or a 0-dim tensor");
   m.compute = self.dtype();
-  set_output(m, 0, broadcast_shapes("masked_fill", self.sizes(), f.tensor(1).sizes()), self.dtype(),
+  set_output(m, 0, broadcast_shapes("masked_fill", self.sym_sizes(), f.tensor(1).sym_sizes()), self.dtype(),
              common_device(f));
 }
 
@@ -63,7 +63,7 @@ void masked_scatter_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(f.tensor(2).dtype() == self.dtype(), CT_ERROR_DTYPE, "masked_scatter: self (", self.dtype(),
            ") and source (", f.tensor(2).dtype(), ") must have the same dtype. Convert source with to()");
   m.compute = self.dtype();
-  set_output(m, 0, broadcast_shapes("masked_scatter", self.sizes(), f.tensor(1).sizes()), self.dtype(),
+  set_output(m, 0, broadcast_shapes("masked_scatter", self.sym_sizes(), f.tensor(1).sym_sizes()), self.dtype(),
              common_device(f));
 }
 
@@ -79,7 +79,7 @@ void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   for (int64_t i = 0; i < n; ++i) count += mk[i];
   // An index error: the mask's true elements index source past its end (known from the values only).
   CT_CHECK(count <= source->numel(), CT_ERROR_INDEX, "masked_scatter: the mask has ", count,
-           " true elements but source ", source->sizes(), " has only ", source->numel(),
+           " true elements but source ", source->sym_sizes(), " has only ", source->numel(),
            ". Give source at least as many elements");
   index::copy_into(out, f.tensor(0));
   const Tensor dst = out->is_contiguous() ? out : contiguous(out);

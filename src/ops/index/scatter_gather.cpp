@@ -17,6 +17,7 @@ namespace {
 
 using index::LoopOperand;
 using index::sizes_1d;
+using index::sym_sizes_1d;
 using index::strides_1d;
 
 int64_t dim_arg(const char* op, const Frame& f, const TensorImpl& self) {
@@ -28,20 +29,20 @@ int64_t dim_arg(const char* op, const Frame& f, const TensorImpl& self) {
 void check_shapes(const char* op, const TensorImpl& self, const TensorImpl& index, const TensorImpl* src,
                   int64_t dim) {
   index::check_index_dtype(op, index, false);
-  const DimVector ss = sizes_1d(self), is = sizes_1d(index);
-  CT_CHECK(ss.size() == is.size(), CT_ERROR_SHAPE, op, ": index ", index.sizes(), " must have as many dims as self ",
-           self.sizes(), ". Reshape index");
-  if (index.numel() == 0) return;
+  const SymDimVector ss = sym_sizes_1d(self), is = sym_sizes_1d(index);
+  CT_CHECK(ss.size() == is.size(), CT_ERROR_SHAPE, op, ": index ", index.sym_sizes(), " must have as many dims as self ",
+           self.sym_sizes(), ". Reshape index");
+  if (index.sym_numel() == 0) return;
   for (size_t d = 0; d < ss.size(); ++d)
-    CT_CHECK(static_cast<int64_t>(d) == dim || is[d] <= ss[d], CT_ERROR_SHAPE, op, ": index ", index.sizes(),
-             " is larger than self ", self.sizes(), " in dim ", d, ". Make index no larger than self outside dim ",
+    CT_CHECK(static_cast<int64_t>(d) == dim || is[d] <= ss[d], CT_ERROR_SHAPE, op, ": index ", index.sym_sizes(),
+             " is larger than self ", self.sym_sizes(), " in dim ", d, ". Make index no larger than self outside dim ",
              dim);
   if (!src) return;
-  const DimVector rs = sizes_1d(*src);
-  CT_CHECK(rs.size() == is.size(), CT_ERROR_SHAPE, op, ": src ", src->sizes(), " must have as many dims as index ",
-           index.sizes(), ". Reshape src");
+  const SymDimVector rs = sym_sizes_1d(*src);
+  CT_CHECK(rs.size() == is.size(), CT_ERROR_SHAPE, op, ": src ", src->sym_sizes(), " must have as many dims as index ",
+           index.sym_sizes(), ". Reshape src");
   for (size_t d = 0; d < rs.size(); ++d)
-    CT_CHECK(is[d] <= rs[d], CT_ERROR_SHAPE, op, ": index ", index.sizes(), " is larger than src ", src->sizes(),
+    CT_CHECK(is[d] <= rs[d], CT_ERROR_SHAPE, op, ": index ", index.sym_sizes(), " is larger than src ", src->sym_sizes(),
              " in dim ", d, ". Make index no larger than src");
 }
 
@@ -53,7 +54,7 @@ void gather_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(!f.arg(3).to_bool(), CT_ERROR_NOT_IMPLEMENTED, "gather: sparse_grad=True is not supported (ctorch has no "
            "sparse tensors). Pass sparse_grad=False");
   m.compute = self.dtype();
-  set_output(m, 0, f.tensor(2).sizes(), self.dtype(), common_device(f));
+  set_output(m, 0, f.tensor(2).sym_sizes(), self.dtype(), common_device(f));
 }
 
 // The loop over index's positions: tensors out-or-self (indexed along dim), then the others.
@@ -105,7 +106,7 @@ void scatter_meta_named(const char* op, const Frame& f, MetaResult& m) {
              ") must have the same dtype. Convert src with to()");
   check_shapes(op, self, f.tensor(2), src, dim);
   m.compute = self.dtype();
-  set_output(m, 0, self.sizes(), self.dtype(), common_device(f));
+  set_output(m, 0, self.sym_sizes(), self.dtype(), common_device(f));
 }
 void scatter_meta(const Frame& f, MetaResult& m) { scatter_meta_named("scatter", f, m); }
 void scatter_add_meta(const Frame& f, MetaResult& m) { scatter_meta_named("scatter_add", f, m); }
@@ -261,7 +262,8 @@ Tensor scatter_with_reduce(const Frame& f) {
   CT_CHECK(reduce == "add" || reduce == "multiply", CT_ERROR_INVALID_ARGUMENT, "scatter: reduce is '", reduce,
            "'. Pass 'add' or 'multiply' (scatter_reduce has 'sum', 'prod', 'mean', 'amax', 'amin')");
   const Tensor src = f.arg(3).is_tensor() ? Tensor::borrow(&f.tensor(3))
-                                          : full(index->sizes(), f.arg(3).to_scalar(), self->dtype(), self->device());
+                                          : full_symint(index->sym_sizes(), f.arg(3).to_scalar(), self->dtype(),
+                                                        self->device());
   if (reduce == "add") return index::scatter_add(self, f.arg(1).to_int(), index, src);
   static const OperatorDef& op = builtin_op("scatter_reduce.two");
   return call(op, {self, f.arg(1).to_int(), index, src, "prod", true});

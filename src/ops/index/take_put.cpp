@@ -14,7 +14,7 @@ void take_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& self = f.tensor(0);
   index::check_index_dtype("take", f.tensor(1), false);
   m.compute = self.dtype();
-  set_output(m, 0, f.tensor(1).sizes(), self.dtype(), common_device(f));
+  set_output(m, 0, f.tensor(1).sym_sizes(), self.dtype(), common_device(f));
 }
 
 void take_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -39,10 +39,10 @@ void put_meta(const Frame& f, MetaResult& m) {
   index::check_index_dtype("put", index, false);
   CT_CHECK(source.dtype() == self.dtype(), CT_ERROR_DTYPE, "put: self (", self.dtype(), ") and source (",
            source.dtype(), ") must have the same dtype. Convert source with to()");
-  CT_CHECK(source.numel() == index.numel(), CT_ERROR_SHAPE, "put: source ", source.sizes(), " and index ",
-           index.sizes(), " must have the same number of elements. Give one source element per index");
+  CT_CHECK(source.sym_numel() == index.sym_numel(), CT_ERROR_SHAPE, "put: source ", source.sym_sizes(), " and index ",
+           index.sym_sizes(), " must have the same number of elements. Give one source element per index");
   m.compute = self.dtype();
-  set_output(m, 0, self.sizes(), self.dtype(), common_device(f));
+  set_output(m, 0, self.sym_sizes(), self.dtype(), common_device(f));
 }
 
 // Element offset of row-major position i in t (t may be a strided view when put_ writes in place).

@@ -26,9 +26,9 @@ void same_dtype(const char* op, const TensorImpl& a, const TensorImpl& b) {
 void dot_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   const TensorImpl& b = f.tensor(1);
-  CT_CHECK(a.dim() == 1 && b.dim() == 1, CT_ERROR_SHAPE, "dot: expected two 1-D tensors, got sizes ", a.sizes(),
-           " and ", b.sizes());
-  CT_CHECK(a.size(0) == b.size(0), CT_ERROR_SHAPE, "dot: the vectors have ", a.size(0), " and ", b.size(0),
+  CT_CHECK(a.dim() == 1 && b.dim() == 1, CT_ERROR_SHAPE, "dot: expected two 1-D tensors, got sizes ", a.sym_sizes(),
+           " and ", b.sym_sizes());
+  CT_CHECK(a.sym_size(0) == b.sym_size(0), CT_ERROR_SHAPE, "dot: the vectors have ", a.sym_size(0), " and ", b.sym_size(0),
            " elements; they must have as many");
   same_dtype("dot", a, b);
   f.outs[0] = matmul(arg_tensor(f, 0), arg_tensor(f, 1));
@@ -39,7 +39,7 @@ void outer_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   const TensorImpl& b = f.tensor(1);
   CT_CHECK(a.dim() == 1 && b.dim() == 1, CT_ERROR_SHAPE, f.op.schema.name, ": expected two 1-D tensors, got sizes ",
-           a.sizes(), " and ", b.sizes());
+           a.sym_sizes(), " and ", b.sym_sizes());
   f.outs[0] = mul(unsqueeze(arg_tensor(f, 0), 1), arg_tensor(f, 1));
 }
 
@@ -48,8 +48,8 @@ Tensor checked_mv(const char* op, const Frame& f, size_t m, size_t v) {
   const TensorImpl& a = f.tensor(m);
   const TensorImpl& x = f.tensor(v);
   CT_CHECK(a.dim() == 2 && x.dim() == 1, CT_ERROR_SHAPE, op, ": expected a 2-D matrix and a 1-D vector, got sizes ",
-           a.sizes(), " and ", x.sizes());
-  CT_CHECK(a.size(1) == x.size(0), CT_ERROR_SHAPE, op, ": matrix ", a.sizes(), " and vector ", x.sizes(),
+           a.sym_sizes(), " and ", x.sym_sizes());
+  CT_CHECK(a.sym_size(1) == x.sym_size(0), CT_ERROR_SHAPE, op, ": matrix ", a.sym_sizes(), " and vector ", x.sym_sizes(),
            " do not fit. Make matrix.size(1) equal vector.size(0)");
   same_dtype(op, a, x);
   return matmul(arg_tensor(f, m), arg_tensor(f, v));
@@ -58,8 +58,9 @@ void mv_kernel(void*, Frame& f) { f.outs[0] = checked_mv("mv", f, 0, 1); }
 
 // beta * self + alpha * product, with self ignored (NaN included) when beta is 0, as in BLAS.
 Tensor add_scaled(const char* op, const Tensor& self, const Tensor& product, const Scalar& beta, const Scalar& alpha) {
-  CT_CHECK(broadcast_shapes(op, self->sizes(), product->sizes()).ref().equals(product->sizes()), CT_ERROR_SHAPE, op,
-           ": self ", self->sizes(), " does not broadcast to the product's sizes ", product->sizes());
+  CT_CHECK(broadcast_shapes(op, self->sym_sizes(), product->sym_sizes()).ref().equals(product->sym_sizes()),
+           CT_ERROR_SHAPE, op,
+           ": self ", self->sym_sizes(), " does not broadcast to the product's sizes ", product->sym_sizes());
   CT_CHECK(self->dtype() == product->dtype(), CT_ERROR_DTYPE, op, ": self (", self->dtype(),
            ") must have the operands' dtype (", product->dtype(), ")");
   const Tensor p = scaled(product, alpha);
@@ -78,7 +79,7 @@ void baddbmm_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(1);
   const TensorImpl& b = f.tensor(2);
   CT_CHECK(a.dim() == 3 && b.dim() == 3, CT_ERROR_SHAPE, "baddbmm: expected 3-D batches of matrices, got sizes ",
-           a.sizes(), " and ", b.sizes());
+           a.sym_sizes(), " and ", b.sym_sizes());
   same_dtype("baddbmm", a, b);
   f.outs[0] = add_scaled("baddbmm", arg_tensor(f, 0), bmm(arg_tensor(f, 1), arg_tensor(f, 2)), f.arg(3).to_scalar(),
                          f.arg(4).to_scalar());
@@ -93,26 +94,27 @@ void tensordot_kernel(void*, Frame& f) {
            " must have the same length");
   same_dtype("tensordot", *a, *b);
   std::vector<bool> ca(a->dim(), false), cb(b->dim(), false);
-  DimVector pa, pb, out;
-  int64_t k = 1;
+  DimVector pa, pb;
+  SymDimVector out;
+  SymInt k = 1;
   for (size_t i = 0; i < da.size(); ++i) {
     const int64_t x = wrap_dim("tensordot", da[i], int64_t(a->dim())),
                   y = wrap_dim("tensordot", db[i], int64_t(b->dim()));
     CT_CHECK(!ca[x] && !cb[y], CT_ERROR_INVALID_ARGUMENT, "tensordot: dim ", ca[x] ? x : y, " is contracted twice");
-    CT_CHECK(a->size(x) == b->size(y), CT_ERROR_SHAPE, "tensordot: contracted dims differ in size: self dim ", x,
-             " has ", a->size(x), ", other dim ", y, " has ", b->size(y));
+    CT_CHECK(a->sym_size(x) == b->sym_size(y), CT_ERROR_SHAPE, "tensordot: contracted dims differ in size: self dim ",
+             x, " has ", a->sym_size(x), ", other dim ", y, " has ", b->sym_size(y));
     ca[x] = cb[y] = true;
-    k *= a->size(x);
+    k = k * a->sym_size(x);
   }
-  int64_t m = 1, n = 1;
+  SymInt m = 1, n = 1;
   for (size_t d = 0; d < a->dim(); ++d)
-    if (!ca[d]) pa.push_back(int64_t(d)), out.push_back(a->size(d)), m *= a->size(d);
+    if (!ca[d]) pa.push_back(int64_t(d)), out.push_back(a->sym_size(d)), m = m * a->sym_size(d);
   for (size_t i = 0; i < da.size(); ++i) pa.push_back(wrap_dim("tensordot", da[i], int64_t(a->dim())));
   for (size_t i = 0; i < db.size(); ++i) pb.push_back(wrap_dim("tensordot", db[i], int64_t(b->dim())));
   for (size_t d = 0; d < b->dim(); ++d)
-    if (!cb[d]) pb.push_back(int64_t(d)), out.push_back(b->size(d)), n *= b->size(d);
-  const Tensor r = mm(reshape(permute(a, pa), {m, k}), reshape(permute(b, pb), {k, n}));
-  f.outs[0] = reshape(r, out);
+    if (!cb[d]) pb.push_back(int64_t(d)), out.push_back(b->sym_size(d)), n = n * b->sym_size(d);
+  const Tensor r = mm(reshape_symint(permute(a, pa), {m, k}), reshape_symint(permute(b, pb), {k, n}));
+  f.outs[0] = reshape_symint(r, out);
 }
 
 // kron(Tensor self, Tensor other) -> Tensor: the operands interleaved as (a0, 1, a1, 1, ...) and
@@ -120,22 +122,22 @@ void tensordot_kernel(void*, Frame& f) {
 void kron_kernel(void*, Frame& f) {
   const Tensor a = arg_tensor(f, 0), b = arg_tensor(f, 1);
   const size_t nd = std::max(a->dim(), b->dim());
-  DimVector sa, sb, out;
+  SymDimVector sa, sb, out;
   for (size_t d = 0; d < nd; ++d) {
-    const int64_t x = d + a->dim() >= nd ? a->size(d + a->dim() - nd) : 1;
-    const int64_t y = d + b->dim() >= nd ? b->size(d + b->dim() - nd) : 1;
+    const SymInt x = d + a->dim() >= nd ? a->sym_size(d + a->dim() - nd) : SymInt(1);
+    const SymInt y = d + b->dim() >= nd ? b->sym_size(d + b->dim() - nd) : SymInt(1);
     sa.push_back(x), sa.push_back(1);
     sb.push_back(1), sb.push_back(y);
     out.push_back(x * y);
   }
-  f.outs[0] = reshape(mul(reshape(a, sa), reshape(b, sb)), out);
+  f.outs[0] = reshape_symint(mul(reshape_symint(a, sa), reshape_symint(b, sb)), out);
 }
 
 // linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor: input @ weight^T + bias.
 void linear_kernel(void*, Frame& f) {
   const Tensor x = arg_tensor(f, 0), w = arg_tensor(f, 1), b = opt_tensor(f, 2);
   CT_CHECK(w->dim() == 1 || w->dim() == 2, CT_ERROR_SHAPE, "linear: weight must be 1-D or 2-D (out, in), got sizes ",
-           w->sizes());
+           w->sym_sizes());
   CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, "linear: input must have at least 1 dim, got a 0-dim tensor");
   same_dtype("linear", *x, *w);
   if (b.defined()) same_dtype("linear", *x, *b);
@@ -153,29 +155,30 @@ void linear_kernel(void*, Frame& f) {
 // y[..., o] = x1[..., i] W[o, i, j] x2[..., j] + b[o], as x1 W (one mm) then a batch of dots with x2.
 void bilinear_kernel(void*, Frame& f) {
   const Tensor x1 = arg_tensor(f, 0), x2 = arg_tensor(f, 1), w = arg_tensor(f, 2), b = opt_tensor(f, 3);
-  CT_CHECK(w->dim() == 3, CT_ERROR_SHAPE, "bilinear: weight must be 3-D (out, in1, in2), got sizes ", w->sizes());
-  CT_CHECK(x1->dim() >= 1 && x1->dim() == x2->dim(), CT_ERROR_SHAPE, "bilinear: input1 ", x1->sizes(), " and input2 ",
-           x2->sizes(), " must have the same number of dims (at least 1)");
+  CT_CHECK(w->dim() == 3, CT_ERROR_SHAPE, "bilinear: weight must be 3-D (out, in1, in2), got sizes ", w->sym_sizes());
+  CT_CHECK(x1->dim() >= 1 && x1->dim() == x2->dim(), CT_ERROR_SHAPE, "bilinear: input1 ", x1->sym_sizes(), " and input2 ",
+           x2->sym_sizes(), " must have the same number of dims (at least 1)");
   for (size_t d = 0; d + 1 < x1->dim(); ++d)
-    CT_CHECK(x1->size(d) == x2->size(d), CT_ERROR_SHAPE, "bilinear: input1 ", x1->sizes(), " and input2 ", x2->sizes(),
+    CT_CHECK(x1->sym_size(d) == x2->sym_size(d), CT_ERROR_SHAPE, "bilinear: input1 ", x1->sym_sizes(), " and input2 ", x2->sym_sizes(),
              " must agree in every dim but the last");
-  const int64_t o = w->size(0), i = w->size(1), j = w->size(2);
-  CT_CHECK(x1->size(x1->dim() - 1) == i && x2->size(x2->dim() - 1) == j, CT_ERROR_SHAPE, "bilinear: input1 ",
-           x1->sizes(), " and input2 ", x2->sizes(), " do not fit weight ", w->sizes());
+  // The weight decides the feature sizes: specialized (a guard) when symbolic; the batch may stay symbolic.
+  const int64_t o = w->sym_size(0).guard_int(), i = w->sym_size(1).guard_int(), j = w->sym_size(2).guard_int();
+  CT_CHECK(x1->sym_size(x1->dim() - 1) == i && x2->sym_size(x2->dim() - 1) == j, CT_ERROR_SHAPE, "bilinear: input1 ",
+           x1->sym_sizes(), " and input2 ", x2->sym_sizes(), " do not fit weight ", w->sym_sizes());
   same_dtype("bilinear", *x1, *w);
   same_dtype("bilinear", *x2, *w);
   if (b.defined()) {
     same_dtype("bilinear", *b, *w);
-    CT_CHECK(b->dim() == 1 && b->size(0) == o, CT_ERROR_SHAPE, "bilinear: bias must have sizes (", o, "), got ",
-             b->sizes());
+    CT_CHECK(b->dim() == 1 && b->sym_size(0) == o, CT_ERROR_SHAPE, "bilinear: bias must have sizes (", o, "), got ",
+             b->sym_sizes());
   }
-  int64_t batch = 1;
-  DimVector out;
-  for (size_t d = 0; d + 1 < x1->dim(); ++d) batch *= x1->size(d), out.push_back(x1->size(d));
+  SymInt batch = 1;
+  SymDimVector out;
+  for (size_t d = 0; d + 1 < x1->dim(); ++d) batch = batch * x1->sym_size(d), out.push_back(x1->sym_size(d));
   out.push_back(o);
-  const Tensor t = mm(reshape(x1, {batch, i}), reshape(permute(w, {1, 0, 2}), {i, o * j}));  // (B, o*j)
-  Tensor y = bmm(reshape(t, {batch, o, j}), reshape(x2, {batch, j, 1}));                     // (B, o, 1)
-  y = reshape(y, out);
+  const Tensor t = mm(reshape_symint(x1, {batch, i}), reshape(permute(w, {1, 0, 2}), {i, o * j}));  // (B, o*j)
+  Tensor y = bmm(reshape_symint(t, {batch, o, j}), reshape_symint(x2, {batch, j, 1}));              // (B, o, 1)
+  y = reshape_symint(y, out);
   f.outs[0] = b.defined() ? add(y, b) : y;
 }
 

@@ -103,8 +103,8 @@ void binary_cross_entropy_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0), t = self_arg(f, 1), w = opt_arg(f, 2);
   const DType d = floating_pair("binary_cross_entropy", x, t);
   const Reduction r = to_reduction("binary_cross_entropy", f.arg(3).to_int());
-  CT_CHECK(x->sizes().equals(t->sizes()), CT_ERROR_SHAPE, "binary_cross_entropy: target has sizes ", t->sizes(),
-           ", input ", x->sizes(), ". Make them equal");
+  CT_CHECK(x->sym_sizes().equals(t->sym_sizes()), CT_ERROR_SHAPE, "binary_cross_entropy: target has sizes ", t->sym_sizes(),
+           ", input ", x->sym_sizes(), ". Make them equal");
   if (x->device().type != DeviceType::Meta && x->numel() > 0) {
     const Tensor lo = to(reduce("amin", x, {}, false), DType::Float64), hi = to(reduce("amax", x, {}, false), DType::Float64);
     const double l = *lo->data_as<double>(), h = *hi->data_as<double>();
@@ -129,8 +129,8 @@ void bce_with_logits_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0), t = self_arg(f, 1), w = opt_arg(f, 2), pw = opt_arg(f, 3);
   const DType d = floating_pair("binary_cross_entropy_with_logits", x, t);
   const Reduction r = to_reduction("binary_cross_entropy_with_logits", f.arg(4).to_int());
-  CT_CHECK(x->sizes().equals(t->sizes()), CT_ERROR_SHAPE, "binary_cross_entropy_with_logits: target has sizes ",
-           t->sizes(), ", input ", x->sizes(), ". Make them equal");
+  CT_CHECK(x->sym_sizes().equals(t->sym_sizes()), CT_ERROR_SHAPE, "binary_cross_entropy_with_logits: target has sizes ",
+           t->sym_sizes(), ", input ", x->sym_sizes(), ". Make them equal");
   const Tensor xu = up(x), tu = up(t);
   const Scalar zero(0.0);
   const Tensor m = clamp(neg(xu), &zero, nullptr);
@@ -165,11 +165,18 @@ void kl_div_kernel(void*, Frame& f) {
 // The class dim: 0 for one sample [C], else 1 ([N, C, d1, ...]).
 int64_t class_dim(const Tensor& x) { return x->dim() == 1 ? 0 : 1; }
 
+// The number of samples, numel / c, as a 0-dim tensor: the mean's divisor. A meta input (symbolic
+// or not) has no values to divide, so its divisor is only a tensor of the right dtype.
+Tensor divisor_count(const Tensor& x, int64_t c, DType dtype) {
+  const double n = c == 0 ? 0.0 : x->device().is_meta() ? 1.0 : static_cast<double>(x->numel() / c);
+  return full({}, Scalar(n), dtype, x->device());
+}
+
 // [C] viewed to broadcast along the class dim of x.
 Tensor along_classes(const Tensor& v, const Tensor& x) {
-  DimVector s(x->dim(), 1);
-  s[static_cast<size_t>(class_dim(x))] = v->numel();
-  return reshape(v, s);
+  SymDimVector s(x->dim(), 1);
+  s[static_cast<size_t>(class_dim(x))] = v->sym_numel();
+  return reshape_symint(v, s);
 }
 
 struct Picked {
@@ -183,14 +190,15 @@ Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor&
   CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, op, ": input is 0-dim; it needs [C] or [N, C, ...]");
   CT_CHECK(target->dtype() == DType::Int64, CT_ERROR_DTYPE, op, ": target is ", target->dtype(),
            "; class indices must be int64. Convert with to(int64)");
-  const int64_t cd = class_dim(x), c = x->size(cd);
+  // The class count sizes the class numbers below: specialized (a guard) when symbolic.
+  const int64_t cd = class_dim(x), c = x->sym_size(cd).guard_int();
   bool fits = target->dim() + 1 == x->dim();
   for (size_t d = 0, e = 0; fits && d < x->dim(); ++d)
-    if (static_cast<int64_t>(d) != cd) fits = target->size(e++) == x->size(d);
-  CT_CHECK(fits, CT_ERROR_SHAPE, op, ": target has sizes ", target->sizes(), ", input ", x->sizes(),
+    if (static_cast<int64_t>(d) != cd) fits = static_cast<bool>(target->sym_size(e++) == x->sym_size(d));
+  CT_CHECK(fits, CT_ERROR_SHAPE, op, ": target has sizes ", target->sym_sizes(), ", input ", x->sym_sizes(),
            ". The target needs the input's sizes without the class dim ", cd);
-  CT_CHECK(!w.defined() || (w->dim() == 1 && w->numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
-           w.defined() ? w->sizes() : IntArrayRef(), "; it needs one value per class [", c, "]");
+  CT_CHECK(!w.defined() || (w->dim() == 1 && w->sym_numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
+           w.defined() ? w->sym_sizes() : SymIntArrayRef(), "; it needs one value per class [", c, "]");
   if (target->device().type != DeviceType::Meta) {
     const Tensor tc = contiguous(target);
     const int64_t* p = tc->data_as<int64_t>();
@@ -236,7 +244,7 @@ void nll_loss_kernel(void*, Frame& f) {
 
 void nll_loss2d_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
-  CT_CHECK(x->dim() == 4 && t->dim() == 3, CT_ERROR_SHAPE, "nll_loss2d: input ", x->sizes(), " and target ", t->sizes(),
+  CT_CHECK(x->dim() == 4 && t->dim() == 3, CT_ERROR_SHAPE, "nll_loss2d: input ", x->sym_sizes(), " and target ", t->sym_sizes(),
            " must be 4-D [N, C, H, W] and 3-D [N, H, W]. Use nll_loss for other ranks");
   nll_loss_kernel(nullptr, f);
 }
@@ -254,17 +262,17 @@ void cross_entropy_kernel(void*, Frame& f) {
   CT_CHECK(ls >= 0 && ls <= 1, CT_ERROR_INVALID_ARGUMENT, op, ": label_smoothing is ", ls, ". Pass a value in [0, 1]");
   CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, op, ": input is 0-dim; it needs [C] or [N, C, ...]");
   const Tensor xu = up(x), w = w0.defined() ? up(w0) : w0;
-  const int64_t cd = class_dim(x), c = x->size(cd);
+  const int64_t cd = class_dim(x), c = x->sym_size(cd).guard_int();
   const int64_t cdims[1] = {cd};
   const IntArrayRef classes_dim(cdims, 1);
   const Tensor lsm = log_softmax(xu, cd);
   if (is_floating(target->dtype())) {  // class probabilities
-    CT_CHECK(target->sizes().equals(x->sizes()), CT_ERROR_SHAPE, op, ": probability target has sizes ",
-             target->sizes(), ", input ", x->sizes(), ". Make them equal");
+    CT_CHECK(target->sym_sizes().equals(x->sym_sizes()), CT_ERROR_SHAPE, op, ": probability target has sizes ",
+             target->sym_sizes(), ", input ", x->sym_sizes(), ". Make them equal");
     CT_CHECK(ignore_index < 0, CT_ERROR_INVALID_ARGUMENT, op,
              ": ignore_index is not supported with class probabilities. Leave it at -100");
-    CT_CHECK(!w.defined() || (w->dim() == 1 && w->numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
-             w.defined() ? w->sizes() : IntArrayRef(), "; it needs one value per class [", c, "]");
+    CT_CHECK(!w.defined() || (w->dim() == 1 && w->sym_numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
+             w.defined() ? w->sym_sizes() : SymIntArrayRef(), "; it needs one value per class [", c, "]");
     Tensor t = up(target);
     if (ls > 0) t = binary_scalar("add", mul(t, Scalar(1 - ls)), Scalar(ls / static_cast<double>(c)));
     const Tensor terms = w.defined() ? mul(mul(lsm, along_classes(w, x)), t) : mul(lsm, t);
@@ -272,7 +280,7 @@ void cross_entropy_kernel(void*, Frame& f) {
     if (r == Reduction::None) loss = neg(reduce("sum", terms, classes_dim, false));
     else if (r == Reduction::Sum) loss = neg(reduce("sum", terms, {}, false));
     else loss = div(neg(reduce("sum", terms, {}, false)),
-                    full({}, Scalar(c ? static_cast<double>(x->numel() / c) : 0.0), xu->dtype(), x->device()));
+                    divisor_count(x, c, xu->dtype()));
     return finish(f, loss, d);
   }
   const Tensor nll_part = nll(op, lsm, target, w, r, ignore_index);

@@ -19,15 +19,15 @@ Tensor up(const Tensor& t) { return t->dtype() == opmath_dtype(t->dtype()) ? t :
 
 // A [C] tensor viewed as [1, C, 1, ...] against an input of nd dims.
 Tensor per_channel(const Tensor& t, size_t nd) {
-  DimVector s(nd, 1);
-  s[1] = t->numel();
-  return reshape(t, s);
+  SymDimVector s(nd, 1);
+  s[1] = t->sym_numel();
+  return reshape_symint(t, s);
 }
 
 void check_channels(const char* op, const Tensor& t, const char* what, int64_t c, const Tensor& x) {
   if (!t.defined()) return;
-  CT_CHECK(t->dim() == 1 && t->size(0) == c, CT_ERROR_SHAPE, op, ": ", what, " has sizes ", t->sizes(),
-           ", expected [", c, "] for input ", x->sizes(), ". Pass one value per channel");
+  CT_CHECK(t->dim() == 1 && t->sym_size(0) == c, CT_ERROR_SHAPE, op, ": ", what, " has sizes ", t->sym_sizes(),
+           ", expected [", c, "] for input ", x->sym_sizes(), ". Pass one value per channel");
 }
 
 // batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
@@ -38,11 +38,11 @@ void batch_norm_kernel(void*, Frame& f) {
   const bool training = f.arg(5).to_bool();
   const double momentum = f.arg(6).to_double(), eps = f.arg(7).to_double();
   const size_t nd = x->dim();
-  CT_CHECK(nd >= 2, CT_ERROR_SHAPE, "batch_norm: input has sizes ", x->sizes(),
+  CT_CHECK(nd >= 2, CT_ERROR_SHAPE, "batch_norm: input has sizes ", x->sym_sizes(),
            "; it needs at least 2 dims [N, C, ...]. Add a batch dim");
   CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, "batch_norm: needs a floating input, got ", x->dtype(),
            ". Convert with to(float32)");
-  const int64_t c = x->size(1);
+  const int64_t c = x->sym_size(1).guard_int();  // channels decide the parameters' sizes: specialized
   check_channels("batch_norm", w, "weight", c, x);
   check_channels("batch_norm", b, "bias", c, x);
   check_channels("batch_norm", rm, "running_mean", c, x);
@@ -52,9 +52,9 @@ void batch_norm_kernel(void*, Frame& f) {
   const Tensor xc = up(x);
   Tensor mean, var;
   if (training) {
-    const int64_t count = c ? x->numel() / c : 0;
+    const SymInt count = c ? x->sym_numel() / c : SymInt(0);
     CT_CHECK(count > 1, CT_ERROR_INVALID_ARGUMENT, "batch_norm: training needs more than 1 value per channel, input ",
-             x->sizes(), " has ", count, ". Use a larger batch or eval mode");
+             x->sym_sizes(), " has ", count, ". Use a larger batch or eval mode");
     mean = reduce("mean", xc, red, true);
     const Tensor d = sub(xc, mean);
     var = reduce("mean", mul(d, d), red, true);
@@ -64,7 +64,8 @@ void batch_norm_kernel(void*, Frame& f) {
     if (rm.defined())
       copy_(rm, add(mul(rm, Scalar(1 - momentum)), mul(reshape(mean, flat), Scalar(momentum))));
     if (rv.defined()) {
-      const double unbias = static_cast<double>(count) / static_cast<double>(count - 1);
+      const double n = x->is_symbolic() ? 2.0 : static_cast<double>(count.expect_int());  // meta: no values
+      const double unbias = n / (n - 1);
       copy_(rv, add(mul(rv, Scalar(1 - momentum)), mul(reshape(var, flat), Scalar(momentum * unbias))));
     }
   } else {
@@ -86,22 +87,24 @@ void group_norm_kernel(void*, Frame& f) {
   const int64_t g = f.arg(1).to_int();
   const Tensor w = opt_arg(f, 2), b = opt_arg(f, 3);
   const size_t nd = x->dim();
-  CT_CHECK(nd >= 2, CT_ERROR_SHAPE, "group_norm: input has sizes ", x->sizes(),
+  CT_CHECK(nd >= 2, CT_ERROR_SHAPE, "group_norm: input has sizes ", x->sym_sizes(),
            "; it needs at least 2 dims [N, C, ...]. Add a batch dim");
   CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, "group_norm: needs a floating input, got ", x->dtype(),
            ". Convert with to(float32)");
-  const int64_t n = x->size(0), c = x->size(1);
-  CT_CHECK(g > 0 && c % g == 0, CT_ERROR_SHAPE, "group_norm: ", c, " channels (input ", x->sizes(),
+  const SymInt n = x->sym_size(0);
+  const int64_t c = x->sym_size(1).guard_int();
+  CT_CHECK(g > 0 && c % g == 0, CT_ERROR_SHAPE, "group_norm: ", c, " channels (input ", x->sym_sizes(),
            ") do not split into num_groups = ", g, ". Pass a num_groups that divides the channels");
   check_channels("group_norm", w, "weight", c, x);
   check_channels("group_norm", b, "bias", c, x);
-  int64_t per_group = c / g;
-  for (size_t d = 2; d < nd; ++d) per_group *= x->size(d);
-  const Tensor xg = reshape(up(x), DimVector{n, g, per_group});
+  SymInt per_group = c / g;
+  for (size_t d = 2; d < nd; ++d) per_group = per_group * x->sym_size(d);
+  const Tensor xg = reshape_symint(up(x), {n, g, per_group});
   const DimVector last{2};
   const Tensor xm = sub(xg, reduce("mean", xg, last, true));
   const Tensor var = reduce("mean", mul(xm, xm), last, true);
-  Tensor y = reshape(mul(xm, unary("rsqrt", binary_scalar("add", var, Scalar(f.arg(4).to_double())))), x->sizes());
+  Tensor y = reshape_symint(mul(xm, unary("rsqrt", binary_scalar("add", var, Scalar(f.arg(4).to_double())))),
+                            x->sym_sizes());
   if (w.defined()) y = mul(y, per_channel(w, nd));
   if (b.defined()) y = add(y, per_channel(b, nd));
   f.outs[0] = y->dtype() == x->dtype() ? y : to(y, x->dtype());
@@ -111,15 +114,15 @@ void group_norm_kernel(void*, Frame& f) {
 // to the machine epsilon of the computation's dtype (float32's for float16/bfloat16), as in PyTorch.
 void rms_norm_kernel(void*, Frame& f) {
   const Tensor x = Tensor::borrow(&f.tensor(0));
-  const IntArrayRef ns = f.arg(1).int_list();
+  const SymIntArrayRef ns = f.arg(1).sym_int_list();
   const Tensor w = opt_arg(f, 2);
   bool fits = !ns.empty() && x->dim() >= ns.size();
-  for (size_t i = 0; fits && i < ns.size(); ++i) fits = x->size(x->dim() - ns.size() + i) == ns[i];
+  for (size_t i = 0; fits && i < ns.size(); ++i) fits = static_cast<bool>(x->sym_size(x->dim() - ns.size() + i) == ns[i]);
   CT_CHECK(fits, CT_ERROR_SHAPE, "rms_norm: normalized_shape ", ns, " is not the end of the input's sizes ",
-           x->sizes(), ". Pass the input's trailing sizes");
+           x->sym_sizes(), ". Pass the input's trailing sizes");
   CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, "rms_norm: needs a floating input, got ", x->dtype(),
            ". Convert with to(float32)");
-  CT_CHECK(!w.defined() || w->sizes().equals(ns), CT_ERROR_SHAPE, "rms_norm: weight has sizes ", w->sizes(),
+  CT_CHECK(!w.defined() || w->sym_sizes().equals(ns), CT_ERROR_SHAPE, "rms_norm: weight has sizes ", w->sym_sizes(),
            ", normalized_shape is ", ns, ". Make them equal");
   const Tensor xc = up(x);
   const double eps = !f.arg(3).is_none()          ? f.arg(3).to_double()

@@ -29,7 +29,7 @@ void copy_cpu(void*, Frame& f) {
   // See Note [In-place aliasing]: refuse a self with aliased elements, read an overlapping src
   // from a copy.
   CT_CHECK(!has_internal_overlap(self), CT_ERROR_INVALID_ARGUMENT, "copy_: several elements of self (sizes ",
-           self.sizes(), ", strides ", self.strides(), ") share one memory location. Clone self first");
+           self.sym_sizes(), ", strides ", self.strides(), ") share one memory location. Clone self first");
   Tensor src_copy;
   if (overlaps_differently(self, *src)) {
     src_copy = clone(Tensor::borrow(src));

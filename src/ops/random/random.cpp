@@ -150,8 +150,8 @@ void randint_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 void bernoulli_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& p = f.tensor(0);
   CT_CHECK(is_floating(p.dtype()), CT_ERROR_DTYPE, "bernoulli: the probabilities must be floating, got ", p.dtype(),
-           " (sizes ", p.sizes(), "). Convert them with to(float32)");
-  set_output(m, 0, p.sizes(), p.dtype(), p.device());
+           " (sizes ", p.sym_sizes(), "). Convert them with to(float32)");
+  set_output(m, 0, p.sym_sizes(), p.dtype(), p.device());
 }
 
 void bernoulli_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -177,7 +177,7 @@ void check_probability(const char* op, double p) {
 void bernoulli_p_meta(const Frame& f, MetaResult& m) {
   check_probability("bernoulli", f.arg(1).to_double());
   const TensorImpl& self = f.tensor(0);
-  set_output(m, 0, self.sizes(), self.dtype(), self.device());
+  set_output(m, 0, self.sym_sizes(), self.dtype(), self.device());
 }
 
 // Writes values from one of the fill functions into self, through a contiguous buffer when self is
@@ -220,7 +220,7 @@ void check_in_place(const Frame& f) {
     check_probability(name, a);
   } else {
     const double b = f.arg(2).to_double();
-    CT_CHECK(is_floating(self.dtype()), CT_ERROR_DTYPE, name, ": self is ", self.dtype(), " (sizes ", self.sizes(),
+    CT_CHECK(is_floating(self.dtype()), CT_ERROR_DTYPE, name, ": self is ", self.dtype(), " (sizes ", self.sym_sizes(),
              "), but it draws floating-point numbers. Use a floating tensor, or randint for integers");
     if constexpr (K == InPlace::Uniform)
       CT_CHECK(std::isfinite(a) && std::isfinite(b) && a <= b, CT_ERROR_INVALID_ARGUMENT, name, ": [from, to) is [",

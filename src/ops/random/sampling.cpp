@@ -66,11 +66,11 @@ void multinomial_meta(const Frame& f, MetaResult& m) {
   const int64_t k = f.arg(1).to_int();
   const bool replacement = f.arg(2).to_bool();
   CT_CHECK(p.dim() == 1 || p.dim() == 2, CT_ERROR_SHAPE, "multinomial: probabilities must be 1-D or 2-D (one row "
-           "per distribution), got sizes ", p.sizes());
+           "per distribution), got sizes ", p.sym_sizes());
   CT_CHECK(is_floating(p.dtype()), CT_ERROR_DTYPE, "multinomial: probabilities must be floating, got ", p.dtype(),
            ". Convert them with to(float32)");
   const int64_t categories = p.size(p.dim() - 1);
-  CT_CHECK(categories > 0, CT_ERROR_SHAPE, "multinomial: there are no categories (sizes ", p.sizes(), ")");
+  CT_CHECK(categories > 0, CT_ERROR_SHAPE, "multinomial: there are no categories (sizes ", p.sym_sizes(), ")");
   CT_CHECK(k > 0, CT_ERROR_INVALID_ARGUMENT, "multinomial: num_samples is ", k, ". Pass num_samples > 0");
   CT_CHECK(replacement || k <= categories, CT_ERROR_INVALID_ARGUMENT, "multinomial: cannot draw ", k,
            " samples without replacement from ", categories, " categories. Pass replacement=true or fewer samples");
@@ -147,7 +147,7 @@ void dropout_kernel(void*, Frame& f) {
     return;
   }
   CT_CHECK(is_floating(input->dtype()), CT_ERROR_DTYPE, "dropout: input is ", input->dtype(), " (sizes ",
-           input->sizes(), "). Dropout scales by 1 / (1 - p), so it needs a floating tensor");
+           input->sym_sizes(), "). Dropout scales by 1 / (1 - p), so it needs a floating tensor");
   if (p == 1) {
     f.outs[0] = mul(input, Scalar(0.0));
     return;

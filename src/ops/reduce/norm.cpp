@@ -27,7 +27,7 @@ DimVector norm_dims(const char* op, const Value& dims, int64_t ndim) {
 // the end, as PyTorch accumulates them.
 Tensor vector_norm(const char* op, const Tensor& in, double p, IntArrayRef dims, bool keepdim) {
   CT_CHECK(is_floating(in->dtype()), CT_ERROR_DTYPE, op, ": needs a floating input, got ", in->dtype(), " (",
-           in->sizes(), "). Convert with to(float32) first");
+           in->sym_sizes(), "). Convert with to(float32) first");
   const DType out = in->dtype();
   const Tensor x = (out == DType::Float16 || out == DType::BFloat16) ? to(in, DType::Float32) : in;
   Tensor r;
@@ -157,7 +157,7 @@ void linalg_norm_kernel(void*, Frame& f) {
       return;
     }
     CT_CHECK(nd == 1 || nd == 2, CT_ERROR_SHAPE, op, ": with ord and no dim the input must be 1-D or 2-D, got sizes ",
-             x->sizes(), ". Pass dim");
+             x->sym_sizes(), ". Pass dim");
     if (nd == 2) {
       f.outs[0] = matrix_norm(x, ord, ord ? 0.0 : ordv.to_double(), 0, 1, keepdim);
       return;

@@ -62,43 +62,47 @@ void unflatten_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(a.dim() > 0, CT_ERROR_INDEX, "unflatten: cannot unflatten a 0-dim tensor. Reshape it to 1-D first");
   const int64_t d = wrap_dim("unflatten", f.arg(1).to_int(), a.dim());
-  IntArrayRef sizes = f.arg(2).int_list();
+  const SymIntArrayRef sizes = f.arg(2).sym_int_list();
   CT_CHECK(!sizes.empty(), CT_ERROR_INVALID_ARGUMENT, "unflatten: sizes is empty. Give the sizes dim ", d,
            " splits into");
-  DimVector parts(sizes);
-  int64_t known = 1;
+  SymDimVector parts(sizes);
+  SymInt known = 1;
   int infer = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == -1) {
+    if (sizes[i].maybe_int() == -1) {
       CT_CHECK(infer < 0, CT_ERROR_SHAPE, "unflatten: only one size can be -1, got ", sizes);
       infer = static_cast<int>(i);
       continue;
     }
-    CT_CHECK(sizes[i] >= 0, CT_ERROR_SHAPE, "unflatten: invalid size ", sizes[i], " in ", sizes,
-             ". Sizes must be >= 0, or -1 to infer one");
-    known *= sizes[i];
+    CT_SYM_CHECK(sizes[i] >= 0, CT_ERROR_SHAPE, "unflatten: invalid size ", sizes[i], " in ", sizes,
+                 ". Sizes must be >= 0, or -1 to infer one");
+    known = known * sizes[i];
   }
-  const int64_t have = a.size(d);
+  const SymInt have = a.sym_size(d);
   if (infer >= 0) {
-    CT_CHECK(known != 0 && have % known == 0, CT_ERROR_SHAPE, "unflatten: sizes ", sizes, " cannot split dim ", d,
-             " of size ", have, " (input ", a.sizes(), ")");
+    CT_SYM_CHECK((known != 0) & (have % sym_max(known, 1) == 0), CT_ERROR_SHAPE, "unflatten: sizes ", sizes, " cannot split dim ", d,
+             " of size ", have, " (input ", a.sym_sizes(), ")");
     parts[infer] = have / known;
   } else {
-    CT_CHECK(known == have, CT_ERROR_SHAPE, "unflatten: sizes ", sizes, " multiply to ", known, " but dim ", d,
-             " of the input ", a.sizes(), " has size ", have, ". Give sizes whose product is ", have);
+    CT_SYM_CHECK(known == have, CT_ERROR_SHAPE, "unflatten: sizes ", sizes, " multiply to ", known, " but dim ", d,
+             " of the input ", a.sym_sizes(), " has size ", have, ". Give sizes whose product is ", have);
   }
-  DimVector out;
-  for (int64_t i = 0; i < d; ++i) out.push_back(a.size(i));
-  for (int64_t s : parts) out.push_back(s);
-  for (int64_t i = d + 1; i < static_cast<int64_t>(a.dim()); ++i) out.push_back(a.size(i));
-  f.outs[0] = view(Tensor::borrow(&a), out);
+  SymDimVector out;
+  for (int64_t i = 0; i < d; ++i) out.push_back(a.sym_size(i));
+  for (SymInt s : parts) out.push_back(s);
+  for (int64_t i = d + 1; i < static_cast<int64_t>(a.dim()); ++i) out.push_back(a.sym_size(i));
+  f.outs[0] = view_symint(Tensor::borrow(&a), out);
 }
 
 // expand_as(Tensor(a) self, Tensor other) -> Tensor(a)
-void expand_as_kernel(void*, Frame& f) { f.outs[0] = expand(Tensor::borrow(&f.tensor(0)), f.tensor(1).sizes()); }
+void expand_as_kernel(void*, Frame& f) {
+  f.outs[0] = expand_symint(Tensor::borrow(&f.tensor(0)), f.tensor(1).sym_sizes());
+}
 
 // broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
-void broadcast_to_kernel(void*, Frame& f) { f.outs[0] = expand(Tensor::borrow(&f.tensor(0)), f.arg(1).int_list()); }
+void broadcast_to_kernel(void*, Frame& f) {
+  f.outs[0] = expand_symint(Tensor::borrow(&f.tensor(0)), f.arg(1).sym_int_list());
+}
 
 }  // namespace
 

@@ -39,7 +39,7 @@ void constant_pad_kernel(void*, Frame& f) {
     const int64_t d = static_cast<int64_t>(a.dim() - 1 - i);
     const int64_t before = pad[2 * i], after = pad[2 * i + 1], n = a.size(d);
     CT_CHECK(n + before + after >= 0, CT_ERROR_SHAPE, "constant_pad_nd: dim ", d, " of size ", n, " padded by (",
-             before, ", ", after, ") would have a negative size (input ", a.sizes(), "). Crop less");
+             before, ", ", after, ") would have a negative size (input ", a.sym_sizes(), "). Crop less");
     if (before < 0) x = narrow(x, d, -before, x->size(d) + before);
     if (after < 0) x = narrow(x, d, 0, x->size(d) + after);
     if (before <= 0 && after <= 0) continue;
@@ -69,12 +69,12 @@ const char* mode_op(Mode m, int64_t k) {
 Tensor pad_edges(const Tensor& a, IntArrayRef pad, Mode mode, int64_t k) {
   const char* op = mode_op(mode, k);
   const int64_t nd = static_cast<int64_t>(a->dim());
-  CT_CHECK(nd == k + 1 || nd == k + 2, CT_ERROR_SHAPE, op, ": the input ", a->sizes(), " has ", nd,
+  CT_CHECK(nd == k + 1 || nd == k + 2, CT_ERROR_SHAPE, op, ": the input ", a->sym_sizes(), " has ", nd,
            " dims. Expected ", k + 1, " (unbatched) or ", k + 2, " (batched)");
   CT_CHECK(static_cast<int64_t>(pad.size()) == 2 * k, CT_ERROR_INVALID_ARGUMENT, op, ": padding ", pad, " has ",
            pad.size(), " entries. Expected ", 2 * k, ": (before, after) for each of the last ", k, " dims");
   for (int64_t d = nd == k + 2 ? 1 : 0; d < nd; ++d)
-    CT_CHECK(a->size(d) > 0, CT_ERROR_SHAPE, op, ": the input ", a->sizes(), " has an empty dim ", d,
+    CT_CHECK(a->size(d) > 0, CT_ERROR_SHAPE, op, ": the input ", a->sym_sizes(), " has an empty dim ", d,
              ". Only the batch dim may be empty");
   Tensor x = a;
   for (int64_t i = 0; i < k; ++i) {
@@ -84,10 +84,10 @@ Tensor pad_edges(const Tensor& a, IntArrayRef pad, Mode mode, int64_t k) {
              " has a negative entry. Crop with narrow or constant padding instead");
     if (mode == Mode::Reflect)
       CT_CHECK(before < n && after < n, CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
-               ") of dim ", d, " must be less than its size ", n, " (input ", a->sizes(), ")");
+               ") of dim ", d, " must be less than its size ", n, " (input ", a->sym_sizes(), ")");
     if (mode == Mode::Circular)
       CT_CHECK(before <= n && after <= n, CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
-               ") of dim ", d, " must be at most its size ", n, " (input ", a->sizes(), ")");
+               ") of dim ", d, " must be at most its size ", n, " (input ", a->sym_sizes(), ")");
     Tensor lo, hi;
     DimVector s(x->sizes());
     if (before > 0) {
@@ -146,7 +146,7 @@ void pad_kernel(void*, Frame& f) {
   const int64_t k = static_cast<int64_t>(pad.size() / 2);
   CT_CHECK(k >= 1 && k <= 3 && (static_cast<int64_t>(a.dim()) == k + 1 || static_cast<int64_t>(a.dim()) == k + 2),
            CT_ERROR_INVALID_ARGUMENT, "pad: mode '", mode, "' pads the last 1, 2 or 3 dims of a 2-D or 3-D, 3-D or 4-D, "
-           "4-D or 5-D input; got pad ", pad, " for an input ", a.sizes());
+           "4-D or 5-D input; got pad ", pad, " for an input ", a.sym_sizes());
   if (m == Mode::Circular) {
     f.outs[0] = pad_edges(self, pad, m, k);
     return;

@@ -43,12 +43,12 @@ void tile_kernel(void*, Frame& f) {
 }
 
 // a rolled by shift along dim: the last `shift` elements come first.
-Tensor roll_one(const Tensor& a, int64_t shift, int64_t dim) {
-  const int64_t n = a->size(dim);
+Tensor roll_one(const Tensor& a, int64_t by, int64_t dim) {
+  const SymInt n = a->sym_size(dim);
   if (n == 0) return clone(a);
-  shift = ((shift % n) + n) % n;
+  const SymInt shift = ((SymInt(by) % n) + n) % n;
   if (shift == 0) return clone(a);
-  const Tensor tail = narrow(a, dim, n - shift, shift), head = narrow(a, dim, 0, n - shift);
+  const Tensor tail = narrow_symint(a, dim, n - shift, shift), head = narrow_symint(a, dim, 0, n - shift);
   const TensorImpl* parts[2] = {tail.impl(), head.impl()};
   return cat(ArrayRef<const TensorImpl*>(parts, 2), dim);
 }
@@ -62,7 +62,7 @@ void roll_kernel(void*, Frame& f) {
   if (dims.empty()) {
     CT_CHECK(shifts.size() == 1, CT_ERROR_INVALID_ARGUMENT, "roll: shifts ", shifts,
              " has several entries but no dims are given. Give one dim per shift, or a single shift");
-    f.outs[0] = view(roll_one(reshape(self, {a.numel()}), shifts[0], 0), a.sizes());
+    f.outs[0] = view_symint(roll_one(reshape_symint(self, {a.sym_numel()}), shifts[0], 0), a.sym_sizes());
     return;
   }
   CT_CHECK(shifts.size() == dims.size(), CT_ERROR_INVALID_ARGUMENT, "roll: shifts ", shifts, " and dims ", dims,

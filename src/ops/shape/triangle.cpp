@@ -25,18 +25,15 @@ template <bool Lower>
 void triangle_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   const char* op = Lower ? "tril" : "triu";
-  CT_CHECK(a.dim() >= 2, CT_ERROR_SHAPE, op, ": the input ", a.sizes(),
+  CT_CHECK(a.dim() >= 2, CT_ERROR_SHAPE, op, ": the input ", a.sym_sizes(),
            " has fewer than 2 dims. Pass a matrix or a batch of matrices");
   const int64_t k = f.arg(1).to_int();
-  const Tensor d = offsets(a.size(a.dim() - 2), a.size(a.dim() - 1), a.device());
-  const Tensor keep = binary_scalar(Lower ? "le" : "ge", d, Scalar(k));
+  // A meta input has no values to mask: its mask is a value-free bool tensor of the right sizes.
+  const Tensor keep =
+      a.device().is_meta()
+          ? empty_symint({a.sym_size(a.dim() - 2), a.sym_size(a.dim() - 1)}, DType::Bool, a.device())
+          : binary_scalar(Lower ? "le" : "ge", offsets(a.size(a.dim() - 2), a.size(a.dim() - 1), a.device()), Scalar(k));
   f.outs[0] = where(keep, Tensor::borrow(&a), zero_like_scalar(a));
-}
-
-// Length of diagonal `offset` of a (n1, n2) matrix.
-int64_t diagonal_length(int64_t n1, int64_t n2, int64_t offset) {
-  const int64_t len = offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2);
-  return len > 0 ? len : 0;
 }
 
 struct DiagonalDims {
@@ -57,17 +54,19 @@ void diagonal_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   const int64_t offset = f.arg(1).to_int();
   const auto [d1, d2] = diagonal_dims("diagonal", static_cast<int64_t>(a.dim()), f.arg(2).to_int(), f.arg(3).to_int());
-  const int64_t len = diagonal_length(a.size(d1), a.size(d2), offset);
-  int64_t start = a.storage_offset();
-  if (len > 0) start += offset >= 0 ? offset * a.stride(d2) : -offset * a.stride(d1);
-  DimVector sizes, strides;
+  // Length of the diagonal: min(n1, n2 - offset) or min(n1 + offset, n2), at least 0.
+  const SymInt n1 = a.sym_size(d1), n2 = a.sym_size(d2);
+  const SymInt len = sym_max(offset >= 0 ? sym_min(n1, n2 - offset) : sym_min(n1 + offset, n2), 0);
+  SymInt start = a.sym_storage_offset();
+  if (len > 0) start = start + (offset >= 0 ? offset * a.sym_stride(d2) : -offset * a.sym_stride(d1));
+  SymDimVector sizes, strides;
   for (int64_t d = 0; d < static_cast<int64_t>(a.dim()); ++d) {
     if (d == d1 || d == d2) continue;
-    sizes.push_back(a.size(d));
-    strides.push_back(a.stride(d));
+    sizes.push_back(a.sym_size(d));
+    strides.push_back(a.sym_stride(d));
   }
   sizes.push_back(len);
-  strides.push_back(a.stride(d1) + a.stride(d2));
+  strides.push_back(a.sym_stride(d1) + a.sym_stride(d2));
   f.outs[0] = Tensor::adopt(TensorImpl::view_of(a, sizes, strides, start));
 }
 
@@ -117,7 +116,7 @@ void diagonal_backward(autograd::GradCtx& c) {
 void diag_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   const int64_t k = f.arg(1).to_int();
-  CT_CHECK(a.dim() == 1 || a.dim() == 2, CT_ERROR_SHAPE, "diag: the input ", a.sizes(), " has ", a.dim(),
+  CT_CHECK(a.dim() == 1 || a.dim() == 2, CT_ERROR_SHAPE, "diag: the input ", a.sym_sizes(), " has ", a.dim(),
            " dims. Pass a 1-D tensor (to build a matrix) or a 2-D one (to read a diagonal)");
   const Tensor self = Tensor::borrow(&a);
   if (a.dim() == 2) {

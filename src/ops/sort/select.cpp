@@ -36,18 +36,19 @@ void pick_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   const int64_t nd = static_cast<int64_t>(a.dim());
   const int64_t dim = wrap_dim(op, f.arg(dim_arg<P>()).to_int(), nd);
-  const int64_t n = nd == 0 ? 1 : a.size(dim);
+  const SymInt n = nd == 0 ? SymInt(1) : a.sym_size(dim);
   CT_CHECK(P == Pick::Mode || a.dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": bool tensors have no order to select by (input ",
-           a.sizes(), "). Convert with to(uint8) first");
-  CT_CHECK(n > 0, CT_ERROR_INDEX, op, ": expected reduction dim ", dim, " to have non-zero size (input ", a.sizes(), ")");
+           a.sym_sizes(), "). Convert with to(uint8) first");
+  CT_SYM_CHECK(n > 0, CT_ERROR_INDEX, op, ": expected reduction dim ", dim, " to have non-zero size (input ",
+               a.sym_sizes(), ")");
   if (P == Pick::Kth) {
     const int64_t k = f.arg(1).to_int();
-    CT_CHECK(k >= 1 && k <= n, CT_ERROR_INDEX, "kthvalue: k = ", k, " is out of range for dim ", dim, " of size ", n,
-             " (input ", a.sizes(), "). Pass 1 <= k <= ", n);
+    CT_SYM_CHECK((n >= k) & (k >= 1), CT_ERROR_INDEX, "kthvalue: k = ", k, " is out of range for dim ", dim, " of size ", n,
+             " (input ", a.sym_sizes(), "). Pass 1 <= k <= ", n);
   }
-  DimVector sizes;
+  SymDimVector sizes;
   for (int64_t d = 0; d < nd; ++d) {
-    if (d != dim) sizes.push_back(a.size(d));
+    if (d != dim) sizes.push_back(a.sym_size(d));
     else if (f.arg(dim_arg<P>() + 1).to_bool()) sizes.push_back(1);
   }
   m.compute = a.dtype();
@@ -130,9 +131,9 @@ void pick_backward(GradCtx& c) {
 
 void median_all_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "median: bool tensors have no order to select by (input ", a.sizes(),
+  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "median: bool tensors have no order to select by (input ", a.sym_sizes(),
            "). Convert with to(uint8) first");
-  CT_CHECK(a.numel() > 0 || is_floating(a.dtype()), CT_ERROR_INDEX, "median: the input is empty (sizes ", a.sizes(),
+  CT_CHECK(is_floating(a.dtype()) || a.sym_numel() > 0, CT_ERROR_INDEX, "median: the input is empty (sizes ", a.sym_sizes(),
            ") and ", a.dtype(), " has no NaN to answer with");
   m.compute = a.dtype();
   set_output(m, 0, {}, a.dtype(), a.device());

@@ -22,7 +22,7 @@ using namespace sortrows;
 void unique_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(!a.device().is_meta(), CT_ERROR_NOT_IMPLEMENTED, "_unique2: the number of distinct elements is data-dependent, "
-           "so the meta device cannot compute the output sizes (input ", a.sizes(), "). Run it on a device with data");
+           "so the meta device cannot compute the output sizes (input ", a.sym_sizes(), "). Run it on a device with data");
   CT_CHECK(a.device().is_cpu(), CT_ERROR_NOT_IMPLEMENTED, "_unique2: only the cpu has a kernel, the input is on ", a.device());
   // PyTorch's cpu kernel fills the inverse whenever counts are asked for too (it counts with it).
   const bool counts = f.arg(3).to_bool(), inverse = f.arg(2).to_bool() || counts;
