@@ -899,8 +899,6 @@ def test_inplace_writes_through_views():
 # some of an operator's cases need what is missing (docs/symbolic.md, "Left out").
 SYMBOLIC_TODO = {
     "einsum", "index", "index_put", "diag",                       # composites still on int sizes
-    "pad", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d", "reflection_pad3d",
-    "replication_pad1d", "replication_pad2d", "replication_pad3d",
     "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d-none",  # symbolic output_size
     "scaled_dot_product_attention-dropout_shape",                 # random operators on symbolic sizes
 }

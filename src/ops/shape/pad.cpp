@@ -37,17 +37,19 @@ void constant_pad_kernel(void*, Frame& f) {
   bool copied = false;
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const int64_t d = static_cast<int64_t>(a.dim() - 1 - i);
-    const int64_t before = pad[2 * i], after = pad[2 * i + 1], n = a.size(d);
-    CT_CHECK(n + before + after >= 0, CT_ERROR_SHAPE, "constant_pad_nd: dim ", d, " of size ", n, " padded by (",
-             before, ", ", after, ") would have a negative size (input ", a.sym_sizes(), "). Crop less");
-    if (before < 0) x = narrow(x, d, -before, x->size(d) + before);
-    if (after < 0) x = narrow(x, d, 0, x->size(d) + after);
+    const int64_t before = pad[2 * i], after = pad[2 * i + 1];
+    const SymInt n = a.sym_size(d);
+    CT_SYM_CHECK(n + (before + after) >= 0, CT_ERROR_SHAPE, "constant_pad_nd: dim ", d, " of size ", n,
+                 " padded by (", before, ", ", after, ") would have a negative size (input ", a.sym_sizes(),
+                 "). Crop less");
+    if (before < 0) x = narrow_symint(x, d, -before, x->sym_size(d) + before);
+    if (after < 0) x = narrow_symint(x, d, 0, x->sym_size(d) + after);
     if (before <= 0 && after <= 0) continue;
     auto filled = [&](int64_t len) {
       if (len <= 0) return Tensor();
-      DimVector s(x->sizes());
+      SymDimVector s(x->sym_sizes());
       s[d] = len;
-      return full(s, value, a.dtype(), a.device());
+      return full_symint(s, value, a.dtype(), a.device());
     };
     x = join({filled(before), x, filled(after)}, d);
     copied = true;
@@ -74,38 +76,39 @@ Tensor pad_edges(const Tensor& a, IntArrayRef pad, Mode mode, int64_t k) {
   CT_CHECK(static_cast<int64_t>(pad.size()) == 2 * k, CT_ERROR_INVALID_ARGUMENT, op, ": padding ", pad, " has ",
            pad.size(), " entries. Expected ", 2 * k, ": (before, after) for each of the last ", k, " dims");
   for (int64_t d = nd == k + 2 ? 1 : 0; d < nd; ++d)
-    CT_CHECK(a->size(d) > 0, CT_ERROR_SHAPE, op, ": the input ", a->sym_sizes(), " has an empty dim ", d,
-             ". Only the batch dim may be empty");
+    CT_SYM_CHECK(a->sym_size(d) > 0, CT_ERROR_SHAPE, op, ": the input ", a->sym_sizes(), " has an empty dim ", d,
+                 ". Only the batch dim may be empty");
   Tensor x = a;
   for (int64_t i = 0; i < k; ++i) {
     const int64_t d = nd - 1 - i;
-    const int64_t before = pad[2 * i], after = pad[2 * i + 1], n = a->size(d);
+    const int64_t before = pad[2 * i], after = pad[2 * i + 1];
+    const SymInt n = a->sym_size(d);
     CT_CHECK(before >= 0 && after >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": padding ", pad,
              " has a negative entry. Crop with narrow or constant padding instead");
     if (mode == Mode::Reflect)
-      CT_CHECK(before < n && after < n, CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
+      CT_SYM_CHECK((n > before) & (n > after), CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
                ") of dim ", d, " must be less than its size ", n, " (input ", a->sym_sizes(), ")");
     if (mode == Mode::Circular)
-      CT_CHECK(before <= n && after <= n, CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
+      CT_SYM_CHECK((n >= before) & (n >= after), CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
                ") of dim ", d, " must be at most its size ", n, " (input ", a->sym_sizes(), ")");
     Tensor lo, hi;
-    DimVector s(x->sizes());
+    SymDimVector s(x->sym_sizes());
     if (before > 0) {
       if (mode == Mode::Reflect) {
         lo = flip(narrow(x, d, 1, before), {d});
       } else if (mode == Mode::Replicate) {
         s[d] = before;
-        lo = expand(narrow(x, d, 0, 1), s);
+        lo = expand_symint(narrow(x, d, 0, 1), s);
       } else {
-        lo = narrow(x, d, n - before, before);
+        lo = narrow_symint(x, d, n - before, before);
       }
     }
     if (after > 0) {
       if (mode == Mode::Reflect) {
-        hi = flip(narrow(x, d, n - 1 - after, after), {d});
+        hi = flip(narrow_symint(x, d, n - (1 + after), after), {d});
       } else if (mode == Mode::Replicate) {
         s[d] = after;
-        hi = expand(narrow(x, d, n - 1, 1), s);
+        hi = expand_symint(narrow_symint(x, d, n - 1, 1), s);
       } else {
         hi = narrow(x, d, 0, after);
       }
