@@ -291,6 +291,11 @@ SymInt sym_int(SymFloat a) {
   return SymInt(a.node()->env->to_int(a.node()));
 }
 
+int64_t size_hint(SymInt s) {
+  if (!s.is_symbolic()) return s.raw();
+  return s.node()->has_hint ? s.node()->hint.i : 1;
+}
+
 SymInt sym_pow(SymInt a, SymInt b) { return SymInt::binary_slow(SymInt::BinOp::Pow, a, b); }
 
 SymFloat sym_truediv(SymInt a, SymInt b) { return SymFloat::binary(SymFloat::BinOp::TrueDiv, sym_float(a), sym_float(b)); }

@@ -214,6 +214,9 @@ SymBool sym_not(SymBool b);
 /// int -> float and float -> int (truncation), with no guard.
 SymFloat sym_float(SymInt a);
 SymInt sym_int(SymFloat a);
+/// s's value, or for a symbolic s its value under the hints (1 when it has none), with no guard: for
+/// heuristics whose choice never changes a result (a contraction order).
+int64_t size_hint(SymInt s);
 /// Python's ** on ints (a negative exponent is an error).
 SymInt sym_pow(SymInt a, SymInt b);
 SymFloat sym_truediv(SymInt a, SymInt b);

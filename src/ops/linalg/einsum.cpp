@@ -51,9 +51,9 @@ struct Term {
   std::vector<int> labels;
 };
 
-int64_t prod_sizes(const std::vector<int>& labels, const std::vector<int64_t>& size) {
-  int64_t p = 1;
-  for (int l : labels) p *= size[l];
+SymInt prod_sizes(const std::vector<int>& labels, const std::vector<SymInt>& size) {
+  SymInt p = 1;
+  for (int l : labels) p = p * size[l];
   return p;
 }
 
@@ -75,7 +75,7 @@ Term sum_unneeded(Term x, const std::vector<bool>& keep) {
 }
 
 // Contracts a and b over their shared labels not in keep; keeps every other label.
-Term contract(Term a, Term b, const std::vector<bool>& keep, const std::vector<int64_t>& size) {
+Term contract(Term a, Term b, const std::vector<bool>& keep, const std::vector<SymInt>& size) {
   std::vector<bool> in_a(kEllipsisBase + 64, false), in_b(kEllipsisBase + 64, false);
   for (int l : a.labels) in_a[l] = true;
   for (int l : b.labels) in_b[l] = true;
@@ -90,31 +90,34 @@ Term contract(Term a, Term b, const std::vector<bool>& keep, const std::vector<i
     if (!in_a[l]) free_b.push_back(l);
   auto arrange = [&](const Term& x, const std::vector<int>& g0, const std::vector<int>& g1,
                      const std::vector<int>& g2) {
-    DimVector perm, full;
+    DimVector perm;
+    SymDimVector full;
     for (const auto* g : {&g0, &g1, &g2})
       for (int l : *g) {
         perm.push_back(int64_t(std::find(x.labels.begin(), x.labels.end(), l) - x.labels.begin()));
         full.push_back(size[l]);
       }
     const Tensor p = permute(x.t, perm);
-    return expand(p, full);  // size-1 dims broadcast against the other operand
+    return expand_symint(p, full);  // size-1 dims broadcast against the other operand
   };
-  const int64_t nb = prod_sizes(batch, size), m = prod_sizes(free_a, size), n = prod_sizes(free_b, size),
-                k = prod_sizes(summed, size);
-  const Tensor ta = reshape(arrange(a, batch, free_a, summed), {nb, m, k});
-  const Tensor tb = reshape(arrange(b, batch, summed, free_b), {nb, k, n});
-  DimVector out_sizes;
+  const SymInt nb = prod_sizes(batch, size), m = prod_sizes(free_a, size), n = prod_sizes(free_b, size),
+               k = prod_sizes(summed, size);
+  const Tensor ta = reshape_symint(arrange(a, batch, free_a, summed), {nb, m, k});
+  const Tensor tb = reshape_symint(arrange(b, batch, summed, free_b), {nb, k, n});
+  SymDimVector out_sizes;
   std::vector<int> labels;
   for (const auto* g : {&batch, &free_a, &free_b})
     for (int l : *g) out_sizes.push_back(size[l]), labels.push_back(l);
-  Tensor r = k == 0 ? zeros({nb, m, n}, a.t->dtype(), a.t->device()) : bmm(ta, tb);
-  return {reshape(r, out_sizes), labels};
+  Tensor r = k == 0 ? full_symint({nb, m, n}, Scalar(0), a.t->dtype(), a.t->device()) : bmm(ta, tb);
+  return {reshape_symint(r, out_sizes), labels};
 }
 
 // The cheapest pairwise order over subsets (cost: multiply-adds of each contraction), as a list
 // of pairs of positions in a list that appends each result at the end (opt_einsum's convention).
+// Symbolic sizes count with their hints: the order changes the cost, never the result, so choosing it
+// records no guard.
 std::vector<std::pair<int, int>> best_path(const std::vector<std::vector<int>>& labels, const std::vector<bool>& out,
-                                           const std::vector<int64_t>& size) {
+                                           const std::vector<SymInt>& size) {
   const int n = int(labels.size());
   const size_t nl = size.size();
   // The labels a subset's result keeps: those in the output or in an operand outside it.
@@ -133,7 +136,7 @@ std::vector<std::pair<int, int>> best_path(const std::vector<std::vector<int>>& 
     for (int l : x) u[l] = true;
     for (int l : y) u[l] = true;
     for (size_t l = 0; l < nl; ++l)
-      if (u[l]) c *= double(size[l]);
+      if (u[l]) c *= double(size_hint(size[l]));
     return c;
   };
   std::vector<std::pair<int, int>> path;
@@ -232,7 +235,7 @@ void einsum_kernel(void*, Frame& f) {
     if (has) ell = std::max(ell, int64_t(ops[i]->dim()) - named);
   }
   const size_t nl = size_t(kEllipsisBase + ell);
-  std::vector<int64_t> size(nl, 1);
+  std::vector<SymInt> size(nl, SymInt(1));
   std::vector<bool> seen(nl, false);
   std::vector<int> count(nl, 0);
   std::vector<Term> xs;
@@ -252,8 +255,8 @@ void einsum_kernel(void*, Frame& f) {
       const auto first = std::find(labels.begin(), labels.begin() + d, labels[d]);
       if (first == labels.begin() + d) continue;
       const int64_t d0 = first - labels.begin();
-      CT_CHECK(x.t->size(d0) == x.t->size(d), CT_ERROR_SHAPE, "einsum: a subscript repeated in operand ", i,
-               " covers dims of sizes ", x.t->size(d0), " and ", x.t->size(d));
+      CT_CHECK(x.t->sym_size(d0) == x.t->sym_size(d), CT_ERROR_SHAPE, "einsum: a subscript repeated in operand ", i,
+               " covers dims of sizes ", x.t->sym_size(d0), " and ", x.t->sym_size(d));
     }
     std::vector<int> kept;
     Tensor t = x.t;
@@ -265,7 +268,7 @@ void einsum_kernel(void*, Frame& f) {
       }
       // Move the repeat next to the first occurrence's dim and take the diagonal.
       const int64_t d0 = first - kept.begin(), d1 = int64_t(kept.size());
-      const int64_t n = t->size(d0);
+      const int64_t n = t->sym_size(d0).guard_int();  // the identity mask needs its size
       DimVector mask_sizes(t->dim(), 1);
       mask_sizes[d0] = n, mask_sizes[d1] = n;
       const Tensor mask = reshape(eye(n, n, t->dtype(), t->device()), mask_sizes);
@@ -275,7 +278,7 @@ void einsum_kernel(void*, Frame& f) {
     }
     for (size_t d = 0; d < kept.size(); ++d) {
       const int l = kept[d];
-      const int64_t s = t->size(d);
+      const SymInt s = t->sym_size(d);
       CT_CHECK(!seen[l] || size[l] == s || size[l] == 1 || s == 1, CT_ERROR_SHAPE,
                "einsum: a subscript covers dims of sizes ", size[l], " and ", s, " in '", eq, "'");
       if (!seen[l] || size[l] == 1) size[l] = s;
@@ -344,13 +347,14 @@ void einsum_kernel(void*, Frame& f) {
     xs.push_back(r);
   }
   Term r = sum_unneeded(xs[0], in_out);
-  DimVector perm, full;
+  DimVector perm;
+  SymDimVector full;
   for (int l : out) {
     perm.push_back(int64_t(std::find(r.labels.begin(), r.labels.end(), l) - r.labels.begin()));
     full.push_back(size[l]);
   }
   Tensor y = permute(r.t, perm);
-  f.outs[0] = y->sizes().equals(full.ref()) ? y : contiguous(expand(y, full));
+  f.outs[0] = identical(y->sym_sizes(), full.ref()) ? y : contiguous(expand_symint(y, full));
 }
 
 }  // namespace
