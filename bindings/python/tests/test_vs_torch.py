@@ -898,7 +898,7 @@ def test_inplace_writes_through_views():
 # rule yet refuses with GuardError; it is listed here by operator, or by "operator-case" where only
 # some of an operator's cases need what is missing (docs/symbolic.md, "Left out").
 SYMBOLIC_TODO = {
-    "index", "index_put", "diag",                                 # composites still on int sizes
+    "diag",                                                       # a vector's diagonal matrix
     "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d-none",  # symbolic output_size
     "scaled_dot_product_attention-dropout_shape",                 # random operators on symbolic sizes
 }

@@ -27,10 +27,10 @@ struct Advanced {
   Tensor merged;  // self, indexed dims together (permuted when needed) and merged into dim pos
   Tensor flat;    // int64 1-D positions within the merged dim
   int64_t pos = 0;
-  DimVector perm;          // empty when no permutation was needed
-  DimVector permuted;      // self's sizes after the permutation
-  DimVector result;        // sizes of self[indices]
-  DimVector values_shape;  // result with the broadcast index dims flattened into one
+  DimVector perm;             // empty when no permutation was needed
+  SymDimVector permuted;      // self's sizes after the permutation
+  SymDimVector result;        // sizes of self[indices]
+  SymDimVector values_shape;  // result with the broadcast index dims flattened into one
 };
 
 bool is_mask(const TensorImpl& t) { return t.dtype() == DType::Bool || t.dtype() == DType::UInt8; }
@@ -55,10 +55,10 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
     if (mask) {
       CT_CHECK(t.dim() > 0, CT_ERROR_INDEX, op, ": a 0-dim boolean index is not supported. Unsqueeze self first");
       for (int64_t c = 0; c < span; ++c)
-        CT_CHECK(t.size(c) == self->size(d + c), CT_ERROR_INDEX, op, ": the mask ", t.sym_sizes(), " at index ", i,
+        CT_CHECK(t.sym_size(c) == self->sym_size(d + c), CT_ERROR_INDEX, op, ": the mask ", t.sym_sizes(), " at index ", i,
                  " does not match the shape of the indexed tensor ", self->sym_sizes(), " at dim ", d + c,
                  ". Give the mask the indexed dims' sizes");
-      index::check_not_meta(op, t);
+      if (!t.shape_env()) index::check_not_meta(op, t);  // of an env, its count is an unbacked symbol
       const Tensor nz = index::nonzero(Tensor::borrow(&t));
       for (int64_t c = 0; c < span; ++c) {
         idx.push_back(select(nz, 1, c));
@@ -67,7 +67,10 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
     } else {
       CT_CHECK(t.dtype() == DType::Int64, CT_ERROR_INDEX, op, ": tensors used as indices must be int64 or bool, got ",
                t.dtype(), " (", t.sym_sizes(), "). Convert the index with to(int64)");
-      idx.push_back(index::checked_index(op, t, self->size(d), d, true));
+      // An index with values is checked against the dim's size, which a symbolic self must then
+      // have concretely (a guard); a meta index has no values to check.
+      const int64_t size = t.device().is_meta() ? 0 : self->sym_size(d).guard_int();
+      idx.push_back(index::checked_index(op, t, size, d, true));
       dims.push_back(d);
     }
     next = d + span;
@@ -80,8 +83,8 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
              self->device(), ". Move the index to ", self->device());
     t = empty(t->sizes(), DType::Int64, self->device());
   }
-  DimVector b(idx[0]->sizes());
-  for (size_t i = 1; i < idx.size(); ++i) b = broadcast_shapes(op, b, idx[i]->sizes());
+  SymDimVector b(idx[0]->sym_sizes());
+  for (size_t i = 1; i < idx.size(); ++i) b = broadcast_shapes(op, b.ref(), idx[i]->sym_sizes());
   const size_t k = idx.size();
   Advanced a;
   Tensor p = self;
@@ -94,30 +97,32 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
   } else {
     a.pos = dims[0];
   }
-  a.permuted = DimVector(p->sizes());
+  a.permuted = SymDimVector(p->sym_sizes());
   const size_t pos = static_cast<size_t>(a.pos);
-  DimVector merged;
-  int64_t m = 1, nb = 1;
-  for (size_t d = pos; d < pos + k; ++d) m *= a.permuted[d];
-  for (int64_t s : b) nb *= s;
+  SymDimVector merged;
+  SymInt m = 1, nb = 1;
+  for (size_t d = pos; d < pos + k; ++d) m = m * a.permuted[d];
+  for (SymInt s : b) nb = nb * s;
   for (size_t d = 0; d < pos; ++d) {
     merged.push_back(a.permuted[d]);
     a.result.push_back(a.permuted[d]);
     a.values_shape.push_back(a.permuted[d]);
   }
   merged.push_back(m);
-  for (int64_t s : b) a.result.push_back(s);
+  for (SymInt s : b) a.result.push_back(s);
   a.values_shape.push_back(nb);
   for (size_t d = pos + k; d < a.permuted.size(); ++d) {
     merged.push_back(a.permuted[d]);
     a.result.push_back(a.permuted[d]);
     a.values_shape.push_back(a.permuted[d]);
   }
-  a.merged = reshape(p, merged);
+  a.merged = reshape_symint(p, merged);
   Tensor lin = idx[0];
-  for (size_t i = 1; i < k; ++i) lin = add(mul(lin, Scalar(a.permuted[pos + i])), idx[i]);
-  if (!lin->sizes().equals(b)) lin = expand(lin, b);
-  a.flat = reshape(lin, {nb});
+  // Row-major positions within the merged dim. Meta indices hold no values, so a symbolic dim's
+  // factor only has to give the right dtype: its hint stands in.
+  for (size_t i = 1; i < k; ++i) lin = add(mul(lin, Scalar(size_hint(a.permuted[pos + i]))), idx[i]);
+  if (!identical(lin->sym_sizes(), b.ref())) lin = expand_symint(lin, b);
+  a.flat = reshape_symint(lin, {nb});
   return a;
 }
 
@@ -125,17 +130,17 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
 void index_kernel(void*, Frame& f) {
   const Tensor self = Tensor::borrow(&f.tensor(0));
   const Advanced a = prepare("index", self, f.arg(1).tensor_list(), f.arg(2).int_list());
-  f.outs[0] = reshape(index::index_select(a.merged, a.pos, a.flat), a.result);
+  f.outs[0] = reshape_symint(index::index_select(a.merged, a.pos, a.flat), a.result);
 }
 
 // values, checked against self and laid out as the merged dim's slices.
 Tensor values_for(const char* op, const Advanced& a, const TensorImpl& self, const TensorImpl& values) {
   CT_CHECK(values.dtype() == self.dtype(), CT_ERROR_DTYPE, op, ": values (", values.dtype(), ") and self (",
            self.dtype(), ") must have the same dtype. Convert values with to()");
-  const DimVector b = broadcast_shapes(op, values.sizes(), a.result);
+  const SymDimVector b = broadcast_shapes(op, values.sym_sizes(), a.result.ref());
   CT_CHECK(b.ref().equals(a.result), CT_ERROR_SHAPE, op, ": values ", values.sym_sizes(),
            " cannot be broadcast to the indexing result ", a.result.ref(), ". Give values sizes that broadcast to it");
-  return reshape(expand(Tensor::borrow(&values), a.result), a.values_shape);
+  return reshape_symint(expand_symint(Tensor::borrow(&values), a.result), a.values_shape);
 }
 
 // index_put(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False, int[] dims=[]) -> Tensor
@@ -145,7 +150,7 @@ void index_put_kernel(void*, Frame& f) {
   const Tensor v = values_for("index_put", a, *self, f.tensor(2));
   Tensor r = f.arg(3).to_bool() ? index::index_add(a.merged, a.pos, a.flat, v, Scalar(1))
                                 : index::index_copy(a.merged, a.pos, a.flat, v);
-  r = reshape(r, a.permuted);
+  r = reshape_symint(r, a.permuted);
   if (!a.perm.empty()) {
     DimVector inverse;
     inverse.resize(a.perm.size());
