@@ -83,8 +83,7 @@ BoundValue apply(const Node& n, const BoundValue* v) {
   fail(CT_ERROR_INTERNAL, "symbolic apply: unknown operation");
 }
 
-namespace {
-BoundValue eval(const Node* n, ArrayRef<BoundValue> binding) {
+BoundValue evaluate(const Node* n, ArrayRef<BoundValue> binding) {
   switch (n->op) {
     case Op::Const: {
       BoundValue r;
@@ -100,24 +99,23 @@ BoundValue eval(const Node* n, ArrayRef<BoundValue> binding) {
       return binding[s];
     }
     case Op::Ite:  // only the chosen branch: the other may divide by zero under this binding
-      return eval(n->args[eval(n->args[0], binding).i ? 1 : 2], binding);
+      return evaluate(n->args[evaluate(n->args[0], binding).i ? 1 : 2], binding);
     default: break;
   }
   const size_t k = n->args.size();
-  BoundValue small[8];
+  BoundValue small[8] = {};
   std::vector<BoundValue> big;
   BoundValue* v = small;
   if (k > 8) big.resize(k), v = big.data();
-  for (size_t i = 0; i < k; ++i) v[i] = eval(n->args[i], binding);
+  for (size_t i = 0; i < k; ++i) v[i] = evaluate(n->args[i], binding);
   return apply(*n, v);
 }
-}  // namespace
 
-int64_t ShapeEnv::eval_int(const Node* n, ArrayRef<BoundValue> binding) const { return eval(n, binding).i; }
+int64_t ShapeEnv::eval_int(const Node* n, ArrayRef<BoundValue> binding) const { return evaluate(n, binding).i; }
 double ShapeEnv::eval_float(const Node* n, ArrayRef<BoundValue> binding) const {
-  const BoundValue v = eval(n, binding);
+  const BoundValue v = evaluate(n, binding);
   return n->type == Type::Float ? v.f : static_cast<double>(v.i);
 }
-bool ShapeEnv::eval_bool(const Node* n, ArrayRef<BoundValue> binding) const { return eval(n, binding).i != 0; }
+bool ShapeEnv::eval_bool(const Node* n, ArrayRef<BoundValue> binding) const { return evaluate(n, binding).i != 0; }
 
 }  // namespace ct::sym

@@ -9,4 +9,8 @@ namespace ct::sym {
 /// not operations: their value comes from the node or the binding.
 BoundValue apply(const Node& n, const BoundValue* argv);
 
+/// n's value under binding (one value per symbol of the env), walking the tree; an Ite evaluates
+/// only its chosen branch.
+BoundValue evaluate(const Node* n, ArrayRef<BoundValue> binding);
+
 }  // namespace ct::sym

@@ -52,17 +52,6 @@ void Program::add_root(const Node* n) {
   ++roots_;
 }
 
-namespace {
-BoundValue tree(const Node* n, ArrayRef<BoundValue> binding) {
-  if (n->op == Op::Const) return BoundValue{n->value.i};
-  if (n->op == Op::Symbol) return binding[static_cast<size_t>(n->value.i)];
-  if (n->op == Op::Ite) return tree(n->args[tree(n->args[0], binding).i ? 1 : 2], binding);
-  std::vector<BoundValue> argv;
-  for (const Node* a : n->args) argv.push_back(tree(a, binding));
-  return apply(*n, argv.data());
-}
-}  // namespace
-
 int64_t Program::first_false(ArrayRef<BoundValue> binding) const {
   CT_CHECK(binding.size() >= max_symbol_, CT_ERROR_INVALID_ARGUMENT, "symbolic evaluate: the binding has ",
            binding.size(), " values but the expressions use ", max_symbol_,
@@ -100,7 +89,7 @@ int64_t Program::first_false(ArrayRef<BoundValue> binding) const {
         ++top;
         break;
       }
-      case Code::Tree: stack[top++] = tree(in.node, binding); break;
+      case Code::Tree: stack[top++] = evaluate(in.node, binding); break;
       case Code::Root:
         if (!stack[--top].i) return root;
         ++root;

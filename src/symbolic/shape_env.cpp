@@ -53,12 +53,6 @@ Node* ShapeEnv::create_unbacked(Type type) {
   return &nodes_.back();
 }
 
-Range ShapeEnv::range(const Node* n) const {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  return n->range;
-}
-
-bool ShapeEnv::statically_true(Node* n) { return n->is_const() && n->int_value() != 0; }
 
 // ---- guards ----
 

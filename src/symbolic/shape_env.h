@@ -83,11 +83,6 @@ class ShapeEnv {
   Node* to_float(Node* a);
   Node* to_int(Node* a);
 
-  /// What is known of an Int or Bool node's value (symbols: their current, possibly narrowed range).
-  Range range(const Node* n) const;
-  /// True when n (Bool) holds for every value its symbols' ranges allow.
-  bool statically_true(Node* n);
-
   // ---- guards (see Note [Guards and runtime assertions]) ----
   /// The value of a Bool node under the hints; records the guard it relies on.
   bool guard_bool(Node* b);
