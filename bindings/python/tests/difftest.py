@@ -136,9 +136,10 @@ def run_case(case, rng):
 # The same cases on the meta device
 
 
-def build_meta(spec):
-    """A meta-device ctorch tensor with the sizes, dtype and strides build() gives spec."""
-    shape, dt = spec.shape, getattr(ctorch, spec.dtype)
+def build_meta(spec, size=lambda n: n):
+    """A meta-device ctorch tensor with the sizes, dtype and strides build() gives spec; size maps
+    each of the spec's sizes to the one used (build_symbolic makes symbols of them)."""
+    shape, dt = tuple(size(n) for n in spec.shape), getattr(ctorch, spec.dtype)
 
     def empty(sizes):
         return ctorch.empty(sizes, dtype=dt, device="meta")
@@ -203,20 +204,7 @@ def build_symbolic(spec, env, hints):
         hints.append(n)
         return env.create_symbol(n, min=2)
 
-    shape, dt = tuple(sym(n) for n in spec.shape), getattr(ctorch, spec.dtype)
-
-    def empty(sizes):
-        return ctorch.empty(sizes, dtype=dt, device="meta")
-
-    if spec.layout == "contig":
-        return empty(shape)
-    if spec.layout == "T":
-        return empty(shape[:-2] + (shape[-1], shape[-2])).transpose(-1, -2)
-    if spec.layout == "step":
-        return empty(shape[:-1] + (2 * shape[-1],))[..., ::2]
-    if spec.layout == "expand":
-        return empty((1,) + shape[1:]).expand(*shape)
-    raise ValueError(spec.layout)
+    return build_meta(spec, sym)
 
 
 def _concrete_signature(result, hints):
