@@ -8,7 +8,8 @@ import os as _os
 
 from . import _C
 from . import _dtype as _d
-from ._tensor import Tensor, _handle, _sizes as _size, _wrap, device
+from . import _symbolic
+from ._tensor import Tensor, _handle, _sizes as _size, _symbolic_factory, _wrap, device
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
@@ -119,13 +120,24 @@ def _finish(t, requires_grad):
     return t.requires_grad_() if requires_grad else t
 
 
+def _symbolic_sizes(size):
+    """size as a list when it holds SymInts (a symbolic meta tensor is drawn: no values, so no
+    generator is used), else None."""
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    return list(size) if _symbolic._has_symint(size) else None
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _d.get_default_dtype()
+    if _symbolic_sizes(size) is not None:
+        return _finish(_symbolic_factory("rand", _symbolic_sizes(size), dtype, device), requires_grad)
     return _finish(_wrap(_C.ct_tensor_rand(_size(size), dtype.code, _dev(device), _gen(generator))), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _d.get_default_dtype()
+    if _symbolic_sizes(size) is not None:
+        return _finish(_symbolic_factory("randn", _symbolic_sizes(size), dtype, device), requires_grad)
     return _finish(_wrap(_C.ct_tensor_randn(_size(size), dtype.code, _dev(device), _gen(generator))), requires_grad)
 
 

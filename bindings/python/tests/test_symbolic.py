@@ -706,3 +706,15 @@ def test_symbolic_number_beside_a_meta_tensor_is_a_zero_dim_stand_in():
     assert (ctorch.empty(s0, dtype=ctorch.int32, device="meta") + s0).dtype == ctorch.int32  # no promotion
     with pytest.raises(TypeError):
         ctorch.ones(3) / s0  # a tensor with values cannot take a number that has none
+
+
+def test_random_operators_draw_symbolic_meta_tensors():
+    env = ctorch.ShapeEnv()
+    s0 = env.create_symbol(5, min=2)
+    assert str(ctorch.rand(s0, 3, device="meta").shape) == "ctorch.Size([s0, 3])"
+    assert str(ctorch.randn((s0,), device="meta").shape) == "ctorch.Size([s0])"
+    x = ctorch.empty(s0, 4, device="meta")
+    assert ctorch.dropout(x, 0.5, True).shape == x.shape
+    assert ctorch.bernoulli(x).shape == x.shape
+    with pytest.raises(ctorch.DeviceError):
+        ctorch.rand(s0, 3)  # a tensor with values needs concrete sizes

@@ -900,7 +900,6 @@ def test_inplace_writes_through_views():
 SYMBOLIC_TODO = {
     "diag",                                                       # a vector's diagonal matrix
     "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d-none",  # symbolic output_size
-    "scaled_dot_product_attention-dropout_shape",                 # random operators on symbolic sizes
 }
 
 

@@ -96,7 +96,7 @@ void fill_bernoulli(T* out, int64_t n, runtime::Generator& g, const P& p_of) {
 
 void sized_random_meta(const Frame& f, MetaResult& m) {
   const char* name = f.op.schema.name.c_str();
-  IntArrayRef sizes = f.arg(0).int_list();
+  const SymIntArrayRef sizes = f.arg(0).sym_int_list();
   checked_numel(sizes, name);
   const DType d = f.arg(2).is_none() ? runtime::default_dtype() : f.arg(2).dtype();
   CT_CHECK(is_floating(d), CT_ERROR_DTYPE, name, ": draws floating-point numbers, so dtype ", d,
@@ -124,7 +124,7 @@ void randn_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 
 void randint_meta(const Frame& f, MetaResult& m) {
   const int64_t low = f.arg(0).to_int(), high = f.arg(1).to_int();
-  IntArrayRef sizes = f.arg(2).int_list();
+  const SymIntArrayRef sizes = f.arg(2).sym_int_list();
   checked_numel(sizes, "randint");
   const DType d = f.arg(4).is_none() ? DType::Int64 : f.arg(4).dtype();
   CT_CHECK(low < high, CT_ERROR_INVALID_ARGUMENT, "randint: the range [", low, ", ", high,

@@ -152,7 +152,7 @@ void dropout_kernel(void*, Frame& f) {
     f.outs[0] = mul(input, Scalar(0.0));
     return;
   }
-  Tensor mask = empty(input->sizes(), input->dtype(), input->device());
+  Tensor mask = empty_like_sizes(*input, input->dtype());
   const Value args[] = {Value(mask), Value(1.0 - p), f.arg(3)};
   Tensor ignored;
   dispatch(builtin_op("bernoulli_.float"), args, 3, &ignored, 1);
