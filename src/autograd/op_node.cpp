@@ -164,8 +164,11 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
     } else if (v.kind() == Value::Kind::TensorList) {
       slot.count = static_cast<uint32_t>(v.tensor_list().size());
       for (const TensorImpl* t : v.tensor_list()) add_input(*t, gradient_edge(*t));
-    } else if (v.kind() == Value::Kind::IntList || v.kind() == Value::Kind::SymIntList) {
-      node->lists.emplace_back(as_ints(v.sym_int_list()));  // the bits, symbolic or not
+    } else if (v.kind() == Value::Kind::IntList) {
+      node->lists.emplace_back(v.int_list());
+      node->args[i] = Value(node->lists.back().ref());
+    } else if (v.kind() == Value::Kind::SymIntList) {  // kept as its bits, still a symbolic list
+      node->lists.emplace_back(as_ints(v.sym_int_list()));
       node->args[i] = Value(as_sym(node->lists.back().ref()));
     } else if (v.kind() == Value::Kind::String) {
       node->strings.emplace_back(v.str());

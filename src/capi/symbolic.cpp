@@ -107,13 +107,13 @@ ct_status produce(Out** out, const char* fn, F&& body) {
 
 // Values under the handles' binding: one per symbol of env (see ct_symint_evaluate).
 std::vector<sym::BoundValue> binding_arg(const ShapeEnv& env, const int64_t* values, size_t n, const char* fn) {
-  const std::vector<sym::SymbolInfo>& syms = env.symbols();
-  CT_CHECK(n == syms.size(), CT_ERROR_INVALID_ARGUMENT, fn, ": the binding has ", n, " values but the env has ",
-           syms.size(), " symbols. Pass one value per symbol, in creation order (ct_shape_env_num_symbols)");
+  const std::vector<sym::Type> types = env.symbol_types();
+  CT_CHECK(n == types.size(), CT_ERROR_INVALID_ARGUMENT, fn, ": the binding has ", n, " values but the env has ",
+           types.size(), " symbols. Pass one value per symbol, in creation order (ct_shape_env_num_symbols)");
   CT_CHECK(values || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": values is NULL");
   std::vector<sym::BoundValue> b(n);
   for (size_t k = 0; k < n; ++k) {
-    if (syms[k].node->type == sym::Type::Float) b[k].f = static_cast<double>(values[k]);
+    if (types[k] == sym::Type::Float) b[k].f = static_cast<double>(values[k]);
     else b[k].i = values[k];
   }
   return b;
@@ -144,8 +144,15 @@ ct_status ct_shape_env_create(ct_shape_env** out) {
   return capi::guard([&] {
     capi::require_out(out, "ct_shape_env_create", "out");
     ShapeEnv* env = ShapeEnv::create();
-    *out = reinterpret_cast<ct_shape_env*>(make(Kind::Env, env));
+    SymHandle* h = nullptr;
+    try {
+      h = make(Kind::Env, env);
+    } catch (...) {
+      env->release();
+      throw;
+    }
     env->release();  // the handle holds the one reference
+    *out = reinterpret_cast<ct_shape_env*>(h);
   });
 }
 

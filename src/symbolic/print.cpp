@@ -215,6 +215,7 @@ class Printer {
 }  // namespace
 
 std::string ShapeEnv::to_string(const Node* n) const {
+  std::lock_guard<std::recursive_mutex> lock(mu_);  // the printer reads symbols_
   Printer p(*this);
   p.print(n, kLogic);
   return p.take();

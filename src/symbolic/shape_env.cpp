@@ -164,6 +164,18 @@ void ShapeEnv::check(Node* cond, ct_status status, const std::string& message) {
   narrow(cond);
 }
 
+size_t ShapeEnv::num_symbols() const {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  return symbols_.size();
+}
+
+std::vector<Type> ShapeEnv::symbol_types() const {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  std::vector<Type> types;
+  for (const SymbolInfo& s : symbols_) types.push_back(s.node->type);
+  return types;
+}
+
 std::vector<Node*> ShapeEnv::guards() const {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   return guards_;

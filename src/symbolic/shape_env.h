@@ -51,8 +51,12 @@ class ShapeEnv {
   Node* create_symbol(int64_t hint, int64_t min, int64_t max, const std::string& name = "");
   /// An unbacked symbol (u<k>, or f<k> / b<k> for Float / Bool): a value known only at run time.
   Node* create_unbacked(Type type);
+  /// The symbols, in creation order. Not locked: for code that holds the env's lock (the printer,
+  /// under to_string); other threads may add symbols meanwhile.
   const std::vector<SymbolInfo>& symbols() const { return symbols_; }
-  size_t num_symbols() const { return symbols_.size(); }
+  size_t num_symbols() const;
+  /// Each symbol's type, in creation order (what a binding's values are read as).
+  std::vector<Type> symbol_types() const;
 
   // ---- simplifying constructors (simplify.cpp) ----
   Node* int_const(int64_t v);

@@ -439,6 +439,56 @@ static void test_operator_without_symbolic_rule_is_guard_error(void) {
   ct_shape_env_release(env);
 }
 
+/* NULL handles and NULL outs anywhere give CT_ERROR_INVALID_ARGUMENT and leave outs NULL. */
+static void test_null_arguments_are_invalid_argument(void) {
+  ct_shape_env* env = NULL;
+  ct_symint* s = NULL;
+  ct_symint* out = (ct_symint*)capi_sentinel();
+  size_t n = 0;
+  uint64_t u = 0;
+  char* text = (char*)capi_sentinel();
+  int flag = 0;
+  int64_t v = 0;
+  CHECK_OK(ct_shape_env_create(&env));
+  CHECK_OK(ct_shape_env_create_symbol(env, NULL, 3, 0, 10, &s));
+  CHECK_STATUS(ct_shape_env_create_unbacked(NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_STATUS(ct_shape_env_num_symbols(NULL, &n), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_shape_env_num_guards(env, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_shape_env_guard_requests(NULL, &u), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_shape_env_guards_json(NULL, &text), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(text == NULL);
+  CHECK_STATUS(ct_shape_env_check_guards(env, &v, 1, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_symint_is_symbolic(NULL, &flag), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_symint_maybe_int(s, NULL, &flag), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_symint_guard_int(NULL, &v), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_symint_to_string(NULL, &text), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_symint_evaluate(s, NULL, 1, &v), CT_ERROR_INVALID_ARGUMENT);
+  out = (ct_symint*)capi_sentinel();
+  CHECK_STATUS(ct_symint_add(s, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_STATUS(ct_sym_sum(NULL, 2, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_is_symbolic(NULL, &flag), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_sym_size(NULL, 0, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_sym_numel(NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  ct_symint_release(s);
+  ct_shape_env_release(env);
+}
+
+/* sym_int of a float that no int64 holds, and an int64 overflow, are refused with a status. */
+static void test_out_of_range_numbers_are_invalid_argument(void) {
+  ct_symfloat* big = NULL;
+  ct_symint *out = NULL, *huge = NULL, *two = NULL;
+  CHECK_OK(ct_symfloat_from_double(1e30, &big));
+  CHECK_STATUS(ct_sym_int(big, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_OK(ct_symint_from_int(INT64_MAX, &huge));
+  CHECK_OK(ct_symint_from_int(2, &two));
+  CHECK_STATUS(ct_symint_mul(huge, two, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("overflow");
+  ct_symfloat_release(big), ct_symint_release(huge), ct_symint_release(two);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_shape_env_create_null_out_is_invalid_argument),
     CAPI_TEST(test_symbol_hint_outside_its_range_is_invalid_argument),
@@ -460,5 +510,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_sym_item_failures),
     CAPI_TEST(test_empty_symbolic_failures),
     CAPI_TEST(test_operator_without_symbolic_rule_is_guard_error),
+    CAPI_TEST(test_null_arguments_are_invalid_argument),
+    CAPI_TEST(test_out_of_range_numbers_are_invalid_argument),
 };
 CAPI_MAIN(TESTS)

@@ -823,8 +823,6 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     except TypeError:
         if not _symbolic._has_symint(size):
             raise
-        t = None
-    if t is None:  # SymInt sizes
         t = _symbolic_factory("full", size, dtype, device, fill_value)
     return t.requires_grad_() if requires_grad else t
 
