@@ -1,0 +1,731 @@
+// fuse.cpp - fuse(): connected groups of pointwise calls and last-dim reductions become Fused
+// nodes, each run by a FusedKernel that reads its inputs once, tile by tile.
+//
+// Note [Fused CPU kernels]
+// What fuses. Unary neg, abs, relu, exp, exp2, expm1, log, log1p, sqrt, rsqrt, sin, cos, tanh,
+// sigmoid, erf, reciprocal, square; add and sub (with alpha), mul, div (no rounding mode), maximum,
+// minimum as .Tensor and .Scalar, and rsub.Scalar; sum, mean, amax, amin over the last dim,
+// keepdim or not. Every call of a group has one dtype, float32 or float64, on the CPU, and reads
+// only tensors of that dtype (a promotion ends the group). Sizes may be symbolic. Groups of one
+// call are left alone: they would only add overhead.
+//
+// Iteration space. A group has a full shape F, seen as [R, C]: C its last size, R the product of
+// the others. Each value is Full (F), Row (one per row: a reduction's result, keepdim or not, or a
+// [..., 1] input), Col (one per column: a [C] or [1, ..., C] input, like a bias) or Scalar (one
+// element or a Python number). A call joins only if its operands broadcast exactly like that, and
+// the group's own results are Full or Row. It joins when it reads a group's result and no node
+// outside the group reads the group's results before it: the Fused node then takes the place of
+// the group's last call and nothing is reordered.
+//
+// Execution. [R, C] is cut into tiles sized so that the live buffers of a tile take kTileBytes (L2):
+// blocks of whole rows when the group has Row results (a reduction needs its row whole, so a row
+// longer than that is a tile on its own), else blocks of rows or, for rows longer than a tile,
+// column chunks of one row; a group of Full and Scalar values only is one long row. Threads take tiles; each runs the calls in order, each a
+// tight loop over contiguous buffers. Inputs and outputs are read and written in place,
+// intermediates live in per-thread scratch buffers, reused once dead, and only results used
+// outside the group become tensors.
+//
+// Guarantees. Every element function is the eager kernel's formula (unary.cpp, binary.cpp, the
+// vec_math.h functions for the transcendental ones) and the library builds with -ffp-contract=off,
+// so pointwise results have eager's bits. A reduction calls reduce_row, the engine behind eager's
+// last-dim reductions (Note [Reproducible reductions]), on the same values, so sum, mean, amax and
+// amin match eager bitwise too (a NaN may differ in payload). Tiles never decide a result: the bits
+// do not depend on the thread count.
+//
+// Fallback. When the inputs at run time do not fit the plan (non-contiguous, another dtype or
+// device, no elements) or autograd must record the calls, the kernel dispatches its calls one by
+// one as the graph had them, so its results are always eager's.
+#include "compile/fuse.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <unordered_map>
+
+#include "autograd/grad_mode.h"
+#include "compile/passes.h"
+#include "compile/run.h"
+#include "dispatch/dispatcher.h"
+#include "ops/cpu/isa.h"
+#include "ops/cpu/parallel.h"
+#include "ops/cpu/reduce.h"
+#include "ops/cpu/vec_math.h"
+
+namespace ct::compile {
+namespace {
+
+constexpr int64_t kTileBytes = 256 * 1024;
+constexpr int64_t kMinTile = 512, kMaxTile = 16384;  // elements
+
+#define CT_FUSED_CODES(X)                                                                          \
+  X(Neg) X(Abs) X(Relu) X(Exp) X(Exp2) X(Expm1) X(Log) X(Log1p) X(Sqrt) X(Rsqrt) X(Sin) X(Cos)     \
+  X(Tanh) X(Sigmoid) X(Erf) X(Reciprocal) X(Square) X(Add) X(AddScaled) X(Sub) X(SubScaled) X(Mul) \
+  X(Div) X(Maximum) X(Minimum) X(Sum) X(Mean) X(Amax) X(Amin)
+#define CT_ENUM(K) K,
+enum class Code : uint8_t { CT_FUSED_CODES(CT_ENUM) };
+#undef CT_ENUM
+
+constexpr bool is_unary(Code k) { return k <= Code::Square; }
+constexpr bool is_reduction(Code k) { return k >= Code::Sum; }
+
+// How a call's arguments read: Binary (self, other[, alpha]), BinaryScalar (self, Scalar other
+// [, alpha]), ReverseScalar (rsub: other - alpha * self), Reduce (self, dim, keepdim).
+enum class Form : uint8_t { Unary, Binary, BinaryScalar, ReverseScalar, Reduce };
+
+struct OpEntry {
+  const char* name;
+  Code code;
+  Form form;
+};
+constexpr OpEntry kOps[] = {
+    {"neg", Code::Neg, Form::Unary}, {"abs", Code::Abs, Form::Unary}, {"relu", Code::Relu, Form::Unary},
+    {"exp", Code::Exp, Form::Unary}, {"exp2", Code::Exp2, Form::Unary}, {"expm1", Code::Expm1, Form::Unary},
+    {"log", Code::Log, Form::Unary}, {"log1p", Code::Log1p, Form::Unary}, {"sqrt", Code::Sqrt, Form::Unary},
+    {"rsqrt", Code::Rsqrt, Form::Unary}, {"sin", Code::Sin, Form::Unary}, {"cos", Code::Cos, Form::Unary},
+    {"tanh", Code::Tanh, Form::Unary}, {"sigmoid", Code::Sigmoid, Form::Unary}, {"erf", Code::Erf, Form::Unary},
+    {"reciprocal", Code::Reciprocal, Form::Unary}, {"square", Code::Square, Form::Unary},
+    {"add.Tensor", Code::Add, Form::Binary}, {"add.Scalar", Code::Add, Form::BinaryScalar},
+    {"sub.Tensor", Code::Sub, Form::Binary}, {"sub.Scalar", Code::Sub, Form::BinaryScalar},
+    {"rsub.Scalar", Code::Sub, Form::ReverseScalar},
+    {"mul.Tensor", Code::Mul, Form::Binary}, {"mul.Scalar", Code::Mul, Form::BinaryScalar},
+    {"div.Tensor", Code::Div, Form::Binary}, {"div.Scalar", Code::Div, Form::BinaryScalar},
+    {"maximum.Tensor", Code::Maximum, Form::Binary}, {"maximum.Scalar", Code::Maximum, Form::BinaryScalar},
+    {"minimum.Tensor", Code::Minimum, Form::Binary}, {"minimum.Scalar", Code::Minimum, Form::BinaryScalar},
+    {"sum.dim_IntList", Code::Sum, Form::Reduce}, {"mean.dim_IntList", Code::Mean, Form::Reduce},
+    {"amax.dim_IntList", Code::Amax, Form::Reduce}, {"amin.dim_IntList", Code::Amin, Form::Reduce},
+};
+
+const OpEntry* find_op(const OperatorDef* op) {
+  static const std::unordered_map<const OperatorDef*, const OpEntry*> table = [] {
+    std::unordered_map<const OperatorDef*, const OpEntry*> m;
+    for (const OpEntry& e : kOps)
+      if (const OperatorDef* d = Registry::get().find(e.name)) m.emplace(d, &e);
+    return m;
+  }();
+  const auto it = table.find(op);
+  return it == table.end() ? nullptr : it->second;
+}
+
+// ---- Element functions: each exactly the eager kernel's (see Note [Fused CPU kernels]).
+
+template <Code K, typename T>
+[[gnu::always_inline]] inline T apply(T x, T y, T alpha) {
+  namespace vm = cpu::vm;
+  if constexpr (K == Code::Neg) return -x;
+  else if constexpr (K == Code::Abs) return x < T(0) ? -x : x;
+  else if constexpr (K == Code::Relu) return x < T(0) ? T(0) : x;
+  else if constexpr (K == Code::Exp) return vm::exp(x);
+  else if constexpr (K == Code::Exp2) return std::exp2(x);
+  else if constexpr (K == Code::Expm1) return vm::expm1(x);
+  else if constexpr (K == Code::Log) return std::log(x);
+  else if constexpr (K == Code::Log1p) return vm::log1p(x);
+  else if constexpr (K == Code::Sqrt) return std::sqrt(x);
+  else if constexpr (K == Code::Rsqrt) return T(1) / std::sqrt(x);
+  else if constexpr (K == Code::Sin) return vm::sin(x);
+  else if constexpr (K == Code::Cos) return vm::cos(x);
+  else if constexpr (K == Code::Tanh) return vm::tanh(x);
+  else if constexpr (K == Code::Sigmoid) return vm::sigmoid(x);
+  else if constexpr (K == Code::Erf) return vm::erf(x);
+  else if constexpr (K == Code::Reciprocal) return T(1) / x;
+  else if constexpr (K == Code::Square) return x * x;
+  else if constexpr (K == Code::Add) return x + y;
+  else if constexpr (K == Code::AddScaled) return x + alpha * y;
+  else if constexpr (K == Code::Sub) return x - y;
+  else if constexpr (K == Code::SubScaled) return x - alpha * y;
+  else if constexpr (K == Code::Mul) return x * y;
+  else if constexpr (K == Code::Div) return x / y;
+  else if constexpr (K == Code::Maximum) return std::isnan(x) ? x : std::isnan(y) ? y : x > y ? x : y;
+  else return std::isnan(x) ? x : std::isnan(y) ? y : x < y ? x : y;  // Minimum
+}
+
+// The fold of a reduction, as reduce.cpp's SumOp and ExtremumOp (NaN wins).
+template <Code K, typename T>
+struct Fold {
+  using acc_t = T;
+  static T identity() {
+    if constexpr (K == Code::Amax) return -std::numeric_limits<T>::infinity();
+    else if constexpr (K == Code::Amin) return std::numeric_limits<T>::infinity();
+    else return T(0);
+  }
+  static T merge(T a, T b) {
+    if constexpr (K == Code::Sum || K == Code::Mean) {
+      return a + b;
+    } else {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+      return (K == Code::Amax ? b > a : b < a) ? b : a;
+    }
+  }
+  static T step(T a, T x, int64_t) { return merge(a, x); }
+};
+
+// ---- The plan a kernel runs.
+
+enum class Cls : uint8_t { Full, Row, Col, Scalar };
+
+struct Slot {
+  enum class Kind : uint8_t { Input, Output, Scratch, Imm };
+  Kind kind;
+  int32_t index;  // input, output, scratch buffer or immediate number
+  Cls cls;
+};
+
+struct Operand {
+  int32_t slot = -1;
+  Cls cls = Cls::Full;
+};
+
+struct Instr {
+  Code code;
+  Cls cls;          // of the result
+  bool per_line;    // a Row or Col operand of a Full result: one loop per row of the tile
+  int32_t dst;
+  Operand a, b;
+  int32_t alpha = -1;  // AddScaled, SubScaled: an Imm slot
+};
+
+// Rows [r0, r0 + rows) and columns [c0, c0 + cols) of [R, C]: all columns unless rows == 1, so a
+// Full value's part of a tile is contiguous.
+struct Tile {
+  int64_t r0, rows, c0, cols;
+};
+
+template <typename T>
+[[gnu::always_inline]] inline const T* line_start(const Operand& o, const T* p, int64_t i, int64_t cols) {
+  return o.cls == Cls::Full ? p + i * cols : o.cls == Cls::Row ? p + i : p;
+}
+
+// o[i] = f(a[i] or *a, b[i] or *b): with a broadcast side hoisted, every form vectorizes.
+template <Code K, typename T>
+[[gnu::always_inline]] inline void binary_line(T* __restrict o, const T* a, bool av, const T* b, bool bv, int64_t n,
+                                               T alpha) {
+  if (av && bv) {
+    for (int64_t i = 0; i < n; ++i) o[i] = apply<K>(a[i], b[i], alpha);
+  } else if (av) {
+    const T y = *b;
+    for (int64_t i = 0; i < n; ++i) o[i] = apply<K>(a[i], y, alpha);
+  } else if (bv) {
+    const T x = *a;
+    for (int64_t i = 0; i < n; ++i) o[i] = apply<K>(x, b[i], alpha);
+  } else {
+    const T v = apply<K>(*a, *b, alpha);
+    for (int64_t i = 0; i < n; ++i) o[i] = v;
+  }
+}
+
+template <Code K, typename T>
+[[gnu::always_inline]] inline void exec(const Instr& in, T* const* ptr, const Tile& t) {
+  T* __restrict o = ptr[in.dst];
+  const T* a = ptr[in.a.slot];
+  if constexpr (is_reduction(K)) {
+    for (int64_t i = 0; i < t.rows; ++i) {
+      const T acc = cpu::reduce_row<Fold<K, T>>(a + i * t.cols, t.cols);
+      o[i] = K == Code::Mean ? acc / T(t.cols) : acc;
+    }
+  } else if constexpr (is_unary(K)) {
+    const int64_t n = in.cls == Cls::Full ? t.rows * t.cols : t.rows;
+    for (int64_t i = 0; i < n; ++i) o[i] = apply<K>(a[i], T(0), T(0));
+  } else {
+    const T* b = ptr[in.b.slot];
+    const T alpha = in.alpha >= 0 ? *ptr[in.alpha] : T(1);
+    if (in.cls == Cls::Row) {
+      binary_line<K>(o, a, in.a.cls == Cls::Row, b, in.b.cls == Cls::Row, t.rows, alpha);
+    } else if (!in.per_line) {
+      binary_line<K>(o, a, in.a.cls == Cls::Full, b, in.b.cls == Cls::Full, t.rows * t.cols, alpha);
+    } else {
+      const bool av = in.a.cls == Cls::Full || in.a.cls == Cls::Col, bv = in.b.cls == Cls::Full || in.b.cls == Cls::Col;
+      for (int64_t i = 0; i < t.rows; ++i)
+        binary_line<K>(o + i * t.cols, line_start(in.a, a, i, t.cols), av, line_start(in.b, b, i, t.cols), bv, t.cols,
+                       alpha);
+    }
+  }
+}
+
+template <typename T>
+[[gnu::always_inline]] inline void run_tile_body(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
+  for (size_t k = 0; k < n; ++k) {
+    switch (code[k].code) {
+#define CT_CASE(K) \
+  case Code::K: exec<Code::K>(code[k], ptr, t); break;
+      CT_FUSED_CODES(CT_CASE)
+#undef CT_CASE
+    }
+  }
+}
+
+// The body compiled twice; see Note [CPU capability dispatch].
+template <typename T>
+void run_tile_baseline(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
+  run_tile_body(code, n, ptr, t);
+}
+#if CT_HAVE_AVX2_KERNELS
+template <typename T>
+CT_TARGET_AVX2 void run_tile_avx2(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
+  run_tile_body(code, n, ptr, t);
+}
+#endif
+
+template <typename T>
+void run_tile(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
+#if CT_HAVE_AVX2_KERNELS
+  if (cpu::has_avx2()) return run_tile_avx2(code, n, ptr, t);
+#endif
+  run_tile_baseline(code, n, ptr, t);
+}
+
+// What a kernel runs: its calls as instructions over slots, and the calls themselves.
+struct Plan {
+  DType dtype = DType::Float32;
+  SymDimVector full;
+  bool whole_rows = false;  // some result is one per row: tiles are whole rows
+  bool flat = false;        // only Full and Scalar operands: [R, C] is read as [1, R * C]
+  std::vector<Slot> slots;  // INVARIANT: slot k < code.size() holds instruction k's result
+  std::vector<Instr> code;
+  std::vector<Scalar> imms;
+  int32_t num_scratch = 0;
+  int32_t live_full = 1;  // Full inputs, outputs and scratch buffers: what a tile keeps in cache
+  // The original calls, for the fallback: Refs 0..ninputs-1 name the inputs, ninputs + k call k.
+  std::vector<Node> calls;
+  std::vector<int32_t> output_calls;  // per output, the call computing it
+  std::string description;
+};
+
+class Kernel final : public FusedKernel {
+ public:
+  explicit Kernel(Plan p) : p_(std::move(p)) {}
+  void run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const override;
+  std::string describe() const override { return p_.description; }
+
+ private:
+  bool fits(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols) const;
+  void fallback(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const;
+  template <typename T>
+  void execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols, Tensor* outs) const;
+
+  const Plan p_;
+};
+
+bool Kernel::fits(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols) const {
+  if (rows * cols == 0) return false;
+  // Fused kernels record no autograd nodes: the calls must, when an input requires grad.
+  const bool grad = autograd::grad_enabled();
+  for (const Slot& s : p_.slots) {
+    if (s.kind != Slot::Kind::Input) continue;
+    const TensorImpl& t = *inputs[s.index];
+    const int64_t want = s.cls == Cls::Full ? rows * cols : s.cls == Cls::Row ? rows : s.cls == Cls::Col ? cols : 1;
+    if (t.dtype() != p_.dtype || !t.device().is_cpu() || !t.is_contiguous() || t.numel() != want ||
+        (grad && t.requires_grad()))
+      return false;
+  }
+  return true;
+}
+
+void Kernel::fallback(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const {
+  std::vector<std::vector<Tensor>> env(inputs.size() + p_.calls.size());
+  for (size_t i = 0; i < inputs.size(); ++i) env[i].push_back(Tensor::borrow(inputs[i]));
+  BoxedArgs boxed;
+  for (size_t k = 0; k < p_.calls.size(); ++k) {
+    box_args(p_.calls[k], env, binding, boxed);
+    std::vector<Tensor>& result = env[inputs.size() + k];
+    result.resize(1);
+    dispatch(*p_.calls[k].op, boxed.values.data(), boxed.values.size(), result.data(), 1);
+  }
+  for (size_t k = 0; k < p_.output_calls.size(); ++k) outs[k] = env[inputs.size() + p_.output_calls[k]][0];
+}
+
+void Kernel::run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const {
+  int64_t rows = 1, cols = 1;
+  for (size_t d = 0; d < p_.full.size(); ++d) (d + 1 < p_.full.size() ? rows : cols) *= eval_symint(p_.full[d], binding);
+  if (!fits(inputs, rows, cols)) return fallback(inputs, binding, outs);
+  for (size_t k = 0; k < p_.output_calls.size(); ++k) {
+    DimVector sizes;
+    for (SymInt s : p_.calls[p_.output_calls[k]].outs[0].sizes) sizes.push_back(eval_symint(s, binding));
+    outs[k] = Tensor::adopt(TensorImpl::empty(sizes, p_.dtype, kCPU));
+  }
+  if (p_.dtype == DType::Float32) execute<float>(inputs, rows, cols, outs);
+  else execute<double>(inputs, rows, cols, outs);
+}
+
+template <typename T>
+void Kernel::execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols, Tensor* outs) const {
+  if (p_.flat) {
+    cols *= rows;
+    rows = 1;
+  }
+  const int64_t budget = std::clamp<int64_t>(kTileBytes / (static_cast<int64_t>(sizeof(T)) * p_.live_full), kMinTile,
+                                             kMaxTile);
+  // Tiles of `per_tile` whole rows, or column chunks of `chunk` elements of one row.
+  const bool row_tiles = p_.whole_rows || cols <= budget;
+  const int64_t per_tile = row_tiles ? std::max<int64_t>(1, budget / cols) : 1;
+  const int64_t chunk = row_tiles ? cols : budget;
+  const int64_t chunks_per_row = (cols + chunk - 1) / chunk;
+  const int64_t ntiles = row_tiles ? (rows + per_tile - 1) / per_tile : rows * chunks_per_row;
+  const int64_t cap = per_tile * chunk;  // elements of a Full value in one tile
+  std::vector<T> imm(p_.imms.size());
+  for (size_t k = 0; k < p_.imms.size(); ++k) imm[k] = p_.imms[k].to<T>();
+  std::vector<T*> base(p_.slots.size(), nullptr);
+  for (size_t s = 0; s < p_.slots.size(); ++s) {
+    const Slot& sl = p_.slots[s];
+    if (sl.kind == Slot::Kind::Input) base[s] = static_cast<T*>(const_cast<void*>(inputs[sl.index]->data()));
+    else if (sl.kind == Slot::Kind::Output) base[s] = outs[sl.index]->template data_as<T>();
+    else if (sl.kind == Slot::Kind::Imm) base[s] = &imm[sl.index];
+  }
+  cpu::parallel_for(0, ntiles, std::max<int64_t>(1, cpu::kElementwiseGrain / cap), [&](int64_t t0, int64_t t1) {
+    std::unique_ptr<T[]> scratch(new T[static_cast<size_t>(p_.num_scratch * cap)]);
+    std::vector<T*> ptr(p_.slots.size());
+    for (int64_t u = t0; u < t1; ++u) {
+      Tile t;
+      if (row_tiles) {
+        t = {u * per_tile, std::min(per_tile, rows - u * per_tile), 0, cols};
+      } else {
+        const int64_t c0 = (u % chunks_per_row) * chunk;
+        t = {u / chunks_per_row, 1, c0, std::min(chunk, cols - c0)};
+      }
+      for (size_t s = 0; s < p_.slots.size(); ++s) {
+        const Slot& sl = p_.slots[s];
+        if (sl.kind == Slot::Kind::Scratch) ptr[s] = scratch.get() + sl.index * cap;
+        else if (sl.kind == Slot::Kind::Imm) ptr[s] = base[s];
+        else if (sl.cls == Cls::Full) ptr[s] = base[s] + t.r0 * cols + t.c0;
+        else if (sl.cls == Cls::Row) ptr[s] = base[s] + t.r0;
+        else if (sl.cls == Cls::Col) ptr[s] = base[s] + t.c0;
+        else ptr[s] = base[s];
+      }
+      run_tile(p_.code.data(), p_.code.size(), ptr.data(), t);
+    }
+  });
+}
+
+// ---- Grouping.
+
+bool is_one(SymInt s) { return !s.is_symbolic() && s.raw() == 1; }
+SymIntArrayRef leading(SymIntArrayRef s) { return SymIntArrayRef(s.data(), s.size() - 1); }
+
+// [..., 1] with F's leading sizes: a keepdim row value, which broadcasts against F.
+bool keepdim_row(SymIntArrayRef s, SymIntArrayRef full) {
+  return !full.empty() && s.size() == full.size() && identical(leading(s), leading(full)) && is_one(s.back());
+}
+// F's leading sizes alone: a reduction's result without keepdim.
+bool flat_row(SymIntArrayRef s, SymIntArrayRef full) { return !full.empty() && identical(s, leading(full)); }
+bool col_shape(SymIntArrayRef s, SymIntArrayRef full) {
+  if (full.empty() || s.empty() || s.size() > full.size() || s.back().raw() != full.back().raw()) return false;
+  return std::all_of(s.begin(), s.end() - 1, is_one);
+}
+bool one_shape(SymIntArrayRef s) { return std::all_of(s.begin(), s.end(), is_one); }
+
+Scalar scalar_of(const Arg& a) {
+  if (a.kind == Arg::Kind::Double) return Scalar(a.d);
+  if (a.kind == Arg::Kind::Bool) return Scalar(a.i != 0);
+  return Scalar(a.i);
+}
+bool is_number(const Arg& a) {
+  return a.kind == Arg::Kind::Int || a.kind == Arg::Kind::Double || a.kind == Arg::Kind::Bool;
+}
+
+// The tensor operands of a call, in the order its instruction reads them (rsub reads self second).
+std::vector<Ref> operands(const Node& n, Form f) {
+  if (f == Form::Binary) return {n.args[0].refs[0], n.args[1].refs[0]};
+  return {n.args[0].refs[0]};
+}
+
+// A call that could be in some group: checks that do not depend on the group.
+bool fusible(const Graph& g, const Node& n) {
+  if (n.kind != Node::Kind::Call || n.outs.size() != 1) return false;
+  const OpEntry* e = find_op(n.op);
+  const TensorMeta& out = n.outs[0];
+  if (!e || (out.dtype != DType::Float32 && out.dtype != DType::Float64) || !out.device.is_cpu()) return false;
+  for (Ref r : operands(n, e->form))
+    if (g.meta(r).dtype != out.dtype || !g.meta(r).device.is_cpu()) return false;
+  if (e->form == Form::BinaryScalar || e->form == Form::ReverseScalar)
+    if (!is_number(n.args[1])) return false;
+  if (e->form != Form::Unary && e->form != Form::Reduce && n.args.size() > 2 && !is_number(n.args[2])) return false;
+  if (e->form == Form::Reduce) {  // over the last dim only
+    const int64_t nd = static_cast<int64_t>(g.meta(n.args[0].refs[0]).sizes.size());
+    const Arg& dim = n.args[1];
+    if (nd == 0) return false;
+    if (dim.kind == Arg::Kind::None || (dim.kind == Arg::Kind::IntList && dim.ints.empty())) return nd == 1;
+    if (dim.kind != Arg::Kind::IntList || dim.ints.size() != 1) return false;
+    const int64_t d = dim.ints[0].raw();
+    return d == nd - 1 || d == -1;
+  }
+  return true;
+}
+
+// One call of a group, classified against the group's full shape.
+struct Planned {
+  Cls out;
+  Cls in[2];
+};
+
+// Classifies every call of members (ascending node indices) against full; false when some call
+// does not fit it (see Note [Fused CPU kernels]).
+bool classify(const Graph& g, const std::vector<int32_t>& members, SymIntArrayRef full, std::vector<Planned>& plan) {
+  plan.assign(members.size(), {});
+  for (size_t k = 0; k < members.size(); ++k) {
+    const Node& n = g.nodes[members[k]];
+    const Form form = find_op(n.op)->form;
+    const SymIntArrayRef out = n.outs[0].sizes;
+    Planned& p = plan[k];
+    if (identical(out, full)) p.out = Cls::Full;
+    else if (keepdim_row(out, full) || flat_row(out, full)) p.out = Cls::Row;
+    else return false;
+    const std::vector<Ref> ops = operands(n, form);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const SymIntArrayRef s = g.meta(ops[i]).sizes;
+      Cls& c = p.in[i];
+      if (form == Form::Reduce) {
+        // The reduced row must be whole; with C = 1 a keepdim result is also Full.
+        if (!identical(s, full) || (p.out == Cls::Full && !is_one(full.back()))) return false;
+        c = Cls::Full;
+      } else if (identical(s, out)) {
+        c = p.out;
+      } else if (p.out == Cls::Full && keepdim_row(s, full)) {
+        c = Cls::Row;
+      } else if (p.out == Cls::Full && col_shape(s, full)) {
+        c = Cls::Col;
+      } else if (one_shape(s)) {
+        c = Cls::Scalar;
+      } else {
+        return false;
+      }
+      // A group's result has the one layout its call gave it.
+      const auto it = std::lower_bound(members.begin(), members.end(), ops[i].node);
+      if (it != members.end() && *it == ops[i].node && plan[it - members.begin()].out != c) return false;
+    }
+  }
+  return true;
+}
+
+struct Group {
+  std::vector<int32_t> members;  // ascending
+  SymDimVector full;
+  std::vector<Planned> plan;
+};
+
+// The shape a call would give a group it starts: a reduction's input, else its result.
+SymDimVector own_full(const Graph& g, const Node& n) {
+  return find_op(n.op)->form == Form::Reduce ? g.meta(n.args[0].refs[0]).sizes : n.outs[0].sizes;
+}
+
+class Grouper {
+ public:
+  explicit Grouper(const Graph& g)
+      : g_(g), group_of_(g.nodes.size(), -1), users_(g.nodes.size()), writes_before_(g.nodes.size() + 1, 0) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& n = g.nodes[i];
+      writes_before_[i + 1] = writes_before_[i] + (n.kind == Node::Kind::Call && n.op->schema.mutates());
+      for (const Arg& a : n.args)
+        for (Ref r : a.refs) users_[r.node].push_back(static_cast<int32_t>(i));
+      if (n.kind == Node::Kind::Item) users_[n.src.node].push_back(static_cast<int32_t>(i));
+    }
+    for (Ref r : g.outputs) users_[r.node].push_back(static_cast<int32_t>(g.nodes.size()));
+  }
+
+  /// Groups of at least two calls.
+  std::vector<Group> run() {
+    for (size_t i = 0; i < g_.nodes.size(); ++i)
+      if (fusible(g_, g_.nodes[i])) add(static_cast<int32_t>(i));
+    std::vector<Group> out;
+    for (Group& gr : groups_)
+      if (gr.members.size() >= 2) out.push_back(std::move(gr));
+    return out;
+  }
+
+  const std::vector<std::vector<int32_t>>& users() const { return users_; }
+
+ private:
+  // Joins call i with the groups it reads from (all, else one, else none).
+  void add(int32_t i) {
+    const Node& n = g_.nodes[i];
+    std::vector<int32_t> producers;
+    for (Ref r : operands(n, find_op(n.op)->form)) {
+      const int32_t gi = group_of_[r.node];
+      if (gi >= 0 && std::find(producers.begin(), producers.end(), gi) == producers.end() &&
+          g_.nodes[groups_[gi].members[0]].outs[0].dtype == n.outs[0].dtype)
+        producers.push_back(gi);
+    }
+    std::vector<std::vector<int32_t>> tries;
+    if (!producers.empty()) tries.push_back(producers);
+    if (producers.size() > 1)
+      for (int32_t p : producers) tries.push_back({p});
+    tries.push_back({});
+    for (const std::vector<int32_t>& t : tries)
+      if (try_join(i, t)) return;
+  }
+
+  bool try_join(int32_t i, const std::vector<int32_t>& joined) {
+    Group gr;
+    for (int32_t gi : joined) gr.members.insert(gr.members.end(), groups_[gi].members.begin(), groups_[gi].members.end());
+    gr.members.push_back(i);
+    std::sort(gr.members.begin(), gr.members.end());
+    auto inside = [&](int32_t u) { return std::binary_search(gr.members.begin(), gr.members.end(), u); };
+    // The Fused node will sit at i, so its calls all run there: no in-place write may come between
+    // them, and nothing outside may read their results before.
+    if (writes_before_[i] != writes_before_[gr.members.front()]) return false;
+    for (int32_t m : gr.members)
+      for (int32_t u : users_[m])
+        if (u < i && !inside(u)) return false;
+    std::vector<SymDimVector> candidates;
+    for (int32_t gi : joined) candidates.push_back(groups_[gi].full);
+    candidates.push_back(own_full(g_, g_.nodes[i]));
+    for (const SymDimVector& full : candidates) {
+      if (!classify(g_, gr.members, full, gr.plan)) continue;
+      gr.full = full;
+      const int32_t id = static_cast<int32_t>(groups_.size());
+      for (int32_t gi : joined) groups_[gi].members.clear();
+      for (int32_t m : gr.members) group_of_[m] = id;
+      groups_.push_back(std::move(gr));
+      return true;
+    }
+    return false;
+  }
+
+  const Graph& g_;
+  std::vector<int32_t> group_of_;
+  std::vector<std::vector<int32_t>> users_;  // g.nodes.size() stands for the graph's outputs
+  std::vector<int32_t> writes_before_;       // [i]: mutating calls among nodes 0..i-1
+  std::vector<Group> groups_;
+};
+
+// The kernel of a group whose inputs and outputs (members used outside) are given.
+std::shared_ptr<const Kernel> build_kernel(const Graph& g, const Group& gr, const std::vector<Ref>& inputs,
+                                     const std::vector<int32_t>& outputs) {
+  Plan p;
+  const size_t nm = gr.members.size();
+  p.dtype = g.nodes[gr.members[0]].outs[0].dtype;
+  p.full = gr.full;
+  auto input_of = [&](Ref r) { return static_cast<int32_t>(std::find(inputs.begin(), inputs.end(), r) - inputs.begin()); };
+  auto member_of = [&](int32_t node) {
+    const auto it = std::lower_bound(gr.members.begin(), gr.members.end(), node);
+    return it != gr.members.end() && *it == node ? static_cast<int32_t>(it - gr.members.begin()) : -1;
+  };
+  // Slots: one per member result, then inputs (per class they are read as) and immediates.
+  for (size_t m = 0; m < nm; ++m) {
+    const auto out = std::find(outputs.begin(), outputs.end(), gr.members[m]);
+    const bool shown = out != outputs.end();
+    p.slots.push_back({shown ? Slot::Kind::Output : Slot::Kind::Scratch,
+                       shown ? static_cast<int32_t>(out - outputs.begin()) : -1, gr.plan[m].out});
+    p.whole_rows |= gr.plan[m].out == Cls::Row || is_reduction(find_op(g.nodes[gr.members[m]].op)->code);
+  }
+  auto input_slot = [&](Ref r, Cls c) {
+    const int32_t in = input_of(r);
+    for (size_t s = nm; s < p.slots.size(); ++s)
+      if (p.slots[s].kind == Slot::Kind::Input && p.slots[s].index == in && p.slots[s].cls == c)
+        return static_cast<int32_t>(s);
+    p.slots.push_back({Slot::Kind::Input, in, c});
+    return static_cast<int32_t>(p.slots.size() - 1);
+  };
+  auto imm_slot = [&](const Arg& a) {
+    p.imms.push_back(scalar_of(a));
+    p.slots.push_back({Slot::Kind::Imm, static_cast<int32_t>(p.imms.size() - 1), Cls::Scalar});
+    return Operand{static_cast<int32_t>(p.slots.size() - 1), Cls::Scalar};
+  };
+  p.flat = !p.whole_rows;
+  for (size_t m = 0; m < nm; ++m) {
+    const Node& n = g.nodes[gr.members[m]];
+    const OpEntry& e = *find_op(n.op);
+    const std::vector<Ref> ops = operands(n, e.form);
+    Operand in[2];
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const int32_t mem = member_of(ops[i].node);
+      in[i] = {mem >= 0 ? mem : input_slot(ops[i], gr.plan[m].in[i]), gr.plan[m].in[i]};
+      p.flat &= in[i].cls == Cls::Full || in[i].cls == Cls::Scalar;
+    }
+    Instr ins{e.code, gr.plan[m].out, false, static_cast<int32_t>(m), in[0], in[1]};
+    if (e.form == Form::BinaryScalar) ins.b = imm_slot(n.args[1]);
+    if (e.form == Form::ReverseScalar) {
+      ins.b = in[0];
+      ins.a = imm_slot(n.args[1]);
+    }
+    const bool scaled = e.form != Form::Unary && e.form != Form::Reduce && n.args.size() > 2 &&
+                        !scalar_of(n.args[2]).equals(1.0);
+    if (scaled) {  // as eager: alpha 1 adds plainly
+      ins.code = e.code == Code::Add ? Code::AddScaled : Code::SubScaled;
+      ins.alpha = imm_slot(n.args[2]).slot;
+    }
+    ins.per_line = ins.cls == Cls::Full && !is_unary(ins.code) && !is_reduction(ins.code) &&
+                   (ins.a.cls == Cls::Row || ins.a.cls == Cls::Col || ins.b.cls == Cls::Row || ins.b.cls == Cls::Col);
+    p.code.push_back(ins);
+    p.description += (m ? ", " : "") + n.op->schema.name;
+  }
+  p.description = "fused[" + p.description + "]";
+  // Scratch buffers: a result takes a free one; a buffer frees up after its last read, once the
+  // reading instruction has its own, so no instruction writes a buffer it reads.
+  std::vector<size_t> last(nm);
+  for (size_t m = 0; m < nm; ++m) {
+    last[m] = m;
+    for (const Operand& o : {p.code[m].a, p.code[m].b})
+      if (o.slot >= 0 && static_cast<size_t>(o.slot) < nm) last[o.slot] = m;
+  }
+  std::vector<int32_t> free;
+  for (size_t m = 0; m < nm; ++m) {
+    if (p.slots[m].kind == Slot::Kind::Scratch) {
+      if (free.empty()) free.push_back(p.num_scratch++);
+      p.slots[m].index = free.back();
+      free.pop_back();
+    }
+    for (size_t d = 0; d <= m; ++d)
+      if (last[d] == m && p.slots[d].kind == Slot::Kind::Scratch) free.push_back(p.slots[d].index);
+  }
+  p.live_full = p.num_scratch;
+  for (const Slot& s : p.slots) p.live_full += s.kind != Slot::Kind::Scratch && s.cls == Cls::Full;
+  p.live_full = std::max(p.live_full, 1);
+  // The fallback's calls, reading inputs as Refs 0..ninputs-1 and call k as ninputs + k.
+  const int32_t ni = static_cast<int32_t>(inputs.size());
+  for (int32_t node : gr.members) {
+    Node c = g.nodes[node];
+    for (Arg& a : c.args)
+      for (Ref& r : a.refs) r = member_of(r.node) >= 0 ? Ref{ni + member_of(r.node), 0} : Ref{input_of(r), 0};
+    p.calls.push_back(std::move(c));
+  }
+  for (int32_t node : outputs) p.output_calls.push_back(member_of(node));
+  return std::make_shared<const Kernel>(std::move(p));
+}
+
+}  // namespace
+
+void fuse(Graph& g) {
+  Grouper grouper(g);
+  const std::vector<Group> groups = grouper.run();
+  if (groups.empty()) return;
+  const auto& users = grouper.users();
+  std::vector<bool> keep(g.nodes.size(), true);
+  std::vector<Ref> forward(g.nodes.size());
+  for (Ref& r : forward) r.node = -1;
+  // Built first, placed after: a group reads the graph as it was.
+  std::vector<Node> fused;
+  for (const Group& gr : groups) {
+    auto inside = [&](int32_t u) { return std::binary_search(gr.members.begin(), gr.members.end(), u); };
+    std::vector<Ref> inputs;
+    std::vector<int32_t> outputs;
+    for (int32_t m : gr.members) {
+      for (const Arg& a : g.nodes[m].args)
+        for (Ref r : a.refs)
+          if (!inside(r.node) && std::find(inputs.begin(), inputs.end(), r) == inputs.end()) inputs.push_back(r);
+      if (std::any_of(users[m].begin(), users[m].end(), [&](int32_t u) { return !inside(u); })) outputs.push_back(m);
+    }
+    Node f;
+    f.kind = Node::Kind::Fused;
+    f.name = g.fresh_name("fused");
+    for (Ref r : inputs) {
+      Arg a;
+      a.kind = Arg::Kind::Tensor;
+      a.refs = {r};
+      f.args.push_back(std::move(a));
+    }
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      f.outs.push_back(g.nodes[outputs[k]].outs[0]);
+      forward[outputs[k]] = Ref{gr.members.back(), static_cast<int32_t>(k)};
+    }
+    f.fused = build_kernel(g, gr, inputs, outputs);
+    fused.push_back(std::move(f));
+    for (int32_t m : gr.members) keep[m] = false;
+  }
+  for (size_t k = 0; k < groups.size(); ++k) {
+    keep[groups[k].members.back()] = true;
+    g.nodes[groups[k].members.back()] = std::move(fused[k]);
+  }
+  compact(g, keep, [&](Ref r) { return forward[r.node].node >= 0 ? forward[r.node] : r; });
+}
+
+}  // namespace ct::compile
