@@ -57,7 +57,7 @@ extern "C" {
 /* ---- Versions ---- */
 
 #define CT_VERSION_MAJOR 0
-#define CT_VERSION_MINOR 5
+#define CT_VERSION_MINOR 6
 #define CT_VERSION_PATCH 0
 #define CT_VERSION_STRING "0.5.0"
 /* Raised whenever a program built against this header could misbehave with an older library. */
@@ -225,6 +225,11 @@ CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_
  *   "default_device.type"          the ct_device_type factories without a device use now, on the
  *                                  calling thread (ct_get_default_device) (since 0.3)
  *   "matmul.float32_precision"     0 "highest", 1 "high", 2 "medium" (since 0.3)
+ *   "compile.compiles"             graphs traced by every compiled function (graph breaks included)
+ *   "compile.recompiles"           of those, traces after a function's first (since 0.6 for compile.*)
+ *   "compile.graph_breaks"         traces that failed, so their signature runs eagerly
+ *   "compile.guards"               guards of the most recently traced graph
+ *   "compile.latency_p50_us", "compile.latency_p95_us"  trace-and-optimize time per compile
  * Counts are exact while no other thread creates or frees tensors, so a leak check reads them
  * before and after a quiet stretch.
  *
@@ -3039,6 +3044,267 @@ CT_API CT_NODISCARD ct_status ct_tensor_sym_numel(const ct_tensor* t, ct_symint*
  * Since 0.5.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_sym_item(const ct_tensor* t, ct_symint** out);
+
+/* ---- Compilation: ct_compile ---- */
+
+/*
+ * Compilation (torch.compile for C). ct_compile wraps a function that computes outputs from inputs
+ * with ctorch operators. On a call, ct_compiled_call looks for a cached graph whose guards hold for
+ * the inputs (dtype, device, rank, requires_grad, layout, static sizes, the symbolic relations
+ * recorded while tracing, and the global switches: grad mode, deterministic mode, default dtype
+ * and device, matmul precision). On a miss it traces: the function runs once on proxy tensors (meta
+ * tensors of the inputs' dtypes, no data), every operator it calls is recorded into a graph, the
+ * graph is optimized (dead code, common subexpressions, constant folding) and, with the default
+ * "fused" backend, chains of pointwise operators and the last-dim reductions that end them become
+ * one CPU kernel working through cache-sized tiles. Then the graph runs on the real inputs.
+ *
+ * Dynamic shapes: with dynamic automatic (the default) the first trace is static; a size that
+ * changes on a later call becomes a symbol, and the new graph serves every size >= 2 of that dim.
+ * Inside the traced function ct_tensor_size and friends return plain integers and specialize a
+ * symbolic size (the graph then requires that value); ct_tensor_sym_size keeps it symbolic.
+ *
+ * Graph breaks: reading a proxy's data (ct_tensor_item, ct_tensor_copy_to, ct_tensor_data_ptr,
+ * ct_tensor_to_string, DLPack export) fails inside the traced function with CT_ERROR_GRAPH_BREAK.
+ * A trace that fails (that way or any other) is a graph break: under fullgraph ct_compiled_call
+ * returns CT_ERROR_GRAPH_BREAK naming the operation; otherwise that input signature runs the
+ * function eagerly from then on, a warning says why once, and the metric graph_breaks counts it.
+ * After recompile_limit entries, calls that miss run eagerly (a warning once; under fullgraph
+ * CT_ERROR_RECOMPILE_LIMIT).
+ *
+ * Autograd: when an input (or a captured tensor) requires grad and grad mode is on, the graph's
+ * operators replay through the dispatcher without fusion, so autograd records them and gradients
+ * equal eager gradients; the backward runs eagerly.
+ *
+ * The traced function runs more than once (once per trace, and again eagerly after a graph
+ * break): it must not depend on side effects. Since 0.6.
+ */
+typedef struct ct_compile_options ct_compile_options;
+typedef struct ct_compiled ct_compiled;
+
+/*
+ * The function ct_compile and ct_export trace: reads n_inputs borrowed inputs, writes n_outputs
+ * new references to outputs using ctorch operators. On failure it returns a status (after
+ * ct_error_set, or after the failing ctorch call that set ct_last_error); outputs it wrote are
+ * released.
+ */
+typedef ct_status (*ct_traced_fn)(void* user_data, const ct_tensor* const* inputs, size_t n_inputs,
+                                  ct_tensor** outputs, size_t n_outputs);
+
+/* Values of ct_compile_options_set_dynamic. */
+typedef enum ct_dynamic { CT_DYNAMIC_OFF = 0, CT_DYNAMIC_ON = 1, CT_DYNAMIC_AUTOMATIC = 2 } ct_dynamic;
+
+/*
+ * ct_compile_options_create - options for ct_compile, with torch.compile's defaults: backend
+ * "fused", mode "default", no options, dynamic automatic, fullgraph off, recompile limit 8, no
+ * name, enabled. ct_compile_options_release frees them (NULL is a no-op). ct_compile copies what it
+ * needs, so options may be released or reused right after.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL out. Threads: an options object is not
+ * locked; set it from one thread. Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_compile_options_create(ct_compile_options** out);
+CT_API void ct_compile_options_release(ct_compile_options* options);
+
+/*
+ * Setters. Each validates its value at once:
+ *   _set_backend       "fused" (default) or "eager" (replays the graph through the dispatcher)
+ *   _set_mode          "default", "reduce-overhead", "max-autotune" (on the CPU all three run the
+ *                      same kernels today; the mode is kept for CUDA)
+ *   _set_option        key = value, booleans "true"/"false": "fusion", "cse", "dce",
+ *                      "constant_folding" (all true by default)
+ *   _set_dynamic       CT_DYNAMIC_OFF (every size static), _ON (every size >= 2 symbolic from
+ *                      the first trace), _AUTOMATIC
+ *   _set_fullgraph     nonzero: a graph break is an error, not an eager fallback
+ *   _set_recompile_limit  entries per function before calls that miss run eagerly (>= 1)
+ *   _set_name          used in messages and metrics
+ *   _set_disable       nonzero: ct_compiled_call runs the function eagerly
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released options, a NULL string, an unknown
+ * backend, mode or option key (the message lists the known ones), a non-boolean option value, a
+ * dynamic value outside ct_dynamic, or a limit below 1. A mode together with options is refused by
+ * ct_compile. Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_compile_options_set_backend(ct_compile_options* options, const char* backend);
+CT_API CT_NODISCARD ct_status ct_compile_options_set_mode(ct_compile_options* options, const char* mode);
+CT_API CT_NODISCARD ct_status ct_compile_options_set_option(ct_compile_options* options, const char* key,
+                                                            const char* value);
+CT_API CT_NODISCARD ct_status ct_compile_options_set_dynamic(ct_compile_options* options, ct_dynamic dynamic);
+CT_API CT_NODISCARD ct_status ct_compile_options_set_fullgraph(ct_compile_options* options, int fullgraph);
+CT_API CT_NODISCARD ct_status ct_compile_options_set_recompile_limit(ct_compile_options* options, int64_t limit);
+CT_API CT_NODISCARD ct_status ct_compile_options_set_name(ct_compile_options* options, const char* name);
+CT_API CT_NODISCARD ct_status ct_compile_options_set_disable(ct_compile_options* options, int disable);
+
+/*
+ * ct_compile - a compiled callable over fn.
+ *
+ *   fn, user_data  the function to trace; fn(user_data, ...) runs on proxies while tracing and on
+ *                  real inputs after a graph break
+ *   destroy        called with user_data when the compiled function is released (or when
+ *                  ct_compile fails); may be NULL
+ *   options        NULL for the defaults; borrowed
+ *   out            on CT_OK, a new reference: end it with ct_compiled_release. Otherwise NULL.
+ *
+ * Nothing is traced yet: the first ct_compiled_call traces.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL fn or out, released options, or mode together
+ * with options. Threads: a compiled function may be called from several threads at once. Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_compile(ct_traced_fn fn, void* user_data, ct_destroy_fn destroy,
+                                         const ct_compile_options* options, ct_compiled** out);
+CT_API CT_NODISCARD ct_status ct_compiled_retain(ct_compiled* compiled);
+CT_API void ct_compiled_release(ct_compiled* compiled);
+
+/*
+ * ct_compiled_call - runs the compiled function on n_inputs borrowed inputs (concrete tensors),
+ * writing n_outputs new references to outputs (all NULL on failure).
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT   NULL or released arguments, a NULL input, or an input with
+ *                               symbolic sizes
+ *   CT_ERROR_GRAPH_BREAK        under fullgraph: the function cannot be traced (the message names
+ *                               the operation)
+ *   CT_ERROR_RECOMPILE_LIMIT    under fullgraph: a miss after recompile_limit entries
+ *   CT_ERROR_GUARD              a runtime assertion on an item() value failed
+ *   any status fn or an operator reports, with its message
+ * Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_compiled_call(ct_compiled* compiled, const ct_tensor* const* inputs, size_t n_inputs,
+                                               ct_tensor** outputs, size_t n_outputs);
+
+/*
+ * ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
+ * per line (FX style: "%add : f32[s0, 8] = add.Tensor(%x0, %x1, alpha=1)"), or a line saying the
+ * entry runs eagerly and why. ct_compiled_num_entries gives the number of entries.
+ *
+ *   out  on CT_OK, a new string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments; CT_ERROR_INDEX when
+ * entry does not exist. Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_compiled_graph(const ct_compiled* compiled, size_t entry, char** out);
+CT_API CT_NODISCARD ct_status ct_compiled_num_entries(const ct_compiled* compiled, size_t* out);
+
+/*
+ * ct_compiled_metrics_json - this function's counters as JSON: {"calls", "compiles", "recompiles"
+ * (compiles after the first), "graph_breaks", "eager_calls", "guard_misses", "guards" (of the
+ * latest graph), "compile_latency_p50_us", "compile_latency_p95_us"}. The process-wide sums are
+ * the metrics "compile.*" of ct_metric_get.
+ *
+ *   out  on CT_OK, a new string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_compiled_metrics_json(const ct_compiled* compiled, char** out);
+
+/* ---- Export: programs ---- */
+
+/*
+ * Export (torch.export for C). ct_export traces fn once on proxies of example inputs whose
+ * declared dims are symbols with ranges (ct_dynamic_shapes_set_dim: "batch" in [1, 1024]); every
+ * other size is static. The result is a program: the graph, the tensors it captured (as
+ * constants), each input's spec, the symbols' ranges, the guards the trace relied on (checked on
+ * every call) and runtime assertions over item() values. It runs without fn (ct_program_call),
+ * saves to a versioned file and loads back (docs/program-format.md). Loading runs no code and
+ * validates every field. Programs are immutable: one may be called from several threads at once.
+ * Since 0.6.
+ */
+typedef struct ct_dynamic_shapes ct_dynamic_shapes;
+typedef struct ct_program ct_program;
+
+/*
+ * ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
+ * ct_dynamic_shapes_release frees it (NULL is a no-op).
+ * ct_dynamic_shapes_set_dim declares dim `dim` (negative counts from the end) of input `input`
+ * dynamic, as the symbol `name` in [min, max] (max = INT64_MAX for no bound). Dims declared with
+ * the same name are one symbol: they must be equal on every call.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments, an empty name, or min > max (or
+ * min < 0). Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_dynamic_shapes_create(ct_dynamic_shapes** out);
+CT_API void ct_dynamic_shapes_release(ct_dynamic_shapes* shapes);
+CT_API CT_NODISCARD ct_status ct_dynamic_shapes_set_dim(ct_dynamic_shapes* shapes, size_t input, int64_t dim,
+                                                        const char* name, int64_t min, int64_t max);
+
+/*
+ * ct_export - traces fn on proxies of example_inputs (borrowed; real or meta tensors) and returns
+ * the program.
+ *
+ *   dynamic_shapes  NULL: every size static
+ *   out             on CT_OK, a new reference: end it with ct_program_release. Otherwise NULL.
+ *
+ * fn is called once during ct_export and never kept. A meta example input is a shape-only input:
+ * the program takes a meta tensor there too (topk's k as the size of a meta tensor, for example).
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL arguments; an example outside a declared range; dims sharing a
+ *                              name with different example sizes
+ *   CT_ERROR_INDEX             a declared dim or input out of range
+ *   CT_ERROR_GRAPH_BREAK       fn read a proxy's data, or made tensors the graph cannot describe
+ *   CT_ERROR_GUARD             fn specialized a declared dim to one value (the message names it)
+ *   any status fn or an operator reports, with its message
+ * Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_export(ct_traced_fn fn, void* user_data, const ct_tensor* const* example_inputs,
+                                        size_t n_inputs, size_t n_outputs, const ct_dynamic_shapes* dynamic_shapes,
+                                        ct_program** out);
+CT_API CT_NODISCARD ct_status ct_program_retain(ct_program* program);
+CT_API void ct_program_release(ct_program* program);
+
+/*
+ * ct_program_call - runs the program on n_inputs borrowed inputs, writing n_outputs new
+ * references (n_outputs must equal ct_program_num_outputs; all NULL on failure).
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released arguments, wrong n_inputs or n_outputs
+ *   CT_ERROR_DTYPE, CT_ERROR_DEVICE  an input's dtype or device differs from its spec
+ *   CT_ERROR_SHAPE             a static size differs, a dynamic size is outside its range, or dims
+ *                              sharing a symbol differ (the message names input, dim and symbol)
+ *   CT_ERROR_GUARD             a guard of the export fails for these sizes, or a runtime assertion
+ *                              on an item() value fails
+ *   any status an operator reports
+ * Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_program_call(const ct_program* program, const ct_tensor* const* inputs,
+                                              size_t n_inputs, ct_tensor** outputs, size_t n_outputs);
+CT_API CT_NODISCARD ct_status ct_program_num_inputs(const ct_program* program, size_t* out);
+CT_API CT_NODISCARD ct_status ct_program_num_outputs(const ct_program* program, size_t* out);
+
+/*
+ * ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
+ * signature as JSON: {"inputs": [{"dtype", "device", "sizes": [4, "batch"]}], "outputs": n, "env":
+ * {"symbols", "guards", "runtime_asserts"}}.
+ *
+ *   out  on CT_OK, a new string; free it with ct_string_release. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_program_graph(const ct_program* program, char** out);
+CT_API CT_NODISCARD ct_status ct_program_json(const ct_program* program, char** out);
+
+/*
+ * ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
+ * it; the file is written to a temporary name first and renamed, so a failure never leaves a
+ * half-written program at path. ct_program_save_buffer gives the same bytes in memory (free *data
+ * with ct_string_release).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments; CT_ERROR_NOT_IMPLEMENTED when a
+ * captured tensor is not on the CPU; CT_ERROR_IO when the file cannot be written. Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_program_save(const ct_program* program, const char* path);
+CT_API CT_NODISCARD ct_status ct_program_save_buffer(const ct_program* program, char** data, size_t* size);
+
+/*
+ * ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No code
+ * runs: operators are looked up by name in the registry, and every field is validated.
+ *
+ *   out  on CT_OK, a new reference: end it with ct_program_release. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments; CT_ERROR_IO when the file cannot be
+ * read; CT_ERROR_FORMAT for a malformed, truncated or newer-version file (the message names the
+ * field and byte offset). Since 0.6.
+ */
+CT_API CT_NODISCARD ct_status ct_program_load(const char* path, ct_program** out);
+CT_API CT_NODISCARD ct_status ct_program_load_buffer(const void* data, size_t size, ct_program** out);
 
 #ifdef __cplusplus
 }

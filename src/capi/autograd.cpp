@@ -10,6 +10,8 @@
 #include "core/error.h"
 
 using namespace ct;
+using capi::hold;
+using capi::tensor_list;
 using capi::tensor_arg;
 
 struct ct_autograd_ctx {};  // never defined for real: a ct_autograd_ctx* is an autograd::FunctionCtx*
@@ -21,17 +23,6 @@ autograd::FunctionCtx& ctx_arg(ct_autograd_ctx* ctx, const char* fn) {
   return *reinterpret_cast<autograd::FunctionCtx*>(ctx);
 }
 
-std::vector<Tensor> tensor_list(const ct_tensor* const* ts, size_t n, const char* fn, const char* what,
-                                bool nulls_allowed) {
-  CT_CHECK(ts || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": ", what, " is NULL but its count is ", n);
-  std::vector<Tensor> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (nulls_allowed && !ts[i]) continue;
-    out[i] = Tensor::borrow(&tensor_arg(ts[i], fn, what));
-  }
-  return out;
-}
-
 autograd::BackwardOptions options(int flags, const char* fn) {
   CT_CHECK((flags & ~(CT_GRAD_RETAIN_GRAPH | CT_GRAD_CREATE_GRAPH | CT_GRAD_ALLOW_UNUSED)) == 0,
            CT_ERROR_INVALID_ARGUMENT, fn, ": unknown flags ", flags,
@@ -41,13 +32,6 @@ autograd::BackwardOptions options(int flags, const char* fn) {
   o.retain_graph = (flags & CT_GRAD_RETAIN_GRAPH) || o.create_graph;
   o.allow_unused = flags & CT_GRAD_ALLOW_UNUSED;
   return o;
-}
-
-// Owns a C callback's user_data: destroy runs exactly once, when the last holder goes.
-std::shared_ptr<void> hold(void* user_data, ct_destroy_fn destroy) {
-  return std::shared_ptr<void>(user_data, [destroy](void* p) {
-    if (destroy) destroy(p);
-  });
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <new>
 
 #include "capi/handle.h"
+#include "compile/trace.h"
 #include "core/error.h"
 #include "ctorch_dlpack.h"
 
@@ -181,6 +182,7 @@ ct_status ct_tensor_to_dlpack(const ct_tensor* t, DLManagedTensorVersioned** out
   return capi::guard([&] {
     const TensorImpl& x = capi::tensor_arg(t, fn, "t");
     capi::require_out(out, fn, "out");
+    compile::check_data_read(x, fn);
     *out = export_capsule<DLManagedTensorVersioned>(x, fn);
   });
 }
@@ -191,6 +193,7 @@ ct_status ct_tensor_to_dlpack_unversioned(const ct_tensor* t, DLManagedTensor** 
   return capi::guard([&] {
     const TensorImpl& x = capi::tensor_arg(t, fn, "t");
     capi::require_out(out, fn, "out");
+    compile::check_data_read(x, fn);
     *out = export_capsule<DLManagedTensor>(x, fn);
   });
 }

@@ -76,17 +76,38 @@ char* copy_string(const std::string& s) {
   return p;
 }
 
+std::vector<Tensor> tensor_list(const ct_tensor* const* ts, size_t n, const char* fn, const char* what,
+                                bool nulls_allowed) {
+  CT_CHECK(ts || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": ", what, " is NULL but its count is ", n);
+  std::vector<Tensor> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (nulls_allowed && !ts[i]) continue;
+    out[i] = Tensor::borrow(&tensor_arg(ts[i], fn, what));
+  }
+  return out;
+}
+
+std::shared_ptr<void> hold(void* user_data, ct_destroy_fn destroy) {
+  return std::shared_ptr<void>(user_data, [destroy](void* p) {
+    if (destroy) destroy(p);
+  });
+}
+
 void begin_callback() {
   ThreadErrors& e = errors();
   e.callback_status = CT_OK;
   e.callback_msg.clear();
+  e.last.clear();
 }
 
+// A callback that passes on the status of a ctorch call that failed inside it (without calling
+// ct_error_set) passes on that call's message too: it is this thread's last error.
 void fail_callback(ct_status st, const std::string& context) {
   ThreadErrors& e = errors();
   const bool reported = e.callback_status != CT_OK;
-  std::string msg = reported ? std::move(e.callback_msg)
-                             : std::string(ct_status_name(st)) + " (the callback gave no message; call ct_error_set)";
+  std::string msg = reported          ? std::move(e.callback_msg)
+                    : !e.last.empty() ? std::move(e.last)
+                                      : std::string(ct_status_name(st)) + " (the callback gave no message; call ct_error_set)";
   begin_callback();
   fail(st, context + ": " + msg);
 }

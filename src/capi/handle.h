@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/dtype.h"
 #include "core/scalar.h"
@@ -104,6 +106,13 @@ runtime::Generator* generator_arg(const ct_generator* g, const char* fn, bool op
 
 /// A malloc'ed copy of s for the caller to free with ct_string_release.
 char* copy_string(const std::string& s);
+
+/// The tensors behind ts[0..n) (borrowed into new references); CT_ERROR_INVALID_ARGUMENT naming fn
+/// and what for a NULL array with n > 0, or a NULL (unless nulls_allowed) or released handle.
+std::vector<Tensor> tensor_list(const ct_tensor* const* ts, size_t n, const char* fn, const char* what,
+                                bool nulls_allowed);
+/// Owns a C callback's user_data: destroy runs exactly once, when the last holder goes.
+std::shared_ptr<void> hold(void* user_data, ct_destroy_fn destroy);
 
 /// Forgets a ct_error_set report left on this thread, so that what the next callback reports is
 /// its own. Call right before calling back into the host.

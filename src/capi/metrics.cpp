@@ -3,6 +3,7 @@
 #include <string>
 
 #include "capi/handle.h"
+#include "compile/compiled.h"
 #include "core/allocator.h"
 #include "core/error.h"
 #include "core/storage.h"
@@ -34,6 +35,12 @@ constexpr Metric kMetrics[] = {
     {"determinism.mode", [] { return static_cast<int64_t>(runtime::deterministic_mode()); }},
     {"default_device.type", [] { return static_cast<int64_t>(runtime::current_device().type); }},
     {"matmul.float32_precision", [] { return static_cast<int64_t>(runtime::matmul_precision()); }},
+    {"compile.compiles", [] { return compile::global_metrics().compiles.load(); }},
+    {"compile.recompiles", [] { return compile::global_metrics().recompiles.load(); }},
+    {"compile.graph_breaks", [] { return compile::global_metrics().graph_breaks.load(); }},
+    {"compile.guards", [] { return compile::global_metrics().last_guards.load(); }},
+    {"compile.latency_p50_us", [] { return compile::global_metrics().latency_percentile(50); }},
+    {"compile.latency_p95_us", [] { return compile::global_metrics().latency_percentile(95); }},
 };
 
 }  // namespace

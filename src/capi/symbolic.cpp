@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "capi/handle.h"
+#include "compile/trace.h"
 #include "core/object_pool.h"
 #include "core/tensor_impl.h"
 #include "symbolic/shape_env.h"
@@ -486,6 +487,8 @@ ct_status ct_tensor_sym_item(const ct_tensor* t, ct_symint** out) {
              "; a symbolic size or count comes from an integer or bool tensor");
     CT_CHECK(x.sym_numel().maybe_int() == 1, CT_ERROR_INVALID_ARGUMENT, fn, ": t has ", x.sym_numel(),
              " elements (sizes ", x.sym_sizes(), "); item() needs exactly one");
-    return SymInt(x.shape_env()->create_unbacked(sym::Type::Int));
+    const SymInt u(x.shape_env()->create_unbacked(sym::Type::Int));
+    compile::record_item(x, u);  // while tracing: an item node binds u when the graph runs
+    return u;
   });
 }

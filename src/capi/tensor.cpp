@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "capi/handle.h"
+#include "compile/trace.h"
 #include "core/error.h"
 #include "ops/cpu/cast.h"
 #include "ops/functions.h"
@@ -22,6 +23,15 @@ ct_status inspect(const ct_tensor* t, Out* out, const char* fn, F&& body) {
     body(x);
   });
 }
+
+// Sizes, strides and numel as plain integers. A tensor being traced may hold symbols there:
+// reading them as integers specializes them (a guard s0 == 8, see Note [Tracing]).
+DimVector plain(const TensorImpl& x, SymIntArrayRef v) {
+  DimVector out;
+  for (SymInt s : v) out.push_back(s.is_symbolic() && compile::is_proxy(x) ? s.guard_int() : s.expect_int("a size"));
+  return out;
+}
+DimVector plain_sizes(const TensorImpl& x) { return x.is_symbolic() ? plain(x, x.sym_sizes()) : DimVector(x.sizes()); }
 
 }  // namespace
 
@@ -126,16 +136,16 @@ ct_status ct_tensor_size(const ct_tensor* t, int64_t dim, int64_t* out) {
   return inspect(t, out, "ct_tensor_size", [&](const TensorImpl& x) {
     const int64_t n = static_cast<int64_t>(x.dim());
     CT_CHECK(dim >= -n && dim < n, CT_ERROR_INDEX, "ct_tensor_size: dim ", dim, " is out of range for a tensor of ", n,
-             " dims ", x.sizes(), ". Pass a dim in [", -n, ", ", n - 1, "]");
-    *out = x.size(dim < 0 ? dim + n : dim);
+             " dims ", x.sym_sizes(), ". Pass a dim in [", -n, ", ", n - 1, "]");
+    *out = plain_sizes(x)[dim < 0 ? dim + n : dim];
   });
 }
 
 static ct_status fill_dims(const ct_tensor* t, int64_t* out, size_t n, const char* fn, bool strides) {
   return inspect(t, out, fn, [&](const TensorImpl& x) {
-    CT_CHECK(n == x.dim(), CT_ERROR_INVALID_ARGUMENT, fn, ": n is ", n, " but the tensor ", x.sizes(), " has ", x.dim(),
-             " dims. Pass n = ct_tensor_ndim()");
-    IntArrayRef src = strides ? x.strides() : x.sizes();
+    CT_CHECK(n == x.dim(), CT_ERROR_INVALID_ARGUMENT, fn, ": n is ", n, " but the tensor ", x.sym_sizes(), " has ",
+             x.dim(), " dims. Pass n = ct_tensor_ndim()");
+    const DimVector src = strides ? (x.is_symbolic() ? plain(x, x.sym_strides()) : DimVector(x.strides())) : plain_sizes(x);
     if (n) std::memcpy(out, src.data(), n * sizeof(int64_t));
   });
 }
@@ -157,7 +167,11 @@ ct_status ct_tensor_strides(const ct_tensor* t, int64_t* out, size_t n) {
 }
 
 ct_status ct_tensor_numel(const ct_tensor* t, int64_t* out) {
-  return inspect(t, out, "ct_tensor_numel", [&](const TensorImpl& x) { *out = x.numel(); });
+  return inspect(t, out, "ct_tensor_numel", [&](const TensorImpl& x) {
+    int64_t n = 1;
+    for (int64_t s : plain_sizes(x)) n *= s;
+    *out = n;
+  });
 }
 
 ct_status ct_tensor_dtype(const ct_tensor* t, ct_dtype* out) {
@@ -185,6 +199,7 @@ ct_status ct_tensor_storage_offset(const ct_tensor* t, int64_t* out) {
 ct_status ct_tensor_data_ptr(const ct_tensor* t, void** out) {
   if (out) *out = nullptr;
   return inspect(t, out, "ct_tensor_data_ptr", [&](const TensorImpl& x) {
+    compile::check_data_read(x, "ct_tensor_data_ptr");
     CT_CHECK(x.device().is_cpu(), CT_ERROR_DEVICE, "ct_tensor_data_ptr: the tensor ", x.sizes(), " is on ", x.device(),
              ", not cpu. Copy it to the cpu first");
     *out = x.data();
@@ -194,6 +209,7 @@ ct_status ct_tensor_data_ptr(const ct_tensor* t, void** out) {
 ct_status ct_tensor_copy_to(const ct_tensor* t, void* dst, size_t nbytes) {
   return capi::guard([&] {
     const TensorImpl& x = tensor_arg(t, "ct_tensor_copy_to", "t");
+    compile::check_data_read(x, "ct_tensor_copy_to");
     const size_t need = static_cast<size_t>(x.numel()) * itemsize(x.dtype());
     CT_CHECK(nbytes == need, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_copy_to: nbytes is ", nbytes, " but the tensor ",
              x.sizes(), " of ", x.dtype(), " holds ", need, " bytes. Pass numel * itemsize");
@@ -208,6 +224,7 @@ ct_status ct_tensor_copy_to(const ct_tensor* t, void* dst, size_t nbytes) {
 
 ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out) {
   return inspect(t, out, "ct_tensor_item", [&](const TensorImpl& x) {
+    compile::check_data_read(x, "ct_tensor_item");
     CT_CHECK(x.sym_numel() == 1, CT_ERROR_SHAPE, "ct_tensor_item: the tensor ", x.sym_sizes(), " has ",
              x.sym_numel(), " elements, not 1. Select or reduce to one element first");
     CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_item: a meta tensor has no value");
@@ -233,7 +250,10 @@ ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out) {
 ct_status ct_tensor_to_string(const ct_tensor* t, char** out) {
   if (out) *out = nullptr;
   return inspect(t, out, "ct_tensor_to_string",
-                 [&](const TensorImpl& x) { *out = capi::copy_string(ops::to_string(Tensor::borrow(&x))); });
+                 [&](const TensorImpl& x) {
+                   compile::check_data_read(x, "ct_tensor_to_string");
+                   *out = capi::copy_string(ops::to_string(Tensor::borrow(&x)));
+                 });
 }
 
 void ct_string_release(char* s) { std::free(s); }

@@ -1,0 +1,349 @@
+#include "compile/compiled.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "autograd/grad_mode.h"
+#include "compile/fuse.h"
+#include "compile/passes.h"
+#include "compile/run.h"
+#include "runtime/defaults.h"
+#include "runtime/determinism.h"
+#include "runtime/json.h"
+#include "runtime/log.h"
+#include "symbolic/program.h"
+
+namespace ct::compile {
+
+namespace {
+
+const std::vector<std::string> kModes = {"default", "reduce-overhead", "max-autotune"};
+// Boolean option keys and their defaults.
+const std::vector<std::pair<std::string, bool>> kFlags = {
+    {"fusion", true}, {"cse", true}, {"dce", true}, {"constant_folding", true}};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + ("\"" + x + "\"");
+  return s;
+}
+
+bool parse_flag(const std::string& key, const std::string& v) {
+  if (v == "1" || v == "true" || v == "True") return true;
+  if (v == "0" || v == "false" || v == "False") return false;
+  fail(CT_ERROR_INVALID_ARGUMENT, str("ct_compile: option \"", key, "\" = \"", v,
+                                      "\" is not a boolean. Use \"true\" or \"false\""));
+}
+
+/// The global switches a traced graph's results depend on.
+struct Globals {
+  int grad_mode, deterministic, default_dtype, matmul_precision;
+  Device device;
+  bool operator==(const Globals& o) const {
+    return grad_mode == o.grad_mode && deterministic == o.deterministic && default_dtype == o.default_dtype &&
+           matmul_precision == o.matmul_precision && device == o.device;
+  }
+  static Globals now() {
+    return Globals{static_cast<int>(autograd::grad_mode()), static_cast<int>(runtime::deterministic_mode()),
+                   static_cast<int>(runtime::default_dtype()), static_cast<int>(runtime::matmul_precision()),
+                   runtime::current_device()};
+  }
+};
+
+/// What an entry requires of one input. sizes[d] is the static size, or -1 - k where symbol k
+/// stands (inputs sharing a symbol must have equal sizes there).
+struct InputGuard {
+  DType dtype;
+  Device device;
+  bool requires_grad;
+  DimVector sizes;
+  DimVector strides;  // empty: contiguous
+};
+
+bool contiguous(const TensorImpl& t) { return t.is_contiguous(); }
+
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+struct CompiledFunction::Entry {
+  std::vector<InputGuard> inputs;
+  Globals globals;
+  size_t nouts = 0;
+  std::string break_reason;  // non-empty: a graph break, run the function eagerly
+  Graph graph;
+  sym::Program guard_code;
+  size_t num_guards = 0;
+};
+
+// ---- options ----
+
+const std::vector<std::string>& known_backends() {
+  static const std::vector<std::string> k = {"fused", "eager"};
+  return k;
+}
+
+void CompileOptions::validate(bool whole) const {
+  const auto& backends = known_backends();
+  CT_CHECK(std::find(backends.begin(), backends.end(), backend) != backends.end(), CT_ERROR_INVALID_ARGUMENT,
+           "ct_compile: unknown backend \"", backend, "\". Known backends: ", join(backends));
+  CT_CHECK(std::find(kModes.begin(), kModes.end(), mode) != kModes.end(), CT_ERROR_INVALID_ARGUMENT,
+           "ct_compile: unknown mode \"", mode, "\". Known modes: ", join(kModes));
+  CT_CHECK(!whole || mode == "default" || options.empty(), CT_ERROR_INVALID_ARGUMENT, "ct_compile: mode \"", mode,
+           "\" and options were both given; a mode is a preset of options, so give one or the other");
+  CT_CHECK(recompile_limit >= 1, CT_ERROR_INVALID_ARGUMENT, "ct_compile: recompile_limit ", recompile_limit,
+           " must be at least 1");
+  for (const auto& [key, value] : options) {
+    auto it = std::find_if(kFlags.begin(), kFlags.end(), [&](const auto& f) { return f.first == key; });
+    if (it == kFlags.end()) {
+      std::vector<std::string> known;
+      for (const auto& f : kFlags) known.push_back(f.first);
+      fail(CT_ERROR_INVALID_ARGUMENT, str("ct_compile: unknown option \"", key, "\". Known options: ", join(known)));
+    }
+    parse_flag(key, value);
+  }
+}
+
+bool CompileOptions::flag(const std::string& key) const {
+  for (auto it = options.rbegin(); it != options.rend(); ++it)
+    if (it->first == key) return parse_flag(key, it->second);
+  for (const auto& f : kFlags)
+    if (f.first == key) return f.second;
+  return false;
+}
+
+// ---- metrics ----
+
+void CompileMetrics::record_compile(int64_t us, int64_t guards) {
+  compiles.fetch_add(1, std::memory_order_relaxed);
+  last_guards.store(guards, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mu);
+  latency_us.push_back(us);
+}
+
+int64_t CompileMetrics::latency_percentile(double p) const {
+  std::lock_guard<std::mutex> lock(mu);
+  if (latency_us.empty()) return 0;
+  std::vector<int64_t> v = latency_us;
+  std::sort(v.begin(), v.end());
+  const size_t i = static_cast<size_t>(p / 100.0 * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+std::string CompileMetrics::to_json() const {
+  auto field = [](const char* k, int64_t v) { return str("\"", k, "\": ", v); };
+  return str("{", field("calls", calls.load()), ", ", field("compiles", compiles.load()), ", ",
+             field("recompiles", recompiles.load()), ", ", field("graph_breaks", graph_breaks.load()), ", ",
+             field("eager_calls", eager_calls.load()), ", ", field("guard_misses", guard_misses.load()), ", ",
+             field("guards", last_guards.load()), ", ", field("compile_latency_p50_us", latency_percentile(50)), ", ",
+             field("compile_latency_p95_us", latency_percentile(95)), "}");
+}
+
+CompileMetrics& global_metrics() {
+  static CompileMetrics* m = new CompileMetrics();  // never destroyed: read by metrics until exit
+  return *m;
+}
+
+// ---- the cache ----
+
+CompiledFunction::CompiledFunction(TraceFn fn, CompileOptions options) : fn_(std::move(fn)), options_(std::move(options)) {
+  options_.validate();
+}
+CompiledFunction::~CompiledFunction() = default;
+
+size_t CompiledFunction::num_entries() const {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  return entries_.size();
+}
+
+std::string CompiledFunction::graph_string(size_t i) const {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  CT_CHECK(i < entries_.size(), CT_ERROR_INDEX, "ct_compiled_graph: entry ", i, " does not exist; the function has ",
+           entries_.size(), " compiled entries");
+  const Entry& e = *entries_[i];
+  if (!e.break_reason.empty()) return "graph break (runs eagerly): " + e.break_reason + "\n";
+  return e.graph.to_string();
+}
+
+CompiledFunction::Entry* CompiledFunction::lookup(ArrayRef<const TensorImpl*> inputs, size_t nouts,
+                                                  std::vector<sym::BoundValue>& binding) const {
+  const Globals g = Globals::now();
+  for (const auto& up : entries_) {
+    Entry& e = *up;
+    if (e.nouts != nouts || e.inputs.size() != inputs.size() || !(e.globals == g)) continue;
+    bool ok = true;
+    for (size_t i = 0; ok && i < inputs.size(); ++i) {
+      const TensorImpl& t = *inputs[i];
+      const InputGuard& ig = e.inputs[i];
+      ok = t.dtype() == ig.dtype && t.device() == ig.device && t.requires_grad() == ig.requires_grad &&
+           t.dim() == ig.sizes.size() && !t.is_symbolic();
+      if (ok) ok = ig.strides.empty() ? contiguous(t) : t.strides().equals(IntArrayRef(ig.strides));
+    }
+    if (!ok) continue;
+    if (!e.break_reason.empty()) return &e;
+    // Bind each symbol from its first use; later uses must agree. Symbols come in the range they
+    // were made with (>= 2: sizes 0 and 1 stay static).
+    binding.assign(e.graph.sources.size(), sym::BoundValue{-1});
+    for (size_t i = 0; ok && i < inputs.size(); ++i) {
+      const IntArrayRef sizes = inputs[i]->sizes();
+      const DimVector& want = e.inputs[i].sizes;
+      for (size_t d = 0; ok && d < want.size(); ++d) {
+        if (want[d] >= 0) {
+          ok = want[d] == sizes[d];
+          continue;
+        }
+        sym::BoundValue& b = binding[static_cast<size_t>(-1 - want[d])];
+        ok = sizes[d] >= 2 && (b.i < 0 || b.i == sizes[d]);
+        b.i = sizes[d];
+      }
+    }
+    if (ok && e.num_guards) ok = e.guard_code.first_false(binding) < 0;
+    if (ok) return &e;
+  }
+  return nullptr;
+}
+
+void CompiledFunction::run_eager(ArrayRef<const TensorImpl*> inputs, size_t nouts, std::vector<Tensor>& outs) {
+  metrics_.eager_calls.fetch_add(1, std::memory_order_relaxed);
+  outs.assign(nouts, Tensor());
+  fn_(inputs.data(), inputs.size(), outs.data(), nouts);
+}
+
+CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> inputs, size_t nouts) {
+  const int64_t start = now_us();
+  auto e = std::make_unique<Entry>();
+  e->globals = Globals::now();
+  e->nouts = nouts;
+  // Which dims become symbols.
+  if (seen_sizes_.size() != inputs.size()) {
+    seen_sizes_.assign(inputs.size(), {});
+    dynamic_dims_.assign(inputs.size(), {});
+  }
+  sym::ShapeEnv* env = sym::ShapeEnv::create();
+  struct EnvRef {
+    sym::ShapeEnv* env;
+    ~EnvRef() { env->release(); }
+  } hold{env};
+  std::vector<ProxySpec> specs;
+  std::vector<SymbolSource> sources;
+  bool needs_grad = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorImpl& t = *inputs[i];
+    CT_CHECK(!t.is_symbolic(), CT_ERROR_INVALID_ARGUMENT, "ct_compiled_call: input ", i, " has symbolic sizes ",
+             t.sym_sizes(), "; pass tensors with concrete sizes");
+    InputGuard ig{t.dtype(), t.device(), t.requires_grad(), DimVector(t.sizes()), {}};
+    needs_grad |= t.requires_grad();
+    const bool dense = contiguous(t);
+    if (!dense) ig.strides = DimVector(t.strides());
+    std::vector<int64_t>& seen = seen_sizes_[i];
+    std::vector<bool>& dyn = dynamic_dims_[i];
+    if (seen.size() != t.dim()) {
+      seen.assign(t.sizes().begin(), t.sizes().end());
+      dyn.assign(t.dim(), false);
+    }
+    ProxySpec spec;
+    spec.dtype = t.dtype();
+    spec.device = t.device();
+    for (size_t d = 0; d < t.dim(); ++d) {
+      const int64_t n = t.sizes()[d];
+      if (options_.dynamic == Dynamic::Automatic && n != seen[d]) dyn[d] = true;
+      const bool symbolic = dense && n >= 2 &&
+                            (options_.dynamic == Dynamic::On || (options_.dynamic == Dynamic::Automatic && dyn[d]));
+      if (symbolic) {
+        // Duck sizing, as in PyTorch: dims of equal size share one symbol, so the graph knows
+        // they are equal (x + y of two [s0, 8] inputs needs no guard, and fuses as one shape).
+        auto same = std::find_if(sources.begin(), sources.end(), [&](const SymbolSource& s) {
+          return inputs[s.input]->sizes()[s.dim] == n;
+        });
+        const size_t k = static_cast<size_t>(same - sources.begin());
+        if (same == sources.end()) {
+          env->create_symbol(n, 2, sym::Range::kPosInf);
+          SymbolSource src;
+          src.input = static_cast<int32_t>(i);
+          src.dim = static_cast<int32_t>(d);
+          sources.push_back(src);
+        }
+        spec.sizes.push_back(SymInt(env->symbols()[k].node));
+        ig.sizes[d] = -1 - static_cast<int64_t>(k);
+      } else {
+        spec.sizes.push_back(SymInt(n));
+      }
+    }
+    if (!dense) spec.strides.assign(t.strides().begin(), t.strides().end());
+    specs.push_back(std::move(spec));
+    e->inputs.push_back(std::move(ig));
+  }
+  needs_grad &= autograd::grad_enabled();
+  try {
+    e->graph = trace(env, specs, sources, fn_, nouts);
+  } catch (const Error& err) {
+    // What tracing cannot do (read data, decide on an unbacked value, run an operator with no
+    // meta or symbolic rule) is a graph break; any other failure would fail eagerly too, so it is
+    // the caller's error and no entry remembers it.
+    const ct_status st = err.status();
+    if (st != CT_ERROR_GRAPH_BREAK && st != CT_ERROR_GUARD && st != CT_ERROR_NOT_IMPLEMENTED && st != CT_ERROR_DEVICE)
+      throw;
+    if (options_.fullgraph)
+      fail(CT_ERROR_GRAPH_BREAK, str("ct_compiled_call", options_.name.empty() ? "" : " (" + options_.name + ")",
+                                     ": fullgraph compilation failed: ", err.message()));
+    e->break_reason = err.message();
+    metrics_.graph_breaks.fetch_add(1, std::memory_order_relaxed);
+    global_metrics().graph_breaks.fetch_add(1, std::memory_order_relaxed);
+    runtime::warn_once(str("graph_break:", this, ":", err.message()),
+                       str("ct_compile", options_.name.empty() ? "" : " (" + options_.name + ")",
+                           ": graph break, this signature runs eagerly: ", err.message()));
+  }
+  if (e->break_reason.empty()) {
+    for (const Tensor& c : e->graph.constants) needs_grad |= c->requires_grad() && autograd::grad_enabled();
+    if (options_.flag("dce")) eliminate_dead_code(e->graph);
+    if (options_.flag("cse")) eliminate_common_subexpressions(e->graph);
+    if (options_.flag("constant_folding")) fold_constants(e->graph);
+    // Fused kernels record no autograd nodes: a graph that must be differentiated replays its
+    // calls through the dispatcher instead (the backward runs eagerly).
+    if (options_.backend == "fused" && options_.flag("fusion") && !needs_grad) fuse(e->graph);
+    for (const sym::Node* g : env->guards()) e->guard_code.add_root(g);
+    e->num_guards = env->num_guards();
+  }
+  const int64_t us = now_us() - start;
+  metrics_.record_compile(us, static_cast<int64_t>(e->num_guards));
+  global_metrics().record_compile(us, static_cast<int64_t>(e->num_guards));
+  if (!entries_.empty()) {
+    metrics_.recompiles.fetch_add(1, std::memory_order_relaxed);
+    global_metrics().recompiles.fetch_add(1, std::memory_order_relaxed);
+  }
+  entries_.push_back(std::move(e));
+  return entries_.back().get();
+}
+
+void CompiledFunction::call(ArrayRef<const TensorImpl*> inputs, size_t nouts, std::vector<Tensor>& outs) {
+  metrics_.calls.fetch_add(1, std::memory_order_relaxed);
+  if (options_.disable) return run_eager(inputs, nouts, outs);
+  std::vector<sym::BoundValue> binding;
+  Entry* e;
+  {
+    std::unique_lock<std::recursive_mutex> lock(mu_);
+    e = lookup(inputs, nouts, binding);
+    if (!e) {
+      if (!entries_.empty()) metrics_.guard_misses.fetch_add(1, std::memory_order_relaxed);
+      if (static_cast<int64_t>(entries_.size()) >= options_.recompile_limit) {
+        const std::string what = str("ct_compile", options_.name.empty() ? "" : " (" + options_.name + ")",
+                                     ": hit the recompile limit (", options_.recompile_limit, " entries)");
+        CT_CHECK(!options_.fullgraph, CT_ERROR_RECOMPILE_LIMIT, what,
+                 " under fullgraph. Mark the changing sizes dynamic, or raise recompile_limit");
+        if (!limit_hit_) runtime::warn_once(str("recompile_limit:", this), what + "; calls that miss run eagerly from now on");
+        limit_hit_ = true;
+        lock.unlock();
+        return run_eager(inputs, nouts, outs);
+      }
+      e = compile(inputs, nouts);
+      if (e->break_reason.empty()) binding = bind_inputs(e->graph, inputs);  // the item symbols stay 0
+    }
+  }
+  if (!e->break_reason.empty()) return run_eager(inputs, nouts, outs);
+  run_graph(e->graph, inputs, binding, outs);
+}
+
+}  // namespace ct::compile

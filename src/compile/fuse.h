@@ -1,0 +1,27 @@
+// fuse.h - fusion of pointwise chains and their trailing reductions into one CPU kernel.
+//
+// A FusedKernel replaces a connected group of call nodes in a graph by one Fused node: it reads the
+// group's inputs once and computes every element of its outputs tile by tile, with the
+// intermediates kept in cache-sized buffers instead of full tensors.
+#pragma once
+
+#include <string>
+
+#include "compile/graph.h"
+
+namespace ct::compile {
+
+class FusedKernel {
+ public:
+  virtual ~FusedKernel() = default;
+  /// Computes the region's outputs (one per Node::outs of its Fused node) from its inputs (one
+  /// per Node::args, in order), with the graph's symbols bound by binding.
+  virtual void run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const = 0;
+  /// Text for graph printing: "fused[mul, sigmoid, add]".
+  virtual std::string describe() const = 0;
+};
+
+/// Replaces each fusible group of call nodes of g by one Fused node (see the Note in fuse.cpp).
+void fuse(Graph& g);
+
+}  // namespace ct::compile
