@@ -1,5 +1,6 @@
-// vec_math.h - float32 exp, expm1, log1p, tanh, erf and sigmoid that the compiler vectorizes inside
-// the loop engines, for the pointwise operators and softmax. double keeps libm (the overloads below).
+// vec_math.h - float32 exp, expm1, log1p, tanh, erf, sigmoid, sin and cos that the compiler
+// vectorizes inside the loop engines, for the pointwise operators and softmax. double keeps libm (the
+// overloads below).
 //
 // Note [Vectorizable float32 math]
 // libm's expf, erff, tanhf... are calls, so a loop over them runs one element at a time (gelu on
@@ -12,7 +13,8 @@
 //
 // Accuracy against the correctly rounded result (tests/cpp/ops/cpu/vec_math_test.cpp checks it
 // over dense sweeps): exp, log1p and erf within 1.5 ulp (measured 0.87, 0.79, 1.01), expm1 within 2
-// (1.42), tanh and sigmoid within 3 (2.27, 2.37). PyTorch uses Sleef's 1-ulp functions, so
+// (1.42), tanh and sigmoid within 3 (2.27, 2.37), sin and cos within 1 for |x| < 2^22 (0.81,
+// 0.84 over every float there; beyond, see sin_cos). PyTorch uses Sleef's 1-ulp functions, so
 // results may differ from it in the last bit or two.
 // Subnormal arguments and results are computed, not flushed.
 #pragma once
@@ -83,6 +85,55 @@ constexpr float kLn2Lo = -2.12194440e-4f;
   float t;
   const float r = reduce_ln2(x, t);
   return exp_reduced(r) * pow2i(n_of(t));
+}
+
+constexpr float k2OverPi = 0.636619747f;
+// pi/2 in three parts of 24 bits (|pi/2 - A - B - C| < 1.1e-23), the largest part first.
+constexpr float kPio2A = 1.57079637f;
+constexpr float kPio2B = -4.37113883e-8f;
+constexpr float kPio2C = -1.71512451e-15f;
+// Up to here n (below 2^21.4) is exact in t's low bits and hi + lo keeps sin and cos within 1 ulp.
+constexpr float kSinCosMax = 0x1p22f;
+
+/// x = n pi/2 + hi + lo for |x| < 2^22 (Cody-Waite, the remainder kept in two floats): returns hi,
+/// |hi| < 0.96, and t whose low bits hold n (see n_of). n may be one off the nearest integer
+/// (2/pi is rounded), so hi can exceed pi/4; the polynomials cover |hi| <= 1.
+[[gnu::always_inline]] inline float reduce_pio2(float x, float& t, float& lo) {
+  t = std::fma(x, k2OverPi, kMagic);
+  const float n = t - kMagic;
+  // Exact: |x - n A| < 1.1, a multiple of 2^-23 when x >= 1 (as A is), of 2^-24 and below 1 when
+  // x < 1 (n is 0 or 1 there).
+  const float r1 = std::fma(n, -kPio2A, x);
+  // r1 - n B has more than 24 bits: the product's rounding error by fma, the sum's by TwoSum.
+  const float p = n * kPio2B, p_lo = std::fma(n, kPio2B, -p);
+  const float hi = r1 - p, v = hi - r1;
+  const float e = (r1 - (hi - v)) + (-p - v);
+  lo = std::fma(n, -kPio2C, e - p_lo);
+  return hi;
+}
+
+/// sin(hi + lo) for |hi| <= 1, |lo| <= ulp(hi): hi + hi^3 S(hi^2) + lo (1 - hi^2 / 2). S is a
+/// least-squares fit near minimax on [0, 1] (relative error 4e-10), its coefficients rounded to
+/// float one at a time with the rest refitted.
+[[gnu::always_inline]] inline float sin_reduced(float hi, float lo) {
+  const float z = hi * hi;
+  float p = 2.72733541e-06f;
+  p = std::fma(p, z, -0.000198425943f);
+  p = std::fma(p, z, 0.00833335519f);
+  p = std::fma(p, z, -0.166666672f);
+  return hi + std::fma(hi * z, p, std::fma(-0.5f * z, lo, lo));
+}
+
+/// cos(hi + lo) for |hi| <= 1: 1 - hi^2 / 2 rounded once (w) with its error (e, exact), plus
+/// hi^4 C(hi^2) - hi lo. C is fitted like sin's S (relative error 2e-9).
+[[gnu::always_inline]] inline float cos_reduced(float hi, float lo) {
+  const float z = hi * hi, h = 0.5f * hi;
+  const float w = std::fma(-h, hi, 1.0f);
+  const float e = std::fma(-h, hi, 1.0f - w);  // 1 - w is exact: w is in [1/2, 1]
+  float p = 2.41921753e-05f;
+  p = std::fma(p, z, -0.00138845737f);
+  p = std::fma(p, z, 0.0416665711f);
+  return w + std::fma(z * z, p, std::fma(-hi, lo, e));
 }
 
 }  // namespace detail
@@ -202,6 +253,34 @@ constexpr float kLn2Lo = -2.12194440e-4f;
 /// 1 / (1 + e^-x).
 [[gnu::always_inline]] inline float sigmoid(float x) { return 1.0f / (1.0f + vm::exp(-x)); }
 
+namespace detail {
+
+/// sin(x + shift pi/2), shift 0 or 1: x = n pi/2 + r, then sin or cos of r by the quadrant
+/// n + shift, negated in quadrants 2 and 3. From |x| = 2^22 on, three parts of pi/2 are too few
+/// and n no longer fits t's low bits: those arguments are taken as 0 (x * 0, which also turns
+/// infinities into NaN), so sin gives 0 and cos 1 there, finite and in [-1, 1] but not sin x.
+[[gnu::always_inline]] inline float sin_cos(float x, uint32_t shift) {
+  const float xr = pick(std::fabs(x) < kSinCosMax, x, x * 0.0f);
+  float t, lo;
+  const float hi = reduce_pio2(xr, t, lo);
+  const uint32_t q = static_cast<uint32_t>(n_of(t)) + shift;
+  const float y = pick((q & 1u) != 0, cos_reduced(hi, lo), sin_reduced(hi, lo));
+  // A NaN argument (or x * 0 of an infinity) is returned itself: the NaN bits that reach q differ
+  // between libm's fmaf and vfmadd, and so would the sign that q flips.
+  return pick(xr != xr, xr, from_bits(bits(y) ^ ((q & 2u) << 30)));
+}
+
+}  // namespace detail
+
+/// sin(x). The reduction turns -0 into +0 (-0 - -0 is +0), so zeros are returned as they came.
+[[gnu::always_inline]] inline float sin(float x) {
+  const float y = detail::sin_cos(x, 0);
+  return pick(x == 0.0f, x, y);
+}
+
+/// cos(x) = sin(x + pi/2): one quadrant on.
+[[gnu::always_inline]] inline float cos(float x) { return detail::sin_cos(x, 1); }
+
 // double: libm (no vectorized double kernels; PyTorch's double paths are libm-accurate too).
 inline double exp(double x) { return std::exp(x); }
 inline double expm1(double x) { return std::expm1(x); }
@@ -209,6 +288,8 @@ inline double log1p(double x) { return std::log1p(x); }
 inline double tanh(double x) { return std::tanh(x); }
 inline double erf(double x) { return std::erf(x); }
 inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+inline double sin(double x) { return std::sin(x); }
+inline double cos(double x) { return std::cos(x); }
 
 /// Folds f(0) ... f(n-1) with op into kLanes independent accumulators, then combines the lanes
 /// pairwise: the loop vectorizes, and the order (so the bits) depends on n alone, for any ISA.

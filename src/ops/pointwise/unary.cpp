@@ -1,7 +1,7 @@
 // unary.cpp - unary elementwise math: one row per operator (name, result dtype rule, accepted
 // dtypes, element function in opmath), with its derivative below. The engine is unary_engine.h.
-// exp, expm1, log1p, tanh, sigmoid and erf use vec_math.h, which vectorizes for float32 (and so
-// for float16/bfloat16, computed in float32); see Note [Vectorizable float32 math].
+// exp, expm1, log1p, tanh, sigmoid, erf, sin and cos use vec_math.h, which vectorizes for float32
+// (and so for float16/bfloat16, computed in float32); see Note [Vectorizable float32 math].
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -68,8 +68,8 @@ CT_UNARY(Exp, "exp", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::exp(x)))
 CT_UNARY(Log, "log", Out::Float, kFloatingDTypes, CT_RET(std::log(x)))
 CT_UNARY(Sqrt, "sqrt", Out::Float, kFloatingDTypes, CT_RET(std::sqrt(x)))
 CT_UNARY(Rsqrt, "rsqrt", Out::Float, kFloatingDTypes, CT_RET(M<T>(1) / std::sqrt(x)))
-CT_UNARY(Sin, "sin", Out::Float, kFloatingDTypes, CT_RET(std::sin(x)))
-CT_UNARY(Cos, "cos", Out::Float, kFloatingDTypes, CT_RET(std::cos(x)))
+CT_UNARY(Sin, "sin", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::sin(x)))
+CT_UNARY(Cos, "cos", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::cos(x)))
 CT_UNARY(Tanh, "tanh", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::tanh(x)))
 CT_UNARY(Sigmoid, "sigmoid", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::sigmoid(x)))
 CT_UNARY(Reciprocal, "reciprocal", Out::Float, kFloatingDTypes, CT_RET(M<T>(1) / x))

@@ -20,6 +20,11 @@ float from_bits(uint32_t u) {
   std::memcpy(&x, &u, sizeof x);
   return x;
 }
+uint32_t bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
 
 // |y - ref| in units of the float32 ulp at ref (2^-149 at the bottom); infinite when y is NaN or
 // infinite and the rounded ref is not the same.
@@ -69,11 +74,47 @@ std::vector<float> inputs(float lo, float hi, int64_t n) {
 }
 
 template <typename F, typename R>
-double max_ulp(const char* name, float lo, float hi, F f, R ref) {
+double max_ulp_over(const char* name, std::vector<float> const& xs, F f, R ref) {
   Worst w;
-  sweep(inputs(lo, hi, 3000000), f, ref, w);
+  sweep(xs, f, ref, w);
   std::printf("vec_math %-8s max %.3f ulp at %.9g\n", name, w.err, w.at);
   return w.err;
+}
+
+template <typename F, typename R>
+double max_ulp(const char* name, float lo, float hi, F f, R ref) {
+  return max_ulp_over(name, inputs(lo, hi, 3000000), f, ref);
+}
+
+void add_evenly(std::vector<float>& xs, double lo, double hi, int64_t n) {
+  const double step = (hi - lo) / static_cast<double>(n);
+  for (int64_t i = 0; i <= n; ++i) xs.push_back(static_cast<float>(lo + step * static_cast<double>(i)));
+}
+
+// sin and cos below 2^22, where their reduction holds: every float32 with a stride (both signs),
+// [-100, 100] densely (steps of 2e-5), [-1e5, 1e5] and (-2^22, 2^22) sampled, and all floats just
+// around multiples of pi/4 (where the reduction cancels and where the quadrant changes), the
+// floats closest to multiples of pi/2 (an exhaustive search over [1, 2^22) found these), and the
+// top of the range.
+std::vector<float> trig_inputs() {
+  std::vector<float> xs;
+  for (uint32_t u = 0; u < bits(0x1p22f); u += 4093)
+    for (uint32_t sign : {0u, 0x80000000u}) xs.push_back(from_bits(u | sign));
+  add_evenly(xs, -100, 100, 10000000);
+  add_evenly(xs, -1e5, 1e5, 2000000);
+  add_evenly(xs, -4194300, 4194300, 1000000);
+  std::vector<float> centers = {252.898209f, 505.796417f, 4.71238899f, 52516.4336f, 1011.59283f, 2709675.5f,
+                                9.42477798f, 105032.867f, 0x1p22f, 0.0f};
+  for (double k : {1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 8.0, 63.0, 64.0, 101.0, 1000.0, 1001.0, 65535.0, 65536.0, 1e6})
+    centers.push_back(static_cast<float>(k * 0.78539816339744830962));
+  for (float c : centers)
+    for (float s : {c, -c}) {
+      const float away = std::signbit(s) ? -INFINITY : INFINITY;
+      float x = s;
+      for (int i = 0; i < 1000; ++i) x = std::nextafter(x, 0.0f);
+      for (int i = 0; i < 2000 && std::fabs(x) < 0x1p22f; ++i, x = std::nextafter(x, away)) xs.push_back(x);
+    }
+  return xs;
 }
 
 }  // namespace
@@ -104,6 +145,49 @@ TEST(VecMath, SigmoidWithin3Ulp) {
                       return e > std::numeric_limits<float>::max() ? 0.0 : 1.0 / (1.0 + e);
                     }),
             3.0);
+}
+
+// Measured over every float32 below 2^22: sin 0.81, cos 0.84.
+TEST(VecMath, SinWithin1Ulp) {
+  EXPECT_LE(max_ulp_over("sin", trig_inputs(), [](float x) { return vm::sin(x); },
+                         [](double x) { return std::sin(x); }),
+            1.0);
+}
+TEST(VecMath, CosWithin1Ulp) {
+  EXPECT_LE(max_ulp_over("cos", trig_inputs(), [](float x) { return vm::cos(x); },
+                         [](double x) { return std::cos(x); }),
+            1.0);
+}
+
+// sin is odd and cos even, bit for bit (the reduction rounds symmetrically).
+TEST(VecMath, SinOddCosEven) {
+  for (float x : trig_inputs()) {
+    ASSERT_EQ(bits(vm::sin(-x)), bits(vm::sin(x)) ^ 0x80000000u) << "sin(" << x << ")";
+    ASSERT_EQ(bits(vm::cos(-x)), bits(vm::cos(x))) << "cos(" << x << ")";
+  }
+}
+
+// Zeros keep their sign in sin, tiny arguments are their own sine, infinities and NaN give NaN.
+// From 2^22 on the reduction does not hold, and the arguments are taken as 0 (see sin_cos): the
+// results are finite and in [-1, 1], not libm's.
+TEST(VecMath, SinCosSpecialValues) {
+  const float inf = INFINITY, nan = NAN;
+  for (float x : {0.0f, -0.0f, 1e-40f, -1e-40f, 1e-30f, -1e-30f, 0x1p-13f, -0x1p-13f}) {
+    EXPECT_EQ(bits(vm::sin(x)), bits(std::sin(x))) << "sin(" << x << ")";
+    EXPECT_EQ(vm::cos(x), 1.0f) << "cos(" << x << ")";
+  }
+  for (float x : {inf, -inf, nan, -nan}) {
+    EXPECT_TRUE(std::isnan(vm::sin(x))) << "sin(" << x << ")";
+    EXPECT_TRUE(std::isnan(vm::cos(x))) << "cos(" << x << ")";
+  }
+  for (float x : {0x1p22f, 5e6f, 1e10f, 3e38f, std::numeric_limits<float>::max()})
+    for (float s : {x, -x}) {
+      EXPECT_TRUE(std::fabs(vm::sin(s)) <= 1.0f) << "sin(" << s << ")";
+      EXPECT_TRUE(std::fabs(vm::cos(s)) <= 1.0f) << "cos(" << s << ")";
+    }
+  const float below = std::nextafter(0x1p22f, 0.0f);  // the largest argument reduced
+  EXPECT_NEAR(vm::sin(below), std::sin(static_cast<double>(below)), 1e-7);
+  EXPECT_NEAR(vm::cos(below), std::cos(static_cast<double>(below)), 1e-7);
 }
 
 // Special values exactly as libm gives them (and PyTorch): NaN, infinities, signed zeros, the
