@@ -1,0 +1,863 @@
+// program_file.cpp - save_program and load_program: a Program as a versioned binary file. The
+// layout, field by field, is in docs/program-format.md.
+//
+// Note [Loading a program file]
+// A program file may come from anywhere, so loading trusts none of its bytes. Every read is
+// bounds-checked, every count is checked against the bytes left before anything is allocated, and
+// every enum, index, name and length is checked. The program is then rebuilt the way a trace builds
+// one: symbols and expressions through the ShapeEnv's simplifying constructors, guards re-recorded
+// with guard_bool (each must hold under the hints), runtime assertions with check(). Each call node
+// is replayed on meta tensors, so its operator's meta function checks the arguments as it did
+// while tracing, and the sizes and dtypes the file gives its results must agree with what the
+// operator computes; the interpreter and fused kernels can then trust every TensorMeta. Replay runs
+// meta functions only: no kernel, and nothing of the function that was exported. Any failure, the
+// ShapeEnv's or an operator's included, becomes CT_ERROR_FORMAT naming the item and the offset.
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+
+#include "compile/export.h"
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "runtime/defaults.h"
+
+namespace ct::compile {
+namespace {
+
+// Constants are saved as their elements' bytes in memory order.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the program file stores little-endian element bytes");
+
+// The file numbers these enums by their C++ values (docs/program-format.md lists them).
+static_assert(static_cast<int>(sym::Op::ToInt) == 19 && static_cast<int>(Arg::Kind::String) == 11 &&
+                  static_cast<int>(Node::Kind::Item) == 3 && kNumDTypes == 10 && static_cast<int>(DeviceType::Meta) == 2,
+              "renumbering an enum the program file stores changes the format: give it a new version");
+
+constexpr char kMagic[8] = {'C', 'T', 'P', 'R', 'O', 'G', '\0', '\0'};
+constexpr uint32_t kVersion = 1;
+constexpr int kNumOps = static_cast<int>(sym::Op::ToInt) + 1;
+constexpr int kNumArgKinds = static_cast<int>(Arg::Kind::String) + 1;
+// Evaluators and the printer walk an expression's tree recursively, a shared subexpression once per
+// path to it. Bounding each tree's depth and the walk over every use keeps a small file from causing
+// a deep recursion or an exponential walk.
+constexpr uint32_t kMaxExprDepth = 256;
+constexpr uint64_t kMaxExprWork = uint64_t{1} << 22;
+// The arguments each op takes, {min, max}: Add, Mul, And, Or, Min and Max are n-ary; Eq, Ne and Le
+// take one int (the canonical `e <op> 0`, see Note [Canonical relations]) or two floats.
+constexpr uint32_t kMany = UINT32_MAX;
+constexpr std::pair<uint32_t, uint32_t> kArity[kNumOps] = {
+    {0, 0}, {0, 0}, {1, kMany}, {1, kMany}, {2, 2}, {2, 2}, {2, 2}, {2, 2},  // Const .. TrueDiv
+    {1, 2}, {1, 2}, {2, 2}, {1, 2}, {1, kMany}, {1, kMany}, {1, 1},          // Eq .. Not
+    {1, kMany}, {1, kMany}, {3, 3}, {1, 1}, {1, 1}};                          // Min .. ToInt
+
+struct Cost {
+  uint32_t depth = 1;
+  uint64_t walk = 1;  // nodes one evaluation visits (constants are free), saturating past kMaxExprWork
+  void add(const Cost& arg) {
+    depth = std::max(depth, arg.depth + 1);
+    walk = std::min(walk + arg.walk, kMaxExprWork + 1);
+  }
+};
+
+bool same_sizes(const SymDimVector& a, const SymDimVector& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](SymInt x, SymInt y) { return x.raw() == y.raw(); });
+}
+
+// ---- writing ----
+
+class Writer {
+ public:
+  void u8(uint64_t v) { put(v, 1); }
+  void u32(uint64_t v) { put(v, 4); }
+  void i64(int64_t v) { put(static_cast<uint64_t>(v), 8); }
+  void f64(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    put(bits, 8);
+  }
+  void str(const std::string& s) {
+    u32(s.size());
+    out += s;
+  }
+  void device(Device d) {
+    u8(static_cast<uint8_t>(d.type));
+    u8(static_cast<uint8_t>(d.index));
+  }
+  void section(const char* tag, const Writer& body) {
+    out.append(tag, 4);
+    i64(static_cast<int64_t>(body.out.size()));
+    out += body.out;
+  }
+  std::string out;
+
+ private:
+  void put(uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+  }
+};
+
+class Saver {
+ public:
+  explicit Saver(const Program& p) : p_(p), g_(p.graph()), env_(g_.env()) {}
+
+  std::string save() {
+    Writer symbols, facts, inputs, constants, graph;
+    symbols.u32(env_.num_symbols());
+    CT_CHECK(g_.sources.size() == env_.num_symbols(), CT_ERROR_INVALID_ARGUMENT, "save_program: the graph binds ",
+             g_.sources.size(), " of its ", env_.num_symbols(), " symbols");
+    for (size_t k = 0; k < g_.sources.size(); ++k) {
+      const sym::SymbolInfo& s = env_.symbols()[k];
+      const SymbolSource& src = g_.sources[k];
+      CT_CHECK(s.backed == (src.kind == SymbolSource::Kind::InputSize), CT_ERROR_INVALID_ARGUMENT, "save_program: symbol ",
+               s.name, " is ", s.backed ? "backed but bound by an item node" : "unbacked but bound by an input size");
+      symbols.u8(static_cast<uint8_t>(s.node->type));
+      symbols.u8(s.backed);
+      if (!s.backed) continue;  // its item node binds it; its range comes from the runtime assertions
+      symbols.str(s.name);
+      symbols.i64(s.node->hint.i);
+      symbols.i64(s.node->range.lo);
+      symbols.i64(s.node->range.hi);
+      symbols.u32(src.input);
+      symbols.u32(src.dim);
+    }
+    const std::vector<sym::Node*> guards = env_.guards();
+    facts.u32(guards.size());
+    for (const sym::Node* n : guards) facts.u32(use(n));
+    const auto asserts = env_.runtime_asserts();
+    facts.u32(asserts.size());
+    for (const auto& [cond, message] : asserts) {
+      facts.u32(use(cond));
+      facts.str(message);
+    }
+    inputs.u32(p_.inputs().size());
+    for (const InputSpec& s : p_.inputs()) {
+      inputs.u8(static_cast<uint8_t>(s.dtype));
+      inputs.device(s.device);
+      sizes(inputs, s.sizes);
+    }
+    constants.u32(g_.constants.size());
+    for (size_t i = 0; i < g_.constants.size(); ++i) constant(constants, i);
+    graph.u32(g_.nodes.size());
+    for (const Node& n : g_.nodes) node(graph, n);
+    graph.u32(g_.outputs.size());
+    for (Ref r : g_.outputs) ref(graph, r);
+    CT_CHECK(work_ <= kMaxExprWork, CT_ERROR_INVALID_ARGUMENT, "save_program: evaluating every size of the program "
+             "once walks ", work_, " expression nodes; a program file holds at most ", kMaxExprWork);
+
+    Writer table;
+    table.u32(costs_.size());
+    table.out += exprs_.out;
+    Writer file;
+    file.out.assign(kMagic, sizeof kMagic);
+    file.u32(kVersion);
+    file.section("SYMB", symbols);
+    file.section("EXPR", table);
+    file.section("GARD", facts);
+    file.section("INPT", inputs);
+    file.section("CNST", constants);
+    file.section("GRPH", graph);
+    return std::move(file.out);
+  }
+
+ private:
+  // The table index of n's entry, appending it (arguments first) when new. An Int constant shares
+  // the entry of the same concrete size.
+  uint32_t expr(const sym::Node* n) {
+    if (n->is_const() && n->type == sym::Type::Int) return int_expr(n->int_value());
+    if (auto it = index_.find(n); it != index_.end()) return it->second;
+    Cost cost;
+    cost.walk = n->is_const() ? 0 : 1;
+    std::vector<uint32_t> args;
+    for (const sym::Node* a : n->args) {
+      args.push_back(expr(a));
+      cost.add(costs_[args.back()]);
+    }
+    CT_CHECK(cost.depth <= kMaxExprDepth, CT_ERROR_INVALID_ARGUMENT, "save_program: the expression ",
+             env_.to_string(n), " nests deeper than ", kMaxExprDepth, " levels, the most a program file holds");
+    exprs_.u8(static_cast<uint8_t>(n->op));
+    exprs_.u8(static_cast<uint8_t>(n->type));
+    if (n->op == sym::Op::Const) {
+      exprs_.i64(n->value.i);  // the bits of the value, whichever type
+    } else if (n->op == sym::Op::Symbol) {
+      exprs_.u32(n->value.i);
+    } else {
+      exprs_.u32(args.size());
+      for (uint32_t a : args) exprs_.u32(a);
+    }
+    return index_[n] = push(cost);
+  }
+  uint32_t int_expr(int64_t v) {
+    if (auto it = ints_.find(v); it != ints_.end()) return it->second;
+    exprs_.u8(static_cast<uint8_t>(sym::Op::Const));
+    exprs_.u8(static_cast<uint8_t>(sym::Type::Int));
+    exprs_.i64(v);
+    return ints_[v] = push(Cost{1, 0});
+  }
+  uint32_t push(Cost c) {
+    costs_.push_back(c);
+    return static_cast<uint32_t>(costs_.size() - 1);
+  }
+  // An expression used outside the table: counts one evaluation of it.
+  uint32_t use(const sym::Node* n) {
+    const uint32_t i = expr(n);
+    work_ += costs_[i].walk;
+    return i;
+  }
+  uint32_t use(SymInt v) { return v.is_symbolic() ? use(v.node()) : int_expr(v.raw()); }
+
+  void sizes(Writer& w, const SymDimVector& s) {
+    w.u32(s.size());
+    for (SymInt v : s) w.u32(use(v));
+  }
+  void ref(Writer& w, Ref r) {
+    w.u32(r.node);
+    w.u32(r.out);
+  }
+
+  void constant(Writer& w, size_t i) {
+    const Tensor& t = g_.constants[i];
+    CT_CHECK(t->device().is_cpu(), CT_ERROR_INVALID_ARGUMENT, "save_program: constant ", i, " (", t->sizes(), ", ",
+             t->dtype(), ") is on ", t->device(), "; a program file holds CPU constants only. Capture a CPU tensor "
+             "(move it with to()) before exporting");
+    const Tensor c = ops::contiguous(t);
+    w.u8(static_cast<uint8_t>(c->dtype()));
+    w.u32(c->dim());
+    for (int64_t s : c->sizes()) w.i64(s);
+    const uint64_t nbytes = static_cast<uint64_t>(c->numel()) * itemsize(c->dtype());
+    w.i64(static_cast<int64_t>(nbytes));
+    if (nbytes) w.out.append(static_cast<const char*>(c->data()), nbytes);
+  }
+
+  void node(Writer& w, const Node& n) {
+    CT_CHECK(n.kind != Node::Kind::Fused, CT_ERROR_INVALID_ARGUMENT, "save_program: node ", n.name, " is a fused "
+             "region, which a program file cannot hold. Save the program's unfused graph");
+    w.u8(static_cast<uint8_t>(n.kind));
+    w.str(n.name);
+    w.u32(n.outs.size());
+    for (const TensorMeta& m : n.outs) {
+      w.u8(static_cast<uint8_t>(m.dtype));
+      w.device(m.device);
+      sizes(w, m.sizes);
+    }
+    switch (n.kind) {
+      case Node::Kind::Placeholder: w.u32(n.index); break;
+      case Node::Kind::Constant:
+        w.u32(n.index);
+        w.u8(n.folded);
+        break;
+      case Node::Kind::Call:
+        w.str(n.op->full_name);
+        w.u32(n.args.size());
+        for (const Arg& a : n.args) arg(w, a);
+        break;
+      case Node::Kind::Item:
+        w.u32(n.index);
+        ref(w, n.src);
+        break;
+      case Node::Kind::Fused: break;
+    }
+  }
+
+  void arg(Writer& w, const Arg& a) {
+    w.u8(static_cast<uint8_t>(a.kind));
+    switch (a.kind) {
+      case Arg::Kind::None: break;
+      case Arg::Kind::Tensor: ref(w, a.refs[0]); break;
+      case Arg::Kind::TensorList:
+        w.u32(a.refs.size());
+        for (Ref r : a.refs) ref(w, r);
+        break;
+      case Arg::Kind::Int: w.i64(a.i); break;
+      case Arg::Kind::SymInt: w.u32(use(a.ints[0])); break;
+      case Arg::Kind::Double: w.f64(a.d); break;
+      case Arg::Kind::Bool: w.u8(a.i != 0); break;
+      case Arg::Kind::IntList:
+        w.u32(a.ints.size());
+        for (SymInt v : a.ints) w.i64(v.raw());
+        break;
+      case Arg::Kind::SymIntList:
+        w.u32(a.ints.size());
+        for (SymInt v : a.ints) w.u32(use(v));
+        break;
+      case Arg::Kind::DType: w.u8(a.i); break;
+      case Arg::Kind::Device: w.device(a.device); break;
+      case Arg::Kind::String: w.str(a.s); break;
+    }
+  }
+
+  const Program& p_;
+  const Graph& g_;
+  const sym::ShapeEnv& env_;
+  Writer exprs_;
+  std::vector<Cost> costs_;
+  std::unordered_map<const sym::Node*, uint32_t> index_;
+  std::unordered_map<int64_t, uint32_t> ints_;
+  uint64_t work_ = 0;
+};
+
+// ---- reading ----
+
+// Bounds-checked little-endian reads. Each failure is CT_ERROR_FORMAT "program file: <item>
+// <field> at offset <n>: <what is wrong>", the offset being where the field starts.
+class Reader {
+ public:
+  Reader(const void* data, size_t size) : p_(static_cast<const uint8_t*>(data)), size_(size), limit_(size) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    ct::fail(CT_ERROR_FORMAT, str("program file: ", where_, where_.empty() || field.empty() ? "" : " ", field,
+                                  " at offset ", at_, ": ", what));
+  }
+
+ protected:
+  uint64_t uint(const char* field, size_t n) {
+    at_ = pos_;
+    if (limit_ - pos_ < n)
+      fail(field, str("needs ", n, " bytes but ", limit_ - pos_, " are left", limit_ < size_ ? " in its section" : ""));
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v |= uint64_t{p_[pos_ + i]} << (8 * i);
+    pos_ += n;
+    return v;
+  }
+  uint32_t u32(const char* field) { return static_cast<uint32_t>(uint(field, 4)); }
+  int64_t i64(const char* field) { return static_cast<int64_t>(uint(field, 8)); }
+  double f64(const char* field) {
+    const uint64_t bits = uint(field, 8);
+    double d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+  }
+  /// A u8 below n: an enum with n values, or a flag (n = 2).
+  uint8_t choice(const char* field, int n) {
+    const auto v = static_cast<uint8_t>(uint(field, 1));
+    if (v >= n) fail(field, str(int{v}, " is not one of the ", n, " values this version knows"));
+    return v;
+  }
+  uint32_t index(const char* field, size_t n) {
+    const uint32_t v = u32(field);
+    if (v >= n) fail(field, str(v, " is out of range (", n, " entries)"));
+    return v;
+  }
+  /// A count of items taking at least min_bytes each, checked against the bytes left before the
+  /// caller allocates anything for them.
+  uint32_t count(const char* field, size_t min_bytes) {
+    const uint32_t n = u32(field);
+    if (n > (limit_ - pos_) / min_bytes)
+      fail(field, str(n, " items of at least ", min_bytes, " bytes do not fit in the ", limit_ - pos_, " bytes left"));
+    return n;
+  }
+  const uint8_t* bytes(const char* field, uint64_t n) {
+    at_ = pos_;
+    if (limit_ - pos_ < n) fail(field, str(n, " bytes do not fit in the ", limit_ - pos_, " bytes left"));
+    pos_ += n;
+    return p_ + at_;
+  }
+  std::string string(const char* field) {
+    const uint32_t n = count(field, 1);
+    return std::string(reinterpret_cast<const char*>(bytes(field, n)), n);
+  }
+  DType dtype(const char* field) { return static_cast<DType>(choice(field, kNumDTypes)); }
+  Device device(const char* field) {
+    const auto type = static_cast<DeviceType>(choice(field, 3));
+    const auto index = static_cast<int8_t>(uint(field, 1));
+    if (index < -1) fail(field, str("device index ", int{index}, " is below -1"));
+    return Device{type, index};
+  }
+
+  /// Starts the next section, which must be tag; reads until end_section() stay inside it.
+  void begin_section(const char* tag) {
+    where_.clear();
+    if (std::memcmp(bytes("section tag", 4), tag, 4) != 0) fail("section tag", str("expected section ", tag));
+    const uint64_t n = uint("section length", 8);
+    if (n > limit_ - pos_) fail("section length", str(tag, " claims ", n, " bytes but ", limit_ - pos_, " are left"));
+    limit_ = pos_ + n;
+  }
+  void end_section(const char* tag) {
+    at_ = pos_;
+    where_.clear();
+    if (pos_ != limit_) fail(str("section ", tag), str(limit_ - pos_, " bytes are left unread"));
+    limit_ = size_;
+  }
+
+  std::string where_;  // the item being read: "node 4 (add)"
+  const uint8_t* p_;
+  size_t size_, limit_, pos_ = 0, at_ = 0;
+};
+
+const char* arg_kind_name(Arg::Kind k) {
+  static constexpr const char* names[] = {"None", "Tensor", "Tensor[]", "int", "SymInt", "float", "bool",
+                                          "int[]", "SymInt[]", "ScalarType", "Device", "str"};
+  return names[static_cast<int>(k)];
+}
+
+// Whether an argument of kind k can stand for schema argument a: kernels read a Value by the
+// schema's type, so a kind that reads as another (an int where a tensor pointer is read) is refused.
+bool fits(Arg::Kind k, const Argument& a) {
+  using K = Arg::Kind;
+  if (k == K::None) return a.optional || (a.has_default && a.default_value.kind == Value::Kind::None);
+  switch (a.type) {
+    case ArgType::Tensor: return k == K::Tensor;
+    case ArgType::TensorList: return k == K::TensorList;
+    case ArgType::Int: return k == K::Int || k == K::SymInt || k == K::Bool;
+    case ArgType::IntList: return k == K::IntList || k == K::SymIntList;
+    case ArgType::Float: return k == K::Double || k == K::Int || k == K::Bool;
+    case ArgType::Bool: return k == K::Bool || k == K::Int;
+    case ArgType::Scalar: return k == K::Int || k == K::Double || k == K::Bool;
+    case ArgType::ScalarType: return k == K::DType;
+    case ArgType::Device: return k == K::Device;
+    case ArgType::String: return k == K::String;
+    case ArgType::Generator: return false;  // a traced call always draws from the default generator
+  }
+  return false;
+}
+
+class Loader : public Reader {
+ public:
+  Loader(const void* data, size_t size) : Reader(data, size) {
+    env_ = sym::ShapeEnv::create();
+    g_.set_env(env_);
+    env_->release();  // g_ holds it
+  }
+
+  std::unique_ptr<Program> load() {
+    where_ = "header";
+    if (std::memcmp(bytes("magic", sizeof kMagic), kMagic, sizeof kMagic) != 0)
+      fail("magic", "not a ctorch program file (it must start with \"CTPROG\\0\\0\")");
+    const uint32_t version = u32("version");
+    if (version == 0 || version > kVersion)
+      fail("version", str("the file has format version ", version, "; this library reads versions 1 to ", kVersion,
+                          ". Load it with the ctorch that wrote it, or a newer one"));
+    symbols();
+    expressions();
+    facts();
+    inputs();
+    constants();
+    graph();
+    at_ = pos_;
+    if (pos_ != size_) fail("end of file", str(size_ - pos_, " bytes follow the last section"));
+    for (const auto& [cond, message] : env_->runtime_asserts()) {  // as trace() does, replay's included
+      RuntimeAssert a;
+      a.cond = cond;
+      a.message = message;
+      collect_symbols(cond, a.symbols);
+      g_.asserts.push_back(std::move(a));
+    }
+    return Program::create(std::move(g_), std::move(inputs_));
+  }
+
+ private:
+  struct InputSource {
+    uint32_t input, dim;
+    size_t at;  // its offset, for messages
+  };
+
+  void symbols() {
+    begin_section("SYMB");
+    const uint32_t n = count("symbol count", 2);
+    for (uint32_t k = 0; k < n; ++k) {
+      where_ = str("symbol ", k);
+      if (static_cast<sym::Type>(choice("type", 3)) != sym::Type::Int)
+        fail("type", "only int symbols can be bound by a program (by input sizes or item nodes)");
+      SymbolSource src;
+      InputSource in{};
+      if (choice("backed", 2)) {
+        const std::string name = string("name");
+        const int64_t hint = i64("hint"), lo = i64("min"), hi = i64("max");
+        env_->create_symbol(hint, lo, hi, name);
+        in.at = pos_;
+        in.input = u32("input");
+        in.dim = u32("dim");
+      } else {
+        env_->create_unbacked(sym::Type::Int);
+        src.kind = SymbolSource::Kind::Item;  // src.node is set by the item node that binds it
+      }
+      g_.sources.push_back(src);
+      sources_.push_back(in);
+    }
+    end_section("SYMB");
+  }
+
+  void expressions() {
+    begin_section("EXPR");
+    const uint32_t n = count("expression count", 6);
+    for (uint32_t k = 0; k < n; ++k) {
+      where_ = str("expression ", k);
+      const auto op = static_cast<sym::Op>(choice("op", kNumOps));
+      const auto type = static_cast<sym::Type>(choice("type", 3));
+      Cost cost;
+      sym::Node* node;
+      if (op == sym::Op::Const) {
+        const int64_t bits = i64("value");
+        double f;
+        std::memcpy(&f, &bits, 8);
+        if (type == sym::Type::Bool && (bits & ~int64_t{1})) fail("value", str(bits, " is not a bool"));
+        node = type == sym::Type::Int ? env_->int_const(bits) : type == sym::Type::Float ? env_->float_const(f)
+                                                                                            : env_->bool_const(bits);
+        cost.walk = 0;
+      } else if (op == sym::Op::Symbol) {
+        node = env_->symbols()[index("symbol", env_->symbols().size())].node;
+      } else {
+        const uint32_t argc = count("argument count", 4);
+        const auto [lo, hi] = kArity[static_cast<int>(op)];
+        if (argc < lo || argc > hi)
+          fail("argument count", str(argc, " arguments; this op takes ", lo, lo == hi ? "" : hi == kMany ? " or more" : str(" to ", hi)));
+        std::vector<sym::Node*> args;
+        for (uint32_t i = 0; i < argc; ++i) {
+          const uint32_t a = index("argument", k);  // an earlier entry: the table is topologically ordered
+          args.push_back(exprs_[a]);
+          cost.add(costs_[a]);
+        }
+        if (cost.depth > kMaxExprDepth) fail("argument", str("the expression nests deeper than ", kMaxExprDepth, " levels"));
+        node = build(op, args);
+      }
+      if (node->type != type) fail("type", "differs from the type of the expression the arguments make");
+      exprs_.push_back(node);
+      costs_.push_back(cost);
+    }
+    end_section("EXPR");
+  }
+
+  // The node op makes of args (as many as kArity allows), through the simplifying constructors.
+  sym::Node* build(sym::Op op, const std::vector<sym::Node*>& a) {
+    using sym::Op;
+    sym::ShapeEnv& e = *env_;
+    sym::Node* rhs = a.size() == 1 ? e.int_const(0) : a[1];
+    switch (op) {
+      case Op::Add: return e.add(a);
+      case Op::Mul: return e.mul(a);
+      case Op::And: return e.logical_and(a);
+      case Op::Or: return e.logical_or(a);
+      case Op::Min: return e.min(a);
+      case Op::Max: return e.max(a);
+      case Op::FloorDiv: return e.floordiv(a[0], a[1]);
+      case Op::Mod: return e.mod(a[0], a[1]);
+      case Op::Pow: return e.pow(a[0], a[1]);
+      case Op::TrueDiv: return e.truediv(a[0], a[1]);
+      case Op::Lt: return e.lt(a[0], a[1]);
+      case Op::Le: return e.le(a[0], rhs);
+      case Op::Eq: return e.eq(a[0], rhs);
+      case Op::Ne: return e.ne(a[0], rhs);
+      case Op::Not: return e.logical_not(a[0]);
+      case Op::ToFloat: return e.to_float(a[0]);
+      case Op::ToInt: return e.to_int(a[0]);
+      case Op::Ite: return e.ite(a[0], a[1], a[2]);
+      case Op::Const: case Op::Symbol: break;  // leaves: read by expressions()
+    }
+    fail("op", "not an operation");
+  }
+
+  /// An expression used outside the table; counts one evaluation of it.
+  sym::Node* expr(const char* field) {
+    const uint32_t i = index(field, exprs_.size());
+    work_ += costs_[i].walk;
+    if (work_ > kMaxExprWork) fail(field, str("evaluating every expression use once walks more than ", kMaxExprWork, " nodes"));
+    return exprs_[i];
+  }
+  SymInt symint(const char* field) {
+    sym::Node* n = expr(field);
+    if (n->type != sym::Type::Int) fail(field, "is not an int expression");
+    return SymInt(n);
+  }
+  SymDimVector sizes(const char* field) {
+    const uint32_t rank = count(field, 4);
+    if (rank > kMaxDims) fail(field, str(rank, " dims; tensors have at most ", kMaxDims));
+    SymDimVector s;
+    for (uint32_t d = 0; d < rank; ++d) {
+      s.push_back(symint(field));
+      if (!s.back().is_symbolic() && s.back().raw() < 0) fail(field, str("size ", s.back().raw(), " is negative"));
+    }
+    return s;
+  }
+
+  void facts() {
+    begin_section("GARD");
+    const uint32_t n = count("guard count", 4);
+    for (uint32_t k = 0; k < n; ++k) {
+      where_ = str("guard ", k);
+      if (!env_->guard_bool(expr("expression"))) fail("expression", "the guard is false under the symbols' hints");
+    }
+    const uint32_t m = count("runtime assert count", 8);
+    for (uint32_t k = 0; k < m; ++k) {
+      where_ = str("runtime assert ", k);
+      sym::Node* cond = expr("expression");
+      env_->check(cond, CT_ERROR_GUARD, string("message"));
+    }
+    end_section("GARD");
+  }
+
+  void inputs() {
+    begin_section("INPT");
+    const uint32_t n = count("input count", 7);
+    for (uint32_t i = 0; i < n; ++i) {
+      where_ = str("input ", i);
+      InputSpec s;
+      s.dtype = dtype("dtype");
+      s.device = device("device");
+      s.sizes = sizes("sizes");
+      inputs_.push_back(std::move(s));
+    }
+    end_section("INPT");
+    for (size_t k = 0; k < sources_.size(); ++k) {  // backed symbols take the size of an input dim
+      if (g_.sources[k].kind != SymbolSource::Kind::InputSize) continue;
+      const InputSource& s = sources_[k];
+      where_ = str("symbol ", k);
+      at_ = s.at;
+      if (s.input >= n || s.dim >= inputs_[s.input].sizes.size() ||
+          inputs_[s.input].sizes[s.dim].raw() != SymInt(env_->symbols()[k].node).raw())
+        fail("source", str("input ", s.input, " dim ", s.dim, " is not a dim of this symbol's size"));
+      g_.sources[k].input = static_cast<int32_t>(s.input);
+      g_.sources[k].dim = static_cast<int32_t>(s.dim);
+    }
+  }
+
+  void constants() {
+    begin_section("CNST");
+    const uint32_t n = count("constant count", 13);
+    for (uint32_t i = 0; i < n; ++i) {
+      where_ = str("constant ", i);
+      const DType dt = dtype("dtype");
+      const uint32_t rank = count("rank", 8);
+      if (rank > kMaxDims) fail("rank", str(rank, " dims; tensors have at most ", kMaxDims));
+      DimVector sizes;
+      uint64_t numel = 1, span = 1;  // span: the product of max(size, 1), which strides must hold
+      for (uint32_t d = 0; d < rank; ++d) {
+        const int64_t s = i64("size");
+        if (s < 0) fail("size", str(s, " is negative"));
+        if (__builtin_mul_overflow(span, static_cast<uint64_t>(std::max<int64_t>(s, 1)), &span) || span > INT64_MAX)
+          fail("size", "the sizes' product overflows int64");
+        numel *= static_cast<uint64_t>(s);
+        sizes.push_back(s);
+      }
+      const uint64_t nbytes = uint("byte length", 8);
+      if (numel > nbytes / itemsize(dt) || nbytes != numel * itemsize(dt))  // the product cannot overflow
+        fail("byte length", str(nbytes, " bytes for ", numel, " elements of ", dt, " (", itemsize(dt), " bytes each)"));
+      const uint8_t* data = bytes("data", nbytes);
+      if (dt == DType::Bool)
+        for (uint64_t b = 0; b < nbytes; ++b)
+          if (data[b] > 1) fail("data", str("element ", b, " is ", int{data[b]}, ", not a bool"));
+      Tensor t = ops::empty(sizes, dt, kCPU);
+      if (nbytes) std::memcpy(t->data(), data, nbytes);
+      g_.constants.push_back(std::move(t));
+    }
+    end_section("CNST");
+  }
+
+  void graph() {
+    begin_section("GRPH");
+    const uint32_t n = count("node count", 9);
+    for (uint32_t i = 0; i < n; ++i) {
+      where_ = str("node ", i);
+      Node node;
+      node.kind = static_cast<Node::Kind>(choice("kind", 4));  // Fused nodes are never saved
+      node.name = string("name");
+      if (g_.fresh_name(node.name) != node.name) fail("name", str("\"", node.name, "\" names an earlier node too"));
+      where_ = str("node ", i, " (", node.name, ")");
+      const uint32_t nouts = count("result count", 7);
+      for (uint32_t k = 0; k < nouts; ++k) {
+        TensorMeta m;
+        m.dtype = dtype("result dtype");
+        m.device = device("result device");
+        m.sizes = sizes("result sizes");
+        node.outs.push_back(std::move(m));
+      }
+      switch (node.kind) {
+        case Node::Kind::Placeholder: {
+          node.index = index("input", inputs_.size());
+          const InputSpec& s = inputs_[node.index];
+          if (nouts != 1 || node.outs[0].dtype != s.dtype || node.outs[0].device != s.device ||
+              !same_sizes(node.outs[0].sizes, s.sizes))
+            fail("input", "the placeholder's result differs from the input's spec");
+          break;
+        }
+        case Node::Kind::Constant: {
+          node.index = index("constant", g_.constants.size());
+          node.folded = choice("folded", 2);
+          const TensorImpl& c = *g_.constants[node.index];
+          if (nouts != 1 || node.outs[0].dtype != c.dtype() || !node.outs[0].device.is_cpu() ||
+              !same_sizes(node.outs[0].sizes, SymDimVector(c.sym_sizes())))
+            fail("constant", "the node's result differs from the constant's dtype, device or sizes");
+          break;
+        }
+        case Node::Kind::Call: call(node, i); break;
+        case Node::Kind::Item: {
+          node.index = index("symbol", g_.sources.size());
+          SymbolSource& src = g_.sources[node.index];
+          if (src.kind != SymbolSource::Kind::Item || src.node >= 0)
+            fail("symbol", "must be an unbacked symbol that no earlier item node binds");
+          src.node = static_cast<int32_t>(i);
+          node.src = ref("source", i);
+          if (nouts != 0) fail("result count", "an item node has no tensor results");
+          break;
+        }
+        case Node::Kind::Fused: break;
+      }
+      replay(node);
+      g_.nodes.push_back(std::move(node));
+    }
+    const uint32_t nout = count("output count", 8);
+    for (uint32_t k = 0; k < nout; ++k) {
+      where_ = str("output ", k);
+      g_.outputs.push_back(ref("node", n));
+    }
+    end_section("GRPH");
+    for (size_t k = 0; k < g_.sources.size(); ++k) {
+      where_ = str("symbol ", k);
+      if (g_.sources[k].kind == SymbolSource::Kind::Item && g_.sources[k].node < 0)
+        fail("", "no item node binds this unbacked symbol");
+    }
+    g_.num_inputs = inputs_.size();
+  }
+
+  /// A reference to a defined result of a node before node `before`.
+  Ref ref(const char* field, uint32_t before) {
+    Ref r;
+    r.node = static_cast<int32_t>(index(field, before));
+    r.out = static_cast<int32_t>(index("result", values_[r.node].size()));
+    if (!values_[r.node][r.out].defined()) fail("result", "refers to a result the operator leaves undefined");
+    return r;
+  }
+
+  void call(Node& node, uint32_t i) {
+    const std::string name = string("operator");
+    node.op = Registry::get().find(name);
+    if (!node.op) fail("operator", str("unknown operator \"", name, "\". Define it (ct_library_define) before loading"));
+    const Schema& schema = node.op->schema;
+    if (node.outs.size() != schema.returns.size())
+      fail("operator", str(name, " has ", schema.returns.size(), " results, the node ", node.outs.size()));
+    if (count("argument count", 1) != schema.args.size())
+      fail("argument count", str(name, " takes ", schema.args.size(), " arguments"));
+    for (const Argument& a : schema.args) node.args.push_back(arg(a, i));
+  }
+
+  Arg arg(const Argument& a, uint32_t node) {
+    Arg arg;
+    arg.kind = static_cast<Arg::Kind>(choice("argument kind", kNumArgKinds));
+    if (!fits(arg.kind, a))
+      fail("argument kind", str("argument '", a.name, "' is ", a.type_text, ", not ", arg_kind_name(arg.kind)));
+    switch (arg.kind) {
+      case Arg::Kind::None: break;
+      case Arg::Kind::Tensor: arg.refs.push_back(ref("argument", node)); break;
+      case Arg::Kind::TensorList:
+        for (uint32_t k = count("list length", 8); k > 0; --k) arg.refs.push_back(ref("argument", node));
+        break;
+      case Arg::Kind::Int: arg.i = i64("argument"); break;
+      case Arg::Kind::SymInt: arg.ints.push_back(symint("argument")); break;
+      case Arg::Kind::Double: arg.d = f64("argument"); break;
+      case Arg::Kind::Bool: arg.i = choice("argument", 2); break;
+      case Arg::Kind::IntList:
+        for (uint32_t k = count("list length", 8); k > 0; --k) arg.ints.push_back(SymInt(i64("argument")));
+        break;
+      case Arg::Kind::SymIntList:
+        for (uint32_t k = count("list length", 4); k > 0; --k) arg.ints.push_back(symint("argument"));
+        break;
+      case Arg::Kind::DType: arg.i = static_cast<int64_t>(dtype("argument")); break;
+      case Arg::Kind::Device: arg.device = device("argument"); break;
+      case Arg::Kind::String: arg.s = string("argument"); break;
+    }
+    if (a.writes)  // as while tracing: a constant is shared by every call, so no call may write it
+      for (Ref r : arg.refs)
+        if (g_.nodes[r.node].kind == Node::Kind::Constant) fail("argument", str("'", a.name, "' writes to a constant"));
+    return arg;
+  }
+
+  // Computes node's results on meta tensors (Note [Loading a program file]) into values_. A call's
+  // saved sizes must not contradict the operator's; the node keeps the operator's, which are the
+  // ones a trace would record now.
+  void replay(Node& node) {
+    std::vector<Tensor>& out = values_.emplace_back();
+    const Device meta{DeviceType::Meta, 0};
+    if (node.kind != Node::Kind::Call) {
+      for (const TensorMeta& m : node.outs)
+        out.push_back(Tensor::adopt(TensorImpl::empty_sym(m.sizes, m.dtype, meta, env_)));
+      return;
+    }
+    const OperatorDef& op = *node.op;
+    std::vector<Value> args;
+    std::vector<std::vector<const TensorImpl*>> lists(node.args.size());
+    Device device = runtime::current_device();  // where the results live, decided as trace() does
+    bool have_device = false;
+    for (size_t i = 0; i < node.args.size(); ++i) {
+      const Arg& a = node.args[i];
+      for (Ref r : a.refs) lists[i].push_back(values_[r.node][r.out].impl());
+      if (!have_device && !a.refs.empty()) device = g_.meta(a.refs[0]).device, have_device = true;
+      switch (a.kind) {
+        case Arg::Kind::None: args.emplace_back(); break;
+        case Arg::Kind::Tensor: args.emplace_back(lists[i][0]); break;
+        case Arg::Kind::TensorList: args.emplace_back(ArrayRef<const TensorImpl*>(lists[i])); break;
+        case Arg::Kind::Int: args.emplace_back(a.i); break;
+        case Arg::Kind::SymInt: args.emplace_back(a.ints[0]); break;
+        case Arg::Kind::Double: args.emplace_back(a.d); break;
+        case Arg::Kind::Bool: args.emplace_back(a.i != 0); break;
+        case Arg::Kind::IntList:
+        case Arg::Kind::SymIntList: args.emplace_back(SymIntArrayRef(a.ints.data(), a.ints.size())); break;
+        case Arg::Kind::DType: args.emplace_back(static_cast<DType>(a.i)); break;
+        case Arg::Kind::Device: args.emplace_back(a.device); break;
+        case Arg::Kind::String: args.emplace_back(a.s.c_str()); break;
+      }
+    }
+    if (op.device_arg >= 0) {
+      const Arg& d = node.args[op.device_arg];
+      device = d.kind == Arg::Kind::Device ? d.device : runtime::current_device();
+      args[op.device_arg] = Value(meta);
+    }
+    const size_t nsym = env_->num_symbols();
+    out.resize(node.outs.size());
+    {
+      DispatchKeyGuard off(DispatchKeySet(), DispatchKeySet(DispatchKey::Tracer).add(DispatchKey::Autograd));
+      dispatch(op, args.data(), args.size(), out.data(), out.size());
+    }
+    if (env_->num_symbols() != nsym) fail("operator", "its meta function makes a symbol the program cannot bind");
+    for (size_t k = 0; k < out.size(); ++k) {
+      TensorMeta& m = node.outs[k];
+      if (!out[k].defined()) {
+        m = TensorMeta{};
+        continue;
+      }
+      const TensorImpl& t = *out[k];
+      bool contradicts = t.dtype() != m.dtype || m.device != device || t.dim() != m.sizes.size();
+      for (size_t d = 0; d < m.sizes.size() && !contradicts; ++d) {
+        const sym::Node* eq = env_->eq(m.sizes[d].to_node(*env_), t.sym_sizes()[d].to_node(*env_));
+        contradicts = eq->is_const() && !eq->int_value();
+      }
+      if (contradicts)
+        fail(str("result ", k), str("the file says ", m.dtype, " ", m.sizes.ref(), " on ", m.device, " but ",
+                                    op.full_name, " computes ", t.dtype(), " ", t.sym_sizes(), " on ", device));
+      m.sizes = t.sym_sizes();
+    }
+  }
+
+  static void collect_symbols(const sym::Node* n, std::vector<int32_t>& out) {
+    if (n->op == sym::Op::Symbol) {
+      if (std::find(out.begin(), out.end(), n->value.i) == out.end()) out.push_back(static_cast<int32_t>(n->value.i));
+      return;
+    }
+    for (const sym::Node* a : n->args) collect_symbols(a, out);
+  }
+
+  sym::ShapeEnv* env_;
+  Graph g_;
+  std::vector<InputSpec> inputs_;
+  std::vector<InputSource> sources_;  // per symbol; read before the inputs they name
+  std::vector<sym::Node*> exprs_;
+  std::vector<Cost> costs_;
+  uint64_t work_ = 0;
+  std::vector<std::vector<Tensor>> values_;  // each node's results replayed on meta tensors
+};
+
+}  // namespace
+
+std::string save_program(const Program& p) { return Saver(p).save(); }
+
+std::unique_ptr<Program> load_program(const void* data, size_t size) {
+  CT_CHECK(data || size == 0, CT_ERROR_INVALID_ARGUMENT, "load_program: data is NULL but size is ", size);
+  Loader loader(data, size);
+  try {
+    return loader.load();
+  } catch (const Error& e) {
+    // The ShapeEnv's or an operator's objection to what the file says becomes a format error at
+    // the item being read; running out of memory stays what it is.
+    if (e.status() == CT_ERROR_OUT_OF_MEMORY || e.message().rfind("program file: ", 0) == 0) throw;
+    loader.fail("", e.message());
+  }
+}
+
+}  // namespace ct::compile
