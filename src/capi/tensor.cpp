@@ -24,14 +24,20 @@ ct_status inspect(const ct_tensor* t, Out* out, const char* fn, F&& body) {
   });
 }
 
-// Sizes, strides and numel as plain integers. A tensor being traced may hold symbols there:
-// reading them as integers specializes them (a guard s0 == 8, see Note [Tracing]).
-DimVector plain(const TensorImpl& x, SymIntArrayRef v) {
+// Sizes and strides as plain integers. A tensor being traced may hold symbols there: reading them
+// as integers specializes them (a guard s0 == 8, see Note [Tracing]). Other symbolic tensors are
+// refused by the plain accessors, with a message.
+DimVector specialized(SymIntArrayRef v) {
   DimVector out;
-  for (SymInt s : v) out.push_back(s.is_symbolic() && compile::is_proxy(x) ? s.guard_int() : s.expect_int("a size"));
+  for (SymInt s : v) out.push_back(s.guard_int());
   return out;
 }
-DimVector plain_sizes(const TensorImpl& x) { return x.is_symbolic() ? plain(x, x.sym_sizes()) : DimVector(x.sizes()); }
+DimVector plain_sizes(const TensorImpl& x) {
+  return x.is_symbolic() && compile::is_proxy(x) ? specialized(x.sym_sizes()) : DimVector(x.sizes());
+}
+DimVector plain_strides(const TensorImpl& x) {
+  return x.is_symbolic() && compile::is_proxy(x) ? specialized(x.sym_strides()) : DimVector(x.strides());
+}
 
 }  // namespace
 
@@ -145,7 +151,7 @@ static ct_status fill_dims(const ct_tensor* t, int64_t* out, size_t n, const cha
   return inspect(t, out, fn, [&](const TensorImpl& x) {
     CT_CHECK(n == x.dim(), CT_ERROR_INVALID_ARGUMENT, fn, ": n is ", n, " but the tensor ", x.sym_sizes(), " has ",
              x.dim(), " dims. Pass n = ct_tensor_ndim()");
-    const DimVector src = strides ? (x.is_symbolic() ? plain(x, x.sym_strides()) : DimVector(x.strides())) : plain_sizes(x);
+    const DimVector src = strides ? plain_strides(x) : plain_sizes(x);
     if (n) std::memcpy(out, src.data(), n * sizeof(int64_t));
   });
 }
