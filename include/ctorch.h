@@ -3202,7 +3202,7 @@ CT_API CT_NODISCARD ct_status ct_compiled_metrics_json(const ct_compiled* compil
  * other size is static. The result is a program: the graph, the tensors it captured (as
  * constants), each input's spec, the symbols' ranges, the guards the trace relied on (checked on
  * every call) and runtime assertions over item() values. It runs without fn (ct_program_call),
- * saves to a versioned file and loads back (docs/program-format.md). Loading runs no code and
+ * saves to a versioned file and loads back (docs/program-format.md). Loading runs no kernel and
  * validates every field. Programs are immutable: one may be called from several threads at once.
  * Since 0.6.
  */
@@ -3294,8 +3294,10 @@ CT_API CT_NODISCARD ct_status ct_program_save(const ct_program* program, const c
 CT_API CT_NODISCARD ct_status ct_program_save_buffer(const ct_program* program, char** data, size_t* size);
 
 /*
- * ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No code
- * runs: operators are looked up by name in the registry, and every field is validated.
+ * ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
+ * kernel runs: operators are looked up by name in the registry (register custom operators first),
+ * every field is validated, and each call's recorded result is checked against its operator's meta
+ * function.
  *
  *   out  on CT_OK, a new reference: end it with ct_program_release. Otherwise NULL.
  *

@@ -27,8 +27,6 @@ std::unique_ptr<Program> Program::create(Graph graph, std::vector<InputSpec> inp
 void Program::call(ArrayRef<const TensorImpl*> inputs, std::vector<Tensor>& outs) const {
   CT_CHECK(inputs.size() == inputs_.size(), CT_ERROR_INVALID_ARGUMENT, "ct_program_call: ", inputs.size(),
            " inputs given; the program takes ", inputs_.size());
-  std::vector<sym::BoundValue> binding = bind_inputs(graph_, inputs);
-  const sym::ShapeEnv& env = graph_.env();
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorImpl& t = *inputs[i];
     const InputSpec& s = inputs_[i];
@@ -38,6 +36,13 @@ void Program::call(ArrayRef<const TensorImpl*> inputs, std::vector<Tensor>& outs
              "; the program was exported for ", s.device);
     CT_CHECK(t.dim() == s.sizes.size() && !t.is_symbolic(), CT_ERROR_SHAPE, "ct_program_call: input ", i, " has sizes ",
              t.sym_sizes(), "; the program takes ", s.sizes.ref());
+  }
+  // Ranks checked: every symbol's source dim exists.
+  std::vector<sym::BoundValue> binding = bind_inputs(graph_, inputs);
+  const sym::ShapeEnv& env = graph_.env();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorImpl& t = *inputs[i];
+    const InputSpec& s = inputs_[i];
     for (size_t d = 0; d < t.dim(); ++d) {
       const SymInt want = s.sizes[d];
       const int64_t got = t.sizes()[d];

@@ -7,7 +7,7 @@
 // per dim a static size or a symbol), the ShapeEnv's guards (facts the trace relied on, such as
 // s0 == s1, checked on every call) and runtime assertions over item() symbols. A declared dim the
 // trace had to specialize to one value is an error naming the dim, as in torch.export. A program
-// saves to a versioned file (program_file.cpp) and loads without running any code.
+// saves to a versioned file (program_file.cpp) and loads without running any kernel.
 #pragma once
 
 #include <memory>
@@ -62,10 +62,12 @@ class Program {
 std::unique_ptr<Program> export_program(const TraceFn& fn, ArrayRef<const TensorImpl*> examples, const std::vector<DimDecl>& dims,
                         size_t nouts);
 
-/// The program as the bytes of a program file (see docs/export.md for the format).
+/// The program as the bytes of a program file (docs/program-format.md).
 std::string save_program(const Program& p);
 /// A program from the bytes of a program file; CT_ERROR_FORMAT naming the field and offset for
-/// anything malformed, truncated or of an unknown version. Runs no code.
+/// anything malformed, truncated or of an unknown version. Runs no kernel and nothing of the
+/// exported function; operators are found by name (custom ones must be registered first) and their
+/// meta functions check every call's result.
 std::unique_ptr<Program> load_program(const void* data, size_t size);
 
 }  // namespace ct::compile

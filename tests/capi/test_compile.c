@@ -129,14 +129,6 @@ static int same_bits(const ct_tensor* a, const ct_tensor* b) {
   return ok;
 }
 
-static double max_abs_diff(const ct_tensor* a, const ct_tensor* b) {
-  ct_tensor *d = NULL, *ad = NULL, *m = NULL;
-  ct_scalar v = {CT_SCALAR_FLOAT, 0, 1e30};
-  if (!ct_tensor_sub(a, b, &d) && !ct_tensor_abs(d, &ad) && !ct_tensor_amax(ad, NULL, 0, 0, &m)) ct_tensor_item(m, &v);
-  ct_tensor_release(d), ct_tensor_release(ad), ct_tensor_release(m);
-  return v.f;
-}
-
 /* ---- options ---- */
 
 static void test_options_validate_each_value_and_list_the_known(void) {
