@@ -55,6 +55,34 @@ static int ct_py_is_symint(PyObject* o) {
   return ct_py_symint_type && !PyLong_Check(o) && PyObject_TypeCheck(o, (PyTypeObject*)ct_py_symint_type);
 }
 
+/* Set while a Python function traced by ct_compile or ct_export runs (ct_py_traced). Its proxies'
+ * sizes may be symbolic, and the plain accessors (ct_tensor_sizes, ct_tensor_size, ct_tensor_numel)
+ * would specialize them (a guard s0 == 8); the Python accessors give them as SymInts instead, as
+ * torch's sizes are under torch.compile and torch.export. Outside traced functions no check runs. */
+static __thread int ct_py_tracing = 0;
+
+/* 1 when a traced function runs and t has symbolic geometry (one of its proxies, or computed from them). */
+static int ct_py_symbolic_proxy(const ct_tensor* t) {
+  int symbolic = 0;
+  return ct_py_tracing && t && ct_tensor_is_symbolic(t, &symbolic) == CT_OK && symbolic;
+}
+
+/* Size dim (numel 0) or the element count (numel 1) of t as an int or SymInt (ctorch._symbolic's wrap). */
+static PyObject* ct_py_sym_scalar(const ct_tensor* t, int64_t dim, int numel) {
+  ct_symint* v = NULL;
+  ct_status s = numel ? ct_tensor_sym_numel(t, &v) : ct_tensor_sym_size(t, dim, &v);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  if (!ct_py_symint_wrap) {
+    ct_symint_release(v);
+    PyErr_SetString(PyExc_RuntimeError, "ct_py_sym_scalar: ctorch._symbolic is not loaded");
+    return NULL;
+  }
+  return PyObject_CallFunction(ct_py_symint_wrap, "N", PyLong_FromVoidPtr(v));
+}
+
 static int ct_py_int64s(PyObject* seq, int64_t** out, size_t* n) {
   *out = NULL;
   *n = 0;
@@ -191,6 +219,35 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
   if (PyErr_Occurred()) SWIG_fail;
 }
 
+/* Compilation and export: options, compiled functions, dynamic shape declarations and programs
+ * travel like tensors (the address as an int, None for NULL); ctorch/_compile.py and
+ * ctorch/export.py own them. */
+%typemap(in) ct_compile_options*, const ct_compile_options*, ct_compiled*, const ct_compiled*,
+             ct_dynamic_shapes*, const ct_dynamic_shapes*, ct_program*, const ct_program* {
+  $1 = $input == Py_None ? NULL : ($1_ltype)PyLong_AsVoidPtr($input);
+  if (PyErr_Occurred()) SWIG_fail;
+}
+%typemap(in, numinputs=0) ct_compile_options** out (ct_compile_options* tmp = NULL),
+                          ct_dynamic_shapes** out (ct_dynamic_shapes* tmp = NULL),
+                          ct_program** out (ct_program* tmp = NULL) {
+  $1 = &tmp;
+}
+%typemap(argout) ct_compile_options** out, ct_dynamic_shapes** out, ct_program** out {
+  $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum));
+}
+%typemap(in) ct_dynamic { $1 = (ct_dynamic)PyLong_AsLong($input); if (PyErr_Occurred()) SWIG_fail; }
+
+/* While a traced function runs, the size and element count of a proxy with symbolic sizes come
+ * back as SymInts (see ct_py_tracing); otherwise these are the plain accessors. */
+%exception ct_tensor_size {
+  if (ct_py_symbolic_proxy(arg1)) return ct_py_sym_scalar(arg1, arg2, 0);
+  $action
+}
+%exception ct_tensor_numel {
+  if (ct_py_symbolic_proxy(arg1)) return ct_py_sym_scalar(arg1, 0, 1);
+  $action
+}
+
 %typemap(in, numinputs=0) ct_tensor** out (ct_tensor* tmp = NULL) { $1 = &tmp; }
 %typemap(argout) ct_tensor** out { $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum)); }
 
@@ -298,6 +355,14 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 /* ct_py_op_call fills ct_value itself (CT_VALUE_SYMINT, CT_VALUE_SYMINTS). */
 %ignore ct_value_set_symint;
 %ignore ct_value_set_symints;
+/* Compilation and export take a C function and arrays of handles: ct_py_compile, ct_py_export and
+ * the helpers below wrap them. */
+%ignore ct_compile;
+%ignore ct_compiled_call;
+%ignore ct_export;
+%ignore ct_program_call;
+%ignore ct_program_save_buffer;
+%ignore ct_program_load_buffer;
 
 %include "ctorch.h"
 
@@ -378,9 +443,11 @@ static PyObject* ct_py_sym_dims(PyObject* handle, int strides) {
 }
 
 /* Sizes or strides as a tuple of ints; for a tensor with symbolic geometry (whose plain accessors
- * answer CT_ERROR_GUARD), of ints and SymInts. The eager path is one call of each accessor. */
+ * answer CT_ERROR_GUARD, or specialize it in a traced function), of ints and SymInts. The eager path
+ * is one call of each accessor. */
 static PyObject* ct_py_dims(PyObject* handle, int strides) {
   const ct_tensor* t = (const ct_tensor*)PyLong_AsVoidPtr(handle);
+  if (ct_py_symbolic_proxy(t)) return ct_py_sym_dims(handle, strides);
   size_t n = 0;
   ct_status s = ct_tensor_ndim(t, &n);
   int64_t buf[64];
@@ -896,6 +963,180 @@ static PyObject* ct_py_install_log_handler(PyObject* fn) {
     return NULL;
   }
   Py_RETURN_NONE;
+}
+%}
+
+/* ---- Compilation and export (ctorch/_compile.py, ctorch/export.py). The traced function is a
+ * Python callable fn(inputs, n_outputs): inputs a tuple of borrowed handles (proxies while tracing,
+ * the real tensors when the library runs the function eagerly), returning a sequence of n_outputs
+ * handles that are new references, which the library takes over. An exception it raises is kept
+ * for ct_py_raise as for hooks, so it leaves ct_py_compiled_call / ct_py_export as itself. ---- */
+
+%feature("nothread") ct_py_compile;
+%feature("nothread") ct_py_compiled_call;
+%feature("nothread") ct_py_export;
+%feature("nothread") ct_py_program_call;
+%feature("nothread") ct_py_program_save_buffer;
+%feature("nothread") ct_py_program_load_buffer;
+
+%{
+static ct_status ct_py_traced(void* user_data, const ct_tensor* const* inputs, size_t n_inputs, ct_tensor** outputs,
+                              size_t n_outputs) {
+  PyGILState_STATE g = PyGILState_Ensure();
+  ct_status s = CT_OK;
+  ++ct_py_tracing;
+  PyObject* ins = ct_py_handle_tuple((ct_tensor* const*)inputs, n_inputs);
+  PyObject* r = PyObject_CallFunction((PyObject*)user_data, "Nn", ins, (Py_ssize_t)n_outputs);
+  --ct_py_tracing;
+  PyObject* fast = r ? PySequence_Fast(r, "a traced function's trampoline must return a sequence of handles") : NULL;
+  if (fast && (size_t)PySequence_Fast_GET_SIZE(fast) != n_outputs)
+    PyErr_Format(PyExc_RuntimeError, "traced function: %zd outputs for %zu expected", PySequence_Fast_GET_SIZE(fast),
+                 n_outputs);
+  /* Everything returned is taken over, also on failure: the library releases what is in outputs,
+   * this function what has no place there. */
+  for (Py_ssize_t i = 0; fast && i < PySequence_Fast_GET_SIZE(fast); ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(fast, i);
+    ct_tensor* t = item == Py_None ? NULL : (ct_tensor*)PyLong_AsVoidPtr(item);
+    if ((size_t)i < n_outputs) outputs[i] = t;
+    else ct_tensor_release(t);
+  }
+  if (PyErr_Occurred()) s = ct_py_callback_failed();
+  Py_XDECREF(fast);
+  Py_XDECREF(r);
+  PyGILState_Release(g);
+  return s;
+}
+
+/* A call that succeeded may have run the function more than once (a trace that failed, then the
+ * eager run): an exception the failed trace left is not this call's. */
+static void ct_py_clear_pending(void) {
+  Py_CLEAR(ct_py_pending_type);
+  Py_CLEAR(ct_py_pending_value);
+  Py_CLEAR(ct_py_pending_traceback);
+}
+%}
+
+%inline %{
+/* ct_compile with the Python callable fn (see ct_py_traced) and an options handle (or None); returns
+ * the compiled function's handle. */
+static PyObject* ct_py_compile(PyObject* fn, PyObject* options) {
+  const ct_compile_options* o = options == Py_None ? NULL : (const ct_compile_options*)PyLong_AsVoidPtr(options);
+  if (PyErr_Occurred()) return NULL;
+  ct_compiled* c = NULL;
+  Py_INCREF(fn); /* the library's reference, dropped by ct_py_decref (on failure too) */
+  ct_status s = ct_compile(ct_py_traced, fn, ct_py_decref, o, &c);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  return PyLong_FromVoidPtr(c);
+}
+
+/* ct_compiled_call: a tuple of n_outputs new handles. */
+static PyObject* ct_py_compiled_call(PyObject* compiled, PyObject* inputs, size_t n_outputs) {
+  ct_compiled* c = (ct_compiled*)PyLong_AsVoidPtr(compiled);
+  if (PyErr_Occurred()) return NULL;
+  const ct_tensor** ins = NULL;
+  size_t n_in = 0;
+  if (ct_py_handles(inputs, &ins, &n_in) < 0) return NULL;
+  ct_tensor** outs = (ct_tensor**)calloc(n_outputs ? n_outputs : 1, sizeof(ct_tensor*));
+  PyObject* result = NULL;
+  ct_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = ct_compiled_call(c, ins, n_in, outs, n_outputs);
+  Py_END_ALLOW_THREADS
+  if (s != CT_OK) {
+    ct_py_raise(s);
+  } else {
+    ct_py_clear_pending();
+    result = ct_py_handle_tuple(outs, n_outputs);
+  }
+  free((void*)ins);
+  free(outs);
+  return result;
+}
+
+/* ct_export of fn (not kept) on example handles, with a ct_dynamic_shapes handle or None; returns the
+ * program's handle. */
+static PyObject* ct_py_export(PyObject* fn, PyObject* inputs, size_t n_outputs, PyObject* shapes) {
+  const ct_dynamic_shapes* d = shapes == Py_None ? NULL : (const ct_dynamic_shapes*)PyLong_AsVoidPtr(shapes);
+  if (PyErr_Occurred()) return NULL;
+  const ct_tensor** ins = NULL;
+  size_t n_in = 0;
+  if (ct_py_handles(inputs, &ins, &n_in) < 0) return NULL;
+  ct_program* p = NULL;
+  ct_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = ct_export(ct_py_traced, fn, ins, n_in, n_outputs, d, &p);
+  Py_END_ALLOW_THREADS
+  free((void*)ins);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  ct_py_clear_pending();
+  return PyLong_FromVoidPtr(p);
+}
+
+/* ct_program_call: a tuple with a new handle per output of the program. */
+static PyObject* ct_py_program_call(PyObject* program, PyObject* inputs) {
+  const ct_program* p = (const ct_program*)PyLong_AsVoidPtr(program);
+  if (PyErr_Occurred()) return NULL;
+  size_t n_out = 0;
+  ct_status s = ct_program_num_outputs(p, &n_out);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  const ct_tensor** ins = NULL;
+  size_t n_in = 0;
+  if (ct_py_handles(inputs, &ins, &n_in) < 0) return NULL;
+  ct_tensor** outs = (ct_tensor**)calloc(n_out ? n_out : 1, sizeof(ct_tensor*));
+  PyObject* result = NULL;
+  Py_BEGIN_ALLOW_THREADS
+  s = ct_program_call(p, ins, n_in, outs, n_out);
+  Py_END_ALLOW_THREADS
+  if (s != CT_OK) ct_py_raise(s);
+  else result = ct_py_handle_tuple(outs, n_out);
+  free((void*)ins);
+  free(outs);
+  return result;
+}
+
+/* ct_program_save_buffer: the program file's bytes. */
+static PyObject* ct_py_program_save_buffer(PyObject* program) {
+  const ct_program* p = (const ct_program*)PyLong_AsVoidPtr(program);
+  if (PyErr_Occurred()) return NULL;
+  char* data = NULL;
+  size_t size = 0;
+  ct_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = ct_program_save_buffer(p, &data, &size);
+  Py_END_ALLOW_THREADS
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  PyObject* bytes = PyBytes_FromStringAndSize(data, (Py_ssize_t)size);
+  ct_string_release(data);
+  return bytes;
+}
+
+/* ct_program_load_buffer over any bytes-like object; returns the program's handle. */
+static PyObject* ct_py_program_load_buffer(PyObject* data) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+  ct_program* p = NULL;
+  ct_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = ct_program_load_buffer(view.buf, (size_t)view.len, &p);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&view);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  return PyLong_FromVoidPtr(p);
 }
 %}
 

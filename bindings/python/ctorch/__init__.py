@@ -36,6 +36,8 @@ from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_
 from ._ops_shape import chunk, split, split_with_sizes, unbind
 from . import _ops_shape
 from . import _symbolic
+from ._compile import FileError, FormatError, GraphBreakError, RecompileLimitError, compile
+from . import export
 from ._runtime import (are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
                        get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
                        set_default_device, set_deterministic_debug_mode, set_float32_matmul_precision,
@@ -64,7 +66,8 @@ __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", 
            "get_deterministic_debug_mode", "set_default_device", "get_default_device",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "profiler", "metrics", "metric",
            "set_log_level", "get_log_level", "ShapeEnv", "SymInt", "SymFloat", "SymBool", "sym_max", "sym_min",
-           "sym_sum", "sym_ite", "sym_not", "sym_int", "sym_float", "GuardError"]
+           "sym_sum", "sym_ite", "sym_not", "sym_int", "sym_float", "GuardError", "compile", "export",
+           "GraphBreakError", "RecompileLimitError", "FileError", "FormatError"]
 
 
 def _device_arg(device_):

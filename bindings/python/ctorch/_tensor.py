@@ -3,6 +3,7 @@
 import builtins
 import functools
 import numbers
+import threading
 import weakref
 
 from . import _C
@@ -16,6 +17,9 @@ __all__ = ["Tensor", "Size", "device", "Node", "RemovableHandle"]
 _new = object.__new__
 _release = _C.ct_tensor_release
 _op_call = _C.ct_py_op_call
+# ctorch.export sets .export on its thread while it traces: item() of a traced tensor is then an
+# unbacked SymInt, as in torch.export. Under ctorch.compile reading a traced tensor is a graph break.
+_trace_mode = threading.local()
 
 
 def _wrap(handle):
@@ -34,6 +38,24 @@ def _new_reference(t):
     """t's handle with one more reference, for the library to take over (a callback's result)."""
     _C.ct_tensor_retain(t._h)
     return t._h
+
+
+def _is_traced(t):
+    """Whether t is a tensor being traced (ctorch.compile, ctorch.export): reading its data fails."""
+    try:
+        _C.ct_tensor_data_ptr(t._h)
+    except Error as e:
+        return e.status == _C.CT_ERROR_GRAPH_BREAK
+    return False
+
+
+def _check_data_read(t):
+    """Raises GraphBreakError when t is a tensor being traced (ctorch.compile, ctorch.export)."""
+    try:
+        _C.ct_tensor_data_ptr(t._h)
+    except Error as e:
+        if e.status == _C.CT_ERROR_GRAPH_BREAK:
+            raise
 
 
 def _sizes(size):
@@ -130,6 +152,13 @@ def _symbolic_operand(self, other):
     kinds = {_symbolic.SymInt: _d.int64, _symbolic.SymFloat: None, _symbolic.SymBool: _d.bool}
     if type(other) not in kinds or self.device.type != "meta":
         return None
+    if _is_traced(self):
+        # A traced function (ctorch.compile, ctorch.export) needs the value, x / x.shape[0]: a SymInt
+        # becomes a 0-dim int64 tensor the graph computes (the sum of `other` ones, one element
+        # expanded), so it stays symbolic; a SymFloat or SymBool is made concrete (a guard).
+        if type(other) is _symbolic.SymInt:
+            return full((1,), 1).expand(other).sum()
+        return full((), builtins.float(other) if type(other) is _symbolic.SymFloat else builtins.bool(other))
     kind = kinds[type(other)] or _d.by_code[_C.ct_get_default_dtype()]
     return _wrap(_C.ct_tensor_empty([], kind.code, "meta"))
 
@@ -262,11 +291,13 @@ class Tensor:
     # ---- values out ----
     def item(self):
         """The value of a one-element tensor. For a symbolic meta tensor (one computed from symbolic
-        sizes) an unbacked SymInt u<k>: the value it will hold when the program runs."""
+        sizes), and for a traced integer tensor while ctorch.export traces, an unbacked SymInt u<k>:
+        the value it will hold when the program runs. Under ctorch.compile it is a graph break."""
         try:
             return _C.ct_tensor_item(self._h)
         except Error as e:
-            if self.device.type != "meta":
+            if self.device.type != "meta" or (e.status == _C.CT_ERROR_GRAPH_BREAK and
+                                              not getattr(_trace_mode, "export", False)):
                 raise
             no_value = e
         try:
@@ -299,6 +330,8 @@ class Tensor:
         import numpy as np
 
         if self.device.type != "cpu":
+            if self.device.type == "meta":
+                _check_data_read(self)  # a traced tensor: a graph break, as item() and printing
             raise TypeError(f"can't convert {self.device} tensor to numpy. Copy it to the cpu first.")
         typestr = _d.numpy_typestr.get(self.dtype)
         if typestr is None:
