@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime and
+# bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime, bench_compile and
 # bench_python: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch and numpy for the Python package).
 #
 #   scripts/bench.sh [BUILD_DIR]   (default: build, the Release build setup.sh makes)
@@ -17,7 +17,7 @@ ops_benches=()
 for src in bench/bench_ops_*.c; do
   [[ -e $src ]] && ops_benches+=("$(basename "$src" .c)")
 done
-ctorch_build "$build_dir" bench_core bench_autograd bench_runtime "${ops_benches[@]}" ctorch_python
+ctorch_build "$build_dir" bench_core bench_autograd bench_runtime bench_compile "${ops_benches[@]}" ctorch_python
 # libtorch's OpenMP workers spin after each parallel region by default, taking a core from whatever
 # runs next; on a 2-core machine that would slow the ctorch call timed right after it. Passive
 # waiting measures each library without the other in the way.
@@ -27,6 +27,8 @@ echo
 "$build_dir/bench/bench_autograd"
 echo
 "$build_dir/bench/bench_runtime"
+echo
+"$build_dir/bench/bench_compile"
 echo
 for b in "${ops_benches[@]}"; do
   "$build_dir/bench/$b"
