@@ -149,7 +149,12 @@ CompileMetrics& global_metrics() {
 
 // ---- the cache ----
 
-CompiledFunction::CompiledFunction(TraceFn fn, CompileOptions options) : fn_(std::move(fn)), options_(std::move(options)) {
+// Warnings are once per compiled function: keyed by an id, since a new function may reuse a freed
+// one's address.
+std::atomic<uint64_t> g_next_id{0};
+
+CompiledFunction::CompiledFunction(TraceFn fn, CompileOptions options)
+    : fn_(std::move(fn)), options_(std::move(options)), id_(g_next_id.fetch_add(1, std::memory_order_relaxed)) {
   options_.validate();
 }
 CompiledFunction::~CompiledFunction() = default;
@@ -292,7 +297,7 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
     e->break_reason = err.message();
     metrics_.graph_breaks.fetch_add(1, std::memory_order_relaxed);
     global_metrics().graph_breaks.fetch_add(1, std::memory_order_relaxed);
-    runtime::warn_once(str("graph_break:", this, ":", err.message()),
+    runtime::warn_once(str("graph_break:", id_, ":", err.message()),
                        str("ct_compile", options_.name.empty() ? "" : " (" + options_.name + ")",
                            ": graph break, this signature runs eagerly: ", err.message()));
   }
@@ -333,8 +338,7 @@ void CompiledFunction::call(ArrayRef<const TensorImpl*> inputs, size_t nouts, st
                                      ": hit the recompile limit (", options_.recompile_limit, " entries)");
         CT_CHECK(!options_.fullgraph, CT_ERROR_RECOMPILE_LIMIT, what,
                  " under fullgraph. Mark the changing sizes dynamic, or raise recompile_limit");
-        if (!limit_hit_) runtime::warn_once(str("recompile_limit:", this), what + "; calls that miss run eagerly from now on");
-        limit_hit_ = true;
+        runtime::warn_once(str("recompile_limit:", id_), what + "; calls that miss run eagerly from now on");
         lock.unlock();
         return run_eager(inputs, nouts, outs);
       }

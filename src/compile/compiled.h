@@ -83,12 +83,12 @@ class CompiledFunction {
 
   TraceFn fn_;
   CompileOptions options_;
+  const uint64_t id_;
   CompileMetrics metrics_;
   mutable std::recursive_mutex mu_;
   std::vector<std::unique_ptr<Entry>> entries_;
   std::vector<std::vector<int64_t>> seen_sizes_;    // automatic dynamic: sizes of the first trace
   std::vector<std::vector<bool>> dynamic_dims_;     // automatic dynamic: dims seen to change
-  bool limit_hit_ = false;
 };
 
 }  // namespace ct::compile

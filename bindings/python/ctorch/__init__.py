@@ -19,8 +19,8 @@ from . import profiler
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
                      int8, int16, int32, int64, long, set_default_dtype, short, uint8)
-from ._errors import (BackendError, DeviceError, DTypeError, Error, GuardError, IndexError, InternalError,
-                      InvalidArgumentError, OutOfMemoryError, ShapeError)
+from ._errors import (BackendError, DeviceError, DTypeError, Error, FileError, FormatError, GraphBreakError, GuardError,
+                      IndexError, InternalError, InvalidArgumentError, OutOfMemoryError, RecompileLimitError, ShapeError)
 from ._logging import get_log_level, set_log_level
 from ._tensor import Size, Tensor, _handle, _sizes as _size, _symbolic_factory, _wrap, device, full, where
 from ._symbolic import (ShapeEnv, SymBool, SymFloat, SymInt, sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not,
@@ -36,7 +36,7 @@ from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_
 from ._ops_shape import chunk, split, split_with_sizes, unbind
 from . import _ops_shape
 from . import _symbolic
-from ._compile import FileError, FormatError, GraphBreakError, RecompileLimitError, compile
+from ._compile import compile
 from . import export
 from ._runtime import (are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
                        get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,

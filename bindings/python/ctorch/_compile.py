@@ -29,36 +29,11 @@ import warnings
 import weakref
 
 from . import _C
-from . import _errors
-from ._errors import Error
+from ._errors import GraphBreakError, RecompileLimitError
 from ._symbolic import SymBool, SymFloat, SymInt
 from ._tensor import Tensor, _borrowed, _new_reference, _trace_mode, _wrap
 
-__all__ = ["compile", "CompiledFunction", "GraphBreakError", "RecompileLimitError", "FileError", "FormatError"]
-
-
-# ---- errors of compilation and program files ----
-
-class GraphBreakError(Error, builtins.RuntimeError):
-    """A traced function read a traced tensor's data (item(), printing ...) or did something the graph
-    cannot describe, under fullgraph=True or while exporting. torch raises a RuntimeError subclass
-    (torch._dynamo.exc.Unsupported) for the same."""
-
-
-class RecompileLimitError(Error, builtins.RuntimeError):
-    """Under fullgraph=True, a call that would need a compiled entry beyond recompile_limit."""
-
-
-class FileError(Error, builtins.OSError):
-    """A program file could not be read or written (CT_ERROR_IO)."""
-
-
-class FormatError(Error, builtins.ValueError):
-    """A malformed, truncated or newer-version program file (CT_ERROR_FORMAT)."""
-
-
-_errors._by_status.update({_C.CT_ERROR_GRAPH_BREAK: GraphBreakError, _C.CT_ERROR_RECOMPILE_LIMIT: RecompileLimitError,
-                           _C.CT_ERROR_IO: FileError, _C.CT_ERROR_FORMAT: FormatError})
+__all__ = ["compile", "CompiledFunction"]
 
 
 # ---- argument and output structures ----

@@ -6,7 +6,8 @@ import builtins
 from . import _C
 
 __all__ = ["Error", "InvalidArgumentError", "ShapeError", "DTypeError", "DeviceError", "OutOfMemoryError",
-           "NotImplementedError_", "IndexError", "GuardError", "BackendError", "InternalError"]
+           "NotImplementedError_", "IndexError", "GuardError", "GraphBreakError", "RecompileLimitError", "FileError",
+           "FormatError", "BackendError", "InternalError"]
 
 
 class Error(Exception):
@@ -53,6 +54,24 @@ class GuardError(Error, builtins.RuntimeError):
     torch raises a RuntimeError (GuardOnDataDependentSymNode) for the first."""
 
 
+class GraphBreakError(Error, builtins.RuntimeError):
+    """A traced function read a traced tensor's data (item(), printing ...) or did something the graph
+    cannot describe, under fullgraph=True or while exporting. torch raises a RuntimeError subclass
+    (torch._dynamo.exc.Unsupported) for the same."""
+
+
+class RecompileLimitError(Error, builtins.RuntimeError):
+    """Under fullgraph=True, a call that would need a compiled entry beyond recompile_limit."""
+
+
+class FileError(Error, builtins.OSError):
+    """A program file could not be read or written (CT_ERROR_IO)."""
+
+
+class FormatError(Error, builtins.ValueError):
+    """A malformed, truncated or newer-version program file (CT_ERROR_FORMAT)."""
+
+
 class BackendError(Error, builtins.RuntimeError):
     """A device backend or plugin failed (at import: a plugin on CTORCH_BACKEND_PATH did not load)."""
 
@@ -70,6 +89,10 @@ _by_status = {
     _C.CT_ERROR_NOT_IMPLEMENTED: NotImplementedError_,
     _C.CT_ERROR_INDEX: IndexError,
     _C.CT_ERROR_GUARD: GuardError,
+    _C.CT_ERROR_GRAPH_BREAK: GraphBreakError,
+    _C.CT_ERROR_RECOMPILE_LIMIT: RecompileLimitError,
+    _C.CT_ERROR_IO: FileError,
+    _C.CT_ERROR_FORMAT: FormatError,
     _C.CT_ERROR_BACKEND: BackendError,
 }
 

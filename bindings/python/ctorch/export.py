@@ -23,7 +23,8 @@ import json
 import os
 
 from . import _C
-from ._compile import FileError, FormatError, GraphBreakError, _Rediscovered, _Signature, _flatten_call, _trampoline
+from ._compile import _Rediscovered, _Signature, _flatten_call, _trampoline
+from ._errors import FileError, FormatError, GraphBreakError
 from ._tensor import Tensor, _wrap
 
 __all__ = ["Dim", "dims", "export", "ExportedProgram", "Graph", "save", "load", "GraphBreakError", "FileError",
