@@ -237,9 +237,11 @@ Graph trace(sym::ShapeEnv* env, const std::vector<ProxySpec>& inputs, std::vecto
   return std::move(s.graph);
 }
 
+// A composite operator may build a result without the env (a 0-dim meta tensor from a factory),
+// so what the graph recorded counts too.
 bool is_proxy(const TensorImpl& t) {
   const TraceState* s = t_active;
-  return s && t.device().is_meta() && t.shape_env() == s->env;
+  return s && t.device().is_meta() && (t.shape_env() == s->env || s->refs.count(&t));
 }
 
 void check_data_read(const TensorImpl& t, const char* what) {

@@ -7,7 +7,7 @@ library's, each module defining CASES = {operator name: [Case, ...]}.
 import numpy as np
 import pytest
 
-from conftest import FLOAT_NAMES, INT_NAMES, BothRaised, assert_same_error, compare, dtype_name, pair_from_numpy
+from conftest import FLOAT_NAMES, INT_NAMES, BothRaised, assert_same_error, compare, dtype_name, pair_from_numpy, to_torch
 
 ctorch = pytest.importorskip("ctorch")
 torch = pytest.importorskip("torch")
@@ -246,3 +246,39 @@ def run_case_on_symbolic_meta(case, rng):
     assert _concrete_signature(sym, hints) == _signature(cpu)
     assert env.check_guards(hints) == -1
     return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The same cases through ctorch.compile
+
+
+def _exact_signature(result):
+    """Sizes, dtype and every value (floats as float64, exact for every float dtype; NaN as a string
+    so that equal results compare equal)."""
+    if isinstance(result, (tuple, list)):
+        return [_exact_signature(r) for r in result]
+    if isinstance(result, ctorch.Tensor):
+        values = np.array(to_torch(result).numpy(), dtype=object if result.numel() == 0 else None)
+        flat = ["nan" if isinstance(v, float) and v != v else v for v in values.reshape(-1).tolist()]
+        return (tuple(result.shape), dtype_name(result.dtype), flat)
+    return result
+
+
+def run_case_compiled(case, seed, dynamic):
+    """Runs the case eagerly and through ctorch.compile (traced on proxies, optimized, fused, then
+    replayed): the same values bit for bit, or the same error class. Each run gets fresh inputs
+    from the same seed (a case may write to its inputs, as batch_norm does to its running stats),
+    and the random generator is reseeded, so random operators draw the same numbers."""
+    compiled = ctorch.compile(lambda *ts: case.fn(ctorch, *ts), dynamic=dynamic)
+    results = []
+    for fn in (lambda *ts: case.fn(ctorch, *ts), compiled):
+        rng = np.random.default_rng(seed)
+        inputs = [build(s, rng)[0] for s in case.inputs]
+        ctorch.manual_seed(7)
+        try:
+            results.append(("ok", _exact_signature(fn(*inputs))))
+        except (ctorch.Error, TypeError, ValueError, IndexError) as e:
+            results.append(("error", type(e).__name__))
+    eager, traced = results
+    assert traced == eager, f"eager gave {eager[0]} {eager[1] if eager[0] == 'error' else ''}, compiled " \
+                            f"{traced[0]} {traced[1] if traced[0] == 'error' else ''}\n" + "\n".join(compiled.graphs())

@@ -28,7 +28,7 @@ from conftest import DTYPE_NAMES, FLOAT_NAMES, BothRaised, assert_same_error, co
 ctorch = pytest.importorskip("ctorch")
 torch = pytest.importorskip("torch")
 
-from difftest import Case, In, build, run_case, run_case_on_meta, run_case_on_symbolic_meta
+from difftest import Case, In, build, run_case, run_case_compiled, run_case_on_meta, run_case_on_symbolic_meta
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -913,3 +913,15 @@ def test_case_on_symbolic_meta_matches_cpu(op, case):
         listed = op in SYMBOLIC_TODO or f"{op}-{case.id}" in SYMBOLIC_TODO
         assert listed or "grad" in case.id, f"{op} has no symbolic shape rule: {refusal}"
         pytest.skip(f"{op}: no symbolic shape rule yet")
+
+
+# Every case again through ctorch.compile, traced with static sizes and with every size >= 2
+# symbolic: the compiled function (graph, passes, fused kernels, replay) gives eager's results bit
+# for bit, or the same error. What tracing cannot describe (data reads, data-dependent sizes) runs
+# eagerly after a graph break, so it must match too.
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+@pytest.mark.parametrize("op,case", [pytest.param(op, case, id=f"{op}-{case.id}")
+                                     for table in (CASES, FUNCTIONS) for op, cases in table.items()
+                                     for case in cases if case.inputs])
+def test_case_compiled_matches_eager(op, case, dynamic):
+    run_case_compiled(case, zlib.crc32(f"{op}-{case.id}".encode()), dynamic)
