@@ -7,7 +7,7 @@
 // per dim a static size or a symbol), the ShapeEnv's guards (facts the trace relied on, such as
 // s0 == s1, checked on every call) and runtime assertions over item() symbols. A declared dim the
 // trace had to specialize to one value is an error naming the dim, as in torch.export. A program
-// saves to a versioned file (program_file.cpp) and loads without running any kernel.
+// saves to a versioned file (program_write.cpp) and loads without running any kernel (program_read.cpp).
 #pragma once
 
 #include <memory>

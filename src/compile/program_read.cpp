@@ -1,5 +1,5 @@
-// program_file.cpp - save_program and load_program: a Program as a versioned binary file. The
-// layout, field by field, is in docs/program-format.md.
+// program_read.cpp - load_program: a Program from a versioned binary file, which program_write.cpp
+// writes. The layout, field by field, is in docs/program-format.md.
 //
 // Note [Loading a program file]
 // A program file may come from anywhere, so loading trusts none of its bytes. Every read is
@@ -14,10 +14,10 @@
 // ShapeEnv's or an operator's included, becomes CT_ERROR_FORMAT naming the item and the offset.
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 #include <utility>
 
 #include "compile/export.h"
+#include "compile/program_format.h"
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
 #include "runtime/defaults.h"
@@ -25,23 +25,10 @@
 namespace ct::compile {
 namespace {
 
-// Constants are saved as their elements' bytes in memory order.
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the program file stores little-endian element bytes");
+using namespace program_format;
 
-// The file numbers these enums by their C++ values (docs/program-format.md lists them).
-static_assert(static_cast<int>(sym::Op::ToInt) == 19 && static_cast<int>(Arg::Kind::String) == 11 &&
-                  static_cast<int>(Node::Kind::Item) == 3 && kNumDTypes == 10 && static_cast<int>(DeviceType::Meta) == 2,
-              "renumbering an enum the program file stores changes the format: give it a new version");
-
-constexpr char kMagic[8] = {'C', 'T', 'P', 'R', 'O', 'G', '\0', '\0'};
-constexpr uint32_t kVersion = 1;
 constexpr int kNumOps = static_cast<int>(sym::Op::ToInt) + 1;
 constexpr int kNumArgKinds = static_cast<int>(Arg::Kind::String) + 1;
-// Evaluators and the printer walk an expression's tree recursively, a shared subexpression once per
-// path to it. Bounding each tree's depth and the walk over every use keeps a small file from causing
-// a deep recursion or an exponential walk.
-constexpr uint32_t kMaxExprDepth = 256;
-constexpr uint64_t kMaxExprWork = uint64_t{1} << 22;
 // The arguments each op takes, {min, max}: Add, Mul, And, Or, Min and Max are n-ary; Eq, Ne and Le
 // take one int (the canonical `e <op> 0`, see Note [Canonical relations]) or two floats.
 constexpr uint32_t kMany = UINT32_MAX;
@@ -50,252 +37,9 @@ constexpr std::pair<uint32_t, uint32_t> kArity[kNumOps] = {
     {1, 2}, {1, 2}, {2, 2}, {1, 2}, {1, kMany}, {1, kMany}, {1, 1},          // Eq .. Not
     {1, kMany}, {1, kMany}, {3, 3}, {1, 1}, {1, 1}};                          // Min .. ToInt
 
-struct Cost {
-  uint32_t depth = 1;
-  uint64_t walk = 1;  // nodes one evaluation visits (constants are free), saturating past kMaxExprWork
-  void add(const Cost& arg) {
-    depth = std::max(depth, arg.depth + 1);
-    walk = std::min(walk + arg.walk, kMaxExprWork + 1);
-  }
-};
-
 bool same_sizes(const SymDimVector& a, const SymDimVector& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](SymInt x, SymInt y) { return x.raw() == y.raw(); });
 }
-
-// ---- writing ----
-
-class Writer {
- public:
-  void u8(uint64_t v) { put(v, 1); }
-  void u32(uint64_t v) { put(v, 4); }
-  void i64(int64_t v) { put(static_cast<uint64_t>(v), 8); }
-  void f64(double v) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, 8);
-    put(bits, 8);
-  }
-  void str(const std::string& s) {
-    u32(s.size());
-    out += s;
-  }
-  void device(Device d) {
-    u8(static_cast<uint8_t>(d.type));
-    u8(static_cast<uint8_t>(d.index));
-  }
-  void section(const char* tag, const Writer& body) {
-    out.append(tag, 4);
-    i64(static_cast<int64_t>(body.out.size()));
-    out += body.out;
-  }
-  std::string out;
-
- private:
-  void put(uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-  }
-};
-
-class Saver {
- public:
-  explicit Saver(const Program& p) : p_(p), g_(p.graph()), env_(g_.env()) {}
-
-  std::string save() {
-    Writer symbols, facts, inputs, constants, graph;
-    symbols.u32(env_.num_symbols());
-    CT_CHECK(g_.sources.size() == env_.num_symbols(), CT_ERROR_INVALID_ARGUMENT, "save_program: the graph binds ",
-             g_.sources.size(), " of its ", env_.num_symbols(), " symbols");
-    for (size_t k = 0; k < g_.sources.size(); ++k) {
-      const sym::SymbolInfo& s = env_.symbols()[k];
-      const SymbolSource& src = g_.sources[k];
-      CT_CHECK(s.backed == (src.kind == SymbolSource::Kind::InputSize), CT_ERROR_INVALID_ARGUMENT, "save_program: symbol ",
-               s.name, " is ", s.backed ? "backed but bound by an item node" : "unbacked but bound by an input size");
-      symbols.u8(static_cast<uint8_t>(s.node->type));
-      symbols.u8(s.backed);
-      if (!s.backed) continue;  // its item node binds it; its range comes from the runtime assertions
-      symbols.str(s.name);
-      symbols.i64(s.node->hint.i);
-      symbols.i64(s.node->range.lo);
-      symbols.i64(s.node->range.hi);
-      symbols.u32(src.input);
-      symbols.u32(src.dim);
-    }
-    const std::vector<sym::Node*> guards = env_.guards();
-    facts.u32(guards.size());
-    for (const sym::Node* n : guards) facts.u32(use(n));
-    const auto asserts = env_.runtime_asserts();
-    facts.u32(asserts.size());
-    for (const auto& [cond, message] : asserts) {
-      facts.u32(use(cond));
-      facts.str(message);
-    }
-    inputs.u32(p_.inputs().size());
-    for (const InputSpec& s : p_.inputs()) {
-      inputs.u8(static_cast<uint8_t>(s.dtype));
-      inputs.device(s.device);
-      sizes(inputs, s.sizes);
-    }
-    constants.u32(g_.constants.size());
-    for (size_t i = 0; i < g_.constants.size(); ++i) constant(constants, i);
-    graph.u32(g_.nodes.size());
-    for (const Node& n : g_.nodes) node(graph, n);
-    graph.u32(g_.outputs.size());
-    for (Ref r : g_.outputs) ref(graph, r);
-    CT_CHECK(work_ <= kMaxExprWork, CT_ERROR_INVALID_ARGUMENT, "save_program: evaluating every size of the program "
-             "once walks ", work_, " expression nodes; a program file holds at most ", kMaxExprWork);
-
-    Writer table;
-    table.u32(costs_.size());
-    table.out += exprs_.out;
-    Writer file;
-    file.out.assign(kMagic, sizeof kMagic);
-    file.u32(kVersion);
-    file.section("SYMB", symbols);
-    file.section("EXPR", table);
-    file.section("GARD", facts);
-    file.section("INPT", inputs);
-    file.section("CNST", constants);
-    file.section("GRPH", graph);
-    return std::move(file.out);
-  }
-
- private:
-  // The table index of n's entry, appending it (arguments first) when new. An Int constant shares
-  // the entry of the same concrete size.
-  uint32_t expr(const sym::Node* n) {
-    if (n->is_const() && n->type == sym::Type::Int) return int_expr(n->int_value());
-    if (auto it = index_.find(n); it != index_.end()) return it->second;
-    Cost cost;
-    cost.walk = n->is_const() ? 0 : 1;
-    std::vector<uint32_t> args;
-    for (const sym::Node* a : n->args) {
-      args.push_back(expr(a));
-      cost.add(costs_[args.back()]);
-    }
-    CT_CHECK(cost.depth <= kMaxExprDepth, CT_ERROR_INVALID_ARGUMENT, "save_program: the expression ",
-             env_.to_string(n), " nests deeper than ", kMaxExprDepth, " levels, the most a program file holds");
-    exprs_.u8(static_cast<uint8_t>(n->op));
-    exprs_.u8(static_cast<uint8_t>(n->type));
-    if (n->op == sym::Op::Const) {
-      exprs_.i64(n->value.i);  // the bits of the value, whichever type
-    } else if (n->op == sym::Op::Symbol) {
-      exprs_.u32(n->value.i);
-    } else {
-      exprs_.u32(args.size());
-      for (uint32_t a : args) exprs_.u32(a);
-    }
-    return index_[n] = push(cost);
-  }
-  uint32_t int_expr(int64_t v) {
-    if (auto it = ints_.find(v); it != ints_.end()) return it->second;
-    exprs_.u8(static_cast<uint8_t>(sym::Op::Const));
-    exprs_.u8(static_cast<uint8_t>(sym::Type::Int));
-    exprs_.i64(v);
-    return ints_[v] = push(Cost{1, 0});
-  }
-  uint32_t push(Cost c) {
-    costs_.push_back(c);
-    return static_cast<uint32_t>(costs_.size() - 1);
-  }
-  // An expression used outside the table: counts one evaluation of it.
-  uint32_t use(const sym::Node* n) {
-    const uint32_t i = expr(n);
-    work_ += costs_[i].walk;
-    return i;
-  }
-  uint32_t use(SymInt v) { return v.is_symbolic() ? use(v.node()) : int_expr(v.raw()); }
-
-  void sizes(Writer& w, const SymDimVector& s) {
-    w.u32(s.size());
-    for (SymInt v : s) w.u32(use(v));
-  }
-  void ref(Writer& w, Ref r) {
-    w.u32(r.node);
-    w.u32(r.out);
-  }
-
-  void constant(Writer& w, size_t i) {
-    const Tensor& t = g_.constants[i];
-    CT_CHECK(t->device().is_cpu(), CT_ERROR_INVALID_ARGUMENT, "save_program: constant ", i, " (", t->sizes(), ", ",
-             t->dtype(), ") is on ", t->device(), "; a program file holds CPU constants only. Capture a CPU tensor "
-             "(move it with to()) before exporting");
-    const Tensor c = ops::contiguous(t);
-    w.u8(static_cast<uint8_t>(c->dtype()));
-    w.u32(c->dim());
-    for (int64_t s : c->sizes()) w.i64(s);
-    const uint64_t nbytes = static_cast<uint64_t>(c->numel()) * itemsize(c->dtype());
-    w.i64(static_cast<int64_t>(nbytes));
-    if (nbytes) w.out.append(static_cast<const char*>(c->data()), nbytes);
-  }
-
-  void node(Writer& w, const Node& n) {
-    CT_CHECK(n.kind != Node::Kind::Fused, CT_ERROR_INVALID_ARGUMENT, "save_program: node ", n.name, " is a fused "
-             "region, which a program file cannot hold. Save the program's unfused graph");
-    w.u8(static_cast<uint8_t>(n.kind));
-    w.str(n.name);
-    w.u32(n.outs.size());
-    for (const TensorMeta& m : n.outs) {
-      w.u8(static_cast<uint8_t>(m.dtype));
-      w.device(m.device);
-      sizes(w, m.sizes);
-    }
-    switch (n.kind) {
-      case Node::Kind::Placeholder: w.u32(n.index); break;
-      case Node::Kind::Constant:
-        w.u32(n.index);
-        w.u8(n.folded);
-        break;
-      case Node::Kind::Call:
-        w.str(n.op->full_name);
-        w.u32(n.args.size());
-        for (const Arg& a : n.args) arg(w, a);
-        break;
-      case Node::Kind::Item:
-        w.u32(n.index);
-        ref(w, n.src);
-        break;
-      case Node::Kind::Fused: break;
-    }
-  }
-
-  void arg(Writer& w, const Arg& a) {
-    w.u8(static_cast<uint8_t>(a.kind));
-    switch (a.kind) {
-      case Arg::Kind::None: break;
-      case Arg::Kind::Tensor: ref(w, a.refs[0]); break;
-      case Arg::Kind::TensorList:
-        w.u32(a.refs.size());
-        for (Ref r : a.refs) ref(w, r);
-        break;
-      case Arg::Kind::Int: w.i64(a.i); break;
-      case Arg::Kind::SymInt: w.u32(use(a.ints[0])); break;
-      case Arg::Kind::Double: w.f64(a.d); break;
-      case Arg::Kind::Bool: w.u8(a.i != 0); break;
-      case Arg::Kind::IntList:
-        w.u32(a.ints.size());
-        for (SymInt v : a.ints) w.i64(v.raw());
-        break;
-      case Arg::Kind::SymIntList:
-        w.u32(a.ints.size());
-        for (SymInt v : a.ints) w.u32(use(v));
-        break;
-      case Arg::Kind::DType: w.u8(a.i); break;
-      case Arg::Kind::Device: w.device(a.device); break;
-      case Arg::Kind::String: w.str(a.s); break;
-    }
-  }
-
-  const Program& p_;
-  const Graph& g_;
-  const sym::ShapeEnv& env_;
-  Writer exprs_;
-  std::vector<Cost> costs_;
-  std::unordered_map<const sym::Node*, uint32_t> index_;
-  std::unordered_map<int64_t, uint32_t> ints_;
-  uint64_t work_ = 0;
-};
-
-// ---- reading ----
 
 // Bounds-checked little-endian reads. Each failure is CT_ERROR_FORMAT "program file: <item>
 // <field> at offset <n>: <what is wrong>", the offset being where the field starts.
@@ -451,7 +195,7 @@ class Loader : public Reader {
   };
 
   void symbols() {
-    begin_section("SYMB");
+    begin_section(kSymbolsTag);
     const uint32_t n = count("symbol count", 2);
     for (uint32_t k = 0; k < n; ++k) {
       where_ = str("symbol ", k);
@@ -473,11 +217,11 @@ class Loader : public Reader {
       g_.sources.push_back(src);
       sources_.push_back(in);
     }
-    end_section("SYMB");
+    end_section(kSymbolsTag);
   }
 
   void expressions() {
-    begin_section("EXPR");
+    begin_section(kExpressionsTag);
     const uint32_t n = count("expression count", 6);
     for (uint32_t k = 0; k < n; ++k) {
       where_ = str("expression ", k);
@@ -513,7 +257,7 @@ class Loader : public Reader {
       exprs_.push_back(node);
       costs_.push_back(cost);
     }
-    end_section("EXPR");
+    end_section(kExpressionsTag);
   }
 
   // The node op makes of args (as many as kArity allows), through the simplifying constructors.
@@ -569,7 +313,7 @@ class Loader : public Reader {
   }
 
   void facts() {
-    begin_section("GARD");
+    begin_section(kGuardsTag);
     const uint32_t n = count("guard count", 4);
     for (uint32_t k = 0; k < n; ++k) {
       where_ = str("guard ", k);
@@ -581,11 +325,11 @@ class Loader : public Reader {
       sym::Node* cond = expr("expression");
       env_->check(cond, CT_ERROR_GUARD, string("message"));
     }
-    end_section("GARD");
+    end_section(kGuardsTag);
   }
 
   void inputs() {
-    begin_section("INPT");
+    begin_section(kInputsTag);
     const uint32_t n = count("input count", 7);
     for (uint32_t i = 0; i < n; ++i) {
       where_ = str("input ", i);
@@ -595,7 +339,7 @@ class Loader : public Reader {
       s.sizes = sizes("sizes");
       inputs_.push_back(std::move(s));
     }
-    end_section("INPT");
+    end_section(kInputsTag);
     for (size_t k = 0; k < sources_.size(); ++k) {  // backed symbols take the size of an input dim
       if (g_.sources[k].kind != SymbolSource::Kind::InputSize) continue;
       const InputSource& s = sources_[k];
@@ -610,7 +354,7 @@ class Loader : public Reader {
   }
 
   void constants() {
-    begin_section("CNST");
+    begin_section(kConstantsTag);
     const uint32_t n = count("constant count", 13);
     for (uint32_t i = 0; i < n; ++i) {
       where_ = str("constant ", i);
@@ -638,11 +382,11 @@ class Loader : public Reader {
       if (nbytes) std::memcpy(t->data(), data, nbytes);
       g_.constants.push_back(std::move(t));
     }
-    end_section("CNST");
+    end_section(kConstantsTag);
   }
 
   void graph() {
-    begin_section("GRPH");
+    begin_section(kGraphTag);
     const uint32_t n = count("node count", 9);
     for (uint32_t i = 0; i < n; ++i) {
       where_ = str("node ", i);
@@ -698,7 +442,7 @@ class Loader : public Reader {
       where_ = str("output ", k);
       g_.outputs.push_back(ref("node", n));
     }
-    end_section("GRPH");
+    end_section(kGraphTag);
     for (size_t k = 0; k < g_.sources.size(); ++k) {
       where_ = str("symbol ", k);
       if (g_.sources[k].kind == SymbolSource::Kind::Item && g_.sources[k].node < 0)
@@ -844,8 +588,6 @@ class Loader : public Reader {
 };
 
 }  // namespace
-
-std::string save_program(const Program& p) { return Saver(p).save(); }
 
 std::unique_ptr<Program> load_program(const void* data, size_t size) {
   CT_CHECK(data || size == 0, CT_ERROR_INVALID_ARGUMENT, "load_program: data is NULL but size is ", size);
