@@ -3153,7 +3153,9 @@ CT_API void ct_compiled_release(ct_compiled* compiled);
 
 /*
  * ct_compiled_call - runs the compiled function on n_inputs borrowed inputs (concrete tensors),
- * writing n_outputs new references to outputs (all NULL on failure).
+ * writing n_outputs new references to outputs (all NULL on failure). Called inside a function
+ * being traced (by ct_export or another compiled function) on its traced tensors, it runs fn
+ * there, so fn's operators join the outer graph.
  *
  * Returns
  *   CT_OK

@@ -8,13 +8,15 @@
 #include "capi/handle.h"
 #include "compile/compiled.h"
 #include "compile/export.h"
+#include "core/object_pool.h"
 
 using namespace ct;
 using compile::CompiledFunction;
 using compile::Program;
 
-// Handles: each is a tagged struct owning (or referencing) its object, so NULL and released
-// handles are caught on entry (see Note [Handle poisoning]).
+// Handles: each is a tagged struct owning its object, in a pool slot whose memory is never
+// returned to the system, so the tag of a released handle stays readable and NULL and released
+// handles are refused on entry (Note [Handle poisoning]).
 struct ct_compile_options {
   uint32_t tag;
   compile::CompileOptions options;
@@ -42,6 +44,27 @@ constexpr uint32_t kShapesTag = 0x43544453u;    // "CTDS"
 constexpr uint32_t kDead = 0xdeadc0deu;
 
 template <typename H>
+H* new_handle(uint32_t tag) {
+  H* h = new (SlotPool<sizeof(H), alignof(H)>::allocate()) H();
+  h->tag = tag;
+  return h;
+}
+template <typename H>
+void free_handle(H* h) {
+  h->~H();
+  *reinterpret_cast<volatile uint32_t*>(static_cast<void*>(h)) = kDead;
+  SlotPool<sizeof(H), alignof(H)>::deallocate(h);
+}
+/// Frees h when it is a live handle of this tag (NULL and released ones are no-ops).
+template <typename H>
+void release_plain(H* h, uint32_t tag) {
+  uint32_t t;
+  if (!h) return;
+  std::memcpy(&t, h, sizeof t);
+  if (t == tag) free_handle(h);
+}
+
+template <typename H>
 H& live(H* h, uint32_t tag, const char* fn, const char* what) {
   CT_CHECK(h, CT_ERROR_INVALID_ARGUMENT, fn, ": ", what, " is NULL");
   uint32_t t;
@@ -62,10 +85,9 @@ const Program& program_arg(const ct_program* p, const char* fn) {
   return *live(const_cast<ct_program*>(p), kProgramTag, fn, "program").program;
 }
 ct_program* program_handle(std::unique_ptr<Program> p) {
-  auto h = std::make_unique<ct_program>();
-  h->tag = kProgramTag;
+  ct_program* h = new_handle<ct_program>(kProgramTag);
   h->program = std::move(p);
-  return h.release();
+  return h;
 }
 
 // Ends one reference of a refcounted handle (ct_compiled, ct_program); the last one poisons its
@@ -76,8 +98,7 @@ void release_handle(H* h, uint32_t tag) {
   uint32_t t;
   std::memcpy(&t, h, sizeof t);
   if (t != tag || h->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  h->tag = kDead;
-  delete h;
+  free_handle(h);
 }
 
 const char* string_arg(const char* s, const char* fn, const char* what) {
@@ -142,18 +163,11 @@ ct_status ct_compile_options_create(ct_compile_options** out) {
   if (out) *out = nullptr;
   return capi::guard([&] {
     capi::require_out(out, "ct_compile_options_create", "out");
-    *out = new ct_compile_options{kOptionsTag, {}};
+    *out = new_handle<ct_compile_options>(kOptionsTag);
   });
 }
 
-void ct_compile_options_release(ct_compile_options* o) {
-  uint32_t t;
-  if (!o) return;
-  std::memcpy(&t, o, sizeof t);
-  if (t != kOptionsTag) return;
-  o->tag = kDead;
-  delete o;
-}
+void ct_compile_options_release(ct_compile_options* o) { release_plain(o, kOptionsTag); }
 
 ct_status ct_compile_options_set_backend(ct_compile_options* o, const char* backend) {
   return set_option(o, "ct_compile_options_set_backend",
@@ -204,10 +218,10 @@ ct_status ct_compile(ct_traced_fn fn, void* user_data, ct_destroy_fn destroy, co
     compile::CompileOptions opts =
         options ? options_arg(const_cast<ct_compile_options*>(options), name) : compile::CompileOptions();
     const std::string context = opts.name.empty() ? "compiled function" : "compiled function " + opts.name;
-    auto c = std::make_unique<ct_compiled>();
-    c->tag = kCompiledTag;
-    c->fn = std::make_unique<CompiledFunction>(trace_fn(fn, std::move(data), context.c_str()), std::move(opts));
-    *out = c.release();
+    auto f = std::make_unique<CompiledFunction>(trace_fn(fn, std::move(data), context.c_str()), std::move(opts));
+    ct_compiled* c = new_handle<ct_compiled>(kCompiledTag);
+    c->fn = std::move(f);
+    *out = c;
   });
 }
 
@@ -261,18 +275,11 @@ ct_status ct_dynamic_shapes_create(ct_dynamic_shapes** out) {
   if (out) *out = nullptr;
   return capi::guard([&] {
     capi::require_out(out, "ct_dynamic_shapes_create", "out");
-    *out = new ct_dynamic_shapes{kShapesTag, {}};
+    *out = new_handle<ct_dynamic_shapes>(kShapesTag);
   });
 }
 
-void ct_dynamic_shapes_release(ct_dynamic_shapes* s) {
-  uint32_t t;
-  if (!s) return;
-  std::memcpy(&t, s, sizeof t);
-  if (t != kShapesTag) return;
-  s->tag = kDead;
-  delete s;
-}
+void ct_dynamic_shapes_release(ct_dynamic_shapes* s) { release_plain(s, kShapesTag); }
 
 ct_status ct_dynamic_shapes_set_dim(ct_dynamic_shapes* s, size_t input, int64_t dim, const char* name, int64_t min,
                                     int64_t max) {

@@ -324,6 +324,12 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
 }
 
 void CompiledFunction::call(ArrayRef<const TensorImpl*> inputs, size_t nouts, std::vector<Tensor>& outs) {
+  // Called while another function is traced (exporting or compiling a caller): the function is
+  // inlined into that trace, as torch.compile is transparent to torch.export.
+  if (std::any_of(inputs.begin(), inputs.end(), [](const TensorImpl* t) { return is_proxy(*t); })) {
+    outs.assign(nouts, Tensor());
+    return fn_(inputs.data(), inputs.size(), outs.data(), nouts);
+  }
   metrics_.calls.fetch_add(1, std::memory_order_relaxed);
   if (options_.disable) return run_eager(inputs, nouts, outs);
   std::vector<sym::BoundValue> binding;

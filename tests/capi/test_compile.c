@@ -97,6 +97,11 @@ static ct_status topk_by_item(void* ud, const ct_tensor* const* in, size_t n, ct
   return st;
 }
 
+/* calls the compiled function in user_data on its inputs */
+static ct_status calls_compiled(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
+  return ct_compiled_call((ct_compiled*)ud, in, n, out, nout);
+}
+
 /* ---- helpers ---- */
 
 static int64_t metric(const ct_compiled* c, const char* key) {
@@ -610,6 +615,33 @@ static void test_topk_with_k_from_item_is_checked_at_run_time(void) {
   ct_tensor_release(x), ct_tensor_release(k), ct_tensor_release(k99);
 }
 
+static void test_a_compiled_function_inlines_into_an_export(void) {
+  ct_compiled* inner = NULL;
+  CHECK_OK(ct_compile(chain, NULL, NULL, NULL, &inner));
+  ct_tensor *x = randn(4, 8), *y = randn(4, 8), *z = randn(4, 8);
+  const ct_tensor* ex[3] = {x, y, z};
+  ct_dynamic_shapes* ds = NULL;
+  CHECK_OK(ct_dynamic_shapes_create(&ds));
+  for (size_t i = 0; i < 3; ++i) CHECK_OK(ct_dynamic_shapes_set_dim(ds, i, 0, "batch", 1, 64));
+  ct_program* p = NULL;
+  CHECK_OK(ct_export(calls_compiled, inner, ex, 3, 1, ds, &p));
+  char* g = NULL;
+  CHECK_OK(ct_program_graph(p, &g));
+  CHECK_CONTAINS(g, "sigmoid(%x0)");
+  ct_string_release(g);
+  CHECK(metric(inner, "calls") == 0); /* inlined, not called */
+  ct_tensor *a = randn(7, 8), *b = randn(7, 8), *c = randn(7, 8), *got = NULL, *want = NULL;
+  const ct_tensor* in[3] = {a, b, c};
+  CHECK_OK(ct_program_call(p, in, 3, &got, 1));
+  CHECK_OK(chain(NULL, in, 3, &want, 1));
+  CHECK(same_bits(got, want));
+  ct_program_release(p);
+  ct_dynamic_shapes_release(ds);
+  ct_compiled_release(inner);
+  ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(z), ct_tensor_release(a), ct_tensor_release(b);
+  ct_tensor_release(c), ct_tensor_release(got), ct_tensor_release(want);
+}
+
 static void test_compile_metrics_are_global_metrics_too(void) {
   int64_t before = 0, after = 0;
   CHECK_OK(ct_metric_get("compile.compiles", &before));
@@ -646,6 +678,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_specializing_a_declared_dim_is_an_error),
     CAPI_TEST(test_topk_with_k_from_a_dynamic_meta_size),
     CAPI_TEST(test_topk_with_k_from_item_is_checked_at_run_time),
+    CAPI_TEST(test_a_compiled_function_inlines_into_an_export),
     CAPI_TEST(test_compile_metrics_are_global_metrics_too),
 };
 CAPI_MAIN(TESTS)
