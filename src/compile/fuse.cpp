@@ -358,8 +358,10 @@ void Kernel::execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t c
     rows = 1;
   }
   const int64_t bytes = p_.whole_rows ? kTileBytes : kFlatTileBytes;
+  // A multiple of 64 elements, so every tile but the last runs whole vector iterations: a scalar
+  // remainder of sin or sigmoid costs as much as a few vectors.
   const int64_t budget =
-      std::clamp<int64_t>(bytes / (static_cast<int64_t>(sizeof(T)) * p_.live_full), kMinTile, kMaxTile);
+      std::clamp<int64_t>(bytes / (static_cast<int64_t>(sizeof(T)) * p_.live_full), kMinTile, kMaxTile) / 64 * 64;
   // Tiles of `per_tile` whole rows, or column chunks of `chunk` elements of one row.
   const bool row_tiles = p_.whole_rows || cols <= budget;
   const int64_t per_tile = row_tiles ? std::max<int64_t>(1, budget / cols) : 1;
