@@ -3273,8 +3273,8 @@ CT_API CT_NODISCARD ct_status ct_program_num_outputs(const ct_program* program, 
 
 /*
  * ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
- * signature as JSON: {"inputs": [{"dtype", "device", "sizes": [4, "batch"]}], "outputs": n, "env":
- * {"symbols", "guards", "runtime_asserts"}}.
+ * signature as JSON: {"inputs": [{"dtype", "device", "sizes": ["batch", 4]}], "outputs": [the same
+ * for each output, sizes as expressions: "2*batch"], "env": {"symbols", "guards", "runtime_asserts"}}.
  *
  *   out  on CT_OK, a new string; free it with ct_string_release. Otherwise NULL.
  *

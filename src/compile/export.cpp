@@ -68,26 +68,32 @@ void Program::call(ArrayRef<const TensorImpl*> inputs, std::vector<Tensor>& outs
 }
 
 std::string Program::to_json() const {
-  std::string out = "{\"inputs\": [";
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    const InputSpec& s = inputs_[i];
-    out += str(i ? ", " : "", "{\"dtype\": \"", dtype_name(s.dtype), "\", \"device\": \"", s.device, "\", \"sizes\": [");
-    for (size_t d = 0; d < s.sizes.size(); ++d) {
-      out += d ? ", " : "";
-      if (s.sizes[d].is_symbolic()) {
-        runtime::append_json_string(out, graph_.env().to_string(s.sizes[d].node()).c_str());
+  // {"dtype": "float32", "device": "cpu", "sizes": ["batch", 8]}: a symbolic size as its text.
+  auto spec = [&](DType dtype, Device device, SymIntArrayRef sizes) {
+    std::string t = str("{\"dtype\": \"", dtype_name(dtype), "\", \"device\": \"", device, "\", \"sizes\": [");
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      t += d ? ", " : "";
+      if (sizes[d].is_symbolic()) {
+        runtime::append_json_string(t, graph_.env().to_string(sizes[d].node()).c_str());
       } else {
-        out += std::to_string(s.sizes[d].raw());
+        t += std::to_string(sizes[d].raw());
       }
     }
-    out += "]}";
+    return t + "]}";
+  };
+  std::string out = "{\"inputs\": [";
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    out += (i ? ", " : "") + spec(inputs_[i].dtype, inputs_[i].device, inputs_[i].sizes);
+  out += "], \"outputs\": [";
+  for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+    const TensorMeta& m = graph_.meta(graph_.outputs[i]);
+    out += (i ? ", " : "") + spec(m.dtype, m.device, m.sizes);
   }
-  out += str("], \"outputs\": ", graph_.outputs.size(), ", \"env\": ", graph_.env().to_json(), "}");
-  return out;
+  return out + "], \"env\": " + graph_.env().to_json() + "}";
 }
 
-std::unique_ptr<Program> export_program(const TraceFn& fn, ArrayRef<const TensorImpl*> examples, const std::vector<DimDecl>& dims,
-                        size_t nouts) {
+std::unique_ptr<Program> export_program(const TraceFn& fn, ArrayRef<const TensorImpl*> examples,
+                                        const std::vector<DimDecl>& dims, size_t nouts) {
   sym::ShapeEnv* env = sym::ShapeEnv::create();
   struct EnvRef {
     sym::ShapeEnv* env;

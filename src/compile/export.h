@@ -46,7 +46,8 @@ class Program {
   /// Checks inputs against the specs, ranges and guards (CT_ERROR_SHAPE, CT_ERROR_DTYPE,
   /// CT_ERROR_DEVICE or CT_ERROR_GUARD naming the input, dim and symbol), then runs the graph.
   void call(ArrayRef<const TensorImpl*> inputs, std::vector<Tensor>& outs) const;
-  /// {"inputs": [...], "outputs": n, "env": {"symbols", "guards", "runtime_asserts"}}.
+  /// {"inputs": [spec...], "outputs": [spec...], "env": {"symbols", "guards", "runtime_asserts"}},
+  /// each spec {"dtype", "device", "sizes"} with a symbolic size as its text.
   std::string to_json() const;
 
  private:

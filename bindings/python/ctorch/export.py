@@ -122,7 +122,7 @@ class ExportedProgram:
 
     def json(self):
         """The signature as a dict (ct_program_json): {"inputs": [{"dtype", "device", "sizes"}],
-        "outputs": n, "env": {"symbols", "guards", "runtime_asserts"}}."""
+        "outputs": [the same per output], "env": {"symbols", "guards", "runtime_asserts"}}."""
         return json.loads(_C.ct_program_json(self._h))
 
     @property

@@ -451,7 +451,8 @@ def test_program_graph_signature_and_ranges():
     assert repr(ep).startswith("ExportedProgram(3 inputs, 1 outputs):")
     sig = ep.signature
     assert sig == ep.json()
-    assert sig["inputs"][0] == {"dtype": "float32", "device": "cpu", "sizes": ["batch", 8]} and sig["outputs"] == 1
+    spec = {"dtype": "float32", "device": "cpu", "sizes": ["batch", 8]}
+    assert sig["inputs"][0] == spec and sig["outputs"] == [spec]
     assert ep.range_constraints == {"batch": (1, 64)}
     assert ep.num_inputs == 3 and ep.num_outputs == 1 and ep.module() is ep
     with pytest.raises(TypeError):
