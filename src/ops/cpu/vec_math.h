@@ -250,8 +250,18 @@ constexpr float kSinCosMax = 0x1p22f;
   return std::copysign(pick(ax < 1.0f, small, large), x);
 }
 
-/// 1 / (1 + e^-x).
-[[gnu::always_inline]] inline float sigmoid(float x) { return 1.0f / (1.0f + vm::exp(-x)); }
+/// 1 / (1 + e^-x), bit for bit as written with vm::exp, with less of exp's work: e^-x is only
+/// added to 1, so below -x = -80 (1 + e^-x rounds to 1 from -17 on) and subnormal results do not
+/// matter, and 2^n (n up to 128) is built as 2^(n-1) times 2 in the fma that adds 1 (the product is
+/// exact, or overflows exactly when e^-x does).
+[[gnu::always_inline]] inline float sigmoid(float x) {
+  using namespace detail;
+  const float nx = -x;
+  const float xc = pick(nx < -80.0f, -80.0f, pick(nx > 89.0f, 89.0f, nx));
+  float t;
+  const float half = exp_reduced(reduce_ln2(xc, t)) * pow2i(n_of(t) - 1);  // e^-x / 2
+  return 1.0f / std::fma(half, 2.0f, 1.0f);
+}
 
 namespace detail {
 
