@@ -41,6 +41,7 @@ namespace {
 constexpr uint32_t kOptionsTag = 0x4354434fu;   // "CTCO"
 constexpr uint32_t kCompiledTag = 0x43544346u;  // "CTCF"
 constexpr uint32_t kShapesTag = 0x43544453u;    // "CTDS"
+constexpr uint32_t kProgramTag = 0x43545047u;   // "CTPG"
 constexpr uint32_t kDead = 0xdeadc0deu;
 
 template <typename H>
@@ -78,8 +79,6 @@ compile::CompileOptions& options_arg(ct_compile_options* o, const char* fn) {
 CompiledFunction& compiled_arg(const ct_compiled* c, const char* fn) {
   return *live(const_cast<ct_compiled*>(c), kCompiledTag, fn, "compiled").fn;
 }
-
-constexpr uint32_t kProgramTag = 0x43545047u;  // "CTPG"
 
 const Program& program_arg(const ct_program* p, const char* fn) {
   return *live(const_cast<ct_program*>(p), kProgramTag, fn, "program").program;
