@@ -44,6 +44,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <unordered_map>
 
 #include "autograd/grad_mode.h"
@@ -229,6 +230,14 @@ template <Code K, typename T>
     }
   } else if constexpr (is_unary(K)) {
     const int64_t n = in.cls == Cls::Full ? t.rows * t.cols : t.rows;
+    // As the eager operators: libm where the fast sin and cos are not accurate, in the tiles that
+    // need it (Note [sin and cos of large arguments] in vec_math.h).
+    if constexpr ((K == Code::Sin || K == Code::Cos) && std::is_same_v<T, float>) {
+      if (__builtin_expect(cpu::vm::any_beyond_sin_cos_range(a, n), 0)) {
+        for (int64_t i = 0; i < n; ++i) o[i] = K == Code::Sin ? cpu::vm::sin_wide(a[i]) : cpu::vm::cos_wide(a[i]);
+        return;
+      }
+    }
     for (int64_t i = 0; i < n; ++i) o[i] = apply<K>(a[i], T(0), T(0));
   } else {
     const T* b = ptr[in.b.slot];

@@ -145,6 +145,11 @@ def unary_cases(op):
         Case("positive_int32", f, [In((3, 4), "int32", kind="pos")]),
         Case("method", lambda m, a: getattr(a, op)(), [In((2, 5))]),
     ]
+    if op in ("sin", "cos"):  # beyond 2^22 the fast float32 functions give way to libm
+        large = [4194304.0, -1e7, 3.3e8, 3e38, 0.5, -2.0]
+        cs.append(Case("large_arguments", f, [In((6,), kind=large)]))
+        cs.append(Case("large_arguments_bfloat16", f, [In((6,), "bfloat16", kind=large)]))
+        cs.append(Case("large_arguments_int64", f, [In((3,), "int64", kind=[2 ** 40, -123456789, 3])]))
     if op == "neg":
         cs.append(Case("operator", lambda m, a: -a, [In((3, 4), "int32")]))
     if op == "abs":

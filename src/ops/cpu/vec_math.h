@@ -14,7 +14,9 @@
 // Accuracy against the correctly rounded result (tests/cpp/ops/cpu/vec_math_test.cpp checks it
 // over dense sweeps): exp, log1p and erf within 1.5 ulp (measured 0.87, 0.79, 1.01), expm1 within 2
 // (1.42), tanh and sigmoid within 3 (2.27, 2.37), sin and cos within 1 for |x| < 2^22 (0.81,
-// 0.84 over every float there; beyond, see sin_cos). PyTorch uses Sleef's 1-ulp functions, so
+// 0.84 over every float there). Beyond 2^22 the fast reduction fails; sin_wide and cos_wide take
+// libm's answer there, and callers run them only when any_beyond_sin_cos_range says a call needs
+// them (see Note [sin and cos of large arguments]). PyTorch uses Sleef's 1-ulp functions, so
 // results may differ from it in the last bit or two.
 // Subnormal arguments and results are computed, not flushed.
 #pragma once
@@ -290,6 +292,28 @@ namespace detail {
 
 /// cos(x) = sin(x + pi/2): one quadrant on.
 [[gnu::always_inline]] inline float cos(float x) { return detail::sin_cos(x, 1); }
+
+// Note [sin and cos of large arguments]
+// sin and cos above are exact to 1 ulp for |x| < 2^22 only; a full reduction of larger arguments
+// (Payne-Hanek) does not fit straight-line code. sin_wide and cos_wide are right for every float:
+// the vectorized function below 2^22, libm in double from there (and for NaN and infinities).
+// Their branch keeps a loop from vectorizing, so the operators and the fused kernels run the fast
+// loop and use them only for a call (or tile) where any_beyond_sin_cos_range finds such a value.
+// Each element's result depends only on that element, so both paths give the same bits.
+
+/// Whether sin and cos above are accurate for x.
+[[gnu::always_inline]] inline bool sin_cos_in_range(float x) { return std::fabs(x) < detail::kSinCosMax; }
+/// True when some p[i], i < n, is beyond 2^22 in magnitude, NaN or infinite. It compares the bits
+/// without the sign (NaN and infinities lie above every finite float there) and ORs integers, so
+/// the loop vectorizes.
+inline bool any_beyond_sin_cos_range(const float* p, int64_t n) {
+  constexpr uint32_t kLimit = 0x4a800000u;  // the bits of 2^22
+  uint32_t any = 0;
+  for (int64_t i = 0; i < n; ++i) any |= (detail::bits(p[i]) & 0x7fffffffu) >= kLimit;
+  return any != 0;
+}
+inline float sin_wide(float x) { return sin_cos_in_range(x) ? sin(x) : static_cast<float>(std::sin(double(x))); }
+inline float cos_wide(float x) { return sin_cos_in_range(x) ? cos(x) : static_cast<float>(std::cos(double(x))); }
 
 // double: libm (no vectorized double kernels; PyTorch's double paths are libm-accurate too).
 inline double exp(double x) { return std::exp(x); }

@@ -2,10 +2,12 @@
 // dtypes, element function in opmath), with its derivative below. The engine is unary_engine.h.
 // exp, expm1, log1p, tanh, sigmoid, erf, sin and cos use vec_math.h, which vectorizes for float32
 // (and so for float16/bfloat16, computed in float32); see Note [Vectorizable float32 math].
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "ops/cpu/parallel.h"
 #include "ops/cpu/vec_math.h"
 #include "ops/pointwise/unary_engine.h"
 
@@ -68,8 +70,43 @@ CT_UNARY(Exp, "exp", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::exp(x)))
 CT_UNARY(Log, "log", Out::Float, kFloatingDTypes, CT_RET(std::log(x)))
 CT_UNARY(Sqrt, "sqrt", Out::Float, kFloatingDTypes, CT_RET(std::sqrt(x)))
 CT_UNARY(Rsqrt, "rsqrt", Out::Float, kFloatingDTypes, CT_RET(M<T>(1) / std::sqrt(x)))
-CT_UNARY(Sin, "sin", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::sin(x)))
-CT_UNARY(Cos, "cos", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::cos(x)))
+// sin and cos: float32 arguments beyond 2^22 need libm (Note [sin and cos of large arguments]).
+// Whether the input holds one is found once per call; the usual call runs the vectorized loop.
+bool beyond_sin_cos_range(const TensorImpl& t) {
+  const DType d = t.dtype();
+  // Values of these types all lie in range; float64 computes with libm throughout.
+  if (d == DType::Bool || d == DType::UInt8 || d == DType::Int8 || d == DType::Int16 || d == DType::Float16 ||
+      d == DType::Float64 || t.numel() == 0)
+    return false;
+  const Tensor c = contiguous(d == DType::Float32 ? Tensor::borrow(&t) : to(Tensor::borrow(&t), DType::Float32));
+  const float* p = c->data_as<float>();
+  std::atomic<bool> any{false};
+  cpu::parallel_for(0, c->numel(), cpu::kElementwiseGrain, [&](int64_t b, int64_t e) {
+    if (cpu::vm::any_beyond_sin_cos_range(p + b, e - b)) any.store(true, std::memory_order_relaxed);
+  });
+  return any.load();
+}
+
+template <bool Cos>
+struct SinCos : NoParams {
+  static constexpr const char* name = Cos ? "cos" : "sin";
+  static constexpr Out out = Out::Float;
+  static constexpr unsigned dtypes = kFloatingDTypes;
+  static constexpr bool two_forms = true;
+  template <typename T> static void load(const Frame& f, M<T>* p) {
+    p[0] = std::is_same_v<M<T>, float> && beyond_sin_cos_range(f.tensor(0)) ? M<T>(1) : M<T>(0);
+  }
+  template <bool Wide, typename T> [[gnu::always_inline]] static T apply_form(T t, const M<T>*) {
+    const M<T> x = M<T>(t);
+    if constexpr (Wide && std::is_same_v<M<T>, float>) return T(Cos ? cpu::vm::cos_wide(x) : cpu::vm::sin_wide(x));
+    else return T(Cos ? cpu::vm::cos(x) : cpu::vm::sin(x));
+  }
+  template <typename T> static T apply(T t, const M<T>* p) {  // the engine loops over apply_form
+    return p[0] != M<T>(0) ? apply_form<true>(t, p) : apply_form<false>(t, p);
+  }
+};
+using Sin = SinCos<false>;
+using Cos = SinCos<true>;
 CT_UNARY(Tanh, "tanh", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::tanh(x)))
 CT_UNARY(Sigmoid, "sigmoid", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::sigmoid(x)))
 CT_UNARY(Reciprocal, "reciprocal", Out::Float, kFloatingDTypes, CT_RET(M<T>(1) / x))

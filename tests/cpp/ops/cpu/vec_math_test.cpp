@@ -200,6 +200,27 @@ TEST(VecMath, SinCosSpecialValues) {
   EXPECT_NEAR(vm::cos(below), std::cos(static_cast<double>(below)), 1e-7);
 }
 
+// sin_wide and cos_wide are right for every float: the fast functions in range, libm beyond; and
+// any_beyond_sin_cos_range finds the values that need them.
+TEST(VecMath, SinCosWideAreRightBeyond2To22) {
+  for (float x : {0x1p22f, 5e6f, 1e7f, 1e10f, 3e38f, std::numeric_limits<float>::max()})
+    for (float s : {x, -x}) {
+      EXPECT_EQ(vm::sin_wide(s), static_cast<float>(std::sin(static_cast<double>(s)))) << "sin(" << s << ")";
+      EXPECT_EQ(vm::cos_wide(s), static_cast<float>(std::cos(static_cast<double>(s)))) << "cos(" << s << ")";
+    }
+  for (float x : {0.5f, -3.0f, std::nextafter(0x1p22f, 0.0f)}) {
+    EXPECT_EQ(bits(vm::sin_wide(x)), bits(vm::sin(x)));
+    EXPECT_EQ(bits(vm::cos_wide(x)), bits(vm::cos(x)));
+  }
+  EXPECT_TRUE(std::isnan(vm::sin_wide(INFINITY)) && std::isnan(vm::cos_wide(NAN)));
+  std::vector<float> v(1000, 1.5f);
+  EXPECT_FALSE(vm::any_beyond_sin_cos_range(v.data(), 1000));
+  for (float bad : {0x1p22f, -1e9f, INFINITY, NAN}) {
+    v[637] = bad;
+    EXPECT_TRUE(vm::any_beyond_sin_cos_range(v.data(), 1000)) << bad;
+  }
+}
+
 // Special values exactly as libm gives them (and PyTorch): NaN, infinities, signed zeros, the
 // edges of the domain, subnormals.
 TEST(VecMath, SpecialValuesMatchLibm) {
