@@ -48,7 +48,7 @@ Tensor view_sized(const Tensor& a, SymIntArrayRef sizes) { return view_symint(a,
 // Runs body(int64_t{}) for concrete geometry and arguments, body(SymInt{}) otherwise.
 template <typename Body>
 void by_size_type(const Frame& f, Body body) {
-  if (f.tensor(0).is_symbolic() || f.arg(1).is_symbolic()) body(SymInt());
+  if (f.tensor(0).is_symbolic() || (f.nargs > 1 && f.arg(1).is_symbolic())) body(SymInt());
   else body(int64_t());
 }
 
