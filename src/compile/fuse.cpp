@@ -267,7 +267,7 @@ template <typename T>
   }
 }
 
-// The body compiled twice; see Note [CPU capability dispatch].
+// The body compiled for each ISA; see Note [CPU capability dispatch] and has_avx512 in isa.h.
 template <typename T>
 void run_tile_baseline(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
   run_tile_body(code, n, ptr, t);
@@ -277,11 +277,17 @@ template <typename T>
 CT_TARGET_AVX2 void run_tile_avx2(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
   run_tile_body(code, n, ptr, t);
 }
+
+template <typename T>
+CT_TARGET_AVX512 void run_tile_avx512(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
+  run_tile_body(code, n, ptr, t);
+}
 #endif
 
 template <typename T>
 void run_tile(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
 #if CT_HAVE_AVX2_KERNELS
+  if (cpu::has_avx512()) return run_tile_avx512(code, n, ptr, t);
   if (cpu::has_avx2()) return run_tile_avx2(code, n, ptr, t);
 #endif
   run_tile_baseline(code, n, ptr, t);

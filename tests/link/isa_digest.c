@@ -1,6 +1,7 @@
 /* isa_digest.c - prints a hash of the exact bits of results from each kernel family, so that a run
- * with CTORCH_CPU_CAPABILITY=default can be compared with one using the AVX2 kernels (see
- * Note [CPU capability dispatch] in src/ops/cpu/isa.h). */
+ * with CTORCH_CPU_CAPABILITY=default can be compared with one using the AVX2 kernels, and the
+ * compiler's fused kernels with their AVX-512 build (see Note [CPU capability dispatch] in
+ * src/ops/cpu/isa.h). */
 #include <ctorch.h>
 #include <stdio.h>
 
@@ -32,6 +33,26 @@ static void digest(const char* name, const ct_tensor* t) {
   unsigned long long h = 1469598103934665603ull;
   for (size_t i = 0; i < bytes; ++i) h = (h ^ buf[i]) * 1099511628211ull;
   printf("%-8s %016llx\n", name, h);
+}
+
+/* x * sigmoid(x) + sin(y) * 0.5 - x, and x - mean(x) over rows: one fused kernel each. */
+static ct_status fused_chain(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
+  (void)ud, (void)n, (void)nout;
+  const ct_scalar half = {CT_SCALAR_FLOAT, 0, 0.5};
+  const int64_t last = -1;
+  ct_tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *f = NULL, *g = NULL;
+  ct_status st = ct_tensor_sigmoid(in[0], &a);
+  if (!st) st = ct_tensor_mul(in[0], a, &b);
+  if (!st) st = ct_tensor_sin(in[1], &c);
+  if (!st) st = ct_tensor_mul_scalar(c, &half, &d);
+  if (!st) st = ct_tensor_add(b, d, &e);
+  if (!st) st = ct_tensor_sub(e, in[0], &out[0]);
+  if (!st) st = ct_tensor_mean(in[0], &last, 1, 1, &f);
+  if (!st) st = ct_tensor_sub(in[0], f, &g);
+  if (!st) st = ct_tensor_exp(g, &out[1]);
+  ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c), ct_tensor_release(d), ct_tensor_release(e);
+  ct_tensor_release(f), ct_tensor_release(g);
+  return st;
 }
 
 int main(void) {
@@ -92,6 +113,19 @@ int main(void) {
   digest("log_softmax", OK(ct_tensor_log_softmax(mh, 1, NULL, &r), r));
   const int64_t s100_last = 100;
   digest("layer_norm", OK(ct_tensor_layer_norm(m, &s100_last, 1, NULL, NULL, 1e-5, &r), r));
+  digest("sin", OK(ct_tensor_sin(x, &r), r));
+  digest("cos", OK(ct_tensor_cos(m, &r), r));
+  /* The compiler's fused kernels (AVX-512 where the CPU has it). */
+  ct_compiled* chain = NULL;
+  if (ct_compile(fused_chain, NULL, NULL, NULL, &chain) != CT_OK) return 1;
+  const ct_tensor* chain_in[2] = {m, m2};
+  ct_tensor* chain_out[2] = {NULL, NULL};
+  ct_tensor* m2t = OK(ct_tensor_reshape(m2, s40, 2, &r), r);
+  chain_in[1] = m2t;
+  if (ct_compiled_call(chain, chain_in, 2, chain_out, 2) != CT_OK) return 1;
+  digest("fused", ok(CT_OK, &chain_out[0]));
+  digest("fused_ln", ok(CT_OK, &chain_out[1]));
+  ct_compiled_release(chain);
   /* Random numbers: the Philox words and the own log, sin and cos of the normal map. */
   const int64_t n1000[1] = {1000};
   if (ct_manual_seed(9) != CT_OK) return 1;

@@ -12,6 +12,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CT_HAVE_AVX2_KERNELS 1
 #define CT_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define CT_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx2,fma")))
 #else
 #define CT_HAVE_AVX2_KERNELS 0
 #endif
@@ -21,5 +22,9 @@ namespace ct::cpu {
 /// True when the CPU supports AVX2 and FMA, this build has kernels for them, and the environment
 /// variable CTORCH_CPU_CAPABILITY is not "default".
 bool has_avx2();
+/// True when, besides, the CPU has AVX-512 (F, DQ, VL) and CTORCH_CPU_CAPABILITY is not "default"
+/// or "avx2". Only the fused kernels of the compiler use it (their loops issue half the
+/// instructions there); lane for lane they compute what the AVX2 loops do, so the bits agree.
+bool has_avx512();
 
 }  // namespace ct::cpu
