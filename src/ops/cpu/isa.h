@@ -6,7 +6,8 @@
 // function compiled with target("avx2,fma"); each call picks one by a flag read once from the CPU.
 // The body is the same source either way. The library is compiled with -ffp-contract=off, so the
 // AVX2 build never fuses a multiply and an add that the baseline build rounds separately: both
-// give the same bits, and results do not depend on the machine's vector width.
+// give the same bits, and results do not depend on the machine's vector width. The compiler's fused
+// kernels (src/compile/fuse.cpp) add a third build, for AVX-512, under the same rules.
 #pragma once
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
