@@ -4,6 +4,8 @@
  * a dynamic k both ways. */
 #include "capi_test.h"
 
+#include <pthread.h>
+
 /* ---- functions to compile ---- */
 
 /* x * sigmoid(x) + sin(y) * 0.5 - z */
@@ -642,6 +644,43 @@ static void test_a_compiled_function_inlines_into_an_export(void) {
   ct_tensor_release(c), ct_tensor_release(got), ct_tensor_release(want);
 }
 
+/* Four threads call one compiled function with their own batch sizes, so entries are compiled
+ * while others run: every result must equal eager's. */
+typedef struct {
+  ct_compiled* fn;
+  int64_t first_batch;
+  int failures;
+} Worker;
+
+static void* call_from_thread(void* p) {
+  Worker* w = p;
+  for (int64_t b = w->first_batch; b < w->first_batch + 12; ++b) {
+    ct_tensor *x = randn(b % 7 + 1, 16), *y = randn(b % 7 + 1, 16), *z = randn(b % 7 + 1, 16), *got = NULL;
+    ct_tensor* want = NULL;
+    const ct_tensor* in[3] = {x, y, z};
+    if (ct_compiled_call(w->fn, in, 3, &got, 1) != CT_OK || chain(NULL, in, 3, &want, 1) != CT_OK ||
+        !same_bits(got, want))
+      ++w->failures;
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(z), ct_tensor_release(got), ct_tensor_release(want);
+  }
+  return NULL;
+}
+
+static void test_a_compiled_function_is_safe_to_call_from_several_threads(void) {
+  ct_compiled* c = NULL;
+  CHECK_OK(ct_compile(chain, NULL, NULL, NULL, &c));
+  Worker w[4];
+  pthread_t t[4];
+  for (int i = 0; i < 4; ++i) {
+    w[i] = (Worker){c, 3 * i, 0};
+    CHECK(pthread_create(&t[i], NULL, call_from_thread, &w[i]) == 0);
+  }
+  for (int i = 0; i < 4; ++i) pthread_join(t[i], NULL);
+  for (int i = 0; i < 4; ++i) CHECK(w[i].failures == 0);
+  CHECK(metric(c, "calls") == 48);
+  ct_compiled_release(c);
+}
+
 static void test_compile_metrics_are_global_metrics_too(void) {
   int64_t before = 0, after = 0;
   CHECK_OK(ct_metric_get("compile.compiles", &before));
@@ -679,6 +718,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_topk_with_k_from_a_dynamic_meta_size),
     CAPI_TEST(test_topk_with_k_from_item_is_checked_at_run_time),
     CAPI_TEST(test_a_compiled_function_inlines_into_an_export),
+    CAPI_TEST(test_a_compiled_function_is_safe_to_call_from_several_threads),
     CAPI_TEST(test_compile_metrics_are_global_metrics_too),
 };
 CAPI_MAIN(TESTS)
