@@ -869,13 +869,17 @@ def _symbolic_factory(name, size, dtype, device_, fill_value=None):
 
 def where(condition, input, other):
     # The Tensors stay referenced here until the call returns: a number's 0-dim tensor has no other owner.
-    input, other = _as_tensor(input), _as_tensor(other)
+    # A number goes on the device of the tensors beside it (where(c, x, 0.0) on the meta device). Traced
+    # tensors are meta stand-ins for another device: there the number stays a constant of the trace.
+    device = next((t.device for t in (input, other, condition) if isinstance(t, Tensor) and not _is_traced(t)),
+                  None)
+    input, other = _as_tensor(input, device), _as_tensor(other, device)
     return _wrap(_C.ct_tensor_where(_handle(condition), input._h, other._h))
 
 
-def _as_tensor(x):
+def _as_tensor(x, device=None):
     if isinstance(x, Tensor):
         return x
     if _is_number(x):  # a 0-dim int64/float32/bool tensor: promotes like the number in nearly all cases
-        return full((), x)
+        return full((), x, device=device)
     raise TypeError(f"expected a Tensor or a number, got {type(x).__name__}")

@@ -6,6 +6,7 @@ seed gives the same bits for every thread count, and a generator's state restore
 
 import math
 
+import numpy as np
 import pytest
 
 ctorch = pytest.importorskip("ctorch")
@@ -175,3 +176,15 @@ def test_meta_device_draws_nothing():
     t = ctorch.randn(1000, 1000, device="meta")
     assert t.device == ctorch.device("meta") and tuple(t.shape) == (1000, 1000)
     assert ctorch.default_generator.get_offset() == before
+
+
+def test_functional_dropout_takes_torch_defaults():
+    """torch.nn.functional.dropout(input, p=0.5, training=True, inplace=False)."""
+    F = ctorch.nn.functional
+    x = ctorch.ones(1000)
+    y = F.dropout(x)
+    kept = y.numpy()
+    assert set(kept.tolist()) <= {0.0, 2.0} and 300 < (kept == 0).sum() < 700
+    assert F.dropout(x, 0.5, training=False) is x
+    z = ctorch.ones(8)
+    assert F.dropout(z, 0.25, inplace=True) is z and set(z.numpy().tolist()) <= {0.0, float(np.float32(4.0 / 3.0))}

@@ -718,3 +718,9 @@ def test_random_operators_draw_symbolic_meta_tensors():
     assert ctorch.bernoulli(x).shape == x.shape
     with pytest.raises(ctorch.DeviceError):
         ctorch.rand(s0, 3)  # a tensor with values needs concrete sizes
+
+
+def test_where_puts_a_number_on_the_device_of_its_tensors():
+    c = ctorch.empty(3, dtype=ctorch.bool, device="meta")
+    x = ctorch.empty(2, 3, device="meta")
+    assert ctorch.where(c, x, 0.0).is_meta and tuple(ctorch.where(c, 1.5, x).shape) == (2, 3)

@@ -5,6 +5,7 @@ through the boxed call; the functions below exist where torch.nn.functional's Py
 differs from the operator's schema (keyword names, defaults, string options, composition).
 """
 
+from .. import _random
 from .. import ops as _ops
 
 
@@ -214,6 +215,12 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         loss = _ops.call("kl_div", input, target, 2, log_target=log_target)
         return loss / input.size(0) if input.dim() != 0 else loss
     return _ops.call("kl_div", input, target, _reduction(reduction, size_average, reduce), log_target=log_target)
+
+
+def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """torch.nn.functional.dropout: the operator's `train` is `training` here, True by default."""
+    out = _random.dropout(input, p, training, generator=generator)
+    return input.copy_(out) if inplace and out is not input else out
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, *,
