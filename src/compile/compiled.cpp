@@ -9,7 +9,6 @@
 #include "compile/run.h"
 #include "runtime/defaults.h"
 #include "runtime/determinism.h"
-#include "runtime/json.h"
 #include "runtime/log.h"
 #include "symbolic/program.h"
 
@@ -59,8 +58,6 @@ struct InputGuard {
   DimVector sizes;
   DimVector strides;  // empty: contiguous
 };
-
-bool contiguous(const TensorImpl& t) { return t.is_contiguous(); }
 
 int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -185,7 +182,7 @@ CompiledFunction::Entry* CompiledFunction::lookup(ArrayRef<const TensorImpl*> in
       const InputGuard& ig = e.inputs[i];
       ok = t.dtype() == ig.dtype && t.device() == ig.device && t.requires_grad() == ig.requires_grad &&
            t.dim() == ig.sizes.size() && !t.is_symbolic();
-      if (ok) ok = ig.strides.empty() ? contiguous(t) : t.strides().equals(IntArrayRef(ig.strides));
+      if (ok) ok = ig.strides.empty() ? t.is_contiguous() : t.strides().equals(IntArrayRef(ig.strides));
     }
     if (!ok) continue;
     if (!e.break_reason.empty()) return &e;
@@ -241,7 +238,7 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
              t.sym_sizes(), "; pass tensors with concrete sizes");
     InputGuard ig{t.dtype(), t.device(), t.requires_grad(), DimVector(t.sizes()), {}};
     needs_grad |= t.requires_grad();
-    const bool dense = contiguous(t);
+    const bool dense = t.is_contiguous();
     if (!dense) ig.strides = DimVector(t.strides());
     std::vector<int64_t>& seen = seen_sizes_[i];
     std::vector<bool>& dyn = dynamic_dims_[i];
