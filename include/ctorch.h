@@ -159,8 +159,8 @@ CT_API CT_NODISCARD ct_status ct_init(int32_t header_abi_version);
  * ct_has_feature - 1 when this build and machine support a named feature, else 0.
  *
  * Names: "cpu" (always 1), "openblas" (matrix products use OpenBLAS), "threads" (a CPU thread pool),
- * "cuda" (a CUDA backend is loaded and sees a device), "nvrtc". Unknown names and NULL give 0.
- * Since 0.1.
+ * "compile" (ct_compile and ct_export, since 0.6), "cuda" (a CUDA backend is loaded and sees a
+ * device), "nvrtc". Unknown names and NULL give 0. Since 0.1.
  */
 CT_API int ct_has_feature(const char* name);
 

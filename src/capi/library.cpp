@@ -75,7 +75,8 @@ ct_status ct_set_memory_pressure_handler(ct_memory_pressure_fn fn, void* user_da
 
 int ct_has_feature(const char* name) {
   if (!name) return 0;
-  return std::strcmp(name, "cpu") == 0 || std::strcmp(name, "openblas") == 0 || std::strcmp(name, "threads") == 0;
+  return std::strcmp(name, "cpu") == 0 || std::strcmp(name, "openblas") == 0 || std::strcmp(name, "threads") == 0 ||
+         std::strcmp(name, "compile") == 0;
 }
 
 ct_status ct_set_num_threads(int32_t n) {

@@ -682,6 +682,7 @@ static void test_a_compiled_function_is_safe_to_call_from_several_threads(void) 
 }
 
 static void test_compile_metrics_are_global_metrics_too(void) {
+  CHECK(ct_has_feature("compile") == 1);
   int64_t before = 0, after = 0;
   CHECK_OK(ct_metric_get("compile.compiles", &before));
   ct_compiled* c = NULL;
