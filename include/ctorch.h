@@ -3148,6 +3148,11 @@ CT_API CT_NODISCARD ct_status ct_compile_options_set_disable(ct_compile_options*
  */
 CT_API CT_NODISCARD ct_status ct_compile(ct_traced_fn fn, void* user_data, ct_destroy_fn destroy,
                                          const ct_compile_options* options, ct_compiled** out);
+/*
+ * ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL and released handles are
+ * no-ops), and the last one frees the cache and runs destroy(user_data). Returns CT_OK;
+ * CT_ERROR_INVALID_ARGUMENT for a NULL or released compiled. Threads: any thread. Since 0.6.
+ */
 CT_API CT_NODISCARD ct_status ct_compiled_retain(ct_compiled* compiled);
 CT_API void ct_compiled_release(ct_compiled* compiled);
 
@@ -3248,6 +3253,11 @@ CT_API CT_NODISCARD ct_status ct_dynamic_shapes_set_dim(ct_dynamic_shapes* shape
 CT_API CT_NODISCARD ct_status ct_export(ct_traced_fn fn, void* user_data, const ct_tensor* const* example_inputs,
                                         size_t n_inputs, size_t n_outputs, const ct_dynamic_shapes* dynamic_shapes,
                                         ct_program** out);
+/*
+ * ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
+ * no-ops), and the last one frees the program and its constants. Returns CT_OK;
+ * CT_ERROR_INVALID_ARGUMENT for a NULL or released program. Threads: any thread. Since 0.6.
+ */
 CT_API CT_NODISCARD ct_status ct_program_retain(ct_program* program);
 CT_API void ct_program_release(ct_program* program);
 
@@ -3268,6 +3278,11 @@ CT_API void ct_program_release(ct_program* program);
  */
 CT_API CT_NODISCARD ct_status ct_program_call(const ct_program* program, const ct_tensor* const* inputs,
                                               size_t n_inputs, ct_tensor** outputs, size_t n_outputs);
+/*
+ * ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
+ * many outputs it writes. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments.
+ * Since 0.6.
+ */
 CT_API CT_NODISCARD ct_status ct_program_num_inputs(const ct_program* program, size_t* out);
 CT_API CT_NODISCARD ct_status ct_program_num_outputs(const ct_program* program, size_t* out);
 

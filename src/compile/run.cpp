@@ -83,8 +83,7 @@ void run_graph(const Graph& g, ArrayRef<const TensorImpl*> inputs, std::vector<s
   std::vector<std::vector<Tensor>> env(g.nodes.size());
   std::vector<bool> bound(g.sources.size());
   for (size_t k = 0; k < g.sources.size(); ++k) bound[k] = g.sources[k].kind == SymbolSource::Kind::InputSize;
-  const std::vector<int32_t> uses = g.use_counts();
-  std::vector<int32_t> left = uses;
+  std::vector<int32_t> left = g.use_counts();  // uses not yet run
   BoxedArgs boxed;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];

@@ -67,11 +67,12 @@ static ct_status flatten_by_sizes(void* ud, const ct_tensor* const* in, size_t n
   return st;
 }
 
-/* topk(x, k) with k the size of in[1] (a meta tensor), kept symbolic */
-static ct_status topk_by_size(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
-  (void)ud, (void)n, (void)nout;
+/* topk(x, k) with k the size of in[1] (a meta tensor, kept symbolic), or, when user_data is not
+ * NULL, item() of in[1] (an int64 tensor: an unbacked symbol) */
+static ct_status topk_dynamic_k(void* by_item, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
+  (void)n, (void)nout;
   ct_symint* k = NULL;
-  ct_status st = ct_tensor_sym_size(in[1], 0, &k);
+  ct_status st = by_item ? ct_tensor_sym_item(in[1], &k) : ct_tensor_sym_size(in[1], 0, &k);
   if (st) return st;
   ct_value args[2];
   memset(args, 0, sizeof args);
@@ -82,22 +83,7 @@ static ct_status topk_by_size(void* ud, const ct_tensor* const* in, size_t n, ct
   ct_symint_release(k);
   return st;
 }
-
-/* topk(x, k) with k = item() of in[1] (an int64 tensor), an unbacked symbol */
-static ct_status topk_by_item(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
-  (void)ud, (void)n, (void)nout;
-  ct_symint* k = NULL;
-  ct_status st = ct_tensor_sym_item(in[1], &k);
-  if (st) return st;
-  ct_value args[2];
-  memset(args, 0, sizeof args);
-  args[0].kind = CT_VALUE_TENSOR;
-  args[0].tensor = in[0];
-  ct_value_set_symint(&args[1], k);
-  st = ct_op_call("topk", args, 2, out, 2);
-  ct_symint_release(k);
-  return st;
-}
+static int by_item_flag;  /* its address is a non-NULL user_data */
 
 /* calls the compiled function in user_data on its inputs */
 static ct_status calls_compiled(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
@@ -487,6 +473,38 @@ static void test_exported_program_runs_every_batch_in_range(void) {
   ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(z), ct_tensor_release(big), ct_tensor_release(ints);
 }
 
+static void test_program_and_compiled_handles_count_and_refuse_bad_arguments(void) {
+  ct_program* p = export_add_with_batch();
+  CHECK(p != NULL);
+  size_t n = 0;
+  CHECK_OK(ct_program_num_inputs(p, &n));
+  CHECK(n == 2);
+  CHECK_OK(ct_program_num_outputs(p, &n));
+  CHECK(n == 1);
+  CHECK_STATUS(ct_program_num_inputs(p, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_program_num_outputs(NULL, &n), CT_ERROR_INVALID_ARGUMENT);
+  char* text = (char*)capi_sentinel();
+  CHECK_STATUS(ct_program_graph(NULL, &text), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(text == NULL);
+  CHECK_OK(ct_program_retain(p));
+  ct_program_release(p);
+  CHECK_OK(ct_program_num_inputs(p, &n)); /* one reference left */
+  ct_program_release(p);
+  CHECK_STATUS(ct_program_retain(p), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_program_json(p, &text), CT_ERROR_INVALID_ARGUMENT);
+  ct_program_release(p); /* released: a no-op */
+  ct_compiled* c = NULL;
+  CHECK_OK(ct_compile(add2, NULL, NULL, NULL, &c));
+  CHECK_OK(ct_compiled_num_entries(c, &n));
+  CHECK(n == 0);
+  CHECK_STATUS(ct_compiled_num_entries(c, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_compiled_metrics_json(NULL, &text), CT_ERROR_INVALID_ARGUMENT);
+  ct_compiled_release(c);
+  CHECK_STATUS(ct_compiled_retain(c), CT_ERROR_INVALID_ARGUMENT);
+  ct_compiled_release(NULL);
+  ct_program_release(NULL);
+}
+
 static void test_program_saves_and_loads(void) {
   ct_program* p = export_add_with_batch();
   CHECK(p != NULL);
@@ -571,7 +589,7 @@ static void test_topk_with_k_from_a_dynamic_meta_size(void) {
   CHECK_OK(ct_dynamic_shapes_create(&ds));
   CHECK_OK(ct_dynamic_shapes_set_dim(ds, 1, 0, "k", 1, 50));
   ct_program* p = NULL;
-  CHECK_OK(ct_export(topk_by_size, NULL, ex, 2, 2, ds, &p));
+  CHECK_OK(ct_export(topk_dynamic_k, NULL, ex, 2, 2, ds, &p));
   check_topk_program(p, 0);
   /* a saved program runs the same */
   char* bytes = NULL;
@@ -595,7 +613,7 @@ static void test_topk_with_k_from_item_is_checked_at_run_time(void) {
   ct_tensor *x = randn(1, 50), *k = T(CT_INT64, S0, 5);
   const ct_tensor* ex[2] = {x, k};
   ct_program* p = NULL;
-  CHECK_OK(ct_export(topk_by_item, NULL, ex, 2, 2, NULL, &p));
+  CHECK_OK(ct_export(topk_dynamic_k, &by_item_flag, ex, 2, 2, NULL, &p));
   char* g = NULL;
   CHECK_OK(ct_program_graph(p, &g));
   CHECK_CONTAINS(g, "item(%x1) -> u0");
@@ -714,6 +732,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_noncontiguous_inputs_get_their_own_entry),
     CAPI_TEST(test_size_reads_specialize),
     CAPI_TEST(test_exported_program_runs_every_batch_in_range),
+    CAPI_TEST(test_program_and_compiled_handles_count_and_refuse_bad_arguments),
     CAPI_TEST(test_program_saves_and_loads),
     CAPI_TEST(test_specializing_a_declared_dim_is_an_error),
     CAPI_TEST(test_topk_with_k_from_a_dynamic_meta_size),
