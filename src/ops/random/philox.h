@@ -9,6 +9,16 @@
 #include <cstdint>
 #include <cstring>
 
+// The CUDA backend compiles this file for the device too (src/cuda/driver/random.cu), so its
+// generator gives the CPU's bits; elsewhere the macro is empty.
+#ifndef CT_HOST_DEVICE
+#if defined(__CUDACC__)
+#define CT_HOST_DEVICE __host__ __device__
+#else
+#define CT_HOST_DEVICE
+#endif
+#endif
+
 namespace ct::ops::random {
 
 /// Philox4x32 with 10 rounds (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11):
@@ -16,7 +26,7 @@ namespace ct::ops::random {
 struct Words {
   uint32_t w[4];
 };
-inline Words philox(uint64_t seed, uint64_t block) {
+CT_HOST_DEVICE inline Words philox(uint64_t seed, uint64_t block) {
   uint32_t c0 = static_cast<uint32_t>(block), c1 = static_cast<uint32_t>(block >> 32), c2 = 0, c3 = 0;
   uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
   for (int round = 0; round < 10; ++round) {
@@ -35,27 +45,27 @@ inline Words philox(uint64_t seed, uint64_t block) {
 }
 
 template <typename To, typename From>
-inline To bit_cast(From f) {
+CT_HOST_DEVICE inline To bit_cast(From f) {
   static_assert(sizeof(To) == sizeof(From));
   To t;
-  std::memcpy(&t, &f, sizeof t);
+  __builtin_memcpy(&t, &f, sizeof t);  // std::memcpy is not callable from device code
   return t;
 }
 
 /// Uniform on [0, 1) with `bits` random bits (24 for float, 11 for half, 8 for bfloat16, so every
 /// value is exact in the target type and 1 is never reached after rounding).
-inline float uniform_float(uint32_t w, int bits) {
+CT_HOST_DEVICE inline float uniform_float(uint32_t w, int bits) {
   return static_cast<float>(w >> (32 - bits)) * (1.0f / static_cast<float>(1u << bits));
 }
 /// Uniform on [0, 1) with 53 random bits from two words.
-inline double uniform_double(uint32_t lo, uint32_t hi) {
+CT_HOST_DEVICE inline double uniform_double(uint32_t lo, uint32_t hi) {
   const uint64_t x = (static_cast<uint64_t>(hi) << 32 | lo) >> 11;
   return static_cast<double>(x) * (1.0 / 9007199254740992.0);
 }
 
 // Natural log of x > 0 (normal numbers): x = 2^k * m with m in [sqrt(1/2), sqrt(2)), then
 // log(m) = 2 atanh(s) with s = (m - 1) / (m + 1), a short odd series in s (fdlibm's reduction).
-inline float log_f32(float x) {
+CT_HOST_DEVICE inline float log_f32(float x) {
   uint32_t ix = bit_cast<uint32_t>(x) + (0x3f800000u - 0x3f3504f3u);
   const int k = static_cast<int>(ix >> 23) - 0x7f;
   const float m = bit_cast<float>((ix & 0x007fffffu) + 0x3f3504f3u);
@@ -64,7 +74,7 @@ inline float log_f32(float x) {
   const float hfsq = 0.5f * f * f, dk = static_cast<float>(k);
   return s * (hfsq + r) + dk * 9.0580006145e-06f - hfsq + f + dk * 6.9313812256e-01f;
 }
-inline double log_f64(double x) {
+CT_HOST_DEVICE inline double log_f64(double x) {
   uint64_t ix = bit_cast<uint64_t>(x) + (0x3ff0000000000000ull - 0x3fe6a09e667f3bcdull);
   const int k = static_cast<int>(ix >> 52) - 0x3ff;
   const double m = bit_cast<double>((ix & 0x000fffffffffffffull) + 0x3fe6a09e667f3bcdull);
@@ -79,7 +89,7 @@ inline double log_f64(double x) {
 // sin and cos of 2*pi*t for t in [0, 1): t is split exactly into quarter turns q and a remainder
 // r in [-1/8, 1/8], whose angle a = 2*pi*r lies in [-pi/4, pi/4], where Taylor series converge fast.
 template <typename T>
-inline void sincos_turns(T t, T& s, T& c) {
+CT_HOST_DEVICE inline void sincos_turns(T t, T& s, T& c) {
   constexpr T kTwoPi = static_cast<T>(6.283185307179586476925286766559);
   const T q = static_cast<T>(static_cast<int>(t * T(4) + T(0.5)));  // 0..4
   const T a = (t - q * T(0.25)) * kTwoPi;
@@ -104,11 +114,18 @@ inline void sincos_turns(T t, T& s, T& c) {
 
 /// Two standard normals from two uniforms (Box-Muller): u1 in (0, 1], u2 in [0, 1).
 template <typename T>
-inline void box_muller(T u1, T u2, T& z0, T& z1) {
+CT_HOST_DEVICE inline void box_muller(T u1, T u2, T& z0, T& z1) {
   T lg;
   if constexpr (sizeof(T) == 4) lg = log_f32(u1);
   else lg = log_f64(u1);
+#if defined(__CUDA_ARCH__)
+  // Correctly rounded like the host's (nvcc's default -prec-sqrt=true): the same bits.
+  T r;
+  if constexpr (sizeof(T) == 4) r = sqrtf(T(-2) * lg);
+  else r = sqrt(T(-2) * lg);
+#else
   const T r = __builtin_sqrt(T(-2) * lg);
+#endif
   T s, c;
   sincos_turns(u2, s, c);
   z0 = r * c;
