@@ -1,0 +1,393 @@
+/*
+ * ct_cuda_driver.h - the contract between libctorch and libctorch_cuda.so.
+ *
+ * libctorch never links CUDA. On first CUDA use its host glue dlopens libctorch_cuda.so (found next
+ * to libctorch), looks up the one exported symbol ct_cuda_driver_get, and from then on calls the
+ * CUDA backend only through the table of C function pointers it returns. Everything that touches
+ * CUDA (the runtime, cuBLAS, NVRTC, kernels) lives behind this table, so libctorch loads and runs
+ * on machines with no CUDA libraries at all, and libctorch_cuda.so itself loads on a machine with
+ * the toolkit but no driver (libcuda is opened by cudart on the first CUDA call, not at load time).
+ *
+ * Conventions that hold for every member:
+ *   - Every function returns int: CT_CUDA_OK (0) or a negative CT_CUDA_ERR_* code. On failure
+ *     last_error() on the same thread names the CUDA call and its error (cudaGetErrorString, the
+ *     cuBLAS status, or the NVRTC log). No member aborts, asserts or exits.
+ *   - Out-pointers are written only on success unless stated otherwise.
+ *   - Devices are CUDA ordinals (0 .. count - 1). Functions that take a stream run on the device
+ *     the stream belongs to, and the caller makes that device current first (set_device): kernels
+ *     launch on the current device. Functions that take a device index switch to it for the call
+ *     and restore the previous current device before returning.
+ *   - Streams are opaque cudaStream_t values passed as void*. NULL means the legacy default stream
+ *     (it synchronizes with every blocking stream of the device); CT_CUDA_STREAM_PER_THREAD means
+ *     the calling thread's per-thread default stream. stream_create makes non-blocking streams,
+ *     which do not synchronize with the legacy default stream: mix NULL and created streams only
+ *     through events. Graph capture needs a created stream (the legacy stream cannot be captured).
+ *   - Asynchronous members (kernels, *_async, gemm, random, launch) only enqueue work: a success
+ *     status means the launch was accepted. A fault during execution (an illegal address, say) is
+ *     reported by a later synchronize or query on that stream, as CT_CUDA_ERR_CUDA.
+ *   - Sizes and element counts are int64_t (elements) or size_t (bytes). Strides are in elements.
+ *   - dtype codes are ctorch's ct_dtype numbers (include/ctorch.h): bool 0, uint8 1, int8 2,
+ *     int16 3, int32 4, int64 5, float16 6, bfloat16 7, float32 8, float64 9.
+ *
+ * Versioning: a caller asks for the CT_CUDA_DRIVER_VERSION its copy of this header declares and
+ * gets NULL from a library that does not implement it. Within one version the struct only grows
+ * at the end: check struct_size before using a member added later.
+ *
+ * Determinism: every kernel here is deterministic: no atomics, and every reduction order is a
+ * function of the shape alone (not of the device, its SM count or timing), so one input gives the
+ * same bits run to run on one GPU model. See each family for details.
+ */
+#ifndef CT_CUDA_DRIVER_H
+#define CT_CUDA_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_CUDA_DRIVER_VERSION 1
+
+/* ---- Status codes (append-only; new negative codes may appear) ---- */
+#define CT_CUDA_OK 0
+#define CT_CUDA_ERR_INVALID_ARGUMENT (-1) /* a NULL out-pointer, an unknown op/dtype code, a bad shape */
+#define CT_CUDA_ERR_OOM (-2)              /* device or pinned allocation failed: free cached memory and retry */
+#define CT_CUDA_ERR_NO_DEVICE (-3)        /* no CUDA device, or no usable driver (device_count reports 0) */
+#define CT_CUDA_ERR_UNSUPPORTED (-4)      /* no kernel for this op and dtype combination */
+#define CT_CUDA_ERR_CUDA (-5)             /* any other CUDA runtime error (launch failure, fault, ...) */
+#define CT_CUDA_ERR_CUBLAS (-6)           /* a cuBLAS call failed (message holds the cublasStatus_t) */
+#define CT_CUDA_ERR_NVRTC (-7)            /* NVRTC failed; for compile errors the message holds the log */
+#define CT_CUDA_ERR_NOT_READY (-8)        /* reserved: queries report readiness through an out-flag */
+
+/* The per-thread default stream (cudaStreamPerThread), usable wherever a stream is taken. */
+#define CT_CUDA_STREAM_PER_THREAD ((void*)0x2)
+
+/* memcpy_async directions. DEFAULT lets unified addressing infer it from the pointers. */
+enum ct_cuda_memcpy_kind {
+  CT_CUDA_MEMCPY_H2H = 0,
+  CT_CUDA_MEMCPY_H2D = 1,
+  CT_CUDA_MEMCPY_D2H = 2,
+  CT_CUDA_MEMCPY_D2D = 3,
+  CT_CUDA_MEMCPY_DEFAULT = 4
+};
+
+/* ---- Elementwise ---- */
+
+#define CT_CUDA_MAX_DIMS 8
+#define CT_CUDA_MAX_OPERANDS 4
+
+/*
+ * ct_cuda_loop - the iteration space of one elementwise call.
+ *
+ * The broadcast shape `sizes[0 .. ndim)` in tensor order, the LAST dim varying fastest (element
+ * number i is the row-major i-th index). strides[k][d] is operand k's stride along dim d in
+ * ELEMENTS of that operand (0 where it broadcasts, negative allowed); operand 0 is the output,
+ * then the inputs in argument order. numel = product of sizes. The caller has already merged
+ * dims (ndim 1 with all strides 1 is the contiguous fast path, taken with 16-byte vector loads
+ * when every pointer is aligned). ndim 0 means a single element (numel 1). The output must not
+ * partially overlap an input (exact aliasing, out == in with equal strides, is fine).
+ */
+typedef struct ct_cuda_loop {
+  int32_t ndim;
+  int64_t sizes[CT_CUDA_MAX_DIMS];
+  int64_t strides[CT_CUDA_MAX_OPERANDS][CT_CUDA_MAX_DIMS];
+  int32_t noperands;
+  int64_t numel;
+} ct_cuda_loop;
+
+/*
+ * Unary ops. Values are read in the input dtype, converted to the compute dtype, mapped, converted
+ * to the output dtype (16-bit floats through float32, float to integer truncates toward zero and
+ * saturates, NaN to integer gives 0 (undefined in C++ on the CPU), to bool tests != 0).
+ * Compute dtype per op: F = float32/float64 (float16/bfloat16 inputs compute in float32),
+ * I = int64, B = bool.
+ */
+enum ct_cuda_unary_op {
+  CT_CUDA_UNARY_COPY = 0,        /* F I B  x (a cast between the dtypes) */
+  CT_CUDA_UNARY_NEG = 1,         /* F I    -x (integers wrap) */
+  CT_CUDA_UNARY_ABS = 2,         /* F I    |x| (INT64_MIN stays INT64_MIN) */
+  CT_CUDA_UNARY_EXP = 3,         /* F */
+  CT_CUDA_UNARY_LOG = 4,         /* F */
+  CT_CUDA_UNARY_SQRT = 5,        /* F */
+  CT_CUDA_UNARY_RSQRT = 6,       /* F      1 / sqrt(x) */
+  CT_CUDA_UNARY_SIN = 7,         /* F */
+  CT_CUDA_UNARY_COS = 8,         /* F */
+  CT_CUDA_UNARY_TANH = 9,        /* F */
+  CT_CUDA_UNARY_SIGMOID = 10,    /* F      1 / (1 + exp(-x)) */
+  CT_CUDA_UNARY_RELU = 11,       /* F I    x < 0 ? 0 : x (NaN stays NaN) */
+  CT_CUDA_UNARY_GELU = 12,       /* F      x/2 (1 + erf(x / sqrt 2)) */
+  CT_CUDA_UNARY_GELU_TANH = 13,  /* F      x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+  CT_CUDA_UNARY_SILU = 14,       /* F      x / (1 + exp(-x)) */
+  CT_CUDA_UNARY_RECIPROCAL = 15, /* F      1 / x */
+  CT_CUDA_UNARY_FLOOR = 16,      /* F I    integers unchanged */
+  CT_CUDA_UNARY_CEIL = 17,       /* F I    integers unchanged */
+  CT_CUDA_UNARY_ROUND = 18,      /* F I    half to even; integers unchanged */
+  CT_CUDA_UNARY_TRUNC = 19,      /* F I    integers unchanged */
+  CT_CUDA_UNARY_SIGN = 20,       /* F I B  (0 < x) - (x < 0); NaN gives 0 as in PyTorch's kernel */
+  CT_CUDA_UNARY_ERF = 21,        /* F */
+  CT_CUDA_UNARY_LOG1P = 22,      /* F */
+  CT_CUDA_UNARY_EXPM1 = 23,      /* F */
+  CT_CUDA_UNARY_LOGICAL_NOT = 24, /* F I B x == 0 (the output dtype is usually bool) */
+  CT_CUDA_UNARY_BITWISE_NOT = 25  /* I B    ~x; !x for bool */
+};
+
+/*
+ * Binary ops: out = op(a, b) in the compute dtype (F, I, B as above). Comparisons and logical ops
+ * produce 1 or 0 in the compute dtype, stored into the output dtype (usually bool).
+ */
+enum ct_cuda_binary_op {
+  CT_CUDA_BINARY_ADD = 0,          /* F I    a + alpha * b (alpha converted to the compute dtype) */
+  CT_CUDA_BINARY_SUB = 1,          /* F I    a - alpha * b */
+  CT_CUDA_BINARY_MUL = 2,          /* F I B  a * b (bool: and) */
+  CT_CUDA_BINARY_DIV = 3,          /* F      true division */
+  CT_CUDA_BINARY_FLOOR_DIVIDE = 4, /* F I    Python's //; PyTorch's div_floor_floating for floats.
+                                              Integers: b == 0 gives 0 (the CPU raises; a kernel
+                                              cannot), b == -1 negates with wraparound */
+  CT_CUDA_BINARY_REMAINDER = 5,    /* F I    Python's %: the sign of b. Integer b == 0 gives 0 */
+  CT_CUDA_BINARY_POW = 6,          /* F I    integers: exact by squaring; a negative exponent
+                                              gives 1 for a == 1, +-1 for a == -1, else 0 */
+  CT_CUDA_BINARY_MAXIMUM = 7,      /* F I B  NaN in either input propagates (a's NaN first) */
+  CT_CUDA_BINARY_MINIMUM = 8,      /* F I B  likewise */
+  CT_CUDA_BINARY_ATAN2 = 9,        /* F      atan2(a, b) */
+  CT_CUDA_BINARY_EQ = 10,          /* F I B */
+  CT_CUDA_BINARY_NE = 11,          /* F I B */
+  CT_CUDA_BINARY_LT = 12,          /* F I B */
+  CT_CUDA_BINARY_LE = 13,          /* F I B */
+  CT_CUDA_BINARY_GT = 14,          /* F I B */
+  CT_CUDA_BINARY_GE = 15,          /* F I B */
+  CT_CUDA_BINARY_LOGICAL_AND = 16, /* F I B  (a != 0) && (b != 0) */
+  CT_CUDA_BINARY_LOGICAL_OR = 17,  /* F I B */
+  CT_CUDA_BINARY_BITWISE_AND = 18, /* I B */
+  CT_CUDA_BINARY_BITWISE_OR = 19,  /* I B */
+  CT_CUDA_BINARY_BITWISE_XOR = 20  /* I B */
+};
+
+/* ---- Reductions ---- */
+
+/*
+ * Reduction ops over the middle dim of a contiguous [outer, reduce, inner] input; the output is
+ * contiguous [outer, inner]. Accumulation: float32 for float16/bfloat16/float32 input, float64
+ * for float64, int64 for integer and bool input. Each output is reduced by one thread block with
+ * a fixed thread count: thread t folds reduce indices t, t + T, ... in order, then the T partials
+ * are combined by a fixed binary tree, so the order depends on the shape only.
+ */
+enum ct_cuda_reduce_op {
+  CT_CUDA_REDUCE_SUM = 0,       /* any input; integer/bool accumulate in int64 */
+  CT_CUDA_REDUCE_PROD = 1,      /* any input */
+  CT_CUDA_REDUCE_MEAN = 2,      /* floating input; reduce == 0 gives NaN */
+  CT_CUDA_REDUCE_MAX = 3,       /* values to out, int64 indices to out_index when not NULL; NaN wins */
+  CT_CUDA_REDUCE_MIN = 4,       /* likewise */
+  CT_CUDA_REDUCE_AMAX = 5,      /* MAX without indices (out_index ignored) */
+  CT_CUDA_REDUCE_AMIN = 6,      /* MIN without indices */
+  CT_CUDA_REDUCE_ARGMAX = 7,    /* int64 index to out (dtype_out must be int64); first index on
+                                   ties; the first NaN wins */
+  CT_CUDA_REDUCE_ARGMIN = 8,    /* likewise */
+  CT_CUDA_REDUCE_VAR = 9,       /* floating input; sum((x - mean)^2) / max(reduce - correction, 0),
+                                   Welford per thread, Chan's merge in the tree */
+  CT_CUDA_REDUCE_STD = 10,      /* sqrt of VAR */
+  CT_CUDA_REDUCE_LOGSUMEXP = 11 /* floating input; max + log(sum(exp(x - max))), online per thread;
+                                   +-inf max gives that infinity, NaN propagates */
+};
+
+/* ---- The table ---- */
+
+typedef struct ct_cuda_driver {
+  size_t struct_size; /* sizeof(ct_cuda_driver) of the library; members past it are absent */
+  int32_t version;    /* CT_CUDA_DRIVER_VERSION of the library */
+
+  /* ---- Errors ---- */
+
+  /* The message of the last failing call on this thread ("" if none). Owned by the library, valid
+   * until the next failing call on this thread. After device_count reports 0 it says why. */
+  const char* (*last_error)(void);
+
+  /* ---- Devices ---- */
+
+  /* OUT *count: number of usable devices. ^No device, no driver, an insufficient driver or a
+   * driver/library mismatch give *count = 0 and CT_CUDA_OK (last_error() then holds the reason);
+   * never aborts. */
+  int (*device_count)(int* count);
+  /* Makes device current for the calling thread (cudaSetDevice). */
+  int (*set_device)(int device);
+  /* OUT *device: the calling thread's current device. */
+  int (*get_device)(int* device);
+  /* Properties of device; any out-pointer may be NULL. name: filled, NUL-terminated, truncated to
+   * name_capacity bytes. total_memory in bytes. */
+  int (*device_properties)(int device, char* name, size_t name_capacity, int* major, int* minor,
+                           size_t* total_memory, int* multiprocessor_count);
+  /* OUT free/total bytes of device (cudaMemGetInfo); either may be NULL. */
+  int (*mem_get_info)(int device, size_t* free_bytes, size_t* total_bytes);
+  /* Waits for all work on device (cudaDeviceSynchronize). */
+  int (*synchronize_device)(int device);
+
+  /* ---- Memory (raw: the caching allocator lives in libctorch) ---- */
+
+  /* OUT *ptr: nbytes of device memory on device (cudaMalloc, 256-byte aligned); NULL for nbytes 0.
+   * CT_CUDA_ERR_OOM when the device is out of memory: the caller may free cached blocks and retry.
+   * Release with free. */
+  int (*malloc)(int device, size_t nbytes, void** ptr);
+  /* Releases ptr from malloc (cudaFree: waits for the device). NULL is a no-op. */
+  int (*free)(int device, void* ptr);
+  /* OUT *ptr: nbytes of page-locked host memory, visible to every device (cudaHostAlloc portable);
+   * CT_CUDA_ERR_OOM when it cannot be had. Release with host_free_pinned. */
+  int (*host_alloc_pinned)(size_t nbytes, void** ptr);
+  /* Releases host_alloc_pinned memory (waits for the copies using it). NULL is a no-op. */
+  int (*host_free_pinned)(void* ptr);
+  /* Copies nbytes from src to dst on stream, kind from ct_cuda_memcpy_kind. Asynchronous with
+   * respect to the host only when the host side is pinned; pageable host memory is staged. */
+  int (*memcpy_async)(void* dst, const void* src, size_t nbytes, int kind, void* stream);
+  /* Sets nbytes at ptr to the byte value (low 8 bits) on stream. */
+  int (*memset_async)(void* ptr, int value, size_t nbytes, void* stream);
+
+  /* ---- Streams and events ---- */
+
+  /* OUT *stream: a new non-blocking stream on device (cudaStreamNonBlocking). Destroy it. */
+  int (*stream_create)(int device, void** stream);
+  /* Destroys a stream from stream_create once its queued work completes. NULL is a no-op. */
+  int (*stream_destroy)(void* stream);
+  /* Waits for all work queued on stream. */
+  int (*stream_synchronize)(void* stream);
+  /* OUT *done: 1 when all work on stream has completed, else 0. */
+  int (*stream_query)(void* stream, int* done);
+  /* OUT *event: a new event on device; timing off unless enable_timing (cheaper without). */
+  int (*event_create)(int device, int enable_timing, void** event);
+  /* Records event at the current end of stream. */
+  int (*event_record)(void* event, void* stream);
+  /* Waits until the work before the event's record has completed. */
+  int (*event_synchronize)(void* event);
+  /* OUT *done: 1 when the recorded work has completed (or never recorded), else 0. */
+  int (*event_query)(void* event, int* done);
+  /* OUT *ms: milliseconds between two completed, timing-enabled events. */
+  int (*event_elapsed_ms)(void* start, void* end, float* ms);
+  /* Destroys an event. NULL is a no-op. */
+  int (*event_destroy)(void* event);
+  /* Makes future work on stream wait for event (no host wait). */
+  int (*stream_wait_event)(void* stream, void* event);
+
+  /* ---- Elementwise (all on stream; pointers are device memory of the current device) ---- */
+
+  /* out = op(in). loop: noperands 2 (out, in). compute_dtype: float32, float64, int64 or bool, as
+   * listed per op; CT_CUDA_ERR_UNSUPPORTED otherwise. */
+  int (*unary)(int op, int dtype_out, int dtype_in, int compute_dtype, void* out, const void* in,
+               const ct_cuda_loop* loop, void* stream);
+  /* out = op(a, b). loop: noperands 3 (out, a, b). alpha is used by ADD and SUB only. */
+  int (*binary)(int op, int dtype_out, int dtype_a, int dtype_b, int compute_dtype, double alpha, void* out,
+                const void* a, const void* b, const ct_cuda_loop* loop, void* stream);
+  /* Writes one value to every element of out: ivalue for integer and bool dtypes (bool: != 0),
+   * value for floating ones (float16/bfloat16/float32 round it to float32 first). loop:
+   * noperands 1 (the output's strides). */
+  int (*fill)(int dtype, double value, int64_t ivalue, void* out, const ct_cuda_loop* loop, void* stream);
+  /* out = cond != 0 ? a : b. loop: noperands 4 (out, cond, a, b). a and b are converted to
+   * dtype_out exactly (bool, int64 or float compute by dtype_out). */
+  int (*where)(int dtype_out, int dtype_cond, int dtype_a, int dtype_b, void* out, const void* cond,
+               const void* a, const void* b, const ct_cuda_loop* loop, void* stream);
+
+  /* ---- Reductions and normalization ---- */
+
+  /* out[o, i] = op over r of in[o, r, i]; in contiguous [outer, reduce, inner], out contiguous
+   * [outer, inner] of dtype_out (int64 for ARGMAX/ARGMIN), out_index int64 [outer, inner] or NULL.
+   * correction: VAR/STD only. reduce == 0 is CT_CUDA_ERR_INVALID_ARGUMENT for MAX/MIN/AMAX/AMIN/
+   * ARGMAX/ARGMIN. Deterministic: see ct_cuda_reduce_op. */
+  int (*reduce)(int op, int dtype_out, int dtype_in, void* out, void* out_index, const void* in, int64_t outer,
+                int64_t reduce, int64_t inner, double correction, void* stream);
+  /* Softmax (log_softmax when log != 0) over the last dim of a contiguous [rows, cols] input, into
+   * a contiguous [rows, cols] output. Floating dtypes; float32 compute (float64 for float64 input).
+   * One block per row: max, then sum of exp(x - max), each by the fixed tree. */
+  int (*softmax)(int log, int dtype_out, int dtype_in, void* out, const void* in, int64_t rows, int64_t cols,
+                 void* stream);
+  /* layer_norm forward over the last dim of a contiguous [rows, cols] x (dtype): y = (x - mean) *
+   * rstd * weight + bias, rstd = 1 / sqrt(var + eps) with the biased variance (two-pass: mean,
+   * then sum of squared deviations). weight, bias: [cols] of dtype or NULL. mean, rstd: [rows] in
+   * the accumulation dtype (float32, float64 for float64 x), or NULL when not needed. */
+  int (*layer_norm)(int dtype, void* y, void* mean, void* rstd, const void* x, const void* weight,
+                    const void* bias, int64_t rows, int64_t cols, double eps, void* stream);
+  /* OUT *bytes: the workspace layer_norm_backward needs for this shape (0 when none). */
+  int (*layer_norm_backward_workspace)(int dtype, int64_t rows, int64_t cols, size_t* bytes);
+  /* layer_norm backward from the saved mean and rstd of the forward. dx [rows, cols] (dtype),
+   * dweight/dbias [cols] (dtype): each may be NULL when not needed; weight NULL means 1.
+   * workspace: device memory of at least layer_norm_backward_workspace bytes (may be NULL when that
+   * is 0), borrowed for the call's stream order only. dweight/dbias are two-stage: rows are cut in
+   * fixed chunks of 64, each chunk summed in row order, then the chunk sums in chunk order. */
+  int (*layer_norm_backward)(int dtype, void* dx, void* dweight, void* dbias, const void* dy, const void* x,
+                             const void* mean, const void* rstd, const void* weight, int64_t rows, int64_t cols,
+                             void* workspace, size_t workspace_bytes, void* stream);
+
+  /* ---- Random: bit-identical to ctorch's CPU generator (src/ops/random/random.cpp) ---- */
+
+  /* Fills out[0, numel) (contiguous, dtype float16/bfloat16/float32/float64) with Uniform[low, high)
+   * from Philox4x32-10 keyed by seed, blocks offset_block, offset_block + 1, ...: mirrors
+   * fill_uniform<T> in random.cpp (4 values per block, 24/11/8 random bits for float32/float16/
+   * bfloat16, low + (high - low) * u in float32; float64: 2 values per block, 53 bits, in
+   * float64). Uses ceil(numel / 4) blocks (ceil(numel / 2) for float64): the caller reserves them
+   * from its Generator (Generator::reserve) and passes the first as offset_block. */
+  int (*philox_uniform)(int dtype, void* out, int64_t numel, uint64_t seed, uint64_t offset_block, double low,
+                        double high, void* stream);
+  /* Normal(mean, std): mirrors fill_normal<T> in random.cpp (Box-Muller of philox.h, mean + std * z
+   * in float32, or float64 for float64). Same block use as philox_uniform. */
+  int (*philox_normal)(int dtype, void* out, int64_t numel, uint64_t seed, uint64_t offset_block, double mean,
+                       double std, void* stream);
+
+  /* ---- BLAS (cuBLAS, column-major as in BLAS) ---- */
+
+  /* For b in [0, batch): C_b = alpha * op(A_b) op(B_b) + beta * C_b, A_b = A + b * strideA
+   * (elements), op(X) = X^T when trans != 0; m x n result, inner size k; column-major with
+   * leading dimensions lda/ldb/ldc (a row-major caller computes C^T = B^T A^T by swapping A and
+   * B and m and n). dtype float32 (TF32 tensor cores only when allow_tf32, otherwise true fp32),
+   * float64, float16 and bfloat16 (both accumulate in float32, no reduced-precision reductions).
+   * One cuBLAS handle per (thread, device), created lazily with a fixed 32 MiB workspace and bound
+   * to stream for the call, so results are bitwise reproducible for one shape on one GPU model.
+   * The first call on a thread allocates: warm up before graph capture. */
+  int (*gemm_strided_batched)(int dtype, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
+                              const void* A, int64_t lda, int64_t strideA, const void* B, int64_t ldb,
+                              int64_t strideB, double beta, void* C, int64_t ldc, int64_t strideC, int64_t batch,
+                              int allow_tf32, void* stream);
+
+  /* ---- NVRTC and modules ---- */
+
+  /* Compiles CUDA C++ source (name is used in messages) to a CUBIN for sm_<major><minor>; needs no
+   * device. OUT *image (malloc'ed; release with buffer_free) and *size. log: when not NULL, *log
+   * is set to the compiler log (a NUL-terminated malloc'ed string, possibly empty; release with
+   * buffer_free), on failure too. ^A compile error returns CT_CUDA_ERR_NVRTC and last_error()
+   * contains the log. Options: -std=c++17, --fmad=false (same bits as the CPU for plain IEEE code). */
+  int (*nvrtc_compile)(const char* source, const char* name, int arch_major, int arch_minor, char** image,
+                       size_t* size, char** log);
+  /* Releases a buffer from nvrtc_compile. NULL is a no-op. */
+  int (*buffer_free)(void* buffer);
+  /* OUT *module: image (CUBIN, PTX or fatbin) loaded into every device (cudaLibraryLoadData). The
+   * image is copied; release the module with module_unload. */
+  int (*module_load)(const void* image, void** module);
+  /* Unloads a module; its functions become invalid. NULL is a no-op. */
+  int (*module_unload)(void* module);
+  /* OUT *fn: the extern "C" __global__ function name of module (cudaLibraryGetKernel); valid
+   * until module_unload. */
+  int (*module_get_function)(void* module, const char* name, void** fn);
+  /* Launches fn on stream (cudaLaunchKernel). args: one pointer per kernel parameter, pointing at
+   * the value (as cudaLaunchKernel takes them). */
+  int (*launch)(void* fn, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, uint32_t block_x, uint32_t block_y,
+                uint32_t block_z, uint32_t shared_bytes, void* stream, void** args);
+
+  /* ---- CUDA graphs ---- */
+
+  /* Starts capturing the work the calling thread enqueues on stream (a created stream, not NULL;
+   * thread-local capture mode: other threads are unaffected). */
+  int (*graph_capture_begin)(void* stream);
+  /* Ends the capture and instantiates it: OUT *graph_exec, replayable with graph_launch. If
+   * anything failed during capture, returns the error and ends the capture. */
+  int (*graph_capture_end)(void* stream, void** graph_exec);
+  /* Replays graph_exec on stream. */
+  int (*graph_launch)(void* graph_exec, void* stream);
+  /* Destroys graph_exec. NULL is a no-op. */
+  int (*graph_destroy)(void* graph_exec);
+} ct_cuda_driver;
+
+/* The table for `version`, or NULL when this library does not implement it. The table is static:
+ * the pointer stays valid until the library is unloaded. The one exported symbol. */
+const ct_cuda_driver* ct_cuda_driver_get(int32_t version);
+typedef const ct_cuda_driver* (*ct_cuda_driver_get_fn)(int32_t version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CT_CUDA_DRIVER_H */

@@ -1,0 +1,216 @@
+// reduce.cu - sum, prod, mean, max/min (with indices), argmax/argmin, var/std and logsumexp over
+// the middle dim of a contiguous [outer, reduce, inner] input. See Note [Deterministic CUDA
+// reductions] in block_reduce.h.
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+
+#include "block_reduce.h"
+#include "device_math.h"
+#include "dtype.h"
+#include "status.h"
+
+namespace ct::cuda {
+namespace {
+
+constexpr int kThreads = 512;
+
+// Every op: Acc init(), Acc step(Acc, V x, int64 r), Acc combine(Acc, Acc),
+// write(out, dt_out, out_index, position, Acc).
+template <typename V>
+struct Sum {
+  using Acc = V;
+  bool product;
+  bool mean;  // divide the sum by count (0 / 0 is NaN, as PyTorch's mean of nothing)
+  int64_t count;
+  __device__ Acc init() const { return product ? V(1) : V(0); }
+  __device__ Acc combine(Acc a, Acc b) const {
+    if constexpr (std::is_integral_v<V>)  // wraps, as in PyTorch (unsigned: no signed-overflow UB)
+      return static_cast<V>(product ? static_cast<uint64_t>(a) * static_cast<uint64_t>(b)
+                                    : static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+    else return product ? a * b : a + b;
+  }
+  __device__ Acc step(Acc a, V x, int64_t) const { return combine(a, x); }
+  __device__ void write(char* out, int dt, int64_t*, int64_t pos, Acc a) const {
+    if (mean) a = a / static_cast<V>(count);
+    store<V>(out + pos * itemsize(dt), dt, a);
+  }
+};
+
+// max/min with the first index of the winner; the first NaN wins (PyTorch's rule).
+template <typename V>
+struct ArgExt {
+  struct Acc {
+    V v;
+    int64_t i;  // -1: nothing seen
+  };
+  bool max;
+  int mode;  // 0: value to out, index to out_index if given; 1: index to out
+  __device__ Acc init() const { return Acc{V(0), -1}; }
+  __device__ bool first_wins(const Acc& a, const Acc& b) const {  // a over b
+    if (dm::is_nan(a.v)) return !dm::is_nan(b.v) || a.i < b.i;
+    if (dm::is_nan(b.v)) return false;
+    if (a.v == b.v) return a.i < b.i;
+    return max ? a.v > b.v : a.v < b.v;
+  }
+  __device__ Acc combine(Acc a, Acc b) const {
+    if (a.i < 0) return b;
+    if (b.i < 0) return a;
+    return first_wins(a, b) ? a : b;
+  }
+  __device__ Acc step(Acc a, V x, int64_t r) const { return combine(a, Acc{x, r}); }
+  __device__ void write(char* out, int dt, int64_t* out_index, int64_t pos, Acc a) const {
+    if (mode == 1) {
+      reinterpret_cast<int64_t*>(out)[pos] = a.i;
+      return;
+    }
+    store<V>(out + pos * itemsize(dt), dt, a.v);
+    if (out_index) out_index[pos] = a.i;
+  }
+};
+
+// Welford per thread, Chan et al.'s pairwise merge in the tree.
+template <typename V>
+struct Variance {
+  struct Acc {
+    int64_t n;
+    V mean, m2;
+  };
+  double correction;
+  bool take_sqrt;
+  __device__ Acc init() const { return Acc{0, V(0), V(0)}; }
+  __device__ Acc step(Acc a, V x, int64_t) const {
+    a.n += 1;
+    const V d = x - a.mean;
+    a.mean += d / static_cast<V>(a.n);
+    a.m2 += d * (x - a.mean);
+    return a;
+  }
+  __device__ Acc combine(Acc a, Acc b) const {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    const int64_t n = a.n + b.n;
+    const V d = b.mean - a.mean, nb_over_n = static_cast<V>(b.n) / static_cast<V>(n);
+    return Acc{n, a.mean + d * nb_over_n, a.m2 + b.m2 + d * d * static_cast<V>(a.n) * nb_over_n};
+  }
+  __device__ void write(char* out, int dt, int64_t*, int64_t pos, Acc a) const {
+    const double dof = static_cast<double>(a.n) - correction;
+    V v = a.m2 / static_cast<V>(dof > 0 ? dof : 0.0);
+    if (take_sqrt) v = dm::sqrt(v);
+    store<V>(out + pos * itemsize(dt), dt, v);
+  }
+};
+
+// Online logsumexp: (max m, sum s of exp(x - m)).
+template <typename V>
+struct LogSumExp {
+  struct Acc {
+    V m, s;
+  };
+  __device__ Acc init() const { return Acc{-INFINITY, V(0)}; }
+  __device__ Acc combine(Acc a, Acc b) const {
+    if (dm::is_nan(a.m)) return a;
+    if (dm::is_nan(b.m)) return b;
+    const V m = a.m > b.m ? a.m : b.m;
+    if (m == -INFINITY || m == INFINITY) return Acc{m, V(1)};  // write gives m itself
+    return Acc{m, a.s * dm::exp(a.m - m) + b.s * dm::exp(b.m - m)};
+  }
+  __device__ Acc step(Acc a, V x, int64_t) const { return combine(a, Acc{x, V(1)}); }
+  __device__ void write(char* out, int dt, int64_t*, int64_t pos, Acc a) const {
+    const V r = dm::is_nan(a.m) || a.m == -INFINITY || a.m == INFINITY ? a.m : a.m + dm::log(a.s);
+    store<V>(out + pos * itemsize(dt), dt, r);
+  }
+};
+
+// Block b owns columns [ib * TX, ib * TX + TX) of outer row o; thread (tx, ty) folds reduce
+// indices ty, ty + TY, ... of its column.
+template <typename V, typename Op>
+__global__ void __launch_bounds__(kThreads) reduce_kernel(const char* in, int dt_in, char* out, int dt_out,
+                                                          int64_t* out_index, int64_t R, int64_t inner,
+                                                          int64_t col_blocks, Op op) {
+  using Acc = typename Op::Acc;
+  const int TX = blockDim.x, TY = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t o = blockIdx.x / col_blocks, i = (blockIdx.x % col_blocks) * TX + tx;
+  const int isz = itemsize(dt_in);
+  Acc acc = op.init();
+  if (i < inner) {
+    const char* base = in + (o * R * inner + i) * isz;
+    for (int64_t r = ty; r < R; r += TY) acc = op.step(acc, load<V>(base + r * inner * isz, dt_in), r);
+  }
+  acc = tree_reduce(acc, shared_as<Acc>(), tx, ty, TX, TY, [&](Acc a, Acc b) { return op.combine(a, b); });
+  if (ty == 0 && i < inner) op.write(out, dt_out, out_index, o * inner + i, acc);
+}
+
+template <typename V, typename Op>
+int launch(const char* name, const Op& op, const void* in, int dt_in, void* out, int dt_out, int64_t* out_index,
+           int64_t outer, int64_t R, int64_t inner, void* stream) {
+  int tx = 1;  // a function of the shape only: see the Note
+  while (tx < 32 && tx < inner) tx *= 2;
+  const int64_t col_blocks = (inner + tx - 1) / tx, blocks = outer * col_blocks;
+  if (blocks == 0) return 0;
+  CT_CUDA_ARG(blocks <= INT32_MAX, "reduce: %lld output blocks exceed the grid limit. Split the call",
+              static_cast<long long>(blocks));
+  const dim3 block(tx, kThreads / tx);
+  reduce_kernel<V><<<static_cast<unsigned>(blocks), block, kThreads * sizeof(typename Op::Acc), as_stream(stream)>>>(
+      static_cast<const char*>(in), dt_in, static_cast<char*>(out), dt_out, out_index, R, inner, col_blocks, op);
+  return check_launch(name);
+}
+
+const char* const kReduceNames[] = {"sum", "prod", "mean", "max", "min", "amax", "amin",
+                                    "argmax", "argmin", "var", "std", "logsumexp"};
+
+}  // namespace
+
+int reduce(int op, int dtype_out, int dtype_in, void* out, void* out_index, const void* in, int64_t outer,
+           int64_t R, int64_t inner, double correction, void* stream) {
+  CT_CUDA_ARG(op >= 0 && op <= CT_CUDA_REDUCE_LOGSUMEXP, "reduce: unknown op code %d. Pass a ct_cuda_reduce_op", op);
+  const char* name = kReduceNames[op];
+  CT_CUDA_ARG(valid_dtype(dtype_in) && valid_dtype(dtype_out), "reduce: %s got dtype codes %d (in) and %d (out). "
+              "Pass ct_dtype values", name, dtype_in, dtype_out);
+  CT_CUDA_ARG(outer >= 0 && R >= 0 && inner >= 0, "reduce: %s got the view [%lld, %lld, %lld]. Sizes must be >= 0",
+              name, static_cast<long long>(outer), static_cast<long long>(R), static_cast<long long>(inner));
+  CT_CUDA_ARG((in && out) || outer * inner == 0, "reduce: %s got a NULL input or output", name);
+  const bool extremum = op >= CT_CUDA_REDUCE_MAX && op <= CT_CUDA_REDUCE_ARGMIN;
+  CT_CUDA_ARG(!extremum || R > 0 || outer * inner == 0, "reduce: %s over an empty dim (size 0) has no identity. "
+              "Reduce a non-empty dim", name);
+  const bool arg = op == CT_CUDA_REDUCE_ARGMAX || op == CT_CUDA_REDUCE_ARGMIN;
+  CT_CUDA_ARG(!arg || dtype_out == kI64, "reduce: %s writes int64 indices, dtype_out is %s", name,
+              dtype_name(dtype_out));
+  int64_t* index = op == CT_CUDA_REDUCE_MAX || op == CT_CUDA_REDUCE_MIN ? static_cast<int64_t*>(out_index) : nullptr;
+  const bool floating_only = op == CT_CUDA_REDUCE_MEAN || op >= CT_CUDA_REDUCE_VAR;
+  if (floating_only && !is_floating(dtype_in))
+    return fail(CT_CUDA_ERR_UNSUPPORTED, "reduce: %s needs a floating input, got %s. Convert to a floating dtype",
+                name, dtype_name(dtype_in));
+  auto run = [&](auto v) {
+    using V = decltype(v);
+    const bool max = op == CT_CUDA_REDUCE_MAX || op == CT_CUDA_REDUCE_AMAX || op == CT_CUDA_REDUCE_ARGMAX;
+    switch (op) {
+      case CT_CUDA_REDUCE_SUM: case CT_CUDA_REDUCE_PROD:
+        return launch<V>(name, Sum<V>{op == CT_CUDA_REDUCE_PROD, false, R}, in, dtype_in, out, dtype_out, nullptr, outer, R,
+                         inner, stream);
+      case CT_CUDA_REDUCE_MEAN:
+        if constexpr (std::is_floating_point_v<V>)
+          return launch<V>(name, Sum<V>{false, true, R}, in, dtype_in, out, dtype_out, nullptr, outer, R, inner,
+                           stream);
+        break;
+      case CT_CUDA_REDUCE_VAR: case CT_CUDA_REDUCE_STD:
+        if constexpr (std::is_floating_point_v<V>)
+          return launch<V>(name, Variance<V>{correction, op == CT_CUDA_REDUCE_STD}, in, dtype_in, out, dtype_out,
+                           nullptr, outer, R, inner, stream);
+        break;
+      case CT_CUDA_REDUCE_LOGSUMEXP:
+        if constexpr (std::is_floating_point_v<V>)
+          return launch<V>(name, LogSumExp<V>{}, in, dtype_in, out, dtype_out, nullptr, outer, R, inner, stream);
+        break;
+      default:
+        return launch<V>(name, ArgExt<V>{max, arg ? 1 : 0}, in, dtype_in, out, dtype_out, index, outer, R, inner,
+                         stream);
+    }
+    return fail(CT_CUDA_ERR_UNSUPPORTED, "reduce: %s has no kernel for %s", name, dtype_name(dtype_in));
+  };
+  if (dtype_in == kF64) return run(double{});
+  if (is_floating(dtype_in)) return run(float{});
+  return run(int64_t{});
+}
+
+}  // namespace ct::cuda
