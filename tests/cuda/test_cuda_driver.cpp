@@ -1,0 +1,524 @@
+// test_cuda_driver.cpp - loads libctorch_cuda.so as libctorch will (dlopen by path, one table
+// from ct_cuda_driver_get) and checks the table. Everything that needs no GPU runs everywhere
+// (version handshake, device_count 0 without a device, NVRTC, argument checks); the kernel
+// families run against host references only when a device is present, and print
+// "skipped: no CUDA device (<reason>)" otherwise.
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/half.h"
+#include "ct_cuda_driver.h"
+#include "ops/random/philox.h"
+
+namespace {
+
+int g_failed = 0, g_passed = 0;
+const ct_cuda_driver* D = nullptr;
+
+#define EXPECT(cond, ...)                                        \
+  do {                                                           \
+    if (cond) {                                                  \
+      ++g_passed;                                                \
+    } else {                                                     \
+      ++g_failed;                                                \
+      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      std::printf(__VA_ARGS__);                                  \
+      std::printf("\n");                                         \
+    }                                                            \
+  } while (0)
+#define OK(call) EXPECT((call) == CT_CUDA_OK, "%s", D->last_error())
+
+enum { kBool = 0, kU8, kI8, kI16, kI32, kI64, kF16, kBF16, kF32, kF64 };
+
+bool close_to(double got, double want, double rtol, double atol = 1e-6) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  return std::fabs(got - want) <= atol + rtol * std::fabs(want);
+}
+
+ct_cuda_loop contiguous_loop(int nops, int64_t n) {
+  ct_cuda_loop l;
+  std::memset(&l, 0, sizeof l);
+  l.ndim = 1;
+  l.sizes[0] = n;
+  for (int k = 0; k < nops; ++k) l.strides[k][0] = 1;
+  l.noperands = nops;
+  l.numel = n;
+  return l;
+}
+
+// ---- No device needed ----
+
+void test_handshake(void* lib) {
+  auto get = reinterpret_cast<ct_cuda_driver_get_fn>(dlsym(lib, "ct_cuda_driver_get"));
+  EXPECT(get != nullptr, "ct_cuda_driver_get is not exported: %s", dlerror());
+  if (!get) return;
+  EXPECT(get(0) == nullptr, "version 0 must give NULL");
+  EXPECT(get(CT_CUDA_DRIVER_VERSION + 1) == nullptr, "a future version must give NULL");
+  D = get(CT_CUDA_DRIVER_VERSION);
+  EXPECT(D != nullptr, "version %d gave NULL", CT_CUDA_DRIVER_VERSION);
+  if (!D) return;
+  EXPECT(D->version == CT_CUDA_DRIVER_VERSION, "version %d", D->version);
+  EXPECT(D->struct_size == sizeof(ct_cuda_driver), "struct_size %zu, header says %zu", D->struct_size,
+         sizeof(ct_cuda_driver));
+  // Every member is filled.
+  const void* const* fns = reinterpret_cast<const void* const*>(&D->last_error);
+  const size_t n = (sizeof(ct_cuda_driver) - offsetof(ct_cuda_driver, last_error)) / sizeof(void*);
+  for (size_t k = 0; k < n; ++k) EXPECT(fns[k] != nullptr, "member %zu is NULL", k);
+  // Internals stay hidden: only the getter is exported.
+  EXPECT(dlsym(lib, "_ZN2ct4cuda5unaryEiiiiPvPKvPK12ct_cuda_loopS0_") == nullptr, "internal symbol exported");
+}
+
+const char* kKernelSource = R"(
+extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+)";
+
+void test_nvrtc() {
+  char* image = nullptr;
+  char* log = nullptr;
+  size_t size = 0;
+  OK(D->nvrtc_compile(kKernelSource, "axpy.cu", 8, 0, &image, &size, &log));
+  EXPECT(image && size > 4 && std::memcmp(image, "\x7f" "ELF", 4) == 0, "expected a CUBIN (ELF) image, size %zu",
+         size);
+  EXPECT(log != nullptr, "log must be set on success too");
+  D->buffer_free(image);
+  D->buffer_free(log);
+
+  image = nullptr;
+  log = nullptr;
+  const int rc = D->nvrtc_compile("extern \"C\" __global__ void broken( { this is not C++ }", "broken.cu", 9, 0,
+                                  &image, &size, &log);
+  EXPECT(rc == CT_CUDA_ERR_NVRTC, "a syntax error gave %d", rc);
+  EXPECT(image == nullptr, "no image on failure");
+  EXPECT(log && std::strstr(log, "error") != nullptr, "the log names the error: %s", log ? log : "(null)");
+  EXPECT(std::strstr(D->last_error(), "broken.cu") && std::strstr(D->last_error(), "error"),
+         "last_error carries the log: %s", D->last_error());
+  D->buffer_free(log);
+  EXPECT(D->nvrtc_compile(kKernelSource, "x.cu", 0, 0, &image, &size, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT,
+         "arch 0.0 must be refused");
+}
+
+// Validation happens before any CUDA call, so these run without a device.
+void test_argument_checks() {
+  float dummy[4] = {0, 0, 0, 0};
+  ct_cuda_loop l = contiguous_loop(2, 4);
+  EXPECT(D->unary(99, kF32, kF32, kF32, dummy, dummy, &l, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "unknown op");
+  EXPECT(D->unary(CT_CUDA_UNARY_EXP, kF32, kF32, kF32, dummy, dummy, nullptr, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "NULL loop");
+  EXPECT(D->unary(CT_CUDA_UNARY_EXP, kF32, kF32, kI64, dummy, dummy, &l, nullptr) == CT_CUDA_ERR_UNSUPPORTED,
+         "exp in int64");
+  EXPECT(std::strstr(D->last_error(), "exp") != nullptr, "message names the op: %s", D->last_error());
+  l.numel = 5;
+  EXPECT(D->unary(CT_CUDA_UNARY_EXP, kF32, kF32, kF32, dummy, dummy, &l, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT,
+         "numel inconsistent with sizes");
+  ct_cuda_loop l3 = contiguous_loop(3, 4);
+  EXPECT(D->binary(CT_CUDA_BINARY_DIV, kF32, kI64, kI64, kI64, 1.0, dummy, dummy, dummy, &l3, nullptr) ==
+             CT_CUDA_ERR_UNSUPPORTED, "true division in int64");
+  EXPECT(D->binary(CT_CUDA_BINARY_ADD, kF32, kF32, kF32, kF32, 1.0, dummy, dummy, dummy, &l, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "noperands 2 for a binary op");
+  EXPECT(D->reduce(CT_CUDA_REDUCE_ARGMAX, kF32, kF32, dummy, nullptr, dummy, 1, 4, 1, 0, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "argmax into float32");
+  EXPECT(D->reduce(CT_CUDA_REDUCE_MAX, kF32, kF32, dummy, nullptr, dummy, 1, 0, 1, 0, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "max over an empty dim");
+  EXPECT(D->reduce(CT_CUDA_REDUCE_MEAN, kI64, kI64, dummy, nullptr, dummy, 1, 4, 1, 0, nullptr) ==
+             CT_CUDA_ERR_UNSUPPORTED, "mean of integers");
+  EXPECT(D->philox_uniform(kI32, dummy, 4, 1, 0, 0, 1, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "uniform int32");
+  EXPECT(D->gemm_strided_batched(kI32, 0, 0, 2, 2, 2, 1, dummy, 2, 0, dummy, 2, 0, 0, dummy, 2, 0, 1, 0,
+                                 nullptr) == CT_CUDA_ERR_UNSUPPORTED, "int32 gemm");
+  size_t ws = 0;
+  OK(D->layer_norm_backward_workspace(kF32, 130, 10, &ws));
+  EXPECT(ws == 2 * 3 * 10 * sizeof(float), "workspace %zu", ws);
+  EXPECT(D->free(0, nullptr) == CT_CUDA_OK && D->stream_destroy(nullptr) == CT_CUDA_OK &&
+             D->event_destroy(nullptr) == CT_CUDA_OK && D->graph_destroy(nullptr) == CT_CUDA_OK &&
+             D->module_unload(nullptr) == CT_CUDA_OK && D->host_free_pinned(nullptr) == CT_CUDA_OK,
+         "releasing NULL is a no-op");
+}
+
+// ---- With a device ----
+
+void* g_stream = nullptr;
+
+struct DevBuf {
+  void* p = nullptr;
+  size_t n = 0;
+  explicit DevBuf(size_t bytes) : n(bytes) { OK(D->malloc(0, bytes, &p)); }
+  DevBuf(DevBuf&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  ~DevBuf() { D->free(0, p); }
+  template <typename T>
+  void put(const std::vector<T>& h) {
+    OK(D->memcpy_async(p, h.data(), h.size() * sizeof(T), CT_CUDA_MEMCPY_H2D, g_stream));
+  }
+  template <typename T>
+  std::vector<T> get(size_t count) {
+    std::vector<T> h(count);
+    OK(D->memcpy_async(h.data(), p, count * sizeof(T), CT_CUDA_MEMCPY_D2H, g_stream));
+    OK(D->stream_synchronize(g_stream));
+    return h;
+  }
+};
+
+template <typename T>
+DevBuf upload(const std::vector<T>& h) {
+  DevBuf b(h.size() * sizeof(T) + 16);
+  b.put(h);
+  return b;
+}
+
+std::vector<float> ramp(int n, float scale, float shift) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i) v[i] = std::sin(0.37f * i) * scale + shift;
+  return v;
+}
+
+void test_elementwise() {
+  // Broadcast: out[3, 4] = a[3, 4] + 2 * b[4].
+  const std::vector<float> a = ramp(12, 3, 0), b = ramp(4, 2, 1);
+  DevBuf da = upload(a), db = upload(b), dout(12 * 4);
+  ct_cuda_loop l{};
+  l.ndim = 2, l.sizes[0] = 3, l.sizes[1] = 4, l.noperands = 3, l.numel = 12;
+  l.strides[0][0] = 4, l.strides[0][1] = 1, l.strides[1][0] = 4, l.strides[1][1] = 1, l.strides[2][0] = 0,
+  l.strides[2][1] = 1;
+  OK(D->binary(CT_CUDA_BINARY_ADD, kF32, kF32, kF32, kF32, 2.0, dout.p, da.p, db.p, &l, g_stream));
+  std::vector<float> out = dout.get<float>(12);
+  for (int i = 0; i < 12; ++i)
+    EXPECT(close_to(out[i], a[i] + 2.0f * b[i % 4], 1e-6), "add[%d] %g vs %g", i, out[i], a[i] + 2.0f * b[i % 4]);
+
+  // Strided input: exp of the transpose of a [4, 3] buffer, into float64.
+  ct_cuda_loop t{};
+  t.ndim = 2, t.sizes[0] = 3, t.sizes[1] = 4, t.noperands = 2, t.numel = 12;
+  t.strides[0][0] = 4, t.strides[0][1] = 1, t.strides[1][0] = 1, t.strides[1][1] = 3;
+  DevBuf d64(12 * 8);
+  OK(D->unary(CT_CUDA_UNARY_EXP, kF64, kF32, kF32, d64.p, da.p, &t, g_stream));
+  std::vector<double> e = d64.get<double>(12);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c)
+      EXPECT(close_to(e[r * 4 + c], std::exp(a[c * 3 + r]), 1e-6), "exp[%d, %d]", r, c);
+
+  // The vector path and its tail (1003 elements), exact ops, plus mixed dtypes (int32 * float32).
+  const int n = 1003;
+  std::vector<float> x = ramp(n, 5, 0);
+  std::vector<int32_t> xi(n);
+  for (int i = 0; i < n; ++i) xi[i] = i - 500;
+  DevBuf dx = upload(x), dxi = upload(xi), dy(n * 4), dh(n * 2);
+  ct_cuda_loop c2 = contiguous_loop(2, n), c3 = contiguous_loop(3, n);
+  OK(D->unary(CT_CUDA_UNARY_RELU, kF32, kF32, kF32, dy.p, dx.p, &c2, g_stream));
+  std::vector<float> y = dy.get<float>(n);
+  for (int i = 0; i < n; ++i) EXPECT(y[i] == (x[i] < 0 ? 0.0f : x[i]), "relu[%d]", i);
+  OK(D->binary(CT_CUDA_BINARY_MUL, kF32, kI32, kF32, kF32, 1.0, dy.p, dxi.p, dx.p, &c3, g_stream));
+  y = dy.get<float>(n);
+  for (int i = 0; i < n; ++i) EXPECT(y[i] == static_cast<float>(xi[i]) * x[i], "mul[%d]", i);
+  OK(D->unary(CT_CUDA_UNARY_COPY, kF16, kF32, kF32, dh.p, dx.p, &c2, g_stream));
+  std::vector<uint16_t> h = dh.get<uint16_t>(n);
+  for (int i = 0; i < n; ++i) EXPECT(h[i] == ct::Half(x[i]).x, "float16 cast[%d]", i);
+  OK(D->unary(CT_CUDA_UNARY_ROUND, kF32, kF32, kF32, dy.p, dx.p, &c2, g_stream));
+  y = dy.get<float>(n);
+  for (int i = 0; i < n; ++i) EXPECT(y[i] == std::nearbyint(x[i]), "round[%d]", i);
+
+  // Integers: Python's // and %, the documented zero divisor, INT64_MIN // -1.
+  const std::vector<int64_t> ia = {7, -7, 7, -7, 5, INT64_MIN, 3}, ib = {2, 2, -2, -2, 0, -1, 0};
+  const std::vector<int64_t> fd = {3, -4, -4, 3, 0, INT64_MIN, 0}, rm = {1, 1, -1, -1, 0, 0, 0};
+  DevBuf dia = upload(ia), dib = upload(ib), dio(7 * 8);
+  ct_cuda_loop i3 = contiguous_loop(3, 7);
+  OK(D->binary(CT_CUDA_BINARY_FLOOR_DIVIDE, kI64, kI64, kI64, kI64, 1, dio.p, dia.p, dib.p, &i3, g_stream));
+  std::vector<int64_t> io = dio.get<int64_t>(7);
+  for (int i = 0; i < 7; ++i) EXPECT(io[i] == fd[i], "floor_divide[%d] %lld", i, (long long)io[i]);
+  OK(D->binary(CT_CUDA_BINARY_REMAINDER, kI64, kI64, kI64, kI64, 1, dio.p, dia.p, dib.p, &i3, g_stream));
+  io = dio.get<int64_t>(7);
+  for (int i = 0; i < 7; ++i) EXPECT(io[i] == rm[i], "remainder[%d] %lld", i, (long long)io[i]);
+
+  // maximum propagates NaN; comparisons write bool; where; fill.
+  const float nan = std::nanf("");
+  const std::vector<float> fa = {1, nan, 3, -0.5f}, fb = {2, 0, nan, -1};
+  DevBuf dfa = upload(fa), dfb = upload(fb), dfo(16), dbo(4);
+  ct_cuda_loop f3 = contiguous_loop(3, 4), f2 = contiguous_loop(2, 4), f4 = contiguous_loop(4, 4);
+  OK(D->binary(CT_CUDA_BINARY_MAXIMUM, kF32, kF32, kF32, kF32, 1, dfo.p, dfa.p, dfb.p, &f3, g_stream));
+  std::vector<float> fo = dfo.get<float>(4);
+  EXPECT(fo[0] == 2 && std::isnan(fo[1]) && std::isnan(fo[2]) && fo[3] == -0.5f, "maximum %g %g %g %g", fo[0],
+         fo[1], fo[2], fo[3]);
+  OK(D->binary(CT_CUDA_BINARY_LT, kBool, kF32, kF32, kF32, 1, dbo.p, dfa.p, dfb.p, &f3, g_stream));
+  std::vector<uint8_t> bo = dbo.get<uint8_t>(4);
+  EXPECT(bo[0] == 1 && bo[1] == 0 && bo[2] == 0 && bo[3] == 0, "lt %d %d %d %d", bo[0], bo[1], bo[2], bo[3]);
+  OK(D->where(kF32, kBool, kF32, kF32, dfo.p, dbo.p, dfa.p, dfb.p, &f4, g_stream));
+  fo = dfo.get<float>(4);
+  EXPECT(fo[0] == 1 && fo[1] == 0 && std::isnan(fo[2]) && fo[3] == -1, "where");
+  ct_cuda_loop f1 = contiguous_loop(1, 4);
+  OK(D->fill(kBF16, 0.1, 0, dfo.p, &f1, g_stream));
+  std::vector<uint16_t> bf = dfo.get<uint16_t>(4);
+  EXPECT(bf[3] == ct::BFloat16(0.1f).x, "fill bfloat16 %x vs %x", bf[3], ct::BFloat16(0.1f).x);
+  (void)f2;
+}
+
+void test_reductions() {
+  const int outer = 2, R = 1000, inner = 3, n = outer * R * inner;
+  std::vector<float> x = ramp(n, 4, 0.25f);
+  DevBuf dx = upload(x), dout(outer * inner * 8), didx(outer * inner * 8);
+  auto at = [&](int o, int r, int i) { return static_cast<double>(x[(o * R + r) * inner + i]); };
+  OK(D->reduce(CT_CUDA_REDUCE_SUM, kF32, kF32, dout.p, nullptr, dx.p, outer, R, inner, 0, g_stream));
+  std::vector<float> s = dout.get<float>(6);
+  OK(D->reduce(CT_CUDA_REDUCE_SUM, kF32, kF32, dout.p, nullptr, dx.p, outer, R, inner, 0, g_stream));
+  std::vector<float> s2 = dout.get<float>(6);
+  EXPECT(std::memcmp(s.data(), s2.data(), 6 * sizeof(float)) == 0, "sum is not bitwise reproducible");
+  OK(D->reduce(CT_CUDA_REDUCE_VAR, kF32, kF32, dout.p, nullptr, dx.p, outer, R, inner, 1, g_stream));
+  std::vector<float> var = dout.get<float>(6);
+  OK(D->reduce(CT_CUDA_REDUCE_LOGSUMEXP, kF32, kF32, dout.p, nullptr, dx.p, outer, R, inner, 0, g_stream));
+  std::vector<float> lse = dout.get<float>(6);
+  OK(D->reduce(CT_CUDA_REDUCE_MAX, kF32, kF32, dout.p, didx.p, dx.p, outer, R, inner, 0, g_stream));
+  std::vector<float> mx = dout.get<float>(6);
+  std::vector<int64_t> mi = didx.get<int64_t>(6);
+  for (int o = 0; o < outer; ++o)
+    for (int i = 0; i < inner; ++i) {
+      double sum = 0, sq = 0, m = -INFINITY;
+      int64_t arg = 0;
+      for (int r = 0; r < R; ++r) {
+        sum += at(o, r, i);
+        if (at(o, r, i) > m) m = at(o, r, i), arg = r;
+      }
+      for (int r = 0; r < R; ++r) sq += (at(o, r, i) - sum / R) * (at(o, r, i) - sum / R);
+      double l = 0;
+      for (int r = 0; r < R; ++r) l += std::exp(at(o, r, i) - m);
+      const int k = o * inner + i;
+      EXPECT(close_to(s[k], sum, 1e-5, 1e-3), "sum[%d] %g vs %g", k, s[k], sum);
+      EXPECT(close_to(var[k], sq / (R - 1), 1e-4), "var[%d] %g vs %g", k, var[k], sq / (R - 1));
+      EXPECT(close_to(lse[k], m + std::log(l), 1e-5), "logsumexp[%d]", k);
+      EXPECT(mx[k] == static_cast<float>(m) && mi[k] == arg, "max[%d] %g@%lld vs %g@%lld", k, mx[k],
+             (long long)mi[k], m, (long long)arg);
+    }
+  // argmax: first index on ties, the first NaN wins; integer sums are exact.
+  const float nan = std::nanf("");
+  const std::vector<float> t = {1, 5, 5, 2, nan, 7, nan, 5};
+  DevBuf dt = upload(t);
+  OK(D->reduce(CT_CUDA_REDUCE_ARGMAX, kI64, kF32, didx.p, nullptr, dt.p, 2, 4, 1, 0, g_stream));
+  mi = didx.get<int64_t>(2);
+  EXPECT(mi[0] == 1 && mi[1] == 0, "argmax %lld %lld", (long long)mi[0], (long long)mi[1]);
+  std::vector<int32_t> iv(5000);
+  int64_t isum = 0;
+  for (int i = 0; i < 5000; ++i) isum += iv[i] = i * 7919 % 1000 - 300;
+  DevBuf div = upload(iv);
+  OK(D->reduce(CT_CUDA_REDUCE_SUM, kI64, kI32, dout.p, nullptr, div.p, 1, 5000, 1, 0, g_stream));
+  EXPECT(dout.get<int64_t>(1)[0] == isum, "int sum");
+}
+
+void test_softmax_layer_norm() {
+  const int rows = 5, cols = 300;
+  std::vector<float> x = ramp(rows * cols, 3, 0.1f), w = ramp(cols, 1, 1), b = ramp(cols, 0.5f, 0);
+  std::vector<float> dyv = ramp(rows * cols, 1, -0.2f);
+  DevBuf dx = upload(x), dw = upload(w), db = upload(b), dy = upload(dyv), out(rows * cols * 4);
+  DevBuf mean(rows * 4), rstd(rows * 4), gx(rows * cols * 4), gw(cols * 4), gb(cols * 4);
+  for (int log = 0; log < 2; ++log) {
+    OK(D->softmax(log, kF32, kF32, out.p, dx.p, rows, cols, g_stream));
+    std::vector<float> o = out.get<float>(rows * cols);
+    for (int r = 0; r < rows; ++r) {
+      double m = -INFINITY, s = 0;
+      for (int c = 0; c < cols; ++c) m = std::fmax(m, x[r * cols + c]);
+      for (int c = 0; c < cols; ++c) s += std::exp(x[r * cols + c] - m);
+      for (int c = 0; c < cols; c += 37) {
+        const double want = log ? x[r * cols + c] - m - std::log(s) : std::exp(x[r * cols + c] - m) / s;
+        EXPECT(close_to(o[r * cols + c], want, 1e-5), "softmax(log=%d)[%d, %d]", log, r, c);
+      }
+    }
+  }
+  OK(D->layer_norm(kF32, out.p, mean.p, rstd.p, dx.p, dw.p, db.p, rows, cols, 1e-5, g_stream));
+  std::vector<float> y = out.get<float>(rows * cols);
+  size_t ws_bytes = 0;
+  OK(D->layer_norm_backward_workspace(kF32, rows, cols, &ws_bytes));
+  DevBuf ws(ws_bytes);
+  OK(D->layer_norm_backward(kF32, gx.p, gw.p, gb.p, dy.p, dx.p, mean.p, rstd.p, dw.p, rows, cols, ws.p, ws_bytes,
+                            g_stream));
+  std::vector<float> gxh = gx.get<float>(rows * cols), gwh = gw.get<float>(cols), gbh = gb.get<float>(cols);
+  std::vector<double> rgw(cols, 0), rgb(cols, 0);
+  for (int r = 0; r < rows; ++r) {
+    double mu = 0, var = 0;
+    for (int c = 0; c < cols; ++c) mu += x[r * cols + c];
+    mu /= cols;
+    for (int c = 0; c < cols; ++c) var += (x[r * cols + c] - mu) * (x[r * cols + c] - mu);
+    const double rs = 1 / std::sqrt(var / cols + 1e-5);
+    double sg = 0, sgx = 0;
+    for (int c = 0; c < cols; ++c) {
+      const double xh = (x[r * cols + c] - mu) * rs, g = dyv[r * cols + c] * w[c];
+      EXPECT(close_to(y[r * cols + c], xh * w[c] + b[c], 1e-5, 1e-5), "layer_norm[%d, %d]", r, c);
+      sg += g, sgx += g * xh;
+      rgw[c] += dyv[r * cols + c] * xh, rgb[c] += dyv[r * cols + c];
+    }
+    for (int c = 0; c < cols; c += 13) {
+      const double xh = (x[r * cols + c] - mu) * rs, g = dyv[r * cols + c] * w[c];
+      const double want = rs * (g - sg / cols - xh * sgx / cols);
+      EXPECT(close_to(gxh[r * cols + c], want, 1e-4, 1e-5), "layer_norm dx[%d, %d] %g vs %g", r, c,
+             gxh[r * cols + c], want);
+    }
+  }
+  for (int c = 0; c < cols; ++c)
+    EXPECT(close_to(gwh[c], rgw[c], 1e-4, 1e-5) && close_to(gbh[c], rgb[c], 1e-4, 1e-5), "dweight/dbias[%d]", c);
+}
+
+void test_gemm() {
+  // Column-major C[m, n] = A[m, k] B[k, n], batch 2; TF32 off must be fp32-accurate.
+  const int m = 33, n = 17, k = 300, batch = 2;
+  std::vector<float> A = ramp(m * k * batch, 1, 0.01f), B = ramp(k * n * batch, 1, -0.02f);
+  DevBuf dA = upload(A), dB = upload(B), dC(m * n * batch * 4);
+  OK(D->gemm_strided_batched(kF32, 0, 0, m, n, k, 1.0, dA.p, m, m * k, dB.p, k, k * n, 0.0, dC.p, m, m * n, batch,
+                             0, g_stream));
+  std::vector<float> C = dC.get<float>(m * n * batch);
+  for (int bt = 0; bt < batch; ++bt)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double want = 0, mag = 0;
+        for (int p = 0; p < k; ++p) {
+          const double t = double(A[bt * m * k + p * m + i]) * B[bt * k * n + j * k + p];
+          want += t, mag += std::fabs(t);
+        }
+        const float got = C[bt * m * n + j * m + i];
+        EXPECT(std::fabs(got - want) <= 1e-5 * mag + 1e-6, "gemm[%d][%d, %d] %g vs %g (TF32 would be ~1e-3 off)",
+               bt, i, j, got, want);
+      }
+}
+
+// The CPU generator's map (ops/random/random.cpp fill_uniform / fill_normal), block by block.
+template <typename T>
+std::vector<T> host_random(bool normal, int64_t numel, uint64_t seed, uint64_t first, double a, double b) {
+  namespace pr = ct::ops::random;
+  std::vector<T> out(numel);
+  const int E = sizeof(T) == 8 ? 2 : 4;
+  for (int64_t blk = 0; blk * E < numel; ++blk) {
+    const pr::Words x = pr::philox(seed, first + blk);
+    T v[4];
+    if constexpr (sizeof(T) == 8) {
+      if (normal) {
+        double z0, z1;
+        pr::box_muller(1.0 - pr::uniform_double(x.w[0], x.w[1]), pr::uniform_double(x.w[2], x.w[3]), z0, z1);
+        v[0] = a + b * z0, v[1] = a + b * z1;
+      } else {
+        v[0] = a + (b - a) * pr::uniform_double(x.w[0], x.w[1]);
+        v[1] = a + (b - a) * pr::uniform_double(x.w[2], x.w[3]);
+      }
+    } else {
+      constexpr int bits = std::is_same_v<T, float> ? 24 : std::is_same_v<T, ct::Half> ? 11 : 8;
+      if (normal) {
+        const float m = static_cast<float>(a), s = static_cast<float>(b), k = 1.0f / 16777216.0f;
+        float z[4];
+        pr::box_muller(static_cast<float>((x.w[0] >> 8) + 1) * k, static_cast<float>(x.w[1] >> 8) * k, z[0], z[1]);
+        pr::box_muller(static_cast<float>((x.w[2] >> 8) + 1) * k, static_cast<float>(x.w[3] >> 8) * k, z[2], z[3]);
+        for (int j = 0; j < 4; ++j) v[j] = static_cast<T>(m + s * z[j]);
+      } else {
+        const float l = static_cast<float>(a), w = static_cast<float>(b - a);
+        for (int j = 0; j < 4; ++j) v[j] = static_cast<T>(l + w * pr::uniform_float(x.w[j], bits));
+      }
+    }
+    for (int j = 0; j < E && blk * E + j < numel; ++j) out[blk * E + j] = v[j];
+  }
+  return out;
+}
+
+template <typename T>
+void check_random(int dtype, const char* name) {
+  const int64_t n = 1001;
+  DevBuf d(n * sizeof(T));
+  for (int normal = 0; normal < 2; ++normal) {
+    const double a = normal ? 0.5 : -2.0, b = normal ? 3.0 : 5.0;
+    auto fn = normal ? D->philox_normal : D->philox_uniform;
+    OK(fn(dtype, d.p, n, 0x1234abcdULL, 77, a, b, g_stream));
+    std::vector<T> got = d.get<T>(n);
+    OK(fn(dtype, d.p, n, 0x1234abcdULL, 77, a, b, g_stream));
+    std::vector<T> again = d.get<T>(n);
+    const std::vector<T> want = host_random<T>(normal, n, 0x1234abcdULL, 77, a, b);
+    EXPECT(std::memcmp(got.data(), want.data(), n * sizeof(T)) == 0, "%s %s differs from the CPU formula", name,
+           normal ? "normal" : "uniform");
+    EXPECT(std::memcmp(got.data(), again.data(), n * sizeof(T)) == 0, "%s not reproducible", name);
+  }
+}
+
+void test_random() {
+  check_random<float>(kF32, "float32");
+  check_random<double>(kF64, "float64");
+  check_random<ct::Half>(kF16, "float16");
+  check_random<ct::BFloat16>(kBF16, "bfloat16");
+}
+
+void test_graph_and_module(int device) {
+  void* s = nullptr;
+  OK(D->stream_create(device, &s));
+  const int n = 256;
+  DevBuf x(n * 4), y(n * 4);
+  ct_cuda_loop l1 = contiguous_loop(1, n), l2 = contiguous_loop(2, n);
+  OK(D->graph_capture_begin(s));
+  OK(D->fill(kF32, 1.5, 0, x.p, &l1, s));
+  OK(D->unary(CT_CUDA_UNARY_NEG, kF32, kF32, kF32, y.p, x.p, &l2, s));
+  void* exec = nullptr;
+  OK(D->graph_capture_end(s, &exec));
+  OK(D->graph_launch(exec, s));
+  OK(D->graph_launch(exec, s));
+  OK(D->stream_synchronize(s));
+  std::vector<float> h = y.get<float>(n);
+  EXPECT(h[0] == -1.5f && h[n - 1] == -1.5f, "graph replay gave %g", h[0]);
+  OK(D->graph_destroy(exec));
+
+  int major = 0, minor = 0;
+  OK(D->device_properties(device, nullptr, 0, &major, &minor, nullptr, nullptr));
+  char* image = nullptr;
+  size_t size = 0;
+  OK(D->nvrtc_compile(kKernelSource, "axpy.cu", major, minor, &image, &size, nullptr));
+  void* mod = nullptr;
+  void* fn = nullptr;
+  OK(D->module_load(image, &mod));
+  OK(D->module_get_function(mod, "axpy", &fn));
+  float a = 2.0f;
+  int count = n;
+  void* args[] = {&a, &x.p, &y.p, &count};
+  OK(D->launch(fn, 1, 1, 1, n, 1, 1, 0, s, args));
+  OK(D->stream_synchronize(s));
+  h = y.get<float>(n);
+  EXPECT(h[7] == 1.5f, "NVRTC axpy gave %g", h[7]);
+  OK(D->module_unload(mod));
+  D->buffer_free(image);
+  OK(D->stream_destroy(s));
+
+  void* huge = nullptr;
+  const int rc = D->malloc(device, size_t{1} << 50, &huge);
+  EXPECT(rc == CT_CUDA_ERR_OOM && huge == nullptr, "1 PiB gave %d: %s", rc, D->last_error());
+}
+
+}  // namespace
+
+int main() {
+  void* lib = dlopen(CT_CUDA_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    std::printf("FAIL: dlopen(%s): %s\n", CT_CUDA_LIBRARY_PATH, dlerror());
+    return 1;
+  }
+  test_handshake(lib);
+  if (!D) return 1;
+  int count = -1;
+  OK(D->device_count(&count));
+  EXPECT(count >= 0, "device_count %d", count);
+  const std::string reason = D->last_error();
+  test_nvrtc();
+  test_argument_checks();
+  if (count <= 0) {
+    void* p = nullptr;
+    const int rc = D->malloc(0, 16, &p);
+    EXPECT(rc == CT_CUDA_ERR_NO_DEVICE || rc == CT_CUDA_ERR_CUDA, "malloc without a device gave %d", rc);
+    std::printf("skipped: no CUDA device (%s)\n", reason.c_str());
+  } else {
+    OK(D->set_device(0));
+    OK(D->stream_create(0, &g_stream));
+    test_elementwise();
+    test_reductions();
+    test_softmax_layer_norm();
+    test_gemm();
+    test_random();
+    test_graph_and_module(0);
+    OK(D->stream_destroy(g_stream));
+  }
+  std::printf("%d passed, %d failed\n", g_passed, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}
