@@ -225,12 +225,12 @@ typedef struct ct_cuda_driver {
 
   /* OUT *ptr: nbytes of device memory on device (cudaMalloc, 256-byte aligned); NULL for nbytes 0.
    * CT_CUDA_ERR_OOM when the device is out of memory: the caller may free cached blocks and retry.
-   * Release with free. */
+   * On failure *ptr is NULL. Release with free. */
   int (*malloc)(int device, size_t nbytes, void** ptr);
   /* Releases ptr from malloc (cudaFree: waits for the device). NULL is a no-op. */
   int (*free)(int device, void* ptr);
   /* OUT *ptr: nbytes of page-locked host memory, visible to every device (cudaHostAlloc portable);
-   * CT_CUDA_ERR_OOM when it cannot be had. Release with host_free_pinned. */
+   * CT_CUDA_ERR_OOM when it cannot be had (then *ptr is NULL). Release with host_free_pinned. */
   int (*host_alloc_pinned)(size_t nbytes, void** ptr);
   /* Releases host_alloc_pinned memory (waits for the copies using it). NULL is a no-op. */
   int (*host_free_pinned)(void* ptr);
@@ -346,7 +346,7 @@ typedef struct ct_cuda_driver {
   /* ---- NVRTC and modules ---- */
 
   /* Compiles CUDA C++ source (name is used in messages) to a CUBIN for sm_<major><minor>; needs no
-   * device. OUT *image (malloc'ed; release with buffer_free) and *size. log: when not NULL, *log
+   * device. OUT *image (malloc'ed; release with buffer_free; NULL on failure) and *size. log: when not NULL, *log
    * is set to the compiler log (a NUL-terminated malloc'ed string, possibly empty; release with
    * buffer_free), on failure too. ^A compile error returns CT_CUDA_ERR_NVRTC and last_error()
    * contains the log. Options: -std=c++17, --fmad=false (same bits as the CPU for plain IEEE code). */
