@@ -57,9 +57,9 @@ extern "C" {
 /* ---- Versions ---- */
 
 #define CT_VERSION_MAJOR 0
-#define CT_VERSION_MINOR 6
+#define CT_VERSION_MINOR 7
 #define CT_VERSION_PATCH 0
-#define CT_VERSION_STRING "0.5.0"
+#define CT_VERSION_STRING "0.7.0"
 /* Raised whenever a program built against this header could misbehave with an older library. */
 #define CT_ABI_VERSION 1
 
@@ -159,10 +159,43 @@ CT_API CT_NODISCARD ct_status ct_init(int32_t header_abi_version);
  * ct_has_feature - 1 when this build and machine support a named feature, else 0.
  *
  * Names: "cpu" (always 1), "openblas" (matrix products use OpenBLAS), "threads" (a CPU thread pool),
- * "compile" (ct_compile and ct_export, since 0.6), "cuda" (a CUDA backend is loaded and sees a
- * device), "nvrtc". Unknown names and NULL give 0. Since 0.1.
+ * "compile" (ct_compile and ct_export, since 0.6), "cuda" (libctorch_cuda.so loads and CUDA sees
+ * at least one device; asking loads it, since 0.7). Unknown names and NULL give 0. Since 0.1.
  */
 CT_API int ct_has_feature(const char* name);
+
+/* ---- Library: CUDA ---- */
+
+/*
+ * The CUDA backend lives in libctorch_cuda.so, loaded on first CUDA use (a "cuda" tensor, these
+ * functions, ct_has_feature("cuda")) from beside libctorch, or from CTORCH_CUDA_LIBRARY when set.
+ * libctorch itself needs no CUDA library: without one (or without a GPU) "cuda" devices simply do
+ * not exist, and using one is CT_ERROR_DEVICE saying why. CUDA memory comes from a caching
+ * allocator (per device and stream, blocks split and merged, out of memory retried after the
+ * cache is flushed and the memory-pressure callback ran); its figures are the memory.cuda.*
+ * metrics. Work runs on the calling thread's default stream; copies to and from the host are
+ * complete when they return. See docs/devices.md.
+ */
+
+/* ct_cuda_device_count - CUDA devices this process sees; 0 without the library, a driver or a GPU.
+ * Never fails. Threads: any thread. Since 0.7. */
+CT_API int32_t ct_cuda_device_count(void);
+
+/*
+ * ct_cuda_synchronize - wait until every kernel and copy queued on device has finished.
+ *
+ * Returns CT_OK; CT_ERROR_DEVICE when device does not exist (the message says why CUDA has no
+ * device, if it has none); CT_ERROR_BACKEND when queued work failed (an illegal address, say).
+ * Threads: any thread. Since 0.7.
+ */
+CT_API CT_NODISCARD ct_status ct_cuda_synchronize(int32_t device);
+
+/*
+ * ct_cuda_empty_cache - give the caching allocator's unused device memory back to CUDA (other
+ * processes, and libraries that allocate with cudaMalloc themselves, can then use it). Memory held
+ * by live tensors stays. Returns CT_OK (also without CUDA). Threads: any thread. Since 0.7.
+ */
+CT_API CT_NODISCARD ct_status ct_cuda_empty_cache(void);
 
 /*
  * ct_set_num_threads / ct_get_num_threads - the number of CPU threads kernels may use.
@@ -215,6 +248,12 @@ CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_
  *                                  of 64 bytes or less live inside their storage and do not count)
  *   "memory.cpu.bytes_cached"      bytes of freed large blocks the CPU allocator keeps for reuse
  *   "memory.cpu.allocations_live"  blocks the CPU allocator has handed out and not freed (since 0.3)
+ *   "memory.cuda.bytes_allocated"  bytes of CUDA memory in live tensors, all devices (since 0.7)
+ *   "memory.cuda.bytes_reserved"   bytes the CUDA caching allocator holds from CUDA: allocated plus
+ *                                  cached for reuse (ct_cuda_empty_cache returns the cached part)
+ *   "memory.cuda.peak_bytes_allocated"  each device's highest bytes allocated so far, summed
+ *   "memory.cuda.out_of_memory"    CUDA allocations that failed after the cache was flushed and the
+ *                                  memory-pressure callback ran
  *   "init.time_us"                 microseconds initialization took: building the operator registry
  *                                  (timed from the start of the first ct_init or first operator
  *                                  call, not from library load) plus loading plugins in ct_init;
@@ -416,9 +455,26 @@ CT_API const char* ct_dtype_name(ct_dtype dtype);
 CT_API size_t ct_dtype_itemsize(ct_dtype dtype);
 
 /* Device types. A device is a type plus an index ("cuda:1"). Strings name devices in arguments:
- * "cpu", "meta" (shapes and dtypes only, no data), "cuda", "cuda:N". In factories NULL means this
- * thread's default device (ct_set_default_device: "cpu" unless changed). */
-typedef enum ct_device_type { CT_DEVICE_CPU = 0, CT_DEVICE_CUDA = 1, CT_DEVICE_META = 2 } ct_device_type;
+ * "cpu", "meta" (shapes and dtypes only, no data), "cuda", "cuda:N", and the names plugin backends
+ * registered ("counting", "counting:1"; see ct_backend_register). In factories NULL means this
+ * thread's default device (ct_set_default_device: "cpu" unless changed). Values are fixed forever;
+ * the four plugin types (since 0.7) take the names backends register, in registration order. */
+typedef enum ct_device_type {
+  CT_DEVICE_CPU = 0,
+  CT_DEVICE_CUDA = 1,
+  CT_DEVICE_META = 2,
+  CT_DEVICE_PLUGIN1 = 3,
+  CT_DEVICE_PLUGIN2 = 4,
+  CT_DEVICE_PLUGIN3 = 5,
+  CT_DEVICE_PLUGIN4 = 6
+} ct_device_type;
+
+/*
+ * ct_device_type_name - "cpu", "cuda", "meta", or the name a plugin backend registered for the
+ * type; NULL for a plugin type no backend registered, or a value outside ct_device_type. The
+ * string is static (names are never unregistered). Threads: any thread. Since 0.7.
+ */
+CT_API const char* ct_device_type_name(ct_device_type type);
 
 /* A number argument: kind says which field holds it. Python's rule applies to promotion: an
  * integer scalar keeps an integer tensor integral, a float scalar makes it float32. */
@@ -883,15 +939,18 @@ CT_API CT_NODISCARD ct_status ct_tensor_is_contiguous(const ct_tensor* t, int* o
 CT_API CT_NODISCARD ct_status ct_tensor_storage_offset(const ct_tensor* t, int64_t* out);
 
 /*
- * ct_tensor_data_ptr - the address of t's first element (storage data plus offset), CPU only.
+ * ct_tensor_data_ptr - the address of t's first element (storage data plus offset).
  *
+ * For a cpu tensor, host memory. For a tensor on another device (since 0.7), an address in that
+ * device's memory, as its backend allocated it (a device kernel reads its inputs this way); the
+ * host must not dereference it unless the backend says its memory is host memory.
  * Valid while any reference to t (or a view of its storage) lives. Writing through it while
  * other threads read t is a race. Elements are laid out by ct_tensor_strides.
  *
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  t or out NULL, t released
- *   CT_ERROR_DEVICE            t is not on the cpu device (meta tensors have no data)
+ *   CT_ERROR_DEVICE            t is a meta tensor (it has no data)
  * Since 0.1.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_data_ptr(const ct_tensor* t, void** out);
@@ -1415,6 +1474,26 @@ CT_API CT_NODISCARD ct_status ct_tensor_addcdiv(const ct_tensor* a, const ct_ten
  * Since 0.1.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_to(const ct_tensor* a, ct_dtype dtype, ct_tensor** out);
+
+/*
+ * ct_tensor_to_device - a on device ("cpu", "cuda:0", a plugin's name, "meta"), with its dtype
+ * (operator "to.device"; torch's Tensor.to(device)).
+ *
+ * Returns a new reference to a itself when it is already there; otherwise a new contiguous tensor
+ * on device. No kernel runs on either device: the elements move through the backends' copy
+ * functions, and a strided view is gathered on the host. The gradient flows back to a's device.
+ * Moving to "meta" keeps sizes and dtype only.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released a, NULL out, a device string that does not parse
+ *   CT_ERROR_DEVICE            no backend is loaded for device, its index does not exist, or a is a
+ *                              meta tensor (no data to move)
+ *   CT_ERROR_BACKEND           the backend's copy failed (the message is the backend's)
+ *   CT_ERROR_OUT_OF_MEMORY     the destination (or a host staging buffer) could not be allocated
+ * Threads: any thread. Since 0.7.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_to_device(const ct_tensor* a, const char* device, ct_tensor** out);
 
 /*
  * ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
@@ -2378,6 +2457,13 @@ CT_API CT_NODISCARD ct_status ct_tensor_scaled_dot_product_attention(const ct_te
  * kernel writes one new tensor reference per return into outs[0..nouts). On failure it calls
  * ct_error_set(status, message) and returns that status; tensors it already wrote to outs are
  * released by the library.
+ *
+ * Since 0.7, for a built-in operator with a shape rule ("add.Tensor", "exp", "sum.dim_IntList";
+ * not the in-place variants such as "add_.Tensor", nor views), the library first runs that rule,
+ * the one every device shares, so invalid arguments fail with the cpu's message and the kernel
+ * never sees them. outs[i] then arrive holding new contiguous tensors of the result's sizes, dtype
+ * and device; the kernel writes their elements and leaves them there. (A kernel that writes
+ * another tensor into outs[i] need not release the one it replaces: the library does.)
  */
 typedef ct_status (*ct_kernel_fn)(void* user_data, const ct_value* args, size_t nargs, ct_tensor** outs,
                                   size_t nouts);
@@ -2398,10 +2484,12 @@ typedef ct_status (*ct_kernel_fn)(void* user_data, const ct_value* args, size_t 
 CT_API CT_NODISCARD ct_status ct_library_define(const char* schema);
 
 /*
- * ct_library_impl - give an operator a kernel for a device ("cpu", "meta", "cuda").
+ * ct_library_impl - give an operator a kernel for a device ("cpu", "meta", "cuda", or a name
+ * from ct_backend_register).
  *
  * Works for operators from ct_library_define and for built-in operators on a device where they
- * have no kernel yet (a built-in kernel is never replaced).
+ * have no kernel yet (a built-in kernel is never replaced). Autograd, the profiler and tracing
+ * wrap the kernel as they wrap built-in ones.
  * name is "ns::name" or "ns::name.overload". The library retains fn and user_data until the kernel
  * is replaced by another ct_library_impl for the same device, and then calls destroy(user_data);
  * kernels still registered when the process ends are not destroyed. On failure destroy is not
@@ -2416,6 +2504,54 @@ CT_API CT_NODISCARD ct_status ct_library_define(const char* schema);
  */
 CT_API CT_NODISCARD ct_status ct_library_impl(const char* name, const char* device, ct_kernel_fn fn,
                                               void* user_data, ct_destroy_fn destroy);
+
+/* ---- Extending: device backends ---- */
+
+/*
+ * A device backend in plain C: memory and copies for a new device type, registered under a name.
+ * Together with ct_library_impl (kernels for that name) it makes a device: tensors move to it and
+ * back with ct_tensor_to_device, factories (ct_tensor_empty) allocate on it, views and meta
+ * functions work unchanged, and an operator without a kernel there fails with CT_ERROR_DEVICE
+ * naming the operator and the device. A plugin (see "Library: plugins") usually registers its
+ * backend and kernels from ct_plugin_init. examples/plugin/counting.c is a complete one.
+ *
+ * Every function gets the user_data given at registration and a device index in
+ * [0, device_count). A failing function calls ct_error_set(status, message) and returns status;
+ * that message reaches the caller under the operation that needed it.
+ */
+typedef struct ct_backend {
+  size_t struct_size; /* sizeof(ct_backend) as the plugin was compiled: fields are only appended */
+  /* The number of devices of this type (at least 1 for the device to be usable). */
+  int32_t (*device_count)(void* user_data);
+  /* nbytes (> 0) of device memory into *out; CT_ERROR_OUT_OF_MEMORY when there is none. */
+  ct_status (*allocate)(void* user_data, int32_t device_index, size_t nbytes, void** out);
+  /* Returns memory from allocate (same index and nbytes). Must not fail. */
+  void (*free)(void* user_data, int32_t device_index, void* ptr, size_t nbytes);
+  /* Copies nbytes from host memory to device memory, or back; complete when it returns. */
+  ct_status (*copy_to_device)(void* user_data, int32_t device_index, void* dst, const void* src, size_t nbytes);
+  ct_status (*copy_to_host)(void* user_data, int32_t device_index, void* dst, const void* src, size_t nbytes);
+} ct_backend;
+
+/*
+ * ct_backend_register - register a device backend under name.
+ *
+ *   name     borrowed: 1 to 32 lowercase letters, digits or '_', starting with a letter; not
+ *            "cpu", "cuda", "meta" or a name registered before. It then parses wherever a
+ *            device string is taken ("counting", "counting:1").
+ *   backend  borrowed: copied (struct_size bytes of it); every function pointer must be non-NULL.
+ *   user_data passed to every function; it must stay valid for the rest of the process: a
+ *            backend is never unregistered (tensors on its device may live until exit).
+ *   type     on CT_OK, the plugin device type the name now has (CT_DEVICE_PLUGIN1..4); may be NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL name or backend, a malformed or taken name, a NULL function, a
+ *                              struct_size smaller than ctorch 0.7's ct_backend, or all four plugin
+ *                              types already registered
+ * Threads: any thread; register before other threads use the device. Since 0.7.
+ */
+CT_API CT_NODISCARD ct_status ct_backend_register(const char* name, const ct_backend* backend, void* user_data,
+                                                  ct_device_type* type);
 
 /* How reproducible a kernel is. Values are fixed forever. */
 typedef enum ct_determinism {

@@ -338,6 +338,9 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_tensor_chunk;
 %ignore ct_tensor_unbind;
 %ignore ct_library_impl;
+// Device backends are written in C (examples/plugin): a struct of C function pointers.
+%ignore ct_backend;
+%ignore ct_backend_register;
 %ignore ct_set_memory_pressure_handler;
 %ignore ct_set_log_handler;
 %ignore ct_error_set;

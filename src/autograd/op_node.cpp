@@ -98,6 +98,7 @@ void GradCtx::set(size_t arg, size_t j, Tensor g) {
   const size_t e = node_.slots[arg].first + j;
   const OutputInfo& want = node_.inputs[e];
   g = sum_to(g, want.sizes);
+  if (g->device() != want.device) g = ops::to_device(g, want.device, want.dtype);  // to.device's backward
   if (g->dtype() != want.dtype) g = ops::to(g, want.dtype);
   out_[e] = std::move(g);
 }

@@ -214,19 +214,35 @@ void run_c_kernel(void* data, Frame& f) {
       case Value::Kind::SymIntList: c.kind = CT_VALUE_INTS, c.ints = v.int_list().data(); break;
     }
   }
+  // A built-in structured operator's outputs come from its shared meta function (see ct_kernel_fn):
+  // f.outs hold them while the kernel runs, and outs hands the kernel its own references.
   std::vector<ct_tensor*> outs(f.nouts, nullptr);
+  if (f.op.builtin && f.op.meta && !f.op.functional) {
+    structured_outputs(f);
+    for (size_t i = 0; i < f.nouts; ++i) outs[i] = capi::to_handle(f.outs[i]);
+  }
+  std::vector<ct_tensor*> given = outs;
+  auto release_outs = [&] {
+    for (size_t i = 0; i < f.nouts; ++i) {
+      ct_tensor_release(outs[i]);
+      if (given[i] != outs[i]) ct_tensor_release(given[i]);
+    }
+  };
   capi::begin_callback();
   const ct_status st = k.fn(k.user_data, args.data(), args.size(), outs.data(), outs.size());
   if (st != CT_OK) {
-    for (ct_tensor* t : outs) ct_tensor_release(t);
+    release_outs();
     capi::fail_callback(st, f.op.full_name + ": user kernel failed");
   }
   for (size_t i = 0; i < f.nouts; ++i) {
     if (!outs[i]) {
-      for (ct_tensor* t : outs) ct_tensor_release(t);
+      release_outs();
       fail(CT_ERROR_INVALID_ARGUMENT, str(f.op.full_name, ": user kernel returned CT_OK but left output ", i,
                                           " NULL. Write one new tensor per return"));
     }
+  }
+  for (size_t i = 0; i < f.nouts; ++i) {
+    if (given[i] != outs[i]) ct_tensor_release(given[i]);
     f.outs[i] = Tensor::adopt(capi::impl_of(outs[i]));
   }
 }

@@ -8,6 +8,7 @@
 #include "core/tensor_impl.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "cuda/context.h"
 #include "dispatch/registry.h"
 #include "ops/cpu/parallel.h"
 #include "runtime/plugins.h"
@@ -75,6 +76,7 @@ ct_status ct_set_memory_pressure_handler(ct_memory_pressure_fn fn, void* user_da
 
 int ct_has_feature(const char* name) {
   if (!name) return 0;
+  if (std::strcmp(name, "cuda") == 0) return cuda::device_count() > 0;
   return std::strcmp(name, "cpu") == 0 || std::strcmp(name, "openblas") == 0 || std::strcmp(name, "threads") == 0 ||
          std::strcmp(name, "compile") == 0;
 }

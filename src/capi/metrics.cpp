@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/storage.h"
 #include "core/tensor_impl.h"
+#include "cuda/backend.h"
 #include "dispatch/registry.h"
 #include "runtime/defaults.h"
 #include "runtime/determinism.h"
@@ -17,6 +18,15 @@
 using namespace ct;
 
 namespace {
+
+// A CUDA allocator figure summed over devices. Reading it never loads CUDA: devices the allocator
+// never served read as zeros.
+template <size_t CachingAllocator::Stats::*field>
+int64_t cuda_total() {
+  size_t sum = 0;
+  for (int d = 0; d < 128; ++d) sum += cuda::allocator().stats(d).*field;
+  return static_cast<int64_t>(sum);
+}
 
 struct Metric {
   const char* name;  // documented in ctorch.h under ct_metric_get; a name's meaning never changes
@@ -29,6 +39,14 @@ constexpr Metric kMetrics[] = {
     {"memory.cpu.bytes_allocated", [] { return static_cast<int64_t>(cpu_allocated_bytes()); }},
     {"memory.cpu.bytes_cached", [] { return static_cast<int64_t>(cpu_cached_bytes()); }},
     {"memory.cpu.allocations_live", [] { return static_cast<int64_t>(cpu_live_allocations()); }},
+    {"memory.cuda.bytes_allocated", cuda_total<&CachingAllocator::Stats::allocated_bytes>},
+    {"memory.cuda.bytes_reserved", cuda_total<&CachingAllocator::Stats::reserved_bytes>},
+    {"memory.cuda.peak_bytes_allocated", cuda_total<&CachingAllocator::Stats::peak_allocated_bytes>},
+    {"memory.cuda.out_of_memory", [] {
+       int64_t n = 0;
+       for (int d = 0; d < 128; ++d) n += static_cast<int64_t>(cuda::allocator().stats(d).ooms);
+       return n;
+     }},
     {"init.time_us", [] { return Registry::build_time_us() + runtime::plugin_autoload_time_us(); }},
     {"plugins.loaded", runtime::plugins_loaded},
     {"plugins.load_failures", runtime::plugin_load_failures},

@@ -138,6 +138,15 @@ ct_status ct_tensor_to(const ct_tensor* a, ct_dtype dtype, ct_tensor** out) {
   });
 }
 
+ct_status ct_tensor_to_device(const ct_tensor* a, const char* device, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_to_device", [&] {
+    const TensorImpl& x = tensor_arg(a, "ct_tensor_to_device", "a");
+    CT_CHECK(device, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_to_device: device is NULL. Name one (\"cpu\", \"cuda:0\")");
+    const Device d = parse_device(device);
+    return ops::to_device(Tensor::borrow(&x), d, x.dtype());
+  });
+}
+
 // ---- Shapes and views ----
 
 #define CT_LIST_OP(name, op_full, arg)                                                                    \

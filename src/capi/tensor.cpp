@@ -14,6 +14,11 @@ using capi::tensor_arg;
 
 namespace {
 
+// x itself on the cpu (or meta), else a host copy of it: what the functions that read elements see.
+Tensor on_host(const TensorImpl& x) {
+  return x.device().is_cpu() || x.device().is_meta() ? Tensor::borrow(&x) : ops::to_device(Tensor::borrow(&x), kCPU, x.dtype());
+}
+
 // Runs body(t) for an inspection function: checks t and out, fills out.
 template <typename Out, typename F>
 ct_status inspect(const ct_tensor* t, Out* out, const char* fn, F&& body) {
@@ -206,8 +211,8 @@ ct_status ct_tensor_data_ptr(const ct_tensor* t, void** out) {
   if (out) *out = nullptr;
   return inspect(t, out, "ct_tensor_data_ptr", [&](const TensorImpl& x) {
     compile::check_data_read(x, "ct_tensor_data_ptr");
-    CT_CHECK(x.device().is_cpu(), CT_ERROR_DEVICE, "ct_tensor_data_ptr: the tensor ", x.sizes(), " is on ", x.device(),
-             ", not cpu. Copy it to the cpu first");
+    CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_data_ptr: the meta tensor ", x.sym_sizes(),
+             " has no data. Compute it on a real device");
     *out = x.data();
   });
 }
@@ -223,7 +228,7 @@ ct_status ct_tensor_copy_to(const ct_tensor* t, void* dst, size_t nbytes) {
     CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_copy_to: a meta tensor ", x.sizes(),
              " has no data. Compute it on a real device");
     if (need == 0) return;
-    Tensor c = ops::contiguous(Tensor::borrow(&x));
+    Tensor c = ops::contiguous(on_host(x));
     std::memcpy(dst, c->data(), need);
   });
 }
@@ -234,9 +239,10 @@ ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out) {
     CT_CHECK(x.sym_numel() == 1, CT_ERROR_SHAPE, "ct_tensor_item: the tensor ", x.sym_sizes(), " has ",
              x.sym_numel(), " elements, not 1. Select or reduce to one element first");
     CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_item: a meta tensor has no value");
+    const Tensor host = on_host(x);
     visit_dtype(x.dtype(), "item", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const T v = *x.data_as<T>();
+      const T v = *host->data_as<T>();
       ct_scalar s{};
       if (x.dtype() == DType::Bool) {
         s.kind = CT_SCALAR_BOOL;
@@ -258,7 +264,7 @@ ct_status ct_tensor_to_string(const ct_tensor* t, char** out) {
   return inspect(t, out, "ct_tensor_to_string",
                  [&](const TensorImpl& x) {
                    compile::check_data_read(x, "ct_tensor_to_string");
-                   *out = capi::copy_string(ops::to_string(Tensor::borrow(&x)));
+                   *out = capi::copy_string(ops::to_string(on_host(x)));
                  });
 }
 

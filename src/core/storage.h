@@ -13,15 +13,6 @@ namespace sym {
 class ShapeEnv;  // symbolic/shape_env.h
 }
 
-/// How a device's memory is obtained and returned; one per device type (see set_device_allocator).
-struct DeviceAllocator {
-  void* (*allocate)(size_t nbytes);  // raises CT_ERROR_OUT_OF_MEMORY on failure
-  void (*free)(void* p, size_t nbytes);
-};
-/// Installs the allocator for a device type; the CPU one is built in, meta needs none.
-void set_device_allocator(DeviceType type, const DeviceAllocator* a);
-bool has_device_allocator(DeviceType type);
-
 using BlobDeleter = void (*)(void* data, void* user_data);
 
 /// StorageImpls alive now, on every device (metrics; exact while no other thread changes them).
@@ -29,7 +20,7 @@ size_t live_storage_count();
 
 class StorageImpl {
  public:
-  /// New storage of nbytes on device (meta: no memory). Refcount 1.
+  /// New storage of nbytes on device (meta: no memory), from the device's DeviceBackend. Refcount 1.
   static StorageImpl* create(size_t nbytes, Device device);
   /// Storage over caller memory on the cpu; deleter(data, user_data) runs when the last user goes.
   static StorageImpl* from_blob(void* data, size_t nbytes, BlobDeleter deleter, void* user_data);

@@ -13,6 +13,7 @@
 
 namespace ct {
 
+// Backend keys have the values of their DeviceType (see backend_key).
 enum class DispatchKey : uint8_t {
   // Backends (a tensor carries exactly one).
   CPU = 0,
@@ -29,6 +30,10 @@ enum class DispatchKey : uint8_t {
 };
 constexpr int kNumDispatchKeys = 10;
 constexpr int kNumBackendKeys = 7;
+static_assert(static_cast<int>(DispatchKey::PrivateUse1) == static_cast<int>(DeviceType::PrivateUse1) &&
+                  static_cast<int>(DispatchKey::PrivateUse4) == static_cast<int>(DeviceType::PrivateUse4) &&
+                  kNumBackendKeys == kNumDeviceTypes,
+              "backend_key maps plugin device types to keys by value");
 
 const char* dispatch_key_name(DispatchKey k);
 
@@ -67,8 +72,8 @@ inline DispatchKey backend_key(Device d) {
     case DeviceType::CPU: return DispatchKey::CPU;
     case DeviceType::CUDA: return DispatchKey::CUDA;
     case DeviceType::Meta: return DispatchKey::Meta;
+    default: return static_cast<DispatchKey>(d.type);  // PrivateUse1..4 share their values
   }
-  return DispatchKey::CPU;
 }
 
 /// Keys the calling thread adds to (included) and removes from (excluded) every call's key set.

@@ -135,6 +135,13 @@ sym::ShapeEnv* frame_shape_env(const Frame& f) {
 }  // namespace
 
 void structured_kernel(void*, Frame& f) {
+  const MetaResult m = structured_outputs(f);
+  // Outputs live on the inputs' device, so its backend names the compute to run (none for meta).
+  const DispatchKey k = backend_key(m.outs[0].device);
+  if (ComputeFn c = f.op.compute[static_cast<int>(k)]) c(f, m, f.outs);
+}
+
+MetaResult structured_outputs(Frame& f) {
   MetaResult m;
   f.op.meta(f, m);
   sym::ShapeEnv* env = m.outs[0].device.is_meta() ? frame_shape_env(f) : nullptr;
@@ -147,9 +154,7 @@ void structured_kernel(void*, Frame& f) {
                            m.outs[i].device, ": ", e.message()));
     }
   }
-  // Outputs live on the inputs' device, so its backend names the compute to run (none for meta).
-  const DispatchKey k = backend_key(m.outs[0].device);
-  if (ComputeFn c = f.op.compute[static_cast<int>(k)]) c(f, m, f.outs);
+  return m;
 }
 
 // Note [In-place aliasing]

@@ -24,6 +24,8 @@ inline Tensor call(const OperatorDef& op, std::initializer_list<Value> args) {
 
 /// The generic kernels behind structured operators (see Note [Structured operators]).
 void structured_kernel(void* data, Frame& f);
+/// The first half of structured_kernel: runs the meta function and allocates f.outs from it.
+MetaResult structured_outputs(Frame& f);
 void inplace_kernel(void* data, Frame& f);
 
 /// Raises CT_ERROR_INVALID_ARGUMENT when op may not write self in place: an inference tensor outside

@@ -33,7 +33,10 @@ const char* dispatch_key_name(DispatchKey k) {
   static constexpr const char* names[kNumDispatchKeys] = {"cpu",          "cuda",         "meta",
                                                           "privateuse1",  "privateuse2",  "privateuse3",
                                                           "privateuse4",  "autograd",     "profiler", "tracer"};
-  return names[static_cast<int>(k)];
+  const int i = static_cast<int>(k);
+  // A plugin's key reads as its device's registered name ("counting"), as in the messages users see.
+  const char* device = i < kNumBackendKeys ? device_type_name(static_cast<DeviceType>(i)) : nullptr;
+  return device ? device : names[i];
 }
 
 LocalDispatchKeys& local_dispatch_keys() {

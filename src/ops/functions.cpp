@@ -68,6 +68,10 @@ Tensor to(const Tensor& a, DType dtype) {
   CT_OP(op, "to.dtype");
   return call(op, {a, dtype});
 }
+Tensor to_device(const Tensor& a, Device device, DType dtype) {
+  CT_OP(op, "to.device");
+  return call(op, {a, device, dtype, false});
+}
 Tensor contiguous(const Tensor& a) {
   if (a->is_contiguous()) return a;  // the operator would return a itself; skip the dispatch
   CT_OP(op, "contiguous");

@@ -28,6 +28,8 @@ Tensor eye(int64_t n, int64_t m, DType dtype, Device device);
 // Copies and conversion.
 void copy_(const Tensor& self, const Tensor& src);
 Tensor to(const Tensor& a, DType dtype);
+/// a on device with dtype (to.device); a itself when it is already there.
+Tensor to_device(const Tensor& a, Device device, DType dtype);
 Tensor contiguous(const Tensor& a);
 Tensor clone(const Tensor& a);
 

@@ -1,6 +1,7 @@
 // register_all.cpp - defines every built-in operator, explicitly, on the registry's first use
 // (see registry.h for why there are no static initializers), and installs autograd over them.
 #include "autograd/autograd.h"
+#include "cuda/backend.h"
 #include "dispatch/registry.h"
 
 namespace ct {
@@ -47,6 +48,7 @@ void define_advanced_index(Registry& r);
 }  // namespace ops
 
 void register_builtin_operators(Registry& r) {
+  cuda::install_backend();  // loads nothing: CUDA is touched on first use
   ops::define_factories(r);
   ops::define_copy(r);
   ops::define_binary_ops(r);

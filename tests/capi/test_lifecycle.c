@@ -27,6 +27,9 @@ static void test_num_threads_default_is_number_of_cores(void) {
 
 static void test_version_matches_header(void) {
   CHECK_STR_EQ(ct_version(), CT_VERSION_STRING);
+  char parts[32];
+  snprintf(parts, sizeof parts, "%d.%d.%d", CT_VERSION_MAJOR, CT_VERSION_MINOR, CT_VERSION_PATCH);
+  CHECK_STR_EQ(CT_VERSION_STRING, parts); /* the string and the numbers say the same version */
   CHECK(ct_version() == ct_version()); /* static string */
   CHECK(ct_abi_version() == CT_ABI_VERSION);
 }

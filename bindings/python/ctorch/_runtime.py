@@ -2,7 +2,7 @@
 float32 matmul precision (the default dtype lives in _dtype)."""
 
 from . import _C
-from ._tensor import _DEVICE_NAMES, device
+from ._tensor import _device_of, device
 
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
@@ -50,7 +50,7 @@ def set_default_device(dev):
 def get_default_device():
     """The device a factory without one would use now on this thread."""
     kind, index = _C.ct_get_default_device()
-    return device(_DEVICE_NAMES[kind], None if index < 0 else index)
+    return _device_of(kind, index)
 
 
 def set_float32_matmul_precision(precision):

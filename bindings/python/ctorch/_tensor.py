@@ -90,7 +90,8 @@ class Size(tuple):
 
 
 class device:
-    """Where a tensor lives: "cpu" or "meta" (type plus optional index), like torch.device."""
+    """Where a tensor lives, like torch.device: "cpu", "meta", "cuda:0", or a plugin's device
+    ("counting:1"): a type plus an optional index."""
 
     __slots__ = ("type", "index")
 
@@ -124,7 +125,9 @@ class device:
         return False
 
 
-_DEVICE_NAMES = {_C.CT_DEVICE_CPU: "cpu", _C.CT_DEVICE_CUDA: "cuda", _C.CT_DEVICE_META: "meta"}
+def _device_of(kind, index):
+    """The device a (ct_device_type, index) pair names; plugin types answer their registered name."""
+    return device(_C.ct_device_type_name(kind), None if index < 0 else index)
 
 
 def _binary(tensor_fn, scalar_fn):
@@ -245,8 +248,7 @@ class Tensor:
 
     @property
     def device(self):
-        kind, index = _C.ct_tensor_device(self._h)
-        return device(_DEVICE_NAMES[kind], None if index < 0 else index)
+        return _device_of(*_C.ct_tensor_device(self._h))
 
     @property
     def ndim(self):
@@ -322,7 +324,8 @@ class Tensor:
     def tolist(self):
         if self.ndim == 0:
             return self.item()
-        src = self.to(_d.float32) if self.dtype is _d.bfloat16 else self
+        src = self if self.device.type in ("cpu", "meta") else self.cpu()
+        src = src.to(_d.float32) if src.dtype is _d.bfloat16 else src
         return src.numpy().tolist()
 
     def numpy(self):
@@ -480,12 +483,36 @@ class Tensor:
         return where(condition, self, other)
 
     # ---- conversion ----
-    def to(self, dtype=None, device=None):
-        if isinstance(dtype, (str, globals()["device"])):  # the class, shadowed by the parameter here
-            dtype, device = None, dtype
-        if device is not None and str(device) != str(self.device):
-            raise NotImplementedError(f"to: moving {self.device} tensors to {device} needs a backend for it")
-        return self if dtype is None else _wrap(_C.ct_tensor_to(self._h, dtype.code))
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
+        """to(dtype), to(device), to(device, dtype), to(other) or keywords, as torch.Tensor.to.
+        Returns self when nothing changes and copy is false. non_blocking is accepted; every
+        move completes before it returns."""
+        for a in args:
+            if isinstance(a, Tensor):
+                device, dtype = a.device, a.dtype
+            elif isinstance(a, (str, globals()["device"])):  # the class, shadowed by the parameter here
+                device = a
+            else:
+                dtype = a
+        out = self
+        if device is not None:
+            target = globals()["device"](device)
+            here = self.device
+            if target.type != here.type or (target.index or 0) != (here.index or 0):
+                out = _wrap(_C.ct_tensor_to_device(self._h, str(target)))
+        if dtype is not None:
+            out = out if dtype is out.dtype else _wrap(_C.ct_tensor_to(out._h, dtype.code))
+        return out.clone() if copy and out is self else out
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else f"cuda:{device}" if isinstance(device, builtins.int) else device)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
 
     def float(self):
         return self.to(_d.float32)

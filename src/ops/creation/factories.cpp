@@ -137,6 +137,11 @@ void define_factories(Registry& r) {
         .not_differentiable();  // no tensor inputs: nothing to differentiate with respect to
   };
   def("empty(int[] size, ", 2, sized_meta, empty_cpu);
+  // A plugin device's empty needs only its backend's memory: the structured kernel with no compute.
+  // (Deterministic mode's fill of uninitialized memory is the cpu's alone.)
+  OperatorDef& empty = *r.find("empty");
+  for (DispatchKey k : {DispatchKey::PrivateUse1, DispatchKey::PrivateUse2, DispatchKey::PrivateUse3, DispatchKey::PrivateUse4})
+    r.set_kernel(empty, k, Kernel{structured_kernel, nullptr, nullptr}, Determinism::Bitwise);
   def("zeros(int[] size, ", 2, sized_meta, zeros_cpu);
   def("ones(int[] size, ", 2, sized_meta, ones_cpu);
   def("full(int[] size, Scalar fill_value, ", 3, full_meta, full_cpu);

@@ -1,6 +1,7 @@
 // copy.cpp - copy_ (with broadcasting and dtype conversion), and the operators built on it:
-// to.dtype, contiguous, clone.
+// to.dtype, contiguous, clone; to.device, which moves elements between devices.
 #include "autograd/grad_ctx.h"
+#include "core/device_backend.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/cast.h"
 #include "ops/cpu/loop.h"
@@ -80,6 +81,70 @@ void clone_kernel(void*, Frame& f) {
   copy_(f.outs[0], Tensor::borrow(&a));
 }
 
+// Note [Moving tensors between devices]
+// to.device needs no kernel on either device: bytes move through the backends' copy functions
+// (core/device_backend.h), and any change of layout or dtype happens on the cpu. A contiguous
+// tensor moves as one copy; a strided view on a device brings the span of storage its elements
+// cover to the host and is gathered there, so a plugin without a copy_ kernel can still hand back
+// any view. Between two devices the elements pass through the host.
+
+// src (on a device, not cpu or meta) on the cpu with src's dtype: contiguous, or a strided view of
+// the span it covers.
+Tensor device_to_host(const TensorImpl& src) {
+  const DeviceBackend& b = require_backend(src.device(), "to");
+  const size_t item = itemsize(src.dtype());
+  if (src.numel() == 0 || src.is_contiguous()) {
+    Tensor host = Tensor::adopt(TensorImpl::empty(src.sizes(), src.dtype(), kCPU));
+    if (src.numel() > 0) b.copy(b.ctx, CopyKind::DeviceToHost, src.device().index, host->data(), src.data(), src.numel() * item);
+    return host;
+  }
+  int64_t span = 1;
+  for (size_t d = 0; d < src.dim(); ++d) {
+    CT_CHECK(src.strides()[d] >= 0, CT_ERROR_INTERNAL, "to: negative stride in a ", src.device(), " tensor");
+    span += (src.sizes()[d] - 1) * src.strides()[d];
+  }
+  Tensor buffer = Tensor::adopt(TensorImpl::empty({span}, src.dtype(), kCPU));
+  b.copy(b.ctx, CopyKind::DeviceToHost, src.device().index, buffer->data(), src.data(), span * item);
+  return Tensor::adopt(TensorImpl::view_of(*buffer, src.sizes(), src.strides(), 0));
+}
+
+Tensor move_to(const TensorImpl& src, Device dst, DType dtype) {
+  CT_CHECK(!src.device().is_meta(), CT_ERROR_DEVICE, "to: a meta tensor ", src.sym_sizes(),
+           " has no data to copy to ", dst, ". Compute it on a real device");
+  if (dst.is_meta()) return Tensor::adopt(TensorImpl::empty(src.sizes(), dtype, kMeta));
+  if (!src.device().is_cpu()) {
+    Tensor host = contiguous(to(device_to_host(src), dtype));
+    return dst.is_cpu() ? host : move_to(*host, dst, dtype);
+  }
+  const DeviceBackend& b = require_backend(dst, "to");
+  Tensor host = contiguous(to(Tensor::borrow(&src), dtype));
+  Tensor out = Tensor::adopt(TensorImpl::empty(src.sizes(), dtype, dst));
+  if (host->numel() > 0)
+    b.copy(b.ctx, CopyKind::HostToDevice, dst.index, out->data(), host->data(), host->numel() * itemsize(dtype));
+  return out;
+}
+
+// to.device(Tensor(a) self, Device device, ScalarType? dtype=None, bool copy=False) -> Tensor(a)
+// Returns self itself when nothing changes and copy is false, as Tensor.to does.
+void to_device(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  Device dst = f.arg(1).device();
+  const DType dtype = f.arg(2).is_none() ? a.dtype() : f.arg(2).dtype();
+  if (dst == a.device()) {
+    f.outs[0] = f.arg(3).to_bool() ? clone(to(Tensor::borrow(&a), dtype)) : to(Tensor::borrow(&a), dtype);
+    return;
+  }
+  // A traced tensor (a meta proxy) moves as a proxy: the trace records the move for run time.
+  if (a.device().is_meta() && a.shape_env()) {
+    f.outs[0] = Tensor::adopt(TensorImpl::empty_sym(a.sym_sizes(), dtype, kMeta, a.shape_env()));
+    return;
+  }
+  f.outs[0] = move_to(a, dst, dtype);
+}
+
+// The gradient goes back to the input's device and dtype (GradCtx::set moves it).
+void to_device_backward(autograd::GradCtx& c) { c.set(0, c.grad()); }
+
 // self's old values are overwritten, so they get no gradient; src's is summed over the dims it
 // was broadcast along and converted back to its dtype (by set).
 void copy_backward(autograd::GradCtx& c) { c.set(1, c.grad()); }
@@ -92,6 +157,9 @@ void define_copy(Registry& r) {
       .kernel(DispatchKey::Meta, copy_meta, Determinism::Bitwise)
       .derivative(copy_backward);
   r.def("to.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)").composite(to_dtype);
+  r.def("to.device(Tensor(a) self, Device device, ScalarType? dtype=None, bool copy=False) -> Tensor(a)")
+      .composite(to_device)
+      .derivative(to_device_backward);
   r.def("contiguous(Tensor(a) self) -> Tensor(a)").composite(contiguous_kernel);
   r.def("clone(Tensor self) -> Tensor").composite(clone_kernel);
 }

@@ -1,9 +1,28 @@
 // core.cpp - gradcheck cases of the operators from before the operator library: arithmetic,
 // views, joins, reductions, matrix products, copies and random numbers.
+#include <cstring>
+
+#include "core/allocator.h"
+#include "core/device_backend.h"
 #include "gradcheck.h"
 
 namespace ct::gradcheck {
 namespace {
+
+// A second device with data for to.device: host memory behind a plugin device type, registered
+// once per process. Moving needs no kernel on it, so the round trip cpu -> it -> cpu is all ops.
+Device host_memory_device() {
+  static const Device d = [] {
+    static const DeviceBackend backend{
+        nullptr, [](void*, int, size_t n) { return cpu_allocate(n); }, [](void*, int, void* p, size_t n) { cpu_free(p, n); },
+        [](void*, CopyKind, int, void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); },
+        [](void*) { return 1; }};
+    const DeviceType t = register_plugin_device("gradcheck_host");
+    set_device_backend(t, &backend);
+    return Device{t, 0};
+  }();
+  return d;
+}
 
 std::vector<Case> core_cases() {
   const Input m{{2, 3}}, row{{3}}, pos{{2, 3}, 0.5, 2.0}, pos_row{{3}, 0.5, 2.0}, cube{{2, 3, 4}};
@@ -90,6 +109,10 @@ std::vector<Case> core_cases() {
        }},
       {{"to.dtype"}, {m}, [](const Inputs& x) {
          return ops::to(ops::mul(ops::to(x[0], DType::Float32), Scalar(3.0)), DType::Float64);
+       }, true, 1e-3, 1e-3},
+      {{"to.device"}, {m}, [](const Inputs& x) {
+         const Tensor there = ops::to_device(ops::transpose(x[0], 0, 1), host_memory_device(), DType::Float32);
+         return ops::mul(ops::to_device(there, kCPU, DType::Float64), Scalar(3.0));
        }, true, 1e-3, 1e-3},
       {{"contiguous", "clone"}, {m}, [](const Inputs& x) {
          return ops::mul(ops::contiguous(ops::transpose(x[0], 0, 1)), ops::clone(ops::transpose(x[0], 0, 1)));

@@ -1,0 +1,113 @@
+"""Devices: Tensor.to / cpu / cuda, device names, and a plugin device (the counting device of
+examples/plugin, loaded in a subprocess through CTORCH_BACKEND_PATH)."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ctorch = pytest.importorskip("ctorch")
+
+COUNTING_DIR = os.environ.get("CTORCH_TEST_COUNTING_DIR", "")
+needs_counting = pytest.mark.skipif(not os.path.isdir(COUNTING_DIR),
+                                    reason="CTORCH_TEST_COUNTING_DIR (examples/plugin/plugins in the build tree) is not set")
+
+
+def test_to_the_same_device_is_the_tensor_itself():
+    x = ctorch.tensor([1.0, 2.0])
+    assert x.to("cpu") is x
+    assert x.cpu() is x
+    assert x.to(ctorch.device("cpu"), ctorch.float32) is x
+    y = x.to("cpu", copy=True)
+    assert y is not x and y.tolist() == [1.0, 2.0]
+
+
+def test_to_takes_torch_forms():
+    x = ctorch.tensor([1.5, 2.5])
+    assert x.to(ctorch.float64).dtype is ctorch.float64
+    assert x.to(dtype=ctorch.int32).tolist() == [1, 2]
+    assert x.to("cpu", ctorch.float64).dtype is ctorch.float64
+    other = ctorch.tensor([1], dtype=ctorch.int64)
+    assert x.to(other).dtype is ctorch.int64
+    m = x.to("meta")
+    assert m.device == "meta" and m.shape == (2,) and m.dtype is ctorch.float32
+
+
+def test_meta_tensor_has_nothing_to_move():
+    with pytest.raises(ctorch.DeviceError, match="has no data"):
+        ctorch.empty(2, device="meta").to("cpu")
+
+
+@pytest.mark.skipif(ctorch.cuda.is_available(), reason="a CUDA device exists")
+def test_cuda_without_a_device_is_a_device_error_saying_why():
+    assert ctorch.cuda.device_count() == 0
+    with pytest.raises(ctorch.DeviceError, match="no cuda device is available: "):
+        ctorch.tensor([1.0]).cuda()
+    with pytest.raises(ctorch.DeviceError, match="no cuda device is available"):
+        ctorch.zeros(2, device="cuda")
+    with pytest.raises(ctorch.DeviceError):
+        ctorch.cuda.synchronize()
+    ctorch.cuda.empty_cache()  # nothing to give back, and no error
+    assert ctorch.cuda.memory_allocated() == 0 and ctorch.cuda.memory_reserved() == 0
+    assert not ctorch.tensor([1.0]).is_cuda
+
+
+@pytest.mark.skipif(not ctorch.cuda.is_available(), reason="no CUDA device: the GPU suite needs one")
+def test_cuda_round_trip_and_add():
+    x = ctorch.arange(12, dtype=ctorch.float32).reshape(3, 4)
+    d = x.cuda()
+    assert d.is_cuda and d.device == "cuda:0"
+    assert (d + d).cpu().tolist() == (x + x).tolist()
+    assert d.t().cpu().tolist() == x.t().tolist()
+    assert ctorch.cuda.memory_allocated() > 0
+
+
+def test_unknown_device_lists_the_known_ones():
+    with pytest.raises(ctorch.InvalidArgumentError, match='"cpu", "meta", "cuda"'):
+        ctorch.tensor([1.0]).to("tpu")
+
+
+def run_python(code):
+    env = dict(os.environ, CTORCH_BACKEND_PATH=COUNTING_DIR)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+@needs_counting
+def test_counting_device_runs_its_kernels_and_autograd():
+    r = run_python("""
+        import ctorch
+        def calls():
+            return ctorch.ops.call("counting::stats").tolist()[0]
+        a = ctorch.tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]], requires_grad=True)
+        d = a.to("counting")
+        print(d.device, d.device.type, d.device.index)
+        before = calls()
+        y = -(d * d + d)
+        loss = y.sum()
+        print(calls() - before)
+        print(loss.tolist(), y.cpu().tolist())
+        loss.backward()
+        print(a.grad.tolist())
+        print(d.t().cpu().tolist(), d.detach().relu().tolist())
+        print(ctorch.empty(2, 2, device="counting:1").device)
+        try:
+            d.exp()
+        except ctorch.DeviceError as e:
+            print("DeviceError", e)
+        try:
+            d.to("counting:5")
+        except ctorch.DeviceError as e:
+            print("DeviceError", e)
+        """)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "counting:0 counting 0"
+    assert lines[1] == "4"  # mul, add, neg, sum: each one kernel call on the device
+    assert lines[2] == "-88.0 [[-2.0, -2.0, -12.0], [-12.0, -30.0, -30.0]]"
+    assert lines[3] == "[[-3.0, 3.0, -7.0], [7.0, -11.0, 11.0]]"  # -(2a + 1), back on the cpu
+    assert lines[4] == "[[1.0, -4.0], [-2.0, 5.0], [3.0, -6.0]] [[1.0, 0.0, 3.0], [0.0, 5.0, 0.0]]"
+    assert lines[5] == "counting:1"
+    assert lines[6].startswith("DeviceError exp: no kernel for counting")
+    assert "this process has 2 counting devices" in lines[7]

@@ -1,0 +1,29 @@
+// cuda.cpp - ct_cuda_*: devices, synchronization and the caching allocator's cache.
+#include "capi/handle.h"
+#include "core/error.h"
+#include "cuda/backend.h"
+#include "cuda/context.h"
+
+using namespace ct;
+
+extern "C" {
+
+int32_t ct_cuda_device_count(void) { return cuda::device_count(); }
+
+ct_status ct_cuda_synchronize(int32_t device) {
+  return capi::guard([&] {
+    const int n = cuda::device_count();
+    CT_CHECK(n > 0, CT_ERROR_DEVICE, "ct_cuda_synchronize: no cuda device is available: ", cuda::unavailable_reason());
+    CT_CHECK(device >= 0 && device < n, CT_ERROR_DEVICE, "ct_cuda_synchronize: device ", device,
+             " does not exist: this process has ", n, " cuda device", n == 1 ? "" : "s");
+    cuda::check(cuda::driver().synchronize_device(device), "ct_cuda_synchronize");
+  });
+}
+
+ct_status ct_cuda_empty_cache(void) {
+  return capi::guard([&] {
+    if (cuda::device_count() > 0) cuda::allocator().empty_cache();
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,183 @@
+/* test_cuda.c - the CUDA backend through the C ABI. Without a GPU (or without libctorch_cuda.so)
+ * the device-free contract is checked and the GPU tests print why they skip; with one, operators on
+ * "cuda" are compared with the cpu, gradients, determinism and the RNG included. */
+#include "capi_test.h"
+
+static int have_gpu(void) {
+  if (ct_cuda_device_count() > 0) return 1;
+  printf("  %s: skipped: no CUDA device in this process\n", capi_current);
+  return 0;
+}
+
+static ct_tensor* on(const ct_tensor* t, const char* device) {
+  ct_tensor* out = NULL;
+  if (ct_tensor_to_device(t, device, &out) != CT_OK) printf("to %s: %s\n", device, ct_last_error());
+  return out;
+}
+
+/* max |a - b| over two float32 tensors of n elements (a on any device, b on the cpu). */
+static double max_diff(const ct_tensor* a, const ct_tensor* b, size_t n) {
+  float* x = calloc(n, sizeof(float));
+  float* y = calloc(n, sizeof(float));
+  double worst = INFINITY;
+  if (x && y && ct_tensor_copy_to(a, x, n * sizeof(float)) == CT_OK && ct_tensor_copy_to(b, y, n * sizeof(float)) == CT_OK) {
+    worst = 0;
+    for (size_t i = 0; i < n; ++i) worst = fmax(worst, fabs((double)x[i] - y[i]));
+  }
+  free(x);
+  free(y);
+  return worst;
+}
+
+static void test_without_a_device_cuda_is_absent_and_says_why(void) {
+  if (ct_cuda_device_count() > 0) return;
+  CHECK(ct_has_feature("cuda") == 0);
+  ct_tensor* x = T(CT_FLOAT32, S(2), 1, 2);
+  ct_tensor* out = SENTINEL;
+  CHECK_STATUS(ct_tensor_to_device(x, "cuda", &out), CT_ERROR_DEVICE);
+  CHECK_ERROR_CONTAINS("no cuda device is available: ");
+  CHECK(out == NULL);
+  const int64_t sizes[1] = {4};
+  CHECK_STATUS(ct_tensor_empty(sizes, 1, CT_FLOAT32, "cuda:0", &out), CT_ERROR_DEVICE);
+  CHECK_STATUS(ct_cuda_synchronize(0), CT_ERROR_DEVICE);
+  CHECK_OK(ct_cuda_empty_cache());
+  int64_t v = -1;
+  CHECK_OK(ct_metric_get("memory.cuda.bytes_reserved", &v));
+  CHECK(v == 0);
+  ct_tensor_release(x);
+}
+
+static void test_cuda_names_parse_and_print(void) {
+  CHECK_STR_EQ(ct_device_type_name(CT_DEVICE_CUDA), "cuda");
+  ct_tensor* x = T(CT_FLOAT32, S(1), 1);
+  ct_tensor* out = NULL;
+  CHECK_STATUS(ct_tensor_to_device(x, "cuda:x", &out), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor_release(x);
+}
+
+static void test_round_trip_views_and_arithmetic_match_cpu(void) {
+  if (!have_gpu()) return;
+  ct_tensor* a = T(CT_FLOAT32, S(2, 3), 1, -2, 3, -4, 5, -6);
+  ct_tensor* b = T(CT_FLOAT32, S(3), 0.5, 2, -1);
+  ct_tensor *da = on(a, "cuda"), *db = on(b, "cuda:0");
+  ct_device_type type;
+  int32_t index;
+  CHECK_OK(ct_tensor_device(da, &type, &index));
+  CHECK(type == CT_DEVICE_CUDA && index == 0);
+  ct_tensor *sum = NULL, *prod = NULL, *ex = NULL, *t = NULL, *csum = NULL, *cprod = NULL, *cex = NULL;
+  CHECK_OK(ct_tensor_add(da, db, &sum));
+  CHECK_OK(ct_tensor_mul(da, db, &prod));
+  CHECK_OK(ct_tensor_exp(da, &ex));
+  CHECK_OK(ct_tensor_add(a, b, &csum));
+  CHECK_OK(ct_tensor_mul(a, b, &cprod));
+  CHECK_OK(ct_tensor_exp(a, &cex));
+  CHECK(max_diff(sum, csum, 6) == 0);
+  CHECK(max_diff(prod, cprod, 6) == 0);
+  CHECK(max_diff(ex, cex, 6) <= 1e-5 * 403.5);
+  CHECK_OK(ct_tensor_transpose(da, 0, 1, &t));
+  ct_tensor* back = on(t, "cpu");
+  CHECK_TENSOR(back, CT_FLOAT32, S(3, 2), 1, -4, -2, 5, 3, -6);
+  RELEASE(a, b, da, db, sum, prod, ex, t, csum, cprod, cex, back);
+}
+
+static void test_reductions_softmax_matmul_match_cpu(void) {
+  if (!have_gpu()) return;
+  ct_tensor* x = NULL;
+  const int64_t sizes[2] = {64, 96};
+  CHECK_OK(ct_manual_seed(7));
+  CHECK_OK(ct_tensor_randn(sizes, 2, CT_FLOAT32, "cpu", NULL, &x));
+  ct_tensor* dx = on(x, "cuda");
+  const int64_t dim1[1] = {1};
+  ct_tensor *s = NULL, *ds = NULL, *sm = NULL, *dsm = NULL, *xt = NULL, *dxt = NULL, *mm = NULL, *dmm = NULL;
+  CHECK_OK(ct_tensor_sum(x, dim1, 1, 0, &s));
+  CHECK_OK(ct_tensor_sum(dx, dim1, 1, 0, &ds));
+  CHECK(max_diff(ds, s, 64) <= 1e-4);
+  CHECK_OK(ct_tensor_softmax(x, 1, NULL, &sm));
+  CHECK_OK(ct_tensor_softmax(dx, 1, NULL, &dsm));
+  CHECK(max_diff(dsm, sm, 64 * 96) <= 1e-6);
+  CHECK_OK(ct_tensor_transpose(x, 0, 1, &xt));
+  CHECK_OK(ct_tensor_transpose(dx, 0, 1, &dxt));
+  CHECK_OK(ct_tensor_matmul(x, xt, &mm));
+  CHECK_OK(ct_tensor_matmul(dx, dxt, &dmm));
+  CHECK(max_diff(dmm, mm, 64 * 64) <= 1e-3);
+  RELEASE(x, dx, s, ds, sm, dsm, xt, dxt, mm, dmm);
+}
+
+static void test_one_seed_gives_the_cpu_numbers(void) {
+  if (!have_gpu()) return;
+  const int64_t sizes[1] = {1001};
+  ct_tensor *c = NULL, *g = NULL, *cn = NULL, *gn = NULL;
+  CHECK_OK(ct_manual_seed(123));
+  CHECK_OK(ct_tensor_rand(sizes, 1, CT_FLOAT32, "cpu", NULL, &c));
+  CHECK_OK(ct_tensor_randn(sizes, 1, CT_FLOAT32, "cpu", NULL, &cn));
+  CHECK_OK(ct_manual_seed(123));
+  CHECK_OK(ct_tensor_rand(sizes, 1, CT_FLOAT32, "cuda", NULL, &g));
+  CHECK_OK(ct_tensor_randn(sizes, 1, CT_FLOAT32, "cuda", NULL, &gn));
+  CHECK(max_diff(g, c, 1001) == 0); /* bitwise: the same Philox stream and formulas */
+  CHECK(max_diff(gn, cn, 1001) == 0);
+  RELEASE(c, g, cn, gn);
+}
+
+static void test_deterministic_reductions_repeat_bitwise(void) {
+  if (!have_gpu()) return;
+  const int64_t sizes[1] = {1 << 22};
+  ct_tensor *x = NULL, *a = NULL, *b = NULL;
+  CHECK_OK(ct_use_deterministic_algorithms(1, 0));
+  CHECK_OK(ct_tensor_randn(sizes, 1, CT_FLOAT32, "cuda", NULL, &x));
+  CHECK_OK(ct_tensor_sum(x, NULL, 0, 0, &a));
+  CHECK_OK(ct_tensor_sum(x, NULL, 0, 0, &b));
+  CHECK(max_diff(a, b, 1) == 0);
+  CHECK_OK(ct_use_deterministic_algorithms(0, 0));
+  RELEASE(x, a, b);
+}
+
+static void test_gradients_on_cuda(void) {
+  if (!have_gpu()) return;
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+  CHECK_OK(ct_tensor_set_requires_grad(x, 1));
+  ct_tensor* d = on(x, "cuda");
+  ct_tensor *sq = NULL, *loss = NULL, *g = NULL;
+  CHECK_OK(ct_tensor_mul(d, d, &sq));
+  CHECK_OK(ct_tensor_sum(sq, NULL, 0, 0, &loss));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK_OK(ct_tensor_grad(x, &g));
+  CHECK_TENSOR(g, CT_FLOAT32, S(3), 2, 4, 6);
+  RELEASE(x, d, sq, loss, g);
+}
+
+static void test_memory_is_cached_and_returned(void) {
+  if (!have_gpu()) return;
+  const int64_t sizes[1] = {1 << 20};
+  ct_tensor* t = NULL;
+  CHECK_OK(ct_tensor_empty(sizes, 1, CT_FLOAT32, "cuda", &t));
+  int64_t allocated = 0, reserved = 0;
+  CHECK_OK(ct_metric_get("memory.cuda.bytes_allocated", &allocated));
+  CHECK(allocated >= (int64_t)4 << 20);
+  ct_tensor_release(t);
+  CHECK_OK(ct_metric_get("memory.cuda.bytes_reserved", &reserved));
+  CHECK(reserved >= (int64_t)4 << 20); /* kept for reuse */
+  CHECK_OK(ct_cuda_empty_cache());
+  CHECK_OK(ct_metric_get("memory.cuda.bytes_reserved", &reserved));
+  CHECK(reserved == 0);
+  CHECK_OK(ct_cuda_synchronize(0));
+}
+
+static void test_out_of_memory_is_a_status(void) {
+  if (!have_gpu()) return;
+  const int64_t sizes[1] = {(int64_t)1 << 46}; /* 256 TiB of float32 */
+  ct_tensor* t = SENTINEL;
+  CHECK_STATUS(ct_tensor_empty(sizes, 1, CT_FLOAT32, "cuda", &t), CT_ERROR_OUT_OF_MEMORY);
+  CHECK_ERROR_CONTAINS("cuda:0");
+  CHECK(t == NULL);
+}
+
+static const capi_test TESTS[] = {CAPI_TEST(test_without_a_device_cuda_is_absent_and_says_why),
+                                  CAPI_TEST(test_cuda_names_parse_and_print),
+                                  CAPI_TEST(test_round_trip_views_and_arithmetic_match_cpu),
+                                  CAPI_TEST(test_reductions_softmax_matmul_match_cpu),
+                                  CAPI_TEST(test_one_seed_gives_the_cpu_numbers),
+                                  CAPI_TEST(test_deterministic_reductions_repeat_bitwise),
+                                  CAPI_TEST(test_gradients_on_cuda),
+                                  CAPI_TEST(test_memory_is_cached_and_returned),
+                                  CAPI_TEST(test_out_of_memory_is_a_status)};
+CAPI_MAIN(TESTS)
