@@ -1,6 +1,7 @@
 // register_all.cpp - defines every built-in operator, explicitly, on the registry's first use
 // (see registry.h for why there are no static initializers), and installs autograd over them.
 #include "autograd/autograd.h"
+#include "cuda/kernels.h"
 #include "cuda/backend.h"
 #include "dispatch/registry.h"
 
@@ -89,6 +90,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_embedding(r);
   ops::define_advanced_index(r);
   autograd::install(r);
+  cuda::register_cuda_kernels(r);
 }
 
 }  // namespace ct

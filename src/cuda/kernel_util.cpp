@@ -1,0 +1,108 @@
+#include "cuda/kernel_util.h"
+
+#include <cmath>
+#include <type_traits>
+
+#include "core/error.h"
+#include "cuda/loop_plan.h"
+#include "ops/functions.h"
+
+namespace ct::cuda {
+
+DType table_compute(DType d) {
+  switch (d) {
+    case DType::Bool: return DType::Bool;
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float32: return DType::Float32;
+    case DType::Float64: return DType::Float64;
+    default: return DType::Int64;
+  }
+}
+
+void unsupported(const char* op, DType d, const char* what) {
+  fail(CT_ERROR_NOT_IMPLEMENTED, str(op, ": not implemented for ", d, " tensors on cuda", *what ? " (" : "", what,
+                                     *what ? ")" : "", ". Convert with to() first, or compute it on the cpu"));
+}
+
+void* stream_for(const TensorImpl& t) {
+  const int index = t.device().index;
+  set_device(index);
+  return current_stream(index);
+}
+
+Tensor empty_on(IntArrayRef sizes, DType dtype, Device device) {
+  return Tensor::adopt(TensorImpl::empty(sizes, dtype, device));
+}
+
+Scalar host_scalar(const TensorImpl& t) {
+  Scalar s;
+  visit_dtype(t.dtype(), "cuda", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = *t.data_as<T>();
+    if constexpr (std::is_same_v<T, bool>) s = Scalar(v);
+    else if constexpr (std::is_integral_v<T>) s = Scalar(static_cast<int64_t>(v));
+    else s = Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
+  });
+  return s;
+}
+
+const TensorImpl* on_device(const char* op, const TensorImpl& t, Device device, void* stream, Tensor& holder) {
+  if (t.device() == device) return &t;
+  CT_CHECK(t.device().is_cpu() && t.numel() == 1, CT_ERROR_DEVICE, op, ": an input is on ", t.device(), " (sizes ",
+           t.sizes(), ") but the call runs on ", device, ". Move it with to()");
+  holder = empty_on({}, t.dtype(), device);
+  fill(op, *holder, host_scalar(t), stream);
+  return holder.impl();
+}
+
+void fill(const char* op, const TensorImpl& out, const Scalar& v, void* stream) {
+  if (out.numel() == 0) return;
+  const ct_cuda_loop loop = plan_loop(op, out, nullptr, 0);
+  // The integer value for integer and bool dtypes: a float truncates toward zero (out of range
+  // or NaN gives 0 rather than undefined behaviour); bool tests != 0.
+  int64_t iv = 0;
+  if (out.dtype() == DType::Bool) {
+    iv = v.to_double() != 0 || (!v.is_floating() && v.to_int() != 0);
+  } else if (!is_floating(out.dtype())) {
+    const double d = v.to_double();
+    iv = !v.is_floating() ? v.to_int() : (std::isfinite(d) && std::fabs(d) < 9.2e18 ? static_cast<int64_t>(d) : 0);
+  }
+  check(driver().fill(code(out.dtype()), v.to_double(), iv, out.data(), &loop, stream), op);
+}
+
+// cast_value's rules (ops/cpu/cast.h) through the table's in -> compute -> out conversion: floats
+// keep their precision until the store, integers pass through int64, bool tests != 0.
+static DType copy_compute(DType dst, DType src) {
+  if (dst == DType::Bool) return DType::Bool;
+  if (dst == DType::Float64 || src == DType::Float64) return DType::Float64;
+  if (is_floating(dst) || is_floating(src)) return DType::Float32;
+  return DType::Int64;
+}
+
+void copy_into(const char* op, const TensorImpl& dst, const TensorImpl& src, void* stream) {
+  if (dst.numel() == 0) return;
+  const TensorImpl* in = &src;
+  const ct_cuda_loop loop = plan_loop(op, dst, &in, 1);
+  check(driver().unary(CT_CUDA_UNARY_COPY, code(dst.dtype()), code(src.dtype()),
+                       code(copy_compute(dst.dtype(), src.dtype())), dst.data(), src.data(), &loop, stream),
+        op);
+}
+
+Tensor contiguous_as(const TensorImpl& t, DType d) {
+  if (t.is_contiguous() && t.dtype() == d) return Tensor::borrow(&t);
+  Tensor out = empty_on(t.sizes(), d, t.device());
+  copy_into("contiguous", *out, t, stream_for(t));
+  return out;
+}
+
+Tensor permuted(const TensorImpl& t, IntArrayRef perm) {
+  DimVector sizes, strides;
+  for (int64_t d : perm) {
+    sizes.push_back(t.size(static_cast<size_t>(d)));
+    strides.push_back(t.stride(static_cast<size_t>(d)));
+  }
+  return Tensor::adopt(TensorImpl::view_of(t, sizes, strides, t.storage_offset()));
+}
+
+}  // namespace ct::cuda

@@ -1,0 +1,51 @@
+// kernel_util.h - what the CUDA compute functions share: dtype codes, the table's compute dtype,
+// the device and stream of a call, operands brought onto the device, fills and copies.
+//
+// Everything here calls the driver table only when a kernel runs (never at registration), and
+// never reads device memory on the host.
+#pragma once
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+#include "cuda/context.h"
+
+namespace ct::cuda {
+
+/// The ct_dtype code the table takes (DType's value).
+inline int code(DType d) { return static_cast<int>(d); }
+
+/// The dtype the table computes in for a computation ctorch runs in d: float32 for the 16-bit
+/// floats and float32, float64, int64 for the integers, bool.
+DType table_compute(DType d);
+
+/// Raises CT_ERROR_NOT_IMPLEMENTED: "<op>: not implemented for <dtype> tensors on cuda...".
+[[noreturn]] void unsupported(const char* op, DType d, const char* what = "");
+
+/// Makes t's device current on this thread and returns the stream its work runs on.
+void* stream_for(const TensorImpl& t);
+
+/// A fresh contiguous device tensor (no fill, even in deterministic mode: the caller writes it).
+Tensor empty_on(IntArrayRef sizes, DType dtype, Device device);
+
+/// The value of a 0-dim (or one-element) cpu tensor, read on the host.
+Scalar host_scalar(const TensorImpl& t);
+
+/// t when it is on device; a one-element cpu tensor (a wrapped number, or a 0-dim cpu tensor that
+/// common_device lets through) becomes a 0-dim device tensor of its dtype, kept in holder, filled on
+/// stream. Anything else is CT_ERROR_DEVICE.
+const TensorImpl* on_device(const char* op, const TensorImpl& t, Device device, void* stream, Tensor& holder);
+
+/// Writes v (converted to out's dtype) to every element of out, whatever its strides.
+void fill(const char* op, const TensorImpl& out, const Scalar& v, void* stream);
+
+/// dst = src converted to dst's dtype, src broadcast to dst's sizes; both on dst's device, no
+/// partial overlap (the caller clones an overlapping src first).
+void copy_into(const char* op, const TensorImpl& dst, const TensorImpl& src, void* stream);
+
+/// t as a contiguous device tensor of dtype d (t itself when it already is one).
+Tensor contiguous_as(const TensorImpl& t, DType d);
+
+/// A view of t with its dims in the order perm (metadata only; no dispatch, no device work).
+Tensor permuted(const TensorImpl& t, IntArrayRef perm);
+
+}  // namespace ct::cuda
