@@ -1008,7 +1008,9 @@ struct DLManagedTensor;
 /*
  * ct_tensor_to_dlpack - a DLPack 1.0 capsule viewing t's memory, without copying.
  *
- * The capsule has version {1, 0}, flags 0 and device {kDLCPU, 0}. dl_tensor.data is the address of
+ * The capsule has version {1, 0}, flags 0 and device {kDLCPU, 0}, or {kDLCUDA, index} for a cuda
+ * tensor (since 0.7; the calling thread's stream on that device is synchronized first, so the data
+ * is complete when the capsule is returned). dl_tensor.data is the address of
  * t's first element (as ct_tensor_data_ptr gives it) and byte_offset is 0; shape and strides are
  * arrays of ndim entries (strides in elements, never NULL, also for 0-dim tensors) owned by the
  * capsule. Writes through t or its views are seen through the capsule's data and the other way
@@ -1024,7 +1026,8 @@ struct DLManagedTensor;
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  t or out is NULL, or t was released
- *   CT_ERROR_DEVICE            t is not on the cpu device (meta tensors have no data)
+ *   CT_ERROR_DEVICE            t is neither on the cpu nor on cuda (meta tensors have no data)
+ *   CT_ERROR_BACKEND           synchronizing the cuda stream reported a failed kernel
  *   CT_ERROR_OUT_OF_MEMORY     the capsule could not be allocated
  * Details of a failure: ct_last_error() on the same thread.
  *
@@ -1043,7 +1046,9 @@ CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack(const ct_tensor* t, struct DLM
 CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack_unversioned(const ct_tensor* t, struct DLManagedTensor** out);
 
 /*
- * ct_tensor_from_dlpack - a CPU tensor over a DLPack 1.0 capsule's memory, without copying.
+ * ct_tensor_from_dlpack - a tensor over a DLPack 1.0 capsule's memory, without copying: on the
+ * cpu for kDLCPU, on cuda:N for {kDLCUDA, N} (since 0.7). The producer must have ordered its writes
+ * before the calling thread's default stream on that device (the stream ctorch's work runs on).
  *
  * The tensor has the capsule's shape, its strides (in elements; NULL strides mean compact
  * row-major) and the ctorch dtype of its (code, bits) pair, mapped as in ct_tensor_to_dlpack; its
@@ -1070,7 +1075,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack_unversioned(const ct_tensor* t
  *                              strides reaching beyond addressable memory; the READ_ONLY flag
  *   CT_ERROR_DTYPE             lanes != 1, or a (code, bits) pair with no ctorch dtype (complex,
  *                              opaque handles, unsigned integers over 8 bits, 8-bit floats, ...)
- *   CT_ERROR_DEVICE            a device type other than kDLCPU (kDLCUDA, kDLCUDAHost, ...)
+ *   CT_ERROR_DEVICE            a device type other than kDLCPU and kDLCUDA (kDLCUDAHost, kDLROCM,
+ *                              ...), or a cuda device this process does not have
  *   CT_ERROR_VERSION           version.major is not 1
  *   CT_ERROR_OUT_OF_MEMORY
  * Details of a failure: ct_last_error() on the same thread.

@@ -8,6 +8,12 @@
 // Import: the capsule itself is the user_data of a blob storage (StorageImpl::from_blob) over its
 // data, so the storage's last release (on whatever thread) calls the capsule's deleter once. The
 // tensor copies shape and strides, so nothing but the deleter touches the capsule after the call.
+//
+// CUDA memory (kDLCUDA) goes both ways. DLPack leaves stream order to the exchange: ctorch's work
+// on a device runs on the calling thread's per-thread default stream, so an exporter synchronizes
+// that stream before handing out the pointer (the consumer may read at once on any stream), and an
+// importer expects the producer to have ordered its writes before the per-thread default stream
+// (Python passes stream=2, DLPack's code for it, to the producer's __dlpack__).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,7 +23,9 @@
 
 #include "capi/handle.h"
 #include "compile/trace.h"
+#include "core/device_backend.h"
 #include "core/error.h"
+#include "cuda/context.h"
 #include "ctorch_dlpack.h"
 
 using namespace ct;
@@ -101,8 +109,16 @@ std::string dl_device_name(DLDevice d) {
 
 // The tensor over a capsule's DLTensor; deleter(data, capsule) runs when its last user goes.
 Tensor import_dl_tensor(const char* fn, const DLTensor& dl, BlobDeleter deleter, void* capsule) {
-  CT_CHECK(dl.device.device_type == kDLCPU, CT_ERROR_DEVICE, fn, ": the capsule's memory is on ",
-           dl_device_name(dl.device), ", and ctorch imports cpu memory (kDLCPU) only. Copy it to the cpu first");
+  CT_CHECK(dl.device.device_type == kDLCPU || dl.device.device_type == kDLCUDA, CT_ERROR_DEVICE, fn,
+           ": the capsule's memory is on ", dl_device_name(dl.device),
+           ", and ctorch imports cpu (kDLCPU) and cuda (kDLCUDA) memory. Copy it to one of those first");
+  Device device = kCPU;
+  if (dl.device.device_type == kDLCUDA) {
+    CT_CHECK(dl.device.device_id >= 0 && dl.device.device_id < 128, CT_ERROR_DEVICE, fn, ": the capsule names ",
+             dl_device_name(dl.device), ", which is not a device index");
+    device = Device{DeviceType::CUDA, static_cast<int8_t>(dl.device.device_id)};
+    require_backend(device, fn);  // that device exists in this process
+  }
   const DType d = from_dl_dtype(dl.dtype, fn);
   CT_CHECK(dl.ndim >= 0 && static_cast<size_t>(dl.ndim) <= kMaxDims, CT_ERROR_INVALID_ARGUMENT, fn,
            ": the capsule has ndim ", dl.ndim, ". ctorch supports 0 to ", kMaxDims, " dims");
@@ -116,7 +132,7 @@ Tensor import_dl_tensor(const char* fn, const DLTensor& dl, BlobDeleter deleter,
   CT_CHECK(n == 0 || reinterpret_cast<uintptr_t>(data) % itemsize(d) == 0, CT_ERROR_INVALID_ARGUMENT, fn,
            ": data + byte_offset (", static_cast<void*>(data), ") is not aligned to the ", itemsize(d), "-byte ", d,
            " elements of ", sizes, ". Export an aligned copy");
-  return capi::blob_tensor(fn, data, sizes, dl.strides, d, deleter, capsule);
+  return capi::blob_tensor(fn, data, sizes, dl.strides, d, deleter, capsule, device);
 }
 
 void call_versioned_deleter(void*, void* capsule) {
@@ -141,8 +157,13 @@ void release_export(Capsule* self) {
 template <typename Capsule>
 Capsule* export_capsule(const TensorImpl& x, const char* fn) {
   static_assert(sizeof(Capsule) % alignof(int64_t) == 0, "shape follows the capsule in one block");
-  CT_CHECK(x.device().is_cpu(), CT_ERROR_DEVICE, fn, ": the tensor ", x.sizes(), " is on ", x.device(),
-           ", not cpu, and DLPack export shares cpu memory only. Compute it on the cpu");
+  const Device dev = x.device();
+  CT_CHECK(dev.is_cpu() || dev.type == DeviceType::CUDA, CT_ERROR_DEVICE, fn, ": the tensor ", x.sizes(), " is on ",
+           dev, ", and DLPack export shares cpu and cuda memory. Move it with ct_tensor_to_device first");
+  if (dev.type == DeviceType::CUDA) {  // see Note [DLPack capsules]: the data is complete on return
+    cuda::set_device(dev.index);
+    cuda::check(cuda::driver().stream_synchronize(cuda::current_stream(dev.index)), fn);
+  }
   const size_t ndim = x.dim();
   void* block = std::malloc(sizeof(Capsule) + 2 * ndim * sizeof(int64_t));
   if (!block) throw std::bad_alloc();
@@ -160,8 +181,8 @@ Capsule* export_capsule(const TensorImpl& x, const char* fn) {
   m->deleter = release_export<Capsule>;
   DLTensor& dl = m->dl_tensor;
   dl.data = x.data();
-  dl.device.device_type = kDLCPU;
-  dl.device.device_id = 0;
+  dl.device.device_type = dev.is_cpu() ? kDLCPU : kDLCUDA;
+  dl.device.device_id = dev.is_cpu() ? 0 : dev.index;
   dl.ndim = static_cast<int32_t>(ndim);
   dl.dtype = to_dl_dtype(x.dtype());
   dl.shape = dims;

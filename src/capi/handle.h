@@ -76,12 +76,12 @@ SymInt symint_arg(const void* s, const char* fn, const char* arg);
 /// Raises CT_ERROR_INVALID_ARGUMENT when an out pointer is NULL.
 void require_out(const void* out, const char* fn, const char* arg);
 
-/// A CPU tensor over caller memory (ct_tensor_from_blob, DLPack import). strides in elements, NULL
-/// for row-major; raises CT_ERROR_INVALID_ARGUMENT naming fn for NULL data with elements, negative
-/// sizes or strides, or a reach past addressable memory. deleter(data, user_data) runs when the
-/// last tensor using the memory goes; on failure it is not called and nothing is retained.
+/// A tensor over caller memory on device (ct_tensor_from_blob, DLPack import). strides in elements,
+/// NULL for row-major; raises CT_ERROR_INVALID_ARGUMENT naming fn for NULL data with elements,
+/// negative sizes or strides, or a reach past addressable memory. deleter(data, user_data) runs when
+/// the last tensor using the memory goes; on failure it is not called and nothing is retained.
 Tensor blob_tensor(const char* fn, void* data, IntArrayRef sizes, const int64_t* strides, DType dtype,
-                   BlobDeleter deleter, void* user_data);
+                   BlobDeleter deleter, void* user_data, Device device = kCPU);
 
 inline ct_tensor* to_handle(Tensor t) { return reinterpret_cast<ct_tensor*>(t.release_ownership()); }
 inline TensorImpl* impl_of(const ct_tensor* t) { return reinterpret_cast<TensorImpl*>(const_cast<ct_tensor*>(t)); }

@@ -47,7 +47,7 @@ DimVector plain_strides(const TensorImpl& x) {
 }  // namespace
 
 Tensor capi::blob_tensor(const char* fn, void* data, IntArrayRef s, const int64_t* strides, DType d,
-                         BlobDeleter deleter, void* user_data) {
+                         BlobDeleter deleter, void* user_data, Device device) {
   const size_t ndim = s.size();
   const int64_t n = checked_numel(s, fn);
   CT_CHECK(data || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": data is NULL for ", n, " elements");
@@ -64,7 +64,7 @@ Tensor capi::blob_tensor(const char* fn, void* data, IntArrayRef s, const int64_
   }
   // An allocation failure in TensorImpl::create after this leaks the storage slot instead of
   // running deleter: on failure the memory still belongs to the caller.
-  StorageImpl* storage = StorageImpl::from_blob(data, static_cast<size_t>(span) * itemsize(d), deleter, user_data);
+  StorageImpl* storage = StorageImpl::from_blob(data, static_cast<size_t>(span) * itemsize(d), deleter, user_data, device);
   return Tensor::adopt(TensorImpl::create(storage, s, st, 0, d));
 }
 

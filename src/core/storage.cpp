@@ -41,9 +41,9 @@ StorageImpl* StorageImpl::create(size_t nbytes, Device device) {
   return s;
 }
 
-StorageImpl* StorageImpl::from_blob(void* data, size_t nbytes, BlobDeleter deleter, void* user_data) {
+StorageImpl* StorageImpl::from_blob(void* data, size_t nbytes, BlobDeleter deleter, void* user_data, Device device) {
   StorageImpl* s = new (StoragePool::allocate()) StorageImpl;
-  s->device_ = kCPU;
+  s->device_ = device;
   s->owner_ = Owner::Blob;
   s->data_ = data;
   s->nbytes_ = nbytes;

@@ -22,8 +22,9 @@ class StorageImpl {
  public:
   /// New storage of nbytes on device (meta: no memory), from the device's DeviceBackend. Refcount 1.
   static StorageImpl* create(size_t nbytes, Device device);
-  /// Storage over caller memory on the cpu; deleter(data, user_data) runs when the last user goes.
-  static StorageImpl* from_blob(void* data, size_t nbytes, BlobDeleter deleter, void* user_data);
+  /// Storage over caller memory on device (cpu unless given: DLPack brings CUDA memory too);
+  /// deleter(data, user_data) runs when the last user goes.
+  static StorageImpl* from_blob(void* data, size_t nbytes, BlobDeleter deleter, void* user_data, Device device = kCPU);
 
   void retain() { refcount_.fetch_add(1, std::memory_order_relaxed); }
   void release() {

@@ -142,10 +142,13 @@ def from_numpy(array):
 def from_dlpack(ext):
     """A tensor sharing the memory of an object with __dlpack__ (numpy, torch ...) or of a capsule."""
     if hasattr(ext, "__dlpack__"):
+        # CUDA memory: the producer orders its writes before the per-thread default stream (DLPack's
+        # stream 2), the one ctorch's work runs on.
+        kw = {"stream": 2} if hasattr(ext, "__dlpack_device__") and ext.__dlpack_device__()[0] == 2 else {}
         try:
-            capsule = ext.__dlpack__(max_version=(1, 0))
+            capsule = ext.__dlpack__(max_version=(1, 0), **kw)
         except TypeError:  # producers from before DLPack 1.0 take no max_version
-            capsule = ext.__dlpack__()
+            capsule = ext.__dlpack__(**kw)
     else:
         capsule = ext
     return _wrap(_C.ct_py_from_dlpack(capsule))

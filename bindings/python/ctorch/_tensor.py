@@ -356,8 +356,11 @@ class Tensor:
         return _C.ct_py_to_dlpack(self._h, 1 if versioned else 0)
 
     def __dlpack_device__(self):
-        if self.device.type != "cpu":
-            raise BufferError(f"__dlpack_device__: ctorch exports cpu tensors only, this one is on {self.device}")
+        d = self.device
+        if d.type == "cuda":
+            return (2, d.index or 0)  # kDLCUDA
+        if d.type != "cpu":
+            raise BufferError(f"__dlpack_device__: ctorch exports cpu and cuda tensors, this one is on {d}")
         return (1, 0)  # kDLCPU, device 0
 
     def __repr__(self):

@@ -111,3 +111,31 @@ def test_counting_device_runs_its_kernels_and_autograd():
     assert lines[5] == "counting:1"
     assert lines[6].startswith("DeviceError exp: no kernel for counting")
     assert "this process has 2 counting devices" in lines[7]
+
+
+def _torch_cuda():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+@pytest.mark.skipif(not ctorch.cuda.is_available() or _torch_cuda() is None,
+                    reason="needs a CUDA device and torch with CUDA")
+def test_dlpack_shares_cuda_memory_with_torch_both_ways():
+    torch = _torch_cuda()
+    t = torch.arange(6, dtype=torch.float32, device="cuda")
+    c = ctorch.from_dlpack(t)
+    assert c.device == "cuda:0" and c.data_ptr() == t.data_ptr()
+    c.add_(ctorch.ones(6, device="cuda"))
+    ctorch.cuda.synchronize()
+    assert t.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    back = torch.from_dlpack(c)
+    assert back.device.type == "cuda" and back.data_ptr() == t.data_ptr()
+
+
+def test_dlpack_device_of_cpu_tensors():
+    assert ctorch.tensor([1.0]).__dlpack_device__() == (1, 0)
+    with pytest.raises(BufferError, match="cpu and cuda"):
+        ctorch.empty(1, device="meta").__dlpack_device__()
