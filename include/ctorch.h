@@ -160,7 +160,8 @@ CT_API CT_NODISCARD ct_status ct_init(int32_t header_abi_version);
  *
  * Names: "cpu" (always 1), "openblas" (matrix products use OpenBLAS), "threads" (a CPU thread pool),
  * "compile" (ct_compile and ct_export, since 0.6), "cuda" (libctorch_cuda.so loads and CUDA sees
- * at least one device; asking loads it, since 0.7). Unknown names and NULL give 0. Since 0.1.
+ * at least one device; asking loads it, since 0.7), "nvrtc" (libctorch_cuda.so loads, so compiled
+ * functions can generate CUDA kernels, since 0.7). Unknown names and NULL give 0. Since 0.1.
  */
 CT_API int ct_has_feature(const char* name);
 
@@ -269,6 +270,7 @@ CT_API CT_NODISCARD ct_status ct_set_memory_pressure_handler(ct_memory_pressure_
  *   "compile.graph_breaks"         traces that failed, so their signature runs eagerly
  *   "compile.guards"               guards of the most recently traced graph
  *   "compile.latency_p50_us", "compile.latency_p95_us"  trace-and-optimize time per compile
+ *   "compile.cuda_kernels"         fused kernels generated for CUDA and compiled with NVRTC (since 0.7)
  * Counts are exact while no other thread creates or frees tensors, so a leak check reads them
  * before and after a quiet stretch.
  *
@@ -3198,7 +3200,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_sym_item(const ct_tensor* t, ct_symint**
  * tensors of the inputs' dtypes, no data), every operator it calls is recorded into a graph, the
  * graph is optimized (dead code, common subexpressions, constant folding) and, with the default
  * "fused" backend, chains of pointwise operators and the last-dim reductions that end them become
- * one CPU kernel working through cache-sized tiles. Then the graph runs on the real inputs.
+ * one kernel: on the cpu, loops over cache-sized tiles; on cuda (since 0.7), CUDA C generated for
+ * the chain and compiled with NVRTC once per architecture. Then the graph runs on the real inputs.
  *
  * Dynamic shapes: with dynamic automatic (the default) the first trace is static; a size that
  * changes on a later call becomes a symbol, and the new graph serves every size >= 2 of that dim.
@@ -3249,8 +3252,8 @@ CT_API void ct_compile_options_release(ct_compile_options* options);
 /*
  * Setters. Each validates its value at once:
  *   _set_backend       "fused" (default) or "eager" (replays the graph through the dispatcher)
- *   _set_mode          "default", "reduce-overhead", "max-autotune" (on the CPU all three run the
- *                      same kernels today; the mode is kept for CUDA)
+ *   _set_mode          "default", "reduce-overhead", "max-autotune" (all three run the same
+ *                      kernels today, fused CPU loops or generated CUDA kernels)
  *   _set_option        key = value, booleans "true"/"false": "fusion", "cse", "dce",
  *                      "constant_folding" (all true by default)
  *   _set_dynamic       CT_DYNAMIC_OFF (every size static), _ON (every size >= 2 symbolic from

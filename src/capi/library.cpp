@@ -77,6 +77,7 @@ ct_status ct_set_memory_pressure_handler(ct_memory_pressure_fn fn, void* user_da
 int ct_has_feature(const char* name) {
   if (!name) return 0;
   if (std::strcmp(name, "cuda") == 0) return cuda::device_count() > 0;
+  if (std::strcmp(name, "nvrtc") == 0) return cuda::library() != nullptr;
   return std::strcmp(name, "cpu") == 0 || std::strcmp(name, "openblas") == 0 || std::strcmp(name, "threads") == 0 ||
          std::strcmp(name, "compile") == 0;
 }

@@ -4,6 +4,7 @@
 
 #include "capi/handle.h"
 #include "compile/compiled.h"
+#include "compile/fuse_cuda.h"
 #include "core/allocator.h"
 #include "core/error.h"
 #include "core/storage.h"
@@ -59,6 +60,7 @@ constexpr Metric kMetrics[] = {
     {"compile.guards", [] { return compile::global_metrics().last_guards.load(); }},
     {"compile.latency_p50_us", [] { return compile::global_metrics().latency_percentile(50); }},
     {"compile.latency_p95_us", [] { return compile::global_metrics().latency_percentile(95); }},
+    {"compile.cuda_kernels", compile::cuda_kernels_compiled},
 };
 
 }  // namespace

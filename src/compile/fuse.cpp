@@ -5,8 +5,9 @@
 // What fuses. Unary neg, abs, relu, exp, exp2, expm1, log, log1p, sqrt, rsqrt, sin, cos, tanh,
 // sigmoid, erf, reciprocal, square; add and sub (with alpha), mul, div (no rounding mode), maximum,
 // minimum as .Tensor and .Scalar, and rsub.Scalar; sum, mean, amax, amin over the last dim,
-// keepdim or not. Every call of a group has one dtype, float32 or float64, on the CPU, and reads
-// only tensors of that dtype (a promotion ends the group). Sizes may be symbolic. Groups of one
+// keepdim or not. Every call of a group has one dtype, float32 or float64, on one device, the cpu
+// or cuda (Note [Fused CUDA kernels] for the latter), and reads only tensors of that dtype and
+// device (a promotion ends the group). Sizes may be symbolic. Groups of one
 // call are left alone: they would only add overhead.
 //
 // Iteration space. A group has a full shape F, seen as [R, C]: C its last size, R the product of
@@ -48,6 +49,8 @@
 #include <unordered_map>
 
 #include "autograd/grad_mode.h"
+#include "compile/fuse_cuda.h"
+#include "compile/fuse_plan.h"
 #include "compile/passes.h"
 #include "compile/run.h"
 #include "dispatch/dispatcher.h"
@@ -63,16 +66,6 @@ constexpr int64_t kTileBytes = 256 * 1024;    // tiles of whole rows: L2
 constexpr int64_t kFlatTileBytes = 8 * 1024;  // pointwise-only tiles (see Execution in the Note)
 constexpr int64_t kMinTile = 256, kMaxTile = 16384;  // elements
 
-#define CT_FUSED_CODES(X)                                                                          \
-  X(Neg) X(Abs) X(Relu) X(Exp) X(Exp2) X(Expm1) X(Log) X(Log1p) X(Sqrt) X(Rsqrt) X(Sin) X(Cos)     \
-  X(Tanh) X(Sigmoid) X(Erf) X(Reciprocal) X(Square) X(Add) X(AddScaled) X(Sub) X(SubScaled) X(Mul) \
-  X(Div) X(Maximum) X(Minimum) X(Sum) X(Mean) X(Amax) X(Amin)
-#define CT_ENUM(K) K,
-enum class Code : uint8_t { CT_FUSED_CODES(CT_ENUM) };
-#undef CT_ENUM
-
-constexpr bool is_unary(Code k) { return k <= Code::Square; }
-constexpr bool is_reduction(Code k) { return k >= Code::Sum; }
 
 // How a call's arguments read: Binary (self, other[, alpha]), BinaryScalar (self, Scalar other
 // [, alpha]), ReverseScalar (rsub: other - alpha * self), Reduce (self, dim, keepdim).
@@ -163,31 +156,6 @@ struct Fold {
     }
   }
   static T step(T a, T x, int64_t) { return merge(a, x); }
-};
-
-// ---- The plan a kernel runs.
-
-enum class Cls : uint8_t { Full, Row, Col, Scalar };
-
-struct Slot {
-  enum class Kind : uint8_t { Input, Output, Scratch, Imm };
-  Kind kind;
-  int32_t index;  // input, output, scratch buffer or immediate number
-  Cls cls;
-};
-
-struct Operand {
-  int32_t slot = -1;
-  Cls cls = Cls::Full;
-};
-
-struct Instr {
-  Code code;
-  Cls cls;          // of the result
-  bool per_line;    // a Row or Col operand of a Full result: one loop per row of the tile
-  int32_t dst;
-  Operand a, b;
-  int32_t alpha = -1;  // AddScaled, SubScaled: an Imm slot
 };
 
 // Rows [r0, r0 + rows) and columns [c0, c0 + cols) of [R, C]: all columns unless rows == 1, so a
@@ -293,28 +261,12 @@ void run_tile(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
   run_tile_baseline(code, n, ptr, t);
 }
 
-// What a kernel runs: its calls as instructions over slots, and the calls themselves.
-struct Plan {
-  DType dtype = DType::Float32;
-  SymDimVector full;
-  bool whole_rows = false;  // some result is one per row: tiles are whole rows
-  bool flat = false;        // only Full and Scalar operands: [R, C] is read as [1, R * C]
-  std::vector<Slot> slots;  // INVARIANT: slot k < code.size() holds instruction k's result
-  std::vector<Instr> code;
-  std::vector<Scalar> imms;
-  int32_t num_scratch = 0;
-  int32_t live_full = 1;  // Full inputs, outputs and scratch buffers: what a tile keeps in cache
-  // The original calls, for the fallback: Refs 0..ninputs-1 name the inputs, ninputs + k call k.
-  std::vector<Node> calls;
-  std::vector<int32_t> output_calls;  // per output, the call computing it
-  std::string description;
-};
-
 class Kernel final : public FusedKernel {
  public:
-  explicit Kernel(Plan p) : p_(std::move(p)) {}
+  explicit Kernel(Plan p) : p_(std::move(p)), cuda_source_(p_.device.is_cpu() ? "" : cuda_source(p_)) {}
   void run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const override;
   std::string describe() const override { return p_.description; }
+  std::string device_source() const override { return cuda_source_; }
 
  private:
   bool fits(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols) const;
@@ -323,6 +275,7 @@ class Kernel final : public FusedKernel {
   void execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols, Tensor* outs) const;
 
   const Plan p_;
+  const std::string cuda_source_;  // see Note [Fused CUDA kernels]
 };
 
 bool Kernel::fits(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols) const {
@@ -333,7 +286,7 @@ bool Kernel::fits(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols
     if (s.kind != Slot::Kind::Input) continue;
     const TensorImpl& t = *inputs[s.index];
     const int64_t want = s.cls == Cls::Full ? rows * cols : s.cls == Cls::Row ? rows : s.cls == Cls::Col ? cols : 1;
-    if (t.dtype() != p_.dtype || !t.device().is_cpu() || !t.is_contiguous() || t.numel() != want ||
+    if (t.dtype() != p_.dtype || t.device() != p_.device || !t.is_contiguous() || t.numel() != want ||
         (grad && t.requires_grad()))
       return false;
   }
@@ -360,8 +313,9 @@ void Kernel::run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> b
   for (size_t k = 0; k < p_.output_calls.size(); ++k) {
     DimVector sizes;
     for (SymInt s : p_.calls[p_.output_calls[k]].outs[0].sizes) sizes.push_back(eval_symint(s, binding));
-    outs[k] = Tensor::adopt(TensorImpl::empty(sizes, p_.dtype, kCPU));
+    outs[k] = Tensor::adopt(TensorImpl::empty(sizes, p_.dtype, p_.device));
   }
+  if (!p_.device.is_cpu()) return run_cuda(p_, cuda_source_, inputs, rows, cols, outs);
   if (p_.dtype == DType::Float32) execute<float>(inputs, rows, cols, outs);
   else execute<double>(inputs, rows, cols, outs);
 }
@@ -455,9 +409,11 @@ bool fusible(const Graph& g, const Node& n) {
   if (n.kind != Node::Kind::Call || n.outs.size() != 1) return false;
   const OpEntry* e = find_op(n.op);
   const TensorMeta& out = n.outs[0];
-  if (!e || (out.dtype != DType::Float32 && out.dtype != DType::Float64) || !out.device.is_cpu()) return false;
+  if (!e || (out.dtype != DType::Float32 && out.dtype != DType::Float64) ||
+      !(out.device.is_cpu() || out.device.type == DeviceType::CUDA))
+    return false;
   for (Ref r : operands(n, e->form))
-    if (g.meta(r).dtype != out.dtype || !g.meta(r).device.is_cpu()) return false;
+    if (g.meta(r).dtype != out.dtype || g.meta(r).device != out.device) return false;
   if (e->form == Form::BinaryScalar || e->form == Form::ReverseScalar)
     if (!is_number(n.args[1])) return false;
   if (e->form != Form::Unary && e->form != Form::Reduce && n.args.size() > 2 && !is_number(n.args[2])) return false;
@@ -615,6 +571,7 @@ std::shared_ptr<const Kernel> build_kernel(const Graph& g, const Group& gr, cons
   Plan p;
   const size_t nm = gr.members.size();
   p.dtype = g.nodes[gr.members[0]].outs[0].dtype;
+  p.device = g.nodes[gr.members[0]].outs[0].device;
   p.full = gr.full;
   auto input_of = [&](Ref r) { return static_cast<int32_t>(std::find(inputs.begin(), inputs.end(), r) - inputs.begin()); };
   auto member_of = [&](int32_t node) {

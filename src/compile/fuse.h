@@ -1,4 +1,5 @@
-// fuse.h - fusion of pointwise chains and their trailing reductions into one CPU kernel.
+// fuse.h - fusion of pointwise chains and their trailing reductions into one kernel (CPU tile
+// loops, or CUDA C compiled with NVRTC: see fuse_cuda.h).
 //
 // A FusedKernel replaces a connected group of call nodes in a graph by one Fused node: it reads the
 // group's inputs once and computes every element of its outputs tile by tile, with the
@@ -19,6 +20,8 @@ class FusedKernel {
   virtual void run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const = 0;
   /// Text for graph printing: "fused[mul, sigmoid, add]".
   virtual std::string describe() const = 0;
+  /// The source of the kernel generated for a device ("" on the cpu, which runs tile loops).
+  virtual std::string device_source() const { return ""; }
 };
 
 /// Replaces each fusible group of call nodes of g by one Fused node (see the Note in fuse.cpp).

@@ -74,6 +74,8 @@ const ct_cuda_driver& driver() {
   return *l.table;
 }
 
+const ct_cuda_driver* library() { return loaded().table; }
+
 int device_count() { return loaded().count; }
 
 const char* unavailable_reason() { return loaded().reason.c_str(); }

@@ -21,6 +21,9 @@ namespace ct::cuda {
 /// The driver table, loading libctorch_cuda.so on first use. Raises CT_ERROR_DEVICE saying why
 /// CUDA is unavailable (no library, no driver, no device) and how to fix it.
 const ct_cuda_driver& driver();
+/// The table when libctorch_cuda.so loaded, even with no device (NVRTC compiles without one);
+/// null otherwise. Never raises.
+const ct_cuda_driver* library();
 /// Devices CUDA sees; 0 when libctorch_cuda.so cannot be loaded or sees no device. Never raises.
 int device_count();
 /// Why device_count() is 0 ("" when it is not).

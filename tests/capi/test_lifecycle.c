@@ -159,10 +159,11 @@ static void test_has_feature_threads_is_one(void) {
   CHECK(ct_has_feature("threads") == 1);
 }
 
-static void test_has_feature_cuda_is_zero_in_cpu_build(void) {
-  /* This release has no CUDA backend (CTORCH_WITH_CUDA is rejected by the build). */
-  CHECK(ct_has_feature("cuda") == 0);
-  CHECK(ct_has_feature("nvrtc") == 0);
+static void test_has_feature_cuda_follows_the_devices(void) {
+  /* "cuda" is 1 exactly when CUDA has a device; "nvrtc" needs only libctorch_cuda.so. */
+  CHECK(ct_has_feature("cuda") == (ct_cuda_device_count() > 0));
+  CHECK(ct_has_feature("nvrtc") == 0 || ct_has_feature("nvrtc") == 1);
+  CHECK(!ct_has_feature("cuda") || ct_has_feature("nvrtc"));
 }
 
 static void test_has_feature_unknown_or_null_is_zero(void) {
@@ -309,7 +310,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_has_feature_cpu_is_one),
     CAPI_TEST(test_has_feature_openblas_is_one),
     CAPI_TEST(test_has_feature_threads_is_one),
-    CAPI_TEST(test_has_feature_cuda_is_zero_in_cpu_build),
+    CAPI_TEST(test_has_feature_cuda_follows_the_devices),
     CAPI_TEST(test_has_feature_unknown_or_null_is_zero),
     CAPI_TEST(test_set_num_threads_round_trips),
     CAPI_TEST(test_set_num_threads_out_of_range_is_invalid_argument),

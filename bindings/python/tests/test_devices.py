@@ -139,3 +139,21 @@ def test_dlpack_device_of_cpu_tensors():
     assert ctorch.tensor([1.0]).__dlpack_device__() == (1, 0)
     with pytest.raises(BufferError, match="cpu and cuda"):
         ctorch.empty(1, device="meta").__dlpack_device__()
+
+
+@pytest.mark.skipif(not ctorch.cuda.is_available(), reason="no CUDA device: the GPU suite needs one")
+def test_compiled_chain_on_cuda_runs_one_generated_kernel():
+    def f(x, y):
+        h = x * ctorch.sigmoid(x) + ctorch.sin(y) * 0.5
+        return h, (h - h.mean(-1, keepdim=True)).amax(-1)
+
+    x, y = ctorch.randn(64, 300), ctorch.randn(64, 300)
+    before = ctorch.metric("compile.cuda_kernels")
+    got = ctorch.compile(f)(x.cuda(), y.cuda())
+    want = f(x, y)
+    assert ctorch.metric("compile.cuda_kernels") > before
+    for g, w in zip(got, want):
+        assert g.is_cuda
+        assert ctorch.allclose(g.cpu(), w, rtol=1e-5, atol=1e-5)
+    again = ctorch.compile(f)(x.cuda(), y.cuda())
+    assert again[1].cpu().tolist() == got[1].cpu().tolist()  # bitwise repeatable

@@ -1,0 +1,235 @@
+#include "compile/fuse_cuda.h"
+
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "cuda/context.h"
+
+namespace ct::compile {
+namespace {
+
+std::atomic<int64_t> g_compiled{0};
+
+// Builds the source of one plan; see Note [Fused CUDA kernels].
+class Emitter {
+ public:
+  explicit Emitter(const Plan& p) : p_(p), f_(p.dtype == DType::Float32 ? "f" : ""), n_(p.code.size()) {}
+
+  std::string source() {
+    s_ += str("typedef ", p_.dtype == DType::Float32 ? "float" : "double", " T;\n");
+    s_ += "__device__ __forceinline__ T ct_max(T a, T b) { return a != a ? a : b != b ? b : a > b ? a : b; }\n";
+    s_ += "__device__ __forceinline__ T ct_min(T a, T b) { return a != a ? a : b != b ? b : a < b ? a : b; }\n";
+    s_ += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kBlock) + ") ct_fused(";
+    for (size_t k = 0; k < p_.slots.size(); ++k) {
+      const Slot& sl = p_.slots[k];
+      if (sl.kind == Slot::Kind::Input) s_ += str("const T* __restrict__ s", k, ", ");
+      if (sl.kind == Slot::Kind::Output) s_ += str("T* __restrict__ s", k, ", ");
+    }
+    s_ += "long long R, long long C) {\n";
+    for (size_t k = 0; k < p_.slots.size(); ++k)
+      if (p_.slots[k].kind == Slot::Kind::Imm) s_ += str("  const T imm", p_.slots[k].index, " = ", literal(p_.imms[p_.slots[k].index]), ";\n");
+    if (p_.whole_rows) rows_kernel();
+    else flat_kernel();
+    s_ += "}\n";
+    return s_;
+  }
+
+ private:
+  bool row_value(size_t k) const { return is_reduction(p_.code[k].code) || p_.code[k].cls == Cls::Row; }
+  bool is_output(size_t k) const { return p_.slots[k].kind == Slot::Kind::Output; }
+
+  // A number of the plan as its exact bits in T.
+  std::string literal(const Scalar& v) const {
+    char buf[64];
+    if (p_.dtype == DType::Float32) {
+      const float x = v.to<float>();
+      uint32_t u;
+      std::memcpy(&u, &x, sizeof u);
+      std::snprintf(buf, sizeof buf, "__int_as_float(0x%08" PRIx32 ")", u);
+    } else {
+      const double x = v.to<double>();
+      uint64_t u;
+      std::memcpy(&u, &x, sizeof u);
+      std::snprintf(buf, sizeof buf, "__longlong_as_double(0x%016" PRIx64 "LL)", u);
+    }
+    return buf;
+  }
+
+  std::string operand(const Operand& o) const {
+    if (static_cast<size_t>(o.slot) < n_) return str("v", o.slot);
+    const Slot& sl = p_.slots[o.slot];
+    if (sl.kind == Slot::Kind::Imm) return str("imm", sl.index);
+    const char* at = sl.cls == Cls::Full ? "i" : sl.cls == Cls::Row ? "r" : sl.cls == Cls::Col ? "c" : "0";
+    return str("s", o.slot, "[", at, "]");
+  }
+
+  std::string call(const char* fn, const std::string& a) const { return str(fn, f_, "(", a, ")"); }
+
+  // The eager CUDA kernels' formulas (src/cuda/driver/unary.cu, binary.cu).
+  std::string expr(const Instr& in) const {
+    const std::string a = operand(in.a), b = in.b.slot >= 0 ? operand(in.b) : "";
+    const std::string alpha = in.alpha >= 0 ? operand(Operand{in.alpha, Cls::Scalar}) : "";
+    switch (in.code) {
+      case Code::Neg: return "(-" + a + ")";
+      case Code::Abs: return "(" + a + " < (T)0 ? -" + a + " : " + a + ")";
+      case Code::Relu: return "(" + a + " < (T)0 ? (T)0 : " + a + ")";
+      case Code::Exp: return call("exp", a);
+      case Code::Exp2: return call("exp2", a);
+      case Code::Expm1: return call("expm1", a);
+      case Code::Log: return call("log", a);
+      case Code::Log1p: return call("log1p", a);
+      case Code::Sqrt: return call("sqrt", a);
+      case Code::Rsqrt: return "((T)1 / " + call("sqrt", a) + ")";
+      case Code::Sin: return call("sin", a);
+      case Code::Cos: return call("cos", a);
+      case Code::Tanh: return call("tanh", a);
+      case Code::Sigmoid: return "((T)1 / ((T)1 + " + call("exp", "-" + a) + "))";
+      case Code::Erf: return call("erf", a);
+      case Code::Reciprocal: return "((T)1 / " + a + ")";
+      case Code::Square: return "(" + a + " * " + a + ")";
+      case Code::Add: return "(" + a + " + " + b + ")";
+      case Code::AddScaled: return "(" + a + " + " + alpha + " * " + b + ")";
+      case Code::Sub: return "(" + a + " - " + b + ")";
+      case Code::SubScaled: return "(" + a + " - " + alpha + " * " + b + ")";
+      case Code::Mul: return "(" + a + " * " + b + ")";
+      case Code::Div: return "(" + a + " / " + b + ")";
+      case Code::Maximum: return "ct_max(" + a + ", " + b + ")";
+      case Code::Minimum: return "ct_min(" + a + ", " + b + ")";
+      default: break;
+    }
+    fail(CT_ERROR_INTERNAL, "fused cuda kernel: no pointwise formula for a reduction code");
+  }
+
+  // Emits, in program order, the per-element values the targets need (row values are computed
+  // outside the column loops, so the closure stops at them).
+  void emit_elements(std::vector<bool> need, const char* indent) {
+    for (size_t k = n_; k-- > 0;) {
+      if (!need[k] || row_value(k)) continue;
+      for (const Operand& o : {p_.code[k].a, p_.code[k].b})
+        if (o.slot >= 0 && static_cast<size_t>(o.slot) < n_) need[o.slot] = true;
+    }
+    for (size_t k = 0; k < n_; ++k)
+      if (need[k] && !row_value(k)) s_ += str(indent, "const T v", k, " = ", expr(p_.code[k]), ";\n");
+  }
+
+  void flat_kernel() {
+    bool rc = false;  // a Row or Col operand needs the element's row and column
+    for (const Slot& sl : p_.slots) rc |= sl.kind == Slot::Kind::Input && (sl.cls == Cls::Row || sl.cls == Cls::Col);
+    s_ += str("  const long long n = R * C;\n  for (long long i = (long long)blockIdx.x * ", kBlock,
+              " + threadIdx.x; i < n; i += (long long)gridDim.x * ", kBlock, ") {\n");
+    if (rc) s_ += "    const long long r = i / C, c = i - r * C;\n";
+    std::vector<bool> need(n_, false);
+    for (size_t k = 0; k < n_; ++k) need[k] = is_output(k);
+    emit_elements(need, "    ");
+    for (size_t k = 0; k < n_; ++k)
+      if (is_output(k)) s_ += str("    s", k, "[i] = v", k, ";\n");
+    s_ += "  }\n";
+  }
+
+  void rows_kernel() {
+    s_ += str("  __shared__ T red[", kBlock, "];\n  for (long long r = blockIdx.x; r < R; r += gridDim.x) {\n");
+    for (size_t k = 0; k < n_; ++k) {
+      if (!row_value(k)) continue;
+      const Instr& in = p_.code[k];
+      if (is_reduction(in.code)) {
+        const bool extremum = in.code == Code::Amax || in.code == Code::Amin;
+        const std::string merge = in.code == Code::Amax ? "ct_max" : in.code == Code::Amin ? "ct_min" : "";
+        const double inf = std::numeric_limits<double>::infinity();
+        const std::string identity = literal(Scalar(in.code == Code::Amax ? -inf : in.code == Code::Amin ? inf : 0.0));
+        s_ += str("    T acc", k, " = ", identity, ";\n");
+        s_ += str("    for (long long c = threadIdx.x; c < C; c += ", kBlock, ") {\n      const long long i = r * C + c;\n");
+        std::vector<bool> need(n_, false);
+        if (static_cast<size_t>(in.a.slot) < n_) need[in.a.slot] = true;
+        emit_elements(need, "      ");
+        // The fold of the eager reductions: NaN wins an extremum, and ct_max keeps the first.
+        s_ += extremum ? str("      acc", k, " = ", merge, "(acc", k, ", ", operand(in.a), ");\n")
+                       : str("      acc", k, " = acc", k, " + ", operand(in.a), ";\n");
+        s_ += str("    }\n    red[threadIdx.x] = acc", k, ";\n    __syncthreads();\n");
+        s_ += str("    for (int w = ", kBlock / 2, "; w > 0; w >>= 1) {\n      if (threadIdx.x < w) red[threadIdx.x] = ",
+                  extremum ? merge + "(red[threadIdx.x], red[threadIdx.x + w])" : "red[threadIdx.x] + red[threadIdx.x + w]",
+                  ";\n      __syncthreads();\n    }\n");
+        s_ += str("    const T v", k, " = red[0]", in.code == Code::Mean ? " / (T)C" : "", ";\n    __syncthreads();\n");
+      } else {
+        s_ += str("    const T v", k, " = ", expr(in), ";\n");
+      }
+      if (is_output(k)) s_ += str("    if (threadIdx.x == 0) s", k, "[r] = v", k, ";\n");
+    }
+    std::vector<bool> need(n_, false);
+    bool any = false;
+    for (size_t k = 0; k < n_; ++k) any |= need[k] = is_output(k) && !row_value(k);
+    if (any) {
+      s_ += str("    for (long long c = threadIdx.x; c < C; c += ", kBlock, ") {\n      const long long i = r * C + c;\n");
+      emit_elements(need, "      ");
+      for (size_t k = 0; k < n_; ++k)
+        if (need[k]) s_ += str("      s", k, "[i] = v", k, ";\n");
+      s_ += "    }\n";
+    }
+    s_ += "  }\n";
+  }
+
+  const Plan& p_;
+  const char* f_;  // the suffix of float's libm names
+  const size_t n_;
+  std::string s_;
+};
+
+// Compiled kernels by architecture and source; never unloaded (plans live as long as their
+// compiled functions, which the process may keep to the end).
+void* kernel_for(const std::string& source, int device) {
+  const ct_cuda_driver& d = cuda::driver();
+  int major = 0, minor = 0;
+  cuda::check(d.device_properties(device, nullptr, 0, &major, &minor, nullptr, nullptr), "fused cuda kernel");
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<std::string, void*>;
+  const std::string key = str(major, ".", minor, "\n", source);
+  std::lock_guard<std::mutex> g(mu);
+  if (auto it = cache->find(key); it != cache->end()) return it->second;
+  char* image = nullptr;
+  size_t size = 0;
+  cuda::check(d.nvrtc_compile(source.c_str(), "ct_fused.cu", major, minor, &image, &size, nullptr),
+              "fused cuda kernel: NVRTC");
+  void* module = nullptr;
+  const int st = d.module_load(image, &module);
+  (void)d.buffer_free(image);
+  cuda::check(st, "fused cuda kernel: loading the module");
+  void* fn = nullptr;
+  cuda::check(d.module_get_function(module, "ct_fused", &fn), "fused cuda kernel");
+  g_compiled.fetch_add(1, std::memory_order_relaxed);
+  cache->emplace(key, fn);
+  return fn;
+}
+
+}  // namespace
+
+std::string cuda_source(const Plan& p) { return Emitter(p).source(); }
+
+int64_t cuda_kernels_compiled() { return g_compiled.load(std::memory_order_relaxed); }
+
+void run_cuda(const Plan& p, const std::string& source, ArrayRef<const TensorImpl*> inputs, int64_t rows,
+              int64_t cols, Tensor* outs) {
+  const int device = p.device.index;
+  cuda::set_device(device);
+  void* fn = kernel_for(source, device);
+  std::vector<void*> pointers;
+  for (const Slot& sl : p.slots) {
+    if (sl.kind == Slot::Kind::Input) pointers.push_back(const_cast<void*>(inputs[sl.index]->data()));
+    if (sl.kind == Slot::Kind::Output) pointers.push_back(outs[sl.index]->data());
+  }
+  std::vector<void*> args;
+  for (void*& ptr : pointers) args.push_back(&ptr);
+  long long R = rows, C = cols;
+  args.push_back(&R);
+  args.push_back(&C);
+  const int64_t work = p.whole_rows ? rows : (rows * cols + kBlock - 1) / kBlock;
+  const uint32_t grid = static_cast<uint32_t>(std::min<int64_t>(work, 65535));
+  cuda::check(cuda::driver().launch(fn, grid, 1, 1, kBlock, 1, 1, 0, cuda::current_stream(device), args.data()),
+              "fused cuda kernel: launch");
+}
+
+}  // namespace ct::compile
