@@ -40,6 +40,8 @@ void register_cuda_kernels(Registry& r) {
   register_nn_kernels(r);
   register_blas_kernels(r);
   register_random_kernels(r);
+  register_index_kernels(r);
+  register_sort_kernels(r);
 }
 
 }  // namespace ct::cuda

@@ -20,6 +20,8 @@ void register_reduce_kernels(Registry& r);
 void register_nn_kernels(Registry& r);
 void register_blas_kernels(Registry& r);
 void register_random_kernels(Registry& r);
+void register_index_kernels(Registry& r);
+void register_sort_kernels(Registry& r);
 
 /// A structured operator's CUDA compute (run by structured_kernel), and the same for its in-place
 /// variant ("add_.Tensor" for "add.Tensor", "neg_" for "neg") when it has one, as

@@ -190,6 +190,82 @@ enum ct_cuda_reduce_op {
                                    +-inf max gives that infinity, NaN propagates */
 };
 
+/* ---- Indexing, sorting, convolution: types (appended) ---- */
+
+/*
+ * Note [Indexed kernels]
+ * One loop (ct_cuda_loop, noperands 3: dst, src, index) walks the positions of the tensor that
+ * drives the operation (index's for gather/scatter, the result's for index_select, source's for
+ * index_add). At each position the index value i (int32 or int64, checked to lie in [0, size), or
+ * [-size, size) and wrapped when wrap) moves the INDEXED operand by i * indexed_stride elements:
+ * its loop strides are those of the other dims (0 along the indexed dim). indexed 1 (src) is a
+ * gather: dst[p] = src[p + i * stride]; indexed 0 (dst) a scatter: dst[p + i * stride] op= src[p].
+ * A broadcast src (stride 0 everywhere, one element) fills.
+ *
+ * Bad indices: a kernel cannot raise, so the first out-of-range value seen sets error[0] = 1 and
+ * error[1] = the value (error: two int64 of device memory the caller zeroes first) and the
+ * element is skipped. The caller copies error back once after the call (one small device-to-host
+ * copy and a stream synchronization per call) and raises.
+ *
+ * Accumulating ops (ADD, PROD, MEAN, AMAX, AMIN; the indexed operand must be dst): with
+ * deterministic 0 they combine with atomic compare-and-swap loops (run-to-run order varies); with
+ * deterministic 1 the (destination, position) pairs are radix sorted (stable) and one thread per
+ * destination folds its contributions in position order, writing once: the same bits every run.
+ * COPY with deterministic 1 and indexed 0 takes the sorted path too: the last position wins, as on
+ * the CPU (with 0 duplicated destinations get an arbitrary one of their values).
+ */
+enum ct_cuda_index_op {
+  CT_CUDA_INDEX_COPY = 0, /* gather or scatter a value (raw bytes: any dtype) */
+  CT_CUDA_INDEX_ADD = 1,  /* dst += alpha * src (bool: or). float16/bfloat16/float32 compute in
+                             float32, float64 in float64, integers and bool in int64 */
+  CT_CUDA_INDEX_PROD = 2, /* dst *= src */
+  CT_CUDA_INDEX_MEAN = 3, /* dst = (include_self ? dst : 0) + sum, divided by the count (including
+                             dst when include_self) where that is nonzero; floor division for
+                             integers. The atomic path needs a workspace of dst_numel int64 */
+  CT_CUDA_INDEX_AMAX = 4, /* NaN propagates */
+  CT_CUDA_INDEX_AMIN = 5
+};
+
+typedef struct ct_cuda_index {
+  int32_t op;            /* ct_cuda_index_op */
+  int32_t dtype;         /* of dst and src (one dtype) */
+  int32_t index_dtype;   /* int32 or int64 */
+  int32_t indexed;       /* 1: src is indexed (gather, COPY only); 0: dst is (scatter) */
+  int64_t indexed_stride; /* element stride of the indexed operand along the indexed dim */
+  int64_t size;          /* length of the indexed dim */
+  int32_t wrap;          /* negative indices count from the end */
+  int32_t include_self;  /* accumulating ops: fold dst's own value in (else start from the op's
+                            identity: dst's reached elements are reset first) */
+  int32_t deterministic; /* the sorted path (see the Note) */
+  int32_t reserved;
+  double alpha;          /* ADD's scale of src */
+  int64_t dst_numel;     /* dst offsets lie in [0, dst_numel) (the sorted path's key range, MEAN's
+                            count buffer) */
+} ct_cuda_index;
+
+/* sort_select modes, over rows sorted ascending by sort (stable): the k-th element, the lower
+ * median (the first NaN by index when the row has one: NaN propagates), the most frequent value
+ * (the smallest of equally frequent ones, at its last index). */
+enum ct_cuda_select_mode { CT_CUDA_SELECT_KTH = 0, CT_CUDA_SELECT_MEDIAN = 1, CT_CUDA_SELECT_MODE = 2 };
+
+/* A 2-D sliding window: `channels` planes of h x w give planes of oh x ow (kernel kh x kw, stride,
+ * padding, dilation). For a transposed convolution h, w is the output's plane. */
+typedef struct ct_cuda_window2d {
+  int64_t channels, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+} ct_cuda_window2d;
+
+/* pool2d ops. Forward: in [channels, h, w] -> out [channels, oh, ow]. Backward: in is the
+ * gradient [channels, oh, ow], out the input's gradient [channels, h, w], computed as a gather
+ * (each input element sums the windows containing it in kernel order: no atomics). */
+enum ct_cuda_pool_op {
+  CT_CUDA_POOL_MAX = 0,                   /* values and int64 indices y * w + x; first NaN, else first max */
+  CT_CUDA_POOL_MAX_BACKWARD = 1,          /* indices: the forward's */
+  CT_CUDA_POOL_AVG = 2,                   /* dh = dw = 1; PyTorch's divisor rules */
+  CT_CUDA_POOL_AVG_BACKWARD = 3,
+  CT_CUDA_POOL_ADAPTIVE_AVG = 4,          /* window o: [floor(o h / oh), ceil((o + 1) h / oh)) */
+  CT_CUDA_POOL_ADAPTIVE_AVG_BACKWARD = 5
+};
+
 /* ---- The table ---- */
 
 typedef struct ct_cuda_driver {
@@ -379,6 +455,40 @@ typedef struct ct_cuda_driver {
   int (*graph_launch)(void* graph_exec, void* stream);
   /* Destroys graph_exec. NULL is a no-op. */
   int (*graph_destroy)(void* graph_exec);
+  /* ---- Indexing, sorting, convolution (appended) ---- */
+
+  /* OUT *bytes: the workspace index needs for args over loop (0 when none). */
+  int (*index_workspace)(const ct_cuda_index* args, const ct_cuda_loop* loop, size_t* bytes);
+  /* The indexed op of args over loop (see Note [Indexed kernels]); error: 2 zeroed int64 on the
+   * device. workspace: index_workspace bytes, borrowed in stream order. loop->numel < 2^31. */
+  int (*index)(const ct_cuda_index* args, void* dst, const void* src, const void* index, const ct_cuda_loop* loop,
+               void* workspace, size_t workspace_bytes, int64_t* error, void* stream);
+  /* OUT *bytes: masked_scatter's workspace for n elements. */
+  int (*masked_scatter_workspace)(int64_t n, size_t* bytes);
+  /* out[p] = source[k] for the k-th true mask[p], p in [0, n) (out, mask (bool) and source
+   * contiguous). More true elements than source_numel: error[0] = 1, error[1] = their count. */
+  int (*masked_scatter)(int dtype, void* out, const void* mask, const void* source, int64_t n, int64_t source_numel,
+                        void* workspace, size_t workspace_bytes, int64_t* error, void* stream);
+  /* OUT *bytes: sort's workspace for rows x cols of dtype. rows * cols < 2^31. */
+  int (*sort_workspace)(int dtype, int64_t rows, int64_t cols, size_t* bytes);
+  /* Sorts each row of a contiguous [rows, cols] in (stable: ties keep index order; NaN above +inf;
+   * -0.0 equals 0.0; descending is the reversed key order, ties still by index) into values
+   * (same dtype, may be NULL) and indices (int64 column numbers), both contiguous [rows, cols]. */
+  int (*sort)(int dtype, int descending, void* values, int64_t* indices, const void* in, int64_t rows, int64_t cols,
+              void* workspace, size_t workspace_bytes, void* stream);
+  /* Per row of in [rows, cols] and its ascending stable order (sort's indices): value[r] and
+   * index[r] by ct_cuda_select_mode (k: the 0-based rank for KTH and MEDIAN). */
+  int (*sort_select)(int mode, int dtype, void* value, int64_t* index, const void* in, const int64_t* order,
+                     int64_t rows, int64_t cols, int64_t k, void* stream);
+  /* col [channels * kh * kw, oh * ow] from im [channels, h, w] (0 in the padding). Floating dtypes. */
+  int (*im2col)(int dtype, void* col, const void* im, const ct_cuda_window2d* window, void* stream);
+  /* im [channels, h, w] = the sum of the col entries im2col reads from each element (a gather,
+   * in kernel order: deterministic). Overwrites im. */
+  int (*col2im)(int dtype, void* im, const void* col, const ct_cuda_window2d* window, void* stream);
+  /* ct_cuda_pool_op over contiguous planes; indices for MAX (out) and MAX_BACKWARD (in);
+   * count_include_pad and divisor_override (0: none) for AVG and AVG_BACKWARD. Floating dtypes. */
+  int (*pool2d)(int op, int dtype, void* out, int64_t* indices, const void* in, const ct_cuda_window2d* window,
+                int count_include_pad, int64_t divisor_override, void* stream);
 } ct_cuda_driver;
 
 /* The table for `version`, or NULL when this library does not implement it. The table is static:

@@ -56,6 +56,17 @@ ct_cuda_driver make_v1() {
   d.graph_capture_end = graph_capture_end;
   d.graph_launch = graph_launch;
   d.graph_destroy = graph_destroy;
+  // Indexing, sorting, convolution (appended)
+  d.index_workspace = index_workspace;
+  d.index = index_op;
+  d.masked_scatter_workspace = masked_scatter_workspace;
+  d.masked_scatter = masked_scatter;
+  d.sort_workspace = sort_workspace;
+  d.sort = sort;
+  d.sort_select = sort_select;
+  d.im2col = im2col;
+  d.col2im = col2im;
+  d.pool2d = pool2d;
   return d;
 }
 

@@ -87,4 +87,21 @@ int graph_capture_end(void* stream, void** graph_exec);
 int graph_launch(void* graph_exec, void* stream);
 int graph_destroy(void* graph_exec);
 
+// index.cu, sort.cu, conv.cu (indexing, sorting, convolution: appended)
+int index_workspace(const ct_cuda_index* args, const ct_cuda_loop* loop, size_t* bytes);
+int index_op(const ct_cuda_index* args, void* dst, const void* src, const void* index, const ct_cuda_loop* loop,
+             void* workspace, size_t workspace_bytes, int64_t* error, void* stream);
+int masked_scatter_workspace(int64_t n, size_t* bytes);
+int masked_scatter(int dtype, void* out, const void* mask, const void* source, int64_t n, int64_t source_numel,
+                   void* workspace, size_t workspace_bytes, int64_t* error, void* stream);
+int sort_workspace(int dtype, int64_t rows, int64_t cols, size_t* bytes);
+int sort(int dtype, int descending, void* values, int64_t* indices, const void* in, int64_t rows, int64_t cols,
+         void* workspace, size_t workspace_bytes, void* stream);
+int sort_select(int mode, int dtype, void* value, int64_t* index, const void* in, const int64_t* order, int64_t rows,
+                int64_t cols, int64_t k, void* stream);
+int im2col(int dtype, void* col, const void* im, const ct_cuda_window2d* window, void* stream);
+int col2im(int dtype, void* im, const void* col, const ct_cuda_window2d* window, void* stream);
+int pool2d(int op, int dtype, void* out, int64_t* indices, const void* in, const ct_cuda_window2d* window,
+           int count_include_pad, int64_t divisor_override, void* stream);
+
 }  // namespace ct::cuda

@@ -43,7 +43,14 @@ const char* const kClaimed[] = {
     // blas.cpp
     "mm", "bmm", "addmm",
     // random.cpp
-    "rand", "randn", "uniform_", "normal_"};
+    "rand", "randn", "uniform_", "normal_",
+    // index.cpp (the scatters read deterministic_mode() themselves: declared Deterministic)
+    "index_select", "embedding", "gather", "take", "scatter.src", "scatter_.src", "scatter.value", "scatter_.value",
+    "scatter_add", "scatter_add_", "scatter_reduce.two", "scatter_reduce_.two", "index_add", "index_add_",
+    "index_copy", "index_copy_", "index_fill.int_Scalar", "index_fill.int_Tensor", "put", "put_",
+    "masked_fill.Scalar", "masked_fill.Tensor", "masked_scatter", "masked_scatter_",
+    // sort.cpp
+    "sort", "sort.stable", "topk", "kthvalue", "median", "median.dim", "mode"};
 
 ct::Error planner_error(const ct::TensorImpl& out, const ct::TensorImpl* const* in, int n) {
   try {
