@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "autograd/grad_mode.h"
+#include "compile/cuda_graph.h"
 #include "compile/fuse.h"
 #include "compile/passes.h"
 #include "compile/run.h"
@@ -74,6 +75,7 @@ struct CompiledFunction::Entry {
   Graph graph;
   sym::Program guard_code;
   size_t num_guards = 0;
+  std::unique_ptr<CudaGraphReplay> replay;  // mode "reduce-overhead" on CUDA, when replayable
 };
 
 // ---- options ----
@@ -308,6 +310,7 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
     if (options_.backend == "fused" && options_.flag("fusion") && !needs_grad) fuse(e->graph);
     for (const sym::Node* g : env->guards()) e->guard_code.add_root(g);
     e->num_guards = env->num_guards();
+    if (options_.mode == "reduce-overhead" && !needs_grad) e->replay = CudaGraphReplay::make_if_replayable(e->graph);
   }
   const int64_t us = now_us() - start;
   metrics_.record_compile(us, static_cast<int64_t>(e->num_guards));
@@ -350,6 +353,7 @@ void CompiledFunction::call(ArrayRef<const TensorImpl*> inputs, size_t nouts, st
     }
   }
   if (!e->break_reason.empty()) return run_eager(inputs, nouts, outs);
+  if (e->replay) return e->replay->run(e->graph, inputs, binding, outs);
   run_graph(e->graph, inputs, binding, outs);
 }
 

@@ -95,6 +95,13 @@ void set_device(int device) {
   current = device;
 }
 
-void* current_stream(int) { return CT_CUDA_STREAM_PER_THREAD; }
+namespace {
+thread_local void* t_stream = nullptr;  // a StreamOverride's stream, or null
+}  // namespace
+
+void* current_stream(int) { return t_stream ? t_stream : CT_CUDA_STREAM_PER_THREAD; }
+
+StreamOverride::StreamOverride(void* stream) : saved_(t_stream) { t_stream = stream; }
+StreamOverride::~StreamOverride() { t_stream = saved_; }
 
 }  // namespace ct::cuda

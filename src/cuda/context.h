@@ -37,7 +37,20 @@ void check(int status, const char* what);
 /// Makes device current on the calling thread (kernels launch on the current device).
 void set_device(int device);
 /// The stream ctorch's work on device runs on: the calling thread's per-thread default stream, so
-/// threads do not serialize behind one another and every call on one thread is ordered.
+/// threads do not serialize behind one another and every call on one thread is ordered; inside a
+/// StreamOverride, its stream.
 void* current_stream(int device);
+
+/// Runs this thread's CUDA work on another stream for its scope (CUDA graph capture and replay).
+class StreamOverride {
+ public:
+  explicit StreamOverride(void* stream);
+  ~StreamOverride();
+  StreamOverride(const StreamOverride&) = delete;
+  StreamOverride& operator=(const StreamOverride&) = delete;
+
+ private:
+  void* saved_;
+};
 
 }  // namespace ct::cuda
