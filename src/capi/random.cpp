@@ -47,7 +47,7 @@ ct_status in_place(const char* fn, const char* op_name, ct_tensor* self, double 
 extern "C" {
 
 ct_status ct_manual_seed(uint64_t seed) {
-  return capi::guard([&] { Generator::default_for(kCPU).manual_seed(seed); });
+  return capi::guard([&] { Generator::manual_seed_all(seed); });
 }
 
 ct_status ct_initial_seed(uint64_t* out) {

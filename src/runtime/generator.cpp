@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/device_backend.h"
 #include "core/error.h"
 #include "core/object_pool.h"
 
@@ -32,15 +33,40 @@ uint64_t get_u64(const uint8_t* p) {
 
 }  // namespace
 
+namespace {
+
+// The default generators of devices other than the cpu, made on first use; and the seed the last
+// manual_seed_all gave, which they start from. Guarded by g_defaults_mu; never freed.
+std::mutex g_defaults_mu;
+Generator* g_defaults[kNumDeviceTypes][128] = {};
+uint64_t g_all_seed = Generator::kDefaultSeed;
+
+}  // namespace
+
 Generator& Generator::default_for(Device d) {
-  CT_CHECK(d.type == DeviceType::CPU || d.type == DeviceType::Meta, CT_ERROR_DEVICE, "random numbers on ",
-           device_string(d), " need that device's backend, which this process has not loaded");
   static Generator* cpu = [] {
     Generator* g = new Generator(kCPU);  // leaked on purpose: used until the process ends
     g->is_default_ = true;
     return g;
   }();
-  return *cpu;
+  if (d.is_cpu() || d.is_meta()) return *cpu;
+  require_backend(d, "random");  // a device this process has
+  std::lock_guard<std::mutex> lock(g_defaults_mu);
+  Generator*& g = g_defaults[static_cast<int>(d.type)][d.index];
+  if (!g) {
+    g = new Generator(d, g_all_seed);
+    g->is_default_ = true;
+  }
+  return *g;
+}
+
+void Generator::manual_seed_all(uint64_t seed) {
+  default_for(kCPU).manual_seed(seed);
+  std::lock_guard<std::mutex> lock(g_defaults_mu);
+  g_all_seed = seed;
+  for (auto& row : g_defaults)
+    for (Generator* g : row)
+      if (g) g->manual_seed(seed);
 }
 
 Generator* Generator::create(Device d) { return new (GeneratorPool::allocate()) Generator(d); }

@@ -32,8 +32,12 @@ class Generator {
   Generator(const Generator&) = delete;
   Generator& operator=(const Generator&) = delete;
 
-  /// The default generator of a device type (cpu; meta shares cpu's). Lives for the process.
+  /// The default generator of a device (meta shares cpu's; each other device has its own, made
+  /// on first use). Lives for the process. CT_ERROR_DEVICE for a device the process does not have.
   static Generator& default_for(Device d);
+  /// Seeds the default generator of every device, those not made yet included (torch.manual_seed):
+  /// one seed then gives every device the same stream, so cuda draws the cpu's numbers.
+  static void manual_seed_all(uint64_t seed);
   /// A new generator for a handle, in a pool slot so that a released handle reads as dead (see
   /// Note [Handle poisoning]); release() ends it.
   static Generator* create(Device d);
