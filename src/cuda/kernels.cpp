@@ -42,6 +42,9 @@ void register_cuda_kernels(Registry& r) {
   register_random_kernels(r);
   register_index_kernels(r);
   register_sort_kernels(r);
+  register_conv_kernels(r);
+  register_pointwise_more_kernels(r);
+  register_reduce_more_kernels(r);
 }
 
 }  // namespace ct::cuda

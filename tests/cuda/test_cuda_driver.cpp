@@ -5,6 +5,7 @@
 // "skipped: no CUDA device (<reason>)" otherwise.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -489,6 +490,274 @@ void test_graph_and_module(int device) {
 
 }  // namespace
 
+// ---- Pointwise, factories, scans (appended members) ----
+
+void test_argument_checks_more() {
+  float dummy[4] = {0, 0, 0, 0};
+  ct_cuda_loop l2 = contiguous_loop(2, 4), l3 = contiguous_loop(3, 4), l4 = contiguous_loop(4, 4);
+  EXPECT(D->unary_params(99, kF32, kF32, kF32, nullptr, dummy, dummy, &l2, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT,
+         "unknown unary op");
+  EXPECT(D->unary(CT_CUDA_UNARY_TAN, kF32, kF32, kI64, dummy, dummy, &l2, nullptr) == CT_CUDA_ERR_UNSUPPORTED,
+         "tan in int64 through unary");
+  EXPECT(std::strstr(D->last_error(), "tan") != nullptr, "message names the op: %s", D->last_error());
+  EXPECT(D->unary_params(CT_CUDA_UNARY_ISNAN, kBool, kF32, kF32, nullptr, dummy, dummy, &l3, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "noperands 3 for a unary op");
+  const double bad_bits[3] = {12, 0, 0};
+  EXPECT(D->binary_params(CT_CUDA_BINARY_LEFT_SHIFT, kI64, kI64, kI64, kI64, bad_bits, dummy, dummy, dummy, &l3,
+                          nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "shift width 12");
+  EXPECT(D->binary_params(CT_CUDA_BINARY_HYPOT, kF32, kI64, kI64, kI64, nullptr, dummy, dummy, dummy, &l3, nullptr) ==
+             CT_CUDA_ERR_UNSUPPORTED, "hypot in int64");
+  EXPECT(D->binary_params(40, kF32, kF32, kF32, kF32, nullptr, dummy, dummy, dummy, &l3, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "unknown binary op");
+  EXPECT(D->ternary(7, kF32, kF32, kF32, kF32, kF32, nullptr, dummy, dummy, dummy, dummy, &l4, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "unknown ternary op");
+  EXPECT(D->ternary(CT_CUDA_TERNARY_ADDCDIV, kI64, kI64, kI64, kI64, kI64, nullptr, dummy, dummy, dummy, dummy, &l4,
+                    nullptr) == CT_CUDA_ERR_UNSUPPORTED, "addcdiv in int64");
+  EXPECT(D->ternary(CT_CUDA_TERNARY_LERP, kF32, kF32, kF32, kF32, kF32, nullptr, dummy, dummy, dummy, dummy, &l3,
+                    nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "lerp.Tensor with 3 operands");
+  EXPECT(D->index_fill(CT_CUDA_INDEX_FILL_EYE, kF32, 0, 0, 0, dummy, 4, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT,
+         "eye with cols 0");
+  EXPECT(D->index_fill(9, kF32, 0, 0, 1, dummy, 4, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "unknown fill op");
+  EXPECT(D->scan(CT_CUDA_SCAN_CUMMAX, kF32, kF32, dummy, nullptr, dummy, 1, 4, 1, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "cummax without out_index");
+  EXPECT(D->scan(CT_CUDA_SCAN_CUMSUM, kBool, kBool, dummy, nullptr, dummy, 1, 4, 1, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "cumsum into bool");
+  EXPECT(D->reduce(CT_CUDA_REDUCE_NORM, kF32, kF32, dummy, nullptr, dummy, 1, 0, 1, INFINITY, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "inf-norm over an empty dim");
+  EXPECT(D->reduce(CT_CUDA_REDUCE_NORM, kI64, kI64, dummy, nullptr, dummy, 1, 4, 1, 2, nullptr) ==
+             CT_CUDA_ERR_UNSUPPORTED, "norm of integers");
+}
+
+// Host references: the CPU's formulas (ops/pointwise/unary.cpp, activations.cpp, binary.cpp,
+// ternary.cpp, factories.cpp, scan.cpp) in double, against float32 kernels.
+void test_pointwise_more() {
+  const int n = 257;
+  std::vector<float> u(n), s(n);  // u in (0, 1); s in [-5, 5]
+  for (int i = 0; i < n; ++i) u[i] = 0.02f + 0.96f * i / (n - 1), s[i] = -5.0f + 10.0f * i / (n - 1);
+  DevBuf du = upload(u), ds = upload(s), dy(n * 8);
+  ct_cuda_loop c2 = contiguous_loop(2, n), c3 = contiguous_loop(3, n), c4 = contiguous_loop(4, n);
+  auto check_unary = [&](int op, const std::vector<float>& x, DevBuf& dx, const double* p, double (*ref)(double, const double*),
+                         const char* name) {
+    OK(D->unary_params(op, kF32, kF32, kF32, p, dy.p, dx.p, &c2, g_stream));
+    const std::vector<float> y = dy.get<float>(n);
+    int bad = 0;
+    for (int i = 0; i < n; ++i) bad += !close_to(y[i], ref(x[i], p), 2e-5, 1e-6);
+    EXPECT(bad == 0, "%s: %d of %d elements off (x[0] = %g: %g vs %g)", name, bad, n, x[0], y[0], ref(x[0], p));
+  };
+  const double none[3] = {0, 0, 0};
+  check_unary(CT_CUDA_UNARY_TAN, u, du, none, [](double x, const double*) { return std::tan(x); }, "tan");
+  check_unary(CT_CUDA_UNARY_ASIN, u, du, none, [](double x, const double*) { return std::asin(x); }, "asin");
+  check_unary(CT_CUDA_UNARY_ACOS, u, du, none, [](double x, const double*) { return std::acos(x); }, "acos");
+  check_unary(CT_CUDA_UNARY_ATAN, s, ds, none, [](double x, const double*) { return std::atan(x); }, "atan");
+  check_unary(CT_CUDA_UNARY_SINH, s, ds, none, [](double x, const double*) { return std::sinh(x); }, "sinh");
+  check_unary(CT_CUDA_UNARY_COSH, s, ds, none, [](double x, const double*) { return std::cosh(x); }, "cosh");
+  check_unary(CT_CUDA_UNARY_ASINH, s, ds, none, [](double x, const double*) { return std::asinh(x); }, "asinh");
+  check_unary(CT_CUDA_UNARY_ATANH, u, du, none, [](double x, const double*) { return std::atanh(x); }, "atanh");
+  check_unary(CT_CUDA_UNARY_EXP2, s, ds, none, [](double x, const double*) { return std::exp2(x); }, "exp2");
+  check_unary(CT_CUDA_UNARY_LOG2, u, du, none, [](double x, const double*) { return std::log2(x); }, "log2");
+  check_unary(CT_CUDA_UNARY_LOG10, u, du, none, [](double x, const double*) { return std::log10(x); }, "log10");
+  check_unary(CT_CUDA_UNARY_ERFC, s, ds, none, [](double x, const double*) { return std::erfc(x); }, "erfc");
+  check_unary(CT_CUDA_UNARY_ERFINV, u, du, none, [](double x, const double*) {
+    // Inverse by bisection on erf.
+    double lo = 0, hi = 5;
+    for (int k = 0; k < 200; ++k) (std::erf((lo + hi) / 2) < x ? lo : hi) = (lo + hi) / 2;
+    return (lo + hi) / 2;
+  }, "erfinv");
+  check_unary(CT_CUDA_UNARY_FRAC, s, ds, none, [](double x, const double*) { return x - std::trunc(x); }, "frac");
+  check_unary(CT_CUDA_UNARY_SQUARE, s, ds, none, [](double x, const double*) { return x * x; }, "square");
+  const double elu_p[3] = {1.5, 2.0, 0.5}, leaky_p[3] = {0.1, 0, 0}, ht_p[3] = {-2, 3, 0}, sp_p[3] = {2, 4, 0};
+  check_unary(CT_CUDA_UNARY_ELU, s, ds, elu_p,
+              [](double x, const double* p) { return x <= 0 ? std::expm1(x * p[2]) * p[0] * p[1] : x * p[1]; }, "elu");
+  check_unary(CT_CUDA_UNARY_LEAKY_RELU, s, ds, leaky_p, [](double x, const double* p) { return x > 0 ? x : x * p[0]; },
+              "leaky_relu");
+  check_unary(CT_CUDA_UNARY_HARDTANH, s, ds, ht_p,
+              [](double x, const double* p) { return x < p[0] ? p[0] : x > p[1] ? p[1] : x; }, "hardtanh");
+  check_unary(CT_CUDA_UNARY_HARDSIGMOID, s, ds, none,
+              [](double x, const double*) { return std::min(std::max(x + 3, 0.0), 6.0) / 6; }, "hardsigmoid");
+  check_unary(CT_CUDA_UNARY_HARDSWISH, s, ds, none,
+              [](double x, const double*) { return x * std::min(std::max(x + 3, 0.0), 6.0) / 6; }, "hardswish");
+  check_unary(CT_CUDA_UNARY_SOFTPLUS, s, ds, sp_p,
+              [](double x, const double* p) { return x * p[0] > p[1] ? x : std::log1p(std::exp(x * p[0])) / p[0]; },
+              "softplus");
+  check_unary(CT_CUDA_UNARY_MISH, s, ds, none,
+              [](double x, const double*) { return x * std::tanh(std::log1p(std::exp(x))); }, "mish");
+  const double clamp_lo[3] = {-1, 0, 1}, round_p[3] = {100, 0, 0};
+  check_unary(CT_CUDA_UNARY_CLAMP, s, ds, clamp_lo, [](double x, const double* p) { return x < p[0] ? p[0] : x; },
+              "clamp(min=-1)");
+  check_unary(CT_CUDA_UNARY_ROUND_DECIMALS, s, ds, round_p,
+              [](double x, const double*) { return std::nearbyint(x * 100) / 100; }, "round(decimals=2)");
+
+  // isnan / isinf / isfinite into bool, nan_to_num, and the integer forms.
+  const float nan = std::nanf(""), inf = INFINITY;
+  const std::vector<float> sp = {1.5f, nan, inf, -inf};
+  DevBuf dsp = upload(sp), db(4), df(16);
+  ct_cuda_loop s2 = contiguous_loop(2, 4), s3 = contiguous_loop(3, 4), s4 = contiguous_loop(4, 4);
+  OK(D->unary(CT_CUDA_UNARY_ISNAN, kBool, kF32, kF32, db.p, dsp.p, &s2, g_stream));
+  std::vector<uint8_t> b = db.get<uint8_t>(4);
+  EXPECT(b[0] == 0 && b[1] == 1 && b[2] == 0 && b[3] == 0, "isnan");
+  OK(D->unary(CT_CUDA_UNARY_ISINF, kBool, kF32, kF32, db.p, dsp.p, &s2, g_stream));
+  b = db.get<uint8_t>(4);
+  EXPECT(b[0] == 0 && b[1] == 0 && b[2] == 1 && b[3] == 1, "isinf");
+  OK(D->unary(CT_CUDA_UNARY_ISFINITE, kBool, kF32, kF32, db.p, dsp.p, &s2, g_stream));
+  b = db.get<uint8_t>(4);
+  EXPECT(b[0] == 1 && b[1] == 0 && b[2] == 0 && b[3] == 0, "isfinite");
+  const double ntn[3] = {7, 8, -9};
+  OK(D->unary_params(CT_CUDA_UNARY_NAN_TO_NUM, kF32, kF32, kF32, ntn, df.p, dsp.p, &s2, g_stream));
+  std::vector<float> f = df.get<float>(4);
+  EXPECT(f[0] == 1.5f && f[1] == 7 && f[2] == 8 && f[3] == -9, "nan_to_num %g %g %g %g", f[0], f[1], f[2], f[3]);
+  const std::vector<int64_t> iv = {-7, 3, 12, 100};
+  DevBuf div = upload(iv), dio(32);
+  const double clamp_both[3] = {0, 10, 3};
+  OK(D->unary_params(CT_CUDA_UNARY_CLAMP, kI64, kI64, kI64, clamp_both, dio.p, div.p, &s2, g_stream));
+  std::vector<int64_t> io = dio.get<int64_t>(4);
+  EXPECT(io[0] == 0 && io[1] == 3 && io[2] == 10 && io[3] == 10, "clamp int64");
+  OK(D->unary(CT_CUDA_UNARY_ISFINITE, kBool, kI64, kI64, db.p, div.p, &s2, g_stream));
+  b = db.get<uint8_t>(4);
+  EXPECT(b[0] == 1 && b[3] == 1, "isfinite of integers");
+
+  // Binary: hypot, fmod (float and int), logical_xor, int8 shifts in 8 bits.
+  OK(D->binary_params(CT_CUDA_BINARY_HYPOT, kF32, kF32, kF32, kF32, nullptr, dy.p, ds.p, du.p, &c3, g_stream));
+  std::vector<float> y = dy.get<float>(n);
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad += !close_to(y[i], std::hypot(double(s[i]), double(u[i])), 1e-6);
+  EXPECT(bad == 0, "hypot: %d off", bad);
+  OK(D->binary_params(CT_CUDA_BINARY_FMOD, kF32, kF32, kF32, kF32, nullptr, dy.p, ds.p, du.p, &c3, g_stream));
+  y = dy.get<float>(n);
+  bad = 0;
+  for (int i = 0; i < n; ++i) bad += y[i] != std::fmod(s[i], u[i]);
+  EXPECT(bad == 0, "fmod float32: %d off", bad);
+  const std::vector<int64_t> fa = {7, -7, 7, -7}, fb = {2, 2, -1, 0};
+  DevBuf dfa = upload(fa), dfb = upload(fb);
+  OK(D->binary(CT_CUDA_BINARY_FMOD, kI64, kI64, kI64, kI64, 1, dio.p, dfa.p, dfb.p, &s3, g_stream));
+  io = dio.get<int64_t>(4);
+  EXPECT(io[0] == 1 && io[1] == -1 && io[2] == 0 && io[3] == 0, "fmod int64 %lld %lld", (long long)io[0],
+         (long long)io[1]);
+  OK(D->binary(CT_CUDA_BINARY_LOGICAL_XOR, kBool, kF32, kI64, kF32, 1, db.p, dsp.p, dfb.p, &s3, g_stream));
+  b = db.get<uint8_t>(4);
+  EXPECT(b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 1, "logical_xor %d %d %d %d", b[0], b[1], b[2], b[3]);
+  const std::vector<int8_t> sa = {-128, 1, -8, 5}, sb = {1, 9, 10, -1};
+  DevBuf dsa = upload(sa), dsb = upload(sb), dso(4);
+  const double i8[3] = {8, 0, 0};
+  OK(D->binary_params(CT_CUDA_BINARY_LEFT_SHIFT, kI8, kI8, kI8, kI64, i8, dso.p, dsa.p, dsb.p, &s3, g_stream));
+  std::vector<int8_t> so = dso.get<int8_t>(4);
+  EXPECT(so[0] == 0 && so[1] == 0 && so[2] == 0 && so[3] == 0, "left shift int8 %d %d %d %d", so[0], so[1], so[2], so[3]);
+  OK(D->binary_params(CT_CUDA_BINARY_RIGHT_SHIFT, kI8, kI8, kI8, kI64, i8, dso.p, dsa.p, dsb.p, &s3, g_stream));
+  so = dso.get<int8_t>(4);
+  EXPECT(so[0] == -64 && so[1] == 0 && so[2] == -1 && so[3] == 0, "right shift int8 %d %d %d %d", so[0], so[1], so[2],
+         so[3]);
+  const std::vector<uint8_t> ua = {200}, ub = {9};
+  DevBuf dua = upload(ua), dub = upload(ub);
+  const double u8[3] = {8, 1, 0};
+  ct_cuda_loop one3 = contiguous_loop(3, 1);
+  OK(D->binary_params(CT_CUDA_BINARY_RIGHT_SHIFT, kU8, kU8, kU8, kI64, u8, dso.p, dua.p, dub.p, &one3, g_stream));
+  EXPECT(dso.get<uint8_t>(1)[0] == 1, "uint8 200 >> 9 is 200 >> 7 as on the cpu");
+
+  // Ternary: lerp (tensor and scalar weight), addcmul, addcdiv; float32 bits as the CPU's formula.
+  OK(D->ternary(CT_CUDA_TERNARY_LERP, kF32, kF32, kF32, kF32, kF32, nullptr, dy.p, ds.p, du.p, du.p, &c4, g_stream));
+  y = dy.get<float>(n);
+  auto lerp = [](float a, float b, float w) { return std::fabs(w) < 0.5f ? a + w * (b - a) : b - (b - a) * (1.0f - w); };
+  bad = 0;
+  for (int i = 0; i < n; ++i) bad += y[i] != lerp(s[i], u[i], u[i]);
+  EXPECT(bad == 0, "lerp.Tensor: %d off", bad);
+  const double w[3] = {0.75, 0, 0};
+  OK(D->ternary(CT_CUDA_TERNARY_LERP_SCALAR, kF32, kF32, kF32, kF32, kF32, w, dy.p, ds.p, du.p, nullptr, &c3, g_stream));
+  y = dy.get<float>(n);
+  bad = 0;
+  for (int i = 0; i < n; ++i) bad += y[i] != lerp(s[i], u[i], 0.75f);
+  EXPECT(bad == 0, "lerp.Scalar: %d off", bad);
+  const double v[3] = {0.5, 0, 0};
+  OK(D->ternary(CT_CUDA_TERNARY_ADDCMUL, kF32, kF32, kF32, kF32, kF32, v, dy.p, ds.p, du.p, ds.p, &c4, g_stream));
+  y = dy.get<float>(n);
+  bad = 0;
+  for (int i = 0; i < n; ++i) bad += y[i] != s[i] + 0.5f * u[i] * s[i];
+  EXPECT(bad == 0, "addcmul: %d off", bad);
+  OK(D->ternary(CT_CUDA_TERNARY_ADDCDIV, kF32, kF32, kF32, kF32, kF32, v, dy.p, ds.p, ds.p, du.p, &c4, g_stream));
+  y = dy.get<float>(n);
+  bad = 0;
+  for (int i = 0; i < n; ++i) bad += y[i] != s[i] + 0.5f * (s[i] / u[i]);
+  EXPECT(bad == 0, "addcdiv: %d off", bad);
+  const double three[3] = {3, 0, 0};
+  OK(D->ternary(CT_CUDA_TERNARY_ADDCMUL, kI64, kI64, kI64, kI64, kI64, three, dio.p, div.p, div.p, dfa.p, &s4, g_stream));
+  io = dio.get<int64_t>(4);
+  EXPECT(io[0] == -7 + 3 * -7 * 7 && io[3] == 100 + 3 * 100 * -7, "addcmul int64");
+}
+
+void test_factories_scans() {
+  // arange and linspace: the CPU's double formulas, converted once.
+  const int n = 11;
+  DevBuf dout(n * 8);
+  OK(D->index_fill(CT_CUDA_INDEX_FILL_ARANGE, kF32, 0.5, 0.1, 0, dout.p, n, g_stream));
+  std::vector<float> a = dout.get<float>(n);
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad += a[i] != static_cast<float>(0.5 + static_cast<double>(i) * 0.1);
+  EXPECT(bad == 0, "arange: %d off", bad);
+  OK(D->index_fill(CT_CUDA_INDEX_FILL_LINSPACE, kF64, -1.0, 2.3, 0, dout.p, n, g_stream));
+  std::vector<double> l = dout.get<double>(n);
+  const double step = (2.3 - -1.0) / (n - 1);
+  bad = 0;
+  for (int i = 0; i < n; ++i) bad += l[i] != (i < n / 2 ? -1.0 + step * i : 2.3 - step * (n - 1 - i));
+  EXPECT(bad == 0 && l[0] == -1.0 && l[n - 1] == 2.3, "linspace: %d off", bad);
+  OK(D->index_fill(CT_CUDA_INDEX_FILL_EYE, kI64, 0, 0, 4, dout.p, 8, g_stream));
+  std::vector<int64_t> e = dout.get<int64_t>(8);
+  EXPECT(e[0] == 1 && e[5] == 1 && e[1] == 0 && e[4] == 0 && e[7] == 0, "eye 2x4");
+
+  // cumsum of float32 along the middle of [2, 50, 3]: the sequential fold in float64.
+  const int outer = 2, len = 50, inner = 3, total = outer * len * inner;
+  std::vector<float> x = ramp(total, 3, 0.1f);
+  DevBuf dx = upload(x), dy(total * 8), di(total * 8);
+  OK(D->scan(CT_CUDA_SCAN_CUMSUM, kF32, kF32, dy.p, nullptr, dx.p, outer, len, inner, g_stream));
+  std::vector<float> y = dy.get<float>(total);
+  bad = 0;
+  for (int o = 0; o < outer; ++o)
+    for (int j = 0; j < inner; ++j) {
+      double acc = 0;
+      for (int i = 0; i < len; ++i) {
+        const int k = (o * len + i) * inner + j;
+        acc += x[k];
+        bad += y[k] != static_cast<float>(acc);
+      }
+    }
+  EXPECT(bad == 0, "cumsum: %d off", bad);
+  const std::vector<int32_t> pi = {1, 2, -3, 4, 5};
+  DevBuf dpi = upload(pi);
+  OK(D->scan(CT_CUDA_SCAN_CUMPROD, kI64, kI32, dy.p, nullptr, dpi.p, 1, 5, 1, g_stream));
+  std::vector<int64_t> pr = dy.get<int64_t>(5);
+  EXPECT(pr[0] == 1 && pr[1] == 2 && pr[2] == -6 && pr[3] == -24 && pr[4] == -120, "cumprod int");
+  // cummax: ties take the later index, a NaN sticks and each later NaN takes its place.
+  const float nan = std::nanf("");
+  const std::vector<float> cm = {1, 3, 3, 2, nan, 9, nan};
+  DevBuf dcm = upload(cm);
+  OK(D->scan(CT_CUDA_SCAN_CUMMAX, kF32, kF32, dy.p, di.p, dcm.p, 1, 7, 1, g_stream));
+  std::vector<float> mv = dy.get<float>(7);
+  std::vector<int64_t> mi = di.get<int64_t>(7);
+  EXPECT(mv[0] == 1 && mv[2] == 3 && mv[3] == 3 && std::isnan(mv[5]) && std::isnan(mv[6]), "cummax values");
+  EXPECT(mi[0] == 0 && mi[1] == 1 && mi[2] == 2 && mi[3] == 2 && mi[4] == 4 && mi[5] == 4 && mi[6] == 6,
+         "cummax indices %lld %lld %lld %lld %lld %lld %lld", (long long)mi[0], (long long)mi[1], (long long)mi[2],
+         (long long)mi[3], (long long)mi[4], (long long)mi[5], (long long)mi[6]);
+
+  // all / any / count_nonzero (NaN is nonzero) and the p-norms.
+  const std::vector<float> lg = {1, 0, nan, 2, 1, 1, -3, 0.5f};
+  DevBuf dlg = upload(lg), dr(16);
+  OK(D->reduce(CT_CUDA_REDUCE_ALL, kBool, kF32, dr.p, nullptr, dlg.p, 2, 4, 1, 0, g_stream));
+  std::vector<uint8_t> rb = dr.get<uint8_t>(2);
+  EXPECT(rb[0] == 0 && rb[1] == 1, "all %d %d", rb[0], rb[1]);
+  OK(D->reduce(CT_CUDA_REDUCE_ANY, kBool, kF32, dr.p, nullptr, dlg.p, 2, 4, 1, 0, g_stream));
+  rb = dr.get<uint8_t>(2);
+  EXPECT(rb[0] == 1 && rb[1] == 1, "any");
+  OK(D->reduce(CT_CUDA_REDUCE_COUNT_NONZERO, kI64, kF32, dr.p, nullptr, dlg.p, 2, 4, 1, 0, g_stream));
+  std::vector<int64_t> rc = dr.get<int64_t>(2);
+  EXPECT(rc[0] == 3 && rc[1] == 4, "count_nonzero %lld %lld", (long long)rc[0], (long long)rc[1]);
+  const std::vector<float> nv = {3, -4, 0, 1};
+  DevBuf dnv = upload(nv);
+  const double ps[] = {2, 1, INFINITY, -INFINITY, 0, 3};
+  const double want[] = {std::sqrt(26.0), 8, 4, 0, 3, std::cbrt(27 + 64 + 1.0)};
+  for (int k = 0; k < 6; ++k) {
+    OK(D->reduce(CT_CUDA_REDUCE_NORM, kF32, kF32, dr.p, nullptr, dnv.p, 1, 4, 1, ps[k], g_stream));
+    const float got = dr.get<float>(1)[0];
+    EXPECT(close_to(got, want[k], 1e-6), "norm p=%g: %g vs %g", ps[k], got, want[k]);
+  }
+}
+
 int main() {
   void* lib = dlopen(CT_CUDA_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -503,6 +772,7 @@ int main() {
   const std::string reason = D->last_error();
   test_nvrtc();
   test_argument_checks();
+  test_argument_checks_more();
   if (count <= 0) {
     void* p = nullptr;
     const int rc = D->malloc(0, 16, &p);
@@ -517,6 +787,8 @@ int main() {
     test_gemm();
     test_random();
     test_graph_and_module(0);
+    test_pointwise_more();
+    test_factories_scans();
     OK(D->stream_destroy(g_stream));
   }
   std::printf("%d passed, %d failed\n", g_passed, g_failed);

@@ -129,7 +129,42 @@ enum ct_cuda_unary_op {
   CT_CUDA_UNARY_LOG1P = 22,      /* F */
   CT_CUDA_UNARY_EXPM1 = 23,      /* F */
   CT_CUDA_UNARY_LOGICAL_NOT = 24, /* F I B x == 0 (the output dtype is usually bool) */
-  CT_CUDA_UNARY_BITWISE_NOT = 25  /* I B    ~x; !x for bool */
+  CT_CUDA_UNARY_BITWISE_NOT = 25, /* I B    ~x; !x for bool */
+  /* Appended (served by unary_params; unary takes them too, with every parameter 0). p0, p1, p2
+   * are params[0..2], converted to the compute dtype where they enter the arithmetic. */
+  CT_CUDA_UNARY_TAN = 26,        /* F */
+  CT_CUDA_UNARY_ASIN = 27,       /* F */
+  CT_CUDA_UNARY_ACOS = 28,       /* F */
+  CT_CUDA_UNARY_ATAN = 29,       /* F */
+  CT_CUDA_UNARY_SINH = 30,       /* F */
+  CT_CUDA_UNARY_COSH = 31,       /* F */
+  CT_CUDA_UNARY_ASINH = 32,      /* F */
+  CT_CUDA_UNARY_ACOSH = 33,      /* F */
+  CT_CUDA_UNARY_ATANH = 34,      /* F */
+  CT_CUDA_UNARY_EXP2 = 35,       /* F */
+  CT_CUDA_UNARY_LOG2 = 36,       /* F */
+  CT_CUDA_UNARY_LOG10 = 37,      /* F */
+  CT_CUDA_UNARY_ERFC = 38,       /* F */
+  CT_CUDA_UNARY_ERFINV = 39,     /* F      PyTorch's calc_erfinv: rational guess, two Newton steps */
+  CT_CUDA_UNARY_FRAC = 40,       /* F      x - trunc(x) */
+  CT_CUDA_UNARY_SQUARE = 41,     /* F I    x * x (integers wrap) */
+  CT_CUDA_UNARY_ISNAN = 42,      /* F I B  integers and bool: 0 */
+  CT_CUDA_UNARY_ISINF = 43,      /* F I B  integers and bool: 0 */
+  CT_CUDA_UNARY_ISFINITE = 44,   /* F I B  integers and bool: 1 */
+  CT_CUDA_UNARY_NAN_TO_NUM = 45, /* F I B  NaN -> p0, +inf -> p1, -inf -> p2; integers and bool unchanged */
+  CT_CUDA_UNARY_ROUND_DECIMALS = 46, /* F  p0 = 10^|decimals|, p1 != 0 when decimals < 0:
+                                          p1 ? rint(x / p0) * p0 : rint(x * p0) / p0 */
+  CT_CUDA_UNARY_ELU = 47,        /* F      x <= 0 ? expm1(x * p2) * (p0 * p1) : x * p1 (alpha, scale,
+                                          input_scale; p0 * p1 rounded in the compute dtype) */
+  CT_CUDA_UNARY_LEAKY_RELU = 48, /* F      x > 0 ? x : x * p0 */
+  CT_CUDA_UNARY_HARDTANH = 49,   /* F I    x < p0 ? p0 : (x > p1 ? p1 : x); NaN passes */
+  CT_CUDA_UNARY_HARDSIGMOID = 50, /* F     relu6(x + 3) / 6 */
+  CT_CUDA_UNARY_HARDSWISH = 51,  /* F      x * relu6(x + 3) / 6 */
+  CT_CUDA_UNARY_SOFTPLUS = 52,   /* F      x * p0 > p1 ? x : log1p(exp(x * p0)) / p0 (beta, threshold) */
+  CT_CUDA_UNARY_MISH = 53,       /* F      x * tanh(log1p(exp(x))) */
+  CT_CUDA_UNARY_CLAMP = 54       /* F I    bit 0 of p2: x < p0 gives p0; then bit 1: x > p1 gives p1
+                                          (NaN passes; p0 > p1 gives p1). Integer bounds beyond 2^53
+                                          are rounded by the double */
 };
 
 /*
@@ -160,7 +195,49 @@ enum ct_cuda_binary_op {
   CT_CUDA_BINARY_LOGICAL_OR = 17,  /* F I B */
   CT_CUDA_BINARY_BITWISE_AND = 18, /* I B */
   CT_CUDA_BINARY_BITWISE_OR = 19,  /* I B */
-  CT_CUDA_BINARY_BITWISE_XOR = 20  /* I B */
+  CT_CUDA_BINARY_BITWISE_XOR = 20, /* I B */
+  /* Appended (served by binary_params; binary takes them too, with every parameter 0). */
+  CT_CUDA_BINARY_HYPOT = 21,       /* F      hypot(a, b) */
+  CT_CUDA_BINARY_FMOD = 22,        /* F I    C's fmod / %: the sign of a. Integer b == 0 gives 0 (the
+                                              CPU raises), b == -1 gives 0 */
+  CT_CUDA_BINARY_LOGICAL_XOR = 23, /* F I B  (a != 0) != (b != 0) */
+  CT_CUDA_BINARY_LEFT_SHIFT = 24,  /* I      params[0]: the bit width w of the dtype ctorch computes
+                                              in (8, 16, 32, 64; 0 means 64), params[1] != 0: it is
+                                              unsigned. a and b are first wrapped to that dtype; b < 0
+                                              or b >= w gives 0, else a << b (wrapping) */
+  CT_CUDA_BINARY_RIGHT_SHIFT = 25  /* I      likewise; b < 0 or b >= w gives a >> (w - 1) (the sign
+                                              fill; as ctorch's CPU, a >> 7 for uint8), else a >> b */
+};
+
+/* Ternary ops for the ternary member: out = op(a, b, c) in the compute dtype; params[0] is the
+ * scalar. LERP_SCALAR has no c (loop.noperands 3). */
+enum ct_cuda_ternary_op {
+  CT_CUDA_TERNARY_LERP = 0,        /* F      w = c: |w| < 0.5 ? a + w (b - a) : b - (b - a)(1 - w) */
+  CT_CUDA_TERNARY_LERP_SCALAR = 1, /* F      the same with w = params[0] */
+  CT_CUDA_TERNARY_ADDCMUL = 2,     /* F I    a + params[0] * b * c (integers wrap) */
+  CT_CUDA_TERNARY_ADDCDIV = 3      /* F      a + params[0] * (b / c) */
+};
+
+/* Fill-by-index ops (index_fill) over a contiguous output of numel elements, each value computed
+ * in float64 and converted to the dtype once (as ctorch's CPU factories). */
+enum ct_cuda_index_fill_op {
+  CT_CUDA_INDEX_FILL_ARANGE = 0,   /* out[i] = a + i * b */
+  CT_CUDA_INDEX_FILL_LINSPACE = 1, /* start a, end b, step = (b - a) / (numel - 1) (0 for numel 1):
+                                      i < numel / 2 ? a + step * i : b - step * (numel - 1 - i) */
+  CT_CUDA_INDEX_FILL_EYE = 2       /* a [numel / cols, cols] matrix: 1 where row == col, else 0 */
+};
+
+/* Scans along the middle dim of a contiguous [outer, n, inner] input into a contiguous output of
+ * the same shape. Each (outer, inner) line is folded by one thread in index order, so the result
+ * is the CPU's sequential fold: sums and products accumulate in float64 for float32, float32 for
+ * float16/bfloat16, float64 for float64, int64 (wrapping) for integers and bool. */
+enum ct_cuda_scan_op {
+  CT_CUDA_SCAN_CUMSUM = 0,
+  CT_CUDA_SCAN_CUMPROD = 1,
+  CT_CUDA_SCAN_CUMMAX = 2, /* values to out (dtype_out == dtype_in), int64 indices to out_index; a
+                              new element takes over on ties (the latest index); a NaN sticks, each
+                              later NaN taking its place */
+  CT_CUDA_SCAN_CUMMIN = 3  /* likewise */
 };
 
 /* ---- Reductions ---- */
@@ -186,8 +263,15 @@ enum ct_cuda_reduce_op {
   CT_CUDA_REDUCE_VAR = 9,       /* floating input; sum((x - mean)^2) / max(reduce - correction, 0),
                                    Welford per thread, Chan's merge in the tree */
   CT_CUDA_REDUCE_STD = 10,      /* sqrt of VAR */
-  CT_CUDA_REDUCE_LOGSUMEXP = 11 /* floating input; max + log(sum(exp(x - max))), online per thread;
+  CT_CUDA_REDUCE_LOGSUMEXP = 11, /* floating input; max + log(sum(exp(x - max))), online per thread;
                                    +-inf max gives that infinity, NaN propagates */
+  /* Appended. */
+  CT_CUDA_REDUCE_ALL = 12,      /* any input; 1 when every x != 0 (NaN counts as nonzero), 1 for none */
+  CT_CUDA_REDUCE_ANY = 13,      /* any input; 1 when some x != 0, 0 for none */
+  CT_CUDA_REDUCE_COUNT_NONZERO = 14, /* any input; the number of x != 0, as int64 accumulation */
+  CT_CUDA_REDUCE_NORM = 15      /* floating input; the vector p-norm, p = correction: 2: sqrt(sum x^2),
+                                   1: sum |x|, inf / -inf: max / min |x| (NaN wins; reduce == 0 is
+                                   invalid), 0: the count of x != 0, else sum(|x|^p)^(1/p) */
 };
 
 /* ---- Indexing, sorting, convolution: types (appended) ---- */
@@ -489,6 +573,30 @@ typedef struct ct_cuda_driver {
    * count_include_pad and divisor_override (0: none) for AVG and AVG_BACKWARD. Floating dtypes. */
   int (*pool2d)(int op, int dtype, void* out, int64_t* indices, const void* in, const ct_cuda_window2d* window,
                 int count_include_pad, int64_t divisor_override, void* stream);
+
+  /* ---- Pointwise, factories, scans (appended) ---- */
+
+  /* unary with parameters: every ct_cuda_unary_op; params points at 3 doubles (NULL: all 0), the
+   * op's p0..p2 (see ct_cuda_unary_op). Same conversions and loop contract as unary. */
+  int (*unary_params)(int op, int dtype_out, int dtype_in, int compute, const double* params, void* out,
+                      const void* in, const ct_cuda_loop* loop, void* stream);
+  /* binary with parameters: every ct_cuda_binary_op; params: 3 doubles or NULL (all 0). For ADD and
+   * SUB params[0] is alpha (NULL: 1); the shifts read params[0..1]. Otherwise as binary. */
+  int (*binary_params)(int op, int dtype_out, int dtype_a, int dtype_b, int compute, const double* params,
+                       void* out, const void* a, const void* b, const ct_cuda_loop* loop, void* stream);
+  /* out = op(a, b, c) (ct_cuda_ternary_op) over loop: noperands 4 (out, a, b, c), or 3 for
+   * LERP_SCALAR (c ignored, may be NULL). params: 3 doubles or NULL (all 0). */
+  int (*ternary)(int op, int dtype_out, int dtype_a, int dtype_b, int dtype_c, int compute, const double* params,
+                 void* out, const void* a, const void* b, const void* c, const ct_cuda_loop* loop, void* stream);
+  /* Fills a contiguous out[0, numel) of dtype by ct_cuda_index_fill_op: a and b its two numbers,
+   * cols the row length of EYE (>= 1 when numel > 0). */
+  int (*index_fill)(int op, int dtype, double a, double b, int64_t cols, void* out, int64_t numel, void* stream);
+  /* A ct_cuda_scan_op along the middle dim of a contiguous [outer, n, inner] in (dtype_in) into a
+   * contiguous out (dtype_out), out_index int64 (CUMMAX/CUMMIN only, required there, else ignored).
+   * CUMSUM/CUMPROD read any dtype and write any non-bool dtype_out; CUMMAX/CUMMIN need
+   * dtype_out == dtype_in. Deterministic (see ct_cuda_scan_op). */
+  int (*scan)(int op, int dtype_out, int dtype_in, void* out, void* out_index, const void* in, int64_t outer,
+              int64_t n, int64_t inner, void* stream);
 } ct_cuda_driver;
 
 /* The table for `version`, or NULL when this library does not implement it. The table is static:

@@ -56,6 +56,12 @@ ct_cuda_driver make_v1() {
   d.graph_capture_end = graph_capture_end;
   d.graph_launch = graph_launch;
   d.graph_destroy = graph_destroy;
+  // Pointwise, factories, scans (appended)
+  d.unary_params = unary_params;
+  d.binary_params = binary_params;
+  d.ternary = ternary;
+  d.index_fill = index_fill;
+  d.scan = scan;
   // Indexing, sorting, convolution (appended)
   d.index_workspace = index_workspace;
   d.index = index_op;

@@ -87,6 +87,17 @@ int graph_capture_end(void* stream, void** graph_exec);
 int graph_launch(void* graph_exec, void* stream);
 int graph_destroy(void* graph_exec);
 
+// unary_more.cu, binary_more.cu, factory.cu, scan.cu (pointwise, factories, scans: appended)
+int unary_params(int op, int dtype_out, int dtype_in, int compute, const double* params, void* out, const void* in,
+                 const ct_cuda_loop* loop, void* stream);
+int binary_params(int op, int dtype_out, int dtype_a, int dtype_b, int compute, const double* params, void* out,
+                  const void* a, const void* b, const ct_cuda_loop* loop, void* stream);
+int ternary(int op, int dtype_out, int dtype_a, int dtype_b, int dtype_c, int compute, const double* params,
+            void* out, const void* a, const void* b, const void* c, const ct_cuda_loop* loop, void* stream);
+int index_fill(int op, int dtype, double a, double b, int64_t cols, void* out, int64_t numel, void* stream);
+int scan(int op, int dtype_out, int dtype_in, void* out, void* out_index, const void* in, int64_t outer, int64_t n,
+         int64_t inner, void* stream);
+
 // index.cu, sort.cu, conv.cu (indexing, sorting, convolution: appended)
 int index_workspace(const ct_cuda_index* args, const ct_cuda_loop* loop, size_t* bytes);
 int index_op(const ct_cuda_index* args, void* dst, const void* src, const void* index, const ct_cuda_loop* loop,

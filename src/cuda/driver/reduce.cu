@@ -122,6 +122,53 @@ struct LogSumExp {
   }
 };
 
+// all / any / count_nonzero: an int64 fold of x != 0 (NaN is nonzero), written as 0/1 or a count.
+template <typename V>
+struct Logical {
+  using Acc = int64_t;
+  int op;
+  __device__ Acc init() const { return op == CT_CUDA_REDUCE_ALL ? 1 : 0; }
+  __device__ Acc combine(Acc a, Acc b) const {
+    return op == CT_CUDA_REDUCE_ALL ? (a & b) : op == CT_CUDA_REDUCE_ANY ? (a | b) : a + b;
+  }
+  __device__ Acc step(Acc a, V x, int64_t) const { return combine(a, x != V(0) ? 1 : 0); }
+  __device__ void write(char* out, int dt, int64_t*, int64_t pos, Acc a) const {
+    store<int64_t>(out + pos * itemsize(dt), dt, a);
+  }
+};
+
+// The vector p-norm as ops/reduce/norm.cpp composes it: kind 0: p = 2, 1: p = 1, 2: +inf, 3: -inf,
+// 4: p = 0, 5: any other p.
+template <typename V>
+struct Norm {
+  using Acc = V;
+  int kind;
+  double p;
+  __device__ Acc init() const { return kind == 2 ? V(-INFINITY) : kind == 3 ? V(INFINITY) : V(0); }
+  __device__ Acc combine(Acc a, Acc b) const {
+    if (kind == 2 || kind == 3) {  // NaN wins
+      if (dm::is_nan(a)) return a;
+      if (dm::is_nan(b)) return b;
+      return (kind == 2 ? b > a : b < a) ? b : a;
+    }
+    return a + b;
+  }
+  __device__ Acc step(Acc a, V x, int64_t) const {
+    const V ax = x < V(0) ? -x : x;
+    switch (kind) {
+      case 0: return a + x * x;
+      case 4: return a + (x != V(0) ? V(1) : V(0));
+      case 5: return a + dm::pow(ax, static_cast<V>(p));
+      default: return combine(a, ax);
+    }
+  }
+  __device__ void write(char* out, int dt, int64_t*, int64_t pos, Acc a) const {
+    if (kind == 0) a = dm::sqrt(a);
+    else if (kind == 5) a = dm::pow(a, static_cast<V>(1.0 / p));
+    store<V>(out + pos * itemsize(dt), dt, a);
+  }
+};
+
 // Block b owns columns [ib * TX, ib * TX + TX) of outer row o; thread (tx, ty) folds reduce
 // indices ty, ty + TY, ... of its column.
 template <typename V, typename Op>
@@ -157,27 +204,31 @@ int launch(const char* name, const Op& op, const void* in, int dt_in, void* out,
 }
 
 const char* const kReduceNames[] = {"sum", "prod", "mean", "max", "min", "amax", "amin",
-                                    "argmax", "argmin", "var", "std", "logsumexp"};
+                                    "argmax", "argmin", "var", "std", "logsumexp", "all", "any",
+                                    "count_nonzero", "norm"};
+constexpr int kNumReduce = sizeof(kReduceNames) / sizeof(kReduceNames[0]);
 
 }  // namespace
 
 int reduce(int op, int dtype_out, int dtype_in, void* out, void* out_index, const void* in, int64_t outer,
            int64_t R, int64_t inner, double correction, void* stream) {
-  CT_CUDA_ARG(op >= 0 && op <= CT_CUDA_REDUCE_LOGSUMEXP, "reduce: unknown op code %d. Pass a ct_cuda_reduce_op", op);
+  CT_CUDA_ARG(op >= 0 && op < kNumReduce, "reduce: unknown op code %d. Pass a ct_cuda_reduce_op", op);
   const char* name = kReduceNames[op];
   CT_CUDA_ARG(valid_dtype(dtype_in) && valid_dtype(dtype_out), "reduce: %s got dtype codes %d (in) and %d (out). "
               "Pass ct_dtype values", name, dtype_in, dtype_out);
   CT_CUDA_ARG(outer >= 0 && R >= 0 && inner >= 0, "reduce: %s got the view [%lld, %lld, %lld]. Sizes must be >= 0",
               name, static_cast<long long>(outer), static_cast<long long>(R), static_cast<long long>(inner));
   CT_CUDA_ARG((in && out) || outer * inner == 0, "reduce: %s got a NULL input or output", name);
-  const bool extremum = op >= CT_CUDA_REDUCE_MAX && op <= CT_CUDA_REDUCE_ARGMIN;
+  const bool inf_norm = op == CT_CUDA_REDUCE_NORM && (correction == INFINITY || correction == -INFINITY);
+  const bool extremum = (op >= CT_CUDA_REDUCE_MAX && op <= CT_CUDA_REDUCE_ARGMIN) || inf_norm;
   CT_CUDA_ARG(!extremum || R > 0 || outer * inner == 0, "reduce: %s over an empty dim (size 0) has no identity. "
               "Reduce a non-empty dim", name);
   const bool arg = op == CT_CUDA_REDUCE_ARGMAX || op == CT_CUDA_REDUCE_ARGMIN;
   CT_CUDA_ARG(!arg || dtype_out == kI64, "reduce: %s writes int64 indices, dtype_out is %s", name,
               dtype_name(dtype_out));
   int64_t* index = op == CT_CUDA_REDUCE_MAX || op == CT_CUDA_REDUCE_MIN ? static_cast<int64_t*>(out_index) : nullptr;
-  const bool floating_only = op == CT_CUDA_REDUCE_MEAN || op >= CT_CUDA_REDUCE_VAR;
+  const bool floating_only = op == CT_CUDA_REDUCE_MEAN || (op >= CT_CUDA_REDUCE_VAR && op <= CT_CUDA_REDUCE_LOGSUMEXP) ||
+                             op == CT_CUDA_REDUCE_NORM;
   if (floating_only && !is_floating(dtype_in))
     return fail(CT_CUDA_ERR_UNSUPPORTED, "reduce: %s needs a floating input, got %s. Convert to a floating dtype",
                 name, dtype_name(dtype_in));
@@ -201,6 +252,16 @@ int reduce(int op, int dtype_out, int dtype_in, void* out, void* out_index, cons
       case CT_CUDA_REDUCE_LOGSUMEXP:
         if constexpr (std::is_floating_point_v<V>)
           return launch<V>(name, LogSumExp<V>{}, in, dtype_in, out, dtype_out, nullptr, outer, R, inner, stream);
+        break;
+      case CT_CUDA_REDUCE_ALL: case CT_CUDA_REDUCE_ANY: case CT_CUDA_REDUCE_COUNT_NONZERO:
+        return launch<V>(name, Logical<V>{op}, in, dtype_in, out, dtype_out, nullptr, outer, R, inner, stream);
+      case CT_CUDA_REDUCE_NORM:
+        if constexpr (std::is_floating_point_v<V>) {
+          const double p = correction;
+          const int kind = p == 2.0 ? 0 : p == 1.0 ? 1 : p == INFINITY ? 2 : p == -INFINITY ? 3 : p == 0.0 ? 4 : 5;
+          return launch<V>(name, Norm<V>{kind, p}, in, dtype_in, out, dtype_out, nullptr, outer, R,
+                           inner, stream);
+        }
         break;
       default:
         return launch<V>(name, ArgExt<V>{max, arg ? 1 : 0}, in, dtype_in, out, dtype_out, index, outer, R, inner,

@@ -2,6 +2,7 @@
 // one comparison), instantiated for the compute types the op allows.
 #include "device_math.h"
 #include "loop.h"
+#include "members.h"
 
 namespace ct::cuda {
 namespace {
@@ -115,7 +116,9 @@ int run(const char* name, int compute, const LoopArgs& a, const F& f, void* stre
 
 int unary(int op, int dtype_out, int dtype_in, int compute, void* out, const void* in, const ct_cuda_loop* loop,
           void* stream) {
-  CT_CUDA_ARG(op >= 0 && op < kNumUnary, "unary: unknown op code %d. Pass a ct_cuda_unary_op", op);
+  // The ops appended later live in unary_more.cu (their parameters all 0 through this member).
+  if (op >= kNumUnary) return unary_params(op, dtype_out, dtype_in, compute, nullptr, out, in, loop, stream);
+  CT_CUDA_ARG(op >= 0, "unary: unknown op code %d. Pass a ct_cuda_unary_op", op);
   void* ptrs[2] = {out, const_cast<void*>(in)};
   const int dtypes[2] = {dtype_out, dtype_in};
   LoopArgs a;

@@ -44,6 +44,19 @@ const char* const kClaimed[] = {
     "mm", "bmm", "addmm",
     // random.cpp
     "rand", "randn", "uniform_", "normal_",
+    // pointwise_more.cpp
+    "tan", "tan_", "asin", "asin_", "acos", "acos_", "atan", "atan_", "sinh", "sinh_", "cosh", "cosh_", "asinh",
+    "asinh_", "acosh", "acosh_", "atanh", "atanh_", "exp2", "exp2_", "log2", "log2_", "log10", "log10_", "erfc",
+    "erfc_", "erfinv", "erfinv_", "frac", "frac_", "square", "square_", "isnan", "isinf", "isfinite", "nan_to_num",
+    "nan_to_num_", "round.decimals", "round_.decimals", "elu", "elu_", "leaky_relu", "leaky_relu_", "hardtanh",
+    "hardtanh_", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_", "softplus", "softplus_", "mish", "mish_",
+    "clamp", "hypot.Tensor", "hypot_.Tensor", "fmod.Tensor", "fmod_.Tensor", "logical_xor.Tensor",
+    "logical_xor_.Tensor", "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor", "bitwise_right_shift.Tensor",
+    "bitwise_right_shift_.Tensor", "lerp.Scalar", "lerp_.Scalar", "lerp.Tensor", "lerp_.Tensor", "addcmul",
+    "addcmul_", "addcdiv", "addcdiv_", "arange", "linspace", "eye", "cat", "flip",
+    // reduce_more.cpp
+    "cumsum", "cumprod", "cummax", "cummin", "all", "all.dim", "any", "any.dim", "count_nonzero",
+    "count_nonzero.dim_IntList", "linalg_vector_norm",
     // index.cpp (the scatters read deterministic_mode() themselves: declared Deterministic)
     "index_select", "embedding", "gather", "take", "scatter.src", "scatter_.src", "scatter.value", "scatter_.value",
     "scatter_add", "scatter_add_", "scatter_reduce.two", "scatter_reduce_.two", "index_add", "index_add_",
