@@ -148,8 +148,8 @@ MetaResult structured_outputs(Frame& f) {
   for (size_t i = 0; i < m.n; ++i) {
     try {
       f.outs[i] = Tensor::adopt(TensorImpl::empty_sym(m.outs[i].sizes, m.outs[i].dtype, m.outs[i].device, env));
-    } catch (const Error& e) {  // name the operator and the output that did not fit
-      if (e.status() != CT_ERROR_OUT_OF_MEMORY) throw;
+    } catch (const Error& e) {  // name the operator and the output that did not fit (or has no device)
+      if (e.status() != CT_ERROR_OUT_OF_MEMORY && e.status() != CT_ERROR_DEVICE) throw;
       fail(e.status(), str(f.op.schema.name, ": output ", m.outs[i].sizes.ref(), " of ", m.outs[i].dtype, " on ",
                            m.outs[i].device, ": ", e.message()));
     }
