@@ -63,7 +63,10 @@ const char* const kClaimed[] = {
     "index_copy", "index_copy_", "index_fill.int_Scalar", "index_fill.int_Tensor", "put", "put_",
     "masked_fill.Scalar", "masked_fill.Tensor", "masked_scatter", "masked_scatter_",
     // sort.cpp
-    "sort", "sort.stable", "topk", "kthvalue", "median", "median.dim", "mode"};
+    "sort", "sort.stable", "topk", "kthvalue", "median", "median.dim", "mode",
+    // conv.cpp
+    "conv2d", "conv_transpose2d.input", "max_pool2d_with_indices", "max_pool2d_with_indices_backward", "avg_pool2d",
+    "avg_pool2d_backward", "adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward"};
 
 ct::Error planner_error(const ct::TensorImpl& out, const ct::TensorImpl* const* in, int n) {
   try {
