@@ -44,14 +44,18 @@ ctorch_install_deps() {
 }
 
 # ctorch_configure DIR [BUILD_TYPE]: configures DIR (Ninja when present, for a new DIR only: an
-# existing build keeps its generator).
+# existing build keeps its generator). The CUDA backend builds when nvcc is found, on PATH or in
+# the toolkit's usual place (/usr/local/cuda).
 ctorch_configure() {
-  local dir=${1:-build} type=${2:-Release} generator=()
+  local dir=${1:-build} type=${2:-Release} generator=() cuda=()
   if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then
     generator=(-G Ninja)
   fi
+  if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+    cuda=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+  fi
   ctorch_log "configuring $dir ($type)"
-  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE="$type"
+  cmake -S . -B "$dir" "${generator[@]}" "${cuda[@]}" -DCMAKE_BUILD_TYPE="$type"
 }
 
 # ctorch_build DIR [TARGET...]: builds DIR with every core.
