@@ -125,6 +125,9 @@ void tracer_kernel(void*, Frame& f) {
       node.args.push_back(to_arg(v));
     }
   }
+  // Any other Device argument says where the result goes (to.device, zeros_like(device=...)).
+  for (size_t i = 0; i < f.nargs && op.device_arg < 0; ++i)
+    if (f.args[i].kind() == Value::Kind::Device) device = f.args[i].device();
   if (op.device_arg >= 0) {
     const Value& d = f.args[op.device_arg];
     device = d.kind() == Value::Kind::Device ? d.device() : runtime::current_device();

@@ -101,6 +101,9 @@ def test_counting_device_runs_its_kernels_and_autograd():
             d.to("counting:5")
         except ctorch.DeviceError as e:
             print("DeviceError", e)
+        f = ctorch.compile(lambda x: x.to("counting").neg(), fullgraph=True)
+        r = f(ctorch.tensor([1.0, -2.0]))
+        print(r.device, r.cpu().tolist(), "counting" in f.graphs()[0])
         """)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -112,6 +115,7 @@ def test_counting_device_runs_its_kernels_and_autograd():
     assert lines[5] == "counting:1"
     assert lines[6].startswith("DeviceError exp: no kernel for counting")
     assert "this process has 2 counting devices" in lines[7]
+    assert lines[8] == "counting:0 [-1.0, 2.0] True"  # traced through to.device, run on the plugin
 
 
 def _torch_cuda():

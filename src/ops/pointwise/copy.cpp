@@ -95,7 +95,8 @@ Tensor device_to_host(const TensorImpl& src) {
   const size_t item = itemsize(src.dtype());
   if (src.numel() == 0 || src.is_contiguous()) {
     Tensor host = Tensor::adopt(TensorImpl::empty(src.sizes(), src.dtype(), kCPU));
-    if (src.numel() > 0) b.copy(b.ctx, CopyKind::DeviceToHost, src.device().index, host->data(), src.data(), src.numel() * item);
+    if (src.numel() > 0)
+      b.copy(b.ctx, CopyKind::DeviceToHost, src.device().index, host->data(), src.data(), src.numel() * item);
     return host;
   }
   int64_t span = 1;
@@ -128,7 +129,7 @@ Tensor move_to(const TensorImpl& src, Device dst, DType dtype) {
 // Returns self itself when nothing changes and copy is false, as Tensor.to does.
 void to_device(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
-  Device dst = f.arg(1).device();
+  const Device dst = f.arg(1).device();
   const DType dtype = f.arg(2).is_none() ? a.dtype() : f.arg(2).dtype();
   if (dst == a.device()) {
     f.outs[0] = f.arg(3).to_bool() ? clone(to(Tensor::borrow(&a), dtype)) : to(Tensor::borrow(&a), dtype);
