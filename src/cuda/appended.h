@@ -19,4 +19,14 @@ inline const ct_cuda_driver& appended_driver(const char* op) {
   return d;
 }
 
+/// driver(), raising CT_ERROR_VERSION naming op when its table ends before the random sampling
+/// members (check_probabilities .. multinomial_replacement, appended last).
+inline const ct_cuda_driver& sampling_driver(const char* op) {
+  const ct_cuda_driver& d = driver();
+  CT_CHECK(d.struct_size >= offsetof(ct_cuda_driver, multinomial_replacement) + sizeof(d.multinomial_replacement),
+           CT_ERROR_VERSION, op, ": the loaded libctorch_cuda.so is older than libctorch (its driver table has no "
+           "random sampling members). Install the libctorch_cuda.so built with this libctorch");
+  return d;
+}
+
 }  // namespace ct::cuda

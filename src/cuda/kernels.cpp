@@ -45,6 +45,7 @@ void register_cuda_kernels(Registry& r) {
   register_conv_kernels(r);
   register_pointwise_more_kernels(r);
   register_reduce_more_kernels(r);
+  register_sampling_kernels(r);
 }
 
 }  // namespace ct::cuda

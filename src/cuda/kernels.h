@@ -25,6 +25,7 @@ void register_sort_kernels(Registry& r);
 void register_conv_kernels(Registry& r);            // conv.cpp
 void register_pointwise_more_kernels(Registry& r);  // pointwise_more.cpp
 void register_reduce_more_kernels(Registry& r);     // reduce_more.cpp
+void register_sampling_kernels(Registry& r);        // sampling.cpp
 
 /// A structured operator's CUDA compute (run by structured_kernel), and the same for its in-place
 /// variant ("add_.Tensor" for "add.Tensor", "neg_" for "neg") when it has one, as

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -758,6 +759,174 @@ void test_factories_scans() {
   }
 }
 
+// ---- Random sampling (appended members): host references are the CPU's formulas
+// (ops/random/random.cpp fill_bernoulli / fill_randint, sampling.cpp randperm / multinomial).
+
+void test_sampling_arguments() {
+  float dummy[4] = {0, 0, 0, 0};
+  int64_t err[1] = {0};
+  EXPECT(D->check_probabilities(7, reinterpret_cast<double*>(dummy), 1, 2, 1, err, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "unknown check mode");
+  EXPECT(D->check_probabilities(CT_CUDA_CHECK_BERNOULLI, nullptr, 1, 2, 1, nullptr, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "NULL error flag");
+  EXPECT(D->philox_bernoulli(42, dummy, 4, 1, 0, nullptr, 0.5, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT,
+         "bernoulli into an unknown dtype");
+  EXPECT(D->philox_randint(kI64, dummy, 4, 1, 0, 3, 3, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "empty range");
+  EXPECT(std::strstr(D->last_error(), "randint") != nullptr, "message names the member: %s", D->last_error());
+  EXPECT(D->philox_sort_keys(5, dummy, nullptr, 4, 1, 0, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "unknown keys");
+  EXPECT(D->philox_sort_keys(CT_CUDA_SORT_KEYS_MULTINOMIAL, dummy, nullptr, 4, 1, 0, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "multinomial keys without weights");
+  EXPECT(D->multinomial_replacement(nullptr, nullptr, 1, 0, 1, 1, 0, nullptr, nullptr) ==
+             CT_CUDA_ERR_INVALID_ARGUMENT, "no categories");
+  // Nothing to do is no work (and no device needed).
+  OK(D->philox_bernoulli(kF32, nullptr, 0, 1, 0, nullptr, 0.5, nullptr));
+  OK(D->philox_randint(kI64, nullptr, 0, 1, 0, 0, 9, nullptr));
+}
+
+namespace pr = ct::ops::random;
+
+// Word i of the E-per-block map: w(i) of block first + i / 4.
+uint32_t word_at(uint64_t seed, uint64_t first, int64_t i) { return pr::philox(seed, first + i / 4).w[i % 4]; }
+// The 64-bit draw of element i of a 2-per-block map (low word first).
+uint64_t wide_at(uint64_t seed, uint64_t first, int64_t i) {
+  const pr::Words x = pr::philox(seed, first + i / 2);
+  const int j = static_cast<int>(i % 2);
+  return uint64_t{x.w[2 * j + 1]} << 32 | x.w[2 * j];
+}
+
+void test_sampling() {
+  const uint64_t seed = 0x5eed1234ULL, first = 91;
+  const int64_t n = 1003;
+  constexpr double k32 = 1.0 / 4294967296.0;
+
+  // bernoulli with a probability per element, and bernoulli.p into float32, bool and int64.
+  std::vector<double> p(n);
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<double>((i * 37) % 101) / 100.0;
+  DevBuf dp = upload(p), dout(n * 8), derr(8);
+  OK(D->check_probabilities(CT_CUDA_CHECK_BERNOULLI, static_cast<double*>(dp.p), 1, n, 0,
+                            static_cast<int64_t*>(derr.p), g_stream));
+  EXPECT(derr.get<int64_t>(1)[0] == -1, "valid probabilities flagged at %lld", (long long)derr.get<int64_t>(1)[0]);
+  OK(D->philox_bernoulli(kF32, dout.p, n, seed, first, static_cast<double*>(dp.p), 0, g_stream));
+  std::vector<float> bf = dout.get<float>(n);
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i)
+    bad += bf[i] != (static_cast<double>(word_at(seed, first, i)) * k32 < p[i] ? 1.f : 0.f);
+  EXPECT(bad == 0, "bernoulli(p tensor): %d of %lld differ from the CPU formula", bad, (long long)n);
+  for (int dt : {kBool, kI64}) {
+    OK(D->philox_bernoulli(dt, dout.p, n, seed, first, nullptr, 0.3, g_stream));
+    bad = 0;
+    if (dt == kBool) {
+      const std::vector<uint8_t> b = dout.get<uint8_t>(n);
+      for (int64_t i = 0; i < n; ++i) bad += b[i] != (static_cast<double>(word_at(seed, first, i)) * k32 < 0.3);
+    } else {
+      const std::vector<int64_t> b = dout.get<int64_t>(n);
+      for (int64_t i = 0; i < n; ++i) bad += b[i] != (static_cast<double>(word_at(seed, first, i)) * k32 < 0.3);
+    }
+    EXPECT(bad == 0, "bernoulli.p dtype %d: %d differ", dt, bad);
+  }
+  // The first bad probability (NaN counts) is the one reported.
+  std::vector<double> q = p;
+  q[700] = -0.25, q[5] = std::nan(""), q[900] = 1.5;
+  DevBuf dq = upload(q);
+  OK(D->check_probabilities(CT_CUDA_CHECK_BERNOULLI, static_cast<double*>(dq.p), 1, n, 0,
+                            static_cast<int64_t*>(derr.p), g_stream));
+  EXPECT(derr.get<int64_t>(1)[0] == 5, "first bad probability at %lld", (long long)derr.get<int64_t>(1)[0]);
+
+  // randint: narrow into int64 and float32, wide into int64.
+  OK(D->philox_randint(kI64, dout.p, n, seed, first, -5, 17, g_stream));
+  std::vector<int64_t> ri = dout.get<int64_t>(n);
+  bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += ri[i] != static_cast<int64_t>(uint64_t(-5) + word_at(seed, first, i) % 22u);
+  EXPECT(bad == 0, "randint narrow int64: %d differ", bad);
+  OK(D->philox_randint(kF32, dout.p, n, seed, first, 0, int64_t{1} << 24, g_stream));
+  std::vector<float> rf = dout.get<float>(n);
+  bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += rf[i] != static_cast<float>(word_at(seed, first, i) % (1u << 24));
+  EXPECT(bad == 0, "randint narrow float32: %d differ", bad);
+  OK(D->philox_randint(kI64, dout.p, n, seed, first, 0, int64_t{1} << 32, g_stream));  // range 2^32: still narrow
+  ri = dout.get<int64_t>(n);
+  bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += ri[i] != static_cast<int64_t>(word_at(seed, first, i));
+  EXPECT(bad == 0, "randint range 2^32: %d differ", bad);
+  const int64_t lo = -(int64_t{1} << 40), hi = int64_t{3} << 40;
+  OK(D->philox_randint(kI64, dout.p, n, seed, first, lo, hi, g_stream));
+  ri = dout.get<int64_t>(n);
+  bad = 0;
+  for (int64_t i = 0; i < n; ++i)
+    bad += ri[i] != static_cast<int64_t>(uint64_t(lo) + wide_at(seed, first, i) % (uint64_t(hi) - uint64_t(lo)));
+  EXPECT(bad == 0, "randint wide: %d differ", bad);
+
+  // randperm: the keys sorted by the table's stable sort give the CPU's permutation.
+  DevBuf dkeys(n * 8), didx(n * 8);
+  OK(D->philox_sort_keys(CT_CUDA_SORT_KEYS_RANDPERM, dkeys.p, nullptr, n, seed, first, g_stream));
+  size_t ws_bytes = 0;
+  OK(D->sort_workspace(kI64, 1, n, &ws_bytes));
+  DevBuf ws(ws_bytes + 16);
+  OK(D->sort(kI64, 0, nullptr, static_cast<int64_t*>(didx.p), dkeys.p, 1, n, ws.p, ws_bytes, g_stream));
+  const std::vector<int64_t> perm = didx.get<int64_t>(n);
+  std::vector<std::pair<uint64_t, int64_t>> keyed(n);
+  for (int64_t i = 0; i < n; ++i) keyed[i] = {wide_at(seed, first, i), i};
+  std::sort(keyed.begin(), keyed.end());
+  bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += perm[i] != keyed[i].second;
+  EXPECT(bad == 0, "randperm: %d positions differ from the CPU's", bad);
+
+  // multinomial: 3 rows of 7 weights (zeros included).
+  const int64_t rows = 3, cols = 7, ks = 501;
+  std::vector<double> w = {0.5, 0, 2, 1, 0, 0.25, 0,  //
+                           0, 0, 0, 3, 0, 0, 0,       //
+                           1, 1, 1, 1, 1, 1, 1e-300};
+  DevBuf dw = upload(w), dm(rows * ks * 8), dcdf((rows * cols + rows) * 8);
+  OK(D->check_probabilities(CT_CUDA_CHECK_MULTINOMIAL, static_cast<double*>(dw.p), rows, cols, 1,
+                            static_cast<int64_t*>(derr.p), g_stream));
+  EXPECT(derr.get<int64_t>(1)[0] == -1, "valid weights refused");
+  OK(D->check_probabilities(CT_CUDA_CHECK_MULTINOMIAL, static_cast<double*>(dw.p), rows, cols, 2,
+                            static_cast<int64_t*>(derr.p), g_stream));
+  EXPECT(derr.get<int64_t>(1)[0] == 1, "row 1 has one positive weight, fewer than 2: %lld",
+         (long long)derr.get<int64_t>(1)[0]);
+  OK(D->multinomial_replacement(static_cast<int64_t*>(dm.p), static_cast<double*>(dw.p), rows, cols, ks, seed, first,
+                                dcdf.p, g_stream));
+  const std::vector<int64_t> mr = dm.get<int64_t>(rows * ks);
+  bad = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<double> cdf(cols);
+    std::partial_sum(w.begin() + r * cols, w.begin() + (r + 1) * cols, cdf.begin());
+    int64_t last = cols - 1;
+    while (w[r * cols + last] == 0) --last;
+    for (int64_t s = 0; s < ks; ++s) {
+      const int64_t i = r * ks + s;
+      const uint64_t b = wide_at(seed, first, i);
+      const double x = pr::uniform_double(static_cast<uint32_t>(b), static_cast<uint32_t>(b >> 32)) * cdf.back();
+      const int64_t j = std::upper_bound(cdf.begin(), cdf.end(), x) - cdf.begin();
+      bad += mr[i] != std::min(j, last);
+    }
+  }
+  EXPECT(bad == 0, "multinomial with replacement: %d differ", bad);
+  // Without replacement: keys sorted descending per row, the first k of each.
+  DevBuf dmk(rows * cols * 8), dmi(rows * cols * 8);
+  OK(D->philox_sort_keys(CT_CUDA_SORT_KEYS_MULTINOMIAL, dmk.p, static_cast<double*>(dw.p), rows * cols, seed, first,
+                         g_stream));
+  OK(D->sort_workspace(kF64, rows, cols, &ws_bytes));
+  DevBuf ws2(ws_bytes + 16);
+  OK(D->sort(kF64, 1, nullptr, static_cast<int64_t*>(dmi.p), dmk.p, rows, cols, ws2.p, ws_bytes, g_stream));
+  const std::vector<int64_t> mo = dmi.get<int64_t>(rows * cols);
+  bad = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<std::pair<double, int64_t>> kv(cols);
+    for (int64_t j = 0; j < cols; ++j) {
+      const uint64_t b = wide_at(seed, first, r * cols + j);
+      const double lg = pr::log_f64(1.0 - pr::uniform_double(static_cast<uint32_t>(b), static_cast<uint32_t>(b >> 32)));
+      const double wj = w[r * cols + j];
+      kv[j] = {wj > 0 ? lg / wj : -INFINITY, j};
+    }
+    std::sort(kv.begin(), kv.end(), [](const auto& a, const auto& b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    for (int64_t j = 0; j < cols; ++j) bad += mo[r * cols + j] != kv[j].second;
+  }
+  EXPECT(bad == 0, "multinomial without replacement: %d differ", bad);
+}
+
 int main() {
   void* lib = dlopen(CT_CUDA_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -773,6 +942,7 @@ int main() {
   test_nvrtc();
   test_argument_checks();
   test_argument_checks_more();
+  test_sampling_arguments();
   if (count <= 0) {
     void* p = nullptr;
     const int rc = D->malloc(0, 16, &p);
@@ -789,6 +959,7 @@ int main() {
     test_graph_and_module(0);
     test_pointwise_more();
     test_factories_scans();
+    test_sampling();
     OK(D->stream_destroy(g_stream));
   }
   std::printf("%d passed, %d failed\n", g_passed, g_failed);

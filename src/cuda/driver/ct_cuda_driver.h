@@ -350,6 +350,20 @@ enum ct_cuda_pool_op {
   CT_CUDA_POOL_ADAPTIVE_AVG_BACKWARD = 5
 };
 
+/* ---- Random sampling: types (appended) ---- */
+
+/* What check_probabilities checks: BERNOULLI, every probability in [0, 1] (NaN fails);
+ * MULTINOMIAL, per row: every weight finite and >= 0, some weight > 0, at least k weights > 0. */
+enum ct_cuda_probability_check { CT_CUDA_CHECK_BERNOULLI = 0, CT_CUDA_CHECK_MULTINOMIAL = 1 };
+
+/* The sort keys philox_sort_keys draws, two per Philox block (element i from words 2 (i % 2) and
+ * 2 (i % 2) + 1 of block offset_block + i / 2, low word first). RANDPERM: int64 keys
+ * (hi << 32 | lo) ^ 2^63, whose signed order is the CPU's unsigned order of hi << 32 | lo (randperm
+ * in src/ops/random/sampling.cpp sorts them ascending, ties by index). MULTINOMIAL: float64 keys
+ * log(1 - u) / p[i] for p[i] > 0 (u the 53-bit uniform of the two words, log philox.h's log_f64),
+ * -inf for p[i] == 0 (multinomial without replacement takes the k largest, ties by index). */
+enum ct_cuda_sort_keys { CT_CUDA_SORT_KEYS_RANDPERM = 0, CT_CUDA_SORT_KEYS_MULTINOMIAL = 1 };
+
 /* ---- The table ---- */
 
 typedef struct ct_cuda_driver {
@@ -597,6 +611,42 @@ typedef struct ct_cuda_driver {
    * dtype_out == dtype_in. Deterministic (see ct_cuda_scan_op). */
   int (*scan)(int op, int dtype_out, int dtype_in, void* out, void* out_index, const void* in, int64_t outer,
               int64_t n, int64_t inner, void* stream);
+
+  /* ---- Random sampling (appended) ---- */
+  /* Bit-identical to ctorch's CPU sampling (src/ops/random/random.cpp, sampling.cpp): the caller
+   * reserves the blocks named below from its Generator and passes the first as offset_block. */
+
+  /* Checks the probabilities of a draw before it is made (ct_cuda_probability_check); p: contiguous
+   * float64 [rows, cols]; k: MULTINOMIAL's sample count without replacement (1 with it). OUT
+   * error: 1 int64 on the device, written in stream order: the smallest failing flat index
+   * (BERNOULLI) or row (MULTINOMIAL), -1 when everything passes. Reserves no blocks. */
+  int (*check_probabilities)(int mode, const double* p, int64_t rows, int64_t cols, int64_t k, int64_t* error,
+                             void* stream);
+  /* out[i] = w * 2^-32 < p_i ? 1 : 0 (compared in float64) for a contiguous out of any dtype, w
+   * word i % 4 of block offset_block + i / 4, p_i = p[i] (contiguous float64 [numel]) or p_scalar
+   * when p is NULL: mirrors fill_bernoulli. Uses ceil(numel / 4) blocks. */
+  int (*philox_bernoulli)(int dtype, void* out, int64_t numel, uint64_t seed, uint64_t offset_block, const double* p,
+                          double p_scalar, void* stream);
+  /* out[i] = low + x % (high - low) (low < high; contiguous out of any dtype, the values exact in
+   * it): mirrors fill_randint. Range <= 2^32: x word i % 4 of block offset_block + i / 4,
+   * ceil(numel / 4) blocks; wider: x = (hi << 32 | lo) from words 2 (i % 2), 2 (i % 2) + 1 of block
+   * offset_block + i / 2, ceil(numel / 2) blocks. */
+  int (*philox_randint)(int dtype, void* out, int64_t numel, uint64_t seed, uint64_t offset_block, int64_t low,
+                        int64_t high, void* stream);
+  /* keys[0, numel) (contiguous; int64 for RANDPERM, float64 for MULTINOMIAL) by ct_cuda_sort_keys;
+   * p: contiguous float64 [numel] for MULTINOMIAL, ignored for RANDPERM. Uses ceil(numel / 2)
+   * blocks. Sorted with sort (ascending for RANDPERM, descending for MULTINOMIAL; ties by index),
+   * the indices are the CPU's randperm and multinomial without replacement (first k of each row). */
+  int (*philox_sort_keys)(int mode, void* keys, const double* p, int64_t numel, uint64_t seed, uint64_t offset_block,
+                          void* stream);
+  /* multinomial with replacement: out int64 [rows, k], sample s of row r the first category whose
+   * running total (float64, in category order) exceeds u * total, at most the last category of
+   * positive weight; u the 53-bit uniform of sample r * k + s (two per block, as
+   * philox_sort_keys), ceil(rows * k / 2) blocks. p: contiguous float64 [rows, cols], checked by
+   * check_probabilities. workspace: (rows * cols + rows) * 8 bytes of device memory, borrowed in
+   * stream order. */
+  int (*multinomial_replacement)(int64_t* out, const double* p, int64_t rows, int64_t cols, int64_t k, uint64_t seed,
+                                 uint64_t offset_block, void* workspace, void* stream);
 } ct_cuda_driver;
 
 /* The table for `version`, or NULL when this library does not implement it. The table is static:

@@ -73,6 +73,12 @@ ct_cuda_driver make_v1() {
   d.im2col = im2col;
   d.col2im = col2im;
   d.pool2d = pool2d;
+  // Random sampling (appended)
+  d.check_probabilities = check_probabilities;
+  d.philox_bernoulli = philox_bernoulli;
+  d.philox_randint = philox_randint;
+  d.philox_sort_keys = philox_sort_keys;
+  d.multinomial_replacement = multinomial_replacement;
   return d;
 }
 

@@ -115,4 +115,16 @@ int col2im(int dtype, void* im, const void* col, const ct_cuda_window2d* window,
 int pool2d(int op, int dtype, void* out, int64_t* indices, const void* in, const ct_cuda_window2d* window,
            int count_include_pad, int64_t divisor_override, void* stream);
 
+// sampling.cu (random sampling: appended)
+int check_probabilities(int mode, const double* p, int64_t rows, int64_t cols, int64_t k, int64_t* error,
+                        void* stream);
+int philox_bernoulli(int dtype, void* out, int64_t numel, uint64_t seed, uint64_t offset_block, const double* p,
+                     double p_scalar, void* stream);
+int philox_randint(int dtype, void* out, int64_t numel, uint64_t seed, uint64_t offset_block, int64_t low,
+                   int64_t high, void* stream);
+int philox_sort_keys(int mode, void* keys, const double* p, int64_t numel, uint64_t seed, uint64_t offset_block,
+                     void* stream);
+int multinomial_replacement(int64_t* out, const double* p, int64_t rows, int64_t cols, int64_t k, uint64_t seed,
+                            uint64_t offset_block, void* workspace, void* stream);
+
 }  // namespace ct::cuda

@@ -44,6 +44,8 @@ const char* const kClaimed[] = {
     "mm", "bmm", "addmm",
     // random.cpp
     "rand", "randn", "uniform_", "normal_",
+    // sampling.cpp
+    "bernoulli", "bernoulli.p", "bernoulli_.float", "randint.low", "randperm", "multinomial",
     // pointwise_more.cpp
     "tan", "tan_", "asin", "asin_", "acos", "acos_", "atan", "atan_", "sinh", "sinh_", "cosh", "cosh_", "asinh",
     "asinh_", "acosh", "acosh_", "atanh", "atanh_", "exp2", "exp2_", "log2", "log2_", "log10", "log10_", "erfc",
