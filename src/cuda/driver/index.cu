@@ -98,10 +98,21 @@ __device__ __forceinline__ C identity(int op, int dt) {
   switch (op) {
     case CT_CUDA_INDEX_PROD: return C(1);
     case CT_CUDA_INDEX_AMAX:
-      if constexpr (std::is_integral_v<C>) return dt == kU8 || dt == kBool ? C(0) : dt == kI8 ? C(-128) : dt == kI16 ? C(-32768) : dt == kI32 ? C(INT_MIN) : C(LLONG_MIN);
+      if constexpr (std::is_integral_v<C>)
+        return dt == kU8 || dt == kBool ? C(0)
+               : dt == kI8              ? C(-128)
+               : dt == kI16             ? C(-32768)
+               : dt == kI32             ? C(INT_MIN)
+                                        : C(LLONG_MIN);
       else return C(-INFINITY);
     case CT_CUDA_INDEX_AMIN:
-      if constexpr (std::is_integral_v<C>) return dt == kBool ? C(1) : dt == kU8 ? C(255) : dt == kI8 ? C(127) : dt == kI16 ? C(32767) : dt == kI32 ? C(INT_MAX) : C(LLONG_MAX);
+      if constexpr (std::is_integral_v<C>)
+        return dt == kBool ? C(1)
+               : dt == kU8 ? C(255)
+               : dt == kI8 ? C(127)
+               : dt == kI16 ? C(32767)
+               : dt == kI32 ? C(INT_MAX)
+                            : C(LLONG_MAX);
       else return C(INFINITY);
     default: return C(0);
   }
