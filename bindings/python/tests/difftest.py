@@ -194,6 +194,108 @@ def run_case_on_meta(case, rng, data_dependent=False):
             assert r.is_meta
 
 
+def _on_cuda(c, spec):
+    """The ctorch tensor c (built on the cpu by build) on cuda with the same layout: its base moves,
+    then the same view is taken there."""
+    if spec.layout == "T":
+        return c.transpose(-1, -2).cuda().transpose(-1, -2)
+    if spec.layout == "step":
+        base = ctorch.empty(*(spec.shape[:-1] + (2 * spec.shape[-1],)), dtype=c.dtype, device="cuda")
+        view = base[..., ::2]
+        view.copy_(c.cuda())
+        return view
+    if spec.layout == "expand":
+        return c[:1].cuda().expand(*spec.shape) if spec.shape else c.cuda()
+    return c.cuda()
+
+
+def _cpu_values(result):
+    if isinstance(result, (tuple, list)):
+        return [_cpu_values(r) for r in result]
+    return result.cpu() if isinstance(result, ctorch.Tensor) else result
+
+
+def _as_torch(result):
+    """A cpu ctorch result as torch tensors sharing its memory, for compare's reference side."""
+    if isinstance(result, (tuple, list)):
+        return [_as_torch(r) for r in result]
+    if not isinstance(result, ctorch.Tensor):
+        return result
+    if result.dtype is ctorch.bfloat16:  # numpy has no bfloat16
+        return torch.from_numpy(result.float().numpy()).to(torch.bfloat16)
+    return torch.from_numpy(result.contiguous().numpy().copy())
+
+
+def _same_bits(a, b):
+    if isinstance(a, (tuple, list)):
+        return all(_same_bits(x, y) for x, y in zip(a, b))
+    if not isinstance(a, ctorch.Tensor):
+        return a == b
+    x, y = a.cpu(), b.cpu()
+    if x.dtype is ctorch.bfloat16:
+        x, y = x.float(), y.float()
+    return x.numpy().tobytes() == y.numpy().tobytes()
+
+
+def run_case_on_cuda(case, rng):
+    """Runs the case with ctorch on the CPU and on cuda: the same refusal, or results on cuda with
+    the CPU's sizes and dtypes and values within each dtype's tolerance (exact for integers and
+    bools); a second cuda run gives the same bits (every CUDA kernel is deterministic for a fixed
+    shape); for floating inputs, the gradients of the sum of the results match the cpu's. Each run
+    starts from one seed, so random cases must draw the cpu's numbers too."""
+    cpu_inputs = [build(s, rng)[0] for s in case.inputs]
+    cuda_inputs = [_on_cuda(c, s) for c, s in zip(cpu_inputs, case.inputs)]
+    cpu_error = cuda_error = None
+
+    def seeded(inputs):  # one seed gives every device the same numbers (random cases: dropout ...)
+        ctorch.manual_seed(0)
+        return case.fn(ctorch, *inputs)
+
+    try:
+        cpu = seeded(cpu_inputs)
+    except (ctorch.Error, TypeError, ValueError, IndexError) as e:
+        cpu_error = e
+    try:
+        gpu = seeded(cuda_inputs)
+    except (ctorch.Error, TypeError, ValueError, IndexError) as e:
+        cuda_error = e
+    if cpu_error is not None:
+        assert cuda_error is not None and type(cuda_error) is type(cpu_error), \
+            f"the CPU raised {type(cpu_error).__name__}: {cpu_error}\nbut cuda gave {cuda_error or _signature(gpu)}"
+        return
+    assert cuda_error is None, f"cuda raised {type(cuda_error).__name__}: {cuda_error}"
+    assert _signature(gpu) == _signature(cpu)
+    for r in (gpu if isinstance(gpu, (tuple, list)) else [gpu]):
+        if isinstance(r, ctorch.Tensor):
+            assert r.is_cuda
+    compare(_cpu_values(gpu), _as_torch(cpu))
+    assert _same_bits(gpu, seeded(cuda_inputs)), "a second cuda run gave other bits"
+    floating = (ctorch.float32, ctorch.float64)
+    if cpu_inputs and all(t.dtype in floating for t in cpu_inputs):
+        want = _gradients(seeded, cpu_inputs)
+        if want is not None:
+            compare(_cpu_values(_gradients(seeded, cuda_inputs)), _as_torch(want))
+
+
+def _gradients(seeded, inputs):
+    """d(sum of the floating results)/d(inputs), or None when the case has no gradient (an
+    operator without a derivative, integer results)."""
+    leaves = [t.detach().requires_grad_() for t in inputs]
+    try:
+        out = seeded(leaves)
+        outs = [o for o in (out if isinstance(out, (tuple, list)) else [out])
+                if isinstance(o, ctorch.Tensor) and o.requires_grad]
+        if not outs:
+            return None
+        loss = outs[0].sum()
+        for o in outs[1:]:
+            loss = loss + o.sum()
+        loss.backward()
+    except (ctorch.Error, TypeError, ValueError, IndexError):
+        return None
+    return [ctorch.zeros_like(l) if l.grad is None else l.grad for l in leaves]
+
+
 def build_symbolic(spec, env, hints):
     """A meta tensor like build_meta(spec) whose sizes of 2 or more are new symbols of env (range
     [2, inf), hint the case's size; each hint is appended to hints). Sizes 0 and 1 stay concrete:
