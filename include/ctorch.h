@@ -1504,6 +1504,22 @@ CT_API CT_NODISCARD ct_status ct_tensor_to(const ct_tensor* a, ct_dtype dtype, c
 CT_API CT_NODISCARD ct_status ct_tensor_to_device(const ct_tensor* a, const char* device, ct_tensor** out);
 
 /*
+ * ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-locked host memory
+ * (torch's pin_memory), which CUDA copies to and from the GPU directly, without staging; a new
+ * reference to t itself when it is pinned already. The memory is freed (cudaFreeHost) with the
+ * last tensor using it. ct_tensor_is_pinned writes 1 for such a tensor (or a view of one), else 0.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released t, NULL out
+ *   CT_ERROR_DEVICE            t is not on the cpu, or (pin_memory) CUDA has no device: says why
+ *   CT_ERROR_OUT_OF_MEMORY     the page-locked memory could not be allocated
+ * Threads: any thread. Since 0.7.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_pin_memory(const ct_tensor* t, ct_tensor** out);
+CT_API CT_NODISCARD ct_status ct_tensor_is_pinned(const ct_tensor* t, int* out);
+
+/*
  * ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
  * ct_tensor_clone - always a new contiguous copy that shares nothing with a.
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released); CT_ERROR_OUT_OF_MEMORY. Since 0.1.

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "cuda/backend.h"
 #include "cuda/context.h"
+#include "cuda/pinned.h"
 
 using namespace ct;
 
@@ -17,6 +18,20 @@ ct_status ct_cuda_synchronize(int32_t device) {
     CT_CHECK(device >= 0 && device < n, CT_ERROR_DEVICE, "ct_cuda_synchronize: device ", device,
              " does not exist: this process has ", n, " cuda device", n == 1 ? "" : "s");
     cuda::check(cuda::driver().synchronize_device(device), "ct_cuda_synchronize");
+  });
+}
+
+ct_status ct_tensor_pin_memory(const ct_tensor* t, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_pin_memory", [&] {
+    return cuda::pin_memory(capi::tensor_arg(t, "ct_tensor_pin_memory", "t"));
+  });
+}
+
+ct_status ct_tensor_is_pinned(const ct_tensor* t, int* out) {
+  return capi::guard([&] {
+    const TensorImpl& x = capi::tensor_arg(t, "ct_tensor_is_pinned", "t");
+    capi::require_out(out, "ct_tensor_is_pinned", "out");
+    *out = cuda::is_pinned(x);
   });
 }
 

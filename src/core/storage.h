@@ -39,6 +39,8 @@ class StorageImpl {
   /// The ShapeEnv whose symbols this (meta) storage's tensors use, or null. A tensor with symbolic
   /// sizes keeps its env alive through its storage, which every view shares.
   sym::ShapeEnv* shape_env() const { return shape_env_; }
+  /// The deleter of caller memory (from_blob), or null: tells page-locked host memory apart.
+  BlobDeleter blob_deleter() const { return deleter_; }
   /// Adopts env (retained here; released with the storage). Set once, right after creation.
   void set_shape_env(sym::ShapeEnv* env);
 

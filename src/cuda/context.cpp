@@ -70,7 +70,7 @@ const Loaded& loaded() {
 
 const ct_cuda_driver& driver() {
   const Loaded& l = loaded();
-  CT_CHECK(l.table && l.count > 0, CT_ERROR_DEVICE, "cuda: ", l.reason);
+  CT_CHECK(l.table && l.count > 0, CT_ERROR_DEVICE, "cuda: no cuda device is available: ", l.reason);
   return *l.table;
 }
 

@@ -41,6 +41,11 @@ static void test_without_a_device_cuda_is_absent_and_says_why(void) {
   CHECK_STATUS(ct_tensor_empty(sizes, 1, CT_FLOAT32, "cuda:0", &out), CT_ERROR_DEVICE);
   CHECK_STATUS(ct_cuda_synchronize(0), CT_ERROR_DEVICE);
   CHECK_OK(ct_cuda_empty_cache());
+  int pinned = -1;
+  CHECK_OK(ct_tensor_is_pinned(x, &pinned));
+  CHECK(pinned == 0);
+  CHECK_STATUS(ct_tensor_pin_memory(x, &out), CT_ERROR_DEVICE);
+  CHECK_ERROR_CONTAINS("no cuda device is available");
   int64_t v = -1;
   CHECK_OK(ct_metric_get("memory.cuda.bytes_reserved", &v));
   CHECK(v == 0);
@@ -162,6 +167,23 @@ static void test_memory_is_cached_and_returned(void) {
   CHECK_OK(ct_cuda_synchronize(0));
 }
 
+static void test_pinned_memory_copies_both_ways(void) {
+  if (!have_gpu()) return;
+  ct_tensor* x = T(CT_FLOAT32, S(2, 2), 1, 2, 3, 4);
+  ct_tensor *t = NULL, *p = NULL, *again = NULL, *d = NULL, *back = NULL;
+  CHECK_OK(ct_tensor_transpose(x, 0, 1, &t));
+  CHECK_OK(ct_tensor_pin_memory(t, &p)); /* contiguous copy of the transpose */
+  int pinned = 0;
+  CHECK_OK(ct_tensor_is_pinned(p, &pinned));
+  CHECK(pinned == 1);
+  CHECK_OK(ct_tensor_pin_memory(p, &again));
+  CHECK(again == p);
+  d = on(p, "cuda");
+  back = on(d, "cpu");
+  CHECK_TENSOR(back, CT_FLOAT32, S(2, 2), 1, 3, 2, 4);
+  RELEASE(x, t, p, again, d, back);
+}
+
 static void test_out_of_memory_is_a_status(void) {
   if (!have_gpu()) return;
   const int64_t sizes[1] = {(int64_t)1 << 46}; /* 256 TiB of float32 */
@@ -179,5 +201,6 @@ static const capi_test TESTS[] = {CAPI_TEST(test_without_a_device_cuda_is_absent
                                   CAPI_TEST(test_deterministic_reductions_repeat_bitwise),
                                   CAPI_TEST(test_gradients_on_cuda),
                                   CAPI_TEST(test_memory_is_cached_and_returned),
+                                  CAPI_TEST(test_pinned_memory_copies_both_ways),
                                   CAPI_TEST(test_out_of_memory_is_a_status)};
 CAPI_MAIN(TESTS)

@@ -267,6 +267,13 @@ class Tensor:
     def is_contiguous(self):
         return builtins.bool(_C.ct_tensor_is_contiguous(self._h))
 
+    def pin_memory(self):
+        """A copy in page-locked host memory, which CUDA copies without staging (needs CUDA)."""
+        return _wrap(_C.ct_tensor_pin_memory(self._h))
+
+    def is_pinned(self):
+        return builtins.bool(_C.ct_tensor_is_pinned(self._h))
+
     def storage_offset(self):
         return _C.ct_tensor_storage_offset(self._h)
 

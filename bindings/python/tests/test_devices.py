@@ -52,6 +52,9 @@ def test_cuda_without_a_device_is_a_device_error_saying_why():
     ctorch.cuda.empty_cache()  # nothing to give back, and no error
     assert ctorch.cuda.memory_allocated() == 0 and ctorch.cuda.memory_reserved() == 0
     assert not ctorch.tensor([1.0]).is_cuda
+    with pytest.raises(ctorch.DeviceError, match="pin_memory: no cuda device is available|pin_memory"):
+        ctorch.tensor([1.0]).pin_memory()
+    assert not ctorch.tensor([1.0]).is_pinned()
 
 
 @pytest.mark.skipif(not ctorch.cuda.is_available(), reason="no CUDA device: the GPU suite needs one")
@@ -62,6 +65,9 @@ def test_cuda_round_trip_and_add():
     assert (d + d).cpu().tolist() == (x + x).tolist()
     assert d.t().cpu().tolist() == x.t().tolist()
     assert ctorch.cuda.memory_allocated() > 0
+    p = x.pin_memory()
+    assert p.is_pinned() and not x.is_pinned() and p.pin_memory() is not None
+    assert p.cuda().cpu().tolist() == x.tolist()
 
 
 def test_unknown_device_lists_the_known_ones():
