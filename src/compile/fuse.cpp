@@ -267,6 +267,9 @@ class Kernel final : public FusedKernel {
   void run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const override;
   std::string describe() const override { return p_.description; }
   std::string device_source() const override { return cuda_source_; }
+  std::vector<std::pair<bool, int32_t>> device_params() const override {
+    return p_.device.is_cpu() ? std::vector<std::pair<bool, int32_t>>{} : cuda_params(p_);
+  }
 
  private:
   bool fits(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols) const;

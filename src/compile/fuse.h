@@ -7,6 +7,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "compile/graph.h"
 
@@ -20,8 +22,10 @@ class FusedKernel {
   virtual void run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const = 0;
   /// Text for graph printing: "fused[mul, sigmoid, add]".
   virtual std::string describe() const = 0;
-  /// The source of the kernel generated for a device ("" on the cpu, which runs tile loops).
+  /// The source of the kernel generated for a device ("" on the cpu, which runs tile loops), and
+  /// its pointer parameters in order: each an output (true) or input (false) of the node, by number.
   virtual std::string device_source() const { return ""; }
+  virtual std::vector<std::pair<bool, int32_t>> device_params() const { return {}; }
 };
 
 /// Replaces each fusible group of call nodes of g by one Fused node (see the Note in fuse.cpp).

@@ -209,6 +209,14 @@ void* kernel_for(const std::string& source, int device) {
 
 std::string cuda_source(const Plan& p) { return Emitter(p).source(); }
 
+std::vector<std::pair<bool, int32_t>> cuda_params(const Plan& p) {
+  std::vector<std::pair<bool, int32_t>> params;
+  for (const Slot& sl : p.slots)  // the order Emitter::source declares them in
+    if (sl.kind == Slot::Kind::Input || sl.kind == Slot::Kind::Output)
+      params.emplace_back(sl.kind == Slot::Kind::Output, sl.index);
+  return params;
+}
+
 int64_t cuda_kernels_compiled() { return g_compiled.load(std::memory_order_relaxed); }
 
 void run_cuda(const Plan& p, const std::string& source, ArrayRef<const TensorImpl*> inputs, int64_t rows,
@@ -217,10 +225,8 @@ void run_cuda(const Plan& p, const std::string& source, ArrayRef<const TensorImp
   cuda::set_device(device);
   void* fn = kernel_for(source, device);
   std::vector<void*> pointers;
-  for (const Slot& sl : p.slots) {
-    if (sl.kind == Slot::Kind::Input) pointers.push_back(const_cast<void*>(inputs[sl.index]->data()));
-    if (sl.kind == Slot::Kind::Output) pointers.push_back(outs[sl.index]->data());
-  }
+  for (const auto& [output, index] : cuda_params(p))
+    pointers.push_back(output ? outs[index]->data() : const_cast<void*>(inputs[index]->data()));
   std::vector<void*> args;
   for (void*& ptr : pointers) args.push_back(&ptr);
   long long R = rows, C = cols;

@@ -19,6 +19,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "compile/fuse_plan.h"
 
@@ -29,6 +31,10 @@ constexpr int kBlock = 256;  // threads per block of a generated kernel
 /// The CUDA C source of p's kernel, `extern "C" __global__ void ct_fused(...)`: one pointer per
 /// Input and Output slot (in slot order), then R and C as long long.
 std::string cuda_source(const Plan& p);
+
+/// The pointer parameters of p's kernel in order: each an output (true) or an input (false) of the
+/// fused node, with its number. R and C follow them.
+std::vector<std::pair<bool, int32_t>> cuda_params(const Plan& p);
 
 /// Runs p (device cuda) on inputs (contiguous, on p's device) into outs (allocated, contiguous),
 /// compiling `source` on first use.

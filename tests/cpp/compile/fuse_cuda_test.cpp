@@ -3,7 +3,12 @@
 // is the GPU suite's part (tests/capi/test_cuda.c, bindings/python/tests/test_devices.py).
 #include "compile/fuse_cuda.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include "compile/fuse.h"
 #include "cuda/context.h"
@@ -91,6 +96,124 @@ TEST(FuseCuda, ExtremaAndBroadcastOperandsCompile) {
   const std::vector<std::string> src = fused_sources(b, {m, b.call("mul.Scalar", {t(k), int_arg(3)})});
   ASSERT_GE(src.size(), 1u);
   for (const std::string& s : src) expect_compiles(s);
+}
+
+// Note [Running generated CUDA C on the host]
+// Without a GPU the generated kernels still run: their source is plain C++ once the CUDA keywords
+// are defined away, so it is compiled with the host compiler into a shared object, and every
+// thread of a block runs as a std::thread meeting the others at __syncthreads (a std::barrier).
+// Blocks run one after the other (so __shared__ can be a static), 2 of them, which exercises the
+// grid-stride loops. This checks the generated code's logic (indexing, broadcasting, the order of
+// its phases, the reduction tree) against eager results; what only a GPU checks is left.
+const char* kEmulation = R"(#include <math.h>
+
+#include <barrier>
+#include <cstring>
+#include <thread>
+#include <vector>
+struct ct_dim3 { unsigned x = 0, y = 0, z = 0; };
+static thread_local ct_dim3 threadIdx, blockIdx;
+static ct_dim3 gridDim{2, 1, 1};
+static std::barrier<>* ct_block_barrier;
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+#define __launch_bounds__(n)
+#define __shared__ static
+static inline void __syncthreads() { ct_block_barrier->arrive_and_wait(); }
+static inline float __int_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
+static inline double __longlong_as_double(long long u) { double d; std::memcpy(&d, &u, 8); return d; }
+)";
+
+// Compiles the kernel with its launcher into a shared object; the launcher's handle.
+using Launcher = void (*)(void** pointers, long long rows, long long cols);
+Launcher compile_on_host(const std::string& source, size_t npointers, const std::string& name) {
+  std::string launcher = "extern \"C\" void ct_launch(void** p, long long R, long long C) {\n"
+                         "  for (unsigned b = 0; b < gridDim.x; ++b) {\n"
+                         "    std::barrier<> bar(256);\n    ct_block_barrier = &bar;\n"
+                         "    std::vector<std::thread> threads;\n"
+                         "    for (unsigned t = 0; t < 256; ++t) threads.emplace_back([&, t] {\n"
+                         "      threadIdx.x = t; blockIdx.x = b;\n      ct_fused(";
+  for (size_t i = 0; i < npointers; ++i) launcher += "(T*)p[" + std::to_string(i) + "], ";
+  launcher += "R, C);\n    });\n    for (auto& th : threads) th.join();\n  }\n}\n";
+  const std::string dir = ::testing::TempDir();
+  const std::string cpp = dir + name + ".cpp", so = dir + name + ".so";
+  std::ofstream(cpp) << kEmulation << source << launcher;
+  const std::string cmd = std::string(CTORCH_TEST_CXX) + " -std=c++20 -O1 -shared -fPIC -pthread -o " + so + " " + cpp;
+  if (std::system(cmd.c_str()) != 0) return nullptr;
+  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  return h ? reinterpret_cast<Launcher>(dlsym(h, "ct_launch")) : nullptr;
+}
+
+// Fuses b's graph (one output) on "cuda", runs its one kernel on the host, and compares with eager.
+void expect_emulated_kernel_matches_eager(GraphBuilder& b, Ref out, const std::string& name) {
+  b.g.outputs = {out};
+  const Tensor want = b.value(out);
+  move_to_cuda(b.g);
+  fuse(b.g);
+  const Node* fused = nullptr;
+  for (const Node& n : b.g.nodes)
+    if (n.kind == Node::Kind::Fused) fused = &n;
+  ASSERT_NE(fused, nullptr) << b.g.to_string();
+  ASSERT_EQ(fused->outs.size(), 1u);
+  const auto params = fused->fused->device_params();
+  const Launcher launch = compile_on_host(fused->fused->device_source(), params.size(), name);
+  ASSERT_NE(launch, nullptr) << fused->fused->device_source();
+  Tensor got = ops::empty(want->sizes(), want->dtype(), kCPU);
+  std::vector<Tensor> keep;
+  std::vector<void*> pointers;
+  for (const auto& [output, index] : params) {
+    if (output) {
+      pointers.push_back(got->data());
+      continue;
+    }
+    const Node& input = b.g.nodes[fused->args[index].refs[0].node];
+    ASSERT_EQ(input.kind, Node::Kind::Placeholder);
+    keep.push_back(ops::contiguous(b.inputs[input.index]));
+    pointers.push_back(keep.back()->data());
+  }
+  // [R, C] is the group's full shape: the largest input's, in these graphs.
+  const Tensor* full = &keep[0];
+  for (const Tensor& k : keep)
+    if (k->numel() > (*full)->numel()) full = &k;
+  const int64_t cols = (*full)->sizes().back();
+  launch(pointers.data(), (*full)->numel() / cols, cols);
+  const Tensor diff = ops::unary("abs", ops::sub(ops::to(got, DType::Float64), ops::to(want, DType::Float64)));
+  const Tensor scale = ops::unary("abs", ops::to(want, DType::Float64));
+  const double* dp = diff->data_as<double>();
+  const double* sp = scale->data_as<double>();
+  for (int64_t i = 0; i < diff->numel(); ++i)
+    ASSERT_LE(dp[i], 1e-5 * (1 + sp[i])) << "element " << i << "\n" << fused->fused->device_source();
+}
+
+TEST(FuseCuda, GeneratedPointwiseKernelRunsLikeEagerOnAHostEmulation) {
+  GraphBuilder b;
+  const Ref x = b.input(filled({40, 33})), y = b.input(filled({33}, DType::Float32, 2));
+  const Ref s = b.call("sigmoid", {t(x)});
+  const Ref out = b.call("sub.Tensor", {t(b.call("mul.Tensor", {t(x), t(s)})), t(y), double_arg(0.5)});
+  expect_emulated_kernel_matches_eager(b, out, "ct_fused_pointwise");
+}
+
+TEST(FuseCuda, GeneratedLayerNormKernelRunsLikeEagerOnAHostEmulation) {
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    GraphBuilder b;
+    const Ref x = b.input(filled({5, 300}, dtype)), w = b.input(filled({300}, dtype, 3));
+    auto mean = [&](Ref a) { return b.call("mean.dim_IntList", {t(a), list_arg({-1}), bool_arg(true)}); };
+    const Ref y = b.call("sub.Tensor", {t(x), t(mean(x)), int_arg(1)});
+    const Ref v = mean(b.call("mul.Tensor", {t(y), t(y)}));
+    const Ref r = b.call("rsqrt", {t(b.call("add.Scalar", {t(v), double_arg(1e-5), int_arg(1)}))});
+    const Ref out = b.call("mul.Tensor", {t(b.call("mul.Tensor", {t(y), t(r)})), t(w)});
+    expect_emulated_kernel_matches_eager(b, out, dtype == DType::Float32 ? "ct_fused_ln32" : "ct_fused_ln64");
+  }
+}
+
+TEST(FuseCuda, GeneratedExtremumKernelRunsLikeEagerOnAHostEmulation) {
+  GraphBuilder b;
+  const Ref x = b.input(filled({7, 600})), row = b.input(filled({7, 1}, DType::Float32, 5));
+  const Ref u = b.call("maximum.Tensor", {t(b.call("exp", {t(x)})), t(row)});
+  const Ref out = b.call("amax.dim_IntList", {t(u), list_arg({-1}), bool_arg(false)});
+  expect_emulated_kernel_matches_eager(b, out, "ct_fused_amax");
 }
 
 TEST(FuseCuda, CpuPlansHaveNoDeviceSource) {
