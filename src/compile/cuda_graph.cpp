@@ -51,6 +51,7 @@ bool CudaGraphReplay::same_sizes(ArrayRef<const TensorImpl*> inputs) const {
 
 void CudaGraphReplay::run(const Graph& g, ArrayRef<const TensorImpl*> inputs, std::vector<sym::BoundValue>& binding,
                           std::vector<Tensor>& outs) {
+  std::lock_guard<std::mutex> lock(mu_);
   bool grad = false;
   for (const TensorImpl* t : inputs) grad |= t->requires_grad();
   if (failed_ || grad || calls_++ == 0 || (exec_ && !same_sizes(inputs))) return run_graph(g, inputs, binding, outs);

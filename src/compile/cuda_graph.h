@@ -13,10 +13,12 @@
 // results stay valid after the next call, unlike torch's cudagraph outputs). Ordering with the
 // caller's stream is by events. If capture fails (an allocation the pool cannot serve, a
 // synchronizing operation), the entry warns once and runs as usual from then on. Sizes are those
-// of the capture: a call of a dynamic entry with other sizes runs as usual.
+// of the capture: a call of a dynamic entry with other sizes runs as usual. Calls of one entry from
+// several threads take turns, since they share the static tensors.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "compile/graph.h"
@@ -39,6 +41,7 @@ class CudaGraphReplay {
   void replay(ArrayRef<const TensorImpl*> inputs, std::vector<Tensor>& outs);
   bool same_sizes(ArrayRef<const TensorImpl*> inputs) const;
 
+  std::mutex mu_;  // one call at a time: calls share the static tensors
   int device_;
   int calls_ = 0;
   bool failed_ = false;
