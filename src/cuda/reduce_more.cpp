@@ -16,16 +16,6 @@
 namespace ct::cuda {
 namespace {
 
-struct Lines {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Lines lines_of(IntArrayRef sizes, int64_t dim) {
-  Lines l;
-  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d)
-    (d < dim ? l.outer : d == dim ? l.n : l.inner) *= sizes[static_cast<size_t>(d)];
-  return l;
-}
-
 // out itself when contiguous, else a contiguous temporary copied into out by finish().
 struct ContiguousOut {
   const TensorImpl& out;
@@ -47,7 +37,7 @@ void cum_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
   if (outs[0]->numel() == 0) return;
   const int64_t dim = ops::wrap_dim(f.name(), f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
   const Tensor in = contiguous_as(a, m.compute);
-  const Lines l = lines_of(a.sizes(), dim);
+  const ops::Lines l = ops::lines_of(a.sizes(), dim);
   void* stream = stream_for(*outs[0]);
   const ContiguousOut out(*outs[0]);
   check(appended_driver(f.name()).scan(Op, code(out.get().dtype()), code(in->dtype()), out.get().data(), nullptr,
@@ -63,7 +53,7 @@ void cumext_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   if (outs[0]->numel() == 0) return;
   const int64_t dim = ops::wrap_dim(f.name(), f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
   const Tensor in = contiguous_as(a, a.dtype());
-  const Lines l = lines_of(a.sizes(), dim);
+  const ops::Lines l = ops::lines_of(a.sizes(), dim);
   void* stream = stream_for(*outs[0]);
   const ContiguousOut values(*outs[0]), indices(*outs[1]);
   check(appended_driver(f.name()).scan(Op, code(in->dtype()), code(in->dtype()), values.get().data(),

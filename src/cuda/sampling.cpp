@@ -171,18 +171,7 @@ void randperm_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
 
 // Raises the cpu's error for row r (host copy of its weights), which check_probabilities found bad.
 [[noreturn]] void fail_row(const std::vector<double>& w, int64_t r, int64_t k, bool replacement) {
-  double total = 0;
-  int64_t positive = 0;
-  for (size_t j = 0; j < w.size(); ++j) {
-    const double x = w[j];
-    CT_CHECK(std::isfinite(x) && x >= 0, CT_ERROR_INVALID_ARGUMENT, "multinomial: probability ", x, " in row ", r,
-             " (category ", j, ") is negative or not finite. Pass finite weights >= 0");
-    total += x;
-    positive += x > 0;
-  }
-  CT_CHECK(total > 0, CT_ERROR_INVALID_ARGUMENT, "multinomial: row ", r, " has no positive weight");
-  CT_CHECK(replacement || positive >= k, CT_ERROR_INVALID_ARGUMENT, "multinomial: row ", r, " has ", positive,
-           " categories of positive weight, fewer than the ", k, " samples asked for without replacement");
+  ops::check_multinomial_row(w.data(), static_cast<int64_t>(w.size()), r, k, replacement);
   fail(CT_ERROR_INTERNAL, str("multinomial: the device check refused row ", r, ", which passes on the host"));
 }
 

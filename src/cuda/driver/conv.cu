@@ -7,21 +7,13 @@
 
 #include "device_math.h"
 #include "dtype.h"
+#include "grid.h"
 #include "members.h"
 #include "status.h"
 
 namespace ct::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned grid_for(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 65535 * 8 ? (b < 1 ? 1 : b) : 65535 * 8);
-}
-
-#define CT_GRID_LOOP(p, n) \
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < (n); p += int64_t(gridDim.x) * blockDim.x)
 
 // col[(c * kh + i) * kw + j, oy * ow + ox] = im[c, oy * sh - ph + i * dh, ox * sw - pw + j * dw] (0 outside).
 template <typename T>

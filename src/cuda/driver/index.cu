@@ -21,14 +21,13 @@
 
 #include "device_math.h"
 #include "dtype.h"
+#include "grid.h"
 #include "loop.h"
 #include "members.h"
 #include "status.h"
 
 namespace ct::cuda {
 namespace {
-
-constexpr int kThreads = 256;
 
 struct Offsets {
   int32_t ndim;
@@ -154,7 +153,7 @@ __device__ void atomic_update(char* p, int dt, int isz, int op, C v) {
 // COPY: gather (indexed == 1) or plain scatter; FILL_IDENTITY: dst at each target = identity.
 __global__ void copy_kernel(Params P, Offsets L, int64_t n, char* dst, const char* src, const void* index,
                             int64_t* error) {
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < n; p += int64_t(gridDim.x) * blockDim.x) {
+  CT_GRID_LOOP(p, n) {
     int64_t off[3], i;
     offsets_of(L, p, off);
     if (!read_index(P, index, off[2], error, &i)) continue;
@@ -166,7 +165,7 @@ __global__ void copy_kernel(Params P, Offsets L, int64_t n, char* dst, const cha
 
 template <typename C>
 __global__ void identity_kernel(Params P, Offsets L, int64_t n, char* dst, const void* index, int64_t* error) {
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < n; p += int64_t(gridDim.x) * blockDim.x) {
+  CT_GRID_LOOP(p, n) {
     int64_t off[3], i;
     offsets_of(L, p, off);
     if (!read_index(P, index, off[2], error, &i)) continue;
@@ -183,7 +182,7 @@ __device__ __forceinline__ C scaled(const Params& P, C x) {
 template <typename C>
 __global__ void atomic_kernel(Params P, Offsets L, int64_t n, char* dst, const char* src, const void* index,
                               int64_t* count, int64_t* error) {
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < n; p += int64_t(gridDim.x) * blockDim.x) {
+  CT_GRID_LOOP(p, n) {
     int64_t off[3], i;
     offsets_of(L, p, off);
     if (!read_index(P, index, off[2], error, &i)) continue;
@@ -208,7 +207,7 @@ __device__ __forceinline__ C divide(C x, int64_t c) {
 
 template <typename C>
 __global__ void mean_kernel(int dt, int isz, int64_t n, char* dst, const int64_t* count, int64_t self_count) {
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < n; p += int64_t(gridDim.x) * blockDim.x) {
+  CT_GRID_LOOP(p, n) {
     const int64_t c = count[p] + self_count;
     if (c != 0) store<C>(dst + p * isz, dt, divide<C>(load<C>(dst + p * isz, dt), c));
   }
@@ -218,7 +217,7 @@ __global__ void mean_kernel(int dt, int isz, int64_t n, char* dst, const int64_t
 // skipped), value = loop position.
 __global__ void key_kernel(Params P, Offsets L, int64_t n, int64_t dst_numel, const void* index, uint64_t* keys,
                            int64_t* pos, int64_t* error) {
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < n; p += int64_t(gridDim.x) * blockDim.x) {
+  CT_GRID_LOOP(p, n) {
     int64_t off[3], i;
     offsets_of(L, p, off);
     keys[p] = read_index(P, index, off[2], error, &i) ? static_cast<uint64_t>(off[0] + i * P.indexed_stride)
@@ -231,7 +230,7 @@ __global__ void key_kernel(Params P, Offsets L, int64_t n, int64_t dst_numel, co
 template <typename C>
 __global__ void fold_kernel(Params P, Offsets L, int64_t n, int64_t dst_numel, char* dst, const char* src,
                             const uint64_t* keys, const int64_t* pos) {
-  for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < n; k += int64_t(gridDim.x) * blockDim.x) {
+  CT_GRID_LOOP(k, n) {
     const uint64_t key = keys[k];
     if (key >= static_cast<uint64_t>(dst_numel) || (k > 0 && keys[k - 1] == key)) continue;
     char* d = dst + static_cast<int64_t>(key) * P.isz;
@@ -253,11 +252,6 @@ __global__ void fold_kernel(Params P, Offsets L, int64_t n, int64_t dst_numel, c
     if (P.op == CT_CUDA_INDEX_MEAN) acc = divide<C>(acc, cnt);
     store<C>(d, P.dtype, acc);
   }
-}
-
-unsigned grid_for(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 65535 * 8 ? (b < 1 ? 1 : b) : 65535 * 8);
 }
 
 int end_bit_for(int64_t limit) {  // bits of keys in [0, limit]
@@ -326,13 +320,13 @@ int run_typed(const Params& P, const Offsets& L, int64_t n, const ct_cuda_index*
 
 // The prefix sums of masked_scatter: the mask as int64 counts, then an exclusive scan in place.
 __global__ void mask_count_kernel(int64_t n, const uint8_t* mask, int64_t* out) {
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < n; p += int64_t(gridDim.x) * blockDim.x)
+  CT_GRID_LOOP(p, n)
     out[p] = mask[p] != 0;
 }
 
 __global__ void masked_scatter_kernel(int isz, int64_t n, char* out, const uint8_t* mask, const char* source,
                                       int64_t source_numel, const int64_t* pos, int64_t* error) {
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < n; p += int64_t(gridDim.x) * blockDim.x) {
+  CT_GRID_LOOP(p, n) {
     if (!mask[p]) continue;
     const int64_t k = pos[p];
     if (k >= source_numel) {

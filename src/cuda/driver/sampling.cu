@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "dtype.h"
+#include "grid.h"
 #include "members.h"
 #include "ops/random/philox.h"
 #include "status.h"
@@ -19,22 +20,11 @@ namespace {
 
 namespace pr = ct::ops::random;
 
-constexpr int kThreads = 256;
-
-unsigned grid_for(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 1 ? 1 : b < (1 << 20) ? b : (1 << 20));
-}
-
-#define CT_GRID_STRIDE(i, n)                                                         \
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < (n); \
-       i += static_cast<int64_t>(gridDim.x) * kThreads)
-
 // ---- Checks (before any block is reserved, as the CPU raises before drawing)
 
 __global__ void __launch_bounds__(kThreads) check_bernoulli_kernel(const double* p, int64_t n,
                                                                    unsigned long long* error) {
-  CT_GRID_STRIDE(i, n) {
+  CT_GRID_LOOP(i, n) {
     const double x = p[i];
     if (!(x >= 0 && x <= 1)) atomicMin(error, static_cast<unsigned long long>(i));
   }
@@ -44,7 +34,7 @@ __global__ void __launch_bounds__(kThreads) check_bernoulli_kernel(const double*
 // at least k positive weights.
 __global__ void __launch_bounds__(kThreads) check_multinomial_kernel(const double* p, int64_t rows, int64_t cols,
                                                                      int64_t k, unsigned long long* error) {
-  CT_GRID_STRIDE(r, rows) {
+  CT_GRID_LOOP(r, rows) {
     const double* row = p + r * cols;
     double total = 0;
     int64_t positive = 0;
@@ -66,7 +56,7 @@ __global__ void __launch_bounds__(kThreads) bernoulli_kernel(int dt, int isz, ch
                                                              uint64_t seed, uint64_t first, const double* p,
                                                              double p_scalar) {
   constexpr double k = 1.0 / 4294967296.0;
-  CT_GRID_STRIDE(blk, (numel + 3) / 4) {
+  CT_GRID_LOOP(blk, (numel + 3) / 4) {
     const pr::Words x = pr::philox(seed, first + static_cast<uint64_t>(blk));
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
@@ -83,7 +73,7 @@ __global__ void __launch_bounds__(kThreads) bernoulli_kernel(int dt, int isz, ch
 __global__ void __launch_bounds__(kThreads) randint_narrow_kernel(int dt, int isz, char* out, int64_t numel,
                                                                   uint64_t seed, uint64_t first, uint64_t low,
                                                                   uint64_t range) {
-  CT_GRID_STRIDE(blk, (numel + 3) / 4) {
+  CT_GRID_LOOP(blk, (numel + 3) / 4) {
     const pr::Words x = pr::philox(seed, first + static_cast<uint64_t>(blk));
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
@@ -99,7 +89,7 @@ __global__ void __launch_bounds__(kThreads) randint_narrow_kernel(int dt, int is
 __global__ void __launch_bounds__(kThreads) randint_wide_kernel(int dt, int isz, char* out, int64_t numel,
                                                                 uint64_t seed, uint64_t first, uint64_t low,
                                                                 uint64_t range) {
-  CT_GRID_STRIDE(blk, (numel + 1) / 2) {
+  CT_GRID_LOOP(blk, (numel + 1) / 2) {
     const pr::Words x = pr::philox(seed, first + static_cast<uint64_t>(blk));
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
@@ -113,7 +103,7 @@ __global__ void __launch_bounds__(kThreads) randint_wide_kernel(int dt, int isz,
 // randperm's keys (as ints ordered like the CPU's unsigned ones) or multinomial's log(1 - u) / p.
 __global__ void __launch_bounds__(kThreads) sort_keys_kernel(int mode, void* keys, const double* p, int64_t numel,
                                                              uint64_t seed, uint64_t first) {
-  CT_GRID_STRIDE(blk, (numel + 1) / 2) {
+  CT_GRID_LOOP(blk, (numel + 1) / 2) {
     const pr::Words x = pr::philox(seed, first + static_cast<uint64_t>(blk));
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
@@ -134,7 +124,7 @@ __global__ void __launch_bounds__(kThreads) sort_keys_kernel(int mode, void* key
 // One thread per row: cdf = std::partial_sum of the row, last = its last category of positive weight.
 __global__ void __launch_bounds__(kThreads) cdf_kernel(const double* p, int64_t rows, int64_t cols, double* cdf,
                                                        int64_t* last) {
-  CT_GRID_STRIDE(r, rows) {
+  CT_GRID_LOOP(r, rows) {
     const double* row = p + r * cols;
     double* c = cdf + r * cols;
     double acc = row[0];
@@ -151,7 +141,7 @@ __global__ void __launch_bounds__(kThreads) sample_kernel(int64_t* out, int64_t 
                                                           uint64_t seed, uint64_t first, const double* cdf,
                                                           const int64_t* last) {
   const int64_t n = rows * k;
-  CT_GRID_STRIDE(blk, (n + 1) / 2) {
+  CT_GRID_LOOP(blk, (n + 1) / 2) {
     const pr::Words x = pr::philox(seed, first + static_cast<uint64_t>(blk));
 #pragma unroll
     for (int j = 0; j < 2; ++j) {

@@ -7,18 +7,13 @@
 #include <cstdint>
 
 #include "dtype.h"
+#include "grid.h"
 #include "members.h"
 #include "status.h"
 
 namespace ct::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned grid_for(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 65535 * 8 ? (b < 1 ? 1 : b) : 65535 * 8);
-}
 size_t align_up(size_t x) { return (x + 255) & ~size_t(255); }
 
 // The unsigned key of the element at p (order_key.h's rules), complemented for descending order,
@@ -67,7 +62,7 @@ __device__ __forceinline__ uint64_t key_of(const char* p, int dt, bool descendin
 
 __global__ void keys_kernel(int dt, int isz, bool descending, int64_t n, int64_t cols, const char* in, uint64_t* keys,
                             int64_t* idx) {
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < n; p += int64_t(gridDim.x) * blockDim.x) {
+  CT_GRID_LOOP(p, n) {
     keys[p] = key_of(in + p * isz, dt, descending);
     idx[p] = p % cols;
   }
@@ -76,7 +71,7 @@ __global__ void keys_kernel(int dt, int isz, bool descending, int64_t n, int64_t
 // values[r, j] = in[r, indices[r, j]]
 __global__ void take_rows_kernel(int isz, int64_t n, int64_t cols, const char* in, const int64_t* indices,
                                  char* values) {
-  for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < n; p += int64_t(gridDim.x) * blockDim.x) {
+  CT_GRID_LOOP(p, n) {
     const char* s = in + ((p / cols) * cols + indices[p]) * isz;
     char* d = values + p * isz;
     for (int b = 0; b < isz; ++b) d[b] = s[b];

@@ -1,6 +1,7 @@
 // random_common.h - what the random operators share beyond the fill loop.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -12,6 +13,23 @@
 #include "runtime/generator.h"
 
 namespace ct::ops {
+
+/// multinomial's check of row r's n weights, on every device: each finite and >= 0, some positive,
+/// and without replacement at least k positive. CT_ERROR_INVALID_ARGUMENT naming the row.
+inline void check_multinomial_row(const double* w, int64_t n, int64_t r, int64_t k, bool replacement) {
+  double total = 0;
+  int64_t positive = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const double x = w[j];
+    CT_CHECK(std::isfinite(x) && x >= 0, CT_ERROR_INVALID_ARGUMENT, "multinomial: probability ", x, " in row ", r,
+             " (category ", j, ") is negative or not finite. Pass finite weights >= 0");
+    total += x;
+    positive += x > 0;
+  }
+  CT_CHECK(total > 0, CT_ERROR_INVALID_ARGUMENT, "multinomial: row ", r, " has no positive weight");
+  CT_CHECK(replacement || positive >= k, CT_ERROR_INVALID_ARGUMENT, "multinomial: row ", r, " has ", positive,
+           " categories of positive weight, fewer than the ", k, " samples asked for without replacement");
+}
 
 /// The generator a random operator draws from: its Generator argument, or the default generator of
 /// the output's device. CT_ERROR_DEVICE when a given generator belongs to another device.

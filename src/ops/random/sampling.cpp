@@ -85,20 +85,7 @@ void multinomial_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int64_t categories = p->size(p->dim() - 1), rows = p->numel() / categories, k = f.arg(1).to_int();
   const bool replacement = f.arg(2).to_bool();
   const double* pd = p->data_as<double>();
-  for (int64_t r = 0; r < rows; ++r) {
-    double total = 0;
-    int64_t positive = 0;
-    for (int64_t j = 0; j < categories; ++j) {
-      const double x = pd[r * categories + j];
-      CT_CHECK(std::isfinite(x) && x >= 0, CT_ERROR_INVALID_ARGUMENT, "multinomial: probability ", x, " in row ", r,
-               " (category ", j, ") is negative or not finite. Pass finite weights >= 0");
-      total += x;
-      positive += x > 0;
-    }
-    CT_CHECK(total > 0, CT_ERROR_INVALID_ARGUMENT, "multinomial: row ", r, " has no positive weight");
-    CT_CHECK(replacement || positive >= k, CT_ERROR_INVALID_ARGUMENT, "multinomial: row ", r, " has ", positive,
-             " categories of positive weight, fewer than the ", k, " samples asked for without replacement");
-  }
+  for (int64_t r = 0; r < rows; ++r) check_multinomial_row(pd + r * categories, categories, r, k, replacement);
   int64_t* out = outs[0]->data_as<int64_t>();
   runtime::Generator& g = random_generator(f.arg(3), outs[0]->device());
   if (replacement) {

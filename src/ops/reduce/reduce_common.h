@@ -34,6 +34,17 @@ void run_reduction(const ReduceLayout& l, O* dst, Finish finish) {
   else cpu::reduce_columns<Op>(p, l.outer, l.k, l.inner, dst, finish);
 }
 
+/// sizes seen around dim as [outer, n, inner]: the lines a scan (cumsum ...) runs along.
+struct Lines {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+inline Lines lines_of(IntArrayRef sizes, int64_t dim) {
+  Lines l;
+  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d)
+    (d < dim ? l.outer : d == dim ? l.n : l.inner) *= sizes[static_cast<size_t>(d)];
+  return l;
+}
+
 /// The reduced dims (ascending) of a reduction's backward: input sizes from tensor argument 0,
 /// dims from argument `dims_arg`.
 DimVector grad_reduced_dims(autograd::GradCtx& c, const char* op, size_t dims_arg);

@@ -13,6 +13,7 @@
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
+#include "ops/reduce/reduce_common.h"
 
 namespace ct::ops {
 namespace {
@@ -23,16 +24,6 @@ using autograd::GradCtx;
 template <typename T>
 using scan_acc_t = std::conditional_t<std::is_same<T, float>::value, double,
                                       std::conditional_t<std::is_floating_point<M<T>>::value, M<T>, int64_t>>;
-
-struct Lines {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Lines lines_of(IntArrayRef sizes, int64_t dim) {
-  Lines l;
-  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d)
-    (d < dim ? l.outer : d == dim ? l.n : l.inner) *= sizes[static_cast<size_t>(d)];
-  return l;
-}
 
 // ---- cumsum / cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
