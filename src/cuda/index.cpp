@@ -76,9 +76,7 @@ void run_index(const char* op, ct_cuda_index a, const TensorImpl& dst, const Ten
   check(d.index(&a, dst.data(), src.data(), index.data(), &loop, ws.defined() ? ws->data() : nullptr, bytes,
                 err->data_as<int64_t>(), stream),
         op);
-  int64_t host[2] = {0, 0};
-  check(d.memcpy_async(host, err->data(), sizeof host, CT_CUDA_MEMCPY_D2H, stream), op);
-  check(d.stream_synchronize(stream), op);
+  const std::vector<int64_t> host = read_back<int64_t>(op, err->data(), 2, stream);
   if (!host[0]) return;
   const int64_t size = a.size, lo = a.wrap ? -size : 0;
   if (dim < 0)
@@ -327,9 +325,7 @@ void masked_scatter_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   check(dr.masked_scatter(code(self.dtype()), d.work->data(), mask->data(), src->data(), n, src->numel(), ws->data(),
                           bytes, err->data_as<int64_t>(), stream),
         "masked_scatter");
-  int64_t host[2] = {0, 0};
-  check(dr.memcpy_async(host, err->data(), sizeof host, CT_CUDA_MEMCPY_D2H, stream), "masked_scatter");
-  check(dr.stream_synchronize(stream), "masked_scatter");
+  const std::vector<int64_t> host = read_back<int64_t>("masked_scatter", err->data(), 2, stream);
   CT_CHECK(!host[0], CT_ERROR_INDEX, "masked_scatter: the mask has ", host[1], " true elements but source ",
            f.tensor(2).sizes(), " has only ", src->numel(), ". Give source at least as many elements");
   d.finish();

@@ -1,9 +1,11 @@
 // kernel_util.h - what the CUDA compute functions share: dtype codes, the table's compute dtype,
 // the device and stream of a call, operands brought onto the device, fills and copies.
 //
-// Everything here calls the driver table only when a kernel runs (never at registration), and
-// never reads device memory on the host.
+// Everything here calls the driver table only when a kernel runs (never at registration); device
+// memory reaches the host only through read_back.
 #pragma once
+
+#include <vector>
 
 #include "core/scalar.h"
 #include "core/tensor.h"
@@ -47,5 +49,17 @@ Tensor contiguous_as(const TensorImpl& t, DType d);
 
 /// A view of t with its dims in the order perm (metadata only; no dispatch, no device work).
 Tensor permuted(const TensorImpl& t, IntArrayRef perm);
+
+/// n values of T copied from device memory on stream, which is synchronized: how a kernel's error
+/// flag (a bad index, a bad probability) reaches the host, once per call.
+template <typename T>
+std::vector<T> read_back(const char* op, const void* src, int64_t n, void* stream) {
+  std::vector<T> host(static_cast<size_t>(n));
+  if (n == 0) return host;
+  const ct_cuda_driver& d = driver();
+  check(d.memcpy_async(host.data(), src, sizeof(T) * static_cast<size_t>(n), CT_CUDA_MEMCPY_D2H, stream), op);
+  check(d.stream_synchronize(stream), op);
+  return host;
+}
 
 }  // namespace ct::cuda

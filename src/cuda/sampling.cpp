@@ -28,17 +28,6 @@ namespace {
 
 uint64_t blocks_for(int64_t n, int64_t per_block) { return static_cast<uint64_t>((n + per_block - 1) / per_block); }
 
-// Copies n values of T from device memory on stream (synchronizing it).
-template <typename T>
-std::vector<T> read_back(const char* op, const void* src, int64_t n, void* stream) {
-  std::vector<T> host(static_cast<size_t>(n));
-  if (n == 0) return host;
-  const ct_cuda_driver& d = driver();
-  check(d.memcpy_async(host.data(), src, sizeof(T) * static_cast<size_t>(n), CT_CUDA_MEMCPY_D2H, stream), op);
-  check(d.stream_synchronize(stream), op);
-  return host;
-}
-
 // Runs check_probabilities over p (contiguous float64 [rows, cols] on the device) and returns the
 // first failing flat index or row, -1 when none.
 int64_t first_failure(const char* op, int mode, const TensorImpl& p, int64_t rows, int64_t cols, int64_t k,
