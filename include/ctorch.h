@@ -1512,8 +1512,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_to_device(const ct_tensor* a, const char
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  NULL or released t, NULL out
- *   CT_ERROR_DEVICE            t is not on the cpu, or (pin_memory) CUDA has no device: says why
- *   CT_ERROR_OUT_OF_MEMORY     the page-locked memory could not be allocated
+ *   CT_ERROR_DEVICE            (pin_memory) t is not on the cpu, or CUDA has no device: says why
+ *   CT_ERROR_OUT_OF_MEMORY     (pin_memory) the page-locked memory could not be allocated
  * Threads: any thread. Since 0.7.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_pin_memory(const ct_tensor* t, ct_tensor** out);

@@ -60,6 +60,25 @@ static void test_cuda_names_parse_and_print(void) {
   ct_tensor_release(x);
 }
 
+/* With or without a GPU: bad arguments are statuses with messages. */
+static void test_bad_arguments_are_statuses(void) {
+  ct_tensor* x = T(CT_FLOAT32, S(2), 1, 2);
+  ct_tensor* out = SENTINEL;
+  int pinned = -1;
+  CHECK_STATUS(ct_tensor_is_pinned(NULL, &pinned), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_is_pinned(x, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_pin_memory(NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_STATUS(ct_tensor_pin_memory(x, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_cuda_synchronize(-1), CT_ERROR_DEVICE);
+  CHECK_ERROR_CONTAINS("ct_cuda_synchronize");
+  ct_tensor* meta = NULL;
+  CHECK_OK(ct_tensor_to_device(x, "meta", &meta));
+  CHECK_STATUS(ct_tensor_pin_memory(meta, &out), CT_ERROR_DEVICE);
+  CHECK_ERROR_CONTAINS("pin_memory: the tensor [2] is on meta");
+  RELEASE(x, meta);
+}
+
 static void test_round_trip_views_and_arithmetic_match_cpu(void) {
   if (!have_gpu()) return;
   ct_tensor* a = T(CT_FLOAT32, S(2, 3), 1, -2, 3, -4, 5, -6);
@@ -195,6 +214,7 @@ static void test_out_of_memory_is_a_status(void) {
 
 static const capi_test TESTS[] = {CAPI_TEST(test_without_a_device_cuda_is_absent_and_says_why),
                                   CAPI_TEST(test_cuda_names_parse_and_print),
+                                  CAPI_TEST(test_bad_arguments_are_statuses),
                                   CAPI_TEST(test_round_trip_views_and_arithmetic_match_cpu),
                                   CAPI_TEST(test_reductions_softmax_matmul_match_cpu),
                                   CAPI_TEST(test_one_seed_gives_the_cpu_numbers),
