@@ -1,0 +1,107 @@
+//! Element types, and the Rust types that hold them.
+
+use std::ffi::CStr;
+use std::fmt;
+
+use ctorch_sys as sys;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// A tensor's element type (`ct_dtype`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// `bool`, one byte per element.
+    Bool,
+    /// `u8`.
+    UInt8,
+    /// `i8`.
+    Int8,
+    /// `i16`.
+    Int16,
+    /// `i32`.
+    Int32,
+    /// `i64`, the dtype of indices.
+    Int64,
+    /// IEEE half precision (no Rust type: read it as `f32` after [`Tensor::to`](crate::Tensor::to)).
+    Float16,
+    /// bfloat16 (likewise).
+    BFloat16,
+    /// `f32`, the default floating dtype.
+    Float32,
+    /// `f64`.
+    Float64,
+}
+
+impl DType {
+    /// The C value.
+    pub fn to_c(self) -> sys::ct_dtype {
+        match self {
+            DType::Bool => sys::CT_BOOL,
+            DType::UInt8 => sys::CT_UINT8,
+            DType::Int8 => sys::CT_INT8,
+            DType::Int16 => sys::CT_INT16,
+            DType::Int32 => sys::CT_INT32,
+            DType::Int64 => sys::CT_INT64,
+            DType::Float16 => sys::CT_FLOAT16,
+            DType::BFloat16 => sys::CT_BFLOAT16,
+            DType::Float32 => sys::CT_FLOAT32,
+            DType::Float64 => sys::CT_FLOAT64,
+        }
+    }
+
+    /// The dtype of a C value; a value this crate does not know is an `Internal` error.
+    pub fn from_c(value: sys::ct_dtype) -> Result<DType> {
+        Ok(match value {
+            sys::CT_BOOL => DType::Bool,
+            sys::CT_UINT8 => DType::UInt8,
+            sys::CT_INT8 => DType::Int8,
+            sys::CT_INT16 => DType::Int16,
+            sys::CT_INT32 => DType::Int32,
+            sys::CT_INT64 => DType::Int64,
+            sys::CT_FLOAT16 => DType::Float16,
+            sys::CT_BFLOAT16 => DType::BFloat16,
+            sys::CT_FLOAT32 => DType::Float32,
+            sys::CT_FLOAT64 => DType::Float64,
+            other => return Err(Error::new(ErrorKind::Internal, format!("unknown ct_dtype {other}: update the ctorch crate"))),
+        })
+    }
+
+    /// Bytes per element.
+    pub fn itemsize(self) -> usize {
+        // SAFETY: any value is accepted.
+        unsafe { sys::ct_dtype_itemsize(self.to_c()) }
+    }
+
+    /// Whether the dtype is a floating type.
+    pub fn is_floating_point(self) -> bool {
+        matches!(self, DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Float64)
+    }
+
+    /// The name ctorch prints: `"float32"`, `"int64"`, ...
+    pub fn name(self) -> &'static str {
+        // SAFETY: returns a static string for any value.
+        unsafe { CStr::from_ptr(sys::ct_dtype_name(self.to_c())) }.to_str().unwrap_or("unknown")
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A Rust type whose values are elements of one [`DType`]: the types tensors convert from and to.
+pub trait Element: Copy + Default + Send + Sync + 'static {
+    /// The dtype of tensors holding this type.
+    const DTYPE: DType;
+}
+
+macro_rules! element {
+    ($($t:ty => $d:ident),*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+        }
+    )*};
+}
+element!(bool => Bool, u8 => UInt8, i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, f32 => Float32,
+         f64 => Float64);

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""gen_ops.py - writes ctorch/src/generated.rs: a typed method of Tensor for every built-in operator
+overload of the registry (ct_op_registry_json), each calling it through ct_op_call.
+
+    bindings/rust/gen_ops.py [--library build/src/libctorch.so]           # regenerate
+    bindings/rust/gen_ops.py --check [--library ...]                      # exit 1 on drift
+
+Naming (documented in docs/rust.md):
+  * An operator with one overload keeps its name (softmax.int -> softmax). Of several, the one with
+    no overload name, else "Tensor", else the first registered, keeps it; the others get the
+    overload in snake case appended (add.Scalar -> add_scalar, in place add_.Scalar -> add_scalar_).
+  * An overload name that would take another operator's name gets "_overload" after it
+    (scatter.reduce -> scatter_reduce_overload, since scatter_reduce is an operator).
+  * A name Rust reserves gets its overload appended (where.self -> where_self); clone, which would
+    hide Clone::clone (a new reference), is deep_clone.
+  * An operator whose first argument is `self` is a method; any other is an associated function
+    (Tensor::zeros, Tensor::cat, Tensor::conv2d).
+  * The method takes the arguments without defaults; when some have defaults, `<name>_with` takes
+    them all. Generator arguments are left to the default generator (crate::Generator has methods
+    for explicit ones).
+"""
+
+import ctypes
+import json
+import os
+import pathlib
+import re
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+OUT = HERE / "ctorch" / "src" / "generated.rs"
+
+KEYWORDS = set("""as async await break const continue crate dyn else enum extern false fn for gen if impl in let loop
+match mod move mut pub ref return self static struct super trait true type unsafe use where while abstract become
+box do final macro override priv try typeof unsized virtual yield""".split())
+RENAMES = {"clone": "deep_clone"}
+
+
+def registry(library):
+    lib = ctypes.CDLL(str(library))
+    lib.ct_op_registry_json.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    lib.ct_string_release.argtypes = [ctypes.c_void_p]
+    out = ctypes.c_void_p()
+    if lib.ct_op_registry_json(ctypes.byref(out)) != 0:
+        raise SystemExit("gen_ops.py: ct_op_registry_json failed")
+    text = ctypes.string_at(out.value).decode()
+    lib.ct_string_release(out)
+    return [op for op in json.loads(text)["operators"] if op["builtin"]]
+
+
+def snake(s):
+    return s.lower()
+
+
+def method_names(ops):
+    """(name, overload) -> Rust name, by the rules in the module comment."""
+    groups = {}
+    for op in ops:
+        groups.setdefault(op["name"], []).append(op["overload"])
+    names = {}
+    for name, overloads in groups.items():
+        inplace = name.endswith("_") and not name.startswith("_")
+        base = name[:-1] if inplace else name
+        primary = "" if "" in overloads else "Tensor" if "Tensor" in overloads else overloads[0]
+        for ov in overloads:
+            rust = base if ov == primary else f"{base}_{snake(ov)}"
+            rust = RENAMES.get(rust, rust)
+            if rust in KEYWORDS:
+                rust = f"{rust}_{snake(ov) or 'op'}"
+            names[(name, ov)] = rust + ("_" if inplace else "")
+    # An overload's name must not take another operator's (scatter.reduce vs scatter_reduce).
+    for (name, ov), rust in names.items():
+        if ov and rust.rstrip("_") in groups and rust.rstrip("_") != name.rstrip("_"):
+            names[(name, ov)] = rust.rstrip("_") + "_overload" + ("_" if rust.endswith("_") else "")
+    return names
+
+
+def ident(name):
+    return name + "_" if name in KEYWORDS else name
+
+
+class Param:
+    """One schema argument: its Rust type, the statements preparing it, and its boxed value."""
+
+    def __init__(self, arg, op_name):
+        self.name = ident(arg["name"])
+        self.schema_name = arg["name"]
+        self.has_default = arg["default"] is not None
+        self.default = arg["default"]
+        t = arg["type"]
+        optional = t.endswith("?")
+        base = re.sub(r"\(.*\)", "", t.rstrip("?"))
+        n = self.name
+        self.prep = []
+        self.skip = base == "Generator"
+        if self.skip:
+            self.rust, self.value = None, "arg::none()"
+        elif base == "Tensor":
+            self.rust = "Option<&Tensor>" if optional else "&Tensor"
+            self.value = f"arg::opt_tensor({n})" if optional else f"arg::tensor({n})"
+        elif base == "Tensor[]":
+            self.rust = "&[impl AsRef<Tensor>]"
+            self.prep = [f"let {n}_h = arg::handles({n});"]
+            self.value = f"arg::tensor_list(&{n}_h)"
+        elif base in ("int", "SymInt"):
+            self.rust = "Option<i64>" if optional else "i64"
+            self.value = f"arg::{'opt_' if optional else ''}int({n})"
+        elif re.fullmatch(r"(int|SymInt)\[\d*\]", base):
+            self.rust = "Option<&[i64]>" if optional else "&[i64]"
+            self.value = f"arg::{'opt_' if optional else ''}ints({n})"
+        elif base == "float":
+            self.rust = "Option<f64>" if optional else "f64"
+            self.value = f"arg::{'opt_' if optional else ''}float({n})"
+        elif base == "bool":
+            self.rust = "Option<bool>" if optional else "bool"
+            self.value = f"arg::{'opt_' if optional else ''}bool({n})"
+        elif base == "Scalar":
+            self.rust = "Option<Scalar>" if optional else "impl Into<Scalar>"
+            self.value = f"arg::opt_scalar({n})" if optional else f"arg::scalar({n}.into())"
+        elif base == "ScalarType":
+            self.rust = "Option<DType>" if optional else "DType"
+            self.value = f"arg::{'opt_' if optional else ''}dtype({n})"
+        elif base == "Device":
+            self.rust = "Option<Device>" if optional else "Device"
+            if optional:
+                self.prep = [f"let {n}_c = {n}.map(Device::to_cstring);"]
+                self.value = f"arg::opt_device({n}_c.as_deref())"
+            else:
+                self.prep = [f"let {n}_c = {n}.to_cstring();"]
+                self.value = f"arg::device(&{n}_c)"
+        elif base == "str" and not optional:
+            self.rust = "&str"
+            self.prep = [f"let {n}_c = c_string(\"{op_name}\", {n})?;"]
+            self.value = f"arg::string(&{n}_c)"
+        else:
+            raise SystemExit(f"gen_ops.py: no Rust type for {t!r} in {op_name}")
+
+
+def returns_type(op):
+    n = len(op["returns"])
+    return "Tensor" if n == 1 else "(" + ", ".join(["Tensor"] * n) + ")"
+
+
+def function(op, rust_name, full):
+    """One method: `full` takes every argument, otherwise only those without defaults."""
+    qualified = op["name"] + ("." + op["overload"] if op["overload"] else "")
+    params = [Param(a, qualified) for a in op["arguments"]]
+    is_method = bool(params) and params[0].schema_name == "self" and params[0].rust == "&Tensor"
+    taken = [p for p in params if not p.skip and (full or not p.has_default)]
+    sig = ["&self"] if is_method else []
+    sig += [f"{p.name}: {p.rust}" for p in taken if not (is_method and p is params[0])]
+    values, prep = [], []
+    for p in params:
+        if p in taken or (is_method and p is params[0]):
+            prep += p.prep
+            values.append("arg::tensor(self)" if is_method and p is params[0] else p.value)
+        else:
+            values.append("arg::none()")
+    while values and values[-1] == "arg::none()":
+        values.pop()  # trailing defaults may be left out
+    n = len(op["returns"])
+    ret = returns_type(op)
+    defaults = [f"{p.schema_name}={p.default}" for p in params if p.has_default and not p.skip and p not in taken]
+    name = rust_name
+    if full:
+        name = rust_name[:-1] + "_with_" if rust_name.endswith("_") else rust_name + "_with"
+        doc = [f"/// `{op['schema']}`: every argument (see [`Tensor::{rust_name}`])."]
+    else:
+        doc = [f"/// `{op['schema']}`"]
+        if defaults:
+            with_name = rust_name[:-1] + "_with_" if rust_name.endswith("_") else rust_name + "_with"
+            doc += ["///", f"/// Takes the defaults {', '.join(defaults)}; [`Tensor::{with_name}`] takes every argument."]
+    body = prep + [f"let args = [{', '.join(values)}];"]
+    call = f"call_n::<{n}>(c\"{qualified}\", &args)"
+    if n == 1:
+        body.append(f"let [r] = {call}?;")
+        body.append("Ok(r)")
+    else:
+        names = ", ".join(f"r{i}" for i in range(n))
+        body.append(f"let [{names}] = {call}?;")
+        body.append(f"Ok(({names}))")
+    lines = ["    " + d for d in doc]
+    lines.append(f"    pub fn {name}({', '.join(sig)}) -> Result<{ret}> {{")
+    lines += ["        " + b for b in body]
+    lines.append("    }")
+    return "\n".join(lines), any(p.has_default and not p.skip for p in params)
+
+
+def generate(ops):
+    names = method_names(ops)
+    out = ["// @generated by bindings/rust/gen_ops.py from the operator registry: do not edit.",
+           "// Regenerate with `bindings/rust/gen_ops.py`; tests/registry.rs fails when they drift.",
+           "",
+           "use crate::device::Device;",
+           "use crate::dtype::DType;",
+           "use crate::error::{c_string, Result};",
+           "use crate::ops::{arg, call_n};",
+           "use crate::scalar::Scalar;",
+           "use crate::tensor::Tensor;",
+           "",
+           "/// Every operator overload of the registry this crate was generated from, as",
+           "/// \"name.overload\" (\"name\" for an unnamed overload), each with a typed method on [`Tensor`].",
+           "pub const GENERATED_OVERLOADS: &[&str] = &["]
+    for op in ops:
+        out.append(f"    \"{op['name']}{'.' + op['overload'] if op['overload'] else ''}\",")
+    out.append("];")
+    out.append("")
+    out.append("/// Operators of the registry, generated by bindings/rust/gen_ops.py.")
+    out.append("impl Tensor {")
+    for op in ops:
+        text, has_defaults = function(op, names[(op["name"], op["overload"])], False)
+        out.append(text)
+        out.append("")
+        if has_defaults:
+            text, _ = function(op, names[(op["name"], op["overload"])], True)
+            out.append(text)
+            out.append("")
+    out[-1] = "}"
+    return "\n".join(out) + "\n"
+
+
+def main():
+    args = sys.argv[1:]
+    library = os.environ.get("CTORCH_LIBRARY", str(ROOT / "build" / "src" / "libctorch.so"))
+    if "--library" in args:
+        library = args[args.index("--library") + 1]
+    text = generate(registry(library))
+    if "--check" in args:
+        if OUT.read_text() != text:
+            print(f"{OUT} is out of date: run bindings/rust/gen_ops.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
