@@ -58,6 +58,11 @@ void FunctionCtx::save(const Tensor& t) {
   to_save_.push_back(t);
 }
 
+size_t FunctionCtx::saved_count() const {
+  CT_CHECK(node_, CT_ERROR_INVALID_ARGUMENT, "autograd function: saved tensors are readable in backward only");
+  return saved_.size();
+}
+
 Tensor FunctionCtx::saved(size_t i) const {
   CT_CHECK(node_, CT_ERROR_INVALID_ARGUMENT, "autograd function: saved tensors are readable in backward only");
   CT_CHECK(i < saved_.size(), CT_ERROR_INDEX, node_->name(), ": saved tensor ", i, " requested but forward saved ",

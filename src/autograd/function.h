@@ -16,7 +16,8 @@ class FunctionCtx {
  public:
   /// Forward: keep tensors for backward (an output among them is kept per Note [Saved outputs]).
   void save(const Tensor& t);
-  size_t saved_count() const { return saved_.size(); }
+  /// Backward: how many tensors forward saved (refused in forward, where they are not saved yet).
+  size_t saved_count() const;
   /// Backward: saved tensor i, checked against in-place changes since forward.
   Tensor saved(size_t i) const;
 

@@ -1018,6 +1018,7 @@ typedef struct {
   ct_grad_mode forward_mode; /* the grad mode forward ran under */
   size_t saved_count;
   ct_status saved_out_of_range; /* ct_autograd_ctx_saved(ctx, saved_count) in backward */
+  ct_status count_in_forward;   /* ct_autograd_ctx_saved_count in forward, after saving */
   ct_status save_in_backward;   /* ct_autograd_ctx_save in backward */
 } fn_state;
 
@@ -1043,6 +1044,10 @@ static ct_status cube_forward(void* user_data, ct_autograd_ctx* ctx, const ct_te
   if (st == CT_OK) st = ct_tensor_mul(inputs[0], inputs[0], &sq);
   if (st == CT_OK) st = ct_tensor_mul(sq, inputs[0], &outputs[0]);
   if (st == CT_OK) st = ct_autograd_ctx_save(ctx, inputs[0]);
+  if (st == CT_OK) {
+    size_t n = 0;
+    s->count_in_forward = ct_autograd_ctx_saved_count(ctx, &n);
+  }
   ct_tensor_release(sq);
   if (st != CT_OK) ct_error_set(st, ct_last_error());
   return st;
@@ -1094,6 +1099,7 @@ static void test_custom_function_cube_gradient(void) {
   CHECK(s.backward_calls == 1);
   CHECK_GRAD(x, S(3), 3, 12, 27);
   CHECK(s.saved_count == 1);
+  CHECK(s.count_in_forward == CT_ERROR_INVALID_ARGUMENT);
   CHECK(s.saved_out_of_range == CT_ERROR_INDEX);
   CHECK(s.save_in_backward == CT_ERROR_INVALID_ARGUMENT);
   CHECK(s.destroyed == 0);
