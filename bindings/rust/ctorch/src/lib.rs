@@ -25,22 +25,30 @@
 #![warn(missing_docs)]
 
 mod arith;
+mod autograd;
 mod callback;
 mod device;
 mod dtype;
 mod error;
+mod function;
 mod generated;
 mod index;
 mod scalar;
 mod tensor;
 
+pub mod library;
 pub mod metrics;
 pub mod ops;
 pub mod symbolic;
 
+pub use autograd::{
+    backward, enable_grad, grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_mode, GradFlags,
+    GradMode, GradModeGuard, HookId,
+};
 pub use device::{Device, DeviceType};
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorKind, Result};
+pub use function::{Function, FunctionCtx};
 pub use generated::GENERATED_OVERLOADS;
 pub use index::{IndexOp, TensorIndexer};
 pub use scalar::Scalar;
