@@ -36,9 +36,12 @@ mod index;
 mod scalar;
 mod tensor;
 
+pub mod cuda;
 pub mod library;
 pub mod metrics;
 pub mod ops;
+pub mod profiler;
+pub mod runtime;
 pub mod symbolic;
 
 pub use autograd::{
@@ -51,6 +54,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use function::{Function, FunctionCtx};
 pub use generated::GENERATED_OVERLOADS;
 pub use index::{IndexOp, TensorIndexer};
+pub use runtime::Generator;
 pub use scalar::Scalar;
 pub use tensor::Tensor;
 
