@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime, bench_compile and
-# bench_python: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch and numpy for the Python package).
+# bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime, bench_compile,
+# bench_python and the Rust crate's per_op: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch
+# and numpy for the Python package; the raw C ABI for the Rust binding).
 #
 #   scripts/bench.sh [BUILD_DIR]   (default: build, the Release build setup.sh makes)
 #
@@ -35,3 +36,9 @@ for b in "${ops_benches[@]}"; do
   echo
 done
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py
+if [[ -f "$build_dir/bindings/rust/CTestTestfile.cmake" ]]; then
+  echo
+  CTORCH_DIR="$build_dir/src" CARGO_TARGET_DIR="$build_dir/bindings/rust/target" CARGO_NET_OFFLINE=true \
+    "$(grep -m1 '^CARGO_EXECUTABLE:' "$build_dir/CMakeCache.txt" | cut -d= -f2)" \
+    bench --quiet --manifest-path bindings/rust/Cargo.toml --bench per_op
+fi

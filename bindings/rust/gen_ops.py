@@ -161,7 +161,7 @@ def function(op, rust_name, full):
         values.pop()  # trailing defaults may be left out
     n = len(op["returns"])
     ret = returns_type(op)
-    defaults = [f"{p.schema_name}={p.default}" for p in params if p.has_default and not p.skip and p not in taken]
+    defaults = [f"`{p.schema_name}={p.default}`" for p in params if p.has_default and not p.skip and p not in taken]
     name = rust_name
     if full:
         name = rust_name[:-1] + "_with_" if rust_name.endswith("_") else rust_name + "_with"

@@ -12,6 +12,7 @@ and every CT_API function to an extern "C" declaration. The header's integer #de
 constants. The static inline helpers (ct_value_set_symint...) are written by hand in lib.rs.
 """
 
+import os
 import pathlib
 import re
 import subprocess
@@ -29,7 +30,7 @@ SCALARS = {
 
 
 def preprocess():
-    text = subprocess.run(["cc", "-E", "-P", "-x", "c", str(HEADER)], check=True, capture_output=True,
+    text = subprocess.run([os.environ.get("CC", "cc"), "-E", "-P", "-x", "c", str(HEADER)], check=True, capture_output=True,
                           text=True).stdout
     text = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", "", text)
     return text

@@ -17,8 +17,6 @@ use crate::tensor::Tensor;
 pub struct FunctionCtx {
     // Raw pointer: also keeps the ctx on the callback's thread (!Send, !Sync).
     ptr: *mut sys::ct_autograd_ctx,
-    // The library answers "none saved" in forward instead of refusing, so this side refuses.
-    in_backward: bool,
 }
 
 impl FunctionCtx {
@@ -32,10 +30,6 @@ impl FunctionCtx {
     /// backward, when the graph was already freed, or when a saved tensor was changed in place
     /// since forward.
     pub fn saved_tensors(&self) -> Result<Vec<Tensor>> {
-        if !self.in_backward {
-            let msg = "FunctionCtx::saved_tensors: called in forward; read saved tensors in backward, and use the tensors you saved directly in forward";
-            return Err(Error::new(ErrorKind::InvalidArgument, msg));
-        }
         let mut n = 0;
         check(unsafe { sys::ct_autograd_ctx_saved_count(self.ptr, &mut n) })?;
         (0..n).map(|i| Tensor::make(|out| unsafe { sys::ct_autograd_ctx_saved(self.ptr, i, out) })).collect()
@@ -151,7 +145,7 @@ unsafe extern "C" fn forward_trampoline(
         // SAFETY: user_data is the Arc apply boxed, alive for the call.
         let callbacks = unsafe { unbox::<Arc<Callbacks>>(user_data) };
         let inputs = unsafe { borrowed(inputs, n_inputs) }?;
-        let results = (callbacks.forward)(&mut FunctionCtx { ptr: ctx, in_backward: false }, &inputs)?;
+        let results = (callbacks.forward)(&mut FunctionCtx { ptr: ctx }, &inputs)?;
         if results.len() != n_outputs {
             return Err(count_mismatch("forward", results.len(), n_outputs, "outputs"));
         }
@@ -175,7 +169,7 @@ unsafe extern "C" fn backward_trampoline(
         // SAFETY: user_data is the Arc apply boxed, alive as long as the node.
         let callbacks = unsafe { unbox::<Arc<Callbacks>>(user_data) };
         let grads = unsafe { borrowed(grad_outputs, n_outputs) }?;
-        let results = (callbacks.backward)(&FunctionCtx { ptr: ctx, in_backward: true }, &grads)?;
+        let results = (callbacks.backward)(&FunctionCtx { ptr: ctx }, &grads)?;
         if results.len() != n_inputs {
             return Err(count_mismatch("backward", results.len(), n_inputs, "inputs"));
         }

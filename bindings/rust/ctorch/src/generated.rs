@@ -394,7 +394,7 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
 impl Tensor {
     /// `empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None, device=None; [`Tensor::empty_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::empty_with`] takes every argument.
     pub fn empty(size: &[i64]) -> Result<Tensor> {
         let args = [arg::ints(size)];
         let [r] = call_n::<1>(c"empty", &args)?;
@@ -411,7 +411,7 @@ impl Tensor {
 
     /// `zeros(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None, device=None; [`Tensor::zeros_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::zeros_with`] takes every argument.
     pub fn zeros(size: &[i64]) -> Result<Tensor> {
         let args = [arg::ints(size)];
         let [r] = call_n::<1>(c"zeros", &args)?;
@@ -428,7 +428,7 @@ impl Tensor {
 
     /// `ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None, device=None; [`Tensor::ones_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::ones_with`] takes every argument.
     pub fn ones(size: &[i64]) -> Result<Tensor> {
         let args = [arg::ints(size)];
         let [r] = call_n::<1>(c"ones", &args)?;
@@ -445,7 +445,7 @@ impl Tensor {
 
     /// `full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None, device=None; [`Tensor::full_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::full_with`] takes every argument.
     pub fn full(size: &[i64], fill_value: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::ints(size), arg::scalar(fill_value.into())];
         let [r] = call_n::<1>(c"full", &args)?;
@@ -462,7 +462,7 @@ impl Tensor {
 
     /// `arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults step=1, dtype=None, device=None; [`Tensor::arange_with`] takes every argument.
+    /// Takes the defaults `step=1`, `dtype=None`, `device=None`; [`Tensor::arange_with`] takes every argument.
     pub fn arange(start: impl Into<Scalar>, end: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::scalar(start.into()), arg::scalar(end.into())];
         let [r] = call_n::<1>(c"arange", &args)?;
@@ -479,7 +479,7 @@ impl Tensor {
 
     /// `linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None, device=None; [`Tensor::linspace_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::linspace_with`] takes every argument.
     pub fn linspace(start: impl Into<Scalar>, end: impl Into<Scalar>, steps: i64) -> Result<Tensor> {
         let args = [arg::scalar(start.into()), arg::scalar(end.into()), arg::int(steps)];
         let [r] = call_n::<1>(c"linspace", &args)?;
@@ -496,7 +496,7 @@ impl Tensor {
 
     /// `eye(int n, int m=-1, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults m=-1, dtype=None, device=None; [`Tensor::eye_with`] takes every argument.
+    /// Takes the defaults `m=-1`, `dtype=None`, `device=None`; [`Tensor::eye_with`] takes every argument.
     pub fn eye(n: i64) -> Result<Tensor> {
         let args = [arg::int(n)];
         let [r] = call_n::<1>(c"eye", &args)?;
@@ -527,7 +527,7 @@ impl Tensor {
 
     /// `to.device(Tensor(a) self, Device device, ScalarType? dtype=None, bool copy=False) -> Tensor(a)`
     ///
-    /// Takes the defaults dtype=None, copy=False; [`Tensor::to_device_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `copy=False`; [`Tensor::to_device_with`] takes every argument.
     pub fn to_device(&self, device: Device) -> Result<Tensor> {
         let device_c = device.to_cstring();
         let args = [arg::tensor(self), arg::device(&device_c)];
@@ -559,7 +559,7 @@ impl Tensor {
 
     /// `add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::add_with`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::add_with`] takes every argument.
     pub fn add(&self, other: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(other)];
         let [r] = call_n::<1>(c"add.Tensor", &args)?;
@@ -575,7 +575,7 @@ impl Tensor {
 
     /// `add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::add_with_`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::add_with_`] takes every argument.
     pub fn add_(&self, other: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(other)];
         let [r] = call_n::<1>(c"add_.Tensor", &args)?;
@@ -591,7 +591,7 @@ impl Tensor {
 
     /// `add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::add_scalar_with`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::add_scalar_with`] takes every argument.
     pub fn add_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::scalar(other.into())];
         let [r] = call_n::<1>(c"add.Scalar", &args)?;
@@ -607,7 +607,7 @@ impl Tensor {
 
     /// `add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::add_scalar_with_`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::add_scalar_with_`] takes every argument.
     pub fn add_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::scalar(other.into())];
         let [r] = call_n::<1>(c"add_.Scalar", &args)?;
@@ -623,7 +623,7 @@ impl Tensor {
 
     /// `sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::sub_with`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::sub_with`] takes every argument.
     pub fn sub(&self, other: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(other)];
         let [r] = call_n::<1>(c"sub.Tensor", &args)?;
@@ -639,7 +639,7 @@ impl Tensor {
 
     /// `sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::sub_with_`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::sub_with_`] takes every argument.
     pub fn sub_(&self, other: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(other)];
         let [r] = call_n::<1>(c"sub_.Tensor", &args)?;
@@ -655,7 +655,7 @@ impl Tensor {
 
     /// `sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::sub_scalar_with`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::sub_scalar_with`] takes every argument.
     pub fn sub_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::scalar(other.into())];
         let [r] = call_n::<1>(c"sub.Scalar", &args)?;
@@ -671,7 +671,7 @@ impl Tensor {
 
     /// `sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::sub_scalar_with_`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::sub_scalar_with_`] takes every argument.
     pub fn sub_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::scalar(other.into())];
         let [r] = call_n::<1>(c"sub_.Scalar", &args)?;
@@ -869,7 +869,7 @@ impl Tensor {
 
     /// `rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::rsub_with`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::rsub_with`] takes every argument.
     pub fn rsub(&self, other: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::scalar(other.into())];
         let [r] = call_n::<1>(c"rsub.Scalar", &args)?;
@@ -1711,7 +1711,7 @@ impl Tensor {
 
     /// `nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`
     ///
-    /// Takes the defaults nan=None, posinf=None, neginf=None; [`Tensor::nan_to_num_with`] takes every argument.
+    /// Takes the defaults `nan=None`, `posinf=None`, `neginf=None`; [`Tensor::nan_to_num_with`] takes every argument.
     pub fn nan_to_num(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"nan_to_num", &args)?;
@@ -1727,7 +1727,7 @@ impl Tensor {
 
     /// `nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)`
     ///
-    /// Takes the defaults nan=None, posinf=None, neginf=None; [`Tensor::nan_to_num_with_`] takes every argument.
+    /// Takes the defaults `nan=None`, `posinf=None`, `neginf=None`; [`Tensor::nan_to_num_with_`] takes every argument.
     pub fn nan_to_num_(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"nan_to_num_", &args)?;
@@ -1785,7 +1785,7 @@ impl Tensor {
 
     /// `gelu(Tensor self, *, str approximate='none') -> Tensor`
     ///
-    /// Takes the defaults approximate='none'; [`Tensor::gelu_with`] takes every argument.
+    /// Takes the defaults `approximate='none'`; [`Tensor::gelu_with`] takes every argument.
     pub fn gelu(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"gelu", &args)?;
@@ -1802,7 +1802,7 @@ impl Tensor {
 
     /// `gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)`
     ///
-    /// Takes the defaults approximate='none'; [`Tensor::gelu_with_`] takes every argument.
+    /// Takes the defaults `approximate='none'`; [`Tensor::gelu_with_`] takes every argument.
     pub fn gelu_(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"gelu_", &args)?;
@@ -1847,7 +1847,7 @@ impl Tensor {
 
     /// `softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`
     ///
-    /// Takes the defaults beta=1, threshold=20; [`Tensor::softplus_with`] takes every argument.
+    /// Takes the defaults `beta=1`, `threshold=20`; [`Tensor::softplus_with`] takes every argument.
     pub fn softplus(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"softplus", &args)?;
@@ -1863,7 +1863,7 @@ impl Tensor {
 
     /// `softplus_(Tensor(a!) self, Scalar beta=1, Scalar threshold=20) -> Tensor(a!)`
     ///
-    /// Takes the defaults beta=1, threshold=20; [`Tensor::softplus_with_`] takes every argument.
+    /// Takes the defaults `beta=1`, `threshold=20`; [`Tensor::softplus_with_`] takes every argument.
     pub fn softplus_(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"softplus_", &args)?;
@@ -1879,7 +1879,7 @@ impl Tensor {
 
     /// `elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`
     ///
-    /// Takes the defaults alpha=1, scale=1, input_scale=1; [`Tensor::elu_with`] takes every argument.
+    /// Takes the defaults `alpha=1`, `scale=1`, `input_scale=1`; [`Tensor::elu_with`] takes every argument.
     pub fn elu(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"elu", &args)?;
@@ -1895,7 +1895,7 @@ impl Tensor {
 
     /// `elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)`
     ///
-    /// Takes the defaults alpha=1, scale=1, input_scale=1; [`Tensor::elu_with_`] takes every argument.
+    /// Takes the defaults `alpha=1`, `scale=1`, `input_scale=1`; [`Tensor::elu_with_`] takes every argument.
     pub fn elu_(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"elu_", &args)?;
@@ -1918,7 +1918,7 @@ impl Tensor {
 
     /// `leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`
     ///
-    /// Takes the defaults negative_slope=0.01; [`Tensor::leaky_relu_with`] takes every argument.
+    /// Takes the defaults `negative_slope=0.01`; [`Tensor::leaky_relu_with`] takes every argument.
     pub fn leaky_relu(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"leaky_relu", &args)?;
@@ -1934,7 +1934,7 @@ impl Tensor {
 
     /// `leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`
     ///
-    /// Takes the defaults negative_slope=0.01; [`Tensor::leaky_relu_with_`] takes every argument.
+    /// Takes the defaults `negative_slope=0.01`; [`Tensor::leaky_relu_with_`] takes every argument.
     pub fn leaky_relu_(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"leaky_relu_", &args)?;
@@ -1950,7 +1950,7 @@ impl Tensor {
 
     /// `hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`
     ///
-    /// Takes the defaults min_val=-1, max_val=1; [`Tensor::hardtanh_with`] takes every argument.
+    /// Takes the defaults `min_val=-1`, `max_val=1`; [`Tensor::hardtanh_with`] takes every argument.
     pub fn hardtanh(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"hardtanh", &args)?;
@@ -1966,7 +1966,7 @@ impl Tensor {
 
     /// `hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)`
     ///
-    /// Takes the defaults min_val=-1, max_val=1; [`Tensor::hardtanh_with_`] takes every argument.
+    /// Takes the defaults `min_val=-1`, `max_val=1`; [`Tensor::hardtanh_with_`] takes every argument.
     pub fn hardtanh_(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"hardtanh_", &args)?;
@@ -2038,7 +2038,7 @@ impl Tensor {
 
     /// `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`
     ///
-    /// Takes the defaults value=1; [`Tensor::addcmul_with`] takes every argument.
+    /// Takes the defaults `value=1`; [`Tensor::addcmul_with`] takes every argument.
     pub fn addcmul(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2)];
         let [r] = call_n::<1>(c"addcmul", &args)?;
@@ -2054,7 +2054,7 @@ impl Tensor {
 
     /// `addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)`
     ///
-    /// Takes the defaults value=1; [`Tensor::addcmul_with_`] takes every argument.
+    /// Takes the defaults `value=1`; [`Tensor::addcmul_with_`] takes every argument.
     pub fn addcmul_(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2)];
         let [r] = call_n::<1>(c"addcmul_", &args)?;
@@ -2070,7 +2070,7 @@ impl Tensor {
 
     /// `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`
     ///
-    /// Takes the defaults value=1; [`Tensor::addcdiv_with`] takes every argument.
+    /// Takes the defaults `value=1`; [`Tensor::addcdiv_with`] takes every argument.
     pub fn addcdiv(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2)];
         let [r] = call_n::<1>(c"addcdiv", &args)?;
@@ -2086,7 +2086,7 @@ impl Tensor {
 
     /// `addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)`
     ///
-    /// Takes the defaults value=1; [`Tensor::addcdiv_with_`] takes every argument.
+    /// Takes the defaults `value=1`; [`Tensor::addcdiv_with_`] takes every argument.
     pub fn addcdiv_(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2)];
         let [r] = call_n::<1>(c"addcdiv_", &args)?;
@@ -2109,7 +2109,7 @@ impl Tensor {
 
     /// `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`
     ///
-    /// Takes the defaults min=None, max=None; [`Tensor::clamp_with`] takes every argument.
+    /// Takes the defaults `min=None`, `max=None`; [`Tensor::clamp_with`] takes every argument.
     pub fn clamp(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"clamp", &args)?;
@@ -2209,7 +2209,7 @@ impl Tensor {
 
     /// `slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)`
     ///
-    /// Takes the defaults dim=0, start=None, end=None, step=1; [`Tensor::slice_with`] takes every argument.
+    /// Takes the defaults `dim=0`, `start=None`, `end=None`, `step=1`; [`Tensor::slice_with`] takes every argument.
     pub fn slice(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"slice.Tensor", &args)?;
@@ -2225,7 +2225,7 @@ impl Tensor {
 
     /// `flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)`
     ///
-    /// Takes the defaults start_dim=0, end_dim=-1; [`Tensor::flatten_with`] takes every argument.
+    /// Takes the defaults `start_dim=0`, `end_dim=-1`; [`Tensor::flatten_with`] takes every argument.
     pub fn flatten(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"flatten.using_ints", &args)?;
@@ -2241,7 +2241,7 @@ impl Tensor {
 
     /// `cat(Tensor[] tensors, int dim=0) -> Tensor`
     ///
-    /// Takes the defaults dim=0; [`Tensor::cat_with`] takes every argument.
+    /// Takes the defaults `dim=0`; [`Tensor::cat_with`] takes every argument.
     pub fn cat(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
@@ -2259,7 +2259,7 @@ impl Tensor {
 
     /// `stack(Tensor[] tensors, int dim=0) -> Tensor`
     ///
-    /// Takes the defaults dim=0; [`Tensor::stack_with`] takes every argument.
+    /// Takes the defaults `dim=0`; [`Tensor::stack_with`] takes every argument.
     pub fn stack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
@@ -2291,7 +2291,7 @@ impl Tensor {
 
     /// `roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor`
     ///
-    /// Takes the defaults dims=[]; [`Tensor::roll_with`] takes every argument.
+    /// Takes the defaults `dims=[]`; [`Tensor::roll_with`] takes every argument.
     pub fn roll(&self, shifts: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::ints(shifts)];
         let [r] = call_n::<1>(c"roll", &args)?;
@@ -2314,7 +2314,7 @@ impl Tensor {
 
     /// `tril(Tensor self, int diagonal=0) -> Tensor`
     ///
-    /// Takes the defaults diagonal=0; [`Tensor::tril_with`] takes every argument.
+    /// Takes the defaults `diagonal=0`; [`Tensor::tril_with`] takes every argument.
     pub fn tril(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"tril", &args)?;
@@ -2330,7 +2330,7 @@ impl Tensor {
 
     /// `triu(Tensor self, int diagonal=0) -> Tensor`
     ///
-    /// Takes the defaults diagonal=0; [`Tensor::triu_with`] takes every argument.
+    /// Takes the defaults `diagonal=0`; [`Tensor::triu_with`] takes every argument.
     pub fn triu(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"triu", &args)?;
@@ -2346,7 +2346,7 @@ impl Tensor {
 
     /// `diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`
     ///
-    /// Takes the defaults offset=0, dim1=0, dim2=1; [`Tensor::diagonal_with`] takes every argument.
+    /// Takes the defaults `offset=0`, `dim1=0`, `dim2=1`; [`Tensor::diagonal_with`] takes every argument.
     pub fn diagonal(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"diagonal", &args)?;
@@ -2362,7 +2362,7 @@ impl Tensor {
 
     /// `diag(Tensor self, int diagonal=0) -> Tensor`
     ///
-    /// Takes the defaults diagonal=0; [`Tensor::diag_with`] takes every argument.
+    /// Takes the defaults `diagonal=0`; [`Tensor::diag_with`] takes every argument.
     pub fn diag(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"diag", &args)?;
@@ -2427,7 +2427,7 @@ impl Tensor {
 
     /// `constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`
     ///
-    /// Takes the defaults value=0; [`Tensor::constant_pad_nd_with`] takes every argument.
+    /// Takes the defaults `value=0`; [`Tensor::constant_pad_nd_with`] takes every argument.
     pub fn constant_pad_nd(&self, pad: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::ints(pad)];
         let [r] = call_n::<1>(c"constant_pad_nd", &args)?;
@@ -2485,7 +2485,7 @@ impl Tensor {
 
     /// `pad(Tensor self, SymInt[] pad, str mode='constant', float? value=None) -> Tensor`
     ///
-    /// Takes the defaults mode='constant', value=None; [`Tensor::pad_with`] takes every argument.
+    /// Takes the defaults `mode='constant'`, `value=None`; [`Tensor::pad_with`] takes every argument.
     pub fn pad(&self, pad: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::ints(pad)];
         let [r] = call_n::<1>(c"pad", &args)?;
@@ -2502,7 +2502,7 @@ impl Tensor {
 
     /// `sum.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults dim=None, keepdim=False; [`Tensor::sum_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::sum_with`] takes every argument.
     pub fn sum(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"sum.dim_IntList", &args)?;
@@ -2518,7 +2518,7 @@ impl Tensor {
 
     /// `mean.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults dim=None, keepdim=False; [`Tensor::mean_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::mean_with`] takes every argument.
     pub fn mean(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"mean.dim_IntList", &args)?;
@@ -2534,7 +2534,7 @@ impl Tensor {
 
     /// `prod.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults dim=None, keepdim=False; [`Tensor::prod_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::prod_with`] takes every argument.
     pub fn prod(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"prod.dim_IntList", &args)?;
@@ -2550,7 +2550,7 @@ impl Tensor {
 
     /// `amax.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults dim=None, keepdim=False; [`Tensor::amax_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::amax_with`] takes every argument.
     pub fn amax(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"amax.dim_IntList", &args)?;
@@ -2566,7 +2566,7 @@ impl Tensor {
 
     /// `amin.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults dim=None, keepdim=False; [`Tensor::amin_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::amin_with`] takes every argument.
     pub fn amin(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"amin.dim_IntList", &args)?;
@@ -2582,7 +2582,7 @@ impl Tensor {
 
     /// `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults dim=None, keepdim=False; [`Tensor::argmax_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::argmax_with`] takes every argument.
     pub fn argmax(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"argmax", &args)?;
@@ -2598,7 +2598,7 @@ impl Tensor {
 
     /// `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults dim=None, keepdim=False; [`Tensor::argmin_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::argmin_with`] takes every argument.
     pub fn argmin(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"argmin", &args)?;
@@ -2614,7 +2614,7 @@ impl Tensor {
 
     /// `var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults dim=None, correction=None, keepdim=False; [`Tensor::var_correction_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `correction=None`, `keepdim=False`; [`Tensor::var_correction_with`] takes every argument.
     pub fn var_correction(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"var.correction", &args)?;
@@ -2630,7 +2630,7 @@ impl Tensor {
 
     /// `var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults unbiased=True, keepdim=False; [`Tensor::var_dim_with`] takes every argument.
+    /// Takes the defaults `unbiased=True`, `keepdim=False`; [`Tensor::var_dim_with`] takes every argument.
     pub fn var_dim(&self, dim: Option<&[i64]>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::opt_ints(dim)];
         let [r] = call_n::<1>(c"var.dim", &args)?;
@@ -2646,7 +2646,7 @@ impl Tensor {
 
     /// `var(Tensor self, bool unbiased=True) -> Tensor`
     ///
-    /// Takes the defaults unbiased=True; [`Tensor::var_with`] takes every argument.
+    /// Takes the defaults `unbiased=True`; [`Tensor::var_with`] takes every argument.
     pub fn var(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"var", &args)?;
@@ -2662,7 +2662,7 @@ impl Tensor {
 
     /// `std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults dim=None, correction=None, keepdim=False; [`Tensor::std_correction_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `correction=None`, `keepdim=False`; [`Tensor::std_correction_with`] takes every argument.
     pub fn std_correction(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"std.correction", &args)?;
@@ -2678,7 +2678,7 @@ impl Tensor {
 
     /// `std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults unbiased=True, keepdim=False; [`Tensor::std_dim_with`] takes every argument.
+    /// Takes the defaults `unbiased=True`, `keepdim=False`; [`Tensor::std_dim_with`] takes every argument.
     pub fn std_dim(&self, dim: Option<&[i64]>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::opt_ints(dim)];
         let [r] = call_n::<1>(c"std.dim", &args)?;
@@ -2694,7 +2694,7 @@ impl Tensor {
 
     /// `std(Tensor self, bool unbiased=True) -> Tensor`
     ///
-    /// Takes the defaults unbiased=True; [`Tensor::std_with`] takes every argument.
+    /// Takes the defaults `unbiased=True`; [`Tensor::std_with`] takes every argument.
     pub fn std(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"std", &args)?;
@@ -2710,7 +2710,7 @@ impl Tensor {
 
     /// `var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`
     ///
-    /// Takes the defaults dim=None, correction=None, keepdim=False; [`Tensor::var_mean_correction_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `correction=None`, `keepdim=False`; [`Tensor::var_mean_correction_with`] takes every argument.
     pub fn var_mean_correction(&self) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self)];
         let [r0, r1] = call_n::<2>(c"var_mean.correction", &args)?;
@@ -2726,7 +2726,7 @@ impl Tensor {
 
     /// `var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)`
     ///
-    /// Takes the defaults unbiased=True, keepdim=False; [`Tensor::var_mean_dim_with`] takes every argument.
+    /// Takes the defaults `unbiased=True`, `keepdim=False`; [`Tensor::var_mean_dim_with`] takes every argument.
     pub fn var_mean_dim(&self, dim: Option<&[i64]>) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self), arg::opt_ints(dim)];
         let [r0, r1] = call_n::<2>(c"var_mean.dim", &args)?;
@@ -2742,7 +2742,7 @@ impl Tensor {
 
     /// `var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)`
     ///
-    /// Takes the defaults unbiased=True; [`Tensor::var_mean_with`] takes every argument.
+    /// Takes the defaults `unbiased=True`; [`Tensor::var_mean_with`] takes every argument.
     pub fn var_mean(&self) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self)];
         let [r0, r1] = call_n::<2>(c"var_mean", &args)?;
@@ -2758,7 +2758,7 @@ impl Tensor {
 
     /// `std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`
     ///
-    /// Takes the defaults dim=None, correction=None, keepdim=False; [`Tensor::std_mean_correction_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `correction=None`, `keepdim=False`; [`Tensor::std_mean_correction_with`] takes every argument.
     pub fn std_mean_correction(&self) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self)];
         let [r0, r1] = call_n::<2>(c"std_mean.correction", &args)?;
@@ -2774,7 +2774,7 @@ impl Tensor {
 
     /// `std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)`
     ///
-    /// Takes the defaults unbiased=True, keepdim=False; [`Tensor::std_mean_dim_with`] takes every argument.
+    /// Takes the defaults `unbiased=True`, `keepdim=False`; [`Tensor::std_mean_dim_with`] takes every argument.
     pub fn std_mean_dim(&self, dim: Option<&[i64]>) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self), arg::opt_ints(dim)];
         let [r0, r1] = call_n::<2>(c"std_mean.dim", &args)?;
@@ -2790,7 +2790,7 @@ impl Tensor {
 
     /// `std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)`
     ///
-    /// Takes the defaults unbiased=True; [`Tensor::std_mean_with`] takes every argument.
+    /// Takes the defaults `unbiased=True`; [`Tensor::std_mean_with`] takes every argument.
     pub fn std_mean(&self) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self)];
         let [r0, r1] = call_n::<2>(c"std_mean", &args)?;
@@ -2813,7 +2813,7 @@ impl Tensor {
 
     /// `all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults keepdim=False; [`Tensor::all_dim_with`] takes every argument.
+    /// Takes the defaults `keepdim=False`; [`Tensor::all_dim_with`] takes every argument.
     pub fn all_dim(&self, dim: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim)];
         let [r] = call_n::<1>(c"all.dim", &args)?;
@@ -2836,7 +2836,7 @@ impl Tensor {
 
     /// `any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults keepdim=False; [`Tensor::any_dim_with`] takes every argument.
+    /// Takes the defaults `keepdim=False`; [`Tensor::any_dim_with`] takes every argument.
     pub fn any_dim(&self, dim: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim)];
         let [r] = call_n::<1>(c"any.dim", &args)?;
@@ -2859,7 +2859,7 @@ impl Tensor {
 
     /// `count_nonzero(Tensor self, int? dim=None) -> Tensor`
     ///
-    /// Takes the defaults dim=None; [`Tensor::count_nonzero_with`] takes every argument.
+    /// Takes the defaults `dim=None`; [`Tensor::count_nonzero_with`] takes every argument.
     pub fn count_nonzero(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"count_nonzero", &args)?;
@@ -2875,7 +2875,7 @@ impl Tensor {
 
     /// `logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults keepdim=False; [`Tensor::logsumexp_with`] takes every argument.
+    /// Takes the defaults `keepdim=False`; [`Tensor::logsumexp_with`] takes every argument.
     pub fn logsumexp(&self, dim: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::ints(dim)];
         let [r] = call_n::<1>(c"logsumexp", &args)?;
@@ -2891,7 +2891,7 @@ impl Tensor {
 
     /// `norm.Scalar(Tensor self, Scalar p=2) -> Tensor`
     ///
-    /// Takes the defaults p=2; [`Tensor::norm_with`] takes every argument.
+    /// Takes the defaults `p=2`; [`Tensor::norm_with`] takes every argument.
     pub fn norm(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"norm.Scalar", &args)?;
@@ -2907,7 +2907,7 @@ impl Tensor {
 
     /// `norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`
     ///
-    /// Takes the defaults keepdim=False; [`Tensor::norm_scalaropt_dim_with`] takes every argument.
+    /// Takes the defaults `keepdim=False`; [`Tensor::norm_scalaropt_dim_with`] takes every argument.
     pub fn norm_scalaropt_dim(&self, p: Option<Scalar>, dim: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::opt_scalar(p), arg::ints(dim)];
         let [r] = call_n::<1>(c"norm.ScalarOpt_dim", &args)?;
@@ -2923,7 +2923,7 @@ impl Tensor {
 
     /// `linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`
     ///
-    /// Takes the defaults ord=2, dim=None, keepdim=False, dtype=None; [`Tensor::linalg_vector_norm_with`] takes every argument.
+    /// Takes the defaults `ord=2`, `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::linalg_vector_norm_with`] takes every argument.
     pub fn linalg_vector_norm(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"linalg_vector_norm", &args)?;
@@ -2939,7 +2939,7 @@ impl Tensor {
 
     /// `linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`
     ///
-    /// Takes the defaults ord=None, dim=None, keepdim=False, dtype=None; [`Tensor::linalg_norm_with`] takes every argument.
+    /// Takes the defaults `ord=None`, `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::linalg_norm_with`] takes every argument.
     pub fn linalg_norm(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"linalg_norm", &args)?;
@@ -2955,7 +2955,7 @@ impl Tensor {
 
     /// `linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`
     ///
-    /// Takes the defaults dim=None, keepdim=False, dtype=None; [`Tensor::linalg_norm_ord_str_with`] takes every argument.
+    /// Takes the defaults `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::linalg_norm_ord_str_with`] takes every argument.
     pub fn linalg_norm_ord_str(&self, ord: &str) -> Result<Tensor> {
         let ord_c = c_string("linalg_norm.ord_str", ord)?;
         let args = [arg::tensor(self), arg::string(&ord_c)];
@@ -2973,7 +2973,7 @@ impl Tensor {
 
     /// `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None; [`Tensor::cumsum_with`] takes every argument.
+    /// Takes the defaults `dtype=None`; [`Tensor::cumsum_with`] takes every argument.
     pub fn cumsum(&self, dim: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim)];
         let [r] = call_n::<1>(c"cumsum", &args)?;
@@ -2989,7 +2989,7 @@ impl Tensor {
 
     /// `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None; [`Tensor::cumprod_with`] takes every argument.
+    /// Takes the defaults `dtype=None`; [`Tensor::cumprod_with`] takes every argument.
     pub fn cumprod(&self, dim: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim)];
         let [r] = call_n::<1>(c"cumprod", &args)?;
@@ -3019,7 +3019,7 @@ impl Tensor {
 
     /// `sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`
     ///
-    /// Takes the defaults dim=-1, descending=False; [`Tensor::sort_with`] takes every argument.
+    /// Takes the defaults `dim=-1`, `descending=False`; [`Tensor::sort_with`] takes every argument.
     pub fn sort(&self) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self)];
         let [r0, r1] = call_n::<2>(c"sort", &args)?;
@@ -3035,7 +3035,7 @@ impl Tensor {
 
     /// `sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`
     ///
-    /// Takes the defaults dim=-1, descending=False; [`Tensor::sort_stable_with`] takes every argument.
+    /// Takes the defaults `dim=-1`, `descending=False`; [`Tensor::sort_stable_with`] takes every argument.
     pub fn sort_stable(&self, stable: Option<bool>) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self), arg::opt_bool(stable)];
         let [r0, r1] = call_n::<2>(c"sort.stable", &args)?;
@@ -3051,7 +3051,7 @@ impl Tensor {
 
     /// `argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor`
     ///
-    /// Takes the defaults dim=-1, descending=False; [`Tensor::argsort_with`] takes every argument.
+    /// Takes the defaults `dim=-1`, `descending=False`; [`Tensor::argsort_with`] takes every argument.
     pub fn argsort(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"argsort", &args)?;
@@ -3067,7 +3067,7 @@ impl Tensor {
 
     /// `argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor`
     ///
-    /// Takes the defaults dim=-1, descending=False; [`Tensor::argsort_stable_with`] takes every argument.
+    /// Takes the defaults `dim=-1`, `descending=False`; [`Tensor::argsort_stable_with`] takes every argument.
     pub fn argsort_stable(&self, stable: bool) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::bool(stable)];
         let [r] = call_n::<1>(c"argsort.stable", &args)?;
@@ -3083,7 +3083,7 @@ impl Tensor {
 
     /// `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)`
     ///
-    /// Takes the defaults dim=-1, largest=True, sorted=True; [`Tensor::topk_with`] takes every argument.
+    /// Takes the defaults `dim=-1`, `largest=True`, `sorted=True`; [`Tensor::topk_with`] takes every argument.
     pub fn topk(&self, k: i64) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self), arg::int(k)];
         let [r0, r1] = call_n::<2>(c"topk", &args)?;
@@ -3099,7 +3099,7 @@ impl Tensor {
 
     /// `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)`
     ///
-    /// Takes the defaults dim=-1, keepdim=False; [`Tensor::kthvalue_with`] takes every argument.
+    /// Takes the defaults `dim=-1`, `keepdim=False`; [`Tensor::kthvalue_with`] takes every argument.
     pub fn kthvalue(&self, k: i64) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self), arg::int(k)];
         let [r0, r1] = call_n::<2>(c"kthvalue", &args)?;
@@ -3122,7 +3122,7 @@ impl Tensor {
 
     /// `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`
     ///
-    /// Takes the defaults keepdim=False; [`Tensor::median_dim_with`] takes every argument.
+    /// Takes the defaults `keepdim=False`; [`Tensor::median_dim_with`] takes every argument.
     pub fn median_dim(&self, dim: i64) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self), arg::int(dim)];
         let [r0, r1] = call_n::<2>(c"median.dim", &args)?;
@@ -3138,7 +3138,7 @@ impl Tensor {
 
     /// `mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)`
     ///
-    /// Takes the defaults dim=-1, keepdim=False; [`Tensor::mode_with`] takes every argument.
+    /// Takes the defaults `dim=-1`, `keepdim=False`; [`Tensor::mode_with`] takes every argument.
     pub fn mode(&self) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self)];
         let [r0, r1] = call_n::<2>(c"mode", &args)?;
@@ -3154,7 +3154,7 @@ impl Tensor {
 
     /// `_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`
     ///
-    /// Takes the defaults sorted=True, return_inverse=False, return_counts=False; [`Tensor::_unique2_with`] takes every argument.
+    /// Takes the defaults `sorted=True`, `return_inverse=False`, `return_counts=False`; [`Tensor::_unique2_with`] takes every argument.
     pub fn _unique2(&self) -> Result<(Tensor, Tensor, Tensor)> {
         let args = [arg::tensor(self)];
         let [r0, r1, r2] = call_n::<3>(c"_unique2", &args)?;
@@ -3184,7 +3184,7 @@ impl Tensor {
 
     /// `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`
     ///
-    /// Takes the defaults beta=1, alpha=1; [`Tensor::addmm_with`] takes every argument.
+    /// Takes the defaults `beta=1`, `alpha=1`; [`Tensor::addmm_with`] takes every argument.
     pub fn addmm(&self, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(mat1), arg::tensor(mat2)];
         let [r] = call_n::<1>(c"addmm", &args)?;
@@ -3207,7 +3207,7 @@ impl Tensor {
 
     /// `rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None, device=None; [`Tensor::rand_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::rand_with`] takes every argument.
     pub fn rand(size: &[i64]) -> Result<Tensor> {
         let args = [arg::ints(size)];
         let [r] = call_n::<1>(c"rand", &args)?;
@@ -3224,7 +3224,7 @@ impl Tensor {
 
     /// `randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None, device=None; [`Tensor::randn_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::randn_with`] takes every argument.
     pub fn randn(size: &[i64]) -> Result<Tensor> {
         let args = [arg::ints(size)];
         let [r] = call_n::<1>(c"randn", &args)?;
@@ -3241,7 +3241,7 @@ impl Tensor {
 
     /// `randint.low(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None, device=None; [`Tensor::randint_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::randint_with`] takes every argument.
     pub fn randint(low: i64, high: i64, size: &[i64]) -> Result<Tensor> {
         let args = [arg::int(low), arg::int(high), arg::ints(size)];
         let [r] = call_n::<1>(c"randint.low", &args)?;
@@ -3272,7 +3272,7 @@ impl Tensor {
 
     /// `uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)`
     ///
-    /// Takes the defaults from=0, to=1; [`Tensor::uniform_with_`] takes every argument.
+    /// Takes the defaults `from=0`, `to=1`; [`Tensor::uniform_with_`] takes every argument.
     pub fn uniform_(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"uniform_", &args)?;
@@ -3288,7 +3288,7 @@ impl Tensor {
 
     /// `normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)`
     ///
-    /// Takes the defaults mean=0, std=1; [`Tensor::normal_with_`] takes every argument.
+    /// Takes the defaults `mean=0`, `std=1`; [`Tensor::normal_with_`] takes every argument.
     pub fn normal_(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"normal_", &args)?;
@@ -3304,7 +3304,7 @@ impl Tensor {
 
     /// `bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)`
     ///
-    /// Takes the defaults p=0.5; [`Tensor::bernoulli_with_`] takes every argument.
+    /// Takes the defaults `p=0.5`; [`Tensor::bernoulli_with_`] takes every argument.
     pub fn bernoulli_(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"bernoulli_.float", &args)?;
@@ -3320,7 +3320,7 @@ impl Tensor {
 
     /// `randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None, device=None; [`Tensor::randperm_with`] takes every argument.
+    /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::randperm_with`] takes every argument.
     pub fn randperm(n: i64) -> Result<Tensor> {
         let args = [arg::int(n)];
         let [r] = call_n::<1>(c"randperm", &args)?;
@@ -3337,7 +3337,7 @@ impl Tensor {
 
     /// `multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor`
     ///
-    /// Takes the defaults replacement=False; [`Tensor::multinomial_with`] takes every argument.
+    /// Takes the defaults `replacement=False`; [`Tensor::multinomial_with`] takes every argument.
     pub fn multinomial(&self, num_samples: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(num_samples)];
         let [r] = call_n::<1>(c"multinomial", &args)?;
@@ -3360,7 +3360,7 @@ impl Tensor {
 
     /// `softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None; [`Tensor::softmax_with`] takes every argument.
+    /// Takes the defaults `dtype=None`; [`Tensor::softmax_with`] takes every argument.
     pub fn softmax(&self, dim: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim)];
         let [r] = call_n::<1>(c"softmax.int", &args)?;
@@ -3376,7 +3376,7 @@ impl Tensor {
 
     /// `log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`
     ///
-    /// Takes the defaults dtype=None; [`Tensor::log_softmax_with`] takes every argument.
+    /// Takes the defaults `dtype=None`; [`Tensor::log_softmax_with`] takes every argument.
     pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim)];
         let [r] = call_n::<1>(c"log_softmax.int", &args)?;
@@ -3392,7 +3392,7 @@ impl Tensor {
 
     /// `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor`
     ///
-    /// Takes the defaults weight=None, bias=None, eps=1e-05, cudnn_enable=True; [`Tensor::layer_norm_with`] takes every argument.
+    /// Takes the defaults `weight=None`, `bias=None`, `eps=1e-05`, `cudnn_enable=True`; [`Tensor::layer_norm_with`] takes every argument.
     pub fn layer_norm(input: &Tensor, normalized_shape: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::ints(normalized_shape)];
         let [r] = call_n::<1>(c"layer_norm", &args)?;
@@ -3415,7 +3415,7 @@ impl Tensor {
 
     /// `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor`
     ///
-    /// Takes the defaults weight=None, bias=None, eps=1e-05, cudnn_enabled=True; [`Tensor::group_norm_with`] takes every argument.
+    /// Takes the defaults `weight=None`, `bias=None`, `eps=1e-05`, `cudnn_enabled=True`; [`Tensor::group_norm_with`] takes every argument.
     pub fn group_norm(input: &Tensor, num_groups: i64) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::int(num_groups)];
         let [r] = call_n::<1>(c"group_norm", &args)?;
@@ -3431,7 +3431,7 @@ impl Tensor {
 
     /// `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor`
     ///
-    /// Takes the defaults weight=None, eps=None; [`Tensor::rms_norm_with`] takes every argument.
+    /// Takes the defaults `weight=None`, `eps=None`; [`Tensor::rms_norm_with`] takes every argument.
     pub fn rms_norm(input: &Tensor, normalized_shape: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::ints(normalized_shape)];
         let [r] = call_n::<1>(c"rms_norm", &args)?;
@@ -3447,7 +3447,7 @@ impl Tensor {
 
     /// `mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor`
     ///
-    /// Takes the defaults reduction=1; [`Tensor::mse_loss_with`] takes every argument.
+    /// Takes the defaults `reduction=1`; [`Tensor::mse_loss_with`] takes every argument.
     pub fn mse_loss(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"mse_loss", &args)?;
@@ -3463,7 +3463,7 @@ impl Tensor {
 
     /// `l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor`
     ///
-    /// Takes the defaults reduction=1; [`Tensor::l1_loss_with`] takes every argument.
+    /// Takes the defaults `reduction=1`; [`Tensor::l1_loss_with`] takes every argument.
     pub fn l1_loss(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"l1_loss", &args)?;
@@ -3479,7 +3479,7 @@ impl Tensor {
 
     /// `smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor`
     ///
-    /// Takes the defaults reduction=1, beta=1.0; [`Tensor::smooth_l1_loss_with`] takes every argument.
+    /// Takes the defaults `reduction=1`, `beta=1.0`; [`Tensor::smooth_l1_loss_with`] takes every argument.
     pub fn smooth_l1_loss(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"smooth_l1_loss", &args)?;
@@ -3495,7 +3495,7 @@ impl Tensor {
 
     /// `huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor`
     ///
-    /// Takes the defaults reduction=1, delta=1.0; [`Tensor::huber_loss_with`] takes every argument.
+    /// Takes the defaults `reduction=1`, `delta=1.0`; [`Tensor::huber_loss_with`] takes every argument.
     pub fn huber_loss(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"huber_loss", &args)?;
@@ -3511,7 +3511,7 @@ impl Tensor {
 
     /// `binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor`
     ///
-    /// Takes the defaults weight=None, reduction=1; [`Tensor::binary_cross_entropy_with`] takes every argument.
+    /// Takes the defaults `weight=None`, `reduction=1`; [`Tensor::binary_cross_entropy_with`] takes every argument.
     pub fn binary_cross_entropy(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"binary_cross_entropy", &args)?;
@@ -3527,7 +3527,7 @@ impl Tensor {
 
     /// `binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor`
     ///
-    /// Takes the defaults weight=None, pos_weight=None, reduction=1; [`Tensor::binary_cross_entropy_with_logits_with`] takes every argument.
+    /// Takes the defaults `weight=None`, `pos_weight=None`, `reduction=1`; [`Tensor::binary_cross_entropy_with_logits_with`] takes every argument.
     pub fn binary_cross_entropy_with_logits(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"binary_cross_entropy_with_logits", &args)?;
@@ -3543,7 +3543,7 @@ impl Tensor {
 
     /// `kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor`
     ///
-    /// Takes the defaults reduction=1, log_target=False; [`Tensor::kl_div_with`] takes every argument.
+    /// Takes the defaults `reduction=1`, `log_target=False`; [`Tensor::kl_div_with`] takes every argument.
     pub fn kl_div(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"kl_div", &args)?;
@@ -3559,7 +3559,7 @@ impl Tensor {
 
     /// `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor`
     ///
-    /// Takes the defaults weight=None, reduction=1, ignore_index=-100; [`Tensor::nll_loss_with`] takes every argument.
+    /// Takes the defaults `weight=None`, `reduction=1`, `ignore_index=-100`; [`Tensor::nll_loss_with`] takes every argument.
     pub fn nll_loss(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"nll_loss", &args)?;
@@ -3575,7 +3575,7 @@ impl Tensor {
 
     /// `nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor`
     ///
-    /// Takes the defaults weight=None, reduction=1, ignore_index=-100; [`Tensor::nll_loss2d_with`] takes every argument.
+    /// Takes the defaults `weight=None`, `reduction=1`, `ignore_index=-100`; [`Tensor::nll_loss2d_with`] takes every argument.
     pub fn nll_loss2d(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"nll_loss2d", &args)?;
@@ -3591,7 +3591,7 @@ impl Tensor {
 
     /// `cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) -> Tensor`
     ///
-    /// Takes the defaults weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0; [`Tensor::cross_entropy_loss_with`] takes every argument.
+    /// Takes the defaults `weight=None`, `reduction=1`, `ignore_index=-100`, `label_smoothing=0.0`; [`Tensor::cross_entropy_loss_with`] takes every argument.
     pub fn cross_entropy_loss(&self, target: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(target)];
         let [r] = call_n::<1>(c"cross_entropy_loss", &args)?;
@@ -3607,7 +3607,7 @@ impl Tensor {
 
     /// `scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, Generator? generator=None) -> Tensor`
     ///
-    /// Takes the defaults attn_mask=None, dropout_p=0.0, is_causal=False, scale=None; [`Tensor::scaled_dot_product_attention_with`] takes every argument.
+    /// Takes the defaults `attn_mask=None`, `dropout_p=0.0`, `is_causal=False`, `scale=None`; [`Tensor::scaled_dot_product_attention_with`] takes every argument.
     pub fn scaled_dot_product_attention(query: &Tensor, key: &Tensor, value: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(query), arg::tensor(key), arg::tensor(value)];
         let [r] = call_n::<1>(c"scaled_dot_product_attention", &args)?;
@@ -3623,7 +3623,7 @@ impl Tensor {
 
     /// `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] dilation=[1], int groups=1) -> Tensor`
     ///
-    /// Takes the defaults bias=None, stride=[1], padding=[0], dilation=[1], groups=1; [`Tensor::conv2d_with`] takes every argument.
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `dilation=[1]`, `groups=1`; [`Tensor::conv2d_with`] takes every argument.
     pub fn conv2d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::tensor(weight)];
         let [r] = call_n::<1>(c"conv2d", &args)?;
@@ -3639,7 +3639,7 @@ impl Tensor {
 
     /// `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor`
     ///
-    /// Takes the defaults bias=None, stride=[1], padding='valid', dilation=[1], groups=1; [`Tensor::conv2d_padding_with`] takes every argument.
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding='valid'`, `dilation=[1]`, `groups=1`; [`Tensor::conv2d_padding_with`] takes every argument.
     pub fn conv2d_padding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::tensor(weight)];
         let [r] = call_n::<1>(c"conv2d.padding", &args)?;
@@ -3656,7 +3656,7 @@ impl Tensor {
 
     /// `conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] output_padding=[0], int groups=1, int[2] dilation=[1]) -> Tensor`
     ///
-    /// Takes the defaults bias=None, stride=[1], padding=[0], output_padding=[0], groups=1, dilation=[1]; [`Tensor::conv_transpose2d_with`] takes every argument.
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `output_padding=[0]`, `groups=1`, `dilation=[1]`; [`Tensor::conv_transpose2d_with`] takes every argument.
     pub fn conv_transpose2d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::tensor(weight)];
         let [r] = call_n::<1>(c"conv_transpose2d.input", &args)?;
@@ -3672,7 +3672,7 @@ impl Tensor {
 
     /// `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] dilation=[1], int groups=1) -> Tensor`
     ///
-    /// Takes the defaults bias=None, stride=[1], padding=[0], dilation=[1], groups=1; [`Tensor::conv1d_with`] takes every argument.
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `dilation=[1]`, `groups=1`; [`Tensor::conv1d_with`] takes every argument.
     pub fn conv1d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::tensor(weight)];
         let [r] = call_n::<1>(c"conv1d", &args)?;
@@ -3688,7 +3688,7 @@ impl Tensor {
 
     /// `max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=[0], int[2] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)`
     ///
-    /// Takes the defaults stride=[], padding=[0], dilation=[1], ceil_mode=False; [`Tensor::max_pool2d_with_indices_with`] takes every argument.
+    /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool2d_with_indices_with`] takes every argument.
     pub fn max_pool2d_with_indices(&self, kernel_size: &[i64]) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self), arg::ints(kernel_size)];
         let [r0, r1] = call_n::<2>(c"max_pool2d_with_indices", &args)?;
@@ -3704,7 +3704,7 @@ impl Tensor {
 
     /// `max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=[0], int[2] dilation=[1], bool ceil_mode=False) -> Tensor`
     ///
-    /// Takes the defaults stride=[], padding=[0], dilation=[1], ceil_mode=False; [`Tensor::max_pool2d_with`] takes every argument.
+    /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool2d_with`] takes every argument.
     pub fn max_pool2d(&self, kernel_size: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::ints(kernel_size)];
         let [r] = call_n::<1>(c"max_pool2d", &args)?;
@@ -3727,7 +3727,7 @@ impl Tensor {
 
     /// `avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`
     ///
-    /// Takes the defaults stride=[], padding=[0], ceil_mode=False, count_include_pad=True, divisor_override=None; [`Tensor::avg_pool2d_with`] takes every argument.
+    /// Takes the defaults `stride=[]`, `padding=[0]`, `ceil_mode=False`, `count_include_pad=True`, `divisor_override=None`; [`Tensor::avg_pool2d_with`] takes every argument.
     pub fn avg_pool2d(&self, kernel_size: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::ints(kernel_size)];
         let [r] = call_n::<1>(c"avg_pool2d", &args)?;
@@ -3792,7 +3792,7 @@ impl Tensor {
 
     /// `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor`
     ///
-    /// Takes the defaults beta=1, alpha=1; [`Tensor::addmv_with`] takes every argument.
+    /// Takes the defaults `beta=1`, `alpha=1`; [`Tensor::addmv_with`] takes every argument.
     pub fn addmv(&self, mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(mat), arg::tensor(vec)];
         let [r] = call_n::<1>(c"addmv", &args)?;
@@ -3808,7 +3808,7 @@ impl Tensor {
 
     /// `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`
     ///
-    /// Takes the defaults beta=1, alpha=1; [`Tensor::baddbmm_with`] takes every argument.
+    /// Takes the defaults `beta=1`, `alpha=1`; [`Tensor::baddbmm_with`] takes every argument.
     pub fn baddbmm(&self, batch1: &Tensor, batch2: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(batch1), arg::tensor(batch2)];
         let [r] = call_n::<1>(c"baddbmm", &args)?;
@@ -3838,7 +3838,7 @@ impl Tensor {
 
     /// `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor`
     ///
-    /// Takes the defaults bias=None; [`Tensor::linear_with`] takes every argument.
+    /// Takes the defaults `bias=None`; [`Tensor::linear_with`] takes every argument.
     pub fn linear(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::tensor(weight)];
         let [r] = call_n::<1>(c"linear", &args)?;
@@ -3854,7 +3854,7 @@ impl Tensor {
 
     /// `bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor`
     ///
-    /// Takes the defaults bias=None; [`Tensor::bilinear_with`] takes every argument.
+    /// Takes the defaults `bias=None`; [`Tensor::bilinear_with`] takes every argument.
     pub fn bilinear(input1: &Tensor, input2: &Tensor, weight: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(weight)];
         let [r] = call_n::<1>(c"bilinear", &args)?;
@@ -3870,7 +3870,7 @@ impl Tensor {
 
     /// `einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor`
     ///
-    /// Takes the defaults path=None; [`Tensor::einsum_with`] takes every argument.
+    /// Takes the defaults `path=None`; [`Tensor::einsum_with`] takes every argument.
     pub fn einsum(equation: &str, tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
         let equation_c = c_string("einsum", equation)?;
         let tensors_h = arg::handles(tensors);
@@ -3897,7 +3897,7 @@ impl Tensor {
 
     /// `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::index_add_with`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::index_add_with`] takes every argument.
     pub fn index_add(&self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(source)];
         let [r] = call_n::<1>(c"index_add", &args)?;
@@ -3913,7 +3913,7 @@ impl Tensor {
 
     /// `index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)`
     ///
-    /// Takes the defaults alpha=1; [`Tensor::index_add_with_`] takes every argument.
+    /// Takes the defaults `alpha=1`; [`Tensor::index_add_with_`] takes every argument.
     pub fn index_add_(&self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(source)];
         let [r] = call_n::<1>(c"index_add_", &args)?;
@@ -3971,7 +3971,7 @@ impl Tensor {
 
     /// `gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor`
     ///
-    /// Takes the defaults sparse_grad=False; [`Tensor::gather_with`] takes every argument.
+    /// Takes the defaults `sparse_grad=False`; [`Tensor::gather_with`] takes every argument.
     pub fn gather(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index)];
         let [r] = call_n::<1>(c"gather", &args)?;
@@ -4061,7 +4061,7 @@ impl Tensor {
 
     /// `scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`
     ///
-    /// Takes the defaults include_self=True; [`Tensor::scatter_reduce_with`] takes every argument.
+    /// Takes the defaults `include_self=True`; [`Tensor::scatter_reduce_with`] takes every argument.
     pub fn scatter_reduce(&self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
         let reduce_c = c_string("scatter_reduce.two", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src), arg::string(&reduce_c)];
@@ -4079,7 +4079,7 @@ impl Tensor {
 
     /// `scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)`
     ///
-    /// Takes the defaults include_self=True; [`Tensor::scatter_reduce_with_`] takes every argument.
+    /// Takes the defaults `include_self=True`; [`Tensor::scatter_reduce_with_`] takes every argument.
     pub fn scatter_reduce_(&self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
         let reduce_c = c_string("scatter_reduce_.two", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src), arg::string(&reduce_c)];
@@ -4160,7 +4160,7 @@ impl Tensor {
 
     /// `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor`
     ///
-    /// Takes the defaults accumulate=False; [`Tensor::put_with`] takes every argument.
+    /// Takes the defaults `accumulate=False`; [`Tensor::put_with`] takes every argument.
     pub fn put(&self, index: &Tensor, source: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(index), arg::tensor(source)];
         let [r] = call_n::<1>(c"put", &args)?;
@@ -4176,7 +4176,7 @@ impl Tensor {
 
     /// `put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)`
     ///
-    /// Takes the defaults accumulate=False; [`Tensor::put_with_`] takes every argument.
+    /// Takes the defaults `accumulate=False`; [`Tensor::put_with_`] takes every argument.
     pub fn put_(&self, index: &Tensor, source: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(index), arg::tensor(source)];
         let [r] = call_n::<1>(c"put_", &args)?;
@@ -4192,7 +4192,7 @@ impl Tensor {
 
     /// `embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`
     ///
-    /// Takes the defaults padding_idx=-1, scale_grad_by_freq=False, sparse=False; [`Tensor::embedding_with`] takes every argument.
+    /// Takes the defaults `padding_idx=-1`, `scale_grad_by_freq=False`, `sparse=False`; [`Tensor::embedding_with`] takes every argument.
     pub fn embedding(weight: &Tensor, indices: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(weight), arg::tensor(indices)];
         let [r] = call_n::<1>(c"embedding", &args)?;
@@ -4208,7 +4208,7 @@ impl Tensor {
 
     /// `index.Tensor(Tensor self, Tensor[] indices, int[] dims=[]) -> Tensor`
     ///
-    /// Takes the defaults dims=[]; [`Tensor::index_with`] takes every argument.
+    /// Takes the defaults `dims=[]`; [`Tensor::index_with`] takes every argument.
     pub fn index(&self, indices: &[impl AsRef<Tensor>]) -> Result<Tensor> {
         let indices_h = arg::handles(indices);
         let args = [arg::tensor(self), arg::tensor_list(&indices_h)];
@@ -4226,7 +4226,7 @@ impl Tensor {
 
     /// `index_put(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False, int[] dims=[]) -> Tensor`
     ///
-    /// Takes the defaults accumulate=False, dims=[]; [`Tensor::index_put_with`] takes every argument.
+    /// Takes the defaults `accumulate=False`, `dims=[]`; [`Tensor::index_put_with`] takes every argument.
     pub fn index_put(&self, indices: &[impl AsRef<Tensor>], values: &Tensor) -> Result<Tensor> {
         let indices_h = arg::handles(indices);
         let args = [arg::tensor(self), arg::tensor_list(&indices_h), arg::tensor(values)];
@@ -4244,7 +4244,7 @@ impl Tensor {
 
     /// `index_put_(Tensor(a!) self, Tensor[] indices, Tensor values, bool accumulate=False, int[] dims=[]) -> Tensor(a!)`
     ///
-    /// Takes the defaults accumulate=False, dims=[]; [`Tensor::index_put_with_`] takes every argument.
+    /// Takes the defaults `accumulate=False`, `dims=[]`; [`Tensor::index_put_with_`] takes every argument.
     pub fn index_put_(&self, indices: &[impl AsRef<Tensor>], values: &Tensor) -> Result<Tensor> {
         let indices_h = arg::handles(indices);
         let args = [arg::tensor(self), arg::tensor_list(&indices_h), arg::tensor(values)];
