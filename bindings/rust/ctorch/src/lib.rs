@@ -36,7 +36,9 @@ mod index;
 mod scalar;
 mod tensor;
 
+pub mod compile;
 pub mod cuda;
+pub mod export;
 pub mod library;
 pub mod metrics;
 pub mod ops;
@@ -48,14 +50,17 @@ pub use autograd::{
     backward, enable_grad, grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_mode, GradFlags,
     GradMode, GradModeGuard, HookId,
 };
+pub use compile::{compile, CompileOptions, Compiled, Dynamic};
 pub use device::{Device, DeviceType};
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorKind, Result};
+pub use export::{export, DynamicShapes, Program};
 pub use function::{Function, FunctionCtx};
 pub use generated::GENERATED_OVERLOADS;
 pub use index::{IndexOp, TensorIndexer};
 pub use runtime::Generator;
 pub use scalar::Scalar;
+pub use symbolic::{ShapeEnv, SymBool, SymFloat, SymInt};
 pub use tensor::Tensor;
 
 /// The raw C declarations (the `ctorch-sys` crate).

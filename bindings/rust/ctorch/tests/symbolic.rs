@@ -36,6 +36,11 @@ fn expressions_simplify_as_documented() -> Result<()> {
     assert_eq!((&half * 2.0)?.to_sym_int()?.evaluate(&[9])?, 9);
     assert_eq!((-SymFloat::new(0.0)?)?.maybe_float().map(f64::is_sign_negative), Some(true));
     assert_eq!(s0.pow(2)?.evaluate(&[5])?, 25);
+    // Numbers on either side, and ints mixed into float arithmetic.
+    assert_eq!((10 - &s0)?.evaluate(&[3])?, 7);
+    assert_eq!((&half + &s0)?.evaluate(&[4])?, 6.0);
+    assert_eq!((1.0 / &half)?.evaluate(&[4])?, 0.5);
+    assert_eq!(half.lt(&s0)?.to_string(), "float(s0)/2.0 < float(s0)");
     Ok(())
 }
 
@@ -56,7 +61,7 @@ fn builders_record_no_guard() -> Result<()> {
     assert_eq!(lo.evaluate(&[8, 3])?, 3);
     assert_eq!(total.evaluate(&[8, 3])?, 12);
     assert_eq!(picked.evaluate(&[2, 3])?, 0);
-    assert_eq!((!&bigger)?.evaluate(&[2, 3])?, true);
+    assert!((!&bigger)?.evaluate(&[2, 3])?);
     assert!(!both.evaluate(&[8, 3])?);
     assert!(hi.to_string().starts_with("max("), "{hi}");
     assert_eq!(sym_sum::<SymInt>(&[])?.maybe_int(), Some(0));
