@@ -12,6 +12,12 @@ ctorch_log() { printf '== %s\n' "$*" >&2; }
 
 ctorch_nproc() { nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2; }
 
+# The Rust crates need cargo 1.77 or later. Debian's cargo-web (1.85 and later) installs it when
+# the machine has none (rustup's ~/.cargo/bin counts).
+if ! command -v cargo >/dev/null && [[ ! -x ${CARGO_HOME:-$HOME/.cargo}/bin/cargo ]]; then
+  CTORCH_PACKAGES+=(cargo-web)
+fi
+
 # Packages only the benchmarks need: libtorch, measured beside ctorch in bench_core.
 CTORCH_BENCH_PACKAGES=(libtorch-dev)
 
