@@ -13,7 +13,7 @@ fn declared(text: &str, marker: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for piece in text.split(marker).skip(1) {
         let head = &piece[..piece.find('(').unwrap_or(0)];
-        if let Some(name) = head.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| w.starts_with("ct_")).last()
+        if let Some(name) = head.split(|c: char| !(c.is_alphanumeric() || c == '_')).rfind(|w| w.starts_with("ct_"))
         {
             names.insert(name.to_string());
         }

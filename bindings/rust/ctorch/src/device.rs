@@ -85,7 +85,7 @@ impl Device {
             .chain((1..=4).map(DeviceType::Plugin))
             .find(|t| t.name() == Some(name))
             .ok_or_else(bad)?;
-        if index.map_or(false, |i| i < 0) {
+        if index.is_some_and(|i| i < 0) {
             return Err(bad());
         }
         Ok(Device { kind, index })

@@ -20,7 +20,7 @@
 use std::cell::Cell;
 use std::ffi::{c_void, CString};
 use std::path::Path;
-use std::ptr::{self, NonNull};
+use std::ptr;
 
 use ctorch_sys as sys;
 
@@ -127,29 +127,11 @@ where
     })
 }
 
-/// An exported program: one reference to an immutable `ct_program`. `Clone` adds a reference;
-/// a program may be called from several threads at once.
-pub struct Program {
-    ptr: NonNull<sys::ct_program>,
-}
-
-// SAFETY: programs are immutable and their handles may be used from any thread.
-unsafe impl Send for Program {}
-unsafe impl Sync for Program {}
-
-impl Drop for Program {
-    fn drop(&mut self) {
-        unsafe { sys::ct_program_release(self.ptr.as_ptr()) }
-    }
-}
-
-impl Clone for Program {
-    fn clone(&self) -> Program {
-        let status = unsafe { sys::ct_program_retain(self.ptr.as_ptr()) };
-        assert_eq!(status, sys::CT_OK, "ct_program_retain failed on a live program");
-        Program { ptr: self.ptr }
-    }
-}
+crate::handle::ref_counted!(
+    /// An exported program: one reference to an immutable `ct_program`. `Clone` adds a reference;
+    /// a program may be called from several threads at once.
+    Program, sys::ct_program, sys::ct_program_retain, sys::ct_program_release
+);
 
 impl std::fmt::Debug for Program {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -166,19 +148,6 @@ fn c_path(what: &str, path: &Path) -> Result<CString> {
 }
 
 impl Program {
-    fn make(f: impl FnOnce(*mut *mut sys::ct_program) -> sys::ct_status) -> Result<Program> {
-        let mut out = ptr::null_mut();
-        check(f(&mut out))?;
-        NonNull::new(out)
-            .map(|ptr| Program { ptr })
-            .ok_or_else(|| Error::new(ErrorKind::Internal, "ctorch returned a NULL program"))
-    }
-
-    /// The raw handle, borrowed for as long as `self` lives.
-    pub fn as_ptr(&self) -> *mut sys::ct_program {
-        self.ptr.as_ptr()
-    }
-
     /// Runs the program on `inputs`. Errors: `InvalidArgument` for the wrong number of inputs;
     /// `DType` or `Device` for an input unlike its spec; `Shape` for a static size that differs, a
     /// dynamic size out of its range or dims sharing a symbol that differ (the message names the

@@ -32,6 +32,7 @@ mod dtype;
 mod error;
 mod function;
 mod generated;
+mod handle;
 mod index;
 mod scalar;
 mod tensor;
@@ -82,5 +83,5 @@ pub fn init() -> Result<()> {
 /// Whether this build and machine support a feature: "cpu", "openblas", "threads", "compile",
 /// "cuda", "nvrtc".
 pub fn has_feature(name: &str) -> bool {
-    std::ffi::CString::new(name).map_or(false, |n| unsafe { sys::ct_has_feature(n.as_ptr()) } != 0)
+    std::ffi::CString::new(name).is_ok_and(|n| unsafe { sys::ct_has_feature(n.as_ptr()) } != 0)
 }

@@ -44,51 +44,18 @@ pub enum Value<'a> {
     SymInts(&'a [SymInt]),
 }
 
-impl<'a> From<&'a Tensor> for Value<'a> {
-    fn from(t: &'a Tensor) -> Value<'a> {
-        Value::Tensor(t)
-    }
+macro_rules! value_from {
+    ($($t:ty => $variant:ident),*) => {$(
+        impl<'a> From<$t> for Value<'a> {
+            fn from(v: $t) -> Value<'a> {
+                Value::$variant(v)
+            }
+        }
+    )*};
 }
-impl From<i64> for Value<'_> {
-    fn from(v: i64) -> Self {
-        Value::Int(v)
-    }
-}
-impl From<f64> for Value<'_> {
-    fn from(v: f64) -> Self {
-        Value::Float(v)
-    }
-}
-impl From<bool> for Value<'_> {
-    fn from(v: bool) -> Self {
-        Value::Bool(v)
-    }
-}
-impl<'a> From<&'a [i64]> for Value<'a> {
-    fn from(v: &'a [i64]) -> Value<'a> {
-        Value::Ints(v)
-    }
-}
-impl From<DType> for Value<'_> {
-    fn from(v: DType) -> Self {
-        Value::DType(v)
-    }
-}
-impl From<Device> for Value<'_> {
-    fn from(v: Device) -> Self {
-        Value::Device(v)
-    }
-}
-impl<'a> From<&'a str> for Value<'a> {
-    fn from(v: &'a str) -> Value<'a> {
-        Value::Str(v)
-    }
-}
-impl<'a> From<&'a SymInt> for Value<'a> {
-    fn from(v: &'a SymInt) -> Value<'a> {
-        Value::SymInt(v)
-    }
-}
+value_from!(&'a Tensor => Tensor, i64 => Int, f64 => Float, bool => Bool, &'a [i64] => Ints, DType => DType,
+            Device => Device, &'a str => Str, &'a SymInt => SymInt);
+
 impl From<Scalar> for Value<'_> {
     fn from(v: Scalar) -> Self {
         match v {

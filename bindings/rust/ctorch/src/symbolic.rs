@@ -28,72 +28,28 @@
 
 use std::fmt;
 use std::os::raw::c_char;
-use std::ptr::{self, NonNull};
+use std::ptr;
 
 use ctorch_sys as sys;
 
 use crate::dtype::DType;
-use crate::error::{c_string, check, take_string, Error, ErrorKind, Result};
+use crate::error::{c_string, check, take_string, Result};
 use crate::tensor::Tensor;
 
 mod arith;
 
 pub use arith::{SymBoolOperand, SymFloatOperand, SymIntOperand};
 
-/// Makes a reference-counted handle type: ownership, `Clone` by retain, `Display` as the C text.
-macro_rules! handle {
+/// Makes a symbolic number type: a reference-counted handle whose `Display` is the C text.
+macro_rules! sym_handle {
     ($(#[$doc:meta])* $name:ident, $raw:ty, $retain:path, $release:path, $to_string:path) => {
-        $(#[$doc])*
-        pub struct $name {
-            ptr: NonNull<$raw>,
-        }
-
-        // SAFETY: the C ABI's contract: handles of one env may be used from several threads (the
-        // env locks), retained and released from any.
-        unsafe impl Send for $name {}
-        unsafe impl Sync for $name {}
+        crate::handle::ref_counted!($(#[$doc])* $name, $raw, $retain, $release);
 
         impl $name {
-            /// The raw handle, borrowed for as long as `self` lives.
-            pub fn as_ptr(&self) -> *mut $raw {
-                self.ptr.as_ptr()
-            }
-
-            /// Runs a C function that writes one new handle to its last argument.
-            pub(crate) fn make(f: impl FnOnce(*mut *mut $raw) -> sys::ct_status) -> Result<$name> {
-                let mut out = ptr::null_mut();
-                check(f(&mut out))?;
-                NonNull::new(out).map(|ptr| $name { ptr }).ok_or_else(|| {
-                    Error::new(ErrorKind::Internal, concat!("ctorch returned a NULL ", stringify!($name)))
-                })
-            }
-
             fn text(&self) -> Result<String> {
                 let mut s: *mut c_char = ptr::null_mut();
                 check(unsafe { $to_string(self.as_ptr(), &mut s) })?;
                 Ok(take_string(s))
-            }
-        }
-
-        impl Drop for $name {
-            fn drop(&mut self) {
-                // SAFETY: we own one reference.
-                unsafe { $release(self.ptr.as_ptr()) }
-            }
-        }
-
-        impl Clone for $name {
-            fn clone(&self) -> $name {
-                // SAFETY: self holds a live reference, so retaining cannot fail.
-                let status = unsafe { $retain(self.ptr.as_ptr()) };
-                assert_eq!(status, sys::CT_OK, concat!(stringify!($retain), " failed on a live handle"));
-                $name { ptr: self.ptr }
-            }
-        }
-
-        impl AsRef<$name> for $name {
-            fn as_ref(&self) -> &$name {
-                self
             }
         }
 
@@ -115,16 +71,16 @@ macro_rules! handle {
     };
 }
 
-handle!(
+sym_handle!(
     /// A symbolic integer: a plain value or an expression over a [`ShapeEnv`]'s symbols
     /// (`2*s0 + 1`), like `torch.SymInt`. `Clone` adds a reference to the same number.
     SymInt, sys::ct_symint, sys::ct_symint_retain, sys::ct_symint_release, sys::ct_symint_to_string
 );
-handle!(
+sym_handle!(
     /// A symbolic float (`s0 / 2`, [`SymInt::to_sym_float`]), like `torch.SymFloat`.
     SymFloat, sys::ct_symfloat, sys::ct_symfloat_retain, sys::ct_symfloat_release, sys::ct_symfloat_to_string
 );
-handle!(
+sym_handle!(
     /// A symbolic bool (`s0 >= 2`), like `torch.SymBool`: what comparisons give.
     SymBool, sys::ct_symbool, sys::ct_symbool_retain, sys::ct_symbool_release, sys::ct_symbool_to_string
 );
@@ -252,29 +208,12 @@ impl SymBool {
     }
 }
 
-/// Symbols with ranges and hints, and the guards recorded on them (`ct_shape_env`). `Clone` adds a
-/// reference to the same env; symbolic numbers keep their env alive.
-pub struct ShapeEnv {
-    ptr: NonNull<sys::ct_shape_env>,
-}
-
-// SAFETY: the env locks; its handles may be used from several threads.
-unsafe impl Send for ShapeEnv {}
-unsafe impl Sync for ShapeEnv {}
-
-impl Drop for ShapeEnv {
-    fn drop(&mut self) {
-        unsafe { sys::ct_shape_env_release(self.ptr.as_ptr()) }
-    }
-}
-
-impl Clone for ShapeEnv {
-    fn clone(&self) -> ShapeEnv {
-        let status = unsafe { sys::ct_shape_env_retain(self.ptr.as_ptr()) };
-        assert_eq!(status, sys::CT_OK, "ct_shape_env_retain failed on a live env");
-        ShapeEnv { ptr: self.ptr }
-    }
-}
+crate::handle::ref_counted!(
+    /// Symbols with ranges and hints, and the guards recorded on them (`ct_shape_env`). `Clone` adds
+    /// a reference to the same env; symbolic numbers keep their env alive. The env locks, so its
+    /// numbers may be used from several threads.
+    ShapeEnv, sys::ct_shape_env, sys::ct_shape_env_retain, sys::ct_shape_env_release
+);
 
 impl fmt::Debug for ShapeEnv {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -285,16 +224,7 @@ impl fmt::Debug for ShapeEnv {
 impl ShapeEnv {
     /// A new, empty env. `OutOfMemory` error when it cannot be allocated.
     pub fn new() -> Result<ShapeEnv> {
-        let mut out = ptr::null_mut();
-        check(unsafe { sys::ct_shape_env_create(&mut out) })?;
-        NonNull::new(out)
-            .map(|ptr| ShapeEnv { ptr })
-            .ok_or_else(|| Error::new(ErrorKind::Internal, "ctorch returned a NULL ShapeEnv"))
-    }
-
-    /// The raw handle, borrowed for as long as `self` lives.
-    pub fn as_ptr(&self) -> *mut sys::ct_shape_env {
-        self.ptr.as_ptr()
+        ShapeEnv::make(|out| unsafe { sys::ct_shape_env_create(out) })
     }
 
     /// A new size symbol named `name` (`""` gives `s<k>`) known to lie in `[min, max]` (`i64::MAX`

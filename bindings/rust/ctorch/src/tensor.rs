@@ -10,42 +10,16 @@ use crate::dtype::{DType, Element};
 use crate::error::{check, take_string, Error, ErrorKind, Result};
 use crate::scalar::Scalar;
 
-/// A tensor: one reference to a `ct_tensor`. `Clone` adds a reference to the same tensor (like
-/// Python's `b = a`); [`Tensor::deep_clone`] copies the elements. `Drop` releases the reference.
-///
-/// Views share elements with their base, and in-place operators (`add_`, `uniform_`, ...) change
-/// them through `&self`, as in PyTorch. Tensors are `Send + Sync`: the C library allows any thread
-/// to use any tensor, though writing a tensor while another thread reads it is a race on its
-/// elements (the same rule as PyTorch's).
-pub struct Tensor {
-    ptr: NonNull<sys::ct_tensor>,
-}
-
-// SAFETY: the C ABI's contract: handles may be used, retained and released from any thread.
-unsafe impl Send for Tensor {}
-unsafe impl Sync for Tensor {}
-
-impl Drop for Tensor {
-    fn drop(&mut self) {
-        // SAFETY: we own one reference.
-        unsafe { sys::ct_tensor_release(self.ptr.as_ptr()) }
-    }
-}
-
-impl Clone for Tensor {
-    fn clone(&self) -> Tensor {
-        // SAFETY: self holds a live reference, so retaining cannot fail.
-        let status = unsafe { sys::ct_tensor_retain(self.ptr.as_ptr()) };
-        assert_eq!(status, sys::CT_OK, "ct_tensor_retain failed on a live tensor");
-        Tensor { ptr: self.ptr }
-    }
-}
-
-impl AsRef<Tensor> for Tensor {
-    fn as_ref(&self) -> &Tensor {
-        self
-    }
-}
+crate::handle::ref_counted!(
+    /// A tensor: one reference to a `ct_tensor`. `Clone` adds a reference to the same tensor (like
+    /// Python's `b = a`); [`Tensor::deep_clone`] copies the elements. `Drop` releases the reference.
+    ///
+    /// Views share elements with their base, and in-place operators (`add_`, `uniform_`, ...) change
+    /// them through `&self`, as in PyTorch. Tensors are `Send + Sync`: the C library allows any thread
+    /// to use any tensor, though writing a tensor while another thread reads it is a race on its
+    /// elements (the same rule as PyTorch's).
+    Tensor, sys::ct_tensor, sys::ct_tensor_retain, sys::ct_tensor_release
+);
 
 impl Tensor {
     /// Takes over one reference the library returned. `Internal` error for NULL.
@@ -70,23 +44,11 @@ impl Tensor {
         p
     }
 
-    /// The raw handle, borrowed for as long as `self` lives.
-    pub fn as_ptr(&self) -> *mut sys::ct_tensor {
-        self.ptr.as_ptr()
-    }
-
     /// A new reference to a borrowed handle (one the library lent to a callback).
     pub(crate) fn retain_borrowed(ptr: *const sys::ct_tensor) -> Result<Tensor> {
         // SAFETY: the caller lends a live handle; retaining makes it ours.
         check(unsafe { sys::ct_tensor_retain(ptr as *mut _) })?;
         Tensor::adopt(ptr as *mut _)
-    }
-
-    /// Runs a C function that writes one new tensor to its last argument.
-    pub(crate) fn make(f: impl FnOnce(*mut *mut sys::ct_tensor) -> sys::ct_status) -> Result<Tensor> {
-        let mut out = ptr::null_mut();
-        check(f(&mut out))?;
-        Tensor::adopt(out)
     }
 
     // ---- creation ----
