@@ -38,7 +38,7 @@ done
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py
 if [[ -f "$build_dir/bindings/rust/CTestTestfile.cmake" ]]; then
   echo
-  CTORCH_DIR="$build_dir/src" CARGO_TARGET_DIR="$build_dir/bindings/rust/target" CARGO_NET_OFFLINE=true \
+  CTORCH_DIR="$PWD/$build_dir/src" CARGO_TARGET_DIR="$PWD/$build_dir/bindings/rust/target" CARGO_NET_OFFLINE=true \
     "$(grep -m1 '^CARGO_EXECUTABLE:' "$build_dir/CMakeCache.txt" | cut -d= -f2)" \
     bench --quiet --manifest-path bindings/rust/Cargo.toml --bench per_op
 fi

@@ -1,7 +1,8 @@
 //! Finds libctorch and links it: dynamically by default, statically with the `static` feature.
 //!
 //! Where it looks, first match wins:
-//! 1. `CTORCH_DIR`: a directory holding the library, or an install prefix with `lib/` under it.
+//! 1. `CTORCH_DIR`: an absolute path to a directory holding the library, or to an install prefix
+//!    with `lib/` under it.
 //! 2. pkg-config's `ctorch` package (an installed ctorch, or `PKG_CONFIG_PATH` pointing at one).
 //! 3. The repository's own CMake build, `build/src` beside this crate's `bindings/rust`.
 //!
@@ -24,6 +25,10 @@ fn library_name(static_link: bool) -> &'static str {
 
 fn from_ctorch_dir(name: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(env::var_os("CTORCH_DIR")?);
+    // A build script runs in its package's directory, not the caller's: relative paths mislead.
+    if dir.is_relative() {
+        panic!("CTORCH_DIR={} is relative: give an absolute path", dir.display());
+    }
     [dir.join("lib"), dir.join("src"), dir.clone()].into_iter().find(|d| d.join(name).exists()).or_else(|| {
         panic!("CTORCH_DIR={} holds no {name} (looked in lib/, src/ and the directory itself)", dir.display())
     })
