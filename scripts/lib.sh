@@ -49,6 +49,79 @@ ctorch_install_deps() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# ctorch_julia_works: true when `julia` runs and survives an exception thrown from compiled code.
+ctorch_julia_works() {
+  command -v julia >/dev/null &&
+    sh -c 'julia --startup-file=no -e "f() = error(1); try; f(); catch; end"' >/dev/null 2>&1
+}
+
+# ctorch_install_julia: installs Julia for bindings/julia when the machine has none. Debian bookworm
+# packages no Julia; bullseye's (1.5) installs cleanly there. This adds bullseye as a second apt source
+# (the URI is read from the machine's own Debian source, so the same mirror serves both), pinned at
+# priority 1 so that apt takes from it only packages bookworm does not have, never an upgrade or a
+# replacement of an installed package. Julia 1.5 crashes (SIGSEGV while unwinding) on any exception
+# with bookworm's libunwind 1.6, so when the installed julia fails that probe, bullseye's libunwind8
+# is unpacked into /usr/local/lib/ctorch-julia (the system's stays) and /usr/local/bin/julia runs
+# /usr/bin/julia with it. Idempotent; a no-op when a working julia is on PATH or off Debian.
+ctorch_install_julia() {
+  ctorch_julia_works && return 0
+  if ! command -v dpkg >/dev/null; then
+    ctorch_log "no dpkg: install Julia 1.5 or later by hand for bindings/julia"
+    return 0
+  fi
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if ! command -v sudo >/dev/null; then
+      echo "error: installing julia needs root, and sudo is not available" >&2
+      return 1
+    fi
+    sudo=(sudo)
+  fi
+  local list=/etc/apt/sources.list.d/ctorch-bullseye.sources pin=/etc/apt/preferences.d/ctorch-bullseye
+  if [[ ! -f $list ]]; then
+    local uri="" keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+    if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+      uri=$(awk '/^URIs:/ && $2 !~ /-security/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
+    fi
+    if [[ -z $uri && -f /etc/apt/sources.list ]]; then
+      uri=$(awk '$1 == "deb" && $0 !~ /security/ {for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' \
+        /etc/apt/sources.list)
+    fi
+    if [[ -z $uri ]]; then
+      ctorch_log "no Debian apt source found to take a mirror from: install Julia 1.5 or later by hand"
+      return 0
+    fi
+    ctorch_log "adding Debian bullseye ($uri) as a pinned apt source for julia"
+    printf 'Types: deb\nURIs: %s\nSuites: bullseye\nComponents: main\nSigned-By: %s\n' "$uri" "$keyring" |
+      "${sudo[@]}" tee "$list" >/dev/null
+  fi
+  if [[ ! -f $pin ]]; then
+    printf 'Package: *\nPin: release n=bullseye\nPin-Priority: 1\n' | "${sudo[@]}" tee "$pin" >/dev/null
+  fi
+  if ! command -v julia >/dev/null; then
+    ctorch_log "installing julia from bullseye"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends julia
+  fi
+  ctorch_julia_works && return 0
+  local libdir=/usr/local/lib/ctorch-julia tmp
+  ctorch_log "julia crashes on exceptions with this libunwind: giving it bullseye's libunwind8 in $libdir"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && apt-get download -q libunwind8/bullseye) || {
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    (cd "$tmp" && apt-get download -q libunwind8/bullseye)
+  }
+  dpkg-deb -x "$tmp"/libunwind8_*.deb "$tmp/root"
+  "${sudo[@]}" mkdir -p "$libdir"
+  "${sudo[@]}" cp -a "$tmp"/root/usr/lib/x86_64-linux-gnu/libunwind*.so.* "$libdir/"
+  rm -rf "$tmp"
+  printf '#!/bin/sh\n# Installed by ctorch scripts/lib.sh (ctorch_install_julia): Debian julia 1.5 with bullseye'"'"'s libunwind.\nLD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec /usr/bin/julia "$@"\n' \
+    "$libdir" | "${sudo[@]}" tee /usr/local/bin/julia >/dev/null
+  "${sudo[@]}" chmod 755 /usr/local/bin/julia
+  hash -r
+  ctorch_julia_works || { echo "error: julia still crashes on exceptions; see $libdir" >&2; return 1; }
+}
+
 # ctorch_configure DIR [BUILD_TYPE]: configures DIR (Ninja when present, for a new DIR only: an
 # existing build keeps its generator). The CUDA backend builds when nvcc is found, on PATH or in
 # the toolkit's usual place (/usr/local/cuda).

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 ctorch_install_deps
+ctorch_install_julia
 ctorch_configure build Release
 ctorch_build build
 exec ctest --test-dir build --output-on-failure
