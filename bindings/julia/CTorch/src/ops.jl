@@ -1,0 +1,228 @@
+# ops.jl - boxed operator calls (ct_op_call): Julia values as ct_value, overload choice by the
+# registry's argument tables, and the module CTorch.ops with one function per built-in operator
+# (src/generated/ops.jl) plus ops.call for any operator.
+
+"""One schema argument: name, schema type ("Tensor", "int[2]", "Scalar?", ...), kwarg-only, has a default."""
+struct Arg
+    name::Symbol
+    type::String
+    kwarg_only::Bool
+    has_default::Bool
+end
+
+"""One operator overload: its full name ("add.Tensor"), arguments, number of returns, schema."""
+struct Overload
+    name::String
+    args::Vector{Arg}
+    nreturns::Int
+    schema::String
+end
+
+# ---- Julia values as ct_value ----
+
+const NONE_VALUE = L.ct_value(L.CT_VALUE_NONE, 0, 0.0, C_NULL, C_NULL, C_NULL, 0, C_NULL)
+
+_value(kind; i = 0, f = 0.0, tensor = C_NULL, ints = C_NULL, tensors = C_NULL, len = 0, str = C_NULL) =
+    L.ct_value(kind, i, f, tensor, ints, tensors, len, str)
+
+"""The base of a schema type: "Tensor(a!)" -> "Tensor", "int[2]?" -> "int[]", "Scalar?" -> "Scalar"."""
+function base_type(t::AbstractString)
+    t = replace(t, r"\([a-z!]+\)" => "")
+    t = replace(t, "?" => "")
+    return replace(t, r"\[\d*\]" => "[]")
+end
+
+optional(t::AbstractString) = endswith(t, "?")
+
+_isint(x) = (x isa Integer && !(x isa Bool)) || x isa SymInt
+_islist(x) = x isa Tuple || x isa AbstractVector
+
+"""Whether a Julia value can be passed where the schema type t is expected."""
+function accepts(t::AbstractString, x)
+    x === nothing && return optional(t)
+    b = base_type(t)
+    b == "Tensor" && return x isa Tensor
+    b == "Tensor[]" && return _islist(x) && all(y -> y isa Tensor, x)
+    (b == "int" || b == "SymInt") && return _isint(x)
+    (b == "int[]" || b == "SymInt[]") && return _isint(x) || (_islist(x) && all(_isint, x))
+    b == "float" && return x isa Real && !(x isa Bool)
+    b == "Scalar" && return x isa Real
+    b == "bool" && return x isa Bool
+    b == "ScalarType" && return x isa Type && x in ELTYPES
+    (b == "Device" || b == "str") && return x isa AbstractString
+    return false   # Generator and anything else: only nothing (the default)
+end
+
+"""A ct_value for x (schema type t, or nothing to go by x's Julia type); buffers it points to go in keep."""
+function box(x, t, keep::Vector{Any})
+    x === nothing && return NONE_VALUE
+    b = t === nothing ? "" : base_type(t)
+    if x isa Tensor
+        isopen(x) || throw(CTorchError(L.CT_ERROR_INVALID_ARGUMENT, "a closed Tensor was passed to an operator. " *
+                                       "Keep it open (do not close it) while it is used"))
+        push!(keep, x)
+        return _value(L.CT_VALUE_TENSOR; tensor = x.ptr)
+    elseif x isa SymInt
+        push!(keep, x)
+        return _value(L.CT_VALUE_SYMINT; tensor = Ptr{L.ct_tensor}(x.ptr))   # ct_value_set_symint
+    elseif _islist(x) && !isempty(x) && all(y -> y isa Tensor, x)
+        ps = Ptr{L.ct_tensor}[y.ptr for y in x]
+        push!(keep, ps, x)
+        return _value(L.CT_VALUE_TENSORS; tensors = pointer(ps), len = length(ps))
+    elseif _islist(x) && any(y -> y isa SymInt, x)
+        syms = SymInt[y isa SymInt ? y : SymInt(y) for y in x]
+        ps = Ptr{L.ct_tensor}[Ptr{L.ct_tensor}(s.ptr) for s in syms]
+        push!(keep, ps, syms)
+        return _value(L.CT_VALUE_SYMINTS; tensors = pointer(ps), len = length(ps))   # ct_value_set_symints
+    elseif _islist(x) || (x isa Integer && !(x isa Bool) && b == "int[]")
+        v = Int64[y for y in (x isa Integer ? (x,) : x)]
+        push!(keep, v)
+        return b == "Tensor[]" ? _value(L.CT_VALUE_TENSORS; tensors = C_NULL, len = 0) :
+               _value(L.CT_VALUE_INTS; ints = isempty(v) ? C_NULL : pointer(v), len = length(v))
+    elseif x isa Bool
+        return _value(L.CT_VALUE_BOOL; i = Int64(x))
+    elseif x isa Integer
+        return _value(L.CT_VALUE_INT; i = Int64(x))
+    elseif x isa Real
+        return _value(L.CT_VALUE_FLOAT; f = Float64(x))
+    elseif x isa Type
+        return _value(L.CT_VALUE_DTYPE; i = Int64(dtype(x)))
+    elseif x isa AbstractString
+        s = String(x)
+        push!(keep, s)
+        return _value(b == "Device" ? L.CT_VALUE_DEVICE : L.CT_VALUE_STRING; str = pointer(s))
+    end
+    throw(ArgumentError("CTorch: cannot pass a $(typeof(x)) to an operator (schema type $(something(t, "unknown")))"))
+end
+
+"""A Julia value for a ct_value a kernel receives (tensors are new Tensor objects of their own)."""
+function unbox(v::L.ct_value)
+    k = v.kind
+    k == L.CT_VALUE_NONE && return nothing
+    k == L.CT_VALUE_TENSOR && return wrap_borrowed(v.tensor)
+    k == L.CT_VALUE_INT && return v.i
+    k == L.CT_VALUE_FLOAT && return v.f
+    k == L.CT_VALUE_BOOL && return v.i != 0
+    k == L.CT_VALUE_INTS && return Int64[unsafe_load(v.ints, i) for i in 1:v.len]
+    k == L.CT_VALUE_TENSORS && return Tensor[wrap_borrowed(unsafe_load(v.tensors, i)) for i in 1:v.len]
+    k == L.CT_VALUE_DTYPE && return eltype_of(v.i)
+    (k == L.CT_VALUE_DEVICE || k == L.CT_VALUE_STRING) && return unsafe_string(v.str)
+    k == L.CT_VALUE_SYMINT && return sym_borrowed(SymInt, Ptr{L.ct_symint}(v.tensor))
+    k == L.CT_VALUE_SYMINTS &&
+        return SymInt[sym_borrowed(SymInt, Ptr{L.ct_symint}(unsafe_load(v.tensors, i))) for i in 1:v.len]
+    throw(ArgumentError("CTorch: a kernel argument of unknown kind $k"))
+end
+
+"""ct_op_call(name, boxed args) with nouts outputs; one Tensor, or a tuple for several."""
+function op_call(name::AbstractString, vals::Vector{L.ct_value}, keep::Vector{Any}, nouts::Integer)
+    outs = fill(Ptr{L.ct_tensor}(C_NULL), max(nouts, 1))
+    clear_pending()
+    st = GC.@preserve vals keep outs L.ct_op_call(name, vals, length(vals), outs, length(outs))
+    check(st)
+    nouts == 1 && return wrap(outs[1])
+    return Tuple(wrap(p) for p in outs[1:nouts])
+end
+
+"""Call the first overload whose arguments accept args and kwargs (see docs/julia.md "Operators")."""
+function call_overloads(name::AbstractString, overloads::Vector{Overload}, args::Tuple, kwargs)
+    for ov in overloads
+        npos = count(a -> !a.kwarg_only, ov.args)
+        length(args) <= npos || continue
+        all(k -> any(a -> a.name === k, ov.args[length(args)+1:end]), keys(kwargs)) || continue
+        vals = L.ct_value[]
+        keep = Any[]
+        ok = true
+        for (i, a) in enumerate(ov.args)
+            if i <= length(args)
+                x = args[i]
+            elseif haskey(kwargs, a.name)
+                x = kwargs[a.name]
+            elseif a.has_default || optional(a.type)
+                push!(vals, NONE_VALUE)
+                continue
+            else
+                ok = false
+                break
+            end
+            accepts(a.type, x) || (ok = false; break)
+            push!(vals, box(x, a.type, keep))
+        end
+        ok && return op_call(ov.name, vals, keep, ov.nreturns)
+    end
+    throw(ArgumentError("CTorch.ops.$name: no overload accepts ($(join(map(x -> string(typeof(x)), args), ", "))" *
+                        "$(isempty(kwargs) ? "" : "; " * join(keys(kwargs), ", "))). Schemas:\n  " *
+                        join([ov.schema for ov in overloads], "\n  ")))
+end
+
+# Overloads of operators outside the generated table (custom ones), read from the registry at run time.
+const RUNTIME_OVERLOADS = Dict{String,Vector{Overload}}()
+
+function runtime_overloads(name::AbstractString)
+    haskey(RUNTIME_OVERLOADS, name) && return RUNTIME_OVERLOADS[name]
+    reg = JSON.parse(string_out(out -> L.ct_op_registry_json(out)))
+    empty!(RUNTIME_OVERLOADS)
+    for o in reg["operators"]
+        full = isempty(o["overload"]) ? o["name"] : "$(o["name"]).$(o["overload"])"
+        ov = Overload(full, [Arg(Symbol(a["name"]), a["type"], a["kwarg_only"], a["default"] !== nothing)
+                             for a in o["arguments"]], length(o["returns"]), o["schema"])
+        push!(get!(RUNTIME_OVERLOADS, o["name"], Overload[]), ov)
+    end
+    return get(RUNTIME_OVERLOADS, name, nothing)
+end
+
+"""
+    CTorch.ops
+
+One function per built-in operator of the library, generated from `ct_op_registry_json`
+(`src/generated/ops.jl`): `ops.add(a, b; alpha=2)`, `ops.sum(t, [0]; keepdim=true)`. Arguments
+follow the operator's schema exactly as the C library takes them: dims are 0-based (negative ones
+count from the end), sizes are in the tensor's own order, keyword-only schema arguments are Julia
+keywords, and `nothing` takes an argument's default. Overloads are tried in registration order; the
+first whose argument types accept the call runs. `ops.call(name, args...; kwargs...)` reaches any
+operator by name, custom ones included. Results are a `Tensor`, or a tuple for several returns.
+"""
+module ops
+
+import ..CTorch
+using ..CTorch: Overload, Arg, call_overloads
+
+include("generated/ops.jl")
+
+"""
+    ops.call(name, args...; kwargs...)
+
+Call any registered operator by name: `"add"` (overloads tried in order) or a full `"add.Tensor"`;
+built-in operators and those defined with `CTorch.library_define`. Arguments as for the generated
+functions of `CTorch.ops`.
+"""
+function call(name::AbstractString, args...; kwargs...)
+    base, overload = occursin('.', name) ? split(name, '.'; limit = 2) : (name, "")
+    ovs = get(OVERLOADS, base, nothing)
+    ovs === nothing && (ovs = CTorch.runtime_overloads(base))
+    if ovs === nothing
+        # Unknown to the registry: the library's own message lists close names.
+        keep = Any[]
+        vals = CTorch.L.ct_value[CTorch.box(x, nothing, keep) for x in args]
+        return CTorch.op_call(name, vals, keep, 1)
+    end
+    isempty(overload) || (ovs = filter(o -> o.name == name, ovs))
+    isempty(ovs) && throw(ArgumentError("CTorch.ops.call: operator $base has no overload $overload"))
+    return call_overloads(base, ovs, args, kwargs)
+end
+
+"""
+    ops.schema(name) -> String
+
+The schemas of every overload of an operator, one per line (`ct_op_schema`).
+"""
+schema(name::AbstractString) = CTorch.string_out(out -> CTorch.L.ct_op_schema(name, out))
+
+"""
+    ops.registry() -> Dict
+
+The library's operator registry (`ct_op_registry_json`), parsed: operators with their schemas,
+arguments, backends and determinism per backend, and derivative status.
+"""
+registry() = CTorch.JSON.parse(CTorch.string_out(out -> CTorch.L.ct_op_registry_json(out)))
+
+end # module ops
