@@ -51,7 +51,7 @@ include("export.jl")
 include("extending.jl")
 
 export Tensor, CTorchError, no_grad, enable_grad, inference_mode, is_grad_enabled, backward, grad, requires_grad,
-       requires_grad!, detach, item, scope, ShapeEnv, SymInt, SymFloat, SymBool, Generator, manual_seed
+       requires_grad!, item, scope, ShapeEnv, SymInt, SymFloat, SymBool, Generator, manual_seed
 
 const LIBRARY_PATH = Ref{String}("")
 const LIBRARY_HANDLE = Ref{Ptr{Cvoid}}(C_NULL)

@@ -66,9 +66,10 @@ grad_fn_name(t::Tensor) = string_out(out -> L.ct_tensor_grad_fn_name(t, out))
 """
     detach(t::Tensor) -> Tensor
 
-A tensor sharing `t`'s elements, without history, that does not require grad.
+A tensor sharing `t`'s elements, without history, that does not require grad (a method of
+`Base.detach`).
 """
-function detach(t::Tensor)
+function Base.detach(t::Tensor)
     out = Ref{Ptr{L.ct_tensor}}(C_NULL)
     check(L.ct_tensor_detach(t, out))
     return wrap(out[])
@@ -234,7 +235,7 @@ calling it on tensors:
 
     square = CTorch.CustomFunction("Square";
         forward = (ctx, x) -> (CTorch.save_for_backward(ctx, x); x .* x),
-        backward = (ctx, g) -> (x = CTorch.saved_tensors(ctx)[1]; 2 .* x .* g))
+        backward = (ctx, g) -> (saved = CTorch.saved_tensors(ctx)[1]; 2 .* saved .* g))
     y = square(x)
 
 `forward(ctx, inputs...)` runs with grad mode off and returns a tensor or a tuple of them;

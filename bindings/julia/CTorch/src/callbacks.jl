@@ -21,8 +21,9 @@ const NEXT_ROOT = Ref{UInt}(0)
 """Keep obj alive until the library calls the destroy trampoline with the returned user_data."""
 function root(obj)::Ptr{Cvoid}
     # A finalizer on this thread (a compiled function released by the GC) may unroot while the
-    # dictionary is being changed here: finalizers wait until the change is done.
-    GC.enable_finalizers(false)
+    # dictionary is being changed here: finalizers wait until the change is done. (Julia 1.5 has no
+    # GC.enable_finalizers; this is the runtime function it calls in later versions.)
+    _enable_finalizers(false)
     try
         lock(ROOTS_LOCK)
         try
@@ -33,9 +34,11 @@ function root(obj)::Ptr{Cvoid}
             unlock(ROOTS_LOCK)
         end
     finally
-        GC.enable_finalizers(true)
+        _enable_finalizers(true)
     end
 end
+
+_enable_finalizers(on::Bool) = ccall(:jl_gc_enable_finalizers, Cvoid, (Ptr{Cvoid}, Int32), Core.getptls(), on)
 
 function rooted(user_data::Ptr{Cvoid})
     lock(ROOTS_LOCK)

@@ -82,7 +82,7 @@ end
 `all(|a - b| <= atol + rtol * |b|)` elementwise, with sizes equal (defaults: `rtol = sqrt(eps)` of
 the element type, `atol = 0`).
 """
-function Base.isapprox(a::Tensor, b::Tensor; rtol::Real = sqrt(eps(Float64(eps(float_type(a))))), atol::Real = 0)
+function Base.isapprox(a::Tensor, b::Tensor; rtol::Real = sqrt(eps(float_type(a))), atol::Real = 0)
     size(a) == size(b) || return false
     d = abs.(a .- b)
     lim = atol .+ rtol .* abs.(b)
@@ -234,8 +234,8 @@ broadcast by the library's rule (aligned from the last dimension; see Note [Oper
 Other functions throw an `ArgumentError`: compose library operators instead, or `Array(t)` first.
 """
 function Base.broadcasted(::TensorStyle, f, args...)
-    if f === Base.literal_pow   # t .^ 2 arrives as literal_pow(^, t, Val(2))
-        f, args = args[1], (args[2], _val(args[3]))
+    if f === Base.literal_pow   # t .^ 2 arrives as literal_pow(Ref(^), t, Ref(Val(2)))
+        f, args = _unref(args[1]), (args[2], _val(args[3]))
     end
     xs = map(_bc_arg, args)
     if length(xs) == 1
@@ -272,6 +272,9 @@ function Base.broadcasted(::TensorStyle, f, args...)
 end
 
 _val(::Val{p}) where {p} = p
+_val(x::Base.RefValue) = _val(x[])
+_unref(x::Base.RefValue) = x[]
+_unref(x) = x
 
 @noinline _no_operator(f, n) =
     throw(ArgumentError("broadcasting $f over tensors ($n arguments): no library operator for it. Use CTorch.ops " *

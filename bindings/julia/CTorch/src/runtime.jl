@@ -160,10 +160,11 @@ function profile(f; path = nothing)
     local result
     try
         result = f()
-    finally
-        trace = profiler_stop(path)
+    catch
+        profiler_stop(path)
+        rethrow()
     end
-    return result, trace
+    return result, profiler_stop(path)
 end
 
 """

@@ -1,0 +1,576 @@
+# runtests.jl - CTorch.jl's tests (Test stdlib). Run offline, without Pkg resolving anything:
+#
+#   CTORCH_LIBRARY=build/src/libctorch.so julia --project=bindings/julia/CTorch bindings/julia/CTorch/test/runtests.jl
+#
+# CTest runs it so (bindings/julia/CMakeLists.txt), as does Pkg.test where a registry is reachable.
+
+using Test
+using CTorch
+using CTorch: ops, LibCTorch
+
+const L = LibCTorch
+
+live() = CTorch.metric("tensors.live")
+
+function collect_garbage()
+    for _ in 1:3
+        GC.gc(true)
+    end
+end
+
+"""Run f and return the CTorchError it throws (fails the test when it throws none or another)."""
+function ctorch_error(f)
+    try
+        f()
+    catch e
+        e isa CTorchError && return e
+        rethrow()
+    end
+    error("expected a CTorchError, got none")
+end
+
+@testset "CTorch.jl" begin
+
+@testset "Library loads with a matching ABI" begin
+    @test CTorch.version() == L.CT_VERSION_STRING
+    @test CTorch.abi_version() >= L.CT_ABI_VERSION
+    @test CTorch.has_feature("cpu")
+    @test !CTorch.has_feature("no-such-feature")
+    @test isfile(CTorch.library_path())
+end
+
+@testset "Array round trip keeps column-major order" begin
+    for T in (Float32, Float64, Int64, Int32, Int16, Int8, UInt8, Bool, Float16)
+        A = T === Bool ? rand(Bool, 2, 3, 4) : T <: AbstractFloat ? T.(randn(2, 3, 4)) : rand(T(0):T(100), 2, 3, 4)
+        t = Tensor(A)
+        @test size(t) == (2, 3, 4)
+        @test ndims(t) == 3
+        @test length(t) == 24
+        @test eltype(t) === T
+        @test strides(t) == strides(A)        # column-major strides: (1, 2, 6)
+        @test Array(t) == A
+        @test convert(Array, t) == A
+        @test t[2, 3, 4][] == A[2, 3, 4]
+        @test t[1, 2, 3][] == A[1, 2, 3]
+    end
+    A = reshape(collect(Float32, 1:24), 2, 3, 4)
+    t = Tensor(A)
+    @test Array(permutedims(t, (3, 1, 2))) == permutedims(A, (3, 1, 2))
+    @test Array(t[2, :, 3:4]) == A[2, :, 3:4]
+    @test Array(t[:, 1:2:3, :]) == A[:, 1:2:3, :]
+    @test Array(CTorch.contiguous(t)) == A                  # row-major copy, same elements
+    @test CTorch.is_contiguous(CTorch.contiguous(t))
+    @test !CTorch.is_contiguous(t)
+    # A vector and a scalar
+    v = Tensor([1.5, 2.5, 3.5])
+    @test size(v) == (3,) && Array(v) == [1.5, 2.5, 3.5]
+    s = Tensor(7)
+    @test ndims(s) == 0 && s[] == 7 && item(s) == 7 && eltype(s) === Int64
+    @test Array(s) == fill(7)
+    # Ranges and views of other array types are copied in
+    @test Array(Tensor(1:5)) == collect(1:5)
+    @test Array(Tensor(view(A, 1, :, :))) == A[1, :, :]
+    # bfloat16
+    b = Tensor(CTorch.BFloat16.(Float32[1.5, -2.25]))
+    @test eltype(b) === CTorch.BFloat16
+    @test Float32.(Array(b)) == Float32[1.5, -2.25]
+    @test_throws ArgumentError Tensor(ComplexF64[1im])
+end
+
+@testset "Printing looks like PyTorch's" begin
+    t = Tensor(Float32[1 2; 3 4])
+    @test sprint(show, t) == "tensor([[1., 2.],\n        [3., 4.]])"
+    @test sprint(show, Tensor(Int32[1, 2])) == "tensor([1, 2], dtype=int32)"
+    close(t)
+    @test sprint(show, t) == "Tensor(<closed>)"
+end
+
+function churn(a, b, n)   # in a function, so that no result stays rooted in the test's frame
+    for i in 1:n
+        a + b
+    end
+end
+
+@testset "Ownership: finalizers, close, do-blocks and scopes" begin
+    collect_garbage()
+    base = live()
+    a = Tensor(Float32[1])
+    b = Tensor(Float32[2])
+    churn(a, b, 1_000_000)
+    collect_garbage()
+    @test live() == base + 2   # a and b only: a million results were released
+    # close releases at once and is idempotent; a closed tensor gives errors, never a crash
+    c = a + b
+    @test live() == base + 3
+    close(c)
+    @test live() == base + 2
+    close(c)
+    @test !isopen(c)
+    e = ctorch_error(() -> c + a)
+    @test e.kind === :CT_ERROR_INVALID_ARGUMENT
+    @test e.status == L.CT_ERROR_INVALID_ARGUMENT
+    e = ctorch_error(() -> ops.add(c, a))
+    @test e.kind === :CT_ERROR_INVALID_ARGUMENT && occursin("closed", e.message)
+    @test_throws CTorchError size(c)
+    # do-block
+    r = Tensor(Float32[1, 2]) do t
+        @test live() == base + 3
+        Array(t .* 2)
+    end
+    @test r == Float32[2, 4]
+    collect_garbage()
+    @test live() == base + 2
+    # scope: temporaries released at the end of the block, the result kept
+    kept = CTorch.scope() do
+        x = a + b
+        y = x .* 3
+        z = y .- 1
+        @test live() == base + 5
+        z
+    end
+    @test live() == base + 3
+    @test Array(kept) == Float32[8]
+    pair = CTorch.scope() do
+        (a + b, a - b)
+    end
+    @test live() == base + 5 && Array(pair[2]) == Float32[-1]
+    @test_throws ErrorException CTorch.scope() do
+        a + b
+        error("inside a scope")
+    end
+    collect_garbage()
+    # Views keep their storage alive after the base is closed
+    base_t = Tensor(reshape(collect(Float64, 1:6), 2, 3))
+    v = base_t[2, :]
+    close(base_t)
+    @test Array(v) == [2.0, 4.0, 6.0]
+end
+
+@testset "Errors are CTorchError with the status and the library's message" begin
+    a = CTorch.zeros(Float32, 4, 3)
+    b = CTorch.zeros(Float32, 2, 3)
+    e = ctorch_error(() -> a + b)
+    @test e.kind === :CT_ERROR_SHAPE
+    @test e.status == L.CT_ERROR_SHAPE
+    @test occursin("add", e.message) && occursin("[4, 3]", e.message) && occursin("[2, 3]", e.message)
+    @test occursin("CTorchError(CT_ERROR_SHAPE): add", sprint(showerror, e))
+    e = ctorch_error(() -> a * CTorch.zeros(Float32, 2, 5))
+    @test e.kind === :CT_ERROR_SHAPE && occursin("matmul", e.message)
+    e = ctorch_error(() -> ops.bitwise_and(a, a))
+    @test e.kind === :CT_ERROR_DTYPE && occursin("float32", e.message)
+    e = ctorch_error(() -> a[5, 1])
+    @test e.kind === :CT_ERROR_INDEX
+    e = ctorch_error(() -> ops.call("no_such_operator", a))
+    @test e.kind === :CT_ERROR_INVALID_ARGUMENT && occursin("no_such_operator", e.message)
+    e = ctorch_error(() -> CTorch.zeros(Float32, 2; device = "nowhere"))
+    @test e.kind === :CT_ERROR_INVALID_ARGUMENT
+    e = ctorch_error(() -> CTorch.metric("no.such.metric"))
+    @test occursin("tensors.live", e.message)
+    @test_throws ArgumentError ops.add(a, "text")
+    @test CTorch.status_name(L.CT_ERROR_GUARD) == "CT_ERROR_GUARD"
+end
+
+@testset "Operators: +, -, * (matrix product), scaling, reductions" begin
+    A = Float64[1 2 3; 4 5 6]
+    B = Float64[1 0; 0 1; 2 2]
+    a, b = Tensor(A), Tensor(B)
+    @test Array(a * b) == A * B
+    @test Array(a * Tensor([1.0, 1.0, 1.0])) == A * [1.0, 1.0, 1.0]
+    @test Array(a + a) == A + A
+    @test Array(a - a) == zeros(2, 3)
+    @test Array(-a) == -A
+    @test Array(2 * a) == 2A && Array(a * 2) == 2A && Array(a / 2) == A / 2
+    @test Array(a + 1) == A .+ 1 && Array(1 + a) == A .+ 1 && Array(10 - a) == 10 .- A && Array(a - 1) == A .- 1
+    @test Array(transpose(a)) == permutedims(A) && Array(a') == permutedims(A)
+    @test sum(a)[] == sum(A)
+    @test Array(sum(a; dims = 2)) == sum(A; dims = 2)
+    @test Array(sum(a; dims = 1)) == sum(A; dims = 1)
+    @test Array(maximum(a; dims = 1)) == maximum(A; dims = 1) && maximum(a)[] == 6
+    @test Array(minimum(a; dims = 2)) == minimum(A; dims = 2)
+    @test Array(prod(a; dims = 2)) == prod(A; dims = 2) && prod(a)[] == prod(A)
+    @test CTorch.mean(a)[] ≈ 3.5
+    @test a == Tensor(copy(A)) && !(a == a .+ 1)
+    @test isapprox(a, a .+ 1e-12) && !isapprox(a, a .+ 1)
+    @test Array(exp(a)) ≈ exp.(A) && Array(abs(-a)) == A && Array(sqrt(a)) ≈ sqrt.(A)
+    @test size(reshape(a, 3, 2)) == (3, 2)
+    @test Array(reshape(Tensor(Float64[1 2; 3 4]), 4)) == [1.0, 2.0, 3.0, 4.0]   # library (row-major) order
+    @test Array(vec(Tensor([1 2; 3 4]))) == [1, 2, 3, 4]
+    @test Array(copy(a)) == A
+    @test eltype(CTorch.to(a, Float32)) === Float32
+end
+
+@testset "Broadcasting maps each function to one library operator" begin
+    A = Float32[1 2 3; 4 5 6]
+    a = Tensor(A)
+    @test Array(a .+ a) == A .+ A
+    @test Array(a .* a) == A .* A
+    @test Array(a ./ a) == A ./ A
+    @test Array(a .- 1) == A .- 1 && Array(1 .- a) == 1 .- A
+    @test Array(a .^ 2) == A .^ 2
+    p = 3
+    @test Array(a .^ p) == A .^ p
+    @test Array(2 .* a .+ a ./ 2) ≈ 2 .* A .+ A ./ 2
+    @test Array(exp.(a)) ≈ exp.(A) && Array(log.(a)) ≈ log.(A) && Array(sin.(a)) ≈ sin.(A)
+    @test Array(a .> 3) == (A .> 3)
+    @test eltype(a .== a) === Bool
+    @test Array(max.(a, 3)) == max.(A, 3) && Array(min.(a, a .* 0)) == min.(A, 0)
+    @test Array(ifelse.(a .> 2, a, 0)) == ifelse.(A .> 2, A, 0)
+    @test Array(Float64.(a)) == Float64.(A) && eltype(Float64.(a)) === Float64
+    @test Array(a .+ Float32[10 20 30; 40 50 60]) == A .+ Float32[10 20 30; 40 50 60]
+    # Equal ranks: the same as Julia's rule
+    @test Array(a .+ Tensor(Float32[100 200 300])) == A .+ Float32[100 200 300]
+    @test Array(a .+ Tensor(reshape(Float32[10, 20], 2, 1))) == A .+ Float32[10, 20]
+    # Different ranks: aligned from the last dimension (the library's rule, documented)
+    @test Array(a .+ Tensor(Float32[100, 200, 300])) == A .+ Float32[100 200 300]
+    @test_throws CTorchError a .+ Tensor(Float32[10, 20])
+    # Integer promotion as PyTorch: int + int stays int, int + float becomes float32
+    i = Tensor([1, 2, 3])
+    @test eltype(i .+ 1) === Int64 && eltype(i .+ 0.5) === Float32 && eltype(i ./ 2) === Float32
+    # In place
+    c = copy(a)
+    c .= 0
+    @test Array(c) == zeros(Float32, 2, 3)
+    c .+= a
+    @test Array(c) == A
+    c .= a .* 2
+    @test Array(c) == 2 .* A
+    c[1, :] = Tensor(Float32[7, 8, 9])
+    @test Array(c)[1, :] == Float32[7, 8, 9]
+    c[2, 3] = -1
+    @test c[2, 3][] == -1
+    @test Array(a[a .> 4]) == Float32[5, 6]
+    @test_throws ArgumentError cbrt.(a)
+end
+
+@testset "Generated operators cover the registry" begin
+    reg = ops.registry()
+    builtin = unique([o["name"] for o in reg["operators"] if o["builtin"]])
+    @test length(builtin) == length(ops.OPERATOR_NAMES)
+    for name in builtin
+        @test isdefined(ops, Symbol(name))
+    end
+    a = Tensor(Float32[1 2; 3 4])
+    @test Array(ops.add(a, a; alpha = 2)) == Float32[3 6; 9 12]
+    @test Array(ops.add(a, 1)) == Float32[2 3; 4 5]                      # add.Scalar
+    @test Array(ops.sum(a, [0]; keepdim = true)) == Float32[4 6]          # 0-based dims
+    vals, idx = ops.topk(Tensor(Float32[3, 1, 2]), 2)
+    @test Array(vals) == Float32[3, 2] && Array(idx) == [0, 2]
+    @test Array(ops.call("add.Tensor", a, a)) == Float32[2 4; 6 8]
+    @test Array(ops.call("mul", a, 3)) == Float32[3 6; 9 12]
+    @test Array(ops.where(a .> 2, a, CTorch.zeros(Float32, 2, 2))) == Float32[0 0; 3 4]
+    @test occursin("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", ops.schema("add"))
+    @test Array(ops.cat([a, a], 0)) == vcat(Float32[1 2; 3 4], Float32[1 2; 3 4])
+    @test Array(ops.zeros([2]; dtype = Int32)) == Int32[0, 0]
+    @test_throws ArgumentError ops.add(a, a; nonsense = 1)
+end
+
+@testset "Generated files match the header and the registry" begin
+    gen = joinpath(@__DIR__, "..", "gen", "generate.jl")
+    cmd = `$(Base.julia_cmd()) --startup-file=no $gen --check --library $(CTorch.library_path())`
+    @test success(pipeline(cmd; stdout = devnull, stderr = stderr))
+end
+
+@testset "Autograd: backward, grad modes, hooks" begin
+    x = Tensor([1.0, 2.0, 3.0]; requires_grad = true)
+    @test requires_grad(x) && CTorch.is_leaf(x)
+    y = ops.sum(x .* x)
+    @test CTorch.grad_fn_name(y) isa String
+    @test CTorch.grad_fn_name(x) === nothing
+    backward(y)
+    @test Array(grad(x)) == [2.0, 4.0, 6.0]
+    CTorch.set_grad!(x, nothing)
+    @test grad(x) === nothing
+    # no_grad restores the mode, also when the block throws
+    z = no_grad() do
+        @test !is_grad_enabled()
+        x .* 2
+    end
+    @test !requires_grad(z) && is_grad_enabled()
+    @test_throws ErrorException no_grad(() -> error("in no_grad"))
+    @test is_grad_enabled()
+    no_grad() do
+        enable_grad() do
+            @test is_grad_enabled()
+        end
+        @test !is_grad_enabled()
+    end
+    w = inference_mode() do
+        @test CTorch.is_inference_mode_enabled()
+        x .+ 1
+    end
+    @test CTorch.is_inference(w)
+    # second derivative of sum(x^3): 6x
+    g, = CTorch.autograd_grad(ops.sum(x .^ 3), [x]; create_graph = true)
+    @test Array(g) == 3 .* [1.0, 2.0, 3.0] .^ 2
+    g2, = CTorch.autograd_grad(ops.sum(g), [x])
+    @test Array(g2) == 6 .* [1.0, 2.0, 3.0]
+    # retain_grad and detach
+    h = x .* 2
+    CTorch.retain_grad!(h)
+    backward(ops.sum(h .* h))
+    @test Array(grad(h)) == 2 .* Array(h)
+    @test !requires_grad(detach(h))
+    # hooks replace the gradient; an exception in one reaches the caller
+    CTorch.set_grad!(x, nothing)
+    id = CTorch.register_hook(g -> g .* 10, x)
+    backward(ops.sum(x))
+    @test Array(grad(x)) == [10.0, 10.0, 10.0]
+    CTorch.remove_hook(x, id)
+    CTorch.register_hook(g -> error("hook failed on purpose"), x)
+    e = ctorch_error(() -> backward(ops.sum(x)))
+    @test occursin("hook failed on purpose", e.message)
+    @test e.cause isa ErrorException && e.cause.msg == "hook failed on purpose"
+    e = ctorch_error(() -> requires_grad!(Tensor([1, 2])))
+    @test e.kind === :CT_ERROR_DTYPE
+    # Matrix product gradient: d(sum(A*B))/dA = ones * B'
+    A = Tensor(Float64[1 2; 3 4]; requires_grad = true)
+    B = Tensor(Float64[5 6; 7 8])
+    backward(ops.sum(A * B))
+    @test Array(grad(A)) == ones(2, 2) * permutedims(Float64[5 6; 7 8])
+end
+
+@testset "Custom functions with Julia closures" begin
+    calls = Ref(0)
+    square = CTorch.CustomFunction("JuliaSquare";
+        forward = (ctx, x) -> (CTorch.save_for_backward(ctx, x); calls[] += 1; x .* x),
+        backward = (ctx, g) -> (saved = CTorch.saved_tensors(ctx)[1]; 2 .* saved .* g))
+    x = Tensor([1.0, -2.0, 3.0]; requires_grad = true)
+    y = square(x)
+    @test Array(y) == [1.0, 4.0, 9.0] && calls[] == 1
+    @test CTorch.grad_fn_name(y) == "JuliaSquareBackward"
+    backward(ops.sum(y))
+    @test Array(grad(x)) == [2.0, -4.0, 6.0]
+    two = CTorch.CustomFunction("Two"; forward = (ctx, a, b) -> (a .+ b, a .- b), backward = (ctx, ga, gb) -> (ga .+ gb, ga .- gb))
+    s, d = two(x, x; nout = 2)
+    @test Array(s) == 2 .* Array(x) && Array(d) == zeros(3)
+    bad = CTorch.CustomFunction("Bad"; forward = (ctx, x) -> error("forward failed on purpose"), backward = (ctx, g) -> g)
+    e = ctorch_error(() -> bad(x))
+    @test occursin("forward failed on purpose", e.message) && occursin("Bad", e.message)
+    @test e.cause isa ErrorException
+    badb = CTorch.CustomFunction("BadBackward"; forward = (ctx, x) -> x .* 1,
+                                  backward = (ctx, g) -> throw(DimensionMismatch("backward failed on purpose")))
+    e = ctorch_error(() -> backward(ops.sum(badb(x))))
+    @test occursin("backward failed on purpose", e.message) && e.cause isa DimensionMismatch
+    wrong = CTorch.CustomFunction("Wrong"; forward = (ctx, x) -> 42, backward = (ctx, g) -> g)
+    e = ctorch_error(() -> wrong(x))
+    @test occursin("Int64", e.message)
+end
+
+@testset "Compiled Julia functions" begin
+    f(x, y) = x .* ops.sigmoid(1.702 .* x) .+ y
+    g = CTorch.compile(f)
+    a = CTorch.randn(Float32, 4, 8)
+    b = CTorch.randn(Float32, 4, 8)
+    @test isapprox(g(a, b), f(a, b))
+    @test isapprox(g(b, a), f(b, a))
+    m = CTorch.compile_metrics(g)
+    @test m["calls"] == 2 && m["compiles"] == 1
+    @test occursin("sigmoid", join(CTorch.graphs(g)))
+    # Several outputs: the first trace finds out how many
+    h = CTorch.compile((x) -> (x .+ 1, x .* 2))
+    p, q = h(a)
+    @test Array(p) == Array(a) .+ 1 && Array(q) == Array(a) .* 2
+    # An exception in the function reaches the caller
+    bad = CTorch.compile(x -> error("compiled function failed on purpose"))
+    e = ctorch_error(() -> bad(a))
+    @test occursin("compiled function failed on purpose", e.message) && e.cause isa ErrorException
+    # Reading data while tracing is a graph break; fullgraph makes it an error
+    brk = CTorch.compile(x -> x .* item(ops.sum(x)); fullgraph = true)
+    e = ctorch_error(() -> brk(a))
+    @test e.kind === :CT_ERROR_GRAPH_BREAK
+    eager = CTorch.compile(x -> x .* item(ops.sum(x)))
+    @test isapprox(eager(a), a .* item(ops.sum(a)))
+    @test_throws ArgumentError CTorch.compile(identity; nonsense = 1)
+    e = ctorch_error(() -> CTorch.compile(identity; backend = "nonsense"))
+    @test e.kind === :CT_ERROR_INVALID_ARGUMENT && occursin("eager", e.message)
+    # Gradients through a compiled function equal eager ones
+    w = Tensor(Float32[1, 2, 3]; requires_grad = true)
+    c = CTorch.compile(x -> ops.sum(x .* x .* 3))
+    backward(c(w))
+    @test Array(grad(w)) == Float32[6, 12, 18]
+    @test CTorch.metric("compile.compiles") >= 3
+end
+
+@testset "Custom operators with Julia kernels" begin
+    CTorch.library_define("juliatest::scale(Tensor x, float factor=2.0) -> Tensor")
+    CTorch.library_impl("juliatest::scale") do x, factor
+        x .* factor
+    end
+    a = Tensor(Float32[1, 2])
+    @test Array(ops.call("juliatest::scale", a)) == Float32[2, 4]
+    @test Array(ops.call("juliatest::scale", a; factor = 3.0)) == Float32[3, 6]
+    CTorch.library_define("juliatest::fails(Tensor x) -> Tensor")
+    CTorch.library_impl("juliatest::fails") do x
+        throw(ArgumentError("kernel failed on purpose"))
+    end
+    e = ctorch_error(() -> ops.call("juliatest::fails", a))
+    @test occursin("juliatest::fails", e.message) && occursin("kernel failed on purpose", e.message)
+    @test e.cause isa ArgumentError && e.kind === :CT_ERROR_INVALID_ARGUMENT
+    CTorch.library_set_determinism("juliatest::scale", "cpu", :bitwise)
+    e = ctorch_error(() -> CTorch.library_define("no_namespace(Tensor x) -> Tensor"))
+    @test e.kind === :CT_ERROR_INVALID_ARGUMENT
+end
+
+@testset "Symbolic shapes" begin
+    env = ShapeEnv()
+    s = CTorch.symbol(env, "batch"; hint = 8, min = 1, max = 1024)
+    @test CTorch.is_symbolic(s)
+    @test string(2 * s + 1) == "2*batch + 1"
+    @test CTorch.maybe_value(s) === nothing && CTorch.maybe_value(SymInt(3)) == 3
+    @test CTorch.evaluate(2 * s + 1, [5]) == 11
+    @test string(fld(4 * s, 4)) == "batch"
+    @test string(CTorch.sym_max(s, 1)) == "batch"
+    @test CTorch.num_guards(env) == 0
+    @test Bool(s > 2)                      # decided by the hint, recorded as a guard
+    @test CTorch.num_guards(env) == 1
+    @test CTorch.guards(env)["guards"] == ["batch > 2"] || CTorch.guards(env)["guards"] == ["batch >= 3"]
+    @test CTorch.check_guards(env, [10]) === nothing
+    @test CTorch.check_guards(env, [1]) == 1
+    @test Int(s) == 8 && CTorch.num_guards(env) == 2
+    @test string(CTorch.sym_ite(s > 100, s, 100)) isa String
+    f = s / 2
+    @test f isa SymFloat && CTorch.evaluate(f, [8]) == 4.0
+    u = CTorch.unbacked(env)
+    e = ctorch_error(() -> Bool(u > 0))
+    @test e.kind === :CT_ERROR_GUARD
+    t = CTorch.empty_symbolic(Float32, s, 100)
+    @test CTorch.is_symbolic(t)
+    w = CTorch.zeros(Float32, 50, 100; device = "meta")
+    y = ops.linear(t, w)
+    @test string.(CTorch.sym_size(y)) == ["batch", "50"]
+    @test CTorch.device(y) == "meta"
+    @test_throws CTorchError size(y)
+end
+
+@testset "Exported programs" begin
+    f(x) = ops.relu(x) .* 2 .+ 1
+    prog = CTorch.export_program(f, CTorch.randn(Float32, 8, 4);
+                                 dynamic_shapes = [(1, 1) => CTorch.Dim("batch"; min = 1, max = 1024)])
+    @test CTorch.num_inputs(prog) == 1 && CTorch.num_outputs(prog) == 1
+    x = CTorch.randn(Float32, 3, 4)
+    @test isapprox(prog(x), f(x))
+    sig = CTorch.signature(prog)
+    @test sig["inputs"][1]["sizes"] == Any["batch", 4]
+    @test occursin("relu", CTorch.graph(prog))
+    e = ctorch_error(() -> prog(CTorch.randn(Float32, 3, 5)))
+    @test e.kind === :CT_ERROR_SHAPE
+    path = tempname()
+    CTorch.save(prog, path)
+    loaded = CTorch.load_program(path)
+    @test isapprox(loaded(x), f(x))
+    @test isapprox(CTorch.load_program(CTorch.save(prog))(x), f(x))
+    rm(path)
+    e = ctorch_error(() -> CTorch.load_program(UInt8[1, 2, 3]))
+    @test e.kind === :CT_ERROR_FORMAT
+    e = ctorch_error(() -> CTorch.export_program(x -> error("export failed on purpose"), x))
+    @test occursin("export failed on purpose", e.message) && e.cause isa ErrorException
+    two = CTorch.export_program(x -> (x .+ 1, x .- 1), x; nout = 2)
+    p, m = two(x)
+    @test Array(p) == Array(x) .+ 1 && Array(m) == Array(x) .- 1
+end
+
+@testset "Determinism and random numbers" begin
+    manual_seed(1234)
+    a = CTorch.rand(Float32, 5)
+    manual_seed(1234)
+    @test Array(CTorch.rand(Float32, 5)) == Array(a)
+    @test CTorch.initial_seed() == 1234
+    g = Generator()
+    manual_seed(g, 7)
+    n1 = CTorch.randn(Float64, 4; gen = g)
+    state = CTorch.get_state(g)
+    n2 = CTorch.randn(Float64, 4; gen = g)
+    CTorch.set_state!(g, state)
+    @test Array(CTorch.randn(Float64, 4; gen = g)) == Array(n2)
+    @test Array(n1) != Array(n2)
+    @test CTorch.get_offset(g) > 0
+    manual_seed(g, 7)
+    @test Array(CTorch.randn(Float64, 4; gen = g)) == Array(n1)
+    r = CTorch.randint(0, 10, 100; gen = g)
+    @test all(0 .<= Array(r) .< 10) && eltype(r) === Int64
+    @test sort(Array(CTorch.randperm(6; gen = g))) == collect(0:5)
+    u = CTorch.uniform!(CTorch.empty(Float32, 1000), 2, 3; gen = g)
+    @test all(2 .<= Array(u) .< 3)
+    @test size(CTorch.multinomial(Tensor(Float32[0.1, 0.9]), 3; replacement = true)) == (3,)
+    @test all(x -> x == 0 || x == 1, Array(CTorch.bernoulli(Tensor(Float32[0.5, 0.5]))))
+    @test CTorch.dropout(a, 0.5; train = false) == a
+    e = ctorch_error(() -> CTorch.rand(Int32, 3))
+    @test e.kind === :CT_ERROR_DTYPE
+    @test !CTorch.are_deterministic_algorithms_enabled()
+    CTorch.use_deterministic_algorithms(true)
+    @test CTorch.are_deterministic_algorithms_enabled() && CTorch.get_deterministic_debug_mode() == 2
+    @test all(isnan, Array(CTorch.empty(Float32, 3)))     # uninitialized memory is filled
+    CTorch.set_deterministic_debug_mode(1)
+    @test CTorch.is_deterministic_algorithms_warn_only_enabled()
+    CTorch.use_deterministic_algorithms(false)
+    @test CTorch.get_deterministic_debug_mode() == 0
+    @test_throws CTorchError CTorch.set_deterministic_debug_mode(5)
+end
+
+@testset "Runtime switches, metrics, profiler, logging" begin
+    @test CTorch.get_default_dtype() === Float32
+    CTorch.set_default_dtype(Float64)
+    @test eltype(CTorch.zeros(2)) === Float64
+    CTorch.set_default_dtype(Float32)
+    @test_throws CTorchError CTorch.set_default_dtype(Int32)
+    CTorch.with_device("meta") do
+        @test CTorch.get_default_device() == "meta"
+        @test CTorch.device(CTorch.zeros(Float32, 2)) == "meta"
+    end
+    @test CTorch.get_default_device() == "cpu"
+    @test CTorch.get_float32_matmul_precision() == "highest"
+    CTorch.set_float32_matmul_precision("high")
+    @test CTorch.metric("matmul.float32_precision") == 1
+    CTorch.set_float32_matmul_precision("highest")
+    n = CTorch.get_num_threads()
+    CTorch.set_num_threads(1)
+    @test CTorch.get_num_threads() == 1
+    CTorch.set_num_threads(n)
+    m = CTorch.metrics()
+    @test m["tensors.live"] isa Integer && haskey(m, "compile.compiles")
+    r, trace = CTorch.profile() do
+        Tensor(Float32[1]) + Tensor(Float32[2])
+    end
+    @test occursin("\"add.Tensor\"", trace) && !CTorch.profiler_is_running()
+    @test CTorch.plugins() isa Dict
+    @test CTorch.get_log_level() === :warning
+    CTorch.set_log_level(:info)
+    @test CTorch.get_log_level() === :info
+    CTorch.set_log_level(:warning)
+    messages = Tuple{Int,String}[]
+    CTorch.set_log_handler((level, msg) -> push!(messages, (level, msg)))
+    CTorch.library_define("juliatest::atomic(Tensor x) -> Tensor")
+    CTorch.library_impl(x -> x .+ 0, "juliatest::atomic")
+    CTorch.library_set_determinism("juliatest::atomic", "cpu", :atomic)
+    CTorch.use_deterministic_algorithms(true; warn_only = true)
+    ops.call("juliatest::atomic", Tensor(Float32[1]))
+    CTorch.use_deterministic_algorithms(true)
+    e = ctorch_error(() -> ops.call("juliatest::atomic", Tensor(Float32[1])))
+    @test e.kind === :CT_ERROR_NONDETERMINISTIC
+    CTorch.use_deterministic_algorithms(false)
+    CTorch.set_log_handler(nothing)
+    @test any(m -> m[1] == 2 && occursin("juliatest::atomic", m[2]), messages)
+    @test CTorch.cuda_device_count() >= 0
+    @test CTorch.device(Tensor([1.0])) == "cpu"
+end
+
+@testset "Memory pressure runs Julia's GC before out of memory" begin
+    collect_garbage()
+    base = live()
+    function make_garbage()
+        for i in 1:100
+            Tensor(Float32[i])   # unreachable at once; released only by its finalizer
+        end
+    end
+    GC.enable(false)             # keep them alive until the library asks for memory
+    make_garbage()
+    @test live() == base + 100
+    calls = CTorch.memory_pressure_calls()
+    GC.enable(true)
+    e = ctorch_error(() -> CTorch.empty(Float32, 1 << 46))   # 256 TiB: no machine has it
+    @test e.kind === :CT_ERROR_OUT_OF_MEMORY
+    @test CTorch.memory_pressure_calls() > calls
+    @test live() <= base                # the garbage went while the allocation was retried
+end
+
+end # CTorch.jl
