@@ -66,7 +66,9 @@ live_callbacks() = (lock(ROOTS_LOCK); try length(ROOTS) finally unlock(ROOTS_LOC
 function report_exception(e)::Cint
     @inbounds PENDING[_pending_slot()] = e
     st = e isa CTorchError ? e.status : L.CT_ERROR_INVALID_ARGUMENT
-    msg = e isa CTorchError ? e.message : string(nameof(typeof(e)), ": ", sprint(showerror, e))
+    text = sprint(showerror, e)
+    type = string(nameof(typeof(e)))
+    msg = e isa CTorchError ? e.message : startswith(text, type) ? text : string(type, ": ", text)
     L.ct_error_set(st, msg)
     return Cint(st)
 end
