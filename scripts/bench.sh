@@ -35,6 +35,12 @@ for b in "${ops_benches[@]}"; do
   "$build_dir/bench/$b"
   echo
 done
+# CTorch.jl's per-op cost beside the C ABI (bench/julia/per_op.jl), when julia is installed.
+if command -v julia >/dev/null; then
+  CTORCH_LIBRARY="$build_dir/src/libctorch.so" JULIA_DEPOT_PATH="$build_dir/bindings/julia/depot" \
+    julia --startup-file=no --project=bindings/julia/CTorch bench/julia/per_op.jl
+  echo
+fi
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py
 if [[ -f "$build_dir/bindings/rust/CTestTestfile.cmake" ]]; then
   echo

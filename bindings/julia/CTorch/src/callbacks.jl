@@ -224,6 +224,7 @@ const CFUNCTIONS = Dict{Symbol,Ptr{Cvoid}}()
 
 """Make the @cfunction pointers (at run time: they cannot be precompiled)."""
 function init_callbacks()
+    TENSOR_FINALIZER[] = @cfunction(_finalize_tensor, Cvoid, (Ptr{Cvoid},))
     CFUNCTIONS[:destroy] = @cfunction(_destroy, Cvoid, (Ptr{Cvoid},))
     CFUNCTIONS[:traced] = @cfunction(_traced, Cint, (Ptr{Cvoid}, Ptr{Ptr{L.ct_tensor}}, Csize_t,
                                                        Ptr{Ptr{L.ct_tensor}}, Csize_t))
