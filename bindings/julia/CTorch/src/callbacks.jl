@@ -38,7 +38,11 @@ function root(obj)::Ptr{Cvoid}
     end
 end
 
-_enable_finalizers(on::Bool) = ccall(:jl_gc_enable_finalizers, Cvoid, (Ptr{Cvoid}, Int32), Core.getptls(), on)
+@static if isdefined(GC, :enable_finalizers)
+    _enable_finalizers(on::Bool) = GC.enable_finalizers(on)
+else
+    _enable_finalizers(on::Bool) = ccall(:jl_gc_enable_finalizers, Cvoid, (Ptr{Cvoid}, Int32), Core.getptls(), on)
+end
 
 function rooted(user_data::Ptr{Cvoid})
     lock(ROOTS_LOCK)

@@ -23,7 +23,7 @@ mutable struct Tensor
     ptr::Ptr{L.ct_tensor}   # INVARIANT: the first field (the finalizer reads it); C_NULL once closed
     function Tensor(::_Own, p::Ptr{L.ct_tensor})
         t = new(p)
-        ccall(:jl_gc_add_ptr_finalizer, Cvoid, (Ptr{Cvoid}, Any, Ptr{Cvoid}), Core.getptls(), t, TENSOR_FINALIZER[])
+        finalizer(TENSOR_FINALIZER[], t)   # a C function pointer: See Note [Tensor finalizers]
         return t
     end
 end
