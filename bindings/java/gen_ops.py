@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""gen_ops.py - writes src/org/ctorch/TensorOps.java: a typed method for every built-in operator
+overload of the registry (ct_op_registry_json), the superclass that gives them to Tensor.
+
+    bindings/java/gen_ops.py [--library build/src/libctorch.so]           # regenerate
+    bindings/java/gen_ops.py --check [--library ...]                      # exit 1 on drift
+
+Naming (documented in docs/java.md), the Rust binding's rules in camelCase:
+  * An operator with one overload keeps its name (log_softmax.int -> logSoftmax). Of several, the
+    one with no overload name, else "Tensor", else the first registered, keeps it; the others get
+    the overload appended (add.Scalar -> addScalar, sum.dim_IntList -> sumDimIntlist).
+  * An overload name that would take another operator's name gets "Overload" after it
+    (scatter.reduce -> scatterReduceOverload, since scatter_reduce is an operator).
+  * In-place operators end in "InPlace" instead of "_" (add_.Tensor -> addInPlace); clone, which
+    would override Object.clone, is deepClone.
+  * An operator whose first argument is `self` is an instance method; any other is static
+    (Tensor.zeros, Tensor.cat, Tensor.where).
+  * The short form takes the arguments without defaults; when some have defaults, an overload of
+    the same name takes them all. A trailing int[] is varargs (x.view(2, 3), x.permute(1, 0)).
+    Generator arguments are left to the default generator (Generator has methods for explicit ones).
+  * Every method calls its overload by its full name through ct_op_call; a short form whose schema
+    has nothing else than self (and another tensor) plus keyword defaults calls the header's typed
+    function instead (ct_tensor_add for a.add(b)), which skips boxing.
+"""
+
+import ctypes
+import json
+import os
+import pathlib
+import re
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+OUT = HERE / "src" / "org" / "ctorch" / "TensorOps.java"
+HEADER = ROOT / "include" / "ctorch.h"
+
+KEYWORDS = set("""abstract assert boolean break byte case catch char class const continue default do double else enum
+extends final finally float for goto if implements import instanceof int interface long native new package private
+protected public return short static strictfp super switch synchronized this throw throws transient try void volatile
+while true false null var record yield""".split())
+RENAMES = {"clone": "deepClone"}
+
+
+def registry(library):
+    lib = ctypes.CDLL(str(library))
+    lib.ct_op_registry_json.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    lib.ct_string_release.argtypes = [ctypes.c_void_p]
+    out = ctypes.c_void_p()
+    if lib.ct_op_registry_json(ctypes.byref(out)) != 0:
+        raise SystemExit("gen_ops.py: ct_op_registry_json failed")
+    text = ctypes.string_at(out.value).decode()
+    lib.ct_string_release(out)
+    return [op for op in json.loads(text)["operators"] if op["builtin"]]
+
+
+def typed_functions():
+    """Names X of the header's ct_tensor_X(a, out), ct_tensor_X(a, b, out) and ct_tensor_X_(self, b)."""
+    text = " ".join(HEADER.read_text().split())
+    unary = set(re.findall(r"ct_status ct_tensor_(\w+)\(const ct_tensor\* \w+, ct_tensor\*\* out\);", text))
+    binary = set(re.findall(r"ct_status ct_tensor_(\w+)\(const ct_tensor\* \w+, const ct_tensor\* \w+, ct_tensor\*\* out\);", text))
+    inplace = set(re.findall(r"ct_status ct_tensor_(\w+_)\(ct_tensor\* self, const ct_tensor\* \w+\);", text))
+    return unary, binary, inplace
+
+
+def camel(s):
+    lead = "_" if s.startswith("_") else ""
+    parts = [p for p in s.split("_") if p]
+    return lead + parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
+
+
+def method_names(ops):
+    """(name, overload) -> Java name, by the rules in the module comment."""
+    groups = {}
+    for op in ops:
+        groups.setdefault(op["name"], []).append(op["overload"])
+    names = {}
+    for name, overloads in groups.items():
+        inplace = name.endswith("_") and not name.startswith("_")
+        base = name[:-1] if inplace else name
+        primary = "" if "" in overloads else "Tensor" if "Tensor" in overloads else overloads[0]
+        for ov in overloads:
+            snake = base if ov == primary else f"{base}_{ov.lower()}"
+            if ov and ov != primary and snake in groups and snake != base:
+                snake += "_overload"  # scatter.reduce vs the operator scatter_reduce
+            java = RENAMES.get(snake, camel(snake))
+            if java in KEYWORDS:
+                java += "Op"
+            names[(name, ov)] = java + ("InPlace" if inplace else "")
+    return names
+
+
+class Param:
+    """One schema argument: its Java type and the Args call that boxes it."""
+
+    def __init__(self, arg, op_name):
+        self.schema_name = arg["name"]
+        self.name = camel(arg["name"]) + ("Arg" if camel(arg["name"]) in KEYWORDS else "")
+        self.has_default = arg["default"] is not None
+        self.default = arg["default"]
+        t = arg["type"]
+        optional = t.endswith("?")
+        base = re.sub(r"\(.*\)", "", t.rstrip("?"))
+        self.skip = base == "Generator"
+        self.list = False
+        n = self.name
+        if self.skip:
+            self.java, self.box = None, "none()"
+        elif base == "Tensor":
+            self.java, self.box = "Tensor", f"{'optTensor' if optional else 'tensor'}({n}, \"{arg['name']}\")"
+        elif base == "Tensor[]":
+            self.java, self.box = "Tensor[]", f"tensors({n}, \"{arg['name']}\")"
+        elif base in ("int", "SymInt"):
+            self.java = "Long" if optional else "long"
+            self.box = f"{'optInteger' if optional else 'integer'}({n})"
+        elif re.fullmatch(r"(int|SymInt)\[\d*\]", base):
+            self.java, self.list = "long[]", not optional
+            self.box = f"{'optInts' if optional else 'ints'}({n}, \"{arg['name']}\")"
+        elif base == "float":
+            self.java = "Double" if optional else "double"
+            self.box = f"{'optReal' if optional else 'real'}({n})"
+        elif base == "bool":
+            self.java = "Boolean" if optional else "boolean"
+            self.box = f"{'optBool' if optional else 'bool'}({n})"
+        elif base == "Scalar":
+            self.java = "Number"
+            self.box = f"{'optScalar' if optional else 'scalar'}({n}, \"{arg['name']}\")"
+        elif base == "ScalarType":
+            self.java = "DType"
+            self.box = f"{'optDtype' if optional else 'dtype'}({n}, \"{arg['name']}\")"
+        elif base == "Device":
+            self.java = "Device"
+            self.box = f"{'optDevice' if optional else 'device'}({n}, \"{arg['name']}\")"
+        elif base == "str" and not optional:
+            self.java, self.box = "String", f"string({n}, \"{arg['name']}\")"
+        else:
+            raise SystemExit(f"gen_ops.py: no Java type for {t!r} in {op_name}")
+
+
+def qualified(op):
+    return op["name"] + ("." + op["overload"] if op["overload"] else "")
+
+
+def fast_path(op, params, taken, is_method, typed):
+    """The typed C function a short form may call, or None."""
+    unary, binary, inplace = typed
+    if not is_method or op["overload"] not in ("", "Tensor") or len(op["returns"]) != 1:
+        return None
+    rest = [p for p in params if p not in taken]
+    if any(not (p.has_default and a["kwarg_only"]) for p, a in zip(params, op["arguments"]) if p in rest):
+        return None
+    kinds = [p.java for p in taken]
+    name = op["name"]
+    if kinds == ["Tensor"] and name in unary:
+        return f"ct_tensor_{name}"
+    if kinds == ["Tensor", "Tensor"] and name in binary:
+        return f"ct_tensor_{name}"
+    if kinds == ["Tensor", "Tensor"] and name in inplace:
+        return f"ct_tensor_{name}"  # returns no handle: Native.inPlace gives back self
+    return None
+
+
+def method(op, java_name, full, typed):
+    params = [Param(a, qualified(op)) for a in op["arguments"]]
+    is_method = bool(params) and params[0].schema_name == "self" and params[0].java == "Tensor"
+    taken = [p for p in params if not p.skip and (full or not p.has_default)]
+    sig_params = [p for p in taken if not (is_method and p is params[0])]
+    sig = [f"{p.java} {p.name}" for p in sig_params]
+    if sig_params and sig_params[-1].list:
+        sig[-1] = "long... " + sig_params[-1].name
+    n = len(op["returns"])
+    ret = "Tensor" if n == 1 else "Tensor[]"
+    schema = op["schema"]
+    doc = [f"/**", f" * {{@code {schema}}}."]
+    defaults = [f"{{@code {p.schema_name}={p.default}}}" for p in params if p.has_default and not p.skip and p not in taken]
+    if defaults:
+        doc.append(f" * Takes the defaults {', '.join(defaults)}; an overload with every argument exists.")
+    elif full:
+        doc.append(" * Every argument of the schema.")
+    for p in sig_params:
+        doc.append(f" * @param {p.name} the schema's {{@code {p.schema_name}}}" + (" (null: none)" if p.java[0].isupper() and p.java not in ("String", "Tensor[]") else ""))
+    doc.append(f" * @return {'the result' if n == 1 else 'the ' + str(n) + ' results, in schema order'}")
+    doc.append(" * @throws CTorchException when the operator fails (the subclass names the kind)")
+    doc.append(" */")
+    static = "" if is_method else "static "
+    lines = ["  " + d for d in doc]
+    lines.append(f"  public {static}final {ret} {java_name}({', '.join(sig)}) {{" if is_method
+                 else f"  public static {ret} {java_name}({', '.join(sig)}) {{")
+    fn = None if full else fast_path(op, params, taken, is_method, typed)
+    if fn and len(taken) == 1:
+        lines.append(f"    return Native.unary(CTorchNative::{fn}, self());")
+    elif fn and fn.endswith("_"):
+        lines.append(f"    return Native.inPlace(CTorchNative::{fn}, self(), {taken[1].name}, \"{taken[1].schema_name}\");")
+    elif fn:
+        lines.append(f"    return Native.binary(CTorchNative::{fn}, self(), {taken[1].name}, \"{taken[1].schema_name}\");")
+    else:
+        boxes = []
+        for p in params:
+            if is_method and p is params[0]:
+                boxes.append("tensor(self(), \"self\")")
+            elif p in taken:
+                boxes.append(p.box)
+            else:
+                boxes.append("none()")
+        while boxes and boxes[-1] == "none()":
+            boxes.pop()
+        chain = "".join(f".{b}" for b in boxes)
+        if n == 1 and is_method and op["returns"][0]["type"] == "Tensor(a!)":
+            call = f"callInPlace(\"{qualified(op)}\", self())"  # the result is self
+        elif n == 1:
+            call = f"call1(\"{qualified(op)}\")"
+        else:
+            call = f"call(\"{qualified(op)}\", {n})"
+        lines.append(f"    return new Args({len(boxes)}){chain}.{call};")
+    lines.append("  }")
+    return "\n".join(lines), any(p.has_default and not p.skip for p in params), (java_name, tuple(p.java for p in sig_params), is_method)
+
+
+def generate(ops):
+    names = method_names(ops)
+    typed = typed_functions()
+    out = ["// @generated by bindings/java/gen_ops.py from the operator registry: do not edit.",
+           "// Regenerate with `bindings/java/gen_ops.py`; CTest's java.generated fails when they drift.",
+           "package org.ctorch;",
+           "",
+           "import org.ctorch.jni.CTorchNative;",
+           "",
+           "/**",
+           " * The operators of the registry as methods of {@link Tensor}: one per overload, named by the",
+           " * rules of docs/java.md. Generated by bindings/java/gen_ops.py; every method calls its",
+           " * overload through {@code ct_op_call} (or the header's typed function for the plain forms).",
+           " */",
+           "abstract class TensorOps extends NativeObject {",
+           "  /** Every operator overload of the registry this class was generated from. */",
+           "  static final String[] GENERATED_OVERLOADS = {"]
+    for op in ops:
+        out.append(f"    \"{qualified(op)}\",")
+    out.append("  };")
+    out.append("")
+    out.append("  TensorOps(long handle) {")
+    out.append("    super(handle, Kinds.TENSOR);")
+    out.append("  }")
+    out.append("")
+    out.append("  private Tensor self() {")
+    out.append("    return (Tensor) this;")
+    out.append("  }")
+    out.append("")
+    seen = {}
+    for op in ops:
+        for full in (False, True):
+            text, has_defaults, key = method(op, names[(op["name"], op["overload"])], full, typed)
+            if full and not has_defaults:
+                continue
+            erased = (key[0], key[1])
+            if erased in seen:
+                raise SystemExit(f"gen_ops.py: {qualified(op)} and {seen[erased]} both make {key[0]}{key[1]}")
+            seen[erased] = qualified(op)
+            out.append(text)
+            out.append("")
+    out[-1] = "}"
+    return "\n".join(out) + "\n"
+
+
+def main():
+    args = sys.argv[1:]
+    library = os.environ.get("CTORCH_LIBRARY", str(ROOT / "build" / "src" / "libctorch.so"))
+    if "--library" in args:
+        library = args[args.index("--library") + 1]
+    text = generate(registry(library))
+    if "--check" in args:
+        if not OUT.exists() or OUT.read_text() != text:
+            print(f"{OUT} is out of date: run bindings/java/gen_ops.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+package org.ctorch;
+
+import java.lang.ref.Reference;
+import org.ctorch.jni.CTorchNative;
+import org.ctorch.jni.CTorchNativeConstants;
+
+/**
+ * Boxed arguments of {@code ct_op_call}, in the encoding {@code ct_java_op_call} reads: one kind
+ * per argument, its integer (a handle, an int, a bool, a dtype), its double, and its object (a
+ * long[] for lists of ints, tensors and symbolic ints; a String for devices and strings). The
+ * Java objects stay reachable until the call returned.
+ */
+final class Args {
+  private final int[] kinds;
+  private final long[] ints;
+  private final double[] floats;
+  private final Object[] objects;
+  private final Object[] alive;
+  private int n;
+
+  Args(int capacity) {
+    kinds = new int[capacity];
+    ints = new long[capacity];
+    floats = new double[capacity];
+    objects = new Object[capacity];
+    alive = new Object[capacity];
+  }
+
+  private Args put(int kind, long i, double f, Object object, Object keep) {
+    kinds[n] = kind;
+    ints[n] = i;
+    floats[n] = f;
+    objects[n] = object;
+    alive[n] = keep;
+    n++;
+    return this;
+  }
+
+  Args none() {
+    return put(CTorchNativeConstants.CT_VALUE_NONE, 0, 0, null, null);
+  }
+
+  Args tensor(Tensor t, String name) {
+    return put(CTorchNativeConstants.CT_VALUE_TENSOR, Native.handle(t, name), 0, null, t);
+  }
+
+  Args optTensor(Tensor t, String name) {
+    return t == null ? none() : tensor(t, name);
+  }
+
+  Args tensors(Tensor[] ts, String name) {
+    return put(CTorchNativeConstants.CT_VALUE_TENSORS, 0, 0, Native.handles(ts, name), ts);
+  }
+
+  Args integer(long v) {
+    return put(CTorchNativeConstants.CT_VALUE_INT, v, 0, null, null);
+  }
+
+  Args optInteger(Long v) {
+    return v == null ? none() : integer(v);
+  }
+
+  Args ints(long[] v, String name) {
+    if (v == null) {
+      throw new InvalidArgumentException("argument " + name + " is null. Pass an array (empty for none)");
+    }
+    return put(CTorchNativeConstants.CT_VALUE_INTS, 0, 0, v.clone(), null);
+  }
+
+  Args optInts(long[] v, String name) {
+    return v == null ? none() : ints(v, name);
+  }
+
+  Args real(double v) {
+    return put(CTorchNativeConstants.CT_VALUE_FLOAT, 0, v, null, null);
+  }
+
+  Args optReal(Double v) {
+    return v == null ? none() : real(v);
+  }
+
+  Args bool(boolean v) {
+    return put(CTorchNativeConstants.CT_VALUE_BOOL, v ? 1 : 0, 0, null, null);
+  }
+
+  Args optBool(Boolean v) {
+    return v == null ? none() : bool(v);
+  }
+
+  /** A Scalar: Long, Integer, Short and Byte are ints, other Numbers doubles. */
+  Args scalar(Number v, String name) {
+    if (v == null) {
+      throw new InvalidArgumentException("argument " + name + " is null. Pass a number");
+    }
+    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      return integer(v.longValue());
+    }
+    return real(v.doubleValue());
+  }
+
+  Args optScalar(Number v, String name) {
+    return v == null ? none() : scalar(v, name);
+  }
+
+  Args dtype(DType d, String name) {
+    if (d == null) {
+      throw new InvalidArgumentException("argument " + name + " is null. Pass a DType");
+    }
+    return put(CTorchNativeConstants.CT_VALUE_DTYPE, d.code(), 0, null, null);
+  }
+
+  Args optDtype(DType d, String name) {
+    return d == null ? none() : dtype(d, name);
+  }
+
+  Args device(Device d, String name) {
+    if (d == null) {
+      throw new InvalidArgumentException("argument " + name + " is null. Pass a Device");
+    }
+    return put(CTorchNativeConstants.CT_VALUE_DEVICE, 0, 0, d.toString(), null);
+  }
+
+  Args optDevice(Device d, String name) {
+    return d == null ? none() : device(d, name);
+  }
+
+  Args string(String s, String name) {
+    return put(CTorchNativeConstants.CT_VALUE_STRING, 0, 0, Native.text(s, name), null);
+  }
+
+  Args symint(SymInt s, String name) {
+    return put(CTorchNativeConstants.CT_VALUE_SYMINT, Native.handle(s, name), 0, null, s);
+  }
+
+  Args symints(SymInt[] s, String name) {
+    return put(CTorchNativeConstants.CT_VALUE_SYMINTS, 0, 0, Native.handles(s, name), s);
+  }
+
+  /** Any Java value Ops.call accepts, by its class. */
+  Args value(Object v, int position) {
+    String name = "args[" + position + "]";
+    if (v == null) {
+      return none();
+    } else if (v instanceof Tensor) {
+      return tensor((Tensor) v, name);
+    } else if (v instanceof Tensor[]) {
+      return tensors((Tensor[]) v, name);
+    } else if (v instanceof Boolean) {
+      return bool((Boolean) v);
+    } else if (v instanceof Number) {
+      return scalar((Number) v, name);
+    } else if (v instanceof long[]) {
+      return ints((long[]) v, name);
+    } else if (v instanceof int[]) {
+      return ints(java.util.Arrays.stream((int[]) v).asLongStream().toArray(), name);
+    } else if (v instanceof DType) {
+      return dtype((DType) v, name);
+    } else if (v instanceof Device) {
+      return device((Device) v, name);
+    } else if (v instanceof String) {
+      return string((String) v, name);
+    } else if (v instanceof SymInt) {
+      return symint((SymInt) v, name);
+    } else if (v instanceof SymInt[]) {
+      return symints((SymInt[]) v, name);
+    }
+    throw new InvalidArgumentException("Ops.call: " + name + " is a " + v.getClass().getName()
+        + ", which no schema type takes. Pass a Tensor, Tensor[], Number, Boolean, long[], DType, Device, String, SymInt or SymInt[]");
+  }
+
+  /** Calls the operator and returns its nouts results. */
+  Tensor[] call(String name, int nouts) {
+    try {
+      return Native.tensors(CTorchNative.ct_java_op_call(Native.text(name, "name"), n, kinds, ints, floats, objects, nouts));
+    } finally {
+      Reference.reachabilityFence(alive);
+    }
+  }
+
+  /** Calls an operator with one result. */
+  Tensor call1(String name) {
+    return call(name, 1)[0];
+  }
+
+  /** Calls an in-place operator, whose result is self: returns self without a second object. */
+  Tensor callInPlace(String name, Tensor self) {
+    call(name, 1)[0].close();
+    return self;
+  }
+}

@@ -1,0 +1,348 @@
+package org.ctorch;
+
+import org.ctorch.jni.CTorchNative;
+import org.ctorch.jni.CTorchNativeConstants;
+
+/**
+ * The library: version, features, threads, global switches (determinism, defaults, precision,
+ * seeds), metrics, logging, memory pressure, and {@link #compile}.
+ *
+ * <p>Loading the binding runs {@code ct_init} (a version mismatch or a plugin that failed to load
+ * is reported by {@link #init()}) and installs the memory-pressure handler
+ * {@link #collectGarbage}: when an allocation fails, the JVM collects garbage and waits for the
+ * Cleaner to release forgotten tensors, then the allocation is retried.
+ */
+public final class CTorch {
+  private static volatile CTorchException initFailure;
+
+  static {
+    try {
+      CTorchNative.ct_init(CTorchNativeConstants.CT_ABI_VERSION);
+    } catch (CTorchException e) {
+      initFailure = e; // reported by init(); built-in operators work
+    }
+    CTorchNative.ct_java_set_memory_pressure_handler((MemoryPressureHandler) CTorch::collectGarbage);
+  }
+
+  private CTorch() {}
+
+  /** Runs the static initializer (ct_init, the memory-pressure handler) once. */
+  static void ensureLoaded() {}
+
+  /**
+   * The outcome of {@code ct_init}: the ABI handshake and the loading of plugin backends.
+   *
+   * @throws VersionException when the library is older than this binding
+   * @throws BackendException when a plugin on CTORCH_BACKEND_PATH failed to load (built-in
+   *     operators still work)
+   */
+  public static void init() {
+    if (initFailure != null) {
+      throw initFailure;
+    }
+  }
+
+  /**
+   * The library's version.
+   *
+   * @return "0.7.0"
+   */
+  public static String version() {
+    return CTorchNative.ct_version();
+  }
+
+  /**
+   * Whether this build and machine support a feature.
+   *
+   * @param name "cpu", "openblas", "threads", "compile", "cuda", "nvrtc"
+   * @return true when supported
+   */
+  public static boolean hasFeature(String name) {
+    return CTorchNative.ct_has_feature(Native.text(name, "name")) != 0;
+  }
+
+  /**
+   * Sets the number of CPU threads kernels may use (process-wide).
+   *
+   * @param n between 1 and 1024
+   */
+  public static void setNumThreads(int n) {
+    CTorchNative.ct_set_num_threads(n);
+  }
+
+  /**
+   * The number of CPU threads kernels may use.
+   *
+   * @return the count
+   */
+  public static int getNumThreads() {
+    return (int) CTorchNative.ct_get_num_threads();
+  }
+
+  // ---- Determinism, defaults, precision, seeds ----
+
+  /**
+   * Deterministic mode: nondeterministic kernels raise {@link NondeterministicException} (or warn).
+   *
+   * @param enabled whether to turn it on
+   * @param warnOnly warn instead of raising
+   */
+  public static void useDeterministicAlgorithms(boolean enabled, boolean warnOnly) {
+    CTorchNative.ct_use_deterministic_algorithms(enabled ? 1 : 0, warnOnly ? 1 : 0);
+  }
+
+  /**
+   * Whether deterministic mode is on.
+   *
+   * @return true when on
+   */
+  public static boolean areDeterministicAlgorithmsEnabled() {
+    return CTorchNative.ct_are_deterministic_algorithms_enabled() != 0;
+  }
+
+  /**
+   * Whether deterministic mode only warns.
+   *
+   * @return true when it warns instead of raising
+   */
+  public static boolean isDeterministicAlgorithmsWarnOnlyEnabled() {
+    return CTorchNative.ct_is_deterministic_algorithms_warn_only_enabled() != 0;
+  }
+
+  /**
+   * The deterministic debug mode: 0 off, 1 warn, 2 error.
+   *
+   * @param mode the mode
+   */
+  public static void setDeterministicDebugMode(int mode) {
+    CTorchNative.ct_set_deterministic_debug_mode(mode);
+  }
+
+  /**
+   * The deterministic debug mode.
+   *
+   * @return 0 off, 1 warn, 2 error
+   */
+  public static int getDeterministicDebugMode() {
+    return CTorchNative.ct_get_deterministic_debug_mode();
+  }
+
+  /**
+   * Seeds every device's default generator.
+   *
+   * @param seed the seed
+   */
+  public static void manualSeed(long seed) {
+    CTorchNative.ct_manual_seed(seed);
+  }
+
+  /**
+   * The seed of the CPU's default generator.
+   *
+   * @return the seed
+   */
+  public static long initialSeed() {
+    return CTorchNative.ct_initial_seed();
+  }
+
+  /**
+   * The dtype factories use for floating values (process-wide).
+   *
+   * @param dtype float32 or float64 (or a half type)
+   */
+  public static void setDefaultDtype(DType dtype) {
+    CTorchNative.ct_set_default_dtype(Native.handleDtype(dtype));
+  }
+
+  /**
+   * The default floating dtype.
+   *
+   * @return the dtype
+   */
+  public static DType getDefaultDtype() {
+    return DType.of(CTorchNative.ct_get_default_dtype());
+  }
+
+  /**
+   * The device factories use on this thread.
+   *
+   * @param device the device
+   */
+  public static void setDefaultDevice(Device device) {
+    CTorchNative.ct_set_default_device(device == null ? null : device.toString());
+  }
+
+  /**
+   * The device factories use on this thread.
+   *
+   * @return the device
+   */
+  public static Device getDefaultDevice() {
+    long packed = CTorchNative.ct_get_default_device();
+    return Device.of(Device.Type.values()[(int) (packed >>> 32)], (int) packed);
+  }
+
+  /**
+   * Makes factories on this thread use device until the guard closes (a device context).
+   *
+   * @param device the device
+   * @return the guard popping the context
+   */
+  public static Guard withDevice(Device device) {
+    CTorchNative.ct_device_push(Native.text(device == null ? null : device.toString(), "device"));
+    Thread owner = Thread.currentThread();
+    return new Guard() {
+      private boolean closed;
+
+      @Override
+      public void close() {
+        if (!closed && Thread.currentThread() == owner) {
+          closed = true;
+          CTorchNative.ct_device_pop();
+        }
+      }
+    };
+  }
+
+  /**
+   * The precision of float32 matrix products: "highest", "high" or "medium" (TF32 on CUDA).
+   *
+   * @param precision the precision
+   */
+  public static void setFloat32MatmulPrecision(String precision) {
+    CTorchNative.ct_set_float32_matmul_precision(Native.text(precision, "precision"));
+  }
+
+  /**
+   * The precision of float32 matrix products.
+   *
+   * @return "highest", "high" or "medium"
+   */
+  public static String getFloat32MatmulPrecision() {
+    return CTorchNative.ct_get_float32_matmul_precision();
+  }
+
+  // ---- Metrics, logging, memory ----
+
+  /**
+   * One of the library's counters ("tensors.live", "storages.live", "compile.graphs"...).
+   *
+   * @param name the metric
+   * @return its value
+   */
+  public static long metric(String name) {
+    return CTorchNative.ct_metric_get(Native.text(name, "name"));
+  }
+
+  /**
+   * Every metric as one JSON object.
+   *
+   * @return the JSON
+   */
+  public static String metricsJson() {
+    return Native.string(CTorchNative.ct_metrics_json());
+  }
+
+  /**
+   * The loaded and failed plugin backends as JSON.
+   *
+   * @return the JSON
+   */
+  public static String pluginsJson() {
+    return Native.string(CTorchNative.ct_plugins_json());
+  }
+
+  /**
+   * Routes the library's log messages to handler (null restores stderr). The library never
+   * writes to stdout.
+   *
+   * @param handler receives each message, on any thread
+   */
+  public static void setLogHandler(LogHandler handler) {
+    CTorchNative.ct_java_set_log_handler(handler);
+  }
+
+  /**
+   * The least level of messages the library emits.
+   *
+   * @param level the threshold
+   */
+  public static void setLogLevel(LogLevel level) {
+    CTorchNative.ct_set_log_level(level.ordinal());
+  }
+
+  /**
+   * The least level of messages the library emits.
+   *
+   * @return the threshold
+   */
+  public static LogLevel getLogLevel() {
+    return LogLevel.of(CTorchNative.ct_get_log_level());
+  }
+
+  /**
+   * Replaces the memory-pressure handler ({@link #collectGarbage} by default; null removes it).
+   *
+   * @param handler called on the allocating thread when an allocation fails
+   */
+  public static void setMemoryPressureHandler(MemoryPressureHandler handler) {
+    CTorchNative.ct_java_set_memory_pressure_handler(handler);
+  }
+
+  /**
+   * The default memory-pressure handler: runs the garbage collector and waits (at most half a
+   * second) until the Cleaner has released the tensors that became unreachable.
+   *
+   * @param device the device that ran out
+   * @param nbytes the failed allocation's size
+   * @return true when the Cleaner released something, so the allocation is worth retrying
+   */
+  public static boolean collectGarbage(Device.Type device, long nbytes) {
+    long before = NativeObject.cleaned();
+    long seen = before;
+    System.gc();
+    for (int i = 0; i < 50; i++) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      long now = NativeObject.cleaned();
+      if (now != before && now == seen) {
+        break; // the Cleaner freed something and has gone quiet
+      }
+      seen = now;
+    }
+    return NativeObject.cleaned() != before;
+  }
+
+  /**
+   * How many objects the Cleaner released because they were never closed.
+   *
+   * @return the count of leaks since the binding loaded
+   */
+  public static long leakedObjects() {
+    return NativeObject.leaked();
+  }
+
+  // ---- Compilation ----
+
+  /**
+   * A compiled callable over fn: the first call traces fn into a graph, later calls whose
+   * inputs pass its guards replay the optimized graph.
+   *
+   * @param fn the function
+   * @param nOutputs how many tensors fn returns
+   * @param options the options, or null for the defaults
+   * @return the compiled function (close it when done)
+   */
+  public static Compiled compile(TracedFunction fn, int nOutputs, CompileOptions options) {
+    long o = options == null ? 0 : options.handle();
+    try {
+      return new Compiled(CTorchNative.ct_java_compile(fn, o), nOutputs);
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(options);
+    }
+  }
+}
