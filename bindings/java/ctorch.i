@@ -298,7 +298,10 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 %ignore ct_tensor_sort;
 %ignore ct_tensor_topk;
 
-%include "jni_helpers.i"
+/* The helpers get the caller's JNIEnv. */
+%typemap(in, numinputs=0) JNIEnv* %{ $1 = jenv; %}
+
 %include "jni_callbacks.i"
+%include "jni_helpers.i"
 
 %include "ctorch.h"

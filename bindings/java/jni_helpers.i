@@ -2,8 +2,6 @@
  * lists: data in and out (Java arrays, direct ByteBuffers), item, ct_op_call, the list forms of
  * autograd, programs as bytes, and strings the library returned. Included by ctorch.i. */
 
-%typemap(in, numinputs=0) JNIEnv* %{ $1 = jenv; %}
-
 %{
 /* Deleter of ct_tensor_from_blob over a direct ByteBuffer: drops the global reference that kept
  * the buffer (and its memory) alive. Runs on any thread. */
@@ -337,5 +335,56 @@ static jlong ct_java_program_load_bytes(JNIEnv* env, jbyteArray bytes) {
   free(data);
   if (s != CT_OK) ct_java_throw(env, s);
   return (jlong)(intptr_t)out;
+}
+%}
+
+%{
+#include <pthread.h>
+
+typedef struct ct_java_thread_call {
+  ct_compiled* compiled;
+  void** inputs;
+  size_t n_inputs;
+  ct_tensor* outputs[64];
+  size_t n_outputs;
+  ct_status status;
+  char message[1024];
+} ct_java_thread_call;
+
+static void* ct_java_thread_main(void* arg) {
+  ct_java_thread_call* c = (ct_java_thread_call*)arg;
+  c->status = ct_compiled_call(c->compiled, (const ct_tensor* const*)c->inputs, c->n_inputs, c->outputs, c->n_outputs);
+  if (c->status != CT_OK) snprintf(c->message, sizeof c->message, "%s", ct_last_error());
+  return NULL;
+}
+%}
+
+%inline %{
+/* ct_compiled_call on a new native thread (a pthread the JVM has never seen), joined before
+ * returning: how tests show that Java callbacks run on threads the library or a host creates. */
+static jlongArray ct_java_call_on_native_thread(JNIEnv* env, jlong compiled, jlongArray inputs, jint n_outputs) {
+  ct_java_thread_call c;
+  memset(&c, 0, sizeof c);
+  if (n_outputs < 0 || n_outputs > 64) {
+    ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, "at most 64 outputs");
+    return NULL;
+  }
+  c.compiled = (ct_compiled*)(intptr_t)compiled;
+  c.inputs = ct_java_handles(env, inputs);
+  c.n_inputs = inputs ? (size_t)(*env)->GetArrayLength(env, inputs) : 0;
+  c.n_outputs = (size_t)n_outputs;
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, ct_java_thread_main, &c) != 0) {
+    free(c.inputs);
+    ct_java_throw_message(env, CT_ERROR_INTERNAL, "pthread_create failed");
+    return NULL;
+  }
+  pthread_join(thread, NULL);
+  free(c.inputs);
+  if (c.status != CT_OK) {
+    ct_java_throw_message(env, c.status, c.message);
+    return NULL;
+  }
+  return ct_java_long_array(env, (const void* const*)c.outputs, c.n_outputs);
 }
 %}

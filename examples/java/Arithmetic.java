@@ -22,7 +22,7 @@ public final class Arithmetic {
       if (values[0] != 3f || values[3] != 7f) {
         throw new AssertionError("unexpected values");
       }
-      Tensor ints = Tensor.arange(6).view(2, 3);
+      Tensor ints = Tensor.arange(0, 6).view(2, 3);
       System.out.println(ints.dtype() + " " + java.util.Arrays.toString(ints.sizes()));  // int64 [2, 3]
     }
   }

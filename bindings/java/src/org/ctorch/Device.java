@@ -45,7 +45,7 @@ public final class Device {
 
   private Device(Type type, int index) {
     this.type = type;
-    this.index = index;
+    this.index = type == Type.CPU || type == Type.META ? 0 : index; // the library may say -1 for "the only one"
   }
 
   /**

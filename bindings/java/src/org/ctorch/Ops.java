@@ -76,8 +76,14 @@ public final class Ops {
     String base = Native.text(name, "name");
     int dot = base.lastIndexOf('.');
     String opName = dot > base.lastIndexOf(':') && dot > 0 ? base.substring(0, dot) : base;
+    String schemas;
+    try {
+      schemas = schema(opName);
+    } catch (InvalidArgumentException unknown) {
+      return 1; // ct_op_call reports the unknown name, with close names
+    }
     int most = 1;
-    for (String line : schema(opName).split("\n")) {
+    for (String line : schemas.split("\n")) {
       int arrow = line.lastIndexOf("->");
       if (arrow < 0) {
         continue;

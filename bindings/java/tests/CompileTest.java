@@ -1,0 +1,79 @@
+package org.ctorch;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.ctorch.jni.CTorchNative;
+import org.junit.jupiter.api.Test;
+
+class CompileTest {
+  @Test
+  void compiledLambdaMatchesEagerAndTracesOnce() {
+    AtomicInteger traces = new AtomicInteger();
+    try (TensorScope scope = new TensorScope(); CompileOptions o = new CompileOptions().name("gelu_ish")) {
+      Compiled f = CTorch.compile(xs -> {
+        traces.incrementAndGet();
+        return new Tensor[] {xs[0].mul(xs[0].mulScalar(1.702).sigmoid()).add(xs[1])};
+      }, 1, o);
+      Tensor x = Tensor.of(new float[] {-1, 0, 1, 2, 3, 4}, 2, 3);
+      Tensor b = Tensor.of(new float[] {0.5f, 0.5f, 0.5f});
+      Tensor eager = x.mul(x.mulScalar(1.702).sigmoid()).add(b);
+      for (int i = 0; i < 3; i++) {
+        assertArrayEquals(eager.toFloatArray(), f.call(x, b)[0].toFloatArray(), 1e-6f);
+      }
+      assertEquals(1, traces.get());
+      assertEquals(1, f.numEntries());
+      assertTrue(f.graph(0).contains("sigmoid"), f.graph(0));
+      assertTrue(f.metricsJson().contains("{"));
+      f.close();
+    }
+  }
+
+  @Test
+  void exceptionInTheCompiledLambdaReachesTheCaller() {
+    try (TensorScope scope = new TensorScope()) {
+      Compiled f = CTorch.compile(xs -> {
+        throw new UnsupportedOperationException("not traceable today");
+      }, 1, null);
+      NotImplementedException e = assertThrows(NotImplementedException.class, () -> f.call(Tensor.zeros(2)));
+      assertTrue(e.getMessage().contains("java.lang.UnsupportedOperationException: not traceable today"), e.getMessage());
+      assertInstanceOf(UnsupportedOperationException.class, e.getCause());
+    }
+  }
+
+  @Test
+  void wrongNumberOfOutputsIsAnError() {
+    try (TensorScope scope = new TensorScope()) {
+      Compiled f = CTorch.compile(xs -> new Tensor[] {xs[0], xs[0]}, 1, null);
+      CTorchException e = assertThrows(CTorchException.class, () -> f.call(Tensor.zeros(2)));
+      assertTrue(e.getMessage().contains("returned 2 tensors where 1 were declared"), e.getMessage());
+    }
+  }
+
+  @Test
+  void fullgraphRefusesAGraphBreak() {
+    try (TensorScope scope = new TensorScope(); CompileOptions o = new CompileOptions().fullgraph(true)) {
+      Compiled f = CTorch.compile(xs -> new Tensor[] {xs[0].mulScalar(xs[0].sum().doubleValue())}, 1, o);
+      assertThrows(GraphBreakException.class, () -> f.call(Tensor.ones(2)));
+      assertThrows(InvalidArgumentException.class, () -> new CompileOptions().backend("nope"));
+    }
+  }
+
+  @Test
+  void compiledLambdaRunsOnANativeThread() {
+    try (TensorScope scope = new TensorScope()) {
+      Compiled f = CTorch.compile(xs -> new Tensor[] {xs[0].addScalar(1)}, 1, null);
+      Tensor x = Tensor.of(new float[] {1, 2});
+      long[] out = CTorchNative.ct_java_call_on_native_thread(f.handle(), new long[] {x.handle()}, 1);
+      try (Tensor y = new Tensor(out[0])) {
+        assertArrayEquals(new float[] {2, 3}, y.toFloatArray());
+      }
+      Compiled bad = CTorch.compile(xs -> {
+        throw new IllegalStateException("thrown on a native thread");
+      }, 1, null);
+      CTorchException e = assertThrows(CTorchException.class,
+          () -> CTorchNative.ct_java_call_on_native_thread(bad.handle(), new long[] {x.handle()}, 1));
+      assertTrue(e.getMessage().contains("thrown on a native thread"), e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package org.ctorch;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+class OperatorsTest {
+  @Test
+  void methodsChainLikePyTorch() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new float[] {1, -2, 3, -4}, 2, 2);
+      Tensor w = Tensor.of(new float[] {1, 0, 0, 1}, 2, 2);
+      assertArrayEquals(new float[] {1, 0, 3, 0}, x.matmul(w).relu().toFloatArray());
+      assertArrayEquals(new float[] {3, -6, 9, -12}, x.add(x, 2).toFloatArray()); // alpha
+      assertArrayEquals(new float[] {2, -1, 4, -3}, x.addScalar(1).toFloatArray());
+      assertEquals(-2.0, x.sum().doubleValue());
+      assertArrayEquals(new float[] {-1, -1}, x.sum(new long[] {1}, false).toFloatArray());
+      assertArrayEquals(new long[] {4, 1}, x.view(4, 1).sizes());
+      assertArrayEquals(new long[] {2, 2}, x.permute(1, 0).sizes());
+    }
+  }
+
+  @Test
+  void staticFactoriesAndListArguments() {
+    try (TensorScope scope = new TensorScope()) {
+      assertArrayEquals(new long[] {2, 3}, Tensor.zeros(2, 3).sizes());
+      assertEquals(DType.INT64, Tensor.zeros(new long[] {1}, DType.INT64, null).dtype());
+      Tensor a = Tensor.of(new float[] {1, 2});
+      Tensor c = Tensor.cat(new Tensor[] {a, a});
+      assertArrayEquals(new float[] {1, 2, 1, 2}, c.toFloatArray());
+      Tensor cond = Tensor.of(new boolean[] {true, false});
+      assertArrayEquals(new float[] {1, 0}, Tensor.where(cond, a, Tensor.zeros(2)).toFloatArray());
+      assertArrayEquals(new long[] {0, 1, 2}, Tensor.arange(0, 3).toLongArray());
+    }
+  }
+
+  @Test
+  void severalReturnsComeBackInSchemaOrder() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor[] r = Tensor.of(new float[] {3, 1, 2}).sort();
+      assertEquals(2, r.length);
+      assertArrayEquals(new float[] {1, 2, 3}, r[0].toFloatArray());
+      assertArrayEquals(new long[] {1, 2, 0}, r[1].toLongArray());
+    }
+  }
+
+  @Test
+  void inPlaceOperatorsReturnTheSameObject() {
+    try (Tensor x = Tensor.of(new float[] {1, 2}); Tensor y = Tensor.of(new float[] {1, 1})) {
+      assertSame(x, x.addInPlace(y));
+      assertSame(x, x.mulScalarInPlace(3));
+      assertArrayEquals(new float[] {6, 9}, x.toFloatArray());
+    }
+  }
+
+  @Test
+  void boxedCallTakesDefaultsAndNulls() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new float[] {1, 2, 3, 4}, 2, 2);
+      assertArrayEquals(new float[] {4, 6}, Ops.call1("sum.dim_IntList", x, new long[] {0}).toFloatArray());
+      assertArrayEquals(new float[] {3, 7}, Ops.call1("sum.dim_IntList", x, new int[] {1}, false).toFloatArray());
+      assertArrayEquals(new float[] {10}, Ops.call1("sum.dim_IntList", x, null, true).view(1).toFloatArray());
+      assertEquals(2, Ops.call("sort", x).length);
+      assertTrue(Ops.schema("add").contains("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"));
+      InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> Ops.call("add.Tensor", x, new Object()));
+      assertTrue(e.getMessage().contains("java.lang.Object"), e.getMessage());
+    }
+  }
+
+  @Test
+  void everyBuiltinOverloadOfTheRegistryHasAMethod() {
+    String json = Ops.registryJson();
+    Matcher m = Pattern.compile("\"name\": ?\"([^\"]+)\", ?\"overload\": ?\"([^\"]*)\"").matcher(json);
+    java.util.Set<String> generated = new java.util.HashSet<>(java.util.Arrays.asList(TensorOps.GENERATED_OVERLOADS));
+    int builtin = 0;
+    while (m.find()) {
+      String name = m.group(1) + (m.group(2).isEmpty() ? "" : "." + m.group(2));
+      if (!name.contains("::")) {
+        builtin++;
+        assertTrue(generated.contains(name), name + " has no generated method: run bindings/java/gen_ops.py");
+      }
+    }
+    assertEquals(generated.size(), builtin);
+  }
+}
