@@ -28,9 +28,11 @@ public abstract class NativeObject implements AutoCloseable {
 
   /** The releasing state, kept apart from the object so that the Cleaner can run it. */
   private static final class Ref implements Runnable {
-    private volatile long handle;
+    // Plain fields: Cleanable.clean() runs run() once, after close() wrote explicit on the same
+    // thread; another thread racing a close is the caller's race (see the class comment).
+    private long handle;
     private final Kinds.Kind kind;
-    private volatile boolean explicit;
+    private boolean explicit;
 
     Ref(long handle, Kinds.Kind kind) {
       this.handle = handle;
