@@ -48,3 +48,7 @@ if [[ -f "$build_dir/bindings/rust/CTestTestfile.cmake" ]]; then
     "$(grep -m1 '^CARGO_EXECUTABLE:' "$build_dir/CMakeCache.txt" | cut -d= -f2)" \
     bench --quiet --manifest-path bindings/rust/Cargo.toml --bench per_op
 fi
+if [[ -f "$build_dir/bindings/java/ctorch-bench.jar" ]]; then
+  echo
+  java -cp "$build_dir/bindings/java/ctorch.jar:$build_dir/bindings/java/ctorch-bench.jar" PerOp
+fi

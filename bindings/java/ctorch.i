@@ -130,7 +130,7 @@ CT_JAVA_OUT(ct_grad_mode, previous)
   $1 = &tmp;
 %}
 %typemap(argout) T* NAME %{
-  { JT v = (JT)tmp$argnum; (*jenv)->SET(jenv, $input, 0, 1, &v); }
+  if (!(*jenv)->ExceptionCheck(jenv)) { JT v = (JT)tmp$argnum; (*jenv)->SET(jenv, $input, 0, 1, &v); }
 %}
 %enddef
 CT_JAVA_FILLED_ONE(int64_t, jlong, jlongArray, long[], value, GetLongArrayRegion, SetLongArrayRegion)
@@ -208,7 +208,7 @@ CT_JAVA_HANDLES_IN(const ct_symint* const*, sizes, ndim)
   $1 = ($1_ltype)calloc($2 ? $2 : 1, sizeof(CTYPE));
 %}
 %typemap(argout) (PTR NAME, size_t COUNT) %{
-  if ($2) (*jenv)->SET(jenv, $input, 0, (jsize)$2, (const void*)$1);
+  if ($2 && !(*jenv)->ExceptionCheck(jenv)) (*jenv)->SET(jenv, $input, 0, (jsize)$2, (const void*)$1);
 %}
 %typemap(freearg) (PTR NAME, size_t COUNT) %{ free((void*)$1); %}
 %enddef

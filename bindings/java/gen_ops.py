@@ -8,7 +8,7 @@ overload of the registry (ct_op_registry_json), the superclass that gives them t
 Naming (documented in docs/java.md), the Rust binding's rules in camelCase:
   * An operator with one overload keeps its name (log_softmax.int -> logSoftmax). Of several, the
     one with no overload name, else "Tensor", else the first registered, keeps it; the others get
-    the overload appended (add.Scalar -> addScalar, sum.dim_IntList -> sumDimIntlist).
+    the overload appended (add.Scalar -> addScalar, round.decimals -> roundDecimals).
   * An overload name that would take another operator's name gets "Overload" after it
     (scatter.reduce -> scatterReduceOverload, since scatter_reduce is an operator).
   * In-place operators end in "InPlace" instead of "_" (add_.Tensor -> addInPlace); clone, which
