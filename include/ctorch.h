@@ -3486,6 +3486,202 @@ CT_API CT_NODISCARD ct_status ct_program_save_buffer(const ct_program* program, 
 CT_API CT_NODISCARD ct_status ct_program_load(const char* path, ct_program** out);
 CT_API CT_NODISCARD ct_status ct_program_load_buffer(const void* data, size_t size, ct_program** out);
 
+/* ---- Checkpoints: safetensors files ---- */
+
+/*
+ * Checkpoints are safetensors files (docs/checkpoints.md): 8 bytes N (unsigned, little-endian), N
+ * bytes of JSON naming each tensor's dtype, shape and byte range, then the raw little-endian data.
+ * Files written here open in the reference `safetensors` package and in PyTorch
+ * (safetensors.torch.load_file), and theirs open here. Opening validates the whole header before
+ * anything else, so a malformed or hostile file (bad or overlapping offsets, a huge header length,
+ * an unknown dtype, sizes that overflow, broken JSON or UTF-8, repeated names) gives
+ * CT_ERROR_FORMAT with a message naming the field and its byte offset, never a crash.
+ *
+ * An opened checkpoint is a handle on a private memory mapping of the file: a tensor got from it
+ * reads the file lazily (pages are loaded when touched) and, when its data is aligned (always, for
+ * files written by ctorch or the reference writer), without copying. The mapping lives while the
+ * checkpoint or any tensor got from it (or a view of one) lives. Writing into such a tensor in
+ * place changes this process's copy of the page only, never the file; tensors got twice for one
+ * name share their memory. Do not truncate or rewrite a file in place while it is open (as with
+ * any mapping, reading a truncated page raises SIGBUS); ct_checkpoint_save replaces files by
+ * renaming, which is safe.
+ *
+ * Dtypes: BOOL, U8, I8, I16, I32, I64, F16, BF16, F32, F64 map to the ctorch dtypes of the same
+ * meaning. Files may also hold the format's other dtypes (U16, U32, U64, C64, the 8-, 6- and 4-bit
+ * floats): such a file opens and lists them, and ct_checkpoint_get refuses those tensors.
+ *
+ * Threads: a checkpoint is immutable; any number of threads may use one handle at once.
+ * Since 0.8.
+ */
+typedef struct ct_checkpoint ct_checkpoint;
+
+/*
+ * ct_checkpoint_open - opens and validates the safetensors file at path.
+ *
+ * The file is memory-mapped and its header checked in full: the length (at most 100,000,000
+ * bytes, as in the reference implementation, and inside the file), the JSON (strict RFC 8259,
+ * valid UTF-8, starting with '{', only whitespace after the object, no repeated key, no U+0000 in
+ * a string), each tensor's fields (exactly dtype, shape, data_offsets; a dtype the format names; at
+ * most 64 dims; plain non-negative integers), that each byte range holds exactly numel * itemsize
+ * bytes without overflow, and that the ranges, sorted, cover the data from its first byte to the
+ * end of the file without gap or overlap. Tensor data is not read.
+ *
+ *   path  borrowed.
+ *   out   on CT_OK, a new reference: end it with ct_checkpoint_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  path or out is NULL
+ *   CT_ERROR_IO                the file cannot be opened, is not a regular file, or cannot be mapped
+ *   CT_ERROR_FORMAT            the file breaks a rule above (the message names the rule, the tensor
+ *                              and the byte offset in the file)
+ *   CT_ERROR_OUT_OF_MEMORY     the index or the mapping could not be allocated
+ * Details of a failure: ct_last_error() on the same thread.
+ *
+ * Threads: any thread. Since 0.8. See also ct_checkpoint_open_buffer, ct_checkpoint_get.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_open(const char* path, ct_checkpoint** out);
+
+/*
+ * ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's bytes held in memory.
+ *
+ * The bytes are copied (into 64-byte aligned memory) during the call, so data may be freed as soon
+ * as it returns; tensors then view the copy, which lives as the mapping does.
+ *
+ *   data  borrowed; may be NULL only when size is 0 (which is a CT_ERROR_FORMAT file).
+ *   out   on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out is NULL, or data is NULL with size > 0
+ *   CT_ERROR_FORMAT            as for ct_checkpoint_open
+ *   CT_ERROR_OUT_OF_MEMORY     the copy could not be allocated
+ * Threads: any thread. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_open_buffer(const void* data, size_t size, ct_checkpoint** out);
+
+/*
+ * ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
+ * handles are no-ops). The last release unmaps the file unless tensors got from it still live:
+ * the mapping then goes with the last of them.
+ *
+ * Returns (retain) CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released ckpt.
+ * Threads: any thread. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_retain(ct_checkpoint* ckpt);
+CT_API void ct_checkpoint_release(ct_checkpoint* ckpt);
+
+/*
+ * ct_checkpoint_num_tensors - how many tensors the file holds (metadata is not a tensor).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released ckpt, or out NULL.
+ * Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_num_tensors(const ct_checkpoint* ckpt, size_t* out);
+
+/*
+ * ct_checkpoint_name - the name of tensor index, in the order of the tensors' data in the file.
+ *
+ *   out  on CT_OK, the name: a NUL-terminated UTF-8 string owned by ckpt, valid until its last
+ *        reference is released. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  ckpt NULL or released, or out NULL
+ *   CT_ERROR_INDEX             index >= ct_checkpoint_num_tensors
+ * Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_name(const ct_checkpoint* ckpt, size_t index, const char** out);
+
+/*
+ * ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
+ *
+ * The tensor views the mapped file when its data is aligned to its item size (reading lazily,
+ * without copying; it keeps the mapping alive), and is a copy otherwise, and for empty tensors.
+ * It does not require grad. A BOOL tensor's bytes are checked to be 0 or 1.
+ *
+ *   name  borrowed.
+ *   out   on CT_OK, a new reference; end it with ct_tensor_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  ckpt NULL or released, name or out NULL
+ *   CT_ERROR_INDEX             no tensor has this name
+ *   CT_ERROR_DTYPE             the tensor's dtype has no ctorch dtype (U16, U32, U64, C64, 8-, 6-
+ *                              and 4-bit floats); the message names it
+ *   CT_ERROR_FORMAT            a BOOL tensor holds a byte other than 0 and 1
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Threads: any thread, concurrently on one ckpt. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_get(const ct_checkpoint* ckpt, const char* name, ct_tensor** out);
+
+/*
+ * ct_checkpoint_metadata_json - the file's "__metadata__" object as compact JSON text
+ * ({"format":"pt"}), or "null" when the file has none.
+ *
+ *   out  on CT_OK, a new string: free it with ct_string_release. Otherwise set to NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released ckpt, or out NULL;
+ * CT_ERROR_OUT_OF_MEMORY. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_metadata_json(const ct_checkpoint* ckpt, char** out);
+
+/*
+ * ct_checkpoint_metadata_get - the metadata value stored under key.
+ *
+ *   out  on CT_OK, the value (owned by ckpt, valid until its last reference is released), or NULL
+ *        when the file has no such key (that is not an error). On failure set to NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released ckpt, or key or out NULL.
+ * Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_metadata_get(const ct_checkpoint* ckpt, const char* key,
+                                                         const char** out);
+
+/*
+ * ct_checkpoint_save - writes n named tensors to a safetensors file at path, replacing it.
+ *
+ * Tensors on another device are copied to the host (one at a time), non-contiguous ones are
+ * written in row-major order, and autograd state is not saved. The layout is the reference
+ * writer's: the header padded with spaces to a multiple of 8 bytes, data ordered by dtype size
+ * (largest first) then name, so every tensor is aligned. metadata_json, when not NULL, is a JSON
+ * object of string values ({"step": "1000"}), stored as "__metadata__" (an empty object is stored
+ * too; NULL stores none). Everything is checked before the file is created; the data goes to a
+ * temporary file beside path ("<path>.tmp.<pid>.<n>"), is synced to disk and renamed over path, so
+ * a failure or a crash never leaves a half-written checkpoint at path.
+ *
+ *   path, names, tensors, metadata_json  borrowed. names[i] names tensors[i].
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  path NULL; names or tensors NULL with n > 0; a NULL or released
+ *                              tensor; a NULL, empty, non-UTF-8 or repeated name, or the reserved
+ *                              name "__metadata__"
+ *   CT_ERROR_DEVICE            a meta tensor (it has no data)
+ *   CT_ERROR_FORMAT            metadata_json is not a JSON object of strings (the message says where)
+ *   CT_ERROR_IO                the temporary file cannot be created, written, synced or renamed
+ *                              (it is removed)
+ *   CT_ERROR_OUT_OF_MEMORY
+ *   any status copying a device tensor to the host reports
+ * Threads: any thread; the tensors may be read by other threads meanwhile. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_save(const char* path, const char* const* names,
+                                                 const ct_tensor* const* tensors, size_t n,
+                                                 const char* metadata_json);
+
+/*
+ * ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in memory.
+ *
+ *   data  on CT_OK, a new buffer of *size bytes: free it with ct_string_release. Otherwise NULL.
+ *   size  filled on CT_OK; 0 on failure.
+ *
+ * Returns the statuses of ct_checkpoint_save except CT_ERROR_IO; CT_ERROR_INVALID_ARGUMENT also
+ * when data or size is NULL. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_checkpoint_save_buffer(const char* const* names, const ct_tensor* const* tensors,
+                                                        size_t n, const char* metadata_json, char** data,
+                                                        size_t* size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,166 @@
+// checkpoint_write.cpp - writing safetensors checkpoints, laid out as the reference writer lays
+// them out (the same header bytes for the same tensors and no metadata).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <unordered_set>
+
+#include "autograd/grad_mode.h"
+#include "core/tensor_impl.h"
+#include "io/checkpoint.h"
+#include "ops/functions.h"
+
+// The format is little-endian and tensors are written as they lie in memory.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors writing assumes a little-endian host");
+
+namespace ct::io {
+namespace {
+
+// The file's layout, computed before any byte is written.
+struct Plan {
+  std::string head;           // the 8-byte length and the padded header
+  std::vector<size_t> order;  // indices into the tensors, in data order
+  uint64_t data_bytes = 0;
+};
+
+Plan plan(const std::vector<NamedTensor>& tensors, const char* metadata_json, const char* fn) {
+  std::unordered_set<std::string_view> names;
+  std::vector<uint64_t> nbytes(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const std::string& name = tensors[i].name;
+    const TensorImpl& t = *tensors[i].tensor;
+    CT_CHECK(!name.empty(), CT_ERROR_INVALID_ARGUMENT, fn, ": names[", i, "] is empty. Give every tensor a name");
+    CT_CHECK(name != "__metadata__", CT_ERROR_INVALID_ARGUMENT, fn, ": names[", i,
+             "] is \"__metadata__\", which the format reserves for metadata. Rename the tensor");
+    CT_CHECK(valid_utf8(name), CT_ERROR_INVALID_ARGUMENT, fn, ": names[", i,
+             "] is not valid UTF-8 (the header is JSON). Use UTF-8 names");
+    CT_CHECK(names.insert(name).second, CT_ERROR_INVALID_ARGUMENT, fn, ": the name '", name,
+             "' is given twice (names[", i, "]). Names must be unique");
+    CT_CHECK(!t.device().is_meta() && !t.is_symbolic(), CT_ERROR_DEVICE, fn, ": tensor '", name, "' (", t.dtype(),
+             ", meta) has no data to save. Save a tensor with data");
+    nbytes[i] = static_cast<uint64_t>(t.numel()) * itemsize(t.dtype());  // no overflow: numel * itemsize fits in memory
+  }
+  Plan p;
+  p.order.resize(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) p.order[i] = i;
+  // The reference writer's order: larger dtypes first (its dtype order), then names bytewise. With
+  // the header padded to 8 bytes, every tensor then starts aligned to its item size.
+  std::sort(p.order.begin(), p.order.end(), [&](size_t a, size_t b) {
+    const int ra = st_dtype_of(tensors[a].tensor->dtype()).rank, rb = st_dtype_of(tensors[b].tensor->dtype()).rank;
+    return ra != rb ? ra > rb : tensors[a].name < tensors[b].name;
+  });
+
+  std::string header = "{";
+  if (metadata_json) {
+    header += "\"__metadata__\":{";
+    bool first = true;
+    for (const auto& [key, value] : parse_string_map(metadata_json, str(fn, ": metadata_json"))) {
+      if (!first) header += ',';
+      first = false;
+      append_json_string(header, key);
+      header += ':';
+      append_json_string(header, value);
+    }
+    header += '}';
+  }
+  for (const size_t i : p.order) {
+    const TensorImpl& t = *tensors[i].tensor;
+    if (header.size() > 1) header += ',';
+    append_json_string(header, tensors[i].name);
+    header += str(":{\"dtype\":\"", st_dtype_of(t.dtype()).name, "\",\"shape\":[");
+    for (size_t d = 0; d < t.dim(); ++d) header += str(d ? "," : "", t.size(d));
+    header += str("],\"data_offsets\":[", p.data_bytes, ",", p.data_bytes + nbytes[i], "]}");
+    p.data_bytes += nbytes[i];
+  }
+  header += '}';
+  header.append((8 - header.size() % 8) % 8, ' ');
+  CT_CHECK(header.size() <= kMaxHeaderBytes, CT_ERROR_INVALID_ARGUMENT, fn, ": the header would take ", header.size(),
+           " bytes, over the format's limit of ", kMaxHeaderBytes, ". Save fewer tensors per file");
+  p.head.resize(8);
+  for (int b = 0; b < 8; ++b) p.head[b] = static_cast<char>((header.size() >> (8 * b)) & 0xff);
+  p.head += header;
+  return p;
+}
+
+// Hands sink each tensor's bytes in data order: copied to the host and gathered when needed, one
+// tensor at a time, so a device model never has two host copies alive.
+void write_data(const std::vector<NamedTensor>& tensors, const Plan& p,
+                const std::function<void(const void*, size_t)>& sink) {
+  autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);
+  for (const size_t i : p.order) {
+    Tensor t = tensors[i].tensor;
+    if (!t->device().is_cpu()) t = ops::to_device(t, kCPU, t->dtype());
+    if (!t->is_contiguous()) t = ops::contiguous(t);
+    const size_t n = static_cast<size_t>(t->numel()) * itemsize(t->dtype());
+    if (n) sink(t->data(), n);
+  }
+}
+
+// A temporary name beside path, unique within this process and across processes.
+std::string temp_name(const char* path) {
+  static std::atomic<uint64_t> counter{0};
+  return str(path, ".tmp.", ::getpid(), ".", counter.fetch_add(1, std::memory_order_relaxed));
+}
+
+}  // namespace
+
+std::unique_ptr<char, void (*)(void*)> save_buffer(const std::vector<NamedTensor>& tensors, const char* metadata_json,
+                                                   const char* fn, size_t* size) {
+  const Plan p = plan(tensors, metadata_json, fn);
+  const size_t total = p.head.size() + p.data_bytes;
+  std::unique_ptr<char, void (*)(void*)> out(static_cast<char*>(std::malloc(total)), &std::free);
+  if (!out) throw std::bad_alloc();
+  std::memcpy(out.get(), p.head.data(), p.head.size());
+  char* at = out.get() + p.head.size();
+  write_data(tensors, p, [&](const void* data, size_t n) {
+    std::memcpy(at, data, n);
+    at += n;
+  });
+  *size = total;
+  return out;
+}
+
+void save(const char* path, const std::vector<NamedTensor>& tensors, const char* metadata_json, const char* fn) {
+  const Plan p = plan(tensors, metadata_json, fn);
+  const std::string tmp = temp_name(path);
+  // 0666 less the umask, as for any new file; O_EXCL so two writers never share a temporary.
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  CT_CHECK(fd >= 0, CT_ERROR_IO, fn, ": cannot create '", tmp, "': ", std::strerror(errno),
+           ". Check that the directory exists and is writable");
+  try {
+    const auto sink = [&](const void* data, size_t n) {
+      const char* c = static_cast<const char*>(data);
+      while (n > 0) {
+        const ssize_t w = ::write(fd, c, std::min<size_t>(n, size_t{1} << 30));
+        const int err = errno;
+        if (w < 0 && err == EINTR) continue;
+        CT_CHECK(w > 0, CT_ERROR_IO, fn, ": writing '", tmp, "' failed: ", std::strerror(w < 0 ? err : EIO),
+                 ". Check the free space");
+        c += w;
+        n -= static_cast<size_t>(w);
+      }
+    };
+    sink(p.head.data(), p.head.size());
+    write_data(tensors, p, sink);
+    // Durable before it replaces path: a crash leaves the old checkpoint or the new one, whole.
+    int err = ::fsync(fd) == 0 ? 0 : errno;
+    CT_CHECK(err == 0, CT_ERROR_IO, fn, ": syncing '", tmp, "' failed: ", std::strerror(err));
+    err = ::close(fd) == 0 ? 0 : errno;
+    fd = -1;
+    CT_CHECK(err == 0, CT_ERROR_IO, fn, ": closing '", tmp, "' failed: ", std::strerror(err));
+    err = std::rename(tmp.c_str(), path) == 0 ? 0 : errno;
+    CT_CHECK(err == 0, CT_ERROR_IO, fn, ": cannot rename '", tmp, "' to '", path, "': ", std::strerror(err));
+  } catch (...) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+}
+
+}  // namespace ct::io
