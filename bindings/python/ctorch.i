@@ -367,6 +367,26 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_program_save_buffer;
 %ignore ct_program_load_buffer;
 
+/* Checkpoints: ct_checkpoint handles travel like tensors (the address as an int, None for NULL);
+ * ctorch/safetensors.py owns them. Strings a checkpoint owns come back as str (None for NULL). Saving
+ * and opening bytes take lists and buffers: ct_py_checkpoint_* below. */
+%typemap(in) ct_checkpoint*, const ct_checkpoint* {
+  $1 = $input == Py_None ? NULL : ($1_ltype)PyLong_AsVoidPtr($input);
+  if (PyErr_Occurred()) SWIG_fail;
+}
+%typemap(in, numinputs=0) ct_checkpoint** out (ct_checkpoint* tmp = NULL) { $1 = &tmp; }
+%typemap(argout) ct_checkpoint** out { $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum)); }
+%typemap(in, numinputs=0) const char** out (const char* tmp = NULL) { $1 = &tmp; }
+%typemap(argout) const char** out {
+  PyObject* text = tmp$argnum ? PyUnicode_DecodeUTF8(tmp$argnum, (Py_ssize_t)strlen(tmp$argnum), "strict")
+                              : (Py_INCREF(Py_None), Py_None);
+  if (!text) SWIG_fail;
+  $result = SWIG_Python_AppendOutput($result, text);
+}
+%ignore ct_checkpoint_open_buffer;
+%ignore ct_checkpoint_save;
+%ignore ct_checkpoint_save_buffer;
+
 %include "ctorch.h"
 
 /* ---- Helpers written for Python ---- */
@@ -1185,5 +1205,89 @@ static PyObject* ct_py_split(int which, PyObject* handle, PyObject* arg, int64_t
   for (size_t i = 0; i < count; ++i) PyTuple_SET_ITEM(tup, (Py_ssize_t)i, PyLong_FromVoidPtr(outs[i]));
   free(outs);
   return tup;
+}
+%}
+
+/* ---- Checkpoints (safetensors) ---- */
+
+%feature("nothread") ct_py_checkpoint_save;
+%feature("nothread") ct_py_checkpoint_open_buffer;
+
+%inline %{
+/* names (a sequence of str) as UTF-8 C strings borrowed from the str objects, which fast keeps alive;
+ * a name holding NUL is refused (the C name would end there). */
+static int ct_py_names(PyObject* seq, PyObject** fast, const char*** out, size_t* n) {
+  *out = NULL;
+  *fast = PySequence_Fast(seq, "expected a sequence of names");
+  if (!*fast) return -1;
+  *n = (size_t)PySequence_Fast_GET_SIZE(*fast);
+  *out = (const char**)calloc(*n ? *n : 1, sizeof(char*));
+  for (size_t i = 0; i < *n; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(*fast, (Py_ssize_t)i);
+    Py_ssize_t len = 0;
+    const char* utf8 = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &len) : NULL;
+    if (!utf8) {
+      if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "tensor names must be str, got %s", Py_TYPE(item)->tp_name);
+      return -1;
+    }
+    if ((size_t)len != strlen(utf8)) {
+      PyErr_Format(PyExc_ValueError, "the tensor name %R holds a NUL character, which safetensors names cannot", item);
+      return -1;
+    }
+    (*out)[i] = utf8;
+  }
+  return 0;
+}
+
+/* ct_checkpoint_save (path not None) or ct_checkpoint_save_buffer (path None: returns bytes). metadata
+ * is a JSON text or None. */
+static PyObject* ct_py_checkpoint_save(PyObject* path, PyObject* names, PyObject* handles, PyObject* metadata) {
+  const char* cpath = NULL;
+  const char* cmeta = NULL;
+  if (path != Py_None && !(cpath = PyUnicode_AsUTF8(path))) return NULL;
+  if (metadata != Py_None && !(cmeta = PyUnicode_AsUTF8(metadata))) return NULL;
+  PyObject* fast = NULL;
+  const char** cnames = NULL;
+  const ct_tensor** ts = NULL;
+  size_t n = 0, nt = 0;
+  PyObject* result = NULL;
+  if (ct_py_names(names, &fast, &cnames, &n) == 0 && ct_py_handles(handles, &ts, &nt) == 0) {
+    if (nt != n) {
+      PyErr_Format(PyExc_ValueError, "ct_py_checkpoint_save: %zu names for %zu tensors", n, nt);
+    } else {
+      char* data = NULL;
+      size_t size = 0;
+      ct_status s;
+      Py_BEGIN_ALLOW_THREADS
+      s = cpath ? ct_checkpoint_save(cpath, cnames, ts, n, cmeta)
+                : ct_checkpoint_save_buffer(cnames, ts, n, cmeta, &data, &size);
+      Py_END_ALLOW_THREADS
+      if (s != CT_OK) ct_py_raise(s);
+      else if (cpath) result = (Py_INCREF(Py_None), Py_None);
+      else result = PyBytes_FromStringAndSize(data, (Py_ssize_t)size);
+      ct_string_release(data);
+    }
+  }
+  free((void*)ts);
+  free((void*)cnames);
+  Py_XDECREF(fast);
+  return result;
+}
+
+/* ct_checkpoint_open_buffer over any bytes-like object; returns the checkpoint's handle. */
+static PyObject* ct_py_checkpoint_open_buffer(PyObject* data) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+  ct_checkpoint* c = NULL;
+  ct_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = ct_checkpoint_open_buffer(view.buf, (size_t)view.len, &c);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&view);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  return PyLong_FromVoidPtr(c);
 }
 %}

@@ -39,6 +39,8 @@ from . import _ops_shape
 from . import _symbolic
 from ._compile import compile
 from . import export
+from . import safetensors
+from .safetensors import load_file, save_file
 from ._runtime import (are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
                        get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
                        set_default_device, set_deterministic_debug_mode, set_float32_matmul_precision,
@@ -294,3 +296,6 @@ def metrics():
 def metric(name):
     """One library counter by name (ct_metric_get), e.g. metric("memory.cpu.bytes_allocated")."""
     return _C.ct_metric_get(name)
+
+
+__all__ += ["save_file", "load_file"]  # checkpoints (ctorch.safetensors)

@@ -5,6 +5,8 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Opti
 
 from . import autograd as autograd
 from . import export as export
+from . import safetensors as safetensors
+from .safetensors import load_file as load_file, save_file as save_file
 from . import ops as ops
 from . import profiler as profiler
 from . import cuda as cuda
