@@ -213,3 +213,15 @@ def test_views_and_autograd_state_save_as_plain_data(tmp_path):
     assert got["leaf"].requires_grad is False and got["leaf"].tolist() == [1.0, 1.0, 1.0]
     header = json.loads(path.read_bytes()[8:8 + struct.unpack("<Q", path.read_bytes()[:8])[0]])
     assert header["col"]["shape"] == [3]
+
+
+DOCS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "checkpoints.md")
+
+
+@pytest.mark.skipif(not os.path.exists(DOCS), reason="needs the source tree's docs/checkpoints.md")
+def test_docs_examples_run():
+    text = open(DOCS).read()
+    blocks = [b.split("```")[0] for b in text.split("```python\n")[1:]]
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "docs/checkpoints.md", "exec"), {})
