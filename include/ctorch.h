@@ -3682,6 +3682,431 @@ CT_API CT_NODISCARD ct_status ct_checkpoint_save_buffer(const char* const* names
                                                         size_t n, const char* metadata_json, char** data,
                                                         size_t* size);
 
+/* ---- Training: optimizers, learning-rate schedulers, gradient clipping, initializers ---- */
+
+/*
+ * Training as torch.optim, torch.optim.lr_scheduler, torch.nn.utils.clip_grad_norm_ and
+ * torch.nn.init define it, in the library, so every language shares one implementation
+ * (docs/training.md walks through a training loop):
+ *
+ *   ct_optimizer_options o;
+ *   ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o);   // torch.optim.Adam's defaults
+ *   o.lr = 3e-4;
+ *   ct_optimizer_create(params, n, &o, &opt);
+ *   for (...) {
+ *     ct_optimizer_zero_grad(opt, 1);
+ *     ... forward, ct_tensor_backward(loss, NULL, 0) ...
+ *     ct_clip_grad_norm(params, n, 1.0, 2.0, NULL);
+ *     ct_optimizer_step(opt);
+ *     ct_lr_scheduler_step(sched);
+ *   }
+ *
+ * An optimizer holds one group of parameters (torch's param_groups[0]) and their state. Each step
+ * computes torch.optim's single-tensor update formulas in the same order of operations, so a
+ * ctorch run agrees with torch's to float rounding (the multiply and add of torch's vectorized
+ * add are fused on some machines; ctorch's never are, so its results are the same bits on every
+ * machine, run to run and for any thread count). Parameters whose grad is NULL are skipped, as in
+ * torch. An update never records autograd history.
+ */
+
+/* A reference-counted optimizer: parameters (retained), options and per-parameter state. */
+typedef struct ct_optimizer ct_optimizer;
+
+/* The update rule. Values are fixed forever; new kinds are appended. */
+typedef enum ct_optimizer_kind {
+  CT_OPTIMIZER_SGD = 0,    /* torch.optim.SGD: momentum, dampening, nesterov, weight decay */
+  CT_OPTIMIZER_ADAM = 1,   /* torch.optim.Adam: L2 weight decay added to the gradient, amsgrad */
+  CT_OPTIMIZER_ADAMW = 2,  /* torch.optim.AdamW: decoupled weight decay (param *= 1 - lr * wd) */
+  CT_OPTIMIZER_RMSPROP = 3 /* torch.optim.RMSprop: alpha, centered, momentum, weight decay */
+} ct_optimizer_kind;
+
+/*
+ * ct_optimizer_options - the hyperparameters of one optimizer (torch's param_group entries).
+ *
+ * Size-first: set struct_size to sizeof(ct_optimizer_options) (ct_optimizer_options_default does),
+ * so a later release can append fields and still read structs from programs built before. Fields a
+ * kind does not use are ignored (and kept: ct_optimizer_get_options returns them as given).
+ */
+typedef struct ct_optimizer_options {
+  size_t struct_size;     /* sizeof(ct_optimizer_options) */
+  ct_optimizer_kind kind; /* the update rule */
+  double lr;              /* learning rate, >= 0 */
+  double momentum;        /* SGD, RMSprop: >= 0 (0: no momentum buffer) */
+  double dampening;       /* SGD: the momentum buffer adds (1 - dampening) * grad */
+  double weight_decay;    /* >= 0; L2 penalty (SGD, Adam, RMSprop) or decoupled decay (AdamW) */
+  double beta1, beta2;    /* Adam, AdamW: in [0, 1) */
+  double eps;             /* Adam, AdamW, RMSprop: >= 0, added to the denominator */
+  double alpha;           /* RMSprop: smoothing constant, >= 0 */
+  int nesterov;           /* SGD: Nesterov momentum (needs momentum > 0 and dampening 0) */
+  int amsgrad;            /* Adam, AdamW: keep the maximum of the second moments */
+  int centered;           /* RMSprop: normalize by the estimated variance of the gradient */
+  int maximize;           /* every kind: ascend the objective instead of descending it */
+} ct_optimizer_options;
+
+/*
+ * ct_optimizer_options_default - fill *out with PyTorch's defaults for kind.
+ *
+ *   SGD      lr 1e-3, momentum 0, dampening 0, weight_decay 0, nesterov 0 (torch 2's defaults)
+ *   Adam     lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0, amsgrad 0
+ *   AdamW    lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 1e-2, amsgrad 0
+ *   RMSprop  lr 1e-2, alpha 0.99, eps 1e-8, weight_decay 0, momentum 0, centered 0
+ * Fields the kind does not use are 0 (beta1 0.9, beta2 0.999, eps 1e-8, alpha 0.99 for every
+ * kind, so switching kind keeps sensible values); maximize 0; struct_size set.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL out or a kind outside ct_optimizer_kind.
+ * Threads: any thread. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_options_default(ct_optimizer_kind kind, ct_optimizer_options* out);
+
+/*
+ * ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(params, ...) and friends).
+ *
+ * Each parameter must be a leaf tensor with a floating dtype and data (not meta), given once. It
+ * usually requires grad; one that never gets a grad is simply never updated. State (momentum
+ * buffers, moments, step counts) is created on a parameter's first step with a grad, as in torch.
+ *
+ *   params   borrowed array of n handles; each tensor is retained until the optimizer is freed.
+ *   options  borrowed; validated (see ct_optimizer_set_options).
+ *   out      on CT_OK, a new reference: end it with ct_optimizer_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  out or options NULL, params NULL with n > 0, n == 0, a NULL or
+ *                              released parameter, one given twice, a non-leaf parameter, a
+ *                              struct_size too small, or an option out of range (the message
+ *                              names the field and its value)
+ *   CT_ERROR_DTYPE             a parameter that is not floating
+ *   CT_ERROR_DEVICE            a meta parameter (it has no data to update)
+ * Threads: any thread. Since 0.8. See also ct_optimizer_options_default.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_create(const ct_tensor* const* params, size_t n,
+                                                  const ct_optimizer_options* options, ct_optimizer** out);
+
+/*
+ * ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
+ * are no-ops) and the last one frees the state and releases the parameters (schedulers bound to
+ * the optimizer hold a reference too). Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or
+ * released optimizer. Threads: any thread. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_retain(ct_optimizer* opt);
+CT_API void ct_optimizer_release(ct_optimizer* opt);
+
+/*
+ * ct_optimizer_step - one update of every parameter that has a grad (optimizer.step()).
+ *
+ * Runs with grad mode off. A float32 or float64 parameter on the CPU whose grad and state are
+ * contiguous is updated by one fused loop over its elements (split across the thread pool; every
+ * element is independent, so the bits do not depend on the thread count). Other parameters
+ * (another device, a non-contiguous layout, float16 or bfloat16) go through the in-place
+ * operators of their device, computing the same formula in the same order. Each updated
+ * parameter's version counter is bumped, as an in-place operator bumps it, so a graph that saved
+ * the old value refuses to run backward.
+ *
+ * Per kind (g is the grad, negated under maximize; torch.optim's formulas):
+ *   SGD      g += wd * p; buf = g on the first step, else buf = momentum * buf + (1 - dampening) * g;
+ *            g = nesterov ? g + momentum * buf : buf (when momentum != 0); p += -lr * g
+ *   Adam     g += wd * p; m = beta1 * m + (1 - beta1) * g; v = beta2 * v + (1 - beta2) * g * g;
+ *            (amsgrad: vmax = max(vmax, v), used for v); p += -lr / (1 - beta1^t) * m /
+ *            (sqrt(v) / sqrt(1 - beta2^t) + eps), t the parameter's step count
+ *   AdamW    p *= 1 - lr * wd first, then Adam without the L2 term
+ *   RMSprop  g += wd * p; s = alpha * s + (1 - alpha) * g * g; centered: a = alpha * a + (1 - alpha)
+ *            * g and d = sqrt(s - a * a) + eps, else d = sqrt(s) + eps; momentum > 0: buf =
+ *            momentum * buf + g / d, p += -lr * buf; else p += -lr * g / d
+ *
+ * Every parameter is checked and missing state allocated before anything is written, so a step
+ * that fails on one parameter changes no parameter and no state.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  opt NULL or released; a parameter that is an inference tensor,
+ *                              outside inference mode (the message names its index)
+ *   CT_ERROR_OUT_OF_MEMORY     state could not be allocated
+ * Threads: calls on one optimizer are serialized (a lock); another thread must not read or write
+ * the parameters during a step. Determinism: bitwise for any thread count. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_step(ct_optimizer* opt);
+
+/*
+ * ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero_grad(set_to_none)).
+ *
+ * set_to_none nonzero sets each grad to NULL (torch 2's default: the next backward allocates it
+ * afresh, and step skips parameters without one). 0 writes zeros into each existing grad in place
+ * (its version counter is bumped).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released opt. Threads: as
+ * ct_optimizer_step. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_zero_grad(ct_optimizer* opt, int set_to_none);
+
+/*
+ * ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
+ * scheduler bound to opt reads and writes the same value.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released opt, a NULL out, or an lr that
+ * is negative or not finite. Threads: as ct_optimizer_step. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_get_lr(const ct_optimizer* opt, double* out);
+CT_API CT_NODISCARD ct_status ct_optimizer_set_lr(ct_optimizer* opt, double lr);
+
+/*
+ * ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
+ * param_groups[0]).
+ *
+ * get fills out's fields (the caller sets out->struct_size first; it is left as given). set replaces the hyperparameters; the kind cannot change (the
+ * state belongs to it). Values are checked as at creation: lr, momentum, weight_decay, eps, alpha
+ * >= 0 and finite; beta1, beta2 in [0, 1); nesterov needs momentum > 0 and dampening 0. On failure
+ * nothing changes. A state buffer a new setting needs (momentum turned on) starts at zero, or as
+ * torch starts it (SGD's buffer takes the first grad).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments, a struct_size smaller
+ * than this library's sizeof(ct_optimizer_options), another kind, or a value out of range.
+ * Threads: as ct_optimizer_step. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_get_options(const ct_optimizer* opt, ct_optimizer_options* out);
+CT_API CT_NODISCARD ct_status ct_optimizer_set_options(ct_optimizer* opt, const ct_optimizer_options* options);
+
+/*
+ * ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
+ * reference to the tensor itself, not a copy).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments; CT_ERROR_INDEX for i
+ * >= the count. Threads: any thread. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_num_params(const ct_optimizer* opt, size_t* out);
+CT_API CT_NODISCARD ct_status ct_optimizer_param(const ct_optimizer* opt, size_t i, ct_tensor** out);
+
+/*
+ * ct_optimizer_state_save - the optimizer's state as bytes (optimizer.state_dict()): the kind, the
+ * options and, per parameter, its dtype, sizes, step count and state buffers, so that a loaded
+ * copy continues with the same bits. Format (every number little-endian on every platform):
+ *
+ *   "CTOPTIM\0"  8 bytes      magic
+ *   u32 version (1), u32 kind (ct_optimizer_kind), u32 flags (bit 0 nesterov, 1 amsgrad,
+ *       2 centered, 3 maximize), u32 0
+ *   f64 lr, momentum, dampening, weight_decay, beta1, beta2, eps, alpha
+ *   u64 number of parameters, then per parameter:
+ *     u32 dtype (ct_dtype), u32 ndim, i64 sizes[ndim], f64 step count (the optimizer steps this
+ *     parameter took), u32 buffer mask, u32 0, then for each bit i set in the mask (in order) the
+ *     buffer's numel elements, row-major, raw. Buffers: SGD {0 momentum_buffer}; Adam, AdamW
+ *     {0 exp_avg, 1 exp_avg_sq, 2 max_exp_avg_sq}; RMSprop {0 square_avg, 1 momentum_buffer,
+ *     2 grad_avg}. A parameter that took no step yet has mask 0.
+ *
+ *   data, size  on CT_OK, a new buffer and its length: free it with ct_string_release. Otherwise
+ *               NULL and 0.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments; CT_ERROR_OUT_OF_MEMORY.
+ * Threads: as ct_optimizer_step. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_state_save(const ct_optimizer* opt, char** data, size_t* size);
+
+/*
+ * ct_optimizer_state_load - replace opt's options and state with bytes ct_optimizer_state_save
+ * wrote (optimizer.load_state_dict()), for an optimizer of the same kind over parameters of the
+ * same count, dtypes and sizes (the parameters' values are not part of the state: load them with
+ * the model). Every field is validated before anything changes; on failure opt is unchanged. The
+ * buffers are copied to each parameter's device.
+ *
+ *   data  borrowed, size bytes.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  NULL or released opt, data NULL with size > 0; bytes of another
+ *                              kind, parameter count, dtype or sizes than opt's (the message
+ *                              names the parameter and both values)
+ *   CT_ERROR_FORMAT            not optimizer state (magic), a newer version, truncated data,
+ *                              trailing bytes, an unknown flag or buffer bit, a negative or
+ *                              non-integral step, an option out of range (the message gives the
+ *                              byte offset)
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Threads: as ct_optimizer_step. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_state_load(ct_optimizer* opt, const void* data, size_t size);
+
+/* Learning-rate schedules (torch.optim.lr_scheduler). Values fixed forever; appended only. */
+typedef enum ct_lr_scheduler_kind {
+  CT_LR_SCHEDULER_STEP = 0,   /* StepLR: lr *= gamma every step_size steps */
+  CT_LR_SCHEDULER_COSINE = 1, /* CosineAnnealingLR: from the initial lr down to eta_min over t_max steps */
+  CT_LR_SCHEDULER_LINEAR = 2  /* LinearLR: the factor goes from start_factor to end_factor over
+                                 total_iters steps (linear warm-up) */
+} ct_lr_scheduler_kind;
+
+/*
+ * ct_lr_scheduler_options - a schedule's settings (size-first, as ct_optimizer_options). Fields
+ * another kind uses are ignored. ct_lr_scheduler_options_default gives torch's defaults:
+ * step_size 1 (torch requires one), gamma 0.1, t_max 1 (torch requires one), eta_min 0,
+ * start_factor 1/3, end_factor 1, total_iters 5.
+ */
+typedef struct ct_lr_scheduler_options {
+  size_t struct_size;        /* sizeof(ct_lr_scheduler_options) */
+  ct_lr_scheduler_kind kind;
+  int64_t step_size;         /* STEP: >= 1 */
+  double gamma;              /* STEP: >= 0 */
+  int64_t t_max;             /* COSINE: >= 1 */
+  double eta_min;            /* COSINE: >= 0 */
+  double start_factor;       /* LINEAR: in (0, 1] */
+  double end_factor;         /* LINEAR: in [0, 1] */
+  int64_t total_iters;       /* LINEAR: >= 0 */
+} ct_lr_scheduler_options;
+
+/* A schedule bound to one optimizer (retained); reference-counted. */
+typedef struct ct_lr_scheduler ct_lr_scheduler;
+
+/* ct_lr_scheduler_options_default - fill *out with kind's defaults (above). Returns CT_OK;
+ * CT_ERROR_INVALID_ARGUMENT for a NULL out or an unknown kind. Since 0.8. */
+CT_API CT_NODISCARD ct_status ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind,
+                                                              ct_lr_scheduler_options* out);
+
+/*
+ * ct_lr_scheduler_create - a schedule over opt's learning rate (torch's constructor with
+ * last_epoch -1): the current lr becomes the base lr, and the schedule's step 0 is applied at once
+ * (LinearLR multiplies the lr by start_factor; the others keep it).
+ *
+ * Each ct_lr_scheduler_step then advances the step count e and sets the lr with torch's recursive
+ * formulas, which read the optimizer's current lr (so an lr changed by hand carries on, as in
+ * torch):
+ *   STEP     lr * gamma when e % step_size == 0, else lr
+ *   COSINE   (1 + cos(pi e / t_max)) / (1 + cos(pi (e - 1) / t_max)) * (lr - eta_min) + eta_min,
+ *            and lr + (base - eta_min) (1 - cos(pi / t_max)) / 2 when (e - 1 - t_max) % (2 t_max) == 0
+ *   LINEAR   lr * (1 + (end - start) / (total_iters * start + (e - 1) (end - start))) while
+ *            e <= total_iters, then lr
+ *
+ *   opt      retained until the scheduler is freed.
+ *   options  borrowed.
+ *   out      on CT_OK, a new reference: end it with ct_lr_scheduler_release. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments, a small struct_size, an
+ * unknown kind, or a setting out of range (the message names it). Threads: any thread. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_lr_scheduler_create(ct_optimizer* opt, const ct_lr_scheduler_options* options,
+                                                     ct_lr_scheduler** out);
+
+/* ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
+ * last release also releases the optimizer). Since 0.8. */
+CT_API CT_NODISCARD ct_status ct_lr_scheduler_retain(ct_lr_scheduler* sched);
+CT_API void ct_lr_scheduler_release(ct_lr_scheduler* sched);
+
+/*
+ * ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
+ * after ct_optimizer_step). ct_lr_scheduler_get_last_lr - the lr the last step (or the creation)
+ * set (scheduler.get_last_lr()[0]). ct_lr_scheduler_get_last_epoch - the step count e
+ * (scheduler.last_epoch; 0 right after creation).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Threads: calls on one
+ * scheduler are serialized; it writes the optimizer's lr under the optimizer's lock. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_lr_scheduler_step(ct_lr_scheduler* sched);
+CT_API CT_NODISCARD ct_status ct_lr_scheduler_get_last_lr(const ct_lr_scheduler* sched, double* out);
+CT_API CT_NODISCARD ct_status ct_lr_scheduler_get_last_epoch(const ct_lr_scheduler* sched, int64_t* out);
+
+/*
+ * ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most
+ * max_norm (torch.nn.utils.clip_grad_norm_).
+ *
+ * The total norm is the norm_type-norm of the vector of each grad's norm_type-norm (norm_type
+ * INFINITY: the largest absolute value), computed in the grads' dtype. Each grad is then
+ * multiplied in place by min(max_norm / (total + 1e-6), 1), also in that dtype, so grads already
+ * within the bound are left as they are (multiplied by 1). Parameters without a grad are skipped;
+ * with none at all the total is 0. A non-finite total scales by NaN or 0, as torch does without
+ * error_if_nonfinite.
+ *
+ *   params      borrowed array of n tensors (typically those of an optimizer).
+ *   total_norm  filled with the total norm before clipping (may be NULL).
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  params NULL with n > 0, a NULL or released parameter, max_norm
+ *                              negative or NaN, norm_type NaN or negative
+ *   CT_ERROR_DTYPE             grads of different dtypes
+ *   CT_ERROR_DEVICE            grads on different devices
+ * Threads: no other thread may use the grads meanwhile. Determinism: bitwise for any thread
+ * count. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_clip_grad_norm(const ct_tensor* const* params, size_t n, double max_norm,
+                                                double norm_type, double* total_norm);
+
+/*
+ * ct_clip_grad_value - clamp every element of the params' grads into [-clip_value, clip_value], in
+ * place (torch.nn.utils.clip_grad_value_). Parameters without a grad are skipped.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments or a negative or NaN
+ * clip_value. Threads: as ct_clip_grad_norm. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_clip_grad_value(const ct_tensor* const* params, size_t n, double clip_value);
+
+/*
+ * Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
+ * requires grad can be initialized), draws from gen or, when NULL, the default generator of t's
+ * device, and bumps t's version counter. The numbers are ctorch's Philox stream (see "Random
+ * numbers"), so a seed reproduces them exactly on every machine and thread count; they are not
+ * the numbers torch's generator draws for the same seed.
+ *
+ *   ct_init_uniform_         U(a, b)
+ *   ct_init_normal_          N(mean, std^2)
+ *   ct_init_xavier_uniform_  U(-g sqrt(6 / (fan_in + fan_out)), +...)
+ *   ct_init_xavier_normal_   N(0, g^2 * 2 / (fan_in + fan_out))
+ *   ct_init_kaiming_uniform_ U(-bound, bound), bound = sqrt(3) * gain(nonlinearity, a) / sqrt(fan)
+ *   ct_init_kaiming_normal_  N(0, (gain(nonlinearity, a) / sqrt(fan))^2)
+ * where fan is fan_in or fan_out by mode ("fan_in" or "fan_out"; NULL means "fan_in"),
+ * nonlinearity a name ct_init_calculate_gain knows (NULL means "leaky_relu", torch's default) and
+ * a its parameter (the negative slope of leaky_relu; torch's default 0). A tensor with no elements
+ * is left as it is (torch warns and does the same).
+ *
+ *   t    borrowed; a floating tensor with data.   gen  borrowed, may be NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  t NULL or released, a released gen, a > b, std < 0, a non-finite
+ *                              bound, an unknown mode or nonlinearity, an inference tensor
+ *                              outside inference mode
+ *   CT_ERROR_SHAPE             xavier_* and kaiming_* on a tensor of fewer than 2 dims (its fans
+ *                              are undefined)
+ *   CT_ERROR_DTYPE             an integral t
+ *   CT_ERROR_DEVICE            a meta t, or gen of another device type
+ * Threads: no other thread may use t meanwhile. Determinism: bitwise for any thread count.
+ * Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_init_uniform_(ct_tensor* t, double a, double b, ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_init_normal_(ct_tensor* t, double mean, double std, ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_init_xavier_uniform_(ct_tensor* t, double gain, ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_init_xavier_normal_(ct_tensor* t, double gain, ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_init_kaiming_uniform_(ct_tensor* t, double a, const char* mode,
+                                                       const char* nonlinearity, ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_init_kaiming_normal_(ct_tensor* t, double a, const char* mode,
+                                                      const char* nonlinearity, ct_generator* gen);
+
+/*
+ * ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
+ * reset_parameters): weight by kaiming_uniform_ with a = sqrt(5) (so U(-1/sqrt(fan_in),
+ * 1/sqrt(fan_in))), then bias, when not NULL, from U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (all zeros
+ * when fan_in is 0). weight is [out, in] or [out, in / groups, *kernel]; the weight's draws come
+ * first, then the bias's, from the same generator.
+ *
+ * Returns as the initializers above, and CT_ERROR_SHAPE for a weight of fewer than 2 dims.
+ * Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_init_linear_(ct_tensor* weight, ct_tensor* bias, ct_generator* gen);
+
+/*
+ * ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
+ * "conv3d", "conv_transpose1d/2d/3d" and "sigmoid"; 5/3 for "tanh"; sqrt(2) for "relu";
+ * sqrt(2 / (1 + param^2)) for "leaky_relu" (param the negative slope; torch's default is 0.01);
+ * 3/4 for "selu". param is ignored for the others.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL out or nonlinearity, or an unknown name (the
+ * message lists the known ones). Threads: any thread. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_init_calculate_gain(const char* nonlinearity, double param, double* out);
+
+/*
+ * ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
+ * [out, in, *k], fan_in = in * prod(k) and fan_out = out * prod(k).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments; CT_ERROR_SHAPE for a
+ * tensor of fewer than 2 dims. Threads: any thread. Since 0.8.
+ */
+CT_API CT_NODISCARD ct_status ct_init_calculate_fan_in_and_fan_out(const ct_tensor* t, int64_t* fan_in,
+                                                                   int64_t* fan_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime, bench_compile,
-# bench_python and the Rust crate's per_op: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch
+# bench_python, bench_optim (Adam over 10M parameters vs torch) and the Rust crate's per_op: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch
 # and numpy for the Python package; the raw C ABI for the Rust binding).
 #
 #   scripts/bench.sh [BUILD_DIR]   (default: build, the Release build setup.sh makes)
@@ -42,6 +42,8 @@ if command -v julia >/dev/null; then
   echo
 fi
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py
+echo
+PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_optim.py
 if [[ -f "$build_dir/bindings/rust/CTestTestfile.cmake" ]]; then
   echo
   CTORCH_DIR="$PWD/$build_dir/src" CARGO_TARGET_DIR="$PWD/$build_dir/bindings/rust/target" CARGO_NET_OFFLINE=true \

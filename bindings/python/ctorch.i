@@ -219,6 +219,9 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
   if (PyErr_Occurred()) SWIG_fail;
 }
 
+/* Training: optimizers, schedulers, clipping, initializers (their typemaps). */
+%include "optim.i"
+
 /* Compilation and export: options, compiled functions, dynamic shape declarations and programs
  * travel like tensors (the address as an int, None for NULL); ctorch/_compile.py and
  * ctorch/export.py own them. */

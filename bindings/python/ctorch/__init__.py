@@ -13,6 +13,7 @@ from . import _C
 from . import autograd
 from . import ops
 from . import nn
+from . import optim
 from . import _ops_reduce
 from ._ops_reduce import norm, unique
 from . import profiler

@@ -10,6 +10,8 @@ from .safetensors import load_file as load_file, save_file as save_file
 from . import ops as ops
 from . import profiler as profiler
 from . import cuda as cuda
+from . import nn as nn
+from . import optim as optim
 from .autograd import (enable_grad as enable_grad, inference_mode as inference_mode,
                        is_grad_enabled as is_grad_enabled, is_inference_mode_enabled as is_inference_mode_enabled,
                        no_grad as no_grad, set_grad_enabled as set_grad_enabled)

@@ -1,0 +1,56 @@
+"""bench_optim.py - one Adam step over 10M float32 parameters (10 tensors of 1M): ctorch's fused
+update beside torch's single-tensor, foreach and fused Adam, one table from one run.
+
+    PYTHONPATH=build/bindings/python /usr/bin/python3 bench/bench_optim.py
+
+Bandwidth counts the bytes a step must move at least: per element it reads param, grad, exp_avg
+and exp_avg_sq and writes param, exp_avg and exp_avg_sq (28 bytes for float32). Each row is the best
+of 7 repetitions of 5 steps after 2 warm-up steps, all threads. A torch variant this torch does not
+have (fused Adam on the CPU came with torch 2.4) is printed as n/a. Timings are reported, never
+asserted (DESIGN.md §13)."""
+
+import sys
+import timeit
+
+N_TENSORS, NUMEL = 10, 1_000_000
+BYTES_PER_ELEMENT = 7 * 4
+
+
+def seconds_per_step(lib, **adam_options):
+    params = [lib.randn(NUMEL, requires_grad=True) for _ in range(N_TENSORS)]
+    for p in params:
+        p.grad = lib.randn(NUMEL)
+    opt = lib.optim.Adam(params, lr=1e-3, **adam_options)
+    opt.step()
+    opt.step()
+    return min(timeit.repeat(opt.step, number=5, repeat=7)) / 5
+
+
+def main():
+    import ctorch  # before torch: libctorch's initial-exec TLS must fit in the static TLS block
+    import torch
+
+    torch.set_num_threads(ctorch.get_num_threads())
+    print(f"Adam step, {N_TENSORS} x {NUMEL:,} float32 parameters ({BYTES_PER_ELEMENT} bytes moved per element), "
+          f"{ctorch.get_num_threads()} threads; ctorch {ctorch.__version__}, torch {torch.__version__}\n")
+    print(f"{'implementation':30s} {'ms/step':>9s} {'GB/s':>8s}  {'ctorch speedup':>14s}")
+    ct = seconds_per_step(ctorch)
+    rows = [("ctorch (fused loop)", ct)]
+    for label, options in (("torch single-tensor", dict(foreach=False)), ("torch foreach", dict(foreach=True)),
+                           ("torch fused", dict(fused=True))):
+        try:
+            rows.append((label, seconds_per_step(torch, **options)))
+        except (RuntimeError, TypeError, ValueError) as e:  # not in this torch, or not on the CPU
+            rows.append((label, None, str(e).splitlines()[0][:60]))
+    gbytes = N_TENSORS * NUMEL * BYTES_PER_ELEMENT / 1e9
+    for row in rows:
+        label, s = row[0], row[1]
+        if s is None:
+            print(f"{label:30s} {'n/a':>9s} {'':>8s}  {'':>14s}  ({row[2]})")
+            continue
+        print(f"{label:30s} {s * 1e3:9.2f} {gbytes / s:8.2f}  {s / ct:13.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

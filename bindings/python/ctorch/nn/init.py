@@ -1,0 +1,93 @@
+"""ctorch.nn.init: torch.nn.init's initializers over the C library's (ct_init_*).
+
+Each fills the tensor in place with grad mode off and returns it. Numbers come from ctorch's Philox
+generator (generator=None: the default one), so a seed reproduces them exactly on every machine and
+thread count; they are not the numbers torch draws for that seed."""
+
+from .. import _C
+from .._tensor import _handle
+from ..autograd import no_grad as _no_grad
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "xavier_uniform_",
+           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "linear_"]
+
+
+def _gen(generator):
+    return None if generator is None else generator._h
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for a nonlinearity (torch.nn.init.calculate_gain)."""
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            param = 0.01
+        elif isinstance(param, bool) or not isinstance(param, (int, float)):
+            raise ValueError(f"negative_slope {param} not a valid number")
+    return _C.ct_init_calculate_gain(nonlinearity, float(param or 0))
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    try:
+        return _C.ct_init_calculate_fan_in_and_fan_out(_handle(tensor))
+    except Exception as e:  # torch raises ValueError for fewer than 2 dims
+        if tensor.dim() < 2:
+            raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions") from e
+        raise
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    _C.ct_init_uniform_(_handle(tensor), float(a), float(b), _gen(generator))
+    return tensor
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    _C.ct_init_normal_(_handle(tensor), float(mean), float(std), _gen(generator))
+    return tensor
+
+
+def constant_(tensor, val):
+    from .. import full
+
+    with _no_grad():
+        tensor.copy_(full((), val, dtype=tensor.dtype))
+    return tensor
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    _C.ct_init_xavier_uniform_(_handle(tensor), float(gain), _gen(generator))
+    return tensor
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    _C.ct_init_xavier_normal_(_handle(tensor), float(gain), _gen(generator))
+    return tensor
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    _C.ct_init_kaiming_uniform_(_handle(tensor), float(a), mode, nonlinearity, _gen(generator))
+    return tensor
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    _C.ct_init_kaiming_normal_(_handle(tensor), float(a), mode, nonlinearity, _gen(generator))
+    return tensor
+
+
+def linear_(weight, bias=None, generator=None):
+    """What torch.nn.Linear and Conv1d/2d/3d do in reset_parameters: weight by kaiming_uniform_(a=sqrt(5)),
+    bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)). Returns weight."""
+    _C.ct_init_linear_(_handle(weight), None if bias is None else _handle(bias), _gen(generator))
+    return weight
+
+
+# torch keeps these under their private names too; code that calls them keeps working.
+_no_grad_uniform_ = uniform_
+_no_grad_normal_ = normal_

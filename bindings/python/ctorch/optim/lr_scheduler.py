@@ -1,0 +1,68 @@
+"""ctorch.optim.lr_scheduler: StepLR, CosineAnnealingLR and LinearLR over the C library's schedulers,
+which set the optimizer's lr with torch's recursive formulas (the same floats torch computes)."""
+
+from .. import _C
+
+__all__ = ["LRScheduler", "StepLR", "CosineAnnealingLR", "LinearLR"]
+
+
+class LRScheduler:
+    """The common part: a ct_lr_scheduler bound to the optimizer (which it keeps alive)."""
+
+    _kind = None
+
+    def __init__(self, optimizer, last_epoch=-1, **settings):
+        if last_epoch != -1:
+            raise NotImplementedError("ctorch schedulers start fresh (last_epoch=-1)")
+        o = _C.ct_lr_scheduler_options()
+        _C.ct_lr_scheduler_options_default(self._kind, o)
+        for key, value in settings.items():
+            setattr(o, key, value)
+        self.optimizer = optimizer
+        self.base_lrs = [optimizer.param_groups[0]["lr"]]
+        self._h = None
+        self._h = _C.ct_lr_scheduler_create(optimizer._h, o)
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h:
+            _C.ct_lr_scheduler_release(h)
+            self._h = None
+
+    def step(self):
+        _C.ct_lr_scheduler_step(self._h)
+
+    def get_last_lr(self):
+        return [_C.ct_lr_scheduler_get_last_lr(self._h)]
+
+    @property
+    def last_epoch(self):
+        return _C.ct_lr_scheduler_get_last_epoch(self._h)
+
+
+class StepLR(LRScheduler):
+    """torch.optim.lr_scheduler.StepLR(optimizer, step_size, gamma=0.1)."""
+
+    _kind = _C.CT_LR_SCHEDULER_STEP
+
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose=False):
+        super().__init__(optimizer, last_epoch, step_size=int(step_size), gamma=float(gamma))
+
+
+class CosineAnnealingLR(LRScheduler):
+    """torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max, eta_min=0)."""
+
+    _kind = _C.CT_LR_SCHEDULER_COSINE
+
+    def __init__(self, optimizer, T_max, eta_min=0, last_epoch=-1, verbose=False):
+        super().__init__(optimizer, last_epoch, t_max=int(T_max), eta_min=float(eta_min))
+
+
+class LinearLR(LRScheduler):
+    """torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=1/3, end_factor=1.0, total_iters=5)."""
+
+    _kind = _C.CT_LR_SCHEDULER_LINEAR
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1, verbose=False):
+        super().__init__(optimizer, last_epoch, start_factor=float(start_factor), end_factor=float(end_factor),
+                         total_iters=int(total_iters))

@@ -1,0 +1,334 @@
+"""ctorch.optim, ctorch.optim.lr_scheduler, ctorch.nn.utils.clip_grad_* and ctorch.nn.init against
+torch: the same initial values and gradients give the same parameters over several steps (to float
+rounding), the same lr sequences (to the bit), the same clipped grads; state_dict round trips
+continue identically; initializers have torch's fans, gains, bounds and moments."""
+
+import math
+
+import numpy as np
+import pytest
+
+ctorch = pytest.importorskip("ctorch")
+torch = pytest.importorskip("torch")
+
+STEPS = 6
+
+CONFIGS = [
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.1, weight_decay=0.01)),
+    ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True, maximize=True)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1, amsgrad=True)),
+    ("Adam", dict(lr=0.02, maximize=True, eps=1e-6)),
+    ("AdamW", dict(lr=0.01)),
+    ("AdamW", dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
+    ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.05)),
+    ("RMSprop", dict(lr=0.01, alpha=0.9, centered=True)),
+]
+IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in opts.items())}" for name, opts in CONFIGS]
+
+
+def _data(dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    shapes = [(7, 5), (5,), (3, 2, 4)]
+    init = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(STEPS)]
+    return init, grads
+
+
+def _run(lib, name, opts, init, grads, steps=STEPS):
+    params = [lib.tensor(a.copy(), requires_grad=True) for a in init]
+    opt = getattr(lib.optim, name)(params, **opts)
+    for t in range(steps):
+        for p, g in zip(params, grads[t]):
+            p.grad = lib.tensor(g.copy())
+        opt.step()
+    return [p.detach().numpy().copy() for p in params]
+
+
+@pytest.mark.parametrize("name,opts", CONFIGS, ids=IDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_steps_match_torch(name, opts, dtype):
+    init, grads = _data(dtype)
+    got = _run(ctorch, name, opts, init, grads)
+    want = _run(torch, name, opts, init, grads)
+    rtol, atol = (2e-6, 2e-7) if dtype == "float32" else (1e-14, 1e-15)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+def test_training_a_linear_model_matches_torch():
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((64, 8)).astype("float32"), rng.standard_normal((64, 1)).astype("float32")
+    w0, b0 = rng.standard_normal((8, 1)).astype("float32") * 0.1, np.zeros(1, "float32")
+    losses = {}
+    for lib in (ctorch, torch):
+        w, b = lib.tensor(w0.copy(), requires_grad=True), lib.tensor(b0.copy(), requires_grad=True)
+        opt = lib.optim.AdamW([w, b], lr=0.05)
+        sched = lib.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=20)
+        xs, ys = lib.tensor(x), lib.tensor(y)
+        out = []
+        for _ in range(20):
+            opt.zero_grad()
+            loss = ((xs.matmul(w) + b - ys) ** 2).mean()
+            loss.backward()
+            lib.nn.utils.clip_grad_norm_([w, b], 1.0)
+            opt.step()
+            sched.step()
+            out.append(float(loss.item()))
+        losses[lib.__name__] = out
+    np.testing.assert_allclose(losses["ctorch"], losses["torch"], rtol=1e-5)
+    assert losses["ctorch"][-1] < losses["ctorch"][0]
+
+
+def test_params_without_grad_are_skipped():
+    a = ctorch.tensor([1.0, 2.0], requires_grad=True)
+    b = ctorch.tensor([3.0, 4.0], requires_grad=True)
+    opt = ctorch.optim.SGD([a, b], lr=1.0)
+    a.grad = ctorch.tensor([1.0, 1.0])
+    opt.step()
+    assert a.tolist() == [0.0, 1.0] and b.tolist() == [3.0, 4.0]
+
+
+def test_zero_grad():
+    a = ctorch.tensor([1.0, 2.0], requires_grad=True)
+    opt = ctorch.optim.SGD([a])
+    a.grad = ctorch.tensor([1.0, 1.0])
+    opt.zero_grad(set_to_none=False)
+    assert a.grad.tolist() == [0.0, 0.0]
+    opt.zero_grad()
+    assert a.grad is None
+
+
+def test_param_groups_read_and_write_the_library():
+    a = ctorch.tensor([1.0], requires_grad=True)
+    opt = ctorch.optim.Adam([{"params": [a], "lr": 0.5}], betas=(0.8, 0.9))
+    g = opt.param_groups[0]
+    assert g["lr"] == 0.5 and g["betas"] == (0.8, 0.9) and g["params"][0] is a
+    assert set(g) == {"params", "lr", "betas", "eps", "weight_decay", "amsgrad", "maximize"}
+    g["lr"] = 0.25
+    g["amsgrad"] = True
+    assert opt.param_groups[0]["lr"] == 0.25 and opt.param_groups[0]["amsgrad"] is True
+    with pytest.raises(KeyError):
+        g["momentum"] = 0.9
+    with pytest.raises(ValueError):
+        g["lr"] = -1.0
+    with pytest.raises(ValueError):
+        g["betas"] = (1.5, 0.9)
+    assert g["betas"] == (0.8, 0.9)
+
+
+def test_bad_arguments_raise_like_torch():
+    a = ctorch.tensor([1.0], requires_grad=True)
+    with pytest.raises(ValueError, match="lr"):
+        ctorch.optim.SGD([a], lr=-0.1)
+    with pytest.raises(ValueError, match="nesterov"):
+        ctorch.optim.SGD([a], lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="empty"):
+        ctorch.optim.Adam([])
+    with pytest.raises(TypeError):
+        ctorch.optim.Adam(a)
+    with pytest.raises(ValueError, match="leaf"):
+        ctorch.optim.Adam([a * 2])
+    with pytest.raises(TypeError):
+        ctorch.optim.Adam([a], momentum=0.9)
+    with pytest.raises(NotImplementedError):
+        ctorch.optim.Adam([{"params": [a]}, {"params": [ctorch.tensor([1.0], requires_grad=True)]}])
+
+
+@pytest.mark.parametrize("name,opts", CONFIGS, ids=IDS)
+def test_state_dict_round_trip_continues_identically(name, opts):
+    init, grads = _data("float32", seed=1)
+    straight = _run(ctorch, name, opts, init, grads)
+
+    params = [ctorch.tensor(a.copy(), requires_grad=True) for a in init]
+    opt = getattr(ctorch.optim, name)(params, **opts)
+    for t in range(3):
+        for p, g in zip(params, grads[t]):
+            p.grad = ctorch.tensor(g.copy())
+        opt.step()
+    sd = opt.state_dict()
+    assert isinstance(sd["state"], bytes) and sd["param_groups"][0]["params"] == [0, 1, 2]
+    # A fresh model and optimizer (default options: the state dict brings them) continue.
+    params2 = [ctorch.tensor(p.detach().numpy().copy(), requires_grad=True) for p in params]
+    opt2 = getattr(ctorch.optim, name)(params2)
+    opt2.load_state_dict(sd)
+    for t in range(3, STEPS):
+        for p, g in zip(params2, grads[t]):
+            p.grad = ctorch.tensor(g.copy())
+        opt2.step()
+    for a, b in zip(straight, params2):
+        assert np.array_equal(a, b.detach().numpy())
+
+
+def test_load_state_dict_refuses_another_optimizer():
+    a = ctorch.tensor([1.0, 2.0], requires_grad=True)
+    b = ctorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    sd = ctorch.optim.Adam([a]).state_dict()
+    with pytest.raises(ValueError, match="Adam"):
+        ctorch.optim.SGD([a]).load_state_dict(sd)
+    with pytest.raises(ValueError, match="sizes"):
+        ctorch.optim.Adam([b]).load_state_dict(sd)
+    with pytest.raises(ctorch.FormatError):
+        ctorch.optim.Adam([a]).load_state_dict({"state": sd["state"][:-3]})
+
+
+SCHEDULERS = [
+    ("StepLR", dict(step_size=4, gamma=0.5)),
+    ("StepLR", dict(step_size=1)),
+    ("CosineAnnealingLR", dict(T_max=10)),
+    ("CosineAnnealingLR", dict(T_max=7, eta_min=0.001)),
+    ("LinearLR", dict()),
+    ("LinearLR", dict(start_factor=0.1, end_factor=0.9, total_iters=12)),
+]
+
+
+@pytest.mark.parametrize("name,kw", SCHEDULERS, ids=[f"{n}-{kw}" for n, kw in SCHEDULERS])
+def test_lr_sequence_is_torchs_to_the_bit(name, kw):
+    seqs = {}
+    for lib in (ctorch, torch):
+        p = lib.tensor([1.0], requires_grad=True)
+        opt = lib.optim.SGD([p], lr=0.1)
+        sched = getattr(lib.optim.lr_scheduler, name)(opt, **kw)
+        seq = [sched.get_last_lr()[0], opt.param_groups[0]["lr"]]
+        for step in range(30):
+            if step == 15:  # a hand-set lr carries on through the recursive formulas, as in torch
+                opt.param_groups[0]["lr"] *= 0.5
+            opt.step()
+            sched.step()
+            seq += [sched.get_last_lr()[0], opt.param_groups[0]["lr"]]
+        seqs[lib.__name__] = seq
+        assert sched.last_epoch == 30
+    assert seqs["ctorch"] == seqs["torch"]
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, math.inf])
+@pytest.mark.parametrize("max_norm", [0.5, 100.0])
+def test_clip_grad_norm_matches_torch(norm_type, max_norm):
+    rng = np.random.default_rng(7)
+    grads = [rng.standard_normal(s).astype("float32") for s in [(4, 3), (5,), (2, 2, 2)]]
+    results = {}
+    for lib in (ctorch, torch):
+        ps = [lib.zeros(g.shape, requires_grad=True) for g in grads]
+        for p, g in zip(ps, grads):
+            p.grad = lib.tensor(g.copy())
+        extra = lib.zeros(3, requires_grad=True)  # no grad: skipped
+        total = lib.nn.utils.clip_grad_norm_(ps + [extra], max_norm, norm_type=norm_type)
+        results[lib.__name__] = (float(total), [p.grad.numpy().copy() for p in ps], str(total.dtype).split(".")[-1])
+    (ct_total, ct_grads, ct_dt), (th_total, th_grads, th_dt) = results["ctorch"], results["torch"]
+    assert ct_dt == th_dt == "float32"
+    assert ct_total == pytest.approx(th_total, rel=1e-6)
+    for a, b in zip(ct_grads, th_grads):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_clip_grad_norm_edge_cases():
+    p = ctorch.zeros(3, requires_grad=True)
+    assert float(ctorch.nn.utils.clip_grad_norm_([p], 1.0)) == 0.0
+    p.grad = ctorch.tensor([float("inf"), 1.0, 0.0])
+    before = p.grad.tolist()
+    with pytest.raises(RuntimeError, match="non-finite"):
+        ctorch.nn.utils.clip_grad_norm_(p, 1.0, error_if_nonfinite=True)
+    assert p.grad.tolist() == before  # refused before scaling
+    with pytest.raises(ValueError):
+        ctorch.nn.utils.clip_grad_norm_(p, -1.0)
+
+
+def test_clip_grad_value_matches_torch():
+    g = np.array([-3.0, 0.5, 7.0, -0.25], "float32")
+    out = []
+    for lib in (ctorch, torch):
+        p = lib.zeros(4, requires_grad=True)
+        p.grad = lib.tensor(g.copy())
+        lib.nn.utils.clip_grad_value_([p], 1.0)
+        out.append(p.grad.tolist())
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("shape", [(16, 8), (32, 3, 5, 5), (4, 6, 3), (10, 1, 2, 3, 4)])
+def test_fans_are_torchs(shape):
+    got = ctorch.nn.init._calculate_fan_in_and_fan_out(ctorch.empty(shape))
+    assert tuple(got) == torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(shape))
+
+
+def test_fans_need_two_dims():
+    with pytest.raises(ValueError):
+        ctorch.nn.init._calculate_fan_in_and_fan_out(ctorch.empty(5))
+
+
+@pytest.mark.parametrize("name,param", [("linear", None), ("conv2d", None), ("conv_transpose3d", None),
+                                        ("sigmoid", None), ("tanh", None), ("relu", None), ("leaky_relu", None),
+                                        ("leaky_relu", 0.2), ("leaky_relu", math.sqrt(5)), ("selu", None)])
+def test_gains_are_torchs(name, param):
+    assert ctorch.nn.init.calculate_gain(name, param) == torch.nn.init.calculate_gain(name, param)
+
+
+def test_unknown_gain_is_a_value_error():
+    with pytest.raises(ValueError):
+        ctorch.nn.init.calculate_gain("swish")
+
+
+def _moments(t):
+    v = t.detach().numpy().astype("float64").ravel()
+    return v.mean(), v.std(), np.abs(v).max()
+
+
+@pytest.mark.parametrize("fn,kw,std,bound", [
+    ("kaiming_uniform_", dict(nonlinearity="relu"), math.sqrt(2 / 300), math.sqrt(6 / 300)),
+    ("kaiming_uniform_", dict(a=math.sqrt(5)), 1 / math.sqrt(3 * 300), 1 / math.sqrt(300)),
+    ("kaiming_normal_", dict(mode="fan_out", nonlinearity="relu"), math.sqrt(2 / 200), math.inf),
+    ("xavier_uniform_", dict(gain=2.0), 2 * math.sqrt(2 / 500), 2 * math.sqrt(6 / 500)),
+    ("xavier_normal_", dict(), math.sqrt(2 / 500), math.inf),
+    ("uniform_", dict(a=-2.0, b=2.0), 4 / math.sqrt(12), 2.0),
+    ("normal_", dict(mean=0.0, std=0.3), 0.3, math.inf),
+])
+def test_initializers_have_torchs_distributions(fn, kw, std, bound):
+    w = ctorch.empty(200, 300, requires_grad=True)  # a parameter: initialized under no_grad
+    assert getattr(ctorch.nn.init, fn)(w, **kw) is w
+    mean, got_std, maxabs = _moments(w)
+    assert maxabs <= bound
+    assert abs(mean) < 0.05 * std
+    assert got_std == pytest.approx(std, rel=0.02)
+    # torch draws from the same distribution
+    t = getattr(torch.nn.init, fn)(torch.empty(200, 300), **kw)
+    assert float(t.std()) == pytest.approx(got_std, rel=0.03)
+
+
+def test_linear_default_matches_torchs_bounds_and_is_reproducible():
+    gen = ctorch.Generator().manual_seed(42)
+    w, b = ctorch.empty(64, 3, 3, 3), ctorch.empty(64)
+    ctorch.nn.init.linear_(w, b, generator=gen)
+    w2, b2 = ctorch.empty(64, 3, 3, 3), ctorch.empty(64)
+    ctorch.nn.init.linear_(w2, b2, generator=ctorch.Generator().manual_seed(42))
+    assert np.array_equal(w.numpy(), w2.numpy()) and np.array_equal(b.numpy(), b2.numpy())
+    conv = torch.nn.Conv2d(3, 64, 3)
+    bound = 1 / math.sqrt(27)
+    for mine, theirs in ((w, conv.weight), (b, conv.bias)):
+        assert np.abs(mine.numpy()).max() <= bound
+        assert float(theirs.detach().abs().max()) <= bound
+
+
+def test_constant_ones_zeros():
+    w = ctorch.empty(2, 3, requires_grad=True)
+    assert ctorch.nn.init.constant_(w, 0.5).tolist() == [[0.5] * 3] * 2
+    assert ctorch.nn.init.zeros_(w).tolist() == [[0.0] * 3] * 2
+    assert ctorch.nn.init.ones_(w).tolist() == [[1.0] * 3] * 2
+
+
+@pytest.mark.parametrize("name,opts", CONFIGS, ids=IDS)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_precision_params_take_the_operator_path(name, opts, dtype):
+    """float16 and bfloat16 parameters run the formula through the operators (each rounding to the
+    dtype, as torch's kernels do); they follow the float32 run to the dtype's precision."""
+    init, grads = _data("float32", seed=2)
+    want = _run(torch, name, opts, init, grads, steps=3)
+    params = [ctorch.tensor(a.copy()).to(getattr(ctorch, dtype)).requires_grad_() for a in init]
+    opt = getattr(ctorch.optim, name)(params, **opts)
+    for t in range(3):
+        for p, g in zip(params, grads[t]):
+            p.grad = ctorch.tensor(g.copy()).to(getattr(ctorch, dtype))
+        opt.step()
+    for p, w in zip(params, want):
+        assert str(p.dtype).endswith(dtype)
+        np.testing.assert_allclose(np.array(p.detach().to(ctorch.float32).tolist()), w, rtol=0.05, atol=0.05)

@@ -1,0 +1,285 @@
+// optim.cpp - ct_optimizer_* and ct_lr_scheduler_* through the C ABI.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "capi/handle.h"
+#include "capi/tagged_handle.h"
+#include "train/lr_scheduler.h"
+#include "train/optimizer.h"
+
+using namespace ct;
+using train::Hyper;
+using train::Kind;
+using train::LrScheduler;
+using train::Optimizer;
+
+struct ct_optimizer {
+  uint32_t tag;
+  std::atomic<int32_t> refs{1};
+  std::shared_ptr<Optimizer> opt;  // shared with the schedulers bound to it
+};
+struct ct_lr_scheduler {
+  uint32_t tag;
+  std::atomic<int32_t> refs{1};
+  std::unique_ptr<LrScheduler> sched;
+};
+
+namespace {
+
+constexpr uint32_t kOptimizerTag = 0x43544f50u;  // "CTOP"
+constexpr uint32_t kSchedulerTag = 0x43544c52u;  // "CTLR"
+
+Optimizer& opt_arg(const ct_optimizer* o, const char* fn) {
+  return *capi::live_tagged(o, kOptimizerTag, fn, "opt").opt;
+}
+LrScheduler& sched_arg(const ct_lr_scheduler* s, const char* fn) {
+  return *capi::live_tagged(s, kSchedulerTag, fn, "sched").sched;
+}
+
+// Options structs are size-first: a caller built against a later header passes a larger struct, of
+// which this library reads the fields it knows.
+template <typename S>
+const S& options_arg(const S* o, const char* fn) {
+  CT_CHECK(o, CT_ERROR_INVALID_ARGUMENT, fn, ": options is NULL. Pass options filled by the _options_default function");
+  CT_CHECK(o->struct_size >= sizeof(S), CT_ERROR_INVALID_ARGUMENT, fn, ": options->struct_size is ", o->struct_size,
+           " but this library's struct has ", sizeof(S), " bytes. Set it to sizeof (the _options_default function does)");
+  return *o;
+}
+
+Hyper hyper_from(const ct_optimizer_options& o) {
+  Hyper h;
+  h.kind = static_cast<Kind>(static_cast<uint32_t>(capi::raw_enum(o.kind)));
+  h.lr = o.lr;
+  h.momentum = o.momentum;
+  h.dampening = o.dampening;
+  h.weight_decay = o.weight_decay;
+  h.beta1 = o.beta1;
+  h.beta2 = o.beta2;
+  h.eps = o.eps;
+  h.alpha = o.alpha;
+  h.nesterov = o.nesterov != 0;
+  h.amsgrad = o.amsgrad != 0;
+  h.centered = o.centered != 0;
+  h.maximize = o.maximize != 0;
+  return h;
+}
+
+void fill_options(const Hyper& h, ct_optimizer_options* o) {
+  o->kind = static_cast<ct_optimizer_kind>(h.kind);
+  o->lr = h.lr;
+  o->momentum = h.momentum;
+  o->dampening = h.dampening;
+  o->weight_decay = h.weight_decay;
+  o->beta1 = h.beta1;
+  o->beta2 = h.beta2;
+  o->eps = h.eps;
+  o->alpha = h.alpha;
+  o->nesterov = h.nesterov;
+  o->amsgrad = h.amsgrad;
+  o->centered = h.centered;
+  o->maximize = h.maximize;
+}
+
+Kind kind_arg(const ct_optimizer_kind& kind, const char* fn) {
+  const int k = capi::raw_enum(kind);
+  CT_CHECK(k >= 0 && static_cast<uint32_t>(k) < train::kNumKinds, CT_ERROR_INVALID_ARGUMENT, fn, ": kind ", k,
+           " is unknown. Use CT_OPTIMIZER_SGD, _ADAM, _ADAMW or _RMSPROP");
+  return static_cast<Kind>(k);
+}
+
+}  // namespace
+
+extern "C" {
+
+ct_status ct_optimizer_options_default(ct_optimizer_kind kind, ct_optimizer_options* out) {
+  return capi::guard([&] {
+    const char* fn = "ct_optimizer_options_default";
+    capi::require_out(out, fn, "out");
+    const Kind k = kind_arg(kind, fn);
+    std::memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    fill_options(train::default_hyper(k), out);
+  });
+}
+
+ct_status ct_optimizer_create(const ct_tensor* const* params, size_t n, const ct_optimizer_options* options,
+                              ct_optimizer** out) {
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    const char* fn = "ct_optimizer_create";
+    capi::require_out(out, fn, "out");
+    const ct_optimizer_options& o = options_arg(options, fn);
+    kind_arg(o.kind, fn);
+    auto opt = std::make_shared<Optimizer>(capi::tensor_list(params, n, fn, "params", false), hyper_from(o), fn);
+    ct_optimizer* h = capi::new_tagged<ct_optimizer>(kOptimizerTag);
+    h->opt = std::move(opt);
+    *out = h;
+  });
+}
+
+ct_status ct_optimizer_retain(ct_optimizer* opt) {
+  return capi::guard([&] {
+    capi::live_tagged(opt, kOptimizerTag, "ct_optimizer_retain", "opt").refs.fetch_add(1, std::memory_order_relaxed);
+  });
+}
+
+void ct_optimizer_release(ct_optimizer* opt) { capi::release_tagged(opt, kOptimizerTag); }
+
+ct_status ct_optimizer_step(ct_optimizer* opt) {
+  return capi::guard([&] { opt_arg(opt, "ct_optimizer_step").step(); });
+}
+
+ct_status ct_optimizer_zero_grad(ct_optimizer* opt, int set_to_none) {
+  return capi::guard([&] { opt_arg(opt, "ct_optimizer_zero_grad").zero_grad(set_to_none != 0); });
+}
+
+ct_status ct_optimizer_get_lr(const ct_optimizer* opt, double* out) {
+  return capi::guard([&] {
+    const Optimizer& o = opt_arg(opt, "ct_optimizer_get_lr");
+    capi::require_out(out, "ct_optimizer_get_lr", "out");
+    *out = o.lr();
+  });
+}
+
+ct_status ct_optimizer_set_lr(ct_optimizer* opt, double lr) {
+  return capi::guard([&] { opt_arg(opt, "ct_optimizer_set_lr").set_lr(lr, "ct_optimizer_set_lr"); });
+}
+
+ct_status ct_optimizer_get_options(const ct_optimizer* opt, ct_optimizer_options* out) {
+  return capi::guard([&] {
+    const char* fn = "ct_optimizer_get_options";
+    const Optimizer& o = opt_arg(opt, fn);
+    capi::require_out(out, fn, "out");
+    options_arg<ct_optimizer_options>(out, fn);
+    fill_options(o.hyper(), out);
+  });
+}
+
+ct_status ct_optimizer_set_options(ct_optimizer* opt, const ct_optimizer_options* options) {
+  return capi::guard([&] {
+    const char* fn = "ct_optimizer_set_options";
+    Optimizer& o = opt_arg(opt, fn);
+    const ct_optimizer_options& given = options_arg(options, fn);
+    kind_arg(given.kind, fn);
+    o.set_hyper(hyper_from(given), fn);
+  });
+}
+
+ct_status ct_optimizer_num_params(const ct_optimizer* opt, size_t* out) {
+  return capi::guard([&] {
+    const Optimizer& o = opt_arg(opt, "ct_optimizer_num_params");
+    capi::require_out(out, "ct_optimizer_num_params", "out");
+    *out = o.size();
+  });
+}
+
+ct_status ct_optimizer_param(const ct_optimizer* opt, size_t i, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_optimizer_param", [&] {
+    const Optimizer& o = opt_arg(opt, "ct_optimizer_param");
+    CT_CHECK(i < o.size(), CT_ERROR_INDEX, "ct_optimizer_param: index ", i, " is out of range for ", o.size(),
+             " parameters");
+    return o.param(i);
+  });
+}
+
+ct_status ct_optimizer_state_save(const ct_optimizer* opt, char** data, size_t* size) {
+  if (data) *data = nullptr;
+  if (size) *size = 0;
+  return capi::guard([&] {
+    const char* fn = "ct_optimizer_state_save";
+    const Optimizer& o = opt_arg(opt, fn);
+    capi::require_out(data, fn, "data");
+    capi::require_out(size, fn, "size");
+    const std::string bytes = o.save();
+    char* p = static_cast<char*>(std::malloc(bytes.size() ? bytes.size() : 1));  // freed by ct_string_release
+    if (!p) throw std::bad_alloc();
+    std::memcpy(p, bytes.data(), bytes.size());
+    *data = p;
+    *size = bytes.size();
+  });
+}
+
+ct_status ct_optimizer_state_load(ct_optimizer* opt, const void* data, size_t size) {
+  return capi::guard([&] {
+    const char* fn = "ct_optimizer_state_load";
+    Optimizer& o = opt_arg(opt, fn);
+    CT_CHECK(data || size == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": data is NULL but size is ", size);
+    o.load(static_cast<const uint8_t*>(data), size);
+  });
+}
+
+ct_status ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind, ct_lr_scheduler_options* out) {
+  return capi::guard([&] {
+    const char* fn = "ct_lr_scheduler_options_default";
+    capi::require_out(out, fn, "out");
+    const int k = capi::raw_enum(kind);
+    CT_CHECK(k >= 0 && static_cast<uint32_t>(k) < train::kNumScheduleKinds, CT_ERROR_INVALID_ARGUMENT, fn, ": kind ",
+             k, " is unknown. Use CT_LR_SCHEDULER_STEP, _COSINE or _LINEAR");
+    const train::Schedule s;
+    std::memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    out->kind = kind;
+    out->step_size = s.step_size;
+    out->gamma = s.gamma;
+    out->t_max = s.t_max;
+    out->eta_min = s.eta_min;
+    out->start_factor = s.start_factor;
+    out->end_factor = s.end_factor;
+    out->total_iters = s.total_iters;
+  });
+}
+
+ct_status ct_lr_scheduler_create(ct_optimizer* opt, const ct_lr_scheduler_options* options, ct_lr_scheduler** out) {
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    const char* fn = "ct_lr_scheduler_create";
+    capi::require_out(out, fn, "out");
+    ct_optimizer& o = capi::live_tagged(opt, kOptimizerTag, fn, "opt");
+    const ct_lr_scheduler_options& given = options_arg(options, fn);
+    train::Schedule s;
+    s.kind = static_cast<train::ScheduleKind>(static_cast<uint32_t>(capi::raw_enum(given.kind)));
+    s.step_size = given.step_size;
+    s.gamma = given.gamma;
+    s.t_max = given.t_max;
+    s.eta_min = given.eta_min;
+    s.start_factor = given.start_factor;
+    s.end_factor = given.end_factor;
+    s.total_iters = given.total_iters;
+    auto sched = std::make_unique<LrScheduler>(o.opt, s, fn);  // shares (retains) the optimizer
+    ct_lr_scheduler* h = capi::new_tagged<ct_lr_scheduler>(kSchedulerTag);
+    h->sched = std::move(sched);
+    *out = h;
+  });
+}
+
+ct_status ct_lr_scheduler_retain(ct_lr_scheduler* sched) {
+  return capi::guard([&] {
+    capi::live_tagged(sched, kSchedulerTag, "ct_lr_scheduler_retain", "sched")
+        .refs.fetch_add(1, std::memory_order_relaxed);
+  });
+}
+
+void ct_lr_scheduler_release(ct_lr_scheduler* sched) { capi::release_tagged(sched, kSchedulerTag); }
+
+ct_status ct_lr_scheduler_step(ct_lr_scheduler* sched) {
+  return capi::guard([&] { sched_arg(sched, "ct_lr_scheduler_step").step(); });
+}
+
+ct_status ct_lr_scheduler_get_last_lr(const ct_lr_scheduler* sched, double* out) {
+  return capi::guard([&] {
+    const LrScheduler& s = sched_arg(sched, "ct_lr_scheduler_get_last_lr");
+    capi::require_out(out, "ct_lr_scheduler_get_last_lr", "out");
+    *out = s.last_lr();
+  });
+}
+
+ct_status ct_lr_scheduler_get_last_epoch(const ct_lr_scheduler* sched, int64_t* out) {
+  return capi::guard([&] {
+    const LrScheduler& s = sched_arg(sched, "ct_lr_scheduler_get_last_epoch");
+    capi::require_out(out, "ct_lr_scheduler_get_last_epoch", "out");
+    *out = s.last_epoch();
+  });
+}
+
+}  // extern "C"

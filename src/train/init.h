@@ -1,0 +1,33 @@
+// init.h - torch.nn.init: fans, gains and the initializers, drawing from ctorch's Philox generators.
+#pragma once
+
+#include <cstdint>
+
+#include "core/tensor.h"
+
+namespace ct::runtime {
+class Generator;
+}
+
+namespace ct::train {
+
+struct Fans {
+  int64_t in, out;
+};
+/// torch.nn.init._calculate_fan_in_and_fan_out; CT_ERROR_SHAPE naming fn below 2 dims.
+Fans fans_of(const TensorImpl& t, const char* fn);
+/// torch.nn.init.calculate_gain; CT_ERROR_INVALID_ARGUMENT naming fn for an unknown name.
+double calculate_gain(const char* nonlinearity, double param, const char* fn);
+
+/// t.uniform_(a, b) / t.normal_(mean, std) with grad mode off (gen null: the device's default).
+void init_uniform(const Tensor& t, double a, double b, runtime::Generator* gen);
+void init_normal(const Tensor& t, double mean, double std, runtime::Generator* gen);
+void init_xavier_uniform(const Tensor& t, double gain, runtime::Generator* gen, const char* fn);
+void init_xavier_normal(const Tensor& t, double gain, runtime::Generator* gen, const char* fn);
+/// mode "fan_in" or "fan_out" (null: "fan_in"); nonlinearity null: "leaky_relu".
+void init_kaiming(const Tensor& t, bool uniform, double a, const char* mode, const char* nonlinearity,
+                  runtime::Generator* gen, const char* fn);
+/// Linear's and ConvNd's reset_parameters; bias may be undefined.
+void init_linear(const Tensor& weight, const Tensor& bias, runtime::Generator* gen, const char* fn);
+
+}  // namespace ct::train

@@ -1,0 +1,158 @@
+// state_io.cpp - Optimizer::save and Optimizer::load: the optimizer state format of
+// ct_optimizer_state_save (the header documents it field by field).
+//
+// Loading treats the bytes as hostile: every read is bounds-checked, sizes are checked for overflow
+// and against the bytes left before anything is allocated, and the new state is built aside and
+// swapped in only when all of it is valid.
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+#include "ops/functions.h"
+#include "train/optimizer.h"
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the optimizer state stores little-endian bytes");
+
+namespace ct::train {
+namespace {
+
+constexpr char kMagic[8] = {'C', 'T', 'O', 'P', 'T', 'I', 'M', '\0'};
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kFlagNesterov = 1, kFlagAmsgrad = 2, kFlagCentered = 4, kFlagMaximize = 8;
+constexpr uint32_t kKnownFlags = 15;
+const char* const kLoad = "ct_optimizer_state_load";
+
+template <typename T>
+void put(std::string& out, T v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+class Reader {
+ public:
+  Reader(const uint8_t* data, size_t size) : p_(data), size_(size) {}
+  template <typename T>
+  T get(const char* what) {
+    T v;
+    std::memcpy(&v, bytes(sizeof v, what), sizeof v);
+    return v;
+  }
+  const uint8_t* bytes(size_t n, const char* what) {
+    CT_CHECK(n <= size_ - at_, CT_ERROR_FORMAT, kLoad, ": the data ends at byte ", size_, " while reading ", what,
+             " (", n, " bytes at offset ", at_, "). Pass all the bytes ct_optimizer_state_save wrote");
+    const uint8_t* r = p_ + at_;
+    at_ += n;
+    return r;
+  }
+  size_t offset() const { return at_; }
+  size_t left() const { return size_ - at_; }
+
+ private:
+  const uint8_t* p_;
+  size_t size_, at_ = 0;
+};
+
+}  // namespace
+
+std::string Optimizer::save() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out(kMagic, sizeof kMagic);
+  put<uint32_t>(out, kVersion);
+  put<uint32_t>(out, static_cast<uint32_t>(h_.kind));
+  put<uint32_t>(out, (h_.nesterov ? kFlagNesterov : 0) | (h_.amsgrad ? kFlagAmsgrad : 0) |
+                         (h_.centered ? kFlagCentered : 0) | (h_.maximize ? kFlagMaximize : 0));
+  put<uint32_t>(out, 0);
+  for (double v : {h_.lr, h_.momentum, h_.dampening, h_.weight_decay, h_.beta1, h_.beta2, h_.eps, h_.alpha})
+    put<double>(out, v);
+  put<uint64_t>(out, params_.size());
+  for (const ParamState& s : params_) {
+    const TensorImpl& p = *s.param;
+    put<uint32_t>(out, static_cast<uint32_t>(p.dtype()));
+    put<uint32_t>(out, static_cast<uint32_t>(p.dim()));
+    for (int64_t d : p.sizes()) put<int64_t>(out, d);
+    put<double>(out, s.step);
+    uint32_t mask = 0;
+    for (int k = 0; k < kSlots; ++k) mask |= s.slot[k].defined() ? 1u << k : 0u;
+    put<uint32_t>(out, mask);
+    put<uint32_t>(out, 0);
+    for (const Tensor& slot : s.slot) {
+      if (!slot.defined()) continue;
+      const Tensor host = slot->device().is_cpu() ? slot : ops::to_device(slot, kCPU, slot->dtype());
+      out.append(static_cast<const char*>(host->data()), static_cast<size_t>(host->numel()) * itemsize(host->dtype()));
+    }
+  }
+  return out;
+}
+
+void Optimizer::load(const uint8_t* data, size_t size) {
+  Reader r(data, size);
+  CT_CHECK(size >= sizeof kMagic && std::memcmp(data, kMagic, sizeof kMagic) == 0, CT_ERROR_FORMAT, kLoad,
+           ": these bytes are not optimizer state (no CTOPTIM magic at offset 0). Pass what ct_optimizer_state_save "
+           "wrote");
+  r.bytes(sizeof kMagic, "the magic");
+  const uint32_t version = r.get<uint32_t>("the version");
+  CT_CHECK(version == kVersion, CT_ERROR_FORMAT, kLoad, ": state format version ", version,
+           " is not one this ctorch reads (", kVersion, "). Save it with this version of ctorch");
+  const uint32_t kind = r.get<uint32_t>("the kind");
+  CT_CHECK(kind < kNumKinds, CT_ERROR_FORMAT, kLoad, ": unknown optimizer kind ", kind, " at offset 8");
+  const uint32_t flags = r.get<uint32_t>("the flags");
+  CT_CHECK((flags & ~kKnownFlags) == 0, CT_ERROR_FORMAT, kLoad, ": unknown flag bits in ", flags,
+           " at offset 16");
+  r.get<uint32_t>("padding");
+  Hyper h;
+  h.kind = static_cast<Kind>(kind);
+  h.nesterov = flags & kFlagNesterov;
+  h.amsgrad = flags & kFlagAmsgrad;
+  h.centered = flags & kFlagCentered;
+  h.maximize = flags & kFlagMaximize;
+  for (double* f : {&h.lr, &h.momentum, &h.dampening, &h.weight_decay, &h.beta1, &h.beta2, &h.eps, &h.alpha})
+    *f = r.get<double>("the options");
+  check_hyper(h, kLoad, CT_ERROR_FORMAT);
+  const uint64_t n = r.get<uint64_t>("the parameter count");
+
+  std::lock_guard<std::mutex> lock(mu_);
+  CT_CHECK(h.kind == h_.kind, CT_ERROR_INVALID_ARGUMENT, kLoad, ": the state is ", kind_name(h.kind),
+           "'s but the optimizer is ", kind_name(h_.kind), ". Load it into a ", kind_name(h.kind), " optimizer");
+  CT_CHECK(n == params_.size(), CT_ERROR_INVALID_ARGUMENT, kLoad, ": the state has ", n,
+           " parameters but the optimizer ", params_.size(), ". Create the optimizer over the same parameters");
+  std::vector<ParamState> loaded(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const TensorImpl& p = *params_[i].param;
+    const uint32_t dtype = r.get<uint32_t>("a dtype");
+    CT_CHECK(dtype == static_cast<uint32_t>(p.dtype()), CT_ERROR_INVALID_ARGUMENT, kLoad, ": parameter ", i,
+             " is ", p.dtype(), " but its state was saved for ",
+             dtype < static_cast<uint32_t>(kNumDTypes) ? dtype_name(static_cast<DType>(dtype)) : "an unknown dtype",
+             ". Load state saved for these parameters");
+    const uint32_t ndim = r.get<uint32_t>("a dim count");
+    CT_CHECK(ndim <= kMaxDims, CT_ERROR_FORMAT, kLoad, ": parameter ", i, " has ", ndim, " dims at offset ",
+             r.offset() - 4, ", more than ", kMaxDims);
+    DimVector sizes;
+    for (uint32_t d = 0; d < ndim; ++d) sizes.push_back(r.get<int64_t>("sizes"));
+    CT_CHECK(sizes.ref().equals(p.sizes()), CT_ERROR_INVALID_ARGUMENT, kLoad, ": parameter ", i, " has sizes ",
+             p.sizes(), " but its state was saved for sizes ", sizes.ref(), ". Load state saved for these parameters");
+    const double step = r.get<double>("a step count");
+    CT_CHECK(std::isfinite(step) && step >= 0 && step == std::floor(step) && step <= 9007199254740992.0,
+             CT_ERROR_FORMAT, kLoad, ": parameter ", i, " has step count ", step, " at offset ", r.offset() - 8,
+             "; a step count is a whole number >= 0");
+    const uint32_t mask = r.get<uint32_t>("a buffer mask");
+    const uint32_t allowed = h.kind == Kind::SGD ? 1u : (1u << kSlots) - 1;
+    CT_CHECK((mask & ~allowed) == 0, CT_ERROR_FORMAT, kLoad, ": parameter ", i, " has buffer mask ", mask,
+             " at offset ", r.offset() - 4, "; ", kind_name(h.kind), " has buffers ", allowed);
+    r.get<uint32_t>("padding");
+    loaded[i].param = params_[i].param;
+    loaded[i].step = step;
+    const size_t nbytes = static_cast<size_t>(p.numel()) * itemsize(p.dtype());  // sizes equal p's: no overflow
+    for (int k = 0; k < kSlots; ++k) {
+      if (!(mask & (1u << k))) continue;
+      const uint8_t* src = r.bytes(nbytes, "a state buffer");
+      Tensor host = ops::empty(p.sizes(), p.dtype(), kCPU);
+      std::memcpy(host->data(), src, nbytes);
+      loaded[i].slot[k] = p.device().is_cpu() ? std::move(host) : ops::to_device(host, p.device(), p.dtype());
+    }
+  }
+  CT_CHECK(r.left() == 0, CT_ERROR_FORMAT, kLoad, ": ", r.left(), " bytes follow the state at offset ", r.offset(),
+           ". Pass exactly the bytes ct_optimizer_state_save wrote");
+  h_ = h;
+  params_ = std::move(loaded);
+}
+
+}  // namespace ct::train

@@ -1,0 +1,120 @@
+// update_math.h - the update formulas of torch.optim, written once for every way of running them.
+//
+// Note [One formula, two engines]
+// Each optimizer's update is one function template over a value type V and a scalar type S. The
+// fused CPU loops (update_cpu.cpp) instantiate it with V = S = float or double: one element at a
+// time, every value in registers. The device-generic path (update_ops.cpp) instantiates it with
+// V = OpValue, whose operators call the dispatcher's operators on whole tensors, and S = double
+// (a Python-float scalar, rounded to the tensor's dtype by the kernel as torch rounds it). Both
+// therefore do the same operations in the same order as torch.optim's single-tensor functions:
+// `exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)` is `axpy(m * beta1, g, 1 - beta1)`, addcmul
+// `self + value * t1 * t2`, addcdiv `self + value * t1 / t2`. axpy and addcmul are one operator call
+// each on tensors (float16 and bfloat16 kernels compute them in float and round once, as torch's
+// do) and the same arithmetic on numbers. The library is built with -ffp-contract=off, so no
+// multiply and add are ever fused into one rounding, and both engines give the same bits for
+// float32 and float64. (ctorch's addcdiv operator computes value * (t1 / t2), which rounds
+// differently from torch's (value * t1) / t2, so addcdiv stays a multiply and a divide here.)
+#pragma once
+
+#include <cmath>
+
+#include "train/hyper.h"
+
+namespace ct::train {
+
+/// The numbers one parameter's step uses, computed in double as torch computes them in Python.
+struct StepCoefs {
+  double wd = 0, decay_factor = 1, momentum = 0, one_minus_dampening = 1, neg_lr = 0;
+  double beta1 = 0, one_minus_beta1 = 0, beta2 = 0, one_minus_beta2 = 0, eps = 0;
+  double neg_step_size = 0, bc2_sqrt = 1, alpha = 0, one_minus_alpha = 0;
+  bool maximize = false, weight_decay = false, use_momentum = false, has_momentum_buffer = false;
+  bool nesterov = false, amsgrad = false, centered = false;
+};
+
+/// The coefficients for a parameter taking its step-th step (step >= 1); has_momentum_buffer says
+/// whether SGD's buffer holds a value already (torch's momentum_buffer is not None).
+StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer);
+
+/// StepCoefs with the numbers rounded to S, as a tensor kernel rounds a Python float.
+template <typename S>
+struct Coefs {
+  explicit Coefs(const StepCoefs& c)
+      : wd(S(c.wd)), decay_factor(S(c.decay_factor)), momentum(S(c.momentum)),
+        one_minus_dampening(S(c.one_minus_dampening)), neg_lr(S(c.neg_lr)), beta1(S(c.beta1)),
+        one_minus_beta1(S(c.one_minus_beta1)), beta2(S(c.beta2)), one_minus_beta2(S(c.one_minus_beta2)), eps(S(c.eps)),
+        neg_step_size(S(c.neg_step_size)), bc2_sqrt(S(c.bc2_sqrt)), alpha(S(c.alpha)),
+        one_minus_alpha(S(c.one_minus_alpha)), maximize(c.maximize), weight_decay(c.weight_decay),
+        use_momentum(c.use_momentum), has_momentum_buffer(c.has_momentum_buffer), nesterov(c.nesterov),
+        amsgrad(c.amsgrad), centered(c.centered) {}
+  S wd, decay_factor, momentum, one_minus_dampening, neg_lr, beta1, one_minus_beta1, beta2, one_minus_beta2, eps;
+  S neg_step_size, bc2_sqrt, alpha, one_minus_alpha;
+  bool maximize, weight_decay, use_momentum, has_momentum_buffer, nesterov, amsgrad, centered;
+};
+
+/// torch's add(a, b, alpha=s): a + s * b, one operator call (for a number, two roundings: the
+/// library never fuses them, see the Note).
+template <typename T, typename S>
+inline T axpy(const T& a, const T& b, S s) {
+  return a + b * s;
+}
+/// torch's addcmul(a, t1, t2, value=s): a + s * t1 * t2, multiplied left to right.
+template <typename T, typename S>
+inline T addcmul(const T& a, const T& t1, const T& t2, S s) {
+  return a + t1 * s * t2;
+}
+
+/// torch.maximum for one number: NaN wins.
+template <typename T>
+inline T maximum(T a, T b) {
+  return a != a ? a : (b != b ? b : (a > b ? a : b));
+}
+using std::sqrt;
+
+/// torch.optim.SGD (_single_tensor_sgd). buf is the momentum buffer.
+template <typename V, typename S>
+inline void sgd_update(const Coefs<S>& c, V& p, V g, V& buf) {
+  if (c.maximize) g = -g;
+  if (c.weight_decay) g = axpy(g, p, c.wd);
+  if (c.use_momentum) {
+    buf = c.has_momentum_buffer ? axpy(buf * c.momentum, g, c.one_minus_dampening) : g;
+    g = c.nesterov ? axpy(g, buf, c.momentum) : buf;
+  }
+  p = axpy(p, g, c.neg_lr);
+}
+
+/// torch.optim.Adam and AdamW (_single_tensor_adam(w)). m, v: the moments; vmax: amsgrad's maximum.
+template <typename V, typename S>
+inline void adam_update(const Coefs<S>& c, bool decoupled, V& p, V g, V& m, V& v, V& vmax) {
+  if (c.maximize) g = -g;
+  if (decoupled) p = p * c.decay_factor;  // AdamW: param.mul_(1 - lr * weight_decay), always
+  else if (c.weight_decay) g = axpy(g, p, c.wd);
+  m = axpy(m * c.beta1, g, c.one_minus_beta1);
+  v = addcmul(v * c.beta2, g, g, c.one_minus_beta2);
+  if (c.amsgrad) vmax = maximum(vmax, v);
+  const V denom = sqrt(c.amsgrad ? vmax : v) / c.bc2_sqrt + c.eps;
+  p = p + m * c.neg_step_size / denom;
+}
+
+/// torch.optim.RMSprop (_single_tensor_rmsprop). sq: square_avg; buf: momentum_buffer; gavg: grad_avg.
+template <typename V, typename S>
+inline void rmsprop_update(const Coefs<S>& c, V& p, V g, V& sq, V& buf, V& gavg) {
+  if (c.maximize) g = -g;
+  if (c.weight_decay) g = axpy(g, p, c.wd);
+  sq = addcmul(sq * c.alpha, g, g, c.one_minus_alpha);
+  V avg;
+  if (c.centered) {
+    gavg = axpy(gavg * c.alpha, g, c.one_minus_alpha);
+    avg = sqrt(addcmul(sq, gavg, gavg, S(-1)));  // square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+  } else {
+    avg = sqrt(sq);
+  }
+  avg = avg + c.eps;
+  if (c.use_momentum) {
+    buf = buf * c.momentum + g / avg;  // addcdiv_ with value 1: (1 * g) / avg is g / avg exactly
+    p = axpy(p, buf, c.neg_lr);
+  } else {
+    p = p + g * c.neg_lr / avg;
+  }
+}
+
+}  // namespace ct::train

@@ -1,0 +1,55 @@
+// update_ops.cpp - the update through the dispatcher's operators, for parameters the fused loop does
+// not take (another device, a non-contiguous layout, float16 or bfloat16).
+//
+// OpValue gives a Tensor the arithmetic operators the shared formulas use (Note [One formula, two
+// engines]); each becomes one out-of-place operator call, as each of torch's in-place calls is one
+// kernel. The results are copied back into the parameter and the state slots at the end.
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+#include "train/update.h"
+
+namespace ct::train {
+namespace {
+
+struct OpValue {
+  Tensor t;
+};
+
+OpValue operator+(const OpValue& a, const OpValue& b) { return {ops::add(a.t, b.t)}; }
+OpValue operator/(const OpValue& a, const OpValue& b) { return {ops::div(a.t, b.t)}; }
+OpValue operator-(const OpValue& a) { return {ops::neg(a.t)}; }
+// A double operand is a Python float: a wrapped number that keeps the tensor's dtype.
+OpValue operator+(const OpValue& a, double s) { return {ops::add(a.t, ops::wrap_scalar(Scalar(s)))}; }
+OpValue operator*(const OpValue& a, double s) { return {ops::binary_scalar("mul", a.t, Scalar(s))}; }
+OpValue operator/(const OpValue& a, double s) { return {ops::binary_scalar("div", a.t, Scalar(s))}; }
+OpValue sqrt(const OpValue& a) { return {ops::unary("sqrt", a.t)}; }
+OpValue axpy(const OpValue& a, const OpValue& b, double s) { return {ops::add(a.t, b.t, Scalar(s))}; }
+OpValue addcmul(const OpValue& a, const OpValue& t1, const OpValue& t2, double s) {
+  static const OperatorDef& op = builtin_op("addcmul");
+  return {call(op, {a.t, t1.t, t2.t, Scalar(s)})};
+}
+OpValue maximum(const OpValue& a, const OpValue& b) { return {ops::binary("maximum", a.t, b.t)}; }
+
+void write_back(const Tensor& dst, const OpValue& v) {
+  if (dst.defined() && v.t.defined() && v.t.impl() != dst.impl()) ops::copy_(dst, v.t);
+}
+
+}  // namespace
+
+void update_ops(Kind kind, const StepCoefs& sc, const StepTensors& t) {
+  const Coefs<double> c(sc);
+  OpValue p{t.param}, g{t.grad}, s[kSlots];
+  for (int i = 0; i < kSlots; ++i) s[i].t = t.slot[i];
+  switch (kind) {
+    case Kind::SGD: sgd_update(c, p, g, s[0]); break;
+    case Kind::Adam:
+    case Kind::AdamW: adam_update(c, kind == Kind::AdamW, p, g, s[0], s[1], s[2]); break;
+    case Kind::RMSprop: rmsprop_update(c, p, g, s[0], s[1], s[2]); break;
+  }
+  // The state first: a slot may hold the grad itself (SGD's first buffer is a copy of g).
+  for (int i = 0; i < kSlots; ++i) write_back(t.slot[i], s[i]);
+  write_back(t.param, p);
+}
+
+}  // namespace ct::train

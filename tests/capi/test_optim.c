@@ -1,0 +1,752 @@
+/* test_optim.c - optimizers and learning-rate schedulers: torch.optim's formulas (against a
+ * reference written here in the same order, exact for float64), the fused loop against the operator
+ * path, thread-count independence, version counters, state save/load (round trip, every refusal,
+ * truncation and corruption), and every documented failure. */
+#include "capi_test.h"
+
+enum { kN = 5 };
+
+static const double kP0[kN] = {0.5, -1.25, 2.0, 0.0, -0.75};
+static const double kG[3][kN] = {{0.1, -0.2, 0.3, 0.05, -0.4}, {-0.3, 0.25, 0.1, -0.15, 0.2}, {0.2, 0.1, -0.5, 0.3, 0.01}};
+
+/* A 1-D parameter of values (as doubles) that requires grad. */
+static ct_tensor* param_of(ct_dtype dt, const double* v, int64_t n) {
+  ct_tensor* t = capi_make(__FILE__, __LINE__, dt, SZ(n), 1, v, (size_t)n);
+  if (t && ct_tensor_set_requires_grad(t, 1) != CT_OK) {
+    ct_tensor_release(t);
+    return NULL;
+  }
+  return t;
+}
+
+static int set_grad_values(ct_tensor* p, ct_dtype dt, const double* v, int64_t n) {
+  ct_tensor* g = capi_make(__FILE__, __LINE__, dt, SZ(n), 1, v, (size_t)n);
+  int ok = g && ct_tensor_set_grad(p, g) == CT_OK;
+  ct_tensor_release(g);
+  return ok;
+}
+
+static double* values_of(const ct_tensor* t, int64_t n) {
+  ct_tensor* d = NULL;
+  double* v = malloc(sizeof(double) * (size_t)n);
+  if (ct_tensor_to(t, CT_FLOAT64, &d) != CT_OK || ct_tensor_copy_to(d, v, sizeof(double) * (size_t)n) != CT_OK) {
+    free(v);
+    v = NULL;
+  }
+  ct_tensor_release(d);
+  return v;
+}
+
+static int same_bits(const ct_tensor* a, const ct_tensor* b) {
+  int64_t na = 0, nb = 0;
+  ct_dtype d;
+  if (ct_tensor_numel(a, &na) != CT_OK || ct_tensor_numel(b, &nb) != CT_OK || na != nb) return 0;
+  if (ct_tensor_dtype(a, &d) != CT_OK) return 0;
+  size_t bytes = (size_t)na * ct_dtype_itemsize(d);
+  void* x = malloc(bytes + 1);
+  void* y = malloc(bytes + 1);
+  int same = ct_tensor_copy_to(a, x, bytes) == CT_OK && ct_tensor_copy_to(b, y, bytes) == CT_OK &&
+             memcmp(x, y, bytes) == 0;
+  free(x);
+  free(y);
+  return same;
+}
+
+static ct_optimizer* make_opt(ct_tensor* const* params, size_t n, const ct_optimizer_options* o) {
+  ct_optimizer* opt = NULL;
+  if (ct_optimizer_create((const ct_tensor* const*)params, n, o, &opt) != CT_OK) return NULL;
+  return opt;
+}
+
+/* Runs 3 steps of options o on a float64 parameter and checks every element exactly against ref,
+ * which applies one step in place to (p, s0, s1, s2) given the grad and the step number. */
+typedef void (*ref_step_fn)(const ct_optimizer_options* o, double* p, const double* g, double* s0, double* s1,
+                            double* s2, int t);
+
+static int run_against(const ct_optimizer_options* o, ref_step_fn ref) {
+  ct_tensor* p = param_of(CT_FLOAT64, kP0, kN);
+  ct_optimizer* opt = make_opt(&p, 1, o);
+  double want[kN], s0[kN] = {0}, s1[kN] = {0}, s2[kN] = {0};
+  memcpy(want, kP0, sizeof want);
+  int ok = p && opt;
+  for (int t = 1; ok && t <= 3; ++t) {
+    ok = set_grad_values(p, CT_FLOAT64, kG[t - 1], kN) && ct_optimizer_step(opt) == CT_OK;
+    ref(o, want, kG[t - 1], s0, s1, s2, t);
+  }
+  double* got = ok ? values_of(p, kN) : NULL;
+  ok = got && memcmp(got, want, sizeof want) == 0;
+  if (!ok && got)
+    for (int i = 0; i < kN; ++i) printf("  element %d: got %.17g want %.17g\n", i, got[i], want[i]);
+  free(got);
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+  return ok;
+}
+
+/* torch.optim's single-tensor formulas, in torch's order (see ct_optimizer_step). */
+static void ref_sgd(const ct_optimizer_options* o, double* p, const double* g0, double* buf, double* u1, double* u2,
+                    int t) {
+  (void)u1, (void)u2;
+  for (int i = 0; i < kN; ++i) {
+    double g = o->maximize ? -g0[i] : g0[i];
+    if (o->weight_decay != 0) g = g + o->weight_decay * p[i];
+    if (o->momentum != 0) {
+      buf[i] = t == 1 ? g : buf[i] * o->momentum + (1 - o->dampening) * g;
+      g = o->nesterov ? g + o->momentum * buf[i] : buf[i];
+    }
+    p[i] = p[i] + -o->lr * g;
+  }
+}
+
+static void ref_adam(const ct_optimizer_options* o, double* p, const double* g0, double* m, double* v, double* vmax,
+                     int t) {
+  const double bc1 = 1 - pow(o->beta1, t), bc2 = 1 - pow(o->beta2, t);
+  const double step_size = o->lr / bc1, bc2_sqrt = sqrt(bc2);
+  for (int i = 0; i < kN; ++i) {
+    double g = o->maximize ? -g0[i] : g0[i];
+    if (o->kind == CT_OPTIMIZER_ADAMW) p[i] = p[i] * (1 - o->lr * o->weight_decay);
+    else if (o->weight_decay != 0) g = g + o->weight_decay * p[i];
+    m[i] = m[i] * o->beta1 + (1 - o->beta1) * g;
+    v[i] = v[i] * o->beta2 + (1 - o->beta2) * g * g;
+    if (o->amsgrad) vmax[i] = vmax[i] > v[i] ? vmax[i] : v[i];
+    const double denom = sqrt(o->amsgrad ? vmax[i] : v[i]) / bc2_sqrt + o->eps;
+    p[i] = p[i] + -step_size * m[i] / denom;
+  }
+}
+
+static void ref_rmsprop(const ct_optimizer_options* o, double* p, const double* g0, double* sq, double* buf,
+                        double* gavg, int t) {
+  (void)t;
+  for (int i = 0; i < kN; ++i) {
+    double g = o->maximize ? -g0[i] : g0[i];
+    if (o->weight_decay != 0) g = g + o->weight_decay * p[i];
+    sq[i] = sq[i] * o->alpha + (1 - o->alpha) * g * g;
+    double avg;
+    if (o->centered) {
+      gavg[i] = gavg[i] * o->alpha + (1 - o->alpha) * g;
+      avg = sqrt(sq[i] + -gavg[i] * gavg[i]);
+    } else {
+      avg = sqrt(sq[i]);
+    }
+    avg = avg + o->eps;
+    if (o->momentum > 0) {
+      buf[i] = buf[i] * o->momentum + g / avg;
+      p[i] = p[i] + -o->lr * buf[i];
+    } else {
+      p[i] = p[i] + -o->lr * g / avg;
+    }
+  }
+}
+
+static void test_defaults_are_torchs(void) {
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o));
+  CHECK(o.struct_size == sizeof o && o.kind == CT_OPTIMIZER_ADAM && o.lr == 1e-3 && o.beta1 == 0.9 &&
+        o.beta2 == 0.999 && o.eps == 1e-8 && o.weight_decay == 0 && !o.amsgrad && !o.maximize);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAMW, &o));
+  CHECK(o.weight_decay == 1e-2 && o.lr == 1e-3);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_RMSPROP, &o));
+  CHECK(o.lr == 1e-2 && o.alpha == 0.99 && o.eps == 1e-8 && o.momentum == 0 && !o.centered);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  CHECK(o.lr == 1e-3 && o.momentum == 0 && o.dampening == 0 && !o.nesterov);
+  CHECK_STATUS(ct_optimizer_options_default((ct_optimizer_kind)9, &o), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_options_default(CT_OPTIMIZER_SGD, NULL), CT_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_sgd_matches_torch_formula(void) {
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  o.lr = 0.1;
+  CHECK(run_against(&o, ref_sgd));
+  o.momentum = 0.9, o.dampening = 0.1, o.weight_decay = 0.01;
+  CHECK(run_against(&o, ref_sgd));
+  o.dampening = 0, o.nesterov = 1, o.maximize = 1;
+  CHECK(run_against(&o, ref_sgd));
+}
+
+static void test_adam_and_adamw_match_torch_formula(void) {
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o));
+  o.lr = 0.01;
+  CHECK(run_against(&o, ref_adam));
+  o.weight_decay = 0.1, o.amsgrad = 1, o.maximize = 1;
+  CHECK(run_against(&o, ref_adam));
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAMW, &o));
+  o.lr = 0.01;
+  CHECK(run_against(&o, ref_adam));
+  o.amsgrad = 1;
+  CHECK(run_against(&o, ref_adam));
+}
+
+static void test_rmsprop_matches_torch_formula(void) {
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_RMSPROP, &o));
+  CHECK(run_against(&o, ref_rmsprop));
+  o.centered = 1, o.momentum = 0.5, o.weight_decay = 0.05;
+  CHECK(run_against(&o, ref_rmsprop));
+  o.centered = 0;
+  CHECK(run_against(&o, ref_rmsprop));
+}
+
+/* A non-contiguous parameter takes the operator path; its result must be the fused loop's bits. */
+static void test_operator_path_gives_the_fused_bits(void) {
+  const int kinds[] = {CT_OPTIMIZER_SGD, CT_OPTIMIZER_ADAM, CT_OPTIMIZER_ADAMW, CT_OPTIMIZER_RMSPROP};
+  for (int k = 0; k < 4; ++k) {
+    ct_optimizer_options o;
+    CHECK_OK(ct_optimizer_options_default((ct_optimizer_kind)kinds[k], &o));
+    o.momentum = 0.9, o.amsgrad = 1, o.centered = 1, o.weight_decay = 0.01;
+    ct_tensor *base = NULL, *strided = NULL, *flat = NULL, *gbase = NULL, *gt = NULL;
+    CHECK_OK(ct_manual_seed(5));
+    CHECK_OK(ct_tensor_randn(S(6, 4), CT_FLOAT32, NULL, NULL, &base));
+    CHECK_OK(ct_tensor_randn(S(6, 4), CT_FLOAT32, NULL, NULL, &gbase));
+    CHECK_OK(ct_tensor_transpose(base, 0, 1, &strided)); /* a leaf view: [4, 6], not contiguous */
+    CHECK_OK(ct_tensor_contiguous(strided, &flat));
+    CHECK_OK(ct_tensor_transpose(gbase, 0, 1, &gt));
+    CHECK_OK(ct_tensor_set_requires_grad(strided, 1));
+    CHECK_OK(ct_tensor_set_requires_grad(flat, 1));
+    ct_optimizer* a = make_opt(&strided, 1, &o);
+    ct_optimizer* b = make_opt(&flat, 1, &o);
+    CHECK(a && b);
+    for (int t = 0; t < 3; ++t) {
+      CHECK_OK(ct_tensor_set_grad(strided, gt));
+      CHECK_OK(ct_tensor_set_grad(flat, gt));
+      CHECK_OK(ct_optimizer_step(a));
+      CHECK_OK(ct_optimizer_step(b));
+    }
+    CHECK(same_bits(strided, flat));
+    ct_optimizer_release(a);
+    ct_optimizer_release(b);
+    RELEASE(base, strided, flat, gbase, gt);
+  }
+}
+
+static void test_same_bits_for_every_thread_count(void) {
+  int32_t before = 0;
+  CHECK_OK(ct_get_num_threads(&before));
+  ct_tensor* p[2] = {NULL, NULL};
+  for (int k = 0; k < 2; ++k) {
+    ct_tensor* g = NULL;
+    CHECK_OK(ct_set_num_threads(k ? 4 : 1));
+    CHECK_OK(ct_manual_seed(11));
+    CHECK_OK(ct_tensor_randn(S(300001), CT_FLOAT32, NULL, NULL, &p[k]));
+    CHECK_OK(ct_tensor_randn(S(300001), CT_FLOAT32, NULL, NULL, &g));
+    CHECK_OK(ct_tensor_set_requires_grad(p[k], 1));
+    ct_optimizer_options o;
+    CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAMW, &o));
+    ct_optimizer* opt = make_opt(&p[k], 1, &o);
+    CHECK(opt);
+    for (int t = 0; t < 3; ++t) {
+      CHECK_OK(ct_tensor_set_grad(p[k], g));
+      CHECK_OK(ct_optimizer_step(opt));
+    }
+    ct_optimizer_release(opt);
+    ct_tensor_release(g);
+  }
+  CHECK_OK(ct_set_num_threads(before));
+  CHECK(same_bits(p[0], p[1]));
+  RELEASE(p[0], p[1]);
+}
+
+static void test_params_without_grad_are_skipped(void) {
+  ct_tensor* a = param_of(CT_FLOAT64, kP0, kN);
+  ct_tensor* b = param_of(CT_FLOAT64, kP0, kN);
+  ct_tensor* ps[2] = {a, b};
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o));
+  ct_optimizer* opt = make_opt(ps, 2, &o);
+  CHECK(opt);
+  CHECK(set_grad_values(a, CT_FLOAT64, kG[0], kN));
+  CHECK_OK(ct_optimizer_step(opt));
+  CHECK_TENSOR(b, CT_FLOAT64, S(kN), 0.5, -1.25, 2.0, 0.0, -0.75);
+  CHECK(!same_bits(a, b));
+  ct_optimizer_release(opt);
+  RELEASE(a, b);
+}
+
+static void test_step_bumps_the_version_like_an_inplace_op(void) {
+  ct_tensor* p = param_of(CT_FLOAT32, kP0, kN);
+  ct_tensor *y = NULL, *loss = NULL;
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  ct_optimizer* opt = make_opt(&p, 1, &o);
+  CHECK(opt);
+  CHECK(set_grad_values(p, CT_FLOAT32, kG[0], kN));
+  CHECK_OK(ct_tensor_mul(p, p, &y)); /* saves p for backward */
+  CHECK_OK(ct_tensor_sum(y, NULL, 0, 0, &loss));
+  CHECK_OK(ct_optimizer_step(opt));
+  CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_INVALID_ARGUMENT);
+  ct_optimizer_release(opt);
+  RELEASE(p, y, loss);
+}
+
+static void test_step_records_no_graph(void) {
+  ct_tensor* p = param_of(CT_FLOAT32, kP0, kN);
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_RMSPROP, &o));
+  ct_optimizer* opt = make_opt(&p, 1, &o);
+  CHECK(set_grad_values(p, CT_FLOAT32, kG[0], kN));
+  CHECK_OK(ct_optimizer_step(opt));
+  int leaf = 0;
+  char* name = (char*)capi_sentinel();
+  CHECK_OK(ct_tensor_is_leaf(p, &leaf));
+  CHECK(leaf);
+  CHECK_OK(ct_tensor_grad_fn_name(p, &name));
+  CHECK(name == NULL);
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+}
+
+static void test_zero_grad_clears_or_zeroes(void) {
+  ct_tensor* p = param_of(CT_FLOAT32, kP0, kN);
+  ct_tensor* g = NULL;
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  ct_optimizer* opt = make_opt(&p, 1, &o);
+  CHECK(set_grad_values(p, CT_FLOAT32, kG[0], kN));
+  CHECK_OK(ct_optimizer_zero_grad(opt, 0));
+  CHECK_OK(ct_tensor_grad(p, &g));
+  CHECK_TENSOR(g, CT_FLOAT32, S(kN), 0, 0, 0, 0, 0);
+  ct_tensor_release(g);
+  CHECK_OK(ct_optimizer_zero_grad(opt, 1));
+  CHECK_OK(ct_tensor_grad(p, &g));
+  CHECK(g == NULL);
+  CHECK_STATUS(ct_optimizer_zero_grad(NULL, 1), CT_ERROR_INVALID_ARGUMENT);
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+}
+
+static void test_create_refuses_bad_input(void) {
+  ct_tensor* p = param_of(CT_FLOAT32, kP0, kN);
+  ct_tensor *i64 = T(CT_INT64, S(2), 1, 2), *meta = NULL, *nonleaf = NULL, *dead = NULL;
+  CHECK_OK(ct_tensor_zeros(S(2), CT_FLOAT32, "meta", &meta));
+  CHECK_OK(ct_tensor_mul(p, p, &nonleaf));
+  dead = param_of(CT_FLOAT32, kP0, kN);
+  ct_tensor_release(dead);
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  ct_optimizer* opt = (ct_optimizer*)capi_sentinel();
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &o, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, NULL, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(opt == NULL);
+  CHECK_STATUS(ct_optimizer_create(NULL, 1, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 0, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("empty");
+  const ct_tensor* with_null[2] = {p, NULL};
+  CHECK_STATUS(ct_optimizer_create(with_null, 2, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&dead, 1, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  const ct_tensor* twice[2] = {p, p};
+  CHECK_STATUS(ct_optimizer_create(twice, 2, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("more than once");
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&nonleaf, 1, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("not a leaf");
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&i64, 1, &o, &opt), CT_ERROR_DTYPE);
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&meta, 1, &o, &opt), CT_ERROR_DEVICE);
+  ct_optimizer_options bad = o;
+  bad.struct_size = 8;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &bad, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("struct_size");
+  bad = o, bad.lr = -1;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &bad, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("lr is -1");
+  bad = o, bad.nesterov = 1;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &bad, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("nesterov");
+  bad = o, bad.kind = CT_OPTIMIZER_ADAM, bad.beta1 = 1.0;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &bad, &opt), CT_ERROR_INVALID_ARGUMENT);
+  bad = o, bad.kind = (ct_optimizer_kind)77;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &bad, &opt), CT_ERROR_INVALID_ARGUMENT);
+  bad = o, bad.eps = NAN;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &bad, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(opt == NULL);
+  RELEASE(p, i64, meta, nonleaf);
+}
+
+/* An inference tensor cannot be written outside inference mode: the step fails before writing
+ * anything, also the parameter listed before it. */
+static void test_failed_step_changes_nothing(void) {
+  ct_tensor* a = param_of(CT_FLOAT32, kP0, kN);
+  ct_tensor *inf = NULL, *g = T(CT_FLOAT32, S(2), 1, 2);
+  ct_grad_mode prev;
+  CHECK_OK(ct_grad_mode_set(CT_GRAD_MODE_INFERENCE, &prev));
+  ct_status made = ct_tensor_zeros(S(2), CT_FLOAT32, NULL, &inf);
+  CHECK_OK(ct_grad_mode_set(prev, NULL));
+  CHECK_OK(made);
+  CHECK_OK(ct_tensor_set_grad(inf, g));
+  ct_tensor* ps[2] = {a, inf};
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o));
+  ct_optimizer* opt = make_opt(ps, 2, &o);
+  CHECK(opt);
+  CHECK(set_grad_values(a, CT_FLOAT32, kG[0], kN));
+  char *before = NULL, *after = NULL;
+  size_t nbefore = 0, nafter = 0;
+  CHECK_OK(ct_optimizer_state_save(opt, &before, &nbefore));
+  CHECK_STATUS(ct_optimizer_step(opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("inference");
+  CHECK_OK(ct_optimizer_state_save(opt, &after, &nafter));
+  CHECK(nafter == nbefore && memcmp(before, after, nbefore) == 0);
+  CHECK_TENSOR(a, CT_FLOAT32, S(kN), 0.5, -1.25, 2.0, 0.0, -0.75);
+  /* inside inference mode the same step runs */
+  CHECK_OK(ct_grad_mode_set(CT_GRAD_MODE_INFERENCE, &prev));
+  ct_status inside = ct_optimizer_step(opt);
+  CHECK_OK(ct_grad_mode_set(prev, NULL));
+  CHECK_OK(inside);
+  CHECK(ct_grad_mode_get() == prev);
+  ct_string_release(before);
+  ct_string_release(after);
+  ct_optimizer_release(opt);
+  RELEASE(a, inf, g);
+}
+
+static void test_lr_and_options_round_trip(void) {
+  ct_tensor* p = param_of(CT_FLOAT32, kP0, kN);
+  ct_optimizer_options o, got;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  ct_optimizer* opt = make_opt(&p, 1, &o);
+  double lr = 0;
+  CHECK_OK(ct_optimizer_set_lr(opt, 0.25));
+  CHECK_OK(ct_optimizer_get_lr(opt, &lr));
+  CHECK(lr == 0.25);
+  CHECK_STATUS(ct_optimizer_set_lr(opt, -0.1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_set_lr(opt, INFINITY), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_get_lr(opt, NULL), CT_ERROR_INVALID_ARGUMENT);
+  o.momentum = 0.5, o.weight_decay = 0.125;
+  CHECK_OK(ct_optimizer_set_options(opt, &o));
+  memset(&got, 0, sizeof got);
+  got.struct_size = sizeof got;
+  CHECK_OK(ct_optimizer_get_options(opt, &got));
+  CHECK(got.momentum == 0.5 && got.weight_decay == 0.125 && got.lr == o.lr && got.kind == CT_OPTIMIZER_SGD);
+  o.kind = CT_OPTIMIZER_ADAM;
+  CHECK_STATUS(ct_optimizer_set_options(opt, &o), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("cannot change");
+  o.kind = CT_OPTIMIZER_SGD, o.momentum = -1;
+  CHECK_STATUS(ct_optimizer_set_options(opt, &o), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_optimizer_get_options(opt, &got));
+  CHECK(got.momentum == 0.5); /* unchanged by the refused call */
+  got.struct_size = 4;
+  CHECK_STATUS(ct_optimizer_get_options(opt, &got), CT_ERROR_INVALID_ARGUMENT);
+  size_t n = 0;
+  ct_tensor* q = NULL;
+  CHECK_OK(ct_optimizer_num_params(opt, &n));
+  CHECK(n == 1);
+  CHECK_OK(ct_optimizer_param(opt, 0, &q));
+  CHECK(q == p);
+  ct_tensor_release(q);
+  CHECK_STATUS(ct_optimizer_param(opt, 1, &q), CT_ERROR_INDEX);
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+}
+
+static void test_retain_release_and_released_handles(void) {
+  ct_tensor* p = param_of(CT_FLOAT32, kP0, kN);
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  ct_optimizer* opt = make_opt(&p, 1, &o);
+  CHECK_OK(ct_optimizer_retain(opt));
+  ct_optimizer_release(opt);
+  double lr;
+  CHECK_OK(ct_optimizer_get_lr(opt, &lr)); /* one reference left */
+  ct_optimizer_release(opt);
+  CHECK_STATUS(ct_optimizer_get_lr(opt, &lr), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_retain(opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_step(opt), CT_ERROR_INVALID_ARGUMENT);
+  ct_optimizer_release(opt); /* released: a no-op */
+  ct_optimizer_release(NULL);
+  CHECK_STATUS(ct_optimizer_retain(NULL), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor_release(p);
+}
+
+/* Optimizer A steps 3 times and saves; B (fresh, same kind) loads and both step twice more with the
+ * same grads: their parameters stay bitwise equal. */
+static void test_state_round_trip_continues_identically(void) {
+  const int kinds[] = {CT_OPTIMIZER_SGD, CT_OPTIMIZER_ADAM, CT_OPTIMIZER_ADAMW, CT_OPTIMIZER_RMSPROP};
+  for (int k = 0; k < 4; ++k) {
+    ct_tensor* a = param_of(CT_FLOAT32, kP0, kN);
+    ct_optimizer_options o;
+    CHECK_OK(ct_optimizer_options_default((ct_optimizer_kind)kinds[k], &o));
+    o.momentum = 0.9, o.amsgrad = 1, o.centered = 1, o.lr = 0.05;
+    ct_optimizer* oa = make_opt(&a, 1, &o);
+    CHECK(oa);
+    for (int t = 0; t < 3; ++t) {
+      CHECK(set_grad_values(a, CT_FLOAT32, kG[t], kN));
+      CHECK_OK(ct_optimizer_step(oa));
+    }
+    char* bytes = NULL;
+    size_t n = 0;
+    CHECK_OK(ct_optimizer_state_save(oa, &bytes, &n));
+    CHECK(n > 8 && memcmp(bytes, "CTOPTIM", 8) == 0);
+    /* The state holds no parameter values: b starts from a's current ones, as a checkpoint's model
+     * would, with default options that the state replaces. */
+    double* now = values_of(a, kN);
+    ct_tensor* b = param_of(CT_FLOAT32, now, kN);
+    free(now);
+    CHECK_OK(ct_optimizer_options_default((ct_optimizer_kind)kinds[k], &o));
+    ct_optimizer* ob = make_opt(&b, 1, &o);
+    CHECK(ob);
+    CHECK_OK(ct_optimizer_state_load(ob, bytes, n));
+    ct_string_release(bytes);
+    for (int t = 0; t < 2; ++t) {
+      CHECK(set_grad_values(a, CT_FLOAT32, kG[2 - t], kN));
+      CHECK(set_grad_values(b, CT_FLOAT32, kG[2 - t], kN));
+      CHECK_OK(ct_optimizer_step(oa));
+      CHECK_OK(ct_optimizer_step(ob));
+    }
+    CHECK(same_bits(a, b));
+    ct_optimizer_options got;
+    got.struct_size = sizeof got;
+    CHECK_OK(ct_optimizer_get_options(ob, &got));
+    CHECK(got.lr == 0.05 && got.momentum == 0.9);
+    ct_optimizer_release(oa);
+    ct_optimizer_release(ob);
+    RELEASE(a, b);
+  }
+}
+
+static void test_state_load_refuses_other_optimizers(void) {
+  ct_tensor* a = param_of(CT_FLOAT32, kP0, kN);
+  ct_tensor* shorter = param_of(CT_FLOAT32, kP0, 3);
+  ct_tensor* f64 = param_of(CT_FLOAT64, kP0, kN);
+  ct_tensor* two[2] = {a, shorter};
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o));
+  ct_optimizer* src = make_opt(&a, 1, &o);
+  CHECK(set_grad_values(a, CT_FLOAT32, kG[0], kN));
+  CHECK_OK(ct_optimizer_step(src));
+  char* bytes = NULL;
+  size_t n = 0;
+  CHECK_OK(ct_optimizer_state_save(src, &bytes, &n));
+  ct_optimizer* other_sizes = make_opt(&shorter, 1, &o);
+  ct_optimizer* other_dtype = make_opt(&f64, 1, &o);
+  ct_optimizer* other_count = make_opt(two, 2, &o);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  ct_optimizer* other_kind = make_opt(&a, 1, &o);
+  CHECK_STATUS(ct_optimizer_state_load(other_sizes, bytes, n), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("sizes");
+  CHECK_STATUS(ct_optimizer_state_load(other_dtype, bytes, n), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("float64");
+  CHECK_STATUS(ct_optimizer_state_load(other_count, bytes, n), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("parameters");
+  CHECK_STATUS(ct_optimizer_state_load(other_kind, bytes, n), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("Adam");
+  CHECK_STATUS(ct_optimizer_state_load(src, NULL, 4), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_state_load(NULL, bytes, n), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_state_save(src, NULL, &n), CT_ERROR_INVALID_ARGUMENT);
+  ct_string_release(bytes);
+  ct_optimizer_release(src);
+  ct_optimizer_release(other_sizes);
+  ct_optimizer_release(other_dtype);
+  ct_optimizer_release(other_count);
+  ct_optimizer_release(other_kind);
+  RELEASE(a, shorter, f64);
+}
+
+/* Every truncation, a trailing byte and corrupted fields are CT_ERROR_FORMAT and leave the state
+ * as it was; random corruption never crashes. */
+static void test_state_load_refuses_malformed_bytes(void) {
+  ct_tensor* a = param_of(CT_FLOAT32, kP0, kN);
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_RMSPROP, &o));
+  o.centered = 1, o.momentum = 0.3;
+  ct_optimizer* opt = make_opt(&a, 1, &o);
+  CHECK(set_grad_values(a, CT_FLOAT32, kG[0], kN));
+  CHECK_OK(ct_optimizer_step(opt));
+  char* good = NULL;
+  size_t n = 0;
+  CHECK_OK(ct_optimizer_state_save(opt, &good, &n));
+  for (size_t len = 0; len < n; ++len) CHECK_STATUS(ct_optimizer_state_load(opt, good, len), CT_ERROR_FORMAT);
+  char* buf = malloc(n + 1);
+  memcpy(buf, good, n);
+  buf[n] = 0;
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n + 1), CT_ERROR_FORMAT);
+  CHECK_ERROR_CONTAINS("follow");
+  buf[0] = 'X';
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
+  CHECK_ERROR_CONTAINS("magic");
+  memcpy(buf, good, n);
+  buf[8] = 2; /* version */
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
+  memcpy(buf, good, n);
+  buf[16] = (char)0x80; /* an unknown flag */
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
+  memcpy(buf, good, n);
+  const double neg = -0.5; /* lr, at offset 24 */
+  memcpy(buf + 24, &neg, 8);
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
+  /* the step count: after the header (24 + 64 + 8), dtype, ndim and one size */
+  memcpy(buf, good, n);
+  memcpy(buf + 96 + 16, &neg, 8);
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
+  CHECK_ERROR_CONTAINS("step count");
+  memcpy(buf, good, n);
+  buf[96 + 24] = 8; /* a buffer bit past the three */
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
+  /* random corruption: any status, never a crash, and a good load still works afterwards */
+  uint32_t seed = 12345;
+  for (int trial = 0; trial < 2000; ++trial) {
+    memcpy(buf, good, n);
+    for (int k = 0; k < 3; ++k) {
+      seed = seed * 1664525u + 1013904223u;
+      buf[(seed >> 8) % n] ^= (char)(1u << ((seed >> 4) & 7));
+    }
+    ct_status s = ct_optimizer_state_load(opt, buf, n);
+    CHECK(s == CT_OK || s == CT_ERROR_FORMAT || s == CT_ERROR_INVALID_ARGUMENT);
+  }
+  CHECK_OK(ct_optimizer_state_load(opt, good, n));
+  char* again = NULL;
+  size_t n2 = 0;
+  CHECK_OK(ct_optimizer_state_save(opt, &again, &n2));
+  CHECK(n2 == n && memcmp(again, good, n) == 0);
+  free(buf);
+  ct_string_release(good);
+  ct_string_release(again);
+  ct_optimizer_release(opt);
+  ct_tensor_release(a);
+}
+
+/* ---- schedulers ---- */
+
+static ct_optimizer* lr_opt(ct_tensor** p, double lr) {
+  *p = param_of(CT_FLOAT32, kP0, kN);
+  ct_optimizer_options o;
+  if (ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o) != CT_OK) return NULL;
+  o.lr = lr;
+  return make_opt(p, 1, &o);
+}
+
+static void test_step_lr_follows_its_closed_form(void) {
+  ct_tensor* p = NULL;
+  ct_optimizer* opt = lr_opt(&p, 0.5);
+  ct_lr_scheduler_options so;
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_STEP, &so));
+  CHECK(so.gamma == 0.1 && so.step_size == 1);
+  so.step_size = 3, so.gamma = 0.5;
+  ct_lr_scheduler* s = NULL;
+  CHECK_OK(ct_lr_scheduler_create(opt, &so, &s));
+  double lr = 0;
+  int64_t e = -1;
+  CHECK_OK(ct_lr_scheduler_get_last_epoch(s, &e));
+  CHECK(e == 0);
+  for (int k = 1; k <= 10; ++k) {
+    CHECK_OK(ct_lr_scheduler_step(s));
+    CHECK_OK(ct_lr_scheduler_get_last_lr(s, &lr));
+    CHECK(lr == 0.5 * pow(0.5, k / 3)); /* powers of two: exact */
+    double olr = 0;
+    CHECK_OK(ct_optimizer_get_lr(opt, &olr));
+    CHECK(olr == lr);
+  }
+  ct_lr_scheduler_release(s);
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+}
+
+static void test_cosine_and_linear_follow_torch(void) {
+  ct_tensor* p = NULL;
+  ct_optimizer* opt = lr_opt(&p, 0.1);
+  ct_lr_scheduler_options so;
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_COSINE, &so));
+  so.t_max = 10, so.eta_min = 0.001;
+  ct_lr_scheduler* s = NULL;
+  CHECK_OK(ct_lr_scheduler_create(opt, &so, &s));
+  double lr = 0;
+  for (int k = 1; k <= 25; ++k) {
+    CHECK_OK(ct_lr_scheduler_step(s));
+    CHECK_OK(ct_lr_scheduler_get_last_lr(s, &lr));
+    /* the recursion agrees with the closed form to rounding (pytest compares with torch's bits) */
+    const double closed = 0.001 + (0.1 - 0.001) * (1 + cos(3.141592653589793 * k / 10)) / 2;
+    CHECK(fabs(lr - closed) <= 1e-12);
+  }
+  ct_lr_scheduler_release(s);
+  CHECK_OK(ct_optimizer_set_lr(opt, 0.3));
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_LINEAR, &so));
+  CHECK(fabs(so.start_factor - 1.0 / 3) < 1e-16 && so.end_factor == 1 && so.total_iters == 5);
+  so.start_factor = 0.25, so.end_factor = 1.0, so.total_iters = 4;
+  CHECK_OK(ct_lr_scheduler_create(opt, &so, &s));
+  CHECK_OK(ct_lr_scheduler_get_last_lr(s, &lr));
+  CHECK(lr == 0.3 * 0.25);
+  for (int k = 1; k <= 8; ++k) {
+    CHECK_OK(ct_lr_scheduler_step(s));
+    CHECK_OK(ct_lr_scheduler_get_last_lr(s, &lr));
+    const double closed = 0.3 * (0.25 + 0.75 * (k < 4 ? k : 4) / 4.0);
+    CHECK(fabs(lr - closed) <= 1e-15);
+  }
+  ct_lr_scheduler_release(s);
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+}
+
+static void test_scheduler_keeps_its_optimizer_alive(void) {
+  ct_tensor* p = NULL;
+  ct_optimizer* opt = lr_opt(&p, 1.0);
+  ct_lr_scheduler_options so;
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_STEP, &so));
+  ct_lr_scheduler* s = NULL;
+  CHECK_OK(ct_lr_scheduler_create(opt, &so, &s));
+  ct_optimizer_release(opt);
+  CHECK_OK(ct_lr_scheduler_step(s));
+  double lr = 0;
+  CHECK_OK(ct_lr_scheduler_get_last_lr(s, &lr));
+  CHECK(fabs(lr - 0.1) < 1e-15);
+  CHECK_OK(ct_lr_scheduler_retain(s));
+  ct_lr_scheduler_release(s);
+  ct_lr_scheduler_release(s);
+  CHECK_STATUS(ct_lr_scheduler_step(s), CT_ERROR_INVALID_ARGUMENT);
+  ct_lr_scheduler_release(NULL);
+  ct_tensor_release(p);
+}
+
+static void test_scheduler_refuses_bad_settings(void) {
+  ct_tensor* p = NULL;
+  ct_optimizer* opt = lr_opt(&p, 1.0);
+  ct_lr_scheduler_options so;
+  ct_lr_scheduler* s = (ct_lr_scheduler*)capi_sentinel();
+  CHECK_STATUS(ct_lr_scheduler_options_default((ct_lr_scheduler_kind)5, &so), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_STEP, &so));
+  so.step_size = 0;
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(s == NULL);
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_COSINE, &so));
+  so.t_max = 0;
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_LINEAR, &so));
+  so.start_factor = 0;
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("start_factor");
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_LINEAR, &so));
+  so.struct_size = 4;
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_LINEAR, &so));
+  so.kind = (ct_lr_scheduler_kind)9;
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_LINEAR, &so));
+  CHECK_STATUS(ct_lr_scheduler_create(NULL, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_lr_scheduler_create(opt, NULL, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_lr_scheduler_get_last_lr(NULL, NULL), CT_ERROR_INVALID_ARGUMENT);
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+}
+
+static const capi_test TESTS[] = {
+    CAPI_TEST(test_defaults_are_torchs),
+    CAPI_TEST(test_sgd_matches_torch_formula),
+    CAPI_TEST(test_adam_and_adamw_match_torch_formula),
+    CAPI_TEST(test_rmsprop_matches_torch_formula),
+    CAPI_TEST(test_operator_path_gives_the_fused_bits),
+    CAPI_TEST(test_same_bits_for_every_thread_count),
+    CAPI_TEST(test_params_without_grad_are_skipped),
+    CAPI_TEST(test_step_bumps_the_version_like_an_inplace_op),
+    CAPI_TEST(test_step_records_no_graph),
+    CAPI_TEST(test_zero_grad_clears_or_zeroes),
+    CAPI_TEST(test_create_refuses_bad_input),
+    CAPI_TEST(test_failed_step_changes_nothing),
+    CAPI_TEST(test_lr_and_options_round_trip),
+    CAPI_TEST(test_retain_release_and_released_handles),
+    CAPI_TEST(test_state_round_trip_continues_identically),
+    CAPI_TEST(test_state_load_refuses_other_optimizers),
+    CAPI_TEST(test_state_load_refuses_malformed_bytes),
+    CAPI_TEST(test_step_lr_follows_its_closed_form),
+    CAPI_TEST(test_cosine_and_linear_follow_torch),
+    CAPI_TEST(test_scheduler_keeps_its_optimizer_alive),
+    CAPI_TEST(test_scheduler_refuses_bad_settings),
+};
+CAPI_MAIN(TESTS)
