@@ -95,14 +95,16 @@ void CompileOptions::validate(bool whole) const {
            "\" and options were both given; a mode is a preset of options, so give one or the other");
   CT_CHECK(recompile_limit >= 1, CT_ERROR_INVALID_ARGUMENT, "ct_compile: recompile_limit ", recompile_limit,
            " must be at least 1");
-  for (const auto& [key, value] : options) {
+  for (const auto& option : options) {
+    // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+    const std::string& key = option.first;
     auto it = std::find_if(kFlags.begin(), kFlags.end(), [&](const auto& f) { return f.first == key; });
     if (it == kFlags.end()) {
       std::vector<std::string> known;
       for (const auto& f : kFlags) known.push_back(f.first);
       fail(CT_ERROR_INVALID_ARGUMENT, str("ct_compile: unknown option \"", key, "\". Known options: ", join(known)));
     }
-    parse_flag(key, value);
+    parse_flag(key, option.second);
   }
 }
 
