@@ -3734,7 +3734,8 @@ typedef struct ct_optimizer_options {
   double momentum;        /* SGD, RMSprop: >= 0 (0: no momentum buffer) */
   double dampening;       /* SGD: the momentum buffer adds (1 - dampening) * grad */
   double weight_decay;    /* >= 0; L2 penalty (SGD, Adam, RMSprop) or decoupled decay (AdamW) */
-  double beta1, beta2;    /* Adam, AdamW: in [0, 1) */
+  double beta1;           /* Adam, AdamW: in [0, 1) */
+  double beta2;           /* Adam, AdamW: in [0, 1) */
   double eps;             /* Adam, AdamW, RMSprop: >= 0, added to the denominator */
   double alpha;           /* RMSprop: smoothing constant, >= 0 */
   int nesterov;           /* SGD: Nesterov momentum (needs momentum > 0 and dampening 0) */

@@ -93,6 +93,21 @@ def split_params(params):
     return [] if out == ["void"] else out
 
 
+def struct_fields(body):
+    """The fields of a struct body, one declarator each: "double beta1, beta2" gives two."""
+    fields = []
+    for f in (f.strip() for f in body.split(";")):
+        if not f:
+            continue
+        if "(" in f or "," not in f:
+            fields.append(f)
+            continue
+        first, *others = (p.strip() for p in f.split(","))
+        base = re.match(r"(.*?)\w+$", first).group(1)
+        fields += [first] + [base + o for o in others]
+    return fields
+
+
 def param(p, opaque, fnptrs):
     """'const int64_t* sizes' -> ('sizes', '*const i64'); a function pointer field too."""
     m = re.match(r"(.*)\(\s*\*\s*(\w+)\s*\)\s*\((.*)\)$", p)
@@ -145,7 +160,7 @@ def generate():
             continue
         m = re.match(r"typedef struct (\w+) \{(.*)\} (\w+)$", d) or re.match(r"typedef struct (\w+) \{(.*)\} (\w+)", d)
         if m:
-            fields = [param(f.strip(), opaque, fnptrs) for f in m.group(2).split(";") if f.strip()]
+            fields = [param(f, opaque, fnptrs) for f in struct_fields(m.group(2))]
             out.append("#[repr(C)]\n#[derive(Copy, Clone)]")
             out.append(f"pub struct {m.group(3)} {{")
             out += [f"    pub {n}: {t}," for n, t in fields]

@@ -167,6 +167,8 @@ function generate_raw()
             for f in split(m.captures[2], ';')
                 f = strip(f)
                 isempty(f) && continue
+                # One declarator per field: "double a, b" would need splitting, which the header avoids.
+                occursin(',', f) && !occursin('(', f) && error("generate.jl: split the field \"$f\" into one declaration per field")
                 t, n = param(f)
                 println(io, "    $n::$(jtype(t, known))")
             end

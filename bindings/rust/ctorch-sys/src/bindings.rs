@@ -236,6 +236,65 @@ pub struct ct_program {
     _private: [u8; 0],
 }
 
+#[repr(C)]
+pub struct ct_checkpoint {
+    _private: [u8; 0],
+}
+
+#[repr(C)]
+pub struct ct_optimizer {
+    _private: [u8; 0],
+}
+
+pub type ct_optimizer_kind = c_int;
+pub const CT_OPTIMIZER_SGD: ct_optimizer_kind = 0;
+pub const CT_OPTIMIZER_ADAM: ct_optimizer_kind = 1;
+pub const CT_OPTIMIZER_ADAMW: ct_optimizer_kind = 2;
+pub const CT_OPTIMIZER_RMSPROP: ct_optimizer_kind = 3;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ct_optimizer_options {
+    pub struct_size: usize,
+    pub kind: ct_optimizer_kind,
+    pub lr: f64,
+    pub momentum: f64,
+    pub dampening: f64,
+    pub weight_decay: f64,
+    pub beta1: f64,
+    pub beta2: f64,
+    pub eps: f64,
+    pub alpha: f64,
+    pub nesterov: c_int,
+    pub amsgrad: c_int,
+    pub centered: c_int,
+    pub maximize: c_int,
+}
+
+pub type ct_lr_scheduler_kind = c_int;
+pub const CT_LR_SCHEDULER_STEP: ct_lr_scheduler_kind = 0;
+pub const CT_LR_SCHEDULER_COSINE: ct_lr_scheduler_kind = 1;
+pub const CT_LR_SCHEDULER_LINEAR: ct_lr_scheduler_kind = 2;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ct_lr_scheduler_options {
+    pub struct_size: usize,
+    pub kind: ct_lr_scheduler_kind,
+    pub step_size: i64,
+    pub gamma: f64,
+    pub t_max: i64,
+    pub eta_min: f64,
+    pub start_factor: f64,
+    pub end_factor: f64,
+    pub total_iters: i64,
+}
+
+#[repr(C)]
+pub struct ct_lr_scheduler {
+    _private: [u8; 0],
+}
+
 extern "C" {
     pub fn ct_version() -> *const c_char;
     pub fn ct_abi_version() -> i32;
@@ -657,4 +716,47 @@ extern "C" {
     pub fn ct_program_save_buffer(program: *const ct_program, data: *mut *mut c_char, size: *mut usize) -> ct_status;
     pub fn ct_program_load(path: *const c_char, out: *mut *mut ct_program) -> ct_status;
     pub fn ct_program_load_buffer(data: *const c_void, size: usize, out: *mut *mut ct_program) -> ct_status;
+    pub fn ct_checkpoint_open(path: *const c_char, out: *mut *mut ct_checkpoint) -> ct_status;
+    pub fn ct_checkpoint_open_buffer(data: *const c_void, size: usize, out: *mut *mut ct_checkpoint) -> ct_status;
+    pub fn ct_checkpoint_retain(ckpt: *mut ct_checkpoint) -> ct_status;
+    pub fn ct_checkpoint_release(ckpt: *mut ct_checkpoint);
+    pub fn ct_checkpoint_num_tensors(ckpt: *const ct_checkpoint, out: *mut usize) -> ct_status;
+    pub fn ct_checkpoint_name(ckpt: *const ct_checkpoint, index: usize, out: *mut *const c_char) -> ct_status;
+    pub fn ct_checkpoint_get(ckpt: *const ct_checkpoint, name: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_checkpoint_metadata_json(ckpt: *const ct_checkpoint, out: *mut *mut c_char) -> ct_status;
+    pub fn ct_checkpoint_metadata_get(ckpt: *const ct_checkpoint, key: *const c_char, out: *mut *const c_char) -> ct_status;
+    pub fn ct_checkpoint_save(path: *const c_char, names: *const *const c_char, tensors: *const *const ct_tensor, n: usize, metadata_json: *const c_char) -> ct_status;
+    pub fn ct_checkpoint_save_buffer(names: *const *const c_char, tensors: *const *const ct_tensor, n: usize, metadata_json: *const c_char, data: *mut *mut c_char, size: *mut usize) -> ct_status;
+    pub fn ct_optimizer_options_default(kind: ct_optimizer_kind, out: *mut ct_optimizer_options) -> ct_status;
+    pub fn ct_optimizer_create(params: *const *const ct_tensor, n: usize, options: *const ct_optimizer_options, out: *mut *mut ct_optimizer) -> ct_status;
+    pub fn ct_optimizer_retain(opt: *mut ct_optimizer) -> ct_status;
+    pub fn ct_optimizer_release(opt: *mut ct_optimizer);
+    pub fn ct_optimizer_step(opt: *mut ct_optimizer) -> ct_status;
+    pub fn ct_optimizer_zero_grad(opt: *mut ct_optimizer, set_to_none: c_int) -> ct_status;
+    pub fn ct_optimizer_get_lr(opt: *const ct_optimizer, out: *mut f64) -> ct_status;
+    pub fn ct_optimizer_set_lr(opt: *mut ct_optimizer, lr: f64) -> ct_status;
+    pub fn ct_optimizer_get_options(opt: *const ct_optimizer, out: *mut ct_optimizer_options) -> ct_status;
+    pub fn ct_optimizer_set_options(opt: *mut ct_optimizer, options: *const ct_optimizer_options) -> ct_status;
+    pub fn ct_optimizer_num_params(opt: *const ct_optimizer, out: *mut usize) -> ct_status;
+    pub fn ct_optimizer_param(opt: *const ct_optimizer, i: usize, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_optimizer_state_save(opt: *const ct_optimizer, data: *mut *mut c_char, size: *mut usize) -> ct_status;
+    pub fn ct_optimizer_state_load(opt: *mut ct_optimizer, data: *const c_void, size: usize) -> ct_status;
+    pub fn ct_lr_scheduler_options_default(kind: ct_lr_scheduler_kind, out: *mut ct_lr_scheduler_options) -> ct_status;
+    pub fn ct_lr_scheduler_create(opt: *mut ct_optimizer, options: *const ct_lr_scheduler_options, out: *mut *mut ct_lr_scheduler) -> ct_status;
+    pub fn ct_lr_scheduler_retain(sched: *mut ct_lr_scheduler) -> ct_status;
+    pub fn ct_lr_scheduler_release(sched: *mut ct_lr_scheduler);
+    pub fn ct_lr_scheduler_step(sched: *mut ct_lr_scheduler) -> ct_status;
+    pub fn ct_lr_scheduler_get_last_lr(sched: *const ct_lr_scheduler, out: *mut f64) -> ct_status;
+    pub fn ct_lr_scheduler_get_last_epoch(sched: *const ct_lr_scheduler, out: *mut i64) -> ct_status;
+    pub fn ct_clip_grad_norm(params: *const *const ct_tensor, n: usize, max_norm: f64, norm_type: f64, total_norm: *mut f64) -> ct_status;
+    pub fn ct_clip_grad_value(params: *const *const ct_tensor, n: usize, clip_value: f64) -> ct_status;
+    pub fn ct_init_uniform_(t: *mut ct_tensor, a: f64, b: f64, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_normal_(t: *mut ct_tensor, mean: f64, std: f64, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_xavier_uniform_(t: *mut ct_tensor, gain: f64, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_xavier_normal_(t: *mut ct_tensor, gain: f64, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_kaiming_uniform_(t: *mut ct_tensor, a: f64, mode: *const c_char, nonlinearity: *const c_char, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_kaiming_normal_(t: *mut ct_tensor, a: f64, mode: *const c_char, nonlinearity: *const c_char, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_linear_(weight: *mut ct_tensor, bias: *mut ct_tensor, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_calculate_gain(nonlinearity: *const c_char, param: f64, out: *mut f64) -> ct_status;
+    pub fn ct_init_calculate_fan_in_and_fan_out(t: *const ct_tensor, fan_in: *mut i64, fan_out: *mut i64) -> ct_status;
 }

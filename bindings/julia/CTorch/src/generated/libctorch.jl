@@ -149,6 +149,45 @@ const CT_DYNAMIC_ON = Cint(1)
 const CT_DYNAMIC_AUTOMATIC = Cint(2)
 mutable struct ct_dynamic_shapes end
 mutable struct ct_program end
+mutable struct ct_checkpoint end
+mutable struct ct_optimizer end
+const ct_optimizer_kind = Cint
+const CT_OPTIMIZER_SGD = Cint(0)
+const CT_OPTIMIZER_ADAM = Cint(1)
+const CT_OPTIMIZER_ADAMW = Cint(2)
+const CT_OPTIMIZER_RMSPROP = Cint(3)
+struct ct_optimizer_options
+    struct_size::Csize_t
+    kind::ct_optimizer_kind
+    lr::Cdouble
+    momentum::Cdouble
+    dampening::Cdouble
+    weight_decay::Cdouble
+    beta1::Cdouble
+    beta2::Cdouble
+    eps::Cdouble
+    alpha::Cdouble
+    nesterov::Cint
+    amsgrad::Cint
+    centered::Cint
+    maximize::Cint
+end
+const ct_lr_scheduler_kind = Cint
+const CT_LR_SCHEDULER_STEP = Cint(0)
+const CT_LR_SCHEDULER_COSINE = Cint(1)
+const CT_LR_SCHEDULER_LINEAR = Cint(2)
+struct ct_lr_scheduler_options
+    struct_size::Csize_t
+    kind::ct_lr_scheduler_kind
+    step_size::Int64
+    gamma::Cdouble
+    t_max::Int64
+    eta_min::Cdouble
+    start_factor::Cdouble
+    end_factor::Cdouble
+    total_iters::Int64
+end
+mutable struct ct_lr_scheduler end
 
 # ---- functions ----
 const FUNCTION_NAMES = (
@@ -572,8 +611,51 @@ const FUNCTION_NAMES = (
     :ct_program_save_buffer,
     :ct_program_load,
     :ct_program_load_buffer,
+    :ct_checkpoint_open,
+    :ct_checkpoint_open_buffer,
+    :ct_checkpoint_retain,
+    :ct_checkpoint_release,
+    :ct_checkpoint_num_tensors,
+    :ct_checkpoint_name,
+    :ct_checkpoint_get,
+    :ct_checkpoint_metadata_json,
+    :ct_checkpoint_metadata_get,
+    :ct_checkpoint_save,
+    :ct_checkpoint_save_buffer,
+    :ct_optimizer_options_default,
+    :ct_optimizer_create,
+    :ct_optimizer_retain,
+    :ct_optimizer_release,
+    :ct_optimizer_step,
+    :ct_optimizer_zero_grad,
+    :ct_optimizer_get_lr,
+    :ct_optimizer_set_lr,
+    :ct_optimizer_get_options,
+    :ct_optimizer_set_options,
+    :ct_optimizer_num_params,
+    :ct_optimizer_param,
+    :ct_optimizer_state_save,
+    :ct_optimizer_state_load,
+    :ct_lr_scheduler_options_default,
+    :ct_lr_scheduler_create,
+    :ct_lr_scheduler_retain,
+    :ct_lr_scheduler_release,
+    :ct_lr_scheduler_step,
+    :ct_lr_scheduler_get_last_lr,
+    :ct_lr_scheduler_get_last_epoch,
+    :ct_clip_grad_norm,
+    :ct_clip_grad_value,
+    :ct_init_uniform_,
+    :ct_init_normal_,
+    :ct_init_xavier_uniform_,
+    :ct_init_xavier_normal_,
+    :ct_init_kaiming_uniform_,
+    :ct_init_kaiming_normal_,
+    :ct_init_linear_,
+    :ct_init_calculate_gain,
+    :ct_init_calculate_fan_in_and_fan_out,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 420)
+const FUNCTION_POINTERS = fill(C_NULL, 463)
 
 """
     ct_version()
@@ -4354,3 +4436,390 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
 @inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[420]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
+
+"""
+    ct_checkpoint_open(path, out)
+
+`ccall` of `ct_status ct_checkpoint_open(const char* path, ct_checkpoint** out)`.
+
+Header: ct_checkpoint_open - opens and validates the safetensors file at path.
+"""
+@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[421]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
+
+"""
+    ct_checkpoint_open_buffer(data, size, out)
+
+`ccall` of `ct_status ct_checkpoint_open_buffer(const void* data, size_t size, ct_checkpoint** out)`.
+
+Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's bytes held in memory.
+"""
+@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[422]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
+
+"""
+    ct_checkpoint_retain(ckpt)
+
+`ccall` of `ct_status ct_checkpoint_retain(ct_checkpoint* ckpt)`.
+
+Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
+"""
+@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[423]), ct_status, (Ptr{ct_checkpoint},), ckpt)
+
+"""
+    ct_checkpoint_release(ckpt)
+
+`ccall` of `void ct_checkpoint_release(ct_checkpoint* ckpt)`.
+
+Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
+"""
+@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[424]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
+
+"""
+    ct_checkpoint_num_tensors(ckpt, out)
+
+`ccall` of `ct_status ct_checkpoint_num_tensors(const ct_checkpoint* ckpt, size_t* out)`.
+
+Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is not a tensor).
+"""
+@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[425]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
+
+"""
+    ct_checkpoint_name(ckpt, index, out)
+
+`ccall` of `ct_status ct_checkpoint_name(const ct_checkpoint* ckpt, size_t index, const char** out)`.
+
+Header: ct_checkpoint_name - the name of tensor index, in the order of the tensors' data in the file.
+"""
+@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[426]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
+
+"""
+    ct_checkpoint_get(ckpt, name, out)
+
+`ccall` of `ct_status ct_checkpoint_get(const ct_checkpoint* ckpt, const char* name, ct_tensor** out)`.
+
+Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
+"""
+@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[427]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
+
+"""
+    ct_checkpoint_metadata_json(ckpt, out)
+
+`ccall` of `ct_status ct_checkpoint_metadata_json(const ct_checkpoint* ckpt, char** out)`.
+
+Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compact JSON text
+"""
+@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[428]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
+
+"""
+    ct_checkpoint_metadata_get(ckpt, key, out)
+
+`ccall` of `ct_status ct_checkpoint_metadata_get(const ct_checkpoint* ckpt, const char* key, const char** out)`.
+
+Header: ct_checkpoint_metadata_get - the metadata value stored under key.
+"""
+@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[429]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
+
+"""
+    ct_checkpoint_save(path, names, tensors, n, metadata_json)
+
+`ccall` of `ct_status ct_checkpoint_save(const char* path, const char* const* names, const ct_tensor* const* tensors, size_t n, const char* metadata_json)`.
+
+Header: ct_checkpoint_save - writes n named tensors to a safetensors file at path, replacing it.
+"""
+@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[430]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
+
+"""
+    ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size)
+
+`ccall` of `ct_status ct_checkpoint_save_buffer(const char* const* names, const ct_tensor* const* tensors, size_t n, const char* metadata_json, char** data, size_t* size)`.
+
+Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in memory.
+"""
+@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[431]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
+
+"""
+    ct_optimizer_options_default(kind, out)
+
+`ccall` of `ct_status ct_optimizer_options_default(ct_optimizer_kind kind, ct_optimizer_options* out)`.
+
+Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kind.
+"""
+@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
+
+"""
+    ct_optimizer_create(params, n, options, out)
+
+`ccall` of `ct_status ct_optimizer_create(const ct_tensor* const* params, size_t n, const ct_optimizer_options* options, ct_optimizer** out)`.
+
+Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(params, ...) and friends).
+"""
+@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[433]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
+
+"""
+    ct_optimizer_retain(opt)
+
+`ccall` of `ct_status ct_optimizer_retain(ct_optimizer* opt)`.
+
+Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
+"""
+@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[434]), ct_status, (Ptr{ct_optimizer},), opt)
+
+"""
+    ct_optimizer_release(opt)
+
+`ccall` of `void ct_optimizer_release(ct_optimizer* opt)`.
+
+Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
+"""
+@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[435]), Cvoid, (Ptr{ct_optimizer},), opt)
+
+"""
+    ct_optimizer_step(opt)
+
+`ccall` of `ct_status ct_optimizer_step(ct_optimizer* opt)`.
+
+Header: ct_optimizer_step - one update of every parameter that has a grad (optimizer.step()).
+"""
+@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{ct_optimizer},), opt)
+
+"""
+    ct_optimizer_zero_grad(opt, set_to_none)
+
+`ccall` of `ct_status ct_optimizer_zero_grad(ct_optimizer* opt, int set_to_none)`.
+
+Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero_grad(set_to_none)).
+"""
+@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
+
+"""
+    ct_optimizer_get_lr(opt, out)
+
+`ccall` of `ct_status ct_optimizer_get_lr(const ct_optimizer* opt, double* out)`.
+
+Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
+"""
+@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
+
+"""
+    ct_optimizer_set_lr(opt, lr)
+
+`ccall` of `ct_status ct_optimizer_set_lr(ct_optimizer* opt, double lr)`.
+
+Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
+"""
+@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
+
+"""
+    ct_optimizer_get_options(opt, out)
+
+`ccall` of `ct_status ct_optimizer_get_options(const ct_optimizer* opt, ct_optimizer_options* out)`.
+
+Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
+"""
+@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
+
+"""
+    ct_optimizer_set_options(opt, options)
+
+`ccall` of `ct_status ct_optimizer_set_options(ct_optimizer* opt, const ct_optimizer_options* options)`.
+
+Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
+"""
+@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
+
+"""
+    ct_optimizer_num_params(opt, out)
+
+`ccall` of `ct_status ct_optimizer_num_params(const ct_optimizer* opt, size_t* out)`.
+
+Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
+"""
+@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
+
+"""
+    ct_optimizer_param(opt, i, out)
+
+`ccall` of `ct_status ct_optimizer_param(const ct_optimizer* opt, size_t i, ct_tensor** out)`.
+
+Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
+"""
+@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
+
+"""
+    ct_optimizer_state_save(opt, data, size)
+
+`ccall` of `ct_status ct_optimizer_state_save(const ct_optimizer* opt, char** data, size_t* size)`.
+
+Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.state_dict()): the kind, the
+"""
+@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
+
+"""
+    ct_optimizer_state_load(opt, data, size)
+
+`ccall` of `ct_status ct_optimizer_state_load(ct_optimizer* opt, const void* data, size_t size)`.
+
+Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_optimizer_state_save
+"""
+@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
+
+"""
+    ct_lr_scheduler_options_default(kind, out)
+
+`ccall` of `ct_status ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind, ct_lr_scheduler_options* out)`.
+
+Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above). Returns CT_OK;
+"""
+@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
+
+"""
+    ct_lr_scheduler_create(opt, options, out)
+
+`ccall` of `ct_status ct_lr_scheduler_create(ct_optimizer* opt, const ct_lr_scheduler_options* options, ct_lr_scheduler** out)`.
+
+Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's constructor with
+"""
+@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
+
+"""
+    ct_lr_scheduler_retain(sched)
+
+`ccall` of `ct_status ct_lr_scheduler_retain(ct_lr_scheduler* sched)`.
+
+Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
+"""
+@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+
+"""
+    ct_lr_scheduler_release(sched)
+
+`ccall` of `void ct_lr_scheduler_release(ct_lr_scheduler* sched)`.
+
+Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
+"""
+@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[449]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
+
+"""
+    ct_lr_scheduler_step(sched)
+
+`ccall` of `ct_status ct_lr_scheduler_step(ct_lr_scheduler* sched)`.
+
+Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
+"""
+@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+
+"""
+    ct_lr_scheduler_get_last_lr(sched, out)
+
+`ccall` of `ct_status ct_lr_scheduler_get_last_lr(const ct_lr_scheduler* sched, double* out)`.
+
+Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
+"""
+@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
+
+"""
+    ct_lr_scheduler_get_last_epoch(sched, out)
+
+`ccall` of `ct_status ct_lr_scheduler_get_last_epoch(const ct_lr_scheduler* sched, int64_t* out)`.
+
+Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
+"""
+@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
+
+"""
+    ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm)
+
+`ccall` of `ct_status ct_clip_grad_norm(const ct_tensor* const* params, size_t n, double max_norm, double norm_type, double* total_norm)`.
+
+Header: ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most
+"""
+@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
+
+"""
+    ct_clip_grad_value(params, n, clip_value)
+
+`ccall` of `ct_status ct_clip_grad_value(const ct_tensor* const* params, size_t n, double clip_value)`.
+
+Header: ct_clip_grad_value - clamp every element of the params' grads into [-clip_value, clip_value], in
+"""
+@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
+
+"""
+    ct_init_uniform_(t, a, b, gen)
+
+`ccall` of `ct_status ct_init_uniform_(ct_tensor* t, double a, double b, ct_generator* gen)`.
+
+Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
+"""
+@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
+
+"""
+    ct_init_normal_(t, mean, std, gen)
+
+`ccall` of `ct_status ct_init_normal_(ct_tensor* t, double mean, double std, ct_generator* gen)`.
+
+Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
+"""
+@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
+
+"""
+    ct_init_xavier_uniform_(t, gain, gen)
+
+`ccall` of `ct_status ct_init_xavier_uniform_(ct_tensor* t, double gain, ct_generator* gen)`.
+
+Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
+"""
+@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+
+"""
+    ct_init_xavier_normal_(t, gain, gen)
+
+`ccall` of `ct_status ct_init_xavier_normal_(ct_tensor* t, double gain, ct_generator* gen)`.
+
+Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
+"""
+@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+
+"""
+    ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen)
+
+`ccall` of `ct_status ct_init_kaiming_uniform_(ct_tensor* t, double a, const char* mode, const char* nonlinearity, ct_generator* gen)`.
+
+Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
+"""
+@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+
+"""
+    ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen)
+
+`ccall` of `ct_status ct_init_kaiming_normal_(ct_tensor* t, double a, const char* mode, const char* nonlinearity, ct_generator* gen)`.
+
+Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
+"""
+@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+
+"""
+    ct_init_linear_(weight, bias, gen)
+
+`ccall` of `ct_status ct_init_linear_(ct_tensor* weight, ct_tensor* bias, ct_generator* gen)`.
+
+Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
+"""
+@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
+
+"""
+    ct_init_calculate_gain(nonlinearity, param, out)
+
+`ccall` of `ct_status ct_init_calculate_gain(const char* nonlinearity, double param, double* out)`.
+
+Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
+"""
+@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
+
+"""
+    ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out)
+
+`ccall` of `ct_status ct_init_calculate_fan_in_and_fan_out(const ct_tensor* t, int64_t* fan_in, int64_t* fan_out)`.
+
+Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
+"""
+@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
