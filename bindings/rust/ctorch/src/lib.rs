@@ -18,6 +18,9 @@
 //! - Every built-in operator is a method or associated function of [`Tensor`], generated from the
 //!   operator registry (see `generated.rs` and docs/rust.md for the naming rules); [`ops::call`]
 //!   reaches any operator by name, custom ones included.
+//! - Training: [`optim`] (optimizers and learning-rate schedules), [`nn`] (the [`nn::Module`]
+//!   trait, `Linear`, `Sequential`, activations, losses, initializers, gradient clipping) and
+//!   [`checkpoint`] (safetensors files). The library computes every update and initializer.
 //! - Closures given to the library (custom operators and autograd functions, hooks, compiled and
 //!   exported functions, log and memory-pressure handlers) report their `Err` to the caller with its
 //!   kind and message; a panic inside one never unwinds into C: it is caught and resumed on the
@@ -37,12 +40,15 @@ mod index;
 mod scalar;
 mod tensor;
 
+pub mod checkpoint;
 pub mod compile;
 pub mod cuda;
 pub mod export;
 pub mod library;
 pub mod metrics;
+pub mod nn;
 pub mod ops;
+pub mod optim;
 pub mod profiler;
 pub mod runtime;
 pub mod symbolic;
