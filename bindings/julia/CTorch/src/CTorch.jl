@@ -10,6 +10,9 @@ Julia bindings of ctorch, a tensor library with a C ABI (`include/ctorch.h`), ov
   library's rules (`a .+ b`, `exp.(a)`, `a .= b`).
 - Every built-in operator is a function of `CTorch.ops` (generated from `ct_op_registry_json`), and
   `CTorch.ops.call(name, args...)` reaches any operator, custom ones included.
+- Training: `CTorch.Linear`, `CTorch.Sequential`, losses, `CTorch.parameters`/`state_dict`, the
+  library's optimizers (`CTorch.Adam`, ...), schedulers, clipping, `CTorch.init`, and safetensors
+  checkpoints (`CTorch.save_checkpoint`, `CTorch.Checkpoint`).
 - Failures throw `CTorchError` with the status and the library's message.
 
 See docs/julia.md for the full guide.
@@ -49,6 +52,12 @@ include("symbolic.jl")
 include("compile.jl")
 include("export.jl")
 include("extending.jl")
+include("init.jl")
+include("nn.jl")
+include("optim.jl")
+include("lr_scheduler.jl")
+include("clip.jl")
+include("checkpoint.jl")
 
 export Tensor, CTorchError, no_grad, enable_grad, inference_mode, is_grad_enabled, backward, grad, requires_grad,
        requires_grad!, item, scope, ShapeEnv, SymInt, SymFloat, SymBool, Generator, manual_seed

@@ -1,7 +1,7 @@
 # json.jl - a small JSON reader for the documents the library returns (ct_op_registry_json,
-# ct_metrics_json, ct_program_json, ...). Julia's standard library has none, and the package
-# depends on nothing else. Objects become Dict{String,Any}, arrays Vector{Any}, integers Int64,
-# other numbers Float64, null `nothing`.
+# ct_metrics_json, ct_program_json, ...), and a writer of objects of strings (checkpoint metadata).
+# Julia's standard library has none, and the package depends on nothing else. Objects become
+# Dict{String,Any}, arrays Vector{Any}, integers Int64, other numbers Float64, null `nothing`.
 
 module JSON
 
@@ -117,6 +117,39 @@ function _string(s, i)
             i += 1
         end
     end
+end
+
+"""
+    JSON.object_of_strings(entries::Vector{Pair{String,String}}) -> String
+
+The JSON object text of string keys and values (`{"step":"1000"}`), escaping quotes, backslashes
+and control characters; other characters are written as they are (UTF-8).
+"""
+function object_of_strings(entries::Vector{Pair{String,String}})
+    io = IOBuffer()
+    write(io, '{')
+    for (k, (key, value)) in enumerate(entries)
+        k > 1 && write(io, ',')
+        _write_string(io, key)
+        write(io, ':')
+        _write_string(io, value)
+    end
+    write(io, '}')
+    return String(take!(io))
+end
+
+function _write_string(io::IO, s::String)
+    write(io, '"')
+    for b in codeunits(s)
+        if b == UInt8('"') || b == UInt8('\\')
+            write(io, UInt8('\\'), b)
+        elseif b < 0x20
+            print(io, "\\u00", string(b; base = 16, pad = 2))
+        else
+            write(io, b)
+        end
+    end
+    write(io, '"')
 end
 
 end # module JSON

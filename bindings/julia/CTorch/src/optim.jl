@@ -1,0 +1,250 @@
+# optim.jl - optimizers over the library's (ctorch.h "Training": ct_optimizer_*). The update formulas
+# run in the library; this file maps torch.optim's keyword names onto ct_optimizer_options.
+
+"""
+    CTorch.Optimizer
+
+An optimizer of the library (`ct_optimizer`): one group of parameters, its hyperparameters and
+per-parameter state (momentum buffers, moments, step counts). Make one with `CTorch.SGD`,
+`CTorch.Adam`, `CTorch.AdamW` or `CTorch.RMSprop`; use it with `CTorch.step!`, `CTorch.zero_grad!`,
+`CTorch.lr`/`CTorch.lr!`, `CTorch.options`/`CTorch.set_options!` and
+`CTorch.save_state`/`CTorch.load_state!`. The library retains the parameters (the same tensors,
+not copies) until the optimizer is released: by a finalizer, or at once by `close(opt)` (later
+calls then throw `CTorchError` `CT_ERROR_INVALID_ARGUMENT`).
+"""
+mutable struct Optimizer
+    ptr::Ptr{L.ct_optimizer}   # C_NULL once closed
+    kind::Cint                 # INVARIANT: a ct_optimizer_kind, the one the library holds
+    function Optimizer(p::Ptr{L.ct_optimizer}, kind::Cint)
+        o = new(p, kind)
+        finalizer(o -> (p = o.ptr; o.ptr = C_NULL; L.ct_optimizer_release(p)), o)
+        return o
+    end
+end
+
+Base.unsafe_convert(::Type{Ptr{L.ct_optimizer}}, o::Optimizer) = o.ptr
+Base.close(o::Optimizer) = (p = o.ptr; o.ptr = C_NULL; L.ct_optimizer_release(p); nothing)
+Base.isopen(o::Optimizer) = o.ptr != C_NULL
+
+# Per kind: its name and the keywords it takes (torch.optim's names; `betas` is a pair).
+const OPTIMIZER_KINDS = Dict{Cint,Tuple{Symbol,Tuple}}(
+    L.CT_OPTIMIZER_SGD => (:SGD, (:lr, :momentum, :dampening, :weight_decay, :nesterov, :maximize)),
+    L.CT_OPTIMIZER_ADAM => (:Adam, (:lr, :betas, :eps, :weight_decay, :amsgrad, :maximize)),
+    L.CT_OPTIMIZER_ADAMW => (:AdamW, (:lr, :betas, :eps, :weight_decay, :amsgrad, :maximize)),
+    L.CT_OPTIMIZER_RMSPROP => (:RMSprop, (:lr, :alpha, :eps, :weight_decay, :momentum, :centered, :maximize)))
+const OPTION_FLAGS = (:nesterov, :amsgrad, :centered, :maximize)
+
+"""A copy of the struct o with the fields in `changes` replaced."""
+_replace(o::T, changes::Dict{Symbol,Any}) where {T} =
+    T((haskey(changes, f) ? convert(fieldtype(T, f), changes[f]) : getfield(o, f) for f in fieldnames(T))...)
+
+"""The C fields behind the keyword `key` set to `value` (checking the types; the library checks ranges)."""
+function _option_fields!(changes::Dict{Symbol,Any}, key::Symbol, value)
+    if key === :betas
+        (value isa Tuple && length(value) == 2 && all(x -> x isa Real, value)) ||
+            throw(ArgumentError("betas must be a pair of numbers like (0.9, 0.999), got $(repr(value))"))
+        changes[:beta1] = Float64(value[1])
+        changes[:beta2] = Float64(value[2])
+    elseif key in OPTION_FLAGS
+        value isa Bool || throw(ArgumentError("$key must be true or false, got $(repr(value))"))
+        changes[key] = Cint(value)
+    else
+        value isa Real || throw(ArgumentError("$key must be a number, got $(repr(value))"))
+        changes[key] = Float64(value)
+    end
+    return changes
+end
+
+function _default_options(kind::Cint)
+    o = Ref{L.ct_optimizer_options}()
+    check(L.ct_optimizer_options_default(kind, o))
+    return o[]
+end
+
+"""ct_optimizer_options with kind's defaults, then the keywords that are not `nothing`."""
+function _options(kind::Cint, kw)
+    name, keys = OPTIMIZER_KINDS[kind]
+    changes = Dict{Symbol,Any}()
+    for (k, v) in pairs(kw)
+        v === nothing && continue
+        k in keys || throw(ArgumentError("CTorch.$name has no option $k (it has $(join(keys, ", ")))"))
+        _option_fields!(changes, k, v)
+    end
+    return _replace(_default_options(kind), changes)
+end
+
+function _optimizer(kind::Cint, params, kw)
+    ps = parameters(params)
+    o = Ref(_options(kind, kw))
+    ptrs = Ptr{L.ct_tensor}[p.ptr for p in ps]
+    out = Ref{Ptr{L.ct_optimizer}}(C_NULL)
+    GC.@preserve ps ptrs check(L.ct_optimizer_create(isempty(ptrs) ? C_NULL : pointer(ptrs), length(ptrs), o, out))
+    return Optimizer(out[], kind)
+end
+
+"""
+    CTorch.SGD(params; lr, momentum, dampening, weight_decay, nesterov, maximize) -> Optimizer
+
+torch.optim.SGD over `params`: a vector of tensors, or a model (`CTorch.parameters(model)` is
+taken). A keyword left out keeps PyTorch's default as the library gives it
+(`ct_optimizer_options_default`): lr 1e-3, momentum 0, dampening 0, weight_decay 0, nesterov
+false, maximize false. Out-of-range values throw `CTorchError` (`CT_ERROR_INVALID_ARGUMENT`, naming
+the field), as do parameters that are not floating leaf tensors.
+"""
+SGD(params; lr = nothing, momentum = nothing, dampening = nothing, weight_decay = nothing, nesterov = nothing,
+    maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_SGD, params, (lr = lr, momentum = momentum, dampening = dampening,
+                                             weight_decay = weight_decay, nesterov = nesterov, maximize = maximize))
+
+"""
+    CTorch.Adam(params; lr, betas, eps, weight_decay, amsgrad, maximize) -> Optimizer
+
+torch.optim.Adam (L2 weight decay added to the gradient). Defaults (the library's): lr 1e-3, betas
+(0.9, 0.999), eps 1e-8, weight_decay 0, amsgrad false, maximize false. See `CTorch.SGD`.
+"""
+Adam(params; lr = nothing, betas = nothing, eps = nothing, weight_decay = nothing, amsgrad = nothing,
+     maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_ADAM, params, (lr = lr, betas = betas, eps = eps, weight_decay = weight_decay,
+                                              amsgrad = amsgrad, maximize = maximize))
+
+"""
+    CTorch.AdamW(params; lr, betas, eps, weight_decay, amsgrad, maximize) -> Optimizer
+
+torch.optim.AdamW (decoupled weight decay: `p *= 1 - lr * weight_decay` before the Adam step).
+Defaults: lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 1e-2, amsgrad false, maximize false.
+"""
+AdamW(params; lr = nothing, betas = nothing, eps = nothing, weight_decay = nothing, amsgrad = nothing,
+      maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_ADAMW, params, (lr = lr, betas = betas, eps = eps, weight_decay = weight_decay,
+                                               amsgrad = amsgrad, maximize = maximize))
+
+"""
+    CTorch.RMSprop(params; lr, alpha, eps, weight_decay, momentum, centered, maximize) -> Optimizer
+
+torch.optim.RMSprop. Defaults: lr 1e-2, alpha 0.99, eps 1e-8, weight_decay 0, momentum 0, centered
+false, maximize false.
+"""
+RMSprop(params; lr = nothing, alpha = nothing, eps = nothing, weight_decay = nothing, momentum = nothing,
+        centered = nothing, maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_RMSPROP, params, (lr = lr, alpha = alpha, eps = eps, weight_decay = weight_decay,
+                                                 momentum = momentum, centered = centered, maximize = maximize))
+
+"""
+    CTorch.step!(opt::Optimizer) -> opt
+
+One update of every parameter that has a gradient (optimizer.step()), with grad mode off; parameters
+whose grad is `nothing` are skipped. The same bits on every machine and thread count.
+"""
+step!(o::Optimizer) = (check(L.ct_optimizer_step(o)); o)
+
+"""
+    CTorch.zero_grad!(opt::Optimizer; set_to_none=true) -> opt
+    CTorch.zero_grad!(model; set_to_none=true) -> model
+
+Clear the gradients of the optimizer's (or the model's) parameters: set them to `nothing`
+(PyTorch 2's default), or with `set_to_none=false` fill the existing ones with zeros in place.
+"""
+zero_grad!(o::Optimizer; set_to_none::Bool = true) = (check(L.ct_optimizer_zero_grad(o, set_to_none)); o)
+
+"""
+    CTorch.lr(opt::Optimizer) -> Float64
+    CTorch.lr!(opt::Optimizer, value) -> opt
+
+The learning rate (param_groups[0]["lr"]); a scheduler bound to `opt` reads and writes the same
+value. A negative or non-finite value throws `CTorchError` (`CT_ERROR_INVALID_ARGUMENT`).
+"""
+function lr(o::Optimizer)
+    out = Ref{Float64}(0)
+    check(L.ct_optimizer_get_lr(o, out))
+    return out[]
+end
+@doc (@doc lr) lr!(o::Optimizer, value::Real) = (check(L.ct_optimizer_set_lr(o, Float64(value))); o)
+
+function _get_options(o::Optimizer)
+    out = Ref(_default_options(o.kind))   # struct_size set, as get_options wants
+    check(L.ct_optimizer_get_options(o, out))
+    return out[]
+end
+
+"""
+    CTorch.options(opt::Optimizer) -> NamedTuple
+    CTorch.set_options!(opt::Optimizer; kw...) -> opt
+
+The hyperparameters of `opt`'s kind by torch's names (`(lr = 0.001, betas = (0.9, 0.999), eps =
+1.0e-8, ...)` for Adam), and replacing some of them (the others stay; the kind cannot change). The
+library checks the values as at creation; on failure nothing changes.
+"""
+function options(o::Optimizer)
+    c = _get_options(o)
+    keys = OPTIMIZER_KINDS[o.kind][2]
+    vals = map(keys) do k
+        k === :betas ? (c.beta1, c.beta2) : k in OPTION_FLAGS ? getfield(c, k) != 0 : getfield(c, k)
+    end
+    return NamedTuple{keys}(vals)
+end
+
+@doc (@doc options) function set_options!(o::Optimizer; kw...)
+    name, keys = OPTIMIZER_KINDS[o.kind]
+    changes = Dict{Symbol,Any}()
+    for (k, v) in kw
+        k in keys || throw(ArgumentError("CTorch.$name has no option $k (it has $(join(keys, ", ")))"))
+        _option_fields!(changes, k, v)
+    end
+    check(L.ct_optimizer_set_options(o, Ref(_replace(_get_options(o), changes))))
+    return o
+end
+
+"""
+    CTorch.parameters(opt::Optimizer) -> Vector{Tensor}
+
+The tensors `opt` updates, in the order given (each a new reference to the parameter itself).
+"""
+function parameters(o::Optimizer)
+    n = Ref{Csize_t}(0)
+    check(L.ct_optimizer_num_params(o, n))
+    return Tensor[_param(o, i) for i in 1:n[]]
+end
+
+function _param(o::Optimizer, i::Integer)
+    out = Ref{Ptr{L.ct_tensor}}(C_NULL)
+    check(L.ct_optimizer_param(o, i - 1, out))
+    return wrap(out[])
+end
+
+"""
+    CTorch.save_state(opt::Optimizer) -> Vector{UInt8}
+    CTorch.load_state!(opt::Optimizer, bytes::AbstractVector{UInt8}) -> opt
+
+The optimizer's state as bytes (optimizer.state_dict(): kind, hyperparameters, step counts and
+buffers, in the library's little-endian format, the same from every language), and restoring it
+into an optimizer of the same kind over parameters of the same count, dtypes and sizes, which then
+continues with the same bits. The parameters' values are not part of the state (save them with the
+model: `CTorch.state_dict`). Bytes of another optimizer throw `CT_ERROR_INVALID_ARGUMENT`, damaged
+ones `CT_ERROR_FORMAT` (with the byte offset); on failure `opt` is unchanged.
+"""
+function save_state(o::Optimizer)
+    data = Ref{Ptr{UInt8}}(C_NULL)
+    size = Ref{Csize_t}(0)
+    check(L.ct_optimizer_state_save(o, data, size))
+    bytes = copy(unsafe_wrap(Vector{UInt8}, data[], size[]))
+    L.ct_string_release(data[])
+    return bytes
+end
+
+@doc (@doc save_state) function load_state!(o::Optimizer, bytes::AbstractVector{UInt8})
+    b = Vector{UInt8}(bytes)
+    GC.@preserve b check(L.ct_optimizer_state_load(o, b, length(b)))
+    return o
+end
+
+function Base.show(io::IO, o::Optimizer)
+    name = OPTIMIZER_KINDS[o.kind][1]
+    if !isopen(o)
+        print(io, "CTorch.", name, "(<closed>)")
+        return
+    end
+    n = Ref{Csize_t}(0)
+    check(L.ct_optimizer_num_params(o, n))
+    opts = join(("$k = $(repr(v))" for (k, v) in pairs(options(o))), ", ")
+    print(io, "CTorch.", name, "(<", Int(n[]), " parameters>; ", opts, ")")
+end
