@@ -62,13 +62,10 @@ function _default_options(kind::Cint)
 end
 
 """ct_optimizer_options with kind's defaults, then the keywords that are not `nothing`."""
-function _options(kind::Cint, kw)
-    name, keys = OPTIMIZER_KINDS[kind]
+function _options(kind::Cint, kw::NamedTuple)
     changes = Dict{Symbol,Any}()
     for (k, v) in pairs(kw)
-        v === nothing && continue
-        k in keys || throw(ArgumentError("CTorch.$name has no option $k (it has $(join(keys, ", ")))"))
-        _option_fields!(changes, k, v)
+        v === nothing || _option_fields!(changes, k, v)
     end
     return _replace(_default_options(kind), changes)
 end

@@ -573,4 +573,7 @@ end
     @test live() <= base                # the garbage went while the allocation was retried
 end
 
+include("training.jl")
+include("nn_checkpoint.jl")
+
 end # CTorch.jl
