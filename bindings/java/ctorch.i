@@ -10,7 +10,8 @@
  *     integer, a double's bits for double outs, a char* for string outs, which org.ctorch turns
  *     into a String with ct_java_take_string), or 0 when it has none;
  *   - int64 and handle arrays in are long[]; filled buffers (sizes, outputs) are long[] the caller
- *     allocates; enums are ints (enumsimple).
+ *     allocates; enums are ints (enumsimple); bytes in are byte[]; the optimizer and scheduler
+ *     option structs are double[] (jni_training.i).
  * Functions taking C callbacks are replaced by ct_java_* helpers (jni_callbacks.i) whose trampolines
  * attach native threads to the JVM and call org.ctorch.Callbacks; Java exceptions never cross C.
  */
@@ -246,22 +247,7 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 /* ---- What SWIG does not wrap as is ---- */
 
 /* Their Java forms are the helpers of jni_helpers.i and jni_callbacks.i. */
-/* Checkpoint and training functions taking byte buffers, string or tensor arrays, option structs or
- * several outputs: not in the Java binding yet (issue 13 adds them). */
-%ignore ct_checkpoint_open_buffer;
-%ignore ct_checkpoint_save;
-%ignore ct_checkpoint_save_buffer;
-%ignore ct_optimizer_options_default;
-%ignore ct_optimizer_create;
-%ignore ct_optimizer_get_options;
-%ignore ct_optimizer_set_options;
-%ignore ct_optimizer_state_save;
-%ignore ct_optimizer_state_load;
-%ignore ct_lr_scheduler_options_default;
-%ignore ct_lr_scheduler_create;
-%ignore ct_clip_grad_norm;
-%ignore ct_clip_grad_value;
-%ignore ct_init_calculate_fan_in_and_fan_out;
+/* The option structs travel as double[] (jni_training.i); SWIG makes no classes for them. */
 %ignore ct_optimizer_options;
 %ignore ct_lr_scheduler_options;
 
@@ -325,5 +311,6 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 
 %include "jni_callbacks.i"
 %include "jni_helpers.i"
+%include "jni_training.i"
 
 %include "ctorch.h"

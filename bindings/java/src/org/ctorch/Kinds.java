@@ -13,7 +13,7 @@ final class Kinds {
     void release(long handle);
   }
 
-  private static Kind of(String name, java.util.function.LongConsumer release) {
+  static Kind of(String name, java.util.function.LongConsumer release) {
     return new Kind() {
       @Override
       public String name() {
@@ -37,4 +37,5 @@ final class Kinds {
   static final Kind COMPILED = of("Compiled", CTorchNative::ct_compiled_release);
   static final Kind DYNAMIC_SHAPES = of("DynamicShapes", CTorchNative::ct_dynamic_shapes_release);
   static final Kind PROGRAM = of("Program", CTorchNative::ct_program_release);
+  static final Kind CHECKPOINT = of("Checkpoint", CTorchNative::ct_checkpoint_release);
 }

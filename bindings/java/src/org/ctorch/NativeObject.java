@@ -19,6 +19,7 @@ public abstract class NativeObject implements AutoCloseable {
 
   static {
     CTorch.ensureLoaded();
+    org.ctorch.jni.Access.install(new Bridge());
   }
   private static final AtomicLong LEAKED = new AtomicLong();
   private static final AtomicLong CLEANED = new AtomicLong();
@@ -92,6 +93,31 @@ public abstract class NativeObject implements AutoCloseable {
   public final void close() {
     ref.explicit = true;
     cleanable.clean();
+  }
+
+  /** What org.ctorch.nn and org.ctorch.optim reach through org.ctorch.jni.Access. */
+  private static final class Bridge implements org.ctorch.jni.Access.Bridge {
+    @Override
+    public long handle(NativeObject o, String what) {
+      return Native.handle(o, what);
+    }
+
+    @Override
+    public Tensor tensor(long newReference) {
+      return new Tensor(newReference);
+    }
+
+    @Override
+    public NativeObject own(long newReference, String kind, java.util.function.LongConsumer release) {
+      return new Owner(newReference, kind, release);
+    }
+  }
+
+  /** An object owning a handle of a kind org.ctorch's subpackages define. */
+  private static final class Owner extends NativeObject {
+    Owner(long handle, String kind, java.util.function.LongConsumer release) {
+      super(handle, Kinds.of(kind, release));
+    }
   }
 
   static long leaked() {

@@ -1,0 +1,348 @@
+package org.ctorch.optim;
+
+import java.util.Arrays;
+import org.ctorch.InvalidArgumentException;
+import org.ctorch.jni.CTorchNative;
+import org.ctorch.jni.CTorchNativeConstants;
+
+/**
+ * The hyperparameters of an {@link Optimizer} (torch's param_group entries), as a builder: the
+ * factories start from PyTorch's defaults, which the library gives (ct_optimizer_options_default),
+ * and each setter returns this.
+ *
+ * <pre>{@code
+ * Optimizer opt = Optimizer.create(model.parameters(), OptimizerOptions.sgd().lr(0.1).momentum(0.9).nesterov(true));
+ * }</pre>
+ *
+ * <p>Values are checked by the library when an optimizer is created or its options are set (an
+ * {@link InvalidArgumentException} naming the field); a setter for an option the kind does not have
+ * (Adam's {@code momentum}) throws at once, as torch refuses an unknown keyword.
+ */
+public final class OptimizerOptions {
+  /** The update rule (ct_optimizer_kind). */
+  public enum Kind {
+    /** torch.optim.SGD: momentum, dampening, nesterov, weight decay. */
+    SGD(CTorchNativeConstants.CT_OPTIMIZER_SGD, "SGD", "lr momentum dampening weight_decay nesterov maximize"),
+    /** torch.optim.Adam: L2 weight decay added to the gradient, amsgrad. */
+    ADAM(CTorchNativeConstants.CT_OPTIMIZER_ADAM, "Adam", "lr betas eps weight_decay amsgrad maximize"),
+    /** torch.optim.AdamW: decoupled weight decay. */
+    ADAMW(CTorchNativeConstants.CT_OPTIMIZER_ADAMW, "AdamW", "lr betas eps weight_decay amsgrad maximize"),
+    /** torch.optim.RMSprop: alpha, centered, momentum, weight decay. */
+    RMSPROP(CTorchNativeConstants.CT_OPTIMIZER_RMSPROP, "RMSprop", "lr alpha eps weight_decay momentum centered maximize");
+
+    final int code;
+    private final String torchName;
+    private final String options;
+
+    Kind(int code, String torchName, String options) {
+      this.code = code;
+      this.torchName = torchName;
+      this.options = options;
+    }
+
+    /**
+     * The torch.optim class name ("Adam").
+     *
+     * @return the name
+     */
+    public String torchName() {
+      return torchName;
+    }
+
+    static Kind of(int code) {
+      for (Kind k : values()) {
+        if (k.code == code) {
+          return k;
+        }
+      }
+      throw new IllegalStateException("unknown optimizer kind " + code);
+    }
+  }
+
+  // The layout of the double[] the JNI layer converts (jni_training.i): kind, lr, momentum,
+  // dampening, weight_decay, beta1, beta2, eps, alpha, nesterov, amsgrad, centered, maximize.
+  static final int FIELDS = 13;
+  private static final int KIND = 0, LR = 1, MOMENTUM = 2, DAMPENING = 3, WEIGHT_DECAY = 4, BETA1 = 5, BETA2 = 6,
+      EPS = 7, ALPHA = 8, NESTEROV = 9, AMSGRAD = 10, CENTERED = 11, MAXIMIZE = 12;
+
+  final double[] values;
+
+  OptimizerOptions(double[] values) {
+    this.values = values;
+  }
+
+  /**
+   * PyTorch's defaults for a kind.
+   *
+   * @param kind the update rule
+   * @return new options
+   */
+  public static OptimizerOptions defaults(Kind kind) {
+    if (kind == null) {
+      throw new InvalidArgumentException("argument kind is null. Pass an OptimizerOptions.Kind");
+    }
+    double[] v = new double[FIELDS];
+    CTorchNative.ct_optimizer_options_default(kind.code, v);
+    return new OptimizerOptions(v);
+  }
+
+  /**
+   * torch.optim.SGD's defaults: lr 1e-3, no momentum, dampening 0, weight decay 0.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions sgd() {
+    return defaults(Kind.SGD);
+  }
+
+  /**
+   * torch.optim.Adam's defaults: lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight decay 0.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions adam() {
+    return defaults(Kind.ADAM);
+  }
+
+  /**
+   * torch.optim.AdamW's defaults: lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight decay 1e-2.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions adamw() {
+    return defaults(Kind.ADAMW);
+  }
+
+  /**
+   * torch.optim.RMSprop's defaults: lr 1e-2, alpha 0.99, eps 1e-8, weight decay 0, momentum 0.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions rmsprop() {
+    return defaults(Kind.RMSPROP);
+  }
+
+  private OptimizerOptions set(int field, String name, double value) {
+    if (!Arrays.asList(kind().options.split(" ")).contains(name)) {
+      throw new InvalidArgumentException("OptimizerOptions." + name + ": " + kind().torchName + " has no such option (it has "
+          + kind().options.replace(" ", ", ") + ")");
+    }
+    values[field] = value;
+    return this;
+  }
+
+  /**
+   * The update rule.
+   *
+   * @return the kind
+   */
+  public Kind kind() {
+    return Kind.of((int) values[KIND]);
+  }
+
+  /**
+   * Sets the learning rate (every kind).
+   *
+   * @param lr the learning rate, at least 0
+   * @return this
+   */
+  public OptimizerOptions lr(double lr) {
+    return set(LR, "lr", lr);
+  }
+
+  /**
+   * Sets the momentum (SGD, RMSprop; 0 keeps no momentum buffer).
+   *
+   * @param momentum at least 0
+   * @return this
+   */
+  public OptimizerOptions momentum(double momentum) {
+    return set(MOMENTUM, "momentum", momentum);
+  }
+
+  /**
+   * Sets SGD's dampening (the momentum buffer adds (1 - dampening) * grad).
+   *
+   * @param dampening the dampening
+   * @return this
+   */
+  public OptimizerOptions dampening(double dampening) {
+    return set(DAMPENING, "dampening", dampening);
+  }
+
+  /**
+   * Sets the weight decay: an L2 penalty (SGD, Adam, RMSprop) or decoupled decay (AdamW).
+   *
+   * @param weightDecay at least 0
+   * @return this
+   */
+  public OptimizerOptions weightDecay(double weightDecay) {
+    return set(WEIGHT_DECAY, "weight_decay", weightDecay);
+  }
+
+  /**
+   * Sets Adam's and AdamW's betas.
+   *
+   * @param beta1 the first moment's decay, in [0, 1)
+   * @param beta2 the second moment's decay, in [0, 1)
+   * @return this
+   */
+  public OptimizerOptions betas(double beta1, double beta2) {
+    set(BETA1, "betas", beta1);
+    return set(BETA2, "betas", beta2);
+  }
+
+  /**
+   * Sets eps, added to the denominator (Adam, AdamW, RMSprop).
+   *
+   * @param eps at least 0
+   * @return this
+   */
+  public OptimizerOptions eps(double eps) {
+    return set(EPS, "eps", eps);
+  }
+
+  /**
+   * Sets RMSprop's smoothing constant.
+   *
+   * @param alpha at least 0
+   * @return this
+   */
+  public OptimizerOptions alpha(double alpha) {
+    return set(ALPHA, "alpha", alpha);
+  }
+
+  /**
+   * Turns SGD's Nesterov momentum on or off (it needs momentum &gt; 0 and dampening 0).
+   *
+   * @param nesterov whether to use it
+   * @return this
+   */
+  public OptimizerOptions nesterov(boolean nesterov) {
+    return set(NESTEROV, "nesterov", nesterov ? 1 : 0);
+  }
+
+  /**
+   * Turns Adam's and AdamW's AMSGrad variant on or off.
+   *
+   * @param amsgrad whether to keep the maximum of the second moments
+   * @return this
+   */
+  public OptimizerOptions amsgrad(boolean amsgrad) {
+    return set(AMSGRAD, "amsgrad", amsgrad ? 1 : 0);
+  }
+
+  /**
+   * Turns centered RMSprop on or off.
+   *
+   * @param centered whether to normalize by the estimated variance of the gradient
+   * @return this
+   */
+  public OptimizerOptions centered(boolean centered) {
+    return set(CENTERED, "centered", centered ? 1 : 0);
+  }
+
+  /**
+   * Ascends the objective instead of descending it (every kind).
+   *
+   * @param maximize whether to maximize
+   * @return this
+   */
+  public OptimizerOptions maximize(boolean maximize) {
+    return set(MAXIMIZE, "maximize", maximize ? 1 : 0);
+  }
+
+  /** @return the learning rate */
+  public double lr() {
+    return values[LR];
+  }
+
+  /** @return the momentum */
+  public double momentum() {
+    return values[MOMENTUM];
+  }
+
+  /** @return the dampening */
+  public double dampening() {
+    return values[DAMPENING];
+  }
+
+  /** @return the weight decay */
+  public double weightDecay() {
+    return values[WEIGHT_DECAY];
+  }
+
+  /** @return beta1 */
+  public double beta1() {
+    return values[BETA1];
+  }
+
+  /** @return beta2 */
+  public double beta2() {
+    return values[BETA2];
+  }
+
+  /** @return eps */
+  public double eps() {
+    return values[EPS];
+  }
+
+  /** @return RMSprop's alpha */
+  public double alpha() {
+    return values[ALPHA];
+  }
+
+  /** @return whether SGD uses Nesterov momentum */
+  public boolean nesterov() {
+    return values[NESTEROV] != 0;
+  }
+
+  /** @return whether Adam/AdamW use AMSGrad */
+  public boolean amsgrad() {
+    return values[AMSGRAD] != 0;
+  }
+
+  /** @return whether RMSprop is centered */
+  public boolean centered() {
+    return values[CENTERED] != 0;
+  }
+
+  /** @return whether the objective is maximized */
+  public boolean maximize() {
+    return values[MAXIMIZE] != 0;
+  }
+
+  /**
+   * A copy.
+   *
+   * @return new options with the same values
+   */
+  public OptimizerOptions copy() {
+    return new OptimizerOptions(values.clone());
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder b = new StringBuilder(kind().torchName).append('(');
+    for (String name : kind().options.split(" ")) {
+      if (b.charAt(b.length() - 1) != '(') {
+        b.append(", ");
+      }
+      b.append(name).append('=');
+      switch (name) {
+        case "lr": b.append(lr()); break;
+        case "momentum": b.append(momentum()); break;
+        case "dampening": b.append(dampening()); break;
+        case "weight_decay": b.append(weightDecay()); break;
+        case "betas": b.append('(').append(beta1()).append(", ").append(beta2()).append(')'); break;
+        case "eps": b.append(eps()); break;
+        case "alpha": b.append(alpha()); break;
+        case "nesterov": b.append(nesterov()); break;
+        case "amsgrad": b.append(amsgrad()); break;
+        case "centered": b.append(centered()); break;
+        default: b.append(maximize()); break;
+      }
+    }
+    return b.append(')').toString();
+  }
+}
