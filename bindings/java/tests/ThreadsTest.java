@@ -13,7 +13,7 @@ class ThreadsTest {
   @Test
   void eightThreadsShareTensors() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(8);
-    try (Tensor a = Tensor.arange(0, 1000).to(DType.FLOAT32); Tensor b = Tensor.ones(1000)) {
+    try (Tensor range = Tensor.arange(0, 1000); Tensor a = range.to(DType.FLOAT32); Tensor b = Tensor.ones(1000)) {
       double expected = 1000.0 * 999 / 2 + 1000;
       List<Future<Double>> results = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
