@@ -5,8 +5,10 @@ through the boxed call; the functions below exist where torch.nn.functional's Py
 differs from the operator's schema (keyword names, defaults, string options, composition).
 """
 
+from .. import _C
 from .. import _random
 from .. import ops as _ops
+from .._tensor import _handle, _wrap
 
 
 def __getattr__(name):
@@ -69,6 +71,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 # ---- linear, convolution and pooling ----
 
+def linear(input, weight, bias=None):
+    """input @ weight^T + bias, by the C function (no boxed call: a layer's hot path)."""
+    return _wrap(_C.ct_tensor_linear(_handle(input), _handle(weight), None if bias is None else _handle(bias)))
+
+
 def _pair_or_empty(v):
     return [] if v is None else v
 
@@ -130,6 +137,11 @@ def _reduction(reduction, size_average=None, reduce=None):
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return _REDUCTIONS[reduction]
+
+
+def _reduction_name(size_average, reduce):
+    """torch's deprecated size_average/reduce pair as a reduction name (for the loss modules)."""
+    return {v: k for k, v in _REDUCTIONS.items()}[_reduction("mean", size_average, reduce)]
 
 
 def _shape(s):
