@@ -10,6 +10,7 @@ import itertools
 
 from ..._tensor import Tensor
 from ...autograd import no_grad
+from .. import init
 from ..parameter import Parameter
 
 __all__ = ["Module"]
@@ -219,8 +220,7 @@ class Module:
             if set_to_none:
                 p.grad = None
             else:
-                with no_grad():
-                    g.zero_()
+                init.zeros_(g)
 
     # ---- dtype and device ----
     def _apply(self, fn):

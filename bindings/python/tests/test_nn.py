@@ -1,0 +1,444 @@
+"""ctorch.nn against torch.nn: each module with torch's weights copied across gives torch's outputs,
+input grads and parameter grads; state_dict names, order and shapes match torch's; losses match;
+a training loop written once runs with either library (only the import differs) and ends at the
+same parameters; Module's bookkeeping (registration, train/eval, zero_grad, to, strict loading)
+behaves as torch's; state dicts round-trip through ctorch.save_file / load_file."""
+
+import collections
+
+import numpy as np
+import pytest
+
+ctorch = pytest.importorskip("ctorch")
+torch = pytest.importorskip("torch")
+
+RTOL, ATOL = 2e-5, 2e-6
+
+
+def to_ct(t):
+    return ctorch.tensor(t.detach().numpy().copy())
+
+
+def to_np(t):
+    return np.asarray(t.detach().tolist() if hasattr(t, "tolist") else t)
+
+
+def close(a, b, rtol=RTOL, atol=ATOL):
+    np.testing.assert_allclose(np.asarray(a.detach().tolist()), b.detach().numpy(), rtol=rtol, atol=atol)
+
+
+def copy_weights(th_module, ct_module):
+    """torch's parameters and buffers into ct_module, through load_state_dict (strict)."""
+    ct_module.load_state_dict({k: to_ct(v) for k, v in th_module.state_dict().items()})
+
+
+def pair(make, *args, **kwargs):
+    """The same module built by both libraries (make(nn_module)), ctorch's with torch's weights."""
+    torch.manual_seed(0)
+    th = make(torch.nn, *args, **kwargs)
+    ct = make(ctorch.nn, *args, **kwargs)
+    copy_weights(th, ct)
+    return th, ct
+
+
+MODULES = {
+    "linear": (lambda nn: nn.Linear(5, 3), (4, 5)),
+    "linear-no-bias": (lambda nn: nn.Linear(5, 3, bias=False), (2, 6, 5)),
+    "conv2d": (lambda nn: nn.Conv2d(2, 4, 3, padding=1), (2, 2, 6, 7)),
+    "conv2d-stride-dilation": (lambda nn: nn.Conv2d(2, 4, (3, 2), stride=2, dilation=(1, 2), bias=False), (2, 2, 9, 8)),
+    "conv2d-groups": (lambda nn: nn.Conv2d(4, 6, 3, groups=2), (1, 4, 5, 5)),
+    "conv2d-same": (lambda nn: nn.Conv2d(2, 3, 4, padding="same"), (2, 2, 6, 6)),
+    "conv2d-reflect": (lambda nn: nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), (2, 2, 5, 6)),
+    "batchnorm2d": (lambda nn: nn.BatchNorm2d(3), (4, 3, 5, 5)),
+    "batchnorm2d-no-affine": (lambda nn: nn.BatchNorm2d(3, affine=False, momentum=0.3), (4, 3, 2, 2)),
+    "batchnorm1d": (lambda nn: nn.BatchNorm1d(3), (8, 3)),
+    "layernorm": (lambda nn: nn.LayerNorm((4, 5)), (3, 4, 5)),
+    "layernorm-no-affine": (lambda nn: nn.LayerNorm(5, eps=1e-3, elementwise_affine=False), (3, 5)),
+    "relu": (lambda nn: nn.ReLU(), (3, 7)),
+    "gelu": (lambda nn: nn.GELU(), (3, 7)),
+    "gelu-tanh": (lambda nn: nn.GELU("tanh"), (3, 7)),
+    "sigmoid": (lambda nn: nn.Sigmoid(), (3, 7)),
+    "tanh": (lambda nn: nn.Tanh(), (3, 7)),
+    "leaky-relu": (lambda nn: nn.LeakyReLU(0.2), (3, 7)),
+    "softmax": (lambda nn: nn.Softmax(dim=1), (3, 7)),
+    "log-softmax": (lambda nn: nn.LogSoftmax(dim=-1), (3, 7)),
+    "flatten": (lambda nn: nn.Flatten(), (2, 3, 4, 5)),
+    "flatten-dims": (lambda nn: nn.Flatten(0, 1), (2, 3, 4)),
+    "maxpool2d": (lambda nn: nn.MaxPool2d(2), (2, 3, 6, 6)),
+    "maxpool2d-padded": (lambda nn: nn.MaxPool2d(3, stride=2, padding=1), (2, 3, 7, 7)),
+    "avgpool2d": (lambda nn: nn.AvgPool2d(2), (2, 3, 6, 6)),
+    "identity": (lambda nn: nn.Identity(7, unused=True), (3, 7)),
+    "cnn": (lambda nn: nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                                     nn.Flatten(), nn.Linear(128, 10)), (5, 1, 8, 8)),
+    "mlp": (lambda nn: nn.Sequential(nn.Linear(64, 32), nn.GELU(), nn.LayerNorm(32), nn.Dropout(0.0),
+                                     nn.Linear(32, 10)), (6, 64)),
+}
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+@pytest.mark.parametrize("mode", ["train", "eval"])
+def test_module_matches_torch(name, mode):
+    make, shape = MODULES[name]
+    th, ct = pair(make)
+    getattr(th, mode)()
+    getattr(ct, mode)()
+    x = torch.randn(*shape, requires_grad=True)
+    xc = to_ct(x).requires_grad_()
+    y, yc = th(x), ct(xc)
+    close(yc, y)
+    g = torch.randn(*y.shape)
+    (y * g).sum().backward()
+    (yc * to_ct(g)).sum().backward()
+    close(xc.grad, x.grad, rtol=1e-4, atol=1e-5)
+    th_grads = dict(th.named_parameters())
+    for pname, p in ct.named_parameters():
+        close(p.grad, th_grads[pname].grad, rtol=1e-4, atol=1e-5)
+    for bname, b in th.named_buffers():  # running statistics after the step
+        close(dict(ct.named_buffers())[bname], b)
+
+
+def test_embedding_matches_torch():
+    th, ct = pair(lambda nn: nn.Embedding(10, 3, padding_idx=1))
+    idx = torch.tensor([[1, 2, 4], [4, 3, 9]])
+    y, yc = th(idx), ct(to_ct(idx))
+    close(yc, y)
+    g = torch.randn(*y.shape)
+    (y * g).sum().backward()
+    (yc * to_ct(g)).sum().backward()
+    close(ct.weight.grad, th.weight.grad)
+    assert to_np(ct.weight.grad)[1].tolist() == [0.0, 0.0, 0.0]  # padding_idx gets no gradient
+
+
+def test_embedding_default_init_zeroes_the_padding_row():
+    e = ctorch.nn.Embedding(20, 4, padding_idx=-1)
+    assert e.padding_idx == 19
+    assert to_np(e.weight)[19].tolist() == [0.0] * 4
+    assert e.weight.requires_grad
+
+
+def test_state_dict_names_order_and_shapes_match_torch():
+    make, _ = MODULES["cnn"]
+    th, ct = pair(make)
+    th_sd, ct_sd = th.state_dict(), ct.state_dict()
+    assert list(ct_sd) == list(th_sd)
+    assert [tuple(v.shape) for v in ct_sd.values()] == [tuple(v.shape) for v in th_sd.values()]
+    assert [n for n, _ in ct.named_parameters()] == [n for n, _ in th.named_parameters()]
+    assert [n for n, _ in ct.named_buffers()] == [n for n, _ in th.named_buffers()]
+    assert ct_sd["1.num_batches_tracked"].dtype == ctorch.int64
+    assert not ct_sd["0.weight"].requires_grad  # detached, as torch's
+
+
+def test_batchnorm_counts_batches_and_cumulative_momentum():
+    th, ct = pair(lambda nn: nn.BatchNorm2d(2, momentum=None))
+    for _ in range(3):
+        x = torch.randn(4, 2, 3, 3)
+        th(x), ct(to_ct(x))
+    assert int(ct.num_batches_tracked.item()) == 3
+    close(ct.running_mean, th.running_mean)
+    close(ct.running_var, th.running_var)
+
+
+def test_batchnorm2d_rejects_other_ranks():
+    with pytest.raises(ValueError, match="expected 4D input"):
+        ctorch.nn.BatchNorm2d(3)(ctorch.randn(2, 3))
+
+
+LOSSES = [
+    ("CrossEntropyLoss", {}, "class"),
+    ("CrossEntropyLoss", {"label_smoothing": 0.1, "reduction": "sum"}, "class"),
+    ("CrossEntropyLoss", {"ignore_index": 2}, "class"),
+    ("CrossEntropyLoss", {"weight": [0.5, 1.0, 2.0, 1.5]}, "class"),
+    ("CrossEntropyLoss", {}, "probs"),
+    ("NLLLoss", {}, "logprob"),
+    ("NLLLoss", {"reduction": "none", "weight": [1.0, 2.0, 0.5, 1.0]}, "logprob"),
+    ("MSELoss", {}, "same"),
+    ("MSELoss", {"reduction": "sum"}, "same"),
+    ("L1Loss", {}, "same"),
+    ("SmoothL1Loss", {"beta": 0.5}, "same"),
+    ("HuberLoss", {"delta": 0.7}, "same"),
+    ("BCEWithLogitsLoss", {}, "binary"),
+    ("BCEWithLogitsLoss", {"pos_weight": [1.0, 2.0, 3.0, 0.5]}, "binary"),
+    ("BCELoss", {}, "binary-prob"),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,target", LOSSES, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(LOSSES)])
+def test_loss_matches_torch(name, kwargs, target):
+    torch.manual_seed(1)
+    x = torch.randn(6, 4, requires_grad=True)
+    t = {"class": torch.tensor([0, 1, 2, 3, 2, 1]),
+         "probs": torch.softmax(torch.randn(6, 4), 1),
+         "same": torch.randn(6, 4),
+         "binary": torch.randint(0, 2, (6, 4)).float(),
+         "binary-prob": torch.randint(0, 2, (6, 4)).float()}.get(target)
+    inp = x
+    if target == "logprob":
+        inp, t = torch.log_softmax(x, 1), torch.tensor([0, 1, 2, 3, 2, 1])
+    if target == "binary-prob":
+        inp = torch.sigmoid(x)
+    th_kwargs = {k: torch.tensor(v) if isinstance(v, list) else v for k, v in kwargs.items()}
+    ct_kwargs = {k: ctorch.tensor(v) if isinstance(v, list) else v for k, v in kwargs.items()}
+    loss = getattr(torch.nn, name)(**th_kwargs)(inp, t)
+    xc = to_ct(x).requires_grad_()
+    inp_c = xc
+    if target == "logprob":
+        inp_c = ctorch.nn.functional.log_softmax(xc, 1)
+    if target == "binary-prob":
+        inp_c = xc.sigmoid()
+    loss_c = getattr(ctorch.nn, name)(**ct_kwargs)(inp_c, to_ct(t))
+    close(loss_c, loss)
+    loss.sum().backward()
+    loss_c.sum().backward()
+    close(xc.grad, x.grad)
+
+
+def test_loss_weight_is_a_buffer():
+    loss = ctorch.nn.CrossEntropyLoss(weight=ctorch.ones(3))
+    assert list(loss.state_dict()) == ["weight"]
+
+
+def train_loop(lib, state, x, y, opt_name, steps=5):
+    """A torch training loop; run with lib=torch or lib=ctorch (nothing else changes). The conv has
+    no bias: before batch norm its gradient is rounding noise, which Adam would scale up to lr."""
+    nn = lib.nn
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                          nn.Linear(64, 16), nn.ReLU(), nn.Linear(16, 3))
+    model.load_state_dict(state)
+    opt = getattr(lib.optim, opt_name)(model.parameters(), lr=0.01)
+    loss_fn = nn.CrossEntropyLoss()
+    model.train()
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    model.eval()
+    with lib.no_grad():
+        out = model(x)
+    return losses, model.state_dict(), out
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam", "AdamW", "RMSprop"])
+def test_training_loop_runs_by_changing_the_import(opt_name):
+    torch.manual_seed(0)
+    ref = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1, bias=False), torch.nn.BatchNorm2d(4), torch.nn.ReLU(),
+                              torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(64, 16), torch.nn.ReLU(),
+                              torch.nn.Linear(16, 3))
+    state = ref.state_dict()
+    x, y = torch.randn(8, 1, 8, 8), torch.randint(0, 3, (8,))
+    th_losses, th_state, th_out = train_loop(torch, state, x, y, opt_name)
+    ct_losses, ct_state, ct_out = train_loop(ctorch, {k: to_ct(v) for k, v in state.items()}, to_ct(x), to_ct(y),
+                                             opt_name)
+    np.testing.assert_allclose(ct_losses, th_losses, rtol=1e-4)
+    assert list(ct_state) == list(th_state)
+    for k in th_state:
+        close(ct_state[k], th_state[k], rtol=1e-3, atol=1e-5)
+    close(ct_out, th_out, rtol=1e-3, atol=1e-4)
+
+
+def test_state_dict_round_trips_through_a_safetensors_file(tmp_path):
+    make, shape = MODULES["cnn"]
+    ctorch.manual_seed(3)
+    model = make(ctorch.nn)
+    model(ctorch.randn(*shape))  # running statistics and num_batches_tracked move
+    path = str(tmp_path / "model.safetensors")
+    ctorch.save_file(model.state_dict(), path)
+    ctorch.manual_seed(4)
+    other = make(ctorch.nn)
+    result = other.load_state_dict(ctorch.load_file(path))
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    for (k, a), (k2, b) in zip(model.state_dict().items(), other.state_dict().items()):
+        assert k == k2 and a.tolist() == b.tolist()
+    model.eval(), other.eval()
+    x = ctorch.randn(*shape)
+    assert model(x).tolist() == other(x).tolist()
+
+
+def test_state_dict_round_trips_into_torch(tmp_path):
+    make, shape = MODULES["cnn"]
+    model = make(ctorch.nn)
+    th = make(torch.nn)
+    th.load_state_dict({k: torch.tensor(np.asarray(v.tolist()), dtype=getattr(torch, str(v.dtype).split(".")[-1]))
+                        for k, v in model.state_dict().items()})
+    model.eval(), th.eval()
+    x = torch.randn(*shape)
+    close(model(to_ct(x)), th(x))
+
+
+class Net(ctorch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = ctorch.nn.Linear(3, 2)
+        self.blocks = ctorch.nn.ModuleList([ctorch.nn.Linear(2, 2), ctorch.nn.ReLU()])
+        self.scale = ctorch.nn.Parameter(ctorch.ones(1))
+        self.register_buffer("steps", ctorch.zeros(1))
+        self.register_buffer("cache", ctorch.zeros(2), persistent=False)
+        self.plain = 5  # not registered
+
+    def forward(self, x):
+        x = self.fc(x)
+        for b in self.blocks:
+            x = b(x)
+        return x * self.scale
+
+
+def test_registration_by_assignment():
+    net = Net()
+    assert [n for n, _ in net.named_parameters()] == ["scale", "fc.weight", "fc.bias", "blocks.0.weight",
+                                                      "blocks.0.bias"]
+    assert [n for n, _ in net.named_buffers()] == ["steps", "cache"]
+    assert list(net.state_dict()) == ["scale", "steps", "fc.weight", "fc.bias", "blocks.0.weight", "blocks.0.bias"]
+    assert [n for n, _ in net.named_children()] == ["fc", "blocks"]
+    assert len(list(net.modules())) == 5
+    assert net.plain == 5 and "plain" not in net.state_dict()
+    assert isinstance(net.scale, ctorch.nn.Parameter) and isinstance(net.scale, ctorch.Tensor)
+    net.fc = None
+    assert "fc.weight" not in net.state_dict()
+    with pytest.raises(TypeError):
+        net.scale = ctorch.ones(1)  # a parameter slot takes a Parameter or None
+    del net.blocks
+    assert [n for n, _ in net.named_children()] == []  # fc is None: kept as a name, not listed
+
+
+def test_shared_parameters_are_listed_once():
+    lin = ctorch.nn.Linear(2, 2)
+    seq = ctorch.nn.Sequential(lin, lin)
+    assert len(list(seq.parameters())) == 2
+
+
+def test_assignment_before_init_is_refused():
+    class Bad(ctorch.nn.Module):
+        def __init__(self):
+            self.w = ctorch.nn.Parameter(ctorch.ones(1))
+
+    with pytest.raises(AttributeError, match="before Module.__init__"):
+        Bad()
+
+
+def test_train_eval_reach_every_descendant():
+    net = ctorch.nn.Sequential(ctorch.nn.Linear(2, 2), ctorch.nn.Sequential(ctorch.nn.Dropout()))
+    assert all(m.training for m in net.modules())
+    assert net.eval() is net
+    assert not any(m.training for m in net.modules())
+    net.train()
+    assert all(m.training for m in net.modules())
+
+
+def test_dropout_zeroes_in_training_only():
+    d = ctorch.nn.Dropout(0.5)
+    x = ctorch.ones(10000)
+    y = np.asarray(d(x).tolist())
+    assert set(np.unique(y).tolist()) == {0.0, 2.0}
+    assert 0.45 < (y == 0).mean() < 0.55
+    d.eval()
+    assert d(x).tolist() == x.tolist()
+    with pytest.raises(ValueError):
+        ctorch.nn.Dropout(1.5)
+
+
+def test_zero_grad_set_to_none_and_zeroes():
+    lin = ctorch.nn.Linear(3, 2)
+    lin(ctorch.randn(4, 3)).sum().backward()
+    lin.zero_grad(set_to_none=False)
+    assert lin.weight.grad.tolist() == [[0.0] * 3] * 2
+    bn = ctorch.nn.BatchNorm2d(2)
+    bn(ctorch.randn(3, 2, 2, 2))
+    bn.reset_parameters()
+    assert bn.running_mean.tolist() == [0.0, 0.0] and bn.running_var.tolist() == [1.0, 1.0]
+    assert int(bn.num_batches_tracked.item()) == 0
+    lin.zero_grad()
+    assert lin.weight.grad is None and lin.bias.grad is None
+
+
+def test_to_casts_floating_parameters_and_buffers():
+    net = ctorch.nn.Sequential(ctorch.nn.Linear(3, 2), ctorch.nn.BatchNorm1d(2))
+    net.to(ctorch.float64)
+    assert all(p.dtype == ctorch.float64 for p in net.parameters())
+    assert all(isinstance(p, ctorch.nn.Parameter) and p.requires_grad for p in net.parameters())
+    assert net[1].running_mean.dtype == ctorch.float64
+    assert net[1].num_batches_tracked.dtype == ctorch.int64
+    assert net(ctorch.randn(4, 3, dtype=ctorch.float64)).dtype == ctorch.float64
+    with pytest.raises(TypeError):
+        net.to(ctorch.int32)
+
+
+def test_load_state_dict_strict_errors_name_the_keys():
+    lin = ctorch.nn.Linear(3, 2)
+    sd = lin.state_dict()
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "bias"'):
+        lin.load_state_dict({"weight": sd["weight"]})
+    with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: "extra"'):
+        lin.load_state_dict(dict(sd, extra=ctorch.ones(1)))
+    with pytest.raises(RuntimeError, match="size mismatch for weight"):
+        lin.load_state_dict({"weight": ctorch.ones(2, 4), "bias": sd["bias"]})
+    result = lin.load_state_dict({"weight": ctorch.ones(2, 3), "extra": ctorch.ones(1)}, strict=False)
+    assert result.missing_keys == ["bias"] and result.unexpected_keys == ["extra"]
+    assert lin.weight.tolist() == [[1.0] * 3] * 2
+
+
+def test_load_state_dict_copies_into_the_same_parameters():
+    lin = ctorch.nn.Linear(3, 2)
+    w = lin.weight
+    opt = ctorch.optim.SGD(lin.parameters(), lr=0.1)
+    lin.load_state_dict(collections.OrderedDict(weight=ctorch.zeros(2, 3), bias=ctorch.zeros(2)))
+    assert lin.weight is w and w.tolist() == [[0.0] * 3] * 2 and w.requires_grad
+    lin(ctorch.ones(1, 3)).sum().backward()
+    opt.step()  # the optimizer still updates the model's parameters
+    np.testing.assert_allclose(lin.weight.tolist(), [[-0.1] * 3] * 2, rtol=1e-6)
+
+
+def test_default_initialization_matches_torch_bounds():
+    ctorch.manual_seed(0)
+    lin = ctorch.nn.Linear(400, 300)
+    w, b = np.asarray(lin.weight.tolist()), np.asarray(lin.bias.tolist())
+    bound = 1 / np.sqrt(400)
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.95 * bound
+    assert np.abs(b).max() <= bound
+    assert abs(w.std() - bound / np.sqrt(3)) < 0.02 * bound
+    conv = ctorch.nn.Conv2d(8, 16, 3)
+    assert np.abs(np.asarray(conv.weight.tolist())).max() <= 1 / np.sqrt(8 * 9)
+
+
+def test_containers():
+    seq = ctorch.nn.Sequential(collections.OrderedDict(a=ctorch.nn.Linear(2, 3), b=ctorch.nn.ReLU()))
+    assert len(seq) == 2 and isinstance(seq[-1], ctorch.nn.ReLU) and list(seq.state_dict()) == ["a.weight", "a.bias"]
+    assert isinstance(seq[:1], ctorch.nn.Sequential) and len(seq[:1]) == 1
+    with pytest.raises(IndexError):
+        seq[2]
+    ml = ctorch.nn.ModuleList([ctorch.nn.ReLU()])
+    ml.append(ctorch.nn.Linear(1, 1))
+    ml.insert(0, ctorch.nn.Tanh())
+    assert [type(m).__name__ for m in ml] == ["Tanh", "ReLU", "Linear"]
+    assert list(ml.state_dict()) == ["2.weight", "2.bias"]
+    md = ctorch.nn.ModuleDict({"x": ctorch.nn.Linear(1, 1)})
+    assert "x" in md and list(md.state_dict()) == ["x.weight", "x.bias"]
+
+
+def test_repr_matches_torch():
+    make, _ = MODULES["cnn"]
+    th, ct = pair(make)
+    assert repr(ct) == repr(th)
+
+
+def test_conv2d_rejects_bad_arguments():
+    with pytest.raises(ValueError):
+        ctorch.nn.Conv2d(3, 4, 3, groups=2)
+    with pytest.raises(ValueError):
+        ctorch.nn.Conv2d(2, 4, 3, padding="same", stride=2)
+    with pytest.raises(ValueError):
+        ctorch.nn.Conv2d(2, 4, 3, padding_mode="mirror")
+
+
+def test_parameter_shares_data_and_requires_grad():
+    t = ctorch.zeros(3)
+    p = ctorch.nn.Parameter(t)
+    assert p.requires_grad and p.is_leaf and not t.requires_grad
+    with ctorch.no_grad():
+        p.add_(1)
+    assert t.tolist() == [1.0, 1.0, 1.0]
+    assert not ctorch.nn.Parameter(t, requires_grad=False).requires_grad
+    assert repr(p).startswith("Parameter containing:\n")
+    with pytest.raises(TypeError):
+        ctorch.nn.Parameter([1.0])
