@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime, bench_compile,
-# bench_python, bench_optim (Adam over 10M parameters vs torch) and the Rust crate's per_op: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch
+# bench_python, bench_optim (Adam over 10M parameters vs torch), bench_training (the digits MLP and
+# CNN per epoch: ctorch C and Python vs PyTorch) and the Rust crate's per_op: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch
 # and numpy for the Python package; the raw C ABI for the Rust binding).
 #
 #   scripts/bench.sh [BUILD_DIR]   (default: build, the Release build setup.sh makes)
@@ -18,7 +19,8 @@ ops_benches=()
 for src in bench/bench_ops_*.c; do
   [[ -e $src ]] && ops_benches+=("$(basename "$src" .c)")
 done
-ctorch_build "$build_dir" bench_core bench_autograd bench_runtime bench_compile "${ops_benches[@]}" ctorch_python
+ctorch_build "$build_dir" bench_core bench_autograd bench_runtime bench_compile "${ops_benches[@]}" ctorch_python \
+  digits digits_cnn
 # libtorch's OpenMP workers spin after each parallel region by default, taking a core from whatever
 # runs next; on a 2-core machine that would slow the ctorch call timed right after it. Passive
 # waiting measures each library without the other in the way.
@@ -44,6 +46,8 @@ fi
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py
 echo
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_optim.py
+echo
+PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_training.py --build-dir "$build_dir"
 if [[ -f "$build_dir/bindings/rust/CTestTestfile.cmake" ]]; then
   echo
   CTORCH_DIR="$PWD/$build_dir/src" CARGO_TARGET_DIR="$PWD/$build_dir/bindings/rust/target" CARGO_NET_OFFLINE=true \
