@@ -5,6 +5,8 @@ same parameters; Module's bookkeeping (registration, train/eval, zero_grad, to, 
 behaves as torch's; state dicts round-trip through ctorch.save_file / load_file."""
 
 import collections
+import os
+import re
 
 import numpy as np
 import pytest
@@ -442,3 +444,24 @@ def test_parameter_shares_data_and_requires_grad():
     assert repr(p).startswith("Parameter containing:\n")
     with pytest.raises(TypeError):
         ctorch.nn.Parameter([1.0])
+
+
+# ---------------------------------------------------------------------------------------------------
+# The examples in docs/python.md ("Training") and docs/training.md ("Modules: ctorch.nn") run as written
+
+DOCS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs")
+
+
+@pytest.mark.skipif(not os.path.isdir(DOCS), reason="needs the source tree's docs/")
+@pytest.mark.parametrize("page,section", [("python.md", "Training"), ("training.md", "Modules: ctorch.nn")])
+def test_training_examples_in_the_docs_run(page, section, tmp_path, monkeypatch):
+    text = open(os.path.join(DOCS, page)).read()
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", body, re.S)
+    assert len(blocks) == 1
+    monkeypatch.chdir(tmp_path)  # the examples write a checkpoint in the current directory
+    namespace = {"__name__": "docs_example"}
+    exec(compile(blocks[0], page, "exec"), namespace)
+    model = namespace.get("net") or namespace.get("model")
+    assert not model.training
+    assert [f.endswith(".safetensors") for f in os.listdir(tmp_path)] == [True]  # the checkpoint it saved
