@@ -10,12 +10,6 @@ digits_cnn.py, and for PyTorch examples/python/digits_torch.py and digits_cnn.py
 model, recipe and batch size; torch's own generator). Runs of the rows alternate, --runs times;
 a row's figure is the median over every epoch but each run's first (warm-up). Not a test: no
 timing is asserted anywhere.
-
-The "C, top pad" rows run the C programs again with glibc's MALLOC_TOP_PAD_=64 MiB: ctorch's CPU
-allocator caches blocks of 1 MiB and more only, so the CNN's 128 KiB-1 MiB activations go through
-malloc and free each step; in a small C program glibc then trims the heap's top after each step
-and the next one faults the pages back in (Python's own objects pin the heap's top, so the Python
-rows do not pay it). The difference between the two C rows is that cost.
 """
 
 import argparse
@@ -27,8 +21,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def epoch_times(argv, env, extra_env=None):
-    env = dict(env, **(extra_env or {}))
+def epoch_times(argv, env):
     r = subprocess.run(argv + ["--epoch-times"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed (exit {r.returncode}): {r.stderr[-1000:]}")
@@ -53,23 +46,20 @@ def main():
         torch_info = f"torch {torch.__version__} ({torch.get_num_threads()} threads)"
     except ImportError:
         torch, torch_info = None, "torch not installed"
-    top_pad = {"MALLOC_TOP_PAD_": str(64 << 20)}
     rows = [
         ("MLP", "ctorch C", [os.path.join(build, "examples", "digits")]),
-        ("MLP", "ctorch C, top pad", [os.path.join(build, "examples", "digits")], top_pad),
         ("MLP", "ctorch Python", [sys.executable, os.path.join(py, "digits.py")]),
         ("MLP", "PyTorch Python", [sys.executable, os.path.join(py, "digits_torch.py")] if torch else None),
         ("CNN", "ctorch C", [os.path.join(build, "examples", "digits_cnn")]),
-        ("CNN", "ctorch C, top pad", [os.path.join(build, "examples", "digits_cnn")], top_pad),
         ("CNN", "ctorch Python", [sys.executable, os.path.join(py, "digits_cnn.py")]),
         ("CNN", "PyTorch Python", [sys.executable, os.path.join(py, "digits_cnn.py"), "--torch"] if torch else None),
     ]
     samples = {i: [] for i in range(len(rows))}
     accuracy = {}
     for _ in range(args.runs):
-        for i, (_, _, argv, *extra) in enumerate(rows):
+        for i, (_, _, argv) in enumerate(rows):
             if argv is not None:
-                times, accuracy[i] = epoch_times(argv, env, *extra)
+                times, accuracy[i] = epoch_times(argv, env)
                 samples[i] += times
     ms = {i: statistics.median(s) for i, s in samples.items() if s}
 
@@ -77,7 +67,7 @@ def main():
           f"CNN conv3x3(8)-bn-relu-pool-linear), Adam; median of epochs 2.. over {args.runs} runs; {torch_info}, "
           f"{os.cpu_count()} cpus\n")
     print(f"{'model':6s} {'implementation':18s} {'ms/epoch':>9s}  {'PyTorch / this':>14s}  accuracy")
-    for i, (model, name, *_) in enumerate(rows):
+    for i, (model, name, _) in enumerate(rows):
         if i not in ms:
             print(f"{model:6s} {name:18s} {'n/a':>9s}")
             continue

@@ -11,7 +11,7 @@ namespace ct {
 namespace {
 
 constexpr size_t kAlign = 64;
-constexpr size_t kCacheMin = size_t(1) << 20;
+constexpr size_t kCacheMin = size_t(64) << 10;
 constexpr size_t kCacheLimit = size_t(1) << 30;
 
 std::atomic<size_t> g_allocated{0};  // bytes out of cpu_allocate (as requested, rounded)

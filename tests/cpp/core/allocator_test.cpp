@@ -64,13 +64,14 @@ TEST(CpuAllocator, SmallBlocksAreNotCached) {
 // A block just under 1 MiB is allocated with 64-byte rounding; it must not enter the cache as a
 // 1 MiB block, or the next 1 MiB request would get fewer bytes than it asked for. Checked on the
 // cache itself: comparing addresses would depend on how the system allocator reuses freed memory.
-TEST(CpuAllocator, BlockJustUnderOneMebibyteIsNeverHandedOutAsALargerBlock) {
+// 64 KiB is the allocator's cache minimum (kCacheMin in allocator.cpp).
+TEST(CpuAllocator, BlockJustUnderTheCacheMinimumIsNeverHandedOutAsALargerBlock) {
   ct::cpu_empty_cache();
-  const size_t small = (size_t(1) << 20) - 4096 + 64;  // a multiple of 64, rounds up to 1 MiB in 4 KiB pages
+  const size_t small = (size_t(64) << 10) - 4096 + 64;  // a multiple of 64, rounds up to 64 KiB in 4 KiB pages
   void* p = ct::cpu_allocate(small);
   ct::cpu_free(p, small);
   EXPECT_EQ(ct::cpu_cached_bytes(), 0u) << "a " << small << "-byte block entered the cache of large blocks";
-  const size_t n = size_t(1) << 20;
+  const size_t n = size_t(64) << 10;
   void* q = ct::cpu_allocate(n);
   std::memset(q, 0, n);  // the whole request must be writable (ASan checks it)
   ct::cpu_free(q, n);

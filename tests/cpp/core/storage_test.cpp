@@ -95,14 +95,15 @@ TEST(StorageImpl, DeviceWithoutBackendRaisesDeviceError) {
 
 // Through tensors, the allocator's cache must never hand a storage fewer bytes than it asked for:
 // a storage just under 1 MiB, released, must not come back as a 1 MiB storage.
-TEST(StorageImpl, ReleasedStorageJustUnderOneMebibyteIsNotReusedForALargerOne) {
+// 64 KiB is the CPU allocator's cache minimum (kCacheMin in allocator.cpp).
+TEST(StorageImpl, ReleasedStorageJustUnderTheCacheMinimumIsNotReusedForALargerOne) {
   ct::cpu_empty_cache();
-  const size_t small = (size_t(1) << 20) - 4096 + 64;
+  const size_t small = (size_t(64) << 10) - 4096 + 64;
   StorageImpl* a = StorageImpl::create(small, ct::kCPU);
   a->release();
-  EXPECT_EQ(ct::cpu_cached_bytes(), 0u) << "a " << small << "-byte storage was cached among 1 MiB blocks";
-  StorageImpl* b = StorageImpl::create(size_t(1) << 20, ct::kCPU);
-  std::memset(b->data(), 0, size_t(1) << 20);
+  EXPECT_EQ(ct::cpu_cached_bytes(), 0u) << "a " << small << "-byte storage was cached among 64 KiB blocks";
+  StorageImpl* b = StorageImpl::create(size_t(64) << 10, ct::kCPU);
+  std::memset(b->data(), 0, size_t(64) << 10);
   b->release();
   ct::cpu_empty_cache();
 }
