@@ -8,7 +8,7 @@
 #include "capi/handle.h"
 #include "compile/compiled.h"
 #include "compile/export.h"
-#include "core/object_pool.h"
+#include "capi/tagged_handle.h"
 
 using namespace ct;
 using compile::CompiledFunction;
@@ -42,62 +42,21 @@ constexpr uint32_t kOptionsTag = 0x4354434fu;   // "CTCO"
 constexpr uint32_t kCompiledTag = 0x43544346u;  // "CTCF"
 constexpr uint32_t kShapesTag = 0x43544453u;    // "CTDS"
 constexpr uint32_t kProgramTag = 0x43545047u;   // "CTPG"
-constexpr uint32_t kDead = 0xdeadc0deu;
 
-template <typename H>
-H* new_handle(uint32_t tag) {
-  H* h = new (SlotPool<sizeof(H), alignof(H)>::allocate()) H();
-  h->tag = tag;
-  return h;
-}
-template <typename H>
-void free_handle(H* h) {
-  h->~H();
-  *reinterpret_cast<volatile uint32_t*>(static_cast<void*>(h)) = kDead;
-  SlotPool<sizeof(H), alignof(H)>::deallocate(h);
-}
-/// Frees h when it is a live handle of this tag (NULL and released ones are no-ops).
-template <typename H>
-void release_plain(H* h, uint32_t tag) {
-  uint32_t t;
-  if (!h) return;
-  std::memcpy(&t, h, sizeof t);
-  if (t == tag) free_handle(h);
-}
-
-template <typename H>
-H& live(H* h, uint32_t tag, const char* fn, const char* what) {
-  CT_CHECK(h, CT_ERROR_INVALID_ARGUMENT, fn, ": ", what, " is NULL");
-  uint32_t t;
-  std::memcpy(&t, h, sizeof t);
-  CT_CHECK(t == tag, CT_ERROR_INVALID_ARGUMENT, fn, ": ", what, " is a released or invalid handle");
-  return *h;
-}
 compile::CompileOptions& options_arg(ct_compile_options* o, const char* fn) {
-  return live(o, kOptionsTag, fn, "options").options;
+  return capi::live_tagged(o, kOptionsTag, fn, "options").options;
 }
 CompiledFunction& compiled_arg(const ct_compiled* c, const char* fn) {
-  return *live(const_cast<ct_compiled*>(c), kCompiledTag, fn, "compiled").fn;
+  return *capi::live_tagged(const_cast<ct_compiled*>(c), kCompiledTag, fn, "compiled").fn;
 }
 
 const Program& program_arg(const ct_program* p, const char* fn) {
-  return *live(const_cast<ct_program*>(p), kProgramTag, fn, "program").program;
+  return *capi::live_tagged(const_cast<ct_program*>(p), kProgramTag, fn, "program").program;
 }
 ct_program* program_handle(std::unique_ptr<Program> p) {
-  ct_program* h = new_handle<ct_program>(kProgramTag);
+  ct_program* h = capi::new_tagged<ct_program>(kProgramTag);
   h->program = std::move(p);
   return h;
-}
-
-// Ends one reference of a refcounted handle (ct_compiled, ct_program); the last one poisons its
-// tag, so a later use is refused, and frees it.
-template <typename H>
-void release_handle(H* h, uint32_t tag) {
-  if (!h) return;
-  uint32_t t;
-  std::memcpy(&t, h, sizeof t);
-  if (t != tag || h->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  free_handle(h);
 }
 
 const char* string_arg(const char* s, const char* fn, const char* what) {
@@ -162,11 +121,11 @@ ct_status ct_compile_options_create(ct_compile_options** out) {
   if (out) *out = nullptr;
   return capi::guard([&] {
     capi::require_out(out, "ct_compile_options_create", "out");
-    *out = new_handle<ct_compile_options>(kOptionsTag);
+    *out = capi::new_tagged<ct_compile_options>(kOptionsTag);
   });
 }
 
-void ct_compile_options_release(ct_compile_options* o) { release_plain(o, kOptionsTag); }
+void ct_compile_options_release(ct_compile_options* o) { capi::release_single_tagged(o, kOptionsTag); }
 
 ct_status ct_compile_options_set_backend(ct_compile_options* o, const char* backend) {
   return set_option(o, "ct_compile_options_set_backend",
@@ -218,7 +177,7 @@ ct_status ct_compile(ct_traced_fn fn, void* user_data, ct_destroy_fn destroy, co
         options ? options_arg(const_cast<ct_compile_options*>(options), name) : compile::CompileOptions();
     const std::string context = opts.name.empty() ? "compiled function" : "compiled function " + opts.name;
     auto f = std::make_unique<CompiledFunction>(trace_fn(fn, std::move(data), context.c_str()), std::move(opts));
-    ct_compiled* c = new_handle<ct_compiled>(kCompiledTag);
+    ct_compiled* c = capi::new_tagged<ct_compiled>(kCompiledTag);
     c->fn = std::move(f);
     *out = c;
   });
@@ -231,7 +190,7 @@ ct_status ct_compiled_retain(ct_compiled* c) {
   });
 }
 
-void ct_compiled_release(ct_compiled* c) { release_handle(c, kCompiledTag); }
+void ct_compiled_release(ct_compiled* c) { capi::release_tagged(c, kCompiledTag); }
 
 ct_status ct_compiled_call(ct_compiled* c, const ct_tensor* const* inputs, size_t n_inputs, ct_tensor** outputs,
                            size_t n_outputs) {
@@ -274,17 +233,17 @@ ct_status ct_dynamic_shapes_create(ct_dynamic_shapes** out) {
   if (out) *out = nullptr;
   return capi::guard([&] {
     capi::require_out(out, "ct_dynamic_shapes_create", "out");
-    *out = new_handle<ct_dynamic_shapes>(kShapesTag);
+    *out = capi::new_tagged<ct_dynamic_shapes>(kShapesTag);
   });
 }
 
-void ct_dynamic_shapes_release(ct_dynamic_shapes* s) { release_plain(s, kShapesTag); }
+void ct_dynamic_shapes_release(ct_dynamic_shapes* s) { capi::release_single_tagged(s, kShapesTag); }
 
 ct_status ct_dynamic_shapes_set_dim(ct_dynamic_shapes* s, size_t input, int64_t dim, const char* name, int64_t min,
                                     int64_t max) {
   return capi::guard([&] {
     const char* fn = "ct_dynamic_shapes_set_dim";
-    ct_dynamic_shapes& shapes = live(s, kShapesTag, fn, "shapes");
+    ct_dynamic_shapes& shapes = capi::live_tagged(s, kShapesTag, fn, "shapes");
     CT_CHECK(string_arg(name, fn, "name")[0], CT_ERROR_INVALID_ARGUMENT, fn, ": name is empty. Name the dim");
     CT_CHECK(0 <= min && min <= max, CT_ERROR_INVALID_ARGUMENT, fn, ": dim \"", name, "\" has range [", min, ", ",
              max, "]; need 0 <= min <= max");
@@ -300,7 +259,7 @@ ct_status ct_export(ct_traced_fn fn, void* user_data, const ct_tensor* const* ex
     capi::require_out(out, name, "out");
     CT_CHECK(fn, CT_ERROR_INVALID_ARGUMENT, name, ": fn is NULL. Pass the function to export");
     std::vector<compile::DimDecl> dims;
-    if (dynamic_shapes) dims = live(const_cast<ct_dynamic_shapes*>(dynamic_shapes), kShapesTag, name, "dynamic_shapes").dims;
+    if (dynamic_shapes) dims = capi::live_tagged(const_cast<ct_dynamic_shapes*>(dynamic_shapes), kShapesTag, name, "dynamic_shapes").dims;
     std::vector<const TensorImpl*> examples = inputs_arg(example_inputs, n_inputs, name);
     // fn is not kept past this call, so user_data is borrowed.
     std::shared_ptr<void> data(user_data, [](void*) {});
@@ -315,7 +274,7 @@ ct_status ct_program_retain(ct_program* p) {
   });
 }
 
-void ct_program_release(ct_program* p) { release_handle(p, kProgramTag); }
+void ct_program_release(ct_program* p) { capi::release_tagged(p, kProgramTag); }
 
 ct_status ct_program_call(const ct_program* p, const ct_tensor* const* inputs, size_t n_inputs, ct_tensor** outputs,
                           size_t n_outputs) {
