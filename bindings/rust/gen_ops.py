@@ -20,33 +20,20 @@ Naming (documented in docs/rust.md):
     for explicit ones).
 """
 
-import ctypes
-import json
-import os
 import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import registry  # noqa: E402  (bindings/registry.py)
+
 HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 OUT = HERE / "ctorch" / "src" / "generated.rs"
 
 KEYWORDS = set("""as async await break const continue crate dyn else enum extern false fn for gen if impl in let loop
 match mod move mut pub ref return self static struct super trait true type unsafe use where while abstract become
 box do final macro override priv try typeof unsized virtual yield""".split())
 RENAMES = {"clone": "deep_clone"}
-
-
-def registry(library):
-    lib = ctypes.CDLL(str(library))
-    lib.ct_op_registry_json.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
-    lib.ct_string_release.argtypes = [ctypes.c_void_p]
-    out = ctypes.c_void_p()
-    if lib.ct_op_registry_json(ctypes.byref(out)) != 0:
-        raise SystemExit("gen_ops.py: ct_op_registry_json failed")
-    text = ctypes.string_at(out.value).decode()
-    lib.ct_string_release(out)
-    return [op for op in json.loads(text)["operators"] if op["builtin"]]
 
 
 def snake(s):
@@ -222,20 +209,5 @@ def generate(ops):
     return "\n".join(out) + "\n"
 
 
-def main():
-    args = sys.argv[1:]
-    library = os.environ.get("CTORCH_LIBRARY", str(ROOT / "build" / "src" / "libctorch.so"))
-    if "--library" in args:
-        library = args[args.index("--library") + 1]
-    text = generate(registry(library))
-    if "--check" in args:
-        if OUT.read_text() != text:
-            print(f"{OUT} is out of date: run bindings/rust/gen_ops.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(registry.main(OUT, generate, "bindings/rust/gen_ops.py"))
