@@ -65,6 +65,14 @@ IntArrayRef sizes_arg(const int64_t* sizes, size_t ndim, const char* fn) {
   return IntArrayRef(sizes, ndim);
 }
 
+IntArrayRef int_list_arg(const int64_t* v, size_t n, const char* fn, const char* arg, size_t max) {
+  CT_CHECK(v || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": ", arg, " is NULL but n is ", n,
+           ". Pass an array of n values");
+  CT_CHECK(n <= max, CT_ERROR_INVALID_ARGUMENT, fn, ": ", arg, " has more values than a tensor's dims allow (n = ", n,
+           ", at most ", max, "). Pass the array's length as n");
+  return IntArrayRef(v, n);
+}
+
 void require_out(const void* out, const char* fn, const char* arg) {
   CT_CHECK(out, CT_ERROR_INVALID_ARGUMENT, fn, ": out-parameter ", arg, " is NULL. Pass the address of a variable");
 }

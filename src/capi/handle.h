@@ -73,6 +73,10 @@ IntArrayRef sizes_arg(const int64_t* sizes, size_t ndim, const char* fn);
 /// ct_value_set_symint); CT_ERROR_INVALID_ARGUMENT naming fn and arg when NULL, released or not a
 /// ct_symint.
 SymInt symint_arg(const void* s, const char* fn, const char* arg);
+/// v[0, n) as a list of dims, sizes or pads, at most max of them; CT_ERROR_INVALID_ARGUMENT naming fn
+/// and arg when NULL with n > 0 or longer than max. The count is checked before any element is read,
+/// so a wrong n cannot make the library read past the caller's array.
+IntArrayRef int_list_arg(const int64_t* v, size_t n, const char* fn, const char* arg, size_t max = kMaxDims);
 /// Raises CT_ERROR_INVALID_ARGUMENT when an out pointer is NULL.
 void require_out(const void* out, const char* fn, const char* arg);
 
@@ -111,7 +115,8 @@ char* copy_string(const std::string& s);
 /// and what for a NULL array with n > 0, or a NULL (unless nulls_allowed) or released handle.
 std::vector<Tensor> tensor_list(const ct_tensor* const* ts, size_t n, const char* fn, const char* what,
                                 bool nulls_allowed);
-/// Owns a C callback's user_data: destroy runs exactly once, when the last holder goes.
+/// Owns a C callback's user_data: destroy runs exactly once, when the last holder goes, and at once
+/// when hold throws std::bad_alloc. Call it inside guard.
 std::shared_ptr<void> hold(void* user_data, ct_destroy_fn destroy);
 
 /// Forgets a ct_error_set report left on this thread, so that what the next callback reports is

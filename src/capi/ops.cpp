@@ -6,6 +6,7 @@
 #include "ops/functions.h"
 
 using namespace ct;
+using capi::int_list_arg;
 using capi::tensor_arg;
 
 namespace {
@@ -16,11 +17,6 @@ ArrayRef<const TensorImpl*> tensor_list_arg(const ct_tensor* const* ts, size_t n
   CT_CHECK(n > 0, CT_ERROR_INVALID_ARGUMENT, fn, ": expected a non-empty list of tensors");
   for (size_t i = 0; i < n; ++i) tensor_arg(ts[i], fn, "tensors[i]");
   return ArrayRef<const TensorImpl*>(reinterpret_cast<const TensorImpl* const*>(ts), n);
-}
-
-IntArrayRef int_list_arg(const int64_t* v, size_t n, const char* fn, const char* arg) {
-  CT_CHECK(v || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": ", arg, " is NULL but n is ", n, ". Pass an array of n values");
-  return IntArrayRef(v, n);
 }
 
 }  // namespace

@@ -14,9 +14,7 @@ Value opt_tensor(const ct_tensor* t, const char* fn, const char* arg) {
 }
 
 IntArrayRef shape_arg(const int64_t* v, size_t n, const char* fn) {
-  CT_CHECK(v || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": normalized_shape is NULL but n is ", n,
-           ". Pass an array of n sizes");
-  return IntArrayRef(v, n);
+  return capi::int_list_arg(v, n, fn, "normalized_shape");
 }
 
 ct_status softmax_like(const char* fn, const char* full, const ct_tensor* input, int64_t dim, const ct_dtype* dtype,

@@ -9,10 +9,7 @@ using capi::tensor_arg;
 
 namespace {
 
-IntArrayRef dims_arg(const int64_t* v, size_t n, const char* fn) {
-  CT_CHECK(v || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": dims is NULL but n is ", n, ". Pass an array of n dims");
-  return IntArrayRef(v, n);
-}
+IntArrayRef dims_arg(const int64_t* v, size_t n, const char* fn) { return capi::int_list_arg(v, n, fn, "dims"); }
 
 // Two new tensors through two out pointers: both cleared first, both set or neither.
 template <typename F>

@@ -9,15 +9,10 @@
 #include "ops/functions.h"
 
 using namespace ct;
+using capi::int_list_arg;
 using capi::tensor_arg;
 
 namespace {
-
-IntArrayRef ints_arg(const int64_t* v, size_t n, const char* fn, const char* arg) {
-  CT_CHECK(v || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": ", arg, " is NULL but n is ", n,
-           ". Pass an array of n values");
-  return IntArrayRef(v, n);
-}
 
 // The common shape of the list functions: outs[0, capacity) and *count cleared, the pieces
 // computed, then either only counted (outs NULL, capacity 0), refused (too little room: *count
@@ -47,7 +42,7 @@ extern "C" {
 ct_status ct_tensor_repeat(const ct_tensor* a, const int64_t* repeats, size_t n, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_repeat", [&] {
     CT_OPERATOR(op, "repeat");
-    return call(op, {&tensor_arg(a, "ct_tensor_repeat", "a"), ints_arg(repeats, n, "ct_tensor_repeat", "repeats")});
+    return call(op, {&tensor_arg(a, "ct_tensor_repeat", "a"), int_list_arg(repeats, n, "ct_tensor_repeat", "repeats")});
   });
 }
 
@@ -55,14 +50,14 @@ ct_status ct_tensor_roll(const ct_tensor* a, const int64_t* shifts, const int64_
   return capi::tensor_result(out, "ct_tensor_roll", [&] {
     CT_OPERATOR(op, "roll");
     const TensorImpl& t = tensor_arg(a, "ct_tensor_roll", "a");
-    return call(op, {&t, ints_arg(shifts, n, "ct_tensor_roll", "shifts"), dims ? IntArrayRef(dims, n) : IntArrayRef()});
+    return call(op, {&t, int_list_arg(shifts, n, "ct_tensor_roll", "shifts"), dims ? IntArrayRef(dims, n) : IntArrayRef()});
   });
 }
 
 ct_status ct_tensor_flip(const ct_tensor* a, const int64_t* dims, size_t n, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_flip", [&] {
     CT_OPERATOR(op, "flip");
-    return call(op, {&tensor_arg(a, "ct_tensor_flip", "a"), ints_arg(dims, n, "ct_tensor_flip", "dims")});
+    return call(op, {&tensor_arg(a, "ct_tensor_flip", "a"), int_list_arg(dims, n, "ct_tensor_flip", "dims")});
   });
 }
 
@@ -91,15 +86,15 @@ ct_status ct_tensor_movedim(const ct_tensor* a, const int64_t* source, const int
                             ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_movedim", [&] {
     CT_OPERATOR(op, "movedim.intlist");
-    return call(op, {&tensor_arg(a, "ct_tensor_movedim", "a"), ints_arg(source, n, "ct_tensor_movedim", "source"),
-                     ints_arg(destination, n, "ct_tensor_movedim", "destination")});
+    return call(op, {&tensor_arg(a, "ct_tensor_movedim", "a"), int_list_arg(source, n, "ct_tensor_movedim", "source"),
+                     int_list_arg(destination, n, "ct_tensor_movedim", "destination")});
   });
 }
 
 ct_status ct_tensor_broadcast_to(const ct_tensor* a, const int64_t* sizes, size_t n, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_broadcast_to", [&] {
     CT_OPERATOR(op, "broadcast_to");
-    return call(op, {&tensor_arg(a, "ct_tensor_broadcast_to", "a"), ints_arg(sizes, n, "ct_tensor_broadcast_to", "sizes")});
+    return call(op, {&tensor_arg(a, "ct_tensor_broadcast_to", "a"), int_list_arg(sizes, n, "ct_tensor_broadcast_to", "sizes")});
   });
 }
 
@@ -109,7 +104,7 @@ ct_status ct_tensor_pad(const ct_tensor* a, const int64_t* pad, size_t n, const 
     CT_OPERATOR(op, "pad");
     const TensorImpl& t = tensor_arg(a, "ct_tensor_pad", "a");
     const Value v = value ? Value(capi::scalar_arg(value, "ct_tensor_pad", "value").to_double()) : Value();
-    return call(op, {&t, ints_arg(pad, n, "ct_tensor_pad", "pad"), mode ? mode : "constant", v});
+    return call(op, {&t, int_list_arg(pad, n, "ct_tensor_pad", "pad", 2 * kMaxDims), mode ? mode : "constant", v});
   });
 }
 
@@ -124,7 +119,7 @@ ct_status ct_tensor_split_with_sizes(const ct_tensor* a, const int64_t* sizes, s
                                      ct_tensor** outs, size_t capacity, size_t* count) {
   return list_result("ct_tensor_split_with_sizes", outs, capacity, count, [&] {
     const TensorImpl& t = tensor_arg(a, "ct_tensor_split_with_sizes", "a");
-    return ops::split_with_sizes(Tensor::borrow(&t), ints_arg(sizes, n, "ct_tensor_split_with_sizes", "sizes"), dim);
+    return ops::split_with_sizes(Tensor::borrow(&t), int_list_arg(sizes, n, "ct_tensor_split_with_sizes", "sizes", SIZE_MAX), dim);
   });
 }
 
