@@ -25,6 +25,7 @@
 #include "compile/trace.h"
 #include "core/device_backend.h"
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "cuda/context.h"
 #include "ctorch_dlpack.h"
 
@@ -165,7 +166,7 @@ Capsule* export_capsule(const TensorImpl& x, const char* fn) {
     cuda::check(cuda::driver().stream_synchronize(cuda::current_stream(dev.index)), fn);
   }
   const size_t ndim = x.dim();
-  void* block = std::malloc(sizeof(Capsule) + 2 * ndim * sizeof(int64_t));
+  void* block = ct::fault::malloc(sizeof(Capsule) + 2 * ndim * sizeof(int64_t));
   if (!block) throw std::bad_alloc();
   auto* m = new (block) Capsule();
   int64_t* dims = reinterpret_cast<int64_t*>(m + 1);

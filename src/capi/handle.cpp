@@ -5,6 +5,7 @@
 #include <new>
 
 #include "core/error.h"
+#include "core/fault_injection.h"
 
 namespace ct::capi {
 namespace {
@@ -78,7 +79,7 @@ void require_out(const void* out, const char* fn, const char* arg) {
 }
 
 char* copy_string(const std::string& s) {
-  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  char* p = static_cast<char*>(ct::fault::malloc(s.size() + 1));
   if (!p) throw std::bad_alloc();
   std::memcpy(p, s.c_str(), s.size() + 1);
   return p;

@@ -5,6 +5,7 @@
 
 #include "capi/handle.h"
 #include "capi/tagged_handle.h"
+#include "core/fault_injection.h"
 #include "train/lr_scheduler.h"
 #include "train/optimizer.h"
 
@@ -192,7 +193,7 @@ ct_status ct_optimizer_state_save(const ct_optimizer* opt, char** data, size_t* 
     capi::require_out(data, fn, "data");
     capi::require_out(size, fn, "size");
     const std::string bytes = o.save();
-    char* p = static_cast<char*>(std::malloc(bytes.size() ? bytes.size() : 1));  // freed by ct_string_release
+    char* p = static_cast<char*>(ct::fault::malloc(bytes.size() ? bytes.size() : 1));  // freed by ct_string_release
     if (!p) throw std::bad_alloc();
     std::memcpy(p, bytes.data(), bytes.size());
     *data = p;

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "core/fault_injection.h"
 
 namespace ct {
 namespace {
@@ -45,12 +46,12 @@ PressureHook& pressure_hook() {
 }
 
 void* system_allocate(size_t rounded) {
-  void* p = std::aligned_alloc(kAlign, rounded);
+  void* p = ct::fault::aligned_alloc(kAlign, rounded);
   if (p) return p;
   cpu_empty_cache();
-  p = std::aligned_alloc(kAlign, rounded);
+  p = ct::fault::aligned_alloc(kAlign, rounded);
   for (int i = 0; !p && i < kPressureRetries && relieve_memory_pressure(DeviceType::CPU, rounded); ++i)
-    p = std::aligned_alloc(kAlign, rounded);
+    p = ct::fault::aligned_alloc(kAlign, rounded);
   return p;
 }
 

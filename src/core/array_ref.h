@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/fault_injection.h"
+
 namespace ct {
 
 /// A borrowed, read-only span. INVARIANT: data points at size valid elements (or size == 0).
@@ -85,7 +87,7 @@ class SmallVector {
   void reserve(size_t n) {
     if (n <= cap_) return;
     size_t cap = cap_ * 2 > n ? cap_ * 2 : n;
-    T* p = static_cast<T*>(std::malloc(cap * sizeof(T)));
+    T* p = static_cast<T*>(ct::fault::malloc(cap * sizeof(T)));
     if (!p) throw std::bad_alloc();
     if (size_) std::memcpy(static_cast<void*>(p), data_, size_ * sizeof(T));
     if (data_ != inline_) std::free(data_);

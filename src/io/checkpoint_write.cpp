@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "autograd/grad_mode.h"
+#include "core/fault_injection.h"
 #include "core/tensor_impl.h"
 #include "io/checkpoint.h"
 #include "ops/functions.h"
@@ -114,7 +115,7 @@ std::unique_ptr<char, void (*)(void*)> save_buffer(const std::vector<NamedTensor
                                                    const char* fn, size_t* size) {
   const Plan p = plan(tensors, metadata_json, fn);
   const size_t total = p.head.size() + p.data_bytes;
-  std::unique_ptr<char, void (*)(void*)> out(static_cast<char*>(std::malloc(total)), &std::free);
+  std::unique_ptr<char, void (*)(void*)> out(static_cast<char*>(ct::fault::malloc(total)), &std::free);
   if (!out) throw std::bad_alloc();
   std::memcpy(out.get(), p.head.data(), p.head.size());
   char* at = out.get() + p.head.size();

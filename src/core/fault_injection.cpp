@@ -1,0 +1,47 @@
+// The counters behind Note [Allocation-failure injection] (core/fault_injection.h).
+#ifdef CTORCH_FAULT_INJECTION
+
+#include "core/fault_injection.h"
+
+#include <atomic>
+
+namespace ct::fault {
+namespace {
+
+std::atomic<bool> g_armed{false};
+std::atomic<bool> g_persistent{false};
+std::atomic<int64_t> g_fail_at{0};
+std::atomic<int64_t> g_allocations{0};
+std::atomic<int64_t> g_failed{0};
+
+}  // namespace
+
+bool allocation_fails() noexcept {
+  if (!g_armed.load(std::memory_order_acquire)) return false;
+  const int64_t k = g_allocations.fetch_add(1, std::memory_order_relaxed) + 1;
+  const int64_t at = g_fail_at.load(std::memory_order_relaxed);
+  if (k != at && !(k > at && g_persistent.load(std::memory_order_relaxed))) return false;
+  g_failed.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace ct::fault
+
+extern "C" {
+
+void ct_testing_fail_allocation(int64_t n, int persistent) {
+  using namespace ct::fault;
+  g_armed.store(false, std::memory_order_release);
+  g_allocations.store(0, std::memory_order_relaxed);
+  g_failed.store(0, std::memory_order_relaxed);
+  g_fail_at.store(n, std::memory_order_relaxed);
+  g_persistent.store(persistent != 0, std::memory_order_relaxed);
+  g_armed.store(n > 0, std::memory_order_release);
+}
+
+int64_t ct_testing_allocations(void) { return ct::fault::g_allocations.load(std::memory_order_relaxed); }
+int64_t ct_testing_failed_allocations(void) { return ct::fault::g_failed.load(std::memory_order_relaxed); }
+
+}  // extern "C"
+
+#endif  // CTORCH_FAULT_INJECTION

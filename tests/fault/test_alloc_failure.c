@@ -1,0 +1,426 @@
+/*
+ * test_alloc_failure.c - every allocation of a C ABI scenario fails once, in turn, and the library
+ * survives it (Note [Allocation-failure injection] in src/core/fault_injection.h).
+ *
+ * Each scenario is a short program over the C ABI that keeps going only while calls succeed and
+ * releases everything it made on every path. For a scenario the driver
+ *   1. runs it with no injection: the reference status and digest (a hash of every result's bytes);
+ *   2. for n = 1, 2, ...: makes the n-th allocation fail (once, then in a second pass, the n-th and
+ *      every later one) and runs it again. Until a run performs fewer than n allocations, each
+ *      run must return CT_ERROR_OUT_OF_MEMORY with a message (or, when the failure was absorbed,
+ *      the reference status and digest); leave the counters of live tensors, storages and CPU
+ *      blocks where they were; and be followed by a clean run that gives the reference again.
+ * A crash, an abort or a sanitizer report fails the test too: CTest runs it in the ASan+UBSan build.
+ * Prints one line per scenario with the allocation points it injected, and "N passed, M failed".
+ *
+ *   test_alloc_failure [SUBSTRING...]   only the scenarios whose name contains one of them
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fault_injection.h"
+
+/* ---- Scenario helpers: keep going while calls succeed, digest what they give ---- */
+
+typedef struct run {
+  ct_status st;
+  uint64_t digest;
+  ct_tensor* held[48];
+  size_t n_held;
+} run;
+
+/* TRY(expr): run expr unless an earlier call failed. */
+#define TRY(r, expr)                  \
+  do {                                \
+    if ((r)->st == CT_OK) (r)->st = (expr); \
+  } while (0)
+
+/* A slot for an out-parameter that the run releases at its end. */
+static ct_tensor** slot(run* r) {
+  if (r->n_held == sizeof r->held / sizeof *r->held) abort(); /* a scenario bug, not the library's */
+  r->held[r->n_held] = NULL;
+  return &r->held[r->n_held++];
+}
+
+static void mix(run* r, const void* bytes, size_t n) {
+  const unsigned char* p = bytes;
+  for (size_t i = 0; i < n; ++i) r->digest = (r->digest ^ p[i]) * 1099511628211ull;
+}
+
+/* Adds t's dtype, sizes and bytes to the digest. */
+static void digest_tensor(run* r, const ct_tensor* t) {
+  ct_dtype dt;
+  size_t ndim = 0;
+  int64_t sizes[16], numel = 0;
+  TRY(r, ct_tensor_dtype(t, &dt));
+  TRY(r, ct_tensor_ndim(t, &ndim));
+  if (r->st != CT_OK) return;
+  if (ndim > 16) abort();
+  TRY(r, ct_tensor_sizes(t, sizes, ndim));
+  TRY(r, ct_tensor_numel(t, &numel));
+  if (r->st != CT_OK) return;
+  size_t itemsize = dt == CT_BOOL || dt == CT_UINT8 || dt == CT_INT8             ? 1
+                    : dt == CT_INT16 || dt == CT_FLOAT16 || dt == CT_BFLOAT16 ? 2
+                    : dt == CT_INT32 || dt == CT_FLOAT32                      ? 4
+                                                                               : 8;
+  size_t nbytes = (size_t)numel * itemsize;
+  void* buf = malloc(nbytes ? nbytes : 1);
+  if (!buf) abort();
+  TRY(r, ct_tensor_copy_to(t, nbytes ? buf : NULL, nbytes));
+  if (r->st == CT_OK) {
+    mix(r, &dt, sizeof dt);
+    mix(r, sizes, ndim * sizeof *sizes);
+    mix(r, buf, nbytes);
+  }
+  free(buf);
+}
+
+static void digest_string(run* r, char* s) {
+  if (s) mix(r, s, strlen(s));
+  ct_string_release(s);
+}
+
+static ct_tensor* floats(run* r, const float* v, const int64_t* sizes, size_t ndim) {
+  ct_tensor** t = slot(r);
+  TRY(r, ct_tensor_from_data(v, sizes, ndim, CT_FLOAT32, t));
+  return *t;
+}
+
+static ct_tensor* random_floats(run* r, const int64_t* sizes, size_t ndim) {
+  ct_tensor** t = slot(r);
+  TRY(r, ct_tensor_rand(sizes, ndim, CT_FLOAT32, "cpu", NULL, t));
+  return *t;
+}
+
+static const float k6[] = {1.5f, -2.f, 0.25f, 3.f, -0.5f, 4.f};
+static const int64_t k2x3[] = {2, 3};
+
+/* ---- Scenarios ---- */
+
+static void pointwise_and_printing(run* r) {
+  ct_tensor* a = floats(r, k6, k2x3, 2);
+  ct_tensor* b = floats(r, k6 + 3, k2x3 + 1, 1); /* broadcast over rows */
+  ct_tensor **c = slot(r), **d = slot(r), **e = slot(r);
+  TRY(r, ct_tensor_add(a, b, c));
+  TRY(r, ct_tensor_mul(*c, a, d));
+  TRY(r, ct_tensor_exp(*d, e));
+  char* s = NULL;
+  TRY(r, ct_tensor_to_string(*e, &s));
+  digest_string(r, s);
+  digest_tensor(r, *e);
+}
+
+static void views_matmul_reductions(run* r) {
+  const int64_t m[] = {8, 16}, w[] = {16, 4}, flat[] = {4, 8}, dim1[] = {1};
+  ct_tensor* x = random_floats(r, m, 2);
+  ct_tensor* y = random_floats(r, w, 2);
+  ct_tensor **p = slot(r), **t = slot(r), **v = slot(r), **s = slot(r), **sm = slot(r);
+  TRY(r, ct_tensor_matmul(x, y, p));
+  TRY(r, ct_tensor_transpose(*p, 0, 1, t));
+  TRY(r, ct_tensor_reshape(*t, flat, 2, v));
+  TRY(r, ct_tensor_sum(*v, dim1, 1, 0, s));
+  TRY(r, ct_tensor_softmax(*v, 1, NULL, sm));
+  digest_tensor(r, *s);
+  digest_tensor(r, *sm);
+}
+
+static void autograd_backward(run* r) {
+  const int64_t sizes[] = {4, 4};
+  ct_tensor* x = random_floats(r, sizes, 2);
+  ct_tensor **y = slot(r), **z = slot(r), **l = slot(r), **g = slot(r);
+  TRY(r, ct_tensor_set_requires_grad(x, 1));
+  TRY(r, ct_tensor_mul(x, x, y));
+  TRY(r, ct_tensor_exp(*y, z));
+  TRY(r, ct_tensor_sum(*z, NULL, 0, 0, l));
+  TRY(r, ct_tensor_backward(*l, NULL, 0));
+  TRY(r, ct_tensor_grad(x, g));
+  digest_tensor(r, *g);
+}
+
+static void boxed_operators(run* r) {
+  const int64_t in_sizes[] = {1, 2, 5, 5}, w_sizes[] = {3, 2, 3, 3}, ones[] = {1, 1}, k[] = {2, 2};
+  ct_tensor* input = random_floats(r, in_sizes, 4);
+  ct_tensor* weight = random_floats(r, w_sizes, 4);
+  ct_tensor **conv = slot(r), **pool = slot(r), **cat = slot(r), **sorted = slot(r), **idx = slot(r);
+  if (r->st == CT_OK) {
+    ct_value args[5] = {{.kind = CT_VALUE_TENSOR, .tensor = input}, {.kind = CT_VALUE_TENSOR, .tensor = weight},
+                        {.kind = CT_VALUE_NONE}, {.kind = CT_VALUE_INTS, .ints = ones, .len = 2},
+                        {.kind = CT_VALUE_INTS, .ints = ones, .len = 2}}; /* stride, padding */
+    TRY(r, ct_op_call("conv2d", args, 5, conv, 1));
+  }
+  if (r->st == CT_OK) {
+    ct_value args[2] = {{.kind = CT_VALUE_TENSOR, .tensor = *conv}, {.kind = CT_VALUE_INTS, .ints = k, .len = 2}};
+    TRY(r, ct_op_call("max_pool2d", args, 2, pool, 1));
+  }
+  if (r->st == CT_OK) {
+    const ct_tensor* parts[] = {input, input};
+    ct_value args[2] = {{.kind = CT_VALUE_TENSORS, .tensors = parts, .len = 2}, {.kind = CT_VALUE_INT, .i = 1}};
+    TRY(r, ct_op_call("cat", args, 2, cat, 1));
+  }
+  if (r->st == CT_OK) {
+    ct_value args[2] = {{.kind = CT_VALUE_TENSOR, .tensor = *cat}, {.kind = CT_VALUE_INT, .i = -1}};
+    ct_tensor* outs[2] = {NULL, NULL};
+    TRY(r, ct_op_call("sort", args, 2, outs, 2));
+    *sorted = outs[0];
+    *idx = outs[1];
+  }
+  if (r->st == CT_OK) {
+    digest_tensor(r, *pool);
+    digest_tensor(r, *sorted);
+    digest_tensor(r, *idx);
+  }
+}
+
+static ct_status silu_chain(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
+  (void)ud;
+  (void)n;
+  (void)nout;
+  ct_tensor *s = NULL, *p = NULL;
+  ct_status st = ct_tensor_relu(in[0], &s);
+  if (st == CT_OK) st = ct_tensor_mul(s, in[1], &p);
+  if (st == CT_OK) st = ct_tensor_add(p, in[0], &out[0]);
+  ct_tensor_release(p);
+  ct_tensor_release(s);
+  return st;
+}
+
+static void compiled_function(run* r) {
+  const int64_t sizes[] = {3, 5};
+  ct_tensor* x = random_floats(r, sizes, 2);
+  ct_tensor* y = random_floats(r, sizes, 2);
+  ct_compiled* f = NULL;
+  TRY(r, ct_compile(silu_chain, NULL, NULL, NULL, &f));
+  for (int call = 0; call < 2; ++call) { /* the first traces and compiles, the second hits the cache */
+    const ct_tensor* in[] = {x, y};
+    TRY(r, ct_compiled_call(f, in, 2, slot(r), 1));
+  }
+  if (r->st == CT_OK) digest_tensor(r, r->held[r->n_held - 1]);
+  ct_compiled_release(f);
+}
+
+static void exported_program(run* r) {
+  const int64_t sizes[] = {2, 4};
+  ct_tensor* x = random_floats(r, sizes, 2);
+  ct_tensor* y = random_floats(r, sizes, 2);
+  const ct_tensor* in[] = {x, y};
+  ct_program *p = NULL, *loaded = NULL;
+  char* bytes = NULL;
+  size_t size = 0;
+  TRY(r, ct_export(silu_chain, NULL, in, 2, 1, NULL, &p));
+  TRY(r, ct_program_save_buffer(p, &bytes, &size));
+  TRY(r, ct_program_load_buffer(bytes, size, &loaded));
+  ct_tensor** out = slot(r);
+  TRY(r, ct_program_call(loaded, in, 2, out, 1));
+  if (r->st == CT_OK) digest_tensor(r, *out);
+  ct_string_release(bytes);
+  ct_program_release(loaded);
+  ct_program_release(p);
+}
+
+static void checkpoint_round_trip(run* r) {
+  const int64_t sizes[] = {3, 7};
+  ct_tensor* w = random_floats(r, sizes, 2);
+  ct_tensor* b = floats(r, k6, k2x3, 2);
+  const char* names[] = {"layer.weight", "layer.bias"};
+  const ct_tensor* tensors[] = {w, b};
+  char* bytes = NULL;
+  size_t size = 0;
+  ct_checkpoint* ckpt = NULL;
+  TRY(r, ct_checkpoint_save_buffer(names, tensors, 2, "{\"format\": \"pt\"}", &bytes, &size));
+  TRY(r, ct_checkpoint_open_buffer(bytes, size, &ckpt));
+  for (int i = 0; i < 2; ++i) {
+    ct_tensor** t = slot(r);
+    TRY(r, ct_checkpoint_get(ckpt, names[i], t));
+    if (r->st == CT_OK) digest_tensor(r, *t);
+  }
+  char* meta = NULL;
+  TRY(r, ct_checkpoint_metadata_json(ckpt, &meta));
+  digest_string(r, meta);
+  ct_checkpoint_release(ckpt);
+  ct_string_release(bytes);
+}
+
+static void optimizer_step(run* r) {
+  const int64_t sizes[] = {5, 3};
+  ct_tensor* p = random_floats(r, sizes, 2);
+  ct_tensor **sq = slot(r), **loss = slot(r);
+  ct_optimizer* opt = NULL;
+  ct_optimizer_options o;
+  char* state = NULL;
+  size_t state_size = 0;
+  TRY(r, ct_tensor_set_requires_grad(p, 1));
+  TRY(r, ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o));
+  const ct_tensor* params[] = {p};
+  TRY(r, ct_optimizer_create(params, 1, &o, &opt));
+  for (int step = 0; step < 2; ++step) {
+    ct_tensor_release(*sq);
+    ct_tensor_release(*loss);
+    *sq = *loss = NULL;
+    TRY(r, ct_optimizer_zero_grad(opt, 1));
+    TRY(r, ct_tensor_mul(p, p, sq));
+    TRY(r, ct_tensor_sum(*sq, NULL, 0, 0, loss));
+    TRY(r, ct_tensor_backward(*loss, NULL, 0));
+    TRY(r, ct_optimizer_step(opt));
+  }
+  TRY(r, ct_optimizer_state_save(opt, &state, &state_size));
+  if (r->st == CT_OK) mix(r, state, state_size);
+  TRY(r, ct_optimizer_state_load(opt, state, state_size));
+  digest_tensor(r, p);
+  ct_string_release(state);
+  ct_optimizer_release(opt);
+}
+
+static ct_status square_kernel(void* ud, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts) {
+  (void)ud;
+  (void)nargs;
+  (void)nouts;
+  return ct_tensor_mul(args[0].tensor, args[0].tensor, &outs[0]);
+}
+
+static void custom_operator(run* r) {
+  ct_tensor* a = floats(r, k6, k2x3, 2);
+  ct_tensor** out = slot(r);
+  if (r->st == CT_OK) {
+    ct_value arg = {.kind = CT_VALUE_TENSOR, .tensor = a};
+    TRY(r, ct_op_call("faultinj::square", &arg, 1, out, 1));
+  }
+  if (r->st == CT_OK) digest_tensor(r, *out);
+}
+
+/* A call that fails by itself: under injection its error message may be what cannot be allocated. */
+static void refused_call(run* r) {
+  const int64_t four[] = {4};
+  ct_tensor* a = floats(r, k6, k2x3, 2);
+  ct_tensor* b = floats(r, k6, four, 1);
+  TRY(r, ct_tensor_add(a, b, slot(r)));
+}
+
+typedef struct scenario {
+  const char* name;
+  void (*fn)(run*);
+} scenario;
+
+static const scenario SCENARIOS[] = {
+    {"pointwise_and_printing", pointwise_and_printing},
+    {"views_matmul_reductions", views_matmul_reductions},
+    {"autograd_backward", autograd_backward},
+    {"boxed_operators", boxed_operators},
+    {"compiled_function", compiled_function},
+    {"exported_program", exported_program},
+    {"checkpoint_round_trip", checkpoint_round_trip},
+    {"optimizer_step", optimizer_step},
+    {"custom_operator", custom_operator},
+    {"refused_call", refused_call},
+};
+
+/* ---- Driver ---- */
+
+static run run_scenario(const scenario* s) {
+  run r;
+  memset(&r, 0, sizeof r);
+  r.digest = 14695981039346656037ull;
+  if (ct_manual_seed(2024) != CT_OK) abort();
+  s->fn(&r);
+  for (size_t i = r.n_held; i-- > 0;) ct_tensor_release(r.held[i]);
+  return r;
+}
+
+typedef struct counters {
+  int64_t tensors, storages, blocks;
+} counters;
+
+static counters read_counters(void) {
+  counters c = {0, 0, 0};
+  if (ct_metric_get("tensors.live", &c.tensors) != CT_OK || ct_metric_get("storages.live", &c.storages) != CT_OK ||
+      ct_metric_get("memory.cpu.allocations_live", &c.blocks) != CT_OK)
+    abort();
+  return c;
+}
+
+/* Returns the number of allocation points injected, or -1 after printing what went wrong. */
+static int64_t sweep(const scenario* s, int persistent, run ref, counters base) {
+  for (int64_t n = 1;; ++n) {
+    ct_testing_fail_allocation(n, persistent);
+    run r = run_scenario(s);
+    const int64_t failed = ct_testing_failed_allocations();
+    ct_testing_fail_allocation(0, 0);
+    const char* mode = persistent ? "from" : "at";
+    if (failed == 0) {
+      if (r.st != ref.st || r.digest != ref.digest) {
+        printf("%s: no injection at n=%lld, yet %s (reference %s)\n", s->name, (long long)n, ct_status_name(r.st),
+               ct_status_name(ref.st));
+        return -1;
+      }
+      return n - 1;
+    }
+    const int absorbed = r.st == ref.st && r.digest == ref.digest;
+    if (!absorbed && r.st != CT_ERROR_OUT_OF_MEMORY) {
+      printf("%s: allocation failing %s n=%lld gave %s, expected CT_ERROR_OUT_OF_MEMORY [%s]\n", s->name, mode,
+             (long long)n, ct_status_name(r.st), ct_last_error());
+      return -1;
+    }
+    if (!absorbed && ct_last_error()[0] == '\0') {
+      printf("%s: allocation failing %s n=%lld: %s with an empty message\n", s->name, mode, (long long)n,
+             ct_status_name(r.st));
+      return -1;
+    }
+    counters now = read_counters();
+    if (now.tensors != base.tensors || now.storages != base.storages || now.blocks != base.blocks) {
+      printf("%s: allocation failing %s n=%lld leaked: tensors %lld -> %lld, storages %lld -> %lld, CPU blocks "
+             "%lld -> %lld\n",
+             s->name, mode, (long long)n, (long long)base.tensors, (long long)now.tensors, (long long)base.storages,
+             (long long)now.storages, (long long)base.blocks, (long long)now.blocks);
+      return -1;
+    }
+    run again = run_scenario(s);
+    if (again.st != ref.st || again.digest != ref.digest) {
+      printf("%s: after the allocation failing %s n=%lld, a clean run gave %s and another result [%s]\n", s->name,
+             mode, (long long)n, ct_status_name(again.st), ct_last_error());
+      return -1;
+    }
+  }
+}
+
+static int selected(const char* name, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (strstr(name, argv[i])) return 1;
+  return argc < 2;
+}
+
+int main(int argc, char** argv) {
+  int passed = 0, failed = 0;
+  /* One thread: the n-th allocation must be the same one on every run. */
+  if (ct_set_num_threads(1) != CT_OK || ct_library_define("faultinj::square(Tensor x) -> Tensor") != CT_OK ||
+      ct_library_impl("faultinj::square", "cpu", square_kernel, NULL, NULL) != CT_OK) {
+    printf("setup failed: %s\n0 passed, 1 failed\n", ct_last_error());
+    return 1;
+  }
+  int64_t total = 0;
+  for (size_t i = 0; i < sizeof SCENARIOS / sizeof *SCENARIOS; ++i) {
+    const scenario* s = &SCENARIOS[i];
+    if (!selected(s->name, argc, argv)) continue;
+    run ref = run_scenario(s); /* also warms every cache the scenario fills once */
+    ref = run_scenario(s);
+    const ct_status want = strcmp(s->name, "refused_call") == 0 ? CT_ERROR_SHAPE : CT_OK;
+    if (ref.st != want) {
+      printf("%s: without injection gave %s, expected %s [%s]\n", s->name, ct_status_name(ref.st),
+             ct_status_name(want), ct_last_error());
+      ++failed;
+      continue;
+    }
+    const counters base = read_counters();
+    const int64_t once = sweep(s, 0, ref, base);
+    const int64_t from = once < 0 ? -1 : sweep(s, 1, ref, base);
+    if (once < 0 || from < 0) {
+      ++failed;
+      continue;
+    }
+    printf("%-24s %6lld allocation points, each failed once and failing onwards\n", s->name, (long long)once);
+    total += once;
+    ++passed;
+  }
+  printf("%lld allocation points injected in all\n", (long long)total);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0 || passed == 0;
+}
