@@ -7,6 +7,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/meta.h"
 #include "capi/handle.h"
+#include "capi/tagged_handle.h"
 #include "core/error.h"
 
 using namespace ct;
@@ -14,13 +15,19 @@ using capi::hold;
 using capi::tensor_list;
 using capi::tensor_arg;
 
-struct ct_autograd_ctx {};  // never defined for real: a ct_autograd_ctx* is an autograd::FunctionCtx*
+// On the stack of the call running a custom function's callback, for the callback's duration. The
+// tag lets a handle of another kind be refused (Note [Handle poisoning]) instead of being used as one.
+struct ct_autograd_ctx {
+  uint32_t tag;  // INVARIANT: first member
+  autograd::FunctionCtx* ctx;
+};
 
 namespace {
 
+constexpr uint32_t kCtxTag = 0x58544341u;  // "ACTX"
+
 autograd::FunctionCtx& ctx_arg(ct_autograd_ctx* ctx, const char* fn) {
-  CT_CHECK(ctx, CT_ERROR_INVALID_ARGUMENT, fn, ": ctx is NULL. Pass the ctx your callback received");
-  return *reinterpret_cast<autograd::FunctionCtx*>(ctx);
+  return *capi::live_tagged(ctx, kCtxTag, fn, "ctx").ctx;
 }
 
 autograd::BackwardOptions options(int flags, const char* fn) {
@@ -150,8 +157,9 @@ ct_status ct_grad_mode_set(ct_grad_mode mode, ct_grad_mode* previous) {
 ct_grad_mode ct_grad_mode_get(void) { return static_cast<ct_grad_mode>(autograd::grad_mode()); }
 
 ct_status ct_tensor_register_hook(ct_tensor* t, ct_hook_fn fn, void* user_data, ct_destroy_fn destroy, int64_t* id) {
-  std::shared_ptr<void> data = hold(user_data, destroy);  // destroy runs on failure too
   return capi::guard([&] {
+    // First, so that destroy runs on every failure (hold itself runs it when it cannot allocate).
+    std::shared_ptr<void> data = hold(user_data, destroy);
     const TensorImpl& x = tensor_arg(t, "ct_tensor_register_hook", "t");
     CT_CHECK(fn, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_register_hook: fn is NULL. Pass a hook function");
     capi::require_out(id, "ct_tensor_register_hook", "id");
@@ -182,10 +190,11 @@ ct_status ct_tensor_remove_hook(ct_tensor* t, int64_t id) {
 ct_status ct_autograd_function_apply(const char* name, ct_function_forward_fn forward, ct_function_backward_fn backward,
                                      void* user_data, ct_destroy_fn destroy, const ct_tensor* const* inputs,
                                      size_t n_inputs, ct_tensor** outputs, size_t n_outputs) {
-  std::shared_ptr<void> data = hold(user_data, destroy);
   if (outputs)
     for (size_t i = 0; i < n_outputs; ++i) outputs[i] = nullptr;
   return capi::guard([&] {
+    // First, so that destroy runs on every failure (hold itself runs it when it cannot allocate).
+    std::shared_ptr<void> data = hold(user_data, destroy);
     const char* fn = "ct_autograd_function_apply";
     CT_CHECK(name && forward && backward, CT_ERROR_INVALID_ARGUMENT, fn,
              ": name, forward and backward must not be NULL");
@@ -196,8 +205,8 @@ ct_status ct_autograd_function_apply(const char* name, ct_function_forward_fn fo
     auto run_forward = [&](autograd::FunctionCtx& ctx) {
       std::vector<ct_tensor*> outs(n_outputs, nullptr);
       capi::begin_callback();
-      const ct_status st = forward(data.get(), reinterpret_cast<ct_autograd_ctx*>(&ctx), inputs, n_inputs,
-                                   outs.data(), n_outputs);
+      ct_autograd_ctx handle{kCtxTag, &ctx};
+      const ct_status st = forward(data.get(), &handle, inputs, n_inputs, outs.data(), n_outputs);
       std::vector<Tensor> result;
       for (ct_tensor* t : outs) result.push_back(t ? Tensor::adopt(capi::impl_of(t)) : Tensor());
       if (st != CT_OK) capi::fail_callback(st, fname + " (forward)");
@@ -208,8 +217,8 @@ ct_status ct_autograd_function_apply(const char* name, ct_function_forward_fn fo
       for (const Tensor& g : grads) gs.push_back(reinterpret_cast<const ct_tensor*>(g.impl()));
       std::vector<ct_tensor*> outs(n_inputs, nullptr);
       capi::begin_callback();
-      const ct_status st = backward(data.get(), reinterpret_cast<ct_autograd_ctx*>(&ctx), gs.data(), gs.size(),
-                                    outs.data(), n_inputs);
+      ct_autograd_ctx handle{kCtxTag, &ctx};
+      const ct_status st = backward(data.get(), &handle, gs.data(), gs.size(), outs.data(), n_inputs);
       std::vector<Tensor> result;
       for (ct_tensor* t : outs) result.push_back(t ? Tensor::adopt(capi::impl_of(t)) : Tensor());
       if (st != CT_OK) capi::fail_callback(st, fname + "Backward");

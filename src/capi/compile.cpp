@@ -9,6 +9,7 @@
 #include "compile/compiled.h"
 #include "compile/export.h"
 #include "capi/tagged_handle.h"
+#include "core/fault_injection.h"
 
 using namespace ct;
 using compile::CompiledFunction;
@@ -167,9 +168,10 @@ ct_status ct_compile_options_set_disable(ct_compile_options* o, int disable) {
 
 ct_status ct_compile(ct_traced_fn fn, void* user_data, ct_destroy_fn destroy, const ct_compile_options* options,
                      ct_compiled** out) {
-  std::shared_ptr<void> data = capi::hold(user_data, destroy);
   if (out) *out = nullptr;
   return capi::guard([&] {
+    // First, so that destroy runs on every failure (hold itself runs it when it cannot allocate).
+    std::shared_ptr<void> data = capi::hold(user_data, destroy);
     const char* name = "ct_compile";
     capi::require_out(out, name, "out");
     CT_CHECK(fn, CT_ERROR_INVALID_ARGUMENT, name, ": fn is NULL. Pass the function to compile");
@@ -328,7 +330,7 @@ ct_status ct_program_save_buffer(const ct_program* p, char** data, size_t* size)
     capi::require_out(data, "ct_program_save_buffer", "data");
     capi::require_out(size, "ct_program_save_buffer", "size");
     const std::string bytes = compile::save_program(prog);
-    char* buf = static_cast<char*>(std::malloc(bytes.size() ? bytes.size() : 1));
+    char* buf = static_cast<char*>(ct::fault::malloc(bytes.size() ? bytes.size() : 1));
     if (!buf) throw std::bad_alloc();
     std::memcpy(buf, bytes.data(), bytes.size());
     *data = buf;
