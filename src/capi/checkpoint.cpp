@@ -22,8 +22,8 @@ const io::Checkpoint& checkpoint_arg(const ct_checkpoint* c, const char* fn) {
   return *capi::live_tagged(const_cast<ct_checkpoint*>(c), kCheckpointTag, fn, "ckpt").ckpt;
 }
 
-ct_checkpoint* checkpoint_handle(io::CheckpointBytes* bytes, const std::string& context) {
-  auto ckpt = std::make_unique<io::Checkpoint>(bytes, context);  // owns bytes, also on failure
+ct_checkpoint* checkpoint_handle(io::CheckpointBytesRef bytes, const std::string& context) {
+  auto ckpt = std::make_unique<io::Checkpoint>(std::move(bytes), context);
   ct_checkpoint* h = capi::new_tagged<ct_checkpoint>(kCheckpointTag);
   h->ckpt = std::move(ckpt);
   return h;

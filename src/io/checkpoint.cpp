@@ -12,6 +12,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/fault_injection.h"
 #include "core/tensor_impl.h"
 #include "ops/functions.h"
 
@@ -25,7 +26,7 @@ const char* const kReadable = "BOOL, U8, I8, I16, I32, I64, F16, BF16, F32, F64"
 
 }  // namespace
 
-CheckpointBytes* CheckpointBytes::map_file(const char* path, const char* fn) {
+CheckpointBytesRef CheckpointBytes::map_file(const char* path, const char* fn) {
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   CT_CHECK(fd >= 0, CT_ERROR_IO, fn, ": cannot open '", path, "': ", std::strerror(errno), ". Check the path");
   struct stat st;
@@ -61,12 +62,12 @@ CheckpointBytes* CheckpointBytes::map_file(const char* path, const char* fn) {
   b->data_ = static_cast<uint8_t*>(p);
   b->size_ = size;
   b->mapped_ = p != nullptr;
-  return b;
+  return CheckpointBytesRef(b);
 }
 
-CheckpointBytes* CheckpointBytes::copy_of(const void* data, size_t size) {
+CheckpointBytesRef CheckpointBytes::copy_of(const void* data, size_t size) {
   // 64-byte aligned like the allocator's memory, so aligned tensors in the buffer stay aligned.
-  void* p = size ? std::aligned_alloc(64, (size + 63) / 64 * 64) : nullptr;
+  void* p = size ? ct::fault::aligned_alloc(64, (size + 63) / 64 * 64) : nullptr;
   if (size && !p) throw std::bad_alloc();
   if (size) std::memcpy(p, data, size);
   auto* b = new (std::nothrow) CheckpointBytes();
@@ -76,8 +77,10 @@ CheckpointBytes* CheckpointBytes::copy_of(const void* data, size_t size) {
   }
   b->data_ = static_cast<uint8_t*>(p);
   b->size_ = size;
-  return b;
+  return CheckpointBytesRef(b);
 }
+
+void ReleaseCheckpointBytes::operator()(CheckpointBytes* b) const { b->release(); }
 
 void CheckpointBytes::release() {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
@@ -86,18 +89,11 @@ void CheckpointBytes::release() {
   delete this;
 }
 
-Checkpoint::Checkpoint(CheckpointBytes* bytes, const std::string& context) : bytes_(bytes) {
-  try {
-    header_ = parse_header(bytes->data(), bytes->size(), context);
-    index_.reserve(header_.entries.size());
-    for (size_t i = 0; i < header_.entries.size(); ++i) index_.emplace(header_.entries[i].name, i);
-  } catch (...) {
-    bytes->release();
-    throw;
-  }
+Checkpoint::Checkpoint(CheckpointBytesRef bytes, const std::string& context) : bytes_(std::move(bytes)) {
+  header_ = parse_header(bytes_->data(), bytes_->size(), context);
+  index_.reserve(header_.entries.size());
+  for (size_t i = 0; i < header_.entries.size(); ++i) index_.emplace(header_.entries[i].name, i);
 }
-
-Checkpoint::~Checkpoint() { bytes_->release(); }
 
 Tensor Checkpoint::get(const char* name, const char* fn) const {
   const auto it = index_.find(name);
@@ -126,7 +122,7 @@ Tensor Checkpoint::get(const char* name, const char* fn) const {
   bytes_->retain();
   StorageImpl* storage;
   try {
-    storage = StorageImpl::from_blob(const_cast<uint8_t*>(p), nbytes, &release_bytes, bytes_, kCPU);
+    storage = StorageImpl::from_blob(const_cast<uint8_t*>(p), nbytes, &release_bytes, bytes_.get(), kCPU);
   } catch (...) {
     bytes_->release();
     throw;

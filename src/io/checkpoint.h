@@ -28,14 +28,21 @@
 
 namespace ct::io {
 
+class CheckpointBytes;
+struct ReleaseCheckpointBytes {
+  void operator()(CheckpointBytes* b) const;
+};
+/// One reference to CheckpointBytes, released when it goes (on every failure path too).
+using CheckpointBytesRef = std::unique_ptr<CheckpointBytes, ReleaseCheckpointBytes>;
+
 /// The bytes of one opened file (a private mapping) or buffer (a private copy), refcounted: the
 /// checkpoint and every zero-copy tensor hold a reference.
 class CheckpointBytes {
  public:
   /// Maps path; CT_ERROR_IO naming fn and path when it cannot be opened, stat'ed or mapped.
-  static CheckpointBytes* map_file(const char* path, const char* fn);
+  static CheckpointBytesRef map_file(const char* path, const char* fn);
   /// A private, 64-byte aligned copy of data[0, size).
-  static CheckpointBytes* copy_of(const void* data, size_t size);
+  static CheckpointBytesRef copy_of(const void* data, size_t size);
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -53,10 +60,9 @@ class CheckpointBytes {
 /// may call get() at once.
 class Checkpoint {
  public:
-  /// Takes over one reference of bytes (released on failure too) and validates the file;
-  /// CT_ERROR_FORMAT naming context on any violation.
-  Checkpoint(CheckpointBytes* bytes, const std::string& context);
-  ~Checkpoint();
+  /// Takes over the reference (released on failure too) and validates the file; CT_ERROR_FORMAT
+  /// naming context on any violation.
+  Checkpoint(CheckpointBytesRef bytes, const std::string& context);
   Checkpoint(const Checkpoint&) = delete;
   Checkpoint& operator=(const Checkpoint&) = delete;
 
@@ -72,7 +78,7 @@ class Checkpoint {
   const std::string* metadata_value(const char* key) const;
 
  private:
-  CheckpointBytes* bytes_;
+  CheckpointBytesRef bytes_;
   Header header_;
   std::unordered_map<std::string_view, size_t> index_;  // name -> entry; views into header_
 };
