@@ -52,6 +52,14 @@ void release(SymHandle* h) {
   HandlePool::deallocate(h);
 }
 
+// Whether p is a live handle of kind k (see Note [Handle poisoning]); false for NULL.
+bool is_live(const void* p, Kind k) {
+  if (!p) return false;
+  uint32_t tag;
+  std::memcpy(&tag, p, sizeof tag);
+  return tag == static_cast<uint32_t>(k);
+}
+
 const char* kind_name(Kind k) {
   switch (k) {
     case Kind::Env: return "ct_shape_env";
@@ -124,6 +132,8 @@ std::vector<sym::BoundValue> binding_arg(const ShapeEnv& env, const int64_t* val
 std::vector<SymInt> int_list_arg(const ct_symint* const* xs, size_t n, const char* fn) {
   CT_CHECK(xs || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": xs is NULL");
   std::vector<SymInt> v;
+  CT_CHECK(n <= v.max_size(), CT_ERROR_INVALID_ARGUMENT, fn, ": n (", n,
+           ") is more handles than a list can hold. Pass the array's length as n");
   v.reserve(n);
   for (size_t k = 0; k < n; ++k) v.push_back(int_arg(xs[k], fn, "xs[k]"));
   return v;
@@ -161,7 +171,7 @@ ct_status ct_shape_env_retain(ct_shape_env* env) {
   return capi::guard([&] { arg(env, Kind::Env, "ct_shape_env_retain", "env").refs.fetch_add(1); });
 }
 void ct_shape_env_release(ct_shape_env* env) {
-  if (env) release(reinterpret_cast<SymHandle*>(env));
+  if (is_live(env, Kind::Env)) release(reinterpret_cast<SymHandle*>(env));
 }
 
 ct_status ct_shape_env_create_symbol(ct_shape_env* env, const char* name, int64_t hint, int64_t min, int64_t max,
@@ -235,7 +245,7 @@ ct_status ct_symbool_from_bool(int value, ct_symbool** out) {
     return capi::guard([&] { arg(s, Kind::kind, #ctype "_retain", "s").refs.fetch_add(1); });         \
   }                                                                                                   \
   void ctype##_release(ctype* s) {                                                                    \
-    if (s) release(reinterpret_cast<SymHandle*>(s));                                                  \
+    if (is_live(s, Kind::kind)) release(reinterpret_cast<SymHandle*>(s));                             \
   }                                                                                                   \
   ct_status ctype##_is_symbolic(const ctype* s, int* out) {                                           \
     return capi::guard([&] {                                                                          \
