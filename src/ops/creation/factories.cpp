@@ -52,6 +52,8 @@ void arange_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(std::isfinite(s) && std::isfinite(e), CT_ERROR_INVALID_ARGUMENT, "arange: start (", s, ") and end (", e,
            ") must be finite");
   CT_CHECK(st != 0, CT_ERROR_INVALID_ARGUMENT, "arange: step must be nonzero. Pass a positive or negative step");
+  // An infinite step has no length: ceil((end - start) / step) would say 0 elements, though start is one.
+  CT_CHECK(std::isfinite(st), CT_ERROR_INVALID_ARGUMENT, "arange: step (", st, ") must be finite. Pass a finite step");
   CT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), CT_ERROR_INVALID_ARGUMENT, "arange: step ", st,
            " does not lead from start ", s, " to end ", e, ". Flip the sign of step or swap start and end");
   const double len = std::ceil((e - s) / st);
