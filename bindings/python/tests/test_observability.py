@@ -219,3 +219,13 @@ def test_autoload_off_imports_despite_a_failing_plugin():
                    CTORCH_BACKEND_PATH=os.path.join(PLUGIN_DIR, "bad_init"), CTORCH_DEVICE_BACKEND_AUTOLOAD="0")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "0"
+
+
+# ---- loading order ----
+
+def test_imports_after_torch():
+    # PyTorch's libraries use up glibc's static TLS reserve; a library built with initial-exec TLS
+    # then fails to load ("cannot allocate memory in static TLS block").
+    r = run_python("import torch\nimport ctorch\nprint((ctorch.ones(2) + torch.ones(2).numpy()).tolist())\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[2.0, 2.0]"
