@@ -29,6 +29,8 @@ void repeat_kernel(void*, Frame& f) {
     expanded.push_back(s);
     result.push_back(reps[i] * s);
   }
+  // Checked here so that an overflow is reported as repeat's, not as the expand view's below.
+  checked_numel(result, "repeat");
   const Tensor base = reshape_symint(Tensor::borrow(&a), pairs);
   f.outs[0] = view_symint(clone(expand_symint(base, expanded)), result);
 }
