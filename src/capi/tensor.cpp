@@ -85,11 +85,11 @@ ct_status ct_tensor_from_data(const void* data, const int64_t* sizes, size_t ndi
   return capi::tensor_result(out, "ct_tensor_from_data", [&] {
     IntArrayRef s = sizes_arg(sizes, ndim, "ct_tensor_from_data");
     const DType d = capi::dtype_arg(dtype);
-    const int64_t n = checked_numel(s, "ct_tensor_from_data");
-    CT_CHECK(data || n == 0, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_from_data: data is NULL for ", n,
-             " elements. Pass a buffer of numel * itemsize bytes");
+    const int64_t nbytes = checked_nbytes(s, d, "ct_tensor_from_data");
+    CT_CHECK(data || nbytes == 0, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_from_data: data is NULL for ",
+             nbytes / static_cast<int64_t>(itemsize(d)), " elements. Pass a buffer of numel * itemsize bytes");
     Tensor t = Tensor::adopt(TensorImpl::empty(s, d, kCPU));
-    if (n) std::memcpy(t->data(), data, static_cast<size_t>(n) * itemsize(d));
+    if (nbytes) std::memcpy(t->data(), data, static_cast<size_t>(nbytes));
     return t;
   });
 }

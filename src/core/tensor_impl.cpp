@@ -94,6 +94,15 @@ int64_t checked_numel(IntArrayRef sizes, const char* op) {
   return n;
 }
 
+int64_t checked_nbytes(IntArrayRef sizes, DType dtype, const char* op) {
+  // The count can fit while the bytes do not: 2^62 float32 elements are 2^64 bytes, 0 once wrapped.
+  int64_t nbytes;
+  CT_CHECK(!__builtin_mul_overflow(checked_numel(sizes, op), static_cast<int64_t>(itemsize(dtype)), &nbytes),
+           CT_ERROR_INVALID_ARGUMENT, op, ": sizes ", sizes, " of ", dtype,
+           " are more bytes than int64 can count. Reduce the sizes");
+  return nbytes;
+}
+
 SymInt checked_numel(SymIntArrayRef sizes, const char* op) {
   if (!any_symbolic(sizes)) return checked_numel(as_ints(sizes), op);
   CT_CHECK(sizes.size() <= kMaxDims, CT_ERROR_INVALID_ARGUMENT, op, ": ", sizes.size(),
@@ -155,8 +164,9 @@ TensorImpl* TensorImpl::create(StorageImpl* storage, IntArrayRef sizes, IntArray
 
 TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
   // One pass for numel, strides and contiguity: this runs for every operator result.
-  const int64_t n = checked_numel(sizes, "empty");
-  StorageImpl* s = StorageImpl::create(static_cast<size_t>(n) * itemsize(dtype), device);
+  const int64_t nbytes = checked_nbytes(sizes, dtype, "empty");
+  const int64_t n = nbytes / static_cast<int64_t>(itemsize(dtype));
+  StorageImpl* s = StorageImpl::create(static_cast<size_t>(nbytes), device);
   TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
   t->storage_ = s;
   t->dtype_ = dtype;

@@ -167,6 +167,9 @@ int64_t checked_numel(IntArrayRef sizes, const char* op);
 /// The same for sizes that may be symbolic: a symbolic size must be >= 0 (a guard, or for an
 /// unbacked size a runtime assertion).
 SymInt checked_numel(SymIntArrayRef sizes, const char* op);
+/// Bytes of a contiguous dtype tensor of sizes; raises CT_ERROR_INVALID_ARGUMENT as checked_numel
+/// does, and when the count fits but the bytes overflow int64.
+int64_t checked_nbytes(IntArrayRef sizes, DType dtype, const char* op);
 /// Row-major strides for sizes that may be symbolic (max(size, 1) products, as for concrete sizes).
 SymDimVector contiguous_strides(SymIntArrayRef sizes);
 
