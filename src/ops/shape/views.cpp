@@ -52,10 +52,14 @@ void by_size_type(const Frame& f, Body body) {
   else body(int64_t());
 }
 
+// Sizes are checked here too, so that too many dims or an overflowing count is reported under this
+// operator's name (an expand to [2^40, 2^40], an unsqueeze of 64 dims), not as a "view".
 void make_view(Frame& f, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  checked_numel(sizes, f.name());
   f.outs[0] = Tensor::adopt(TensorImpl::view_of(f.tensor(0), sizes, strides, offset));
 }
 void make_view(Frame& f, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset) {
+  checked_numel(sizes, f.name());
   f.outs[0] = Tensor::adopt(TensorImpl::view_of(f.tensor(0), sizes, strides, offset));
 }
 
