@@ -19,6 +19,13 @@ void fill(const char* op_name, const Tensor& t, double a, double b, runtime::Gen
   call(builtin_op(op_name), {t, a, b, Value(gen)});
 }
 
+// torch.nn.init would hand a NaN or infinite gain on to uniform_/normal_ as bounds the caller never
+// gave; refused here, under the caller's function and argument.
+void check_finite(double v, const char* fn, const char* arg) {
+  CT_CHECK(std::isfinite(v), CT_ERROR_INVALID_ARGUMENT, fn, ": ", arg, " (", v, ") must be finite. Pass a finite ",
+           arg);
+}
+
 }  // namespace
 
 Fans fans_of(const TensorImpl& t, const char* fn) {
@@ -50,6 +57,7 @@ void init_normal(const Tensor& t, double mean, double std, runtime::Generator* g
 }
 
 void init_xavier_uniform(const Tensor& t, double gain, runtime::Generator* gen, const char* fn) {
+  check_finite(gain, fn, "gain");
   const Fans f = fans_of(*t, fn);
   const double std = gain * std::sqrt(2.0 / static_cast<double>(f.in + f.out));
   const double a = std::sqrt(3.0) * std;
@@ -57,6 +65,7 @@ void init_xavier_uniform(const Tensor& t, double gain, runtime::Generator* gen, 
 }
 
 void init_xavier_normal(const Tensor& t, double gain, runtime::Generator* gen, const char* fn) {
+  check_finite(gain, fn, "gain");
   const Fans f = fans_of(*t, fn);
   fill("normal_", t, 0.0, gain * std::sqrt(2.0 / static_cast<double>(f.in + f.out)), gen);
 }
@@ -67,6 +76,7 @@ void init_kaiming(const Tensor& t, bool uniform, double a, const char* mode, con
   const std::string m = mode ? mode : "fan_in";
   CT_CHECK(m == "fan_in" || m == "fan_out", CT_ERROR_INVALID_ARGUMENT, fn, ": mode '", m,
            "' is not supported. Use fan_in or fan_out");
+  check_finite(a, fn, "a");
   const double gain = calculate_gain(nonlinearity ? nonlinearity : "leaky_relu", a, fn);
   const Fans f = fans_of(*t, fn);
   const double std = gain / std::sqrt(static_cast<double>(m == "fan_in" ? f.in : f.out));
