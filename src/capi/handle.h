@@ -61,7 +61,13 @@ int raw_enum(const E& e) {
   std::memcpy(&v, &e, sizeof v);
   return v;
 }
-inline DType dtype_arg(const ct_dtype& d) { return dtype_from_c(raw_enum(d)); }
+/// The dtype a C argument holds; CT_ERROR_INVALID_ARGUMENT naming fn when it is not a ct_dtype.
+inline DType dtype_arg(const ct_dtype& d, const char* fn) {
+  const int v = raw_enum(d);
+  CT_CHECK(v >= 0 && v < kNumDTypes, CT_ERROR_INVALID_ARGUMENT, fn, ": dtype ", v,
+           " is not a ct_dtype. Use one of CT_BOOL .. CT_FLOAT64");
+  return static_cast<DType>(v);
+}
 /// A device string from C; NULL is this thread's current device (see runtime::current_device).
 inline Device device_arg(const char* device) { return device ? parse_device(device) : runtime::current_device(); }
 

@@ -130,7 +130,7 @@ ct_status ct_tensor_clamp(const ct_tensor* a, const ct_scalar* lo, const ct_scal
 ct_status ct_tensor_to(const ct_tensor* a, ct_dtype dtype, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_to", [&] {
     const TensorImpl& x = tensor_arg(a, "ct_tensor_to", "a");
-    return ops::to(Tensor::borrow(&x), capi::dtype_arg(dtype));
+    return ops::to(Tensor::borrow(&x), capi::dtype_arg(dtype, "ct_tensor_to"));
   });
 }
 

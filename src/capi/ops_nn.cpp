@@ -20,7 +20,7 @@ IntArrayRef shape_arg(const int64_t* v, size_t n, const char* fn) {
 ct_status softmax_like(const char* fn, const char* full, const ct_tensor* input, int64_t dim, const ct_dtype* dtype,
                        ct_tensor** out) {
   return capi::tensor_result(out, fn, [&] {
-    const Value d = dtype ? Value(capi::dtype_arg(*dtype)) : Value();
+    const Value d = dtype ? Value(capi::dtype_arg(*dtype, fn)) : Value();
     return call(builtin_op(full), {&tensor_arg(input, fn, "input"), dim, d});
   });
 }

@@ -76,7 +76,7 @@ ct_status ct_tensor_cumsum(const ct_tensor* a, int64_t dim, const ct_dtype* dtyp
   return capi::tensor_result(out, "ct_tensor_cumsum", [&] {
     CT_OPERATOR(op, "cumsum");
     const TensorImpl& x = tensor_arg(a, "ct_tensor_cumsum", "a");
-    return call(op, {&x, dim, dtype ? Value(capi::dtype_arg(*dtype)) : Value()});
+    return call(op, {&x, dim, dtype ? Value(capi::dtype_arg(*dtype, "ct_tensor_cumsum")) : Value()});
   });
 }
 

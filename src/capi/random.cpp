@@ -134,7 +134,7 @@ ct_status ct_tensor_rand(const int64_t* sizes, size_t ndim, ct_dtype dtype, cons
   return capi::tensor_result(out, "ct_tensor_rand", [&] {
     CT_OPERATOR(op, "rand");
     return call(op, {sizes_arg(sizes, ndim, "ct_tensor_rand"), generator_arg(gen, "ct_tensor_rand", true),
-                     capi::dtype_arg(dtype), capi::device_arg(device)});
+                     capi::dtype_arg(dtype, "ct_tensor_rand"), capi::device_arg(device)});
   });
 }
 
@@ -143,7 +143,7 @@ ct_status ct_tensor_randn(const int64_t* sizes, size_t ndim, ct_dtype dtype, con
   return capi::tensor_result(out, "ct_tensor_randn", [&] {
     CT_OPERATOR(op, "randn");
     return call(op, {sizes_arg(sizes, ndim, "ct_tensor_randn"), generator_arg(gen, "ct_tensor_randn", true),
-                     capi::dtype_arg(dtype), capi::device_arg(device)});
+                     capi::dtype_arg(dtype, "ct_tensor_randn"), capi::device_arg(device)});
   });
 }
 
@@ -152,14 +152,14 @@ ct_status ct_tensor_randint(int64_t low, int64_t high, const int64_t* sizes, siz
   return capi::tensor_result(out, "ct_tensor_randint", [&] {
     CT_OPERATOR(op, "randint.low");
     return call(op, {low, high, sizes_arg(sizes, ndim, "ct_tensor_randint"), generator_arg(gen, "ct_tensor_randint", true),
-                     capi::dtype_arg(dtype), capi::device_arg(device)});
+                     capi::dtype_arg(dtype, "ct_tensor_randint"), capi::device_arg(device)});
   });
 }
 
 ct_status ct_tensor_randperm(int64_t n, ct_dtype dtype, const char* device, ct_generator* gen, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_randperm", [&] {
     CT_OPERATOR(op, "randperm");
-    return call(op, {n, generator_arg(gen, "ct_tensor_randperm", true), capi::dtype_arg(dtype), capi::device_arg(device)});
+    return call(op, {n, generator_arg(gen, "ct_tensor_randperm", true), capi::dtype_arg(dtype, "ct_tensor_randperm"), capi::device_arg(device)});
   });
 }
 

@@ -451,7 +451,7 @@ ct_status ct_tensor_empty_symbolic(const ct_symint* const* sizes, size_t ndim, c
     for (SymInt s : dims)
       CT_CHECK(s.is_symbolic() || s.raw() >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": negative size in ", dims.ref(),
                ". Sizes must be >= 0");
-    *out = capi::to_handle(Tensor::adopt(TensorImpl::empty_sym(dims, capi::dtype_arg(dtype), kMeta)));
+    *out = capi::to_handle(Tensor::adopt(TensorImpl::empty_sym(dims, capi::dtype_arg(dtype, fn), kMeta)));
   });
 }
 

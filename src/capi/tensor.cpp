@@ -84,7 +84,7 @@ void ct_tensor_release(ct_tensor* t) {
 ct_status ct_tensor_from_data(const void* data, const int64_t* sizes, size_t ndim, ct_dtype dtype, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_from_data", [&] {
     IntArrayRef s = sizes_arg(sizes, ndim, "ct_tensor_from_data");
-    const DType d = capi::dtype_arg(dtype);
+    const DType d = capi::dtype_arg(dtype, "ct_tensor_from_data");
     const int64_t nbytes = checked_nbytes(s, d, "ct_tensor_from_data");
     CT_CHECK(data || nbytes == 0, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_from_data: data is NULL for ",
              nbytes / static_cast<int64_t>(itemsize(d)), " elements. Pass a buffer of numel * itemsize bytes");
@@ -99,7 +99,7 @@ ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* s
   return capi::tensor_result(out, "ct_tensor_from_blob", [&] {
     const char* fn = "ct_tensor_from_blob";
     IntArrayRef s = sizes_arg(sizes, ndim, fn);
-    const DType d = capi::dtype_arg(dtype);
+    const DType d = capi::dtype_arg(dtype, "ct_tensor_from_blob");
     return capi::blob_tensor(fn, data, s, strides, d, deleter, user_data);
   });
 }
@@ -107,7 +107,7 @@ ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* s
 #define CT_SIZED_FACTORY(cname, op)                                                                         \
   ct_status cname(const int64_t* sizes, size_t ndim, ct_dtype dtype, const char* device, ct_tensor** out) { \
     return capi::tensor_result(out, #cname, [&] {                                                           \
-      return ops::op(sizes_arg(sizes, ndim, #cname), capi::dtype_arg(dtype), capi::device_arg(device));           \
+      return ops::op(sizes_arg(sizes, ndim, #cname), capi::dtype_arg(dtype, #cname), capi::device_arg(device));           \
     });                                                                                                     \
   }
 CT_SIZED_FACTORY(ct_tensor_empty, empty)
@@ -119,24 +119,24 @@ ct_status ct_tensor_full(const int64_t* sizes, size_t ndim, const ct_scalar* val
                          ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_full", [&] {
     return ops::full(sizes_arg(sizes, ndim, "ct_tensor_full"), capi::scalar_arg(value, "ct_tensor_full", "value"),
-                     capi::dtype_arg(dtype), capi::device_arg(device));
+                     capi::dtype_arg(dtype, "ct_tensor_full"), capi::device_arg(device));
   });
 }
 
 ct_status ct_tensor_arange(double start, double end, double step, ct_dtype dtype, const char* device, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_arange",
-                             [&] { return ops::arange(start, end, step, capi::dtype_arg(dtype), capi::device_arg(device)); });
+                             [&] { return ops::arange(start, end, step, capi::dtype_arg(dtype, "ct_tensor_arange"), capi::device_arg(device)); });
 }
 
 ct_status ct_tensor_linspace(double start, double end, int64_t steps, ct_dtype dtype, const char* device,
                              ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_linspace",
-                             [&] { return ops::linspace(start, end, steps, capi::dtype_arg(dtype), capi::device_arg(device)); });
+                             [&] { return ops::linspace(start, end, steps, capi::dtype_arg(dtype, "ct_tensor_linspace"), capi::device_arg(device)); });
 }
 
 ct_status ct_tensor_eye(int64_t n, int64_t m, ct_dtype dtype, const char* device, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_eye",
-                             [&] { return ops::eye(n, m, capi::dtype_arg(dtype), capi::device_arg(device)); });
+                             [&] { return ops::eye(n, m, capi::dtype_arg(dtype, "ct_tensor_eye"), capi::device_arg(device)); });
 }
 
 ct_status ct_tensor_ndim(const ct_tensor* t, size_t* out) {

@@ -50,7 +50,7 @@ extern "C" {
 
 ct_status ct_set_default_dtype(ct_dtype dtype) {
   return capi::guard([&] {
-    const DType d = capi::dtype_arg(dtype);
+    const DType d = capi::dtype_arg(dtype, "ct_set_default_dtype");
     CT_CHECK(d == DType::Float32 || d == DType::Float64, CT_ERROR_DTYPE, "ct_set_default_dtype: the default must be "
              "float32 or float64, got ", d, ". Pass CT_FLOAT32 or CT_FLOAT64");
     runtime::detail::default_dtype.store(static_cast<int>(d), std::memory_order_relaxed);
