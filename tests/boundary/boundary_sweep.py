@@ -107,6 +107,11 @@ FINITE = {
 # with an infinite bound as a no-op).
 NAN_ONLY = {"ct_clip_grad_norm": ["max_norm", "norm_type"], "ct_clip_grad_value": ["clip_value"]}
 
+# Enum parameters: a C caller can pass any int, and a value outside the enum must be refused (or,
+# for functions without a status, give their documented harmless answer).
+ENUMS = {"ct_dtype", "ct_device_type", "ct_log_level", "ct_reduction", "ct_determinism", "ct_grad_mode",
+         "ct_dynamic", "ct_optimizer_kind", "ct_lr_scheduler_kind"}
+
 SIZE_NAMES = {"sizes", "normalized_shape", "repeats"}
 DIM_ARRAY_NAMES = SIZE_NAMES | {"dims", "shifts", "source", "destination", "pad"}
 
@@ -428,6 +433,10 @@ def make_cases(func):
             cases.append(Case("%s = 1<<20" % nxt.name, func, {p.index: ("many",), nxt.index: ("value", 1 << 20)}))
         if (p.name in DIM_ARRAY_NAMES or p.handle) and (func.name, nxt.name) not in NO_COUNT_CHECK:
             cases.append(Case("%s = SIZE_MAX" % nxt.name, func, {nxt.index: ("value", (1 << 64) - 1)}))
+    for p in func.params:
+        if p.base in ENUMS and not p.stars:
+            for v in (12345, -1):
+                cases.append(Case("%s = %d" % (p.name, v), func, {p.index: ("value", v)}))
     for p in func.params:
         if p.base != "double" or p.stars:
             continue
