@@ -8,8 +8,8 @@ through ctypes with
   (c) size arrays with a negative size, sizes whose product overflows int64, and absurd counts,
   (d) NaN and infinity in float arguments that the header says must be finite.
 A function returning ct_status must fail with a non-empty ct_last_error() that names it, leave its
-out-parameters NULL and leak no tensor (metric tensors.live); a NULL that the doc comment allows may
-succeed. Other functions must simply not crash. Each function runs in a forked child, so a crash or a
+out-parameters NULL and leak nothing (metrics tensors.live, storages.live and
+memory.cpu.allocations_live unchanged); a NULL that the doc comment allows may succeed. Other functions must simply not crash. Each function runs in a forked child, so a crash or a
 hang is that case's failure and the sweep goes on. Prints one line per failure, then exactly one line
 "N passed, M failed"; exits non-zero on failures.
 
@@ -479,10 +479,16 @@ def build_args(env, func, case):
     return args
 
 
-def live_tensors(lib):
-    v = ctypes.c_int64(-1)
-    lib.ct_metric_get(b"tensors.live", ctypes.byref(v))
-    return v.value
+LIVE_METRICS = (b"tensors.live", b"storages.live", b"memory.cpu.allocations_live")
+
+
+def live_objects(lib):
+    counts = []
+    for name in LIVE_METRICS:
+        v = ctypes.c_int64(-1)
+        lib.ct_metric_get(name, ctypes.byref(v))
+        counts.append(v.value)
+    return tuple(counts)
 
 
 def run_case(lib, env, case):
@@ -496,7 +502,7 @@ def run_case(lib, env, case):
         args = build_args(env, func, case)
     except RuntimeError as e:
         return "setup failed: %s" % e
-    before = live_tensors(lib)
+    before = live_objects(lib)
     lib.ct_error_set(0, None)
     ret = getattr(lib, func.name)(*args)
     if not func.returns_status:
@@ -513,9 +519,9 @@ def run_case(lib, env, case):
         return "status %d with an empty ct_last_error()" % ret
     if not names_function(msg, func):
         return "message does not name the function: %r" % shown
-    after = live_tensors(lib)
+    after = live_objects(lib)
     if after != before:
-        return "failed but tensors.live went from %d to %d" % (before, after)
+        return "failed but (%s) went from %s to %s" % (", ".join(n.decode() for n in LIVE_METRICS), before, after)
     # Out slots start as a sentinel: after a failure each is NULL or, where the header promises
     # nothing, untouched; never a half-made result.
     for p, a in zip(func.params, args):

@@ -1,41 +1,53 @@
 /*
  * test_boundary.c - the C ABI refuses what no tensor can be, with a status, a message naming the
- * function or operator, out-parameters NULL, and nothing leaked (the metric tensors.live is the
- * same after the failed call): sizes whose element count overflows int64 in every way of making a
- * tensor, more dims than kMaxDims (64), strides and offsets that escape the memory, and non-finite
- * numbers where the header says they must be finite. tests/boundary/boundary_sweep.py covers the
- * NULL, released and wrong-kind arguments of every function; this file the cases needing values.
+ * function or operator, out-parameters NULL, and nothing leaked (the metrics tensors.live,
+ * storages.live and memory.cpu.allocations_live are the same after the failed call): sizes whose
+ * element count or byte count overflows int64 in every way of making a tensor, more dims than
+ * kMaxDims (64), strides and offsets that escape the memory, and non-finite numbers where the
+ * header says they must be finite. tests/boundary/boundary_sweep.py covers the NULL, released and
+ * wrong-kind arguments of every function; this file the cases needing values.
  */
 #include "capi_test.h"
 #include "ctorch_dlpack.h"
 
 #define BIG ((int64_t)1 << 40) /* BIG * BIG overflows int64; BIG alone is a valid size */
 
-static int64_t live_tensors(void) {
-  int64_t v = -1;
-  if (ct_metric_get("tensors.live", &v) != CT_OK) return -1;
-  return v;
+/* What a failed call must not leave behind: tensors, storages, CPU allocations. */
+typedef struct live_counts {
+  int64_t tensors, storages, allocations;
+} live_counts;
+
+static live_counts live_now(void) {
+  live_counts c = {-1, -1, -1};
+  if (ct_metric_get("tensors.live", &c.tensors) != CT_OK || ct_metric_get("storages.live", &c.storages) != CT_OK ||
+      ct_metric_get("memory.cpu.allocations_live", &c.allocations) != CT_OK)
+    c.tensors = -1;
+  return c;
+}
+
+static int same_counts(live_counts a, live_counts b) {
+  return a.tensors >= 0 && a.tensors == b.tensors && a.storages == b.storages && a.allocations == b.allocations;
 }
 
 /* REFUSED(expr, status, out, name): expr fails with status, a message containing name, leaves out
  * (preset to SENTINEL) NULL and tensors.live unchanged. */
 #define REFUSED(expr, status, out, name)                         \
   do {                                                           \
-    const int64_t capi_live0_ = live_tensors();                  \
+    const live_counts capi_live0_ = live_now();                  \
     (out) = SENTINEL;                                            \
     CHECK_STATUS(expr, status);                                  \
     CHECK_ERROR_CONTAINS(name);                                  \
     CHECK((out) == NULL);                                        \
-    CHECK(live_tensors() == capi_live0_);                        \
+    CHECK(same_counts(live_now(), capi_live0_));                        \
   } while (0)
 
 /* A status-only variant, for functions without an out-parameter. */
 #define REFUSED_NO_OUT(expr, status, name)                       \
   do {                                                           \
-    const int64_t capi_live0_ = live_tensors();                  \
+    const live_counts capi_live0_ = live_now();                  \
     CHECK_STATUS(expr, status);                                  \
     CHECK_ERROR_CONTAINS(name);                                  \
-    CHECK(live_tensors() == capi_live0_);                        \
+    CHECK(same_counts(live_now(), capi_live0_));                        \
   } while (0)
 
 static ct_value v_ints(const int64_t* v, size_t n) {
@@ -74,12 +86,12 @@ static void test_from_data_sizes_overflowing_int64_are_invalid_argument(void) {
           "ct_tensor_from_data");
   /* The count fits but the bytes do not (2^62 float32 elements are 2^64 bytes, 0 in a size_t):
    * refused, never a wrapped-around small allocation that the copy would overrun. */
-  const int64_t live0 = live_tensors();
+  const live_counts live0 = live_now();
   out = SENTINEL;
   const ct_status st = ct_tensor_from_data(data, SZ((int64_t)1 << 62), 1, CT_FLOAT32, &out);
   CHECK(st == CT_ERROR_INVALID_ARGUMENT || st == CT_ERROR_OUT_OF_MEMORY);
   CHECK(out == NULL);
-  CHECK(live_tensors() == live0);
+  CHECK(same_counts(live_now(), live0));
   REFUSED(ct_tensor_empty(SZ((int64_t)1 << 62), 1, CT_FLOAT64, "meta", &out), CT_ERROR_INVALID_ARGUMENT, out, "empty");
 }
 
@@ -329,7 +341,7 @@ static void test_optimizer_options_with_nan_or_inf_are_invalid_argument(void) {
         double* fields[7] = {&o.lr, &o.momentum, &o.weight_decay, &o.beta1, &o.beta2, &o.eps, &o.alpha};
         *fields[field] = bad;
         ct_optimizer* opt = (ct_optimizer*)capi_sentinel();
-        const int64_t live0 = live_tensors();
+        const live_counts live0 = live_now();
         ct_status st = ct_optimizer_create(params, 1, &o, &opt);
         /* A field this kind does not use is ignored; a used one must be refused. */
         if (st == CT_OK) {
@@ -347,7 +359,7 @@ static void test_optimizer_options_with_nan_or_inf_are_invalid_argument(void) {
         CHECK(st == CT_ERROR_INVALID_ARGUMENT);
         CHECK_ERROR_CONTAINS("ct_optimizer_create");
         CHECK(opt == NULL);
-        CHECK(live_tensors() == live0);
+        CHECK(same_counts(live_now(), live0));
       }
     }
   }
