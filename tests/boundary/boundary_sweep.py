@@ -112,6 +112,22 @@ NAN_ONLY = {"ct_clip_grad_norm": ["max_norm", "norm_type"], "ct_clip_grad_value"
 ENUMS = {"ct_dtype", "ct_device_type", "ct_log_level", "ct_reduction", "ct_determinism", "ct_grad_mode",
          "ct_dynamic", "ct_optimizer_kind", "ct_lr_scheduler_kind"}
 
+# Integer arguments with a documented range, and values outside it.
+INT_RANGE = {
+    "ct_set_num_threads": {"n": [0, -1, 1025]},  # "n < 1 or n > 1024"
+    "ct_set_deterministic_debug_mode": {"mode": [3, -1]},  # "a mode outside 0..2"
+    "ct_cuda_synchronize": {"device": [-1, 12345]},  # "CT_ERROR_DEVICE when device does not exist"
+    "ct_status_name": {"status": [12345, -1]},  # 'Unknown values give "CT_ERROR_UNKNOWN"'
+}
+
+# What functions without a status return for an argument outside its range, as documented.
+OUT_OF_RANGE_RESULT = {
+    "ct_status_name": b"CT_ERROR_UNKNOWN",  # 'Unknown values give "CT_ERROR_UNKNOWN"'
+    "ct_dtype_name": b"unknown",  # '"unknown" for a value outside ct_dtype'
+    "ct_dtype_itemsize": 0,  # "0 for a value outside ct_dtype"
+    "ct_device_type_name": None,  # "NULL for ... a value outside ct_device_type"
+}
+
 SIZE_NAMES = {"sizes", "normalized_shape", "repeats"}
 DIM_ARRAY_NAMES = SIZE_NAMES | {"dims", "shifts", "source", "destination", "pad"}
 
@@ -437,6 +453,8 @@ def make_cases(func):
         if p.base in ENUMS and not p.stars:
             for v in (12345, -1):
                 cases.append(Case("%s = %d" % (p.name, v), func, {p.index: ("value", v)}))
+        for v in INT_RANGE.get(func.name, {}).get(p.name, []):
+            cases.append(Case("%s = %d" % (p.name, v), func, {p.index: ("value", v)}))
     for p in func.params:
         if p.base != "double" or p.stars:
             continue
@@ -505,6 +523,10 @@ def run_case(lib, env, case):
     before = live_objects(lib)
     lib.ct_error_set(0, None)
     ret = getattr(lib, func.name)(*args)
+    if func.name in OUT_OF_RANGE_RESULT:
+        want = OUT_OF_RANGE_RESULT[func.name]
+        got = ctypes.string_at(ret) if ret and "char*" in func.ret else ret
+        return None if got == want else "returned %r, the header says %r" % (got, want)
     if not func.returns_status:
         if func.name.endswith("_release") and any(ov[0] == "other" for ov in case.overrides.values()):
             return other_handle_intact(lib, env, func)
