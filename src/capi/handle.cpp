@@ -10,34 +10,72 @@
 namespace ct::capi {
 namespace {
 
+// Reporting an error must not fail in turn, even with no memory left: a message that cannot be
+// stored gives way to one of these, which need no allocation.
+constexpr const char* kOutOfMemory = "allocation failed: out of memory. Free tensors or reduce sizes";
+constexpr const char* kNoMemoryForMessage =
+    "out of memory while reporting an error (the status says what failed). Free tensors or reduce sizes";
+
 struct ThreadErrors {
-  std::string last;             // what ct_last_error() returns
+  std::string last;               // what ct_last_error() returns, unless fixed is set
+  const char* fixed = nullptr;    // a static message that replaces last
   ct_status callback_status = CT_OK;  // set by ct_error_set inside a callback
   std::string callback_msg;
+
+  const char* message() const noexcept { return fixed ? fixed : last.c_str(); }
+  void set_fixed(const char* msg) noexcept {
+    last.clear();
+    fixed = msg;
+  }
+  void set(const std::string& msg) noexcept {
+    try {
+      last = msg;
+      fixed = nullptr;
+    } catch (const std::bad_alloc&) {
+      set_fixed(kNoMemoryForMessage);
+    }
+  }
 };
 ThreadErrors& errors() {
   thread_local ThreadErrors e;
   return e;
 }
 
+// The message of the exception being handled (call only inside a catch block); may throw bad_alloc.
+std::string internal_error_message() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return std::string("internal error: ") + e.what() + ". Please report it";
+  } catch (...) {
+    return "internal error: unknown exception. Please report it";
+  }
+}
+
 }  // namespace
 
 ct_status set_error(ct_status status, const std::string& msg) {
-  errors().last = msg;
+  errors().set(msg);
   return status;
 }
 
 ct_status translate_exception() {
+  ThreadErrors& errs = errors();
   try {
     throw;
   } catch (const Error& e) {
-    return set_error(e.status(), e.message());
+    errs.set(e.message());
+    return e.status();
   } catch (const std::bad_alloc&) {
-    return set_error(CT_ERROR_OUT_OF_MEMORY, "allocation failed: out of memory. Free tensors or reduce sizes");
-  } catch (const std::exception& e) {
-    return set_error(CT_ERROR_INTERNAL, std::string("internal error: ") + e.what() + ". Please report it");
+    errs.set_fixed(kOutOfMemory);
+    return CT_ERROR_OUT_OF_MEMORY;
   } catch (...) {
-    return set_error(CT_ERROR_INTERNAL, "internal error: unknown exception. Please report it");
+    try {
+      errs.set(internal_error_message());
+    } catch (const std::bad_alloc&) {
+      errs.set_fixed(kNoMemoryForMessage);
+    }
+    return CT_ERROR_INTERNAL;
   }
 }
 
@@ -107,6 +145,7 @@ void begin_callback() {
   e.callback_status = CT_OK;
   e.callback_msg.clear();
   e.last.clear();
+  e.fixed = nullptr;
 }
 
 // A callback that passes on the status of a ctorch call that failed inside it (without calling
@@ -115,6 +154,7 @@ void fail_callback(ct_status st, const std::string& context) {
   ThreadErrors& e = errors();
   const bool reported = e.callback_status != CT_OK;
   std::string msg = reported          ? std::move(e.callback_msg)
+                    : e.fixed          ? std::string(e.fixed)
                     : !e.last.empty() ? std::move(e.last)
                                       : std::string(ct_status_name(st)) + " (the callback gave no message; call ct_error_set)";
   begin_callback();
@@ -125,13 +165,17 @@ void fail_callback(ct_status st, const std::string& context) {
 
 extern "C" {
 
-const char* ct_last_error(void) { return ct::capi::errors().last.c_str(); }
+const char* ct_last_error(void) { return ct::capi::errors().message(); }
 
 void ct_error_set(ct_status status, const char* msg) {
   ct::capi::ThreadErrors& e = ct::capi::errors();
   e.callback_status = status;
-  e.callback_msg = msg ? msg : "";
-  e.last = e.callback_msg;
+  try {
+    e.callback_msg = msg ? msg : "";
+  } catch (const std::bad_alloc&) {
+    e.callback_msg.clear();  // the callback's status still travels; fail_callback names it
+  }
+  e.set(e.callback_msg);
 }
 
 }  // extern "C"
