@@ -1,6 +1,7 @@
 #include "core/tensor_impl.h"
 
 #include <new>
+#include <utility>
 
 #include "core/object_pool.h"
 #include "symbolic/shape_env.h"
@@ -143,6 +144,39 @@ sym::ShapeEnv* env_of(SymIntArrayRef a, SymIntArrayRef b, SymInt c, sym::ShapeEn
 }
 }  // namespace
 
+namespace {
+// A tensor being made, released unless it is finished: its geometry allocates when it has more
+// dims than fit inline, and a failure there must not leak the tensor or its storage.
+class Making {
+ public:
+  explicit Making(TensorImpl* t) : t_(t) {}
+  Making(const Making&) = delete;
+  Making& operator=(const Making&) = delete;
+  ~Making() {
+    if (t_) t_->release();
+  }
+  TensorImpl* operator->() const { return t_; }
+  TensorImpl* done() { return std::exchange(t_, nullptr); }
+
+ private:
+  TensorImpl* t_;
+};
+}  // namespace
+
+TensorImpl* TensorImpl::over(StorageImpl* storage, DType dtype) {
+  void* slot;
+  try {
+    slot = ImplPool::allocate();
+  } catch (...) {
+    storage->release();
+    throw;
+  }
+  TensorImpl* t = new (slot) TensorImpl;
+  t->storage_ = storage;
+  t->dtype_ = dtype;
+  return t;
+}
+
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides) {
   sizes_.assign(sizes.data(), sizes.size());
   strides_.assign(strides.data(), strides.size());
@@ -154,22 +188,17 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides) {
 
 TensorImpl* TensorImpl::create(StorageImpl* storage, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                                DType dtype) {
-  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
-  t->storage_ = storage;
-  t->dtype_ = dtype;
+  Making t(over(storage, dtype));
   t->offset_ = offset;
   t->set_geometry(sizes, strides);
-  return t;
+  return t.done();
 }
 
 TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
   // One pass for numel, strides and contiguity: this runs for every operator result.
   const int64_t nbytes = checked_nbytes(sizes, dtype, "empty");
   const int64_t n = nbytes / static_cast<int64_t>(itemsize(dtype));
-  StorageImpl* s = StorageImpl::create(static_cast<size_t>(nbytes), device);
-  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
-  t->storage_ = s;
-  t->dtype_ = dtype;
+  Making t(over(StorageImpl::create(static_cast<size_t>(nbytes), device), dtype));
   t->numel_ = n;
   t->sizes_.assign(sizes.data(), sizes.size());
   t->strides_.resize(sizes.size());
@@ -178,7 +207,7 @@ TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
     t->strides_[i] = st;
     st *= sizes[i] > 1 ? sizes[i] : 1;
   }
-  return t;
+  return t.done();
 }
 
 TensorImpl* TensorImpl::empty_in_env(SymIntArrayRef sizes, DType dtype, Device device, sym::ShapeEnv* env) {
@@ -194,12 +223,10 @@ TensorImpl* TensorImpl::empty_in_env(SymIntArrayRef sizes, DType dtype, Device d
   const SymDimVector strides = contiguous_strides(sizes);
   StorageImpl* s = StorageImpl::create(0, device);
   s->set_shape_env(env);
-  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
-  t->storage_ = s;
-  t->dtype_ = dtype;
+  Making t(over(s, dtype));
   t->set_sym_geometry(sizes, strides, 0);
   t->is_contiguous_ = true;  // by construction, whether or not provable from the strides
-  return t;
+  return t.done();
 }
 
 TensorImpl* TensorImpl::view_of(const TensorImpl& base, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset) {
@@ -211,12 +238,10 @@ TensorImpl* TensorImpl::view_of(const TensorImpl& base, SymIntArrayRef sizes, Sy
   checked_numel(sizes, "view");
   base.storage_->retain();
   base.storage_->set_shape_env(env);
-  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
-  t->storage_ = base.storage_;
-  t->dtype_ = base.dtype_;
+  Making t(over(base.storage_, base.dtype_));
   t->set_sym_geometry(sizes, strides, offset);
   t->is_view_ = true;
-  return t;
+  return t.done();
 }
 
 TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
@@ -229,9 +254,7 @@ TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntAr
 
 TensorImpl* TensorImpl::alias_of(const TensorImpl& base) {
   base.storage_->retain();
-  TensorImpl* t = new (ImplPool::allocate()) TensorImpl;
-  t->storage_ = base.storage_;
-  t->dtype_ = base.dtype_;
+  Making t(over(base.storage_, base.dtype_));
   t->sizes_ = base.sizes_;
   t->strides_ = base.strides_;
   t->numel_ = base.numel_;
@@ -240,7 +263,7 @@ TensorImpl* TensorImpl::alias_of(const TensorImpl& base) {
   t->symbolic_ = base.symbolic_;
   t->wrapped_number_ = base.wrapped_number_;
   t->is_inference_ = base.is_inference_;
-  return t;
+  return t.done();
 }
 
 void TensorImpl::set_autograd_meta(AutogradMetaBase* meta) const {

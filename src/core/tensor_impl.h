@@ -114,6 +114,9 @@ class TensorImpl {
 
  private:
   TensorImpl() = default;
+  /// A new tensor over storage (its reference moves in, and is released if the tensor cannot be
+  /// made), with no geometry yet. Refcount 1.
+  static TensorImpl* over(StorageImpl* storage, DType dtype);
   void destroy();
   void set_geometry(IntArrayRef sizes, IntArrayRef strides);
   void set_sym_geometry(SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset);
