@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/fault_injection.h"
+#include "ctorch_dlpack.h"
 
 /* ---- Scenario helpers: keep going while calls succeed, digest what they give ---- */
 
@@ -288,6 +289,95 @@ static void custom_operator(run* r) {
   if (r->st == CT_OK) digest_tensor(r, *out);
 }
 
+static void symbolic_shapes(run* r) {
+  ct_shape_env* env = NULL;
+  ct_symint *batch = NULL, *three = NULL, *rows = NULL, *dim0 = NULL;
+  TRY(r, ct_shape_env_create(&env));
+  TRY(r, ct_shape_env_create_symbol(env, "batch", 4, 2, 64, &batch));
+  TRY(r, ct_symint_from_int(3, &three));
+  TRY(r, ct_symint_mul(batch, three, &rows));
+  if (r->st == CT_OK) {
+    const ct_symint* sizes[] = {rows, three};
+    ct_tensor** t = slot(r);
+    TRY(r, ct_tensor_empty_symbolic(sizes, 2, CT_FLOAT32, t));
+    TRY(r, ct_tensor_sym_size(*t, 0, &dim0));
+  }
+  char *text = NULL, *guards = NULL;
+  int64_t value = 0;
+  TRY(r, ct_symint_to_string(dim0, &text));
+  digest_string(r, text);
+  TRY(r, ct_symint_guard_int(dim0, &value));
+  if (r->st == CT_OK) mix(r, &value, sizeof value);
+  TRY(r, ct_shape_env_guards_json(env, &guards));
+  digest_string(r, guards);
+  ct_symint_release(dim0);
+  ct_symint_release(rows);
+  ct_symint_release(three);
+  ct_symint_release(batch);
+  ct_shape_env_release(env);
+}
+
+static void dlpack_round_trip(run* r) {
+  ct_tensor* a = floats(r, k6, k2x3, 2);
+  ct_tensor **back = slot(r), **sum = slot(r);
+  DLManagedTensorVersioned* m = NULL;
+  TRY(r, ct_tensor_to_dlpack(a, &m));
+  TRY(r, ct_tensor_from_dlpack(m, back));
+  if (m && r->st != CT_OK && m->deleter) m->deleter(m); /* a failed import leaves it ours */
+  TRY(r, ct_tensor_add(*back, a, sum));
+  if (r->st == CT_OK) digest_tensor(r, *sum);
+}
+
+static ct_status double_forward(void* ud, ct_autograd_ctx* ctx, const ct_tensor* const* in, size_t n_in,
+                                ct_tensor** out, size_t n_out) {
+  (void)ud;
+  (void)ctx;
+  (void)n_in;
+  (void)n_out;
+  return ct_tensor_add(in[0], in[0], &out[0]);
+}
+
+static ct_status double_backward(void* ud, ct_autograd_ctx* ctx, const ct_tensor* const* grad_out, size_t n_out,
+                                 ct_tensor** grad_in, size_t n_in) {
+  (void)ud;
+  (void)ctx;
+  (void)n_out;
+  (void)n_in;
+  return ct_tensor_add(grad_out[0], grad_out[0], &grad_in[0]);
+}
+
+static ct_status halve_grad(void* ud, const ct_tensor* grad, ct_tensor** replacement) {
+  (void)ud;
+  ct_scalar half = {CT_SCALAR_FLOAT, 0, 0.5};
+  return ct_tensor_mul_scalar(grad, &half, replacement);
+}
+
+static void custom_function_and_hook(run* r) {
+  const int64_t sizes[] = {3, 3};
+  ct_tensor* x = random_floats(r, sizes, 2);
+  ct_tensor **y = slot(r), **l = slot(r), **g = slot(r);
+  int64_t hook = 0;
+  TRY(r, ct_tensor_set_requires_grad(x, 1));
+  TRY(r, ct_tensor_register_hook(x, halve_grad, NULL, NULL, &hook));
+  const ct_tensor* in[] = {x};
+  TRY(r, ct_autograd_function_apply("Double", double_forward, double_backward, NULL, NULL, in, 1, y, 1));
+  TRY(r, ct_tensor_sum(*y, NULL, 0, 0, l));
+  TRY(r, ct_tensor_backward(*l, NULL, 0));
+  TRY(r, ct_tensor_grad(x, g));
+  if (r->st == CT_OK) digest_tensor(r, *g);
+}
+
+static void registry_and_metrics(run* r) {
+  char *schema = NULL, *registry = NULL, *metrics = NULL;
+  TRY(r, ct_op_schema("add", &schema));
+  digest_string(r, schema);
+  TRY(r, ct_op_registry_json(&registry));
+  if (r->st == CT_OK) mix(r, registry, 64); /* the document's start: its length follows the operators */
+  ct_string_release(registry);
+  TRY(r, ct_metrics_json(&metrics));
+  ct_string_release(metrics); /* its numbers move with every run */
+}
+
 /* A call that fails by itself: under injection its error message may be what cannot be allocated. */
 static void refused_call(run* r) {
   const int64_t four[] = {4};
@@ -311,6 +401,10 @@ static const scenario SCENARIOS[] = {
     {"checkpoint_round_trip", checkpoint_round_trip},
     {"optimizer_step", optimizer_step},
     {"custom_operator", custom_operator},
+    {"symbolic_shapes", symbolic_shapes},
+    {"dlpack_round_trip", dlpack_round_trip},
+    {"custom_function_and_hook", custom_function_and_hook},
+    {"registry_and_metrics", registry_and_metrics},
     {"refused_call", refused_call},
 };
 
