@@ -43,8 +43,8 @@ inline runtime::Generator& random_generator(const Value& v, Device d) {
 
 /// Significand bits of a floating type, the 16-bit ones included (numeric_limits knows neither).
 template <typename T> constexpr int kMantissaDigits = std::numeric_limits<T>::digits;
-template <> constexpr int kMantissaDigits<Half> = 11;
-template <> constexpr int kMantissaDigits<BFloat16> = 8;
+template <> inline constexpr int kMantissaDigits<Half> = 11;
+template <> inline constexpr int kMantissaDigits<BFloat16> = 8;
 
 /// The closed range of integers d holds exactly, every one between included.
 struct ExactIntegers {
