@@ -161,7 +161,11 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
       slot.count = 1;
       const bool self = inplace && i == 0;
       add_input(v.tensor(), self ? std::move(self_edge) : gradient_edge(v.tensor()));
-      if (save_mask >> i & 1) node->saved[i] = SavedTensor(self ? self_before : Tensor::borrow(v.tensor_ptr()), false, 0);
+      // An argument that is self itself (y.mul_(y)) is this node's output once it has run: kept per
+      // Note [Saved outputs], since keeping y would keep the node that y's grad_fn will point at.
+      const bool is_self = inplace && i > 0 && v.tensor_ptr() == f.args[0].tensor_ptr();
+      if (save_mask >> i & 1)
+        node->saved[i] = SavedTensor(self ? self_before : Tensor::borrow(v.tensor_ptr()), is_self, 0);
     } else if (v.kind() == Value::Kind::TensorList) {
       slot.count = static_cast<uint32_t>(v.tensor_list().size());
       for (const TensorImpl* t : v.tensor_list()) add_input(*t, gradient_edge(*t));
