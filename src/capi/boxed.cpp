@@ -7,6 +7,7 @@
 #include "capi/handle.h"
 #include "core/error.h"
 #include "dispatch/dispatcher.h"
+#include "runtime/json.h"
 
 using namespace ct;
 
@@ -156,15 +157,8 @@ DispatchKey backend_key_arg(const char* device, const char* fn) {
   }
 }
 
-void json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-  out += '"';
-}
+// A string default in a schema may hold any byte ('a<TAB>b'): every control character is escaped.
+void json_string(std::string& out, const std::string& s) { runtime::append_json_string(out, s.c_str()); }
 
 // ---- C kernels ----
 
