@@ -18,6 +18,10 @@ struct BlasLayout {
 };
 
 bool layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, BlasLayout* out) {
+  if (rows == 0 || cols == 0) {  // nothing is read, so any strides do (an empty view may have stride 0)
+    *out = {false, std::max<int64_t>(cols, 1)};
+    return true;
+  }
   if (s1 == 1 || cols == 1) {  // row-major
     const int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : s0;
     if (ld >= std::max<int64_t>(cols, 1)) {
