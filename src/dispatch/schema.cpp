@@ -133,8 +133,30 @@ class Parser {
     if (named && accept('=')) {
       a.has_default = true;
       a.default_value = default_value(a);
+      check_default(a);
     }
     return a;
+  }
+
+  // Kernels, the tracer and program files take a default as a value of the argument's type (a
+  // file holding "int" for a Tensor argument does not load), so any other default is refused.
+  void check_default(const Argument& a) {
+    using K = Value::Kind;
+    const K k = a.default_value.kind;
+    bool fits = false;
+    switch (a.type) {
+      case ArgType::Int: fits = k == K::Int; break;
+      case ArgType::IntList: fits = k == K::IntList; break;  // "int[2] x=1" is already [1, 1]
+      case ArgType::Float: fits = k == K::Int || k == K::Double; break;
+      case ArgType::Bool: fits = k == K::Bool; break;
+      case ArgType::Scalar: fits = k == K::Int || k == K::Double || k == K::Bool; break;
+      case ArgType::String: fits = k == K::String; break;
+      default: break;  // tensors, dtypes, devices and generators default to None only
+    }
+    if (k == K::None) fits = a.optional;
+    if (!fits && k == K::None)
+      error("'" + a.name + "' defaults to None, so its type must be optional (" + a.type_text + "?)");
+    if (!fits) error("the default " + a.default_value.to_string() + " of '" + a.name + "' is not a " + a.type_text);
   }
 
   ArgType type_of(const std::string& base, bool list) {
