@@ -6,14 +6,14 @@
  * behaves: ct_op_schema prints its normalized text, which defines the same operator again under
  * another namespace and prints back identically; ct_op_registry_json stays valid JSON; and the
  * operator, given a C kernel that reads every argument it receives, is called with every argument
- * left to its default (refused, or run, never a crash). Build it with CTORCH_BUILD_FUZZERS=ON and
+ * left to its default (refused, or run with values of the kinds the schema's types say). Build it with CTORCH_BUILD_FUZZERS=ON and
  * clang (tests/fuzz/CMakeLists.txt), then:
  *
  *   ./build-fuzz/tests/fuzz/fuzz_schema tests/fuzz/corpus/schema -max_total_time=600
  *
- * Operators are never removed, so after kMaxDefinitions definitions the target renames the first
- * "::" of each input to "__": the whole text is still parsed, then refused for its missing
- * namespace, and memory stays bounded.
+ * Operators are never removed, so after kMaxDefinitions definitions the target renames every "::"
+ * of each input to "__": the whole text is still parsed, then refused for its missing namespace,
+ * and memory stays bounded.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -31,12 +31,57 @@ enum { kMaxDefinitions = 2000, kMaxText = 4096 };
 
 static int g_defined;
 
+/* The argument types of the operator being called, from its printed schema, and whether its kernel
+ * got a value of a kind its type cannot have (a Tensor argument given an int). */
+static char g_types[64][32];
+static size_t g_ntypes;
+static int g_wrong_kind;
+
+/* Reads the first word of each argument of a printed schema ("ns::op(Tensor x, *, int[] d=[1]) -> ..."). */
+static void read_types(const char* line) {
+  g_ntypes = 0;
+  const char* p = strchr(line, '(');
+  for (int start = 1; p && *p && *p != ')'; ++p) {
+    if (*p == '\'') {
+      p = strchr(p + 1, '\'');
+      if (!p) return;
+    } else if (*p == ',' || *p == '(') {
+      start = 1;
+    } else if (start && *p != ' ' && *p != '*') {
+      const size_t n = strcspn(p, " ,)");
+      if (g_ntypes < 64 && n < sizeof g_types[0]) {
+        memcpy(g_types[g_ntypes], p, n);
+        g_types[g_ntypes++][n] = '\0';
+      }
+      start = 0;
+      p += n - 1;
+    }
+  }
+}
+
+/* Whether a value of kind k may reach a kernel for an argument of the printed type. */
+static int kind_fits(const char* type, ct_value_kind k) {
+  if (strchr(type, '?') && k == CT_VALUE_NONE) return 1;
+  const int list = strchr(type, '[') != NULL;
+  if (!strncmp(type, "Tensor", 6)) return k == (list ? CT_VALUE_TENSORS : CT_VALUE_TENSOR);
+  if (!strncmp(type, "int", 3) || !strncmp(type, "SymInt", 6))
+    return list ? k == CT_VALUE_INTS || k == CT_VALUE_SYMINTS : k == CT_VALUE_INT || k == CT_VALUE_SYMINT;
+  if (!strncmp(type, "float", 5)) return k == CT_VALUE_FLOAT || k == CT_VALUE_INT;
+  if (!strncmp(type, "bool", 4)) return k == CT_VALUE_BOOL;
+  if (!strncmp(type, "ScalarType", 10)) return k == CT_VALUE_DTYPE;
+  if (!strncmp(type, "Scalar", 6)) return k == CT_VALUE_INT || k == CT_VALUE_FLOAT || k == CT_VALUE_BOOL;
+  if (!strncmp(type, "Device", 6)) return k == CT_VALUE_DEVICE;
+  if (!strncmp(type, "str", 3)) return k == CT_VALUE_STRING;
+  return k == CT_VALUE_NONE; /* Generator */
+}
+
 /* A kernel that looks at everything it is given, and returns zeros. */
 static ct_status reading_kernel(void* user_data, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts) {
   (void)user_data;
   size_t seen = 0;
   for (size_t i = 0; i < nargs; ++i) {
     const ct_value* v = &args[i];
+    if (i < g_ntypes && !kind_fits(g_types[i], v->kind)) g_wrong_kind = 1;
     size_t ndim = 0;
     if (v->kind == CT_VALUE_TENSOR && v->tensor && ct_tensor_ndim(v->tensor, &ndim) == CT_OK) seen += ndim;
     if (v->kind == CT_VALUE_INTS)
@@ -94,6 +139,7 @@ static const char* exercise_defined(const char* name) {
     memcpy(text + ns_len, rest, len - (size_t)(rest - line));
     text[ns_len + len - (size_t)(rest - line)] = '\0';
     snprintf(copy_name, n + 32, "rt%d%s", g_defined, strstr(name, "::"));
+    read_types(text);
     ct_error_set(CT_OK, NULL);
     if (ct_library_define(text) != CT_OK)
       problem = "the printed schema of an operator does not define one";
@@ -113,9 +159,11 @@ static const char* exercise_defined(const char* name) {
     } else if (st == CT_OK) {
       ct_tensor* outs[8];
       memset(outs, 0, sizeof outs);
+      g_wrong_kind = 0;
       st = ct_op_call(name, NULL, 0, outs, 8);
       if (st == CT_ERROR_INTERNAL || (st != CT_OK && ct_last_error()[0] == '\0'))
         problem = "calling a defined operator with its defaults failed badly";
+      if (g_wrong_kind) problem = "a kernel got a default of a kind its schema type cannot have";
       for (size_t k = 0; k < 8; ++k) {
         if (st != CT_OK && outs[k]) problem = "a failed call left an output";
         ct_tensor_release(outs[k]);
@@ -135,8 +183,7 @@ static const char* fuzz_exercise(const uint8_t* data, size_t size) {
   text[size] = '\0';
   const int registering = g_defined < kMaxDefinitions;
   if (!registering) {
-    char* ns = strstr(text, "::");
-    if (ns) ns[0] = ns[1] = '_';
+    for (char* ns = strstr(text, "::"); ns; ns = strstr(ns, "::")) ns[0] = ns[1] = '_';
   }
   ct_error_set(CT_OK, NULL);
   const ct_status st = ct_library_define(text);
