@@ -63,8 +63,10 @@ class Saver {
       if (!s.backed) continue;  // its item node binds it; its range comes from the runtime assertions
       symbols.str(s.name);
       symbols.i64(s.node->hint.i);
-      symbols.i64(s.node->range.lo);
-      symbols.i64(s.node->range.hi);
+      // The declared range, not the narrowed one: guards narrowing it again on loading are then
+      // recorded again, where under the narrowed range they would fold to true and be lost.
+      symbols.i64(s.declared.lo);
+      symbols.i64(s.declared.hi);
       symbols.u32(src.input);
       symbols.u32(src.dim);
     }

@@ -32,7 +32,7 @@ Node* ShapeEnv::create_symbol(int64_t hint, int64_t min, int64_t max, const std:
   n.env = this;
   n.id = static_cast<uint32_t>(nodes_.size());
   nodes_.push_back(std::move(n));
-  symbols_.push_back({name.empty() ? "s" + std::to_string(index - unbacked_) : name, true, &nodes_.back()});
+  symbols_.push_back({name.empty() ? "s" + std::to_string(index - unbacked_) : name, true, &nodes_.back(), {min, max}});
   return &nodes_.back();
 }
 
@@ -49,7 +49,7 @@ Node* ShapeEnv::create_unbacked(Type type) {
   n.id = static_cast<uint32_t>(nodes_.size());
   nodes_.push_back(std::move(n));
   const char* prefix = type == Type::Int ? "u" : type == Type::Float ? "f" : "b";
-  symbols_.push_back({prefix + std::to_string(unbacked_++), false, &nodes_.back()});
+  symbols_.push_back({prefix + std::to_string(unbacked_++), false, &nodes_.back(), {}});
   return &nodes_.back();
 }
 

@@ -34,6 +34,7 @@ struct SymbolInfo {
   std::string name;  // s0, u0, or the name a Dim gave
   bool backed;       // has a hint
   Node* node;
+  Range declared;    // backed: the range it was created with; guards narrow node->range from it
 };
 
 class ShapeEnv {
