@@ -1,6 +1,8 @@
 # run_fuzzer.cmake - the fuzz.<name>.run tests: runs the libFuzzer binary FUZZER for SECONDS over a
 # fresh copy (SCRATCH/corpus) of the seed corpus SEEDS, with crash files going to SCRATCH/, and
-# fails when it reports anything. -print_final_stats=1 prints the number of executions.
+# fails when it reports anything. -print_final_stats=1 prints the number of executions. The
+# malloc limit is above what the test's ASAN_OPTIONS lets one allocation have, so a huge request
+# reaches the library as a failed allocation and the RSS limit bounds the rest.
 #   cmake -DFUZZER=... -DSEEDS=... -DSCRATCH=... -DSECONDS=60 -P run_fuzzer.cmake
 foreach(v FUZZER SEEDS SCRATCH SECONDS)
   if(NOT DEFINED ${v})
@@ -12,7 +14,7 @@ file(MAKE_DIRECTORY ${SCRATCH})
 file(COPY ${SEEDS}/ DESTINATION ${SCRATCH}/corpus)
 execute_process(
   COMMAND ${FUZZER} ${SCRATCH}/corpus -max_total_time=${SECONDS} -timeout=10 -rss_limit_mb=2048
-          -print_final_stats=1 -artifact_prefix=${SCRATCH}/
+          -malloc_limit_mb=4096 -print_final_stats=1 -artifact_prefix=${SCRATCH}/
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${FUZZER} found a problem (exit ${rc}); the input is in ${SCRATCH}/")
