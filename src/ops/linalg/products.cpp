@@ -100,6 +100,9 @@ void tensordot_kernel(void*, Frame& f) {
   for (size_t i = 0; i < da.size(); ++i) {
     const int64_t x = wrap_dim("tensordot", da[i], int64_t(a->dim())),
                   y = wrap_dim("tensordot", db[i], int64_t(b->dim()));
+    // wrap_dim accepts dim 0 of a 0-dim tensor (as PyTorch does), but a scalar has no dim to contract.
+    CT_CHECK(x < int64_t(a->dim()) && y < int64_t(b->dim()), CT_ERROR_INDEX, "tensordot: a 0-dim operand has no dim ",
+             "to contract (self ", a->sym_sizes(), ", other ", b->sym_sizes(), "). Pass empty dims for a scalar");
     CT_CHECK(!ca[x] && !cb[y], CT_ERROR_INVALID_ARGUMENT, "tensordot: dim ", ca[x] ? x : y, " is contracted twice");
     CT_CHECK(a->sym_size(x) == b->sym_size(y), CT_ERROR_SHAPE, "tensordot: contracted dims differ in size: self dim ",
              x, " has ", a->sym_size(x), ", other dim ", y, " has ", b->sym_size(y));
