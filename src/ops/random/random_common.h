@@ -42,9 +42,12 @@ inline runtime::Generator& random_generator(const Value& v, Device d) {
 }
 
 /// Significand bits of a floating type, the 16-bit ones included (numeric_limits knows neither).
-template <typename T> constexpr int kMantissaDigits = std::numeric_limits<T>::digits;
-template <> inline constexpr int kMantissaDigits<Half> = 11;
-template <> inline constexpr int kMantissaDigits<BFloat16> = 8;
+/// One definition: clang 14 emits explicit specializations of an inline variable
+/// template as strong symbols, which collide at link time.
+template <typename T>
+inline constexpr int kMantissaDigits = std::is_same_v<T, Half>       ? 11
+                                       : std::is_same_v<T, BFloat16> ? 8
+                                                                     : std::numeric_limits<T>::digits;
 
 /// The closed range of integers d holds exactly, every one between included.
 struct ExactIntegers {

@@ -59,11 +59,11 @@ TEST(DispatchKey, BackendKeyFollowsTheDevice) {
 TEST(DispatchKeyGuard, IncludesAndExcludesForItsScopeAndRestores) {
   const ct::LocalDispatchKeys before = ct::local_dispatch_keys();
   {
-    ct::DispatchKeyGuard g(DispatchKeySet(DispatchKey::Tracer), DispatchKeySet(DispatchKey::Autograd));
+    ct::DispatchKeyGuard g{DispatchKeySet(DispatchKey::Tracer), DispatchKeySet(DispatchKey::Autograd)};
     EXPECT_TRUE(ct::local_dispatch_keys().included.has(DispatchKey::Tracer));
     EXPECT_TRUE(ct::local_dispatch_keys().excluded.has(DispatchKey::Autograd));
     {
-      ct::DispatchKeyGuard inner(DispatchKeySet(DispatchKey::Profiler), DispatchKeySet());
+      ct::DispatchKeyGuard inner{DispatchKeySet(DispatchKey::Profiler), DispatchKeySet()};
       EXPECT_TRUE(ct::local_dispatch_keys().included.has(DispatchKey::Profiler));
       EXPECT_TRUE(ct::local_dispatch_keys().included.has(DispatchKey::Tracer));
     }

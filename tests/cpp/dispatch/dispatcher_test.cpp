@@ -59,7 +59,7 @@ TEST(Dispatcher, ProfilerFallbackSeesTheCallAndRedispatchesToCpu) {
   {
     ProfilerFallback install(&log);
     EXPECT_TRUE(ct::Registry::get().fallback_keys().has(DispatchKey::Profiler));
-    ct::DispatchKeyGuard g(DispatchKeySet(DispatchKey::Profiler), DispatchKeySet());
+    ct::DispatchKeyGuard g{DispatchKeySet(DispatchKey::Profiler), DispatchKeySet()};
     out = ct::ops::add(a, b, ct::Scalar(2));
   }
   EXPECT_FALSE(ct::Registry::get().fallback_keys().has(DispatchKey::Profiler));
@@ -85,7 +85,7 @@ TEST(Dispatcher, ProfilerFallbackWorksThroughTheBoxedCallHelper) {
   Tensor out;
   {
     ProfilerFallback install(&log);
-    ct::DispatchKeyGuard g(DispatchKeySet(DispatchKey::Profiler), DispatchKeySet());
+    ct::DispatchKeyGuard g{DispatchKeySet(DispatchKey::Profiler), DispatchKeySet()};
     out = ct::call(mul, {a, b});
   }
   ASSERT_EQ(log.names.size(), 1u);
@@ -99,7 +99,7 @@ TEST(Dispatcher, ExcludedProfilerKeySkipsTheFallback) {
   Tensor out;
   {
     ProfilerFallback install(&log);
-    ct::DispatchKeyGuard g(DispatchKeySet(DispatchKey::Profiler), DispatchKeySet(DispatchKey::Profiler));
+    ct::DispatchKeyGuard g{DispatchKeySet(DispatchKey::Profiler), DispatchKeySet(DispatchKey::Profiler)};
     out = ct::ops::add(a, b);
   }
   EXPECT_TRUE(log.names.empty());
