@@ -128,8 +128,12 @@ Tensor import_dl_tensor(const char* fn, const DLTensor& dl, BlobDeleter deleter,
            ". A producer must give ndim sizes");
   IntArrayRef sizes(dl.shape, ndim);
   const int64_t n = checked_numel(sizes, fn);
-  char* data = static_cast<char*>(dl.data);
-  if (data) data += dl.byte_offset;
+  // In integers: a hostile byte_offset must be refused, and pointer arithmetic past the address
+  // space is undefined before any check could see it.
+  const uintptr_t base = reinterpret_cast<uintptr_t>(dl.data);
+  CT_CHECK(!dl.data || base + dl.byte_offset >= base, CT_ERROR_INVALID_ARGUMENT, fn, ": byte_offset ",
+           dl.byte_offset, " runs past the end of the address space. Pass the offset of the first element");
+  char* data = dl.data ? reinterpret_cast<char*>(base + dl.byte_offset) : nullptr;
   CT_CHECK(n == 0 || reinterpret_cast<uintptr_t>(data) % itemsize(d) == 0, CT_ERROR_INVALID_ARGUMENT, fn,
            ": data + byte_offset (", static_cast<void*>(data), ") is not aligned to the ", itemsize(d), "-byte ", d,
            " elements of ", sizes, ". Export an aligned copy");

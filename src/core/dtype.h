@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <ostream>
+#include <type_traits>
 
 #include "core/error.h"
 #include "core/half.h"
@@ -50,6 +52,19 @@ template <typename T> struct OpMath { using type = T; };
 template <> struct OpMath<Half> { using type = float; };
 template <> struct OpMath<BFloat16> { using type = float; };
 template <typename T> using opmath_t = typename OpMath<T>::type;
+
+/// A floating value converted to the integer type I as the x86 conversion instructions do (what
+/// PyTorch gives there): truncated toward zero into int32 (int64 for 64-bit I) and then wrapped
+/// into I, with NaN and values out of that range becoming its minimum. A plain static_cast is
+/// undefined for them.
+template <typename I, typename F>
+inline I float_to_integer(F x) {
+  using Wide = std::conditional_t<sizeof(I) == 8, int64_t, int32_t>;
+  constexpr double lo = -static_cast<double>(uint64_t{1} << (8 * sizeof(Wide) - 1));
+  const double v = static_cast<double>(x);
+  const Wide w = v >= lo && v < -lo ? static_cast<Wide>(v) : std::numeric_limits<Wide>::min();
+  return static_cast<I>(w);
+}
 
 template <typename T> struct TypeTag { using type = T; };
 

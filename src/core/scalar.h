@@ -27,11 +27,13 @@ class Scalar {
   DType dtype() const { return kind_ == Kind::Float ? DType::Float64 : kind_ == Kind::Int ? DType::Int64 : DType::Bool; }
 
   double to_double() const { return kind_ == Kind::Float ? d_ : static_cast<double>(i_); }
-  int64_t to_int() const { return kind_ == Kind::Float ? static_cast<int64_t>(d_) : i_; }
-  /// Converts to T with C++ conversion rules (float to int truncates toward zero).
+  int64_t to_int() const { return kind_ == Kind::Float ? float_to_integer<int64_t>(d_) : i_; }
+  /// Converts to T with C++ conversion rules, float to integer as float_to_integer does.
   template <typename T>
   T to() const {
     if constexpr (std::is_same<T, bool>::value) return kind_ == Kind::Float ? d_ != 0.0 : i_ != 0;
+    else if constexpr (std::is_integral<T>::value)
+      return kind_ == Kind::Float ? float_to_integer<T>(d_) : static_cast<T>(i_);
     else if (kind_ == Kind::Float) return static_cast<T>(static_cast<opmath_t<T>>(d_));
     else return static_cast<T>(static_cast<opmath_t<T>>(i_));
   }

@@ -7,7 +7,8 @@
 
 namespace ct::cpu {
 
-/// S to D: to bool tests != 0; 16-bit floats go through float; float to integer truncates.
+/// S to D: to bool tests != 0; 16-bit floats go through float; float to integer truncates
+/// (float_to_integer).
 template <typename D, typename S>
 inline D cast_value(S x) {
   using SM = opmath_t<S>;
@@ -15,6 +16,8 @@ inline D cast_value(S x) {
     return static_cast<SM>(x) != SM(0);
   } else if constexpr (std::is_same<D, Half>::value || std::is_same<D, BFloat16>::value) {
     return D(static_cast<float>(static_cast<SM>(x)));
+  } else if constexpr (std::is_integral<D>::value && std::is_floating_point<SM>::value) {
+    return float_to_integer<D>(static_cast<SM>(x));
   } else {
     return static_cast<D>(static_cast<SM>(x));
   }

@@ -235,7 +235,8 @@ void logsumexp_meta(const Frame& f, MetaResult& m) {
   y = y * r + 1.6666665459e-1f;
   y = y * r + 5.0000001201e-1f;
   y = y * (r * r) + r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  // A NaN x keeps y NaN; converting NaN to int would be undefined, so n's bits stand in as 0.
+  const int32_t bits = (static_cast<int32_t>(n == n ? n : 0.0f) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return y * scale;
