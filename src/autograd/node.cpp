@@ -12,7 +12,15 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
   CT_CHECK(!t->is_inference(), CT_ERROR_INVALID_ARGUMENT, "autograd: an inference tensor (sizes ", t->sizes(),
            ", ", t->dtype(), ") cannot be saved for backward. Clone it outside inference mode to get a normal "
            "tensor, and use that with autograd");
-  data_ = is_output ? Tensor::adopt(TensorImpl::alias_of(*t)) : t;
+  if (is_output) {
+    data_ = Tensor::adopt(TensorImpl::alias_of(*t));
+  } else if (const AutogradMeta* m = meta_of(*t); m && m->grad_fn) {
+    data_ = Tensor::adopt(TensorImpl::alias_of(*t));  // Note [Saved non-leaf inputs]
+    input_fn_ = m->grad_fn;
+    output_nr_ = m->output_nr;
+  } else {
+    data_ = t;
+  }
 }
 
 Tensor SavedTensor::unpack(Node& node) const {
@@ -26,11 +34,12 @@ Tensor SavedTensor::unpack(Node& node) const {
            ": a tensor needed for the gradient computation (sizes ", data_->sizes(), ", ", data_->dtype(),
            ") was modified by an in-place operation: it is at version ", now, ", expected version ", version_,
            ". Change it out of place, or clone it before the in-place operation");
-  if (!is_output_) return data_;
-  // Note [Saved outputs]: a backward that is itself recorded needs the result linked to this node.
+  if (!is_output_ && !input_fn_) return data_;
+  // A backward that is itself recorded needs the tensor linked to the node that made it: this node
+  // for its own result (Note [Saved outputs]), the input's node as of saving otherwise.
   Tensor t = Tensor::adopt(TensorImpl::alias_of(*data_));
   if (!grad_enabled()) return t;
-  set_history(*t, node.shared_from_this(), output_nr_);
+  set_history(*t, is_output_ ? node.shared_from_this() : input_fn_, output_nr_);
   return t;
 }
 

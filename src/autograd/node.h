@@ -55,6 +55,13 @@ struct OutputInfo {
 /// A node that saves its own result must not own that result's AutogradMeta (it points back at
 /// the node: a cycle). It keeps an alias of the result's elements without autograd state, and
 /// rebuilds the link to itself on unpack when backward is itself being recorded (create_graph).
+///
+/// Note [Saved non-leaf inputs]
+/// A saved input that is not a leaf is kept the same way, as an alias plus the node that made it
+/// (as of saving). Owning the input itself would own whatever node it gets later: an in-place
+/// operation that reads this node's output makes the input's new node save that output, and the
+/// two nodes would keep each other alive (b = f(a); a.mul_(b) leaked both). Leaves are kept as
+/// they are: an in-place operation on a leaf that requires grad is refused, so theirs never change.
 class SavedTensor {
  public:
   SavedTensor() = default;
@@ -62,11 +69,16 @@ class SavedTensor {
   SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr);
   /// The tensor, checked against in-place changes since saving; raises otherwise, naming node.
   Tensor unpack(Node& node) const;
-  void reset() { data_ = Tensor(); released_ = true; }
+  void reset() {
+    data_ = Tensor();
+    input_fn_.reset();
+    released_ = true;
+  }
   bool defined() const { return data_.defined() || released_; }
 
  private:
   Tensor data_;
+  std::shared_ptr<Node> input_fn_;  // a non-leaf input's node when saved (Note [Saved non-leaf inputs])
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;

@@ -1246,6 +1246,43 @@ static void test_custom_function_saving_its_output_does_not_leak(void) {
   CHECK(metric("storages.live") == s0);
 }
 
+/* b = a * a saves a; a.mul_(b) then gives a a node that saves b. Owning a itself, b's node would
+   own a's new node, which owns b: both nodes and tensors would never go (Note [Saved non-leaf
+   inputs]). Backward through b's node is refused afterwards, as a was changed in place. */
+static void test_in_place_change_of_a_saved_non_leaf_does_not_leak(void) {
+  const int64_t t0 = metric("tensors.live"), s0 = metric("storages.live");
+  {
+    ct_tensor* x = LEAF(S(3), 1, -2, 3);
+    ct_tensor *a = NULL, *b = NULL, *loss = NULL;
+    CHECK_OK(ct_tensor_mul(x, x, &a));
+    CHECK_OK(ct_tensor_mul(a, a, &b));
+    CHECK_OK(ct_tensor_mul_(a, b));
+    CHECK_OK(ct_tensor_sum(a, NULL, 0, 0, &loss));
+    CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_CONTAINS("modified by an in-place operation");
+    RELEASE(x, a, b, loss);
+  }
+  CHECK(metric("tensors.live") == t0);
+  CHECK(metric("storages.live") == s0);
+}
+
+/* With create_graph, a saved non-leaf input comes back linked to the node that made it. */
+static void test_second_derivative_through_a_saved_non_leaf_input(void) {
+  ct_tensor* x = LEAF(S(2), 1.5, -2);
+  ct_tensor *a = NULL, *b = NULL, *loss = NULL, *g = NULL, *gsum = NULL, *gg = NULL;
+  CHECK_OK(ct_tensor_mul(x, x, &a));     /* a = x^2, not a leaf */
+  CHECK_OK(ct_tensor_mul(a, a, &b));     /* b = x^4 saves a */
+  CHECK_OK(ct_tensor_sum(b, NULL, 0, 0, &loss));
+  const ct_tensor* outs[] = {loss};
+  const ct_tensor* ins[] = {x};
+  CHECK_OK(ct_autograd_grad(outs, NULL, 1, ins, 1, CT_GRAD_CREATE_GRAPH, &g)); /* 4 x^3 */
+  CHECK_OK(ct_tensor_sum(g, NULL, 0, 0, &gsum));
+  CHECK_OK(ct_tensor_backward(gsum, NULL, 0));
+  CHECK_OK(ct_tensor_grad(x, &gg)); /* 12 x^2 */
+  CHECK_TENSOR_NEAR(gg, CT_FLOAT32, 1e-6, S(2), 27.0, 48.0);
+  RELEASE(x, a, b, loss, g, gsum, gg);
+}
+
 /* Identity: hands its input back; the caller gets a new tensor over the same elements. */
 static ct_status identity_forward(void* user_data, ct_autograd_ctx* ctx, const ct_tensor* const* inputs,
                                   size_t n_inputs, ct_tensor** outputs, size_t n_outputs) {
@@ -1783,6 +1820,8 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_custom_function_bad_arguments),
     CAPI_TEST(test_custom_function_output_without_gradient_gets_zeros),
     CAPI_TEST(test_operator_without_derivative_is_not_implemented_until_wrapped),
+    CAPI_TEST(test_in_place_change_of_a_saved_non_leaf_does_not_leak),
+    CAPI_TEST(test_second_derivative_through_a_saved_non_leaf_input),
     CAPI_TEST(test_training_steps_leave_no_tensor_behind),
     CAPI_TEST(test_hooks_and_custom_functions_leave_no_tensor_behind),
     CAPI_TEST(test_failures_leave_no_tensor_behind),
