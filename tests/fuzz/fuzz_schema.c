@@ -48,7 +48,9 @@ static void read_types(const char* line) {
     } else if (*p == ',' || *p == '(') {
       start = 1;
     } else if (start && *p != ' ' && *p != '*') {
-      const size_t n = strcspn(p, " ,)");
+      size_t n = 0; /* the type, with its alias annotation: "Tensor(a!)?" */
+      for (int depth = 0; p[n] && (depth > 0 || !strchr(" ,)", p[n])); ++n)
+        depth += p[n] == '(' ? 1 : p[n] == ')' ? -1 : 0;
       if (g_ntypes < 64 && n < sizeof g_types[0]) {
         memcpy(g_types[g_ntypes], p, n);
         g_types[g_ntypes++][n] = '\0';
