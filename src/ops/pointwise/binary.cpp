@@ -26,6 +26,11 @@ constexpr unsigned kIntegerDTypes = kNumericDTypes & ~kFloatingDTypes;  // no bo
 constexpr unsigned kBitDTypes = kIntegerDTypes | dtype_bit(DType::Bool);
 
 template <typename T> using M = opmath_t<T>;
+// Integer +, - and * wrap around, as in PyTorch. C++ defines that for unsigned arithmetic only (a
+// signed overflow is undefined behaviour), so integers compute there; floats and bool in M<T>.
+template <typename T>
+using Wrapping = std::conditional_t<std::is_integral<M<T>>::value && !std::is_same<T, bool>::value,
+                                    std::conditional_t<(sizeof(T) <= 4), uint32_t, uint64_t>, M<T>>;
 using autograd::GradCtx;
 using autograd::scaled;
 
@@ -56,8 +61,10 @@ struct Add {
   static constexpr const char* name = "add";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
-  template <typename T> static T apply(T a, T b) { return T(M<T>(a) + M<T>(b)); }
-  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) + alpha * M<T>(b)); }
+  template <typename T> static T apply(T a, T b) { return T(Wrapping<T>(a) + Wrapping<T>(b)); }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) {
+    return T(Wrapping<T>(a) + Wrapping<T>(alpha) * Wrapping<T>(b));
+  }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
     c.set(0, c.grad());
@@ -70,8 +77,10 @@ struct Sub {
   static constexpr const char* name = "sub";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
-  template <typename T> static T apply(T a, T b) { return T(M<T>(a) - M<T>(b)); }
-  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) - alpha * M<T>(b)); }
+  template <typename T> static T apply(T a, T b) { return T(Wrapping<T>(a) - Wrapping<T>(b)); }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) {
+    return T(Wrapping<T>(a) - Wrapping<T>(alpha) * Wrapping<T>(b));
+  }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
     c.set(0, c.grad());
@@ -86,7 +95,7 @@ struct Mul {
   static constexpr bool has_alpha = false;
   template <typename T> static T apply(T a, T b) {
     if constexpr (std::is_same<T, bool>::value) return a && b;
-    else return T(M<T>(a) * M<T>(b));
+    else return T(Wrapping<T>(a) * Wrapping<T>(b));
   }
   static constexpr Saves saves = save_args(0, 1);
   static void backward(GradCtx& c) {
