@@ -196,6 +196,10 @@ class Parser {
       if (end == std::string::npos) error("unterminated string default");
       v.kind = Value::Kind::String;
       v.s = s_.substr(pos_, end - pos_);
+      // A schema is one line of text (ct_op_schema prints one per line), so no newline or other
+      // control character may hide in a string.
+      for (char c : v.s)
+        if (static_cast<unsigned char>(c) < 0x20) error("control character in a string default");
       pos_ = end + 1;
       return v;
     }
