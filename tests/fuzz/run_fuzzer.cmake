@@ -3,8 +3,8 @@
 # fails when it reports anything. -print_final_stats=1 prints the number of executions. The
 # malloc limit is above what the test's ASAN_OPTIONS lets one allocation have, so a huge request
 # reaches the library as a failed allocation and the RSS limit bounds the rest.
-#   cmake -DFUZZER=... -DSEEDS=... -DSCRATCH=... -DSECONDS=60 -P run_fuzzer.cmake
-foreach(v FUZZER SEEDS SCRATCH SECONDS)
+#   cmake -DFUZZER=... -DSEEDS=... -DSCRATCH=... -DSECONDS=60 -DSEED=1 -P run_fuzzer.cmake
+foreach(v FUZZER SEEDS SCRATCH SECONDS SEED)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run_fuzzer.cmake: set -D${v}=...")
   endif()
@@ -13,7 +13,7 @@ file(REMOVE_RECURSE ${SCRATCH}/corpus)
 file(MAKE_DIRECTORY ${SCRATCH})
 file(COPY ${SEEDS}/ DESTINATION ${SCRATCH}/corpus)
 execute_process(
-  COMMAND ${FUZZER} ${SCRATCH}/corpus -max_total_time=${SECONDS} -timeout=10 -rss_limit_mb=2048
+  COMMAND ${FUZZER} ${SCRATCH}/corpus -max_total_time=${SECONDS} -seed=${SEED} -timeout=10 -rss_limit_mb=2048
           -malloc_limit_mb=4096 -print_final_stats=1 -artifact_prefix=${SCRATCH}/
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
