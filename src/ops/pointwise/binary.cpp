@@ -12,6 +12,7 @@
 #include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/loop.h"
+#include "ops/cpu/wrapping.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
 #include "runtime/defaults.h"
@@ -26,11 +27,7 @@ constexpr unsigned kIntegerDTypes = kNumericDTypes & ~kFloatingDTypes;  // no bo
 constexpr unsigned kBitDTypes = kIntegerDTypes | dtype_bit(DType::Bool);
 
 template <typename T> using M = opmath_t<T>;
-// Integer +, - and * wrap around, as in PyTorch. C++ defines that for unsigned arithmetic only (a
-// signed overflow is undefined behaviour), so integers compute there; floats and bool in M<T>.
-template <typename T>
-using Wrapping = std::conditional_t<std::is_integral<M<T>>::value && !std::is_same<T, bool>::value,
-                                    std::conditional_t<(sizeof(T) <= 4), uint32_t, uint64_t>, M<T>>;
+template <typename T> using Wrapping = cpu::wrapping_t<T>;
 using autograd::GradCtx;
 using autograd::scaled;
 
