@@ -8,7 +8,6 @@
 
 #include "core/error.h"
 #include "ops/cpu/parallel.h"
-#include "ops/cpu/wrapping.h"
 
 namespace ct::cpu {
 namespace {
@@ -58,11 +57,11 @@ void blas_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixRef a, MatrixRef 
 }
 
 // Rows of C in parallel; for each row, k-blocks of A times rows of B accumulate into a row buffer
-// in wrapping_t (float for float16/bfloat16, unsigned for integers).
+// in the opmath type (float for float16/bfloat16).
 template <typename T>
 void loop_gemm(int64_t m, int64_t n, int64_t k, const Scalar& alpha_s, MatrixRef a, MatrixRef b, const Scalar& beta_s,
                T* c, int64_t ldc) {
-  using Acc = wrapping_t<T>;
+  using Acc = opmath_t<T>;
   const Acc alpha = alpha_s.to<Acc>(), beta = beta_s.to<Acc>();
   const bool read_c = !beta_s.equals(0.0);
   const T* A = static_cast<const T*>(a.data);

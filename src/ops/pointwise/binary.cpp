@@ -12,7 +12,6 @@
 #include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/loop.h"
-#include "ops/cpu/wrapping.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
 #include "runtime/defaults.h"
@@ -27,7 +26,6 @@ constexpr unsigned kIntegerDTypes = kNumericDTypes & ~kFloatingDTypes;  // no bo
 constexpr unsigned kBitDTypes = kIntegerDTypes | dtype_bit(DType::Bool);
 
 template <typename T> using M = opmath_t<T>;
-template <typename T> using Wrapping = cpu::wrapping_t<T>;
 using autograd::GradCtx;
 using autograd::scaled;
 
@@ -58,10 +56,8 @@ struct Add {
   static constexpr const char* name = "add";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
-  template <typename T> static T apply(T a, T b) { return T(Wrapping<T>(a) + Wrapping<T>(b)); }
-  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) {
-    return T(Wrapping<T>(a) + Wrapping<T>(alpha) * Wrapping<T>(b));
-  }
+  template <typename T> static T apply(T a, T b) { return T(M<T>(a) + M<T>(b)); }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) + alpha * M<T>(b)); }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
     c.set(0, c.grad());
@@ -74,10 +70,8 @@ struct Sub {
   static constexpr const char* name = "sub";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
-  template <typename T> static T apply(T a, T b) { return T(Wrapping<T>(a) - Wrapping<T>(b)); }
-  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) {
-    return T(Wrapping<T>(a) - Wrapping<T>(alpha) * Wrapping<T>(b));
-  }
+  template <typename T> static T apply(T a, T b) { return T(M<T>(a) - M<T>(b)); }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) - alpha * M<T>(b)); }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
     c.set(0, c.grad());
@@ -92,7 +86,7 @@ struct Mul {
   static constexpr bool has_alpha = false;
   template <typename T> static T apply(T a, T b) {
     if constexpr (std::is_same<T, bool>::value) return a && b;
-    else return T(Wrapping<T>(a) * Wrapping<T>(b));
+    else return T(M<T>(a) * M<T>(b));
   }
   static constexpr Saves saves = save_args(0, 1);
   static void backward(GradCtx& c) {

@@ -25,28 +25,17 @@ bool is_nan(T x) {
   else return false;
 }
 
-// Integer sums and products wrap around, as in PyTorch: in uint64_t, where C++ defines it (a signed
-// overflow is undefined behaviour).
-template <typename A> A wrapping_add(A a, A b) {
-  if constexpr (std::is_integral<A>::value) return A(uint64_t(a) + uint64_t(b));
-  else return a + b;
-}
-template <typename A> A wrapping_mul(A a, A b) {
-  if constexpr (std::is_integral<A>::value) return A(uint64_t(a) * uint64_t(b));
-  else return a * b;
-}
-
 template <typename T> struct SumOp {
   using acc_t = sum_acc_t<T>;
   static acc_t identity() { return acc_t(0); }
-  static acc_t step(acc_t a, T x, int64_t) { return wrapping_add(a, acc_t(M<T>(x))); }
-  static acc_t merge(acc_t a, acc_t b) { return wrapping_add(a, b); }
+  static acc_t step(acc_t a, T x, int64_t) { return a + acc_t(M<T>(x)); }
+  static acc_t merge(acc_t a, acc_t b) { return a + b; }
 };
 template <typename T> struct ProdOp {
   using acc_t = sum_acc_t<T>;
   static acc_t identity() { return acc_t(1); }
-  static acc_t step(acc_t a, T x, int64_t) { return wrapping_mul(a, acc_t(M<T>(x))); }
-  static acc_t merge(acc_t a, acc_t b) { return wrapping_mul(a, b); }
+  static acc_t step(acc_t a, T x, int64_t) { return a * acc_t(M<T>(x)); }
+  static acc_t merge(acc_t a, acc_t b) { return a * b; }
 };
 template <typename T, bool Max> struct ExtremumOp {  // NaN wins, as in PyTorch
   using acc_t = M<T>;
