@@ -114,10 +114,14 @@ void eye_cpu(const Frame&, const MetaResult&, Tensor* outs) {
 
 // empty's memory is whatever the allocator returns; with deterministic algorithms on it is filled
 // with a value no computation produces by accident (NaN, or the dtype's largest integer), so a
-// read of it is visible and reproducible, as in PyTorch.
+// read of it is visible and reproducible, as in PyTorch. A bool tensor starts false otherwise: a
+// leftover byte need not be 0 or 1, and reading it as a bool would be undefined behaviour.
 void empty_cpu(const Frame&, const MetaResult&, Tensor* outs) {
-  if (runtime::deterministic_mode() == runtime::DeterministicMode::Off) return;
   const TensorImpl& out = *outs[0];
+  if (runtime::deterministic_mode() == runtime::DeterministicMode::Off) {
+    if (out.dtype() == DType::Bool) fill(out, Scalar(false));
+    return;
+  }
   visit_dtype(out.dtype(), "empty", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>)

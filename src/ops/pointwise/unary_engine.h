@@ -48,7 +48,7 @@ struct NumberParams {
   static constexpr const char* overload = "";
   static void check(const Frame&) {}
   template <typename T> static void load(const Frame& f, M<T>* p) {
-    for (int i = 0; i < N; ++i) p[i] = static_cast<M<T>>(f.arg(i + 1).to_double());
+    for (int i = 0; i < N; ++i) p[i] = f.arg(i + 1).to_scalar().template to<M<T>>();  // defined for -inf into int8
   }
 };
 
