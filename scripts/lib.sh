@@ -19,6 +19,9 @@ if ! command -v cargo >/dev/null && [[ ! -x ${CARGO_HOME:-$HOME/.cargo}/bin/carg
   CTORCH_PACKAGES+=(cargo-web)
 fi
 
+# Packages scripts/sanitize.sh needs: clang with its sanitizer and libFuzzer runtimes.
+CTORCH_SANITIZER_PACKAGES=(clang libclang-rt-dev)
+
 # Packages only the benchmarks need: libtorch, measured beside ctorch in bench_core.
 CTORCH_BENCH_PACKAGES=(libtorch-dev)
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# test.sh - install what is missing, build build/ (Release), run the whole test suite with CTest.
-# Exits with CTest's status. CI runs it through .ci/run.
+# test.sh - install what is missing, build build/ (Release), run the whole test suite with CTest,
+# then the hardening half (scripts/sanitize.sh: the C and C++ suite under ASan+UBSan, allocation-
+# failure injection, the fuzzers, the threading tests under TSan). Exits non-zero when either half
+# fails. CI runs it through .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
@@ -10,4 +12,7 @@ ctorch_install_deps
 ctorch_install_julia
 ctorch_configure build Release
 ctorch_build build
-exec ctest --test-dir build --output-on-failure
+status=0
+ctest --test-dir build --output-on-failure || status=1
+scripts/sanitize.sh || status=1
+exit $status
