@@ -54,11 +54,6 @@ std::string internal_error_message() {
 
 }  // namespace
 
-ct_status set_error(ct_status status, const std::string& msg) {
-  errors().set(msg);
-  return status;
-}
-
 ct_status translate_exception() {
   ThreadErrors& errs = errors();
   try {

@@ -26,8 +26,6 @@ class Generator;
 
 namespace ct::capi {
 
-/// Records a failure for ct_last_error() on this thread and returns its status.
-ct_status set_error(ct_status status, const std::string& msg);
 /// Translates the exception being handled (call only inside a catch block).
 ct_status translate_exception();
 
