@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - install what is missing, build build/ (Release), run the whole test suite with CTest,
 # then the hardening half (scripts/sanitize.sh: the C and C++ suite under ASan+UBSan, allocation-
-# failure injection, the fuzzers, the threading tests under TSan). Exits non-zero when either half
-# fails. CI runs it through .ci/run.
+# failure injection, the fuzzers, the threading tests under TSan; scripts/valgrind.sh: the C ABI
+# tests and C examples under memcheck). Exits non-zero when any part fails. CI runs it through .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
@@ -15,4 +15,5 @@ ctorch_build build
 status=0
 ctest --test-dir build --output-on-failure || status=1
 scripts/sanitize.sh || status=1
+scripts/valgrind.sh || status=1
 exit $status

@@ -4,10 +4,9 @@
 #
 #   scripts/valgrind.sh [BUILD_DIR]   (default: build, the Release build setup.sh makes)
 #
-# Not part of scripts/test.sh: memcheck takes 10 to 60 s a program here (about 15 minutes for the
-# set on 2 cores), and the ASan build that test.sh runs catches the same leaks at every test's exit.
-# Memory the library keeps on purpose until exit (the allocator's cache, object pools, registries)
-# is "still reachable" and does not count. glibc's own false alarms are in tests/valgrind/glibc.supp.
+# scripts/test.sh runs it last (about 2.5 minutes on 2 cores). Memory the library keeps on purpose
+# until exit (the allocator's cache, object pools, registries) is "still reachable" and does not
+# count. glibc's own false alarms are in tests/valgrind/glibc.supp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
