@@ -5,7 +5,8 @@
 #   build-sanitize  clang, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage and
 #                   allocation-failure injection: the whole C and C++ test suite (C ABI tests, C++
 #                   unit tests, examples, plugins), the allocation-failure sweep, the fuzzers'
-#                   corpora, and each fuzzer for CTORCH_FUZZ_SECONDS seconds (default 60)
+#                   corpora, and the fuzzers for CTORCH_FUZZ_SECONDS seconds each (default 60; not the
+#                   sequence fuzzer for now, see below)
 #   build-tsan      ThreadSanitizer: the threading tests (capi_test_threads, capi_test_stress)
 #
 # The bindings are left out of both: their runtimes (CPython, the JVM, Julia, cargo's test binaries)
