@@ -376,6 +376,25 @@ static inline ct_scalar SI(int64_t v) { ct_scalar s = {CT_SCALAR_INT, v, 0.0}; r
 static inline ct_scalar SF(double v) { ct_scalar s = {CT_SCALAR_FLOAT, 0, v}; return s; }
 static inline ct_scalar SB(int v) { ct_scalar s = {CT_SCALAR_BOOL, v ? 1 : 0, 0.0}; return s; }
 
+/* Boxed values for ct_op_call: VT(tensor), VI(int), VF(float), VINTS(array, n), VSTR(string), VNONE(). */
+static inline ct_value capi_value(ct_value_kind kind) {
+  ct_value v;
+  memset(&v, 0, sizeof v);
+  v.kind = kind;
+  return v;
+}
+static inline ct_value VT(const ct_tensor* t) { ct_value v = capi_value(CT_VALUE_TENSOR); v.tensor = t; return v; }
+static inline ct_value VI(int64_t i) { ct_value v = capi_value(CT_VALUE_INT); v.i = i; return v; }
+static inline ct_value VF(double f) { ct_value v = capi_value(CT_VALUE_FLOAT); v.f = f; return v; }
+static inline ct_value VINTS(const int64_t* ints, size_t n) {
+  ct_value v = capi_value(CT_VALUE_INTS);
+  v.ints = ints;
+  v.len = n;
+  return v;
+}
+static inline ct_value VSTR(const char* s) { ct_value v = capi_value(CT_VALUE_STRING); v.str = s; return v; }
+static inline ct_value VNONE(void) { return capi_value(CT_VALUE_NONE); }
+
 /* ---- Running ---- */
 
 static inline int capi_selected(const char* name, int argc, char** argv) {

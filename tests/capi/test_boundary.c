@@ -50,31 +50,6 @@ static int same_counts(live_counts a, live_counts b) {
     CHECK(same_counts(live_now(), capi_live0_));                        \
   } while (0)
 
-static ct_value v_ints(const int64_t* v, size_t n) {
-  ct_value x;
-  memset(&x, 0, sizeof x);
-  x.kind = CT_VALUE_INTS;
-  x.ints = v;
-  x.len = n;
-  return x;
-}
-
-static ct_value v_float(double f) {
-  ct_value x;
-  memset(&x, 0, sizeof x);
-  x.kind = CT_VALUE_FLOAT;
-  x.f = f;
-  return x;
-}
-
-static ct_value v_tensor(const ct_tensor* t) {
-  ct_value x;
-  memset(&x, 0, sizeof x);
-  x.kind = CT_VALUE_TENSOR;
-  x.tensor = t;
-  return x;
-}
-
 /* ---- numel overflow ---- */
 
 static void test_from_data_sizes_overflowing_int64_are_invalid_argument(void) {
@@ -116,13 +91,13 @@ static void test_op_call_factories_with_overflowing_sizes_are_invalid_argument(v
   ct_tensor* out;
   for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
     ct_value args[1];
-    args[0] = v_ints(big, 2);
+    args[0] = VINTS(big, 2);
     capi_context = names[i];
     REFUSED(ct_op_call(names[i], args, 1, &out, 1), CT_ERROR_INVALID_ARGUMENT, out, names[i]);
   }
   ct_value full_args[2];
-  full_args[0] = v_ints(big, 2);
-  full_args[1] = v_float(1.0);
+  full_args[0] = VINTS(big, 2);
+  full_args[1] = VF(1.0);
   REFUSED(ct_op_call("full", full_args, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT, out, "full");
 }
 
@@ -161,7 +136,7 @@ static void test_more_than_64_dims_is_invalid_argument_everywhere(void) {
   REFUSED(ct_tensor_from_blob((void*)&v, ones, NULL, 65, CT_FLOAT32, NULL, NULL, &out), CT_ERROR_INVALID_ARGUMENT,
           out, "ct_tensor_from_blob");
   ct_value args[1];
-  args[0] = v_ints(ones, 65);
+  args[0] = VINTS(ones, 65);
   REFUSED(ct_op_call("empty", args, 1, &out, 1), CT_ERROR_INVALID_ARGUMENT, out, "empty");
 
   ct_tensor* a = NULL;
@@ -451,7 +426,7 @@ static void test_op_call_of_empty_with_a_tensor_for_sizes_leaks_nothing(void) {
   ct_tensor* out;
   CHECK(a);
   ct_value args[1];
-  args[0] = v_tensor(a);
+  args[0] = VT(a);
   REFUSED(ct_op_call("empty", args, 1, &out, 1), CT_ERROR_INVALID_ARGUMENT, out, "empty");
   ct_tensor_release(a);
 }

@@ -3,41 +3,6 @@
 
 #include <pthread.h>
 
-static ct_value VT(const ct_tensor* t) {
-  ct_value v;
-  memset(&v, 0, sizeof v);
-  v.kind = CT_VALUE_TENSOR;
-  v.tensor = t;
-  return v;
-}
-static ct_value VI(int64_t i) {
-  ct_value v;
-  memset(&v, 0, sizeof v);
-  v.kind = CT_VALUE_INT;
-  v.i = i;
-  return v;
-}
-static ct_value VF(double f) {
-  ct_value v;
-  memset(&v, 0, sizeof v);
-  v.kind = CT_VALUE_FLOAT;
-  v.f = f;
-  return v;
-}
-static ct_value VNONE(void) {
-  ct_value v;
-  memset(&v, 0, sizeof v);
-  v.kind = CT_VALUE_NONE;
-  return v;
-}
-static ct_value VSTR(const char* s) {
-  ct_value v;
-  memset(&v, 0, sizeof v);
-  v.kind = CT_VALUE_STRING;
-  v.str = s;
-  return v;
-}
-
 #define NARGS(arr) (sizeof(arr) / sizeof((arr)[0]))
 
 /* ---- ct_op_call on built-in operators ---- */
