@@ -50,7 +50,8 @@ void sort_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 // from the saved input (the same kernel gives the same indices), so the autograd node keeps one
 // tensor, the input, rather than both outputs.
 Tensor indices_again(GradCtx& c, const char* op, std::initializer_list<Value> rest) {
-  std::vector<Value> args{Value(c.saved(0))};
+  const Tensor self = c.saved(0);  // a Value borrows its tensor: this one must outlive the call
+  std::vector<Value> args{Value(self)};
   args.insert(args.end(), rest.begin(), rest.end());
   Tensor outs[2];
   dispatch(builtin_op(op), args.data(), args.size(), outs, 2);
