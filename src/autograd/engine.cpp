@@ -113,8 +113,9 @@ std::vector<Tensor> execute(const std::vector<Edge>& roots, std::vector<Tensor>&
     for (const Tensor& g : grads) any |= g.defined();
     if (any) {
       n->run_pre_hooks(grads);
-      for (auto& [nr, slot] : n->retained)
-        if (grads[nr].defined()) slot->grad = slot->grad.defined() ? ops::add(slot->grad, grads[nr]) : grads[nr];
+      for (auto& [nr, weak_slot] : n->retained)
+        if (const std::shared_ptr<GradSlot> slot = weak_slot.lock(); slot && grads[nr].defined())
+          slot->grad = slot->grad.defined() ? ops::add(slot->grad, grads[nr]) : grads[nr];
       for (auto& [nr, index] : t.captures) accumulate(result[index], grads[nr]);
     }
     std::vector<Tensor> outs;

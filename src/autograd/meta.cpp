@@ -13,6 +13,36 @@ AutogradMeta& meta_for(const TensorImpl& t) {
   return *m;
 }
 
+AutogradMeta::~AutogradMeta() {
+  Tensor dropped;  // destroyed after the lock is released: it may take a whole graph with it
+  if (leaf) {
+    std::lock_guard<std::mutex> lock(leaf->mu);
+    dropped = std::move(leaf->grad);
+    leaf->leaf_alive = false;
+  }
+}
+
+namespace {
+
+/// m's LeafGrad, made when missing; the caller holds m.mu.
+const std::shared_ptr<LeafGrad>& leaf_locked(AutogradMeta& m) {
+  if (!m.leaf) m.leaf = std::make_shared<LeafGrad>();
+  return m.leaf;
+}
+
+std::shared_ptr<LeafGrad> leaf_of(AutogradMeta& m) {
+  std::lock_guard<std::mutex> lock(m.mu);
+  return leaf_locked(m);
+}
+
+/// m's LeafGrad when it has one.
+std::shared_ptr<LeafGrad> existing_leaf(AutogradMeta& m) {
+  std::lock_guard<std::mutex> lock(m.mu);
+  return m.leaf;
+}
+
+}  // namespace
+
 void set_requires_grad(const TensorImpl& t, bool requires_grad, const char* fn) {
   if (!is_leaf(t)) {
     CT_CHECK(requires_grad, CT_ERROR_INVALID_ARGUMENT, fn,
@@ -47,7 +77,7 @@ Edge gradient_edge(const TensorImpl& t) {
   std::lock_guard<std::mutex> lock(m->mu);
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
   if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(Tensor::borrow(&t));
+    acc = std::make_shared<AccumulateGrad>(leaf_locked(*m), OutputInfo{DimVector(t.sizes()), t.dtype(), t.device()});
     m->grad_accumulator = acc;
   }
   return Edge{acc, 0};
@@ -56,10 +86,13 @@ Edge gradient_edge(const TensorImpl& t) {
 Tensor detach(const TensorImpl& t) { return Tensor::adopt(TensorImpl::alias_of(t)); }
 
 Tensor grad_of(const TensorImpl& t) {
-  const AutogradMeta* m = meta_of(t);
+  AutogradMeta* m = meta_of(t);
   if (!m) return Tensor();
   if (m->grad_fn && m->retained) return m->retained->grad;
-  return m->grad;
+  const std::shared_ptr<LeafGrad> leaf = existing_leaf(*m);
+  if (!leaf) return Tensor();
+  std::lock_guard<std::mutex> lock(leaf->mu);
+  return leaf->grad;
 }
 
 void set_grad(const TensorImpl& t, const Tensor& grad, const char* fn) {
@@ -70,8 +103,14 @@ void set_grad(const TensorImpl& t, const Tensor& grad, const char* fn) {
   }
   AutogradMeta* m = grad.defined() ? &meta_for(t) : meta_of(t);
   if (!m) return;
-  if (m->grad_fn && m->retained) m->retained->grad = grad;
-  else m->grad = grad;
+  if (m->grad_fn && m->retained) {
+    m->retained->grad = grad;
+    return;
+  }
+  const std::shared_ptr<LeafGrad> leaf = grad.defined() ? leaf_of(*m) : existing_leaf(*m);
+  if (!leaf) return;
+  std::lock_guard<std::mutex> lock(leaf->mu);
+  leaf->grad = grad;
 }
 
 void retain_grad(const TensorImpl& t, const char* fn) {
@@ -92,19 +131,27 @@ int64_t add_hook(const TensorImpl& t, HookFn fn, const char* fn_name) {
            ": cannot register a hook on a tensor that does not require grad. Set requires_grad first");
   AutogradMeta& m = meta_for(t);
   const int64_t id = next_hook_id.fetch_add(1, std::memory_order_relaxed);
-  if (m.grad_fn) m.grad_fn->pre_hooks.emplace_back(m.output_nr, Hook{id, std::move(fn)});
-  else m.hooks.push_back(Hook{id, std::move(fn)});
+  if (m.grad_fn) {
+    m.grad_fn->pre_hooks.emplace_back(m.output_nr, Hook{id, std::move(fn)});
+  } else {
+    const std::shared_ptr<LeafGrad> leaf = leaf_of(m);
+    std::lock_guard<std::mutex> lock(leaf->mu);
+    leaf->hooks.push_back(Hook{id, std::move(fn)});
+  }
   return id;
 }
 
 bool remove_hook(const TensorImpl& t, int64_t id) {
   AutogradMeta* m = meta_of(t);
   if (!m) return false;
-  for (auto it = m->hooks.begin(); it != m->hooks.end(); ++it)
-    if (it->id == id) {
-      m->hooks.erase(it);
-      return true;
-    }
+  if (const std::shared_ptr<LeafGrad> leaf = existing_leaf(*m)) {
+    std::lock_guard<std::mutex> lock(leaf->mu);
+    for (auto it = leaf->hooks.begin(); it != leaf->hooks.end(); ++it)
+      if (it->id == id) {
+        leaf->hooks.erase(it);
+        return true;
+      }
+  }
   if (!m->grad_fn) return false;
   auto& hooks = m->grad_fn->pre_hooks;
   for (auto it = hooks.begin(); it != hooks.end(); ++it)
@@ -115,14 +162,13 @@ bool remove_hook(const TensorImpl& t, int64_t id) {
   return false;
 }
 
-AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
-  outputs.push_back(OutputInfo{DimVector(leaf_->sizes()), leaf_->dtype(), leaf_->device()});
+AccumulateGrad::AccumulateGrad(std::shared_ptr<LeafGrad> leaf, OutputInfo info) : leaf_(std::move(leaf)) {
+  outputs.push_back(std::move(info));
 }
 
 void AccumulateGrad::run_pre_hooks(std::vector<Tensor>& grads) {
-  AutogradMeta& m = meta_for(*leaf_);
   Tensor& g = grads[0];
-  for (Hook& h : m.hooks) {
+  for (Hook& h : leaf_->hooks) {
     if (!g.defined()) return;
     Tensor replaced = h.fn(g);
     if (!replaced.defined()) continue;
@@ -141,16 +187,17 @@ void AccumulateGrad::run_pre_hooks(std::vector<Tensor>& grads) {
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>& grads) {
   Tensor& g = grads[0];
   if (!g.defined()) return {};
-  AutogradMeta& m = meta_for(*leaf_);
-  std::lock_guard<std::mutex> lock(m.mu);
+  std::lock_guard<std::mutex> lock(leaf_->mu);
+  if (!leaf_->leaf_alive) return {};
+  Tensor& grad = leaf_->grad;
   const bool recorded = grad_enabled();
-  if (!m.grad.defined()) {
+  if (!grad.defined()) {
     const bool own = g->use_count() == 1 && g->is_contiguous() && !g->is_view() && !g->is_wrapped_number();
-    m.grad = own && !recorded ? std::move(g) : ops::clone(g);
+    grad = own && !recorded ? std::move(g) : ops::clone(g);
   } else if (recorded) {
-    m.grad = ops::add(m.grad, g);
+    grad = ops::add(grad, g);
   } else {
-    ops::add_(m.grad, g);
+    ops::add_(grad, g);
   }
   return {};
 }

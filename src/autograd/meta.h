@@ -10,17 +10,38 @@
 
 namespace ct::autograd {
 
+/// What a leaf's AccumulateGrad node writes to and runs: shared by the leaf's AutogradMeta and the
+/// node, so the node never owns the leaf.
+///
+/// Note [AccumulateGrad does not own its leaf]
+/// A leaf stops being one when an in-place operation gives it a history (after requires_grad was
+/// switched off, or on a tensor that never required it). If that history reaches the leaf's own
+/// AccumulateGrad (s = x.sum(); x.requires_grad_(false); x.add_(s)) and the node owned x, x would
+/// own a node that owns x, and neither would ever go.
+struct LeafGrad {
+  Tensor grad;              // the accumulated gradient
+  std::vector<Hook> hooks;  // run on each incoming gradient before it is added
+  // False once the leaf is gone: nothing could read a gradient added then, and one recorded by
+  // create_graph would keep its own graph, and this, alive in a cycle.
+  bool leaf_alive = true;
+  // Threads that run backward through graphs sharing this leaf meet here.
+  std::mutex mu;
+};
+
 class AutogradMeta final : public AutogradMetaBase {
  public:
-  Tensor grad;                               // leaves: the accumulated gradient
-  std::shared_ptr<Node> grad_fn;             // non-leaves: the node that made this tensor
-  std::weak_ptr<Node> grad_accumulator;      // leaves: their AccumulateGrad node, while a graph uses it
-  std::vector<Hook> hooks;                   // leaves' hooks (non-leaves' live on grad_fn)
-  std::shared_ptr<GradSlot> retained;        // non-leaves after retain_grad()
+  /// Drops a leaf's gradient, which nothing can read once the leaf is gone, and keeps later ones
+  /// from being added: one recorded by create_graph can reach the leaf's AccumulateGrad, which
+  /// keeps the LeafGrad holding it, and would otherwise live on in that cycle.
+  ~AutogradMeta() override;
+
+  std::shared_ptr<LeafGrad> leaf;         // made when first needed: requires_grad, a grad, a hook
+  std::shared_ptr<Node> grad_fn;          // non-leaves: the node that made this tensor
+  std::weak_ptr<Node> grad_accumulator;   // leaves: their AccumulateGrad node, while a graph uses it
+  std::shared_ptr<GradSlot> retained;     // non-leaves after retain_grad()
   uint32_t output_nr = 0;
   bool leaf_requires_grad = false;
-  // Threads that record or run backward through graphs sharing this leaf meet here: it guards
-  // grad_accumulator and grad.
+  // Threads that record graphs sharing this leaf meet here: it guards leaf and grad_accumulator.
   std::mutex mu;
 };
 
@@ -56,13 +77,13 @@ bool remove_hook(const TensorImpl& t, int64_t id);
 /// The node that adds incoming gradients into a leaf's grad.
 class AccumulateGrad final : public Node {
  public:
-  explicit AccumulateGrad(Tensor leaf);
+  AccumulateGrad(std::shared_ptr<LeafGrad> leaf, OutputInfo info);
   std::string name() const override { return "AccumulateGrad"; }
   std::vector<Tensor> apply(std::vector<Tensor>& grads) override;
   void run_pre_hooks(std::vector<Tensor>& grads) override;
 
  private:
-  Tensor leaf_;
+  std::shared_ptr<LeafGrad> leaf_;  // Note [AccumulateGrad does not own its leaf]
 };
 
 }  // namespace ct::autograd

@@ -12,15 +12,11 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
   CT_CHECK(!t->is_inference(), CT_ERROR_INVALID_ARGUMENT, "autograd: an inference tensor (sizes ", t->sizes(),
            ", ", t->dtype(), ") cannot be saved for backward. Clone it outside inference mode to get a normal "
            "tensor, and use that with autograd");
-  if (is_output) {
-    data_ = Tensor::adopt(TensorImpl::alias_of(*t));
-  } else if (const AutogradMeta* m = meta_of(*t); m && m->grad_fn) {
-    data_ = Tensor::adopt(TensorImpl::alias_of(*t));  // Note [Saved non-leaf inputs]
-    input_fn_ = m->grad_fn;
-    output_nr_ = m->output_nr;
-  } else {
-    data_ = t;
-  }
+  data_ = Tensor::adopt(TensorImpl::alias_of(*t));
+  if (is_output) return;
+  Edge edge = gradient_edge(*t);  // Note [Saved inputs]
+  input_fn_ = std::move(edge.fn);
+  output_nr_ = edge.input_nr;
 }
 
 Tensor SavedTensor::unpack(Node& node) const {
@@ -35,8 +31,8 @@ Tensor SavedTensor::unpack(Node& node) const {
            ") was modified by an in-place operation: it is at version ", now, ", expected version ", version_,
            ". Change it out of place, or clone it before the in-place operation");
   if (!is_output_ && !input_fn_) return data_;
-  // A backward that is itself recorded needs the tensor linked to the node that made it: this node
-  // for its own result (Note [Saved outputs]), the input's node as of saving otherwise.
+  // A backward that is itself recorded needs the tensor linked to where its gradient goes: this
+  // node for its own result (Note [Saved outputs]), the input's edge as of saving otherwise.
   Tensor t = Tensor::adopt(TensorImpl::alias_of(*data_));
   if (!grad_enabled()) return t;
   set_history(*t, is_output_ ? node.shared_from_this() : input_fn_, output_nr_);

@@ -6,9 +6,10 @@
 // AutogradMeta, at the Node that made it (grad_fn) and at which of that node's outputs it is
 // (output_nr). A node's next_edges point the other way, one per tensor input: at the input's own
 // grad_fn, at the AccumulateGrad node of a leaf, or nowhere for an input that needs no gradient.
-// Nodes own the nodes behind them (shared_ptr), tensors own their grad_fn, and a node never owns
-// its own outputs (Note [Saved outputs]), so the graph has no cycles and goes away with the last
-// tensor that reaches it.
+// Nodes own the nodes behind them (shared_ptr) and tensors own their grad_fn, but a node owns no
+// tensor that has autograd state: not its outputs (Note [Saved outputs]), not its inputs (Note
+// [Saved inputs]), not its leaf (Note [AccumulateGrad does not own its leaf], meta.h). So the graph
+// has no cycles and goes away with the last tensor that reaches it.
 #pragma once
 
 #include <cstdint>
@@ -36,8 +37,9 @@ struct Hook {
   HookFn fn;
 };
 
-/// Where a non-leaf tensor's retained gradient goes (retain_grad); shared by the tensor and the
-/// node that produces the gradient, so neither keeps the other alive.
+/// Where a non-leaf tensor's retained gradient goes (retain_grad): owned by the tensor, seen weakly
+/// by the node that produces the gradient, so a gradient recorded by create_graph, whose graph may
+/// reach that node, keeps nothing alive in a cycle, and one for a tensor that is gone is dropped.
 struct GradSlot {
   Tensor grad;
 };
@@ -56,12 +58,13 @@ struct OutputInfo {
 /// the node: a cycle). It keeps an alias of the result's elements without autograd state, and
 /// rebuilds the link to itself on unpack when backward is itself being recorded (create_graph).
 ///
-/// Note [Saved non-leaf inputs]
-/// A saved input that is not a leaf is kept the same way, as an alias plus the node that made it
-/// (as of saving). Owning the input itself would own whatever node it gets later: an in-place
-/// operation that reads this node's output makes the input's new node save that output, and the
-/// two nodes would keep each other alive (b = f(a); a.mul_(b) leaked both). Leaves are kept as
-/// they are: an in-place operation on a leaf that requires grad is refused, so theirs never change.
+/// Note [Saved inputs]
+/// A saved input is kept the same way, as an alias plus its gradient edge as of saving: the node
+/// that made it, or its leaf's AccumulateGrad. Owning the input itself would own whatever node it
+/// gets later: an in-place operation that reads this node's output makes the input's new node save
+/// that output, and the two nodes would keep each other alive (b = f(a); a.mul_(b) leaked both).
+/// Leaves are no exception: a leaf whose requires_grad is switched off, or a constant that never
+/// required it, may be changed in place by an operation that reads this node's output.
 class SavedTensor {
  public:
   SavedTensor() = default;
@@ -78,7 +81,7 @@ class SavedTensor {
 
  private:
   Tensor data_;
-  std::shared_ptr<Node> input_fn_;  // a non-leaf input's node when saved (Note [Saved non-leaf inputs])
+  std::shared_ptr<Node> input_fn_;  // an input's gradient edge when saved (Note [Saved inputs])
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;
@@ -100,7 +103,7 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<Edge> next_edges;
   std::vector<OutputInfo> outputs;  // one per forward output
   std::vector<std::pair<uint32_t, Hook>> pre_hooks;                      // (output_nr, hook)
-  std::vector<std::pair<uint32_t, std::shared_ptr<GradSlot>>> retained;  // (output_nr, slot)
+  std::vector<std::pair<uint32_t, std::weak_ptr<GradSlot>>> retained;  // (output_nr, slot)
 };
 
 /// The gradient for forward output i when none arrived: zeros of its sizes and dtype.

@@ -1247,7 +1247,7 @@ static void test_custom_function_saving_its_output_does_not_leak(void) {
 }
 
 /* b = a * a saves a; a.mul_(b) then gives a a node that saves b. Owning a itself, b's node would
-   own a's new node, which owns b: both nodes and tensors would never go (Note [Saved non-leaf
+   own a's new node, which owns b: both nodes and tensors would never go (Note [Saved
    inputs]). Backward through b's node is refused afterwards, as a was changed in place. */
 static void test_in_place_change_of_a_saved_non_leaf_does_not_leak(void) {
   const int64_t t0 = metric("tensors.live"), s0 = metric("storages.live");
@@ -1260,6 +1260,100 @@ static void test_in_place_change_of_a_saved_non_leaf_does_not_leak(void) {
     CHECK_OK(ct_tensor_sum(a, NULL, 0, 0, &loss));
     CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_INVALID_ARGUMENT);
     CHECK_ERROR_CONTAINS("modified by an in-place operation");
+    RELEASE(x, a, b, loss);
+  }
+  CHECK(metric("tensors.live") == t0);
+  CHECK(metric("storages.live") == s0);
+}
+
+/* s = x.sum() reaches x's AccumulateGrad; with requires_grad switched off, x.add_(s) gives x a
+   history through that node. Owning x, the node would keep x alive and x the node (Note
+   [AccumulateGrad does not own its leaf]). The gradient still reaches the leaf's grad. */
+static void test_in_place_history_through_a_leafs_own_accumulator_does_not_leak(void) {
+  const int64_t t0 = metric("tensors.live"), s0 = metric("storages.live");
+  {
+    ct_tensor* x = LEAF(S(3), 1, 2, 3);
+    ct_tensor *s = NULL, *loss = NULL;
+    CHECK_OK(ct_tensor_sum(x, NULL, 0, 0, &s));
+    CHECK_OK(ct_tensor_set_requires_grad(x, 0));
+    CHECK_OK(ct_tensor_add_(x, s));
+    CHECK_GRAD_FN(x, "AddBackward");
+    CHECK_OK(ct_tensor_sum(x, NULL, 0, 0, &loss));
+    CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+    CHECK_GRAD(x, S(3), 3, 3, 3); /* d/dx of sum(x + sum(x)) through s alone: 3 per element */
+    RELEASE(x, s, loss);
+  }
+  CHECK(metric("tensors.live") == t0);
+  CHECK(metric("storages.live") == s0);
+}
+
+/* y = x * c saves the constant c; c.add_(y) then gives c a node that reaches y's node. Owning c
+   itself, y's node would own c's new node (Note [Saved inputs]). */
+static void test_in_place_history_on_a_saved_constant_does_not_leak(void) {
+  const int64_t t0 = metric("tensors.live"), s0 = metric("storages.live");
+  {
+    ct_tensor* x = LEAF(S(3), 1, 2, 3);
+    ct_tensor* c = T(CT_FLOAT32, S(3), 2, 2, 2);
+    ct_tensor *y = NULL, *loss = NULL;
+    CHECK_OK(ct_tensor_mul(x, c, &y));
+    CHECK_OK(ct_tensor_add_(c, y));
+    CHECK_GRAD_FN(c, "AddBackward");
+    CHECK_OK(ct_tensor_sum(y, NULL, 0, 0, &loss));
+    CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_INVALID_ARGUMENT); /* c changed since saved */
+    CHECK_ERROR_CONTAINS("modified by an in-place operation");
+    RELEASE(x, c, y, loss);
+  }
+  CHECK(metric("tensors.live") == t0);
+  CHECK(metric("storages.live") == s0);
+}
+
+/* backward(create_graph) leaves x.grad with a history that reaches x's AccumulateGrad, which keeps
+   that grad: released with x, the whole graph goes, without clearing grad first. */
+static void test_create_graph_grad_goes_with_its_leaf(void) {
+  const int64_t t0 = metric("tensors.live"), s0 = metric("storages.live");
+  {
+    ct_tensor* x = LEAF(S(3), 1, 2, 3);
+    const ct_scalar three = SI(3);
+    ct_tensor *cube = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_pow_scalar(x, &three, &cube));
+    CHECK_OK(ct_tensor_sum(cube, NULL, 0, 0, &y));
+    CHECK_OK(ct_tensor_backward(y, NULL, CT_GRAD_CREATE_GRAPH));
+    CHECK_GRAD(x, S(3), 3, 12, 27);
+    RELEASE(cube, y, x);
+  }
+  CHECK(metric("tensors.live") == t0);
+  CHECK(metric("storages.live") == s0);
+}
+
+/* A leaf released before backward(create_graph): its gradient, which nothing could read, is not
+   kept, so the recorded graph that would reach the leaf's AccumulateGrad goes too. */
+static void test_create_graph_into_a_released_leaf_does_not_leak(void) {
+  const int64_t t0 = metric("tensors.live"), s0 = metric("storages.live");
+  {
+    ct_tensor* x = LEAF(S(3), 1, 2, 3);
+    ct_tensor* y = NULL;
+    CHECK_OK(ct_tensor_matmul(x, x, &y));
+    RELEASE(x);
+    CHECK_OK(ct_tensor_backward(y, NULL, CT_GRAD_CREATE_GRAPH));
+    RELEASE(y);
+  }
+  CHECK(metric("tensors.live") == t0);
+  CHECK(metric("storages.live") == s0);
+}
+
+/* A retained non-leaf gradient recorded by create_graph reaches the non-leaf's own node (through
+   the saved input of the operator after it); the node sees the slot weakly, so all of it goes. */
+static void test_create_graph_retained_grad_does_not_leak(void) {
+  const int64_t t0 = metric("tensors.live"), s0 = metric("storages.live");
+  {
+    ct_tensor* x = LEAF(S(2), 1.5, -2);
+    ct_tensor *a = NULL, *b = NULL, *loss = NULL;
+    CHECK_OK(ct_tensor_mul(x, x, &a));
+    CHECK_OK(ct_tensor_retain_grad(a));
+    CHECK_OK(ct_tensor_mul(a, a, &b));
+    CHECK_OK(ct_tensor_sum(b, NULL, 0, 0, &loss));
+    CHECK_OK(ct_tensor_backward(loss, NULL, CT_GRAD_CREATE_GRAPH));
+    CHECK_GRAD(a, S(2), 4.5, 8); /* 2a */
     RELEASE(x, a, b, loss);
   }
   CHECK(metric("tensors.live") == t0);
@@ -1821,6 +1915,11 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_custom_function_output_without_gradient_gets_zeros),
     CAPI_TEST(test_operator_without_derivative_is_not_implemented_until_wrapped),
     CAPI_TEST(test_in_place_change_of_a_saved_non_leaf_does_not_leak),
+    CAPI_TEST(test_in_place_history_through_a_leafs_own_accumulator_does_not_leak),
+    CAPI_TEST(test_in_place_history_on_a_saved_constant_does_not_leak),
+    CAPI_TEST(test_create_graph_grad_goes_with_its_leaf),
+    CAPI_TEST(test_create_graph_into_a_released_leaf_does_not_leak),
+    CAPI_TEST(test_create_graph_retained_grad_does_not_leak),
     CAPI_TEST(test_second_derivative_through_a_saved_non_leaf_input),
     CAPI_TEST(test_training_steps_leave_no_tensor_behind),
     CAPI_TEST(test_hooks_and_custom_functions_leave_no_tensor_behind),

@@ -242,7 +242,7 @@ def test_backward_with_create_graph_gives_differentiable_grad():
     (cg2,) = ctorch.autograd.grad(cx.grad.sum(), cx)
     (tg2,) = torch.autograd.grad(tx.grad.sum(), tx)
     compare(cg2, tg2, RTOL, ATOL)
-    cx.grad = None  # the recorded grad refers back to cx: a cycle, in torch too, until cleared
+    cx.grad = None  # frees the recorded graph now rather than with cx
 
 
 # ---------------------------------------------------------------------------------------------------
