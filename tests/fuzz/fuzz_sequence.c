@@ -535,9 +535,7 @@ static const char* autograd(pool* p, input* in) {
       return check_call("ct_tensor_set_requires_grad", ct_tensor_set_requires_grad(t, take(in) & 1), NULL, 0);
     case 1:
       g = (how & 0x80) ? slot(p, in) : NULL;
-      /* Not CT_GRAD_CREATE_GRAPH: a leaf's grad with a history keeps the leaf alive in a cycle
-       * until the caller clears it (docs/autograd.md), which a released pool cannot do. */
-      st = ct_tensor_backward(t, g, (take(in) % 8) & ~CT_GRAD_CREATE_GRAPH);
+      st = ct_tensor_backward(t, g, take(in) % 8);
       return check_call("ct_tensor_backward", st, NULL, 0);
     case 2: {
       st = ct_tensor_grad(t, &g);
