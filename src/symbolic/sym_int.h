@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -211,6 +212,16 @@ SymInt sym_sum(ArrayRef<SymInt> xs);
 SymInt sym_ite(SymBool c, SymInt a, SymInt b);
 SymFloat sym_ite(SymBool c, SymFloat a, SymFloat b);
 SymBool sym_not(SymBool b);
+/// The conjunction of conds, made in the order written. Use it rather than a & b for conditions
+/// that build nodes: a braced list is evaluated left to right, the operands of & in the order the
+/// compiler picks, and the nodes' order shows in an assertion's text and an exported program's
+/// bytes, which would then differ between gcc and clang builds.
+inline SymBool sym_all(std::initializer_list<SymBool> conds) {
+  const SymBool* c = conds.begin();
+  SymBool all = *c;
+  while (++c != conds.end()) all = all & *c;
+  return all;
+}
 /// int -> float and float -> int (truncation), with no guard.
 SymFloat sym_float(SymInt a);
 SymInt sym_int(SymFloat a);

@@ -70,7 +70,7 @@ Args parse(const char* op, const Frame& f, bool transposed) {
     CT_CHECK(a.out_channels % a.groups == 0, CT_ERROR_SHAPE, op, ": weight's ", a.out_channels,
              " output channels are not divisible by groups=", a.groups);
     const int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
-    CT_SYM_CHECK((ih + 2 * g.ph >= eh) & (iw + 2 * g.pw >= ew), CT_ERROR_SHAPE, op, ": the padded input (",
+    CT_SYM_CHECK(sym_all({ih + 2 * g.ph >= eh, iw + 2 * g.pw >= ew}), CT_ERROR_SHAPE, op, ": the padded input (",
                  ih + 2 * g.ph, ", ", iw + 2 * g.pw, ") is smaller than the dilated kernel (", eh, ", ", ew,
                  "). Pad more or use a smaller kernel");
     out_h = (ih + (2 * g.ph - eh)) / g.sh + 1;
@@ -90,7 +90,7 @@ Args parse(const char* op, const Frame& f, bool transposed) {
                dilation.ref());
     out_h = (ih - 1) * g.sh + (g.dh * (g.kh - 1) + op_pad[0] + 1 - 2 * g.ph);
     out_w = (iw - 1) * g.sw + (g.dw * (g.kw - 1) + op_pad[1] + 1 - 2 * g.pw);
-    CT_SYM_CHECK((out_h > 0) & (out_w > 0), CT_ERROR_SHAPE, op, ": the output would have sizes (", out_h, ", ", out_w,
+    CT_SYM_CHECK(sym_all({out_h > 0, out_w > 0}), CT_ERROR_SHAPE, op, ": the output would have sizes (", out_h, ", ", out_w,
                  "); reduce padding");
     g.oh = ih.maybe_int().value_or(0), g.ow = iw.maybe_int().value_or(0);
     g.h = out_h.maybe_int().value_or(0), g.w = out_w.maybe_int().value_or(0);

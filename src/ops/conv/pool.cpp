@@ -61,7 +61,7 @@ Pool window_pool(const char* op, const TensorImpl& x, IntArrayRef kernel, IntArr
   g.kh = k[0], g.kw = k[1], g.sh = s[0], g.sw = s[1], g.ph = p[0], g.pw = p[1], g.dh = d[0], g.dw = d[1];
   const SymInt oh = pooled_size(h, g.kh, g.ph, g.sh, g.dh, ceil_mode);
   const SymInt ow = pooled_size(w, g.kw, g.pw, g.sw, g.dw, ceil_mode);
-  CT_SYM_CHECK((oh >= 1) & (ow >= 1), CT_ERROR_SHAPE, op, ": input of sizes ", x.sym_sizes(), " gives an output of (",
+  CT_SYM_CHECK(sym_all({oh >= 1, ow >= 1}), CT_ERROR_SHAPE, op, ": input of sizes ", x.sym_sizes(), " gives an output of (",
                oh, ", ", ow, "), which is too small. Use a smaller kernel or more padding");
   g.oh = oh.maybe_int().value_or(0), g.ow = ow.maybe_int().value_or(0);
   r.out_sizes = SymDimVector(x.sym_sizes());

@@ -53,11 +53,7 @@ std::optional<SymInt> data_dependent_size(const char* op, const TensorImpl& t, S
   sym::ShapeEnv* env = t.device().is_meta() ? t.shape_env() : nullptr;
   if (!env) return std::nullopt;
   const SymInt n(env->create_unbacked(sym::Type::Int));
-  // Made one after the other: as operands of & their order would be the compiler's, and the
-  // assertion's text (and an exported program's bytes) would differ between gcc and clang builds.
-  const SymBool at_most = n <= most;
-  const SymBool nonnegative = n >= 0;
-  sym_check(nonnegative & at_most, CT_ERROR_INVALID_ARGUMENT,
+  sym_check(sym_all({n <= most, n >= 0}), CT_ERROR_INVALID_ARGUMENT,
             str(op, ": the data gave ", n, " elements, outside [0, ", most, "]"));
   return n;
 }

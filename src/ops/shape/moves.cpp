@@ -80,7 +80,7 @@ void unflatten_kernel(void*, Frame& f) {
   }
   const SymInt have = a.sym_size(d);
   if (infer >= 0) {
-    CT_SYM_CHECK((known != 0) & (have % sym_max(known, 1) == 0), CT_ERROR_SHAPE, "unflatten: sizes ", sizes, " cannot split dim ", d,
+    CT_SYM_CHECK(sym_all({known != 0, have % sym_max(known, 1) == 0}), CT_ERROR_SHAPE, "unflatten: sizes ", sizes, " cannot split dim ", d,
              " of size ", have, " (input ", a.sym_sizes(), ")");
     parts[infer] = have / known;
   } else {

@@ -86,10 +86,10 @@ Tensor pad_edges(const Tensor& a, IntArrayRef pad, Mode mode, int64_t k) {
     CT_CHECK(before >= 0 && after >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": padding ", pad,
              " has a negative entry. Crop with narrow or constant padding instead");
     if (mode == Mode::Reflect)
-      CT_SYM_CHECK((n > before) & (n > after), CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
+      CT_SYM_CHECK(sym_all({n > before, n > after}), CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
                ") of dim ", d, " must be less than its size ", n, " (input ", a->sym_sizes(), ")");
     if (mode == Mode::Circular)
-      CT_SYM_CHECK((n >= before) & (n >= after), CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
+      CT_SYM_CHECK(sym_all({n >= before, n >= after}), CT_ERROR_INVALID_ARGUMENT, op, ": padding (", before, ", ", after,
                ") of dim ", d, " must be at most its size ", n, " (input ", a->sym_sizes(), ")");
     Tensor lo, hi;
     SymDimVector s(x->sym_sizes());

@@ -81,7 +81,7 @@ Dims<I> infer_size(const char* op, ArrayRef<I> sizes, I numel, ArrayRef<I> from)
     }
   }
   if (infer >= 0) {
-    CT_SYM_CHECK((known != 0) & (numel % at_least_one(known) == 0), CT_ERROR_SHAPE, op, ": shape ", sizes,
+    CT_SYM_CHECK(sym_all({known != 0, numel % at_least_one(known) == 0}), CT_ERROR_SHAPE, op, ": shape ", sizes,
                  " is invalid for input ", from, " of ", numel, " elements. Choose sizes whose product is ", numel);
     out[infer] = numel / known;
   } else {
@@ -258,11 +258,11 @@ void narrow_kernel(void*, Frame& f) {
   const SymInt size = a.sym_size(d);
   SymInt start = f.arg(2).to_symint();
   const SymInt length = f.arg(3).to_symint();
-  CT_SYM_CHECK((start >= -size) & (start <= size), CT_ERROR_INDEX, "narrow: start ", start,
+  CT_SYM_CHECK(sym_all({start >= -size, start <= size}), CT_ERROR_INDEX, "narrow: start ", start,
                " is out of range for dim ", d, " of size ", size, " (input ", a.sym_sizes(), "). Pass start in [",
                -size, ", ", size, "]");
   if (start < 0) start = start + size;
-  CT_SYM_CHECK((length >= 0) & (length <= size - start), CT_ERROR_SHAPE, "narrow: start ", start, " + length ", length,
+  CT_SYM_CHECK(sym_all({length >= 0, length <= size - start}), CT_ERROR_SHAPE, "narrow: start ", start, " + length ", length,
                " exceeds dim ", d, " of size ", size, " (input ", a.sym_sizes(), "). Shorten length");
   SymDimVector sizes(a.sym_sizes());
   sizes[d] = length;
@@ -306,7 +306,7 @@ void select_kernel(void*, Frame& f) {
   const int64_t d = wrap_dim("select", f.arg(1).to_int(), a.dim());
   const SymInt size = a.sym_size(d);
   SymInt index = f.arg(2).to_symint();
-  CT_SYM_CHECK((index >= -size) & (index < size), CT_ERROR_INDEX, "select: index ", index,
+  CT_SYM_CHECK(sym_all({index >= -size, index < size}), CT_ERROR_INDEX, "select: index ", index,
                " is out of range for dim ", d, " of size ", size, " (input ", a.sym_sizes(),
                "). Pass an index in [", -size, ", ", size - 1, "]");
   if (index < 0) index = index + size;

@@ -43,7 +43,7 @@ void pick_meta(const Frame& f, MetaResult& m) {
                a.sym_sizes(), ")");
   if (P == Pick::Kth) {
     const int64_t k = f.arg(1).to_int();
-    CT_SYM_CHECK((n >= k) & (k >= 1), CT_ERROR_INDEX, "kthvalue: k = ", k, " is out of range for dim ", dim, " of size ", n,
+    CT_SYM_CHECK(sym_all({n >= k, k >= 1}), CT_ERROR_INDEX, "kthvalue: k = ", k, " is out of range for dim ", dim, " of size ", n,
              " (input ", a.sym_sizes(), "). Pass 1 <= k <= ", n);
   }
   SymDimVector sizes;

@@ -86,7 +86,7 @@ void topk_meta(const Frame& f, MetaResult& m) {
   const SymInt n = a.dim() == 0 ? SymInt(1) : a.sym_size(dim);
   CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "topk: bool tensors have no order to select by (input ", a.sym_sizes(),
            "). Convert with to(uint8) first");
-  CT_SYM_CHECK((k >= 0) & (k <= n), CT_ERROR_INDEX, "topk: k = ", k, " is out of range for dim ", dim, " of size ",
+  CT_SYM_CHECK(sym_all({k >= 0, k <= n}), CT_ERROR_INDEX, "topk: k = ", k, " is out of range for dim ", dim, " of size ",
                n, " (input ", a.sym_sizes(), "). Pass 0 <= k <= ", n);
   SymDimVector sizes(a.sym_sizes());
   if (a.dim() > 0) sizes[static_cast<size_t>(dim)] = k;

@@ -251,3 +251,15 @@ TEST(ShapeEnvProperty, RecordedGuardsHoldForTheHints) {
     EXPECT_EQ(e.env->first_failing_guard(e.binding({h0, h1})), -1) << e.env->to_json();
   }
 }
+
+// A conjunction lists its conditions in the order their nodes were made; sym_all makes them in the
+// order written, whatever the compiler.
+TEST(ShapeEnv, SymAllBuildsItsConditionsInTheOrderWritten) {
+  Env e;
+  const SymInt most = e.symbol(8, 2);
+  const SymInt n(e.env->create_unbacked(ct::sym::Type::Int));
+  const SymInt m(e.env->create_unbacked(ct::sym::Type::Int));
+  EXPECT_EQ(ct::str(ct::sym_all({n <= most, n >= 0})), "u0 <= s0 and u0 >= 0");
+  EXPECT_EQ(ct::str(ct::sym_all({m >= 0, m <= most})), "u1 >= 0 and u1 <= s0");
+  EXPECT_EQ(ct::str(ct::sym_all({SymBool(true), m >= 1})), "u1 >= 1");
+}
