@@ -134,11 +134,30 @@ sym::ShapeEnv* frame_shape_env(const Frame& f) {
 }
 }  // namespace
 
+namespace {
+// No element to read or write: a kernel would have nothing to do, and one that loops over rows
+// would not finish for a (2^62, 0) tensor. Inputs count too, as their values may still be checked
+// (an index into an empty tensor must be refused).
+bool all_empty(const Frame& f, const MetaResult& m) {
+  for (size_t i = 0; i < m.n; ++i)
+    if (f.outs[i]->numel() != 0) return false;
+  for (size_t i = 0; i < f.nargs; ++i) {
+    const Value& v = f.args[i];
+    if (v.is_tensor() && v.tensor().numel() != 0) return false;
+    if (v.kind() == Value::Kind::TensorList)
+      for (const TensorImpl* t : v.tensor_list())
+        if (t->numel() != 0) return false;
+  }
+  return true;
+}
+}  // namespace
+
 void structured_kernel(void*, Frame& f) {
   const MetaResult m = structured_outputs(f);
   // Outputs live on the inputs' device, so its backend names the compute to run (none for meta).
   const DispatchKey k = backend_key(m.outs[0].device);
-  if (ComputeFn c = f.op.compute[static_cast<int>(k)]) c(f, m, f.outs);
+  ComputeFn c = f.op.compute[static_cast<int>(k)];
+  if (c && !all_empty(f, m)) c(f, m, f.outs);
 }
 
 MetaResult structured_outputs(Frame& f) {
@@ -197,7 +216,8 @@ void inplace_kernel(void*, Frame& f) {
            " in place. Use the out-of-place form, or convert self with to() first");
   f.outs[0] = Tensor::borrow(&self);
   const DispatchKey k = backend_key(self.device());
-  if (ComputeFn c = f.op.compute[static_cast<int>(k)]) c(f, m, f.outs);
+  ComputeFn c = f.op.compute[static_cast<int>(k)];
+  if (c && !all_empty(f, m)) c(f, m, f.outs);
   self.storage()->bump_version();
 }
 
