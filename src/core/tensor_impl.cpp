@@ -19,7 +19,10 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     st[i] = s;
-    s *= sizes[i] > 1 ? sizes[i] : 1;
+    // Only an empty tensor's product can overflow ((2^62, 0, 2) has 2^63 as max(size, 1)
+    // product), and any strides will do for it: the dims further out keep the last one that fit.
+    int64_t next;
+    if (!__builtin_mul_overflow(s, sizes[i] > 1 ? sizes[i] : 1, &next)) s = next;
   }
   return st;
 }

@@ -421,6 +421,47 @@ static void test_init_fills_with_non_finite_parameters_are_invalid_argument(void
   ct_tensor_release(a);
 }
 
+/* ---- empty tensors with huge dims ---- */
+
+/* sizes[0..ndim) of t equal want's, and every stride is >= 0 (none overflowed into a value no
+   stride can have). */
+static int sizes_are(const ct_tensor* t, const int64_t* want, size_t ndim) {
+  size_t n = 0;
+  int64_t sizes[8], strides[8];
+  if (!t || ct_tensor_ndim(t, &n) != CT_OK || n != ndim || n > 8) return 0;
+  if (ct_tensor_sizes(t, sizes, n) != CT_OK || ct_tensor_strides(t, strides, n) != CT_OK) return 0;
+  for (size_t d = 0; d < n; ++d)
+    if (sizes[d] != want[d] || strides[d] < 0) return 0;
+  return 1;
+}
+
+/* A (2^62, 0, 2) tensor holds nothing: operators on it finish at once (a sort once looped over its
+   2^62 empty rows) and make valid strides (the row-major ones of (1, 2^62, 1, 0, 1, 2), the
+   products of max(size, 1), overflowed into a value read as a symbolic pointer). */
+static void test_empty_tensors_with_huge_dims_compute_nothing(void) {
+  const int64_t huge = (int64_t)1 << 62;
+  ct_tensor* x = NULL;
+  CHECK_OK(ct_tensor_zeros(SZ(huge, 0, 2), 3, CT_FLOAT32, NULL, &x));
+  ct_tensor* outs[2] = {NULL, NULL};
+  ct_value args[2];
+  args[0] = VT(x);
+  CHECK_OK(ct_op_call("sort", args, 1, outs, 2));
+  CHECK(sizes_are(outs[0], SZ(huge, 0, 2), 3) && sizes_are(outs[1], SZ(huge, 0, 2), 3));
+  RELEASE(outs[0], outs[1]);
+  args[1] = VI(0);
+  CHECK_OK(ct_op_call("cumsum", args, 2, outs, 1));
+  CHECK(sizes_are(outs[0], SZ(huge, 0, 2), 3));
+  RELEASE(outs[0]);
+  args[1] = VINTS(SZ(1, huge, 1, 0, 1, 2), 6);
+  CHECK_OK(ct_op_call("reshape", args, 2, outs, 1));
+  CHECK(sizes_are(outs[0], SZ(1, huge, 1, 0, 1, 2), 6));
+  RELEASE(outs[0]);
+  args[1] = VINTS(SZ(0), 1);
+  CHECK_OK(ct_op_call("tile", args, 2, outs, 1));
+  CHECK(sizes_are(outs[0], SZ(huge, 0, 0), 3));
+  RELEASE(outs[0], x);
+}
+
 static void test_op_call_of_empty_with_a_tensor_for_sizes_leaks_nothing(void) {
   ct_tensor* a = T(CT_FLOAT32, S(1), 1);
   ct_tensor* out;
@@ -452,5 +493,6 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_clip_grad_with_nan_bounds_is_invalid_argument),
     CAPI_TEST(test_init_fills_with_non_finite_parameters_are_invalid_argument),
     CAPI_TEST(test_op_call_of_empty_with_a_tensor_for_sizes_leaks_nothing),
+    CAPI_TEST(test_empty_tensors_with_huge_dims_compute_nothing),
 };
 CAPI_MAIN(TESTS)
