@@ -13,16 +13,23 @@ using ImplPool = SlotPool<sizeof(TensorImpl), alignof(TensorImpl)>;
 
 size_t live_tensor_count() { return ImplPool::live(); }
 
+namespace {
+// The row-major stride of the dim outside one of stride s and size size: s * max(size, 1). Only an
+// empty tensor's can overflow ((1, 2^62, 0, 2) has 2^63 there), and any strides will do for one, as
+// it has no element to reach: the dims further out keep s.
+int64_t outer_stride(int64_t s, int64_t size) {
+  int64_t next;
+  return __builtin_mul_overflow(s, size > 1 ? size : 1, &next) ? s : next;
+}
+}  // namespace
+
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector st;
   st.resize(sizes.size());
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     st[i] = s;
-    // Only an empty tensor's product can overflow ((2^62, 0, 2) has 2^63 as max(size, 1)
-    // product), and any strides will do for it: the dims further out keep the last one that fit.
-    int64_t next;
-    if (!__builtin_mul_overflow(s, sizes[i] > 1 ? sizes[i] : 1, &next)) s = next;
+    s = outer_stride(s, sizes[i]);
   }
   return st;
 }
@@ -186,6 +193,17 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides) {
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;  // callers checked the product (checked_numel)
   numel_ = n;
+  // A view's strides computed for an empty tensor may have overflowed (unsqueeze of a (2^62, 0, 2)
+  // tensor multiplies 2^62 by 2), and one below -2^62 would read as a symbolic pointer (Note
+  // [SymInt representation]). None is ever followed, so row-major ones replace them. (A non-empty
+  // tensor's strides are bounded by its storage; only flip's internal views have negative ones.)
+  if (n == 0)
+    for (int64_t s : strides)
+      if (s < 0) {
+        const DimVector row_major = contiguous_strides(sizes);
+        strides_.assign(row_major.data(), row_major.size());
+        break;
+      }
   is_contiguous_ = compute_contiguous(sizes, strides);
 }
 
@@ -208,7 +226,7 @@ TensorImpl* TensorImpl::empty(IntArrayRef sizes, DType dtype, Device device) {
   int64_t st = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     t->strides_[i] = st;
-    st *= sizes[i] > 1 ? sizes[i] : 1;
+    st = outer_stride(st, sizes[i]);
   }
   return t.done();
 }
