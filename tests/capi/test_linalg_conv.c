@@ -102,6 +102,25 @@ static void test_conv2d_options(void) {
   RELEASE(x, w, b, xi);
 }
 
+/* As in PyTorch: an empty batch or empty channels are fine, a kernel or an input plane without
+   height or width is refused (a 0 x 2 kernel would give a full output from nothing). */
+static void test_conv2d_of_empty_tensors(void) {
+  ct_tensor* w = TE(CT_FLOAT32, S(2, 1, 2, 2));
+  ct_tensor* no_batch = TE(CT_FLOAT32, S(0, 1, 3, 3));
+  ct_tensor* no_rows = TE(CT_FLOAT32, S(1, 1, 0, 3));
+  ct_tensor* flat_kernel = TE(CT_FLOAT32, S(2, 1, 0, 2));
+  ct_tensor* x = TE(CT_FLOAT32, S(1, 1, 3, 3));
+  ct_tensor* y = NULL;
+  CHECK_OK(ct_tensor_conv2d(no_batch, w, NULL, NULL, &y));
+  CHECK_TENSOR(y, CT_FLOAT32, S(0, 2, 2, 2));
+  RELEASE(y);
+  CHECK_STATUS(ct_tensor_conv2d(no_rows, w, NULL, NULL, &y), CT_ERROR_SHAPE);
+  CHECK_ERROR_CONTAINS("no height or no width");
+  CHECK_STATUS(ct_tensor_conv2d(x, flat_kernel, NULL, NULL, &y), CT_ERROR_SHAPE);
+  CHECK_ERROR_CONTAINS("at least 1 x 1");
+  RELEASE(w, no_batch, no_rows, flat_kernel, x);
+}
+
 static void test_pools(void) {
   ct_tensor* x = T(CT_FLOAT32, S(1, 4, 4), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
   ct_pool2d_options o = CT_POOL2D_OPTIONS_DEFAULT(2, 2);
@@ -130,7 +149,7 @@ static void test_pools(void) {
 
 static const capi_test TESTS[] = {
     CAPI_TEST(test_vector_products),       CAPI_TEST(test_vector_product_errors), CAPI_TEST(test_baddbmm_scales),
-    CAPI_TEST(test_einsum_chain_and_errors), CAPI_TEST(test_linear_with_and_without_bias), CAPI_TEST(test_conv2d_options),
+    CAPI_TEST(test_einsum_chain_and_errors), CAPI_TEST(test_linear_with_and_without_bias), CAPI_TEST(test_conv2d_options), CAPI_TEST(test_conv2d_of_empty_tensors),
     CAPI_TEST(test_pools),
 };
 CAPI_MAIN(TESTS)

@@ -60,6 +60,12 @@ Args parse(const char* op, const Frame& f, bool transposed) {
   g.kh = w.sym_size(2).guard_int(), g.kw = w.sym_size(3).guard_int();
   g.sh = stride[0], g.sw = stride[1], g.ph = padding[0], g.pw = padding[1], g.dh = dilation[0], g.dw = dilation[1];
   const SymInt ih = x.sym_size(o + 1), iw = x.sym_size(o + 2);
+  // As in PyTorch: a 0 x k kernel has no output to define, and only the batch or the channels of
+  // the input may be empty (an input without height would still have a full output).
+  CT_CHECK(g.kh > 0 && g.kw > 0, CT_ERROR_SHAPE, op, ": the kernel must be at least 1 x 1, got weight of sizes ",
+           w.sym_sizes());
+  CT_SYM_CHECK(sym_all({ih > 0, iw > 0}), CT_ERROR_SHAPE, op, ": input of sizes ", x.sym_sizes(),
+               " has no height or no width; only its batch or its channels may be 0");
   const int64_t w0 = w.sym_size(0).guard_int(), w1 = w.sym_size(1).guard_int();
   SymInt out_h, out_w;
   if (!transposed) {
