@@ -26,100 +26,16 @@
 
 #define FUZZ_NAME "fuzz_sequence"
 #include "fuzz_main.h"
+#include "op_schemas.h"
 
-enum { kSlots = 16, kMaxNumel = 4096, kMaxCalls = 64, kMaxArgs = 16, kMaxOps = 2048, kMaxOuts = 8, kMaxList = 4 };
+enum { kSlots = 16, kMaxNumel = 4096, kMaxCalls = 64, kMaxArgs = kSchemaMaxArgs, kMaxOps = 2048,
+       kMaxOuts = kSchemaMaxReturns, kMaxList = 4 };
 
 /* ---- The operators, from ct_op_registry_json ---- */
-
-typedef enum arg_kind { A_TENSOR, A_TENSORS, A_INT, A_INTS, A_FLOAT, A_BOOL, A_SCALAR, A_DTYPE, A_DEVICE, A_STR, A_OTHER } arg_kind;
-
-typedef struct op_info {
-  char name[96]; /* "add.Tensor" */
-  int nargs, nreturns;
-  arg_kind kinds[kMaxArgs];
-  int optional[kMaxArgs];
-} op_info;
 
 static op_info g_ops[kMaxOps];
 static int g_nops;
 static ct_symint* g_symint; /* a concrete symbolic int, 2, for CT_VALUE_SYMINT arguments */
-
-static arg_kind kind_of(const char* type, size_t n) {
-  const int list = memchr(type, '[', n) != NULL;
-  if (!strncmp(type, "Tensor", 6)) return list ? A_TENSORS : A_TENSOR;
-  if (!strncmp(type, "int", 3) || !strncmp(type, "SymInt", 6)) return list ? A_INTS : A_INT;
-  if (!strncmp(type, "float", 5)) return A_FLOAT;
-  if (!strncmp(type, "bool", 4)) return A_BOOL;
-  if (!strncmp(type, "Scalar", 6) && strncmp(type, "ScalarType", 10)) return A_SCALAR;
-  if (!strncmp(type, "ScalarType", 10)) return A_DTYPE;
-  if (!strncmp(type, "Device", 6)) return A_DEVICE;
-  if (!strncmp(type, "str", 3)) return A_STR;
-  return A_OTHER; /* Generator: boxed calls take only None there */
-}
-
-/* Splits "name(args) -> returns" at its top-level commas; the schema texts the registry prints. */
-static void add_op(const char* s) {
-  if (g_nops == kMaxOps) return;
-  op_info* op = &g_ops[g_nops];
-  memset(op, 0, sizeof *op);
-  const char* open = strchr(s, '(');
-  if (!open || (size_t)(open - s) >= sizeof op->name) return;
-  memcpy(op->name, s, (size_t)(open - s));
-  const char* p = open + 1;
-  int depth = 0;
-  const char* start = p;
-  for (; *p && !(depth == 0 && *p == ')'); ++p) {
-    if (*p == '\'') { /* string defaults may hold anything */
-      const char* q = strchr(p + 1, '\'');
-      if (!q) return;
-      p = q;
-    } else if (*p == '(' || *p == '[') {
-      ++depth;
-    } else if (*p == ')' || *p == ']') {
-      --depth;
-    }
-    if (depth == 0 && (p[1] == ',' || p[1] == ')')) {
-      while (*start == ' ' || *start == ',') ++start;
-      const size_t n = (size_t)(p + 1 - start);
-      if (n > 0 && !(n == 1 && *start == '*') && op->nargs < kMaxArgs) {
-        size_t tn = 0;
-        while (tn < n && start[tn] != ' ') ++tn;
-        op->kinds[op->nargs] = kind_of(start, tn);
-        op->optional[op->nargs] = memchr(start, '?', tn) != NULL || memchr(start, '=', n) != NULL;
-        ++op->nargs;
-      }
-      start = p + 1;
-    }
-  }
-  const char* arrow = strstr(p, "->");
-  if (!arrow) return;
-  arrow += 2;
-  while (*arrow == ' ') ++arrow;
-  if (*arrow == '(') {
-    op->nreturns = arrow[1] == ')' ? 0 : 1;
-    for (const char* q = arrow; *q; ++q) op->nreturns += *q == ',';
-  } else {
-    op->nreturns = 1;
-  }
-  if (op->nreturns <= kMaxOuts) ++g_nops;
-}
-
-/* Reads every "schema" string of the registry JSON (escapes: the registry writes \" \\ \n). */
-static void load_ops(void) {
-  char* json = NULL;
-  if (ct_op_registry_json(&json) != CT_OK) abort();
-  static const char key[] = "\"schema\": \"";
-  for (const char* p = strstr(json, key); p; p = strstr(p, key)) {
-    p += sizeof key - 1;
-    char text[1024];
-    size_t n = 0;
-    for (; *p && *p != '"' && n + 1 < sizeof text; ++p) text[n++] = *p == '\\' && p[1] ? *++p : *p;
-    text[n] = '\0';
-    add_op(text);
-  }
-  ct_string_release(json);
-  if (g_nops == 0) abort();
-}
 
 /* ---- Input bytes ---- */
 
@@ -609,7 +525,8 @@ static const char* fuzz_exercise(const uint8_t* data, size_t size) {
   if (!ready) {
     /* One thread: the same input takes the same path every run. */
     if (ct_set_num_threads(1) != CT_OK) abort();
-    load_ops();
+    g_nops = load_op_schemas(g_ops, kMaxOps);
+    if (g_nops <= 0) abort();
     if (ct_symint_from_int(2, &g_symint) != CT_OK) abort();
     ready = 1;
   }
