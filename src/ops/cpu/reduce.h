@@ -144,8 +144,10 @@ void reduce_columns(const T* p, int64_t outer, int64_t k, int64_t inner, O* out,
           used[l] = false;
         }
         if (l == used.size()) {
+          // Owned before the vector grows: a growth that fails would leak an array emplaced raw.
+          std::unique_ptr<A[]> level(new A[kColumnChunk]);
+          levels.push_back(std::move(level));
           used.push_back(false);
-          levels.emplace_back(new A[kColumnChunk]);
         }
         std::copy(block.get(), block.get() + n, levels[l].get());
         used[l] = true;
