@@ -378,6 +378,125 @@ static void registry_and_metrics(run* r) {
   ct_string_release(metrics); /* its numbers move with every run */
 }
 
+/* Training as the examples do it: an initializer with its own generator, linear, relu, cross
+   entropy, backward, gradient clipping, SGD with momentum and a step schedule, for two steps. */
+static void training_step(run* r) {
+  const int64_t xs[] = {4, 6}, ws[] = {3, 6}, bs[] = {3}, four[] = {4};
+  const int64_t labels[] = {0, 2, 1, 2};
+  ct_tensor* x = random_floats(r, xs, 2);
+  ct_tensor* w = random_floats(r, ws, 2);
+  ct_tensor* b = random_floats(r, bs, 1);
+  ct_tensor** target = slot(r);
+  ct_generator* gen = NULL;
+  ct_optimizer* opt = NULL;
+  ct_lr_scheduler* sched = NULL;
+  ct_optimizer_options o;
+  ct_lr_scheduler_options so;
+  TRY(r, ct_tensor_from_data(labels, four, 1, CT_INT64, target));
+  TRY(r, ct_generator_create("cpu", &gen));
+  TRY(r, ct_generator_manual_seed(gen, 7));
+  TRY(r, ct_init_kaiming_uniform_(w, 0.0, "fan_in", "relu", gen));
+  TRY(r, ct_tensor_set_requires_grad(w, 1));
+  TRY(r, ct_tensor_set_requires_grad(b, 1));
+  TRY(r, ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  o.lr = 0.1;
+  o.momentum = 0.9;
+  const ct_tensor* params[] = {w, b};
+  TRY(r, ct_optimizer_create(params, 2, &o, &opt));
+  TRY(r, ct_lr_scheduler_options_default(CT_LR_SCHEDULER_STEP, &so));
+  so.step_size = 1;
+  so.gamma = 0.5;
+  TRY(r, ct_lr_scheduler_create(opt, &so, &sched));
+  for (int step = 0; step < 2; ++step) {
+    ct_tensor **logits = slot(r), **hidden = slot(r), **loss = slot(r);
+    double norm = 0;
+    TRY(r, ct_optimizer_zero_grad(opt, 1));
+    TRY(r, ct_tensor_linear(x, w, b, logits));
+    TRY(r, ct_tensor_relu(*logits, hidden));
+    TRY(r, ct_tensor_cross_entropy(*hidden, *target, NULL, CT_REDUCTION_MEAN, -100, 0.0, loss));
+    TRY(r, ct_tensor_backward(*loss, NULL, 0));
+    TRY(r, ct_clip_grad_norm(params, 2, 1.0, 2.0, &norm));
+    if (r->st == CT_OK) mix(r, &norm, sizeof norm);
+    TRY(r, ct_optimizer_step(opt));
+    TRY(r, ct_lr_scheduler_step(sched));
+  }
+  digest_tensor(r, w);
+  digest_tensor(r, b);
+  ct_lr_scheduler_release(sched);
+  ct_optimizer_release(opt);
+  ct_generator_release(gen);
+}
+
+/* A generator of one's own: seeded draws, its state saved and restored, dropout, bernoulli_ and
+   randperm from it. */
+static void random_generators(run* r) {
+  const int64_t sizes[] = {4, 5};
+  uint8_t state[CT_GENERATOR_STATE_SIZE];
+  ct_generator* gen = NULL;
+  ct_tensor **a = slot(r), **again = slot(r), **dropped = slot(r), **perm = slot(r);
+  TRY(r, ct_generator_create("cpu", &gen));
+  TRY(r, ct_generator_manual_seed(gen, 42));
+  TRY(r, ct_generator_get_state(gen, state, sizeof state));
+  TRY(r, ct_tensor_randn(sizes, 2, CT_FLOAT32, NULL, gen, a));
+  TRY(r, ct_generator_set_state(gen, state, sizeof state));
+  TRY(r, ct_tensor_randn(sizes, 2, CT_FLOAT32, NULL, gen, again));
+  TRY(r, ct_tensor_dropout(*a, 0.5, 1, gen, dropped));
+  TRY(r, ct_tensor_bernoulli_(*again, 0.25, gen));
+  TRY(r, ct_tensor_randperm(7, CT_INT64, NULL, gen, perm));
+  if (r->st == CT_OK) {
+    digest_tensor(r, *dropped);
+    digest_tensor(r, *again);
+    digest_tensor(r, *perm);
+  }
+  ct_generator_release(gen);
+}
+
+/* Indexing with index tensors and masks, and einsum. */
+static void indexing_and_einsum(run* r) {
+  const int64_t sizes[] = {3, 4}, two[] = {2}, index_sizes[] = {3, 2};
+  const int64_t rows[] = {2, 0}, cols[] = {0, 3, 1, 1, 2, 0};
+  const ct_scalar zero = {CT_SCALAR_FLOAT, 0, 0.0};
+  ct_tensor* a = random_floats(r, sizes, 2);
+  ct_tensor* value = floats(r, k6, NULL, 0);
+  ct_tensor **row = slot(r), **col = slot(r), **picked = slot(r), **gathered = slot(r), **scattered = slot(r),
+            **gram = slot(r), **mask = slot(r), **filled = slot(r), **chosen = slot(r);
+  TRY(r, ct_tensor_from_data(rows, two, 1, CT_INT64, row));
+  TRY(r, ct_tensor_from_data(cols, index_sizes, 2, CT_INT64, col));
+  TRY(r, ct_tensor_index_select(a, 0, *row, picked));
+  TRY(r, ct_tensor_gather(a, 1, *col, gathered));
+  TRY(r, ct_tensor_scatter_add(a, 1, *col, *gathered, scattered));
+  const ct_tensor* operands[] = {a, a};
+  TRY(r, ct_tensor_einsum("ij,kj->ik", operands, 2, gram));
+  TRY(r, ct_tensor_gt_scalar(a, &zero, mask));
+  TRY(r, ct_tensor_masked_fill(a, *mask, &zero, filled));
+  TRY(r, ct_tensor_where(*mask, a, *scattered, chosen));
+  const ct_tensor* indices[] = {*row};
+  TRY(r, ct_tensor_index_put_(*chosen, indices, 1, value, 1));
+  if (r->st == CT_OK) {
+    digest_tensor(r, *picked);
+    digest_tensor(r, *gram);
+    digest_tensor(r, *filled);
+    digest_tensor(r, *chosen);
+  }
+}
+
+/* The profiler around a few operators; its report's times differ every run, so only its presence
+   is checked. */
+static void profiled_operators(run* r) {
+  const int64_t sizes[] = {8, 8};
+  ct_tensor* a = random_floats(r, sizes, 2);
+  ct_tensor **p = slot(r), **s = slot(r);
+  char* report = NULL;
+  TRY(r, ct_profiler_start());
+  TRY(r, ct_tensor_matmul(a, a, p));
+  TRY(r, ct_tensor_sum(*p, NULL, 0, 0, s));
+  const ct_status stopped = ct_profiler_stop_to_string(&report); /* stop even after a failure */
+  TRY(r, stopped);
+  if (r->st == CT_OK && (!report || !report[0])) r->st = CT_ERROR_INTERNAL;
+  ct_string_release(report);
+  digest_tensor(r, *s);
+}
+
 /* A call that fails by itself: under injection its error message may be what cannot be allocated. */
 static void refused_call(run* r) {
   const int64_t four[] = {4};
@@ -405,6 +524,10 @@ static const scenario SCENARIOS[] = {
     {"dlpack_round_trip", dlpack_round_trip},
     {"custom_function_and_hook", custom_function_and_hook},
     {"registry_and_metrics", registry_and_metrics},
+    {"training_step", training_step},
+    {"random_generators", random_generators},
+    {"indexing_and_einsum", indexing_and_einsum},
+    {"profiled_operators", profiled_operators},
     {"refused_call", refused_call},
 };
 
