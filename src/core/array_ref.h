@@ -22,11 +22,15 @@ class ArrayRef {
   constexpr ArrayRef() = default;
   constexpr ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)  // gcc's warning; clang has no such group
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   // Valid for the full expression that holds the braces, which is how call arguments use it.
   constexpr ArrayRef(std::initializer_list<T> l) : data_(l.begin()), size_(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   constexpr const T* data() const { return data_; }
   constexpr size_t size() const { return size_; }
   constexpr bool empty() const { return size_ == 0; }

@@ -81,27 +81,27 @@ class SymInt {
 
   friend SymInt operator+(SymInt a, SymInt b) {
     int64_t r;
-    if (!(a.is_symbolic() | b.is_symbolic()) && !__builtin_add_overflow(a.v_, b.v_, &r)) return SymInt(r);
+    if (!(a.is_symbolic() || b.is_symbolic()) && !__builtin_add_overflow(a.v_, b.v_, &r)) return SymInt(r);
     return binary_slow(BinOp::Add, a, b);
   }
   friend SymInt operator-(SymInt a, SymInt b) {
     int64_t r;
-    if (!(a.is_symbolic() | b.is_symbolic()) && !__builtin_sub_overflow(a.v_, b.v_, &r)) return SymInt(r);
+    if (!(a.is_symbolic() || b.is_symbolic()) && !__builtin_sub_overflow(a.v_, b.v_, &r)) return SymInt(r);
     return binary_slow(BinOp::Sub, a, b);
   }
   friend SymInt operator*(SymInt a, SymInt b) {
     int64_t r;
-    if (!(a.is_symbolic() | b.is_symbolic()) && !__builtin_mul_overflow(a.v_, b.v_, &r)) return SymInt(r);
+    if (!(a.is_symbolic() || b.is_symbolic()) && !__builtin_mul_overflow(a.v_, b.v_, &r)) return SymInt(r);
     return binary_slow(BinOp::Mul, a, b);
   }
   /// Floor division (Python's //).
   friend SymInt operator/(SymInt a, SymInt b) {
-    if (!(a.is_symbolic() | b.is_symbolic()) && b.v_ > 0 && a.v_ >= 0) return SymInt(a.v_ / b.v_);
+    if (!(a.is_symbolic() || b.is_symbolic()) && b.v_ > 0 && a.v_ >= 0) return SymInt(a.v_ / b.v_);
     return binary_slow(BinOp::FloorDiv, a, b);
   }
   /// Python's %: the sign of the divisor.
   friend SymInt operator%(SymInt a, SymInt b) {
-    if (!(a.is_symbolic() | b.is_symbolic()) && b.v_ > 0 && a.v_ >= 0) return SymInt(a.v_ % b.v_);
+    if (!(a.is_symbolic() || b.is_symbolic()) && b.v_ > 0 && a.v_ >= 0) return SymInt(a.v_ % b.v_);
     return binary_slow(BinOp::Mod, a, b);
   }
 
@@ -184,7 +184,7 @@ class SymFloat {
 // Comparisons: plain ones inline, symbolic ones build a relation (no guard until it is branched on).
 #define CT_SYMINT_RELATION(sym_op, name)                                                  \
   inline SymBool operator sym_op(SymInt a, SymInt b) {                                    \
-    if (!(a.is_symbolic() | b.is_symbolic())) return SymBool(a.raw() sym_op b.raw());     \
+    if (!(a.is_symbolic() || b.is_symbolic())) return SymBool(a.raw() sym_op b.raw());     \
     return SymInt::relation_slow(SymInt::RelOp::name, a, b);                              \
   }
 CT_SYMINT_RELATION(==, Eq)
@@ -197,11 +197,11 @@ CT_SYMINT_RELATION(>=, Ge)
 
 /// max/min of SymInts as one node, with no guard; plain arithmetic on concrete values.
 inline SymInt sym_max(SymInt a, SymInt b) {
-  if (!(a.is_symbolic() | b.is_symbolic())) return a.raw() > b.raw() ? a : b;
+  if (!(a.is_symbolic() || b.is_symbolic())) return a.raw() > b.raw() ? a : b;
   return SymInt::binary_slow(SymInt::BinOp::Max, a, b);
 }
 inline SymInt sym_min(SymInt a, SymInt b) {
-  if (!(a.is_symbolic() | b.is_symbolic())) return a.raw() < b.raw() ? a : b;
+  if (!(a.is_symbolic() || b.is_symbolic())) return a.raw() < b.raw() ? a : b;
   return SymInt::binary_slow(SymInt::BinOp::Min, a, b);
 }
 SymInt sym_max(ArrayRef<SymInt> xs);
