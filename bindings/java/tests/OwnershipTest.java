@@ -47,6 +47,28 @@ class OwnershipTest {
     assertArrayEquals(before, counters());
   }
 
+  @Test
+  void inPlaceFeedbackAndCreateGraphLeaveNoTensorAlive() throws InterruptedException {
+    long[] before = settle(counters());
+    for (int i = 0; i < 100; i++) {
+      try (Tensor x = Tensor.of(new float[] {1, 2, 3}).setRequiresGrad(true);
+          Tensor s = x.sum()) {
+        x.setRequiresGrad(false);
+        x.addInPlace(s); // x is returned: its history now ends at its own AccumulateGrad
+      }
+      try (Tensor w = Tensor.of(new float[] {1, 2, 3}).setRequiresGrad(true);
+          Tensor sq = w.mul(w);
+          Tensor cube = sq.mul(w);
+          Tensor total = cube.sum()) {
+        total.backward(null, Grad.CREATE_GRAPH);
+        try (Tensor g = w.grad()) {
+          assertTrue(g.requiresGrad()); // a recorded grad: it goes with w
+        }
+      }
+    }
+    assertArrayEquals(before, settle(before));
+  }
+
   private static void forget(int n) {
     Tensor a = Tensor.of(new float[] {1, 2, 3});
     for (int i = 0; i < n; i++) {

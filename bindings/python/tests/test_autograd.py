@@ -960,3 +960,22 @@ def test_autograd_examples_in_the_docs_run(capsys):
     assert abs(fit["w"].item() - 2) < 1e-3 and abs(fit["b"].item() - 1) < 1e-3
     assert results[1]["x"].grad.tolist() == [1.0, 1.0, 1.0]
     assert "ExpBackward" in capsys.readouterr().out
+
+
+def test_in_place_feedback_and_create_graph_leave_no_tensor_alive():
+    """A history that reaches the leaf's own accumulator, and a grad recorded by create_graph, keep
+    nothing alive once the Python objects go (no reference cycle through the library)."""
+    metric = ctorch._C.ct_metric_get
+    gc.collect()
+    before = metric("tensors.live")
+    for _ in range(100):
+        x = ctorch.ones(3, requires_grad=True)
+        s = x.sum()
+        x.requires_grad_(False)
+        x.add_(s)  # x's history now ends at its own AccumulateGrad
+        w = ctorch.ones(3, requires_grad=True)
+        (w**3).sum().backward(create_graph=True)  # w.grad keeps a graph; it goes with w
+        assert w.grad.requires_grad
+        del x, s, w
+    gc.collect()
+    assert metric("tensors.live") == before

@@ -270,6 +270,26 @@ end
     @test success(pipeline(cmd; stdout = devnull, stderr = stderr))
 end
 
+@testset "Autograd: a graph goes with its tensors, whatever refers back" begin
+    function feedback_and_create_graph()
+        x = Tensor(Float32[1, 2, 3]; requires_grad = true)
+        s = ops.sum(x)
+        requires_grad!(x, false)
+        ops.add_(x, s)   # x's history now ends at its own AccumulateGrad
+        w = Tensor(Float32[1, 2, 3]; requires_grad = true)
+        backward(ops.sum(w .* w .* w); create_graph = true)
+        @test requires_grad(grad(w))   # a recorded grad: it goes with w
+        nothing
+    end
+    collect_garbage()
+    base = live()
+    for _ in 1:100
+        feedback_and_create_graph()
+    end
+    collect_garbage()
+    @test live() == base
+end
+
 @testset "Autograd: backward, grad modes, hooks" begin
     x = Tensor([1.0, 2.0, 3.0]; requires_grad = true)
     @test requires_grad(x) && CTorch.is_leaf(x)
