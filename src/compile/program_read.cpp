@@ -596,8 +596,10 @@ std::unique_ptr<Program> load_program(const void* data, size_t size) {
     return loader.load();
   } catch (const Error& e) {
     // The ShapeEnv's or an operator's objection to what the file says becomes a format error at
-    // the item being read; running out of memory stays what it is.
-    if (e.status() == CT_ERROR_OUT_OF_MEMORY || e.message().rfind("program file: ", 0) == 0) throw;
+    // the item being read; running out of memory stays what it is. The status tells the loader's
+    // own errors apart, not the text: a failing assertion's message comes from the file itself.
+    const bool loaders_own = e.status() == CT_ERROR_FORMAT && e.message().rfind("program file: ", 0) == 0;
+    if (e.status() == CT_ERROR_OUT_OF_MEMORY || loaders_own) throw;
     loader.fail("", e.message());
   }
 }
