@@ -179,8 +179,11 @@ MetaResult structured_outputs(Frame& f) {
 // Note [In-place aliasing]
 // self is written element by element while the other inputs are read. An input that shares self's
 // memory with another layout (a.add_(a.t())) would be read after being overwritten, so it is
-// copied first, giving the answer the out-of-place form gives. A self that maps several elements
-// to one location (an expanded view) has no well-defined result and is refused, as in PyTorch.
+// copied first, giving the answer the out-of-place form gives. So is one with the same layout when
+// the kernel reads it at other elements than the one it writes (x.scatter_add_(0, x, x): writing
+// self would change the index being followed, past the bounds it was checked against). A self
+// that maps several elements to one location (an expanded view) has no well-defined result and is
+// refused, as in PyTorch.
 void check_inplace_target(const TensorImpl& self, const char* op) {
   CT_CHECK(!self.is_inference() || local_dispatch_keys().inference, CT_ERROR_INVALID_ARGUMENT, op,
            ": an inference tensor (sizes ", self.sym_sizes(), ") cannot be changed in place outside inference mode. "
@@ -193,12 +196,19 @@ void inplace_kernel(void*, Frame& f) {
   CT_CHECK(!has_internal_overlap(self), CT_ERROR_INVALID_ARGUMENT, f.op.schema.name,
            ": several elements of self (sizes ", self.sym_sizes(), ", strides ", self.sym_strides(),
            ") share one memory location, so writing it in place is ill-defined. Clone self first");
+  auto must_copy = [&](const Value& v) {
+    if (!v.is_tensor()) return false;
+    const TensorImpl& t = v.tensor();
+    if (!f.op.inplace_reads_anywhere) return overlaps_differently(self, t);
+    if (t.storage() != self.storage()) return false;
+    return self.is_symbolic() || t.is_symbolic() || (t.numel() != 0 && self.numel() != 0);
+  };
   for (size_t i = 1; i < f.nargs; ++i) {
-    if (!f.args[i].is_tensor() || !overlaps_differently(self, f.tensor(i))) continue;
+    if (!must_copy(f.args[i])) continue;
     std::vector<Value> args(f.args, f.args + f.nargs);
     std::vector<Tensor> copies;
     for (size_t j = 1; j < f.nargs; ++j) {
-      if (!args[j].is_tensor() || !overlaps_differently(self, args[j].tensor())) continue;
+      if (!must_copy(args[j])) continue;
       copies.push_back(call(builtin_op("clone"), {args[j]}));
       args[j] = Value(copies.back());
     }

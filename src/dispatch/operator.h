@@ -112,6 +112,9 @@ struct OperatorDef {
   const OperatorDef* functional = nullptr;  // for an in-place variant: the operator it derives from
   int device_arg = -1;  // factories: index of the Device argument that picks the backend
   bool is_view = false;  // the output aliases the first input's storage
+  // In-place variants whose kernel reads other tensors at elements other than the one it writes
+  // (scatter_'s index): see Note [In-place aliasing].
+  bool inplace_reads_anywhere = false;
   Derivative derivative;  // an in-place variant uses its functional operator's
   bool builtin = true;
 

@@ -196,11 +196,12 @@ OpBuilder& OpBuilder::device_arg(int i) {
   return *this;
 }
 
-OpBuilder& OpBuilder::inplace(const std::string& schema) {
+OpBuilder& OpBuilder::inplace(const std::string& schema, Reads reads) {
   OpBuilder b = reg_.def(schema, op_.builtin);
   OperatorDef& ip = b.def();
   ip.functional = &op_;
   ip.meta = op_.meta;
+  ip.inplace_reads_anywhere = reads == Reads::Anywhere;
   for (int k = 0; k < kNumDispatchKeys; ++k) {
     if (!op_.kernels[k].fn) continue;
     ip.compute[k] = op_.compute[k];

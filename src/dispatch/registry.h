@@ -73,9 +73,12 @@ class OpBuilder {
   OpBuilder& derivative(BackwardFn fn, Saves saves = {});
   /// Results are indices or booleans: no gradient flows through this operator.
   OpBuilder& not_differentiable();
+  /// Which elements of its other tensors an in-place kernel reads while writing self.
+  enum class Reads { Elementwise, Anywhere };
   /// Defines the in-place variant ("add_.Tensor(Tensor(a!) self, ...) -> Tensor(a!)") that reuses this
   /// operator's meta and compute functions, writing into self. Call it after every compute().
-  OpBuilder& inplace(const std::string& schema);
+  /// Anywhere: the kernel reads other tensors at elements other than the one it writes (an index).
+  OpBuilder& inplace(const std::string& schema, Reads reads = Reads::Elementwise);
   OperatorDef& def() { return op_; }
 
  private:

@@ -90,6 +90,23 @@ static void test_gather_and_scatter_errors(void) {
   RELEASE(a, big, i32, rank, d, i);
 }
 
+/* An in-place index operator whose index is self (x.scatter_add_(0, x, x)) reads the index while
+   it writes self: the index is copied first, so the answer is the out-of-place one and no write
+   follows an index changed past the bounds it was checked against. (PyTorch refuses the call.) */
+static void test_in_place_scatter_with_self_as_index(void) {
+  ct_tensor* x = T(CT_INT64, S(3, 3), 0, 1, 2, 2, 1, 0, 1, 1, 1);
+  ct_tensor* v = T(CT_INT64, S(3), 2, 0, 1);
+  ct_tensor* out = NULL;
+  ct_value args[4] = {VT(x), VI(0), VT(x), VT(x)};
+  CHECK_OK(ct_op_call("scatter_add_", args, 4, &out, 1));
+  CHECK_TENSOR(x, CT_INT64, S(3, 3), 0, 1, 2, 3, 4, 1, 3, 1, 3);
+  RELEASE(out);
+  ct_value put[3] = {VT(v), VT(v), VT(v)};
+  CHECK_OK(ct_op_call("put_", put, 3, &out, 1));
+  CHECK_TENSOR(v, CT_INT64, S(3), 0, 1, 2);
+  RELEASE(out, x, v);
+}
+
 static void test_index_add_accumulates_repeats(void) {
   ct_tensor *a = mat33(), *i = T(CT_INT64, S(3), 1, 1, 0), *s = T(CT_FLOAT32, S(3, 3), 1, 1, 1, 2, 2, 2, 3, 3, 3);
   ct_tensor *o = NULL, *p = NULL;
@@ -229,6 +246,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_null_and_released_handles_are_invalid_argument),
     CAPI_TEST(test_gather_and_scatter),
     CAPI_TEST(test_gather_and_scatter_errors),
+    CAPI_TEST(test_in_place_scatter_with_self_as_index),
     CAPI_TEST(test_index_add_accumulates_repeats),
     CAPI_TEST(test_index_add_errors),
     CAPI_TEST(test_masked_fill_select_and_nonzero),

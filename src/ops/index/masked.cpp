@@ -202,7 +202,8 @@ void define_masked(Registry& r) {
       .meta(masked_scatter_meta)
       .compute(DispatchKey::CPU, masked_scatter_cpu, Determinism::Bitwise)
       .derivative(masked_scatter_backward, save_args(1))
-      .inplace("masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)");
+      .inplace("masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)",
+               OpBuilder::Reads::Anywhere);
   r.def("masked_select(Tensor self, Tensor mask) -> Tensor").composite(masked_select_kernel);
   r.def("nonzero(Tensor self) -> Tensor").composite(nonzero_kernel).not_differentiable();
 }

@@ -394,12 +394,14 @@ void define_scatter_gather(Registry& r) {
       .meta(scatter_meta)
       .compute(DispatchKey::CPU, scatter_cpu, Determinism::Bitwise)
       .derivative(scatter_backward, save_args(2))
-      .inplace("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");
+      .inplace("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+               OpBuilder::Reads::Anywhere);
   r.def("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
       .meta(scatter_meta)
       .compute(DispatchKey::CPU, scatter_cpu, Determinism::Bitwise)
       .derivative(scatter_value_backward, save_args(2))
-      .inplace("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
+      .inplace("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
+               OpBuilder::Reads::Anywhere);
   r.def("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor")
       .composite(scatter_reduce_kernel);
   r.def("scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor")
@@ -412,14 +414,15 @@ void define_scatter_gather(Registry& r) {
       .meta(scatter_add_meta)
       .compute(DispatchKey::CPU, scatter_add_cpu, Determinism::Bitwise)
       .derivative(scatter_add_backward, save_args(2))
-      .inplace("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");
+      .inplace("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+               OpBuilder::Reads::Anywhere);
   r.def("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) "
         "-> Tensor")
       .meta(scatter_reduce_meta)
       .compute(DispatchKey::CPU, scatter_reduce_cpu, Determinism::Bitwise)
       .derivative(scatter_reduce_backward, save_result(save_args(0, 2, 3)))
       .inplace("scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, "
-               "bool include_self=True) -> Tensor(a!)");
+               "bool include_self=True) -> Tensor(a!)", OpBuilder::Reads::Anywhere);
 }
 
 }  // namespace ct::ops

@@ -109,7 +109,8 @@ void define_take_put(Registry& r) {
       .meta(put_meta)
       .compute(DispatchKey::CPU, put_cpu, Determinism::Bitwise)
       .derivative(put_backward, save_args(1))
-      .inplace("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)");
+      .inplace("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)",
+               OpBuilder::Reads::Anywhere);
 }
 
 }  // namespace ct::ops
