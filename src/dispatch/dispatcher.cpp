@@ -132,9 +132,7 @@ sym::ShapeEnv* frame_shape_env(const Frame& f) {
   }
   return nullptr;
 }
-}  // namespace
 
-namespace {
 // No element to read or write: a kernel would have nothing to do, and one that loops over rows
 // would not finish for a (2^62, 0) tensor. Inputs count too, as their values may still be checked
 // (an index into an empty tensor must be refused).
