@@ -207,11 +207,8 @@ struct Shifted {
 };
 // Up to 4 MiB of padded image: each thread keeps its buffer (shifted_scratch), so this bounds it.
 bool use_shifted(const Geometry& g, int64_t channels) {
-  const int64_t wp = g.w + 2 * g.pw;
-  // wp > 0: conv_shifted walks output columns in rows of wp; an empty image with an empty kernel
-  // still has outputs (all bias), which the im2col path gives.
-  return wp > 0 && g.sh == 1 && g.sw == 1 && 4 * wp <= 5 * g.ow &&
-         channels * (g.h + 2 * g.ph) * wp <= (int64_t(1) << 20);
+  const int64_t wp = g.w + 2 * g.pw;  // > 0: conv::parse refuses an input plane without width
+  return g.sh == 1 && g.sw == 1 && 4 * wp <= 5 * g.ow && channels * (g.h + 2 * g.ph) * wp <= (int64_t(1) << 20);
 }
 
 Shifted shifted_plan(const Geometry& g, int64_t channels) {
