@@ -36,6 +36,14 @@ std::string str(const Args&... args) {
 
 [[noreturn]] inline void fail(ct_status status, std::string msg) { throw Error(status, std::move(msg)); }
 
+/// A failure raised below the operators, where no operator name is known (a SymInt's range check
+/// reading an int argument). Its message lacks the "<op>: " prefix; the dispatcher adds the name of
+/// the operator it was running and rethrows it as a plain Error.
+class UnattributedError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace ct
 
 // Raise ct::Error(status, str(...)) unless cond holds. The message is built only on failure.

@@ -113,8 +113,12 @@ __attribute__((noinline, cold)) void dispatch_profiled(const OperatorDef& op, co
 
 // The profiler costs one relaxed load here while it is off: see Note [Profiler spans].
 void dispatch(const OperatorDef& op, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
-  if (__builtin_expect(runtime::profiler_enabled(), 0)) return dispatch_profiled(op, args, nargs, outs, nouts);
-  dispatch_unprofiled(op, args, nargs, outs, nouts);
+  try {
+    if (__builtin_expect(runtime::profiler_enabled(), 0)) return dispatch_profiled(op, args, nargs, outs, nouts);
+    dispatch_unprofiled(op, args, nargs, outs, nouts);
+  } catch (const UnattributedError& e) {  // the innermost operator is the one that read the argument
+    fail(e.status(), str(op.schema.name, ": ", e.message()));
+  }
 }
 
 void redispatch(Frame& f) { run(f.op, f.keys, f.args, f.nargs, f.outs, f.nouts); }

@@ -55,8 +55,8 @@ SymInt::SymInt(sym::Node* node) : v_(0) {
 }
 
 void SymInt::reserved(int64_t v) {
-  fail(CT_ERROR_INVALID_ARGUMENT, str("the integer ", v, " is below -2^62, outside what a size, stride or index ",
-                                      "may be. Use a value in [-2^62, 2^63)"));
+  throw UnattributedError(CT_ERROR_INVALID_ARGUMENT, str("the integer ", v, " is below -2^62, outside what a size, ",
+                                                         "stride or index may be. Use a value in [-2^62, 2^63)"));
 }
 
 void SymInt::not_concrete(const char* what) const {
