@@ -15,12 +15,15 @@ namespace {
 constexpr const char* kOutOfMemory = "allocation failed: out of memory. Free tensors or reduce sizes";
 constexpr const char* kNoMemoryForMessage =
     "out of memory while reporting an error (the status says what failed). Free tensors or reduce sizes";
+constexpr const char* kCallbackMessageLost =
+    "the callback's message was lost: out of memory while copying it. Free tensors or reduce sizes";
 
 struct ThreadErrors {
   std::string last;               // what ct_last_error() returns, unless fixed is set
   const char* fixed = nullptr;    // a static message that replaces last
   ct_status callback_status = CT_OK;  // set by ct_error_set inside a callback
   std::string callback_msg;
+  const char* callback_fixed = nullptr;  // replaces callback_msg when copying it failed
 
   const char* message() const noexcept { return fixed ? fixed : last.c_str(); }
   void set_fixed(const char* msg) noexcept {
@@ -33,6 +36,7 @@ struct ThreadErrors {
       fixed = nullptr;
     } catch (const std::bad_alloc&) {
       set_fixed(kNoMemoryForMessage);
+      fault::failure_reported(true);
     }
   }
 };
@@ -56,22 +60,26 @@ std::string internal_error_message() {
 
 ct_status translate_exception() {
   ThreadErrors& errs = errors();
-  try {
-    throw;
-  } catch (const Error& e) {
-    errs.set(e.message());
-    return e.status();
-  } catch (const std::bad_alloc&) {
-    errs.set_fixed(kOutOfMemory);
-    return CT_ERROR_OUT_OF_MEMORY;
-  } catch (...) {
+  const ct_status status = [&] {
     try {
-      errs.set(internal_error_message());
+      throw;
+    } catch (const Error& e) {
+      errs.set(e.message());
+      return e.status();
     } catch (const std::bad_alloc&) {
-      errs.set_fixed(kNoMemoryForMessage);
+      errs.set_fixed(kOutOfMemory);
+      return CT_ERROR_OUT_OF_MEMORY;
+    } catch (...) {
+      try {
+        errs.set(internal_error_message());
+      } catch (const std::bad_alloc&) {
+        errs.set_fixed(kNoMemoryForMessage);
+      }
+      return CT_ERROR_INTERNAL;
     }
-    return CT_ERROR_INTERNAL;
-  }
+  }();
+  fault::failure_reported(status == CT_ERROR_OUT_OF_MEMORY || errs.fixed == kNoMemoryForMessage);
+  return status;
 }
 
 void fail_bad_handle(const ct_tensor* t, const char* fn, const char* arg) {
@@ -139,6 +147,7 @@ void begin_callback() {
   ThreadErrors& e = errors();
   e.callback_status = CT_OK;
   e.callback_msg.clear();
+  e.callback_fixed = nullptr;
   e.last.clear();
   e.fixed = nullptr;
 }
@@ -148,7 +157,7 @@ void begin_callback() {
 void fail_callback(ct_status st, const std::string& context) {
   ThreadErrors& e = errors();
   const bool reported = e.callback_status != CT_OK;
-  std::string msg = reported          ? std::move(e.callback_msg)
+  std::string msg = reported          ? (e.callback_fixed ? std::string(e.callback_fixed) : std::move(e.callback_msg))
                     : e.fixed          ? std::string(e.fixed)
                     : !e.last.empty() ? std::move(e.last)
                                       : std::string(ct_status_name(st)) + " (the callback gave no message; call ct_error_set)";
@@ -167,10 +176,17 @@ void ct_error_set(ct_status status, const char* msg) {
   e.callback_status = status;
   try {
     e.callback_msg = msg ? msg : "";
-  } catch (const std::bad_alloc&) {
-    e.callback_msg.clear();  // the callback's status still travels; fail_callback names it
+    e.callback_fixed = nullptr;
+  } catch (const std::bad_alloc&) {  // the callback's status still travels, with a message saying why it has no text
+    e.callback_msg.clear();
+    e.callback_fixed = ct::capi::kCallbackMessageLost;
+    ct::fault::failure_reported(true);
   }
-  e.set(e.callback_msg);
+  if (e.callback_fixed) {
+    e.set_fixed(e.callback_fixed);
+  } else {
+    e.set(e.callback_msg);
+  }
 }
 
 }  // extern "C"

@@ -13,6 +13,7 @@ std::atomic<bool> g_persistent{false};
 std::atomic<int64_t> g_fail_at{0};
 std::atomic<int64_t> g_allocations{0};
 std::atomic<int64_t> g_failed{0};
+std::atomic<int> g_first_failure{-1};  // see ct_testing_failure_accounted_for
 
 }  // namespace
 
@@ -25,6 +26,12 @@ bool allocation_fails() noexcept {
   return true;
 }
 
+void failure_reported(bool about_memory) noexcept {
+  if (g_failed.load(std::memory_order_relaxed) == 0) return;
+  int none = -1;
+  g_first_failure.compare_exchange_strong(none, about_memory ? 1 : 0, std::memory_order_relaxed);
+}
+
 }  // namespace ct::fault
 
 extern "C" {
@@ -34,6 +41,7 @@ void ct_testing_fail_allocation(int64_t n, int persistent) {
   g_armed.store(false, std::memory_order_release);
   g_allocations.store(0, std::memory_order_relaxed);
   g_failed.store(0, std::memory_order_relaxed);
+  g_first_failure.store(-1, std::memory_order_relaxed);
   g_fail_at.store(n, std::memory_order_relaxed);
   g_persistent.store(persistent != 0, std::memory_order_relaxed);
   g_armed.store(n > 0, std::memory_order_release);
@@ -41,6 +49,7 @@ void ct_testing_fail_allocation(int64_t n, int persistent) {
 
 int64_t ct_testing_allocations(void) { return ct::fault::g_allocations.load(std::memory_order_relaxed); }
 int64_t ct_testing_failed_allocations(void) { return ct::fault::g_failed.load(std::memory_order_relaxed); }
+int ct_testing_failure_accounted_for(void) { return ct::fault::g_first_failure.load(std::memory_order_relaxed); }
 
 }  // extern "C"
 

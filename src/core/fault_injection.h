@@ -26,6 +26,12 @@ CT_API void ct_testing_fail_allocation(int64_t n, int persistent);
 CT_API int64_t ct_testing_allocations(void);
 /* Allocations failed by injection since the last ct_testing_fail_allocation. */
 CT_API int64_t ct_testing_failed_allocations(void);
+/* How the library accounted for an injected allocation failure (since the last
+   ct_testing_fail_allocation, on any thread), from the first of these to happen after it: 1 a
+   ct_* function reported that memory ran out (CT_ERROR_OUT_OF_MEMORY, or a message lost for want
+   of memory), or the library absorbed the failure on purpose (a cache that keeps nothing, a
+   profiler span dropped); 0 a ct_* function reported another failure; -1 nothing yet. */
+CT_API int ct_testing_failure_accounted_for(void);
 #ifdef __cplusplus
 }
 #endif
@@ -40,8 +46,14 @@ namespace ct::fault {
 #ifdef CTORCH_FAULT_INJECTION
 /// Counts one allocation; true when injection says it must fail.
 bool allocation_fails() noexcept;
+/// Records a failure the C ABI reports (see ct_testing_failure_accounted_for).
+void failure_reported(bool about_memory) noexcept;
+/// Records a failed allocation the library absorbs on purpose, reporting nothing.
+inline void failure_absorbed() noexcept { failure_reported(true); }
 #else
 constexpr bool allocation_fails() noexcept { return false; }
+constexpr void failure_reported(bool) noexcept {}
+constexpr void failure_absorbed() noexcept {}
 #endif
 
 inline void* malloc(size_t n) noexcept { return allocation_fails() ? nullptr : std::malloc(n); }
