@@ -20,9 +20,16 @@ thread_local bool t_in_parallel = false;
 class Pool {
  public:
   explicit Pool(int workers) {
-    // Detached: pools live until the process ends (see g_pool).
-    for (int i = 0; i < workers; ++i) std::thread([this, i] { loop(i); }).detach();
-    workers_ = workers;
+    // Detached: pools live until the process ends (see g_pool). A thread that cannot be started
+    // (no memory for its state, or no thread left) leaves the pool smaller instead of failing its
+    // construction: the threads already started use this object, which must then never go away.
+    for (; workers_ < workers; ++workers_) {
+      try {
+        std::thread([this, i = workers_] { loop(i); }).detach();
+      } catch (const std::exception&) {
+        break;
+      }
+    }
   }
   int workers() const { return workers_; }
 
@@ -128,9 +135,10 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function
     f(begin, end);
     return;
   }
+  Pool& p = pool_with(static_cast<int>(chunks) - 1);
+  chunks = std::min<int64_t>(chunks, p.workers() + 1);
   const int64_t step = (n + chunks - 1) / chunks;
   chunks = (n + step - 1) / step;
-  Pool& p = pool_with(static_cast<int>(chunks) - 1);
   p.run(static_cast<int>(chunks), [&](int i) {
     struct Flag {  // restores the caller's flag even when f throws
       bool was = t_in_parallel;
