@@ -13,13 +13,11 @@
 // held by a thread. Each thread's free count has a single writer, so updating it is a plain store.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <new>
-#include <vector>
 
 namespace ct {
 
@@ -47,7 +45,7 @@ class SlotPool {
     Shared& sh = shared();
     std::lock_guard<std::mutex> g(sh.mu);
     size_t held = sh.free;
-    for (const Local* l : sh.locals) held += l->free();
+    for (const Local* l = sh.locals; l; l = l->next) held += l->free();
     return sh.total - held;
   }
 
@@ -63,21 +61,28 @@ class SlotPool {
     unsigned char bytes[SlotSize];
   };
   static_assert(SlotSize >= 16, "a slot holds the tag area and the free-list link");
+  // A thread's free list. The lists are linked to each other (Shared::locals) rather than kept in
+  // a container, so that a thread's first release, inside a destructor, never allocates.
   struct Local {
     Slot* head = nullptr;
     std::atomic<size_t> count{0};  // free slots in head's list; written by this thread only
+    Local* prev = nullptr;
+    Local* next = nullptr;
     size_t free() const { return count.load(std::memory_order_relaxed); }
     void add(long d) { count.store(free() + d, std::memory_order_relaxed); }
-    Local() {
+    Local() noexcept {
       Shared& sh = shared();
       std::lock_guard<std::mutex> g(sh.mu);
-      sh.locals.push_back(this);
+      next = sh.locals;
+      if (next) next->prev = this;
+      sh.locals = this;
     }
     ~Local() {  // a finished thread gives its slots back
       spill(*this, free());
       Shared& sh = shared();
       std::lock_guard<std::mutex> g(sh.mu);
-      sh.locals.erase(std::find(sh.locals.begin(), sh.locals.end(), this));
+      (prev ? prev->next : sh.locals) = next;
+      if (next) next->prev = prev;
     }
   };
   struct Shared {
@@ -85,14 +90,16 @@ class SlotPool {
     Slot* head = nullptr;
     size_t free = 0;   // slots in head's list
     size_t total = 0;  // slots ever made
-    std::vector<const Local*> locals;
+    Local* locals = nullptr;
   };
-  static Local& local() {
+  static Local& local() noexcept {
     thread_local Local l;
     return l;
   }
-  static Shared& shared() {
-    static Shared* s = new Shared;  // never destroyed: slots outlive static destruction order
+  static Shared& shared() noexcept {
+    // Never destroyed (slots outlive static destruction order), and made without the heap.
+    alignas(Shared) static unsigned char storage[sizeof(Shared)];
+    static Shared* s = new (storage) Shared;
     return *s;
   }
   static void refill(Local& l) {
