@@ -161,7 +161,8 @@ CT_API CT_NODISCARD ct_status ct_init(int32_t header_abi_version);
  * Names: "cpu" (always 1), "openblas" (matrix products use OpenBLAS), "threads" (a CPU thread pool),
  * "compile" (ct_compile and ct_export, since 0.6), "cuda" (libctorch_cuda.so loads and CUDA sees
  * at least one device; asking loads it, since 0.7), "nvrtc" (libctorch_cuda.so loads, so compiled
- * functions can generate CUDA kernels, since 0.7). Unknown names and NULL give 0. Since 0.1.
+ * functions can generate CUDA kernels, since 0.7). Unknown names and NULL give 0. With no memory
+ * left to load libctorch_cuda.so, "cuda" and "nvrtc" give 0, and a later call tries again. Since 0.1.
  */
 CT_API int ct_has_feature(const char* name);
 
@@ -178,8 +179,9 @@ CT_API int ct_has_feature(const char* name);
  * complete when they return. See docs/devices.md.
  */
 
-/* ct_cuda_device_count - CUDA devices this process sees; 0 without the library, a driver or a GPU.
- * Never fails. Threads: any thread. Since 0.7. */
+/* ct_cuda_device_count - CUDA devices this process sees; 0 without the library, a driver or a GPU
+ * (or memory to load the library: a later call tries again). Never fails. Threads: any thread.
+ * Since 0.7. */
 CT_API int32_t ct_cuda_device_count(void);
 
 /*

@@ -1,6 +1,9 @@
 // cuda.cpp - ct_cuda_*: devices, synchronization and the caching allocator's cache.
+#include <new>
+
 #include "capi/handle.h"
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "cuda/backend.h"
 #include "cuda/context.h"
 #include "cuda/pinned.h"
@@ -9,7 +12,14 @@ using namespace ct;
 
 extern "C" {
 
-int32_t ct_cuda_device_count(void) { return cuda::device_count(); }
+int32_t ct_cuda_device_count(void) {
+  try {
+    return cuda::device_count();
+  } catch (const std::bad_alloc&) {  // as in ct_has_feature: no memory to look for the backend, no device
+    fault::failure_absorbed();
+    return 0;
+  }
+}
 
 ct_status ct_cuda_synchronize(int32_t device) {
   return capi::guard([&] {

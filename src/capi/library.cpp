@@ -2,12 +2,14 @@
 #include <cstring>
 
 #include <mutex>
+#include <new>
 
 #include "capi/handle.h"
 #include "core/allocator.h"
 #include "core/tensor_impl.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "cuda/context.h"
 #include "dispatch/registry.h"
 #include "ops/cpu/parallel.h"
@@ -76,8 +78,15 @@ ct_status ct_set_memory_pressure_handler(ct_memory_pressure_fn fn, void* user_da
 
 int ct_has_feature(const char* name) {
   if (!name) return 0;
-  if (std::strcmp(name, "cuda") == 0) return cuda::device_count() > 0;
-  if (std::strcmp(name, "nvrtc") == 0) return cuda::library() != nullptr;
+  // Finding the CUDA backend the first time allocates; without memory for it, the answer is no
+  // (and the next call looks again).
+  try {
+    if (std::strcmp(name, "cuda") == 0) return cuda::device_count() > 0;
+    if (std::strcmp(name, "nvrtc") == 0) return cuda::library() != nullptr;
+  } catch (const std::bad_alloc&) {
+    fault::failure_absorbed();
+    return 0;
+  }
   return std::strcmp(name, "cpu") == 0 || std::strcmp(name, "openblas") == 0 || std::strcmp(name, "threads") == 0 ||
          std::strcmp(name, "compile") == 0;
 }

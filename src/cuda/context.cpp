@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "core/error.h"
@@ -59,9 +60,9 @@ void load(Loaded& l) {
 
 const Loaded& loaded() {
   static const Loaded* l = [] {
-    auto* x = new Loaded;  // never destroyed: tensors may be freed during static destruction
+    auto x = std::make_unique<Loaded>();
     load(*x);
-    return x;
+    return x.release();  // never destroyed: tensors may be freed during static destruction
   }();
   return *l;
 }
