@@ -16,6 +16,7 @@
 
 #include "capi/handle.h"
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "dispatch/operator.h"
 #include "dispatch/value.h"
 #include "runtime/json.h"
@@ -67,6 +68,13 @@ Session& session() {
   return *s;
 }
 std::atomic<uint64_t> g_session_id{0};  // changes at each start; a buffer from an older one is stale
+// Spans of the running session lost because there was no memory to record them (~OpSpan).
+std::atomic<uint64_t> g_dropped_spans{0};
+
+void warn_dropped_spans() {
+  const uint64_t n = g_dropped_spans.load(std::memory_order_relaxed);
+  if (n) log(LogLevel::Warning, str("profiler: ", n, " operator spans are missing: out of memory while recording them"));
+}
 
 thread_local std::shared_ptr<ThreadBuffer> t_buffer;
 
@@ -175,6 +183,8 @@ OpSpan::~OpSpan() {
   try {
     record();
   } catch (...) {  // out of memory for the span itself: lose the span, never the operator's result
+    g_dropped_spans.fetch_add(1, std::memory_order_relaxed);
+    fault::failure_absorbed();
   }
 }
 
@@ -213,6 +223,7 @@ void profiler_start() {
            "ct_profiler_start: the profiler is already running. Stop it first (ct_profiler_stop_to_file)");
   s.running = true;
   s.start_ns = now_ns();
+  g_dropped_spans.store(0, std::memory_order_relaxed);
   g_session_id.fetch_add(1, std::memory_order_release);
   detail::g_profiling.store(true, std::memory_order_relaxed);
 }
@@ -221,6 +232,7 @@ std::string profiler_stop() {
   int64_t start = 0;
   auto buffers = end_session("ct_profiler_stop_to_string", &start);
   log(LogLevel::Info, str("profiler: stopped with ", count_spans(buffers), " operator spans"));
+  warn_dropped_spans();
   return render(buffers, start);
 }
 
@@ -244,6 +256,7 @@ void profiler_stop_to_file(const std::string& path) {
   size_t nspans = 0;
   try {
     auto buffers = end_session(fn, &start);
+    warn_dropped_spans();
     nspans = count_spans(buffers);
     json = render(buffers, start);
   } catch (...) {
