@@ -42,7 +42,7 @@ static double median(double* t, int n) {
 
 /* Median seconds of ctorch's call and of the anchor's (NULL: none, *anchor_s = 0), timed
  * alternately so that a change in machine load during the run affects both alike. reps <= MAX_REPS. */
-static void median_pair(void (*ct)(void*), void (*anchor)(void*), void* ctx, int warmup, int reps,
+static inline void median_pair(void (*ct)(void*), void (*anchor)(void*), void* ctx, int warmup, int reps,
                         double* ct_s, double* anchor_s) {
   double tc[MAX_REPS], ta[MAX_REPS];
   for (int i = 0; i < warmup; ++i) {

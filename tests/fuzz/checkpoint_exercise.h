@@ -46,7 +46,7 @@ static const char* exercise_checkpoint(const uint8_t* data, size_t size) {
       continue;
     }
     int64_t numel = 0;
-    ct_dtype dt;
+    ct_dtype dt = CT_UINT8; /* read as 0 bytes when inspecting fails */
     if (ct_tensor_numel(t, &numel) != CT_OK || ct_tensor_dtype(t, &dt) != CT_OK) problem = "inspecting a tensor failed";
     const size_t bytes = (size_t)numel * ct_dtype_itemsize(dt);
     total += bytes;

@@ -4,6 +4,7 @@
  * src/ops/cpu/isa.h). */
 #include <ctorch.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static ct_tensor* keep[96];
 static int nkeep;

@@ -180,7 +180,6 @@ struct Minimum {
     static constexpr Rule rule = Rule::Compare;                                     \
     static constexpr bool has_alpha = false;                                        \
     template <typename T> static bool apply(T a, T b) { return M<T>(a) expr M<T>(b); } \
-    static constexpr Saves saves{};                                                 \
     static constexpr BackwardFn backward = nullptr;                                 \
   };
 CT_COMPARISON(Eq, "eq", ==)
@@ -203,7 +202,6 @@ CT_COMPARISON(Ge, "ge", >=)
       const bool x = M<T>(a) != M<T>(0), y = M<T>(b) != M<T>(0);                      \
       return expr;                                                                    \
     }                                                                                 \
-    static constexpr Saves saves{};                                                   \
     static constexpr BackwardFn backward = nullptr;                                   \
   };
 CT_LOGICAL(LogicalAnd, "logical_and", x && y)
@@ -226,7 +224,6 @@ bool shift_out_of_range(T b) {
     static constexpr Rule rule = Rule::Promote;                                       \
     static constexpr bool has_alpha = false;                                          \
     template <typename T> static T apply(T a, T b) { return T(expr); }                \
-    static constexpr Saves saves{};                                                   \
     static constexpr BackwardFn backward = nullptr;                                   \
   };
 CT_BITWISE(BitwiseAnd, "bitwise_and", kBitDTypes, a & b)
@@ -346,7 +343,6 @@ struct FloorDivide {  // Python's //
       return T(a / b);
     }
   }
-  static constexpr Saves saves{};
   static constexpr BackwardFn backward = nullptr;  // a step function (PyTorch defines none)
 };
 

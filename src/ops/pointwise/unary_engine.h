@@ -76,6 +76,7 @@ void unary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   Tensor holder;
   const TensorImpl* in = as_dtype(f.tensor(0), m.compute, holder);
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], &in, 1);
+  static_assert(Op::nparams <= kMaxParams, "load writes nparams values into an array of kMaxParams");
   visit_dtype<Op::dtypes>(m.compute, Op::name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     struct Params {
