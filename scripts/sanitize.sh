@@ -4,9 +4,9 @@
 #
 #   build-sanitize  clang, AddressSanitizer + UndefinedBehaviorSanitizer, libFuzzer coverage and
 #                   allocation-failure injection: the whole C and C++ test suite (C ABI tests, C++
-#                   unit tests, examples, plugins), the allocation-failure sweep, the fuzzers'
-#                   corpora, and the fuzzers for CTORCH_FUZZ_SECONDS seconds each (default 60; not the
-#                   sequence fuzzer for now, see below)
+#                   unit tests, examples, plugins), the allocation-failure scenarios and the
+#                   C ABI tests with their allocations failing in turn (fault.*), the fuzzers'
+#                   corpora, and the fuzzers for CTORCH_FUZZ_SECONDS seconds each (default 60)
 #   build-tsan      ThreadSanitizer: the threading tests (capi_test_threads, capi_test_stress)
 #
 # The bindings are left out of both: their runtimes (CPython, the JVM, Julia, cargo's test binaries)

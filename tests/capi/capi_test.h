@@ -12,7 +12,9 @@
  * non-zero when a test failed. Arguments: substrings; only tests whose name contains one run, and
  * "-substring" skips the tests whose name contains it.
  * With CAPI_FORK=1 in the environment each test runs in a child process, so a crash in the
- * library is reported as that test's failure and the others still run.
+ * library is reported as that test's failure and the others still run. With CAPI_FAULT_SWEEP=K, in
+ * a build with allocation-failure injection, each test runs with its allocations failing one at a
+ * time (at most K points per test; see capi_fault_sweep.h).
  *
  * Tensor helpers: T(dtype, S(2, 3), 1, 2, 3, 4, 5, 6) makes a tensor from values given as doubles
  * (S0 for 0-dim; TE(dtype, S(0, 3)) for zeros, e.g. an empty one); CHECK_TENSOR(t, dtype, S(2), 1, 2) checks
@@ -51,7 +53,24 @@ static const char* capi_current = "";
 static int capi_failed_now = 0;
 static const char* capi_context = NULL; /* optional extra label, e.g. the op under test */
 
+/* In the fault sweep's children (capi_fault_sweep.h) failures are kept, not printed: the first
+   one's line, for the sweep's report. */
+static int capi_quiet = 0;
+static char capi_first_failure[1024];
+
 static inline void capi_report(const char* file, int line, const char* fmt, const char* a, const char* b) {
+  if (capi_quiet) {
+    if (!capi_failed_now) { /* the line, cut to fit */
+      char* out = capi_first_failure;
+      size_t k = (size_t)snprintf(out, sizeof capi_first_failure, "%s:%d: ", file, line);
+      if (k < sizeof capi_first_failure)
+        k += (size_t)snprintf(out + k, sizeof capi_first_failure - k, fmt, a ? a : "(null)", b ? b : "(null)");
+      if (k < sizeof capi_first_failure)
+        snprintf(out + k, sizeof capi_first_failure - k, " [last error: %s]", ct_last_error());
+    }
+    capi_failed_now = 1;
+    return;
+  }
   capi_failed_now = 1;
   printf("%s:%d: %s: ", file, line, capi_current);
   if (capi_context) printf("[%s] ", capi_context);
@@ -419,11 +438,23 @@ static inline int capi_run_one(const capi_test* t) {
   return !capi_failed_now;
 }
 
+#include "capi_fault_sweep.h"
+
 static inline int capi_run(const capi_test* tests, size_t n, int argc, char** argv) {
   int passed = 0, failed = 0;
   int use_fork = 0;
   const char* env = getenv("CAPI_FORK");
   if (env && env[0] && env[0] != '0') use_fork = 1;
+#if defined(__unix__)
+  const char* sweep_env = getenv("CAPI_FAULT_SWEEP");
+  const int64_t sweep = sweep_env ? strtoll(sweep_env, NULL, 10) : 0;
+  capi_fault_hooks hooks;
+  int64_t swept = 0;
+  if (sweep && !capi_fault_hooks_find(&hooks)) {
+    printf("CAPI_FAULT_SWEEP needs a library built with CTORCH_FAULT_INJECTION=ON\n0 passed, 1 failed\n");
+    return 1;
+  }
+#endif
   {
     ct_status st = ct_init(CT_ABI_VERSION);
     if (st != CT_OK) {
@@ -436,7 +467,9 @@ static inline int capi_run(const capi_test* tests, size_t n, int argc, char** ar
     if (!capi_selected(tests[i].name, argc, argv)) continue;
     int ok;
 #if defined(__unix__)
-    if (use_fork) {
+    if (sweep > 0) {
+      ok = capi_fault_sweep(&tests[i], &hooks, sweep, &swept);
+    } else if (use_fork) {
       fflush(stdout);
       pid_t pid = fork();
       if (pid == 0) _exit(capi_run_one(&tests[i]) ? 0 : 1);
@@ -452,6 +485,9 @@ static inline int capi_run(const capi_test* tests, size_t n, int argc, char** ar
     }
     if (ok) ++passed; else ++failed;
   }
+#if defined(__unix__)
+  if (sweep > 0) printf("fault sweep: %lld allocation points\n", (long long)swept);
+#endif
   printf("%d passed, %d failed\n", passed, failed);
   fflush(stdout);
   return failed ? 1 : 0;

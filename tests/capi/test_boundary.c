@@ -34,6 +34,7 @@ static int same_counts(live_counts a, live_counts b) {
 #define REFUSED(expr, status, out, name)                         \
   do {                                                           \
     const live_counts capi_live0_ = live_now();                  \
+    CHECK(capi_live0_.tensors >= 0);                             \
     (out) = SENTINEL;                                            \
     CHECK_STATUS(expr, status);                                  \
     CHECK_ERROR_CONTAINS(name);                                  \
@@ -45,6 +46,7 @@ static int same_counts(live_counts a, live_counts b) {
 #define REFUSED_NO_OUT(expr, status, name)                       \
   do {                                                           \
     const live_counts capi_live0_ = live_now();                  \
+    CHECK(capi_live0_.tensors >= 0);                             \
     CHECK_STATUS(expr, status);                                  \
     CHECK_ERROR_CONTAINS(name);                                  \
     CHECK(same_counts(live_now(), capi_live0_));                        \
@@ -326,7 +328,7 @@ static void test_optimizer_options_with_nan_or_inf_are_invalid_argument(void) {
           const int used = field == 0 || (field == 1 && (k == 0 || k == 3)) || field == 2 ||
                            ((field == 3 || field == 4) && (k == 1 || k == 2)) || (field == 5 && k != 0) ||
                            (field == 6 && k == 3);
-          char label[64];
+          static char label[64]; /* capi_context outlives this block when the CHECK fails */
           snprintf(label, sizeof label, "kind %d field %d %s", k, field, inf ? "inf" : "nan");
           capi_context = label;
           CHECK(!used);
