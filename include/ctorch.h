@@ -179,9 +179,9 @@ CT_API int ct_has_feature(const char* name);
  * complete when they return. See docs/devices.md.
  */
 
-/* ct_cuda_device_count - CUDA devices this process sees; 0 without the library, a driver or a GPU
- * (or memory to load the library: a later call tries again). Never fails. Threads: any thread.
- * Since 0.7. */
+/* ct_cuda_device_count - CUDA devices this process sees; 0 without the library, a driver or a GPU.
+ * 0 too when there is no memory to load the library; a later call tries again. Never fails.
+ * Threads: any thread. Since 0.7. */
 CT_API int32_t ct_cuda_device_count(void);
 
 /*

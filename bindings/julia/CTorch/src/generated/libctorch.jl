@@ -725,7 +725,7 @@ Header: ct_has_feature - 1 when this build and machine support a named feature, 
 
 `ccall` of `int32_t ct_cuda_device_count(void)`.
 
-Header: ct_cuda_device_count - CUDA devices this process sees; 0 without the library, a driver or a GPU
+Header: ct_cuda_device_count - CUDA devices this process sees; 0 without the library, a driver or a GPU.
 """
 @inline ct_cuda_device_count() = ccall(@inbounds(FUNCTION_POINTERS[8]), Int32, ())
 
