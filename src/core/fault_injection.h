@@ -27,10 +27,11 @@ CT_API int64_t ct_testing_allocations(void);
 /* Allocations failed by injection since the last ct_testing_fail_allocation. */
 CT_API int64_t ct_testing_failed_allocations(void);
 /* How the library accounted for an injected allocation failure (since the last
-   ct_testing_fail_allocation, on any thread), from the first of these to happen after it: 1 a
-   ct_* function reported that memory ran out (CT_ERROR_OUT_OF_MEMORY, or a message lost for want
-   of memory), or the library absorbed the failure on purpose (a cache that keeps nothing, a
-   profiler span dropped); 0 a ct_* function reported another failure; -1 nothing yet. */
+   ct_testing_fail_allocation), from the first of these to happen after it: 1 a ct_* function on
+   any thread reported that memory ran out (CT_ERROR_OUT_OF_MEMORY, or a message lost for want of
+   memory), or the library absorbed the failure on purpose (a cache that keeps nothing, a profiler
+   span dropped); 0 a ct_* function on the thread whose allocation failed reported another
+   failure; -1 nothing yet. */
 CT_API int ct_testing_failure_accounted_for(void);
 #ifdef __cplusplus
 }

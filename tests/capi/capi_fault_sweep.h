@@ -7,9 +7,10 @@
  * fails: every n in 1..A when A <= K, else K points spread evenly over 1..A (fewer for a test of
  * millions of allocations: see CAPI_FAULT_SWEEP_REPLAYED). A point passes when
  *   - the test passes anyway, or it failed after the injected failure and the library accounted
- *     for that failure first (ct_testing_failure_accounted_for): a ct_* function, on any thread,
- *     reported that memory ran out, or the library dropped something on purpose (a cache entry,
- *     a profiler span). A wrong value with nothing accounted, or another status first, fails it;
+ *     for that failure first (ct_testing_failure_accounted_for): a ct_* function reported that
+ *     memory ran out, or the library dropped something on purpose (a cache entry, a profiler
+ *     span). A wrong value with nothing accounted, or another status first on the thread whose
+ *     allocation failed, fails it;
  *   - afterwards, with injection off, a small computation with autograd gives the exact answer:
  *     the library keeps working;
  *   - the child neither crashes nor hangs, and the sanitizers report nothing.
