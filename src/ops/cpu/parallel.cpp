@@ -111,7 +111,14 @@ Pool& pool_with(int workers) {
   std::lock_guard<std::mutex> g(g_pool_mu);
   p = g_pool.load(std::memory_order_acquire);
   if (!p || p->workers() < workers) {
-    p = new Pool(std::max(workers, default_threads() - 1));
+    Pool* grown = new Pool(std::max(workers, default_threads() - 1));
+    if (p && grown->workers() <= p->workers()) {
+      // Too few of its threads started (no memory or threads left): keep the current pool. One
+      // that started none is seen by no thread and can go; repeated failures then leak nothing.
+      if (grown->workers() == 0) delete grown;
+      return *p;
+    }
+    p = grown;
     g_pool.store(p, std::memory_order_release);
   }
   return *p;
