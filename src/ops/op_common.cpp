@@ -1,5 +1,9 @@
 #include "ops/op_common.h"
 
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
 #include "ops/functions.h"
 #include "runtime/defaults.h"
 
@@ -25,6 +29,39 @@ Device common_device(const Frame& f) {
       for (const TensorImpl* t : v.tensor_list()) visit(*t);
   }
   return dev;
+}
+
+void check_scalar_fits(const char* op, const char* what, const Scalar& v, DType dtype) {
+  if (dtype == DType::Bool || v.is_bool()) return;
+  bool fits = true;
+  if (is_floating(dtype)) {
+    const double largest = dtype == DType::Float16 ? 65504.0
+                           : dtype == DType::BFloat16 ? 3.3895313892515355e38
+                           : dtype == DType::Float32 ? static_cast<double>(std::numeric_limits<float>::max())
+                                                     : std::numeric_limits<double>::max();
+    const double d = v.to_double();
+    fits = !std::isfinite(d) || std::fabs(d) <= largest;
+  } else {
+    int64_t lo = 0, hi = 0;  // T's range
+    bool is_unsigned = false;
+    visit_dtype(dtype, op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_integral<T>::value) {
+        lo = static_cast<int64_t>(std::numeric_limits<T>::min());
+        hi = static_cast<int64_t>(std::numeric_limits<T>::max());
+        is_unsigned = !std::is_signed<T>::value;
+      }
+    });
+    if (v.is_floating()) {  // compared as doubles, as PyTorch does (2^63 itself is past int64)
+      const double d = v.to_double();
+      fits = d >= static_cast<double>(lo) && d <= static_cast<double>(hi) && d < 9.2233720368547758e18;
+    } else {  // an unsigned dtype also takes -hi..-1, which wrap (PyTorch's non-strict unsigned check)
+      const int64_t i = v.to_int();
+      fits = i >= (is_unsigned ? -hi : lo) && i <= hi;
+    }
+  }
+  CT_CHECK(fits, CT_ERROR_INVALID_ARGUMENT, op, ": ", what, " ", v, " cannot be converted to ", dtype,
+           " without overflow. Pass a value ", dtype, " can hold, or use another dtype");
 }
 
 DimVector broadcast_shapes(const char* op, IntArrayRef a, IntArrayRef b) {

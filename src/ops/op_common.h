@@ -34,6 +34,13 @@ class ResultType {
 /// t itself when it already has dtype d (no reference taken), else a converted copy kept in holder.
 const TensorImpl* as_dtype(const TensorImpl& t, DType d, Tensor& holder);
 
+/// Raises CT_ERROR_INVALID_ARGUMENT naming op when the number v cannot be stored in dtype without
+/// overflow, as PyTorch's fill-like operators refuse it (full, fill, masked_fill, index_fill,
+/// scatter, clamp): an integer dtype takes integers in its range (uint8 also -255..-1, which wrap,
+/// as in PyTorch) and finite floats within it, never NaN; a floating dtype takes any number but a
+/// finite one past its largest; bool takes anything.
+void check_scalar_fits(const char* op, const char* what, const Scalar& v, DType dtype);
+
 /// A 0-dim cpu tensor holding s, flagged as a wrapped number.
 Tensor wrap_scalar(const Scalar& s);
 

@@ -67,15 +67,17 @@ inline int64_t int_pow(int64_t a, int64_t e) {
   return r;
 }
 
+/// The greatest common divisor of |a| and |b|, which is positive unless both are 0; 1 when it would
+/// be 2^63 (a and b each INT64_MIN or 0), which int64 cannot hold: dividing by 1 is always exact.
 inline int64_t gcd(int64_t a, int64_t b) {
-  a = a < 0 ? -a : a;
-  b = b < 0 ? -b : b;
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
+  uint64_t x = a < 0 ? 0 - static_cast<uint64_t>(a) : static_cast<uint64_t>(a);
+  uint64_t y = b < 0 ? 0 - static_cast<uint64_t>(b) : static_cast<uint64_t>(b);
+  while (y) {
+    const uint64_t t = x % y;
+    x = y;
+    y = t;
   }
-  return a;
+  return x > static_cast<uint64_t>(INT64_MAX) ? 1 : static_cast<int64_t>(x);
 }
 
 }  // namespace ct::sym

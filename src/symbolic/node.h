@@ -49,7 +49,8 @@ struct Range {
   static constexpr int64_t kNegInf = std::numeric_limits<int64_t>::min();
   static constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max();
   int64_t lo = kNegInf, hi = kPosInf;
-  bool is_point() const { return lo == hi; }
+  /// One value: an endpoint at an infinity is a saturated bound (2^62 * s for s >= 2), not a value.
+  bool is_point() const { return lo == hi && lo != kNegInf && lo != kPosInf; }
   bool contains(int64_t v) const { return lo <= v && v <= hi; }
 };
 

@@ -60,14 +60,18 @@ class Printer {
     if (std::string(buf).find_first_of(".en") == std::string::npos) out_ += ".0";
   }
 
+  // |v| in decimal; |INT64_MIN| does not fit in int64, so it is computed unsigned.
+  static std::string magnitude(int64_t v) {
+    return std::to_string(v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v));
+  }
+
   // A term of an Int sum without its sign: 2*s0, s0*s1, s0.
   void magnitude_term(const Node* t, bool& negative) {
     negative = false;
     if (t->op == Op::Mul && t->args[0]->is_const() && t->type == Type::Int) {
       const int64_t c = t->args[0]->value.i;
       negative = c < 0;
-      const int64_t m = c < 0 ? -c : c;
-      if (m != 1) out_ += std::to_string(m) + "*";
+      if (c != 1 && c != -1) out_ += magnitude(c) + "*";
       for (size_t i = 1; i < t->args.size(); ++i) {
         if (i > 1) out_ += '*';
         print(t->args[i], kUnary);
@@ -76,13 +80,14 @@ class Printer {
     }
     if (t->is_const() && t->type == Type::Int && t->value.i < 0) {
       negative = true;
-      out_ += std::to_string(-t->value.i);
+      out_ += magnitude(t->value.i);
       return;
     }
     print(t, kProduct);
   }
 
-  // Terms of one side of a relation, each with a sign; an empty side prints 0.
+  // Terms of one side of a relation, each with a sign, then the constant c (>= 0, or any value when
+  // there are no terms); an empty side prints 0.
   void side(const std::vector<std::pair<const Node*, bool>>& terms, int64_t constant) {
     bool first = true;
     for (auto& [t, flip] : terms) {
@@ -100,7 +105,7 @@ class Printer {
     }
     if (constant != 0 || first) {
       if (first) out_ += std::to_string(constant);
-      else out_ += (constant < 0 ? " - " : " + ") + std::to_string(constant < 0 ? -constant : constant);
+      else out_ += (constant < 0 ? " - " : " + ") + magnitude(constant);
     }
   }
 
@@ -124,11 +129,12 @@ class Printer {
     } else if (neg.empty()) {  // P + c <= 0  reads  P <= -c
       side(pos, 0);
       out_ += rel;
-      out_ += std::to_string(-c);
+      out_ += (c > 0 ? "-" : "") + magnitude(c);
     } else {  // P + c <= N, the constant on the side where it is positive
       side(pos, c > 0 ? c : 0);
       out_ += rel;
-      side(neg, c < 0 ? -c : 0);
+      side(neg, 0);  // neg is not empty here, so the constant follows its terms
+      if (c < 0) out_ += " + " + magnitude(c);
     }
   }
 

@@ -400,7 +400,8 @@ Node* exact_quotient(ShapeEnv& env, Node* a, Node* b) {
   int64_t ca, cb;
   Node* ma = split_term(env, a, ca);
   Node* mb = split_term(env, b, cb);
-  if (cb == 0 || ca % cb != 0) return nullptr;
+  // MIN / -1 does not fit (and traps): no exact quotient then.
+  if (cb == 0 || (cb == -1 && ca == INT64_MIN) || ca % cb != 0) return nullptr;
   std::vector<Node*> rest = ma->op == Op::Mul ? ma->args : std::vector<Node*>{ma};
   for (Node* f : mb->op == Op::Mul ? mb->args : std::vector<Node*>{mb}) {
     auto it = std::find(rest.begin(), rest.end(), f);

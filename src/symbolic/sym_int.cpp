@@ -47,7 +47,7 @@ ShapeEnv& env_of_list(ArrayRef<SymInt> xs, const char* op) {
 
 SymInt::SymInt(sym::Node* node) : v_(0) {
   CT_CHECK(node && node->type == sym::Type::Int, CT_ERROR_INVALID_ARGUMENT, "SymInt: not an int expression");
-  if (node->range.is_point()) {  // a constant, or a symbol whose range allows one value
+  if (node->is_const() || node->range.is_point()) {  // a constant, or a symbol whose range allows one value
     *this = SymInt(node->range.lo);
     return;
   }

@@ -9,14 +9,26 @@ DimVector pair(IntArrayRef v) {
   return DimVector(v);
 }
 
+// Note [Window geometry stays in range]
+// Output sizes, dilated extents (d * (k - 1) + 1), padded sizes and window areas multiply these
+// numbers in int64. Each is bounded by 2^31 - 1 (kernel sizes from a weight too), so no product
+// of two and no sum of a few can overflow: a huge dilation wrapped into a plausible output size,
+// and a window area of 2^64 into an avg_pool2d divisor of 0 (SIGFPE). Real windows are far smaller.
+void check_window_value(const char* op, const char* what, int64_t v) {
+  CT_CHECK(v <= kMaxWindowValue, CT_ERROR_INVALID_ARGUMENT, op, ": ", what, " ", v, " is larger than ",
+           kMaxWindowValue, ", the most a kernel, stride, padding or dilation may be");
+}
+
 DimVector pair_arg(const char* op, const char* what, IntArrayRef v) {
   CT_CHECK(v.size() == 1 || v.size() == 2, CT_ERROR_INVALID_ARGUMENT, op, ": ", what,
            " must be one number or two (height, width), got ", v);
+  for (int64_t x : v) check_window_value(op, what, x);
   return pair(v);
 }
 
 int64_t single(const char* op, const char* what, IntArrayRef v) {
   CT_CHECK(v.size() == 1, CT_ERROR_INVALID_ARGUMENT, op, ": ", what, " must be one number, got ", v);
+  check_window_value(op, what, v[0]);
   return v[0];
 }
 
@@ -64,6 +76,8 @@ Args parse(const char* op, const Frame& f, bool transposed) {
   // the input may be empty (an input without height would still have a full output).
   CT_CHECK(g.kh > 0 && g.kw > 0, CT_ERROR_SHAPE, op, ": the kernel must be at least 1 x 1, got weight of sizes ",
            w.sym_sizes());
+  check_window_value(op, "the weight's kernel height", g.kh);
+  check_window_value(op, "the weight's kernel width", g.kw);
   CT_SYM_CHECK(sym_all({ih > 0, iw > 0}), CT_ERROR_SHAPE, op, ": input of sizes ", x.sym_sizes(),
                " has no height or no width; only its batch or its channels may be 0");
   const int64_t w0 = w.sym_size(0).guard_int(), w1 = w.sym_size(1).guard_int();

@@ -26,9 +26,15 @@ struct Geometry {
 
 /// A 2-element list from an int[2] argument given as one or two numbers.
 DimVector pair(IntArrayRef v);
-/// The one number of an int[1] argument; CT_ERROR_INVALID_ARGUMENT names op and what otherwise.
+/// The one number of an int[1] argument, at most kMaxWindowValue; CT_ERROR_INVALID_ARGUMENT names
+/// op and what otherwise.
 int64_t single(const char* op, const char* what, IntArrayRef v);
-/// pair() with the length checked against 1 or 2 (CT_ERROR_INVALID_ARGUMENT naming op and what).
+/// The largest kernel size, stride, padding or dilation: see Note [Window geometry stays in range].
+constexpr int64_t kMaxWindowValue = (int64_t{1} << 31) - 1;
+/// CT_ERROR_INVALID_ARGUMENT naming op and what when v is above kMaxWindowValue.
+void check_window_value(const char* op, const char* what, int64_t v);
+/// pair() with the length checked against 1 or 2 and each value against kMaxWindowValue
+/// (CT_ERROR_INVALID_ARGUMENT naming op and what).
 DimVector pair_arg(const char* op, const char* what, IntArrayRef v);
 
 /// A checked convolution call (conv2d, or conv_transpose2d when transposed).

@@ -8,6 +8,7 @@
 #include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
 #include "ops/conv/conv_common.h"
+#include "ops/cpu/int_div.h"
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -204,7 +205,9 @@ AvgArgs avg_args(const Frame& f, size_t first = 0) {
   return a;
 }
 
-// The window of output (oh, ow) clipped to the input, and the divisor PyTorch uses for it.
+// The window of output (oh, ow) clipped to the input, and the divisor PyTorch uses for it: at least
+// 1 unless divisor_override says otherwise (never 0; -1 divides as Note [Integer division never
+// traps] says). Window areas fit easily: see Note [Window geometry stays in range].
 struct Window {
   int64_t h0, h1, w0, w1, divisor;
 };
@@ -245,7 +248,8 @@ void avg_pool_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
           A sum = A(0);
           for (int64_t ih = w.h0; ih < w.h1; ++ih)
             for (int64_t iw = w.w0; iw < w.w1; ++iw) sum += A(src[ih * g.w + iw]);
-          out[(pl * g.oh + oh) * g.ow + ow] = w.h0 >= w.h1 || w.w0 >= w.w1 ? T(0) : T(sum / A(w.divisor));
+          out[(pl * g.oh + oh) * g.ow + ow] =
+              w.h0 >= w.h1 || w.w0 >= w.w1 ? T(0) : T(cpu::div_toward_zero(sum, A(w.divisor)));
         }
     });
   });
@@ -280,7 +284,7 @@ void avg_pool_backward_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       for (int64_t oh = 0; oh < g.oh; ++oh)
         for (int64_t ow = 0; ow < g.ow; ++ow) {
           const Window w = avg_window(a, oh, ow);
-          const A v = A(gsrc[(pl * g.oh + oh) * g.ow + ow]) / A(w.divisor);
+          const A v = cpu::div_toward_zero(A(gsrc[(pl * g.oh + oh) * g.ow + ow]), A(w.divisor));
           for (int64_t ih = w.h0; ih < w.h1; ++ih)
             for (int64_t iw = w.w0; iw < w.w1; ++iw) dst[ih * g.w + iw] = T(A(dst[ih * g.w + iw]) + v);
         }

@@ -41,7 +41,9 @@ void full_meta(const Frame& f, MetaResult& m) {
   const SymIntArrayRef sizes = f.arg(0).sym_int_list();
   checked_numel(sizes, "full");
   const Scalar v = f.arg(1).to_scalar();
-  set_output(m, 0, sizes, dtype_or(f.arg(2), v.is_floating() ? runtime::default_dtype() : v.dtype()), device_of(f.arg(3)));
+  const DType d = dtype_or(f.arg(2), v.is_floating() ? runtime::default_dtype() : v.dtype());
+  check_scalar_fits("full", "fill_value", v, d);
+  set_output(m, 0, sizes, d, device_of(f.arg(3)));
 }
 void full_cpu(const Frame& f, const MetaResult&, Tensor* outs) { fill(*outs[0], f.arg(1).to_scalar()); }
 
@@ -56,19 +58,35 @@ void arange_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(std::isfinite(st), CT_ERROR_INVALID_ARGUMENT, "arange: step (", st, ") must be finite. Pass a finite step");
   CT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), CT_ERROR_INVALID_ARGUMENT, "arange: step ", st,
            " does not lead from start ", s, " to end ", e, ". Flip the sign of step or swap start and end");
-  const double len = std::ceil((e - s) / st);
-  CT_CHECK(len < 9.2e18, CT_ERROR_INVALID_ARGUMENT, "arange: ", len, " elements is too many");
   const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
-  const int64_t n = static_cast<int64_t>(len);
+  int64_t n;
+  if (integral) {  // exact in int64, as PyTorch computes integer ranges: doubles lose integers past 2^53
+    const int64_t a = start.to_int(), b = end.to_int(), k = step.to_int();
+    int64_t span;
+    CT_CHECK(!__builtin_sub_overflow(b, a, &span), CT_ERROR_INVALID_ARGUMENT, "arange: [", a, ", ", b,
+             ") holds more elements than int64 can count");
+    n = span / k + (span % k != 0 ? 1 : 0);  // ceil, span and k having one sign (or span 0)
+  } else {
+    const double len = std::ceil((e - s) / st);
+    CT_CHECK(len < 9.2e18, CT_ERROR_INVALID_ARGUMENT, "arange: ", len, " elements is too many");
+    n = static_cast<int64_t>(len);
+  }
   set_output(m, 0, {n}, dtype_or(f.arg(3), integral ? DType::Int64 : runtime::default_dtype()), device_of(f.arg(4)));
 }
 void arange_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
-  const double s = f.arg(0).to_double(), st = f.arg(2).to_double();
+  const Scalar start = f.arg(0).to_scalar(), end = f.arg(1).to_scalar(), step = f.arg(2).to_scalar();
+  const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
   const TensorImpl& out = *outs[0];
   visit_dtype<kNumericDTypes>(out.dtype(), "arange", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = out.data_as<T>();
-    for (int64_t i = 0; i < out.numel(); ++i) p[i] = cpu::cast_value<T>(s + static_cast<double>(i) * st);
+    if (integral) {  // start + i * step stays between start and end, so it cannot overflow
+      const int64_t s = start.to_int(), st = step.to_int();
+      for (int64_t i = 0; i < out.numel(); ++i) p[i] = cpu::cast_value<T>(s + i * st);
+    } else {
+      const double s = start.to_double(), st = step.to_double();
+      for (int64_t i = 0; i < out.numel(); ++i) p[i] = cpu::cast_value<T>(s + static_cast<double>(i) * st);
+    }
   });
 }
 

@@ -246,6 +246,8 @@ void index_fill_meta(const Frame& f, MetaResult& m) {
   if (f.arg(3).is_tensor())
     CT_CHECK(f.tensor(3).dim() == 0, CT_ERROR_SHAPE, "index_fill: value must be a 0-dim tensor, got ",
              f.tensor(3).sizes(), ". Pass a number or a 0-dim tensor");
+  else
+    check_scalar_fits("index_fill", "value", f.arg(3).to_scalar(), self.dtype());
   m.compute = self.dtype();
   set_output(m, 0, self.sym_sizes(), self.dtype(), self.device());
 }

@@ -27,6 +27,8 @@ void masked_fill_meta(const Frame& f, MetaResult& m) {
   if (f.arg(2).is_tensor())
     CT_CHECK(f.tensor(2).dim() == 0, CT_ERROR_SHAPE, "masked_fill: value must be a 0-dim tensor, got ",
              f.tensor(2).sizes(), ". Pass a number or a 0-dim tensor");
+  else
+    check_scalar_fits("masked_fill", "value", f.arg(2).to_scalar(), self.dtype());
   m.compute = self.dtype();
   set_output(m, 0, broadcast_shapes("masked_fill", self.sym_sizes(), f.tensor(1).sym_sizes()), self.dtype(),
              common_device(f));

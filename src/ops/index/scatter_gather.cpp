@@ -104,6 +104,8 @@ void scatter_meta_named(const char* op, const Frame& f, MetaResult& m) {
   if (src)
     CT_CHECK(src->dtype() == self.dtype(), CT_ERROR_DTYPE, op, ": self (", self.dtype(), ") and src (", src->dtype(),
              ") must have the same dtype. Convert src with to()");
+  else
+    check_scalar_fits(op, "value", f.arg(3).to_scalar(), self.dtype());
   check_shapes(op, self, f.tensor(2), src, dim);
   m.compute = self.dtype();
   set_output(m, 0, self.sym_sizes(), self.dtype(), common_device(f));

@@ -11,6 +11,7 @@
 
 #include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "ops/cpu/int_div.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -268,12 +269,7 @@ struct Hypot {
 };
 
 // fmod, remainder and floor_divide. Integers: PyTorch raises on a zero divisor (the compute
-// function checks, see `divides`), and x / -1 is negation (INT_MIN / -1 must not trap).
-template <typename T>
-T negate_wrapping(T a) {
-  if constexpr (std::is_signed<T>::value) return T(-static_cast<std::make_unsigned_t<T>>(a));
-  else return T(0);  // unsigned b is never -1
-}
+// function checks, see `divides`), and x / -1 is negation: see Note [Integer division never traps].
 struct Fmod {
   static constexpr const char* name = "fmod";
   static constexpr unsigned dtypes = kNumericDTypes;
@@ -282,7 +278,7 @@ struct Fmod {
   static constexpr bool has_alpha = false;
   template <typename T> static T apply(T a, T b) {
     if constexpr (std::is_floating_point<M<T>>::value) return T(std::fmod(M<T>(a), M<T>(b)));
-    else return (std::is_signed<T>::value && b == T(-1)) ? T(0) : T(a % b);
+    else return cpu::rem_toward_zero(a, b);
   }
   static constexpr Saves saves = save_args(0, 1);
   static void backward(GradCtx& c) {  // d/db = -trunc(a / b)
@@ -303,8 +299,7 @@ struct Remainder {  // Python's %: the sign of the divisor
       if (mod != M<T>(0) && ((M<T>(b) < M<T>(0)) != (mod < M<T>(0)))) mod += M<T>(b);
       return T(mod);
     } else {
-      if (std::is_signed<T>::value && b == T(-1)) return T(0);
-      T mod = T(a % b);
+      T mod = cpu::rem_toward_zero(a, b);
       if (mod != 0 && ((b < 0) != (mod < 0))) mod = T(mod + b);
       return mod;
     }
@@ -335,12 +330,8 @@ struct FloorDivide {  // Python's //
       if (div - fl > M<T>(0.5)) fl += M<T>(1);
       return T(fl);
     } else {
-      if (std::is_signed<T>::value && b == T(-1)) return negate_wrapping(a);
-      if ((a < 0) != (b < 0)) {
-        const T q = T(a / b);
-        return T(a % b) ? T(q - 1) : q;
-      }
-      return T(a / b);
+      const T q = cpu::div_toward_zero(a, b);
+      return (a < 0) != (b < 0) && cpu::rem_toward_zero(a, b) ? T(q - 1) : q;
     }
   }
   static constexpr BackwardFn backward = nullptr;  // a step function (PyTorch defines none)

@@ -50,6 +50,8 @@ void clamp_meta(const Frame& f, MetaResult& m) {
   for (int i = 1; i <= 2; ++i)
     if (!f.arg(i).is_none()) rt.add(f.arg(i).to_scalar());
   m.compute = rt.result();
+  if (!f.arg(1).is_none()) check_scalar_fits("clamp", "min", f.arg(1).to_scalar(), m.compute);
+  if (!f.arg(2).is_none()) check_scalar_fits("clamp", "max", f.arg(2).to_scalar(), m.compute);
   set_output(m, 0, a.sym_sizes(), m.compute, a.device());
 }
 

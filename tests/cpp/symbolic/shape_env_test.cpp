@@ -263,3 +263,27 @@ TEST(ShapeEnv, SymAllBuildsItsConditionsInTheOrderWritten) {
   EXPECT_EQ(ct::str(ct::sym_all({m >= 0, m <= most})), "u1 >= 0 and u1 <= s0");
   EXPECT_EQ(ct::str(ct::sym_all({SymBool(true), m >= 1})), "u1 >= 1");
 }
+
+// Coefficients at the edge of int64 (a hostile program file, or arithmetic that doubles 2^62):
+// MIN / -1 neither traps nor folds, a gcd of 2^63 does not flip a relation, a saturated range is
+// not a point, and MIN prints as a number.
+TEST(ShapeEnv, MinimumCoefficientsNeitherTrapNorMisfold) {
+  Env e;
+  const SymInt s0 = e.symbol(8, 0), s1 = e.symbol(8, 2);
+  SymInt a = s0 * s1 * (-(int64_t{1} << 62));
+  a = a + a;  // coefficient INT64_MIN
+  EXPECT_EQ(e.text(a), "-9223372036854775808*s0*s1");
+  EXPECT_EQ(status_of([&] { (void)(a / (-s1)); }), CT_OK);  // exact_quotient once divided MIN by -1
+  EXPECT_EQ(status_of([&] { (void)(a % (-s1)); }), CT_OK);
+  const SymBool le = (a + 5) <= 0;  // at s0 = 0 this is 5 <= 0
+  EXPECT_FALSE(e.env->eval_bool(le.node(), e.binding({0, 2})));
+  EXPECT_EQ(ct::sym::gcd(INT64_MIN, 0), 1);
+  EXPECT_EQ(ct::sym::gcd(INT64_MIN, 6), 2);
+}
+
+TEST(ShapeEnv, ASaturatedRangeIsNotAConstant) {
+  Env e;
+  const SymInt s = e.symbol(8, 2, 64);
+  const SymInt big = s * (int64_t{1} << 62);  // every value overflows: the range saturates at +inf
+  EXPECT_TRUE(big.is_symbolic()) << "folded to " << e.text(big);
+}
