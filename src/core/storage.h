@@ -43,6 +43,13 @@ class StorageImpl {
   BlobDeleter blob_deleter() const { return deleter_; }
   /// Adopts env (retained here; released with the storage). Set once, right after creation.
   void set_shape_env(sym::ShapeEnv* env);
+  /// Caller memory that must not be written (a read-only numpy array, a DLPack READ_ONLY capsule):
+  /// every in-place write to a tensor over this storage is refused (see check_writable).
+  bool read_only() const { return read_only_; }
+  /// Marks the storage read-only. Set once, right after creation, before any tensor is shared.
+  void set_read_only() { read_only_ = true; }
+  /// Caller memory refused after wrapping it: the caller keeps it, so no deleter runs on release.
+  void forget_deleter() { deleter_ = nullptr; }
 
  private:
   enum class Owner : uint8_t { Inline, Allocator, Blob, None };
@@ -53,6 +60,7 @@ class StorageImpl {
   std::atomic<uint32_t> version_{0};
   Device device_;
   Owner owner_ = Owner::None;
+  bool read_only_ = false;
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   BlobDeleter deleter_ = nullptr;

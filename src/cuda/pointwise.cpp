@@ -95,7 +95,6 @@ void where_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
 void copy_cuda(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
   const TensorImpl* src = f.args[1].tensor_ptr();
-  check_inplace_target(self, "copy_");
   CT_CHECK(self.device() == src->device() || (src->dim() == 0 && src->device().is_cpu()), CT_ERROR_DEVICE,
            "copy_: self is on ", self.device(), " and src on ", src->device(), ". Copy between devices with to()");
   const SymDimVector b = ops::broadcast_shapes("copy_", self.sym_sizes(), src->sym_sizes());

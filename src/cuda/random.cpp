@@ -43,7 +43,6 @@ template <Dist D>
 void in_place_cuda(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
   const char* name = f.op.schema.name.c_str();
-  check_inplace_target(self, name);
   const double a = f.arg(1).to_double(), b = f.arg(2).to_double();
   CT_CHECK(is_floating(self.dtype()), CT_ERROR_DTYPE, name, ": self is ", self.dtype(), " (sizes ", self.sym_sizes(),
            "), but it draws floating-point numbers. Use a floating tensor, or randint for integers");

@@ -73,11 +73,61 @@ void check_determinism(const OperatorDef& op, DispatchKey k) {
               "or allow this kernel with a warning with ct_use_deterministic_algorithms(1, 1)");
 }
 
+// Note [One device per call]
+// A backend kernel reads every tensor argument as memory of its own device: a cpu kernel handed a
+// meta index reads its null data, a cuda kernel handed cpu memory reads host addresses. So before
+// any backend kernel runs, the dispatcher checks that the tensors of the call share one device,
+// for every operator (built-in or registered from C), as PyTorch's "Expected all tensors to be on
+// the same device". The exceptions are PyTorch's too: a 0-dim cpu tensor is a number and goes
+// with tensors of any device, and the indices of advanced indexing may be on the cpu (an
+// operator declares them with OpBuilder::index_arg, and moves or refuses them itself). Operators
+// that move data between devices (to) take a single tensor and a Device argument, so they pass. The check runs only when the call's key set holds more than
+// one backend key, which a call on one device never does; two devices of one type (cuda:0 and
+// cuda:1) share a key, and that backend's kernels compare device indices themselves.
+[[gnu::cold]] void check_devices(const OperatorDef& op, const Value* args, size_t nargs) {
+  const TensorImpl* first = nullptr;
+  std::string first_name;
+  auto visit = [&](const TensorImpl& t, const std::string& name, bool index) {
+    if (t.device().is_cpu() && (t.dim() == 0 || index)) return;
+    if (!first) {
+      first = &t;
+      first_name = name;
+    } else if (t.device() != first->device() && !(t.device().is_meta() && first->device().is_meta())) {
+      fail(CT_ERROR_DEVICE, str(op.schema.name, ": expected all tensors on one device, got ", first->device(), " (",
+                                first_name, " ", first->sym_sizes(), ") and ", t.device(), " (", name, " ",
+                                t.sym_sizes(), "). Move them to one device with to(); only a 0-dim cpu tensor "
+                                "goes with tensors of another device"));
+    }
+  };
+  for (size_t i = 0; i < nargs; ++i) {
+    const std::string& name = i < op.schema.args.size() ? op.schema.args[i].name : std::string("argument");
+    const bool index = i < 64 && ((op.index_args >> i) & 1);
+    if (args[i].is_tensor()) {
+      visit(args[i].tensor(), name, index);
+    } else if (args[i].kind() == Value::Kind::TensorList) {
+      const ArrayRef<const TensorImpl*> list = args[i].tensor_list();
+      for (size_t j = 0; j < list.size(); ++j) visit(*list[j], str(name, "[", j, "]"), index);
+    }
+  }
+  // Only 0-dim cpu tensors besides tensors of one device: nothing is mixed after all.
+}
+
+inline bool one_backend(DispatchKeySet ks) {
+  const uint64_t b = (ks & DispatchKeySet::backends()).bits();
+  return (b & (b - 1)) == 0;
+}
+
 void run(const OperatorDef& op, DispatchKeySet ks, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
   const Registry& reg = Registry::get();
   DispatchKeySet avail = ks & (op.kernel_keys() | reg.fallback_keys());
-  if (avail.empty()) fail_no_kernel(op, ks.empty() ? DispatchKeySet(DispatchKey::CPU) : ks);
+  // See Note [One device per call].
+  const bool mixed = __builtin_expect(!one_backend(ks), 0);
+  if (avail.empty()) {
+    if (mixed) check_devices(op, args, nargs);
+    fail_no_kernel(op, ks.empty() ? DispatchKeySet(DispatchKey::CPU) : ks);
+  }
   DispatchKey k = avail.highest();
+  if (mixed && static_cast<int>(k) < kNumBackendKeys) check_devices(op, args, nargs);
   if (__builtin_expect(runtime::deterministic_mode() != runtime::DeterministicMode::Off, 0)) check_determinism(op, k);
   const Kernel& own = op.kernels[static_cast<int>(k)];
   const Kernel& kern = own.fn ? own : reg.fallback(k);
@@ -109,11 +159,33 @@ __attribute__((noinline, cold)) void dispatch_profiled(const OperatorDef& op, co
   dispatch_unprofiled(op, args, nargs, outs, nouts);
 }
 
+
+// Note [Writable arguments]
+// Whether an operator may write a tensor is a property of the tensor, not of the kernel: memory
+// the caller lent read-only (a read-only numpy array, a READ_ONLY DLPack capsule) and inference
+// tensors outside inference mode (PyTorch's contract) must never be written. The schema says which
+// arguments an operator writes ("Tensor(a!)"), so the dispatcher checks them once, before any key
+// runs, for every operator: in-place variants, copy_, the random fills and operators defined from C.
+// Writes that do not go through an operator (optimizer steps, zero_grad) call check_writable
+// themselves.
+void check_written_args(const OperatorDef& op, const Value* args, size_t nargs) {
+  for (size_t i = 0; i < nargs && i < 64; ++i) {
+    if (!((op.written_args >> i) & 1)) continue;
+    const char* name = op.schema.args[i].name.c_str();
+    if (args[i].is_tensor()) {
+      check_writable(args[i].tensor(), op.schema.name.c_str(), name);
+    } else if (args[i].kind() == Value::Kind::TensorList) {
+      for (const TensorImpl* t : args[i].tensor_list()) check_writable(*t, op.schema.name.c_str(), name);
+    }
+  }
+}
+
 }  // namespace
 
 // The profiler costs one relaxed load here while it is off: see Note [Profiler spans].
 void dispatch(const OperatorDef& op, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
   try {
+    if (__builtin_expect(op.written_args != 0, 0)) check_written_args(op, args, nargs);
     if (__builtin_expect(runtime::profiler_enabled(), 0)) return dispatch_profiled(op, args, nargs, outs, nouts);
     dispatch_unprofiled(op, args, nargs, outs, nouts);
   } catch (const UnattributedError& e) {  // the innermost operator is the one that read the argument
@@ -186,15 +258,17 @@ MetaResult structured_outputs(Frame& f) {
 // self would change the index being followed, past the bounds it was checked against). A self
 // that maps several elements to one location (an expanded view) has no well-defined result and is
 // refused, as in PyTorch.
-void check_inplace_target(const TensorImpl& self, const char* op) {
-  CT_CHECK(!self.is_inference() || local_dispatch_keys().inference, CT_ERROR_INVALID_ARGUMENT, op,
-           ": an inference tensor (sizes ", self.sym_sizes(), ") cannot be changed in place outside inference mode. "
-           "Clone it first, or change it inside inference mode");
+void check_writable(const TensorImpl& t, const char* op, const char* what) {
+  CT_CHECK(!t.is_inference() || local_dispatch_keys().inference, CT_ERROR_INVALID_ARGUMENT, op, ": ", what,
+           " is an inference tensor (sizes ", t.sym_sizes(), "), which cannot be changed in place outside inference "
+           "mode. Clone it first, or change it inside inference mode");
+  CT_CHECK(!t.storage()->read_only(), CT_ERROR_INVALID_ARGUMENT, op, ": ", what, " (sizes ", t.sym_sizes(), ", ",
+           t.dtype(), ") is read-only memory lent by the caller (a read-only array or a READ_ONLY DLPack capsule) "
+           "and cannot be written. Clone it and write the clone, or lend writable memory");
 }
 
 void inplace_kernel(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
-  check_inplace_target(self, f.op.schema.name.c_str());
   CT_CHECK(!has_internal_overlap(self), CT_ERROR_INVALID_ARGUMENT, f.op.schema.name,
            ": several elements of self (sizes ", self.sym_sizes(), ", strides ", self.sym_strides(),
            ") share one memory location, so writing it in place is ill-defined. Clone self first");

@@ -28,9 +28,10 @@ void structured_kernel(void* data, Frame& f);
 MetaResult structured_outputs(Frame& f);
 void inplace_kernel(void* data, Frame& f);
 
-/// Raises CT_ERROR_INVALID_ARGUMENT when op may not write self in place: an inference tensor outside
-/// inference mode, which PyTorch's inference-mode contract keeps read-only there.
-void check_inplace_target(const TensorImpl& self, const char* op);
+/// Raises CT_ERROR_INVALID_ARGUMENT naming op and what (the argument) when t may not be written: an
+/// inference tensor outside inference mode (PyTorch's contract), or read-only caller memory. The
+/// dispatcher calls it for every argument a schema writes; see Note [Writable arguments].
+void check_writable(const TensorImpl& t, const char* op, const char* what);
 
 /// PyTorch's canCast: no floating to integral, no non-bool to bool.
 bool can_cast(DType from, DType to);

@@ -111,6 +111,12 @@ struct OperatorDef {
   std::atomic<uint64_t> kernel_bits{0};  // DispatchKeySet of the keys with a kernel
   const OperatorDef* functional = nullptr;  // for an in-place variant: the operator it derives from
   int device_arg = -1;  // factories: index of the Device argument that picks the backend
+  // Bit i: the operator writes tensor argument i ("Tensor(a!)"). The dispatcher refuses a write to
+  // a read-only or inference tensor before any kernel runs (Note [Writable arguments]).
+  uint64_t written_args = 0;
+  // Bit i: argument i holds indices, which may be on the cpu whatever the other tensors' device
+  // (OpBuilder::index_arg, Note [One device per call]).
+  uint64_t index_args = 0;
   bool is_view = false;  // the output aliases the first input's storage
   // In-place variants whose kernel reads other tensors at elements other than the one it writes
   // (scatter_'s index): see Note [In-place aliasing].

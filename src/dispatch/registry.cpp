@@ -73,6 +73,8 @@ OpBuilder Registry::def(const std::string& schema_text, bool builtin) {
   op->schema = std::move(schema);
   op->full_name = full;
   op->builtin = builtin;
+  for (size_t i = 0; i < op->schema.args.size() && i < 64; ++i)
+    if (op->schema.args[i].writes) op->written_args |= uint64_t{1} << i;
   OperatorDef* p = op.get();
   ops_.push_back(std::move(op));
   by_full_name_[full] = p;
@@ -188,6 +190,15 @@ OpBuilder& OpBuilder::derivative(BackwardFn fn, Saves saves) {
 
 OpBuilder& OpBuilder::not_differentiable() {
   op_.derivative = Derivative{nullptr, {}, Differentiability::None};
+  return *this;
+}
+
+OpBuilder& OpBuilder::index_arg(const char* name) {
+  const std::vector<Argument>& args = op_.schema.args;
+  size_t i = 0;
+  while (i < args.size() && args[i].name != name) ++i;
+  CT_CHECK(i < args.size() && i < 64, CT_ERROR_INTERNAL, "registry: ", op_.full_name, " has no argument '", name, "'");
+  op_.index_args |= uint64_t{1} << i;
   return *this;
 }
 

@@ -69,6 +69,10 @@ class OpBuilder {
   OpBuilder& view(KernelFn fn);
   /// Factories: the Device argument at index i picks the backend.
   OpBuilder& device_arg(int i);
+  /// The tensors of argument `name` are indices, which may be on the cpu whatever device the others
+  /// are on (PyTorch's rule for advanced indexing): the dispatcher's device check lets them pass,
+  /// and the operator moves or refuses them (see Note [One device per call]).
+  OpBuilder& index_arg(const char* name);
   /// The derivative (see Note [Derivatives beside operators]); saves names what backward reads.
   OpBuilder& derivative(BackwardFn fn, Saves saves = {});
   /// Results are indices or booleans: no gradient flows through this operator.

@@ -56,7 +56,6 @@ Optimizer::Optimizer(std::vector<Tensor> params, const Hyper& h, const char* fn)
 
 void Optimizer::step() {
   std::lock_guard<std::mutex> lock(mu_);
-  const bool in_inference = autograd::grad_mode() == autograd::GradMode::Inference;
   NoRecordGuard no_record;
   // Pass 1: check every parameter and allocate missing state, committing nothing, so that a
   // failure leaves parameters and state as they were.
@@ -70,11 +69,7 @@ void Optimizer::step() {
     Tensor g = autograd::grad_of(*s.param);
     if (!g.defined()) continue;  // torch skips parameters without a grad
     check_grad(*s.param, *g, i);
-    // PyTorch's inference-mode contract, as check_inplace_target enforces it for in-place operators.
-    CT_CHECK(!s.param->is_inference() || in_inference,
-             CT_ERROR_INVALID_ARGUMENT, "ct_optimizer_step: parameter ", i,
-             " is an inference tensor, which cannot be changed in place outside inference mode. Clone it "
-             "outside inference mode and optimize the clone");
+    check_writable(*s.param, "ct_optimizer_step", str("parameter ", i).c_str());
     Work w{i, {s.param, std::move(g), {}}};
     for (int k = 0; k < kSlots; ++k) {
       if (!slot_used(h_, k)) continue;
@@ -112,6 +107,7 @@ void Optimizer::zero_grad(bool set_to_none) {
     if (set_to_none) {
       autograd::set_grad(*s.param, Tensor(), "ct_optimizer_zero_grad");
     } else if (g->device().is_cpu() && g->is_contiguous()) {
+      check_writable(*g, "ct_optimizer_zero_grad", "a gradient");
       std::memset(g->data(), 0, static_cast<size_t>(g->numel()) * itemsize(g->dtype()));  // all-zero bits are 0
       g->storage()->bump_version();
     } else {

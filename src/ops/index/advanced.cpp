@@ -190,12 +190,17 @@ void index_put_inplace_kernel(void*, Frame& f) {
 }  // namespace
 
 void define_advanced_index(Registry& r) {
-  r.def("index.Tensor(Tensor self, Tensor[] indices, int[] dims=[]) -> Tensor").composite(index_kernel);
+  // Indices on the cpu go with a meta self (x[[0, 2]] makes a cpu tensor); prepare() checks them.
+  r.def("index.Tensor(Tensor self, Tensor[] indices, int[] dims=[]) -> Tensor")
+      .composite(index_kernel)
+      .index_arg("indices");
   r.def("index_put(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False, int[] dims=[]) -> Tensor")
-      .composite(index_put_kernel);
+      .composite(index_put_kernel)
+      .index_arg("indices");
   r.def("index_put_(Tensor(a!) self, Tensor[] indices, Tensor values, bool accumulate=False, int[] dims=[]) "
         "-> Tensor(a!)")
-      .composite(index_put_inplace_kernel);
+      .composite(index_put_inplace_kernel)
+      .index_arg("indices");
 }
 
 }  // namespace ct::ops

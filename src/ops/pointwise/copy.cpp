@@ -15,7 +15,6 @@ namespace {
 void copy_check(const Frame& f) {
   const TensorImpl& self = f.tensor(0);
   const TensorImpl& src = f.tensor(1);
-  check_inplace_target(self, "copy_");
   CT_CHECK(self.device() == src.device() || (src.dim() == 0 && src.device().is_cpu()), CT_ERROR_DEVICE,
            "copy_: self is on ", self.device(), " and src on ", src.device(), ". Copy between devices with to()");
   const SymDimVector b = broadcast_shapes("copy_", self.sym_sizes(), src.sym_sizes());

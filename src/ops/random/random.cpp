@@ -214,7 +214,6 @@ template <InPlace K>
 void check_in_place(const Frame& f) {
   const TensorImpl& self = f.tensor(0);
   const char* name = f.op.schema.name.c_str();
-  check_inplace_target(self, name);
   const double a = f.arg(1).to_double();
   if constexpr (K == InPlace::Bernoulli) {
     check_probability(name, a);
