@@ -70,5 +70,10 @@ std::string save_program(const Program& p);
 /// exported function; operators are found by name (custom ones must be registered first) and their
 /// meta functions check every call's result.
 std::unique_ptr<Program> load_program(const void* data, size_t size);
+/// The bytes a program file starts with (magic and version), which check_program_header reads.
+size_t program_header_size();
+/// CT_ERROR_FORMAT, as load_program gives it, when data[0, size) does not start a program file this
+/// library reads: a file reader calls it before reading the rest of a file.
+void check_program_header(const void* data, size_t size);
 
 }  // namespace ct::compile

@@ -18,6 +18,7 @@
 
 #include "compile/export.h"
 #include "compile/program_format.h"
+#include "core/utf8.h"
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
 #include "runtime/defaults.h"
@@ -95,9 +96,13 @@ class Reader {
     pos_ += n;
     return p_ + at_;
   }
+  /// A name or string argument: UTF-8, so that every binding can decode it (Python would raise
+  /// UnicodeDecodeError on anything else).
   std::string string(const char* field) {
     const uint32_t n = count(field, 1);
-    return std::string(reinterpret_cast<const char*>(bytes(field, n)), n);
+    std::string s(reinterpret_cast<const char*>(bytes(field, n)), n);
+    if (!valid_utf8(s)) fail(field, str("the ", n, "-byte string is not valid UTF-8"));
+    return s;
   }
   DType dtype(const char* field) { return static_cast<DType>(choice(field, kNumDTypes)); }
   Device device(const char* field) {
@@ -162,7 +167,8 @@ class Loader : public Reader {
     env_->release();  // g_ holds it
   }
 
-  std::unique_ptr<Program> load() {
+  /// The magic and the version: all a reader checks before it takes in the rest of a file.
+  void header() {
     where_ = "header";
     if (std::memcmp(bytes("magic", sizeof kMagic), kMagic, sizeof kMagic) != 0)
       fail("magic", "not a ctorch program file (it must start with \"CTPROG\\0\\0\")");
@@ -170,6 +176,10 @@ class Loader : public Reader {
     if (version == 0 || version > kVersion)
       fail("version", str("the file has format version ", version, "; this library reads versions 1 to ", kVersion,
                           ". Load it with the ctorch that wrote it, or a newer one"));
+  }
+
+  std::unique_ptr<Program> load() {
+    header();
     symbols();
     expressions();
     facts();
@@ -588,6 +598,12 @@ class Loader : public Reader {
 };
 
 }  // namespace
+
+size_t program_header_size() { return sizeof kMagic + sizeof(uint32_t); }
+
+void check_program_header(const void* data, size_t size) {
+  Loader(data, std::min(size, program_header_size())).header();
+}
 
 std::unique_ptr<Program> load_program(const void* data, size_t size) {
   CT_CHECK(data || size == 0, CT_ERROR_INVALID_ARGUMENT, "load_program: data is NULL but size is ", size);

@@ -14,6 +14,7 @@
 
 #include "core/fault_injection.h"
 #include "core/tensor_impl.h"
+#include "io/file.h"
 #include "ops/functions.h"
 
 namespace ct::io {
@@ -27,33 +28,21 @@ const char* const kReadable = "BOOL, U8, I8, I16, I32, I64, F16, BF16, F32, F64"
 }  // namespace
 
 CheckpointBytesRef CheckpointBytes::map_file(const char* path, const char* fn) {
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  CT_CHECK(fd >= 0, CT_ERROR_IO, fn, ": cannot open '", path, "': ", std::strerror(errno), ". Check the path");
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    fail(CT_ERROR_IO, str(fn, ": cannot stat '", path, "': ", std::strerror(err)));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    fail(CT_ERROR_IO, str(fn, ": '", path, "' is not a regular file. Pass the path of a .safetensors file"));
-  }
-  const auto size = static_cast<size_t>(st.st_size);
+  const InputFile file(path, fn);  // see Note [Reading files from a path]
+  const size_t size = file.size();
   void* p = nullptr;
   if (size > 0) {
     // Private and writable: an in-place write to a tensor copies its page and never reaches the
     // file. MAP_NORESERVE: untouched pages need no swap reservation, so a large checkpoint maps
     // under strict overcommit accounting too.
-    p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE, fd, 0);
+    p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE, file.fd(), 0);
     if (p == MAP_FAILED) {
       const int err = errno;
-      ::close(fd);
       fail(err == ENOMEM ? CT_ERROR_OUT_OF_MEMORY : CT_ERROR_IO,
            str(fn, ": cannot map '", path, "' (", size, " bytes): ", std::strerror(err)));
     }
   }
-  ::close(fd);  // the mapping keeps the file's pages reachable
+  // The mapping keeps the file's pages reachable after the file is closed.
   auto* b = new (std::nothrow) CheckpointBytes();
   if (!b) {
     if (p) ::munmap(p, size);

@@ -14,6 +14,7 @@
 #include "autograd/grad_mode.h"
 #include "core/fault_injection.h"
 #include "core/tensor_impl.h"
+#include "core/utf8.h"
 #include "io/checkpoint.h"
 #include "ops/functions.h"
 

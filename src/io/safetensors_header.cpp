@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/tensor_impl.h"
+#include "core/utf8.h"
 
 namespace ct::io {
 namespace {
@@ -47,24 +48,6 @@ constexpr StDType kDTypes[] = {
 constexpr const char* kFix = "The file is damaged or was not written as safetensors; write it again";
 
 bool is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-// The length of the valid UTF-8 sequence of a non-ASCII lead byte at p[0] (n bytes left), or 0
-// when it is not one: overlong forms, surrogates and code points past U+10FFFF are invalid.
-size_t utf8_length(const uint8_t* p, size_t n) {
-  const uint8_t c = p[0];
-  size_t len;
-  uint32_t cp, min;
-  if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f, min = 0x80;
-  else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f, min = 0x800;
-  else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07, min = 0x10000;
-  else return 0;
-  if (n < len) return 0;
-  for (size_t i = 1; i < len; ++i) {
-    if ((p[i] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (p[i] & 0x3f);
-  }
-  return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : len;
-}
 
 // A cursor over the header's N bytes. pos_ counts from the header's first byte; messages add 8 so
 // offsets are the file's.
@@ -165,7 +148,55 @@ class Parser {
     return static_cast<int64_t>(v);
   }
 
+  /// Any JSON value, read for its syntax only: what an entry holds besides its known fields.
+  /// Nesting deeper than kMaxNesting is refused (the reference's JSON reader stops at 128 too).
+  void skip_value(const char* what, int depth = 0) {
+    static constexpr int kMaxNesting = 128;
+    const uint8_t c = peek();
+    const size_t start = pos_;
+    if (c == '"') {
+      string(what);
+    } else if (c == '{' || c == '[') {
+      if (depth == kMaxNesting) fail(start, str(what, " nests more than ", kMaxNesting, " deep"));
+      ++pos_;
+      const char close = c == '{' ? '}' : ']';
+      if (accept(close)) return;
+      do {
+        if (c == '{') {
+          string(what);
+          expect(':', "after a field name");
+        }
+        skip_value(what, depth + 1);
+      } while (accept(','));
+      if (!accept(close)) fail(pos_, str("expected ',' or '", close, "' in ", what, ", found ", describe()));
+    } else if (!accept_literal("true") && !accept_literal("false") && !accept_literal("null")) {
+      number(what);
+    }
+  }
+
  private:
+  /// A JSON number (RFC 8259's grammar), whose value nobody reads.
+  void number(const char* what) {
+    const size_t start = pos_;
+    auto digits = [&] {
+      const size_t from = pos_;
+      while (pos_ < n_ && p_[pos_] >= '0' && p_[pos_] <= '9') ++pos_;
+      return pos_ > from;
+    };
+    if (pos_ < n_ && p_[pos_] == '-') ++pos_;
+    if (pos_ < n_ && p_[pos_] == '0') ++pos_;
+    else if (!digits()) fail(start, str("expected a JSON value in ", what, ", found ", describe()));
+    if (pos_ < n_ && p_[pos_] == '.') {
+      ++pos_;
+      if (!digits()) fail(start, str("a number in ", what, " has no digits after its '.'"));
+    }
+    if (pos_ < n_ && (p_[pos_] == 'e' || p_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < n_ && (p_[pos_] == '+' || p_[pos_] == '-')) ++pos_;
+      if (!digits()) fail(start, str("a number in ", what, " has no digits in its exponent"));
+    }
+  }
+
   unsigned hex4(const char* what) {
     if (n_ - pos_ < 4) fail(pos_, str("a \\u escape in a string (", what, ") needs 4 hex digits"));
     unsigned v = 0;
@@ -230,7 +261,7 @@ class Parser {
   }
   // One multi-byte UTF-8 sequence starting at pos_ (its lead byte >= 0x80), copied when valid.
   void utf8_sequence(std::string& out, const char* what) {
-    const size_t len = utf8_length(p_ + pos_, n_ - pos_);
+    const size_t len = utf8_sequence_length(p_ + pos_, n_ - pos_);
     if (len == 0) fail(pos_, str("a string (", what, ") is not valid UTF-8"));
     out.append(reinterpret_cast<const char*>(p_ + pos_), len);
     pos_ += len;
@@ -268,6 +299,7 @@ HeaderEntry tensor_entry(Parser& ps, std::string name, size_t name_at) {
   const size_t start = ps.pos();
   ps.expect('{', "to open its entry (tensor entries are objects)");
   bool seen[3] = {false, false, false};  // dtype, shape, data_offsets
+  std::unordered_set<std::string> others;  // fields the format does not define: read past, as the reference does
   if (!ps.accept('}')) {
     do {
       ps.skip_ws();
@@ -275,7 +307,11 @@ HeaderEntry tensor_entry(Parser& ps, std::string name, size_t name_at) {
       const std::string key = ps.string("a field name");
       ps.expect(':', "after a field name");
       const int which = key == "dtype" ? 0 : key == "shape" ? 1 : key == "data_offsets" ? 2 : -1;
-      if (which < 0) ps.fail(key_at, str("unknown field '", key, "' (a tensor has dtype, shape and data_offsets only)"));
+      if (which < 0) {
+        if (!others.insert(key).second) ps.fail(key_at, str("the field '", key, "' appears twice"));
+        ps.skip_value("a field the format does not define");
+        continue;
+      }
       if (seen[which]) ps.fail(key_at, str("the field '", key, "' appears twice"));
       seen[which] = true;
       ps.skip_ws();
@@ -375,7 +411,7 @@ Header parse_header(const uint8_t* bytes, size_t size, const std::string& contex
   CT_CHECK(n >= 2, CT_ERROR_FORMAT, context, ": the header length (bytes 0-7) is ", n,
            ", too short for a JSON object. ", kFix);
   Parser ps(bytes + 8, static_cast<size_t>(n), context, 8);
-  if (bytes[8] != '{') ps.fail(0, str("the header must start with '{', found ", ps.describe()));
+  if (ps.peek() != '{') ps.fail(ps.pos(), str("the header must be a JSON object, found ", ps.describe()));
 
   Header h;
   h.data_start = 8 + n;
@@ -464,16 +500,6 @@ void append_json_string(std::string& out, std::string_view s) {
     }
   }
   out += '"';
-}
-
-bool valid_utf8(std::string_view s) {
-  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
-  for (size_t i = 0; i < s.size();) {
-    const size_t len = p[i] < 0x80 ? 1 : utf8_length(p + i, s.size() - i);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
 }
 
 }  // namespace ct::io

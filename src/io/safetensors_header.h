@@ -8,13 +8,15 @@
 // optional "__metadata__", an object of string -> string (null means absent). The writer pads the
 // header with spaces to a multiple of 8 bytes. A file is accepted only when (docs/checkpoints.md):
 //   - N <= 100,000,000 (the reference implementation's limit) and 8 + N <= the file's size;
-//   - the header is valid UTF-8 and valid JSON (RFC 8259, no extensions), starts with '{' and has
-//     nothing but whitespace after its closing '}';
+//   - the header is valid UTF-8 and valid JSON (RFC 8259, no extensions): one object, with only
+//     whitespace before its '{' and after its closing '}';
 //   - no key repeats (tensor names, metadata keys, or a tensor's own fields), and no string holds
 //     U+0000 (names travel as C strings);
-//   - each tensor has exactly dtype, shape and data_offsets; dtype is one the format names; shape
-//     holds at most 64 non-negative integers (ctorch's rank limit); offsets are two integers;
-//     numbers are plain integers (no sign, fraction or exponent) that fit in 63 bits;
+//   - each tensor has dtype, shape and data_offsets; dtype is one the format names; shape holds at
+//     most 64 non-negative integers (ctorch's rank limit); offsets are two integers; those numbers
+//     are plain integers (no sign, fraction or exponent) that fit in 63 bits. Other fields of an
+//     entry may hold any JSON value (nested at most 128 deep) and are ignored, as the reference
+//     ignores them;
 //   - numel * bits / 8 equals end - begin (computed without overflow; sub-byte dtypes must fill
 //     whole bytes), and sorted by (begin, end) the ranges tile the buffer exactly: the first starts
 //     at 0, each starts where the previous ended, the last ends at the end of the file.
@@ -79,7 +81,5 @@ std::vector<std::pair<std::string, std::string>> parse_string_map(std::string_vi
 /// characters; everything else as is), so ctorch's headers match the reference writer's bytes.
 void append_json_string(std::string& out, std::string_view s);
 
-/// Whether s is valid UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF).
-bool valid_utf8(std::string_view s);
 
 }  // namespace ct::io

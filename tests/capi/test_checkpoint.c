@@ -352,7 +352,7 @@ static void test_open_and_query_errors(void) {
   CHECK_STATUS(ct_checkpoint_open(scratch("does_not_exist.safetensors"), &ck), CT_ERROR_IO);
   CHECK(ck == NULL);
   CHECK_STATUS(ct_checkpoint_open(scratch_dir(), &ck), CT_ERROR_IO);
-  CHECK_ERROR_CONTAINS("not a regular file");
+  CHECK_ERROR_CONTAINS("is a directory");
   CHECK_STATUS(ct_checkpoint_open(NULL, &ck), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_checkpoint_open(scratch("x"), NULL), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_checkpoint_open_buffer(NULL, 3, &ck), CT_ERROR_INVALID_ARGUMENT);
@@ -425,7 +425,11 @@ static void test_malformed_headers_are_format_errors(void) {
       {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}", 2, "appears twice"},
       {"{\"a\":{\"dtype\":\"U8\",\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1, "twice"},
       {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1]}}", 1, "has no data_offsets"},
-      {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"offsets\":[0,1]}}", 1, "unknown field"},
+      {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"offsets\":[0,}}", 1, "a field the format does not define"},
+      {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"x\":1,\"x\":2}}", 1, "'x' appears twice"},
+      {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"x\":-}}", 1, "expected a JSON value"},
+      {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"x\":1.}}", 1, "no digits after"},
+      {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"x\":tru}}", 1, "expected a JSON value"},
       {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,0]}}", 1, "before its begin"},
       {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1,2]}}", 1, "[begin, end]"},
       {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0]}}", 1, "[begin, end]"},
@@ -433,8 +437,8 @@ static void test_malformed_headers_are_format_errors(void) {
       {"{\"a\":[1,2]}", 0, "expected '{'"},
       {"{\"a\":{\"dtype\":{\"x\":[[[[[[[[]]]]]]]]},\"shape\":[],\"data_offsets\":[0,0]}}", 0, "expected a string"},
       {"{\"a\":{\"dtype\":\"U8\",\"shape\":[[1]],\"data_offsets\":[0,1]}}", 1, "non-negative integer"},
-      {"[{\"a\":1}]", 0, "must start with '{'"},
-      {" {}", 0, "must start with '{'"},
+      {"[{\"a\":1}]", 0, "must be a JSON object"},
+      {" x{}", 0, "must be a JSON object"},
       {"{} x", 0, "after its closing"},
       {"{}{}", 0, "after its closing"},
       {"{,}", 0, "a tensor name"},
@@ -545,6 +549,52 @@ static void* read_many(void* p) {
   return NULL;
 }
 
+/* A path to something that is not a regular file: opened without blocking (a FIFO with no writer
+ * blocked forever) and refused with what it is (Note [Reading files from a path]). */
+static void test_paths_that_are_not_regular_files_are_io_errors_without_blocking(void) {
+  const char* fifo = scratch("fifo.safetensors");
+  CHECK(mkfifo(fifo, 0600) == 0);
+  ct_checkpoint* ck = (ct_checkpoint*)SENTINEL;
+  CHECK_STATUS(ct_checkpoint_open(fifo, &ck), CT_ERROR_IO);
+  CHECK(ck == NULL);
+  CHECK_ERROR_CONTAINS("a FIFO");
+  CHECK_STATUS(ct_checkpoint_open("/dev/zero", &ck), CT_ERROR_IO);
+  CHECK_ERROR_CONTAINS("a character device");
+  remove(fifo);
+}
+
+/* Files the reference safetensors package opens: whitespace before the header's '{', and fields of
+ * a tensor entry that the format does not define (any JSON value), which are ignored. */
+static void test_headers_the_reference_accepts_open(void) {
+  static const char* const headers[] = {
+      " \n\t{\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}",
+      "{\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2],\"extra\":1}}",
+      "{\"a\":{\"note\":{\"x\":[1,-2.5e3,true,null,\"s\"],\"y\":{}},\"dtype\":\"U8\",\"shape\":[2],"
+      "\"data_offsets\":[0,2],\"z\":[]}}",
+  };
+  const unsigned char data[2] = {7, 9};
+  for (size_t i = 0; i < sizeof headers / sizeof *headers; ++i) {
+    capi_context = headers[i];
+    ct_checkpoint* ck = NULL;
+    CHECK_OK(open_json(headers[i], data, sizeof data, &ck));
+    ct_tensor* t = NULL;
+    CHECK_OK(ct_checkpoint_get(ck, "a", &t));
+    CHECK_TENSOR(t, CT_UINT8, S(2), 7, 9);
+    ct_tensor_release(t);
+    ct_checkpoint_release(ck);
+  }
+  capi_context = NULL;
+  /* An extra field's value is still JSON, nested at most 128 deep. */
+  char deep[600];
+  size_t n = (size_t)snprintf(deep, sizeof deep, "{\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2],\"x\":");
+  for (int d = 0; d < 129; ++d) deep[n++] = '[';
+  for (int d = 0; d < 129; ++d) deep[n++] = ']';
+  memcpy(deep + n, "}}", 3);
+  ct_checkpoint* ck = (ct_checkpoint*)SENTINEL;
+  CHECK_STATUS(open_json(deep, data, sizeof data, &ck), CT_ERROR_FORMAT);
+  CHECK_ERROR_CONTAINS("nests more than 128 deep");
+}
+
 static void test_threads_read_one_checkpoint(void) {
   ct_tensor* v = T(CT_FLOAT64, S(1), 42);
   const char* names[] = {"v"};
@@ -580,6 +630,8 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_malformed_headers_are_format_errors),
     CAPI_TEST(test_header_length_is_checked_before_anything_else),
     CAPI_TEST(test_a_file_written_by_hand_opens),
+    CAPI_TEST(test_paths_that_are_not_regular_files_are_io_errors_without_blocking),
+    CAPI_TEST(test_headers_the_reference_accepts_open),
     CAPI_TEST(test_threads_read_one_checkpoint),
 };
 CAPI_MAIN(TESTS)
