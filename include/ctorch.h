@@ -518,7 +518,9 @@ CT_API void ct_tensor_release(ct_tensor* t);
  * ct_tensor_from_data - a new contiguous CPU tensor holding a copy of data.
  *
  * data holds numel (the product of sizes) elements of dtype in row-major order; it may be NULL
- * only when numel is 0. A 0-dim tensor has ndim 0 and sizes may be NULL.
+ * only when numel is 0. A 0-dim tensor has ndim 0 and sizes may be NULL. For CT_BOOL, every
+ * non-zero byte becomes true (1), as numpy reads a bool array; since 0.9 (earlier versions
+ * copied the bytes as they were).
  *
  *   data, sizes  borrowed.
  *   out          on CT_OK, a new reference. Otherwise set to NULL.
@@ -543,17 +545,76 @@ typedef void (*ct_deleter_fn)(void* data, void* user_data);
  * element the sizes and strides reach until deleter(data, user_data) runs, which happens when the
  * last tensor (views included) using it is freed. deleter may be NULL (memory owned elsewhere,
  * outliving every tensor). On failure the deleter is not called and nothing is retained.
+ * The same as ct_tensor_from_blob_v2 with flags 0.
+ *
+ * Since 0.9 the memory is checked as ct_tensor_from_blob_v2 checks it: data aligned to the
+ * element size, an address range that neither wraps nor reaches the upper half of the address
+ * space, bool bytes 0 or 1 (each such call reads every element of a CT_BOOL blob once).
  *
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  out or data is NULL (data may be NULL only for numel 0), sizes NULL
- *                              with ndim > 0, negative sizes or strides, ndim over 64, bad dtype
+ *                              with ndim > 0, negative sizes or strides, ndim over 64, bad dtype,
+ *                              data misaligned, an address range past addressable memory, a bool
+ *                              byte other than 0 and 1 (the message names the element)
  *   CT_ERROR_OUT_OF_MEMORY
- * Since 0.1.
+ * Since 0.1. See also ct_tensor_from_blob_v2, ct_tensor_from_data (which copies).
  */
 CT_API CT_NODISCARD ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* strides,
                                                   size_t ndim, ct_dtype dtype, ct_deleter_fn deleter,
                                                   void* user_data, ct_tensor** out);
+
+/*
+ * ct_blob_flags - how ct_tensor_from_blob_v2 may use the caller's memory (a bitwise or).
+ *
+ *   CT_BLOB_READ_ONLY  the memory must not be written (a read-only numpy array, a file mapped
+ *                      read-only, a string's bytes). The tensor and every view of it refuse every
+ *                      write with CT_ERROR_INVALID_ARGUMENT naming the operator: in-place
+ *                      operators, copy_, random fills, optimizer steps. Reading is unrestricted;
+ *                      ct_tensor_is_read_only tells. ct_tensor_data_ptr still gives the address:
+ *                      a C caller must not write through it.
+ * Other bits are reserved and refused. Since 0.9.
+ */
+typedef enum ct_blob_flags { CT_BLOB_READ_ONLY = 1 } ct_blob_flags;
+
+/*
+ * ct_tensor_from_blob_v2 - a CPU tensor over caller memory, without copying, with flags.
+ *
+ * As ct_tensor_from_blob, and flags is a bitwise or of ct_blob_flags (0 for none). The memory is
+ * checked before the tensor exists: data must be aligned to the element size (kernels load whole
+ * elements), the bytes reached must neither wrap around the address space nor reach its upper
+ * half, and every element of a CT_BOOL blob must be the byte 0 or 1 (C++ reads any other byte
+ * as undefined behaviour; convert with (x != 0) first, or copy with ct_tensor_from_data, which
+ * maps non-zero bytes to 1).
+ *
+ *   data     borrowed until deleter runs (see ct_tensor_from_blob).
+ *   sizes, strides  borrowed.
+ *   out      on CT_OK, a new reference. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  as ct_tensor_from_blob, and flags with an unknown bit
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Details of a failure: ct_last_error() on the same thread.
+ *
+ * Threads: any thread; deleter may run on any thread. Since 0.9. See also ct_tensor_is_read_only.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_from_blob_v2(void* data, const int64_t* sizes, const int64_t* strides,
+                                                     size_t ndim, ct_dtype dtype, uint32_t flags,
+                                                     ct_deleter_fn deleter, void* user_data, ct_tensor** out);
+
+/*
+ * ct_tensor_is_read_only - whether t's memory refuses writes.
+ *
+ * True for memory lent read-only (CT_BLOB_READ_ONLY, a DLPack capsule with READ_ONLY); views share
+ * the answer of the tensor they view.
+ *
+ *   t    borrowed.
+ *   out  filled with 1 or 0.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released t or a NULL out. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_is_read_only(const ct_tensor* t, int* out);
 
 /*
  * ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
@@ -1012,7 +1073,8 @@ struct DLManagedTensor;
 /*
  * ct_tensor_to_dlpack - a DLPack 1.0 capsule viewing t's memory, without copying.
  *
- * The capsule has version {1, 0}, flags 0 and device {kDLCPU, 0}, or {kDLCUDA, index} for a cuda
+ * The capsule has version {1, 0}, flags 0 (DLPACK_FLAG_BITMASK_READ_ONLY for a read-only tensor,
+ * since 0.9) and device {kDLCPU, 0}, or {kDLCUDA, index} for a cuda
  * tensor (since 0.7; the calling thread's stream on that device is synchronized first, so the data
  * is complete when the capsule is returned). dl_tensor.data is the address of
  * t's first element (as ct_tensor_data_ptr gives it) and byte_offset is 0; shape and strides are
@@ -1045,7 +1107,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack(const ct_tensor* t, struct DLM
  * DLManagedTensor, for consumers that read only those (numpy before 2.0, PyTorch before 2.2).
  *
  * Same ownership, statuses and threads as ct_tensor_to_dlpack; the capsule has no version or
- * flags. Since 0.1.
+ * flags, so a read-only tensor (ct_tensor_is_read_only) is refused with CT_ERROR_INVALID_ARGUMENT:
+ * export it with ct_tensor_to_dlpack, which sets the READ_ONLY flag. Since 0.1.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack_unversioned(const ct_tensor* t, struct DLManagedTensor** out);
 
@@ -1059,10 +1122,9 @@ CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack_unversioned(const ct_tensor* t
  * first element is at (char*)data + byte_offset (its storage offset is 0). Writes through the
  * tensor are seen by the producer and the other way round. Any minor version of major version 1
  * is accepted; version.major is read before any other field. Flags: IS_COPIED is accepted (it
- * changes nothing: the capsule belongs to ctorch either way); READ_ONLY is refused, because ctorch
- * tensors are always writable: copy the data into a writable array first (numpy: arr.copy(),
- * PyTorch: t.clone()) and export that, or copy in with ct_tensor_from_data. Other flag bits are
- * ignored.
+ * changes nothing: the capsule belongs to ctorch either way); READ_ONLY gives a read-only tensor,
+ * as CT_BLOB_READ_ONLY does (since 0.9; before, it was refused). Other flag bits are ignored. The
+ * memory is checked as ct_tensor_from_blob_v2 checks it (alignment, address range, bool bytes).
  *
  *   src  on CT_OK, owned by ctorch: do not call src->deleter or touch src again. ctorch reads the
  *        struct, shape and strides during the call only, and calls src->deleter(src) (when not
@@ -1076,7 +1138,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_to_dlpack_unversioned(const ct_tensor* t
  *   CT_ERROR_INVALID_ARGUMENT  src or out is NULL; ndim negative or over 64; shape NULL with
  *                              ndim > 0; a negative size or stride; data NULL with elements;
  *                              data + byte_offset not a multiple of the item size; sizes and
- *                              strides reaching beyond addressable memory; the READ_ONLY flag
+ *                              strides reaching beyond addressable memory (or the upper half of
+ *                              the address space); a bool byte other than 0 and 1
  *   CT_ERROR_DTYPE             lanes != 1, or a (code, bits) pair with no ctorch dtype (complex,
  *                              opaque handles, unsigned integers over 8 bits, 8-bit floats, ...)
  *   CT_ERROR_DEVICE            a device type other than kDLCPU and kDLCUDA (kDLCUDAHost, kDLROCM,
@@ -1094,8 +1157,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_from_dlpack(struct DLManagedTensorVersio
  * ct_tensor_from_dlpack_unversioned - ct_tensor_from_dlpack for the pre-1.0 DLManagedTensor.
  *
  * For producers that only make the unversioned capsule (older numpy and PyTorch). Everything is
- * as in ct_tensor_from_dlpack, except that the struct has no version and no flags: it is never
- * refused as read-only, and never gives CT_ERROR_VERSION. src->deleter(src) runs once when the
+ * as in ct_tensor_from_dlpack, except that the struct has no version and no flags: the tensor is
+ * never read-only, and the call never gives CT_ERROR_VERSION. src->deleter(src) runs once when the
  * last tensor using the memory is released; on failure src stays the caller's.
  *
  * Returns
@@ -1832,10 +1895,11 @@ CT_API CT_NODISCARD ct_status ct_tensor_pad(const ct_tensor* a, const int64_t* p
  * operators cannot (so ct_op_call does not reach them); each piece is a view of a (a narrow, or a
  * select for unbind), and gradients flow back through it. The caller owns the array: pass outs
  * NULL and capacity 0 to learn *count alone, then an array of at least *count handles. On CT_OK,
- * outs[0, *count) hold new references the caller releases one by one with ct_tensor_release; on
- * failure every outs[0, capacity) is NULL. When capacity is too small the call fails with
- * CT_ERROR_INVALID_ARGUMENT and *count still says how many are needed; on every other failure
- * *count is 0.
+ * outs[0, *count) hold new references the caller releases one by one with ct_tensor_release. No
+ * other slot is ever written, and on failure none is (since 0.9; before, a failure set
+ * outs[0, capacity) to NULL, which wrote past an array shorter than capacity claimed). When
+ * capacity is too small the call fails with CT_ERROR_INVALID_ARGUMENT and *count still says how
+ * many are needed; on every other failure *count is 0.
  *
  * split: pieces of split_size along dim, the last shorter when it does not divide (split_size 0
  * only for an empty dim). split_with_sizes: pieces of sizes[0, n), which must sum to the dim's
@@ -2218,7 +2282,15 @@ typedef enum ct_value_kind {
   CT_VALUE_SYMINTS = 11 /* ct_symint handles, in the tensors slot with len: ct_value_set_symints */
 } ct_value_kind;
 
-/* One boxed argument. Every pointer in it is borrowed for the duration of the call. */
+/*
+ * The longest list a ct_value may hold (len of CT_VALUE_INTS, CT_VALUE_TENSORS, CT_VALUE_SYMINTS).
+ * ct_op_call checks len against it before reading any element, so a garbage len (an uninitialized
+ * field, SIZE_MAX) is refused rather than read past. Since 0.9.
+ */
+#define CT_MAX_LIST_LEN 65536
+
+/* One boxed argument. Every pointer in it is borrowed for the duration of the call; len counts the
+ * elements of a list kind (at most CT_MAX_LIST_LEN). */
 typedef struct ct_value {
   ct_value_kind kind;
   int64_t i;
@@ -2257,15 +2329,20 @@ static inline void ct_value_set_symints(ct_value* v, const ct_symint* const* s, 
  * is accepted where a float or Scalar is expected. Operators defined with ct_library_define are
  * reached the same way.
  *
- *   args   borrowed array of nargs values.
+ *   args   borrowed array of nargs values; each list's len is checked (CT_MAX_LIST_LEN) before
+ *          its elements are read.
  *   outs   filled with one new reference per return of the schema (nouts must be at least that
- *          many; extra slots are set to NULL). On failure every slot is set to NULL.
+ *          many). Only the slots of the returns are written: the first R, R being the most returns
+ *          of name's overloads (1 for a NULL or unknown name); on failure those of them below nouts
+ *          are NULL. Slots past them are never touched (since 0.9; before, every slot below nouts
+ *          was set to NULL, which wrote past an array shorter than nouts claimed).
  *
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  name NULL or unknown (the message lists close names), no overload
  *                              accepts the arguments (the message lists the schemas), too few
- *                              outs, NULL or released tensors inside args
+ *                              outs, NULL or released tensors inside args, a list longer than
+ *                              CT_MAX_LIST_LEN
  *   any status of the operator itself
  * Threads: any thread. Since 0.1. See also ct_op_schema, ct_op_registry_json.
  */

@@ -253,6 +253,7 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 
 %ignore ct_tensor_from_data;
 %ignore ct_tensor_from_blob;
+%ignore ct_tensor_from_blob_v2;
 %ignore ct_tensor_copy_to;
 %ignore ct_tensor_item;
 %ignore ct_op_call;

@@ -333,6 +333,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_tensor_strides;
 %ignore ct_tensor_from_data;
 %ignore ct_tensor_from_blob;
+%ignore ct_tensor_from_blob_v2;
 %ignore ct_tensor_copy_to;
 %ignore ct_op_call;
 /* Lists of handles (ct_tensor_split ...): ctorch/_ops_shape.py builds them from narrow and select. */
@@ -500,7 +501,9 @@ static void ct_py_release_buffer(void* data, void* user_data) {
   free(user_data);
 }
 
-/* A tensor over obj's buffer (zero-copy), with the given dtype; the buffer's own strides. */
+/* A tensor over obj's buffer (zero-copy), with the given dtype; the buffer's own strides. A
+ * read-only buffer (a read-only numpy array, np.frombuffer over bytes, a read-only memmap) gives a
+ * read-only tensor, which refuses every write (CT_BLOB_READ_ONLY). */
 static PyObject* ct_py_from_buffer(PyObject* obj, int dtype) {
   Py_buffer* view = (Py_buffer*)malloc(sizeof(Py_buffer));
   if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
@@ -526,8 +529,9 @@ static PyObject* ct_py_from_buffer(PyObject* obj, int dtype) {
     strides[i] = view->strides[i] / view->itemsize;
   }
   ct_tensor* t = NULL;
-  ct_status s = ct_tensor_from_blob(view->buf, sizes, strides, (size_t)view->ndim, (ct_dtype)dtype,
-                                    ct_py_release_buffer, view, &t);
+  const uint32_t flags = view->readonly ? CT_BLOB_READ_ONLY : 0;
+  ct_status s = ct_tensor_from_blob_v2(view->buf, sizes, strides, (size_t)view->ndim, (ct_dtype)dtype, flags,
+                                       ct_py_release_buffer, view, &t);
   if (s != CT_OK) {
     PyBuffer_Release(view);
     free(view);

@@ -10,6 +10,7 @@
 
 #include <unordered_map>
 
+#include "autograd/grad_ctx.h"
 #include "autograd/grad_mode.h"
 #include "autograd/meta.h"
 #include "core/error.h"
@@ -44,11 +45,47 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, std::vector<Tenso
     } else {
       CT_CHECK(g->sizes().equals(r.sizes()), CT_ERROR_SHAPE, fn, ": the gradient for output ", i, " has sizes ",
                g->sizes(), " but the output has ", r.sizes(), ". Pass a gradient of the output's sizes");
+      CT_CHECK(g->device() == r.device(), CT_ERROR_DEVICE, fn, ": the gradient for output ", i, " is on ",
+               g->device(), " but the output is on ", r.device(), ". Pass a gradient on the output's device");
       if (g->dtype() != r.dtype()) g = ops::to(g, r.dtype());
     }
     edges.push_back(gradient_edge(r));
   }
   return edges;
+}
+
+// Note [Gradients fit their tensors]
+// Every gradient that reaches a node is checked against the tensor it is for, whoever computed
+// it: an operator's derivative, a custom function's backward, a hook's replacement. Sizes that
+// broadcast to the gradient's are summed down to them and a dtype that differs is converted, as
+// PyTorch's engine does; a gradient on another device is refused (it would be accumulated into a
+// leaf, or read by a kernel of the wrong device), except a 0-dim one, which is moved (the
+// gradient of a cpu number used with cuda tensors). The messages name the producing node.
+[[gnu::cold]] Tensor refit_gradient(Tensor g, const OutputInfo& want, const Node& producer, const char* by) {
+  if (!g->sizes().equals(want.sizes)) {
+    bool broadcasts = g->dim() >= want.sizes.size();
+    for (size_t d = 0; broadcasts && d < want.sizes.size(); ++d) {
+      const int64_t have = g->size(g->dim() - want.sizes.size() + d);
+      broadcasts = have == want.sizes[d] || want.sizes[d] == 1;
+    }
+    CT_CHECK(broadcasts, CT_ERROR_SHAPE, producer.name(), by, ": a gradient of sizes ", g->sizes(),
+             " arrived for a tensor of sizes ", want.sizes, ". Return gradients of the sizes of the tensors they are for");
+    g = sum_to(g, want.sizes);
+  }
+  if (g->device() != want.device) {
+    CT_CHECK(g->dim() == 0, CT_ERROR_DEVICE, producer.name(), by, ": a gradient on ", g->device(), " (sizes ",
+             g->sizes(), ") arrived for a tensor on ", want.device,
+             ". Return gradients on the devices of the tensors they are for");
+    g = ops::to_device(g, want.device, g->dtype());
+  }
+  if (g->dtype() != want.dtype) g = ops::to(g, want.dtype);
+  return g;
+}
+
+inline Tensor fit_gradient(Tensor g, const OutputInfo& want, const Node& producer, const char* by = "") {
+  if (__builtin_expect(g->device() == want.device && g->dtype() == want.dtype && g->sizes().equals(want.sizes), 1))
+    return g;
+  return refit_gradient(std::move(g), want, producer, by);
 }
 
 void accumulate(Tensor& slot, Tensor g) {
@@ -113,6 +150,8 @@ std::vector<Tensor> execute(const std::vector<Edge>& roots, std::vector<Tensor>&
     for (const Tensor& g : grads) any |= g.defined();
     if (any) {
       n->run_pre_hooks(grads);
+      for (size_t nr = 0; nr < grads.size(); ++nr)  // a hook's replacement: Note [Gradients fit their tensors]
+        if (grads[nr].defined()) grads[nr] = fit_gradient(std::move(grads[nr]), n->outputs[nr], *n, " (a hook)");
       for (auto& [nr, weak_slot] : n->retained)
         if (const std::shared_ptr<GradSlot> slot = weak_slot.lock(); slot && grads[nr].defined())
           slot->grad = slot->grad.defined() ? ops::add(slot->grad, grads[nr]) : grads[nr];
@@ -131,7 +170,7 @@ std::vector<Tensor> execute(const std::vector<Edge>& roots, std::vector<Tensor>&
       if (!e.valid() || k >= outs.size() || !outs[k].defined()) continue;
       Task& next = tasks[e.fn.get()];
       next.buffer.resize(e.fn->outputs.size());
-      accumulate(next.buffer[e.input_nr], std::move(outs[k]));
+      accumulate(next.buffer[e.input_nr], fit_gradient(std::move(outs[k]), e.fn->outputs[e.input_nr], *n));
     }
   }
   return result;

@@ -167,13 +167,14 @@ ct_status ct_tensor_register_hook(ct_tensor* t, ct_hook_fn fn, void* user_data, 
         x,
         [fn, data](const Tensor& grad) {
           ct_tensor* replacement = nullptr;
-          capi::begin_callback();
-          const ct_status st = fn(data.get(), reinterpret_cast<const ct_tensor*>(grad.impl()), &replacement);
+          const ct_status st = capi::call_back("tensor hook", [&] {
+            return fn(data.get(), reinterpret_cast<const ct_tensor*>(grad.impl()), &replacement);
+          });
           if (st != CT_OK) {
-            ct_tensor_release(replacement);
+            capi::drop_callback_results(&replacement, 1);
             capi::fail_callback(st, "tensor hook");
           }
-          return replacement ? Tensor::adopt(capi::impl_of(replacement)) : Tensor();
+          return std::move(capi::adopt_callback_results(&replacement, 1, "tensor hook")[0]);
         },
         "ct_tensor_register_hook");
   });
@@ -204,25 +205,31 @@ ct_status ct_autograd_function_apply(const char* name, ct_function_forward_fn fo
     const std::string fname = name;
     auto run_forward = [&](autograd::FunctionCtx& ctx) {
       std::vector<ct_tensor*> outs(n_outputs, nullptr);
-      capi::begin_callback();
       ct_autograd_ctx handle{kCtxTag, &ctx};
-      const ct_status st = forward(data.get(), &handle, inputs, n_inputs, outs.data(), n_outputs);
-      std::vector<Tensor> result;
-      for (ct_tensor* t : outs) result.push_back(t ? Tensor::adopt(capi::impl_of(t)) : Tensor());
-      if (st != CT_OK) capi::fail_callback(st, fname + " (forward)");
-      return result;
+      const std::string what = fname + " (forward)";
+      const ct_status st = capi::call_back(what.c_str(), [&] {
+        return forward(data.get(), &handle, inputs, n_inputs, outs.data(), n_outputs);
+      });
+      if (st != CT_OK) {
+        capi::drop_callback_results(outs.data(), outs.size());
+        capi::fail_callback(st, what);
+      }
+      return capi::adopt_callback_results(outs.data(), outs.size(), what);
     };
     auto run_backward = [fname, backward, data, n_inputs](autograd::FunctionCtx& ctx, std::vector<Tensor>& grads) {
       std::vector<const ct_tensor*> gs;
       for (const Tensor& g : grads) gs.push_back(reinterpret_cast<const ct_tensor*>(g.impl()));
       std::vector<ct_tensor*> outs(n_inputs, nullptr);
-      capi::begin_callback();
       ct_autograd_ctx handle{kCtxTag, &ctx};
-      const ct_status st = backward(data.get(), &handle, gs.data(), gs.size(), outs.data(), n_inputs);
-      std::vector<Tensor> result;
-      for (ct_tensor* t : outs) result.push_back(t ? Tensor::adopt(capi::impl_of(t)) : Tensor());
-      if (st != CT_OK) capi::fail_callback(st, fname + "Backward");
-      return result;
+      const std::string what = fname + "Backward";
+      const ct_status st = capi::call_back(what.c_str(), [&] {
+        return backward(data.get(), &handle, gs.data(), gs.size(), outs.data(), n_inputs);
+      });
+      if (st != CT_OK) {
+        capi::drop_callback_results(outs.data(), outs.size());
+        capi::fail_callback(st, what);
+      }
+      return capi::adopt_callback_results(outs.data(), outs.size(), what);
     };
     std::vector<Tensor> result = autograd::apply_function(fname, in, run_forward, run_backward, data);
     data.reset();

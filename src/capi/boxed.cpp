@@ -1,5 +1,6 @@
 // boxed.cpp - ct_op_call and the registry through the C ABI: schemas, the JSON registry, and
 // operators and kernels defined from C.
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <vector>
@@ -17,6 +18,18 @@ const char* kind_name(int k) {
   static constexpr const char* names[] = {"None", "Tensor", "int", "float", "bool", "int[]", "Tensor[]", "ScalarType",
                                           "Device", "str", "SymInt", "SymInt[]"};
   return k >= 0 && k <= CT_VALUE_SYMINTS ? names[k] : "unknown";
+}
+
+// Note [Boxed lists and outputs]
+// C cannot tell the library how long an array really is, so the boxed ABI bounds what it touches.
+// A list's len is checked before any element is read: at most CT_MAX_LIST_LEN, so an
+// uninitialized or garbage len is refused instead of read past. (The N of int[N] does not bound
+// it: in PyTorch's schemas it is the length one int expands to, and int[1] dim takes any list.)
+// Outputs: ct_op_call writes only the slots of the operator's returns, never the rest of nouts.
+void check_list_len(const ct_value& v, const Argument& a, const char* fn) {
+  CT_CHECK(v.len <= CT_MAX_LIST_LEN, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name, "' (", a.type_text,
+           ") has len ", v.len, ", more than a list may hold (CT_MAX_LIST_LEN, ", CT_MAX_LIST_LEN,
+           "). Set len to the number of elements in the array");
 }
 
 // Converts one C value to an argument of schema type `a`; false (with why) when the kind does not fit.
@@ -42,6 +55,7 @@ bool convert(const ct_value& v, const Argument& a, Value* out, std::deque<SymDim
       return true;
     case ArgType::TensorList:
       if (kind != CT_VALUE_TENSORS) return mismatch();
+      check_list_len(v, a, fn);
       CT_CHECK(v.tensors || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name, "' has NULL tensors");
       for (size_t i = 0; i < v.len; ++i) capi::tensor_arg(v.tensors[i], fn, a.name.c_str());
       *out = Value(ArrayRef<const TensorImpl*>(reinterpret_cast<const TensorImpl* const*>(v.tensors), v.len));
@@ -61,6 +75,7 @@ bool convert(const ct_value& v, const Argument& a, Value* out, std::deque<SymDim
       }
       if (kind == CT_VALUE_SYMINT || kind == CT_VALUE_SYMINTS) {
         const bool one = kind == CT_VALUE_SYMINT;
+        if (!one) check_list_len(v, a, fn);
         CT_CHECK(one || v.tensors || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name,
                  "' has NULL symints");
         SymDimVector& list = lists.emplace_back();
@@ -70,6 +85,7 @@ bool convert(const ct_value& v, const Argument& a, Value* out, std::deque<SymDim
         return true;
       }
       if (kind != CT_VALUE_INTS) return mismatch();
+      check_list_len(v, a, fn);
       CT_CHECK(v.ints || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name, "' has NULL ints");
       *out = Value(IntArrayRef(v.ints, v.len));
       return true;
@@ -222,22 +238,23 @@ void run_c_kernel(void* data, Frame& f) {
       if (given[i] != outs[i]) ct_tensor_release(given[i]);
     }
   };
-  capi::begin_callback();
-  const ct_status st = k.fn(k.user_data, args.data(), args.size(), outs.data(), outs.size());
+  const std::string context = f.op.full_name + ": user kernel failed";
+  const ct_status st = capi::call_back(f.op.full_name.c_str(), [&] {
+    return k.fn(k.user_data, args.data(), args.size(), outs.data(), outs.size());
+  });
   if (st != CT_OK) {
     release_outs();
-    capi::fail_callback(st, f.op.full_name + ": user kernel failed");
+    capi::fail_callback(st, context);
   }
-  for (size_t i = 0; i < f.nouts; ++i) {
-    if (!outs[i]) {
-      release_outs();
-      fail(CT_ERROR_INVALID_ARGUMENT, str(f.op.full_name, ": user kernel returned CT_OK but left output ", i,
-                                          " NULL. Write one new tensor per return"));
-    }
-  }
-  for (size_t i = 0; i < f.nouts; ++i) {
+  // The kernel's handles are checked before ctorch takes them (Note [Calling back into the host]);
+  // the ones ctorch handed it and it replaced are released either way.
+  for (size_t i = 0; i < f.nouts; ++i)
     if (given[i] != outs[i]) ct_tensor_release(given[i]);
-    f.outs[i] = Tensor::adopt(capi::impl_of(outs[i]));
+  std::vector<Tensor> results = capi::adopt_callback_results(outs.data(), outs.size(), context);
+  for (size_t i = 0; i < f.nouts; ++i) {
+    CT_CHECK(results[i].defined(), CT_ERROR_INVALID_ARGUMENT, f.op.full_name,
+             ": user kernel returned CT_OK but left output ", i, " NULL. Write one new tensor per return");
+    f.outs[i] = std::move(results[i]);
   }
 }
 
@@ -246,12 +263,17 @@ void run_c_kernel(void* data, Frame& f) {
 extern "C" {
 
 ct_status ct_op_call(const char* name, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts) {
-  if (outs)
-    for (size_t i = 0; i < nouts; ++i) outs[i] = nullptr;
+  if (!name && outs && nouts > 0) outs[0] = nullptr;  // as for an unknown name
   return capi::guard([&] {
     CT_CHECK(name, CT_ERROR_INVALID_ARGUMENT, "ct_op_call: name is NULL. Pass an operator name such as \"add\"");
-    CT_CHECK(args || nargs == 0, CT_ERROR_INVALID_ARGUMENT, "ct_op_call: args is NULL but nargs is ", nargs);
     std::vector<OperatorDef*> ops = candidates(name);
+    // The slots this call may write (Note [Boxed lists and outputs]): cleared first, so that every
+    // failure from here on leaves them NULL.
+    size_t returns = ops.empty() ? 1 : 0;  // an unknown name still clears a caller's first slot
+    for (const OperatorDef* op : ops) returns = std::max(returns, op->num_returns());
+    if (outs)
+      for (size_t i = 0; i < std::min(returns, nouts); ++i) outs[i] = nullptr;
+    CT_CHECK(args || nargs == 0, CT_ERROR_INVALID_ARGUMENT, "ct_op_call: args is NULL but nargs is ", nargs);
     if (ops.empty()) {
       std::string close;
       for (const std::string& s : Registry::get().similar_names(name)) close += (close.empty() ? "" : ", ") + s;

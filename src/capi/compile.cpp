@@ -1,15 +1,16 @@
 // compile.cpp - ct_compile, ct_compiled_*, ct_export and ct_program_* through the C ABI.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 #include "capi/handle.h"
 #include "compile/compiled.h"
 #include "compile/export.h"
 #include "capi/tagged_handle.h"
 #include "core/fault_injection.h"
+#include "io/file.h"
 
 using namespace ct;
 using compile::CompiledFunction;
@@ -70,10 +71,15 @@ compile::TraceFn trace_fn(ct_traced_fn fn, std::shared_ptr<void> data, const cha
   std::string what = context;
   return [fn, data, what](const TensorImpl* const* inputs, size_t n, Tensor* outs, size_t nouts) {
     std::vector<ct_tensor*> raw(nouts, nullptr);
-    capi::begin_callback();
-    const ct_status st = fn(data.get(), reinterpret_cast<const ct_tensor* const*>(inputs), n, raw.data(), nouts);
-    for (size_t i = 0; i < nouts; ++i) outs[i] = raw[i] ? Tensor::adopt(capi::impl_of(raw[i])) : Tensor();
-    if (st != CT_OK) capi::fail_callback(st, what);
+    const ct_status st = capi::call_back(what.c_str(), [&] {
+      return fn(data.get(), reinterpret_cast<const ct_tensor* const*>(inputs), n, raw.data(), nouts);
+    });
+    if (st != CT_OK) {
+      capi::drop_callback_results(raw.data(), nouts);
+      capi::fail_callback(st, what);
+    }
+    std::vector<Tensor> results = capi::adopt_callback_results(raw.data(), nouts, what);
+    for (size_t i = 0; i < nouts; ++i) outs[i] = std::move(results[i]);
     for (size_t i = 0; i < nouts; ++i)
       CT_CHECK(outs[i].defined(), CT_ERROR_INVALID_ARGUMENT, what, ": the function returned CT_OK but left output ", i,
                " NULL");
@@ -377,10 +383,14 @@ ct_status ct_program_load(const char* path, ct_program** out) {
   return capi::guard([&] {
     const char* fn = "ct_program_load";
     capi::require_out(out, fn, "out");
-    std::ifstream f(string_arg(path, fn, "path"), std::ios::binary);
-    CT_CHECK(f, CT_ERROR_IO, fn, ": cannot open ", path, ": ", std::strerror(errno));
-    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    CT_CHECK(!f.bad(), CT_ERROR_IO, fn, ": reading ", path, " failed");
+    // A regular file, whose header is checked before the rest is read (Note [Reading files from a path]).
+    const io::InputFile file(string_arg(path, fn, "path"), fn);
+    std::string bytes(std::min(file.size(), compile::program_header_size()), '\0');
+    file.read_at(bytes.data(), bytes.size(), 0);
+    compile::check_program_header(bytes.data(), bytes.size());
+    bytes.resize(file.size());
+    file.read_at(bytes.data() + compile::program_header_size(), file.size() - compile::program_header_size(),
+                 compile::program_header_size());
     *out = program_handle(compile::load_program(bytes.data(), bytes.size()));
   });
 }

@@ -109,7 +109,7 @@ std::string dl_device_name(DLDevice d) {
 }
 
 // The tensor over a capsule's DLTensor; deleter(data, capsule) runs when its last user goes.
-Tensor import_dl_tensor(const char* fn, const DLTensor& dl, BlobDeleter deleter, void* capsule) {
+Tensor import_dl_tensor(const char* fn, const DLTensor& dl, BlobDeleter deleter, void* capsule, bool read_only) {
   CT_CHECK(dl.device.device_type == kDLCPU || dl.device.device_type == kDLCUDA, CT_ERROR_DEVICE, fn,
            ": the capsule's memory is on ", dl_device_name(dl.device),
            ", and ctorch imports cpu (kDLCPU) and cuda (kDLCUDA) memory. Copy it to one of those first");
@@ -127,17 +127,13 @@ Tensor import_dl_tensor(const char* fn, const DLTensor& dl, BlobDeleter deleter,
   CT_CHECK(dl.shape || ndim == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": the capsule's shape is NULL but ndim is ", ndim,
            ". A producer must give ndim sizes");
   IntArrayRef sizes(dl.shape, ndim);
-  const int64_t n = checked_numel(sizes, fn);
   // In integers: a hostile byte_offset must be refused, and pointer arithmetic past the address
   // space is undefined before any check could see it.
   const uintptr_t base = reinterpret_cast<uintptr_t>(dl.data);
   CT_CHECK(!dl.data || base + dl.byte_offset >= base, CT_ERROR_INVALID_ARGUMENT, fn, ": byte_offset ",
            dl.byte_offset, " runs past the end of the address space. Pass the offset of the first element");
   char* data = dl.data ? reinterpret_cast<char*>(base + dl.byte_offset) : nullptr;
-  CT_CHECK(n == 0 || reinterpret_cast<uintptr_t>(data) % itemsize(d) == 0, CT_ERROR_INVALID_ARGUMENT, fn,
-           ": data + byte_offset (", static_cast<void*>(data), ") is not aligned to the ", itemsize(d), "-byte ", d,
-           " elements of ", sizes, ". Export an aligned copy");
-  return capi::blob_tensor(fn, data, sizes, dl.strides, d, deleter, capsule, device);
+  return capi::blob_tensor(fn, data, sizes, dl.strides, d, deleter, capsule, device, read_only);
 }
 
 void call_versioned_deleter(void*, void* capsule) {
@@ -163,6 +159,12 @@ template <typename Capsule>
 Capsule* export_capsule(const TensorImpl& x, const char* fn) {
   static_assert(sizeof(Capsule) % alignof(int64_t) == 0, "shape follows the capsule in one block");
   const Device dev = x.device();
+  // The legacy capsule has no flags, so its consumer would take read-only memory as writable.
+  constexpr bool versioned = std::is_same<Capsule, DLManagedTensorVersioned>::value;
+  CT_CHECK(versioned || !x.storage()->read_only(),
+           CT_ERROR_INVALID_ARGUMENT, fn, ": the tensor ", x.sizes(), " is read-only memory, and an unversioned "
+           "capsule cannot say so. Export it with ct_tensor_to_dlpack (DLPack 1.0 sets READ_ONLY; Python: "
+           "__dlpack__(max_version=(1, 0))), or clone it first");
   CT_CHECK(dev.is_cpu() || dev.type == DeviceType::CUDA, CT_ERROR_DEVICE, fn, ": the tensor ", x.sizes(), " is on ",
            dev, ", and DLPack export shares cpu and cuda memory. Move it with ct_tensor_to_device first");
   if (dev.type == DeviceType::CUDA) {  // see Note [DLPack capsules]: the data is complete on return
@@ -181,7 +183,7 @@ Capsule* export_capsule(const TensorImpl& x, const char* fn) {
   if constexpr (std::is_same<Capsule, DLManagedTensorVersioned>::value) {
     m->version.major = kDLPackMajor;
     m->version.minor = 0;
-    m->flags = 0;
+    m->flags = x.storage()->read_only() ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
   }
   m->deleter = release_export<Capsule>;
   DLTensor& dl = m->dl_tensor;
@@ -232,11 +234,8 @@ ct_status ct_tensor_from_dlpack(DLManagedTensorVersioned* src, ct_tensor** out) 
     CT_CHECK(src->version.major == kDLPackMajor, CT_ERROR_VERSION, fn, ": the capsule is DLPack ",
              src->version.major, ".", src->version.minor, " and ctorch reads DLPack ", kDLPackMajor,
              ".x. Ask the producer for a 1.x capsule (Python: __dlpack__(max_version=(1, 0)))");
-    CT_CHECK(!(src->flags & DLPACK_FLAG_BITMASK_READ_ONLY), CT_ERROR_INVALID_ARGUMENT, fn,
-             ": the capsule is read-only (DLPACK_FLAG_BITMASK_READ_ONLY) and ctorch tensors are always writable. "
-             "Copy the data into a writable array first (numpy: arr.copy(), PyTorch: t.clone()) or copy it in "
-             "with ct_tensor_from_data");
-    return import_dl_tensor(fn, src->dl_tensor, call_versioned_deleter, src);
+    return import_dl_tensor(fn, src->dl_tensor, call_versioned_deleter, src,
+                            (src->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
   });
 }
 
@@ -244,7 +243,7 @@ ct_status ct_tensor_from_dlpack_unversioned(DLManagedTensor* src, ct_tensor** ou
   const char* fn = "ct_tensor_from_dlpack_unversioned";
   return capi::tensor_result(out, fn, [&] {
     CT_CHECK(src, CT_ERROR_INVALID_ARGUMENT, fn, ": argument src is NULL. Pass a DLManagedTensor*");
-    return import_dl_tensor(fn, src->dl_tensor, call_unversioned_deleter, src);
+    return import_dl_tensor(fn, src->dl_tensor, call_unversioned_deleter, src, false);
   });
 }
 

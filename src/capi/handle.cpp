@@ -143,7 +143,22 @@ std::shared_ptr<void> hold(void* user_data, ct_destroy_fn destroy) {
   });
 }
 
-void begin_callback() {
+namespace detail {
+
+namespace {
+thread_local int t_callback_depth = 0;
+}
+
+CallbackDepth::CallbackDepth(const char* what) {
+  CT_CHECK(t_callback_depth < kMaxCallbackDepth, CT_ERROR_INVALID_ARGUMENT, what, ": callbacks nest ",
+           kMaxCallbackDepth, " deep on this thread (a callback calls ctorch, which calls back again, without end?). "
+           "Stop the recursion, e.g. a hook that runs backward through its own tensor");
+  ++t_callback_depth;
+}
+
+CallbackDepth::~CallbackDepth() { --t_callback_depth; }
+
+void forget_callback_report() {
   ThreadErrors& e = errors();
   e.callback_status = CT_OK;
   e.callback_msg.clear();
@@ -152,17 +167,51 @@ void begin_callback() {
   e.fixed = nullptr;
 }
 
+}  // namespace detail
+
+namespace {
+bool is_status(int st) { return st >= CT_OK && st <= CT_ERROR_INTERNAL; }
+}  // namespace
+
 // A callback that passes on the status of a ctorch call that failed inside it (without calling
 // ct_error_set) passes on that call's message too: it is this thread's last error.
-void fail_callback(ct_status st, const std::string& context) {
+void fail_callback(int st, const std::string& context) {
   ThreadErrors& e = errors();
   const bool reported = e.callback_status != CT_OK;
   std::string msg = reported          ? (e.callback_fixed ? std::string(e.callback_fixed) : std::move(e.callback_msg))
                     : e.fixed          ? std::string(e.fixed)
                     : !e.last.empty() ? std::move(e.last)
-                                      : std::string(ct_status_name(st)) + " (the callback gave no message; call ct_error_set)";
-  begin_callback();
-  fail(st, context + ": " + msg);
+                                      : std::string(ct_status_name(static_cast<ct_status>(st))) +
+                                            " (the callback gave no message; call ct_error_set)";
+  detail::forget_callback_report();
+  if (!is_status(st))  // see Note [Calling back into the host]
+    fail(CT_ERROR_INVALID_ARGUMENT, str(context, ": the callback returned ", st, ", which is not a ct_status (",
+                                        msg, "). Return CT_OK or a CT_ERROR_* value"));
+  fail(static_cast<ct_status>(st), context + ": " + msg);
+}
+
+std::vector<Tensor> adopt_callback_results(ct_tensor* const* raw, size_t n, const std::string& context) {
+  std::vector<Tensor> out(n);
+  size_t bad = n;
+  for (size_t i = 0; i < n; ++i) {
+    if (!raw[i]) continue;
+    uint32_t tag = 0;
+    std::memcpy(&tag, raw[i], sizeof tag);  // see Note [Handle poisoning]
+    if (tag == TensorImpl::kLiveTag) out[i] = Tensor::adopt(impl_of(raw[i]));
+    else if (bad == n) bad = i;
+  }
+  CT_CHECK(bad == n, CT_ERROR_INVALID_ARGUMENT, context, ": output ", bad, " of the callback is not a live tensor "
+           "handle (released, or another kind of handle). Write one new reference per output (ct_tensor_retain "
+           "a tensor you pass on)");
+  return out;
+}
+
+void drop_callback_results(ct_tensor* const* raw, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t tag = 0;
+    if (raw[i]) std::memcpy(&tag, raw[i], sizeof tag);
+    if (tag == TensorImpl::kLiveTag) impl_of(raw[i])->release();
+  }
 }
 
 }  // namespace ct::capi
@@ -173,7 +222,9 @@ const char* ct_last_error(void) { return ct::capi::errors().message(); }
 
 void ct_error_set(ct_status status, const char* msg) {
   ct::capi::ThreadErrors& e = ct::capi::errors();
-  e.callback_status = status;
+  // Any failure the callback reports counts, one outside ct_status included (fail_callback maps it).
+  const int raw = ct::capi::raw_enum(status);
+  e.callback_status = raw == CT_OK ? CT_OK : raw > CT_OK && raw <= CT_ERROR_INTERNAL ? status : CT_ERROR_INVALID_ARGUMENT;
   try {
     e.callback_msg = msg ? msg : "";
     e.callback_fixed = nullptr;

@@ -86,10 +86,15 @@ void require_out(const void* out, const char* fn, const char* arg);
 
 /// A tensor over caller memory on device (ct_tensor_from_blob, DLPack import). strides in elements,
 /// NULL for row-major; raises CT_ERROR_INVALID_ARGUMENT naming fn for NULL data with elements,
-/// negative sizes or strides, or a reach past addressable memory. deleter(data, user_data) runs when
-/// the last tensor using the memory goes; on failure it is not called and nothing is retained.
+/// negative sizes or strides, data not aligned to the element size, an address range that wraps or
+/// reaches past addressable memory, and bool bytes other than 0 and 1. deleter(data, user_data)
+/// runs when the last tensor using the memory goes; on failure it is not called and nothing is
+/// retained. read_only: every write to the tensor and its views is refused (Note [Writable arguments]).
 Tensor blob_tensor(const char* fn, void* data, IntArrayRef sizes, const int64_t* strides, DType dtype,
-                   BlobDeleter deleter, void* user_data, Device device = kCPU);
+                   BlobDeleter deleter, void* user_data, Device device = kCPU, bool read_only = false);
+/// Raises CT_ERROR_INVALID_ARGUMENT naming fn when the bool tensor t holds a byte other than 0 and
+/// 1 (see Note [Bool bytes at the boundary]); other dtypes pass.
+void check_bool_bytes(const char* fn, const TensorImpl& t);
 
 inline ct_tensor* to_handle(Tensor t) { return reinterpret_cast<ct_tensor*>(t.release_ownership()); }
 inline TensorImpl* impl_of(const ct_tensor* t) { return reinterpret_cast<TensorImpl*>(const_cast<ct_tensor*>(t)); }
@@ -123,11 +128,52 @@ std::vector<Tensor> tensor_list(const ct_tensor* const* ts, size_t n, const char
 /// when hold throws std::bad_alloc. Call it inside guard.
 std::shared_ptr<void> hold(void* user_data, ct_destroy_fn destroy);
 
-/// Forgets a ct_error_set report left on this thread, so that what the next callback reports is
-/// its own. Call right before calling back into the host.
-void begin_callback();
-/// Raises a callback's failure: the status it returned, and the message it gave ct_error_set
-/// nested under context ("custom function square: <the callback's message>").
-[[noreturn]] void fail_callback(ct_status st, const std::string& context);
+// Note [Calling back into the host]
+// Kernels, traced functions, custom autograd functions, hooks, backends and plugins are the
+// host's code, called from inside a ctorch call. Three things are checked around every such call:
+// - depth: a callback may call ctorch, which may call a callback again (a hook that runs backward
+//   through its own tensor). Nesting is bounded (kMaxCallbackDepth per thread), so recursion
+//   without end becomes a status instead of a stack overflow that kills the host;
+// - status: a callback returns a ct_status, but C lets it return any int (and ct_error_set take
+//   any); a value outside ct_status becomes CT_ERROR_INVALID_ARGUMENT naming the callback;
+// - results: every handle a callback writes is checked like an argument (adopt_callback_result)
+//   before ctorch takes it over.
+constexpr int kMaxCallbackDepth = 32;
+
+/// Calls the host's code: call() with this thread's callback depth raised by one, after forgetting
+/// any ct_error_set report left on the thread (so that what the callback reports is its own).
+/// Raises CT_ERROR_INVALID_ARGUMENT naming what when callbacks already nest kMaxCallbackDepth deep.
+template <typename F>
+ct_status call_back(const char* what, F&& call);
+/// Raises a callback's failure: the status it returned (one outside ct_status becomes
+/// CT_ERROR_INVALID_ARGUMENT), and the message it gave ct_error_set nested under context
+/// ("custom function square: <the callback's message>").
+[[noreturn]] void fail_callback(int st, const std::string& context);
+/// The tensors behind the handles a callback wrote into raw[0, n) (new references it hands over),
+/// adopted; NULL gives an undefined Tensor. CT_ERROR_INVALID_ARGUMENT naming context when one is
+/// not a live tensor (released, or another kind of handle): that one is left alone, the others are
+/// released.
+std::vector<Tensor> adopt_callback_results(ct_tensor* const* raw, size_t n, const std::string& context);
+/// Releases the live tensors among raw[0, n), what a failed callback wrote; other handles are left alone.
+void drop_callback_results(ct_tensor* const* raw, size_t n);
+
+namespace detail {
+/// Raises the callback depth of this thread for one call (see call_back).
+class CallbackDepth {
+ public:
+  explicit CallbackDepth(const char* what);
+  ~CallbackDepth();
+  CallbackDepth(const CallbackDepth&) = delete;
+  CallbackDepth& operator=(const CallbackDepth&) = delete;
+};
+void forget_callback_report();
+}  // namespace detail
+
+template <typename F>
+ct_status call_back(const char* what, F&& call) {
+  detail::CallbackDepth depth(what);
+  detail::forget_callback_report();
+  return call();
+}
 
 }  // namespace ct::capi

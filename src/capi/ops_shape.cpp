@@ -18,10 +18,10 @@ namespace {
 // computed, then either only counted (outs NULL, capacity 0), refused (too little room: *count
 // still says how much is needed), or handed over as new references.
 template <typename F>
+// Only outs[0, *count) is ever written, so a capacity larger than the caller's array cannot make
+// the library write past it (Note [Handle lists] in ctorch.h).
 ct_status list_result(const char* fn, ct_tensor** outs, size_t capacity, size_t* count, F&& body) {
   if (count) *count = 0;
-  if (outs)
-    for (size_t i = 0; i < capacity; ++i) outs[i] = nullptr;
   return capi::guard([&] {
     capi::require_out(count, fn, "count");
     CT_CHECK(outs || capacity == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": outs is NULL but capacity is ", capacity,

@@ -46,8 +46,32 @@ DimVector plain_strides(const TensorImpl& x) {
 
 }  // namespace
 
+// Note [Bool bytes at the boundary]
+// C++ kernels read a bool element as bool, and a byte other than 0 or 1 there is undefined
+// behaviour (a sum of [0, 1, 2, 255] read as bool gave 258). ctorch makes every bool it owns 0 or 1,
+// so only memory lent from outside can hold other bytes: zero-copy imports (from_blob, DLPack,
+// numpy buffers) refuse them here, naming the first offending element, as the checkpoint reader
+// refuses them in a file; ct_tensor_from_data, which copies, maps every non-zero byte to 1 as
+// numpy's truth value does.
+void capi::check_bool_bytes(const char* fn, const TensorImpl& t) {
+  if (t.dtype() != DType::Bool || t.numel() == 0) return;
+  StorageImpl* storage = t.storage();
+  storage->retain();  // the byte view below adopts a reference
+  const Tensor bytes = Tensor::adopt(TensorImpl::create(storage, t.sizes(), t.strides(), t.storage_offset(), DType::UInt8));
+  const Tensor top = ops::to_device(ops::reduce("amax", bytes, {}, false), kCPU, DType::UInt8);
+  const uint8_t byte = *top->data_as<uint8_t>();
+  if (byte <= 1) return;
+  const int64_t flat[1] = {-1};
+  const Tensor at = ops::to_device(ops::arg_reduce("argmax", ops::reshape(bytes, IntArrayRef(flat, 1)), nullptr, false),
+                                   kCPU, DType::Int64);
+  fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": bool element ", *at->data_as<int64_t>(), " (row-major) of ", t.sizes(),
+                                      " holds the byte ", int{byte}, ", and a bool must be 0 or 1. Pass 0/1 bytes "
+                                      "(numpy: a != 0), or copy the data in with ct_tensor_from_data, which maps "
+                                      "non-zero bytes to 1"));
+}
+
 Tensor capi::blob_tensor(const char* fn, void* data, IntArrayRef s, const int64_t* strides, DType d,
-                         BlobDeleter deleter, void* user_data, Device device) {
+                         BlobDeleter deleter, void* user_data, Device device, bool read_only) {
   const size_t ndim = s.size();
   const int64_t n = checked_numel(s, fn);
   CT_CHECK(data || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": data is NULL for ", n, " elements");
@@ -62,10 +86,34 @@ Tensor capi::blob_tensor(const char* fn, void* data, IntArrayRef s, const int64_
              CT_ERROR_INVALID_ARGUMENT, fn, ": sizes ", s, " with strides ", IntArrayRef(st.data(), ndim),
              " reach beyond any addressable memory. Check the strides");
   }
+  const size_t nbytes = static_cast<size_t>(span) * itemsize(d);
+  if (n) {
+    // Kernels load whole elements: a misaligned one is undefined behaviour in C++ (and faults in
+    // vector loads). The range must not wrap around the address space, nor reach the upper half,
+    // which no 64-bit process maps (a hostile DLPack byte_offset of 2^63 pointed there).
+    const uintptr_t base = reinterpret_cast<uintptr_t>(data);
+    CT_CHECK(base % itemsize(d) == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": data (", data, ") is not aligned to the ",
+             itemsize(d), "-byte ", d, " elements of ", s, ". Pass memory aligned to the element size, or copy it in "
+             "with ct_tensor_from_data");
+    uintptr_t end = 0;
+    CT_CHECK(!__builtin_add_overflow(base, nbytes, &end) && end <= static_cast<uintptr_t>(INTPTR_MAX),
+             CT_ERROR_INVALID_ARGUMENT, fn, ": data (", data, ") plus the ", nbytes, " bytes that sizes ", s,
+             " and strides ", IntArrayRef(st.data(), ndim), " reach runs past the addressable memory. Check data, "
+             "sizes and strides");
+  }
   // An allocation failure in TensorImpl::create after this leaks the storage slot instead of
   // running deleter: on failure the memory still belongs to the caller.
-  StorageImpl* storage = StorageImpl::from_blob(data, static_cast<size_t>(span) * itemsize(d), deleter, user_data, device);
-  return Tensor::adopt(TensorImpl::create(storage, s, st, 0, d));
+  StorageImpl* storage = StorageImpl::from_blob(data, nbytes, deleter, user_data, device);
+  if (read_only) storage->set_read_only();
+  Tensor t = Tensor::adopt(TensorImpl::create(storage, s, st, 0, d));
+  try {
+    check_bool_bytes(fn, *t);
+  } catch (...) {
+    // Refused: the memory stays the caller's, so the storage must not call deleter on release.
+    storage->forget_deleter();
+    throw;
+  }
+  return t;
 }
 
 extern "C" {
@@ -89,7 +137,13 @@ ct_status ct_tensor_from_data(const void* data, const int64_t* sizes, size_t ndi
     CT_CHECK(data || nbytes == 0, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_from_data: data is NULL for ",
              nbytes / static_cast<int64_t>(itemsize(d)), " elements. Pass a buffer of numel * itemsize bytes");
     Tensor t = Tensor::adopt(TensorImpl::empty(s, d, kCPU));
-    if (nbytes) std::memcpy(t->data(), data, static_cast<size_t>(nbytes));
+    if (d == DType::Bool) {  // see Note [Bool bytes at the boundary]
+      const auto* from = static_cast<const uint8_t*>(data);
+      auto* to = t->data_as<uint8_t>();
+      for (int64_t i = 0; i < nbytes; ++i) to[i] = from[i] != 0;
+    } else if (nbytes) {
+      std::memcpy(t->data(), data, static_cast<size_t>(nbytes));
+    }
     return t;
   });
 }
@@ -99,9 +153,25 @@ ct_status ct_tensor_from_blob(void* data, const int64_t* sizes, const int64_t* s
   return capi::tensor_result(out, "ct_tensor_from_blob", [&] {
     const char* fn = "ct_tensor_from_blob";
     IntArrayRef s = sizes_arg(sizes, ndim, fn);
-    const DType d = capi::dtype_arg(dtype, "ct_tensor_from_blob");
+    const DType d = capi::dtype_arg(dtype, fn);
     return capi::blob_tensor(fn, data, s, strides, d, deleter, user_data);
   });
+}
+
+ct_status ct_tensor_from_blob_v2(void* data, const int64_t* sizes, const int64_t* strides, size_t ndim, ct_dtype dtype,
+                                 uint32_t flags, ct_deleter_fn deleter, void* user_data, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_from_blob_v2", [&] {
+    const char* fn = "ct_tensor_from_blob_v2";
+    CT_CHECK((flags & ~uint32_t{CT_BLOB_READ_ONLY}) == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": flags ", flags,
+             " has bits ctorch does not know. Pass 0 or CT_BLOB_READ_ONLY");
+    IntArrayRef s = sizes_arg(sizes, ndim, fn);
+    const DType d = capi::dtype_arg(dtype, fn);
+    return capi::blob_tensor(fn, data, s, strides, d, deleter, user_data, kCPU, (flags & CT_BLOB_READ_ONLY) != 0);
+  });
+}
+
+ct_status ct_tensor_is_read_only(const ct_tensor* t, int* out) {
+  return inspect(t, out, "ct_tensor_is_read_only", [&](const TensorImpl& x) { *out = x.storage()->read_only(); });
 }
 
 #define CT_SIZED_FACTORY(cname, op)                                                                         \

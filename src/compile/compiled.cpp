@@ -118,20 +118,49 @@ bool CompileOptions::flag(const std::string& key) const {
 
 // ---- metrics ----
 
+// See Note [Bounded latency percentiles]. Bucket of v >= 16: its power of two (2^e, e >= 4) and the
+// next two bits below the leading one.
+int LatencyHistogram::bucket_of(uint64_t v) {
+  if (v < static_cast<uint64_t>(kExact)) return static_cast<int>(v);
+  const int e = 63 - __builtin_clzll(v);
+  const int sub = static_cast<int>((v >> (e - 2)) & (kSplit - 1));
+  return std::min(kExact + (e - 4) * kSplit + sub, kBuckets - 1);
+}
+
+int64_t LatencyHistogram::middle_of(int b) {
+  if (b < kExact) return b;
+  const int e = 4 + (b - kExact) / kSplit, sub = (b - kExact) % kSplit;
+  const uint64_t lo = (uint64_t{1} << e) + (static_cast<uint64_t>(sub) << (e - 2));
+  return static_cast<int64_t>(lo + (uint64_t{1} << (e - 3)));
+}
+
+void LatencyHistogram::record(int64_t us) {
+  ++counts_[bucket_of(static_cast<uint64_t>(std::max<int64_t>(us, 0)))];
+  ++total_;
+}
+
+int64_t LatencyHistogram::percentile(double p) const {
+  if (total_ == 0) return 0;
+  // The value of rank round(p% of n - 1), counted from 0, as a sorted list would give it.
+  const int64_t rank = std::min(total_ - 1, static_cast<int64_t>(p / 100.0 * static_cast<double>(total_ - 1) + 0.5));
+  int64_t seen = 0;
+  for (int b = 0; b < kBuckets; ++b) {
+    seen += counts_[b];
+    if (seen > rank) return middle_of(b);
+  }
+  return middle_of(kBuckets - 1);
+}
+
 void CompileMetrics::record_compile(int64_t us, int64_t guards) {
   compiles.fetch_add(1, std::memory_order_relaxed);
   last_guards.store(guards, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(mu);
-  latency_us.push_back(us);
+  latency_us.record(us);
 }
 
 int64_t CompileMetrics::latency_percentile(double p) const {
   std::lock_guard<std::mutex> lock(mu);
-  if (latency_us.empty()) return 0;
-  std::vector<int64_t> v = latency_us;
-  std::sort(v.begin(), v.end());
-  const size_t i = static_cast<size_t>(p / 100.0 * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
+  return latency_us.percentile(p);
 }
 
 std::string CompileMetrics::to_json() const {

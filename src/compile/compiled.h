@@ -46,12 +46,32 @@ struct CompileOptions {
 /// The backends, modes and option keys validate() knows, for messages and docs.
 const std::vector<std::string>& known_backends();
 
+/// Note [Bounded latency percentiles]
+/// Compile latencies are counted in a fixed histogram, never kept one by one: a process that
+/// compiles millions of times (a recompiling loop) would otherwise grow by 8 bytes per compile and
+/// sort them all for each metrics read. Values below 16 us have a bucket each; above, each power of
+/// two is split in four, so a percentile is exact below 16 us and within 12.5% above (it reports
+/// the middle of its bucket). Memory and read time stay constant.
+class LatencyHistogram {
+ public:
+  void record(int64_t us);
+  /// Percentile p (0..100) of the recorded values; 0 when there are none.
+  int64_t percentile(double p) const;
+
+ private:
+  static constexpr int kExact = 16, kSplit = 4, kBuckets = kExact + (63 - 4) * kSplit;
+  static int bucket_of(uint64_t v);
+  static int64_t middle_of(int b);
+  int64_t counts_[kBuckets] = {};
+  int64_t total_ = 0;
+};
+
 /// Counters of one compiled function (and, summed, of the process: global_metrics()).
 struct CompileMetrics {
   std::atomic<int64_t> calls{0}, compiles{0}, recompiles{0}, graph_breaks{0}, eager_calls{0}, guard_misses{0};
   std::atomic<int64_t> last_guards{0};  // guards of the most recent graph
   mutable std::mutex mu;
-  std::vector<int64_t> latency_us;  // one per compile
+  LatencyHistogram latency_us;  // one value per compile; guarded by mu
   void record_compile(int64_t us, int64_t guards);
   /// Percentile p (0..100) of compile latency in microseconds; 0 before any compile.
   int64_t latency_percentile(double p) const;

@@ -111,6 +111,10 @@ void set_memory_pressure_hook(MemoryPressureHook hook, void* ctx) {
 }
 
 bool relieve_memory_pressure(DeviceType device, size_t nbytes) {
+  // An allocation that fails inside the hook (the host's collector making tensors) must not call
+  // the hook again: that recursion would only end when the stack overflows.
+  thread_local bool in_hook = false;
+  if (in_hook) return false;
   PressureHook& h = pressure_hook();
   MemoryPressureHook fn;
   void* ctx;
@@ -119,7 +123,12 @@ bool relieve_memory_pressure(DeviceType device, size_t nbytes) {
     fn = h.fn;
     ctx = h.ctx;
   }
-  return fn && fn(ctx, device, nbytes);
+  if (!fn) return false;
+  struct InHook {
+    InHook() { in_hook = true; }
+    ~InHook() { in_hook = false; }
+  } scope;
+  return fn(ctx, device, nbytes);
 }
 
 void cpu_empty_cache() {

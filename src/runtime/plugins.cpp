@@ -75,10 +75,11 @@ std::string load_one(const std::string& path) {
   ct_plugin_init_fn init;
   static_assert(sizeof init == sizeof sym, "function and data pointers differ in size");
   std::memcpy(&init, &sym, sizeof init);
-  capi::begin_callback();
   ct_status st;
   try {
-    st = init(CT_ABI_VERSION);
+    st = capi::call_back("ct_plugin_init", [&] { return init(CT_ABI_VERSION); });
+  } catch (const Error& e) {
+    return e.message();
   } catch (...) {
     return "ct_plugin_init threw a C++ exception; catch it and return a status with ct_error_set";
   }

@@ -57,7 +57,7 @@ NULL_ALLOWED = {
     # "options NULL means the defaults" (conv2d)
     ("ct_tensor_conv2d", "options"),
     # "strides are in elements; NULL means contiguous."
-    ("ct_tensor_from_blob", "strides"),
+    ("ct_tensor_from_blob", "strides"), ("ct_tensor_from_blob_v2", "strides"),
     # "ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad does)."
     ("ct_tensor_set_grad", "grad"),
     # "the mode it replaces goes to *previous (may be NULL)"

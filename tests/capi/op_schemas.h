@@ -101,4 +101,18 @@ static int load_op_schemas(op_info* ops, int cap) {
   return n;
 }
 
+/* The most returns among the operators ct_op_call(name) may run, which are the slots it writes:
+ * name itself when it names an overload ("max.dim"), else every overload of that base name. */
+static size_t op_max_returns(const op_info* ops, int n, const char* name) {
+  const int pinned = strchr(name, '.') != NULL;
+  const size_t len = strlen(name);
+  size_t most = 0;
+  for (int i = 0; i < n; ++i) {
+    const char* o = ops[i].name;
+    const int same = pinned ? !strcmp(o, name) : !strncmp(o, name, len) && (o[len] == '\0' || o[len] == '.');
+    if (same && (size_t)ops[i].nreturns > most) most = (size_t)ops[i].nreturns;
+  }
+  return most;
+}
+
 #endif /* CTORCH_TESTS_OP_SCHEMAS_H */

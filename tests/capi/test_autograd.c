@@ -1860,6 +1860,125 @@ static void test_threads_sharing_a_leaf_add_up_their_gradients(void) {
   ct_tensor_release(w);
 }
 
+/* ---- Callbacks that misbehave (Note [Calling back into the host]) ---- */
+
+static ct_status hook_returning_a_non_status(void* user_data, const ct_tensor* grad, ct_tensor** replacement) {
+  (void)grad;
+  (void)replacement;
+  ((hook_state*)user_data)->calls++;
+  ct_error_set((ct_status)77, "a status no ctorch version defines");
+  return (ct_status)999;
+}
+
+static void test_a_callback_status_outside_ct_status_becomes_invalid_argument(void) {
+  ct_tensor* w = LEAF(S(2), 1, 2);
+  hook_state s = {0};
+  int64_t id = 0;
+  CHECK_OK(ct_tensor_register_hook(w, hook_returning_a_non_status, &s, NULL, &id));
+  ct_tensor *ww = NULL, *loss = NULL;
+  CHECK_OK(ct_tensor_mul(w, w, &ww));
+  CHECK_OK(ct_tensor_sum(ww, NULL, 0, 0, &loss));
+  const ct_status st = ct_tensor_backward(loss, NULL, 0);
+  CHECK_STATUS(st, CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("tensor hook: the callback returned 999, which is not a ct_status");
+  CHECK_ERROR_CONTAINS("a status no ctorch version defines");
+  CHECK(s.calls == 1);
+  RELEASE(w, ww, loss);
+}
+
+typedef struct {
+  const ct_tensor* loss; /* what the hook runs backward through again */
+  int calls;
+} recursing_hook_state;
+
+static ct_status hook_running_backward_again(void* user_data, const ct_tensor* grad, ct_tensor** replacement) {
+  recursing_hook_state* s = (recursing_hook_state*)user_data;
+  (void)grad;
+  (void)replacement;
+  s->calls++;
+  const ct_status st = ct_tensor_backward(s->loss, NULL, CT_GRAD_RETAIN_GRAPH);
+  if (st != CT_OK) ct_error_set(st, ct_last_error());
+  return st;
+}
+
+static void test_a_hook_that_runs_backward_through_itself_stops_with_a_status(void) {
+  ct_tensor* w = LEAF(S(2), 1, 2);
+  ct_tensor *ww = NULL, *loss = NULL;
+  CHECK_OK(ct_tensor_mul(w, w, &ww));
+  CHECK_OK(ct_tensor_sum(ww, NULL, 0, 0, &loss));
+  recursing_hook_state s = {loss, 0};
+  int64_t id = 0;
+  CHECK_OK(ct_tensor_register_hook(w, hook_running_backward_again, &s, NULL, &id));
+  CHECK_STATUS(ct_tensor_backward(loss, NULL, CT_GRAD_RETAIN_GRAPH), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("callbacks nest 32 deep");
+  CHECK(s.calls == 32);
+  /* The thread's depth is back to 0: an ordinary backward runs its hook again. */
+  CHECK_OK(ct_tensor_remove_hook(w, id));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  RELEASE(w, ww, loss);
+}
+
+static ct_status forward_writing_a_released_handle(void* user_data, ct_autograd_ctx* ctx,
+                                                   const ct_tensor* const* inputs, size_t n_inputs,
+                                                   ct_tensor** outputs, size_t n_outputs) {
+  (void)user_data;
+  (void)ctx;
+  (void)n_inputs;
+  (void)n_outputs;
+  ct_tensor* t = NULL;
+  const ct_status st = ct_tensor_mul(inputs[0], inputs[0], &t);
+  ct_tensor_release(t); /* and then hands it over anyway */
+  outputs[0] = t;
+  return st;
+}
+
+static void test_a_released_handle_written_by_a_callback_is_invalid_argument(void) {
+  ct_tensor* x = LEAF(S(2), 1, 2);
+  fn_state s = {0};
+  ct_tensor* y = SENTINEL;
+  CHECK_STATUS(apply1("Sloppy", forward_writing_a_released_handle, cube_backward, &s, x, &y),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK(y == NULL);
+  CHECK_ERROR_CONTAINS("Sloppy (forward): output 0 of the callback is not a live tensor handle");
+  ct_tensor_release(x);
+}
+
+static ct_status backward_on_the_meta_device(void* user_data, ct_autograd_ctx* ctx,
+                                             const ct_tensor* const* grad_outputs, size_t n_outputs,
+                                             ct_tensor** grad_inputs, size_t n_inputs) {
+  (void)ctx;
+  (void)grad_outputs;
+  (void)n_outputs;
+  (void)n_inputs;
+  ((fn_state*)user_data)->backward_calls++;
+  return ct_tensor_ones(SZ(3), 1, CT_FLOAT32, "meta", &grad_inputs[0]);
+}
+
+static void test_a_gradient_on_another_device_is_refused_before_it_reaches_the_leaf(void) {
+  ct_tensor* x = LEAF(S(3), 1, 2, 3);
+  fn_state s = {0};
+  ct_tensor *y = NULL, *loss = NULL;
+  CHECK_OK(apply1("Elsewhere", cube_forward, backward_on_the_meta_device, &s, x, &y));
+  CHECK_OK(ct_tensor_sum(y, NULL, 0, 0, &loss));
+  CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_DEVICE);
+  CHECK_ERROR_CONTAINS("ElsewhereBackward: a gradient on meta");
+  CHECK_ERROR_CONTAINS("for a tensor on cpu");
+  CHECK(s.backward_calls == 1);
+  CHECK_NO_GRAD(x);
+  RELEASE(x, y, loss);
+}
+
+static void test_a_root_gradient_on_another_device_is_refused(void) {
+  ct_tensor* x = LEAF(S(2), 1, 2);
+  ct_tensor *y = NULL, *g = NULL;
+  CHECK_OK(ct_tensor_mul(x, x, &y));
+  CHECK_OK(ct_tensor_ones(SZ(2), 1, CT_FLOAT32, "meta", &g));
+  CHECK_STATUS(ct_tensor_backward(y, g, 0), CT_ERROR_DEVICE);
+  CHECK_ERROR_CONTAINS("is on meta but the output is on cpu");
+  CHECK_NO_GRAD(x);
+  RELEASE(x, y, g);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_requires_grad_spreads_from_leaves_to_results),
     CAPI_TEST(test_detach_shares_elements_without_history),
@@ -1908,6 +2027,11 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_custom_function_forward_error_reaches_the_caller),
     CAPI_TEST(test_custom_function_records_nothing_without_grad),
     CAPI_TEST(test_custom_function_backward_error_reaches_backward_caller),
+    CAPI_TEST(test_a_callback_status_outside_ct_status_becomes_invalid_argument),
+    CAPI_TEST(test_a_hook_that_runs_backward_through_itself_stops_with_a_status),
+    CAPI_TEST(test_a_released_handle_written_by_a_callback_is_invalid_argument),
+    CAPI_TEST(test_a_gradient_on_another_device_is_refused_before_it_reaches_the_leaf),
+    CAPI_TEST(test_a_root_gradient_on_another_device_is_refused),
     CAPI_TEST(test_custom_function_saving_its_output_does_not_leak),
     CAPI_TEST(test_custom_function_returning_its_input_gives_a_new_tensor),
     CAPI_TEST(test_custom_function_broadcast_gradient_is_summed_back),

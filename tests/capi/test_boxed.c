@@ -63,14 +63,44 @@ static void test_op_call_other_builtins(void) {
   RELEASE(a, n, m, mm);
 }
 
-static void test_op_call_fills_extra_outs_with_null(void) {
+/* Only the slots of the operator's returns are written, on success and on failure: a nouts larger
+ * than the caller's array (a slip, or a guess) never makes ct_op_call write past what it returns. */
+static void test_op_call_never_writes_past_the_returns(void) {
   ct_tensor* a = T(CT_FLOAT32, S(1), 1);
   ct_value args[] = {VT(a), VT(a)};
   ct_tensor* outs[3] = {SENTINEL, SENTINEL, SENTINEL};
   CHECK_OK(ct_op_call("add", args, 2, outs, 3));
-  CHECK(outs[1] == NULL && outs[2] == NULL);
+  CHECK(outs[1] == SENTINEL && outs[2] == SENTINEL);
   CHECK_TENSOR(outs[0], CT_FLOAT32, S(1), 2);
-  RELEASE(a, outs[0]);
+  ct_tensor_release(outs[0]);
+  ct_value bad[] = {VT(a), VT(NULL)};
+  outs[0] = SENTINEL;
+  CHECK_STATUS(ct_op_call("add", bad, 2, outs, (size_t)1 << 40), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(outs[0] == NULL && outs[1] == SENTINEL && outs[2] == SENTINEL);
+  /* sort returns two: two slots, whatever nouts says */
+  ct_value one[] = {VT(a)};
+  outs[0] = outs[1] = SENTINEL;
+  CHECK_OK(ct_op_call("sort", one, 1, outs, 3));
+  CHECK(outs[0] != SENTINEL && outs[1] != SENTINEL && outs[2] == SENTINEL);
+  RELEASE(a, outs[0], outs[1]);
+}
+
+/* A list's len is checked before any of its elements is read. */
+static void test_op_call_refuses_list_lengths_past_the_limit(void) {
+  ct_tensor* x = T(CT_FLOAT32, S(1, 1, 2, 2), 1, 2, 3, 4);
+  const int64_t two[2] = {1, 1};
+  ct_tensor* outs[2] = {SENTINEL, SENTINEL};
+  ct_value huge[] = {VT(x), VINTS(two, SIZE_MAX)};
+  CHECK_STATUS(ct_op_call("permute", huge, 2, outs, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("argument 'dims' (int[]) has len 18446744073709551615");
+  CHECK(outs[0] == NULL);
+  const ct_tensor* list[1] = {x};
+  ct_value many[] = {capi_value(CT_VALUE_TENSORS), VI(0)};
+  many[0].tensors = list;
+  many[0].len = (size_t)CT_MAX_LIST_LEN + 1;
+  CHECK_STATUS(ct_op_call("cat", many, 2, outs, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("CT_MAX_LIST_LEN");
+  ct_tensor_release(x);
 }
 
 static void test_op_call_unknown_name_is_invalid_argument(void) {
@@ -129,7 +159,7 @@ static void test_op_call_null_or_released_tensor_arg_is_invalid_argument(void) {
   ct_value null_arg[] = {VT(a), VT(NULL)};
   ct_tensor* outs[2] = {SENTINEL, SENTINEL};
   CHECK_STATUS(ct_op_call("add", null_arg, 2, outs, 2), CT_ERROR_INVALID_ARGUMENT);
-  CHECK(outs[0] == NULL && outs[1] == NULL);
+  CHECK(outs[0] == NULL && outs[1] == SENTINEL); /* add returns one tensor: one slot */
   ct_value released_arg[] = {VT(a), VT(capi_released())};
   ct_tensor* out = SENTINEL;
   CHECK_STATUS(ct_op_call("add", released_arg, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
@@ -772,7 +802,8 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_op_call_add_with_alpha),
     CAPI_TEST(test_op_call_add_with_number_picks_scalar_overload),
     CAPI_TEST(test_op_call_other_builtins),
-    CAPI_TEST(test_op_call_fills_extra_outs_with_null),
+    CAPI_TEST(test_op_call_never_writes_past_the_returns),
+    CAPI_TEST(test_op_call_refuses_list_lengths_past_the_limit),
     CAPI_TEST(test_op_call_unknown_name_is_invalid_argument),
     CAPI_TEST(test_op_call_no_matching_overload_is_invalid_argument),
     CAPI_TEST(test_op_call_too_few_outs_is_invalid_argument),

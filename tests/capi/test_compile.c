@@ -5,6 +5,7 @@
 #include "capi_test.h"
 
 #include <pthread.h>
+#include <sys/stat.h>
 
 /* ---- functions to compile ---- */
 
@@ -541,6 +542,59 @@ static void test_program_saves_and_loads(void) {
   ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(a), ct_tensor_release(b);
 }
 
+/* ct_program_load reads regular files only, opened without blocking, and checks the header
+ * before reading the rest (a FIFO blocked forever; /dev/zero grew until memory ran out). */
+static void test_program_load_of_a_fifo_device_or_directory_is_an_io_error(void) {
+  char dir[] = "/tmp/ctorch_test_program_dir_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char fifo[300];
+  snprintf(fifo, sizeof fifo, "%s/p.ctp", dir);
+  CHECK(mkfifo(fifo, 0600) == 0);
+  ct_program* p = (ct_program*)capi_sentinel();
+  CHECK_STATUS(ct_program_load(fifo, &p), CT_ERROR_IO);
+  CHECK(p == NULL);
+  CHECK_ERROR_CONTAINS("a FIFO");
+  CHECK_STATUS(ct_program_load("/dev/zero", &p), CT_ERROR_IO);
+  CHECK_ERROR_CONTAINS("a character device");
+  CHECK_STATUS(ct_program_load(dir, &p), CT_ERROR_IO);
+  CHECK_ERROR_CONTAINS("a directory");
+  remove(fifo);
+  rmdir(dir);
+}
+
+static void test_program_load_checks_the_header_of_a_file_first(void) {
+  char path[] = "/tmp/ctorch_test_program_XXXXXX";
+  const int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  static const char junk[64] = "not a program, and much longer than the header";
+  CHECK(write(fd, junk, sizeof junk) == (ssize_t)sizeof junk);
+  close(fd);
+  ct_program* p = (ct_program*)capi_sentinel();
+  CHECK_STATUS(ct_program_load(path, &p), CT_ERROR_FORMAT);
+  CHECK(p == NULL);
+  CHECK_ERROR_CONTAINS("not a ctorch program file");
+  remove(path);
+}
+
+/* Every string of a program file is UTF-8, so every binding can decode it; anything else is a
+ * format error, not a decoding error in Python. */
+static void test_program_strings_that_are_not_utf8_are_format_errors(void) {
+  ct_program* p = export_add_with_batch();
+  char* bytes = NULL;
+  size_t n = 0;
+  CHECK_OK(ct_program_save_buffer(p, &bytes, &n));
+  int patched = 0;
+  for (size_t i = 0; i + 3 <= n && !patched; ++i)
+    if (memcmp(bytes + i, "add", 3) == 0) bytes[i] = (char)0xff, patched = 1;
+  CHECK(patched);
+  ct_program* q = (ct_program*)capi_sentinel();
+  CHECK_STATUS(ct_program_load_buffer(bytes, n, &q), CT_ERROR_FORMAT);
+  CHECK(q == NULL);
+  CHECK_ERROR_CONTAINS("is not valid UTF-8");
+  ct_string_release(bytes);
+  ct_program_release(p);
+}
+
 static void test_specializing_a_declared_dim_is_an_error(void) {
   ct_tensor* x = randn(4, 3);
   const ct_tensor* ex[1] = {x};
@@ -734,6 +788,9 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_exported_program_runs_every_batch_in_range),
     CAPI_TEST(test_program_and_compiled_handles_count_and_refuse_bad_arguments),
     CAPI_TEST(test_program_saves_and_loads),
+    CAPI_TEST(test_program_load_of_a_fifo_device_or_directory_is_an_io_error),
+    CAPI_TEST(test_program_load_checks_the_header_of_a_file_first),
+    CAPI_TEST(test_program_strings_that_are_not_utf8_are_format_errors),
     CAPI_TEST(test_specializing_a_declared_dim_is_an_error),
     CAPI_TEST(test_topk_with_k_from_a_dynamic_meta_size),
     CAPI_TEST(test_topk_with_k_from_item_is_checked_at_run_time),

@@ -236,6 +236,115 @@ static void test_from_blob_bad_arguments_are_invalid_argument(void) {
   CHECK(out == NULL);
 }
 
+static void test_from_blob_v2_read_only_memory_refuses_every_write(void) {
+  float blob[4] = {1, 2, 3, 4};
+  struct deleter_log log = {0, NULL, NULL};
+  ct_tensor *t = NULL, *v = NULL, *src = NULL, *sum = NULL;
+  CHECK_OK(ct_tensor_from_blob_v2(blob, SZ(2, 2), NULL, 2, CT_FLOAT32, CT_BLOB_READ_ONLY, counting_deleter, &log, &t));
+  int ro = 0;
+  CHECK_OK(ct_tensor_is_read_only(t, &ro));
+  CHECK(ro == 1);
+  CHECK_OK(ct_tensor_sum(t, NULL, 0, 0, &sum)); /* reads are unrestricted */
+  CHECK_TENSOR(sum, CT_FLOAT32, S(), 10);
+  ct_scalar two = SI(2);
+  CHECK_STATUS(ct_tensor_mul_scalar_(t, &two), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("mul_: self");
+  CHECK_ERROR_CONTAINS("read-only");
+  CHECK_OK(ct_tensor_transpose(t, 0, 1, &v)); /* views share the storage's refusal */
+  CHECK_OK(ct_tensor_is_read_only(v, &ro));
+  CHECK(ro == 1);
+  src = T(CT_FLOAT32, S(2, 2), 9, 9, 9, 9);
+  ct_tensor* out = NULL;
+  ct_value args[2] = {VT(v), VT(src)};
+  CHECK_STATUS(ct_op_call("copy_", args, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_STATUS(ct_tensor_uniform_(v, 0.0, 1.0, NULL), CT_ERROR_INVALID_ARGUMENT);
+  /* An optimizer step writes parameters in place: refused before any parameter changes. */
+  CHECK_OK(ct_tensor_set_requires_grad(t, 1));
+  CHECK_OK(ct_tensor_set_grad(t, src));
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  ct_optimizer* opt = NULL;
+  const ct_tensor* params[1] = {t};
+  CHECK_OK(ct_optimizer_create(params, 1, &o, &opt));
+  CHECK_STATUS(ct_optimizer_step(opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("parameter 0");
+  ct_optimizer_release(opt);
+  CHECK(blob[0] == 1 && blob[1] == 2 && blob[2] == 3 && blob[3] == 4);
+  RELEASE(sum, src, v, t);
+  CHECK(log.calls == 1);
+}
+
+static void test_from_blob_v2_unknown_flags_are_invalid_argument(void) {
+  float blob[1] = {1};
+  ct_tensor* out = SENTINEL;
+  CHECK_STATUS(ct_tensor_from_blob_v2(blob, SZ(1), NULL, 1, CT_FLOAT32, 2, NULL, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("flags");
+}
+
+static void test_from_blob_is_writable_and_from_data_is_writable(void) {
+  float blob[1] = {1};
+  ct_tensor *t = NULL, *d = NULL;
+  CHECK_OK(ct_tensor_from_blob(blob, SZ(1), NULL, 1, CT_FLOAT32, NULL, NULL, &t));
+  CHECK_OK(ct_tensor_from_data(blob, SZ(1), 1, CT_FLOAT32, &d));
+  int ro = 1;
+  CHECK_OK(ct_tensor_is_read_only(t, &ro));
+  CHECK(ro == 0);
+  ro = 1;
+  CHECK_OK(ct_tensor_is_read_only(d, &ro));
+  CHECK(ro == 0);
+  RELEASE(d, t);
+}
+
+static void test_from_blob_bool_bytes_other_than_0_and_1_are_refused_without_the_deleter(void) {
+  uint8_t bytes[4] = {0, 1, 2, 255};
+  struct deleter_log log = {0, NULL, NULL};
+  ct_tensor* out = SENTINEL;
+  CHECK_STATUS(ct_tensor_from_blob(bytes, SZ(4), NULL, 1, CT_BOOL, counting_deleter, &log, &out),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL && log.calls == 0);
+  CHECK_ERROR_CONTAINS("bool element 3");
+  CHECK_ERROR_CONTAINS("byte 255");
+  /* Strides that reach only 0/1 bytes are fine: the check reads elements, not the span. */
+  CHECK_OK(ct_tensor_from_blob(bytes, SZ(2), SZ(1), 1, CT_BOOL, counting_deleter, &log, &out));
+  CHECK_TENSOR(out, CT_BOOL, S(2), 0, 1);
+  ct_tensor_release(out);
+  CHECK(log.calls == 1);
+}
+
+static void test_from_data_maps_non_zero_bool_bytes_to_true(void) {
+  const uint8_t bytes[4] = {0, 1, 2, 255};
+  ct_tensor *t = NULL, *sum = NULL;
+  CHECK_OK(ct_tensor_from_data(bytes, SZ(4), 1, CT_BOOL, &t));
+  CHECK_OK(ct_tensor_sum(t, NULL, 0, 0, &sum));
+  CHECK_TENSOR(sum, CT_INT64, S(), 3); /* numpy: np.array([0, 1, 2, 255], np.uint8).view(bool).sum() */
+  uint8_t back[4] = {9, 9, 9, 9};
+  CHECK_OK(ct_tensor_copy_to(t, back, sizeof back));
+  CHECK(back[0] == 0 && back[1] == 1 && back[2] == 1 && back[3] == 1);
+  RELEASE(sum, t);
+}
+
+static void test_from_blob_misaligned_or_wrapping_memory_is_invalid_argument(void) {
+  double storage[3] = {1, 2, 3};
+  ct_tensor* out = SENTINEL;
+  CHECK_STATUS(ct_tensor_from_blob((char*)storage + 1, SZ(2), NULL, 1, CT_FLOAT64, NULL, NULL, &out),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("not aligned");
+  /* An address whose range wraps around the address space, and one in its upper half. */
+  void* near_end = (void*)(UINTPTR_MAX - 15);
+  CHECK_STATUS(ct_tensor_from_blob(near_end, SZ(4), NULL, 1, CT_FLOAT32, NULL, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("addressable memory");
+  void* upper = (void*)((uintptr_t)1 << (sizeof(void*) * 8 - 1));
+  CHECK_STATUS(ct_tensor_from_blob(upper, SZ(1), NULL, 1, CT_FLOAT32, NULL, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  /* A misaligned pointer is fine for 1-byte elements. */
+  CHECK_OK(ct_tensor_from_blob((char*)storage + 1, SZ(2), NULL, 1, CT_UINT8, NULL, NULL, &out));
+  ct_tensor_release(out);
+}
+
 /* ---- empty / zeros / ones / full ---- */
 
 static void test_empty_has_sizes_dtype_and_contiguous_strides(void) {
@@ -545,6 +654,12 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_from_blob_deleter_not_called_on_failure),
     CAPI_TEST(test_from_blob_empty_accepts_null_data),
     CAPI_TEST(test_from_blob_bad_arguments_are_invalid_argument),
+    CAPI_TEST(test_from_blob_v2_read_only_memory_refuses_every_write),
+    CAPI_TEST(test_from_blob_v2_unknown_flags_are_invalid_argument),
+    CAPI_TEST(test_from_blob_is_writable_and_from_data_is_writable),
+    CAPI_TEST(test_from_blob_bool_bytes_other_than_0_and_1_are_refused_without_the_deleter),
+    CAPI_TEST(test_from_data_maps_non_zero_bool_bytes_to_true),
+    CAPI_TEST(test_from_blob_misaligned_or_wrapping_memory_is_invalid_argument),
     CAPI_TEST(test_empty_has_sizes_dtype_and_contiguous_strides),
     CAPI_TEST(test_zeros_and_ones_fill_values),
     CAPI_TEST(test_full_converts_value_to_dtype),

@@ -509,12 +509,61 @@ static void test_import_of_another_major_version_is_version_error(void) {
   }
 }
 
-static void test_import_of_a_read_only_capsule_is_invalid_argument_asking_for_a_copy(void) {
+static void test_import_of_a_read_only_capsule_gives_a_tensor_that_refuses_writes(void) {
+  float buf[2] = {1, 2};
   vcapsule c;
-  vcapsule_init(&c, g_buf, dt(kDLFloat, 32), 1, SZ(2), NULL);
+  vcapsule_init(&c, buf, dt(kDLFloat, 32), 1, SZ(2), NULL);
   c.m.flags = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED;
-  CHECK_IMPORT_FAILS(c, CT_ERROR_INVALID_ARGUMENT, "read-only");
-  CHECK_ERROR_CONTAINS("Copy");
+  ct_tensor *t = NULL, *v = NULL, *sum = NULL;
+  CHECK_OK(ct_tensor_from_dlpack(&c.m, &t));
+  int ro = 0;
+  CHECK_OK(ct_tensor_is_read_only(t, &ro));
+  CHECK(ro == 1);
+  CHECK_OK(ct_tensor_add(t, t, &sum)); /* reading is unrestricted */
+  CHECK_TENSOR(sum, CT_FLOAT32, S(2), 2, 4);
+  const ct_scalar one = {CT_SCALAR_FLOAT, .f = 1.0};
+  CHECK_STATUS(ct_tensor_add_scalar_(t, &one), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("read-only");
+  CHECK_OK(ct_tensor_narrow(t, 0, 1, 1, &v)); /* a view shares the refusal */
+  CHECK_STATUS(ct_tensor_add_scalar_(v, &one), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(buf[0] == 1 && buf[1] == 2);
+  /* Export: DLPack 1.0 carries the flag, the legacy capsule cannot and is refused. */
+  DLManagedTensorVersioned* cap = NULL;
+  CHECK_OK(ct_tensor_to_dlpack(v, &cap));
+  CHECK((cap->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
+  cap->deleter(cap);
+  DLManagedTensor* legacy = (DLManagedTensor*)capi_sentinel();
+  CHECK_STATUS(ct_tensor_to_dlpack_unversioned(t, &legacy), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(legacy == NULL);
+  CHECK_ERROR_CONTAINS("ct_tensor_to_dlpack");
+  RELEASE(sum, v, t);
+  CHECK(c.deleted == 1);
+}
+
+static void test_import_of_bool_bytes_other_than_0_and_1_is_invalid_argument(void) {
+  uint8_t buf[4] = {0, 1, 2, 255};
+  vcapsule c;
+  vcapsule_init(&c, buf, dt(kDLBool, 8), 1, SZ(4), NULL);
+  CHECK_IMPORT_FAILS(c, CT_ERROR_INVALID_ARGUMENT, "byte 255");
+  ucapsule u;
+  ucapsule_init(&u, buf, dt(kDLBool, 8), 1, SZ(4));
+  ct_tensor* t = SENTINEL;
+  CHECK_STATUS(ct_tensor_from_dlpack_unversioned(&u.m, &t), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(t == NULL && u.deleted == 0);
+  /* The same bytes seen through strides that skip the bad ones are fine. */
+  vcapsule_init(&c, buf, dt(kDLBool, 8), 1, SZ(2), SZ(1));
+  CHECK_OK(ct_tensor_from_dlpack(&c.m, &t));
+  ct_tensor_release(t);
+}
+
+static void test_unversioned_import_of_a_byte_offset_into_the_upper_half_is_invalid_argument(void) {
+  ucapsule u;
+  ucapsule_init(&u, g_buf, dt(kDLFloat, 32), 1, SZ(2));
+  u.m.dl_tensor.byte_offset = (uint64_t)1 << 63;
+  ct_tensor* t = SENTINEL;
+  CHECK_STATUS(ct_tensor_from_dlpack_unversioned(&u.m, &t), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(t == NULL && u.deleted == 0);
+  CHECK_ERROR_CONTAINS("addressable memory");
 }
 
 static void test_import_of_a_negative_stride_is_invalid_argument(void) {
@@ -605,7 +654,9 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_import_of_an_unsupported_dtype_is_dtype_error),
     CAPI_TEST(test_import_of_vector_lanes_is_dtype_error),
     CAPI_TEST(test_import_of_another_major_version_is_version_error),
-    CAPI_TEST(test_import_of_a_read_only_capsule_is_invalid_argument_asking_for_a_copy),
+    CAPI_TEST(test_import_of_a_read_only_capsule_gives_a_tensor_that_refuses_writes),
+    CAPI_TEST(test_import_of_bool_bytes_other_than_0_and_1_is_invalid_argument),
+    CAPI_TEST(test_unversioned_import_of_a_byte_offset_into_the_upper_half_is_invalid_argument),
     CAPI_TEST(test_import_of_a_negative_stride_is_invalid_argument),
     CAPI_TEST(test_import_of_bad_geometry_is_invalid_argument),
 };

@@ -199,7 +199,7 @@ static void test_split_counts_then_fills(void) {
   ct_tensor* small[2] = {SENTINEL, SENTINEL};
   CHECK_STATUS(ct_tensor_split(a, 2, 0, small, 2, &count), CT_ERROR_INVALID_ARGUMENT);
   CHECK(count == 3); /* still says how many are needed */
-  CHECK(small[0] == NULL && small[1] == NULL);
+  CHECK(small[0] == SENTINEL && small[1] == SENTINEL); /* and writes no slot */
   ct_tensor_release(a);
 }
 
@@ -233,13 +233,18 @@ static void test_split_with_sizes_chunk_unbind(void) {
 
 static void test_lists_bad_input(void) {
   ct_tensor* a = mat23();
-  ct_tensor* outs[4];
+  ct_tensor* outs[4] = {SENTINEL, SENTINEL, SENTINEL, SENTINEL};
   size_t count = 7;
   CHECK_STATUS(ct_tensor_split(a, 1, 0, outs, 4, NULL), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_tensor_split(a, 1, 0, NULL, 4, &count), CT_ERROR_INVALID_ARGUMENT);
   CHECK(count == 0);
   CHECK_STATUS(ct_tensor_split(NULL, 1, 0, outs, 4, &count), CT_ERROR_INVALID_ARGUMENT);
-  CHECK(outs[0] == NULL && outs[3] == NULL);
+  CHECK(outs[0] == SENTINEL && outs[3] == SENTINEL); /* a failure writes no slot */
+  /* A capacity larger than the array is harmless: only outs[0, *count) is ever written. */
+  ct_tensor* two[2] = {SENTINEL, SENTINEL};
+  CHECK_OK(ct_tensor_split(a, 1, 0, two, (size_t)1 << 40, &count));
+  CHECK(count == 2);
+  RELEASE(two[0], two[1]);
   CHECK_STATUS(ct_tensor_split(a, -1, 0, outs, 4, &count), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_tensor_split(a, 0, 0, outs, 4, &count), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_tensor_split(a, 1, 2, outs, 4, &count), CT_ERROR_INDEX);

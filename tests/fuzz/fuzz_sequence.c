@@ -388,16 +388,21 @@ static const char* call_op(pool* p, input* in) {
   const size_t nouts = c % 16 == 3 && op->nreturns > 0 ? (size_t)op->nreturns - 1 : kMaxOuts;
   for (size_t k = 0; k < kMaxOuts; ++k) outs[k] = kUnset;
   const ct_status st = ct_op_call(op->name, args, nargs, outs, nouts);
-  const char* problem = check_call(op->name, st, outs, nouts); /* every slot is written, success or not */
-  /* The schema's returns are filled, the extra slots NULL. A name without an overload may resolve
-     to another overload that accepts the arguments (median with two of them is median.dim), whose
-     returns are then a prefix of the slots. */
+  /* The slots of the returns are written, success or not, and no other (Note [Boxed lists and
+     outputs]): the first R, R the most returns among the overloads the name can reach. */
+  const size_t most = op_max_returns(g_ops, g_nops, op->name), written = most < nouts ? most : nouts;
+  const char* problem = check_call(op->name, st, outs, written);
+  for (size_t k = written; k < kMaxOuts && !problem; ++k)
+    if (outs[k] != kUnset) problem = failed_check(op->name, st);
+  /* A pinned name fills exactly its returns. A name without an overload may resolve to another
+     overload that accepts the arguments (median with two of them is median.dim), whose returns
+     are then a prefix of the slots. */
   const int pinned = strchr(op->name, '.') != NULL;
-  for (size_t k = 0; k < nouts && !problem; ++k)
+  for (size_t k = 0; k < written && !problem; ++k)
     if (st == CT_OK &&
         (pinned ? (k < (size_t)op->nreturns) != (outs[k] != NULL) : k > 0 && outs[k] && !outs[k - 1]))
       problem = failed_check(op->name, st);
-  for (size_t k = 0; k < nouts; ++k) {
+  for (size_t k = 0; k < written; ++k) {
     if (problem) ct_tensor_release(outs[k] == kUnset ? NULL : outs[k]);
     else keep(p, in, outs[k]);
   }

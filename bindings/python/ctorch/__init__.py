@@ -123,7 +123,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     # Stage as bool, int64 or float64 (what Python numbers hold exactly), then convert.
     code, staged = {bool: ("B", bool), int64: ("q", int64)}.get(dtype, ("d", float64))
     try:
-        buf = array.array(code, [_builtins.int(x) if code == "B" else x for x in flat])
+        buf = array.array(code, [(1 if x else 0) if code == "B" else x for x in flat])  # bool bytes are 0 or 1
     except TypeError as e:
         raise TypeError(f"tensor: could not convert the data to {dtype}: {e}") from None
     t = _wrap(_C.ct_py_from_buffer(buf, staged.code)).reshape(shape)  # a view of buf
@@ -138,7 +138,13 @@ def as_tensor(data, dtype=None):
 
 
 def from_numpy(array):
-    """A tensor sharing the numpy array's memory (writes through either are seen by both)."""
+    """A tensor sharing the numpy array's memory (writes through either are seen by both).
+
+    A read-only array (``a.flags.writeable`` False: np.frombuffer over bytes, a read-only memmap)
+    gives a read-only tensor: it reads like any other, and every write to it or a view of it
+    (in-place operators, copy_, optimizer steps) raises ctorch.InvalidArgumentError; clone it to
+    get a writable copy. (torch warns and then writes into the read-only memory.) A bool array
+    must hold bytes 0 and 1 only; an unaligned array is refused (copy it first)."""
     return _wrap(_C.ct_py_from_buffer(array, _d.from_numpy_dtype(array.dtype).code))
 
 
@@ -200,10 +206,15 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
+    ints = all(isinstance(x, _numbers.Integral) for x in (start, end, step))
     if dtype is None:
-        ints = all(isinstance(x, _numbers.Integral) for x in (start, end, step))
         dtype = int64 if ints else get_default_dtype()
-    return _requires_grad(_wrap(_C.ct_tensor_arange(start, end, step, dtype.code, _device_arg(device))), requires_grad)
+    if ints:  # the operator counts integer ranges exactly; ct_tensor_arange takes doubles (exact to 2^53)
+        i = _builtins.int
+        t = ops.arange(i(start), i(end), i(step), dtype=dtype, device=_device_arg(device))
+    else:
+        t = _wrap(_C.ct_tensor_arange(start, end, step, dtype.code, _device_arg(device)))
+    return _requires_grad(t, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):

@@ -8,6 +8,7 @@ pub const CT_VERSION_MINOR: i32 = 8;
 pub const CT_VERSION_PATCH: i32 = 0;
 pub const CT_ABI_VERSION: i32 = 1;
 pub const CT_GENERATOR_STATE_SIZE: usize = 24;
+pub const CT_MAX_LIST_LEN: c_int = 65536;
 pub const CT_GRAD_RETAIN_GRAPH: c_int = 1;
 pub const CT_GRAD_CREATE_GRAPH: c_int = 2;
 pub const CT_GRAD_ALLOW_UNUSED: c_int = 4;
@@ -86,6 +87,9 @@ pub struct ct_tensor {
 }
 
 pub type ct_deleter_fn = Option<unsafe extern "C" fn(data: *mut c_void, user_data: *mut c_void)>;
+
+pub type ct_blob_flags = c_int;
+pub const CT_BLOB_READ_ONLY: ct_blob_flags = 1;
 
 #[repr(C)]
 pub struct ct_generator {
@@ -326,6 +330,8 @@ extern "C" {
     pub fn ct_tensor_release(t: *mut ct_tensor);
     pub fn ct_tensor_from_data(data: *const c_void, sizes: *const i64, ndim: usize, dtype: ct_dtype, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_from_blob(data: *mut c_void, sizes: *const i64, strides: *const i64, ndim: usize, dtype: ct_dtype, deleter: ct_deleter_fn, user_data: *mut c_void, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_from_blob_v2(data: *mut c_void, sizes: *const i64, strides: *const i64, ndim: usize, dtype: ct_dtype, flags: u32, deleter: ct_deleter_fn, user_data: *mut c_void, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_is_read_only(t: *const ct_tensor, out: *mut c_int) -> ct_status;
     pub fn ct_tensor_empty(sizes: *const i64, ndim: usize, dtype: ct_dtype, device: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_zeros(sizes: *const i64, ndim: usize, dtype: ct_dtype, device: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_ones(sizes: *const i64, ndim: usize, dtype: ct_dtype, device: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
