@@ -29,7 +29,7 @@ import warnings
 import weakref
 
 from . import _C
-from ._errors import GraphBreakError, RecompileLimitError
+from ._errors import GraphBreakError, RecompileLimitError, refuse_copies
 from ._symbolic import SymBool, SymFloat, SymInt
 from ._tensor import Tensor, _borrowed, _new_reference, _trace_mode, _wrap
 
@@ -127,6 +127,9 @@ class _Signature:
     def __init__(self, in_spec):
         self.in_spec, self.out_spec, self.n_out, self.handle = in_spec, None, 0, None
 
+    __copy__, __deepcopy__, __reduce_ex__ = refuse_copies(
+        "a ctorch.compile signature", "it owns a compiled function of its CompiledFunction")
+
 
 def _trampoline(fn, sig, exporting):
     """The callable ct_py_traced calls: rebuilds the arguments around the tensors it is given, runs
@@ -220,6 +223,9 @@ class CompiledFunction:
         if getattr(self, "_options", None) is not None and _C.ct_compile_options_release is not None:
             _C.ct_compile_options_release(self._options)
             self._options = None
+
+    __copy__, __deepcopy__, __reduce_ex__ = refuse_copies(
+        "a ctorch.compile CompiledFunction", "call ctorch.compile on the function again (the copy compiles anew)")
 
     def __get__(self, obj, objtype=None):
         """As a method: the instance is the first argument (a constant of the trace)."""

@@ -18,6 +18,9 @@ class Error(Exception):
         self.status = status
         self.status_name = _C.ct_status_name(status)
 
+    def __reduce__(self):  # BaseException's passes args, (message,), to a constructor taking two
+        return (type(self), (self.status, str(self)), self.__dict__)
+
 
 class InvalidArgumentError(Error, builtins.ValueError, builtins.RuntimeError):
     """torch raises ValueError for some invalid arguments and RuntimeError for others (autograd's
@@ -95,6 +98,28 @@ _by_status = {
     _C.CT_ERROR_FORMAT: FormatError,
     _C.CT_ERROR_BACKEND: BackendError,
 }
+
+
+def refuse_copies(name, advice):
+    """(__copy__, __deepcopy__, __reduce_ex__) for a class whose objects own a C handle that cannot be
+    copied: each raises TypeError naming the class (name, or the object's class when None) and saying
+    what to do instead. Copying the object field by field would give two owners of one handle, each
+    releasing it."""
+
+    def refuse(self, what):
+        cls = type(self)
+        raise TypeError(f"cannot {what} {name or cls.__module__ + '.' + cls.__qualname__}: {advice}")
+
+    def copy_(self):
+        refuse(self, "copy")
+
+    def deepcopy_(self, memo):
+        refuse(self, "deepcopy")
+
+    def reduce_ex(self, protocol):
+        refuse(self, "pickle")
+
+    return copy_, deepcopy_, reduce_ex
 
 
 def _make(status, message):

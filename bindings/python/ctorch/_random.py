@@ -9,6 +9,7 @@ import os as _os
 from . import _C
 from . import _dtype as _d
 from . import _symbolic
+from ._errors import refuse_copies
 from ._tensor import Tensor, _handle, _sizes as _size, _symbolic_factory, _wrap, device
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
@@ -36,6 +37,10 @@ class Generator:
         if h:
             _C.ct_generator_release(h)
             self._h = None
+
+    # As torch's Generator, which cannot be pickled either. A copy would release the handle twice.
+    __copy__, __deepcopy__, __reduce_ex__ = refuse_copies(
+        "ctorch.Generator", "save its state with get_state() and give it to set_state() of a new Generator")
 
     def manual_seed(self, seed):
         """Seeds the stream and rewinds it to its start; returns self."""

@@ -77,6 +77,14 @@ class _Const:
 
     __slots__ = ("_h", "_release")
 
+    def __copy__(self, memo=None):  # a value: the copy is the object itself (one owner of the handle)
+        return self
+
+    __deepcopy__ = __copy__
+
+    def __reduce__(self):
+        raise TypeError("cannot pickle a ctorch._symbolic._Const: it is an operand handle of this process")
+
     def __del__(self):
         h = getattr(self, "_h", None)  # unset when creating the handle failed
         if h and self._release is not None:

@@ -1,15 +1,18 @@
 """Tensor: a Python object owning one reference to a ctorch tensor handle."""
 
 import builtins
+import copy
+import ctypes
 import functools
 import numbers
+import sys
 import threading
 import weakref
 
 from . import _C
 from . import _dtype as _d
 from . import _symbolic
-from ._errors import DeviceError, DTypeError, Error, GuardError
+from ._errors import DeviceError, DTypeError, Error, GraphBreakError, GuardError
 from ._symbolic import SymInt
 
 __all__ = ["Tensor", "Size", "device", "Node", "RemovableHandle"]
@@ -347,8 +350,9 @@ class Tensor:
         if typestr is None:
             raise TypeError(f"Got unsupported ScalarType {self.dtype.name}: numpy has no bfloat16. Use .to(float32).")
         item = self.dtype.itemsize
+        read_only = builtins.bool(_C.ct_tensor_is_read_only(self._h))  # the array stays read-only too
         return np.asarray(_ArrayView(self, {
-            "shape": tuple(self.shape), "typestr": typestr, "data": (self.data_ptr(), False),
+            "shape": tuple(self.shape), "typestr": typestr, "data": (self.data_ptr(), read_only),
             "strides": tuple(s * item for s in self.stride()), "version": 3}))
 
     def __array__(self, dtype=None):
@@ -742,6 +746,61 @@ class Tensor:
             return functools.partial(ops.call, name, self)
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
 
+    # ---- copy.copy, copy.deepcopy and pickle (see "Copies and pickles" below) ----
+    def __copy__(self):
+        """copy.copy: a new tensor object sharing this one's storage, as torch's: a leaf with the same
+        requires_grad and no grad, owning its own handle (ct_tensor_detach)."""
+        new = _new(type(self))
+        new._h = _C.ct_tensor_detach(self._h)
+        if _C.ct_tensor_requires_grad(self._h):
+            _C.ct_tensor_set_requires_grad(new._h, 1)
+        if hasattr(self, "__dict__"):  # a subclass's attributes
+            new.__dict__.update(self.__dict__)
+        return new
+
+    def __deepcopy__(self, memo):
+        """copy.deepcopy: a new leaf with its own storage (contiguous), the same dtype, device and
+        requires_grad, and a deep copy of grad when there is one, as torch's. The memo maps each
+        tensor object once, but views of one base become independent copies (torch would share one
+        copied storage between them). Non-leaf tensors refuse, as torch's."""
+        if not _C.ct_tensor_is_leaf(self._h):
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment. Use t.detach().clone() to copy a tensor computed by an "
+                               "operator")
+        _refuse_traced(self, "copy.deepcopy")
+        new = _new(type(self))
+        detached = _C.ct_tensor_detach(self._h)
+        try:
+            new._h = _C.ct_tensor_clone(detached)  # of the detached tensor: a leaf whatever the grad mode
+        finally:
+            _release(detached)
+        memo[id(self)] = new
+        if _C.ct_tensor_requires_grad(self._h):
+            _C.ct_tensor_set_requires_grad(new._h, 1)
+        grad = self.grad
+        if grad is not None:
+            new.grad = copy.deepcopy(grad, memo)
+        if hasattr(self, "__dict__"):
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
+    def __reduce_ex__(self, protocol):
+        """pickle: the values as bytes with dtype, sizes, device and requires_grad (not grad, as in
+        torch); _rebuild_tensor makes a new tensor of this class from them, in any process."""
+        _refuse_traced(self, "pickle")
+        sizes = self.shape
+        if _symbolic._has_symint(sizes):
+            raise TypeError(f"cannot pickle a tensor with symbolic sizes {sizes}: SymInts belong to a ShapeEnv of "
+                            "this process. Pickle a tensor with concrete sizes")
+        dev = self.device
+        data = None
+        if dev.type != "meta":  # a meta tensor has sizes and a dtype only
+            data = _tensor_bytes(self)
+        state = getattr(self, "__dict__", None) or None  # a subclass's attributes
+        return (_rebuild_tensor,
+                (type(self), _PICKLE_VERSION, self.dtype, tuple(sizes), str(dev),
+                 builtins.bool(_C.ct_tensor_requires_grad(self._h)), data, sys.byteorder), state)
+
     # ---- indexing: ints, slices, None and Ellipsis give views; tensors and lists index (a copy) ----
     def __getitem__(self, index):
         t, tensors, dims = _apply_basic(self, index)
@@ -761,6 +820,71 @@ class Tensor:
             if t is self:
                 t = _wrap(_C.ct_tensor_view(self._h, self.shape))
             t.copy_(value)
+
+
+# ---- Copies and pickles ----
+# Every Tensor object owns exactly one reference to its handle (its __del__ releases it), so copying
+# the object (copy, deepcopy and pickle's default for __slots__ classes) must never copy the handle:
+# copy.copy takes a new handle sharing the storage (ct_tensor_detach), copy.deepcopy clones the
+# values, and pickle writes the values as bytes, which _rebuild_tensor reads back in any process.
+
+_PICKLE_VERSION = 1
+
+
+def _refuse_traced(t, what):
+    """A tensor being traced (ctorch.compile, ctorch.export) has no values to copy: a graph break, as
+    reading its data is (ctorch.compile then runs the function eagerly; export fails)."""
+    if _is_traced(t):
+        raise GraphBreakError(_C.CT_ERROR_GRAPH_BREAK,
+                              f"{what}: the tensor is being traced by ctorch.compile or ctorch.export and has no "
+                              "values to copy. Use t.clone() inside a traced function")
+
+
+def _tensor_bytes(t):
+    """t's elements as bytes, row-major, native byte order (copied to the cpu first)."""
+    src = _wrap(_C.ct_tensor_detach(t._h))
+    if src.device.type != "cpu":
+        src = src.to("cpu")
+    src = src.contiguous()
+    n = src.numel() * src.dtype.itemsize
+    return ctypes.string_at(src.data_ptr(), n) if n else b""
+
+
+def _rebuild_tensor(cls, version, dtype, sizes, device_, requires_grad, data, byteorder):
+    """A tensor from Tensor.__reduce_ex__'s fields: a new leaf of class cls with its own storage."""
+    if version != _PICKLE_VERSION:
+        raise ValueError(f"cannot unpickle a ctorch tensor of format version {version}: this ctorch reads "
+                         f"version {_PICKLE_VERSION}. Load it with the ctorch that saved it")
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"cannot unpickle a ctorch tensor as {cls!r}: not a ctorch.Tensor class")
+    numel = 1
+    for s in sizes:
+        numel *= s
+    if data is None or numel == 0:
+        h = _C.ct_tensor_empty(sizes, dtype.code, device_ if data is None else "cpu")
+    else:
+        if byteorder != sys.byteorder and dtype.itemsize > 1:
+            raise ValueError(f"cannot unpickle a ctorch tensor saved on a {byteorder}-endian machine on this "
+                             f"{sys.byteorder}-endian one")
+        if len(data) != numel * dtype.itemsize:
+            raise ValueError(f"cannot unpickle a ctorch tensor: {len(data)} bytes of data for {numel} elements of "
+                             f"{dtype.name}")
+        # A view of the bytes (their item size is what the library checks), then a copy of its own.
+        view = _wrap(_C.ct_py_from_buffer(memoryview(data).cast(_ITEM_FORMAT[dtype.itemsize]), dtype.code))
+        view = view.reshape(sizes)  # kept in a name: a temporary's handle would be released before the call
+        h = _C.ct_tensor_clone(view._h)
+    t = _new(cls)
+    t._h = h
+    if data is not None and device_ != "cpu":
+        moved = _C.ct_tensor_to_device(h, device_)
+        t._h = moved
+        _release(h)
+    if requires_grad:
+        _C.ct_tensor_set_requires_grad(t._h, 1)
+    return t
+
+
+_ITEM_FORMAT = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
 
 class Node:
@@ -791,6 +915,17 @@ class RemovableHandle:
         self._tensor = weakref.ref(tensor)
         self.id = hook_id
 
+    def __copy__(self, memo=None):
+        """A copy would be a second handle on one registration, and removing through both would ask
+        the library to remove the hook twice: the copy is this handle."""
+        return self
+
+    __deepcopy__ = __copy__
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("cannot pickle a RemovableHandle (register_hook): it stands for a hook of this process; "
+                        "register the hook again after loading")
+
     def remove(self):
         tensor = self._tensor() if self._tensor is not None else None
         self._tensor = None
@@ -815,12 +950,16 @@ class _ArrayView:
 
 
 def _index_tensor(i):
-    """An index given as a list, tuple or numpy array becomes a tensor, as torch does."""
+    """An index given as a list, tuple or numpy array becomes a tensor, as torch does (an empty list
+    is an empty int64 index, not a float32 tensor)."""
     if isinstance(i, Tensor):
         return i
     from . import tensor  # imported here: the package imports this module
 
-    return tensor(i)
+    t = tensor(i)
+    if t.numel() == 0 and t.dtype.is_floating_point and isinstance(i, (list, tuple)):
+        t = t.to(_d.int64)
+    return t
 
 
 def _is_advanced(i):

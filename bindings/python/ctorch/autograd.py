@@ -12,6 +12,7 @@ is a context manager and a decorator. Custom differentiable functions subclass F
 import functools
 
 from . import _C
+from ._errors import refuse_copies
 from ._tensor import Node, RemovableHandle, Tensor, _borrowed, _handle, _new_reference, _wrap
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "Node", "RemovableHandle", "no_grad", "enable_grad",
@@ -199,6 +200,9 @@ class FunctionCtx:
         self._to_save = ()
         self._c = None  # the library's ctx, while backward runs
         self.needs_input_grad = ()
+
+    __copy__, __deepcopy__, __reduce_ex__ = refuse_copies(
+        "ctorch.autograd.FunctionCtx", "it belongs to one call of a Function; keep tensors with save_for_backward")
 
     def save_for_backward(self, *tensors):
         for t in tensors:

@@ -151,6 +151,16 @@ class ExportedProgram:
         """Writes the program file to f, a path or a binary file object (ct_program_save)."""
         save(self, f)
 
+    # A program never changes once made: copy.copy shares it (a new reference), copy.deepcopy and
+    # pickle go through its bytes (a loaded program takes its tensor inputs positionally).
+    def __copy__(self):
+        _C.ct_program_retain(self._h)
+        return ExportedProgram._own(self._h, self._in_spec)
+
+    def __deepcopy__(self, memo):
+        return ExportedProgram._own(_C.ct_py_program_load_buffer(_C.ct_py_program_save_buffer(self._h)),
+                                    self._in_spec)  # shared: its markers are compared by identity
+
     def __reduce__(self):
         return (_loads, (_C.ct_py_program_save_buffer(self._h),))
 

@@ -18,7 +18,7 @@ import json
 import os
 
 from . import _C
-from ._errors import DTypeError, FileError, FormatError
+from ._errors import DTypeError, FileError, FormatError, refuse_copies
 from ._tensor import Tensor, _wrap
 
 __all__ = ["save_file", "load_file", "save", "load", "safe_open", "FileError", "FormatError", "DTypeError"]
@@ -114,6 +114,10 @@ class safe_open:
             _C.ct_checkpoint_release(h)
 
     __del__ = close
+
+    __copy__, __deepcopy__, __reduce_ex__ = refuse_copies(
+        "ctorch.safetensors.safe_open",
+        "open the file again, or read its tensors with get_tensor() (tensors can be copied)")
 
     def __enter__(self):
         return self

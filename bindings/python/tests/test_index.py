@@ -80,6 +80,15 @@ def test_setitem_writes_through_a_view():
     compare(x, t)
 
 
+def test_empty_list_index_selects_nothing_like_torch():
+    # An empty list is an empty int64 index (tensor([]) alone would be float32, which indexing refuses).
+    for m in (ctorch, torch):
+        x = m.arange(6.0).reshape(2, 3)
+        assert tuple(x[[]].shape) == (0, 3) and tuple(x[:, []].shape) == (2, 0)
+        x[[]] = 1.0
+        assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
 def test_nonzero_as_tuple_indexes_like_the_mask():
     x = ctorch.tensor([[0.0, 1.0], [2.0, 0.0]])
     rows, cols = ctorch.nonzero(x, as_tuple=True)

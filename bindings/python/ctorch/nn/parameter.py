@@ -8,7 +8,8 @@ __all__ = ["Parameter"]
 
 class Parameter(Tensor):
     """Parameter(data=None, requires_grad=True): a leaf tensor sharing data's storage (data itself is
-    not changed), requiring grad by default. Assigning one to a Module attribute registers it."""
+    not changed), requiring grad by default. Assigning one to a Module attribute registers it.
+    copy.copy, copy.deepcopy and pickle give Parameters, as for any Tensor (Tensor.__deepcopy__)."""
 
     __slots__ = ()
 
@@ -32,6 +33,3 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     __str__ = __repr__
-
-    def __reduce__(self):
-        raise TypeError("ctorch.nn.Parameter cannot be pickled; save a state_dict with ctorch.save_file")

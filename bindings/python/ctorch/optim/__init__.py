@@ -7,6 +7,7 @@ tensors, or one dict {"params": [...], **options}. param_groups[0] reads and wri
 hyperparameters; state_dict() holds the library's state bytes (ct_optimizer_state_save)."""
 
 import collections.abc as _abc
+import copy as _copy
 
 from .. import _C
 from .._tensor import Tensor, _handle
@@ -129,6 +130,32 @@ class Optimizer:
             _C.ct_optimizer_release(h)
             self._h = None
 
+    # ---- copies ----
+    # copy.copy gives a second object over the same library optimizer (a new reference: torch's
+    # shallow copy shares its state too); copy.deepcopy and pickle give a new library optimizer over
+    # copies of the parameters, loaded with this one's state bytes (options, steps, buffers).
+    def __copy__(self):
+        _C.ct_optimizer_retain(self._h)
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)  # _h included: the reference just taken
+        new.param_groups = [_ParamGroup(new)]
+        return new
+
+    def __deepcopy__(self, memo):
+        params = _copy.deepcopy(self._params, memo)
+        new = _rebuild(type(self), params, _C.ct_optimizer_state_save(self._h),
+                       _copy.deepcopy(self._attributes(), memo))
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (type(self), list(self._params), _C.ct_optimizer_state_save(self._h), self._attributes()))
+
+    def _attributes(self):
+        """The attributes a copy takes as they are (defaults, a subclass's own); not the handle, the
+        parameters or param_groups, which _rebuild makes anew."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_h", "_params", "param_groups")}
+
     def step(self, closure=None):
         """One update of every parameter with a grad; calls closure (with grad enabled) first when given
         and returns its loss."""
@@ -162,6 +189,16 @@ class Optimizer:
         lines = [f"{type(self).__name__} (", "Parameter Group 0"]
         lines += [f"    {k}: {v}" for k, v in self.param_groups[0].items() if k != "params"]
         return "\n".join(lines) + "\n)"
+
+
+def _rebuild(cls, params, state, attributes):
+    """An optimizer of class cls over params with state (ct_optimizer_state_save's bytes): what
+    copy.deepcopy and pickle give. cls's own __init__ is not called (the state holds the options)."""
+    opt = cls.__new__(cls)
+    Optimizer.__init__(opt, params)
+    _C.ct_optimizer_state_load(opt._h, state)
+    opt.__dict__.update(attributes)
+    return opt
 
 
 class SGD(Optimizer):

@@ -2,6 +2,7 @@
 which set the optimizer's lr with torch's recursive formulas (the same floats torch computes)."""
 
 from .. import _C
+from .._errors import refuse_copies
 
 __all__ = ["LRScheduler", "StepLR", "CosineAnnealingLR", "LinearLR"]
 
@@ -28,6 +29,9 @@ class LRScheduler:
         if h:
             _C.ct_lr_scheduler_release(h)
             self._h = None
+
+    __copy__, __deepcopy__, __reduce_ex__ = refuse_copies(
+        None, "create a new scheduler over the copied optimizer")
 
     def step(self):
         _C.ct_lr_scheduler_step(self._h)
