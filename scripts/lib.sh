@@ -3,10 +3,11 @@
 # it only defines functions.
 
 # Debian packages the build and the tests need.
-# The Python package needs SWIG and Python's headers; its tests use numpy, pytest and torch (the
-# oracle of the differential tests), all Debian's, for /usr/bin/python3.
+# The Python package needs SWIG and Python's headers; its tests use numpy, pytest, Hypothesis (the
+# binding's property-based fuzzer) and torch (the oracle of the differential tests), all Debian's,
+# for /usr/bin/python3.
 CTORCH_PACKAGES=(cmake g++ ninja-build pkg-config libopenblas-dev googletest libgtest-dev binutils
-                 swig python3-dev python3-numpy python3-pytest python3-torch
+                 swig python3-dev python3-numpy python3-pytest python3-hypothesis python3-torch
                  default-jdk-headless junit5)
 
 ctorch_log() { printf '== %s\n' "$*" >&2; }
