@@ -167,14 +167,16 @@ ct_status ct_tensor_register_hook(ct_tensor* t, ct_hook_fn fn, void* user_data, 
         x,
         [fn, data](const Tensor& grad) {
           ct_tensor* replacement = nullptr;
-          const ct_status st = capi::call_back("tensor hook", [&] {
+          const int st = capi::call_back("tensor hook", [&] {
             return fn(data.get(), reinterpret_cast<const ct_tensor*>(grad.impl()), &replacement);
           });
           if (st != CT_OK) {
             capi::drop_callback_results(&replacement, 1);
             capi::fail_callback(st, "tensor hook");
           }
-          return std::move(capi::adopt_callback_results(&replacement, 1, "tensor hook")[0]);
+          Tensor result;
+          capi::adopt_callback_results(&replacement, 1, &result, "tensor hook");
+          return result;
         },
         "ct_tensor_register_hook");
   });
@@ -205,31 +207,35 @@ ct_status ct_autograd_function_apply(const char* name, ct_function_forward_fn fo
     const std::string fname = name;
     auto run_forward = [&](autograd::FunctionCtx& ctx) {
       std::vector<ct_tensor*> outs(n_outputs, nullptr);
+      std::vector<Tensor> result(n_outputs);  // before the call: taking its outputs allocates nothing
       ct_autograd_ctx handle{kCtxTag, &ctx};
       const std::string what = fname + " (forward)";
-      const ct_status st = capi::call_back(what.c_str(), [&] {
+      const int st = capi::call_back(what.c_str(), [&] {
         return forward(data.get(), &handle, inputs, n_inputs, outs.data(), n_outputs);
       });
       if (st != CT_OK) {
         capi::drop_callback_results(outs.data(), outs.size());
         capi::fail_callback(st, what);
       }
-      return capi::adopt_callback_results(outs.data(), outs.size(), what);
+      capi::adopt_callback_results(outs.data(), outs.size(), result.data(), what);
+      return result;
     };
     auto run_backward = [fname, backward, data, n_inputs](autograd::FunctionCtx& ctx, std::vector<Tensor>& grads) {
       std::vector<const ct_tensor*> gs;
       for (const Tensor& g : grads) gs.push_back(reinterpret_cast<const ct_tensor*>(g.impl()));
       std::vector<ct_tensor*> outs(n_inputs, nullptr);
+      std::vector<Tensor> result(n_inputs);  // before the call: taking its outputs allocates nothing
       ct_autograd_ctx handle{kCtxTag, &ctx};
       const std::string what = fname + "Backward";
-      const ct_status st = capi::call_back(what.c_str(), [&] {
+      const int st = capi::call_back(what.c_str(), [&] {
         return backward(data.get(), &handle, gs.data(), gs.size(), outs.data(), n_inputs);
       });
       if (st != CT_OK) {
         capi::drop_callback_results(outs.data(), outs.size());
         capi::fail_callback(st, what);
       }
-      return capi::adopt_callback_results(outs.data(), outs.size(), what);
+      capi::adopt_callback_results(outs.data(), outs.size(), result.data(), what);
+      return result;
     };
     std::vector<Tensor> result = autograd::apply_function(fname, in, run_forward, run_backward, data);
     data.reset();

@@ -22,7 +22,7 @@ const CBackend& of(void* ctx) { return *static_cast<const CBackend*>(ctx); }
 // Runs a backend function, turning its failure into the status and message it reported.
 template <typename Call>
 void call_backend(const CBackend& b, const char* what, int index, Call call) {
-  const ct_status st = capi::call_back(what, call);
+  const int st = capi::call_back(what, call);
   if (st != CT_OK) capi::fail_callback(st, str(what, " on ", b.name, ":", index));
 }
 

@@ -239,7 +239,7 @@ void run_c_kernel(void* data, Frame& f) {
     }
   };
   const std::string context = f.op.full_name + ": user kernel failed";
-  const ct_status st = capi::call_back(f.op.full_name.c_str(), [&] {
+  const int st = capi::call_back(f.op.full_name.c_str(), [&] {
     return k.fn(k.user_data, args.data(), args.size(), outs.data(), outs.size());
   });
   if (st != CT_OK) {
@@ -250,12 +250,10 @@ void run_c_kernel(void* data, Frame& f) {
   // the ones ctorch handed it and it replaced are released either way.
   for (size_t i = 0; i < f.nouts; ++i)
     if (given[i] != outs[i]) ct_tensor_release(given[i]);
-  std::vector<Tensor> results = capi::adopt_callback_results(outs.data(), outs.size(), context);
-  for (size_t i = 0; i < f.nouts; ++i) {
-    CT_CHECK(results[i].defined(), CT_ERROR_INVALID_ARGUMENT, f.op.full_name,
+  capi::adopt_callback_results(outs.data(), outs.size(), f.outs, context);
+  for (size_t i = 0; i < f.nouts; ++i)
+    CT_CHECK(f.outs[i].defined(), CT_ERROR_INVALID_ARGUMENT, f.op.full_name,
              ": user kernel returned CT_OK but left output ", i, " NULL. Write one new tensor per return");
-    f.outs[i] = std::move(results[i]);
-  }
 }
 
 }  // namespace

@@ -71,15 +71,14 @@ compile::TraceFn trace_fn(ct_traced_fn fn, std::shared_ptr<void> data, const cha
   std::string what = context;
   return [fn, data, what](const TensorImpl* const* inputs, size_t n, Tensor* outs, size_t nouts) {
     std::vector<ct_tensor*> raw(nouts, nullptr);
-    const ct_status st = capi::call_back(what.c_str(), [&] {
+    const int st = capi::call_back(what.c_str(), [&] {
       return fn(data.get(), reinterpret_cast<const ct_tensor* const*>(inputs), n, raw.data(), nouts);
     });
     if (st != CT_OK) {
       capi::drop_callback_results(raw.data(), nouts);
       capi::fail_callback(st, what);
     }
-    std::vector<Tensor> results = capi::adopt_callback_results(raw.data(), nouts, what);
-    for (size_t i = 0; i < nouts; ++i) outs[i] = std::move(results[i]);
+    capi::adopt_callback_results(raw.data(), nouts, outs, what);
     for (size_t i = 0; i < nouts; ++i)
       CT_CHECK(outs[i].defined(), CT_ERROR_INVALID_ARGUMENT, what, ": the function returned CT_OK but left output ", i,
                " NULL");

@@ -169,10 +169,6 @@ void forget_callback_report() {
 
 }  // namespace detail
 
-namespace {
-bool is_status(int st) { return st >= CT_OK && st <= CT_ERROR_INTERNAL; }
-}  // namespace
-
 // A callback that passes on the status of a ctorch call that failed inside it (without calling
 // ct_error_set) passes on that call's message too: it is this thread's last error.
 void fail_callback(int st, const std::string& context) {
@@ -181,7 +177,8 @@ void fail_callback(int st, const std::string& context) {
   std::string msg = reported          ? (e.callback_fixed ? std::string(e.callback_fixed) : std::move(e.callback_msg))
                     : e.fixed          ? std::string(e.fixed)
                     : !e.last.empty() ? std::move(e.last)
-                                      : std::string(ct_status_name(static_cast<ct_status>(st))) +
+                                      : (is_status(st) ? std::string(ct_status_name(static_cast<ct_status>(st)))
+                                                       : str("status ", st)) +
                                             " (the callback gave no message; call ct_error_set)";
   detail::forget_callback_report();
   if (!is_status(st))  // see Note [Calling back into the host]
@@ -190,10 +187,10 @@ void fail_callback(int st, const std::string& context) {
   fail(static_cast<ct_status>(st), context + ": " + msg);
 }
 
-std::vector<Tensor> adopt_callback_results(ct_tensor* const* raw, size_t n, const std::string& context) {
-  std::vector<Tensor> out(n);
+void adopt_callback_results(ct_tensor* const* raw, size_t n, Tensor* out, const std::string& context) {
   size_t bad = n;
   for (size_t i = 0; i < n; ++i) {
+    out[i] = Tensor();
     if (!raw[i]) continue;
     uint32_t tag = 0;
     std::memcpy(&tag, raw[i], sizeof tag);  // see Note [Handle poisoning]
@@ -203,7 +200,6 @@ std::vector<Tensor> adopt_callback_results(ct_tensor* const* raw, size_t n, cons
   CT_CHECK(bad == n, CT_ERROR_INVALID_ARGUMENT, context, ": output ", bad, " of the callback is not a live tensor "
            "handle (released, or another kind of handle). Write one new reference per output (ct_tensor_retain "
            "a tensor you pass on)");
-  return out;
 }
 
 void drop_callback_results(ct_tensor* const* raw, size_t n) {

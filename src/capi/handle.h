@@ -142,18 +142,22 @@ constexpr int kMaxCallbackDepth = 32;
 
 /// Calls the host's code: call() with this thread's callback depth raised by one, after forgetting
 /// any ct_error_set report left on the thread (so that what the callback reports is its own).
-/// Raises CT_ERROR_INVALID_ARGUMENT naming what when callbacks already nest kMaxCallbackDepth deep.
+/// Returns the status call() returned as a plain int: C lets a callback return any int, which read
+/// as a ct_status would be undefined behaviour. Raises CT_ERROR_INVALID_ARGUMENT naming what when
+/// callbacks already nest kMaxCallbackDepth deep.
 template <typename F>
-ct_status call_back(const char* what, F&& call);
+int call_back(const char* what, F&& call);
+/// Whether st is one of ct_status's values (a callback may return any int).
+inline bool is_status(int st) { return st >= CT_OK && st <= CT_ERROR_INTERNAL; }
 /// Raises a callback's failure: the status it returned (one outside ct_status becomes
 /// CT_ERROR_INVALID_ARGUMENT), and the message it gave ct_error_set nested under context
 /// ("custom function square: <the callback's message>").
 [[noreturn]] void fail_callback(int st, const std::string& context);
-/// The tensors behind the handles a callback wrote into raw[0, n) (new references it hands over),
-/// adopted; NULL gives an undefined Tensor. CT_ERROR_INVALID_ARGUMENT naming context when one is
-/// not a live tensor (released, or another kind of handle): that one is left alone, the others are
-/// released.
-std::vector<Tensor> adopt_callback_results(ct_tensor* const* raw, size_t n, const std::string& context);
+/// Adopts the handles a callback wrote into raw[0, n) (new references it hands over) into out[0, n)
+/// (NULL gives an undefined Tensor); allocates nothing, so no handle is lost to a failed allocation.
+/// CT_ERROR_INVALID_ARGUMENT naming context when one is not a live tensor (released, or another
+/// kind of handle): that one is left alone, the others are adopted (their owner releases them).
+void adopt_callback_results(ct_tensor* const* raw, size_t n, Tensor* out, const std::string& context);
 /// Releases the live tensors among raw[0, n), what a failed callback wrote; other handles are left alone.
 void drop_callback_results(ct_tensor* const* raw, size_t n);
 
@@ -170,10 +174,10 @@ void forget_callback_report();
 }  // namespace detail
 
 template <typename F>
-ct_status call_back(const char* what, F&& call) {
+int call_back(const char* what, F&& call) {
   detail::CallbackDepth depth(what);
   detail::forget_callback_report();
-  return call();
+  return raw_enum(call());
 }
 
 }  // namespace ct::capi

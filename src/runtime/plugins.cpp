@@ -75,7 +75,7 @@ std::string load_one(const std::string& path) {
   ct_plugin_init_fn init;
   static_assert(sizeof init == sizeof sym, "function and data pointers differ in size");
   std::memcpy(&init, &sym, sizeof init);
-  ct_status st;
+  int st;
   try {
     st = capi::call_back("ct_plugin_init", [&] { return init(CT_ABI_VERSION); });
   } catch (const Error& e) {
@@ -85,7 +85,9 @@ std::string load_one(const std::string& path) {
   }
   if (st == CT_OK) return "";
   try {
-    capi::fail_callback(st, "ct_plugin_init returned " + std::string(ct_status_name(st)));
+    capi::fail_callback(st, "ct_plugin_init returned " + (capi::is_status(st) ? std::string(ct_status_name(
+                                                                                static_cast<ct_status>(st)))
+                                                                          : str(st)));
   } catch (const Error& e) {
     return e.message();
   }
