@@ -151,9 +151,16 @@ static jlong ct_java_from_buffer(JNIEnv* env, jobject buffer, jlongArray sizes, 
                           "Allocate numel * itemsize bytes");
     return 0;
   }
+  /* A read-only buffer (asReadOnlyBuffer) still gives its address: the tensor must refuse writes. */
+  jclass buffer_class = (*env)->GetObjectClass(env, buffer);
+  jmethodID is_read_only = (*env)->GetMethodID(env, buffer_class, "isReadOnly", "()Z");
+  const jboolean read_only = is_read_only ? (*env)->CallBooleanMethod(env, buffer, is_read_only) : JNI_FALSE;
+  (*env)->DeleteLocalRef(env, buffer_class);
+  if ((*env)->ExceptionCheck(env)) return 0;
   jobject keep = (*env)->NewGlobalRef(env, buffer);
   ct_tensor* out = NULL;
-  ct_status s = ct_tensor_from_blob(data, dims, steps, (size_t)ndim, (ct_dtype)dtype, ct_java_release_buffer, keep, &out);
+  ct_status s = ct_tensor_from_blob_v2(data, dims, steps, (size_t)ndim, (ct_dtype)dtype,
+                                       read_only ? CT_BLOB_READ_ONLY : 0, ct_java_release_buffer, keep, &out);
   if (s != CT_OK) {
     (*env)->DeleteGlobalRef(env, keep); /* on failure the deleter is not called */
     ct_java_throw(env, s);

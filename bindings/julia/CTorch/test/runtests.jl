@@ -593,6 +593,30 @@ end
     @test live() <= base                # the garbage went while the allocation was retried
 end
 
+@testset "What the library refuses instead of crashing" begin
+    # Tensors on two devices (docs/reliability.md): a cpu kernel once read a meta tensor's null data.
+    x = Tensor(Float32[1, 2, 3])
+    m = CTorch.to(Tensor(Float32[1, 2, 3]), "meta")
+    e = ctorch_error(() -> x + m)
+    @test e.kind === :CT_ERROR_DEVICE
+    @test occursin("expected all tensors on one device", e.message)
+    # A number its dtype cannot hold, as torch refuses it.
+    e = ctorch_error(() -> CTorch.full(300, Int8, 2))
+    @test e.kind === :CT_ERROR_INVALID_ARGUMENT
+    @test occursin("cannot be converted to int8 without overflow", e.message)
+    # A hook that runs backward through its own tensor ends with an error, not a stack overflow.
+    w = CTorch.requires_grad!(Tensor(Float32[1, 2]))
+    loss = Ref{Any}(nothing)
+    CTorch.register_hook(w) do g
+        CTorch.backward(loss[]; retain_graph = true)
+        nothing
+    end
+    loss[] = sum(w .* w)
+    e = ctorch_error(() -> CTorch.backward(loss[]; retain_graph = true))
+    @test occursin("callbacks nest 32 deep", sprint(showerror, e))
+    loss[] = nothing
+end
+
 include("training.jl")
 include("nn_checkpoint.jl")
 

@@ -144,6 +144,15 @@ impl Tensor {
         c != 0
     }
 
+    /// Whether the memory refuses writes: memory lent read-only (`CT_BLOB_READ_ONLY`, a DLPack
+    /// capsule with READ_ONLY). Every in-place write to it, or to a view of it, is an
+    /// `InvalidArgument` error; `clone()` gives a writable copy.
+    pub fn is_read_only(&self) -> bool {
+        let mut r = 0;
+        unsafe { sys::ct_tensor_is_read_only(self.as_ptr(), &mut r) };
+        r != 0
+    }
+
     /// The offset of the first element in its storage, in elements.
     pub fn storage_offset(&self) -> i64 {
         let mut o = 0;

@@ -154,7 +154,10 @@ public final class Tensor extends TensorOps {
   /**
    * A tensor over a direct buffer's memory, without copying: writes through either side show in
    * the other. The buffer stays reachable until the tensor's storage is freed. Elements are read
-   * in the platform's byte order ({@link ByteOrder#nativeOrder()}).
+   * in the platform's byte order ({@link ByteOrder#nativeOrder()}). A read-only buffer
+   * ({@link ByteBuffer#asReadOnlyBuffer()}) gives a read-only tensor ({@link #isReadOnly()}): every
+   * write to it throws. A BOOL buffer must hold the bytes 0 and 1 only, and the address must be
+   * aligned to the element size.
    *
    * @param buffer a direct buffer ({@link ByteBuffer#allocateDirect}) from its address, not its position
    * @param dtype the element type
@@ -162,6 +165,7 @@ public final class Tensor extends TensorOps {
    * @param strides strides in elements, or null for row-major
    * @return a new CPU tensor sharing the buffer's memory
    * @throws ShapeException when sizes and strides reach past the buffer
+   * @throws InvalidArgumentException for bool bytes other than 0 and 1, or a misaligned buffer
    */
   public static Tensor fromBuffer(ByteBuffer buffer, DType dtype, long[] sizes, long[] strides) {
     return new Tensor(CTorchNative.ct_java_from_buffer(buffer, sizes, strides, Native.handleDtype(dtype)));
@@ -315,6 +319,21 @@ public final class Tensor extends TensorOps {
   public boolean isContiguous() {
     try {
       return CTorchNative.ct_tensor_is_contiguous(handle()) != 0;
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Whether this tensor's memory refuses writes: a read-only buffer given to {@link #fromBuffer}
+   * ({@link ByteBuffer#isReadOnly()}). Such a tensor, and every view of it, reads as any other; every
+   * in-place write to it throws {@link InvalidArgumentException}. {@code clone()} gives a writable copy.
+   *
+   * @return true for read-only memory
+   */
+  public boolean isReadOnly() {
+    try {
+      return CTorchNative.ct_tensor_is_read_only(handle()) != 0;
     } finally {
       Reference.reachabilityFence(this);
     }

@@ -946,7 +946,7 @@ Header: ct_tensor_from_blob_v2 - a CPU tensor over caller memory, without copyin
 
 `ccall` of `ct_status ct_tensor_is_read_only(const ct_tensor* t, int* out)`.
 
-Header: ct_tensor_is_read_only - whether t's memory refuses writes (CT_BLOB_READ_ONLY, a DLPack capsule
+Header: ct_tensor_is_read_only - whether t's memory refuses writes.
 """
 @inline ct_tensor_is_read_only(t, out) = ccall(@inbounds(FUNCTION_POINTERS[32]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
