@@ -2,8 +2,9 @@
  * fuzz_sequence.c - a libFuzzer target that decodes its input into a sequence of C ABI calls over
  * a pool of live tensor handles: factories (0-size and 0-dim included), tensors over caller memory
  * with any strides, views, every registered operator through ct_op_call with arguments that fit
- * its schema or do not (NaN, infinities, huge ints, NULLs, wrong kinds), in-place operators,
- * requires_grad and backward, printing, reading values back, and releases in any order.
+ * its schema or do not (NaN, infinities, huge ints, NULLs, wrong kinds), tensors moved to the meta
+ * device and back (so calls mix devices), tensors of integer edges (MIN, -1, MAX), in-place
+ * operators, requires_grad and backward, printing, reading values back, and releases in any order.
  *
  * After every call it checks what ctorch.h promises: a known status other than
  * CT_ERROR_INTERNAL; on failure a message and NULL out-parameters; on success live outputs whose
@@ -503,6 +504,39 @@ static const char* read_back(pool* p, input* in) {
   return check_call("ct_tensor_copy_to", st, NULL, 0);
 }
 
+/* Mixed devices and integer edges, the arguments of two crashes found from outside (a cpu kernel
+ * reading a meta index, avg_pool2d dividing INT64_MIN by -1): a pool tensor moved to the other
+ * device, or a tensor holding its dtype's MIN, -1, 0, 1 and MAX over and over. */
+static const char* edges(pool* p, input* in, uint8_t how) {
+  ct_tensor* t = kUnset;
+  ct_status st;
+  const char* what;
+  if (how & 1) {
+    what = "ct_tensor_to_device";
+    st = ct_tensor_to_device(slot(p, in), take(in) & 1 ? "cpu" : "meta", &t);
+  } else {
+    static const ct_dtype dts[5] = {CT_INT8, CT_INT16, CT_INT32, CT_INT64, CT_UINT8};
+    static const int64_t values[5][5] = {{-128, -1, 0, 1, 127},
+                                         {-32768, -1, 0, 1, 32767},
+                                         {INT32_MIN, -1, 0, 1, INT32_MAX},
+                                         {INT64_MIN, -1, 0, 1, INT64_MAX},
+                                         {0, 255, 0, 1, 255}};
+    const int d = take(in) % 5;
+    const int64_t sizes[2] = {1 + take(in) % 3, 1 + take(in) % 4};
+    const size_t item = ct_dtype_itemsize(dts[d]);
+    uint8_t data[12 * 8];
+    for (int64_t k = 0; k < sizes[0] * sizes[1]; ++k) {
+      const int64_t v = values[d][(k + take(in)) % 5];
+      memcpy(data + (size_t)k * item, &v, item); /* little-endian: the low bytes are the narrow value */
+    }
+    what = "ct_tensor_from_data";
+    st = ct_tensor_from_data(data, sizes, 2, dts[d], &t);
+  }
+  const char* problem = check_call(what, st, &t, 1);
+  if (!problem) keep(p, in, t);
+  return problem;
+}
+
 /* Releases a slot, or shares its handle with another one (two references, two releases). */
 static const char* release_or_share(pool* p, input* in) {
   const int a = take(in) % kSlots;
@@ -550,7 +584,12 @@ static const char* fuzz_exercise(const uint8_t* data, size_t size) {
     problem = "making the starting tensors failed";
   for (int calls = 0; calls < kMaxCalls && more(&in) && !problem; ++calls) {
     ct_error_set(CT_OK, NULL); /* a failure must leave its own message, not an older one */
-    switch (take(&in) % 9) {
+    const uint8_t action = take(&in);
+    if (action >= 248) { /* added later: the bytes below keep their meaning for older inputs */
+      problem = edges(&p, &in, action);
+      continue;
+    }
+    switch (action % 9) {
       case 0: problem = create(&p, &in); break;
       case 1: problem = view(&p, &in); break;
       case 2:

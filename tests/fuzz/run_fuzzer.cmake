@@ -4,11 +4,19 @@
 # malloc limit is above what the test's ASAN_OPTIONS lets one allocation have, so a huge request
 # reaches the library as a failed allocation and the RSS limit bounds the rest.
 #   cmake -DFUZZER=... -DSEEDS=... -DSCRATCH=... -DSECONDS=60 -DSEED=1 -P run_fuzzer.cmake
+# SEED 0 draws a new seed for this run and prints it, so every CI run explores further and a
+# finding can be replayed; a failure also prints the input that failed, in hex, so the CI log alone
+# reproduces it (docs/reliability.md, "Fuzzing").
 foreach(v FUZZER SEEDS SCRATCH SECONDS SEED)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run_fuzzer.cmake: set -D${v}=...")
   endif()
 endforeach()
+if(SEED EQUAL 0)
+  string(RANDOM LENGTH 9 ALPHABET 0123456789 SEED)
+  string(REGEX REPLACE "^0+" "" SEED "${SEED}1")  # no leading zero, never 0
+endif()
+message(STATUS "${FUZZER}: seed ${SEED} (replay this run with -seed=${SEED}, or CTORCH_FUZZ_SEED=${SEED})")
 file(REMOVE_RECURSE ${SCRATCH}/corpus)
 file(MAKE_DIRECTORY ${SCRATCH})
 file(COPY ${SEEDS}/ DESTINATION ${SCRATCH}/corpus)
@@ -17,5 +25,10 @@ execute_process(
           -malloc_limit_mb=4096 -print_final_stats=1 -artifact_prefix=${SCRATCH}/
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${FUZZER} found a problem (exit ${rc}); the input is in ${SCRATCH}/")
+  file(GLOB findings ${SCRATCH}/crash-* ${SCRATCH}/leak-* ${SCRATCH}/timeout-* ${SCRATCH}/oom-* ${SCRATCH}/slow-unit-*)
+  foreach(f ${findings})
+    file(READ ${f} bytes HEX)
+    message(STATUS "input ${f} (hex; xxd -r -p turns it back into the file): ${bytes}")
+  endforeach()
+  message(FATAL_ERROR "${FUZZER} found a problem (exit ${rc}) with seed ${SEED}; the input is in ${SCRATCH}/")
 endif()
