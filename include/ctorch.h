@@ -57,9 +57,9 @@ extern "C" {
 /* ---- Versions ---- */
 
 #define CT_VERSION_MAJOR 0
-#define CT_VERSION_MINOR 8
+#define CT_VERSION_MINOR 9
 #define CT_VERSION_PATCH 0
-#define CT_VERSION_STRING "0.8.0"
+#define CT_VERSION_STRING "0.9.0"
 /* Raised whenever a program built against this header could misbehave with an older library. */
 #define CT_ABI_VERSION 1
 

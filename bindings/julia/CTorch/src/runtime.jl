@@ -3,7 +3,7 @@
 """
     CTorch.version() -> String
 
-The loaded library's version (`ct_version`), e.g. `"0.8.0"`.
+The loaded library's version (`ct_version`), e.g. `"0.9.0"`.
 """
 version() = unsafe_string(L.ct_version())
 

@@ -4,7 +4,7 @@
 use core::ffi::{c_char, c_int, c_void};
 
 pub const CT_VERSION_MAJOR: i32 = 0;
-pub const CT_VERSION_MINOR: i32 = 8;
+pub const CT_VERSION_MINOR: i32 = 9;
 pub const CT_VERSION_PATCH: i32 = 0;
 pub const CT_ABI_VERSION: i32 = 1;
 pub const CT_GENERATOR_STATE_SIZE: usize = 24;
@@ -12,7 +12,7 @@ pub const CT_MAX_LIST_LEN: c_int = 65536;
 pub const CT_GRAD_RETAIN_GRAPH: c_int = 1;
 pub const CT_GRAD_CREATE_GRAPH: c_int = 2;
 pub const CT_GRAD_ALLOW_UNUSED: c_int = 4;
-pub const CT_VERSION_STRING: &str = "0.8.0";
+pub const CT_VERSION_STRING: &str = "0.9.0";
 
 pub type ct_status = c_int;
 pub const CT_OK: ct_status = 0;

@@ -73,7 +73,7 @@ pub use tensor::Tensor;
 /// The raw C declarations (the `ctorch-sys` crate).
 pub use ctorch_sys as sys;
 
-/// The library's version string, e.g. `"0.8.0"`.
+/// The library's version string, e.g. `"0.9.0"`.
 pub fn version() -> &'static str {
     // SAFETY: ct_version returns a static string.
     unsafe { std::ffi::CStr::from_ptr(sys::ct_version()) }.to_str().unwrap_or("?")

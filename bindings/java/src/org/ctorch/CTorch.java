@@ -45,7 +45,7 @@ public final class CTorch {
   /**
    * The library's version.
    *
-   * @return "0.8.0"
+   * @return "0.9.0"
    */
   public static String version() {
     return CTorchNative.ct_version();
