@@ -533,6 +533,23 @@ def test_loading_a_missing_or_malformed_file_raises(tmp_path):
         ctorch.export.load(io.BytesIO(_bytes(exported_chain())[:-7]))
 
 
+def test_a_program_path_that_is_no_regular_file_is_a_file_error(tmp_path):
+    fifo = tmp_path / "fifo.ctprog"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path, "/dev/zero"):  # a FIFO once blocked forever, /dev/zero grew without end
+        with pytest.raises(ctorch.FileError, match="only regular files are read"):
+            ctorch.export.load(path)
+
+
+def test_program_strings_that_are_not_utf8_are_format_errors_not_decode_errors():
+    data = bytearray(_bytes(exported_chain()))
+    at = data.find(b"mul")
+    assert at >= 0
+    data[at] = 0xFF
+    with pytest.raises(ctorch.FormatError, match="not valid UTF-8"):
+        ctorch.export.load(io.BytesIO(bytes(data)))
+
+
 # ---------------------------------------------------------------------------------------------------
 # topk with a dynamic k, both ways
 
