@@ -301,10 +301,28 @@ static void test_meta_and_non_contiguous(void) {
   RELEASE(m, a, t, c, tc);
 }
 
+/* Probabilities in caller memory of exactly their size: the Philox blocks draw 4 values at a
+ * time, and the lanes past the last element must not read a probability (the sequence fuzzer,
+ * under ASan, read past an 8-byte blob). */
+static void test_bernoulli_reads_no_probability_past_the_last_element(void) {
+  for (int64_t n = 1; n <= 5; ++n) {
+    double* p = malloc((size_t)n * sizeof(double));
+    for (int64_t i = 0; i < n; ++i) p[i] = (double)(i % 2);
+    ct_tensor *probs = NULL, *b = NULL, *s = NULL;
+    CHECK_OK(ct_tensor_from_blob(p, &n, NULL, 1, CT_FLOAT64, NULL, NULL, &probs));
+    CHECK_OK(ct_tensor_bernoulli(probs, NULL, &b));
+    CHECK_OK(ct_tensor_sum(b, NULL, 0, 0, &s));
+    CHECK_TENSOR(s, CT_FLOAT64, S(), (double)(n / 2)); /* probabilities 0 and 1 only */
+    RELEASE(s, b, probs);
+    free(p);
+  }
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_manual_seed_repeats_the_stream),  CAPI_TEST(test_same_numbers_for_every_thread_count),
     CAPI_TEST(test_generators_are_independent_and_checkpointable), CAPI_TEST(test_default_generator_handle),
     CAPI_TEST(test_distributions),                   CAPI_TEST(test_randperm_is_a_permutation),
+    CAPI_TEST(test_bernoulli_reads_no_probability_past_the_last_element),
     CAPI_TEST(test_bernoulli_and_multinomial),       CAPI_TEST(test_dropout),
     CAPI_TEST(test_errors_name_the_operator),        CAPI_TEST(test_meta_and_non_contiguous)};
 CAPI_MAIN(TESTS)

@@ -46,8 +46,10 @@ CT_TARGET_AVX2 void fill_avx2(T* out, int64_t n, int64_t b0, int64_t b1, runtime
 }  // namespace detail
 
 /// Fills out[0, n) from g, E values per Philox block: f(w0, w1, w2, w3, T* dst, int64_t first)
-/// writes dst[0, E), the values of elements first .. first + E - 1. Reserves ceil(n / E) blocks of
-/// g, and element i's value depends on i and the reservation only (not on the thread count).
+/// writes dst[0, E), the values of elements first .. first + E - 1. In the last block those may
+/// reach past n - 1: their values are dropped, and f must read no per-element input there. Reserves
+/// ceil(n / E) blocks of g, and element i's value depends on i and the reservation only (not on the
+/// thread count).
 template <int E, typename T, typename F>
 void fill(T* out, int64_t n, runtime::Generator& g, const F& f) {
   const int64_t blocks = (n + E - 1) / E;

@@ -1,5 +1,6 @@
 // random.cpp - rand, randn, randint, uniform_, normal_, bernoulli: tensors filled from a Philox
 // stream (see Note [Counter-based random numbers] in runtime/generator.h for the numbering).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -82,13 +83,16 @@ void fill_randint(T* out, int64_t n, runtime::Generator& g, int64_t low, int64_t
   }
 }
 
-// 1 with probability p[i] (or p), else 0: uniform u = w / 2^32 compared with p in double.
+// 1 with probability p[i] (or p), else 0: uniform u = w / 2^32 compared with p in double. The last
+// block's lanes past n have no probability to read (a caller's exact-size buffer ends there).
 template <typename T, typename P>
 void fill_bernoulli(T* out, int64_t n, runtime::Generator& g, const P& p_of) {
-  fill<4>(out, n, g, [&p_of](uint32_t a, uint32_t b, uint32_t c, uint32_t d, T* dst, int64_t first) {
+  fill<4>(out, n, g, [&p_of, n](uint32_t a, uint32_t b, uint32_t c, uint32_t d, T* dst, int64_t first) {
     constexpr double k = 1.0 / 4294967296.0;
     const uint32_t w[4] = {a, b, c, d};
-    for (int j = 0; j < 4; ++j) dst[j] = static_cast<T>(static_cast<double>(w[j]) * k < p_of(first + j) ? 1 : 0);
+    const int live = static_cast<int>(std::min<int64_t>(4, n - first));
+    for (int j = 0; j < 4; ++j)
+      dst[j] = static_cast<T>(j < live && static_cast<double>(w[j]) * k < p_of(first + j) ? 1 : 0);
   });
 }
 
