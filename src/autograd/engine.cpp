@@ -56,24 +56,26 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, std::vector<Tenso
 
 // Note [Gradients fit their tensors]
 // Every gradient that reaches a node is checked against the tensor it is for, whoever computed
-// it: an operator's derivative, a custom function's backward, a hook's replacement. Sizes that
+// it: an operator's derivative or a custom function's backward (here, at each edge), a hook's
+// replacement (Node::checked_replacement: the gradient it replaces already fits). Sizes that
 // broadcast to the gradient's are summed down to them and a dtype that differs is converted, as
 // PyTorch's engine does; a gradient on another device is refused (it would be accumulated into a
 // leaf, or read by a kernel of the wrong device), except a 0-dim one, which is moved (the
-// gradient of a cpu number used with cuda tensors). The messages name the producing node.
-[[gnu::cold]] Tensor refit_gradient(Tensor g, const OutputInfo& want, const Node& producer, const char* by) {
+// gradient of a cpu number used with cuda tensors). The messages name the producing node. The
+// common case, a gradient that fits, costs three comparisons.
+[[gnu::cold]] Tensor refit_gradient(Tensor g, const OutputInfo& want, const Node& producer) {
   if (!g->sizes().equals(want.sizes)) {
     bool broadcasts = g->dim() >= want.sizes.size();
     for (size_t d = 0; broadcasts && d < want.sizes.size(); ++d) {
       const int64_t have = g->size(g->dim() - want.sizes.size() + d);
       broadcasts = have == want.sizes[d] || want.sizes[d] == 1;
     }
-    CT_CHECK(broadcasts, CT_ERROR_SHAPE, producer.name(), by, ": a gradient of sizes ", g->sizes(),
+    CT_CHECK(broadcasts, CT_ERROR_SHAPE, producer.name(), ": a gradient of sizes ", g->sizes(),
              " arrived for a tensor of sizes ", want.sizes, ". Return gradients of the sizes of the tensors they are for");
     g = sum_to(g, want.sizes);
   }
   if (g->device() != want.device) {
-    CT_CHECK(g->dim() == 0, CT_ERROR_DEVICE, producer.name(), by, ": a gradient on ", g->device(), " (sizes ",
+    CT_CHECK(g->dim() == 0, CT_ERROR_DEVICE, producer.name(), ": a gradient on ", g->device(), " (sizes ",
              g->sizes(), ") arrived for a tensor on ", want.device,
              ". Return gradients on the devices of the tensors they are for");
     g = ops::to_device(g, want.device, g->dtype());
@@ -82,10 +84,10 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, std::vector<Tenso
   return g;
 }
 
-inline Tensor fit_gradient(Tensor g, const OutputInfo& want, const Node& producer, const char* by = "") {
+inline Tensor fit_gradient(Tensor g, const OutputInfo& want, const Node& producer) {
   if (__builtin_expect(g->device() == want.device && g->dtype() == want.dtype && g->sizes().equals(want.sizes), 1))
     return g;
-  return refit_gradient(std::move(g), want, producer, by);
+  return refit_gradient(std::move(g), want, producer);
 }
 
 void accumulate(Tensor& slot, Tensor g) {
@@ -149,9 +151,7 @@ std::vector<Tensor> execute(const std::vector<Edge>& roots, std::vector<Tensor>&
     bool any = false;
     for (const Tensor& g : grads) any |= g.defined();
     if (any) {
-      n->run_pre_hooks(grads);
-      for (size_t nr = 0; nr < grads.size(); ++nr)  // a hook's replacement: Note [Gradients fit their tensors]
-        if (grads[nr].defined()) grads[nr] = fit_gradient(std::move(grads[nr]), n->outputs[nr], *n, " (a hook)");
+      n->run_pre_hooks(grads);  // a replacement is checked there: Node::checked_replacement
       for (auto& [nr, weak_slot] : n->retained)
         if (const std::shared_ptr<GradSlot> slot = weak_slot.lock(); slot && grads[nr].defined())
           slot->grad = slot->grad.defined() ? ops::add(slot->grad, grads[nr]) : grads[nr];

@@ -171,10 +171,7 @@ void AccumulateGrad::run_pre_hooks(std::vector<Tensor>& grads) {
   for (Hook& h : leaf_->hooks) {
     if (!g.defined()) return;
     Tensor replaced = h.fn(g);
-    if (!replaced.defined()) continue;
-    CT_CHECK(replaced->sizes().equals(g->sizes()), CT_ERROR_SHAPE, "AccumulateGrad: a hook returned a gradient of sizes ",
-             replaced->sizes(), " for a leaf of sizes ", g->sizes(), ". Return a gradient of the same sizes, or none");
-    g = std::move(replaced);
+    if (replaced.defined()) g = checked_replacement(std::move(replaced), g, "AccumulateGrad");
   }
 }
 

@@ -44,11 +44,16 @@ void Node::run_pre_hooks(std::vector<Tensor>& grads) {
     Tensor& g = grads[nr];
     if (!g.defined()) continue;
     Tensor replaced = hook.fn(g);
-    if (!replaced.defined()) continue;
-    CT_CHECK(replaced->sizes().equals(g->sizes()), CT_ERROR_SHAPE, name(), ": a hook returned a gradient of sizes ",
-             replaced->sizes(), " for one of sizes ", g->sizes(), ". Return a gradient of the same sizes, or none");
-    g = std::move(replaced);
+    if (replaced.defined()) g = checked_replacement(std::move(replaced), g, name());
   }
+}
+
+Tensor Node::checked_replacement(Tensor replaced, const Tensor& g, const std::string& who) {
+  CT_CHECK(replaced->sizes().equals(g->sizes()), CT_ERROR_SHAPE, who, ": a hook returned a gradient of sizes ",
+           replaced->sizes(), " for one of sizes ", g->sizes(), ". Return a gradient of the same sizes, or none");
+  CT_CHECK(replaced->device() == g->device(), CT_ERROR_DEVICE, who, ": a hook returned a gradient on ",
+           replaced->device(), " for one on ", g->device(), ". Return a gradient on the same device, or none");
+  return replaced->dtype() == g->dtype() ? std::move(replaced) : ops::to(replaced, g->dtype());
 }
 
 Tensor zeros_for(const OutputInfo& info) { return ops::zeros(info.sizes, info.dtype, info.device); }

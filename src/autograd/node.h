@@ -99,6 +99,10 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual void release_saved() {}
   /// Runs the hooks on incoming gradients, in registration order; AccumulateGrad adds its leaf's.
   virtual void run_pre_hooks(std::vector<Tensor>& grads);
+  /// A hook's replacement for gradient g: the same sizes and device (CT_ERROR_SHAPE or
+  /// CT_ERROR_DEVICE naming who, the node), converted to g's dtype. See Note [Gradients fit their
+  /// tensors] (engine.cpp).
+  static Tensor checked_replacement(Tensor replaced, const Tensor& g, const std::string& who);
 
   std::vector<Edge> next_edges;
   std::vector<OutputInfo> outputs;  // one per forward output

@@ -1968,6 +1968,25 @@ static void test_a_gradient_on_another_device_is_refused_before_it_reaches_the_l
   RELEASE(x, y, loss);
 }
 
+static ct_status meta_hook(void* user_data, const ct_tensor* grad, ct_tensor** replacement) {
+  (void)user_data;
+  (void)grad;
+  return ct_tensor_ones(SZ(2), 1, CT_FLOAT32, "meta", replacement);
+}
+
+static void test_a_hook_replacement_on_another_device_is_refused(void) {
+  ct_tensor* w = LEAF(S(2), 1, 2);
+  int64_t id = 0;
+  CHECK_OK(ct_tensor_register_hook(w, meta_hook, NULL, NULL, &id));
+  ct_tensor *ww = NULL, *loss = NULL;
+  CHECK_OK(ct_tensor_mul(w, w, &ww));
+  CHECK_OK(ct_tensor_sum(ww, NULL, 0, 0, &loss));
+  CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_DEVICE);
+  CHECK_ERROR_CONTAINS("AccumulateGrad: a hook returned a gradient on meta for one on cpu");
+  CHECK_NO_GRAD(w);
+  RELEASE(w, ww, loss);
+}
+
 static void test_a_root_gradient_on_another_device_is_refused(void) {
   ct_tensor* x = LEAF(S(2), 1, 2);
   ct_tensor *y = NULL, *g = NULL;
@@ -2032,6 +2051,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_a_released_handle_written_by_a_callback_is_invalid_argument),
     CAPI_TEST(test_a_gradient_on_another_device_is_refused_before_it_reaches_the_leaf),
     CAPI_TEST(test_a_root_gradient_on_another_device_is_refused),
+    CAPI_TEST(test_a_hook_replacement_on_another_device_is_refused),
     CAPI_TEST(test_custom_function_saving_its_output_does_not_leak),
     CAPI_TEST(test_custom_function_returning_its_input_gives_a_new_tensor),
     CAPI_TEST(test_custom_function_broadcast_gradient_is_summed_back),
