@@ -81,9 +81,10 @@ void check_determinism(const OperatorDef& op, DispatchKey k) {
 // the same device". The exceptions are PyTorch's too: a 0-dim cpu tensor is a number and goes
 // with tensors of any device, and the indices of advanced indexing may be on the cpu (an
 // operator declares them with OpBuilder::index_arg, and moves or refuses them itself). Operators
-// that move data between devices (to) take a single tensor and a Device argument, so they pass. The check runs only when the call's key set holds more than
-// one backend key, which a call on one device never does; two devices of one type (cuda:0 and
-// cuda:1) share a key, and that backend's kernels compare device indices themselves.
+// that move data between devices (to) take a single tensor and a Device argument, so they pass.
+// The check runs only when the call's key set holds more than one backend key, which a call on
+// one device never does; two devices of one type (cuda:0 and cuda:1) share a key, and that
+// backend's kernels compare device indices themselves.
 [[gnu::cold]] void check_devices(const OperatorDef& op, const Value* args, size_t nargs) {
   const TensorImpl* first = nullptr;
   std::string first_name;
@@ -109,7 +110,7 @@ void check_determinism(const OperatorDef& op, DispatchKey k) {
       for (size_t j = 0; j < list.size(); ++j) visit(*list[j], str(name, "[", j, "]"), index);
     }
   }
-  // Only 0-dim cpu tensors besides tensors of one device: nothing is mixed after all.
+  // Here only numbers (0-dim cpu tensors) and cpu indices sat beside tensors of one device.
 }
 
 inline bool one_backend(DispatchKeySet ks) {
@@ -158,7 +159,6 @@ __attribute__((noinline, cold)) void dispatch_profiled(const OperatorDef& op, co
   runtime::OpSpan span(op, args, nargs);
   dispatch_unprofiled(op, args, nargs, outs, nouts);
 }
-
 
 // Note [Writable arguments]
 // Whether an operator may write a tensor is a property of the tensor, not of the kernel: memory
@@ -250,14 +250,7 @@ MetaResult structured_outputs(Frame& f) {
   return m;
 }
 
-// Note [In-place aliasing]
-// self is written element by element while the other inputs are read. An input that shares self's
-// memory with another layout (a.add_(a.t())) would be read after being overwritten, so it is
-// copied first, giving the answer the out-of-place form gives. So is one with the same layout when
-// the kernel reads it at other elements than the one it writes (x.scatter_add_(0, x, x): writing
-// self would change the index being followed, past the bounds it was checked against). A self
-// that maps several elements to one location (an expanded view) has no well-defined result and is
-// refused, as in PyTorch.
+// See Note [Writable arguments].
 void check_writable(const TensorImpl& t, const char* op, const char* what) {
   CT_CHECK(!t.is_inference() || local_dispatch_keys().inference, CT_ERROR_INVALID_ARGUMENT, op, ": ", what,
            " is an inference tensor (sizes ", t.sym_sizes(), "), which cannot be changed in place outside inference "
@@ -267,6 +260,14 @@ void check_writable(const TensorImpl& t, const char* op, const char* what) {
            "and cannot be written. Clone it and write the clone, or lend writable memory");
 }
 
+// Note [In-place aliasing]
+// self is written element by element while the other inputs are read. An input that shares self's
+// memory with another layout (a.add_(a.t())) would be read after being overwritten, so it is
+// copied first, giving the answer the out-of-place form gives. So is one with the same layout when
+// the kernel reads it at other elements than the one it writes (x.scatter_add_(0, x, x): writing
+// self would change the index being followed, past the bounds it was checked against). A self
+// that maps several elements to one location (an expanded view) has no well-defined result and is
+// refused, as in PyTorch.
 void inplace_kernel(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
   CT_CHECK(!has_internal_overlap(self), CT_ERROR_INVALID_ARGUMENT, f.op.schema.name,
