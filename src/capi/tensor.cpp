@@ -50,8 +50,8 @@ DimVector plain_strides(const TensorImpl& x) {
 // C++ kernels read a bool element as bool, and a byte other than 0 or 1 there is undefined
 // behaviour (a sum of [0, 1, 2, 255] read as bool gave 258). ctorch makes every bool it owns 0 or 1,
 // so only memory lent from outside can hold other bytes: zero-copy imports (from_blob, DLPack,
-// numpy buffers) refuse them here, naming the first offending element, as the checkpoint reader
-// refuses them in a file; ct_tensor_from_data, which copies, maps every non-zero byte to 1 as
+// numpy buffers) refuse them here, naming an offending element (the first holding the largest
+// byte: one reduction finds it), as the checkpoint reader refuses them in a file; ct_tensor_from_data, which copies, maps every non-zero byte to 1 as
 // numpy's truth value does.
 void capi::check_bool_bytes(const char* fn, const TensorImpl& t) {
   if (t.dtype() != DType::Bool || t.numel() == 0) return;

@@ -1,7 +1,7 @@
 /*
  * op_schemas.h - the operators of ct_op_registry_json as C structs: each overload's name, the kind
  * of each argument, whether it may be None or left out, and the number of returns. For the tests
- * that call every operator (test_empty_operands.c, tests/fuzz/fuzz_sequence.c).
+ * that call every operator (test_every_operator.c, tests/fuzz/fuzz_sequence.c).
  */
 #ifndef CTORCH_TESTS_OP_SCHEMAS_H
 #define CTORCH_TESTS_OP_SCHEMAS_H
