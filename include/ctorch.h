@@ -233,6 +233,9 @@ typedef void (*ct_destroy_fn)(void* user_data);
  * user_data and destroy are ignored). The library retains user_data until the handler is replaced
  * or removed; a handler still installed when the process ends is not destroyed.
  *
+ * An allocation that fails inside the handler (a collector that makes tensors) does not call the
+ * handler again on that thread; it fails as if no handler were installed (since 0.9).
+ *
  * Returns CT_OK. Threads: any thread; do not replace the handler while allocations may be calling
  * the old one. Since 0.1.
  */

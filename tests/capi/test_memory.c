@@ -50,6 +50,26 @@ static void test_pressure_handler_that_frees_gets_three_retries(void) {
   CHECK_OK(ct_set_memory_pressure_handler(NULL, NULL, NULL));
 }
 
+/* A handler that allocates (a collector that makes tensors) and fails too is not called again from
+ * inside itself: that recursion only ended when the stack overflowed. */
+static int allocating_handler(void* user_data, int device_type, size_t nbytes) {
+  (void)device_type;
+  (void)nbytes;
+  ((pressure_state*)user_data)->calls++;
+  ct_tensor* t = NULL;
+  if (ct_tensor_zeros(kHuge, 1, CT_FLOAT32, NULL, &t) == CT_OK) ct_tensor_release(t);
+  return 1;
+}
+
+static void test_a_handler_whose_own_allocation_fails_is_not_reentered(void) {
+  pressure_state s = {0, 1, 0, -1, 0};
+  CHECK_OK(ct_set_memory_pressure_handler(allocating_handler, &s, NULL));
+  ct_tensor* t = NULL;
+  CHECK_STATUS(ct_tensor_zeros(kHuge, 1, CT_FLOAT32, NULL, &t), CT_ERROR_OUT_OF_MEMORY);
+  CHECK(s.calls == 3); /* the outer allocation's three retries; none from inside the handler */
+  CHECK_OK(ct_set_memory_pressure_handler(NULL, NULL, NULL));
+}
+
 static void test_replacing_the_handler_destroys_the_old_one_only(void) {
   pressure_state a = {0, 0, 0, -1, 0}, b = {0, 0, 0, -1, 0};
   CHECK_OK(ct_set_memory_pressure_handler(on_pressure, &a, on_destroy));
@@ -76,6 +96,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_huge_allocation_is_out_of_memory_naming_the_operator),
     CAPI_TEST(test_pressure_handler_is_called_once_when_it_frees_nothing),
     CAPI_TEST(test_pressure_handler_that_frees_gets_three_retries),
+    CAPI_TEST(test_a_handler_whose_own_allocation_fails_is_not_reentered),
     CAPI_TEST(test_replacing_the_handler_destroys_the_old_one_only),
     CAPI_TEST(test_ordinary_allocations_never_call_the_handler),
 };
