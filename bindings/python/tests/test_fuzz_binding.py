@@ -401,32 +401,38 @@ def _np_index(parts, forms, bare):
     return out[0] if bare else tuple(out)
 
 
-def _ints_first(t, parts, forms):
-    """torch's rule for integers beside advanced indices, applied by hand: each int selects its dim
-    first (it is not an advanced index, as in numpy). Gives (the selected view, the other indices).
-    torch 1.13 itself fails on some of these (a mask after an Ellipsis and an int)."""
-    consumed = sum(v.ndim if kind == "mask" else 1 for kind, v in parts if kind not in ("none", "ellipsis"))
-    selects, rest, dim = [], [], 0
-    for (kind, v), form in zip(parts, forms):
+def _basic_first(t, parts, forms):
+    """PyTorch's rule, applied by hand: the basic indices (ints, slices, None, Ellipsis) act first, as
+    views, an int selecting its dim (it is not an advanced index, as in numpy); the advanced ones
+    (masks, int lists) then index that view, with a full slice standing for every dim a basic index
+    kept or made. Gives (the view, the index that is left). torch 1.13 itself fails on some of these
+    (a mask after an Ellipsis and an int; None before a mask, whose dims it then counts wrong)."""
+    rest, dim = [], 0
+    for i, ((kind, v), form) in enumerate(zip(parts, forms)):
         if kind == "int":
-            selects.append((dim, v))
+            t = t.select(dim, v)
+        elif kind == "none":
+            t = t.unsqueeze(dim)
+            rest.append(slice(None))
             dim += 1
-            continue
-        if kind == "ellipsis":
-            dim += t.ndim - consumed
-        elif kind == "mask":
-            dim += v.ndim
-        elif kind != "none":
+        elif kind == "slice":
+            t = t[(slice(None),) * dim + (v,)]
+            rest.append(slice(None))
             dim += 1
-        rest.append(((kind, v), form))
-    for d, i in sorted(selects, reverse=True):
-        t = t.select(d, i)
-    return t, _th_index([k for k, _ in rest], [f for _, f in rest], False)
+        elif kind == "ellipsis":  # the dims that the indices after it leave over
+            after = sum(w.ndim if k == "mask" else 1 for k, w in parts[i + 1:] if k not in ("none", "ellipsis"))
+            n = t.ndim - dim - after
+            rest.extend([slice(None)] * n)
+            dim += n
+        else:  # a mask or an int list: advanced
+            rest.append(_th_index([(kind, v)], [form], True))
+            dim += v.ndim if kind == "mask" else 1
+    return t, tuple(rest)
 
 
-def _index_ints_first(t, parts, forms, value=None):
-    """Reads t (value None) or writes value through _ints_first's view."""
-    view, rest = _ints_first(t, parts, forms)
+def _index_basic_first(t, parts, forms, value=None):
+    """Reads t (value None) or writes value through _basic_first's view."""
+    view, rest = _basic_first(t, parts, forms)
     if value is None:
         return view[rest]
     view[rest] = value
@@ -455,7 +461,7 @@ def _same_outcome(got, want):
 def _judge(got, oracles, error=None, selects_nothing=False):
     """ctorch's outcome must be torch's, or numpy's where torch 1.13 departs from numpy's rules (a bare
     nested list is a tuple of indices there, a mask's dims are not all consumed before an int), or
-    torch's rule for ints applied by hand where torch 1.13 fails on it (_ints_first).
+    PyTorch's rule applied by hand where torch 1.13 fails on it (_basic_first).
     ctorch also checks index ranges where nothing is selected (x[[5]] of a (1, 0) tensor), which
     numpy and torch skip: an IndexError then is right too."""
     if _same_outcome(got, oracles["torch"]):
@@ -464,7 +470,7 @@ def _judge(got, oracles, error=None, selects_nothing=False):
     if got[0] == "raised" and selects_nothing and isinstance(error, IndexError) and "out of range" in str(error):
         note(f"an out-of-range index selecting nothing refused: {summary}")
         return
-    agree = [k for k in ("numpy", "ints_first") if k in oracles and _same_outcome(got, oracles[k])]
+    agree = [k for k in ("numpy", "basic_first") if k in oracles and _same_outcome(got, oracles[k])]
     assert agree, summary
     note(f"torch differs, {agree[0]} agrees: {summary}")
 
@@ -485,7 +491,7 @@ def test_indexing_reads_like_torch(case):
     oracles = {"torch": _as_array(_attempt(lambda: tx[_th_index(parts, forms, bare)]), lambda t: t.numpy()),
                "numpy": _as_array(_attempt(lambda: a[_np_index(parts, forms, bare)]), lambda v: v)}
     if not bare:
-        oracles["ints_first"] = _as_array(_attempt(lambda: _index_ints_first(tx, parts, forms)), lambda t: t.numpy())
+        oracles["basic_first"] = _as_array(_attempt(lambda: _index_basic_first(tx, parts, forms)), lambda t: t.numpy())
     empty = builtins.any(o[0] == "ok" and o[1].size == 0 for o in oracles.values())
     _judge(got, oracles, error=got[1], selects_nothing=empty)
     assert _values_equal(_ct_values(x), a)  # reading never writes
@@ -518,7 +524,7 @@ def test_indexing_writes_like_torch(case, value_kind, drop):
     oracles = {"torch": (want[0], tx.numpy()), "numpy": (numpy_[0], na)}
     if not bare:
         tx2 = torch.from_numpy(a.copy())
-        oracles["ints_first"] = (_attempt(lambda: _index_ints_first(tx2, parts, forms, th_v))[0], tx2.numpy())
+        oracles["basic_first"] = (_attempt(lambda: _index_basic_first(tx2, parts, forms, th_v))[0], tx2.numpy())
     empty = selected[0] == "ok" and np.asarray(selected[1]).size == 0
     _judge((got[0], _ct_values(x)), oracles, error=got[1], selects_nothing=empty)
 
