@@ -56,7 +56,7 @@ void moment_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
   const uint64_t mask = ops::reduced_mask(f.name(), f.arg(1), static_cast<int64_t>(a.dim()), &all);
   const double correction = f.arg(2).is_none() ? 1.0 : f.arg(2).to_double();
   run_reduce(f.name(), Op, a, mask, *outs[0], correction);
-  if (m.n > 1) run_reduce(f.name(), CT_CUDA_REDUCE_MEAN, a, mask, *outs[1], 0.0);
+  if (m.n > 1) run_reduce(f.name(), CT_CUDA_REDUCE_WELFORD_MEAN, a, mask, *outs[1], 0.0);
 }
 
 // logsumexp(Tensor self, int[1] dim, bool keepdim=False): integers compute in the default float.

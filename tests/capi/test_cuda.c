@@ -142,6 +142,51 @@ static void test_one_seed_gives_the_cpu_numbers(void) {
   RELEASE(c, g, cn, gn);
 }
 
+/* Few outputs over a long dim split the reduced dim over blocks (Note [Split reductions]): the
+ * partial results must still give the cpu's, whichever block holds the winner or the tail. The
+ * tolerances allow float32 sums in other orders and catch a chunk of 8192 elements lost or
+ * counted twice (about 90 for a sum of standard normals). */
+static double read1(const ct_tensor* t, size_t i) {
+  double v[3] = {0, 0, 0};
+  ct_tensor* d = NULL;
+  if (ct_tensor_to(t, CT_FLOAT64, &d) == CT_OK) {
+    ct_tensor* h = on(d, "cpu");
+    if (!h || ct_tensor_copy_to(h, v, sizeof(v[0]) * (i + 1)) != CT_OK) v[i] = NAN;
+    ct_tensor_release(h);
+  }
+  ct_tensor_release(d);
+  return v[i];
+}
+
+static void test_long_reductions_split_over_blocks_match_cpu(void) {
+  if (!have_gpu()) return;
+  const int64_t n = (1 << 20) + 7, sizes[1] = {n}, rows3[2] = {n, 3}, dim0[1] = {0};
+  ct_tensor *x = NULL, *y = NULL, *dx = NULL, *dy = NULL;
+  CHECK_OK(ct_manual_seed(11));
+  CHECK_OK(ct_tensor_randn(sizes, 1, CT_FLOAT32, "cpu", NULL, &x));
+  CHECK_OK(ct_tensor_randn(rows3, 2, CT_FLOAT32, "cpu", NULL, &y));
+  dx = on(x, "cuda");
+  dy = on(y, "cuda");
+  ct_tensor *s = NULL, *ds = NULL, *m = NULL, *dm = NULL, *v = NULL, *dv = NULL, *i = NULL, *di = NULL, *c = NULL,
+            *dc = NULL;
+  CHECK_OK(ct_tensor_sum(x, NULL, 0, 0, &s));
+  CHECK_OK(ct_tensor_sum(dx, NULL, 0, 0, &ds));
+  CHECK(fabs(read1(ds, 0) - read1(s, 0)) <= 0.5);
+  CHECK_OK(ct_tensor_mean(x, NULL, 0, 0, &m));
+  CHECK_OK(ct_tensor_mean(dx, NULL, 0, 0, &dm));
+  CHECK(fabs(read1(dm, 0) - read1(m, 0)) <= 1e-6);
+  CHECK_OK(ct_tensor_var(x, NULL, 0, 1.0, 0, &v));
+  CHECK_OK(ct_tensor_var(dx, NULL, 0, 1.0, 0, &dv));
+  CHECK(fabs(read1(dv, 0) - read1(v, 0)) <= 1e-4);
+  CHECK_OK(ct_tensor_argmax(x, NULL, 0, &i));
+  CHECK_OK(ct_tensor_argmax(dx, NULL, 0, &di));
+  CHECK(read1(di, 0) == read1(i, 0));
+  CHECK_OK(ct_tensor_sum(y, dim0, 1, 0, &c)); /* [n, 3] over dim 0: three columns, each split */
+  CHECK_OK(ct_tensor_sum(dy, dim0, 1, 0, &dc));
+  for (size_t k = 0; k < 3; ++k) CHECK(fabs(read1(dc, k) - read1(c, k)) <= 0.5);
+  RELEASE(x, y, dx, dy, s, ds, m, dm, v, dv, i, di, c, dc);
+}
+
 static void test_deterministic_reductions_repeat_bitwise(void) {
   if (!have_gpu()) return;
   const int64_t sizes[1] = {1 << 22};
@@ -218,7 +263,8 @@ static const capi_test TESTS[] = {CAPI_TEST(test_without_a_device_cuda_is_absent
                                   CAPI_TEST(test_round_trip_views_and_arithmetic_match_cpu),
                                   CAPI_TEST(test_reductions_softmax_matmul_match_cpu),
                                   CAPI_TEST(test_one_seed_gives_the_cpu_numbers),
-                                  CAPI_TEST(test_deterministic_reductions_repeat_bitwise),
+                                  CAPI_TEST(test_long_reductions_split_over_blocks_match_cpu),
+                               CAPI_TEST(test_deterministic_reductions_repeat_bitwise),
                                   CAPI_TEST(test_gradients_on_cuda),
                                   CAPI_TEST(test_memory_is_cached_and_returned),
                                   CAPI_TEST(test_pinned_memory_copies_both_ways),

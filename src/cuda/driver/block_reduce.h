@@ -4,7 +4,9 @@
 // outputs; thread (tx, ty) of a TX x TY block folds its share of the reduced elements in index
 // order (ty, ty + TY, ...), then the TY partials of column tx are combined by a binary tree whose
 // shape depends only on TY. TX and TY are functions of the problem shape alone, never of the
-// device (SM count, occupancy), so a given input gives the same bits on every run.
+// device (SM count, occupancy), so a given input gives the same bits on every run. A reduction with
+// few outputs splits its reduced dim in two passes (Note [Split reductions] in reduce.cu), by a
+// split count that is a function of the shape too.
 #pragma once
 
 #include <cstdint>

@@ -246,8 +246,9 @@ enum ct_cuda_scan_op {
  * Reduction ops over the middle dim of a contiguous [outer, reduce, inner] input; the output is
  * contiguous [outer, inner]. Accumulation: float32 for float16/bfloat16/float32 input, float64
  * for float64, int64 for integer and bool input. Each output is reduced by one thread block with
- * a fixed thread count: thread t folds reduce indices t, t + T, ... in order, then the T partials
- * are combined by a fixed binary tree, so the order depends on the shape only.
+ * a fixed thread count (or, when there are few outputs, by several blocks over chunks of the reduce
+ * dim and a second pass over their partials): thread t folds reduce indices t, t + T, ... in order,
+ * then the T partials are combined by a fixed binary tree, so the order depends on the shape only.
  */
 enum ct_cuda_reduce_op {
   CT_CUDA_REDUCE_SUM = 0,       /* any input; integer/bool accumulate in int64 */
@@ -269,9 +270,11 @@ enum ct_cuda_reduce_op {
   CT_CUDA_REDUCE_ALL = 12,      /* any input; 1 when every x != 0 (NaN counts as nonzero), 1 for none */
   CT_CUDA_REDUCE_ANY = 13,      /* any input; 1 when some x != 0, 0 for none */
   CT_CUDA_REDUCE_COUNT_NONZERO = 14, /* any input; the number of x != 0, as int64 accumulation */
-  CT_CUDA_REDUCE_NORM = 15      /* floating input; the vector p-norm, p = correction: 2: sqrt(sum x^2),
+  CT_CUDA_REDUCE_NORM = 15,     /* floating input; the vector p-norm, p = correction: 2: sqrt(sum x^2),
                                    1: sum |x|, inf / -inf: max / min |x| (NaN wins; reduce == 0 is
                                    invalid), 0: the count of x != 0, else sum(|x|^p)^(1/p) */
+  CT_CUDA_REDUCE_WELFORD_MEAN = 16 /* floating input; the running mean VAR keeps (var_mean's mean, as
+                                      the cpu's: NaN where an infinity meets another value) */
 };
 
 /* ---- Indexing, sorting, convolution: types (appended) ---- */

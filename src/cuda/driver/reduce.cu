@@ -1,6 +1,7 @@
 // reduce.cu - sum, prod, mean, max/min (with indices), argmax/argmin, var/std and logsumexp over
 // the middle dim of a contiguous [outer, reduce, inner] input. See Note [Deterministic CUDA
 // reductions] in block_reduce.h.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -78,6 +79,7 @@ struct Variance {
   };
   double correction;
   bool take_sqrt;
+  bool mean_only;  // write the running mean instead (CT_CUDA_REDUCE_WELFORD_MEAN)
   __device__ Acc init() const { return Acc{0, V(0), V(0)}; }
   __device__ Acc step(Acc a, V x, int64_t) const {
     a.n += 1;
@@ -94,6 +96,10 @@ struct Variance {
     return Acc{n, a.mean + d * nb_over_n, a.m2 + b.m2 + d * d * static_cast<V>(a.n) * nb_over_n};
   }
   __device__ void write(char* out, int dt, int64_t*, int64_t pos, Acc a) const {
+    if (mean_only) {
+      store<V>(out + pos * itemsize(dt), dt, a.n == 0 ? V(NAN) : a.mean);
+      return;
+    }
     const double dof = static_cast<double>(a.n) - correction;
     V v = a.m2 / static_cast<V>(dof > 0 ? dof : 0.0);
     if (take_sqrt) v = dm::sqrt(v);
@@ -169,21 +175,51 @@ struct Norm {
   }
 };
 
-// Block b owns columns [ib * TX, ib * TX + TX) of outer row o; thread (tx, ty) folds reduce
-// indices ty, ty + TY, ... of its column.
+// Note [Split reductions]: one block per output column chunk leaves most of the GPU idle when
+// there are few outputs (a full sum is one block). Then the reduced dim is split into `splits`
+// chunks of at least kMinPerThread elements per thread: the first pass writes one partial Acc per
+// (output, split) to a stream-ordered workspace, the second combines each output's partials in a
+// fixed tree. The split count, like TX and TY, is a function of the shape alone, so the bits stay
+// the same from run to run (Note [Deterministic CUDA reductions]).
+constexpr int64_t kSplitTargetBlocks = 1024;
+constexpr int64_t kMinPerThread = 16;
+
+// Block b owns columns [cb * TX, cb * TX + TX) of outer row o and the reduce indices of its split s,
+// [s * chunk, s * chunk + chunk); thread (tx, ty) folds indices ty, ty + TY, ... of those. With
+// partial set, the block's results are the partial Accs of split s, else the outputs.
 template <typename V, typename Op>
 __global__ void __launch_bounds__(kThreads) reduce_kernel(const char* in, int dt_in, char* out, int dt_out,
                                                           int64_t* out_index, int64_t R, int64_t inner,
-                                                          int64_t col_blocks, Op op) {
+                                                          int64_t col_blocks, int64_t splits, int64_t chunk,
+                                                          typename Op::Acc* partial, Op op) {
   using Acc = typename Op::Acc;
   const int TX = blockDim.x, TY = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
-  const int64_t o = blockIdx.x / col_blocks, i = (blockIdx.x % col_blocks) * TX + tx;
+  const int64_t s = blockIdx.x % splits, b = blockIdx.x / splits;
+  const int64_t o = b / col_blocks, i = (b % col_blocks) * TX + tx;
+  const int64_t r_end = min(R, (s + 1) * chunk);
   const int isz = itemsize(dt_in);
   Acc acc = op.init();
   if (i < inner) {
     const char* base = in + (o * R * inner + i) * isz;
-    for (int64_t r = ty; r < R; r += TY) acc = op.step(acc, load<V>(base + r * inner * isz, dt_in), r);
+    for (int64_t r = s * chunk + ty; r < r_end; r += TY) acc = op.step(acc, load<V>(base + r * inner * isz, dt_in), r);
   }
+  acc = tree_reduce(acc, shared_as<Acc>(), tx, ty, TX, TY, [&](Acc a, Acc b) { return op.combine(a, b); });
+  if (ty != 0 || i >= inner) return;
+  if (partial) partial[(o * splits + s) * inner + i] = acc;
+  else op.write(out, dt_out, out_index, o * inner + i, acc);
+}
+
+// The second pass of a split reduction: column i of outer row o combines its splits' partials.
+template <typename Op>
+__global__ void __launch_bounds__(kThreads) combine_kernel(const typename Op::Acc* partial, char* out, int dt_out,
+                                                           int64_t* out_index, int64_t splits, int64_t inner,
+                                                           int64_t col_blocks, Op op) {
+  using Acc = typename Op::Acc;
+  const int TX = blockDim.x, TY = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t o = blockIdx.x / col_blocks, i = (blockIdx.x % col_blocks) * TX + tx;
+  Acc acc = op.init();
+  if (i < inner)
+    for (int64_t s = ty; s < splits; s += TY) acc = op.combine(acc, partial[(o * splits + s) * inner + i]);
   acc = tree_reduce(acc, shared_as<Acc>(), tx, ty, TX, TY, [&](Acc a, Acc b) { return op.combine(a, b); });
   if (ty == 0 && i < inner) op.write(out, dt_out, out_index, o * inner + i, acc);
 }
@@ -191,21 +227,43 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(const char* in, int dt
 template <typename V, typename Op>
 int launch(const char* name, const Op& op, const void* in, int dt_in, void* out, int dt_out, int64_t* out_index,
            int64_t outer, int64_t R, int64_t inner, void* stream) {
+  using Acc = typename Op::Acc;
   int tx = 1;  // a function of the shape only: see the Note
   while (tx < 32 && tx < inner) tx *= 2;
-  const int64_t col_blocks = (inner + tx - 1) / tx, blocks = outer * col_blocks;
+  const int64_t col_blocks = (inner + tx - 1) / tx, blocks = outer * col_blocks, ty = kThreads / tx;
   if (blocks == 0) return 0;
-  CT_CUDA_ARG(blocks <= INT32_MAX, "reduce: %lld output blocks exceed the grid limit. Split the call",
-              static_cast<long long>(blocks));
-  const dim3 block(tx, kThreads / tx);
-  reduce_kernel<V><<<static_cast<unsigned>(blocks), block, kThreads * sizeof(typename Op::Acc), as_stream(stream)>>>(
-      static_cast<const char*>(in), dt_in, static_cast<char*>(out), dt_out, out_index, R, inner, col_blocks, op);
-  return check_launch(name);
+  int64_t splits = 1, chunk = R;
+  if (blocks < kSplitTargetBlocks && R >= 2 * kMinPerThread * ty) {
+    splits = std::min((kSplitTargetBlocks + blocks - 1) / blocks, R / (kMinPerThread * ty));
+    chunk = (R + splits - 1) / splits;
+    splits = (R + chunk - 1) / chunk;
+  }
+  CT_CUDA_ARG(blocks * splits <= INT32_MAX, "reduce: %lld blocks exceed the grid limit. Split the call",
+              static_cast<long long>(blocks * splits));
+  const dim3 block(tx, static_cast<unsigned>(ty));
+  const size_t shared = kThreads * sizeof(Acc);
+  Acc* partial = nullptr;
+  if (splits > 1)
+    CT_CUDA_TRY(cudaMallocAsync(reinterpret_cast<void**>(&partial), outer * splits * inner * sizeof(Acc),
+                                as_stream(stream)));
+  reduce_kernel<V><<<static_cast<unsigned>(blocks * splits), block, shared, as_stream(stream)>>>(
+      static_cast<const char*>(in), dt_in, static_cast<char*>(out), dt_out, out_index, R, inner, col_blocks, splits,
+      chunk, partial, op);
+  int st = check_launch(name);
+  if (splits > 1) {
+    if (st == 0)
+      combine_kernel<<<static_cast<unsigned>(blocks), block, shared, as_stream(stream)>>>(
+          partial, static_cast<char*>(out), dt_out, out_index, splits, inner, col_blocks, op);
+    if (st == 0) st = check_launch(name);
+    const int freed = check(cudaFreeAsync(partial, as_stream(stream)), "cudaFreeAsync");
+    if (st == 0) st = freed;
+  }
+  return st;
 }
 
 const char* const kReduceNames[] = {"sum", "prod", "mean", "max", "min", "amax", "amin",
                                     "argmax", "argmin", "var", "std", "logsumexp", "all", "any",
-                                    "count_nonzero", "norm"};
+                                    "count_nonzero", "norm", "var_mean's mean"};
 constexpr int kNumReduce = sizeof(kReduceNames) / sizeof(kReduceNames[0]);
 
 }  // namespace
@@ -218,7 +276,9 @@ int reduce(int op, int dtype_out, int dtype_in, void* out, void* out_index, cons
               "Pass ct_dtype values", name, dtype_in, dtype_out);
   CT_CUDA_ARG(outer >= 0 && R >= 0 && inner >= 0, "reduce: %s got the view [%lld, %lld, %lld]. Sizes must be >= 0",
               name, static_cast<long long>(outer), static_cast<long long>(R), static_cast<long long>(inner));
-  CT_CUDA_ARG((in && out) || outer * inner == 0, "reduce: %s got a NULL input or output", name);
+  // An empty reduced dim (R = 0) reads nothing: its input may have no memory (NULL), and every
+  // output element is the op's identity (0, 1, NaN for mean and var, -inf for logsumexp).
+  CT_CUDA_ARG(outer * inner == 0 || (out && (in || R == 0)), "reduce: %s got a NULL input or output", name);
   const bool inf_norm = op == CT_CUDA_REDUCE_NORM && (correction == INFINITY || correction == -INFINITY);
   const bool extremum = (op >= CT_CUDA_REDUCE_MAX && op <= CT_CUDA_REDUCE_ARGMIN) || inf_norm;
   CT_CUDA_ARG(!extremum || R > 0 || outer * inner == 0, "reduce: %s over an empty dim (size 0) has no identity. "
@@ -228,7 +288,7 @@ int reduce(int op, int dtype_out, int dtype_in, void* out, void* out_index, cons
               dtype_name(dtype_out));
   int64_t* index = op == CT_CUDA_REDUCE_MAX || op == CT_CUDA_REDUCE_MIN ? static_cast<int64_t*>(out_index) : nullptr;
   const bool floating_only = op == CT_CUDA_REDUCE_MEAN || (op >= CT_CUDA_REDUCE_VAR && op <= CT_CUDA_REDUCE_LOGSUMEXP) ||
-                             op == CT_CUDA_REDUCE_NORM;
+                             op == CT_CUDA_REDUCE_NORM || op == CT_CUDA_REDUCE_WELFORD_MEAN;
   if (floating_only && !is_floating(dtype_in))
     return fail(CT_CUDA_ERR_UNSUPPORTED, "reduce: %s needs a floating input, got %s. Convert to a floating dtype",
                 name, dtype_name(dtype_in));
@@ -244,10 +304,10 @@ int reduce(int op, int dtype_out, int dtype_in, void* out, void* out_index, cons
           return launch<V>(name, Sum<V>{false, true, R}, in, dtype_in, out, dtype_out, nullptr, outer, R, inner,
                            stream);
         break;
-      case CT_CUDA_REDUCE_VAR: case CT_CUDA_REDUCE_STD:
+      case CT_CUDA_REDUCE_VAR: case CT_CUDA_REDUCE_STD: case CT_CUDA_REDUCE_WELFORD_MEAN:
         if constexpr (std::is_floating_point_v<V>)
-          return launch<V>(name, Variance<V>{correction, op == CT_CUDA_REDUCE_STD}, in, dtype_in, out, dtype_out,
-                           nullptr, outer, R, inner, stream);
+          return launch<V>(name, Variance<V>{correction, op == CT_CUDA_REDUCE_STD, op == CT_CUDA_REDUCE_WELFORD_MEAN},
+                           in, dtype_in, out, dtype_out, nullptr, outer, R, inner, stream);
         break;
       case CT_CUDA_REDUCE_LOGSUMEXP:
         if constexpr (std::is_floating_point_v<V>)
