@@ -124,12 +124,10 @@ Tensor value_tensor(const Scalar& v, DType d, Device dev) {
   fill("index", *t, v, stream_for(*t));
   return t;
 }
-Scalar scalar_of(const Frame& f, size_t i, Device dev) {
+Scalar scalar_of(const Frame& f, size_t i) {
   if (!f.arg(i).is_tensor()) return f.arg(i).to_scalar();
-  const TensorImpl& v = f.tensor(i);
-  CT_CHECK(v.device().is_cpu(), CT_ERROR_NOT_IMPLEMENTED, f.name(), ": on cuda the value must be a number or a cpu ",
-           "0-dim tensor, got one on ", v.device(), " (", dev, "). Pass value.item()");
-  return host_scalar(v);
+  // A value tensor on the device is read back: a wait, as PyTorch's masked_fill with one does.
+  return host_scalar(*ops::host_contiguous(Tensor::borrow(&f.tensor(i))));
 }
 
 int64_t wrap1(const char* op, int64_t dim, const TensorImpl& t) {
@@ -255,7 +253,7 @@ void index_fill_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   Dest d = dest_for(self, outs[0]);
   DimVector shape = sizes1(self);
   shape[static_cast<size_t>(dim)] = index.numel();
-  const Tensor v = value_tensor(scalar_of(f, 3, self.device()), self.dtype(), self.device());
+  const Tensor v = value_tensor(scalar_of(f, 3), self.dtype(), self.device());
   ct_cuda_index a = args_for(CT_CUDA_INDEX_COPY, self.dtype(), 0, strides1(*d.work)[dim], sizes1(*d.work)[dim], true);
   a.dst_numel = d.work->numel();
   const Tensor idx = contiguous_as(index, index.dtype());
@@ -293,7 +291,7 @@ void masked_fill_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl* mask = on_device("masked_fill", f.tensor(1), out.device(), stream, hm);
   const TensorImpl* s = on_device("masked_fill", self, out.device(), stream, hs);
   // An in-place call (out is self) reads and writes the same elements: fine for the loop.
-  const Tensor v = value_tensor(scalar_of(f, 2, out.device()), out.dtype(), out.device());
+  const Tensor v = value_tensor(scalar_of(f, 2), out.dtype(), out.device());
   const TensorImpl* in[3] = {mask, v.impl(), s};
   const ct_cuda_loop loop = plan_loop("masked_fill", out, in, 3);
   check(driver().where(code(out.dtype()), code(mask->dtype()), code(out.dtype()), code(s->dtype()), out.data(),

@@ -13,7 +13,9 @@ Device common_device(const Frame& f) {
   Device dev = kCPU;
   const TensorImpl* first = nullptr;
   auto visit = [&](const TensorImpl& t) {
-    if (t.dim() == 0 && t.device().is_cpu() && t.is_wrapped_number()) return;
+    // A 0-dim cpu tensor is a number beside tensors of any device, wrapped or not (a saved
+    // exponent minus one in pow's derivative), as Note [One device per call] lets it through.
+    if (t.dim() == 0 && t.device().is_cpu()) return;
     if (!first) {
       first = &t;
       dev = t.device();
@@ -135,6 +137,10 @@ const TensorImpl* as_dtype(const TensorImpl& t, DType d, Tensor& holder) {
   if (t.dtype() == d) return &t;
   holder = to(Tensor::borrow(&t), d);
   return holder.impl();
+}
+
+Tensor host_contiguous(const Tensor& t) {
+  return contiguous(t->device().type == DeviceType::CPU ? t : to_device(t, kCPU, t->dtype()));
 }
 
 Tensor wrap_scalar(const Scalar& s) {

@@ -41,6 +41,13 @@ const TensorImpl* as_dtype(const TensorImpl& t, DType d, Tensor& holder);
 /// finite one past its largest; bool takes anything.
 void check_scalar_fits(const char* op, const char* what, const Scalar& v, DType dtype);
 
+/// Note [Values read on the host]: a composite kernel runs on whatever device its tensors are on,
+/// and a tensor's data pointer is the host's to read only on the cpu. One that looks at values (an
+/// index range check, a data-dependent size, a probability range) reads them through this: t
+/// itself on the cpu, made contiguous, or a contiguous copy brought to the cpu from another device
+/// (which waits for it, as PyTorch's item() and nonzero do). Never on meta: callers check first.
+Tensor host_contiguous(const Tensor& t);
+
 /// A 0-dim cpu tensor holding s, flagged as a wrapped number.
 Tensor wrap_scalar(const Scalar& s);
 

@@ -75,13 +75,14 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
     }
     next = d + span;
   }
-  // Index tensors may live on the cpu while self is on meta (x[[0, 2]] makes a cpu tensor): they
-  // were checked above; on meta only their sizes matter.
+  // Index tensors may live on the cpu while self is elsewhere (x[[0, 2]] makes a cpu tensor), as in
+  // PyTorch: checked above, they move to self's device; on meta only their sizes matter.
   for (Tensor& t : idx) {
     if (t->device() == self->device()) continue;
-    CT_CHECK(self->device().is_meta(), CT_ERROR_DEVICE, op, ": an index is on ", t->device(), " but self on ",
-             self->device(), ". Move the index to ", self->device());
-    t = empty(t->sizes(), DType::Int64, self->device());
+    CT_CHECK(self->device().is_meta() || t->device().type == DeviceType::CPU, CT_ERROR_DEVICE, op, ": an index is on ",
+             t->device(), " but self on ", self->device(), ". Move the index to ", self->device());
+    t = self->device().is_meta() ? empty(t->sizes(), DType::Int64, self->device())
+                                 : to_device(t, self->device(), DType::Int64);
   }
   SymDimVector b(idx[0]->sym_sizes());
   for (size_t i = 1; i < idx.size(); ++i) b = broadcast_shapes(op, b.ref(), idx[i]->sym_sizes());

@@ -20,8 +20,9 @@ void check_index_dtype(const char* op, const TensorImpl& index, bool allow_int32
 Tensor checked_index(const char* op, const TensorImpl& index, int64_t size, int64_t dim, bool wrap) {
   Tensor idx = contiguous(to(Tensor::borrow(&index), DType::Int64));
   if (index.device().is_meta()) return idx;
+  const Tensor host = host_contiguous(idx);  // Note [Values read on the host]
   const int64_t n = idx->numel();
-  const int64_t* p = idx->data_as<const int64_t>();
+  const int64_t* p = host->data_as<const int64_t>();
   const int64_t lo = wrap ? -size : 0;
   bool negative = false;
   for (int64_t i = 0; i < n; ++i) {
@@ -36,11 +37,11 @@ Tensor checked_index(const char* op, const TensorImpl& index, int64_t size, int6
     negative |= v < 0;
   }
   if (!negative) return idx;
-  Tensor w = clone(idx);
+  Tensor w = clone(host);
   int64_t* q = w->data_as<int64_t>();
   for (int64_t i = 0; i < n; ++i)
     if (q[i] < 0) q[i] += size;
-  return w;
+  return to_device(w, index.device(), DType::Int64);
 }
 
 void check_not_meta(const char* op, const TensorImpl& t) {

@@ -98,7 +98,7 @@ void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 
 // Row-major positions of the true elements of a bool tensor.
 std::vector<int64_t> true_positions(const TensorImpl& t) {
-  const Tensor c = contiguous(Tensor::borrow(&t));
+  const Tensor c = host_contiguous(Tensor::borrow(&t));  // Note [Values read on the host]
   std::vector<int64_t> pos;
   visit_dtype(t.dtype(), "nonzero", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -121,7 +121,7 @@ void nonzero_kernel(void*, Frame& f) {
   index::check_not_meta("nonzero", self);
   const std::vector<int64_t> pos = true_positions(self);
   const int64_t n = static_cast<int64_t>(pos.size());
-  Tensor out = empty({n, nd}, DType::Int64, self.device());
+  Tensor out = empty({n, nd}, DType::Int64, kCPU);
   int64_t* o = out->data_as<int64_t>();
   for (int64_t i = 0; i < n; ++i) {
     int64_t rem = pos[static_cast<size_t>(i)];
@@ -130,7 +130,7 @@ void nonzero_kernel(void*, Frame& f) {
       rem /= self.size(d);
     }
   }
-  f.outs[0] = out;
+  f.outs[0] = to_device(out, self.device(), DType::Int64);
 }
 
 // masked_select(Tensor self, Tensor mask) -> Tensor
@@ -152,6 +152,7 @@ void masked_select_kernel(void*, Frame& f) {
   const std::vector<int64_t> pos = true_positions(*expand(Tensor::borrow(bool_mask(mask, hm)), b));
   Tensor idx = empty({static_cast<int64_t>(pos.size())}, DType::Int64, kCPU);
   std::copy(pos.begin(), pos.end(), idx->data_as<int64_t>());
+  idx = to_device(idx, self.device(), DType::Int64);
   const Tensor flat = reshape(expand(Tensor::borrow(&self), b), {-1});
   f.outs[0] = index::index_select(flat, 0, idx);
 }

@@ -106,7 +106,9 @@ void binary_cross_entropy_kernel(void*, Frame& f) {
   CT_CHECK(x->sym_sizes().equals(t->sym_sizes()), CT_ERROR_SHAPE, "binary_cross_entropy: target has sizes ", t->sym_sizes(),
            ", input ", x->sym_sizes(), ". Make them equal");
   if (x->device().type != DeviceType::Meta && x->numel() > 0) {
-    const Tensor lo = to(reduce("amin", x, {}, false), DType::Float64), hi = to(reduce("amax", x, {}, false), DType::Float64);
+    // Note [Values read on the host]
+    const Tensor lo = host_contiguous(to(reduce("amin", x, {}, false), DType::Float64)),
+                 hi = host_contiguous(to(reduce("amax", x, {}, false), DType::Float64));
     const double l = *lo->data_as<double>(), h = *hi->data_as<double>();
     CT_CHECK(l >= 0 && h <= 1, CT_ERROR_INVALID_ARGUMENT, "binary_cross_entropy: input holds values outside [0, 1] (",
              l, " to ", h, "). Pass probabilities, or use binary_cross_entropy_with_logits on logits");
@@ -200,7 +202,7 @@ Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor&
   CT_CHECK(!w.defined() || (w->dim() == 1 && w->sym_numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
            w.defined() ? w->sym_sizes() : SymIntArrayRef(), "; it needs one value per class [", c, "]");
   if (target->device().type != DeviceType::Meta) {
-    const Tensor tc = contiguous(target);
+    const Tensor tc = host_contiguous(target);  // Note [Values read on the host]
     const int64_t* p = tc->data_as<int64_t>();
     for (int64_t i = 0; i < tc->numel(); ++i)
       CT_CHECK(p[i] == ignore_index || (p[i] >= 0 && p[i] < c), CT_ERROR_INDEX, op, ": target ", p[i],

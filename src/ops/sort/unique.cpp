@@ -2,10 +2,13 @@
 // element's position among them (inverse) and each one's count.
 //
 // How many elements come out depends on the values, so no meta function can know the sizes: the
-// operator is a composite that computes on the cpu and refuses the meta device with a clear error.
+// operator is a composite that refuses the meta device with a clear error and computes on the host:
+// another device's input is read back (Note [Values read on the host]), the results move to it.
 #include <memory>
 
 #include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
 #include "ops/sort/rows.h"
 
 namespace ct::ops {
@@ -23,11 +26,10 @@ void unique_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(!a.device().is_meta(), CT_ERROR_NOT_IMPLEMENTED, "_unique2: the number of distinct elements is data-dependent, "
            "so the meta device cannot compute the output sizes (input ", a.sym_sizes(), "). Run it on a device with data");
-  CT_CHECK(a.device().is_cpu(), CT_ERROR_NOT_IMPLEMENTED, "_unique2: only the cpu has a kernel, the input is on ", a.device());
   // PyTorch's cpu kernel fills the inverse whenever counts are asked for too (it counts with it).
   const bool counts = f.arg(3).to_bool(), inverse = f.arg(2).to_bool() || counts;
   const int64_t n = a.numel();
-  const Tensor flat = contiguous(reshape(Tensor::borrow(&a), {n}));
+  const Tensor flat = host_contiguous(reshape(Tensor::borrow(&a), {n}));
   std::vector<int64_t> order(static_cast<size_t>(n)), inv(static_cast<size_t>(inverse ? n : 0));
   std::vector<int64_t> cnt;
   Tensor values;
@@ -46,16 +48,18 @@ void unique_kernel(void*, Frame& f) {
       ++cnt.back();
       if (inverse) inv[static_cast<size_t>(order[i])] = static_cast<int64_t>(out.size()) - 1;
     }
-    values = empty({static_cast<int64_t>(out.size())}, a.dtype(), a.device());
+    values = empty({static_cast<int64_t>(out.size())}, a.dtype(), kCPU);
     T* v = values->data_as<T>();
     for (size_t i = 0; i < out.size(); ++i) v[i] = sorted[static_cast<size_t>(out[i])];
   });
-  f.outs[0] = values;
   const int64_t none[1] = {0};
-  f.outs[1] = empty(inverse ? a.sizes() : IntArrayRef(none, 1), DType::Int64, a.device());
-  if (inverse) std::copy(inv.begin(), inv.end(), f.outs[1]->data_as<int64_t>());
-  f.outs[2] = empty({counts ? static_cast<int64_t>(cnt.size()) : 0}, DType::Int64, a.device());
-  if (counts) std::copy(cnt.begin(), cnt.end(), f.outs[2]->data_as<int64_t>());
+  Tensor inverse_out = empty(inverse ? a.sizes() : IntArrayRef(none, 1), DType::Int64, kCPU);
+  if (inverse) std::copy(inv.begin(), inv.end(), inverse_out->data_as<int64_t>());
+  Tensor counts_out = empty({counts ? static_cast<int64_t>(cnt.size()) : 0}, DType::Int64, kCPU);
+  if (counts) std::copy(cnt.begin(), cnt.end(), counts_out->data_as<int64_t>());
+  f.outs[0] = to_device(values, a.device(), a.dtype());
+  f.outs[1] = to_device(inverse_out, a.device(), DType::Int64);
+  f.outs[2] = to_device(counts_out, a.device(), DType::Int64);
 }
 
 }  // namespace
