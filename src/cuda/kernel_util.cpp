@@ -47,6 +47,24 @@ Scalar host_scalar(const TensorImpl& t) {
   return s;
 }
 
+static bool narrow_integer(DType d) { return !is_floating(d) && d != DType::Bool && table_compute(d) != d; }
+
+const TensorImpl* in_compute_dtype(const TensorImpl& t, DType compute, Tensor& holder) {
+  if (t.dtype() == compute || !narrow_integer(compute)) return &t;
+  holder = ops::to(Tensor::borrow(&t), compute);
+  return holder.impl();
+}
+
+double as_compute(double v, DType compute) {
+  if (!narrow_integer(compute) || !(std::fabs(v) < 9.2e18)) return v;
+  double r = v;
+  visit_dtype(compute, "cuda", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) r = static_cast<double>(static_cast<T>(static_cast<int64_t>(v)));
+  });
+  return r;
+}
+
 const TensorImpl* on_device(const char* op, const TensorImpl& t, Device device, void* stream, Tensor& holder) {
   if (t.device() == device) return &t;
   CT_CHECK(t.device().is_cpu() && t.numel() == 1, CT_ERROR_DEVICE, op, ": an input is on ", t.device(), " (sizes ",

@@ -37,6 +37,16 @@ Scalar host_scalar(const TensorImpl& t);
 /// stream. Anything else is CT_ERROR_DEVICE.
 const TensorImpl* on_device(const char* op, const TensorImpl& t, Device device, void* stream, Tensor& holder);
 
+/// Note [Narrow integer compute]: the table computes every integer dtype in int64, which gives the
+/// cpu's results for arithmetic (wrapped on the store) but not where an operand's value changes
+/// when it is converted to the compute dtype first, as on the cpu: uint8 compares with -1 as with
+/// 255, the minimum of uint8 and an int8 -2 is taken against 254. So an operand of another dtype
+/// than a narrow integer compute dtype is converted to it (in holder) before the call, and scalar
+/// parameters go through as_compute.
+const TensorImpl* in_compute_dtype(const TensorImpl& t, DType compute, Tensor& holder);
+/// v converted to compute and back, as the cpu converts a scalar operand (see the Note above).
+double as_compute(double v, DType compute);
+
 /// Writes v (converted to out's dtype) to every element of out, whatever its strides.
 void fill(const char* op, const TensorImpl& out, const Scalar& v, void* stream);
 

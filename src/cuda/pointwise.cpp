@@ -66,9 +66,10 @@ void binary_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
     }
   }
   void* stream = stream_for(out);
-  Tensor ha, hb;
-  const TensorImpl* in[2] = {on_device(f.name(), f.tensor(0), out.device(), stream, ha),
-                             on_device(f.name(), f.tensor(1), out.device(), stream, hb)};
+  Tensor ca, cb, ha, hb;  // Note [Narrow integer compute]
+  const TensorImpl* in[2] = {
+      on_device(f.name(), *in_compute_dtype(f.tensor(0), m.compute, ca), out.device(), stream, ha),
+      on_device(f.name(), *in_compute_dtype(f.tensor(1), m.compute, cb), out.device(), stream, hb)};
   const ct_cuda_loop loop = plan_loop(f.name(), out, in, 2);
   check(driver().binary(Op, code(out.dtype()), code(in[0]->dtype()), code(in[1]->dtype()), code(compute), alpha,
                         out.data(), in[0]->data(), in[1]->data(), &loop, stream),

@@ -62,11 +62,12 @@ Params round_decimals_params(const Frame& f, const MetaResult&) {
   return p;
 }
 // clamp(Tensor self, Scalar? min=None, Scalar? max=None): the bounds and which are present.
-Params clamp_params(const Frame& f, const MetaResult&) {
+// The bounds as the compute dtype holds them (Note [Narrow integer compute]: -2 bounds uint8 as 254).
+Params clamp_params(const Frame& f, const MetaResult& m) {
   Params p;
   const bool lo = !f.arg(1).is_none(), hi = !f.arg(2).is_none();
-  p.v[0] = lo ? f.arg(1).to_double() : 0.0;
-  p.v[1] = hi ? f.arg(2).to_double() : 0.0;
+  p.v[0] = lo ? as_compute(f.arg(1).to_double(), m.compute) : 0.0;
+  p.v[1] = hi ? as_compute(f.arg(2).to_double(), m.compute) : 0.0;
   p.v[2] = (lo ? 1 : 0) | (hi ? 2 : 0);
   return p;
 }
@@ -100,9 +101,10 @@ void binary_more_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
   if (!(Classes & class_of(m.compute))) unsupported(f.name(), m.compute);
   const Params p = Load(f, m);
   void* stream = stream_for(out);
-  Tensor ha, hb;
-  const TensorImpl* in[2] = {on_device(f.name(), f.tensor(0), out.device(), stream, ha),
-                             on_device(f.name(), f.tensor(1), out.device(), stream, hb)};
+  Tensor ca, cb, ha, hb;  // Note [Narrow integer compute]
+  const TensorImpl* in[2] = {
+      on_device(f.name(), *in_compute_dtype(f.tensor(0), m.compute, ca), out.device(), stream, ha),
+      on_device(f.name(), *in_compute_dtype(f.tensor(1), m.compute, cb), out.device(), stream, hb)};
   const ct_cuda_loop loop = plan_loop(f.name(), out, in, 2);
   check(appended_driver(f.name()).binary_params(Op, code(out.dtype()), code(in[0]->dtype()), code(in[1]->dtype()),
                                                 code(table_compute(m.compute)), p.v, out.data(), in[0]->data(),
