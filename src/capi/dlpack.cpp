@@ -13,7 +13,8 @@
 // on a device runs on the calling thread's per-thread default stream, so an exporter synchronizes
 // that stream before handing out the pointer (the consumer may read at once on any stream), and an
 // importer expects the producer to have ordered its writes before the per-thread default stream
-// (Python passes stream=2, DLPack's code for it, to the producer's __dlpack__).
+// (Python passes stream=2, DLPack's code for it, to the producer's __dlpack__; to one that refuses
+// it, as torch does, stream=1, the legacy default stream, which per-thread streams wait for).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

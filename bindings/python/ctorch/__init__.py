@@ -148,18 +148,26 @@ def from_numpy(array):
     return _wrap(_C.ct_py_from_buffer(array, _d.from_numpy_dtype(array.dtype).code))
 
 
+def _dlpack_capsule(ext, **kw):
+    try:
+        return ext.__dlpack__(max_version=(1, 0), **kw)
+    except TypeError:  # producers from before DLPack 1.0 take no max_version
+        return ext.__dlpack__(**kw)
+
+
 def from_dlpack(ext):
     """A tensor sharing the memory of an object with __dlpack__ (numpy, torch ...) or of a capsule."""
-    if hasattr(ext, "__dlpack__"):
-        # CUDA memory: the producer orders its writes before the per-thread default stream (DLPack's
-        # stream 2), the one ctorch's work runs on.
-        kw = {"stream": 2} if hasattr(ext, "__dlpack_device__") and ext.__dlpack_device__()[0] == 2 else {}
-        try:
-            capsule = ext.__dlpack__(max_version=(1, 0), **kw)
-        except TypeError:  # producers from before DLPack 1.0 take no max_version
-            capsule = ext.__dlpack__(**kw)
-    else:
-        capsule = ext
+    if not hasattr(ext, "__dlpack__"):
+        return _wrap(_C.ct_py_from_dlpack(ext))
+    if not (hasattr(ext, "__dlpack_device__") and ext.__dlpack_device__()[0] == 2):  # not kDLCUDA
+        return _wrap(_C.ct_py_from_dlpack(_dlpack_capsule(ext)))
+    # CUDA memory: the producer orders its writes before the per-thread default stream (DLPack's
+    # stream 2), the one ctorch's work runs on. A producer that cannot (torch raises BufferError)
+    # orders them before the legacy default stream (1), which a per-thread default stream waits for.
+    try:
+        capsule = _dlpack_capsule(ext, stream=2)
+    except BufferError:
+        capsule = _dlpack_capsule(ext, stream=1)
     return _wrap(_C.ct_py_from_dlpack(capsule))
 
 

@@ -146,6 +146,27 @@ def test_dlpack_shares_cuda_memory_with_torch_both_ways():
     assert back.device.type == "cuda" and back.data_ptr() == t.data_ptr()
 
 
+def test_from_dlpack_asks_a_cuda_producer_for_the_legacy_stream_when_it_refuses_the_per_thread_one():
+    np = pytest.importorskip("numpy")
+
+    class Producer:  # claims cuda memory, as torch does, and refuses stream 2 as torch does
+        def __init__(self):
+            self.asked = []
+
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, stream=None, max_version=None):
+            self.asked.append(stream)
+            if stream == 2:
+                raise BufferError("per-thread default stream is not supported.")
+            return np.arange(3.0).__dlpack__()  # host memory stands in for the device's
+
+    p = Producer()
+    assert ctorch.from_dlpack(p).tolist() == [0.0, 1.0, 2.0]
+    assert p.asked == [2, 1]
+
+
 def test_dlpack_device_of_cpu_tensors():
     assert ctorch.tensor([1.0]).__dlpack_device__() == (1, 0)
     with pytest.raises(BufferError, match="cpu and cuda"):
@@ -181,3 +202,15 @@ def test_reduce_overhead_replays_a_cuda_graph_with_fresh_inputs():
     # Read after all calls: each result is a copy, so a replay does not overwrite earlier ones.
     for k, r in enumerate(results):
         assert r.cpu().tolist() == [64.0 * (k + 1)] * 32
+
+
+def test_a_zero_dim_cpu_tensor_goes_with_tensors_of_another_device():
+    # As in PyTorch, any 0-dim cpu tensor, not only a wrapped Python number, is a number there;
+    # pow's derivative makes one (the exponent minus one), which cuda refused before its first GPU run.
+    x = ctorch.ones(3, 4, device="meta", requires_grad=True)
+    assert (x * ctorch.tensor(2.0)).device.type == "meta"
+    assert ctorch.where(ctorch.tensor(True), x, ctorch.tensor(0.0)).device.type == "meta"
+    x.pow(2).sum().backward()
+    assert x.grad.device.type == "meta" and tuple(x.grad.shape) == (3, 4)
+    with pytest.raises(ctorch.DeviceError):
+        x + ctorch.ones(4)  # a cpu tensor with dims is not a number
