@@ -237,12 +237,14 @@ def _same_bits(a, b):
     return x.numpy().tobytes() == y.numpy().tobytes()
 
 
-def run_case_on_cuda(case, rng):
+def run_case_on_cuda(case, rng, departs=lambda cpu_error, cuda_error: False):
     """Runs the case with ctorch on the CPU and on cuda: the same refusal, or results on cuda with
     the CPU's sizes and dtypes and values within each dtype's tolerance (exact for integers and
     bools); a second cuda run gives the same bits (every CUDA kernel is deterministic for a fixed
-    shape); for floating inputs, the gradients of the sum of the results match the cpu's. Each run
-    starts from one seed, so random cases must draw the cpu's numbers too."""
+    shape); for floating inputs, the gradients of the sum of the results match the cpu's (float32
+    ones within 1e-4 relative, 1e-5 absolute: cuBLAS and OpenBLAS sum in other orders). Each run
+    starts from one seed, so random cases must draw the cpu's numbers too. departs(cpu_error,
+    cuda_error) says whether an outcome that differs is one cuda declares (PyTorch's own)."""
     cpu_inputs = [build(s, rng)[0] for s in case.inputs]
     cuda_inputs = [_on_cuda(c, s) for c, s in zip(cpu_inputs, case.inputs)]
     cpu_error = cuda_error = None
@@ -259,6 +261,8 @@ def run_case_on_cuda(case, rng):
         gpu = seeded(cuda_inputs)
     except (ctorch.Error, TypeError, ValueError, IndexError) as e:
         cuda_error = e
+    if (cpu_error is not None or cuda_error is not None) and departs(cpu_error, cuda_error):
+        return
     if cpu_error is not None:
         assert cuda_error is not None and type(cuda_error) is type(cpu_error), \
             f"the CPU raised {type(cpu_error).__name__}: {cpu_error}\nbut cuda gave {cuda_error or _signature(gpu)}"
@@ -274,7 +278,8 @@ def run_case_on_cuda(case, rng):
     if cpu_inputs and all(t.dtype in floating for t in cpu_inputs):
         want = _gradients(seeded, cpu_inputs)
         if want is not None:
-            compare(_cpu_values(_gradients(seeded, cuda_inputs)), _as_torch(want))
+            tol = (1e-4, 1e-5) if any(t.dtype is ctorch.float32 for t in cpu_inputs) else (None, None)
+            compare(_cpu_values(_gradients(seeded, cuda_inputs)), _as_torch(want), *tol)
 
 
 def _gradients(seeded, inputs):
