@@ -78,18 +78,21 @@ void check_determinism(const OperatorDef& op, DispatchKey k) {
 // meta index reads its null data, a cuda kernel handed cpu memory reads host addresses. So before
 // any backend kernel runs, the dispatcher checks that the tensors of the call share one device,
 // for every operator (built-in or registered from C), as PyTorch's "Expected all tensors to be on
-// the same device". The exceptions are PyTorch's too: a 0-dim cpu tensor is a number and goes
-// with tensors of any device, and the indices of advanced indexing may be on the cpu (an
-// operator declares them with OpBuilder::index_arg, and moves or refuses them itself). Operators
-// that move data between devices (to) take a single tensor and a Device argument, so they pass.
+// the same device". The exceptions are PyTorch's too: a 0-dim cpu tensor that the call only
+// reads is a number and goes with tensors of any device (one it writes, an in-place self, is
+// memory like any other), and the indices of advanced indexing may be on the cpu (an operator
+// declares them with OpBuilder::index_arg, and moves or refuses them itself). The kernel that
+// runs must then be the one of the other tensors' device: a call whose tensors are on meta
+// beside a number cannot run the cpu kernel because meta has none. Operators that move data
+// between devices (to) take a single tensor and a Device argument, so they pass.
 // The check runs only when the call's key set holds more than one backend key, which a call on
 // one device never does; two devices of one type (cuda:0 and cuda:1) share a key, and that
 // backend's kernels compare device indices themselves.
-[[gnu::cold]] void check_devices(const OperatorDef& op, const Value* args, size_t nargs) {
+[[gnu::cold]] void check_devices(const OperatorDef& op, DispatchKey k, const Value* args, size_t nargs) {
   const TensorImpl* first = nullptr;
   std::string first_name;
-  auto visit = [&](const TensorImpl& t, const std::string& name, bool index) {
-    if (t.device().is_cpu() && (t.dim() == 0 || index)) return;
+  auto visit = [&](const TensorImpl& t, const std::string& name, bool index, bool written) {
+    if (t.device().is_cpu() && ((t.dim() == 0 && !written) || index)) return;
     if (!first) {
       first = &t;
       first_name = name;
@@ -102,15 +105,21 @@ void check_determinism(const OperatorDef& op, DispatchKey k) {
   };
   for (size_t i = 0; i < nargs; ++i) {
     const std::string& name = i < op.schema.args.size() ? op.schema.args[i].name : std::string("argument");
-    const bool index = i < 64 && ((op.index_args >> i) & 1);
+    const bool index = i < 64 && ((op.index_args >> i) & 1), written = i < 64 && ((op.written_args >> i) & 1);
     if (args[i].is_tensor()) {
-      visit(args[i].tensor(), name, index);
+      visit(args[i].tensor(), name, index, written);
     } else if (args[i].kind() == Value::Kind::TensorList) {
       const ArrayRef<const TensorImpl*> list = args[i].tensor_list();
-      for (size_t j = 0; j < list.size(); ++j) visit(*list[j], str(name, "[", j, "]"), index);
+      for (size_t j = 0; j < list.size(); ++j) visit(*list[j], str(name, "[", j, "]"), index, written);
     }
   }
-  // Here only numbers (0-dim cpu tensors) and cpu indices sat beside tensors of one device.
+  // Here only numbers (0-dim cpu tensors) and cpu indices sat beside tensors of one device, which
+  // the kernel about to run must be for.
+  if (first && k < static_cast<DispatchKey>(kNumBackendKeys) && backend_key(first->device()) != k)
+    fail(first->device().is_meta() ? CT_ERROR_NOT_IMPLEMENTED : CT_ERROR_DEVICE,
+         str(op.full_name, ": ", first_name, " is on ", first->device(), " beside a 0-dim cpu tensor, and ",
+             first->device(), " has no kernel for it (only ", dispatch_key_name(k), " does). Move the tensors to "
+             "one device with to()"));
 }
 
 inline bool one_backend(DispatchKeySet ks) {
@@ -124,11 +133,11 @@ void run(const OperatorDef& op, DispatchKeySet ks, const Value* args, size_t nar
   // See Note [One device per call].
   const bool mixed = __builtin_expect(!one_backend(ks), 0);
   if (avail.empty()) {
-    if (mixed) check_devices(op, args, nargs);
+    if (mixed) check_devices(op, ks.highest(), args, nargs);
     fail_no_kernel(op, ks.empty() ? DispatchKeySet(DispatchKey::CPU) : ks);
   }
   DispatchKey k = avail.highest();
-  if (mixed && static_cast<int>(k) < kNumBackendKeys) check_devices(op, args, nargs);
+  if (mixed && static_cast<int>(k) < kNumBackendKeys) check_devices(op, k, args, nargs);
   if (__builtin_expect(runtime::deterministic_mode() != runtime::DeterministicMode::Off, 0)) check_determinism(op, k);
   const Kernel& own = op.kernels[static_cast<int>(k)];
   const Kernel& kern = own.fn ? own : reg.fallback(k);

@@ -12,6 +12,8 @@
  * - Tensors on two devices: every tensor on the cpu but one on meta, and the other way round
  *   (Note [One device per call]). A backend kernel handed a meta tensor reads its null data; the
  *   call must fail (CT_ERROR_DEVICE), except advanced indexing, whose indices may be on the cpu.
+ *   And every tensor on meta but one 0-dim cpu tensor, which is a number where the call only
+ *   reads it: the call computes on meta or refuses, and never runs a cpu kernel on meta's data.
  * - Integer edges: int64 tensors holding INT64_MIN, -1, 0 and INT64_MAX, with every int argument
  *   and number at those values too (Note [Integer division never traps]): MIN / -1 and a division
  *   by zero trap in hardware, and shifts past the width are undefined.
@@ -187,6 +189,55 @@ static void test_every_operator_refuses_tensors_on_two_devices(void) {
   CHECK(live_tensors() == live0);
 }
 
+static void test_every_operator_with_a_cpu_number_among_meta_tensors(void) {
+  load_ops();
+  const int64_t live0 = live_tensors();
+  int calls = 0, computed = 0;
+  for (int k = 0; k < g_nops; ++k) {
+    const op_info* op = &g_ops[k];
+    const int slots = tensor_slots(op);
+    if (slots < 2) continue;
+    for (int number = 0; number < slots && number < 8; ++number) {
+      ct_tensor* ts[8] = {NULL};
+      for (int i = 0; i < slots && i < 8; ++i) {
+        const ct_dtype dt = i ? CT_INT64 : CT_FLOAT32;
+        if (i == number) CHECK_OK(ct_tensor_zeros(NULL, 0, dt, NULL, &ts[i]));
+        else CHECK_OK(ct_tensor_zeros(S(2, 3), dt, "meta", &ts[i]));
+      }
+      char context[160];
+      snprintf(context, sizeof context, "%.96s, tensor %d a 0-dim cpu tensor among meta ones", op->name, number);
+      capi_context = context;
+      operands o = {{NULL}, slots < 8 ? slots : 8, 0, int_number(1)};
+      for (int i = 0; i < o.ntensors; ++i) o.tensors[i] = ts[i];
+      ct_status st = CT_OK;
+      call_with(op, &o, &st); /* under ASan, a cpu kernel reading meta's null data fails here */
+      ++calls;
+      computed += st == CT_OK;
+      capi_context = NULL;
+      for (int i = 0; i < 8; ++i) ct_tensor_release(ts[i]);
+    }
+  }
+  printf("a cpu number among meta tensors: %d calls, %d computed on meta\n", calls, computed);
+  CHECK(computed > 0);
+  CHECK(live_tensors() == live0);
+}
+
+static void test_an_inplace_op_never_writes_meta_results_into_a_cpu_number(void) {
+  /* Found by the sequence fuzzer: add_ into a 0-dim cpu self from a meta tensor ran the cpu kernel,
+   * which read the meta tensor's null data. The written self is memory, not a number. */
+  ct_tensor *self = NULL, *other = NULL, *out = SENTINEL;
+  CHECK_OK(ct_tensor_zeros(NULL, 0, CT_INT8, NULL, &self));
+  CHECK_OK(ct_tensor_zeros(NULL, 0, CT_INT8, "meta", &other));
+  CHECK_STATUS(ct_tensor_add_(self, other), CT_ERROR_DEVICE);
+  CHECK_ERROR_CONTAINS("expected all tensors on one device");
+  CHECK_OK(ct_tensor_add(other, self, &out)); /* read, the cpu tensor is a number */
+  ct_device_type type = CT_DEVICE_CPU;
+  int32_t index = -1;
+  CHECK_OK(ct_tensor_device(out, &type, &index));
+  CHECK(type == CT_DEVICE_META);
+  RELEASE(self, other, out);
+}
+
 static void test_every_operator_index_fill_with_a_meta_index_is_a_device_error(void) {
   /* The finding that started the sweep above: a cpu kernel read the meta index's null data. */
   ct_tensor *self = NULL, *index = NULL, *out = SENTINEL;
@@ -269,6 +320,8 @@ static void test_integer_division_edges_wrap_instead_of_trapping(void) {
 static const capi_test TESTS[] = {
     CAPI_TEST(test_every_operator_on_empty_tensors_with_a_huge_dim),
     CAPI_TEST(test_every_operator_refuses_tensors_on_two_devices),
+    CAPI_TEST(test_every_operator_with_a_cpu_number_among_meta_tensors),
+    CAPI_TEST(test_an_inplace_op_never_writes_meta_results_into_a_cpu_number),
     CAPI_TEST(test_every_operator_index_fill_with_a_meta_index_is_a_device_error),
     CAPI_TEST(test_every_operator_on_integer_edges),
     CAPI_TEST(test_integer_division_edges_wrap_instead_of_trapping),
