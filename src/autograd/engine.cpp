@@ -10,10 +10,10 @@
 
 #include <unordered_map>
 
-#include "autograd/grad_ctx.h"
-#include "autograd/grad_mode.h"
 #include "autograd/meta.h"
 #include "core/error.h"
+#include "dispatch/grad_ctx.h"
+#include "dispatch/grad_mode.h"
 #include "ops/functions.h"
 
 namespace ct::autograd {

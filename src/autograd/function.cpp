@@ -1,9 +1,9 @@
 #include "autograd/function.h"
 
-#include "autograd/grad_ctx.h"
-#include "autograd/grad_mode.h"
 #include "autograd/meta.h"
 #include "core/error.h"
+#include "dispatch/grad_ctx.h"
+#include "dispatch/grad_mode.h"
 #include "ops/functions.h"
 
 namespace ct::autograd {

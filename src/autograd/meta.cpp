@@ -1,7 +1,7 @@
 #include "autograd/meta.h"
 
-#include "autograd/grad_mode.h"
 #include "core/error.h"
+#include "dispatch/grad_mode.h"
 #include "ops/functions.h"
 
 namespace ct::autograd {

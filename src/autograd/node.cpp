@@ -1,8 +1,8 @@
 #include "autograd/node.h"
 
-#include "autograd/grad_mode.h"
 #include "autograd/meta.h"
 #include "core/error.h"
+#include "dispatch/grad_mode.h"
 #include "ops/functions.h"
 
 namespace ct::autograd {

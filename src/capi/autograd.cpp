@@ -4,11 +4,11 @@
 
 #include "autograd/engine.h"
 #include "autograd/function.h"
-#include "autograd/grad_mode.h"
 #include "autograd/meta.h"
 #include "capi/handle.h"
 #include "capi/tagged_handle.h"
 #include "core/error.h"
+#include "dispatch/grad_mode.h"
 
 using namespace ct;
 using capi::hold;

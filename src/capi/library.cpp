@@ -5,15 +5,15 @@
 #include <new>
 
 #include "capi/handle.h"
+#include "capi/plugins.h"
 #include "core/allocator.h"
-#include "core/tensor_impl.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/fault_injection.h"
+#include "core/tensor_impl.h"
 #include "cuda/context.h"
 #include "dispatch/registry.h"
 #include "ops/cpu/parallel.h"
-#include "runtime/plugins.h"
 
 using namespace ct;
 
@@ -55,7 +55,7 @@ ct_status ct_init(int32_t header_abi_version) {
              header_abi_version, " but the loaded library implements ABI ", CT_ABI_VERSION, " (ctorch ",
              CT_VERSION_STRING, "). Link the libctorch that came with your ctorch.h");
     Registry::get();
-    runtime::autoload_plugins();  // see Note [Plugin autoloading]
+    capi::autoload_plugins();  // see Note [Plugin autoloading]
   });
 }
 

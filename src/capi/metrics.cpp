@@ -3,6 +3,7 @@
 #include <string>
 
 #include "capi/handle.h"
+#include "capi/plugins.h"
 #include "compile/compiled.h"
 #include "compile/fuse_cuda.h"
 #include "core/allocator.h"
@@ -14,7 +15,6 @@
 #include "runtime/defaults.h"
 #include "runtime/determinism.h"
 #include "runtime/json.h"
-#include "runtime/plugins.h"
 
 using namespace ct;
 
@@ -48,9 +48,9 @@ constexpr Metric kMetrics[] = {
        for (int d = 0; d < 128; ++d) n += static_cast<int64_t>(cuda::allocator().stats(d).ooms);
        return n;
      }},
-    {"init.time_us", [] { return Registry::build_time_us() + runtime::plugin_autoload_time_us(); }},
-    {"plugins.loaded", runtime::plugins_loaded},
-    {"plugins.load_failures", runtime::plugin_load_failures},
+    {"init.time_us", [] { return Registry::build_time_us() + capi::plugin_autoload_time_us(); }},
+    {"plugins.loaded", capi::plugins_loaded},
+    {"plugins.load_failures", capi::plugin_load_failures},
     {"determinism.mode", [] { return static_cast<int64_t>(runtime::deterministic_mode()); }},
     {"default_device.type", [] { return static_cast<int64_t>(runtime::current_device().type); }},
     {"matmul.float32_precision", [] { return static_cast<int64_t>(runtime::matmul_precision()); }},

@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "ops/cpu/cast.h"
 #include "ops/functions.h"
-#include "ops/print.h"
+#include "io/print.h"
 
 using namespace ct;
 using capi::sizes_arg;
@@ -334,7 +334,7 @@ ct_status ct_tensor_to_string(const ct_tensor* t, char** out) {
   return inspect(t, out, "ct_tensor_to_string",
                  [&](const TensorImpl& x) {
                    compile::check_data_read(x, "ct_tensor_to_string");
-                   *out = capi::copy_string(ops::to_string(on_host(x)));
+                   *out = capi::copy_string(io::to_string(on_host(x)));
                  });
 }
 

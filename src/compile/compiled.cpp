@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <chrono>
 
-#include "autograd/grad_mode.h"
 #include "compile/cuda_graph.h"
 #include "compile/fuse.h"
 #include "compile/passes.h"
 #include "compile/run.h"
+#include "dispatch/grad_mode.h"
 #include "runtime/defaults.h"
 #include "runtime/determinism.h"
 #include "runtime/log.h"

@@ -48,12 +48,12 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "autograd/grad_mode.h"
 #include "compile/fuse_cuda.h"
 #include "compile/fuse_plan.h"
 #include "compile/passes.h"
 #include "compile/run.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_mode.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
 #include "ops/cpu/reduce.h"

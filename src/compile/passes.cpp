@@ -4,9 +4,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "autograd/grad_mode.h"
 #include "compile/run.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_mode.h"
 
 namespace ct::compile {
 

@@ -108,7 +108,7 @@ class TensorImpl {
   void set_autograd_meta(AutogradMetaBase* meta) const;
   /// Made by a view operator: shares its base's storage with another layout's meaning.
   bool is_view() const { return is_view_; }
-  /// Made in inference mode: may never be saved for backward (see autograd/grad_mode.h).
+  /// Made in inference mode: may never be saved for backward (see dispatch/grad_mode.h).
   bool is_inference() const { return is_inference_; }
   void set_inference() const { is_inference_ = true; }
 

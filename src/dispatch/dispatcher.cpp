@@ -3,10 +3,10 @@
 #include <vector>
 
 #include "core/error.h"
+#include "dispatch/profiler.h"
 #include "runtime/defaults.h"
 #include "runtime/determinism.h"
 #include "runtime/log.h"
-#include "runtime/profiler.h"
 
 namespace ct {
 
@@ -165,7 +165,7 @@ inline void dispatch_unprofiled(const OperatorDef& op, const Value* args, size_t
 
 __attribute__((noinline, cold)) void dispatch_profiled(const OperatorDef& op, const Value* args, size_t nargs,
                                                        Tensor* outs, size_t nouts) {
-  runtime::OpSpan span(op, args, nargs);
+  OpSpan span(op, args, nargs);
   dispatch_unprofiled(op, args, nargs, outs, nouts);
 }
 
@@ -195,7 +195,7 @@ void check_written_args(const OperatorDef& op, const Value* args, size_t nargs) 
 void dispatch(const OperatorDef& op, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
   try {
     if (__builtin_expect(op.written_args != 0, 0)) check_written_args(op, args, nargs);
-    if (__builtin_expect(runtime::profiler_enabled(), 0)) return dispatch_profiled(op, args, nargs, outs, nouts);
+    if (__builtin_expect(profiler_enabled(), 0)) return dispatch_profiled(op, args, nargs, outs, nouts);
     dispatch_unprofiled(op, args, nargs, outs, nouts);
   } catch (const UnattributedError& e) {  // the innermost operator is the one that read the argument
     fail(e.status(), str(op.schema.name, ": ", e.message()));

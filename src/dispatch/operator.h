@@ -70,7 +70,7 @@ using MetaFn = void (*)(const Frame& f, MetaResult& m);
 using ComputeFn = void (*)(const Frame& f, const MetaResult& m, Tensor* outs);
 
 namespace autograd {
-class GradCtx;  // autograd/grad_ctx.h
+class GradCtx;  // dispatch/grad_ctx.h
 }
 /// An operator's derivative: reads the output gradients from ctx, writes the inputs' gradients.
 using BackwardFn = void (*)(autograd::GradCtx& ctx);

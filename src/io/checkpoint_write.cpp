@@ -11,10 +11,10 @@
 #include <functional>
 #include <unordered_set>
 
-#include "autograd/grad_mode.h"
 #include "core/fault_injection.h"
 #include "core/tensor_impl.h"
 #include "core/utf8.h"
+#include "dispatch/grad_mode.h"
 #include "io/checkpoint.h"
 #include "ops/functions.h"
 

@@ -17,12 +17,23 @@ extern std::atomic<int> default_dtype;
 /// unless ct_set_default_dtype chose float64.
 inline DType default_dtype() { return static_cast<DType>(detail::default_dtype.load(std::memory_order_relaxed)); }
 
+/// Sets the process's default float dtype (the caller checks it is float32 or float64).
+void set_default_dtype(DType d);
+
 /// The device factories without a device argument use on this thread: the innermost device context
 /// (ct_device_push), else the thread's default (ct_set_default_device), else cpu.
 Device current_device();
+/// This thread's default device, and its stack of device contexts; pop_device is false when the
+/// thread has none to pop.
+void set_default_device(Device d);
+void push_device(Device d);
+bool pop_device();
 
 /// Values equal ct_matmul_precision's order: "highest", "high", "medium".
 enum class MatmulPrecision : int { Highest = 0, High = 1, Medium = 2 };
 MatmulPrecision matmul_precision();
+/// Sets the precision by its name; false (and nothing set) for a name that is none of the three.
+bool set_matmul_precision(const char* name);
+const char* matmul_precision_name();
 
 }  // namespace ct::runtime

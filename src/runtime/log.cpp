@@ -6,8 +6,6 @@
 #include <mutex>
 #include <unordered_set>
 
-#include "capi/handle.h"
-#include "core/error.h"
 
 namespace ct::runtime {
 namespace {
@@ -58,6 +56,20 @@ void log(LogLevel level, const std::string& message) {
     std::fprintf(stderr, "[ctorch %s] %s\n", level_name(level), message.c_str());
 }
 
+void set_log_handler(ct_log_fn fn, void* user_data, ct_destroy_fn destroy) {
+  std::shared_ptr<Handler> next = fn ? std::make_shared<Handler>(fn, user_data, destroy) : nullptr;
+  std::shared_ptr<Handler> old;
+  {
+    std::lock_guard<std::mutex> g(handler_mu);
+    old.swap(handler);
+    handler = std::move(next);
+  }
+}  // old is released here, outside the lock: see Note [Swapping the log handler]
+
+void set_log_threshold(LogLevel level) { threshold.store(static_cast<int>(level), std::memory_order_relaxed); }
+
+LogLevel log_threshold() { return static_cast<LogLevel>(threshold.load(std::memory_order_relaxed)); }
+
 void warn_once(const std::string& key, const std::string& message) {
   if (!log_enabled(LogLevel::Warning)) return;  // not delivered: the key stays unspent
   static std::mutex mu;
@@ -70,34 +82,3 @@ void warn_once(const std::string& key, const std::string& message) {
 }
 
 }  // namespace ct::runtime
-
-using namespace ct;
-
-extern "C" {
-
-ct_status ct_set_log_handler(ct_log_fn fn, void* user_data, ct_destroy_fn destroy) {
-  return capi::guard([&] {
-    std::shared_ptr<runtime::Handler> next = fn ? std::make_shared<runtime::Handler>(fn, user_data, destroy) : nullptr;
-    std::shared_ptr<runtime::Handler> old;
-    {
-      std::lock_guard<std::mutex> g(runtime::handler_mu);
-      old.swap(runtime::handler);
-      runtime::handler = std::move(next);
-    }
-  });  // old is released here, outside the lock: see Note [Swapping the log handler]
-}
-
-ct_status ct_set_log_level(ct_log_level level) {
-  return capi::guard([&] {
-    const int l = capi::raw_enum(level);
-    CT_CHECK(l >= CT_LOG_DEBUG && l <= CT_LOG_ERROR, CT_ERROR_INVALID_ARGUMENT, "ct_set_log_level: level ", l,
-             " is not a ct_log_level. Pass CT_LOG_DEBUG (0) to CT_LOG_ERROR (3)");
-    runtime::threshold.store(l, std::memory_order_relaxed);
-  });
-}
-
-ct_log_level ct_get_log_level(void) {
-  return static_cast<ct_log_level>(runtime::threshold.load(std::memory_order_relaxed));
-}
-
-}  // extern "C"

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "ctorch.h"
+
 namespace ct::runtime {
 
 /// Values equal ct_log_level's.
@@ -13,6 +15,13 @@ enum class LogLevel : int { Debug = 0, Info = 1, Warning = 2, Error = 3 };
 void log(LogLevel level, const std::string& message);
 /// Whether a message at level would be delivered; lets callers skip building it.
 bool log_enabled(LogLevel level);
+
+/// Installs the sink messages go to (fn NULL: stderr); the old sink's destroy runs after its last
+/// call returns (Note [Swapping the log handler] in log.cpp).
+void set_log_handler(ct_log_fn fn, void* user_data, ct_destroy_fn destroy);
+/// The level below which messages are dropped (ct_set_log_level).
+void set_log_threshold(LogLevel level);
+LogLevel log_threshold();
 /// Logs message at Warning the first time key is seen (while warnings are delivered) in this process.
 void warn_once(const std::string& key, const std::string& message);
 

@@ -1,7 +1,7 @@
 // no_record.h - the grad mode training updates run in.
 #pragma once
 
-#include "autograd/grad_mode.h"
+#include "dispatch/grad_mode.h"
 
 namespace ct::train {
 

@@ -11,9 +11,9 @@
 #include <optional>
 #include <vector>
 
-#include "autograd/grad_ctx.h"
-#include "autograd/grad_mode.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
+#include "dispatch/grad_mode.h"
 #include "ops/conv/conv_common.h"
 #include "ops/conv/sgemm_avx512.h"
 #include "ops/cpu/gemm.h"

@@ -5,8 +5,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/conv/conv_common.h"
 #include "ops/cpu/int_div.h"
 #include "ops/cpu/parallel.h"

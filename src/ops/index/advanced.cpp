@@ -14,8 +14,8 @@
 // index_select and writing index_copy / index_add. Their derivatives are then the gradient:
 // reading backward is an index_add (deterministic for any thread count), writing backward an
 // index_select.
-#include "autograd/grad_mode.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_mode.h"
 #include "ops/functions.h"
 #include "ops/index/index_common.h"
 #include "ops/op_common.h"

@@ -1,7 +1,7 @@
 // embedding.cpp - embedding: rows of a weight matrix picked by an index tensor; padding_idx's row
 // gets no gradient.
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
 #include "ops/index/index_common.h"
 #include "ops/op_common.h"

@@ -2,8 +2,8 @@
 // index_fill. Loops: see Note [Indexing loops].
 #include <cstring>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
 #include "ops/functions.h"
 #include "ops/index/index_common.h"

@@ -1,7 +1,7 @@
 // masked.cpp - operators driven by a boolean mask: masked_fill, masked_scatter, and the two whose
 // output size depends on the data, masked_select and nonzero (composites that refuse the meta device).
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"

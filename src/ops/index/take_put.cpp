@@ -1,7 +1,7 @@
 // take_put.cpp - take and put: indexing a tensor as if it were flattened; negative indices count
 // from the end, as in torch.
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
 #include "ops/index/index_common.h"
 #include "ops/op_common.h"

@@ -1,7 +1,7 @@
 // mm.cpp - mm, bmm and addmm: validated by their meta functions, computed by cpu::gemm on operands
 // passed as they lie in memory (transposed views become BLAS transposes, not copies).
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/gemm.h"
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"

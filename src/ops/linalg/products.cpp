@@ -2,8 +2,8 @@
 // composites over mm/bmm/matmul and views, so their derivatives come from the operators they call.
 #include <algorithm>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
 

@@ -10,8 +10,8 @@
 #include <limits>
 #include <vector>
 
-#include "autograd/grad_mode.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_mode.h"
 #include "ops/cpu/gemm.h"
 #include "ops/functions.h"
 #include "ops/nn/nn.h"

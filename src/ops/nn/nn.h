@@ -2,8 +2,8 @@
 // used by attention, and loss reductions.
 #pragma once
 
-#include "autograd/grad_ctx.h"
 #include "core/tensor.h"
+#include "dispatch/grad_ctx.h"
 
 namespace ct::ops {
 

@@ -3,8 +3,8 @@
 // float16/bfloat16 inputs are normalized in float32 and rounded once at the end, as PyTorch does.
 #include <cmath>
 
-#include "autograd/grad_mode.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_mode.h"
 #include "ops/functions.h"
 #include "ops/nn/nn.h"
 #include "ops/op_common.h"

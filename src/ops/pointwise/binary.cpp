@@ -9,8 +9,8 @@
 #include <cmath>
 #include <type_traits>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/int_div.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"

@@ -1,8 +1,8 @@
 // copy.cpp - copy_ (with broadcasting and dtype conversion), and the operators built on it:
 // to.dtype, contiguous, clone; to.device, which moves elements between devices.
-#include "autograd/grad_ctx.h"
 #include "core/device_backend.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"

@@ -10,8 +10,8 @@
 #include <string>
 #include <type_traits>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"

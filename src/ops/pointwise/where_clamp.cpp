@@ -1,7 +1,7 @@
 // where_clamp.cpp - where (select by a bool condition) and clamp (bound by optional scalars), with
 // clamp_min and clamp_max, its one-bound forms.
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"

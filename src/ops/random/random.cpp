@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"

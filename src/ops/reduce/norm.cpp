@@ -4,8 +4,8 @@
 #include <cstring>
 #include <limits>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/reduce/reduce_common.h"
 
 namespace ct::ops {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
 #include "ops/cpu/reduce.h"
 #include "ops/functions.h"

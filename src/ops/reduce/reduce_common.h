@@ -3,7 +3,7 @@
 // gradient back over the input.
 #pragma once
 
-#include "autograd/grad_ctx.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/reduce.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"

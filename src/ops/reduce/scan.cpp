@@ -7,8 +7,8 @@
 #include <cmath>
 #include <type_traits>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"

@@ -1,6 +1,6 @@
 // cat.cpp - cat (join along an existing dim) and stack (join along a new dim).
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
 

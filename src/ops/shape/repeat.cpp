@@ -1,8 +1,8 @@
 // repeat.cpp - operators that copy a tensor's elements into a rearranged result: repeat, tile,
 // roll and flip. repeat, tile and roll are composites of views, clone and cat, so their
 // derivatives are implicit; flip copies through a reversed view of its input.
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
 

@@ -2,8 +2,8 @@
 // diagonal. tril, triu and diag are composites of where over an index mask; diagonal is a view.
 #include <algorithm>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
 

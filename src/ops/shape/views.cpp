@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
 

@@ -4,8 +4,8 @@
 #include <limits>
 #include <memory>
 
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/sort/rows.h"
 
 namespace ct::ops {

@@ -1,8 +1,8 @@
 // sort.cpp - sort (always stable), argsort and topk along one dim, over sort keys (see Note [Sort
 // keys]): NaN sorts above +inf, ties keep index order, and topk resolves ties toward the smaller
 // index. Rows run in parallel; each row's result does not depend on the thread count.
-#include "autograd/grad_ctx.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/sort/rows.h"
 
 namespace ct::ops {

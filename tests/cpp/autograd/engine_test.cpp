@@ -5,7 +5,7 @@
 
 #include "autograd/engine.h"
 #include "autograd/function.h"
-#include "autograd/grad_mode.h"
+#include "dispatch/grad_mode.h"
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "dispatch/dispatcher.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "autograd/engine.h"
-#include "autograd/grad_mode.h"
+#include "dispatch/grad_mode.h"
 #include "autograd/meta.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/registry.h"

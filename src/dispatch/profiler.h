@@ -8,6 +8,7 @@
 // their caller's. A span goes to its thread's buffer, found through a thread_local pointer and
 // guarded by that buffer's own mutex, which only the stopping thread ever contends for: no global
 // lock per span. The session owns every buffer, so a thread that exits keeps its spans until stop.
+// The profiler lives in dispatch/ because what it records is dispatched operator calls.
 #pragma once
 
 #include <atomic>
@@ -16,11 +17,9 @@
 #include <string>
 
 namespace ct {
+
 class Value;
 struct OperatorDef;
-}  // namespace ct
-
-namespace ct::runtime {
 
 namespace detail {
 extern std::atomic<bool> g_profiling;
@@ -55,4 +54,4 @@ std::string profiler_stop();
 /// written (the spans are then lost); the file is never left half-written.
 void profiler_stop_to_file(const std::string& path);
 
-}  // namespace ct::runtime
+}  // namespace ct

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ct::runtime {
+namespace ct::capi {
 
 /// Loads the plugins once per process (see Note [Plugin autoloading]); raises the remembered
 /// failure (CT_ERROR_BACKEND) on this call and on every later one. A plugin's own ct_plugin_init
@@ -30,4 +30,4 @@ int64_t plugin_autoload_time_us();
 /// {"autoload": true, "plugins": [{"path": "...", "loaded": true, "error": null}, ...]}
 std::string plugins_json();
 
-}  // namespace ct::runtime
+}  // namespace ct::capi

@@ -2,12 +2,12 @@
 
 #include <vector>
 
+#include "io/print.h"
 #include "ops/functions.h"
-#include "ops/print.h"
 
 using ct::DType;
 using ct::Tensor;
-using ct::ops::to_string;
+using ct::io::to_string;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "runtime/plugins.h"
+#include "capi/plugins.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -17,7 +17,12 @@
 #include "runtime/json.h"
 #include "runtime/log.h"
 
-namespace ct::runtime {
+namespace ct::capi {
+
+using runtime::append_json_string;
+using runtime::log;
+using runtime::LogLevel;
+
 namespace {
 
 constexpr const char* kHint = "set CTORCH_DEVICE_BACKEND_AUTOLOAD=0 to start without plugins";
@@ -176,7 +181,7 @@ std::string plugins_json() {
   return out;
 }
 
-}  // namespace ct::runtime
+}  // namespace ct::capi
 
 using namespace ct;
 
@@ -186,7 +191,7 @@ ct_status ct_plugins_json(char** out) {
   if (out) *out = nullptr;
   return capi::guard([&] {
     capi::require_out(out, "ct_plugins_json", "out");
-    *out = capi::copy_string(runtime::plugins_json());
+    *out = capi::copy_string(capi::plugins_json());
   });
 }
 

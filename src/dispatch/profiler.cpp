@@ -1,4 +1,4 @@
-#include "runtime/profiler.h"
+#include "dispatch/profiler.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,7 +14,6 @@
 #include <mutex>
 #include <vector>
 
-#include "capi/handle.h"
 #include "core/error.h"
 #include "core/fault_injection.h"
 #include "dispatch/operator.h"
@@ -22,7 +21,11 @@
 #include "runtime/json.h"
 #include "runtime/log.h"
 
-namespace ct::runtime {
+namespace ct {
+
+using runtime::append_json_string;
+using runtime::log;
+using runtime::LogLevel;
 
 namespace detail {
 std::atomic<bool> g_profiling{false};
@@ -282,31 +285,4 @@ void profiler_stop_to_file(const std::string& path) {
   log(LogLevel::Info, str("profiler: wrote ", nspans, " operator spans to ", path));
 }
 
-}  // namespace ct::runtime
-
-using namespace ct;
-
-extern "C" {
-
-ct_status ct_profiler_start(void) {
-  return capi::guard([&] { runtime::profiler_start(); });
-}
-
-ct_status ct_profiler_stop_to_file(const char* path) {
-  return capi::guard([&] {
-    CT_CHECK(path, CT_ERROR_INVALID_ARGUMENT, "ct_profiler_stop_to_file: path is NULL. Pass the trace file's name");
-    runtime::profiler_stop_to_file(path);
-  });
-}
-
-ct_status ct_profiler_stop_to_string(char** out) {
-  if (out) *out = nullptr;
-  return capi::guard([&] {
-    capi::require_out(out, "ct_profiler_stop_to_string", "out");
-    *out = capi::copy_string(runtime::profiler_stop());
-  });
-}
-
-int ct_profiler_is_running(void) { return runtime::profiler_enabled() ? 1 : 0; }
-
-}  // extern "C"
+}  // namespace ct

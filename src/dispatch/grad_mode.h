@@ -2,7 +2,8 @@
 //
 // No-grad removes the Autograd dispatch key from every call on this thread, so operators record
 // nothing. Inference mode does the same and also marks every result an inference tensor, which
-// autograd refuses to save for backward later (PyTorch's inference_mode contract).
+// autograd refuses to save for backward later (PyTorch's inference_mode contract). A mode is a
+// set of dispatch keys, so it lives in dispatch/, where operators below autograd can use it too.
 #pragma once
 
 #include "dispatch/dispatch_key.h"

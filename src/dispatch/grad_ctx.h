@@ -8,6 +8,9 @@
 // input's sizes and converts it to the input's dtype, so formulas are written for the broadcast
 // result. Formulas use operators, not raw loops: run while backward is recorded (create_graph),
 // they record themselves, which is what makes second derivatives work.
+//
+// It lives in dispatch/, beside OpBuilder::derivative that takes it, so that the operator
+// definitions in ops/ include it downward; autograd/ fills it when backward runs.
 #pragma once
 
 #include "core/scalar.h"

@@ -1,15 +1,18 @@
-#include "ops/print.h"
+#include "io/print.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
-#include "autograd/grad_mode.h"
 #include "autograd/meta.h"
+#include "dispatch/grad_mode.h"
 #include "ops/functions.h"
 
-namespace ct::ops {
+namespace ct::io {
+
+using namespace ops;  // printing reads values through the operators
+
 namespace {
 
 constexpr int64_t kThreshold = 1000;  // summarize past this many elements
@@ -177,4 +180,4 @@ std::string to_string(const Tensor& t) {
   return s + ")";
 }
 
-}  // namespace ct::ops
+}  // namespace ct::io

@@ -1,0 +1,148 @@
+// runtime.cpp - the ct_* functions over the runtime's settings (src/runtime/, src/dispatch/profiler.h):
+// the default dtype and device, device contexts, the float32 matmul precision, deterministic
+// algorithms, the log sink and level, and the profiler. Each checks its arguments, names itself in
+// its errors, and calls the C++ setting it wraps.
+#include <cstring>
+
+#include "capi/handle.h"
+#include "core/error.h"
+#include "dispatch/profiler.h"
+#include "runtime/defaults.h"
+#include "runtime/determinism.h"
+#include "runtime/log.h"
+
+using namespace ct;
+using runtime::DeterministicMode;
+
+namespace {
+
+// A device argument from C, resolved by the same parser every other function uses.
+Device device_from_c(const char* s, const char* fn) {
+  CT_CHECK(s, CT_ERROR_INVALID_ARGUMENT, fn, ": device is NULL. Pass \"cpu\", \"meta\" or \"cuda:N\"");
+  return parse_device(s);
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- Defaults
+
+ct_status ct_set_default_dtype(ct_dtype dtype) {
+  return capi::guard([&] {
+    const DType d = capi::dtype_arg(dtype, "ct_set_default_dtype");
+    CT_CHECK(d == DType::Float32 || d == DType::Float64, CT_ERROR_DTYPE, "ct_set_default_dtype: the default must be "
+             "float32 or float64, got ", d, ". Pass CT_FLOAT32 or CT_FLOAT64");
+    runtime::set_default_dtype(d);
+  });
+}
+
+ct_dtype ct_get_default_dtype(void) { return static_cast<ct_dtype>(runtime::default_dtype()); }
+
+ct_status ct_set_default_device(const char* device) {
+  return capi::guard([&] { runtime::set_default_device(device ? parse_device(device) : kCPU); });
+}
+
+ct_status ct_get_default_device(ct_device_type* type, int32_t* index) {
+  return capi::guard([&] {
+    capi::require_out(type, "ct_get_default_device", "type");
+    capi::require_out(index, "ct_get_default_device", "index");
+    const Device d = runtime::current_device();
+    *type = static_cast<ct_device_type>(d.type);
+    *index = d.index;
+  });
+}
+
+ct_status ct_device_push(const char* device) {
+  return capi::guard([&] { runtime::push_device(device_from_c(device, "ct_device_push")); });
+}
+
+ct_status ct_device_pop(void) {
+  return capi::guard([&] {
+    CT_CHECK(runtime::pop_device(), CT_ERROR_INVALID_ARGUMENT,
+             "ct_device_pop: this thread has no device context to pop. Pair every ct_device_pop with a "
+             "ct_device_push on the same thread");
+  });
+}
+
+ct_status ct_set_float32_matmul_precision(const char* precision) {
+  return capi::guard([&] {
+    CT_CHECK(precision, CT_ERROR_INVALID_ARGUMENT, "ct_set_float32_matmul_precision: precision is NULL. Pass "
+             "\"highest\", \"high\" or \"medium\"");
+    CT_CHECK(runtime::set_matmul_precision(precision), CT_ERROR_INVALID_ARGUMENT,
+             "ct_set_float32_matmul_precision: unknown precision '", precision,
+             "'. Pass \"highest\", \"high\" or \"medium\"");
+  });
+}
+
+const char* ct_get_float32_matmul_precision(void) { return runtime::matmul_precision_name(); }
+
+// ---- Deterministic algorithms
+
+ct_status ct_use_deterministic_algorithms(int mode, int warn_only) {
+  return capi::guard([&] {
+    runtime::set_deterministic_mode(!mode ? DeterministicMode::Off
+                                    : warn_only ? DeterministicMode::Warn
+                                                : DeterministicMode::Error);
+  });
+}
+
+int ct_are_deterministic_algorithms_enabled(void) {
+  return runtime::deterministic_mode() != DeterministicMode::Off;
+}
+
+int ct_is_deterministic_algorithms_warn_only_enabled(void) {
+  return runtime::deterministic_mode() == DeterministicMode::Warn;
+}
+
+int32_t ct_get_deterministic_debug_mode(void) { return static_cast<int32_t>(runtime::deterministic_mode()); }
+
+ct_status ct_set_deterministic_debug_mode(int32_t mode) {
+  return capi::guard([&] {
+    CT_CHECK(mode >= 0 && mode <= 2, CT_ERROR_INVALID_ARGUMENT, "ct_set_deterministic_debug_mode: mode ", mode,
+             " is not a debug mode. Pass 0 (off), 1 (warn) or 2 (error)");
+    runtime::set_deterministic_mode(static_cast<DeterministicMode>(mode));
+  });
+}
+
+// ---- Logging
+
+ct_status ct_set_log_handler(ct_log_fn fn, void* user_data, ct_destroy_fn destroy) {
+  return capi::guard([&] { runtime::set_log_handler(fn, user_data, destroy); });
+}
+
+ct_status ct_set_log_level(ct_log_level level) {
+  return capi::guard([&] {
+    const int l = capi::raw_enum(level);
+    CT_CHECK(l >= CT_LOG_DEBUG && l <= CT_LOG_ERROR, CT_ERROR_INVALID_ARGUMENT, "ct_set_log_level: level ", l,
+             " is not a ct_log_level. Pass CT_LOG_DEBUG (0) to CT_LOG_ERROR (3)");
+    runtime::set_log_threshold(static_cast<runtime::LogLevel>(l));
+  });
+}
+
+ct_log_level ct_get_log_level(void) { return static_cast<ct_log_level>(runtime::log_threshold()); }
+
+// ---- Profiler
+
+ct_status ct_profiler_start(void) {
+  return capi::guard([&] { profiler_start(); });
+}
+
+ct_status ct_profiler_stop_to_file(const char* path) {
+  return capi::guard([&] {
+    CT_CHECK(path, CT_ERROR_INVALID_ARGUMENT, "ct_profiler_stop_to_file: path is NULL. Pass the trace file's name");
+    profiler_stop_to_file(path);
+  });
+}
+
+ct_status ct_profiler_stop_to_string(char** out) {
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    capi::require_out(out, "ct_profiler_stop_to_string", "out");
+    *out = capi::copy_string(profiler_stop());
+  });
+}
+
+int ct_profiler_is_running(void) { return profiler_enabled() ? 1 : 0; }
+
+}  // extern "C"
