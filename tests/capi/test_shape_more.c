@@ -117,6 +117,27 @@ static void test_diagonal_is_a_view(void) {
   RELEASE(a, d, d1, dn, v);
 }
 
+static void test_diag_of_a_huge_offset_is_refused_before_allocating(void) {
+  /* Found by the sequence fuzzer: diag(x, 2^32) allocated 16 GiB of padding before the n x n
+   * matrix's size (2^64 elements) overflowed. */
+  ct_tensor* v = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* out = SENTINEL;
+  const int64_t offsets[] = {(int64_t)1 << 32, -((int64_t)1 << 32), INT64_MAX, INT64_MIN};
+  for (size_t i = 0; i < sizeof offsets / sizeof *offsets; ++i) {
+    ct_value args[] = {VT(v), VI(offsets[i])};
+    out = SENTINEL;
+    CHECK_STATUS(ct_op_call("diag", args, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
+    CHECK(out == NULL);
+    CHECK_ERROR_CONTAINS("diag");
+  }
+  ct_value args[] = {VT(v), VI(-1)};
+  CHECK_OK(ct_op_call("diag", args, 2, &out, 1)); /* [4, 4] with v below the main diagonal */
+  int64_t sizes[2] = {0, 0};
+  CHECK_OK(ct_tensor_sizes(out, sizes, 2));
+  CHECK(sizes[0] == 4 && sizes[1] == 4);
+  RELEASE(v, out);
+}
+
 static void test_movedim_and_broadcast_to(void) {
   ct_tensor* a = NULL;
   CHECK_OK(ct_tensor_zeros(S(2, 3, 4), CT_FLOAT32, NULL, &a));
@@ -314,6 +335,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_flip_reverses),
     CAPI_TEST(test_tril_triu),
     CAPI_TEST(test_diagonal_is_a_view),
+    CAPI_TEST(test_diag_of_a_huge_offset_is_refused_before_allocating),
     CAPI_TEST(test_movedim_and_broadcast_to),
     CAPI_TEST(test_pad_modes),
     CAPI_TEST(test_split_counts_then_fills),

@@ -123,8 +123,15 @@ void diag_kernel(void*, Frame& f) {
     f.outs[0] = clone(diagonal(self, k, 0, 1));
     return;
   }
-  const int64_t n = a.size(0) + (k >= 0 ? k : -k);
+  // The matrix's side and bytes are checked before anything is allocated: an offset of 2^32 asks
+  // for 2^64 elements, and the padding of the diagonal alone would take gigabytes first.
+  const uint64_t distance = k >= 0 ? static_cast<uint64_t>(k) : 0 - static_cast<uint64_t>(k);
+  const uint64_t side = static_cast<uint64_t>(a.size(0)) + distance;
+  CT_CHECK(side <= static_cast<uint64_t>(INT64_MAX), CT_ERROR_INVALID_ARGUMENT, "diag: diagonal ", k,
+           " of an input of ", a.size(0), " elements makes a matrix side past int64. Pass a smaller diagonal");
+  const int64_t n = static_cast<int64_t>(side);
   DimVector sizes{n, n};
+  checked_nbytes(sizes, a.dtype(), "diag");
   f.outs[0] = embed_diagonal(self, sizes, k, 0, 1);
 }
 
