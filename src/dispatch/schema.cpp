@@ -105,21 +105,26 @@ class Parser {
  private:
   Argument argument(bool named) {
     Argument a;
+    // type_text is rebuilt from the tokens, not copied from the source: the printed schema is one
+    // line in one spelling whatever whitespace (newlines too) the definition had between them.
     std::string base = ident("type");
-    const size_t tstart = type_start_;
     a.type_text = base;
     bool list = false;
     if (accept('[')) {
+      const size_t digits = pos_;
       while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+      a.type_text += "[" + s_.substr(digits, pos_ - digits) + "]";
       expect(']');
       list = true;
-      a.type_text = s_.substr(tstart, pos_ - tstart);
     }
     if (accept('(')) {  // alias annotation: (a) or (a!)
-      ident("alias set");
-      if (accept('!')) a.writes = true;
+      a.type_text += "(" + ident("alias set");
+      if (accept('!')) {
+        a.writes = true;
+        a.type_text += "!";
+      }
       expect(')');
-      a.type_text = s_.substr(tstart, pos_ - tstart);
+      a.type_text += ")";
     }
     if (accept('?')) {
       a.optional = true;
@@ -236,7 +241,6 @@ class Parser {
 
   std::string ident(const char* what) {
     skip_ws();
-    type_start_ = pos_;
     size_t start = pos_;
     while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
     if (start == pos_) error(std::string("expected ") + what);
@@ -300,7 +304,6 @@ class Parser {
 
   const std::string& s_;
   size_t pos_ = 0;
-  size_t type_start_ = 0;
 };
 
 }  // namespace

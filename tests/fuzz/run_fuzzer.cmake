@@ -12,8 +12,8 @@ foreach(v FUZZER SEEDS SCRATCH SECONDS SEED)
     message(FATAL_ERROR "run_fuzzer.cmake: set -D${v}=...")
   endif()
 endforeach()
-if(SEED EQUAL 0)
-  string(RANDOM LENGTH 9 ALPHABET 0123456789 SEED)
+if(SEED EQUAL 0)  # at most 9 digits: libFuzzer keeps a seed's low 32 bits, so the replay hint holds
+  string(RANDOM LENGTH 8 ALPHABET 0123456789 SEED)
   string(REGEX REPLACE "^0+" "" SEED "${SEED}1")  # no leading zero, never 0
 endif()
 message(STATUS "${FUZZER}: seed ${SEED} (replay this run with -seed=${SEED}, or CTORCH_FUZZ_SEED=${SEED})")

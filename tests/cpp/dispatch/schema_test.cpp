@@ -44,6 +44,17 @@ TEST(Schema, NonWritingAliasAnnotationIsNotAMutation) {
   EXPECT_EQ(s.full_name(), "view");
 }
 
+TEST(Schema, PrintsOneLineInOneSpellingWhateverTheWhitespace) {
+  // The fuzzer's find: an alias annotation written over several lines printed them back, so the
+  // printed schema was no longer one line (and its first line did not parse).
+  const Schema s = parse_schema("ns::f(Tensor ( a\n\n ! ) self, int [2] d) -> Tensor(a\n!)");
+  EXPECT_EQ(s.args[0].type_text, "Tensor(a!)");
+  EXPECT_EQ(s.args[1].type_text, "int[2]");
+  EXPECT_EQ(s.returns[0].type_text, "Tensor(a!)");
+  EXPECT_EQ(s.text, "ns::f(Tensor(a!) self, int[2] d) -> Tensor(a!)");
+  EXPECT_EQ(parse_schema(s.text).text, s.text);
+}
+
 TEST(Schema, ParsesNamespacedNames) {
   Schema s = parse_schema("myext::scale.out(Tensor x, float alpha=2.0) -> Tensor");
   EXPECT_EQ(s.ns, "myext");
