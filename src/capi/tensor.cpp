@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "ops/cpu/cast.h"
 #include "ops/functions.h"
+#include "ops/op_common.h"
 #include "io/print.h"
 
 using namespace ct;
@@ -298,7 +299,7 @@ ct_status ct_tensor_copy_to(const ct_tensor* t, void* dst, size_t nbytes) {
     CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_copy_to: a meta tensor ", x.sizes(),
              " has no data. Compute it on a real device");
     if (need == 0) return;
-    Tensor c = ops::contiguous(on_host(x));
+    const Tensor c = ops::host_contiguous(Tensor::borrow(&x));
     std::memcpy(dst, c->data(), need);
   });
 }

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "cuda/loop_plan.h"
 #include "ops/functions.h"
+#include "ops/op_common.h"
 
 namespace ct::cuda {
 
@@ -50,18 +51,16 @@ Scalar host_scalar(const TensorImpl& t) {
 static bool narrow_integer(DType d) { return !is_floating(d) && d != DType::Bool && table_compute(d) != d; }
 
 const TensorImpl* in_compute_dtype(const TensorImpl& t, DType compute, Tensor& holder) {
-  if (t.dtype() == compute || !narrow_integer(compute)) return &t;
-  holder = ops::to(Tensor::borrow(&t), compute);
-  return holder.impl();
+  return narrow_integer(compute) ? ops::as_dtype(t, compute, holder) : &t;
 }
 
-double as_compute(double v, DType compute) {
-  if (!narrow_integer(compute) || !(std::fabs(v) < 9.2e18)) return v;
-  double r = v;
-  visit_dtype(compute, "cuda", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) r = static_cast<double>(static_cast<T>(static_cast<int64_t>(v)));
-  });
+double as_compute(const Scalar& v, DType compute) {
+  double r = v.to_double();
+  if (narrow_integer(compute))
+    visit_dtype(compute, "cuda", [&](auto tag) {  // Scalar::to, as the cpu kernels read it
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_integral_v<T>) r = static_cast<double>(v.template to<T>());
+    });
   return r;
 }
 

@@ -44,8 +44,8 @@ const TensorImpl* on_device(const char* op, const TensorImpl& t, Device device, 
 /// than a narrow integer compute dtype is converted to it (in holder) before the call, and scalar
 /// parameters go through as_compute.
 const TensorImpl* in_compute_dtype(const TensorImpl& t, DType compute, Tensor& holder);
-/// v converted to compute and back, as the cpu converts a scalar operand (see the Note above).
-double as_compute(double v, DType compute);
+/// v as the compute dtype holds it, as the cpu kernels read a scalar operand (see the Note above).
+double as_compute(const Scalar& v, DType compute);
 
 /// Writes v (converted to out's dtype) to every element of out, whatever its strides.
 void fill(const char* op, const TensorImpl& out, const Scalar& v, void* stream);

@@ -66,8 +66,8 @@ Params round_decimals_params(const Frame& f, const MetaResult&) {
 Params clamp_params(const Frame& f, const MetaResult& m) {
   Params p;
   const bool lo = !f.arg(1).is_none(), hi = !f.arg(2).is_none();
-  p.v[0] = lo ? as_compute(f.arg(1).to_double(), m.compute) : 0.0;
-  p.v[1] = hi ? as_compute(f.arg(2).to_double(), m.compute) : 0.0;
+  p.v[0] = lo ? as_compute(f.arg(1).to_scalar(), m.compute) : 0.0;
+  p.v[1] = hi ? as_compute(f.arg(2).to_scalar(), m.compute) : 0.0;
   p.v[2] = (lo ? 1 : 0) | (hi ? 2 : 0);
   return p;
 }

@@ -91,8 +91,8 @@ void check_determinism(const OperatorDef& op, DispatchKey k) {
 [[gnu::cold]] void check_devices(const OperatorDef& op, DispatchKey k, const Value* args, size_t nargs) {
   const TensorImpl* first = nullptr;
   std::string first_name;
-  auto visit = [&](const TensorImpl& t, const std::string& name, bool index, bool written) {
-    if (t.device().is_cpu() && ((t.dim() == 0 && !written) || index)) return;
+  auto visit = [&](const TensorImpl& t, const std::string& name, size_t arg) {
+    if (op.is_number(t, arg) || (t.device().is_cpu() && op.takes_indices(arg))) return;
     if (!first) {
       first = &t;
       first_name = name;
@@ -105,19 +105,18 @@ void check_determinism(const OperatorDef& op, DispatchKey k) {
   };
   for (size_t i = 0; i < nargs; ++i) {
     const std::string& name = i < op.schema.args.size() ? op.schema.args[i].name : std::string("argument");
-    const bool index = i < 64 && ((op.index_args >> i) & 1), written = i < 64 && ((op.written_args >> i) & 1);
     if (args[i].is_tensor()) {
-      visit(args[i].tensor(), name, index, written);
+      visit(args[i].tensor(), name, i);
     } else if (args[i].kind() == Value::Kind::TensorList) {
       const ArrayRef<const TensorImpl*> list = args[i].tensor_list();
-      for (size_t j = 0; j < list.size(); ++j) visit(*list[j], str(name, "[", j, "]"), index, written);
+      for (size_t j = 0; j < list.size(); ++j) visit(*list[j], str(name, "[", j, "]"), i);
     }
   }
   // Here only numbers (0-dim cpu tensors) and cpu indices sat beside tensors of one device, which
   // the kernel about to run must be for.
   if (first && k < static_cast<DispatchKey>(kNumBackendKeys) && backend_key(first->device()) != k)
     fail(first->device().is_meta() ? CT_ERROR_NOT_IMPLEMENTED : CT_ERROR_DEVICE,
-         str(op.full_name, ": ", first_name, " is on ", first->device(), " beside a 0-dim cpu tensor, and ",
+         str(op.full_name, ": ", first_name, " is on ", first->device(), " beside cpu numbers or indices, and ",
              first->device(), " has no kernel for it (only ", dispatch_key_name(k), " does). Move the tensors to "
              "one device with to()"));
 }
@@ -179,7 +178,7 @@ __attribute__((noinline, cold)) void dispatch_profiled(const OperatorDef& op, co
 // themselves.
 void check_written_args(const OperatorDef& op, const Value* args, size_t nargs) {
   for (size_t i = 0; i < nargs && i < 64; ++i) {
-    if (!((op.written_args >> i) & 1)) continue;
+    if (!op.writes(i)) continue;
     const char* name = op.schema.args[i].name.c_str();
     if (args[i].is_tensor()) {
       check_writable(args[i].tensor(), op.schema.name.c_str(), name);

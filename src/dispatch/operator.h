@@ -117,6 +117,11 @@ struct OperatorDef {
   // Bit i: argument i holds indices, which may be on the cpu whatever the other tensors' device
   // (OpBuilder::index_arg, Note [One device per call]).
   uint64_t index_args = 0;
+  bool writes(size_t arg) const { return arg < 64 && ((written_args >> arg) & 1); }
+  bool takes_indices(size_t arg) const { return arg < 64 && ((index_args >> arg) & 1); }
+  /// A 0-dim cpu tensor that the call only reads is a number: it goes with tensors of any device
+  /// (Note [One device per call]); one the call writes is memory like any other.
+  bool is_number(const TensorImpl& t, size_t arg) const { return t.dim() == 0 && t.device().is_cpu() && !writes(arg); }
   bool is_view = false;  // the output aliases the first input's storage
   // In-place variants whose kernel reads other tensors at elements other than the one it writes
   // (scatter_'s index): see Note [In-place aliasing].

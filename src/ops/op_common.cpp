@@ -12,10 +12,9 @@ namespace ct::ops {
 Device common_device(const Frame& f) {
   Device dev = kCPU;
   const TensorImpl* first = nullptr;
-  auto visit = [&](const TensorImpl& t, bool written) {
-    // A 0-dim cpu tensor the call only reads is a number beside tensors of any device, wrapped
-    // or not (a saved exponent minus one in pow's derivative), as Note [One device per call] says.
-    if (t.dim() == 0 && t.device().is_cpu() && !written) return;
+  auto visit = [&](const TensorImpl& t, size_t arg) {
+    // Numbers, wrapped or not (a saved exponent minus one in pow's derivative), go with any device.
+    if (f.op.is_number(t, arg)) return;
     if (!first) {
       first = &t;
       dev = t.device();
@@ -26,10 +25,9 @@ Device common_device(const Frame& f) {
   };
   for (size_t i = 0; i < f.nargs; ++i) {
     const Value& v = f.args[i];
-    const bool written = i < 64 && ((f.op.written_args >> i) & 1);
-    if (v.is_tensor()) visit(v.tensor(), written);
+    if (v.is_tensor()) visit(v.tensor(), i);
     else if (v.kind() == Value::Kind::TensorList)
-      for (const TensorImpl* t : v.tensor_list()) visit(*t, written);
+      for (const TensorImpl* t : v.tensor_list()) visit(*t, i);
   }
   return dev;
 }
