@@ -2,10 +2,10 @@
 // nodes, each run by a FusedKernel that reads its inputs once, tile by tile.
 //
 // Note [Fused CPU kernels]
-// What fuses. Unary neg, abs, relu, exp, exp2, expm1, log, log1p, sqrt, rsqrt, sin, cos, tanh,
-// sigmoid, erf, reciprocal, square; add and sub (with alpha), mul, div (no rounding mode), maximum,
-// minimum as .Tensor and .Scalar, and rsub.Scalar; sum, mean, amax, amin over the last dim,
-// keepdim or not. Every call of a group has one dtype, float32 or float64, on one device, the cpu
+// What fuses. Operators the registry tags Fusible: those declared elementwise with an element
+// function of fns.h (OpBuilder::elementwise: neg, exp, sigmoid, add, mul.Scalar, rsub.Scalar...) and
+// the reductions declared fused (sum, mean, amax, amin) over the last dim, keepdim or not. Nothing
+// here names an operator. Every call of a group has one dtype, float32 or float64, on one device, the cpu
 // or cuda (Note [Fused CUDA kernels] for the latter), and reads only tensors of that dtype and
 // device (a promotion ends the group). Sizes may be symbolic. Groups of one
 // call are left alone: they would only add overhead.
@@ -29,9 +29,9 @@
 // and written in place, intermediates live in per-thread scratch buffers, reused once dead, and
 // only results used outside the group become tensors.
 //
-// Guarantees. Every element function is the eager kernel's formula (unary.cpp, binary.cpp, the
-// vec_math.h functions for the transcendental ones) and the library builds with -ffp-contract=off,
-// so pointwise results have eager's bits. A reduction calls reduce_row, the engine behind eager's
+// Guarantees. An instruction runs its operator's element function, the functor the eager kernel
+// calls (Note [Element functions]), and the library builds with -ffp-contract=off, so pointwise
+// results have eager's bits. A reduction calls reduce_row, the engine behind eager's
 // last-dim reductions (Note [Reproducible reductions]), on the same values, so sum, mean, amax and
 // amin match eager bitwise too (a NaN may differ in payload). Tiles never decide a result: the bits
 // do not depend on the thread count.
@@ -46,7 +46,6 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
-#include <unordered_map>
 
 #include "compile/fuse_cuda.h"
 #include "compile/fuse_plan.h"
@@ -57,7 +56,6 @@
 #include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
 #include "ops/cpu/reduce.h"
-#include "ops/cpu/vec_math.h"
 
 namespace ct::compile {
 namespace {
@@ -67,74 +65,30 @@ constexpr int64_t kFlatTileBytes = 8 * 1024;  // pointwise-only tiles (see Execu
 constexpr int64_t kMinTile = 256, kMaxTile = 16384;  // elements
 
 
-// How a call's arguments read: Binary (self, other[, alpha]), BinaryScalar (self, Scalar other
-// [, alpha]), ReverseScalar (rsub: other - alpha * self), Reduce (self, dim, keepdim).
-enum class Form : uint8_t { Unary, Binary, BinaryScalar, ReverseScalar, Reduce };
+// How a call's arguments read: an element function's forms (ElementForm), or Reduce (self, dim,
+// keepdim); None: the call does not fuse.
+enum class Form : uint8_t { None, Unary, Binary, BinaryScalar, ReverseScalar, Reduce };
 
-struct OpEntry {
-  const char* name;
-  Code code;
-  Form form;
-};
-constexpr OpEntry kOps[] = {
-    {"neg", Code::Neg, Form::Unary}, {"abs", Code::Abs, Form::Unary}, {"relu", Code::Relu, Form::Unary},
-    {"exp", Code::Exp, Form::Unary}, {"exp2", Code::Exp2, Form::Unary}, {"expm1", Code::Expm1, Form::Unary},
-    {"log", Code::Log, Form::Unary}, {"log1p", Code::Log1p, Form::Unary}, {"sqrt", Code::Sqrt, Form::Unary},
-    {"rsqrt", Code::Rsqrt, Form::Unary}, {"sin", Code::Sin, Form::Unary}, {"cos", Code::Cos, Form::Unary},
-    {"tanh", Code::Tanh, Form::Unary}, {"sigmoid", Code::Sigmoid, Form::Unary}, {"erf", Code::Erf, Form::Unary},
-    {"reciprocal", Code::Reciprocal, Form::Unary}, {"square", Code::Square, Form::Unary},
-    {"add.Tensor", Code::Add, Form::Binary}, {"add.Scalar", Code::Add, Form::BinaryScalar},
-    {"sub.Tensor", Code::Sub, Form::Binary}, {"sub.Scalar", Code::Sub, Form::BinaryScalar},
-    {"rsub.Scalar", Code::Sub, Form::ReverseScalar},
-    {"mul.Tensor", Code::Mul, Form::Binary}, {"mul.Scalar", Code::Mul, Form::BinaryScalar},
-    {"div.Tensor", Code::Div, Form::Binary}, {"div.Scalar", Code::Div, Form::BinaryScalar},
-    {"maximum.Tensor", Code::Maximum, Form::Binary}, {"maximum.Scalar", Code::Maximum, Form::BinaryScalar},
-    {"minimum.Tensor", Code::Minimum, Form::Binary}, {"minimum.Scalar", Code::Minimum, Form::BinaryScalar},
-    {"sum.dim_IntList", Code::Sum, Form::Reduce}, {"mean.dim_IntList", Code::Mean, Form::Reduce},
-    {"amax.dim_IntList", Code::Amax, Form::Reduce}, {"amin.dim_IntList", Code::Amin, Form::Reduce},
-};
-
-const OpEntry* find_op(const OperatorDef* op) {
-  static const std::unordered_map<const OperatorDef*, const OpEntry*> table = [] {
-    std::unordered_map<const OperatorDef*, const OpEntry*> m;
-    for (const OpEntry& e : kOps)
-      if (const OperatorDef* d = Registry::get().find(e.name)) m.emplace(d, &e);
-    return m;
-  }();
-  const auto it = table.find(op);
-  return it == table.end() ? nullptr : it->second;
+Form form_of(const OperatorDef& op) {
+  switch (op.element_form) {
+    case ElementForm::Unary: return Form::Unary;
+    case ElementForm::Binary: return Form::Binary;
+    case ElementForm::BinaryScalar: return Form::BinaryScalar;
+    case ElementForm::ReverseScalar: return Form::ReverseScalar;
+    case ElementForm::None: break;
+  }
+  return op.fused_reduction != FusedReduction::None ? Form::Reduce : Form::None;
 }
 
-// ---- Element functions: each exactly the eager kernel's (see Note [Fused CPU kernels]).
-
-template <Code K, typename T>
-[[gnu::always_inline]] inline T apply(T x, T y, T alpha) {
-  namespace vm = cpu::vm;
-  if constexpr (K == Code::Neg) return -x;
-  else if constexpr (K == Code::Abs) return x < T(0) ? -x : x;
-  else if constexpr (K == Code::Relu) return x < T(0) ? T(0) : x;
-  else if constexpr (K == Code::Exp) return vm::exp(x);
-  else if constexpr (K == Code::Exp2) return std::exp2(x);
-  else if constexpr (K == Code::Expm1) return vm::expm1(x);
-  else if constexpr (K == Code::Log) return std::log(x);
-  else if constexpr (K == Code::Log1p) return vm::log1p(x);
-  else if constexpr (K == Code::Sqrt) return std::sqrt(x);
-  else if constexpr (K == Code::Rsqrt) return T(1) / std::sqrt(x);
-  else if constexpr (K == Code::Sin) return vm::sin(x);
-  else if constexpr (K == Code::Cos) return vm::cos(x);
-  else if constexpr (K == Code::Tanh) return vm::tanh(x);
-  else if constexpr (K == Code::Sigmoid) return vm::sigmoid(x);
-  else if constexpr (K == Code::Erf) return vm::erf(x);
-  else if constexpr (K == Code::Reciprocal) return T(1) / x;
-  else if constexpr (K == Code::Square) return x * x;
-  else if constexpr (K == Code::Add) return x + y;
-  else if constexpr (K == Code::AddScaled) return x + alpha * y;
-  else if constexpr (K == Code::Sub) return x - y;
-  else if constexpr (K == Code::SubScaled) return x - alpha * y;
-  else if constexpr (K == Code::Mul) return x * y;
-  else if constexpr (K == Code::Div) return x / y;
-  else if constexpr (K == Code::Maximum) return std::isnan(x) ? x : std::isnan(y) ? y : x > y ? x : y;
-  else return std::isnan(x) ? x : std::isnan(y) ? y : x < y ? x : y;  // Minimum
+Code reduction_code(FusedReduction r) {
+  switch (r) {
+    case FusedReduction::Sum: return Code::Sum;
+    case FusedReduction::Mean: return Code::Mean;
+    case FusedReduction::Amax: return Code::Amax;
+    case FusedReduction::Amin: return Code::Amin;
+    case FusedReduction::None: break;
+  }
+  return Code::Element;
 }
 
 // The fold of a reduction, as reduce.cpp's SumOp and ExtremumOp (NaN wins).
@@ -169,86 +123,68 @@ template <typename T>
   return o.cls == Cls::Full ? p + i * cols : o.cls == Cls::Row ? p + i : p;
 }
 
-// o[i] = f(a[i] or *a, b[i] or *b): with a broadcast side hoisted, every form vectorizes.
 template <Code K, typename T>
-[[gnu::always_inline]] inline void binary_line(T* __restrict o, const T* a, bool av, const T* b, bool bv, int64_t n,
-                                               T alpha) {
-  if (av && bv) {
-    for (int64_t i = 0; i < n; ++i) o[i] = apply<K>(a[i], b[i], alpha);
-  } else if (av) {
-    const T y = *b;
-    for (int64_t i = 0; i < n; ++i) o[i] = apply<K>(a[i], y, alpha);
-  } else if (bv) {
-    const T x = *a;
-    for (int64_t i = 0; i < n; ++i) o[i] = apply<K>(x, b[i], alpha);
-  } else {
-    const T v = apply<K>(*a, *b, alpha);
-    for (int64_t i = 0; i < n; ++i) o[i] = v;
-  }
-}
-
-template <Code K, typename T>
-[[gnu::always_inline]] inline void exec(const Instr& in, T* const* ptr, const Tile& t) {
+[[gnu::always_inline]] inline void reduce_rows(const Instr& in, T* const* ptr, const Tile& t) {
   T* __restrict o = ptr[in.dst];
   const T* a = ptr[in.a.slot];
-  if constexpr (is_reduction(K)) {
-    for (int64_t i = 0; i < t.rows; ++i) {
-      const T acc = cpu::reduce_row<Fold<K, T>>(a + i * t.cols, t.cols);
-      o[i] = K == Code::Mean ? acc / T(t.cols) : acc;
-    }
-  } else if constexpr (is_unary(K)) {
-    const int64_t n = in.cls == Cls::Full ? t.rows * t.cols : t.rows;
-    // As the eager operators: libm where the fast sin and cos are not accurate, in the tiles that
-    // need it (Note [sin and cos of large arguments] in vec_math.h).
-    if constexpr ((K == Code::Sin || K == Code::Cos) && std::is_same_v<T, float>) {
-      if (__builtin_expect(cpu::vm::any_beyond_sin_cos_range(a, n), 0)) {
-        for (int64_t i = 0; i < n; ++i) o[i] = K == Code::Sin ? cpu::vm::sin_wide(a[i]) : cpu::vm::cos_wide(a[i]);
-        return;
-      }
-    }
-    for (int64_t i = 0; i < n; ++i) o[i] = apply<K>(a[i], T(0), T(0));
-  } else {
-    const T* b = ptr[in.b.slot];
-    const T alpha = in.alpha >= 0 ? *ptr[in.alpha] : T(1);
-    if (in.cls == Cls::Row) {
-      binary_line<K>(o, a, in.a.cls == Cls::Row, b, in.b.cls == Cls::Row, t.rows, alpha);
-    } else if (!in.per_line) {
-      binary_line<K>(o, a, in.a.cls == Cls::Full, b, in.b.cls == Cls::Full, t.rows * t.cols, alpha);
-    } else {
-      const bool av = in.a.cls == Cls::Full || in.a.cls == Cls::Col, bv = in.b.cls == Cls::Full || in.b.cls == Cls::Col;
-      for (int64_t i = 0; i < t.rows; ++i)
-        binary_line<K>(o + i * t.cols, line_start(in.a, a, i, t.cols), av, line_start(in.b, b, i, t.cols), bv, t.cols,
-                       alpha);
-    }
+  for (int64_t i = 0; i < t.rows; ++i) {
+    const T acc = cpu::reduce_row<Fold<K, T>>(a + i * t.cols, t.cols);
+    o[i] = K == Code::Mean ? acc / T(t.cols) : acc;
   }
 }
 
+// An element function over the tile: one line, or one per row when a Row or Col operand
+// broadcasts along it. Isa indexes ElementFn::lines.
 template <typename T>
+void run_element(const Instr& in, T* const* ptr, const Tile& t, int isa) {
+  const ElementFn::Line line = in.fn->lines[std::is_same_v<T, double>][isa];
+  T* o = ptr[in.dst];
+  const T* a = ptr[in.a.slot];
+  if (in.fn->arity == 1) {
+    line(o, a, true, nullptr, true, in.cls == Cls::Full ? t.rows * t.cols : t.rows, nullptr);
+    return;
+  }
+  const T* b = ptr[in.b.slot];
+  const T* alpha = in.alpha >= 0 ? ptr[in.alpha] : nullptr;
+  if (in.cls == Cls::Row) {
+    line(o, a, in.a.cls == Cls::Row, b, in.b.cls == Cls::Row, t.rows, alpha);
+  } else if (!in.per_line) {
+    line(o, a, in.a.cls == Cls::Full, b, in.b.cls == Cls::Full, t.rows * t.cols, alpha);
+  } else {
+    const bool av = in.a.cls == Cls::Full || in.a.cls == Cls::Col, bv = in.b.cls == Cls::Full || in.b.cls == Cls::Col;
+    for (int64_t i = 0; i < t.rows; ++i)
+      line(o + i * t.cols, line_start(in.a, a, i, t.cols), av, line_start(in.b, b, i, t.cols), bv, t.cols, alpha);
+  }
+}
+
+// Isa: 0 baseline, 1 AVX2, 2 AVX-512, the ElementFn::lines index; the reductions' loops are
+// compiled here for each (see Note [CPU capability dispatch] and has_avx512 in isa.h).
+template <typename T, int Isa>
 [[gnu::always_inline]] inline void run_tile_body(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
   for (size_t k = 0; k < n; ++k) {
     switch (code[k].code) {
-#define CT_CASE(K) \
-  case Code::K: exec<Code::K>(code[k], ptr, t); break;
-      CT_FUSED_CODES(CT_CASE)
-#undef CT_CASE
+      case Code::Element: run_element(code[k], ptr, t, Isa); break;
+      case Code::Sum: reduce_rows<Code::Sum>(code[k], ptr, t); break;
+      case Code::Mean: reduce_rows<Code::Mean>(code[k], ptr, t); break;
+      case Code::Amax: reduce_rows<Code::Amax>(code[k], ptr, t); break;
+      case Code::Amin: reduce_rows<Code::Amin>(code[k], ptr, t); break;
     }
   }
 }
 
-// The body compiled for each ISA; see Note [CPU capability dispatch] and has_avx512 in isa.h.
 template <typename T>
 void run_tile_baseline(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
-  run_tile_body(code, n, ptr, t);
+  run_tile_body<T, 0>(code, n, ptr, t);
 }
 #if CT_HAVE_AVX2_KERNELS
 template <typename T>
 CT_TARGET_AVX2 void run_tile_avx2(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
-  run_tile_body(code, n, ptr, t);
+  run_tile_body<T, 1>(code, n, ptr, t);
 }
 
 template <typename T>
 CT_TARGET_AVX512 void run_tile_avx512(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
-  run_tile_body(code, n, ptr, t);
+  run_tile_body<T, 2>(code, n, ptr, t);
 }
 #endif
 
@@ -410,17 +346,17 @@ std::vector<Ref> operands(const Node& n, Form f) {
 // A call that could be in some group: checks that do not depend on the group.
 bool fusible(const Graph& g, const Node& n) {
   if (n.kind != Node::Kind::Call || n.outs.size() != 1) return false;
-  const OpEntry* e = find_op(n.op);
+  const Form form = form_of(*n.op);
   const TensorMeta& out = n.outs[0];
-  if (!e || (out.dtype != DType::Float32 && out.dtype != DType::Float64) ||
+  if (form == Form::None || (out.dtype != DType::Float32 && out.dtype != DType::Float64) ||
       !(out.device.is_cpu() || out.device.type == DeviceType::CUDA))
     return false;
-  for (Ref r : operands(n, e->form))
+  for (Ref r : operands(n, form))
     if (g.meta(r).dtype != out.dtype || g.meta(r).device != out.device) return false;
-  if (e->form == Form::BinaryScalar || e->form == Form::ReverseScalar)
+  if (form == Form::BinaryScalar || form == Form::ReverseScalar)
     if (!is_number(n.args[1])) return false;
-  if (e->form != Form::Unary && e->form != Form::Reduce && n.args.size() > 2 && !is_number(n.args[2])) return false;
-  if (e->form == Form::Reduce) {  // over the last dim only
+  if (form != Form::Unary && form != Form::Reduce && n.args.size() > 2 && !is_number(n.args[2])) return false;
+  if (form == Form::Reduce) {  // over the last dim only
     const int64_t nd = static_cast<int64_t>(g.meta(n.args[0].refs[0]).sizes.size());
     const Arg& dim = n.args[1];
     if (nd == 0) return false;
@@ -444,7 +380,7 @@ bool classify(const Graph& g, const std::vector<int32_t>& members, SymIntArrayRe
   plan.assign(members.size(), {});
   for (size_t k = 0; k < members.size(); ++k) {
     const Node& n = g.nodes[members[k]];
-    const Form form = find_op(n.op)->form;
+    const Form form = form_of(*n.op);
     const SymIntArrayRef out = n.outs[0].sizes;
     Planned& p = plan[k];
     if (identical(out, full)) p.out = Cls::Full;
@@ -485,7 +421,7 @@ struct Group {
 
 // The shape a call would give a group it starts: a reduction's input, else its result.
 SymDimVector own_full(const Graph& g, const Node& n) {
-  return find_op(n.op)->form == Form::Reduce ? g.meta(n.args[0].refs[0]).sizes : n.outs[0].sizes;
+  return form_of(*n.op) == Form::Reduce ? g.meta(n.args[0].refs[0]).sizes : n.outs[0].sizes;
 }
 
 class Grouper {
@@ -519,7 +455,7 @@ class Grouper {
   void add(int32_t i) {
     const Node& n = g_.nodes[i];
     std::vector<int32_t> producers;
-    for (Ref r : operands(n, find_op(n.op)->form)) {
+    for (Ref r : operands(n, form_of(*n.op))) {
       const int32_t gi = group_of_[r.node];
       if (gi >= 0 && std::find(producers.begin(), producers.end(), gi) == producers.end() &&
           g_.nodes[groups_[gi].members[0]].outs[0].dtype == n.outs[0].dtype)
@@ -587,7 +523,7 @@ std::shared_ptr<const Kernel> build_kernel(const Graph& g, const Group& gr, cons
     const bool shown = out != outputs.end();
     p.slots.push_back({shown ? Slot::Kind::Output : Slot::Kind::Scratch,
                        shown ? static_cast<int32_t>(out - outputs.begin()) : -1, gr.plan[m].out});
-    p.whole_rows |= gr.plan[m].out == Cls::Row || is_reduction(find_op(g.nodes[gr.members[m]].op)->code);
+    p.whole_rows |= gr.plan[m].out == Cls::Row || form_of(*g.nodes[gr.members[m]].op) == Form::Reduce;
   }
   auto input_slot = [&](Ref r, Cls c) {
     const int32_t in = input_of(r);
@@ -605,27 +541,25 @@ std::shared_ptr<const Kernel> build_kernel(const Graph& g, const Group& gr, cons
   p.flat = !p.whole_rows;
   for (size_t m = 0; m < nm; ++m) {
     const Node& n = g.nodes[gr.members[m]];
-    const OpEntry& e = *find_op(n.op);
-    const std::vector<Ref> ops = operands(n, e.form);
+    const Form form = form_of(*n.op);
+    const std::vector<Ref> ops = operands(n, form);
     Operand in[2];
     for (size_t i = 0; i < ops.size(); ++i) {
       const int32_t mem = member_of(ops[i].node);
       in[i] = {mem >= 0 ? mem : input_slot(ops[i], gr.plan[m].in[i]), gr.plan[m].in[i]};
       p.flat &= in[i].cls == Cls::Full || in[i].cls == Cls::Scalar;
     }
-    Instr ins{e.code, gr.plan[m].out, false, static_cast<int32_t>(m), in[0], in[1]};
-    if (e.form == Form::BinaryScalar) ins.b = imm_slot(n.args[1]);
-    if (e.form == Form::ReverseScalar) {
+    Instr ins{reduction_code(n.op->fused_reduction), n.op->element, gr.plan[m].out, false, static_cast<int32_t>(m),
+              in[0], in[1]};
+    if (form == Form::BinaryScalar) ins.b = imm_slot(n.args[1]);
+    if (form == Form::ReverseScalar) {
       ins.b = in[0];
       ins.a = imm_slot(n.args[1]);
     }
-    const bool scaled = e.form != Form::Unary && e.form != Form::Reduce && n.args.size() > 2 &&
-                        !scalar_of(n.args[2]).equals(1.0);
-    if (scaled) {  // as eager: alpha 1 adds plainly
-      ins.code = e.code == Code::Add ? Code::AddScaled : Code::SubScaled;
+    // As eager: alpha 1 computes the plain form (the registry checked that fn has a scaled one).
+    if (form != Form::Unary && form != Form::Reduce && n.args.size() > 2 && !scalar_of(n.args[2]).equals(1.0))
       ins.alpha = imm_slot(n.args[2]).slot;
-    }
-    ins.per_line = ins.cls == Cls::Full && !is_unary(ins.code) && !is_reduction(ins.code) &&
+    ins.per_line = ins.cls == Cls::Full && ins.code == Code::Element && !ins.unary() &&
                    (ins.a.cls == Cls::Row || ins.a.cls == Cls::Col || ins.b.cls == Cls::Row || ins.b.cls == Cls::Col);
     p.code.push_back(ins);
     p.description += (m ? ", " : "") + n.op->schema.name;

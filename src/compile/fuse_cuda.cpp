@@ -8,6 +8,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "compile/element_preamble.h"
 #include "core/error.h"
 #include "cuda/context.h"
 
@@ -19,12 +20,11 @@ std::atomic<int64_t> g_compiled{0};
 // Builds the source of one plan; see Note [Fused CUDA kernels].
 class Emitter {
  public:
-  explicit Emitter(const Plan& p) : p_(p), f_(p.dtype == DType::Float32 ? "f" : ""), n_(p.code.size()) {}
+  explicit Emitter(const Plan& p) : p_(p), n_(p.code.size()) {}
 
   std::string source() {
-    s_ += str("typedef ", p_.dtype == DType::Float32 ? "float" : "double", " T;\n");
-    s_ += "__device__ __forceinline__ T ct_max(T a, T b) { return a != a ? a : b != b ? b : a > b ? a : b; }\n";
-    s_ += "__device__ __forceinline__ T ct_min(T a, T b) { return a != a ? a : b != b ? b : a < b ? a : b; }\n";
+    s_ += kElementPreamble;
+    s_ += str("\n// ---- the kernel\ntypedef ", p_.dtype == DType::Float32 ? "float" : "double", " T;\n");
     s_ += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kBlock) + ") ct_fused(";
     for (size_t k = 0; k < p_.slots.size(); ++k) {
       const Slot& sl = p_.slots[k];
@@ -69,41 +69,13 @@ class Emitter {
     return str("s", o.slot, "[", at, "]");
   }
 
-  std::string call(const char* fn, const std::string& a) const { return str(fn, f_, "(", a, ")"); }
-
-  // The eager CUDA kernels' formulas (src/cuda/driver/unary.cu, binary.cu).
+  // The operator's element function, the functor its eager kernels call (Note [Element functions]).
   std::string expr(const Instr& in) const {
-    const std::string a = operand(in.a), b = in.b.slot >= 0 ? operand(in.b) : "";
-    const std::string alpha = in.alpha >= 0 ? operand(Operand{in.alpha, Cls::Scalar}) : "";
-    switch (in.code) {
-      case Code::Neg: return "(-" + a + ")";
-      case Code::Abs: return "(" + a + " < (T)0 ? -" + a + " : " + a + ")";
-      case Code::Relu: return "(" + a + " < (T)0 ? (T)0 : " + a + ")";
-      case Code::Exp: return call("exp", a);
-      case Code::Exp2: return call("exp2", a);
-      case Code::Expm1: return call("expm1", a);
-      case Code::Log: return call("log", a);
-      case Code::Log1p: return call("log1p", a);
-      case Code::Sqrt: return call("sqrt", a);
-      case Code::Rsqrt: return "((T)1 / " + call("sqrt", a) + ")";
-      case Code::Sin: return call("sin", a);
-      case Code::Cos: return call("cos", a);
-      case Code::Tanh: return call("tanh", a);
-      case Code::Sigmoid: return "((T)1 / ((T)1 + " + call("exp", "-" + a) + "))";
-      case Code::Erf: return call("erf", a);
-      case Code::Reciprocal: return "((T)1 / " + a + ")";
-      case Code::Square: return "(" + a + " * " + a + ")";
-      case Code::Add: return "(" + a + " + " + b + ")";
-      case Code::AddScaled: return "(" + a + " + " + alpha + " * " + b + ")";
-      case Code::Sub: return "(" + a + " - " + b + ")";
-      case Code::SubScaled: return "(" + a + " - " + alpha + " * " + b + ")";
-      case Code::Mul: return "(" + a + " * " + b + ")";
-      case Code::Div: return "(" + a + " / " + b + ")";
-      case Code::Maximum: return "ct_max(" + a + ", " + b + ")";
-      case Code::Minimum: return "ct_min(" + a + ", " + b + ")";
-      default: break;
-    }
-    fail(CT_ERROR_INTERNAL, "fused cuda kernel: no pointwise formula for a reduction code");
+    CT_CHECK(in.code == Code::Element, CT_ERROR_INTERNAL, "fused cuda kernel: no element function for a reduction");
+    std::string e = str("ct::fn::", in.fn->functor, "{}(", operand(in.a));
+    if (in.b.slot >= 0) e += ", " + operand(in.b);
+    if (in.alpha >= 0) e += ", " + operand(Operand{in.alpha, Cls::Scalar});
+    return e + ")";
   }
 
   // Emits, in program order, the per-element values the targets need (row values are computed
@@ -139,7 +111,8 @@ class Emitter {
       const Instr& in = p_.code[k];
       if (is_reduction(in.code)) {
         const bool extremum = in.code == Code::Amax || in.code == Code::Amin;
-        const std::string merge = in.code == Code::Amax ? "ct_max" : in.code == Code::Amin ? "ct_min" : "";
+        // The fold of the eager reductions: NaN wins an extremum, and ties keep the first.
+        const std::string merge = in.code == Code::Amax ? "ct::fn::Maximum{}" : in.code == Code::Amin ? "ct::fn::Minimum{}" : "";
         const double inf = std::numeric_limits<double>::infinity();
         const std::string identity = literal(Scalar(in.code == Code::Amax ? -inf : in.code == Code::Amin ? inf : 0.0));
         s_ += str("    T acc", k, " = ", identity, ";\n");
@@ -147,7 +120,6 @@ class Emitter {
         std::vector<bool> need(n_, false);
         if (static_cast<size_t>(in.a.slot) < n_) need[in.a.slot] = true;
         emit_elements(need, "      ");
-        // The fold of the eager reductions: NaN wins an extremum, and ct_max keeps the first.
         s_ += extremum ? str("      acc", k, " = ", merge, "(acc", k, ", ", operand(in.a), ");\n")
                        : str("      acc", k, " = acc", k, " + ", operand(in.a), ";\n");
         s_ += str("    }\n    red[threadIdx.x] = acc", k, ";\n    __syncthreads();\n");
@@ -174,7 +146,6 @@ class Emitter {
   }
 
   const Plan& p_;
-  const char* f_;  // the suffix of float's libm names
   const size_t n_;
   std::string s_;
 };

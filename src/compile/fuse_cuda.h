@@ -8,8 +8,9 @@
 // pointwise values it reads in a column loop, folds them per thread in column order and combines
 // the kBlock partial results by a fixed tree in shared memory, so a result depends on the shape
 // alone: bitwise repeatable, though not necessarily eager's bits (eager's reduction kernel may
-// order the sum differently). Pointwise values use the eager CUDA formulas, compiled like them
-// with --fmad=false. Numbers from the graph (alpha, a Scalar operand) are written into the source
+// order the sum differently). Pointwise values call the element functions the eager kernels call:
+// the source begins with fns.h itself (kElementPreamble, Note [Element functions]), and is
+// compiled, like the eager kernels, with --fmad=false. Numbers from the graph (alpha, a Scalar operand) are written into the source
 // as exact bit patterns.
 //
 // Compiled programs are cached by source and GPU architecture for the life of the process (a plan

@@ -10,16 +10,11 @@
 
 namespace ct::compile {
 
-#define CT_FUSED_CODES(X)                                                                          \
-  X(Neg) X(Abs) X(Relu) X(Exp) X(Exp2) X(Expm1) X(Log) X(Log1p) X(Sqrt) X(Rsqrt) X(Sin) X(Cos)     \
-  X(Tanh) X(Sigmoid) X(Erf) X(Reciprocal) X(Square) X(Add) X(AddScaled) X(Sub) X(SubScaled) X(Mul) \
-  X(Div) X(Maximum) X(Minimum) X(Sum) X(Mean) X(Amax) X(Amin)
-#define CT_ENUM(K) K,
-enum class Code : uint8_t { CT_FUSED_CODES(CT_ENUM) };
-#undef CT_ENUM
+/// What an instruction computes: its operator's element function (Instr::fn), or one of the fused
+/// reductions over the last dim.
+enum class Code : uint8_t { Element, Sum, Mean, Amax, Amin };
 
-constexpr bool is_unary(Code k) { return k <= Code::Square; }
-constexpr bool is_reduction(Code k) { return k >= Code::Sum; }
+constexpr bool is_reduction(Code k) { return k != Code::Element; }
 
 /// How a value covers the group's [R, C] iteration space (Note [Fused CPU kernels] in fuse.cpp).
 enum class Cls : uint8_t { Full, Row, Col, Scalar };
@@ -38,11 +33,13 @@ struct Operand {
 
 struct Instr {
   Code code;
-  Cls cls;          // of the result
-  bool per_line;    // a Row or Col operand of a Full result: one loop per row of the tile
+  const ElementFn* fn;  // Code::Element: the operator's element function
+  Cls cls;              // of the result
+  bool per_line;        // a Row or Col operand of a Full result: one loop per row of the tile
   int32_t dst;
   Operand a, b;
-  int32_t alpha = -1;  // AddScaled, SubScaled: an Imm slot
+  int32_t alpha = -1;  // the scaled form of fn (add, sub with alpha != 1): an Imm slot
+  bool unary() const { return code == Code::Element && fn->arity == 1; }
 };
 
 // What a kernel runs: its calls as instructions over slots, and the calls themselves.

@@ -101,6 +101,36 @@ struct Derivative {
   Differentiability kind = Differentiability::Missing;
 };
 
+/// An elementwise operator's element function as the graph compiler fuses it (Note [Element
+/// functions] in ops/pointwise/element_math.h): its functor's name in ops/pointwise/fns.h, which
+/// the fused CUDA source calls, and loops over that functor, which the fused cpu executor runs.
+/// Built by ops/pointwise/element_fn.h from the functor itself.
+struct ElementFn {
+  /// o[i] = f(a[i], b[i]) for i < n, or f(a[i], b[i], *alpha) when alpha is not null; a side that
+  /// does not vary is read at [0] throughout. Unary functions read a only (it always varies).
+  using Line = void (*)(void* o, const void* a, bool a_varies, const void* b, bool b_varies, int64_t n,
+                        const void* alpha);
+  const char* functor;  // "Add": ct::fn::Add
+  int arity;            // 1 or 2
+  bool has_alpha;       // a scaled form f(a, b, alpha) exists (add, sub)
+  Line lines[2][3];     // [float32, float64][baseline, avx2, avx512] (Note [CPU capability dispatch])
+};
+
+/// How a fusible elementwise operator's arguments feed its element function: (self), (self, other
+/// [, alpha]), (self, Scalar other[, alpha]), or (self, Scalar other[, alpha]) computing
+/// f(other, self[, alpha]) (rsub).
+enum class ElementForm : uint8_t { None, Unary, Binary, BinaryScalar, ReverseScalar };
+
+/// The reductions the graph compiler fuses, over the last dim (OpBuilder::fused_reduction).
+enum class FusedReduction : uint8_t { None, Sum, Mean, Amax, Amin };
+
+/// What an operator is, for passes and backends that treat operators by kind instead of by name.
+enum class Tag : uint32_t {
+  Pointwise = 1u << 0,  // each output element depends on the same element of each input (broadcast)
+  Reduction = 1u << 1,  // folds dims of its input (sum, amax, ...)
+  Fusible = 1u << 2,    // the graph compiler fuses it: it has an element function or a fused reduction
+};
+
 struct OperatorDef {
   Schema schema;
   std::string full_name;     // "add.Tensor"
@@ -128,6 +158,11 @@ struct OperatorDef {
   bool inplace_reads_anywhere = false;
   Derivative derivative;  // an in-place variant uses its functional operator's
   bool builtin = true;
+  uint32_t tags = 0;  // Tag bits
+  const ElementFn* element = nullptr;  // fusible elementwise operators (OpBuilder::elementwise)
+  ElementForm element_form = ElementForm::None;
+  FusedReduction fused_reduction = FusedReduction::None;
+  bool has(Tag t) const { return (tags & static_cast<uint32_t>(t)) != 0; }
 
   DispatchKeySet kernel_keys() const { return DispatchKeySet::from_bits(kernel_bits.load(std::memory_order_acquire)); }
   size_t num_returns() const { return schema.returns.size(); }

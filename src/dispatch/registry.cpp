@@ -222,6 +222,34 @@ OpBuilder& OpBuilder::inplace(const std::string& schema, Reads reads) {
   return *this;
 }
 
+OpBuilder& OpBuilder::tag(Tag t) {
+  op_.tags |= static_cast<uint32_t>(t);
+  return *this;
+}
+
+OpBuilder& OpBuilder::elementwise(const ElementFn& fn, bool reversed) {
+  const std::vector<Argument>& a = op_.schema.args;
+  const bool self = !a.empty() && a[0].type == ArgType::Tensor && !a[0].optional;
+  const bool other = a.size() > 1 && !a[1].kwarg_only;
+  const bool alpha = a.size() > 2 && a[2].name == "alpha";
+  ElementForm form = ElementForm::None;
+  if (self && fn.arity == 1 && a.size() == 1) form = ElementForm::Unary;
+  else if (self && fn.arity == 2 && other && a[1].type == ArgType::Tensor && !reversed) form = ElementForm::Binary;
+  else if (self && fn.arity == 2 && other && a[1].type == ArgType::Scalar)
+    form = reversed ? ElementForm::ReverseScalar : ElementForm::BinaryScalar;
+  CT_CHECK(form != ElementForm::None && (a.size() <= 2 || (alpha && fn.has_alpha && a.size() == 3)), CT_ERROR_INTERNAL,
+           "registry: ", op_.full_name, " (", op_.schema.text, ") cannot compute element function ", fn.functor,
+           " of arity ", fn.arity, ": the schema must read (Tensor self[, Tensor or Scalar other[, Scalar alpha]])");
+  op_.element = &fn;
+  op_.element_form = form;
+  return tag(Tag::Pointwise).tag(Tag::Fusible);
+}
+
+OpBuilder& OpBuilder::fused_reduction(FusedReduction r) {
+  op_.fused_reduction = r;
+  return tag(Tag::Reduction).tag(Tag::Fusible);
+}
+
 const OperatorDef& builtin_op(const char* full_name) {
   OperatorDef* op = Registry::get().find(full_name);
   CT_CHECK(op, CT_ERROR_INTERNAL, "registry: built-in operator ", full_name, " is not defined");

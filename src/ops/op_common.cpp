@@ -109,16 +109,18 @@ int ResultType::combine(int higher, int lower) {
   return higher;
 }
 
-void ResultType::add(const TensorImpl& t) {
+void ResultType::add(const TensorImpl& t) { add(t, t.dtype()); }
+
+void ResultType::add(const TensorImpl& t, DType d) {
   auto promote = [](int acc, DType d) {
     return acc < 0 ? static_cast<int>(d) : static_cast<int>(promote_types(static_cast<DType>(acc), d));
   };
   if (t.is_wrapped_number()) {
-    wrapped_ = promote(wrapped_, is_floating(t.dtype()) ? runtime::default_dtype() : t.dtype());
+    wrapped_ = promote(wrapped_, is_floating(d) ? runtime::default_dtype() : d);
   } else if (t.dim() == 0) {
-    zero_ = promote(zero_, t.dtype());
+    zero_ = promote(zero_, d);
   } else {
-    dim_ = promote(dim_, t.dtype());
+    dim_ = promote(dim_, d);
   }
 }
 

@@ -23,6 +23,9 @@ SymDimVector broadcast_shapes(const char* op, SymIntArrayRef a, SymIntArrayRef b
 class ResultType {
  public:
   void add(const TensorImpl& t);
+  /// t as if its dtype were d (its dims and wrapped-ness count as t's): ldexp's exponent, an
+  /// integer tensor that takes part as the float tensor 2^other.
+  void add(const TensorImpl& t, DType d);
   void add(const Scalar& s);
   DType result() const;
 

@@ -18,6 +18,7 @@ from . import _ops_reduce
 from ._ops_reduce import norm, unique
 from . import profiler
 from . import cuda
+from . import special
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
                      int8, int16, int32, int64, long, set_default_dtype, short, uint8)

@@ -10,6 +10,7 @@ from .safetensors import load_file as load_file, save_file as save_file
 from . import ops as ops
 from . import profiler as profiler
 from . import cuda as cuda
+from . import special as special
 from . import nn as nn
 from . import optim as optim
 from .autograd import (enable_grad as enable_grad, inference_mode as inference_mode,

@@ -1,10 +1,12 @@
 // binary.cu - the binary table entry: arithmetic, division family, pow, extrema, comparisons,
-// logical and bitwise ops over the elementwise engine.
+// logical and bitwise ops over the elementwise engine. Those with an element function in
+// ops/pointwise/fns.h call it (Note [Element functions]).
 #include <cstdint>
 
 #include "device_math.h"
 #include "loop.h"
 #include "members.h"
+#include "ops/pointwise/fns.h"
 
 namespace ct::cuda {
 namespace {
@@ -14,36 +16,22 @@ __device__ __forceinline__ C wrap_neg(C x) {  // -x without signed-overflow UB
   return static_cast<C>(0ull - static_cast<uint64_t>(x));
 }
 
-// a + alpha * b and a - alpha * b; integers wrap (computed unsigned).
-struct AddSub {
+// a + alpha * b and a - alpha * b (the plain form when alpha is 1); integers wrap.
+template <typename F>
+struct Scaled {
   static constexpr unsigned computes = kCFloat | kCInt;
-  bool sub;
   double alpha;
   template <typename C>
   __device__ C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) {
-      const uint64_t ab = static_cast<uint64_t>(static_cast<int64_t>(alpha)) * static_cast<uint64_t>(b);
-      return static_cast<C>(sub ? static_cast<uint64_t>(a) - ab : static_cast<uint64_t>(a) + ab);
-    } else {
-      const C ab = alpha == 1.0 ? b : static_cast<C>(alpha) * b;
-      return sub ? a - ab : a + ab;
-    }
+    return alpha == 1.0 ? F{}(a, b) : F{}(a, b, static_cast<C>(alpha));
   }
 };
 
-struct Mul {
-  static constexpr unsigned computes = kCFloat | kCInt | kCBool;
-  template <typename C>
-  __device__ C operator()(C a, C b) const {
-    if constexpr (std::is_same_v<C, bool>) return a && b;
-    else if constexpr (std::is_integral_v<C>) return static_cast<C>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-    else return a * b;
-  }
-};
-
-struct Div {
-  static constexpr unsigned computes = kCFloat;
-  template <typename C> __device__ C operator()(C a, C b) const { return a / b; }
+// An element function of fns.h, for the compute types in Computes.
+template <typename F, unsigned Computes>
+struct Element {
+  static constexpr unsigned computes = Computes;
+  template <typename C> __device__ C operator()(C a, C b) const { return F{}(a, b); }
 };
 
 struct Atan2 {
@@ -97,18 +85,6 @@ struct Pow {
       }
       return static_cast<C>(result);
     }
-  }
-};
-
-// maximum/minimum: a NaN in either input propagates (a's first), as the CPU kernel.
-struct Extremum {
-  static constexpr unsigned computes = kCFloat | kCInt | kCBool;
-  bool max;
-  template <typename C>
-  __device__ C operator()(C a, C b) const {
-    if (dm::is_nan(a)) return a;
-    if (dm::is_nan(b)) return b;
-    return max ? (a > b ? a : b) : (a < b ? a : b);
   }
 };
 
@@ -171,15 +147,15 @@ int binary(int op, int dtype_out, int dtype_a, int dtype_b, int compute, double 
   if (const int s = make_loop_args("binary", loop, 3, ptrs, dtypes, &la)) return s;
   const char* name = kBinaryNames[op];
   switch (op) {
-    case CT_CUDA_BINARY_ADD: case CT_CUDA_BINARY_SUB:
-      return run(name, compute, la, AddSub{op == CT_CUDA_BINARY_SUB, alpha}, stream);
-    case CT_CUDA_BINARY_MUL: return run(name, compute, la, Mul{}, stream);
-    case CT_CUDA_BINARY_DIV: return run(name, compute, la, Div{}, stream);
+    case CT_CUDA_BINARY_ADD: return run(name, compute, la, Scaled<fn::Add>{alpha}, stream);
+    case CT_CUDA_BINARY_SUB: return run(name, compute, la, Scaled<fn::Sub>{alpha}, stream);
+    case CT_CUDA_BINARY_MUL: return run(name, compute, la, Element<fn::Mul, kCFloat | kCInt | kCBool>{}, stream);
+    case CT_CUDA_BINARY_DIV: return run(name, compute, la, Element<fn::Div, kCFloat>{}, stream);
     case CT_CUDA_BINARY_FLOOR_DIVIDE: case CT_CUDA_BINARY_REMAINDER:
       return run(name, compute, la, DivMod{op == CT_CUDA_BINARY_FLOOR_DIVIDE}, stream);
     case CT_CUDA_BINARY_POW: return run(name, compute, la, Pow{}, stream);
-    case CT_CUDA_BINARY_MAXIMUM: case CT_CUDA_BINARY_MINIMUM:
-      return run(name, compute, la, Extremum{op == CT_CUDA_BINARY_MAXIMUM}, stream);
+    case CT_CUDA_BINARY_MAXIMUM: return run(name, compute, la, Element<fn::Maximum, kCFloat | kCInt | kCBool>{}, stream);
+    case CT_CUDA_BINARY_MINIMUM: return run(name, compute, la, Element<fn::Minimum, kCFloat | kCInt | kCBool>{}, stream);
     case CT_CUDA_BINARY_ATAN2: return run(name, compute, la, Atan2{}, stream);
     case CT_CUDA_BINARY_BITWISE_AND: case CT_CUDA_BINARY_BITWISE_OR: case CT_CUDA_BINARY_BITWISE_XOR:
       return run(name, compute, la, Bitwise{op}, stream);

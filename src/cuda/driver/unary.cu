@@ -1,35 +1,35 @@
-// unary.cu - the unary table entry: one functor per op (a family functor where the ops differ by
-// one comparison), instantiated for the compute types the op allows.
+// unary.cu - the unary table entry: the element functions of ops/pointwise/fns.h (the functors the
+// cpu and fused kernels call, Note [Element functions]) and the ops not written there yet,
+// instantiated for the compute types the op allows.
 #include "device_math.h"
 #include "loop.h"
 #include "members.h"
+#include "ops/pointwise/fns.h"
 
 namespace ct::cuda {
 namespace {
 
-// Float-only maps. The constants are spelled in C so float compute stays in float.
+// An element function of fns.h, for the compute types in Computes.
+template <typename F, unsigned Computes = kCFloat>
+struct Element {
+  static constexpr unsigned computes = Computes;
+  template <typename C> __device__ C operator()(C x) const { return F{}(x); }
+};
+
+// The activations with parameters on the cpu (activations.cpp). The constants are spelled in C so
+// float compute stays in float.
 template <int Op>
 struct FloatMap {
   static constexpr unsigned computes = kCFloat;
   template <typename C>
   __device__ C operator()(C x) const {
-    if constexpr (Op == CT_CUDA_UNARY_EXP) return dm::exp(x);
-    else if constexpr (Op == CT_CUDA_UNARY_LOG) return dm::log(x);
-    else if constexpr (Op == CT_CUDA_UNARY_SQRT) return dm::sqrt(x);
-    else if constexpr (Op == CT_CUDA_UNARY_RSQRT) return C(1) / dm::sqrt(x);  // as the CPU: exact sqrt, then divide
-    else if constexpr (Op == CT_CUDA_UNARY_SIN) return dm::sin(x);
-    else if constexpr (Op == CT_CUDA_UNARY_COS) return dm::cos(x);
-    else if constexpr (Op == CT_CUDA_UNARY_TANH) return dm::tanh(x);
-    else if constexpr (Op == CT_CUDA_UNARY_SIGMOID) return C(1) / (C(1) + dm::exp(-x));
-    else if constexpr (Op == CT_CUDA_UNARY_GELU) return C(0.5) * x * (C(1) + dm::erf(x * C(0.70710678118654752440)));
+    if constexpr (Op == CT_CUDA_UNARY_GELU) return C(0.5) * x * (C(1) + dm::erf(x * C(0.70710678118654752440)));
     else if constexpr (Op == CT_CUDA_UNARY_GELU_TANH) {
       const C inner = C(0.79788456080286535588) * (x + C(0.044715) * x * x * x);
       return C(0.5) * x * (C(1) + dm::tanh(inner));
-    } else if constexpr (Op == CT_CUDA_UNARY_SILU) return x / (C(1) + dm::exp(-x));
-    else if constexpr (Op == CT_CUDA_UNARY_RECIPROCAL) return C(1) / x;
-    else if constexpr (Op == CT_CUDA_UNARY_ERF) return dm::erf(x);
-    else if constexpr (Op == CT_CUDA_UNARY_LOG1P) return dm::log1p(x);
-    else return dm::expm1(x);
+    } else {
+      return x / (C(1) + dm::exp(-x));  // SILU
+    }
   }
 };
 
@@ -48,25 +48,6 @@ struct Round {
       }
     } else {
       return x;
-    }
-  }
-};
-
-// Sign-type maps shared by floats and integers.
-struct Signed {
-  static constexpr unsigned computes = kCFloat | kCInt;
-  int op;
-  template <typename C>
-  __device__ C operator()(C x) const {
-    switch (op) {
-      case CT_CUDA_UNARY_NEG:
-        if constexpr (std::is_integral_v<C>) return static_cast<C>(0ull - static_cast<uint64_t>(x));  // wraps
-        else return -x;
-      case CT_CUDA_UNARY_ABS:
-        if constexpr (std::is_integral_v<C>) return x < 0 ? static_cast<C>(0ull - static_cast<uint64_t>(x)) : x;
-        else return x < C(0) ? -x : (x == C(0) ? C(0) : x);  // abs(-0) is +0
-      default:  // RELU: NaN stays NaN
-        return x < C(0) ? C(0) : x;
     }
   }
 };
@@ -126,28 +107,29 @@ int unary(int op, int dtype_out, int dtype_in, int compute, void* out, const voi
   const char* name = kUnaryNames[op];
   switch (op) {
     case CT_CUDA_UNARY_COPY: return run(name, compute, a, Copy{}, stream);
-    case CT_CUDA_UNARY_NEG: case CT_CUDA_UNARY_ABS: case CT_CUDA_UNARY_RELU:
-      return run(name, compute, a, Signed{op}, stream);
+    case CT_CUDA_UNARY_NEG: return run(name, compute, a, Element<fn::Neg, kCFloat | kCInt>{}, stream);
+    case CT_CUDA_UNARY_ABS: return run(name, compute, a, Element<fn::Abs, kCFloat | kCInt>{}, stream);
+    case CT_CUDA_UNARY_RELU: return run(name, compute, a, Element<fn::Relu, kCFloat | kCInt>{}, stream);
     case CT_CUDA_UNARY_FLOOR: case CT_CUDA_UNARY_CEIL: case CT_CUDA_UNARY_ROUND: case CT_CUDA_UNARY_TRUNC:
       return run(name, compute, a, Round{op}, stream);
     case CT_CUDA_UNARY_SIGN: return run(name, compute, a, Sign{}, stream);
     case CT_CUDA_UNARY_LOGICAL_NOT: return run(name, compute, a, LogicalNot{}, stream);
     case CT_CUDA_UNARY_BITWISE_NOT: return run(name, compute, a, BitwiseNot{}, stream);
-    case CT_CUDA_UNARY_EXP: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_EXP>{}, stream);
-    case CT_CUDA_UNARY_LOG: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_LOG>{}, stream);
-    case CT_CUDA_UNARY_SQRT: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_SQRT>{}, stream);
-    case CT_CUDA_UNARY_RSQRT: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_RSQRT>{}, stream);
-    case CT_CUDA_UNARY_SIN: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_SIN>{}, stream);
-    case CT_CUDA_UNARY_COS: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_COS>{}, stream);
-    case CT_CUDA_UNARY_TANH: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_TANH>{}, stream);
-    case CT_CUDA_UNARY_SIGMOID: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_SIGMOID>{}, stream);
+    case CT_CUDA_UNARY_EXP: return run(name, compute, a, Element<fn::Exp>{}, stream);
+    case CT_CUDA_UNARY_LOG: return run(name, compute, a, Element<fn::Log>{}, stream);
+    case CT_CUDA_UNARY_SQRT: return run(name, compute, a, Element<fn::Sqrt>{}, stream);
+    case CT_CUDA_UNARY_RSQRT: return run(name, compute, a, Element<fn::Rsqrt>{}, stream);
+    case CT_CUDA_UNARY_SIN: return run(name, compute, a, Element<fn::Sin>{}, stream);
+    case CT_CUDA_UNARY_COS: return run(name, compute, a, Element<fn::Cos>{}, stream);
+    case CT_CUDA_UNARY_TANH: return run(name, compute, a, Element<fn::Tanh>{}, stream);
+    case CT_CUDA_UNARY_SIGMOID: return run(name, compute, a, Element<fn::Sigmoid>{}, stream);
     case CT_CUDA_UNARY_GELU: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_GELU>{}, stream);
     case CT_CUDA_UNARY_GELU_TANH: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_GELU_TANH>{}, stream);
     case CT_CUDA_UNARY_SILU: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_SILU>{}, stream);
-    case CT_CUDA_UNARY_RECIPROCAL: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_RECIPROCAL>{}, stream);
-    case CT_CUDA_UNARY_ERF: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_ERF>{}, stream);
-    case CT_CUDA_UNARY_LOG1P: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_LOG1P>{}, stream);
-    default: return run(name, compute, a, FloatMap<CT_CUDA_UNARY_EXPM1>{}, stream);
+    case CT_CUDA_UNARY_RECIPROCAL: return run(name, compute, a, Element<fn::Reciprocal>{}, stream);
+    case CT_CUDA_UNARY_ERF: return run(name, compute, a, Element<fn::Erf>{}, stream);
+    case CT_CUDA_UNARY_LOG1P: return run(name, compute, a, Element<fn::Log1p>{}, stream);
+    default: return run(name, compute, a, Element<fn::Expm1>{}, stream);
   }
 }
 

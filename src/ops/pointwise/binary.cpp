@@ -15,14 +15,16 @@
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
+#include "ops/pointwise/element_fn.h"
 #include "runtime/defaults.h"
 
 namespace ct::ops {
 namespace {
 
 // Result dtype from the promoted dtype: itself (Promote), integers to the default float
-// (TrueDivide: div, atan2), or bool (Compare: comparisons and logical operators).
-enum class Rule { Promote, TrueDivide, Compare };
+// (TrueDivide: div, atan2), bool (Compare: comparisons and logical operators), or float64 whatever
+// the inputs (Double: float_power).
+enum class Rule { Promote, TrueDivide, Compare, Double };
 constexpr unsigned kIntegerDTypes = kNumericDTypes & ~kFloatingDTypes;  // no bool
 constexpr unsigned kBitDTypes = kIntegerDTypes | dtype_bit(DType::Bool);
 
@@ -45,20 +47,15 @@ void extremum_backward(GradCtx& c, const char* wins) {
   if (c.needs(1)) c.set(1, ops::sub(c.grad(), ga));
 }
 
-template <typename T>
-bool is_nan(T x) {
-  if constexpr (std::is_floating_point<M<T>>::value) return std::isnan(static_cast<M<T>>(x));
-  else return false;
-}
-
 struct Add {
   static constexpr unsigned dtypes = kAllDTypes;
   static constexpr bool divides = false;
   static constexpr const char* name = "add";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
-  template <typename T> static T apply(T a, T b) { return T(M<T>(a) + M<T>(b)); }
-  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) + alpha * M<T>(b)); }
+  CT_ELEMENT_OF(Add)
+  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(Fn{}(M<T>(a), M<T>(b), alpha)); }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
     c.set(0, c.grad());
@@ -71,8 +68,9 @@ struct Sub {
   static constexpr const char* name = "sub";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
-  template <typename T> static T apply(T a, T b) { return T(M<T>(a) - M<T>(b)); }
-  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(M<T>(a) - alpha * M<T>(b)); }
+  CT_ELEMENT_OF(Sub)
+  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(Fn{}(M<T>(a), M<T>(b), alpha)); }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
     c.set(0, c.grad());
@@ -85,10 +83,8 @@ struct Mul {
   static constexpr const char* name = "mul";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
-  template <typename T> static T apply(T a, T b) {
-    if constexpr (std::is_same<T, bool>::value) return a && b;
-    else return T(M<T>(a) * M<T>(b));
-  }
+  CT_ELEMENT_OF(Mul)
+  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
   static constexpr Saves saves = save_args(0, 1);
   static void backward(GradCtx& c) {
     if (c.needs(0)) c.set(0, ops::mul(c.grad(), c.saved(1)));
@@ -101,7 +97,8 @@ struct Div {
   static constexpr const char* name = "div";
   static constexpr Rule rule = Rule::TrueDivide;
   static constexpr bool has_alpha = false;
-  template <typename T> static T apply(T a, T b) { return T(M<T>(a) / M<T>(b)); }
+  CT_ELEMENT_OF(Div)
+  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
   static constexpr Saves saves = save_args(0, 1);
   static void backward(GradCtx& c) {  // d(a/b) = da/b - (a/b) db/b
     const Tensor ga = ops::div(c.grad(), c.saved(1));
@@ -151,11 +148,8 @@ struct Maximum {
   static constexpr const char* name = "maximum";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
-  template <typename T> static T apply(T a, T b) {
-    if (is_nan(a)) return a;
-    if (is_nan(b)) return b;
-    return M<T>(a) > M<T>(b) ? a : b;
-  }
+  CT_ELEMENT_OF(Maximum)
+  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
   static constexpr Saves saves = save_args(0, 1);
   static void backward(GradCtx& c) { extremum_backward(c, "gt"); }
 };
@@ -165,11 +159,8 @@ struct Minimum {
   static constexpr const char* name = "minimum";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
-  template <typename T> static T apply(T a, T b) {
-    if (is_nan(a)) return a;
-    if (is_nan(b)) return b;
-    return M<T>(a) < M<T>(b) ? a : b;
-  }
+  CT_ELEMENT_OF(Minimum)
+  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
   static constexpr Saves saves = save_args(0, 1);
   static void backward(GradCtx& c) { extremum_backward(c, "lt"); }
 };
@@ -337,7 +328,131 @@ struct FloorDivide {  // Python's //
   static constexpr BackwardFn backward = nullptr;  // a step function (PyTorch defines none)
 };
 
+// The element-function operators added with fns.h: each declares its functor, and the engine
+// below computes, fuses and (on CUDA) runs it from that one formula.
+#define CT_BINARY_FN(Name, str, rule_, allowed)        \
+  static constexpr const char* name = str;             \
+  static constexpr unsigned dtypes = allowed;          \
+  static constexpr bool divides = false;               \
+  static constexpr Rule rule = rule_;                  \
+  static constexpr bool has_alpha = false;             \
+  CT_ELEMENT_OF(Name)                                  \
+  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
+
+struct Copysign {  // integers become the default float
+  CT_BINARY_FN(Copysign, "copysign", Rule::TrueDivide, kFloatingDTypes)
+  static constexpr Saves saves = save_result(save_args(0));
+  static void backward(GradCtx& c) {  // d/da = result / a (0 at a = 0); nothing flows to the sign
+    const Tensor a = c.saved(0);
+    c.set(0, ops::mul(c.grad(), zero_where(ops::binary_scalar("eq", a, 0), ops::div(c.result(), a))));
+    if (c.needs(1)) c.set(1, ops::zeros(c.grad()->sizes(), c.grad()->dtype(), c.grad()->device()));
+  }
+};
+// d/da log(e^a + e^b) = 1 / (1 + e^(b - a)); base 2 the same with 2^(b - a).
+template <const char* Exp>
+void log_add_exp_backward(GradCtx& c) {
+  const Tensor a = c.saved(0), b = c.saved(1);
+  auto share = [&](const Tensor& x, const Tensor& y) {
+    return ops::div(c.grad(), ops::binary_scalar("add", ops::unary(Exp, ops::sub(y, x)), 1));
+  };
+  if (c.needs(0)) c.set(0, share(a, b));
+  if (c.needs(1)) c.set(1, share(b, a));
+}
+constexpr char kExp[] = "exp";
+constexpr char kExp2[] = "exp2";
+struct Logaddexp {
+  CT_BINARY_FN(Logaddexp, "logaddexp", Rule::Promote, kFloatingDTypes)
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) { log_add_exp_backward<kExp>(c); }
+};
+struct Logaddexp2 {
+  CT_BINARY_FN(Logaddexp2, "logaddexp2", Rule::Promote, kFloatingDTypes)
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) { log_add_exp_backward<kExp2>(c); }
+};
+struct Xlogy {  // integers become the default float
+  CT_BINARY_FN(Xlogy, "xlogy", Rule::TrueDivide, kFloatingDTypes)
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) {  // d/dx = xlogy(x != 0, y), d/dy = x / y
+    const Tensor x = c.saved(0), y = c.saved(1);
+    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::binary("xlogy", ops::binary_scalar("ne", x, 0), y)));
+    if (c.needs(1)) c.set(1, ops::mul(c.grad(), ops::div(x, y)));
+  }
+};
+struct Nextafter {  // a step function: PyTorch defines no derivative
+  CT_BINARY_FN(Nextafter, "nextafter", Rule::Promote, kFloatingDTypes)
+  static constexpr BackwardFn backward = nullptr;
+};
+struct Heaviside {
+  CT_BINARY_FN(Heaviside, "heaviside", Rule::Promote, kAllDTypes)
+  static constexpr bool same_dtypes = true;
+  static constexpr BackwardFn backward = nullptr;
+};
+// fmax / fmin: the gradient goes to the operand chosen, self on ties and against a NaN other.
+template <const char* Wins>
+void fmax_fmin_backward(GradCtx& c) {
+  const Tensor a = c.saved(0), b = c.saved(1);
+  const Tensor self_wins = ops::binary("logical_or", ops::binary(Wins, a, b), ops::unary("isnan", b));
+  if (c.needs(0)) c.set(0, zero_where(ops::unary("logical_not", self_wins), c.grad()));
+  if (c.needs(1)) c.set(1, zero_where(self_wins, c.grad()));
+}
+constexpr char kGe[] = "ge";
+constexpr char kLe[] = "le";
+struct Fmax {
+  CT_BINARY_FN(Fmax, "fmax", Rule::Promote, kAllDTypes)
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) { fmax_fmin_backward<kGe>(c); }
+};
+struct Fmin {
+  CT_BINARY_FN(Fmin, "fmin", Rule::Promote, kAllDTypes)
+  static constexpr Saves saves = save_args(0, 1);
+  static void backward(GradCtx& c) { fmax_fmin_backward<kLe>(c); }
+};
+struct Gcd {
+  CT_BINARY_FN(Gcd, "gcd", Rule::Promote, kIntegerDTypes)
+  static constexpr BackwardFn backward = nullptr;
+};
+struct Lcm {
+  CT_BINARY_FN(Lcm, "lcm", Rule::Promote, kIntegerDTypes)
+  static constexpr BackwardFn backward = nullptr;
+};
+struct FloatPower {  // computed in float64: Rule::Double
+  CT_BINARY_FN(FloatPower, "float_power", Rule::Double, kFloatingDTypes)
+  static constexpr Saves saves = save_result(save_args(0, 1));
+  static void backward(GradCtx& c) {  // pow's derivative, in float64 (see Pow)
+    const Tensor base = ops::to(c.saved(0), DType::Float64), e = ops::to(c.saved(1), DType::Float64);
+    if (c.needs(0)) {
+      const Tensor d = ops::mul(ops::mul(c.grad(), e), ops::binary("pow", base, ops::binary_scalar("sub", e, 1)));
+      c.set(0, zero_where(ops::binary_scalar("eq", e, 0), d));
+    }
+    if (c.needs(1)) {
+      const Tensor d = ops::mul(ops::mul(c.grad(), c.result()), ops::unary("log", base));
+      c.set(1, zero_where(ops::mul(ops::binary_scalar("eq", base, 0), ops::binary_scalar("ge", e, 0)), d));
+    }
+  }
+};
+struct Ldexp {  // integers become the default float
+  CT_BINARY_FN(Ldexp, "ldexp", Rule::TrueDivide, kFloatingDTypes)
+  static constexpr bool float_other = true;
+  static constexpr Saves saves = save_result(save_args(1));
+  static void backward(GradCtx& c) {  // d/dx = 2^e, d/de = result ln 2
+    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::unary("exp2", c.saved(1))));
+    if (c.needs(1)) c.set(1, ops::mul(c.grad(), ops::mul(c.result(), Scalar(0.69314718055994530942))));
+  }
+};
+#undef CT_BINARY_FN
+
 // Arguments (both overloads, after the Scalar one is wrapped): self, other[, alpha].
+// Operators that refuse inputs of two dtypes instead of promoting them (heaviside) declare
+// `static constexpr bool same_dtypes = true`.
+template <typename Op, typename = void> struct same_dtypes_t : std::false_type {};
+template <typename Op> struct same_dtypes_t<Op, std::void_t<decltype(Op::same_dtypes)>> : std::bool_constant<Op::same_dtypes> {};
+
+// Operators whose `other` promotes as a float tensor even when it holds integers (ldexp) declare
+// `static constexpr bool float_other = true`.
+template <typename Op, typename = void> struct float_other_t : std::false_type {};
+template <typename Op> struct float_other_t<Op, std::void_t<decltype(Op::float_other)>> : std::bool_constant<Op::float_other> {};
+
 template <typename Op>
 void binary_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
@@ -347,10 +462,12 @@ void binary_meta(const Frame& f, MetaResult& m) {
                     !b.is_wrapped_number() && identical(a.sym_sizes(), b.sym_sizes());
   const Device dev = same ? a.device() : common_device(f);
   DType common = a.dtype();
-  if (!same) {
+  if (!same || float_other_t<Op>::value) {
     ResultType rt;
     rt.add(a);
-    rt.add(b);
+    // ldexp(x, e) is x * 2^e, and 2^e of integers is a float tensor of the default dtype.
+    if (float_other_t<Op>::value && !is_floating(b.dtype())) rt.add(b, runtime::default_dtype());
+    else rt.add(b);
     common = rt.result();
   }
   // As in PyTorch: subtraction refuses any bool operand, and pow refuses bool results.
@@ -366,6 +483,9 @@ void binary_meta(const Frame& f, MetaResult& m) {
              ". Pass an integer alpha, or convert the inputs to a floating dtype");
   }
   if (Op::rule == Rule::TrueDivide && !is_floating(common)) common = runtime::default_dtype();
+  if (Op::rule == Rule::Double) common = DType::Float64;
+  CT_CHECK(!same_dtypes_t<Op>::value || a.dtype() == b.dtype(), CT_ERROR_DTYPE, Op::name, ": the inputs must have one dtype (",
+           a.dtype(), " and ", b.dtype(), "), as in PyTorch. Convert one with to() first");
   CT_CHECK((Op::dtypes & dtype_bit(common)) != 0, CT_ERROR_DTYPE, Op::name, ": not supported for ", common,
            " (inputs ", a.dtype(), " and ", b.dtype(), ")",
            (Op::dtypes & kFloatingDTypes) ? ". Convert to a floating dtype with to() first"
@@ -434,18 +554,31 @@ void define_binary(Registry& r, bool with_inplace, const char* scalar = "Scalar"
   // Differentiable operators define backward as a function; the others as a null constant.
   constexpr bool differentiable = std::is_function<decltype(Op::backward)>::value;
   OpBuilder b = r.def(n + ".Tensor(Tensor self, Tensor other" + alpha + ") -> Tensor");
-  b.meta(binary_meta<Op>).compute(DispatchKey::CPU, binary_cpu<Op>, Determinism::Bitwise);
+  b.meta(binary_meta<Op>).compute(DispatchKey::CPU, binary_cpu<Op>, Determinism::Bitwise).tag(Tag::Pointwise);
+  // Fused kernels compute in the inputs' float dtype: operators with another result dtype do not fuse.
+  constexpr bool fuses = (Op::dtypes & kFloatingDTypes) != 0 && Op::rule != Rule::Compare && Op::rule != Rule::Double;
+  if constexpr (fuses) declare_element_fn<Op>(b);
   if constexpr (differentiable) b.derivative(Op::backward, Op::saves);
   else b.not_differentiable();
   if (with_inplace) b.inplace(n + "_.Tensor(Tensor(a!) self, Tensor other" + alpha + ") -> Tensor(a!)");
   if (!scalar) return;
   OpBuilder s = r.def(n + "." + scalar + "(Tensor self, Scalar other" + scalar_alpha + ") -> Tensor");
-  s.composite(scalar_overload<Op, false>);
+  s.composite(scalar_overload<Op, false>).tag(Tag::Pointwise);
+  if constexpr (fuses) declare_element_fn<Op>(s);
   if (!differentiable) s.not_differentiable();
   if (!with_inplace) return;
   OpBuilder si = r.def(n + "_." + scalar + "(Tensor(a!) self, Scalar other" + scalar_alpha + ") -> Tensor(a!)");
   si.composite(scalar_overload<Op, true>);
   if (!differentiable) si.not_differentiable();
+}
+
+// name.Scalar_Self(Scalar self, Tensor other) calls name.Tensor with self wrapped (xlogy(2, t)).
+template <typename Op>
+void scalar_self_overload(void*, Frame& f) {
+  static const OperatorDef& tensor_op = builtin_op((std::string(Op::name) + ".Tensor").c_str());
+  Tensor self = wrap_scalar(f.arg(0).to_scalar());
+  Value args[2] = {self, f.arg(1)};
+  dispatch(tensor_op, args, 2, f.outs, 1);
 }
 
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: other - alpha * self, with other
@@ -482,7 +615,9 @@ void define_binary_ops(Registry& r) {
   define_binary<Le>(r, false);
   define_binary<Gt>(r, false);
   define_binary<Ge>(r, false);
-  r.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor").composite(rsub_scalar);
+  OpBuilder rsub = r.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  rsub.composite(rsub_scalar);
+  declare_element_fn<Sub>(rsub, /*reversed=*/true);
   define_binary<Atan2>(r, true, nullptr);
   define_binary<Hypot>(r, true, nullptr);
   define_binary<Fmod>(r, true);
@@ -496,6 +631,20 @@ void define_binary_ops(Registry& r) {
   define_binary<LogicalAnd>(r, true, nullptr);
   define_binary<LogicalOr>(r, true, nullptr);
   define_binary<LogicalXor>(r, true, nullptr);
+  define_binary<Copysign>(r, true);
+  define_binary<Logaddexp>(r, false, nullptr);
+  define_binary<Logaddexp2>(r, false, nullptr);
+  define_binary<Xlogy>(r, true, "Scalar_Other");
+  r.def("xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor").composite(scalar_self_overload<Xlogy>).tag(Tag::Pointwise);
+  define_binary<Nextafter>(r, true, nullptr);
+  define_binary<Heaviside>(r, true, nullptr);
+  define_binary<Fmax>(r, false, nullptr);
+  define_binary<Fmin>(r, false, nullptr);
+  define_binary<Gcd>(r, true, nullptr);
+  define_binary<Lcm>(r, true, nullptr);
+  // No float_power_: its float64 result does not fit a float32 self, which PyTorch refuses.
+  define_binary<FloatPower>(r, false, "Tensor_Scalar");
+  define_binary<Ldexp>(r, true, nullptr);
   // true_divide is div's old name.
   r.def("true_divide.Tensor(Tensor self, Tensor other) -> Tensor").composite(redirect<kDivTensor>);
   r.def("true_divide.Scalar(Tensor self, Scalar other) -> Tensor").composite(redirect<kDivScalar>);

@@ -63,13 +63,23 @@ X erfinv_impl(X y) {
     }                                                              \
   };
 #define CT_RET(expr) return T(expr);
-CT_UNARY(Neg, "neg", Out::Same, kNumericDTypes, CT_RET(-x))
-CT_UNARY(Abs, "abs", Out::Same, kAllDTypes, CT_RET(x < M<T>(0) ? -x : x))
-CT_UNARY(Relu, "relu", Out::Same, kNumericDTypes, CT_RET(x < M<T>(0) ? M<T>(0) : x))  // NaN stays NaN
-CT_UNARY(Exp, "exp", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::exp(x)))
-CT_UNARY(Log, "log", Out::Float, kFloatingDTypes, CT_RET(std::log(x)))
-CT_UNARY(Sqrt, "sqrt", Out::Float, kFloatingDTypes, CT_RET(std::sqrt(x)))
-CT_UNARY(Rsqrt, "rsqrt", Out::Float, kFloatingDTypes, CT_RET(M<T>(1) / std::sqrt(x)))
+// An operator whose element function is fns.h's functor fn::Name: its eager kernel and the fused
+// kernels (define_unary declares it elementwise) compute that one formula.
+#define CT_UNARY_FN(Name, str, rule, allowed)                                                    \
+  struct Name : NoParams {                                                                       \
+    static constexpr const char* name = str;                                                     \
+    static constexpr Out out = rule;                                                             \
+    static constexpr unsigned dtypes = allowed;                                                  \
+    CT_ELEMENT_OF(Name)                                                                          \
+    template <typename T> [[gnu::always_inline]] static T apply(T t, const M<T>*) { return T(Fn{}(M<T>(t))); } \
+  };
+CT_UNARY_FN(Neg, "neg", Out::Same, kNumericDTypes)
+CT_UNARY_FN(Abs, "abs", Out::Same, kAllDTypes)
+CT_UNARY_FN(Relu, "relu", Out::Same, kNumericDTypes)  // NaN stays NaN
+CT_UNARY_FN(Exp, "exp", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Log, "log", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Sqrt, "sqrt", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Rsqrt, "rsqrt", Out::Float, kFloatingDTypes)
 // sin and cos: float32 arguments beyond 2^22 need libm (Note [sin and cos of large arguments]).
 // Whether the input holds one is found once per call; the usual call runs the vectorized loop.
 bool beyond_sin_cos_range(const TensorImpl& t) {
@@ -93,13 +103,14 @@ struct SinCos : NoParams {
   static constexpr Out out = Out::Float;
   static constexpr unsigned dtypes = kFloatingDTypes;
   static constexpr bool two_forms = true;
+  using Fn = std::conditional_t<Cos, fn::Cos, fn::Sin>;
+  static constexpr const char* fn_name = Cos ? "Cos" : "Sin";
   template <typename T> static void load(const Frame& f, M<T>* p) {
     p[0] = std::is_same_v<M<T>, float> && beyond_sin_cos_range(f.tensor(0)) ? M<T>(1) : M<T>(0);
   }
   template <bool Wide, typename T> [[gnu::always_inline]] static T apply_form(T t, const M<T>*) {
-    const M<T> x = M<T>(t);
-    if constexpr (Wide && std::is_same_v<M<T>, float>) return T(Cos ? cpu::vm::cos_wide(x) : cpu::vm::sin_wide(x));
-    else return T(Cos ? cpu::vm::cos(x) : cpu::vm::sin(x));
+    if constexpr (Wide) return T(Fn{}.wide(M<T>(t)));
+    else return T(Fn{}(M<T>(t)));
   }
   template <typename T> static T apply(T t, const M<T>* p) {  // the engine loops over apply_form
     return p[0] != M<T>(0) ? apply_form<true>(t, p) : apply_form<false>(t, p);
@@ -107,12 +118,12 @@ struct SinCos : NoParams {
 };
 using Sin = SinCos<false>;
 using Cos = SinCos<true>;
-CT_UNARY(Tanh, "tanh", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::tanh(x)))
-CT_UNARY(Sigmoid, "sigmoid", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::sigmoid(x)))
-CT_UNARY(Reciprocal, "reciprocal", Out::Float, kFloatingDTypes, CT_RET(M<T>(1) / x))
-CT_UNARY(Exp2, "exp2", Out::Float, kFloatingDTypes, CT_RET(std::exp2(x)))
-CT_UNARY(Expm1, "expm1", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::expm1(x)))
-CT_UNARY(Log1p, "log1p", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::log1p(x)))
+CT_UNARY_FN(Tanh, "tanh", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Sigmoid, "sigmoid", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Reciprocal, "reciprocal", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Exp2, "exp2", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Expm1, "expm1", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Log1p, "log1p", Out::Float, kFloatingDTypes)
 CT_UNARY(Log2, "log2", Out::Float, kFloatingDTypes, CT_RET(std::log2(x)))
 CT_UNARY(Log10, "log10", Out::Float, kFloatingDTypes, CT_RET(std::log10(x)))
 CT_UNARY(Tan, "tan", Out::Float, kFloatingDTypes, CT_RET(std::tan(x)))
@@ -124,7 +135,7 @@ CT_UNARY(Cosh, "cosh", Out::Float, kFloatingDTypes, CT_RET(std::cosh(x)))
 CT_UNARY(Asinh, "asinh", Out::Float, kFloatingDTypes, CT_RET(std::asinh(x)))
 CT_UNARY(Acosh, "acosh", Out::Float, kFloatingDTypes, CT_RET(std::acosh(x)))
 CT_UNARY(Atanh, "atanh", Out::Float, kFloatingDTypes, CT_RET(std::atanh(x)))
-CT_UNARY(Erf, "erf", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::erf(x)))
+CT_UNARY_FN(Erf, "erf", Out::Float, kFloatingDTypes)
 CT_UNARY(Erfc, "erfc", Out::Float, kFloatingDTypes, CT_RET(std::erfc(x)))
 CT_UNARY(Erfinv, "erfinv", Out::Float, kFloatingDTypes, CT_RET(erfinv_impl(x)))
 // As in PyTorch: the rounding functions refuse bool, keep integers, and round half to even.
@@ -136,10 +147,8 @@ CT_UNARY(Frac, "frac", Out::Same, kFloatingDTypes, CT_RET(x - std::trunc(x)))
 // (0 < x) - (x < 0): NaN gives 0, as PyTorch's kernel does; bool is its own sign.
 CT_UNARY(Sign, "sign", Out::Same, kAllDTypes,
          if constexpr (std::is_same<T, bool>::value) return t; else return T(int(M<T>(0) < x) - int(x < M<T>(0)));)
-// Integers wrap on overflow, as in PyTorch (multiplied unsigned: signed overflow is undefined).
-CT_UNARY(Square, "square", Out::SameLongBool, kNumericDTypes,
-         if constexpr (is_float_v<T>) return T(x * x);
-         else return T(static_cast<std::make_unsigned_t<T>>(t) * static_cast<std::make_unsigned_t<T>>(t));)
+// Integers wrap on overflow, as in PyTorch.
+CT_UNARY_FN(Square, "square", Out::SameLongBool, kNumericDTypes)
 CT_UNARY(BitwiseNot, "bitwise_not", Out::Same, kBitDTypes,
          if constexpr (std::is_same<T, bool>::value) return !t; else return T(~t);)
 CT_UNARY(LogicalNot, "logical_not", Out::Bool, kAllDTypes, return !(x != M<T>(0));)
@@ -147,8 +156,58 @@ CT_UNARY(IsNan, "isnan", Out::Bool, kAllDTypes, if constexpr (is_float_v<T>) ret
 CT_UNARY(IsInf, "isinf", Out::Bool, kAllDTypes, if constexpr (is_float_v<T>) return std::isinf(x); else return false;)
 CT_UNARY(IsFinite, "isfinite", Out::Bool, kAllDTypes,
          if constexpr (is_float_v<T>) return std::isfinite(x); else return true;)
+CT_UNARY_FN(Deg2rad, "deg2rad", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Rad2deg, "rad2deg", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Sinc, "sinc", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Lgamma, "lgamma", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Digamma, "digamma", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(I0, "i0", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(I1, "special_i1", Out::Float, kFloatingDTypes)
+CT_UNARY(Signbit, "signbit", Out::Bool, kAllDTypes, return fn::Signbit{}(x);)
+#undef CT_UNARY_FN
 #undef CT_UNARY
 #undef CT_RET
+
+// logit(Tensor self, float? eps=None): log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given.
+struct Logit {
+  static constexpr const char* name = "logit";
+  static constexpr const char* overload = "";
+  static constexpr const char* args = "(Tensor self, float? eps=None)";
+  static constexpr Out out = Out::Float;
+  static constexpr unsigned dtypes = kFloatingDTypes;
+  static constexpr int nparams = 1;
+  static void check(const Frame&) {}
+  template <typename T> static void load(const Frame& f, M<T>* p) {  // -1: no clamp
+    p[0] = f.arg(1).is_none() ? M<T>(-1) : M<T>(f.arg(1).to_double());
+  }
+  template <typename T> static T apply(T t, const M<T>* p) {
+    M<T> x = M<T>(t);
+    if (p[0] >= M<T>(0)) x = x < p[0] ? p[0] : x > M<T>(1) - p[0] ? M<T>(1) - p[0] : x;
+    return T(std::log(x / (M<T>(1) - x)));
+  }
+};
+
+// polygamma(int n, Tensor self): the n-th derivative of digamma. Its tensor is argument 1, so it
+// has its own meta and kernel around fns.h's Polygamma.
+void polygamma_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(1);
+  const int64_t n = f.arg(0).to_int();
+  CT_CHECK(n >= 0, CT_ERROR_INVALID_ARGUMENT, "polygamma: n must be non-negative, got ", n);
+  DType d = is_floating(a.dtype()) ? a.dtype() : runtime::default_dtype();
+  m.compute = d;
+  set_output(m, 0, a.sym_sizes(), d, a.device());
+}
+void polygamma_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  Tensor holder;
+  const TensorImpl* in = as_dtype(f.tensor(1), m.compute, holder);
+  const cpu::LoopPlan plan = cpu::make_plan(*outs[0], &in, 1);
+  const int64_t n = f.arg(0).to_int();
+  visit_dtype<kFloatingDTypes>(m.compute, "polygamma", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const M<T> order = M<T>(n);
+    cpu::elementwise<T, T>(plan, [order](T x) { return T(fn::Polygamma{}(M<T>(x), order)); });
+  });
+}
 
 // round.decimals(Tensor self, *, int decimals) -> Tensor: PyTorch's formula, scaling by 10^|d|.
 struct RoundDecimals {
@@ -202,6 +261,41 @@ struct NanToNum {
     }
   }
 };
+
+// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent): x = mantissa * 2^exponent with
+// |mantissa| in [0.5, 1) (0, infinities and NaN have exponent 0 and are their own mantissa).
+void frexp_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  CT_CHECK(is_floating(a.dtype()), CT_ERROR_DTYPE, "frexp: takes floating tensors, got ", a.dtype(), " (",
+           a.sym_sizes(), "). Convert with to() first");
+  m.compute = a.dtype();
+  m.n = 2;
+  set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
+  set_output(m, 1, a.sym_sizes(), DType::Int32, a.device());
+}
+void frexp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  const Tensor in = contiguous(Tensor::borrow(&f.tensor(0)));
+  const bool direct = outs[0]->is_contiguous() && outs[1]->is_contiguous();
+  Tensor mant = direct ? outs[0] : empty(outs[0]->sizes(), outs[0]->dtype(), kCPU);
+  Tensor expo = direct ? outs[1] : empty(outs[1]->sizes(), DType::Int32, kCPU);
+  visit_dtype<kFloatingDTypes>(m.compute, "frexp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in->data_as<T>();
+    T* pm = mant->template data_as<T>();
+    int32_t* pe = expo->template data_as<int32_t>();
+    cpu::parallel_for(0, in->numel(), cpu::kElementwiseGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        int ex = 0;
+        pm[i] = T(std::frexp(M<T>(x[i]), &ex));
+        pe[i] = ex;
+      }
+    });
+  });
+  if (!direct) {
+    copy_(outs[0], mant);
+    copy_(outs[1], expo);
+  }
+}
 
 // Derivatives, in terms of the input x, the result y and the incoming gradient g.
 using autograd::GradCtx;
@@ -281,6 +375,54 @@ void erfinv_backward(GradCtx& c) {  // sqrt(pi) / 2 exp(y^2)
   c.set(0, g_times(c, mul(unary("exp", mul(y, y)), Scalar(std::sqrt(kPi) / 2.0))));
 }
 void zero_backward(GradCtx& c) { c.set(0, zeros_like_grad(c)); }
+void deg2rad_backward(GradCtx& c) { c.set(0, mul(c.grad(), Scalar(kPi / 180.0))); }
+void rad2deg_backward(GradCtx& c) { c.set(0, mul(c.grad(), Scalar(180.0 / kPi))); }
+void sinc_backward(GradCtx& c) {  // (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0
+  const Tensor x = c.saved(0), px = mul(x, Scalar(kPi));
+  const Tensor d = div(sub(mul(px, unary("cos", px)), unary("sin", px)), mul(px, x));
+  c.set(0, g_times(c, where(scal("eq", x, 0), zeros({}, d->dtype(), d->device()), d)));
+}
+void lgamma_backward(GradCtx& c) { c.set(0, g_times(c, unary("digamma", c.saved(0)))); }
+Tensor polygamma_of(int64_t n, const Tensor& x) {
+  static const OperatorDef& op = builtin_op("polygamma");
+  Value args[2] = {Value(n), Value(x)};
+  Tensor out;
+  dispatch(op, args, 2, &out, 1);
+  return out;
+}
+void digamma_backward(GradCtx& c) { c.set(0, g_times(c, polygamma_of(1, c.saved(0)))); }
+void polygamma_backward(GradCtx& c) { c.set(1, g_times(c, polygamma_of(c.arg(0).to_int() + 1, c.saved(1)))); }
+void i0_backward(GradCtx& c) { c.set(0, g_times(c, unary("special_i1", c.saved(0)))); }
+void i1_backward(GradCtx& c) {  // I0(x) - I1(x) / x, 1/2 at 0
+  const Tensor x = c.saved(0);
+  const Tensor d = sub(unary("i0", x), div(c.result(), x));
+  c.set(0, g_times(c, where(scal("eq", x, 0), full({}, Scalar(0.5), d->dtype(), d->device()), d)));
+}
+void logit_backward(GradCtx& c) {  // 1 / (x (1 - x)); 0 outside [eps, 1 - eps] when eps is given
+  const Tensor x = c.saved(0);
+  const Tensor d = div(c.grad(), mul(x, rsub(x, 1)));
+  if (c.arg(1).is_none()) return c.set(0, d);
+  const double eps = c.arg(1).to_double();
+  const Tensor outside = binary("logical_or", scal("lt", x, eps), scal("gt", x, 1.0 - eps));
+  c.set(0, where(outside, zeros({}, d->dtype(), d->device()), d));
+}
+void frexp_backward(GradCtx& c) {  // d mantissa / dx = 2^-exponent; the exponent is a step
+  static const OperatorDef& op = builtin_op("frexp.Tensor");
+  const Tensor x = c.saved(0);  // a Value borrows: the tensor must outlive the call
+  Value args[1] = {Value(x)};
+  Tensor outs[2];
+  dispatch(op, args, 1, outs, 2);
+  c.set(0, mul(c.grad(0), unary("exp2", neg(to(outs[1], c.grad(0)->dtype())))));
+}
+// fix is trunc's other name.
+void fix(void*, Frame& f) {
+  static const OperatorDef& trunc = builtin_op("trunc");
+  dispatch(trunc, f.args, f.nargs, f.outs, f.nouts);
+}
+void fix_(void*, Frame& f) {
+  static const OperatorDef& trunc_ = builtin_op("trunc_");
+  dispatch(trunc_, f.args, f.nargs, f.outs, f.nouts);
+}
 void identity_backward(GradCtx& c) { c.set(0, c.grad()); }
 void square_backward(GradCtx& c) { c.set(0, g_times(c, mul(c.saved(0), Scalar(2.0)))); }
 void nan_to_num_backward(GradCtx& c) {  // passes where x is finite
@@ -334,6 +476,27 @@ void define_unary_ops(Registry& r) {
   define_unary<IsNan>(r, nullptr, {});
   define_unary<IsInf>(r, nullptr, {});
   define_unary<IsFinite>(r, nullptr, {});
+  define_unary<Deg2rad>(r, deg2rad_backward, {});
+  define_unary<Rad2deg>(r, rad2deg_backward, {});
+  define_unary<Sinc>(r, sinc_backward, x);
+  define_unary<Lgamma>(r, lgamma_backward, x);
+  define_unary<Digamma>(r, digamma_backward, x);
+  define_unary<I0>(r, i0_backward, x);
+  define_unary<I1>(r, i1_backward, save_result(x));
+  define_unary<Signbit>(r, nullptr, {});
+  define_unary<Logit>(r, logit_backward, x);
+  r.def("polygamma(int n, Tensor self) -> Tensor")
+      .meta(polygamma_meta)
+      .compute(DispatchKey::CPU, polygamma_cpu, Determinism::Bitwise)
+      .tag(Tag::Pointwise)
+      .derivative(polygamma_backward, save_args(1));
+  r.def("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)")
+      .meta(frexp_meta)
+      .compute(DispatchKey::CPU, frexp_cpu, Determinism::Bitwise)
+      .tag(Tag::Pointwise)
+      .derivative(frexp_backward, x);
+  r.def("fix(Tensor self) -> Tensor").composite(fix).tag(Tag::Pointwise);
+  r.def("fix_(Tensor(a!) self) -> Tensor(a!)").composite(fix_);
 }
 
 }  // namespace ct::ops

@@ -15,6 +15,7 @@
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
+#include "ops/pointwise/element_fn.h"
 #include "runtime/defaults.h"
 
 namespace ct::ops::unary_engine {
@@ -103,7 +104,9 @@ template <typename Op>
 OpBuilder define_unary(Registry& r, BackwardFn backward, Saves saves) {
   const std::string overload = *Op::overload ? std::string(".") + Op::overload : "";
   OpBuilder b = r.def(Op::name + overload + Op::args + " -> Tensor");
-  b.meta(unary_meta<Op>).compute(DispatchKey::CPU, unary_cpu<Op>, Determinism::Bitwise);
+  b.meta(unary_meta<Op>).compute(DispatchKey::CPU, unary_cpu<Op>, Determinism::Bitwise).tag(Tag::Pointwise);
+  // Fused kernels compute in the input's float dtype: operators with a bool result do not fuse.
+  if constexpr (Op::out != Out::Bool && (Op::dtypes & kFloatingDTypes) != 0) declare_element_fn<Op>(b);
   if (backward) b.derivative(backward, saves);
   else b.not_differentiable();
   if (Op::out != Out::Bool) {

@@ -152,7 +152,7 @@ void reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 template <Kind K>
 OpBuilder define_reduction(Registry& r, const std::string& schema) {
   OpBuilder b = r.def(schema);
-  b.meta(reduce_meta<K>).compute(DispatchKey::CPU, reduce_cpu<K>, Determinism::Bitwise);
+  b.meta(reduce_meta<K>).compute(DispatchKey::CPU, reduce_cpu<K>, Determinism::Bitwise).tag(Tag::Reduction);
   return b;
 }
 
@@ -221,11 +221,15 @@ void extremum_backward(GradCtx& c) {
 
 void define_reductions(Registry& r) {
   const std::string list = ".dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor";
-  define_reduction<Kind::Sum>(r, "sum" + list).derivative(sum_backward);
-  define_reduction<Kind::Mean>(r, "mean" + list).derivative(mean_backward);
+  define_reduction<Kind::Sum>(r, "sum" + list).derivative(sum_backward).fused_reduction(FusedReduction::Sum);
+  define_reduction<Kind::Mean>(r, "mean" + list).derivative(mean_backward).fused_reduction(FusedReduction::Mean);
   define_reduction<Kind::Prod>(r, "prod" + list).derivative(prod_backward, save_args(0));
-  define_reduction<Kind::Amax>(r, "amax" + list).derivative(extremum_backward<Kind::Amax>, save_result(save_args(0)));
-  define_reduction<Kind::Amin>(r, "amin" + list).derivative(extremum_backward<Kind::Amin>, save_result(save_args(0)));
+  define_reduction<Kind::Amax>(r, "amax" + list)
+      .derivative(extremum_backward<Kind::Amax>, save_result(save_args(0)))
+      .fused_reduction(FusedReduction::Amax);
+  define_reduction<Kind::Amin>(r, "amin" + list)
+      .derivative(extremum_backward<Kind::Amin>, save_result(save_args(0)))
+      .fused_reduction(FusedReduction::Amin);
   define_reduction<Kind::Argmax>(r, "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
       .not_differentiable();
   define_reduction<Kind::Argmin>(r, "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")

@@ -46,10 +46,11 @@ def _layouts(f, shape=(3, 4), dtype="float32", kind="default"):
 
 
 FLOAT_UNARY = ["exp2", "expm1", "log1p", "log2", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh",
-               "asinh", "acosh", "atanh", "erf", "erfc", "erfinv"]
+               "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "sinc", "deg2rad", "rad2deg", "lgamma",
+               "digamma", "i0"]
 DOMAIN = {"asin": UNIT, "acos": UNIT, "atanh": UNIT, "erfinv": UNIT, "acosh": ABOVE_ONE}
-ROUNDING = ["floor", "ceil", "round", "trunc", "frac", "sign"]
-PREDICATES = ["isnan", "isinf", "isfinite", "logical_not"]
+ROUNDING = ["floor", "ceil", "round", "trunc", "frac", "sign", "fix"]
+PREDICATES = ["isnan", "isinf", "isfinite", "logical_not", "signbit"]
 
 
 def unary_cases(op):
@@ -109,6 +110,55 @@ def nan_to_num_cases():
         Case("bfloat16_defaults", f, [In((3, 4), "bfloat16", kind="special")]),
         Case("method", _method("nan_to_num", nan=0.5), [In((3, 4), kind="special")]),
         Case("tensor_as_nan", lambda m, a, b: m.nan_to_num(a, nan=b), [In((3, 4)), In((3, 4))]),
+    ]
+    return cs
+
+
+# Negative non-integers, poles, zeros of both signs and large values: the gamma family's hard cases.
+GAMMA_POINTS = [-2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 2.0, -3.75, 9.5, 10.0, 35.5, 1e-3]
+
+
+def special_cases():
+    """torch.special names (special.i1 is the operator special_i1), logit's eps, polygamma's n
+    and frexp's two results."""
+    cs = {}
+    i1 = lambda m, a: m.special.i1(a)  # noqa: E731
+    cs["special_i1"] = [Case(dt, i1, [In((3, 4), dt)]) for dt in DTYPE_NAMES] + _layouts(i1) + [
+        Case("special_values", i1, [In((3, 4), kind="special")]),
+        Case("large_float64", i1, [In((12,), "float64", kind=[-700.0, -30.0, -20.5, -0.0, 19.5, 20.5, 25.0, 100.0,
+                                                                  500.0, 709.0, 1e-8, 3.0])]),
+        Case("extra_tensor_argument", lambda m, a, b: m.special.i1(a, b), [In((3, 4)), In((3, 4))]),
+    ]
+    cs["i0"] = [Case("large_float64", _fn("i0"), [In((12,), "float64", kind=[-700.0, -30.0, -20.5, -0.0, 19.5, 20.5,
+                                                                            25.0, 100.0, 500.0, 709.0, 1e-8, 3.0])])]
+    for op in ("lgamma", "digamma"):
+        cs[op] = [Case("poles_and_negatives", _fn(op), [In((12,), dt, kind=GAMMA_POINTS)]) for dt in ("float32", "float64")]
+    logit = _fn("logit")
+    unit_or_default = lambda dt: UNIT if dt.startswith(("float", "bfloat")) else "default"  # noqa: E731
+    cs["logit"] = [Case(dt, logit, [In((3, 4), dt, kind=unit_or_default(dt))]) for dt in DTYPE_NAMES] + _layouts(logit) + [
+        Case("eps", _fn("logit", eps=0.1), [In((3, 4), kind=UNIT)]),
+        Case("eps_float64", _fn("logit", 0.25), [In((3, 4), "float64", kind=UNIT)]),
+        Case("special_values", logit, [In((3, 4), kind="special")]),
+        Case("method", _method("logit", eps=0.05), [In((3, 4), kind=UNIT)]),
+        Case("special_namespace", lambda m, a: m.special.logit(a), [In((3, 4), kind=UNIT)]),
+        Case("inplace", _inplace_method("logit_"), [In((3, 4), kind=UNIT)]),
+        Case("extra_tensor_argument", lambda m, a, b: m.logit(a, b), [In((3, 4)), In((3, 4))]),
+    ]
+    cs["polygamma"] = [Case(f"n{n}_{dt}", lambda m, a, n=n: m.polygamma(n, a), [In((12,), dt, kind=GAMMA_POINTS)])
+                       for n in (0, 1, 2, 3, 5) for dt in ("float32", "float64")]
+    cs["polygamma"] += _layouts(lambda m, a: m.polygamma(1, a)) + [
+        Case(dt, lambda m, a: m.polygamma(2, a), [In((3, 4), dt)]) for dt in DTYPE_NAMES] + [
+        Case("negative_n", lambda m, a: m.polygamma(-1, a), [In((3, 4))]),
+        Case("special_namespace", lambda m, a: m.special.polygamma(1, a), [In((3, 4), kind="pos")]),
+    ]
+    frexp = _fn("frexp")
+    cs["frexp"] = [Case(dt, frexp, [In((3, 4), dt, kind="special")]) for dt in DTYPE_NAMES] + _layouts(frexp) + [
+        Case("method", _method("frexp"), [In((3, 4))]),
+    ]
+    cs["xlogy"] = [
+        Case("scalar_self", lambda m, b: m.xlogy(2.0, b), [In((3, 4), kind="pos")]),
+        Case("special_scalar_self", lambda m, b: m.special.xlogy(3, b), [In((3, 4), "float64", kind="pos")]),
+        Case("zeros_and_nans", _fn("xlogy"), [In((3, 4), kind="special"), In((3, 4), kind="special")]),
     ]
     return cs
 
@@ -200,6 +250,18 @@ BINARY = {  # operator: (dtypes, value kind of the divisor / second operand, ten
     "logical_and": (DTYPE_NAMES, "default", False),
     "logical_or": (DTYPE_NAMES, "default", False),
     "logical_xor": (DTYPE_NAMES, "default", False),
+    "copysign": (DTYPE_NAMES, "default", True),
+    "logaddexp": (DTYPE_NAMES, "default", False),
+    "logaddexp2": (DTYPE_NAMES, "default", False),
+    "xlogy": (DTYPE_NAMES, "pos", True),
+    "nextafter": (DTYPE_NAMES, "default", False),
+    "heaviside": (DTYPE_NAMES, "default", False),
+    "fmax": (DTYPE_NAMES, "default", False),
+    "fmin": (DTYPE_NAMES, "default", False),
+    "gcd": (DTYPE_NAMES, "default", False),
+    "lcm": (DTYPE_NAMES, "default", False),
+    "float_power": (DTYPE_NAMES, "default", True),
+    "ldexp": (DTYPE_NAMES, "exp", False),
 }
 PY_OPERATORS = {"bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
                 "bitwise_left_shift": operator.lshift, "bitwise_right_shift": operator.rshift,
@@ -208,10 +270,15 @@ SIGNED_PAIRS = [-7.0, 7.0, -7.0, 7.0, 5.5, -5.5, 0.0, -0.0, 1.0, -3.0, 7.5, -2.2
 SIGNED_DIVISORS = [2.0, 2.0, -2.0, -2.0, 2.5, 2.5, 3.0, 3.0, -1.0, 1.5, -2.5, 0.75]
 
 
+# No in-place method: torch has none (logaddexp, fmax...), or ctorch lacks it (float_power_, whose
+# float64 result torch writes into a float64 self only).
+NO_INPLACE = {"true_divide", "logaddexp", "logaddexp2", "fmax", "fmin", "float_power"}
+
+
 def binary_cases(op):
     dtypes, rk, has_scalar = BINARY[op]
     f = _fn(op)
-    integer_only = op.startswith("bitwise")
+    integer_only = op.startswith("bitwise") or op in ("gcd", "lcm")
     base = "int32" if integer_only else "float32"
     cs = [Case(dt, f, [In((3, 4), dt), In((3, 4), dt, kind=rk)]) for dt in dtypes]
     cs += [
@@ -250,7 +317,7 @@ def binary_cases(op):
             cs.append(Case(f"operator_{dt}", lambda m, a, b: pyop(a, b), [In((3, 4), dt), In((4,), dt, kind=rk)]))
             cs.append(Case(f"operator_scalar_{dt}", lambda m, a: pyop(a, 3), [In((3, 4), dt)]))
             cs.append(Case(f"roperator_scalar_{dt}", lambda m, a: pyop(5, a), [In((3, 4), dt, kind=rk)]))
-    if op != "true_divide":
+    if op not in NO_INPLACE:
         for da, db in (("float32", "float32"), ("int32", "int64"), ("float16", "float32"), ("int16", "float32"),
                        ("bool", "bool"), ("int64", "uint8")):
             cs.append(Case(f"inplace_{da}_{db}", _inplace_method(op + "_"), [In((3, 4), da), In((4,), db, kind=rk)]))
@@ -386,6 +453,8 @@ def addc_cases(op):
 
 for _op in BINARY:
     CASES[_op] = binary_cases(_op)
+for _op, _cases in special_cases().items():
+    CASES[_op] = CASES.get(_op, []) + _cases
 CASES["clamp_min"] = clamp_one_bound_cases("clamp_min")
 CASES["clamp_max"] = clamp_one_bound_cases("clamp_max")
 CASES["lerp"] = lerp_cases()

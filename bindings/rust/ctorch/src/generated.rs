@@ -100,6 +100,31 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "logical_or_.Tensor",
     "logical_xor.Tensor",
     "logical_xor_.Tensor",
+    "copysign.Tensor",
+    "copysign_.Tensor",
+    "copysign.Scalar",
+    "copysign_.Scalar",
+    "logaddexp.Tensor",
+    "logaddexp2.Tensor",
+    "xlogy.Tensor",
+    "xlogy_.Tensor",
+    "xlogy.Scalar_Other",
+    "xlogy_.Scalar_Other",
+    "xlogy.Scalar_Self",
+    "nextafter.Tensor",
+    "nextafter_.Tensor",
+    "heaviside.Tensor",
+    "heaviside_.Tensor",
+    "fmax.Tensor",
+    "fmin.Tensor",
+    "gcd.Tensor",
+    "gcd_.Tensor",
+    "lcm.Tensor",
+    "lcm_.Tensor",
+    "float_power.Tensor",
+    "float_power.Tensor_Scalar",
+    "ldexp.Tensor",
+    "ldexp_.Tensor",
     "true_divide.Tensor",
     "true_divide.Scalar",
     "neg",
@@ -184,6 +209,27 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "isnan",
     "isinf",
     "isfinite",
+    "deg2rad",
+    "deg2rad_",
+    "rad2deg",
+    "rad2deg_",
+    "sinc",
+    "sinc_",
+    "lgamma",
+    "lgamma_",
+    "digamma",
+    "digamma_",
+    "i0",
+    "i0_",
+    "special_i1",
+    "special_i1_",
+    "signbit",
+    "logit",
+    "logit_",
+    "polygamma",
+    "frexp.Tensor",
+    "fix",
+    "fix_",
     "gelu",
     "gelu_",
     "silu",
@@ -1179,6 +1225,181 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `copysign.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn copysign(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"copysign.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn copysign_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"copysign_.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `copysign.Scalar(Tensor self, Scalar other) -> Tensor`
+    pub fn copysign_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(other.into())];
+        let [r] = call_n::<1>(c"copysign.Scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
+    pub fn copysign_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(other.into())];
+        let [r] = call_n::<1>(c"copysign_.Scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `logaddexp.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn logaddexp(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"logaddexp.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `logaddexp2.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn logaddexp2(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"logaddexp2.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `xlogy.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn xlogy(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"xlogy.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn xlogy_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"xlogy_.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`
+    pub fn xlogy_scalar_other(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(other.into())];
+        let [r] = call_n::<1>(c"xlogy.Scalar_Other", &args)?;
+        Ok(r)
+    }
+
+    /// `xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)`
+    pub fn xlogy_scalar_other_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(other.into())];
+        let [r] = call_n::<1>(c"xlogy_.Scalar_Other", &args)?;
+        Ok(r)
+    }
+
+    /// `xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`
+    pub fn xlogy_scalar_self(self_: impl Into<Scalar>, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::scalar(self_.into()), arg::tensor(other)];
+        let [r] = call_n::<1>(c"xlogy.Scalar_Self", &args)?;
+        Ok(r)
+    }
+
+    /// `nextafter.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn nextafter(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"nextafter.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `nextafter_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn nextafter_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"nextafter_.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `heaviside.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn heaviside(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"heaviside.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `heaviside_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn heaviside_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"heaviside_.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `fmax.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn fmax(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"fmax.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `fmin.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn fmin(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"fmin.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `gcd.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn gcd(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"gcd.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `gcd_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn gcd_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"gcd_.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `lcm.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn lcm(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"lcm.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `lcm_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn lcm_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"lcm_.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `float_power.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn float_power(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"float_power.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `float_power.Tensor_Scalar(Tensor self, Scalar other) -> Tensor`
+    pub fn float_power_tensor_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(other.into())];
+        let [r] = call_n::<1>(c"float_power.Tensor_Scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `ldexp.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn ldexp(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"ldexp.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn ldexp_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"ldexp_.Tensor", &args)?;
+        Ok(r)
+    }
+
     /// `true_divide.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn true_divide(&self, other: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(other)];
@@ -1782,6 +2003,171 @@ impl Tensor {
     pub fn isfinite(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"isfinite", &args)?;
+        Ok(r)
+    }
+
+    /// `deg2rad(Tensor self) -> Tensor`
+    pub fn deg2rad(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"deg2rad", &args)?;
+        Ok(r)
+    }
+
+    /// `deg2rad_(Tensor(a!) self) -> Tensor(a!)`
+    pub fn deg2rad_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"deg2rad_", &args)?;
+        Ok(r)
+    }
+
+    /// `rad2deg(Tensor self) -> Tensor`
+    pub fn rad2deg(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"rad2deg", &args)?;
+        Ok(r)
+    }
+
+    /// `rad2deg_(Tensor(a!) self) -> Tensor(a!)`
+    pub fn rad2deg_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"rad2deg_", &args)?;
+        Ok(r)
+    }
+
+    /// `sinc(Tensor self) -> Tensor`
+    pub fn sinc(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"sinc", &args)?;
+        Ok(r)
+    }
+
+    /// `sinc_(Tensor(a!) self) -> Tensor(a!)`
+    pub fn sinc_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"sinc_", &args)?;
+        Ok(r)
+    }
+
+    /// `lgamma(Tensor self) -> Tensor`
+    pub fn lgamma(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"lgamma", &args)?;
+        Ok(r)
+    }
+
+    /// `lgamma_(Tensor(a!) self) -> Tensor(a!)`
+    pub fn lgamma_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"lgamma_", &args)?;
+        Ok(r)
+    }
+
+    /// `digamma(Tensor self) -> Tensor`
+    pub fn digamma(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"digamma", &args)?;
+        Ok(r)
+    }
+
+    /// `digamma_(Tensor(a!) self) -> Tensor(a!)`
+    pub fn digamma_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"digamma_", &args)?;
+        Ok(r)
+    }
+
+    /// `i0(Tensor self) -> Tensor`
+    pub fn i0(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"i0", &args)?;
+        Ok(r)
+    }
+
+    /// `i0_(Tensor(a!) self) -> Tensor(a!)`
+    pub fn i0_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"i0_", &args)?;
+        Ok(r)
+    }
+
+    /// `special_i1(Tensor self) -> Tensor`
+    pub fn special_i1(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"special_i1", &args)?;
+        Ok(r)
+    }
+
+    /// `special_i1_(Tensor(a!) self) -> Tensor(a!)`
+    pub fn special_i1_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"special_i1_", &args)?;
+        Ok(r)
+    }
+
+    /// `signbit(Tensor self) -> Tensor`
+    pub fn signbit(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"signbit", &args)?;
+        Ok(r)
+    }
+
+    /// `logit(Tensor self, float? eps=None) -> Tensor`
+    ///
+    /// Takes the defaults `eps=None`; [`Tensor::logit_with`] takes every argument.
+    pub fn logit(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"logit", &args)?;
+        Ok(r)
+    }
+
+    /// `logit(Tensor self, float? eps=None) -> Tensor`: every argument (see [`Tensor::logit`]).
+    pub fn logit_with(&self, eps: Option<f64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::opt_float(eps)];
+        let [r] = call_n::<1>(c"logit", &args)?;
+        Ok(r)
+    }
+
+    /// `logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)`
+    ///
+    /// Takes the defaults `eps=None`; [`Tensor::logit_with_`] takes every argument.
+    pub fn logit_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"logit_", &args)?;
+        Ok(r)
+    }
+
+    /// `logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)`: every argument (see [`Tensor::logit_`]).
+    pub fn logit_with_(&self, eps: Option<f64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::opt_float(eps)];
+        let [r] = call_n::<1>(c"logit_", &args)?;
+        Ok(r)
+    }
+
+    /// `polygamma(int n, Tensor self) -> Tensor`
+    pub fn polygamma(n: i64, self_: &Tensor) -> Result<Tensor> {
+        let args = [arg::int(n), arg::tensor(self_)];
+        let [r] = call_n::<1>(c"polygamma", &args)?;
+        Ok(r)
+    }
+
+    /// `frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)`
+    pub fn frexp(&self) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self)];
+        let [r0, r1] = call_n::<2>(c"frexp.Tensor", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `fix(Tensor self) -> Tensor`
+    pub fn fix(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"fix", &args)?;
+        Ok(r)
+    }
+
+    /// `fix_(Tensor(a!) self) -> Tensor(a!)`
+    pub fn fix_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"fix_", &args)?;
         Ok(r)
     }
 

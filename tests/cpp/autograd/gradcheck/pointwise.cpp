@@ -80,6 +80,54 @@ std::vector<Case> pointwise_cases() {
       {{"addcmul"}, {m, row, {{2, 1}}}, [](const Inputs& x) { return op("addcmul", {x[0], x[1], x[2], 0.5}); }},
       {{"addcdiv"}, {m, row, {{2, 1}, 0.5, 2.0}}, [](const Inputs& x) { return op("addcdiv", {x[0], x[1], x[2], -2.0}); }},
   };
+  // The element-function operators of fns.h (copysign ... frexp).
+  const Input away_from_0{{2, 3}, 0, 0, {-1.7, -0.6, 0.3, 0.8, 1.4, 2.2}};
+  const Input in_unit{{2, 3}, 0.1, 0.9};
+  auto binary_case = [](const char* name, Input a, Input b) -> Case {
+    return {{name}, {std::move(a), std::move(b)}, [name](const Inputs& x) { return op(name, {x[0], x[1]}); }};
+  };
+  cs.push_back({{"copysign.Tensor", "copysign.Scalar"}, {away_from_0, away_from_0}, [](const Inputs& x) {
+                  return ops::add(op("copysign.Tensor", {x[0], x[1]}), op("copysign.Scalar", {x[0], -2.0}));
+                }});
+  cs.push_back(binary_case("logaddexp.Tensor", m, row));
+  cs.push_back(binary_case("logaddexp2.Tensor", m, row));
+  cs.push_back({{"xlogy.Tensor", "xlogy.Scalar_Other", "xlogy.Scalar_Self"}, {m, {{3}, 0.5, 2.0}}, [](const Inputs& x) {
+                  return ops::add(ops::add(op("xlogy.Tensor", {x[0], x[1]}), op("xlogy.Scalar_Other", {x[0], 3.0})),
+                                  op("xlogy.Scalar_Self", {1.5, x[1]}));
+                }});
+  // fmax and fmin: inputs that never tie, so each element's derivative is one operand's.
+  const Input other_side{{2, 3}, 0, 0, {-1.2, -0.1, 0.5, 0.9, 1.0, 2.5}};
+  cs.push_back(binary_case("fmax.Tensor", away_from_0, other_side));
+  cs.push_back(binary_case("fmin.Tensor", away_from_0, other_side));
+  cs.push_back({{"float_power.Tensor", "float_power.Tensor_Scalar"}, {pos, row}, [](const Inputs& x) {
+                  return ops::add(op("float_power.Tensor", {x[0], x[1]}), op("float_power.Tensor_Scalar", {x[0], 2.5}));
+                }});
+  cs.push_back(binary_case("ldexp.Tensor", m, row));
+  for (const char* name : {"deg2rad", "rad2deg", "sinc", "i0", "special_i1"}) cs.push_back(unary_case(name, m));
+  cs.push_back(unary_case("lgamma", pos));
+  cs.push_back(unary_case("digamma", pos));
+  cs.push_back(unary_case("fix", off_kinks));
+  cs.push_back({{"logit"}, {in_unit}, [](const Inputs& x) {
+                  return ops::add(op("logit", {x[0], Value()}), op("logit", {x[0], 0.05}));
+                }});
+  cs.push_back({{"polygamma"}, {pos}, [](const Inputs& x) {
+                  return ops::add(op("polygamma", {1, x[0]}), op("polygamma", {2, x[0]}));
+                }});
+  cs.push_back({{"frexp.Tensor"}, {away_from_0}, [](const Inputs& x) {  // the mantissa
+                  Value args[1] = {Value(x[0])};
+                  Tensor outs[2];
+                  dispatch(builtin_op("frexp.Tensor"), args, 1, outs, 2);
+                  return outs[0];
+                }, /*second_order=*/false});
+  for (const char* name : {"deg2rad_", "rad2deg_", "sinc_", "i0_", "special_i1_", "fix_"})
+    cs.push_back(inplace_case(name, {away_from_0}));
+  for (const char* name : {"lgamma_", "digamma_"}) cs.push_back(inplace_case(name, {pos}));
+  cs.push_back(inplace_case("logit_", {in_unit}, {value(Value())}));
+  cs.push_back(inplace_case("copysign_.Tensor", {away_from_0, away_from_0}, {input(1)}));
+  cs.push_back(inplace_case("copysign_.Scalar", {away_from_0}, {value(-1.0)}));
+  cs.push_back(inplace_case("xlogy_.Tensor", {m, {{3}, 0.5, 2.0}}, {input(1)}));
+  cs.push_back(inplace_case("xlogy_.Scalar_Other", {m}, {value(2.0)}));
+  cs.push_back(inplace_case("ldexp_.Tensor", {m, row}, {input(1)}));
   // In-place forms: the same derivative through autograd's in-place handling.
   for (const char* name : {"neg_", "abs_", "relu_", "exp_", "sin_", "cos_", "tanh_", "sigmoid_", "exp2_", "expm1_",
                            "atan_", "sinh_", "cosh_", "asinh_", "erf_", "erfc_", "square_", "silu_", "mish_",

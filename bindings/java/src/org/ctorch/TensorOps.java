@@ -101,6 +101,31 @@ abstract class TensorOps extends NativeObject {
     "logical_or_.Tensor",
     "logical_xor.Tensor",
     "logical_xor_.Tensor",
+    "copysign.Tensor",
+    "copysign_.Tensor",
+    "copysign.Scalar",
+    "copysign_.Scalar",
+    "logaddexp.Tensor",
+    "logaddexp2.Tensor",
+    "xlogy.Tensor",
+    "xlogy_.Tensor",
+    "xlogy.Scalar_Other",
+    "xlogy_.Scalar_Other",
+    "xlogy.Scalar_Self",
+    "nextafter.Tensor",
+    "nextafter_.Tensor",
+    "heaviside.Tensor",
+    "heaviside_.Tensor",
+    "fmax.Tensor",
+    "fmin.Tensor",
+    "gcd.Tensor",
+    "gcd_.Tensor",
+    "lcm.Tensor",
+    "lcm_.Tensor",
+    "float_power.Tensor",
+    "float_power.Tensor_Scalar",
+    "ldexp.Tensor",
+    "ldexp_.Tensor",
     "true_divide.Tensor",
     "true_divide.Scalar",
     "neg",
@@ -185,6 +210,27 @@ abstract class TensorOps extends NativeObject {
     "isnan",
     "isinf",
     "isfinite",
+    "deg2rad",
+    "deg2rad_",
+    "rad2deg",
+    "rad2deg_",
+    "sinc",
+    "sinc_",
+    "lgamma",
+    "lgamma_",
+    "digamma",
+    "digamma_",
+    "i0",
+    "i0_",
+    "special_i1",
+    "special_i1_",
+    "signbit",
+    "logit",
+    "logit_",
+    "polygamma",
+    "frexp.Tensor",
+    "fix",
+    "fix_",
     "gelu",
     "gelu_",
     "silu",
@@ -1527,6 +1573,257 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code copysign.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor copysign(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("copysign.Tensor");
+  }
+
+  /**
+   * {@code copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor copysignInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("copysign_.Tensor", self());
+  }
+
+  /**
+   * {@code copysign.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor copysignScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("copysign.Scalar");
+  }
+
+  /**
+   * {@code copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor copysignScalarInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("copysign_.Scalar", self());
+  }
+
+  /**
+   * {@code logaddexp.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logaddexp(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("logaddexp.Tensor");
+  }
+
+  /**
+   * {@code logaddexp2.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logaddexp2(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("logaddexp2.Tensor");
+  }
+
+  /**
+   * {@code xlogy.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor xlogy(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("xlogy.Tensor");
+  }
+
+  /**
+   * {@code xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor xlogyInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("xlogy_.Tensor", self());
+  }
+
+  /**
+   * {@code xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor xlogyScalarOther(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("xlogy.Scalar_Other");
+  }
+
+  /**
+   * {@code xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor xlogyScalarOtherInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("xlogy_.Scalar_Other", self());
+  }
+
+  /**
+   * {@code xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor}.
+   * @param self the schema's {@code self} (null: none)
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor xlogyScalarSelf(Number self, Tensor other) {
+    return new Args(2).scalar(self, "self").tensor(other, "other").call1("xlogy.Scalar_Self");
+  }
+
+  /**
+   * {@code nextafter.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nextafter(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("nextafter.Tensor");
+  }
+
+  /**
+   * {@code nextafter_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nextafterInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("nextafter_.Tensor", self());
+  }
+
+  /**
+   * {@code heaviside.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor heaviside(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("heaviside.Tensor");
+  }
+
+  /**
+   * {@code heaviside_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor heavisideInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("heaviside_.Tensor", self());
+  }
+
+  /**
+   * {@code fmax.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fmax(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("fmax.Tensor");
+  }
+
+  /**
+   * {@code fmin.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fmin(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("fmin.Tensor");
+  }
+
+  /**
+   * {@code gcd.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor gcd(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("gcd.Tensor");
+  }
+
+  /**
+   * {@code gcd_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor gcdInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("gcd_.Tensor", self());
+  }
+
+  /**
+   * {@code lcm.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lcm(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("lcm.Tensor");
+  }
+
+  /**
+   * {@code lcm_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lcmInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("lcm_.Tensor", self());
+  }
+
+  /**
+   * {@code float_power.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor floatPower(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("float_power.Tensor");
+  }
+
+  /**
+   * {@code float_power.Tensor_Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor floatPowerTensorScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("float_power.Tensor_Scalar");
+  }
+
+  /**
+   * {@code ldexp.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor ldexp(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("ldexp.Tensor");
+  }
+
+  /**
+   * {@code ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor ldexpInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("ldexp_.Tensor", self());
+  }
+
+  /**
    * {@code true_divide.Tensor(Tensor self, Tensor other) -> Tensor}.
    * @param other the schema's {@code other} (null: none)
    * @return the result
@@ -2312,6 +2609,221 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor isfinite() {
     return Native.unary(CTorchNative::ct_tensor_isfinite, self());
+  }
+
+  /**
+   * {@code deg2rad(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor deg2rad() {
+    return new Args(1).tensor(self(), "self").call1("deg2rad");
+  }
+
+  /**
+   * {@code deg2rad_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor deg2radInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("deg2rad_", self());
+  }
+
+  /**
+   * {@code rad2deg(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor rad2deg() {
+    return new Args(1).tensor(self(), "self").call1("rad2deg");
+  }
+
+  /**
+   * {@code rad2deg_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor rad2degInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("rad2deg_", self());
+  }
+
+  /**
+   * {@code sinc(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sinc() {
+    return new Args(1).tensor(self(), "self").call1("sinc");
+  }
+
+  /**
+   * {@code sinc_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sincInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("sinc_", self());
+  }
+
+  /**
+   * {@code lgamma(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lgamma() {
+    return new Args(1).tensor(self(), "self").call1("lgamma");
+  }
+
+  /**
+   * {@code lgamma_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lgammaInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("lgamma_", self());
+  }
+
+  /**
+   * {@code digamma(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor digamma() {
+    return new Args(1).tensor(self(), "self").call1("digamma");
+  }
+
+  /**
+   * {@code digamma_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor digammaInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("digamma_", self());
+  }
+
+  /**
+   * {@code i0(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor i0() {
+    return new Args(1).tensor(self(), "self").call1("i0");
+  }
+
+  /**
+   * {@code i0_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor i0InPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("i0_", self());
+  }
+
+  /**
+   * {@code special_i1(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor specialI1() {
+    return new Args(1).tensor(self(), "self").call1("special_i1");
+  }
+
+  /**
+   * {@code special_i1_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor specialI1InPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("special_i1_", self());
+  }
+
+  /**
+   * {@code signbit(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor signbit() {
+    return new Args(1).tensor(self(), "self").call1("signbit");
+  }
+
+  /**
+   * {@code logit(Tensor self, float? eps=None) -> Tensor}.
+   * Takes the defaults {@code eps=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logit() {
+    return new Args(1).tensor(self(), "self").call1("logit");
+  }
+
+  /**
+   * {@code logit(Tensor self, float? eps=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param eps the schema's {@code eps} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logit(Double eps) {
+    return new Args(2).tensor(self(), "self").optReal(eps).call1("logit");
+  }
+
+  /**
+   * {@code logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)}.
+   * Takes the defaults {@code eps=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logitInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("logit_", self());
+  }
+
+  /**
+   * {@code logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param eps the schema's {@code eps} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logitInPlace(Double eps) {
+    return new Args(2).tensor(self(), "self").optReal(eps).callInPlace("logit_", self());
+  }
+
+  /**
+   * {@code polygamma(int n, Tensor self) -> Tensor}.
+   * @param n the schema's {@code n}
+   * @param self the schema's {@code self} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor polygamma(long n, Tensor self) {
+    return new Args(2).integer(n).tensor(self, "self").call1("polygamma");
+  }
+
+  /**
+   * {@code frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)}.
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] frexp() {
+    return new Args(1).tensor(self(), "self").call("frexp.Tensor", 2);
+  }
+
+  /**
+   * {@code fix(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fix() {
+    return new Args(1).tensor(self(), "self").call1("fix");
+  }
+
+  /**
+   * {@code fix_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fixInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("fix_", self());
   }
 
   /**

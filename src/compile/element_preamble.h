@@ -1,0 +1,11 @@
+// element_preamble.h - the element functions' source (ops/pointwise/element_math.h and fns.h), as
+// the text a fused CUDA kernel starts with; generated at build time by cmake/embed_source.cmake.
+// See Note [Element functions].
+#pragma once
+
+namespace ct {
+
+/// The device branch of element_math.h and every functor of fns.h, self-contained (no #include).
+extern const char kElementPreamble[];
+
+}  // namespace ct
