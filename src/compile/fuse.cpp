@@ -70,6 +70,7 @@ constexpr int64_t kMinTile = 256, kMaxTile = 16384;  // elements
 enum class Form : uint8_t { None, Unary, Binary, BinaryScalar, ReverseScalar, Reduce };
 
 Form form_of(const OperatorDef& op) {
+  if (!op.has(Tag::Fusible)) return Form::None;
   switch (op.element_form) {
     case ElementForm::Unary: return Form::Unary;
     case ElementForm::Binary: return Form::Binary;

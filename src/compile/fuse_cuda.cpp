@@ -1,21 +1,17 @@
 #include "compile/fuse_cuda.h"
 
-#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <limits>
-#include <mutex>
-#include <unordered_map>
 
-#include "compile/element_preamble.h"
 #include "core/error.h"
 #include "cuda/context.h"
+#include "cuda/nvrtc_kernels.h"
+#include "ops/pointwise/element_preamble.h"
 
 namespace ct::compile {
 namespace {
-
-std::atomic<int64_t> g_compiled{0};
 
 // Builds the source of one plan; see Note [Fused CUDA kernels].
 class Emitter {
@@ -150,32 +146,6 @@ class Emitter {
   std::string s_;
 };
 
-// Compiled kernels by architecture and source; never unloaded (plans live as long as their
-// compiled functions, which the process may keep to the end).
-void* kernel_for(const std::string& source, int device) {
-  const ct_cuda_driver& d = cuda::driver();
-  int major = 0, minor = 0;
-  cuda::check(d.device_properties(device, nullptr, 0, &major, &minor, nullptr, nullptr), "fused cuda kernel");
-  static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, void*>;
-  const std::string key = str(major, ".", minor, "\n", source);
-  std::lock_guard<std::mutex> g(mu);
-  if (auto it = cache->find(key); it != cache->end()) return it->second;
-  char* image = nullptr;
-  size_t size = 0;
-  cuda::check(d.nvrtc_compile(source.c_str(), "ct_fused.cu", major, minor, &image, &size, nullptr),
-              "fused cuda kernel: NVRTC");
-  void* module = nullptr;
-  const int st = d.module_load(image, &module);
-  (void)d.buffer_free(image);
-  cuda::check(st, "fused cuda kernel: loading the module");
-  void* fn = nullptr;
-  cuda::check(d.module_get_function(module, "ct_fused", &fn), "fused cuda kernel");
-  g_compiled.fetch_add(1, std::memory_order_relaxed);
-  cache->emplace(key, fn);
-  return fn;
-}
-
 }  // namespace
 
 std::string cuda_source(const Plan& p) { return Emitter(p).source(); }
@@ -188,13 +158,13 @@ std::vector<std::pair<bool, int32_t>> cuda_params(const Plan& p) {
   return params;
 }
 
-int64_t cuda_kernels_compiled() { return g_compiled.load(std::memory_order_relaxed); }
+int64_t cuda_kernels_compiled() { return cuda::nvrtc_kernels_compiled(); }
 
 void run_cuda(const Plan& p, const std::string& source, ArrayRef<const TensorImpl*> inputs, int64_t rows,
               int64_t cols, Tensor* outs) {
   const int device = p.device.index;
   cuda::set_device(device);
-  void* fn = kernel_for(source, device);
+  void* fn = cuda::nvrtc_kernel(source, "ct_fused", device, "fused cuda kernel");
   std::vector<void*> pointers;
   for (const auto& [output, index] : cuda_params(p))
     pointers.push_back(output ? outs[index]->data() : const_cast<void*>(inputs[index]->data()));

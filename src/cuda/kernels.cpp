@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "cuda/element.h"
 #include "dispatch/dispatcher.h"
 
 namespace ct::cuda {
@@ -46,6 +47,8 @@ void register_cuda_kernels(Registry& r) {
   register_pointwise_more_kernels(r);
   register_reduce_more_kernels(r);
   register_sampling_kernels(r);
+  // Last: the elementwise operators no family file gave a kernel get the derived one.
+  register_element_kernels(r);
 }
 
 }  // namespace ct::cuda

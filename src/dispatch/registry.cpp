@@ -227,7 +227,7 @@ OpBuilder& OpBuilder::tag(Tag t) {
   return *this;
 }
 
-OpBuilder& OpBuilder::elementwise(const ElementFn& fn, bool reversed) {
+OpBuilder& OpBuilder::elementwise(const ElementFn& fn, bool reversed, bool fusible) {
   const std::vector<Argument>& a = op_.schema.args;
   const bool self = !a.empty() && a[0].type == ArgType::Tensor && !a[0].optional;
   const bool other = a.size() > 1 && !a[1].kwarg_only;
@@ -242,7 +242,8 @@ OpBuilder& OpBuilder::elementwise(const ElementFn& fn, bool reversed) {
            " of arity ", fn.arity, ": the schema must read (Tensor self[, Tensor or Scalar other[, Scalar alpha]])");
   op_.element = &fn;
   op_.element_form = form;
-  return tag(Tag::Pointwise).tag(Tag::Fusible);
+  tag(Tag::Pointwise);
+  return fusible ? tag(Tag::Fusible) : *this;
 }
 
 OpBuilder& OpBuilder::fused_reduction(FusedReduction r) {

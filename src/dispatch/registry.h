@@ -85,10 +85,11 @@ class OpBuilder {
   OpBuilder& inplace(const std::string& schema, Reads reads = Reads::Elementwise);
   /// Declares what the operator is (Tag::Pointwise...).
   OpBuilder& tag(Tag t);
-  /// The operator is pointwise and fusible, computing fn (ops/pointwise/element_fn.h). Its form
-  /// follows from the schema: (Tensor self) is unary, (Tensor self, Tensor other[, alpha]) binary,
-  /// (Tensor self, Scalar other[, alpha]) binary with a number, computed f(other, self) when reversed.
-  OpBuilder& elementwise(const ElementFn& fn, bool reversed = false);
+  /// The operator is pointwise, computing fn (ops/pointwise/element_fn.h), and fusible unless
+  /// said otherwise (a result dtype other than the inputs'). Its form follows from the schema:
+  /// (Tensor self) is unary, (Tensor self, Tensor other[, alpha]) binary, (Tensor self, Scalar
+  /// other[, alpha]) binary with a number, computed f(other, self) when reversed.
+  OpBuilder& elementwise(const ElementFn& fn, bool reversed = false, bool fusible = true);
   /// The graph compiler fuses the operator as reduction r over the last dim.
   OpBuilder& fused_reduction(FusedReduction r);
   OperatorDef& def() { return op_; }

@@ -555,16 +555,19 @@ void define_binary(Registry& r, bool with_inplace, const char* scalar = "Scalar"
   constexpr bool differentiable = std::is_function<decltype(Op::backward)>::value;
   OpBuilder b = r.def(n + ".Tensor(Tensor self, Tensor other" + alpha + ") -> Tensor");
   b.meta(binary_meta<Op>).compute(DispatchKey::CPU, binary_cpu<Op>, Determinism::Bitwise).tag(Tag::Pointwise);
-  // Fused kernels compute in the inputs' float dtype: operators with another result dtype do not fuse.
-  constexpr bool fuses = (Op::dtypes & kFloatingDTypes) != 0 && Op::rule != Rule::Compare && Op::rule != Rule::Double;
-  if constexpr (fuses) declare_element_fn<Op>(b);
+  // The element function is compiled for float and double (the fused cpu lines): integer-only and
+  // bool-valued operators keep their own kernels. Fused kernels compute in the inputs' dtype, so an
+  // operator whose result dtype differs (float_power's float64) is elementwise but not fusible.
+  constexpr bool elementwise = (Op::dtypes & kFloatingDTypes) != 0 && Op::rule != Rule::Compare;
+  constexpr bool fuses = elementwise && Op::rule != Rule::Double;
+  if constexpr (elementwise) declare_element_fn<Op>(b, false, fuses);
   if constexpr (differentiable) b.derivative(Op::backward, Op::saves);
   else b.not_differentiable();
   if (with_inplace) b.inplace(n + "_.Tensor(Tensor(a!) self, Tensor other" + alpha + ") -> Tensor(a!)");
   if (!scalar) return;
   OpBuilder s = r.def(n + "." + scalar + "(Tensor self, Scalar other" + scalar_alpha + ") -> Tensor");
   s.composite(scalar_overload<Op, false>).tag(Tag::Pointwise);
-  if constexpr (fuses) declare_element_fn<Op>(s);
+  if constexpr (elementwise) declare_element_fn<Op>(s, false, fuses);
   if (!differentiable) s.not_differentiable();
   if (!with_inplace) return;
   OpBuilder si = r.def(n + "_." + scalar + "(Tensor(a!) self, Scalar other" + scalar_alpha + ") -> Tensor(a!)");

@@ -110,8 +110,8 @@ template <typename Op> struct has_element_fn<Op, std::void_t<typename Op::Fn>> :
 
 /// Declares b's operator elementwise with Op's functor when Op names one (CT_ELEMENT_OF).
 template <typename Op>
-void declare_element_fn(OpBuilder& b, bool reversed = false) {
-  if constexpr (has_element_fn<Op>::value) b.elementwise(element_fn<typename Op::Fn>(Op::fn_name), reversed);
+void declare_element_fn(OpBuilder& b, bool reversed = false, bool fusible = true) {
+  if constexpr (has_element_fn<Op>::value) b.elementwise(element_fn<typename Op::Fn>(Op::fn_name), reversed, fusible);
 }
 
 }  // namespace ct::ops
