@@ -37,6 +37,20 @@ Tensor zero_where(const Tensor& mask, const Tensor& t) {
   return ops::where(mask, ops::zeros({}, t->dtype(), t->device()), t);
 }
 
+// d(base^e): e base^(e-1) and base^e log(base). As in PyTorch, a zero exponent contributes nothing
+// to d/dbase (not 0 * inf), and a zero base with a non-negative exponent nothing to d/dexponent
+// (not 0 * log 0). pow and float_power (which passes its operands in float64).
+void pow_backward(GradCtx& c, const Tensor& base, const Tensor& e) {
+  if (c.needs(0)) {
+    const Tensor d = ops::mul(ops::mul(c.grad(), e), ops::binary("pow", base, ops::binary_scalar("sub", e, 1)));
+    c.set(0, zero_where(ops::binary_scalar("eq", e, 0), d));
+  }
+  if (c.needs(1)) {
+    const Tensor d = ops::mul(ops::mul(c.grad(), c.result()), ops::unary("log", base));
+    c.set(1, zero_where(ops::mul(ops::binary_scalar("eq", base, 0), ops::binary_scalar("ge", e, 0)), d));
+  }
+}
+
 // maximum / minimum: the gradient goes to the winning input, split evenly on ties.
 void extremum_backward(GradCtx& c, const char* wins) {
   const Tensor a = c.saved(0), b = c.saved(1);
@@ -128,19 +142,7 @@ struct Pow {
     }
   }
   static constexpr Saves saves = save_result(save_args(0, 1));
-  // As in PyTorch: a zero exponent contributes nothing to d/dbase (not 0 * inf), and a zero base
-  // with a non-negative exponent nothing to d/dexponent (not 0 * log 0).
-  static void backward(GradCtx& c) {
-    const Tensor base = c.saved(0), e = c.saved(1);
-    if (c.needs(0)) {
-      const Tensor d = ops::mul(ops::mul(c.grad(), e), ops::binary("pow", base, ops::binary_scalar("sub", e, 1)));
-      c.set(0, zero_where(ops::binary_scalar("eq", e, 0), d));
-    }
-    if (c.needs(1)) {
-      const Tensor d = ops::mul(ops::mul(c.grad(), c.result()), ops::unary("log", base));
-      c.set(1, zero_where(ops::mul(ops::binary_scalar("eq", base, 0), ops::binary_scalar("ge", e, 0)), d));
-    }
-  }
+  static void backward(GradCtx& c) { pow_backward(c, c.saved(0), c.saved(1)); }
 };
 struct Maximum {
   static constexpr unsigned dtypes = kAllDTypes;
@@ -419,16 +421,8 @@ struct Lcm {
 struct FloatPower {  // computed in float64: Rule::Double
   CT_BINARY_FN(FloatPower, "float_power", Rule::Double, kFloatingDTypes)
   static constexpr Saves saves = save_result(save_args(0, 1));
-  static void backward(GradCtx& c) {  // pow's derivative, in float64 (see Pow)
-    const Tensor base = ops::to(c.saved(0), DType::Float64), e = ops::to(c.saved(1), DType::Float64);
-    if (c.needs(0)) {
-      const Tensor d = ops::mul(ops::mul(c.grad(), e), ops::binary("pow", base, ops::binary_scalar("sub", e, 1)));
-      c.set(0, zero_where(ops::binary_scalar("eq", e, 0), d));
-    }
-    if (c.needs(1)) {
-      const Tensor d = ops::mul(ops::mul(c.grad(), c.result()), ops::unary("log", base));
-      c.set(1, zero_where(ops::mul(ops::binary_scalar("eq", base, 0), ops::binary_scalar("ge", e, 0)), d));
-    }
+  static void backward(GradCtx& c) {  // pow's, in float64
+    pow_backward(c, ops::to(c.saved(0), DType::Float64), ops::to(c.saved(1), DType::Float64));
   }
 };
 struct Ldexp {  // integers become the default float

@@ -9,6 +9,10 @@
 // header and fns.h as a preamble (element_preamble.h, embedded at build time). So a fused kernel
 // computes what the eager kernel computes, on either device, by construction.
 //
+// The CUDA library's own kernels use the device branch too (its dm:: is this namespace), so every
+// kernel on the device calls libm through one list of float and double overloads: a float never
+// takes the double path, or the reverse, through an implicit conversion.
+//
 // Where the cpu and the GPU must differ, the difference lives here and nowhere else: float32 exp,
 // tanh, erf... are vec_math.h's straight-line versions on the cpu (Note [Vectorizable float32
 // math]) and CUDA's expf, tanhf, erff on the device. The device branch uses no header at all, as
@@ -92,8 +96,21 @@ CT_EM_DEVICE1(erf, erff, erf)
 CT_EM_DEVICE1(fabs, fabsf, fabs)
 CT_EM_DEVICE1(tan, tanf, tan)
 CT_EM_DEVICE1(floor, floorf, floor)
+CT_EM_DEVICE1(ceil, ceilf, ceil)
+CT_EM_DEVICE1(rint, rintf, rint)
 CT_EM_DEVICE1(trunc, truncf, trunc)
 CT_EM_DEVICE1(lgamma, lgammaf, lgamma)
+CT_EM_DEVICE1(asin, asinf, asin)
+CT_EM_DEVICE1(acos, acosf, acos)
+CT_EM_DEVICE1(atan, atanf, atan)
+CT_EM_DEVICE1(sinh, sinhf, sinh)
+CT_EM_DEVICE1(cosh, coshf, cosh)
+CT_EM_DEVICE1(asinh, asinhf, asinh)
+CT_EM_DEVICE1(acosh, acoshf, acosh)
+CT_EM_DEVICE1(atanh, atanhf, atanh)
+CT_EM_DEVICE1(log2, log2f, log2)
+CT_EM_DEVICE1(log10, log10f, log10)
+CT_EM_DEVICE1(erfc, erfcf, erfc)
 #undef CT_EM_DEVICE1
 #define CT_EM_DEVICE2(name, ffun, dfun)                                     \
   CT_ELEMENT float name(float x, float y) { return ::ffun(x, y); }         \
@@ -101,6 +118,9 @@ CT_EM_DEVICE1(lgamma, lgammaf, lgamma)
 CT_EM_DEVICE2(copysign, copysignf, copysign)
 CT_EM_DEVICE2(nextafter, nextafterf, nextafter)
 CT_EM_DEVICE2(pow, powf, pow)
+CT_EM_DEVICE2(fmod, fmodf, fmod)
+CT_EM_DEVICE2(atan2, atan2f, atan2)
+CT_EM_DEVICE2(hypot, hypotf, hypot)
 #undef CT_EM_DEVICE2
 CT_ELEMENT bool sign_bit(float x) { return __float_as_int(x) < 0; }
 CT_ELEMENT bool sign_bit(double x) { return __double_as_longlong(x) < 0; }
@@ -121,13 +141,29 @@ using cpu::vm::log1p;
 using cpu::vm::sigmoid;
 using cpu::vm::sin;
 using cpu::vm::tanh;
+using std::acos;
+using std::acosh;
+using std::asin;
+using std::asinh;
+using std::atan;
+using std::atan2;
+using std::atanh;
+using std::ceil;
 using std::copysign;
+using std::cosh;
+using std::erfc;
 using std::exp2;
 using std::fabs;
 using std::floor;
+using std::fmod;
+using std::hypot;
 using std::log;
+using std::log10;
+using std::log2;
 using std::nextafter;
 using std::pow;
+using std::rint;
+using std::sinh;
 using std::sqrt;
 using std::tan;
 using std::trunc;

@@ -32,37 +32,24 @@ struct Square {
 struct Reciprocal {
   template <typename T> CT_ELEMENT T operator()(T x) const { return T(1) / x; }
 };
-struct Exp {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::exp(x); }
-};
-struct Exp2 {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::exp2(x); }
-};
-struct Expm1 {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::expm1(x); }
-};
-struct Log {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::log(x); }
-};
-struct Log1p {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::log1p(x); }
-};
-struct Sqrt {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::sqrt(x); }
-};
+// Functors that are one function of element_math.h.
+#define CT_ONE_CALL(Name, f) \
+  struct Name {              \
+    template <typename T> CT_ELEMENT T operator()(T x) const { return em::f(x); } \
+  };
+CT_ONE_CALL(Exp, exp)
+CT_ONE_CALL(Exp2, exp2)
+CT_ONE_CALL(Expm1, expm1)
+CT_ONE_CALL(Log, log)
+CT_ONE_CALL(Log1p, log1p)
+CT_ONE_CALL(Sqrt, sqrt)
 // The exact square root, then a division (one rounding each, as PyTorch's cpu kernel).
 struct Rsqrt {
   template <typename T> CT_ELEMENT T operator()(T x) const { return T(1) / em::sqrt(x); }
 };
-struct Tanh {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::tanh(x); }
-};
-struct Sigmoid {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::sigmoid(x); }
-};
-struct Erf {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::erf(x); }
-};
+CT_ONE_CALL(Tanh, tanh)
+CT_ONE_CALL(Sigmoid, sigmoid)
+CT_ONE_CALL(Erf, erf)
 // sin and cos have a wide form, exact for any argument, that a loop runs instead when some element
 // of its input needs it (Note [sin and cos of large arguments]): the common loop stays vectorized.
 struct Sin {
@@ -207,9 +194,7 @@ struct FloatPower {
 
 // ---- Gamma and Bessel functions.
 
-struct Lgamma {
-  template <typename T> CT_ELEMENT T operator()(T x) const { return em::lgamma(x); }
-};
+CT_ONE_CALL(Lgamma, lgamma)
 // psi(x) = d/dx log gamma(x): reflection below 0, the recurrence psi(x) = psi(x + 1) - 1/x up to 10,
 // then the asymptotic series ln x - 1/(2x) - sum B_2k / (2k x^2k). psi(+-0) is -+inf, poles NaN.
 struct Digamma {
@@ -327,3 +312,5 @@ struct I1 {  // odd: I1(-x) = -I1(x)
 };
 
 }  // namespace ct::fn
+
+#undef CT_ONE_CALL
