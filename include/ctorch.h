@@ -1308,7 +1308,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_where(const ct_tensor* cond, const ct_te
 CT_API CT_NODISCARD ct_status ct_tensor_clamp(const ct_tensor* a, const ct_scalar* lo, const ct_scalar* hi,
                                               ct_tensor** out);
 
-/* ---- Operators: more pointwise math and activations ---- */
+/* ---- Operators: math functions and activations ---- */
 
 /*
  * Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
@@ -1808,7 +1808,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_cat(const ct_tensor* const* tensors, siz
 CT_API CT_NODISCARD ct_status ct_tensor_stack(const ct_tensor* const* tensors, size_t n, int64_t dim,
                                               ct_tensor** out);
 
-/* ---- Operators: more shapes ---- */
+/* ---- Operators: copies in a new arrangement ---- */
 
 /*
  * Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,

@@ -21,6 +21,11 @@ DType table_compute(DType d) {
   }
 }
 
+unsigned class_of(DType compute) {
+  const DType c = table_compute(compute);
+  return c == DType::Bool ? kB : is_floating(c) ? kF : kI;
+}
+
 void unsupported(const char* op, DType d, const char* what) {
   fail(CT_ERROR_NOT_IMPLEMENTED, str(op, ": not implemented for ", d, " tensors on cuda", *what ? " (" : "", what,
                                      *what ? ")" : "", ". Convert with to() first, or compute it on the cpu"));

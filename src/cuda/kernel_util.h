@@ -20,6 +20,11 @@ inline int code(DType d) { return static_cast<int>(d); }
 /// floats and float32, float64, int64 for the integers, bool.
 DType table_compute(DType d);
 
+/// The table's compute-dtype classes an op accepts (F, I, B in ct_cuda_driver.h), and the class of
+/// a compute dtype.
+constexpr unsigned kF = 1, kI = 2, kB = 4, kFI = kF | kI, kFIB = kF | kI | kB;
+unsigned class_of(DType compute);
+
 /// Raises CT_ERROR_NOT_IMPLEMENTED: "<op>: not implemented for <dtype> tensors on cuda...".
 [[noreturn]] void unsupported(const char* op, DType d, const char* what = "");
 

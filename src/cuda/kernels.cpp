@@ -44,8 +44,10 @@ void register_cuda_kernels(Registry& r) {
   register_index_kernels(r);
   register_sort_kernels(r);
   register_conv_kernels(r);
-  register_pointwise_more_kernels(r);
-  register_reduce_more_kernels(r);
+  register_pointwise_params_kernels(r);
+  register_factory_kernels(r);
+  register_shape_kernels(r);
+  register_scan_kernels(r);
   register_sampling_kernels(r);
   // Last: the elementwise operators no family file gave a kernel get the derived one.
   register_element_kernels(r);

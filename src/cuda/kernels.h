@@ -22,10 +22,12 @@ void register_blas_kernels(Registry& r);
 void register_random_kernels(Registry& r);
 void register_index_kernels(Registry& r);
 void register_sort_kernels(Registry& r);
-void register_conv_kernels(Registry& r);            // conv.cpp
-void register_pointwise_more_kernels(Registry& r);  // pointwise_more.cpp
-void register_reduce_more_kernels(Registry& r);     // reduce_more.cpp
-void register_sampling_kernels(Registry& r);        // sampling.cpp
+void register_conv_kernels(Registry& r);              // conv.cpp
+void register_pointwise_params_kernels(Registry& r);  // pointwise_params.cpp
+void register_factory_kernels(Registry& r);           // factories.cpp
+void register_shape_kernels(Registry& r);             // shape.cpp
+void register_scan_kernels(Registry& r);              // scan.cpp
+void register_sampling_kernels(Registry& r);          // sampling.cpp
 
 /// A structured operator's CUDA compute (run by structured_kernel), and the same for its in-place
 /// variant ("add_.Tensor" for "add.Tensor", "neg_" for "neg") when it has one, as

@@ -18,12 +18,6 @@
 namespace ct::cuda {
 namespace {
 
-// The table's compute-dtype classes an op accepts (F, I, B in ct_cuda_driver.h).
-constexpr unsigned kF = 1, kI = 2, kB = 4;
-unsigned class_of(DType compute) {
-  const DType c = table_compute(compute);
-  return c == DType::Bool ? kB : is_floating(c) ? kF : kI;
-}
 
 // ---- Unary
 
@@ -153,7 +147,7 @@ struct Entry {
 
 // Every built-in unary and binary operator the table computes. Float-only table ops with integer
 // inputs work because those operators' meta functions already chose a float compute dtype.
-constexpr unsigned kFI = kF | kI, kFIB = kF | kI | kB, kIB = kI | kB;
+constexpr unsigned kIB = kI | kB;
 const Entry kPointwise[] = {
     {"neg", unary_cuda<CT_CUDA_UNARY_NEG, kFI>},
     {"abs", unary_cuda<CT_CUDA_UNARY_ABS, kFI>},

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "cuda/appended.h"
+#include "cuda/driver_members.h"
 #include "cuda/kernel_util.h"
 #include "cuda/kernels.h"
 #include "dispatch/dispatcher.h"
@@ -34,8 +34,8 @@ int64_t first_failure(const char* op, int mode, const TensorImpl& p, int64_t row
                       void* stream) {
   if (rows * cols == 0) return -1;
   const Tensor err = empty_on({1}, DType::Int64, p.device());
-  check(sampling_driver(op).check_probabilities(mode, p.data_as<double>(), rows, cols, k, err->data_as<int64_t>(),
-                                                stream),
+  const ct_cuda_driver& d = CT_CUDA_DRIVER_WITH(op, check_probabilities);
+  check(d.check_probabilities(mode, p.data_as<double>(), rows, cols, k, err->data_as<int64_t>(), stream),
         op);
   return read_back<int64_t>(op, err->data(), 1, stream)[0];
 }
@@ -46,8 +46,8 @@ void draw_bernoulli(const char* op, const TensorImpl& out, runtime::Generator& g
   const int64_t n = out.numel();
   const runtime::PhiloxRange r = g.reserve(blocks_for(n, 4));
   if (n == 0) return;
-  check(sampling_driver(op).philox_bernoulli(code(out.dtype()), out.data(), n, r.seed, r.first, p, p_scalar,
-                                             stream_for(out)),
+  const ct_cuda_driver& d = CT_CUDA_DRIVER_WITH(op, philox_bernoulli);
+  check(d.philox_bernoulli(code(out.dtype()), out.data(), n, r.seed, r.first, p, p_scalar, stream_for(out)),
         op);
 }
 
@@ -108,8 +108,8 @@ void randint_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   runtime::Generator& g = ops::random_generator(f.arg(3), out.device());
   const runtime::PhiloxRange r = g.reserve(blocks_for(n, range <= (uint64_t{1} << 32) ? 4 : 2));
   if (n == 0) return;
-  check(sampling_driver("randint").philox_randint(code(out.dtype()), out.data(), n, r.seed, r.first, low, high,
-                                                  stream_for(out)),
+  const ct_cuda_driver& d = CT_CUDA_DRIVER_WITH("randint", philox_randint);
+  check(d.philox_randint(code(out.dtype()), out.data(), n, r.seed, r.first, low, high, stream_for(out)),
         "randint");
 }
 
@@ -143,8 +143,8 @@ void randperm_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   if (n == 0) return;
   void* stream = stream_for(out);
   const Tensor keys = empty_on({n}, DType::Int64, out.device());
-  check(sampling_driver(op).philox_sort_keys(CT_CUDA_SORT_KEYS_RANDPERM, keys->data(), nullptr, n, r.seed, r.first,
-                                             stream),
+  const ct_cuda_driver& d = CT_CUDA_DRIVER_WITH(op, philox_sort_keys);
+  check(d.philox_sort_keys(CT_CUDA_SORT_KEYS_RANDPERM, keys->data(), nullptr, n, r.seed, r.first, stream),
         op);
   if (out.dtype() == DType::Int64) {
     sort_rows(op, *keys, false, 1, n, out.data_as<int64_t>(), stream);
@@ -175,7 +175,7 @@ void multinomial_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   if (bad >= 0) fail_row(read_back<double>(op, pd + bad * cols, cols, stream), bad, k, replacement);
   if (!replacement) check_sortable(op, rows * cols);
   runtime::Generator& g = ops::random_generator(f.arg(3), out.device());
-  const ct_cuda_driver& d = sampling_driver(op);
+  const ct_cuda_driver& d = CT_CUDA_DRIVER_WITH(op, multinomial_replacement);
   if (replacement) {
     const runtime::PhiloxRange r = g.reserve(blocks_for(rows * k, 2));
     if (rows == 0) return;

@@ -70,7 +70,7 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
 Tensor flatten(const Tensor& a, int64_t start, int64_t end);
 Tensor cat(ArrayRef<const TensorImpl*> tensors, int64_t dim);
-// More shapes (src/ops/shape/repeat.cpp, triangle.cpp, split.cpp).
+// Copies in a new arrangement and splits (src/ops/shape/repeat.cpp, triangle.cpp, split.cpp).
 Tensor repeat(const Tensor& a, IntArrayRef repeats);
 Tensor flip(const Tensor& a, IntArrayRef dims);
 Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2);

@@ -138,7 +138,7 @@ int run(const char* name, int compute, const LoopArgs& a, const F& f, void* stre
 
 int binary(int op, int dtype_out, int dtype_a, int dtype_b, int compute, double alpha, void* out, const void* a,
            const void* b, const ct_cuda_loop* loop, void* stream) {
-  // The ops appended later live in binary_more.cu (their parameters all 0 through this member).
+  // The ops with parameters live in binary_params.cu (their parameters all 0 through this member).
   if (op >= kNumBinary) return binary_params(op, dtype_out, dtype_a, dtype_b, compute, nullptr, out, a, b, loop, stream);
   CT_CUDA_ARG(op >= 0, "binary: unknown op code %d. Pass a ct_cuda_binary_op", op);
   void* ptrs[3] = {out, const_cast<void*>(a), const_cast<void*>(b)};

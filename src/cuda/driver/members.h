@@ -87,7 +87,7 @@ int graph_capture_end(void* stream, void** graph_exec);
 int graph_launch(void* graph_exec, void* stream);
 int graph_destroy(void* graph_exec);
 
-// unary_more.cu, binary_more.cu, factory.cu, scan.cu (pointwise, factories, scans: appended)
+// unary_params.cu, binary_params.cu, factory.cu, scan.cu (parametrized pointwise, factories, scans)
 int unary_params(int op, int dtype_out, int dtype_in, int compute, const double* params, void* out, const void* in,
                  const ct_cuda_loop* loop, void* stream);
 int binary_params(int op, int dtype_out, int dtype_a, int dtype_b, int compute, const double* params, void* out,

@@ -97,7 +97,7 @@ int run(const char* name, int compute, const LoopArgs& a, const F& f, void* stre
 
 int unary(int op, int dtype_out, int dtype_in, int compute, void* out, const void* in, const ct_cuda_loop* loop,
           void* stream) {
-  // The ops appended later live in unary_more.cu (their parameters all 0 through this member).
+  // The ops with parameters live in unary_params.cu (their parameters all 0 through this member).
   if (op >= kNumUnary) return unary_params(op, dtype_out, dtype_in, compute, nullptr, out, in, loop, stream);
   CT_CUDA_ARG(op >= 0, "unary: unknown op code %d. Pass a ct_cuda_unary_op", op);
   void* ptrs[2] = {out, const_cast<void*>(in)};

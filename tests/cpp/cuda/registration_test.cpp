@@ -46,7 +46,7 @@ const char* const kClaimed[] = {
     "rand", "randn", "uniform_", "normal_",
     // sampling.cpp
     "bernoulli", "bernoulli.p", "bernoulli_.float", "randint.low", "randperm", "multinomial",
-    // pointwise_more.cpp
+    // pointwise_params.cpp, factories.cpp, shape.cpp
     "tan", "tan_", "asin", "asin_", "acos", "acos_", "atan", "atan_", "sinh", "sinh_", "cosh", "cosh_", "asinh",
     "asinh_", "acosh", "acosh_", "atanh", "atanh_", "exp2", "exp2_", "log2", "log2_", "log10", "log10_", "erfc",
     "erfc_", "erfinv", "erfinv_", "frac", "frac_", "square", "square_", "isnan", "isinf", "isfinite", "nan_to_num",
@@ -56,7 +56,7 @@ const char* const kClaimed[] = {
     "logical_xor_.Tensor", "bitwise_left_shift.Tensor", "bitwise_left_shift_.Tensor", "bitwise_right_shift.Tensor",
     "bitwise_right_shift_.Tensor", "lerp.Scalar", "lerp_.Scalar", "lerp.Tensor", "lerp_.Tensor", "addcmul",
     "addcmul_", "addcdiv", "addcdiv_", "arange", "linspace", "eye", "cat", "flip",
-    // reduce_more.cpp
+    // scan.cpp, reduce.cpp
     "cumsum", "cumprod", "cummax", "cummin", "all", "all.dim", "any", "any.dim", "count_nonzero",
     "count_nonzero.dim_IntList", "linalg_vector_norm",
     // index.cpp (the scatters read deterministic_mode() themselves: declared Deterministic)

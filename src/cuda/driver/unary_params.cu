@@ -1,6 +1,6 @@
-// unary_more.cu - the unary ops appended to ct_cuda_unary_op (unary_params): more libm functions,
-// the parametrized activations, clamp, the classification tests and nan_to_num. Each family is
-// one functor choosing its op at run time (a uniform branch), so the file instantiates a handful
+// unary_params.cu - the unary_params member of the table: the libm functions the first table did
+// not have, the parametrized activations, clamp, the classification tests and nan_to_num. Each
+// family is one functor choosing its op at run time (a uniform branch), so the file instantiates a handful
 // of kernels rather than one per op and dtype. Compiled with --fmad=false: the formulas round
 // operation by operation as ctorch's CPU kernels do (ops/pointwise/unary.cpp, activations.cpp,
 // where_clamp.cpp).

@@ -1,4 +1,4 @@
-// binary_more.cu - the binary ops appended to ct_cuda_binary_op (binary_params: hypot, fmod,
+// binary_params.cu - the binary ops with parameters, the binary_params member (hypot, fmod,
 // logical_xor, the shifts) and the ternary member (lerp, addcmul, addcdiv). Compiled with
 // --fmad=false so lerp and addcmul round as ctorch's CPU kernels (ops/pointwise/binary.cpp,
 // ternary.cpp).
