@@ -1,6 +1,6 @@
 // registry.h - the operator registry: definitions by name, and the builder used to define them.
 //
-// Built-in operators are defined by explicit calls from ops/register_all.cpp on first use (never
+// Built-in operators are defined by explicit calls from builtins.cpp on first use (never
 // by static initializers, which a linker may drop from libctorch.a). C callers add operators
 // through ct_library_define / ct_library_impl.
 #pragma once
@@ -99,7 +99,7 @@ class OpBuilder {
   OperatorDef& op_;
 };
 
-/// Defines every built-in operator (ops/register_all.cpp); run once by Registry::get().
+/// Defines every built-in operator (src/builtins.cpp, the composition root); run once by Registry::get().
 void register_builtin_operators(Registry& r);
 
 /// The registered definition of a built-in operator; CT_ERROR_INTERNAL if missing.

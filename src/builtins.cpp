@@ -1,5 +1,7 @@
-// register_all.cpp - defines every built-in operator, explicitly, on the registry's first use
-// (see registry.h for why there are no static initializers), and installs autograd over them.
+// builtins.cpp - the composition root: defines every built-in operator, explicitly, on the
+// registry's first use (see registry.h for why there are no static initializers), then installs
+// autograd and the CUDA kernels over them. It sits above every layer (DESIGN.md section 1), as the
+// one place that knows them all; nothing includes it.
 #include "autograd/autograd.h"
 #include "cuda/kernels.h"
 #include "cuda/backend.h"
