@@ -531,7 +531,7 @@ void test_argument_checks_more() {
 
 // Host references: the CPU's formulas (ops/pointwise/unary.cpp, activations.cpp, binary.cpp,
 // ternary.cpp, factories.cpp, scan.cpp) in double, against float32 kernels.
-void test_pointwise_more() {
+void test_parametrized_pointwise_factories_scans() {
   const int n = 257;
   std::vector<float> u(n), s(n);  // u in (0, 1); s in [-5, 5]
   for (int i = 0; i < n; ++i) u[i] = 0.02f + 0.96f * i / (n - 1), s[i] = -5.0f + 10.0f * i / (n - 1);
@@ -957,7 +957,7 @@ int main() {
     test_gemm();
     test_random();
     test_graph_and_module(0);
-    test_pointwise_more();
+    test_parametrized_pointwise_factories_scans();
     test_factories_scans();
     test_sampling();
     OK(D->stream_destroy(g_stream));
