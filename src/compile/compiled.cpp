@@ -253,10 +253,8 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
   e->globals = Globals::now();
   e->nouts = nouts;
   // Which dims become symbols.
-  if (seen_sizes_.size() != inputs.size()) {
-    seen_sizes_.assign(inputs.size(), {});
-    dynamic_dims_.assign(inputs.size(), {});
-  }
+  // One allocation each, checked whole: an allocation failure leaves the old history or none.
+  if (seen_.size() != inputs.size()) seen_.assign(inputs.size(), {});
   sym::ShapeEnv* env = sym::ShapeEnv::create();
   struct EnvRef {
     sym::ShapeEnv* env;
@@ -273,9 +271,9 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
     needs_grad |= t.requires_grad();
     const bool dense = t.is_contiguous();
     if (!dense) ig.strides = DimVector(t.strides());
-    std::vector<int64_t>& seen = seen_sizes_[i];
-    std::vector<bool>& dyn = dynamic_dims_[i];
-    if (seen.size() != t.dim()) {
+    std::vector<int64_t>& seen = seen_[i].sizes;
+    std::vector<bool>& dyn = seen_[i].dynamic;
+    if (seen.size() != t.dim() || dyn.size() != t.dim()) {  // both: a failure may come between
       seen.assign(t.sizes().begin(), t.sizes().end());
       dyn.assign(t.dim(), false);
     }

@@ -107,8 +107,12 @@ class CompiledFunction {
   CompileMetrics metrics_;
   mutable std::recursive_mutex mu_;
   std::vector<std::unique_ptr<Entry>> entries_;
-  std::vector<std::vector<int64_t>> seen_sizes_;    // automatic dynamic: sizes of the first trace
-  std::vector<std::vector<bool>> dynamic_dims_;     // automatic dynamic: dims seen to change
+  // Automatic dynamic, per input: its sizes at the first trace and the dims seen to change since.
+  struct SeenInput {
+    std::vector<int64_t> sizes;
+    std::vector<bool> dynamic;
+  };
+  std::vector<SeenInput> seen_;
 };
 
 }  // namespace ct::compile
