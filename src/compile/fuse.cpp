@@ -216,6 +216,7 @@ class Kernel final : public FusedKernel {
 
   const Plan p_;
   const std::string cuda_source_;  // see Note [Fused CUDA kernels]
+  mutable cuda::KernelCache cuda_fn_;  // its compiled function per device
 };
 
 bool Kernel::fits(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols) const {
@@ -255,7 +256,7 @@ void Kernel::run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> b
     for (SymInt s : p_.calls[p_.output_calls[k]].outs[0].sizes) sizes.push_back(eval_symint(s, binding));
     outs[k] = Tensor::adopt(TensorImpl::empty(sizes, p_.dtype, p_.device));
   }
-  if (!p_.device.is_cpu()) return run_cuda(p_, cuda_source_, inputs, rows, cols, outs);
+  if (!p_.device.is_cpu()) return run_cuda(p_, cuda_source_, cuda_fn_, inputs, rows, cols, outs);
   if (p_.dtype == DType::Float32) execute<float>(inputs, rows, cols, outs);
   else execute<double>(inputs, rows, cols, outs);
 }

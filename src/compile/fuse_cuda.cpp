@@ -160,11 +160,11 @@ std::vector<std::pair<bool, int32_t>> cuda_params(const Plan& p) {
 
 int64_t cuda_kernels_compiled() { return cuda::nvrtc_kernels_compiled(); }
 
-void run_cuda(const Plan& p, const std::string& source, ArrayRef<const TensorImpl*> inputs, int64_t rows,
-              int64_t cols, Tensor* outs) {
+void run_cuda(const Plan& p, const std::string& source, cuda::KernelCache& cache, ArrayRef<const TensorImpl*> inputs,
+              int64_t rows, int64_t cols, Tensor* outs) {
   const int device = p.device.index;
   cuda::set_device(device);
-  void* fn = cuda::nvrtc_kernel(source, "ct_fused", device, "fused cuda kernel");
+  void* fn = cache.get(device, [&] { return source; }, "ct_fused", "fused cuda kernel");
   std::vector<void*> pointers;
   for (const auto& [output, index] : cuda_params(p))
     pointers.push_back(output ? outs[index]->data() : const_cast<void*>(inputs[index]->data()));

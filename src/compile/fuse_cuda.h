@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "compile/fuse_plan.h"
+#include "cuda/nvrtc_kernels.h"
 
 namespace ct::compile {
 
@@ -38,9 +39,9 @@ std::string cuda_source(const Plan& p);
 std::vector<std::pair<bool, int32_t>> cuda_params(const Plan& p);
 
 /// Runs p (device cuda) on inputs (contiguous, on p's device) into outs (allocated, contiguous),
-/// compiling `source` on first use.
-void run_cuda(const Plan& p, const std::string& source, ArrayRef<const TensorImpl*> inputs, int64_t rows,
-              int64_t cols, Tensor* outs);
+/// compiling `source` on first use per device (cache, held by the plan's kernel).
+void run_cuda(const Plan& p, const std::string& source, cuda::KernelCache& cache, ArrayRef<const TensorImpl*> inputs,
+              int64_t rows, int64_t cols, Tensor* outs);
 
 /// Kernels compiled with NVRTC so far.
 int64_t cuda_kernels_compiled();

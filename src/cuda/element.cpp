@@ -5,6 +5,10 @@
 // that contiguous tensor already. The copies cost bandwidth; the table's kernels are the fast path.
 #include "cuda/element.h"
 
+#include <map>
+#include <mutex>
+#include <tuple>
+
 #include "core/error.h"
 #include "cuda/context.h"
 #include "cuda/kernel_util.h"
@@ -34,6 +38,19 @@ const char* c_type(DType d) {
   }
 }
 
+// The compiled kernel of fn for one kernel dtype and form, per device: the source is built and looked
+// up once, not on every call.
+void* compiled(const ElementFn& fn, DType kernel, bool scaled, int device, const char* what) {
+  static std::mutex mu;
+  static auto* caches = new std::map<std::tuple<const ElementFn*, DType, bool>, KernelCache>;
+  KernelCache* cache;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    cache = &(*caches)[{&fn, kernel, scaled}];  // map nodes never move
+  }
+  return cache->get(device, [&] { return element_kernel_source(fn, c_type(kernel), scaled); }, "ct_element", what);
+}
+
 // t on out's device, in the compute dtype, then the kernel's, broadcast to sizes and contiguous.
 Tensor operand(const char* op, const TensorImpl& t, const TensorImpl& out, DType compute, DType kernel, void* stream) {
   Tensor holder;
@@ -54,9 +71,7 @@ void element_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
   const bool scaled = fn.has_alpha && f.nargs > 2 && !f.arg(2).to_scalar().equals(1.0);
   const Tensor result = out.is_contiguous() && out.dtype() == kernel ? Tensor::borrow(&out)
                                                                      : empty_on(out.sizes(), kernel, out.device());
-  const std::string source = element_kernel_source(fn, c_type(kernel), scaled);
-  const int device = out.device().index;
-  void* k = nvrtc_kernel(source, "ct_element", device, f.name());
+  void* k = compiled(fn, kernel, scaled, out.device().index, f.name());
   // alpha as the kernel's T, in a buffer wide enough for any of them.
   alignas(8) unsigned char alpha[8] = {};
   const Scalar s = scaled ? f.arg(2).to_scalar() : Scalar(1);

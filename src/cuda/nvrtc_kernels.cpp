@@ -38,6 +38,15 @@ void* nvrtc_kernel(const std::string& source, const char* entry, int device, con
   return fn;
 }
 
+void* KernelCache::get(int device, const std::function<std::string()>& source, const char* entry, const char* what) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (const auto& [d, fn] : by_device_)
+    if (d == device) return fn;
+  void* fn = nvrtc_kernel(source(), entry, device, what);
+  by_device_.emplace_back(device, fn);
+  return fn;
+}
+
 int64_t nvrtc_kernels_compiled() { return g_compiled.load(std::memory_order_relaxed); }
 
 }  // namespace ct::cuda
