@@ -78,7 +78,7 @@ std::vector<Edge> root_edges(const std::vector<Tensor>& roots, std::vector<Tenso
     CT_CHECK(g->dim() == 0, CT_ERROR_DEVICE, producer.name(), ": a gradient on ", g->device(), " (sizes ",
              g->sizes(), ") arrived for a tensor on ", want.device,
              ". Return gradients on the devices of the tensors they are for");
-    g = ops::to_device(g, want.device, g->dtype());
+    g = ops::to(g, want.device, g->dtype());
   }
   if (g->dtype() != want.dtype) g = ops::to(g, want.dtype);
   return g;

@@ -63,7 +63,7 @@ Tensor sum_to(const Tensor& g, IntArrayRef to) {
   for (size_t i = 0; i < lead; ++i) dims.push_back(static_cast<int64_t>(i));
   for (size_t i = 0; i < to.size(); ++i)
     if (to[i] == 1 && g->size(lead + i) != 1) dims.push_back(static_cast<int64_t>(lead + i));
-  Tensor r = dims.empty() ? g : ops::reduce("sum", g, dims, true);
+  Tensor r = dims.empty() ? g : ops::sum(g, dims, true);
   return r->sizes().equals(to) ? r : ops::reshape(r, to);
 }
 
@@ -98,7 +98,7 @@ void GradCtx::set(size_t arg, size_t j, Tensor g) {
   const size_t e = node_.slots[arg].first + j;
   const OutputInfo& want = node_.inputs[e];
   g = sum_to(g, want.sizes);
-  if (g->device() != want.device) g = ops::to_device(g, want.device, want.dtype);  // to.device's backward
+  if (g->device() != want.device) g = ops::to(g, want.device, want.dtype);  // to.device's backward
   if (g->dtype() != want.dtype) g = ops::to(g, want.dtype);
   out_[e] = std::move(g);
 }

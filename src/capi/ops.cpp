@@ -121,9 +121,10 @@ ct_status ct_tensor_where(const ct_tensor* cond, const ct_tensor* a, const ct_te
 ct_status ct_tensor_clamp(const ct_tensor* a, const ct_scalar* lo, const ct_scalar* hi, ct_tensor** out) {
   return capi::tensor_result(out, "ct_tensor_clamp", [&] {
     const TensorImpl& x = tensor_arg(a, "ct_tensor_clamp", "a");
-    const Scalar l = lo ? capi::scalar_arg(lo, "ct_tensor_clamp", "lo") : Scalar();
-    const Scalar h = hi ? capi::scalar_arg(hi, "ct_tensor_clamp", "hi") : Scalar();
-    return ops::clamp(Tensor::borrow(&x), lo ? &l : nullptr, hi ? &h : nullptr);
+    std::optional<Scalar> l, h;
+    if (lo) l = capi::scalar_arg(lo, "ct_tensor_clamp", "lo");
+    if (hi) h = capi::scalar_arg(hi, "ct_tensor_clamp", "hi");
+    return ops::clamp(Tensor::borrow(&x), l, h);
   });
 }
 
@@ -139,7 +140,7 @@ ct_status ct_tensor_to_device(const ct_tensor* a, const char* device, ct_tensor*
     const TensorImpl& x = tensor_arg(a, "ct_tensor_to_device", "a");
     CT_CHECK(device, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_to_device: device is NULL. Name one (\"cpu\", \"cuda:0\")");
     const Device d = parse_device(device);
-    return ops::to_device(Tensor::borrow(&x), d, x.dtype());
+    return ops::to(Tensor::borrow(&x), d, x.dtype());
   });
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 // x itself on the cpu (or meta), else a host copy of it: what the functions that read elements see.
 Tensor on_host(const TensorImpl& x) {
-  return x.device().is_cpu() || x.device().is_meta() ? Tensor::borrow(&x) : ops::to_device(Tensor::borrow(&x), kCPU, x.dtype());
+  return x.device().is_cpu() || x.device().is_meta() ? Tensor::borrow(&x) : ops::to(Tensor::borrow(&x), kCPU, x.dtype());
 }
 
 // Runs body(t) for an inspection function: checks t and out, fills out.
@@ -59,11 +59,11 @@ void capi::check_bool_bytes(const char* fn, const TensorImpl& t) {
   StorageImpl* storage = t.storage();
   storage->retain();  // the byte view below adopts a reference
   const Tensor bytes = Tensor::adopt(TensorImpl::create(storage, t.sizes(), t.strides(), t.storage_offset(), DType::UInt8));
-  const Tensor top = ops::to_device(ops::reduce("amax", bytes, {}, false), kCPU, DType::UInt8);
+  const Tensor top = ops::to(ops::amax(bytes, {}, false), kCPU, DType::UInt8);
   const uint8_t byte = *top->data_as<uint8_t>();
   if (byte <= 1) return;
   const int64_t flat[1] = {-1};
-  const Tensor at = ops::to_device(ops::arg_reduce("argmax", ops::reshape(bytes, IntArrayRef(flat, 1)), nullptr, false),
+  const Tensor at = ops::to(ops::argmax(ops::reshape(bytes, IntArrayRef(flat, 1))),
                                    kCPU, DType::Int64);
   fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": bool element ", *at->data_as<int64_t>(), " (row-major) of ", t.sizes(),
                                       " holds the byte ", int{byte}, ", and a bool must be 0 or 1. Pass 0/1 bytes "

@@ -169,7 +169,7 @@ class Saver {
     CT_CHECK(t->device().is_cpu(), CT_ERROR_INVALID_ARGUMENT, "save_program: constant ", i, " (", t->sizes(), ", ",
              t->dtype(), ") is on ", t->device(), "; a program file holds CPU constants only. Capture a CPU tensor "
              "(move it with to()) before exporting");
-    const Tensor c = ops::contiguous(t);
+    const Tensor c = ops::expect_contiguous(t);
     w.u8(static_cast<uint8_t>(c->dtype()));
     w.u32(c->dim());
     for (int64_t s : c->sizes()) w.i64(s);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <new>
+#include <optional>
 #include <ostream>
 #include <type_traits>
 #include <vector>
@@ -52,6 +53,32 @@ class ArrayRef {
 };
 
 using IntArrayRef = ArrayRef<int64_t>;
+
+/// A schema's int[]? argument: no list (None), or a list taken as IntArrayRef takes it. Braces are a
+/// list ({0, 2}); empty braces, like std::nullopt, are None.
+class OptionalIntArrayRef {
+ public:
+  constexpr OptionalIntArrayRef() = default;
+  constexpr OptionalIntArrayRef(std::nullopt_t) {}
+  /// From anything that is an IntArrayRef: a vector, a SmallVector, an IntArrayRef itself.
+  template <typename List, typename = std::enable_if_t<std::is_convertible_v<const List&, IntArrayRef>>>
+  constexpr OptionalIntArrayRef(const List& v) : has_value_(true), value_(v) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+  constexpr OptionalIntArrayRef(std::initializer_list<int64_t> l) : has_value_(true), value_(l) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+  constexpr bool has_value() const { return has_value_; }
+  constexpr explicit operator bool() const { return has_value_; }
+  constexpr IntArrayRef operator*() const { return value_; }
+
+ private:
+  bool has_value_ = false;
+  IntArrayRef value_;
+};
 
 /// Prints sizes the way error messages show them: [2, 3], [] for 0-dim.
 inline std::ostream& operator<<(std::ostream& os, IntArrayRef a) {

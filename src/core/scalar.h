@@ -18,6 +18,9 @@ class Scalar {
   Scalar(int64_t v) : kind_(Kind::Int), i_(v) {}
   Scalar(int v) : kind_(Kind::Int), i_(v) {}
   Scalar(bool v) : kind_(Kind::Bool), i_(v) {}
+  // A pointer would otherwise become Scalar(bool): std::optional<Scalar> o = &s must not compile.
+  template <typename T>
+  Scalar(T*) = delete;
 
   Kind kind() const { return kind_; }
   bool is_floating() const { return kind_ == Kind::Float; }

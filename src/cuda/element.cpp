@@ -56,7 +56,7 @@ Tensor operand(const char* op, const TensorImpl& t, const TensorImpl& out, DType
   Tensor holder;
   const TensorImpl* on = on_device(op, t, out.device(), stream, holder);
   Tensor x = ops::to(ops::to(Tensor::borrow(on), compute), kernel);
-  return ops::contiguous(ops::expand(x, out.sizes()));
+  return ops::expect_contiguous(ops::expand(x, out.sizes()));
 }
 
 void element_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {

@@ -25,7 +25,7 @@ Tensor pin_memory(const TensorImpl& t) {
   if (is_pinned(t)) return Tensor::borrow(&t);
   CT_CHECK(device_count() > 0, CT_ERROR_DEVICE, "pin_memory: no cuda device is available: ", unavailable_reason());
   const ct_cuda_driver& d = driver();
-  const Tensor src = ops::contiguous(Tensor::borrow(&t));
+  const Tensor src = ops::expect_contiguous(Tensor::borrow(&t));
   const size_t nbytes = static_cast<size_t>(src->numel()) * itemsize(src->dtype());
   void* p = nullptr;
   check(d.host_alloc_pinned(nbytes > 0 ? nbytes : 1, &p), "pin_memory");

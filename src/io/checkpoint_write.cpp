@@ -97,7 +97,7 @@ void write_data(const std::vector<NamedTensor>& tensors, const Plan& p,
   autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);
   for (const size_t i : p.order) {
     Tensor t = tensors[i].tensor;
-    if (!t->device().is_cpu()) t = ops::to_device(t, kCPU, t->dtype());
+    if (!t->device().is_cpu()) t = ops::to(t, kCPU, t->dtype());
     if (!t->is_contiguous()) t = ops::contiguous(t);
     const size_t n = static_cast<size_t>(t->numel()) * itemsize(t->dtype());
     if (n) sink(t->data(), n);

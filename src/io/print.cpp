@@ -158,10 +158,10 @@ std::string to_string(const Tensor& t) {
   } else {
     Values values;
     if (is_floating(d)) {
-      Tensor c = contiguous(to(t, DType::Float64));
+      Tensor c = expect_contiguous(to(t, DType::Float64));
       values.f.assign(c->data_as<double>(), c->data_as<double>() + c->numel());
     } else {
-      Tensor c = contiguous(to(t, DType::Int64));
+      Tensor c = expect_contiguous(to(t, DType::Int64));
       values.i.assign(c->data_as<int64_t>(), c->data_as<int64_t>() + c->numel());
     }
     Printer p{t->sizes(), contiguous_strides(t->sizes()), t->numel() > kThreshold};

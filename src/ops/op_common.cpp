@@ -141,7 +141,7 @@ const TensorImpl* as_dtype(const TensorImpl& t, DType d, Tensor& holder) {
 }
 
 Tensor host_contiguous(const Tensor& t) {
-  return contiguous(t->device().type == DeviceType::CPU ? t : to_device(t, kCPU, t->dtype()));
+  return expect_contiguous(t->device().type == DeviceType::CPU ? t : to(t, kCPU, t->dtype()));
 }
 
 Tensor wrap_scalar(const Scalar& s) {

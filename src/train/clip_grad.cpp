@@ -27,16 +27,6 @@ std::vector<Tensor> grads_of(const std::vector<Tensor>& params) {
   return grads;
 }
 
-Tensor vector_norm(const Tensor& x, double ord) {
-  static const OperatorDef& op = builtin_op("linalg_vector_norm");
-  return call(op, {x, Scalar(ord), Value(), false, Value()});
-}
-
-// grad *= coef in place (the mul_ operator bumps grad's version, as torch's mul_ does).
-void scale_(const Tensor& grad, const Tensor& coef) {
-  static const OperatorDef& op = builtin_op("mul_.Tensor");
-  call(op, {grad, coef});
-}
 
 }  // namespace
 
@@ -56,22 +46,22 @@ double clip_grad_norm(const std::vector<Tensor>& params, double max_norm, double
   std::vector<Tensor> norms;
   std::vector<const TensorImpl*> parts;
   for (const Tensor& g : grads) {
-    norms.push_back(ops::reshape(vector_norm(g, norm_type), {1}));
+    norms.push_back(ops::reshape(ops::linalg_vector_norm(g, norm_type), {1}));
     parts.push_back(norms.back().impl());
   }
   Tensor total;
   if (std::isinf(norm_type)) {
-    total = ops::reduce("amax", ops::cat(parts, 0), {}, false);  // torch: max(stack(norms)), exact either way
+    total = ops::amax(ops::cat(parts, 0), {}, false);  // torch: max(stack(norms)), exact either way
   } else {
-    total = vector_norm(ops::cat(parts, 0), norm_type);
+    total = ops::linalg_vector_norm(ops::cat(parts, 0), norm_type);
   }
   // Python floats are wrapped numbers: they keep the grads' dtype.
   const Tensor shifted = ops::add(total, ops::wrap_scalar(Scalar(1e-6)));
-  Tensor coef = ops::mul(ops::unary("reciprocal", shifted), ops::wrap_scalar(Scalar(max_norm)));
+  Tensor coef = ops::mul(ops::reciprocal(shifted), ops::wrap_scalar(Scalar(max_norm)));
   const Scalar one(1.0);
-  coef = ops::clamp(coef, nullptr, &one);
-  for (const Tensor& g : grads) scale_(g, coef);
-  return ops::to_device(total, kCPU, DType::Float64)->data_as<double>()[0];
+  coef = ops::clamp(coef, std::nullopt, one);
+  for (const Tensor& g : grads) ops::mul_(g, coef);  // bumps grad's version, as torch's mul_ does
+  return ops::to(total, kCPU, DType::Float64)->data_as<double>()[0];
 }
 
 void clip_grad_value(const std::vector<Tensor>& params, double clip_value) {
@@ -79,7 +69,7 @@ void clip_grad_value(const std::vector<Tensor>& params, double clip_value) {
            ". Pass a value >= 0");
   NoRecordGuard no_record;
   const Scalar lo(-clip_value), hi(clip_value);
-  for (const Tensor& g : grads_of(params)) ops::copy_(g, ops::clamp(g, &lo, &hi));
+  for (const Tensor& g : grads_of(params)) ops::copy_(g, ops::clamp(g, lo, hi));
 }
 
 }  // namespace ct::train

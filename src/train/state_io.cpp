@@ -76,7 +76,7 @@ std::string Optimizer::save() const {
     put<uint32_t>(out, 0);
     for (const Tensor& slot : s.slot) {
       if (!slot.defined()) continue;
-      const Tensor host = slot->device().is_cpu() ? slot : ops::to_device(slot, kCPU, slot->dtype());
+      const Tensor host = slot->device().is_cpu() ? slot : ops::to(slot, kCPU, slot->dtype());
       out.append(static_cast<const char*>(host->data()), static_cast<size_t>(host->numel()) * itemsize(host->dtype()));
     }
   }
@@ -146,7 +146,7 @@ void Optimizer::load(const uint8_t* data, size_t size) {
       const uint8_t* src = r.bytes(nbytes, "a state buffer");
       Tensor host = ops::empty(p.sizes(), p.dtype(), kCPU);
       std::memcpy(host->data(), src, nbytes);
-      loaded[i].slot[k] = p.device().is_cpu() ? std::move(host) : ops::to_device(host, p.device(), p.dtype());
+      loaded[i].slot[k] = p.device().is_cpu() ? std::move(host) : ops::to(host, p.device(), p.dtype());
     }
   }
   CT_CHECK(r.left() == 0, CT_ERROR_FORMAT, kLoad, ": ", r.left(), " bytes follow the state at offset ", r.offset(),

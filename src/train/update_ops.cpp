@@ -21,15 +21,14 @@ OpValue operator/(const OpValue& a, const OpValue& b) { return {ops::div(a.t, b.
 OpValue operator-(const OpValue& a) { return {ops::neg(a.t)}; }
 // A double operand is a Python float: a wrapped number that keeps the tensor's dtype.
 OpValue operator+(const OpValue& a, double s) { return {ops::add(a.t, ops::wrap_scalar(Scalar(s)))}; }
-OpValue operator*(const OpValue& a, double s) { return {ops::binary_scalar("mul", a.t, Scalar(s))}; }
-OpValue operator/(const OpValue& a, double s) { return {ops::binary_scalar("div", a.t, Scalar(s))}; }
-OpValue sqrt(const OpValue& a) { return {ops::unary("sqrt", a.t)}; }
+OpValue operator*(const OpValue& a, double s) { return {ops::mul(a.t, Scalar(s))}; }
+OpValue operator/(const OpValue& a, double s) { return {ops::div(a.t, Scalar(s))}; }
+OpValue sqrt(const OpValue& a) { return {ops::sqrt(a.t)}; }
 OpValue axpy(const OpValue& a, const OpValue& b, double s) { return {ops::add(a.t, b.t, Scalar(s))}; }
 OpValue addcmul(const OpValue& a, const OpValue& t1, const OpValue& t2, double s) {
-  static const OperatorDef& op = builtin_op("addcmul");
-  return {call(op, {a.t, t1.t, t2.t, Scalar(s)})};
+  return {ops::addcmul(a.t, t1.t, t2.t, s)};
 }
-OpValue maximum(const OpValue& a, const OpValue& b) { return {ops::binary("maximum", a.t, b.t)}; }
+OpValue maximum(const OpValue& a, const OpValue& b) { return {ops::maximum(a.t, b.t)}; }
 
 void write_back(const Tensor& dst, const OpValue& v) {
   if (dst.defined() && v.t.defined() && v.t.impl() != dst.impl()) ops::copy_(dst, v.t);

@@ -79,7 +79,7 @@ class OperatorsTest {
       String name = m.group(1) + (m.group(2).isEmpty() ? "" : "." + m.group(2));
       if (!name.contains("::")) {
         builtin++;
-        assertTrue(generated.contains(name), name + " has no generated method: run bindings/java/gen_ops.py");
+        assertTrue(generated.contains(name), name + " has no generated method: run codegen/gen_ops.py");
       }
     }
     assertEquals(generated.size(), builtin);

@@ -273,9 +273,9 @@ template <typename Body>
 void with_compute_operands(const Frame& f, bool has_bias, Tensor* outs, Body body) {
   const TensorImpl& out = *outs[0];
   const DType cd = out.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
-  const Tensor x = contiguous(to(Tensor::borrow(&f.tensor(0)), cd));
-  const Tensor w = contiguous(to(Tensor::borrow(&f.tensor(1)), cd));
-  const Tensor b = has_bias ? contiguous(to(Tensor::borrow(&f.tensor(2)), cd)) : Tensor();
+  const Tensor x = expect_contiguous(to(Tensor::borrow(&f.tensor(0)), cd));
+  const Tensor w = expect_contiguous(to(Tensor::borrow(&f.tensor(1)), cd));
+  const Tensor b = has_bias ? expect_contiguous(to(Tensor::borrow(&f.tensor(2)), cd)) : Tensor();
   const Tensor o = out.dtype() == cd ? outs[0] : empty(out.sizes(), cd, out.device());
   if (cd == DType::Float32)
     body(x->data_as<float>(), w->data_as<float>(), has_bias ? b->data_as<float>() : nullptr, o->data_as<float>());
@@ -454,7 +454,7 @@ Tensor weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef wsizes, IntArr
 Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArrayRef wsizes, IntArrayRef stride,
                                  IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const DType dt = x_in->dtype();
-  const Tensor x = contiguous(x_in), gy = contiguous(to(gy_in, dt));
+  const Tensor x = expect_contiguous(x_in), gy = expect_contiguous(to(gy_in, dt));
   Geometry g;
   g.h = x->size(2), g.w = x->size(3), g.oh = gy->size(2), g.ow = gy->size(3);
   g.kh = wsizes[2], g.kw = wsizes[3], g.sh = stride[0], g.sw = stride[1], g.ph = padding[0], g.pw = padding[1];
@@ -541,7 +541,7 @@ void conv2d_backward(GradCtx& c) {
       op[i] =
           xb->size(2 + i) + 2 * padding[i] - dilation[i] * (w->size(2 + i) - 1) - 1 - (gy->size(2 + i) - 1) * stride[i];
     Tensor gx = conv_transpose2d(gy, w, Tensor(), stride, padding, op, groups, dilation);
-    c.set(0, unbatched ? squeeze_dim(gx, 0) : gx);
+    c.set(0, unbatched ? squeeze(gx, 0) : gx);
   }
   if (c.needs(1)) {
     // The direct path is a CPU loop: meta tensors (and other devices) take the operators' path.
@@ -550,7 +550,7 @@ void conv2d_backward(GradCtx& c) {
     c.set(1, direct ? conv2d_weight_grad_direct(xb, gy, w->sizes(), stride, padding, dilation, groups)
                     : weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, false));
   }
-  if (c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
+  if (c.needs(2)) c.set(2, sum(gy, {0, 2, 3}, false));
 }
 
 void conv_transpose2d_backward(GradCtx& c) {
@@ -562,10 +562,10 @@ void conv_transpose2d_backward(GradCtx& c) {
   const Tensor gy = batched(c.grad(), unbatched), xb = batched(x, unbatched);
   if (c.needs(0)) {
     Tensor gx = conv2d(gy, w, Tensor(), stride, padding, dilation, groups);
-    c.set(0, unbatched ? squeeze_dim(gx, 0) : gx);
+    c.set(0, unbatched ? squeeze(gx, 0) : gx);
   }
   if (c.needs(1)) c.set(1, weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, true));
-  if (c.needs(2)) c.set(2, reduce("sum", gy, {0, 2, 3}, false));
+  if (c.needs(2)) c.set(2, sum(gy, {0, 2, 3}, false));
 }
 
 // ---- Composites
@@ -582,7 +582,7 @@ void conv1d_kernel(void*, Frame& f) {
                 p = conv::single("conv1d", "padding", f.arg(4).int_list()),
                 d = conv::single("conv1d", "dilation", f.arg(5).int_list());
   const Tensor y = conv2d(unsqueeze(x, -2), unsqueeze(w, -2), b, {1, s}, {0, p}, {1, d}, f.arg(6).to_int());
-  f.outs[0] = squeeze_dim(y, -2);
+  f.outs[0] = squeeze(y, -2);
 }
 
 // conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding="valid",
@@ -622,19 +622,6 @@ void conv2d_padding_kernel(void*, Frame& f) {
 }
 
 }  // namespace
-
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
-              IntArrayRef dilation, int64_t groups) {
-  static const OperatorDef& op = builtin_op("conv2d");
-  return call(op, {input, weight, bias.defined() ? Value(bias) : Value(), stride, padding, dilation, groups});
-}
-
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
-  static const OperatorDef& op = builtin_op("conv_transpose2d.input");
-  return call(
-      op, {input, weight, bias.defined() ? Value(bias) : Value(), stride, padding, output_padding, groups, dilation});
-}
 
 void define_conv(Registry& r) {
   r.def(

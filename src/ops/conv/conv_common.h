@@ -1,5 +1,5 @@
 // conv_common.h - what convolution and pooling share: the 2-D sliding-window geometry, argument
-// checks with PyTorch's rules, and the typed calls the derivatives use.
+// checks with PyTorch's rules.
 #pragma once
 
 #include "core/tensor.h"
@@ -10,11 +10,6 @@ class Registry;
 }
 
 namespace ct::ops {
-
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
-              IntArrayRef dilation, int64_t groups);
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
-                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation);
 
 namespace conv {
 

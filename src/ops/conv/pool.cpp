@@ -99,7 +99,7 @@ void max_pool_meta(const Frame& f, MetaResult& m) {
 void max_pool_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Pool p = max_args(f);
   const Geometry& g = p.g;
-  const Tensor x = contiguous(Tensor::borrow(&f.tensor(0)));
+  const Tensor x = expect_contiguous(Tensor::borrow(&f.tensor(0)));
   visit_dtype<kFloatingDTypes>(x->dtype(), "max_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = opmath_t<T>;
@@ -158,8 +158,8 @@ void max_pool_backward_meta(const Frame& f, MetaResult& m) {
 void max_pool_backward_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Pool p = max_args(f, 1);
   const Geometry& g = p.g;
-  const Tensor go = contiguous(Tensor::borrow(&f.tensor(0)));
-  const Tensor idx = contiguous(Tensor::borrow(&f.tensor(7)));
+  const Tensor go = expect_contiguous(Tensor::borrow(&f.tensor(0)));
+  const Tensor idx = expect_contiguous(Tensor::borrow(&f.tensor(7)));
   visit_dtype<kFloatingDTypes>(go->dtype(), "max_pool2d_with_indices_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = opmath_t<T>;
@@ -234,7 +234,7 @@ void avg_pool_meta(const Frame& f, MetaResult& m) {
 void avg_pool_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const AvgArgs a = avg_args(f);
   const Geometry& g = a.p.g;
-  const Tensor x = contiguous(Tensor::borrow(&f.tensor(0)));
+  const Tensor x = expect_contiguous(Tensor::borrow(&f.tensor(0)));
   visit_dtype<kNumericDTypes>(x->dtype(), "avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = avg_acc_t<T>;
@@ -272,7 +272,7 @@ void avg_pool_backward_meta(const Frame& f, MetaResult& m) {
 void avg_pool_backward_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const AvgArgs a = avg_args(f, 1);
   const Geometry& g = a.p.g;
-  const Tensor go = contiguous(Tensor::borrow(&f.tensor(0)));
+  const Tensor go = expect_contiguous(Tensor::borrow(&f.tensor(0)));
   visit_dtype<kNumericDTypes>(go->dtype(), "avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = avg_acc_t<T>;
@@ -321,7 +321,7 @@ void adaptive_meta(const Frame& f, MetaResult& m) {
 void adaptive_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Pool p = adaptive_args("adaptive_avg_pool2d", f.tensor(0), f.arg(1).int_list());
   const Geometry& g = p.g;
-  const Tensor x = contiguous(Tensor::borrow(&f.tensor(0)));
+  const Tensor x = expect_contiguous(Tensor::borrow(&f.tensor(0)));
   visit_dtype<kFloatingDTypes>(x->dtype(), "adaptive_avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = opmath_t<T>;
@@ -361,7 +361,7 @@ void adaptive_backward_meta(const Frame& f, MetaResult& m) {
 
 void adaptive_backward_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& x = f.tensor(1);
-  const Tensor go = contiguous(Tensor::borrow(&f.tensor(0)));
+  const Tensor go = expect_contiguous(Tensor::borrow(&f.tensor(0)));
   const int64_t osz[2] = {go->size(go->dim() - 2), go->size(go->dim() - 1)};
   const Pool p = adaptive_args("_adaptive_avg_pool2d_backward", x, IntArrayRef(osz, 2));
   const Geometry& g = p.g;
@@ -416,8 +416,8 @@ void max_pool_backward_backward(GradCtx& c) {
   const Tensor g = unsqueeze(flatten(gg, nd - 2, nd - 1), -2);   // (..., 1, plane)
   const Tensor i = unsqueeze(flatten(idx, nd - 2, nd - 1), -1);  // (..., pooled, 1)
   const Tensor pos = arange(0, double(plane), 1, DType::Int64, gg->device());
-  const Tensor onehot = to(binary("eq", i, pos), gg->dtype());
-  c.set(0, reshape(reduce("sum", mul(onehot, g), {-1}, false), idx->sizes()));
+  const Tensor onehot = to(eq(i, pos), gg->dtype());
+  c.set(0, reshape(sum(mul(onehot, g), {-1}, false), idx->sizes()));
 }
 
 void avg_pool_backward(GradCtx& c) {

@@ -58,8 +58,8 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
         CT_CHECK(t.sym_size(c) == self->sym_size(d + c), CT_ERROR_INDEX, op, ": the mask ", t.sym_sizes(), " at index ", i,
                  " does not match the shape of the indexed tensor ", self->sym_sizes(), " at dim ", d + c,
                  ". Give the mask the indexed dims' sizes");
-      if (!t.shape_env()) index::check_not_meta(op, t);  // of an env, its count is an unbacked symbol
-      const Tensor nz = index::nonzero(Tensor::borrow(&t));
+      if (!t.shape_env()) indexing::check_not_meta(op, t);  // of an env, its count is an unbacked symbol
+      const Tensor nz = indexing::nonzero(Tensor::borrow(&t));
       for (int64_t c = 0; c < span; ++c) {
         idx.push_back(select(nz, 1, c));
         dims.push_back(d + c);
@@ -70,7 +70,7 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
       // An index with values is checked against the dim's size, which a symbolic self must then
       // have concretely (a guard); a meta index has no values to check.
       const int64_t size = t.device().is_meta() ? 0 : self->sym_size(d).guard_int();
-      idx.push_back(index::checked_index(op, t, size, d, true));
+      idx.push_back(indexing::checked_index(op, t, size, d, true));
       dims.push_back(d);
     }
     next = d + span;
@@ -82,7 +82,7 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
     CT_CHECK(self->device().is_meta() || t->device().type == DeviceType::CPU, CT_ERROR_DEVICE, op, ": an index is on ",
              t->device(), " but self on ", self->device(), ". Move the index to ", self->device());
     t = self->device().is_meta() ? empty(t->sizes(), DType::Int64, self->device())
-                                 : to_device(t, self->device(), DType::Int64);
+                                 : to(t, self->device(), DType::Int64);
   }
   SymDimVector b(idx[0]->sym_sizes());
   for (size_t i = 1; i < idx.size(); ++i) b = broadcast_shapes(op, b.ref(), idx[i]->sym_sizes());
@@ -131,7 +131,7 @@ Advanced prepare(const char* op, const Tensor& self, ArrayRef<const TensorImpl*>
 void index_kernel(void*, Frame& f) {
   const Tensor self = Tensor::borrow(&f.tensor(0));
   const Advanced a = prepare("index", self, f.arg(1).tensor_list(), f.arg(2).int_list());
-  f.outs[0] = reshape_symint(index::index_select(a.merged, a.pos, a.flat), a.result);
+  f.outs[0] = reshape_symint(indexing::index_select(a.merged, a.pos, a.flat), a.result);
 }
 
 // values, checked against self and laid out as the merged dim's slices.
@@ -149,8 +149,8 @@ void index_put_kernel(void*, Frame& f) {
   const Tensor self = Tensor::borrow(&f.tensor(0));
   const Advanced a = prepare("index_put", self, f.arg(1).tensor_list(), f.arg(4).int_list());
   const Tensor v = values_for("index_put", a, *self, f.tensor(2));
-  Tensor r = f.arg(3).to_bool() ? index::index_add(a.merged, a.pos, a.flat, v, Scalar(1))
-                                : index::index_copy(a.merged, a.pos, a.flat, v);
+  Tensor r = f.arg(3).to_bool() ? indexing::index_add(a.merged, a.pos, a.flat, v, Scalar(1))
+                                : indexing::index_copy(a.merged, a.pos, a.flat, v);
   r = reshape_symint(r, a.permuted);
   if (!a.perm.empty()) {
     DimVector inverse;

@@ -15,7 +15,7 @@ void embedding_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& indices = f.tensor(1);
   CT_CHECK(weight.dim() == 2, CT_ERROR_SHAPE, "embedding: weight must be 2-D (rows, features), got ", weight.sym_sizes(),
            ". Reshape weight");
-  index::check_index_dtype("embedding", indices, true);
+  indexing::check_index_dtype("embedding", indices, true);
   CT_CHECK(!f.arg(3).to_bool() && !f.arg(4).to_bool(), CT_ERROR_NOT_IMPLEMENTED,
            "embedding: scale_grad_by_freq and sparse are not supported. Pass False for both");
   SymDimVector s(indices.sym_sizes());
@@ -26,8 +26,8 @@ void embedding_meta(const Frame& f, MetaResult& m) {
 
 void embedding_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& weight = f.tensor(0);
-  const Tensor idx = index::checked_index("embedding", f.tensor(1), weight.size(0), 0, false);
-  index::index_select_into(view(outs[0], {idx->numel(), weight.size(1)}), weight, 0, idx);
+  const Tensor idx = indexing::checked_index("embedding", f.tensor(1), weight.size(0), 0, false);
+  indexing::index_select_into(view(outs[0], {idx->numel(), weight.size(1)}), weight, 0, idx);
 }
 
 // Rows add up the gradients of every position that picked them (index_add: the same bits for any
@@ -39,10 +39,10 @@ void embedding_backward(autograd::GradCtx& c) {
   Tensor rows = reshape(g, {-1, d});
   const int64_t padding_idx = c.arg(2).to_int();
   if (padding_idx >= 0) {
-    const Tensor keep = to(binary_scalar("ne", idx, Scalar(padding_idx)), g->dtype());
+    const Tensor keep = to(ne(idx, Scalar(padding_idx)), g->dtype());
     rows = mul(rows, unsqueeze(keep, 1));
   }
-  c.set(0, index::index_add(zeros(c.sizes(0), g->dtype(), g->device()), 0, idx, rows, Scalar(1)));
+  c.set(0, indexing::index_add(zeros(c.sizes(0), g->dtype(), g->device()), 0, idx, rows, Scalar(1)));
 }
 
 }  // namespace

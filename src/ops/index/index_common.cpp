@@ -8,7 +8,7 @@
 #include "ops/op_common.h"
 #include "symbolic/shape_env.h"
 
-namespace ct::ops::index {
+namespace ct::ops::indexing {
 
 void check_index_dtype(const char* op, const TensorImpl& index, bool allow_int32) {
   const DType d = index.dtype();
@@ -18,7 +18,7 @@ void check_index_dtype(const char* op, const TensorImpl& index, bool allow_int32
 }
 
 Tensor checked_index(const char* op, const TensorImpl& index, int64_t size, int64_t dim, bool wrap) {
-  Tensor idx = contiguous(to(Tensor::borrow(&index), DType::Int64));
+  Tensor idx = expect_contiguous(to(Tensor::borrow(&index), DType::Int64));
   if (index.device().is_meta()) return idx;
   const Tensor host = host_contiguous(idx);  // Note [Values read on the host]
   const int64_t n = idx->numel();
@@ -41,7 +41,7 @@ Tensor checked_index(const char* op, const TensorImpl& index, int64_t size, int6
   int64_t* q = w->data_as<int64_t>();
   for (int64_t i = 0; i < n; ++i)
     if (q[i] < 0) q[i] += size;
-  return to_device(w, index.device(), DType::Int64);
+  return to(w, index.device(), DType::Int64);
 }
 
 void check_not_meta(const char* op, const TensorImpl& t) {
@@ -178,4 +178,4 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
   return call(op, {self, index, source, accumulate});
 }
 
-}  // namespace ct::ops::index
+}  // namespace ct::ops::indexing

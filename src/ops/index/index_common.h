@@ -20,7 +20,7 @@
 #include "dispatch/operator.h"
 #include "ops/cpu/parallel.h"
 
-namespace ct::ops::index {
+namespace ct::ops::indexing {
 
 /// Raises CT_ERROR_DTYPE unless index is int64 (or int32 when int32 is allowed, as torch does).
 void check_index_dtype(const char* op, const TensorImpl& index, bool allow_int32);
@@ -142,4 +142,4 @@ Tensor nonzero(const Tensor& self);
 Tensor take(const Tensor& self, const Tensor& index);
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate);
 
-}  // namespace ct::ops::index
+}  // namespace ct::ops::indexing

@@ -11,9 +11,9 @@
 
 namespace ct::ops {
 
-using index::LoopOperand;
+using indexing::LoopOperand;
 
-void index::index_select_into(const Tensor& out, const TensorImpl& self, int64_t dim, const Tensor& idx) {
+void indexing::index_select_into(const Tensor& out, const TensorImpl& self, int64_t dim, const Tensor& idx) {
   if (out->numel() == 0) return;
   const DimVector shape = sizes_1d(*out);
   DimVector ss = strides_1d(self);
@@ -25,7 +25,7 @@ void index::index_select_into(const Tensor& out, const TensorImpl& self, int64_t
   const LoopOperand ops[3] = {{static_cast<char*>(out->data()), strides_1d(*out)},
                               {static_cast<char*>(self.data()), ss},
                               {static_cast<char*>(idx->data()), is}};
-  const index::DimLoop L = index::make_dim_loop(shape, dim, ops, 3);
+  const indexing::DimLoop L = indexing::make_dim_loop(shape, dim, ops, 3);
   visit_dtype(self.dtype(), "index_select", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = reinterpret_cast<T*>(L.base[0]);
@@ -49,7 +49,7 @@ void index::index_select_into(const Tensor& out, const TensorImpl& self, int64_t
       });
       return;
     }
-    index::run_dim_loop(L, true, [&](const int64_t* off, int64_t len, const int64_t* st) {
+    indexing::run_dim_loop(L, true, [&](const int64_t* off, int64_t len, const int64_t* st) {
       if (st[2] != 0) {  // along dim: a new index entry per element
         for (int64_t e = 0; e < len; ++e)
           o[off[0] + e * st[0]] = s[off[1] + e * st[1] + ix[off[2] + e * st[2]] * self_dim_stride];
@@ -65,11 +65,11 @@ void index::index_select_into(const Tensor& out, const TensorImpl& self, int64_t
 
 namespace {
 
-using index::check_index_dtype;
-using index::checked_index;
-using index::sizes_1d;
-using index::sym_sizes_1d;
-using index::strides_1d;
+using indexing::check_index_dtype;
+using indexing::checked_index;
+using indexing::sizes_1d;
+using indexing::sym_sizes_1d;
+using indexing::strides_1d;
 
 int64_t dim_arg(const char* op, const Frame& f, size_t i, const TensorImpl& self) {
   return wrap_dim(op, f.arg(i).to_int(), std::max<int64_t>(1, static_cast<int64_t>(self.dim())));
@@ -99,10 +99,10 @@ void index_select_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
   const Tensor idx = checked_index("index_select", f.tensor(2), size, dim, false);
   if (self.dim() == 0) {  // torch keeps the 0-dim shape whatever the index's length
-    index::copy_into(outs[0], self);
+    indexing::copy_into(outs[0], self);
     return;
   }
-  index::index_select_into(outs[0], self, dim, idx);
+  indexing::index_select_into(outs[0], self, dim, idx);
 }
 
 // Shared checks of index_add and index_copy: source has self's sizes except along dim, where it
@@ -142,7 +142,7 @@ void along_source(const char* op, const Frame& f, const Tensor& out, const F& bo
   const TensorImpl& source = f.tensor(3);
   const int64_t dim = dim_arg(op, f, 1, self);
   const Tensor idx = checked_index(op, f.tensor(2), sizes_1d(self)[dim], dim, false);
-  index::copy_into(out, self);
+  indexing::copy_into(out, self);
   if (source.numel() == 0) return;
   const DimVector shape = sizes_1d(source);
   DimVector os = strides_1d(*out);
@@ -154,12 +154,12 @@ void along_source(const char* op, const Frame& f, const Tensor& out, const F& bo
   const LoopOperand ops[3] = {{static_cast<char*>(out->data()), os},
                               {static_cast<char*>(source.data()), strides_1d(source)},
                               {static_cast<char*>(idx->data()), is}};
-  const index::DimLoop L = index::make_dim_loop(shape, dim, ops, 3);
+  const indexing::DimLoop L = indexing::make_dim_loop(shape, dim, ops, 3);
   body(L, out_dim_stride);
 }
 
 void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
-  along_source("index_add", f, outs[0], [&](const index::DimLoop& L, int64_t ods) {
+  along_source("index_add", f, outs[0], [&](const indexing::DimLoop& L, int64_t ods) {
     visit_dtype(f.tensor(0).dtype(), "index_add", [&](auto tag) {
       using T = typename decltype(tag)::type;
       using M = opmath_t<T>;
@@ -172,7 +172,7 @@ void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         if constexpr (std::is_same<T, bool>::value) d = d || (alpha && x);
         else d = T(M(d) + alpha * M(x));
       };
-      const int64_t rows = index::sizes_1d(*outs[0])[wrap_dim("index_add", f.arg(1).to_int(),
+      const int64_t rows = indexing::sizes_1d(*outs[0])[wrap_dim("index_add", f.arg(1).to_int(),
                                                                 std::max<int64_t>(1, outs[0]->dim()))];
       const int64_t n = L.n, len = L.inner, st0 = L.inner_stride[0], st1 = L.inner_stride[1];
       if (L.outer == 1 && !L.dim_innermost && n * len >= cpu::kElementwiseGrain && rows > 1) {
@@ -207,7 +207,7 @@ void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         });
         return;
       }
-      index::run_dim_loop(L, false, [&](const int64_t* off, int64_t len, const int64_t* st) {
+      indexing::run_dim_loop(L, false, [&](const int64_t* off, int64_t len, const int64_t* st) {
         if (st[2] != 0) {
           for (int64_t e = 0; e < len; ++e)
             add(o[off[0] + e * st[0] + ix[off[2] + e * st[2]] * ods], s[off[1] + e * st[1]]);
@@ -223,14 +223,14 @@ void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 }
 
 void index_copy_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
-  along_source("index_copy", f, outs[0], [&](const index::DimLoop& L, int64_t ods) {
+  along_source("index_copy", f, outs[0], [&](const indexing::DimLoop& L, int64_t ods) {
     visit_dtype(f.tensor(0).dtype(), "index_copy", [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* o = reinterpret_cast<T*>(L.base[0]);
       const T* s = reinterpret_cast<const T*>(L.base[1]);
       const int64_t* ix = reinterpret_cast<const int64_t*>(L.base[2]);
       // A repeated index keeps the last entry's slice, the same on every run.
-      index::run_dim_loop(L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[2]] * ods] = s[off[1]]; }));
+      indexing::run_dim_loop(L, false, indexing::each([&](const int64_t* off) { o[off[0] + ix[off[2]] * ods] = s[off[1]]; }));
     });
   });
 }
@@ -270,7 +270,7 @@ void index_fill_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const DimVector ss = sizes_1d(self);
   const Tensor idx = checked_index("index_fill", f.tensor(2), ss[dim], dim, true);
   const Scalar value = value_arg(f, 3);
-  index::copy_into(outs[0], self);
+  indexing::copy_into(outs[0], self);
   DimVector shape(ss);
   shape[dim] = idx->numel();
   DimVector os = strides_1d(*outs[0]);
@@ -280,13 +280,13 @@ void index_fill_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   is.resize(shape.size());
   for (size_t d = 0; d < shape.size(); ++d) is[d] = static_cast<int64_t>(d) == dim ? 1 : 0;
   const LoopOperand ops[2] = {{static_cast<char*>(outs[0]->data()), os}, {static_cast<char*>(idx->data()), is}};
-  const index::DimLoop L = index::make_dim_loop(shape, dim, ops, 2);
+  const indexing::DimLoop L = indexing::make_dim_loop(shape, dim, ops, 2);
   visit_dtype(self.dtype(), "index_fill", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = cpu::cast_value<T>(value.template to<opmath_t<T>>());
     T* o = reinterpret_cast<T*>(L.base[0]);
     const int64_t* ix = reinterpret_cast<const int64_t*>(L.base[1]);
-    index::run_dim_loop(L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * ods] = v; }));
+    indexing::run_dim_loop(L, false, indexing::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * ods] = v; }));
   });
 }
 
@@ -305,14 +305,14 @@ void index_select_backward(GradCtx& c) {
     return;
   }
   const Tensor z = zeros(c.sizes(0), g->dtype(), g->device());
-  c.set(0, index::index_add(z, grad_dim(c, "index_select"), c.saved(2), g, Scalar(1)));
+  c.set(0, indexing::index_add(z, grad_dim(c, "index_select"), c.saved(2), g, Scalar(1)));
 }
 
 void index_add_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   if (c.needs(0)) c.set(0, g);
   if (c.needs(3)) {
-    const Tensor s = index::index_select(g, grad_dim(c, "index_add"), c.saved(2));
+    const Tensor s = indexing::index_select(g, grad_dim(c, "index_add"), c.saved(2));
     c.set(3, reshape(autograd::scaled(s, c.arg(4).to_scalar()), c.sizes(3)));
   }
 }
@@ -321,19 +321,19 @@ void index_add_backward(GradCtx& c) {
 void index_copy_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   const int64_t dim = grad_dim(c, "index_copy");
-  if (c.needs(0)) c.set(0, index::index_fill(g, dim, c.saved(2), Scalar(0)));
-  if (c.needs(3)) c.set(3, reshape(index::index_select(g, dim, c.saved(2)), c.sizes(3)));
+  if (c.needs(0)) c.set(0, indexing::index_fill(g, dim, c.saved(2), Scalar(0)));
+  if (c.needs(3)) c.set(3, reshape(indexing::index_select(g, dim, c.saved(2)), c.sizes(3)));
 }
 
 // value's gradient sums the filled positions once each, whatever repeats the index holds.
 void index_fill_backward(GradCtx& c) {
-  c.set(0, index::index_fill(c.grad(), grad_dim(c, "index_fill"), c.saved(2), Scalar(0)));
+  c.set(0, indexing::index_fill(c.grad(), grad_dim(c, "index_fill"), c.saved(2), Scalar(0)));
 }
 void index_fill_tensor_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor kept = index::index_fill(g, grad_dim(c, "index_fill"), c.saved(2), Scalar(0));
+  const Tensor kept = indexing::index_fill(g, grad_dim(c, "index_fill"), c.saved(2), Scalar(0));
   if (c.needs(0)) c.set(0, kept);
-  if (c.needs(3)) c.set(3, reduce("sum", sub(g, kept), {}, false));
+  if (c.needs(3)) c.set(3, sum(sub(g, kept), {}, false));
 }
 
 }  // namespace

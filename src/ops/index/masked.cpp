@@ -73,8 +73,8 @@ void masked_scatter_meta(const Frame& f, MetaResult& m) {
 void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const Tensor out = outs[0];
   Tensor hm;
-  const Tensor mask = contiguous(expand(Tensor::borrow(bool_mask(f.tensor(1), hm)), out->sizes()));
-  const Tensor source = contiguous(Tensor::borrow(&f.tensor(2)));
+  const Tensor mask = expect_contiguous(expand(Tensor::borrow(bool_mask(f.tensor(1), hm)), out->sizes()));
+  const Tensor source = expect_contiguous(Tensor::borrow(&f.tensor(2)));
   const bool* mk = mask->data_as<const bool>();
   const int64_t n = out->numel();
   int64_t count = 0;
@@ -83,8 +83,8 @@ void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   CT_CHECK(count <= source->numel(), CT_ERROR_INDEX, "masked_scatter: the mask has ", count,
            " true elements but source ", source->sym_sizes(), " has only ", source->numel(),
            ". Give source at least as many elements");
-  index::copy_into(out, f.tensor(0));
-  const Tensor dst = out->is_contiguous() ? out : contiguous(out);
+  indexing::copy_into(out, f.tensor(0));
+  const Tensor dst = out->is_contiguous() ? out : expect_contiguous(out);
   visit_dtype(m.compute, "masked_scatter", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = dst->template data_as<T>();
@@ -114,11 +114,11 @@ std::vector<int64_t> true_positions(const TensorImpl& t) {
 void nonzero_kernel(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
   const int64_t nd = static_cast<int64_t>(self.dim());
-  if (auto u = index::data_dependent_size("nonzero", self, self.sym_numel())) {
+  if (auto u = indexing::data_dependent_size("nonzero", self, self.sym_numel())) {
     f.outs[0] = empty_symint({*u, nd}, DType::Int64, self.device());
     return;
   }
-  index::check_not_meta("nonzero", self);
+  indexing::check_not_meta("nonzero", self);
   const std::vector<int64_t> pos = true_positions(self);
   const int64_t n = static_cast<int64_t>(pos.size());
   Tensor out = empty({n, nd}, DType::Int64, kCPU);
@@ -130,7 +130,7 @@ void nonzero_kernel(void*, Frame& f) {
       rem /= self.size(d);
     }
   }
-  f.outs[0] = to_device(out, self.device(), DType::Int64);
+  f.outs[0] = to(out, self.device(), DType::Int64);
 }
 
 // masked_select(Tensor self, Tensor mask) -> Tensor
@@ -141,42 +141,42 @@ void masked_select_kernel(void*, Frame& f) {
   check_mask("masked_select", mask);
   const SymDimVector sb = broadcast_shapes("masked_select", self.sym_sizes(), mask.sym_sizes());
   const TensorImpl& with_env = self.shape_env() ? self : mask;
-  if (auto u = index::data_dependent_size("masked_select", with_env, checked_numel(sb.ref(), "masked_select"))) {
+  if (auto u = indexing::data_dependent_size("masked_select", with_env, checked_numel(sb.ref(), "masked_select"))) {
     f.outs[0] = empty_symint({*u}, self.dtype(), self.device());
     return;
   }
   const DimVector b(as_ints(sb.ref()));
-  index::check_not_meta("masked_select", self);
-  index::check_not_meta("masked_select", mask);
+  indexing::check_not_meta("masked_select", self);
+  indexing::check_not_meta("masked_select", mask);
   Tensor hm;
   const std::vector<int64_t> pos = true_positions(*expand(Tensor::borrow(bool_mask(mask, hm)), b));
   Tensor idx = empty({static_cast<int64_t>(pos.size())}, DType::Int64, kCPU);
   std::copy(pos.begin(), pos.end(), idx->data_as<int64_t>());
-  idx = to_device(idx, self.device(), DType::Int64);
+  idx = to(idx, self.device(), DType::Int64);
   const Tensor flat = reshape(expand(Tensor::borrow(&self), b), {-1});
-  f.outs[0] = index::index_select(flat, 0, idx);
+  f.outs[0] = indexing::index_select(flat, 0, idx);
 }
 
 // ---- Derivatives
 using autograd::GradCtx;
 
 void masked_fill_backward(GradCtx& c) {
-  c.set(0, index::masked_fill(c.grad(), c.saved(1), Scalar(0)));
+  c.set(0, indexing::masked_fill(c.grad(), c.saved(1), Scalar(0)));
 }
 void masked_fill_tensor_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor kept = index::masked_fill(g, c.saved(1), Scalar(0));
+  const Tensor kept = indexing::masked_fill(g, c.saved(1), Scalar(0));
   if (c.needs(0)) c.set(0, kept);
-  if (c.needs(2)) c.set(2, reduce("sum", sub(g, kept), {}, false));
+  if (c.needs(2)) c.set(2, sum(sub(g, kept), {}, false));
 }
 
 // source's first k elements (k true mask elements) get the gradient at their targets; the rest 0.
 void masked_scatter_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   const Tensor mask = c.saved(1);
-  if (c.needs(0)) c.set(0, index::masked_fill(g, mask, Scalar(0)));
+  if (c.needs(0)) c.set(0, indexing::masked_fill(g, mask, Scalar(0)));
   if (!c.needs(2)) return;
-  const Tensor used = index::masked_select(g, mask);
+  const Tensor used = indexing::masked_select(g, mask);
   int64_t numel = 1;
   for (int64_t s : c.sizes(2)) numel *= s;
   Tensor flat = used;

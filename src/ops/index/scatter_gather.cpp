@@ -15,10 +15,10 @@
 namespace ct::ops {
 namespace {
 
-using index::LoopOperand;
-using index::sizes_1d;
-using index::sym_sizes_1d;
-using index::strides_1d;
+using indexing::LoopOperand;
+using indexing::sizes_1d;
+using indexing::sym_sizes_1d;
+using indexing::strides_1d;
 
 int64_t dim_arg(const char* op, const Frame& f, const TensorImpl& self) {
   return wrap_dim(op, f.arg(1).to_int(), std::max<int64_t>(1, static_cast<int64_t>(self.dim())));
@@ -28,7 +28,7 @@ int64_t dim_arg(const char* op, const Frame& f, const TensorImpl& self) {
 // dim, and no larger than src anywhere.
 void check_shapes(const char* op, const TensorImpl& self, const TensorImpl& index, const TensorImpl* src,
                   int64_t dim) {
-  index::check_index_dtype(op, index, false);
+  indexing::check_index_dtype(op, index, false);
   const SymDimVector ss = sym_sizes_1d(self), is = sym_sizes_1d(index);
   CT_CHECK(ss.size() == is.size(), CT_ERROR_SHAPE, op, ": index ", index.sym_sizes(), " must have as many dims as self ",
            self.sym_sizes(), ". Reshape index");
@@ -59,7 +59,7 @@ void gather_meta(const Frame& f, MetaResult& m) {
 
 // The loop over index's positions: tensors out-or-self (indexed along dim), then the others.
 struct IndexedLoop {
-  index::DimLoop L;
+  indexing::DimLoop L;
   int64_t indexed_stride;  // element stride along dim of the indexed tensor
   Tensor idx;              // checked, contiguous
 };
@@ -67,7 +67,7 @@ struct IndexedLoop {
 IndexedLoop indexed_loop(const char* op, const TensorImpl& indexed, const TensorImpl& index, int64_t dim,
                          const TensorImpl* other) {
   IndexedLoop r;
-  r.idx = index::checked_index(op, index, sizes_1d(indexed)[dim], dim, false);
+  r.idx = indexing::checked_index(op, index, sizes_1d(indexed)[dim], dim, false);
   const DimVector shape = sizes_1d(index);
   DimVector xs = strides_1d(indexed);
   r.indexed_stride = xs[dim];
@@ -76,7 +76,7 @@ IndexedLoop indexed_loop(const char* op, const TensorImpl& indexed, const Tensor
                         {static_cast<char*>(r.idx->data()), contiguous_strides(shape)},
                         {nullptr, {}}};
   if (other) ops[2] = {static_cast<char*>(other->data()), strides_1d(*other)};
-  r.L = index::make_dim_loop(shape, dim, ops, other ? 3 : 2);
+  r.L = indexing::make_dim_loop(shape, dim, ops, other ? 3 : 2);
   return r;
 }
 
@@ -90,7 +90,7 @@ void gather_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     const T* s = reinterpret_cast<const T*>(r.L.base[0]);
     const int64_t* ix = reinterpret_cast<const int64_t*>(r.L.base[1]);
     T* o = reinterpret_cast<T*>(r.L.base[2]);
-    index::run_dim_loop(r.L, true, index::each([&](const int64_t* off) { o[off[2]] = s[off[0] + ix[off[1]] * xs]; }));
+    indexing::run_dim_loop(r.L, true, indexing::each([&](const int64_t* off) { o[off[2]] = s[off[0] + ix[off[1]] * xs]; }));
   });
 }
 
@@ -121,7 +121,7 @@ void scatter_loop(const char* op, const Frame& f, const Tensor& out, const Body&
   const int64_t dim = dim_arg(op, f, self);
   const TensorImpl* src = f.arg(3).is_tensor() ? &f.tensor(3) : nullptr;
   IndexedLoop r = indexed_loop(op, *out, f.tensor(2), dim, src);  // checks before self is copied
-  index::copy_into(out, self);
+  indexing::copy_into(out, self);
   visit_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     body(tag, r, reinterpret_cast<T*>(r.L.base[0]), reinterpret_cast<const int64_t*>(r.L.base[1]),
@@ -135,11 +135,11 @@ void scatter_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     using T = typename decltype(tag)::type;
     const int64_t xs = r.indexed_stride;
     if (has_src) {
-      index::run_dim_loop(r.L, false,
-                          index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = s[off[2]]; }));
+      indexing::run_dim_loop(r.L, false,
+                          indexing::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = s[off[2]]; }));
     } else {
       const T v = cpu::cast_value<T>(f.arg(3).to_scalar().template to<opmath_t<T>>());
-      index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = v; }));
+      indexing::run_dim_loop(r.L, false, indexing::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * xs] = v; }));
     }
   });
 }
@@ -150,7 +150,7 @@ void scatter_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     const int64_t xs = r.indexed_stride;
-    index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
+    indexing::run_dim_loop(r.L, false, indexing::each([&](const int64_t* off) {
       T& d = o[off[0] + ix[off[1]] * xs];
       if constexpr (std::is_same<T, bool>::value) d = d || s[off[2]];
       else d = T(M(d) + M(s[off[2]]));
@@ -211,10 +211,10 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       using M = opmath_t<T>;
       const int64_t xs = r.indexed_stride;
       if (!include_self)
-        index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
+        indexing::run_dim_loop(r.L, false, indexing::each([&](const int64_t* off) {
           o[off[0] + ix[off[1]] * xs] = T(identity<M>(red));
         }));
-      index::run_dim_loop(r.L, false, index::each([&](const int64_t* off) {
+      indexing::run_dim_loop(r.L, false, indexing::each([&](const int64_t* off) {
         T& d = o[off[0] + ix[off[1]] * xs];
         const M a = M(d), b = M(s[off[2]]);
         switch (red) {
@@ -233,8 +233,8 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int64_t dim = dim_arg("scatter_reduce", f, self);
   const TensorImpl& index = f.tensor(2);
   const Tensor ones_src = ones(index.sizes(), DType::Int64, kCPU);
-  count = index::scatter_add(count, dim, Tensor::borrow(&index), ones_src);
-  const Tensor safe = where(binary_scalar("eq", count, Scalar(int64_t(0))), ones(self.sizes(), DType::Int64, kCPU),
+  count = indexing::scatter_add(count, dim, Tensor::borrow(&index), ones_src);
+  const Tensor safe = where(eq(count, Scalar(int64_t(0))), ones(self.sizes(), DType::Int64, kCPU),
                             count);
   const TensorImpl* in[2] = {outs[0].impl(), safe.impl()};
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 2);
@@ -266,7 +266,7 @@ Tensor scatter_with_reduce(const Frame& f) {
   const Tensor src = f.arg(3).is_tensor() ? Tensor::borrow(&f.tensor(3))
                                           : full_symint(index->sym_sizes(), f.arg(3).to_scalar(), self->dtype(),
                                                         self->device());
-  if (reduce == "add") return index::scatter_add(self, f.arg(1).to_int(), index, src);
+  if (reduce == "add") return indexing::scatter_add(self, f.arg(1).to_int(), index, src);
   static const OperatorDef& op = builtin_op("scatter_reduce.two");
   return call(op, {self, f.arg(1).to_int(), index, src, "prod", true});
 }
@@ -310,24 +310,24 @@ int64_t grad_dim(GradCtx& c) {
 void gather_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   const Tensor z = zeros(c.sizes(0), g->dtype(), g->device());
-  c.set(0, index::scatter_add(z, grad_dim(c), c.saved(2), g));
+  c.set(0, indexing::scatter_add(z, grad_dim(c), c.saved(2), g));
 }
 
 // Overwritten elements of self get no gradient; each src element used gets its target's.
 void scatter_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   const int64_t dim = grad_dim(c);
-  if (c.needs(0)) c.set(0, index::scatter_value(g, dim, c.saved(2), Scalar(0)));
-  if (c.needs(3)) c.set(3, grow(index::gather(g, dim, c.saved(2)), c.sizes(3)));
+  if (c.needs(0)) c.set(0, indexing::scatter_value(g, dim, c.saved(2), Scalar(0)));
+  if (c.needs(3)) c.set(3, grow(indexing::gather(g, dim, c.saved(2)), c.sizes(3)));
 }
 void scatter_value_backward(GradCtx& c) {
-  c.set(0, index::scatter_value(c.grad(), grad_dim(c), c.saved(2), Scalar(0)));
+  c.set(0, indexing::scatter_value(c.grad(), grad_dim(c), c.saved(2), Scalar(0)));
 }
 
 void scatter_add_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   if (c.needs(0)) c.set(0, g);
-  if (c.needs(3)) c.set(3, grow(index::gather(g, grad_dim(c), c.saved(2)), c.sizes(3)));
+  if (c.needs(3)) c.set(3, grow(indexing::gather(g, grad_dim(c), c.saved(2)), c.sizes(3)));
 }
 
 void scatter_reduce_backward(GradCtx& c) {
@@ -337,19 +337,19 @@ void scatter_reduce_backward(GradCtx& c) {
   const std::string red = c.arg(4).str();
   const bool include_self = c.arg(5).to_bool();
   // Where self does not take part, the scattered positions of self get nothing.
-  auto self_part = [&](const Tensor& t) { return include_self ? t : index::scatter_value(t, dim, idx, Scalar(0)); };
+  auto self_part = [&](const Tensor& t) { return include_self ? t : indexing::scatter_value(t, dim, idx, Scalar(0)); };
   if (red == "sum") {
     if (c.needs(0)) c.set(0, self_part(g));
-    if (c.needs(3)) c.set(3, grow(index::gather(g, dim, idx), c.sizes(3)));
+    if (c.needs(3)) c.set(3, grow(indexing::gather(g, dim, idx), c.sizes(3)));
     return;
   }
   const Tensor src = c.saved(3);
   if (red == "mean") {
     const Tensor n0 = full(c.sizes(0), Scalar(include_self ? 1.0 : 0.0), g->dtype(), g->device());
-    const Tensor n = index::scatter_add(n0, dim, idx, ones(src->sizes(), g->dtype(), g->device()));
-    const Tensor gs = div(g, clamp(n, &kOne, nullptr));
+    const Tensor n = indexing::scatter_add(n0, dim, idx, ones(src->sizes(), g->dtype(), g->device()));
+    const Tensor gs = div(g, clamp(n, kOne));
     if (c.needs(0)) c.set(0, self_part(gs));
-    if (c.needs(3)) c.set(3, grow(index::gather(gs, dim, idx), c.sizes(3)));
+    if (c.needs(3)) c.set(3, grow(indexing::gather(gs, dim, idx), c.sizes(3)));
     return;
   }
   const Tensor self = c.saved(0), result = c.result();
@@ -359,30 +359,30 @@ void scatter_reduce_backward(GradCtx& c) {
     // P / x when Z == 0 (else 0), a zero factor gets P when Z == 1 (else 0).
     const Tensor s = narrow_to(src, idx), zero = zeros({}, g->dtype(), g->device());
     const Tensor one = ones({}, g->dtype(), g->device());
-    const Tensor s_zero = binary_scalar("eq", s, Scalar(0.0)), self_zero = binary_scalar("eq", self, Scalar(0.0));
+    const Tensor s_zero = eq(s, Scalar(0.0)), self_zero = eq(self, Scalar(0.0));
     const Tensor base = include_self ? where(self_zero, one, self) : ones(c.sizes(0), g->dtype(), g->device());
     static const OperatorDef& reduce_op = builtin_op("scatter_reduce.two");
     const Tensor p = call(reduce_op, {base, dim, idx, where(s_zero, one, s), "prod", true});
     const Tensor z0 = include_self ? to(self_zero, g->dtype()) : zeros(c.sizes(0), g->dtype(), g->device());
-    const Tensor z = index::scatter_add(z0, dim, idx, to(s_zero, g->dtype()));
+    const Tensor z = indexing::scatter_add(z0, dim, idx, to(s_zero, g->dtype()));
     auto others = [&](const Tensor& x_zero, const Tensor& x_masked, const Tensor& pp, const Tensor& zz) {
-      return where(x_zero, where(binary_scalar("eq", zz, Scalar(1.0)), pp, zero),
-                   where(binary_scalar("gt", zz, Scalar(0.0)), zero, div(pp, x_masked)));
+      return where(x_zero, where(eq(zz, Scalar(1.0)), pp, zero),
+                   where(gt(zz, Scalar(0.0)), zero, div(pp, x_masked)));
     };
     if (c.needs(0)) c.set(0, self_part(mul(g, others(self_zero, base, p, z))));
     if (c.needs(3)) {
-      const Tensor o = others(s_zero, where(s_zero, one, s), index::gather(p, dim, idx), index::gather(z, dim, idx));
-      c.set(3, grow(mul(index::gather(g, dim, idx), o), c.sizes(3)));
+      const Tensor o = others(s_zero, where(s_zero, one, s), indexing::gather(p, dim, idx), indexing::gather(z, dim, idx));
+      c.set(3, grow(mul(indexing::gather(g, dim, idx), o), c.sizes(3)));
     }
     return;
   }
   // amax / amin: the gradient is shared evenly by every input equal to the result, as torch does.
-  const Tensor self_hit = to(self_part(to(binary("eq", self, result), g->dtype())), g->dtype());
-  const Tensor src_hit = to(binary("eq", narrow_to(src, idx), index::gather(result, dim, idx)), g->dtype());
-  const Tensor n = index::scatter_add(self_hit, dim, idx, src_hit);
-  const Tensor share = div(g, clamp(n, &kOne, nullptr));
+  const Tensor self_hit = to(self_part(to(eq(self, result), g->dtype())), g->dtype());
+  const Tensor src_hit = to(eq(narrow_to(src, idx), indexing::gather(result, dim, idx)), g->dtype());
+  const Tensor n = indexing::scatter_add(self_hit, dim, idx, src_hit);
+  const Tensor share = div(g, clamp(n, kOne));
   if (c.needs(0)) c.set(0, mul(share, self_hit));
-  if (c.needs(3)) c.set(3, grow(mul(index::gather(share, dim, idx), src_hit), c.sizes(3)));
+  if (c.needs(3)) c.set(3, grow(mul(indexing::gather(share, dim, idx), src_hit), c.sizes(3)));
 }
 
 }  // namespace

@@ -12,15 +12,15 @@ namespace {
 // take(Tensor self, Tensor index) -> Tensor
 void take_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& self = f.tensor(0);
-  index::check_index_dtype("take", f.tensor(1), false);
+  indexing::check_index_dtype("take", f.tensor(1), false);
   m.compute = self.dtype();
   set_output(m, 0, f.tensor(1).sym_sizes(), self.dtype(), common_device(f));
 }
 
 void take_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& self = f.tensor(0);
-  const Tensor idx = index::checked_index("take", f.tensor(1), self.numel(), -1, true);
-  const Tensor flat = contiguous(Tensor::borrow(&self));
+  const Tensor idx = indexing::checked_index("take", f.tensor(1), self.numel(), -1, true);
+  const Tensor flat = expect_contiguous(Tensor::borrow(&self));
   const int64_t n = idx->numel();
   const int64_t* ix = idx->data_as<const int64_t>();
   visit_dtype(self.dtype(), "take", [&](auto tag) {
@@ -36,7 +36,7 @@ void put_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& self = f.tensor(0);
   const TensorImpl& index = f.tensor(1);
   const TensorImpl& source = f.tensor(2);
-  index::check_index_dtype("put", index, false);
+  indexing::check_index_dtype("put", index, false);
   CT_CHECK(source.dtype() == self.dtype(), CT_ERROR_DTYPE, "put: self (", self.dtype(), ") and source (",
            source.dtype(), ") must have the same dtype. Convert source with to()");
   CT_CHECK(source.sym_numel() == index.sym_numel(), CT_ERROR_SHAPE, "put: source ", source.sym_sizes(), " and index ",
@@ -60,9 +60,9 @@ int64_t offset_of(const TensorImpl& t, int64_t i) {
 void put_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& self = f.tensor(0);
   const bool accumulate = f.arg(3).to_bool();
-  const Tensor idx = index::checked_index("put", f.tensor(1), self.numel(), -1, true);
-  const Tensor src = contiguous(Tensor::borrow(&f.tensor(2)));
-  index::copy_into(outs[0], self);
+  const Tensor idx = indexing::checked_index("put", f.tensor(1), self.numel(), -1, true);
+  const Tensor src = expect_contiguous(Tensor::borrow(&f.tensor(2)));
+  indexing::copy_into(outs[0], self);
   const TensorImpl& out = *outs[0];
   const int64_t n = idx->numel();
   const int64_t* ix = idx->data_as<const int64_t>();
@@ -86,7 +86,7 @@ using autograd::GradCtx;
 void take_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   const Tensor z = zeros(c.sizes(0), g->dtype(), g->device());
-  c.set(0, index::put(z, c.saved(1), g, true));
+  c.set(0, indexing::put(z, c.saved(1), g, true));
 }
 
 void put_backward(GradCtx& c) {
@@ -94,8 +94,8 @@ void put_backward(GradCtx& c) {
   const Tensor idx = c.saved(1);
   const bool accumulate = c.arg(3).to_bool();
   if (c.needs(0))
-    c.set(0, accumulate ? g : index::put(g, idx, zeros(c.sizes(2), g->dtype(), g->device()), false));
-  if (c.needs(2)) c.set(2, reshape(index::take(g, idx), c.sizes(2)));
+    c.set(0, accumulate ? g : indexing::put(g, idx, zeros(c.sizes(2), g->dtype(), g->device()), false));
+  if (c.needs(2)) c.set(2, reshape(indexing::take(g, idx), c.sizes(2)));
 }
 
 }  // namespace

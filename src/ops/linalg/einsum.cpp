@@ -69,7 +69,7 @@ Term sum_unneeded(Term x, const std::vector<bool>& keep) {
   }
   if (dims.empty()) return x;
   const DType dt = x.t->dtype();
-  Tensor s = reduce("sum", x.t, dims, false);
+  Tensor s = sum(x.t, dims, false);
   if (s->dtype() != dt) s = to(s, dt);  // torch.einsum keeps the operands' dtype
   return {s, rest};
 }
@@ -273,7 +273,7 @@ void einsum_kernel(void*, Frame& f) {
       mask_sizes[d0] = n, mask_sizes[d1] = n;
       const Tensor mask = reshape(eye(n, n, t->dtype(), t->device()), mask_sizes);
       const DType dt = t->dtype();
-      t = reduce("sum", mul(t, mask), {d1}, false);
+      t = sum(mul(t, mask), {d1}, false);
       if (t->dtype() != dt) t = to(t, dt);
     }
     for (size_t d = 0; d < kept.size(); ++d) {
@@ -354,7 +354,7 @@ void einsum_kernel(void*, Frame& f) {
     full.push_back(size[l]);
   }
   Tensor y = permute(r.t, perm);
-  f.outs[0] = identical(y->sym_sizes(), full.ref()) ? y : contiguous(expand_symint(y, full));
+  f.outs[0] = identical(y->sym_sizes(), full.ref()) ? y : expect_contiguous(expand_symint(y, full));
 }
 
 }  // namespace

@@ -44,8 +44,8 @@ void matmul_kernel(void*, Frame& f) {
     out = view_symint(bmm(reshape_symint(expand_symint(a2, ea), {nb, n, ka}), reshape_symint(expand_symint(b2, eb), {nb, ka, m})),
                       eo);
   }
-  if (da == 1) out = squeeze_dim(out, -2);
-  if (db == 1) out = squeeze_dim(out, -1);
+  if (da == 1) out = squeeze(out, -2);
+  if (db == 1) out = squeeze(out, -1);
   f.outs[0] = out;
 }
 

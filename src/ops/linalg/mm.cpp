@@ -29,7 +29,7 @@ void check_inner(const char* op, const TensorImpl& a, const TensorImpl& b) {
 // A gemm operand for a 2-D matrix, copied to contiguous only when BLAS cannot read it as it lies.
 Tensor operand(const Tensor& t, DType d, int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
   if (t->dtype() == d && cpu::blas_readable(rows, cols, s0, s1)) return t;
-  return contiguous(to(t, d));
+  return expect_contiguous(to(t, d));
 }
 
 // C = alpha * A @ B + beta * C for one 2-D slice; `c` is contiguous.

@@ -146,8 +146,7 @@ void linear_kernel(void*, Frame& f) {
   if (b.defined()) same_dtype("linear", *x, *b);
   const Tensor wt = w->dim() == 2 ? transpose(w, 0, 1) : w;
   if (x->dim() == 2 && w->dim() == 2 && b.defined()) {
-    static const OperatorDef& addmm = builtin_op("addmm");
-    f.outs[0] = call(addmm, {b, x, wt, 1, 1});
+    f.outs[0] = addmm(b, x, wt);
     return;
   }
   Tensor y = matmul(x, wt);

@@ -21,7 +21,7 @@ namespace ct::ops {
 namespace {
 
 Tensor fused(const Tensor& q0, const Tensor& k0, const Tensor& v0, double scale, bool causal) {
-  const Tensor q = contiguous(q0), k = contiguous(k0), v = contiguous(v0);
+  const Tensor q = expect_contiguous(q0), k = expect_contiguous(k0), v = expect_contiguous(v0);
   const size_t nd = q->dim();
   const int64_t L = q->size(nd - 2), S = k->size(nd - 2), E = q->size(nd - 1), Ev = v->size(nd - 1);
   DimVector out_sizes(q->sizes());
@@ -51,7 +51,7 @@ Tensor causal_mask(SymInt L, SymInt S, Device dev) {
   if (dev.is_meta()) return empty_symint({L, S}, DType::Bool, dev);
   const int64_t l = L.expect_int(), s = S.expect_int();
   const Tensor rows = reshape(arange(0, static_cast<double>(l), 1, DType::Int64, dev), DimVector{l, 1});
-  return binary("ge", rows, arange(0, static_cast<double>(s), 1, DType::Int64, dev));
+  return ge(rows, arange(0, static_cast<double>(s), 1, DType::Int64, dev));
 }
 
 void sdpa_kernel(void*, Frame& f) {

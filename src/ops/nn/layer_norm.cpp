@@ -88,14 +88,14 @@ void layer_norm_meta(const Frame& f, MetaResult& m) {
 }
 
 void layer_norm_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  const Tensor x = contiguous(Tensor::borrow(&f.tensor(0)));
+  const Tensor x = expect_contiguous(Tensor::borrow(&f.tensor(0)));
   int64_t n = 1;
   for (int64_t s : f.arg(1).int_list()) n *= s;
   if (x->numel() == 0 || n == 0) return;
   const int64_t rows = x->numel() / n;
   Tensor w, b;
-  if (!f.arg(2).is_none()) w = contiguous(Tensor::borrow(&f.tensor(2)));
-  if (!f.arg(3).is_none()) b = contiguous(Tensor::borrow(&f.tensor(3)));
+  if (!f.arg(2).is_none()) w = expect_contiguous(Tensor::borrow(&f.tensor(2)));
+  if (!f.arg(3).is_none()) b = expect_contiguous(Tensor::borrow(&f.tensor(3)));
   visit_dtype<kFloatingDTypes>(m.compute, "layer_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = opmath_t<T>;
@@ -122,16 +122,16 @@ void layer_norm_backward(autograd::GradCtx& c) {
   const size_t nd = x->dim(), nn = c.arg(1).int_list().size();
   DimVector dims;
   for (size_t d = nd - nn; d < nd; ++d) dims.push_back(static_cast<int64_t>(d));
-  const Tensor xc = sub(x, reduce("mean", x, dims, true));
-  const Tensor var = reduce("mean", mul(xc, xc), dims, true);
-  const Tensor rstd = unary("rsqrt", binary_scalar("add", var, Scalar(c.arg(4).to_double())));
+  const Tensor xc = sub(x, mean(x, dims, true));
+  const Tensor var = mean(mul(xc, xc), dims, true);
+  const Tensor rstd = rsqrt(add(var, Scalar(c.arg(4).to_double())));
   const Tensor xhat = mul(xc, rstd);
   const Tensor& g = c.grad();
   if (given(c, 2) && c.needs(2)) c.set(2, mul(g, xhat));
   if (given(c, 3) && c.needs(3)) c.set(3, g);
   if (c.needs(0)) {
     const Tensor gx = given(c, 2) ? mul(g, c.saved(2)) : g;
-    const Tensor t = sub(sub(gx, reduce("mean", gx, dims, true)), mul(xhat, reduce("mean", mul(gx, xhat), dims, true)));
+    const Tensor t = sub(sub(gx, mean(gx, dims, true)), mul(xhat, mean(mul(gx, xhat), dims, true)));
     c.set(0, mul(t, rstd));
   }
 }

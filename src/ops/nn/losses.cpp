@@ -20,7 +20,7 @@ Reduction to_reduction(const char* op, int64_t r) {
 
 Tensor reduce_loss(const Tensor& loss, Reduction r) {
   if (r == Reduction::None) return loss;
-  return reduce(r == Reduction::Mean ? "mean" : "sum", loss, {}, false);
+  return r == Reduction::Mean ? mean(loss) : sum(loss);
 }
 
 namespace {
@@ -64,7 +64,7 @@ void l1_loss_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
   const Reduction r = to_reduction("l1_loss", f.arg(2).to_int());
   const DType d = promoted(x, t);
-  finish(f, reduce_loss(unary("abs", sub(up(x), up(t))), r), d);
+  finish(f, reduce_loss(abs(sub(up(x), up(t))), r), d);
 }
 
 // |d| < beta: 0.5 d^2 / beta, else |d| - 0.5 beta (l1 when beta is 0).
@@ -74,10 +74,10 @@ void smooth_l1_loss_kernel(void*, Frame& f) {
   const Reduction r = to_reduction("smooth_l1_loss", f.arg(2).to_int());
   const double beta = f.arg(3).to_double();
   CT_CHECK(beta >= 0, CT_ERROR_INVALID_ARGUMENT, "smooth_l1_loss: beta is ", beta, ". Pass beta >= 0");
-  const Tensor ad = unary("abs", sub(up(x), up(t)));
+  const Tensor ad = abs(sub(up(x), up(t)));
   const Tensor loss = beta == 0 ? ad
-                                : where(binary_scalar("lt", ad, Scalar(beta)), mul(mul(ad, ad), Scalar(0.5 / beta)),
-                                        binary_scalar("sub", ad, Scalar(0.5 * beta)));
+                                : where(lt(ad, Scalar(beta)), mul(mul(ad, ad), Scalar(0.5 / beta)),
+                                        sub(ad, Scalar(0.5 * beta)));
   finish(f, reduce_loss(loss, r), d);
 }
 
@@ -89,9 +89,9 @@ void huber_loss_kernel(void*, Frame& f) {
   const Reduction r = to_reduction("huber_loss", f.arg(2).to_int());
   const double delta = f.arg(3).to_double();
   CT_CHECK(delta > 0, CT_ERROR_INVALID_ARGUMENT, "huber_loss: delta is ", delta, ". Pass delta > 0");
-  const Tensor ad = unary("abs", sub(up(x), up(t)));
-  const Tensor loss = where(binary_scalar("lt", ad, Scalar(delta)), mul(mul(ad, ad), Scalar(0.5)),
-                            mul(binary_scalar("sub", ad, Scalar(0.5 * delta)), Scalar(delta)));
+  const Tensor ad = abs(sub(up(x), up(t)));
+  const Tensor loss = where(lt(ad, Scalar(delta)), mul(mul(ad, ad), Scalar(0.5)),
+                            mul(sub(ad, Scalar(0.5 * delta)), Scalar(delta)));
   finish(f, reduce_loss(loss, r), d);
 }
 
@@ -107,16 +107,16 @@ void binary_cross_entropy_kernel(void*, Frame& f) {
            ", input ", x->sym_sizes(), ". Make them equal");
   if (x->device().type != DeviceType::Meta && x->numel() > 0) {
     // Note [Values read on the host]
-    const Tensor lo = host_contiguous(to(reduce("amin", x, {}, false), DType::Float64)),
-                 hi = host_contiguous(to(reduce("amax", x, {}, false), DType::Float64));
+    const Tensor lo = host_contiguous(to(amin(x, {}, false), DType::Float64)),
+                 hi = host_contiguous(to(amax(x, {}, false), DType::Float64));
     const double l = *lo->data_as<double>(), h = *hi->data_as<double>();
     CT_CHECK(l >= 0 && h <= 1, CT_ERROR_INVALID_ARGUMENT, "binary_cross_entropy: input holds values outside [0, 1] (",
              l, " to ", h, "). Pass probabilities, or use binary_cross_entropy_with_logits on logits");
   }
   const Scalar floor(-100.0);
   const Tensor xu = up(x), tu = up(t);
-  const Tensor log_x = clamp(unary("log", xu), &floor, nullptr);
-  const Tensor log_1mx = clamp(unary("log", rsub(xu, 1)), &floor, nullptr);
+  const Tensor log_x = clamp(log(xu), floor);
+  const Tensor log_1mx = clamp(log(rsub(xu, 1)), floor);
   Tensor loss = neg(add(mul(tu, log_x), mul(rsub(tu, 1), log_1mx)));
   if (w.defined()) loss = mul(loss, up(w));
   finish(f, reduce_loss(loss, r), d);
@@ -135,10 +135,10 @@ void bce_with_logits_kernel(void*, Frame& f) {
            t->sym_sizes(), ", input ", x->sym_sizes(), ". Make them equal");
   const Tensor xu = up(x), tu = up(t);
   const Scalar zero(0.0);
-  const Tensor m = clamp(neg(xu), &zero, nullptr);
-  const Tensor softplus = add(unary("log", add(unary("exp", neg(m)), unary("exp", sub(neg(xu), m)))), m);
+  const Tensor m = clamp(neg(xu), zero);
+  const Tensor softplus = add(log(add(exp(neg(m)), exp(sub(neg(xu), m)))), m);
   Tensor loss = mul(rsub(tu, 1), xu);
-  if (pw.defined()) loss = add(loss, mul(binary_scalar("add", mul(binary_scalar("sub", up(pw), 1), tu), 1), softplus));
+  if (pw.defined()) loss = add(loss, mul(add(mul(sub(up(pw), 1), tu), 1), softplus));
   else loss = add(loss, softplus);
   if (w.defined()) loss = mul(loss, up(w));
   finish(f, reduce_loss(loss, r), d);
@@ -154,10 +154,10 @@ void kl_div_kernel(void*, Frame& f) {
   const Tensor xu = up(x), tu = up(t);
   Tensor loss;
   if (f.arg(3).to_bool()) {
-    loss = mul(unary("exp", tu), sub(tu, xu));
+    loss = mul(exp(tu), sub(tu, xu));
   } else {
-    const Tensor safe = where(binary_scalar("eq", tu, 0), full({}, Scalar(1.0), tu->dtype(), tu->device()), tu);
-    loss = sub(mul(tu, unary("log", safe)), mul(tu, xu));
+    const Tensor safe = where(eq(tu, 0), full({}, Scalar(1.0), tu->dtype(), tu->device()), tu);
+    loss = sub(mul(tu, log(safe)), mul(tu, xu));
   }
   finish(f, reduce_loss(loss, r), d);
 }
@@ -210,11 +210,11 @@ Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor&
   }
   const Tensor classes = along_classes(arange(0, static_cast<double>(c), 1, DType::Int64, x->device()), x);
   Picked out;
-  out.hit = binary("eq", x->dim() == 1 ? target : unsqueeze(target, 1), classes);
+  out.hit = eq(x->dim() == 1 ? target : unsqueeze(target, 1), classes);
   const DType d = x->dtype();
-  const Tensor valid = to(binary_scalar("ne", target, Scalar(ignore_index)), d);
+  const Tensor valid = to(ne(target, Scalar(ignore_index)), d);
   const int64_t cdims[1] = {cd};
-  out.weight = w.defined() ? mul(reduce("sum", mul(to(out.hit, d), along_classes(to(w, d), x)), IntArrayRef(cdims, 1), false), valid)
+  out.weight = w.defined() ? mul(sum(mul(to(out.hit, d), along_classes(to(w, d), x)), IntArrayRef(cdims, 1), false), valid)
                            : valid;
   return out;
 }
@@ -223,10 +223,10 @@ Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor&
 Tensor nll(const char* op, const Tensor& x, const Tensor& target, const Tensor& w, Reduction r, int64_t ignore_index) {
   const Picked p = pick(op, x, target, w, ignore_index);
   const int64_t cdims[1] = {class_dim(x)};
-  const Tensor picked = reduce("sum", where(p.hit, x, zero_like(x)), IntArrayRef(cdims, 1), false);
+  const Tensor picked = sum(where(p.hit, x, zero_like(x)), IntArrayRef(cdims, 1), false);
   const Tensor loss = neg(mul(picked, p.weight));
   if (r != Reduction::Mean) return reduce_loss(loss, r);
-  return div(reduce("sum", loss, {}, false), reduce("sum", p.weight, {}, false));
+  return div(sum(loss, {}, false), sum(p.weight, {}, false));
 }
 
 DType floating_input(const char* op, const Tensor& x) {
@@ -276,12 +276,12 @@ void cross_entropy_kernel(void*, Frame& f) {
     CT_CHECK(!w.defined() || (w->dim() == 1 && w->sym_numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
              w.defined() ? w->sym_sizes() : SymIntArrayRef(), "; it needs one value per class [", c, "]");
     Tensor t = up(target);
-    if (ls > 0) t = binary_scalar("add", mul(t, Scalar(1 - ls)), Scalar(ls / static_cast<double>(c)));
+    if (ls > 0) t = add(mul(t, Scalar(1 - ls)), Scalar(ls / static_cast<double>(c)));
     const Tensor terms = w.defined() ? mul(mul(lsm, along_classes(w, x)), t) : mul(lsm, t);
     Tensor loss;
-    if (r == Reduction::None) loss = neg(reduce("sum", terms, classes_dim, false));
-    else if (r == Reduction::Sum) loss = neg(reduce("sum", terms, {}, false));
-    else loss = div(neg(reduce("sum", terms, {}, false)),
+    if (r == Reduction::None) loss = neg(sum(terms, classes_dim, false));
+    else if (r == Reduction::Sum) loss = neg(sum(terms, {}, false));
+    else loss = div(neg(sum(terms, {}, false)),
                     divisor_count(x, c, xu->dtype()));
     return finish(f, loss, d);
   }
@@ -291,13 +291,13 @@ void cross_entropy_kernel(void*, Frame& f) {
   // -log p over the classes, with the mean normalized as nll_loss's.
   const Picked p = pick(op, lsm, target, w, ignore_index);
   const Tensor terms = w.defined() ? mul(lsm, along_classes(w, x)) : lsm;
-  const Tensor ignored = binary_scalar("eq", target, Scalar(ignore_index));
-  const Tensor smooth = where(ignored, zero_like(lsm), neg(reduce("sum", terms, classes_dim, false)));
+  const Tensor ignored = eq(target, Scalar(ignore_index));
+  const Tensor smooth = where(ignored, zero_like(lsm), neg(sum(terms, classes_dim, false)));
   Tensor ret;
   if (r == Reduction::None) ret = smooth;
-  else if (r == Reduction::Sum) ret = reduce("sum", smooth, {}, false);
-  else if (w.defined()) ret = div(reduce("sum", smooth, {}, false), reduce("sum", p.weight, {}, false));
-  else ret = div(reduce("sum", smooth, {}, false), reduce("sum", to(binary_scalar("ne", target, Scalar(ignore_index)), lsm->dtype()), {}, false));
+  else if (r == Reduction::Sum) ret = sum(smooth, {}, false);
+  else if (w.defined()) ret = div(sum(smooth, {}, false), sum(p.weight, {}, false));
+  else ret = div(sum(smooth, {}, false), sum(to(ne(target, Scalar(ignore_index)), lsm->dtype()), {}, false));
   finish(f, add(mul(nll_part, Scalar(1 - ls)), mul(ret, Scalar(ls / static_cast<double>(c)))), d);
 }
 

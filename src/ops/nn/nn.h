@@ -1,15 +1,11 @@
-// nn.h - what the nn family's files share: typed calls of its operators, the fused softmax rows
-// used by attention, and loss reductions.
+// nn.h - what the nn family's files share: the fused softmax rows used by attention, and loss
+// reductions.
 #pragma once
 
 #include "core/tensor.h"
 #include "dispatch/grad_ctx.h"
 
 namespace ct::ops {
-
-/// softmax.int / log_softmax.int without a dtype.
-Tensor softmax(const Tensor& a, int64_t dim);
-Tensor log_softmax(const Tensor& a, int64_t dim);
 
 /// In place over `rows` rows of k contiguous float32: row r becomes softmax(row); with causal, only
 /// its first min(k, first_row + r + 1) entries take part and the rest become 0.

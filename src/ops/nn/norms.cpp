@@ -55,9 +55,9 @@ void batch_norm_kernel(void*, Frame& f) {
     const SymInt count = c ? x->sym_numel() / c : SymInt(0);
     CT_CHECK(count > 1, CT_ERROR_INVALID_ARGUMENT, "batch_norm: training needs more than 1 value per channel, input ",
              x->sym_sizes(), " has ", count, ". Use a larger batch or eval mode");
-    mean = reduce("mean", xc, red, true);
+    mean = ops::mean(xc, red, true);
     const Tensor d = sub(xc, mean);
-    var = reduce("mean", mul(d, d), red, true);
+    var = ops::mean(mul(d, d), red, true);
     // The running statistics are state, not part of the graph: updated in place, unbiased variance.
     autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);
     const DimVector flat{c};
@@ -74,7 +74,7 @@ void batch_norm_kernel(void*, Frame& f) {
     mean = per_channel(up(rm), nd);
     var = per_channel(up(rv), nd);
   }
-  Tensor y = mul(sub(xc, mean), unary("rsqrt", binary_scalar("add", var, Scalar(eps))));
+  Tensor y = mul(sub(xc, mean), rsqrt(add(var, Scalar(eps))));
   if (w.defined()) y = mul(y, per_channel(w, nd));
   if (b.defined()) y = add(y, per_channel(b, nd));
   f.outs[0] = y->dtype() == x->dtype() ? y : to(y, x->dtype());
@@ -101,9 +101,9 @@ void group_norm_kernel(void*, Frame& f) {
   for (size_t d = 2; d < nd; ++d) per_group = per_group * x->sym_size(d);
   const Tensor xg = reshape_symint(up(x), {n, g, per_group});
   const DimVector last{2};
-  const Tensor xm = sub(xg, reduce("mean", xg, last, true));
-  const Tensor var = reduce("mean", mul(xm, xm), last, true);
-  Tensor y = reshape_symint(mul(xm, unary("rsqrt", binary_scalar("add", var, Scalar(f.arg(4).to_double())))),
+  const Tensor xm = sub(xg, mean(xg, last, true));
+  const Tensor var = mean(mul(xm, xm), last, true);
+  Tensor y = reshape_symint(mul(xm, rsqrt(add(var, Scalar(f.arg(4).to_double())))),
                             x->sym_sizes());
   if (w.defined()) y = mul(y, per_channel(w, nd));
   if (b.defined()) y = add(y, per_channel(b, nd));
@@ -130,8 +130,8 @@ void rms_norm_kernel(void*, Frame& f) {
                                                      : 1.1920928955078125e-07;
   DimVector dims;
   for (size_t d = x->dim() - ns.size(); d < x->dim(); ++d) dims.push_back(static_cast<int64_t>(d));
-  const Tensor ms = reduce("mean", mul(xc, xc), dims, true);
-  Tensor y = mul(xc, unary("rsqrt", binary_scalar("add", ms, Scalar(eps))));
+  const Tensor ms = mean(mul(xc, xc), dims, true);
+  Tensor y = mul(xc, rsqrt(add(ms, Scalar(eps))));
   if (y->dtype() != x->dtype()) y = to(y, x->dtype());
   f.outs[0] = w.defined() ? mul(y, w) : y;
 }

@@ -124,7 +124,7 @@ void softmax_meta(const Frame& f, MetaResult& m) {
 template <bool Log>
 void softmax_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   Tensor holder;
-  const Tensor src = contiguous(Tensor::borrow(as_dtype(f.tensor(0), m.compute, holder)));
+  const Tensor src = expect_contiguous(Tensor::borrow(as_dtype(f.tensor(0), m.compute, holder)));
   if (src->numel() == 0) return;
   const int64_t nd = static_cast<int64_t>(src->dim());
   const int64_t dim = wrap_dim(op_name<Log>(), f.arg(1).to_int(), nd);
@@ -144,7 +144,7 @@ using autograd::GradCtx;
 
 Tensor sum_keep(const Tensor& t, int64_t dim) {
   const int64_t dims[1] = {dim};
-  return reduce("sum", t, IntArrayRef(dims, 1), true);
+  return sum(t, IntArrayRef(dims, 1), true);
 }
 int64_t grad_dim(GradCtx& c, const char* op) {
   return wrap_dim(op, c.arg(1).to_int(), static_cast<int64_t>(c.sizes(0).size()));
@@ -159,19 +159,11 @@ void softmax_backward(GradCtx& c) {
 // dx = g - exp(y) * sum(g) along dim.
 void log_softmax_backward(GradCtx& c) {
   const Tensor y = c.result();
-  c.set(0, sub(c.grad(), mul(unary("exp", y), sum_keep(c.grad(), grad_dim(c, "log_softmax")))));
+  c.set(0, sub(c.grad(), mul(exp(y), sum_keep(c.grad(), grad_dim(c, "log_softmax")))));
 }
 
 }  // namespace
 
-Tensor softmax(const Tensor& a, int64_t dim) {
-  static const OperatorDef& op = builtin_op("softmax.int");
-  return call(op, {a, dim, Value()});
-}
-Tensor log_softmax(const Tensor& a, int64_t dim) {
-  static const OperatorDef& op = builtin_op("log_softmax.int");
-  return call(op, {a, dim, Value()});
-}
 
 void softmax_rows_f32(float* x, int64_t rows, int64_t k, bool causal, int64_t first_row) {
   softmax_rows<float, false>(x, x, rows, k, causal, first_row);

@@ -115,26 +115,26 @@ void gelu_backward(GradCtx& c) {
   if (std::strcmp(c.arg(1).str(), "tanh") == 0) {
     // With u = k (x + a x^3), t = tanh(u): d/dx = (1 + t) / 2 + x (1 - t^2) k (1 + 3 a x^2) / 2.
     const Tensor x2 = mul(x, x);
-    const Tensor u = mul(mul(scal("add", mul(x2, Scalar(kGeluCubic)), 1), x), Scalar(kSqrt2OverPi));
-    const Tensor t = unary("tanh", u);
-    const Tensor du = mul(scal("add", mul(x2, Scalar(3 * kGeluCubic)), 1), Scalar(kSqrt2OverPi));
-    const Tensor d = add(mul(scal("add", t, 1), Scalar(0.5)), mul(mul(mul(x, rsub(mul(t, t), 1)), du), Scalar(0.5)));
+    const Tensor u = mul(mul(add(mul(x2, Scalar(kGeluCubic)), 1), x), Scalar(kSqrt2OverPi));
+    const Tensor t = tanh(u);
+    const Tensor du = mul(add(mul(x2, Scalar(3 * kGeluCubic)), 1), Scalar(kSqrt2OverPi));
+    const Tensor d = add(mul(add(t, 1), Scalar(0.5)), mul(mul(mul(x, rsub(mul(t, t), 1)), du), Scalar(0.5)));
     c.set(0, g_times(c, d));
     return;
   }
   // Phi(x) + x phi(x)
-  const Tensor cdf = mul(scal("add", unary("erf", mul(x, Scalar(1.0 / kSqrt2))), 1), Scalar(0.5));
-  const Tensor pdf = mul(unary("exp", mul(mul(x, x), Scalar(-0.5))), Scalar(kInvSqrt2Pi));
+  const Tensor cdf = mul(add(erf(mul(x, Scalar(1.0 / kSqrt2))), 1), Scalar(0.5));
+  const Tensor pdf = mul(exp(mul(mul(x, x), Scalar(-0.5))), Scalar(kInvSqrt2Pi));
   c.set(0, g_times(c, add(cdf, mul(x, pdf))));
 }
 void silu_backward(GradCtx& c) {  // s (1 + x (1 - s))
-  const Tensor x = c.saved(0), s = unary("sigmoid", x);
-  c.set(0, g_times(c, mul(s, scal("add", mul(x, rsub(s, 1)), 1))));
+  const Tensor x = c.saved(0), s = sigmoid(x);
+  c.set(0, g_times(c, mul(s, add(mul(x, rsub(s, 1)), 1))));
 }
 void mish_backward(GradCtx& c) {  // t + x s (1 - t^2), t = tanh(softplus(x)), s = sigmoid(x)
   const Tensor x = c.saved(0);
-  const Tensor t = unary("tanh", call(builtin_op("softplus"), {x, 1, 20}));
-  const Tensor s = unary("sigmoid", x);
+  const Tensor t = tanh(softplus(x));
+  const Tensor s = sigmoid(x);
   c.set(0, g_times(c, add(t, mul(mul(x, s), rsub(mul(t, t), 1)))));
 }
 void softplus_backward(GradCtx& c) {  // sigmoid(beta x), or 1 above the threshold
@@ -142,36 +142,36 @@ void softplus_backward(GradCtx& c) {  // sigmoid(beta x), or 1 above the thresho
   const double beta = c.arg(1).to_double(), threshold = c.arg(2).to_double();
   const Tensor bx = mul(x, Scalar(beta));
   const Tensor& g = c.grad();
-  c.set(0, where(scal("gt", bx, threshold), g, mul(g, unary("sigmoid", bx))));
+  c.set(0, where(gt(bx, threshold), g, mul(g, sigmoid(bx))));
 }
 void elu_backward(GradCtx& c) {  // scale above 0, alpha scale input_scale exp(x input_scale) below
   const Tensor x = c.saved(0);
   const double alpha = c.arg(1).to_double(), scale = c.arg(2).to_double(), in_scale = c.arg(3).to_double();
   const Tensor& g = c.grad();
-  const Tensor below = mul(g, mul(unary("exp", mul(x, Scalar(in_scale))), Scalar(alpha * scale * in_scale)));
-  c.set(0, where(scal("gt", x, 0), mul(g, Scalar(scale)), below));
+  const Tensor below = mul(g, mul(exp(mul(x, Scalar(in_scale))), Scalar(alpha * scale * in_scale)));
+  c.set(0, where(gt(x, 0), mul(g, Scalar(scale)), below));
 }
 void leaky_relu_backward(GradCtx& c) {
   const Tensor x = c.saved(0);
   const Tensor& g = c.grad();
-  c.set(0, where(scal("gt", x, 0), g, mul(g, c.arg(1).to_scalar())));
+  c.set(0, where(gt(x, 0), g, mul(g, c.arg(1).to_scalar())));
 }
 // Zero at and beyond the bounds, as in PyTorch.
 void hardtanh_backward(GradCtx& c) {
   const Tensor x = c.saved(0);
-  const Tensor inside = mul(binary_scalar("gt", x, c.arg(1).to_scalar()), binary_scalar("lt", x, c.arg(2).to_scalar()));
+  const Tensor inside = mul(gt(x, c.arg(1).to_scalar()), lt(x, c.arg(2).to_scalar()));
   c.set(0, where(inside, c.grad(), num(0, c.grad())));
 }
 void hardsigmoid_backward(GradCtx& c) {  // 1/6 strictly inside (-3, 3)
   const Tensor x = c.saved(0);
-  const Tensor inside = mul(scal("gt", x, -3), scal("lt", x, 3));
+  const Tensor inside = mul(gt(x, -3), lt(x, 3));
   c.set(0, where(inside, mul(c.grad(), Scalar(1.0 / 6.0)), num(0, c.grad())));
 }
 void hardswish_backward(GradCtx& c) {  // 0 below -3, x/3 + 1/2 up to 3, 1 above
   const Tensor x = c.saved(0);
   const Tensor& g = c.grad();
-  const Tensor mid = mul(g, scal("add", mul(x, Scalar(1.0 / 3.0)), 0.5));
-  c.set(0, where(scal("lt", x, -3), num(0, g), where(scal("le", x, 3), mid, g)));
+  const Tensor mid = mul(g, add(mul(x, Scalar(1.0 / 3.0)), 0.5));
+  c.set(0, where(lt(x, -3), num(0, g), where(le(x, 3), mid, g)));
 }
 
 }  // namespace

@@ -37,25 +37,29 @@ Tensor zero_where(const Tensor& mask, const Tensor& t) {
   return ops::where(mask, ops::zeros({}, t->dtype(), t->device()), t);
 }
 
+// The typed calls a derivative picks among (ops::gt or ops::lt, ops::exp or ops::exp2).
+using UnaryCall = Tensor (*)(const Tensor&);
+using BinaryCall = Tensor (*)(const Tensor&, const Tensor&);
+
 // d(base^e): e base^(e-1) and base^e log(base). As in PyTorch, a zero exponent contributes nothing
 // to d/dbase (not 0 * inf), and a zero base with a non-negative exponent nothing to d/dexponent
 // (not 0 * log 0). pow and float_power (which passes its operands in float64).
 void pow_backward(GradCtx& c, const Tensor& base, const Tensor& e) {
   if (c.needs(0)) {
-    const Tensor d = ops::mul(ops::mul(c.grad(), e), ops::binary("pow", base, ops::binary_scalar("sub", e, 1)));
-    c.set(0, zero_where(ops::binary_scalar("eq", e, 0), d));
+    const Tensor d = ops::mul(ops::mul(c.grad(), e), ops::pow(base, ops::sub(e, 1)));
+    c.set(0, zero_where(ops::eq(e, 0), d));
   }
   if (c.needs(1)) {
-    const Tensor d = ops::mul(ops::mul(c.grad(), c.result()), ops::unary("log", base));
-    c.set(1, zero_where(ops::mul(ops::binary_scalar("eq", base, 0), ops::binary_scalar("ge", e, 0)), d));
+    const Tensor d = ops::mul(ops::mul(c.grad(), c.result()), ops::log(base));
+    c.set(1, zero_where(ops::mul(ops::eq(base, 0), ops::ge(e, 0)), d));
   }
 }
 
 // maximum / minimum: the gradient goes to the winning input, split evenly on ties.
-void extremum_backward(GradCtx& c, const char* wins) {
+void extremum_backward(GradCtx& c, BinaryCall wins) {
   const Tensor a = c.saved(0), b = c.saved(1);
   const DType d = c.grad()->dtype();
-  const Tensor share = ops::add(ops::to(ops::binary(wins, a, b), d), ops::to(ops::binary("eq", a, b), d), 0.5);
+  const Tensor share = ops::add(ops::to(wins(a, b), d), ops::to(ops::eq(a, b), d), 0.5);
   const Tensor ga = ops::mul(c.grad(), share);
   c.set(0, ga);
   if (c.needs(1)) c.set(1, ops::sub(c.grad(), ga));
@@ -153,7 +157,7 @@ struct Maximum {
   CT_ELEMENT_OF(Maximum)
   template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
   static constexpr Saves saves = save_args(0, 1);
-  static void backward(GradCtx& c) { extremum_backward(c, "gt"); }
+  static void backward(GradCtx& c) { extremum_backward(c, ops::gt); }
 };
 struct Minimum {
   static constexpr unsigned dtypes = kAllDTypes;
@@ -164,7 +168,7 @@ struct Minimum {
   CT_ELEMENT_OF(Minimum)
   template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
   static constexpr Saves saves = save_args(0, 1);
-  static void backward(GradCtx& c) { extremum_backward(c, "lt"); }
+  static void backward(GradCtx& c) { extremum_backward(c, ops::lt); }
 };
 #define CT_COMPARISON(Name, str, expr)                                              \
   struct Name {                                                                     \
@@ -277,7 +281,7 @@ struct Fmod {
   static void backward(GradCtx& c) {  // d/db = -trunc(a / b)
     c.set(0, c.grad());
     if (c.needs(1))
-      c.set(1, ops::neg(ops::mul(c.grad(), ops::unary("trunc", ops::div(c.saved(0), c.saved(1))))));
+      c.set(1, ops::neg(ops::mul(c.grad(), ops::trunc(ops::div(c.saved(0), c.saved(1))))));
   }
 };
 struct Remainder {  // Python's %: the sign of the divisor
@@ -301,7 +305,7 @@ struct Remainder {  // Python's %: the sign of the divisor
   static void backward(GradCtx& c) {  // d/db = -floor(a / b)
     c.set(0, c.grad());
     if (c.needs(1))
-      c.set(1, ops::neg(ops::mul(c.grad(), ops::unary("floor", ops::div(c.saved(0), c.saved(1))))));
+      c.set(1, ops::neg(ops::mul(c.grad(), ops::floor(ops::div(c.saved(0), c.saved(1))))));
   }
 };
 struct FloorDivide {  // Python's //
@@ -346,38 +350,36 @@ struct Copysign {  // integers become the default float
   static constexpr Saves saves = save_result(save_args(0));
   static void backward(GradCtx& c) {  // d/da = result / a (0 at a = 0); nothing flows to the sign
     const Tensor a = c.saved(0);
-    c.set(0, ops::mul(c.grad(), zero_where(ops::binary_scalar("eq", a, 0), ops::div(c.result(), a))));
+    c.set(0, ops::mul(c.grad(), zero_where(ops::eq(a, 0), ops::div(c.result(), a))));
     if (c.needs(1)) c.set(1, ops::zeros(c.grad()->sizes(), c.grad()->dtype(), c.grad()->device()));
   }
 };
 // d/da log(e^a + e^b) = 1 / (1 + e^(b - a)); base 2 the same with 2^(b - a).
-template <const char* Exp>
+template <UnaryCall Exp>
 void log_add_exp_backward(GradCtx& c) {
   const Tensor a = c.saved(0), b = c.saved(1);
   auto share = [&](const Tensor& x, const Tensor& y) {
-    return ops::div(c.grad(), ops::binary_scalar("add", ops::unary(Exp, ops::sub(y, x)), 1));
+    return ops::div(c.grad(), ops::add(Exp(ops::sub(y, x)), 1));
   };
   if (c.needs(0)) c.set(0, share(a, b));
   if (c.needs(1)) c.set(1, share(b, a));
 }
-constexpr char kExp[] = "exp";
-constexpr char kExp2[] = "exp2";
 struct Logaddexp {
   CT_BINARY_FN(Logaddexp, "logaddexp", Rule::Promote, kFloatingDTypes)
   static constexpr Saves saves = save_args(0, 1);
-  static void backward(GradCtx& c) { log_add_exp_backward<kExp>(c); }
+  static void backward(GradCtx& c) { log_add_exp_backward<ops::exp>(c); }
 };
 struct Logaddexp2 {
   CT_BINARY_FN(Logaddexp2, "logaddexp2", Rule::Promote, kFloatingDTypes)
   static constexpr Saves saves = save_args(0, 1);
-  static void backward(GradCtx& c) { log_add_exp_backward<kExp2>(c); }
+  static void backward(GradCtx& c) { log_add_exp_backward<ops::exp2>(c); }
 };
 struct Xlogy {  // integers become the default float
   CT_BINARY_FN(Xlogy, "xlogy", Rule::TrueDivide, kFloatingDTypes)
   static constexpr Saves saves = save_args(0, 1);
   static void backward(GradCtx& c) {  // d/dx = xlogy(x != 0, y), d/dy = x / y
     const Tensor x = c.saved(0), y = c.saved(1);
-    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::binary("xlogy", ops::binary_scalar("ne", x, 0), y)));
+    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::xlogy(ops::ne(x, 0), y)));
     if (c.needs(1)) c.set(1, ops::mul(c.grad(), ops::div(x, y)));
   }
 };
@@ -391,24 +393,22 @@ struct Heaviside {
   static constexpr BackwardFn backward = nullptr;
 };
 // fmax / fmin: the gradient goes to the operand chosen, self on ties and against a NaN other.
-template <const char* Wins>
+template <BinaryCall Wins>
 void fmax_fmin_backward(GradCtx& c) {
   const Tensor a = c.saved(0), b = c.saved(1);
-  const Tensor self_wins = ops::binary("logical_or", ops::binary(Wins, a, b), ops::unary("isnan", b));
-  if (c.needs(0)) c.set(0, zero_where(ops::unary("logical_not", self_wins), c.grad()));
+  const Tensor self_wins = ops::logical_or(Wins(a, b), ops::isnan(b));
+  if (c.needs(0)) c.set(0, zero_where(ops::logical_not(self_wins), c.grad()));
   if (c.needs(1)) c.set(1, zero_where(self_wins, c.grad()));
 }
-constexpr char kGe[] = "ge";
-constexpr char kLe[] = "le";
 struct Fmax {
   CT_BINARY_FN(Fmax, "fmax", Rule::Promote, kAllDTypes)
   static constexpr Saves saves = save_args(0, 1);
-  static void backward(GradCtx& c) { fmax_fmin_backward<kGe>(c); }
+  static void backward(GradCtx& c) { fmax_fmin_backward<ops::ge>(c); }
 };
 struct Fmin {
   CT_BINARY_FN(Fmin, "fmin", Rule::Promote, kAllDTypes)
   static constexpr Saves saves = save_args(0, 1);
-  static void backward(GradCtx& c) { fmax_fmin_backward<kLe>(c); }
+  static void backward(GradCtx& c) { fmax_fmin_backward<ops::le>(c); }
 };
 struct Gcd {
   CT_BINARY_FN(Gcd, "gcd", Rule::Promote, kIntegerDTypes)
@@ -430,7 +430,7 @@ struct Ldexp {  // integers become the default float
   static constexpr bool float_other = true;
   static constexpr Saves saves = save_result(save_args(1));
   static void backward(GradCtx& c) {  // d/dx = 2^e, d/de = result ln 2
-    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::unary("exp2", c.saved(1))));
+    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::exp2(c.saved(1))));
     if (c.needs(1)) c.set(1, ops::mul(c.grad(), ops::mul(c.result(), Scalar(0.69314718055994530942))));
   }
 };

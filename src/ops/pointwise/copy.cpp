@@ -113,11 +113,11 @@ Tensor move_to(const TensorImpl& src, Device dst, DType dtype) {
            " has no data to copy to ", dst, ". Compute it on a real device");
   if (dst.is_meta()) return Tensor::adopt(TensorImpl::empty(src.sizes(), dtype, kMeta));
   if (!src.device().is_cpu()) {
-    Tensor host = contiguous(to(device_to_host(src), dtype));
+    Tensor host = expect_contiguous(to(device_to_host(src), dtype));
     return dst.is_cpu() ? host : move_to(*host, dst, dtype);
   }
   const DeviceBackend& b = require_backend(dst, "to");
-  Tensor host = contiguous(to(Tensor::borrow(&src), dtype));
+  Tensor host = expect_contiguous(to(Tensor::borrow(&src), dtype));
   Tensor out = Tensor::adopt(TensorImpl::empty(src.sizes(), dtype, dst));
   if (host->numel() > 0)
     b.copy(b.ctx, CopyKind::HostToDevice, dst.index, out->data(), host->data(), host->numel() * itemsize(dtype));

@@ -88,7 +88,7 @@ bool beyond_sin_cos_range(const TensorImpl& t) {
   if (d == DType::Bool || d == DType::UInt8 || d == DType::Int8 || d == DType::Int16 || d == DType::Float16 ||
       d == DType::Float64 || t.numel() == 0)
     return false;
-  const Tensor c = contiguous(d == DType::Float32 ? Tensor::borrow(&t) : to(Tensor::borrow(&t), DType::Float32));
+  const Tensor c = expect_contiguous(d == DType::Float32 ? Tensor::borrow(&t) : to(Tensor::borrow(&t), DType::Float32));
   const float* p = c->data_as<float>();
   std::atomic<bool> any{false};
   cpu::parallel_for(0, c->numel(), cpu::kElementwiseGrain, [&](int64_t b, int64_t e) {
@@ -274,7 +274,7 @@ void frexp_meta(const Frame& f, MetaResult& m) {
   set_output(m, 1, a.sym_sizes(), DType::Int32, a.device());
 }
 void frexp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  const Tensor in = contiguous(Tensor::borrow(&f.tensor(0)));
+  const Tensor in = expect_contiguous(Tensor::borrow(&f.tensor(0)));
   const bool direct = outs[0]->is_contiguous() && outs[1]->is_contiguous();
   Tensor mant = direct ? outs[0] : empty(outs[0]->sizes(), outs[0]->dtype(), kCPU);
   Tensor expo = direct ? outs[1] : empty(outs[1]->sizes(), DType::Int32, kCPU);
@@ -303,9 +303,9 @@ using autograd::GradCtx;
 void neg_backward(GradCtx& c) { c.set(0, neg(c.grad())); }
 void abs_backward(GradCtx& c) {  // g * sign(x), 0 at 0
   const Tensor x = c.saved(0);
-  c.set(0, g_times(c, sub(mask_as(scal("gt", x, 0), x), mask_as(scal("lt", x, 0), x))));
+  c.set(0, g_times(c, sub(mask_as(gt(x, 0), x), mask_as(lt(x, 0), x))));
 }
-void relu_backward(GradCtx& c) { c.set(0, g_times(c, scal("gt", c.result(), 0))); }
+void relu_backward(GradCtx& c) { c.set(0, g_times(c, gt(c.result(), 0))); }
 void exp_backward(GradCtx& c) { c.set(0, g_times(c, c.result())); }
 void log_backward(GradCtx& c) { c.set(0, div(c.grad(), c.saved(0))); }
 void sqrt_backward(GradCtx& c) { c.set(0, div(c.grad(), mul(c.result(), Scalar(2.0)))); }
@@ -313,8 +313,8 @@ void rsqrt_backward(GradCtx& c) {  // -y^3 / 2
   const Tensor y = c.result();
   c.set(0, g_times(c, mul(mul(y, mul(y, y)), Scalar(-0.5))));
 }
-void sin_backward(GradCtx& c) { c.set(0, g_times(c, unary("cos", c.saved(0)))); }
-void cos_backward(GradCtx& c) { c.set(0, neg(g_times(c, unary("sin", c.saved(0))))); }
+void sin_backward(GradCtx& c) { c.set(0, g_times(c, cos(c.saved(0)))); }
+void cos_backward(GradCtx& c) { c.set(0, neg(g_times(c, sin(c.saved(0))))); }
 void tanh_backward(GradCtx& c) {  // 1 - y^2
   const Tensor y = c.result();
   c.set(0, g_times(c, rsub(mul(y, y), 1)));
@@ -328,35 +328,35 @@ void reciprocal_backward(GradCtx& c) {  // -y^2
   c.set(0, neg(g_times(c, mul(y, y))));
 }
 void exp2_backward(GradCtx& c) { c.set(0, g_times(c, mul(c.result(), Scalar(std::log(2.0))))); }
-void expm1_backward(GradCtx& c) { c.set(0, g_times(c, scal("add", c.result(), 1))); }
-void log1p_backward(GradCtx& c) { c.set(0, div(c.grad(), scal("add", c.saved(0), 1))); }
+void expm1_backward(GradCtx& c) { c.set(0, g_times(c, add(c.result(), 1))); }
+void log1p_backward(GradCtx& c) { c.set(0, div(c.grad(), add(c.saved(0), 1))); }
 void log2_backward(GradCtx& c) { c.set(0, div(c.grad(), mul(c.saved(0), Scalar(std::log(2.0))))); }
 void log10_backward(GradCtx& c) { c.set(0, div(c.grad(), mul(c.saved(0), Scalar(std::log(10.0))))); }
 void tan_backward(GradCtx& c) {  // 1 + y^2
   const Tensor y = c.result();
-  c.set(0, g_times(c, scal("add", mul(y, y), 1)));
+  c.set(0, g_times(c, add(mul(y, y), 1)));
 }
 void asin_backward(GradCtx& c) {  // 1 / sqrt(1 - x^2)
   const Tensor x = c.saved(0);
-  c.set(0, g_times(c, unary("rsqrt", rsub(mul(x, x), 1))));
+  c.set(0, g_times(c, rsqrt(rsub(mul(x, x), 1))));
 }
 void acos_backward(GradCtx& c) {
   const Tensor x = c.saved(0);
-  c.set(0, neg(g_times(c, unary("rsqrt", rsub(mul(x, x), 1)))));
+  c.set(0, neg(g_times(c, rsqrt(rsub(mul(x, x), 1)))));
 }
 void atan_backward(GradCtx& c) {  // 1 / (1 + x^2)
   const Tensor x = c.saved(0);
-  c.set(0, div(c.grad(), scal("add", mul(x, x), 1)));
+  c.set(0, div(c.grad(), add(mul(x, x), 1)));
 }
-void sinh_backward(GradCtx& c) { c.set(0, g_times(c, unary("cosh", c.saved(0)))); }
-void cosh_backward(GradCtx& c) { c.set(0, g_times(c, unary("sinh", c.saved(0)))); }
+void sinh_backward(GradCtx& c) { c.set(0, g_times(c, cosh(c.saved(0)))); }
+void cosh_backward(GradCtx& c) { c.set(0, g_times(c, sinh(c.saved(0)))); }
 void asinh_backward(GradCtx& c) {  // 1 / sqrt(x^2 + 1)
   const Tensor x = c.saved(0);
-  c.set(0, g_times(c, unary("rsqrt", scal("add", mul(x, x), 1))));
+  c.set(0, g_times(c, rsqrt(add(mul(x, x), 1))));
 }
 void acosh_backward(GradCtx& c) {  // 1 / sqrt(x^2 - 1)
   const Tensor x = c.saved(0);
-  c.set(0, g_times(c, unary("rsqrt", scal("sub", mul(x, x), 1))));
+  c.set(0, g_times(c, rsqrt(sub(mul(x, x), 1))));
 }
 void atanh_backward(GradCtx& c) {  // 1 / (1 - x^2)
   const Tensor x = c.saved(0);
@@ -364,55 +364,45 @@ void atanh_backward(GradCtx& c) {  // 1 / (1 - x^2)
 }
 void erf_backward(GradCtx& c) {  // 2 / sqrt(pi) exp(-x^2)
   const Tensor x = c.saved(0);
-  c.set(0, g_times(c, mul(unary("exp", neg(mul(x, x))), Scalar(2.0 / std::sqrt(kPi)))));
+  c.set(0, g_times(c, mul(exp(neg(mul(x, x))), Scalar(2.0 / std::sqrt(kPi)))));
 }
 void erfc_backward(GradCtx& c) {
   const Tensor x = c.saved(0);
-  c.set(0, g_times(c, mul(unary("exp", neg(mul(x, x))), Scalar(-2.0 / std::sqrt(kPi)))));
+  c.set(0, g_times(c, mul(exp(neg(mul(x, x))), Scalar(-2.0 / std::sqrt(kPi)))));
 }
 void erfinv_backward(GradCtx& c) {  // sqrt(pi) / 2 exp(y^2)
   const Tensor y = c.result();
-  c.set(0, g_times(c, mul(unary("exp", mul(y, y)), Scalar(std::sqrt(kPi) / 2.0))));
+  c.set(0, g_times(c, mul(exp(mul(y, y)), Scalar(std::sqrt(kPi) / 2.0))));
 }
 void zero_backward(GradCtx& c) { c.set(0, zeros_like_grad(c)); }
 void deg2rad_backward(GradCtx& c) { c.set(0, mul(c.grad(), Scalar(kPi / 180.0))); }
 void rad2deg_backward(GradCtx& c) { c.set(0, mul(c.grad(), Scalar(180.0 / kPi))); }
 void sinc_backward(GradCtx& c) {  // (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0
   const Tensor x = c.saved(0), px = mul(x, Scalar(kPi));
-  const Tensor d = div(sub(mul(px, unary("cos", px)), unary("sin", px)), mul(px, x));
-  c.set(0, g_times(c, where(scal("eq", x, 0), zeros({}, d->dtype(), d->device()), d)));
+  const Tensor d = div(sub(mul(px, cos(px)), sin(px)), mul(px, x));
+  c.set(0, g_times(c, where(eq(x, 0), zeros({}, d->dtype(), d->device()), d)));
 }
-void lgamma_backward(GradCtx& c) { c.set(0, g_times(c, unary("digamma", c.saved(0)))); }
-Tensor polygamma_of(int64_t n, const Tensor& x) {
-  static const OperatorDef& op = builtin_op("polygamma");
-  Value args[2] = {Value(n), Value(x)};
-  Tensor out;
-  dispatch(op, args, 2, &out, 1);
-  return out;
-}
-void digamma_backward(GradCtx& c) { c.set(0, g_times(c, polygamma_of(1, c.saved(0)))); }
-void polygamma_backward(GradCtx& c) { c.set(1, g_times(c, polygamma_of(c.arg(0).to_int() + 1, c.saved(1)))); }
-void i0_backward(GradCtx& c) { c.set(0, g_times(c, unary("special_i1", c.saved(0)))); }
+void lgamma_backward(GradCtx& c) { c.set(0, g_times(c, digamma(c.saved(0)))); }
+void digamma_backward(GradCtx& c) { c.set(0, g_times(c, polygamma(1, c.saved(0)))); }
+void polygamma_backward(GradCtx& c) { c.set(1, g_times(c, polygamma(c.arg(0).to_int() + 1, c.saved(1)))); }
+void i0_backward(GradCtx& c) { c.set(0, g_times(c, special_i1(c.saved(0)))); }
 void i1_backward(GradCtx& c) {  // I0(x) - I1(x) / x, 1/2 at 0
   const Tensor x = c.saved(0);
-  const Tensor d = sub(unary("i0", x), div(c.result(), x));
-  c.set(0, g_times(c, where(scal("eq", x, 0), full({}, Scalar(0.5), d->dtype(), d->device()), d)));
+  const Tensor d = sub(i0(x), div(c.result(), x));
+  c.set(0, g_times(c, where(eq(x, 0), full({}, Scalar(0.5), d->dtype(), d->device()), d)));
 }
 void logit_backward(GradCtx& c) {  // 1 / (x (1 - x)); 0 outside [eps, 1 - eps] when eps is given
   const Tensor x = c.saved(0);
   const Tensor d = div(c.grad(), mul(x, rsub(x, 1)));
   if (c.arg(1).is_none()) return c.set(0, d);
   const double eps = c.arg(1).to_double();
-  const Tensor outside = binary("logical_or", scal("lt", x, eps), scal("gt", x, 1.0 - eps));
+  const Tensor outside = logical_or(lt(x, eps), gt(x, 1.0 - eps));
   c.set(0, where(outside, zeros({}, d->dtype(), d->device()), d));
 }
 void frexp_backward(GradCtx& c) {  // d mantissa / dx = 2^-exponent; the exponent is a step
-  static const OperatorDef& op = builtin_op("frexp.Tensor");
-  const Tensor x = c.saved(0);  // a Value borrows: the tensor must outlive the call
-  Value args[1] = {Value(x)};
-  Tensor outs[2];
-  dispatch(op, args, 1, outs, 2);
-  c.set(0, mul(c.grad(0), unary("exp2", neg(to(outs[1], c.grad(0)->dtype())))));
+  const Tensor x = c.saved(0);
+  const Tensor exponent = frexp(x)[1];
+  c.set(0, mul(c.grad(0), exp2(neg(to(exponent, c.grad(0)->dtype())))));
 }
 // fix is trunc's other name.
 void fix(void*, Frame& f) {
@@ -426,7 +416,7 @@ void fix_(void*, Frame& f) {
 void identity_backward(GradCtx& c) { c.set(0, c.grad()); }
 void square_backward(GradCtx& c) { c.set(0, g_times(c, mul(c.saved(0), Scalar(2.0)))); }
 void nan_to_num_backward(GradCtx& c) {  // passes where x is finite
-  c.set(0, g_times(c, unary("isfinite", c.saved(0))));
+  c.set(0, g_times(c, isfinite(c.saved(0))));
 }
 
 }  // namespace

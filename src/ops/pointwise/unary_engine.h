@@ -118,7 +118,6 @@ OpBuilder define_unary(Registry& r, BackwardFn backward, Saves saves) {
 }
 
 // Small helpers for derivative formulas (operators, so they are differentiable again).
-inline Tensor scal(const char* op, const Tensor& t, double s) { return binary_scalar(op, t, Scalar(s)); }
 inline Tensor g_times(autograd::GradCtx& c, const Tensor& t) { return mul(c.grad(), t); }
 inline Tensor mask_as(const Tensor& mask, const Tensor& like) { return to(mask, like->dtype()); }
 /// The zero gradient of step functions (floor, sign): zeros, not grad * 0 (which keeps NaN).

@@ -86,9 +86,9 @@ void where_backward(autograd::GradCtx& c) {
 void clamp_backward(autograd::GradCtx& c) {
   const Tensor x = c.saved(0);
   Tensor pass;
-  if (!c.arg(1).is_none()) pass = binary_scalar("ge", x, c.arg(1).to_scalar());
+  if (!c.arg(1).is_none()) pass = ge(x, c.arg(1).to_scalar());
   if (!c.arg(2).is_none()) {
-    const Tensor below = binary_scalar("le", x, c.arg(2).to_scalar());
+    const Tensor below = le(x, c.arg(2).to_scalar());
     pass = pass.defined() ? mul(pass, below) : below;
   }
   c.set(0, pass.defined() ? mul(c.grad(), pass) : c.grad());

@@ -159,7 +159,7 @@ void bernoulli_meta(const Frame& f, MetaResult& m) {
 }
 
 void bernoulli_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
-  const Tensor p = to(contiguous(Tensor::borrow(&f.tensor(0))), DType::Float64);
+  const Tensor p = to(expect_contiguous(Tensor::borrow(&f.tensor(0))), DType::Float64);
   const double* pd = p->data_as<double>();
   for (int64_t i = 0; i < p->numel(); ++i)
     CT_CHECK(pd[i] >= 0 && pd[i] <= 1, CT_ERROR_INVALID_ARGUMENT, "bernoulli: probability ", pd[i], " at flat index ",

@@ -81,7 +81,7 @@ void multinomial_meta(const Frame& f, MetaResult& m) {
 }
 
 void multinomial_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
-  const Tensor p = to(contiguous(Tensor::borrow(&f.tensor(0))), DType::Float64);
+  const Tensor p = to(expect_contiguous(Tensor::borrow(&f.tensor(0))), DType::Float64);
   const int64_t categories = p->size(p->dim() - 1), rows = p->numel() / categories, k = f.arg(1).to_int();
   const bool replacement = f.arg(2).to_bool();
   const double* pd = p->data_as<double>();

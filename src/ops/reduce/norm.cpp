@@ -32,15 +32,15 @@ Tensor vector_norm(const char* op, const Tensor& in, double p, IntArrayRef dims,
   const Tensor x = (out == DType::Float16 || out == DType::BFloat16) ? to(in, DType::Float32) : in;
   Tensor r;
   if (p == 2.0) {
-    r = unary("sqrt", reduce("sum", mul(x, x), dims, keepdim));
+    r = sqrt(sum(mul(x, x), dims, keepdim));
   } else if (p == 1.0) {
-    r = reduce("sum", unary("abs", x), dims, keepdim);
+    r = sum(abs(x), dims, keepdim);
   } else if (std::isinf(p)) {
-    r = reduce(p > 0 ? "amax" : "amin", unary("abs", x), dims, keepdim);
+    r = p > 0 ? amax(abs(x), dims, keepdim) : amin(abs(x), dims, keepdim);
   } else if (p == 0.0) {  // the number of non-zero elements
-    r = reduce("sum", to(binary_scalar("ne", x, 0), x->dtype()), dims, keepdim);
+    r = sum(to(ne(x, 0), x->dtype()), dims, keepdim);
   } else {
-    r = binary_scalar("pow", reduce("sum", binary_scalar("pow", unary("abs", x), p), dims, keepdim), 1.0 / p);
+    r = pow(sum(pow(abs(x), p), dims, keepdim), 1.0 / p);
   }
   return r->dtype() == out ? r : to(r, out);
 }
@@ -100,18 +100,18 @@ void vector_norm_backward(autograd::GradCtx& c) {
   const Tensor g = expand_reduced(c.grad(), dims, x->sizes(), keepdim);
   const Tensor y = expand_reduced(c.result(), dims, x->sizes(), keepdim);
   const Tensor zero = zeros({}, x->dtype(), x->device());
-  const Tensor sign = sub(to(binary_scalar("gt", x, 0), x->dtype()), to(binary_scalar("lt", x, 0), x->dtype()));
+  const Tensor sign = sub(to(gt(x, 0), x->dtype()), to(lt(x, 0), x->dtype()));
   Tensor gx;
   if (p == 0.0) {
     gx = mul(x, Scalar(0.0));
   } else if (p == 1.0) {
     gx = mul(g, sign);
   } else if (std::isinf(p)) {
-    const Tensor hit = to(binary("eq", unary("abs", x), y), x->dtype());
-    gx = mul(mul(g, sign), div(hit, expand(reduce("sum", hit, dims, true), x->sizes())));
+    const Tensor hit = to(eq(abs(x), y), x->dtype());
+    gx = mul(mul(g, sign), div(hit, expand(sum(hit, dims, true), x->sizes())));
   } else {
-    const Tensor ratio = p == 2.0 ? div(x, y) : mul(sign, binary_scalar("pow", div(unary("abs", x), y), p - 1.0));
-    gx = mul(g, where(binary_scalar("eq", y, 0), zero, ratio));
+    const Tensor ratio = p == 2.0 ? div(x, y) : mul(sign, pow(div(abs(x), y), p - 1.0));
+    gx = mul(g, where(eq(y, 0), zero, ratio));
   }
   c.set(0, gx);
 }
@@ -134,9 +134,9 @@ Tensor matrix_norm(const Tensor& x, const char* ord, double p, int64_t d0, int64
   const int64_t sum_dim = std::isinf(p) ? d1 : d0, pick_dim = std::isinf(p) ? d0 : d1;
   const DType out = x->dtype();
   const Tensor xf = (out == DType::Float16 || out == DType::BFloat16) ? to(x, DType::Float32) : x;
-  Tensor r = reduce("sum", unary("abs", xf), IntArrayRef(&sum_dim, 1), true);
-  r = reduce(p > 0 ? "amax" : "amin", r, IntArrayRef(&pick_dim, 1), true);
-  if (!keepdim) r = squeeze_dim(squeeze_dim(r, std::max(d0, d1)), std::min(d0, d1));
+  Tensor r = sum(abs(xf), IntArrayRef(&sum_dim, 1), true);
+  r = p > 0 ? amax(r, IntArrayRef(&pick_dim, 1), true) : amin(r, IntArrayRef(&pick_dim, 1), true);
+  if (!keepdim) r = squeeze(squeeze(r, std::max(d0, d1)), std::min(d0, d1));
   return r->dtype() == out ? r : to(r, out);
 }
 

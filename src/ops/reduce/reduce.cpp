@@ -196,13 +196,13 @@ void mean_backward(GradCtx& c) {
 void prod_backward(GradCtx& c) {
   const Tensor x = c.saved(0);
   const DimVector dims = reduced_dims(c, "prod");
-  const Tensor is_zero = binary_scalar("eq", x, 0);
-  const Tensor zeros_in_group = reduce("sum", is_zero, dims, true);
+  const Tensor is_zero = eq(x, 0);
+  const Tensor zeros_in_group = sum(is_zero, dims, true);
   const Tensor x_no_zero = where(is_zero, ones({}, x->dtype(), x->device()), x);
-  const Tensor rest = reduce("prod", x_no_zero, dims, true);  // product of the non-zero elements
+  const Tensor rest = prod(x_no_zero, dims, true);  // product of the non-zero elements
   const Tensor zero = zeros({}, x->dtype(), x->device());
-  const Tensor none_zero = binary_scalar("eq", zeros_in_group, 0);
-  const Tensor lone_zero = mul(is_zero, binary_scalar("eq", zeros_in_group, 1));
+  const Tensor none_zero = eq(zeros_in_group, 0);
+  const Tensor lone_zero = mul(is_zero, eq(zeros_in_group, 1));
   const Tensor others = where(none_zero, div(rest, x_no_zero), where(lone_zero, expand(rest, x->sizes()), zero));
   c.set(0, mul(expand_back(c, "prod", c.grad()), others));
 }
@@ -212,8 +212,8 @@ template <Kind K>
 void extremum_backward(GradCtx& c) {
   const char* op = kind_name<K>();
   const Tensor x = c.saved(0);
-  const Tensor hit = to(binary("eq", x, expand_back(c, op, c.result())), x->dtype());
-  const Tensor share = div(hit, reduce("sum", hit, reduced_dims(c, op), true));
+  const Tensor hit = to(eq(x, expand_back(c, op, c.result())), x->dtype());
+  const Tensor share = div(hit, sum(hit, reduced_dims(c, op), true));
   c.set(0, mul(expand_back(c, op, c.grad()), share));
 }
 

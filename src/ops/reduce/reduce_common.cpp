@@ -56,7 +56,7 @@ ReduceLayout reduce_layout(const TensorImpl& a, uint64_t mask) {
       perm.push_back(d);
       l.k *= a.size(d);
     }
-  l.data = contiguous(permute(l.data, perm));
+  l.data = expect_contiguous(permute(l.data, perm));
   return l;
 }
 

@@ -43,7 +43,7 @@ template <bool Prod>
 void cum_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const TensorImpl& a = f.tensor(0);
   const int64_t dim = wrap_dim("cum", f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
-  const Tensor in = contiguous(to(Tensor::borrow(&a), m.compute));
+  const Tensor in = expect_contiguous(to(Tensor::borrow(&a), m.compute));
   const Lines l = lines_of(a.sizes(), dim);
   visit_dtype<kNumericDTypes>(m.compute, Prod ? "cumprod" : "cumsum", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -70,8 +70,8 @@ void cum_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 
 // sum over j >= i of g_j: the total minus the running sum before i.
 Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
-  const Tensor running = call(builtin_op("cumsum"), {g, dim, Value()});
-  return add(sub(expand(reduce("sum", g, IntArrayRef(&dim, 1), true), g->sizes()), running), g);
+  const Tensor running = cumsum(g, dim);
+  return add(sub(expand(sum(g, IntArrayRef(&dim, 1), true), g->sizes()), running), g);
 }
 
 int64_t grad_dim(GradCtx& c) { return wrap_dim("cum", c.arg(1).to_int(), static_cast<int64_t>(c.sizes(0).size())); }
@@ -88,12 +88,12 @@ void cumprod_backward(GradCtx& c) {
   const int64_t dim = grad_dim(c);
   const Tensor g = c.grad();
   const Tensor one = ones({}, x->dtype(), x->device()), zero = zeros({}, x->dtype(), x->device());
-  const Tensor is_zero = binary_scalar("eq", x, 0);
-  const Tensor zeros_so_far = call(builtin_op("cumsum"), {is_zero, dim, Value()});
-  const Tensor before = binary_scalar("eq", zeros_so_far, 0);
-  const Tensor first_zero = mul(is_zero, binary_scalar("eq", zeros_so_far, 1));
+  const Tensor is_zero = eq(x, 0);
+  const Tensor zeros_so_far = cumsum(is_zero, dim);
+  const Tensor before = eq(zeros_so_far, 0);
+  const Tensor first_zero = mul(is_zero, eq(zeros_so_far, 1));
   const Tensor a = div(reverse_cumsum(mul(g, y), dim), where(before, x, one));
-  const Tensor y1 = call(builtin_op("cumprod"), {where(first_zero, one, x), dim, Value()});
+  const Tensor y1 = cumprod(where(first_zero, one, x), dim);
   const Tensor b = reverse_cumsum(mul(g, y1), dim);
   c.set(0, where(before, a, where(first_zero, b, zero)));
 }
@@ -121,7 +121,7 @@ template <bool Max>
 void cumext_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& a = f.tensor(0);
   const int64_t dim = wrap_dim("cum", f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
-  const Tensor in = contiguous(Tensor::borrow(&a));
+  const Tensor in = expect_contiguous(Tensor::borrow(&a));
   const Lines l = lines_of(a.sizes(), dim);
   visit_dtype(a.dtype(), Max ? "cummax" : "cummin", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -102,7 +102,7 @@ void moment_backward(GradCtx& c) {
   int64_t n = 1;
   for (int64_t d : dims) n *= x->size(d);
   const double denom = std::max(0.0, static_cast<double>(n) - correction_of(c.arg(2)));
-  const Tensor centered = sub(x, reduce("mean", x, dims, true));
+  const Tensor centered = sub(x, mean(x, dims, true));
   const Tensor g = expand_reduced(c.grad(0), dims, x->sizes(), keepdim);
   Tensor gx;
   if (K == Moment::Var || K == Moment::VarMean) {
@@ -314,7 +314,7 @@ void logsumexp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
       if (!(mask >> d & 1)) perm.push_back(d);
     for (int64_t d = 0; d < static_cast<int64_t>(a.dim()); ++d)
       if (mask >> d & 1) perm.push_back(d);
-    l.data = contiguous(permute(Tensor::borrow(&a), perm));
+    l.data = expect_contiguous(permute(Tensor::borrow(&a), perm));
     l.outer *= l.inner;
     l.inner = 1;
   }
@@ -339,7 +339,7 @@ void logsumexp_backward(GradCtx& c) {
   const DimVector dims = grad_reduced_dims(c, "logsumexp", 1);
   const bool keepdim = c.arg(2).to_bool();
   const Tensor y = expand_reduced(c.result(), dims, x->sizes(), keepdim);
-  c.set(0, mul(expand_reduced(c.grad(), dims, x->sizes(), keepdim), unary("exp", sub(x, y))));
+  c.set(0, mul(expand_reduced(c.grad(), dims, x->sizes(), keepdim), exp(sub(x, y))));
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ void triangle_kernel(void*, Frame& f) {
   const Tensor keep =
       a.device().is_meta()
           ? empty_symint({a.sym_size(a.dim() - 2), a.sym_size(a.dim() - 1)}, DType::Bool, a.device())
-          : binary_scalar(Lower ? "le" : "ge", offsets(a.size(a.dim() - 2), a.size(a.dim() - 1), a.device()), Scalar(k));
+      : Lower ? le(offsets(a.size(a.dim() - 2), a.size(a.dim() - 1), a.device()), k)
+              : ge(offsets(a.size(a.dim() - 2), a.size(a.dim() - 1), a.device()), k);
   f.outs[0] = where(keep, Tensor::borrow(&a), zero_like_scalar(a));
 }
 
@@ -98,7 +99,7 @@ Tensor embed_diagonal(const Tensor& g, IntArrayRef sizes, int64_t offset, int64_
   DimVector mask_sizes;
   mask_sizes.resize(nd);
   for (int64_t d = 0; d < nd; ++d) mask_sizes[d] = d == d1 ? n1 : d == d2 ? n2 : 1;
-  Tensor on = binary_scalar("eq", offsets(n1, n2, g->device()), Scalar(offset));
+  Tensor on = eq(offsets(n1, n2, g->device()), Scalar(offset));
   if (d1 > d2) on = transpose(on, 0, 1);
   on = reshape(on, mask_sizes);
   return where(on, placed, zeros({}, g->dtype(), g->device()));

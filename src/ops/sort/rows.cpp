@@ -15,7 +15,7 @@ Rows rows_along(const TensorImpl& a, int64_t dim) {
     r.perm.push_back(dim);
     r.n = a.size(dim);
   }
-  r.data = contiguous(nd > 0 ? permute(Tensor::borrow(&a), r.perm) : Tensor::borrow(&a));
+  r.data = expect_contiguous(nd > 0 ? permute(Tensor::borrow(&a), r.perm) : Tensor::borrow(&a));
   return r;
 }
 

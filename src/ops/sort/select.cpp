@@ -158,8 +158,8 @@ void median_all_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 // As PyTorch: the gradient is shared evenly by the elements equal to the median.
 void median_all_backward(GradCtx& c) {
   const Tensor x = c.saved(0);
-  const Tensor hit = to(binary("eq", x, expand(c.result(), x->sizes())), c.grad()->dtype());
-  c.set(0, mul(expand(c.grad(), x->sizes()), div(hit, reduce("sum", hit, {}, false))));
+  const Tensor hit = to(eq(x, expand(c.result(), x->sizes())), c.grad()->dtype());
+  c.set(0, mul(expand(c.grad(), x->sizes()), div(hit, sum(hit, {}, false))));
 }
 
 }  // namespace

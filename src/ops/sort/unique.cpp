@@ -57,9 +57,9 @@ void unique_kernel(void*, Frame& f) {
   if (inverse) std::copy(inv.begin(), inv.end(), inverse_out->data_as<int64_t>());
   Tensor counts_out = empty({counts ? static_cast<int64_t>(cnt.size()) : 0}, DType::Int64, kCPU);
   if (counts) std::copy(cnt.begin(), cnt.end(), counts_out->data_as<int64_t>());
-  f.outs[0] = to_device(values, a.device(), a.dtype());
-  f.outs[1] = to_device(inverse_out, a.device(), DType::Int64);
-  f.outs[2] = to_device(counts_out, a.device(), DType::Int64);
+  f.outs[0] = to(values, a.device(), a.dtype());
+  f.outs[1] = to(inverse_out, a.device(), DType::Int64);
+  f.outs[2] = to(counts_out, a.device(), DType::Int64);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ Tensor leaf(std::initializer_list<double> values) {
 
 double at(const Tensor& t, int64_t i) { return ops::contiguous(t)->data_as<double>()[i]; }
 
-Tensor total(const Tensor& t) { return ops::reduce("sum", t, {}, false); }
+Tensor total(const Tensor& t) { return ops::sum(t, {}, false); }
 
 void run_backward(const Tensor& root) { autograd::backward({root}, {}, {}, "test"); }
 
@@ -74,7 +74,7 @@ TEST(AutogradEngine, RefusesWhatPyTorchRefuses) {
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), CT_ERROR_NOT_IMPLEMENTED);
   }
-  Tensor e = ops::unary("exp", x);  // saves its result
+  Tensor e = ops::exp(x);  // saves its result
   {
     autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);
     call(builtin_op("add_.Scalar"), {e, 1.0, 1});
@@ -117,7 +117,7 @@ TEST(AutogradEngine, AGraphGoesAwayWithItsLastTensor) {
           return std::vector<Tensor>{ops::mul(ops::mul(g[0], ctx.saved(0)), Scalar(2.0))};
         },
         nullptr);
-    Tensor loss = total(ops::unary("exp", out[0]));
+    Tensor loss = total(ops::exp(out[0]));
     run_backward(loss);
     EXPECT_DOUBLE_EQ(at(autograd::grad_of(*x), 0), 2.0 * std::exp(1.0));
   }

@@ -72,7 +72,7 @@ Tensor make_leaf(const Input& in, bool non_contiguous) {
 }
 
 Tensor weighted_sum(const Tensor& out, const Tensor& weights) {
-  return ops::reduce("sum", ops::mul(out, weights), {}, false);
+  return ops::sum(ops::mul(out, weights), {}, false);
 }
 
 // First derivatives of sum(f(x) * w) with respect to every input (zeros where unused).

@@ -181,8 +181,8 @@ void expect_emulated_kernel_matches_eager(GraphBuilder& b, Ref out, const std::s
     if (k->numel() > (*full)->numel()) full = &k;
   const int64_t cols = (*full)->sizes().back();
   launch(pointers.data(), (*full)->numel() / cols, cols);
-  const Tensor diff = ops::unary("abs", ops::sub(ops::to(got, DType::Float64), ops::to(want, DType::Float64)));
-  const Tensor scale = ops::unary("abs", ops::to(want, DType::Float64));
+  const Tensor diff = ops::abs(ops::sub(ops::to(got, DType::Float64), ops::to(want, DType::Float64)));
+  const Tensor scale = ops::abs(ops::to(want, DType::Float64));
   const double* dp = diff->data_as<double>();
   const double* sp = scale->data_as<double>();
   for (int64_t i = 0; i < diff->numel(); ++i)
@@ -222,7 +222,7 @@ TEST(FuseCuda, GeneratedExtremumKernelRunsLikeEagerOnAHostEmulation) {
 // The inputs lie in [0.5, 2.5], where every element function is finite.
 Ref every_fusible_chain(GraphBuilder& b, DType dtype, size_t& count) {
   auto positive = [&](uint32_t seed) {
-    return ops::binary_scalar("add", ops::unary("abs", filled({6, 50}, dtype, seed)), Scalar(0.5));
+    return ops::add(ops::abs(filled({6, 50}, dtype, seed)), Scalar(0.5));
   };
   const Ref x = b.input(positive(1)), y = b.input(positive(2));
   Ref acc = x;

@@ -74,9 +74,9 @@ ProgramRef mlp(const std::vector<DimDecl>& dims) {
   const Tensor w = values({3, 5}), b = values({5}, -0.5);
   return export_fn(
       [w, b](const TensorImpl* const* in, size_t, Tensor* out, size_t) {
-        const Tensor y = ops::unary("relu", ops::add(ops::matmul(Tensor::borrow(in[0]), w), b));
+        const Tensor y = ops::relu(ops::add(ops::matmul(Tensor::borrow(in[0]), w), b));
         out[0] = y;
-        out[1] = ops::reduce("sum", ops::flatten(y, 0, 1), {}, false);
+        out[1] = ops::sum(ops::flatten(y, 0, 1), {}, false);
       },
       {values({4, 3})}, dims, 2);
 }

@@ -228,7 +228,7 @@ TEST(MetaDevice, ShapesAndDTypesMatchTheCpuResult) {
   EXPECT_TRUE(c->device().is_meta());
   EXPECT_TRUE(c->sizes().equals({2, 4, 3}));
   EXPECT_EQ(c->dtype(), DType::Float16);
-  Tensor s = ct::ops::reduce("sum", c, {1}, true);
+  Tensor s = ct::ops::sum(c, {1}, true);
   EXPECT_TRUE(s->sizes().equals({2, 1, 3}));
   Tensor m = ct::ops::matmul(ct::ops::empty({5, 2, 3}, DType::Float32, ct::kMeta),
                              ct::ops::empty({3, 7}, DType::Float32, ct::kMeta));

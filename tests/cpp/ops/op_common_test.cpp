@@ -85,14 +85,14 @@ TEST(ResultType, AllThreeGroupsCombine) {
 TEST(ResultType, BinaryOperatorsUseTheResultType) {
   Tensor u8 = ct::ops::zeros({3}, DType::UInt8, ct::kCPU);
   Tensor z = ct::ops::full({}, Scalar(int64_t(300)), DType::Int64, ct::kCPU);
-  EXPECT_EQ(ct::ops::binary("add", u8, z)->dtype(), DType::UInt8);
+  EXPECT_EQ(ct::ops::add(u8, z)->dtype(), DType::UInt8);
   Tensor i32 = ct::ops::zeros({3}, DType::Int32, ct::kCPU);
-  EXPECT_EQ(ct::ops::binary_scalar("add", i32, Scalar(2.5))->dtype(), DType::Float32);
-  EXPECT_EQ(ct::ops::binary_scalar("add", i32, Scalar(2))->dtype(), DType::Int32);
+  EXPECT_EQ(ct::ops::add(i32, Scalar(2.5))->dtype(), DType::Float32);
+  EXPECT_EQ(ct::ops::add(i32, Scalar(2))->dtype(), DType::Int32);
   Tensor h = ct::ops::zeros({3}, DType::Float16, ct::kCPU);
-  EXPECT_EQ(ct::ops::binary("mul", i32, h)->dtype(), DType::Float16);
+  EXPECT_EQ(ct::ops::mul(i32, h)->dtype(), DType::Float16);
   Tensor b = ct::ops::zeros({3}, DType::Bool, ct::kCPU);
-  EXPECT_EQ(ct::ops::binary_scalar("add", b, Scalar(1))->dtype(), DType::Int64);
+  EXPECT_EQ(ct::ops::add(b, Scalar(1))->dtype(), DType::Int64);
 }
 
 TEST(BroadcastShapes, AlignsTrailingDimsAndRejectsMismatches) {

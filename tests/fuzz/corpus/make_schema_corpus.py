@@ -1,5 +1,5 @@
 """Writes the seed corpus in corpus/schema/ for fuzz_schema: schemas of built-in operators, read
-from a built libctorch (ct_op_registry_json, through bindings/registry.py) and moved into the
+from a built libctorch (ct_op_registry_json, through codegen/registry.py) and moved into the
 namespace "fz", plus hostile ones written by hand. Run from the repository root after a build:
 
     python3 tests/fuzz/corpus/make_schema_corpus.py [build/src/libctorch.so]
@@ -9,7 +9,7 @@ The files are checked in; CTest replays them (fuzz_schema_corpus) and libFuzzer 
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bindings"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "codegen"))
 from registry import builtin_operators  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema")
@@ -43,7 +43,7 @@ HOSTILE = {
 def main():
     library = sys.argv[1] if len(sys.argv) > 1 else "build/src/libctorch.so"
     os.makedirs(OUT, exist_ok=True)
-    ops = builtin_operators(library)
+    _, ops = builtin_operators(library)
     # One schema per distinct set of argument types, so the seeds cover the type grammar cheaply.
     seen = set()
     for op in ops:

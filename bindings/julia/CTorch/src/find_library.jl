@@ -1,4 +1,4 @@
-# find_library.jl - where CTorch finds libctorch. Shared by the package and gen/generate.jl.
+# find_library.jl - where CTorch finds libctorch.
 
 using Libdl
 

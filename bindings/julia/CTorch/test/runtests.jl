@@ -264,9 +264,9 @@ end
     @test_throws ArgumentError ops.add(a, a; nonsense = 1)
 end
 
-@testset "Generated files match the header and the registry" begin
+@testset "The raw layer matches the header" begin   # ops.jl: CTest's julia.generated
     gen = joinpath(@__DIR__, "..", "gen", "generate.jl")
-    cmd = `$(Base.julia_cmd()) --startup-file=no $gen --check --library $(CTorch.library_path())`
+    cmd = `$(Base.julia_cmd()) --startup-file=no $gen --check`
     @test success(pipeline(cmd; stdout = devnull, stderr = stderr))
 end
 

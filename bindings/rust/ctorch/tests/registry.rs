@@ -1,5 +1,5 @@
 //! The typed methods cover exactly the built-in operators of the library the tests run against:
-//! regenerate generated.rs with bindings/rust/gen_ops.py when this fails.
+//! regenerate generated.rs with codegen/gen_ops.py when this fails.
 
 use std::collections::BTreeSet;
 
@@ -29,7 +29,7 @@ fn generated_methods_match_the_registry() {
     let missing: Vec<_> = registry.difference(&generated).collect();
     let stale: Vec<_> = generated.difference(&registry).collect();
     assert!(missing.is_empty() && stale.is_empty(),
-            "run bindings/rust/gen_ops.py: operators without a method {missing:?}, methods without an operator {stale:?}");
+            "run codegen/gen_ops.py: operators without a method {missing:?}, methods without an operator {stale:?}");
 }
 
 #[test]

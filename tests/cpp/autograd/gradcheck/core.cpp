@@ -111,8 +111,8 @@ std::vector<Case> core_cases() {
          return ops::to(ops::mul(ops::to(x[0], DType::Float32), Scalar(3.0)), DType::Float64);
        }, true, 1e-3, 1e-3},
       {{"to.device"}, {m}, [](const Inputs& x) {
-         const Tensor there = ops::to_device(ops::transpose(x[0], 0, 1), host_memory_device(), DType::Float32);
-         return ops::mul(ops::to_device(there, kCPU, DType::Float64), Scalar(3.0));
+         const Tensor there = ops::to(ops::transpose(x[0], 0, 1), host_memory_device(), DType::Float32);
+         return ops::mul(ops::to(there, kCPU, DType::Float64), Scalar(3.0));
        }, true, 1e-3, 1e-3},
       {{"contiguous", "clone"}, {m}, [](const Inputs& x) {
          return ops::mul(ops::contiguous(ops::transpose(x[0], 0, 1)), ops::clone(ops::transpose(x[0], 0, 1)));

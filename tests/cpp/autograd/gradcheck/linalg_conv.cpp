@@ -125,7 +125,7 @@ std::vector<Case> linalg_conv_cases() {
        [](const Inputs& x) {
          Tensor outs[2];
          const Tensor self = ops::arange(0, 120, 1, DType::Float64, kCPU);
-         const Tensor s = ops::reshape(ops::unary("sin", self), {2, 2, 5, 6});
+         const Tensor s = ops::reshape(ops::sin(self), {2, 2, 5, 6});
          const int64_t k[2] = {3, 2}, st[2] = {2, 1}, p[2] = {1, 0}, d[2] = {1, 2};
          const Value args[6] = {s, IntArrayRef(k, 2), IntArrayRef(st, 2), IntArrayRef(p, 2), IntArrayRef(d, 2), true};
          dispatch(builtin_op("max_pool2d_with_indices"), args, 6, outs, 2);

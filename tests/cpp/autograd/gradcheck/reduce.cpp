@@ -16,7 +16,7 @@ Tensor both(const char* name, std::initializer_list<Value> args) {
   return ops::add(outs[0], ops::mul(outs[1], Scalar(3.0)));
 }
 
-Tensor sum_all(const Tensor& t) { return ops::reduce("sum", t, {}, false); }
+Tensor sum_all(const Tensor& t) { return ops::sum(t, {}, false); }
 
 std::vector<Case> reduce_cases() {
   const Input m{{3, 4}}, cube{{2, 3, 4}}, scalar{{}};

@@ -31,7 +31,7 @@ std::vector<Case> shape_cases() {
       {{"tril"}, {cube}, [](const Inputs& x) { return op("tril", {x[0], -1}); }},
       {{"triu"}, {cube}, [](const Inputs& x) { return op("triu", {x[0], 1}); }},
       {{"diag"}, {vec, m}, [](const Inputs& x) {
-         return ops::add(ops::reduce("sum", op("diag", {x[0], 1}), {}, false), op("diag", {x[1], -1}));
+         return ops::add(ops::sum(op("diag", {x[0], 1}), {}, false), op("diag", {x[1], -1}));
        }},
       {{"diagonal"}, {cube}, [](const Inputs& x) {
          return ops::add(op("diagonal", {x[0], 1, 2, 0}), op("diagonal", {x[0], -1, 0, 2}));

@@ -48,9 +48,9 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 TEST(Sum, FullFloatSumIsBitwiseIdenticalOnOneAndTwoThreads) {
   Tensor x = random_floats({int64_t(1) << 22}, 1);
   const int before = ct::cpu::get_num_threads();
-  Tensor one = with_threads(1, [&] { return ct::ops::reduce("sum", x, {}, false); });
-  Tensor two = with_threads(2, [&] { return ct::ops::reduce("sum", x, {}, false); });
-  Tensor four = with_threads(4, [&] { return ct::ops::reduce("sum", x, {}, false); });
+  Tensor one = with_threads(1, [&] { return ct::ops::sum(x, {}, false); });
+  Tensor two = with_threads(2, [&] { return ct::ops::sum(x, {}, false); });
+  Tensor four = with_threads(4, [&] { return ct::ops::sum(x, {}, false); });
   EXPECT_EQ(ct::cpu::get_num_threads(), before);
   ASSERT_EQ(one->dim(), 0u);
   EXPECT_TRUE(same_bits(one, two)) << one->data_as<float>()[0] << " vs " << two->data_as<float>()[0];
@@ -62,8 +62,8 @@ TEST(Sum, FullFloatSumIsBitwiseIdenticalOnOneAndTwoThreads) {
 
 TEST(Sum, RowWiseSumIsBitwiseIdenticalOnOneAndTwoThreads) {
   Tensor x = random_floats({64, 65536}, 2);
-  Tensor one = with_threads(1, [&] { return ct::ops::reduce("sum", x, {1}, false); });
-  Tensor two = with_threads(2, [&] { return ct::ops::reduce("sum", x, {1}, false); });
+  Tensor one = with_threads(1, [&] { return ct::ops::sum(x, {1}, false); });
+  Tensor two = with_threads(2, [&] { return ct::ops::sum(x, {1}, false); });
   ASSERT_TRUE(one->sizes().equals({64}));
   EXPECT_TRUE(same_bits(one, two));
   for (int64_t r = 0; r < 64; r += 21) {
@@ -75,8 +75,8 @@ TEST(Sum, RowWiseSumIsBitwiseIdenticalOnOneAndTwoThreads) {
 
 TEST(Sum, ColumnSumOfATransposedInputIsBitwiseIdenticalOnOneAndTwoThreads) {
   Tensor x = ct::ops::transpose(random_floats({4096, 300}, 3), 0, 1);  // [300, 4096], strided
-  Tensor one = with_threads(1, [&] { return ct::ops::reduce("sum", x, {1}, false); });
-  Tensor two = with_threads(2, [&] { return ct::ops::reduce("sum", x, {1}, false); });
+  Tensor one = with_threads(1, [&] { return ct::ops::sum(x, {1}, false); });
+  Tensor two = with_threads(2, [&] { return ct::ops::sum(x, {1}, false); });
   EXPECT_TRUE(same_bits(one, two));
 }
 
@@ -84,8 +84,8 @@ TEST(Sum, ColumnSumOfATransposedInputIsBitwiseIdenticalOnOneAndTwoThreads) {
 // (Note [Column reductions]): same bits on any thread count, pairwise-level accuracy.
 TEST(Sum, LeadingAndMiddleDimReductionsAreBitwiseIdenticalOnOneAndTwoThreads) {
   Tensor x = random_floats({3000, 2500}, 4);  // 2500 columns: three chunks, the last one partial
-  Tensor one = with_threads(1, [&] { return ct::ops::reduce("sum", x, {0}, false); });
-  Tensor two = with_threads(2, [&] { return ct::ops::reduce("sum", x, {0}, false); });
+  Tensor one = with_threads(1, [&] { return ct::ops::sum(x, {0}, false); });
+  Tensor two = with_threads(2, [&] { return ct::ops::sum(x, {0}, false); });
   ASSERT_TRUE(one->sizes().equals({2500}));
   EXPECT_TRUE(same_bits(one, two));
   for (int64_t j = 0; j < 2500; j += 613) {
@@ -94,8 +94,8 @@ TEST(Sum, LeadingAndMiddleDimReductionsAreBitwiseIdenticalOnOneAndTwoThreads) {
     EXPECT_NEAR(one->data_as<float>()[j], ref, 2e-3) << j;
   }
   Tensor y = random_floats({6, 700, 130}, 5);
-  Tensor mid1 = with_threads(1, [&] { return ct::ops::reduce("sum", y, {1}, true); });
-  Tensor mid2 = with_threads(2, [&] { return ct::ops::reduce("sum", y, {1}, true); });
+  Tensor mid1 = with_threads(1, [&] { return ct::ops::sum(y, {1}, true); });
+  Tensor mid2 = with_threads(2, [&] { return ct::ops::sum(y, {1}, true); });
   ASSERT_TRUE(mid1->sizes().equals({6, 1, 130}));
   EXPECT_TRUE(same_bits(mid1, mid2));
   double ref = 0;
@@ -108,24 +108,24 @@ TEST(ArgMax, OverALeadingDimFindsTheFirstLargestInEachColumn) {
   x->data_as<float>()[123 * 70 + 5] = 100.0f;
   x->data_as<float>()[400 * 70 + 5] = 100.0f;  // a later tie: the first index wins
   const int64_t dim = 0;
-  Tensor am = ct::ops::arg_reduce("argmax", x, &dim, false);
+  Tensor am = ct::ops::argmax(x, dim, false);
   EXPECT_EQ(am->data_as<int64_t>()[5], 123);
-  Tensor mx = ct::ops::reduce("amax", x, {0}, false);
+  Tensor mx = ct::ops::amax(x, {0}, false);
   EXPECT_EQ(mx->data_as<float>()[5], 100.0f);
 }
 
 TEST(Sum, MeanAndAmaxOverDimsMatchTorchOnSmallInputs) {
   Tensor x = ct::ops::reshape(ct::ops::arange(0, 24, 1, DType::Float32, ct::kCPU), {2, 3, 4});
-  Tensor s = ct::ops::reduce("sum", x, {0, 2}, false);  // torch: tensor([ 60.,  92., 124.])
+  Tensor s = ct::ops::sum(x, {0, 2}, false);  // torch: tensor([ 60.,  92., 124.])
   ASSERT_TRUE(s->sizes().equals({3}));
   EXPECT_EQ(s->data_as<float>()[0], 60.0f);
   EXPECT_EQ(s->data_as<float>()[1], 92.0f);
   EXPECT_EQ(s->data_as<float>()[2], 124.0f);
-  Tensor m = ct::ops::reduce("mean", x, {-1}, true);
+  Tensor m = ct::ops::mean(x, {-1}, true);
   ASSERT_TRUE(m->sizes().equals({2, 3, 1}));
   EXPECT_EQ(m->data_as<float>()[5], 21.5f);
   Tensor i = ct::ops::arange(0, 10, 1, DType::Int32, ct::kCPU);
-  Tensor si = ct::ops::reduce("sum", i, {}, false);
+  Tensor si = ct::ops::sum(i, {}, false);
   EXPECT_EQ(si->dtype(), DType::Int64);  // torch.sum of int32 is int64
   EXPECT_EQ(si->data_as<int64_t>()[0], 45);
 }
@@ -133,29 +133,29 @@ TEST(Sum, MeanAndAmaxOverDimsMatchTorchOnSmallInputs) {
 TEST(ArgMax, TiesGoToTheFirstOccurrence) {
   Tensor x = ct::ops::to(ct::ops::reshape(ct::ops::arange(0, 6, 1, DType::Float32, ct::kCPU), {2, 3}), DType::Int32);
   x->data_as<int32_t>()[0] = 5;  // [[5, 1, 2], [3, 4, 5]]
-  Tensor flat = ct::ops::arg_reduce("argmax", x, nullptr, false);
+  Tensor flat = ct::ops::argmax(x);
   EXPECT_EQ(flat->dtype(), DType::Int64);
   EXPECT_EQ(flat->dim(), 0u);
   EXPECT_EQ(flat->data_as<int64_t>()[0], 0);  // torch.argmax: first maximal element
   const int64_t dim = 1;
-  Tensor rows = ct::ops::arg_reduce("argmax", x, &dim, false);
+  Tensor rows = ct::ops::argmax(x, dim, false);
   ASSERT_TRUE(rows->sizes().equals({2}));
   EXPECT_EQ(rows->data_as<int64_t>()[0], 0);
   EXPECT_EQ(rows->data_as<int64_t>()[1], 2);
 }
 
 TEST(Sum, OfBoolCountsTrueValuesAsInt64) {
-  Tensor b = ct::ops::binary_scalar("gt", ct::ops::arange(0, 10, 1, DType::Int64, ct::kCPU), ct::Scalar(6));
+  Tensor b = ct::ops::gt(ct::ops::arange(0, 10, 1, DType::Int64, ct::kCPU), ct::Scalar(6));
   EXPECT_EQ(b->dtype(), DType::Bool);
-  Tensor s = ct::ops::reduce("sum", b, {}, false);
+  Tensor s = ct::ops::sum(b, {}, false);
   EXPECT_EQ(s->dtype(), DType::Int64);
   EXPECT_EQ(s->data_as<int64_t>()[0], 3);
 }
 
 TEST(Sum, OverAnEmptyDimGivesZeroAndAmaxRaises) {
   Tensor e = ct::ops::zeros({3, 0}, DType::Float32, ct::kCPU);
-  Tensor s = ct::ops::reduce("sum", e, {1}, false);
+  Tensor s = ct::ops::sum(e, {1}, false);
   ASSERT_TRUE(s->sizes().equals({3}));
   for (int i = 0; i < 3; ++i) EXPECT_EQ(s->data_as<float>()[i], 0.0f);
-  EXPECT_THROW(ct::ops::reduce("amax", e, {1}, false), ct::Error);  // torch: amax of an empty dim is an error
+  EXPECT_THROW(ct::ops::amax(e, {1}, false), ct::Error);  // torch: amax of an empty dim is an error
 }
