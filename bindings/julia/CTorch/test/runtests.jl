@@ -264,6 +264,46 @@ end
     @test_throws ArgumentError ops.add(a, a; nonsense = 1)
 end
 
+@testset "Elementwise math defined by element functions" begin
+    # Each is reachable with its overloads and result dtype; values are worked out here.
+    a = Tensor([1.0, -2.0, 0.5])
+    b = Tensor([-3.0, 4.0, 0.25])
+    @test Array(ops.copysign(a, b)) == [-1.0, 2.0, 0.5]
+    @test Array(ops.copysign(a, -1.0)) == [-1.0, -2.0, -0.5]                    # copysign.Scalar
+    @test Array(ops.logaddexp(a, b)) ≈ log.(exp.([1.0, -2.0, 0.5]) .+ exp.([-3.0, 4.0, 0.25]))
+    @test Array(ops.logaddexp2(a, b)) ≈ log2.(exp2.([1.0, -2.0, 0.5]) .+ exp2.([-3.0, 4.0, 0.25]))
+    @test Array(ops.hypot(a, b)) ≈ hypot.([1.0, -2.0, 0.5], [-3.0, 4.0, 0.25])
+    @test Array(ops.fmax(a, Tensor([NaN, 4.0, 0.0]))) == [1.0, 4.0, 0.5]
+    @test Array(ops.fmin(a, Tensor([NaN, 4.0, 0.0]))) == [1.0, -2.0, 0.0]
+    @test Array(ops.heaviside(a, Tensor([7.0, 7.0, 7.0]))) == [1.0, 0.0, 1.0]
+    @test Array(ops.float_power(a, b)) ≈ [1.0, 16.0, 0.5^0.25]
+    @test Array(ops.nextafter(a, b)) == nextfloat.([1.0, -2.0, 0.5], [-1, 1, -1])
+    @test Array(ops.xlogy(Tensor([0.0, 2.0]), Tensor([0.0, 3.0]))) ≈ [0.0, 2 * log(3.0)]
+    @test Array(ops.xlogy(2.0, Tensor([0.0, 3.0]))) ≈ [-Inf, 2 * log(3.0)]      # xlogy.Scalar_Self
+    @test Array(ops.ldexp(a, Tensor([3, -1, 2]))) == [8.0, -1.0, 2.0]
+    g = ops.gcd(Tensor([12, -18, 0, 7]), Tensor([18, 12, 5, 0]))
+    @test eltype(g) === Int64 && Array(g) == [6, 6, 5, 7]
+    @test Array(ops.lcm(Tensor([12, -18, 0, 7]), Tensor([18, 12, 5, 0]))) == [36, 36, 0, 0]
+    x = Tensor([0.0, 0.5, -1.5])
+    @test Array(ops.sinc(x)) ≈ [1.0, sinpi(0.5) / (pi * 0.5), sinpi(-1.5) / (pi * -1.5)]
+    @test Array(ops.deg2rad(x)) ≈ deg2rad.([0.0, 0.5, -1.5])
+    @test Array(ops.rad2deg(x)) ≈ rad2deg.([0.0, 0.5, -1.5])
+    @test Array(ops.fix(x)) == [0.0, 0.0, -1.0]
+    s = ops.signbit(Tensor([-0.0, 0.0, -3.0]))
+    @test eltype(s) === Bool && Array(s) == [true, false, true]
+    pos = Tensor([1.0, 2.0, 0.5])
+    @test Array(ops.lgamma(pos)) ≈ [0.0, 0.0, log(sqrt(pi))] atol = 1e-15
+    euler = 0.5772156649015329
+    @test Array(ops.digamma(pos)) ≈ [-euler, 1 - euler, -euler - 2 * log(2.0)]
+    @test abs(Array(ops.polygamma(1, Tensor([1.0])))[1] - pi^2 / 6) < 1e-8      # torch's series: ~1e-9
+    @test Array(ops.i0(Tensor([0.0]))) == [1.0]
+    @test Array(ops.logit(Tensor([0.25, 0.5]))) ≈ [log(0.25 / 0.75), 0.0] atol = 1e-15
+    @test Array(ops.logit(Tensor([0.0]); eps = 0.25)) ≈ [log(0.25 / 0.75)]
+    mantissa, exponent = ops.frexp(Tensor([8.0, -0.75, 0.0]))
+    @test Array(mantissa) == [0.5, -0.75, 0.0]
+    @test eltype(exponent) === Int32 && Array(exponent) == Int32[4, 0, 0]
+end
+
 @testset "The raw layer matches the header" begin   # ops.jl: CTest's julia.generated
     gen = joinpath(@__DIR__, "..", "gen", "generate.jl")
     cmd = `$(Base.julia_cmd()) --startup-file=no $gen --check`
