@@ -84,6 +84,13 @@ Tensor GradCtx::result() const {
   return node_.result.unpack(node_);
 }
 const Value& GradCtx::arg(size_t i) const { return node_.args[i]; }
+size_t GradCtx::index(std::string_view name) const {
+  const std::vector<Argument>& args = node_.def.schema.args;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].name == name) return i;
+  fail(CT_ERROR_INTERNAL, str(node_.name(), ": the derivative names argument '", name, "', which ",
+                              node_.def.full_name, " does not have"));
+}
 IntArrayRef GradCtx::sizes(size_t arg, size_t j) const { return node_.inputs[node_.slots[arg].first + j].sizes; }
 size_t GradCtx::list_size(size_t arg) const { return node_.slots[arg].count; }
 // An omitted optional tensor (a None bias) has no slot: it needs nothing, and its `first` would
@@ -137,7 +144,7 @@ void check_inplace(const Frame& f) {
 std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inplace, Edge self_edge,
                                Tensor self_before) {
   auto node = std::make_shared<OpNode>(def);
-  const uint32_t save_mask = def.derivative.saves.args;
+  const uint32_t save_mask = def.derivative.saved_args;
   node->args.resize(f.nargs);
   node->slots.resize(f.nargs);
   node->saved.resize(f.nargs);
@@ -207,7 +214,7 @@ void autograd_kernel(void*, Frame& f) {
     self_edge = gradient_edge(f.tensor(0));
     // The derivative reads self's value from before the write: keep a copy, recorded, so that
     // backward through it is differentiable too (create_graph).
-    if (def.derivative.saves.args & 1) self_before = ops::clone(Tensor::borrow(f.args[0].tensor_ptr()));
+    if (def.derivative.saved_args & 1) self_before = ops::clone(Tensor::borrow(f.args[0].tensor_ptr()));
   }
   // Saved before the call: an argument that shares self's memory (y.mul_(y)) is then saved at its
   // version from before the write, and backward reports the change instead of using the new value.
@@ -221,7 +228,7 @@ void autograd_kernel(void*, Frame& f) {
     node->outputs.push_back(OutputInfo{DimVector(out->sizes()), out->dtype(), out->device()});
     if (is_floating(out->dtype())) set_history(*out, node, static_cast<uint32_t>(k));
   }
-  if (def.derivative.saves.result) node->result = SavedTensor(f.outs[0], true, 0);
+  if (def.derivative.saves_result) node->result = SavedTensor(f.outs[0], true, 0);
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 //
 // Note [Derivatives beside operators]
 // An operator's derivative is defined in the same file as its forward, registered with
-// OpBuilder::derivative(fn, saves). fn receives a GradCtx: the gradient of each result, the
-// arguments of the forward call (tensors only where `saves` asked for them, their sizes
-// always), and set() for each input's gradient. set() sums a broadcast gradient back to the
+// OpBuilder::derivative(fn, save("self", "other")), naming the tensors it keeps as the schema
+// names them (registration refuses a name the schema lacks). fn receives a GradCtx: the gradient
+// of each result, the arguments of the forward call (tensors only where `saves` asked for them,
+// their sizes always), and set() for each input's gradient, each by schema name (c.saved("other"))
+// or, in helpers shared by operators whose arguments differ in name, by index. set() sums a broadcast gradient back to the
 // input's sizes and converts it to the input's dtype, so formulas are written for the broadcast
 // result. Formulas use operators, not raw loops: run while backward is recorded (create_graph),
 // they record themselves, which is what makes second derivatives work.
@@ -12,6 +14,8 @@
 // It lives in dispatch/, beside OpBuilder::derivative that takes it, so that the operator
 // definitions in ops/ include it downward; autograd/ fills it when backward runs.
 #pragma once
+
+#include <string_view>
 
 #include "core/scalar.h"
 #include "core/tensor.h"
@@ -27,7 +31,7 @@ class GradCtx {
 
   /// The gradient of result i (zeros when none reached it).
   const Tensor& grad(size_t i = 0);
-  /// Tensor argument i, saved with save_args (checked against later in-place changes).
+  /// Tensor argument i, saved with save (checked against later in-place changes).
   Tensor saved(size_t arg) const;
   /// The operator's result, saved with save_result.
   Tensor result() const;
@@ -41,6 +45,17 @@ class GradCtx {
   /// The gradient of tensor argument i (element j of a list); reduced and converted to fit.
   void set(size_t arg, Tensor g) { set(arg, 0, std::move(g)); }
   void set(size_t arg, size_t j, Tensor g);
+
+  // The same, naming the argument as the schema does: c.saved("other"), c.set("self", g). A name
+  // the schema lacks is CT_ERROR_INTERNAL (the gradient checks run every derivative).
+  Tensor saved(std::string_view arg) const { return saved(index(arg)); }
+  const Value& arg(std::string_view name) const { return arg(index(name)); }
+  IntArrayRef sizes(std::string_view arg, size_t j = 0) const { return sizes(index(arg), j); }
+  size_t list_size(std::string_view arg) const { return list_size(index(arg)); }
+  bool needs(std::string_view arg, size_t j = 0) const { return needs(index(arg), j); }
+  void set(std::string_view arg, Tensor g) { set(index(arg), 0, std::move(g)); }
+  /// The schema index of the argument called name.
+  size_t index(std::string_view name) const;
 
  private:
   OpNode& node_;

@@ -75,15 +75,24 @@ class GradCtx;  // dispatch/grad_ctx.h
 /// An operator's derivative: reads the output gradients from ctx, writes the inputs' gradients.
 using BackwardFn = void (*)(autograd::GradCtx& ctx);
 
-/// What an operator's backward reads: tensor arguments by index (bit i) and its result. Only those
-/// stay alive after the forward call, and only those are checked for later in-place changes.
+/// What an operator's backward reads: tensor arguments by their schema names, save("self", "other"),
+/// and its result, save_result(). Only those stay alive after the forward call, and only those are
+/// checked for later in-place changes. OpBuilder::derivative resolves the names against the
+/// operator's schema and refuses one it lacks, or one that is not a tensor.
 struct Saves {
-  uint32_t args = 0;
+  static constexpr size_t kMaxNames = 4;
+  const char* names[kMaxNames] = {};
   bool result = false;
 };
-template <typename... I>
-constexpr Saves save_args(I... i) { return Saves{((1u << i) | ... | 0u), false}; }
-constexpr Saves save_result(Saves s = {}) { return Saves{s.args, true}; }
+template <typename... Names>
+constexpr Saves save(Names... names) {
+  static_assert(sizeof...(Names) <= Saves::kMaxNames, "save: at most Saves::kMaxNames arguments");
+  return Saves{{names...}, false};
+}
+constexpr Saves save_result(Saves s = {}) {
+  s.result = true;
+  return s;
+}
 
 /// How an operator takes part in autograd (see Note [Derivatives beside operators]).
 enum class Differentiability : uint8_t {
@@ -97,7 +106,8 @@ const char* differentiability_name(Differentiability d);
 
 struct Derivative {
   BackwardFn fn = nullptr;
-  Saves saves;
+  uint32_t saved_args = 0;    // bit i: tensor argument i is saved (Saves's names, resolved)
+  bool saves_result = false;
   Differentiability kind = Differentiability::Missing;
 };
 

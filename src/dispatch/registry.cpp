@@ -184,21 +184,34 @@ OpBuilder& OpBuilder::view(KernelFn fn) {
 }
 
 OpBuilder& OpBuilder::derivative(BackwardFn fn, Saves saves) {
-  op_.derivative = Derivative{fn, saves, Differentiability::Defined};
+  Derivative d{fn, 0, saves.result, Differentiability::Defined};
+  for (const char* name : saves.names) {
+    if (!name) continue;
+    const size_t i = arg_index(name);
+    const Argument& a = op_.schema.args[i];
+    CT_CHECK(i < 32 && (a.type == ArgType::Tensor || a.type == ArgType::TensorList), CT_ERROR_INTERNAL, "registry: ",
+             op_.full_name, "'s derivative saves '", name, "', which is not a tensor argument");
+    d.saved_args |= 1u << i;
+  }
+  op_.derivative = d;
   return *this;
 }
 
 OpBuilder& OpBuilder::not_differentiable() {
-  op_.derivative = Derivative{nullptr, {}, Differentiability::None};
+  op_.derivative = Derivative{nullptr, 0, false, Differentiability::None};
   return *this;
 }
 
-OpBuilder& OpBuilder::index_arg(const char* name) {
+size_t OpBuilder::arg_index(const char* name) const {
   const std::vector<Argument>& args = op_.schema.args;
   size_t i = 0;
   while (i < args.size() && args[i].name != name) ++i;
   CT_CHECK(i < args.size() && i < 64, CT_ERROR_INTERNAL, "registry: ", op_.full_name, " has no argument '", name, "'");
-  op_.index_args |= uint64_t{1} << i;
+  return i;
+}
+
+OpBuilder& OpBuilder::index_arg(const char* name) {
+  op_.index_args |= uint64_t{1} << arg_index(name);
   return *this;
 }
 

@@ -95,6 +95,9 @@ class OpBuilder {
   OperatorDef& def() { return op_; }
 
  private:
+  /// The index of the schema argument called name; CT_ERROR_INTERNAL when there is none.
+  size_t arg_index(const char* name) const;
+
   Registry& reg_;
   OperatorDef& op_;
 };

@@ -529,43 +529,43 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
 }
 
 void conv2d_backward(GradCtx& c) {
-  const Tensor x = c.saved(0), w = c.saved(1);
+  const Tensor x = c.saved("input"), w = c.saved("weight");
   const bool unbatched = x->dim() == 3;
-  const DimVector stride = conv::pair(c.arg(3).int_list()), padding = conv::pair(c.arg(4).int_list()),
-                  dilation = conv::pair(c.arg(5).int_list());
-  const int64_t groups = c.arg(6).to_int();
+  const DimVector stride = conv::pair(c.arg("stride").int_list()), padding = conv::pair(c.arg("padding").int_list()),
+                  dilation = conv::pair(c.arg("dilation").int_list());
+  const int64_t groups = c.arg("groups").to_int();
   const Tensor gy = batched(c.grad(), unbatched), xb = batched(x, unbatched);
-  if (c.needs(0)) {
+  if (c.needs("input")) {
     DimVector op = {0, 0};
     for (int i = 0; i < 2; ++i)
       op[i] =
           xb->size(2 + i) + 2 * padding[i] - dilation[i] * (w->size(2 + i) - 1) - 1 - (gy->size(2 + i) - 1) * stride[i];
     Tensor gx = conv_transpose2d(gy, w, Tensor(), stride, padding, op, groups, dilation);
-    c.set(0, unbatched ? squeeze(gx, 0) : gx);
+    c.set("input", unbatched ? squeeze(gx, 0) : gx);
   }
-  if (c.needs(1)) {
+  if (c.needs("weight")) {
     // The direct path is a CPU loop: meta tensors (and other devices) take the operators' path.
     const bool direct = !autograd::grad_enabled() && x->device().is_cpu() &&
                         (x->dtype() == DType::Float32 || x->dtype() == DType::Float64);
-    c.set(1, direct ? conv2d_weight_grad_direct(xb, gy, w->sizes(), stride, padding, dilation, groups)
+    c.set("weight", direct ? conv2d_weight_grad_direct(xb, gy, w->sizes(), stride, padding, dilation, groups)
                     : weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, false));
   }
-  if (c.needs(2)) c.set(2, sum(gy, {0, 2, 3}, false));
+  if (c.needs("bias")) c.set("bias", sum(gy, {0, 2, 3}, false));
 }
 
 void conv_transpose2d_backward(GradCtx& c) {
-  const Tensor x = c.saved(0), w = c.saved(1);
+  const Tensor x = c.saved("input"), w = c.saved("weight");
   const bool unbatched = x->dim() == 3;
-  const DimVector stride = conv::pair(c.arg(3).int_list()), padding = conv::pair(c.arg(4).int_list()),
-                  dilation = conv::pair(c.arg(7).int_list());
-  const int64_t groups = c.arg(6).to_int();
+  const DimVector stride = conv::pair(c.arg("stride").int_list()), padding = conv::pair(c.arg("padding").int_list()),
+                  dilation = conv::pair(c.arg("dilation").int_list());
+  const int64_t groups = c.arg("groups").to_int();
   const Tensor gy = batched(c.grad(), unbatched), xb = batched(x, unbatched);
-  if (c.needs(0)) {
+  if (c.needs("input")) {
     Tensor gx = conv2d(gy, w, Tensor(), stride, padding, dilation, groups);
-    c.set(0, unbatched ? squeeze(gx, 0) : gx);
+    c.set("input", unbatched ? squeeze(gx, 0) : gx);
   }
-  if (c.needs(1)) c.set(1, weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, true));
-  if (c.needs(2)) c.set(2, sum(gy, {0, 2, 3}, false));
+  if (c.needs("weight")) c.set("weight", weight_grad(xb, gy, w->sizes(), stride, padding, dilation, groups, true));
+  if (c.needs("bias")) c.set("bias", sum(gy, {0, 2, 3}, false));
 }
 
 // ---- Composites
@@ -629,7 +629,7 @@ void define_conv(Registry& r) {
        "int groups=1) -> Tensor")
       .meta(conv2d_meta)
       .compute(DispatchKey::CPU, conv2d_cpu, Determinism::Deterministic)
-      .derivative(conv2d_backward, save_args(0, 1));
+      .derivative(conv2d_backward, save("input", "weight"));
   r.def(
        "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', "
        "int[2] dilation=1, int groups=1) -> Tensor")
@@ -639,7 +639,7 @@ void define_conv(Registry& r) {
        "int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor")
       .meta(conv_transpose2d_meta)
       .compute(DispatchKey::CPU, conv_transpose2d_cpu, Determinism::Deterministic)
-      .derivative(conv_transpose2d_backward, save_args(0, 1));
+      .derivative(conv_transpose2d_backward, save("input", "weight"));
   r.def(
        "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, "
        "int groups=1) -> Tensor")

@@ -460,34 +460,34 @@ void define_pool(Registry& r) {
   r.def(std::string("max_pool2d_with_indices(Tensor self, ") + window + ") -> (Tensor values, Tensor indices)")
       .meta(max_pool_meta)
       .compute(DispatchKey::CPU, max_pool_cpu, Determinism::Bitwise)
-      .derivative(max_pool_backward, save_args(0));
+      .derivative(max_pool_backward, save("self"));
   r.def(std::string("max_pool2d(Tensor self, ") + window + ") -> Tensor").composite(max_pool2d_kernel);
   r.def(
        "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
        "int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor")
       .meta(max_pool_backward_meta)
       .compute(DispatchKey::CPU, max_pool_backward_cpu, Determinism::Bitwise)
-      .derivative(max_pool_backward_backward, save_args(7));
+      .derivative(max_pool_backward_backward, save("indices"));
   r.def(
        "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
        "bool count_include_pad=True, int? divisor_override=None) -> Tensor")
       .meta(avg_pool_meta)
       .compute(DispatchKey::CPU, avg_pool_cpu, Determinism::Bitwise)
-      .derivative(avg_pool_backward, save_args(0));
+      .derivative(avg_pool_backward, save("self"));
   r.def(
        "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
        "bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor")
       .meta(avg_pool_backward_meta)
       .compute(DispatchKey::CPU, avg_pool_backward_cpu, Determinism::Bitwise)
-      .derivative(avg_pool_backward_backward, save_args());
+      .derivative(avg_pool_backward_backward, save());
   r.def("adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor")
       .meta(adaptive_meta)
       .compute(DispatchKey::CPU, adaptive_cpu, Determinism::Bitwise)
-      .derivative(adaptive_backward, save_args(0));
+      .derivative(adaptive_backward, save("self"));
   r.def("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor")
       .meta(adaptive_backward_meta)
       .compute(DispatchKey::CPU, adaptive_backward_cpu, Determinism::Bitwise)
-      .derivative(adaptive_backward_backward, save_args());
+      .derivative(adaptive_backward_backward, save());
 }
 
 }  // namespace ct::ops

@@ -52,7 +52,7 @@ void define_embedding(Registry& r) {
         "bool sparse=False) -> Tensor")
       .meta(embedding_meta)
       .compute(DispatchKey::CPU, embedding_cpu, Determinism::Bitwise)
-      .derivative(embedding_backward, save_args(1));
+      .derivative(embedding_backward, save("indices"));
 }
 
 }  // namespace ct::ops

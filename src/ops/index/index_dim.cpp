@@ -342,29 +342,29 @@ void define_index_dim(Registry& r) {
   r.def("index_select(Tensor self, int dim, Tensor index) -> Tensor")
       .meta(index_select_meta)
       .compute(DispatchKey::CPU, index_select_cpu, Determinism::Bitwise)
-      .derivative(index_select_backward, save_args(2));
+      .derivative(index_select_backward, save("index"));
   r.def("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor")
       .meta(index_add_meta)
       .compute(DispatchKey::CPU, index_add_cpu, Determinism::Bitwise)
-      .derivative(index_add_backward, save_args(2))
+      .derivative(index_add_backward, save("index"))
       .inplace("index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor")
       .meta(index_copy_meta)
       .compute(DispatchKey::CPU, index_copy_cpu, Determinism::Bitwise)
-      .derivative(index_copy_backward, save_args(2))
+      .derivative(index_copy_backward, save("index"))
       .inplace("index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
       .meta(index_fill_meta)
       .compute(DispatchKey::CPU, index_fill_cpu, Determinism::Bitwise)
-      .derivative(index_fill_backward, save_args(2))
+      .derivative(index_fill_backward, save("index"))
       .inplace("index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor")
       .meta(index_fill_meta)
       .compute(DispatchKey::CPU, index_fill_cpu, Determinism::Bitwise)
-      .derivative(index_fill_tensor_backward, save_args(2))
+      .derivative(index_fill_tensor_backward, save("index"))
       .inplace("index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
 }

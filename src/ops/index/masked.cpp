@@ -194,17 +194,17 @@ void define_masked(Registry& r) {
   r.def("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor")
       .meta(masked_fill_meta)
       .compute(DispatchKey::CPU, masked_fill_cpu, Determinism::Bitwise)
-      .derivative(masked_fill_backward, save_args(1))
+      .derivative(masked_fill_backward, save("mask"))
       .inplace("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)");
   r.def("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor")
       .meta(masked_fill_meta)
       .compute(DispatchKey::CPU, masked_fill_cpu, Determinism::Bitwise)
-      .derivative(masked_fill_tensor_backward, save_args(1))
+      .derivative(masked_fill_tensor_backward, save("mask"))
       .inplace("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)");
   r.def("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor")
       .meta(masked_scatter_meta)
       .compute(DispatchKey::CPU, masked_scatter_cpu, Determinism::Bitwise)
-      .derivative(masked_scatter_backward, save_args(1))
+      .derivative(masked_scatter_backward, save("mask"))
       .inplace("masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("masked_select(Tensor self, Tensor mask) -> Tensor").composite(masked_select_kernel);

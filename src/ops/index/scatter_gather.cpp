@@ -391,17 +391,17 @@ void define_scatter_gather(Registry& r) {
   r.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor")
       .meta(gather_meta)
       .compute(DispatchKey::CPU, gather_cpu, Determinism::Bitwise)
-      .derivative(gather_backward, save_args(2));
+      .derivative(gather_backward, save("index"));
   r.def("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
       .meta(scatter_meta)
       .compute(DispatchKey::CPU, scatter_cpu, Determinism::Bitwise)
-      .derivative(scatter_backward, save_args(2))
+      .derivative(scatter_backward, save("index"))
       .inplace("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
       .meta(scatter_meta)
       .compute(DispatchKey::CPU, scatter_cpu, Determinism::Bitwise)
-      .derivative(scatter_value_backward, save_args(2))
+      .derivative(scatter_value_backward, save("index"))
       .inplace("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor")
@@ -415,14 +415,14 @@ void define_scatter_gather(Registry& r) {
   r.def("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
       .meta(scatter_add_meta)
       .compute(DispatchKey::CPU, scatter_add_cpu, Determinism::Bitwise)
-      .derivative(scatter_add_backward, save_args(2))
+      .derivative(scatter_add_backward, save("index"))
       .inplace("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) "
         "-> Tensor")
       .meta(scatter_reduce_meta)
       .compute(DispatchKey::CPU, scatter_reduce_cpu, Determinism::Bitwise)
-      .derivative(scatter_reduce_backward, save_result(save_args(0, 2, 3)))
+      .derivative(scatter_reduce_backward, save_result(save("self", "index", "src")))
       .inplace("scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, "
                "bool include_self=True) -> Tensor(a!)", OpBuilder::Reads::Anywhere);
 }

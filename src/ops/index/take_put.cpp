@@ -104,11 +104,11 @@ void define_take_put(Registry& r) {
   r.def("take(Tensor self, Tensor index) -> Tensor")
       .meta(take_meta)
       .compute(DispatchKey::CPU, take_cpu, Determinism::Bitwise)
-      .derivative(take_backward, save_args(1));
+      .derivative(take_backward, save("index"));
   r.def("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor")
       .meta(put_meta)
       .compute(DispatchKey::CPU, put_cpu, Determinism::Bitwise)
-      .derivative(put_backward, save_args(1))
+      .derivative(put_backward, save("index"))
       .inplace("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
 }

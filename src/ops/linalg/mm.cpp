@@ -115,8 +115,8 @@ void product_backward(GradCtx& c, size_t a, const Scalar& alpha) {
 void mm_backward(GradCtx& c) { product_backward<mm>(c, 0, Scalar(1)); }
 void bmm_backward(GradCtx& c) { product_backward<bmm>(c, 0, Scalar(1)); }
 void addmm_backward(GradCtx& c) {  // beta * self + alpha * mat1 mat2
-  const Scalar beta = c.arg(3).to_scalar(), alpha = c.arg(4).to_scalar();
-  if (c.needs(0)) c.set(0, scaled(c.grad(), beta));
+  const Scalar beta = c.arg("beta").to_scalar(), alpha = c.arg("alpha").to_scalar();
+  if (c.needs("self")) c.set("self", scaled(c.grad(), beta));
   product_backward<mm>(c, 1, alpha);
 }
 
@@ -126,15 +126,15 @@ void define_mm(Registry& r) {
   r.def("mm(Tensor self, Tensor mat2) -> Tensor")
       .meta(mm_meta)
       .compute(DispatchKey::CPU, mm_cpu, Determinism::Deterministic)
-      .derivative(mm_backward, save_args(0, 1));
+      .derivative(mm_backward, save("self", "mat2"));
   r.def("bmm(Tensor self, Tensor mat2) -> Tensor")
       .meta(bmm_meta)
       .compute(DispatchKey::CPU, bmm_cpu, Determinism::Deterministic)
-      .derivative(bmm_backward, save_args(0, 1));
+      .derivative(bmm_backward, save("self", "mat2"));
   r.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
       .meta(addmm_meta)
       .compute(DispatchKey::CPU, addmm_cpu, Determinism::Deterministic)
-      .derivative(addmm_backward, save_args(1, 2));
+      .derivative(addmm_backward, save("mat1", "mat2"));
 }
 
 }  // namespace ct::ops

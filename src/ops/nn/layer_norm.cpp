@@ -118,21 +118,21 @@ void layer_norm_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 // dx = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)), dweight = g * xhat, dbias = g (summed over
 // the leading dims by GradCtx::set).
 void layer_norm_backward(autograd::GradCtx& c) {
-  const Tensor x = c.saved(0);
-  const size_t nd = x->dim(), nn = c.arg(1).int_list().size();
+  const Tensor x = c.saved("input");
+  const size_t nd = x->dim(), nn = c.arg("normalized_shape").int_list().size();
   DimVector dims;
   for (size_t d = nd - nn; d < nd; ++d) dims.push_back(static_cast<int64_t>(d));
   const Tensor xc = sub(x, mean(x, dims, true));
   const Tensor var = mean(mul(xc, xc), dims, true);
-  const Tensor rstd = rsqrt(add(var, Scalar(c.arg(4).to_double())));
+  const Tensor rstd = rsqrt(add(var, Scalar(c.arg("eps").to_double())));
   const Tensor xhat = mul(xc, rstd);
   const Tensor& g = c.grad();
-  if (given(c, 2) && c.needs(2)) c.set(2, mul(g, xhat));
-  if (given(c, 3) && c.needs(3)) c.set(3, g);
-  if (c.needs(0)) {
-    const Tensor gx = given(c, 2) ? mul(g, c.saved(2)) : g;
+  if (given(c, "weight") && c.needs("weight")) c.set("weight", mul(g, xhat));
+  if (given(c, "bias") && c.needs("bias")) c.set("bias", g);
+  if (c.needs("input")) {
+    const Tensor gx = given(c, "weight") ? mul(g, c.saved("weight")) : g;
     const Tensor t = sub(sub(gx, mean(gx, dims, true)), mul(xhat, mean(mul(gx, xhat), dims, true)));
-    c.set(0, mul(t, rstd));
+    c.set("input", mul(t, rstd));
   }
 }
 
@@ -143,7 +143,7 @@ void define_layer_norm(Registry& r) {
         "bool cudnn_enable=True) -> Tensor")
       .meta(layer_norm_meta)
       .compute(DispatchKey::CPU, layer_norm_cpu, Determinism::Bitwise)
-      .derivative(layer_norm_backward, save_args(0, 2));
+      .derivative(layer_norm_backward, save("input", "weight"));
 }
 
 }  // namespace ct::ops

@@ -17,7 +17,7 @@ Reduction to_reduction(const char* op, int64_t r);
 /// loss itself, its mean or its sum over every element.
 Tensor reduce_loss(const Tensor& loss, Reduction r);
 
-/// Whether optional tensor argument i was given to the forward call (derivatives only).
-inline bool given(const autograd::GradCtx& c, size_t i) { return c.list_size(i) == 1; }
+/// Whether the optional tensor argument called arg was given to the forward call (derivatives only).
+inline bool given(const autograd::GradCtx& c, std::string_view arg) { return c.list_size(arg) == 1; }
 
 }  // namespace ct::ops

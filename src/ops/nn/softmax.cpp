@@ -147,19 +147,19 @@ Tensor sum_keep(const Tensor& t, int64_t dim) {
   return sum(t, IntArrayRef(dims, 1), true);
 }
 int64_t grad_dim(GradCtx& c, const char* op) {
-  return wrap_dim(op, c.arg(1).to_int(), static_cast<int64_t>(c.sizes(0).size()));
+  return wrap_dim(op, c.arg("dim").to_int(), static_cast<int64_t>(c.sizes("self").size()));
 }
 
 // dx = y * (g - sum(g * y)) along dim.
 void softmax_backward(GradCtx& c) {
   const Tensor y = c.result();
   const Tensor gy = mul(c.grad(), y);
-  c.set(0, sub(gy, mul(y, sum_keep(gy, grad_dim(c, "softmax")))));
+  c.set("self", sub(gy, mul(y, sum_keep(gy, grad_dim(c, "softmax")))));
 }
 // dx = g - exp(y) * sum(g) along dim.
 void log_softmax_backward(GradCtx& c) {
   const Tensor y = c.result();
-  c.set(0, sub(c.grad(), mul(exp(y), sum_keep(c.grad(), grad_dim(c, "log_softmax")))));
+  c.set("self", sub(c.grad(), mul(exp(y), sum_keep(c.grad(), grad_dim(c, "log_softmax")))));
 }
 
 }  // namespace

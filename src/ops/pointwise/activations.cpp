@@ -111,73 +111,73 @@ void selu_kernel(void*, Frame& f) {
 Tensor num(double v, const Tensor& like) { return full({}, Scalar(v), like->dtype(), like->device()); }
 
 void gelu_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
-  if (std::strcmp(c.arg(1).str(), "tanh") == 0) {
+  const Tensor x = c.saved("self");
+  if (std::strcmp(c.arg("approximate").str(), "tanh") == 0) {
     // With u = k (x + a x^3), t = tanh(u): d/dx = (1 + t) / 2 + x (1 - t^2) k (1 + 3 a x^2) / 2.
     const Tensor x2 = mul(x, x);
     const Tensor u = mul(mul(add(mul(x2, Scalar(kGeluCubic)), 1), x), Scalar(kSqrt2OverPi));
     const Tensor t = tanh(u);
     const Tensor du = mul(add(mul(x2, Scalar(3 * kGeluCubic)), 1), Scalar(kSqrt2OverPi));
     const Tensor d = add(mul(add(t, 1), Scalar(0.5)), mul(mul(mul(x, rsub(mul(t, t), 1)), du), Scalar(0.5)));
-    c.set(0, g_times(c, d));
+    c.set("self", g_times(c, d));
     return;
   }
   // Phi(x) + x phi(x)
   const Tensor cdf = mul(add(erf(mul(x, Scalar(1.0 / kSqrt2))), 1), Scalar(0.5));
   const Tensor pdf = mul(exp(mul(mul(x, x), Scalar(-0.5))), Scalar(kInvSqrt2Pi));
-  c.set(0, g_times(c, add(cdf, mul(x, pdf))));
+  c.set("self", g_times(c, add(cdf, mul(x, pdf))));
 }
 void silu_backward(GradCtx& c) {  // s (1 + x (1 - s))
-  const Tensor x = c.saved(0), s = sigmoid(x);
-  c.set(0, g_times(c, mul(s, add(mul(x, rsub(s, 1)), 1))));
+  const Tensor x = c.saved("self"), s = sigmoid(x);
+  c.set("self", g_times(c, mul(s, add(mul(x, rsub(s, 1)), 1))));
 }
 void mish_backward(GradCtx& c) {  // t + x s (1 - t^2), t = tanh(softplus(x)), s = sigmoid(x)
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const Tensor t = tanh(softplus(x));
   const Tensor s = sigmoid(x);
-  c.set(0, g_times(c, add(t, mul(mul(x, s), rsub(mul(t, t), 1)))));
+  c.set("self", g_times(c, add(t, mul(mul(x, s), rsub(mul(t, t), 1)))));
 }
 void softplus_backward(GradCtx& c) {  // sigmoid(beta x), or 1 above the threshold
-  const Tensor x = c.saved(0);
-  const double beta = c.arg(1).to_double(), threshold = c.arg(2).to_double();
+  const Tensor x = c.saved("self");
+  const double beta = c.arg("beta").to_double(), threshold = c.arg("threshold").to_double();
   const Tensor bx = mul(x, Scalar(beta));
   const Tensor& g = c.grad();
-  c.set(0, where(gt(bx, threshold), g, mul(g, sigmoid(bx))));
+  c.set("self", where(gt(bx, threshold), g, mul(g, sigmoid(bx))));
 }
 void elu_backward(GradCtx& c) {  // scale above 0, alpha scale input_scale exp(x input_scale) below
-  const Tensor x = c.saved(0);
-  const double alpha = c.arg(1).to_double(), scale = c.arg(2).to_double(), in_scale = c.arg(3).to_double();
+  const Tensor x = c.saved("self");
+  const double alpha = c.arg("alpha").to_double(), scale = c.arg("scale").to_double(), in_scale = c.arg("input_scale").to_double();
   const Tensor& g = c.grad();
   const Tensor below = mul(g, mul(exp(mul(x, Scalar(in_scale))), Scalar(alpha * scale * in_scale)));
-  c.set(0, where(gt(x, 0), mul(g, Scalar(scale)), below));
+  c.set("self", where(gt(x, 0), mul(g, Scalar(scale)), below));
 }
 void leaky_relu_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const Tensor& g = c.grad();
-  c.set(0, where(gt(x, 0), g, mul(g, c.arg(1).to_scalar())));
+  c.set("self", where(gt(x, 0), g, mul(g, c.arg("negative_slope").to_scalar())));
 }
 // Zero at and beyond the bounds, as in PyTorch.
 void hardtanh_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
-  const Tensor inside = mul(gt(x, c.arg(1).to_scalar()), lt(x, c.arg(2).to_scalar()));
-  c.set(0, where(inside, c.grad(), num(0, c.grad())));
+  const Tensor x = c.saved("self");
+  const Tensor inside = mul(gt(x, c.arg("min_val").to_scalar()), lt(x, c.arg("max_val").to_scalar()));
+  c.set("self", where(inside, c.grad(), num(0, c.grad())));
 }
 void hardsigmoid_backward(GradCtx& c) {  // 1/6 strictly inside (-3, 3)
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const Tensor inside = mul(gt(x, -3), lt(x, 3));
-  c.set(0, where(inside, mul(c.grad(), Scalar(1.0 / 6.0)), num(0, c.grad())));
+  c.set("self", where(inside, mul(c.grad(), Scalar(1.0 / 6.0)), num(0, c.grad())));
 }
 void hardswish_backward(GradCtx& c) {  // 0 below -3, x/3 + 1/2 up to 3, 1 above
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const Tensor& g = c.grad();
   const Tensor mid = mul(g, add(mul(x, Scalar(1.0 / 3.0)), 0.5));
-  c.set(0, where(lt(x, -3), num(0, g), where(le(x, 3), mid, g)));
+  c.set("self", where(lt(x, -3), num(0, g), where(le(x, 3), mid, g)));
 }
 
 }  // namespace
 
 void define_activations(Registry& r) {
-  const Saves x = save_args(0);
+  const Saves x = save("self");
   define_unary<Gelu>(r, gelu_backward, x);
   define_unary<Silu>(r, silu_backward, x);
   define_unary<Mish>(r, mish_backward, x);

@@ -45,24 +45,24 @@ using BinaryCall = Tensor (*)(const Tensor&, const Tensor&);
 // to d/dbase (not 0 * inf), and a zero base with a non-negative exponent nothing to d/dexponent
 // (not 0 * log 0). pow and float_power (which passes its operands in float64).
 void pow_backward(GradCtx& c, const Tensor& base, const Tensor& e) {
-  if (c.needs(0)) {
+  if (c.needs("self")) {
     const Tensor d = ops::mul(ops::mul(c.grad(), e), ops::pow(base, ops::sub(e, 1)));
-    c.set(0, zero_where(ops::eq(e, 0), d));
+    c.set("self", zero_where(ops::eq(e, 0), d));
   }
-  if (c.needs(1)) {
+  if (c.needs("other")) {
     const Tensor d = ops::mul(ops::mul(c.grad(), c.result()), ops::log(base));
-    c.set(1, zero_where(ops::mul(ops::eq(base, 0), ops::ge(e, 0)), d));
+    c.set("other", zero_where(ops::mul(ops::eq(base, 0), ops::ge(e, 0)), d));
   }
 }
 
 // maximum / minimum: the gradient goes to the winning input, split evenly on ties.
 void extremum_backward(GradCtx& c, BinaryCall wins) {
-  const Tensor a = c.saved(0), b = c.saved(1);
+  const Tensor a = c.saved("self"), b = c.saved("other");
   const DType d = c.grad()->dtype();
   const Tensor share = ops::add(ops::to(wins(a, b), d), ops::to(ops::eq(a, b), d), 0.5);
   const Tensor ga = ops::mul(c.grad(), share);
-  c.set(0, ga);
-  if (c.needs(1)) c.set(1, ops::sub(c.grad(), ga));
+  c.set("self", ga);
+  if (c.needs("other")) c.set("other", ops::sub(c.grad(), ga));
 }
 
 struct Add {
@@ -76,8 +76,8 @@ struct Add {
   template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(Fn{}(M<T>(a), M<T>(b), alpha)); }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
-    c.set(0, c.grad());
-    if (c.needs(1)) c.set(1, scaled(c.grad(), c.arg(2).to_scalar()));
+    c.set("self", c.grad());
+    if (c.needs("other")) c.set("other", scaled(c.grad(), c.arg("alpha").to_scalar()));
   }
 };
 struct Sub {
@@ -91,8 +91,8 @@ struct Sub {
   template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(Fn{}(M<T>(a), M<T>(b), alpha)); }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
-    c.set(0, c.grad());
-    if (c.needs(1)) c.set(1, ops::neg(scaled(c.grad(), c.arg(2).to_scalar())));
+    c.set("self", c.grad());
+    if (c.needs("other")) c.set("other", ops::neg(scaled(c.grad(), c.arg("alpha").to_scalar())));
   }
 };
 struct Mul {
@@ -103,10 +103,10 @@ struct Mul {
   static constexpr bool has_alpha = false;
   CT_ELEMENT_OF(Mul)
   template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) {
-    if (c.needs(0)) c.set(0, ops::mul(c.grad(), c.saved(1)));
-    if (c.needs(1)) c.set(1, ops::mul(c.grad(), c.saved(0)));
+    if (c.needs("self")) c.set("self", ops::mul(c.grad(), c.saved("other")));
+    if (c.needs("other")) c.set("other", ops::mul(c.grad(), c.saved("self")));
   }
 };
 struct Div {
@@ -117,11 +117,11 @@ struct Div {
   static constexpr bool has_alpha = false;
   CT_ELEMENT_OF(Div)
   template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) {  // d(a/b) = da/b - (a/b) db/b
-    const Tensor ga = ops::div(c.grad(), c.saved(1));
-    c.set(0, ga);
-    if (c.needs(1)) c.set(1, ops::neg(ops::mul(ga, ops::div(c.saved(0), c.saved(1)))));
+    const Tensor ga = ops::div(c.grad(), c.saved("other"));
+    c.set("self", ga);
+    if (c.needs("other")) c.set("other", ops::neg(ops::mul(ga, ops::div(c.saved("self"), c.saved("other")))));
   }
 };
 struct Pow {
@@ -145,8 +145,8 @@ struct Pow {
       return T(r);
     }
   }
-  static constexpr Saves saves = save_result(save_args(0, 1));
-  static void backward(GradCtx& c) { pow_backward(c, c.saved(0), c.saved(1)); }
+  static constexpr Saves saves = save_result(save("self", "other"));
+  static void backward(GradCtx& c) { pow_backward(c, c.saved("self"), c.saved("other")); }
 };
 struct Maximum {
   static constexpr unsigned dtypes = kAllDTypes;
@@ -156,7 +156,7 @@ struct Maximum {
   static constexpr bool has_alpha = false;
   CT_ELEMENT_OF(Maximum)
   template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) { extremum_backward(c, ops::gt); }
 };
 struct Minimum {
@@ -167,7 +167,7 @@ struct Minimum {
   static constexpr bool has_alpha = false;
   CT_ELEMENT_OF(Minimum)
   template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) { extremum_backward(c, ops::lt); }
 };
 #define CT_COMPARISON(Name, str, expr)                                              \
@@ -242,12 +242,12 @@ struct Atan2 {
   static constexpr Rule rule = Rule::TrueDivide;  // integers become float32
   static constexpr bool has_alpha = false;
   template <typename T> static T apply(T a, T b) { return T(std::atan2(M<T>(a), M<T>(b))); }
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) {  // (b, -a) / (a^2 + b^2)
-    const Tensor a = c.saved(0), b = c.saved(1);
+    const Tensor a = c.saved("self"), b = c.saved("other");
     const Tensor r2 = ops::add(ops::mul(a, a), ops::mul(b, b));
-    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::div(b, r2)));
-    if (c.needs(1)) c.set(1, ops::mul(c.grad(), ops::div(ops::neg(a), r2)));
+    if (c.needs("self")) c.set("self", ops::mul(c.grad(), ops::div(b, r2)));
+    if (c.needs("other")) c.set("other", ops::mul(c.grad(), ops::div(ops::neg(a), r2)));
   }
 };
 struct Hypot {
@@ -257,11 +257,11 @@ struct Hypot {
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
   template <typename T> static T apply(T a, T b) { return T(std::hypot(M<T>(a), M<T>(b))); }
-  static constexpr Saves saves = save_result(save_args(0, 1));
+  static constexpr Saves saves = save_result(save("self", "other"));
   static void backward(GradCtx& c) {  // (a, b) / y
     const Tensor g_y = ops::div(c.grad(), c.result());
-    if (c.needs(0)) c.set(0, ops::mul(g_y, c.saved(0)));
-    if (c.needs(1)) c.set(1, ops::mul(g_y, c.saved(1)));
+    if (c.needs("self")) c.set("self", ops::mul(g_y, c.saved("self")));
+    if (c.needs("other")) c.set("other", ops::mul(g_y, c.saved("other")));
   }
 };
 
@@ -277,11 +277,11 @@ struct Fmod {
     if constexpr (std::is_floating_point<M<T>>::value) return T(std::fmod(M<T>(a), M<T>(b)));
     else return cpu::rem_toward_zero(a, b);
   }
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) {  // d/db = -trunc(a / b)
-    c.set(0, c.grad());
-    if (c.needs(1))
-      c.set(1, ops::neg(ops::mul(c.grad(), ops::trunc(ops::div(c.saved(0), c.saved(1))))));
+    c.set("self", c.grad());
+    if (c.needs("other"))
+      c.set("other", ops::neg(ops::mul(c.grad(), ops::trunc(ops::div(c.saved("self"), c.saved("other"))))));
   }
 };
 struct Remainder {  // Python's %: the sign of the divisor
@@ -301,11 +301,11 @@ struct Remainder {  // Python's %: the sign of the divisor
       return mod;
     }
   }
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) {  // d/db = -floor(a / b)
-    c.set(0, c.grad());
-    if (c.needs(1))
-      c.set(1, ops::neg(ops::mul(c.grad(), ops::floor(ops::div(c.saved(0), c.saved(1))))));
+    c.set("self", c.grad());
+    if (c.needs("other"))
+      c.set("other", ops::neg(ops::mul(c.grad(), ops::floor(ops::div(c.saved("self"), c.saved("other"))))));
   }
 };
 struct FloorDivide {  // Python's //
@@ -347,40 +347,40 @@ struct FloorDivide {  // Python's //
 
 struct Copysign {  // integers become the default float
   CT_BINARY_FN(Copysign, "copysign", Rule::TrueDivide, kFloatingDTypes)
-  static constexpr Saves saves = save_result(save_args(0));
+  static constexpr Saves saves = save_result(save("self"));
   static void backward(GradCtx& c) {  // d/da = result / a (0 at a = 0); nothing flows to the sign
-    const Tensor a = c.saved(0);
-    c.set(0, ops::mul(c.grad(), zero_where(ops::eq(a, 0), ops::div(c.result(), a))));
-    if (c.needs(1)) c.set(1, ops::zeros(c.grad()->sizes(), c.grad()->dtype(), c.grad()->device()));
+    const Tensor a = c.saved("self");
+    c.set("self", ops::mul(c.grad(), zero_where(ops::eq(a, 0), ops::div(c.result(), a))));
+    if (c.needs("other")) c.set("other", ops::zeros(c.grad()->sizes(), c.grad()->dtype(), c.grad()->device()));
   }
 };
 // d/da log(e^a + e^b) = 1 / (1 + e^(b - a)); base 2 the same with 2^(b - a).
 template <UnaryCall Exp>
 void log_add_exp_backward(GradCtx& c) {
-  const Tensor a = c.saved(0), b = c.saved(1);
+  const Tensor a = c.saved("self"), b = c.saved("other");
   auto share = [&](const Tensor& x, const Tensor& y) {
     return ops::div(c.grad(), ops::add(Exp(ops::sub(y, x)), 1));
   };
-  if (c.needs(0)) c.set(0, share(a, b));
-  if (c.needs(1)) c.set(1, share(b, a));
+  if (c.needs("self")) c.set("self", share(a, b));
+  if (c.needs("other")) c.set("other", share(b, a));
 }
 struct Logaddexp {
   CT_BINARY_FN(Logaddexp, "logaddexp", Rule::Promote, kFloatingDTypes)
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) { log_add_exp_backward<ops::exp>(c); }
 };
 struct Logaddexp2 {
   CT_BINARY_FN(Logaddexp2, "logaddexp2", Rule::Promote, kFloatingDTypes)
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) { log_add_exp_backward<ops::exp2>(c); }
 };
 struct Xlogy {  // integers become the default float
   CT_BINARY_FN(Xlogy, "xlogy", Rule::TrueDivide, kFloatingDTypes)
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) {  // d/dx = xlogy(x != 0, y), d/dy = x / y
-    const Tensor x = c.saved(0), y = c.saved(1);
-    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::xlogy(ops::ne(x, 0), y)));
-    if (c.needs(1)) c.set(1, ops::mul(c.grad(), ops::div(x, y)));
+    const Tensor x = c.saved("self"), y = c.saved("other");
+    if (c.needs("self")) c.set("self", ops::mul(c.grad(), ops::xlogy(ops::ne(x, 0), y)));
+    if (c.needs("other")) c.set("other", ops::mul(c.grad(), ops::div(x, y)));
   }
 };
 struct Nextafter {  // a step function: PyTorch defines no derivative
@@ -395,19 +395,19 @@ struct Heaviside {
 // fmax / fmin: the gradient goes to the operand chosen, self on ties and against a NaN other.
 template <BinaryCall Wins>
 void fmax_fmin_backward(GradCtx& c) {
-  const Tensor a = c.saved(0), b = c.saved(1);
+  const Tensor a = c.saved("self"), b = c.saved("other");
   const Tensor self_wins = ops::logical_or(Wins(a, b), ops::isnan(b));
-  if (c.needs(0)) c.set(0, zero_where(ops::logical_not(self_wins), c.grad()));
-  if (c.needs(1)) c.set(1, zero_where(self_wins, c.grad()));
+  if (c.needs("self")) c.set("self", zero_where(ops::logical_not(self_wins), c.grad()));
+  if (c.needs("other")) c.set("other", zero_where(self_wins, c.grad()));
 }
 struct Fmax {
   CT_BINARY_FN(Fmax, "fmax", Rule::Promote, kAllDTypes)
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) { fmax_fmin_backward<ops::ge>(c); }
 };
 struct Fmin {
   CT_BINARY_FN(Fmin, "fmin", Rule::Promote, kAllDTypes)
-  static constexpr Saves saves = save_args(0, 1);
+  static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) { fmax_fmin_backward<ops::le>(c); }
 };
 struct Gcd {
@@ -420,18 +420,18 @@ struct Lcm {
 };
 struct FloatPower {  // computed in float64: Rule::Double
   CT_BINARY_FN(FloatPower, "float_power", Rule::Double, kFloatingDTypes)
-  static constexpr Saves saves = save_result(save_args(0, 1));
+  static constexpr Saves saves = save_result(save("self", "other"));
   static void backward(GradCtx& c) {  // pow's, in float64
-    pow_backward(c, ops::to(c.saved(0), DType::Float64), ops::to(c.saved(1), DType::Float64));
+    pow_backward(c, ops::to(c.saved("self"), DType::Float64), ops::to(c.saved("other"), DType::Float64));
   }
 };
 struct Ldexp {  // integers become the default float
   CT_BINARY_FN(Ldexp, "ldexp", Rule::TrueDivide, kFloatingDTypes)
   static constexpr bool float_other = true;
-  static constexpr Saves saves = save_result(save_args(1));
+  static constexpr Saves saves = save_result(save("other"));
   static void backward(GradCtx& c) {  // d/dx = 2^e, d/de = result ln 2
-    if (c.needs(0)) c.set(0, ops::mul(c.grad(), ops::exp2(c.saved(1))));
-    if (c.needs(1)) c.set(1, ops::mul(c.grad(), ops::mul(c.result(), Scalar(0.69314718055994530942))));
+    if (c.needs("self")) c.set("self", ops::mul(c.grad(), ops::exp2(c.saved("other"))));
+    if (c.needs("other")) c.set("other", ops::mul(c.grad(), ops::mul(c.result(), Scalar(0.69314718055994530942))));
   }
 };
 #undef CT_BINARY_FN

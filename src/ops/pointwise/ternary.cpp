@@ -30,9 +30,9 @@ struct LerpScalar {  // lerp.Scalar(Tensor self, Tensor end, Scalar weight)
   static constexpr unsigned dtypes = kFloatingDTypes;
   template <typename T> static T apply(T a, T b, M<T> w) { return T(lerp_value(M<T>(a), M<T>(b), w)); }
   static void backward(GradCtx& c) {
-    const Scalar w = c.arg(2).to_scalar();
-    if (c.needs(0)) c.set(0, mul(c.grad(), Scalar(1.0 - w.to_double())));
-    if (c.needs(1)) c.set(1, mul(c.grad(), w));
+    const Scalar w = c.arg("weight").to_scalar();
+    if (c.needs("self")) c.set("self", mul(c.grad(), Scalar(1.0 - w.to_double())));
+    if (c.needs("end")) c.set("end", mul(c.grad(), w));
   }
 };
 struct LerpTensor {  // lerp.Tensor(Tensor self, Tensor end, Tensor weight)
@@ -42,10 +42,10 @@ struct LerpTensor {  // lerp.Tensor(Tensor self, Tensor end, Tensor weight)
   static constexpr unsigned dtypes = kFloatingDTypes;
   template <typename T> static T apply(T a, T b, T w, M<T>) { return T(lerp_value(M<T>(a), M<T>(b), M<T>(w))); }
   static void backward(GradCtx& c) {
-    const Tensor w = c.saved(2);
-    if (c.needs(0)) c.set(0, mul(c.grad(), rsub(w, 1)));
-    if (c.needs(1)) c.set(1, mul(c.grad(), w));
-    if (c.needs(2)) c.set(2, mul(c.grad(), sub(c.saved(1), c.saved(0))));
+    const Tensor w = c.saved("weight");
+    if (c.needs("self")) c.set("self", mul(c.grad(), rsub(w, 1)));
+    if (c.needs("end")) c.set("end", mul(c.grad(), w));
+    if (c.needs("weight")) c.set("weight", mul(c.grad(), sub(c.saved("end"), c.saved("self"))));
   }
 };
 struct Addcmul {  // self + value * tensor1 * tensor2
@@ -56,10 +56,10 @@ struct Addcmul {  // self + value * tensor1 * tensor2
   static constexpr unsigned dtypes = kNumericDTypes;
   template <typename T> static T apply(T a, T b, T c, M<T> v) { return T(M<T>(a) + v * M<T>(b) * M<T>(c)); }
   static void backward(GradCtx& c) {
-    const Scalar v = c.arg(3).to_scalar();
-    c.set(0, c.grad());
-    if (c.needs(1)) c.set(1, mul(mul(c.grad(), c.saved(2)), v));
-    if (c.needs(2)) c.set(2, mul(mul(c.grad(), c.saved(1)), v));
+    const Scalar v = c.arg("value").to_scalar();
+    c.set("self", c.grad());
+    if (c.needs("tensor1")) c.set("tensor1", mul(mul(c.grad(), c.saved("tensor2")), v));
+    if (c.needs("tensor2")) c.set("tensor2", mul(mul(c.grad(), c.saved("tensor1")), v));
   }
 };
 struct Addcdiv {  // self + value * tensor1 / tensor2
@@ -70,12 +70,12 @@ struct Addcdiv {  // self + value * tensor1 / tensor2
   static constexpr unsigned dtypes = kFloatingDTypes;
   template <typename T> static T apply(T a, T b, T c, M<T> v) { return T(M<T>(a) + v * (M<T>(b) / M<T>(c))); }
   static void backward(GradCtx& c) {
-    const Scalar v = c.arg(3).to_scalar();
-    const Tensor t2 = c.saved(2);
+    const Scalar v = c.arg("value").to_scalar();
+    const Tensor t2 = c.saved("tensor2");
     const Tensor g1 = mul(div(c.grad(), t2), v);
-    c.set(0, c.grad());
-    if (c.needs(1)) c.set(1, g1);
-    if (c.needs(2)) c.set(2, neg(mul(g1, div(c.saved(1), t2))));
+    c.set("self", c.grad());
+    if (c.needs("tensor1")) c.set("tensor1", g1);
+    if (c.needs("tensor2")) c.set("tensor2", neg(mul(g1, div(c.saved("tensor1"), t2))));
   }
 };
 
@@ -144,9 +144,9 @@ void define_ternary(Registry& r, Saves saves) {
 
 void define_ternary_ops(Registry& r) {
   define_ternary<LerpScalar>(r, {});
-  define_ternary<LerpTensor>(r, save_args(0, 1, 2));
-  define_ternary<Addcmul>(r, save_args(1, 2));
-  define_ternary<Addcdiv>(r, save_args(1, 2));
+  define_ternary<LerpTensor>(r, save("self", "end", "weight"));
+  define_ternary<Addcmul>(r, save("tensor1", "tensor2"));
+  define_ternary<Addcdiv>(r, save("tensor1", "tensor2"));
 }
 
 }  // namespace ct::ops

@@ -300,109 +300,109 @@ void frexp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 // Derivatives, in terms of the input x, the result y and the incoming gradient g.
 using autograd::GradCtx;
 
-void neg_backward(GradCtx& c) { c.set(0, neg(c.grad())); }
+void neg_backward(GradCtx& c) { c.set("self", neg(c.grad())); }
 void abs_backward(GradCtx& c) {  // g * sign(x), 0 at 0
-  const Tensor x = c.saved(0);
-  c.set(0, g_times(c, sub(mask_as(gt(x, 0), x), mask_as(lt(x, 0), x))));
+  const Tensor x = c.saved("self");
+  c.set("self", g_times(c, sub(mask_as(gt(x, 0), x), mask_as(lt(x, 0), x))));
 }
-void relu_backward(GradCtx& c) { c.set(0, g_times(c, gt(c.result(), 0))); }
-void exp_backward(GradCtx& c) { c.set(0, g_times(c, c.result())); }
-void log_backward(GradCtx& c) { c.set(0, div(c.grad(), c.saved(0))); }
-void sqrt_backward(GradCtx& c) { c.set(0, div(c.grad(), mul(c.result(), Scalar(2.0)))); }
+void relu_backward(GradCtx& c) { c.set("self", g_times(c, gt(c.result(), 0))); }
+void exp_backward(GradCtx& c) { c.set("self", g_times(c, c.result())); }
+void log_backward(GradCtx& c) { c.set("self", div(c.grad(), c.saved("self"))); }
+void sqrt_backward(GradCtx& c) { c.set("self", div(c.grad(), mul(c.result(), Scalar(2.0)))); }
 void rsqrt_backward(GradCtx& c) {  // -y^3 / 2
   const Tensor y = c.result();
-  c.set(0, g_times(c, mul(mul(y, mul(y, y)), Scalar(-0.5))));
+  c.set("self", g_times(c, mul(mul(y, mul(y, y)), Scalar(-0.5))));
 }
-void sin_backward(GradCtx& c) { c.set(0, g_times(c, cos(c.saved(0)))); }
-void cos_backward(GradCtx& c) { c.set(0, neg(g_times(c, sin(c.saved(0))))); }
+void sin_backward(GradCtx& c) { c.set("self", g_times(c, cos(c.saved("self")))); }
+void cos_backward(GradCtx& c) { c.set("self", neg(g_times(c, sin(c.saved("self"))))); }
 void tanh_backward(GradCtx& c) {  // 1 - y^2
   const Tensor y = c.result();
-  c.set(0, g_times(c, rsub(mul(y, y), 1)));
+  c.set("self", g_times(c, rsub(mul(y, y), 1)));
 }
 void sigmoid_backward(GradCtx& c) {  // y (1 - y)
   const Tensor y = c.result();
-  c.set(0, g_times(c, mul(y, rsub(y, 1))));
+  c.set("self", g_times(c, mul(y, rsub(y, 1))));
 }
 void reciprocal_backward(GradCtx& c) {  // -y^2
   const Tensor y = c.result();
-  c.set(0, neg(g_times(c, mul(y, y))));
+  c.set("self", neg(g_times(c, mul(y, y))));
 }
-void exp2_backward(GradCtx& c) { c.set(0, g_times(c, mul(c.result(), Scalar(std::log(2.0))))); }
-void expm1_backward(GradCtx& c) { c.set(0, g_times(c, add(c.result(), 1))); }
-void log1p_backward(GradCtx& c) { c.set(0, div(c.grad(), add(c.saved(0), 1))); }
-void log2_backward(GradCtx& c) { c.set(0, div(c.grad(), mul(c.saved(0), Scalar(std::log(2.0))))); }
-void log10_backward(GradCtx& c) { c.set(0, div(c.grad(), mul(c.saved(0), Scalar(std::log(10.0))))); }
+void exp2_backward(GradCtx& c) { c.set("self", g_times(c, mul(c.result(), Scalar(std::log(2.0))))); }
+void expm1_backward(GradCtx& c) { c.set("self", g_times(c, add(c.result(), 1))); }
+void log1p_backward(GradCtx& c) { c.set("self", div(c.grad(), add(c.saved("self"), 1))); }
+void log2_backward(GradCtx& c) { c.set("self", div(c.grad(), mul(c.saved("self"), Scalar(std::log(2.0))))); }
+void log10_backward(GradCtx& c) { c.set("self", div(c.grad(), mul(c.saved("self"), Scalar(std::log(10.0))))); }
 void tan_backward(GradCtx& c) {  // 1 + y^2
   const Tensor y = c.result();
-  c.set(0, g_times(c, add(mul(y, y), 1)));
+  c.set("self", g_times(c, add(mul(y, y), 1)));
 }
 void asin_backward(GradCtx& c) {  // 1 / sqrt(1 - x^2)
-  const Tensor x = c.saved(0);
-  c.set(0, g_times(c, rsqrt(rsub(mul(x, x), 1))));
+  const Tensor x = c.saved("self");
+  c.set("self", g_times(c, rsqrt(rsub(mul(x, x), 1))));
 }
 void acos_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
-  c.set(0, neg(g_times(c, rsqrt(rsub(mul(x, x), 1)))));
+  const Tensor x = c.saved("self");
+  c.set("self", neg(g_times(c, rsqrt(rsub(mul(x, x), 1)))));
 }
 void atan_backward(GradCtx& c) {  // 1 / (1 + x^2)
-  const Tensor x = c.saved(0);
-  c.set(0, div(c.grad(), add(mul(x, x), 1)));
+  const Tensor x = c.saved("self");
+  c.set("self", div(c.grad(), add(mul(x, x), 1)));
 }
-void sinh_backward(GradCtx& c) { c.set(0, g_times(c, cosh(c.saved(0)))); }
-void cosh_backward(GradCtx& c) { c.set(0, g_times(c, sinh(c.saved(0)))); }
+void sinh_backward(GradCtx& c) { c.set("self", g_times(c, cosh(c.saved("self")))); }
+void cosh_backward(GradCtx& c) { c.set("self", g_times(c, sinh(c.saved("self")))); }
 void asinh_backward(GradCtx& c) {  // 1 / sqrt(x^2 + 1)
-  const Tensor x = c.saved(0);
-  c.set(0, g_times(c, rsqrt(add(mul(x, x), 1))));
+  const Tensor x = c.saved("self");
+  c.set("self", g_times(c, rsqrt(add(mul(x, x), 1))));
 }
 void acosh_backward(GradCtx& c) {  // 1 / sqrt(x^2 - 1)
-  const Tensor x = c.saved(0);
-  c.set(0, g_times(c, rsqrt(sub(mul(x, x), 1))));
+  const Tensor x = c.saved("self");
+  c.set("self", g_times(c, rsqrt(sub(mul(x, x), 1))));
 }
 void atanh_backward(GradCtx& c) {  // 1 / (1 - x^2)
-  const Tensor x = c.saved(0);
-  c.set(0, div(c.grad(), rsub(mul(x, x), 1)));
+  const Tensor x = c.saved("self");
+  c.set("self", div(c.grad(), rsub(mul(x, x), 1)));
 }
 void erf_backward(GradCtx& c) {  // 2 / sqrt(pi) exp(-x^2)
-  const Tensor x = c.saved(0);
-  c.set(0, g_times(c, mul(exp(neg(mul(x, x))), Scalar(2.0 / std::sqrt(kPi)))));
+  const Tensor x = c.saved("self");
+  c.set("self", g_times(c, mul(exp(neg(mul(x, x))), Scalar(2.0 / std::sqrt(kPi)))));
 }
 void erfc_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
-  c.set(0, g_times(c, mul(exp(neg(mul(x, x))), Scalar(-2.0 / std::sqrt(kPi)))));
+  const Tensor x = c.saved("self");
+  c.set("self", g_times(c, mul(exp(neg(mul(x, x))), Scalar(-2.0 / std::sqrt(kPi)))));
 }
 void erfinv_backward(GradCtx& c) {  // sqrt(pi) / 2 exp(y^2)
   const Tensor y = c.result();
-  c.set(0, g_times(c, mul(exp(mul(y, y)), Scalar(std::sqrt(kPi) / 2.0))));
+  c.set("self", g_times(c, mul(exp(mul(y, y)), Scalar(std::sqrt(kPi) / 2.0))));
 }
-void zero_backward(GradCtx& c) { c.set(0, zeros_like_grad(c)); }
-void deg2rad_backward(GradCtx& c) { c.set(0, mul(c.grad(), Scalar(kPi / 180.0))); }
-void rad2deg_backward(GradCtx& c) { c.set(0, mul(c.grad(), Scalar(180.0 / kPi))); }
+void zero_backward(GradCtx& c) { c.set("self", zeros_like_grad(c)); }
+void deg2rad_backward(GradCtx& c) { c.set("self", mul(c.grad(), Scalar(kPi / 180.0))); }
+void rad2deg_backward(GradCtx& c) { c.set("self", mul(c.grad(), Scalar(180.0 / kPi))); }
 void sinc_backward(GradCtx& c) {  // (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0
-  const Tensor x = c.saved(0), px = mul(x, Scalar(kPi));
+  const Tensor x = c.saved("self"), px = mul(x, Scalar(kPi));
   const Tensor d = div(sub(mul(px, cos(px)), sin(px)), mul(px, x));
-  c.set(0, g_times(c, where(eq(x, 0), zeros({}, d->dtype(), d->device()), d)));
+  c.set("self", g_times(c, where(eq(x, 0), zeros({}, d->dtype(), d->device()), d)));
 }
-void lgamma_backward(GradCtx& c) { c.set(0, g_times(c, digamma(c.saved(0)))); }
-void digamma_backward(GradCtx& c) { c.set(0, g_times(c, polygamma(1, c.saved(0)))); }
-void polygamma_backward(GradCtx& c) { c.set(1, g_times(c, polygamma(c.arg(0).to_int() + 1, c.saved(1)))); }
-void i0_backward(GradCtx& c) { c.set(0, g_times(c, special_i1(c.saved(0)))); }
+void lgamma_backward(GradCtx& c) { c.set("self", g_times(c, digamma(c.saved("self")))); }
+void digamma_backward(GradCtx& c) { c.set("self", g_times(c, polygamma(1, c.saved("self")))); }
+void polygamma_backward(GradCtx& c) { c.set("self", g_times(c, polygamma(c.arg("n").to_int() + 1, c.saved("self")))); }
+void i0_backward(GradCtx& c) { c.set("self", g_times(c, special_i1(c.saved("self")))); }
 void i1_backward(GradCtx& c) {  // I0(x) - I1(x) / x, 1/2 at 0
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const Tensor d = sub(i0(x), div(c.result(), x));
-  c.set(0, g_times(c, where(eq(x, 0), full({}, Scalar(0.5), d->dtype(), d->device()), d)));
+  c.set("self", g_times(c, where(eq(x, 0), full({}, Scalar(0.5), d->dtype(), d->device()), d)));
 }
 void logit_backward(GradCtx& c) {  // 1 / (x (1 - x)); 0 outside [eps, 1 - eps] when eps is given
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const Tensor d = div(c.grad(), mul(x, rsub(x, 1)));
-  if (c.arg(1).is_none()) return c.set(0, d);
-  const double eps = c.arg(1).to_double();
+  if (c.arg("eps").is_none()) return c.set("self", d);
+  const double eps = c.arg("eps").to_double();
   const Tensor outside = logical_or(lt(x, eps), gt(x, 1.0 - eps));
-  c.set(0, where(outside, zeros({}, d->dtype(), d->device()), d));
+  c.set("self", where(outside, zeros({}, d->dtype(), d->device()), d));
 }
 void frexp_backward(GradCtx& c) {  // d mantissa / dx = 2^-exponent; the exponent is a step
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const Tensor exponent = frexp(x)[1];
-  c.set(0, mul(c.grad(0), exp2(neg(to(exponent, c.grad(0)->dtype())))));
+  c.set("self", mul(c.grad(0), exp2(neg(to(exponent, c.grad(0)->dtype())))));
 }
 // fix is trunc's other name.
 void fix(void*, Frame& f) {
@@ -413,16 +413,16 @@ void fix_(void*, Frame& f) {
   static const OperatorDef& trunc_ = builtin_op("trunc_");
   dispatch(trunc_, f.args, f.nargs, f.outs, f.nouts);
 }
-void identity_backward(GradCtx& c) { c.set(0, c.grad()); }
-void square_backward(GradCtx& c) { c.set(0, g_times(c, mul(c.saved(0), Scalar(2.0)))); }
+void identity_backward(GradCtx& c) { c.set("self", c.grad()); }
+void square_backward(GradCtx& c) { c.set("self", g_times(c, mul(c.saved("self"), Scalar(2.0)))); }
 void nan_to_num_backward(GradCtx& c) {  // passes where x is finite
-  c.set(0, g_times(c, isfinite(c.saved(0))));
+  c.set("self", g_times(c, isfinite(c.saved("self"))));
 }
 
 }  // namespace
 
 void define_unary_ops(Registry& r) {
-  const Saves x = save_args(0), y = save_result();
+  const Saves x = save("self"), y = save_result();
   define_unary<Neg>(r, neg_backward, {});
   define_unary<Abs>(r, abs_backward, x);
   define_unary<Relu>(r, relu_backward, y);
@@ -479,7 +479,7 @@ void define_unary_ops(Registry& r) {
       .meta(polygamma_meta)
       .compute(DispatchKey::CPU, polygamma_cpu, Determinism::Bitwise)
       .tag(Tag::Pointwise)
-      .derivative(polygamma_backward, save_args(1));
+      .derivative(polygamma_backward, save("self"));
   r.def("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)")
       .meta(frexp_meta)
       .compute(DispatchKey::CPU, frexp_cpu, Determinism::Bitwise)

@@ -77,21 +77,21 @@ void clamp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 // The gradient goes to the input the condition picked.
 void where_backward(autograd::GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor cond = c.saved(0), zero = zeros({}, g->dtype(), g->device());
-  if (c.needs(1)) c.set(1, where(cond, g, zero));
-  if (c.needs(2)) c.set(2, where(cond, zero, g));
+  const Tensor cond = c.saved("condition"), zero = zeros({}, g->dtype(), g->device());
+  if (c.needs("self")) c.set("self", where(cond, g, zero));
+  if (c.needs("other")) c.set("other", where(cond, zero, g));
 }
 
 // The gradient passes where the input lies within [min, max], bounds included, as in PyTorch.
 void clamp_backward(autograd::GradCtx& c) {
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   Tensor pass;
-  if (!c.arg(1).is_none()) pass = ge(x, c.arg(1).to_scalar());
-  if (!c.arg(2).is_none()) {
-    const Tensor below = le(x, c.arg(2).to_scalar());
+  if (!c.arg("min").is_none()) pass = ge(x, c.arg("min").to_scalar());
+  if (!c.arg("max").is_none()) {
+    const Tensor below = le(x, c.arg("max").to_scalar());
     pass = pass.defined() ? mul(pass, below) : below;
   }
-  c.set(0, pass.defined() ? mul(c.grad(), pass) : c.grad());
+  c.set("self", pass.defined() ? mul(c.grad(), pass) : c.grad());
 }
 
 // clamp_min(Tensor self, Scalar min) / clamp_max(Tensor self, Scalar max): clamp with one bound
@@ -109,11 +109,11 @@ void define_where_clamp(Registry& r) {
   r.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor")
       .meta(where_meta)
       .compute(DispatchKey::CPU, where_cpu, Determinism::Bitwise)
-      .derivative(where_backward, save_args(0));
+      .derivative(where_backward, save("condition"));
   r.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
       .meta(clamp_meta)
       .compute(DispatchKey::CPU, clamp_cpu, Determinism::Bitwise)
-      .derivative(clamp_backward, save_args(0));
+      .derivative(clamp_backward, save("self"));
   r.def("clamp_min(Tensor self, Scalar min) -> Tensor").composite(one_bound<true>);
   r.def("clamp_max(Tensor self, Scalar max) -> Tensor").composite(one_bound<false>);
 }

@@ -185,7 +185,7 @@ void define_norms(Registry& r) {
   r.def("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
       .meta(vector_norm_meta)
       .compute(DispatchKey::CPU, vector_norm_cpu, Determinism::Bitwise)
-      .derivative(vector_norm_backward, save_result(save_args(0)));
+      .derivative(vector_norm_backward, save_result(save("self")));
   r.def("linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
       .composite(linalg_norm_kernel);
   r.def("linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")

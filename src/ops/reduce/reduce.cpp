@@ -223,12 +223,12 @@ void define_reductions(Registry& r) {
   const std::string list = ".dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor";
   define_reduction<Kind::Sum>(r, "sum" + list).derivative(sum_backward).fused_reduction(FusedReduction::Sum);
   define_reduction<Kind::Mean>(r, "mean" + list).derivative(mean_backward).fused_reduction(FusedReduction::Mean);
-  define_reduction<Kind::Prod>(r, "prod" + list).derivative(prod_backward, save_args(0));
+  define_reduction<Kind::Prod>(r, "prod" + list).derivative(prod_backward, save("self"));
   define_reduction<Kind::Amax>(r, "amax" + list)
-      .derivative(extremum_backward<Kind::Amax>, save_result(save_args(0)))
+      .derivative(extremum_backward<Kind::Amax>, save_result(save("self")))
       .fused_reduction(FusedReduction::Amax);
   define_reduction<Kind::Amin>(r, "amin" + list)
-      .derivative(extremum_backward<Kind::Amin>, save_result(save_args(0)))
+      .derivative(extremum_backward<Kind::Amin>, save_result(save("self")))
       .fused_reduction(FusedReduction::Amin);
   define_reduction<Kind::Argmax>(r, "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
       .not_differentiable();

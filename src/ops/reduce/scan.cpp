@@ -172,15 +172,15 @@ void define_scans(Registry& r) {
   r.def("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
       .meta(cum_meta<true>)
       .compute(DispatchKey::CPU, cum_cpu<true>, Determinism::Bitwise)
-      .derivative(cumprod_backward, save_result(save_args(0)));
+      .derivative(cumprod_backward, save_result(save("self")));
   r.def("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)")
       .meta(cumext_meta<true>)
       .compute(DispatchKey::CPU, cumext_cpu<true>, Determinism::Bitwise)
-      .derivative(cumext_backward<true>, save_args(0));
+      .derivative(cumext_backward<true>, save("self"));
   r.def("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)")
       .meta(cumext_meta<false>)
       .compute(DispatchKey::CPU, cumext_cpu<false>, Determinism::Bitwise)
-      .derivative(cumext_backward<false>, save_args(0));
+      .derivative(cumext_backward<false>, save("self"));
 }
 
 }  // namespace ct::ops

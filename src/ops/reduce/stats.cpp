@@ -137,7 +137,7 @@ void define_moment(Registry& r) {
   r.def(n + ".correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)" + ret)
       .meta(moment_meta<K>)
       .compute(DispatchKey::CPU, moment_cpu<K>, Determinism::Bitwise)
-      .derivative(moment_backward<K>, save_args(0));
+      .derivative(moment_backward<K>, save("self"));
   r.def(n + ".dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False)" + ret).composite(moment_dim_kernel<K>);
   r.def(n + "(Tensor self, bool unbiased=True)" + ret).composite(moment_dim_kernel<K>);
 }
@@ -358,7 +358,7 @@ void define_stats(Registry& r) {
   r.def("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor")
       .meta(logsumexp_meta)
       .compute(DispatchKey::CPU, logsumexp_cpu, Determinism::Bitwise)
-      .derivative(logsumexp_backward, save_result(save_args(0)));
+      .derivative(logsumexp_backward, save_result(save("self")));
 }
 
 }  // namespace ct::ops

@@ -168,19 +168,19 @@ void define_select(Registry& r) {
   r.def("kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)")
       .meta(pick_meta<Pick::Kth>)
       .compute(DispatchKey::CPU, pick_cpu<Pick::Kth>, Determinism::Bitwise)
-      .derivative(pick_backward<Pick::Kth>, save_args(0));
+      .derivative(pick_backward<Pick::Kth>, save("self"));
   r.def("median(Tensor self) -> Tensor")
       .meta(median_all_meta)
       .compute(DispatchKey::CPU, median_all_cpu, Determinism::Bitwise)
-      .derivative(median_all_backward, save_result(save_args(0)));
+      .derivative(median_all_backward, save_result(save("self")));
   r.def("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
       .meta(pick_meta<Pick::Median>)
       .compute(DispatchKey::CPU, pick_cpu<Pick::Median>, Determinism::Bitwise)
-      .derivative(pick_backward<Pick::Median>, save_args(0));
+      .derivative(pick_backward<Pick::Median>, save("self"));
   r.def("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)")
       .meta(pick_meta<Pick::Mode>)
       .compute(DispatchKey::CPU, pick_cpu<Pick::Mode>, Determinism::Bitwise)
-      .derivative(pick_backward<Pick::Mode>, save_args(0));
+      .derivative(pick_backward<Pick::Mode>, save("self"));
 }
 
 }  // namespace ct::ops

@@ -140,17 +140,17 @@ void define_sort(Registry& r) {
   r.def("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)")
       .meta(sort_meta)
       .compute(DispatchKey::CPU, sort_cpu, Determinism::Bitwise)
-      .derivative(sort_backward<false>, save_args(0));
+      .derivative(sort_backward<false>, save("self"));
   r.def("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)")
       .meta(sort_meta)
       .compute(DispatchKey::CPU, sort_cpu, Determinism::Bitwise)
-      .derivative(sort_backward<true>, save_args(0));
+      .derivative(sort_backward<true>, save("self"));
   r.def("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor").composite(argsort_kernel).not_differentiable();
   r.def("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor").composite(argsort_kernel).not_differentiable();
   r.def("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)")
       .meta(topk_meta)
       .compute(DispatchKey::CPU, topk_cpu, Determinism::Bitwise)
-      .derivative(topk_backward, save_args(0));
+      .derivative(topk_backward, save("self"));
 }
 
 }  // namespace ct::ops

@@ -9,6 +9,7 @@
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
 
 namespace {
@@ -125,3 +126,68 @@ TEST(AutogradEngine, AGraphGoesAwayWithItsLastTensor) {
 }
 
 }  // namespace
+
+// Note [Derivatives beside operators]: a derivative names the arguments it saves and reads as the
+// schema does; registration refuses a name the schema lacks, and so does backward.
+namespace {
+
+using ct::autograd::GradCtx;
+
+void weighted_square_cpu(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0)), w = Tensor::borrow(&f.tensor(1));
+  f.outs[0] = ops::mul(ops::mul(x, x), w);
+}
+// d/dx x^2 w = 2 x w, d/dw = x^2: reads both arguments by name.
+void weighted_square_backward(GradCtx& c) {
+  const Tensor x = c.saved("self"), w = c.saved("weight");
+  if (c.needs("self")) c.set("self", ops::mul(c.grad(), ops::mul(ops::mul(x, w), 2)));
+  if (c.needs("weight")) c.set("weight", ops::mul(c.grad(), ops::mul(x, x)));
+}
+void misnamed_backward(GradCtx& c) { c.set("input", c.grad()); }
+
+const OperatorDef& test_op(const char* schema, const char* name, BackwardFn backward, Saves saves) {
+  Registry& r = Registry::get();
+  if (const OperatorDef* op = r.find(name)) return *op;
+  OpBuilder b = r.def(schema, /*builtin=*/false);
+  b.kernel(DispatchKey::CPU, weighted_square_cpu, Determinism::Bitwise).derivative(backward, saves);
+  return b.def();
+}
+
+}  // namespace
+
+TEST(AutogradEngine, DerivativesSaveAndReadArgumentsByName) {
+  const OperatorDef& op = test_op("cttest::weighted_square(Tensor self, Tensor weight) -> Tensor",
+                                  "cttest::weighted_square", weighted_square_backward, save("self", "weight"));
+  Tensor x = leaf({1.0, -2.0}), w = leaf({3.0, 0.5});
+  run_backward(total(call(op, {x, w})));
+  EXPECT_DOUBLE_EQ(at(autograd::grad_of(*x), 0), 6.0);   // 2 x w
+  EXPECT_DOUBLE_EQ(at(autograd::grad_of(*x), 1), -2.0);
+  EXPECT_DOUBLE_EQ(at(autograd::grad_of(*w), 0), 1.0);   // x^2
+  EXPECT_DOUBLE_EQ(at(autograd::grad_of(*w), 1), 4.0);
+}
+
+TEST(AutogradEngine, ANameTheSchemaLacksIsRefused) {
+  const std::pair<const char*, Saves> cases[] = {
+      {"cttest::saves_misspelt(Tensor self, Tensor weight) -> Tensor", save("self", "wieght")},
+      {"cttest::saves_a_float(Tensor self, float scale) -> Tensor", save("scale")}};
+  for (const auto& [schema, saves] : cases) {
+    try {
+      OpBuilder b = Registry::get().def(schema, false);
+      b.derivative(weighted_square_backward, saves);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), CT_ERROR_INTERNAL);
+      EXPECT_NE(e.message().find("cttest::saves_"), std::string::npos) << e.message();
+    }
+  }
+  const OperatorDef& op = test_op("cttest::misnamed(Tensor self, Tensor weight) -> Tensor", "cttest::misnamed",
+                                  misnamed_backward, save());
+  Tensor x = leaf({1.0}), w = leaf({2.0});
+  try {
+    run_backward(total(call(op, {x, w})));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), CT_ERROR_INTERNAL);
+    EXPECT_NE(e.message().find("'input'"), std::string::npos) << e.message();
+  }
+}
