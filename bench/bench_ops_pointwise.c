@@ -2,7 +2,9 @@
  * exp, sigmoid, tanh, erf, gelu (exact and tanh), silu, softplus, elu, mish, log1p, expm1 on 4M
  * contiguous float32 (randn * 3; |randn * 3| for log1p), with 2 threads (or the default count)
  * and with 1. Each is memory-bound once the math vectorizes (GB/s = read + write = 2 * 16 MiB /
- * time). ctorch's float32 math is src/ops/cpu/vec_math.h; libtorch's is Sleef.
+ * time). ctorch's float32 math is src/ops/cpu/vec_math.h; libtorch's is Sleef. Two rows add a
+ * float32 tensor to a float16 and to an int32 one: the promotion each library does as its loop
+ * reads the narrower input (GB/s counts both inputs and the float32 result).
  * Target: at least libtorch's speed on each. Run with OMP_WAIT_POLICY=PASSIVE. */
 #include <stdio.h>
 #include <string.h>
@@ -15,15 +17,17 @@
 
 #define REPS 21
 #define N (4 * 1024 * 1024)
-#define NOPS 12
+#define NOPS 14
 
-static const char* names[NOPS] = {"exp", "sigmoid", "tanh", "erf", "gelu", "gelu (tanh)",
-                                  "silu", "softplus", "elu", "mish", "log1p (x >= 0)", "expm1"};
+static const char* names[NOPS] = {"exp", "sigmoid", "tanh", "erf", "gelu", "gelu (tanh)", "silu", "softplus",
+                                  "elu", "mish", "log1p (x >= 0)", "expm1", "add f32 + f16", "add f32 + i32"};
+/* Bytes each row moves per element: one float32 in and out, or the mixed adds' two inputs. */
+static const int bytes[NOPS] = {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 10, 12};
 
 typedef struct {
   int which;
-  ct_tensor *x, *xp;
-  void *lx, *lxp;
+  ct_tensor *x, *xp, *xh, *xi;
+  void *lx, *lxp, *lxh, *lxi;
 } job;
 
 static void ct_run(void* p) {
@@ -41,7 +45,9 @@ static void ct_run(void* p) {
     case 8: CHECK(ct_tensor_elu(j->x, 1.0, 1.0, 1.0, &y)); break;
     case 9: CHECK(ct_tensor_mish(j->x, &y)); break;
     case 10: CHECK(ct_tensor_log1p(j->xp, &y)); break;
-    default: CHECK(ct_tensor_expm1(j->x, &y)); break;
+    case 11: CHECK(ct_tensor_expm1(j->x, &y)); break;
+    case 12: CHECK(ct_tensor_add(j->x, j->xh, &y)); break;
+    default: CHECK(ct_tensor_add(j->x, j->xi, &y)); break;
   }
   ct_tensor_release(y);
 }
@@ -49,7 +55,8 @@ static void ct_run(void* p) {
 #ifdef CTORCH_BENCH_LIBTORCH
 static void lt_run(void* p) {
   const job* j = p;
-  lt_pw_run(j->which, j->which == 10 ? j->lxp : j->lx);
+  if (j->which >= 12) lt_pw_add(j->lx, j->which == 12 ? j->lxh : j->lxi);
+  else lt_pw_run(j->which, j->which == 10 ? j->lxp : j->lx);
 }
 #endif
 
@@ -74,18 +81,21 @@ int main(void) {
   CHECK(ct_tensor_randn(n, 1, CT_FLOAT32, NULL, NULL, &r));
   CHECK(ct_tensor_mul_scalar(r, &three, &j.x));
   CHECK(ct_tensor_abs(j.x, &j.xp));
+  CHECK(ct_tensor_to(j.x, CT_FLOAT16, &j.xh));
+  CHECK(ct_tensor_to(j.x, CT_INT32, &j.xi));
   ct_tensor_release(r);
 #ifdef CTORCH_BENCH_LIBTORCH
   j.lx = lt_pw_randn(N, 3.0, 0);
   j.lxp = lt_pw_randn(N, 3.0, 1);
+  j.lxh = lt_pw_cast(j.lx, 0);
+  j.lxi = lt_pw_cast(j.lx, 1);
 #endif
-  const double gb = 2.0 * N * 4 / 1e9;
   for (int32_t t = threads; t >= 1; --t) {
     CHECK(ct_set_num_threads(t));
 #ifdef CTORCH_BENCH_LIBTORCH
     lt_set_threads(t);
 #endif
-    printf("\n%d thread%s, 4M float32\n%-4s %-30s %10s %10s  %-5s %6s   target >= libtorch\n", t, t == 1 ? "" : "s",
+    printf("\n%d thread%s, 4M elements\n%-4s %-30s %10s %10s  %-5s %6s   target >= libtorch\n", t, t == 1 ? "" : "s",
            "row", "measurement", "ctorch", "libtorch", "unit", "ratio");
     for (int w = 0; w < NOPS; ++w) {
       j.which = w;
@@ -97,15 +107,20 @@ int main(void) {
 #endif
       char id[8];
       snprintf(id, sizeof id, "P%d", w + 1);
+      const double gb = (double)bytes[w] * N / 1e9;
       row(id, names[w], gb / c, a > 0 ? gb / a : 0);
       printf("     %-30s %10.3f %10.3f  ms\n", "", c * 1e3, a * 1e3);
     }
   }
   ct_tensor_release(j.x);
   ct_tensor_release(j.xp);
+  ct_tensor_release(j.xh);
+  ct_tensor_release(j.xi);
 #ifdef CTORCH_BENCH_LIBTORCH
   lt_release(j.lx);
   lt_release(j.lxp);
+  lt_release(j.lxh);
+  lt_release(j.lxi);
 #endif
   return 0;
 }

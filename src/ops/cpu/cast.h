@@ -1,6 +1,7 @@
 // cast.h - converting one element between dtypes, with PyTorch's rules.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -22,5 +23,11 @@ inline D cast_value(S x) {
     return static_cast<D>(static_cast<SM>(x));
   }
 }
+
+/// Converts n elements of one dtype, read stride bytes apart from src, into n dense elements of
+/// another at dst, with cast_value's rules.
+using CastLine = void (*)(const char* src, int64_t stride, char* dst, int64_t n);
+/// The converter from `from` to `to`; nullptr when they are the same dtype.
+CastLine cast_line(DType from, DType to);
 
 }  // namespace ct::cpu

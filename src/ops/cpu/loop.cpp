@@ -63,4 +63,44 @@ LoopPlan make_plan(const TensorImpl& out, const TensorImpl* const* inputs, int n
   return p;
 }
 
+namespace {
+
+constexpr int64_t kCastChunk = 256;
+
+// The segment loop of run_plan_casting: converted inputs go through buffers on this stack.
+struct CastingSegments {
+  const LoopCasts* casts;
+  SegmentFn fn;
+  const void* ctx;
+  int nops;
+  void operator()(char** ptrs, const int64_t* strides, int64_t n) const {
+    alignas(64) char buf[kMaxOperands - 1][kCastChunk * 8];  // 8: the widest dtype
+    const int64_t item = static_cast<int64_t>(itemsize(casts->compute));
+    char* p[kMaxOperands];
+    int64_t s[kMaxOperands];
+    for (int64_t done = 0; done < n; done += kCastChunk) {
+      const int64_t m = std::min(kCastChunk, n - done);
+      for (int o = 0; o < nops; ++o) {
+        char* at = ptrs[o] + done * strides[o];
+        const CastLine line = o > 0 ? casts->line[o - 1] : nullptr;
+        if (!line) {
+          p[o] = at;
+          s[o] = strides[o];
+        } else {  // a broadcast input (stride 0) converts its one element
+          line(at, strides[o], buf[o - 1], strides[o] == 0 ? 1 : m);
+          p[o] = buf[o - 1];
+          s[o] = strides[o] == 0 ? 0 : item;
+        }
+      }
+      fn(ctx, p, s, m);
+    }
+  }
+};
+
+}  // namespace
+
+void run_plan_casting(const LoopPlan& p, const LoopCasts& casts, SegmentFn fn, const void* ctx) {
+  run_plan(p, CastingSegments{&casts, fn, ctx, p.nops});
+}
+
 }  // namespace ct::cpu

@@ -6,13 +6,22 @@
 // chunks on the thread pool and calls an inner loop on each contiguous-in-the-last-dim segment.
 // The inner loop has fast paths (all operands dense; a binary op with one side broadcast) that the
 // compiler vectorizes, and a strided path for everything else.
+//
+// Note [Casting in the loop]
+// An input whose dtype is not the one the kernel computes in (int32 + float32 computes in float32)
+// is converted as the loop reads it, a chunk of elements at a time into a buffer on the stack, as
+// PyTorch's TensorIterator does, not copied whole beforehand: one pass over memory instead of two,
+// and no temporary the size of the input. The kernel sees dense operands of its own dtype, so the
+// same typed inner loop serves every mix of input dtypes (LoopCasts, elementwise()).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <tuple>
 #include <utility>
 
 #include "core/tensor.h"
+#include "ops/cpu/cast.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
 
@@ -79,6 +88,32 @@ void for_each_segment(const LoopPlan& p, int64_t begin, int64_t end, Inner& inne
   }
 }
 
+/// The inputs a loop converts as it reads them (Note [Casting in the loop]): line[i] converts input
+/// i to `compute`, nullptr where input i already has that dtype.
+struct LoopCasts {
+  CastLine line[kMaxOperands - 1] = {};
+  DType compute = DType::Float32;
+  bool any = false;
+};
+
+/// The casts for inputs of the given dtypes into compute.
+inline LoopCasts loop_casts(const TensorImpl* const* inputs, int ninputs, DType compute) {
+  LoopCasts c;
+  c.compute = compute;
+  for (int i = 0; i < ninputs; ++i) {
+    c.line[i] = cast_line(inputs[i]->dtype(), compute);
+    c.any = c.any || c.line[i] != nullptr;
+  }
+  return c;
+}
+
+/// A segment loop behind a type-erased call: fn(ctx, ptrs, strides, n).
+using SegmentFn = void (*)(const void* ctx, char** ptrs, const int64_t* strides, int64_t n);
+/// Runs fn over the plan as run_plan does, each segment cut into chunks whose converted inputs are
+/// dense buffers of the compute dtype (loop.cpp). Not a template: the chunking is compiled once,
+/// and each kernel adds only the thunk that calls its typed inner loop.
+void run_plan_casting(const LoopPlan& p, const LoopCasts& casts, SegmentFn fn, const void* ctx);
+
 /// Runs inner over the whole plan, in parallel when it is large.
 template <typename Inner>
 void run_plan(const LoopPlan& p, Inner inner) {
@@ -137,7 +172,7 @@ template <typename Out, typename... In, typename F, size_t... I>
 
 // The body compiled twice; see Note [CPU capability dispatch].
 template <typename Out, typename... In, typename F>
-void elementwise_baseline(char** ptrs, const int64_t* strides, int64_t n, const F& f) {
+[[gnu::noinline]] void elementwise_baseline(char** ptrs, const int64_t* strides, int64_t n, const F& f) {
   elementwise_body<Out, In...>(ptrs, strides, n, f, std::index_sequence_for<In...>{});
 }
 #if CT_HAVE_AVX2_KERNELS
@@ -163,6 +198,23 @@ void elementwise(const LoopPlan& p, const F& f) {
   run_plan(p, [&f](char** ptrs, const int64_t* strides, int64_t n) {
     detail::elementwise_baseline<Out, In...>(ptrs, strides, n, f);
   });
+}
+
+/// The same over inputs that casts converts to In... as they are read (Note [Casting in the loop]).
+template <typename Out, typename... In, typename F>
+void elementwise(const LoopPlan& p, const F& f, const LoopCasts& casts) {
+  if (!casts.any) return elementwise<Out, In...>(p, f);
+#if CT_HAVE_AVX2_KERNELS
+  if (has_avx2()) {
+    run_plan_casting(p, casts, [](const void* ctx, char** ptrs, const int64_t* strides, int64_t n) {
+      detail::elementwise_avx2<Out, In...>(ptrs, strides, n, *static_cast<const F*>(ctx));
+    }, &f);
+    return;
+  }
+#endif
+  run_plan_casting(p, casts, [](const void* ctx, char** ptrs, const int64_t* strides, int64_t n) {
+    detail::elementwise_baseline<Out, In...>(ptrs, strides, n, *static_cast<const F*>(ctx));
+  }, &f);
 }
 
 }  // namespace ct::cpu

@@ -493,8 +493,9 @@ void binary_meta(const Frame& f, MetaResult& m) {
 template <typename Op>
 void binary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const DType natural = Op::rule == Rule::Compare ? DType::Bool : m.compute;
-  Tensor ha, hb, temp;
-  const TensorImpl* in[2] = {as_dtype(f.tensor(0), m.compute, ha), as_dtype(f.tensor(1), m.compute, hb)};
+  Tensor temp;
+  const TensorImpl* in[2] = {&f.tensor(0), &f.tensor(1)};
+  const cpu::LoopCasts casts = cpu::loop_casts(in, 2, m.compute);  // Note [Casting in the loop]
   // In place into a narrower dtype (float16 self += float32): compute, then convert into self.
   if (outs[0]->dtype() != natural) temp = empty(outs[0]->sizes(), natural, kCPU);
   const TensorImpl& out = temp.defined() ? *temp : *outs[0];
@@ -505,13 +506,16 @@ void binary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
     if constexpr (Op::divides && std::is_integral<T>::value) {
       // Checked in the loop rather than before it: one pass, and the flag is written only on error.
       std::atomic<bool> zero{false};
-      cpu::elementwise<R, T, T>(plan, [&zero](T x, T y) {
-        if (y == T(0)) {
-          zero.store(true, std::memory_order_relaxed);
-          return R(0);
-        }
-        return Op::apply(x, y);
-      });
+      cpu::elementwise<R, T, T>(
+          plan,
+          [&zero](T x, T y) {
+            if (y == T(0)) {
+              zero.store(true, std::memory_order_relaxed);
+              return R(0);
+            }
+            return Op::apply(x, y);
+          },
+          casts);
       CT_CHECK(!zero.load(), CT_ERROR_INVALID_ARGUMENT, Op::name,
                ": ZeroDivisionError, an integer divisor is 0. Remove the zeros, or divide as floats");
       return;
@@ -519,11 +523,11 @@ void binary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
     if constexpr (Op::has_alpha) {
       if (f.nargs > 2 && !f.arg(2).to_scalar().equals(1.0)) {
         const M<T> alpha = f.arg(2).to_scalar().template to<M<T>>();
-        cpu::elementwise<R, T, T>(plan, [alpha](T x, T y) { return Op::apply_alpha(x, y, alpha); });
+        cpu::elementwise<R, T, T>(plan, [alpha](T x, T y) { return Op::apply_alpha(x, y, alpha); }, casts);
         return;
       }
     }
-    cpu::elementwise<R, T, T>(plan, [](T x, T y) { return Op::apply(x, y); });
+    cpu::elementwise<R, T, T>(plan, [](T x, T y) { return Op::apply(x, y); }, casts);
   });
   if (temp.defined()) copy_(outs[0], temp);
 }

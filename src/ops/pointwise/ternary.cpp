@@ -110,9 +110,10 @@ void ternary_meta(const Frame& f, MetaResult& m) {
 
 template <typename Op>
 void ternary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  Tensor h[3], temp;
+  Tensor temp;
   const TensorImpl* in[3];
-  for (int i = 0; i < Op::ninputs; ++i) in[i] = as_dtype(f.tensor(i), m.compute, h[i]);
+  for (int i = 0; i < Op::ninputs; ++i) in[i] = &f.tensor(i);
+  const cpu::LoopCasts casts = cpu::loop_casts(in, Op::ninputs, m.compute);  // Note [Casting in the loop]
   // In place into a narrower dtype (float16 self, float32 tensor1): compute, then convert into self.
   if (outs[0]->dtype() != m.compute) temp = empty(outs[0]->sizes(), m.compute, kCPU);
   const TensorImpl& out = temp.defined() ? *temp : *outs[0];
@@ -120,8 +121,8 @@ void ternary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   visit_dtype<Op::dtypes>(m.compute, Op::name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const M<T> s = Op::scalar_arg >= 0 ? f.arg(Op::scalar_arg).to_scalar().template to<M<T>>() : M<T>(0);
-    if constexpr (Op::ninputs == 2) cpu::elementwise<T, T, T>(plan, [s](T a, T b) { return Op::apply(a, b, s); });
-    else cpu::elementwise<T, T, T, T>(plan, [s](T a, T b, T c) { return Op::apply(a, b, c, s); });
+    if constexpr (Op::ninputs == 2) cpu::elementwise<T, T, T>(plan, [s](T a, T b) { return Op::apply(a, b, s); }, casts);
+    else cpu::elementwise<T, T, T, T>(plan, [s](T a, T b, T c) { return Op::apply(a, b, c, s); }, casts);
   });
   if (temp.defined()) copy_(outs[0], temp);
 }

@@ -29,12 +29,14 @@ void where_meta(const Frame& f, MetaResult& m) {
 }
 
 void where_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  Tensor ha, hb;
-  const TensorImpl* in[3] = {&f.tensor(0), as_dtype(f.tensor(1), m.compute, ha), as_dtype(f.tensor(2), m.compute, hb)};
+  const TensorImpl* in[3] = {&f.tensor(0), &f.tensor(1), &f.tensor(2)};
+  cpu::LoopCasts casts = cpu::loop_casts(in, 3, m.compute);  // Note [Casting in the loop]
+  casts.line[0] = nullptr;  // the condition is read as the bool it is
+  casts.any = casts.line[1] || casts.line[2];
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 3);
   visit_dtype(m.compute, "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    cpu::elementwise<T, bool, T, T>(plan, [](bool c, T x, T y) { return c ? x : y; });
+    cpu::elementwise<T, bool, T, T>(plan, [](bool c, T x, T y) { return c ? x : y; }, casts);
   });
 }
 
@@ -56,8 +58,8 @@ void clamp_meta(const Frame& f, MetaResult& m) {
 }
 
 void clamp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  Tensor holder;
-  const TensorImpl* in = as_dtype(f.tensor(0), m.compute, holder);
+  const TensorImpl* in = &f.tensor(0);
+  const cpu::LoopCasts casts = cpu::loop_casts(&in, 1, m.compute);  // Note [Casting in the loop]
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], &in, 1);
   const bool has_lo = !f.arg(1).is_none(), has_hi = !f.arg(2).is_none();
   visit_dtype<kNumericDTypes>(m.compute, "clamp", [&](auto tag) {
@@ -70,7 +72,7 @@ void clamp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
       if (has_lo && x < lo) x = lo;
       if (has_hi && x > hi) x = hi;
       return T(x);
-    });
+    }, casts);
   });
 }
 
