@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 
@@ -122,4 +124,33 @@ TEST(Elementwise, LargeStridedAddWithBroadcastMatchesAScalarLoop) {
   for (int64_t i = 0; i < r; ++i)
     for (int64_t j = 0; j < c; ++j)
       ASSERT_EQ(out->data_as<float>()[i * c + j], pa[j * r + i] + static_cast<float>(j)) << i << "," << j;
+}
+
+// Note [Casting in the loop]: an input of another dtype is converted chunk by chunk as it is read.
+// The result must equal converting it whole first, across chunk boundaries (rows of 1000 and 257),
+// for a strided input, a broadcast row and a broadcast single element.
+TEST(Elementwise, InputsOfAnotherDtypeConvertAsTheyAreRead) {
+  const int64_t r = 300, c = 1000;
+  Tensor a = ct::ops::transpose(range({c, r}), 0, 1);                             // [r, c] strided float32
+  Tensor h = ct::ops::to(ct::ops::mul(range({r, c}), 0.37), DType::Float16);        // dense float16
+  Tensor i = ct::ops::to(ct::ops::transpose(range({257, r}), 0, 1), DType::Int32);  // [r, 257] strided int32
+  Tensor row = ct::ops::to(range({c}), DType::Int64);                               // broadcast row
+  Tensor one = ct::ops::to(ct::ops::full({1}, 3, DType::Float32, ct::kCPU), DType::Int16);
+  const auto same = [](const Tensor& x, const Tensor& y) {
+    ASSERT_EQ(x->dtype(), y->dtype());
+    ASSERT_TRUE(x->sizes().equals(y->sizes()));
+    const Tensor xc = ct::ops::contiguous(x), yc = ct::ops::contiguous(y);
+    ASSERT_EQ(std::memcmp(xc->data(), yc->data(), x->numel() * ct::itemsize(x->dtype())), 0);
+  };
+  same(ct::ops::add(a, h), ct::ops::add(a, ct::ops::to(h, DType::Float32)));
+  same(ct::ops::mul(h, a), ct::ops::mul(ct::ops::to(h, DType::Float32), a));
+  same(ct::ops::sub(ct::ops::narrow(a, 1, 0, 257), i),
+       ct::ops::sub(ct::ops::narrow(a, 1, 0, 257), ct::ops::to(i, DType::Float32)));
+  same(ct::ops::add(h, row), ct::ops::add(h, ct::ops::to(row, DType::Float16)));  // float16, as in torch
+  same(ct::ops::maximum(a, one), ct::ops::maximum(a, ct::ops::to(one, DType::Float32)));
+  same(ct::ops::lt(i, ct::ops::narrow(a, 1, 0, 257)), ct::ops::lt(ct::ops::to(i, DType::Float32), ct::ops::narrow(a, 1, 0, 257)));
+  const Tensor cond = ct::ops::gt(a, 500);
+  same(ct::ops::where(cond, a, h), ct::ops::where(cond, a, ct::ops::to(h, DType::Float32)));
+  same(ct::ops::addcmul(a, h, row), ct::ops::addcmul(a, ct::ops::to(h, DType::Float32), ct::ops::to(row, DType::Float32)));
+  same(ct::ops::clamp(i, -0.5, 99.5), ct::ops::clamp(ct::ops::to(i, DType::Float32), -0.5, 99.5));
 }
