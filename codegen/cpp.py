@@ -9,8 +9,6 @@ functions.h's *_symint calls) and int[]? OptionalIntArrayRef, another optional s
 runtime::Generator* (null: the default one). Trailing arguments with a default keep it.
 """
 
-import re
-
 import registry
 
 HEADER = "src/ops/op_calls.h"
@@ -60,6 +58,12 @@ def call_shapes(op):
     return {types[:k] for k in range(required, len(params) + 1)}
 
 
+# kind -> the C++ parameter type (an optional one wraps it; see Param).
+TYPES = {"tensor": "const Tensor&", "tensors": "ArrayRef<const TensorImpl*>", "int": "int64_t", "ints": "IntArrayRef",
+         "float": "double", "bool": "bool", "scalar": "const Scalar&", "dtype": "DType", "device": "Device",
+         "str": "const char*", "generator": "runtime::Generator*"}
+
+
 def ident(name):
     return name + "_" if name in KEYWORDS else name
 
@@ -69,46 +73,31 @@ class Param:
 
     def __init__(self, arg, op_name):
         self.name = ident(arg["name"])
-        t = arg["type"]
-        optional = t.endswith("?")
-        base = re.sub(r"\(.*\)", "", t.rstrip("?"))
+        kind, optional = registry.arg_kind(arg, op_name, "cpp")
         d = arg["default"]
         n = self.name
-        self.value = f"opt({n})" if optional else n
-        if base == "Tensor":
-            self.cpp, self.default = "const Tensor&", None if d is None else "Tensor()"
-            self.value = f"opt({n})" if optional else n
-        elif base == "Tensor[]":
-            self.cpp, self.default = "ArrayRef<const TensorImpl*>", None
-        elif base == "Generator":
-            self.cpp, self.default, self.value = "runtime::Generator*", "nullptr", n
-        elif base in ("int", "SymInt"):
-            self.cpp, self.default = "int64_t", d
-        elif re.fullmatch(r"(int|SymInt)\[\d*\]", base):
-            self.cpp = "IntArrayRef"
-            self.default = None if d is None else "IntArrayRef{" + d[1:-1] + "}"
-        elif base == "float":
-            self.cpp, self.default = "double", d
-        elif base == "bool":
-            self.cpp, self.default = "bool", {"True": "true", "False": "false", None: None}.get(d, d)
-        elif base == "Scalar":
-            self.cpp, self.default = "const Scalar&", d
-        elif base == "ScalarType":
-            self.cpp, self.default = "DType", d
-        elif base == "Device":
-            self.cpp, self.default = "Device", d
-        elif base == "str" and not optional:
-            self.cpp, self.default = "const char*", None if d is None else '"' + d.strip("'") + '"'
+        self.cpp = TYPES[kind]
+        self.value = f"opt({n})" if optional and kind != "generator" else n
+        if kind == "generator":
+            self.default = "nullptr"  # null: the default generator
+        elif d is None:
+            self.default = None
+        elif d == "None":
+            self.default = "Tensor()" if kind == "tensor" else "std::nullopt"
+        elif kind == "ints":
+            self.default = "IntArrayRef{" + d[1:-1] + "}"
+        elif kind == "bool":
+            self.default = {"True": "true", "False": "false"}[d]
+        elif kind == "str":
+            self.default = '"' + d.strip("'") + '"'
         else:
-            raise SystemExit(f"codegen/cpp.py: no C++ type for {t!r} in {op_name}")
-        if optional and self.cpp == "IntArrayRef":
+            self.default = d
+        if optional and kind == "ints":
             self.cpp = "OptionalIntArrayRef"
-            self.default = None if d is None else "std::nullopt" if d == "None" else self.default
-        elif optional and base not in ("Tensor", "Generator"):
+        elif optional and kind not in ("tensor", "generator"):
             self.cpp = f"std::optional<{self.cpp.replace('const ', '').rstrip('&')}>"
-            self.default = None if d is None else "std::nullopt" if d == "None" else self.default
-        elif d == "None" and base not in ("Tensor", "Generator"):
-            raise SystemExit(f"codegen/cpp.py: a None default for the non-optional {t!r} in {op_name}")
+        elif d == "None" and kind not in ("tensor", "generator"):
+            raise SystemExit(f"codegen/cpp.py: a None default for the non-optional {arg['type']!r} in {op_name}")
 
 
 def declaration(op, name, with_defaults):

@@ -41,6 +41,21 @@ def typed_functions():
     return unary, binary, inplace
 
 
+# kind -> (type, optional type, Args call, optional Args call), {n} the parameter, {s} its schema name.
+TYPES = {
+    "tensor": ("Tensor", "Tensor", 'tensor({n}, "{s}")', 'optTensor({n}, "{s}")'),
+    "tensors": ("Tensor[]", None, 'tensors({n}, "{s}")', None),
+    "int": ("long", "Long", "integer({n})", "optInteger({n})"),
+    "ints": ("long[]", "long[]", 'ints({n}, "{s}")', 'optInts({n}, "{s}")'),
+    "float": ("double", "Double", "real({n})", "optReal({n})"),
+    "bool": ("boolean", "Boolean", "bool({n})", "optBool({n})"),
+    "scalar": ("Number", "Number", 'scalar({n}, "{s}")', 'optScalar({n}, "{s}")'),
+    "dtype": ("DType", "DType", 'dtype({n}, "{s}")', 'optDtype({n}, "{s}")'),
+    "device": ("Device", "Device", 'device({n}, "{s}")', 'optDevice({n}, "{s}")'),
+    "str": ("String", None, 'string({n}, "{s}")', None),
+}
+
+
 def camel(s):
     lead = "_" if s.startswith("_") else ""
     parts = [p for p in s.split("_") if p]
@@ -66,43 +81,15 @@ class Param:
         self.name = camel(arg["name"]) + ("Arg" if camel(arg["name"]) in KEYWORDS else "")
         self.has_default = arg["default"] is not None
         self.default = arg["default"]
-        t = arg["type"]
-        optional = t.endswith("?")
-        base = re.sub(r"\(.*\)", "", t.rstrip("?"))
-        self.skip = base == "Generator"
-        self.list = False
-        n = self.name
+        kind, optional = registry.arg_kind(arg, op_name, "java")
+        self.skip = kind == "generator"
+        self.list = kind == "ints" and not optional
         if self.skip:
             self.java, self.box = None, "none()"
-        elif base == "Tensor":
-            self.java, self.box = "Tensor", f"{'optTensor' if optional else 'tensor'}({n}, \"{arg['name']}\")"
-        elif base == "Tensor[]":
-            self.java, self.box = "Tensor[]", f"tensors({n}, \"{arg['name']}\")"
-        elif base in ("int", "SymInt"):
-            self.java = "Long" if optional else "long"
-            self.box = f"{'optInteger' if optional else 'integer'}({n})"
-        elif re.fullmatch(r"(int|SymInt)\[\d*\]", base):
-            self.java, self.list = "long[]", not optional
-            self.box = f"{'optInts' if optional else 'ints'}({n}, \"{arg['name']}\")"
-        elif base == "float":
-            self.java = "Double" if optional else "double"
-            self.box = f"{'optReal' if optional else 'real'}({n})"
-        elif base == "bool":
-            self.java = "Boolean" if optional else "boolean"
-            self.box = f"{'optBool' if optional else 'bool'}({n})"
-        elif base == "Scalar":
-            self.java = "Number"
-            self.box = f"{'optScalar' if optional else 'scalar'}({n}, \"{arg['name']}\")"
-        elif base == "ScalarType":
-            self.java = "DType"
-            self.box = f"{'optDtype' if optional else 'dtype'}({n}, \"{arg['name']}\")"
-        elif base == "Device":
-            self.java = "Device"
-            self.box = f"{'optDevice' if optional else 'device'}({n}, \"{arg['name']}\")"
-        elif base == "str" and not optional:
-            self.java, self.box = "String", f"string({n}, \"{arg['name']}\")"
         else:
-            raise SystemExit(f"codegen/java.py: no Java type for {t!r} in {op_name}")
+            plain, opt, box, opt_box = TYPES[kind]
+            self.java = opt if optional else plain
+            self.box = (opt_box if optional else box).format(n=self.name, s=arg["name"])
 
 
 qualified = registry.qualified

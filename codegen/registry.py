@@ -13,6 +13,7 @@ Naming (each language then applies its own case and reserved words; docs/extendi
 
 import ctypes
 import json
+import re
 
 
 def builtin_operators(library):
@@ -62,5 +63,16 @@ def stems(ops):
     return out
 
 
-def returns_count(op):
-    return len(op["returns"])
+def arg_kind(arg, op_name, target):
+    """(kind, optional) of a schema argument, kind one of: tensor, tensors, int, ints, float, bool,
+    scalar, dtype, device, str, generator. SymInt counts as int; aliasing marks ("Tensor(a!)") go."""
+    t = arg["type"]
+    optional = t.endswith("?")
+    base = re.sub(r"\(.*\)", "", t.rstrip("?"))
+    kind = {"Tensor": "tensor", "Tensor[]": "tensors", "int": "int", "SymInt": "int", "float": "float", "bool": "bool",
+            "Scalar": "scalar", "ScalarType": "dtype", "Device": "device", "str": "str", "Generator": "generator"}.get(base)
+    if kind is None and re.fullmatch(r"(int|SymInt)\[\d*\]", base):
+        kind = "ints"
+    if kind is None or (kind in ("str", "tensors") and optional):
+        raise SystemExit(f"codegen/{target}.py: no type for {t!r} in {op_name}")
+    return kind, optional

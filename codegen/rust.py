@@ -13,8 +13,6 @@ Naming (documented in docs/rust.md): registry.py's policy in snake case, in-plac
     for explicit ones).
 """
 
-import re
-
 import registry
 
 OUT = "bindings/rust/ctorch/src/generated.rs"
@@ -36,6 +34,18 @@ def method_names(ops):
     return names
 
 
+# kind -> (type, optional type, boxed value, optional boxed value), {n} the parameter.
+SIMPLE = {
+    "tensor": ("&Tensor", "Option<&Tensor>", "arg::tensor({n})", "arg::opt_tensor({n})"),
+    "int": ("i64", "Option<i64>", "arg::int({n})", "arg::opt_int({n})"),
+    "ints": ("&[i64]", "Option<&[i64]>", "arg::ints({n})", "arg::opt_ints({n})"),
+    "float": ("f64", "Option<f64>", "arg::float({n})", "arg::opt_float({n})"),
+    "bool": ("bool", "Option<bool>", "arg::bool({n})", "arg::opt_bool({n})"),
+    "scalar": ("impl Into<Scalar>", "Option<Scalar>", "arg::scalar({n}.into())", "arg::opt_scalar({n})"),
+    "dtype": ("DType", "Option<DType>", "arg::dtype({n})", "arg::opt_dtype({n})"),
+}
+
+
 def ident(name):
     return name + "_" if name in KEYWORDS else name
 
@@ -48,40 +58,21 @@ class Param:
         self.schema_name = arg["name"]
         self.has_default = arg["default"] is not None
         self.default = arg["default"]
-        t = arg["type"]
-        optional = t.endswith("?")
-        base = re.sub(r"\(.*\)", "", t.rstrip("?"))
+        kind, optional = registry.arg_kind(arg, op_name, "rust")
         n = self.name
         self.prep = []
-        self.skip = base == "Generator"
+        self.skip = kind == "generator"
         if self.skip:
             self.rust, self.value = None, "arg::none()"
-        elif base == "Tensor":
-            self.rust = "Option<&Tensor>" if optional else "&Tensor"
-            self.value = f"arg::opt_tensor({n})" if optional else f"arg::tensor({n})"
-        elif base == "Tensor[]":
+        elif kind in SIMPLE:
+            plain, opt, value, opt_value = SIMPLE[kind]
+            self.rust = opt if optional else plain
+            self.value = (opt_value if optional else value).format(n=n)
+        elif kind == "tensors":
             self.rust = "&[impl AsRef<Tensor>]"
             self.prep = [f"let {n}_h = arg::handles({n});"]
             self.value = f"arg::tensor_list(&{n}_h)"
-        elif base in ("int", "SymInt"):
-            self.rust = "Option<i64>" if optional else "i64"
-            self.value = f"arg::{'opt_' if optional else ''}int({n})"
-        elif re.fullmatch(r"(int|SymInt)\[\d*\]", base):
-            self.rust = "Option<&[i64]>" if optional else "&[i64]"
-            self.value = f"arg::{'opt_' if optional else ''}ints({n})"
-        elif base == "float":
-            self.rust = "Option<f64>" if optional else "f64"
-            self.value = f"arg::{'opt_' if optional else ''}float({n})"
-        elif base == "bool":
-            self.rust = "Option<bool>" if optional else "bool"
-            self.value = f"arg::{'opt_' if optional else ''}bool({n})"
-        elif base == "Scalar":
-            self.rust = "Option<Scalar>" if optional else "impl Into<Scalar>"
-            self.value = f"arg::opt_scalar({n})" if optional else f"arg::scalar({n}.into())"
-        elif base == "ScalarType":
-            self.rust = "Option<DType>" if optional else "DType"
-            self.value = f"arg::{'opt_' if optional else ''}dtype({n})"
-        elif base == "Device":
+        elif kind == "device":
             self.rust = "Option<Device>" if optional else "Device"
             if optional:
                 self.prep = [f"let {n}_c = {n}.map(Device::to_cstring);"]
@@ -89,12 +80,10 @@ class Param:
             else:
                 self.prep = [f"let {n}_c = {n}.to_cstring();"]
                 self.value = f"arg::device(&{n}_c)"
-        elif base == "str" and not optional:
+        else:  # str
             self.rust = "&str"
             self.prep = [f"let {n}_c = c_string(\"{op_name}\", {n})?;"]
             self.value = f"arg::string(&{n}_c)"
-        else:
-            raise SystemExit(f"codegen/rust.py: no Rust type for {t!r} in {op_name}")
 
 
 def returns_type(op):
