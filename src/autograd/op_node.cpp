@@ -32,7 +32,7 @@ class OpNode final : public Node {
   }
   std::vector<Tensor> apply(std::vector<Tensor>& grads) override {
     std::vector<Tensor> out(next_edges.size());
-    GradCtx ctx(*this, grads, out);
+    GradCtx ctx(*this, def.schema, grads, out);
     def.derivative.fn(ctx);
     return out;
   }
@@ -84,10 +84,7 @@ Tensor GradCtx::result() const {
   return node_.result.unpack(node_);
 }
 const Value& GradCtx::arg(size_t i) const { return node_.args[i]; }
-size_t GradCtx::index(std::string_view name) const {
-  const std::vector<Argument>& args = node_.def.schema.args;
-  for (size_t i = 0; i < args.size(); ++i)
-    if (args[i].name == name) return i;
+void GradCtx::unknown_argument(std::string_view name) const {
   fail(CT_ERROR_INTERNAL, str(node_.name(), ": the derivative names argument '", name, "', which ",
                               node_.def.full_name, " does not have"));
 }

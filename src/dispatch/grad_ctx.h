@@ -19,6 +19,7 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "dispatch/schema.h"
 #include "dispatch/value.h"
 
 namespace ct::autograd {
@@ -27,7 +28,8 @@ class OpNode;
 
 class GradCtx {
  public:
-  GradCtx(OpNode& node, std::vector<Tensor>& grads, std::vector<Tensor>& out) : node_(node), grads_(grads), out_(out) {}
+  GradCtx(OpNode& node, const Schema& schema, std::vector<Tensor>& grads, std::vector<Tensor>& out)
+      : node_(node), args_(schema.args), grads_(grads), out_(out) {}
 
   /// The gradient of result i (zeros when none reached it).
   const Tensor& grad(size_t i = 0);
@@ -54,11 +56,19 @@ class GradCtx {
   size_t list_size(std::string_view arg) const { return list_size(index(arg)); }
   bool needs(std::string_view arg, size_t j = 0) const { return needs(index(arg), j); }
   void set(std::string_view arg, Tensor g) { set(index(arg), 0, std::move(g)); }
-  /// The schema index of the argument called name.
-  size_t index(std::string_view name) const;
+  /// The schema index of the argument called name. Inline: with a literal name the comparisons
+  /// fold to a few integer compares, so naming costs next to nothing per backward step.
+  size_t index(std::string_view name) const {
+    for (size_t i = 0; i < args_.size(); ++i)
+      if (args_[i].name == name) return i;
+    unknown_argument(name);
+  }
 
  private:
+  [[noreturn]] void unknown_argument(std::string_view name) const;
+
   OpNode& node_;
+  const std::vector<Argument>& args_;
   std::vector<Tensor>& grads_;
   std::vector<Tensor>& out_;
 };
