@@ -6,10 +6,10 @@
 // names them (registration refuses a name the schema lacks). fn receives a GradCtx: the gradient
 // of each result, the arguments of the forward call (tensors only where `saves` asked for them,
 // their sizes always), and set() for each input's gradient, each by schema name (c.saved("other"))
-// or, in helpers shared by operators whose arguments differ in name, by index. set() sums a broadcast gradient back to the
-// input's sizes and converts it to the input's dtype, so formulas are written for the broadcast
-// result. Formulas use operators, not raw loops: run while backward is recorded (create_graph),
-// they record themselves, which is what makes second derivatives work.
+// or, in helpers shared by operators whose arguments differ in name, by index. set() sums a
+// broadcast gradient back to the input's sizes and converts it to the input's dtype, so formulas
+// are written for the broadcast result. Formulas use operators, not raw loops: run while backward
+// is recorded (create_graph), they record themselves, which is what makes second derivatives work.
 //
 // It lives in dispatch/, beside OpBuilder::derivative that takes it, so that the operator
 // definitions in ops/ include it downward; autograd/ fills it when backward runs.

@@ -16,8 +16,8 @@ template <typename D, typename S>
   for (int64_t i = 0; i < n; ++i) out[i] = cast_value<D>(*reinterpret_cast<const S*>(src + i * stride));
 }
 
-// The body compiled twice, as the loop engine's (Note [CPU capability dispatch]): with AVX2 the
-// 16-bit float conversions become vector instructions.
+// The body compiled twice, as the loop engine's (Note [CPU capability dispatch]): the dense
+// conversions vectorize as wide as the CPU allows.
 template <typename D, typename S>
 void cast_line_baseline(const char* src, int64_t stride, char* dst, int64_t n) {
   cast_line_body<D, S>(src, stride, dst, n);

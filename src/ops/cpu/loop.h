@@ -170,7 +170,8 @@ template <typename Out, typename... In, typename F, size_t... I>
   }
 }
 
-// The body compiled twice; see Note [CPU capability dispatch].
+// The body compiled twice; see Note [CPU capability dispatch]. Not inlined: the casting thunk of
+// elementwise(p, f, casts) calls it rather than carrying a second copy of the loop.
 template <typename Out, typename... In, typename F>
 [[gnu::noinline]] void elementwise_baseline(char** ptrs, const int64_t* strides, int64_t n, const F& f) {
   elementwise_body<Out, In...>(ptrs, strides, n, f, std::index_sequence_for<In...>{});
