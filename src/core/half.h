@@ -41,16 +41,21 @@ struct Half {
     abs += 0xc8000fffu + mant_odd;  // rebias exponent (127 -> 15) and round to nearest even
     return static_cast<uint16_t>(sign | (abs >> 13));
   }
+  // Every case is computed and one picked with masks, not branches (a ?: chain stays control flow
+  // for gcc), so that a loop converting an array vectorizes: to() and the loop engine's
+  // mixed-dtype reads call it per element.
   static float to_float(uint16_t h) {
-    uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t mant = h & 0x3ffu;
-    if (exp == 0x1fu) return detail::float_of(sign | 0x7f800000u | (mant << 13));
-    if (exp == 0) {  // zero or subnormal: mant * 2^-24
-      float v = static_cast<float>(mant) * detail::float_of(0x33800000u);
-      return detail::float_of(sign | detail::bits_of(v));
-    }
-    return detail::float_of(sign | ((exp + 112u) << 23) | (mant << 13));
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    const uint32_t exp = (h >> 10) & 0x1fu;
+    const uint32_t mant = h & 0x3ffu;
+    const uint32_t normal = ((exp + 112u) << 23) | (mant << 13);
+    const uint32_t inf_nan = 0x7f800000u | (mant << 13);
+    // zero or subnormal: mant * 2^-24, exact in float
+    const float tiny = static_cast<float>(static_cast<int32_t>(mant)) * detail::float_of(0x33800000u);
+    const uint32_t small = detail::bits_of(tiny);
+    const uint32_t is_inf_nan = 0u - static_cast<uint32_t>(exp == 0x1fu);
+    const uint32_t is_small = 0u - static_cast<uint32_t>(exp == 0);
+    return detail::float_of(sign | (inf_nan & is_inf_nan) | (small & is_small) | (normal & ~(is_inf_nan | is_small)));
   }
 };
 

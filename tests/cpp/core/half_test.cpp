@@ -15,6 +15,24 @@ TEST(Half, RoundTripsEveryFiniteHalf) {
   }
 }
 
+TEST(Half, EveryHalfConvertsToItsExactFloat) {
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    const uint16_t h = static_cast<uint16_t>(bits);
+    const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    const float sign = (h & 0x8000u) ? -1.0f : 1.0f;
+    const float got = Half::to_float(h);
+    if (exp == 0x1f && mant != 0) {
+      EXPECT_TRUE(std::isnan(got)) << std::hex << bits;
+      continue;
+    }
+    const float want = exp == 0x1f ? sign * INFINITY
+                       : exp == 0  ? sign * std::ldexp(static_cast<float>(mant), -24)
+                                   : sign * std::ldexp(1.0f + static_cast<float>(mant) / 1024, exp - 15);
+    EXPECT_EQ(got, want) << std::hex << bits;
+    EXPECT_EQ(std::signbit(got), (h & 0x8000u) != 0) << std::hex << bits;
+  }
+}
+
 TEST(Half, RoundsToNearestEvenAndOverflowsToInf) {
   EXPECT_EQ(float(Half(1.0f + 1.0f / 2048)), 1.0f);  // halfway: ties to even (1.0)
   EXPECT_EQ(float(Half(1.0f + 3.0f / 2048)), 1.0f + 2.0f / 1024);
