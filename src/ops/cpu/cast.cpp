@@ -7,9 +7,10 @@ namespace {
 
 template <typename D, typename S>
 [[gnu::always_inline]] inline void cast_line_body(const char* src, int64_t stride, char* dst, int64_t n) {
-  D* out = reinterpret_cast<D*>(dst);
+  // src and dst never overlap: copy_ reads an overlapping src from a copy, loops use stack buffers
+  D* __restrict out = reinterpret_cast<D*>(dst);
   if (stride == static_cast<int64_t>(sizeof(S))) {  // dense: a loop the compiler vectorizes
-    const S* in = reinterpret_cast<const S*>(src);
+    const S* __restrict in = reinterpret_cast<const S*>(src);
     for (int64_t i = 0; i < n; ++i) out[i] = cast_value<D>(in[i]);
     return;
   }

@@ -1,5 +1,8 @@
 // copy.cpp - copy_ (with broadcasting and dtype conversion), and the operators built on it:
 // to.dtype, contiguous, clone; to.device, which moves elements between devices.
+#include <algorithm>
+#include <cstring>
+
 #include "core/device_backend.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
@@ -36,13 +39,25 @@ void copy_cpu(void*, Frame& f) {
     src = src_copy.impl();
   }
   cpu::LoopPlan plan = cpu::make_plan(self, &src, 1);
-  visit_dtype(self.dtype(), "copy_", [&](auto dt) {
-    using D = typename decltype(dt)::type;
-    visit_dtype(src->dtype(), "copy_", [&](auto st) {
-      using S = typename decltype(st)::type;
-      cpu::elementwise<D, S>(plan, [](S x) { return cpu::cast_value<D>(x); });
+  if (self.dtype() == src->dtype()) {
+    visit_dtype(self.dtype(), "copy_", [&](auto dt) {
+      using T = typename decltype(dt)::type;
+      cpu::elementwise<T, T>(plan, [](T x) { return x; });
     });
-  });
+  } else {  // the conversion the loop engine's mixed-dtype reads use (Note [Casting in the loop])
+    const cpu::CastLine line = cpu::cast_line(src->dtype(), self.dtype());
+    const int64_t item = static_cast<int64_t>(itemsize(self.dtype()));
+    cpu::run_plan(plan, [line, item](char** ptrs, const int64_t* strides, int64_t n) {
+      if (strides[0] == item) return line(ptrs[1], strides[1], ptrs[0], n);
+      constexpr int64_t kChunk = 256;  // a strided self: convert a chunk, then scatter it
+      alignas(64) char buf[kChunk * 8];
+      for (int64_t done = 0; done < n; done += kChunk) {
+        const int64_t m = std::min(kChunk, n - done);
+        line(ptrs[1] + done * strides[1], strides[1], buf, m);
+        for (int64_t i = 0; i < m; ++i) std::memcpy(ptrs[0] + (done + i) * strides[0], buf + i * item, item);
+      }
+    });
+  }
   self.storage()->bump_version();
   f.outs[0] = Tensor::borrow(&self);
 }
