@@ -18,7 +18,11 @@ import re
 
 def builtin_operators(library):
     """The registry's built-in operator entries (ct_op_registry_json), in registration order."""
-    lib = ctypes.CDLL(str(library))
+    try:
+        lib = ctypes.CDLL(str(library))
+    except OSError as e:
+        raise SystemExit(f"codegen: cannot load {library} ({e}); build it first (cmake --build build) "
+                         "or name one with --library")
     lib.ct_op_registry_json.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
     lib.ct_string_release.argtypes = [ctypes.c_void_p]
     out = ctypes.c_void_p()
