@@ -18,8 +18,10 @@ install(TARGETS ctorch ctorch_static
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# ctorch_dlpack.h (the DLPack structs) sits beside ctorch.h and includes it as "ctorch.h".
-install(FILES ${PROJECT_SOURCE_DIR}/include/ctorch.h ${PROJECT_SOURCE_DIR}/include/ctorch_dlpack.h
+# ctorch_ops.h (the generated operator functions) and ctorch_dlpack.h (the DLPack structs) sit
+# beside ctorch.h and include it as "ctorch.h".
+install(FILES ${PROJECT_SOURCE_DIR}/include/ctorch.h ${PROJECT_SOURCE_DIR}/include/ctorch_ops.h
+              ${PROJECT_SOURCE_DIR}/include/ctorch_dlpack.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # ctorch_static links ${OPENBLAS_LINK_LIBRARIES} (a path), not PkgConfig::OPENBLAS, so the

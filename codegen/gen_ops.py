@@ -4,6 +4,8 @@ a built libctorch (ct_op_registry_json) and writes, for every built-in overload:
 
   cpp    src/ops/op_calls.h, .cpp                  ct::ops::<name>(...): the typed C++ calls that
                                                    kernels, derivatives and the C ABI use
+  c      include/ctorch_ops.h, src/capi/op_functions.cpp   ct_tensor_<name>(...): a typed C function
+                                                   for each overload ctorch.h has none for by hand
   rust   bindings/rust/ctorch/src/generated.rs     a method of Tensor
   java   bindings/java/src/org/ctorch/TensorOps.java   a method of Tensor
   julia  bindings/julia/CTorch/src/generated/ops.jl    a function of CTorch.ops
@@ -24,13 +26,14 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import c  # noqa: E402
 import cpp  # noqa: E402
 import java  # noqa: E402
 import julia  # noqa: E402
 import registry  # noqa: E402
 import rust  # noqa: E402
 
-TARGETS = {"cpp": cpp, "rust": rust, "java": java, "julia": julia}
+TARGETS = {"cpp": cpp, "c": c, "rust": rust, "java": java, "julia": julia}
 
 
 def main(argv):

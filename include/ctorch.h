@@ -4194,4 +4194,13 @@ CT_API CT_NODISCARD ct_status ct_init_calculate_fan_in_and_fan_out(const ct_tens
 }
 #endif
 
+/* ---- Operators: every other overload ----
+ *
+ * ctorch_ops.h, generated from the operator registry, declares a typed function for every
+ * operator overload that has no hand-written function above: ct_tensor_copysign,
+ * ct_tensor_lgamma_, ct_tensor_var_mean_correction... Its opening comment gives the rules its
+ * arguments follow. Every operator is also callable by name through ct_op_call.
+ */
+#include "ctorch_ops.h"
+
 #endif /* CTORCH_H */

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""gen_sys.py - writes ctorch-sys/src/bindings.rs, the raw Rust declarations of include/ctorch.h.
+"""gen_sys.py - writes ctorch-sys/src/bindings.rs, the raw Rust declarations of include/ctorch.h (with
+the generated include/ctorch_ops.h it includes).
 
     bindings/rust/gen_sys.py           # regenerate
     bindings/rust/gen_sys.py --check   # exit 1 when the checked-in file differs

@@ -137,6 +137,18 @@ std::vector<Tensor> tensor_list(const ct_tensor* const* ts, size_t n, const char
   return out;
 }
 
+ArrayRef<const TensorImpl*> tensor_list_arg(const ct_tensor* const* ts, size_t n, const char* fn, const char* arg) {
+  CT_CHECK(ts || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": ", arg, " is NULL but its count is ", n,
+           ". Pass an array of that many handles");
+  for (size_t i = 0; i < n; ++i) tensor_arg(ts[i], fn, arg);
+  return ArrayRef<const TensorImpl*>(reinterpret_cast<const TensorImpl* const*>(ts), n);
+}
+
+const char* string_arg(const char* s, const char* fn, const char* arg) {
+  CT_CHECK(s, CT_ERROR_INVALID_ARGUMENT, fn, ": ", arg, " is NULL. Pass a string");
+  return s;
+}
+
 std::shared_ptr<void> hold(void* user_data, ct_destroy_fn destroy) {
   return std::shared_ptr<void>(user_data, [destroy](void* p) {
     if (destroy) destroy(p);

@@ -81,6 +81,10 @@ SymInt symint_arg(const void* s, const char* fn, const char* arg);
 /// and arg when NULL with n > 0 or longer than max. The count is checked before any element is read,
 /// so a wrong n cannot make the library read past the caller's array.
 IntArrayRef int_list_arg(const int64_t* v, size_t n, const char* fn, const char* arg, size_t max = kMaxDims);
+/// ts[0, n) as a Tensor[] argument, after checking each is a live handle (a ct_tensor* is a
+/// TensorImpl*, so the caller's array is the list); CT_ERROR_INVALID_ARGUMENT naming fn and arg for
+/// a NULL array with n > 0 or a NULL or released element.
+ArrayRef<const TensorImpl*> tensor_list_arg(const ct_tensor* const* ts, size_t n, const char* fn, const char* arg);
 /// Raises CT_ERROR_INVALID_ARGUMENT when an out pointer is NULL.
 void require_out(const void* out, const char* fn, const char* arg);
 
@@ -109,6 +113,23 @@ ct_status tensor_result(ct_tensor** out, const char* fn, F&& body) {
     *out = to_handle(body());
   });
 }
+
+/// Several new tensors through out pointers (an operator with several returns): every one cleared
+/// first, each required, then body(Tensor* outs) fills outs[0, N); all are set, or none.
+template <size_t N, typename F>
+ct_status tensors_result(ct_tensor** const (&outs)[N], const char* fn, const char* const (&names)[N], F&& body) {
+  for (ct_tensor** o : outs)
+    if (o) *o = nullptr;
+  return guard([&] {
+    for (size_t i = 0; i < N; ++i) require_out(outs[i], fn, names[i]);
+    Tensor results[N];
+    body(results);
+    for (size_t i = 0; i < N; ++i) *outs[i] = to_handle(std::move(results[i]));
+  });
+}
+
+/// A string argument that has no default; CT_ERROR_INVALID_ARGUMENT naming fn and arg when NULL.
+const char* string_arg(const char* s, const char* fn, const char* arg);
 
 /// The live generator behind a handle (src/capi/random.cpp); NULL is allowed when optional (the
 /// device's default generator), else CT_ERROR_INVALID_ARGUMENT naming fn, as for a released one.

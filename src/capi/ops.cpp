@@ -9,18 +9,6 @@ using namespace ct;
 using capi::int_list_arg;
 using capi::tensor_arg;
 
-namespace {
-
-// A handle array as the tensor list Values borrow; every element checked.
-ArrayRef<const TensorImpl*> tensor_list_arg(const ct_tensor* const* ts, size_t n, const char* fn) {
-  CT_CHECK(ts, CT_ERROR_INVALID_ARGUMENT, fn, ": tensors is NULL. Pass an array of n handles");
-  CT_CHECK(n > 0, CT_ERROR_INVALID_ARGUMENT, fn, ": expected a non-empty list of tensors");
-  for (size_t i = 0; i < n; ++i) tensor_arg(ts[i], fn, "tensors[i]");
-  return ArrayRef<const TensorImpl*>(reinterpret_cast<const TensorImpl* const*>(ts), n);
-}
-
-}  // namespace
-
 extern "C" {
 
 // ---- Elementwise ----
@@ -194,7 +182,8 @@ ct_status ct_tensor_narrow(const ct_tensor* a, int64_t dim, int64_t start, int64
   ct_status ct_tensor_##name(const ct_tensor* const* ts, size_t n, int64_t dim, ct_tensor** out) {        \
     return capi::tensor_result(out, "ct_tensor_" #name, [&] {                                            \
       CT_OPERATOR(op, #name);                                                                            \
-      return call(op, {tensor_list_arg(ts, n, "ct_tensor_" #name), dim});                                \
+      CT_CHECK(n > 0, CT_ERROR_INVALID_ARGUMENT, "ct_tensor_" #name ": expected a non-empty list of tensors"); \
+      return call(op, {capi::tensor_list_arg(ts, n, "ct_tensor_" #name, "tensors"), dim});               \
     });                                                                                                  \
   }
 CT_JOIN_OP(cat)

@@ -1,6 +1,5 @@
 // ops_linalg_conv.cpp - typed C functions of the linear-algebra, convolution and pooling family:
 // handle and option checks, then one dispatch of the registered operator.
-#include <vector>
 
 #include "capi/handle.h"
 #include "core/error.h"
@@ -59,9 +58,7 @@ ct_status ct_tensor_einsum(const char* equation, const ct_tensor* const* operand
     const char* fn = "ct_tensor_einsum";
     CT_CHECK(equation, CT_ERROR_INVALID_ARGUMENT, fn, ": equation is NULL. Pass a string such as \"ij,jk->ik\"");
     CT_CHECK(operands && n > 0, CT_ERROR_INVALID_ARGUMENT, fn, ": operands is NULL or n is 0. Pass n >= 1 handles");
-    std::vector<const TensorImpl*> ts(n);
-    for (size_t i = 0; i < n; ++i) ts[i] = &tensor_arg(operands[i], fn, "operands[i]");
-    return call(op, {equation, ArrayRef<const TensorImpl*>(ts.data(), n), Value()});
+    return call(op, {equation, capi::tensor_list_arg(operands, n, fn, "operands"), Value()});
   });
 }
 

@@ -11,21 +11,6 @@ namespace {
 
 IntArrayRef dims_arg(const int64_t* v, size_t n, const char* fn) { return capi::int_list_arg(v, n, fn, "dims"); }
 
-// Two new tensors through two out pointers: both cleared first, both set or neither.
-template <typename F>
-ct_status pair_result(ct_tensor** first, ct_tensor** second, const char* fn, const char* n1, const char* n2, F&& body) {
-  if (first) *first = nullptr;
-  if (second) *second = nullptr;
-  return capi::guard([&] {
-    capi::require_out(first, fn, n1);
-    capi::require_out(second, fn, n2);
-    Tensor outs[2];
-    body(outs);
-    *first = capi::to_handle(std::move(outs[0]));
-    *second = capi::to_handle(std::move(outs[1]));
-  });
-}
-
 }  // namespace
 
 extern "C" {
@@ -81,7 +66,7 @@ ct_status ct_tensor_cumsum(const ct_tensor* a, int64_t dim, const ct_dtype* dtyp
 }
 
 ct_status ct_tensor_sort(const ct_tensor* a, int64_t dim, int descending, ct_tensor** values, ct_tensor** indices) {
-  return pair_result(values, indices, "ct_tensor_sort", "values", "indices", [&](Tensor* outs) {
+  return capi::tensors_result({values, indices}, "ct_tensor_sort", {"values", "indices"}, [&](Tensor* outs) {
     CT_OPERATOR(op, "sort");
     const Value args[] = {&tensor_arg(a, "ct_tensor_sort", "a"), dim, descending != 0};
     dispatch(op, args, 3, outs, 2);
@@ -97,7 +82,7 @@ ct_status ct_tensor_argsort(const ct_tensor* a, int64_t dim, int descending, ct_
 
 ct_status ct_tensor_topk(const ct_tensor* a, int64_t k, int64_t dim, int largest, int sorted, ct_tensor** values,
                          ct_tensor** indices) {
-  return pair_result(values, indices, "ct_tensor_topk", "values", "indices", [&](Tensor* outs) {
+  return capi::tensors_result({values, indices}, "ct_tensor_topk", {"values", "indices"}, [&](Tensor* outs) {
     CT_OPERATOR(op, "topk");
     const Value args[] = {&tensor_arg(a, "ct_tensor_topk", "a"), k, dim, largest != 0, sorted != 0};
     dispatch(op, args, 5, outs, 2);

@@ -1,0 +1,218 @@
+/*
+ * test_generated_ops.c - the typed C functions of ctorch_ops.h, generated from the operator
+ * registry: values through each kind of argument the generator maps (optional pointers, lists with
+ * their lengths, Scalars with and without defaults, dtypes, strings, generators, in-place selves,
+ * several results), the same bits as ct_op_call, and the failures every function shares.
+ */
+#include <math.h>
+
+#include "capi_test.h"
+
+static int64_t live_tensors(void) {
+  int64_t n = -1;
+  return ct_metric_get("tensors.live", &n) == CT_OK ? n : -1;
+}
+
+static void test_binary_and_scalar_overloads(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(3), 1, -2, 3);
+  ct_tensor* b = T(CT_FLOAT32, S(3), -1, 1, -0.0);
+  ct_tensor *out = NULL, *out2 = NULL, *out3 = NULL;
+  CHECK_OK(ct_tensor_copysign(a, b, &out));
+  CHECK_TENSOR(out, CT_FLOAT32, S(3), -1, 2, -3);
+  ct_scalar neg = SF(-1);
+  CHECK_OK(ct_tensor_copysign_scalar(a, &neg, &out2));
+  CHECK_TENSOR(out2, CT_FLOAT32, S(3), -1, -2, -3);
+  /* xlogy.Scalar_Self: a number first, then a tensor; an int number and a float tensor give float. */
+  ct_tensor* e = T(CT_FLOAT32, S(2), 1, 2.718281828459045);
+  ct_scalar two = SI(2);
+  CHECK_OK(ct_tensor_xlogy_scalar_self(&two, e, &out3));
+  CHECK_TENSOR_NEAR(out3, CT_FLOAT32, 1e-6, S(2), 0, 2);
+  RELEASE(a, b, e, out, out2, out3);
+}
+
+static void test_same_bits_as_op_call(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(4), 0, 1, -30, 88);
+  ct_tensor* b = T(CT_FLOAT32, S(4), 0, 1.5, -31, 2);
+  ct_tensor *typed = NULL, *boxed = NULL;
+  CHECK_OK(ct_tensor_logaddexp(a, b, &typed));
+  CHECK_TENSOR_NEAR(typed, CT_FLOAT32, 1e-6, S(4), 0.69314718, 1.97407698, -29.68673831, 88);
+  const ct_value args[] = {VT(a), VT(b)};
+  CHECK_OK(ct_op_call("logaddexp", args, 2, &boxed, 1));
+  float x[4], y[4];
+  CHECK_OK(ct_tensor_copy_to(typed, x, sizeof x));
+  CHECK_OK(ct_tensor_copy_to(boxed, y, sizeof y));
+  CHECK(memcmp(x, y, sizeof x) == 0);
+  RELEASE(a, b, typed, boxed);
+}
+
+static void test_two_results_named_by_the_schema(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(3), 8, 0.75, -3);
+  ct_tensor *mantissa = NULL, *exponent = NULL;
+  CHECK_OK(ct_tensor_frexp(a, &mantissa, &exponent));
+  CHECK_TENSOR(mantissa, CT_FLOAT32, S(3), 0.5, 0.75, -0.75);
+  CHECK_TENSOR(exponent, CT_INT32, S(3), 4, 0, 2);
+  RELEASE(mantissa, exponent);
+  /* One out pointer missing: both are NULL afterwards and nothing is made. */
+  mantissa = SENTINEL;
+  int64_t before = live_tensors();
+  CHECK_STATUS(ct_tensor_frexp(a, &mantissa, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(mantissa == NULL);
+  CHECK_ERROR_CONTAINS("ct_tensor_frexp");
+  CHECK_ERROR_CONTAINS("exponent");
+  CHECK(live_tensors() == before);
+  RELEASE(a);
+}
+
+static void test_unnamed_results_and_optional_arguments(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(4), 1, 2, 3, 4);
+  ct_tensor *var = NULL, *mean = NULL;
+  /* dim NULL (None: every dim), correction NULL (None: 1). */
+  CHECK_OK(ct_tensor_var_mean_correction(a, NULL, 0, NULL, 0, &var, &mean));
+  CHECK_TENSOR_NEAR(var, CT_FLOAT32, 1e-6, S0, 1.6666667);
+  CHECK_TENSOR(mean, CT_FLOAT32, S0, 2.5);
+  RELEASE(var, mean);
+  ct_scalar zero = SI(0);
+  const int64_t dims[] = {0};
+  CHECK_OK(ct_tensor_var_mean_correction(a, dims, 1, &zero, 1, &var, &mean));
+  CHECK_TENSOR(var, CT_FLOAT32, S(1), 1.25);
+  CHECK_TENSOR(mean, CT_FLOAT32, S(1), 2.5);
+  RELEASE(var, mean);
+
+  ct_tensor *p = NULL, *q = NULL;
+  ct_tensor* half = T(CT_FLOAT32, S(2), 0.25, 0.5);
+  CHECK_OK(ct_tensor_logit(half, NULL, &p));
+  CHECK_TENSOR_NEAR(p, CT_FLOAT32, 1e-6, S(2), -1.09861229, 0);
+  const double eps = 0.3;
+  CHECK_OK(ct_tensor_logit(half, &eps, &q));
+  CHECK_TENSOR_NEAR(q, CT_FLOAT32, 1e-6, S(2), -0.84729786, 0);
+  RELEASE(a, half, p, q);
+}
+
+static void test_lists_scalar_defaults_and_dtypes(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(2), 1, 2);
+  ct_tensor *padded = NULL, *nines = NULL;
+  const int64_t pad[] = {1, 2};
+  CHECK_OK(ct_tensor_constant_pad_nd(a, pad, 2, NULL, &padded)); /* value NULL: 0 */
+  CHECK_TENSOR(padded, CT_FLOAT32, S(5), 0, 1, 2, 0, 0);
+  ct_scalar nine = SF(9);
+  CHECK_OK(ct_tensor_constant_pad_nd(a, pad, 2, &nine, &nines));
+  CHECK_TENSOR(nines, CT_FLOAT32, S(5), 9, 1, 2, 9, 9);
+
+  ct_tensor* i = T(CT_INT32, S(3), 1, 2, 3);
+  ct_tensor *prod = NULL, *prod64 = NULL;
+  CHECK_OK(ct_tensor_cumprod(i, 0, NULL, &prod)); /* integers accumulate in int64 */
+  CHECK_TENSOR(prod, CT_INT64, S(3), 1, 2, 6);
+  const ct_dtype f64 = CT_FLOAT64;
+  CHECK_OK(ct_tensor_cumprod(i, 0, &f64, &prod64));
+  CHECK_TENSOR(prod64, CT_FLOAT64, S(3), 1, 2, 6);
+  ct_tensor* bad = SENTINEL;
+  const ct_dtype not_a_dtype = (ct_dtype)99;
+  CHECK_STATUS(ct_tensor_cumprod(i, 0, &not_a_dtype, &bad), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(bad == NULL);
+  CHECK_ERROR_CONTAINS("ct_tensor_cumprod");
+
+  ct_tensor* w = T(CT_FLOAT32, S(3, 2), 1, 2, 3, 4, 5, 6);
+  ct_tensor* idx = T(CT_INT64, S(2), 2, 0);
+  ct_tensor* rows = NULL;
+  CHECK_OK(ct_tensor_embedding(w, idx, -1, 0, 0, &rows));
+  CHECK_TENSOR(rows, CT_FLOAT32, S(2, 2), 5, 6, 1, 2);
+  RELEASE(a, padded, nines, i, prod, prod64, w, idx, rows);
+}
+
+static void test_strings_bools_and_in_place(void) {
+  ct_tensor* self = T(CT_FLOAT32, S(3), 0, 0, 0);
+  ct_tensor* index = T(CT_INT64, S(3), 0, 0, 2);
+  ct_tensor* src = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor *sum = NULL, *amax = NULL, *none = SENTINEL;
+  CHECK_OK(ct_tensor_scatter_reduce(self, 0, index, src, "sum", 1, &sum));
+  CHECK_TENSOR(sum, CT_FLOAT32, S(3), 3, 0, 3);
+  CHECK_OK(ct_tensor_scatter_reduce(self, 0, index, src, "amax", 0, &amax));
+  CHECK_TENSOR(amax, CT_FLOAT32, S(3), 2, 0, 3);
+  CHECK_STATUS(ct_tensor_scatter_reduce(self, 0, index, src, NULL, 1, &none), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(none == NULL);
+  CHECK_ERROR_CONTAINS("reduce");
+
+  ct_tensor* v = T(CT_FLOAT32, S(4), 3, 1, 2, 1);
+  ct_tensor *values = NULL, *indices = NULL;
+  const int stable = 1;
+  CHECK_OK(ct_tensor_sort_stable(v, &stable, -1, 0, &values, &indices));
+  CHECK_TENSOR(values, CT_FLOAT32, S(4), 1, 1, 2, 3);
+  CHECK_TENSOR(indices, CT_INT64, S(4), 1, 3, 2, 0);
+
+  /* In place: self is written, nothing is returned. */
+  ct_tensor* g = T(CT_FLOAT32, S(3), 1, 3, 0.5);
+  CHECK_OK(ct_tensor_lgamma_(g));
+  CHECK_TENSOR_NEAR(g, CT_FLOAT32, 1e-6, S(3), 0, 0.69314718, 0.57236494);
+  CHECK_STATUS(ct_tensor_lgamma_(capi_released()), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("ct_tensor_lgamma_");
+
+  ct_tensor* one = T(CT_FLOAT64, S(1), 1);
+  ct_tensor* tri = NULL;
+  CHECK_OK(ct_tensor_polygamma(1, one, &tri)); /* the int comes first, as in the schema */
+  /* torch.polygamma's value: its zeta series and ctorch's stop 5e-10 short of pi^2 / 6. */
+  CHECK_TENSOR_NEAR(tri, CT_FLOAT64, 1e-13, S(1), 1.6449340676383375);
+  RELEASE(self, index, src, sum, amax, v, values, indices, g, one, tri);
+}
+
+static void test_generator_argument(void) {
+  ct_generator* gen = NULL;
+  CHECK_OK(ct_generator_create("cpu", &gen));
+  ct_tensor* shape = TE(CT_FLOAT32, S(64));
+  ct_tensor *x = NULL, *y = NULL;
+  CHECK_OK(ct_generator_manual_seed(gen, 7));
+  CHECK_OK(ct_tensor_bernoulli_p(shape, 0.5, gen, &x));
+  CHECK_OK(ct_generator_manual_seed(gen, 7));
+  CHECK_OK(ct_tensor_bernoulli_p(shape, 0.5, gen, &y));
+  float a[64], b[64];
+  CHECK_OK(ct_tensor_copy_to(x, a, sizeof a));
+  CHECK_OK(ct_tensor_copy_to(y, b, sizeof b));
+  CHECK(memcmp(a, b, sizeof a) == 0);
+  int ones = 0;
+  for (int k = 0; k < 64; ++k) {
+    CHECK(a[k] == 0 || a[k] == 1);
+    ones += a[k] == 1;
+  }
+  CHECK(ones > 8 && ones < 56);
+  ct_tensor* z = NULL;
+  CHECK_OK(ct_tensor_bernoulli_p(shape, 1.0, NULL, &z)); /* NULL: the default generator */
+  CHECK_OK(ct_tensor_copy_to(z, a, sizeof a));
+  for (int k = 0; k < 64; ++k) CHECK(a[k] == 1);
+  ct_generator_release(gen);
+  RELEASE(shape, x, y, z);
+}
+
+static void test_bad_handles_shapes_and_outs(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* b = T(CT_FLOAT32, S(2), 1, 2);
+  ct_tensor* out = SENTINEL;
+  CHECK_STATUS(ct_tensor_copysign(NULL, a, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("ct_tensor_copysign");
+  CHECK_ERROR_CONTAINS("self");
+  out = SENTINEL;
+  CHECK_STATUS(ct_tensor_copysign(a, capi_released(), &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("other");
+  CHECK_STATUS(ct_tensor_copysign(a, a, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("out");
+  out = SENTINEL;
+  CHECK_STATUS(ct_tensor_copysign(a, b, &out), CT_ERROR_SHAPE);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("copysign");
+  /* gcd takes integers only. */
+  CHECK_STATUS(ct_tensor_gcd(a, a, &out), CT_ERROR_DTYPE);
+  CHECK(out == NULL);
+  RELEASE(a, b);
+}
+
+static const capi_test TESTS[] = {
+    CAPI_TEST(test_binary_and_scalar_overloads),
+    CAPI_TEST(test_same_bits_as_op_call),
+    CAPI_TEST(test_two_results_named_by_the_schema),
+    CAPI_TEST(test_unnamed_results_and_optional_arguments),
+    CAPI_TEST(test_lists_scalar_defaults_and_dtypes),
+    CAPI_TEST(test_strings_bools_and_in_place),
+    CAPI_TEST(test_generator_argument),
+    CAPI_TEST(test_bad_handles_shapes_and_outs),
+};
+CAPI_MAIN(TESTS)
