@@ -5,8 +5,8 @@
 // OpBuilder::derivative(fn, save("self", "other")), naming the tensors it keeps as the schema
 // names them (registration refuses a name the schema lacks). fn receives a GradCtx: the gradient
 // of each result, the arguments of the forward call (tensors only where `saves` asked for them,
-// their sizes always), and set() for each input's gradient, each by schema name (c.saved("other"))
-// or, in helpers shared by operators whose arguments differ in name, by index. set() sums a
+// their sizes always), and set() for each input's gradient, each by schema name (c.saved("other");
+// a helper shared by operators whose arguments differ in name takes the names). set() sums a
 // broadcast gradient back to the input's sizes and converts it to the input's dtype, so formulas
 // are written for the broadcast result. Formulas use operators, not raw loops: run while backward
 // is recorded (create_graph), they record themselves, which is what makes second derivatives work.
@@ -33,29 +33,27 @@ class GradCtx {
 
   /// The gradient of result i (zeros when none reached it).
   const Tensor& grad(size_t i = 0);
-  /// Tensor argument i, saved with save (checked against later in-place changes).
-  Tensor saved(size_t arg) const;
   /// The operator's result, saved with save_result.
   Tensor result() const;
-  /// A non-tensor argument as the call passed it (None for an omitted optional).
-  const Value& arg(size_t i) const;
-  /// Sizes of tensor argument i (element j of a tensor list).
-  IntArrayRef sizes(size_t arg, size_t j = 0) const;
-  size_t list_size(size_t arg) const;
-  /// Whether tensor argument i (element j of a list) needs a gradient; skip work when not.
-  bool needs(size_t arg, size_t j = 0) const;
-  /// The gradient of tensor argument i (element j of a list); reduced and converted to fit.
-  void set(size_t arg, Tensor g) { set(arg, 0, std::move(g)); }
-  void set(size_t arg, size_t j, Tensor g);
 
-  // The same, naming the argument as the schema does: c.saved("other"), c.set("self", g). A name
-  // the schema lacks is CT_ERROR_INTERNAL (the gradient checks run every derivative).
+  // The arguments of the forward call, named as the schema names them: c.saved("other"),
+  // c.set("self", g). A name the schema lacks is CT_ERROR_INTERNAL (the gradient checks run every
+  // derivative). Names, not positions, so that a formula reads like the schema it differentiates.
+
+  /// A tensor argument, saved with save (checked against later in-place changes).
   Tensor saved(std::string_view arg) const { return saved(index(arg)); }
+  /// A non-tensor argument as the call passed it (None for an omitted optional).
   const Value& arg(std::string_view name) const { return arg(index(name)); }
+  /// Sizes of a tensor argument (element j of a tensor list).
   IntArrayRef sizes(std::string_view arg, size_t j = 0) const { return sizes(index(arg), j); }
   size_t list_size(std::string_view arg) const { return list_size(index(arg)); }
+  /// Whether a tensor argument (element j of a list) needs a gradient; skip work when not.
   bool needs(std::string_view arg, size_t j = 0) const { return needs(index(arg), j); }
+  /// The gradient of a tensor argument (element j of a list); reduced and converted to fit.
   void set(std::string_view arg, Tensor g) { set(index(arg), 0, std::move(g)); }
+  void set(std::string_view arg, size_t j, Tensor g) { set(index(arg), j, std::move(g)); }
+
+ private:
   /// The schema index of the argument called name. Inline: with a literal name the comparisons
   /// fold to a few integer compares, so naming costs next to nothing per backward step.
   size_t index(std::string_view name) const {
@@ -63,9 +61,14 @@ class GradCtx {
       if (args_[i].name == name) return i;
     unknown_argument(name);
   }
-
- private:
   [[noreturn]] void unknown_argument(std::string_view name) const;
+
+  Tensor saved(size_t arg) const;
+  const Value& arg(size_t i) const;
+  IntArrayRef sizes(size_t arg, size_t j) const;
+  size_t list_size(size_t arg) const;
+  bool needs(size_t arg, size_t j) const;
+  void set(size_t arg, size_t j, Tensor g);
 
   OpNode& node_;
   const std::vector<Argument>& args_;

@@ -2,6 +2,7 @@
 // (C, H, W), and the backward operators their derivatives call. Planes (n, c) are independent, so
 // every kernel runs them in parallel and is bitwise deterministic for any thread count.
 #include <cmath>
+#include <optional>
 #include <limits>
 #include <type_traits>
 
@@ -390,63 +391,72 @@ void adaptive_backward_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 // average pools are linear in grad_output, so their own derivative is the forward pool again.
 using autograd::GradCtx;
 
-const OperatorDef& op_named(const char* name) { return builtin_op(name); }
+// The pooling window's arguments of a call, read by name: every pool and its backward name them alike.
+struct WindowArgs {
+  IntArrayRef kernel_size, stride, padding;
+  explicit WindowArgs(const GradCtx& c)
+      : kernel_size(c.arg("kernel_size").int_list()), stride(c.arg("stride").int_list()),
+        padding(c.arg("padding").int_list()) {}
+};
+std::optional<int64_t> divisor_override(const GradCtx& c) {
+  const Value& v = c.arg("divisor_override");
+  return v.is_none() ? std::nullopt : std::optional<int64_t>(v.to_int());
+}
 
 void max_pool_backward(GradCtx& c) {
-  if (!c.needs(0)) return;
-  static const OperatorDef& bw = op_named("max_pool2d_with_indices_backward");
-  static const OperatorDef& fw = op_named("max_pool2d_with_indices");
-  const Tensor x = c.saved(0);
+  if (!c.needs("self")) return;
+  const Tensor x = c.saved("self");
+  const WindowArgs w(c);
+  const IntArrayRef dilation = c.arg("dilation").int_list();
+  const bool ceil_mode = c.arg("ceil_mode").to_bool();
   // Only the first result can be saved, so the indices are found again from the saved input.
-  Tensor outs[2];
-  const Value args[6] = {x, c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5)};
-  dispatch(fw, args, 6, outs, 2);
-  const Tensor& indices = outs[1];
-  c.set(0, call(bw, {c.grad(0), x, c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), indices}));
+  const Tensor indices = max_pool2d_with_indices(x, w.kernel_size, w.stride, w.padding, dilation, ceil_mode)[1];
+  c.set("self", max_pool2d_with_indices_backward(c.grad(0), x, w.kernel_size, w.stride, w.padding, dilation,
+                                                 ceil_mode, indices));
 }
 
 // The gradient of max_pool2d_with_indices_backward for grad_output gathers the incoming gradient at
 // the indices, written as a one-hot product so that it is differentiable again; it materializes
 // (planes, pooled, plane) elements, which only double backward pays.
 void max_pool_backward_backward(GradCtx& c) {
-  if (!c.needs(0)) return;
-  const Tensor gg = c.grad(), idx = c.saved(7);
+  if (!c.needs("grad_output")) return;
+  const Tensor gg = c.grad(), idx = c.saved("indices");
   const int64_t nd = int64_t(gg->dim());
   const int64_t plane = gg->size(nd - 1) * gg->size(nd - 2);
   const Tensor g = unsqueeze(flatten(gg, nd - 2, nd - 1), -2);   // (..., 1, plane)
   const Tensor i = unsqueeze(flatten(idx, nd - 2, nd - 1), -1);  // (..., pooled, 1)
   const Tensor pos = arange(0, double(plane), 1, DType::Int64, gg->device());
   const Tensor onehot = to(eq(i, pos), gg->dtype());
-  c.set(0, reshape(sum(mul(onehot, g), {-1}, false), idx->sizes()));
+  c.set("grad_output", reshape(sum(mul(onehot, g), {-1}, false), idx->sizes()));
 }
 
 void avg_pool_backward(GradCtx& c) {
-  if (!c.needs(0)) return;
-  static const OperatorDef& bw = op_named("avg_pool2d_backward");
-  c.set(0, call(bw, {c.grad(), c.saved(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6)}));
+  if (!c.needs("self")) return;
+  const WindowArgs w(c);
+  c.set("self", avg_pool2d_backward(c.grad(), c.saved("self"), w.kernel_size, w.stride, w.padding,
+                                    c.arg("ceil_mode").to_bool(), c.arg("count_include_pad").to_bool(),
+                                    divisor_override(c)));
 }
 void avg_pool_backward_backward(GradCtx& c) {
-  if (!c.needs(0)) return;
-  static const OperatorDef& fw = op_named("avg_pool2d");
-  c.set(0, call(fw, {c.grad(), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6), c.arg(7)}));
+  if (!c.needs("grad_output")) return;
+  const WindowArgs w(c);
+  c.set("grad_output", avg_pool2d(c.grad(), w.kernel_size, w.stride, w.padding, c.arg("ceil_mode").to_bool(),
+                                  c.arg("count_include_pad").to_bool(), divisor_override(c)));
 }
 
 void adaptive_backward(GradCtx& c) {
-  if (!c.needs(0)) return;
-  static const OperatorDef& bw = op_named("_adaptive_avg_pool2d_backward");
-  c.set(0, call(bw, {c.grad(), c.saved(0)}));
+  if (c.needs("self")) c.set("self", _adaptive_avg_pool2d_backward(c.grad(), c.saved("self")));
 }
 void adaptive_backward_backward(GradCtx& c) {
-  if (!c.needs(0)) return;
-  static const OperatorDef& fw = op_named("adaptive_avg_pool2d");
-  const IntArrayRef s = c.sizes(0);
+  if (!c.needs("grad_output")) return;
+  const IntArrayRef s = c.sizes("grad_output");
   const int64_t osz[2] = {s[s.size() - 2], s[s.size() - 1]};
-  c.set(0, call(fw, {c.grad(), IntArrayRef(osz, 2)}));
+  c.set("grad_output", adaptive_avg_pool2d(c.grad(), IntArrayRef(osz, 2)));
 }
 
 // max_pool2d(...) -> Tensor: the values of max_pool2d_with_indices.
 void max_pool2d_kernel(void*, Frame& f) {
-  static const OperatorDef& op = op_named("max_pool2d_with_indices");
+  static const OperatorDef& op = builtin_op("max_pool2d_with_indices");
   Tensor outs[2];
   dispatch(op, f.args, f.nargs, outs, 2);
   f.outs[0] = outs[0];

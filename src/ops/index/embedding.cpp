@@ -34,15 +34,15 @@ void embedding_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 // thread count); positions holding padding_idx contribute nothing.
 void embedding_backward(autograd::GradCtx& c) {
   const Tensor& g = c.grad();
-  const int64_t d = c.sizes(0)[1];
-  const Tensor idx = reshape(c.saved(1), {-1});
+  const int64_t d = c.sizes("weight")[1];
+  const Tensor idx = reshape(c.saved("indices"), {-1});
   Tensor rows = reshape(g, {-1, d});
-  const int64_t padding_idx = c.arg(2).to_int();
+  const int64_t padding_idx = c.arg("padding_idx").to_int();
   if (padding_idx >= 0) {
     const Tensor keep = to(ne(idx, Scalar(padding_idx)), g->dtype());
     rows = mul(rows, unsqueeze(keep, 1));
   }
-  c.set(0, indexing::index_add(zeros(c.sizes(0), g->dtype(), g->device()), 0, idx, rows, Scalar(1)));
+  c.set("weight", indexing::index_add(zeros(c.sizes("weight"), g->dtype(), g->device()), 0, idx, rows, Scalar(1)));
 }
 
 }  // namespace

@@ -294,26 +294,26 @@ void index_fill_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 using autograd::GradCtx;
 
 int64_t grad_dim(GradCtx& c, const char* op) {
-  return wrap_dim(op, c.arg(1).to_int(), std::max<int64_t>(1, static_cast<int64_t>(c.sizes(0).size())));
+  return wrap_dim(op, c.arg("dim").to_int(), std::max<int64_t>(1, static_cast<int64_t>(c.sizes("self").size())));
 }
 
 // Each selected slice's gradient goes back to where it came from, repeated entries adding up.
 void index_select_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  if (c.sizes(0).empty()) {
-    c.set(0, g);
+  if (c.sizes("self").empty()) {
+    c.set("self", g);
     return;
   }
-  const Tensor z = zeros(c.sizes(0), g->dtype(), g->device());
-  c.set(0, indexing::index_add(z, grad_dim(c, "index_select"), c.saved(2), g, Scalar(1)));
+  const Tensor z = zeros(c.sizes("self"), g->dtype(), g->device());
+  c.set("self", indexing::index_add(z, grad_dim(c, "index_select"), c.saved("index"), g, Scalar(1)));
 }
 
 void index_add_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  if (c.needs(0)) c.set(0, g);
-  if (c.needs(3)) {
-    const Tensor s = indexing::index_select(g, grad_dim(c, "index_add"), c.saved(2));
-    c.set(3, reshape(autograd::scaled(s, c.arg(4).to_scalar()), c.sizes(3)));
+  if (c.needs("self")) c.set("self", g);
+  if (c.needs("source")) {
+    const Tensor s = indexing::index_select(g, grad_dim(c, "index_add"), c.saved("index"));
+    c.set("source", reshape(autograd::scaled(s, c.arg("alpha").to_scalar()), c.sizes("source")));
   }
 }
 
@@ -321,19 +321,19 @@ void index_add_backward(GradCtx& c) {
 void index_copy_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   const int64_t dim = grad_dim(c, "index_copy");
-  if (c.needs(0)) c.set(0, indexing::index_fill(g, dim, c.saved(2), Scalar(0)));
-  if (c.needs(3)) c.set(3, reshape(indexing::index_select(g, dim, c.saved(2)), c.sizes(3)));
+  if (c.needs("self")) c.set("self", indexing::index_fill(g, dim, c.saved("index"), Scalar(0)));
+  if (c.needs("source")) c.set("source", reshape(indexing::index_select(g, dim, c.saved("index")), c.sizes("source")));
 }
 
 // value's gradient sums the filled positions once each, whatever repeats the index holds.
 void index_fill_backward(GradCtx& c) {
-  c.set(0, indexing::index_fill(c.grad(), grad_dim(c, "index_fill"), c.saved(2), Scalar(0)));
+  c.set("self", indexing::index_fill(c.grad(), grad_dim(c, "index_fill"), c.saved("index"), Scalar(0)));
 }
 void index_fill_tensor_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor kept = indexing::index_fill(g, grad_dim(c, "index_fill"), c.saved(2), Scalar(0));
-  if (c.needs(0)) c.set(0, kept);
-  if (c.needs(3)) c.set(3, sum(sub(g, kept), {}, false));
+  const Tensor kept = indexing::index_fill(g, grad_dim(c, "index_fill"), c.saved("index"), Scalar(0));
+  if (c.needs("self")) c.set("self", kept);
+  if (c.needs("value")) c.set("value", sum(sub(g, kept), {}, false));
 }
 
 }  // namespace

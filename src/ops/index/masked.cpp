@@ -161,31 +161,31 @@ void masked_select_kernel(void*, Frame& f) {
 using autograd::GradCtx;
 
 void masked_fill_backward(GradCtx& c) {
-  c.set(0, indexing::masked_fill(c.grad(), c.saved(1), Scalar(0)));
+  c.set("self", indexing::masked_fill(c.grad(), c.saved("mask"), Scalar(0)));
 }
 void masked_fill_tensor_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor kept = indexing::masked_fill(g, c.saved(1), Scalar(0));
-  if (c.needs(0)) c.set(0, kept);
-  if (c.needs(2)) c.set(2, sum(sub(g, kept), {}, false));
+  const Tensor kept = indexing::masked_fill(g, c.saved("mask"), Scalar(0));
+  if (c.needs("self")) c.set("self", kept);
+  if (c.needs("value")) c.set("value", sum(sub(g, kept), {}, false));
 }
 
 // source's first k elements (k true mask elements) get the gradient at their targets; the rest 0.
 void masked_scatter_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor mask = c.saved(1);
-  if (c.needs(0)) c.set(0, indexing::masked_fill(g, mask, Scalar(0)));
-  if (!c.needs(2)) return;
+  const Tensor mask = c.saved("mask");
+  if (c.needs("self")) c.set("self", indexing::masked_fill(g, mask, Scalar(0)));
+  if (!c.needs("source")) return;
   const Tensor used = indexing::masked_select(g, mask);
   int64_t numel = 1;
-  for (int64_t s : c.sizes(2)) numel *= s;
+  for (int64_t s : c.sizes("source")) numel *= s;
   Tensor flat = used;
   if (used->numel() < numel) {
     const Tensor pad = zeros({numel - used->numel()}, g->dtype(), g->device());
     const TensorImpl* parts[2] = {used.impl(), pad.impl()};
     flat = cat(ArrayRef<const TensorImpl*>(parts, 2), 0);
   }
-  c.set(2, reshape(flat, c.sizes(2)));
+  c.set("source", reshape(flat, c.sizes("source")));
 }
 
 }  // namespace

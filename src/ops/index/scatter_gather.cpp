@@ -304,55 +304,55 @@ Tensor narrow_to(const Tensor& src, const Tensor& index) {
 }
 
 int64_t grad_dim(GradCtx& c) {
-  return wrap_dim("scatter", c.arg(1).to_int(), std::max<int64_t>(1, static_cast<int64_t>(c.sizes(0).size())));
+  return wrap_dim("scatter", c.arg("dim").to_int(), std::max<int64_t>(1, static_cast<int64_t>(c.sizes("self").size())));
 }
 
 void gather_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor z = zeros(c.sizes(0), g->dtype(), g->device());
-  c.set(0, indexing::scatter_add(z, grad_dim(c), c.saved(2), g));
+  const Tensor z = zeros(c.sizes("self"), g->dtype(), g->device());
+  c.set("self", indexing::scatter_add(z, grad_dim(c), c.saved("index"), g));
 }
 
 // Overwritten elements of self get no gradient; each src element used gets its target's.
 void scatter_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   const int64_t dim = grad_dim(c);
-  if (c.needs(0)) c.set(0, indexing::scatter_value(g, dim, c.saved(2), Scalar(0)));
-  if (c.needs(3)) c.set(3, grow(indexing::gather(g, dim, c.saved(2)), c.sizes(3)));
+  if (c.needs("self")) c.set("self", indexing::scatter_value(g, dim, c.saved("index"), Scalar(0)));
+  if (c.needs("src")) c.set("src", grow(indexing::gather(g, dim, c.saved("index")), c.sizes("src")));
 }
 void scatter_value_backward(GradCtx& c) {
-  c.set(0, indexing::scatter_value(c.grad(), grad_dim(c), c.saved(2), Scalar(0)));
+  c.set("self", indexing::scatter_value(c.grad(), grad_dim(c), c.saved("index"), Scalar(0)));
 }
 
 void scatter_add_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  if (c.needs(0)) c.set(0, g);
-  if (c.needs(3)) c.set(3, grow(indexing::gather(g, grad_dim(c), c.saved(2)), c.sizes(3)));
+  if (c.needs("self")) c.set("self", g);
+  if (c.needs("src")) c.set("src", grow(indexing::gather(g, grad_dim(c), c.saved("index")), c.sizes("src")));
 }
 
 void scatter_reduce_backward(GradCtx& c) {
   const Tensor& g = c.grad();
   const int64_t dim = grad_dim(c);
-  const Tensor idx = c.saved(2);
-  const std::string red = c.arg(4).str();
-  const bool include_self = c.arg(5).to_bool();
+  const Tensor idx = c.saved("index");
+  const std::string red = c.arg("reduce").str();
+  const bool include_self = c.arg("include_self").to_bool();
   // Where self does not take part, the scattered positions of self get nothing.
   auto self_part = [&](const Tensor& t) { return include_self ? t : indexing::scatter_value(t, dim, idx, Scalar(0)); };
   if (red == "sum") {
-    if (c.needs(0)) c.set(0, self_part(g));
-    if (c.needs(3)) c.set(3, grow(indexing::gather(g, dim, idx), c.sizes(3)));
+    if (c.needs("self")) c.set("self", self_part(g));
+    if (c.needs("src")) c.set("src", grow(indexing::gather(g, dim, idx), c.sizes("src")));
     return;
   }
-  const Tensor src = c.saved(3);
+  const Tensor src = c.saved("src");
   if (red == "mean") {
-    const Tensor n0 = full(c.sizes(0), Scalar(include_self ? 1.0 : 0.0), g->dtype(), g->device());
+    const Tensor n0 = full(c.sizes("self"), Scalar(include_self ? 1.0 : 0.0), g->dtype(), g->device());
     const Tensor n = indexing::scatter_add(n0, dim, idx, ones(src->sizes(), g->dtype(), g->device()));
     const Tensor gs = div(g, clamp(n, kOne));
-    if (c.needs(0)) c.set(0, self_part(gs));
-    if (c.needs(3)) c.set(3, grow(indexing::gather(gs, dim, idx), c.sizes(3)));
+    if (c.needs("self")) c.set("self", self_part(gs));
+    if (c.needs("src")) c.set("src", grow(indexing::gather(gs, dim, idx), c.sizes("src")));
     return;
   }
-  const Tensor self = c.saved(0), result = c.result();
+  const Tensor self = c.saved("self"), result = c.result();
   if (red == "prod") {
     // The derivative by one factor is the product of the others, zeros included: with P the product
     // of a position's nonzero factors and Z its count of zero factors, a nonzero factor x gets
@@ -360,19 +360,19 @@ void scatter_reduce_backward(GradCtx& c) {
     const Tensor s = narrow_to(src, idx), zero = zeros({}, g->dtype(), g->device());
     const Tensor one = ones({}, g->dtype(), g->device());
     const Tensor s_zero = eq(s, Scalar(0.0)), self_zero = eq(self, Scalar(0.0));
-    const Tensor base = include_self ? where(self_zero, one, self) : ones(c.sizes(0), g->dtype(), g->device());
+    const Tensor base = include_self ? where(self_zero, one, self) : ones(c.sizes("self"), g->dtype(), g->device());
     static const OperatorDef& reduce_op = builtin_op("scatter_reduce.two");
     const Tensor p = call(reduce_op, {base, dim, idx, where(s_zero, one, s), "prod", true});
-    const Tensor z0 = include_self ? to(self_zero, g->dtype()) : zeros(c.sizes(0), g->dtype(), g->device());
+    const Tensor z0 = include_self ? to(self_zero, g->dtype()) : zeros(c.sizes("self"), g->dtype(), g->device());
     const Tensor z = indexing::scatter_add(z0, dim, idx, to(s_zero, g->dtype()));
     auto others = [&](const Tensor& x_zero, const Tensor& x_masked, const Tensor& pp, const Tensor& zz) {
       return where(x_zero, where(eq(zz, Scalar(1.0)), pp, zero),
                    where(gt(zz, Scalar(0.0)), zero, div(pp, x_masked)));
     };
-    if (c.needs(0)) c.set(0, self_part(mul(g, others(self_zero, base, p, z))));
-    if (c.needs(3)) {
+    if (c.needs("self")) c.set("self", self_part(mul(g, others(self_zero, base, p, z))));
+    if (c.needs("src")) {
       const Tensor o = others(s_zero, where(s_zero, one, s), indexing::gather(p, dim, idx), indexing::gather(z, dim, idx));
-      c.set(3, grow(mul(indexing::gather(g, dim, idx), o), c.sizes(3)));
+      c.set("src", grow(mul(indexing::gather(g, dim, idx), o), c.sizes("src")));
     }
     return;
   }
@@ -381,8 +381,8 @@ void scatter_reduce_backward(GradCtx& c) {
   const Tensor src_hit = to(eq(narrow_to(src, idx), indexing::gather(result, dim, idx)), g->dtype());
   const Tensor n = indexing::scatter_add(self_hit, dim, idx, src_hit);
   const Tensor share = div(g, clamp(n, kOne));
-  if (c.needs(0)) c.set(0, mul(share, self_hit));
-  if (c.needs(3)) c.set(3, grow(mul(indexing::gather(share, dim, idx), src_hit), c.sizes(3)));
+  if (c.needs("self")) c.set("self", mul(share, self_hit));
+  if (c.needs("src")) c.set("src", grow(mul(indexing::gather(share, dim, idx), src_hit), c.sizes("src")));
 }
 
 }  // namespace

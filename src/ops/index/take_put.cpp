@@ -85,17 +85,17 @@ using autograd::GradCtx;
 
 void take_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor z = zeros(c.sizes(0), g->dtype(), g->device());
-  c.set(0, indexing::put(z, c.saved(1), g, true));
+  const Tensor z = zeros(c.sizes("self"), g->dtype(), g->device());
+  c.set("self", indexing::put(z, c.saved("index"), g, true));
 }
 
 void put_backward(GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor idx = c.saved(1);
-  const bool accumulate = c.arg(3).to_bool();
-  if (c.needs(0))
-    c.set(0, accumulate ? g : indexing::put(g, idx, zeros(c.sizes(2), g->dtype(), g->device()), false));
-  if (c.needs(2)) c.set(2, reshape(indexing::take(g, idx), c.sizes(2)));
+  const Tensor idx = c.saved("index");
+  const bool accumulate = c.arg("accumulate").to_bool();
+  if (c.needs("self"))
+    c.set("self", accumulate ? g : indexing::put(g, idx, zeros(c.sizes("source"), g->dtype(), g->device()), false));
+  if (c.needs("source")) c.set("source", reshape(indexing::take(g, idx), c.sizes("source")));
 }
 
 }  // namespace

@@ -104,20 +104,20 @@ using autograd::GradCtx;
 
 Tensor t2(const Tensor& m) { return transpose(m, -2, -1); }
 
-// The products' gradients for the matrices at arguments a and a + 1, scaled by alpha.
+// The gradients of the product a b for the matrices named a and b, scaled by alpha.
 using autograd::scaled;
 
 template <Tensor (*Product)(const Tensor&, const Tensor&)>
-void product_backward(GradCtx& c, size_t a, const Scalar& alpha) {
-  if (c.needs(a)) c.set(a, scaled(Product(c.grad(), t2(c.saved(a + 1))), alpha));
-  if (c.needs(a + 1)) c.set(a + 1, scaled(Product(t2(c.saved(a)), c.grad()), alpha));
+void product_backward(GradCtx& c, std::string_view a, std::string_view b, const Scalar& alpha) {
+  if (c.needs(a)) c.set(a, scaled(Product(c.grad(), t2(c.saved(b))), alpha));
+  if (c.needs(b)) c.set(b, scaled(Product(t2(c.saved(a)), c.grad()), alpha));
 }
-void mm_backward(GradCtx& c) { product_backward<mm>(c, 0, Scalar(1)); }
-void bmm_backward(GradCtx& c) { product_backward<bmm>(c, 0, Scalar(1)); }
+void mm_backward(GradCtx& c) { product_backward<mm>(c, "self", "mat2", Scalar(1)); }
+void bmm_backward(GradCtx& c) { product_backward<bmm>(c, "self", "mat2", Scalar(1)); }
 void addmm_backward(GradCtx& c) {  // beta * self + alpha * mat1 mat2
   const Scalar beta = c.arg("beta").to_scalar(), alpha = c.arg("alpha").to_scalar();
   if (c.needs("self")) c.set("self", scaled(c.grad(), beta));
-  product_backward<mm>(c, 1, alpha);
+  product_backward<mm>(c, "mat1", "mat2", alpha);
 }
 
 }  // namespace

@@ -158,11 +158,11 @@ void to_device(void*, Frame& f) {
 }
 
 // The gradient goes back to the input's device and dtype (GradCtx::set moves it).
-void to_device_backward(autograd::GradCtx& c) { c.set(0, c.grad()); }
+void to_device_backward(autograd::GradCtx& c) { c.set("self", c.grad()); }
 
 // self's old values are overwritten, so they get no gradient; src's is summed over the dims it
 // was broadcast along and converted back to its dtype (by set).
-void copy_backward(autograd::GradCtx& c) { c.set(1, c.grad()); }
+void copy_backward(autograd::GradCtx& c) { c.set("src", c.grad()); }
 
 }  // namespace
 

@@ -93,10 +93,10 @@ void vector_norm_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 // among the elements whose |x| is the norm; otherwise sign(x) |x|^(p-1) / norm^(p-1), 0 where the
 // norm is 0.
 void vector_norm_backward(autograd::GradCtx& c) {
-  const Tensor x = with_dtype(c.saved(0), c.arg(4));
-  const double p = c.arg(1).to_double();
-  const DimVector dims = grad_reduced_dims(c, kVectorNorm, 2);
-  const bool keepdim = c.arg(3).to_bool();
+  const Tensor x = with_dtype(c.saved("self"), c.arg("dtype"));
+  const double p = c.arg("ord").to_double();
+  const DimVector dims = grad_reduced_dims(c, kVectorNorm);
+  const bool keepdim = c.arg("keepdim").to_bool();
   const Tensor g = expand_reduced(c.grad(), dims, x->sizes(), keepdim);
   const Tensor y = expand_reduced(c.result(), dims, x->sizes(), keepdim);
   const Tensor zero = zeros({}, x->dtype(), x->device());
@@ -113,7 +113,7 @@ void vector_norm_backward(autograd::GradCtx& c) {
     const Tensor ratio = p == 2.0 ? div(x, y) : mul(sign, pow(div(abs(x), y), p - 1.0));
     gx = mul(g, where(eq(y, 0), zero, ratio));
   }
-  c.set(0, gx);
+  c.set("self", gx);
 }
 
 // A matrix norm over dims (d0, d1): 'fro', or the induced 1 / inf norms (max column / row sum) and

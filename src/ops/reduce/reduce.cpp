@@ -159,34 +159,21 @@ OpBuilder define_reduction(Registry& r, const std::string& schema) {
 // ---- Derivatives of sum, mean, prod, amax, amin (self, dim, keepdim).
 using autograd::GradCtx;
 
-// The reduced dims of the input, as the forward saw them.
-DimVector reduced_dims(GradCtx& c, const char* op) {
-  const IntArrayRef in = c.sizes(0);
-  bool all = false;
-  const uint64_t mask = reduced_mask(op, c.arg(1), static_cast<int64_t>(in.size()), &all);
-  DimVector dims;
-  for (size_t d = 0; d < in.size(); ++d)
-    if (mask >> d & 1) dims.push_back(static_cast<int64_t>(d));
-  return dims;
-}
-
 // t (shaped like the result) broadcast back over the input's sizes.
-Tensor expand_back(GradCtx& c, const char* op, Tensor t) {
-  if (!c.arg(2).to_bool())
-    for (int64_t d : reduced_dims(c, op)) t = unsqueeze(t, d);
-  return expand(t, c.sizes(0));
+Tensor expand_back(GradCtx& c, const char* op, const Tensor& t) {
+  return expand_reduced(t, grad_reduced_dims(c, op), c.sizes("self"), c.arg("keepdim").to_bool());
 }
 
 // How many input elements each result element reduces.
 int64_t group_size(GradCtx& c, const char* op) {
   int64_t n = 1;
-  for (int64_t d : reduced_dims(c, op)) n *= c.sizes(0)[static_cast<size_t>(d)];
+  for (int64_t d : grad_reduced_dims(c, op)) n *= c.sizes("self")[static_cast<size_t>(d)];
   return n;
 }
 
-void sum_backward(GradCtx& c) { c.set(0, expand_back(c, "sum", c.grad())); }
+void sum_backward(GradCtx& c) { c.set("self", expand_back(c, "sum", c.grad())); }
 void mean_backward(GradCtx& c) {
-  c.set(0, mul(expand_back(c, "mean", c.grad()), Scalar(1.0 / static_cast<double>(group_size(c, "mean")))));
+  c.set("self", mul(expand_back(c, "mean", c.grad()), Scalar(1.0 / static_cast<double>(group_size(c, "mean")))));
 }
 
 // d prod / dx_i is the product of the other elements. Without zeros in a group that is
@@ -194,8 +181,8 @@ void mean_backward(GradCtx& c) {
 // get 0; with two or more, every entry is 0. Written without dividing by zero, so that it stays
 // differentiable.
 void prod_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
-  const DimVector dims = reduced_dims(c, "prod");
+  const Tensor x = c.saved("self");
+  const DimVector dims = grad_reduced_dims(c, "prod");
   const Tensor is_zero = eq(x, 0);
   const Tensor zeros_in_group = sum(is_zero, dims, true);
   const Tensor x_no_zero = where(is_zero, ones({}, x->dtype(), x->device()), x);
@@ -204,17 +191,17 @@ void prod_backward(GradCtx& c) {
   const Tensor none_zero = eq(zeros_in_group, 0);
   const Tensor lone_zero = mul(is_zero, eq(zeros_in_group, 1));
   const Tensor others = where(none_zero, div(rest, x_no_zero), where(lone_zero, expand(rest, x->sizes()), zero));
-  c.set(0, mul(expand_back(c, "prod", c.grad()), others));
+  c.set("self", mul(expand_back(c, "prod", c.grad()), others));
 }
 
 // amax / amin: the gradient is shared evenly by the elements equal to the extremum.
 template <Kind K>
 void extremum_backward(GradCtx& c) {
   const char* op = kind_name<K>();
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const Tensor hit = to(eq(x, expand_back(c, op, c.result())), x->dtype());
-  const Tensor share = div(hit, sum(hit, reduced_dims(c, op), true));
-  c.set(0, mul(expand_back(c, op, c.grad()), share));
+  const Tensor share = div(hit, sum(hit, grad_reduced_dims(c, op), true));
+  c.set("self", mul(expand_back(c, op, c.grad()), share));
 }
 
 }  // namespace

@@ -60,10 +60,10 @@ ReduceLayout reduce_layout(const TensorImpl& a, uint64_t mask) {
   return l;
 }
 
-DimVector grad_reduced_dims(autograd::GradCtx& c, const char* op, size_t dims_arg) {
-  const IntArrayRef in = c.sizes(0);
+DimVector grad_reduced_dims(autograd::GradCtx& c, const char* op) {
+  const IntArrayRef in = c.sizes("self");
   bool all = false;
-  const uint64_t mask = reduced_mask(op, c.arg(dims_arg), static_cast<int64_t>(in.size()), &all);
+  const uint64_t mask = reduced_mask(op, c.arg("dim"), static_cast<int64_t>(in.size()), &all);
   DimVector dims;
   for (size_t d = 0; d < in.size(); ++d)
     if (mask >> d & 1) dims.push_back(static_cast<int64_t>(d));

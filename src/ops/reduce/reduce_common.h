@@ -45,9 +45,9 @@ inline Lines lines_of(IntArrayRef sizes, int64_t dim) {
   return l;
 }
 
-/// The reduced dims (ascending) of a reduction's backward: input sizes from tensor argument 0,
-/// dims from argument `dims_arg`.
-DimVector grad_reduced_dims(autograd::GradCtx& c, const char* op, size_t dims_arg);
+/// The reduced dims (ascending) of a reduction's backward, from its arguments `self` (the sizes)
+/// and `dim`, as every reduction's schema names them.
+DimVector grad_reduced_dims(autograd::GradCtx& c, const char* op);
 
 /// t, shaped like a result, unsqueezed at the reduced dims (unless keepdim) and expanded over the
 /// input's sizes.

@@ -74,9 +74,9 @@ Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
   return add(sub(expand(sum(g, IntArrayRef(&dim, 1), true), g->sizes()), running), g);
 }
 
-int64_t grad_dim(GradCtx& c) { return wrap_dim("cum", c.arg(1).to_int(), static_cast<int64_t>(c.sizes(0).size())); }
+int64_t grad_dim(GradCtx& c) { return wrap_dim("cum", c.arg("dim").to_int(), static_cast<int64_t>(c.sizes("self").size())); }
 
-void cumsum_backward(GradCtx& c) { c.set(0, reverse_cumsum(c.grad(), grad_dim(c))); }
+void cumsum_backward(GradCtx& c) { c.set("self", reverse_cumsum(c.grad(), grad_dim(c))); }
 
 // d y_j / d x_i is the product of x_0..x_j without x_i, for j >= i. Before a line's first zero that
 // is y_j / x_i, so the gradient is reverse_cumsum(g y) / x. At the first zero it is
@@ -84,7 +84,7 @@ void cumsum_backward(GradCtx& c) { c.set(0, reverse_cumsum(c.grad(), grad_dim(c)
 // product holds the zero: 0. All of it with operators, so it is differentiable again.
 void cumprod_backward(GradCtx& c) {
   const Tensor y = c.result();
-  const Tensor x = to(c.saved(0), y->dtype());
+  const Tensor x = to(c.saved("self"), y->dtype());
   const int64_t dim = grad_dim(c);
   const Tensor g = c.grad();
   const Tensor one = ones({}, x->dtype(), x->device()), zero = zeros({}, x->dtype(), x->device());
@@ -95,7 +95,7 @@ void cumprod_backward(GradCtx& c) {
   const Tensor a = div(reverse_cumsum(mul(g, y), dim), where(before, x, one));
   const Tensor y1 = cumprod(where(first_zero, one, x), dim);
   const Tensor b = reverse_cumsum(mul(g, y1), dim);
-  c.set(0, where(before, a, where(first_zero, b, zero)));
+  c.set("self", where(before, a, where(first_zero, b, zero)));
 }
 
 // ---- cummax / cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
@@ -154,12 +154,10 @@ void cumext_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 // The gradient of each output goes to the input it copied: summed into zeros at the indices.
 template <bool Max>
 void cumext_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const int64_t dim = grad_dim(c);
-  Tensor outs[2];
-  const Value args[] = {Value(x), Value(dim)};
-  dispatch(builtin_op(Max ? "cummax" : "cummin"), args, 2, outs, 2);
-  c.set(0, scatter_back(c.grad(0), dim, outs[1], x->sizes(), true));
+  const Tensor indices = (Max ? cummax(x, dim) : cummin(x, dim))[1];
+  c.set("self", scatter_back(c.grad(0), dim, indices, x->sizes(), true));
 }
 
 }  // namespace

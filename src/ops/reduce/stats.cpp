@@ -96,24 +96,25 @@ void moment_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 template <Moment K>
 void moment_backward(GradCtx& c) {
   const char* op = moment_name(K);
-  const Tensor x = c.saved(0);
-  const DimVector dims = grad_reduced_dims(c, op, 1);
-  const bool keepdim = c.arg(3).to_bool();
+  const Tensor x = c.saved("self");
+  const DimVector dims = grad_reduced_dims(c, op);
+  const bool keepdim = c.arg("keepdim").to_bool();
   int64_t n = 1;
   for (int64_t d : dims) n *= x->size(d);
-  const double denom = std::max(0.0, static_cast<double>(n) - correction_of(c.arg(2)));
+  const double correction = correction_of(c.arg("correction"));
+  const double denom = std::max(0.0, static_cast<double>(n) - correction);
   const Tensor centered = sub(x, mean(x, dims, true));
   const Tensor g = expand_reduced(c.grad(0), dims, x->sizes(), keepdim);
   Tensor gx;
   if (K == Moment::Var || K == Moment::VarMean) {
     gx = mul(mul(g, centered), Scalar(2.0 / denom));
   } else {
-    const Tensor sd = call(builtin_op("std.correction"), {x, c.arg(1), c.arg(2), true});
+    const Tensor sd = std_correction(x, IntArrayRef(dims), Scalar(correction), true);
     gx = div(mul(g, centered), mul(expand(sd, x->sizes()), Scalar(denom)));
   }
   if (K == Moment::VarMean || K == Moment::StdMean)
     gx = add(gx, mul(expand_reduced(c.grad(1), dims, x->sizes(), keepdim), Scalar(1.0 / static_cast<double>(n))));
-  c.set(0, gx);
+  c.set("self", gx);
 }
 
 // <name>.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) and
@@ -335,11 +336,11 @@ void logsumexp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 
 // d/dx logsumexp = exp(x - result), the softmax of the group.
 void logsumexp_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
-  const DimVector dims = grad_reduced_dims(c, "logsumexp", 1);
-  const bool keepdim = c.arg(2).to_bool();
+  const Tensor x = c.saved("self");
+  const DimVector dims = grad_reduced_dims(c, "logsumexp");
+  const bool keepdim = c.arg("keepdim").to_bool();
   const Tensor y = expand_reduced(c.result(), dims, x->sizes(), keepdim);
-  c.set(0, mul(expand_reduced(c.grad(), dims, x->sizes(), keepdim), exp(sub(x, y))));
+  c.set("self", mul(expand_reduced(c.grad(), dims, x->sizes(), keepdim), exp(sub(x, y))));
 }
 
 }  // namespace

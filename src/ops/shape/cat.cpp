@@ -85,12 +85,12 @@ void stack_kernel(void*, Frame& f) {
 // Each input gets its own stretch of the gradient along dim.
 void cat_backward(autograd::GradCtx& c) {
   const Tensor& g = c.grad();
-  const int64_t d = wrap_dim("cat", c.arg(1).to_int(), g->dim());
+  const int64_t d = wrap_dim("cat", c.arg("dim").to_int(), g->dim());
   int64_t offset = 0;
-  for (size_t j = 0; j < c.list_size(0); ++j) {
-    const IntArrayRef sizes = c.sizes(0, j);
+  for (size_t j = 0; j < c.list_size("tensors"); ++j) {
+    const IntArrayRef sizes = c.sizes("tensors", j);
     if (sizes.size() == 1 && sizes[0] == 0 && g->dim() != 1) continue;  // skipped() in the forward
-    if (c.needs(0, j)) c.set(0, j, narrow(g, d, offset, sizes[d]));
+    if (c.needs("tensors", j)) c.set("tensors", j, narrow(g, d, offset, sizes[d]));
     offset += sizes[d];
   }
 }

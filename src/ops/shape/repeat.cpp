@@ -113,7 +113,7 @@ void flip_compute(const Frame& f, const MetaResult&, Tensor* outs) {
   copy_(outs[0], reversed);
 }
 
-void flip_backward(autograd::GradCtx& c) { c.set(0, flip(c.grad(), c.arg(1).int_list())); }
+void flip_backward(autograd::GradCtx& c) { c.set("self", flip(c.grad(), c.arg("dims").int_list())); }
 
 }  // namespace
 

@@ -106,10 +106,10 @@ Tensor embed_diagonal(const Tensor& g, IntArrayRef sizes, int64_t offset, int64_
 }
 
 void diagonal_backward(autograd::GradCtx& c) {
-  const IntArrayRef sizes = c.sizes(0);
-  const auto [d1, d2] = diagonal_dims("diagonal", static_cast<int64_t>(sizes.size()), c.arg(2).to_int(),
-                                      c.arg(3).to_int());
-  c.set(0, embed_diagonal(c.grad(), sizes, c.arg(1).to_int(), d1, d2));
+  const IntArrayRef sizes = c.sizes("self");
+  const auto [d1, d2] = diagonal_dims("diagonal", static_cast<int64_t>(sizes.size()), c.arg("dim1").to_int(),
+                                      c.arg("dim2").to_int());
+  c.set("self", embed_diagonal(c.grad(), sizes, c.arg("offset").to_int(), d1, d2));
 }
 
 // diag(Tensor self, int diagonal=0) -> Tensor

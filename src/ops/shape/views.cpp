@@ -340,18 +340,18 @@ void flatten_kernel(void*, Frame& f) {
 using autograd::GradCtx;
 
 // Reshaping views (view, squeeze, unsqueeze): the same elements in the input's sizes.
-void reshape_back(GradCtx& c) { c.set(0, reshape(c.grad(), c.sizes(0))); }
+void reshape_back(GradCtx& c) { c.set("self", reshape(c.grad(), c.sizes("self"))); }
 
 void permute_backward(GradCtx& c) {
-  const IntArrayRef dims = c.arg(1).int_list();
+  const IntArrayRef dims = c.arg("dims").int_list();
   DimVector inverse;
   inverse.resize(dims.size());
   for (size_t i = 0; i < dims.size(); ++i)
     inverse[static_cast<size_t>(wrap_dim("permute", dims[i], dims.size()))] = static_cast<int64_t>(i);
-  c.set(0, permute(c.grad(), inverse));
+  c.set("self", permute(c.grad(), inverse));
 }
-void transpose_backward(GradCtx& c) { c.set(0, transpose(c.grad(), c.arg(1).to_int(), c.arg(2).to_int())); }
-void expand_backward(GradCtx& c) { c.set(0, c.grad()); }  // set() sums over the expanded dims
+void transpose_backward(GradCtx& c) { c.set("self", transpose(c.grad(), c.arg("dim0").to_int(), c.arg("dim1").to_int())); }
+void expand_backward(GradCtx& c) { c.set("self", c.grad()); }  // set() sums over the expanded dims
 
 // A tensor of the input's sizes holding g at positions start, start + step, ... of dim, zeros
 // elsewhere; built from cat so that it is itself differentiable.
@@ -384,25 +384,23 @@ Tensor embed(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t start, int
   return cat(impls, dim);
 }
 
-int64_t dim_of(GradCtx& c, size_t arg, const char* op) {
-  return wrap_dim(op, c.arg(arg).to_int(), c.sizes(0).size());
-}
+int64_t dim_of(GradCtx& c, const char* op) { return wrap_dim(op, c.arg("dim").to_int(), c.sizes("self").size()); }
 void narrow_backward(GradCtx& c) {
-  const int64_t d = dim_of(c, 1, "narrow");
-  int64_t start = c.arg(2).to_int();
-  if (start < 0) start += c.sizes(0)[d];
-  c.set(0, embed(c.grad(), c.sizes(0), d, start, 1));
+  const int64_t d = dim_of(c, "narrow");
+  int64_t start = c.arg("start").to_int();
+  if (start < 0) start += c.sizes("self")[d];
+  c.set("self", embed(c.grad(), c.sizes("self"), d, start, 1));
 }
 void select_backward(GradCtx& c) {
-  const int64_t d = dim_of(c, 1, "select");
-  int64_t index = c.arg(2).to_int();
-  if (index < 0) index += c.sizes(0)[d];
-  c.set(0, embed(unsqueeze(c.grad(), d), c.sizes(0), d, index, 1));
+  const int64_t d = dim_of(c, "select");
+  int64_t index = c.arg("index").to_int();
+  if (index < 0) index += c.sizes("self")[d];
+  c.set("self", embed(unsqueeze(c.grad(), d), c.sizes("self"), d, index, 1));
 }
 void slice_backward(GradCtx& c) {
-  const int64_t d = dim_of(c, 1, "slice");
-  const int64_t start = slice_bounds(c.sizes(0)[d], c.arg(2), c.arg(3)).first.expect_int("slice start");
-  c.set(0, embed(c.grad(), c.sizes(0), d, start, c.arg(4).to_int()));
+  const int64_t d = dim_of(c, "slice");
+  const int64_t start = slice_bounds(c.sizes("self")[d], c.arg("start"), c.arg("end")).first.expect_int("slice start");
+  c.set("self", embed(c.grad(), c.sizes("self"), d, start, c.arg("step").to_int()));
 }
 
 }  // namespace

@@ -114,17 +114,13 @@ void pick_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 // the saved input (see sort.cpp).
 template <Pick P>
 void pick_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
-  const size_t da = dim_arg<P>();
-  const int64_t dim = wrap_dim(pick_name(P), c.arg(da).to_int(), static_cast<int64_t>(x->dim()));
-  std::vector<Value> args{Value(x)};
-  if (P == Pick::Kth) args.push_back(c.arg(1));
-  args.push_back(Value(dim));
-  args.push_back(c.arg(da + 1));
-  Tensor outs[2];
-  dispatch(builtin_op(P == Pick::Kth ? "kthvalue" : P == Pick::Median ? "median.dim" : "mode"), args.data(),
-           args.size(), outs, 2);
-  c.set(0, scatter_back(c.grad(0), dim, outs[1], x->sizes(), c.arg(da + 1).to_bool()));
+  const Tensor x = c.saved("self");
+  const int64_t dim = wrap_dim(pick_name(P), c.arg("dim").to_int(), static_cast<int64_t>(x->dim()));
+  const bool keepdim = c.arg("keepdim").to_bool();
+  const Tensor indices = P == Pick::Kth      ? kthvalue(x, c.arg("k").to_int(), dim, keepdim)[1]
+                         : P == Pick::Median ? median(x, dim, keepdim)[1]
+                                             : mode(x, dim, keepdim)[1];
+  c.set("self", scatter_back(c.grad(0), dim, indices, x->sizes(), keepdim));
 }
 
 // ---- median(Tensor self) -> Tensor: the lower median of every element, NaN if any is NaN.
@@ -157,9 +153,9 @@ void median_all_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 
 // As PyTorch: the gradient is shared evenly by the elements equal to the median.
 void median_all_backward(GradCtx& c) {
-  const Tensor x = c.saved(0);
+  const Tensor x = c.saved("self");
   const Tensor hit = to(eq(x, expand(c.result(), x->sizes())), c.grad()->dtype());
-  c.set(0, mul(expand(c.grad(), x->sizes()), div(hit, sum(hit, {}, false))));
+  c.set("self", mul(expand(c.grad(), x->sizes()), div(hit, sum(hit, {}, false))));
 }
 
 }  // namespace

@@ -49,22 +49,23 @@ void sort_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 // The values' gradient goes back to where each value came from. The indices are computed again
 // from the saved input (the same kernel gives the same indices), so the autograd node keeps one
 // tensor, the input, rather than both outputs.
-Tensor indices_again(GradCtx& c, const char* op, std::initializer_list<Value> rest) {
-  const Tensor self = c.saved(0);  // a Value borrows its tensor: this one must outlive the call
-  std::vector<Value> args{Value(self)};
-  args.insert(args.end(), rest.begin(), rest.end());
-  Tensor outs[2];
-  dispatch(builtin_op(op), args.data(), args.size(), outs, 2);
-  return outs[1];
+int64_t grad_dim(GradCtx& c, const char* op) {
+  return wrap_dim(op, c.arg("dim").to_int(), static_cast<int64_t>(c.sizes("self").size()));
 }
 
 template <bool Stable>
 void sort_backward(GradCtx& c) {
-  const size_t da = Stable ? 2 : 1;
-  const int64_t dim = wrap_dim("sort", c.arg(da).to_int(), static_cast<int64_t>(c.sizes(0).size()));
-  const Tensor idx = Stable ? indices_again(c, "sort.stable", {c.arg(1), Value(dim), c.arg(3)})
-                            : indices_again(c, "sort", {Value(dim), c.arg(2)});
-  c.set(0, scatter_back(c.grad(0), dim, idx, c.sizes(0), true));
+  const int64_t dim = grad_dim(c, "sort");
+  const Tensor self = c.saved("self");
+  const bool descending = c.arg("descending").to_bool();
+  Tensor idx;
+  if constexpr (Stable) {
+    const Value& stable = c.arg("stable");
+    idx = sort(self, stable.is_none() ? std::nullopt : std::optional<bool>(stable.to_bool()), dim, descending)[1];
+  } else {
+    idx = sort(self, dim, descending)[1];
+  }
+  c.set("self", scatter_back(c.grad(0), dim, idx, c.sizes("self"), true));
 }
 
 // argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
@@ -129,9 +130,10 @@ void topk_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 }
 
 void topk_backward(GradCtx& c) {
-  const int64_t dim = wrap_dim("topk", c.arg(2).to_int(), static_cast<int64_t>(c.sizes(0).size()));
-  const Tensor idx = indices_again(c, "topk", {c.arg(1), Value(dim), c.arg(3), c.arg(4)});
-  c.set(0, scatter_back(c.grad(0), dim, idx, c.sizes(0), true));
+  const int64_t dim = grad_dim(c, "topk");
+  const Tensor idx = topk(c.saved("self"), c.arg("k").to_int(), dim, c.arg("largest").to_bool(),
+                          c.arg("sorted").to_bool())[1];
+  c.set("self", scatter_back(c.grad(0), dim, idx, c.sizes("self"), true));
 }
 
 }  // namespace
