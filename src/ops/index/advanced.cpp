@@ -174,16 +174,13 @@ void index_put_inplace_kernel(void*, Frame& f) {
     const Advanced a = prepare("index_put_", self, f.arg(1).tensor_list(), f.arg(4).int_list());
     if (a.merged->storage() == self->storage()) {
       const Tensor v = values_for("index_put_", a, *self, values);
-      static const OperatorDef& add_ = builtin_op("index_add_");
-      static const OperatorDef& copy = builtin_op("index_copy_");
-      if (accumulate) call(add_, {a.merged, a.pos, a.flat, v, Scalar(1)});
-      else call(copy, {a.merged, a.pos, a.flat, v});
+      if (accumulate) index_add_(a.merged, a.pos, a.flat, v);
+      else index_copy_(a.merged, a.pos, a.flat, v);
       f.outs[0] = self;
       return;
     }
   }
-  static const OperatorDef& put = builtin_op("index_put");
-  const Tensor r = call(put, {self, f.arg(1), Tensor::borrow(&values), accumulate, f.arg(4)});
+  const Tensor r = index_put(self, f.arg(1).tensor_list(), Tensor::borrow(&values), accumulate, f.arg(4).int_list());
   copy_(self, r);
   f.outs[0] = self;
 }

@@ -267,8 +267,7 @@ Tensor scatter_with_reduce(const Frame& f) {
                                           : full_symint(index->sym_sizes(), f.arg(3).to_scalar(), self->dtype(),
                                                         self->device());
   if (reduce == "add") return indexing::scatter_add(self, f.arg(1).to_int(), index, src);
-  static const OperatorDef& op = builtin_op("scatter_reduce.two");
-  return call(op, {self, f.arg(1).to_int(), index, src, "prod", true});
+  return scatter_reduce(self, f.arg(1).to_int(), index, src, "prod", true);
 }
 void scatter_reduce_kernel(void*, Frame& f) { f.outs[0] = scatter_with_reduce(f); }
 void scatter_reduce_inplace_kernel(void*, Frame& f) {
@@ -361,8 +360,7 @@ void scatter_reduce_backward(GradCtx& c) {
     const Tensor one = ones({}, g->dtype(), g->device());
     const Tensor s_zero = eq(s, Scalar(0.0)), self_zero = eq(self, Scalar(0.0));
     const Tensor base = include_self ? where(self_zero, one, self) : ones(c.sizes("self"), g->dtype(), g->device());
-    static const OperatorDef& reduce_op = builtin_op("scatter_reduce.two");
-    const Tensor p = call(reduce_op, {base, dim, idx, where(s_zero, one, s), "prod", true});
+    const Tensor p = scatter_reduce(base, dim, idx, where(s_zero, one, s), "prod", true);
     const Tensor z0 = include_self ? to(self_zero, g->dtype()) : zeros(c.sizes("self"), g->dtype(), g->device());
     const Tensor z = indexing::scatter_add(z0, dim, idx, to(s_zero, g->dtype()));
     auto others = [&](const Tensor& x_zero, const Tensor& x_masked, const Tensor& pp, const Tensor& zz) {

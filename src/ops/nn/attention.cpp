@@ -98,8 +98,7 @@ void sdpa_kernel(void*, Frame& f) {
   }
   attn = softmax(attn, -1);
   if (p > 0) {
-    static const OperatorDef& dropout = builtin_op("dropout");
-    attn = call(dropout, {attn, p, true, f.arg(7)});
+    attn = dropout(attn, p, true, f.arg(7).generator());
   }
   f.outs[0] = matmul(attn, v);
 }

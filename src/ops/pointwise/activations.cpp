@@ -102,9 +102,7 @@ CT_ACTIVATION(Hardswish, "hardswish", kFloatingDTypes, NoParams, "(Tensor self)"
 
 // selu(Tensor self) -> Tensor: elu with fixed alpha and scale.
 void selu_kernel(void*, Frame& f) {
-  static const OperatorDef& elu = builtin_op("elu");
-  Value args[4] = {f.arg(0), Value(kSeluAlpha), Value(kSeluScale), Value(1.0)};
-  dispatch(elu, args, 4, f.outs, 1);
+  f.outs[0] = elu(Tensor::borrow(&f.tensor(0)), kSeluAlpha, kSeluScale, 1.0);
 }
 
 // Derivatives. x is the saved input, g the incoming gradient.

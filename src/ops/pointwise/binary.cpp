@@ -585,10 +585,7 @@ void scalar_self_overload(void*, Frame& f) {
 // rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor: other - alpha * self, with other
 // promoting as a number (Python's 2 - t).
 void rsub_scalar(void*, Frame& f) {
-  static const OperatorDef& sub = builtin_op("sub.Tensor");
-  Tensor other = wrap_scalar(f.arg(1).to_scalar());
-  Value args[3] = {other, f.arg(0), f.arg(2)};
-  dispatch(sub, args, 3, f.outs, 1);
+  f.outs[0] = sub(wrap_scalar(f.arg(1).to_scalar()), Tensor::borrow(&f.tensor(0)), f.arg(2).to_scalar());
 }
 
 // An alias: calls the operator named Target with the same arguments.

@@ -140,9 +140,7 @@ void dropout_kernel(void*, Frame& f) {
     return;
   }
   Tensor mask = empty_like_sizes(*input, input->dtype());
-  const Value args[] = {Value(mask), Value(1.0 - p), f.arg(3)};
-  Tensor ignored;
-  dispatch(builtin_op("bernoulli_.float"), args, 3, &ignored, 1);
+  bernoulli_(mask, 1.0 - p, f.arg(3).generator());
   f.outs[0] = mul(mul(input, mask), Scalar(1.0 / (1.0 - p)));
 }
 

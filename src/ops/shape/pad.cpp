@@ -132,8 +132,7 @@ void pad_kernel(void*, Frame& f) {
   const Tensor self = Tensor::borrow(&a);
   if (mode == "constant") {
     const Scalar value = f.arg(3).is_none() ? Scalar(int64_t(0)) : Scalar(f.arg(3).to_double());
-    static const OperatorDef& cpad = builtin_op("constant_pad_nd");
-    f.outs[0] = call(cpad, {self, pad, value});
+    f.outs[0] = constant_pad_nd(self, pad, value);
     return;
   }
   Mode m;
@@ -154,10 +153,9 @@ void pad_kernel(void*, Frame& f) {
     f.outs[0] = pad_edges(self, pad, m, k);
     return;
   }
-  static const OperatorDef* ops[2][3] = {
-      {&builtin_op("reflection_pad1d"), &builtin_op("reflection_pad2d"), &builtin_op("reflection_pad3d")},
-      {&builtin_op("replication_pad1d"), &builtin_op("replication_pad2d"), &builtin_op("replication_pad3d")}};
-  f.outs[0] = call(*ops[static_cast<int>(m)][k - 1], {self, pad});
+  Tensor (*const edge_pads[2][3])(const Tensor&, IntArrayRef) = {
+      {reflection_pad1d, reflection_pad2d, reflection_pad3d}, {replication_pad1d, replication_pad2d, replication_pad3d}};
+  f.outs[0] = edge_pads[static_cast<int>(m)][k - 1](self, pad);
 }
 
 }  // namespace

@@ -138,7 +138,6 @@ void median_all_meta(const Frame& f, MetaResult& m) {
 void median_all_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& a = f.tensor(0);
   const Tensor flat = reshape(Tensor::borrow(&a), {a.numel()});
-  Tensor outs2[2];
   if (a.numel() == 0) {
     visit_dtype<kFloatingDTypes>(a.dtype(), "median", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -146,9 +145,7 @@ void median_all_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     });
     return;
   }
-  const Value args[] = {Value(flat), Value(int64_t(0)), Value(false)};
-  dispatch(builtin_op("median.dim"), args, 3, outs2, 2);
-  copy_(outs[0], outs2[0]);
+  copy_(outs[0], median(flat, 0, false)[0]);
 }
 
 // As PyTorch: the gradient is shared evenly by the elements equal to the median.
