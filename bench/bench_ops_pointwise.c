@@ -3,8 +3,9 @@
  * contiguous float32 (randn * 3; |randn * 3| for log1p), with 2 threads (or the default count)
  * and with 1. Each is memory-bound once the math vectorizes (GB/s = read + write = 2 * 16 MiB /
  * time). ctorch's float32 math is src/ops/cpu/vec_math.h; libtorch's is Sleef. Two rows add a
- * float32 tensor to a float16 and to an int32 one: the promotion each library does as its loop
- * reads the narrower input (GB/s counts both inputs and the float32 result).
+ * float32 tensor to a float16 and to an int32 one, and one takes exp of the int32 one: the
+ * promotion each library does as its loop reads the input (GB/s counts the inputs and the float32
+ * result).
  * Target: at least libtorch's speed on each. Run with OMP_WAIT_POLICY=PASSIVE. */
 #include <stdio.h>
 #include <string.h>
@@ -17,12 +18,13 @@
 
 #define REPS 21
 #define N (4 * 1024 * 1024)
-#define NOPS 14
+#define NOPS 15
 
 static const char* names[NOPS] = {"exp", "sigmoid", "tanh", "erf", "gelu", "gelu (tanh)", "silu", "softplus",
-                                  "elu", "mish", "log1p (x >= 0)", "expm1", "add f32 + f16", "add f32 + i32"};
+                                  "elu", "mish", "log1p (x >= 0)", "expm1", "add f32 + f16", "add f32 + i32",
+                                  "exp of i32"};
 /* Bytes each row moves per element: one float32 in and out, or the mixed adds' two inputs. */
-static const int bytes[NOPS] = {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 10, 12};
+static const int bytes[NOPS] = {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 10, 12, 8};
 
 typedef struct {
   int which;
@@ -47,7 +49,8 @@ static void ct_run(void* p) {
     case 10: CHECK(ct_tensor_log1p(j->xp, &y)); break;
     case 11: CHECK(ct_tensor_expm1(j->x, &y)); break;
     case 12: CHECK(ct_tensor_add(j->x, j->xh, &y)); break;
-    default: CHECK(ct_tensor_add(j->x, j->xi, &y)); break;
+    case 13: CHECK(ct_tensor_add(j->x, j->xi, &y)); break;
+    default: CHECK(ct_tensor_exp(j->xi, &y)); break;
   }
   ct_tensor_release(y);
 }
@@ -55,7 +58,8 @@ static void ct_run(void* p) {
 #ifdef CTORCH_BENCH_LIBTORCH
 static void lt_run(void* p) {
   const job* j = p;
-  if (j->which >= 12) lt_pw_add(j->lx, j->which == 12 ? j->lxh : j->lxi);
+  if (j->which == 14) lt_pw_run(0, j->lxi); /* exp of int32 */
+  else if (j->which >= 12) lt_pw_add(j->lx, j->which == 12 ? j->lxh : j->lxi);
   else lt_pw_run(j->which, j->which == 10 ? j->lxp : j->lx);
 }
 #endif

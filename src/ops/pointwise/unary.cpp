@@ -198,14 +198,14 @@ void polygamma_meta(const Frame& f, MetaResult& m) {
   set_output(m, 0, a.sym_sizes(), d, a.device());
 }
 void polygamma_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  Tensor holder;
-  const TensorImpl* in = as_dtype(f.tensor(1), m.compute, holder);
+  const TensorImpl* in = &f.tensor(1);
+  const cpu::LoopCasts casts = cpu::loop_casts(&in, 1, m.compute);
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], &in, 1);
   const int64_t n = f.arg(0).to_int();
   visit_dtype<kFloatingDTypes>(m.compute, "polygamma", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const M<T> order = M<T>(n);
-    cpu::elementwise<T, T>(plan, [order](T x) { return T(fn::Polygamma{}(M<T>(x), order)); });
+    cpu::elementwise<T, T>(plan, [order](T x) { return T(fn::Polygamma{}(M<T>(x), order)); }, casts);
   });
 }
 

@@ -74,8 +74,8 @@ void unary_meta(const Frame& f, MetaResult& m) {
 
 template <typename Op>
 void unary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
-  Tensor holder;
-  const TensorImpl* in = as_dtype(f.tensor(0), m.compute, holder);
+  const TensorImpl* in = &f.tensor(0);
+  const cpu::LoopCasts casts = cpu::loop_casts(&in, 1, m.compute);  // Note [Casting in the loop]
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], &in, 1);
   static_assert(Op::nparams <= kMaxParams, "load writes nparams values into an array of kMaxParams");
   visit_dtype<Op::dtypes>(m.compute, Op::name, [&](auto tag) {
@@ -89,11 +89,11 @@ void unary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
     // with vec_math.h functions inlined, would otherwise stay a baseline call and not vectorize).
     if constexpr (two_forms<Op>::value) {
       if (p.v[0] != M<T>(0))
-        cpu::elementwise<R, T>(plan, [p](T x) __attribute__((always_inline)) { return Op::template apply_form<true>(x, p.v); });
+        cpu::elementwise<R, T>(plan, [p](T x) __attribute__((always_inline)) { return Op::template apply_form<true>(x, p.v); }, casts);
       else
-        cpu::elementwise<R, T>(plan, [p](T x) __attribute__((always_inline)) { return Op::template apply_form<false>(x, p.v); });
+        cpu::elementwise<R, T>(plan, [p](T x) __attribute__((always_inline)) { return Op::template apply_form<false>(x, p.v); }, casts);
     } else {
-      cpu::elementwise<R, T>(plan, [p](T x) __attribute__((always_inline)) { return Op::apply(x, p.v); });
+      cpu::elementwise<R, T>(plan, [p](T x) __attribute__((always_inline)) { return Op::apply(x, p.v); }, casts);
     }
   });
 }

@@ -153,4 +153,9 @@ TEST(Elementwise, InputsOfAnotherDtypeConvertAsTheyAreRead) {
   same(ct::ops::where(cond, a, h), ct::ops::where(cond, a, ct::ops::to(h, DType::Float32)));
   same(ct::ops::addcmul(a, h, row), ct::ops::addcmul(a, ct::ops::to(h, DType::Float32), ct::ops::to(row, DType::Float32)));
   same(ct::ops::clamp(i, -0.5, 99.5), ct::ops::clamp(ct::ops::to(i, DType::Float32), -0.5, 99.5));
+  // Unary operators on integers compute in the default float dtype.
+  same(ct::ops::exp(ct::ops::mul(i, -1)), ct::ops::exp(ct::ops::to(ct::ops::mul(i, -1), DType::Float32)));
+  same(ct::ops::sqrt(row), ct::ops::sqrt(ct::ops::to(row, DType::Float32)));
+  same(ct::ops::sigmoid(i), ct::ops::sigmoid(ct::ops::to(i, DType::Float32)));
+  same(ct::ops::polygamma(1, ct::ops::add(i, 1)), ct::ops::polygamma(1, ct::ops::to(ct::ops::add(i, 1), DType::Float32)));
 }
