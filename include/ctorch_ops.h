@@ -482,14 +482,16 @@ CT_API CT_NODISCARD ct_status ct_tensor_fmin(const ct_tensor* self, const ct_ten
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "gcd.Tensor".
+ * Not differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "gcd.Tensor".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_gcd(const ct_tensor* self, const ct_tensor* other, ct_tensor** out);
 
 /*
  * ct_tensor_gcd_ - gcd_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
  *
- * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "gcd_.Tensor".
+ * Not differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "gcd_.Tensor".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_gcd_(ct_tensor* self, const ct_tensor* other);
 
@@ -498,14 +500,16 @@ CT_API CT_NODISCARD ct_status ct_tensor_gcd_(ct_tensor* self, const ct_tensor* o
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "lcm.Tensor".
+ * Not differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "lcm.Tensor".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_lcm(const ct_tensor* self, const ct_tensor* other, ct_tensor** out);
 
 /*
  * ct_tensor_lcm_ - lcm_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
  *
- * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "lcm_.Tensor".
+ * Not differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "lcm_.Tensor".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_lcm_(ct_tensor* self, const ct_tensor* other);
 
@@ -1019,7 +1023,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_special_i1_(ct_tensor* self);
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "signbit".
+ * Not differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "signbit".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_signbit(const ct_tensor* self, ct_tensor** out);
 
@@ -1029,7 +1034,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_signbit(const ct_tensor* self, ct_tensor
  *   eps  NULL for None (PyTorch's default).
  *   out  a new reference on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "logit".
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "logit".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_logit(const ct_tensor* self, const double* eps, ct_tensor** out);
 
@@ -1038,7 +1044,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_logit(const ct_tensor* self, const doubl
  *
  *   eps  NULL for None (PyTorch's default).
  *
- * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "logit_".
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "logit_".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_logit_(ct_tensor* self, const double* eps);
 
@@ -1047,7 +1054,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_logit_(ct_tensor* self, const double* ep
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "polygamma".
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "polygamma".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_polygamma(int64_t n, const ct_tensor* self, ct_tensor** out);
 

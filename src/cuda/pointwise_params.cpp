@@ -1,8 +1,8 @@
 // pointwise_params.cpp - CUDA compute for the elementwise operators served by the table's
 // unary_params, binary_params and ternary members (the operators with scalar parameters, and the
 // math the first table did not have): tan .. erfinv, the parametrized activations, clamp,
-// isnan/isinf/isfinite, nan_to_num, round.decimals, hypot, fmod, the shifts, logical_xor, lerp,
-// addcmul, addcdiv. As in pointwise.cpp, the meta functions have decided sizes, dtypes and the
+// isnan/isinf/isfinite, nan_to_num, round.decimals, signbit, logit, polygamma, hypot, fmod, the
+// shifts, gcd, lcm, logical_xor, lerp, addcmul, addcdiv. As in pointwise.cpp, the meta functions have decided sizes, dtypes and the
 // compute dtype; each function here reads the operator's scalars the way its CPU kernel does and
 // makes one table call.
 #include <cfloat>
@@ -65,7 +65,19 @@ Params clamp_params(const Frame& f, const MetaResult& m) {
   p.v[2] = (lo ? 1 : 0) | (hi ? 2 : 0);
   return p;
 }
-// The shifts: the width of the dtype ctorch computes in, and whether it is unsigned.
+// logit(Tensor self, float? eps=None): eps, or -1 for None (no clamp).
+Params logit_params(const Frame& f, const MetaResult&) {
+  Params p;
+  p.v[0] = f.arg(1).is_none() ? -1.0 : f.arg(1).to_double();
+  return p;
+}
+// polygamma(int n, Tensor self): the order.
+Params polygamma_params(const Frame& f, const MetaResult&) {
+  Params p;
+  p.v[0] = static_cast<double>(f.arg(0).to_int());
+  return p;
+}
+// The shifts, gcd and lcm: the width of the dtype ctorch computes in, and whether it is unsigned.
 Params shift_params(const Frame&, const MetaResult& m) {
   Params p;
   p.v[0] = static_cast<double>(8 * itemsize(m.compute));
@@ -73,7 +85,8 @@ Params shift_params(const Frame&, const MetaResult& m) {
   return p;
 }
 
-template <int Op, unsigned Classes, LoadFn Load = none>
+// Self: the position of the tensor argument (polygamma's is 1).
+template <int Op, unsigned Classes, LoadFn Load = none, size_t Self = 0>
 void unary_params_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
   const TensorImpl& out = *outs[0];
   if (out.numel() == 0) return;
@@ -81,7 +94,7 @@ void unary_params_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
   const Params p = Load(f, m);
   void* stream = stream_for(out);
   Tensor holder;
-  const TensorImpl* in = on_device(f.name(), f.tensor(0), out.device(), stream, holder);
+  const TensorImpl* in = on_device(f.name(), f.tensor(Self), out.device(), stream, holder);
   const ct_cuda_loop loop = plan_loop(f.name(), out, &in, 1);
   const ct_cuda_driver& d = CT_CUDA_DRIVER_WITH(f.name(), unary_params);
   check(d.unary_params(Op, code(out.dtype()), code(in->dtype()), code(table_compute(m.compute)),
@@ -164,11 +177,16 @@ const Entry kEntries[] = {
     {"softplus", unary_params_cuda<CT_CUDA_UNARY_SOFTPLUS, kF, numbers<2>>},
     {"mish", unary_params_cuda<CT_CUDA_UNARY_MISH, kF>},
     {"clamp", unary_params_cuda<CT_CUDA_UNARY_CLAMP, kFI, clamp_params>},
+    {"signbit", unary_params_cuda<CT_CUDA_UNARY_SIGNBIT, kFIB>},
+    {"logit", unary_params_cuda<CT_CUDA_UNARY_LOGIT, kF, logit_params>},
+    {"polygamma", unary_params_cuda<CT_CUDA_UNARY_POLYGAMMA, kF, polygamma_params, 1>},
     {"hypot.Tensor", binary_params_cuda<CT_CUDA_BINARY_HYPOT, kF>},
     {"fmod.Tensor", binary_params_cuda<CT_CUDA_BINARY_FMOD, kFI>},
     {"logical_xor.Tensor", binary_params_cuda<CT_CUDA_BINARY_LOGICAL_XOR, kFIB>},
     {"bitwise_left_shift.Tensor", binary_params_cuda<CT_CUDA_BINARY_LEFT_SHIFT, kI, shift_params>},
     {"bitwise_right_shift.Tensor", binary_params_cuda<CT_CUDA_BINARY_RIGHT_SHIFT, kI, shift_params>},
+    {"gcd.Tensor", binary_params_cuda<CT_CUDA_BINARY_GCD, kI, shift_params>},
+    {"lcm.Tensor", binary_params_cuda<CT_CUDA_BINARY_LCM, kI, shift_params>},
     {"lerp.Scalar", ternary_cuda<CT_CUDA_TERNARY_LERP_SCALAR, 2, 2, kF>},
     {"lerp.Tensor", ternary_cuda<CT_CUDA_TERNARY_LERP, 3, -1, kF>},
     {"addcmul", ternary_cuda<CT_CUDA_TERNARY_ADDCMUL, 3, 3, kFI>},

@@ -1,5 +1,5 @@
 // binary_params.cu - the binary ops with parameters, the binary_params member (hypot, fmod,
-// logical_xor, the shifts) and the ternary member (lerp, addcmul, addcdiv). Compiled with
+// logical_xor, the shifts, gcd, lcm) and the ternary member (lerp, addcmul, addcdiv). Compiled with
 // --fmad=false so lerp and addcmul round as ctorch's CPU kernels (ops/pointwise/binary.cpp,
 // ternary.cpp).
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include "device_math.h"
 #include "loop.h"
 #include "members.h"
+#include "ops/pointwise/fns.h"
 
 namespace ct::cuda {
 namespace {
@@ -53,6 +54,29 @@ struct Shift {
   }
 };
 
+// gcd and lcm: fns.h's functors (Note [Element functions]) run in the integer type ctorch computes
+// in (bits wide, unsigned for uint8), as the CPU's loop does, so an lcm that overflows it wraps the
+// same way; the table's int64 operands hold that type's values.
+struct GcdLcm {
+  static constexpr unsigned computes = kCInt;
+  bool lcm;
+  int bits;
+  bool is_unsigned;
+  template <typename F>
+  __device__ int64_t at_width(F f, int64_t a, int64_t b) const {
+    switch (bits) {
+      case 8: return is_unsigned ? int64_t(f(uint8_t(a), uint8_t(b))) : int64_t(f(int8_t(a), int8_t(b)));
+      case 16: return f(int16_t(a), int16_t(b));
+      case 32: return f(int32_t(a), int32_t(b));
+      default: return f(a, b);
+    }
+  }
+  template <typename C>
+  __device__ C operator()(C a, C b) const {
+    return static_cast<C>(lcm ? at_width(fn::Lcm{}, a, b) : at_width(fn::Gcd{}, a, b));
+  }
+};
+
 // PyTorch's lerp: the form that is exact at the end the weight is nearer to.
 template <typename C>
 __device__ __forceinline__ C lerp(C a, C b, C w) {
@@ -86,8 +110,10 @@ struct Ternary {
 };
 
 constexpr int kFirstBinary = CT_CUDA_BINARY_HYPOT;
-const char* const kBinaryNames[] = {"hypot", "fmod", "logical_xor", "bitwise_left_shift", "bitwise_right_shift"};
-static_assert(kFirstBinary + 5 == CT_CUDA_BINARY_RIGHT_SHIFT + 1, "kBinaryNames follows ct_cuda_binary_op");
+const char* const kBinaryNames[] = {"hypot", "fmod", "logical_xor", "bitwise_left_shift", "bitwise_right_shift",
+                                    "gcd", "lcm"};
+constexpr int kEndBinary = kFirstBinary + static_cast<int>(sizeof(kBinaryNames) / sizeof(kBinaryNames[0]));
+static_assert(kEndBinary == CT_CUDA_BINARY_LCM + 1, "kBinaryNames follows ct_cuda_binary_op");
 const char* const kTernaryNames[] = {"lerp", "lerp", "addcmul", "addcdiv"};
 
 template <int NIN, typename F>
@@ -103,7 +129,7 @@ int binary_params(int op, int dtype_out, int dtype_a, int dtype_b, int compute, 
                   const void* a, const void* b, const ct_cuda_loop* loop, void* stream) {
   if (op >= 0 && op < kFirstBinary)
     return binary(op, dtype_out, dtype_a, dtype_b, compute, params ? params[0] : 1.0, out, a, b, loop, stream);
-  CT_CUDA_ARG(op >= kFirstBinary && op <= CT_CUDA_BINARY_RIGHT_SHIFT,
+  CT_CUDA_ARG(op >= kFirstBinary && op < kEndBinary,
               "binary_params: unknown op code %d. Pass a ct_cuda_binary_op", op);
   void* ptrs[3] = {out, const_cast<void*>(a), const_cast<void*>(b)};
   const int dtypes[3] = {dtype_out, dtype_a, dtype_b};
@@ -115,14 +141,15 @@ int binary_params(int op, int dtype_out, int dtype_a, int dtype_b, int compute, 
     case CT_CUDA_BINARY_HYPOT: return run<2>(fn, name, compute, la, Hypot{}, stream);
     case CT_CUDA_BINARY_FMOD: return run<2>(fn, name, compute, la, Fmod{}, stream);
     case CT_CUDA_BINARY_LOGICAL_XOR: return run<2>(fn, name, compute, la, LogicalXor{}, stream);
-    default: {
-      const int bits = params && params[0] > 0 ? static_cast<int>(params[0]) : 64;
-      CT_CUDA_ARG(bits == 8 || bits == 16 || bits == 32 || bits == 64,
-                  "binary_params: %s got bit width %d. Pass 8, 16, 32 or 64 (or 0 for 64)", name, bits);
-      return run<2>(fn, name, compute, la, Shift{op == CT_CUDA_BINARY_LEFT_SHIFT, bits, params && params[1] != 0},
-                    stream);
-    }
+    default: break;
   }
+  const int bits = params && params[0] > 0 ? static_cast<int>(params[0]) : 64;
+  CT_CUDA_ARG(bits == 8 || bits == 16 || bits == 32 || bits == 64,
+              "binary_params: %s got bit width %d. Pass 8, 16, 32 or 64 (or 0 for 64)", name, bits);
+  const bool is_unsigned = params && params[1] != 0;
+  if (op == CT_CUDA_BINARY_GCD || op == CT_CUDA_BINARY_LCM)
+    return run<2>(fn, name, compute, la, GcdLcm{op == CT_CUDA_BINARY_LCM, bits, is_unsigned}, stream);
+  return run<2>(fn, name, compute, la, Shift{op == CT_CUDA_BINARY_LEFT_SHIFT, bits, is_unsigned}, stream);
 }
 
 int ternary(int op, int dtype_out, int dtype_a, int dtype_b, int dtype_c, int compute, const double* params,

@@ -162,9 +162,13 @@ enum ct_cuda_unary_op {
   CT_CUDA_UNARY_HARDSWISH = 51,  /* F      x * relu6(x + 3) / 6 */
   CT_CUDA_UNARY_SOFTPLUS = 52,   /* F      x * p0 > p1 ? x : log1p(exp(x * p0)) / p0 (beta, threshold) */
   CT_CUDA_UNARY_MISH = 53,       /* F      x * tanh(log1p(exp(x))) */
-  CT_CUDA_UNARY_CLAMP = 54       /* F I    bit 0 of p2: x < p0 gives p0; then bit 1: x > p1 gives p1
+  CT_CUDA_UNARY_CLAMP = 54,      /* F I    bit 0 of p2: x < p0 gives p0; then bit 1: x > p1 gives p1
                                           (NaN passes; p0 > p1 gives p1). Integer bounds beyond 2^53
                                           are rounded by the double */
+  /* The element functions of ops/pointwise/fns.h (Note [Element functions]). */
+  CT_CUDA_UNARY_SIGNBIT = 55,    /* F I B  1 where the sign bit is set (-0.0 too); integers x < 0 */
+  CT_CUDA_UNARY_LOGIT = 56,      /* F      log(x / (1 - x)), x clamped to [p0, 1 - p0] first when p0 >= 0 */
+  CT_CUDA_UNARY_POLYGAMMA = 57   /* F      the p0-th derivative of digamma (p0 a whole number >= 0) */
 };
 
 /*
@@ -205,8 +209,11 @@ enum ct_cuda_binary_op {
                                               in (8, 16, 32, 64; 0 means 64), params[1] != 0: it is
                                               unsigned. a and b are first wrapped to that dtype; b < 0
                                               or b >= w gives 0, else a << b (wrapping) */
-  CT_CUDA_BINARY_RIGHT_SHIFT = 25  /* I      likewise; b < 0 or b >= w gives a >> (w - 1) (the sign
+  CT_CUDA_BINARY_RIGHT_SHIFT = 25, /* I      likewise; b < 0 or b >= w gives a >> (w - 1) (the sign
                                               fill; as ctorch's CPU, a >> 7 for uint8), else a >> b */
+  CT_CUDA_BINARY_GCD = 26,         /* I      the greatest common divisor, >= 0; computed in the width and
+                                              signedness params[0..1] give, as the shifts */
+  CT_CUDA_BINARY_LCM = 27          /* I      |a / gcd(a, b) * b|, 0 when either is 0; likewise (wraps) */
 };
 
 /* Ternary ops for the ternary member: out = op(a, b, c) in the compute dtype; params[0] is the

@@ -73,6 +73,12 @@ CT_ELEMENT T wrap_sub(T a, T b) {
   if constexpr (is_float<T>::value) return a - b;
   else return static_cast<T>(static_cast<unsigned long long>(a) - static_cast<unsigned long long>(b));
 }
+/// |x|, wrapping for the most negative integer (which stays itself, as in two's complement).
+template <typename T>
+CT_ELEMENT T wrap_abs(T x) {
+  if constexpr (T(-1) > T(0)) return x;  // unsigned
+  else return x < T(0) ? wrap_sub(T(0), x) : x;
+}
 template <typename T>
 CT_ELEMENT T wrap_mul(T a, T b) {
   if constexpr (is_float<T>::value) return a * b;

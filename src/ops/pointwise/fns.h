@@ -112,6 +112,13 @@ struct Signbit {
     else return x < T(0);
   }
 };
+// log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps >= 0 (logit's None is eps < 0).
+struct Logit {
+  template <typename T> CT_ELEMENT T operator()(T x, T eps) const {
+    if (eps >= T(0)) x = x < eps ? eps : x > T(1) - eps ? T(1) - eps : x;
+    return em::log(x / (T(1) - x));
+  }
+};
 struct Copysign {
   template <typename T> CT_ELEMENT T operator()(T a, T b) const { return em::copysign(a, b); }
 };
@@ -138,8 +145,8 @@ struct Fmin {
 // Integers only: Euclid's algorithm on the magnitudes; gcd(0, 0) = 0, lcm(x, 0) = 0.
 struct Gcd {
   template <typename T> CT_ELEMENT T operator()(T a, T b) const {
-    a = a < T(0) ? em::wrap_sub(T(0), a) : a;
-    b = b < T(0) ? em::wrap_sub(T(0), b) : b;
+    a = em::wrap_abs(a);
+    b = em::wrap_abs(b);
     while (a != T(0)) {
       const T c = a;
       a = b % a;
@@ -152,8 +159,7 @@ struct Lcm {
   template <typename T> CT_ELEMENT T operator()(T a, T b) const {
     const T g = Gcd{}(a, b);
     if (g == T(0)) return T(0);
-    const T l = em::wrap_mul(T(a / g), b);
-    return l < T(0) ? em::wrap_sub(T(0), l) : l;
+    return em::wrap_abs(em::wrap_mul(T(a / g), b));
   }
 };
 

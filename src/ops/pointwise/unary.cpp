@@ -180,11 +180,7 @@ struct Logit {
   template <typename T> static void load(const Frame& f, M<T>* p) {  // -1: no clamp
     p[0] = f.arg(1).is_none() ? M<T>(-1) : M<T>(f.arg(1).to_double());
   }
-  template <typename T> static T apply(T t, const M<T>* p) {
-    M<T> x = M<T>(t);
-    if (p[0] >= M<T>(0)) x = x < p[0] ? p[0] : x > M<T>(1) - p[0] ? M<T>(1) - p[0] : x;
-    return T(std::log(x / (M<T>(1) - x)));
-  }
+  template <typename T> static T apply(T t, const M<T>* p) { return T(fn::Logit{}(M<T>(t), p[0])); }
 };
 
 // polygamma(int n, Tensor self): the n-th derivative of digamma. Its tensor is argument 1, so it
