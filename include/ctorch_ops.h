@@ -525,6 +525,14 @@ CT_API CT_NODISCARD ct_status ct_tensor_float_power(const ct_tensor* self, const
                                                     ct_tensor** out);
 
 /*
+ * ct_tensor_float_power_ - float_power_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "float_power_.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_float_power_(ct_tensor* self, const ct_tensor* other);
+
+/*
  * ct_tensor_float_power_tensor_scalar - float_power.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
  *
  *   out  a new reference on CT_OK, else NULL.
@@ -534,6 +542,14 @@ CT_API CT_NODISCARD ct_status ct_tensor_float_power(const ct_tensor* self, const
  */
 CT_API CT_NODISCARD ct_status ct_tensor_float_power_tensor_scalar(const ct_tensor* self,
                                                                   const ct_scalar* other, ct_tensor** out);
+
+/*
+ * ct_tensor_float_power_tensor_scalar_ - float_power_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "float_power_.Tensor_Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_float_power_tensor_scalar_(ct_tensor* self, const ct_scalar* other);
 
 /*
  * ct_tensor_ldexp - ldexp.Tensor(Tensor self, Tensor other) -> Tensor

@@ -431,12 +431,28 @@ ct_status ct_tensor_float_power(const ct_tensor* self, const ct_tensor* other, c
   });
 }
 
+ct_status ct_tensor_float_power_(ct_tensor* self, const ct_tensor* other) {
+  const char* const fn_ = "ct_tensor_float_power_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "float_power_.Tensor");
+    call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
 ct_status ct_tensor_float_power_tensor_scalar(const ct_tensor* self, const ct_scalar* other,
                                               ct_tensor** out) {
   const char* const fn_ = "ct_tensor_float_power_tensor_scalar";
   return capi::tensor_result(out, fn_, [&] {
     CT_OPERATOR(op_, "float_power.Tensor_Scalar");
     return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_float_power_tensor_scalar_(ct_tensor* self, const ct_scalar* other) {
+  const char* const fn_ = "ct_tensor_float_power_tensor_scalar_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "float_power_.Tensor_Scalar");
+    call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
   });
 }
 

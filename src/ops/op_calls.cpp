@@ -467,8 +467,16 @@ Tensor float_power(const Tensor& self, const Tensor& other) {
   static const OperatorDef& op_ = builtin_op("float_power.Tensor");
   return call(op_, {self, other});
 }
+Tensor float_power_(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("float_power_.Tensor");
+  return call(op_, {self, other});
+}
 Tensor float_power(const Tensor& self, const Scalar& other) {
   static const OperatorDef& op_ = builtin_op("float_power.Tensor_Scalar");
+  return call(op_, {self, other});
+}
+Tensor float_power_(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("float_power_.Tensor_Scalar");
   return call(op_, {self, other});
 }
 Tensor ldexp(const Tensor& self, const Tensor& other) {

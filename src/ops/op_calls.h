@@ -246,8 +246,12 @@ Tensor lcm(const Tensor& self, const Tensor& other);
 Tensor lcm_(const Tensor& self, const Tensor& other);
 /// float_power.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor float_power(const Tensor& self, const Tensor& other);
+/// float_power_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+Tensor float_power_(const Tensor& self, const Tensor& other);
 /// float_power.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
 Tensor float_power(const Tensor& self, const Scalar& other);
+/// float_power_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+Tensor float_power_(const Tensor& self, const Scalar& other);
 /// ldexp.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor ldexp(const Tensor& self, const Tensor& other);
 /// ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)

@@ -470,6 +470,10 @@ void binary_meta(const Frame& f, MetaResult& m) {
            "). To invert a mask use logical operators, or convert with to() first");
   CT_CHECK(!(std::is_same<Op, Pow>::value && common == DType::Bool), CT_ERROR_DTYPE,
            "pow: not supported for bool tensors. Convert with to() first");
+  // float_power_ writes its float64 result into self, which PyTorch allows for a float64 self only.
+  CT_CHECK(!(Op::rule == Rule::Double && f.op.functional && a.dtype() != DType::Float64), CT_ERROR_DTYPE, Op::name,
+           "_: the base is ", a.dtype(), " (", a.sym_sizes(), ") but the result is float64, which cannot be written "
+           "into it. Use float_power (not in place), or convert the base to float64");
   if (Op::has_alpha && f.nargs > 2) {
     const Value& alpha = f.arg(2);
     CT_CHECK(is_floating(common) || alpha.kind() != Value::Kind::Double, CT_ERROR_DTYPE, Op::name,
@@ -640,8 +644,7 @@ void define_binary_ops(Registry& r) {
   define_binary<Fmin>(r, false, nullptr);
   define_binary<Gcd>(r, true, nullptr);
   define_binary<Lcm>(r, true, nullptr);
-  // No float_power_: its float64 result does not fit a float32 self, which PyTorch refuses.
-  define_binary<FloatPower>(r, false, "Tensor_Scalar");
+  define_binary<FloatPower>(r, true, "Tensor_Scalar");
   define_binary<Ldexp>(r, true, nullptr);
   // true_divide is div's old name.
   r.def("true_divide.Tensor(Tensor self, Tensor other) -> Tensor").composite(redirect<kDivTensor>);

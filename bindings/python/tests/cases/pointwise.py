@@ -270,9 +270,8 @@ SIGNED_PAIRS = [-7.0, 7.0, -7.0, 7.0, 5.5, -5.5, 0.0, -0.0, 1.0, -3.0, 7.5, -2.2
 SIGNED_DIVISORS = [2.0, 2.0, -2.0, -2.0, 2.5, 2.5, 3.0, 3.0, -1.0, 1.5, -2.5, 0.75]
 
 
-# No in-place method: torch has none (logaddexp, fmax...), or ctorch lacks it (float_power_, whose
-# float64 result torch writes into a float64 self only).
-NO_INPLACE = {"true_divide", "logaddexp", "logaddexp2", "fmax", "fmin", "float_power"}
+# No in-place method: torch has none (logaddexp, fmax...).
+NO_INPLACE = {"true_divide", "logaddexp", "logaddexp2", "fmax", "fmin"}
 
 
 def binary_cases(op):
@@ -322,6 +321,9 @@ def binary_cases(op):
                        ("bool", "bool"), ("int64", "uint8")):
             cs.append(Case(f"inplace_{da}_{db}", _inplace_method(op + "_"), [In((3, 4), da), In((4,), db, kind=rk)]))
         cs.append(Case("inplace_cannot_grow", _inplace_method(op + "_"), [In((4,), base), In((3, 4), base, kind=rk)]))
+        if op == "float_power":  # its float64 result fits a float64 self only
+            cs.append(Case("inplace_float64_float32", _inplace_method(op + "_"),
+                           [In((3, 4), "float64"), In((4,), "float32", kind=rk)]))
         if has_scalar:
             cs.append(Case("inplace_scalar", _inplace_method(op + "_", 3), [In((3, 4), base)]))
     if op in PY_OPERATORS:

@@ -817,7 +817,9 @@ extern "C" {
     pub fn ct_tensor_lcm(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_lcm_(self_: *mut ct_tensor, other: *const ct_tensor) -> ct_status;
     pub fn ct_tensor_float_power(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_float_power_(self_: *mut ct_tensor, other: *const ct_tensor) -> ct_status;
     pub fn ct_tensor_float_power_tensor_scalar(self_: *const ct_tensor, other: *const ct_scalar, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_float_power_tensor_scalar_(self_: *mut ct_tensor, other: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_ldexp(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_ldexp_(self_: *mut ct_tensor, other: *const ct_tensor) -> ct_status;
     pub fn ct_tensor_true_divide(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;

@@ -122,7 +122,9 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "lcm.Tensor",
     "lcm_.Tensor",
     "float_power.Tensor",
+    "float_power_.Tensor",
     "float_power.Tensor_Scalar",
+    "float_power_.Tensor_Scalar",
     "ldexp.Tensor",
     "ldexp_.Tensor",
     "true_divide.Tensor",
@@ -1379,10 +1381,24 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `float_power_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn float_power_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"float_power_.Tensor", &args)?;
+        Ok(r)
+    }
+
     /// `float_power.Tensor_Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn float_power_tensor_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::scalar(other.into())];
         let [r] = call_n::<1>(c"float_power.Tensor_Scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `float_power_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
+    pub fn float_power_tensor_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(other.into())];
+        let [r] = call_n::<1>(c"float_power_.Tensor_Scalar", &args)?;
         Ok(r)
     }
 

@@ -128,6 +128,8 @@ std::vector<Case> pointwise_cases() {
   cs.push_back(inplace_case("xlogy_.Tensor", {m, {{3}, 0.5, 2.0}}, {input(1)}));
   cs.push_back(inplace_case("xlogy_.Scalar_Other", {m}, {value(2.0)}));
   cs.push_back(inplace_case("ldexp_.Tensor", {m, row}, {input(1)}));
+  cs.push_back(inplace_case("float_power_.Tensor", {pos, row}, {input(1)}));
+  cs.push_back(inplace_case("float_power_.Tensor_Scalar", {pos}, {value(2.5)}));
   // In-place forms: the same derivative through autograd's in-place handling.
   for (const char* name : {"neg_", "abs_", "relu_", "exp_", "sin_", "cos_", "tanh_", "sigmoid_", "exp2_", "expm1_",
                            "atan_", "sinh_", "cosh_", "asinh_", "erf_", "erfc_", "square_", "silu_", "mish_",

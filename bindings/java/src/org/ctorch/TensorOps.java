@@ -123,7 +123,9 @@ abstract class TensorOps extends NativeObject {
     "lcm.Tensor",
     "lcm_.Tensor",
     "float_power.Tensor",
+    "float_power_.Tensor",
     "float_power.Tensor_Scalar",
+    "float_power_.Tensor_Scalar",
     "ldexp.Tensor",
     "ldexp_.Tensor",
     "true_divide.Tensor",
@@ -1794,6 +1796,16 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code float_power_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor floatPowerInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("float_power_.Tensor", self());
+  }
+
+  /**
    * {@code float_power.Tensor_Scalar(Tensor self, Scalar other) -> Tensor}.
    * @param other the schema's {@code other} (null: none)
    * @return the result
@@ -1801,6 +1813,16 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor floatPowerTensorScalar(Number other) {
     return new Args(2).tensor(self(), "self").scalar(other, "other").call1("float_power.Tensor_Scalar");
+  }
+
+  /**
+   * {@code float_power_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor floatPowerTensorScalarInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("float_power_.Tensor_Scalar", self());
   }
 
   /**
