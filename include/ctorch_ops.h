@@ -1080,7 +1080,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_polygamma(int64_t n, const ct_tensor* se
  *
  *   mantissa, exponent  new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "frexp.Tensor".
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "frexp.Tensor".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_frexp(const ct_tensor* self, ct_tensor** mantissa,
                                               ct_tensor** exponent);

@@ -1,10 +1,10 @@
 // pointwise_params.cpp - CUDA compute for the elementwise operators served by the table's
 // unary_params, binary_params and ternary members (the operators with scalar parameters, and the
 // math the first table did not have): tan .. erfinv, the parametrized activations, clamp,
-// isnan/isinf/isfinite, nan_to_num, round.decimals, signbit, logit, polygamma, hypot, fmod, the
-// shifts, gcd, lcm, logical_xor, lerp, addcmul, addcdiv. As in pointwise.cpp, the meta functions have decided sizes, dtypes and the
-// compute dtype; each function here reads the operator's scalars the way its CPU kernel does and
-// makes one table call.
+// isnan/isinf/isfinite, nan_to_num, round.decimals, signbit, logit, polygamma, frexp, hypot, fmod,
+// the shifts, gcd, lcm, logical_xor, lerp, addcmul, addcdiv. As in pointwise.cpp, the meta
+// functions have decided sizes, dtypes and the compute dtype; each function here reads the
+// operator's scalars the way its CPU kernel does and makes one table call per result.
 #include <cfloat>
 #include <cmath>
 
@@ -120,6 +120,12 @@ void binary_params_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
         f.name());
 }
 
+// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent): one table pass per result.
+void frexp_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
+  unary_params_cuda<CT_CUDA_UNARY_FREXP_MANTISSA, kF>(f, m, outs);
+  unary_params_cuda<CT_CUDA_UNARY_FREXP_EXPONENT, kF>(f, m, outs + 1);
+}
+
 // lerp.Scalar(self, end, Scalar weight), lerp.Tensor(self, end, weight),
 // addcmul / addcdiv(self, tensor1, tensor2, *, Scalar value=1).
 template <int Op, int NIn, int ScalarArg, unsigned Classes>
@@ -180,6 +186,7 @@ const Entry kEntries[] = {
     {"signbit", unary_params_cuda<CT_CUDA_UNARY_SIGNBIT, kFIB>},
     {"logit", unary_params_cuda<CT_CUDA_UNARY_LOGIT, kF, logit_params>},
     {"polygamma", unary_params_cuda<CT_CUDA_UNARY_POLYGAMMA, kF, polygamma_params, 1>},
+    {"frexp.Tensor", frexp_cuda},
     {"hypot.Tensor", binary_params_cuda<CT_CUDA_BINARY_HYPOT, kF>},
     {"fmod.Tensor", binary_params_cuda<CT_CUDA_BINARY_FMOD, kFI>},
     {"logical_xor.Tensor", binary_params_cuda<CT_CUDA_BINARY_LOGICAL_XOR, kFIB>},

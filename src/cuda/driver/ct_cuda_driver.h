@@ -168,7 +168,10 @@ enum ct_cuda_unary_op {
   /* The element functions of ops/pointwise/fns.h (Note [Element functions]). */
   CT_CUDA_UNARY_SIGNBIT = 55,    /* F I B  1 where the sign bit is set (-0.0 too); integers x < 0 */
   CT_CUDA_UNARY_LOGIT = 56,      /* F      log(x / (1 - x)), x clamped to [p0, 1 - p0] first when p0 >= 0 */
-  CT_CUDA_UNARY_POLYGAMMA = 57   /* F      the p0-th derivative of digamma (p0 a whole number >= 0) */
+  CT_CUDA_UNARY_POLYGAMMA = 57,  /* F      the p0-th derivative of digamma (p0 a whole number >= 0) */
+  CT_CUDA_UNARY_FREXP_MANTISSA = 58, /* F  m of x = m * 2^e, |m| in [0.5, 1); 0, inf and NaN stay */
+  CT_CUDA_UNARY_FREXP_EXPONENT = 59  /* F  e of the same, as a number (stored into an int32 output); 0
+                                          for 0, inf and NaN */
 };
 
 /*

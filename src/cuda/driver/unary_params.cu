@@ -135,8 +135,8 @@ struct Classify {
   }
 };
 
-// signbit, logit and polygamma: fns.h's functors (Note [Element functions]); p0 is logit's eps (< 0:
-// none) or polygamma's order.
+// signbit, logit, polygamma and frexp's two results: fns.h's functors (Note [Element functions]); p0
+// is logit's eps (< 0: none) or polygamma's order.
 struct Signbit {
   static constexpr unsigned computes = kCFloat | kCInt | kCBool;
   template <typename C> __device__ C operator()(C x) const { return static_cast<C>(fn::Signbit{}(x)); }
@@ -147,7 +147,13 @@ struct Special {
   double p0;
   template <typename C>
   __device__ C operator()(C x) const {
-    return op == CT_CUDA_UNARY_LOGIT ? fn::Logit{}(x, static_cast<C>(p0)) : fn::Polygamma{}(x, static_cast<C>(p0));
+    int e;
+    switch (op) {
+      case CT_CUDA_UNARY_LOGIT: return fn::Logit{}(x, static_cast<C>(p0));
+      case CT_CUDA_UNARY_POLYGAMMA: return fn::Polygamma{}(x, static_cast<C>(p0));
+      case CT_CUDA_UNARY_FREXP_MANTISSA: return fn::Frexp{}(x, &e);
+      default: fn::Frexp{}(x, &e); return static_cast<C>(e);  // FREXP_EXPONENT
+    }
   }
 };
 
@@ -155,10 +161,10 @@ const char* const kNames[] = {"tan", "asin", "acos", "atan", "sinh", "cosh", "as
                               "exp2", "log2", "log10", "erfc", "erfinv", "frac", "square", "isnan",
                               "isinf", "isfinite", "nan_to_num", "round_decimals", "elu", "leaky_relu",
                               "hardtanh", "hardsigmoid", "hardswish", "softplus", "mish", "clamp",
-                              "signbit", "logit", "polygamma"};
+                              "signbit", "logit", "polygamma", "frexp", "frexp"};
 constexpr int kFirst = CT_CUDA_UNARY_TAN;
 constexpr int kEnd = kFirst + static_cast<int>(sizeof(kNames) / sizeof(kNames[0]));
-static_assert(kEnd == CT_CUDA_UNARY_POLYGAMMA + 1, "kNames follows ct_cuda_unary_op");
+static_assert(kEnd == CT_CUDA_UNARY_FREXP_EXPONENT + 1, "kNames follows ct_cuda_unary_op");
 
 template <typename F>
 int run(const char* name, int compute, const LoopArgs& a, const F& f, void* stream) {
@@ -189,7 +195,9 @@ int unary_params(int op, int dtype_out, int dtype_in, int compute, const double*
     case CT_CUDA_UNARY_ISNAN: case CT_CUDA_UNARY_ISINF: case CT_CUDA_UNARY_ISFINITE: case CT_CUDA_UNARY_NAN_TO_NUM:
       return run(name, compute, a, Classify{op, p0, p1, p2}, stream);
     case CT_CUDA_UNARY_SIGNBIT: return run(name, compute, a, Signbit{}, stream);
-    case CT_CUDA_UNARY_LOGIT: case CT_CUDA_UNARY_POLYGAMMA: return run(name, compute, a, Special{op, p0}, stream);
+    case CT_CUDA_UNARY_LOGIT: case CT_CUDA_UNARY_POLYGAMMA: case CT_CUDA_UNARY_FREXP_MANTISSA:
+    case CT_CUDA_UNARY_FREXP_EXPONENT:
+      return run(name, compute, a, Special{op, p0}, stream);
     default: return run(name, compute, a, Transcendental{op}, stream);
   }
 }

@@ -128,6 +128,8 @@ CT_EM_DEVICE2(fmod, fmodf, fmod)
 CT_EM_DEVICE2(atan2, atan2f, atan2)
 CT_EM_DEVICE2(hypot, hypotf, hypot)
 #undef CT_EM_DEVICE2
+CT_ELEMENT float frexp(float x, int* e) { return ::frexpf(x, e); }
+CT_ELEMENT double frexp(double x, int* e) { return ::frexp(x, e); }
 CT_ELEMENT bool sign_bit(float x) { return __float_as_int(x) < 0; }
 CT_ELEMENT bool sign_bit(double x) { return __double_as_longlong(x) < 0; }
 CT_ELEMENT float infinity(float) { return __int_as_float(0x7f800000); }
@@ -162,6 +164,7 @@ using std::exp2;
 using std::fabs;
 using std::floor;
 using std::fmod;
+using std::frexp;
 using std::hypot;
 using std::log;
 using std::log10;

@@ -119,6 +119,14 @@ struct Logit {
     return em::log(x / (T(1) - x));
   }
 };
+// x = mantissa * 2^*e with |mantissa| in [0.5, 1); 0, infinities and NaN are their own mantissa,
+// with *e = 0.
+struct Frexp {
+  template <typename T> CT_ELEMENT T operator()(T x, int* e) const {
+    *e = 0;
+    return em::frexp(x, e);
+  }
+};
 struct Copysign {
   template <typename T> CT_ELEMENT T operator()(T a, T b) const { return em::copysign(a, b); }
 };

@@ -281,8 +281,8 @@ void frexp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
     int32_t* pe = expo->template data_as<int32_t>();
     cpu::parallel_for(0, in->numel(), cpu::kElementwiseGrain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
-        int ex = 0;
-        pm[i] = T(std::frexp(M<T>(x[i]), &ex));
+        int ex;
+        pm[i] = T(fn::Frexp{}(M<T>(x[i]), &ex));
         pe[i] = ex;
       }
     });
