@@ -69,6 +69,16 @@ def curated_names():
     return set(re.findall(r"^CT_API\b[^(]*?\b(ct_tensor_\w+)\(", text, re.M))
 
 
+# Kinds passed by value (an optional one by pointer, NULL for None): the C type, and the argument
+# the body passes for an expression of it.
+BY_VALUE = {
+    "int": ("int64_t", lambda x: x),
+    "float": ("double", lambda x: x),
+    "bool": ("int", lambda x: f"{x} != 0"),
+    "dtype": ("ct_dtype", lambda x: f"capi::dtype_arg({x}, fn_)"),
+}
+
+
 def ident(name):
     return name + "_" if name in RESERVED else name
 
@@ -100,24 +110,15 @@ class CParam:
         elif kind == "tensors":
             self.params = [f"const ct_tensor* const* {n}", f"size_t {n}_count"]
             self.value = f"capi::tensor_list_arg({n}, {n}_count, {where})"
-        elif kind in ("int", "float"):
-            ctype = "int64_t" if kind == "int" else "double"
+        elif kind in BY_VALUE:
+            ctype, read = BY_VALUE[kind]
             if optional:
                 self.params = [f"const {ctype}* {n}"]
-                self.value = f"{n} ? Value(*{n}) : Value()"
-                self.note = "NULL for None" + (f" (PyTorch's default)" if d == "None" else "")
-            else:
-                self.params = [f"{ctype} {n}"]
-                self.value = n
-                self.note = f"PyTorch's default: {d}" if d is not None else None
-        elif kind == "bool":
-            if optional:
-                self.params = [f"const int* {n}"]
-                self.value = f"{n} ? Value(*{n} != 0) : Value()"
+                self.value = f"{n} ? Value({read('*' + n)}) : Value()"
                 self.note = "NULL for None"
             else:
-                self.params = [f"int {n}"]
-                self.value = f"{n} != 0"
+                self.params = [f"{ctype} {n}"]
+                self.value = read(n)
                 self.note = f"PyTorch's default: {d}" if d is not None else None
         elif kind == "ints":
             self.params = [f"const int64_t* {n}", f"size_t {n}_len"]
@@ -136,14 +137,6 @@ class CParam:
                 self.value, self.note = f"{n} ? {read} : Value({scalar_literal(d)})", f"NULL for {d}"
             else:
                 self.value = read
-        elif kind == "dtype":
-            if optional:
-                self.params = [f"const ct_dtype* {n}"]
-                self.value = f"{n} ? Value(capi::dtype_arg(*{n}, fn_)) : Value()"
-                self.note = "NULL for None"
-            else:
-                self.params = [f"ct_dtype {n}"]
-                self.value = "Value(capi::dtype_arg({n}, fn_))".format(n=n)
         elif kind == "device":
             self.params = [f"const char* {n}"]
             if optional:

@@ -890,9 +890,9 @@ CT_API CT_NODISCARD ct_status ct_tensor_square_(ct_tensor* self);
 /*
  * ct_tensor_nan_to_num_ - nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
  *
- *   nan     NULL for None (PyTorch's default).
- *   posinf  NULL for None (PyTorch's default).
- *   neginf  NULL for None (PyTorch's default).
+ *   nan     NULL for None.
+ *   posinf  NULL for None.
+ *   neginf  NULL for None.
  *
  * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
  * "nan_to_num_".
@@ -1047,7 +1047,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_signbit(const ct_tensor* self, ct_tensor
 /*
  * ct_tensor_logit - logit(Tensor self, float? eps=None) -> Tensor
  *
- *   eps  NULL for None (PyTorch's default).
+ *   eps  NULL for None.
  *   out  a new reference on CT_OK, else NULL.
  *
  * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
@@ -1058,7 +1058,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_logit(const ct_tensor* self, const doubl
 /*
  * ct_tensor_logit_ - logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
  *
- *   eps  NULL for None (PyTorch's default).
+ *   eps  NULL for None.
  *
  * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
  * "logit_".
@@ -1247,8 +1247,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_addcdiv_(ct_tensor* self, const ct_tenso
  * ct_tensor_slice - slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
  *
  *   dim    PyTorch's default: 0.
- *   start  NULL for None (PyTorch's default).
- *   end    NULL for None (PyTorch's default).
+ *   start  NULL for None.
+ *   end    NULL for None.
  *   step   PyTorch's default: 1.
  *   out    a new reference on CT_OK, else NULL.
  *
@@ -1595,7 +1595,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_count_nonzero_dim_intlist(const ct_tenso
 /*
  * ct_tensor_count_nonzero - count_nonzero(Tensor self, int? dim=None) -> Tensor
  *
- *   dim  NULL for None (PyTorch's default).
+ *   dim  NULL for None.
  *   out  a new reference on CT_OK, else NULL.
  *
  * Not differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:

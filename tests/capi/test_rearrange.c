@@ -1,5 +1,5 @@
-/* More shapes: repeat, roll, flip, tril, triu, diagonal, movedim, broadcast_to, pad, and the
- * lists of views split, split_with_sizes, chunk and unbind. */
+/* Rearranging and splitting: repeat, roll, flip, tril, triu, diagonal, movedim, broadcast_to, pad,
+ * and the lists of views split, split_with_sizes, chunk and unbind. */
 #include "capi_test.h"
 
 /* a = [[0, 1, 2], [3, 4, 5]] float32 */
