@@ -43,24 +43,39 @@ template <bool Prod>
 void cum_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const TensorImpl& a = f.tensor(0);
   const int64_t dim = wrap_dim("cum", f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
-  const Tensor in = expect_contiguous(to(Tensor::borrow(&a), m.compute));
+  // The input keeps its dtype and is converted to the compute dtype as it is read (Note [Casting in
+  // the loop]), about 4096 elements at a time: several steps along dim per conversion when each
+  // step is short (a 1-D scan's is one element), so that conversions run long.
+  const Tensor in = expect_contiguous(Tensor::borrow(&a));
+  const cpu::CastLine cast = cpu::cast_line(a.dtype(), m.compute);
+  const int64_t item = static_cast<int64_t>(itemsize(a.dtype()));
   const Lines l = lines_of(a.sizes(), dim);
+  const int64_t lines_per_chunk = std::max<int64_t>(1, 4096 / std::max<int64_t>(l.inner, 1));
   visit_dtype<kNumericDTypes>(m.compute, Prod ? "cumprod" : "cumsum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = scan_acc_t<T>;
-    const T* p = in->data_as<T>();
+    const char* src = static_cast<const char*>(in->data());
     T* o = outs[0]->data_as<T>();
     const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / std::max<int64_t>(l.n * l.inner, 1));
     cpu::parallel_for(0, l.outer, grain, [&](int64_t o0, int64_t o1) {
       std::vector<A> acc(static_cast<size_t>(l.inner));
+      std::vector<T> chunk(cast ? static_cast<size_t>(lines_per_chunk * l.inner) : 0);
       for (int64_t b = o0; b < o1; ++b) {
         std::fill(acc.begin(), acc.end(), A(Prod ? 1 : 0));
-        for (int64_t i = 0; i < l.n; ++i) {
-          const int64_t base = (b * l.n + i) * l.inner;
-          for (int64_t j = 0; j < l.inner; ++j) {
-            const A v = A(M<T>(p[base + j]));
-            acc[static_cast<size_t>(j)] = Prod ? acc[static_cast<size_t>(j)] * v : acc[static_cast<size_t>(j)] + v;
-            o[base + j] = cpu::cast_value<T>(acc[static_cast<size_t>(j)]);
+        for (int64_t i0 = 0; i0 < l.n; i0 += lines_per_chunk) {
+          const int64_t lines = std::min(lines_per_chunk, l.n - i0), base = (b * l.n + i0) * l.inner;
+          const T* x = chunk.data();
+          if (cast) cast(src + base * item, item, reinterpret_cast<char*>(chunk.data()), lines * l.inner);
+          else x = reinterpret_cast<const T*>(src) + base;
+          for (int64_t r = 0; r < lines; ++r) {
+            const T* xr = x + r * l.inner;
+            T* orow = o + base + r * l.inner;
+            for (int64_t j = 0; j < l.inner; ++j) {
+              const A v = A(M<T>(xr[j]));
+              A& s = acc[static_cast<size_t>(j)];
+              s = Prod ? s * v : s + v;
+              orow[j] = cpu::cast_value<T>(s);
+            }
           }
         }
       }
