@@ -3,6 +3,7 @@
  *   S2  sort of 1M float32 (stable; a radix sort of packed keys)
  *   S3  logsumexp over the rows of (4096, 1024) float32
  *   S4  var over the rows of (4096, 1024) float32
+ *   S5  cumsum of 4M int32 (a 1-D scan into int64, the input converted as it is read)
  * Target (issue 6): at least libtorch's speed on each. */
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #define REPS 15
 
 typedef struct {
-  int kind;       /* 0 topk, 1 sort, 2 logsumexp, 3 var */
+  int kind;       /* 0 topk, 1 sort, 2 logsumexp, 3 var, 4 cumsum */
   ct_tensor* ct;  /* the input, in ctorch */
   void* lt;       /* the input, in libtorch */
 } job;
@@ -29,7 +30,8 @@ static void ct_run(void* p) {
     case 0: CHECK(ct_tensor_topk(j->ct, 1000, -1, 1, 1, &a, &b)); break;
     case 1: CHECK(ct_tensor_sort(j->ct, -1, 0, &a, &b)); break;
     case 2: CHECK(ct_tensor_logsumexp(j->ct, &dim1, 1, 0, &a)); break;
-    default: CHECK(ct_tensor_var(j->ct, &dim1, 1, 1.0, 0, &a)); break;
+    case 3: CHECK(ct_tensor_var(j->ct, &dim1, 1, 1.0, 0, &a)); break;
+    default: CHECK(ct_tensor_cumsum(j->ct, 0, NULL, &a)); break;
   }
   ct_tensor_release(a);
   ct_tensor_release(b);
@@ -42,7 +44,8 @@ static void lt_run(void* p) {
     case 0: lt_reduce_topk(j->lt, 1000); break;
     case 1: lt_reduce_sort(j->lt); break;
     case 2: lt_reduce_logsumexp(j->lt); break;
-    default: lt_reduce_var(j->lt); break;
+    case 3: lt_reduce_var(j->lt); break;
+    default: lt_reduce_cumsum(j->lt); break;
   }
 }
 #endif
@@ -65,17 +68,29 @@ int main(void) {
   float* v = random_floats(n1);
   float* m = random_floats(rows * cols);
   const int64_t s1[1] = {n1}, s2[2] = {rows, cols};
-  ct_tensor *cv = NULL, *cm = NULL;
+  /* S5's int32 input: m * 1000, converted by each library. */
+  float* w = malloc((size_t)(rows * cols) * sizeof *w);
+  for (int64_t i = 0; i < rows * cols; ++i) w[i] = m[i] * 1000.0f;
+  const int64_t s5[1] = {rows * cols};
+  ct_tensor *cv = NULL, *cm = NULL, *cw = NULL, *ci = NULL;
   CHECK(ct_tensor_from_data(v, s1, 1, CT_FLOAT32, &cv));
   CHECK(ct_tensor_from_data(m, s2, 2, CT_FLOAT32, &cm));
-  const char* ids[4] = {"S1", "S2", "S3", "S4"};
-  const char* names[4] = {"topk 1M float32, k = 1000, largest", "sort 1M float32", "logsumexp (4096, 1024) over dim 1",
-                          "var (4096, 1024) over dim 1"};
-  for (int kind = 0; kind < 4; ++kind) {
-    job j = {kind, kind < 2 ? cv : cm, NULL};
+  CHECK(ct_tensor_from_data(w, s5, 1, CT_FLOAT32, &cw));
+  CHECK(ct_tensor_to(cw, CT_INT32, &ci));
+  const char* ids[5] = {"S1", "S2", "S3", "S4", "S5"};
+  const char* names[5] = {"topk 1M float32, k = 1000, largest", "sort 1M float32", "logsumexp (4096, 1024) over dim 1",
+                          "var (4096, 1024) over dim 1", "cumsum 4M int32 -> int64"};
+  for (int kind = 0; kind < 5; ++kind) {
+    job j = {kind, kind < 2 ? cv : kind < 4 ? cm : ci, NULL};
     double c, a = 0;
 #ifdef CTORCH_BENCH_LIBTORCH
-    j.lt = kind < 2 ? lt_from_floats(v, n1, 0) : lt_from_floats(m, rows, cols);
+    if (kind < 4) {
+      j.lt = kind < 2 ? lt_from_floats(v, n1, 0) : lt_from_floats(m, rows, cols);
+    } else {
+      void* f = lt_from_floats(w, rows * cols, 0);
+      j.lt = lt_reduce_int32(f);
+      lt_release(f);
+    }
     median_pair(ct_run, lt_run, &j, 2, REPS, &c, &a);
     lt_release(j.lt);
 #else
@@ -91,7 +106,10 @@ int main(void) {
   }
   ct_tensor_release(cv);
   ct_tensor_release(cm);
+  ct_tensor_release(cw);
+  ct_tensor_release(ci);
   free(v);
   free(m);
+  free(w);
   return 0;
 }

@@ -14,4 +14,8 @@ void lt_reduce_sort(void* a) { auto r = at::sort(t(a)); }
 void lt_reduce_logsumexp(void* a) { at::Tensor r = at::logsumexp(t(a), {1}); }
 void lt_reduce_var(void* a) { at::Tensor r = at::var(t(a), {1}); }
 
+void* lt_reduce_int32(void* a) { return new at::Tensor(t(a).to(at::kInt)); }
+
+void lt_reduce_cumsum(void* a) { at::Tensor r = at::cumsum(t(a), 0); }
+
 }  // extern "C"

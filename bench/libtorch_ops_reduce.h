@@ -13,6 +13,8 @@ void lt_reduce_topk(void* a, int64_t k);      /* at::topk(a, k) along the last d
 void lt_reduce_sort(void* a);                 /* at::sort(a) along the last dim */
 void lt_reduce_logsumexp(void* a);            /* at::logsumexp(a, {1}) */
 void lt_reduce_var(void* a);                  /* at::var(a, {1}) (unbiased) */
+void* lt_reduce_int32(void* a);               /* a converted to int32, a new tensor (lt_release) */
+void lt_reduce_cumsum(void* a);               /* at::cumsum(a, 0) */
 
 #ifdef __cplusplus
 }
