@@ -25,7 +25,7 @@ CURATED = pathlib.Path(__file__).resolve().parent.parent / "include" / "ctorch.h
 C_KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
 inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
 volatile while _Bool _Complex _Imaginary bool""".split())
-RESERVED = C_KEYWORDS | cpp.KEYWORDS | {"op_", "outs_", "args_"}
+RESERVED = C_KEYWORDS | cpp.KEYWORDS | {"fn_", "op_", "outs_", "args_"}  # the body's own names
 
 HEADER_NOTE = """\
 /*

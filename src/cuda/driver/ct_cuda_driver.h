@@ -130,8 +130,9 @@ enum ct_cuda_unary_op {
   CT_CUDA_UNARY_EXPM1 = 23,      /* F */
   CT_CUDA_UNARY_LOGICAL_NOT = 24, /* F I B x == 0 (the output dtype is usually bool) */
   CT_CUDA_UNARY_BITWISE_NOT = 25, /* I B    ~x; !x for bool */
-  /* Appended (served by unary_params; unary takes them too, with every parameter 0). p0, p1, p2
-   * are params[0..2], converted to the compute dtype where they enter the arithmetic. */
+  /* The ops with parameters and the further math, served by unary_params (unary takes them too,
+   * with every parameter 0). p0, p1, p2 are params[0..2], converted to the compute dtype where
+   * they enter the arithmetic. */
   CT_CUDA_UNARY_TAN = 26,        /* F */
   CT_CUDA_UNARY_ASIN = 27,       /* F */
   CT_CUDA_UNARY_ACOS = 28,       /* F */
@@ -203,7 +204,8 @@ enum ct_cuda_binary_op {
   CT_CUDA_BINARY_BITWISE_AND = 18, /* I B */
   CT_CUDA_BINARY_BITWISE_OR = 19,  /* I B */
   CT_CUDA_BINARY_BITWISE_XOR = 20, /* I B */
-  /* Appended (served by binary_params; binary takes them too, with every parameter 0). */
+  /* The ops with parameters and the further math, served by binary_params (binary takes them
+   * too, with every parameter 0). */
   CT_CUDA_BINARY_HYPOT = 21,       /* F      hypot(a, b) */
   CT_CUDA_BINARY_FMOD = 22,        /* F I    C's fmod / %: the sign of a. Integer b == 0 gives 0 (the
                                               CPU raises), b == -1 gives 0 */
@@ -276,7 +278,7 @@ enum ct_cuda_reduce_op {
   CT_CUDA_REDUCE_STD = 10,      /* sqrt of VAR */
   CT_CUDA_REDUCE_LOGSUMEXP = 11, /* floating input; max + log(sum(exp(x - max))), online per thread;
                                    +-inf max gives that infinity, NaN propagates */
-  /* Appended. */
+  /* Logical reductions and norms. */
   CT_CUDA_REDUCE_ALL = 12,      /* any input; 1 when every x != 0 (NaN counts as nonzero), 1 for none */
   CT_CUDA_REDUCE_ANY = 13,      /* any input; 1 when some x != 0, 0 for none */
   CT_CUDA_REDUCE_COUNT_NONZERO = 14, /* any input; the number of x != 0, as int64 accumulation */
