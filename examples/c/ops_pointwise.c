@@ -1,5 +1,5 @@
 /* ops_pointwise.c - the pointwise family from C: activations, rounding, Python's % and //,
- * nan_to_num, lerp and an error. docs/operators/pointwise.md quotes it. */
+ * nan_to_num, lerp, three generated functions and an error. docs/operators/pointwise.md quotes it. */
 #include <math.h>
 #include <stdio.h>
 
@@ -58,6 +58,20 @@ int main(void) {
   TRY(ct_tensor_ones(n, 1, CT_FLOAT32, NULL, &ones));
   TRY(ct_tensor_lerp(x, ones, &quarter, &out));
   if (print("lerp:", out)) return 1;
+
+  /* Overloads without a hand-written function have generated ones (ctorch_ops.h), taking the
+   * schema's arguments in order: logaddexp(self, other), frexp's two results by name, and logit's
+   * optional eps as a pointer (NULL is None). */
+  ct_tensor *mantissa = NULL, *exponent = NULL, *p = NULL;
+  TRY(ct_tensor_logaddexp(x, ones, &out));
+  if (print("logaddexp:", out)) return 1;
+  TRY(ct_tensor_frexp(x, &mantissa, &exponent));
+  if (print("mantissa:", mantissa) || print("exponent:", exponent)) return 1;
+  const double eps = 0.25;
+  TRY(ct_tensor_sigmoid(x, &p));
+  TRY(ct_tensor_logit(p, &eps, &out));
+  if (print("logit:", out)) return 1;
+  ct_tensor_release(p);
 
   /* Integer division by zero is an error, as in PyTorch. */
   const ct_scalar zero = {CT_SCALAR_INT, 0, 0.0};
