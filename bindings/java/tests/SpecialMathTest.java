@@ -38,6 +38,12 @@ class SpecialMathTest {
       close(new double[] {1, -2, 0}, a.fmin(Tensor.of(new double[] {Double.NaN, 4, 0})));
       close(new double[] {1, 0, 1}, a.heaviside(Tensor.of(new double[] {7, 7, 7})));
       close(new double[] {Math.pow(1, -3), Math.pow(-2, 4), Math.pow(0.5, 0.25)}, a.floatPower(b));
+      // floatPowerInPlace writes its float64 result into a float64 self, and refuses any other.
+      Tensor c = Tensor.of(new double[] {1, -2, 0.5});
+      c.floatPowerInPlace(b);
+      close(new double[] {Math.pow(1, -3), Math.pow(-2, 4), Math.pow(0.5, 0.25)}, c);
+      assertThrows(DTypeException.class,
+          () -> Tensor.of(new float[] {1, 2}).floatPowerTensorScalarInPlace(2.0));
       close(new double[] {Math.nextAfter(1.0, -3.0), Math.nextAfter(-2.0, 4.0), Math.nextAfter(0.5, 0.25)},
           a.nextafter(b));
       Tensor x = Tensor.of(new double[] {0, 2});

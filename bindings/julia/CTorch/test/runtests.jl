@@ -277,6 +277,10 @@ end
     @test Array(ops.fmin(a, Tensor([NaN, 4.0, 0.0]))) == [1.0, -2.0, 0.0]
     @test Array(ops.heaviside(a, Tensor([7.0, 7.0, 7.0]))) == [1.0, 0.0, 1.0]
     @test Array(ops.float_power(a, b)) ≈ [1.0, 16.0, 0.5^0.25]
+    c = Tensor([1.0, -2.0, 0.5])                 # float_power_: into a float64 self, no other
+    ops.float_power_(c, b)
+    @test Array(c) ≈ [1.0, 16.0, 0.5^0.25]
+    @test_throws CTorchError ops.float_power_(Tensor(Float32[1, 2]), 2.0)
     @test Array(ops.nextafter(a, b)) == nextfloat.([1.0, -2.0, 0.5], [-1, 1, -1])
     @test Array(ops.xlogy(Tensor([0.0, 2.0]), Tensor([0.0, 3.0]))) ≈ [0.0, 2 * log(3.0)]
     @test Array(ops.xlogy(2.0, Tensor([0.0, 3.0]))) ≈ [-Inf, 2 * log(3.0)]      # xlogy.Scalar_Self

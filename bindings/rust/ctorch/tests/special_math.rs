@@ -34,6 +34,11 @@ fn binary_math() {
     close(&a.heaviside(&f64s(&[7.0, 7.0, 7.0])).unwrap(), &[1.0, 0.0, 1.0]);
     close(&f64s(&[0.0]).heaviside(&f64s(&[0.5])).unwrap(), &[0.5]);
     close(&a.float_power(&b).unwrap(), &each(f64::powf));
+    // float_power_ writes its float64 result into a float64 self, and refuses any other.
+    let c = f64s(&[1.0, -2.0, 0.5]);
+    c.float_power_(&b).unwrap();
+    close(&c, &each(f64::powf));
+    assert!(Tensor::from_slice(&[1.0f32, 2.0]).float_power_tensor_scalar_(2.0).is_err());
     close(&a.nextafter(&b).unwrap(), &[1.0 - f64::EPSILON / 2.0, -2.0 + 2.0 * f64::EPSILON, 0.5 - f64::EPSILON / 4.0]);
     // xlogy: 0 where x is 0, even against log(0); the scalar overloads on either side.
     let x = f64s(&[0.0, 2.0]);
