@@ -145,7 +145,7 @@ ArrayRef<const TensorImpl*> tensor_list_arg(const ct_tensor* const* ts, size_t n
 }
 
 const char* string_arg(const char* s, const char* fn, const char* arg) {
-  CT_CHECK(s, CT_ERROR_INVALID_ARGUMENT, fn, ": ", arg, " is NULL. Pass a string");
+  CT_CHECK(s, CT_ERROR_INVALID_ARGUMENT, fn, ": argument ", arg, " is NULL. Pass a string");
   return s;
 }
 
