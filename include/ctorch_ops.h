@@ -51,6 +51,30 @@ extern "C" {
 CT_API CT_NODISCARD ct_status ct_tensor_copy_(ct_tensor* self, const ct_tensor* src);
 
 /*
+ * ct_tensor_fill_scalar_ - fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fill_.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fill_scalar_(ct_tensor* self, const ct_scalar* value);
+
+/*
+ * ct_tensor_fill_ - fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fill_.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fill_(ct_tensor* self, const ct_tensor* value);
+
+/*
+ * ct_tensor_zero_ - zero_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "zero_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_zero_(ct_tensor* self);
+
+/*
  * ct_tensor_maximum_scalar - maximum.Scalar(Tensor self, Scalar other) -> Tensor
  *
  *   out  a new reference on CT_OK, else NULL.
@@ -1244,6 +1268,20 @@ CT_API CT_NODISCARD ct_status ct_tensor_addcdiv_(ct_tensor* self, const ct_tenso
                                                  const ct_tensor* tensor2, const ct_scalar* value);
 
 /*
+ * ct_tensor_isclose - isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+ *
+ *   rtol       PyTorch's default: 1e-05.
+ *   atol       PyTorch's default: 1e-08.
+ *   equal_nan  PyTorch's default: False.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "isclose".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_isclose(const ct_tensor* self, const ct_tensor* other, double rtol,
+                                                double atol, int equal_nan, ct_tensor** out);
+
+/*
  * ct_tensor_slice - slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
  *
  *   dim    PyTorch's default: 0.
@@ -1414,6 +1452,113 @@ CT_API CT_NODISCARD ct_status ct_tensor_replication_pad2d(const ct_tensor* self,
  */
 CT_API CT_NODISCARD ct_status ct_tensor_replication_pad3d(const ct_tensor* self, const int64_t* padding,
                                                           size_t padding_len, ct_tensor** out);
+
+/*
+ * ct_tensor_nansum - nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+ *
+ *   dim      NULL for None.
+ *   keepdim  PyTorch's default: False.
+ *   dtype    NULL for None.
+ *   out      a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "nansum".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_nansum(const ct_tensor* self, const int64_t* dim, size_t dim_len,
+                                               int keepdim, const ct_dtype* dtype, ct_tensor** out);
+
+/*
+ * ct_tensor_nanmean - nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+ *
+ *   dim      NULL for None.
+ *   keepdim  PyTorch's default: False.
+ *   dtype    NULL for None.
+ *   out      a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "nanmean".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_nanmean(const ct_tensor* self, const int64_t* dim, size_t dim_len,
+                                                int keepdim, const ct_dtype* dtype, ct_tensor** out);
+
+/*
+ * ct_tensor_max - max(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "max".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_max_dim - max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+ *
+ *   keepdim          PyTorch's default: False.
+ *   values, indices  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "max.dim".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max_dim(const ct_tensor* self, int64_t dim, int keepdim,
+                                                ct_tensor** values, ct_tensor** indices);
+
+/*
+ * ct_tensor_max_other - max.other(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "max.other".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max_other(const ct_tensor* self, const ct_tensor* other,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_min - min(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "min".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_min(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_min_dim - min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+ *
+ *   keepdim          PyTorch's default: False.
+ *   values, indices  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "min.dim".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_min_dim(const ct_tensor* self, int64_t dim, int keepdim,
+                                                ct_tensor** values, ct_tensor** indices);
+
+/*
+ * ct_tensor_min_other - min.other(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "min.other".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_min_other(const ct_tensor* self, const ct_tensor* other,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_aminmax - aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+ *
+ *   dim       NULL for None.
+ *   keepdim   PyTorch's default: False.
+ *   min, max  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "aminmax".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_aminmax(const ct_tensor* self, const int64_t* dim, int keepdim,
+                                                ct_tensor** min, ct_tensor** max);
 
 /*
  * ct_tensor_var_correction - var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor

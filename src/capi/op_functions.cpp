@@ -19,6 +19,30 @@ ct_status ct_tensor_copy_(ct_tensor* self, const ct_tensor* src) {
   });
 }
 
+ct_status ct_tensor_fill_scalar_(ct_tensor* self, const ct_scalar* value) {
+  const char* const fn_ = "ct_tensor_fill_scalar_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "fill_.Scalar");
+    call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(value, fn_, "value"))});
+  });
+}
+
+ct_status ct_tensor_fill_(ct_tensor* self, const ct_tensor* value) {
+  const char* const fn_ = "ct_tensor_fill_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "fill_.Tensor");
+    call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(value, fn_, "value")});
+  });
+}
+
+ct_status ct_tensor_zero_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_zero_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "zero_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
 ct_status ct_tensor_maximum_scalar(const ct_tensor* self, const ct_scalar* other, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_maximum_scalar";
   return capi::tensor_result(out, fn_, [&] {
@@ -1102,6 +1126,16 @@ ct_status ct_tensor_addcdiv_(ct_tensor* self, const ct_tensor* tensor1, const ct
   });
 }
 
+ct_status ct_tensor_isclose(const ct_tensor* self, const ct_tensor* other, double rtol, double atol,
+                            int equal_nan, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_isclose";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "isclose");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other"), rtol, atol,
+                      equal_nan != 0});
+  });
+}
+
 ct_status ct_tensor_slice(const ct_tensor* self, int64_t dim, const int64_t* start, const int64_t* end,
                           int64_t step, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_slice";
@@ -1242,6 +1276,90 @@ ct_status ct_tensor_replication_pad3d(const ct_tensor* self, const int64_t* padd
     CT_OPERATOR(op_, "replication_pad3d");
     return call(op_, {&tensor_arg(self, fn_, "self"),
                       Value(capi::int_list_arg(padding, padding_len, fn_, "padding"))});
+  });
+}
+
+ct_status ct_tensor_nansum(const ct_tensor* self, const int64_t* dim, size_t dim_len, int keepdim,
+                           const ct_dtype* dtype, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_nansum";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "nansum");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value(), keepdim != 0,
+                      dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value()});
+  });
+}
+
+ct_status ct_tensor_nanmean(const ct_tensor* self, const int64_t* dim, size_t dim_len, int keepdim,
+                            const ct_dtype* dtype, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_nanmean";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "nanmean");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value(), keepdim != 0,
+                      dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value()});
+  });
+}
+
+ct_status ct_tensor_max(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_max";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "max");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_max_dim(const ct_tensor* self, int64_t dim, int keepdim, ct_tensor** values,
+                            ct_tensor** indices) {
+  const char* const fn_ = "ct_tensor_max_dim";
+  return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "max.dim");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), dim, keepdim != 0};
+    dispatch(op_, args_, 3, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_max_other(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_max_other";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "max.other");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_min(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_min";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "min");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_min_dim(const ct_tensor* self, int64_t dim, int keepdim, ct_tensor** values,
+                            ct_tensor** indices) {
+  const char* const fn_ = "ct_tensor_min_dim";
+  return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "min.dim");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), dim, keepdim != 0};
+    dispatch(op_, args_, 3, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_min_other(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_min_other";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "min.other");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_aminmax(const ct_tensor* self, const int64_t* dim, int keepdim, ct_tensor** min,
+                            ct_tensor** max) {
+  const char* const fn_ = "ct_tensor_aminmax";
+  return capi::tensors_result({min, max}, fn_, {"min", "max"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "aminmax");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), dim ? Value(*dim) : Value(), keepdim != 0};
+    dispatch(op_, args_, 3, outs_, 2);
   });
 }
 

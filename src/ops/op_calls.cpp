@@ -71,6 +71,18 @@ Tensor clone(const Tensor& self) {
   static const OperatorDef& op_ = builtin_op("clone");
   return call(op_, {self});
 }
+Tensor fill_(const Tensor& self, const Scalar& value) {
+  static const OperatorDef& op_ = builtin_op("fill_.Scalar");
+  return call(op_, {self, value});
+}
+Tensor fill_(const Tensor& self, const Tensor& value) {
+  static const OperatorDef& op_ = builtin_op("fill_.Tensor");
+  return call(op_, {self, value});
+}
+Tensor zero_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("zero_");
+  return call(op_, {self});
+}
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   static const OperatorDef& op_ = builtin_op("add.Tensor");
   return call(op_, {self, other, alpha});
@@ -1031,6 +1043,10 @@ Tensor clamp_max(const Tensor& self, const Scalar& max) {
   static const OperatorDef& op_ = builtin_op("clamp_max");
   return call(op_, {self, max});
 }
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  static const OperatorDef& op_ = builtin_op("isclose");
+  return call(op_, {self, other, rtol, atol, equal_nan});
+}
 Tensor view(const Tensor& self, IntArrayRef size) {
   static const OperatorDef& op_ = builtin_op("view");
   return call(op_, {self, size});
@@ -1206,6 +1222,42 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   static const OperatorDef& op_ = builtin_op("argmin");
   return call(op_, {self, opt(dim), keepdim});
+}
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorDef& op_ = builtin_op("nansum");
+  return call(op_, {self, opt(dim), keepdim, opt(dtype)});
+}
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorDef& op_ = builtin_op("nanmean");
+  return call(op_, {self, opt(dim), keepdim, opt(dtype)});
+}
+Tensor max(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("max");
+  return call(op_, {self});
+}
+std::array<Tensor, 2> max(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorDef& op_ = builtin_op("max.dim");
+  return call_n<2>(op_, {self, dim, keepdim});
+}
+Tensor max(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("max.other");
+  return call(op_, {self, other});
+}
+Tensor min(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("min");
+  return call(op_, {self});
+}
+std::array<Tensor, 2> min(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorDef& op_ = builtin_op("min.dim");
+  return call_n<2>(op_, {self, dim, keepdim});
+}
+Tensor min(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("min.other");
+  return call(op_, {self, other});
+}
+std::array<Tensor, 2> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  static const OperatorDef& op_ = builtin_op("aminmax");
+  return call_n<2>(op_, {self, opt(dim), keepdim});
 }
 Tensor var_correction(const Tensor& self, OptionalIntArrayRef dim, std::optional<Scalar> correction, bool keepdim) {
   static const OperatorDef& op_ = builtin_op("var.correction");

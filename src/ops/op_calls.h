@@ -48,6 +48,12 @@ Tensor to(const Tensor& self, Device device, std::optional<DType> dtype = std::n
 Tensor contiguous(const Tensor& self);
 /// clone(Tensor self) -> Tensor
 Tensor clone(const Tensor& self);
+/// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+Tensor fill_(const Tensor& self, const Scalar& value);
+/// fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+Tensor fill_(const Tensor& self, const Tensor& value);
+/// zero_(Tensor(a!) self) -> Tensor(a!)
+Tensor zero_(const Tensor& self);
 /// add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
 /// add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
@@ -528,6 +534,8 @@ Tensor clamp(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::
 Tensor clamp_min(const Tensor& self, const Scalar& min);
 /// clamp_max(Tensor self, Scalar max) -> Tensor
 Tensor clamp_max(const Tensor& self, const Scalar& max);
+/// isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false);
 /// view(Tensor(a) self, int[] size) -> Tensor(a)
 Tensor view(const Tensor& self, IntArrayRef size);
 /// reshape(Tensor(a) self, int[] shape) -> Tensor(a)
@@ -616,6 +624,24 @@ Tensor amin(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool kee
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 /// argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+/// nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+/// nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+/// max(Tensor self) -> Tensor
+Tensor max(const Tensor& self);
+/// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::array<Tensor, 2> max(const Tensor& self, int64_t dim, bool keepdim = false);
+/// max.other(Tensor self, Tensor other) -> Tensor
+Tensor max(const Tensor& self, const Tensor& other);
+/// min(Tensor self) -> Tensor
+Tensor min(const Tensor& self);
+/// min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::array<Tensor, 2> min(const Tensor& self, int64_t dim, bool keepdim = false);
+/// min.other(Tensor self, Tensor other) -> Tensor
+Tensor min(const Tensor& self, const Tensor& other);
+/// aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+std::array<Tensor, 2> aminmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 /// var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 Tensor var_correction(const Tensor& self, OptionalIntArrayRef dim = std::nullopt, std::optional<Scalar> correction = std::nullopt, bool keepdim = false);
 /// var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor

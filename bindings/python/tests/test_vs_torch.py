@@ -715,6 +715,30 @@ def copy_cases():
             Case("empty", lambda m, a: a.clone(), [In((0, 4))]),
             Case("0dim", lambda m, a: a.clone(), [In((), "float64")]),
         ],
+        "fill_": [Case(f"{dt}", lambda m, a: a.fill_(3), [In((3, 4), dt)]) for dt in DTYPE_NAMES] + [
+            Case("float_into_int", lambda m, a: a.fill_(2.7), [In((3, 4), "int32")]),
+            Case("negative_into_float16", lambda m, a: a.fill_(-1.5), [In((2, 3), "float16")]),
+            Case("bool_value", lambda m, a: a.fill_(True), [In((3,), "int64")]),
+            Case("nan", lambda m, a: a.fill_(float("nan")), [In((3,))]),
+            Case("tensor_value", lambda m, a, v: a.fill_(v), [In((3, 4)), In(())]),
+            Case("tensor_value_converts", lambda m, a, v: a.fill_(v), [In((3, 4), "int32"), In((), "float64")]),
+            Case("tensor_value_not_0dim", lambda m, a, v: a.fill_(v), [In((3, 4)), In((4,))]),
+            Case("function", lambda m, a: m.fill_(a, 1.25), [In((2, 2), "float64")]),
+            Case("transposed", lambda m, a: a.fill_(5), [In((3, 4), layout="T")]),
+            Case("stepped", lambda m, a: a.fill_(5), [In((3, 4), "uint8", layout="step")]),
+            Case("expanded", lambda m, a: a.fill_(5), [In((3, 4), layout="expand")]),
+            Case("0dim", lambda m, a: a.fill_(-2), [In((), "int8")]),
+            Case("empty", lambda m, a: a.fill_(1), [In((0, 3))]),
+            Case("large", lambda m, a: a.fill_(7), [In((300, 301), "int16")]),
+        ],
+        "zero_": [Case(f"{dt}", lambda m, a: a.zero_(), [In((3, 4), dt)]) for dt in DTYPE_NAMES] + [
+            Case("function", lambda m, a: m.zero_(a), [In((2, 2), "float64")]),
+            Case("transposed", lambda m, a: a.zero_(), [In((3, 4), layout="T")]),
+            Case("stepped", lambda m, a: a.zero_(), [In((3, 4), "uint8", layout="step")]),
+            Case("expanded", lambda m, a: a.zero_(), [In((3, 4), layout="expand")]),
+            Case("0dim", lambda m, a: a.zero_(), [In((), "int8")]),
+            Case("empty", lambda m, a: a.zero_(), [In((0, 3))]),
+        ],
     }
 
 

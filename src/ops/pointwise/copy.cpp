@@ -1,5 +1,6 @@
 // copy.cpp - copy_ (with broadcasting and dtype conversion), and the operators built on it:
-// to.dtype, contiguous, clone; to.device, which moves elements between devices.
+// to.dtype, contiguous, clone; to.device, which moves elements between devices; fill_ and zero_,
+// a copy of one value into every element.
 #include <algorithm>
 #include <cstring>
 
@@ -164,6 +165,44 @@ void to_device_backward(autograd::GradCtx& c) { c.set("self", c.grad()); }
 // was broadcast along and converted back to its dtype (by set).
 void copy_backward(autograd::GradCtx& c) { c.set("src", c.grad()); }
 
+// self narrowed to one element along each dim it was expanded over (stride 0): the same memory
+// locations, each once, so that filling an expanded tensor works as torch's fill_ does where
+// copy_ refuses to write one location twice.
+Tensor distinct_elements(const Tensor& self) {
+  Tensor t = self;
+  if (self->is_symbolic()) return t;  // a traced proxy: an expanded one has no storage to share
+  for (size_t d = 0; d < self->dim(); ++d)
+    if (self->strides()[d] == 0 && self->sizes()[d] > 1) t = narrow(t, static_cast<int64_t>(d), 0, 1);
+  return t;
+}
+
+// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!), zero_(Tensor(a!) self) -> Tensor(a!):
+// copy_ of a 0-dim tensor of self's dtype, so a value self's dtype cannot hold is refused as the
+// factories refuse it, and self gets copy_'s derivative (none for its old values).
+void fill_with(Frame& f, const Tensor& value) {
+  const Tensor self = Tensor::borrow(&f.tensor(0));
+  copy_(distinct_elements(self), value);
+  f.outs[0] = self;
+}
+
+void fill_scalar_kernel(void*, Frame& f) {
+  const TensorImpl& self = f.tensor(0);
+  fill_with(f, full({}, f.arg(1).to_scalar(), self.dtype(), self.device()));
+}
+void zero_kernel(void*, Frame& f) {
+  const TensorImpl& self = f.tensor(0);
+  fill_with(f, zeros({}, self.dtype(), self.device()));
+}
+
+// fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!): value is 0-dim, and its gradient is the
+// sum of self's (copy_'s derivative sums over the broadcast).
+void fill_tensor_kernel(void*, Frame& f) {
+  const TensorImpl& value = f.tensor(1);
+  CT_CHECK(value.dim() == 0, CT_ERROR_SHAPE, "fill_: value must be a 0-dim tensor, got sizes ", value.sym_sizes(),
+           " (self ", f.tensor(0).sym_sizes(), "). Pass a number or a 0-dim tensor; copy_ fills from a tensor of more dims");
+  fill_with(f, Tensor::borrow(&value));
+}
+
 }  // namespace
 
 void define_copy(Registry& r) {
@@ -177,6 +216,9 @@ void define_copy(Registry& r) {
       .derivative(to_device_backward);
   r.def("contiguous(Tensor(a) self) -> Tensor(a)").composite(contiguous_kernel);
   r.def("clone(Tensor self) -> Tensor").composite(clone_kernel);
+  r.def("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)").composite(fill_scalar_kernel);
+  r.def("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)").composite(fill_tensor_kernel);
+  r.def("zero_(Tensor(a!) self) -> Tensor(a!)").composite(zero_kernel);
 }
 
 }  // namespace ct::ops

@@ -1,6 +1,7 @@
 // reduce.cpp - sum, mean, prod, amax, amin over a list of dims, and argmax, argmin over one dim.
 // Meta functions fix the output sizes and dtype; the CPU compute lays the input out as rows of
-// the reduced elements and runs the reduction engine (cpu/reduce.h).
+// the reduced elements and runs the reduction engine (cpu/reduce.h). nansum and nanmean are
+// composites over sum.
 #include <cmath>
 #include <limits>
 
@@ -204,6 +205,37 @@ void extremum_backward(GradCtx& c) {
   c.set("self", mul(expand_back(c, op, c.grad()), share));
 }
 
+// ---- nansum / nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
+// NaN counts as zero in the sum, and nanmean divides by how many elements are not NaN. The
+// derivative is where's and sum's: no gradient reaches a NaN.
+
+Tensor nansum_of(const Frame& f, const Tensor& x) {
+  const OptionalIntArrayRef dims = f.arg(1).is_none() ? OptionalIntArrayRef() : OptionalIntArrayRef(f.arg(1).int_list());
+  if (!is_floating(x->dtype())) return sum(x, dims, f.arg(2).to_bool());
+  return sum(where(isnan(x), zeros({}, x->dtype(), x->device()), x), dims, f.arg(2).to_bool());
+}
+
+Tensor with_dtype(const Frame& f, const char* op) {
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  if (f.arg(3).is_none()) return x;
+  const DType d = f.arg(3).dtype();
+  CT_CHECK(d != DType::Bool, CT_ERROR_DTYPE, op, ": dtype bool cannot hold a sum (input ", x->sym_sizes(), " ",
+           x->dtype(), "). Pass an integer or floating dtype");
+  return to(x, d);
+}
+
+void nansum_kernel(void*, Frame& f) { f.outs[0] = nansum_of(f, with_dtype(f, "nansum")); }
+
+// As torch, the input itself must be floating: dtype picks the precision, not a conversion.
+void nanmean_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  CT_CHECK(is_floating(a.dtype()), CT_ERROR_DTYPE, "nanmean: needs a floating input, got ", a.dtype(), " (",
+           a.sym_sizes(), "). Convert with to(float32) first");
+  const Tensor x = with_dtype(f, "nanmean");
+  const OptionalIntArrayRef dims = f.arg(1).is_none() ? OptionalIntArrayRef() : OptionalIntArrayRef(f.arg(1).int_list());
+  f.outs[0] = div(nansum_of(f, x), sum(logical_not(isnan(x)), dims, f.arg(2).to_bool()));
+}
+
 }  // namespace
 
 void define_reductions(Registry& r) {
@@ -221,6 +253,9 @@ void define_reductions(Registry& r) {
       .not_differentiable();
   define_reduction<Kind::Argmin>(r, "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
       .not_differentiable();
+  const std::string nan_list = "(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor";
+  r.def("nansum" + nan_list).composite(nansum_kernel);
+  r.def("nanmean" + nan_list).composite(nanmean_kernel);
 }
 
 }  // namespace ct::ops

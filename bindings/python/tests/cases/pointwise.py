@@ -457,6 +457,35 @@ for _op in BINARY:
     CASES[_op] = binary_cases(_op)
 for _op, _cases in special_cases().items():
     CASES[_op] = CASES.get(_op, []) + _cases
+def isclose_cases():
+    f = lambda **k: (lambda m, a, b: m.isclose(a, b, **k))  # noqa: E731
+    near = [1.0, 1.00001, 1e-9, -2.0, float("inf"), float("-inf"), float("nan"), 0.0, 100.0, 100.002, -0.0, 3.0]
+    off = [1.0, 1.0, 0.0, -2.00001, float("inf"), float("inf"), float("nan"), 1e-8, 100.0, 100.0, 0.0, 3.1]
+    cs = [Case(f"{dt}", f(), [In((3, 4), dt), In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    cs += [Case(f"same_{dt}", f(), [In((3, 4), dt, kind="small"), In((3, 4), dt, kind="small")]) for dt in DTYPE_NAMES]
+    cs += [
+        Case("tolerances", f(), [In((12,), "float64", kind=near), In((12,), "float64", kind=off)]),
+        Case("float32_tolerances", f(), [In((12,), kind=near), In((12,), kind=off)]),
+        Case("equal_nan", f(equal_nan=True), [In((12,), kind=near), In((12,), kind=off)]),
+        Case("rtol_atol", f(rtol=0.01, atol=0.1), [In((12,), "float64", kind=near), In((12,), "float64", kind=off)]),
+        Case("zero_tolerances", f(rtol=0, atol=0), [In((12,), kind=near), In((12,), kind=off)]),
+        Case("half", f(atol=1e-3), [In((12,), "float16", kind=near), In((12,), "float16", kind=off)]),
+        Case("ints_atol", f(atol=1.5), [In((3, 4), "int32"), In((3, 4), "int32")]),
+        Case("method", lambda m, a, b: a.isclose(b, rtol=0.5), [In((3, 4)), In((3, 4))]),
+        Case("broadcast", f(), [In((3, 1), "int64", kind="small"), In((4,), "int64", kind="small")]),
+        Case("dtypes_differ", f(), [In((3,)), In((3,), "float64")]),
+        Case("negative_rtol", f(rtol=-1.0), [In((3,)), In((3,))]),
+        Case("negative_atol", f(atol=-1.0), [In((3,)), In((3,))]),
+        Case("bad_shape", f(), [In((3,)), In((4,))]),
+        Case("0dim", f(), [In(()), In((2, 2))]),
+        Case("empty", f(), [In((0, 3)), In((0, 3))]),
+        Case("transposed", f(), [In((3, 4), layout="T"), In((3, 4))]),
+        Case("stepped", f(), [In((3, 4), layout="step"), In((3, 4), layout="expand")]),
+    ]
+    return cs
+
+
+CASES["isclose"] = isclose_cases()
 CASES["clamp_min"] = clamp_one_bound_cases("clamp_min")
 CASES["clamp_max"] = clamp_one_bound_cases("clamp_max")
 CASES["lerp"] = lerp_cases()

@@ -463,6 +463,84 @@ def unique_cases():
     return cs
 
 
+# ---- max / min in their three forms, aminmax, nansum, nanmean
+
+def extremum_cases(op):
+    f = lambda *a, **k: (lambda m, x: getattr(m, op)(x, *a, **k))  # noqa: E731
+    cs = [Case(f"all_{dt}", f(), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    cs += [Case(f"dim_{dt}", f(1), [In((3, 4), dt, kind=_distinct((3, 4), dt)) if dt != "bool" else In((3, 4), dt)])
+           for dt in DTYPE_NAMES if dt != "bool"]
+    cs += [
+        Case("all_nan", f(), [In((3, 4), kind="special")]),
+        Case("all_0dim", f(), [In((), "int32")]),
+        Case("all_empty", f(), [In((0, 3))]),
+        Case("all_method", lambda m, x: getattr(x, op)(), [In((2, 3, 4), "float64")]),
+        Case("dim_keepdim", f(0, keepdim=True), [In((3, 4), kind=_distinct((3, 4)))]),
+        Case("dim_kw", f(dim=-1), [In((2, 3, 4), "int64", kind=_distinct((2, 3, 4), "int64"))]),
+        Case("dim_method", lambda m, x: getattr(x, op)(1), [In((3, 4), kind=_distinct((3, 4)))]),
+        Case("dim_method_kw", lambda m, x: getattr(x, op)(dim=0, keepdim=True).values, [In((3, 4), "bfloat16")]),
+        Case("dim_ties_first_index", f(1), [In((2, 4), "int32", kind=[1, 3, 3, 0, 2, 2, 2, 2])]),
+        Case("dim_nan_first", f(1), [In((2, 4), kind=[1.0, float("nan"), 3.0, float("nan"), 2.0, 2.0, -1.0, 0.0])]),
+        Case("dim_0dim", f(0), [In(())]),
+        Case("dim_0dim_keepdim", f(-1, True), [In((), "int64")]),
+        Case("dim_empty_reduced", f(0), [In((0, 3))]),
+        Case("dim_empty_other", f(1), [In((0, 3))]),
+        Case("dim_out_of_range", f(2), [In((3, 4))]),
+        Case("dim_transposed", f(1), [_laid_out((3, 4), "T")]),
+        Case("dim_stepped", f(0), [_laid_out((3, 4), "step")]),
+        Case("dim_expanded", lambda m, x: getattr(m, op)(x, 0).values, [In((3, 4), layout="expand")]),
+        Case("other", lambda m, a, b: getattr(m, op)(a, b), [In((3, 4)), In((3, 4), kind="special")]),
+        Case("other_broadcast", lambda m, a, b: getattr(m, op)(a, b), [In((3, 1), "int32"), In((4,), "int32")]),
+        Case("other_promotes", lambda m, a, b: getattr(m, op)(a, b), [In((3, 4), "int64"), In((3, 4), "float16")]),
+        Case("other_method", lambda m, a, b: getattr(a, op)(b), [In((2, 3)), In((2, 3), layout="T")]),
+        Case("other_bad_shape", lambda m, a, b: getattr(m, op)(a, b), [In((3, 4)), In((3,))]),
+        Case("large", f(), [In((5000, 3), "int16")]),
+    ]
+    return cs
+
+
+def aminmax_cases():
+    f = lambda **k: (lambda m, x: m.aminmax(x, **k))  # noqa: E731
+    cs = [Case(f"all_{dt}", f(), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    cs += [
+        Case("dim", f(dim=1), [In((3, 4), "int32")]),
+        Case("dim_keepdim", f(dim=0, keepdim=True), [In((3, 4), kind="special")]),
+        Case("all_keepdim", f(keepdim=True), [In((2, 3, 4), "float64")]),
+        Case("method", lambda m, x: x.aminmax(dim=-1), [In((2, 3), "int8")]),
+        Case("0dim", f(), [In(())]),
+        Case("0dim_dim", f(dim=0), [In((), "int64")]),
+        Case("empty", f(), [In((0, 3))]),
+        Case("empty_reduced_dim", f(dim=0), [In((0, 3))]),
+        Case("empty_other_dim", f(dim=1), [In((0, 3))]),
+        Case("dim_out_of_range", f(dim=-3), [In((3, 4))]),
+    ]
+    cs += _common(f(dim=1))
+    return cs
+
+
+def nan_reduction_cases(op):
+    f = lambda *a, **k: (lambda m, x: getattr(m, op)(x, *a, **k))  # noqa: E731
+    # nanmean refuses the non-floating dtypes, as torch does
+    cs = [Case(f"all_{dt}", f(), [In((3, 4), dt, kind="special")]) for dt in DTYPE_NAMES]
+    cs += [
+        Case("dim", f(1), [In((3, 4), kind="special")]),
+        Case("dims_keepdim", f((0, 2), keepdim=True), [In((2, 3, 4), "float64", kind="special")]),
+        Case("dim_kw", f(dim=-1), [In((2, 5), "float16", kind="special")]),
+        Case("dtype", lambda m, x: getattr(m, op)(x, 1, dtype=m.float64), [In((3, 4), kind="special")]),
+        Case("int_dtype", lambda m, x: getattr(m, op)(x, 0, dtype=m.float32), [In((3, 4), "int32")]),
+        Case("bool_dtype", lambda m, x: getattr(m, op)(x, dtype=m.bool), [In((3, 4))]),
+        Case("method", lambda m, x: getattr(x, op)(0), [In((3, 4), "bfloat16", kind="special")]),
+        Case("all_nan_row", f(1), [In((2, 2), kind=[float("nan")] * 2 + [1.0, 2.0])]),
+        Case("0dim", f(), [In((), kind="special")]),
+        Case("empty", f(), [In((0, 3))]),
+        Case("empty_dim", f(0), [In((0, 3))]),
+        Case("dim_out_of_range", f(2), [In((3, 4))]),
+        Case("large", f(1), [In((3, 5000), kind="special")]),
+    ]
+    cs += _common(f(1))
+    return cs
+
+
 def _with_half_ref(cases):
     for c in cases:
         c.torch_fn = _half_ref(c.torch_fn or c.fn)
@@ -495,4 +573,9 @@ CASES = {
     "median": _with_half_ref(median_cases()),
     "mode": _with_half_ref(mode_cases()),
     "_unique2": _with_half_ref(unique_cases()),
+    "max": _with_half_ref(extremum_cases("max")),
+    "min": _with_half_ref(extremum_cases("min")),
+    "aminmax": _with_half_ref(aminmax_cases()),
+    "nansum": nan_reduction_cases("nansum"),
+    "nanmean": nan_reduction_cases("nanmean"),
 }

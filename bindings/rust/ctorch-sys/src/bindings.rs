@@ -766,6 +766,9 @@ extern "C" {
     pub fn ct_init_calculate_gain(nonlinearity: *const c_char, param: f64, out: *mut f64) -> ct_status;
     pub fn ct_init_calculate_fan_in_and_fan_out(t: *const ct_tensor, fan_in: *mut i64, fan_out: *mut i64) -> ct_status;
     pub fn ct_tensor_copy_(self_: *mut ct_tensor, src: *const ct_tensor) -> ct_status;
+    pub fn ct_tensor_fill_scalar_(self_: *mut ct_tensor, value: *const ct_scalar) -> ct_status;
+    pub fn ct_tensor_fill_(self_: *mut ct_tensor, value: *const ct_tensor) -> ct_status;
+    pub fn ct_tensor_zero_(self_: *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_maximum_scalar(self_: *const ct_tensor, other: *const ct_scalar, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_minimum_scalar(self_: *const ct_tensor, other: *const ct_scalar, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_rsub(self_: *const ct_tensor, other: *const ct_scalar, alpha: *const ct_scalar, out: *mut *mut ct_tensor) -> ct_status;
@@ -898,6 +901,7 @@ extern "C" {
     pub fn ct_tensor_lerp_(self_: *mut ct_tensor, end: *const ct_tensor, weight: *const ct_tensor) -> ct_status;
     pub fn ct_tensor_addcmul_(self_: *mut ct_tensor, tensor1: *const ct_tensor, tensor2: *const ct_tensor, value: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_addcdiv_(self_: *mut ct_tensor, tensor1: *const ct_tensor, tensor2: *const ct_tensor, value: *const ct_scalar) -> ct_status;
+    pub fn ct_tensor_isclose(self_: *const ct_tensor, other: *const ct_tensor, rtol: f64, atol: f64, equal_nan: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_slice(self_: *const ct_tensor, dim: i64, start: *const i64, end: *const i64, step: i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_tile(self_: *const ct_tensor, dims: *const i64, dims_len: usize, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_diag(self_: *const ct_tensor, diagonal: i64, out: *mut *mut ct_tensor) -> ct_status;
@@ -913,6 +917,15 @@ extern "C" {
     pub fn ct_tensor_replication_pad1d(self_: *const ct_tensor, padding: *const i64, padding_len: usize, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_replication_pad2d(self_: *const ct_tensor, padding: *const i64, padding_len: usize, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_replication_pad3d(self_: *const ct_tensor, padding: *const i64, padding_len: usize, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_nansum(self_: *const ct_tensor, dim: *const i64, dim_len: usize, keepdim: c_int, dtype: *const ct_dtype, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_nanmean(self_: *const ct_tensor, dim: *const i64, dim_len: usize, keepdim: c_int, dtype: *const ct_dtype, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_max(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_max_dim(self_: *const ct_tensor, dim: i64, keepdim: c_int, values: *mut *mut ct_tensor, indices: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_max_other(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_min(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_min_dim(self_: *const ct_tensor, dim: i64, keepdim: c_int, values: *mut *mut ct_tensor, indices: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_min_other(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_aminmax(self_: *const ct_tensor, dim: *const i64, keepdim: c_int, min: *mut *mut ct_tensor, max: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_var_correction(self_: *const ct_tensor, dim: *const i64, dim_len: usize, correction: *const ct_scalar, keepdim: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_var_dim(self_: *const ct_tensor, dim: *const i64, dim_len: usize, unbiased: c_int, keepdim: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_std_correction(self_: *const ct_tensor, dim: *const i64, dim_len: usize, correction: *const ct_scalar, keepdim: c_int, out: *mut *mut ct_tensor) -> ct_status;

@@ -23,6 +23,9 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "to.device",
     "contiguous",
     "clone",
+    "fill_.Scalar",
+    "fill_.Tensor",
+    "zero_",
     "add.Tensor",
     "add_.Tensor",
     "add.Scalar",
@@ -263,6 +266,7 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "clamp",
     "clamp_min",
     "clamp_max",
+    "isclose",
     "view",
     "reshape",
     "permute",
@@ -307,6 +311,15 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "amin.dim_IntList",
     "argmax",
     "argmin",
+    "nansum",
+    "nanmean",
+    "max",
+    "max.dim",
+    "max.other",
+    "min",
+    "min.dim",
+    "min.other",
+    "aminmax",
     "var.correction",
     "var.dim",
     "var",
@@ -604,6 +617,27 @@ impl Tensor {
     pub fn deep_clone(&self) -> Result<Tensor> {
         let args = [arg::tensor(self)];
         let [r] = call_n::<1>(c"clone", &args)?;
+        Ok(r)
+    }
+
+    /// `fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`
+    pub fn fill_scalar_(&self, value: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(value.into())];
+        let [r] = call_n::<1>(c"fill_.Scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`
+    pub fn fill_(&self, value: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(value)];
+        let [r] = call_n::<1>(c"fill_.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `zero_(Tensor(a!) self) -> Tensor(a!)`
+    pub fn zero_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"zero_", &args)?;
         Ok(r)
     }
 
@@ -2541,6 +2575,22 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor`
+    ///
+    /// Takes the defaults `rtol=1e-05`, `atol=1e-08`, `equal_nan=False`; [`Tensor::isclose_with`] takes every argument.
+    pub fn isclose(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"isclose", &args)?;
+        Ok(r)
+    }
+
+    /// `isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor`: every argument (see [`Tensor::isclose`]).
+    pub fn isclose_with(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other), arg::float(rtol), arg::float(atol), arg::bool(equal_nan)];
+        let [r] = call_n::<1>(c"isclose", &args)?;
+        Ok(r)
+    }
+
     /// `view(Tensor(a) self, int[] size) -> Tensor(a)`
     pub fn view(&self, size: &[i64]) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::ints(size)];
@@ -3014,6 +3064,114 @@ impl Tensor {
         let args = [arg::tensor(self), arg::opt_int(dim), arg::bool(keepdim)];
         let [r] = call_n::<1>(c"argmin", &args)?;
         Ok(r)
+    }
+
+    /// `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::nansum_with`] takes every argument.
+    pub fn nansum(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"nansum", &args)?;
+        Ok(r)
+    }
+
+    /// `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::nansum`]).
+    pub fn nansum_with(&self, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(keepdim), arg::opt_dtype(dtype)];
+        let [r] = call_n::<1>(c"nansum", &args)?;
+        Ok(r)
+    }
+
+    /// `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::nanmean_with`] takes every argument.
+    pub fn nanmean(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"nanmean", &args)?;
+        Ok(r)
+    }
+
+    /// `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::nanmean`]).
+    pub fn nanmean_with(&self, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(keepdim), arg::opt_dtype(dtype)];
+        let [r] = call_n::<1>(c"nanmean", &args)?;
+        Ok(r)
+    }
+
+    /// `max(Tensor self) -> Tensor`
+    pub fn max(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"max", &args)?;
+        Ok(r)
+    }
+
+    /// `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`
+    ///
+    /// Takes the defaults `keepdim=False`; [`Tensor::max_dim_with`] takes every argument.
+    pub fn max_dim(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::int(dim)];
+        let [r0, r1] = call_n::<2>(c"max.dim", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::max_dim`]).
+    pub fn max_dim_with(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::int(dim), arg::bool(keepdim)];
+        let [r0, r1] = call_n::<2>(c"max.dim", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `max.other(Tensor self, Tensor other) -> Tensor`
+    pub fn max_other(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"max.other", &args)?;
+        Ok(r)
+    }
+
+    /// `min(Tensor self) -> Tensor`
+    pub fn min(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"min", &args)?;
+        Ok(r)
+    }
+
+    /// `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`
+    ///
+    /// Takes the defaults `keepdim=False`; [`Tensor::min_dim_with`] takes every argument.
+    pub fn min_dim(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::int(dim)];
+        let [r0, r1] = call_n::<2>(c"min.dim", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::min_dim`]).
+    pub fn min_dim_with(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::int(dim), arg::bool(keepdim)];
+        let [r0, r1] = call_n::<2>(c"min.dim", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `min.other(Tensor self, Tensor other) -> Tensor`
+    pub fn min_other(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"min.other", &args)?;
+        Ok(r)
+    }
+
+    /// `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)`
+    ///
+    /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::aminmax_with`] takes every argument.
+    pub fn aminmax(&self) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self)];
+        let [r0, r1] = call_n::<2>(c"aminmax", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)`: every argument (see [`Tensor::aminmax`]).
+    pub fn aminmax_with(&self, dim: Option<i64>, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::opt_int(dim), arg::bool(keepdim)];
+        let [r0, r1] = call_n::<2>(c"aminmax", &args)?;
+        Ok((r0, r1))
     }
 
     /// `var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`

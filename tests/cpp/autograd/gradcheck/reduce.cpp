@@ -1,5 +1,5 @@
-// reduce.cpp - gradcheck cases of the statistics, norms, scans, sorting and selection operators,
-// and of the two index operators their derivatives are written with.
+// reduce.cpp - gradcheck cases of the statistics, extrema, norms, scans, sorting and selection
+// operators, of the two index operators their derivatives are written with, and of fill_.
 #include <limits>
 
 #include "gradcheck.h"
@@ -85,6 +85,25 @@ std::vector<Case> reduce_cases() {
       {{"median"}, {m}, [=](const Inputs& x) { return op("median", {x[0]}); }},
       {{"median.dim"}, {cube}, [=](const Inputs& x) { return both("median.dim", {x[0], 1, true}); }},
       {{"mode"}, {cube}, [=](const Inputs& x) { return both("mode", {x[0], 2, false}); }},
+      {{"max", "min"}, {m}, [=](const Inputs& x) { return ops::add(op("max", {x[0]}), op("min", {x[0]})); }},
+      {{"max.dim", "min.dim"}, {cube}, [=](const Inputs& x) {
+         return ops::add(sum_all(both("max.dim", {x[0], 1, false})), sum_all(both("min.dim", {x[0], -1, true})));
+       }},
+      {{"max.other", "min.other"}, {m, Input{{4}}}, [=](const Inputs& x) {
+         return ops::add(op("max.other", {x[0], x[1]}), op("min.other", {x[0], x[1]}));
+       }},
+      {{"aminmax"}, {cube}, [=](const Inputs& x) {
+         return ops::add(both("aminmax", {x[0], 1, true}), sum_all(both("aminmax", {x[0], Value(), false})));
+       }},
+      {{"nansum", "nanmean"}, {cube}, [=](const Inputs& x) {
+         return ops::add(op("nansum", {x[0], IntArrayRef({0, 2}), false, Value()}),
+                         sum_all(op("nanmean", {x[0], IntArrayRef({1}), true, Value()})));
+       }},
+      {{"fill_.Tensor"}, {m, scalar}, [=](const Inputs& x) { return ops::fill_(ops::mul(x[0], Scalar(2.0)), x[1]); }},
+      // The overwritten values pass no gradient: only the path around the fill reaches x.
+      {{"fill_.Scalar", "zero_"}, {m}, [=](const Inputs& x) {
+         return ops::add(ops::add(ops::fill_(ops::mul(x[0], Scalar(2.0)), Scalar(3)), ops::zero_(ops::exp(x[0]))), x[0]);
+       }},
   };
   return cs;
 }

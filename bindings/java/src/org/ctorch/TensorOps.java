@@ -24,6 +24,9 @@ abstract class TensorOps extends NativeObject {
     "to.device",
     "contiguous",
     "clone",
+    "fill_.Scalar",
+    "fill_.Tensor",
+    "zero_",
     "add.Tensor",
     "add_.Tensor",
     "add.Scalar",
@@ -264,6 +267,7 @@ abstract class TensorOps extends NativeObject {
     "clamp",
     "clamp_min",
     "clamp_max",
+    "isclose",
     "view",
     "reshape",
     "permute",
@@ -308,6 +312,15 @@ abstract class TensorOps extends NativeObject {
     "amin.dim_IntList",
     "argmax",
     "argmin",
+    "nansum",
+    "nanmean",
+    "max",
+    "max.dim",
+    "max.other",
+    "min",
+    "min.dim",
+    "min.other",
+    "aminmax",
     "var.correction",
     "var.dim",
     "var",
@@ -685,6 +698,35 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor deepClone() {
     return Native.unary(CTorchNative::ct_tensor_clone, self());
+  }
+
+  /**
+   * {@code fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)}.
+   * @param value the schema's {@code value} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fillScalarInPlace(Number value) {
+    return new Args(2).tensor(self(), "self").scalar(value, "value").callInPlace("fill_.Scalar", self());
+  }
+
+  /**
+   * {@code fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)}.
+   * @param value the schema's {@code value} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fillInPlace(Tensor value) {
+    return new Args(2).tensor(self(), "self").tensor(value, "value").callInPlace("fill_.Tensor", self());
+  }
+
+  /**
+   * {@code zero_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor zeroInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("zero_", self());
   }
 
   /**
@@ -3346,6 +3388,31 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor}.
+   * Takes the defaults {@code rtol=1e-05}, {@code atol=1e-08}, {@code equal_nan=False}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor isclose(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("isclose");
+  }
+
+  /**
+   * {@code isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param rtol the schema's {@code rtol}
+   * @param atol the schema's {@code atol}
+   * @param equalNan the schema's {@code equal_nan}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor isclose(Tensor other, double rtol, double atol, boolean equalNan) {
+    return new Args(5).tensor(self(), "self").tensor(other, "other").real(rtol).real(atol).bool(equalNan).call1("isclose");
+  }
+
+  /**
    * {@code view(Tensor(a) self, int[] size) -> Tensor(a)}.
    * @param size the schema's {@code size}
    * @return the result
@@ -4013,6 +4080,158 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor argmin(Long dim, boolean keepdim) {
     return new Args(3).tensor(self(), "self").optInteger(dim).bool(keepdim).call1("argmin");
+  }
+
+  /**
+   * {@code nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor}.
+   * Takes the defaults {@code dim=None}, {@code keepdim=False}, {@code dtype=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nansum() {
+    return new Args(1).tensor(self(), "self").call1("nansum");
+  }
+
+  /**
+   * {@code nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nansum(long[] dim, boolean keepdim, DType dtype) {
+    return new Args(4).tensor(self(), "self").optInts(dim, "dim").bool(keepdim).optDtype(dtype, "dtype").call1("nansum");
+  }
+
+  /**
+   * {@code nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor}.
+   * Takes the defaults {@code dim=None}, {@code keepdim=False}, {@code dtype=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanmean() {
+    return new Args(1).tensor(self(), "self").call1("nanmean");
+  }
+
+  /**
+   * {@code nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanmean(long[] dim, boolean keepdim, DType dtype) {
+    return new Args(4).tensor(self(), "self").optInts(dim, "dim").bool(keepdim).optDtype(dtype, "dtype").call1("nanmean");
+  }
+
+  /**
+   * {@code max(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor max() {
+    return new Args(1).tensor(self(), "self").call1("max");
+  }
+
+  /**
+   * {@code max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)}.
+   * Takes the defaults {@code keepdim=False}; an overload with every argument exists.
+   * @param dim the schema's {@code dim}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] maxDim(long dim) {
+    return new Args(2).tensor(self(), "self").integer(dim).call("max.dim", 2);
+  }
+
+  /**
+   * {@code max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] maxDim(long dim, boolean keepdim) {
+    return new Args(3).tensor(self(), "self").integer(dim).bool(keepdim).call("max.dim", 2);
+  }
+
+  /**
+   * {@code max.other(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maxOther(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("max.other");
+  }
+
+  /**
+   * {@code min(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor min() {
+    return new Args(1).tensor(self(), "self").call1("min");
+  }
+
+  /**
+   * {@code min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)}.
+   * Takes the defaults {@code keepdim=False}; an overload with every argument exists.
+   * @param dim the schema's {@code dim}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] minDim(long dim) {
+    return new Args(2).tensor(self(), "self").integer(dim).call("min.dim", 2);
+  }
+
+  /**
+   * {@code min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] minDim(long dim, boolean keepdim) {
+    return new Args(3).tensor(self(), "self").integer(dim).bool(keepdim).call("min.dim", 2);
+  }
+
+  /**
+   * {@code min.other(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor minOther(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("min.other");
+  }
+
+  /**
+   * {@code aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)}.
+   * Takes the defaults {@code dim=None}, {@code keepdim=False}; an overload with every argument exists.
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] aminmax() {
+    return new Args(1).tensor(self(), "self").call("aminmax", 2);
+  }
+
+  /**
+   * {@code aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim} (null: none)
+   * @param keepdim the schema's {@code keepdim}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] aminmax(Long dim, boolean keepdim) {
+    return new Args(3).tensor(self(), "self").optInteger(dim).bool(keepdim).call("aminmax", 2);
   }
 
   /**
