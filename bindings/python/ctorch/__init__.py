@@ -15,13 +15,15 @@ from . import ops
 from . import nn
 from . import optim
 from . import _ops_reduce
-from ._ops_reduce import norm, unique
+from ._ops_reduce import allclose, equal, norm, unique
 from . import profiler
 from . import cuda
 from . import special
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
-from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int,
-                     int8, int16, int32, int64, long, set_default_dtype, short, uint8)
+from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
+                     iinfo, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
+from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                      IntTensor, LongTensor, ShortTensor)
 from ._errors import (BackendError, DeviceError, DTypeError, Error, FileError, FormatError, GraphBreakError, GuardError,
                       IndexError, InternalError, InvalidArgumentError, OutOfMemoryError, RecompileLimitError, ShapeError)
 from ._logging import get_log_level, set_log_level
@@ -36,7 +38,7 @@ from ._ops_index import nonzero
 from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_state, initial_seed, manual_seed,
                       multinomial, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
                       set_rng_state)
-from ._ops_shape import chunk, split, split_with_sizes, unbind
+from ._ops_shape import chunk, meshgrid, split, split_with_sizes, unbind
 from . import _ops_shape
 from . import _symbolic
 from ._compile import compile

@@ -3,7 +3,7 @@
 from . import _C
 
 __all__ = ["dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-           "float64", "get_default_dtype", "set_default_dtype"]
+           "float64", "get_default_dtype", "set_default_dtype", "finfo", "iinfo"]
 
 
 class dtype:
@@ -67,3 +67,60 @@ def from_numpy_dtype(np_dtype):
             return d
     raise TypeError(f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
                     "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+
+
+# ---- finfo / iinfo: the limits of a dtype, as torch.finfo and torch.iinfo
+
+# bits, eps, max, tiny (the smallest normal number), resolution (10 ** -decimal digits)
+_FLOAT_LIMITS = {
+    "float16": (16, 2.0 ** -10, 65504.0, 2.0 ** -14, 1e-3),
+    "bfloat16": (16, 2.0 ** -7, 3.3895313892515355e+38, 2.0 ** -126, 1e-2),
+    "float32": (32, 2.0 ** -23, 3.4028234663852886e+38, 2.0 ** -126, 1e-6),
+    "float64": (64, 2.0 ** -52, 1.7976931348623157e+308, 2.0 ** -1022, 1e-15),
+}
+
+
+class finfo:
+    """finfo(dtype=None): bits, eps, max, min, tiny (= smallest_normal) and resolution of a floating
+    dtype (the default dtype when None)."""
+
+    def __init__(self, type=None):
+        type = get_default_dtype() if type is None else type
+        if not isinstance(type, dtype) or not type.is_floating_point:
+            raise TypeError(f"finfo: needs a floating dtype, got {type!r}. Use ctorch.iinfo for integer dtypes")
+        self.bits, self.eps, self.max, self.tiny, self.resolution = _FLOAT_LIMITS[type.name]
+        self.min = -self.max
+        self.smallest_normal = self.tiny
+        self.dtype = type.name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """iinfo(dtype): bits, min and max of an integer dtype (bool has none, as in torch)."""
+
+    def __init__(self, type):
+        if not isinstance(type, dtype) or type.is_floating_point or type is bool:
+            raise TypeError(f"iinfo: needs an integer dtype other than bool, got {type!r}. "
+                            "Use ctorch.finfo for floating dtypes")
+        self.bits = 8 * type.itemsize
+        self.min = -(1 << (self.bits - 1)) if type.is_signed else 0
+        self.max = (1 << (self.bits - 1)) - 1 if type.is_signed else (1 << self.bits) - 1
+        self.dtype = type.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

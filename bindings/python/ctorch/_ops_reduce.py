@@ -1,7 +1,9 @@
 """Python forms of the reduce family where torch's Python API differs from the registered schema:
-torch.unique (a Python function over the _unique2 operator) and torch.norm's string orders."""
+torch.unique (a Python function over the _unique2 operator), torch.norm's string orders, and
+allclose and equal, which answer a Python bool (a registered operator returns tensors)."""
 
 from . import ops
+from ._tensor import Tensor
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -32,3 +34,18 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dim is None:
         return ops.call("linalg_vector_norm", input, p, None, keepdim) if keepdim else ops.call("norm.Scalar", input, p)
     return ops.call("norm.ScalarOpt_dim", input, p, [dim] if isinstance(dim, int) else list(dim), keepdim)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of input is close to other's (isclose), as a Python bool."""
+    return bool(ops.call("isclose", input, other, rtol, atol, equal_nan).all())
+
+
+def equal(input, other):
+    """Whether input and other have the same sizes and equal elements (NaN is never equal), as a
+    Python bool; elements of different dtypes compare after promotion, as torch.equal."""
+    return tuple(input.shape) == tuple(other.shape) and bool(ops.call("eq", input, other).all())
+
+
+Tensor.allclose = allclose
+Tensor.equal = equal

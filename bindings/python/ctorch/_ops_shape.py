@@ -63,6 +63,36 @@ def _flip(self, *dims):
     return ops.call("flip", self, _varargs(dims))
 
 
+def meshgrid(*tensors, indexing="ij"):
+    """Grids from 1-D (or 0-dim) tensors, as torch.meshgrid: with indexing "ij" result i varies along
+    dim i, with "xy" the first two inputs take dims 1 and 0. Each result is an expanded view of its
+    input (no copy), so gradients flow back through it."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    if not tensors:
+        raise ValueError("meshgrid: pass at least one tensor")
+    for t in tensors:
+        if t.dim() > 1:
+            raise ValueError(f"meshgrid: expects 0-dim or 1-D tensors, got sizes {list(t.shape)}")
+        if t.dtype is not tensors[0].dtype or t.device != tensors[0].device:
+            raise ValueError(f"meshgrid: every tensor must have one dtype and device, got {tensors[0].dtype} on "
+                             f"{tensors[0].device} and {t.dtype} on {t.device}")
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        order[0], order[1] = 1, 0  # input i lies along dim order[i]
+    sizes = [0] * len(tensors)
+    for i, t in enumerate(tensors):
+        sizes[order[i]] = t.numel()
+    grids = []
+    for i, t in enumerate(tensors):
+        shape = [1] * len(tensors)
+        shape[order[i]] = -1
+        grids.append(t.reshape(shape).expand(sizes))
+    return tuple(grids)
+
+
 def _install():
     Tensor.split = split
     Tensor.split_with_sizes = split_with_sizes

@@ -214,8 +214,15 @@ class Tensor:
 
     __slots__ = ("_h", "__weakref__")
 
-    def __init__(self, *args, **kwargs):
-        raise TypeError("create tensors with ctorch.tensor(), ctorch.zeros() and the other factories")
+    def __new__(cls, *args, device=None):
+        """The legacy constructor, as torch.Tensor(...): Tensor() is empty, Tensor(2, 3) uninitialized
+        of those sizes, Tensor([1, 2]) a copy of the data in the default dtype (ctorch._legacy)."""
+        from . import _legacy
+
+        return _legacy._tensor_new(cls, *args, device=device)
+
+    def __init__(self, *args, **kwargs):  # __new__ built it
+        pass
 
     def __del__(self):
         h = getattr(self, "_h", None)
@@ -546,6 +553,75 @@ class Tensor:
     def bool(self):
         return self.to(_d.bool)
 
+    def bfloat16(self):
+        return self.to(_d.bfloat16)
+
+    def byte(self):
+        return self.to(_d.uint8)
+
+    def char(self):
+        return self.to(_d.int8)
+
+    def short(self):
+        return self.to(_d.int16)
+
+    def type(self, dtype=None, non_blocking=False):
+        """Without dtype, torch's type string ('torch.FloatTensor', 'torch.cuda.LongTensor');
+        with one (a dtype, a legacy type such as ctorch.LongTensor, or its string), a copy of that
+        dtype (self when it already has it), on the device the string names."""
+        from . import _legacy
+
+        if dtype is None:
+            return _legacy.type_name(self.dtype, self.device)
+        dtype, device_ = _legacy.parse_type(dtype)
+        return self.to(dtype=dtype, device=device_)
+
+    def type_as(self, other):
+        """self in other's dtype and on its device (self when they already match)."""
+        return self.to(dtype=other.dtype, device=other.device)
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def is_complex(self):
+        return False  # ctorch has no complex dtypes
+
+    # ---- new tensors with self's dtype and device (torch's new_* methods) ----
+    def _new_like(self, dtype, device_):
+        return (self.dtype if dtype is None else dtype), (self.device if device_ is None else device_)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import empty
+
+        dtype, device = self._new_like(dtype, device)
+        return empty(*_dims(size), dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import zeros
+
+        dtype, device = self._new_like(dtype, device)
+        return zeros(*_dims(size), dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import ones
+
+        dtype, device = self._new_like(dtype, device)
+        return ones(*_dims(size), dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        dtype, device = self._new_like(dtype, device)
+        return full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        """A copy of data (a new leaf) in self's dtype and on its device unless given, as torch."""
+        from . import tensor
+
+        dtype, device = self._new_like(dtype, device)
+        return tensor(data, dtype=dtype, requires_grad=requires_grad).to(device)
+
     def contiguous(self):
         return _wrap(_C.ct_tensor_contiguous(self._h))
 
@@ -603,6 +679,12 @@ class Tensor:
 
     def expand_as(self, other):
         return self.expand(other.shape)
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
 
     def squeeze(self, dim=None):
         if dim is None:
@@ -708,6 +790,34 @@ class Tensor:
 
     def detach(self):
         return _wrap(_C.ct_tensor_detach(self._h))
+
+    @property
+    def data(self):
+        """A tensor sharing this one's storage, outside autograd (requires_grad False), as torch's
+        .data: changing it in place changes this tensor without a trace in the graph."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        """Makes this tensor share value's storage, sizes and dtype, keeping its requires_grad, as
+        torch's `p.data = t` (an object holding this tensor sees the new data). Its grad is kept when
+        it still fits the new sizes and dtype, and dropped otherwise (torch keeps a misfit one)."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data: expected a Tensor, got {type(value).__name__}")
+        requires_grad, grad = self.requires_grad, self.grad
+        old, self._h = self._h, _C.ct_tensor_detach(value._h)
+        _release(old)
+        if requires_grad:
+            _C.ct_tensor_set_requires_grad(self._h, 1)
+        if grad is not None and grad.shape == self.shape and grad.dtype is self.dtype:
+            self.grad = grad
+
+    def __format__(self, format_spec):
+        """A 0-dim tensor formats as its number (f"{loss:.4f}"); any other only with an empty spec,
+        as torch."""
+        if self.dim() == 0 and not self.is_meta:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     def is_inference(self):
         return builtins.bool(_C.ct_tensor_is_inference(self._h))
