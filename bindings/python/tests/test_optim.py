@@ -133,8 +133,68 @@ def test_bad_arguments_raise_like_torch():
         ctorch.optim.Adam([a * 2])
     with pytest.raises(TypeError):
         ctorch.optim.Adam([a], momentum=0.9)
-    with pytest.raises(NotImplementedError):
-        ctorch.optim.Adam([{"params": [a]}, {"params": [ctorch.tensor([1.0], requires_grad=True)]}])
+    with pytest.raises(ValueError, match="more than one"):
+        ctorch.optim.Adam([{"params": [a]}, {"params": [a]}])
+    with pytest.raises(TypeError, match="momentum"):
+        ctorch.optim.Adam([{"params": [a], "momentum": 0.9}])
+    with pytest.raises(ValueError, match="params"):
+        ctorch.optim.Adam([a]).add_param_group({"lr": 0.1})
+
+
+def _grouped(lib, name, opts, params):
+    """GPT-style groups: decay for the matrices, none for the vectors, a third with its own lr and a
+    key that is not an option (kept, as torch keeps it)."""
+    return getattr(lib.optim, name)([
+        {"params": [params[0]], "weight_decay": 0.1, "name": "decay"},
+        {"params": [params[1]], "weight_decay": 0.0, "name": "no_decay"},
+    ], **opts)
+
+
+@pytest.mark.parametrize("name,opts", CONFIGS, ids=IDS)
+def test_param_groups_step_as_torch_does(name, opts):
+    init, grads = _data("float64")
+    results = {}
+    for lib in (ctorch, torch):
+        params = [lib.tensor(a.copy(), requires_grad=True) for a in init]
+        opt = _grouped(lib, name, opts, params)
+        for t in range(STEPS):
+            if t == 2:
+                opt.add_param_group({"params": params[2], "lr": 0.003})
+            if t == 4:
+                opt.param_groups[1]["lr"] = 0.5 * opt.param_groups[1]["lr"]
+            for p, g in zip(params, grads[t]):
+                p.grad = lib.tensor(g.copy())
+            opt.step()
+        results[lib.__name__] = ([p.detach().numpy().copy() for p in params],
+                                 [(g["name"] if "name" in g else None, g["lr"], g["weight_decay"])
+                                  for g in opt.param_groups])
+    (got, ct_groups), (want, th_groups) = results["ctorch"], results["torch"]
+    assert ct_groups == th_groups
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-14)
+
+
+def test_param_groups_state_dict_and_copies():
+    init, grads = _data("float64")
+    params = [ctorch.tensor(a.copy(), requires_grad=True) for a in init]
+    opt = _grouped(ctorch, "AdamW", dict(lr=0.01), params)
+    for p, g in zip(params, grads[0]):
+        p.grad = ctorch.tensor(g.copy())
+    opt.step()
+    sd = opt.state_dict()
+    assert [g["params"] for g in sd["param_groups"]] == [[0], [1]]
+    assert [g["name"] for g in sd["param_groups"]] == ["decay", "no_decay"]
+    assert len(sd["state"]) == 2 and all(isinstance(b, bytes) for b in sd["state"])
+    twin = ctorch.optim.AdamW([{"params": [p]} for p in params[:2]])
+    twin.load_state_dict(sd)
+    assert [g["weight_decay"] for g in twin.param_groups] == [0.1, 0.0] and twin.param_groups[0]["name"] == "decay"
+    with pytest.raises(ValueError, match="groups"):
+        ctorch.optim.AdamW(params[:2]).load_state_dict(sd)
+    import copy
+    deep = copy.deepcopy(opt)
+    assert [dict(g) for g in deep.param_groups][1]["name"] == "no_decay"
+    assert deep.param_groups[0]["params"][0] is not params[0]
+    assert "Parameter Group 1" in repr(opt)
 
 
 @pytest.mark.parametrize("name,opts", CONFIGS, ids=IDS)
@@ -149,7 +209,7 @@ def test_state_dict_round_trip_continues_identically(name, opts):
             p.grad = ctorch.tensor(g.copy())
         opt.step()
     sd = opt.state_dict()
-    assert isinstance(sd["state"], bytes) and sd["param_groups"][0]["params"] == [0, 1, 2]
+    assert isinstance(sd["state"][0], bytes) and sd["param_groups"][0]["params"] == [0, 1, 2]
     # A fresh model and optimizer (default options: the state dict brings them) continue.
     params2 = [ctorch.tensor(p.detach().numpy().copy(), requires_grad=True) for p in params]
     opt2 = getattr(ctorch.optim, name)(params2)
@@ -171,7 +231,7 @@ def test_load_state_dict_refuses_another_optimizer():
     with pytest.raises(ValueError, match="sizes"):
         ctorch.optim.Adam([b]).load_state_dict(sd)
     with pytest.raises(ctorch.FormatError):
-        ctorch.optim.Adam([a]).load_state_dict({"state": sd["state"][:-3]})
+        ctorch.optim.Adam([a]).load_state_dict({"state": [sd["state"][0][:-3]]})
 
 
 SCHEDULERS = [
@@ -200,6 +260,22 @@ def test_lr_sequence_is_torchs_to_the_bit(name, kw):
             seq += [sched.get_last_lr()[0], opt.param_groups[0]["lr"]]
         seqs[lib.__name__] = seq
         assert sched.last_epoch == 30
+    assert seqs["ctorch"] == seqs["torch"]
+
+
+@pytest.mark.parametrize("name,kw", SCHEDULERS, ids=[f"{n}-{kw}" for n, kw in SCHEDULERS])
+def test_schedulers_set_every_groups_lr(name, kw):
+    seqs = {}
+    for lib in (ctorch, torch):
+        a, b = lib.tensor([1.0], requires_grad=True), lib.tensor([2.0], requires_grad=True)
+        opt = lib.optim.AdamW([{"params": [a], "lr": 0.1}, {"params": [b], "lr": 0.02, "weight_decay": 0.0}])
+        sched = getattr(lib.optim.lr_scheduler, name)(opt, **kw)
+        seq = [list(sched.base_lrs), sched.get_last_lr()]
+        for _ in range(12):
+            opt.step()
+            sched.step()
+            seq += [sched.get_last_lr(), [g["lr"] for g in opt.param_groups]]
+        seqs[lib.__name__] = seq
     assert seqs["ctorch"] == seqs["torch"]
 
 

@@ -2,9 +2,10 @@
 
 The update runs in the library (a fused loop per parameter, no autograd recording), computing
 torch.optim's single-tensor formulas in the same order, so a run agrees with torch's to float
-rounding and gives the same bits on every machine and thread count. One parameter group: a list of
-tensors, or one dict {"params": [...], **options}. param_groups[0] reads and writes the library's
-hyperparameters; state_dict() holds the library's state bytes (ct_optimizer_state_save)."""
+rounding and gives the same bits on every machine and thread count. Parameter groups are torch's
+(a list of tensors, or of dicts {"params": [...], **options}, and add_param_group): each group is
+one library optimizer, and param_groups[i] reads and writes its hyperparameters; state_dict()
+holds each group's state bytes (ct_optimizer_state_save)."""
 
 import collections.abc as _abc
 import copy as _copy
@@ -43,46 +44,63 @@ def _set(o, key, value):
 
 
 class _ParamGroup(_abc.MutableMapping):
-    """param_groups[0]: a live view of the optimizer's hyperparameters (a scheduler's lr shows at once)."""
+    """param_groups[i]: a live view of group i's library optimizer (a scheduler's lr shows at once),
+    plus the keys of the group's dict that are not options (a name, say), kept as torch keeps them."""
 
-    def __init__(self, opt):
+    def __init__(self, opt, handle, params, extra):
         self._opt = opt
+        self._h = handle
+        self._params = params
+        self._extra = extra
+
+    @property
+    def _keys(self):
+        return _KEYS[self._opt._kind]
 
     def _options(self):
         o = _C.ct_optimizer_options()
         o.struct_size = _OPTIONS_SIZE
-        _C.ct_optimizer_get_options(self._opt._h, o)
+        _C.ct_optimizer_get_options(self._h, o)
         return o
 
     def __getitem__(self, key):
         if key == "params":
-            return list(self._opt._params)
-        if key not in _KEYS[self._opt._kind]:
-            raise KeyError(key)
-        return _get(self._options(), key)
+            return list(self._params)
+        if key in self._keys:
+            return _get(self._options(), key)
+        return self._extra[key]
 
     def __setitem__(self, key, value):
+        if key == "params":
+            raise TypeError("param_groups[i]['params'] cannot be replaced; create the optimizer over the new "
+                            "parameters, or add_param_group")
         if key == "lr":
-            _C.ct_optimizer_set_lr(self._opt._h, float(value))
-            return
-        if key not in _KEYS[self._opt._kind]:
-            raise KeyError(f"{key!r}: {type(self._opt).__name__} has no such option (it has "
-                           f"{', '.join(_KEYS[self._opt._kind])})")
-        o = self._options()
-        _set(o, key, value)
-        _C.ct_optimizer_set_options(self._opt._h, o)
+            _C.ct_optimizer_set_lr(self._h, float(value))
+        elif key in self._keys:
+            o = self._options()
+            _set(o, key, value)
+            _C.ct_optimizer_set_options(self._h, o)
+        elif key in _ALL_KEYS:
+            raise KeyError(f"{key!r}: {type(self._opt).__name__} has no such option (it has {', '.join(self._keys)})")
+        else:
+            self._extra[key] = value
 
     def __delitem__(self, key):
-        raise TypeError("the options of a param group cannot be deleted")
+        if key not in self._extra:
+            raise TypeError(f"{key!r}: the options of a param group cannot be deleted")
+        del self._extra[key]
 
     def __iter__(self):
-        return iter(("params",) + _KEYS[self._opt._kind])
+        return iter(("params",) + self._keys + tuple(self._extra))
 
     def __len__(self):
-        return 1 + len(_KEYS[self._opt._kind])
+        return 1 + len(self._keys) + len(self._extra)
 
     def __repr__(self):
         return repr({k: (v if k != "params" else f"<{len(v)} tensors>") for k, v in self.items()})
+
+
+_ALL_KEYS = {k for keys in _KEYS.values() for k in keys}
 
 
 def _options_size():
@@ -95,7 +113,10 @@ _OPTIONS_SIZE = _options_size()
 
 
 class Optimizer:
-    """The common part of SGD, Adam, AdamW and RMSprop (torch.optim.Optimizer, one param group)."""
+    """The common part of SGD, Adam, AdamW and RMSprop (torch.optim.Optimizer). params is an iterable
+    of tensors, or of dicts {"params": ..., option: value, ...}, one per parameter group: each group
+    gets its own library optimizer with the constructor's options overridden by the group's, so its
+    parameters update exactly as torch updates that group."""
 
     _kind = None
 
@@ -103,13 +124,11 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             "but got a Tensor")
-        params = list(params)
-        if params and isinstance(params[0], dict):
-            if len(params) != 1:
-                raise NotImplementedError("ctorch.optim supports one parameter group; pass one dict or a list of tensors")
-            group = dict(params[0])
-            params = list(group.pop("params"))
-            options.update(group)
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
         o = _C.ct_optimizer_options()
         _C.ct_optimizer_options_default(self._kind, o)
         for key, value in options.items():
@@ -118,43 +137,82 @@ class Optimizer:
             if key not in _KEYS[self._kind]:
                 raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {key!r}")
             _set(o, key, value)
-        self._params = params
-        self._h = None
-        self._h = _C.ct_optimizer_create([_handle(p) for p in params], o)
-        self.param_groups = [_ParamGroup(self)]
         self.defaults = {k: _get(o, k) for k in _KEYS[self._kind]}
+        self.param_groups = []
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Adds a group (a dict with "params" and any options; the rest from the constructor's), as
+        torch.optim.Optimizer.add_param_group."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
+        group = dict(param_group)
+        if "params" not in group:
+            raise ValueError("param_group must have a 'params' key")
+        params = group.pop("params")
+        params = [params] if isinstance(params, Tensor) else list(params)
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+        seen = {id(p) for g in self.param_groups for p in g._params}
+        if any(id(p) in seen for p in params) or len({id(p) for p in params}) != len(params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        o = _C.ct_optimizer_options()
+        _C.ct_optimizer_options_default(self._kind, o)
+        extra = {}
+        for key, value in {**self.defaults, **group}.items():
+            if key in _KEYS[self._kind]:
+                _set(o, key, value)
+            elif key in _ALL_KEYS:
+                raise TypeError(f"{type(self).__name__}: a param group has {key!r}, an option {type(self).__name__} "
+                                f"does not have (it has {', '.join(_KEYS[self._kind])})")
+            else:
+                extra[key] = value
+        handle = _C.ct_optimizer_create([_handle(p) for p in params], o)
+        self.param_groups.append(_ParamGroup(self, handle, params, extra))
 
     def __del__(self):
-        h = getattr(self, "_h", None)
-        if h:
-            _C.ct_optimizer_release(h)
-            self._h = None
+        for g in getattr(self, "param_groups", ()):
+            if g._h:
+                _C.ct_optimizer_release(g._h)
+                g._h = None
+
+    @property
+    def _params(self):
+        return [p for g in self.param_groups for p in g._params]
 
     # ---- copies ----
-    # copy.copy gives a second object over the same library optimizer (a new reference: torch's
-    # shallow copy shares its state too); copy.deepcopy and pickle give a new library optimizer over
+    # copy.copy gives a second object over the same library optimizers (new references: torch's
+    # shallow copy shares its state too); copy.deepcopy and pickle give new library optimizers over
     # copies of the parameters, loaded with this one's state bytes (options, steps, buffers).
     def __copy__(self):
-        _C.ct_optimizer_retain(self._h)
         new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)  # _h included: the reference just taken
-        new.param_groups = [_ParamGroup(new)]
+        new.__dict__.update(self.__dict__)
+        new.param_groups = []
+        for g in self.param_groups:
+            _C.ct_optimizer_retain(g._h)
+            new.param_groups.append(_ParamGroup(new, g._h, g._params, g._extra))
         return new
 
     def __deepcopy__(self, memo):
-        params = _copy.deepcopy(self._params, memo)
-        new = _rebuild(type(self), params, _C.ct_optimizer_state_save(self._h),
+        groups = [_copy.deepcopy(g._params, memo) for g in self.param_groups]
+        new = _rebuild(type(self), groups, self._states(), _copy.deepcopy([g._extra for g in self.param_groups], memo),
                        _copy.deepcopy(self._attributes(), memo))
         memo[id(self)] = new
         return new
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild, (type(self), list(self._params), _C.ct_optimizer_state_save(self._h), self._attributes()))
+        return (_rebuild, (type(self), [list(g._params) for g in self.param_groups], self._states(),
+                           [g._extra for g in self.param_groups], self._attributes()))
+
+    def _states(self):
+        return [_C.ct_optimizer_state_save(g._h) for g in self.param_groups]
 
     def _attributes(self):
-        """The attributes a copy takes as they are (defaults, a subclass's own); not the handle, the
-        parameters or param_groups, which _rebuild makes anew."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_h", "_params", "param_groups")}
+        """The attributes a copy takes as they are (defaults, a subclass's own); not param_groups,
+        which _rebuild makes anew."""
+        return {k: v for k, v in self.__dict__.items() if k != "param_groups"}
 
     def step(self, closure=None):
         """One update of every parameter with a grad; calls closure (with grad enabled) first when given
@@ -163,40 +221,58 @@ class Optimizer:
         if closure is not None:
             with _enable_grad():
                 loss = closure()
-        _C.ct_optimizer_step(self._h)
+        for g in self.param_groups:
+            _C.ct_optimizer_step(g._h)
         return loss
 
     def zero_grad(self, set_to_none=True):
-        _C.ct_optimizer_zero_grad(self._h, 1 if set_to_none else 0)
+        for g in self.param_groups:
+            _C.ct_optimizer_zero_grad(g._h, 1 if set_to_none else 0)
 
     def state_dict(self):
-        """{"state": the library's state bytes, "param_groups": [the options, "params": indices]}.
+        """{"state": the library's state bytes, one per group, "param_groups": [each group's options
+        and keys, "params": the indices of its parameters, counted across groups as torch counts]}.
         The bytes hold the options too; load_state_dict applies the dict's param_groups after them."""
-        group = {k: v for k, v in self.param_groups[0].items() if k != "params"}
-        group["params"] = list(range(len(self._params)))
-        return {"state": _C.ct_optimizer_state_save(self._h), "param_groups": [group]}
+        groups, first = [], 0
+        for g in self.param_groups:
+            group = {k: v for k, v in g.items() if k != "params"}
+            group["params"] = list(range(first, first + len(g._params)))
+            first += len(g._params)
+            groups.append(group)
+        return {"state": self._states(), "param_groups": groups}
 
     def load_state_dict(self, state_dict):
-        _C.ct_optimizer_state_load(self._h, state_dict["state"])
-        groups = state_dict.get("param_groups") or []
-        if len(groups) > 1:
-            raise ValueError("loaded state dict has a different number of parameter groups")
-        for key, value in (groups[0].items() if groups else ()):
-            if key != "params":
-                self.param_groups[0][key] = value
+        states = state_dict["state"]
+        groups = state_dict.get("param_groups") or [{}] * len(states)
+        if not isinstance(states, list) or len(states) != len(self.param_groups) or len(groups) != len(states):
+            raise ValueError(f"loaded state dict has a different number of parameter groups (this optimizer has "
+                             f"{len(self.param_groups)})")
+        for g, state in zip(self.param_groups, states):
+            _C.ct_optimizer_state_load(g._h, state)
+        for g, saved in zip(self.param_groups, groups):
+            for key, value in saved.items():
+                if key != "params":
+                    g[key] = value
 
     def __repr__(self):
-        lines = [f"{type(self).__name__} (", "Parameter Group 0"]
-        lines += [f"    {k}: {v}" for k, v in self.param_groups[0].items() if k != "params"]
+        lines = [f"{type(self).__name__} ("]
+        for i, g in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {k}: {v}" for k, v in g.items() if k != "params"]
         return "\n".join(lines) + "\n)"
 
 
-def _rebuild(cls, params, state, attributes):
-    """An optimizer of class cls over params with state (ct_optimizer_state_save's bytes): what
-    copy.deepcopy and pickle give. cls's own __init__ is not called (the state holds the options)."""
+def _rebuild(cls, groups, states, extras, attributes):
+    """An optimizer of class cls over the groups' params with their states (ct_optimizer_state_save's
+    bytes) and extra keys: what copy.deepcopy and pickle give. cls's own __init__ is not called (the
+    states hold the options)."""
     opt = cls.__new__(cls)
-    Optimizer.__init__(opt, params)
-    _C.ct_optimizer_state_load(opt._h, state)
+    opt.defaults = attributes.get("defaults", {})
+    opt.param_groups = []
+    for params, extra in zip(groups, extras):
+        Optimizer.add_param_group(opt, {"params": params, **extra})
+    for g, state in zip(opt.param_groups, states):
+        _C.ct_optimizer_state_load(g._h, state)
     opt.__dict__.update(attributes)
     return opt
 

@@ -1,5 +1,5 @@
 """ctorch.optim.lr_scheduler: StepLR, CosineAnnealingLR and LinearLR over the C library's schedulers,
-which set the optimizer's lr with torch's recursive formulas (the same floats torch computes)."""
+which set each parameter group's lr with torch's recursive formulas (the same floats torch computes)."""
 
 from .. import _C
 from .._errors import refuse_copies
@@ -8,7 +8,8 @@ __all__ = ["LRScheduler", "StepLR", "CosineAnnealingLR", "LinearLR"]
 
 
 class LRScheduler:
-    """The common part: a ct_lr_scheduler bound to the optimizer (which it keeps alive)."""
+    """The common part: one ct_lr_scheduler per parameter group of the optimizer (which it keeps
+    alive), each setting its group's lr from that group's own base lr, as torch's schedulers do."""
 
     _kind = None
 
@@ -20,28 +21,29 @@ class LRScheduler:
         for key, value in settings.items():
             setattr(o, key, value)
         self.optimizer = optimizer
-        self.base_lrs = [optimizer.param_groups[0]["lr"]]
-        self._h = None
-        self._h = _C.ct_lr_scheduler_create(optimizer._h, o)
+        self.base_lrs = [g["lr"] for g in optimizer.param_groups]
+        self._handles = []
+        for g in optimizer.param_groups:
+            self._handles.append(_C.ct_lr_scheduler_create(g._h, o))
 
     def __del__(self):
-        h = getattr(self, "_h", None)
-        if h:
+        for h in getattr(self, "_handles", ()):
             _C.ct_lr_scheduler_release(h)
-            self._h = None
+        self._handles = []
 
     __copy__, __deepcopy__, __reduce_ex__ = refuse_copies(
         None, "create a new scheduler over the copied optimizer")
 
     def step(self):
-        _C.ct_lr_scheduler_step(self._h)
+        for h in self._handles:
+            _C.ct_lr_scheduler_step(h)
 
     def get_last_lr(self):
-        return [_C.ct_lr_scheduler_get_last_lr(self._h)]
+        return [_C.ct_lr_scheduler_get_last_lr(h) for h in self._handles]
 
     @property
     def last_epoch(self):
-        return _C.ct_lr_scheduler_get_last_epoch(self._h)
+        return _C.ct_lr_scheduler_get_last_epoch(self._handles[0])
 
 
 class StepLR(LRScheduler):
