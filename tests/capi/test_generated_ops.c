@@ -205,7 +205,47 @@ static void test_bad_handles_shapes_and_outs(void) {
   RELEASE(a, b);
 }
 
+/* The composite operators torch code meets first: max in its forms, nansum, isclose, fill_. */
+static void test_extrema_nansum_isclose_fill(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(2, 3), 1, 5, 2, 7, -1, 7);
+  ct_tensor *all = NULL, *values = NULL, *indices = NULL, *both = NULL;
+  CHECK_OK(ct_tensor_max(a, &all));
+  CHECK_TENSOR(all, CT_FLOAT32, S0, 7);
+  CHECK_OK(ct_tensor_max_dim(a, 1, 0, &values, &indices));
+  CHECK_TENSOR(values, CT_FLOAT32, S(2), 5, 7);
+  CHECK_TENSOR(indices, CT_INT64, S(2), 1, 0); /* ties: the first index */
+  ct_tensor* b = T(CT_FLOAT32, S(3), 2, 2, 2);
+  CHECK_OK(ct_tensor_min_other(a, b, &both));
+  CHECK_TENSOR(both, CT_FLOAT32, S(2, 3), 1, 2, 2, 2, -1, 2);
+  RELEASE(all, values, indices, both);
+  ct_tensor* empty = TE(CT_FLOAT32, S(0, 3));
+  all = SENTINEL;
+  CHECK_STATUS(ct_tensor_max(empty, &all), CT_ERROR_SHAPE);
+  CHECK(all == NULL);
+  CHECK_ERROR_CONTAINS("max");
+
+  ct_tensor* n = T(CT_FLOAT32, S(2, 2), NAN, 1, 2, NAN);
+  ct_tensor *sum = NULL, *close = NULL;
+  const int64_t dim0[] = {0};
+  CHECK_OK(ct_tensor_nansum(n, dim0, 1, 0, NULL, &sum));
+  CHECK_TENSOR(sum, CT_FLOAT32, S(2), 2, 1);
+  ct_tensor* m = T(CT_FLOAT32, S(2, 2), NAN, 1.000005, 2.1, 0);
+  CHECK_OK(ct_tensor_isclose(n, m, 1e-5, 1e-8, 1, &close));
+  CHECK_TENSOR(close, CT_BOOL, S(2, 2), 1, 1, 0, 0);
+  RELEASE(sum, close, m);
+
+  ct_scalar three = SI(3);
+  CHECK_OK(ct_tensor_fill_scalar_(n, &three));
+  CHECK_TENSOR(n, CT_FLOAT32, S(2, 2), 3, 3, 3, 3);
+  CHECK_OK(ct_tensor_zero_(n));
+  CHECK_TENSOR(n, CT_FLOAT32, S(2, 2), 0, 0, 0, 0);
+  CHECK_STATUS(ct_tensor_fill_(n, b), CT_ERROR_SHAPE); /* the value must be 0-dim */
+  CHECK_ERROR_CONTAINS("fill_");
+  RELEASE(a, b, empty, n);
+}
+
 static const capi_test TESTS[] = {
+    CAPI_TEST(test_extrema_nansum_isclose_fill),
     CAPI_TEST(test_binary_and_scalar_overloads),
     CAPI_TEST(test_same_bits_as_op_call),
     CAPI_TEST(test_two_results_named_by_the_schema),

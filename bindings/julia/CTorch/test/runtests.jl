@@ -308,6 +308,31 @@ end
     @test eltype(exponent) === Int32 && Array(exponent) == Int32[4, 0, 0]
 end
 
+@testset "Extrema, nansum, isclose and fill" begin
+    # The composite operators torch code calls first; their numbers against torch are the Python
+    # differential suite's, what this checks is each overload's reach from Julia.
+    a = Tensor(Float32[1, 5, 2, 7, -1, 7])
+    @test Array(ops.max(a))[] == 7f0 && Array(ops.min(a))[] == -1f0
+    values, indices = ops.max(a, 0)                                         # max.dim
+    @test Array(values)[] == 7f0 && Array(indices)[] == 3                   # ties: the first index
+    @test size(ops.min(a, 0; keepdim = true)[1]) == (1,)
+    @test Array(ops.max(a, Tensor(Float32[2, 2, 2, 2, 2, 2]))) == Float32[2, 5, 2, 7, 2, 7]  # max.other
+    lo, hi = ops.aminmax(a)
+    @test Array(lo)[] == -1f0 && Array(hi)[] == 7f0
+    @test_throws CTorchError ops.max(Tensor(Float32[]))
+    n = Tensor([NaN, 1.0, 2.0, NaN])
+    @test Array(ops.nansum(n))[] == 3.0 && Array(ops.nanmean(n))[] == 1.5
+    m = Tensor([NaN, 1.0 + 1e-9, 2.1, 0.0])
+    @test Array(ops.isclose(n, m)) == [false, true, false, false]
+    @test Array(ops.isclose(n, m; equal_nan = true)) == [true, true, false, false]
+    t = Tensor(Int32[1, 2, 3])
+    ops.fill_(t, 2.7)                                                       # truncated, as torch
+    @test Array(t) == Int32[2, 2, 2]
+    ops.zero_(t)
+    @test Array(t) == Int32[0, 0, 0]
+    @test_throws CTorchError ops.fill_(t, Tensor(Int32[1, 2]))              # the value must be 0-dim
+end
+
 @testset "The raw layer matches the header" begin   # ops.jl: CTest's julia.generated
     gen = joinpath(@__DIR__, "..", "gen", "generate.jl")
     cmd = `$(Base.julia_cmd()) --startup-file=no $gen --check`
