@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+
 extern "C" void openblas_set_num_threads(int);
 
 namespace ct::cpu {
@@ -105,9 +107,19 @@ std::mutex g_pool_mu;
 // still be running a job on it; its workers just sleep.
 std::atomic<Pool*> g_pool{nullptr};
 
+// Note [Thread pools across fork]
+// A forked child has only the thread that called fork: the pool's workers are gone, and a job
+// handed to them would wait forever. The child forgets the pool (its memory stays, unused) and
+// starts a new one on its first parallel job, as torch's pools do; Python's DataLoader workers and
+// multiprocessing rely on it. fork() must not run while another thread is inside a ctorch call (the
+// mutexes would be copied locked), which is fork's rule for any threaded library.
+void forget_pool_in_child() { g_pool.store(nullptr, std::memory_order_relaxed); }
+
 Pool& pool_with(int workers) {
   Pool* p = g_pool.load(std::memory_order_acquire);
   if (p && p->workers() >= workers) return *p;
+  static const bool forgets_in_child = pthread_atfork(nullptr, nullptr, forget_pool_in_child) == 0;
+  (void)forgets_in_child;  // without the handler (no memory), a child must keep to one thread
   std::lock_guard<std::mutex> g(g_pool_mu);
   p = g_pool.load(std::memory_order_acquire);
   if (!p || p->workers() < workers) {

@@ -7,6 +7,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "core/error.h"
 #include "ops/cpu/parallel.h"
 
@@ -174,4 +177,32 @@ TEST(ParallelFor, SetNumThreadsIsReadBack) {
   EXPECT_EQ(ct::cpu::get_num_threads(), 3);
   ct::cpu::set_num_threads(saved);
   EXPECT_EQ(ct::cpu::get_num_threads(), saved);
+}
+
+// Note [Thread pools across fork]: a forked child has none of the pool's workers; its first
+// parallel job must start new ones instead of waiting for the parent's forever.
+TEST(ParallelFor, AForkedChildStartsItsOwnPool) {
+  Threads t(4);
+  std::atomic<int> before{0};
+  ct::cpu::parallel_for(0, 4000, 1000, [&](int64_t, int64_t) { ++before; });  // the parent's pool exists
+  ASSERT_EQ(before.load(), 4);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(30);  // a hang ends the child by SIGALRM, which the parent reports
+    std::atomic<int> chunks{0};
+    std::set<std::thread::id> ids;
+    std::mutex mu;
+    ct::cpu::parallel_for(0, 4000, 1000, [&](int64_t, int64_t) {
+      ++chunks;
+      std::lock_guard<std::mutex> g(mu);
+      ids.insert(std::this_thread::get_id());
+    });
+    _exit(chunks.load() == 4 && ids.size() > 1 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child did not exit (signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                 << "): its parallel job waited for the parent's workers";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's job did not run in 4 chunks on several threads";
 }
