@@ -18,6 +18,8 @@ from . import _ops_reduce
 from ._ops_reduce import allclose, equal, norm, unique
 from . import profiler
 from . import cuda
+from . import amp, backends, jit, onnx
+from .amp import autocast
 from . import special
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
@@ -322,3 +324,6 @@ def metric(name):
 
 
 __all__ += ["save_file", "load_file"]  # checkpoints (ctorch.safetensors)
+
+# Last: ctorch.utils.data builds on the functions above.
+from . import utils  # noqa: E402

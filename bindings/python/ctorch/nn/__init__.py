@@ -9,5 +9,7 @@ from . import utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from .parameter import Parameter
+from . import parallel  # noqa: F401
+from .parallel import DataParallel
 
-__all__ = ["Parameter", "functional", "init", "utils"] + _modules_all
+__all__ = ["Parameter", "functional", "init", "utils", "parallel", "DataParallel"] + _modules_all
