@@ -1,10 +1,7 @@
 // checkpoint_write.cpp - writing safetensors checkpoints, laid out as the reference writer lays
 // them out (the same header bytes for the same tensors and no metadata).
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +13,7 @@
 #include "core/utf8.h"
 #include "dispatch/grad_mode.h"
 #include "io/checkpoint.h"
+#include "io/file.h"
 #include "ops/functions.h"
 
 // The format is little-endian and tensors are written as they lie in memory.
@@ -104,12 +102,6 @@ void write_data(const std::vector<NamedTensor>& tensors, const Plan& p,
   }
 }
 
-// A temporary name beside path, unique within this process and across processes.
-std::string temp_name(const char* path) {
-  static std::atomic<uint64_t> counter{0};
-  return str(path, ".tmp.", ::getpid(), ".", counter.fetch_add(1, std::memory_order_relaxed));
-}
-
 }  // namespace
 
 std::unique_ptr<char, void (*)(void*)> save_buffer(const std::vector<NamedTensor>& tensors, const char* metadata_json,
@@ -130,39 +122,10 @@ std::unique_ptr<char, void (*)(void*)> save_buffer(const std::vector<NamedTensor
 
 void save(const char* path, const std::vector<NamedTensor>& tensors, const char* metadata_json, const char* fn) {
   const Plan p = plan(tensors, metadata_json, fn);
-  const std::string tmp = temp_name(path);
-  // 0666 less the umask, as for any new file; O_EXCL so two writers never share a temporary.
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  CT_CHECK(fd >= 0, CT_ERROR_IO, fn, ": cannot create '", tmp, "': ", std::strerror(errno),
-           ". Check that the directory exists and is writable");
-  try {
-    const auto sink = [&](const void* data, size_t n) {
-      const char* c = static_cast<const char*>(data);
-      while (n > 0) {
-        const ssize_t w = ::write(fd, c, std::min<size_t>(n, size_t{1} << 30));
-        const int err = errno;
-        if (w < 0 && err == EINTR) continue;
-        CT_CHECK(w > 0, CT_ERROR_IO, fn, ": writing '", tmp, "' failed: ", std::strerror(w < 0 ? err : EIO),
-                 ". Check the free space");
-        c += w;
-        n -= static_cast<size_t>(w);
-      }
-    };
+  write_file_atomically(path, fn, [&](const ByteSink& sink) {
     sink(p.head.data(), p.head.size());
     write_data(tensors, p, sink);
-    // Durable before it replaces path: a crash leaves the old checkpoint or the new one, whole.
-    int err = ::fsync(fd) == 0 ? 0 : errno;
-    CT_CHECK(err == 0, CT_ERROR_IO, fn, ": syncing '", tmp, "' failed: ", std::strerror(err));
-    err = ::close(fd) == 0 ? 0 : errno;
-    fd = -1;
-    CT_CHECK(err == 0, CT_ERROR_IO, fn, ": closing '", tmp, "' failed: ", std::strerror(err));
-    err = std::rename(tmp.c_str(), path) == 0 ? 0 : errno;
-    CT_CHECK(err == 0, CT_ERROR_IO, fn, ": cannot rename '", tmp, "' to '", path, "': ", std::strerror(err));
-  } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
+  });
 }
 
 }  // namespace ct::io

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
 namespace ct::io {
 
@@ -34,5 +35,14 @@ class InputFile {
   const char* path_;
   const char* fn_;
 };
+
+/// Where a writer puts bytes, in order.
+using ByteSink = std::function<void(const void*, size_t)>;
+
+/// Writes a file whole or not at all: produce() writes the bytes to a temporary file beside path
+/// ("<path>.tmp.<pid>.<n>"), which is synced and renamed over path, so a failure or a crash never
+/// leaves a half-written file there (the temporary is removed on failure). CT_ERROR_IO naming fn
+/// when the file cannot be created, written, synced or renamed; produce's own failures propagate.
+void write_file_atomically(const char* path, const char* fn, const std::function<void(const ByteSink&)>& produce);
 
 }  // namespace ct::io
