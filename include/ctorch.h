@@ -3764,6 +3764,131 @@ CT_API CT_NODISCARD ct_status ct_checkpoint_save_buffer(const char* const* names
                                                         size_t n, const char* metadata_json, char** data,
                                                         size_t* size);
 
+/* ---- Checkpoints: PyTorch files (torch.save, torch.load) ---- */
+
+/*
+ * PyTorch's own checkpoint files: what torch.save writes (a zip archive holding a pickle of the
+ * saved object and each tensor storage's bytes) is read here without running any of the pickle's
+ * code, allowing what torch.load(weights_only=True) allows: tensors and parameters, OrderedDicts,
+ * dicts, lists, tuples, strings, numbers, bools and None. Anything else (a class, a function, a
+ * module object) gives CT_ERROR_FORMAT naming it, as does a damaged file, a compressed entry, a
+ * storage or tensor out of bounds, or a pickle opcode a checkpoint does not use. Files written
+ * here load with torch.load(path, weights_only=True) in PyTorch 1.13 and later.
+ *
+ * The saved object travels as JSON text, one value per Python value:
+ *
+ *   None, True/False, 3, "s"       null, true/false, 3, "s"
+ *   2.5, nan, inf                  2.5 (always with a '.' or an exponent), {"float": "nan"}, {"float": "inf"}
+ *   [a, b]                         [a, b]
+ *   (a, b)                         {"tuple": [a, b]}
+ *   {"k": v, 1: w}                 {"dict": [["k", v], [1, w]]}           (keys: strings or integers)
+ *   OrderedDict (a state_dict)     {"ordered_dict": [["weight", {"tensor": 0}], ...]}
+ *   a tensor                       {"tensor": i}: the i-th of the file's tensors
+ *
+ * so a model's state dict is {"ordered_dict": [["fc.weight", {"tensor": 0}], ["fc.bias", {"tensor": 1}]]}.
+ * Tensors that share memory in the file share it when loaded (views keep their offsets and
+ * strides), and tensors saved from one storage are saved as views of it. Loaded tensors are CPU
+ * tensors whatever device they were saved from, requiring grad as saved. Nesting is limited to 200
+ * levels; a list, tuple or dict reached twice (shared or cyclic) is refused.
+ *
+ * Threads: a ct_torch_file is immutable; any number of threads may use one. Since 0.9.
+ */
+typedef struct ct_torch_file ct_torch_file;
+
+/*
+ * ct_torch_load - reads the PyTorch file at path (torch.load(path, weights_only=True)).
+ *
+ *   path  borrowed.
+ *   out   on CT_OK, a new file: end it with ct_torch_file_release. Otherwise set to NULL.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  path or out is NULL
+ *   CT_ERROR_IO                the file cannot be opened, is not a regular file, or cannot be mapped
+ *   CT_ERROR_FORMAT            the file is not one torch.save writes, is damaged, or holds a value a
+ *                              weights-only load refuses (the message names it and the byte offset)
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Threads: any thread. Since 0.9. See also ct_torch_load_buffer.
+ */
+CT_API CT_NODISCARD ct_status ct_torch_load(const char* path, ct_torch_file** out);
+
+/*
+ * ct_torch_load_buffer - the same for a file's bytes in memory (torch.load of an io.BytesIO). The
+ * tensors are copies: data may be freed once the call returns.
+ *
+ * Returns the statuses of ct_torch_load but CT_ERROR_IO; CT_ERROR_INVALID_ARGUMENT also when data
+ * is NULL with size > 0. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_torch_load_buffer(const void* data, size_t size, ct_torch_file** out);
+
+/* ct_torch_file_release - frees a loaded file; its tensors live on. NULL and released files are
+ * no-ops. Since 0.9. */
+CT_API void ct_torch_file_release(ct_torch_file* file);
+
+/*
+ * ct_torch_file_structure - the saved object as JSON text (see above).
+ *
+ *   out  on CT_OK, a NUL-terminated string owned by file, valid until it is released. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released file, or out NULL. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_torch_file_structure(const ct_torch_file* file, const char** out);
+
+/*
+ * ct_torch_file_num_tensors - how many tensors the structure refers to ({"tensor": 0} to n - 1).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released file, or out NULL. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_torch_file_num_tensors(const ct_torch_file* file, size_t* out);
+
+/*
+ * ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same tensor each call).
+ *
+ *   out  on CT_OK, a new reference: end it with ct_tensor_release. Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released file, or out NULL;
+ * CT_ERROR_INDEX when index >= ct_torch_file_num_tensors. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_torch_file_tensor(const ct_torch_file* file, size_t index, ct_tensor** out);
+
+/*
+ * ct_torch_save - writes structure (JSON, see above) over tensors to path as torch.save does, so
+ * that torch.load(path, weights_only=True) reads it; "{\"tensor\": i}" refers to tensors[i].
+ *
+ * Everything is checked before the file is created. The bytes go to a temporary file beside path
+ * ("<path>.tmp.<pid>.<n>"), synced and renamed over path, so a failure or a crash never leaves a
+ * half-written file at path. Tensors on another device are copied to the host and saved as their
+ * own storage; CPU tensors sharing a storage are saved as views of it (the whole storage is
+ * written, as torch.save writes it). Whether a tensor requires grad is saved; its gradient is not.
+ *
+ *   path, structure, tensors  borrowed; tensors may be NULL when n is 0.
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  path or structure NULL; tensors NULL with n > 0; a NULL or released
+ *                              tensor; a symbolic tensor
+ *   CT_ERROR_FORMAT            structure is not JSON of the form above, or names a tensor index >= n
+ *                              (the message says where)
+ *   CT_ERROR_DEVICE            a meta tensor (it has no data)
+ *   CT_ERROR_IO                the temporary file cannot be created, written, synced or renamed
+ *   CT_ERROR_OUT_OF_MEMORY
+ * Threads: any thread. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_torch_save(const char* path, const char* structure, const ct_tensor* const* tensors,
+                                            size_t n);
+
+/*
+ * ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (torch.save to a BytesIO).
+ *
+ *   data  on CT_OK, a new buffer of *size bytes: free it with ct_string_release. Otherwise NULL.
+ *   size  filled on CT_OK; 0 on failure.
+ *
+ * Returns the statuses of ct_torch_save but CT_ERROR_IO; CT_ERROR_INVALID_ARGUMENT also for data
+ * or size NULL. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_torch_save_buffer(const char* structure, const ct_tensor* const* tensors, size_t n,
+                                                   char** data, size_t* size);
+
 /* ---- Training: optimizers, learning-rate schedulers, gradient clipping, initializers ---- */
 
 /*

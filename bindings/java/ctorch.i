@@ -82,6 +82,7 @@ CT_JAVA_HANDLE(ct_compiled)
 CT_JAVA_HANDLE(ct_dynamic_shapes)
 CT_JAVA_HANDLE(ct_program)
 CT_JAVA_HANDLE(ct_checkpoint)
+CT_JAVA_HANDLE(ct_torch_file)
 CT_JAVA_HANDLE(ct_optimizer)
 CT_JAVA_HANDLE(ct_lr_scheduler)
 

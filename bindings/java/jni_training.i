@@ -215,6 +215,7 @@ CT_JAVA_HANDLES_IN(const ct_tensor* const*, params, n)
 /* Their forms below: names as UTF-8 byte arrays, buffers the library allocates as byte[]. */
 %ignore ct_checkpoint_save;
 %ignore ct_checkpoint_save_buffer;
+%ignore ct_torch_save_buffer;
 %ignore ct_optimizer_state_save;
 
 %inline %{
@@ -279,6 +280,25 @@ static jbyteArray ct_java_checkpoint_save_bytes(JNIEnv* env, jobjectArray names,
   if (cmeta) (*env)->ReleaseStringUTFChars(env, metadata, cmeta);
   free(handles);
   ct_java_names_free(cnames, n);
+  if (s != CT_OK) {
+    ct_java_throw(env, s);
+    return NULL;
+  }
+  jbyteArray out = ct_java_byte_array(env, data, size);
+  ct_string_release(data);
+  return out;
+}
+
+/* ct_torch_save_buffer: the bytes of a PyTorch file holding structure (JSON) over tensors. */
+static jbyteArray ct_java_torch_save_bytes(JNIEnv* env, jstring structure, jlongArray tensors) {
+  const jsize n = tensors ? (*env)->GetArrayLength(env, tensors) : 0;
+  void** handles = ct_java_handles(env, tensors);
+  const char* cstructure = structure ? (*env)->GetStringUTFChars(env, structure, NULL) : NULL;
+  char* data = NULL;
+  size_t size = 0;
+  ct_status s = ct_torch_save_buffer(cstructure, (const ct_tensor* const*)handles, (size_t)n, &data, &size);
+  if (cstructure) (*env)->ReleaseStringUTFChars(env, structure, cstructure);
+  free(handles);
   if (s != CT_OK) {
     ct_java_throw(env, s);
     return NULL;

@@ -246,6 +246,11 @@ pub struct ct_checkpoint {
 }
 
 #[repr(C)]
+pub struct ct_torch_file {
+    _private: [u8; 0],
+}
+
+#[repr(C)]
 pub struct ct_optimizer {
     _private: [u8; 0],
 }
@@ -733,6 +738,14 @@ extern "C" {
     pub fn ct_checkpoint_metadata_get(ckpt: *const ct_checkpoint, key: *const c_char, out: *mut *const c_char) -> ct_status;
     pub fn ct_checkpoint_save(path: *const c_char, names: *const *const c_char, tensors: *const *const ct_tensor, n: usize, metadata_json: *const c_char) -> ct_status;
     pub fn ct_checkpoint_save_buffer(names: *const *const c_char, tensors: *const *const ct_tensor, n: usize, metadata_json: *const c_char, data: *mut *mut c_char, size: *mut usize) -> ct_status;
+    pub fn ct_torch_load(path: *const c_char, out: *mut *mut ct_torch_file) -> ct_status;
+    pub fn ct_torch_load_buffer(data: *const c_void, size: usize, out: *mut *mut ct_torch_file) -> ct_status;
+    pub fn ct_torch_file_release(file: *mut ct_torch_file);
+    pub fn ct_torch_file_structure(file: *const ct_torch_file, out: *mut *const c_char) -> ct_status;
+    pub fn ct_torch_file_num_tensors(file: *const ct_torch_file, out: *mut usize) -> ct_status;
+    pub fn ct_torch_file_tensor(file: *const ct_torch_file, index: usize, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_torch_save(path: *const c_char, structure: *const c_char, tensors: *const *const ct_tensor, n: usize) -> ct_status;
+    pub fn ct_torch_save_buffer(structure: *const c_char, tensors: *const *const ct_tensor, n: usize, data: *mut *mut c_char, size: *mut usize) -> ct_status;
     pub fn ct_optimizer_options_default(kind: ct_optimizer_kind, out: *mut ct_optimizer_options) -> ct_status;
     pub fn ct_optimizer_create(params: *const *const ct_tensor, n: usize, options: *const ct_optimizer_options, out: *mut *mut ct_optimizer) -> ct_status;
     pub fn ct_optimizer_retain(opt: *mut ct_optimizer) -> ct_status;
