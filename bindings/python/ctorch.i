@@ -374,12 +374,14 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 /* Checkpoints: ct_checkpoint handles travel like tensors (the address as an int, None for NULL);
  * ctorch/safetensors.py owns them. Strings a checkpoint owns come back as str (None for NULL). Saving
  * and opening bytes take lists and buffers: ct_py_checkpoint_* below. */
-%typemap(in) ct_checkpoint*, const ct_checkpoint* {
+%typemap(in) ct_checkpoint*, const ct_checkpoint*, ct_torch_file*, const ct_torch_file* {
   $1 = $input == Py_None ? NULL : ($1_ltype)PyLong_AsVoidPtr($input);
   if (PyErr_Occurred()) SWIG_fail;
 }
 %typemap(in, numinputs=0) ct_checkpoint** out (ct_checkpoint* tmp = NULL) { $1 = &tmp; }
 %typemap(argout) ct_checkpoint** out { $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum)); }
+%typemap(in, numinputs=0) ct_torch_file** out (ct_torch_file* tmp = NULL) { $1 = &tmp; }
+%typemap(argout) ct_torch_file** out { $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum)); }
 %typemap(in, numinputs=0) const char** out (const char* tmp = NULL) { $1 = &tmp; }
 %typemap(argout) const char** out {
   PyObject* text = tmp$argnum ? PyUnicode_DecodeUTF8(tmp$argnum, (Py_ssize_t)strlen(tmp$argnum), "strict")
@@ -390,6 +392,10 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_checkpoint_open_buffer;
 %ignore ct_checkpoint_save;
 %ignore ct_checkpoint_save_buffer;
+/* PyTorch files: ct_py_torch_save and ct_py_torch_load_buffer below; ctorch/serialization.py owns them. */
+%ignore ct_torch_load_buffer;
+%ignore ct_torch_save;
+%ignore ct_torch_save_buffer;
 
 %include "ctorch.h"
 
@@ -1219,6 +1225,8 @@ static PyObject* ct_py_split(int which, PyObject* handle, PyObject* arg, int64_t
 
 %feature("nothread") ct_py_checkpoint_save;
 %feature("nothread") ct_py_checkpoint_open_buffer;
+%feature("nothread") ct_py_torch_save;
+%feature("nothread") ct_py_torch_load_buffer;
 
 %inline %{
 /* names (a sequence of str) as UTF-8 C strings borrowed from the str objects, which fast keeps alive;
@@ -1279,6 +1287,48 @@ static PyObject* ct_py_checkpoint_save(PyObject* path, PyObject* names, PyObject
   free((void*)cnames);
   Py_XDECREF(fast);
   return result;
+}
+
+/* ct_torch_save (path not None) or ct_torch_save_buffer (path None: returns bytes): structure is the
+ * saved object's JSON, handles the tensors it refers to. */
+static PyObject* ct_py_torch_save(PyObject* path, PyObject* structure, PyObject* handles) {
+  const char* cpath = NULL;
+  const char* cstructure = PyUnicode_AsUTF8(structure);
+  if (!cstructure) return NULL;
+  if (path != Py_None && !(cpath = PyUnicode_AsUTF8(path))) return NULL;
+  const ct_tensor** ts = NULL;
+  size_t n = 0;
+  if (ct_py_handles(handles, &ts, &n) != 0) return NULL;
+  char* data = NULL;
+  size_t size = 0;
+  ct_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = cpath ? ct_torch_save(cpath, cstructure, ts, n) : ct_torch_save_buffer(cstructure, ts, n, &data, &size);
+  Py_END_ALLOW_THREADS
+  free((void*)ts);
+  PyObject* result = NULL;
+  if (s != CT_OK) ct_py_raise(s);
+  else if (cpath) result = (Py_INCREF(Py_None), Py_None);
+  else result = PyBytes_FromStringAndSize(data, (Py_ssize_t)size);
+  ct_string_release(data);
+  return result;
+}
+
+/* ct_torch_load_buffer over any bytes-like object; returns the file's handle. */
+static PyObject* ct_py_torch_load_buffer(PyObject* data) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+  ct_torch_file* f = NULL;
+  ct_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = ct_torch_load_buffer(view.buf, (size_t)view.len, &f);
+  Py_END_ALLOW_THREADS
+  PyBuffer_Release(&view);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  return PyLong_FromVoidPtr(f);
 }
 
 /* ct_checkpoint_open_buffer over any bytes-like object; returns the checkpoint's handle. */

@@ -47,6 +47,7 @@ from ._compile import compile
 from . import export
 from . import safetensors
 from .safetensors import load_file, save_file
+from .serialization import load, save
 from ._runtime import (are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
                        get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
                        set_default_device, set_deterministic_debug_mode, set_float32_matmul_precision,

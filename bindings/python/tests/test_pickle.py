@@ -390,7 +390,7 @@ def test_optimizer_pickle_round_trips_its_state():
     _train_step(m, opt, x)
     m2, opt2 = pickle.loads(pickle.dumps((m, opt)))
     assert opt2.param_groups[0]["amsgrad"] is True
-    assert opt2.state_dict()["state"] == opt.state_dict()["state"]
+    assert [s.tolist() for s in opt2.state_dict()["state"]] == [s.tolist() for s in opt.state_dict()["state"]]
     _train_step(m, opt, x)
     _train_step(m2, opt2, x)
     _assert_state_equal(m, m2)

@@ -230,19 +230,26 @@ class Optimizer:
             _C.ct_optimizer_zero_grad(g._h, 1 if set_to_none else 0)
 
     def state_dict(self):
-        """{"state": the library's state bytes, one per group, "param_groups": [each group's options
-        and keys, "params": the indices of its parameters, counted across groups as torch counts]}.
-        The bytes hold the options too; load_state_dict applies the dict's param_groups after them."""
+        """{"state": the library's state bytes, one uint8 tensor per group (so that ctorch.save
+        writes it as torch.save writes tensors), "param_groups": [each group's options and keys,
+        "params": the indices of its parameters, counted across groups as torch counts]}. The bytes
+        hold the options too; load_state_dict applies the dict's param_groups after them."""
+        import numpy
+
+        from .. import from_numpy
+
         groups, first = [], 0
         for g in self.param_groups:
             group = {k: v for k, v in g.items() if k != "params"}
             group["params"] = list(range(first, first + len(g._params)))
             first += len(g._params)
             groups.append(group)
-        return {"state": self._states(), "param_groups": groups}
+        states = [from_numpy(numpy.frombuffer(b, dtype=numpy.uint8).copy()) for b in self._states()]
+        return {"state": states, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
-        states = state_dict["state"]
+        """Loads what state_dict() gave (its state as uint8 tensors, or bytes)."""
+        states = [bytes(s.numpy().tobytes()) if isinstance(s, Tensor) else s for s in state_dict["state"]]
         groups = state_dict.get("param_groups") or [{}] * len(states)
         if not isinstance(states, list) or len(states) != len(self.param_groups) or len(groups) != len(states):
             raise ValueError(f"loaded state dict has a different number of parameter groups (this optimizer has "
