@@ -3852,6 +3852,20 @@ CT_API CT_NODISCARD ct_status ct_torch_file_num_tensors(const ct_torch_file* fil
 CT_API CT_NODISCARD ct_status ct_torch_file_tensor(const ct_torch_file* file, size_t index, ct_tensor** out);
 
 /*
+ * ct_torch_file_tensor_name - where tensor index is first met in the saved object: the dict keys
+ * and list or tuple positions leading to it, joined with '.' ("model.fc.weight" in
+ * {"model": state_dict}, "layers.0" in {"layers": [t]}); "" for a tensor saved by itself. A state
+ * dict's tensors are so named by their keys, without reading the JSON.
+ *
+ *   out  on CT_OK, a NUL-terminated UTF-8 string owned by file, valid until it is released.
+ *        Otherwise NULL.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released file, or out NULL;
+ * CT_ERROR_INDEX when index >= ct_torch_file_num_tensors. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_torch_file_tensor_name(const ct_torch_file* file, size_t index, const char** out);
+
+/*
  * ct_torch_save - writes structure (JSON, see above) over tensors to path as torch.save does, so
  * that torch.load(path, weights_only=True) reads it; "{\"tensor\": i}" refers to tensors[i].
  *

@@ -215,6 +215,7 @@ CT_JAVA_HANDLES_IN(const ct_tensor* const*, params, n)
 /* Their forms below: names as UTF-8 byte arrays, buffers the library allocates as byte[]. */
 %ignore ct_checkpoint_save;
 %ignore ct_checkpoint_save_buffer;
+%ignore ct_torch_save;
 %ignore ct_torch_save_buffer;
 %ignore ct_optimizer_state_save;
 
@@ -289,20 +290,30 @@ static jbyteArray ct_java_checkpoint_save_bytes(JNIEnv* env, jobjectArray names,
   return out;
 }
 
-/* ct_torch_save_buffer: the bytes of a PyTorch file holding structure (JSON) over tensors. */
-static jbyteArray ct_java_torch_save_bytes(JNIEnv* env, jstring structure, jlongArray tensors) {
+/* ct_torch_save (path not null) or ct_torch_save_buffer (path null: returns the bytes): structure
+ * is the saved object's JSON as UTF-8 bytes (Java's own string conversion is not UTF-8 for every
+ * character), tensors the handles it refers to. */
+static jbyteArray ct_java_torch_save(JNIEnv* env, jstring path, jbyteArray structure, jlongArray tensors) {
+  jobjectArray one = (*env)->NewObjectArray(env, 1, (*env)->FindClass(env, "[B"), structure);
+  if (!one) return NULL;
+  char** text = ct_java_names(env, one, 1, "TorchFile.save");
+  (*env)->DeleteLocalRef(env, one);
+  if (!text) return NULL;
   const jsize n = tensors ? (*env)->GetArrayLength(env, tensors) : 0;
   void** handles = ct_java_handles(env, tensors);
-  const char* cstructure = structure ? (*env)->GetStringUTFChars(env, structure, NULL) : NULL;
+  const char* cpath = path ? (*env)->GetStringUTFChars(env, path, NULL) : NULL;
   char* data = NULL;
   size_t size = 0;
-  ct_status s = ct_torch_save_buffer(cstructure, (const ct_tensor* const*)handles, (size_t)n, &data, &size);
-  if (cstructure) (*env)->ReleaseStringUTFChars(env, structure, cstructure);
+  ct_status s = cpath ? ct_torch_save(cpath, text[0], (const ct_tensor* const*)handles, (size_t)n)
+                      : ct_torch_save_buffer(text[0], (const ct_tensor* const*)handles, (size_t)n, &data, &size);
+  if (cpath) (*env)->ReleaseStringUTFChars(env, path, cpath);
   free(handles);
+  ct_java_names_free(text, 1);
   if (s != CT_OK) {
     ct_java_throw(env, s);
     return NULL;
   }
+  if (cpath) return NULL;
   jbyteArray out = ct_java_byte_array(env, data, size);
   ct_string_release(data);
   return out;

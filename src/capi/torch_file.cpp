@@ -89,6 +89,18 @@ ct_status ct_torch_file_tensor(const ct_torch_file* f, size_t index, ct_tensor**
   });
 }
 
+ct_status ct_torch_file_tensor_name(const ct_torch_file* f, size_t index, const char** out) {
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    const char* fn = "ct_torch_file_tensor_name";
+    const io::TorchFile& file = file_arg(f, fn);
+    capi::require_out(out, fn, "out");
+    CT_CHECK(index < file.names.size(), CT_ERROR_INDEX, fn, ": index ", index, " is out of range (the file holds ",
+             file.names.size(), " tensors)");
+    *out = file.names[index].c_str();
+  });
+}
+
 ct_status ct_torch_save(const char* path, const char* structure, const ct_tensor* const* tensors, size_t n) {
   return capi::guard([&] {
     const char* fn = "ct_torch_save";

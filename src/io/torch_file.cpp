@@ -144,12 +144,13 @@ class Loader : public PicklePolicy {
   }
 
   std::string json_of(const PickleRef& root) {
-    std::string out;
-    emit(root, out, 0);
+    std::string out, path;
+    emit(root, out, 0, path);
     return out;
   }
 
   std::vector<Tensor> take_tensors_in_use() { return std::move(used_); }
+  std::vector<std::string> take_names() { return std::move(names_); }
 
  private:
   [[noreturn]] void fail(size_t at, const std::string& what) const {
@@ -197,7 +198,8 @@ class Loader : public PicklePolicy {
     return object("tensor", tensors_.size() - 1);
   }
 
-  void emit(const PickleRef& v, std::string& out, int depth) {
+  // path: the keys and positions from the root to v, '.'-joined (TorchFile::names).
+  void emit(const PickleRef& v, std::string& out, int depth, std::string& path) {
     if (depth > kMaxDepth) fail(0, str("the saved object nests more than ", kMaxDepth, " deep"));
     const bool container = v->kind == Kind::List || v->kind == Kind::Tuple || v->kind == Kind::Dict;
     if (container && !seen_.insert(v.get()).second)
@@ -224,7 +226,10 @@ class Loader : public PicklePolicy {
         out += '[';
         for (size_t j = 0; j < v->items.size(); ++j) {
           if (j) out += ',';
-          emit(v->items[j], out, depth + 1);
+          const size_t len = path.size();
+          path += (len ? "." : "") + std::to_string(j);
+          emit(v->items[j], out, depth + 1, path);
+          path.resize(len);
         }
         out += ']';
         if (v->kind == Kind::Tuple) out += '}';
@@ -235,9 +240,13 @@ class Loader : public PicklePolicy {
         for (size_t j = 0; j < v->pairs.size(); ++j) {
           if (j) out += ',';
           out += '[';
-          emit(v->pairs[j].first, out, depth + 1);
+          const PickleValue& key = *v->pairs[j].first;
+          emit(v->pairs[j].first, out, depth + 1, path);
           out += ',';
-          emit(v->pairs[j].second, out, depth + 1);
+          const size_t len = path.size();
+          path += (len ? "." : "") + (key.kind == Kind::String ? key.s : std::to_string(key.i));
+          emit(v->pairs[j].second, out, depth + 1, path);
+          path.resize(len);
           out += ']';
         }
         out += "]}";
@@ -246,7 +255,10 @@ class Loader : public PicklePolicy {
       case Kind::Object:
         if (v->s == "tensor") {
           auto [it, fresh] = used_index_.emplace(v->object, used_.size());
-          if (fresh) used_.push_back(tensors_[static_cast<size_t>(v->object)]);
+          if (fresh) {
+            used_.push_back(tensors_[static_cast<size_t>(v->object)]);
+            names_.push_back(path);
+          }
           out += str("{\"tensor\":", it->second, "}");
           return;
         }
@@ -264,6 +276,7 @@ class Loader : public PicklePolicy {
   std::unordered_map<std::string, size_t> storage_index_;
   std::vector<Tensor> tensors_;  // every tensor the pickle made, in order
   std::vector<Tensor> used_;     // those the object holds, in order of first use
+  std::vector<std::string> names_;  // where each of used_ is first met
   std::unordered_map<int64_t, size_t> used_index_;
   std::unordered_set<const PickleValue*> seen_;
 };
@@ -484,6 +497,7 @@ TorchFile load_torch_file(const uint8_t* bytes, size_t size, const std::string& 
   TorchFile out;
   out.structure = loader.json_of(root);
   out.tensors = loader.take_tensors_in_use();
+  out.names = loader.take_names();
   return out;
 }
 

@@ -30,6 +30,10 @@ namespace ct::io {
 struct TorchFile {
   std::string structure;  // JSON, Note [A PyTorch file's structure]
   std::vector<Tensor> tensors;
+  /// Where each tensor is first met: the dict keys and list positions leading to it, joined with
+  /// '.' ("model.fc.weight", "layers.0"); "" for a tensor saved by itself. What a binding without a
+  /// JSON reader names a state dict's tensors by.
+  std::vector<std::string> names;
 };
 
 /// Loads the file held in bytes[0, size): CPU tensors (whatever device they were saved from), with

@@ -53,6 +53,15 @@ static void test_a_state_dict_round_trips(void) {
   size_t n = 0;
   CHECK_OK(ct_torch_file_num_tensors(f, &n));
   CHECK(n == 3);
+  const char* names[] = {"model.fc.weight", "model.fc.bias", "step"};
+  for (size_t i = 0; i < 3; ++i) {
+    const char* name = NULL;
+    CHECK_OK(ct_torch_file_tensor_name(f, i, &name));
+    CHECK(name && strcmp(name, names[i]) == 0);
+  }
+  const char* none = "x";
+  CHECK_STATUS(ct_torch_file_tensor_name(f, 3, &none), CT_ERROR_INDEX);
+  CHECK(none == NULL);
   ct_tensor *w2 = NULL, *b2 = NULL, *s2 = NULL;
   CHECK_OK(ct_torch_file_tensor(f, 0, &w2));
   CHECK_OK(ct_torch_file_tensor(f, 1, &b2));
@@ -72,6 +81,9 @@ static void test_views_share_their_storage(void) {
   const ct_tensor* ts[] = {t, row, base};
   ct_torch_file* f = round_trip("[{\"tensor\": 0}, {\"tensor\": 1}, {\"tensor\": 2}, {\"tensor\": 1}]", ts, 3);
   CHECK(f != NULL);
+  const char* name = NULL;
+  CHECK_OK(ct_torch_file_tensor_name(f, 2, &name));
+  CHECK(name && strcmp(name, "2") == 0);
   CHECK(strcmp(structure_of(f), "[{\"tensor\":0},{\"tensor\":1},{\"tensor\":2},{\"tensor\":1}]") == 0);
   ct_tensor *t2 = NULL, *row2 = NULL, *base2 = NULL;
   CHECK_OK(ct_torch_file_tensor(f, 0, &t2));

@@ -58,6 +58,7 @@ include("optim.jl")
 include("lr_scheduler.jl")
 include("clip.jl")
 include("checkpoint.jl")
+include("torch_file.jl")
 
 export Tensor, CTorchError, no_grad, enable_grad, inference_mode, is_grad_enabled, backward, grad, requires_grad,
        requires_grad!, item, scope, ShapeEnv, SymInt, SymFloat, SymBool, Generator, manual_seed

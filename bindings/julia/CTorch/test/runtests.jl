@@ -333,6 +333,29 @@ end
     @test_throws CTorchError ops.fill_(t, Tensor(Int32[1, 2]))              # the value must be 0-dim
 end
 
+@testset "PyTorch files: what torch.save wrote loads, what is saved here loads back" begin
+    # tests/data/checkpoint.pt was written by torch.save (tests/data/make_torch_files.py).
+    f = CTorch.torch_load(joinpath(@__DIR__, "..", "..", "..", "..", "tests", "data", "checkpoint.pt"))
+    @test first.(f.tensors) == ["model.weight", "model.bias"]
+    w = Dict(f.tensors)["model.weight"]
+    @test size(w) == (2, 3) && Array(w)[2, 1] == 0.75f0 && Array(w)[1, 3] == 0.5f0  # PyTorch's [1, 0] and [0, 2]
+    @test f.structure == "{\"dict\":[[\"model\",{\"ordered_dict\":[[\"weight\",{\"tensor\":0}],[\"bias\",{\"tensor\":1}]]}]," *
+                         "[\"epoch\",5],[\"history\",[0.25,0.125]]]}"
+    sd = CTorch.state_dict(f, "model")
+    @test sort(collect(keys(sd))) == ["bias", "weight"] && Array(sd["bias"]) == Float32[0.5, -0.5]
+    io = IOBuffer()
+    CTorch.torch_save(io, ["w" => Tensor(Int64[1 2; 3 4]), "flags" => Tensor([true, false])])
+    back = CTorch.torch_load(take!(io))
+    @test first.(back.tensors) == ["w", "flags"]
+    @test Array(Dict(back.tensors)["w"]) == Int64[1 2; 3 4]
+    path = tempname() * ".pt"
+    CTorch.torch_save(path, Dict("b" => Tensor([1.0]), "a" => Tensor([2.0])))
+    @test first.(CTorch.torch_load(path).tensors) == ["a", "b"]                 # a Dict: sorted names
+    rm(path)
+    @test_throws CTorchError CTorch.torch_load(UInt8[1, 2, 3])
+    @test_throws CTorchError CTorch.torch_load("/nonexistent/x.pt")
+end
+
 @testset "The raw layer matches the header" begin   # ops.jl: CTest's julia.generated
     gen = joinpath(@__DIR__, "..", "gen", "generate.jl")
     cmd = `$(Base.julia_cmd()) --startup-file=no $gen --check`

@@ -744,6 +744,7 @@ extern "C" {
     pub fn ct_torch_file_structure(file: *const ct_torch_file, out: *mut *const c_char) -> ct_status;
     pub fn ct_torch_file_num_tensors(file: *const ct_torch_file, out: *mut usize) -> ct_status;
     pub fn ct_torch_file_tensor(file: *const ct_torch_file, index: usize, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_torch_file_tensor_name(file: *const ct_torch_file, index: usize, out: *mut *const c_char) -> ct_status;
     pub fn ct_torch_save(path: *const c_char, structure: *const c_char, tensors: *const *const ct_tensor, n: usize) -> ct_status;
     pub fn ct_torch_save_buffer(structure: *const c_char, tensors: *const *const ct_tensor, n: usize, data: *mut *mut c_char, size: *mut usize) -> ct_status;
     pub fn ct_optimizer_options_default(kind: ct_optimizer_kind, out: *mut ct_optimizer_options) -> ct_status;

@@ -21,7 +21,7 @@
 //! mapping alive after the checkpoint is dropped. Writing into such a tensor changes this
 //! process's copy only, never the file.
 
-mod json;
+pub(crate) mod json;
 
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
@@ -45,7 +45,7 @@ impl std::fmt::Debug for Checkpoint {
     }
 }
 
-fn c_path(what: &str, path: &Path) -> Result<CString> {
+pub(crate) fn c_path(what: &str, path: &Path) -> Result<CString> {
     let s = path.to_str().ok_or_else(|| {
         Error::new(ErrorKind::InvalidArgument, format!("{what}: the path {path:?} is not valid UTF-8"))
     })?;

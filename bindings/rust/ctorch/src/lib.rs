@@ -52,6 +52,7 @@ pub mod optim;
 pub mod profiler;
 pub mod runtime;
 pub mod symbolic;
+pub mod torch_file;
 
 pub use autograd::{
     backward, enable_grad, grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_mode, GradFlags,

@@ -33,7 +33,7 @@ final class MetadataJson {
     return b.append('}').toString();
   }
 
-  private static void quote(StringBuilder b, String s) {
+  static void quote(StringBuilder b, String s) {
     b.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

@@ -634,6 +634,7 @@ const FUNCTION_NAMES = (
     :ct_torch_file_structure,
     :ct_torch_file_num_tensors,
     :ct_torch_file_tensor,
+    :ct_torch_file_tensor_name,
     :ct_torch_save,
     :ct_torch_save_buffer,
     :ct_optimizer_options_default,
@@ -669,7 +670,7 @@ const FUNCTION_NAMES = (
     :ct_init_calculate_gain,
     :ct_init_calculate_fan_in_and_fan_out,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 473)
+const FUNCTION_POINTERS = fill(C_NULL, 474)
 
 """
     ct_version()
@@ -4623,13 +4624,22 @@ Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same 
 @inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
 
 """
+    ct_torch_file_tensor_name(file, index, out)
+
+`ccall` of `ct_status ct_torch_file_tensor_name(const ct_torch_file* file, size_t index, const char** out)`.
+
+Header: ct_torch_file_tensor_name - where tensor index is first met in the saved object: the dict keys
+"""
+@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
+
+"""
     ct_torch_save(path, structure, tensors, n)
 
 `ccall` of `ct_status ct_torch_save(const char* path, const char* structure, const ct_tensor* const* tensors, size_t n)`.
 
 Header: ct_torch_save - writes structure (JSON, see above) over tensors to path as torch.save does, so
 """
-@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
+@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
 
 """
     ct_torch_save_buffer(structure, tensors, n, data, size)
@@ -4638,7 +4648,7 @@ Header: ct_torch_save - writes structure (JSON, see above) over tensors to path 
 
 Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (torch.save to a BytesIO).
 """
-@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
+@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
 
 """
     ct_optimizer_options_default(kind, out)
@@ -4647,7 +4657,7 @@ Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (t
 
 Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kind.
 """
-@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
+@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
 
 """
     ct_optimizer_create(params, n, options, out)
@@ -4656,7 +4666,7 @@ Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kin
 
 Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(params, ...) and friends).
 """
-@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
+@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
 
 """
     ct_optimizer_retain(opt)
@@ -4665,7 +4675,7 @@ Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(pa
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_release(opt)
@@ -4674,7 +4684,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[445]), Cvoid, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[446]), Cvoid, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step(opt)
@@ -4683,7 +4693,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_step - one update of every parameter that has a grad (optimizer.step()).
 """
-@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_zero_grad(opt, set_to_none)
@@ -4692,7 +4702,7 @@ Header: ct_optimizer_step - one update of every parameter that has a grad (optim
 
 Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero_grad(set_to_none)).
 """
-@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
+@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
 
 """
     ct_optimizer_get_lr(opt, out)
@@ -4701,7 +4711,7 @@ Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
+@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
 
 """
     ct_optimizer_set_lr(opt, lr)
@@ -4710,7 +4720,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
+@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
 
 """
     ct_optimizer_get_options(opt, out)
@@ -4719,7 +4729,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
+@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
 
 """
     ct_optimizer_set_options(opt, options)
@@ -4728,7 +4738,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
+@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
 
 """
     ct_optimizer_num_params(opt, out)
@@ -4737,7 +4747,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
+@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
 
 """
     ct_optimizer_param(opt, i, out)
@@ -4746,7 +4756,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
+@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
 
 """
     ct_optimizer_state_save(opt, data, size)
@@ -4755,7 +4765,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.state_dict()): the kind, the
 """
-@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
+@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
 
 """
     ct_optimizer_state_load(opt, data, size)
@@ -4764,7 +4774,7 @@ Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.stat
 
 Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_optimizer_state_save
 """
-@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
+@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
 
 """
     ct_lr_scheduler_options_default(kind, out)
@@ -4773,7 +4783,7 @@ Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_
 
 Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above). Returns CT_OK;
 """
-@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
+@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
 
 """
     ct_lr_scheduler_create(opt, options, out)
@@ -4782,7 +4792,7 @@ Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above)
 
 Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's constructor with
 """
-@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
+@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
 
 """
     ct_lr_scheduler_retain(sched)
@@ -4791,7 +4801,7 @@ Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's co
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_release(sched)
@@ -4800,7 +4810,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[459]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[460]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_step(sched)
@@ -4809,7 +4819,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_get_last_lr(sched, out)
@@ -4818,7 +4828,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
+@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
 
 """
     ct_lr_scheduler_get_last_epoch(sched, out)
@@ -4827,7 +4837,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
+@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
 
 """
     ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm)
@@ -4836,7 +4846,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most
 """
-@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
+@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
 
 """
     ct_clip_grad_value(params, n, clip_value)
@@ -4845,7 +4855,7 @@ Header: ct_clip_grad_norm - scale the gradients of params so that their combined
 
 Header: ct_clip_grad_value - clamp every element of the params' grads into [-clip_value, clip_value], in
 """
-@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
+@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
 
 """
     ct_init_uniform_(t, a, b, gen)
@@ -4854,7 +4864,7 @@ Header: ct_clip_grad_value - clamp every element of the params' grads into [-cli
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
+@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
 
 """
     ct_init_normal_(t, mean, std, gen)
@@ -4863,7 +4873,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
+@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
 
 """
     ct_init_xavier_uniform_(t, gain, gen)
@@ -4872,7 +4882,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_xavier_normal_(t, gain, gen)
@@ -4881,7 +4891,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen)
@@ -4890,7 +4900,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen)
@@ -4899,7 +4909,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_linear_(weight, bias, gen)
@@ -4908,7 +4918,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
 """
-@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
+@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
 
 """
     ct_init_calculate_gain(nonlinearity, param, out)
@@ -4917,7 +4927,7 @@ Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of C
 
 Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
 """
-@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
+@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
 
 """
     ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out)
@@ -4926,4 +4936,4 @@ Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "
 
 Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
 """
-@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
+@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use crate::error::{Error, ErrorKind, Result};
 
-fn write_string(out: &mut String, s: &str) {
+pub(crate) fn write_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
