@@ -21,8 +21,10 @@ inline bool is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c ==
 /// offsets are the file's when the text is part of one.
 class JsonReader {
  public:
-  JsonReader(const uint8_t* p, size_t n, const std::string& context, size_t file_offset, const char* fix)
-      : p_(p), n_(n), context_(context), file_offset_(file_offset), fix_(fix) {}
+  /// allow_nul: strings may hold U+0000 (as \u0000); the safetensors header refuses it in names.
+  JsonReader(const uint8_t* p, size_t n, const std::string& context, size_t file_offset, const char* fix,
+             bool allow_nul = false)
+      : p_(p), n_(n), context_(context), file_offset_(file_offset), fix_(fix), allow_nul_(allow_nul) {}
 
   /// Fails at position at (reported as a file offset), naming the tensor in scope, then the advice.
   [[noreturn]] void fail(size_t at, const std::string& what) const {
@@ -246,7 +248,8 @@ class JsonReader {
       if (lo < 0xdc00 || lo > 0xdfff) fail(at, str("a string (", what, ") has a high surrogate \\u escape without its low half"));
       cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
     }
-    if (cp == 0) fail(at, str("a string (", what, ") holds U+0000, which ctorch does not accept in names or metadata"));
+    if (cp == 0 && !allow_nul_)
+      fail(at, str("a string (", what, ") holds U+0000, which ctorch does not accept in names or metadata"));
     put_utf8(out, cp);
   }
   // One multi-byte UTF-8 sequence starting at pos_ (its lead byte >= 0x80), copied when valid.
@@ -263,6 +266,7 @@ class JsonReader {
   const std::string& context_;
   size_t file_offset_;
   const char* fix_;
+  bool allow_nul_;
   const std::string* scope_ = nullptr;
 };
 

@@ -296,7 +296,8 @@ struct SavedStorage {
 class Writer {
  public:
   Writer(const std::string& structure, const std::vector<Tensor>& tensors, const char* fn)
-      : reader_(reinterpret_cast<const uint8_t*>(structure.data()), structure.size(), context_, 0, kStructureFix),
+      : reader_(reinterpret_cast<const uint8_t*>(structure.data()), structure.size(), context_, 0, kStructureFix,
+                /*allow_nul=*/true),  // a Python string may hold NUL, and loading gives it as \u0000
         tensors_(tensors),
         fn_(fn) {
     context_ = str(fn, ": the structure");
