@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""api_coverage.py - how much of PyTorch's public Python API ctorch's package has, per namespace,
+measured against the torch installed beside it; exits 1 when a figure falls below its floor.
+
+Namespaces: Tensor's methods, the torch.* functions, torch.nn.functional, torch.nn's modules and
+torch.optim's optimizers and lr_schedulers. A name counts when the ctorch object has an attribute of
+that name (dynamic operator methods included); whether it computes torch's numbers is the
+differential suites' job. Left out, deliberately (ctorch has no such tensors, devices or backends):
+sparse and quantized tensors, named tensors, storages, other vendors' devices, and torch internals
+(names starting with "_"). See LEFT_OUT for the patterns and why.
+
+Run it from the repository root with the built package on the path:
+  PYTHONPATH=build/bindings/python /usr/bin/python3 tests/api_coverage.py [--missing NAMESPACE]
+"""
+
+import inspect
+import re
+import sys
+
+import ctorch
+import torch
+
+LEFT_OUT = {
+    r"sparse|to_dense|coalesce|indices$|values$|crow_|col_indices|ccol_|row_indices|_nnz|nnz": "sparse tensors",
+    r"^q_|quantiz|dequantize|int_repr|qscheme|fake_quant|fbgemm|^quantized": "quantized tensors",
+    r"^(names|rename|rename_|refine_names|align_to|align_as|has_names|unflatten_names)$": "named tensors",
+    r"^storage$|^storage_type$|typed_storage|^share_memory_$|^is_shared$|^set_$": "storages (ctorch exposes memory through numpy and DLPack)",
+    r"xpu|ipu|hpu|mps|vulkan|mkldnn|miopen|cudnn|mtia|^is_ort|^ort|^is_xla|^xla|^is_ve$|^ve$|nested|^to_padded": "other devices and backends",
+    r"^is_(conj|neg)$|^conj_physical|^resolve_(conj|neg)|^_conj|view_as_(real|complex)|^imag$|^real$|^angle$|^polar$|^complex$": "complex tensors",
+}
+
+# How many names the package had when each floor was last raised (against torch 1.13): a change that
+# removes a name fails, and an addition should raise its floor. The goal is 95% of each namespace.
+FLOORS = {"Tensor methods": 338, "torch functions": 307, "torch.nn.functional": 42, "torch.nn modules": 33,
+          "torch.optim": 8}
+
+
+def left_out(name):
+    return next((why for pattern, why in LEFT_OUT.items() if re.search(pattern, name, re.IGNORECASE)), None)
+
+
+def public(names):
+    return sorted(n for n in names if not n.startswith("_") and not left_out(n))
+
+
+def namespaces():
+    x = ctorch.zeros(2, 2)
+    tensor = public(dir(torch.Tensor))
+    functions = public(n for n in dir(torch) if callable(getattr(torch, n)) and not inspect.isclass(getattr(torch, n)))
+    functional = public(n for n in dir(torch.nn.functional) if callable(getattr(torch.nn.functional, n))
+                        and getattr(getattr(torch.nn.functional, n), "__module__", "").startswith("torch"))
+    modules = public(n for n in dir(torch.nn) if inspect.isclass(getattr(torch.nn, n))
+                     and issubclass(getattr(torch.nn, n), torch.nn.Module))
+    optim = public(n for n in dir(torch.optim) if inspect.isclass(getattr(torch.optim, n))
+                   and issubclass(getattr(torch.optim, n), torch.optim.Optimizer))
+    sched = torch.optim.lr_scheduler
+    optim += public("lr_scheduler." + n for n in dir(sched)
+                    if inspect.isclass(getattr(sched, n)) and getattr(sched, n).__module__ == sched.__name__)
+
+    def has(obj, dotted):
+        for part in dotted.split("."):
+            if part in dir(type(obj)) or part in getattr(obj, "__dict__", {}):
+                obj = getattr(obj, part, None)
+                continue
+            try:  # names the package makes on demand (every operator: ctorch.erfinv, x.topk)
+                obj = getattr(obj, part)
+            except AttributeError:
+                return False
+        return True
+
+    return {
+        "Tensor methods": (tensor, lambda n: has(x, n)),
+        "torch functions": (functions, lambda n: has(ctorch, n)),
+        "torch.nn.functional": (functional, lambda n: has(ctorch.nn.functional, n)),
+        "torch.nn modules": (modules, lambda n: has(ctorch.nn, n)),
+        "torch.optim": (optim, lambda n: has(ctorch.optim, n)),
+    }
+
+
+def main():
+    missing_of = sys.argv[sys.argv.index("--missing") + 1] if "--missing" in sys.argv else None
+    print(f"ctorch's Python API against torch {torch.__version__} (left out: {', '.join(sorted(set(LEFT_OUT.values())))})")
+    failed = False
+    for name, (names, has) in namespaces().items():
+        present = [n for n in names if has(n)]
+        share = len(present) / len(names)
+        floor = FLOORS[name]
+        mark = "" if len(present) >= floor else f"  BELOW THE FLOOR OF {floor}"
+        failed |= len(present) < floor
+        print(f"  {name:22s} {len(present):4d} of {len(names):4d}  {share:6.1%}{mark}")
+        if missing_of == name:
+            print("    missing: " + " ".join(n for n in names if not has(n)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
