@@ -195,10 +195,15 @@ function save_checkpoint(io::IO, tensors; metadata = nothing)
         GC.@preserve cnames check(L.ct_checkpoint_save_buffer(_cptr(cnames), _cptr(ptrs), length(ptrs),
                                                               meta === nothing ? C_NULL : meta, data, size))
     end
+    return _write_library_bytes(io, data[], size[])
+end
+
+"""Writes the size bytes at data, a buffer the library allocated, to io, then frees it."""
+function _write_library_bytes(io::IO, data::Ptr{UInt8}, size)
     try
-        unsafe_write(io, data[], size[])
+        unsafe_write(io, data, size)
     finally
-        L.ct_string_release(data[])
+        L.ct_string_release(data)
     end
     return nothing
 end

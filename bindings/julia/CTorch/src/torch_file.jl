@@ -103,10 +103,5 @@ function _torch_save(io::IO, structure, ptrs)
     data = Ref{Ptr{UInt8}}(C_NULL)
     size = Ref{Csize_t}(0)
     check(L.ct_torch_save_buffer(structure, _cptr(ptrs), length(ptrs), data, size))
-    try
-        unsafe_write(io, data[], size[])
-    finally
-        L.ct_string_release(data[])
-    end
-    return nothing
+    return _write_library_bytes(io, data[], size[])
 end
