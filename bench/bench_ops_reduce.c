@@ -4,6 +4,8 @@
  *   S3  logsumexp over the rows of (4096, 1024) float32
  *   S4  var over the rows of (4096, 1024) float32
  *   S5  cumsum of 4M int32 (a 1-D scan into int64, the input converted as it is read)
+ *   S6  max.dim over the rows of (4096, 1024) float32: values and indices (argmax, then gather)
+ *   S7  nansum over the rows of (4096, 1024) float32 (where NaN -> 0, then sum)
  * Target (issue 6): at least libtorch's speed on each. */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +19,7 @@
 #define REPS 15
 
 typedef struct {
-  int kind;       /* 0 topk, 1 sort, 2 logsumexp, 3 var, 4 cumsum */
+  int kind;       /* 0 topk, 1 sort, 2 logsumexp, 3 var, 4 cumsum, 5 max.dim, 6 nansum */
   ct_tensor* ct;  /* the input, in ctorch */
   void* lt;       /* the input, in libtorch */
 } job;
@@ -31,7 +33,9 @@ static void ct_run(void* p) {
     case 1: CHECK(ct_tensor_sort(j->ct, -1, 0, &a, &b)); break;
     case 2: CHECK(ct_tensor_logsumexp(j->ct, &dim1, 1, 0, &a)); break;
     case 3: CHECK(ct_tensor_var(j->ct, &dim1, 1, 1.0, 0, &a)); break;
-    default: CHECK(ct_tensor_cumsum(j->ct, 0, NULL, &a)); break;
+    case 4: CHECK(ct_tensor_cumsum(j->ct, 0, NULL, &a)); break;
+    case 5: CHECK(ct_tensor_max_dim(j->ct, 1, 0, &a, &b)); break;
+    default: CHECK(ct_tensor_nansum(j->ct, &dim1, 1, 0, NULL, &a)); break;
   }
   ct_tensor_release(a);
   ct_tensor_release(b);
@@ -45,7 +49,9 @@ static void lt_run(void* p) {
     case 1: lt_reduce_sort(j->lt); break;
     case 2: lt_reduce_logsumexp(j->lt); break;
     case 3: lt_reduce_var(j->lt); break;
-    default: lt_reduce_cumsum(j->lt); break;
+    case 4: lt_reduce_cumsum(j->lt); break;
+    case 5: lt_reduce_max_dim(j->lt); break;
+    default: lt_reduce_nansum(j->lt); break;
   }
 }
 #endif
@@ -77,14 +83,15 @@ int main(void) {
   CHECK(ct_tensor_from_data(m, s2, 2, CT_FLOAT32, &cm));
   CHECK(ct_tensor_from_data(w, s5, 1, CT_FLOAT32, &cw));
   CHECK(ct_tensor_to(cw, CT_INT32, &ci));
-  const char* ids[5] = {"S1", "S2", "S3", "S4", "S5"};
-  const char* names[5] = {"topk 1M float32, k = 1000, largest", "sort 1M float32", "logsumexp (4096, 1024) over dim 1",
-                          "var (4096, 1024) over dim 1", "cumsum 4M int32 -> int64"};
-  for (int kind = 0; kind < 5; ++kind) {
-    job j = {kind, kind < 2 ? cv : kind < 4 ? cm : ci, NULL};
+  const char* ids[7] = {"S1", "S2", "S3", "S4", "S5", "S6", "S7"};
+  const char* names[7] = {"topk 1M float32, k = 1000, largest", "sort 1M float32", "logsumexp (4096, 1024) over dim 1",
+                          "var (4096, 1024) over dim 1", "cumsum 4M int32 -> int64",
+                          "max.dim (4096, 1024) over dim 1 (values, indices)", "nansum (4096, 1024) over dim 1"};
+  for (int kind = 0; kind < 7; ++kind) {
+    job j = {kind, kind < 2 ? cv : kind == 4 ? ci : cm, NULL};
     double c, a = 0;
 #ifdef CTORCH_BENCH_LIBTORCH
-    if (kind < 4) {
+    if (kind != 4) {
       j.lt = kind < 2 ? lt_from_floats(v, n1, 0) : lt_from_floats(m, rows, cols);
     } else {
       void* f = lt_from_floats(w, rows * cols, 0);

@@ -4,9 +4,11 @@
 
 Rows: the cost of `a + b` on 1-element float32 tensors (best of 7 repetitions of 200k calls); one
 forward + backward step of `(x * w + b).sum()` on 1-element tensors with w and b requiring grad
-(best of 7 repetitions of 20k steps); and the wall time of `import X` in fresh interpreters
-(median of 7). Targets are printed beside the ratios (DESIGN.md §13: no timing is asserted
-anywhere)."""
+(best of 7 repetitions of 20k steps); the wall time of `import X` in fresh interpreters (median of
+7); saving and loading a 64 MB state dict (16 float32 tensors of 1M elements) in PyTorch's file
+format through memory (torch.load with weights_only=True; best of 5); and one epoch of a DataLoader
+over a TensorDataset of 16384 rows of 64 float32, batches of 64, in the main process (best of 5).
+Targets are printed beside the ratios (DESIGN.md §13: no timing is asserted anywhere)."""
 
 import statistics
 import subprocess
@@ -38,6 +40,29 @@ def import_ms(module, repeat=7):
     return statistics.median(times) * 1e3
 
 
+def save_load_ms(lib, repeat=5):
+    import io
+
+    state = {f"layer{i}.weight": lib.ones(1024, 1024) * i for i in range(16)}
+
+    def save():
+        buf = io.BytesIO()
+        lib.save(state, buf)
+        return buf.getvalue()
+
+    data = save()
+    load_kw = {"weights_only": True} if lib.__name__ == "torch" else {}
+    s = min(timeit.repeat(save, number=1, repeat=repeat))
+    l_ = min(timeit.repeat(lambda: lib.load(io.BytesIO(data), **load_kw), number=1, repeat=repeat))
+    return s * 1e3, l_ * 1e3
+
+
+def epoch_ms(lib, repeat=5):
+    data = lib.utils.data.TensorDataset(lib.ones(16384, 64), lib.zeros(16384, dtype=lib.long))
+    loader = lib.utils.data.DataLoader(data, batch_size=64, shuffle=True)
+    return min(timeit.repeat(lambda: [None for _ in loader], number=1, repeat=repeat)) * 1e3
+
+
 def main():
     import numpy as np
     import torch
@@ -58,6 +83,14 @@ def main():
     ci, ti = import_ms("ctorch"), import_ms("torch")
     print(f"{'import, fresh process (ms)':34s} {ci:9.1f} {ti:9.1f} {'':>9s}  {ci / ti:12.2f}  "
           f"<= 100 ms {'ok' if ci <= 100 else 'MISS'}")
+    (cs, cl), (ts, tl) = save_load_ms(ctorch), save_load_ms(torch)
+    print(f"{'save 64 MB state dict (ms)':34s} {cs:9.1f} {ts:9.1f} {'':>9s}  {cs / ts:12.2f}  "
+          f"<= torch {'ok' if cs <= ts else 'MISS'}")
+    print(f"{'load it, weights only (ms)':34s} {cl:9.1f} {tl:9.1f} {'':>9s}  {cl / tl:12.2f}  "
+          f"<= torch {'ok' if cl <= tl else 'MISS'}")
+    ce, te = epoch_ms(ctorch), epoch_ms(torch)
+    print(f"{'DataLoader epoch, 256 batches (ms)':34s} {ce:9.1f} {te:9.1f} {'':>9s}  {ce / te:12.2f}  "
+          f"<= torch {'ok' if ce <= te else 'MISS'}")
 
 
 if __name__ == "__main__":

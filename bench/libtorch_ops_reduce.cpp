@@ -17,5 +17,7 @@ void lt_reduce_var(void* a) { at::Tensor r = at::var(t(a), {1}); }
 void* lt_reduce_int32(void* a) { return new at::Tensor(t(a).to(at::kInt)); }
 
 void lt_reduce_cumsum(void* a) { at::Tensor r = at::cumsum(t(a), 0); }
+void lt_reduce_max_dim(void* a) { auto r = at::max(t(a), 1); }
+void lt_reduce_nansum(void* a) { at::Tensor r = at::nansum(t(a), {1}); }
 
 }  // extern "C"

@@ -15,6 +15,8 @@ void lt_reduce_logsumexp(void* a);            /* at::logsumexp(a, {1}) */
 void lt_reduce_var(void* a);                  /* at::var(a, {1}) (unbiased) */
 void* lt_reduce_int32(void* a);               /* a converted to int32, a new tensor (lt_release) */
 void lt_reduce_cumsum(void* a);               /* at::cumsum(a, 0) */
+void lt_reduce_max_dim(void* a);              /* at::max(a, 1): values and indices */
+void lt_reduce_nansum(void* a);               /* at::nansum(a, {1}) */
 
 #ifdef __cplusplus
 }

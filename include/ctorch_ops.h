@@ -1461,8 +1461,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_replication_pad3d(const ct_tensor* self,
  *   dtype    NULL for None.
  *   out      a new reference on CT_OK, else NULL.
  *
- * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
- * bitwise. ct_op_call name: "nansum".
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "nansum".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_nansum(const ct_tensor* self, const int64_t* dim, size_t dim_len,
                                                int keepdim, const ct_dtype* dtype, ct_tensor** out);

@@ -1,7 +1,7 @@
-// reduce.cpp - sum, mean, prod, amax, amin over a list of dims, and argmax, argmin over one dim.
-// Meta functions fix the output sizes and dtype; the CPU compute lays the input out as rows of
-// the reduced elements and runs the reduction engine (cpu/reduce.h). nansum and nanmean are
-// composites over sum.
+// reduce.cpp - sum, nansum, mean, prod, amax, amin over a list of dims, and argmax, argmin over
+// one dim. Meta functions fix the output sizes and dtype; the CPU compute lays the input out as
+// rows of the reduced elements and runs the reduction engine (cpu/reduce.h). nanmean is a
+// composite over nansum.
 #include <cmath>
 #include <limits>
 
@@ -30,6 +30,16 @@ template <typename T> struct SumOp {
   using acc_t = sum_acc_t<T>;
   static acc_t identity() { return acc_t(0); }
   static acc_t step(acc_t a, T x, int64_t) { return a + acc_t(M<T>(x)); }
+  static acc_t merge(acc_t a, acc_t b) { return a + b; }
+};
+template <typename T> struct NanSumOp {  // NaN counts as zero
+  using acc_t = sum_acc_t<T>;
+  static acc_t identity() { return acc_t(0); }
+  // v == v is false for NaN only: a select, not a branch, so the engine's lanes vectorize.
+  static acc_t step(acc_t a, T x, int64_t) {
+    const acc_t v = acc_t(M<T>(x));
+    return a + (v == v ? v : acc_t(0));
+  }
   static acc_t merge(acc_t a, acc_t b) { return a + b; }
 };
 template <typename T> struct ProdOp {
@@ -72,16 +82,17 @@ template <typename T, bool Max> struct ArgOp {  // first index of the extremum; 
   static acc_t step(acc_t a, T x, int64_t i) { return merge(a, acc_t{M<T>(x), i}); }
 };
 
-enum class Kind { Sum, Mean, Prod, Amax, Amin, Argmax, Argmin };
+enum class Kind { Sum, Mean, Prod, Amax, Amin, Argmax, Argmin, NanSum };
 
 template <Kind K>
 constexpr const char* kind_name() {
-  constexpr const char* names[] = {"sum", "mean", "prod", "amax", "amin", "argmax", "argmin"};
+  constexpr const char* names[] = {"sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "nansum"};
   return names[static_cast<int>(K)];
 }
 
 // <name>.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 // argmax/argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+// nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 template <Kind K>
 void reduce_meta(const Frame& f, MetaResult& m) {
   constexpr bool arg = K == Kind::Argmax || K == Kind::Argmin;
@@ -111,7 +122,12 @@ void reduce_meta(const Frame& f, MetaResult& m) {
                  " of size 0 (input ", a.sym_sizes(), "). Reduce over non-empty dims");
   }
   DType out = a.dtype();
-  if (K == Kind::Sum || K == Kind::Prod) out = is_integral(out, true) ? DType::Int64 : out;
+  if (K == Kind::Sum || K == Kind::Prod || K == Kind::NanSum) out = is_integral(out, true) ? DType::Int64 : out;
+  if (K == Kind::NanSum && !f.arg(3).is_none()) {
+    out = f.arg(3).dtype();
+    CT_CHECK(out != DType::Bool, CT_ERROR_DTYPE, "nansum: dtype bool cannot hold a sum (input ", a.sym_sizes(), " ",
+             a.dtype(), "). Pass an integer or floating dtype");
+  }
   if (K == Kind::Mean)
     CT_CHECK(is_floating(out), CT_ERROR_DTYPE, "mean: needs a floating input, got ", out, " (", a.sym_sizes(),
              "). Convert with to(float32) first");
@@ -121,8 +137,26 @@ void reduce_meta(const Frame& f, MetaResult& m) {
 }
 
 template <Kind K>
-void reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+void reduce_cpu(const Frame& f, const MetaResult& m, Tensor* outs);
+
+// nansum's dtype argument: the input converted to it first, as torch does, and the sum written
+// through a temporary when the engine's result dtype (int64 for integers) is not it.
+void nansum_with_dtype(const Frame& f, const MetaResult& m, Tensor* outs) {
+  const Tensor x = to(Tensor::borrow(&f.tensor(0)), f.arg(3).dtype());
+  const Value args[] = {Value(x), f.arg(1), f.arg(2), Value()};
+  Frame g{f.op, args, 4, f.keys, nullptr, 0};
+  const DType natural = is_integral(x->dtype(), true) ? DType::Int64 : x->dtype();
+  if (natural == outs[0]->dtype()) return reduce_cpu<Kind::NanSum>(g, m, outs);
+  Tensor tmp[1] = {Tensor::adopt(TensorImpl::empty(outs[0]->sizes(), natural, outs[0]->device()))};
+  reduce_cpu<Kind::NanSum>(g, m, tmp);
+  copy_(outs[0], tmp[0]);
+}
+
+template <Kind K>
+void reduce_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   constexpr bool arg = K == Kind::Argmax || K == Kind::Argmin;
+  if constexpr (K == Kind::NanSum)
+    if (!f.arg(3).is_none() && f.arg(3).dtype() != f.tensor(0).dtype()) return nansum_with_dtype(f, m, outs);
   const TensorImpl& a = f.tensor(0);
   const int64_t nd = static_cast<int64_t>(a.dim());
   bool all = false;
@@ -132,8 +166,8 @@ void reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   visit_dtype(a.dtype(), kind_name<K>(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto run = [&](auto op, auto* dst, auto finish) { run_reduction<decltype(op), T>(l, dst, finish); };
-    if constexpr (K == Kind::Sum || K == Kind::Prod) {
-      using Op = std::conditional_t<K == Kind::Sum, SumOp<T>, ProdOp<T>>;
+    if constexpr (K == Kind::Sum || K == Kind::Prod || K == Kind::NanSum) {
+      using Op = std::conditional_t<K == Kind::Sum, SumOp<T>, std::conditional_t<K == Kind::Prod, ProdOp<T>, NanSumOp<T>>>;
       using O = std::conditional_t<std::is_floating_point<M<T>>::value, T, int64_t>;
       run(Op(), outs[0]->data_as<O>(), [](auto acc) { return cpu::cast_value<O>(acc); });
     } else if constexpr (K == Kind::Mean) {
@@ -205,35 +239,24 @@ void extremum_backward(GradCtx& c) {
   c.set("self", mul(expand_back(c, op, c.grad()), share));
 }
 
-// ---- nansum / nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)
-// NaN counts as zero in the sum, and nanmean divides by how many elements are not NaN. The
-// derivative is where's and sum's: no gradient reaches a NaN.
-
-Tensor nansum_of(const Frame& f, const Tensor& x) {
-  const OptionalIntArrayRef dims = f.arg(1).is_none() ? OptionalIntArrayRef() : OptionalIntArrayRef(f.arg(1).int_list());
-  if (!is_floating(x->dtype())) return sum(x, dims, f.arg(2).to_bool());
-  return sum(where(isnan(x), zeros({}, x->dtype(), x->device()), x), dims, f.arg(2).to_bool());
+// nansum: the gradient reaches the elements that are not NaN.
+void nansum_backward(GradCtx& c) {
+  const Tensor x = c.saved("self");
+  c.set("self", mul(expand_back(c, "nansum", c.grad()), logical_not(isnan(x))));
 }
 
-Tensor with_dtype(const Frame& f, const char* op) {
-  const Tensor x = Tensor::borrow(&f.tensor(0));
-  if (f.arg(3).is_none()) return x;
-  const DType d = f.arg(3).dtype();
-  CT_CHECK(d != DType::Bool, CT_ERROR_DTYPE, op, ": dtype bool cannot hold a sum (input ", x->sym_sizes(), " ",
-           x->dtype(), "). Pass an integer or floating dtype");
-  return to(x, d);
-}
-
-void nansum_kernel(void*, Frame& f) { f.outs[0] = nansum_of(f, with_dtype(f, "nansum")); }
-
-// As torch, the input itself must be floating: dtype picks the precision, not a conversion.
+// nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None): nansum over
+// how many elements are not NaN. As torch, the input itself must be floating (dtype picks the
+// precision, not a conversion); the derivative is nansum's and div's.
 void nanmean_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
   CT_CHECK(is_floating(a.dtype()), CT_ERROR_DTYPE, "nanmean: needs a floating input, got ", a.dtype(), " (",
            a.sym_sizes(), "). Convert with to(float32) first");
-  const Tensor x = with_dtype(f, "nanmean");
+  const Tensor x = Tensor::borrow(&a);
   const OptionalIntArrayRef dims = f.arg(1).is_none() ? OptionalIntArrayRef() : OptionalIntArrayRef(f.arg(1).int_list());
-  f.outs[0] = div(nansum_of(f, x), sum(logical_not(isnan(x)), dims, f.arg(2).to_bool()));
+  const bool keepdim = f.arg(2).to_bool();
+  const std::optional<DType> dtype = f.arg(3).is_none() ? std::nullopt : std::optional<DType>(f.arg(3).dtype());
+  f.outs[0] = div(nansum(x, dims, keepdim, dtype), sum(logical_not(isnan(x)), dims, keepdim));
 }
 
 }  // namespace
@@ -254,7 +277,7 @@ void define_reductions(Registry& r) {
   define_reduction<Kind::Argmin>(r, "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
       .not_differentiable();
   const std::string nan_list = "(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor";
-  r.def("nansum" + nan_list).composite(nansum_kernel);
+  define_reduction<Kind::NanSum>(r, "nansum" + nan_list).derivative(nansum_backward, save("self"));
   r.def("nanmean" + nan_list).composite(nanmean_kernel);
 }
 

@@ -4323,7 +4323,7 @@ The operator `nansum`:
 
     nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-Derivative: implicit. Returns a `Tensor`.
+Derivative: defined. Returns a `Tensor`.
 """
 nansum(args...; kwargs...) = call_overloads("nansum", OVERLOADS["nansum"], args, kwargs)
 
