@@ -86,7 +86,7 @@ int main(void) {
   const char* ids[7] = {"S1", "S2", "S3", "S4", "S5", "S6", "S7"};
   const char* names[7] = {"topk 1M float32, k = 1000, largest", "sort 1M float32", "logsumexp (4096, 1024) over dim 1",
                           "var (4096, 1024) over dim 1", "cumsum 4M int32 -> int64",
-                          "max.dim (4096, 1024) over dim 1 (values, indices)", "nansum (4096, 1024) over dim 1"};
+                          "max.dim (4096, 1024) dim 1, values + indices", "nansum (4096, 1024) over dim 1"};
   for (int kind = 0; kind < 7; ++kind) {
     job j = {kind, kind < 2 ? cv : kind == 4 ? ci : cm, NULL};
     double c, a = 0;

@@ -79,7 +79,15 @@ template <typename T, bool Max> struct ArgOp {  // first index of the extremum; 
     if (a.v == b.v) return a.i < b.i ? a : b;
     return (Max ? b.v > a.v : b.v < a.v) ? b : a;
   }
-  static acc_t step(acc_t a, T x, int64_t i) { return merge(a, acc_t{M<T>(x), i}); }
+  // x at index i joins a fold of lower indices (a lane runs upwards), so a tie keeps a and only
+  // a NaN joining a NaN-free fold replaces it. Written as selects, not branches, so that the
+  // engine's lanes vectorize; merge combines the lanes with the full rule.
+  static acc_t step(acc_t a, T x, int64_t i) {
+    const M<T> v = M<T>(x);
+    const bool a_nan = a.v != a.v, x_nan = v != v;
+    const bool take = (a.i < 0) | ((!a_nan) & (x_nan | (Max ? v > a.v : v < a.v)));
+    return {take ? v : a.v, take ? i : a.i};
+  }
 };
 
 enum class Kind { Sum, Mean, Prod, Amax, Amin, Argmax, Argmin, NanSum };
