@@ -1,9 +1,11 @@
 // torch_file.cpp - ct_torch_*: PyTorch checkpoint files through the C ABI (src/io/torch_file.cpp
 // does the work; Note [A PyTorch file's structure]).
+#include <cstring>
 #include <memory>
 
 #include "capi/handle.h"
 #include "capi/tagged_handle.h"
+#include "core/fault_injection.h"
 #include "io/checkpoint.h"
 #include "io/torch_file.h"
 
@@ -123,10 +125,20 @@ ct_status ct_torch_save_buffer(const char* structure, const ct_tensor* const* te
     capi::require_out(size, fn, "size");
     const std::string s = structure_arg(structure, fn);
     const std::vector<Tensor> ts = capi::tensor_list(tensors, n, fn, "tensors", false);
-    std::string bytes;
-    io::write_torch_file(s, ts, [&](const void* p, size_t k) { bytes.append(static_cast<const char*>(p), k); }, fn);
-    *data = capi::copy_string(bytes);  // malloc'ed, as ct_string_release expects
-    *size = bytes.size();
+    // The size first (no data read), then the bytes straight into the buffer the caller frees.
+    const uint64_t total = io::torch_file_size(s, ts, fn);
+    CT_CHECK(total < SIZE_MAX, CT_ERROR_OUT_OF_MEMORY, fn, ": the file would hold ", total, " bytes");
+    std::unique_ptr<char, void (*)(void*)> out(static_cast<char*>(ct::fault::malloc(static_cast<size_t>(total) + 1)),
+                                               &std::free);
+    if (!out) throw std::bad_alloc();
+    size_t at = 0;
+    io::write_torch_file(s, ts, [&](const void* p, size_t k) {
+      CT_CHECK(at + k <= total, CT_ERROR_INTERNAL, fn, ": the file grew between its two writes");
+      std::memcpy(out.get() + at, p, k);
+      at += k;
+    }, fn);
+    *data = out.release();  // malloc'ed, as ct_string_release expects
+    *size = static_cast<size_t>(total);
   });
 }
 

@@ -502,8 +502,11 @@ TorchFile load_torch_file(const uint8_t* bytes, size_t size, const std::string& 
   return out;
 }
 
-void write_torch_file(const std::string& structure, const std::vector<Tensor>& tensors, const ByteSink& sink,
-                      const char* fn) {
+namespace {
+
+// with_data false: the same bytes counted, not made (no CRC, no storage read), for a buffer's size.
+void write_file(const std::string& structure, const std::vector<Tensor>& tensors, const ByteSink& sink, const char* fn,
+                bool with_data) {
   autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);
   Writer writer(structure, tensors, fn);
   const std::string pickle = writer.pickle();  // checks everything before a byte is written
@@ -514,12 +517,26 @@ void write_torch_file(const std::string& structure, const std::vector<Tensor>& t
   for (size_t k = 0; k < storages.size(); ++k) {
     const SavedStorage& s = storages[k];
     const void* data = s.impl ? s.impl->data() : s.owner->data();
-    zip.add(str("archive/data/", k), s.nbytes, crc32(0, data, s.nbytes), [&](const ZipWriter::Sink& out) {
-      if (s.nbytes) out(data, s.nbytes);
-    });
+    zip.add(str("archive/data/", k), s.nbytes, with_data ? crc32(0, data, s.nbytes) : 0,
+            [&](const ZipWriter::Sink& out) {
+              if (s.nbytes) out(with_data ? data : nullptr, s.nbytes);
+            });
   }
   zip.add("archive/version", "3\n");
   zip.finish();
+}
+
+}  // namespace
+
+void write_torch_file(const std::string& structure, const std::vector<Tensor>& tensors, const ByteSink& sink,
+                      const char* fn) {
+  write_file(structure, tensors, sink, fn, true);
+}
+
+uint64_t torch_file_size(const std::string& structure, const std::vector<Tensor>& tensors, const char* fn) {
+  uint64_t n = 0;
+  write_file(structure, tensors, [&](const void*, size_t k) { n += k; }, fn, false);
+  return n;
 }
 
 }  // namespace ct::io

@@ -45,4 +45,8 @@ TorchFile load_torch_file(const uint8_t* bytes, size_t size, const std::string& 
 void write_torch_file(const std::string& structure, const std::vector<Tensor>& tensors, const ByteSink& sink,
                       const char* fn);
 
+/// How many bytes write_torch_file writes for these arguments (checked as it checks them), without
+/// reading the tensors' data: the size of a buffer to write into.
+uint64_t torch_file_size(const std::string& structure, const std::vector<Tensor>& tensors, const char* fn);
+
 }  // namespace ct::io

@@ -22,14 +22,18 @@ uint64_t le64(const uint8_t* p) { return le32(p) | static_cast<uint64_t>(le32(p 
   fail(CT_ERROR_FORMAT, str(context, ": ", what, ", at byte ", at, ". ", kFix));
 }
 
+// Slicing by 8: v[k][b] is the CRC of byte b followed by k zero bytes, so eight bytes fold in
+// with eight independent lookups (about 8x the byte-at-a-time loop; checkpoints are gigabytes).
 struct Table {
-  uint32_t v[256];
+  uint32_t v[8][256];
   Table() {
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
       for (int k = 0; k < 8; ++k) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      v[i] = c;
+      v[0][i] = c;
     }
+    for (uint32_t i = 0; i < 256; ++i)
+      for (int k = 1; k < 8; ++k) v[k][i] = v[0][v[k - 1][i] & 0xff] ^ (v[k - 1][i] >> 8);
   }
 };
 
@@ -62,7 +66,12 @@ uint32_t crc32(uint32_t crc, const void* data, size_t n) {
   static const Table t;
   const uint8_t* p = static_cast<const uint8_t*>(data);
   crc = ~crc;
-  for (size_t i = 0; i < n; ++i) crc = t.v[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  for (; n >= 8; n -= 8, p += 8) {
+    const uint32_t lo = crc ^ (uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24);
+    crc = t.v[7][lo & 0xff] ^ t.v[6][(lo >> 8) & 0xff] ^ t.v[5][(lo >> 16) & 0xff] ^ t.v[4][lo >> 24] ^
+          t.v[3][p[4]] ^ t.v[2][p[5]] ^ t.v[1][p[6]] ^ t.v[0][p[7]];
+  }
+  for (; n > 0; --n, ++p) crc = t.v[0][(crc ^ *p) & 0xff] ^ (crc >> 8);
   return ~crc;
 }
 

@@ -289,7 +289,13 @@ def rsub(input, other, alpha=1):
 
 def __getattr__(name):
     """Every built-in operator without a wrapper above is a function of the package under its
-    PyTorch name (ctorch.erfinv(x), ctorch.index_add(x, 0, index, source)), through the boxed call."""
+    PyTorch name (ctorch.erfinv(x), ctorch.index_add(x, 0, index, source)), through the boxed call.
+    ctorch.utils is imported on first use (multiprocessing, which the DataLoader needs, is slow to
+    import)."""
+    if name == "utils":
+        import importlib
+
+        return importlib.import_module(".utils", __name__)
     if not name.startswith("_") and _builtins.any(o["builtin"] for o in ops.overloads(name)):
         return ops.function(name)
     raise AttributeError(f"module 'ctorch' has no attribute '{name}'")
@@ -326,5 +332,3 @@ def metric(name):
 
 __all__ += ["save_file", "load_file"]  # checkpoints (ctorch.safetensors)
 
-# Last: ctorch.utils.data builds on the functions above.
-from . import utils  # noqa: E402

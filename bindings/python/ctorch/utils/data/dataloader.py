@@ -9,7 +9,6 @@ An exception in a worker is raised in the main process, naming the worker; a wor
 raises RuntimeError there."""
 
 import itertools
-import multiprocessing
 import queue
 import random
 import traceback
@@ -127,6 +126,8 @@ class _Workers:
     """The worker processes of one loader, with a task queue each and one result queue."""
 
     def __init__(self, loader, fetcher):
+        import multiprocessing  # here: slow to import, and only workers need it
+
         ctx = loader.multiprocessing_context
         if ctx is None:
             ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
