@@ -154,9 +154,14 @@ class Loader : public PicklePolicy {
 
  private:
   [[noreturn]] void fail(size_t at, const std::string& what) const {
-    ct::fail(CT_ERROR_FORMAT, str(context_, ": ", what, ", at byte ", at, " of the pickle. ",
-                                  "Save it again with torch.save, or load it with torch.load where its code can run"));
+    ct::fail(CT_ERROR_FORMAT, str(context_, ": ", what, ", at byte ", at, " of the pickle. ", kAdvice));
   }
+  // A failure of the object the pickle built, which has no one byte to blame.
+  [[noreturn]] void fail_object(const std::string& what) const {
+    ct::fail(CT_ERROR_FORMAT, str(context_, ": ", what, ". ", kAdvice));
+  }
+  static constexpr const char* kAdvice =
+      "Save it again with torch.save, or load it with torch.load where its code can run";
   static bool is_object(const PickleRef& v, const char* what) { return v->kind == Kind::Object && v->s == what; }
   static bool int_tuple(const PickleRef& v, std::vector<int64_t>* out) {
     if (v->kind != Kind::Tuple || v->items.size() > kMaxDims) return false;
@@ -200,10 +205,10 @@ class Loader : public PicklePolicy {
 
   // path: the keys and positions from the root to v, '.'-joined (TorchFile::names).
   void emit(const PickleRef& v, std::string& out, int depth, std::string& path) {
-    if (depth > kMaxDepth) fail(0, str("the saved object nests more than ", kMaxDepth, " deep"));
+    if (depth > kMaxDepth) fail_object(str("the saved object nests more than ", kMaxDepth, " deep"));
     const bool container = v->kind == Kind::List || v->kind == Kind::Tuple || v->kind == Kind::Dict;
     if (container && !seen_.insert(v.get()).second)
-      fail(0, "a list, tuple or dict appears twice in the saved object (shared or cyclic), which ctorch does not load");
+      fail_object("a list, tuple or dict appears twice in the saved object (shared or cyclic), which ctorch does not load");
     switch (v->kind) {
       case Kind::None: out += "null"; return;
       case Kind::Bool: out += v->b ? "true" : "false"; return;
@@ -262,9 +267,9 @@ class Loader : public PicklePolicy {
           out += str("{\"tensor\":", it->second, "}");
           return;
         }
-        fail(0, "a storage is saved by itself, not as a tensor's");
-      case Kind::Bytes: fail(0, "the saved object holds bytes, which ctorch does not load");
-      case Kind::Global: fail(0, str("the saved object holds '", v->s, "' itself, not a value it made"));
+        fail_object("a storage is saved by itself, not as a tensor's");
+      case Kind::Bytes: fail_object("the saved object holds bytes, which ctorch does not load");
+      case Kind::Global: fail_object(str("the saved object holds '", v->s, "' itself, not a value it made"));
     }
   }
 

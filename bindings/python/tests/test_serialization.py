@@ -198,3 +198,14 @@ def test_damaged_and_foreign_files_are_format_errors(tmp_path):
         ctorch.load(io.BytesIO(legacy.getvalue()))
     with pytest.raises(ctorch.FormatError, match="data.pkl"):
         ctorch.load(io.BytesIO(_zip_with_pickle(b"", name="x").replace(b"x/data.pkl", b"x/other.pk")))
+
+
+def test_shared_or_cyclic_containers_are_refused():
+    cyclic = []
+    cyclic.append(cyclic)
+    shared = [1]
+    for obj in (cyclic, [shared, shared]):
+        with pytest.raises(ctorch.FormatError, match="appears twice"):
+            ctorch.load(io.BytesIO(_zip_with_pickle(pickle.dumps(obj, protocol=2))))
+    with pytest.raises(ctorch.FormatError, match="holds bytes"):
+        ctorch.load(io.BytesIO(_zip_with_pickle(pickle.dumps({"b": b"raw"}, protocol=3))))
