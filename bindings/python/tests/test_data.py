@@ -212,6 +212,13 @@ def test_persistent_workers_serve_every_epoch():
     pids = {p.pid for p in loader._workers.procs}
     list(loader)
     assert {p.pid for p in loader._workers.procs} == pids
+    # An epoch left early leaves answers in flight; the next epoch (another order) must not see them.
+    shuffled = ctorch.utils.data.DataLoader(tensors(ctorch), batch_size=2, shuffle=True, num_workers=2,
+                                            persistent_workers=True)
+    for _ in range(5):
+        for batch in shuffled:
+            break
+        assert sorted(i for b in shuffled for i in b[1].tolist()) == list(range(10))
 
 
 def test_a_training_loop_over_a_loader_matches_torch():

@@ -136,6 +136,7 @@ class _Workers:
         self.results = ctx.Queue()
         self.tasks = [ctx.Queue() for _ in range(loader.num_workers)]
         self.timeout = loader.timeout
+        self.next_number = 0  # the number of the next task (see DataLoader._run)
         base_seed = int(_random.randint(0, 2 ** 62, (), generator=loader.generator).item())
         self.procs = []
         for i in range(loader.num_workers):
@@ -298,13 +299,14 @@ class DataLoader:
                 workers.shutdown()
 
     def _run(self, workers):
+        # Tasks are numbered across epochs: a persistent worker may still answer a task of an epoch
+        # the loop left early, and that answer (numbered below this epoch's first) is dropped.
         n = self.num_workers
         indices = self._index_stream()
         live = list(range(n))  # workers that may still have batches (all, for map-style datasets)
         turn = itertools.count()
-        sent, done = 0, {}
-        next_out = 0
-        owner = {}
+        first = sent = next_out = workers.next_number
+        done, owner = {}, {}
 
         def send():
             nonlocal sent
@@ -315,13 +317,14 @@ class DataLoader:
                     task = next(indices)
                 except StopIteration:
                     return False
-                worker = live[sent % n]
+                worker = live[(sent - first) % n]
             else:
                 task = None
                 worker = live[next(turn) % len(live)]
             owner[sent] = worker
             workers.tasks[worker].put(("task", sent, task))
             sent += 1
+            workers.next_number = sent
             return True
 
         for _ in range(self.prefetch_factor * n):
@@ -330,7 +333,8 @@ class DataLoader:
         while next_out < sent:
             while next_out not in done:
                 number, data = workers.get()
-                done[number] = data
+                if number >= first:
+                    done[number] = data
             data = done.pop(next_out)
             worker = owner.pop(next_out)
             next_out += 1
