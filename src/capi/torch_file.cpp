@@ -109,8 +109,8 @@ ct_status ct_torch_save(const char* path, const char* structure, const ct_tensor
     CT_CHECK(path, CT_ERROR_INVALID_ARGUMENT, fn, ": path is NULL");
     const std::string s = structure_arg(structure, fn);
     const std::vector<Tensor> ts = capi::tensor_list(tensors, n, fn, "tensors", false);
-    // The pickle is built and checked before the file is created (write_torch_file's promise), so
-    // a bad structure leaves no temporary behind either.
+    // Checked in full (without reading data) before the temporary file is created, as ctorch.h says.
+    (void)io::torch_file_size(s, ts, fn);
     io::write_file_atomically(path, fn, [&](const io::ByteSink& sink) { io::write_torch_file(s, ts, sink, fn); });
   });
 }

@@ -5,6 +5,8 @@
  * and files PyTorch must load, are the Python suite's (bindings/python/tests/test_serialization.py). */
 #include "capi_test.h" /* first: it selects POSIX 2008 (mkdtemp) */
 
+#include <dirent.h>
+
 static const char* scratch(const char* name) {
   static char dir[256], path[512];
   if (!dir[0]) {
@@ -140,8 +142,20 @@ static void test_save_to_a_path_replaces_it(void) {
   CHECK_OK(ct_torch_load(path, &f));
   CHECK(strcmp(structure_of(f), "{\"dict\":[[\"a\",{\"tensor\":0}]]}") == 0);
   ct_torch_file_release(f);
-  /* A bad structure fails before the file is touched. */
+  /* A bad structure fails before the file is touched, and before any temporary is made. */
   CHECK_STATUS(ct_torch_save(path, "{\"tensor\": 1}", ts, 1), CT_ERROR_FORMAT);
+  {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    DIR* d = opendir(dir);
+    CHECK(d != NULL);
+    int entries = 0;
+    for (struct dirent* e; d && (e = readdir(d)) != NULL;)
+      if (e->d_name[0] != '.') entries += strcmp(e->d_name, "model.pt") == 0 ? 1 : 100;
+    if (d) closedir(d);
+    CHECK(entries == 1); /* model.pt, and no "model.pt.tmp.*" */
+  }
   CHECK_OK(ct_torch_load(path, &f));
   CHECK(strcmp(structure_of(f), "{\"dict\":[[\"a\",{\"tensor\":0}]]}") == 0);
   ct_torch_file_release(f);
