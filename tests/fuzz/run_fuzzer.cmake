@@ -20,11 +20,22 @@ message(STATUS "${FUZZER}: seed ${SEED} (replay this run with -seed=${SEED}, or 
 file(REMOVE_RECURSE ${SCRATCH}/corpus)
 file(MAKE_DIRECTORY ${SCRATCH})
 file(COPY ${SEEDS}/ DESTINATION ${SCRATCH}/corpus)
+# The log goes to a file, not to CTest: a CI excerpt of the output is short, and libFuzzer's
+# progress lines would push out the report that matters. What is printed is the log's last lines:
+# the final statistics, or the sanitizer's report and the promise of ctorch.h that was broken.
 execute_process(
   COMMAND ${FUZZER} ${SCRATCH}/corpus -max_total_time=${SECONDS} -seed=${SEED} -timeout=10 -rss_limit_mb=2048
           -malloc_limit_mb=4096 -print_final_stats=1 -artifact_prefix=${SCRATCH}/
+  OUTPUT_FILE ${SCRATCH}/fuzzer.log ERROR_FILE ${SCRATCH}/fuzzer.log
   RESULT_VARIABLE rc)
+# (tail, not file(STRINGS): libFuzzer's lines hold unbalanced brackets, which CMake lists mangle)
+execute_process(COMMAND tail -n 40 ${SCRATCH}/fuzzer.log OUTPUT_VARIABLE last)
+message(STATUS "the last lines of ${SCRATCH}/fuzzer.log:\n${last}")
 if(NOT rc EQUAL 0)
+  # What went wrong, in a few lines: the broken promise, the sanitizer's or libFuzzer's verdict.
+  execute_process(COMMAND grep -E "^(fuzz_[a-z_]+: |==[0-9]+==.*ERROR|SUMMARY: |ERROR: libFuzzer|.*Sanitizer)"
+                          ${SCRATCH}/fuzzer.log OUTPUT_VARIABLE verdict)
+  message(STATUS "verdict:\n${verdict}")
   file(GLOB findings ${SCRATCH}/crash-* ${SCRATCH}/leak-* ${SCRATCH}/timeout-* ${SCRATCH}/oom-* ${SCRATCH}/slow-unit-*)
   foreach(f ${findings})
     file(READ ${f} bytes HEX)
