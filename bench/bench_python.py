@@ -63,6 +63,26 @@ def epoch_ms(lib, repeat=5):
     return min(timeit.repeat(lambda: [None for _ in loader], number=1, repeat=repeat)) * 1e3
 
 
+def nn_function_ms(lib, repeat=7):
+    """Functions of torch.nn.functional and torch that models and data code call, on sizes of a
+    batch: ms for each, the best of `repeat` runs of 5 calls."""
+    g = lib.Generator().manual_seed(0)
+    a, b = lib.randn(1024, 64, generator=g), lib.randn(512, 64, generator=g)
+    rows = lib.randn(4096, 256, generator=g)
+    scores = lib.randn(512, 1024, generator=g)
+    labels = lib.randint(0, 100, (65536,), generator=g)
+    image = lib.randn(16, 64, 32, 32, generator=g)
+    F = lib.nn.functional
+    calls = {
+        "cdist 1024x64 vs 512x64": lambda: lib.cdist(a, b),
+        "cosine_similarity 4096x256 rows": lambda: F.cosine_similarity(rows, rows.flip(0)),
+        "logcumsumexp 512x1024 over dim 1": lambda: lib.logcumsumexp(scores, 1),
+        "one_hot 65536 labels, 100 classes": lambda: F.one_hot(labels, 100),
+        "pixel_shuffle 16x64x32x32, r=2": lambda: F.pixel_shuffle(image, 2),
+    }
+    return {name: min(timeit.repeat(f, number=5, repeat=repeat)) / 5 * 1e3 for name, f in calls.items()}
+
+
 def main():
     import numpy as np
     import torch
@@ -91,6 +111,10 @@ def main():
     ce, te = epoch_ms(ctorch), epoch_ms(torch)
     print(f"{'DataLoader epoch, 256 batches (ms)':34s} {ce:9.1f} {te:9.1f} {'':>9s}  {ce / te:12.2f}  "
           f"<= torch {'ok' if ce <= te else 'MISS'}")
+    cf, tf = nn_function_ms(ctorch), nn_function_ms(torch)
+    for name in cf:
+        print(f"{name + ' (ms)':34s} {cf[name]:9.2f} {tf[name]:9.2f} {'':>9s}  {cf[name] / tf[name]:12.2f}  "
+              f"<= torch {'ok' if cf[name] <= tf[name] else 'MISS'}")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,48 @@ extern "C" {
 #endif
 
 /*
+ * ct_tensor_logspace - logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   base    PyTorch's default: 10.0.
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "logspace".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_logspace(const ct_scalar* start, const ct_scalar* end, int64_t steps,
+                                                 double base, const ct_dtype* dtype, const char* device,
+                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_tril_indices - tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   offset  PyTorch's default: 0.
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "tril_indices".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_tril_indices(int64_t row, int64_t col, int64_t offset,
+                                                     const ct_dtype* dtype, const char* device,
+                                                     ct_tensor** out);
+
+/*
+ * ct_tensor_triu_indices - triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   offset  PyTorch's default: 0.
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "triu_indices".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_triu_indices(int64_t row, int64_t col, int64_t offset,
+                                                     const ct_dtype* dtype, const char* device,
+                                                     ct_tensor** out);
+
+/*
  * ct_tensor_copy_ - copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)
  *
  * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
@@ -1180,6 +1222,114 @@ CT_API CT_NODISCARD ct_status ct_tensor_elu_(ct_tensor* self, const ct_scalar* a
                                              const ct_scalar* input_scale);
 
 /*
+ * ct_tensor_celu - celu(Tensor self, Scalar alpha=1.0) -> Tensor
+ *
+ *   alpha  NULL for 1.0.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "celu".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_celu(const ct_tensor* self, const ct_scalar* alpha, ct_tensor** out);
+
+/*
+ * ct_tensor_relu6 - relu6(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "relu6".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_relu6(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_hardshrink - hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+ *
+ *   lambd  NULL for 0.5.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "hardshrink".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_hardshrink(const ct_tensor* self, const ct_scalar* lambd,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_softshrink - softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+ *
+ *   lambd  NULL for 0.5.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "softshrink".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_softshrink(const ct_tensor* self, const ct_scalar* lambd,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_log_sigmoid - log_sigmoid(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "log_sigmoid".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_log_sigmoid(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_threshold - threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "threshold".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_threshold(const ct_tensor* self, const ct_scalar* threshold,
+                                                  const ct_scalar* value, ct_tensor** out);
+
+/*
+ * ct_tensor_softsign - softsign(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "softsign".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_softsign(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_tanhshrink - tanhshrink(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "tanhshrink".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_tanhshrink(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_glu - glu(Tensor self, int dim=-1) -> Tensor
+ *
+ *   dim  PyTorch's default: -1.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "glu".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_glu(const ct_tensor* self, int64_t dim, ct_tensor** out);
+
+/*
+ * ct_tensor_prelu - prelu(Tensor self, Tensor weight) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "prelu".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_prelu(const ct_tensor* self, const ct_tensor* weight,
+                                              ct_tensor** out);
+
+/*
  * ct_tensor_leaky_relu_ - leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
  *
  *   negative_slope  NULL for 0.01.
@@ -1268,6 +1418,33 @@ CT_API CT_NODISCARD ct_status ct_tensor_addcdiv_(ct_tensor* self, const ct_tenso
                                                  const ct_tensor* tensor2, const ct_scalar* value);
 
 /*
+ * ct_tensor_clamp_ - clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+ *
+ *   min  NULL for None.
+ *   max  NULL for None.
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "clamp_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_clamp_(ct_tensor* self, const ct_scalar* min, const ct_scalar* max);
+
+/*
+ * ct_tensor_clamp_min_ - clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "clamp_min_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_clamp_min_(ct_tensor* self, const ct_scalar* min);
+
+/*
+ * ct_tensor_clamp_max_ - clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "clamp_max_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_clamp_max_(ct_tensor* self, const ct_scalar* max);
+
+/*
  * ct_tensor_isclose - isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
  *
  *   rtol       PyTorch's default: 1e-05.
@@ -1297,6 +1474,80 @@ CT_API CT_NODISCARD ct_status ct_tensor_slice(const ct_tensor* self, int64_t dim
                                               const int64_t* end, int64_t step, ct_tensor** out);
 
 /*
+ * ct_tensor_atleast_1d - atleast_1d(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "atleast_1d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_atleast_1d(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_atleast_2d - atleast_2d(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "atleast_2d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_atleast_2d(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_atleast_3d - atleast_3d(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "atleast_3d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_atleast_3d(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_hstack - hstack(Tensor[] tensors) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "hstack".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_hstack(const ct_tensor* const* tensors, size_t tensors_count,
+                                               ct_tensor** out);
+
+/*
+ * ct_tensor_vstack - vstack(Tensor[] tensors) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "vstack".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_vstack(const ct_tensor* const* tensors, size_t tensors_count,
+                                               ct_tensor** out);
+
+/*
+ * ct_tensor_dstack - dstack(Tensor[] tensors) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "dstack".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_dstack(const ct_tensor* const* tensors, size_t tensors_count,
+                                               ct_tensor** out);
+
+/*
+ * ct_tensor_column_stack - column_stack(Tensor[] tensors) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "column_stack".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_column_stack(const ct_tensor* const* tensors, size_t tensors_count,
+                                                     ct_tensor** out);
+
+/*
  * ct_tensor_tile - tile(Tensor self, int[] dims) -> Tensor
  *
  *   out  a new reference on CT_OK, else NULL.
@@ -1317,6 +1568,30 @@ CT_API CT_NODISCARD ct_status ct_tensor_tile(const ct_tensor* self, const int64_
  * bitwise. ct_op_call name: "diag".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_diag(const ct_tensor* self, int64_t diagonal, ct_tensor** out);
+
+/*
+ * ct_tensor_diag_embed - diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+ *
+ *   offset  PyTorch's default: 0.
+ *   dim1    PyTorch's default: -2.
+ *   dim2    PyTorch's default: -1.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "diag_embed".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_diag_embed(const ct_tensor* self, int64_t offset, int64_t dim1,
+                                                   int64_t dim2, ct_tensor** out);
+
+/*
+ * ct_tensor_trace - trace(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "trace".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_trace(const ct_tensor* self, ct_tensor** out);
 
 /*
  * ct_tensor_movedim_int - movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
@@ -1822,6 +2097,31 @@ CT_API CT_NODISCARD ct_status ct_tensor_cumprod(const ct_tensor* self, int64_t d
                                                 ct_tensor** out);
 
 /*
+ * ct_tensor_logcumsumexp - logcumsumexp(Tensor self, int dim) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "logcumsumexp".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_logcumsumexp(const ct_tensor* self, int64_t dim, ct_tensor** out);
+
+/*
+ * ct_tensor_diff - diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+ *
+ *   n        PyTorch's default: 1.
+ *   dim      PyTorch's default: -1.
+ *   prepend  NULL for None.
+ *   append   NULL for None.
+ *   out      a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "diff".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_diff(const ct_tensor* self, int64_t n, int64_t dim,
+                                             const ct_tensor* prepend, const ct_tensor* append,
+                                             ct_tensor** out);
+
+/*
  * ct_tensor_cummax - cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
  *
  *   values, indices  new references on CT_OK, else NULL.
@@ -2091,6 +2391,177 @@ CT_API CT_NODISCARD ct_status ct_tensor_cross_entropy_loss(const ct_tensor* self
                                                            ct_tensor** out);
 
 /*
+ * ct_tensor_margin_ranking_loss - margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+ *
+ *   margin     PyTorch's default: 0.0.
+ *   reduction  PyTorch's default: 1.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "margin_ranking_loss".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_margin_ranking_loss(const ct_tensor* input1, const ct_tensor* input2,
+                                                            const ct_tensor* target, double margin,
+                                                            int64_t reduction, ct_tensor** out);
+
+/*
+ * ct_tensor_hinge_embedding_loss - hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor
+ *
+ *   margin     PyTorch's default: 1.0.
+ *   reduction  PyTorch's default: 1.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "hinge_embedding_loss".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_hinge_embedding_loss(const ct_tensor* self, const ct_tensor* target,
+                                                             double margin, int64_t reduction,
+                                                             ct_tensor** out);
+
+/*
+ * ct_tensor_soft_margin_loss - soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+ *
+ *   reduction  PyTorch's default: 1.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "soft_margin_loss".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_soft_margin_loss(const ct_tensor* self, const ct_tensor* target,
+                                                         int64_t reduction, ct_tensor** out);
+
+/*
+ * ct_tensor_cosine_embedding_loss - cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+ *
+ *   margin     PyTorch's default: 0.0.
+ *   reduction  PyTorch's default: 1.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "cosine_embedding_loss".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cosine_embedding_loss(const ct_tensor* input1,
+                                                              const ct_tensor* input2,
+                                                              const ct_tensor* target, double margin,
+                                                              int64_t reduction, ct_tensor** out);
+
+/*
+ * ct_tensor_triplet_margin_loss - triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor
+ *
+ *   margin     PyTorch's default: 1.0.
+ *   p          PyTorch's default: 2.
+ *   eps        PyTorch's default: 1e-06.
+ *   swap       PyTorch's default: False.
+ *   reduction  PyTorch's default: 1.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "triplet_margin_loss".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_triplet_margin_loss(const ct_tensor* anchor,
+                                                            const ct_tensor* positive,
+                                                            const ct_tensor* negative, double margin,
+                                                            double p, double eps, int swap, int64_t reduction,
+                                                            ct_tensor** out);
+
+/*
+ * ct_tensor_poisson_nll_loss - poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "poisson_nll_loss".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_poisson_nll_loss(const ct_tensor* input, const ct_tensor* target,
+                                                         int log_input, int full, double eps,
+                                                         int64_t reduction, ct_tensor** out);
+
+/*
+ * ct_tensor_cosine_similarity - cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
+ *
+ *   dim  PyTorch's default: 1.
+ *   eps  PyTorch's default: 1e-08.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "cosine_similarity".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cosine_similarity(const ct_tensor* x1, const ct_tensor* x2,
+                                                          int64_t dim, double eps, ct_tensor** out);
+
+/*
+ * ct_tensor_pairwise_distance - pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+ *
+ *   p        PyTorch's default: 2.
+ *   eps      PyTorch's default: 1e-06.
+ *   keepdim  PyTorch's default: False.
+ *   out      a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "pairwise_distance".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_pairwise_distance(const ct_tensor* x1, const ct_tensor* x2, double p,
+                                                          double eps, int keepdim, ct_tensor** out);
+
+/*
+ * ct_tensor_cdist - cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+ *
+ *   p             PyTorch's default: 2.
+ *   compute_mode  NULL for None.
+ *   out           a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "cdist".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cdist(const ct_tensor* x1, const ct_tensor* x2, double p,
+                                              const int64_t* compute_mode, ct_tensor** out);
+
+/*
+ * ct_tensor_dist - dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+ *
+ *   p    NULL for 2.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "dist".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_dist(const ct_tensor* self, const ct_tensor* other,
+                                             const ct_scalar* p, ct_tensor** out);
+
+/*
+ * ct_tensor_pixel_shuffle - pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "pixel_shuffle".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_pixel_shuffle(const ct_tensor* self, int64_t upscale_factor,
+                                                      ct_tensor** out);
+
+/*
+ * ct_tensor_pixel_unshuffle - pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "pixel_unshuffle".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_pixel_unshuffle(const ct_tensor* self, int64_t downscale_factor,
+                                                        ct_tensor** out);
+
+/*
+ * ct_tensor_one_hot - one_hot(Tensor self, int num_classes=-1) -> Tensor
+ *
+ *   num_classes  PyTorch's default: -1.
+ *   out          a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "one_hot".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_one_hot(const ct_tensor* self, int64_t num_classes, ct_tensor** out);
+
+/*
  * ct_tensor_conv2d_padding - conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor
  *
  *   bias      NULL for None.
@@ -2351,6 +2822,18 @@ CT_API CT_NODISCARD ct_status ct_tensor_index_fill_int_tensor(const ct_tensor* s
 CT_API CT_NODISCARD ct_status ct_tensor_index_fill_int_tensor_(ct_tensor* self, int64_t dim,
                                                                const ct_tensor* index,
                                                                const ct_tensor* value);
+
+/*
+ * ct_tensor_take_along_dim - take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
+ *
+ *   dim  NULL for None.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "take_along_dim".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_take_along_dim(const ct_tensor* self, const ct_tensor* indices,
+                                                       const int64_t* dim, ct_tensor** out);
 
 /*
  * ct_tensor_scatter_ - scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)

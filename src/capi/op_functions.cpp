@@ -11,6 +11,37 @@ using capi::tensor_arg;
 
 extern "C" {
 
+ct_status ct_tensor_logspace(const ct_scalar* start, const ct_scalar* end, int64_t steps, double base,
+                             const ct_dtype* dtype, const char* device, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_logspace";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "logspace");
+    return call(op_, {Value(capi::scalar_arg(start, fn_, "start")), Value(capi::scalar_arg(end, fn_, "end")),
+                      steps, base, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_tril_indices(int64_t row, int64_t col, int64_t offset, const ct_dtype* dtype,
+                                 const char* device, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_tril_indices";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "tril_indices");
+    return call(op_, {row, col, offset, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_triu_indices(int64_t row, int64_t col, int64_t offset, const ct_dtype* dtype,
+                                 const char* device, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_triu_indices";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "triu_indices");
+    return call(op_, {row, col, offset, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
 ct_status ct_tensor_copy_(ct_tensor* self, const ct_tensor* src) {
   const char* const fn_ = "ct_tensor_copy_";
   return capi::guard([&] {
@@ -1041,6 +1072,91 @@ ct_status ct_tensor_elu_(ct_tensor* self, const ct_scalar* alpha, const ct_scala
   });
 }
 
+ct_status ct_tensor_celu(const ct_tensor* self, const ct_scalar* alpha, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_celu";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "celu");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      alpha ? Value(capi::scalar_arg(alpha, fn_, "alpha")) : Value(Scalar(1.0))});
+  });
+}
+
+ct_status ct_tensor_relu6(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_relu6";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "relu6");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_hardshrink(const ct_tensor* self, const ct_scalar* lambd, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_hardshrink";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "hardshrink");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      lambd ? Value(capi::scalar_arg(lambd, fn_, "lambd")) : Value(Scalar(0.5))});
+  });
+}
+
+ct_status ct_tensor_softshrink(const ct_tensor* self, const ct_scalar* lambd, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_softshrink";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "softshrink");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      lambd ? Value(capi::scalar_arg(lambd, fn_, "lambd")) : Value(Scalar(0.5))});
+  });
+}
+
+ct_status ct_tensor_log_sigmoid(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_log_sigmoid";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "log_sigmoid");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_threshold(const ct_tensor* self, const ct_scalar* threshold, const ct_scalar* value,
+                              ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_threshold";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "threshold");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(threshold, fn_, "threshold")),
+                      Value(capi::scalar_arg(value, fn_, "value"))});
+  });
+}
+
+ct_status ct_tensor_softsign(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_softsign";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "softsign");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_tanhshrink(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_tanhshrink";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "tanhshrink");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_glu(const ct_tensor* self, int64_t dim, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_glu";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "glu");
+    return call(op_, {&tensor_arg(self, fn_, "self"), dim});
+  });
+}
+
+ct_status ct_tensor_prelu(const ct_tensor* self, const ct_tensor* weight, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_prelu";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "prelu");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(weight, fn_, "weight")});
+  });
+}
+
 ct_status ct_tensor_leaky_relu_(ct_tensor* self, const ct_scalar* negative_slope) {
   const char* const fn_ = "ct_tensor_leaky_relu_";
   return capi::guard([&] {
@@ -1126,6 +1242,31 @@ ct_status ct_tensor_addcdiv_(ct_tensor* self, const ct_tensor* tensor1, const ct
   });
 }
 
+ct_status ct_tensor_clamp_(ct_tensor* self, const ct_scalar* min, const ct_scalar* max) {
+  const char* const fn_ = "ct_tensor_clamp_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "clamp_");
+    call(op_, {&tensor_arg(self, fn_, "self"), min ? Value(capi::scalar_arg(min, fn_, "min")) : Value(),
+               max ? Value(capi::scalar_arg(max, fn_, "max")) : Value()});
+  });
+}
+
+ct_status ct_tensor_clamp_min_(ct_tensor* self, const ct_scalar* min) {
+  const char* const fn_ = "ct_tensor_clamp_min_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "clamp_min_");
+    call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(min, fn_, "min"))});
+  });
+}
+
+ct_status ct_tensor_clamp_max_(ct_tensor* self, const ct_scalar* max) {
+  const char* const fn_ = "ct_tensor_clamp_max_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "clamp_max_");
+    call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(max, fn_, "max"))});
+  });
+}
+
 ct_status ct_tensor_isclose(const ct_tensor* self, const ct_tensor* other, double rtol, double atol,
                             int equal_nan, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_isclose";
@@ -1146,6 +1287,62 @@ ct_status ct_tensor_slice(const ct_tensor* self, int64_t dim, const int64_t* sta
   });
 }
 
+ct_status ct_tensor_atleast_1d(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_atleast_1d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "atleast_1d");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_atleast_2d(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_atleast_2d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "atleast_2d");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_atleast_3d(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_atleast_3d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "atleast_3d");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_hstack(const ct_tensor* const* tensors, size_t tensors_count, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_hstack";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "hstack");
+    return call(op_, {capi::tensor_list_arg(tensors, tensors_count, fn_, "tensors")});
+  });
+}
+
+ct_status ct_tensor_vstack(const ct_tensor* const* tensors, size_t tensors_count, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_vstack";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "vstack");
+    return call(op_, {capi::tensor_list_arg(tensors, tensors_count, fn_, "tensors")});
+  });
+}
+
+ct_status ct_tensor_dstack(const ct_tensor* const* tensors, size_t tensors_count, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_dstack";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "dstack");
+    return call(op_, {capi::tensor_list_arg(tensors, tensors_count, fn_, "tensors")});
+  });
+}
+
+ct_status ct_tensor_column_stack(const ct_tensor* const* tensors, size_t tensors_count, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_column_stack";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "column_stack");
+    return call(op_, {capi::tensor_list_arg(tensors, tensors_count, fn_, "tensors")});
+  });
+}
+
 ct_status ct_tensor_tile(const ct_tensor* self, const int64_t* dims, size_t dims_len, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_tile";
   return capi::tensor_result(out, fn_, [&] {
@@ -1160,6 +1357,23 @@ ct_status ct_tensor_diag(const ct_tensor* self, int64_t diagonal, ct_tensor** ou
   return capi::tensor_result(out, fn_, [&] {
     CT_OPERATOR(op_, "diag");
     return call(op_, {&tensor_arg(self, fn_, "self"), diagonal});
+  });
+}
+
+ct_status ct_tensor_diag_embed(const ct_tensor* self, int64_t offset, int64_t dim1, int64_t dim2,
+                               ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_diag_embed";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "diag_embed");
+    return call(op_, {&tensor_arg(self, fn_, "self"), offset, dim1, dim2});
+  });
+}
+
+ct_status ct_tensor_trace(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_trace";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "trace");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
   });
 }
 
@@ -1566,6 +1780,25 @@ ct_status ct_tensor_cumprod(const ct_tensor* self, int64_t dim, const ct_dtype* 
   });
 }
 
+ct_status ct_tensor_logcumsumexp(const ct_tensor* self, int64_t dim, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_logcumsumexp";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "logcumsumexp");
+    return call(op_, {&tensor_arg(self, fn_, "self"), dim});
+  });
+}
+
+ct_status ct_tensor_diff(const ct_tensor* self, int64_t n, int64_t dim, const ct_tensor* prepend,
+                         const ct_tensor* append, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_diff";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "diff");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n, dim,
+                      prepend ? Value(&tensor_arg(prepend, fn_, "prepend")) : Value(),
+                      append ? Value(&tensor_arg(append, fn_, "append")) : Value()});
+  });
+}
+
 ct_status ct_tensor_cummax(const ct_tensor* self, int64_t dim, ct_tensor** values, ct_tensor** indices) {
   const char* const fn_ = "ct_tensor_cummax";
   return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
@@ -1760,6 +1993,128 @@ ct_status ct_tensor_cross_entropy_loss(const ct_tensor* self, const ct_tensor* t
     return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(target, fn_, "target"),
                       weight ? Value(&tensor_arg(weight, fn_, "weight")) : Value(), reduction, ignore_index,
                       label_smoothing});
+  });
+}
+
+ct_status ct_tensor_margin_ranking_loss(const ct_tensor* input1, const ct_tensor* input2,
+                                        const ct_tensor* target, double margin, int64_t reduction,
+                                        ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_margin_ranking_loss";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "margin_ranking_loss");
+    return call(op_, {&tensor_arg(input1, fn_, "input1"), &tensor_arg(input2, fn_, "input2"),
+                      &tensor_arg(target, fn_, "target"), margin, reduction});
+  });
+}
+
+ct_status ct_tensor_hinge_embedding_loss(const ct_tensor* self, const ct_tensor* target, double margin,
+                                         int64_t reduction, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_hinge_embedding_loss";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "hinge_embedding_loss");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(target, fn_, "target"), margin, reduction});
+  });
+}
+
+ct_status ct_tensor_soft_margin_loss(const ct_tensor* self, const ct_tensor* target, int64_t reduction,
+                                     ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_soft_margin_loss";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "soft_margin_loss");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(target, fn_, "target"), reduction});
+  });
+}
+
+ct_status ct_tensor_cosine_embedding_loss(const ct_tensor* input1, const ct_tensor* input2,
+                                          const ct_tensor* target, double margin, int64_t reduction,
+                                          ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_cosine_embedding_loss";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "cosine_embedding_loss");
+    return call(op_, {&tensor_arg(input1, fn_, "input1"), &tensor_arg(input2, fn_, "input2"),
+                      &tensor_arg(target, fn_, "target"), margin, reduction});
+  });
+}
+
+ct_status ct_tensor_triplet_margin_loss(const ct_tensor* anchor, const ct_tensor* positive,
+                                        const ct_tensor* negative, double margin, double p, double eps,
+                                        int swap, int64_t reduction, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_triplet_margin_loss";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "triplet_margin_loss");
+    return call(op_, {&tensor_arg(anchor, fn_, "anchor"), &tensor_arg(positive, fn_, "positive"),
+                      &tensor_arg(negative, fn_, "negative"), margin, p, eps, swap != 0, reduction});
+  });
+}
+
+ct_status ct_tensor_poisson_nll_loss(const ct_tensor* input, const ct_tensor* target, int log_input, int full,
+                                     double eps, int64_t reduction, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_poisson_nll_loss";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "poisson_nll_loss");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(target, fn_, "target"), log_input != 0,
+                      full != 0, eps, reduction});
+  });
+}
+
+ct_status ct_tensor_cosine_similarity(const ct_tensor* x1, const ct_tensor* x2, int64_t dim, double eps,
+                                      ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_cosine_similarity";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "cosine_similarity");
+    return call(op_, {&tensor_arg(x1, fn_, "x1"), &tensor_arg(x2, fn_, "x2"), dim, eps});
+  });
+}
+
+ct_status ct_tensor_pairwise_distance(const ct_tensor* x1, const ct_tensor* x2, double p, double eps,
+                                      int keepdim, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_pairwise_distance";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "pairwise_distance");
+    return call(op_, {&tensor_arg(x1, fn_, "x1"), &tensor_arg(x2, fn_, "x2"), p, eps, keepdim != 0});
+  });
+}
+
+ct_status ct_tensor_cdist(const ct_tensor* x1, const ct_tensor* x2, double p, const int64_t* compute_mode,
+                          ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_cdist";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "cdist");
+    return call(op_, {&tensor_arg(x1, fn_, "x1"), &tensor_arg(x2, fn_, "x2"), p,
+                      compute_mode ? Value(*compute_mode) : Value()});
+  });
+}
+
+ct_status ct_tensor_dist(const ct_tensor* self, const ct_tensor* other, const ct_scalar* p, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_dist";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "dist");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other"),
+                      p ? Value(capi::scalar_arg(p, fn_, "p")) : Value(Scalar(int64_t{2}))});
+  });
+}
+
+ct_status ct_tensor_pixel_shuffle(const ct_tensor* self, int64_t upscale_factor, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_pixel_shuffle";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "pixel_shuffle");
+    return call(op_, {&tensor_arg(self, fn_, "self"), upscale_factor});
+  });
+}
+
+ct_status ct_tensor_pixel_unshuffle(const ct_tensor* self, int64_t downscale_factor, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_pixel_unshuffle";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "pixel_unshuffle");
+    return call(op_, {&tensor_arg(self, fn_, "self"), downscale_factor});
+  });
+}
+
+ct_status ct_tensor_one_hot(const ct_tensor* self, int64_t num_classes, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_one_hot";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "one_hot");
+    return call(op_, {&tensor_arg(self, fn_, "self"), num_classes});
   });
 }
 
@@ -1991,6 +2346,16 @@ ct_status ct_tensor_index_fill_int_tensor_(ct_tensor* self, int64_t dim, const c
     CT_OPERATOR(op_, "index_fill_.int_Tensor");
     call(op_, {&tensor_arg(self, fn_, "self"), dim, &tensor_arg(index, fn_, "index"),
                &tensor_arg(value, fn_, "value")});
+  });
+}
+
+ct_status ct_tensor_take_along_dim(const ct_tensor* self, const ct_tensor* indices, const int64_t* dim,
+                                   ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_take_along_dim";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "take_along_dim");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(indices, fn_, "indices"),
+                      dim ? Value(*dim) : Value()});
   });
 }
 

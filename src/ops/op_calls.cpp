@@ -47,9 +47,21 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::opti
   static const OperatorDef& op_ = builtin_op("linspace");
   return call(op_, {start, end, steps, opt(dtype), opt(device)});
 }
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("logspace");
+  return call(op_, {start, end, steps, base, opt(dtype), opt(device)});
+}
 Tensor eye(int64_t n, int64_t m, std::optional<DType> dtype, std::optional<Device> device) {
   static const OperatorDef& op_ = builtin_op("eye");
   return call(op_, {n, m, opt(dtype), opt(device)});
+}
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("tril_indices");
+  return call(op_, {row, col, offset, opt(dtype), opt(device)});
+}
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("triu_indices");
+  return call(op_, {row, col, offset, opt(dtype), opt(device)});
 }
 Tensor copy_(const Tensor& self, const Tensor& src) {
   static const OperatorDef& op_ = builtin_op("copy_");
@@ -963,6 +975,46 @@ Tensor selu(const Tensor& self) {
   static const OperatorDef& op_ = builtin_op("selu");
   return call(op_, {self});
 }
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  static const OperatorDef& op_ = builtin_op("celu");
+  return call(op_, {self, alpha});
+}
+Tensor relu6(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("relu6");
+  return call(op_, {self});
+}
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  static const OperatorDef& op_ = builtin_op("hardshrink");
+  return call(op_, {self, lambd});
+}
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  static const OperatorDef& op_ = builtin_op("softshrink");
+  return call(op_, {self, lambd});
+}
+Tensor log_sigmoid(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("log_sigmoid");
+  return call(op_, {self});
+}
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  static const OperatorDef& op_ = builtin_op("threshold");
+  return call(op_, {self, threshold, value});
+}
+Tensor softsign(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("softsign");
+  return call(op_, {self});
+}
+Tensor tanhshrink(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("tanhshrink");
+  return call(op_, {self});
+}
+Tensor glu(const Tensor& self, int64_t dim) {
+  static const OperatorDef& op_ = builtin_op("glu");
+  return call(op_, {self, dim});
+}
+Tensor prelu(const Tensor& self, const Tensor& weight) {
+  static const OperatorDef& op_ = builtin_op("prelu");
+  return call(op_, {self, weight});
+}
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   static const OperatorDef& op_ = builtin_op("leaky_relu");
   return call(op_, {self, negative_slope});
@@ -1035,12 +1087,24 @@ Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar
   static const OperatorDef& op_ = builtin_op("clamp");
   return call(op_, {self, opt(min), opt(max)});
 }
+Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  static const OperatorDef& op_ = builtin_op("clamp_");
+  return call(op_, {self, opt(min), opt(max)});
+}
 Tensor clamp_min(const Tensor& self, const Scalar& min) {
   static const OperatorDef& op_ = builtin_op("clamp_min");
   return call(op_, {self, min});
 }
 Tensor clamp_max(const Tensor& self, const Scalar& max) {
   static const OperatorDef& op_ = builtin_op("clamp_max");
+  return call(op_, {self, max});
+}
+Tensor clamp_min_(const Tensor& self, const Scalar& min) {
+  static const OperatorDef& op_ = builtin_op("clamp_min_");
+  return call(op_, {self, min});
+}
+Tensor clamp_max_(const Tensor& self, const Scalar& max) {
+  static const OperatorDef& op_ = builtin_op("clamp_max_");
   return call(op_, {self, max});
 }
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
@@ -1095,6 +1159,18 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   static const OperatorDef& op_ = builtin_op("flatten.using_ints");
   return call(op_, {self, start_dim, end_dim});
 }
+Tensor atleast_1d(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("atleast_1d");
+  return call(op_, {self});
+}
+Tensor atleast_2d(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("atleast_2d");
+  return call(op_, {self});
+}
+Tensor atleast_3d(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("atleast_3d");
+  return call(op_, {self});
+}
 Tensor cat(ArrayRef<const TensorImpl*> tensors, int64_t dim) {
   static const OperatorDef& op_ = builtin_op("cat");
   return call(op_, {tensors, dim});
@@ -1102,6 +1178,22 @@ Tensor cat(ArrayRef<const TensorImpl*> tensors, int64_t dim) {
 Tensor stack(ArrayRef<const TensorImpl*> tensors, int64_t dim) {
   static const OperatorDef& op_ = builtin_op("stack");
   return call(op_, {tensors, dim});
+}
+Tensor hstack(ArrayRef<const TensorImpl*> tensors) {
+  static const OperatorDef& op_ = builtin_op("hstack");
+  return call(op_, {tensors});
+}
+Tensor vstack(ArrayRef<const TensorImpl*> tensors) {
+  static const OperatorDef& op_ = builtin_op("vstack");
+  return call(op_, {tensors});
+}
+Tensor dstack(ArrayRef<const TensorImpl*> tensors) {
+  static const OperatorDef& op_ = builtin_op("dstack");
+  return call(op_, {tensors});
+}
+Tensor column_stack(ArrayRef<const TensorImpl*> tensors) {
+  static const OperatorDef& op_ = builtin_op("column_stack");
+  return call(op_, {tensors});
 }
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   static const OperatorDef& op_ = builtin_op("repeat");
@@ -1134,6 +1226,14 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
 Tensor diag(const Tensor& self, int64_t diagonal) {
   static const OperatorDef& op_ = builtin_op("diag");
   return call(op_, {self, diagonal});
+}
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorDef& op_ = builtin_op("diag_embed");
+  return call(op_, {self, offset, dim1, dim2});
+}
+Tensor trace(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("trace");
+  return call(op_, {self});
 }
 Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
   static const OperatorDef& op_ = builtin_op("movedim.intlist");
@@ -1363,6 +1463,14 @@ Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   static const OperatorDef& op_ = builtin_op("cumprod");
   return call(op_, {self, dim, opt(dtype)});
 }
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  static const OperatorDef& op_ = builtin_op("logcumsumexp");
+  return call(op_, {self, dim});
+}
+Tensor diff(const Tensor& self, int64_t n, int64_t dim, const Tensor& prepend, const Tensor& append) {
+  static const OperatorDef& op_ = builtin_op("diff");
+  return call(op_, {self, n, dim, opt(prepend), opt(append)});
+}
 std::array<Tensor, 2> cummax(const Tensor& self, int64_t dim) {
   static const OperatorDef& op_ = builtin_op("cummax");
   return call_n<2>(op_, {self, dim});
@@ -1535,6 +1643,58 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const Tensor
   static const OperatorDef& op_ = builtin_op("cross_entropy_loss");
   return call(op_, {self, target, opt(weight), reduction, ignore_index, label_smoothing});
 }
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
+  static const OperatorDef& op_ = builtin_op("margin_ranking_loss");
+  return call(op_, {input1, input2, target, margin, reduction});
+}
+Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
+  static const OperatorDef& op_ = builtin_op("hinge_embedding_loss");
+  return call(op_, {self, target, margin, reduction});
+}
+Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  static const OperatorDef& op_ = builtin_op("soft_margin_loss");
+  return call(op_, {self, target, reduction});
+}
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin, int64_t reduction) {
+  static const OperatorDef& op_ = builtin_op("cosine_embedding_loss");
+  return call(op_, {input1, input2, target, margin, reduction});
+}
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps, bool swap, int64_t reduction) {
+  static const OperatorDef& op_ = builtin_op("triplet_margin_loss");
+  return call(op_, {anchor, positive, negative, margin, p, eps, swap, reduction});
+}
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction) {
+  static const OperatorDef& op_ = builtin_op("poisson_nll_loss");
+  return call(op_, {input, target, log_input, full, eps, reduction});
+}
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  static const OperatorDef& op_ = builtin_op("cosine_similarity");
+  return call(op_, {x1, x2, dim, eps});
+}
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  static const OperatorDef& op_ = builtin_op("pairwise_distance");
+  return call(op_, {x1, x2, p, eps, keepdim});
+}
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  static const OperatorDef& op_ = builtin_op("cdist");
+  return call(op_, {x1, x2, p, opt(compute_mode)});
+}
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
+  static const OperatorDef& op_ = builtin_op("dist");
+  return call(op_, {self, other, p});
+}
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  static const OperatorDef& op_ = builtin_op("pixel_shuffle");
+  return call(op_, {self, upscale_factor});
+}
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  static const OperatorDef& op_ = builtin_op("pixel_unshuffle");
+  return call(op_, {self, downscale_factor});
+}
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  static const OperatorDef& op_ = builtin_op("one_hot");
+  return call(op_, {self, num_classes});
+}
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask, double dropout_p, bool is_causal, std::optional<double> scale, runtime::Generator* generator) {
   static const OperatorDef& op_ = builtin_op("scaled_dot_product_attention");
   return call(op_, {query, key, value, opt(attn_mask), dropout_p, is_causal, opt(scale), generator});
@@ -1662,6 +1822,10 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Te
 Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   static const OperatorDef& op_ = builtin_op("index_fill_.int_Tensor");
   return call(op_, {self, dim, index, value});
+}
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  static const OperatorDef& op_ = builtin_op("take_along_dim");
+  return call(op_, {self, indices, opt(dim)});
 }
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
   static const OperatorDef& op_ = builtin_op("gather");

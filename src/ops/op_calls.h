@@ -36,8 +36,14 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<DType> dty
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 /// linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 /// eye(int n, int m=-1, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor eye(int64_t n, int64_t m = -1, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset = 0, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset = 0, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 /// copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)
 Tensor copy_(const Tensor& self, const Tensor& src);
 /// to.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
@@ -494,6 +500,26 @@ Tensor elu(const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1,
 Tensor elu_(const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1);
 /// selu(Tensor self) -> Tensor
 Tensor selu(const Tensor& self);
+/// celu(Tensor self, Scalar alpha=1.0) -> Tensor
+Tensor celu(const Tensor& self, const Scalar& alpha = 1.0);
+/// relu6(Tensor self) -> Tensor
+Tensor relu6(const Tensor& self);
+/// hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor hardshrink(const Tensor& self, const Scalar& lambd = 0.5);
+/// softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+Tensor softshrink(const Tensor& self, const Scalar& lambd = 0.5);
+/// log_sigmoid(Tensor self) -> Tensor
+Tensor log_sigmoid(const Tensor& self);
+/// threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value);
+/// softsign(Tensor self) -> Tensor
+Tensor softsign(const Tensor& self);
+/// tanhshrink(Tensor self) -> Tensor
+Tensor tanhshrink(const Tensor& self);
+/// glu(Tensor self, int dim=-1) -> Tensor
+Tensor glu(const Tensor& self, int64_t dim = -1);
+/// prelu(Tensor self, Tensor weight) -> Tensor
+Tensor prelu(const Tensor& self, const Tensor& weight);
 /// leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope = 0.01);
 /// leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
@@ -530,10 +556,16 @@ Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 /// clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 Tensor clamp(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::optional<Scalar> max = std::nullopt);
+/// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+Tensor clamp_(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::optional<Scalar> max = std::nullopt);
 /// clamp_min(Tensor self, Scalar min) -> Tensor
 Tensor clamp_min(const Tensor& self, const Scalar& min);
 /// clamp_max(Tensor self, Scalar max) -> Tensor
 Tensor clamp_max(const Tensor& self, const Scalar& max);
+/// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+Tensor clamp_min_(const Tensor& self, const Scalar& min);
+/// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+Tensor clamp_max_(const Tensor& self, const Scalar& max);
 /// isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false);
 /// view(Tensor(a) self, int[] size) -> Tensor(a)
@@ -560,10 +592,24 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index);
 Tensor slice(const Tensor& self, int64_t dim = 0, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt, int64_t step = 1);
 /// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
+/// atleast_1d(Tensor(a) self) -> Tensor(a)
+Tensor atleast_1d(const Tensor& self);
+/// atleast_2d(Tensor(a) self) -> Tensor(a)
+Tensor atleast_2d(const Tensor& self);
+/// atleast_3d(Tensor(a) self) -> Tensor(a)
+Tensor atleast_3d(const Tensor& self);
 /// cat(Tensor[] tensors, int dim=0) -> Tensor
 Tensor cat(ArrayRef<const TensorImpl*> tensors, int64_t dim = 0);
 /// stack(Tensor[] tensors, int dim=0) -> Tensor
 Tensor stack(ArrayRef<const TensorImpl*> tensors, int64_t dim = 0);
+/// hstack(Tensor[] tensors) -> Tensor
+Tensor hstack(ArrayRef<const TensorImpl*> tensors);
+/// vstack(Tensor[] tensors) -> Tensor
+Tensor vstack(ArrayRef<const TensorImpl*> tensors);
+/// dstack(Tensor[] tensors) -> Tensor
+Tensor dstack(ArrayRef<const TensorImpl*> tensors);
+/// column_stack(Tensor[] tensors) -> Tensor
+Tensor column_stack(ArrayRef<const TensorImpl*> tensors);
 /// repeat(Tensor self, SymInt[] repeats) -> Tensor
 Tensor repeat(const Tensor& self, IntArrayRef repeats);
 /// tile(Tensor self, int[] dims) -> Tensor
@@ -580,6 +626,10 @@ Tensor triu(const Tensor& self, int64_t diagonal = 0);
 Tensor diagonal(const Tensor& self, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 /// diag(Tensor self, int diagonal=0) -> Tensor
 Tensor diag(const Tensor& self, int64_t diagonal = 0);
+/// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+/// trace(Tensor self) -> Tensor
+Tensor trace(const Tensor& self);
 /// movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination);
 /// movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
@@ -694,6 +744,10 @@ Tensor linalg_norm(const Tensor& self, const char* ord, OptionalIntArrayRef dim 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 /// cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+/// logcumsumexp(Tensor self, int dim) -> Tensor
+Tensor logcumsumexp(const Tensor& self, int64_t dim);
+/// diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+Tensor diff(const Tensor& self, int64_t n = 1, int64_t dim = -1, const Tensor& prepend = Tensor(), const Tensor& append = Tensor());
 /// cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 std::array<Tensor, 2> cummax(const Tensor& self, int64_t dim);
 /// cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
@@ -780,6 +834,32 @@ Tensor nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight =
 Tensor nll_loss2d(const Tensor& self, const Tensor& target, const Tensor& weight = Tensor(), int64_t reduction = 1, int64_t ignore_index = -100);
 /// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
 Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const Tensor& weight = Tensor(), int64_t reduction = 1, int64_t ignore_index = -100, double label_smoothing = 0.0);
+/// margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0, int64_t reduction = 1);
+/// hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor
+Tensor hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin = 1.0, int64_t reduction = 1);
+/// soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+Tensor soft_margin_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
+/// cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0, int64_t reduction = 1);
+/// triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin = 1.0, double p = 2, double eps = 1e-06, bool swap = false, int64_t reduction = 1);
+/// poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, int64_t reduction);
+/// cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-08);
+/// pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2, double eps = 1e-06, bool keepdim = false);
+/// cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2, std::optional<int64_t> compute_mode = std::nullopt);
+/// dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p = 2);
+/// pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor);
+/// pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor);
+/// one_hot(Tensor self, int num_classes=-1) -> Tensor
+Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
 /// scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, Generator? generator=None) -> Tensor
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask = Tensor(), double dropout_p = 0.0, bool is_causal = false, std::optional<double> scale = std::nullopt, runtime::Generator* generator = nullptr);
 /// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] dilation=[1], int groups=1) -> Tensor
@@ -844,6 +924,8 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
 /// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
 Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+/// take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim = std::nullopt);
 /// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad = false);
 /// scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor

@@ -244,7 +244,51 @@ static void test_extrema_nansum_isclose_fill(void) {
   RELEASE(a, b, empty, n);
 }
 
+/* Functions of torch.nn.functional and torch that models and data code call: distances,
+ * one_hot, pixel_shuffle, a margin loss, diff, the stacking functions, a factory, clamp_. */
+static void test_nn_functions_stacks_and_factories(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(2, 2), 3, 4, 1, 0);
+  ct_tensor* b = T(CT_FLOAT32, S(2, 2), 3, 4, 0, 1);
+  ct_tensor *cos = NULL, *dist = NULL, *classes = NULL, *hot = NULL, *x = NULL, *up = NULL;
+  CHECK_OK(ct_tensor_cosine_similarity(a, b, 1, 1e-8, &cos));
+  CHECK_TENSOR_NEAR(cos, CT_FLOAT32, 1e-6, S(2), 1, 0);
+  CHECK_OK(ct_tensor_cdist(a, b, 1.0, NULL, &dist)); /* L1 distances of every row pair */
+  CHECK_TENSOR(dist, CT_FLOAT32, S(2, 2), 0, 6, 6, 2);
+  ct_tensor* v3 = T(CT_FLOAT32, S(3), 1, 2, 3);
+  dist = SENTINEL;
+  CHECK_STATUS(ct_tensor_cdist(a, v3, 2.0, NULL, &dist), CT_ERROR_SHAPE);
+  CHECK(dist == NULL);
+  CHECK_ERROR_CONTAINS("cdist");
+  classes = T(CT_INT64, S(3), 2, 0, 1);
+  CHECK_OK(ct_tensor_one_hot(classes, -1, &hot));
+  CHECK_TENSOR(hot, CT_INT64, S(3, 3), 0, 0, 1, 1, 0, 0, 0, 1, 0);
+  x = T(CT_FLOAT32, S(1, 4, 1, 2), 0, 1, 2, 3, 4, 5, 6, 7);
+  CHECK_OK(ct_tensor_pixel_shuffle(x, 2, &up));
+  CHECK_TENSOR(up, CT_FLOAT32, S(1, 1, 2, 4), 0, 2, 1, 3, 4, 6, 5, 7);
+  RELEASE(cos, hot, up);
+
+  ct_tensor *anchor = T(CT_FLOAT32, S(1, 2), 0, 0), *pos = T(CT_FLOAT32, S(1, 2), 1, 0);
+  ct_tensor *neg = T(CT_FLOAT32, S(1, 2), 3, 0), *loss = NULL;
+  CHECK_OK(ct_tensor_triplet_margin_loss(anchor, pos, neg, 3.0, 2.0, 0.0, 0, 0, &loss));
+  CHECK_TENSOR_NEAR(loss, CT_FLOAT32, 1e-6, S(1), 1);
+  RELEASE(anchor, pos, neg, loss);
+
+  ct_tensor *sq = T(CT_FLOAT64, S(4), 1, 4, 9, 16), *d = NULL, *stacked = NULL, *idx = NULL;
+  CHECK_OK(ct_tensor_diff(sq, 2, -1, NULL, NULL, &d));
+  CHECK_TENSOR(d, CT_FLOAT64, S(2), 2, 2);
+  const ct_tensor* rows[] = {sq, sq};
+  CHECK_OK(ct_tensor_vstack(rows, 2, &stacked));
+  CHECK_TENSOR(stacked, CT_FLOAT64, S(2, 4), 1, 4, 9, 16, 1, 4, 9, 16);
+  CHECK_OK(ct_tensor_tril_indices(3, 3, 0, NULL, NULL, &idx));
+  CHECK_TENSOR(idx, CT_INT64, S(2, 6), 0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2);
+  const ct_scalar lo = SI(2), hi = SI(9);
+  CHECK_OK(ct_tensor_clamp_(sq, &lo, &hi));
+  CHECK_TENSOR(sq, CT_FLOAT64, S(4), 2, 4, 9, 9);
+  RELEASE(d, stacked, idx, sq, a, b, v3, classes, x, dist);
+}
+
 static const capi_test TESTS[] = {
+    CAPI_TEST(test_nn_functions_stacks_and_factories),
     CAPI_TEST(test_extrema_nansum_isclose_fill),
     CAPI_TEST(test_binary_and_scalar_overloads),
     CAPI_TEST(test_same_bits_as_op_call),

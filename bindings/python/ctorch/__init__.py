@@ -35,12 +35,13 @@ from ._symbolic import (ShapeEnv, SymBool, SymFloat, SymInt, sym_float, sym_int,
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from . import _dtype as _d
-from ._ops_linalg_conv import einsum, tensordot
+from ._ops_linalg_conv import cdist, einsum, tensordot
 from ._ops_index import nonzero
 from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_state, initial_seed, manual_seed,
                       multinomial, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
                       set_rng_state)
-from ._ops_shape import chunk, meshgrid, split, split_with_sizes, unbind
+from ._ops_shape import (atleast_1d, atleast_2d, atleast_3d, chunk, meshgrid, split, split_with_sizes, swapaxes,
+                         swapdims, unbind)
 from . import _ops_shape
 from . import _symbolic
 from ._compile import compile

@@ -1,5 +1,6 @@
 """torch's Python signatures for the linear-algebra operators whose schema differs: einsum takes its
-operands as varargs (or one list), tensordot takes dims as a number or a pair of lists."""
+operands as varargs (or one list), tensordot takes dims as a number or a pair of lists, cdist its
+compute_mode as a string."""
 
 from . import ops as _ops
 
@@ -25,3 +26,14 @@ def tensordot(a, b, dims=2, out=None):
         da = [da] if isinstance(da, int) else list(da)
         db = [db] if isinstance(db, int) else list(db)
     return _ops.call("tensordot", a, b, da, db)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1, "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between every row of x1 [..., P, M] and of x2 [..., R, M]. compute_mode
+    says when the Euclidean distance (p = 2) is computed by a matrix product, as torch.cdist."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _ops.call("cdist", x1, x2, float(p), _CDIST_MODES[compute_mode])

@@ -15,7 +15,8 @@ from . import ops
 from ._symbolic import SymInt
 from ._tensor import Size, Tensor, _handle, _wrap
 
-__all__ = ["split", "split_with_sizes", "chunk", "unbind"]
+__all__ = ["split", "split_with_sizes", "chunk", "unbind", "atleast_1d", "atleast_2d", "atleast_3d", "swapaxes",
+           "swapdims"]
 
 
 def _varargs(args):
@@ -93,7 +94,39 @@ def meshgrid(*tensors, indexing="ij"):
     return tuple(grids)
 
 
+def _atleast(name, tensors):
+    """torch.atleast_Nd(t) is one tensor; (a, b) or atleast_Nd([a, b]) a tuple of them."""
+    if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)):
+        return ops.call(name, tensors[0])
+    if len(tensors) == 1:
+        tensors = tensors[0]
+    return tuple(ops.call(name, t) for t in tensors)
+
+
+def atleast_1d(*tensors):
+    return _atleast("atleast_1d", tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast("atleast_2d", tensors)
+
+
+def atleast_3d(*tensors):
+    return _atleast("atleast_3d", tensors)
+
+
+def swapaxes(input, axis0, axis1):
+    """numpy's name for transpose."""
+    return input.transpose(axis0, axis1)
+
+
+def swapdims(input, dim0, dim1):
+    return input.transpose(dim0, dim1)
+
+
 def _install():
+    Tensor.swapaxes = swapaxes
+    Tensor.swapdims = swapdims
     Tensor.split = split
     Tensor.split_with_sizes = split_with_sizes
     Tensor.chunk = chunk

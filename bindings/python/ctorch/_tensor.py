@@ -500,6 +500,9 @@ class Tensor:
 
     clip = clamp
 
+    def clip_(self, min=None, max=None):
+        return self.clamp_(min, max)
+
     def where(self, condition, other):
         return where(condition, self, other)
 

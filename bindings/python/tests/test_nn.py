@@ -70,6 +70,26 @@ MODULES = {
     "maxpool2d-padded": (lambda nn: nn.MaxPool2d(3, stride=2, padding=1), (2, 3, 7, 7)),
     "avgpool2d": (lambda nn: nn.AvgPool2d(2), (2, 3, 6, 6)),
     "identity": (lambda nn: nn.Identity(7, unused=True), (3, 7)),
+    **{f"activation-{name.lower()}": (lambda nn, name=name, args=args: getattr(nn, name)(*args), (3, 8))
+       for name, args in [("ReLU6", ()), ("ELU", (0.5,)), ("SELU", ()), ("CELU", (1.5,)), ("Mish", ()),
+                          ("Hardswish", ()), ("Hardsigmoid", ()), ("Hardtanh", (-0.5, 0.7)), ("Softplus", (2.0,)),
+                          ("Softsign", ()), ("Tanhshrink", ()), ("Hardshrink", (0.3,)), ("Softshrink", (0.2,)),
+                          ("LogSigmoid", ()), ("Threshold", (0.1, -2.0)), ("GLU", ()), ("Softmin", (1,)),
+                          ("PReLU", ())]},
+    "prelu-channels": (lambda nn: nn.PReLU(3, init=0.1), (2, 3, 4)),
+    "pixel-shuffle": (lambda nn: nn.Sequential(nn.PixelShuffle(2), nn.PixelUnshuffle(2), nn.PixelShuffle(2)),
+                      (2, 8, 3, 3)),
+    "groupnorm": (lambda nn: nn.GroupNorm(2, 4), (3, 4, 5)),
+    "groupnorm-no-affine": (lambda nn: nn.GroupNorm(1, 3, eps=1e-3, affine=False), (2, 3, 2, 2)),
+    "unflatten": (lambda nn: nn.Unflatten(1, (2, 4)), (3, 8)),
+    "dropout2d-p0": (lambda nn: nn.Dropout2d(0.0), (2, 3, 4, 4)),
+    **{f"pad-{name.lower()}": (lambda nn, name=name, args=args: getattr(nn, name)(*args), shape)
+       for name, args, shape in [("ZeroPad2d", ((1, 0, 2, 1),), (2, 3, 4, 4)), ("ConstantPad1d", (2, 3.5), (2, 3, 4)),
+                                 ("ConstantPad2d", ((1, 2, 0, 1), -1.0), (2, 3, 4)),
+                                 ("ConstantPad3d", (1, 0.5), (1, 2, 2, 3, 3)), ("ReflectionPad1d", (2,), (2, 3, 5)),
+                                 ("ReflectionPad2d", ((1, 2, 2, 1),), (1, 2, 4, 4)),
+                                 ("ReflectionPad3d", (1,), (1, 2, 3, 3, 3)), ("ReplicationPad1d", ((3, 1),), (2, 3, 4)),
+                                 ("ReplicationPad2d", (2,), (1, 2, 3, 3)), ("ReplicationPad3d", ((1, 0, 2, 1, 0, 1),), (1, 1, 2, 3, 3))]},
     "cnn": (lambda nn: nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
                                      nn.Flatten(), nn.Linear(128, 10)), (5, 1, 8, 8)),
     "mlp": (lambda nn: nn.Sequential(nn.Linear(64, 32), nn.GELU(), nn.LayerNorm(32), nn.Dropout(0.0),
@@ -192,6 +212,73 @@ def test_loss_matches_torch(name, kwargs, target):
     loss.sum().backward()
     loss_c.sum().backward()
     close(xc.grad, x.grad)
+
+
+# Losses of several inputs: (name, constructor kwargs, input shapes, target values or None)
+PAIR_LOSSES = [
+    ("MarginRankingLoss", {"margin": 0.2}, [(6,), (6,)], [1.0, -1.0, 1.0, 1.0, -1.0, -1.0]),
+    ("HingeEmbeddingLoss", {"margin": 0.5, "reduction": "sum"}, [(6,)], [1.0, -1.0, 1.0, 1.0, -1.0, -1.0]),
+    ("SoftMarginLoss", {}, [(6,)], [1.0, -1.0, 1.0, 1.0, -1.0, -1.0]),
+    ("CosineEmbeddingLoss", {"margin": 0.1}, [(6, 4), (6, 4)], [1.0, -1.0, 1.0, 1.0, -1.0, -1.0]),
+    ("TripletMarginLoss", {"margin": 0.7, "swap": True}, [(6, 4), (6, 4), (6, 4)], None),
+    ("PoissonNLLLoss", {"full": True}, [(6, 4)], "rates"),
+    ("GaussianNLLLoss", {"full": True}, [(6, 4), (6, 4)], "variances"),
+    ("MultiLabelSoftMarginLoss", {}, [(6, 4)], "labels"),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,shapes,target", PAIR_LOSSES, ids=[n for n, *_ in PAIR_LOSSES])
+def test_loss_of_several_inputs_matches_torch(name, kwargs, shapes, target):
+    torch.manual_seed(2)
+    xs = [torch.randn(*s, requires_grad=True) for s in shapes]
+    extra = []
+    if isinstance(target, list):
+        extra = [torch.tensor(target)]
+    elif target == "rates":
+        extra = [torch.rand(*shapes[0]) * 4]
+    elif target == "variances":  # input, target, var: only the input is differentiated
+        xs, extra = xs[:1], [torch.randn(*shapes[1]), torch.rand(*shapes[1]) + 0.1]
+    elif target == "labels":
+        extra = [torch.randint(0, 2, shapes[0]).float()]
+    th_args = xs + extra
+    xcs = [to_ct(x).requires_grad_() for x in xs]
+    ct_args = xcs + [to_ct(e) for e in extra]
+    loss = getattr(torch.nn, name)(**kwargs)(*th_args)
+    loss_c = getattr(ctorch.nn, name)(**kwargs)(*ct_args)
+    close(loss_c, loss)
+    loss.sum().backward()
+    loss_c.sum().backward()
+    for xc, x in zip(xcs, xs):
+        close(xc.grad, x.grad, rtol=1e-4, atol=1e-6)
+
+
+def test_functional_extras_match_torch():
+    torch.manual_seed(3)
+    x = torch.randn(4, 5)
+    close(ctorch.nn.functional.normalize(to_ct(x), p=1.0, dim=0), torch.nn.functional.normalize(x, p=1.0, dim=0))
+    close(ctorch.nn.functional.normalize(to_ct(x)), torch.nn.functional.normalize(x))
+    close(ctorch.nn.functional.softmin(to_ct(x), 1), torch.nn.functional.softmin(x, 1))
+    y = to_ct(x).clone()
+    ctorch.nn.functional.relu6(y, inplace=True)
+    close(y, torch.nn.functional.relu6(x))
+    close(ctorch.cdist(to_ct(x), to_ct(x[:2]), compute_mode="use_mm_for_euclid_dist"),
+          torch.cdist(x, x[:2], compute_mode="use_mm_for_euclid_dist"), atol=1e-5)
+    with pytest.raises(ValueError):
+        ctorch.nn.functional.gaussian_nll_loss(to_ct(x), to_ct(x), -ctorch.ones(4, 5))
+
+
+def test_channel_dropout_zeroes_whole_channels():
+    ctorch.manual_seed(0)
+    x = ctorch.ones(8, 16, 3, 3)
+    y = ctorch.nn.functional.dropout2d(x, 0.5)
+    per_channel = y.reshape(8, 16, 9)
+    first = per_channel[:, :, :1]
+    assert bool((per_channel == first).all())  # one draw per (sample, channel)
+    kept = (first > 0).float().mean().item()
+    assert 0.3 < kept < 0.7 and set(first.unique().tolist()) <= {0.0, 2.0}
+    assert ctorch.nn.Dropout2d(0.5).eval()(x) is x
+    with pytest.raises(RuntimeError):
+        ctorch.nn.functional.dropout2d(ctorch.ones(3, 3), 0.5)
 
 
 def test_loss_weight_is_a_buffer():

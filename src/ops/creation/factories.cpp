@@ -1,5 +1,7 @@
-// factories.cpp - empty, zeros, ones, full, arange, linspace, eye. Each takes an optional dtype
+// factories.cpp - empty, zeros, ones, full, arange, linspace, logspace, eye, tril_indices and
+// triu_indices. Each takes an optional dtype
 // (None: PyTorch's default for the operator) and an optional device that picks the backend.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -112,6 +114,84 @@ void linspace_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   });
 }
 
+// logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Device? device=None)
+// base ** linspace(start, end, steps), the exponents formed as PyTorch's kernel forms them: in the
+// output dtype (double for integers), the second half counted back from end.
+void logspace_meta(const Frame& f, MetaResult& m) {
+  const int64_t steps = f.arg(2).to_int();
+  CT_CHECK(steps >= 0, CT_ERROR_INVALID_ARGUMENT, "logspace: steps is ", steps, ". Pass steps >= 0");
+  set_output(m, 0, {steps}, dtype_or(f.arg(4), runtime::default_dtype()), device_of(f.arg(5)));
+}
+void logspace_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const TensorImpl& out = *outs[0];
+  const int64_t n = out.numel();
+  visit_dtype<kNumericDTypes>(out.dtype(), "logspace", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using S = std::conditional_t<std::is_integral_v<T>, double, opmath_t<T>>;  // the exponents' type
+    using B = std::conditional_t<std::is_integral_v<T>, T, opmath_t<T>>;        // the base's
+    const S s = S(f.arg(0).to_scalar().to<T>()), e = S(f.arg(1).to_scalar().to<T>());
+    const B base = B(cpu::cast_value<T>(f.arg(3).to_double()));
+    const S step = n > 1 ? (e - s) / S(n - 1) : S(0);
+    T* p = out.data_as<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      const S x = n == 1 || i < n / 2 ? s + step * S(i) : e - step * S(n - 1 - i);
+      p[i] = cpu::cast_value<T>(std::pow(base, x));
+    }
+  });
+}
+
+// tril_indices / triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None)
+// The [2, N] coordinates (rows, then columns) of a row x col matrix's lower (upper) triangle from
+// diagonal offset, row by row; int64 unless dtype says otherwise.
+// In closed form, as a row count can be huge: row i of the lower triangle holds
+// clamp(i + offset + 1, 0, cols) entries; the upper triangle is the rest of the lower one of offset - 1.
+__int128 lower_count(int64_t rows, int64_t cols, int64_t offset) {
+  const __int128 i0 = std::clamp<__int128>(-static_cast<__int128>(offset), 0, rows);             // first row not empty
+  const __int128 i1 = std::clamp<__int128>(static_cast<__int128>(cols) - offset - 1, i0, rows);  // first full row
+  const __int128 partial = (i1 - i0) * (static_cast<__int128>(offset) + 1) + (i0 + i1 - 1) * (i1 - i0) / 2;
+  return partial + (rows - i1) * static_cast<__int128>(cols);
+}
+template <bool Lower>
+int64_t triangle_count(const char* op, int64_t rows, int64_t cols, int64_t offset) {
+  const __int128 all = static_cast<__int128>(rows) * cols;
+  const __int128 n = Lower ? lower_count(rows, cols, offset)
+                           : all - (offset == INT64_MIN ? 0 : lower_count(rows, cols, offset - 1));
+  CT_CHECK(n <= INT64_MAX / 2, CT_ERROR_INVALID_ARGUMENT, op, ": a ", rows, " x ", cols,
+           " matrix has more triangle entries than int64 can count");
+  return static_cast<int64_t>(n);
+}
+template <bool Lower>
+void triangle_indices_meta(const Frame& f, MetaResult& m) {
+  const char* op = Lower ? "tril_indices" : "triu_indices";
+  const int64_t rows = f.arg(0).to_int(), cols = f.arg(1).to_int();
+  CT_CHECK(rows >= 0 && cols >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": row (", rows, ") and col (", cols,
+           ") must be >= 0");
+  const DType d = dtype_or(f.arg(3), DType::Int64);
+  CT_CHECK(d == DType::Int32 || d == DType::Int64, CT_ERROR_DTYPE, op, ": dtype ", d, " cannot hold indices. "
+           "Pass int64 or int32");
+  const DimVector sizes{2, triangle_count<Lower>(op, rows, cols, f.arg(2).to_int())};
+  checked_nbytes(sizes, d, op);
+  set_output(m, 0, sizes, d, device_of(f.arg(4)));
+}
+template <bool Lower>
+void triangle_indices_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const TensorImpl& out = *outs[0];
+  const int64_t rows = f.arg(0).to_int(), cols = f.arg(1).to_int(), offset = f.arg(2).to_int();
+  const int64_t n = out.size(1);
+  visit_dtype<dtype_bit(DType::Int32) | dtype_bit(DType::Int64)>(out.dtype(), "triangle_indices", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* r = out.data_as<T>();
+    T* c = r + n;
+    // Empty rows come first (lower) or last (upper) and are not visited: row counts can be huge.
+    int64_t k = 0;
+    for (int64_t i = Lower ? std::clamp<int64_t>(offset == INT64_MIN ? rows : -offset, 0, rows) : 0; i < rows && k < n; ++i) {
+      const int64_t lo = Lower ? 0 : std::max<int64_t>(0, i + offset);
+      const int64_t hi = Lower ? std::min<int64_t>(cols, i + offset + 1) : cols;
+      for (int64_t j = lo; j < hi; ++j, ++k) r[k] = T(i), c[k] = T(j);
+    }
+  });
+}
+
 // eye(int n, int m=-1, *, ScalarType? dtype=None, Device? device=None)
 void eye_meta(const Frame& f, MetaResult& m) {
   const int64_t n = f.arg(0).to_int();
@@ -171,7 +251,10 @@ void define_factories(Registry& r) {
   def("full(int[] size, Scalar fill_value, ", 3, full_meta, full_cpu);
   def("arange(Scalar start, Scalar end, Scalar step=1, ", 4, arange_meta, arange_cpu);
   def("linspace(Scalar start, Scalar end, int steps, ", 4, linspace_meta, linspace_cpu);
+  def("logspace(Scalar start, Scalar end, int steps, float base=10.0, ", 5, logspace_meta, logspace_cpu);
   def("eye(int n, int m=-1, ", 3, eye_meta, eye_cpu);
+  def("tril_indices(int row, int col, int offset=0, ", 4, triangle_indices_meta<true>, triangle_indices_cpu<true>);
+  def("triu_indices(int row, int col, int offset=0, ", 4, triangle_indices_meta<false>, triangle_indices_cpu<false>);
 }
 
 }  // namespace ct::ops

@@ -383,9 +383,34 @@ void scatter_reduce_backward(GradCtx& c) {
   if (c.needs("src")) c.set("src", grow(mul(indexing::gather(share, dim, idx), src_hit), c.sizes("src")));
 }
 
+// take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor: gather along dim after
+// broadcasting self and indices against each other in every other dim; without dim, a gather
+// from the flattened self.
+void take_along_dim_kernel(void*, Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0)), idx = Tensor::borrow(&f.tensor(1));
+  CT_CHECK(idx->dtype() == DType::Int64, CT_ERROR_DTYPE, "take_along_dim: indices are ", idx->dtype(), " ",
+           idx->sym_sizes(), "; they must be int64. Convert them with to(int64)");
+  if (f.arg(2).is_none()) {
+    f.outs[0] = gather(reshape(self, {-1}), 0, reshape(idx, {-1}));
+    return;
+  }
+  CT_CHECK(self->dim() > 0, CT_ERROR_INDEX, "take_along_dim: self is 0-dim, so it has no dim ", f.arg(2).to_int(),
+           ". Leave dim out to take from the flattened self");
+  CT_CHECK(self->dim() == idx->dim(), CT_ERROR_SHAPE, "take_along_dim: self ", self->sym_sizes(), " and indices ",
+           idx->sym_sizes(), " must have the same number of dims");
+  const int64_t dim = wrap_dim("take_along_dim", f.arg(2).to_int(), static_cast<int64_t>(self->dim()));
+  SymDimVector self_sizes(self->sym_sizes()), idx_sizes(idx->sym_sizes());
+  self_sizes[dim] = idx->sym_size(dim);
+  const SymDimVector idx_shape = broadcast_shapes("take_along_dim", self_sizes, idx->sym_sizes());
+  idx_sizes[dim] = self->sym_size(dim);
+  const SymDimVector self_shape = broadcast_shapes("take_along_dim", idx_sizes, self->sym_sizes());
+  f.outs[0] = gather(expand_symint(self, self_shape), dim, expand_symint(idx, idx_shape));
+}
+
 }  // namespace
 
 void define_scatter_gather(Registry& r) {
+  r.def("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor").composite(take_along_dim_kernel);
   r.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor")
       .meta(gather_meta)
       .compute(DispatchKey::CPU, gather_cpu, Determinism::Bitwise)

@@ -23,15 +23,10 @@ Tensor reduce_loss(const Tensor& loss, Reduction r) {
   return r == Reduction::Mean ? mean(loss) : sum(loss);
 }
 
-namespace {
-
-Tensor opt_arg(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i)); }
-Tensor self_arg(const Frame& f, size_t i) { return Tensor::borrow(&f.tensor(i)); }
-
-bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
-Tensor up(const Tensor& t) { return is_half(t->dtype()) ? to(t, DType::Float32) : t; }
-// The loss in the inputs' promoted dtype, rounded once.
-void finish(Frame& f, const Tensor& loss, DType want) { f.outs[0] = loss->dtype() == want ? loss : to(loss, want); }
+Tensor in_loss_precision(const Tensor& t) {
+  const DType d = t->dtype();
+  return d == DType::Float16 || d == DType::BFloat16 ? to(t, DType::Float32) : t;
+}
 
 DType promoted(const Tensor& a, const Tensor& b) {
   ResultType rt;
@@ -47,6 +42,14 @@ DType floating_pair(const char* op, const Tensor& a, const Tensor& b) {
   return d;
 }
 
+namespace {
+
+Tensor opt_arg(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i)); }
+Tensor self_arg(const Frame& f, size_t i) { return Tensor::borrow(&f.tensor(i)); }
+
+// The loss in the inputs' promoted dtype, rounded once.
+void finish(Frame& f, const Tensor& loss, DType want) { f.outs[0] = loss->dtype() == want ? loss : to(loss, want); }
+
 Tensor zero_like(const Tensor& t) { return zeros({}, t->dtype(), t->device()); }
 
 // ---- mse_loss, l1_loss, smooth_l1_loss, huber_loss (Tensor self, Tensor target, int reduction=1, ...)
@@ -55,7 +58,7 @@ void mse_loss_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
   const DType d = floating_pair("mse_loss", x, t);
   const Reduction r = to_reduction("mse_loss", f.arg(2).to_int());
-  const Tensor diff = sub(up(x), up(t));
+  const Tensor diff = sub(in_loss_precision(x), in_loss_precision(t));
   finish(f, reduce_loss(mul(diff, diff), r), d);
 }
 
@@ -64,7 +67,7 @@ void l1_loss_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
   const Reduction r = to_reduction("l1_loss", f.arg(2).to_int());
   const DType d = promoted(x, t);
-  finish(f, reduce_loss(abs(sub(up(x), up(t))), r), d);
+  finish(f, reduce_loss(abs(sub(in_loss_precision(x), in_loss_precision(t))), r), d);
 }
 
 // |d| < beta: 0.5 d^2 / beta, else |d| - 0.5 beta (l1 when beta is 0).
@@ -74,7 +77,7 @@ void smooth_l1_loss_kernel(void*, Frame& f) {
   const Reduction r = to_reduction("smooth_l1_loss", f.arg(2).to_int());
   const double beta = f.arg(3).to_double();
   CT_CHECK(beta >= 0, CT_ERROR_INVALID_ARGUMENT, "smooth_l1_loss: beta is ", beta, ". Pass beta >= 0");
-  const Tensor ad = abs(sub(up(x), up(t)));
+  const Tensor ad = abs(sub(in_loss_precision(x), in_loss_precision(t)));
   const Tensor loss = beta == 0 ? ad
                                 : where(lt(ad, Scalar(beta)), mul(mul(ad, ad), Scalar(0.5 / beta)),
                                         sub(ad, Scalar(0.5 * beta)));
@@ -89,7 +92,7 @@ void huber_loss_kernel(void*, Frame& f) {
   const Reduction r = to_reduction("huber_loss", f.arg(2).to_int());
   const double delta = f.arg(3).to_double();
   CT_CHECK(delta > 0, CT_ERROR_INVALID_ARGUMENT, "huber_loss: delta is ", delta, ". Pass delta > 0");
-  const Tensor ad = abs(sub(up(x), up(t)));
+  const Tensor ad = abs(sub(in_loss_precision(x), in_loss_precision(t)));
   const Tensor loss = where(lt(ad, Scalar(delta)), mul(mul(ad, ad), Scalar(0.5)),
                             mul(sub(ad, Scalar(0.5 * delta)), Scalar(delta)));
   finish(f, reduce_loss(loss, r), d);
@@ -114,11 +117,11 @@ void binary_cross_entropy_kernel(void*, Frame& f) {
              l, " to ", h, "). Pass probabilities, or use binary_cross_entropy_with_logits on logits");
   }
   const Scalar floor(-100.0);
-  const Tensor xu = up(x), tu = up(t);
+  const Tensor xu = in_loss_precision(x), tu = in_loss_precision(t);
   const Tensor log_x = clamp(log(xu), floor);
   const Tensor log_1mx = clamp(log(rsub(xu, 1)), floor);
   Tensor loss = neg(add(mul(tu, log_x), mul(rsub(tu, 1), log_1mx)));
-  if (w.defined()) loss = mul(loss, up(w));
+  if (w.defined()) loss = mul(loss, in_loss_precision(w));
   finish(f, reduce_loss(loss, r), d);
 }
 
@@ -133,14 +136,14 @@ void bce_with_logits_kernel(void*, Frame& f) {
   const Reduction r = to_reduction("binary_cross_entropy_with_logits", f.arg(4).to_int());
   CT_CHECK(x->sym_sizes().equals(t->sym_sizes()), CT_ERROR_SHAPE, "binary_cross_entropy_with_logits: target has sizes ",
            t->sym_sizes(), ", input ", x->sym_sizes(), ". Make them equal");
-  const Tensor xu = up(x), tu = up(t);
+  const Tensor xu = in_loss_precision(x), tu = in_loss_precision(t);
   const Scalar zero(0.0);
   const Tensor m = clamp(neg(xu), zero);
   const Tensor softplus = add(log(add(exp(neg(m)), exp(sub(neg(xu), m)))), m);
   Tensor loss = mul(rsub(tu, 1), xu);
-  if (pw.defined()) loss = add(loss, mul(add(mul(sub(up(pw), 1), tu), 1), softplus));
+  if (pw.defined()) loss = add(loss, mul(add(mul(sub(in_loss_precision(pw), 1), tu), 1), softplus));
   else loss = add(loss, softplus);
-  if (w.defined()) loss = mul(loss, up(w));
+  if (w.defined()) loss = mul(loss, in_loss_precision(w));
   finish(f, reduce_loss(loss, r), d);
 }
 
@@ -151,7 +154,7 @@ void kl_div_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0), t = self_arg(f, 1);
   const DType d = floating_pair("kl_div", x, t);
   const Reduction r = to_reduction("kl_div", f.arg(2).to_int());
-  const Tensor xu = up(x), tu = up(t);
+  const Tensor xu = in_loss_precision(x), tu = in_loss_precision(t);
   Tensor loss;
   if (f.arg(3).to_bool()) {
     loss = mul(exp(tu), sub(tu, xu));
@@ -239,7 +242,7 @@ void nll_loss_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0);
   const DType d = floating_input("nll_loss", x);
   const Tensor w = opt_arg(f, 2);
-  finish(f, nll("nll_loss", up(x), self_arg(f, 1), w.defined() ? up(w) : w, to_reduction("nll_loss", f.arg(3).to_int()),
+  finish(f, nll("nll_loss", in_loss_precision(x), self_arg(f, 1), w.defined() ? in_loss_precision(w) : w, to_reduction("nll_loss", f.arg(3).to_int()),
                 f.arg(4).to_int()),
          d);
 }
@@ -263,7 +266,7 @@ void cross_entropy_kernel(void*, Frame& f) {
   const double ls = f.arg(5).to_double();
   CT_CHECK(ls >= 0 && ls <= 1, CT_ERROR_INVALID_ARGUMENT, op, ": label_smoothing is ", ls, ". Pass a value in [0, 1]");
   CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, op, ": input is 0-dim; it needs [C] or [N, C, ...]");
-  const Tensor xu = up(x), w = w0.defined() ? up(w0) : w0;
+  const Tensor xu = in_loss_precision(x), w = w0.defined() ? in_loss_precision(w0) : w0;
   const int64_t cd = class_dim(x), c = x->sym_size(cd).guard_int();
   const int64_t cdims[1] = {cd};
   const IntArrayRef classes_dim(cdims, 1);
@@ -275,7 +278,7 @@ void cross_entropy_kernel(void*, Frame& f) {
              ": ignore_index is not supported with class probabilities. Leave it at -100");
     CT_CHECK(!w.defined() || (w->dim() == 1 && w->sym_numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
              w.defined() ? w->sym_sizes() : SymIntArrayRef(), "; it needs one value per class [", c, "]");
-    Tensor t = up(target);
+    Tensor t = in_loss_precision(target);
     if (ls > 0) t = add(mul(t, Scalar(1 - ls)), Scalar(ls / static_cast<double>(c)));
     const Tensor terms = w.defined() ? mul(mul(lsm, along_classes(w, x)), t) : mul(lsm, t);
     Tensor loss;

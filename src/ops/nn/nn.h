@@ -17,6 +17,13 @@ Reduction to_reduction(const char* op, int64_t r);
 /// loss itself, its mean or its sum over every element.
 Tensor reduce_loss(const Tensor& loss, Reduction r);
 
+/// t in float32 when it is float16/bfloat16: losses compute in float32 and round once at the end.
+Tensor in_loss_precision(const Tensor& t);
+/// The dtype a and b promote to.
+DType promoted(const Tensor& a, const Tensor& b);
+/// The dtype a and b promote to, which must be floating (CT_ERROR_DTYPE naming op otherwise).
+DType floating_pair(const char* op, const Tensor& a, const Tensor& b);
+
 /// Whether the optional tensor argument called arg was given to the forward call (derivatives only).
 inline bool given(const autograd::GradCtx& c, std::string_view arg) { return c.list_size(arg) == 1; }
 

@@ -1,6 +1,8 @@
-// activations.cpp - the pointwise activation functions of torch.nn.functional: gelu, silu,
-// softplus, elu (selu), leaky_relu, hardtanh, hardsigmoid, hardswish, mish. Rows for the engine in
-// unary_engine.h with PyTorch's formulas; derivatives below, written with operators. exp, erf, tanh,
+// activations.cpp - the activation functions of torch.nn.functional: gelu, silu, softplus, elu
+// (selu, celu), leaky_relu, hardtanh (relu6), hardsigmoid, hardswish, mish as rows for the engine in
+// unary_engine.h with PyTorch's formulas, derivatives below, written with operators; hardshrink,
+// softshrink, log_sigmoid, threshold, softsign, tanhshrink, glu and prelu as composites of those
+// operators (their derivatives are implicit). exp, erf, tanh,
 // expm1 and log1p come from vec_math.h (vectorized float32; see Note [Vectorizable float32 math]).
 #include <cmath>
 #include <cstring>
@@ -105,8 +107,109 @@ void selu_kernel(void*, Frame& f) {
   f.outs[0] = elu(Tensor::borrow(&f.tensor(0)), kSeluAlpha, kSeluScale, 1.0);
 }
 
-// Derivatives. x is the saved input, g the incoming gradient.
 Tensor num(double v, const Tensor& like) { return full({}, Scalar(v), like->dtype(), like->device()); }
+
+Tensor floating_self(const Frame& f, const char* op) {
+  Tensor x = Tensor::borrow(&f.tensor(0));
+  CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, op, ": needs a floating input, got ", x->dtype(), " ",
+           x->sym_sizes(), ". Convert it with to(float32)");
+  return x;
+}
+
+// relu6(Tensor self): hardtanh(self, 0, 6) (whose derivative is 0 at the bounds); integers,
+// unsigned ones too, are clamped, as in PyTorch.
+void relu6_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  CT_CHECK(x->dtype() != DType::Bool, CT_ERROR_DTYPE, "relu6: needs a numeric input, got bool ", x->sym_sizes(),
+           ". Convert it with to(uint8) or to(float32)");
+  f.outs[0] = is_floating(x->dtype()) ? hardtanh(x, 0, 6) : clamp(x, Scalar(0), Scalar(6));
+}
+
+// celu(Tensor self, Scalar alpha=1.0): max(0, x) + min(0, alpha (exp(x / alpha) - 1)), elu's row.
+void celu_kernel(void*, Frame& f) {
+  const Tensor x = floating_self(f, "celu");
+  const double alpha = f.arg(1).to_double();
+  CT_CHECK(alpha != 0, CT_ERROR_INVALID_ARGUMENT, "celu: alpha is 0, which it divides by. Pass alpha != 0");
+  f.outs[0] = elu(x, alpha, 1, 1.0 / alpha);
+}
+
+// hardshrink(Tensor self, Scalar lambd=0.5): 0 inside [-lambd, lambd], x elsewhere (NaN stays).
+void hardshrink_kernel(void*, Frame& f) {
+  const Tensor x = floating_self(f, "hardshrink");
+  const Scalar l = f.arg(1).to_scalar();
+  const Tensor inside = logical_and(ge(x, Scalar(-l.to_double())), le(x, l));
+  f.outs[0] = where(inside, num(0, x), x);
+}
+
+// softshrink(Tensor self, Scalar lambd=0.5): x - lambd above lambd, x + lambd below -lambd, else 0
+// (x * 0, so NaN stays NaN, as PyTorch's scalar kernel computes it; its vectorized one gives 0).
+void softshrink_kernel(void*, Frame& f) {
+  const Tensor x = floating_self(f, "softshrink");
+  const double l = f.arg(1).to_double();
+  CT_CHECK(l >= 0, CT_ERROR_INVALID_ARGUMENT, "softshrink: lambd is ", l, ". Pass lambd >= 0");
+  f.outs[0] = where(gt(x, Scalar(l)), sub(x, Scalar(l)), where(lt(x, Scalar(-l)), add(x, Scalar(l)), mul(x, 0)));
+}
+
+// log_sigmoid(Tensor self): min(x, 0) - log1p(exp(-|x|)), which neither overflows nor loses the
+// small values of log(sigmoid(x)) for large negative x.
+void log_sigmoid_kernel(void*, Frame& f) {
+  const Tensor x = floating_self(f, "log_sigmoid");
+  f.outs[0] = sub(clamp_max(x, 0), log1p(exp(neg(abs(x)))));
+}
+
+// threshold(Tensor self, Scalar threshold, Scalar value): value where x <= threshold, else x.
+void threshold_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  CT_CHECK(x->dtype() != DType::Bool, CT_ERROR_DTYPE, "threshold: needs a numeric input, got bool ", x->sym_sizes(),
+           ". Convert it with to(uint8) or to(float32)");
+  const Tensor value = full({}, f.arg(2).to_scalar(), x->dtype(), x->device());
+  f.outs[0] = where(le(x, f.arg(1).to_scalar()), value, x);
+}
+
+// softsign(Tensor self): x / (1 + |x|); tanhshrink(Tensor self): x - tanh(x). Integers give floats.
+void softsign_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  CT_CHECK(x->dtype() != DType::Bool, CT_ERROR_DTYPE, "softsign: needs a numeric input, got bool ", x->sym_sizes(),
+           ". Convert it with to(float32)");
+  f.outs[0] = div(x, add(abs(x), 1));
+}
+void tanhshrink_kernel(void*, Frame& f) {
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  f.outs[0] = sub(x, tanh(x));
+}
+
+// glu(Tensor self, int dim=-1): a * sigmoid(b), a and b the halves of self along dim.
+void glu_kernel(void*, Frame& f) {
+  const Tensor x = floating_self(f, "glu");
+  CT_CHECK(x->dim() > 0, CT_ERROR_INVALID_ARGUMENT, "glu: cannot halve a 0-dim tensor. Pass a tensor with the dim to halve");
+  const int64_t d = wrap_dim("glu", f.arg(1).to_int(), static_cast<int64_t>(x->dim()));
+  const int64_t n = x->sym_size(d).guard_int();
+  CT_CHECK(n % 2 == 0, CT_ERROR_INVALID_ARGUMENT, "glu: dim ", d, " of ", x->sym_sizes(),
+           " has odd size ", n, "; the halved dim must be even");
+  f.outs[0] = mul(narrow(x, d, 0, n / 2), sigmoid(narrow(x, d, n / 2, n / 2)));
+}
+
+// prelu(Tensor self, Tensor weight): x above 0, weight * x elsewhere; weight has one element or
+// one per channel (dim 1), as in PyTorch.
+void prelu_kernel(void*, Frame& f) {
+  const Tensor x = floating_self(f, "prelu");
+  const Tensor w = Tensor::borrow(&f.tensor(1));
+  const int64_t channels = x->dim() > 1 ? x->sym_size(1).guard_int() : 1;
+  const int64_t n = w->sym_numel().guard_int();
+  CT_CHECK(w->dim() <= 1 && (n == 1 || n == channels), CT_ERROR_SHAPE, "prelu: weight ", w->sym_sizes(),
+           " for self ", x->sym_sizes(), " must have 1 element or one per channel (", channels, ")");
+  Tensor wb = w;
+  if (n > 1) {  // [C] against dim 1: [C, 1, ..., 1]
+    DimVector shape(x->dim() - 1, 1);
+    shape[0] = n;
+    wb = reshape(w, shape);
+  } else if (w->dim() == 1) {
+    wb = reshape(w, {});
+  }
+  f.outs[0] = where(gt(x, 0), x, mul(wb, x));
+}
+
+// Derivatives. x is the saved input, g the incoming gradient.
 
 void gelu_backward(GradCtx& c) {
   const Tensor x = c.saved("self");
@@ -182,6 +285,16 @@ void define_activations(Registry& r) {
   define_unary<Softplus>(r, softplus_backward, x);
   define_unary<Elu>(r, elu_backward, x);
   r.def("selu(Tensor self) -> Tensor").composite(selu_kernel);
+  r.def("celu(Tensor self, Scalar alpha=1.0) -> Tensor").composite(celu_kernel);
+  r.def("relu6(Tensor self) -> Tensor").composite(relu6_kernel);
+  r.def("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor").composite(hardshrink_kernel);
+  r.def("softshrink(Tensor self, Scalar lambd=0.5) -> Tensor").composite(softshrink_kernel);
+  r.def("log_sigmoid(Tensor self) -> Tensor").composite(log_sigmoid_kernel);
+  r.def("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor").composite(threshold_kernel);
+  r.def("softsign(Tensor self) -> Tensor").composite(softsign_kernel);
+  r.def("tanhshrink(Tensor self) -> Tensor").composite(tanhshrink_kernel);
+  r.def("glu(Tensor self, int dim=-1) -> Tensor").composite(glu_kernel);
+  r.def("prelu(Tensor self, Tensor weight) -> Tensor").composite(prelu_kernel);
   define_unary<LeakyRelu>(r, leaky_relu_backward, x);
   define_unary<Hardtanh>(r, hardtanh_backward, x);
   define_unary<Hardsigmoid>(r, hardsigmoid_backward, x);

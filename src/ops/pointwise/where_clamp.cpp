@@ -98,9 +98,10 @@ void clamp_backward(autograd::GradCtx& c) {
 
 // clamp_min(Tensor self, Scalar min) / clamp_max(Tensor self, Scalar max): clamp with one bound
 // (its meta, kernel and derivative).
-template <bool IsMin>
+// clamp_min_ / clamp_max_ are the same over clamp_.
+template <bool IsMin, bool InPlace = false>
 void one_bound(void*, Frame& f) {
-  static const OperatorDef& clamp = builtin_op("clamp");
+  static const OperatorDef& clamp = builtin_op(InPlace ? "clamp_" : "clamp");
   Value args[3] = {f.arg(0), IsMin ? f.arg(1) : Value(), IsMin ? Value() : f.arg(1)};
   dispatch(clamp, args, 3, f.outs, 1);
 }
@@ -115,9 +116,12 @@ void define_where_clamp(Registry& r) {
   r.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
       .meta(clamp_meta)
       .compute(DispatchKey::CPU, clamp_cpu, Determinism::Bitwise)
-      .derivative(clamp_backward, save("self"));
+      .derivative(clamp_backward, save("self"))
+      .inplace("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)");
   r.def("clamp_min(Tensor self, Scalar min) -> Tensor").composite(one_bound<true>);
   r.def("clamp_max(Tensor self, Scalar max) -> Tensor").composite(one_bound<false>);
+  r.def("clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)").composite(one_bound<true, true>);
+  r.def("clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)").composite(one_bound<false, true>);
 }
 
 }  // namespace ct::ops

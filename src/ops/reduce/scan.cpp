@@ -1,10 +1,13 @@
-// scan.cpp - cumsum, cumprod, cummax and cummin: running folds along one dim.
+// scan.cpp - cumsum, cumprod, cummax, cummin and logcumsumexp: running folds along one dim; and
+// diff, their inverse, the n-th forward difference.
 //
 // The input is laid out contiguous as [outer, n, inner]; each (outer, inner) line is folded in
 // order along n, lines in parallel, so the bits never depend on the thread count. Sums and products
 // accumulate as PyTorch's CPU kernels do (float32 in double, float16/bfloat16 in float32, integers
 // in int64) and round each output once.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "dispatch/dispatcher.h"
@@ -175,6 +178,110 @@ void cumext_backward(GradCtx& c) {
   c.set("self", scatter_back(c.grad(0), dim, indices, x->sizes(), true));
 }
 
+// ---- logcumsumexp(Tensor self, int dim) -> Tensor
+
+void logcumsumexp_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  wrap_dim("logcumsumexp", f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
+  CT_CHECK(is_floating(a.dtype()), CT_ERROR_DTYPE, "logcumsumexp: self is ", a.dtype(), " ", a.sym_sizes(),
+           "; it needs a floating dtype. Convert it with to(float32)");
+  m.compute = a.dtype();
+  set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
+}
+
+// log(exp(x) + exp(acc)) as PyTorch's CPU scan folds it: max + log1p(exp(min - max)), a NaN
+// propagating, and two equal infinities giving x. Each step rounds to T, as there.
+template <typename T> T log_add_exp_step(T x, T acc) {
+  const M<T> a = M<T>(x), b = M<T>(acc);
+  const M<T> lo = std::isnan(b) ? b : std::min(a, b), hi = std::isnan(b) ? b : std::max(a, b);
+  if (lo != hi || std::isfinite(lo)) return T(std::log1p(std::exp(lo - hi)) + hi);
+  return x;
+}
+
+void logcumsumexp_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const TensorImpl& a = f.tensor(0);
+  const int64_t dim = wrap_dim("logcumsumexp", f.arg(1).to_int(), static_cast<int64_t>(a.dim()));
+  const Tensor in = expect_contiguous(Tensor::borrow(&a));
+  const Lines l = lines_of(a.sizes(), dim);
+  visit_dtype<kFloatingDTypes>(a.dtype(), "logcumsumexp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = in->data_as<T>();
+    T* o = outs[0]->data_as<T>();
+    const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / std::max<int64_t>(l.n * l.inner, 1));
+    cpu::parallel_for(0, l.outer * l.inner, grain, [&](int64_t u0, int64_t u1) {
+      for (int64_t u = u0; u < u1; ++u) {
+        const int64_t b = u / l.inner, j = u % l.inner;
+        T acc = T(-std::numeric_limits<M<T>>::infinity());
+        for (int64_t i = 0; i < l.n; ++i) {
+          const int64_t e = (b * l.n + i) * l.inner + j;
+          acc = log_add_exp_step(p[e], acc);
+          o[e] = acc;
+        }
+      }
+    });
+  });
+}
+
+// d/dx_j = sum over i >= j of g_i exp(x_j - y_i), with the positive and negative parts of g summed
+// in log space (a reversed logcumsumexp) so that nothing overflows.
+void logcumsumexp_backward(GradCtx& c) {
+  const Tensor x = c.saved("self"), y = c.result(), g = c.grad();
+  if (g->dim() == 0 || g->numel() == 0) {
+    c.set("self", g);
+    return;
+  }
+  const int64_t dim = grad_dim(c);
+  const std::vector<int64_t> dims{dim};
+  const auto reversed = [&](const Tensor& t) { return flip(logcumsumexp(flip(t, dims), dim), dims); };
+  const Tensor lowest = full({}, Scalar(-std::numeric_limits<double>::max()), g->dtype(), g->device());
+  const Tensor log_abs = log(abs(g));
+  const Tensor pos = exp(add(reversed(sub(where(gt(g, 0), log_abs, lowest), y)), x));
+  const Tensor negative = exp(add(reversed(sub(where(lt(g, 0), log_abs, lowest), y)), x));
+  c.set("self", sub(pos, negative));
+}
+
+// ---- diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+// The n-th forward difference along dim of [prepend, self, append] (exclusive or for bool); n past
+// the length gives an empty dim.
+void diff_kernel(void*, Frame& f) {
+  Tensor x = Tensor::borrow(&f.tensor(0));
+  const int64_t n = f.arg(1).to_int();
+  CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, "diff: self is 0-dim; it needs at least one dim");
+  CT_CHECK(n >= 0, CT_ERROR_INVALID_ARGUMENT, "diff: n is ", n, ". Pass n >= 0");
+  const int64_t dim = wrap_dim("diff", f.arg(2).to_int(), static_cast<int64_t>(x->dim()));
+  std::vector<Tensor> parts;
+  for (size_t i : {size_t(3), size_t(0), size_t(4)}) {
+    if (f.arg(i).is_none()) continue;
+    const Tensor t = Tensor::borrow(&f.tensor(i));
+    if (i != 0) {
+      CT_CHECK(t->dim() == x->dim(), CT_ERROR_SHAPE, "diff: ", i == 3 ? "prepend " : "append ", t->sym_sizes(),
+               " must have the dims of self ", x->sym_sizes());
+      for (int64_t d = 0; d < static_cast<int64_t>(x->dim()); ++d)
+        CT_CHECK(d == dim || t->sym_size(d) == x->sym_size(d), CT_ERROR_SHAPE, "diff: ", i == 3 ? "prepend " : "append ",
+                 t->sym_sizes(), " must match self ", x->sym_sizes(), " in every dim but dim ", dim);
+    }
+    parts.push_back(t);
+  }
+  if (parts.size() > 1) {
+    std::vector<const TensorImpl*> ptrs;
+    for (const Tensor& t : parts) ptrs.push_back(t.impl());
+    x = cat(ptrs, dim);
+  }
+  if (n == 0) {
+    f.outs[0] = clone(x);
+    return;
+  }
+  const SymInt len = x->sym_size(dim);
+  const int64_t steps = std::min(n, len.guard_int());  // the number of subtractions must be known
+  const bool is_bool = x->dtype() == DType::Bool;
+  for (int64_t k = 0; k < steps; ++k) {
+    const SymInt out_len = len - 1 - k;
+    const Tensor later = narrow_symint(x, dim, 1, out_len), earlier = narrow_symint(x, dim, 0, out_len);
+    x = is_bool ? logical_xor(later, earlier) : sub(later, earlier);
+  }
+  f.outs[0] = x;
+}
+
 }  // namespace
 
 void define_scans(Registry& r) {
@@ -186,6 +293,12 @@ void define_scans(Registry& r) {
       .meta(cum_meta<true>)
       .compute(DispatchKey::CPU, cum_cpu<true>, Determinism::Bitwise)
       .derivative(cumprod_backward, save_result(save("self")));
+  r.def("logcumsumexp(Tensor self, int dim) -> Tensor")
+      .meta(logcumsumexp_meta)
+      .compute(DispatchKey::CPU, logcumsumexp_cpu, Determinism::Bitwise)
+      .derivative(logcumsumexp_backward, save_result(save("self")));
+  r.def("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor")
+      .composite(diff_kernel);
   r.def("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)")
       .meta(cumext_meta<true>)
       .compute(DispatchKey::CPU, cumext_cpu<true>, Determinism::Bitwise)

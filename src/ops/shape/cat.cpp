@@ -82,6 +82,37 @@ void stack_kernel(void*, Frame& f) {
   f.outs[0] = cat(ptrs, d);
 }
 
+// hstack / vstack / dstack / column_stack(Tensor[] tensors) -> Tensor: cat after bringing every
+// tensor to the dims the stacking needs, as numpy's functions of those names.
+enum class Stacking { H, V, D, Column };
+
+Tensor stack_part(Stacking how, const Tensor& t) {
+  switch (how) {
+    case Stacking::H: return atleast_1d(t);
+    case Stacking::V: return atleast_2d(t);
+    case Stacking::D: return atleast_3d(t);
+    case Stacking::Column: return t->dim() <= 1 ? unsqueeze(flatten(t), 1) : t;  // a column
+  }
+  return t;
+}
+
+template <Stacking How>
+void stacking_kernel(void*, Frame& f) {
+  static constexpr const char* kNames[] = {"hstack", "vstack", "dstack", "column_stack"};
+  const char* op = kNames[static_cast<int>(How)];
+  ArrayRef<const TensorImpl*> ts = f.arg(0).tensor_list();
+  CT_CHECK(!ts.empty(), CT_ERROR_INVALID_ARGUMENT, op, ": expected a non-empty list of tensors");
+  std::vector<Tensor> parts;
+  std::vector<const TensorImpl*> ptrs;
+  for (const TensorImpl* t : ts) {
+    parts.push_back(stack_part(How, Tensor::borrow(t)));
+    ptrs.push_back(parts.back().impl());
+  }
+  int64_t dim = How == Stacking::V ? 0 : How == Stacking::D ? 2 : 1;
+  if (How == Stacking::H && parts[0]->dim() == 1) dim = 0;  // 1-D tensors are joined end to end
+  f.outs[0] = cat(ptrs, dim);
+}
+
 // Each input gets its own stretch of the gradient along dim.
 void cat_backward(autograd::GradCtx& c) {
   const Tensor& g = c.grad();
@@ -103,6 +134,10 @@ void define_cat(Registry& r) {
       .compute(DispatchKey::CPU, cat_compute, Determinism::Bitwise)
       .derivative(cat_backward);
   r.def("stack(Tensor[] tensors, int dim=0) -> Tensor").composite(stack_kernel);
+  r.def("hstack(Tensor[] tensors) -> Tensor").composite(stacking_kernel<Stacking::H>);
+  r.def("vstack(Tensor[] tensors) -> Tensor").composite(stacking_kernel<Stacking::V>);
+  r.def("dstack(Tensor[] tensors) -> Tensor").composite(stacking_kernel<Stacking::D>);
+  r.def("column_stack(Tensor[] tensors) -> Tensor").composite(stacking_kernel<Stacking::Column>);
 }
 
 }  // namespace ct::ops

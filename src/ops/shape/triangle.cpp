@@ -1,5 +1,6 @@
-// triangle.cpp - operators over a matrix's triangles and diagonals: tril, triu, diag and
-// diagonal. tril, triu and diag are composites of where over an index mask; diagonal is a view.
+// triangle.cpp - operators over a matrix's triangles and diagonals: tril, triu, diag, diag_embed,
+// diagonal and trace. tril, triu, diag and diag_embed are composites of where over an index mask;
+// diagonal is a view. (tril_indices and triu_indices are factories: creation/factories.cpp.)
 #include <algorithm>
 
 #include "dispatch/dispatcher.h"
@@ -136,6 +137,34 @@ void diag_kernel(void*, Frame& f) {
   f.outs[0] = embed_diagonal(self, sizes, k, 0, 1);
 }
 
+// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor: the last dim of self
+// laid on diagonal `offset` of two new dims of size n + |offset| (dim1, dim2 of the result), zeros
+// elsewhere; the other dims are batch dims.
+void diag_embed_kernel(void*, Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0));
+  const int64_t offset = f.arg(1).to_int();
+  const int64_t nd = static_cast<int64_t>(self->dim()) + 1;
+  const int64_t d1 = wrap_dim("diag_embed", f.arg(2).to_int(), nd), d2 = wrap_dim("diag_embed", f.arg(3).to_int(), nd);
+  CT_CHECK(d1 != d2, CT_ERROR_INVALID_ARGUMENT, "diag_embed: dim1 and dim2 are both dim ", d1,
+           " of the result. Pass two different dims");
+  const Tensor t = self->dim() == 0 ? reshape(self, {1}) : self;
+  const int64_t n = t->size(t->dim() - 1) + (offset >= 0 ? offset : -offset);
+  DimVector sizes;
+  for (int64_t d = 0, next = 0; d < nd; ++d) sizes.push_back(d == d1 || d == d2 ? n : t->size(next++));
+  checked_nbytes(sizes, t->dtype(), "diag_embed");
+  f.outs[0] = embed_diagonal(t, sizes, offset, d1, d2);
+}
+
+// trace(Tensor self) -> Tensor: the sum of a matrix's main diagonal (integers sum to int64).
+void trace_kernel(void*, Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0));
+  CT_CHECK(self->dim() == 2, CT_ERROR_SHAPE, "trace: self ", self->sym_sizes(), " has ", self->dim(),
+           " dims; it takes a matrix (2 dims)");
+  CT_CHECK(self->dtype() != DType::Bool, CT_ERROR_DTYPE, "trace: self ", self->sym_sizes(),
+           " is bool; convert it with to(int64) first");
+  f.outs[0] = sum(diagonal(self, 0, 0, 1));
+}
+
 }  // namespace
 
 void define_triangle(Registry& r) {
@@ -145,6 +174,8 @@ void define_triangle(Registry& r) {
       .view(diagonal_kernel)
       .derivative(diagonal_backward);
   r.def("diag(Tensor self, int diagonal=0) -> Tensor").composite(diag_kernel);
+  r.def("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor").composite(diag_embed_kernel);
+  r.def("trace(Tensor self) -> Tensor").composite(trace_kernel);
 }
 
 }  // namespace ct::ops

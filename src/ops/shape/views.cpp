@@ -336,6 +336,28 @@ void flatten_kernel(void*, Frame& f) {
   f.outs[0] = reshape_symint(Tensor::borrow(&a), sizes);
 }
 
+// atleast_1d / atleast_2d / atleast_3d(Tensor(a) self) -> Tensor(a): self viewed with at least
+// that many dims, as numpy: a 0-dim tensor becomes [1], [1, 1], [1, 1, 1]; a 1-D one [1, n] and
+// [1, n, 1]; a 2-D one [a, b, 1]. Tensors with enough dims come back as a view of themselves.
+template <int N>
+void atleast_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  SymDimVector sizes(a.sym_sizes());
+  const size_t nd = a.dim();
+  if (nd < static_cast<size_t>(N)) {
+    if (nd == 0) {
+      for (int i = 0; i < N; ++i) sizes.push_back(SymInt(1));
+    } else if (N == 2 || nd == 1) {  // [n] -> [1, n] (and [1, n, 1] for 3-D)
+      sizes = SymDimVector{SymInt(1)};
+      for (size_t d = 0; d < nd; ++d) sizes.push_back(a.sym_size(static_cast<int64_t>(d)));
+      if (N == 3) sizes.push_back(SymInt(1));
+    } else {  // [a, b] -> [a, b, 1]
+      sizes.push_back(SymInt(1));
+    }
+  }
+  f.outs[0] = reshape_symint(Tensor::borrow(&a), sizes);
+}
+
 // ---- Derivatives. A view's gradient is the incoming one laid back out in the input's shape.
 using autograd::GradCtx;
 
@@ -424,6 +446,9 @@ void define_views(Registry& r) {
       .view(slice_kernel)
       .derivative(slice_backward);
   r.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)").composite(flatten_kernel);
+  r.def("atleast_1d(Tensor(a) self) -> Tensor(a)").composite(atleast_kernel<1>);
+  r.def("atleast_2d(Tensor(a) self) -> Tensor(a)").composite(atleast_kernel<2>);
+  r.def("atleast_3d(Tensor(a) self) -> Tensor(a)").composite(atleast_kernel<3>);
 }
 
 }  // namespace ct::ops

@@ -333,6 +333,36 @@ end
     @test_throws CTorchError ops.fill_(t, Tensor(Int32[1, 2]))              # the value must be 0-dim
 end
 
+@testset "Distances, one_hot, pixel_shuffle, margin losses, scans, stacks and factories" begin
+    # Functions everyday models and data code call; their numbers against torch are the Python
+    # differential suite's, what this checks is each one's reach from Julia.
+    a = ops.reshape(Tensor(Float32[3, 4, 1, 0]), [2, 2])
+    b = ops.reshape(Tensor(Float32[3, 4, 0, 1]), [2, 2])
+    @test Array(ops.cosine_similarity(a, b)) ≈ Float32[1, 0]
+    @test Array(ops.pairwise_distance(a, b; eps = 0.0)) ≈ Float32[0, sqrt(2)]
+    @test size(ops.cdist(a, b)) == (2, 2)
+    @test_throws CTorchError ops.cdist(a, Tensor(Float32[1, 2, 3]))
+    @test Array(ops.one_hot(Tensor([2, 0, 1]))) == [0 0 1; 1 0 0; 0 1 0]
+    @test size(ops.one_hot(Tensor([2, 0, 1]); num_classes = 4)) == (3, 4)
+    @test_throws CTorchError ops.one_hot(Tensor([-1]))
+    x = ops.reshape(Tensor(Float32.(0:7)), [1, 4, 1, 2])
+    up = ops.pixel_shuffle(x, 2)
+    @test size(up) == (1, 1, 2, 4)
+    @test vec(Array(ops.reshape(up, [8]))) == Float32[0, 2, 1, 3, 4, 6, 5, 7]
+    @test Array(ops.glu(Tensor([1.0, 2.0, 0.0, 0.0]))) ≈ [0.5, 1.0]
+    @test Array(ops.margin_ranking_loss(Tensor(Float32[1, 2]), Tensor(Float32[2, 1]), Tensor(Float32[1, 1])))[] ≈ 0.5f0
+    v = Tensor([1.0, 4.0, 9.0, 16.0])
+    @test Array(ops.diff(v)) == [3.0, 5.0, 7.0]
+    @test Array(ops.diff(v; n = 2)) == [2.0, 2.0]
+    @test Array(ops.logcumsumexp(Tensor([0.0, 0.0]), 0)) ≈ [0.0, log(2.0)]
+    @test size(ops.hstack([Tensor([0.0, 0.0]), v])) == (6,)
+    @test size(ops.vstack([v, v])) == (2, 4)
+    @test Array(ops.tril_indices(3, 3)) == [0 1 1 2 2 2; 0 0 1 0 1 2]
+    @test Array(ops.logspace(0, 2, 3)) ≈ Float32[1, 10, 100]
+    @test Array(ops.trace(a))[] == 3f0
+    @test Array(ops.clamp(Tensor([1.0, 2.0, 3.0, 4.0]); min = 2, max = 3)) == [2.0, 2.0, 3.0, 3.0]
+end
+
 @testset "PyTorch files: what torch.save wrote loads, what is saved here loads back" begin
     # tests/data/checkpoint.pt was written by torch.save (tests/data/make_torch_files.py).
     f = CTorch.torch_load(joinpath(@__DIR__, "..", "..", "..", "..", "tests", "data", "checkpoint.pt"))

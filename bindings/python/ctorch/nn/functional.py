@@ -71,6 +71,46 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 # ---- linear, convolution and pooling ----
 
+def relu6(input, inplace=False):
+    return _activation("relu6", input, inplace=inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _activation("celu", input, alpha, inplace=inplace)
+
+
+def threshold(input, threshold, value, inplace=False):
+    return _activation("threshold", input, threshold, value, inplace=inplace)
+
+
+def hardshrink(input, lambd=0.5):
+    return _ops.call("hardshrink", input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    return _ops.call("softshrink", input, lambd)
+
+
+def logsigmoid(input):
+    return _ops.call("log_sigmoid", input)
+
+
+def glu(input, dim=-1):
+    return _ops.call("glu", input, dim)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return softmax(-input, dim, dtype=dtype)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p, eps) along dim, as torch.nn.functional.normalize."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return out.copy_(input / denom)
+
+
 def linear(input, weight, bias=None):
     """input @ weight^T + bias, by the C function (no boxed call: a layer's hot path)."""
     return _wrap(_C.ct_tensor_linear(_handle(input), _handle(weight), None if bias is None else _handle(bias)))
@@ -227,6 +267,110 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         loss = _ops.call("kl_div", input, target, 2, log_target=log_target)
         return loss / input.size(0) if input.dim() != 0 else loss
     return _ops.call("kl_div", input, target, _reduction(reduction, size_average, reduce), log_target=log_target)
+
+
+def _channel_dropout(name, input, p, training, inplace, batched_dims):
+    """Zeroes whole channels with probability p and scales the rest by 1 / (1 - p): one draw per
+    (sample, channel), broadcast over the channel's elements, as torch's feature dropout."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.dim() not in (batched_dims - 1, batched_dims):
+        raise RuntimeError(f"{name}: Expected {batched_dims - 1}D or {batched_dims}D input, but received input "
+                           f"with {input.dim()} dims {list(input.shape)}")
+    if not training or p == 0:
+        return input
+    channel_dims = 2 if input.dim() == batched_dims else 1
+    mask_shape = list(input.shape[:channel_dims]) + [1] * (input.dim() - channel_dims)
+    if p == 1:
+        out = input * 0
+    else:
+        keep = _random.bernoulli(input.new_full(mask_shape, 1 - p))
+        out = input * keep / (1 - p)
+    return input.copy_(out) if inplace else out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout("dropout1d", input, p, training, inplace, 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout("dropout2d", input, p, training, inplace, 4)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout("dropout3d", input, p, training, inplace, 5)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    return _ops.call("margin_ranking_loss", input1, input2, target, float(margin),
+                     _reduction(reduction, size_average, reduce))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    return _ops.call("hinge_embedding_loss", input, target, float(margin), _reduction(reduction, size_average, reduce))
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _ops.call("soft_margin_loss", input, target, _reduction(reduction, size_average, reduce))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    return _ops.call("cosine_embedding_loss", input1, input2, target, float(margin),
+                     _reduction(reduction, size_average, reduce))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    return _ops.call("triplet_margin_loss", anchor, positive, negative, float(margin), float(p), float(eps), swap,
+                     _reduction(reduction, size_average, reduce))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    return _ops.call("poisson_nll_loss", input, target, log_input, full, float(eps),
+                     _reduction(reduction, size_average, reduce))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps)), plus 0.5 log(2 pi) with full;
+    var may have one dim fewer than input, or a last dim of 1 (one variance for all), as torch."""
+    import math
+
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif input.size()[:-1] != var.size()[:-1] or var.size(-1) != 1:
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    from .. import autograd
+
+    var = var.clone()
+    with autograd.no_grad():  # as torch: the clamp is not differentiated through
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """The mean over classes of binary cross-entropy with logits, per sample, then reduced."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction_name(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(dim=input.dim() - 1) / input.size(-1)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):

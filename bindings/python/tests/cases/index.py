@@ -113,6 +113,28 @@ def index_fill_cases():
 GATHER_IDX = [[0, 2, 1, 2], [1, 0, 0, 2]]
 
 
+def take_along_dim_cases():
+    f = lambda m, x, i: m.take_along_dim(x, i, 1)  # noqa: E731
+    idx = [[0, 3], [2, 2], [1, 0]]
+    cs = [Case(dt, f, [In((3, 4), dt), In((3, 2), "int64", kind=idx)]) for dt in ("float32", "int64", "bool", "float16")]
+    return cs + [
+        Case("flat", lambda m, x, i: m.take_along_dim(x, i), [In((3, 4)), In((5,), "int64", kind=[0, 11, 3, 3, 7])]),
+        Case("method", lambda m, x, i: x.take_along_dim(i, dim=0), [In((3, 4)), In((2, 4), "int64", kind=[[0, 1, 2, 0]] * 2)]),
+        Case("broadcast_index", f, [In((3, 4)), In((1, 2), "int64", kind=[[0, 3]])]),
+        Case("broadcast_self", f, [In((1, 4)), In((3, 2), "int64", kind=idx)]),
+        Case("argsort", lambda m, x: m.take_along_dim(x, x.argsort(dim=1), dim=1), [In((3, 4))]),
+        Case("transposed", f, [In((3, 4), layout="T"), In((3, 2), "int64", kind=idx)]),
+        Case("stepped", f, [In((3, 4), layout="step"), In((3, 2), "int64", kind=idx)]),
+        Case("expanded", f, [In((3, 4), layout="expand"), In((3, 2), "int64", kind=idx)]),
+        Case("empty", f, [In((3, 4)), In((3, 0), "int64")]),
+        Case("0dim", lambda m, x, i: m.take_along_dim(x, i, 0), [In(()), In((), "int64", kind=0)]),
+        Case("out_of_range", f, [In((3, 4)), In((3, 2), "int64", kind=[[0, 4], [0, 0], [0, 0]])]),
+        Case("dims_differ", f, [In((3, 4)), In((2,), "int64", kind=[0, 1])]),
+        Case("int32_index", f, [In((3, 4)), In((3, 2), "int32", kind=idx)]),
+        Case("bad_dim", lambda m, x, i: m.take_along_dim(x, i, 2), [In((3, 4)), In((3, 2), "int64", kind=idx)]),
+    ]
+
+
 def gather_cases():
     f = lambda m, x, i: m.gather(x, 0, i)  # noqa: E731
     cs = [Case(dt, f, [In((3, 4), dt), I(GATHER_IDX)]) for dt in ALL]
@@ -470,6 +492,7 @@ CASES = {
     "index_copy": index_copy_cases(),
     "index_fill": index_fill_cases(),
     "gather": gather_cases(),
+    "take_along_dim": take_along_dim_cases(),
     "scatter": scatter_cases(),
     "scatter_add": scatter_add_cases(),
     "scatter_reduce": scatter_reduce_cases(),

@@ -1,4 +1,5 @@
-"""Differential cases of the nn family: softmax, normalization, losses and attention.
+"""Differential cases of the nn family: softmax, normalization, losses, distances, pixel shuffles,
+one_hot and attention.
 
 torch 1.13 has no rms_norm and no scaled_dot_product_attention; their references are written here
 in torch's own operators, following the definitions of the later torch releases that have them.
@@ -496,7 +497,258 @@ NLL2D += [
 ]
 
 
+# ---- distances: cosine_similarity, pairwise_distance, cdist, dist
+
+def _distance_common(f, shapes=((3, 4), (3, 4)), dtypes=("float32", "float64", "bfloat16")):
+    a, b = shapes
+    return [Case(dt, f, [In(a, dt), In(b, dt)]) for dt in dtypes] + [
+        Case("transposed", f, [In(a, layout="T"), In(b)]),
+        Case("stepped", f, [In(a), In(b, layout="step")]),
+        Case("expanded", f, [In(a, "float64", layout="expand"), In(b, "float64")]),
+    ]
+
+
+def cosine_similarity_cases():
+    f = lambda m, a, b: F(m).cosine_similarity(a, b)  # noqa: E731
+    return _distance_common(f) + [
+        Case("dim0", lambda m, a, b: m.cosine_similarity(a, b, 0), [In((3, 4)), In((3, 4))]),
+        Case("broadcast", lambda m, a, b: m.cosine_similarity(a, b, -1), [In((2, 1, 4)), In((3, 4))]),
+        Case("eps", lambda m, a, b: F(m).cosine_similarity(a, b, dim=1, eps=0.5), [In((3, 4)), In((3, 4))]),
+        Case("zero_vectors", f, [In((2, 3), kind=[[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]]), In((2, 3))]),
+        Case("1d", lambda m, a, b: m.cosine_similarity(a, b, 0), [In((5,)), In((5,))]),
+        Case("empty_batch", f, [In((0, 4)), In((0, 4))]),
+        Case("0dim", lambda m, a, b: m.cosine_similarity(a, b, 0), [In(()), In(())]),
+        Case("int_error", f, [In((3, 4), "int64"), In((3, 4), "int64")]),
+        Case("bad_shape", f, [In((3, 4)), In((3, 5))]),
+        Case("bad_dim", lambda m, a, b: m.cosine_similarity(a, b, 2), [In((3, 4)), In((3, 4))]),
+    ]
+
+
+def pairwise_distance_cases():
+    f = lambda m, a, b: F(m).pairwise_distance(a, b)  # noqa: E731
+    return _distance_common(f) + [
+        Case("p1_keepdim", lambda m, a, b: F(m).pairwise_distance(a, b, 1.0, keepdim=True), [In((3, 4)), In((3, 4))]),
+        Case("p_inf", lambda m, a, b: F(m).pairwise_distance(a, b, float("inf")), [In((3, 4)), In((3, 4))]),
+        Case("p3_eps", lambda m, a, b: m.pairwise_distance(a, b, 3.0, 1e-3), [In((3, 4), "float64"), In((3, 4), "float64")]),
+        Case("broadcast", f, [In((2, 1, 4)), In((3, 4))]),
+        Case("1d", f, [In((4,)), In((4,))]),
+        Case("int", f, [In((3, 4), "int64"), In((3, 4), "int64")]),
+        Case("empty_batch", f, [In((0, 4)), In((0, 4))]),
+        Case("0dim", f, [In(()), In(())]),
+        Case("bad_shape", f, [In((3, 4)), In((2, 4))]),
+    ]
+
+
+def cdist_cases():
+    f = lambda m, a, b: m.cdist(a, b)  # noqa: E731
+    return _distance_common(f, ((3, 4), (5, 4))) + [
+        Case("matmul_form", f, [In((30, 3)), In((40, 3))]),
+        Case("matmul_form_float64", f, [In((2, 27, 5), "float64"), In((2, 3, 5), "float64")]),
+        Case("always_matmul", lambda m, a, b: m.cdist(a, b, compute_mode="use_mm_for_euclid_dist"), [In((4, 3)), In((5, 3))]),
+        Case("never_matmul", lambda m, a, b: m.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"),
+             [In((30, 3)), In((40, 3))]),
+        Case("p1", lambda m, a, b: m.cdist(a, b, p=1.0), [In((3, 4)), In((5, 4))]),
+        Case("p0", lambda m, a, b: m.cdist(a, b, p=0.0), [In((3, 4), kind="small"), In((5, 4), kind="small")]),
+        Case("p_inf", lambda m, a, b: m.cdist(a, b, p=float("inf")), [In((3, 4)), In((5, 4))]),
+        Case("p3", lambda m, a, b: m.cdist(a, b, 3.0), [In((3, 4), "float64"), In((5, 4), "float64")]),
+        Case("batch_broadcast", f, [In((2, 1, 3, 4)), In((5, 4))]),
+        Case("empty_rows", f, [In((0, 4)), In((5, 4))]),
+        Case("float16", f, [In((3, 4), "float16"), In((5, 4), "float16")]),
+        Case("1d_error", f, [In((4,)), In((5, 4))]),
+        Case("0dim_error", f, [In(()), In((5, 4))]),
+        Case("columns_differ", f, [In((3, 4)), In((5, 3))]),
+        Case("int_error", f, [In((3, 4), "int64"), In((5, 4), "int64")]),
+        Case("negative_p", lambda m, a, b: m.cdist(a, b, -1.0), [In((3, 4)), In((5, 4))]),
+        Case("bad_mode", lambda m, a, b: m.cdist(a, b, compute_mode="fast"), [In((3, 4)), In((5, 4))]),
+    ]
+
+
+def dist_cases():
+    f = lambda m, a, b: m.dist(a, b)  # noqa: E731
+    return _distance_common(f) + [
+        Case("p1", lambda m, a, b: m.dist(a, b, 1), [In((3, 4)), In((3, 4))]),
+        Case("p_inf", lambda m, a, b: a.dist(b, float("inf")), [In((3, 4)), In((3, 4))]),
+        Case("p0", lambda m, a, b: m.dist(a, b, 0), [In((3, 4), kind="small"), In((3, 4), kind="small")]),
+        Case("broadcast", f, [In((3, 1)), In((4,))]),
+        Case("empty", f, [In((0, 4)), In((0, 4))]),
+        Case("0dim", f, [In(()), In(())]),
+        Case("int_error", f, [In((3, 4), "int64"), In((3, 4), "int64")]),
+        Case("bad_shape", f, [In((3, 4)), In((3, 5))]),
+    ]
+
+
+# ---- pixel_shuffle, pixel_unshuffle, one_hot
+
+def pixel_cases(name, shape, factor):
+    f = lambda m, x: getattr(F(m), name)(x, factor)  # noqa: E731
+    dts = ("float32", "float64", "float16", "bfloat16", "int64", "uint8", "bool")
+    bad = (2, 3, 4, 6) if name == "pixel_shuffle" else (2, 3, 5, 6)
+    return [Case(dt, f, [In(shape, dt)]) for dt in dts] + [
+        Case("transposed", f, [In(shape, layout="T")]),
+        Case("stepped", f, [In(shape, layout="step")]),
+        Case("expanded", f, [In(shape, layout="expand")]),
+        Case("unbatched", f, [In(shape[1:])]),
+        Case("two_batch_dims", f, [In((2,) + shape)]),
+        # torch 1.13's pixel_unshuffle returns an empty input as it is; the sizes are torch 2's
+        Case("empty_batch", f, [In((0,) + shape[1:])],
+             torch_fn=None if name == "pixel_shuffle" else lambda m, x: m.empty(0, 8, 2, 3)),
+        Case("factor_1", lambda m, x: getattr(m, name)(x, 1), [In(shape)]),
+        Case("2d_error", f, [In(shape[-2:])]),
+        Case("0dim_error", f, [In(())]),
+        Case("not_divisible", f, [In(bad)]),
+        Case("zero_factor", lambda m, x: getattr(F(m), name)(x, 0), [In(shape)]),
+    ]
+
+
+def one_hot_cases():
+    f = lambda m, x: F(m).one_hot(x)  # noqa: E731
+    return [
+        Case("inferred", f, [In((5,), "int64", kind=[0, 3, 1, 1, 2])]),
+        Case("num_classes", lambda m, x: F(m).one_hot(x, num_classes=6), [In((2, 3), "int64", kind=[[0, 5, 1], [2, 2, 4]])]),
+        Case("transposed", f, [In((3, 2), "int64", layout="T", kind=[[0, 1, 2], [3, 0, 1]])]),
+        Case("stepped", f, [In((2, 3), "int64", layout="step", kind="small")]),
+        Case("expanded", f, [In((3, 2), "int64", layout="expand", kind=[[1, 0]])]),
+        Case("0dim", lambda m, x: F(m).one_hot(x, 4), [In((), "int64", kind=2)]),
+        Case("empty", lambda m, x: F(m).one_hot(x, 3), [In((0, 2), "int64")]),
+        Case("empty_inferred", f, [In((0,), "int64")]),
+        Case("negative_class", f, [In((3,), "int64", kind=[0, -1, 2])]),
+        Case("class_too_large", lambda m, x: F(m).one_hot(x, 2), [In((3,), "int64", kind=[0, 1, 2])]),
+        Case("int32_error", f, [In((3,), "int32", kind=[0, 1, 2])]),
+        Case("float_error", f, [In((3,), "float32", kind=[0.0, 1.0, 2.0])]),
+    ]
+
+
+# ---- margin and embedding losses
+
+def _signs(n):
+    return [1.0 if i % 3 != 1 else -1.0 for i in range(n)]
+
+
+def _loss_common(name, make_inputs, call):
+    """Dtypes and every reduction for a loss; make_inputs(dtype) gives its In list."""
+    cs = [Case(f"{dt}", call("mean"), make_inputs(dt)) for dt in FLOATS]
+    cs += [Case(f"reduction_{r}", call(r), make_inputs("float32")) for r in ("none", "sum")]
+    cs.append(Case("bad_reduction", call("avg"), make_inputs("float32")))
+    return cs
+
+
+def margin_ranking_cases():
+    call = lambda r, margin=0.0: lambda m, a, b, t: F(m).margin_ranking_loss(a, b, t, margin, reduction=r)  # noqa: E731
+    ins = lambda dt: [In((6,), dt), In((6,), dt), In((6,), dt, kind=_signs(6))]  # noqa: E731
+    return _loss_common("margin_ranking_loss", ins, call) + [
+        Case("margin", call("mean", 0.5), ins("float64")),
+        Case("broadcast", call("none"), [In((3, 1)), In((3, 4)), In((3, 4), kind=[_signs(4)] * 3)]),
+        Case("transposed", call("sum"), [In((3, 4), layout="T"), In((3, 4)), In((3, 4), kind="small")]),
+        Case("stepped", call("sum"), [In((3, 4)), In((3, 4), layout="step"), In((3, 4))]),
+        Case("empty", call("sum"), [In((0,)), In((0,)), In((0,))]),
+        Case("0dim", call("none"), [In(()), In(()), In((), kind=-1.0)]),
+        Case("dims_differ", call("mean"), [In((3, 4)), In((4,)), In((3, 4))]),
+        Case("module", lambda m, a, b, t: m.nn.MarginRankingLoss(0.2)(a, b, t), ins("float32")),
+    ]
+
+
+def hinge_embedding_cases():
+    call = lambda r, margin=1.0: lambda m, x, t: F(m).hinge_embedding_loss(x, t, margin, reduction=r)  # noqa: E731
+    ins = lambda dt: [In((3, 4), dt), In((3, 4), dt, kind=[_signs(4)] * 3)]  # noqa: E731
+    return _loss_common("hinge_embedding_loss", ins, call) + [
+        Case("margin", call("mean", 0.3), ins("float64")),
+        Case("other_targets", call("none"), [In((4,)), In((4,), kind=[1.0, -1.0, 0.0, 2.0])]),
+        Case("broadcast", call("none"), [In((3, 4)), In((4,), kind=_signs(4))]),
+        Case("transposed", call("sum"), [In((3, 4), layout="T"), In((3, 4), kind=[_signs(4)] * 3)]),
+        Case("expanded", call("sum"), [In((3, 4), layout="expand"), In((3, 4), kind=[_signs(4)] * 3)]),
+        Case("empty", call("sum"), [In((0, 4)), In((0, 4))]),
+        Case("0dim", call("none"), [In(()), In((), kind=-1.0)]),
+        Case("bad_shape", call("none"), [In((3, 4)), In((3, 5))]),
+        Case("module", lambda m, x, t: m.nn.HingeEmbeddingLoss(margin=0.5)(x, t), ins("float32")),
+    ]
+
+
+def soft_margin_cases():
+    call = lambda r: lambda m, x, t: F(m).soft_margin_loss(x, t, reduction=r)  # noqa: E731
+    ins = lambda dt: [In((3, 4), dt), In((3, 4), dt, kind=[_signs(4)] * 3)]  # noqa: E731
+    return _loss_common("soft_margin_loss", ins, call) + [
+        Case("broadcast", call("none"), [In((3, 4)), In((4,), kind=_signs(4))]),
+        Case("transposed", call("sum"), [In((3, 4), layout="T"), In((3, 4), kind=[_signs(4)] * 3)]),
+        Case("stepped", call("mean"), [In((3, 4), layout="step"), In((3, 4))]),
+        Case("large", call("none"), [In((4,), kind=[100.0, -100.0, 30.0, -30.0]), In((4,), kind=[1.0, 1.0, -1.0, -1.0])]),
+        Case("empty", call("sum"), [In((0, 4)), In((0, 4))]),
+        Case("0dim", call("none"), [In(()), In((), kind=1.0)]),
+        Case("int_error", call("mean"), [In((3,), "int64"), In((3,), "int64")]),
+        Case("module", lambda m, x, t: m.nn.SoftMarginLoss()(x, t), ins("float32")),
+    ]
+
+
+def cosine_embedding_cases():
+    call = lambda r, margin=0.0: lambda m, a, b, t: F(m).cosine_embedding_loss(a, b, t, margin, reduction=r)  # noqa: E731
+    ins = lambda dt: [In((5, 4), dt), In((5, 4), dt), In((5,), dt, kind=_signs(5))]  # noqa: E731
+    return _loss_common("cosine_embedding_loss", ins, call) + [
+        Case("margin", call("none", 0.3), ins("float64")),
+        Case("unbatched", call("none"), [In((4,)), In((4,)), In((), kind=-1.0)]),
+        Case("int_target", call("mean"), [In((5, 4)), In((5, 4)), In((5,), "int64", kind=[1, -1, 1, 1, -1])]),
+        Case("broadcast_rows", call("none"), [In((1, 4)), In((5, 4)), In((5,), kind=_signs(5))]),
+        Case("transposed", call("sum"), [In((5, 4), layout="T"), In((5, 4)), In((5,), kind=_signs(5))]),
+        Case("stepped", call("sum"), [In((5, 4)), In((5, 4), layout="step"), In((5,), kind=_signs(5))]),
+        Case("empty", call("sum"), [In((0, 4)), In((0, 4)), In((0,))]),
+        Case("2d_target", call("mean"), [In((5, 4)), In((5, 4)), In((5, 1))]),
+        Case("dims_mismatch", call("mean"), [In((5, 4)), In((4,)), In((5,))]),
+        Case("module", lambda m, a, b, t: m.nn.CosineEmbeddingLoss(0.1)(a, b, t), ins("float32")),
+    ]
+
+
+def triplet_cases():
+    call = lambda r, **kw: lambda m, a, p, n: F(m).triplet_margin_loss(a, p, n, reduction=r, **kw)  # noqa: E731
+    ins = lambda dt: [In((5, 4), dt), In((5, 4), dt), In((5, 4), dt)]  # noqa: E731
+    return _loss_common("triplet_margin_loss", ins, call) + [
+        Case("swap", call("none", swap=True), ins("float64")),
+        Case("p1_margin", call("mean", p=1, margin=0.5), ins("float32")),
+        Case("unbatched", call("none"), [In((4,)), In((4,)), In((4,))]),
+        Case("broadcast", call("none"), [In((1, 4)), In((5, 4)), In((5, 4))]),
+        Case("transposed", call("sum"), [In((5, 4), layout="T"), In((5, 4)), In((5, 4))]),
+        Case("expanded", call("sum"), [In((5, 4), layout="expand"), In((5, 4)), In((5, 4))]),
+        Case("empty", call("sum"), [In((0, 4)), In((0, 4)), In((0, 4))]),
+        Case("0dim", call("none"), [In(()), In(()), In(())]),
+        Case("dims_differ", call("mean"), [In((5, 4)), In((4,)), In((5, 4))]),
+        Case("module", lambda m, a, p, n: m.nn.TripletMarginLoss(margin=0.5, swap=True)(a, p, n), ins("float32")),
+    ]
+
+
+def poisson_nll_cases():
+    call = lambda r, **kw: lambda m, x, t: F(m).poisson_nll_loss(x, t, reduction=r, **kw)  # noqa: E731
+    ins = lambda dt: [In((3, 4), dt), In((3, 4), dt, kind="pos")]  # noqa: E731
+    return _loss_common("poisson_nll_loss", ins, call) + [
+        Case("full", call("none", full=True), [In((3, 4), "float64"), In((3, 4), "float64", kind=[[0.5, 1.0, 2.0, 5.0]] * 3)]),
+        Case("rates", call("none", log_input=False), [In((3, 4), kind="pos"), In((3, 4), kind="pos")]),
+        Case("rates_eps", call("sum", log_input=False, eps=0.1), [In((4,), kind=[0.0, 1.0, 2.0, 3.0]), In((4,), kind="pos")]),
+        Case("broadcast", call("none"), [In((3, 4)), In((4,), kind="pos")]),
+        Case("transposed", call("sum"), [In((3, 4), layout="T"), In((3, 4))]),
+        Case("expanded", call("sum"), [In((3, 4), layout="expand"), In((3, 4))]),
+        Case("empty", call("sum"), [In((0, 4)), In((0, 4))]),
+        Case("0dim", call("none"), [In(()), In((), kind=2.0)]),
+        Case("int", call("mean"), [In((3,), "int64", kind="small"), In((3,), "int64", kind="small")]),
+        Case("bool_error", call("mean"), [In((3,), "bool"), In((3,), "bool")]),
+        Case("module", lambda m, x, t: m.nn.PoissonNLLLoss(full=True)(x, t), [In((3, 4)), In((3, 4), kind="pos")]),
+    ]
+
+
+# one_hot's number of classes is read from the data when not given: not on the meta device
+# ("operator-case": only these cases of the operator)
+DATA_DEPENDENT = {f"one_hot-{c}" for c in ("inferred", "transposed", "stepped", "expanded", "negative_class",
+                                          "empty_inferred")}
+
 CASES = {
+    "cosine_similarity": cosine_similarity_cases(),
+    "pairwise_distance": pairwise_distance_cases(),
+    "cdist": cdist_cases(),
+    "dist": dist_cases(),
+    "pixel_shuffle": pixel_cases("pixel_shuffle", (2, 8, 3, 3), 2),
+    "pixel_unshuffle": pixel_cases("pixel_unshuffle", (2, 2, 4, 6), 2),
+    "one_hot": one_hot_cases(),
+    "margin_ranking_loss": margin_ranking_cases(),
+    "hinge_embedding_loss": hinge_embedding_cases(),
+    "soft_margin_loss": soft_margin_cases(),
+    "cosine_embedding_loss": cosine_embedding_cases(),
+    "triplet_margin_loss": triplet_cases(),
+    "poisson_nll_loss": poisson_nll_cases(),
     "softmax": softmax_cases("softmax"),
     "log_softmax": softmax_cases("log_softmax"),
     "layer_norm": LAYER_NORM,

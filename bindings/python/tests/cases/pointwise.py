@@ -3,6 +3,8 @@ binary and ternary arithmetic, bitwise and logical operators."""
 
 import operator
 
+import torch
+
 from conftest import DTYPE_NAMES
 from difftest import Case, In
 
@@ -177,7 +179,15 @@ ACTIVATIONS = {
     "hardtanh": [{}, {"min_val": -2.0, "max_val": 0.5}, {"min_val": 0, "max_val": 6}],
     "hardsigmoid": [{}],
     "hardswish": [{}],
+    "relu6": [{}],
+    "celu": [{}, {"alpha": 0.5}, {"alpha": 2.0}],
+    "hardshrink": [{}, {"lambd": 1.0}, {"lambd": 0.0}],
+    "softshrink": [{}, {"lambd": 1.0}, {"lambd": 0.0}],
+    "softsign": [{}],
+    "tanhshrink": [{}],
 }
+# Activations of torch.nn.functional without an inplace= argument.
+NO_INPLACE = {"gelu", "softplus", "hardshrink", "softshrink", "softsign", "tanhshrink"}
 
 
 def _functional(name, *args, **kw):
@@ -200,9 +210,8 @@ def activation_cases(op):
     cs.append(Case("large", f, [In((7, 1000), "float64")]))
     cs.append(Case("extra_tensor_argument", lambda m, a, b: getattr(m.nn.functional, op)(a, b, b),
                    [In((3, 4)), In((3, 4))]))
-    cs.append(Case("inplace_false", _functional(op, inplace=False) if op not in ("gelu", "softplus") else f,
-                   [In((3, 4))]))
-    if op not in ("gelu", "softplus"):  # torch.nn.functional has no inplace= for these
+    cs.append(Case("inplace_false", _functional(op, inplace=False) if op not in NO_INPLACE else f, [In((3, 4))]))
+    if op not in NO_INPLACE:
         def inplace_true(m, a):
             c = a.clone()
             r = getattr(m.nn.functional, op)(c, inplace=True)
@@ -216,11 +225,103 @@ def activation_cases(op):
         cs.append(Case("positional", _functional("hardtanh", -0.5, 2.0), [In((3, 4))]))
     if op in ("elu", "leaky_relu"):
         cs.append(Case("positional", _functional(op, 0.3), [In((3, 4))]))
-    if op in ("hardsigmoid", "hardswish", "hardtanh"):
+    if op in ("hardsigmoid", "hardswish", "hardtanh", "relu6", "hardshrink", "softshrink"):
         cs.append(Case("around_bounds", f, [In((3, 4), "float64", kind=[-3.5, -3, -2.5, -1, -0.5, 0, 0.5, 1, 2.5, 3, 3.5, 9])]))
+    if op in ("hardshrink", "softshrink", "celu"):
+        cs.append(Case("positional", _functional(op, 0.25), [In((3, 4))]))
+        # torch.celu, torch._C._nn.softshrink and Tensor.hardshrink; ctorch.<op> for each
+        def outside_functional(m, a):
+            if op == "hardshrink":
+                return a.hardshrink(0.25)
+            if m is torch and op == "softshrink":
+                return torch._C._nn.softshrink(a, 0.25)
+            return getattr(m, op)(a, 0.25)
+        cs.append(Case("torch_namespace", outside_functional, [In((3, 4))]))
+    if op == "softshrink":
+        cs.append(Case("negative_lambd", _functional(op, -0.5), [In((3, 4))]))
+        # torch 1.13's vectorized kernel gives 0 for NaN in 8-lane blocks, its scalar tail NaN;
+        # ctorch keeps NaN everywhere, the formula's result, which the reference computes.
+        for i, kw in enumerate(ACTIVATIONS[op]):
+            cs = [c for c in cs if c.id != f"kw{i}_special"]
+            lambd = kw.get("lambd", 0.5)
+            cs.append(Case(f"kw{i}_special", _functional(op, **kw), [In((3, 4), kind="special")],
+                           torch_fn=lambda m, a, lambd=lambd: m.where(a > lambd, a - lambd,
+                                                                        m.where(a < -lambd, a + lambd, a * 0))))
+    if op == "celu":
+        cs.append(Case("zero_alpha", _functional(op, 0.0), [In((3, 4))]))
     if op == "softplus":
         cs.append(Case("large_values", f, [In((4,), "float32", kind=[30.0, 19.5, 20.5, -40.0])]))
     return cs
+
+
+def log_sigmoid_cases():
+    f = _functional("logsigmoid")
+    cs = [Case(dt, f, [In((3, 4), dt)]) for dt in ("float32", "float64", "float16", "bfloat16")]
+    return cs + _layouts(f) + [
+        Case("special", f, [In((3, 4), kind="special")]),
+        Case("large_magnitudes", f, [In((6,), "float32", kind=[-200.0, -30.0, -1e-3, 0.0, 30.0, 200.0])]),
+        Case("aten_name", lambda m, a: m._C._nn.log_sigmoid(a) if m.__name__ == "torch" else m.log_sigmoid(a),
+             [In((3, 4))]),
+        Case("int64", f, [In((3, 4), "int64")]),
+        Case("bool", f, [In((3, 4), "bool")]),
+    ]
+
+
+def threshold_cases():
+    f = _functional("threshold", 0.1, 20.0)
+    cs = [Case(dt, f, [In((3, 4), dt)]) for dt in ("float32", "float64", "float16", "bfloat16", "int32", "int64", "uint8")]
+
+    def inplace_true(m, a):
+        c = a.clone()
+        m.nn.functional.threshold(c, 0.0, -1.0, inplace=True)
+        return c
+    return cs + _layouts(f) + [
+        Case("special", f, [In((3, 4), kind="special")]),
+        Case("torch_namespace", lambda m, a: m.threshold(a, -0.5, 0.0), [In((3, 4), "float64")]),
+        Case("inplace_true", inplace_true, [In((3, 4), layout="step")]),
+        Case("int_threshold", _functional("threshold", 2, 100), [In((3, 4), "int64", kind="small")]),
+        Case("bool", f, [In((3, 4), "bool")]),
+        Case("missing_value", lambda m, a: m.nn.functional.threshold(a, 0.5), [In((3, 4))]),
+    ]
+
+
+def glu_cases():
+    f = _functional("glu")
+    cs = [Case(dt, f, [In((3, 4), dt)]) for dt in ("float32", "float64", "float16", "bfloat16")]
+    return cs + [
+        Case("dim0", _functional("glu", 0), [In((4, 3))]),
+        Case("dim1_3d", _functional("glu", dim=1), [In((2, 6, 3), "float64")]),
+        Case("transposed", f, [In((3, 4), layout="T")]),
+        Case("stepped", f, [In((3, 4), layout="step")]),
+        Case("expanded", f, [In((3, 4), "float64", layout="expand")]),
+        Case("empty_batch", f, [In((0, 4))]),
+        Case("empty_halved", f, [In((3, 0))]),
+        Case("ctorch_namespace", lambda m, a: m.glu(a, -1) if m is not torch else m.nn.functional.glu(a, -1),
+             [In((2, 4))]),
+        Case("odd", f, [In((3, 5))]),
+        Case("0dim", f, [In(())]),
+        Case("bad_dim", _functional("glu", 2), [In((3, 4))]),
+        Case("int64", f, [In((3, 4), "int64")]),
+    ]
+
+
+def prelu_cases():
+    f = lambda m, x, w: m.nn.functional.prelu(x, w)  # noqa: E731
+    cs = [Case(dt, f, [In((2, 3, 4), dt), In((3,), dt)]) for dt in ("float32", "float64", "bfloat16")]
+    return cs + [
+        Case("one_weight", f, [In((2, 3, 4)), In((1,))]),
+        Case("2d", f, [In((5, 3)), In((3,))]),
+        Case("1d", f, [In((5,)), In((1,))]),
+        Case("4d", f, [In((2, 3, 2, 2), "float64"), In((3,), "float64")]),
+        Case("transposed", f, [In((3, 4), layout="T"), In((4,))]),
+        Case("stepped", f, [In((2, 3, 4), layout="step"), In((3,))]),
+        Case("expanded", f, [In((2, 3, 4), layout="expand"), In((1,))]),
+        Case("empty_batch", f, [In((0, 3, 4)), In((3,))]),
+        Case("special", f, [In((3, 4), kind="special"), In((4,))]),
+        Case("weight_mismatch", f, [In((2, 3, 4)), In((2,))]),
+        Case("0dim", f, [In(()), In((1,))]),
+        Case("int64", f, [In((2, 3), "int64"), In((3,), "int64")]),
+    ]
 
 
 CASES = {}
@@ -230,6 +331,10 @@ CASES["round"] += round_decimals_cases()
 CASES["nan_to_num"] = nan_to_num_cases()
 for _op in ACTIVATIONS:
     CASES[_op] = activation_cases(_op)
+CASES["log_sigmoid"] = log_sigmoid_cases()
+CASES["threshold"] = threshold_cases()
+CASES["glu"] = glu_cases()
+CASES["prelu"] = prelu_cases()
 
 
 # ---------------------------------------------------------------------------------------------------

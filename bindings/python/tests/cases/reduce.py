@@ -276,6 +276,24 @@ def cum_cases(op):
     return cs
 
 
+def logcumsumexp_cases():
+    f = _fn("logcumsumexp", 1)
+    cs = [Case(dt, f, [In((3, 4), dt)]) for dt in ("float32", "float64", "bfloat16", "float16")]
+    return cs + _common(f) + [
+        Case("dim0", _fn("logcumsumexp", 0), [In((3, 4))]),
+        Case("method", _method("logcumsumexp", -1), [In((2, 3, 4), "float64")]),
+        Case("special_values", f, [In((3, 4), kind="special")]),
+        Case("infinities", f, [In((2, 4), kind=[[float("-inf"), float("-inf"), 0.0, float("inf")],
+                                               [float("inf"), float("inf"), float("-inf"), 1.0]])]),
+        Case("far_apart", f, [In((1, 4), "float64", kind=[[-1000.0, 0.0, -2000.0, 1000.0]])]),
+        Case("long", _fn("logcumsumexp", 0), [In((3000,))]),
+        Case("0dim", _fn("logcumsumexp", 0), [In(())]),
+        Case("empty", _fn("logcumsumexp", 0), [In((0, 3))]),
+        Case("int_error", f, [In((3, 4), "int64")]),
+        Case("dim_out_of_range", _fn("logcumsumexp", 2), [In((3, 4))]),
+    ]
+
+
 def cumext_cases(op):
     cs = [Case(f"{dt}", _fn(op, 1), [In((3, 4), dt)]) for dt in DTYPE_NAMES]
     nan = float("nan")
@@ -565,6 +583,7 @@ CASES = {
     "cumsum": cum_cases("cumsum"),
     "cumprod": cum_cases("cumprod"),
     "cummax": _with_half_ref(cumext_cases("cummax")),
+    "logcumsumexp": _with_half_ref(logcumsumexp_cases()),
     "cummin": _with_half_ref(cumext_cases("cummin")),
     "sort": _with_half_ref(sort_cases("sort")),
     "argsort": _with_half_ref(sort_cases("argsort")),

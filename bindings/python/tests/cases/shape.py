@@ -1,5 +1,7 @@
 """Differential cases of the shape family: repeat, tile, roll, flip, tril, triu, diag, diagonal,
-movedim, moveaxis, unflatten, expand_as, broadcast_to and padding (CASES, registered operators), and
+diag_embed, trace, movedim, moveaxis, unflatten, expand_as, broadcast_to, padding, the stacking
+functions (hstack, vstack, dstack, column_stack, atleast_Nd), diff and the factories logspace,
+tril_indices and triu_indices (CASES, registered operators), and
 split, split_with_sizes, chunk and unbind (FUNCTIONS: lists of views, not registered operators)."""
 
 import ctorch
@@ -365,7 +367,152 @@ def _grad_through(m, a, pieces_of):
     return x.grad
 
 
+def diag_embed_cases():
+    f = lambda m, a: m.diag_embed(a)  # noqa: E731
+    return _common(f) + [
+        Case("offset", lambda m, a: m.diag_embed(a, 1), [In((2, 3))]),
+        Case("negative_offset", lambda m, a: a.diag_embed(-2), [In((2, 3), "int64")]),
+        Case("dims", lambda m, a: m.diag_embed(a, 0, 0, 2), [In((2, 3))]),
+        Case("dims_reversed", lambda m, a: m.diag_embed(a, 1, 2, 0), [In((2, 3), "float64")]),
+        Case("1d", f, [In((4,))]),
+        Case("same_dims", lambda m, a: m.diag_embed(a, 0, 1, 1), [In((2, 3))]),
+        Case("dim_out_of_range", lambda m, a: m.diag_embed(a, 0, 0, 3), [In((2, 3))]),
+    ]
+
+
+def trace_cases():
+    f = lambda m, a: m.trace(a)  # noqa: E731
+    return _dtype_cases(f, (3, 4), [dt for dt in DTYPES if dt != "bool"]) + [
+        Case("square", lambda m, a: a.trace(), [In((4, 4), "float64")]),
+        Case("tall", f, [In((5, 2))]),
+        Case("transposed", f, [In((3, 4), layout="T")]),
+        Case("stepped", f, [In((3, 4), "int32", layout="step")]),
+        Case("expanded", f, [In((3, 4), "float64", layout="expand")]),
+        Case("empty", f, [In((0, 4))]),
+        Case("bool", f, [In((3, 3), "bool")]),
+        Case("1d_error", f, [In((4,))]),
+        Case("0dim_error", f, [In(())]),
+        Case("3d_error", f, [In((2, 2, 2))]),
+    ]
+
+
+def stacking_cases(op):
+    f = lambda m, a, b: getattr(m, op)([a, b])  # noqa: E731
+    cs = [Case(f"{dt}", f, [In((3, 4), dt), In((3, 4), dt)]) for dt in ("bool", "int64", "float16", "float32")]
+    return cs + [
+        Case("1d", f, [In((4,)), In((4,))]),
+        Case("0dim", f, [In(()), In(())]),
+        Case("3d", f, [In((2, 3, 4)), In((2, 3, 4))]),
+        Case("tuple_three", lambda m, a, b: getattr(m, op)((a, b, a)), [In((3, 2)), In((3, 2))]),
+        Case("mixed_dtypes", f, [In((3, 4), "int32"), In((3, 4), "float64")]),
+        Case("transposed", f, [In((3, 4), layout="T"), In((3, 4))]),
+        Case("stepped", f, [In((3, 4)), In((3, 4), layout="step")]),
+        Case("expanded", f, [In((3, 4), layout="expand"), In((3, 4))]),
+        Case("empty", f, [In((0, 4)), In((0, 4))]),
+        Case("different_sizes", f, [In((3, 4)), In((2, 5))]),
+        Case("empty_list", lambda m, a: getattr(m, op)([]), [In((3,))]),
+    ]
+
+
+def column_stack_cases():
+    cs = stacking_cases("column_stack")
+    f = lambda m, a, b: m.column_stack([a, b])  # noqa: E731
+    return cs + [Case("vector_and_matrix", f, [In((3,)), In((3, 2))])]
+
+
+def atleast_cases(op):
+    f = lambda m, a: getattr(m, op)(a)  # noqa: E731
+    return _common(f) + [
+        Case("1d", f, [In((4,))]),
+        Case("2d", f, [In((2, 3))]),
+        Case("4d", f, [In((2, 1, 3, 2))]),
+        Case("several", lambda m, a, b: getattr(m, op)(a, b)[1], [In(()), In((3,))]),
+        Case("list", lambda m, a, b: getattr(m, op)([a, b])[0], [In((2, 3)), In((3,))]),
+        Case("writes_through", lambda m, a: _write_view(getattr(m, op)(a), a), [In((3,))]),
+        Case("not_a_tensor", lambda m, a: getattr(m, op)(a, 3), [In((3,))]),
+    ]
+
+
+def _write_view(view, base):
+    """The result is a view: a write to it shows in the input, as torch's."""
+    view.mul_(2)
+    return base
+
+
+def _refuses(message):
+    def ref(m, *ts):
+        raise RuntimeError(message)
+    return ref
+
+
+def diff_cases():
+    f = lambda m, a: m.diff(a)  # noqa: E731
+    return _common(f, zero_dim=False) + [
+        Case("n2_dim0", lambda m, a: m.diff(a, 2, 0), [In((4, 3))]),
+        Case("method", lambda m, a: a.diff(dim=0), [In((4, 3), "int64")]),
+        Case("n_past_length", lambda m, a: m.diff(a, 5), [In((3, 4))]),
+        Case("n0", lambda m, a: m.diff(a, 0), [In((3, 4))]),
+        Case("bool", f, [In((3, 4), "bool")]),
+        Case("uint8_wraps", f, [In((3, 4), "uint8")]),
+        Case("prepend_append", lambda m, a, p, q: m.diff(a, 1, 1, p, q), [In((3, 4)), In((3, 2)), In((3, 1))]),
+        Case("prepend_only", lambda m, a, p: m.diff(a, prepend=p), [In((3, 4), "float64"), In((3, 1), "float64")]),
+        Case("append_dim0", lambda m, a, q: m.diff(a, 1, 0, append=q), [In((3, 4)), In((2, 4))]),
+        Case("prepend_dims_differ", lambda m, a, p: m.diff(a, prepend=p), [In((3, 4)), In((4,))]),
+        Case("prepend_sizes_differ", lambda m, a, p: m.diff(a, prepend=p), [In((3, 4)), In((2, 1))]),
+        Case("0dim_error", f, [In(())]),
+        # torch 2 refuses a negative order ("order must be non-negative"); 1.13 returned a result
+        Case("negative_n", lambda m, a: m.diff(a, -1), [In((3, 4))], torch_fn=_refuses("order must be non-negative")),
+        Case("bad_dim", lambda m, a: m.diff(a, 1, 2), [In((3, 4))]),
+    ]
+
+
+def factory_cases():
+    return {
+        "logspace": [
+            Case("default", lambda m: m.logspace(0, 3, 7)),
+            Case("base2", lambda m: m.logspace(-2, 3, 8, base=2.0)),
+            Case("float64", lambda m: m.logspace(-1.5, 2.5, 9, dtype=m.float64)),
+            Case("int64", lambda m: m.logspace(0, 3, 4, dtype=m.int64)),
+            Case("one_step", lambda m: m.logspace(2, 5, 1)),
+            Case("zero_steps", lambda m: m.logspace(2, 5, 0)),
+            Case("descending", lambda m: m.logspace(3, -3, 13, 3.0)),
+            Case("negative_steps", lambda m: m.logspace(0, 1, -1)),
+        ],
+        "tril_indices": [
+            Case("square", lambda m: m.tril_indices(4, 4)),
+            Case("wide_offset", lambda m: m.tril_indices(3, 5, 1)),
+            Case("tall_negative_offset", lambda m: m.tril_indices(5, 3, -2)),
+            Case("offset_past_matrix", lambda m: m.tril_indices(3, 3, 9)),
+            Case("offset_before_matrix", lambda m: m.tril_indices(3, 3, -9)),
+            Case("empty", lambda m: m.tril_indices(0, 3)),
+            Case("int32", lambda m: m.tril_indices(3, 4, dtype=m.int32)),
+            Case("negative_row", lambda m: m.tril_indices(-1, 3)),
+            Case("float_dtype", lambda m: m.tril_indices(3, 3, dtype=m.float32)),
+        ],
+        "triu_indices": [
+            Case("square", lambda m: m.triu_indices(4, 4)),
+            Case("wide_offset", lambda m: m.triu_indices(3, 5, 1)),
+            Case("tall_negative_offset", lambda m: m.triu_indices(5, 3, -2)),
+            Case("offset_past_matrix", lambda m: m.triu_indices(3, 3, 9)),
+            Case("offset_before_matrix", lambda m: m.triu_indices(3, 3, -9)),
+            Case("empty", lambda m: m.triu_indices(3, 0)),
+            Case("negative_col", lambda m: m.triu_indices(3, -2)),
+        ],
+    }
+
+
 CASES = {
+    "diag_embed": diag_embed_cases(),
+    "trace": trace_cases(),
+    "hstack": stacking_cases("hstack"),
+    "vstack": stacking_cases("vstack"),
+    "dstack": stacking_cases("dstack"),
+    "column_stack": column_stack_cases(),
+    "atleast_1d": atleast_cases("atleast_1d"),
+    "atleast_2d": atleast_cases("atleast_2d"),
+    "atleast_3d": atleast_cases("atleast_3d"),
+    "diff": diff_cases(),
+    **factory_cases(),
     "repeat": repeat_cases(),
     "tile": tile_cases(),
     "roll": roll_cases(),

@@ -17,7 +17,10 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "full",
     "arange",
     "linspace",
+    "logspace",
     "eye",
+    "tril_indices",
+    "triu_indices",
     "copy_",
     "to.dtype",
     "to.device",
@@ -246,6 +249,16 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "elu",
     "elu_",
     "selu",
+    "celu",
+    "relu6",
+    "hardshrink",
+    "softshrink",
+    "log_sigmoid",
+    "threshold",
+    "softsign",
+    "tanhshrink",
+    "glu",
+    "prelu",
     "leaky_relu",
     "leaky_relu_",
     "hardtanh",
@@ -264,8 +277,11 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "addcdiv_",
     "where.self",
     "clamp",
+    "clamp_",
     "clamp_min",
     "clamp_max",
+    "clamp_min_",
+    "clamp_max_",
     "isclose",
     "view",
     "reshape",
@@ -279,8 +295,15 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "select.int",
     "slice.Tensor",
     "flatten.using_ints",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
     "cat",
     "stack",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
     "repeat",
     "tile",
     "roll",
@@ -289,6 +312,8 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "triu",
     "diagonal",
     "diag",
+    "diag_embed",
+    "trace",
     "movedim.intlist",
     "movedim.int",
     "moveaxis.intlist",
@@ -346,6 +371,8 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "linalg_norm.ord_str",
     "cumsum",
     "cumprod",
+    "logcumsumexp",
+    "diff",
     "cummax",
     "cummin",
     "sort",
@@ -389,6 +416,19 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "nll_loss",
     "nll_loss2d",
     "cross_entropy_loss",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "soft_margin_loss",
+    "cosine_embedding_loss",
+    "triplet_margin_loss",
+    "poisson_nll_loss",
+    "cosine_similarity",
+    "pairwise_distance",
+    "cdist",
+    "dist",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "one_hot",
     "scaled_dot_product_attention",
     "conv2d",
     "conv2d.padding",
@@ -421,6 +461,7 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "index_fill_.int_Scalar",
     "index_fill.int_Tensor",
     "index_fill_.int_Tensor",
+    "take_along_dim",
     "gather",
     "scatter.src",
     "scatter_.src",
@@ -557,6 +598,23 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
+    ///
+    /// Takes the defaults `base=10.0`, `dtype=None`, `device=None`; [`Tensor::logspace_with`] takes every argument.
+    pub fn logspace(start: impl Into<Scalar>, end: impl Into<Scalar>, steps: i64) -> Result<Tensor> {
+        let args = [arg::scalar(start.into()), arg::scalar(end.into()), arg::int(steps)];
+        let [r] = call_n::<1>(c"logspace", &args)?;
+        Ok(r)
+    }
+
+    /// `logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::logspace`]).
+    pub fn logspace_with(start: impl Into<Scalar>, end: impl Into<Scalar>, steps: i64, base: f64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        let device_c = device.map(Device::to_cstring);
+        let args = [arg::scalar(start.into()), arg::scalar(end.into()), arg::int(steps), arg::float(base), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
+        let [r] = call_n::<1>(c"logspace", &args)?;
+        Ok(r)
+    }
+
     /// `eye(int n, int m=-1, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
     /// Takes the defaults `m=-1`, `dtype=None`, `device=None`; [`Tensor::eye_with`] takes every argument.
@@ -571,6 +629,40 @@ impl Tensor {
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(n), arg::int(m), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
         let [r] = call_n::<1>(c"eye", &args)?;
+        Ok(r)
+    }
+
+    /// `tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
+    ///
+    /// Takes the defaults `offset=0`, `dtype=None`, `device=None`; [`Tensor::tril_indices_with`] takes every argument.
+    pub fn tril_indices(row: i64, col: i64) -> Result<Tensor> {
+        let args = [arg::int(row), arg::int(col)];
+        let [r] = call_n::<1>(c"tril_indices", &args)?;
+        Ok(r)
+    }
+
+    /// `tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::tril_indices`]).
+    pub fn tril_indices_with(row: i64, col: i64, offset: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        let device_c = device.map(Device::to_cstring);
+        let args = [arg::int(row), arg::int(col), arg::int(offset), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
+        let [r] = call_n::<1>(c"tril_indices", &args)?;
+        Ok(r)
+    }
+
+    /// `triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
+    ///
+    /// Takes the defaults `offset=0`, `dtype=None`, `device=None`; [`Tensor::triu_indices_with`] takes every argument.
+    pub fn triu_indices(row: i64, col: i64) -> Result<Tensor> {
+        let args = [arg::int(row), arg::int(col)];
+        let [r] = call_n::<1>(c"triu_indices", &args)?;
+        Ok(r)
+    }
+
+    /// `triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::triu_indices`]).
+    pub fn triu_indices_with(row: i64, col: i64, offset: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        let device_c = device.map(Device::to_cstring);
+        let args = [arg::int(row), arg::int(col), arg::int(offset), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
+        let [r] = call_n::<1>(c"triu_indices", &args)?;
         Ok(r)
     }
 
@@ -2354,6 +2446,112 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `celu(Tensor self, Scalar alpha=1.0) -> Tensor`
+    ///
+    /// Takes the defaults `alpha=1.0`; [`Tensor::celu_with`] takes every argument.
+    pub fn celu(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"celu", &args)?;
+        Ok(r)
+    }
+
+    /// `celu(Tensor self, Scalar alpha=1.0) -> Tensor`: every argument (see [`Tensor::celu`]).
+    pub fn celu_with(&self, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(alpha.into())];
+        let [r] = call_n::<1>(c"celu", &args)?;
+        Ok(r)
+    }
+
+    /// `relu6(Tensor self) -> Tensor`
+    pub fn relu6(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"relu6", &args)?;
+        Ok(r)
+    }
+
+    /// `hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor`
+    ///
+    /// Takes the defaults `lambd=0.5`; [`Tensor::hardshrink_with`] takes every argument.
+    pub fn hardshrink(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"hardshrink", &args)?;
+        Ok(r)
+    }
+
+    /// `hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor`: every argument (see [`Tensor::hardshrink`]).
+    pub fn hardshrink_with(&self, lambd: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(lambd.into())];
+        let [r] = call_n::<1>(c"hardshrink", &args)?;
+        Ok(r)
+    }
+
+    /// `softshrink(Tensor self, Scalar lambd=0.5) -> Tensor`
+    ///
+    /// Takes the defaults `lambd=0.5`; [`Tensor::softshrink_with`] takes every argument.
+    pub fn softshrink(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"softshrink", &args)?;
+        Ok(r)
+    }
+
+    /// `softshrink(Tensor self, Scalar lambd=0.5) -> Tensor`: every argument (see [`Tensor::softshrink`]).
+    pub fn softshrink_with(&self, lambd: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(lambd.into())];
+        let [r] = call_n::<1>(c"softshrink", &args)?;
+        Ok(r)
+    }
+
+    /// `log_sigmoid(Tensor self) -> Tensor`
+    pub fn log_sigmoid(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"log_sigmoid", &args)?;
+        Ok(r)
+    }
+
+    /// `threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor`
+    pub fn threshold(&self, threshold: impl Into<Scalar>, value: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(threshold.into()), arg::scalar(value.into())];
+        let [r] = call_n::<1>(c"threshold", &args)?;
+        Ok(r)
+    }
+
+    /// `softsign(Tensor self) -> Tensor`
+    pub fn softsign(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"softsign", &args)?;
+        Ok(r)
+    }
+
+    /// `tanhshrink(Tensor self) -> Tensor`
+    pub fn tanhshrink(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"tanhshrink", &args)?;
+        Ok(r)
+    }
+
+    /// `glu(Tensor self, int dim=-1) -> Tensor`
+    ///
+    /// Takes the defaults `dim=-1`; [`Tensor::glu_with`] takes every argument.
+    pub fn glu(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"glu", &args)?;
+        Ok(r)
+    }
+
+    /// `glu(Tensor self, int dim=-1) -> Tensor`: every argument (see [`Tensor::glu`]).
+    pub fn glu_with(&self, dim: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(dim)];
+        let [r] = call_n::<1>(c"glu", &args)?;
+        Ok(r)
+    }
+
+    /// `prelu(Tensor self, Tensor weight) -> Tensor`
+    pub fn prelu(&self, weight: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(weight)];
+        let [r] = call_n::<1>(c"prelu", &args)?;
+        Ok(r)
+    }
+
     /// `leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`
     ///
     /// Takes the defaults `negative_slope=0.01`; [`Tensor::leaky_relu_with`] takes every argument.
@@ -2561,6 +2759,22 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)`
+    ///
+    /// Takes the defaults `min=None`, `max=None`; [`Tensor::clamp_with_`] takes every argument.
+    pub fn clamp_(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"clamp_", &args)?;
+        Ok(r)
+    }
+
+    /// `clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)`: every argument (see [`Tensor::clamp_`]).
+    pub fn clamp_with_(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::opt_scalar(min), arg::opt_scalar(max)];
+        let [r] = call_n::<1>(c"clamp_", &args)?;
+        Ok(r)
+    }
+
     /// `clamp_min(Tensor self, Scalar min) -> Tensor`
     pub fn clamp_min(&self, min: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::scalar(min.into())];
@@ -2572,6 +2786,20 @@ impl Tensor {
     pub fn clamp_max(&self, max: impl Into<Scalar>) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::scalar(max.into())];
         let [r] = call_n::<1>(c"clamp_max", &args)?;
+        Ok(r)
+    }
+
+    /// `clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)`
+    pub fn clamp_min_(&self, min: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(min.into())];
+        let [r] = call_n::<1>(c"clamp_min_", &args)?;
+        Ok(r)
+    }
+
+    /// `clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)`
+    pub fn clamp_max_(&self, max: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::scalar(max.into())];
+        let [r] = call_n::<1>(c"clamp_max_", &args)?;
         Ok(r)
     }
 
@@ -2693,6 +2921,27 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `atleast_1d(Tensor(a) self) -> Tensor(a)`
+    pub fn atleast_1d(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"atleast_1d", &args)?;
+        Ok(r)
+    }
+
+    /// `atleast_2d(Tensor(a) self) -> Tensor(a)`
+    pub fn atleast_2d(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"atleast_2d", &args)?;
+        Ok(r)
+    }
+
+    /// `atleast_3d(Tensor(a) self) -> Tensor(a)`
+    pub fn atleast_3d(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"atleast_3d", &args)?;
+        Ok(r)
+    }
+
     /// `cat(Tensor[] tensors, int dim=0) -> Tensor`
     ///
     /// Takes the defaults `dim=0`; [`Tensor::cat_with`] takes every argument.
@@ -2726,6 +2975,38 @@ impl Tensor {
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h), arg::int(dim)];
         let [r] = call_n::<1>(c"stack", &args)?;
+        Ok(r)
+    }
+
+    /// `hstack(Tensor[] tensors) -> Tensor`
+    pub fn hstack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        let tensors_h = arg::handles(tensors);
+        let args = [arg::tensor_list(&tensors_h)];
+        let [r] = call_n::<1>(c"hstack", &args)?;
+        Ok(r)
+    }
+
+    /// `vstack(Tensor[] tensors) -> Tensor`
+    pub fn vstack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        let tensors_h = arg::handles(tensors);
+        let args = [arg::tensor_list(&tensors_h)];
+        let [r] = call_n::<1>(c"vstack", &args)?;
+        Ok(r)
+    }
+
+    /// `dstack(Tensor[] tensors) -> Tensor`
+    pub fn dstack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        let tensors_h = arg::handles(tensors);
+        let args = [arg::tensor_list(&tensors_h)];
+        let [r] = call_n::<1>(c"dstack", &args)?;
+        Ok(r)
+    }
+
+    /// `column_stack(Tensor[] tensors) -> Tensor`
+    pub fn column_stack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        let tensors_h = arg::handles(tensors);
+        let args = [arg::tensor_list(&tensors_h)];
+        let [r] = call_n::<1>(c"column_stack", &args)?;
         Ok(r)
     }
 
@@ -2827,6 +3108,29 @@ impl Tensor {
     pub fn diag_with(&self, diagonal: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(diagonal)];
         let [r] = call_n::<1>(c"diag", &args)?;
+        Ok(r)
+    }
+
+    /// `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`
+    ///
+    /// Takes the defaults `offset=0`, `dim1=-2`, `dim2=-1`; [`Tensor::diag_embed_with`] takes every argument.
+    pub fn diag_embed(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"diag_embed", &args)?;
+        Ok(r)
+    }
+
+    /// `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`: every argument (see [`Tensor::diag_embed`]).
+    pub fn diag_embed_with(&self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(offset), arg::int(dim1), arg::int(dim2)];
+        let [r] = call_n::<1>(c"diag_embed", &args)?;
+        Ok(r)
+    }
+
+    /// `trace(Tensor self) -> Tensor`
+    pub fn trace(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"trace", &args)?;
         Ok(r)
     }
 
@@ -3565,6 +3869,29 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `logcumsumexp(Tensor self, int dim) -> Tensor`
+    pub fn logcumsumexp(&self, dim: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(dim)];
+        let [r] = call_n::<1>(c"logcumsumexp", &args)?;
+        Ok(r)
+    }
+
+    /// `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor`
+    ///
+    /// Takes the defaults `n=1`, `dim=-1`, `prepend=None`, `append=None`; [`Tensor::diff_with`] takes every argument.
+    pub fn diff(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"diff", &args)?;
+        Ok(r)
+    }
+
+    /// `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor`: every argument (see [`Tensor::diff`]).
+    pub fn diff_with(&self, n: i64, dim: i64, prepend: Option<&Tensor>, append: Option<&Tensor>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(n), arg::int(dim), arg::opt_tensor(prepend), arg::opt_tensor(append)];
+        let [r] = call_n::<1>(c"diff", &args)?;
+        Ok(r)
+    }
+
     /// `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)`
     pub fn cummax(&self, dim: i64) -> Result<(Tensor, Tensor)> {
         let args = [arg::tensor(self), arg::int(dim)];
@@ -4167,6 +4494,187 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor`
+    ///
+    /// Takes the defaults `margin=0.0`, `reduction=1`; [`Tensor::margin_ranking_loss_with`] takes every argument.
+    pub fn margin_ranking_loss(input1: &Tensor, input2: &Tensor, target: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(target)];
+        let [r] = call_n::<1>(c"margin_ranking_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor`: every argument (see [`Tensor::margin_ranking_loss`]).
+    pub fn margin_ranking_loss_with(input1: &Tensor, input2: &Tensor, target: &Tensor, margin: f64, reduction: i64) -> Result<Tensor> {
+        let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(target), arg::float(margin), arg::int(reduction)];
+        let [r] = call_n::<1>(c"margin_ranking_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor`
+    ///
+    /// Takes the defaults `margin=1.0`, `reduction=1`; [`Tensor::hinge_embedding_loss_with`] takes every argument.
+    pub fn hinge_embedding_loss(&self, target: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(target)];
+        let [r] = call_n::<1>(c"hinge_embedding_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor`: every argument (see [`Tensor::hinge_embedding_loss`]).
+    pub fn hinge_embedding_loss_with(&self, target: &Tensor, margin: f64, reduction: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(target), arg::float(margin), arg::int(reduction)];
+        let [r] = call_n::<1>(c"hinge_embedding_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor`
+    ///
+    /// Takes the defaults `reduction=1`; [`Tensor::soft_margin_loss_with`] takes every argument.
+    pub fn soft_margin_loss(&self, target: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(target)];
+        let [r] = call_n::<1>(c"soft_margin_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor`: every argument (see [`Tensor::soft_margin_loss`]).
+    pub fn soft_margin_loss_with(&self, target: &Tensor, reduction: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(target), arg::int(reduction)];
+        let [r] = call_n::<1>(c"soft_margin_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor`
+    ///
+    /// Takes the defaults `margin=0.0`, `reduction=1`; [`Tensor::cosine_embedding_loss_with`] takes every argument.
+    pub fn cosine_embedding_loss(input1: &Tensor, input2: &Tensor, target: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(target)];
+        let [r] = call_n::<1>(c"cosine_embedding_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor`: every argument (see [`Tensor::cosine_embedding_loss`]).
+    pub fn cosine_embedding_loss_with(input1: &Tensor, input2: &Tensor, target: &Tensor, margin: f64, reduction: i64) -> Result<Tensor> {
+        let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(target), arg::float(margin), arg::int(reduction)];
+        let [r] = call_n::<1>(c"cosine_embedding_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor`
+    ///
+    /// Takes the defaults `margin=1.0`, `p=2`, `eps=1e-06`, `swap=False`, `reduction=1`; [`Tensor::triplet_margin_loss_with`] takes every argument.
+    pub fn triplet_margin_loss(anchor: &Tensor, positive: &Tensor, negative: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(anchor), arg::tensor(positive), arg::tensor(negative)];
+        let [r] = call_n::<1>(c"triplet_margin_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor`: every argument (see [`Tensor::triplet_margin_loss`]).
+    pub fn triplet_margin_loss_with(anchor: &Tensor, positive: &Tensor, negative: &Tensor, margin: f64, p: f64, eps: f64, swap: bool, reduction: i64) -> Result<Tensor> {
+        let args = [arg::tensor(anchor), arg::tensor(positive), arg::tensor(negative), arg::float(margin), arg::float(p), arg::float(eps), arg::bool(swap), arg::int(reduction)];
+        let [r] = call_n::<1>(c"triplet_margin_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor`
+    pub fn poisson_nll_loss(input: &Tensor, target: &Tensor, log_input: bool, full: bool, eps: f64, reduction: i64) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(target), arg::bool(log_input), arg::bool(full), arg::float(eps), arg::int(reduction)];
+        let [r] = call_n::<1>(c"poisson_nll_loss", &args)?;
+        Ok(r)
+    }
+
+    /// `cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor`
+    ///
+    /// Takes the defaults `dim=1`, `eps=1e-08`; [`Tensor::cosine_similarity_with`] takes every argument.
+    pub fn cosine_similarity(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(x1), arg::tensor(x2)];
+        let [r] = call_n::<1>(c"cosine_similarity", &args)?;
+        Ok(r)
+    }
+
+    /// `cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor`: every argument (see [`Tensor::cosine_similarity`]).
+    pub fn cosine_similarity_with(x1: &Tensor, x2: &Tensor, dim: i64, eps: f64) -> Result<Tensor> {
+        let args = [arg::tensor(x1), arg::tensor(x2), arg::int(dim), arg::float(eps)];
+        let [r] = call_n::<1>(c"cosine_similarity", &args)?;
+        Ok(r)
+    }
+
+    /// `pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor`
+    ///
+    /// Takes the defaults `p=2`, `eps=1e-06`, `keepdim=False`; [`Tensor::pairwise_distance_with`] takes every argument.
+    pub fn pairwise_distance(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(x1), arg::tensor(x2)];
+        let [r] = call_n::<1>(c"pairwise_distance", &args)?;
+        Ok(r)
+    }
+
+    /// `pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::pairwise_distance`]).
+    pub fn pairwise_distance_with(x1: &Tensor, x2: &Tensor, p: f64, eps: f64, keepdim: bool) -> Result<Tensor> {
+        let args = [arg::tensor(x1), arg::tensor(x2), arg::float(p), arg::float(eps), arg::bool(keepdim)];
+        let [r] = call_n::<1>(c"pairwise_distance", &args)?;
+        Ok(r)
+    }
+
+    /// `cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor`
+    ///
+    /// Takes the defaults `p=2`, `compute_mode=None`; [`Tensor::cdist_with`] takes every argument.
+    pub fn cdist(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(x1), arg::tensor(x2)];
+        let [r] = call_n::<1>(c"cdist", &args)?;
+        Ok(r)
+    }
+
+    /// `cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor`: every argument (see [`Tensor::cdist`]).
+    pub fn cdist_with(x1: &Tensor, x2: &Tensor, p: f64, compute_mode: Option<i64>) -> Result<Tensor> {
+        let args = [arg::tensor(x1), arg::tensor(x2), arg::float(p), arg::opt_int(compute_mode)];
+        let [r] = call_n::<1>(c"cdist", &args)?;
+        Ok(r)
+    }
+
+    /// `dist(Tensor self, Tensor other, Scalar p=2) -> Tensor`
+    ///
+    /// Takes the defaults `p=2`; [`Tensor::dist_with`] takes every argument.
+    pub fn dist(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"dist", &args)?;
+        Ok(r)
+    }
+
+    /// `dist(Tensor self, Tensor other, Scalar p=2) -> Tensor`: every argument (see [`Tensor::dist`]).
+    pub fn dist_with(&self, other: &Tensor, p: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other), arg::scalar(p.into())];
+        let [r] = call_n::<1>(c"dist", &args)?;
+        Ok(r)
+    }
+
+    /// `pixel_shuffle(Tensor self, int upscale_factor) -> Tensor`
+    pub fn pixel_shuffle(&self, upscale_factor: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(upscale_factor)];
+        let [r] = call_n::<1>(c"pixel_shuffle", &args)?;
+        Ok(r)
+    }
+
+    /// `pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor`
+    pub fn pixel_unshuffle(&self, downscale_factor: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(downscale_factor)];
+        let [r] = call_n::<1>(c"pixel_unshuffle", &args)?;
+        Ok(r)
+    }
+
+    /// `one_hot(Tensor self, int num_classes=-1) -> Tensor`
+    ///
+    /// Takes the defaults `num_classes=-1`; [`Tensor::one_hot_with`] takes every argument.
+    pub fn one_hot(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"one_hot", &args)?;
+        Ok(r)
+    }
+
+    /// `one_hot(Tensor self, int num_classes=-1) -> Tensor`: every argument (see [`Tensor::one_hot`]).
+    pub fn one_hot_with(&self, num_classes: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(num_classes)];
+        let [r] = call_n::<1>(c"one_hot", &args)?;
+        Ok(r)
+    }
+
     /// `scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, Generator? generator=None) -> Tensor`
     ///
     /// Takes the defaults `attn_mask=None`, `dropout_p=0.0`, `is_causal=False`, `scale=None`; [`Tensor::scaled_dot_product_attention_with`] takes every argument.
@@ -4528,6 +5036,22 @@ impl Tensor {
     pub fn index_fill_int_tensor_(&self, dim: i64, index: &Tensor, value: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(value)];
         let [r] = call_n::<1>(c"index_fill_.int_Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`; [`Tensor::take_along_dim_with`] takes every argument.
+    pub fn take_along_dim(&self, indices: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(indices)];
+        let [r] = call_n::<1>(c"take_along_dim", &args)?;
+        Ok(r)
+    }
+
+    /// `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor`: every argument (see [`Tensor::take_along_dim`]).
+    pub fn take_along_dim_with(&self, indices: &Tensor, dim: Option<i64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(indices), arg::opt_int(dim)];
+        let [r] = call_n::<1>(c"take_along_dim", &args)?;
         Ok(r)
     }
 

@@ -34,6 +34,12 @@ std::vector<Case> index_cases() {
   const Tensor sidx = ints({0, 2, 1, 2, 1, 0, 2, 0}, {2, 4});  // distinct targets per column
   const Tensor ridx = ints({0, 2, 1, 2, 0, 2, 2, 0, 0, 0, 0, 1}, {3, 4});
   std::vector<Case> cs = {
+      {{"take_along_dim"}, {{{3, 4}}}, [](const Inputs& x) {
+         Tensor idx = ops::empty({3, 2}, DType::Int64, kCPU);
+         const int64_t values[] = {0, 3, 2, 2, 1, 0};
+         for (int i = 0; i < 6; ++i) idx->data_as<int64_t>()[i] = values[i];
+         return ops::add(ops::sum(op("take_along_dim", {x[0], idx, 1})), ops::sum(op("take_along_dim", {x[0], idx, Value()})));
+       }},
       {{"index_select"}, {m}, [=](const Inputs& x) { return op("index_select", {x[0], 0, rows}); }},
       {{"index_select"}, {cube}, [=](const Inputs& x) { return op("index_select", {x[0], -1, ints({3, 1, 3}, {3})}); }},
       {{"index_add", "index_add_"}, {m, {{3, 3}}}, [=](const Inputs& x) {

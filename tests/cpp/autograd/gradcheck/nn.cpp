@@ -39,6 +39,37 @@ std::vector<Case> nn_cases() {
       {{"l1_loss"}, {m, m}, [](const Inputs& x) { return op("l1_loss", {x[0], x[1], 0}); }},
       {{"smooth_l1_loss"}, {m, m}, [](const Inputs& x) { return op("smooth_l1_loss", {x[0], x[1], 2, 0.5}); }},
       {{"huber_loss"}, {m, m}, [](const Inputs& x) { return op("huber_loss", {x[0], x[1], 1, 0.7}); }},
+      {{"margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss"}, {row, row}, [](const Inputs& x) {
+         const Tensor t = ops::to(targets({4}, {1, -1, 1, -1}), DType::Float64);
+         Tensor total = op("margin_ranking_loss", {x[0], x[1], t, 3.0, 0});  // margins keep clear of the kinks
+         total = ops::add(total, op("hinge_embedding_loss", {x[0], t, 2.0, 0}));
+         return ops::add(total, op("soft_margin_loss", {x[0], t, 0}));
+       }},
+      {{"cosine_embedding_loss"}, {m, m}, [](const Inputs& x) {
+         const Tensor t = ops::to(targets({3}, {1, -1, -1}), DType::Float64);
+         return op("cosine_embedding_loss", {x[0], x[1], t, -1.5, 0});
+       }},
+      {{"triplet_margin_loss"}, {m, m, m}, [](const Inputs& x) {
+         return ops::add(op("triplet_margin_loss", {x[0], x[1], x[2], 10.0, 2.0, 1e-6, false, 0}),
+                         op("triplet_margin_loss", {x[0], x[1], x[2], 10.0, 1.5, 1e-6, true, 2}));
+       }},
+      {{"poisson_nll_loss"}, {m, {{3, 4}, 0.5, 3.0}}, [](const Inputs& x) {
+         return ops::add(op("poisson_nll_loss", {x[0], x[1], true, true, 1e-8, 0}),
+                         op("poisson_nll_loss", {ops::add(x[1], Scalar(0.1)), x[0], false, false, 1e-8, 2}));
+       }},
+      {{"cosine_similarity", "pairwise_distance", "dist"}, {m, m}, [](const Inputs& x) {
+         Tensor total = op("cosine_similarity", {x[0], x[1], 1, 1e-8});
+         total = ops::add(total, op("pairwise_distance", {x[0], x[1], 3.0, 1e-6, false}));
+         return ops::add(ops::sum(total), op("dist", {x[0], x[1], 2}));
+       }},
+      {{"cdist"}, {{{3, 2}}, {{4, 2}}}, [](const Inputs& x) {
+         return ops::add(op("cdist", {x[0], x[1], 2.0, 2}), op("cdist", {x[0], x[1], 1.5, Value()}));
+       }},
+      {{"cdist"}, {{{3, 2}}, {{4, 2}}}, [](const Inputs& x) { return op("cdist", {x[0], x[1], 2.0, 1}); }},  // matmul form
+      {{"pixel_shuffle", "pixel_unshuffle"}, {{{1, 4, 2, 2}}}, [](const Inputs& x) {
+         const Tensor up = op("pixel_shuffle", {x[0], 2});
+         return ops::add(ops::mul(up, up), ops::sum(op("pixel_unshuffle", {up, 2})));
+       }},
       {{"binary_cross_entropy"}, {prob, prob, {{4}, 0.5, 2.0}}, [](const Inputs& x) {
          return op("binary_cross_entropy", {x[0], x[1], x[2], 0});
        }},

@@ -62,6 +62,19 @@ std::vector<Case> pointwise_cases() {
       {{"clamp_min", "clamp_max"}, {m}, [](const Inputs& x) {
          return ops::add(op("clamp_min", {x[0], 0.05}), op("clamp_max", {x[0], -0.05}));
        }},
+      inplace_case("clamp_", {off_kinks}, {value(-2.0), value(1.0)}),
+      inplace_case("clamp_min_", {off_kinks}, {value(-1.0)}),
+      inplace_case("clamp_max_", {off_kinks}, {value(0.0)}),
+      unary_case("relu6", {{2, 3}, 0, 0, {-1.4, 0.3, 2.7, 5.6, 6.4, 3.1}}), unary_case("log_sigmoid", m),
+      unary_case("softsign", off_kinks), unary_case("tanhshrink", m),
+      {{"celu"}, {off_kinks}, [](const Inputs& x) { return op("celu", {x[0], 0.7}); }},
+      {{"hardshrink", "softshrink"}, {off_kinks}, [](const Inputs& x) {
+         return ops::add(op("hardshrink", {x[0], 0.5}), op("softshrink", {x[0], 1.0}));
+       }},
+      {{"threshold"}, {off_kinks}, [](const Inputs& x) { return op("threshold", {x[0], 0.1, -3.0}); }},
+      {{"glu"}, {{{2, 4}}}, [](const Inputs& x) { return ops::add(ops::sum(op("glu", {x[0], -1})), ops::sum(op("glu", {x[0], 0}))); }},
+      {{"prelu"}, {{{2, 3, 2}, 0, 0, {-1.2, 0.3, 0.8, -0.4, 1.5, -2.1, 0.6, -0.7, 1.1, -1.6, 0.2, 2.4}}, {{3}, 0.1, 0.5}},
+       [](const Inputs& x) { return op("prelu", {x[0], x[1]}); }},
       {{"atan2.Tensor"}, {m, pos_row()}, [](const Inputs& x) { return op("atan2.Tensor", {x[0], x[1]}); }},
       {{"hypot.Tensor"}, {pos, row}, [](const Inputs& x) { return op("hypot.Tensor", {x[0], x[1]}); }},
       {{"fmod.Tensor", "fmod.Scalar"}, {pos, {{3}, 0, 0, {0.7, 0.9, 1.1}}}, [](const Inputs& x) {

@@ -21,6 +21,9 @@ Tensor sum_all(const Tensor& t) { return ops::sum(t, {}, false); }
 std::vector<Case> reduce_cases() {
   const Input m{{3, 4}}, cube{{2, 3, 4}}, scalar{{}};
   std::vector<Case> cs = {
+      {{"logcumsumexp"}, {{{2, 3, 4}}}, [](const Inputs& x) {
+         return ops::add(op("logcumsumexp", {x[0], 1}), op("logcumsumexp", {x[0], -1}));
+       }},
       {{"var.correction", "var.dim", "var"}, {cube}, [=](const Inputs& x) {
          return ops::add(ops::add(sum_all(op("var.correction", {x[0], IntArrayRef({0, 2}), Value(), false})),
                                   sum_all(op("var.dim", {x[0], IntArrayRef({1}), false, true}))),

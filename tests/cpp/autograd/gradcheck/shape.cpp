@@ -69,6 +69,25 @@ std::vector<Case> shape_cases() {
          const Tensor w = op("pad", {x[0], IntArrayRef{3, 0}, "circular", Value()});
          return ops::add(ops::add(c, r), w);
        }},
+      {{"diag_embed"}, {m}, [](const Inputs& x) {
+         return ops::add(ops::sum(op("diag_embed", {x[0], 1, 0, 2})), ops::sum(op("diag_embed", {x[0], -1, -1, -2})));
+       }},
+      {{"trace"}, {m}, [](const Inputs& x) { return op("trace", {x[0]}); }},
+      {{"hstack", "vstack", "dstack", "column_stack"}, {m, m}, [](const Inputs& x) {
+         const TensorImpl* parts[2] = {x[0].impl(), x[1].impl()};
+         const ArrayRef<const TensorImpl*> both(parts, 2);
+         Tensor total = ops::sum(op("hstack", {both}));
+         for (const char* name : {"vstack", "dstack", "column_stack"})
+           total = ops::add(total, ops::sum(ops::mul(op(name, {both}), Scalar(2.0))));
+         return total;
+       }},
+      {{"atleast_1d", "atleast_2d", "atleast_3d"}, {{{}}, {{3}}}, [](const Inputs& x) {
+         return ops::add(ops::sum(op("atleast_1d", {x[0]})),
+                         ops::add(ops::sum(op("atleast_2d", {x[1]})), ops::sum(op("atleast_3d", {x[1]}))));
+       }},
+      {{"diff"}, {m, {{3, 1}}}, [](const Inputs& x) {
+         return ops::add(ops::sum(op("diff", {x[0], 2, 1, x[1], Value()})), ops::sum(op("diff", {x[0], 1, 0, Value(), Value()})));
+       }},
       // Not operators: lists of narrow and select views.
       {{"narrow"}, {tall}, [](const Inputs& x) {
          return ops::add(weigh(ops::split(x[0], 3, 0), 0), weigh(ops::chunk(x[0], 3, 0), 0));

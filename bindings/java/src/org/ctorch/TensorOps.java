@@ -18,7 +18,10 @@ abstract class TensorOps extends NativeObject {
     "full",
     "arange",
     "linspace",
+    "logspace",
     "eye",
+    "tril_indices",
+    "triu_indices",
     "copy_",
     "to.dtype",
     "to.device",
@@ -247,6 +250,16 @@ abstract class TensorOps extends NativeObject {
     "elu",
     "elu_",
     "selu",
+    "celu",
+    "relu6",
+    "hardshrink",
+    "softshrink",
+    "log_sigmoid",
+    "threshold",
+    "softsign",
+    "tanhshrink",
+    "glu",
+    "prelu",
     "leaky_relu",
     "leaky_relu_",
     "hardtanh",
@@ -265,8 +278,11 @@ abstract class TensorOps extends NativeObject {
     "addcdiv_",
     "where.self",
     "clamp",
+    "clamp_",
     "clamp_min",
     "clamp_max",
+    "clamp_min_",
+    "clamp_max_",
     "isclose",
     "view",
     "reshape",
@@ -280,8 +296,15 @@ abstract class TensorOps extends NativeObject {
     "select.int",
     "slice.Tensor",
     "flatten.using_ints",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
     "cat",
     "stack",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
     "repeat",
     "tile",
     "roll",
@@ -290,6 +313,8 @@ abstract class TensorOps extends NativeObject {
     "triu",
     "diagonal",
     "diag",
+    "diag_embed",
+    "trace",
     "movedim.intlist",
     "movedim.int",
     "moveaxis.intlist",
@@ -347,6 +372,8 @@ abstract class TensorOps extends NativeObject {
     "linalg_norm.ord_str",
     "cumsum",
     "cumprod",
+    "logcumsumexp",
+    "diff",
     "cummax",
     "cummin",
     "sort",
@@ -390,6 +417,19 @@ abstract class TensorOps extends NativeObject {
     "nll_loss",
     "nll_loss2d",
     "cross_entropy_loss",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "soft_margin_loss",
+    "cosine_embedding_loss",
+    "triplet_margin_loss",
+    "poisson_nll_loss",
+    "cosine_similarity",
+    "pairwise_distance",
+    "cdist",
+    "dist",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "one_hot",
     "scaled_dot_product_attention",
     "conv2d",
     "conv2d.padding",
@@ -422,6 +462,7 @@ abstract class TensorOps extends NativeObject {
     "index_fill_.int_Scalar",
     "index_fill.int_Tensor",
     "index_fill_.int_Tensor",
+    "take_along_dim",
     "gather",
     "scatter.src",
     "scatter_.src",
@@ -614,6 +655,35 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code base=10.0}, {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param start the schema's {@code start} (null: none)
+   * @param end the schema's {@code end} (null: none)
+   * @param steps the schema's {@code steps}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor logspace(Number start, Number end, long steps) {
+    return new Args(3).scalar(start, "start").scalar(end, "end").integer(steps).call1("logspace");
+  }
+
+  /**
+   * {@code logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param start the schema's {@code start} (null: none)
+   * @param end the schema's {@code end} (null: none)
+   * @param steps the schema's {@code steps}
+   * @param base the schema's {@code base}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor logspace(Number start, Number end, long steps, double base, DType dtype, Device device) {
+    return new Args(6).scalar(start, "start").scalar(end, "end").integer(steps).real(base).optDtype(dtype, "dtype").optDevice(device, "device").call1("logspace");
+  }
+
+  /**
    * {@code eye(int n, int m=-1, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
    * Takes the defaults {@code m=-1}, {@code dtype=None}, {@code device=None}; an overload with every argument exists.
    * @param n the schema's {@code n}
@@ -636,6 +706,60 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor eye(long n, long m, DType dtype, Device device) {
     return new Args(4).integer(n).integer(m).optDtype(dtype, "dtype").optDevice(device, "device").call1("eye");
+  }
+
+  /**
+   * {@code tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code offset=0}, {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param row the schema's {@code row}
+   * @param col the schema's {@code col}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor trilIndices(long row, long col) {
+    return new Args(2).integer(row).integer(col).call1("tril_indices");
+  }
+
+  /**
+   * {@code tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param row the schema's {@code row}
+   * @param col the schema's {@code col}
+   * @param offset the schema's {@code offset}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor trilIndices(long row, long col, long offset, DType dtype, Device device) {
+    return new Args(5).integer(row).integer(col).integer(offset).optDtype(dtype, "dtype").optDevice(device, "device").call1("tril_indices");
+  }
+
+  /**
+   * {@code triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code offset=0}, {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param row the schema's {@code row}
+   * @param col the schema's {@code col}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor triuIndices(long row, long col) {
+    return new Args(2).integer(row).integer(col).call1("triu_indices");
+  }
+
+  /**
+   * {@code triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param row the schema's {@code row}
+   * @param col the schema's {@code col}
+   * @param offset the schema's {@code offset}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor triuIndices(long row, long col, long offset, DType dtype, Device device) {
+    return new Args(5).integer(row).integer(col).integer(offset).optDtype(dtype, "dtype").optDevice(device, "device").call1("triu_indices");
   }
 
   /**
@@ -3068,6 +3192,147 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code celu(Tensor self, Scalar alpha=1.0) -> Tensor}.
+   * Takes the defaults {@code alpha=1.0}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor celu() {
+    return new Args(1).tensor(self(), "self").call1("celu");
+  }
+
+  /**
+   * {@code celu(Tensor self, Scalar alpha=1.0) -> Tensor}.
+   * Every argument of the schema.
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor celu(Number alpha) {
+    return new Args(2).tensor(self(), "self").scalar(alpha, "alpha").call1("celu");
+  }
+
+  /**
+   * {@code relu6(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor relu6() {
+    return new Args(1).tensor(self(), "self").call1("relu6");
+  }
+
+  /**
+   * {@code hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor}.
+   * Takes the defaults {@code lambd=0.5}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor hardshrink() {
+    return new Args(1).tensor(self(), "self").call1("hardshrink");
+  }
+
+  /**
+   * {@code hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor}.
+   * Every argument of the schema.
+   * @param lambd the schema's {@code lambd} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor hardshrink(Number lambd) {
+    return new Args(2).tensor(self(), "self").scalar(lambd, "lambd").call1("hardshrink");
+  }
+
+  /**
+   * {@code softshrink(Tensor self, Scalar lambd=0.5) -> Tensor}.
+   * Takes the defaults {@code lambd=0.5}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor softshrink() {
+    return new Args(1).tensor(self(), "self").call1("softshrink");
+  }
+
+  /**
+   * {@code softshrink(Tensor self, Scalar lambd=0.5) -> Tensor}.
+   * Every argument of the schema.
+   * @param lambd the schema's {@code lambd} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor softshrink(Number lambd) {
+    return new Args(2).tensor(self(), "self").scalar(lambd, "lambd").call1("softshrink");
+  }
+
+  /**
+   * {@code log_sigmoid(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logSigmoid() {
+    return new Args(1).tensor(self(), "self").call1("log_sigmoid");
+  }
+
+  /**
+   * {@code threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor}.
+   * @param threshold the schema's {@code threshold} (null: none)
+   * @param value the schema's {@code value} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor threshold(Number threshold, Number value) {
+    return new Args(3).tensor(self(), "self").scalar(threshold, "threshold").scalar(value, "value").call1("threshold");
+  }
+
+  /**
+   * {@code softsign(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor softsign() {
+    return new Args(1).tensor(self(), "self").call1("softsign");
+  }
+
+  /**
+   * {@code tanhshrink(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor tanhshrink() {
+    return new Args(1).tensor(self(), "self").call1("tanhshrink");
+  }
+
+  /**
+   * {@code glu(Tensor self, int dim=-1) -> Tensor}.
+   * Takes the defaults {@code dim=-1}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor glu() {
+    return new Args(1).tensor(self(), "self").call1("glu");
+  }
+
+  /**
+   * {@code glu(Tensor self, int dim=-1) -> Tensor}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor glu(long dim) {
+    return new Args(2).tensor(self(), "self").integer(dim).call1("glu");
+  }
+
+  /**
+   * {@code prelu(Tensor self, Tensor weight) -> Tensor}.
+   * @param weight the schema's {@code weight} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor prelu(Tensor weight) {
+    return new Args(2).tensor(self(), "self").tensor(weight, "weight").call1("prelu");
+  }
+
+  /**
    * {@code leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor}.
    * Takes the defaults {@code negative_slope=0.01}; an overload with every argument exists.
    * @return the result
@@ -3368,6 +3633,28 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)}.
+   * Takes the defaults {@code min=None}, {@code max=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor clampInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("clamp_", self());
+  }
+
+  /**
+   * {@code clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param min the schema's {@code min} (null: none)
+   * @param max the schema's {@code max} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor clampInPlace(Number min, Number max) {
+    return new Args(3).tensor(self(), "self").optScalar(min, "min").optScalar(max, "max").callInPlace("clamp_", self());
+  }
+
+  /**
    * {@code clamp_min(Tensor self, Scalar min) -> Tensor}.
    * @param min the schema's {@code min} (null: none)
    * @return the result
@@ -3385,6 +3672,26 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor clampMax(Number max) {
     return new Args(2).tensor(self(), "self").scalar(max, "max").call1("clamp_max");
+  }
+
+  /**
+   * {@code clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)}.
+   * @param min the schema's {@code min} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor clampMinInPlace(Number min) {
+    return new Args(2).tensor(self(), "self").scalar(min, "min").callInPlace("clamp_min_", self());
+  }
+
+  /**
+   * {@code clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)}.
+   * @param max the schema's {@code max} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor clampMaxInPlace(Number max) {
+    return new Args(2).tensor(self(), "self").scalar(max, "max").callInPlace("clamp_max_", self());
   }
 
   /**
@@ -3562,6 +3869,33 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code atleast_1d(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor atleast1d() {
+    return new Args(1).tensor(self(), "self").call1("atleast_1d");
+  }
+
+  /**
+   * {@code atleast_2d(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor atleast2d() {
+    return new Args(1).tensor(self(), "self").call1("atleast_2d");
+  }
+
+  /**
+   * {@code atleast_3d(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor atleast3d() {
+    return new Args(1).tensor(self(), "self").call1("atleast_3d");
+  }
+
+  /**
    * {@code cat(Tensor[] tensors, int dim=0) -> Tensor}.
    * Takes the defaults {@code dim=0}; an overload with every argument exists.
    * @param tensors the schema's {@code tensors}
@@ -3605,6 +3939,46 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor stack(Tensor[] tensors, long dim) {
     return new Args(2).tensors(tensors, "tensors").integer(dim).call1("stack");
+  }
+
+  /**
+   * {@code hstack(Tensor[] tensors) -> Tensor}.
+   * @param tensors the schema's {@code tensors}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hstack(Tensor[] tensors) {
+    return new Args(1).tensors(tensors, "tensors").call1("hstack");
+  }
+
+  /**
+   * {@code vstack(Tensor[] tensors) -> Tensor}.
+   * @param tensors the schema's {@code tensors}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor vstack(Tensor[] tensors) {
+    return new Args(1).tensors(tensors, "tensors").call1("vstack");
+  }
+
+  /**
+   * {@code dstack(Tensor[] tensors) -> Tensor}.
+   * @param tensors the schema's {@code tensors}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor dstack(Tensor[] tensors) {
+    return new Args(1).tensors(tensors, "tensors").call1("dstack");
+  }
+
+  /**
+   * {@code column_stack(Tensor[] tensors) -> Tensor}.
+   * @param tensors the schema's {@code tensors}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor columnStack(Tensor[] tensors) {
+    return new Args(1).tensors(tensors, "tensors").call1("column_stack");
   }
 
   /**
@@ -3744,6 +4118,38 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor diag(long diagonal) {
     return new Args(2).tensor(self(), "self").integer(diagonal).call1("diag");
+  }
+
+  /**
+   * {@code diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor}.
+   * Takes the defaults {@code offset=0}, {@code dim1=-2}, {@code dim2=-1}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor diagEmbed() {
+    return new Args(1).tensor(self(), "self").call1("diag_embed");
+  }
+
+  /**
+   * {@code diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor}.
+   * Every argument of the schema.
+   * @param offset the schema's {@code offset}
+   * @param dim1 the schema's {@code dim1}
+   * @param dim2 the schema's {@code dim2}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor diagEmbed(long offset, long dim1, long dim2) {
+    return new Args(4).tensor(self(), "self").integer(offset).integer(dim1).integer(dim2).call1("diag_embed");
+  }
+
+  /**
+   * {@code trace(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor trace() {
+    return new Args(1).tensor(self(), "self").call1("trace");
   }
 
   /**
@@ -4790,6 +5196,40 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code logcumsumexp(Tensor self, int dim) -> Tensor}.
+   * @param dim the schema's {@code dim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logcumsumexp(long dim) {
+    return new Args(2).tensor(self(), "self").integer(dim).call1("logcumsumexp");
+  }
+
+  /**
+   * {@code diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor}.
+   * Takes the defaults {@code n=1}, {@code dim=-1}, {@code prepend=None}, {@code append=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor diff() {
+    return new Args(1).tensor(self(), "self").call1("diff");
+  }
+
+  /**
+   * {@code diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n}
+   * @param dim the schema's {@code dim}
+   * @param prepend the schema's {@code prepend} (null: none)
+   * @param append the schema's {@code append} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor diff(long n, long dim, Tensor prepend, Tensor append) {
+    return new Args(5).tensor(self(), "self").integer(n).integer(dim).optTensor(prepend, "prepend").optTensor(append, "append").call1("diff");
+  }
+
+  /**
    * {@code cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)}.
    * @param dim the schema's {@code dim}
    * @return the 2 results, in schema order
@@ -5692,6 +6132,298 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor}.
+   * Takes the defaults {@code margin=0.0}, {@code reduction=1}; an overload with every argument exists.
+   * @param input1 the schema's {@code input1} (null: none)
+   * @param input2 the schema's {@code input2} (null: none)
+   * @param target the schema's {@code target} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor marginRankingLoss(Tensor input1, Tensor input2, Tensor target) {
+    return new Args(3).tensor(input1, "input1").tensor(input2, "input2").tensor(target, "target").call1("margin_ranking_loss");
+  }
+
+  /**
+   * {@code margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param input1 the schema's {@code input1} (null: none)
+   * @param input2 the schema's {@code input2} (null: none)
+   * @param target the schema's {@code target} (null: none)
+   * @param margin the schema's {@code margin}
+   * @param reduction the schema's {@code reduction}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor marginRankingLoss(Tensor input1, Tensor input2, Tensor target, double margin, long reduction) {
+    return new Args(5).tensor(input1, "input1").tensor(input2, "input2").tensor(target, "target").real(margin).integer(reduction).call1("margin_ranking_loss");
+  }
+
+  /**
+   * {@code hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor}.
+   * Takes the defaults {@code margin=1.0}, {@code reduction=1}; an overload with every argument exists.
+   * @param target the schema's {@code target} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor hingeEmbeddingLoss(Tensor target) {
+    return new Args(2).tensor(self(), "self").tensor(target, "target").call1("hinge_embedding_loss");
+  }
+
+  /**
+   * {@code hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param target the schema's {@code target} (null: none)
+   * @param margin the schema's {@code margin}
+   * @param reduction the schema's {@code reduction}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor hingeEmbeddingLoss(Tensor target, double margin, long reduction) {
+    return new Args(4).tensor(self(), "self").tensor(target, "target").real(margin).integer(reduction).call1("hinge_embedding_loss");
+  }
+
+  /**
+   * {@code soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor}.
+   * Takes the defaults {@code reduction=1}; an overload with every argument exists.
+   * @param target the schema's {@code target} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor softMarginLoss(Tensor target) {
+    return new Args(2).tensor(self(), "self").tensor(target, "target").call1("soft_margin_loss");
+  }
+
+  /**
+   * {@code soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param target the schema's {@code target} (null: none)
+   * @param reduction the schema's {@code reduction}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor softMarginLoss(Tensor target, long reduction) {
+    return new Args(3).tensor(self(), "self").tensor(target, "target").integer(reduction).call1("soft_margin_loss");
+  }
+
+  /**
+   * {@code cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor}.
+   * Takes the defaults {@code margin=0.0}, {@code reduction=1}; an overload with every argument exists.
+   * @param input1 the schema's {@code input1} (null: none)
+   * @param input2 the schema's {@code input2} (null: none)
+   * @param target the schema's {@code target} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor cosineEmbeddingLoss(Tensor input1, Tensor input2, Tensor target) {
+    return new Args(3).tensor(input1, "input1").tensor(input2, "input2").tensor(target, "target").call1("cosine_embedding_loss");
+  }
+
+  /**
+   * {@code cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param input1 the schema's {@code input1} (null: none)
+   * @param input2 the schema's {@code input2} (null: none)
+   * @param target the schema's {@code target} (null: none)
+   * @param margin the schema's {@code margin}
+   * @param reduction the schema's {@code reduction}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor cosineEmbeddingLoss(Tensor input1, Tensor input2, Tensor target, double margin, long reduction) {
+    return new Args(5).tensor(input1, "input1").tensor(input2, "input2").tensor(target, "target").real(margin).integer(reduction).call1("cosine_embedding_loss");
+  }
+
+  /**
+   * {@code triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor}.
+   * Takes the defaults {@code margin=1.0}, {@code p=2}, {@code eps=1e-06}, {@code swap=False}, {@code reduction=1}; an overload with every argument exists.
+   * @param anchor the schema's {@code anchor} (null: none)
+   * @param positive the schema's {@code positive} (null: none)
+   * @param negative the schema's {@code negative} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor tripletMarginLoss(Tensor anchor, Tensor positive, Tensor negative) {
+    return new Args(3).tensor(anchor, "anchor").tensor(positive, "positive").tensor(negative, "negative").call1("triplet_margin_loss");
+  }
+
+  /**
+   * {@code triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param anchor the schema's {@code anchor} (null: none)
+   * @param positive the schema's {@code positive} (null: none)
+   * @param negative the schema's {@code negative} (null: none)
+   * @param margin the schema's {@code margin}
+   * @param p the schema's {@code p}
+   * @param eps the schema's {@code eps}
+   * @param swap the schema's {@code swap}
+   * @param reduction the schema's {@code reduction}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor tripletMarginLoss(Tensor anchor, Tensor positive, Tensor negative, double margin, double p, double eps, boolean swap, long reduction) {
+    return new Args(8).tensor(anchor, "anchor").tensor(positive, "positive").tensor(negative, "negative").real(margin).real(p).real(eps).bool(swap).integer(reduction).call1("triplet_margin_loss");
+  }
+
+  /**
+   * {@code poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor}.
+   * @param input the schema's {@code input} (null: none)
+   * @param target the schema's {@code target} (null: none)
+   * @param logInput the schema's {@code log_input}
+   * @param full the schema's {@code full}
+   * @param eps the schema's {@code eps}
+   * @param reduction the schema's {@code reduction}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor poissonNllLoss(Tensor input, Tensor target, boolean logInput, boolean full, double eps, long reduction) {
+    return new Args(6).tensor(input, "input").tensor(target, "target").bool(logInput).bool(full).real(eps).integer(reduction).call1("poisson_nll_loss");
+  }
+
+  /**
+   * {@code cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor}.
+   * Takes the defaults {@code dim=1}, {@code eps=1e-08}; an overload with every argument exists.
+   * @param x1 the schema's {@code x1} (null: none)
+   * @param x2 the schema's {@code x2} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor cosineSimilarity(Tensor x1, Tensor x2) {
+    return new Args(2).tensor(x1, "x1").tensor(x2, "x2").call1("cosine_similarity");
+  }
+
+  /**
+   * {@code cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor}.
+   * Every argument of the schema.
+   * @param x1 the schema's {@code x1} (null: none)
+   * @param x2 the schema's {@code x2} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param eps the schema's {@code eps}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor cosineSimilarity(Tensor x1, Tensor x2, long dim, double eps) {
+    return new Args(4).tensor(x1, "x1").tensor(x2, "x2").integer(dim).real(eps).call1("cosine_similarity");
+  }
+
+  /**
+   * {@code pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor}.
+   * Takes the defaults {@code p=2}, {@code eps=1e-06}, {@code keepdim=False}; an overload with every argument exists.
+   * @param x1 the schema's {@code x1} (null: none)
+   * @param x2 the schema's {@code x2} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor pairwiseDistance(Tensor x1, Tensor x2) {
+    return new Args(2).tensor(x1, "x1").tensor(x2, "x2").call1("pairwise_distance");
+  }
+
+  /**
+   * {@code pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param x1 the schema's {@code x1} (null: none)
+   * @param x2 the schema's {@code x2} (null: none)
+   * @param p the schema's {@code p}
+   * @param eps the schema's {@code eps}
+   * @param keepdim the schema's {@code keepdim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor pairwiseDistance(Tensor x1, Tensor x2, double p, double eps, boolean keepdim) {
+    return new Args(5).tensor(x1, "x1").tensor(x2, "x2").real(p).real(eps).bool(keepdim).call1("pairwise_distance");
+  }
+
+  /**
+   * {@code cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor}.
+   * Takes the defaults {@code p=2}, {@code compute_mode=None}; an overload with every argument exists.
+   * @param x1 the schema's {@code x1} (null: none)
+   * @param x2 the schema's {@code x2} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor cdist(Tensor x1, Tensor x2) {
+    return new Args(2).tensor(x1, "x1").tensor(x2, "x2").call1("cdist");
+  }
+
+  /**
+   * {@code cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param x1 the schema's {@code x1} (null: none)
+   * @param x2 the schema's {@code x2} (null: none)
+   * @param p the schema's {@code p}
+   * @param computeMode the schema's {@code compute_mode} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor cdist(Tensor x1, Tensor x2, double p, Long computeMode) {
+    return new Args(4).tensor(x1, "x1").tensor(x2, "x2").real(p).optInteger(computeMode).call1("cdist");
+  }
+
+  /**
+   * {@code dist(Tensor self, Tensor other, Scalar p=2) -> Tensor}.
+   * Takes the defaults {@code p=2}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor dist(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("dist");
+  }
+
+  /**
+   * {@code dist(Tensor self, Tensor other, Scalar p=2) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param p the schema's {@code p} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor dist(Tensor other, Number p) {
+    return new Args(3).tensor(self(), "self").tensor(other, "other").scalar(p, "p").call1("dist");
+  }
+
+  /**
+   * {@code pixel_shuffle(Tensor self, int upscale_factor) -> Tensor}.
+   * @param upscaleFactor the schema's {@code upscale_factor}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor pixelShuffle(long upscaleFactor) {
+    return new Args(2).tensor(self(), "self").integer(upscaleFactor).call1("pixel_shuffle");
+  }
+
+  /**
+   * {@code pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor}.
+   * @param downscaleFactor the schema's {@code downscale_factor}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor pixelUnshuffle(long downscaleFactor) {
+    return new Args(2).tensor(self(), "self").integer(downscaleFactor).call1("pixel_unshuffle");
+  }
+
+  /**
+   * {@code one_hot(Tensor self, int num_classes=-1) -> Tensor}.
+   * Takes the defaults {@code num_classes=-1}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor oneHot() {
+    return new Args(1).tensor(self(), "self").call1("one_hot");
+  }
+
+  /**
+   * {@code one_hot(Tensor self, int num_classes=-1) -> Tensor}.
+   * Every argument of the schema.
+   * @param numClasses the schema's {@code num_classes}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor oneHot(long numClasses) {
+    return new Args(2).tensor(self(), "self").integer(numClasses).call1("one_hot");
+  }
+
+  /**
    * {@code scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, Generator? generator=None) -> Tensor}.
    * Takes the defaults {@code attn_mask=None}, {@code dropout_p=0.0}, {@code is_causal=False}, {@code scale=None}; an overload with every argument exists.
    * @param query the schema's {@code query} (null: none)
@@ -6298,6 +7030,29 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor indexFillIntTensorInPlace(long dim, Tensor index, Tensor value) {
     return new Args(4).tensor(self(), "self").integer(dim).tensor(index, "index").tensor(value, "value").callInPlace("index_fill_.int_Tensor", self());
+  }
+
+  /**
+   * {@code take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor}.
+   * Takes the defaults {@code dim=None}; an overload with every argument exists.
+   * @param indices the schema's {@code indices} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor takeAlongDim(Tensor indices) {
+    return new Args(2).tensor(self(), "self").tensor(indices, "indices").call1("take_along_dim");
+  }
+
+  /**
+   * {@code take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param indices the schema's {@code indices} (null: none)
+   * @param dim the schema's {@code dim} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor takeAlongDim(Tensor indices, Long dim) {
+    return new Args(3).tensor(self(), "self").tensor(indices, "indices").optInteger(dim).call1("take_along_dim");
   }
 
   /**

@@ -1,19 +1,32 @@
 """The layers of ctorch.nn, one file per family as in torch.nn.modules."""
 
-from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
+                         LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus,
+                         Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv2d
-from .dropout import Dropout
-from .linear import Flatten, Identity, Linear
-from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
-                   SmoothL1Loss)
+from .distance import CosineSimilarity, PairwiseDistance
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .linear import Flatten, Identity, Linear, Unflatten
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
+                   HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
+                   MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm, RMSNorm
+from . import padding as _padding
+from .padding import *  # noqa: F401,F403
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AvgPool2d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d",
            "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "ReLU", "GELU", "Sigmoid", "Tanh", "SiLU",
            "LeakyReLU", "Softmax", "LogSoftmax", "Sequential", "ModuleList", "ModuleDict", "L1Loss", "MSELoss",
-           "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
+           "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+           "ReLU6", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Softplus", "Softsign",
+           "Tanhshrink", "Hardshrink", "Softshrink", "LogSigmoid", "Threshold", "GLU", "PReLU", "Softmin",
+           "CosineSimilarity", "PairwiseDistance", "Dropout1d", "Dropout2d", "Dropout3d", "Unflatten",
+           "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
+           "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "GroupNorm", "RMSNorm", "PixelShuffle",
+           "PixelUnshuffle"] + _padding.__all__

@@ -1,9 +1,10 @@
-"""Dropout (torch.nn.Dropout): zeroes elements with probability p in training mode only."""
+"""Dropout, Dropout1d, Dropout2d and Dropout3d (torch.nn.Dropout...): zero elements (or whole
+channels) with probability p in training mode only."""
 
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
 
 
 class Dropout(Module):
@@ -21,3 +22,24 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    """Zeroes whole channels of [N, C, L] (or [C, L]) with probability p in training mode."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    """Zeroes whole channels of [N, C, H, W] (or [C, H, W]) with probability p in training mode."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    """Zeroes whole channels of [N, C, D, H, W] (or [C, D, H, W]) with probability p in training mode."""
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)

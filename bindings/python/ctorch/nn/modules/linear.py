@@ -1,11 +1,11 @@
-"""Linear, Identity and Flatten (torch.nn.Linear, Identity, Flatten)."""
+"""Linear, Identity, Flatten and Unflatten (torch.nn.Linear, Identity, Flatten, Unflatten)."""
 
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Linear", "Identity", "Flatten"]
+__all__ = ["Linear", "Identity", "Flatten", "Unflatten"]
 
 
 class Identity(Module):
@@ -58,3 +58,17 @@ class Flatten(Module):
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim into unflattened_size (one entry may be -1)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
