@@ -4148,15 +4148,24 @@ CT_API CT_NODISCARD ct_status ct_optimizer_state_load(ct_optimizer* opt, const v
 typedef enum ct_lr_scheduler_kind {
   CT_LR_SCHEDULER_STEP = 0,   /* StepLR: lr *= gamma every step_size steps */
   CT_LR_SCHEDULER_COSINE = 1, /* CosineAnnealingLR: from the initial lr down to eta_min over t_max steps */
-  CT_LR_SCHEDULER_LINEAR = 2  /* LinearLR: the factor goes from start_factor to end_factor over
+  CT_LR_SCHEDULER_LINEAR = 2, /* LinearLR: the factor goes from start_factor to end_factor over
                                  total_iters steps (linear warm-up) */
+  CT_LR_SCHEDULER_EXPONENTIAL = 3, /* ExponentialLR: lr *= gamma every step. Since 0.9 */
+  CT_LR_SCHEDULER_MULTISTEP = 4,   /* MultiStepLR: lr *= gamma at each of the milestones. Since 0.9 */
+  CT_LR_SCHEDULER_CONSTANT = 5,    /* ConstantLR: lr * factor until total_iters steps. Since 0.9 */
+  CT_LR_SCHEDULER_POLYNOMIAL = 6,  /* PolynomialLR: (1 - e / total_iters)^power decay. Since 0.9 */
+  CT_LR_SCHEDULER_COSINE_WARM_RESTARTS = 7 /* CosineAnnealingWarmRestarts: cosine from the base lr to
+                                              eta_min over t_0 steps, restarting with periods
+                                              multiplied by t_mult. Since 0.9 */
 } ct_lr_scheduler_kind;
 
 /*
  * ct_lr_scheduler_options - a schedule's settings (size-first, as ct_optimizer_options). Fields
  * another kind uses are ignored. ct_lr_scheduler_options_default gives torch's defaults:
  * step_size 1 (torch requires one), gamma 0.1, t_max 1 (torch requires one), eta_min 0,
- * start_factor 1/3, end_factor 1, total_iters 5.
+ * start_factor 1/3, end_factor 1, total_iters 5, no milestones, factor 1/3, power 1, t_0 1 (torch
+ * requires one), t_mult 1. A struct_size of 0.8's struct (which ends at total_iters) is accepted:
+ * the fields after it take these defaults.
  */
 typedef struct ct_lr_scheduler_options {
   size_t struct_size;        /* sizeof(ct_lr_scheduler_options) */
@@ -4167,7 +4176,15 @@ typedef struct ct_lr_scheduler_options {
   double eta_min;            /* COSINE: >= 0 */
   double start_factor;       /* LINEAR: in (0, 1] */
   double end_factor;         /* LINEAR: in [0, 1] */
-  int64_t total_iters;       /* LINEAR: >= 0 */
+  int64_t total_iters;       /* LINEAR: >= 0; CONSTANT, POLYNOMIAL: >= 0 (POLYNOMIAL: >= 1) */
+  /* Since 0.9: */
+  const int64_t* milestones; /* MULTISTEP: borrowed, copied by ct_lr_scheduler_create; a milestone
+                                given twice decays twice, as torch's Counter */
+  size_t num_milestones;     /* MULTISTEP: the number of milestones (NULL milestones: 0) */
+  double factor;             /* CONSTANT: in (0, 1] */
+  double power;              /* POLYNOMIAL: finite */
+  int64_t t_0;               /* COSINE_WARM_RESTARTS: >= 1 */
+  int64_t t_mult;            /* COSINE_WARM_RESTARTS: >= 1 */
 } ct_lr_scheduler_options;
 
 /* A schedule bound to one optimizer (retained); reference-counted. */
@@ -4191,6 +4208,14 @@ CT_API CT_NODISCARD ct_status ct_lr_scheduler_options_default(ct_lr_scheduler_ki
  *            and lr + (base - eta_min) (1 - cos(pi / t_max)) / 2 when (e - 1 - t_max) % (2 t_max) == 0
  *   LINEAR   lr * (1 + (end - start) / (total_iters * start + (e - 1) (end - start))) while
  *            e <= total_iters, then lr
+ *   EXPONENTIAL  lr * gamma (from step 1)
+ *   MULTISTEP    lr * gamma^k when e is a milestone given k times, else lr
+ *   CONSTANT     lr * factor at creation, lr / factor at e == total_iters, else lr
+ *   POLYNOMIAL   lr * ((1 - e / total_iters) / (1 - (e - 1) / total_iters))^power while
+ *                1 <= e <= total_iters, then lr
+ *   COSINE_WARM_RESTARTS  eta_min + (base - eta_min) (1 + cos(pi t / T)) / 2, t the steps since the
+ *                last restart and T the current period (t_0, then times t_mult at each restart);
+ *                not recursive: an lr changed by hand is overwritten
  *
  *   opt      retained until the scheduler is freed.
  *   options  borrowed.

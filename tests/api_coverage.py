@@ -31,8 +31,8 @@ LEFT_OUT = {
 
 # How many names the package had when each floor was last raised (against torch 1.13): a change that
 # removes a name fails, and an addition should raise its floor. The goal is 95% of each namespace.
-FLOORS = {"Tensor methods": 338, "torch functions": 307, "torch.nn.functional": 42, "torch.nn modules": 33,
-          "torch.optim": 8}
+FLOORS = {"Tensor methods": 352, "torch functions": 340, "torch.nn.functional": 70, "torch.nn modules": 78,
+          "torch.optim": 19}
 
 
 def left_out(name):

@@ -8,8 +8,9 @@
  * (the kind and the flags as exact doubles; org.ctorch.optim.OptimizerOptions keeps the same). */
 #define CT_JAVA_OPTIMIZER_FIELDS 13
 /* ct_lr_scheduler_options likewise: kind, step_size, gamma, t_max, eta_min, start_factor,
- * end_factor, total_iters (the int64 fields are exact up to 2^53). */
-#define CT_JAVA_SCHEDULER_FIELDS 8
+ * end_factor, total_iters, factor, power, t_0, t_mult (the int64 fields are exact up to 2^53), then
+ * the milestones, one per element after those (a copy the call frees). */
+#define CT_JAVA_SCHEDULER_FIELDS 12
 
 static int ct_java_doubles_in(JNIEnv* env, jdoubleArray a, jsize n, double* out, const char* what) {
   if (!a || (*env)->GetArrayLength(env, a) != n) {
@@ -52,7 +53,16 @@ static void ct_java_optimizer_options_out(JNIEnv* env, const ct_optimizer_option
 
 static int ct_java_scheduler_options_in(JNIEnv* env, jdoubleArray a, ct_lr_scheduler_options* o, const char* what) {
   double v[CT_JAVA_SCHEDULER_FIELDS];
-  if (ct_java_doubles_in(env, a, CT_JAVA_SCHEDULER_FIELDS, v, what) != 0) return -1;
+  const jsize n = a ? (*env)->GetArrayLength(env, a) : 0;
+  if (!a || n < CT_JAVA_SCHEDULER_FIELDS) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: the options must be a double[%d] and the milestones (org.ctorch.optim builds it)",
+             what, CT_JAVA_SCHEDULER_FIELDS);
+    ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, msg);
+    return -1;
+  }
+  (*env)->GetDoubleArrayRegion(env, a, 0, CT_JAVA_SCHEDULER_FIELDS, v);
+  if ((*env)->ExceptionCheck(env)) return -1;
   memset(o, 0, sizeof *o);
   o->struct_size = sizeof *o;
   o->kind = (ct_lr_scheduler_kind)(int)v[0];
@@ -63,12 +73,37 @@ static int ct_java_scheduler_options_in(JNIEnv* env, jdoubleArray a, ct_lr_sched
   o->start_factor = v[5];
   o->end_factor = v[6];
   o->total_iters = (int64_t)v[7];
+  o->factor = v[8];
+  o->power = v[9];
+  o->t_0 = (int64_t)v[10];
+  o->t_mult = (int64_t)v[11];
+  const size_t count = (size_t)(n - CT_JAVA_SCHEDULER_FIELDS);
+  if (count > 0) {  /* last: nothing can fail after this allocation but the copy, which frees it */
+    double* m = (double*)malloc(count * sizeof(double));
+    int64_t* milestones = (int64_t*)malloc(count * sizeof(int64_t));
+    if (!m || !milestones) {
+      free(m);
+      free(milestones);
+      ct_java_throw_message(env, CT_ERROR_OUT_OF_MEMORY, "the milestones do not fit in memory");
+      return -1;
+    }
+    (*env)->GetDoubleArrayRegion(env, a, CT_JAVA_SCHEDULER_FIELDS, (jsize)count, m);
+    for (size_t i = 0; i < count; ++i) milestones[i] = (int64_t)m[i];
+    free(m);
+    if ((*env)->ExceptionCheck(env)) {
+      free(milestones);
+      return -1;
+    }
+    o->milestones = milestones;
+    o->num_milestones = count;
+  }
   return 0;
 }
 
 static void ct_java_scheduler_options_out(JNIEnv* env, const ct_lr_scheduler_options* o, jdoubleArray a) {
   double v[CT_JAVA_SCHEDULER_FIELDS] = {(double)o->kind, (double)o->step_size, o->gamma, (double)o->t_max,
-                                        o->eta_min, o->start_factor, o->end_factor, (double)o->total_iters};
+                                        o->eta_min, o->start_factor, o->end_factor, (double)o->total_iters,
+                                        o->factor, o->power, (double)o->t_0, (double)o->t_mult};
   (*env)->SetDoubleArrayRegion(env, a, 0, CT_JAVA_SCHEDULER_FIELDS, v);
 }
 
@@ -161,6 +196,7 @@ static int ct_java_pairs(JNIEnv* env, jobjectArray names, jlongArray tensors, js
 %enddef
 CT_JAVA_OPTIONS(ct_optimizer_options, options, ct_java_optimizer_options_in, ct_java_optimizer_options_out, CT_JAVA_OPTIMIZER_FIELDS)
 CT_JAVA_OPTIONS(ct_lr_scheduler_options, options, ct_java_scheduler_options_in, ct_java_scheduler_options_out, CT_JAVA_SCHEDULER_FIELDS)
+%typemap(freearg) const ct_lr_scheduler_options* options %{ free((void*)tmp$argnum.milestones); %}
 
 /* ---- Lists, bytes and second outputs ---- */
 

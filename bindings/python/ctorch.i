@@ -1176,6 +1176,34 @@ static PyObject* ct_py_program_load_buffer(PyObject* data) {
 }
 %}
 
+/* ---- Learning-rate schedules with milestones ---- */
+
+%feature("nothread") ct_py_lr_scheduler_create;
+
+%inline %{
+/* ct_lr_scheduler_create with options->milestones taken from a sequence of ints (None: none). */
+static ct_status ct_py_lr_scheduler_create(ct_optimizer* opt, ct_lr_scheduler_options* options, PyObject* milestones,
+                                           ct_lr_scheduler** out) {
+  int64_t* values = NULL;
+  size_t n = 0;
+  if (ct_py_int64s(milestones, &values, &n) < 0) {  /* the TypeError is raised as it is */
+    PyErr_Fetch(&ct_py_pending_type, &ct_py_pending_value, &ct_py_pending_traceback);
+    return CT_ERROR_INVALID_ARGUMENT;
+  }
+  ct_status s = CT_ERROR_INVALID_ARGUMENT;
+  if (options) {
+    ct_lr_scheduler_options o = *options;
+    o.milestones = values;
+    o.num_milestones = n;
+    s = ct_lr_scheduler_create(opt, &o, out);
+  } else {
+    s = ct_lr_scheduler_create(opt, NULL, out);
+  }
+  free(values);
+  return s;
+}
+%}
+
 /* ---- Lists of views (shape family) ---- */
 
 %feature("nothread") ct_py_split;

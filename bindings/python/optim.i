@@ -17,6 +17,11 @@
   $result = SWIG_Python_AppendOutput($result, PyLong_FromVoidPtr(tmp$argnum));
 }
 
+/* A schedule's milestones are a Python sequence given to ct_py_lr_scheduler_create (ctorch.i), not
+ * the struct's pointer and count. */
+%ignore ct_lr_scheduler_options::milestones;
+%ignore ct_lr_scheduler_options::num_milestones;
+
 %typemap(in) (const ct_tensor* const* params, size_t n) {
   PyObject* fast = PySequence_Fast($input, "expected a sequence of tensor handles");
   if (!fast) SWIG_fail;

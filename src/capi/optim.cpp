@@ -1,5 +1,7 @@
 // optim.cpp - ct_optimizer_* and ct_lr_scheduler_* through the C ABI.
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
@@ -216,7 +218,7 @@ ct_status ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind, ct_lr_sched
     capi::require_out(out, fn, "out");
     const int k = capi::raw_enum(kind);
     CT_CHECK(k >= 0 && static_cast<uint32_t>(k) < train::kNumScheduleKinds, CT_ERROR_INVALID_ARGUMENT, fn, ": kind ",
-             k, " is unknown. Use CT_LR_SCHEDULER_STEP, _COSINE or _LINEAR");
+             k, " is unknown. Use a CT_LR_SCHEDULER_ value");
     const train::Schedule s;
     std::memset(out, 0, sizeof *out);
     out->struct_size = sizeof *out;
@@ -228,8 +230,18 @@ ct_status ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind, ct_lr_sched
     out->start_factor = s.start_factor;
     out->end_factor = s.end_factor;
     out->total_iters = s.total_iters;
+    out->milestones = nullptr;
+    out->num_milestones = 0;
+    out->factor = s.factor;
+    out->power = s.power;
+    out->t_0 = s.t_0;
+    out->t_mult = s.t_mult;
   });
 }
+
+// 0.8's ct_lr_scheduler_options ended at total_iters; a caller built against it passes that size,
+// and the fields added since take their defaults.
+constexpr size_t kSchedulerOptionsSize08 = offsetof(ct_lr_scheduler_options, milestones);
 
 ct_status ct_lr_scheduler_create(ct_optimizer* opt, const ct_lr_scheduler_options* options, ct_lr_scheduler** out) {
   if (out) *out = nullptr;
@@ -237,7 +249,16 @@ ct_status ct_lr_scheduler_create(ct_optimizer* opt, const ct_lr_scheduler_option
     const char* fn = "ct_lr_scheduler_create";
     capi::require_out(out, fn, "out");
     ct_optimizer& o = capi::live_tagged(opt, kOptimizerTag, fn, "opt");
-    const ct_lr_scheduler_options& given = options_arg(options, fn);
+    CT_CHECK(options, CT_ERROR_INVALID_ARGUMENT, fn, ": options is NULL. Pass options filled by "
+             "ct_lr_scheduler_options_default");
+    CT_CHECK(options->struct_size == kSchedulerOptionsSize08 || options->struct_size >= sizeof(ct_lr_scheduler_options),
+             CT_ERROR_INVALID_ARGUMENT, fn, ": options->struct_size is ", options->struct_size, " but this library's struct has ",
+             sizeof(ct_lr_scheduler_options), " bytes. Set it to sizeof (ct_lr_scheduler_options_default does)");
+    ct_lr_scheduler_options given;
+    CT_CHECK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_STEP, &given) == CT_OK, CT_ERROR_INTERNAL, fn,
+             ": the default options failed");
+    std::memcpy(&given, options, std::min(options->struct_size, sizeof given));
+    given.struct_size = sizeof given;
     train::Schedule s;
     s.kind = static_cast<train::ScheduleKind>(static_cast<uint32_t>(capi::raw_enum(given.kind)));
     s.step_size = given.step_size;
@@ -247,6 +268,13 @@ ct_status ct_lr_scheduler_create(ct_optimizer* opt, const ct_lr_scheduler_option
     s.start_factor = given.start_factor;
     s.end_factor = given.end_factor;
     s.total_iters = given.total_iters;
+    CT_CHECK(given.milestones || given.num_milestones == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": options->milestones is "
+             "NULL with num_milestones ", given.num_milestones, ". Pass the milestones, or 0");
+    if (given.num_milestones > 0) s.milestones.assign(given.milestones, given.milestones + given.num_milestones);
+    s.factor = given.factor;
+    s.power = given.power;
+    s.t_0 = given.t_0;
+    s.t_mult = given.t_mult;
     auto sched = std::make_unique<LrScheduler>(o.opt, s, fn);  // shares (retains) the optimizer
     ct_lr_scheduler* h = capi::new_tagged<ct_lr_scheduler>(kSchedulerTag);
     h->sched = std::move(sched);

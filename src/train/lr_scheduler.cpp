@@ -34,6 +34,29 @@ void check_schedule(const Schedule& s, const char* fn) {
       CT_CHECK(s.total_iters >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": total_iters is ", s.total_iters,
                ". Pass 0 or more");
       break;
+    case ScheduleKind::Exponential:
+    case ScheduleKind::MultiStep:
+      CT_CHECK(std::isfinite(s.gamma) && s.gamma >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": gamma is ", s.gamma,
+               ". Pass a finite value >= 0");
+      break;
+    case ScheduleKind::Constant:
+      // factor 0 would divide by zero at total_iters (torch raises ZeroDivisionError there).
+      CT_CHECK(s.factor > 0 && s.factor <= 1, CT_ERROR_INVALID_ARGUMENT, fn, ": factor is ", s.factor,
+               ". Pass a value in (0, 1]");
+      CT_CHECK(s.total_iters >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": total_iters is ", s.total_iters,
+               ". Pass 0 or more");
+      break;
+    case ScheduleKind::Polynomial:
+      CT_CHECK(s.total_iters >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": total_iters is ", s.total_iters,
+               ". Pass 0 or more");
+      CT_CHECK(std::isfinite(s.power), CT_ERROR_INVALID_ARGUMENT, fn, ": power is ", s.power, ". Pass a finite value");
+      break;
+    case ScheduleKind::CosineWarmRestarts:
+      CT_CHECK(s.t_0 >= 1, CT_ERROR_INVALID_ARGUMENT, fn, ": t_0 is ", s.t_0, ". Pass 1 or more");
+      CT_CHECK(s.t_mult >= 1, CT_ERROR_INVALID_ARGUMENT, fn, ": t_mult is ", s.t_mult, ". Pass 1 or more");
+      CT_CHECK(std::isfinite(s.eta_min) && s.eta_min >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": eta_min is ", s.eta_min,
+               ". Pass a finite value >= 0");
+      break;
   }
 }
 
@@ -74,6 +97,24 @@ double LrScheduler::next_lr(double lr) const {
       return lr * (1. + span / (static_cast<double>(s_.total_iters) * s_.start_factor +
                                 static_cast<double>(e - 1) * span));
     }
+    case ScheduleKind::Exponential:
+      return e == 0 ? lr : lr * s_.gamma;
+    case ScheduleKind::MultiStep: {
+      int64_t times = 0;  // torch's Counter(milestones)[e]
+      for (int64_t m : s_.milestones) times += m == e;
+      return times == 0 ? lr : lr * std::pow(s_.gamma, static_cast<double>(times));
+    }
+    case ScheduleKind::Constant:
+      if (e == 0) return lr * s_.factor;
+      return e != s_.total_iters ? lr : lr * (1.0 / s_.factor);
+    case ScheduleKind::Polynomial: {
+      if (e == 0 || e > s_.total_iters) return lr;
+      const double t = static_cast<double>(s_.total_iters), ed = static_cast<double>(e);
+      return lr * std::pow((1.0 - ed / t) / (1.0 - (ed - 1) / t), s_.power);
+    }
+    case ScheduleKind::CosineWarmRestarts:  // not recursive: from the period's position alone
+      return s_.eta_min + (base_lr_ - s_.eta_min) *
+                              (1 + std::cos(kPi * static_cast<double>(t_cur_) / static_cast<double>(t_i_))) / 2;
   }
   return lr;
 }
@@ -82,6 +123,14 @@ void LrScheduler::step() {
   std::lock_guard<std::mutex> lock(mu_);
   ++step_count_;
   ++last_epoch_;
+  if (s_.kind == ScheduleKind::CosineWarmRestarts) {  // torch's T_cur and T_i (T_cur 0 at creation)
+    if (t_cur_ < 0) {
+      t_cur_ = 0, t_i_ = s_.t_0;
+    } else if (++t_cur_ >= t_i_) {
+      t_cur_ -= t_i_;
+      t_i_ *= s_.t_mult;
+    }
+  }
   double lr = next_lr(opt_->lr());
   // A formula can leave the optimizer's range only through rounding below zero (cosine near
   // eta_min = 0); torch would store it, the optimizer refuses it, so it is clamped to 0.

@@ -5,13 +5,18 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "train/optimizer.h"
 
 namespace ct::train {
 
-enum class ScheduleKind : uint32_t { Step = 0, Cosine = 1, Linear = 2 };  // ct_lr_scheduler_kind values
-constexpr uint32_t kNumScheduleKinds = 3;
+// ct_lr_scheduler_kind values
+enum class ScheduleKind : uint32_t {
+  Step = 0, Cosine = 1, Linear = 2, Exponential = 3, MultiStep = 4, Constant = 5, Polynomial = 6,
+  CosineWarmRestarts = 7
+};
+constexpr uint32_t kNumScheduleKinds = 8;
 
 struct Schedule {
   ScheduleKind kind = ScheduleKind::Step;
@@ -21,6 +26,9 @@ struct Schedule {
   double eta_min = 0;
   double start_factor = 1.0 / 3, end_factor = 1.0;
   int64_t total_iters = 5;
+  std::vector<int64_t> milestones;
+  double factor = 1.0 / 3, power = 1.0;
+  int64_t t_0 = 1, t_mult = 1;
 };
 
 class LrScheduler {
@@ -43,6 +51,7 @@ class LrScheduler {
   double base_lr_;
   int64_t last_epoch_ = -1;  // guarded by mu_
   int64_t step_count_ = 0;   // guarded by mu_; torch's _step_count (CosineAnnealingLR reads it)
+  int64_t t_cur_ = -1, t_i_ = 0;  // guarded by mu_; CosineAnnealingWarmRestarts' T_cur and T_i
   double last_lr_ = 0;       // guarded by mu_
 };
 

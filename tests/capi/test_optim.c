@@ -674,6 +674,67 @@ static void test_cosine_and_linear_follow_torch(void) {
   ct_tensor_release(p);
 }
 
+/* The lr after each of n steps of the schedule so (from base lr 1), into lrs[0..n] (lrs[0] at creation). */
+static void run_schedule(const ct_lr_scheduler_options* so, int n, double* lrs) {
+  ct_tensor* p = NULL;
+  ct_optimizer* opt = lr_opt(&p, 1.0);
+  ct_lr_scheduler* s = NULL;
+  CHECK_OK(ct_lr_scheduler_create(opt, so, &s));
+  CHECK_OK(ct_lr_scheduler_get_last_lr(s, &lrs[0]));
+  for (int k = 1; k <= n; ++k) {
+    CHECK_OK(ct_lr_scheduler_step(s));
+    CHECK_OK(ct_lr_scheduler_get_last_lr(s, &lrs[k]));
+  }
+  ct_lr_scheduler_release(s);
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+}
+
+static void test_exponential_multistep_constant_polynomial_and_restarts(void) {
+  ct_lr_scheduler_options so;
+  double lr[13];
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_EXPONENTIAL, &so));
+  so.gamma = 0.5;
+  run_schedule(&so, 4, lr);
+  CHECK(lr[0] == 1 && lr[1] == 0.5 && lr[4] == 0.0625);
+
+  const int64_t milestones[] = {2, 5, 5};  /* 5 twice: decays twice there */
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_MULTISTEP, &so));
+  CHECK(so.milestones == NULL && so.num_milestones == 0);
+  so.milestones = milestones, so.num_milestones = 3, so.gamma = 0.5;
+  run_schedule(&so, 6, lr);
+  CHECK(lr[1] == 1 && lr[2] == 0.5 && lr[4] == 0.5 && lr[5] == 0.125 && lr[6] == 0.125);
+
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_CONSTANT, &so));
+  CHECK(fabs(so.factor - 1.0 / 3) < 1e-16 && so.total_iters == 5);
+  so.factor = 0.25, so.total_iters = 3;
+  run_schedule(&so, 4, lr);
+  CHECK(lr[0] == 0.25 && lr[2] == 0.25 && lr[3] == 1 && lr[4] == 1);
+
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_POLYNOMIAL, &so));
+  CHECK(so.power == 1 && so.total_iters == 5);
+  so.total_iters = 4, so.power = 2;
+  run_schedule(&so, 6, lr);
+  for (int k = 0; k <= 6; ++k) {
+    const double left = k < 4 ? 1 - k / 4.0 : 0;
+    CHECK(fabs(lr[k] - left * left) <= 1e-15);  /* (1 - e / T)^power, then 0 */
+  }
+
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_COSINE_WARM_RESTARTS, &so));
+  CHECK(so.t_0 == 1 && so.t_mult == 1);
+  so.t_0 = 2, so.t_mult = 2, so.eta_min = 0;
+  run_schedule(&so, 7, lr);  /* periods of 2, then 4, then 8: restarts at steps 2 and 6 */
+  CHECK(lr[0] == 1 && lr[2] == 1 && lr[6] == 1);
+  CHECK(fabs(lr[1] - 0.5) <= 1e-15 && fabs(lr[4] - 0.5) <= 1e-15);
+  CHECK(fabs(lr[7] - (1 + cos(3.141592653589793 / 8)) / 2) <= 1e-15);
+
+  /* A caller built against 0.8's struct (ending at total_iters) gets the defaults after it. */
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_STEP, &so));
+  so.struct_size = offsetof(ct_lr_scheduler_options, milestones);
+  run_schedule(&so, 1, lr);
+  CHECK(fabs(lr[1] - 0.1) < 1e-15);
+}
+
 static void test_scheduler_keeps_its_optimizer_alive(void) {
   ct_tensor* p = NULL;
   ct_optimizer* opt = lr_opt(&p, 1.0);
@@ -699,7 +760,7 @@ static void test_scheduler_refuses_bad_settings(void) {
   ct_optimizer* opt = lr_opt(&p, 1.0);
   ct_lr_scheduler_options so;
   ct_lr_scheduler* s = (ct_lr_scheduler*)capi_sentinel();
-  CHECK_STATUS(ct_lr_scheduler_options_default((ct_lr_scheduler_kind)5, &so), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_lr_scheduler_options_default((ct_lr_scheduler_kind)99, &so), CT_ERROR_INVALID_ARGUMENT);
   CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_STEP, &so));
   so.step_size = 0;
   CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
@@ -713,6 +774,21 @@ static void test_scheduler_refuses_bad_settings(void) {
   CHECK_ERROR_CONTAINS("start_factor");
   CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_LINEAR, &so));
   so.struct_size = 4;
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_MULTISTEP, &so));
+  so.num_milestones = 2; /* and milestones NULL */
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("milestones");
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_CONSTANT, &so));
+  so.factor = 0;
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("factor");
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_COSINE_WARM_RESTARTS, &so));
+  so.t_mult = 0;
+  CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("t_mult");
+  CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_POLYNOMIAL, &so));
+  so.power = NAN;
   CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
   CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_LINEAR, &so));
   so.kind = (ct_lr_scheduler_kind)9;
@@ -746,6 +822,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_state_load_refuses_malformed_bytes),
     CAPI_TEST(test_step_lr_follows_its_closed_form),
     CAPI_TEST(test_cosine_and_linear_follow_torch),
+    CAPI_TEST(test_exponential_multistep_constant_polynomial_and_restarts),
     CAPI_TEST(test_scheduler_keeps_its_optimizer_alive),
     CAPI_TEST(test_scheduler_refuses_bad_settings),
 };

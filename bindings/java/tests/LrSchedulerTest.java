@@ -54,6 +54,41 @@ class LrSchedulerTest {
     }
   }
 
+  private static double[] run(LrScheduler s, Optimizer opt, int n) {
+    double[] lrs = new double[n + 1];
+    lrs[0] = opt.lr();
+    for (int e = 1; e <= n; e++) {
+      s.step();
+      lrs[e] = opt.lr();
+    }
+    return lrs;
+  }
+
+  @Test
+  void multiStepExponentialConstantPolynomialAndWarmRestarts() {
+    try (TensorScope scope = new TensorScope()) {
+      Optimizer opt = sgd(1.0);
+      double[] multi = run(LrScheduler.multiStepLR(opt, new long[] {2, 4, 4}, 0.5), opt, 5);
+      assertArrayEquals(new double[] {1, 1, 0.5, 0.5, 0.125, 0.125}, multi);
+      opt = sgd(1.0);
+      assertArrayEquals(new double[] {1, 0.5, 0.25}, run(LrScheduler.exponentialLR(opt, 0.5), opt, 2));
+      opt = sgd(1.0);
+      LrScheduler constant = LrScheduler.constantLR(opt, 0.5, 2);
+      assertArrayEquals(new double[] {0.5, 0.5, 1, 1}, run(constant, opt, 3));
+      opt = sgd(1.0);
+      assertArrayEquals(new double[] {1, 0.5, 0, 0}, run(LrScheduler.polynomialLR(opt, 2, 1.0), opt, 3));
+      opt = sgd(1.0);
+      double[] restarts = run(LrScheduler.cosineAnnealingWarmRestarts(opt, 2, 1, 0.0), opt, 4);
+      assertEquals(1.0, restarts[2]);
+      assertEquals(0.5, restarts[3], 1e-15);
+      Optimizer last = sgd(1.0);
+      InvalidArgumentException e =
+          assertThrows(InvalidArgumentException.class, () -> LrScheduler.constantLR(last, 0.0, 2));
+      assertTrue(e.getMessage().contains("factor"), e.getMessage());
+      assertThrows(InvalidArgumentException.class, () -> LrScheduler.multiStepLR(last, null, 0.1));
+    }
+  }
+
   @Test
   void settingsOutOfRangeAreInvalidArguments() {
     try (TensorScope scope = new TensorScope()) {

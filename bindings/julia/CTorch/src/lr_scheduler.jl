@@ -4,7 +4,8 @@
     CTorch.LRScheduler
 
 A learning-rate schedule bound to one `CTorch.Optimizer` (`ct_lr_scheduler`, torch.optim.lr_scheduler
-with `last_epoch = -1`): made by `CTorch.StepLR`, `CTorch.CosineAnnealingLR` or `CTorch.LinearLR`,
+with `last_epoch = -1`): made by `CTorch.StepLR`, `MultiStepLR`, `ExponentialLR`,
+`CosineAnnealingLR`, `CosineAnnealingWarmRestarts`, `LinearLR`, `ConstantLR` or `PolynomialLR`,
 advanced by `CTorch.step!(sched)` after each `CTorch.step!(opt)`, read with `CTorch.last_lr` and
 `CTorch.last_epoch`. The library keeps the optimizer alive while the schedule lives; a finalizer or
 `close(sched)` releases it.
@@ -24,7 +25,7 @@ Base.close(s::LRScheduler) = (p = s.ptr; s.ptr = C_NULL; L.ct_lr_scheduler_relea
 Base.isopen(s::LRScheduler) = s.ptr != C_NULL
 
 """The library's defaults for kind with the settings that are not `nothing` replaced, bound to opt."""
-function _scheduler(opt::Optimizer, kind::Cint, name::Symbol, settings)
+function _scheduler(opt::Optimizer, kind::Cint, name::Symbol, settings; milestones::Vector{Int64} = Int64[])
     o = Ref{L.ct_lr_scheduler_options}()
     check(L.ct_lr_scheduler_options_default(kind, o))
     changes = Dict{Symbol,Any}()
@@ -37,7 +38,13 @@ function _scheduler(opt::Optimizer, kind::Cint, name::Symbol, settings)
     end
     o[] = _replace(o[], changes)
     out = Ref{Ptr{L.ct_lr_scheduler}}(C_NULL)
-    check(L.ct_lr_scheduler_create(opt, o, out))
+    GC.@preserve milestones begin  # the library copies them during the call
+        if !isempty(milestones)
+            o[] = _replace(o[], Dict{Symbol,Any}(:milestones => pointer(milestones),
+                                                 :num_milestones => Csize_t(length(milestones))))
+        end
+        check(L.ct_lr_scheduler_create(opt, o, out))
+    end
     return LRScheduler(out[], name)
 end
 
@@ -67,6 +74,49 @@ Scale the learning rate by a factor going linearly from `start_factor` (applied 
 LinearLR(opt::Optimizer; start_factor = nothing, end_factor = nothing, total_iters = nothing) =
     _scheduler(opt, L.CT_LR_SCHEDULER_LINEAR, :LinearLR,
                (start_factor = start_factor, end_factor = end_factor, total_iters = total_iters))
+
+"""
+    CTorch.MultiStepLR(opt, milestones; gamma=0.1) -> LRScheduler
+
+Multiply the learning rate by `gamma` at each of the `milestones` (twice at one listed twice).
+"""
+MultiStepLR(opt::Optimizer, milestones::AbstractVector{<:Integer}; gamma = nothing) =
+    _scheduler(opt, L.CT_LR_SCHEDULER_MULTISTEP, :MultiStepLR, (gamma = gamma,);
+               milestones = Vector{Int64}(milestones))
+
+"""
+    CTorch.ExponentialLR(opt, gamma) -> LRScheduler
+
+Multiply the learning rate by `gamma` every step.
+"""
+ExponentialLR(opt::Optimizer, gamma::Real) =
+    _scheduler(opt, L.CT_LR_SCHEDULER_EXPONENTIAL, :ExponentialLR, (gamma = gamma,))
+
+"""
+    CTorch.ConstantLR(opt; factor=1/3, total_iters=5) -> LRScheduler
+
+Scale the learning rate by `factor` until `total_iters` steps have passed.
+"""
+ConstantLR(opt::Optimizer; factor = nothing, total_iters = nothing) =
+    _scheduler(opt, L.CT_LR_SCHEDULER_CONSTANT, :ConstantLR, (factor = factor, total_iters = total_iters))
+
+"""
+    CTorch.PolynomialLR(opt; total_iters=5, power=1.0) -> LRScheduler
+
+Decay the learning rate as `(1 - step / total_iters)^power`, to 0 at `total_iters`.
+"""
+PolynomialLR(opt::Optimizer; total_iters = nothing, power = nothing) =
+    _scheduler(opt, L.CT_LR_SCHEDULER_POLYNOMIAL, :PolynomialLR, (total_iters = total_iters, power = power))
+
+"""
+    CTorch.CosineAnnealingWarmRestarts(opt, T_0; T_mult=1, eta_min=0) -> LRScheduler
+
+Anneal the learning rate along a cosine to `eta_min` over `T_0` steps, then restart from the base
+lr with periods `T_mult` times longer each.
+"""
+CosineAnnealingWarmRestarts(opt::Optimizer, T_0::Integer; T_mult = nothing, eta_min = nothing) =
+    _scheduler(opt, L.CT_LR_SCHEDULER_COSINE_WARM_RESTARTS, :CosineAnnealingWarmRestarts,
+               (t_0 = T_0, t_mult = T_mult, eta_min = eta_min))
 
 """
     CTorch.step!(sched::LRScheduler) -> sched

@@ -190,6 +190,14 @@ end
     @test lrs ≈ [0.3 * (1 / 3 + 2 / 3 * e / 5) for e in [1, 2, 3, 4, 5, 5]] rtol=1e-12
     @test occursin("LinearLR(last_epoch = 6", sprint(show, s))
 
+    run(s, n) = [CTorch.last_lr(s); [(CTorch.step!(s); CTorch.last_lr(s)) for _ in 1:n]]
+    @test run(CTorch.MultiStepLR(CTorch.SGD([p]; lr = 1.0), [2, 4, 4]; gamma = 0.5), 5) == [1, 1, 0.5, 0.5, 0.125, 0.125]
+    @test run(CTorch.ExponentialLR(CTorch.SGD([p]; lr = 1.0), 0.5), 2) == [1, 0.5, 0.25]
+    @test run(CTorch.ConstantLR(CTorch.SGD([p]; lr = 1.0); factor = 0.5, total_iters = 2), 3) == [0.5, 0.5, 1, 1]
+    @test run(CTorch.PolynomialLR(CTorch.SGD([p]; lr = 1.0); total_iters = 2), 3) == [1, 0.5, 0, 0]
+    restarts = run(CTorch.CosineAnnealingWarmRestarts(CTorch.SGD([p]; lr = 1.0), 2), 4)
+    @test restarts[[1, 3, 5]] == [1, 1, 1] && restarts[2] ≈ 0.5
+    @test ctorch_error(() -> CTorch.ConstantLR(o; factor = 0)).kind === :CT_ERROR_INVALID_ARGUMENT
     @test ctorch_error(() -> CTorch.StepLR(o, 0)).kind === :CT_ERROR_INVALID_ARGUMENT
     @test ctorch_error(() -> CTorch.LinearLR(o; start_factor = 0)).kind === :CT_ERROR_INVALID_ARGUMENT
     @test_throws ArgumentError CTorch.LinearLR(o; total_iters = 2.5)

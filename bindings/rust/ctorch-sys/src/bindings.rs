@@ -284,6 +284,11 @@ pub type ct_lr_scheduler_kind = c_int;
 pub const CT_LR_SCHEDULER_STEP: ct_lr_scheduler_kind = 0;
 pub const CT_LR_SCHEDULER_COSINE: ct_lr_scheduler_kind = 1;
 pub const CT_LR_SCHEDULER_LINEAR: ct_lr_scheduler_kind = 2;
+pub const CT_LR_SCHEDULER_EXPONENTIAL: ct_lr_scheduler_kind = 3;
+pub const CT_LR_SCHEDULER_MULTISTEP: ct_lr_scheduler_kind = 4;
+pub const CT_LR_SCHEDULER_CONSTANT: ct_lr_scheduler_kind = 5;
+pub const CT_LR_SCHEDULER_POLYNOMIAL: ct_lr_scheduler_kind = 6;
+pub const CT_LR_SCHEDULER_COSINE_WARM_RESTARTS: ct_lr_scheduler_kind = 7;
 
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -297,6 +302,12 @@ pub struct ct_lr_scheduler_options {
     pub start_factor: f64,
     pub end_factor: f64,
     pub total_iters: i64,
+    pub milestones: *const i64,
+    pub num_milestones: usize,
+    pub factor: f64,
+    pub power: f64,
+    pub t_0: i64,
+    pub t_mult: i64,
 }
 
 #[repr(C)]

@@ -190,6 +190,35 @@ fn assert_close(got: &[f64], want: &[f64]) {
 }
 
 #[test]
+fn multistep_exponential_constant_polynomial_and_warm_restarts() -> Result<()> {
+    let run = |schedule: Schedule, n: usize| -> Result<Vec<f64>> {
+        let p = param(&[1.0])?;
+        let opt = Optimizer::sgd(&[&p], 1.0)?;
+        let sched = LrScheduler::new(&opt, schedule)?;
+        let mut seq = vec![sched.last_lr()];
+        for _ in 0..n {
+            sched.step()?;
+            seq.push(sched.last_lr());
+        }
+        Ok(seq)
+    };
+    assert_eq!(run(Schedule::MultiStep { milestones: vec![2, 4, 4], gamma: 0.5 }, 5)?, [1.0, 1.0, 0.5, 0.5, 0.125, 0.125]);
+    assert_eq!(run(Schedule::Exponential { gamma: 0.5 }, 2)?, [1.0, 0.5, 0.25]);
+    assert_eq!(run(Schedule::Constant { factor: 0.5, total_iters: 2 }, 3)?, [0.5, 0.5, 1.0, 1.0]);
+    assert_eq!(run(Schedule::Polynomial { total_iters: 2, power: 1.0 }, 3)?, [1.0, 0.5, 0.0, 0.0]);
+    let restarts = run(Schedule::CosineAnnealingWarmRestarts { t_0: 2, t_mult: 1, eta_min: 0.0 }, 4)?;
+    assert_eq!((restarts[0], restarts[2], restarts[4]), (1.0, 1.0, 1.0));
+    assert!((restarts[1] - 0.5).abs() < 1e-15);
+    let p = param(&[1.0])?;
+    let opt = Optimizer::sgd(&[&p], 1.0)?;
+    let err = LrScheduler::new(&opt, Schedule::Constant { factor: 0.0, total_iters: 2 }).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+    assert!(err.to_string().contains("factor"), "{err}");
+    assert_eq!(LrScheduler::multi_step_lr(&opt, &[1], 0.1)?.last_epoch(), 0);
+    Ok(())
+}
+
+#[test]
 fn schedules_follow_torchs_sequences() -> Result<()> {
     let p = param(&[1.0])?;
     let opt = Optimizer::sgd(&[&p], 1.0)?;

@@ -180,6 +180,11 @@ const ct_lr_scheduler_kind = Cint
 const CT_LR_SCHEDULER_STEP = Cint(0)
 const CT_LR_SCHEDULER_COSINE = Cint(1)
 const CT_LR_SCHEDULER_LINEAR = Cint(2)
+const CT_LR_SCHEDULER_EXPONENTIAL = Cint(3)
+const CT_LR_SCHEDULER_MULTISTEP = Cint(4)
+const CT_LR_SCHEDULER_CONSTANT = Cint(5)
+const CT_LR_SCHEDULER_POLYNOMIAL = Cint(6)
+const CT_LR_SCHEDULER_COSINE_WARM_RESTARTS = Cint(7)
 struct ct_lr_scheduler_options
     struct_size::Csize_t
     kind::ct_lr_scheduler_kind
@@ -190,6 +195,12 @@ struct ct_lr_scheduler_options
     start_factor::Cdouble
     end_factor::Cdouble
     total_iters::Int64
+    milestones::Ptr{Int64}
+    num_milestones::Csize_t
+    factor::Cdouble
+    power::Cdouble
+    t_0::Int64
+    t_mult::Int64
 end
 mutable struct ct_lr_scheduler end
 

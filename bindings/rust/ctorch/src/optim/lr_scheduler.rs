@@ -7,7 +7,7 @@ use crate::optim::Optimizer;
 
 /// A learning-rate schedule (`torch.optim.lr_scheduler`), with torch's recursive formulas
 /// (ctorch.h, `ct_lr_scheduler_create`).
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Schedule {
     /// `StepLR`: the lr is multiplied by `gamma` every `step_size` steps (`step_size` >= 1,
@@ -36,21 +36,66 @@ pub enum Schedule {
         /// Steps from one factor to the other, >= 0.
         total_iters: i64,
     },
+    /// `ExponentialLR`: the lr is multiplied by `gamma` every step.
+    Exponential {
+        /// The decay factor, >= 0.
+        gamma: f64,
+    },
+    /// `MultiStepLR`: the lr is multiplied by `gamma` at each milestone (twice at one listed twice;
+    /// torch's default gamma is 0.1).
+    MultiStep {
+        /// The steps at which the lr decays.
+        milestones: Vec<i64>,
+        /// The decay factor, >= 0.
+        gamma: f64,
+    },
+    /// `ConstantLR`: the lr is multiplied by `factor` until `total_iters` steps have passed
+    /// (torch's defaults 1/3 and 5).
+    Constant {
+        /// The factor, in (0, 1].
+        factor: f64,
+        /// Steps the factor lasts, >= 0.
+        total_iters: i64,
+    },
+    /// `PolynomialLR`: the lr decays as `(1 - step / total_iters)^power` to 0 at `total_iters`
+    /// (torch's defaults 5 and 1).
+    Polynomial {
+        /// Steps of the decay, >= 0.
+        total_iters: i64,
+        /// The exponent.
+        power: f64,
+    },
+    /// `CosineAnnealingWarmRestarts`: a cosine from the base lr to `eta_min` over `t_0` steps,
+    /// then again over periods `t_mult` times longer each (torch's defaults t_mult 1, eta_min 0).
+    CosineAnnealingWarmRestarts {
+        /// Steps of the first period, >= 1.
+        t_0: i64,
+        /// The factor of each next period, >= 1.
+        t_mult: i64,
+        /// The lowest lr.
+        eta_min: f64,
+    },
 }
 
 impl Schedule {
-    /// The C options: the kind's defaults from the library, then this schedule's fields.
-    fn to_c(self) -> sys::ct_lr_scheduler_options {
+    /// The C options: the kind's defaults from the library, then this schedule's fields (the
+    /// milestones borrowed from self, which the library copies).
+    fn to_c(&self) -> sys::ct_lr_scheduler_options {
         let kind = match self {
             Schedule::Step { .. } => sys::CT_LR_SCHEDULER_STEP,
             Schedule::CosineAnnealing { .. } => sys::CT_LR_SCHEDULER_COSINE,
             Schedule::Linear { .. } => sys::CT_LR_SCHEDULER_LINEAR,
+            Schedule::Exponential { .. } => sys::CT_LR_SCHEDULER_EXPONENTIAL,
+            Schedule::MultiStep { .. } => sys::CT_LR_SCHEDULER_MULTISTEP,
+            Schedule::Constant { .. } => sys::CT_LR_SCHEDULER_CONSTANT,
+            Schedule::Polynomial { .. } => sys::CT_LR_SCHEDULER_POLYNOMIAL,
+            Schedule::CosineAnnealingWarmRestarts { .. } => sys::CT_LR_SCHEDULER_COSINE_WARM_RESTARTS,
         };
         // SAFETY: plain data, filled by the library for a known kind.
         let mut raw: sys::ct_lr_scheduler_options = unsafe { std::mem::zeroed() };
         let status = unsafe { sys::ct_lr_scheduler_options_default(kind, &mut raw) };
         debug_assert_eq!(status, sys::CT_OK);
-        match self {
+        match *self {
             Schedule::Step { step_size, gamma } => {
                 raw.step_size = step_size;
                 raw.gamma = gamma;
@@ -63,6 +108,25 @@ impl Schedule {
                 raw.start_factor = start_factor;
                 raw.end_factor = end_factor;
                 raw.total_iters = total_iters;
+            }
+            Schedule::Exponential { gamma } => raw.gamma = gamma,
+            Schedule::MultiStep { ref milestones, gamma } => {
+                raw.milestones = milestones.as_ptr();
+                raw.num_milestones = milestones.len();
+                raw.gamma = gamma;
+            }
+            Schedule::Constant { factor, total_iters } => {
+                raw.factor = factor;
+                raw.total_iters = total_iters;
+            }
+            Schedule::Polynomial { total_iters, power } => {
+                raw.total_iters = total_iters;
+                raw.power = power;
+            }
+            Schedule::CosineAnnealingWarmRestarts { t_0, t_mult, eta_min } => {
+                raw.t_0 = t_0;
+                raw.t_mult = t_mult;
+                raw.eta_min = eta_min;
             }
         }
         raw
@@ -87,7 +151,7 @@ impl LrScheduler {
     /// lr becomes the base lr and step 0 applies at once (`Linear` multiplies the lr by
     /// `start_factor`). `InvalidArgument` error for a setting out of range (the message names it).
     pub fn new(optimizer: &Optimizer, schedule: Schedule) -> Result<LrScheduler> {
-        let raw = schedule.to_c();
+        let raw = schedule.to_c(); // borrows schedule's milestones until the call has copied them
         LrScheduler::make(|out| unsafe { sys::ct_lr_scheduler_create(optimizer.as_ptr(), &raw, out) })
     }
 
@@ -104,6 +168,21 @@ impl LrScheduler {
     /// `LinearLR(optimizer, start_factor, end_factor, total_iters)`.
     pub fn linear_lr(optimizer: &Optimizer, start_factor: f64, end_factor: f64, total_iters: i64) -> Result<LrScheduler> {
         LrScheduler::new(optimizer, Schedule::Linear { start_factor, end_factor, total_iters })
+    }
+
+    /// `MultiStepLR(optimizer, milestones, gamma)`.
+    pub fn multi_step_lr(optimizer: &Optimizer, milestones: &[i64], gamma: f64) -> Result<LrScheduler> {
+        LrScheduler::new(optimizer, Schedule::MultiStep { milestones: milestones.to_vec(), gamma })
+    }
+
+    /// `ExponentialLR(optimizer, gamma)`.
+    pub fn exponential_lr(optimizer: &Optimizer, gamma: f64) -> Result<LrScheduler> {
+        LrScheduler::new(optimizer, Schedule::Exponential { gamma })
+    }
+
+    /// `CosineAnnealingWarmRestarts(optimizer, t_0, t_mult, eta_min)`.
+    pub fn cosine_annealing_warm_restarts(optimizer: &Optimizer, t_0: i64, t_mult: i64, eta_min: f64) -> Result<LrScheduler> {
+        LrScheduler::new(optimizer, Schedule::CosineAnnealingWarmRestarts { t_0, t_mult, eta_min })
     }
 
     /// Advances one step and sets the optimizer's lr (`scheduler.step()`). Never fails on a live

@@ -8,8 +8,9 @@ import org.ctorch.jni.CTorchNative;
 import org.ctorch.jni.CTorchNativeConstants;
 
 /**
- * A learning-rate schedule bound to one optimizer (torch.optim.lr_scheduler's StepLR,
- * CosineAnnealingLR, LinearLR), computed by the library with torch's recursive formulas. Creating
+ * A learning-rate schedule bound to one optimizer (torch.optim.lr_scheduler's StepLR, MultiStepLR,
+ * ExponentialLR, CosineAnnealingLR, CosineAnnealingWarmRestarts, LinearLR, ConstantLR,
+ * PolynomialLR), computed by the library with torch's formulas. Creating
  * one takes the optimizer's lr as the base lr and applies step 0 (LinearLR multiplies the lr by
  * its start factor); call {@link #step()} after each {@link Optimizer#step()} (or each epoch).
  * The schedule holds its own reference to the optimizer.
@@ -22,9 +23,11 @@ import org.ctorch.jni.CTorchNativeConstants;
  */
 public final class LrScheduler implements AutoCloseable {
   // The layout of the double[] the JNI layer converts (jni_training.i): kind, step_size, gamma,
-  // t_max, eta_min, start_factor, end_factor, total_iters.
-  private static final int FIELDS = 8;
+  // t_max, eta_min, start_factor, end_factor, total_iters, factor, power, t_0, t_mult, then the
+  // milestones.
+  private static final int FIELDS = 12;
   private static final int STEP_SIZE = 1, GAMMA = 2, T_MAX = 3, ETA_MIN = 4, START = 5, END = 6, TOTAL = 7;
+  private static final int FACTOR = 8, POWER = 9, T_0 = 10, T_MULT = 11;
 
   private final NativeObject owner;
 
@@ -127,6 +130,86 @@ public final class LrScheduler implements AutoCloseable {
    */
   public static LrScheduler linearLR(Optimizer opt) {
     return new LrScheduler(opt, defaults(CTorchNativeConstants.CT_LR_SCHEDULER_LINEAR));
+  }
+
+  /**
+   * MultiStepLR: the lr is multiplied by gamma at each milestone (twice at one listed twice).
+   *
+   * @param opt the optimizer
+   * @param milestones the steps at which the lr decays
+   * @param gamma the factor, at least 0 (torch's default 0.1)
+   * @return the schedule
+   */
+  public static LrScheduler multiStepLR(Optimizer opt, long[] milestones, double gamma) {
+    if (milestones == null) {
+      throw new InvalidArgumentException("argument milestones is null. Pass the steps at which the lr decays");
+    }
+    double[] v = java.util.Arrays.copyOf(defaults(CTorchNativeConstants.CT_LR_SCHEDULER_MULTISTEP),
+                                         FIELDS + milestones.length);
+    v[GAMMA] = gamma;
+    for (int i = 0; i < milestones.length; ++i) v[FIELDS + i] = milestones[i];
+    return new LrScheduler(opt, v);
+  }
+
+  /**
+   * ExponentialLR: the lr is multiplied by gamma every step.
+   *
+   * @param opt the optimizer
+   * @param gamma the factor, at least 0
+   * @return the schedule
+   */
+  public static LrScheduler exponentialLR(Optimizer opt, double gamma) {
+    double[] v = defaults(CTorchNativeConstants.CT_LR_SCHEDULER_EXPONENTIAL);
+    v[GAMMA] = gamma;
+    return new LrScheduler(opt, v);
+  }
+
+  /**
+   * ConstantLR: the lr is multiplied by factor until totalIters steps have passed.
+   *
+   * @param opt the optimizer
+   * @param factor in (0, 1] (torch's default 1/3)
+   * @param totalIters at least 0 (torch's default 5)
+   * @return the schedule
+   */
+  public static LrScheduler constantLR(Optimizer opt, double factor, long totalIters) {
+    double[] v = defaults(CTorchNativeConstants.CT_LR_SCHEDULER_CONSTANT);
+    v[FACTOR] = factor;
+    v[TOTAL] = totalIters;
+    return new LrScheduler(opt, v);
+  }
+
+  /**
+   * PolynomialLR: the lr decays as (1 - step / totalIters)^power, to 0 at totalIters.
+   *
+   * @param opt the optimizer
+   * @param totalIters at least 0 (torch's default 5)
+   * @param power the exponent (torch's default 1)
+   * @return the schedule
+   */
+  public static LrScheduler polynomialLR(Optimizer opt, long totalIters, double power) {
+    double[] v = defaults(CTorchNativeConstants.CT_LR_SCHEDULER_POLYNOMIAL);
+    v[TOTAL] = totalIters;
+    v[POWER] = power;
+    return new LrScheduler(opt, v);
+  }
+
+  /**
+   * CosineAnnealingWarmRestarts: a cosine from the base lr to etaMin over t0 steps, then again over
+   * periods tMult times longer each.
+   *
+   * @param opt the optimizer
+   * @param t0 the first period, at least 1
+   * @param tMult the factor of each next period, at least 1 (torch's default 1)
+   * @param etaMin the least lr, at least 0
+   * @return the schedule
+   */
+  public static LrScheduler cosineAnnealingWarmRestarts(Optimizer opt, long t0, long tMult, double etaMin) {
+    double[] v = defaults(CTorchNativeConstants.CT_LR_SCHEDULER_COSINE_WARM_RESTARTS);
+    v[T_0] = t0;
+    v[T_MULT] = tMult;
+    v[ETA_MIN] = etaMin;
+    return new LrScheduler(opt, v);
   }
 
   private long handle() {
