@@ -77,6 +77,13 @@ MODULES = {
                           ("LogSigmoid", ()), ("Threshold", (0.1, -2.0)), ("GLU", ()), ("Softmin", (1,)),
                           ("PReLU", ())]},
     "prelu-channels": (lambda nn: nn.PReLU(3, init=0.1), (2, 3, 4)),
+    "conv1d": (lambda nn: nn.Conv1d(3, 4, 3, padding=1), (2, 3, 9)),
+    "conv1d-same-dilated": (lambda nn: nn.Conv1d(2, 3, 4, padding="same", dilation=2, bias=False), (2, 2, 10)),
+    "conv1d-circular": (lambda nn: nn.Conv1d(2, 2, 3, padding=2, padding_mode="circular", groups=2), (1, 2, 7)),
+    "conv-transpose2d": (lambda nn: nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1), (2, 3, 4, 5)),
+    "conv-transpose2d-groups": (lambda nn: nn.ConvTranspose2d(4, 6, (2, 3), groups=2, dilation=(1, 2), bias=False),
+                                (1, 4, 3, 3)),
+    "adaptive-avgpool2d": (lambda nn: nn.AdaptiveAvgPool2d((3, None)), (2, 3, 7, 5)),
     "pixel-shuffle": (lambda nn: nn.Sequential(nn.PixelShuffle(2), nn.PixelUnshuffle(2), nn.PixelShuffle(2)),
                       (2, 8, 3, 3)),
     "groupnorm": (lambda nn: nn.GroupNorm(2, 4), (3, 4, 5)),
@@ -279,6 +286,85 @@ def test_channel_dropout_zeroes_whole_channels():
     assert ctorch.nn.Dropout2d(0.5).eval()(x) is x
     with pytest.raises(RuntimeError):
         ctorch.nn.functional.dropout2d(ctorch.ones(3, 3), 0.5)
+
+
+def test_forward_hooks_run_in_torchs_order_and_come_off():
+    results = {}
+    for lib in (ctorch, torch):
+        torch.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.Tanh())
+        log = []
+        pre = m.register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
+        first = m[0].register_forward_hook(lambda mod, args, out: log.append(("first", tuple(out.shape))))
+        m[0].register_forward_hook(lambda mod, args, out: out + 1)
+        m[1].register_forward_hook(lambda mod, args, out: log.append(("second", float(out.sum()) != 0)))
+        x = lib.ones(4, 3)
+        out1 = m(x)
+        first.remove()
+        pre.remove()
+        out2 = m(x)
+        results[lib.__name__] = (log, out1.shape, out2.shape)
+        with m.register_forward_hook(lambda mod, args, out: out * 0):
+            assert float(m(x).abs().sum()) == 0
+        assert float(m(x).abs().sum()) != 0  # the with block removed it
+    assert results["ctorch"] == results["torch"]
+
+
+def test_forward_hook_flags_of_torch_2():
+    m = ctorch.nn.Linear(3, 2)
+    order = []
+    m.register_forward_hook(lambda mod, args, out: order.append("second"))
+    m.register_forward_hook(lambda mod, args, out: order.append("first"), prepend=True)
+    m.register_forward_hook(lambda mod, args, kwargs, out: order.append(sorted(kwargs)), with_kwargs=True)
+    m.register_forward_pre_hook(lambda mod, args, kwargs: (args, kwargs), with_kwargs=True)
+    m(ctorch.ones(1, 3))
+    assert order == ["first", "second", []]
+
+    class Failing(ctorch.nn.Module):
+        def forward(self, x):
+            raise ValueError("forward failed")
+
+    f, seen = Failing(), []
+    f.register_forward_hook(lambda mod, args, out: seen.append(out), always_call=True)
+    f.register_forward_hook(lambda mod, args, out: seen.append("not always"))
+    with pytest.raises(ValueError, match="forward failed"):
+        f(ctorch.ones(1))
+    assert seen == [None]
+
+
+def test_submodule_lookups_casts_and_containers():
+    m = ctorch.nn.Sequential(ctorch.nn.Linear(2, 3), ctorch.nn.BatchNorm1d(3))
+    assert m.get_submodule("1") is m[1] and m.get_submodule("") is m
+    assert m.get_parameter("0.weight") is m[0].weight
+    assert m.get_buffer("1.running_mean") is m[1].running_mean
+    with pytest.raises(AttributeError):
+        m.get_submodule("2")
+    with pytest.raises(AttributeError):
+        m.get_parameter("1.running_mean")  # a buffer
+    assert m.half()[0].weight.dtype == ctorch.float16
+    assert m.bfloat16()[1].running_var.dtype == ctorch.bfloat16
+    assert m.type(ctorch.float64)[0].bias.dtype == ctorch.float64
+    assert m.type("torch.FloatTensor")[0].bias.dtype == ctorch.float32
+    meta = ctorch.nn.Linear(4, 5, device="meta")
+    assert meta.to_empty(device="cpu").weight.device.type == "cpu"
+    plist = ctorch.nn.ParameterList([ctorch.ones(2), ctorch.nn.Parameter(ctorch.zeros(3))])
+    plist.append(ctorch.ones(1))
+    assert len(plist) == 3 and isinstance(plist[0], ctorch.nn.Parameter)
+    assert [n for n, _ in plist.named_parameters()] == ["0", "1", "2"]
+    pdict = ctorch.nn.ParameterDict({"a": ctorch.ones(2)})
+    pdict["b"] = ctorch.zeros(1)
+    assert list(pdict) == ["a", "b"] and [n for n, _ in pdict.named_parameters()] == ["a", "b"]
+    assert "b" in pdict and pdict.pop("b").shape == (1,) and len(pdict) == 1
+    th = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2))])
+    assert [n for n, _ in th.named_parameters()] == ["0"]
+
+
+def test_conv_transpose2d_output_size_picks_the_output_padding():
+    th, ct = pair(lambda nn: nn.ConvTranspose2d(2, 3, 3, stride=2))
+    x = torch.randn(1, 2, 4, 4)
+    close(ct(to_ct(x), output_size=[10, 10]), th(x, output_size=[10, 10]))
+    with pytest.raises(ValueError):
+        ct(to_ct(x), output_size=[12, 12])
 
 
 def test_loss_weight_is_a_buffer():

@@ -1,6 +1,7 @@
 """ctorch.nn.init: torch.nn.init's initializers over the C library's (ct_init_*).
 
-Each fills the tensor in place with grad mode off and returns it. Numbers come from ctorch's Philox
+Each fills the tensor in place with grad mode off and returns it; a meta tensor, which has no data,
+is returned as it is (as torch does, so that a module can be built on the meta device). Numbers come from ctorch's Philox
 generator (generator=None: the default one), so a seed reproduces them exactly on every machine and
 thread count; they are not the numbers torch draws for that seed."""
 
@@ -14,6 +15,10 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros
 
 def _gen(generator):
     return None if generator is None else generator._h
+
+
+def _on_meta(tensor):
+    return tensor.device.type == "meta"
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -36,11 +41,15 @@ def _calculate_fan_in_and_fan_out(tensor):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    if _on_meta(tensor):
+        return tensor
     _C.ct_init_uniform_(_handle(tensor), float(a), float(b), _gen(generator))
     return tensor
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    if _on_meta(tensor):
+        return tensor
     _C.ct_init_normal_(_handle(tensor), float(mean), float(std), _gen(generator))
     return tensor
 
@@ -48,6 +57,8 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 def constant_(tensor, val):
     from .. import full
 
+    if _on_meta(tensor):
+        return tensor
     with _no_grad():
         tensor.copy_(full((), val, dtype=tensor.dtype))
     return tensor
@@ -62,21 +73,29 @@ def zeros_(tensor):
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
+    if _on_meta(tensor):
+        return tensor
     _C.ct_init_xavier_uniform_(_handle(tensor), float(gain), _gen(generator))
     return tensor
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
+    if _on_meta(tensor):
+        return tensor
     _C.ct_init_xavier_normal_(_handle(tensor), float(gain), _gen(generator))
     return tensor
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if _on_meta(tensor):
+        return tensor
     _C.ct_init_kaiming_uniform_(_handle(tensor), float(a), mode, nonlinearity, _gen(generator))
     return tensor
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if _on_meta(tensor):
+        return tensor
     _C.ct_init_kaiming_normal_(_handle(tensor), float(a), mode, nonlinearity, _gen(generator))
     return tensor
 
@@ -84,6 +103,8 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 def linear_(weight, bias=None, generator=None):
     """What torch.nn.Linear and Conv1d/2d/3d do in reset_parameters: weight by kaiming_uniform_(a=sqrt(5)),
     bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)). Returns weight."""
+    if _on_meta(weight):
+        return weight
     _C.ct_init_linear_(_handle(weight), None if bias is None else _handle(bias), _gen(generator))
     return weight
 

@@ -4,8 +4,8 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus,
                          Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv2d
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .linear import Flatten, Identity, Linear, Unflatten
@@ -17,7 +17,7 @@ from .normalization import GroupNorm, LayerNorm, RMSNorm
 from . import padding as _padding
 from .padding import *  # noqa: F401,F403
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
-from .pooling import AvgPool2d, MaxPool2d
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
 
 __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d",
@@ -29,4 +29,5 @@ __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "Av
            "CosineSimilarity", "PairwiseDistance", "Dropout1d", "Dropout2d", "Dropout3d", "Unflatten",
            "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "GroupNorm", "RMSNorm", "PixelShuffle",
-           "PixelUnshuffle"] + _padding.__all__
+           "PixelUnshuffle", "ParameterList", "ParameterDict", "Conv1d", "ConvTranspose2d",
+           "AdaptiveAvgPool2d"] + _padding.__all__

@@ -1,10 +1,10 @@
-"""Sequential, ModuleList and ModuleDict (torch.nn's containers)."""
+"""Sequential, ModuleList, ModuleDict, ParameterList and ParameterDict (torch.nn's containers)."""
 
 import collections
 
 from .module import Module
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _index(i, n, kind):
@@ -143,3 +143,107 @@ class ModuleDict(Module):
     def update(self, modules):
         for key, m in (modules.items() if hasattr(modules, "items") else modules):
             self[key] = m
+
+
+def _as_parameter(value):
+    """A tensor that is not yet a Parameter becomes one, as torch's ParameterList does."""
+    from ..parameter import Parameter
+    from ..._tensor import Tensor
+
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """A list of parameters, registered as "0", "1", ... (tensors become Parameters)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self.extend(values)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(_index(idx, len(self), "ParameterList")))
+
+    def __setitem__(self, idx, param):
+        idx = _index(idx, len(self), "ParameterList")
+        setattr(self, str(idx), _as_parameter(param))
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def append(self, value):
+        new_idx = len(self)
+        self._size += 1
+        setattr(self, str(new_idx), _as_parameter(value))
+        return self
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(f"({i}): Parameter containing: [{type(p).__name__} of size {'x'.join(map(str, p.shape))}]"
+                         for i, p in enumerate(self))
+
+
+class ParameterDict(Module):
+    """A dict of parameters, registered under their keys (tensors become Parameters)."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def update(self, parameters):
+        for key, value in (parameters.items() if hasattr(parameters, "items") else parameters):
+            self[key] = value

@@ -33,12 +33,114 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_forward_pre_hooks", collections.OrderedDict())
+        # the ids of the hooks registered with a flag (dicts a handle can refer to weakly and remove from)
+        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", collections.OrderedDict())
+        object.__setattr__(self, "_forward_hooks", collections.OrderedDict())
+        object.__setattr__(self, "_forward_hooks_with_kwargs", collections.OrderedDict())
+        object.__setattr__(self, "_forward_hooks_always_called", collections.OrderedDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if not (self.__dict__.get("_forward_pre_hooks") or self.__dict__.get("_forward_hooks")):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        """torch's order: each pre-hook may replace the arguments, forward runs, each hook may
+        replace the result; hooks registered with always_call run even when forward raised."""
+        for hid, hook in list(self._forward_pre_hooks.items()):
+            if hid in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        called = set()
+        try:
+            output = self.forward(*args, **kwargs)
+            for hid, hook in list(self._forward_hooks.items()):
+                called.add(hid)
+                result = hook(self, args, kwargs, output) if hid in self._forward_hooks_with_kwargs else \
+                    hook(self, args, output)
+                if result is not None:
+                    output = result
+            return output
+        except Exception:
+            for hid, hook in list(self._forward_hooks.items()):
+                if hid in self._forward_hooks_always_called and hid not in called:
+                    try:
+                        hook(self, args, kwargs, None) if hid in self._forward_hooks_with_kwargs else hook(self, args, None)
+                    except Exception:  # the forward's exception is the one to see, as in torch
+                        pass
+            raise
+
+    # ---- hooks ----
+    def _add_hook(self, hooks, hook, prepend, flag_sets=()):
+        from ...utils.hooks import RemovableHandle
+
+        handle = RemovableHandle(hooks, extra_dict=[d for d, on in flag_sets])
+        hooks[handle.id] = hook
+        for flags, on in flag_sets:
+            if on:
+                flags[handle.id] = True
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) before each forward call (hook(module, args, kwargs) with
+        with_kwargs): returning something replaces the arguments."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, [(self._forward_pre_hooks_with_kwargs, with_kwargs)])
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) after each forward call (hook(module, args, kwargs, output)
+        with with_kwargs): returning something replaces the output. always_call: also when forward
+        raised (with output None)."""
+        return self._add_hook(self._forward_hooks, hook, prepend, [(self._forward_hooks_with_kwargs, with_kwargs),
+                                                                   (self._forward_hooks_always_called, always_call)])
+
+    # ---- lookups by dotted name ----
+    def get_submodule(self, target):
+        """The module at target ("encoder.layers.0"); "" is self."""
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target):
+        """The Parameter at target ("layers.0.weight")."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        """The buffer at target ("bn.running_mean")."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
 
     # ---- registration ----
     def _check_name(self, name, kind):
@@ -281,6 +383,30 @@ class Module:
         from ... import float64
 
         return self.to(float64)
+
+    def half(self):
+        from ... import float16
+
+        return self.to(float16)
+
+    def bfloat16(self):
+        from ... import bfloat16
+
+        return self.to(bfloat16)
+
+    def type(self, dst_type):
+        """Casts every parameter and buffer to dst_type (a dtype or a legacy type name)."""
+        from ..._legacy import parse_type
+
+        dtype, _ = parse_type(dst_type)
+        return self._apply(lambda t: t.to(dtype))
+
+    def to_empty(self, *, device, recurse=True):
+        """Moves the parameters and buffers to device without copying their values (they are
+        uninitialized there): for modules built on the meta device, before initializing them."""
+        from ... import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device))
 
     def cpu(self):
         return self.to("cpu")

@@ -1,9 +1,9 @@
-"""MaxPool2d and AvgPool2d (torch.nn.MaxPool2d, AvgPool2d)."""
+"""MaxPool2d, AvgPool2d and AdaptiveAvgPool2d (torch.nn's)."""
 
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool2d", "AvgPool2d"]
+__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
 
 class MaxPool2d(Module):
@@ -42,3 +42,18 @@ class AvgPool2d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Means over windows that divide the last two dims into output_size (an int, a pair, None
+    keeping a dim)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
