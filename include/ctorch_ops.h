@@ -2562,6 +2562,91 @@ CT_API CT_NODISCARD ct_status ct_tensor_pixel_unshuffle(const ct_tensor* self, i
 CT_API CT_NODISCARD ct_status ct_tensor_one_hot(const ct_tensor* self, int64_t num_classes, ct_tensor** out);
 
 /*
+ * ct_tensor_upsample_nearest1d - upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+ *
+ *   scales  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "upsample_nearest1d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_upsample_nearest1d(const ct_tensor* self, const int64_t* output_size,
+                                                           size_t output_size_len, const double* scales,
+                                                           ct_tensor** out);
+
+/*
+ * ct_tensor_upsample_nearest2d - upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+ *
+ *   scales_h  NULL for None.
+ *   scales_w  NULL for None.
+ *   out       a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "upsample_nearest2d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_upsample_nearest2d(const ct_tensor* self, const int64_t* output_size,
+                                                           size_t output_size_len, const double* scales_h,
+                                                           const double* scales_w, ct_tensor** out);
+
+/*
+ * ct_tensor__upsample_nearest_exact1d - _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+ *
+ *   scales  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "_upsample_nearest_exact1d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor__upsample_nearest_exact1d(const ct_tensor* self,
+                                                                  const int64_t* output_size,
+                                                                  size_t output_size_len,
+                                                                  const double* scales, ct_tensor** out);
+
+/*
+ * ct_tensor__upsample_nearest_exact2d - _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+ *
+ *   scales_h  NULL for None.
+ *   scales_w  NULL for None.
+ *   out       a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "_upsample_nearest_exact2d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor__upsample_nearest_exact2d(const ct_tensor* self,
+                                                                  const int64_t* output_size,
+                                                                  size_t output_size_len,
+                                                                  const double* scales_h,
+                                                                  const double* scales_w, ct_tensor** out);
+
+/*
+ * ct_tensor_upsample_linear1d - upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
+ *
+ *   scales  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "upsample_linear1d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_upsample_linear1d(const ct_tensor* self, const int64_t* output_size,
+                                                          size_t output_size_len, int align_corners,
+                                                          const double* scales, ct_tensor** out);
+
+/*
+ * ct_tensor_upsample_bilinear2d - upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+ *
+ *   scales_h  NULL for None.
+ *   scales_w  NULL for None.
+ *   out       a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "upsample_bilinear2d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_upsample_bilinear2d(const ct_tensor* self, const int64_t* output_size,
+                                                            size_t output_size_len, int align_corners,
+                                                            const double* scales_h, const double* scales_w,
+                                                            ct_tensor** out);
+
+/*
  * ct_tensor_conv2d_padding - conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor
  *
  *   bias      NULL for None.

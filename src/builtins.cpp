@@ -43,6 +43,7 @@ void define_margin_losses(Registry& r);
 void define_distances(Registry& r);
 void define_pixel_shuffle(Registry& r);
 void define_one_hot(Registry& r);
+void define_upsample(Registry& r);
 void define_attention(Registry& r);
 void define_conv(Registry& r);
 void define_pool(Registry& r);
@@ -92,6 +93,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_distances(r);
   ops::define_pixel_shuffle(r);
   ops::define_one_hot(r);
+  ops::define_upsample(r);
   ops::define_attention(r);
   ops::define_conv(r);
   ops::define_pool(r);

@@ -2118,6 +2118,77 @@ ct_status ct_tensor_one_hot(const ct_tensor* self, int64_t num_classes, ct_tenso
   });
 }
 
+ct_status ct_tensor_upsample_nearest1d(const ct_tensor* self, const int64_t* output_size,
+                                       size_t output_size_len, const double* scales, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_upsample_nearest1d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "upsample_nearest1d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size")),
+                      scales ? Value(*scales) : Value()});
+  });
+}
+
+ct_status ct_tensor_upsample_nearest2d(const ct_tensor* self, const int64_t* output_size,
+                                       size_t output_size_len, const double* scales_h, const double* scales_w,
+                                       ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_upsample_nearest2d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "upsample_nearest2d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size")),
+                      scales_h ? Value(*scales_h) : Value(), scales_w ? Value(*scales_w) : Value()});
+  });
+}
+
+ct_status ct_tensor__upsample_nearest_exact1d(const ct_tensor* self, const int64_t* output_size,
+                                              size_t output_size_len, const double* scales, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor__upsample_nearest_exact1d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "_upsample_nearest_exact1d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size")),
+                      scales ? Value(*scales) : Value()});
+  });
+}
+
+ct_status ct_tensor__upsample_nearest_exact2d(const ct_tensor* self, const int64_t* output_size,
+                                              size_t output_size_len, const double* scales_h,
+                                              const double* scales_w, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor__upsample_nearest_exact2d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "_upsample_nearest_exact2d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size")),
+                      scales_h ? Value(*scales_h) : Value(), scales_w ? Value(*scales_w) : Value()});
+  });
+}
+
+ct_status ct_tensor_upsample_linear1d(const ct_tensor* self, const int64_t* output_size,
+                                      size_t output_size_len, int align_corners, const double* scales,
+                                      ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_upsample_linear1d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "upsample_linear1d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size")),
+                      align_corners != 0, scales ? Value(*scales) : Value()});
+  });
+}
+
+ct_status ct_tensor_upsample_bilinear2d(const ct_tensor* self, const int64_t* output_size,
+                                        size_t output_size_len, int align_corners, const double* scales_h,
+                                        const double* scales_w, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_upsample_bilinear2d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "upsample_bilinear2d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size")),
+                      align_corners != 0, scales_h ? Value(*scales_h) : Value(),
+                      scales_w ? Value(*scales_w) : Value()});
+  });
+}
+
 ct_status ct_tensor_conv2d_padding(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
                                    const int64_t* stride, size_t stride_len, const char* padding,
                                    const int64_t* dilation, size_t dilation_len, int64_t groups,

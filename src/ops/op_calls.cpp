@@ -1695,6 +1695,30 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
   static const OperatorDef& op_ = builtin_op("one_hot");
   return call(op_, {self, num_classes});
 }
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  static const OperatorDef& op_ = builtin_op("upsample_nearest1d");
+  return call(op_, {self, output_size, opt(scales)});
+}
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  static const OperatorDef& op_ = builtin_op("upsample_nearest2d");
+  return call(op_, {self, output_size, opt(scales_h), opt(scales_w)});
+}
+Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  static const OperatorDef& op_ = builtin_op("_upsample_nearest_exact1d");
+  return call(op_, {self, output_size, opt(scales)});
+}
+Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h, std::optional<double> scales_w) {
+  static const OperatorDef& op_ = builtin_op("_upsample_nearest_exact2d");
+  return call(op_, {self, output_size, opt(scales_h), opt(scales_w)});
+}
+Tensor upsample_linear1d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales) {
+  static const OperatorDef& op_ = builtin_op("upsample_linear1d");
+  return call(op_, {self, output_size, align_corners, opt(scales)});
+}
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  static const OperatorDef& op_ = builtin_op("upsample_bilinear2d");
+  return call(op_, {self, output_size, align_corners, opt(scales_h), opt(scales_w)});
+}
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask, double dropout_p, bool is_causal, std::optional<double> scale, runtime::Generator* generator) {
   static const OperatorDef& op_ = builtin_op("scaled_dot_product_attention");
   return call(op_, {query, key, value, opt(attn_mask), dropout_p, is_causal, opt(scale), generator});

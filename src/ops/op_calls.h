@@ -860,6 +860,18 @@ Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor);
 Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor);
 /// one_hot(Tensor self, int num_classes=-1) -> Tensor
 Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
+/// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales = std::nullopt);
+/// upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h = std::nullopt, std::optional<double> scales_w = std::nullopt);
+/// _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
+Tensor _upsample_nearest_exact1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales = std::nullopt);
+/// _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor _upsample_nearest_exact2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h = std::nullopt, std::optional<double> scales_w = std::nullopt);
+/// upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor
+Tensor upsample_linear1d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales = std::nullopt);
+/// upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners, std::optional<double> scales_h = std::nullopt, std::optional<double> scales_w = std::nullopt);
 /// scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, Generator? generator=None) -> Tensor
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask = Tensor(), double dropout_p = 0.0, bool is_causal = false, std::optional<double> scale = std::nullopt, runtime::Generator* generator = nullptr);
 /// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] dilation=[1], int groups=1) -> Tensor

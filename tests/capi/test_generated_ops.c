@@ -281,6 +281,15 @@ static void test_nn_functions_stacks_and_factories(void) {
   CHECK_TENSOR(stacked, CT_FLOAT64, S(2, 4), 1, 4, 9, 16, 1, 4, 9, 16);
   CHECK_OK(ct_tensor_tril_indices(3, 3, 0, NULL, NULL, &idx));
   CHECK_TENSOR(idx, CT_INT64, S(2, 6), 0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2);
+  ct_tensor *img = T(CT_FLOAT32, S(1, 1, 2, 2), 0, 1, 2, 3), *big = NULL;
+  const int64_t four[] = {4, 4};
+  CHECK_OK(ct_tensor_upsample_nearest2d(img, four, 2, NULL, NULL, &big));
+  CHECK_TENSOR(big, CT_FLOAT32, S(1, 1, 4, 4), 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3);
+  ct_tensor_release(big);
+  const int64_t three[] = {3, 3};
+  CHECK_OK(ct_tensor_upsample_bilinear2d(img, three, 2, 1, NULL, NULL, &big)); /* align_corners: the midpoints */
+  CHECK_TENSOR(big, CT_FLOAT32, S(1, 1, 3, 3), 0, 0.5, 1, 1, 1.5, 2, 2, 2.5, 3);
+  RELEASE(img, big);
   const ct_scalar lo = SI(2), hi = SI(9);
   CHECK_OK(ct_tensor_clamp_(sq, &lo, &hi));
   CHECK_TENSOR(sq, CT_FLOAT64, S(4), 2, 4, 9, 9);

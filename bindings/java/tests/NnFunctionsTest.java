@@ -80,4 +80,15 @@ class NnFunctionsTest {
       close(new double[] {2, 2, 3, 3}, m.clamp(2, 3));
     }
   }
+
+  @Test
+  void upsampling() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor img = Tensor.of(new float[] {0, 1, 2, 3}, 1, 1, 2, 2);
+      assertArrayEquals(
+          new float[] {0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3},
+          img.upsampleNearest2d(new long[] {4, 4}).toFloatArray());
+      close(new double[] {0, 0.5, 1, 1, 1.5, 2, 2, 2.5, 3}, img.upsampleBilinear2d(new long[] {3, 3}, true));
+    }
+  }
 }

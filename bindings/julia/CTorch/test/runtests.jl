@@ -361,6 +361,10 @@ end
     @test Array(ops.logspace(0, 2, 3)) ≈ Float32[1, 10, 100]
     @test Array(ops.trace(a))[] == 3f0
     @test Array(ops.clamp(Tensor([1.0, 2.0, 3.0, 4.0]); min = 2, max = 3)) == [2.0, 2.0, 3.0, 3.0]
+    img = ops.reshape(Tensor(Float32[0, 1, 2, 3]), [1, 1, 2, 2])
+    @test size(ops.upsample_nearest2d(img, [4, 4])) == (1, 1, 4, 4)
+    mid = ops.reshape(ops.upsample_bilinear2d(img, [3, 3], true), [9])
+    @test Array(mid) ≈ Float32[0, 0.5, 1, 1, 1.5, 2, 2, 2.5, 3]
 end
 
 @testset "PyTorch files: what torch.save wrote loads, what is saved here loads back" begin

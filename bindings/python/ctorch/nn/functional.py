@@ -145,6 +145,80 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 
+# ---- interpolate (the upsample operators) ----
+
+_INTERPOLATING = ("linear", "bilinear", "bicubic", "trilinear")
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    """Resizes the spatial dims of [N, C, W] or [N, C, H, W] input to size, or by scale_factor, with
+    mode 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' (4-D) or 'area' (means over
+    windows), as torch.nn.functional.interpolate."""
+    import math
+
+    dims = input.dim() - 2
+    if mode in ("nearest", "nearest-exact", "area") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if align_corners is None:
+        align_corners = False
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported by ctorch yet")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if dims not in (1, 2):
+        if dims == 3:
+            raise NotImplementedError(f"interpolate: 5-D input (3 spatial dims, mode {mode!r}) is not supported by "
+                                      "ctorch yet")
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+                         f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                         f"(got {mode})")
+    if size is not None:
+        sizes = [size] * dims if isinstance(size, int) else list(size)
+        if len(sizes) != dims:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {list(input.shape[2:])} and output size of {sizes}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
+                             "...,oK) format.")
+        sizes = [int(v) for v in sizes]
+        scales = [None] * dims
+    else:
+        factors = [scale_factor] * dims if isinstance(scale_factor, (int, float)) else list(scale_factor)
+        if len(factors) != dims:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                             f"{factors}.")
+        sizes = [math.floor(float(input.shape[2 + i]) * float(factors[i])) for i in range(dims)]
+        scales = [None] * dims if recompute_scale_factor else [float(v) for v in factors]
+    if mode == "area":
+        if dims == 1:
+            return adaptive_avg_pool2d(input.unsqueeze(-2), (1, sizes[0])).squeeze(-2)
+        return adaptive_avg_pool2d(input, sizes)
+    if mode in ("nearest", "nearest-exact"):
+        name = {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact"}[mode] + f"{dims}d"
+        return _ops.call(name, input, sizes, *scales)
+    if mode == "linear" and dims == 1:
+        return _ops.call("upsample_linear1d", input, sizes, bool(align_corners), *scales)
+    if mode == "bilinear" and dims == 2:
+        return _ops.call("upsample_bilinear2d", input, sizes, bool(align_corners), *scales)
+    if mode in ("bicubic", "trilinear"):
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ctorch yet")
+    if mode in _INTERPOLATING:
+        raise ValueError(f"Got {input.dim()}D input, but {mode} mode needs "
+                         f"{ {'linear': 3, 'bilinear': 4}.get(mode, 5)}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+                              f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                              f"(got {mode})")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """The deprecated name of interpolate."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
 # ---- embedding (indexing family) ----
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,

@@ -730,6 +730,53 @@ def poisson_nll_cases():
     ]
 
 
+# ---- upsample (F.interpolate)
+
+def upsample_cases(op, mode, dims):
+    shape = (2, 3, 5) if dims == 1 else (2, 3, 4, 5)
+    grow = dict(scale_factor=2.0) if mode != "area" else {}
+    f = lambda **kw: lambda m, x: F(m).interpolate(x, mode=mode, **kw)  # noqa: E731
+    sized = dict(size=9 if dims == 1 else (7, 9))
+    dts = ["float32", "float64", "float16", "bfloat16"] + (["uint8"] if "nearest" in mode else ["int64"])
+    cs = [Case(dt, f(**sized), [In(shape, dt)]) for dt in dts]
+    cs += [
+        Case("scale", f(**grow), [In(shape)]),
+        Case("shrink_scale", f(scale_factor=0.6), [In(shape, "float64")]),
+        Case("fractional_scale", f(scale_factor=1.7), [In(shape)]),
+        Case("recompute_scale", f(scale_factor=1.7, recompute_scale_factor=True), [In(shape)]),
+        Case("same_size", f(size=shape[2:]), [In(shape)]),
+        Case("transposed", f(**sized), [In(shape, layout="T")]),
+        Case("stepped", f(**sized), [In(shape, layout="step")]),
+        Case("expanded", f(**sized), [In(shape, layout="expand")]),
+        Case("empty_batch", f(**sized), [In((0,) + shape[1:])]),
+        Case("aten_call", lambda m, x: (getattr(m._C._nn, op) if m.__name__ == "torch" else m.ops.function(op))(
+            x, [9] * dims, *([False] if "linear" in op else []), *([None] * dims)), [In(shape)]),
+        Case("0dim", f(**sized), [In(())]),
+        Case("wrong_rank", f(**sized), [In((3, 4))]),
+        Case("zero_size", f(size=0 if dims == 1 else (0, 4)), [In(shape)]),
+        Case("size_and_scale", f(size=4, scale_factor=2.0), [In(shape)]),
+    ]
+    if "linear" in mode:
+        cs += [Case("align_corners", f(align_corners=True, **sized), [In(shape)]),
+               Case("align_corners_to_1", f(align_corners=True, size=1 if dims == 1 else (1, 1)), [In(shape, "float64")])]
+        # torch's kernels find the positions in float (bfloat16 weights in bfloat16) and land a few
+        # ulps from the exact blend, which ctorch (weights in double) is within rounding of; the
+        # reference is that blend, torch's in float64 rounded to the input's dtype.
+        for c in cs:
+            c.torch_fn = _in_float64(c.fn)
+    else:
+        cs += [Case("align_corners_refused", f(align_corners=True, **sized), [In(shape)])]
+    return cs
+
+
+def _in_float64(fn):
+    def ref(m, x):
+        if not x.dtype.is_floating_point:
+            return fn(m, x)
+        return fn(m, x.double()).to(x.dtype)
+    return ref
+
+
 # one_hot's number of classes is read from the data when not given: not on the meta device
 # ("operator-case": only these cases of the operator)
 DATA_DEPENDENT = {f"one_hot-{c}" for c in ("inferred", "transposed", "stepped", "expanded", "negative_class",
@@ -743,6 +790,12 @@ CASES = {
     "pixel_shuffle": pixel_cases("pixel_shuffle", (2, 8, 3, 3), 2),
     "pixel_unshuffle": pixel_cases("pixel_unshuffle", (2, 2, 4, 6), 2),
     "one_hot": one_hot_cases(),
+    "upsample_nearest1d": upsample_cases("upsample_nearest1d", "nearest", 1),
+    "upsample_nearest2d": upsample_cases("upsample_nearest2d", "nearest", 2),
+    "_upsample_nearest_exact1d": upsample_cases("_upsample_nearest_exact1d", "nearest-exact", 1),
+    "_upsample_nearest_exact2d": upsample_cases("_upsample_nearest_exact2d", "nearest-exact", 2),
+    "upsample_linear1d": upsample_cases("upsample_linear1d", "linear", 1),
+    "upsample_bilinear2d": upsample_cases("upsample_bilinear2d", "bilinear", 2),
     "margin_ranking_loss": margin_ranking_cases(),
     "hinge_embedding_loss": hinge_embedding_cases(),
     "soft_margin_loss": soft_margin_cases(),

@@ -1030,6 +1030,12 @@ extern "C" {
     pub fn ct_tensor_pixel_shuffle(self_: *const ct_tensor, upscale_factor: i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_pixel_unshuffle(self_: *const ct_tensor, downscale_factor: i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_one_hot(self_: *const ct_tensor, num_classes: i64, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_upsample_nearest1d(self_: *const ct_tensor, output_size: *const i64, output_size_len: usize, scales: *const f64, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_upsample_nearest2d(self_: *const ct_tensor, output_size: *const i64, output_size_len: usize, scales_h: *const f64, scales_w: *const f64, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor__upsample_nearest_exact1d(self_: *const ct_tensor, output_size: *const i64, output_size_len: usize, scales: *const f64, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor__upsample_nearest_exact2d(self_: *const ct_tensor, output_size: *const i64, output_size_len: usize, scales_h: *const f64, scales_w: *const f64, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_upsample_linear1d(self_: *const ct_tensor, output_size: *const i64, output_size_len: usize, align_corners: c_int, scales: *const f64, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_upsample_bilinear2d(self_: *const ct_tensor, output_size: *const i64, output_size_len: usize, align_corners: c_int, scales_h: *const f64, scales_w: *const f64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_conv2d_padding(input: *const ct_tensor, weight: *const ct_tensor, bias: *const ct_tensor, stride: *const i64, stride_len: usize, padding: *const c_char, dilation: *const i64, dilation_len: usize, groups: i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_conv_transpose2d(input: *const ct_tensor, weight: *const ct_tensor, bias: *const ct_tensor, stride: *const i64, stride_len: usize, padding: *const i64, padding_len: usize, output_padding: *const i64, output_padding_len: usize, groups: i64, dilation: *const i64, dilation_len: usize, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_conv1d(input: *const ct_tensor, weight: *const ct_tensor, bias: *const ct_tensor, stride: *const i64, stride_len: usize, padding: *const i64, padding_len: usize, dilation: *const i64, dilation_len: usize, groups: i64, out: *mut *mut ct_tensor) -> ct_status;

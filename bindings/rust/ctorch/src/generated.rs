@@ -429,6 +429,12 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "pixel_shuffle",
     "pixel_unshuffle",
     "one_hot",
+    "upsample_nearest1d",
+    "upsample_nearest2d",
+    "_upsample_nearest_exact1d",
+    "_upsample_nearest_exact2d",
+    "upsample_linear1d",
+    "upsample_bilinear2d",
     "scaled_dot_product_attention",
     "conv2d",
     "conv2d.padding",
@@ -4672,6 +4678,102 @@ impl Tensor {
     pub fn one_hot_with(&self, num_classes: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(num_classes)];
         let [r] = call_n::<1>(c"one_hot", &args)?;
+        Ok(r)
+    }
+
+    /// `upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor`
+    ///
+    /// Takes the defaults `scales=None`; [`Tensor::upsample_nearest1d_with`] takes every argument.
+    pub fn upsample_nearest1d(&self, output_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size)];
+        let [r] = call_n::<1>(c"upsample_nearest1d", &args)?;
+        Ok(r)
+    }
+
+    /// `upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor`: every argument (see [`Tensor::upsample_nearest1d`]).
+    pub fn upsample_nearest1d_with(&self, output_size: &[i64], scales: Option<f64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size), arg::opt_float(scales)];
+        let [r] = call_n::<1>(c"upsample_nearest1d", &args)?;
+        Ok(r)
+    }
+
+    /// `upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`
+    ///
+    /// Takes the defaults `scales_h=None`, `scales_w=None`; [`Tensor::upsample_nearest2d_with`] takes every argument.
+    pub fn upsample_nearest2d(&self, output_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size)];
+        let [r] = call_n::<1>(c"upsample_nearest2d", &args)?;
+        Ok(r)
+    }
+
+    /// `upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`: every argument (see [`Tensor::upsample_nearest2d`]).
+    pub fn upsample_nearest2d_with(&self, output_size: &[i64], scales_h: Option<f64>, scales_w: Option<f64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size), arg::opt_float(scales_h), arg::opt_float(scales_w)];
+        let [r] = call_n::<1>(c"upsample_nearest2d", &args)?;
+        Ok(r)
+    }
+
+    /// `_upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor`
+    ///
+    /// Takes the defaults `scales=None`; [`Tensor::_upsample_nearest_exact1d_with`] takes every argument.
+    pub fn _upsample_nearest_exact1d(&self, output_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size)];
+        let [r] = call_n::<1>(c"_upsample_nearest_exact1d", &args)?;
+        Ok(r)
+    }
+
+    /// `_upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor`: every argument (see [`Tensor::_upsample_nearest_exact1d`]).
+    pub fn _upsample_nearest_exact1d_with(&self, output_size: &[i64], scales: Option<f64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size), arg::opt_float(scales)];
+        let [r] = call_n::<1>(c"_upsample_nearest_exact1d", &args)?;
+        Ok(r)
+    }
+
+    /// `_upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`
+    ///
+    /// Takes the defaults `scales_h=None`, `scales_w=None`; [`Tensor::_upsample_nearest_exact2d_with`] takes every argument.
+    pub fn _upsample_nearest_exact2d(&self, output_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size)];
+        let [r] = call_n::<1>(c"_upsample_nearest_exact2d", &args)?;
+        Ok(r)
+    }
+
+    /// `_upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`: every argument (see [`Tensor::_upsample_nearest_exact2d`]).
+    pub fn _upsample_nearest_exact2d_with(&self, output_size: &[i64], scales_h: Option<f64>, scales_w: Option<f64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size), arg::opt_float(scales_h), arg::opt_float(scales_w)];
+        let [r] = call_n::<1>(c"_upsample_nearest_exact2d", &args)?;
+        Ok(r)
+    }
+
+    /// `upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor`
+    ///
+    /// Takes the defaults `scales=None`; [`Tensor::upsample_linear1d_with`] takes every argument.
+    pub fn upsample_linear1d(&self, output_size: &[i64], align_corners: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size), arg::bool(align_corners)];
+        let [r] = call_n::<1>(c"upsample_linear1d", &args)?;
+        Ok(r)
+    }
+
+    /// `upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor`: every argument (see [`Tensor::upsample_linear1d`]).
+    pub fn upsample_linear1d_with(&self, output_size: &[i64], align_corners: bool, scales: Option<f64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size), arg::bool(align_corners), arg::opt_float(scales)];
+        let [r] = call_n::<1>(c"upsample_linear1d", &args)?;
+        Ok(r)
+    }
+
+    /// `upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`
+    ///
+    /// Takes the defaults `scales_h=None`, `scales_w=None`; [`Tensor::upsample_bilinear2d_with`] takes every argument.
+    pub fn upsample_bilinear2d(&self, output_size: &[i64], align_corners: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size), arg::bool(align_corners)];
+        let [r] = call_n::<1>(c"upsample_bilinear2d", &args)?;
+        Ok(r)
+    }
+
+    /// `upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`: every argument (see [`Tensor::upsample_bilinear2d`]).
+    pub fn upsample_bilinear2d_with(&self, output_size: &[i64], align_corners: bool, scales_h: Option<f64>, scales_w: Option<f64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size), arg::bool(align_corners), arg::opt_float(scales_h), arg::opt_float(scales_w)];
+        let [r] = call_n::<1>(c"upsample_bilinear2d", &args)?;
         Ok(r)
     }
 

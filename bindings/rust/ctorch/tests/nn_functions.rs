@@ -83,3 +83,13 @@ fn scans_stacks_and_factories() {
     let c = m.clamp_with(Some(2.into()), Some(3.into())).unwrap();
     assert_eq!(vals(&c), [2.0, 2.0, 3.0, 3.0]);
 }
+
+#[test]
+fn upsampling() {
+    let img = Tensor::from_slice(&[0.0f32, 1.0, 2.0, 3.0]).reshape(&[1, 1, 2, 2]).unwrap();
+    let big = img.upsample_nearest2d(&[4, 4]).unwrap();
+    assert_eq!(vals(&big), [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 2.0, 2.0, 3.0, 3.0]);
+    let mid = img.upsample_bilinear2d(&[3, 3], true).unwrap(); // align_corners: the midpoints
+    close(&vals(&mid), &[0.0, 0.5, 1.0, 1.0, 1.5, 2.0, 2.0, 2.5, 3.0]);
+    assert!(Tensor::from_slice(&[1i64, 2]).upsample_bilinear2d(&[3, 3], false).is_err());
+}

@@ -66,6 +66,19 @@ std::vector<Case> nn_cases() {
          return ops::add(op("cdist", {x[0], x[1], 2.0, 2}), op("cdist", {x[0], x[1], 1.5, Value()}));
        }},
       {{"cdist"}, {{{3, 2}}, {{4, 2}}}, [](const Inputs& x) { return op("cdist", {x[0], x[1], 2.0, 1}); }},  // matmul form
+      {{"upsample_nearest1d", "_upsample_nearest_exact1d", "upsample_linear1d"}, {{{1, 2, 3}}}, [](const Inputs& x) {
+         Tensor total = ops::sum(op("upsample_nearest1d", {x[0], IntArrayRef{5}, Value()}));
+         total = ops::add(total, ops::sum(ops::mul(op("_upsample_nearest_exact1d", {x[0], IntArrayRef{7}, Value()}), Scalar(2.0))));
+         const Tensor l = op("upsample_linear1d", {x[0], IntArrayRef{5}, false, Value()});
+         return ops::add(total, ops::sum(ops::mul(l, l)));
+       }},
+      {{"upsample_nearest2d", "_upsample_nearest_exact2d", "upsample_bilinear2d"}, {{{1, 2, 3, 2}}}, [](const Inputs& x) {
+         Tensor total = ops::sum(op("upsample_nearest2d", {x[0], IntArrayRef{5, 3}, Value(), Value()}));
+         total = ops::add(total, ops::sum(op("_upsample_nearest_exact2d", {x[0], IntArrayRef{2, 4}, 0.7, Value()})));
+         const Tensor a = op("upsample_bilinear2d", {x[0], IntArrayRef{4, 5}, true, Value(), Value()});
+         const Tensor b = op("upsample_bilinear2d", {x[0], IntArrayRef{5, 3}, false, Value(), Value()});
+         return ops::add(total, ops::add(ops::sum(ops::mul(a, a)), ops::sum(b)));
+       }},
       {{"pixel_shuffle", "pixel_unshuffle"}, {{{1, 4, 2, 2}}}, [](const Inputs& x) {
          const Tensor up = op("pixel_shuffle", {x[0], 2});
          return ops::add(ops::mul(up, up), ops::sum(op("pixel_unshuffle", {up, 2})));

@@ -430,6 +430,12 @@ abstract class TensorOps extends NativeObject {
     "pixel_shuffle",
     "pixel_unshuffle",
     "one_hot",
+    "upsample_nearest1d",
+    "upsample_nearest2d",
+    "_upsample_nearest_exact1d",
+    "_upsample_nearest_exact2d",
+    "upsample_linear1d",
+    "upsample_bilinear2d",
     "scaled_dot_product_attention",
     "conv2d",
     "conv2d.padding",
@@ -6421,6 +6427,151 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor oneHot(long numClasses) {
     return new Args(2).tensor(self(), "self").integer(numClasses).call1("one_hot");
+  }
+
+  /**
+   * {@code upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor}.
+   * Takes the defaults {@code scales=None}; an overload with every argument exists.
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleNearest1d(long... outputSize) {
+    return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call1("upsample_nearest1d");
+  }
+
+  /**
+   * {@code upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param scales the schema's {@code scales} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleNearest1d(long[] outputSize, Double scales) {
+    return new Args(3).tensor(self(), "self").ints(outputSize, "output_size").optReal(scales).call1("upsample_nearest1d");
+  }
+
+  /**
+   * {@code upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor}.
+   * Takes the defaults {@code scales_h=None}, {@code scales_w=None}; an overload with every argument exists.
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleNearest2d(long... outputSize) {
+    return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call1("upsample_nearest2d");
+  }
+
+  /**
+   * {@code upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param scalesH the schema's {@code scales_h} (null: none)
+   * @param scalesW the schema's {@code scales_w} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleNearest2d(long[] outputSize, Double scalesH, Double scalesW) {
+    return new Args(4).tensor(self(), "self").ints(outputSize, "output_size").optReal(scalesH).optReal(scalesW).call1("upsample_nearest2d");
+  }
+
+  /**
+   * {@code _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor}.
+   * Takes the defaults {@code scales=None}; an overload with every argument exists.
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor _upsampleNearestExact1d(long... outputSize) {
+    return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call1("_upsample_nearest_exact1d");
+  }
+
+  /**
+   * {@code _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param scales the schema's {@code scales} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor _upsampleNearestExact1d(long[] outputSize, Double scales) {
+    return new Args(3).tensor(self(), "self").ints(outputSize, "output_size").optReal(scales).call1("_upsample_nearest_exact1d");
+  }
+
+  /**
+   * {@code _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor}.
+   * Takes the defaults {@code scales_h=None}, {@code scales_w=None}; an overload with every argument exists.
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor _upsampleNearestExact2d(long... outputSize) {
+    return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call1("_upsample_nearest_exact2d");
+  }
+
+  /**
+   * {@code _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param scalesH the schema's {@code scales_h} (null: none)
+   * @param scalesW the schema's {@code scales_w} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor _upsampleNearestExact2d(long[] outputSize, Double scalesH, Double scalesW) {
+    return new Args(4).tensor(self(), "self").ints(outputSize, "output_size").optReal(scalesH).optReal(scalesW).call1("_upsample_nearest_exact2d");
+  }
+
+  /**
+   * {@code upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor}.
+   * Takes the defaults {@code scales=None}; an overload with every argument exists.
+   * @param outputSize the schema's {@code output_size}
+   * @param alignCorners the schema's {@code align_corners}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleLinear1d(long[] outputSize, boolean alignCorners) {
+    return new Args(3).tensor(self(), "self").ints(outputSize, "output_size").bool(alignCorners).call1("upsample_linear1d");
+  }
+
+  /**
+   * {@code upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param alignCorners the schema's {@code align_corners}
+   * @param scales the schema's {@code scales} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleLinear1d(long[] outputSize, boolean alignCorners, Double scales) {
+    return new Args(4).tensor(self(), "self").ints(outputSize, "output_size").bool(alignCorners).optReal(scales).call1("upsample_linear1d");
+  }
+
+  /**
+   * {@code upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor}.
+   * Takes the defaults {@code scales_h=None}, {@code scales_w=None}; an overload with every argument exists.
+   * @param outputSize the schema's {@code output_size}
+   * @param alignCorners the schema's {@code align_corners}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleBilinear2d(long[] outputSize, boolean alignCorners) {
+    return new Args(3).tensor(self(), "self").ints(outputSize, "output_size").bool(alignCorners).call1("upsample_bilinear2d");
+  }
+
+  /**
+   * {@code upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param alignCorners the schema's {@code align_corners}
+   * @param scalesH the schema's {@code scales_h} (null: none)
+   * @param scalesW the schema's {@code scales_w} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleBilinear2d(long[] outputSize, boolean alignCorners, Double scalesH, Double scalesW) {
+    return new Args(5).tensor(self(), "self").ints(outputSize, "output_size").bool(alignCorners).optReal(scalesH).optReal(scalesW).call1("upsample_bilinear2d");
   }
 
   /**

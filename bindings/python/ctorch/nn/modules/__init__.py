@@ -17,7 +17,7 @@ from .normalization import GroupNorm, LayerNorm, RMSNorm
 from . import padding as _padding
 from .padding import *  # noqa: F401,F403
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .sparse import Embedding
 
 __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d",
@@ -30,4 +30,4 @@ __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "Av
            "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "GroupNorm", "RMSNorm", "PixelShuffle",
            "PixelUnshuffle", "ParameterList", "ParameterDict", "Conv1d", "ConvTranspose2d",
-           "AdaptiveAvgPool2d"] + _padding.__all__
+           "AdaptiveAvgPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"] + _padding.__all__
