@@ -121,12 +121,17 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
-    def get_parameter(self, target):
-        """The Parameter at target ("layers.0.weight")."""
+    def _attribute_at(self, target):
+        """The submodule holding target's last name, and that name, which it must have."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, name):
             raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        return mod, name
+
+    def get_parameter(self, target):
+        """The Parameter at target ("layers.0.weight")."""
+        mod, name = self._attribute_at(target)
         param = getattr(mod, name)
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
@@ -134,10 +139,7 @@ class Module:
 
     def get_buffer(self, target):
         """The buffer at target ("bn.running_mean")."""
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        mod, name = self._attribute_at(target)
         if name not in mod._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return mod._buffers[name]
