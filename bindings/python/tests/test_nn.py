@@ -367,6 +367,54 @@ def test_conv_transpose2d_output_size_picks_the_output_padding():
         ct(to_ct(x), output_size=[12, 12])
 
 
+@pytest.mark.parametrize("kw", [dict(), dict(batch_first=True), dict(kdim=3, vdim=5), dict(bias=False)],
+                         ids=["default", "batch_first", "kdim_vdim", "no_bias"])
+def test_multihead_attention_matches_torch(kw):
+    th, ct = pair(lambda nn: nn.MultiheadAttention(8, 2, **kw))
+    assert [n for n, _ in ct.named_parameters()] == [n for n, _ in th.named_parameters()]
+    bf = kw.get("batch_first", False)
+    shape = (lambda n, d: (2, n, d)) if bf else (lambda n, d: (n, 2, d))
+    q = torch.randn(*shape(4, 8), requires_grad=True)
+    k = torch.randn(*shape(6, kw.get("kdim", 8)))
+    v = torch.randn(*shape(6, kw.get("vdim", 8)))
+    kpm = torch.tensor([[False] * 5 + [True], [False] * 6])
+    am = torch.triu(torch.ones(4, 6, dtype=torch.bool), 3)
+    out, weights = th(q, k, v, key_padding_mask=kpm, attn_mask=am)
+    qc = to_ct(q).requires_grad_()
+    out_c, weights_c = ct(qc, to_ct(k), to_ct(v), key_padding_mask=to_ct(kpm), attn_mask=to_ct(am))
+    close(out_c, out)
+    close(weights_c, weights)
+    (out * out).sum().backward()
+    (out_c * out_c).sum().backward()
+    close(qc.grad, q.grad, rtol=1e-4, atol=1e-5)
+    for name, p in ct.named_parameters():
+        close(p.grad, dict(th.named_parameters())[name].grad, rtol=1e-4, atol=1e-5)
+    per_head, _ = th(q, k, v, need_weights=True, average_attn_weights=False)
+    close(ct(qc, to_ct(k), to_ct(v), average_attn_weights=False)[0], per_head)
+    assert ct(qc, to_ct(k), to_ct(v), need_weights=False)[1] is None
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(norm_first=True, batch_first=True, activation="gelu")],
+                         ids=["post_norm", "pre_norm_gelu"])
+def test_transformer_matches_torch(kw):
+    th, ct = pair(lambda nn: nn.Transformer(8, 2, 2, 2, 16, dropout=0.0, **kw))
+    assert [n for n, _ in ct.named_parameters()] == [n for n, _ in th.named_parameters()]
+    bf = kw.get("batch_first", False)
+    src = torch.randn(*((3, 5, 8) if bf else (5, 3, 8)), requires_grad=True)
+    tgt = torch.randn(*((3, 4, 8) if bf else (4, 3, 8)))
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(4)
+    close(to_ct(mask), ctorch.nn.Transformer.generate_square_subsequent_mask(4))
+    out = th(src, tgt, tgt_mask=mask)
+    src_c = to_ct(src).requires_grad_()
+    out_c = ct(src_c, to_ct(tgt), tgt_mask=to_ct(mask))
+    close(out_c, out, rtol=1e-4, atol=1e-5)
+    out.sum().backward()
+    out_c.sum().backward()
+    close(src_c.grad, src.grad, rtol=1e-4, atol=1e-5)
+    with pytest.raises(RuntimeError, match="batch number"):
+        ct(src_c, to_ct(tgt)[:2] if bf else to_ct(tgt)[:, :2])
+
+
 def test_loss_weight_is_a_buffer():
     loss = ctorch.nn.CrossEntropyLoss(weight=ctorch.ones(3))
     assert list(loss.state_dict()) == ["weight"]

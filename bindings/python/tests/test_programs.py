@@ -36,7 +36,7 @@ def run(program, stand_in):
     return done.stdout
 
 
-@pytest.mark.parametrize("program", ["classifier.py"])
+@pytest.mark.parametrize("program", ["classifier.py", "sequence_model.py"])
 def test_program_prints_what_it_prints_with_torch(program):
     with_ctorch = run(program, stand_in=True)
     with_torch = run(program, stand_in=False)

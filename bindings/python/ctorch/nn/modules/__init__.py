@@ -19,6 +19,8 @@ from .padding import *  # noqa: F401,F403
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .sparse import Embedding
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d",
            "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "ReLU", "GELU", "Sigmoid", "Tanh", "SiLU",
@@ -30,4 +32,6 @@ __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "Av
            "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "GroupNorm", "RMSNorm", "PixelShuffle",
            "PixelUnshuffle", "ParameterList", "ParameterDict", "Conv1d", "ConvTranspose2d",
-           "AdaptiveAvgPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"] + _padding.__all__
+           "AdaptiveAvgPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "MultiheadAttention",
+           "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+           "TransformerDecoder", "Transformer"] + _padding.__all__
