@@ -4164,8 +4164,8 @@ typedef enum ct_lr_scheduler_kind {
  * another kind uses are ignored. ct_lr_scheduler_options_default gives torch's defaults:
  * step_size 1 (torch requires one), gamma 0.1, t_max 1 (torch requires one), eta_min 0,
  * start_factor 1/3, end_factor 1, total_iters 5, no milestones, factor 1/3, power 1, t_0 1 (torch
- * requires one), t_mult 1. A struct_size of 0.8's struct (which ends at total_iters) is accepted:
- * the fields after it take these defaults.
+ * requires one), t_mult 1, base_lr 0 (the optimizer's lr). A struct_size of 0.8's struct (which
+ * ends at total_iters) is accepted: the fields after it take these defaults.
  */
 typedef struct ct_lr_scheduler_options {
   size_t struct_size;        /* sizeof(ct_lr_scheduler_options) */
@@ -4185,6 +4185,9 @@ typedef struct ct_lr_scheduler_options {
   double power;              /* POLYNOMIAL: finite */
   int64_t t_0;               /* COSINE_WARM_RESTARTS: >= 1 */
   int64_t t_mult;            /* COSINE_WARM_RESTARTS: >= 1 */
+  double base_lr;            /* the base lr the formulas start from (torch's group["initial_lr"], set
+                                by the first scheduler of an optimizer): > 0, or 0 for the
+                                optimizer's lr at creation */
 } ct_lr_scheduler_options;
 
 /* A schedule bound to one optimizer (retained); reference-counted. */
@@ -4197,8 +4200,9 @@ CT_API CT_NODISCARD ct_status ct_lr_scheduler_options_default(ct_lr_scheduler_ki
 
 /*
  * ct_lr_scheduler_create - a schedule over opt's learning rate (torch's constructor with
- * last_epoch -1): the current lr becomes the base lr, and the schedule's step 0 is applied at once
- * (LinearLR multiplies the lr by start_factor; the others keep it).
+ * last_epoch -1): the current lr becomes the base lr (unless options->base_lr gives one), and the
+ * schedule's step 0 is applied at once to the current lr (LinearLR multiplies it by start_factor;
+ * ConstantLR by factor; the others keep it).
  *
  * Each ct_lr_scheduler_step then advances the step count e and sets the lr with torch's recursive
  * formulas, which read the optimizer's current lr (so an lr changed by hand carries on, as in
@@ -4244,6 +4248,17 @@ CT_API void ct_lr_scheduler_release(ct_lr_scheduler* sched);
 CT_API CT_NODISCARD ct_status ct_lr_scheduler_step(ct_lr_scheduler* sched);
 CT_API CT_NODISCARD ct_status ct_lr_scheduler_get_last_lr(const ct_lr_scheduler* sched, double* out);
 CT_API CT_NODISCARD ct_status ct_lr_scheduler_get_last_epoch(const ct_lr_scheduler* sched, int64_t* out);
+
+/*
+ * ct_lr_scheduler_restart - start the schedule again from its base lr (scheduler.step(0), as
+ * torch's SequentialLR does at a milestone): the step count becomes 0 and the optimizer's lr the
+ * schedule's value at step 0 from the base lr (the base lr itself, times start_factor for LINEAR,
+ * factor for CONSTANT, gamma per milestone at 0 for MULTISTEP).
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL or released sched. Threads: as
+ * ct_lr_scheduler_step. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_lr_scheduler_restart(ct_lr_scheduler* sched);
 
 /*
  * ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most

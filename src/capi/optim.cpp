@@ -236,6 +236,7 @@ ct_status ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind, ct_lr_sched
     out->power = s.power;
     out->t_0 = s.t_0;
     out->t_mult = s.t_mult;
+    out->base_lr = s.base_lr;
   });
 }
 
@@ -275,6 +276,7 @@ ct_status ct_lr_scheduler_create(ct_optimizer* opt, const ct_lr_scheduler_option
     s.power = given.power;
     s.t_0 = given.t_0;
     s.t_mult = given.t_mult;
+    s.base_lr = given.base_lr;
     auto sched = std::make_unique<LrScheduler>(o.opt, s, fn);  // shares (retains) the optimizer
     ct_lr_scheduler* h = capi::new_tagged<ct_lr_scheduler>(kSchedulerTag);
     h->sched = std::move(sched);
@@ -293,6 +295,10 @@ void ct_lr_scheduler_release(ct_lr_scheduler* sched) { capi::release_tagged(sche
 
 ct_status ct_lr_scheduler_step(ct_lr_scheduler* sched) {
   return capi::guard([&] { sched_arg(sched, "ct_lr_scheduler_step").step(); });
+}
+
+ct_status ct_lr_scheduler_restart(ct_lr_scheduler* sched) {
+  return capi::guard([&] { sched_arg(sched, "ct_lr_scheduler_restart").restart(); });
 }
 
 ct_status ct_lr_scheduler_get_last_lr(const ct_lr_scheduler* sched, double* out) {

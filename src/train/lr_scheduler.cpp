@@ -71,8 +71,10 @@ int64_t py_mod(int64_t a, int64_t m) {
 LrScheduler::LrScheduler(std::shared_ptr<Optimizer> opt, const Schedule& s, const char* fn)
     : opt_(std::move(opt)), s_(s) {
   check_schedule(s, fn);
-  base_lr_ = opt_->lr();  // torch: group["initial_lr"] = group["lr"]
-  step();                 // torch: _initial_step()
+  CT_CHECK(std::isfinite(s.base_lr) && s.base_lr >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": base_lr is ", s.base_lr,
+           ". Pass a finite value > 0, or 0 for the optimizer's lr");
+  base_lr_ = s.base_lr > 0 ? s.base_lr : opt_->lr();  // torch: group.setdefault("initial_lr", group["lr"])
+  step();                                            // torch: _initial_step()
 }
 
 double LrScheduler::next_lr(double lr) const {
@@ -121,6 +123,18 @@ double LrScheduler::next_lr(double lr) const {
 
 void LrScheduler::step() {
   std::lock_guard<std::mutex> lock(mu_);
+  step_locked();
+}
+
+void LrScheduler::restart() {
+  std::lock_guard<std::mutex> lock(mu_);
+  last_epoch_ = -1;
+  t_cur_ = -1;
+  opt_->set_lr(base_lr_, "ct_lr_scheduler_restart");
+  step_locked();  // step 0 from the base lr: each kind's closed form at 0
+}
+
+void LrScheduler::step_locked() {
   ++step_count_;
   ++last_epoch_;
   if (s_.kind == ScheduleKind::CosineWarmRestarts) {  // torch's T_cur and T_i (T_cur 0 at creation)

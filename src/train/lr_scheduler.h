@@ -29,6 +29,7 @@ struct Schedule {
   std::vector<int64_t> milestones;
   double factor = 1.0 / 3, power = 1.0;
   int64_t t_0 = 1, t_mult = 1;
+  double base_lr = 0;  // > 0: the base lr; 0: the optimizer's lr at creation
 };
 
 class LrScheduler {
@@ -38,12 +39,15 @@ class LrScheduler {
   LrScheduler(std::shared_ptr<Optimizer> opt, const Schedule& s, const char* fn);
   /// scheduler.step(): last_epoch + 1, then the lr from torch's recursive formula.
   void step();
+  /// scheduler.step(0): the step count back to 0, and the lr the schedule gives at 0 from the base lr.
+  void restart();
   double last_lr() const;
   int64_t last_epoch() const;
 
  private:
   /// torch's get_lr() for last_epoch_, from the optimizer's current lr.
   double next_lr(double lr) const;
+  void step_locked();  // step() with mu_ held
 
   mutable std::mutex mu_;
   std::shared_ptr<Optimizer> opt_;

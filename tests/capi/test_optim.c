@@ -728,6 +728,31 @@ static void test_exponential_multistep_constant_polynomial_and_restarts(void) {
   CHECK(fabs(lr[1] - 0.5) <= 1e-15 && fabs(lr[4] - 0.5) <= 1e-15);
   CHECK(fabs(lr[7] - (1 + cos(3.141592653589793 / 8)) / 2) <= 1e-15);
 
+  /* base_lr: the formulas start from it, step 0 applies to the current lr; restart goes back to it. */
+  {
+    ct_tensor* p = NULL;
+    ct_optimizer* opt = lr_opt(&p, 0.25);
+    ct_lr_scheduler* s = NULL;
+    CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_COSINE, &so));
+    so.t_max = 2, so.base_lr = 1.0;
+    CHECK_OK(ct_lr_scheduler_create(opt, &so, &s));
+    CHECK_OK(ct_lr_scheduler_get_last_lr(s, &lr[0]));
+    CHECK(lr[0] == 0.25); /* step 0 keeps the current lr */
+    CHECK_OK(ct_lr_scheduler_step(s));
+    CHECK_OK(ct_lr_scheduler_restart(s));
+    CHECK_OK(ct_lr_scheduler_get_last_lr(s, &lr[1]));
+    int64_t e = -1;
+    CHECK_OK(ct_lr_scheduler_get_last_epoch(s, &e));
+    CHECK(lr[1] == 1.0 && e == 0); /* back to the base lr at step 0 */
+    ct_lr_scheduler_release(s);
+    CHECK_STATUS(ct_lr_scheduler_restart(s), CT_ERROR_INVALID_ARGUMENT);
+    so.base_lr = -1;
+    CHECK_STATUS(ct_lr_scheduler_create(opt, &so, &s), CT_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_CONTAINS("base_lr");
+    ct_optimizer_release(opt);
+    ct_tensor_release(p);
+  }
+
   /* A caller built against 0.8's struct (ending at total_iters) gets the defaults after it. */
   CHECK_OK(ct_lr_scheduler_options_default(CT_LR_SCHEDULER_STEP, &so));
   so.struct_size = offsetof(ct_lr_scheduler_options, milestones);

@@ -86,6 +86,12 @@ class LrSchedulerTest {
           assertThrows(InvalidArgumentException.class, () -> LrScheduler.constantLR(last, 0.0, 2));
       assertTrue(e.getMessage().contains("factor"), e.getMessage());
       assertThrows(InvalidArgumentException.class, () -> LrScheduler.multiStepLR(last, null, 0.1));
+      LrScheduler linear = LrScheduler.linearLR(last, 0.5, 1.0, 2);
+      linear.step();
+      assertEquals(0.75, last.lr());
+      linear.restart(); // step(0) from the base lr
+      assertEquals(0.5, last.lr());
+      assertEquals(0, linear.lastEpoch());
     }
   }
 

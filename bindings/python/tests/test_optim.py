@@ -298,6 +298,28 @@ def test_schedulers_set_every_groups_lr(name, kw):
     assert seqs["ctorch"] == seqs["torch"]
 
 
+@pytest.mark.parametrize("make", [
+    lambda sch, opt: sch.SequentialLR(opt, [sch.LinearLR(opt, 0.1, total_iters=5),
+                                            sch.CosineAnnealingLR(opt, T_max=20, eta_min=1e-4)], milestones=[5]),
+    lambda sch, opt: sch.SequentialLR(opt, [sch.ConstantLR(opt, 0.5, 3), sch.ExponentialLR(opt, 0.8),
+                                            sch.LambdaLR(opt, lambda e: 1 / (e + 1))], milestones=[4, 9]),
+    lambda sch, opt: sch.ChainedScheduler([sch.LinearLR(opt, 0.2, total_iters=4), sch.CosineAnnealingLR(opt, 10)]),
+], ids=["warmup_cosine", "three_phases", "chained_warmup_cosine"])
+def test_sequential_and_chained_schedules_are_torchs(make):
+    seqs = {}
+    for lib in (ctorch, torch):
+        a, b = lib.tensor([1.0], requires_grad=True), lib.tensor([2.0], requires_grad=True)
+        opt = lib.optim.AdamW([{"params": [a], "lr": 0.1}, {"params": [b], "lr": 0.02}])
+        sched = make(lib.optim.lr_scheduler, opt)
+        seq = [sched.get_last_lr()]
+        for _ in range(24):
+            opt.step()
+            sched.step()
+            seq.append([g["lr"] for g in opt.param_groups])
+        seqs[lib.__name__] = seq
+    assert seqs["ctorch"] == seqs["torch"]
+
+
 def test_one_cycle_cycles_sgd_momentum_as_torch():
     seqs = {}
     for lib in (ctorch, torch):

@@ -126,6 +126,14 @@ Advance the schedule one step and set its optimizer's learning rate (scheduler.s
 step!(s::LRScheduler) = (check(L.ct_lr_scheduler_step(s)); s)
 
 """
+    CTorch.restart!(sched::LRScheduler) -> sched
+
+Start the schedule again from its base lr (scheduler.step(0), what torch's SequentialLR does at a
+milestone): the step count becomes 0 and the lr the schedule's value at step 0.
+"""
+restart!(s::LRScheduler) = (check(L.ct_lr_scheduler_restart(s)); s)
+
+"""
     CTorch.last_lr(sched) -> Float64
     CTorch.last_epoch(sched) -> Int
 

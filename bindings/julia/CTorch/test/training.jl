@@ -198,6 +198,11 @@ end
     restarts = run(CTorch.CosineAnnealingWarmRestarts(CTorch.SGD([p]; lr = 1.0), 2), 4)
     @test restarts[[1, 3, 5]] == [1, 1, 1] && restarts[2] ≈ 0.5
     @test ctorch_error(() -> CTorch.ConstantLR(o; factor = 0)).kind === :CT_ERROR_INVALID_ARGUMENT
+    warm = CTorch.LinearLR(CTorch.SGD([p]; lr = 1.0); start_factor = 0.5, total_iters = 2)
+    CTorch.step!(warm)
+    @test CTorch.last_lr(warm) == 0.75
+    CTorch.restart!(warm)                             # step(0) from the base lr
+    @test CTorch.last_lr(warm) == 0.5 && CTorch.last_epoch(warm) == 0
     @test ctorch_error(() -> CTorch.StepLR(o, 0)).kind === :CT_ERROR_INVALID_ARGUMENT
     @test ctorch_error(() -> CTorch.LinearLR(o; start_factor = 0)).kind === :CT_ERROR_INVALID_ARGUMENT
     @test_throws ArgumentError CTorch.LinearLR(o; total_iters = 2.5)

@@ -3,9 +3,12 @@
 StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, CosineAnnealingWarmRestarts, LinearLR,
 ConstantLR and PolynomialLR are the C library's schedulers (ct_lr_scheduler, one per parameter
 group), which set each group's lr with torch's formulas (the same floats torch computes), so every
-binding has them. LambdaLR, MultiplicativeLR, OneCycleLR, ReduceLROnPlateau and ChainedScheduler
-take Python callables or metrics and are written here over the parameter groups, as torch writes
-them; LRScheduler is torch's base class, to subclass with a get_lr() of one's own."""
+binding has them. LambdaLR, MultiplicativeLR, OneCycleLR, ReduceLROnPlateau, ChainedScheduler and
+SequentialLR take Python callables, metrics or other schedulers and are written here over the
+parameter groups, as torch writes them; LRScheduler is torch's base class, to subclass with a
+get_lr() of one's own."""
+
+import bisect as _bisect
 
 import math as _math
 import types as _types
@@ -15,7 +18,7 @@ from .._errors import refuse_copies
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "CosineAnnealingWarmRestarts", "LinearLR", "ConstantLR", "PolynomialLR", "LambdaLR", "MultiplicativeLR",
-           "OneCycleLR", "ReduceLROnPlateau", "ChainedScheduler"]
+           "OneCycleLR", "ReduceLROnPlateau", "ChainedScheduler", "SequentialLR"]
 
 
 class LRScheduler:
@@ -88,9 +91,12 @@ class _LibraryScheduler(LRScheduler):
         self.optimizer = optimizer
         for group in optimizer.param_groups:
             group.setdefault("initial_lr", group["lr"])
-        self.base_lrs = [g["lr"] for g in optimizer.param_groups]
+        # torch's base lr is the group's initial_lr (the first scheduler's); step 0 applies to the
+        # current lr
+        self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self._handles = []
-        for g in optimizer.param_groups:
+        for g, base in zip(optimizer.param_groups, self.base_lrs):
+            o.base_lr = float(base)
             self._handles.append(_C.ct_py_lr_scheduler_create(g._h, o, [int(m) for m in milestones]))
 
     def __del__(self):
@@ -102,11 +108,18 @@ class _LibraryScheduler(LRScheduler):
         None, "create a new scheduler over the copied optimizer")
 
     def step(self, epoch=None):
+        if epoch == 0:  # a restart from the base lrs, as SequentialLR asks at a milestone
+            self._initial_step()
+            return
         if epoch is not None:
             raise NotImplementedError(f"{type(self).__name__}.step(epoch): ctorch's library schedulers step one "
-                                      "epoch at a time (torch deprecates passing epoch)")
+                                      "epoch at a time, or restart with step(0) (torch deprecates passing epoch)")
         for h in self._handles:
             _C.ct_lr_scheduler_step(h)
+
+    def _initial_step(self):
+        for h in self._handles:
+            _C.ct_lr_scheduler_restart(h)
 
     def get_last_lr(self):
         return [_C.ct_lr_scheduler_get_last_lr(h) for h in self._handles]
@@ -441,3 +454,48 @@ class ChainedScheduler:
 
     def get_last_lr(self):
         return self._last_lr
+
+
+class SequentialLR(LRScheduler):
+    """Runs schedulers one after the other: schedulers[i + 1] takes over at milestones[i],
+    restarting from the base lrs (a warm-up, then a decay)."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose=False):
+        schedulers = list(schedulers)
+        if len(schedulers) < 1:
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no scheduler.")
+        for i, s in enumerate(schedulers):
+            if getattr(s, "optimizer", None) is not optimizer:
+                raise ValueError(f"{type(self).__name__} expects all schedulers to belong to the same optimizer, "
+                                 f"but got scheduler {type(s).__name__} at index {i} has {s.optimizer}, which is "
+                                 f"different from {type(optimizer).__name__}.")
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
+                             f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
+                             f"number of milestones to be equal to {len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = list(milestones)
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:  # back to the initial lrs, as torch does
+            group["lr"] = group["initial_lr"]
+        for s in schedulers:  # "undo" each one's initial step (a library schedule restarts at its turn)
+            if not isinstance(s, _LibraryScheduler):
+                s.last_epoch -= 1
+        schedulers[0]._initial_step()
+        self._last_lr = schedulers[0].get_last_lr()
+
+    def step(self):
+        self.last_epoch += 1
+        idx = _bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self):
+        raise NotImplementedError("SequentialLR.state_dict is not supported by ctorch yet")
+
+    load_state_dict = state_dict

@@ -308,6 +308,7 @@ pub struct ct_lr_scheduler_options {
     pub power: f64,
     pub t_0: i64,
     pub t_mult: i64,
+    pub base_lr: f64,
 }
 
 #[repr(C)]
@@ -779,6 +780,7 @@ extern "C" {
     pub fn ct_lr_scheduler_step(sched: *mut ct_lr_scheduler) -> ct_status;
     pub fn ct_lr_scheduler_get_last_lr(sched: *const ct_lr_scheduler, out: *mut f64) -> ct_status;
     pub fn ct_lr_scheduler_get_last_epoch(sched: *const ct_lr_scheduler, out: *mut i64) -> ct_status;
+    pub fn ct_lr_scheduler_restart(sched: *mut ct_lr_scheduler) -> ct_status;
     pub fn ct_clip_grad_norm(params: *const *const ct_tensor, n: usize, max_norm: f64, norm_type: f64, total_norm: *mut f64) -> ct_status;
     pub fn ct_clip_grad_value(params: *const *const ct_tensor, n: usize, clip_value: f64) -> ct_status;
     pub fn ct_init_uniform_(t: *mut ct_tensor, a: f64, b: f64, gen: *mut ct_generator) -> ct_status;

@@ -215,6 +215,11 @@ fn multistep_exponential_constant_polynomial_and_warm_restarts() -> Result<()> {
     assert_eq!(err.kind(), ErrorKind::InvalidArgument);
     assert!(err.to_string().contains("factor"), "{err}");
     assert_eq!(LrScheduler::multi_step_lr(&opt, &[1], 0.1)?.last_epoch(), 0);
+    let linear = LrScheduler::linear_lr(&opt, 0.5, 1.0, 2)?; // from lr 1: 0.5, then 0.75
+    linear.step()?;
+    assert_eq!((linear.last_lr(), linear.last_epoch()), (0.75, 1));
+    linear.restart()?; // step(0) from the base lr
+    assert_eq!((linear.last_lr(), linear.last_epoch()), (0.5, 0));
     Ok(())
 }
 

@@ -201,6 +201,7 @@ struct ct_lr_scheduler_options
     power::Cdouble
     t_0::Int64
     t_mult::Int64
+    base_lr::Cdouble
 end
 mutable struct ct_lr_scheduler end
 
@@ -669,6 +670,7 @@ const FUNCTION_NAMES = (
     :ct_lr_scheduler_step,
     :ct_lr_scheduler_get_last_lr,
     :ct_lr_scheduler_get_last_epoch,
+    :ct_lr_scheduler_restart,
     :ct_clip_grad_norm,
     :ct_clip_grad_value,
     :ct_init_uniform_,
@@ -681,7 +683,7 @@ const FUNCTION_NAMES = (
     :ct_init_calculate_gain,
     :ct_init_calculate_fan_in_and_fan_out,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 474)
+const FUNCTION_POINTERS = fill(C_NULL, 475)
 
 """
     ct_version()
@@ -4851,13 +4853,22 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 @inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
 
 """
+    ct_lr_scheduler_restart(sched)
+
+`ccall` of `ct_status ct_lr_scheduler_restart(ct_lr_scheduler* sched)`.
+
+Header: ct_lr_scheduler_restart - start the schedule again from its base lr (scheduler.step(0), as
+"""
+@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+
+"""
     ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm)
 
 `ccall` of `ct_status ct_clip_grad_norm(const ct_tensor* const* params, size_t n, double max_norm, double norm_type, double* total_norm)`.
 
 Header: ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most
 """
-@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
+@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
 
 """
     ct_clip_grad_value(params, n, clip_value)
@@ -4866,7 +4877,7 @@ Header: ct_clip_grad_norm - scale the gradients of params so that their combined
 
 Header: ct_clip_grad_value - clamp every element of the params' grads into [-clip_value, clip_value], in
 """
-@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
+@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
 
 """
     ct_init_uniform_(t, a, b, gen)
@@ -4875,7 +4886,7 @@ Header: ct_clip_grad_value - clamp every element of the params' grads into [-cli
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
+@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
 
 """
     ct_init_normal_(t, mean, std, gen)
@@ -4884,7 +4895,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
+@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
 
 """
     ct_init_xavier_uniform_(t, gain, gen)
@@ -4893,7 +4904,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_xavier_normal_(t, gain, gen)
@@ -4902,7 +4913,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen)
@@ -4911,7 +4922,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen)
@@ -4920,7 +4931,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_linear_(weight, bias, gen)
@@ -4929,7 +4940,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
 """
-@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
+@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
 
 """
     ct_init_calculate_gain(nonlinearity, param, out)
@@ -4938,7 +4949,7 @@ Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of C
 
 Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
 """
-@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
+@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
 
 """
     ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out)
@@ -4947,4 +4958,4 @@ Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "
 
 Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
 """
-@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
+@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)

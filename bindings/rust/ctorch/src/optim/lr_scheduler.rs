@@ -191,6 +191,12 @@ impl LrScheduler {
         check(unsafe { sys::ct_lr_scheduler_step(self.as_ptr()) })
     }
 
+    /// Starts the schedule again from its base lr (`scheduler.step(0)`, what torch's SequentialLR
+    /// does at a milestone): the step count becomes 0 and the lr the schedule's value at step 0.
+    pub fn restart(&self) -> Result<()> {
+        check(unsafe { sys::ct_lr_scheduler_restart(self.as_ptr()) })
+    }
+
     /// The lr the last step (or the creation) set (`scheduler.get_last_lr()[0]`).
     pub fn last_lr(&self) -> f64 {
         let mut lr = 0.0;

@@ -226,6 +226,18 @@ public final class LrScheduler implements AutoCloseable {
   }
 
   /**
+   * Starts the schedule again from its base lr (scheduler.step(0), what torch's SequentialLR does at
+   * a milestone): the step count becomes 0 and the lr the schedule's value at step 0.
+   */
+  public void restart() {
+    try {
+      CTorchNative.ct_lr_scheduler_restart(handle());
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
    * The lr the last step (or the creation) set (scheduler.get_last_lr()[0]).
    *
    * @return the lr
