@@ -37,7 +37,9 @@ static char g_types[64][32];
 static size_t g_ntypes;
 static int g_wrong_kind;
 
-/* Reads the first word of each argument of a printed schema ("ns::op(Tensor x, *, int[] d=[1]) -> ..."). */
+/* Reads the type of each argument of a printed schema ("ns::op(Tensor x, *, int[] d=[1]) -> ..."),
+ * without its alias annotation ("Tensor(a!)?" is read "Tensor?"): the annotation may be long and
+ * hold any name, and an argument whose type was not recorded would shift every later one. */
 static void read_types(const char* line) {
   g_ntypes = 0;
   const char* p = strchr(line, '(');
@@ -48,12 +50,16 @@ static void read_types(const char* line) {
     } else if (*p == ',' || *p == '(') {
       start = 1;
     } else if (start && *p != ' ' && *p != '*') {
-      size_t n = 0; /* the type, with its alias annotation: "Tensor(a!)?" */
-      for (int depth = 0; p[n] && (depth > 0 || !strchr(" ,)", p[n])); ++n)
-        depth += p[n] == '(' ? 1 : p[n] == ')' ? -1 : 0;
-      if (g_ntypes < 64 && n < sizeof g_types[0]) {
-        memcpy(g_types[g_ntypes], p, n);
-        g_types[g_ntypes++][n] = '\0';
+      size_t n = 0, kept = 0; /* n: the type's text with its annotation; kept: what is recorded */
+      char* out = g_ntypes < 64 ? g_types[g_ntypes] : NULL;
+      for (int depth = 0; p[n] && (depth > 0 || !strchr(" ,)", p[n])); ++n) {
+        const int opens = p[n] == '(', closes = p[n] == ')';
+        if (depth == 0 && !opens && out && kept + 1 < sizeof g_types[0]) out[kept++] = p[n];
+        depth += opens - closes;
+      }
+      if (out) {
+        out[kept] = '\0';
+        ++g_ntypes;
       }
       start = 0;
       p += n - 1;
