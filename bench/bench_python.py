@@ -79,6 +79,8 @@ def nn_function_ms(lib, repeat=7):
         "logcumsumexp 512x1024 over dim 1": lambda: lib.logcumsumexp(scores, 1),
         "one_hot 65536 labels, 100 classes": lambda: F.one_hot(labels, 100),
         "pixel_shuffle 16x64x32x32, r=2": lambda: F.pixel_shuffle(image, 2),
+        "interpolate bilinear 16x64x32x32 x2": lambda: F.interpolate(image, scale_factor=2, mode="bilinear"),
+        "interpolate nearest 16x64x32x32 x2": lambda: F.interpolate(image, scale_factor=2),
     }
     return {name: min(timeit.repeat(f, number=5, repeat=repeat)) / 5 * 1e3 for name, f in calls.items()}
 

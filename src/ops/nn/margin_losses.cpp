@@ -2,7 +2,8 @@
 // distance with a margin: margin_ranking_loss, hinge_embedding_loss, soft_margin_loss,
 // cosine_embedding_loss, triplet_margin_loss; and poisson_nll_loss. Composites with PyTorch's
 // formulas (their derivatives are implicit); `reduction` is aten's int (0 none, 1 mean, 2 sum).
-// float16/bfloat16 inputs are computed in float32 and rounded once.
+// float16/bfloat16 inputs are computed in float32 and rounded once (triplet_margin_loss's distances
+// in the inputs' dtype, as pairwise_distance computes them).
 #include <cmath>
 
 #include "dispatch/dispatcher.h"
