@@ -415,6 +415,51 @@ def test_transformer_matches_torch(kw):
         ct(src_c, to_ct(tgt)[:2] if bf else to_ct(tgt)[:, :2])
 
 
+def test_bilinear_softmax2d_and_triplet_with_distance_match_torch():
+    th, ct = pair(lambda nn: nn.Bilinear(3, 4, 2))
+    a, b = torch.randn(5, 3, requires_grad=True), torch.randn(5, 4)
+    ac = to_ct(a).requires_grad_()
+    out, out_c = th(a, b), ct(ac, to_ct(b))
+    close(out_c, out)
+    out.sum().backward()
+    out_c.sum().backward()
+    close(ac.grad, a.grad)
+    x = torch.randn(2, 3, 4, 5)
+    close(ctorch.nn.Softmax2d()(to_ct(x)), torch.nn.Softmax2d()(x))
+    anchor, pos, neg = torch.randn(4, 6), torch.randn(4, 6), torch.randn(4, 6)
+    for kw in [dict(), dict(swap=True, margin=0.5, reduction="sum")]:
+        close(ctorch.nn.TripletMarginWithDistanceLoss(**kw)(to_ct(anchor), to_ct(pos), to_ct(neg)),
+              torch.nn.TripletMarginWithDistanceLoss(**kw)(anchor, pos, neg))
+    cos = lambda lib: (lambda x, y: 1 - lib.nn.functional.cosine_similarity(x, y))  # noqa: E731
+    close(ctorch.nn.functional.triplet_margin_with_distance_loss(to_ct(anchor), to_ct(pos), to_ct(neg),
+                                                                distance_function=cos(ctorch)),
+          torch.nn.functional.triplet_margin_with_distance_loss(anchor, pos, neg, distance_function=cos(torch)))
+    y = to_ct(x).clone()
+    ctorch.nn.functional.threshold_(y, 0.0, -1.0)
+    close(y, torch.nn.functional.threshold(x, 0.0, -1.0))
+    close(ctorch.nn.functional.upsample_bilinear(to_ct(x), scale_factor=2),
+          torch.nn.functional.interpolate(x.double(), scale_factor=2, mode="bilinear", align_corners=True).float())
+    assert ctorch.nn.functional.Tensor is ctorch.Tensor
+
+
+def test_gumbel_softmax_samples_and_straight_through_gradient():
+    ctorch.manual_seed(0)
+    logits = ctorch.tensor([[2.0, 0.0, -2.0]]).expand(4000, 3).contiguous().requires_grad_()
+    soft = ctorch.nn.functional.gumbel_softmax(logits, tau=0.5)
+    assert close_rows_sum_to_one(soft)
+    hard = ctorch.nn.functional.gumbel_softmax(logits, hard=True)
+    assert set(hard.detach().unique().tolist()) == {0.0, 1.0} and bool((hard.sum(1) == 1).all())
+    freq = hard.detach().mean(0).tolist()  # Gumbel-max draws class k with probability softmax(logits)_k
+    want = torch.softmax(torch.tensor([2.0, 0.0, -2.0]), 0).tolist()
+    assert all(abs(f - w) < 0.03 for f, w in zip(freq, want)), (freq, want)
+    (hard * ctorch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert logits.grad is not None and float(logits.grad.abs().sum()) > 0  # through the soft sample
+
+
+def close_rows_sum_to_one(t):
+    return bool(((t.sum(1) - 1).abs() < 1e-5).all())
+
+
 def test_loss_weight_is_a_buffer():
     loss = ctorch.nn.CrossEntropyLoss(weight=ctorch.ones(3))
     assert list(loss.state_dict()) == ["weight"]

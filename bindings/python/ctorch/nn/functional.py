@@ -8,7 +8,7 @@ differs from the operator's schema (keyword names, defaults, string options, com
 from .. import _C
 from .. import _random
 from .. import ops as _ops
-from .._tensor import _handle, _wrap
+from .._tensor import Tensor, _handle, _wrap  # noqa: F401 (F.Tensor, as torch.nn.functional has it)
 
 
 def __getattr__(name):
@@ -81,6 +81,33 @@ def celu(input, alpha=1.0, inplace=False):
 
 def threshold(input, threshold, value, inplace=False):
     return _activation("threshold", input, threshold, value, inplace=inplace)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    return _activation("threshold", input, threshold, value, inplace=True)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) with g = -log(E), E ~ Exp(1) (Gumbel noise from ctorch's
+    generator); hard=True gives the one-hot of the argmax with the soft sample's gradient."""
+    from .. import rand_like
+
+    exponential = -rand_like(logits).log()  # E ~ Exp(1): -log(U), U ~ U(0, 1)
+    gumbels = -exponential.log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = (y_soft * 0).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def hardshrink(input, lambd=0.5):
@@ -217,6 +244,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """The deprecated name of interpolate."""
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: interpolate(mode='nearest')."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: interpolate(mode='bilinear', align_corners=True)."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 # ---- embedding (indexing family) ----
@@ -397,6 +434,27 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         reduce=None, reduction="mean"):
     return _ops.call("triplet_margin_loss", anchor, positive, negative, float(margin), float(p), float(eps), swap,
                      _reduction(reduction, size_average, reduce))
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with any distance function
+    (pairwise_distance by default); swap uses min(d(a, n), d(p, n)), as torch's Python does."""
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} "
+                         "instead")
+    if not (anchor.dim() == positive.dim() == negative.dim()):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative "
+                           f"{negative.dim()}D inputs")
+    distance = distance_function if distance_function is not None else _ops.function("pairwise_distance")
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = _ops.call("minimum", dist_neg, distance(positive, negative))
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    r = _reduction(reduction)
+    return loss if r == 0 else loss.mean() if r == 1 else loss.sum()
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,

@@ -2,16 +2,17 @@
 
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus,
-                         Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
+                         Softmax2d, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
-from .linear import Flatten, Identity, Linear, Unflatten
+from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
                    HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
-                   MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
+                   MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
+                   TripletMarginWithDistanceLoss)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from . import padding as _padding
@@ -34,4 +35,5 @@ __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "Av
            "PixelUnshuffle", "ParameterList", "ParameterDict", "Conv1d", "ConvTranspose2d",
            "AdaptiveAvgPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "MultiheadAttention",
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
-           "TransformerDecoder", "Transformer"] + _padding.__all__
+           "TransformerDecoder", "Transformer", "Softmax2d", "Bilinear",
+           "TripletMarginWithDistanceLoss"] + _padding.__all__

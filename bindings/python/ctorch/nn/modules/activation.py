@@ -6,7 +6,7 @@ from .module import Module
 
 __all__ = ["ReLU", "GELU", "Sigmoid", "Tanh", "SiLU", "LeakyReLU", "Softmax", "LogSoftmax", "ReLU6", "ELU", "SELU",
            "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Softplus", "Softsign", "Tanhshrink", "Hardshrink",
-           "Softshrink", "LogSigmoid", "Threshold", "GLU", "PReLU", "Softmin"]
+           "Softshrink", "LogSigmoid", "Threshold", "GLU", "PReLU", "Softmin", "Softmax2d"]
 
 
 class ReLU(Module):
@@ -252,3 +252,12 @@ class PReLU(Module):
 class Softmin(Softmax):
     def forward(self, input):
         return F.softmin(input, self.dim)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of [N, C, H, W] (or [C, H, W]) input at each location."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)

@@ -1,11 +1,11 @@
-"""Linear, Identity, Flatten and Unflatten (torch.nn.Linear, Identity, Flatten, Unflatten)."""
+"""Linear, Bilinear, Identity, Flatten and Unflatten (torch.nn's)."""
 
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Linear", "Identity", "Flatten", "Unflatten"]
+__all__ = ["Linear", "Bilinear", "Identity", "Flatten", "Unflatten"]
 
 
 class Identity(Module):
@@ -72,3 +72,33 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Bilinear(Module):
+    """y = x1^T A x2 + b: weight [out_features, in1_features, in2_features] and bias from
+    U(-1/sqrt(in1_features), 1/sqrt(in1_features)), as torch's."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        from ... import empty
+
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = Parameter(empty(out_features, in1_features, in2_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / self.weight.size(1) ** 0.5
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

@@ -7,7 +7,8 @@ from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
-           "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
+           "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
+           "TripletMarginWithDistanceLoss"]
 
 
 class _Loss(Module):
@@ -177,3 +178,16 @@ class GaussianNLLLoss(_Loss):
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        self.distance_function, self.margin, self.swap = distance_function, margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)

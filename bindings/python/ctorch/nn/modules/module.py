@@ -77,7 +77,10 @@ class Module:
             for hid, hook in list(self._forward_hooks.items()):
                 if hid in self._forward_hooks_always_called and hid not in called:
                     try:
-                        hook(self, args, kwargs, None) if hid in self._forward_hooks_with_kwargs else hook(self, args, None)
+                        if hid in self._forward_hooks_with_kwargs:
+                            hook(self, args, kwargs, None)
+                        else:
+                            hook(self, args, None)
                     except Exception:  # the forward's exception is the one to see, as in torch
                         pass
             raise
@@ -98,7 +101,8 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) before each forward call (hook(module, args, kwargs) with
         with_kwargs): returning something replaces the arguments."""
-        return self._add_hook(self._forward_pre_hooks, hook, prepend, [(self._forward_pre_hooks_with_kwargs, with_kwargs)])
+        return self._add_hook(self._forward_pre_hooks, hook, prepend,
+                              [(self._forward_pre_hooks_with_kwargs, with_kwargs)])
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) after each forward call (hook(module, args, kwargs, output)

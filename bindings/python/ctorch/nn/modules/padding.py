@@ -5,7 +5,8 @@ side of the last N dims by it; a tuple gives (before, after) pairs from the last
 from .. import functional as F
 from .module import Module
 
-__all__ = [f"{kind}Pad{n}d" for kind in ("Zero", "Constant", "Reflection", "Replication", "Circular") for n in (1, 2, 3)]
+__all__ = [f"{kind}Pad{n}d" for kind in ("Zero", "Constant", "Reflection", "Replication", "Circular")
+           for n in (1, 2, 3)]
 
 
 class _Pad(Module):
@@ -37,8 +38,8 @@ def _zero_init(self, padding):
 
 def _define(kind, mode, dims, init):
     name = f"{kind}Pad{dims}d"
-    cls = type(name, (_Pad,), {"_mode": mode, "_dims": dims, "__module__": __name__,
-                               "__doc__": f"torch.nn.{name}: F.pad(input, padding, {mode!r}) over the last {dims} dims."})
+    doc = f"torch.nn.{name}: F.pad(input, padding, {mode!r}) over the last {dims} dims."
+    cls = type(name, (_Pad,), {"_mode": mode, "_dims": dims, "__module__": __name__, "__doc__": doc})
     if init is not None:
         cls.__init__ = init
     globals()[name] = cls
