@@ -320,6 +320,25 @@ def test_sequential_and_chained_schedules_are_torchs(make):
     assert seqs["ctorch"] == seqs["torch"]
 
 
+@pytest.mark.parametrize("kw", [dict(), dict(mode="triangular2", step_size_down=3),
+                                dict(mode="exp_range", gamma=0.9, step_size_up=3),
+                                dict(scale_fn=lambda x: 0.5 ** x, scale_mode="iterations", cycle_momentum=False)],
+                         ids=["triangular", "triangular2", "exp_range", "scale_fn"])
+def test_cyclic_lr_and_its_momentum_are_torchs(kw):
+    seqs = {}
+    for lib in (ctorch, torch):
+        p = lib.tensor([1.0], requires_grad=True)
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        sched = lib.optim.lr_scheduler.CyclicLR(opt, base_lr=0.01, max_lr=0.1, **dict({"step_size_up": 4}, **kw))
+        seq = []
+        for _ in range(20):
+            opt.step()
+            sched.step()
+            seq.append((opt.param_groups[0]["lr"], opt.param_groups[0]["momentum"]))
+        seqs[lib.__name__] = seq
+    assert seqs["ctorch"] == seqs["torch"]
+
+
 def test_one_cycle_cycles_sgd_momentum_as_torch():
     seqs = {}
     for lib in (ctorch, torch):

@@ -3,8 +3,8 @@
 StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, CosineAnnealingWarmRestarts, LinearLR,
 ConstantLR and PolynomialLR are the C library's schedulers (ct_lr_scheduler, one per parameter
 group), which set each group's lr with torch's formulas (the same floats torch computes), so every
-binding has them. LambdaLR, MultiplicativeLR, OneCycleLR, ReduceLROnPlateau, ChainedScheduler and
-SequentialLR take Python callables, metrics or other schedulers and are written here over the
+binding has them. LambdaLR, MultiplicativeLR, OneCycleLR, CyclicLR, ReduceLROnPlateau,
+ChainedScheduler and SequentialLR take Python callables, metrics or other schedulers and are written here over the
 parameter groups, as torch writes them; LRScheduler is torch's base class, to subclass with a
 get_lr() of one's own."""
 
@@ -18,7 +18,7 @@ from .._errors import refuse_copies
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "CosineAnnealingWarmRestarts", "LinearLR", "ConstantLR", "PolynomialLR", "LambdaLR", "MultiplicativeLR",
-           "OneCycleLR", "ReduceLROnPlateau", "ChainedScheduler", "SequentialLR"]
+           "OneCycleLR", "CyclicLR", "ReduceLROnPlateau", "ChainedScheduler", "SequentialLR"]
 
 
 class LRScheduler:
@@ -359,6 +359,67 @@ class OneCycleLR(LRScheduler):
                     group["betas"] = (computed_momentum, *group["betas"][1:])
                 else:
                     group["momentum"] = computed_momentum
+        return lrs
+
+
+class CyclicLR(LRScheduler):
+    """The lr goes between base_lr and max_lr in cycles of step_size_up + step_size_down steps;
+    mode 'triangular' (constant height), 'triangular2' (halved each cycle), 'exp_range' (times
+    gamma^step), or a scale_fn of the cycle or the step; with cycle_momentum the momentum (or Adam's
+    first beta) moves the other way between base_momentum and max_momentum."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1, verbose=False):
+        base_lrs = _per_group(base_lr, optimizer, "base_lr")
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _per_group(max_lr, optimizer, "max_lr")
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        if scale_fn is None:
+            self.scale_fn = {"triangular": lambda x: 1.0, "triangular2": lambda x: 1 / (2.0 ** (x - 1)),
+                             "exp_range": lambda x: gamma ** x}[mode]
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        else:
+            self.scale_fn, self.scale_mode = scale_fn, scale_mode
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            base_momentums = _per_group(base_momentum, optimizer, "base_momentum")
+            if last_epoch == -1:
+                for momentum, group in zip(base_momentums, optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (momentum, *group["betas"][1:])
+                    else:
+                        group["momentum"] = momentum
+            self.base_momentums = base_momentums
+            self.max_momentums = _per_group(max_momentum, optimizer, "max_momentum")
+        super().__init__(optimizer, last_epoch, verbose)
+        self.base_lrs = base_lrs
+
+    def get_lr(self):
+        cycle = _math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, base, top in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                momentum = top - (top - base) * scale_factor * scale
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
         return lrs
 
 
