@@ -27,8 +27,10 @@ void one_hot_kernel(void*, Frame& f) {
     CT_CHECK(classes > h, CT_ERROR_INVALID_ARGUMENT, "one_hot: self holds class ", h, ", which num_classes (", classes,
              ") does not reach. Pass num_classes > ", h, ", or -1 to count them from the data");
   } else {
-    CT_CHECK(classes >= 0, CT_ERROR_NOT_IMPLEMENTED, "one_hot: num_classes -1 reads the classes from the data, "
+    CT_CHECK(classes != -1, CT_ERROR_NOT_IMPLEMENTED, "one_hot: num_classes -1 reads the classes from the data, "
              "which a meta tensor lacks. Pass num_classes");
+    CT_CHECK(classes >= 0, CT_ERROR_INVALID_ARGUMENT, "one_hot: num_classes is ", classes,
+             ". Pass a number of classes, or -1 to count them from the data");
   }
   const Tensor classes_row = arange(0, classes, 1, DType::Int64, x->device());
   f.outs[0] = to(eq(unsqueeze(x, -1), classes_row), DType::Int64);

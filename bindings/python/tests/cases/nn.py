@@ -613,6 +613,7 @@ def one_hot_cases():
         Case("empty_inferred", f, [In((0,), "int64")]),
         Case("negative_class", f, [In((3,), "int64", kind=[0, -1, 2])]),
         Case("class_too_large", lambda m, x: F(m).one_hot(x, 2), [In((3,), "int64", kind=[0, 1, 2])]),
+        Case("negative_num_classes", lambda m, x: F(m).one_hot(x, -3), [In((3,), "int64", kind=[0, 1, 2])]),
         Case("int32_error", f, [In((3,), "int32", kind=[0, 1, 2])]),
         Case("float_error", f, [In((3,), "float32", kind=[0.0, 1.0, 2.0])]),
     ]
