@@ -394,6 +394,14 @@ def test_multihead_attention_matches_torch(kw):
     assert ct(qc, to_ct(k), to_ct(v), need_weights=False)[1] is None
 
 
+def test_attention_masks_follow_the_inputs_device():
+    m = ctorch.nn.TransformerEncoderLayer(8, 2, 16, device="meta")
+    x = ctorch.empty(4, 2, 8, device="meta")
+    padding = ctorch.zeros(2, 4, dtype=ctorch.bool, device="meta")
+    out = m(x, src_key_padding_mask=padding, is_causal=True)
+    assert out.device.type == "meta" and tuple(out.shape) == (4, 2, 8)
+
+
 @pytest.mark.parametrize("kw", [dict(), dict(norm_first=True, batch_first=True, activation="gelu")],
                          ids=["post_norm", "pre_norm_gelu"])
 def test_transformer_matches_torch(kw):

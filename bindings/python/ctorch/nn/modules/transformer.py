@@ -24,16 +24,17 @@ __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"
 
 
 def _mask_as_float(mask, like, name):
-    """A bool mask (True: not attended) as 0 / -inf in like's dtype; a float mask as it is."""
+    """A bool mask (True: not attended) as 0 / -inf in like's dtype and on its device; a float mask
+    converted."""
     from ... import bool as bool_dtype, zeros
 
     if mask is None:
         return None
     if mask.dtype.is_floating_point:
-        return mask.to(like.dtype)
+        return mask.to(like.device).to(like.dtype)
     if mask.dtype != bool_dtype:
         raise AssertionError(f"only bool and floating types of {name} are supported")
-    return zeros(mask.shape, dtype=like.dtype).masked_fill(mask, float("-inf"))
+    return zeros(mask.shape, dtype=like.dtype, device=like.device).masked_fill(mask.to(like.device), float("-inf"))
 
 
 class MultiheadAttention(Module):
@@ -118,7 +119,7 @@ class MultiheadAttention(Module):
         if embed_dim != self.embed_dim:
             raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed_dim}")
         if is_causal and attn_mask is None:
-            attn_mask = _causal_mask(tgt_len, src_len)
+            attn_mask = _causal_mask(tgt_len, src_len, query.device)
         q, k, v = self._projections(query, key, value)
         h, hd = self.num_heads, self.head_dim
         q = q.reshape(tgt_len, bsz * h, hd).transpose(0, 1)  # [N h, L, hd]
@@ -170,11 +171,11 @@ class MultiheadAttention(Module):
         return out, weights
 
 
-def _causal_mask(tgt_len, src_len):
+def _causal_mask(tgt_len, src_len, device=None):
     """True above the diagonal: position i attends to positions <= i."""
     from ... import ones
 
-    return ones(tgt_len, src_len).triu(1).bool()
+    return ones(tgt_len, src_len, device=device).triu(1).bool()
 
 
 def _activation(activation):
@@ -211,7 +212,7 @@ class _Layer(Module):
     def _causal(self, x, mask, is_causal):
         if is_causal and mask is None:
             n = x.shape[1] if self.self_attn.batch_first and x.dim() == 3 else x.shape[0]
-            return _causal_mask(n, n)
+            return _causal_mask(n, n, x.device)
         return mask
 
     def _sa_block(self, x, attn_mask, key_padding_mask):
