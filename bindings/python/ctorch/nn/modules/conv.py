@@ -3,7 +3,7 @@ operators."""
 
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from .linear import _add_weight_and_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
@@ -31,8 +31,6 @@ class _ConvNd(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None, output_padding=0):
         super().__init__()
-        from ... import empty  # here: ctorch imports nn before its factories
-
         n = self._dims
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -54,11 +52,7 @@ class _ConvNd(Module):
         self.padding_mode = padding_mode
         self.transposed = self._transposed
         shape = (in_channels, out_channels // groups) if self._transposed else (out_channels, in_channels // groups)
-        self.weight = Parameter(empty(*shape, *self.kernel_size, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_weight_and_bias(self, shape + self.kernel_size, bias, out_channels, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -8,6 +8,19 @@ from .module import Module
 __all__ = ["Linear", "Bilinear", "Identity", "Flatten", "Unflatten"]
 
 
+def _add_weight_and_bias(module, weight_sizes, bias, out_features, device, dtype):
+    """module.weight, an uninitialized Parameter of weight_sizes, and module.bias, one of
+    [out_features] or None: the parameters of Linear, Bilinear and the convolutions, registered in
+    torch's order (reset_parameters fills them)."""
+    from ... import empty  # here: ctorch imports nn before its factories
+
+    module.weight = Parameter(empty(*weight_sizes, device=device, dtype=dtype))
+    if bias:
+        module.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
 class Identity(Module):
     """Returns its input; accepts and ignores any constructor arguments, as torch's does."""
 
@@ -24,15 +37,9 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        from ... import empty  # here: ctorch imports nn before its factories
-
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty(out_features, in_features, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_weight_and_bias(self, (out_features, in_features), bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -80,14 +87,8 @@ class Bilinear(Module):
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        from ... import empty
-
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        self.weight = Parameter(empty(out_features, in1_features, in2_features, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _add_weight_and_bias(self, (out_features, in1_features, in2_features), bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
