@@ -4225,8 +4225,11 @@ CT_API CT_NODISCARD ct_status ct_lr_scheduler_options_default(ct_lr_scheduler_ki
  *   options  borrowed.
  *   out      on CT_OK, a new reference: end it with ct_lr_scheduler_release. Otherwise NULL.
  *
- * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments, a small struct_size, an
- * unknown kind, or a setting out of range (the message names it). Threads: any thread. Since 0.8.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments, a struct_size that is
+ * neither 0.8's nor at least this one's, an unknown kind, milestones NULL with num_milestones > 0, a
+ * negative or non-finite base_lr, or a setting out of range (the message names it);
+ * CT_ERROR_OUT_OF_MEMORY when the milestones' copy cannot be made. Threads: any thread. Since 0.8
+ * (the kinds and fields marked 0.9 since 0.9).
  */
 CT_API CT_NODISCARD ct_status ct_lr_scheduler_create(ct_optimizer* opt, const ct_lr_scheduler_options* options,
                                                      ct_lr_scheduler** out);
