@@ -145,7 +145,9 @@ class CParam:
                 self.value, self.note = f"Value(capi::device_arg({n}))", "NULL for the current device"
         elif kind == "str":
             self.params = [f"const char* {n}"]
-            if d is not None:
+            if optional:
+                self.value, self.note = f"{n} ? Value({n}) : Value()", "NULL for None"
+            elif d is not None:
                 text = d.strip("'")
                 self.value, self.note = f'{n} ? {n} : "{text}"', f'NULL for "{text}"'
             else:

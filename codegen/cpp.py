@@ -78,7 +78,9 @@ class Param:
         n = self.name
         self.cpp = TYPES[kind]
         self.value = f"opt({n})" if optional and kind != "generator" else n
-        if kind == "generator":
+        if kind == "str" and optional:  # nullptr for None
+            self.value = f"{n} ? Value({n}) : Value()"
+        if kind == "generator" or (kind == "str" and d == "None"):
             self.default = "nullptr"  # null: the default generator
         elif d is None:
             self.default = None
@@ -94,9 +96,9 @@ class Param:
             self.default = d
         if optional and kind == "ints":
             self.cpp = "OptionalIntArrayRef"
-        elif optional and kind not in ("tensor", "generator"):
+        elif optional and kind not in ("tensor", "generator", "str"):
             self.cpp = f"std::optional<{self.cpp.replace('const ', '').rstrip('&')}>"
-        elif d == "None" and kind not in ("tensor", "generator"):
+        elif d == "None" and kind not in ("tensor", "generator", "str"):
             raise SystemExit(f"codegen/cpp.py: a None default for the non-optional {arg['type']!r} in {op_name}")
 
 

@@ -52,7 +52,7 @@ TYPES = {
     "scalar": ("Number", "Number", 'scalar({n}, "{s}")', 'optScalar({n}, "{s}")'),
     "dtype": ("DType", "DType", 'dtype({n}, "{s}")', 'optDtype({n}, "{s}")'),
     "device": ("Device", "Device", 'device({n}, "{s}")', 'optDevice({n}, "{s}")'),
-    "str": ("String", None, 'string({n}, "{s}")', None),
+    "str": ("String", "String", 'string({n}, "{s}")', 'optString({n}, "{s}")'),
 }
 
 

@@ -77,6 +77,6 @@ def arg_kind(arg, op_name, target):
             "Scalar": "scalar", "ScalarType": "dtype", "Device": "device", "str": "str", "Generator": "generator"}.get(base)
     if kind is None and re.fullmatch(r"(int|SymInt)\[\d*\]", base):
         kind = "ints"
-    if kind is None or (kind in ("str", "tensors") and optional):
+    if kind is None or (kind == "tensors" and optional):
         raise SystemExit(f"codegen/{target}.py: no type for {t!r} in {op_name}")
     return kind, optional

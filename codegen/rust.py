@@ -80,6 +80,10 @@ class Param:
             else:
                 self.prep = [f"let {n}_c = {n}.to_cstring();"]
                 self.value = f"arg::device(&{n}_c)"
+        elif optional:  # str?
+            self.rust = "Option<&str>"
+            self.prep = [f"let {n}_c = {n}.map(|s| c_string(\"{op_name}\", s)).transpose()?;"]
+            self.value = f"arg::opt_string({n}_c.as_deref())"
         else:  # str
             self.rust = "&str"
             self.prep = [f"let {n}_c = c_string(\"{op_name}\", {n})?;"]

@@ -230,6 +230,9 @@ pub(crate) mod arg {
     pub fn string(s: &CStr) -> sys::ct_value {
         sys::ct_value { kind: sys::CT_VALUE_STRING, str: s.as_ptr(), ..none() }
     }
+    pub fn opt_string(s: Option<&CStr>) -> sys::ct_value {
+        s.map_or_else(none, string)
+    }
     pub fn tensor_list(handles: &[*const sys::ct_tensor]) -> sys::ct_value {
         sys::ct_value { kind: sys::CT_VALUE_TENSORS, tensors: handles.as_ptr(), len: handles.len(), ..none() }
     }

@@ -128,6 +128,10 @@ final class Args {
     return put(CTorchNativeConstants.CT_VALUE_STRING, 0, 0, Native.text(s, name), null);
   }
 
+  Args optString(String s, String name) {
+    return s == null ? none() : string(s, name);
+  }
+
   Args symint(SymInt s, String name) {
     return put(CTorchNativeConstants.CT_VALUE_SYMINT, Native.handle(s, name), 0, null, s);
   }
