@@ -1559,6 +1559,49 @@ CT_API CT_NODISCARD ct_status ct_tensor_tile(const ct_tensor* self, const int64_
                                              ct_tensor** out);
 
 /*
+ * ct_tensor_repeat_interleave_self_tensor - repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+ *
+ *   dim          NULL for None.
+ *   output_size  NULL for None.
+ *   out          a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "repeat_interleave.self_Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_repeat_interleave_self_tensor(const ct_tensor* self,
+                                                                      const ct_tensor* repeats,
+                                                                      const int64_t* dim,
+                                                                      const int64_t* output_size,
+                                                                      ct_tensor** out);
+
+/*
+ * ct_tensor_repeat_interleave_self_int - repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+ *
+ *   dim          NULL for None.
+ *   output_size  NULL for None.
+ *   out          a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "repeat_interleave.self_int".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_repeat_interleave_self_int(const ct_tensor* self, int64_t repeats,
+                                                                   const int64_t* dim,
+                                                                   const int64_t* output_size,
+                                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_repeat_interleave - repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+ *
+ *   output_size  NULL for None.
+ *   out          a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "repeat_interleave.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_repeat_interleave(const ct_tensor* repeats,
+                                                          const int64_t* output_size, ct_tensor** out);
+
+/*
  * ct_tensor_diag - diag(Tensor self, int diagonal=0) -> Tensor
  *
  *   diagonal  PyTorch's default: 0.
@@ -2560,6 +2603,350 @@ CT_API CT_NODISCARD ct_status ct_tensor_pixel_unshuffle(const ct_tensor* self, i
  * "one_hot".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_one_hot(const ct_tensor* self, int64_t num_classes, ct_tensor** out);
+
+/*
+ * ct_tensor_rnn_tanh_cell - rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+ *
+ *   b_ih  NULL for None.
+ *   b_hh  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "rnn_tanh_cell".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_rnn_tanh_cell(const ct_tensor* input, const ct_tensor* hx,
+                                                      const ct_tensor* w_ih, const ct_tensor* w_hh,
+                                                      const ct_tensor* b_ih, const ct_tensor* b_hh,
+                                                      ct_tensor** out);
+
+/*
+ * ct_tensor_rnn_relu_cell - rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+ *
+ *   b_ih  NULL for None.
+ *   b_hh  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "rnn_relu_cell".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_rnn_relu_cell(const ct_tensor* input, const ct_tensor* hx,
+                                                      const ct_tensor* w_ih, const ct_tensor* w_hh,
+                                                      const ct_tensor* b_ih, const ct_tensor* b_hh,
+                                                      ct_tensor** out);
+
+/*
+ * ct_tensor_gru_cell - gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+ *
+ *   b_ih  NULL for None.
+ *   b_hh  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "gru_cell".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_gru_cell(const ct_tensor* input, const ct_tensor* hx,
+                                                 const ct_tensor* w_ih, const ct_tensor* w_hh,
+                                                 const ct_tensor* b_ih, const ct_tensor* b_hh,
+                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_lstm_cell - lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)
+ *
+ *   b_ih        NULL for None.
+ *   b_hh        NULL for None.
+ *   out0, out1  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "lstm_cell".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_lstm_cell(const ct_tensor* input, const ct_tensor* const* hx,
+                                                  size_t hx_count, const ct_tensor* w_ih,
+                                                  const ct_tensor* w_hh, const ct_tensor* b_ih,
+                                                  const ct_tensor* b_hh, ct_tensor** out0, ct_tensor** out1);
+
+/*
+ * ct_tensor_rnn_tanh - rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+ *
+ *   out0, out1  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "rnn_tanh.input".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_rnn_tanh(const ct_tensor* input, const ct_tensor* hx,
+                                                 const ct_tensor* const* params, size_t params_count,
+                                                 int has_biases, int64_t num_layers, double dropout,
+                                                 int train, int bidirectional, int batch_first,
+                                                 ct_tensor** out0, ct_tensor** out1);
+
+/*
+ * ct_tensor_rnn_tanh_data - rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+ *
+ *   out0, out1  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "rnn_tanh.data".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_rnn_tanh_data(const ct_tensor* data, const ct_tensor* batch_sizes,
+                                                      const ct_tensor* hx, const ct_tensor* const* params,
+                                                      size_t params_count, int has_biases, int64_t num_layers,
+                                                      double dropout, int train, int bidirectional,
+                                                      ct_tensor** out0, ct_tensor** out1);
+
+/*
+ * ct_tensor_rnn_relu - rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+ *
+ *   out0, out1  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "rnn_relu.input".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_rnn_relu(const ct_tensor* input, const ct_tensor* hx,
+                                                 const ct_tensor* const* params, size_t params_count,
+                                                 int has_biases, int64_t num_layers, double dropout,
+                                                 int train, int bidirectional, int batch_first,
+                                                 ct_tensor** out0, ct_tensor** out1);
+
+/*
+ * ct_tensor_rnn_relu_data - rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+ *
+ *   out0, out1  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "rnn_relu.data".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_rnn_relu_data(const ct_tensor* data, const ct_tensor* batch_sizes,
+                                                      const ct_tensor* hx, const ct_tensor* const* params,
+                                                      size_t params_count, int has_biases, int64_t num_layers,
+                                                      double dropout, int train, int bidirectional,
+                                                      ct_tensor** out0, ct_tensor** out1);
+
+/*
+ * ct_tensor_gru - gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+ *
+ *   out0, out1  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "gru.input".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_gru(const ct_tensor* input, const ct_tensor* hx,
+                                            const ct_tensor* const* params, size_t params_count,
+                                            int has_biases, int64_t num_layers, double dropout, int train,
+                                            int bidirectional, int batch_first, ct_tensor** out0,
+                                            ct_tensor** out1);
+
+/*
+ * ct_tensor_gru_data - gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+ *
+ *   out0, out1  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "gru.data".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_gru_data(const ct_tensor* data, const ct_tensor* batch_sizes,
+                                                 const ct_tensor* hx, const ct_tensor* const* params,
+                                                 size_t params_count, int has_biases, int64_t num_layers,
+                                                 double dropout, int train, int bidirectional,
+                                                 ct_tensor** out0, ct_tensor** out1);
+
+/*
+ * ct_tensor_lstm - lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
+ *
+ *   out0, out1, out2  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "lstm.input".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_lstm(const ct_tensor* input, const ct_tensor* const* hx,
+                                             size_t hx_count, const ct_tensor* const* params,
+                                             size_t params_count, int has_biases, int64_t num_layers,
+                                             double dropout, int train, int bidirectional, int batch_first,
+                                             ct_tensor** out0, ct_tensor** out1, ct_tensor** out2);
+
+/*
+ * ct_tensor_lstm_data - lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)
+ *
+ *   out0, out1, out2  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "lstm.data".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_lstm_data(const ct_tensor* data, const ct_tensor* batch_sizes,
+                                                  const ct_tensor* const* hx, size_t hx_count,
+                                                  const ct_tensor* const* params, size_t params_count,
+                                                  int has_biases, int64_t num_layers, double dropout,
+                                                  int train, int bidirectional, ct_tensor** out0,
+                                                  ct_tensor** out1, ct_tensor** out2);
+
+/*
+ * ct_tensor_quantile - quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+ *
+ *   dim            NULL for None.
+ *   keepdim        PyTorch's default: False.
+ *   interpolation  NULL for "linear".
+ *   out            a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "quantile".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_quantile(const ct_tensor* self, const ct_tensor* q,
+                                                 const int64_t* dim, int keepdim, const char* interpolation,
+                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_quantile_scalar - quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+ *
+ *   dim            NULL for None.
+ *   keepdim        PyTorch's default: False.
+ *   interpolation  NULL for "linear".
+ *   out            a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "quantile.scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_quantile_scalar(const ct_tensor* self, double q, const int64_t* dim,
+                                                        int keepdim, const char* interpolation,
+                                                        ct_tensor** out);
+
+/*
+ * ct_tensor_nanquantile - nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+ *
+ *   dim            NULL for None.
+ *   keepdim        PyTorch's default: False.
+ *   interpolation  NULL for "linear".
+ *   out            a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "nanquantile".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_nanquantile(const ct_tensor* self, const ct_tensor* q,
+                                                    const int64_t* dim, int keepdim,
+                                                    const char* interpolation, ct_tensor** out);
+
+/*
+ * ct_tensor_nanquantile_scalar - nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+ *
+ *   dim            NULL for None.
+ *   keepdim        PyTorch's default: False.
+ *   interpolation  NULL for "linear".
+ *   out            a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "nanquantile.scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_nanquantile_scalar(const ct_tensor* self, double q,
+                                                           const int64_t* dim, int keepdim,
+                                                           const char* interpolation, ct_tensor** out);
+
+/*
+ * ct_tensor_bincount - bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+ *
+ *   weights    NULL for None.
+ *   minlength  PyTorch's default: 0.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "bincount".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_bincount(const ct_tensor* self, const ct_tensor* weights,
+                                                 int64_t minlength, ct_tensor** out);
+
+/*
+ * ct_tensor_histc - histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+ *
+ *   bins  PyTorch's default: 100.
+ *   min   NULL for 0.
+ *   max   NULL for 0.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "histc".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_histc(const ct_tensor* self, int64_t bins, const ct_scalar* min,
+                                              const ct_scalar* max, ct_tensor** out);
+
+/*
+ * ct_tensor_searchsorted - searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+ *
+ *   out_int32  PyTorch's default: False.
+ *   right      PyTorch's default: False.
+ *   side       NULL for None.
+ *   sorter     NULL for None.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "searchsorted.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_searchsorted(const ct_tensor* sorted_sequence, const ct_tensor* self,
+                                                     int out_int32, int right, const char* side,
+                                                     const ct_tensor* sorter, ct_tensor** out);
+
+/*
+ * ct_tensor_searchsorted_scalar - searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+ *
+ *   out_int32  PyTorch's default: False.
+ *   right      PyTorch's default: False.
+ *   side       NULL for None.
+ *   sorter     NULL for None.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "searchsorted.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_searchsorted_scalar(const ct_tensor* sorted_sequence,
+                                                            const ct_scalar* self, int out_int32, int right,
+                                                            const char* side, const ct_tensor* sorter,
+                                                            ct_tensor** out);
+
+/*
+ * ct_tensor_bucketize - bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+ *
+ *   out_int32  PyTorch's default: False.
+ *   right      PyTorch's default: False.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "bucketize.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_bucketize(const ct_tensor* self, const ct_tensor* boundaries,
+                                                  int out_int32, int right, ct_tensor** out);
+
+/*
+ * ct_tensor_bucketize_scalar - bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+ *
+ *   out_int32  PyTorch's default: False.
+ *   right      PyTorch's default: False.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "bucketize.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_bucketize_scalar(const ct_scalar* self, const ct_tensor* boundaries,
+                                                         int out_int32, int right, ct_tensor** out);
+
+/*
+ * ct_tensor_cov - cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+ *
+ *   correction  PyTorch's default: 1.
+ *   fweights    NULL for None.
+ *   aweights    NULL for None.
+ *   out         a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "cov".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cov(const ct_tensor* self, int64_t correction,
+                                            const ct_tensor* fweights, const ct_tensor* aweights,
+                                            ct_tensor** out);
+
+/*
+ * ct_tensor_corrcoef - corrcoef(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "corrcoef".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_corrcoef(const ct_tensor* self, ct_tensor** out);
 
 /*
  * ct_tensor_upsample_nearest1d - upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor

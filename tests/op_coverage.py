@@ -54,6 +54,7 @@ NOT_APPLICABLE = {
     "contiguous": {"errors": _ACCEPTS_ALL},
     "_unique2": {"errors": _ACCEPTS_ALL},
     "nonzero": {"errors": _ACCEPTS_ALL},
+    "bincount": {"broadcast": "weights pair with self's values one to one, as torch's (no broadcasting)"},
     **{op: {"errors": _ACCEPTS_ALL} for op in ("abs", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "tanh",
                                                 "sigmoid", "reciprocal")},
 }

@@ -1352,6 +1352,35 @@ ct_status ct_tensor_tile(const ct_tensor* self, const int64_t* dims, size_t dims
   });
 }
 
+ct_status ct_tensor_repeat_interleave_self_tensor(const ct_tensor* self, const ct_tensor* repeats,
+                                                  const int64_t* dim, const int64_t* output_size,
+                                                  ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_repeat_interleave_self_tensor";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "repeat_interleave.self_Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(repeats, fn_, "repeats"),
+                      dim ? Value(*dim) : Value(), output_size ? Value(*output_size) : Value()});
+  });
+}
+
+ct_status ct_tensor_repeat_interleave_self_int(const ct_tensor* self, int64_t repeats, const int64_t* dim,
+                                               const int64_t* output_size, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_repeat_interleave_self_int";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "repeat_interleave.self_int");
+    return call(op_, {&tensor_arg(self, fn_, "self"), repeats, dim ? Value(*dim) : Value(),
+                      output_size ? Value(*output_size) : Value()});
+  });
+}
+
+ct_status ct_tensor_repeat_interleave(const ct_tensor* repeats, const int64_t* output_size, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_repeat_interleave";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "repeat_interleave.Tensor");
+    return call(op_, {&tensor_arg(repeats, fn_, "repeats"), output_size ? Value(*output_size) : Value()});
+  });
+}
+
 ct_status ct_tensor_diag(const ct_tensor* self, int64_t diagonal, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_diag";
   return capi::tensor_result(out, fn_, [&] {
@@ -2115,6 +2144,298 @@ ct_status ct_tensor_one_hot(const ct_tensor* self, int64_t num_classes, ct_tenso
   return capi::tensor_result(out, fn_, [&] {
     CT_OPERATOR(op_, "one_hot");
     return call(op_, {&tensor_arg(self, fn_, "self"), num_classes});
+  });
+}
+
+ct_status ct_tensor_rnn_tanh_cell(const ct_tensor* input, const ct_tensor* hx, const ct_tensor* w_ih,
+                                  const ct_tensor* w_hh, const ct_tensor* b_ih, const ct_tensor* b_hh,
+                                  ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_rnn_tanh_cell";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "rnn_tanh_cell");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(hx, fn_, "hx"),
+                      &tensor_arg(w_ih, fn_, "w_ih"), &tensor_arg(w_hh, fn_, "w_hh"),
+                      b_ih ? Value(&tensor_arg(b_ih, fn_, "b_ih")) : Value(),
+                      b_hh ? Value(&tensor_arg(b_hh, fn_, "b_hh")) : Value()});
+  });
+}
+
+ct_status ct_tensor_rnn_relu_cell(const ct_tensor* input, const ct_tensor* hx, const ct_tensor* w_ih,
+                                  const ct_tensor* w_hh, const ct_tensor* b_ih, const ct_tensor* b_hh,
+                                  ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_rnn_relu_cell";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "rnn_relu_cell");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(hx, fn_, "hx"),
+                      &tensor_arg(w_ih, fn_, "w_ih"), &tensor_arg(w_hh, fn_, "w_hh"),
+                      b_ih ? Value(&tensor_arg(b_ih, fn_, "b_ih")) : Value(),
+                      b_hh ? Value(&tensor_arg(b_hh, fn_, "b_hh")) : Value()});
+  });
+}
+
+ct_status ct_tensor_gru_cell(const ct_tensor* input, const ct_tensor* hx, const ct_tensor* w_ih,
+                             const ct_tensor* w_hh, const ct_tensor* b_ih, const ct_tensor* b_hh,
+                             ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_gru_cell";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "gru_cell");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(hx, fn_, "hx"),
+                      &tensor_arg(w_ih, fn_, "w_ih"), &tensor_arg(w_hh, fn_, "w_hh"),
+                      b_ih ? Value(&tensor_arg(b_ih, fn_, "b_ih")) : Value(),
+                      b_hh ? Value(&tensor_arg(b_hh, fn_, "b_hh")) : Value()});
+  });
+}
+
+ct_status ct_tensor_lstm_cell(const ct_tensor* input, const ct_tensor* const* hx, size_t hx_count,
+                              const ct_tensor* w_ih, const ct_tensor* w_hh, const ct_tensor* b_ih,
+                              const ct_tensor* b_hh, ct_tensor** out0, ct_tensor** out1) {
+  const char* const fn_ = "ct_tensor_lstm_cell";
+  return capi::tensors_result({out0, out1}, fn_, {"out0", "out1"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "lstm_cell");
+    const Value args_[] = {&tensor_arg(input, fn_, "input"), capi::tensor_list_arg(hx, hx_count, fn_, "hx"),
+                           &tensor_arg(w_ih, fn_, "w_ih"), &tensor_arg(w_hh, fn_, "w_hh"),
+                           b_ih ? Value(&tensor_arg(b_ih, fn_, "b_ih")) : Value(),
+                           b_hh ? Value(&tensor_arg(b_hh, fn_, "b_hh")) : Value()};
+    dispatch(op_, args_, 6, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_rnn_tanh(const ct_tensor* input, const ct_tensor* hx, const ct_tensor* const* params,
+                             size_t params_count, int has_biases, int64_t num_layers, double dropout,
+                             int train, int bidirectional, int batch_first, ct_tensor** out0,
+                             ct_tensor** out1) {
+  const char* const fn_ = "ct_tensor_rnn_tanh";
+  return capi::tensors_result({out0, out1}, fn_, {"out0", "out1"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "rnn_tanh.input");
+    const Value args_[] = {&tensor_arg(input, fn_, "input"), &tensor_arg(hx, fn_, "hx"),
+                           capi::tensor_list_arg(params, params_count, fn_, "params"), has_biases != 0,
+                           num_layers, dropout, train != 0, bidirectional != 0, batch_first != 0};
+    dispatch(op_, args_, 9, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_rnn_tanh_data(const ct_tensor* data, const ct_tensor* batch_sizes, const ct_tensor* hx,
+                                  const ct_tensor* const* params, size_t params_count, int has_biases,
+                                  int64_t num_layers, double dropout, int train, int bidirectional,
+                                  ct_tensor** out0, ct_tensor** out1) {
+  const char* const fn_ = "ct_tensor_rnn_tanh_data";
+  return capi::tensors_result({out0, out1}, fn_, {"out0", "out1"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "rnn_tanh.data");
+    const Value args_[] = {&tensor_arg(data, fn_, "data"), &tensor_arg(batch_sizes, fn_, "batch_sizes"),
+                           &tensor_arg(hx, fn_, "hx"),
+                           capi::tensor_list_arg(params, params_count, fn_, "params"), has_biases != 0,
+                           num_layers, dropout, train != 0, bidirectional != 0};
+    dispatch(op_, args_, 9, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_rnn_relu(const ct_tensor* input, const ct_tensor* hx, const ct_tensor* const* params,
+                             size_t params_count, int has_biases, int64_t num_layers, double dropout,
+                             int train, int bidirectional, int batch_first, ct_tensor** out0,
+                             ct_tensor** out1) {
+  const char* const fn_ = "ct_tensor_rnn_relu";
+  return capi::tensors_result({out0, out1}, fn_, {"out0", "out1"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "rnn_relu.input");
+    const Value args_[] = {&tensor_arg(input, fn_, "input"), &tensor_arg(hx, fn_, "hx"),
+                           capi::tensor_list_arg(params, params_count, fn_, "params"), has_biases != 0,
+                           num_layers, dropout, train != 0, bidirectional != 0, batch_first != 0};
+    dispatch(op_, args_, 9, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_rnn_relu_data(const ct_tensor* data, const ct_tensor* batch_sizes, const ct_tensor* hx,
+                                  const ct_tensor* const* params, size_t params_count, int has_biases,
+                                  int64_t num_layers, double dropout, int train, int bidirectional,
+                                  ct_tensor** out0, ct_tensor** out1) {
+  const char* const fn_ = "ct_tensor_rnn_relu_data";
+  return capi::tensors_result({out0, out1}, fn_, {"out0", "out1"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "rnn_relu.data");
+    const Value args_[] = {&tensor_arg(data, fn_, "data"), &tensor_arg(batch_sizes, fn_, "batch_sizes"),
+                           &tensor_arg(hx, fn_, "hx"),
+                           capi::tensor_list_arg(params, params_count, fn_, "params"), has_biases != 0,
+                           num_layers, dropout, train != 0, bidirectional != 0};
+    dispatch(op_, args_, 9, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_gru(const ct_tensor* input, const ct_tensor* hx, const ct_tensor* const* params,
+                        size_t params_count, int has_biases, int64_t num_layers, double dropout, int train,
+                        int bidirectional, int batch_first, ct_tensor** out0, ct_tensor** out1) {
+  const char* const fn_ = "ct_tensor_gru";
+  return capi::tensors_result({out0, out1}, fn_, {"out0", "out1"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "gru.input");
+    const Value args_[] = {&tensor_arg(input, fn_, "input"), &tensor_arg(hx, fn_, "hx"),
+                           capi::tensor_list_arg(params, params_count, fn_, "params"), has_biases != 0,
+                           num_layers, dropout, train != 0, bidirectional != 0, batch_first != 0};
+    dispatch(op_, args_, 9, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_gru_data(const ct_tensor* data, const ct_tensor* batch_sizes, const ct_tensor* hx,
+                             const ct_tensor* const* params, size_t params_count, int has_biases,
+                             int64_t num_layers, double dropout, int train, int bidirectional,
+                             ct_tensor** out0, ct_tensor** out1) {
+  const char* const fn_ = "ct_tensor_gru_data";
+  return capi::tensors_result({out0, out1}, fn_, {"out0", "out1"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "gru.data");
+    const Value args_[] = {&tensor_arg(data, fn_, "data"), &tensor_arg(batch_sizes, fn_, "batch_sizes"),
+                           &tensor_arg(hx, fn_, "hx"),
+                           capi::tensor_list_arg(params, params_count, fn_, "params"), has_biases != 0,
+                           num_layers, dropout, train != 0, bidirectional != 0};
+    dispatch(op_, args_, 9, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_lstm(const ct_tensor* input, const ct_tensor* const* hx, size_t hx_count,
+                         const ct_tensor* const* params, size_t params_count, int has_biases,
+                         int64_t num_layers, double dropout, int train, int bidirectional, int batch_first,
+                         ct_tensor** out0, ct_tensor** out1, ct_tensor** out2) {
+  const char* const fn_ = "ct_tensor_lstm";
+  return capi::tensors_result({out0, out1, out2}, fn_, {"out0", "out1", "out2"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "lstm.input");
+    const Value args_[] = {&tensor_arg(input, fn_, "input"), capi::tensor_list_arg(hx, hx_count, fn_, "hx"),
+                           capi::tensor_list_arg(params, params_count, fn_, "params"), has_biases != 0,
+                           num_layers, dropout, train != 0, bidirectional != 0, batch_first != 0};
+    dispatch(op_, args_, 9, outs_, 3);
+  });
+}
+
+ct_status ct_tensor_lstm_data(const ct_tensor* data, const ct_tensor* batch_sizes, const ct_tensor* const* hx,
+                              size_t hx_count, const ct_tensor* const* params, size_t params_count,
+                              int has_biases, int64_t num_layers, double dropout, int train,
+                              int bidirectional, ct_tensor** out0, ct_tensor** out1, ct_tensor** out2) {
+  const char* const fn_ = "ct_tensor_lstm_data";
+  return capi::tensors_result({out0, out1, out2}, fn_, {"out0", "out1", "out2"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "lstm.data");
+    const Value args_[] = {&tensor_arg(data, fn_, "data"), &tensor_arg(batch_sizes, fn_, "batch_sizes"),
+                           capi::tensor_list_arg(hx, hx_count, fn_, "hx"),
+                           capi::tensor_list_arg(params, params_count, fn_, "params"), has_biases != 0,
+                           num_layers, dropout, train != 0, bidirectional != 0};
+    dispatch(op_, args_, 9, outs_, 3);
+  });
+}
+
+ct_status ct_tensor_quantile(const ct_tensor* self, const ct_tensor* q, const int64_t* dim, int keepdim,
+                             const char* interpolation, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_quantile";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "quantile");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(q, fn_, "q"), dim ? Value(*dim) : Value(),
+                      keepdim != 0, interpolation ? interpolation : "linear"});
+  });
+}
+
+ct_status ct_tensor_quantile_scalar(const ct_tensor* self, double q, const int64_t* dim, int keepdim,
+                                    const char* interpolation, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_quantile_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "quantile.scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), q, dim ? Value(*dim) : Value(), keepdim != 0,
+                      interpolation ? interpolation : "linear"});
+  });
+}
+
+ct_status ct_tensor_nanquantile(const ct_tensor* self, const ct_tensor* q, const int64_t* dim, int keepdim,
+                                const char* interpolation, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_nanquantile";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "nanquantile");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(q, fn_, "q"), dim ? Value(*dim) : Value(),
+                      keepdim != 0, interpolation ? interpolation : "linear"});
+  });
+}
+
+ct_status ct_tensor_nanquantile_scalar(const ct_tensor* self, double q, const int64_t* dim, int keepdim,
+                                       const char* interpolation, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_nanquantile_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "nanquantile.scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), q, dim ? Value(*dim) : Value(), keepdim != 0,
+                      interpolation ? interpolation : "linear"});
+  });
+}
+
+ct_status ct_tensor_bincount(const ct_tensor* self, const ct_tensor* weights, int64_t minlength,
+                             ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_bincount";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "bincount");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      weights ? Value(&tensor_arg(weights, fn_, "weights")) : Value(), minlength});
+  });
+}
+
+ct_status ct_tensor_histc(const ct_tensor* self, int64_t bins, const ct_scalar* min, const ct_scalar* max,
+                          ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_histc";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "histc");
+    return call(op_, {&tensor_arg(self, fn_, "self"), bins,
+                      min ? Value(capi::scalar_arg(min, fn_, "min")) : Value(Scalar(int64_t{0})),
+                      max ? Value(capi::scalar_arg(max, fn_, "max")) : Value(Scalar(int64_t{0}))});
+  });
+}
+
+ct_status ct_tensor_searchsorted(const ct_tensor* sorted_sequence, const ct_tensor* self, int out_int32,
+                                 int right, const char* side, const ct_tensor* sorter, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_searchsorted";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "searchsorted.Tensor");
+    return call(op_, {&tensor_arg(sorted_sequence, fn_, "sorted_sequence"), &tensor_arg(self, fn_, "self"),
+                      out_int32 != 0, right != 0, side ? Value(side) : Value(),
+                      sorter ? Value(&tensor_arg(sorter, fn_, "sorter")) : Value()});
+  });
+}
+
+ct_status ct_tensor_searchsorted_scalar(const ct_tensor* sorted_sequence, const ct_scalar* self,
+                                        int out_int32, int right, const char* side, const ct_tensor* sorter,
+                                        ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_searchsorted_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "searchsorted.Scalar");
+    return call(op_, {&tensor_arg(sorted_sequence, fn_, "sorted_sequence"),
+                      Value(capi::scalar_arg(self, fn_, "self")), out_int32 != 0, right != 0,
+                      side ? Value(side) : Value(),
+                      sorter ? Value(&tensor_arg(sorter, fn_, "sorter")) : Value()});
+  });
+}
+
+ct_status ct_tensor_bucketize(const ct_tensor* self, const ct_tensor* boundaries, int out_int32, int right,
+                              ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_bucketize";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "bucketize.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(boundaries, fn_, "boundaries"),
+                      out_int32 != 0, right != 0});
+  });
+}
+
+ct_status ct_tensor_bucketize_scalar(const ct_scalar* self, const ct_tensor* boundaries, int out_int32,
+                                     int right, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_bucketize_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "bucketize.Scalar");
+    return call(op_, {Value(capi::scalar_arg(self, fn_, "self")), &tensor_arg(boundaries, fn_, "boundaries"),
+                      out_int32 != 0, right != 0});
+  });
+}
+
+ct_status ct_tensor_cov(const ct_tensor* self, int64_t correction, const ct_tensor* fweights,
+                        const ct_tensor* aweights, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_cov";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "cov");
+    return call(op_, {&tensor_arg(self, fn_, "self"), correction,
+                      fweights ? Value(&tensor_arg(fweights, fn_, "fweights")) : Value(),
+                      aweights ? Value(&tensor_arg(aweights, fn_, "aweights")) : Value()});
+  });
+}
+
+ct_status ct_tensor_corrcoef(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_corrcoef";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "corrcoef");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
   });
 }
 

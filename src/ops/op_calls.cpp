@@ -1203,6 +1203,18 @@ Tensor tile(const Tensor& self, IntArrayRef dims) {
   static const OperatorDef& op_ = builtin_op("tile");
   return call(op_, {self, dims});
 }
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  static const OperatorDef& op_ = builtin_op("repeat_interleave.self_Tensor");
+  return call(op_, {self, repeats, opt(dim), opt(output_size)});
+}
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  static const OperatorDef& op_ = builtin_op("repeat_interleave.self_int");
+  return call(op_, {self, repeats, opt(dim), opt(output_size)});
+}
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  static const OperatorDef& op_ = builtin_op("repeat_interleave.Tensor");
+  return call(op_, {repeats, opt(output_size)});
+}
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   static const OperatorDef& op_ = builtin_op("roll");
   return call(op_, {self, shifts, dims});
@@ -1694,6 +1706,102 @@ Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
 Tensor one_hot(const Tensor& self, int64_t num_classes) {
   static const OperatorDef& op_ = builtin_op("one_hot");
   return call(op_, {self, num_classes});
+}
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  static const OperatorDef& op_ = builtin_op("rnn_tanh_cell");
+  return call(op_, {input, hx, w_ih, w_hh, opt(b_ih), opt(b_hh)});
+}
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  static const OperatorDef& op_ = builtin_op("rnn_relu_cell");
+  return call(op_, {input, hx, w_ih, w_hh, opt(b_ih), opt(b_hh)});
+}
+Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  static const OperatorDef& op_ = builtin_op("gru_cell");
+  return call(op_, {input, hx, w_ih, w_hh, opt(b_ih), opt(b_hh)});
+}
+std::array<Tensor, 2> lstm_cell(const Tensor& input, ArrayRef<const TensorImpl*> hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  static const OperatorDef& op_ = builtin_op("lstm_cell");
+  return call_n<2>(op_, {input, hx, w_ih, w_hh, opt(b_ih), opt(b_hh)});
+}
+std::array<Tensor, 2> rnn_tanh(const Tensor& input, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  static const OperatorDef& op_ = builtin_op("rnn_tanh.input");
+  return call_n<2>(op_, {input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first});
+}
+std::array<Tensor, 2> rnn_tanh(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  static const OperatorDef& op_ = builtin_op("rnn_tanh.data");
+  return call_n<2>(op_, {data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional});
+}
+std::array<Tensor, 2> rnn_relu(const Tensor& input, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  static const OperatorDef& op_ = builtin_op("rnn_relu.input");
+  return call_n<2>(op_, {input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first});
+}
+std::array<Tensor, 2> rnn_relu(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  static const OperatorDef& op_ = builtin_op("rnn_relu.data");
+  return call_n<2>(op_, {data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional});
+}
+std::array<Tensor, 2> gru(const Tensor& input, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  static const OperatorDef& op_ = builtin_op("gru.input");
+  return call_n<2>(op_, {input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first});
+}
+std::array<Tensor, 2> gru(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  static const OperatorDef& op_ = builtin_op("gru.data");
+  return call_n<2>(op_, {data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional});
+}
+std::array<Tensor, 3> lstm(const Tensor& input, ArrayRef<const TensorImpl*> hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  static const OperatorDef& op_ = builtin_op("lstm.input");
+  return call_n<3>(op_, {input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first});
+}
+std::array<Tensor, 3> lstm(const Tensor& data, const Tensor& batch_sizes, ArrayRef<const TensorImpl*> hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
+  static const OperatorDef& op_ = builtin_op("lstm.data");
+  return call_n<3>(op_, {data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional});
+}
+Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, const char* interpolation) {
+  static const OperatorDef& op_ = builtin_op("quantile");
+  return call(op_, {self, q, opt(dim), keepdim, interpolation});
+}
+Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, const char* interpolation) {
+  static const OperatorDef& op_ = builtin_op("quantile.scalar");
+  return call(op_, {self, q, opt(dim), keepdim, interpolation});
+}
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, const char* interpolation) {
+  static const OperatorDef& op_ = builtin_op("nanquantile");
+  return call(op_, {self, q, opt(dim), keepdim, interpolation});
+}
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, const char* interpolation) {
+  static const OperatorDef& op_ = builtin_op("nanquantile.scalar");
+  return call(op_, {self, q, opt(dim), keepdim, interpolation});
+}
+Tensor bincount(const Tensor& self, const Tensor& weights, int64_t minlength) {
+  static const OperatorDef& op_ = builtin_op("bincount");
+  return call(op_, {self, opt(weights), minlength});
+}
+Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  static const OperatorDef& op_ = builtin_op("histc");
+  return call(op_, {self, bins, min, max});
+}
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, const char* side, const Tensor& sorter) {
+  static const OperatorDef& op_ = builtin_op("searchsorted.Tensor");
+  return call(op_, {sorted_sequence, self, out_int32, right, side ? Value(side) : Value(), opt(sorter)});
+}
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, const char* side, const Tensor& sorter) {
+  static const OperatorDef& op_ = builtin_op("searchsorted.Scalar");
+  return call(op_, {sorted_sequence, self, out_int32, right, side ? Value(side) : Value(), opt(sorter)});
+}
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  static const OperatorDef& op_ = builtin_op("bucketize.Tensor");
+  return call(op_, {self, boundaries, out_int32, right});
+}
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  static const OperatorDef& op_ = builtin_op("bucketize.Scalar");
+  return call(op_, {self, boundaries, out_int32, right});
+}
+Tensor cov(const Tensor& self, int64_t correction, const Tensor& fweights, const Tensor& aweights) {
+  static const OperatorDef& op_ = builtin_op("cov");
+  return call(op_, {self, correction, opt(fweights), opt(aweights)});
+}
+Tensor corrcoef(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("corrcoef");
+  return call(op_, {self});
 }
 Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
   static const OperatorDef& op_ = builtin_op("upsample_nearest1d");

@@ -614,6 +614,12 @@ Tensor column_stack(ArrayRef<const TensorImpl*> tensors);
 Tensor repeat(const Tensor& self, IntArrayRef repeats);
 /// tile(Tensor self, int[] dims) -> Tensor
 Tensor tile(const Tensor& self, IntArrayRef dims);
+/// repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim = std::nullopt, std::optional<int64_t> output_size = std::nullopt);
+/// repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim = std::nullopt, std::optional<int64_t> output_size = std::nullopt);
+/// repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size = std::nullopt);
 /// roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = IntArrayRef{});
 /// flip(Tensor self, int[] dims) -> Tensor
@@ -860,6 +866,54 @@ Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor);
 Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor);
 /// one_hot(Tensor self, int num_classes=-1) -> Tensor
 Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
+/// rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih = Tensor(), const Tensor& b_hh = Tensor());
+/// rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih = Tensor(), const Tensor& b_hh = Tensor());
+/// gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor
+Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih = Tensor(), const Tensor& b_hh = Tensor());
+/// lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)
+std::array<Tensor, 2> lstm_cell(const Tensor& input, ArrayRef<const TensorImpl*> hx, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih = Tensor(), const Tensor& b_hh = Tensor());
+/// rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+std::array<Tensor, 2> rnn_tanh(const Tensor& input, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first);
+/// rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+std::array<Tensor, 2> rnn_tanh(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional);
+/// rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+std::array<Tensor, 2> rnn_relu(const Tensor& input, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first);
+/// rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+std::array<Tensor, 2> rnn_relu(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional);
+/// gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+std::array<Tensor, 2> gru(const Tensor& input, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first);
+/// gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
+std::array<Tensor, 2> gru(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional);
+/// lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
+std::array<Tensor, 3> lstm(const Tensor& input, ArrayRef<const TensorImpl*> hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first);
+/// lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)
+std::array<Tensor, 3> lstm(const Tensor& data, const Tensor& batch_sizes, ArrayRef<const TensorImpl*> hx, ArrayRef<const TensorImpl*> params, bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional);
+/// quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false, const char* interpolation = "linear");
+/// quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false, const char* interpolation = "linear");
+/// nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false, const char* interpolation = "linear");
+/// nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false, const char* interpolation = "linear");
+/// bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+Tensor bincount(const Tensor& self, const Tensor& weights = Tensor(), int64_t minlength = 0);
+/// histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0);
+/// searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false, bool right = false, const char* side = nullptr, const Tensor& sorter = Tensor());
+/// searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32 = false, bool right = false, const char* side = nullptr, const Tensor& sorter = Tensor());
+/// bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+/// bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+/// cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+Tensor cov(const Tensor& self, int64_t correction = 1, const Tensor& fweights = Tensor(), const Tensor& aweights = Tensor());
+/// corrcoef(Tensor self) -> Tensor
+Tensor corrcoef(const Tensor& self);
 /// upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor
 Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales = std::nullopt);
 /// upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor

@@ -739,3 +739,120 @@ def test_training_examples_in_the_docs_run(page, section, tmp_path, monkeypatch)
     model = namespace.get("net") or namespace.get("model")
     assert not model.training
     assert [f.endswith(".safetensors") for f in os.listdir(tmp_path)] == [True]  # the checkpoint it saved
+
+
+def _grads(module):
+    return {n: p.grad for n, p in module.named_parameters()}
+
+
+@pytest.mark.parametrize("make", [
+    lambda nn: nn.LSTM(4, 6),
+    lambda nn: nn.LSTM(4, 6, num_layers=2, bidirectional=True, batch_first=True),
+    lambda nn: nn.LSTM(4, 6, num_layers=2, proj_size=3, bidirectional=True),
+    lambda nn: nn.GRU(4, 5, num_layers=2, bias=False),
+    lambda nn: nn.GRU(4, 5, bidirectional=True, batch_first=True),
+    lambda nn: nn.RNN(4, 5, 2, nonlinearity="relu"),
+    lambda nn: nn.RNN(4, 5, nonlinearity="tanh", bidirectional=True),
+], ids=["lstm", "lstm_2_bi_batch_first", "lstm_proj", "gru_2_no_bias", "gru_bi", "rnn_relu", "rnn_tanh_bi"])
+def test_recurrent_layers_match_torch(make):
+    """Outputs, final states and every parameter's gradient, padded and packed (unsorted lengths)."""
+    th, ct = pair(make)
+    assert list(ct.state_dict()) == list(th.state_dict())
+    assert repr(ct) == repr(th)
+    bf = th.batch_first
+    x = torch.randn(*((3, 5, 4) if bf else (5, 3, 4)), requires_grad=True)
+    xc = to_ct(x).requires_grad_()
+    out, h = th(x)
+    out_c, h_c = ct(xc)
+    close(out_c, out, rtol=1e-4, atol=1e-5)
+    for a, b in zip(h_c if isinstance(h_c, tuple) else [h_c], h if isinstance(h, tuple) else [h]):
+        close(a, b, rtol=1e-4, atol=1e-5)
+    (out.pow(2).sum() + sum(t.sum() for t in (h if isinstance(h, tuple) else [h]))).backward()
+    (out_c.pow(2).sum() + sum(t.sum() for t in (h_c if isinstance(h_c, tuple) else [h_c]))).backward()
+    close(xc.grad, x.grad, rtol=1e-4, atol=1e-5)
+    want = _grads(th)
+    for name, g in _grads(ct).items():
+        close(g, want[name], rtol=1e-4, atol=1e-5)
+    # Packed: lengths in no order, initial states given, unpacked back.
+    lengths = [3, 5, 2]
+    packed = torch.nn.utils.rnn.pack_padded_sequence(x.detach(), lengths, batch_first=bf, enforce_sorted=False)
+    packed_c = ctorch.nn.utils.rnn.pack_padded_sequence(to_ct(x), lengths, batch_first=bf, enforce_sorted=False)
+    close(packed_c.data, packed.data)
+    assert packed_c.batch_sizes.tolist() == packed.batch_sizes.tolist()
+    h0 = [torch.randn(*t.shape) for t in (h if isinstance(h, tuple) else [h])]
+    hx = tuple(h0) if isinstance(h, tuple) else h0[0]
+    hx_c = tuple(to_ct(t) for t in h0) if isinstance(h, tuple) else to_ct(h0[0])
+    out, h = th(packed, hx)
+    out_c, h_c = ct(packed_c, hx_c)
+    padded, lens = torch.nn.utils.rnn.pad_packed_sequence(out, batch_first=bf)
+    padded_c, lens_c = ctorch.nn.utils.rnn.pad_packed_sequence(out_c, batch_first=bf)
+    assert lens_c.tolist() == lens.tolist()
+    close(padded_c, padded, rtol=1e-4, atol=1e-5)
+    for a, b in zip(h_c if isinstance(h_c, tuple) else [h_c], h if isinstance(h, tuple) else [h]):
+        close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_recurrent_layers_unbatched_dropout_and_errors():
+    th, ct = pair(lambda nn: nn.LSTM(3, 4, num_layers=2, dropout=0.5))
+    x = torch.randn(6, 3)
+    th.eval()
+    ct.eval()  # no dropout between layers in eval mode
+    out, (h, c) = th(x)
+    out_c, (h_c, c_c) = ct(to_ct(x))
+    assert tuple(out_c.shape) == (6, 4) and tuple(h_c.shape) == (2, 4)
+    close(out_c, out, rtol=1e-4, atol=1e-5)
+    close(c_c, c, rtol=1e-4, atol=1e-5)
+    ct.train()
+    ctorch.manual_seed(0)
+    a, _ = ct(to_ct(x))
+    ctorch.manual_seed(1)
+    b, _ = ct(to_ct(x))
+    assert not np.allclose(to_np(a), to_np(b))  # dropout between the layers draws
+    with pytest.raises(ValueError, match="proj_size"):
+        ctorch.nn.GRU(3, 4, proj_size=2)
+    with pytest.raises(ValueError, match="2D or 3D"):
+        ct(ctorch.zeros(1, 2, 3, 3))
+    with pytest.raises(ctorch.ShapeError, match="features"):
+        ct(ctorch.zeros(5, 2, 7))
+    with pytest.raises(ctorch.ShapeError, match="h_0"):
+        ct(ctorch.zeros(5, 2, 3), (ctorch.zeros(2, 3, 4), ctorch.zeros(2, 3, 4)))
+
+
+@pytest.mark.parametrize("kind", ["LSTMCell", "GRUCell", "RNNCell"])
+def test_recurrent_cells_match_torch(kind):
+    th, ct = pair(lambda nn: getattr(nn, kind)(4, 3))
+    x = torch.randn(2, 4, requires_grad=True)
+    xc = to_ct(x).requires_grad_()
+    h, h_c = th(x), ct(xc)
+    outs, outs_c = (h, h_c) if kind == "LSTMCell" else ((h,), (h_c,))
+    for a, b in zip(outs_c, outs):
+        close(a, b)
+    sum(t.sum() for t in outs).backward()
+    sum(t.sum() for t in outs_c).backward()
+    close(xc.grad, x.grad)
+    for name, g in _grads(ct).items():
+        close(g, _grads(th)[name])
+    one = th(x[0].detach()), ct(to_ct(x[0]))  # unbatched
+    for a, b in zip(one[1] if kind == "LSTMCell" else (one[1],), one[0] if kind == "LSTMCell" else (one[0],)):
+        close(a, b)
+
+
+def test_rnn_utils_pad_and_pack_sequences():
+    seqs = [torch.randn(n, 2) for n in (4, 1, 3)]
+    seqs_c = [to_ct(s) for s in seqs]
+    for bf in (False, True):
+        close(ctorch.nn.utils.rnn.pad_sequence(seqs_c, batch_first=bf, padding_value=-1.0),
+              torch.nn.utils.rnn.pad_sequence(seqs, batch_first=bf, padding_value=-1.0))
+    packed = torch.nn.utils.rnn.pack_sequence(seqs, enforce_sorted=False)
+    packed_c = ctorch.nn.utils.rnn.pack_sequence(seqs_c, enforce_sorted=False)
+    close(packed_c.data, packed.data)
+    assert packed_c.sorted_indices.tolist() == packed.sorted_indices.tolist()
+    assert packed_c.unsorted_indices.tolist() == packed.unsorted_indices.tolist()
+    for a, b in zip(ctorch.nn.utils.rnn.unpack_sequence(packed_c), seqs):
+        close(a, b)
+    padded, lengths = ctorch.nn.utils.rnn.pad_packed_sequence(packed_c, total_length=6)
+    assert tuple(padded.shape) == (6, 3, 2) and lengths.tolist() == [4, 1, 3]
+    with pytest.raises(RuntimeError, match="sorted in decreasing order"):
+        ctorch.nn.utils.rnn.pack_sequence(seqs_c)
+    with pytest.raises(ValueError, match="total_length"):
+        ctorch.nn.utils.rnn.pad_packed_sequence(packed_c, total_length=2)

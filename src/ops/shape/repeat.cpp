@@ -1,6 +1,7 @@
 // repeat.cpp - operators that copy a tensor's elements into a rearranged result: repeat, tile,
-// roll and flip. repeat, tile and roll are composites of views, clone and cat, so their
-// derivatives are implicit; flip copies through a reversed view of its input.
+// repeat_interleave, roll and flip. repeat, tile, repeat_interleave and roll are composites of
+// views, clone, index_select and cat, so their derivatives are implicit; flip copies through a
+// reversed view of its input.
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
@@ -42,6 +43,67 @@ void tile_kernel(void*, Frame& f) {
   DimVector reps(dims);
   while (reps.size() < a.dim()) reps.insert(0, 1);
   f.outs[0] = repeat(Tensor::borrow(&a), reps);
+}
+
+// repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+// The index i repeated repeats[i] times, read on the host (Note [Values read on the host]).
+Tensor interleaved_indices(const char* op, const Tensor& repeats, const Value& output_size) {
+  CT_CHECK(repeats->dim() <= 1 && is_integral(repeats->dtype(), false), CT_ERROR_SHAPE,
+           op, ": repeats is ", repeats->dtype(), " ", repeats->sym_sizes(), "; it takes a 1-D tensor of integers");
+  CT_CHECK(!repeats->device().is_meta(), CT_ERROR_NOT_IMPLEMENTED, op,
+           ": the result's length is read from repeats, which a meta tensor lacks");
+  const Tensor host = host_contiguous(to(reshape(repeats, DimVector{-1}), DType::Int64));
+  const int64_t* r = host->data_as<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < host->numel(); ++i) {
+    CT_CHECK(r[i] >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": repeats[", i, "] is ", r[i], "; repeats must be >= 0");
+    total += r[i];
+  }
+  CT_CHECK(output_size.is_none() || output_size.to_int() == total, CT_ERROR_INVALID_ARGUMENT, op,
+           ": output_size is ", output_size.is_none() ? 0 : output_size.to_int(), " but repeats sum to ", total);
+  Tensor out = empty({total}, DType::Int64, Device{});
+  int64_t* o = out->data_as<int64_t>();
+  for (int64_t i = 0; i < host->numel(); ++i) o = std::fill_n(o, r[i], i);
+  return to(out, repeats->device());
+}
+
+void repeat_interleave_kernel(void*, Frame& f) {
+  f.outs[0] = interleaved_indices("repeat_interleave", Tensor::borrow(&f.tensor(0)), f.arg(1));
+}
+
+// self repeated along dim (flattened first when dim is None), each element `repeats` times.
+// repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None)
+// repeat_interleave.self_Tensor(Tensor self, Tensor repeats, ...): one count per element along dim.
+template <bool TensorRepeats>
+void repeat_interleave_self_kernel(void*, Frame& f) {
+  const char* op = "repeat_interleave";
+  Tensor x = Tensor::borrow(&f.tensor(0));
+  if (f.arg(2).is_none()) x = reshape(x, DimVector{-1});
+  const int64_t d = f.arg(2).is_none() ? 0 : wrap_dim(op, f.arg(2).to_int(), std::max<int64_t>(x->dim(), 1));
+  if (x->dim() == 0) x = reshape(x, DimVector{1});
+  SymInt reps;
+  if (TensorRepeats) {
+    const Tensor repeats = Tensor::borrow(&f.tensor(1));
+    if (repeats->numel() != 1) {
+      CT_CHECK(repeats->dim() == 1 && repeats->sym_size(0) == x->sym_size(d), CT_ERROR_SHAPE, op, ": repeats ",
+               repeats->sym_sizes(), " must hold one count per element of self ", x->sym_sizes(), " along dim ", d);
+      f.outs[0] = index_select(x, d, interleaved_indices(op, repeats, f.arg(3)));
+      return;
+    }
+    CT_CHECK(!repeats->device().is_meta(), CT_ERROR_NOT_IMPLEMENTED, op,
+             ": the count is read from repeats, which a meta tensor lacks");
+    reps = SymInt(*host_contiguous(to(repeats, DType::Int64))->data_as<int64_t>());
+  } else {
+    reps = f.arg(1).to_symint();
+  }
+  CT_SYM_CHECK(reps >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": repeats is ", reps, "; it must be >= 0");
+  CT_SYM_CHECK(f.arg(3).is_none() || f.arg(3).to_symint() == x->sym_size(d) * reps, CT_ERROR_INVALID_ARGUMENT, op,
+               ": output_size does not match ", x->sym_size(d), " elements repeated ", reps, " times");
+  // [..., n, ...] viewed as [..., n, 1, ...], expanded to [..., n, reps, ...] and flattened.
+  SymDimVector expanded(x->sym_sizes()), result(x->sym_sizes());
+  expanded.insert(static_cast<size_t>(d) + 1, reps);
+  result[static_cast<size_t>(d)] = result[static_cast<size_t>(d)] * reps;
+  f.outs[0] = reshape_symint(expand_symint(unsqueeze(x, d + 1), expanded), result);
 }
 
 // a rolled by shift along dim: the last `shift` elements come first.
@@ -120,6 +182,16 @@ void flip_backward(autograd::GradCtx& c) { c.set("self", flip(c.grad(), c.arg("d
 void define_repeat(Registry& r) {
   r.def("repeat(Tensor self, SymInt[] repeats) -> Tensor").composite(repeat_kernel);
   r.def("tile(Tensor self, int[] dims) -> Tensor").composite(tile_kernel);
+  r.def("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) "
+        "-> Tensor")
+      .composite(repeat_interleave_self_kernel<true>);
+  r.def("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) "
+        "-> Tensor")
+      .composite(repeat_interleave_self_kernel<false>);
+  // Last: boxed calls bind positionally, and (self, 2) must not read 2 as this one's output_size.
+  r.def("repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor")
+      .composite(repeat_interleave_kernel)
+      .not_differentiable();
   r.def("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor").composite(roll_kernel);
   r.def("flip(Tensor self, int[] dims) -> Tensor")
       .meta(flip_meta)

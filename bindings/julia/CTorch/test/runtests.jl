@@ -333,6 +333,34 @@ end
     @test_throws CTorchError ops.fill_(t, Tensor(Int32[1, 2]))              # the value must be 0-dim
 end
 
+@testset "Recurrent operators, quantiles, counts, covariance and sorted search" begin
+    # Values worked out here; their numbers against torch are the Python differential suite's.
+    # Zero LSTM weights: every gate is sigmoid(0) = 0.5, the candidate 0, so c halves each step.
+    params = [ops.zeros([4, 1]), ops.zeros([4, 1]), ops.zeros([4]), ops.zeros([4])]
+    out, h, c = ops.lstm(ops.zeros([2, 1, 1]), [ops.zeros([1, 1, 1]), ops.ones([1, 1, 1])], params,
+                         true, 1, 0.0, false, false, false)
+    @test size(out) == (2, 1, 1)
+    @test vec(Array(ops.reshape(out, [2]))) ≈ Float32[0.5 * tanh(0.5), 0.5 * tanh(0.25)]
+    @test Array(ops.reshape(c, [1]))[] ≈ 0.25f0
+    @test_throws CTorchError ops.lstm(ops.zeros([2, 1, 1]), [ops.zeros([1, 1, 1]), ops.ones([1, 1, 1])],
+                                      params, true, 2, 0.0, false, false, false)
+    @test Array(ops.gru_cell(ops.zeros([1, 1]), ops.zeros([1, 1]), ops.zeros([3, 1]), ops.zeros([3, 1])))[] == 0
+    x = Tensor([4.0, 1.0, 3.0, 2.0])
+    @test Array(ops.quantile(x, 0.5))[] ≈ 2.5
+    @test Array(ops.quantile(x, 0.5; interpolation = "lower"))[] ≈ 2.0
+    @test_throws CTorchError ops.quantile(x, 1.5)
+    @test Array(ops.bincount(Tensor([0, 2, 2]))) == [1, 0, 2]
+    @test Array(ops.histc(Tensor(Float32[0.5, 1.5, 1.5, 9]); bins = 2, min = 0, max = 2)) == Float32[1, 2]
+    seq, v = Tensor([1, 3, 5]), Tensor([3, 6])
+    @test Array(ops.searchsorted(seq, v)) == [1, 3]
+    @test Array(ops.searchsorted(seq, v; side = "right")) == [2, 3]
+    @test Array(ops.bucketize(v, seq)) == [1, 3]
+    rows = ops.reshape(Tensor([1.0, 2.0, 3.0, 2.0, 4.0, 6.0]), [2, 3])
+    @test Array(ops.cov(rows)) ≈ [1.0 2.0; 2.0 4.0]
+    @test Array(ops.corrcoef(rows)) ≈ [1.0 1.0; 1.0 1.0]
+    @test Array(ops.repeat_interleave(Tensor([1, 2]), 2)) == [1, 1, 2, 2]
+end
+
 @testset "Distances, one_hot, pixel_shuffle, margin losses, scans, stacks and factories" begin
     # Functions everyday models and data code call; their numbers against torch are the Python
     # differential suite's, what this checks is each one's reach from Julia.

@@ -1,5 +1,5 @@
 """Differential cases of the nn family: softmax, normalization, losses, distances, pixel shuffles,
-one_hot and attention.
+one_hot, attention and the recurrent operators (lstm, gru, rnn_tanh, rnn_relu and their cells).
 
 torch 1.13 has no rms_norm and no scaled_dot_product_attention; their references are written here
 in torch's own operators, following the definitions of the later torch releases that have them.
@@ -778,12 +778,117 @@ def _in_float64(fn):
     return ref
 
 
+# ---- recurrent layers: the whole-stack operators (padded and packed) and the cells
+
+_GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
+
+
+def _rnn_inputs(name, steps, batch, features, hidden, layers=1, bidirectional=False, bias=True, proj=0,
+                dtype="float64", batch_first=False):
+    """[input, h_0, (c_0)] and the params in torch's _flat_weights order."""
+    gates, dirs, out = _GATES[name] * hidden, 2 if bidirectional else 1, proj or hidden
+    x = In((batch, steps, features) if batch_first else (steps, batch, features), dtype, kind="small")
+    states = [In((layers * dirs, batch, out), dtype, kind="small")]
+    if name == "lstm":
+        states.append(In((layers * dirs, batch, hidden), dtype, kind="small"))
+    params = []
+    for layer in range(layers):
+        for _ in range(dirs):
+            params += [In((gates, features if layer == 0 else dirs * out), dtype, kind="small"),
+                       In((gates, out), dtype, kind="small")]
+            if bias:
+                params += [In((gates,), dtype, kind="small"), In((gates,), dtype, kind="small")]
+            if proj:
+                params.append(In((proj, hidden), dtype, kind="small"))
+    return [x] + states, params
+
+
+def _rnn_call(name, nstates, options):
+    def call(m, x, *rest):
+        hx = list(rest[:nstates]) if name == "lstm" else rest[0]
+        return getattr(m, name)(x, hx, list(rest[nstates:]), *options)
+    return call
+
+
+def _packed_call(name, nstates, lengths, options):
+    """The packed form: the rows of x [T, B, F] for sequences of these lengths (longest first)."""
+    def call(m, x, *rest):
+        sizes = [sum(1 for n in lengths if n > t) for t in range(max(lengths))]
+        data = m.cat([x[t, :b] for t, b in enumerate(sizes)], 0)
+        hx = list(rest[:nstates]) if name == "lstm" else rest[0]
+        return getattr(m, name)(data, m.tensor(sizes), hx, list(rest[nstates:]), *options)
+    return call
+
+
+def rnn_cases(name):
+    nstates = 2 if name == "lstm" else 1
+    cs = []
+    shapes = [("one_layer", {}), ("two_layers_bidirectional", dict(layers=2, bidirectional=True)),
+              ("no_bias", dict(layers=2, bias=False)), ("batch_first", dict(batch_first=True)),
+              ("float32", dict(dtype="float32", layers=2))]
+    if name == "lstm":
+        shapes.append(("proj", dict(layers=2, bidirectional=True, proj=2)))
+    for id_, kw in shapes:
+        states, params = _rnn_inputs(name, 5, 3, 4, 3, **kw)
+        options = (kw.get("bias", True), kw.get("layers", 1), 0.0, False, kw.get("bidirectional", False),
+                   kw.get("batch_first", False))
+        cs.append(Case(id_, _rnn_call(name, nstates, options), states + params))
+    states, params = _rnn_inputs(name, 5, 3, 4, 3, layers=2, bidirectional=True)
+    cs.append(Case("packed", _packed_call(name, nstates, [5, 3, 2], (True, 2, 0.0, False, True)), states + params))
+    states, params = _rnn_inputs(name, 5, 3, 4, 3)
+    one_layer = (True, 1, 0.0, False, False, False)
+    cs += [
+        Case("wrong_params", _rnn_call(name, nstates, (True, 2, 0.0, False, False, False)), states + params),
+        Case("wrong_state", _rnn_call(name, nstates, one_layer), [states[0], In((1, 2, 3), "float64")] +
+             states[2:] + params),
+        Case("features", _rnn_call(name, nstates, one_layer), [In((5, 3, 2), "float64")] + states[1:] + params),
+        Case("transposed", _rnn_call(name, nstates, one_layer), [In((5, 3, 4), "float64", layout="T", kind="small")] +
+             states[1:] + params),
+        Case("empty_batch", _rnn_call(name, nstates, one_layer), [In((5, 0, 4), "float64")] +
+             [In((1, 0, 3), "float64") for _ in states[1:]] + params),
+        Case("0dim", _rnn_call(name, nstates, one_layer), [In((), "float64")] + states[1:] + params),
+        Case("int", _rnn_call(name, nstates, one_layer), [In((5, 3, 4), "int64")] + states[1:] + params),
+    ]
+    return cs
+
+
+def rnn_cell_cases(name):
+    gates = _GATES[name[:-len("_cell")]] * 3
+    lstm = name == "lstm_cell"
+
+    def call(m, x, h, *rest):
+        if lstm:
+            return getattr(m, name)(x, [h, rest[0]], *rest[1:])
+        return getattr(m, name)(x, h, *rest)
+
+    state = [In((2, 4), kind="small"), In((2, 3), kind="small")] + ([In((2, 3), kind="small")] if lstm else [])
+    weights = [In((gates, 4), kind="small"), In((gates, 3), kind="small")]
+    biases = [In((gates,), kind="small"), In((gates,), kind="small")]
+    wrong = [state[0]] + [In((2, 5)) for _ in state[1:]]
+    return [
+        Case("biases", call, state + weights + biases),
+        Case("no_bias", call, state + weights),
+        Case("float64", call, [In(i.shape, "float64", kind="small") for i in state + weights + biases]),
+        Case("wrong_state", call, wrong + weights + biases),
+        Case("dtypes", call, [In((2, 4), "float64")] + state[1:] + weights + biases),
+        Case("transposed", call, [In((2, 4), layout="T", kind="small")] + state[1:] +
+             [In(weights[0].shape, layout="T", kind="small"), weights[1]] + biases),
+        Case("empty_batch", call, [In((0, 4))] + [In((0, 3)) for _ in state[1:]] + weights + biases),
+        Case("0dim", call, [In(())] + state[1:] + weights + biases),
+        Case("int", call, [In((2, 4), "int64")] + state[1:] + weights + biases),
+    ]
+
+
 # one_hot's number of classes is read from the data when not given: not on the meta device
 # ("operator-case": only these cases of the operator)
 DATA_DEPENDENT = {f"one_hot-{c}" for c in ("inferred", "transposed", "stepped", "expanded", "negative_class",
                                           "empty_inferred")}
+# The packed recurrent forms read batch_sizes on the host.
+DATA_DEPENDENT |= {f"{name}-packed" for name in _GATES}
 
 CASES = {
+    **{name: rnn_cases(name) for name in _GATES},
+    **{f"{name}_cell": rnn_cell_cases(f"{name}_cell") for name in _GATES},
     "cosine_similarity": cosine_similarity_cases(),
     "pairwise_distance": pairwise_distance_cases(),
     "cdist": cdist_cases(),

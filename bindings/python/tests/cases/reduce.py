@@ -1,7 +1,8 @@
 """Differential cases of the reduce family: statistics (var, std, var_mean, std_mean, logsumexp,
 norms, all, any, count_nonzero), scans (cumsum, cumprod, cummax, cummin), sorting and selection
-(sort, argsort, topk, kthvalue, median, mode, unique) and the two index operators their derivatives
-use.
+(sort, argsort, topk, kthvalue, median, mode, unique), the two index operators their derivatives
+use, quantiles, histograms (bincount, histc), covariance (cov, corrcoef) and sorted search
+(searchsorted, bucketize).
 
 Selection results name an index, and PyTorch's CPU kernels pick any of several equal elements
 (quickselect, unstable partial sorts). ctorch always answers as the stable sort would (see
@@ -565,8 +566,162 @@ def _with_half_ref(cases):
     return cases
 
 
+# ---- quantile, nanquantile, bincount, histc, cov, corrcoef, searchsorted, bucketize
+
+def quantile_cases(name):
+    nan = float("nan")
+    with_nan = [In((3, 4), kind=[1.0, nan, 3.0, -2.0, 0.5, 0.25, 7.0, 1.0, nan, nan, nan, nan])]
+
+    def f(q, **kw):
+        return lambda m, x, *qs: getattr(m, name)(x, qs[0] if qs else q, **kw)
+
+    def inputs(x, q):  # a list q becomes a tensor input of x's dtype
+        return [x] + ([In((len(q),), x.dtype, kind=q)] if isinstance(q, list) else [])
+
+    qs = [0.0, 0.3, 0.5, 1.0]
+    cs = [Case(f"{how}", f(qs, dim=1, interpolation=how), inputs(In((3, 7), "float64"), qs))
+          for how in ("linear", "lower", "higher", "midpoint", "nearest")]
+    return cs + [
+        Case("all", f(0.25), [In((4, 5))]),
+        Case("all_keepdim", f(None, keepdim=True), inputs(In((2, 3, 4)), [0.1, 0.9])),
+        Case("dim0_keepdim", f(0.75, dim=0, keepdim=True), [In((5, 3), "float64")]),
+        Case("negative_dim", f(None, dim=-1), inputs(In((2, 3, 4)), [0.5])),
+        Case("method", lambda m, x: getattr(x, name)(0.4, dim=1), [In((3, 6))]),
+        Case("nan_rows", f(None, dim=1), with_nan + [In((2,), kind=[0.2, 0.5])]),
+        Case("nan_all", f(0.5), with_nan),
+        Case("0dim", f(0.5), [In(())]),
+        Case("transposed", f(0.6, dim=0), [In((4, 3), layout="T")]),
+        Case("q_out_of_range", f(1.5), [In((3,))]),
+        Case("q_tensor_out_of_range", f(None), inputs(In((3,)), [0.5, -0.1])),
+        Case("bad_interpolation", f(0.5, interpolation="cubic"), [In((3,))]),
+        Case("int_error", f(0.5), [In((3,), "int64")]),
+        Case("empty", f(0.5, dim=1), [In((2, 0))]),
+        Case("dim_out_of_range", f(0.5, dim=2), [In((2, 3))]),
+    ]
+
+
+def bincount_cases():
+    return [
+        Case("counts", lambda m, x: m.bincount(x), [In((20,), "int64", kind=list(np.arange(20) % 7 * 3 % 5))]),
+        Case("minlength", lambda m, x: m.bincount(x, minlength=12), [In((6,), "int64", kind=[0, 3, 3, 1, 9, 0])]),
+        Case("weights", lambda m, x, w: m.bincount(x, w), [In((6,), "int64", kind=[0, 3, 3, 1, 9, 0]), In((6,))]),
+        Case("weights64", lambda m, x, w: m.bincount(x, weights=w), [In((4,), "int64", kind=[2, 2, 0, 1]),
+                                                                  In((4,), "float64")]),
+        Case("int32", lambda m, x: m.bincount(x), [In((4,), "int32", kind=[1, 1, 4, 0])]),
+        Case("empty", lambda m, x: m.bincount(x), [In((0,), "int64")]),
+        Case("empty_minlength", lambda m, x: m.bincount(x, minlength=3), [In((0,), "int64")]),
+        Case("negative", lambda m, x: m.bincount(x), [In((3,), "int64", kind=[1, -1, 2])]),
+        Case("two_dims", lambda m, x: m.bincount(x), [In((2, 2), "int64", kind=[[1, 1], [2, 2]])]),
+        Case("stepped", lambda m, x: m.bincount(x), [In((5,), "int64", layout="step", kind="pos")]),
+        Case("0dim", lambda m, x: m.bincount(x), [In((), "int64", kind=3)]),
+        Case("float_error", lambda m, x: m.bincount(x), [In((3,))]),
+        Case("weights_length", lambda m, x, w: m.bincount(x, w), [In((3,), "int64", kind=[0, 1, 2]), In((4,))]),
+    ]
+
+
+def histc_cases():
+    inf = float("inf")  # (a NaN lands in a bin by chance in torch; ctorch counts it nowhere)
+    return [
+        Case("default", lambda m, x: m.histc(x), [In((200,))]),
+        Case("range", lambda m, x: m.histc(x, bins=7, min=-3, max=5), [In((4, 50), "float64")]),
+        Case("edges", lambda m, x: m.histc(x, bins=4, min=0, max=4), [In((7,), kind=[0.0, 1.0, 2.0, 3.0, 4.0, 4.5, -0.5])]),
+        Case("constant", lambda m, x: m.histc(x, bins=3), [In((4,), kind=[2.0, 2.0, 2.0, 2.0])]),
+        Case("outside", lambda m, x: m.histc(x, bins=3, min=0, max=3), [In((4,), kind=[-inf, 1.0, 2.5, inf])]),
+        Case("method", lambda m, x: x.histc(5), [In((30,))]),
+        Case("empty", lambda m, x: m.histc(x, bins=3), [In((0,))]),
+        Case("transposed", lambda m, x: m.histc(x, bins=4), [In((3, 5), layout="T")]),
+        Case("0dim", lambda m, x: m.histc(x, bins=4, min=-1, max=1), [In((), kind=0.5)]),
+        Case("min_above_max", lambda m, x: m.histc(x, bins=3, min=2, max=1), [In((3,))]),
+        Case("int_error", lambda m, x: m.histc(x), [In((3,), "int64")]),
+    ]
+
+
+def cov_cases():
+    return [
+        Case("plain", lambda m, x: m.cov(x), [In((3, 8), "float64")]),
+        Case("float32", lambda m, x: m.cov(x), [In((4, 6))]),
+        Case("one_variable", lambda m, x: m.cov(x), [In((9,), "float64")]),
+        Case("correction0", lambda m, x: m.cov(x, correction=0), [In((2, 5), "float64")]),
+        Case("fweights", lambda m, x, f: m.cov(x, fweights=f),
+             [In((3, 5), "float64"), In((5,), "int64", kind=[1, 0, 2, 3, 1])]),
+        Case("aweights", lambda m, x, a: m.cov(x, aweights=a), [In((3, 5), "float64"), In((5,), "float64", kind="pos")]),
+        Case("both_weights", lambda m, x, f, a: m.cov(x, correction=2, fweights=f, aweights=a),
+             [In((3, 5), "float64"), In((5,), "int64", kind=[1, 4, 2, 3, 1]), In((5,), "float64", kind="pos")]),
+        Case("int_input", lambda m, x: m.cov(x), [In((2, 6), "int64")]),
+        Case("too_few", lambda m, x: m.cov(x), [In((2, 1), "float64")]),
+        Case("negative_weight", lambda m, x, f: m.cov(x, fweights=f), [In((2, 3)), In((3,), "int64", kind=[1, -1, 2])]),
+        Case("float_fweights", lambda m, x, f: m.cov(x, fweights=f), [In((2, 3)), In((3,))]),
+        Case("transposed", lambda m, x: m.cov(x), [In((3, 5), "float64", layout="T")]),
+        Case("0dim", lambda m, x: m.cov(x), [In((), "float64")]),
+        Case("empty", lambda m, x: m.cov(x), [In((0, 3), "float64")]),
+        Case("three_dims", lambda m, x: m.cov(x), [In((2, 3, 4))]),
+        Case("grad", lambda m, x: m.autograd.grad(m.cov(x).sum(), x.requires_grad_())[0], [In((3, 4), "float64")]),
+    ]
+
+
+def corrcoef_cases():
+    return [
+        Case("plain", lambda m, x: m.corrcoef(x), [In((3, 8), "float64")]),
+        Case("float32", lambda m, x: m.corrcoef(x), [In((4, 6))]),
+        Case("one_variable", lambda m, x: m.corrcoef(x), [In((5,), "float64")]),
+        Case("constant_row", lambda m, x: m.corrcoef(x), [In((2, 3), kind=[[1.0, 1.0, 1.0], [1.0, 2.0, 4.0]])]),
+        Case("int", lambda m, x: m.corrcoef(x), [In((2, 5), "int64")]),
+        Case("transposed", lambda m, x: m.corrcoef(x), [In((3, 4), "float64", layout="T")]),
+        Case("0dim", lambda m, x: m.corrcoef(x), [In((), "float64")]),
+        Case("empty", lambda m, x: m.corrcoef(x), [In((0, 3), "float64")]),
+        Case("three_dims", lambda m, x: m.corrcoef(x), [In((2, 3, 4))]),
+        Case("bool", lambda m, x: m.corrcoef(x), [In((2, 3), "bool")]),
+    ]
+
+
+def searchsorted_cases():
+    seq = In((3, 6), kind=[[-2.0, -1.0, 0.0, 0.0, 1.5, 4.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
+                           [-5.0, -5.0, -5.0, 1.0, 1.0, 2.0]])
+    row = In((6,), "int64", kind=[-3, 0, 0, 2, 5, 9])
+    return [
+        Case("rows_left", lambda m, s, v: m.searchsorted(s, v), [seq, In((3, 4))]),
+        Case("rows_right", lambda m, s, v: m.searchsorted(s, v, right=True), [seq, In((3, 4), kind="small")]),
+        Case("side_right", lambda m, s, v: m.searchsorted(s, v, side="right"), [row, In((2, 5), "int64")]),
+        Case("ties", lambda m, s, v: m.searchsorted(s, v), [seq, In((3, 2), kind=[[0.0, 4.0], [5.0, 0.0], [-5.0, 1.0]])]),
+        Case("one_sequence", lambda m, s, v: m.searchsorted(s, v), [row, In((2, 3, 4), "int64")]),
+        Case("out_int32", lambda m, s, v: m.searchsorted(s, v, out_int32=True), [row, In((5,), "int64")]),
+        Case("scalar", lambda m, s: m.searchsorted(s, 2), [row]),
+        Case("float_scalar", lambda m, s: m.searchsorted(s, 0.5), [row]),
+        Case("mixed_dtypes", lambda m, s, v: m.searchsorted(s, v), [row, In((4,), "float64", kind=[-3.5, 0.0, 2.5, 99.0])]),
+        Case("sorter", lambda m, s, v: m.searchsorted(s, v, sorter=m.argsort(s, stable=True)),
+             [In((5,), kind=[3.0, -1.0, 2.0, 0.5, 9.0]), In((4,), kind=[0.0, 2.0, 10.0, -4.0])]),
+        Case("nan", lambda m, s, v: m.searchsorted(s, v), [In((3,), kind=[0.0, 1.0, float("nan")]),
+                                                        In((3,), kind=[float("nan"), 0.5, float("inf")])]),
+        Case("transposed", lambda m, s, v: m.searchsorted(s, v), [seq, In((3, 4), layout="T")]),
+        Case("stepped_sequence", lambda m, s, v: m.searchsorted(s, v), [In((6,), "int64", layout="step", kind=list(range(12))),
+                                                                      In((4,), "int64")]),
+        Case("0dim_values", lambda m, s, v: m.searchsorted(s, v), [row, In((), "int64")]),
+        Case("empty_values", lambda m, s, v: m.searchsorted(s, v), [row, In((0,), "int64")]),
+        Case("empty_sequence", lambda m, s, v: m.searchsorted(s, v), [In((0,)), In((3,))]),
+        Case("side_conflict", lambda m, s, v: m.searchsorted(s, v, right=True, side="left"), [row, In((2,), "int64")]),
+        Case("bad_side", lambda m, s, v: m.searchsorted(s, v, side="middle"), [row, In((2,), "int64")]),
+        Case("leading_dims", lambda m, s, v: m.searchsorted(s, v), [seq, In((2, 4))]),
+    ]
+
+
+def bucketize_cases():
+    bounds = In((5,), kind=[-1.0, 0.0, 0.5, 2.0, 4.0])
+    return [
+        Case("left", lambda m, x, b: m.bucketize(x, b), [In((3, 4)), bounds]),
+        Case("right", lambda m, x, b: m.bucketize(x, b, right=True), [In((3, 4), kind="small"), bounds]),
+        Case("int32", lambda m, x, b: m.bucketize(x, b, out_int32=True), [In((6,), "int64"), bounds]),
+        Case("scalar", lambda m, b: m.bucketize(0.5, b), [bounds]),
+        Case("two_dim_boundaries", lambda m, x, b: m.bucketize(x, b), [In((3,)), In((2, 2))]),
+        Case("float64", lambda m, x, b: m.bucketize(x, b), [In((4,), "float64"), In((3,), "float64", kind=[-1.0, 0.0, 3.0])]),
+        Case("int", lambda m, x, b: m.bucketize(x, b), [In((4,), "int64"), In((3,), "int64", kind=[-1, 0, 3])]),
+        Case("transposed", lambda m, x, b: m.bucketize(x, b), [In((3, 4), layout="T"), bounds]),
+        Case("0dim", lambda m, x, b: m.bucketize(x, b), [In(()), bounds]),
+        Case("empty", lambda m, x, b: m.bucketize(x, b), [In((0, 2)), bounds]),
+    ]
+
+
 # unique's result size depends on the values: it must refuse the meta device.
-DATA_DEPENDENT = {"_unique2"}
+DATA_DEPENDENT = {"_unique2", "bincount"}
 
 CASES = {
     "var": moment_cases("var"),
@@ -597,4 +752,12 @@ CASES = {
     "aminmax": _with_half_ref(aminmax_cases()),
     "nansum": nan_reduction_cases("nansum"),
     "nanmean": nan_reduction_cases("nanmean"),
+    "quantile": quantile_cases("quantile"),
+    "nanquantile": quantile_cases("nanquantile"),
+    "bincount": bincount_cases(),
+    "histc": histc_cases(),
+    "cov": cov_cases(),
+    "corrcoef": corrcoef_cases(),
+    "searchsorted": searchsorted_cases(),
+    "bucketize": bucketize_cases(),
 }

@@ -501,7 +501,36 @@ def factory_cases():
     }
 
 
+def repeat_interleave_cases():
+    reps = In((3,), "int64", kind=[2, 0, 3])
+    return [
+        Case("int", lambda m, x: m.repeat_interleave(x, 2), [In((2, 3))]),
+        Case("int_dim", lambda m, x: m.repeat_interleave(x, 3, dim=1), [In((2, 3), "int64")]),
+        Case("int_negative_dim", lambda m, x: x.repeat_interleave(2, dim=-2), [In((2, 3, 2), layout="T")]),
+        Case("tensor", lambda m, x, r: m.repeat_interleave(x, r, dim=1), [In((2, 3)), reps]),
+        Case("tensor_flat", lambda m, x, r: x.repeat_interleave(r), [In((3,)), reps]),
+        Case("one_count", lambda m, x, r: m.repeat_interleave(x, r, dim=0), [In((2, 3)), In((1,), "int64", kind=[2])]),
+        Case("indices", lambda m, r: m.repeat_interleave(r), [reps]),
+        Case("output_size", lambda m, x, r: m.repeat_interleave(x, r, dim=1, output_size=5), [In((2, 3)), reps]),
+        Case("zero", lambda m, x: m.repeat_interleave(x, 0, dim=0), [In((2, 3))]),
+        Case("empty", lambda m, x: m.repeat_interleave(x, 2, dim=1), [In((0, 3))]),
+        Case("0dim", lambda m, x: m.repeat_interleave(x, 3), [In(())]),
+        Case("grad", lambda m, x: m.autograd.grad(m.repeat_interleave(x, 2, dim=1).pow(2).sum(), x.requires_grad_())[0],
+             [In((2, 3), "float64")]),
+        Case("negative", lambda m, x: m.repeat_interleave(x, -1), [In((2,))]),
+        Case("negative_count", lambda m, x, r: m.repeat_interleave(x, r, dim=0), [In((2,)), In((2,), "int64", kind=[1, -2])]),
+        Case("count_length", lambda m, x, r: m.repeat_interleave(x, r, dim=1), [In((2, 2)), reps]),
+        Case("float_repeats", lambda m, r: m.repeat_interleave(r), [In((3,))]),
+        Case("dim_out_of_range", lambda m, x: m.repeat_interleave(x, 2, dim=2), [In((2, 3))]),
+    ]
+
+
+# repeat_interleave's length is read from a tensor of counts: those forms refuse the meta device.
+DATA_DEPENDENT = {f"repeat_interleave-{c}" for c in ("tensor", "tensor_flat", "one_count", "indices", "output_size",
+                                                     "negative_count", "count_length", "float_repeats")}
+
 CASES = {
+    "repeat_interleave": repeat_interleave_cases(),
     "diag_embed": diag_embed_cases(),
     "trace": trace_cases(),
     "hstack": stacking_cases("hstack"),

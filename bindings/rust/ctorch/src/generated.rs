@@ -306,6 +306,9 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "column_stack",
     "repeat",
     "tile",
+    "repeat_interleave.self_Tensor",
+    "repeat_interleave.self_int",
+    "repeat_interleave.Tensor",
     "roll",
     "flip",
     "tril",
@@ -429,6 +432,30 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "pixel_shuffle",
     "pixel_unshuffle",
     "one_hot",
+    "rnn_tanh_cell",
+    "rnn_relu_cell",
+    "gru_cell",
+    "lstm_cell",
+    "rnn_tanh.input",
+    "rnn_tanh.data",
+    "rnn_relu.input",
+    "rnn_relu.data",
+    "gru.input",
+    "gru.data",
+    "lstm.input",
+    "lstm.data",
+    "quantile",
+    "quantile.scalar",
+    "nanquantile",
+    "nanquantile.scalar",
+    "bincount",
+    "histc",
+    "searchsorted.Tensor",
+    "searchsorted.Scalar",
+    "bucketize.Tensor",
+    "bucketize.Scalar",
+    "cov",
+    "corrcoef",
     "upsample_nearest1d",
     "upsample_nearest2d",
     "_upsample_nearest_exact1d",
@@ -3030,6 +3057,54 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`, `output_size=None`; [`Tensor::repeat_interleave_self_tensor_with`] takes every argument.
+    pub fn repeat_interleave_self_tensor(&self, repeats: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(repeats)];
+        let [r] = call_n::<1>(c"repeat_interleave.self_Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor`: every argument (see [`Tensor::repeat_interleave_self_tensor`]).
+    pub fn repeat_interleave_self_tensor_with(&self, repeats: &Tensor, dim: Option<i64>, output_size: Option<i64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(repeats), arg::opt_int(dim), arg::opt_int(output_size)];
+        let [r] = call_n::<1>(c"repeat_interleave.self_Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`, `output_size=None`; [`Tensor::repeat_interleave_self_int_with`] takes every argument.
+    pub fn repeat_interleave_self_int(&self, repeats: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(repeats)];
+        let [r] = call_n::<1>(c"repeat_interleave.self_int", &args)?;
+        Ok(r)
+    }
+
+    /// `repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor`: every argument (see [`Tensor::repeat_interleave_self_int`]).
+    pub fn repeat_interleave_self_int_with(&self, repeats: i64, dim: Option<i64>, output_size: Option<i64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(repeats), arg::opt_int(dim), arg::opt_int(output_size)];
+        let [r] = call_n::<1>(c"repeat_interleave.self_int", &args)?;
+        Ok(r)
+    }
+
+    /// `repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor`
+    ///
+    /// Takes the defaults `output_size=None`; [`Tensor::repeat_interleave_with`] takes every argument.
+    pub fn repeat_interleave(repeats: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(repeats)];
+        let [r] = call_n::<1>(c"repeat_interleave.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor`: every argument (see [`Tensor::repeat_interleave`]).
+    pub fn repeat_interleave_with(repeats: &Tensor, output_size: Option<i64>) -> Result<Tensor> {
+        let args = [arg::tensor(repeats), arg::opt_int(output_size)];
+        let [r] = call_n::<1>(c"repeat_interleave.Tensor", &args)?;
+        Ok(r)
+    }
+
     /// `roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor`
     ///
     /// Takes the defaults `dims=[]`; [`Tensor::roll_with`] takes every argument.
@@ -4678,6 +4753,327 @@ impl Tensor {
     pub fn one_hot_with(&self, num_classes: i64) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(num_classes)];
         let [r] = call_n::<1>(c"one_hot", &args)?;
+        Ok(r)
+    }
+
+    /// `rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor`
+    ///
+    /// Takes the defaults `b_ih=None`, `b_hh=None`; [`Tensor::rnn_tanh_cell_with`] takes every argument.
+    pub fn rnn_tanh_cell(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh)];
+        let [r] = call_n::<1>(c"rnn_tanh_cell", &args)?;
+        Ok(r)
+    }
+
+    /// `rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor`: every argument (see [`Tensor::rnn_tanh_cell`]).
+    pub fn rnn_tanh_cell_with(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor, b_ih: Option<&Tensor>, b_hh: Option<&Tensor>) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh), arg::opt_tensor(b_ih), arg::opt_tensor(b_hh)];
+        let [r] = call_n::<1>(c"rnn_tanh_cell", &args)?;
+        Ok(r)
+    }
+
+    /// `rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor`
+    ///
+    /// Takes the defaults `b_ih=None`, `b_hh=None`; [`Tensor::rnn_relu_cell_with`] takes every argument.
+    pub fn rnn_relu_cell(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh)];
+        let [r] = call_n::<1>(c"rnn_relu_cell", &args)?;
+        Ok(r)
+    }
+
+    /// `rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor`: every argument (see [`Tensor::rnn_relu_cell`]).
+    pub fn rnn_relu_cell_with(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor, b_ih: Option<&Tensor>, b_hh: Option<&Tensor>) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh), arg::opt_tensor(b_ih), arg::opt_tensor(b_hh)];
+        let [r] = call_n::<1>(c"rnn_relu_cell", &args)?;
+        Ok(r)
+    }
+
+    /// `gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor`
+    ///
+    /// Takes the defaults `b_ih=None`, `b_hh=None`; [`Tensor::gru_cell_with`] takes every argument.
+    pub fn gru_cell(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh)];
+        let [r] = call_n::<1>(c"gru_cell", &args)?;
+        Ok(r)
+    }
+
+    /// `gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor`: every argument (see [`Tensor::gru_cell`]).
+    pub fn gru_cell_with(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor, b_ih: Option<&Tensor>, b_hh: Option<&Tensor>) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh), arg::opt_tensor(b_ih), arg::opt_tensor(b_hh)];
+        let [r] = call_n::<1>(c"gru_cell", &args)?;
+        Ok(r)
+    }
+
+    /// `lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)`
+    ///
+    /// Takes the defaults `b_ih=None`, `b_hh=None`; [`Tensor::lstm_cell_with`] takes every argument.
+    pub fn lstm_cell(input: &Tensor, hx: &[impl AsRef<Tensor>], w_ih: &Tensor, w_hh: &Tensor) -> Result<(Tensor, Tensor)> {
+        let hx_h = arg::handles(hx);
+        let args = [arg::tensor(input), arg::tensor_list(&hx_h), arg::tensor(w_ih), arg::tensor(w_hh)];
+        let [r0, r1] = call_n::<2>(c"lstm_cell", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)`: every argument (see [`Tensor::lstm_cell`]).
+    pub fn lstm_cell_with(input: &Tensor, hx: &[impl AsRef<Tensor>], w_ih: &Tensor, w_hh: &Tensor, b_ih: Option<&Tensor>, b_hh: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+        let hx_h = arg::handles(hx);
+        let args = [arg::tensor(input), arg::tensor_list(&hx_h), arg::tensor(w_ih), arg::tensor(w_hh), arg::opt_tensor(b_ih), arg::opt_tensor(b_hh)];
+        let [r0, r1] = call_n::<2>(c"lstm_cell", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)`
+    pub fn rnn_tanh(input: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool, batch_first: bool) -> Result<(Tensor, Tensor)> {
+        let params_h = arg::handles(params);
+        let args = [arg::tensor(input), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional), arg::bool(batch_first)];
+        let [r0, r1] = call_n::<2>(c"rnn_tanh.input", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)`
+    pub fn rnn_tanh_data(data: &Tensor, batch_sizes: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool) -> Result<(Tensor, Tensor)> {
+        let params_h = arg::handles(params);
+        let args = [arg::tensor(data), arg::tensor(batch_sizes), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional)];
+        let [r0, r1] = call_n::<2>(c"rnn_tanh.data", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)`
+    pub fn rnn_relu(input: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool, batch_first: bool) -> Result<(Tensor, Tensor)> {
+        let params_h = arg::handles(params);
+        let args = [arg::tensor(input), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional), arg::bool(batch_first)];
+        let [r0, r1] = call_n::<2>(c"rnn_relu.input", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)`
+    pub fn rnn_relu_data(data: &Tensor, batch_sizes: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool) -> Result<(Tensor, Tensor)> {
+        let params_h = arg::handles(params);
+        let args = [arg::tensor(data), arg::tensor(batch_sizes), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional)];
+        let [r0, r1] = call_n::<2>(c"rnn_relu.data", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)`
+    pub fn gru(input: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool, batch_first: bool) -> Result<(Tensor, Tensor)> {
+        let params_h = arg::handles(params);
+        let args = [arg::tensor(input), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional), arg::bool(batch_first)];
+        let [r0, r1] = call_n::<2>(c"gru.input", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)`
+    pub fn gru_data(data: &Tensor, batch_sizes: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool) -> Result<(Tensor, Tensor)> {
+        let params_h = arg::handles(params);
+        let args = [arg::tensor(data), arg::tensor(batch_sizes), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional)];
+        let [r0, r1] = call_n::<2>(c"gru.data", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)`
+    pub fn lstm(input: &Tensor, hx: &[impl AsRef<Tensor>], params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool, batch_first: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        let hx_h = arg::handles(hx);
+        let params_h = arg::handles(params);
+        let args = [arg::tensor(input), arg::tensor_list(&hx_h), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional), arg::bool(batch_first)];
+        let [r0, r1, r2] = call_n::<3>(c"lstm.input", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)`
+    pub fn lstm_data(data: &Tensor, batch_sizes: &Tensor, hx: &[impl AsRef<Tensor>], params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        let hx_h = arg::handles(hx);
+        let params_h = arg::handles(params);
+        let args = [arg::tensor(data), arg::tensor(batch_sizes), arg::tensor_list(&hx_h), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional)];
+        let [r0, r1, r2] = call_n::<3>(c"lstm.data", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`, `keepdim=False`, `interpolation='linear'`; [`Tensor::quantile_with`] takes every argument.
+    pub fn quantile(&self, q: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(q)];
+        let [r] = call_n::<1>(c"quantile", &args)?;
+        Ok(r)
+    }
+
+    /// `quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`: every argument (see [`Tensor::quantile`]).
+    pub fn quantile_with(&self, q: &Tensor, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+        let interpolation_c = c_string("quantile", interpolation)?;
+        let args = [arg::tensor(self), arg::tensor(q), arg::opt_int(dim), arg::bool(keepdim), arg::string(&interpolation_c)];
+        let [r] = call_n::<1>(c"quantile", &args)?;
+        Ok(r)
+    }
+
+    /// `quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`, `keepdim=False`, `interpolation='linear'`; [`Tensor::quantile_scalar_with`] takes every argument.
+    pub fn quantile_scalar(&self, q: f64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::float(q)];
+        let [r] = call_n::<1>(c"quantile.scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`: every argument (see [`Tensor::quantile_scalar`]).
+    pub fn quantile_scalar_with(&self, q: f64, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+        let interpolation_c = c_string("quantile.scalar", interpolation)?;
+        let args = [arg::tensor(self), arg::float(q), arg::opt_int(dim), arg::bool(keepdim), arg::string(&interpolation_c)];
+        let [r] = call_n::<1>(c"quantile.scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`, `keepdim=False`, `interpolation='linear'`; [`Tensor::nanquantile_with`] takes every argument.
+    pub fn nanquantile(&self, q: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(q)];
+        let [r] = call_n::<1>(c"nanquantile", &args)?;
+        Ok(r)
+    }
+
+    /// `nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`: every argument (see [`Tensor::nanquantile`]).
+    pub fn nanquantile_with(&self, q: &Tensor, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+        let interpolation_c = c_string("nanquantile", interpolation)?;
+        let args = [arg::tensor(self), arg::tensor(q), arg::opt_int(dim), arg::bool(keepdim), arg::string(&interpolation_c)];
+        let [r] = call_n::<1>(c"nanquantile", &args)?;
+        Ok(r)
+    }
+
+    /// `nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`, `keepdim=False`, `interpolation='linear'`; [`Tensor::nanquantile_scalar_with`] takes every argument.
+    pub fn nanquantile_scalar(&self, q: f64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::float(q)];
+        let [r] = call_n::<1>(c"nanquantile.scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`: every argument (see [`Tensor::nanquantile_scalar`]).
+    pub fn nanquantile_scalar_with(&self, q: f64, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+        let interpolation_c = c_string("nanquantile.scalar", interpolation)?;
+        let args = [arg::tensor(self), arg::float(q), arg::opt_int(dim), arg::bool(keepdim), arg::string(&interpolation_c)];
+        let [r] = call_n::<1>(c"nanquantile.scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor`
+    ///
+    /// Takes the defaults `weights=None`, `minlength=0`; [`Tensor::bincount_with`] takes every argument.
+    pub fn bincount(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"bincount", &args)?;
+        Ok(r)
+    }
+
+    /// `bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor`: every argument (see [`Tensor::bincount`]).
+    pub fn bincount_with(&self, weights: Option<&Tensor>, minlength: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::opt_tensor(weights), arg::int(minlength)];
+        let [r] = call_n::<1>(c"bincount", &args)?;
+        Ok(r)
+    }
+
+    /// `histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor`
+    ///
+    /// Takes the defaults `bins=100`, `min=0`, `max=0`; [`Tensor::histc_with`] takes every argument.
+    pub fn histc(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"histc", &args)?;
+        Ok(r)
+    }
+
+    /// `histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor`: every argument (see [`Tensor::histc`]).
+    pub fn histc_with(&self, bins: i64, min: impl Into<Scalar>, max: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(bins), arg::scalar(min.into()), arg::scalar(max.into())];
+        let [r] = call_n::<1>(c"histc", &args)?;
+        Ok(r)
+    }
+
+    /// `searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor`
+    ///
+    /// Takes the defaults `out_int32=False`, `right=False`, `side=None`, `sorter=None`; [`Tensor::searchsorted_with`] takes every argument.
+    pub fn searchsorted(sorted_sequence: &Tensor, self_: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(sorted_sequence), arg::tensor(self_)];
+        let [r] = call_n::<1>(c"searchsorted.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor`: every argument (see [`Tensor::searchsorted`]).
+    pub fn searchsorted_with(sorted_sequence: &Tensor, self_: &Tensor, out_int32: bool, right: bool, side: Option<&str>, sorter: Option<&Tensor>) -> Result<Tensor> {
+        let side_c = side.map(|s| c_string("searchsorted.Tensor", s)).transpose()?;
+        let args = [arg::tensor(sorted_sequence), arg::tensor(self_), arg::bool(out_int32), arg::bool(right), arg::opt_string(side_c.as_deref()), arg::opt_tensor(sorter)];
+        let [r] = call_n::<1>(c"searchsorted.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor`
+    ///
+    /// Takes the defaults `out_int32=False`, `right=False`, `side=None`, `sorter=None`; [`Tensor::searchsorted_scalar_with`] takes every argument.
+    pub fn searchsorted_scalar(sorted_sequence: &Tensor, self_: impl Into<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(sorted_sequence), arg::scalar(self_.into())];
+        let [r] = call_n::<1>(c"searchsorted.Scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor`: every argument (see [`Tensor::searchsorted_scalar`]).
+    pub fn searchsorted_scalar_with(sorted_sequence: &Tensor, self_: impl Into<Scalar>, out_int32: bool, right: bool, side: Option<&str>, sorter: Option<&Tensor>) -> Result<Tensor> {
+        let side_c = side.map(|s| c_string("searchsorted.Scalar", s)).transpose()?;
+        let args = [arg::tensor(sorted_sequence), arg::scalar(self_.into()), arg::bool(out_int32), arg::bool(right), arg::opt_string(side_c.as_deref()), arg::opt_tensor(sorter)];
+        let [r] = call_n::<1>(c"searchsorted.Scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor`
+    ///
+    /// Takes the defaults `out_int32=False`, `right=False`; [`Tensor::bucketize_with`] takes every argument.
+    pub fn bucketize(&self, boundaries: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(boundaries)];
+        let [r] = call_n::<1>(c"bucketize.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor`: every argument (see [`Tensor::bucketize`]).
+    pub fn bucketize_with(&self, boundaries: &Tensor, out_int32: bool, right: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(boundaries), arg::bool(out_int32), arg::bool(right)];
+        let [r] = call_n::<1>(c"bucketize.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor`
+    ///
+    /// Takes the defaults `out_int32=False`, `right=False`; [`Tensor::bucketize_scalar_with`] takes every argument.
+    pub fn bucketize_scalar(self_: impl Into<Scalar>, boundaries: &Tensor) -> Result<Tensor> {
+        let args = [arg::scalar(self_.into()), arg::tensor(boundaries)];
+        let [r] = call_n::<1>(c"bucketize.Scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor`: every argument (see [`Tensor::bucketize_scalar`]).
+    pub fn bucketize_scalar_with(self_: impl Into<Scalar>, boundaries: &Tensor, out_int32: bool, right: bool) -> Result<Tensor> {
+        let args = [arg::scalar(self_.into()), arg::tensor(boundaries), arg::bool(out_int32), arg::bool(right)];
+        let [r] = call_n::<1>(c"bucketize.Scalar", &args)?;
+        Ok(r)
+    }
+
+    /// `cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor`
+    ///
+    /// Takes the defaults `correction=1`, `fweights=None`, `aweights=None`; [`Tensor::cov_with`] takes every argument.
+    pub fn cov(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"cov", &args)?;
+        Ok(r)
+    }
+
+    /// `cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor`: every argument (see [`Tensor::cov`]).
+    pub fn cov_with(&self, correction: i64, fweights: Option<&Tensor>, aweights: Option<&Tensor>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(correction), arg::opt_tensor(fweights), arg::opt_tensor(aweights)];
+        let [r] = call_n::<1>(c"cov", &args)?;
+        Ok(r)
+    }
+
+    /// `corrcoef(Tensor self) -> Tensor`
+    pub fn corrcoef(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"corrcoef", &args)?;
         Ok(r)
     }
 

@@ -1,4 +1,8 @@
-// nn.cpp - gradcheck cases of the nn family: softmax, normalization, losses and attention.
+// nn.cpp - gradcheck cases of the nn family: softmax, normalization, losses, attention and the
+// recurrent operators.
+#include <array>
+#include <tuple>
+
 #include "gradcheck.h"
 
 namespace ct::gradcheck {
@@ -9,6 +13,69 @@ Tensor targets(std::initializer_list<int64_t> sizes, std::initializer_list<int64
   int64_t i = 0;
   for (int64_t v : values) t->data_as<int64_t>()[i++] = v;
   return t;
+}
+
+// The outputs of a recurrent operator flattened into one tensor, so one Jacobian covers them all.
+template <size_t N>
+Tensor joined(const std::array<Tensor, N>& outs) {
+  std::vector<Tensor> flat;
+  std::vector<const TensorImpl*> parts;
+  for (const Tensor& t : outs) flat.push_back(ops::reshape(t, DimVector{-1}));
+  for (const Tensor& t : flat) parts.push_back(t.impl());
+  return ops::cat(parts, 0);
+}
+
+std::vector<const TensorImpl*> impls(const Inputs& x, size_t from, size_t to) {
+  std::vector<const TensorImpl*> out;
+  for (size_t i = from; i < to; ++i) out.push_back(x[i].impl());
+  return out;
+}
+
+// Cases of one recurrent operator: a bidirectional layer over padded input [4, 2, 3], and the
+// packed form (batch_sizes 2, 2, 1), hidden size 2; inputs are x, the state(s), then the params.
+// names: the operator, then its .input, .data and _cell overloads, spelt out for op_coverage.py.
+std::vector<Case> recurrent_cases(const std::array<const char*, 4>& names, int64_t gates, bool lstm, bool smooth) {
+  const int64_t g = gates * 2;
+  std::vector<Input> params;
+  for (int d = 0; d < 2; ++d) params.insert(params.end(), {{{g, 3}}, {{g, 2}}, {{g}}, {{g}}});
+  const size_t nstates = lstm ? 2 : 1;
+  std::vector<Input> padded{{{4, 2, 3}}}, packed{{{5, 3}}};
+  for (size_t i = 0; i < nstates; ++i) {
+    padded.push_back({{2, 2, 2}});
+    packed.push_back({{2, 2, 2}});
+  }
+  padded.insert(padded.end(), params.begin(), params.end());
+  packed.insert(packed.end(), params.begin(), params.end());
+  const std::string op = names[0];
+  Case p{{names[1]}, padded, [=](const Inputs& x) {
+           const auto hx = impls(x, 1, 1 + nstates), ps = impls(x, 1 + nstates, x.size());
+           if (lstm) return joined(ops::lstm(x[0], hx, ps, true, 1, 0.0, false, true, false));
+           return joined(op == "gru" ? ops::gru(x[0], x[1], ps, true, 1, 0.0, false, true, false)
+                         : op == "rnn_tanh" ? ops::rnn_tanh(x[0], x[1], ps, true, 1, 0.0, false, true, false)
+                                            : ops::rnn_relu(x[0], x[1], ps, true, 1, 0.0, false, true, false));
+         }};
+  Case k{{names[2]}, packed, [=](const Inputs& x) {
+           const Tensor sizes = targets({3}, {2, 2, 1});
+           const auto hx = impls(x, 1, 1 + nstates), ps = impls(x, 1 + nstates, x.size());
+           if (lstm) return joined(ops::lstm(x[0], sizes, hx, ps, true, 1, 0.0, false, true));
+           return joined(op == "gru" ? ops::gru(x[0], sizes, x[1], ps, true, 1, 0.0, false, true)
+                         : op == "rnn_tanh" ? ops::rnn_tanh(x[0], sizes, x[1], ps, true, 1, 0.0, false, true)
+                                            : ops::rnn_relu(x[0], sizes, x[1], ps, true, 1, 0.0, false, true));
+         }};
+  std::vector<Input> cell{{{2, 3}}, {{2, 2}}};
+  if (lstm) cell.push_back({{2, 2}});
+  cell.insert(cell.end(), {{{g, 3}}, {{g, 2}}, {{g}}, {{g}}});
+  Case c{{names[3]}, cell, [=](const Inputs& x) {
+           if (lstm) {
+             const auto hx = impls(x, 1, 3);
+             return joined(ops::lstm_cell(x[0], hx, x[3], x[4], x[5], x[6]));
+           }
+           return op == "gru" ? ops::gru_cell(x[0], x[1], x[2], x[3], x[4], x[5])
+                  : op == "rnn_tanh" ? ops::rnn_tanh_cell(x[0], x[1], x[2], x[3], x[4], x[5])
+                                     : ops::rnn_relu_cell(x[0], x[1], x[2], x[3], x[4], x[5]);
+         }};
+  for (Case* cs : {&p, &k, &c}) cs->second_order = smooth;  // relu has a kink
+  return {p, k, c};
 }
 
 std::vector<Case> nn_cases() {
@@ -114,6 +181,14 @@ std::vector<Case> nn_cases() {
          return op("scaled_dot_product_attention", {x[0], x[1], x[2], x[3], 0.3, false, Value(), Value(seeded_generator())});
        }},
   };
+  using Names = std::array<const char*, 4>;
+  for (const auto& [names, gates, lstm, smooth] :
+       {std::tuple{Names{"lstm", "lstm.input", "lstm.data", "lstm_cell"}, 4, true, true},
+        {Names{"gru", "gru.input", "gru.data", "gru_cell"}, 3, false, true},
+        {Names{"rnn_tanh", "rnn_tanh.input", "rnn_tanh.data", "rnn_tanh_cell"}, 1, false, true},
+        {Names{"rnn_relu", "rnn_relu.input", "rnn_relu.data", "rnn_relu_cell"}, 1, false, false}}) {
+    for (Case& c : recurrent_cases(names, gates, lstm, smooth)) cs.push_back(std::move(c));
+  }
   return cs;
 }
 

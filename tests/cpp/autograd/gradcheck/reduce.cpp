@@ -21,6 +21,18 @@ Tensor sum_all(const Tensor& t) { return ops::sum(t, {}, false); }
 std::vector<Case> reduce_cases() {
   const Input m{{3, 4}}, cube{{2, 3, 4}}, scalar{{}};
   std::vector<Case> cs = {
+      {{"quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar"}, {m}, [](const Inputs& x) {
+         const Tensor q = ops::full({3}, Scalar(0.4), DType::Float64, kCPU);
+         const Tensor a = op("quantile", {x[0], q, 1, false, "linear"});
+         const Tensor b = op("quantile.scalar", {x[0], 0.7, Value(), false, "midpoint"});
+         const Tensor c = op("nanquantile", {x[0], q, 0, true, "linear"});
+         const Tensor d = op("nanquantile.scalar", {x[0], 0.25, 1, false, "lower"});
+         return ops::add(ops::add(ops::sum(a), b), ops::add(ops::sum(c), ops::sum(d)));
+       }},
+      {{"cov"}, {m, {{4}, 0.5, 2.0}}, [](const Inputs& x) {
+         return ops::add(op("cov", {x[0], 1, Value(), Value()}), op("cov", {x[0], 0, Value(), x[1]}));
+       }},
+      {{"corrcoef"}, {m}, [](const Inputs& x) { return op("corrcoef", {x[0]}); }},
       {{"logcumsumexp"}, {{{2, 3, 4}}}, [](const Inputs& x) {
          return ops::add(op("logcumsumexp", {x[0], 1}), op("logcumsumexp", {x[0], -1}));
        }},

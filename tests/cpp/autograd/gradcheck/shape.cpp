@@ -73,6 +73,11 @@ std::vector<Case> shape_cases() {
          return ops::add(ops::sum(op("diag_embed", {x[0], 1, 0, 2})), ops::sum(op("diag_embed", {x[0], -1, -1, -2})));
        }},
       {{"trace"}, {m}, [](const Inputs& x) { return op("trace", {x[0]}); }},
+      {{"repeat_interleave.self_int", "repeat_interleave.self_Tensor"}, {m}, [](const Inputs& x) {
+         const Tensor counts = ops::full({3}, Scalar(2), DType::Int64, kCPU);
+         return ops::add(ops::sum(op("repeat_interleave.self_int", {x[0], 2, 1, Value()})),
+                         ops::sum(op("repeat_interleave.self_Tensor", {x[0], counts, 0, Value()})));
+       }},
       {{"hstack", "vstack", "dstack", "column_stack"}, {m, m}, [](const Inputs& x) {
          const TensorImpl* parts[2] = {x[0].impl(), x[1].impl()};
          const ArrayRef<const TensorImpl*> both(parts, 2);

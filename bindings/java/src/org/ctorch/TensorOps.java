@@ -307,6 +307,9 @@ abstract class TensorOps extends NativeObject {
     "column_stack",
     "repeat",
     "tile",
+    "repeat_interleave.self_Tensor",
+    "repeat_interleave.self_int",
+    "repeat_interleave.Tensor",
     "roll",
     "flip",
     "tril",
@@ -430,6 +433,30 @@ abstract class TensorOps extends NativeObject {
     "pixel_shuffle",
     "pixel_unshuffle",
     "one_hot",
+    "rnn_tanh_cell",
+    "rnn_relu_cell",
+    "gru_cell",
+    "lstm_cell",
+    "rnn_tanh.input",
+    "rnn_tanh.data",
+    "rnn_relu.input",
+    "rnn_relu.data",
+    "gru.input",
+    "gru.data",
+    "lstm.input",
+    "lstm.data",
+    "quantile",
+    "quantile.scalar",
+    "nanquantile",
+    "nanquantile.scalar",
+    "bincount",
+    "histc",
+    "searchsorted.Tensor",
+    "searchsorted.Scalar",
+    "bucketize.Tensor",
+    "bucketize.Scalar",
+    "cov",
+    "corrcoef",
     "upsample_nearest1d",
     "upsample_nearest2d",
     "_upsample_nearest_exact1d",
@@ -4008,6 +4035,77 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor}.
+   * Takes the defaults {@code dim=None}, {@code output_size=None}; an overload with every argument exists.
+   * @param repeats the schema's {@code repeats} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor repeatInterleaveSelfTensor(Tensor repeats) {
+    return new Args(2).tensor(self(), "self").tensor(repeats, "repeats").call1("repeat_interleave.self_Tensor");
+  }
+
+  /**
+   * {@code repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param repeats the schema's {@code repeats} (null: none)
+   * @param dim the schema's {@code dim} (null: none)
+   * @param outputSize the schema's {@code output_size} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor repeatInterleaveSelfTensor(Tensor repeats, Long dim, Long outputSize) {
+    return new Args(4).tensor(self(), "self").tensor(repeats, "repeats").optInteger(dim).optInteger(outputSize).call1("repeat_interleave.self_Tensor");
+  }
+
+  /**
+   * {@code repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor}.
+   * Takes the defaults {@code dim=None}, {@code output_size=None}; an overload with every argument exists.
+   * @param repeats the schema's {@code repeats}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor repeatInterleaveSelfInt(long repeats) {
+    return new Args(2).tensor(self(), "self").integer(repeats).call1("repeat_interleave.self_int");
+  }
+
+  /**
+   * {@code repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param repeats the schema's {@code repeats}
+   * @param dim the schema's {@code dim} (null: none)
+   * @param outputSize the schema's {@code output_size} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor repeatInterleaveSelfInt(long repeats, Long dim, Long outputSize) {
+    return new Args(4).tensor(self(), "self").integer(repeats).optInteger(dim).optInteger(outputSize).call1("repeat_interleave.self_int");
+  }
+
+  /**
+   * {@code repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor}.
+   * Takes the defaults {@code output_size=None}; an overload with every argument exists.
+   * @param repeats the schema's {@code repeats} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor repeatInterleave(Tensor repeats) {
+    return new Args(1).tensor(repeats, "repeats").call1("repeat_interleave.Tensor");
+  }
+
+  /**
+   * {@code repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param repeats the schema's {@code repeats} (null: none)
+   * @param outputSize the schema's {@code output_size} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor repeatInterleave(Tensor repeats, Long outputSize) {
+    return new Args(2).tensor(repeats, "repeats").optInteger(outputSize).call1("repeat_interleave.Tensor");
+  }
+
+  /**
    * {@code roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor}.
    * Takes the defaults {@code dims=[]}; an overload with every argument exists.
    * @param shifts the schema's {@code shifts}
@@ -6427,6 +6525,553 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor oneHot(long numClasses) {
     return new Args(2).tensor(self(), "self").integer(numClasses).call1("one_hot");
+  }
+
+  /**
+   * {@code rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor}.
+   * Takes the defaults {@code b_ih=None}, {@code b_hh=None}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param wIh the schema's {@code w_ih} (null: none)
+   * @param wHh the schema's {@code w_hh} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor rnnTanhCell(Tensor input, Tensor hx, Tensor wIh, Tensor wHh) {
+    return new Args(4).tensor(input, "input").tensor(hx, "hx").tensor(wIh, "w_ih").tensor(wHh, "w_hh").call1("rnn_tanh_cell");
+  }
+
+  /**
+   * {@code rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param wIh the schema's {@code w_ih} (null: none)
+   * @param wHh the schema's {@code w_hh} (null: none)
+   * @param bIh the schema's {@code b_ih} (null: none)
+   * @param bHh the schema's {@code b_hh} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor rnnTanhCell(Tensor input, Tensor hx, Tensor wIh, Tensor wHh, Tensor bIh, Tensor bHh) {
+    return new Args(6).tensor(input, "input").tensor(hx, "hx").tensor(wIh, "w_ih").tensor(wHh, "w_hh").optTensor(bIh, "b_ih").optTensor(bHh, "b_hh").call1("rnn_tanh_cell");
+  }
+
+  /**
+   * {@code rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor}.
+   * Takes the defaults {@code b_ih=None}, {@code b_hh=None}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param wIh the schema's {@code w_ih} (null: none)
+   * @param wHh the schema's {@code w_hh} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor rnnReluCell(Tensor input, Tensor hx, Tensor wIh, Tensor wHh) {
+    return new Args(4).tensor(input, "input").tensor(hx, "hx").tensor(wIh, "w_ih").tensor(wHh, "w_hh").call1("rnn_relu_cell");
+  }
+
+  /**
+   * {@code rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param wIh the schema's {@code w_ih} (null: none)
+   * @param wHh the schema's {@code w_hh} (null: none)
+   * @param bIh the schema's {@code b_ih} (null: none)
+   * @param bHh the schema's {@code b_hh} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor rnnReluCell(Tensor input, Tensor hx, Tensor wIh, Tensor wHh, Tensor bIh, Tensor bHh) {
+    return new Args(6).tensor(input, "input").tensor(hx, "hx").tensor(wIh, "w_ih").tensor(wHh, "w_hh").optTensor(bIh, "b_ih").optTensor(bHh, "b_hh").call1("rnn_relu_cell");
+  }
+
+  /**
+   * {@code gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor}.
+   * Takes the defaults {@code b_ih=None}, {@code b_hh=None}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param wIh the schema's {@code w_ih} (null: none)
+   * @param wHh the schema's {@code w_hh} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor gruCell(Tensor input, Tensor hx, Tensor wIh, Tensor wHh) {
+    return new Args(4).tensor(input, "input").tensor(hx, "hx").tensor(wIh, "w_ih").tensor(wHh, "w_hh").call1("gru_cell");
+  }
+
+  /**
+   * {@code gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param wIh the schema's {@code w_ih} (null: none)
+   * @param wHh the schema's {@code w_hh} (null: none)
+   * @param bIh the schema's {@code b_ih} (null: none)
+   * @param bHh the schema's {@code b_hh} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor gruCell(Tensor input, Tensor hx, Tensor wIh, Tensor wHh, Tensor bIh, Tensor bHh) {
+    return new Args(6).tensor(input, "input").tensor(hx, "hx").tensor(wIh, "w_ih").tensor(wHh, "w_hh").optTensor(bIh, "b_ih").optTensor(bHh, "b_hh").call1("gru_cell");
+  }
+
+  /**
+   * {@code lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)}.
+   * Takes the defaults {@code b_ih=None}, {@code b_hh=None}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx}
+   * @param wIh the schema's {@code w_ih} (null: none)
+   * @param wHh the schema's {@code w_hh} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] lstmCell(Tensor input, Tensor[] hx, Tensor wIh, Tensor wHh) {
+    return new Args(4).tensor(input, "input").tensors(hx, "hx").tensor(wIh, "w_ih").tensor(wHh, "w_hh").call("lstm_cell", 2);
+  }
+
+  /**
+   * {@code lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx}
+   * @param wIh the schema's {@code w_ih} (null: none)
+   * @param wHh the schema's {@code w_hh} (null: none)
+   * @param bIh the schema's {@code b_ih} (null: none)
+   * @param bHh the schema's {@code b_hh} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] lstmCell(Tensor input, Tensor[] hx, Tensor wIh, Tensor wHh, Tensor bIh, Tensor bHh) {
+    return new Args(6).tensor(input, "input").tensors(hx, "hx").tensor(wIh, "w_ih").tensor(wHh, "w_hh").optTensor(bIh, "b_ih").optTensor(bHh, "b_hh").call("lstm_cell", 2);
+  }
+
+  /**
+   * {@code rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)}.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param params the schema's {@code params}
+   * @param hasBiases the schema's {@code has_biases}
+   * @param numLayers the schema's {@code num_layers}
+   * @param dropout the schema's {@code dropout}
+   * @param train the schema's {@code train}
+   * @param bidirectional the schema's {@code bidirectional}
+   * @param batchFirst the schema's {@code batch_first}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] rnnTanh(Tensor input, Tensor hx, Tensor[] params, boolean hasBiases, long numLayers, double dropout, boolean train, boolean bidirectional, boolean batchFirst) {
+    return new Args(9).tensor(input, "input").tensor(hx, "hx").tensors(params, "params").bool(hasBiases).integer(numLayers).real(dropout).bool(train).bool(bidirectional).bool(batchFirst).call("rnn_tanh.input", 2);
+  }
+
+  /**
+   * {@code rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)}.
+   * @param data the schema's {@code data} (null: none)
+   * @param batchSizes the schema's {@code batch_sizes} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param params the schema's {@code params}
+   * @param hasBiases the schema's {@code has_biases}
+   * @param numLayers the schema's {@code num_layers}
+   * @param dropout the schema's {@code dropout}
+   * @param train the schema's {@code train}
+   * @param bidirectional the schema's {@code bidirectional}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] rnnTanhData(Tensor data, Tensor batchSizes, Tensor hx, Tensor[] params, boolean hasBiases, long numLayers, double dropout, boolean train, boolean bidirectional) {
+    return new Args(9).tensor(data, "data").tensor(batchSizes, "batch_sizes").tensor(hx, "hx").tensors(params, "params").bool(hasBiases).integer(numLayers).real(dropout).bool(train).bool(bidirectional).call("rnn_tanh.data", 2);
+  }
+
+  /**
+   * {@code rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)}.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param params the schema's {@code params}
+   * @param hasBiases the schema's {@code has_biases}
+   * @param numLayers the schema's {@code num_layers}
+   * @param dropout the schema's {@code dropout}
+   * @param train the schema's {@code train}
+   * @param bidirectional the schema's {@code bidirectional}
+   * @param batchFirst the schema's {@code batch_first}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] rnnRelu(Tensor input, Tensor hx, Tensor[] params, boolean hasBiases, long numLayers, double dropout, boolean train, boolean bidirectional, boolean batchFirst) {
+    return new Args(9).tensor(input, "input").tensor(hx, "hx").tensors(params, "params").bool(hasBiases).integer(numLayers).real(dropout).bool(train).bool(bidirectional).bool(batchFirst).call("rnn_relu.input", 2);
+  }
+
+  /**
+   * {@code rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)}.
+   * @param data the schema's {@code data} (null: none)
+   * @param batchSizes the schema's {@code batch_sizes} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param params the schema's {@code params}
+   * @param hasBiases the schema's {@code has_biases}
+   * @param numLayers the schema's {@code num_layers}
+   * @param dropout the schema's {@code dropout}
+   * @param train the schema's {@code train}
+   * @param bidirectional the schema's {@code bidirectional}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] rnnReluData(Tensor data, Tensor batchSizes, Tensor hx, Tensor[] params, boolean hasBiases, long numLayers, double dropout, boolean train, boolean bidirectional) {
+    return new Args(9).tensor(data, "data").tensor(batchSizes, "batch_sizes").tensor(hx, "hx").tensors(params, "params").bool(hasBiases).integer(numLayers).real(dropout).bool(train).bool(bidirectional).call("rnn_relu.data", 2);
+  }
+
+  /**
+   * {@code gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)}.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param params the schema's {@code params}
+   * @param hasBiases the schema's {@code has_biases}
+   * @param numLayers the schema's {@code num_layers}
+   * @param dropout the schema's {@code dropout}
+   * @param train the schema's {@code train}
+   * @param bidirectional the schema's {@code bidirectional}
+   * @param batchFirst the schema's {@code batch_first}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] gru(Tensor input, Tensor hx, Tensor[] params, boolean hasBiases, long numLayers, double dropout, boolean train, boolean bidirectional, boolean batchFirst) {
+    return new Args(9).tensor(input, "input").tensor(hx, "hx").tensors(params, "params").bool(hasBiases).integer(numLayers).real(dropout).bool(train).bool(bidirectional).bool(batchFirst).call("gru.input", 2);
+  }
+
+  /**
+   * {@code gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)}.
+   * @param data the schema's {@code data} (null: none)
+   * @param batchSizes the schema's {@code batch_sizes} (null: none)
+   * @param hx the schema's {@code hx} (null: none)
+   * @param params the schema's {@code params}
+   * @param hasBiases the schema's {@code has_biases}
+   * @param numLayers the schema's {@code num_layers}
+   * @param dropout the schema's {@code dropout}
+   * @param train the schema's {@code train}
+   * @param bidirectional the schema's {@code bidirectional}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] gruData(Tensor data, Tensor batchSizes, Tensor hx, Tensor[] params, boolean hasBiases, long numLayers, double dropout, boolean train, boolean bidirectional) {
+    return new Args(9).tensor(data, "data").tensor(batchSizes, "batch_sizes").tensor(hx, "hx").tensors(params, "params").bool(hasBiases).integer(numLayers).real(dropout).bool(train).bool(bidirectional).call("gru.data", 2);
+  }
+
+  /**
+   * {@code lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)}.
+   * @param input the schema's {@code input} (null: none)
+   * @param hx the schema's {@code hx}
+   * @param params the schema's {@code params}
+   * @param hasBiases the schema's {@code has_biases}
+   * @param numLayers the schema's {@code num_layers}
+   * @param dropout the schema's {@code dropout}
+   * @param train the schema's {@code train}
+   * @param bidirectional the schema's {@code bidirectional}
+   * @param batchFirst the schema's {@code batch_first}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] lstm(Tensor input, Tensor[] hx, Tensor[] params, boolean hasBiases, long numLayers, double dropout, boolean train, boolean bidirectional, boolean batchFirst) {
+    return new Args(9).tensor(input, "input").tensors(hx, "hx").tensors(params, "params").bool(hasBiases).integer(numLayers).real(dropout).bool(train).bool(bidirectional).bool(batchFirst).call("lstm.input", 3);
+  }
+
+  /**
+   * {@code lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)}.
+   * @param data the schema's {@code data} (null: none)
+   * @param batchSizes the schema's {@code batch_sizes} (null: none)
+   * @param hx the schema's {@code hx}
+   * @param params the schema's {@code params}
+   * @param hasBiases the schema's {@code has_biases}
+   * @param numLayers the schema's {@code num_layers}
+   * @param dropout the schema's {@code dropout}
+   * @param train the schema's {@code train}
+   * @param bidirectional the schema's {@code bidirectional}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] lstmData(Tensor data, Tensor batchSizes, Tensor[] hx, Tensor[] params, boolean hasBiases, long numLayers, double dropout, boolean train, boolean bidirectional) {
+    return new Args(9).tensor(data, "data").tensor(batchSizes, "batch_sizes").tensors(hx, "hx").tensors(params, "params").bool(hasBiases).integer(numLayers).real(dropout).bool(train).bool(bidirectional).call("lstm.data", 3);
+  }
+
+  /**
+   * {@code quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Takes the defaults {@code dim=None}, {@code keepdim=False}, {@code interpolation='linear'}; an overload with every argument exists.
+   * @param q the schema's {@code q} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor quantile(Tensor q) {
+    return new Args(2).tensor(self(), "self").tensor(q, "q").call1("quantile");
+  }
+
+  /**
+   * {@code quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Every argument of the schema.
+   * @param q the schema's {@code q} (null: none)
+   * @param dim the schema's {@code dim} (null: none)
+   * @param keepdim the schema's {@code keepdim}
+   * @param interpolation the schema's {@code interpolation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor quantile(Tensor q, Long dim, boolean keepdim, String interpolation) {
+    return new Args(5).tensor(self(), "self").tensor(q, "q").optInteger(dim).bool(keepdim).string(interpolation, "interpolation").call1("quantile");
+  }
+
+  /**
+   * {@code quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Takes the defaults {@code dim=None}, {@code keepdim=False}, {@code interpolation='linear'}; an overload with every argument exists.
+   * @param q the schema's {@code q}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor quantileScalar(double q) {
+    return new Args(2).tensor(self(), "self").real(q).call1("quantile.scalar");
+  }
+
+  /**
+   * {@code quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Every argument of the schema.
+   * @param q the schema's {@code q}
+   * @param dim the schema's {@code dim} (null: none)
+   * @param keepdim the schema's {@code keepdim}
+   * @param interpolation the schema's {@code interpolation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor quantileScalar(double q, Long dim, boolean keepdim, String interpolation) {
+    return new Args(5).tensor(self(), "self").real(q).optInteger(dim).bool(keepdim).string(interpolation, "interpolation").call1("quantile.scalar");
+  }
+
+  /**
+   * {@code nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Takes the defaults {@code dim=None}, {@code keepdim=False}, {@code interpolation='linear'}; an overload with every argument exists.
+   * @param q the schema's {@code q} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanquantile(Tensor q) {
+    return new Args(2).tensor(self(), "self").tensor(q, "q").call1("nanquantile");
+  }
+
+  /**
+   * {@code nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Every argument of the schema.
+   * @param q the schema's {@code q} (null: none)
+   * @param dim the schema's {@code dim} (null: none)
+   * @param keepdim the schema's {@code keepdim}
+   * @param interpolation the schema's {@code interpolation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanquantile(Tensor q, Long dim, boolean keepdim, String interpolation) {
+    return new Args(5).tensor(self(), "self").tensor(q, "q").optInteger(dim).bool(keepdim).string(interpolation, "interpolation").call1("nanquantile");
+  }
+
+  /**
+   * {@code nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Takes the defaults {@code dim=None}, {@code keepdim=False}, {@code interpolation='linear'}; an overload with every argument exists.
+   * @param q the schema's {@code q}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanquantileScalar(double q) {
+    return new Args(2).tensor(self(), "self").real(q).call1("nanquantile.scalar");
+  }
+
+  /**
+   * {@code nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Every argument of the schema.
+   * @param q the schema's {@code q}
+   * @param dim the schema's {@code dim} (null: none)
+   * @param keepdim the schema's {@code keepdim}
+   * @param interpolation the schema's {@code interpolation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanquantileScalar(double q, Long dim, boolean keepdim, String interpolation) {
+    return new Args(5).tensor(self(), "self").real(q).optInteger(dim).bool(keepdim).string(interpolation, "interpolation").call1("nanquantile.scalar");
+  }
+
+  /**
+   * {@code bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor}.
+   * Takes the defaults {@code weights=None}, {@code minlength=0}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bincount() {
+    return new Args(1).tensor(self(), "self").call1("bincount");
+  }
+
+  /**
+   * {@code bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor}.
+   * Every argument of the schema.
+   * @param weights the schema's {@code weights} (null: none)
+   * @param minlength the schema's {@code minlength}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bincount(Tensor weights, long minlength) {
+    return new Args(3).tensor(self(), "self").optTensor(weights, "weights").integer(minlength).call1("bincount");
+  }
+
+  /**
+   * {@code histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor}.
+   * Takes the defaults {@code bins=100}, {@code min=0}, {@code max=0}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor histc() {
+    return new Args(1).tensor(self(), "self").call1("histc");
+  }
+
+  /**
+   * {@code histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor}.
+   * Every argument of the schema.
+   * @param bins the schema's {@code bins}
+   * @param min the schema's {@code min} (null: none)
+   * @param max the schema's {@code max} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor histc(long bins, Number min, Number max) {
+    return new Args(4).tensor(self(), "self").integer(bins).scalar(min, "min").scalar(max, "max").call1("histc");
+  }
+
+  /**
+   * {@code searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor}.
+   * Takes the defaults {@code out_int32=False}, {@code right=False}, {@code side=None}, {@code sorter=None}; an overload with every argument exists.
+   * @param sortedSequence the schema's {@code sorted_sequence} (null: none)
+   * @param self the schema's {@code self} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor searchsorted(Tensor sortedSequence, Tensor self) {
+    return new Args(2).tensor(sortedSequence, "sorted_sequence").tensor(self, "self").call1("searchsorted.Tensor");
+  }
+
+  /**
+   * {@code searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param sortedSequence the schema's {@code sorted_sequence} (null: none)
+   * @param self the schema's {@code self} (null: none)
+   * @param outInt32 the schema's {@code out_int32}
+   * @param right the schema's {@code right}
+   * @param side the schema's {@code side}
+   * @param sorter the schema's {@code sorter} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor searchsorted(Tensor sortedSequence, Tensor self, boolean outInt32, boolean right, String side, Tensor sorter) {
+    return new Args(6).tensor(sortedSequence, "sorted_sequence").tensor(self, "self").bool(outInt32).bool(right).optString(side, "side").optTensor(sorter, "sorter").call1("searchsorted.Tensor");
+  }
+
+  /**
+   * {@code searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor}.
+   * Takes the defaults {@code out_int32=False}, {@code right=False}, {@code side=None}, {@code sorter=None}; an overload with every argument exists.
+   * @param sortedSequence the schema's {@code sorted_sequence} (null: none)
+   * @param self the schema's {@code self} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor searchsortedScalar(Tensor sortedSequence, Number self) {
+    return new Args(2).tensor(sortedSequence, "sorted_sequence").scalar(self, "self").call1("searchsorted.Scalar");
+  }
+
+  /**
+   * {@code searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param sortedSequence the schema's {@code sorted_sequence} (null: none)
+   * @param self the schema's {@code self} (null: none)
+   * @param outInt32 the schema's {@code out_int32}
+   * @param right the schema's {@code right}
+   * @param side the schema's {@code side}
+   * @param sorter the schema's {@code sorter} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor searchsortedScalar(Tensor sortedSequence, Number self, boolean outInt32, boolean right, String side, Tensor sorter) {
+    return new Args(6).tensor(sortedSequence, "sorted_sequence").scalar(self, "self").bool(outInt32).bool(right).optString(side, "side").optTensor(sorter, "sorter").call1("searchsorted.Scalar");
+  }
+
+  /**
+   * {@code bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor}.
+   * Takes the defaults {@code out_int32=False}, {@code right=False}; an overload with every argument exists.
+   * @param boundaries the schema's {@code boundaries} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bucketize(Tensor boundaries) {
+    return new Args(2).tensor(self(), "self").tensor(boundaries, "boundaries").call1("bucketize.Tensor");
+  }
+
+  /**
+   * {@code bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param boundaries the schema's {@code boundaries} (null: none)
+   * @param outInt32 the schema's {@code out_int32}
+   * @param right the schema's {@code right}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bucketize(Tensor boundaries, boolean outInt32, boolean right) {
+    return new Args(4).tensor(self(), "self").tensor(boundaries, "boundaries").bool(outInt32).bool(right).call1("bucketize.Tensor");
+  }
+
+  /**
+   * {@code bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor}.
+   * Takes the defaults {@code out_int32=False}, {@code right=False}; an overload with every argument exists.
+   * @param self the schema's {@code self} (null: none)
+   * @param boundaries the schema's {@code boundaries} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor bucketizeScalar(Number self, Tensor boundaries) {
+    return new Args(2).scalar(self, "self").tensor(boundaries, "boundaries").call1("bucketize.Scalar");
+  }
+
+  /**
+   * {@code bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param self the schema's {@code self} (null: none)
+   * @param boundaries the schema's {@code boundaries} (null: none)
+   * @param outInt32 the schema's {@code out_int32}
+   * @param right the schema's {@code right}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor bucketizeScalar(Number self, Tensor boundaries, boolean outInt32, boolean right) {
+    return new Args(4).scalar(self, "self").tensor(boundaries, "boundaries").bool(outInt32).bool(right).call1("bucketize.Scalar");
+  }
+
+  /**
+   * {@code cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor}.
+   * Takes the defaults {@code correction=1}, {@code fweights=None}, {@code aweights=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor cov() {
+    return new Args(1).tensor(self(), "self").call1("cov");
+  }
+
+  /**
+   * {@code cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param correction the schema's {@code correction}
+   * @param fweights the schema's {@code fweights} (null: none)
+   * @param aweights the schema's {@code aweights} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor cov(long correction, Tensor fweights, Tensor aweights) {
+    return new Args(4).tensor(self(), "self").integer(correction).optTensor(fweights, "fweights").optTensor(aweights, "aweights").call1("cov");
+  }
+
+  /**
+   * {@code corrcoef(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor corrcoef() {
+    return new Args(1).tensor(self(), "self").call1("corrcoef");
   }
 
   /**

@@ -1,4 +1,5 @@
-"""ctorch.nn.utils: clip_grad_norm_ and clip_grad_value_ (torch.nn.utils), computed in the C library."""
+"""ctorch.nn.utils: clip_grad_norm_ and clip_grad_value_ (torch.nn.utils), computed in the C library;
+ctorch.nn.utils.rnn packs variable-length batches for the recurrent layers."""
 
 import math as _math
 
@@ -6,7 +7,9 @@ from ... import _C
 from ..._tensor import Tensor, _handle
 from ...autograd import no_grad
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+from . import rnn  # noqa: E402,F401
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "rnn"]
 
 
 def _params(parameters):
