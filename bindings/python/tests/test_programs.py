@@ -21,7 +21,7 @@ names = {"torch": ctorch, "torch.nn": ctorch.nn, "torch.nn.functional": ctorch.n
          "torch.optim": ctorch.optim, "torch.optim.lr_scheduler": ctorch.optim.lr_scheduler,
          "torch.utils": ctorch.utils, "torch.utils.data": ctorch.utils.data, "torch.backends": ctorch.backends,
          "torch.backends.cudnn": ctorch.backends.cudnn, "torch.cuda": ctorch.cuda, "torch.amp": ctorch.amp,
-         "torch.jit": ctorch.jit}
+         "torch.jit": ctorch.jit, "torch.nn.utils": ctorch.nn.utils, "torch.nn.utils.rnn": ctorch.nn.utils.rnn}
 sys.modules.update(names)
 sys.argv = [sys.argv[1]]
 runpy.run_path(sys.argv[0], run_name="__main__")
@@ -36,7 +36,7 @@ def run(program, stand_in):
     return done.stdout
 
 
-@pytest.mark.parametrize("program", ["classifier.py", "sequence_model.py"])
+@pytest.mark.parametrize("program", ["classifier.py", "sequence_model.py", "word_language_model.py"])
 def test_program_prints_what_it_prints_with_torch(program):
     with_ctorch = run(program, stand_in=True)
     with_torch = run(program, stand_in=False)
