@@ -1,5 +1,6 @@
 """bench_optim.py - one Adam step over 10M float32 parameters (10 tensors of 1M): ctorch's fused
-update beside torch's single-tensor, foreach and fused Adam, one table from one run.
+update beside torch's single-tensor, foreach and fused Adam, one table from one run; then one step
+of Adagrad, Adamax, NAdam, RAdam and Adadelta beside torch's single-tensor and foreach forms.
 
     PYTHONPATH=build/bindings/python /usr/bin/python3 bench/bench_optim.py
 
@@ -16,11 +17,11 @@ N_TENSORS, NUMEL = 10, 1_000_000
 BYTES_PER_ELEMENT = 7 * 4
 
 
-def seconds_per_step(lib, **adam_options):
+def seconds_per_step(lib, name="Adam", **adam_options):
     params = [lib.randn(NUMEL, requires_grad=True) for _ in range(N_TENSORS)]
     for p in params:
         p.grad = lib.randn(NUMEL)
-    opt = lib.optim.Adam(params, lr=1e-3, **adam_options)
+    opt = getattr(lib.optim, name)(params, lr=1e-3, **adam_options)
     opt.step()
     opt.step()
     return min(timeit.repeat(opt.step, number=5, repeat=7)) / 5
@@ -49,6 +50,14 @@ def main():
             print(f"{label:30s} {'n/a':>9s} {'':>8s}  {'':>14s}  ({row[2]})")
             continue
         print(f"{label:30s} {s * 1e3:9.2f} {gbytes / s:8.2f}  {s / ct:13.2f}x")
+    print(f"\n{'optimizer':10s} {'ctorch ms':>10s} {'torch single ms':>16s} {'ratio':>7s} {'torch foreach ms':>17s} "
+          f"{'ratio':>7s}")
+    for name in ("Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta"):
+        ct = seconds_per_step(ctorch, name)
+        single = seconds_per_step(torch, name, foreach=False)
+        foreach = seconds_per_step(torch, name, foreach=True)
+        print(f"{name:10s} {ct * 1e3:10.2f} {single * 1e3:16.2f} {single / ct:6.2f}x {foreach * 1e3:17.2f} "
+              f"{foreach / ct:6.2f}x")
     return 0
 
 

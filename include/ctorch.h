@@ -3938,7 +3938,12 @@ typedef enum ct_optimizer_kind {
   CT_OPTIMIZER_SGD = 0,    /* torch.optim.SGD: momentum, dampening, nesterov, weight decay */
   CT_OPTIMIZER_ADAM = 1,   /* torch.optim.Adam: L2 weight decay added to the gradient, amsgrad */
   CT_OPTIMIZER_ADAMW = 2,  /* torch.optim.AdamW: decoupled weight decay (param *= 1 - lr * wd) */
-  CT_OPTIMIZER_RMSPROP = 3 /* torch.optim.RMSprop: alpha, centered, momentum, weight decay */
+  CT_OPTIMIZER_RMSPROP = 3, /* torch.optim.RMSprop: alpha, centered, momentum, weight decay */
+  CT_OPTIMIZER_ADAGRAD = 4, /* torch.optim.Adagrad: lr_decay, initial_accumulator_value (since 0.9) */
+  CT_OPTIMIZER_ADAMAX = 5,  /* torch.optim.Adamax: Adam with an infinity-norm second moment (0.9) */
+  CT_OPTIMIZER_NADAM = 6,   /* torch.optim.NAdam: Nesterov momentum in Adam, momentum_decay (0.9) */
+  CT_OPTIMIZER_RADAM = 7,   /* torch.optim.RAdam: rectified Adam (since 0.9) */
+  CT_OPTIMIZER_ADADELTA = 8 /* torch.optim.Adadelta: rho, lr scaling the delta (since 0.9) */
 } ct_optimizer_kind;
 
 /*
@@ -3946,7 +3951,9 @@ typedef enum ct_optimizer_kind {
  *
  * Size-first: set struct_size to sizeof(ct_optimizer_options) (ct_optimizer_options_default does),
  * so a later release can append fields and still read structs from programs built before. Fields a
- * kind does not use are ignored (and kept: ct_optimizer_get_options returns them as given).
+ * kind does not use are ignored (and kept: ct_optimizer_get_options returns them as given). A
+ * struct from a 0.8 header (it ends at maximize) is accepted too: the fields appended in 0.9 take
+ * the kind's defaults.
  */
 typedef struct ct_optimizer_options {
   size_t struct_size;     /* sizeof(ct_optimizer_options) */
@@ -3963,6 +3970,12 @@ typedef struct ct_optimizer_options {
   int amsgrad;            /* Adam, AdamW: keep the maximum of the second moments */
   int centered;           /* RMSprop: normalize by the estimated variance of the gradient */
   int maximize;           /* every kind: ascend the objective instead of descending it */
+  /* Since 0.9: */
+  double lr_decay;        /* Adagrad: the step's lr is lr / (1 + (step - 1) * lr_decay), >= 0 */
+  double initial_accumulator_value; /* Adagrad: the sum of squares starts here, >= 0 */
+  double momentum_decay;  /* NAdam: >= 0 */
+  double rho;             /* Adadelta: the running averages' coefficient, in [0, 1] */
+  int decoupled_weight_decay; /* NAdam, RAdam: decay param *= 1 - lr * weight_decay (AdamW's) */
 } ct_optimizer_options;
 
 /*
@@ -3972,8 +3985,14 @@ typedef struct ct_optimizer_options {
  *   Adam     lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0, amsgrad 0
  *   AdamW    lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 1e-2, amsgrad 0
  *   RMSprop  lr 1e-2, alpha 0.99, eps 1e-8, weight_decay 0, momentum 0, centered 0
- * Fields the kind does not use are 0 (beta1 0.9, beta2 0.999, eps 1e-8, alpha 0.99 for every
- * kind, so switching kind keeps sensible values); maximize 0; struct_size set.
+ *   Adagrad  lr 1e-2, lr_decay 0, weight_decay 0, initial_accumulator_value 0, eps 1e-10
+ *   Adamax   lr 2e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0
+ *   NAdam    lr 2e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0, momentum_decay 4e-3
+ *   RAdam    lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0
+ *   Adadelta lr 1, rho 0.9, eps 1e-6, weight_decay 0
+ * Fields the kind does not use are 0 (beta1 0.9, beta2 0.999, eps 1e-8, alpha 0.99, rho 0.9 and
+ * momentum_decay 4e-3 for every kind, so switching kind keeps sensible values); maximize 0;
+ * struct_size set.
  *
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL out or a kind outside ct_optimizer_kind.
  * Threads: any thread. Since 0.8.
@@ -4074,14 +4093,17 @@ CT_API CT_NODISCARD ct_status ct_optimizer_set_lr(ct_optimizer* opt, double lr);
  * ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
  * param_groups[0]).
  *
- * get fills out's fields (the caller sets out->struct_size first; it is left as given). set replaces the hyperparameters; the kind cannot change (the
- * state belongs to it). Values are checked as at creation: lr, momentum, weight_decay, eps, alpha
- * >= 0 and finite; beta1, beta2 in [0, 1); nesterov needs momentum > 0 and dampening 0. On failure
+ * get fills out's fields (the caller sets out->struct_size first; it is left as given, and a 0.8
+ * struct gets the fields it has). set replaces the hyperparameters; the kind cannot change (the
+ * state belongs to it). Values are checked as at creation: lr, momentum, weight_decay, eps, alpha,
+ * lr_decay, initial_accumulator_value, momentum_decay >= 0 and finite; beta1, beta2 in [0, 1);
+ * rho in [0, 1]; nesterov needs momentum > 0 and dampening 0. On failure
  * nothing changes. A state buffer a new setting needs (momentum turned on) starts at zero, or as
  * torch starts it (SGD's buffer takes the first grad).
  *
- * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments, a struct_size smaller
- * than this library's sizeof(ct_optimizer_options), another kind, or a value out of range.
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments, a struct_size other
+ * than a 0.8 struct's and smaller than this library's sizeof(ct_optimizer_options), another kind,
+ * or a value out of range.
  * Threads: as ct_optimizer_step. Since 0.8.
  */
 CT_API CT_NODISCARD ct_status ct_optimizer_get_options(const ct_optimizer* opt, ct_optimizer_options* out);
@@ -4103,15 +4125,20 @@ CT_API CT_NODISCARD ct_status ct_optimizer_param(const ct_optimizer* opt, size_t
  * copy continues with the same bits. Format (every number little-endian on every platform):
  *
  *   "CTOPTIM\0"  8 bytes      magic
- *   u32 version (1), u32 kind (ct_optimizer_kind), u32 flags (bit 0 nesterov, 1 amsgrad,
- *       2 centered, 3 maximize), u32 0
- *   f64 lr, momentum, dampening, weight_decay, beta1, beta2, eps, alpha
+ *   u32 version (2), u32 kind (ct_optimizer_kind), u32 flags (bit 0 nesterov, 1 amsgrad,
+ *       2 centered, 3 maximize, 4 decoupled_weight_decay), u32 0
+ *   f64 lr, momentum, dampening, weight_decay, beta1, beta2, eps, alpha, lr_decay,
+ *       initial_accumulator_value, momentum_decay, rho
  *   u64 number of parameters, then per parameter:
  *     u32 dtype (ct_dtype), u32 ndim, i64 sizes[ndim], f64 step count (the optimizer steps this
- *     parameter took), u32 buffer mask, u32 0, then for each bit i set in the mask (in order) the
- *     buffer's numel elements, row-major, raw. Buffers: SGD {0 momentum_buffer}; Adam, AdamW
- *     {0 exp_avg, 1 exp_avg_sq, 2 max_exp_avg_sq}; RMSprop {0 square_avg, 1 momentum_buffer,
- *     2 grad_avg}. A parameter that took no step yet has mask 0.
+ *     parameter took), f64 mu_product (NAdam's product of its momentum coefficients, a float32
+ *     value as torch keeps it; 1 for other kinds), u32 buffer mask, u32 0, then for each bit i set
+ *     in the mask (in order) the buffer's numel elements, row-major, raw. Buffers: SGD {0
+ *     momentum_buffer}; Adam, AdamW {0 exp_avg, 1 exp_avg_sq, 2 max_exp_avg_sq}; RMSprop {0
+ *     square_avg, 1 momentum_buffer, 2 grad_avg}; Adagrad {0 sum}; Adamax {0 exp_avg, 1 exp_inf};
+ *     NAdam, RAdam {0 exp_avg, 1 exp_avg_sq}; Adadelta {0 square_avg, 1 acc_delta}. A parameter
+ *     that took no step yet has mask 0. Version 1 (0.8) lacks the four options after alpha, flag
+ *     bit 4 and mu_product; it loads with their defaults.
  *
  *   data, size  on CT_OK, a new buffer and its length: free it with ct_string_release. Otherwise
  *               NULL and 0.

@@ -6,7 +6,7 @@
 %{
 /* ct_optimizer_options travels as a double[] of CT_JAVA_OPTIMIZER_FIELDS values, in this order
  * (the kind and the flags as exact doubles; org.ctorch.optim.OptimizerOptions keeps the same). */
-#define CT_JAVA_OPTIMIZER_FIELDS 13
+#define CT_JAVA_OPTIMIZER_FIELDS 18
 /* ct_lr_scheduler_options likewise: kind, step_size, gamma, t_max, eta_min, start_factor,
  * end_factor, total_iters, factor, power, t_0, t_mult (the int64 fields are exact up to 2^53), then
  * the milestones, one per element after those (a copy the call frees). */
@@ -41,13 +41,20 @@ static int ct_java_optimizer_options_in(JNIEnv* env, jdoubleArray a, ct_optimize
   o->amsgrad = v[10] != 0;
   o->centered = v[11] != 0;
   o->maximize = v[12] != 0;
+  o->lr_decay = v[13];
+  o->initial_accumulator_value = v[14];
+  o->momentum_decay = v[15];
+  o->rho = v[16];
+  o->decoupled_weight_decay = v[17] != 0;
   return 0;
 }
 
 static void ct_java_optimizer_options_out(JNIEnv* env, const ct_optimizer_options* o, jdoubleArray a) {
   double v[CT_JAVA_OPTIMIZER_FIELDS] = {(double)o->kind, o->lr, o->momentum, o->dampening, o->weight_decay,
                                         o->beta1, o->beta2, o->eps, o->alpha, (double)o->nesterov,
-                                        (double)o->amsgrad, (double)o->centered, (double)o->maximize};
+                                        (double)o->amsgrad, (double)o->centered, (double)o->maximize,
+                                        o->lr_decay, o->initial_accumulator_value, o->momentum_decay, o->rho,
+                                        (double)o->decoupled_weight_decay};
   (*env)->SetDoubleArrayRegion(env, a, 0, CT_JAVA_OPTIMIZER_FIELDS, v);
 }
 

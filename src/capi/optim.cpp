@@ -40,16 +40,6 @@ LrScheduler& sched_arg(const ct_lr_scheduler* s, const char* fn) {
   return *capi::live_tagged(s, kSchedulerTag, fn, "sched").sched;
 }
 
-// Options structs are size-first: a caller built against a later header passes a larger struct, of
-// which this library reads the fields it knows.
-template <typename S>
-const S& options_arg(const S* o, const char* fn) {
-  CT_CHECK(o, CT_ERROR_INVALID_ARGUMENT, fn, ": options is NULL. Pass options filled by the _options_default function");
-  CT_CHECK(o->struct_size >= sizeof(S), CT_ERROR_INVALID_ARGUMENT, fn, ": options->struct_size is ", o->struct_size,
-           " but this library's struct has ", sizeof(S), " bytes. Set it to sizeof (the _options_default function does)");
-  return *o;
-}
-
 Hyper hyper_from(const ct_optimizer_options& o) {
   Hyper h;
   h.kind = static_cast<Kind>(static_cast<uint32_t>(capi::raw_enum(o.kind)));
@@ -65,6 +55,11 @@ Hyper hyper_from(const ct_optimizer_options& o) {
   h.amsgrad = o.amsgrad != 0;
   h.centered = o.centered != 0;
   h.maximize = o.maximize != 0;
+  h.lr_decay = o.lr_decay;
+  h.initial_accumulator_value = o.initial_accumulator_value;
+  h.momentum_decay = o.momentum_decay;
+  h.rho = o.rho;
+  h.decoupled_weight_decay = o.decoupled_weight_decay != 0;
   return h;
 }
 
@@ -82,13 +77,42 @@ void fill_options(const Hyper& h, ct_optimizer_options* o) {
   o->amsgrad = h.amsgrad;
   o->centered = h.centered;
   o->maximize = h.maximize;
+  o->lr_decay = h.lr_decay;
+  o->initial_accumulator_value = h.initial_accumulator_value;
+  o->momentum_decay = h.momentum_decay;
+  o->rho = h.rho;
+  o->decoupled_weight_decay = h.decoupled_weight_decay;
 }
 
 Kind kind_arg(const ct_optimizer_kind& kind, const char* fn) {
   const int k = capi::raw_enum(kind);
   CT_CHECK(k >= 0 && static_cast<uint32_t>(k) < train::kNumKinds, CT_ERROR_INVALID_ARGUMENT, fn, ": kind ", k,
-           " is unknown. Use CT_OPTIMIZER_SGD, _ADAM, _ADAMW or _RMSPROP");
+           " is unknown. Use a CT_OPTIMIZER_ value (SGD to ADADELTA)");
   return static_cast<Kind>(k);
+}
+
+// Options structs are size-first: a caller built against a later header passes a larger struct, of
+// which this library reads the fields it knows; one built against 0.8's ends at maximize.
+constexpr size_t kOptimizerOptionsSize08 = offsetof(ct_optimizer_options, lr_decay);
+
+void check_options_size(const ct_optimizer_options* o, const char* fn, const char* name) {
+  CT_CHECK(o, CT_ERROR_INVALID_ARGUMENT, fn, ": ", name, " is NULL. Pass options filled by ct_optimizer_options_default");
+  CT_CHECK(o->struct_size == kOptimizerOptionsSize08 || o->struct_size >= sizeof(ct_optimizer_options),
+           CT_ERROR_INVALID_ARGUMENT, fn, ": ", name, "->struct_size is ", o->struct_size, " but this library's struct has ",
+           sizeof(ct_optimizer_options), " bytes (", kOptimizerOptionsSize08,
+           " from a 0.8 header). Set it to sizeof (ct_optimizer_options_default does)");
+}
+
+// The caller's options as this library's struct: a 0.8 struct's missing fields take the kind's
+// defaults.
+ct_optimizer_options options_arg(const ct_optimizer_options* o, const char* fn) {
+  check_options_size(o, fn, "options");
+  ct_optimizer_options full;
+  std::memset(&full, 0, sizeof full);
+  fill_options(train::default_hyper(kind_arg(o->kind, fn)), &full);
+  std::memcpy(&full, o, std::min(o->struct_size, sizeof full));
+  full.struct_size = sizeof full;
+  return full;
 }
 
 }  // namespace
@@ -112,8 +136,7 @@ ct_status ct_optimizer_create(const ct_tensor* const* params, size_t n, const ct
   return capi::guard([&] {
     const char* fn = "ct_optimizer_create";
     capi::require_out(out, fn, "out");
-    const ct_optimizer_options& o = options_arg(options, fn);
-    kind_arg(o.kind, fn);
+    const ct_optimizer_options o = options_arg(options, fn);
     auto opt = std::make_shared<Optimizer>(capi::tensor_list(params, n, fn, "params", false), hyper_from(o), fn);
     ct_optimizer* h = capi::new_tagged<ct_optimizer>(kOptimizerTag);
     h->opt = std::move(opt);
@@ -154,8 +177,13 @@ ct_status ct_optimizer_get_options(const ct_optimizer* opt, ct_optimizer_options
     const char* fn = "ct_optimizer_get_options";
     const Optimizer& o = opt_arg(opt, fn);
     capi::require_out(out, fn, "out");
-    options_arg<ct_optimizer_options>(out, fn);
-    fill_options(o.hyper(), out);
+    check_options_size(out, fn, "out");
+    ct_optimizer_options full;
+    std::memset(&full, 0, sizeof full);
+    fill_options(o.hyper(), &full);
+    const size_t size = out->struct_size;  // a 0.8 struct gets the fields it has
+    std::memcpy(reinterpret_cast<char*>(out) + sizeof size, reinterpret_cast<const char*>(&full) + sizeof size,
+                std::min(size, sizeof full) - sizeof size);
   });
 }
 
@@ -163,9 +191,7 @@ ct_status ct_optimizer_set_options(ct_optimizer* opt, const ct_optimizer_options
   return capi::guard([&] {
     const char* fn = "ct_optimizer_set_options";
     Optimizer& o = opt_arg(opt, fn);
-    const ct_optimizer_options& given = options_arg(options, fn);
-    kind_arg(given.kind, fn);
-    o.set_hyper(hyper_from(given), fn);
+    o.set_hyper(hyper_from(options_arg(options, fn)), fn);
   });
 }
 

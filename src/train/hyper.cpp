@@ -10,8 +10,21 @@ namespace ct::train {
 Hyper default_hyper(Kind kind) {
   Hyper h;
   h.kind = kind;
-  if (kind == Kind::AdamW) h.weight_decay = 1e-2;
-  if (kind == Kind::RMSprop) h.lr = 1e-2;
+  switch (kind) {
+    case Kind::AdamW: h.weight_decay = 1e-2; break;
+    case Kind::RMSprop: h.lr = 1e-2; break;
+    case Kind::Adagrad:
+      h.lr = 1e-2;
+      h.eps = 1e-10;
+      break;
+    case Kind::Adamax:
+    case Kind::NAdam: h.lr = 2e-3; break;
+    case Kind::Adadelta:
+      h.lr = 1.0;
+      h.eps = 1e-6;
+      break;
+    default: break;
+  }
   return h;
 }
 
@@ -21,6 +34,11 @@ const char* kind_name(Kind kind) {
     case Kind::Adam: return "Adam";
     case Kind::AdamW: return "AdamW";
     case Kind::RMSprop: return "RMSprop";
+    case Kind::Adagrad: return "Adagrad";
+    case Kind::Adamax: return "Adamax";
+    case Kind::NAdam: return "NAdam";
+    case Kind::RAdam: return "RAdam";
+    case Kind::Adadelta: return "Adadelta";
   }
   return "unknown";
 }
@@ -39,12 +57,16 @@ void check_beta(double v, const char* field, const char* fn, ct_status status) {
 
 void check_hyper(const Hyper& h, const char* fn, ct_status status) {
   CT_CHECK(static_cast<uint32_t>(h.kind) < kNumKinds, status, fn, ": kind ", static_cast<uint32_t>(h.kind),
-           " is unknown. Use CT_OPTIMIZER_SGD, _ADAM, _ADAMW or _RMSPROP");
+           " is unknown. Use a CT_OPTIMIZER_ value (SGD to ADADELTA)");
   check_nonnegative(h.lr, "lr", fn, status);
   check_nonnegative(h.momentum, "momentum", fn, status);
   check_nonnegative(h.weight_decay, "weight_decay", fn, status);
   check_nonnegative(h.eps, "eps", fn, status);
   check_nonnegative(h.alpha, "alpha", fn, status);
+  check_nonnegative(h.lr_decay, "lr_decay", fn, status);
+  check_nonnegative(h.initial_accumulator_value, "initial_accumulator_value", fn, status);
+  check_nonnegative(h.momentum_decay, "momentum_decay", fn, status);
+  CT_CHECK(h.rho >= 0 && h.rho <= 1, status, fn, ": rho is ", h.rho, ". Pass a value in [0, 1]");
   CT_CHECK(std::isfinite(h.dampening), status, fn, ": dampening is ", h.dampening, ". Pass a finite value");
   check_beta(h.beta1, "beta1", fn, status);
   check_beta(h.beta2, "beta2", fn, status);

@@ -21,8 +21,21 @@ bool slot_used(const Hyper& h, int i) {
     case Kind::Adam:
     case Kind::AdamW: return i < 2 || (i == 2 && h.amsgrad);
     case Kind::RMSprop: return i == 0 || (i == 1 && h.momentum > 0) || (i == 2 && h.centered);
+    case Kind::Adagrad: return i == 0;
+    case Kind::Adamax:
+    case Kind::NAdam:
+    case Kind::RAdam:
+    case Kind::Adadelta: return i < 2;
   }
   return false;
+}
+
+// A slot's first value: zeros, except Adagrad's sum (initial_accumulator_value) and SGD's buffer,
+// which is born as a copy of the first update direction and needs no zeros.
+Tensor new_slot(const Hyper& h, const TensorImpl& p) {
+  if (h.kind == Kind::SGD) return ops::empty(p.sizes(), p.dtype(), p.device());
+  if (h.kind == Kind::Adagrad) return ops::full(p.sizes(), Scalar(h.initial_accumulator_value), p.dtype(), p.device());
+  return ops::zeros(p.sizes(), p.dtype(), p.device());
 }
 
 void check_grad(const TensorImpl& p, const TensorImpl& g, size_t i) {
@@ -50,7 +63,7 @@ Optimizer::Optimizer(std::vector<Tensor> params, const Hyper& h, const char* fn)
              " is not a leaf (an operator made it). Optimize the leaf tensors it was computed from, or detach it");
     CT_CHECK(seen.insert(&p).second, CT_ERROR_INVALID_ARGUMENT, fn, ": parameter ", i,
              " appears more than once in the list. Pass each tensor once");
-    params_.push_back(ParamState{std::move(params[i]), 0, {}});
+    params_.push_back(ParamState{std::move(params[i]), 0, 1, {}});
   }
 }
 
@@ -73,10 +86,7 @@ void Optimizer::step() {
     Work w{i, {s.param, std::move(g), {}}};
     for (int k = 0; k < kSlots; ++k) {
       if (!slot_used(h_, k)) continue;
-      // SGD's buffer is born as a copy of the first update direction, so it needs no zeros.
-      w.t.slot[k] = s.slot[k].defined() ? s.slot[k]
-                    : h_.kind == Kind::SGD ? ops::empty(s.param->sizes(), s.param->dtype(), s.param->device())
-                                           : ops::zeros(s.param->sizes(), s.param->dtype(), s.param->device());
+      w.t.slot[k] = s.slot[k].defined() ? s.slot[k] : new_slot(h_, *s.param);
     }
     work.push_back(std::move(w));
   }
@@ -87,7 +97,7 @@ void Optimizer::step() {
     for (int k = 0; k < kSlots; ++k)  // a slot the options stopped using is kept, as torch keeps it
       if (w.t.slot[k].defined()) s.slot[k] = w.t.slot[k];
     s.step += 1;
-    const StepCoefs c = step_coefs(h_, s.step, had_buffer);
+    const StepCoefs c = step_coefs(h_, s.step, had_buffer, &s.mu_product);
     if (!fusable(w.t)) {
       update_ops(h_.kind, c, w.t);
       continue;
@@ -151,7 +161,7 @@ void Optimizer::set_hyper(const Hyper& h, const char* fn) {
   h_ = h;
 }
 
-StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer) {
+StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer, double* mu_product) {
   StepCoefs c;
   c.maximize = h.maximize;
   c.weight_decay = h.weight_decay != 0;
@@ -188,6 +198,62 @@ StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer) {
       c.use_momentum = h.momentum > 0;
       c.momentum = h.momentum;
       c.centered = h.centered;
+      break;
+    case Kind::Adagrad:
+      c.eps = h.eps;
+      c.neg_lr = -(h.lr / (1 + (step - 1) * h.lr_decay));  // torch's clr
+      break;
+    case Kind::Adamax:
+      c.beta1 = h.beta1;
+      c.one_minus_beta1 = 1 - h.beta1;
+      c.beta2 = h.beta2;
+      c.eps = h.eps;
+      c.neg_step_size = -(h.lr / (1 - std::pow(h.beta1, step)));  // -clr
+      break;
+    case Kind::NAdam: {
+      c.beta1 = h.beta1;
+      c.one_minus_beta1 = 1 - h.beta1;
+      c.beta2 = h.beta2;
+      c.one_minus_beta2 = 1 - h.beta2;
+      c.eps = h.eps;
+      c.decoupled = h.decoupled_weight_decay;
+      c.decay_factor = 1 - h.lr * h.weight_decay;
+      c.bc2 = 1 - std::pow(h.beta2, step);
+      // The momentum schedule mu_t = beta1 (1 - 0.5 * 0.96^(t * momentum_decay)); torch keeps the
+      // product of the mu_t in a float32 tensor, so it is rounded to float after each factor.
+      const double mu = h.beta1 * (1. - 0.5 * std::pow(0.96, step * h.momentum_decay));
+      const double mu_next = h.beta1 * (1. - 0.5 * std::pow(0.96, (step + 1) * h.momentum_decay));
+      *mu_product = static_cast<float>(static_cast<float>(*mu_product) * static_cast<float>(mu));
+      const double mu_product_next = *mu_product * mu_next;
+      c.neg_grad_step = -h.lr * (1. - mu) / (1. - *mu_product);
+      c.neg_moment_step = (-h.lr * mu_next) / (1. - mu_product_next);
+      break;
+    }
+    case Kind::RAdam: {
+      c.beta1 = h.beta1;
+      c.one_minus_beta1 = 1 - h.beta1;
+      c.beta2 = h.beta2;
+      c.one_minus_beta2 = 1 - h.beta2;
+      c.eps = h.eps;
+      c.lr = h.lr;
+      c.decoupled = h.decoupled_weight_decay;
+      c.decay_factor = 1 - h.lr * h.weight_decay;
+      c.bc1 = 1 - std::pow(h.beta1, step);
+      const double bc2 = 1 - std::pow(h.beta2, step);
+      c.bc2_sqrt = std::sqrt(bc2);
+      // The length of the approximated simple moving average; above 5 the variance is tractable.
+      const double rho_inf = 2 / (1 - h.beta2) - 1;
+      const double rho_t = rho_inf - 2 * step * std::pow(h.beta2, step) / bc2;
+      c.rectified = rho_t > 5.;
+      if (c.rectified) {
+        c.rect = std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+      }
+      break;
+    }
+    case Kind::Adadelta:
+      c.alpha = h.rho;
+      c.one_minus_alpha = 1 - h.rho;
+      c.eps = h.eps;
       break;
   }
   return c;

@@ -1,5 +1,5 @@
 // optimizer.h - Optimizer: parameters, hyperparameters and per-parameter state of torch.optim's
-// SGD, Adam, AdamW and RMSprop (one parameter group).
+// SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam and Adadelta (one parameter group).
 #pragma once
 
 #include <mutex>
@@ -16,6 +16,7 @@ namespace ct::train {
 struct ParamState {
   Tensor param;
   double step = 0;         // steps this parameter took (torch's state["step"]); 0: no state yet
+  double mu_product = 1;   // NAdam's product of momentum coefficients (torch's state["mu_product"])
   Tensor slot[kSlots];     // see kSlots; undefined until the kind and options need it
 };
 

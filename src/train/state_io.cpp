@@ -17,9 +17,11 @@ namespace ct::train {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'T', 'O', 'P', 'T', 'I', 'M', '\0'};
-constexpr uint32_t kVersion = 1;
-constexpr uint32_t kFlagNesterov = 1, kFlagAmsgrad = 2, kFlagCentered = 4, kFlagMaximize = 8;
-constexpr uint32_t kKnownFlags = 15;
+// Version 2 (0.9) added lr_decay, initial_accumulator_value, momentum_decay, rho, the decoupled
+// flag and each parameter's mu_product; version 1 bytes load with their defaults.
+constexpr uint32_t kVersion = 2;
+constexpr uint32_t kFlagNesterov = 1, kFlagAmsgrad = 2, kFlagCentered = 4, kFlagMaximize = 8, kFlagDecoupled = 16;
+constexpr uint32_t kKnownFlags[] = {0, 15, 31};  // by version
 const char* const kLoad = "ct_optimizer_state_load";
 
 template <typename T>
@@ -59,9 +61,11 @@ std::string Optimizer::save() const {
   put<uint32_t>(out, kVersion);
   put<uint32_t>(out, static_cast<uint32_t>(h_.kind));
   put<uint32_t>(out, (h_.nesterov ? kFlagNesterov : 0) | (h_.amsgrad ? kFlagAmsgrad : 0) |
-                         (h_.centered ? kFlagCentered : 0) | (h_.maximize ? kFlagMaximize : 0));
+                         (h_.centered ? kFlagCentered : 0) | (h_.maximize ? kFlagMaximize : 0) |
+                         (h_.decoupled_weight_decay ? kFlagDecoupled : 0));
   put<uint32_t>(out, 0);
-  for (double v : {h_.lr, h_.momentum, h_.dampening, h_.weight_decay, h_.beta1, h_.beta2, h_.eps, h_.alpha})
+  for (double v : {h_.lr, h_.momentum, h_.dampening, h_.weight_decay, h_.beta1, h_.beta2, h_.eps, h_.alpha,
+                   h_.lr_decay, h_.initial_accumulator_value, h_.momentum_decay, h_.rho})
     put<double>(out, v);
   put<uint64_t>(out, params_.size());
   for (const ParamState& s : params_) {
@@ -70,6 +74,7 @@ std::string Optimizer::save() const {
     put<uint32_t>(out, static_cast<uint32_t>(p.dim()));
     for (int64_t d : p.sizes()) put<int64_t>(out, d);
     put<double>(out, s.step);
+    put<double>(out, s.mu_product);
     uint32_t mask = 0;
     for (int k = 0; k < kSlots; ++k) mask |= s.slot[k].defined() ? 1u << k : 0u;
     put<uint32_t>(out, mask);
@@ -90,12 +95,12 @@ void Optimizer::load(const uint8_t* data, size_t size) {
            "wrote");
   r.bytes(sizeof kMagic, "the magic");
   const uint32_t version = r.get<uint32_t>("the version");
-  CT_CHECK(version == kVersion, CT_ERROR_FORMAT, kLoad, ": state format version ", version,
-           " is not one this ctorch reads (", kVersion, "). Save it with this version of ctorch");
+  CT_CHECK(version >= 1 && version <= kVersion, CT_ERROR_FORMAT, kLoad, ": state format version ", version,
+           " is not one this ctorch reads (1 to ", kVersion, "). Save it with this version of ctorch");
   const uint32_t kind = r.get<uint32_t>("the kind");
   CT_CHECK(kind < kNumKinds, CT_ERROR_FORMAT, kLoad, ": unknown optimizer kind ", kind, " at offset 8");
   const uint32_t flags = r.get<uint32_t>("the flags");
-  CT_CHECK((flags & ~kKnownFlags) == 0, CT_ERROR_FORMAT, kLoad, ": unknown flag bits in ", flags,
+  CT_CHECK((flags & ~kKnownFlags[version]) == 0, CT_ERROR_FORMAT, kLoad, ": unknown flag bits in ", flags,
            " at offset 16");
   r.get<uint32_t>("padding");
   Hyper h;
@@ -104,8 +109,13 @@ void Optimizer::load(const uint8_t* data, size_t size) {
   h.amsgrad = flags & kFlagAmsgrad;
   h.centered = flags & kFlagCentered;
   h.maximize = flags & kFlagMaximize;
+  h.decoupled_weight_decay = flags & kFlagDecoupled;
   for (double* f : {&h.lr, &h.momentum, &h.dampening, &h.weight_decay, &h.beta1, &h.beta2, &h.eps, &h.alpha})
     *f = r.get<double>("the options");
+  if (version >= 2) {
+    for (double* f : {&h.lr_decay, &h.initial_accumulator_value, &h.momentum_decay, &h.rho})
+      *f = r.get<double>("the options");
+  }
   check_hyper(h, kLoad, CT_ERROR_FORMAT);
   const uint64_t n = r.get<uint64_t>("the parameter count");
 
@@ -133,13 +143,19 @@ void Optimizer::load(const uint8_t* data, size_t size) {
     CT_CHECK(std::isfinite(step) && step >= 0 && step == std::floor(step) && step <= 9007199254740992.0,
              CT_ERROR_FORMAT, kLoad, ": parameter ", i, " has step count ", step, " at offset ", r.offset() - 8,
              "; a step count is a whole number >= 0");
+    const double mu_product = version >= 2 ? r.get<double>("a mu_product") : 1.0;
+    CT_CHECK(std::isfinite(mu_product), CT_ERROR_FORMAT, kLoad, ": parameter ", i, " has mu_product ", mu_product,
+             " at offset ", r.offset() - 8, "; it is a finite number");
     const uint32_t mask = r.get<uint32_t>("a buffer mask");
-    const uint32_t allowed = h.kind == Kind::SGD ? 1u : (1u << kSlots) - 1;
+    const uint32_t allowed = h.kind == Kind::SGD || h.kind == Kind::Adagrad              ? 1u
+                             : h.kind == Kind::Adam || h.kind == Kind::AdamW || h.kind == Kind::RMSprop ? 7u
+                                                                                                        : 3u;
     CT_CHECK((mask & ~allowed) == 0, CT_ERROR_FORMAT, kLoad, ": parameter ", i, " has buffer mask ", mask,
              " at offset ", r.offset() - 4, "; ", kind_name(h.kind), " has buffers ", allowed);
     r.get<uint32_t>("padding");
     loaded[i].param = params_[i].param;
     loaded[i].step = step;
+    loaded[i].mu_product = mu_product;
     const size_t nbytes = static_cast<size_t>(p.numel()) * itemsize(p.dtype());  // sizes equal p's: no overflow
     for (int k = 0; k < kSlots; ++k) {
       if (!(mask & (1u << k))) continue;

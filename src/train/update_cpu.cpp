@@ -90,6 +90,36 @@ struct Rmsprop {
   }
 };
 
+// Adagrad, Adamax, NAdam, RAdam and Adadelta: one or two state slots, always both present.
+template <typename T, void (*Update)(const Coefs<T>&, T&, T, T&)>
+struct OneSlot {
+  Coefs<T> c;
+  T* p;
+  const T* g;
+  T* s0;
+  void operator()(int64_t i) const {
+    T pi = p[i], a = s0[i];
+    Update(c, pi, g[i], a);
+    p[i] = pi;
+    s0[i] = a;
+  }
+};
+
+template <typename T, void (*Update)(const Coefs<T>&, T&, T, T&, T&)>
+struct TwoSlots {
+  Coefs<T> c;
+  T* p;
+  const T* g;
+  T *s0, *s1;
+  void operator()(int64_t i) const {
+    T pi = p[i], a = s0[i], b = s1[i];
+    Update(c, pi, g[i], a, b);
+    p[i] = pi;
+    s0[i] = a;
+    s1[i] = b;
+  }
+};
+
 template <typename T>
 void update_typed(Kind kind, const StepCoefs& sc, const StepTensors& t) {
   const Coefs<T> c(sc);
@@ -113,6 +143,11 @@ void update_typed(Kind kind, const StepCoefs& sc, const StepTensors& t) {
       if (c.use_momentum) return run(Rmsprop<T, true, false>{c, p, g, s0, s1, s2}, n);
       if (c.centered) return run(Rmsprop<T, false, true>{c, p, g, s0, s1, s2}, n);
       return run(Rmsprop<T, false, false>{c, p, g, s0, s1, s2}, n);
+    case Kind::Adagrad: return run(OneSlot<T, adagrad_update<T, T>>{c, p, g, s0}, n);
+    case Kind::Adamax: return run(TwoSlots<T, adamax_update<T, T>>{c, p, g, s0, s1}, n);
+    case Kind::NAdam: return run(TwoSlots<T, nadam_update<T, T>>{c, p, g, s0, s1}, n);
+    case Kind::RAdam: return run(TwoSlots<T, radam_update<T, T>>{c, p, g, s0, s1}, n);
+    case Kind::Adadelta: return run(TwoSlots<T, adadelta_update<T, T>>{c, p, g, s0, s1}, n);
   }
 }
 

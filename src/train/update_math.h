@@ -27,13 +27,17 @@ struct StepCoefs {
   double wd = 0, decay_factor = 1, momentum = 0, one_minus_dampening = 1, neg_lr = 0;
   double beta1 = 0, one_minus_beta1 = 0, beta2 = 0, one_minus_beta2 = 0, eps = 0;
   double neg_step_size = 0, bc2_sqrt = 1, alpha = 0, one_minus_alpha = 0;
+  // NAdam: the gradient's and the moment's step sizes; NAdam and RAdam: the bias corrections
+  // 1 - beta^step; RAdam: lr and the rectification factor.
+  double neg_grad_step = 0, neg_moment_step = 0, bc1 = 1, bc2 = 1, lr = 0, rect = 0;
   bool maximize = false, weight_decay = false, use_momentum = false, has_momentum_buffer = false;
-  bool nesterov = false, amsgrad = false, centered = false;
+  bool nesterov = false, amsgrad = false, centered = false, decoupled = false, rectified = false;
 };
 
 /// The coefficients for a parameter taking its step-th step (step >= 1); has_momentum_buffer says
-/// whether SGD's buffer holds a value already (torch's momentum_buffer is not None).
-StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer);
+/// whether SGD's buffer holds a value already (torch's momentum_buffer is not None); mu_product is
+/// NAdam's running product of momentum coefficients, updated here (a float32 value, as torch's).
+StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer, double* mu_product);
 
 /// StepCoefs with the numbers rounded to S, as a tensor kernel rounds a Python float.
 template <typename S>
@@ -43,12 +47,14 @@ struct Coefs {
         one_minus_dampening(S(c.one_minus_dampening)), neg_lr(S(c.neg_lr)), beta1(S(c.beta1)),
         one_minus_beta1(S(c.one_minus_beta1)), beta2(S(c.beta2)), one_minus_beta2(S(c.one_minus_beta2)), eps(S(c.eps)),
         neg_step_size(S(c.neg_step_size)), bc2_sqrt(S(c.bc2_sqrt)), alpha(S(c.alpha)),
-        one_minus_alpha(S(c.one_minus_alpha)), maximize(c.maximize), weight_decay(c.weight_decay),
-        use_momentum(c.use_momentum), has_momentum_buffer(c.has_momentum_buffer), nesterov(c.nesterov),
-        amsgrad(c.amsgrad), centered(c.centered) {}
+        one_minus_alpha(S(c.one_minus_alpha)), neg_grad_step(S(c.neg_grad_step)),
+        neg_moment_step(S(c.neg_moment_step)), bc1(S(c.bc1)), bc2(S(c.bc2)), lr(S(c.lr)), rect(S(c.rect)), maximize(c.maximize),
+        weight_decay(c.weight_decay), use_momentum(c.use_momentum), has_momentum_buffer(c.has_momentum_buffer),
+        nesterov(c.nesterov), amsgrad(c.amsgrad), centered(c.centered), decoupled(c.decoupled),
+        rectified(c.rectified) {}
   S wd, decay_factor, momentum, one_minus_dampening, neg_lr, beta1, one_minus_beta1, beta2, one_minus_beta2, eps;
-  S neg_step_size, bc2_sqrt, alpha, one_minus_alpha;
-  bool maximize, weight_decay, use_momentum, has_momentum_buffer, nesterov, amsgrad, centered;
+  S neg_step_size, bc2_sqrt, alpha, one_minus_alpha, neg_grad_step, neg_moment_step, bc1, bc2, lr, rect;
+  bool maximize, weight_decay, use_momentum, has_momentum_buffer, nesterov, amsgrad, centered, decoupled, rectified;
 };
 
 /// torch's add(a, b, alpha=s): a + s * b, one operator call (for a number, two roundings: the
@@ -68,6 +74,12 @@ template <typename T>
 inline T maximum(T a, T b) {
   return a != a ? a : (b != b ? b : (a > b ? a : b));
 }
+/// torch.reciprocal for one number (what `number / tensor` computes before multiplying).
+template <typename T>
+inline T reciprocal(T a) {
+  return T(1) / a;
+}
+using std::abs;
 using std::sqrt;
 
 /// torch.optim.SGD (_single_tensor_sgd). buf is the momentum buffer.
@@ -115,6 +127,78 @@ inline void rmsprop_update(const Coefs<S>& c, V& p, V g, V& sq, V& buf, V& gavg)
   } else {
     p = p + g * c.neg_lr / avg;
   }
+}
+
+/// The L2 penalty of torch's single-tensor functions, or (decoupled, NAdam's and RAdam's
+/// decoupled_weight_decay) AdamW's param.mul_(1 - lr * weight_decay).
+template <typename V, typename S>
+inline void weight_decay(const Coefs<S>& c, V& p, V& g) {
+  if (!c.weight_decay) return;
+  if (c.decoupled) p = p * c.decay_factor;
+  else g = axpy(g, p, c.wd);
+}
+
+/// torch.optim.Adagrad (_single_tensor_adagrad). sum: the running sum of squared gradients;
+/// neg_lr holds -lr / (1 + (step - 1) * lr_decay).
+template <typename V, typename S>
+inline void adagrad_update(const Coefs<S>& c, V& p, V g, V& sum) {
+  if (c.maximize) g = -g;
+  if (c.weight_decay) g = axpy(g, p, c.wd);
+  sum = addcmul(sum, g, g, S(1));
+  const V std_ = sqrt(sum) + c.eps;
+  p = p + g * c.neg_lr / std_;
+}
+
+/// torch.optim.Adamax (_single_tensor_adamax). m: exp_avg; u: exp_inf, the decayed infinity norm.
+template <typename V, typename S>
+inline void adamax_update(const Coefs<S>& c, V& p, V g, V& m, V& u) {
+  if (c.maximize) g = -g;
+  if (c.weight_decay) g = axpy(g, p, c.wd);
+  m = axpy(m * c.beta1, g, c.one_minus_beta1);
+  u = maximum(u * c.beta2, abs(g) + c.eps);
+  p = p + m * c.neg_step_size / u;
+}
+
+/// torch.optim.NAdam (_single_tensor_nadam): m, v the moments; the step sizes of the gradient and
+/// of the moment come from the momentum schedule (step_coefs).
+template <typename V, typename S>
+inline void nadam_update(const Coefs<S>& c, V& p, V g, V& m, V& v) {
+  if (c.maximize) g = -g;
+  weight_decay(c, p, g);
+  m = axpy(m * c.beta1, g, c.one_minus_beta1);
+  v = addcmul(v * c.beta2, g, g, c.one_minus_beta2);
+  const V denom = sqrt(v / c.bc2) + c.eps;
+  p = p + g * c.neg_grad_step / denom;
+  p = p + m * c.neg_moment_step / denom;
+}
+
+/// torch.optim.RAdam (_single_tensor_radam): m, v the moments. While the variance is not yet
+/// tractable (rho_t <= 5) the step is plain momentum; after it, the rectified adaptive step.
+template <typename V, typename S>
+inline void radam_update(const Coefs<S>& c, V& p, V g, V& m, V& v) {
+  if (c.maximize) g = -g;
+  weight_decay(c, p, g);
+  m = axpy(m * c.beta1, g, c.one_minus_beta1);
+  v = addcmul(v * c.beta2, g, g, c.one_minus_beta2);
+  const V corrected = m / c.bc1;
+  if (c.rectified) {
+    const V adaptive = reciprocal(sqrt(v) + c.eps) * c.bc2_sqrt;  // sqrt(bc2) / (sqrt(v) + eps)
+    p = axpy(p, corrected * c.lr * adaptive * c.rect, S(-1));
+  } else {
+    p = axpy(p, corrected * c.lr, S(-1));
+  }
+}
+
+/// torch.optim.Adadelta (_single_tensor_adadelta). sq: square_avg; acc: acc_delta.
+template <typename V, typename S>
+inline void adadelta_update(const Coefs<S>& c, V& p, V g, V& sq, V& acc) {
+  if (c.maximize) g = -g;
+  if (c.weight_decay) g = axpy(g, p, c.wd);
+  sq = addcmul(sq * c.alpha, g, g, c.one_minus_alpha);  // alpha holds rho
+  const V std_ = sqrt(sq + c.eps);
+  const V delta = sqrt(acc + c.eps) / std_ * g;
+  acc = addcmul(acc * c.alpha, delta, delta, c.one_minus_alpha);
+  p = axpy(p, delta, c.neg_lr);
 }
 
 }  // namespace ct::train

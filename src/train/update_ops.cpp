@@ -18,12 +18,15 @@ struct OpValue {
 
 OpValue operator+(const OpValue& a, const OpValue& b) { return {ops::add(a.t, b.t)}; }
 OpValue operator/(const OpValue& a, const OpValue& b) { return {ops::div(a.t, b.t)}; }
+OpValue operator*(const OpValue& a, const OpValue& b) { return {ops::mul(a.t, b.t)}; }
 OpValue operator-(const OpValue& a) { return {ops::neg(a.t)}; }
 // A double operand is a Python float: a wrapped number that keeps the tensor's dtype.
 OpValue operator+(const OpValue& a, double s) { return {ops::add(a.t, ops::wrap_scalar(Scalar(s)))}; }
 OpValue operator*(const OpValue& a, double s) { return {ops::mul(a.t, Scalar(s))}; }
 OpValue operator/(const OpValue& a, double s) { return {ops::div(a.t, Scalar(s))}; }
 OpValue sqrt(const OpValue& a) { return {ops::sqrt(a.t)}; }
+OpValue abs(const OpValue& a) { return {ops::abs(a.t)}; }
+OpValue reciprocal(const OpValue& a) { return {ops::reciprocal(a.t)}; }
 OpValue axpy(const OpValue& a, const OpValue& b, double s) { return {ops::add(a.t, b.t, Scalar(s))}; }
 OpValue addcmul(const OpValue& a, const OpValue& t1, const OpValue& t2, double s) {
   return {ops::addcmul(a.t, t1.t, t2.t, s)};
@@ -45,6 +48,11 @@ void update_ops(Kind kind, const StepCoefs& sc, const StepTensors& t) {
     case Kind::Adam:
     case Kind::AdamW: adam_update(c, kind == Kind::AdamW, p, g, s[0], s[1], s[2]); break;
     case Kind::RMSprop: rmsprop_update(c, p, g, s[0], s[1], s[2]); break;
+    case Kind::Adagrad: adagrad_update(c, p, g, s[0]); break;
+    case Kind::Adamax: adamax_update(c, p, g, s[0], s[1]); break;
+    case Kind::NAdam: nadam_update(c, p, g, s[0], s[1]); break;
+    case Kind::RAdam: radam_update(c, p, g, s[0], s[1]); break;
+    case Kind::Adadelta: adadelta_update(c, p, g, s[0], s[1]); break;
   }
   // The state first: a slot may hold the grad itself (SGD's first buffer is a copy of g).
   for (int i = 0; i < kSlots; ++i) write_back(t.slot[i], s[i]);

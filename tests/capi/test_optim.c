@@ -138,6 +138,95 @@ static void ref_rmsprop(const ct_optimizer_options* o, double* p, const double* 
   }
 }
 
+static void ref_adagrad(const ct_optimizer_options* o, double* p, const double* g0, double* sum, double* u1,
+                        double* u2, int t) {
+  (void)u1, (void)u2;
+  const double clr = o->lr / (1 + (t - 1) * o->lr_decay);
+  for (int i = 0; i < kN; ++i) {
+    if (t == 1) sum[i] = o->initial_accumulator_value;
+    double g = o->maximize ? -g0[i] : g0[i];
+    if (o->weight_decay != 0) g = g + o->weight_decay * p[i];
+    sum[i] = sum[i] + g * 1.0 * g;
+    p[i] = p[i] + g * -clr / (sqrt(sum[i]) + o->eps);
+  }
+}
+
+static void ref_adamax(const ct_optimizer_options* o, double* p, const double* g0, double* m, double* u, double* u2,
+                       int t) {
+  (void)u2;
+  const double clr = o->lr / (1 - pow(o->beta1, t));
+  for (int i = 0; i < kN; ++i) {
+    double g = o->maximize ? -g0[i] : g0[i];
+    if (o->weight_decay != 0) g = g + o->weight_decay * p[i];
+    m[i] = m[i] * o->beta1 + g * (1 - o->beta1);
+    const double a = u[i] * o->beta2, b = fabs(g) + o->eps;
+    u[i] = a > b ? a : b;
+    p[i] = p[i] + m[i] * -clr / u[i];
+  }
+}
+
+/* mu_product lives in s2[0] (torch keeps it in a float32 tensor: rounded to float each step). */
+static void ref_nadam(const ct_optimizer_options* o, double* p, const double* g0, double* m, double* v, double* s2,
+                      int t) {
+  if (t == 1) s2[0] = 1;
+  const double bc2 = 1 - pow(o->beta2, t);
+  const double mu = o->beta1 * (1. - 0.5 * pow(0.96, t * o->momentum_decay));
+  const double mu_next = o->beta1 * (1. - 0.5 * pow(0.96, (t + 1) * o->momentum_decay));
+  s2[0] = (float)((float)s2[0] * (float)mu);
+  const double grad_step = -o->lr * (1. - mu) / (1. - s2[0]);
+  const double moment_step = (-o->lr * mu_next) / (1. - s2[0] * mu_next);
+  for (int i = 0; i < kN; ++i) {
+    double g = o->maximize ? -g0[i] : g0[i];
+    if (o->weight_decay != 0) {
+      if (o->decoupled_weight_decay) p[i] = p[i] * (1 - o->lr * o->weight_decay);
+      else g = g + o->weight_decay * p[i];
+    }
+    m[i] = m[i] * o->beta1 + g * (1 - o->beta1);
+    v[i] = v[i] * o->beta2 + g * (1 - o->beta2) * g;
+    const double denom = sqrt(v[i] / bc2) + o->eps;
+    p[i] = p[i] + g * grad_step / denom;
+    p[i] = p[i] + m[i] * moment_step / denom;
+  }
+}
+
+static void ref_radam(const ct_optimizer_options* o, double* p, const double* g0, double* m, double* v, double* u2,
+                      int t) {
+  (void)u2;
+  const double bc1 = 1 - pow(o->beta1, t), bc2 = 1 - pow(o->beta2, t);
+  const double rho_inf = 2 / (1 - o->beta2) - 1;
+  const double rho_t = rho_inf - 2 * t * pow(o->beta2, t) / bc2;
+  for (int i = 0; i < kN; ++i) {
+    double g = o->maximize ? -g0[i] : g0[i];
+    if (o->weight_decay != 0) {
+      if (o->decoupled_weight_decay) p[i] = p[i] * (1 - o->lr * o->weight_decay);
+      else g = g + o->weight_decay * p[i];
+    }
+    m[i] = m[i] * o->beta1 + g * (1 - o->beta1);
+    v[i] = v[i] * o->beta2 + g * (1 - o->beta2) * g;
+    const double corrected = m[i] / bc1;
+    if (rho_t > 5) {
+      const double rect = sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+      const double adaptive = 1 / (sqrt(v[i]) + o->eps) * sqrt(bc2);
+      p[i] = p[i] + corrected * o->lr * adaptive * rect * -1;
+    } else {
+      p[i] = p[i] + corrected * o->lr * -1;
+    }
+  }
+}
+
+static void ref_adadelta(const ct_optimizer_options* o, double* p, const double* g0, double* sq, double* acc,
+                         double* u2, int t) {
+  (void)u2, (void)t;
+  for (int i = 0; i < kN; ++i) {
+    double g = o->maximize ? -g0[i] : g0[i];
+    if (o->weight_decay != 0) g = g + o->weight_decay * p[i];
+    sq[i] = sq[i] * o->rho + g * (1 - o->rho) * g;
+    const double delta = sqrt(acc[i] + o->eps) / sqrt(sq[i] + o->eps) * g;
+    acc[i] = acc[i] * o->rho + delta * (1 - o->rho) * delta;
+    p[i] = p[i] + delta * -o->lr;
+  }
+}
+
 static void test_defaults_are_torchs(void) {
   ct_optimizer_options o;
   CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o));
@@ -149,6 +238,16 @@ static void test_defaults_are_torchs(void) {
   CHECK(o.lr == 1e-2 && o.alpha == 0.99 && o.eps == 1e-8 && o.momentum == 0 && !o.centered);
   CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
   CHECK(o.lr == 1e-3 && o.momentum == 0 && o.dampening == 0 && !o.nesterov);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAGRAD, &o));
+  CHECK(o.lr == 1e-2 && o.lr_decay == 0 && o.initial_accumulator_value == 0 && o.eps == 1e-10);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAMAX, &o));
+  CHECK(o.lr == 2e-3 && o.beta1 == 0.9 && o.beta2 == 0.999 && o.eps == 1e-8);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_NADAM, &o));
+  CHECK(o.lr == 2e-3 && o.momentum_decay == 4e-3 && !o.decoupled_weight_decay);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_RADAM, &o));
+  CHECK(o.lr == 1e-3 && o.eps == 1e-8);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADADELTA, &o));
+  CHECK(o.lr == 1.0 && o.rho == 0.9 && o.eps == 1e-6);
   CHECK_STATUS(ct_optimizer_options_default((ct_optimizer_kind)9, &o), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_optimizer_options_default(CT_OPTIMIZER_SGD, NULL), CT_ERROR_INVALID_ARGUMENT);
 }
@@ -188,13 +287,79 @@ static void test_rmsprop_matches_torch_formula(void) {
   CHECK(run_against(&o, ref_rmsprop));
 }
 
+static void test_adagrad_adamax_nadam_radam_adadelta_match_torch_formulas(void) {
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAGRAD, &o));
+  CHECK(run_against(&o, ref_adagrad));
+  o.lr_decay = 0.05, o.weight_decay = 0.01, o.initial_accumulator_value = 0.5, o.maximize = 1;
+  CHECK(run_against(&o, ref_adagrad));
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAMAX, &o));
+  CHECK(run_against(&o, ref_adamax));
+  o.weight_decay = 0.1, o.eps = 1e-3, o.maximize = 1;
+  CHECK(run_against(&o, ref_adamax));
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_NADAM, &o));
+  CHECK(run_against(&o, ref_nadam));
+  o.weight_decay = 0.05, o.momentum_decay = 0.01, o.lr = 0.02;
+  CHECK(run_against(&o, ref_nadam));
+  o.decoupled_weight_decay = 1, o.maximize = 1;
+  CHECK(run_against(&o, ref_nadam));
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_RADAM, &o));
+  CHECK(run_against(&o, ref_radam));
+  o.beta1 = 0.5, o.beta2 = 0.5, o.weight_decay = 0.05; /* rho_t > 5 from the second step: rectified */
+  CHECK(run_against(&o, ref_radam));
+  o.decoupled_weight_decay = 1;
+  CHECK(run_against(&o, ref_radam));
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADADELTA, &o));
+  CHECK(run_against(&o, ref_adadelta));
+  o.lr = 0.5, o.rho = 0.8, o.eps = 1e-4, o.weight_decay = 0.1, o.maximize = 1;
+  CHECK(run_against(&o, ref_adadelta));
+  o.rho = 1.5;
+  ct_tensor* p = param_of(CT_FLOAT64, kP0, kN);
+  ct_optimizer* opt = NULL;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("rho");
+  ct_tensor_release(p);
+}
+
+/* A struct from a 0.8 header ends at maximize: accepted, its missing fields the kind's defaults, and
+ * ct_optimizer_get_options writes no byte past it. */
+static void test_options_from_an_older_header(void) {
+  const size_t size08 = offsetof(ct_optimizer_options, lr_decay);
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAGRAD, &o));
+  o.struct_size = size08;
+  o.lr = 0.25;
+  o.lr_decay = -7; /* past the old struct: not read */
+  ct_tensor* p = param_of(CT_FLOAT64, kP0, kN);
+  ct_optimizer* opt = make_opt(&p, 1, &o);
+  CHECK(opt);
+  unsigned char got[sizeof(ct_optimizer_options)];
+  memset(got, 0xab, sizeof got);
+  ((ct_optimizer_options*)got)->struct_size = size08;
+  CHECK_OK(ct_optimizer_get_options(opt, (ct_optimizer_options*)got));
+  CHECK(((ct_optimizer_options*)got)->lr == 0.25 && ((ct_optimizer_options*)got)->kind == CT_OPTIMIZER_ADAGRAD);
+  for (size_t i = size08; i < sizeof got; ++i) CHECK(got[i] == 0xab);
+  ct_optimizer_options full;
+  full.struct_size = sizeof full;
+  CHECK_OK(ct_optimizer_get_options(opt, &full));
+  CHECK(full.lr_decay == 0 && full.eps == 1e-10);
+  o.struct_size = size08 + 8;
+  CHECK_STATUS(ct_optimizer_set_options(opt, &o), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("struct_size");
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+}
+
 /* A non-contiguous parameter takes the operator path; its result must be the fused loop's bits. */
 static void test_operator_path_gives_the_fused_bits(void) {
-  const int kinds[] = {CT_OPTIMIZER_SGD, CT_OPTIMIZER_ADAM, CT_OPTIMIZER_ADAMW, CT_OPTIMIZER_RMSPROP};
-  for (int k = 0; k < 4; ++k) {
+  const int kinds[] = {CT_OPTIMIZER_SGD,     CT_OPTIMIZER_ADAM,   CT_OPTIMIZER_ADAMW,
+                       CT_OPTIMIZER_RMSPROP, CT_OPTIMIZER_ADAGRAD, CT_OPTIMIZER_ADAMAX,
+                       CT_OPTIMIZER_NADAM,   CT_OPTIMIZER_RADAM,   CT_OPTIMIZER_ADADELTA};
+  for (int k = 0; k < 9; ++k) {
     ct_optimizer_options o;
     CHECK_OK(ct_optimizer_options_default((ct_optimizer_kind)kinds[k], &o));
-    o.momentum = 0.9, o.amsgrad = 1, o.centered = 1, o.weight_decay = 0.01;
+    o.momentum = 0.9, o.amsgrad = 1, o.centered = 1, o.weight_decay = 0.01, o.initial_accumulator_value = 0.1;
+    o.beta2 = kinds[k] == CT_OPTIMIZER_RADAM ? 0.5 : o.beta2; /* RAdam rectified from step 2 */
     ct_tensor *base = NULL, *strided = NULL, *flat = NULL, *gbase = NULL, *gt = NULL;
     CHECK_OK(ct_manual_seed(5));
     CHECK_OK(ct_tensor_randn(S(6, 4), CT_FLOAT32, NULL, NULL, &base));
@@ -459,8 +624,10 @@ static void test_retain_release_and_released_handles(void) {
 /* Optimizer A steps 3 times and saves; B (fresh, same kind) loads and both step twice more with the
  * same grads: their parameters stay bitwise equal. */
 static void test_state_round_trip_continues_identically(void) {
-  const int kinds[] = {CT_OPTIMIZER_SGD, CT_OPTIMIZER_ADAM, CT_OPTIMIZER_ADAMW, CT_OPTIMIZER_RMSPROP};
-  for (int k = 0; k < 4; ++k) {
+  const int kinds[] = {CT_OPTIMIZER_SGD,     CT_OPTIMIZER_ADAM,   CT_OPTIMIZER_ADAMW,
+                       CT_OPTIMIZER_RMSPROP, CT_OPTIMIZER_ADAGRAD, CT_OPTIMIZER_ADAMAX,
+                       CT_OPTIMIZER_NADAM,   CT_OPTIMIZER_RADAM,   CT_OPTIMIZER_ADADELTA};
+  for (int k = 0; k < 9; ++k) {
     ct_tensor* a = param_of(CT_FLOAT32, kP0, kN);
     ct_optimizer_options o;
     CHECK_OK(ct_optimizer_options_default((ct_optimizer_kind)kinds[k], &o));
@@ -563,7 +730,7 @@ static void test_state_load_refuses_malformed_bytes(void) {
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
   CHECK_ERROR_CONTAINS("magic");
   memcpy(buf, good, n);
-  buf[8] = 2; /* version */
+  buf[8] = 3; /* version */
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
   memcpy(buf, good, n);
   buf[16] = (char)0x80; /* an unknown flag */
@@ -572,13 +739,18 @@ static void test_state_load_refuses_malformed_bytes(void) {
   const double neg = -0.5; /* lr, at offset 24 */
   memcpy(buf + 24, &neg, 8);
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
-  /* the step count: after the header (24 + 64 + 8), dtype, ndim and one size */
+  /* the step count: after the header (24 + 96 + 8), dtype, ndim and one size */
   memcpy(buf, good, n);
-  memcpy(buf + 96 + 16, &neg, 8);
+  memcpy(buf + 128 + 16, &neg, 8);
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
   CHECK_ERROR_CONTAINS("step count");
   memcpy(buf, good, n);
-  buf[96 + 24] = 8; /* a buffer bit past the three */
+  const double inf = INFINITY; /* mu_product, after the step count */
+  memcpy(buf + 128 + 24, &inf, 8);
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
+  CHECK_ERROR_CONTAINS("mu_product");
+  memcpy(buf, good, n);
+  buf[128 + 32] = 8; /* a buffer bit past the three */
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
   /* random corruption: any status, never a crash, and a good load still works afterwards */
   uint32_t seed = 12345;
@@ -832,6 +1004,8 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_sgd_matches_torch_formula),
     CAPI_TEST(test_adam_and_adamw_match_torch_formula),
     CAPI_TEST(test_rmsprop_matches_torch_formula),
+    CAPI_TEST(test_adagrad_adamax_nadam_radam_adadelta_match_torch_formulas),
+    CAPI_TEST(test_options_from_an_older_header),
     CAPI_TEST(test_operator_path_gives_the_fused_bits),
     CAPI_TEST(test_same_bits_for_every_thread_count),
     CAPI_TEST(test_params_without_grad_are_skipped),

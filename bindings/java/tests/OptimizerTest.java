@@ -159,6 +159,33 @@ class OptimizerTest {
   }
 
   @Test
+  void adagradAdadeltaAndTheAdamVariantsStep() {
+    try (TensorScope scope = new TensorScope()) {
+      // Adagrad's first step from sum 0.5 with grad 2: p -= lr * g / (sqrt(0.5 + g^2) + eps).
+      Tensor p = paramWithGrad(1.0);
+      Optimizer opt = Optimizer.create(List.of(p), OptimizerOptions.adagrad().lr(0.1).initialAccumulatorValue(0.5));
+      p.setGrad(Tensor.of(new double[] {2.0}));
+      opt.step();
+      assertEquals(1.0 + 2.0 * -0.1 / (Math.sqrt(4.5) + 1e-10), p.toDoubleArray()[0], 0.0);
+      assertEquals("Adagrad(lr=0.1, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.5, eps=1.0E-10, "
+          + "maximize=false)", opt.toString());
+      for (OptimizerOptions o : List.of(OptimizerOptions.adamax(), OptimizerOptions.nadam().momentumDecay(0.01),
+               OptimizerOptions.radam().decoupledWeightDecay(true).weightDecay(0.1), OptimizerOptions.adadelta().rho(0.8))) {
+        Tensor q = paramWithGrad(1.0);
+        Optimizer each = Optimizer.create(List.of(q), o);
+        q.setGrad(Tensor.of(new double[] {0.5}));
+        each.step();
+        assertNotEquals(1.0, q.toDoubleArray()[0]);
+        assertEquals(o.toString(), each.options().toString());
+      }
+      InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+          () -> Optimizer.create(List.of(paramWithGrad(1.0)), OptimizerOptions.adadelta().rho(2)));
+      assertTrue(e.getMessage().contains("rho"), e.getMessage());
+      assertThrows(InvalidArgumentException.class, () -> OptimizerOptions.adam().rho(0.5));
+    }
+  }
+
+  @Test
   void anOptionTheKindLacksIsRefusedAtOnce() {
     InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> OptimizerOptions.adam().momentum(0.9));
     assertTrue(e.getMessage().contains("Adam has no such option"), e.getMessage());

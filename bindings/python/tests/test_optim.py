@@ -25,6 +25,16 @@ CONFIGS = [
     ("RMSprop", dict(lr=0.01)),
     ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.05)),
     ("RMSprop", dict(lr=0.01, alpha=0.9, centered=True)),
+    ("Adagrad", dict(lr=0.1)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.05, weight_decay=0.01, initial_accumulator_value=0.5, maximize=True)),
+    ("Adamax", dict(lr=0.01)),
+    ("Adamax", dict(lr=0.02, betas=(0.8, 0.95), weight_decay=0.1, eps=1e-3, maximize=True)),
+    ("NAdam", dict(lr=0.01)),
+    ("NAdam", dict(lr=0.02, betas=(0.8, 0.99), weight_decay=0.05, momentum_decay=0.01)),
+    ("RAdam", dict(lr=0.01)),
+    ("RAdam", dict(lr=0.02, betas=(0.5, 0.9), weight_decay=0.05)),  # rectified from the 6th step on
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1, maximize=True)),
 ]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in opts.items())}" for name, opts in CONFIGS]
 
@@ -37,9 +47,48 @@ def _data(dtype, seed=0):
     return init, grads
 
 
+class _NAdamTorch2(torch.optim.Optimizer):
+    """torch 2's NAdam (torch 1.13's multiplies mu into mu_product_next twice, a bug torch 2 fixed),
+    in torch's operators in its order, the moments updated as torch 1.13 updates them: the reference
+    for NAdam when the torch beside the tests is 1.x."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3):
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      momentum_decay=momentum_decay))
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state.update(step=0, mu_product=torch.tensor(1.0), exp_avg=torch.zeros_like(p),
+                                 exp_avg_sq=torch.zeros_like(p))
+                state["step"] += 1
+                step, m, v, mu_product = state["step"], state["exp_avg"], state["exp_avg_sq"], state["mu_product"]
+                g = p.grad.add(p, alpha=wd) if wd else p.grad
+                mu = b1 * (1. - 0.5 * (0.96 ** (step * group["momentum_decay"])))
+                mu_next = b1 * (1. - 0.5 * (0.96 ** ((step + 1) * group["momentum_decay"])))
+                mu_product *= mu
+                m.mul_(b1).add_(g, alpha=1 - b1)
+                v.mul_(b2).addcmul_(g, g, value=1 - b2)
+                denom = v.div(1 - b2 ** step).sqrt().add_(eps)
+                p.addcdiv_(g, denom, value=-lr * (1. - mu) / (1. - mu_product.item()))
+                p.addcdiv_(m, denom, value=(-lr * mu_next) / (1. - mu_product.item() * mu_next))
+
+
+def _optimizer(lib, name):
+    if lib is torch and name == "NAdam" and torch.__version__.startswith("1."):
+        return _NAdamTorch2
+    return getattr(lib.optim, name)
+
+
 def _run(lib, name, opts, init, grads, steps=STEPS):
     params = [lib.tensor(a.copy(), requires_grad=True) for a in init]
-    opt = getattr(lib.optim, name)(params, **opts)
+    opt = _optimizer(lib, name)(params, **opts)
     for t in range(steps):
         for p, g in zip(params, grads[t]):
             p.grad = lib.tensor(g.copy())
@@ -141,12 +190,13 @@ def test_bad_arguments_raise_like_torch():
         ctorch.optim.Adam([a]).add_param_group({"lr": 0.1})
 
 
-def _grouped(lib, name, opts, params):
+def _grouped(lib, name, opts, params, extra=()):
     """GPT-style groups: decay for the matrices, none for the vectors, a third with its own lr and a
     key that is not an option (kept, as torch keeps it)."""
-    return getattr(lib.optim, name)([
+    return _optimizer(lib, name)([
         {"params": [params[0]], "weight_decay": 0.1, "name": "decay"},
         {"params": [params[1]], "weight_decay": 0.0, "name": "no_decay"},
+        *extra,
     ], **opts)
 
 
@@ -154,11 +204,14 @@ def _grouped(lib, name, opts, params):
 def test_param_groups_step_as_torch_does(name, opts):
     init, grads = _data("float64")
     results = {}
+    # torch 1.13's Adagrad makes its state in the constructor only, so a group added later has none
+    # (KeyError 'sum' in its step); ctorch makes state on a parameter's first step, as the others do.
+    late = name != "Adagrad" or not torch.__version__.startswith("1.")
     for lib in (ctorch, torch):
         params = [lib.tensor(a.copy(), requires_grad=True) for a in init]
-        opt = _grouped(lib, name, opts, params)
+        opt = _grouped(lib, name, opts, params, () if late else [{"params": [params[2]], "lr": 0.003}])
         for t in range(STEPS):
-            if t == 2:
+            if t == 2 and late:
                 opt.add_param_group({"params": params[2], "lr": 0.003})
             if t == 4:
                 opt.param_groups[1]["lr"] = 0.5 * opt.param_groups[1]["lr"]

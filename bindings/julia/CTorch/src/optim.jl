@@ -6,7 +6,8 @@
 
 An optimizer of the library (`ct_optimizer`): one group of parameters, its hyperparameters and
 per-parameter state (momentum buffers, moments, step counts). Make one with `CTorch.SGD`,
-`CTorch.Adam`, `CTorch.AdamW` or `CTorch.RMSprop`; use it with `CTorch.step!`, `CTorch.zero_grad!`,
+`CTorch.Adam`, `CTorch.AdamW`, `CTorch.RMSprop`, `CTorch.Adagrad`, `CTorch.Adamax`, `CTorch.NAdam`,
+`CTorch.RAdam` or `CTorch.Adadelta`; use it with `CTorch.step!`, `CTorch.zero_grad!`,
 `CTorch.lr`/`CTorch.lr!`, `CTorch.options`/`CTorch.set_options!` and
 `CTorch.save_state`/`CTorch.load_state!`. The library retains the parameters (the same tensors,
 not copies) until the optimizer is released: by a finalizer, or at once by `close(opt)` (later
@@ -31,8 +32,14 @@ const OPTIMIZER_KINDS = Dict{Cint,Tuple{Symbol,Tuple}}(
     L.CT_OPTIMIZER_SGD => (:SGD, (:lr, :momentum, :dampening, :weight_decay, :nesterov, :maximize)),
     L.CT_OPTIMIZER_ADAM => (:Adam, (:lr, :betas, :eps, :weight_decay, :amsgrad, :maximize)),
     L.CT_OPTIMIZER_ADAMW => (:AdamW, (:lr, :betas, :eps, :weight_decay, :amsgrad, :maximize)),
-    L.CT_OPTIMIZER_RMSPROP => (:RMSprop, (:lr, :alpha, :eps, :weight_decay, :momentum, :centered, :maximize)))
-const OPTION_FLAGS = (:nesterov, :amsgrad, :centered, :maximize)
+    L.CT_OPTIMIZER_RMSPROP => (:RMSprop, (:lr, :alpha, :eps, :weight_decay, :momentum, :centered, :maximize)),
+    L.CT_OPTIMIZER_ADAGRAD => (:Adagrad, (:lr, :lr_decay, :weight_decay, :initial_accumulator_value, :eps, :maximize)),
+    L.CT_OPTIMIZER_ADAMAX => (:Adamax, (:lr, :betas, :eps, :weight_decay, :maximize)),
+    L.CT_OPTIMIZER_NADAM => (:NAdam, (:lr, :betas, :eps, :weight_decay, :momentum_decay, :decoupled_weight_decay,
+                                      :maximize)),
+    L.CT_OPTIMIZER_RADAM => (:RAdam, (:lr, :betas, :eps, :weight_decay, :decoupled_weight_decay, :maximize)),
+    L.CT_OPTIMIZER_ADADELTA => (:Adadelta, (:lr, :rho, :eps, :weight_decay, :maximize)))
+const OPTION_FLAGS = (:nesterov, :amsgrad, :centered, :maximize, :decoupled_weight_decay)
 
 """A copy of the struct o with the fields in `changes` replaced."""
 _replace(o::T, changes::Dict{Symbol,Any}) where {T} =
@@ -125,6 +132,60 @@ RMSprop(params; lr = nothing, alpha = nothing, eps = nothing, weight_decay = not
         centered = nothing, maximize = nothing) =
     _optimizer(L.CT_OPTIMIZER_RMSPROP, params, (lr = lr, alpha = alpha, eps = eps, weight_decay = weight_decay,
                                                  momentum = momentum, centered = centered, maximize = maximize))
+
+"""
+    CTorch.Adagrad(params; lr, lr_decay, weight_decay, initial_accumulator_value, eps, maximize) -> Optimizer
+
+torch.optim.Adagrad. Defaults: lr 1e-2, lr_decay 0, weight_decay 0, initial_accumulator_value 0,
+eps 1e-10, maximize false.
+"""
+Adagrad(params; lr = nothing, lr_decay = nothing, weight_decay = nothing, initial_accumulator_value = nothing,
+        eps = nothing, maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_ADAGRAD, params, (lr = lr, lr_decay = lr_decay, weight_decay = weight_decay,
+                                                 initial_accumulator_value = initial_accumulator_value, eps = eps,
+                                                 maximize = maximize))
+
+"""
+    CTorch.Adamax(params; lr, betas, eps, weight_decay, maximize) -> Optimizer
+
+torch.optim.Adamax (Adam with an infinity-norm second moment). Defaults: lr 2e-3, betas (0.9,
+0.999), eps 1e-8, weight_decay 0, maximize false.
+"""
+Adamax(params; lr = nothing, betas = nothing, eps = nothing, weight_decay = nothing, maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_ADAMAX, params, (lr = lr, betas = betas, eps = eps, weight_decay = weight_decay,
+                                                maximize = maximize))
+
+"""
+    CTorch.NAdam(params; lr, betas, eps, weight_decay, momentum_decay, decoupled_weight_decay, maximize) -> Optimizer
+
+torch.optim.NAdam (Nesterov momentum in Adam). Defaults: lr 2e-3, betas (0.9, 0.999), eps 1e-8,
+weight_decay 0, momentum_decay 4e-3, decoupled_weight_decay false, maximize false.
+"""
+NAdam(params; lr = nothing, betas = nothing, eps = nothing, weight_decay = nothing, momentum_decay = nothing,
+      decoupled_weight_decay = nothing, maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_NADAM, params, (lr = lr, betas = betas, eps = eps, weight_decay = weight_decay,
+                                               momentum_decay = momentum_decay,
+                                               decoupled_weight_decay = decoupled_weight_decay, maximize = maximize))
+
+"""
+    CTorch.RAdam(params; lr, betas, eps, weight_decay, decoupled_weight_decay, maximize) -> Optimizer
+
+torch.optim.RAdam (rectified Adam). Defaults: lr 1e-3, betas (0.9, 0.999), eps 1e-8,
+weight_decay 0, decoupled_weight_decay false, maximize false.
+"""
+RAdam(params; lr = nothing, betas = nothing, eps = nothing, weight_decay = nothing,
+      decoupled_weight_decay = nothing, maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_RADAM, params, (lr = lr, betas = betas, eps = eps, weight_decay = weight_decay,
+                                               decoupled_weight_decay = decoupled_weight_decay, maximize = maximize))
+
+"""
+    CTorch.Adadelta(params; lr, rho, eps, weight_decay, maximize) -> Optimizer
+
+torch.optim.Adadelta. Defaults: lr 1, rho 0.9, eps 1e-6, weight_decay 0, maximize false.
+"""
+Adadelta(params; lr = nothing, rho = nothing, eps = nothing, weight_decay = nothing, maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_ADADELTA, params, (lr = lr, rho = rho, eps = eps, weight_decay = weight_decay,
+                                                  maximize = maximize))
 
 """
     CTorch.step!(opt::Optimizer) -> opt

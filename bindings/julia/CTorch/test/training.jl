@@ -124,6 +124,37 @@ end
     @test Array(p) ≈ x rtol=1e-14
 end
 
+@testset "Adagrad, Adamax, NAdam, RAdam and Adadelta step as torch.optim's formulas" begin
+    g, x0 = [0.5, -2.0, 1e-3], [1.0, -1.0, 0.5]
+    p = param_with_grad(x0, g)
+    o = CTorch.Adagrad([p]; lr = 0.1, initial_accumulator_value = 0.5, lr_decay = 0.1)
+    @test CTorch.options(o) == (lr = 0.1, lr_decay = 0.1, weight_decay = 0.0, initial_accumulator_value = 0.5,
+                                eps = 1e-10, maximize = false)
+    x, s = copy(x0), fill(0.5, 3)
+    for t in 1:2
+        s = s .+ g .* g
+        x = x .+ g .* -(0.1 / (1 + (t - 1) * 0.1)) ./ (sqrt.(s) .+ 1e-10)
+        CTorch.step!(o)
+    end
+    @test Array(p) ≈ x rtol=1e-14
+    # Adadelta's first step: delta = sqrt(eps) / sqrt((1 - rho) g^2 + eps) g.
+    p = param_with_grad(x0, g)
+    CTorch.step!(CTorch.Adadelta([p]))
+    @test Array(p) ≈ x0 .- sqrt(1e-6) ./ sqrt.(0.1 .* g .* g .+ 1e-6) .* g rtol=1e-14
+    for make in (ps -> CTorch.Adamax(ps), ps -> CTorch.NAdam(ps; decoupled_weight_decay = true, weight_decay = 0.1),
+                 ps -> CTorch.RAdam(ps; betas = (0.5, 0.5)))
+        p = param_with_grad(x0, g)
+        o = make([p])
+        CTorch.step!(o)
+        @test Array(p) != x0
+        bytes = CTorch.save_state(o)
+        @test length(bytes) > 8
+    end
+    @test CTorch.options(CTorch.NAdam([p])).momentum_decay == 4e-3
+    @test ctorch_error(() -> CTorch.Adadelta([p]; rho = 1.5)).kind === :CT_ERROR_INVALID_ARGUMENT
+    @test_throws ArgumentError CTorch.NAdam([p]; decoupled_weight_decay = 1)
+end
+
 @testset "zero_grad! clears or zeroes the gradients" begin
     p = param_with_grad([1.0, 2.0], [3.0, 4.0])
     o = CTorch.SGD([p])

@@ -1,4 +1,5 @@
-"""ctorch.optim: torch.optim's SGD, Adam, AdamW and RMSprop over the C library's optimizers.
+"""ctorch.optim: torch.optim's SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam and
+Adadelta over the C library's optimizers.
 
 The update runs in the library (a fused loop per parameter, no autograd recording), computing
 torch.optim's single-tensor formulas in the same order, so a run agrees with torch's to float
@@ -15,7 +16,8 @@ from .._tensor import Tensor, _handle
 from ..autograd import enable_grad as _enable_grad
 from . import lr_scheduler  # noqa: F401
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
+           "lr_scheduler"]
 
 # Per kind: the param_group keys (torch's names) and the C fields behind them; "betas" is a pair.
 _KEYS = {
@@ -23,8 +25,14 @@ _KEYS = {
     _C.CT_OPTIMIZER_ADAM: ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize"),
     _C.CT_OPTIMIZER_ADAMW: ("lr", "betas", "eps", "weight_decay", "amsgrad", "maximize"),
     _C.CT_OPTIMIZER_RMSPROP: ("lr", "alpha", "eps", "weight_decay", "momentum", "centered", "maximize"),
+    _C.CT_OPTIMIZER_ADAGRAD: ("lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps", "maximize"),
+    _C.CT_OPTIMIZER_ADAMAX: ("lr", "betas", "eps", "weight_decay", "maximize"),
+    _C.CT_OPTIMIZER_NADAM: ("lr", "betas", "eps", "weight_decay", "momentum_decay", "decoupled_weight_decay",
+                            "maximize"),
+    _C.CT_OPTIMIZER_RADAM: ("lr", "betas", "eps", "weight_decay", "decoupled_weight_decay", "maximize"),
+    _C.CT_OPTIMIZER_ADADELTA: ("lr", "rho", "eps", "weight_decay", "maximize"),
 }
-_BOOLS = ("nesterov", "amsgrad", "centered", "maximize")
+_BOOLS = ("nesterov", "amsgrad", "centered", "maximize", "decoupled_weight_decay")
 
 
 def _get(o, key):
@@ -330,6 +338,66 @@ class RMSprop(Optimizer):
         _unsupported(capturable=capturable, differentiable=differentiable)
         super().__init__(params, lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
                          centered=centered, maximize=maximize)
+
+
+class Adagrad(Optimizer):
+    """torch.optim.Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *, maximize=False)."""
+
+    _kind = _C.CT_OPTIMIZER_ADAGRAD
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        _unsupported(differentiable=differentiable)
+        super().__init__(params, lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                         initial_accumulator_value=initial_accumulator_value, eps=eps, maximize=maximize)
+
+
+class Adamax(Optimizer):
+    """torch.optim.Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *, maximize=False)."""
+
+    _kind = _C.CT_OPTIMIZER_ADAMAX
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        _unsupported(capturable=capturable, differentiable=differentiable)
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize)
+
+
+class NAdam(Optimizer):
+    """torch.optim.NAdam(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3, *, decoupled_weight_decay=False, maximize=False)."""
+
+    _kind = _C.CT_OPTIMIZER_NADAM
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
+        _unsupported(capturable=capturable, differentiable=differentiable)
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                         momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
+                         maximize=maximize)
+
+
+class RAdam(Optimizer):
+    """torch.optim.RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False, *, maximize=False)."""
+
+    _kind = _C.CT_OPTIMIZER_RADAM
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+        _unsupported(capturable=capturable, differentiable=differentiable)
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize)
+
+
+class Adadelta(Optimizer):
+    """torch.optim.Adadelta(params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False)."""
+
+    _kind = _C.CT_OPTIMIZER_ADADELTA
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
+        _unsupported(capturable=capturable, differentiable=differentiable)
+        super().__init__(params, lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
 
 
 def _unsupported(**flags):

@@ -260,6 +260,11 @@ pub const CT_OPTIMIZER_SGD: ct_optimizer_kind = 0;
 pub const CT_OPTIMIZER_ADAM: ct_optimizer_kind = 1;
 pub const CT_OPTIMIZER_ADAMW: ct_optimizer_kind = 2;
 pub const CT_OPTIMIZER_RMSPROP: ct_optimizer_kind = 3;
+pub const CT_OPTIMIZER_ADAGRAD: ct_optimizer_kind = 4;
+pub const CT_OPTIMIZER_ADAMAX: ct_optimizer_kind = 5;
+pub const CT_OPTIMIZER_NADAM: ct_optimizer_kind = 6;
+pub const CT_OPTIMIZER_RADAM: ct_optimizer_kind = 7;
+pub const CT_OPTIMIZER_ADADELTA: ct_optimizer_kind = 8;
 
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -278,6 +283,11 @@ pub struct ct_optimizer_options {
     pub amsgrad: c_int,
     pub centered: c_int,
     pub maximize: c_int,
+    pub lr_decay: f64,
+    pub initial_accumulator_value: f64,
+    pub momentum_decay: f64,
+    pub rho: f64,
+    pub decoupled_weight_decay: c_int,
 }
 
 pub type ct_lr_scheduler_kind = c_int;

@@ -293,3 +293,37 @@ fn optimizers_and_schedulers_are_send_and_sync() {
     check::<Optimizer>();
     check::<LrScheduler>();
 }
+
+#[test]
+fn adagrad_adadelta_and_the_adam_variants_step_as_their_formulas() -> Result<()> {
+    // Adagrad, one step on loss = sum(p^2): sum = 0.5 + g^2, p -= lr * g / (sqrt(sum) + eps).
+    let p = param(&[1.0, -2.0])?;
+    let opt = Optimizer::new(&[&p], &OptimizerOptions::adagrad().lr(0.1).initial_accumulator_value(0.5))?;
+    assert_eq!(opt.options()?.kind, OptimizerKind::Adagrad);
+    backward_square(&[&p])?;
+    opt.step()?;
+    let want: Vec<f64> = [1.0f64, -2.0].iter().map(|&x| x + 2.0 * x * -0.1 / ((0.5 + 4.0 * x * x).sqrt() + 1e-10)).collect();
+    assert_eq!(p.to_vec::<f64>()?, want);
+    // Adadelta's first step: delta = sqrt(eps) / sqrt((1 - rho) g^2 + eps) * g.
+    let p = param(&[3.0])?;
+    let opt = Optimizer::new(&[&p], &OptimizerOptions::adadelta())?;
+    backward_square(&[&p])?;
+    opt.step()?;
+    let g = 6.0f64;
+    let delta = (1e-6f64).sqrt() / (g * 0.1 * g + 1e-6).sqrt() * g;
+    assert_eq!(p.to_vec::<f64>()?, [3.0 + delta * -1.0]);
+    // Every kind steps, saves and reloads; the bad rho is refused by name.
+    for options in [OptimizerOptions::adamax(), OptimizerOptions::nadam().decoupled_weight_decay(true).weight_decay(0.1),
+                    OptimizerOptions::radam(), OptimizerOptions::adagrad().lr_decay(0.1)] {
+        let p = param(&[0.5, -0.25])?;
+        let opt = Optimizer::new(&[&p], &options)?;
+        backward_square(&[&p])?;
+        opt.step()?;
+        assert_ne!(p.to_vec::<f64>()?, vec![0.5, -0.25]);
+        assert_eq!(opt.options()?, options);
+    }
+    let err = Optimizer::new(&[&param(&[1.0])?], &OptimizerOptions::adadelta().rho(1.5)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+    assert!(err.to_string().contains("rho"), "{err}");
+    Ok(())
+}

@@ -160,6 +160,11 @@ const CT_OPTIMIZER_SGD = Cint(0)
 const CT_OPTIMIZER_ADAM = Cint(1)
 const CT_OPTIMIZER_ADAMW = Cint(2)
 const CT_OPTIMIZER_RMSPROP = Cint(3)
+const CT_OPTIMIZER_ADAGRAD = Cint(4)
+const CT_OPTIMIZER_ADAMAX = Cint(5)
+const CT_OPTIMIZER_NADAM = Cint(6)
+const CT_OPTIMIZER_RADAM = Cint(7)
+const CT_OPTIMIZER_ADADELTA = Cint(8)
 struct ct_optimizer_options
     struct_size::Csize_t
     kind::ct_optimizer_kind
@@ -175,6 +180,11 @@ struct ct_optimizer_options
     amsgrad::Cint
     centered::Cint
     maximize::Cint
+    lr_decay::Cdouble
+    initial_accumulator_value::Cdouble
+    momentum_decay::Cdouble
+    rho::Cdouble
+    decoupled_weight_decay::Cint
 end
 const ct_lr_scheduler_kind = Cint
 const CT_LR_SCHEDULER_STEP = Cint(0)

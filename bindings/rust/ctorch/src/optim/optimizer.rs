@@ -20,6 +20,16 @@ pub enum OptimizerKind {
     AdamW,
     /// `torch.optim.RMSprop`: alpha, centered, momentum, weight decay.
     RmsProp,
+    /// `torch.optim.Adagrad`: lr decay, initial accumulator value.
+    Adagrad,
+    /// `torch.optim.Adamax`: Adam with an infinity-norm second moment.
+    Adamax,
+    /// `torch.optim.NAdam`: Nesterov momentum in Adam, momentum decay.
+    NAdam,
+    /// `torch.optim.RAdam`: rectified Adam.
+    RAdam,
+    /// `torch.optim.Adadelta`: rho, lr scaling the delta.
+    Adadelta,
 }
 
 impl OptimizerKind {
@@ -29,6 +39,11 @@ impl OptimizerKind {
             OptimizerKind::Adam => sys::CT_OPTIMIZER_ADAM,
             OptimizerKind::AdamW => sys::CT_OPTIMIZER_ADAMW,
             OptimizerKind::RmsProp => sys::CT_OPTIMIZER_RMSPROP,
+            OptimizerKind::Adagrad => sys::CT_OPTIMIZER_ADAGRAD,
+            OptimizerKind::Adamax => sys::CT_OPTIMIZER_ADAMAX,
+            OptimizerKind::NAdam => sys::CT_OPTIMIZER_NADAM,
+            OptimizerKind::RAdam => sys::CT_OPTIMIZER_RADAM,
+            OptimizerKind::Adadelta => sys::CT_OPTIMIZER_ADADELTA,
         }
     }
 
@@ -38,6 +53,11 @@ impl OptimizerKind {
             sys::CT_OPTIMIZER_ADAM => Ok(OptimizerKind::Adam),
             sys::CT_OPTIMIZER_ADAMW => Ok(OptimizerKind::AdamW),
             sys::CT_OPTIMIZER_RMSPROP => Ok(OptimizerKind::RmsProp),
+            sys::CT_OPTIMIZER_ADAGRAD => Ok(OptimizerKind::Adagrad),
+            sys::CT_OPTIMIZER_ADAMAX => Ok(OptimizerKind::Adamax),
+            sys::CT_OPTIMIZER_NADAM => Ok(OptimizerKind::NAdam),
+            sys::CT_OPTIMIZER_RADAM => Ok(OptimizerKind::RAdam),
+            sys::CT_OPTIMIZER_ADADELTA => Ok(OptimizerKind::Adadelta),
             k => Err(Error::new(ErrorKind::Internal, format!("optimizer kind {k} is unknown to this crate: update it"))),
         }
     }
@@ -46,7 +66,9 @@ impl OptimizerKind {
 /// The hyperparameters of an optimizer (`ct_optimizer_options`, torch's `param_groups[0]`).
 ///
 /// Start from PyTorch's defaults for a kind ([`OptimizerOptions::sgd`], [`adam`](Self::adam),
-/// [`adamw`](Self::adamw), [`rmsprop`](Self::rmsprop), which ask the library) and change what you
+/// [`adamw`](Self::adamw), [`rmsprop`](Self::rmsprop), [`adagrad`](Self::adagrad),
+/// [`adamax`](Self::adamax), [`nadam`](Self::nadam), [`radam`](Self::radam),
+/// [`adadelta`](Self::adadelta), which ask the library) and change what you
 /// need with the builder methods: `OptimizerOptions::adam().lr(3e-4).weight_decay(1e-4)`. Each
 /// field is public too; fields a kind does not use are ignored. Values are checked when an
 /// optimizer is made or updated, not here.
@@ -78,6 +100,16 @@ pub struct OptimizerOptions {
     pub centered: bool,
     /// Every kind: ascend the objective instead of descending it.
     pub maximize: bool,
+    /// Adagrad: the step's lr is `lr / (1 + (step - 1) * lr_decay)`, >= 0.
+    pub lr_decay: f64,
+    /// Adagrad: where the sum of squared gradients starts, >= 0.
+    pub initial_accumulator_value: f64,
+    /// NAdam: the momentum schedule's decay, >= 0.
+    pub momentum_decay: f64,
+    /// Adadelta: the running averages' coefficient, in [0, 1].
+    pub rho: f64,
+    /// NAdam, RAdam: AdamW's decoupled weight decay instead of the L2 penalty.
+    pub decoupled_weight_decay: bool,
 }
 
 impl OptimizerOptions {
@@ -108,6 +140,31 @@ impl OptimizerOptions {
     /// `torch.optim.RMSprop`'s defaults: lr 1e-2, alpha 0.99, eps 1e-8.
     pub fn rmsprop() -> OptimizerOptions {
         OptimizerOptions::default_for(OptimizerKind::RmsProp)
+    }
+
+    /// `torch.optim.Adagrad`'s defaults: lr 1e-2, eps 1e-10.
+    pub fn adagrad() -> OptimizerOptions {
+        OptimizerOptions::default_for(OptimizerKind::Adagrad)
+    }
+
+    /// `torch.optim.Adamax`'s defaults: lr 2e-3, betas (0.9, 0.999), eps 1e-8.
+    pub fn adamax() -> OptimizerOptions {
+        OptimizerOptions::default_for(OptimizerKind::Adamax)
+    }
+
+    /// `torch.optim.NAdam`'s defaults: lr 2e-3, betas (0.9, 0.999), eps 1e-8, momentum decay 4e-3.
+    pub fn nadam() -> OptimizerOptions {
+        OptimizerOptions::default_for(OptimizerKind::NAdam)
+    }
+
+    /// `torch.optim.RAdam`'s defaults: lr 1e-3, betas (0.9, 0.999), eps 1e-8.
+    pub fn radam() -> OptimizerOptions {
+        OptimizerOptions::default_for(OptimizerKind::RAdam)
+    }
+
+    /// `torch.optim.Adadelta`'s defaults: lr 1, rho 0.9, eps 1e-6.
+    pub fn adadelta() -> OptimizerOptions {
+        OptimizerOptions::default_for(OptimizerKind::Adadelta)
     }
 
     /// Sets the learning rate.
@@ -177,6 +234,36 @@ impl OptimizerOptions {
         self
     }
 
+    /// Sets Adagrad's lr decay.
+    pub fn lr_decay(mut self, lr_decay: f64) -> OptimizerOptions {
+        self.lr_decay = lr_decay;
+        self
+    }
+
+    /// Sets where Adagrad's sum of squared gradients starts.
+    pub fn initial_accumulator_value(mut self, value: f64) -> OptimizerOptions {
+        self.initial_accumulator_value = value;
+        self
+    }
+
+    /// Sets NAdam's momentum decay.
+    pub fn momentum_decay(mut self, momentum_decay: f64) -> OptimizerOptions {
+        self.momentum_decay = momentum_decay;
+        self
+    }
+
+    /// Sets Adadelta's rho.
+    pub fn rho(mut self, rho: f64) -> OptimizerOptions {
+        self.rho = rho;
+        self
+    }
+
+    /// Turns NAdam's and RAdam's decoupled weight decay on or off.
+    pub fn decoupled_weight_decay(mut self, decoupled: bool) -> OptimizerOptions {
+        self.decoupled_weight_decay = decoupled;
+        self
+    }
+
     fn from_c(raw: &sys::ct_optimizer_options, kind: OptimizerKind) -> OptimizerOptions {
         OptimizerOptions {
             kind,
@@ -192,6 +279,11 @@ impl OptimizerOptions {
             amsgrad: raw.amsgrad != 0,
             centered: raw.centered != 0,
             maximize: raw.maximize != 0,
+            lr_decay: raw.lr_decay,
+            initial_accumulator_value: raw.initial_accumulator_value,
+            momentum_decay: raw.momentum_decay,
+            rho: raw.rho,
+            decoupled_weight_decay: raw.decoupled_weight_decay != 0,
         }
     }
 
@@ -214,12 +306,18 @@ impl OptimizerOptions {
         raw.amsgrad = self.amsgrad as i32;
         raw.centered = self.centered as i32;
         raw.maximize = self.maximize as i32;
+        raw.lr_decay = self.lr_decay;
+        raw.initial_accumulator_value = self.initial_accumulator_value;
+        raw.momentum_decay = self.momentum_decay;
+        raw.rho = self.rho;
+        raw.decoupled_weight_decay = self.decoupled_weight_decay as i32;
         raw
     }
 }
 
 crate::handle::ref_counted!(
-    /// An optimizer over one group of parameters (`torch.optim.SGD`, `Adam`, `AdamW`, `RMSprop`):
+    /// An optimizer over one group of parameters (`torch.optim.SGD`, `Adam`, `AdamW`, `RMSprop`,
+    /// `Adagrad`, `Adamax`, `NAdam`, `RAdam`, `Adadelta`):
     /// one reference to a `ct_optimizer`, which retains the parameters and keeps their state
     /// (momentum buffers, moments, step counts).
     ///

@@ -28,7 +28,19 @@ public final class OptimizerOptions {
     /** torch.optim.AdamW: decoupled weight decay. */
     ADAMW(CTorchNativeConstants.CT_OPTIMIZER_ADAMW, "AdamW", "lr betas eps weight_decay amsgrad maximize"),
     /** torch.optim.RMSprop: alpha, centered, momentum, weight decay. */
-    RMSPROP(CTorchNativeConstants.CT_OPTIMIZER_RMSPROP, "RMSprop", "lr alpha eps weight_decay momentum centered maximize");
+    RMSPROP(CTorchNativeConstants.CT_OPTIMIZER_RMSPROP, "RMSprop", "lr alpha eps weight_decay momentum centered maximize"),
+    /** torch.optim.Adagrad: lr decay, initial accumulator value. */
+    ADAGRAD(CTorchNativeConstants.CT_OPTIMIZER_ADAGRAD, "Adagrad",
+        "lr lr_decay weight_decay initial_accumulator_value eps maximize"),
+    /** torch.optim.Adamax: Adam with an infinity-norm second moment. */
+    ADAMAX(CTorchNativeConstants.CT_OPTIMIZER_ADAMAX, "Adamax", "lr betas eps weight_decay maximize"),
+    /** torch.optim.NAdam: Nesterov momentum in Adam, momentum decay. */
+    NADAM(CTorchNativeConstants.CT_OPTIMIZER_NADAM, "NAdam",
+        "lr betas eps weight_decay momentum_decay decoupled_weight_decay maximize"),
+    /** torch.optim.RAdam: rectified Adam. */
+    RADAM(CTorchNativeConstants.CT_OPTIMIZER_RADAM, "RAdam", "lr betas eps weight_decay decoupled_weight_decay maximize"),
+    /** torch.optim.Adadelta: rho, lr scaling the delta. */
+    ADADELTA(CTorchNativeConstants.CT_OPTIMIZER_ADADELTA, "Adadelta", "lr rho eps weight_decay maximize");
 
     final int code;
     private final String torchName;
@@ -60,10 +72,12 @@ public final class OptimizerOptions {
   }
 
   // The layout of the double[] the JNI layer converts (jni_training.i): kind, lr, momentum,
-  // dampening, weight_decay, beta1, beta2, eps, alpha, nesterov, amsgrad, centered, maximize.
-  static final int FIELDS = 13;
+  // dampening, weight_decay, beta1, beta2, eps, alpha, nesterov, amsgrad, centered, maximize,
+  // lr_decay, initial_accumulator_value, momentum_decay, rho, decoupled_weight_decay.
+  static final int FIELDS = 18;
   private static final int KIND = 0, LR = 1, MOMENTUM = 2, DAMPENING = 3, WEIGHT_DECAY = 4, BETA1 = 5, BETA2 = 6,
-      EPS = 7, ALPHA = 8, NESTEROV = 9, AMSGRAD = 10, CENTERED = 11, MAXIMIZE = 12;
+      EPS = 7, ALPHA = 8, NESTEROV = 9, AMSGRAD = 10, CENTERED = 11, MAXIMIZE = 12, LR_DECAY = 13,
+      INITIAL_ACCUMULATOR_VALUE = 14, MOMENTUM_DECAY = 15, RHO = 16, DECOUPLED_WEIGHT_DECAY = 17;
 
   final double[] values;
 
@@ -120,6 +134,126 @@ public final class OptimizerOptions {
    */
   public static OptimizerOptions rmsprop() {
     return defaults(Kind.RMSPROP);
+  }
+
+  /**
+   * torch.optim.Adagrad's defaults: lr 1e-2, lr decay 0, initial accumulator 0, eps 1e-10.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions adagrad() {
+    return defaults(Kind.ADAGRAD);
+  }
+
+  /**
+   * torch.optim.Adamax's defaults: lr 2e-3, betas (0.9, 0.999), eps 1e-8.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions adamax() {
+    return defaults(Kind.ADAMAX);
+  }
+
+  /**
+   * torch.optim.NAdam's defaults: lr 2e-3, betas (0.9, 0.999), eps 1e-8, momentum decay 4e-3.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions nadam() {
+    return defaults(Kind.NADAM);
+  }
+
+  /**
+   * torch.optim.RAdam's defaults: lr 1e-3, betas (0.9, 0.999), eps 1e-8.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions radam() {
+    return defaults(Kind.RADAM);
+  }
+
+  /**
+   * torch.optim.Adadelta's defaults: lr 1, rho 0.9, eps 1e-6.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions adadelta() {
+    return defaults(Kind.ADADELTA);
+  }
+
+  /**
+   * Adagrad's lr decay: the step's lr is lr / (1 + (step - 1) * lrDecay).
+   *
+   * @param lrDecay at least 0
+   * @return this
+   */
+  public OptimizerOptions lrDecay(double lrDecay) {
+    return set(LR_DECAY, "lr_decay", lrDecay);
+  }
+
+  /**
+   * Where Adagrad's sum of squared gradients starts.
+   *
+   * @param value at least 0
+   * @return this
+   */
+  public OptimizerOptions initialAccumulatorValue(double value) {
+    return set(INITIAL_ACCUMULATOR_VALUE, "initial_accumulator_value", value);
+  }
+
+  /**
+   * NAdam's momentum decay.
+   *
+   * @param momentumDecay at least 0
+   * @return this
+   */
+  public OptimizerOptions momentumDecay(double momentumDecay) {
+    return set(MOMENTUM_DECAY, "momentum_decay", momentumDecay);
+  }
+
+  /**
+   * Adadelta's rho, the running averages' coefficient.
+   *
+   * @param rho in [0, 1]
+   * @return this
+   */
+  public OptimizerOptions rho(double rho) {
+    return set(RHO, "rho", rho);
+  }
+
+  /**
+   * NAdam's and RAdam's decoupled weight decay (AdamW's) instead of the L2 penalty.
+   *
+   * @param decoupled on or off
+   * @return this
+   */
+  public OptimizerOptions decoupledWeightDecay(boolean decoupled) {
+    return set(DECOUPLED_WEIGHT_DECAY, "decoupled_weight_decay", decoupled ? 1 : 0);
+  }
+
+  /** @return Adagrad's lr decay */
+  public double lrDecay() {
+    return values[LR_DECAY];
+  }
+
+  /** @return Adagrad's initial accumulator value */
+  public double initialAccumulatorValue() {
+    return values[INITIAL_ACCUMULATOR_VALUE];
+  }
+
+  /** @return NAdam's momentum decay */
+  public double momentumDecay() {
+    return values[MOMENTUM_DECAY];
+  }
+
+  /** @return Adadelta's rho */
+  public double rho() {
+    return values[RHO];
+  }
+
+  /** @return whether NAdam or RAdam decays weights decoupled */
+  public boolean decoupledWeightDecay() {
+    return values[DECOUPLED_WEIGHT_DECAY] != 0;
   }
 
   private OptimizerOptions set(int field, String name, double value) {
@@ -340,6 +474,11 @@ public final class OptimizerOptions {
         case "nesterov": b.append(nesterov()); break;
         case "amsgrad": b.append(amsgrad()); break;
         case "centered": b.append(centered()); break;
+        case "lr_decay": b.append(lrDecay()); break;
+        case "initial_accumulator_value": b.append(initialAccumulatorValue()); break;
+        case "momentum_decay": b.append(momentumDecay()); break;
+        case "rho": b.append(rho()); break;
+        case "decoupled_weight_decay": b.append(decoupledWeightDecay()); break;
         default: b.append(maximize()); break;
       }
     }
