@@ -2368,13 +2368,14 @@ CT_API CT_NODISCARD ct_status ct_op_schema(const char* name, char** out);
  * {"version": 1, "operators": [{"name": "add", "overload": "Tensor", "schema": "...",
  *   "arguments": [{"name": "self", "type": "Tensor", "kwarg_only": false, "default": null}, ...],
  *   "returns": [{"type": "Tensor", "name": null}], "inplace": false, "view": false,
- *   "builtin": true, "backends": {"cpu": {"determinism": "bitwise"}, "meta": {...}},
+ *   "builtin": true, "alias_of": null, "backends": {"cpu": {"determinism": "bitwise"}, "meta": {...}},
  *   "derivative": "defined"}, ...]}
  * determinism is "bitwise", "deterministic" or "atomic"; derivative is "defined" (the operator has
  * its own), "implicit" (built from operators that have theirs), "none" (its results are indices
  * or booleans) or "missing" (backward through it fails naming it). A return's name is null unless
- * the schema names it ("-> (Tensor values, Tensor indices)"; since 0.4). Bindings generate their
- * typed wrappers from it.
+ * the schema names it ("-> (Tensor values, Tensor indices)"; since 0.4). alias_of is the full name
+ * of the operator this one is another name of ("arccos" of "acos": same arguments, same results),
+ * else null (since 0.9). Bindings generate their typed wrappers from it.
  *
  *   out  on CT_OK, a new string; free with ct_string_release.
  *

@@ -1153,24 +1153,6 @@ CT_API CT_NODISCARD ct_status ct_tensor_frexp(const ct_tensor* self, ct_tensor**
                                               ct_tensor** exponent);
 
 /*
- * ct_tensor_fix - fix(Tensor self) -> Tensor
- *
- *   out  a new reference on CT_OK, else NULL.
- *
- * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
- * bitwise. ct_op_call name: "fix".
- */
-CT_API CT_NODISCARD ct_status ct_tensor_fix(const ct_tensor* self, ct_tensor** out);
-
-/*
- * ct_tensor_fix_ - fix_(Tensor(a!) self) -> Tensor(a!)
- *
- * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
- * bitwise. ct_op_call name: "fix_".
- */
-CT_API CT_NODISCARD ct_status ct_tensor_fix_(ct_tensor* self);
-
-/*
  * ct_tensor_gelu_ - gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
  *
  *   approximate  NULL for "none".
@@ -3511,6 +3493,474 @@ CT_API CT_NODISCARD ct_status ct_tensor_put_(ct_tensor* self, const ct_tensor* i
 CT_API CT_NODISCARD ct_status ct_tensor_embedding(const ct_tensor* weight, const ct_tensor* indices,
                                                   int64_t padding_idx, int scale_grad_by_freq, int sparse,
                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_absolute - absolute(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "absolute".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_absolute(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_absolute_ - absolute_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "absolute_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_absolute_(ct_tensor* self);
+
+/*
+ * ct_tensor_arccos - arccos(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arccos".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arccos(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_arccos_ - arccos_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arccos_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arccos_(ct_tensor* self);
+
+/*
+ * ct_tensor_arccosh - arccosh(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arccosh".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arccosh(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_arccosh_ - arccosh_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arccosh_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arccosh_(ct_tensor* self);
+
+/*
+ * ct_tensor_arcsin - arcsin(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arcsin".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arcsin(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_arcsin_ - arcsin_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arcsin_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arcsin_(ct_tensor* self);
+
+/*
+ * ct_tensor_arcsinh - arcsinh(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arcsinh".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arcsinh(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_arcsinh_ - arcsinh_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arcsinh_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arcsinh_(ct_tensor* self);
+
+/*
+ * ct_tensor_arctan - arctan(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arctan".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arctan(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_arctan_ - arctan_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arctan_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arctan_(ct_tensor* self);
+
+/*
+ * ct_tensor_arctanh - arctanh(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arctanh".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arctanh(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_arctanh_ - arctanh_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arctanh_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arctanh_(ct_tensor* self);
+
+/*
+ * ct_tensor_arctan2 - arctan2.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arctan2.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arctan2(const ct_tensor* self, const ct_tensor* other,
+                                                ct_tensor** out);
+
+/*
+ * ct_tensor_arctan2_ - arctan2_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "arctan2_.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_arctan2_(ct_tensor* self, const ct_tensor* other);
+
+/*
+ * ct_tensor_negative - negative(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "negative".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_negative(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_negative_ - negative_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "negative_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_negative_(ct_tensor* self);
+
+/*
+ * ct_tensor_multiply - multiply.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "multiply.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_multiply(const ct_tensor* self, const ct_tensor* other,
+                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_multiply_scalar - multiply.Scalar(Tensor self, Scalar other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "multiply.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_multiply_scalar(const ct_tensor* self, const ct_scalar* other,
+                                                        ct_tensor** out);
+
+/*
+ * ct_tensor_multiply_ - multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "multiply_.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_multiply_(ct_tensor* self, const ct_tensor* other);
+
+/*
+ * ct_tensor_multiply_scalar_ - multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "multiply_.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_multiply_scalar_(ct_tensor* self, const ct_scalar* other);
+
+/*
+ * ct_tensor_divide - divide.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "divide.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_divide(const ct_tensor* self, const ct_tensor* other,
+                                               ct_tensor** out);
+
+/*
+ * ct_tensor_divide_scalar - divide.Scalar(Tensor self, Scalar other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "divide.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_divide_scalar(const ct_tensor* self, const ct_scalar* other,
+                                                      ct_tensor** out);
+
+/*
+ * ct_tensor_divide_ - divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "divide_.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_divide_(ct_tensor* self, const ct_tensor* other);
+
+/*
+ * ct_tensor_divide_scalar_ - divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "divide_.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_divide_scalar_(ct_tensor* self, const ct_scalar* other);
+
+/*
+ * ct_tensor_subtract - subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+ *
+ *   alpha  NULL for 1.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "subtract.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_subtract(const ct_tensor* self, const ct_tensor* other,
+                                                 const ct_scalar* alpha, ct_tensor** out);
+
+/*
+ * ct_tensor_subtract_scalar - subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+ *
+ *   alpha  NULL for 1.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "subtract.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_subtract_scalar(const ct_tensor* self, const ct_scalar* other,
+                                                        const ct_scalar* alpha, ct_tensor** out);
+
+/*
+ * ct_tensor_subtract_ - subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+ *
+ *   alpha  NULL for 1.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "subtract_.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_subtract_(ct_tensor* self, const ct_tensor* other,
+                                                  const ct_scalar* alpha);
+
+/*
+ * ct_tensor_subtract_scalar_ - subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+ *
+ *   alpha  NULL for 1.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "subtract_.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_subtract_scalar_(ct_tensor* self, const ct_scalar* other,
+                                                         const ct_scalar* alpha);
+
+/*
+ * ct_tensor_greater - greater.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "greater.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_greater(const ct_tensor* self, const ct_tensor* other,
+                                                ct_tensor** out);
+
+/*
+ * ct_tensor_greater_scalar - greater.Scalar(Tensor self, Scalar other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "greater.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_greater_scalar(const ct_tensor* self, const ct_scalar* other,
+                                                       ct_tensor** out);
+
+/*
+ * ct_tensor_greater_equal - greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "greater_equal.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_greater_equal(const ct_tensor* self, const ct_tensor* other,
+                                                      ct_tensor** out);
+
+/*
+ * ct_tensor_greater_equal_scalar - greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "greater_equal.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_greater_equal_scalar(const ct_tensor* self, const ct_scalar* other,
+                                                             ct_tensor** out);
+
+/*
+ * ct_tensor_less - less.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "less.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_less(const ct_tensor* self, const ct_tensor* other, ct_tensor** out);
+
+/*
+ * ct_tensor_less_scalar - less.Scalar(Tensor self, Scalar other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "less.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_less_scalar(const ct_tensor* self, const ct_scalar* other,
+                                                    ct_tensor** out);
+
+/*
+ * ct_tensor_less_equal - less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "less_equal.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_less_equal(const ct_tensor* self, const ct_tensor* other,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_less_equal_scalar - less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "less_equal.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_less_equal_scalar(const ct_tensor* self, const ct_scalar* other,
+                                                          ct_tensor** out);
+
+/*
+ * ct_tensor_not_equal - not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "not_equal.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_not_equal(const ct_tensor* self, const ct_tensor* other,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_not_equal_scalar - not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "not_equal.Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_not_equal_scalar(const ct_tensor* self, const ct_scalar* other,
+                                                         ct_tensor** out);
+
+/*
+ * ct_tensor_fix - fix(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "fix".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fix(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_fix_ - fix_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "fix_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fix_(ct_tensor* self);
+
+/*
+ * ct_tensor_swapaxes - swapaxes.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "swapaxes.int".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_swapaxes(const ct_tensor* self, int64_t dim0, int64_t dim1,
+                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_swapdims - swapdims.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "swapdims.int".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_swapdims(const ct_tensor* self, int64_t dim0, int64_t dim1,
+                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_argwhere - argwhere(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "argwhere".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_argwhere(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_clip - clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+ *
+ *   min  NULL for None.
+ *   max  NULL for None.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "clip".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_clip(const ct_tensor* self, const ct_scalar* min,
+                                             const ct_scalar* max, ct_tensor** out);
+
+/*
+ * ct_tensor_clip_ - clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+ *
+ *   min  NULL for None.
+ *   max  NULL for None.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "clip_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_clip_(ct_tensor* self, const ct_scalar* min, const ct_scalar* max);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,7 @@ void define_distances(Registry& r);
 void define_pixel_shuffle(Registry& r);
 void define_one_hot(Registry& r);
 void define_rnn(Registry& r);
+void define_aliases(Registry& r);
 void define_quantile(Registry& r);
 void define_histogram(Registry& r);
 void define_searchsorted(Registry& r);
@@ -115,6 +116,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_take_put(r);
   ops::define_embedding(r);
   ops::define_advanced_index(r);
+  ops::define_aliases(r);  // after every operator an alias names
   autograd::install(r);
   cuda::register_cuda_kernels(r);
 }

@@ -351,7 +351,10 @@ ct_status ct_op_registry_json(char** out) {
         j += "}";
       }
       j += str("], \"inplace\": ", op->schema.mutates() ? "true" : "false", ", \"view\": ", op->is_view ? "true" : "false",
-               ", \"builtin\": ", op->builtin ? "true" : "false", ", \"backends\": {");
+               ", \"builtin\": ", op->builtin ? "true" : "false", ", \"alias_of\": ");
+      if (op->alias_of) json_string(j, op->alias_of->full_name);
+      else j += "null";
+      j += ", \"backends\": {";
       bool first_key = true;
       for (int k = 0; k < kNumBackendKeys; ++k) {
         if (!op->kernel_keys().has(static_cast<DispatchKey>(k))) continue;

@@ -1010,22 +1010,6 @@ ct_status ct_tensor_frexp(const ct_tensor* self, ct_tensor** mantissa, ct_tensor
   });
 }
 
-ct_status ct_tensor_fix(const ct_tensor* self, ct_tensor** out) {
-  const char* const fn_ = "ct_tensor_fix";
-  return capi::tensor_result(out, fn_, [&] {
-    CT_OPERATOR(op_, "fix");
-    return call(op_, {&tensor_arg(self, fn_, "self")});
-  });
-}
-
-ct_status ct_tensor_fix_(ct_tensor* self) {
-  const char* const fn_ = "ct_tensor_fix_";
-  return capi::guard([&] {
-    CT_OPERATOR(op_, "fix_");
-    call(op_, {&tensor_arg(self, fn_, "self")});
-  });
-}
-
 ct_status ct_tensor_gelu_(ct_tensor* self, const char* approximate) {
   const char* const fn_ = "ct_tensor_gelu_";
   return capi::guard([&] {
@@ -2932,6 +2916,391 @@ ct_status ct_tensor_embedding(const ct_tensor* weight, const ct_tensor* indices,
     CT_OPERATOR(op_, "embedding");
     return call(op_, {&tensor_arg(weight, fn_, "weight"), &tensor_arg(indices, fn_, "indices"), padding_idx,
                       scale_grad_by_freq != 0, sparse != 0});
+  });
+}
+
+ct_status ct_tensor_absolute(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_absolute";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "absolute");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_absolute_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_absolute_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "absolute_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arccos(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_arccos";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "arccos");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arccos_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_arccos_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "arccos_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arccosh(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_arccosh";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "arccosh");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arccosh_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_arccosh_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "arccosh_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arcsin(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_arcsin";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "arcsin");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arcsin_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_arcsin_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "arcsin_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arcsinh(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_arcsinh";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "arcsinh");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arcsinh_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_arcsinh_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "arcsinh_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arctan(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_arctan";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "arctan");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arctan_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_arctan_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "arctan_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arctanh(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_arctanh";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "arctanh");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arctanh_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_arctanh_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "arctanh_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_arctan2(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_arctan2";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "arctan2.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_arctan2_(ct_tensor* self, const ct_tensor* other) {
+  const char* const fn_ = "ct_tensor_arctan2_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "arctan2_.Tensor");
+    call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_negative(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_negative";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "negative");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_negative_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_negative_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "negative_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_multiply(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_multiply";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "multiply.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_multiply_scalar(const ct_tensor* self, const ct_scalar* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_multiply_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "multiply.Scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_multiply_(ct_tensor* self, const ct_tensor* other) {
+  const char* const fn_ = "ct_tensor_multiply_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "multiply_.Tensor");
+    call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_multiply_scalar_(ct_tensor* self, const ct_scalar* other) {
+  const char* const fn_ = "ct_tensor_multiply_scalar_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "multiply_.Scalar");
+    call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_divide(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_divide";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "divide.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_divide_scalar(const ct_tensor* self, const ct_scalar* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_divide_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "divide.Scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_divide_(ct_tensor* self, const ct_tensor* other) {
+  const char* const fn_ = "ct_tensor_divide_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "divide_.Tensor");
+    call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_divide_scalar_(ct_tensor* self, const ct_scalar* other) {
+  const char* const fn_ = "ct_tensor_divide_scalar_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "divide_.Scalar");
+    call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_subtract(const ct_tensor* self, const ct_tensor* other, const ct_scalar* alpha,
+                             ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_subtract";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "subtract.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other"),
+                      alpha ? Value(capi::scalar_arg(alpha, fn_, "alpha")) : Value(Scalar(int64_t{1}))});
+  });
+}
+
+ct_status ct_tensor_subtract_scalar(const ct_tensor* self, const ct_scalar* other, const ct_scalar* alpha,
+                                    ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_subtract_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "subtract.Scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other")),
+                      alpha ? Value(capi::scalar_arg(alpha, fn_, "alpha")) : Value(Scalar(int64_t{1}))});
+  });
+}
+
+ct_status ct_tensor_subtract_(ct_tensor* self, const ct_tensor* other, const ct_scalar* alpha) {
+  const char* const fn_ = "ct_tensor_subtract_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "subtract_.Tensor");
+    call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other"),
+               alpha ? Value(capi::scalar_arg(alpha, fn_, "alpha")) : Value(Scalar(int64_t{1}))});
+  });
+}
+
+ct_status ct_tensor_subtract_scalar_(ct_tensor* self, const ct_scalar* other, const ct_scalar* alpha) {
+  const char* const fn_ = "ct_tensor_subtract_scalar_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "subtract_.Scalar");
+    call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other")),
+               alpha ? Value(capi::scalar_arg(alpha, fn_, "alpha")) : Value(Scalar(int64_t{1}))});
+  });
+}
+
+ct_status ct_tensor_greater(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_greater";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "greater.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_greater_scalar(const ct_tensor* self, const ct_scalar* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_greater_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "greater.Scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_greater_equal(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_greater_equal";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "greater_equal.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_greater_equal_scalar(const ct_tensor* self, const ct_scalar* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_greater_equal_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "greater_equal.Scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_less(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_less";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "less.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_less_scalar(const ct_tensor* self, const ct_scalar* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_less_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "less.Scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_less_equal(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_less_equal";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "less_equal.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_less_equal_scalar(const ct_tensor* self, const ct_scalar* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_less_equal_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "less_equal.Scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_not_equal(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_not_equal";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "not_equal.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_not_equal_scalar(const ct_tensor* self, const ct_scalar* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_not_equal_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "not_equal.Scalar");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::scalar_arg(other, fn_, "other"))});
+  });
+}
+
+ct_status ct_tensor_fix(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fix";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fix");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_fix_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_fix_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "fix_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_swapaxes(const ct_tensor* self, int64_t dim0, int64_t dim1, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_swapaxes";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "swapaxes.int");
+    return call(op_, {&tensor_arg(self, fn_, "self"), dim0, dim1});
+  });
+}
+
+ct_status ct_tensor_swapdims(const ct_tensor* self, int64_t dim0, int64_t dim1, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_swapdims";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "swapdims.int");
+    return call(op_, {&tensor_arg(self, fn_, "self"), dim0, dim1});
+  });
+}
+
+ct_status ct_tensor_argwhere(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_argwhere";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "argwhere");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_clip(const ct_tensor* self, const ct_scalar* min, const ct_scalar* max, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_clip";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "clip");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      min ? Value(capi::scalar_arg(min, fn_, "min")) : Value(),
+                      max ? Value(capi::scalar_arg(max, fn_, "max")) : Value()});
+  });
+}
+
+ct_status ct_tensor_clip_(ct_tensor* self, const ct_scalar* min, const ct_scalar* max) {
+  const char* const fn_ = "ct_tensor_clip_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "clip_");
+    call(op_, {&tensor_arg(self, fn_, "self"), min ? Value(capi::scalar_arg(min, fn_, "min")) : Value(),
+               max ? Value(capi::scalar_arg(max, fn_, "max")) : Value()});
   });
 }
 

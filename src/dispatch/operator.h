@@ -150,6 +150,7 @@ struct OperatorDef {
   Determinism determinism[kNumDispatchKeys] = {};
   std::atomic<uint64_t> kernel_bits{0};  // DispatchKeySet of the keys with a kernel
   const OperatorDef* functional = nullptr;  // for an in-place variant: the operator it derives from
+  const OperatorDef* alias_of = nullptr;    // for another name (Registry::alias): the operator named
   int device_arg = -1;  // factories: index of the Device argument that picks the backend
   // Bit i: the operator writes tensor argument i ("Tensor(a!)"). The dispatcher refuses a write to
   // a read-only or inference tensor before any kernel runs (Note [Writable arguments]).

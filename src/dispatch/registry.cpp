@@ -175,6 +175,33 @@ OpBuilder& OpBuilder::composite(KernelFn fn) {
   return *this;
 }
 
+namespace {
+
+// An alias's kernel: the target operator, called with the alias's arguments and outputs.
+void alias_kernel(void* target, Frame& f) {
+  dispatch(*static_cast<const OperatorDef*>(target), f.args, f.nargs, f.outs, f.nouts);
+}
+
+}  // namespace
+
+void Registry::alias(const std::string& name, const std::string& target) {
+  const std::vector<OperatorDef*> targets = overloads(target);
+  CT_CHECK(!targets.empty(), CT_ERROR_INTERNAL, "alias ", name, ": no operator ", target, " is defined yet");
+  for (OperatorDef* t : targets) {
+    const std::string& text = t->schema.text;  // "acos(Tensor self) -> Tensor", "div.Tensor(...)"
+    CT_CHECK(text.compare(0, target.size(), target) == 0, CT_ERROR_INTERNAL, "alias ", name, ": ", text);
+    OpBuilder b = def(name + text.substr(target.size()), t->builtin);
+    OperatorDef& op = b.def();
+    for (int k = 0; k < kNumBackendKeys; ++k) {
+      const DispatchKey key = static_cast<DispatchKey>(k);
+      if (t->kernel_keys().has(key)) set_kernel(op, key, Kernel{alias_kernel, t, nullptr}, t->determinism[k]);
+    }
+    op.alias_of = t;
+    op.tags = t->tags;
+    op.derivative.kind = Differentiability::Implicit;  // the target records its own derivative
+  }
+}
+
 OpBuilder& OpBuilder::view(KernelFn fn) {
   composite(fn);
   // A view kernel builds its result from metadata, calling no operator that could record it.

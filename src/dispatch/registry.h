@@ -26,6 +26,11 @@ class Registry {
 
   /// Defines an operator from its schema; raises CT_ERROR_INVALID_ARGUMENT if it exists.
   OpBuilder def(const std::string& schema, bool builtin = true);
+  /// Defines `name` as another name of the operator `target` (torch's arccos for acos): one
+  /// overload per overload of target, with its schema under the new name, whose kernel dispatches
+  /// the target with the same arguments (so every backend, derivative and meta rule is the
+  /// target's). Target must be defined already.
+  void alias(const std::string& name, const std::string& target);
   /// "add.Tensor", or "add" for an operator without overload name; null when unknown.
   OperatorDef* find(const std::string& full_name) const;
   /// Every overload of a base name, in definition order.

@@ -923,14 +923,6 @@ std::array<Tensor, 2> frexp(const Tensor& self) {
   static const OperatorDef& op_ = builtin_op("frexp.Tensor");
   return call_n<2>(op_, {self});
 }
-Tensor fix(const Tensor& self) {
-  static const OperatorDef& op_ = builtin_op("fix");
-  return call(op_, {self});
-}
-Tensor fix_(const Tensor& self) {
-  static const OperatorDef& op_ = builtin_op("fix_");
-  return call(op_, {self});
-}
 Tensor gelu(const Tensor& self, const char* approximate) {
   static const OperatorDef& op_ = builtin_op("gelu");
   return call(op_, {self, approximate});
@@ -2070,6 +2062,194 @@ Tensor index_put(const Tensor& self, ArrayRef<const TensorImpl*> indices, const 
 Tensor index_put_(const Tensor& self, ArrayRef<const TensorImpl*> indices, const Tensor& values, bool accumulate, IntArrayRef dims) {
   static const OperatorDef& op_ = builtin_op("index_put_");
   return call(op_, {self, indices, values, accumulate, dims});
+}
+Tensor absolute(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("absolute");
+  return call(op_, {self});
+}
+Tensor absolute_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("absolute_");
+  return call(op_, {self});
+}
+Tensor arccos(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arccos");
+  return call(op_, {self});
+}
+Tensor arccos_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arccos_");
+  return call(op_, {self});
+}
+Tensor arccosh(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arccosh");
+  return call(op_, {self});
+}
+Tensor arccosh_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arccosh_");
+  return call(op_, {self});
+}
+Tensor arcsin(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arcsin");
+  return call(op_, {self});
+}
+Tensor arcsin_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arcsin_");
+  return call(op_, {self});
+}
+Tensor arcsinh(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arcsinh");
+  return call(op_, {self});
+}
+Tensor arcsinh_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arcsinh_");
+  return call(op_, {self});
+}
+Tensor arctan(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arctan");
+  return call(op_, {self});
+}
+Tensor arctan_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arctan_");
+  return call(op_, {self});
+}
+Tensor arctanh(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arctanh");
+  return call(op_, {self});
+}
+Tensor arctanh_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("arctanh_");
+  return call(op_, {self});
+}
+Tensor arctan2(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("arctan2.Tensor");
+  return call(op_, {self, other});
+}
+Tensor arctan2_(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("arctan2_.Tensor");
+  return call(op_, {self, other});
+}
+Tensor negative(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("negative");
+  return call(op_, {self});
+}
+Tensor negative_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("negative_");
+  return call(op_, {self});
+}
+Tensor multiply(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("multiply.Tensor");
+  return call(op_, {self, other});
+}
+Tensor multiply(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("multiply.Scalar");
+  return call(op_, {self, other});
+}
+Tensor multiply_(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("multiply_.Tensor");
+  return call(op_, {self, other});
+}
+Tensor multiply_(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("multiply_.Scalar");
+  return call(op_, {self, other});
+}
+Tensor divide(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("divide.Tensor");
+  return call(op_, {self, other});
+}
+Tensor divide(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("divide.Scalar");
+  return call(op_, {self, other});
+}
+Tensor divide_(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("divide_.Tensor");
+  return call(op_, {self, other});
+}
+Tensor divide_(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("divide_.Scalar");
+  return call(op_, {self, other});
+}
+Tensor subtract(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const OperatorDef& op_ = builtin_op("subtract.Tensor");
+  return call(op_, {self, other, alpha});
+}
+Tensor subtract(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  static const OperatorDef& op_ = builtin_op("subtract.Scalar");
+  return call(op_, {self, other, alpha});
+}
+Tensor subtract_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const OperatorDef& op_ = builtin_op("subtract_.Tensor");
+  return call(op_, {self, other, alpha});
+}
+Tensor subtract_(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  static const OperatorDef& op_ = builtin_op("subtract_.Scalar");
+  return call(op_, {self, other, alpha});
+}
+Tensor greater(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("greater.Tensor");
+  return call(op_, {self, other});
+}
+Tensor greater(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("greater.Scalar");
+  return call(op_, {self, other});
+}
+Tensor greater_equal(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("greater_equal.Tensor");
+  return call(op_, {self, other});
+}
+Tensor greater_equal(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("greater_equal.Scalar");
+  return call(op_, {self, other});
+}
+Tensor less(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("less.Tensor");
+  return call(op_, {self, other});
+}
+Tensor less(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("less.Scalar");
+  return call(op_, {self, other});
+}
+Tensor less_equal(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("less_equal.Tensor");
+  return call(op_, {self, other});
+}
+Tensor less_equal(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("less_equal.Scalar");
+  return call(op_, {self, other});
+}
+Tensor not_equal(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("not_equal.Tensor");
+  return call(op_, {self, other});
+}
+Tensor not_equal(const Tensor& self, const Scalar& other) {
+  static const OperatorDef& op_ = builtin_op("not_equal.Scalar");
+  return call(op_, {self, other});
+}
+Tensor fix(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("fix");
+  return call(op_, {self});
+}
+Tensor fix_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("fix_");
+  return call(op_, {self});
+}
+Tensor swapaxes(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorDef& op_ = builtin_op("swapaxes.int");
+  return call(op_, {self, dim0, dim1});
+}
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorDef& op_ = builtin_op("swapdims.int");
+  return call(op_, {self, dim0, dim1});
+}
+Tensor argwhere(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("argwhere");
+  return call(op_, {self});
+}
+Tensor clip(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  static const OperatorDef& op_ = builtin_op("clip");
+  return call(op_, {self, opt(min), opt(max)});
+}
+Tensor clip_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  static const OperatorDef& op_ = builtin_op("clip_");
+  return call(op_, {self, opt(min), opt(max)});
 }
 
 }  // namespace ct::ops

@@ -474,10 +474,6 @@ Tensor logit_(const Tensor& self, std::optional<double> eps = std::nullopt);
 Tensor polygamma(int64_t n, const Tensor& self);
 /// frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
 std::array<Tensor, 2> frexp(const Tensor& self);
-/// fix(Tensor self) -> Tensor
-Tensor fix(const Tensor& self);
-/// fix_(Tensor(a!) self) -> Tensor(a!)
-Tensor fix_(const Tensor& self);
 /// gelu(Tensor self, *, str approximate='none') -> Tensor
 Tensor gelu(const Tensor& self, const char* approximate = "none");
 /// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
@@ -1048,5 +1044,99 @@ Tensor index(const Tensor& self, ArrayRef<const TensorImpl*> indices, IntArrayRe
 Tensor index_put(const Tensor& self, ArrayRef<const TensorImpl*> indices, const Tensor& values, bool accumulate = false, IntArrayRef dims = IntArrayRef{});
 /// index_put_(Tensor(a!) self, Tensor[] indices, Tensor values, bool accumulate=False, int[] dims=[]) -> Tensor(a!)
 Tensor index_put_(const Tensor& self, ArrayRef<const TensorImpl*> indices, const Tensor& values, bool accumulate = false, IntArrayRef dims = IntArrayRef{});
+/// absolute(Tensor self) -> Tensor
+Tensor absolute(const Tensor& self);
+/// absolute_(Tensor(a!) self) -> Tensor(a!)
+Tensor absolute_(const Tensor& self);
+/// arccos(Tensor self) -> Tensor
+Tensor arccos(const Tensor& self);
+/// arccos_(Tensor(a!) self) -> Tensor(a!)
+Tensor arccos_(const Tensor& self);
+/// arccosh(Tensor self) -> Tensor
+Tensor arccosh(const Tensor& self);
+/// arccosh_(Tensor(a!) self) -> Tensor(a!)
+Tensor arccosh_(const Tensor& self);
+/// arcsin(Tensor self) -> Tensor
+Tensor arcsin(const Tensor& self);
+/// arcsin_(Tensor(a!) self) -> Tensor(a!)
+Tensor arcsin_(const Tensor& self);
+/// arcsinh(Tensor self) -> Tensor
+Tensor arcsinh(const Tensor& self);
+/// arcsinh_(Tensor(a!) self) -> Tensor(a!)
+Tensor arcsinh_(const Tensor& self);
+/// arctan(Tensor self) -> Tensor
+Tensor arctan(const Tensor& self);
+/// arctan_(Tensor(a!) self) -> Tensor(a!)
+Tensor arctan_(const Tensor& self);
+/// arctanh(Tensor self) -> Tensor
+Tensor arctanh(const Tensor& self);
+/// arctanh_(Tensor(a!) self) -> Tensor(a!)
+Tensor arctanh_(const Tensor& self);
+/// arctan2.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor arctan2(const Tensor& self, const Tensor& other);
+/// arctan2_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+Tensor arctan2_(const Tensor& self, const Tensor& other);
+/// negative(Tensor self) -> Tensor
+Tensor negative(const Tensor& self);
+/// negative_(Tensor(a!) self) -> Tensor(a!)
+Tensor negative_(const Tensor& self);
+/// multiply.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor multiply(const Tensor& self, const Tensor& other);
+/// multiply.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor multiply(const Tensor& self, const Scalar& other);
+/// multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+Tensor multiply_(const Tensor& self, const Tensor& other);
+/// multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+Tensor multiply_(const Tensor& self, const Scalar& other);
+/// divide.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor divide(const Tensor& self, const Tensor& other);
+/// divide.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor divide(const Tensor& self, const Scalar& other);
+/// divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+Tensor divide_(const Tensor& self, const Tensor& other);
+/// divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+Tensor divide_(const Tensor& self, const Scalar& other);
+/// subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+Tensor subtract(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+/// subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+Tensor subtract(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+/// subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+Tensor subtract_(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+/// subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+Tensor subtract_(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+/// greater.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor greater(const Tensor& self, const Tensor& other);
+/// greater.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor greater(const Tensor& self, const Scalar& other);
+/// greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor greater_equal(const Tensor& self, const Tensor& other);
+/// greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor greater_equal(const Tensor& self, const Scalar& other);
+/// less.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor less(const Tensor& self, const Tensor& other);
+/// less.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor less(const Tensor& self, const Scalar& other);
+/// less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor less_equal(const Tensor& self, const Tensor& other);
+/// less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor less_equal(const Tensor& self, const Scalar& other);
+/// not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor not_equal(const Tensor& self, const Tensor& other);
+/// not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+Tensor not_equal(const Tensor& self, const Scalar& other);
+/// fix(Tensor self) -> Tensor
+Tensor fix(const Tensor& self);
+/// fix_(Tensor(a!) self) -> Tensor(a!)
+Tensor fix_(const Tensor& self);
+/// swapaxes.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+Tensor swapaxes(const Tensor& self, int64_t dim0, int64_t dim1);
+/// swapdims.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1);
+/// argwhere(Tensor self) -> Tensor
+Tensor argwhere(const Tensor& self);
+/// clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor clip(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::optional<Scalar> max = std::nullopt);
+/// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+Tensor clip_(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::optional<Scalar> max = std::nullopt);
 
 }  // namespace ct::ops

@@ -19,6 +19,10 @@ class OperatorsTest {
       assertArrayEquals(new float[] {-1, -1}, x.sum(new long[] {1}, false).toFloatArray());
       assertArrayEquals(new long[] {4, 1}, x.view(4, 1).sizes());
       assertArrayEquals(new long[] {2, 2}, x.permute(1, 0).sizes());
+      // Other names of operators (numpy's, torch's comparison words) give the same results.
+      assertArrayEquals(x.mul(w).toFloatArray(), x.multiply(w).toFloatArray());
+      assertArrayEquals(x.transpose(0, 1).toFloatArray(), x.swapaxes(0, 1).toFloatArray());
+      assertArrayEquals(x.gt(w).toBooleanArray(), x.greater(w).toBooleanArray());
     }
   }
 

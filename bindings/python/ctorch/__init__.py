@@ -40,8 +40,7 @@ from ._ops_index import nonzero
 from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_state, initial_seed, manual_seed,
                       multinomial, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
                       set_rng_state)
-from ._ops_shape import (atleast_1d, atleast_2d, atleast_3d, chunk, meshgrid, split, split_with_sizes, swapaxes,
-                         swapdims, unbind)
+from ._ops_shape import atleast_1d, atleast_2d, atleast_3d, chunk, meshgrid, split, split_with_sizes, unbind
 from . import _ops_shape
 from . import _symbolic
 from ._compile import compile

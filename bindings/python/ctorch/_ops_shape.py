@@ -15,8 +15,7 @@ from . import ops
 from ._symbolic import SymInt
 from ._tensor import Size, Tensor, _handle, _wrap
 
-__all__ = ["split", "split_with_sizes", "chunk", "unbind", "atleast_1d", "atleast_2d", "atleast_3d", "swapaxes",
-           "swapdims"]
+__all__ = ["split", "split_with_sizes", "chunk", "unbind", "atleast_1d", "atleast_2d", "atleast_3d"]
 
 
 def _varargs(args):
@@ -115,18 +114,7 @@ def atleast_3d(*tensors):
     return _atleast("atleast_3d", tensors)
 
 
-def swapaxes(input, axis0, axis1):
-    """numpy's name for transpose."""
-    return input.transpose(axis0, axis1)
-
-
-def swapdims(input, dim0, dim1):
-    return input.transpose(dim0, dim1)
-
-
 def _install():
-    Tensor.swapaxes = swapaxes
-    Tensor.swapdims = swapdims
     Tensor.split = split
     Tensor.split_with_sizes = split_with_sizes
     Tensor.chunk = chunk

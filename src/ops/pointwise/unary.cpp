@@ -400,15 +400,6 @@ void frexp_backward(GradCtx& c) {  // d mantissa / dx = 2^-exponent; the exponen
   const Tensor exponent = frexp(x)[1];
   c.set("self", mul(c.grad(0), exp2(neg(to(exponent, c.grad(0)->dtype())))));
 }
-// fix is trunc's other name.
-void fix(void*, Frame& f) {
-  static const OperatorDef& trunc = builtin_op("trunc");
-  dispatch(trunc, f.args, f.nargs, f.outs, f.nouts);
-}
-void fix_(void*, Frame& f) {
-  static const OperatorDef& trunc_ = builtin_op("trunc_");
-  dispatch(trunc_, f.args, f.nargs, f.outs, f.nouts);
-}
 void identity_backward(GradCtx& c) { c.set("self", c.grad()); }
 void square_backward(GradCtx& c) { c.set("self", g_times(c, mul(c.saved("self"), Scalar(2.0)))); }
 void nan_to_num_backward(GradCtx& c) {  // passes where x is finite
@@ -481,8 +472,6 @@ void define_unary_ops(Registry& r) {
       .compute(DispatchKey::CPU, frexp_cpu, Determinism::Bitwise)
       .tag(Tag::Pointwise)
       .derivative(frexp_backward, x);
-  r.def("fix(Tensor self) -> Tensor").composite(fix).tag(Tag::Pointwise);
-  r.def("fix_(Tensor(a!) self) -> Tensor(a!)").composite(fix_);
 }
 
 }  // namespace ct::ops

@@ -262,6 +262,10 @@ end
     @test Array(ops.cat([a, a], 0)) == vcat(Float32[1 2; 3 4], Float32[1 2; 3 4])
     @test Array(ops.zeros([2]; dtype = Int32)) == Int32[0, 0]
     @test_throws ArgumentError ops.add(a, a; nonsense = 1)
+    # Another name of an operator (Registry::alias) has its overloads and results.
+    @test Array(ops.multiply(a, 3)) == Array(ops.mul(a, 3))
+    @test Array(ops.swapaxes(a, 0, 1)) == Float32[1 3; 2 4]
+    @test Array(ops.arccos(Tensor([0.5]))) ≈ [acos(0.5)]
 end
 
 @testset "Elementwise math defined by element functions" begin

@@ -48,7 +48,9 @@ fn unary_operators() {
            sin => ct_tensor_sin on x, cos => ct_tensor_cos on x, erf => ct_tensor_erf on x,
            floor => ct_tensor_floor on x, square => ct_tensor_square on x, log => ct_tensor_log on pos,
            sqrt => ct_tensor_sqrt on pos, rsqrt => ct_tensor_rsqrt on pos, silu => ct_tensor_silu on x,
-           mish => ct_tensor_mish on x);
+           mish => ct_tensor_mish on x,
+           // other names of operators (Registry::alias): the same kernels
+           absolute => ct_tensor_abs on x, negative => ct_tensor_neg on x, fix => ct_tensor_trunc on x);
     let tanh_gelu = c"tanh";
     same(&x.gelu_with("tanh").unwrap(), &c_call(|o| unsafe { sys::ct_tensor_gelu(x.as_ptr(), tanh_gelu.as_ptr(), o) }));
     same(&x.leaky_relu_with(0.2).unwrap(), &c_call(|o| unsafe { sys::ct_tensor_leaky_relu(x.as_ptr(), 0.2, o) }));

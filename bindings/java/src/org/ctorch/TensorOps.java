@@ -237,8 +237,6 @@ abstract class TensorOps extends NativeObject {
     "logit_",
     "polygamma",
     "frexp.Tensor",
-    "fix",
-    "fix_",
     "gelu",
     "gelu_",
     "silu",
@@ -524,6 +522,53 @@ abstract class TensorOps extends NativeObject {
     "index.Tensor",
     "index_put",
     "index_put_",
+    "absolute",
+    "absolute_",
+    "arccos",
+    "arccos_",
+    "arccosh",
+    "arccosh_",
+    "arcsin",
+    "arcsin_",
+    "arcsinh",
+    "arcsinh_",
+    "arctan",
+    "arctan_",
+    "arctanh",
+    "arctanh_",
+    "arctan2.Tensor",
+    "arctan2_.Tensor",
+    "negative",
+    "negative_",
+    "multiply.Tensor",
+    "multiply.Scalar",
+    "multiply_.Tensor",
+    "multiply_.Scalar",
+    "divide.Tensor",
+    "divide.Scalar",
+    "divide_.Tensor",
+    "divide_.Scalar",
+    "subtract.Tensor",
+    "subtract.Scalar",
+    "subtract_.Tensor",
+    "subtract_.Scalar",
+    "greater.Tensor",
+    "greater.Scalar",
+    "greater_equal.Tensor",
+    "greater_equal.Scalar",
+    "less.Tensor",
+    "less.Scalar",
+    "less_equal.Tensor",
+    "less_equal.Scalar",
+    "not_equal.Tensor",
+    "not_equal.Scalar",
+    "fix",
+    "fix_",
+    "swapaxes.int",
+    "swapdims.int",
+    "argwhere",
+    "clip",
+    "clip_",
   };
 
   TensorOps(long handle) {
@@ -3027,24 +3072,6 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor[] frexp() {
     return new Args(1).tensor(self(), "self").call("frexp.Tensor", 2);
-  }
-
-  /**
-   * {@code fix(Tensor self) -> Tensor}.
-   * @return the result
-   * @throws CTorchException when the operator fails (the subclass names the kind)
-   */
-  public final Tensor fix() {
-    return new Args(1).tensor(self(), "self").call1("fix");
-  }
-
-  /**
-   * {@code fix_(Tensor(a!) self) -> Tensor(a!)}.
-   * @return the result
-   * @throws CTorchException when the operator fails (the subclass names the kind)
-   */
-  public final Tensor fixInPlace() {
-    return new Args(1).tensor(self(), "self").callInPlace("fix_", self());
   }
 
   /**
@@ -8303,5 +8330,534 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor indexPutInPlace(Tensor[] indices, Tensor values, boolean accumulate, long... dims) {
     return new Args(5).tensor(self(), "self").tensors(indices, "indices").tensor(values, "values").bool(accumulate).ints(dims, "dims").callInPlace("index_put_", self());
+  }
+
+  /**
+   * {@code absolute(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor absolute() {
+    return new Args(1).tensor(self(), "self").call1("absolute");
+  }
+
+  /**
+   * {@code absolute_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor absoluteInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("absolute_", self());
+  }
+
+  /**
+   * {@code arccos(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arccos() {
+    return new Args(1).tensor(self(), "self").call1("arccos");
+  }
+
+  /**
+   * {@code arccos_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arccosInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("arccos_", self());
+  }
+
+  /**
+   * {@code arccosh(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arccosh() {
+    return new Args(1).tensor(self(), "self").call1("arccosh");
+  }
+
+  /**
+   * {@code arccosh_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arccoshInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("arccosh_", self());
+  }
+
+  /**
+   * {@code arcsin(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arcsin() {
+    return new Args(1).tensor(self(), "self").call1("arcsin");
+  }
+
+  /**
+   * {@code arcsin_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arcsinInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("arcsin_", self());
+  }
+
+  /**
+   * {@code arcsinh(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arcsinh() {
+    return new Args(1).tensor(self(), "self").call1("arcsinh");
+  }
+
+  /**
+   * {@code arcsinh_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arcsinhInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("arcsinh_", self());
+  }
+
+  /**
+   * {@code arctan(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arctan() {
+    return new Args(1).tensor(self(), "self").call1("arctan");
+  }
+
+  /**
+   * {@code arctan_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arctanInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("arctan_", self());
+  }
+
+  /**
+   * {@code arctanh(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arctanh() {
+    return new Args(1).tensor(self(), "self").call1("arctanh");
+  }
+
+  /**
+   * {@code arctanh_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arctanhInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("arctanh_", self());
+  }
+
+  /**
+   * {@code arctan2.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arctan2(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("arctan2.Tensor");
+  }
+
+  /**
+   * {@code arctan2_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor arctan2InPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("arctan2_.Tensor", self());
+  }
+
+  /**
+   * {@code negative(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor negative() {
+    return new Args(1).tensor(self(), "self").call1("negative");
+  }
+
+  /**
+   * {@code negative_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor negativeInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("negative_", self());
+  }
+
+  /**
+   * {@code multiply.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor multiply(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("multiply.Tensor");
+  }
+
+  /**
+   * {@code multiply.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor multiplyScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("multiply.Scalar");
+  }
+
+  /**
+   * {@code multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor multiplyInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("multiply_.Tensor", self());
+  }
+
+  /**
+   * {@code multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor multiplyScalarInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("multiply_.Scalar", self());
+  }
+
+  /**
+   * {@code divide.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor divide(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("divide.Tensor");
+  }
+
+  /**
+   * {@code divide.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor divideScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("divide.Scalar");
+  }
+
+  /**
+   * {@code divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor divideInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("divide_.Tensor", self());
+  }
+
+  /**
+   * {@code divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor divideScalarInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("divide_.Scalar", self());
+  }
+
+  /**
+   * {@code subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtract(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("subtract.Tensor");
+  }
+
+  /**
+   * {@code subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtract(Tensor other, Number alpha) {
+    return new Args(3).tensor(self(), "self").tensor(other, "other").scalar(alpha, "alpha").call1("subtract.Tensor");
+  }
+
+  /**
+   * {@code subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtractScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("subtract.Scalar");
+  }
+
+  /**
+   * {@code subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtractScalar(Number other, Number alpha) {
+    return new Args(3).tensor(self(), "self").scalar(other, "other").scalar(alpha, "alpha").call1("subtract.Scalar");
+  }
+
+  /**
+   * {@code subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtractInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("subtract_.Tensor", self());
+  }
+
+  /**
+   * {@code subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtractInPlace(Tensor other, Number alpha) {
+    return new Args(3).tensor(self(), "self").tensor(other, "other").scalar(alpha, "alpha").callInPlace("subtract_.Tensor", self());
+  }
+
+  /**
+   * {@code subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtractScalarInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("subtract_.Scalar", self());
+  }
+
+  /**
+   * {@code subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtractScalarInPlace(Number other, Number alpha) {
+    return new Args(3).tensor(self(), "self").scalar(other, "other").scalar(alpha, "alpha").callInPlace("subtract_.Scalar", self());
+  }
+
+  /**
+   * {@code greater.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor greater(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("greater.Tensor");
+  }
+
+  /**
+   * {@code greater.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor greaterScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("greater.Scalar");
+  }
+
+  /**
+   * {@code greater_equal.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor greaterEqual(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("greater_equal.Tensor");
+  }
+
+  /**
+   * {@code greater_equal.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor greaterEqualScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("greater_equal.Scalar");
+  }
+
+  /**
+   * {@code less.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor less(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("less.Tensor");
+  }
+
+  /**
+   * {@code less.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lessScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("less.Scalar");
+  }
+
+  /**
+   * {@code less_equal.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lessEqual(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("less_equal.Tensor");
+  }
+
+  /**
+   * {@code less_equal.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lessEqualScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("less_equal.Scalar");
+  }
+
+  /**
+   * {@code not_equal.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor notEqual(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("not_equal.Tensor");
+  }
+
+  /**
+   * {@code not_equal.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor notEqualScalar(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("not_equal.Scalar");
+  }
+
+  /**
+   * {@code fix(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fix() {
+    return new Args(1).tensor(self(), "self").call1("fix");
+  }
+
+  /**
+   * {@code fix_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fixInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("fix_", self());
+  }
+
+  /**
+   * {@code swapaxes.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)}.
+   * @param dim0 the schema's {@code dim0}
+   * @param dim1 the schema's {@code dim1}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor swapaxes(long dim0, long dim1) {
+    return new Args(3).tensor(self(), "self").integer(dim0).integer(dim1).call1("swapaxes.int");
+  }
+
+  /**
+   * {@code swapdims.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)}.
+   * @param dim0 the schema's {@code dim0}
+   * @param dim1 the schema's {@code dim1}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor swapdims(long dim0, long dim1) {
+    return new Args(3).tensor(self(), "self").integer(dim0).integer(dim1).call1("swapdims.int");
+  }
+
+  /**
+   * {@code argwhere(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor argwhere() {
+    return new Args(1).tensor(self(), "self").call1("argwhere");
+  }
+
+  /**
+   * {@code clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor}.
+   * Takes the defaults {@code min=None}, {@code max=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor clip() {
+    return new Args(1).tensor(self(), "self").call1("clip");
+  }
+
+  /**
+   * {@code clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param min the schema's {@code min} (null: none)
+   * @param max the schema's {@code max} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor clip(Number min, Number max) {
+    return new Args(3).tensor(self(), "self").optScalar(min, "min").optScalar(max, "max").call1("clip");
+  }
+
+  /**
+   * {@code clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)}.
+   * Takes the defaults {@code min=None}, {@code max=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor clipInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("clip_", self());
+  }
+
+  /**
+   * {@code clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param min the schema's {@code min} (null: none)
+   * @param max the schema's {@code max} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor clipInPlace(Number min, Number max) {
+    return new Args(3).tensor(self(), "self").optScalar(min, "min").optScalar(max, "max").callInPlace("clip_", self());
   }
 }
