@@ -3145,6 +3145,97 @@ CT_API CT_NODISCARD ct_status ct_tensor__adaptive_avg_pool2d_backward(const ct_t
                                                                       const ct_tensor* self, ct_tensor** out);
 
 /*
+ * ct_tensor_max_pool1d_with_indices - max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)
+ *
+ *   stride           PyTorch's default: [].
+ *   padding          PyTorch's default: [0].
+ *   dilation         PyTorch's default: [1].
+ *   ceil_mode        PyTorch's default: False.
+ *   values, indices  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "max_pool1d_with_indices".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max_pool1d_with_indices(const ct_tensor* self,
+                                                                const int64_t* kernel_size,
+                                                                size_t kernel_size_len, const int64_t* stride,
+                                                                size_t stride_len, const int64_t* padding,
+                                                                size_t padding_len, const int64_t* dilation,
+                                                                size_t dilation_len, int ceil_mode,
+                                                                ct_tensor** values, ct_tensor** indices);
+
+/*
+ * ct_tensor_max_pool1d - max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor
+ *
+ *   stride     PyTorch's default: [].
+ *   padding    PyTorch's default: [0].
+ *   dilation   PyTorch's default: [1].
+ *   ceil_mode  PyTorch's default: False.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "max_pool1d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max_pool1d(const ct_tensor* self, const int64_t* kernel_size,
+                                                   size_t kernel_size_len, const int64_t* stride,
+                                                   size_t stride_len, const int64_t* padding,
+                                                   size_t padding_len, const int64_t* dilation,
+                                                   size_t dilation_len, int ceil_mode, ct_tensor** out);
+
+/*
+ * ct_tensor_avg_pool1d - avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+ *
+ *   stride             PyTorch's default: [].
+ *   padding            PyTorch's default: [0].
+ *   ceil_mode          PyTorch's default: False.
+ *   count_include_pad  PyTorch's default: True.
+ *   out                a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "avg_pool1d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_avg_pool1d(const ct_tensor* self, const int64_t* kernel_size,
+                                                   size_t kernel_size_len, const int64_t* stride,
+                                                   size_t stride_len, const int64_t* padding,
+                                                   size_t padding_len, int ceil_mode, int count_include_pad,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_adaptive_avg_pool1d - adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "adaptive_avg_pool1d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_adaptive_avg_pool1d(const ct_tensor* self, const int64_t* output_size,
+                                                            size_t output_size_len, ct_tensor** out);
+
+/*
+ * ct_tensor_adaptive_max_pool2d - adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor values, Tensor indices)
+ *
+ *   values, indices  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "adaptive_max_pool2d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_adaptive_max_pool2d(const ct_tensor* self, const int64_t* output_size,
+                                                            size_t output_size_len, ct_tensor** values,
+                                                            ct_tensor** indices);
+
+/*
+ * ct_tensor_adaptive_max_pool1d - adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor values, Tensor indices)
+ *
+ *   values, indices  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "adaptive_max_pool1d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_adaptive_max_pool1d(const ct_tensor* self, const int64_t* output_size,
+                                                            size_t output_size_len, ct_tensor** values,
+                                                            ct_tensor** indices);
+
+/*
  * ct_tensor_ger - ger(Tensor self, Tensor vec2) -> Tensor
  *
  *   out  a new reference on CT_OK, else NULL.

@@ -45,6 +45,7 @@ void define_pixel_shuffle(Registry& r);
 void define_one_hot(Registry& r);
 void define_rnn(Registry& r);
 void define_aliases(Registry& r);
+void define_pool_forms(Registry& r);
 void define_quantile(Registry& r);
 void define_histogram(Registry& r);
 void define_searchsorted(Registry& r);
@@ -108,6 +109,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_attention(r);
   ops::define_conv(r);
   ops::define_pool(r);
+  ops::define_pool_forms(r);
   ops::define_linalg_products(r);
   ops::define_einsum(r);
   ops::define_index_dim(r);

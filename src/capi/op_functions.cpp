@@ -2603,6 +2603,85 @@ ct_status ct_tensor__adaptive_avg_pool2d_backward(const ct_tensor* grad_output, 
   });
 }
 
+ct_status ct_tensor_max_pool1d_with_indices(const ct_tensor* self, const int64_t* kernel_size,
+                                            size_t kernel_size_len, const int64_t* stride, size_t stride_len,
+                                            const int64_t* padding, size_t padding_len,
+                                            const int64_t* dilation, size_t dilation_len, int ceil_mode,
+                                            ct_tensor** values, ct_tensor** indices) {
+  const char* const fn_ = "ct_tensor_max_pool1d_with_indices";
+  return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "max_pool1d_with_indices");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"),
+                           Value(capi::int_list_arg(kernel_size, kernel_size_len, fn_, "kernel_size")),
+                           Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                           Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                           Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")),
+                           ceil_mode != 0};
+    dispatch(op_, args_, 6, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_max_pool1d(const ct_tensor* self, const int64_t* kernel_size, size_t kernel_size_len,
+                               const int64_t* stride, size_t stride_len, const int64_t* padding,
+                               size_t padding_len, const int64_t* dilation, size_t dilation_len,
+                               int ceil_mode, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_max_pool1d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "max_pool1d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(kernel_size, kernel_size_len, fn_, "kernel_size")),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")), ceil_mode != 0});
+  });
+}
+
+ct_status ct_tensor_avg_pool1d(const ct_tensor* self, const int64_t* kernel_size, size_t kernel_size_len,
+                               const int64_t* stride, size_t stride_len, const int64_t* padding,
+                               size_t padding_len, int ceil_mode, int count_include_pad, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_avg_pool1d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "avg_pool1d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(kernel_size, kernel_size_len, fn_, "kernel_size")),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")), ceil_mode != 0,
+                      count_include_pad != 0});
+  });
+}
+
+ct_status ct_tensor_adaptive_avg_pool1d(const ct_tensor* self, const int64_t* output_size,
+                                        size_t output_size_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_adaptive_avg_pool1d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "adaptive_avg_pool1d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size"))});
+  });
+}
+
+ct_status ct_tensor_adaptive_max_pool2d(const ct_tensor* self, const int64_t* output_size,
+                                        size_t output_size_len, ct_tensor** values, ct_tensor** indices) {
+  const char* const fn_ = "ct_tensor_adaptive_max_pool2d";
+  return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "adaptive_max_pool2d");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"),
+                           Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size"))};
+    dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_adaptive_max_pool1d(const ct_tensor* self, const int64_t* output_size,
+                                        size_t output_size_len, ct_tensor** values, ct_tensor** indices) {
+  const char* const fn_ = "ct_tensor_adaptive_max_pool1d";
+  return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "adaptive_max_pool1d");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"),
+                           Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size"))};
+    dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
 ct_status ct_tensor_ger(const ct_tensor* self, const ct_tensor* vec2, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_ger";
   return capi::tensor_result(out, fn_, [&] {

@@ -196,8 +196,7 @@ void Registry::alias(const std::string& name, const std::string& target) {
       const DispatchKey key = static_cast<DispatchKey>(k);
       if (t->kernel_keys().has(key)) set_kernel(op, key, Kernel{alias_kernel, t, nullptr}, t->determinism[k]);
     }
-    op.alias_of = t;
-    op.tags = t->tags;
+    op.alias_of = t;  // no tags or element function: the graph compiler sees the target it calls
     op.derivative.kind = Differentiability::Implicit;  // the target records its own derivative
   }
 }

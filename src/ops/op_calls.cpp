@@ -1867,6 +1867,30 @@ Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& se
   static const OperatorDef& op_ = builtin_op("_adaptive_avg_pool2d_backward");
   return call(op_, {grad_output, self});
 }
+std::array<Tensor, 2> max_pool1d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorDef& op_ = builtin_op("max_pool1d_with_indices");
+  return call_n<2>(op_, {self, kernel_size, stride, padding, dilation, ceil_mode});
+}
+Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorDef& op_ = builtin_op("max_pool1d");
+  return call(op_, {self, kernel_size, stride, padding, dilation, ceil_mode});
+}
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  static const OperatorDef& op_ = builtin_op("avg_pool1d");
+  return call(op_, {self, kernel_size, stride, padding, ceil_mode, count_include_pad});
+}
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorDef& op_ = builtin_op("adaptive_avg_pool1d");
+  return call(op_, {self, output_size});
+}
+std::array<Tensor, 2> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorDef& op_ = builtin_op("adaptive_max_pool2d");
+  return call_n<2>(op_, {self, output_size});
+}
+std::array<Tensor, 2> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorDef& op_ = builtin_op("adaptive_max_pool1d");
+  return call_n<2>(op_, {self, output_size});
+}
 Tensor dot(const Tensor& self, const Tensor& tensor) {
   static const OperatorDef& op_ = builtin_op("dot");
   return call(op_, {self, tensor});

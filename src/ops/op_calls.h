@@ -946,6 +946,18 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
 Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size);
 /// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
 Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self);
+/// max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)
+std::array<Tensor, 2> max_pool1d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = IntArrayRef{}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef dilation = IntArrayRef{1}, bool ceil_mode = false);
+/// max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor
+Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = IntArrayRef{}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef dilation = IntArrayRef{1}, bool ceil_mode = false);
+/// avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = IntArrayRef{}, IntArrayRef padding = IntArrayRef{0}, bool ceil_mode = false, bool count_include_pad = true);
+/// adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size);
+/// adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor values, Tensor indices)
+std::array<Tensor, 2> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size);
+/// adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor values, Tensor indices)
+std::array<Tensor, 2> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size);
 /// dot(Tensor self, Tensor tensor) -> Tensor
 Tensor dot(const Tensor& self, const Tensor& tensor);
 /// outer(Tensor self, Tensor vec2) -> Tensor

@@ -47,6 +47,19 @@ class NnFunctionsTest {
   }
 
   @Test
+  void poolsInOneDimAndAdaptiveMax() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new float[] {1, 5, 2, 8, 3, 0}, 1, 1, 6);
+      close(new double[] {5, 8, 3}, x.maxPool1d(2));
+      close(new double[] {8.0 / 3, 11.0 / 3}, x.avgPool1d(3));
+      Tensor[] r = x.adaptiveMaxPool1d(2); // windows [0, 3) and [3, 6)
+      close(new double[] {5, 8}, r[0]);
+      assertArrayEquals(new long[] {1, 3}, r[1].toLongArray());
+      assertThrows(CTorchException.class, () -> x.maxPool1d(2, 2));
+    }
+  }
+
+  @Test
   void marginLosses() {
     try (TensorScope scope = new TensorScope()) {
       Tensor a = Tensor.of(new float[] {1, 2});

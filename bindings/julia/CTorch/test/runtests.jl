@@ -375,6 +375,10 @@ end
     @test size(ops.cdist(a, b)) == (2, 2)
     @test_throws CTorchError ops.cdist(a, Tensor(Float32[1, 2, 3]))
     @test Array(ops.one_hot(Tensor([2, 0, 1]))) == [0 0 1; 1 0 0; 0 1 0]
+    p = ops.reshape(Tensor(Float32[1, 5, 2, 8, 3, 0]), [1, 1, 6])
+    @test vec(Array(ops.reshape(ops.max_pool1d(p, [2]), [3]))) == Float32[5, 8, 3]
+    v, i = ops.adaptive_max_pool1d(p, [2])                   # windows [0, 3) and [3, 6)
+    @test vec(Array(ops.reshape(v, [2]))) == Float32[5, 8] && vec(Array(ops.reshape(i, [2]))) == [1, 3]
     @test size(ops.one_hot(Tensor([2, 0, 1]); num_classes = 4)) == (3, 4)
     @test_throws CTorchError ops.one_hot(Tensor([-1]))
     x = ops.reshape(Tensor(Float32.(0:7)), [1, 4, 1, 2])

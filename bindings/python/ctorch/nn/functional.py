@@ -166,9 +166,52 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def adaptive_avg_pool2d(input, output_size):
     """output_size is a number or a pair, where None keeps the input's size."""
-    size = [output_size, output_size] if isinstance(output_size, int) else list(output_size)
-    size = [input.shape[-2 + i] if s is None else s for i, s in enumerate(size)]
-    return _ops.call("adaptive_avg_pool2d", input, size)
+    return _ops.call("adaptive_avg_pool2d", input, _adaptive_size(input, output_size, 2))
+
+
+def _adaptive_size(input, output_size, n):
+    """output_size as a list of n sizes: a number repeats, None keeps the input's size."""
+    size = [output_size] * n if output_size is None or isinstance(output_size, int) else list(output_size)
+    return [input.shape[-n + i] if s is None else s for i, s in enumerate(size)]
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """torch.nn.functional.max_pool1d over [C, L] or [N, C, L]; stride None means kernel_size."""
+    r = _ops.call("max_pool1d_with_indices", input, kernel_size, _pair_or_empty(stride), padding, dilation, ceil_mode)
+    return r if return_indices else r[0]
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return _ops.call("max_pool1d_with_indices", input, kernel_size, _pair_or_empty(stride), padding, dilation, ceil_mode)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _ops.call("avg_pool1d", input, kernel_size, _pair_or_empty(stride), padding, ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _ops.call("adaptive_avg_pool1d", input, _adaptive_size(input, output_size, 1))
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    r = _ops.call("adaptive_max_pool1d", input, _adaptive_size(input, output_size, 1))
+    return r if return_indices else r[0]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """output_size is a number or a pair, where None keeps the input's size; return_indices gives
+    (values, indices into each H x W plane)."""
+    r = _ops.call("adaptive_max_pool2d", input, _adaptive_size(input, output_size, 2))
+    return r if return_indices else r[0]
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return _ops.call("adaptive_max_pool1d", input, _adaptive_size(input, output_size, 1))
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return _ops.call("adaptive_max_pool2d", input, _adaptive_size(input, output_size, 2))
 
 
 

@@ -406,6 +406,80 @@ def adaptive_cases():
     ]
 
 
+def pool1d_common(f, dtypes):
+    return per_dtype(f, [(2, 3, 11)], dtypes, kind="default") + [
+        Case("unbatched", f, [In((3, 11))]),
+        Case("T", f, [In((2, 11, 3), layout="T")]),
+        Case("step", f, [In((2, 3, 11), layout="step")]),
+        Case("empty_batch", f, [In((0, 3, 11))]),
+        Case("0dim", f, [In(())]),
+        Case("4d", f, [In((1, 2, 3, 11))]),
+    ]
+
+
+def max_pool1d_cases(name):
+    def mp(**kw):
+        if name == "max_pool1d":
+            return lambda m, x: F(m).max_pool1d(x, **kw)
+        return lambda m, x: tuple(F(m).max_pool1d(x, return_indices=True, **kw))
+    f = mp(kernel_size=3, stride=2, padding=1)
+    return pool1d_common(f, ["bfloat16", "float32", "float64"]) + [
+        Case("default_stride", mp(kernel_size=2), [In((1, 2, 8))]),
+        Case("dilation_ceil", mp(kernel_size=2, stride=2, padding=1, dilation=2, ceil_mode=True), [In((2, 2, 9))]),
+        Case("nan", mp(kernel_size=2), [In((1, 1, 8), kind="special")]),
+        Case("bad_padding", mp(kernel_size=2, padding=2), [In((1, 2, 6))]),
+        Case("grads", grads_of(lambda m, x: F(m).max_pool1d(x, 3, 2, 1)), [In((2, 3, 11))]),
+    ] + ([] if name == "max_pool1d" else [  # torch 1.13's max_pool1d returns an empty result instead
+        Case("too_small", mp(kernel_size=4), [In((1, 2, 3))]),
+    ])
+
+
+def avg_pool1d_cases():
+    def ap(**kw):
+        return lambda m, x: F(m).avg_pool1d(x, **kw)
+    return pool1d_common(ap(kernel_size=3, stride=2, padding=1), NUM) + [
+        Case("default_stride", ap(kernel_size=2), [In((1, 2, 8))]),
+        Case("exclude_pad_ceil", ap(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+             [In((1, 2, 8))]),
+        Case("bad_padding", ap(kernel_size=2, padding=2), [In((1, 2, 6))]),
+        Case("bool", ap(kernel_size=2), [In((1, 2, 4), "bool")]),
+        Case("grads", grads_of(lambda m, x: F(m).avg_pool1d(x, 3, 2, 1)), [In((2, 3, 11))]),
+    ]
+
+
+def adaptive_avg_pool1d_cases():
+    def aap(size):
+        return lambda m, x: F(m).adaptive_avg_pool1d(x, size)
+    return pool1d_common(aap(4), ["bfloat16", "float32", "float64"]) + [
+        Case("larger", aap(15), [In((1, 2, 4))]),
+        Case("int", aap(2), [In((1, 2, 4), "int64")]),
+        Case("grads", grads_of(lambda m, x: F(m).adaptive_avg_pool1d(x, 4)), [In((2, 3, 11))]),
+    ]
+
+
+def adaptive_max_cases(dims):
+    def amp(size):
+        if dims == 1:
+            return lambda m, x: tuple(F(m).adaptive_max_pool1d(x, size, return_indices=True))
+        return lambda m, x: tuple(F(m).adaptive_max_pool2d(x, size, return_indices=True))
+    if dims == 1:
+        return pool1d_common(amp(4), ["bfloat16", "float32", "float64"]) + [
+            Case("larger", amp(15), [In((1, 2, 4))]),
+            Case("same", amp(11), [In((1, 2, 11))]),
+            Case("nan", amp(3), [In((1, 1, 8), kind="special")]),
+            Case("int", amp(2), [In((1, 2, 4), "int64")]),
+            Case("grads", grads_of(lambda m, x: F(m).adaptive_max_pool1d(x, 4)), [In((2, 3, 11))]),
+        ]
+    return pool_common(amp((3, 4)), ["bfloat16", "float32", "float64"]) + [
+        Case("int_size", amp(2), [In((1, 2, 7, 5))]),
+        Case("none", amp((None, 2)), [In((1, 2, 7, 5))]),
+        Case("larger", amp((9, 7)), [In((1, 2, 4, 3))]),
+        Case("nan", amp(2), [In((1, 1, 4, 4), kind="special")]),
+        Case("int", amp(2), [In((1, 2, 4, 4), "int64")]),
+        Case("grads", grads_of(lambda m, x: F(m).adaptive_max_pool2d(x, (3, 4))), [In((2, 3, 7, 6))]),
+    ]
+
+
 def adaptive_backward_cases():
     def fn(m, g, x):
         ns = m.ops.aten if m.__name__ == "torch" else m.ops
@@ -442,4 +516,10 @@ CASES = {
     "avg_pool2d_backward": avg_pool_backward_cases(),
     "adaptive_avg_pool2d": adaptive_cases(),
     "_adaptive_avg_pool2d_backward": adaptive_backward_cases(),
+    "max_pool1d": max_pool1d_cases("max_pool1d"),
+    "max_pool1d_with_indices": max_pool1d_cases("max_pool1d_with_indices"),
+    "avg_pool1d": avg_pool1d_cases(),
+    "adaptive_avg_pool1d": adaptive_avg_pool1d_cases(),
+    "adaptive_max_pool1d": adaptive_max_cases(1),
+    "adaptive_max_pool2d": adaptive_max_cases(2),
 }

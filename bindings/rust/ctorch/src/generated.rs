@@ -472,6 +472,12 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "avg_pool2d_backward",
     "adaptive_avg_pool2d",
     "_adaptive_avg_pool2d_backward",
+    "max_pool1d_with_indices",
+    "max_pool1d",
+    "avg_pool1d",
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool1d",
     "dot",
     "outer",
     "ger",
@@ -5359,6 +5365,75 @@ impl Tensor {
         let args = [arg::tensor(grad_output), arg::tensor(self_)];
         let [r] = call_n::<1>(c"_adaptive_avg_pool2d_backward", &args)?;
         Ok(r)
+    }
+
+    /// `max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)`
+    ///
+    /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool1d_with_indices_with`] takes every argument.
+    pub fn max_pool1d_with_indices(&self, kernel_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::ints(kernel_size)];
+        let [r0, r1] = call_n::<2>(c"max_pool1d_with_indices", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::max_pool1d_with_indices`]).
+    pub fn max_pool1d_with_indices_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
+        let [r0, r1] = call_n::<2>(c"max_pool1d_with_indices", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor`
+    ///
+    /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool1d_with`] takes every argument.
+    pub fn max_pool1d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(kernel_size)];
+        let [r] = call_n::<1>(c"max_pool1d", &args)?;
+        Ok(r)
+    }
+
+    /// `max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor`: every argument (see [`Tensor::max_pool1d`]).
+    pub fn max_pool1d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
+        let [r] = call_n::<1>(c"max_pool1d", &args)?;
+        Ok(r)
+    }
+
+    /// `avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor`
+    ///
+    /// Takes the defaults `stride=[]`, `padding=[0]`, `ceil_mode=False`, `count_include_pad=True`; [`Tensor::avg_pool1d_with`] takes every argument.
+    pub fn avg_pool1d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(kernel_size)];
+        let [r] = call_n::<1>(c"avg_pool1d", &args)?;
+        Ok(r)
+    }
+
+    /// `avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor`: every argument (see [`Tensor::avg_pool1d`]).
+    pub fn avg_pool1d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::bool(ceil_mode), arg::bool(count_include_pad)];
+        let [r] = call_n::<1>(c"avg_pool1d", &args)?;
+        Ok(r)
+    }
+
+    /// `adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor`
+    pub fn adaptive_avg_pool1d(&self, output_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size)];
+        let [r] = call_n::<1>(c"adaptive_avg_pool1d", &args)?;
+        Ok(r)
+    }
+
+    /// `adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor values, Tensor indices)`
+    pub fn adaptive_max_pool2d(&self, output_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::ints(output_size)];
+        let [r0, r1] = call_n::<2>(c"adaptive_max_pool2d", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor values, Tensor indices)`
+    pub fn adaptive_max_pool1d(&self, output_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::ints(output_size)];
+        let [r0, r1] = call_n::<2>(c"adaptive_max_pool1d", &args)?;
+        Ok((r0, r1))
     }
 
     /// `dot(Tensor self, Tensor tensor) -> Tensor`

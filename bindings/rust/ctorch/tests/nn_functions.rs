@@ -93,3 +93,14 @@ fn upsampling() {
     close(&vals(&mid), &[0.0, 0.5, 1.0, 1.0, 1.5, 2.0, 2.0, 2.5, 3.0]);
     assert!(Tensor::from_slice(&[1i64, 2]).upsample_bilinear2d(&[3, 3], false).is_err());
 }
+
+#[test]
+fn pools_in_one_dim_and_adaptive_max() {
+    let x = Tensor::from_slice(&[1.0f32, 5.0, 2.0, 8.0, 3.0, 0.0]).reshape(&[1, 1, 6]).unwrap();
+    close(&vals(&x.max_pool1d(&[2]).unwrap()), &[5.0, 8.0, 3.0]);
+    close(&vals(&x.avg_pool1d(&[3]).unwrap()), &[8.0 / 3.0, 11.0 / 3.0]);
+    let (v, i) = x.adaptive_max_pool1d(&[2]).unwrap(); // windows [0, 3) and [3, 6)
+    close(&vals(&v), &[5.0, 8.0]);
+    assert_eq!(i.to_vec::<i64>().unwrap(), [1, 3]);
+    assert!(x.max_pool1d(&[2, 2]).is_err()); // a 1-D pool takes one size
+}

@@ -119,6 +119,24 @@ std::vector<Case> linalg_conv_cases() {
        [](const Inputs& x) {
          return op("max_pool2d", {x[0], IntArrayRef{2}, IntArrayRef{}, IntArrayRef{0}, IntArrayRef{1}, false});
        }},
+      {{"max_pool1d_with_indices", "max_pool1d"},
+       {{{2, 2, 9}}},
+       [](const Inputs& x) {
+         const Tensor a = ops::max_pool1d_with_indices(x[0], IntArrayRef{3}, IntArrayRef{2}, IntArrayRef{1},
+                                                       IntArrayRef{1}, true)[0];
+         return ops::add(ops::sum(a), ops::sum(ops::max_pool1d(x[0], IntArrayRef{2})));
+       }},
+      {{"avg_pool1d"},
+       {{{2, 2, 9}}},
+       [](const Inputs& x) { return ops::avg_pool1d(x[0], IntArrayRef{3}, IntArrayRef{2}, IntArrayRef{1}, true, false); }},
+      {{"adaptive_avg_pool1d"}, {{{2, 2, 9}}}, [](const Inputs& x) { return ops::adaptive_avg_pool1d(x[0], IntArrayRef{4}); }},
+      {{"adaptive_max_pool1d", "adaptive_max_pool2d"},
+       {{{2, 2, 5, 7}}},
+       [](const Inputs& x) {
+         const Tensor a = ops::adaptive_max_pool2d(x[0], IntArrayRef{3, 4})[0];
+         const Tensor b = ops::adaptive_max_pool1d(ops::flatten(x[0], 2, 3), IntArrayRef{6})[0];
+         return ops::add(ops::sum(a), ops::sum(b));
+       }},
       // The gradient of the backward operator with respect to grad_output (self only fixes indices).
       {{"max_pool2d_with_indices_backward"},
        {{{2, 2, 3, 4}}},

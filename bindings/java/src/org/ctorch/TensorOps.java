@@ -473,6 +473,12 @@ abstract class TensorOps extends NativeObject {
     "avg_pool2d_backward",
     "adaptive_avg_pool2d",
     "_adaptive_avg_pool2d_backward",
+    "max_pool1d_with_indices",
+    "max_pool1d",
+    "avg_pool1d",
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool1d",
     "dot",
     "outer",
     "ger",
@@ -7525,6 +7531,114 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor _adaptiveAvgPool2dBackward(Tensor gradOutput, Tensor self) {
     return new Args(2).tensor(gradOutput, "grad_output").tensor(self, "self").call1("_adaptive_avg_pool2d_backward");
+  }
+
+  /**
+   * {@code max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)}.
+   * Takes the defaults {@code stride=[]}, {@code padding=[0]}, {@code dilation=[1]}, {@code ceil_mode=False}; an overload with every argument exists.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] maxPool1dWithIndices(long... kernelSize) {
+    return new Args(2).tensor(self(), "self").ints(kernelSize, "kernel_size").call("max_pool1d_with_indices", 2);
+  }
+
+  /**
+   * {@code max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)}.
+   * Every argument of the schema.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param dilation the schema's {@code dilation}
+   * @param ceilMode the schema's {@code ceil_mode}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] maxPool1dWithIndices(long[] kernelSize, long[] stride, long[] padding, long[] dilation, boolean ceilMode) {
+    return new Args(6).tensor(self(), "self").ints(kernelSize, "kernel_size").ints(stride, "stride").ints(padding, "padding").ints(dilation, "dilation").bool(ceilMode).call("max_pool1d_with_indices", 2);
+  }
+
+  /**
+   * {@code max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor}.
+   * Takes the defaults {@code stride=[]}, {@code padding=[0]}, {@code dilation=[1]}, {@code ceil_mode=False}; an overload with every argument exists.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maxPool1d(long... kernelSize) {
+    return new Args(2).tensor(self(), "self").ints(kernelSize, "kernel_size").call1("max_pool1d");
+  }
+
+  /**
+   * {@code max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param dilation the schema's {@code dilation}
+   * @param ceilMode the schema's {@code ceil_mode}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maxPool1d(long[] kernelSize, long[] stride, long[] padding, long[] dilation, boolean ceilMode) {
+    return new Args(6).tensor(self(), "self").ints(kernelSize, "kernel_size").ints(stride, "stride").ints(padding, "padding").ints(dilation, "dilation").bool(ceilMode).call1("max_pool1d");
+  }
+
+  /**
+   * {@code avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor}.
+   * Takes the defaults {@code stride=[]}, {@code padding=[0]}, {@code ceil_mode=False}, {@code count_include_pad=True}; an overload with every argument exists.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor avgPool1d(long... kernelSize) {
+    return new Args(2).tensor(self(), "self").ints(kernelSize, "kernel_size").call1("avg_pool1d");
+  }
+
+  /**
+   * {@code avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor}.
+   * Every argument of the schema.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param ceilMode the schema's {@code ceil_mode}
+   * @param countIncludePad the schema's {@code count_include_pad}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor avgPool1d(long[] kernelSize, long[] stride, long[] padding, boolean ceilMode, boolean countIncludePad) {
+    return new Args(6).tensor(self(), "self").ints(kernelSize, "kernel_size").ints(stride, "stride").ints(padding, "padding").bool(ceilMode).bool(countIncludePad).call1("avg_pool1d");
+  }
+
+  /**
+   * {@code adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor}.
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor adaptiveAvgPool1d(long... outputSize) {
+    return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call1("adaptive_avg_pool1d");
+  }
+
+  /**
+   * {@code adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor values, Tensor indices)}.
+   * @param outputSize the schema's {@code output_size}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] adaptiveMaxPool2d(long... outputSize) {
+    return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call("adaptive_max_pool2d", 2);
+  }
+
+  /**
+   * {@code adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor values, Tensor indices)}.
+   * @param outputSize the schema's {@code output_size}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] adaptiveMaxPool1d(long... outputSize) {
+    return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call("adaptive_max_pool1d", 2);
   }
 
   /**
