@@ -161,6 +161,22 @@ void Optimizer::set_hyper(const Hyper& h, const char* fn) {
   h_ = h;
 }
 
+namespace {
+
+// The Adam family's coefficients: the betas, eps, and the decoupled decay factor (AdamW's, and
+// NAdam's and RAdam's with decoupled_weight_decay).
+void set_betas(const Hyper& h, StepCoefs* c) {
+  c->beta1 = h.beta1;
+  c->one_minus_beta1 = 1 - h.beta1;
+  c->beta2 = h.beta2;
+  c->one_minus_beta2 = 1 - h.beta2;
+  c->eps = h.eps;
+  c->decoupled = h.decoupled_weight_decay;
+  c->decay_factor = 1 - h.lr * h.weight_decay;
+}
+
+}  // namespace
+
 StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer, double* mu_product) {
   StepCoefs c;
   c.maximize = h.maximize;
@@ -177,13 +193,8 @@ StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer, doub
       break;
     case Kind::Adam:
     case Kind::AdamW: {
-      c.beta1 = h.beta1;
-      c.one_minus_beta1 = 1 - h.beta1;
-      c.beta2 = h.beta2;
-      c.one_minus_beta2 = 1 - h.beta2;
-      c.eps = h.eps;
+      set_betas(h, &c);
       c.amsgrad = h.amsgrad;
-      c.decay_factor = 1 - h.lr * h.weight_decay;
       // As torch's Python: bias_correction = 1 - beta ** step, step_size = lr / bias_correction1.
       const double bc1 = 1 - std::pow(h.beta1, step);
       const double bc2 = 1 - std::pow(h.beta2, step);
@@ -204,20 +215,11 @@ StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer, doub
       c.neg_lr = -(h.lr / (1 + (step - 1) * h.lr_decay));  // torch's clr
       break;
     case Kind::Adamax:
-      c.beta1 = h.beta1;
-      c.one_minus_beta1 = 1 - h.beta1;
-      c.beta2 = h.beta2;
-      c.eps = h.eps;
+      set_betas(h, &c);
       c.neg_step_size = -(h.lr / (1 - std::pow(h.beta1, step)));  // -clr
       break;
     case Kind::NAdam: {
-      c.beta1 = h.beta1;
-      c.one_minus_beta1 = 1 - h.beta1;
-      c.beta2 = h.beta2;
-      c.one_minus_beta2 = 1 - h.beta2;
-      c.eps = h.eps;
-      c.decoupled = h.decoupled_weight_decay;
-      c.decay_factor = 1 - h.lr * h.weight_decay;
+      set_betas(h, &c);
       c.bc2 = 1 - std::pow(h.beta2, step);
       // The momentum schedule mu_t = beta1 (1 - 0.5 * 0.96^(t * momentum_decay)); torch keeps the
       // product of the mu_t in a float32 tensor, so it is rounded to float after each factor.
@@ -230,14 +232,8 @@ StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer, doub
       break;
     }
     case Kind::RAdam: {
-      c.beta1 = h.beta1;
-      c.one_minus_beta1 = 1 - h.beta1;
-      c.beta2 = h.beta2;
-      c.one_minus_beta2 = 1 - h.beta2;
-      c.eps = h.eps;
+      set_betas(h, &c);
       c.lr = h.lr;
-      c.decoupled = h.decoupled_weight_decay;
-      c.decay_factor = 1 - h.lr * h.weight_decay;
       c.bc1 = 1 - std::pow(h.beta1, step);
       const double bc2 = 1 - std::pow(h.beta2, step);
       c.bc2_sqrt = std::sqrt(bc2);

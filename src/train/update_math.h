@@ -94,14 +94,21 @@ inline void sgd_update(const Coefs<S>& c, V& p, V g, V& buf) {
   p = axpy(p, g, c.neg_lr);
 }
 
+/// The Adam family's moments: exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1) and
+/// exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2).
+template <typename V, typename S>
+inline void adam_moments(const Coefs<S>& c, const V& g, V& m, V& v) {
+  m = axpy(m * c.beta1, g, c.one_minus_beta1);
+  v = addcmul(v * c.beta2, g, g, c.one_minus_beta2);
+}
+
 /// torch.optim.Adam and AdamW (_single_tensor_adam(w)). m, v: the moments; vmax: amsgrad's maximum.
 template <typename V, typename S>
 inline void adam_update(const Coefs<S>& c, bool decoupled, V& p, V g, V& m, V& v, V& vmax) {
   if (c.maximize) g = -g;
   if (decoupled) p = p * c.decay_factor;  // AdamW: param.mul_(1 - lr * weight_decay), always
   else if (c.weight_decay) g = axpy(g, p, c.wd);
-  m = axpy(m * c.beta1, g, c.one_minus_beta1);
-  v = addcmul(v * c.beta2, g, g, c.one_minus_beta2);
+  adam_moments(c, g, m, v);
   if (c.amsgrad) vmax = maximum(vmax, v);
   const V denom = sqrt(c.amsgrad ? vmax : v) / c.bc2_sqrt + c.eps;
   p = p + m * c.neg_step_size / denom;
@@ -165,8 +172,7 @@ template <typename V, typename S>
 inline void nadam_update(const Coefs<S>& c, V& p, V g, V& m, V& v) {
   if (c.maximize) g = -g;
   weight_decay(c, p, g);
-  m = axpy(m * c.beta1, g, c.one_minus_beta1);
-  v = addcmul(v * c.beta2, g, g, c.one_minus_beta2);
+  adam_moments(c, g, m, v);
   const V denom = sqrt(v / c.bc2) + c.eps;
   p = p + g * c.neg_grad_step / denom;
   p = p + m * c.neg_moment_step / denom;
@@ -178,8 +184,7 @@ template <typename V, typename S>
 inline void radam_update(const Coefs<S>& c, V& p, V g, V& m, V& v) {
   if (c.maximize) g = -g;
   weight_decay(c, p, g);
-  m = axpy(m * c.beta1, g, c.one_minus_beta1);
-  v = addcmul(v * c.beta2, g, g, c.one_minus_beta2);
+  adam_moments(c, g, m, v);
   const V corrected = m / c.bc1;
   if (c.rectified) {
     const V adaptive = reciprocal(sqrt(v) + c.eps) * c.bc2_sqrt;  // sqrt(bc2) / (sqrt(v) + eps)
