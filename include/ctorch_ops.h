@@ -2287,6 +2287,24 @@ CT_API CT_NODISCARD ct_status ct_tensor_group_norm(const ct_tensor* input, int64
                                                    int cudnn_enabled, ct_tensor** out);
 
 /*
+ * ct_tensor_instance_norm - instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+ *
+ *   weight        NULL for None.
+ *   bias          NULL for None.
+ *   running_mean  NULL for None.
+ *   running_var   NULL for None.
+ *   out           a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "instance_norm".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_instance_norm(const ct_tensor* input, const ct_tensor* weight,
+                                                      const ct_tensor* bias, const ct_tensor* running_mean,
+                                                      const ct_tensor* running_var, int use_input_stats,
+                                                      double momentum, double eps, int cudnn_enabled,
+                                                      ct_tensor** out);
+
+/*
  * ct_tensor_l1_loss - l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
  *
  *   reduction  PyTorch's default: 1.

@@ -1918,6 +1918,22 @@ ct_status ct_tensor_group_norm(const ct_tensor* input, int64_t num_groups, const
   });
 }
 
+ct_status ct_tensor_instance_norm(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                                  const ct_tensor* running_mean, const ct_tensor* running_var,
+                                  int use_input_stats, double momentum, double eps, int cudnn_enabled,
+                                  ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_instance_norm";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "instance_norm");
+    return call(op_, {&tensor_arg(input, fn_, "input"),
+                      weight ? Value(&tensor_arg(weight, fn_, "weight")) : Value(),
+                      bias ? Value(&tensor_arg(bias, fn_, "bias")) : Value(),
+                      running_mean ? Value(&tensor_arg(running_mean, fn_, "running_mean")) : Value(),
+                      running_var ? Value(&tensor_arg(running_var, fn_, "running_var")) : Value(),
+                      use_input_stats != 0, momentum, eps, cudnn_enabled != 0});
+  });
+}
+
 ct_status ct_tensor_l1_loss(const ct_tensor* self, const ct_tensor* target, int64_t reduction,
                             ct_tensor** out) {
   const char* const fn_ = "ct_tensor_l1_loss";

@@ -1607,6 +1607,10 @@ Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor&
   static const OperatorDef& op_ = builtin_op("rms_norm");
   return call(op_, {input, normalized_shape, opt(weight), opt(eps)});
 }
+Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled) {
+  static const OperatorDef& op_ = builtin_op("instance_norm");
+  return call(op_, {input, opt(weight), opt(bias), opt(running_mean), opt(running_var), use_input_stats, momentum, eps, cudnn_enabled});
+}
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   static const OperatorDef& op_ = builtin_op("mse_loss");
   return call(op_, {self, target, reduction});

@@ -816,6 +816,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), double eps = 1e-05, bool cudnn_enabled = true);
 /// rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = Tensor(), std::optional<double> eps = std::nullopt);
+/// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled);
 /// mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
 /// l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor

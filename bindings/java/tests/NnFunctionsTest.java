@@ -60,6 +60,16 @@ class NnFunctionsTest {
   }
 
   @Test
+  void instanceNormNormalizesEachSampleAndChannel() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new double[] {1, 2, 3}, 1, 1, 3); // mean 2, biased variance 2/3
+      double s = Math.sqrt(2.0 / 3);
+      close(new double[] {-1 / s, 0, 1 / s}, Tensor.instanceNorm(x, null, null, null, null, true, 0.1, 0.0, false));
+      assertThrows(CTorchException.class, () -> Tensor.instanceNorm(x, null, null, null, null, false, 0.1, 1e-5, false));
+    }
+  }
+
+  @Test
   void marginLosses() {
     try (TensorScope scope = new TensorScope()) {
       Tensor a = Tensor.of(new float[] {1, 2});

@@ -136,6 +136,46 @@ void rms_norm_kernel(void*, Frame& f) {
   f.outs[0] = w.defined() ? mul(y, w) : y;
 }
 
+// instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+//     Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled)
+// batch_norm over the input viewed as [1, N * C, ...], so that each sample's channel has its own
+// statistics. Running statistics stay per channel: each is the mean over the batch of the
+// samples' updates (torch's rule).
+void instance_norm_kernel(void*, Frame& f) {
+  const char* op = "instance_norm";
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  const Tensor w = opt_arg(f, 1), b = opt_arg(f, 2), rm = opt_arg(f, 3), rv = opt_arg(f, 4);
+  const bool use_input_stats = f.arg(5).to_bool();
+  const double momentum = f.arg(6).to_double(), eps = f.arg(7).to_double();
+  CT_CHECK(x->dim() >= 2, CT_ERROR_SHAPE, op, ": input has sizes ", x->sym_sizes(),
+           "; it needs at least 2 dims [N, C, ...]. Add a batch dim");
+  CT_CHECK(use_input_stats || (rm.defined() && rv.defined()), CT_ERROR_INVALID_ARGUMENT, op,
+           ": use_input_stats is false, so running_mean and running_var are needed. Pass them");
+  const int64_t n = x->sym_size(0).guard_int(), c = x->sym_size(1).guard_int();  // the repeats need them
+  check_channels(op, w, "weight", c, x);
+  check_channels(op, b, "bias", c, x);
+  check_channels(op, rm, "running_mean", c, x);
+  check_channels(op, rv, "running_var", c, x);
+  if (n == 0) {  // no samples: nothing to normalize, and no statistics to take
+    f.outs[0] = clone(x);
+    return;
+  }
+  SymDimVector folded(x->sym_sizes());
+  folded.erase(0);
+  folded[0] = SymInt(n * c);
+  folded.insert(0, SymInt(1));
+  const auto per_sample = [n](const Tensor& t) { return t.defined() ? repeat(t, IntArrayRef{n}) : Tensor(); };
+  const Tensor rm_n = per_sample(rm), rv_n = per_sample(rv);  // batch_norm updates these copies
+  const Tensor y = batch_norm(reshape_symint(x, folded), per_sample(w), per_sample(b), rm_n, rv_n, use_input_stats,
+                              momentum, eps, false);
+  if (use_input_stats && rm.defined()) {
+    autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);
+    copy_(rm, mean(reshape(rm_n, DimVector{n, c}), IntArrayRef{0}, false));
+    copy_(rv, mean(reshape(rv_n, DimVector{n, c}), IntArrayRef{0}, false));
+  }
+  f.outs[0] = reshape_symint(y, x->sym_sizes());
+}
+
 }  // namespace
 
 void define_batch_group_rms_norms(Registry& r) {
@@ -147,6 +187,9 @@ void define_batch_group_rms_norms(Registry& r) {
       .composite(group_norm_kernel);
   r.def("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor")
       .composite(rms_norm_kernel);
+  r.def("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+        "bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor")
+      .composite(instance_norm_kernel);
 }
 
 }  // namespace ct::ops

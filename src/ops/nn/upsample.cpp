@@ -121,9 +121,13 @@ void resize_kernel(void*, Frame& f) {
              "; nearest interpolation takes floating or uint8 tensors. Convert it with to()");
   }
   for (int k = 0; k < r.dims; ++k) {
-    const int64_t in = x->size(static_cast<size_t>(nd - r.dims + k));
-    CT_CHECK(in > 0 && out_size[static_cast<size_t>(k)] > 0, CT_ERROR_SHAPE, r.op, ": input ", x->sym_sizes(),
-             " and output_size ", out_size, " must have spatial sizes > 0");
+    const int64_t in = x->size(static_cast<size_t>(nd - r.dims + k)), out = out_size[static_cast<size_t>(k)];
+    CT_CHECK(in > 0 && out > 0, CT_ERROR_SHAPE, r.op, ": input ", x->sym_sizes(), " and output_size ", out_size,
+             " must have spatial sizes > 0");
+    // The plan holds a source index (and weight) per output position: it must fit in memory even
+    // where the batch is empty and the result has no elements.
+    CT_CHECK(static_cast<uint64_t>(out) <= std::vector<double>().max_size(), CT_ERROR_OUT_OF_MEMORY, r.op,
+             ": output_size ", out_size, " is too large to plan. Pass a smaller size");
   }
   const bool half = dt == DType::Float16 || dt == DType::BFloat16;
   Tensor y = half && linear ? to(x, DType::Float32) : x;

@@ -377,6 +377,9 @@ end
     @test Array(ops.one_hot(Tensor([2, 0, 1]))) == [0 0 1; 1 0 0; 0 1 0]
     p = ops.reshape(Tensor(Float32[1, 5, 2, 8, 3, 0]), [1, 1, 6])
     @test vec(Array(ops.reshape(ops.max_pool1d(p, [2]), [3]))) == Float32[5, 8, 3]
+    y = ops.instance_norm(ops.reshape(Tensor([1.0, 2.0, 3.0]), [1, 1, 3]), nothing, nothing, nothing, nothing,
+                          true, 0.1, 0.0, false)                  # mean 2, biased variance 2/3
+    @test vec(Array(ops.reshape(y, [3]))) ≈ [-1, 0, 1] ./ sqrt(2 / 3)
     v, i = ops.adaptive_max_pool1d(p, [2])                   # windows [0, 3) and [3, 6)
     @test vec(Array(ops.reshape(v, [2]))) == Float32[5, 8] && vec(Array(ops.reshape(i, [2]))) == [1, 3]
     @test size(ops.one_hot(Tensor([2, 0, 1]); num_classes = 4)) == (3, 4)

@@ -370,6 +370,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _ops.call("batch_norm", input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalizes each sample's channel [N, C, ...] by its own statistics; the running ones (per
+    channel) are updated in place when given and use_input_stats."""
+    return _ops.call("instance_norm", input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                     False)
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     return _ops.call("cross_entropy_loss", input, target, weight, _reduction(reduction, size_average, reduce),

@@ -124,6 +124,27 @@ def bn_train(m, x, rm, rv, w=None, b=None, momentum=0.1):
     return out, rm, rv
 
 
+def inorm(m, x, rm=None, rv=None, w=None, b=None, use_input_stats=True):
+    out = F(m).instance_norm(x, rm, rv, w, b, use_input_stats, 0.2)
+    return out if rm is None else (out, rm, rv)
+
+
+INSTANCE_NORM = [
+    Case(dt, lambda m, x, w, b: inorm(m, x, w=w, b=b), [In((2, 3, 5), dt), In((3,), dt), In((3,), dt)])
+    for dt in ("float32", "float64", "bfloat16")] + [
+    Case("running_stats", lambda m, x, rm, rv: inorm(m, x, rm, rv), [In((2, 3, 4, 2)), In((3,)), In((3,), kind="pos")]),
+    Case("eval_stats", lambda m, x, rm, rv: inorm(m, x, rm, rv, use_input_stats=False),
+         [In((2, 3, 4)), In((3,)), In((3,), kind="pos")]),
+    Case("transposed", lambda m, x: inorm(m, x), [In((2, 3, 4), layout="T")]),
+    Case("empty_batch", lambda m, x: inorm(m, x), [In((0, 3, 4))]),
+    Case("one_element", lambda m, x: inorm(m, x), [In((2, 3, 1))]),
+    Case("no_stats_in_eval", lambda m, x: inorm(m, x, use_input_stats=False), [In((2, 3, 4))]),
+    Case("weight_mismatch", lambda m, x, w: inorm(m, x, w=w), [In((2, 3, 4)), In((4,))]),
+    Case("0dim", lambda m, x: inorm(m, x), [In(())]),
+    Case("int", lambda m, x: inorm(m, x), [In((2, 3, 4), "int64")]),
+]
+
+
 BATCH_NORM = [
     Case(f"{dt}_eval", lambda m, x, rm, rv, w, b: F(m).batch_norm(x, rm, rv, w, b),
          [In((4, 3), dt), In((3,), dt), In((3,), dt, kind="pos"), In((3,), dt), In((3,), dt)])
@@ -913,6 +934,7 @@ CASES = {
     "layer_norm": LAYER_NORM,
     "group_norm": GROUP_NORM,
     "batch_norm": BATCH_NORM,
+    "instance_norm": INSTANCE_NORM,
     "rms_norm": RMS_NORM,
     "mse_loss": MSE,
     "l1_loss": L1,

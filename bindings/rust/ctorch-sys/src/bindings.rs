@@ -1021,6 +1021,7 @@ extern "C" {
     pub fn ct_tensor__unique2(self_: *const ct_tensor, sorted: c_int, return_inverse: c_int, return_counts: c_int, out0: *mut *mut ct_tensor, out1: *mut *mut ct_tensor, out2: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_bernoulli_p(self_: *const ct_tensor, p: f64, generator: *mut ct_generator, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_group_norm(input: *const ct_tensor, num_groups: i64, weight: *const ct_tensor, bias: *const ct_tensor, eps: f64, cudnn_enabled: c_int, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_instance_norm(input: *const ct_tensor, weight: *const ct_tensor, bias: *const ct_tensor, running_mean: *const ct_tensor, running_var: *const ct_tensor, use_input_stats: c_int, momentum: f64, eps: f64, cudnn_enabled: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_l1_loss(self_: *const ct_tensor, target: *const ct_tensor, reduction: i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_smooth_l1_loss(self_: *const ct_tensor, target: *const ct_tensor, reduction: i64, beta: f64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_huber_loss(self_: *const ct_tensor, target: *const ct_tensor, reduction: i64, delta: f64, out: *mut *mut ct_tensor) -> ct_status;

@@ -407,6 +407,7 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "batch_norm",
     "group_norm",
     "rms_norm",
+    "instance_norm",
     "mse_loss",
     "l1_loss",
     "smooth_l1_loss",
@@ -4449,6 +4450,13 @@ impl Tensor {
     pub fn rms_norm_with(input: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, eps: Option<f64>) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::ints(normalized_shape), arg::opt_tensor(weight), arg::opt_float(eps)];
         let [r] = call_n::<1>(c"rms_norm", &args)?;
+        Ok(r)
+    }
+
+    /// `instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor`
+    pub fn instance_norm(input: &Tensor, weight: Option<&Tensor>, bias: Option<&Tensor>, running_mean: Option<&Tensor>, running_var: Option<&Tensor>, use_input_stats: bool, momentum: f64, eps: f64, cudnn_enabled: bool) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::opt_tensor(weight), arg::opt_tensor(bias), arg::opt_tensor(running_mean), arg::opt_tensor(running_var), arg::bool(use_input_stats), arg::float(momentum), arg::float(eps), arg::bool(cudnn_enabled)];
+        let [r] = call_n::<1>(c"instance_norm", &args)?;
         Ok(r)
     }
 

@@ -104,3 +104,13 @@ fn pools_in_one_dim_and_adaptive_max() {
     assert_eq!(i.to_vec::<i64>().unwrap(), [1, 3]);
     assert!(x.max_pool1d(&[2, 2]).is_err()); // a 1-D pool takes one size
 }
+
+#[test]
+fn instance_norm_normalizes_each_sample_and_channel() {
+    // One sample, one channel [1, 2, 3]: mean 2, biased variance 2/3.
+    let x = Tensor::from_slice(&[1.0f64, 2.0, 3.0]).reshape(&[1, 1, 3]).unwrap();
+    let y = Tensor::instance_norm(&x, None, None, None, None, true, 0.1, 0.0, false).unwrap();
+    let s = (2.0f64 / 3.0).sqrt();
+    close(&vals(&y), &[-1.0 / s, 0.0, 1.0 / s]);
+    assert!(Tensor::instance_norm(&x, None, None, None, None, false, 0.1, 1e-5, false).is_err()); // no running stats
+}

@@ -94,6 +94,9 @@ std::vector<Case> nn_cases() {
       {{"group_norm"}, {{{2, 4, 3}}, row, row}, [](const Inputs& x) {
          return op("group_norm", {x[0], 2, x[1], x[2], 1e-5, true});
        }},
+      {{"instance_norm"}, {{{2, 3, 4}}, {{3}}, {{3}}}, [](const Inputs& x) {
+         return op("instance_norm", {x[0], x[1], x[2], Value(), Value(), true, 0.1, 1e-5, false});
+       }},
       {{"batch_norm"}, {{{4, 3}}, {{3}}, {{3}}}, [](const Inputs& x) {  // training: batch statistics
          Tensor rm = ops::zeros({3}, DType::Float64, kCPU), rv = ops::ones({3}, DType::Float64, kCPU);
          return op("batch_norm", {x[0], x[1], x[2], rm, rv, true, 0.1, 1e-5, false});

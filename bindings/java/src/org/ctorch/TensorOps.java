@@ -408,6 +408,7 @@ abstract class TensorOps extends NativeObject {
     "batch_norm",
     "group_norm",
     "rms_norm",
+    "instance_norm",
     "mse_loss",
     "l1_loss",
     "smooth_l1_loss",
@@ -6023,6 +6024,24 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor rmsNorm(Tensor input, long[] normalizedShape, Tensor weight, Double eps) {
     return new Args(4).tensor(input, "input").ints(normalizedShape, "normalized_shape").optTensor(weight, "weight").optReal(eps).call1("rms_norm");
+  }
+
+  /**
+   * {@code instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor}.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @param runningMean the schema's {@code running_mean} (null: none)
+   * @param runningVar the schema's {@code running_var} (null: none)
+   * @param useInputStats the schema's {@code use_input_stats}
+   * @param momentum the schema's {@code momentum}
+   * @param eps the schema's {@code eps}
+   * @param cudnnEnabled the schema's {@code cudnn_enabled}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor instanceNorm(Tensor input, Tensor weight, Tensor bias, Tensor runningMean, Tensor runningVar, boolean useInputStats, double momentum, double eps, boolean cudnnEnabled) {
+    return new Args(9).tensor(input, "input").optTensor(weight, "weight").optTensor(bias, "bias").optTensor(runningMean, "running_mean").optTensor(runningVar, "running_var").bool(useInputStats).real(momentum).real(eps).bool(cudnnEnabled).call1("instance_norm");
   }
 
   /**

@@ -3,7 +3,7 @@
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus,
                          Softmax2d, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -39,4 +39,5 @@ __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "Av
            "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer", "Softmax2d", "Bilinear",
            "TripletMarginWithDistanceLoss", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
-           "GRUCell", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"] + _padding.__all__
+           "GRUCell", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "InstanceNorm1d",
+           "InstanceNorm2d", "InstanceNorm3d"] + _padding.__all__

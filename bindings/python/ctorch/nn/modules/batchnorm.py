@@ -1,4 +1,4 @@
-"""BatchNorm1d and BatchNorm2d (torch.nn.BatchNorm1d/2d): running statistics are buffers."""
+"""BatchNorm1d/2d and InstanceNorm1d/2d/3d (torch.nn's): running statistics are buffers."""
 
 from ...autograd import no_grad
 from .. import functional as F
@@ -6,7 +6,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -77,3 +77,41 @@ class BatchNorm2d(_BatchNorm):
     mean and unbiased variance updated with momentum), the running ones in eval mode."""
 
     _dims = (4,)
+
+
+class _InstanceNorm(_BatchNorm):
+    """Per-sample, per-channel statistics (F.instance_norm). Unlike BatchNorm, affine and
+    track_running_stats default to False; with running statistics, eval mode uses them."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+
+    def forward(self, input):
+        if input.dim() not in self._dims:
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._dims)} input (got {input.dim()}D input)")
+        unbatched = input.dim() == self._dims[0]
+        if unbatched:
+            input = input.unsqueeze(0)
+        out = F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats,
+                              0.1 if self.momentum is None else self.momentum, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Normalizes [N, C, L] (or [C, L]) per sample and channel."""
+
+    _dims = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Normalizes [N, C, H, W] (or [C, H, W]) per sample and channel."""
+
+    _dims = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Normalizes [N, C, D, H, W] (or [C, D, H, W]) per sample and channel."""
+
+    _dims = (4, 5)
