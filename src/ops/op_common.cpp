@@ -140,6 +140,10 @@ const TensorImpl* as_dtype(const TensorImpl& t, DType d, Tensor& holder) {
   return holder.impl();
 }
 
+Tensor optional_tensor(const Frame& f, size_t i) {
+  return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i));
+}
+
 Tensor host_contiguous(const Tensor& t) {
   return expect_contiguous(t->device().type == DeviceType::CPU ? t : to(t, kCPU, t->dtype()));
 }

@@ -51,6 +51,9 @@ void check_scalar_fits(const char* op, const char* what, const Scalar& v, DType 
 /// (which waits for it, as PyTorch's item() and nonzero do). Never on meta: callers check first.
 Tensor host_contiguous(const Tensor& t);
 
+/// Argument i of a kernel's frame: its tensor, or an undefined Tensor for None (a "Tensor?").
+Tensor optional_tensor(const Frame& f, size_t i);
+
 /// A 0-dim cpu tensor holding s, flagged as a wrapped number.
 Tensor wrap_scalar(const Scalar& s);
 

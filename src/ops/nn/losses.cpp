@@ -44,7 +44,6 @@ DType floating_pair(const char* op, const Tensor& a, const Tensor& b) {
 
 namespace {
 
-Tensor opt_arg(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i)); }
 Tensor self_arg(const Frame& f, size_t i) { return Tensor::borrow(&f.tensor(i)); }
 
 // The loss in the inputs' promoted dtype, rounded once.
@@ -103,7 +102,7 @@ void huber_loss_kernel(void*, Frame& f) {
 // -(t log(x) + (1 - t) log(1 - x)), each log clamped at -100 as in PyTorch so that x = 0 or 1
 // gives a finite loss.
 void binary_cross_entropy_kernel(void*, Frame& f) {
-  const Tensor x = self_arg(f, 0), t = self_arg(f, 1), w = opt_arg(f, 2);
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1), w = optional_tensor(f, 2);
   const DType d = floating_pair("binary_cross_entropy", x, t);
   const Reduction r = to_reduction("binary_cross_entropy", f.arg(3).to_int());
   CT_CHECK(x->sym_sizes().equals(t->sym_sizes()), CT_ERROR_SHAPE, "binary_cross_entropy: target has sizes ", t->sym_sizes(),
@@ -131,7 +130,7 @@ void binary_cross_entropy_kernel(void*, Frame& f) {
 // torch's stable form: with m = max(-x, 0),
 // (1 - t) x + (1 + (pos_weight - 1) t) (log(exp(-m) + exp(-x - m)) + m).
 void bce_with_logits_kernel(void*, Frame& f) {
-  const Tensor x = self_arg(f, 0), t = self_arg(f, 1), w = opt_arg(f, 2), pw = opt_arg(f, 3);
+  const Tensor x = self_arg(f, 0), t = self_arg(f, 1), w = optional_tensor(f, 2), pw = optional_tensor(f, 3);
   const DType d = floating_pair("binary_cross_entropy_with_logits", x, t);
   const Reduction r = to_reduction("binary_cross_entropy_with_logits", f.arg(4).to_int());
   CT_CHECK(x->sym_sizes().equals(t->sym_sizes()), CT_ERROR_SHAPE, "binary_cross_entropy_with_logits: target has sizes ",
@@ -241,7 +240,7 @@ DType floating_input(const char* op, const Tensor& x) {
 void nll_loss_kernel(void*, Frame& f) {
   const Tensor x = self_arg(f, 0);
   const DType d = floating_input("nll_loss", x);
-  const Tensor w = opt_arg(f, 2);
+  const Tensor w = optional_tensor(f, 2);
   finish(f, nll("nll_loss", in_loss_precision(x), self_arg(f, 1), w.defined() ? in_loss_precision(w) : w, to_reduction("nll_loss", f.arg(3).to_int()),
                 f.arg(4).to_int()),
          d);
@@ -259,7 +258,7 @@ void nll_loss2d_kernel(void*, Frame& f) {
 
 void cross_entropy_kernel(void*, Frame& f) {
   const char* op = "cross_entropy_loss";
-  const Tensor x = self_arg(f, 0), target = self_arg(f, 1), w0 = opt_arg(f, 2);
+  const Tensor x = self_arg(f, 0), target = self_arg(f, 1), w0 = optional_tensor(f, 2);
   const DType d = floating_input(op, x);
   const Reduction r = to_reduction(op, f.arg(3).to_int());
   const int64_t ignore_index = f.arg(4).to_int();

@@ -12,7 +12,6 @@
 namespace ct::ops {
 namespace {
 
-Tensor opt_arg(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i)); }
 
 DType opmath_dtype(DType d) { return d == DType::Float16 || d == DType::BFloat16 ? DType::Float32 : d; }
 Tensor up(const Tensor& t) { return t->dtype() == opmath_dtype(t->dtype()) ? t : to(t, opmath_dtype(t->dtype())); }
@@ -34,7 +33,7 @@ void check_channels(const char* op, const Tensor& t, const char* what, int64_t c
 //            bool training, float momentum, float eps, bool cudnn_enabled)
 void batch_norm_kernel(void*, Frame& f) {
   const Tensor x = Tensor::borrow(&f.tensor(0));
-  const Tensor w = opt_arg(f, 1), b = opt_arg(f, 2), rm = opt_arg(f, 3), rv = opt_arg(f, 4);
+  const Tensor w = optional_tensor(f, 1), b = optional_tensor(f, 2), rm = optional_tensor(f, 3), rv = optional_tensor(f, 4);
   const bool training = f.arg(5).to_bool();
   const double momentum = f.arg(6).to_double(), eps = f.arg(7).to_double();
   const size_t nd = x->dim();
@@ -85,7 +84,7 @@ void batch_norm_kernel(void*, Frame& f) {
 void group_norm_kernel(void*, Frame& f) {
   const Tensor x = Tensor::borrow(&f.tensor(0));
   const int64_t g = f.arg(1).to_int();
-  const Tensor w = opt_arg(f, 2), b = opt_arg(f, 3);
+  const Tensor w = optional_tensor(f, 2), b = optional_tensor(f, 3);
   const size_t nd = x->dim();
   CT_CHECK(nd >= 2, CT_ERROR_SHAPE, "group_norm: input has sizes ", x->sym_sizes(),
            "; it needs at least 2 dims [N, C, ...]. Add a batch dim");
@@ -115,7 +114,7 @@ void group_norm_kernel(void*, Frame& f) {
 void rms_norm_kernel(void*, Frame& f) {
   const Tensor x = Tensor::borrow(&f.tensor(0));
   const SymIntArrayRef ns = f.arg(1).sym_int_list();
-  const Tensor w = opt_arg(f, 2);
+  const Tensor w = optional_tensor(f, 2);
   bool fits = !ns.empty() && x->dim() >= ns.size();
   for (size_t i = 0; fits && i < ns.size(); ++i) fits = static_cast<bool>(x->sym_size(x->dim() - ns.size() + i) == ns[i]);
   CT_CHECK(fits, CT_ERROR_SHAPE, "rms_norm: normalized_shape ", ns, " is not the end of the input's sizes ",
@@ -144,7 +143,7 @@ void rms_norm_kernel(void*, Frame& f) {
 void instance_norm_kernel(void*, Frame& f) {
   const char* op = "instance_norm";
   const Tensor x = Tensor::borrow(&f.tensor(0));
-  const Tensor w = opt_arg(f, 1), b = opt_arg(f, 2), rm = opt_arg(f, 3), rv = opt_arg(f, 4);
+  const Tensor w = optional_tensor(f, 1), b = optional_tensor(f, 2), rm = optional_tensor(f, 3), rv = optional_tensor(f, 4);
   const bool use_input_stats = f.arg(5).to_bool();
   const double momentum = f.arg(6).to_double(), eps = f.arg(7).to_double();
   CT_CHECK(x->dim() >= 2, CT_ERROR_SHAPE, op, ": input has sizes ", x->sym_sizes(),

@@ -26,10 +26,6 @@ const char* cell_name(Cell c) {
 
 int64_t gate_count(Cell c) { return c == Cell::Lstm ? 4 : c == Cell::Gru ? 3 : 1; }
 
-Tensor optional_tensor(const Frame& f, size_t i) {
-  return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i));
-}
-
 Tensor cat_list(const std::vector<Tensor>& parts, int64_t dim) {
   std::vector<const TensorImpl*> ptrs;
   ptrs.reserve(parts.size());

@@ -11,8 +11,6 @@
 namespace ct::ops {
 namespace {
 
-Tensor optional_arg(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i)); }
-
 // Weights must be 1-D, one per observation, non-negative (read on the host; Note [Values read on
 // the host]).
 void check_weights(const char* op, const char* name, const Tensor& w, int64_t observations, bool integral) {
@@ -71,8 +69,8 @@ Tensor covariance(const char* op, const Tensor& self, int64_t correction, const 
 
 // cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
 void cov_kernel(void*, Frame& f) {
-  f.outs[0] = covariance("cov", Tensor::borrow(&f.tensor(0)), f.arg(1).to_int(), optional_arg(f, 2),
-                         optional_arg(f, 3));
+  f.outs[0] = covariance("cov", Tensor::borrow(&f.tensor(0)), f.arg(1).to_int(), optional_tensor(f, 2),
+                         optional_tensor(f, 3));
 }
 
 // corrcoef(Tensor self) -> Tensor: cov / (stddev_i stddev_j), clipped to [-1, 1] against rounding.

@@ -5,6 +5,9 @@
 // with index_add, which is deterministic on the CPU. The number of bins of bincount and histc's
 // range when min == max come from the data (Note [Values read on the host]); on the meta device
 // histc has its size from `bins` and bincount cannot be sized.
+#include <algorithm>
+#include <cmath>
+
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -18,7 +21,7 @@ double host_value(const Tensor& t) { return *host_contiguous(to(t, DType::Float6
 void bincount_kernel(void*, Frame& f) {
   const char* op = "bincount";
   const Tensor self = Tensor::borrow(&f.tensor(0));
-  const Tensor weights = f.arg(1).is_none() ? Tensor() : Tensor::borrow(&f.tensor(1));
+  const Tensor weights = optional_tensor(f, 1);
   const int64_t minlength = f.arg(2).to_int();
   CT_CHECK(self->dim() == 1 && is_integral(self->dtype(), false), CT_ERROR_INVALID_ARGUMENT,
            op, ": self is ", self->dtype(), " ", self->sym_sizes(), "; it takes a 1-D tensor of non-negative integers");

@@ -4,7 +4,6 @@
 // A binary search per value on the host (Note [Values read on the host]): the sequence and values
 // are copied there in their common dtype, and the indices copied back to their device. A meta input
 // gets indices of the values' shape. The result has no derivative (indices).
-#include <algorithm>
 #include <cstring>
 
 #include "dispatch/dispatcher.h"
