@@ -296,8 +296,27 @@ static void test_nn_functions_stacks_and_factories(void) {
   RELEASE(d, stacked, idx, sq, a, b, v3, classes, x, dist);
 }
 
+static void test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory(void) {
+  /* Found by the sequence fuzzer: the result of an empty batch has no elements, but the plan holds a
+   * source index per output position, and a 2^40-wide plan must fail as memory, not abort. */
+  ct_tensor *img = NULL, *out = SENTINEL;
+  CHECK_OK(ct_tensor_zeros(S(0, 1, 2, 2), CT_FLOAT32, NULL, &img));
+  const int64_t huge[] = {2, (int64_t)1 << 40};
+  CHECK_STATUS(ct_tensor_upsample_nearest2d(img, huge, 2, NULL, NULL, &out), CT_ERROR_OUT_OF_MEMORY);
+  CHECK(out == NULL);
+  CHECK_STATUS(ct_tensor_upsample_bilinear2d(img, huge, 2, 0, NULL, NULL, &out), CT_ERROR_OUT_OF_MEMORY);
+  CHECK(out == NULL);
+  const int64_t small[] = {3, 5};
+  CHECK_OK(ct_tensor_upsample_bilinear2d(img, small, 2, 0, NULL, NULL, &out));
+  int64_t sizes[4] = {-1, -1, -1, -1};
+  CHECK_OK(ct_tensor_sizes(out, sizes, 4));
+  CHECK(sizes[0] == 0 && sizes[1] == 1 && sizes[2] == 3 && sizes[3] == 5);
+  RELEASE(img, out);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_nn_functions_stacks_and_factories),
+    CAPI_TEST(test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory),
     CAPI_TEST(test_extrema_nansum_isclose_fill),
     CAPI_TEST(test_binary_and_scalar_overloads),
     CAPI_TEST(test_same_bits_as_op_call),

@@ -10,7 +10,6 @@
 // bfloat16, rounded once), grouping two dims as PyTorch does: h0 (w0 x00 + w1 x01) + h1 (...).
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
@@ -40,16 +39,19 @@ template <typename A> A source_scale(double scale, int64_t in, int64_t out) {
 }
 
 // One spatial dim: the source index of every output position (nearest), or the two neighbours and
-// their weights (linear).
+// their weights (linear). Host tensors, not std::vector: a plan too large for memory then raises
+// CT_ERROR_OUT_OF_MEMORY from the allocator, even where the batch is empty and the result holds
+// no elements.
 struct Plan1d {
-  std::vector<int64_t> i0, i1;
-  std::vector<double> w0, w1;
+  Tensor i0, i1;  // int64 [out]
+  Tensor w0, w1;  // float64 [out]
 };
 
 template <typename A>
 Plan1d plan_dim(Mode mode, int64_t in, int64_t out, bool align_corners, double scale) {
   Plan1d p;
-  p.i0.resize(static_cast<size_t>(out));
+  p.i0 = empty({out}, DType::Int64, kCPU);
+  int64_t* i0s = p.i0->data_as<int64_t>();
   if (mode != Mode::Linear) {
     const A s = source_scale<A>(scale, in, out);
     for (int64_t o = 0; o < out; ++o) {
@@ -58,43 +60,39 @@ Plan1d plan_dim(Mode mode, int64_t in, int64_t out, bool align_corners, double s
       else if (mode == Mode::Nearest && out == 2 * in) src = o >> 1;
       else if (mode == Mode::Nearest) src = static_cast<int64_t>(std::floor(static_cast<A>(o) * s));
       else src = static_cast<int64_t>(std::floor((static_cast<A>(o) + static_cast<A>(0.5)) * s));
-      p.i0[static_cast<size_t>(o)] = std::min(src, in - 1);
+      i0s[o] = std::min(src, in - 1);
     }
     return p;
   }
   A s;
   if (align_corners) s = out > 1 ? static_cast<A>(in - 1) / static_cast<A>(out - 1) : A(0);
   else s = source_scale<A>(scale, in, out);
-  p.i1.resize(static_cast<size_t>(out));
-  p.w0.resize(static_cast<size_t>(out));
-  p.w1.resize(static_cast<size_t>(out));
+  p.i1 = empty({out}, DType::Int64, kCPU);
+  p.w0 = empty({out}, DType::Float64, kCPU);
+  p.w1 = empty({out}, DType::Float64, kCPU);
+  int64_t* i1s = p.i1->data_as<int64_t>();
+  double* w0s = p.w0->data_as<double>();
+  double* w1s = p.w1->data_as<double>();
   for (int64_t o = 0; o < out; ++o) {
     A src = align_corners ? s * static_cast<A>(o) : s * (static_cast<A>(o) + static_cast<A>(0.5)) - static_cast<A>(0.5);
     if (!align_corners && src < 0) src = 0;
     const int64_t i0 = static_cast<int64_t>(src);
     const A lambda1 = src - static_cast<A>(i0);
-    const size_t k = static_cast<size_t>(o);
-    p.i0[k] = i0;
-    p.i1[k] = i0 + (i0 < in - 1 ? 1 : 0);
-    p.w0[k] = static_cast<double>(static_cast<A>(1) - lambda1);
-    p.w1[k] = static_cast<double>(lambda1);
+    i0s[o] = i0;
+    i1s[o] = i0 + (i0 < in - 1 ? 1 : 0);
+    w0s[o] = static_cast<double>(static_cast<A>(1) - lambda1);
+    w1s[o] = static_cast<double>(lambda1);
   }
   return p;
 }
 
-Tensor int64_vector(const std::vector<int64_t>& v, Device device) {
-  Tensor t = empty({static_cast<int64_t>(v.size())}, DType::Int64, kCPU);
-  std::copy(v.begin(), v.end(), t->data_as<int64_t>());
-  return device == kCPU ? t : to(t, device, DType::Int64);
-}
+Tensor on_device(const Tensor& host, Device device) { return device == kCPU ? host : to(host, device, host->dtype()); }
 
 // The weights along dim d of an ndim tensor: [n, 1, ...] so they broadcast over the later dims.
-Tensor weight_column(const std::vector<double>& w, DType dtype, Device device, int64_t d, int64_t ndim) {
-  Tensor t = empty({static_cast<int64_t>(w.size())}, DType::Float64, kCPU);
-  std::copy(w.begin(), w.end(), t->data_as<double>());
+Tensor weight_column(const Tensor& w, DType dtype, Device device, int64_t d, int64_t ndim) {
   DimVector shape(static_cast<size_t>(ndim - d), 1);
-  shape[0] = static_cast<int64_t>(w.size());
-  return reshape(to(t, device, dtype), shape);
+  shape[0] = w->size(0);
+  return reshape(to(w, device, dtype), shape);
 }
 
 // upsample_*(Tensor self, int[k] output_size, [bool align_corners,] float? scales...) -> Tensor
@@ -124,10 +122,6 @@ void resize_kernel(void*, Frame& f) {
     const int64_t in = x->size(static_cast<size_t>(nd - r.dims + k)), out = out_size[static_cast<size_t>(k)];
     CT_CHECK(in > 0 && out > 0, CT_ERROR_SHAPE, r.op, ": input ", x->sym_sizes(), " and output_size ", out_size,
              " must have spatial sizes > 0");
-    // The plan holds a source index (and weight) per output position: it must fit in memory even
-    // where the batch is empty and the result has no elements.
-    CT_CHECK(static_cast<uint64_t>(out) <= std::vector<double>().max_size(), CT_ERROR_OUT_OF_MEMORY, r.op,
-             ": output_size ", out_size, " is too large to plan. Pass a smaller size");
   }
   const bool half = dt == DType::Float16 || dt == DType::BFloat16;
   Tensor y = half && linear ? to(x, DType::Float32) : x;
@@ -142,12 +136,12 @@ void resize_kernel(void*, Frame& f) {
     // (PyTorch's float32 kernel lands a few ulps from it).
     const Plan1d p = dt == DType::Float64 || linear ? plan_dim<double>(r.mode, in, out, align_corners, scale)
                                                     : plan_dim<float>(r.mode, in, out, align_corners, scale);
-    const Tensor a = index_select(y, d, int64_vector(p.i0, x->device()));
+    const Tensor a = index_select(y, d, on_device(p.i0, x->device()));
     if (!linear) {
       y = a;
       continue;
     }
-    const Tensor b = index_select(y, d, int64_vector(p.i1, x->device()));
+    const Tensor b = index_select(y, d, on_device(p.i1, x->device()));
     y = add(mul(weight_column(p.w0, blend, x->device(), d, nd), a), mul(weight_column(p.w1, blend, x->device(), d, nd), b));
   }
   f.outs[0] = y->dtype() == dt ? contiguous(y) : to(y, dt);
