@@ -2276,7 +2276,7 @@ typedef enum ct_value_kind {
   CT_VALUE_INT = 2,     /* i */
   CT_VALUE_FLOAT = 3,   /* f */
   CT_VALUE_BOOL = 4,    /* i (0 or 1) */
-  CT_VALUE_INTS = 5,    /* ints[0..len) */
+  CT_VALUE_INTS = 5,    /* ints[0..len); an empty one (len 0) also passes as an empty Tensor[] */
   CT_VALUE_TENSORS = 6, /* tensors[0..len) */
   CT_VALUE_DTYPE = 7,   /* i (a ct_dtype) */
   CT_VALUE_DEVICE = 8,  /* str ("cpu", "meta", "cuda:0") */

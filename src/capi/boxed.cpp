@@ -54,6 +54,10 @@ bool convert(const ct_value& v, const Argument& a, Value* out, std::deque<SymDim
       *out = Value(&capi::tensor_arg(v.tensor, fn, a.name.c_str()));
       return true;
     case ArgType::TensorList:
+      if (kind == CT_VALUE_INTS && v.len == 0) {  // an empty list has no element type to tell it by
+        *out = Value(ArrayRef<const TensorImpl*>());
+        return true;
+      }
       if (kind != CT_VALUE_TENSORS) return mismatch();
       check_list_len(v, a, fn);
       CT_CHECK(v.tensors || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name, "' has NULL tensors");

@@ -112,7 +112,8 @@ def _positional(name, args, kwargs):
     for op in overloads(name):
         params = op["arguments"]
         names = [a["name"] for a in params]
-        if len(args) > len(params) or not all(k in names for k in kwargs):
+        positional = sum(1 for a in params if not a["kwarg_only"])
+        if len(args) > positional or not all(k in names for k in kwargs):
             continue
         values = list(args) + [None] * (len(params) - len(args))
         for k, v in kwargs.items():
