@@ -47,6 +47,7 @@ SIMPLE = {
 
 
 def ident(name):
+    name = name.lower()  # Rust's snake case: torch's vander names its count N
     return name + "_" if name in KEYWORDS else name
 
 

@@ -85,6 +85,185 @@ CT_API CT_NODISCARD ct_status ct_tensor_triu_indices(int64_t row, int64_t col, i
                                                      ct_tensor** out);
 
 /*
+ * ct_tensor_hann_window - hann_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "hann_window".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_hann_window(int64_t window_length, const ct_dtype* dtype,
+                                                    const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_hann_window_periodic - hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "hann_window.periodic".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_hann_window_periodic(int64_t window_length, int periodic,
+                                                             const ct_dtype* dtype, const char* device,
+                                                             ct_tensor** out);
+
+/*
+ * ct_tensor_hamming_window - hamming_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "hamming_window".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_hamming_window(int64_t window_length, const ct_dtype* dtype,
+                                                       const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_hamming_window_periodic - hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "hamming_window.periodic".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_hamming_window_periodic(int64_t window_length, int periodic,
+                                                                const ct_dtype* dtype, const char* device,
+                                                                ct_tensor** out);
+
+/*
+ * ct_tensor_hamming_window_periodic_alpha - hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "hamming_window.periodic_alpha".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_hamming_window_periodic_alpha(int64_t window_length, int periodic,
+                                                                      double alpha, const ct_dtype* dtype,
+                                                                      const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_hamming_window_periodic_alpha_beta - hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "hamming_window.periodic_alpha_beta".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_hamming_window_periodic_alpha_beta(int64_t window_length,
+                                                                           int periodic, double alpha,
+                                                                           double beta, const ct_dtype* dtype,
+                                                                           const char* device,
+                                                                           ct_tensor** out);
+
+/*
+ * ct_tensor_bartlett_window - bartlett_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "bartlett_window".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_bartlett_window(int64_t window_length, const ct_dtype* dtype,
+                                                        const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_bartlett_window_periodic - bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "bartlett_window.periodic".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_bartlett_window_periodic(int64_t window_length, int periodic,
+                                                                 const ct_dtype* dtype, const char* device,
+                                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_blackman_window - blackman_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "blackman_window".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_blackman_window(int64_t window_length, const ct_dtype* dtype,
+                                                        const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_blackman_window_periodic - blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "blackman_window.periodic".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_blackman_window_periodic(int64_t window_length, int periodic,
+                                                                 const ct_dtype* dtype, const char* device,
+                                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_kaiser_window - kaiser_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "kaiser_window".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_kaiser_window(int64_t window_length, const ct_dtype* dtype,
+                                                      const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_kaiser_window_periodic - kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "kaiser_window.periodic".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_kaiser_window_periodic(int64_t window_length, int periodic,
+                                                               const ct_dtype* dtype, const char* device,
+                                                               ct_tensor** out);
+
+/*
+ * ct_tensor_kaiser_window_beta - kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "kaiser_window.beta".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_kaiser_window_beta(int64_t window_length, int periodic, double beta,
+                                                           const ct_dtype* dtype, const char* device,
+                                                           ct_tensor** out);
+
+/*
  * ct_tensor_copy_ - copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)
  *
  * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
@@ -1441,6 +1620,36 @@ CT_API CT_NODISCARD ct_status ct_tensor_isclose(const ct_tensor* self, const ct_
                                                 double atol, int equal_nan, ct_tensor** out);
 
 /*
+ * ct_tensor_isposinf - isposinf(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "isposinf".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_isposinf(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_isneginf - isneginf(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "isneginf".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_isneginf(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_isreal - isreal(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "isreal".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_isreal(const ct_tensor* self, ct_tensor** out);
+
+/*
  * ct_tensor_slice - slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
  *
  *   dim    PyTorch's default: 0.
@@ -1454,6 +1663,53 @@ CT_API CT_NODISCARD ct_status ct_tensor_isclose(const ct_tensor* self, const ct_
  */
 CT_API CT_NODISCARD ct_status ct_tensor_slice(const ct_tensor* self, int64_t dim, const int64_t* start,
                                               const int64_t* end, int64_t step, ct_tensor** out);
+
+/*
+ * ct_tensor_unfold - unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name: "unfold".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_unfold(const ct_tensor* self, int64_t dimension, int64_t size,
+                                               int64_t step, ct_tensor** out);
+
+/*
+ * ct_tensor_slice_scatter - slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+ *
+ *   dim    PyTorch's default: 0.
+ *   start  NULL for None.
+ *   end    NULL for None.
+ *   step   PyTorch's default: 1.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "slice_scatter".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_slice_scatter(const ct_tensor* self, const ct_tensor* src,
+                                                      int64_t dim, const int64_t* start, const int64_t* end,
+                                                      int64_t step, ct_tensor** out);
+
+/*
+ * ct_tensor_select_scatter - select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "select_scatter".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_select_scatter(const ct_tensor* self, const ct_tensor* src,
+                                                       int64_t dim, int64_t index, ct_tensor** out);
+
+/*
+ * ct_tensor_ravel - ravel(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "ravel".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_ravel(const ct_tensor* self, ct_tensor** out);
 
 /*
  * ct_tensor_atleast_1d - atleast_1d(Tensor(a) self) -> Tensor(a)
@@ -1530,6 +1786,17 @@ CT_API CT_NODISCARD ct_status ct_tensor_column_stack(const ct_tensor* const* ten
                                                      ct_tensor** out);
 
 /*
+ * ct_tensor_block_diag - block_diag(Tensor[] tensors) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "block_diag".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_block_diag(const ct_tensor* const* tensors, size_t tensors_count,
+                                                   ct_tensor** out);
+
+/*
  * ct_tensor_tile - tile(Tensor self, int[] dims) -> Tensor
  *
  *   out  a new reference on CT_OK, else NULL.
@@ -1584,6 +1851,63 @@ CT_API CT_NODISCARD ct_status ct_tensor_repeat_interleave(const ct_tensor* repea
                                                           const int64_t* output_size, ct_tensor** out);
 
 /*
+ * ct_tensor_rot90 - rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+ *
+ *   k     PyTorch's default: 1.
+ *   dims  PyTorch's default: [0, 1].
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "rot90".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_rot90(const ct_tensor* self, int64_t k, const int64_t* dims,
+                                              size_t dims_len, ct_tensor** out);
+
+/*
+ * ct_tensor_fliplr - fliplr(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fliplr".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fliplr(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_flipud - flipud(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "flipud".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_flipud(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_cartesian_prod - cartesian_prod(Tensor[] tensors) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "cartesian_prod".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cartesian_prod(const ct_tensor* const* tensors, size_t tensors_count,
+                                                       ct_tensor** out);
+
+/*
+ * ct_tensor_combinations - combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
+ *
+ *   r                 PyTorch's default: 2.
+ *   with_replacement  PyTorch's default: False.
+ *   out               a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "combinations".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_combinations(const ct_tensor* self, int64_t r, int with_replacement,
+                                                     ct_tensor** out);
+
+/*
  * ct_tensor_diag - diag(Tensor self, int diagonal=0) -> Tensor
  *
  *   diagonal  PyTorch's default: 0.
@@ -1593,6 +1917,32 @@ CT_API CT_NODISCARD ct_status ct_tensor_repeat_interleave(const ct_tensor* repea
  * bitwise. ct_op_call name: "diag".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_diag(const ct_tensor* self, int64_t diagonal, ct_tensor** out);
+
+/*
+ * ct_tensor_diagflat - diagflat(Tensor self, int offset=0) -> Tensor
+ *
+ *   offset  PyTorch's default: 0.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "diagflat".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_diagflat(const ct_tensor* self, int64_t offset, ct_tensor** out);
+
+/*
+ * ct_tensor_diagonal_scatter - diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+ *
+ *   offset  PyTorch's default: 0.
+ *   dim1    PyTorch's default: 0.
+ *   dim2    PyTorch's default: 1.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "diagonal_scatter".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_diagonal_scatter(const ct_tensor* self, const ct_tensor* src,
+                                                         int64_t offset, int64_t dim1, int64_t dim2,
+                                                         ct_tensor** out);
 
 /*
  * ct_tensor_diag_embed - diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
@@ -2196,6 +2546,16 @@ CT_API CT_NODISCARD ct_status ct_tensor_argsort_stable(const ct_tensor* self, in
                                                        int descending, ct_tensor** out);
 
 /*
+ * ct_tensor_msort - msort(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "msort".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_msort(const ct_tensor* self, ct_tensor** out);
+
+/*
  * ct_tensor_kthvalue - kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
  *
  *   dim              PyTorch's default: -1.
@@ -2229,6 +2589,26 @@ CT_API CT_NODISCARD ct_status ct_tensor_median(const ct_tensor* self, ct_tensor*
  */
 CT_API CT_NODISCARD ct_status ct_tensor_median_dim(const ct_tensor* self, int64_t dim, int keepdim,
                                                    ct_tensor** values, ct_tensor** indices);
+
+/*
+ * ct_tensor_nanmedian - nanmedian(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "nanmedian".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_nanmedian(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_nanmedian_dim - nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+ *
+ *   keepdim          PyTorch's default: False.
+ *   values, indices  new references on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "nanmedian.dim".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_nanmedian_dim(const ct_tensor* self, int64_t dim, int keepdim,
+                                                      ct_tensor** values, ct_tensor** indices);
 
 /*
  * ct_tensor_mode - mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
@@ -2924,6 +3304,47 @@ CT_API CT_NODISCARD ct_status ct_tensor_bucketize_scalar(const ct_scalar* self, 
                                                          int out_int32, int right, ct_tensor** out);
 
 /*
+ * ct_tensor_isin - isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+ *
+ *   assume_unique  PyTorch's default: False.
+ *   invert         PyTorch's default: False.
+ *   out            a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "isin.Tensor_Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_isin(const ct_tensor* elements, const ct_tensor* test_elements,
+                                             int assume_unique, int invert, ct_tensor** out);
+
+/*
+ * ct_tensor_isin_tensor_scalar - isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+ *
+ *   assume_unique  PyTorch's default: False.
+ *   invert         PyTorch's default: False.
+ *   out            a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "isin.Tensor_Scalar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_isin_tensor_scalar(const ct_tensor* elements,
+                                                           const ct_scalar* test_element, int assume_unique,
+                                                           int invert, ct_tensor** out);
+
+/*
+ * ct_tensor_isin_scalar_tensor - isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+ *
+ *   assume_unique  PyTorch's default: False.
+ *   invert         PyTorch's default: False.
+ *   out            a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "isin.Scalar_Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_isin_scalar_tensor(const ct_scalar* element,
+                                                           const ct_tensor* test_elements, int assume_unique,
+                                                           int invert, ct_tensor** out);
+
+/*
  * ct_tensor_cov - cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
  *
  *   correction  PyTorch's default: 1.
@@ -3254,6 +3675,16 @@ CT_API CT_NODISCARD ct_status ct_tensor_adaptive_max_pool1d(const ct_tensor* sel
                                                             ct_tensor** indices);
 
 /*
+ * ct_tensor_inner - inner(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "inner".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_inner(const ct_tensor* self, const ct_tensor* other, ct_tensor** out);
+
+/*
  * ct_tensor_ger - ger(Tensor self, Tensor vec2) -> Tensor
  *
  *   out  a new reference on CT_OK, else NULL.
@@ -3262,6 +3693,20 @@ CT_API CT_NODISCARD ct_status ct_tensor_adaptive_max_pool1d(const ct_tensor* sel
  * bitwise. ct_op_call name: "ger".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_ger(const ct_tensor* self, const ct_tensor* vec2, ct_tensor** out);
+
+/*
+ * ct_tensor_addr - addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+ *
+ *   beta   NULL for 1.
+ *   alpha  NULL for 1.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "addr".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_addr(const ct_tensor* self, const ct_tensor* vec1,
+                                             const ct_tensor* vec2, const ct_scalar* beta,
+                                             const ct_scalar* alpha, ct_tensor** out);
 
 /*
  * ct_tensor_addmv - addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -3276,6 +3721,20 @@ CT_API CT_NODISCARD ct_status ct_tensor_ger(const ct_tensor* self, const ct_tens
 CT_API CT_NODISCARD ct_status ct_tensor_addmv(const ct_tensor* self, const ct_tensor* mat,
                                               const ct_tensor* vec, const ct_scalar* beta,
                                               const ct_scalar* alpha, ct_tensor** out);
+
+/*
+ * ct_tensor_addbmm - addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+ *
+ *   beta   NULL for 1.
+ *   alpha  NULL for 1.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "addbmm".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_addbmm(const ct_tensor* self, const ct_tensor* batch1,
+                                               const ct_tensor* batch2, const ct_scalar* beta,
+                                               const ct_scalar* alpha, ct_tensor** out);
 
 /*
  * ct_tensor_tensordot - tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
@@ -3299,6 +3758,43 @@ CT_API CT_NODISCARD ct_status ct_tensor_tensordot(const ct_tensor* self, const c
  * bitwise. ct_op_call name: "kron".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_kron(const ct_tensor* self, const ct_tensor* other, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_cross - linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+ *
+ *   dim  PyTorch's default: -1.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_cross".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_cross(const ct_tensor* self, const ct_tensor* other,
+                                                     int64_t dim, ct_tensor** out);
+
+/*
+ * ct_tensor_cross - cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+ *
+ *   dim  NULL for None.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "cross".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cross(const ct_tensor* self, const ct_tensor* other,
+                                              const int64_t* dim, ct_tensor** out);
+
+/*
+ * ct_tensor_vander - vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+ *
+ *   N           NULL for None.
+ *   increasing  PyTorch's default: False.
+ *   out         a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "vander".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_vander(const ct_tensor* x, const int64_t* N, int increasing,
+                                               ct_tensor** out);
 
 /*
  * ct_tensor_bilinear - bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
@@ -4070,6 +4566,27 @@ CT_API CT_NODISCARD ct_status ct_tensor_clip(const ct_tensor* self, const ct_sca
  * name: "clip_".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_clip_(ct_tensor* self, const ct_scalar* min, const ct_scalar* max);
+
+/*
+ * ct_tensor_row_stack - row_stack(Tensor[] tensors) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "row_stack".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_row_stack(const ct_tensor* const* tensors, size_t tensors_count,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_vdot - vdot(Tensor self, Tensor tensor) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "vdot".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_vdot(const ct_tensor* self, const ct_tensor* tensor, ct_tensor** out);
 
 #ifdef __cplusplus
 }

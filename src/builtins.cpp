@@ -10,6 +10,7 @@
 namespace ct {
 namespace ops {
 void define_factories(Registry& r);
+void define_windows(Registry& r);
 void define_copy(Registry& r);
 void define_binary_ops(Registry& r);
 void define_unary_ops(Registry& r);
@@ -17,9 +18,11 @@ void define_activations(Registry& r);
 void define_ternary_ops(Registry& r);
 void define_where_clamp(Registry& r);
 void define_closeness(Registry& r);
+void define_classify(Registry& r);
 void define_views(Registry& r);
 void define_cat(Registry& r);
 void define_repeat(Registry& r);
+void define_combinations(Registry& r);
 void define_triangle(Registry& r);
 void define_moves(Registry& r);
 void define_pad(Registry& r);
@@ -67,6 +70,7 @@ void define_advanced_index(Registry& r);
 void register_builtin_operators(Registry& r) {
   cuda::install_backend();  // loads nothing: CUDA is touched on first use
   ops::define_factories(r);
+  ops::define_windows(r);
   ops::define_copy(r);
   ops::define_binary_ops(r);
   ops::define_unary_ops(r);
@@ -74,9 +78,11 @@ void register_builtin_operators(Registry& r) {
   ops::define_ternary_ops(r);
   ops::define_where_clamp(r);
   ops::define_closeness(r);
+  ops::define_classify(r);
   ops::define_views(r);
   ops::define_cat(r);
   ops::define_repeat(r);
+  ops::define_combinations(r);
   ops::define_triangle(r);
   ops::define_moves(r);
   ops::define_pad(r);

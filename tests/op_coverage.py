@@ -48,6 +48,7 @@ NOT_APPLICABLE = {
     "cat": {"broadcast": _NO_BROADCAST},
     "stack": {"broadcast": _NO_BROADCAST},
     "to": {"errors": "every dtype converts to every dtype"},
+    "slice_scatter": {"broadcast": "src must have the slice's sizes exactly, as torch requires"},
     "dot": {"broadcast": "takes two 1-D tensors of one size, as torch.dot (no broadcasting)"},
     "kron": {"errors": "any two tensors have a Kronecker product"},
     "clone": {"errors": _ACCEPTS_ALL},

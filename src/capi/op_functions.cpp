@@ -42,6 +42,141 @@ ct_status ct_tensor_triu_indices(int64_t row, int64_t col, int64_t offset, const
   });
 }
 
+ct_status ct_tensor_hann_window(int64_t window_length, const ct_dtype* dtype, const char* device,
+                                ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_hann_window";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "hann_window");
+    return call(op_, {window_length, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_hann_window_periodic(int64_t window_length, int periodic, const ct_dtype* dtype,
+                                         const char* device, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_hann_window_periodic";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "hann_window.periodic");
+    return call(op_, {window_length, periodic != 0, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_hamming_window(int64_t window_length, const ct_dtype* dtype, const char* device,
+                                   ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_hamming_window";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "hamming_window");
+    return call(op_, {window_length, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_hamming_window_periodic(int64_t window_length, int periodic, const ct_dtype* dtype,
+                                            const char* device, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_hamming_window_periodic";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "hamming_window.periodic");
+    return call(op_, {window_length, periodic != 0, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_hamming_window_periodic_alpha(int64_t window_length, int periodic, double alpha,
+                                                  const ct_dtype* dtype, const char* device,
+                                                  ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_hamming_window_periodic_alpha";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "hamming_window.periodic_alpha");
+    return call(op_, {window_length, periodic != 0, alpha,
+                      dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_hamming_window_periodic_alpha_beta(int64_t window_length, int periodic, double alpha,
+                                                       double beta, const ct_dtype* dtype, const char* device,
+                                                       ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_hamming_window_periodic_alpha_beta";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "hamming_window.periodic_alpha_beta");
+    return call(op_, {window_length, periodic != 0, alpha, beta,
+                      dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_bartlett_window(int64_t window_length, const ct_dtype* dtype, const char* device,
+                                    ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_bartlett_window";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "bartlett_window");
+    return call(op_, {window_length, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_bartlett_window_periodic(int64_t window_length, int periodic, const ct_dtype* dtype,
+                                             const char* device, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_bartlett_window_periodic";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "bartlett_window.periodic");
+    return call(op_, {window_length, periodic != 0, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_blackman_window(int64_t window_length, const ct_dtype* dtype, const char* device,
+                                    ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_blackman_window";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "blackman_window");
+    return call(op_, {window_length, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_blackman_window_periodic(int64_t window_length, int periodic, const ct_dtype* dtype,
+                                             const char* device, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_blackman_window_periodic";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "blackman_window.periodic");
+    return call(op_, {window_length, periodic != 0, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_kaiser_window(int64_t window_length, const ct_dtype* dtype, const char* device,
+                                  ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_kaiser_window";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "kaiser_window");
+    return call(op_, {window_length, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_kaiser_window_periodic(int64_t window_length, int periodic, const ct_dtype* dtype,
+                                           const char* device, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_kaiser_window_periodic";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "kaiser_window.periodic");
+    return call(op_, {window_length, periodic != 0, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_kaiser_window_beta(int64_t window_length, int periodic, double beta,
+                                       const ct_dtype* dtype, const char* device, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_kaiser_window_beta";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "kaiser_window.beta");
+    return call(op_, {window_length, periodic != 0, beta,
+                      dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
 ct_status ct_tensor_copy_(ct_tensor* self, const ct_tensor* src) {
   const char* const fn_ = "ct_tensor_copy_";
   return capi::guard([&] {
@@ -1261,6 +1396,30 @@ ct_status ct_tensor_isclose(const ct_tensor* self, const ct_tensor* other, doubl
   });
 }
 
+ct_status ct_tensor_isposinf(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_isposinf";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "isposinf");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_isneginf(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_isneginf";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "isneginf");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_isreal(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_isreal";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "isreal");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
 ct_status ct_tensor_slice(const ct_tensor* self, int64_t dim, const int64_t* start, const int64_t* end,
                           int64_t step, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_slice";
@@ -1268,6 +1427,42 @@ ct_status ct_tensor_slice(const ct_tensor* self, int64_t dim, const int64_t* sta
     CT_OPERATOR(op_, "slice.Tensor");
     return call(op_, {&tensor_arg(self, fn_, "self"), dim, start ? Value(*start) : Value(),
                       end ? Value(*end) : Value(), step});
+  });
+}
+
+ct_status ct_tensor_unfold(const ct_tensor* self, int64_t dimension, int64_t size, int64_t step,
+                           ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_unfold";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "unfold");
+    return call(op_, {&tensor_arg(self, fn_, "self"), dimension, size, step});
+  });
+}
+
+ct_status ct_tensor_slice_scatter(const ct_tensor* self, const ct_tensor* src, int64_t dim,
+                                  const int64_t* start, const int64_t* end, int64_t step, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_slice_scatter";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "slice_scatter");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(src, fn_, "src"), dim,
+                      start ? Value(*start) : Value(), end ? Value(*end) : Value(), step});
+  });
+}
+
+ct_status ct_tensor_select_scatter(const ct_tensor* self, const ct_tensor* src, int64_t dim, int64_t index,
+                                   ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_select_scatter";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "select_scatter");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(src, fn_, "src"), dim, index});
+  });
+}
+
+ct_status ct_tensor_ravel(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_ravel";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "ravel");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
   });
 }
 
@@ -1327,6 +1522,14 @@ ct_status ct_tensor_column_stack(const ct_tensor* const* tensors, size_t tensors
   });
 }
 
+ct_status ct_tensor_block_diag(const ct_tensor* const* tensors, size_t tensors_count, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_block_diag";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "block_diag");
+    return call(op_, {capi::tensor_list_arg(tensors, tensors_count, fn_, "tensors")});
+  });
+}
+
 ct_status ct_tensor_tile(const ct_tensor* self, const int64_t* dims, size_t dims_len, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_tile";
   return capi::tensor_result(out, fn_, [&] {
@@ -1365,11 +1568,70 @@ ct_status ct_tensor_repeat_interleave(const ct_tensor* repeats, const int64_t* o
   });
 }
 
+ct_status ct_tensor_rot90(const ct_tensor* self, int64_t k, const int64_t* dims, size_t dims_len,
+                          ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_rot90";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "rot90");
+    return call(op_, {&tensor_arg(self, fn_, "self"), k,
+                      Value(capi::int_list_arg(dims, dims_len, fn_, "dims"))});
+  });
+}
+
+ct_status ct_tensor_fliplr(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fliplr";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fliplr");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_flipud(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_flipud";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "flipud");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_cartesian_prod(const ct_tensor* const* tensors, size_t tensors_count, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_cartesian_prod";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "cartesian_prod");
+    return call(op_, {capi::tensor_list_arg(tensors, tensors_count, fn_, "tensors")});
+  });
+}
+
+ct_status ct_tensor_combinations(const ct_tensor* self, int64_t r, int with_replacement, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_combinations";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "combinations");
+    return call(op_, {&tensor_arg(self, fn_, "self"), r, with_replacement != 0});
+  });
+}
+
 ct_status ct_tensor_diag(const ct_tensor* self, int64_t diagonal, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_diag";
   return capi::tensor_result(out, fn_, [&] {
     CT_OPERATOR(op_, "diag");
     return call(op_, {&tensor_arg(self, fn_, "self"), diagonal});
+  });
+}
+
+ct_status ct_tensor_diagflat(const ct_tensor* self, int64_t offset, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_diagflat";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "diagflat");
+    return call(op_, {&tensor_arg(self, fn_, "self"), offset});
+  });
+}
+
+ct_status ct_tensor_diagonal_scatter(const ct_tensor* self, const ct_tensor* src, int64_t offset,
+                                     int64_t dim1, int64_t dim2, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_diagonal_scatter";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "diagonal_scatter");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(src, fn_, "src"), offset, dim1, dim2});
   });
 }
 
@@ -1850,6 +2112,14 @@ ct_status ct_tensor_argsort_stable(const ct_tensor* self, int stable, int64_t di
   });
 }
 
+ct_status ct_tensor_msort(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_msort";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "msort");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
 ct_status ct_tensor_kthvalue(const ct_tensor* self, int64_t k, int64_t dim, int keepdim, ct_tensor** values,
                              ct_tensor** indices) {
   const char* const fn_ = "ct_tensor_kthvalue";
@@ -1873,6 +2143,24 @@ ct_status ct_tensor_median_dim(const ct_tensor* self, int64_t dim, int keepdim, 
   const char* const fn_ = "ct_tensor_median_dim";
   return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
     CT_OPERATOR(op_, "median.dim");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), dim, keepdim != 0};
+    dispatch(op_, args_, 3, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_nanmedian(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_nanmedian";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "nanmedian");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_nanmedian_dim(const ct_tensor* self, int64_t dim, int keepdim, ct_tensor** values,
+                                  ct_tensor** indices) {
+  const char* const fn_ = "ct_tensor_nanmedian_dim";
+  return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "nanmedian.dim");
     const Value args_[] = {&tensor_arg(self, fn_, "self"), dim, keepdim != 0};
     dispatch(op_, args_, 3, outs_, 2);
   });
@@ -2420,6 +2708,37 @@ ct_status ct_tensor_bucketize_scalar(const ct_scalar* self, const ct_tensor* bou
   });
 }
 
+ct_status ct_tensor_isin(const ct_tensor* elements, const ct_tensor* test_elements, int assume_unique,
+                         int invert, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_isin";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "isin.Tensor_Tensor");
+    return call(op_, {&tensor_arg(elements, fn_, "elements"),
+                      &tensor_arg(test_elements, fn_, "test_elements"), assume_unique != 0, invert != 0});
+  });
+}
+
+ct_status ct_tensor_isin_tensor_scalar(const ct_tensor* elements, const ct_scalar* test_element,
+                                       int assume_unique, int invert, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_isin_tensor_scalar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "isin.Tensor_Scalar");
+    return call(op_, {&tensor_arg(elements, fn_, "elements"),
+                      Value(capi::scalar_arg(test_element, fn_, "test_element")), assume_unique != 0,
+                      invert != 0});
+  });
+}
+
+ct_status ct_tensor_isin_scalar_tensor(const ct_scalar* element, const ct_tensor* test_elements,
+                                       int assume_unique, int invert, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_isin_scalar_tensor";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "isin.Scalar_Tensor");
+    return call(op_, {Value(capi::scalar_arg(element, fn_, "element")),
+                      &tensor_arg(test_elements, fn_, "test_elements"), assume_unique != 0, invert != 0});
+  });
+}
+
 ct_status ct_tensor_cov(const ct_tensor* self, int64_t correction, const ct_tensor* fweights,
                         const ct_tensor* aweights, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_cov";
@@ -2698,11 +3017,31 @@ ct_status ct_tensor_adaptive_max_pool1d(const ct_tensor* self, const int64_t* ou
   });
 }
 
+ct_status ct_tensor_inner(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_inner";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "inner");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
 ct_status ct_tensor_ger(const ct_tensor* self, const ct_tensor* vec2, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_ger";
   return capi::tensor_result(out, fn_, [&] {
     CT_OPERATOR(op_, "ger");
     return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(vec2, fn_, "vec2")});
+  });
+}
+
+ct_status ct_tensor_addr(const ct_tensor* self, const ct_tensor* vec1, const ct_tensor* vec2,
+                         const ct_scalar* beta, const ct_scalar* alpha, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_addr";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "addr");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(vec1, fn_, "vec1"),
+                      &tensor_arg(vec2, fn_, "vec2"),
+                      beta ? Value(capi::scalar_arg(beta, fn_, "beta")) : Value(Scalar(int64_t{1})),
+                      alpha ? Value(capi::scalar_arg(alpha, fn_, "alpha")) : Value(Scalar(int64_t{1}))});
   });
 }
 
@@ -2713,6 +3052,18 @@ ct_status ct_tensor_addmv(const ct_tensor* self, const ct_tensor* mat, const ct_
     CT_OPERATOR(op_, "addmv");
     return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(mat, fn_, "mat"),
                       &tensor_arg(vec, fn_, "vec"),
+                      beta ? Value(capi::scalar_arg(beta, fn_, "beta")) : Value(Scalar(int64_t{1})),
+                      alpha ? Value(capi::scalar_arg(alpha, fn_, "alpha")) : Value(Scalar(int64_t{1}))});
+  });
+}
+
+ct_status ct_tensor_addbmm(const ct_tensor* self, const ct_tensor* batch1, const ct_tensor* batch2,
+                           const ct_scalar* beta, const ct_scalar* alpha, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_addbmm";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "addbmm");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(batch1, fn_, "batch1"),
+                      &tensor_arg(batch2, fn_, "batch2"),
                       beta ? Value(capi::scalar_arg(beta, fn_, "beta")) : Value(Scalar(int64_t{1})),
                       alpha ? Value(capi::scalar_arg(alpha, fn_, "alpha")) : Value(Scalar(int64_t{1}))});
   });
@@ -2735,6 +3086,33 @@ ct_status ct_tensor_kron(const ct_tensor* self, const ct_tensor* other, ct_tenso
   return capi::tensor_result(out, fn_, [&] {
     CT_OPERATOR(op_, "kron");
     return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_linalg_cross(const ct_tensor* self, const ct_tensor* other, int64_t dim,
+                                 ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_cross";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_cross");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other"), dim});
+  });
+}
+
+ct_status ct_tensor_cross(const ct_tensor* self, const ct_tensor* other, const int64_t* dim,
+                          ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_cross";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "cross");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other"),
+                      dim ? Value(*dim) : Value()});
+  });
+}
+
+ct_status ct_tensor_vander(const ct_tensor* x, const int64_t* N, int increasing, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_vander";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "vander");
+    return call(op_, {&tensor_arg(x, fn_, "x"), N ? Value(*N) : Value(), increasing != 0});
   });
 }
 
@@ -3396,6 +3774,22 @@ ct_status ct_tensor_clip_(ct_tensor* self, const ct_scalar* min, const ct_scalar
     CT_OPERATOR(op_, "clip_");
     call(op_, {&tensor_arg(self, fn_, "self"), min ? Value(capi::scalar_arg(min, fn_, "min")) : Value(),
                max ? Value(capi::scalar_arg(max, fn_, "max")) : Value()});
+  });
+}
+
+ct_status ct_tensor_row_stack(const ct_tensor* const* tensors, size_t tensors_count, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_row_stack";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "row_stack");
+    return call(op_, {capi::tensor_list_arg(tensors, tensors_count, fn_, "tensors")});
+  });
+}
+
+ct_status ct_tensor_vdot(const ct_tensor* self, const ct_tensor* tensor, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_vdot";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "vdot");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(tensor, fn_, "tensor")});
   });
 }
 

@@ -20,6 +20,7 @@ void define_aliases(Registry& r) {
       {"less_equal", "le"},       {"not_equal", "ne"},         {"fix", "trunc"},
       {"fix_", "trunc_"},         {"swapaxes", "transpose"},   {"swapdims", "transpose"},
       {"argwhere", "nonzero"},    {"clip", "clamp"},           {"clip_", "clamp_"},
+      {"row_stack", "vstack"},    {"vdot", "dot"},  // vdot conjugates self: the same for real dtypes
   };
   for (const auto& [name, target] : kAliases) r.alias(name, target);
 }

@@ -63,6 +63,58 @@ Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<DTyp
   static const OperatorDef& op_ = builtin_op("triu_indices");
   return call(op_, {row, col, offset, opt(dtype), opt(device)});
 }
+Tensor hann_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("hann_window");
+  return call(op_, {window_length, opt(dtype), opt(device)});
+}
+Tensor hann_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("hann_window.periodic");
+  return call(op_, {window_length, periodic, opt(dtype), opt(device)});
+}
+Tensor hamming_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("hamming_window");
+  return call(op_, {window_length, opt(dtype), opt(device)});
+}
+Tensor hamming_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("hamming_window.periodic");
+  return call(op_, {window_length, periodic, opt(dtype), opt(device)});
+}
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("hamming_window.periodic_alpha");
+  return call(op_, {window_length, periodic, alpha, opt(dtype), opt(device)});
+}
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("hamming_window.periodic_alpha_beta");
+  return call(op_, {window_length, periodic, alpha, beta, opt(dtype), opt(device)});
+}
+Tensor bartlett_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("bartlett_window");
+  return call(op_, {window_length, opt(dtype), opt(device)});
+}
+Tensor bartlett_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("bartlett_window.periodic");
+  return call(op_, {window_length, periodic, opt(dtype), opt(device)});
+}
+Tensor blackman_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("blackman_window");
+  return call(op_, {window_length, opt(dtype), opt(device)});
+}
+Tensor blackman_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("blackman_window.periodic");
+  return call(op_, {window_length, periodic, opt(dtype), opt(device)});
+}
+Tensor kaiser_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("kaiser_window");
+  return call(op_, {window_length, opt(dtype), opt(device)});
+}
+Tensor kaiser_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("kaiser_window.periodic");
+  return call(op_, {window_length, periodic, opt(dtype), opt(device)});
+}
+Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("kaiser_window.beta");
+  return call(op_, {window_length, periodic, beta, opt(dtype), opt(device)});
+}
 Tensor copy_(const Tensor& self, const Tensor& src) {
   static const OperatorDef& op_ = builtin_op("copy_");
   return call(op_, {self, src});
@@ -1103,6 +1155,18 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
   static const OperatorDef& op_ = builtin_op("isclose");
   return call(op_, {self, other, rtol, atol, equal_nan});
 }
+Tensor isposinf(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("isposinf");
+  return call(op_, {self});
+}
+Tensor isneginf(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("isneginf");
+  return call(op_, {self});
+}
+Tensor isreal(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("isreal");
+  return call(op_, {self});
+}
 Tensor view(const Tensor& self, IntArrayRef size) {
   static const OperatorDef& op_ = builtin_op("view");
   return call(op_, {self, size});
@@ -1147,6 +1211,22 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   static const OperatorDef& op_ = builtin_op("slice.Tensor");
   return call(op_, {self, dim, opt(start), opt(end), step});
 }
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  static const OperatorDef& op_ = builtin_op("unfold");
+  return call(op_, {self, dimension, size, step});
+}
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  static const OperatorDef& op_ = builtin_op("slice_scatter");
+  return call(op_, {self, src, dim, opt(start), opt(end), step});
+}
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  static const OperatorDef& op_ = builtin_op("select_scatter");
+  return call(op_, {self, src, dim, index});
+}
+Tensor ravel(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("ravel");
+  return call(op_, {self});
+}
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   static const OperatorDef& op_ = builtin_op("flatten.using_ints");
   return call(op_, {self, start_dim, end_dim});
@@ -1187,6 +1267,10 @@ Tensor column_stack(ArrayRef<const TensorImpl*> tensors) {
   static const OperatorDef& op_ = builtin_op("column_stack");
   return call(op_, {tensors});
 }
+Tensor block_diag(ArrayRef<const TensorImpl*> tensors) {
+  static const OperatorDef& op_ = builtin_op("block_diag");
+  return call(op_, {tensors});
+}
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   static const OperatorDef& op_ = builtin_op("repeat");
   return call(op_, {self, repeats});
@@ -1215,6 +1299,26 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
   static const OperatorDef& op_ = builtin_op("flip");
   return call(op_, {self, dims});
 }
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  static const OperatorDef& op_ = builtin_op("rot90");
+  return call(op_, {self, k, dims});
+}
+Tensor fliplr(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("fliplr");
+  return call(op_, {self});
+}
+Tensor flipud(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("flipud");
+  return call(op_, {self});
+}
+Tensor cartesian_prod(ArrayRef<const TensorImpl*> tensors) {
+  static const OperatorDef& op_ = builtin_op("cartesian_prod");
+  return call(op_, {tensors});
+}
+Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
+  static const OperatorDef& op_ = builtin_op("combinations");
+  return call(op_, {self, r, with_replacement});
+}
 Tensor tril(const Tensor& self, int64_t diagonal) {
   static const OperatorDef& op_ = builtin_op("tril");
   return call(op_, {self, diagonal});
@@ -1230,6 +1334,14 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
 Tensor diag(const Tensor& self, int64_t diagonal) {
   static const OperatorDef& op_ = builtin_op("diag");
   return call(op_, {self, diagonal});
+}
+Tensor diagflat(const Tensor& self, int64_t offset) {
+  static const OperatorDef& op_ = builtin_op("diagflat");
+  return call(op_, {self, offset});
+}
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorDef& op_ = builtin_op("diagonal_scatter");
+  return call(op_, {self, src, offset, dim1, dim2});
 }
 Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   static const OperatorDef& op_ = builtin_op("diag_embed");
@@ -1499,6 +1611,10 @@ Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
   static const OperatorDef& op_ = builtin_op("argsort.stable");
   return call(op_, {self, stable, dim, descending});
 }
+Tensor msort(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("msort");
+  return call(op_, {self});
+}
 std::array<Tensor, 2> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   static const OperatorDef& op_ = builtin_op("topk");
   return call_n<2>(op_, {self, k, dim, largest, sorted});
@@ -1513,6 +1629,14 @@ Tensor median(const Tensor& self) {
 }
 std::array<Tensor, 2> median(const Tensor& self, int64_t dim, bool keepdim) {
   static const OperatorDef& op_ = builtin_op("median.dim");
+  return call_n<2>(op_, {self, dim, keepdim});
+}
+Tensor nanmedian(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("nanmedian");
+  return call(op_, {self});
+}
+std::array<Tensor, 2> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorDef& op_ = builtin_op("nanmedian.dim");
   return call_n<2>(op_, {self, dim, keepdim});
 }
 std::array<Tensor, 2> mode(const Tensor& self, int64_t dim, bool keepdim) {
@@ -1791,6 +1915,18 @@ Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, b
   static const OperatorDef& op_ = builtin_op("bucketize.Scalar");
   return call(op_, {self, boundaries, out_int32, right});
 }
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
+  static const OperatorDef& op_ = builtin_op("isin.Tensor_Tensor");
+  return call(op_, {elements, test_elements, assume_unique, invert});
+}
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert) {
+  static const OperatorDef& op_ = builtin_op("isin.Tensor_Scalar");
+  return call(op_, {elements, test_element, assume_unique, invert});
+}
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique, bool invert) {
+  static const OperatorDef& op_ = builtin_op("isin.Scalar_Tensor");
+  return call(op_, {element, test_elements, assume_unique, invert});
+}
 Tensor cov(const Tensor& self, int64_t correction, const Tensor& fweights, const Tensor& aweights) {
   static const OperatorDef& op_ = builtin_op("cov");
   return call(op_, {self, correction, opt(fweights), opt(aweights)});
@@ -1899,6 +2035,10 @@ Tensor dot(const Tensor& self, const Tensor& tensor) {
   static const OperatorDef& op_ = builtin_op("dot");
   return call(op_, {self, tensor});
 }
+Tensor inner(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("inner");
+  return call(op_, {self, other});
+}
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   static const OperatorDef& op_ = builtin_op("outer");
   return call(op_, {self, vec2});
@@ -1906,6 +2046,10 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
 Tensor ger(const Tensor& self, const Tensor& vec2) {
   static const OperatorDef& op_ = builtin_op("ger");
   return call(op_, {self, vec2});
+}
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorDef& op_ = builtin_op("addr");
+  return call(op_, {self, vec1, vec2, beta, alpha});
 }
 Tensor mv(const Tensor& self, const Tensor& vec) {
   static const OperatorDef& op_ = builtin_op("mv");
@@ -1919,6 +2063,10 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
   static const OperatorDef& op_ = builtin_op("baddbmm");
   return call(op_, {self, batch1, batch2, beta, alpha});
 }
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorDef& op_ = builtin_op("addbmm");
+  return call(op_, {self, batch1, batch2, beta, alpha});
+}
 Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
   static const OperatorDef& op_ = builtin_op("tensordot");
   return call(op_, {self, other, dims_self, dims_other});
@@ -1926,6 +2074,18 @@ Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self,
 Tensor kron(const Tensor& self, const Tensor& other) {
   static const OperatorDef& op_ = builtin_op("kron");
   return call(op_, {self, other});
+}
+Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  static const OperatorDef& op_ = builtin_op("linalg_cross");
+  return call(op_, {self, other, dim});
+}
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  static const OperatorDef& op_ = builtin_op("cross");
+  return call(op_, {self, other, opt(dim)});
+}
+Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
+  static const OperatorDef& op_ = builtin_op("vander");
+  return call(op_, {x, opt(N), increasing});
 }
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   static const OperatorDef& op_ = builtin_op("linear");
@@ -2278,6 +2438,14 @@ Tensor clip(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar>
 Tensor clip_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
   static const OperatorDef& op_ = builtin_op("clip_");
   return call(op_, {self, opt(min), opt(max)});
+}
+Tensor row_stack(ArrayRef<const TensorImpl*> tensors) {
+  static const OperatorDef& op_ = builtin_op("row_stack");
+  return call(op_, {tensors});
+}
+Tensor vdot(const Tensor& self, const Tensor& tensor) {
+  static const OperatorDef& op_ = builtin_op("vdot");
+  return call(op_, {self, tensor});
 }
 
 }  // namespace ct::ops

@@ -44,6 +44,32 @@ Tensor eye(int64_t n, int64_t m = -1, std::optional<DType> dtype = std::nullopt,
 Tensor tril_indices(int64_t row, int64_t col, int64_t offset = 0, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 /// triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor triu_indices(int64_t row, int64_t col, int64_t offset = 0, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// hann_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor hann_window(int64_t window_length, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor hann_window(int64_t window_length, bool periodic, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// hamming_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor hamming_window(int64_t window_length, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor hamming_window(int64_t window_length, bool periodic, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// bartlett_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor bartlett_window(int64_t window_length, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor bartlett_window(int64_t window_length, bool periodic, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// blackman_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor blackman_window(int64_t window_length, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor blackman_window(int64_t window_length, bool periodic, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// kaiser_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor kaiser_window(int64_t window_length, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor kaiser_window(int64_t window_length, bool periodic, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 /// copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)
 Tensor copy_(const Tensor& self, const Tensor& src);
 /// to.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
@@ -564,6 +590,12 @@ Tensor clamp_min_(const Tensor& self, const Scalar& min);
 Tensor clamp_max_(const Tensor& self, const Scalar& max);
 /// isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false);
+/// isposinf(Tensor self) -> Tensor
+Tensor isposinf(const Tensor& self);
+/// isneginf(Tensor self) -> Tensor
+Tensor isneginf(const Tensor& self);
+/// isreal(Tensor self) -> Tensor
+Tensor isreal(const Tensor& self);
 /// view(Tensor(a) self, int[] size) -> Tensor(a)
 Tensor view(const Tensor& self, IntArrayRef size);
 /// reshape(Tensor(a) self, int[] shape) -> Tensor(a)
@@ -586,6 +618,14 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& self, int64_t dim, int64_t index);
 /// slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)
 Tensor slice(const Tensor& self, int64_t dim = 0, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt, int64_t step = 1);
+/// unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step);
+/// slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt, int64_t step = 1);
+/// select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index);
+/// ravel(Tensor(a) self) -> Tensor(a)
+Tensor ravel(const Tensor& self);
 /// flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
 /// atleast_1d(Tensor(a) self) -> Tensor(a)
@@ -606,6 +646,8 @@ Tensor vstack(ArrayRef<const TensorImpl*> tensors);
 Tensor dstack(ArrayRef<const TensorImpl*> tensors);
 /// column_stack(Tensor[] tensors) -> Tensor
 Tensor column_stack(ArrayRef<const TensorImpl*> tensors);
+/// block_diag(Tensor[] tensors) -> Tensor
+Tensor block_diag(ArrayRef<const TensorImpl*> tensors);
 /// repeat(Tensor self, SymInt[] repeats) -> Tensor
 Tensor repeat(const Tensor& self, IntArrayRef repeats);
 /// tile(Tensor self, int[] dims) -> Tensor
@@ -620,6 +662,16 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = IntArrayRef{});
 /// flip(Tensor self, int[] dims) -> Tensor
 Tensor flip(const Tensor& self, IntArrayRef dims);
+/// rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
+Tensor rot90(const Tensor& self, int64_t k = 1, IntArrayRef dims = IntArrayRef{0, 1});
+/// fliplr(Tensor self) -> Tensor
+Tensor fliplr(const Tensor& self);
+/// flipud(Tensor self) -> Tensor
+Tensor flipud(const Tensor& self);
+/// cartesian_prod(Tensor[] tensors) -> Tensor
+Tensor cartesian_prod(ArrayRef<const TensorImpl*> tensors);
+/// combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
+Tensor combinations(const Tensor& self, int64_t r = 2, bool with_replacement = false);
 /// tril(Tensor self, int diagonal=0) -> Tensor
 Tensor tril(const Tensor& self, int64_t diagonal = 0);
 /// triu(Tensor self, int diagonal=0) -> Tensor
@@ -628,6 +680,10 @@ Tensor triu(const Tensor& self, int64_t diagonal = 0);
 Tensor diagonal(const Tensor& self, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 /// diag(Tensor self, int diagonal=0) -> Tensor
 Tensor diag(const Tensor& self, int64_t diagonal = 0);
+/// diagflat(Tensor self, int offset=0) -> Tensor
+Tensor diagflat(const Tensor& self, int64_t offset = 0);
+/// diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 /// diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
 /// trace(Tensor self) -> Tensor
@@ -762,6 +818,8 @@ std::array<Tensor, 2> sort(const Tensor& self, std::optional<bool> stable, int64
 Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
 /// argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 Tensor argsort(const Tensor& self, bool stable, int64_t dim = -1, bool descending = false);
+/// msort(Tensor self) -> Tensor
+Tensor msort(const Tensor& self);
 /// topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 std::array<Tensor, 2> topk(const Tensor& self, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
 /// kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
@@ -770,6 +828,10 @@ std::array<Tensor, 2> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1, 
 Tensor median(const Tensor& self);
 /// median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::array<Tensor, 2> median(const Tensor& self, int64_t dim, bool keepdim = false);
+/// nanmedian(Tensor self) -> Tensor
+Tensor nanmedian(const Tensor& self);
+/// nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::array<Tensor, 2> nanmedian(const Tensor& self, int64_t dim, bool keepdim = false);
 /// mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::array<Tensor, 2> mode(const Tensor& self, int64_t dim = -1, bool keepdim = false);
 /// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
@@ -908,6 +970,12 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_
 Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false, bool right = false);
 /// bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+/// isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+/// isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique = false, bool invert = false);
+/// isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
 /// cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
 Tensor cov(const Tensor& self, int64_t correction = 1, const Tensor& fweights = Tensor(), const Tensor& aweights = Tensor());
 /// corrcoef(Tensor self) -> Tensor
@@ -962,20 +1030,32 @@ std::array<Tensor, 2> adaptive_max_pool2d(const Tensor& self, IntArrayRef output
 std::array<Tensor, 2> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size);
 /// dot(Tensor self, Tensor tensor) -> Tensor
 Tensor dot(const Tensor& self, const Tensor& tensor);
+/// inner(Tensor self, Tensor other) -> Tensor
+Tensor inner(const Tensor& self, const Tensor& other);
 /// outer(Tensor self, Tensor vec2) -> Tensor
 Tensor outer(const Tensor& self, const Tensor& vec2);
 /// ger(Tensor self, Tensor vec2) -> Tensor
 Tensor ger(const Tensor& self, const Tensor& vec2);
+/// addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1);
 /// mv(Tensor self, Tensor vec) -> Tensor
 Tensor mv(const Tensor& self, const Tensor& vec);
 /// addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
 /// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
+/// addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
 /// tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other);
 /// kron(Tensor self, Tensor other) -> Tensor
 Tensor kron(const Tensor& self, const Tensor& other);
+/// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim = -1);
+/// cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim = std::nullopt);
+/// vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt, bool increasing = false);
 /// linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
 /// bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
@@ -1152,5 +1232,9 @@ Tensor argwhere(const Tensor& self);
 Tensor clip(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::optional<Scalar> max = std::nullopt);
 /// clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 Tensor clip_(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::optional<Scalar> max = std::nullopt);
+/// row_stack(Tensor[] tensors) -> Tensor
+Tensor row_stack(ArrayRef<const TensorImpl*> tensors);
+/// vdot(Tensor self, Tensor tensor) -> Tensor
+Tensor vdot(const Tensor& self, const Tensor& tensor);
 
 }  // namespace ct::ops

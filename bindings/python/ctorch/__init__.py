@@ -20,7 +20,7 @@ from . import profiler
 from . import cuda
 from . import amp, backends, jit, onnx
 from .amp import autocast
-from . import special
+from . import linalg, special
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
                      iinfo, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
@@ -40,7 +40,9 @@ from ._ops_index import nonzero
 from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_state, initial_seed, manual_seed,
                       multinomial, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
                       set_rng_state)
-from ._ops_shape import atleast_1d, atleast_2d, atleast_3d, chunk, meshgrid, split, split_with_sizes, unbind
+from ._ops_shape import (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes, broadcast_tensors,
+                         cartesian_prod, chunk, dsplit, hsplit, meshgrid, split, split_with_sizes, tensor_split,
+                         unbind, vsplit)
 from . import _ops_shape
 from . import _symbolic
 from ._compile import compile

@@ -805,16 +805,19 @@ ALIAS_NAMES = {name for name, _, _ in ALIASES}
 
 def _alias_args(entry):
     """Arguments for an alias's overload: a [3, 4] float64 tensor in (-0.9, 0.9) for each tensor
-    (inside every inverse function's domain), 0.5 for a number, dims 0 and 1; those with a default
-    left out."""
+    (inside every inverse function's domain; vectors for vdot), a list of two for a Tensor[], 0.5
+    for a number, dims 0 and 1; those with a default left out."""
     rng = np.random.default_rng(len(entry["name"]))
+    shape = (4,) if entry["name"] == "vdot" else (3, 4)
     args, dims = [], iter([0, 1])
     for a in entry["arguments"]:
         t = a["type"]
         if a["default"] is not None:
             break
-        if t.startswith("Tensor"):
-            args.append(rng.uniform(-0.9, 0.9, (3, 4)))
+        if t.startswith("Tensor[]"):
+            args.append([rng.uniform(-0.9, 0.9, shape) for _ in range(2)])
+        elif t.startswith("Tensor"):
+            args.append(rng.uniform(-0.9, 0.9, shape))
         elif t == "Scalar":
             args.append(0.5)
         elif t == "int":
@@ -832,7 +835,8 @@ def test_alias_matches_torch(name, overload, target):
         args.append(0.1)
     results = []
     for m in (ctorch, torch):
-        values = [m.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+        values = [m.tensor(a) if isinstance(a, np.ndarray) else [m.tensor(e) for e in a] if isinstance(a, list) else a
+                  for a in args]
         if entry["inplace"]:
             self_ = values[0].clone()
             out = getattr(self_, name)(*values[1:])
@@ -975,7 +979,8 @@ def test_inplace_writes_through_views():
 # rule yet refuses with GuardError; it is listed here by operator, or by "operator-case" where only
 # some of an operator's cases need what is missing (docs/symbolic.md, "Left out").
 SYMBOLIC_TODO = {
-    "diag", "diag_embed",                                         # a vector's diagonal matrix
+    "diag", "diag_embed", "diagflat", "diagonal_scatter",         # a vector's diagonal matrix
+    "slice_scatter", "select_scatter",                            # positions from concrete bounds
     "upsample_nearest1d", "upsample_nearest2d", "_upsample_nearest_exact1d",  # source indices computed
     "_upsample_nearest_exact2d", "upsample_linear1d", "upsample_bilinear2d",  # on the host from sizes
     "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d-none",  # symbolic output_size

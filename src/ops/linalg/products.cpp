@@ -1,5 +1,6 @@
-// products.cpp - dot, outer (ger), mv, addmv, baddbmm, tensordot, kron, linear and bilinear:
-// composites over mm/bmm/matmul and views, so their derivatives come from the operators they call.
+// products.cpp - dot, inner, outer (ger), addr, mv, addmv, baddbmm, addbmm, tensordot, kron,
+// linalg_cross (cross), vander, linear and bilinear: composites over mm/bmm/matmul, views and
+// pointwise operators, so their derivatives come from the operators they call.
 #include <algorithm>
 
 #include "dispatch/dispatcher.h"
@@ -34,6 +35,19 @@ void dot_kernel(void*, Frame& f) {
   f.outs[0] = matmul(arg_tensor(f, 0), arg_tensor(f, 1));
 }
 
+// inner(Tensor self, Tensor other) -> Tensor: the products summed over the last dims (a 0-dim
+// operand scales the other, promoting as mul does).
+void inner_kernel(void*, Frame& f) {
+  const Tensor a = arg_tensor(f, 0), b = arg_tensor(f, 1);
+  if (a->dim() == 0 || b->dim() == 0) {
+    f.outs[0] = mul(a, b);
+    return;
+  }
+  CT_CHECK(a->sym_size(a->dim() - 1) == b->sym_size(b->dim() - 1), CT_ERROR_SHAPE, "inner: the last dims of self ",
+           a->sym_sizes(), " and other ", b->sym_sizes(), " differ. They must match");
+  f.outs[0] = tensordot(a, b, {-1}, {-1});
+}
+
 // outer(Tensor self, Tensor vec2) -> Tensor, and its alias ger
 void outer_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
@@ -41,6 +55,32 @@ void outer_kernel(void*, Frame& f) {
   CT_CHECK(a.dim() == 1 && b.dim() == 1, CT_ERROR_SHAPE, f.op.schema.name, ": expected two 1-D tensors, got sizes ",
            a.sym_sizes(), " and ", b.sym_sizes());
   f.outs[0] = mul(unsqueeze(arg_tensor(f, 0), 1), arg_tensor(f, 1));
+}
+
+// addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor:
+// beta self + alpha vec1 vec2^T, promoted over the three; self (NaN included) is ignored when beta
+// is 0, and for bool tensors the sum is or and the products are and.
+void addr_kernel(void*, Frame& f) {
+  const Tensor self = arg_tensor(f, 0), v1 = arg_tensor(f, 1), v2 = arg_tensor(f, 2);
+  const Scalar beta = f.arg(3).to_scalar(), alpha = f.arg(4).to_scalar();
+  CT_CHECK(v1->dim() == 1 && v2->dim() == 1, CT_ERROR_SHAPE, "addr: vec1 ", v1->sym_sizes(), " and vec2 ", v2->sym_sizes(),
+           " must be 1-D");
+  const SymDimVector sizes{v1->sym_size(0), v2->sym_size(0)};
+  CT_CHECK(broadcast_shapes("addr", self->sym_sizes(), sizes).ref().equals(sizes), CT_ERROR_SHAPE, "addr: self ",
+           self->sym_sizes(), " does not broadcast to the outer product's sizes ", sizes);
+  ResultType rt;
+  rt.add(*self), rt.add(*v1), rt.add(*v2);
+  const DType dt = rt.result();
+  const Tensor product = mul(unsqueeze(to(v1, dt), 1), to(v2, dt));
+  Tensor out;
+  if (dt == DType::Bool) {
+    const Tensor none = zeros({}, DType::Bool, self->device());
+    out = logical_or(!beta.equals(0.0) ? to(self, dt) : none, !alpha.equals(0.0) ? product : none);
+  } else {
+    out = scaled(product, alpha);
+    if (!beta.equals(0.0)) out = add(scaled(to(self, dt), beta), out);
+  }
+  f.outs[0] = contiguous(expand_symint(out, sizes));
 }
 
 // mv(Tensor self, Tensor vec) -> Tensor
@@ -83,6 +123,22 @@ void baddbmm_kernel(void*, Frame& f) {
   same_dtype("baddbmm", a, b);
   f.outs[0] = add_scaled("baddbmm", arg_tensor(f, 0), bmm(arg_tensor(f, 1), arg_tensor(f, 2)), f.arg(3).to_scalar(),
                          f.arg(4).to_scalar());
+}
+
+// addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor:
+// beta self + alpha sum_b batch1[b] batch2[b], the sum as one product of the batches laid side by
+// side, [batch1[0] ... batch1[B-1]] (n x Bm) times [batch2[0]; ...; batch2[B-1]] (Bm x p).
+void addbmm_kernel(void*, Frame& f) {
+  const Tensor a = arg_tensor(f, 1), b = arg_tensor(f, 2);
+  CT_CHECK(a->dim() == 3 && b->dim() == 3, CT_ERROR_SHAPE, "addbmm: expected 3-D batches of matrices, got sizes ",
+           a->sym_sizes(), " and ", b->sym_sizes());
+  CT_CHECK(a->sym_size(0) == b->sym_size(0) && a->sym_size(2) == b->sym_size(1), CT_ERROR_SHAPE, "addbmm: batch1 ",
+           a->sym_sizes(), " and batch2 ", b->sym_sizes(), " do not fit. They need the same batch size and batch1.size(2) "
+           "equal to batch2.size(1)");
+  same_dtype("addbmm", *a, *b);
+  const SymInt k = a->sym_size(0) * a->sym_size(2);
+  const Tensor product = mm(reshape_symint(permute(a, {1, 0, 2}), {a->sym_size(1), k}), reshape_symint(b, {k, b->sym_size(2)}));
+  f.outs[0] = add_scaled("addbmm", arg_tensor(f, 0), product, f.arg(3).to_scalar(), f.arg(4).to_scalar());
 }
 
 // tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor: the contracted
@@ -134,6 +190,50 @@ void kron_kernel(void*, Frame& f) {
     out.push_back(x * y);
   }
   f.outs[0] = reshape_symint(mul(reshape_symint(a, sa), reshape_symint(b, sb)), out);
+}
+
+// linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor, and cross(Tensor self, Tensor
+// other, int? dim=None) -> Tensor, whose dim defaults to self's first dim of size 3:
+// c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1} (indices mod 3), the other dims broadcast.
+void cross_kernel(void*, Frame& f) {
+  const char* op = f.op.schema.name.c_str();
+  const Tensor a = arg_tensor(f, 0), b = arg_tensor(f, 1);
+  CT_CHECK(a->dim() == b->dim(), CT_ERROR_SHAPE, op, ": self ", a->sym_sizes(), " and other ", b->sym_sizes(),
+           " must have the same number of dims");
+  const int64_t nd = static_cast<int64_t>(a->dim());
+  int64_t dim = -1;
+  if (f.arg(2).is_none()) {
+    for (int64_t d = 0; d < nd && dim < 0; ++d)
+      if (a->sym_size(d) == 3) dim = d;
+    CT_CHECK(dim >= 0, CT_ERROR_SHAPE, op, ": self ", a->sym_sizes(), " has no dim of size 3. Pass dim");
+  } else {
+    dim = wrap_dim(op, f.arg(2).to_int(), nd);
+  }
+  CT_CHECK(nd > 0 && a->sym_size(dim) == 3 && b->sym_size(dim) == 3, CT_ERROR_SHAPE, op, ": dim ", dim, " of self ",
+           a->sym_sizes(), " and other ", b->sym_sizes(), " must have size 3");
+  CT_CHECK(a->dtype() == b->dtype(), CT_ERROR_DTYPE, op, ": self is ", a->dtype(), " and other ", b->dtype(),
+           ". Convert one with to()");
+  CT_CHECK(a->dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": bool vectors have no cross product. Convert them with to()");
+  // roll(v, -1)[i] = v[i+1], roll(v, -2)[i] = v[i+2]
+  const auto shifted = [dim](const Tensor& v, int64_t by) { return roll(v, {-by}, {dim}); };
+  f.outs[0] = sub(mul(shifted(a, 1), shifted(b, 2)), mul(shifted(a, 2), shifted(b, 1)));
+}
+
+// vander(Tensor x, int? N=None, bool increasing=False) -> Tensor: columns x^(N-1), ..., x, 1 (or
+// the reverse), as running products; integers and bool count in int64, as cumprod does.
+void vander_kernel(void*, Frame& f) {
+  const Tensor x = arg_tensor(f, 0);
+  CT_CHECK(x->dim() == 1, CT_ERROR_SHAPE, "vander: x ", x->sym_sizes(), " must be 1-D");
+  const int64_t n = f.arg(1).is_none() ? x->sym_size(0).guard_int() : f.arg(1).to_int();
+  CT_CHECK(n >= 0, CT_ERROR_INVALID_ARGUMENT, "vander: N is ", n, ". Pass N >= 0");
+  const DType dt = is_floating(x->dtype()) ? x->dtype() : DType::Int64;
+  const SymInt rows = x->sym_size(0);
+  Tensor out = full_symint({rows, SymInt(n > 0 ? 1 : 0)}, Scalar(1), dt, x->device());
+  if (n > 1) {
+    const Tensor powers = cumprod(expand_symint(unsqueeze(to(x, dt), 1), {rows, SymInt(n - 1)}), 1);
+    out = cat({out.impl(), powers.impl()}, 1);
+  }
+  f.outs[0] = f.arg(2).to_bool() ? out : flip(out, {1});
 }
 
 // linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor: input @ weight^T + bias.
@@ -188,16 +288,23 @@ void bilinear_kernel(void*, Frame& f) {
 
 void define_linalg_products(Registry& r) {
   r.def("dot(Tensor self, Tensor tensor) -> Tensor").composite(dot_kernel);
+  r.def("inner(Tensor self, Tensor other) -> Tensor").composite(inner_kernel);
   r.def("outer(Tensor self, Tensor vec2) -> Tensor").composite(outer_kernel);
   r.def("ger(Tensor self, Tensor vec2) -> Tensor").composite(outer_kernel);
+  r.def("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor").composite(addr_kernel);
   r.def("mv(Tensor self, Tensor vec) -> Tensor").composite(mv_kernel);
   r.def("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
       .composite(addmv_kernel);
   r.def("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
       .composite(baddbmm_kernel);
+  r.def("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
+      .composite(addbmm_kernel);
   r.def("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor")
       .composite(tensordot_kernel);
   r.def("kron(Tensor self, Tensor other) -> Tensor").composite(kron_kernel);
+  r.def("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor").composite(cross_kernel);
+  r.def("cross(Tensor self, Tensor other, int? dim=None) -> Tensor").composite(cross_kernel);
+  r.def("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor").composite(vander_kernel);
   r.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor").composite(linear_kernel);
   r.def("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor")
       .composite(bilinear_kernel);

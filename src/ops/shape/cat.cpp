@@ -1,8 +1,11 @@
-// cat.cpp - cat (join along an existing dim) and stack (join along a new dim).
+// cat.cpp - cat (join along an existing dim) and stack (join along a new dim), the stacking
+// functions over them (hstack, vstack, dstack, column_stack), and block_diag (matrices joined
+// corner to corner).
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
+#include "runtime/defaults.h"
 
 namespace ct::ops {
 namespace {
@@ -113,6 +116,40 @@ void stacking_kernel(void*, Frame& f) {
   f.outs[0] = cat(ptrs, dim);
 }
 
+// block_diag(Tensor[] tensors) -> Tensor: the blocks (a 0-dim tensor as 1 x 1, a 1-D one as a row)
+// down the diagonal of a zero matrix, in the promoted dtype. Each block is padded with zeros to the
+// full width and the rows are joined: pad and cat carry the gradients back.
+void block_diag_kernel(void*, Frame& f) {
+  ArrayRef<const TensorImpl*> ts = f.arg(0).tensor_list();
+  if (ts.empty()) {
+    f.outs[0] = empty({1, 0}, runtime::default_dtype(), runtime::current_device());
+    return;
+  }
+  common_device(f);  // raises unless every block is on one device
+  ResultType rt;
+  std::vector<Tensor> blocks;
+  SymInt width = 0;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    CT_CHECK(ts[i]->dim() <= 2, CT_ERROR_SHAPE, "block_diag: tensor ", i, " has sizes ", ts[i]->sym_sizes(),
+             "; blocks have at most 2 dims");
+    rt.add(*ts[i]);
+    const Tensor t = Tensor::borrow(ts[i]);
+    blocks.push_back(t->dim() == 2 ? t : reshape_symint(t, {1, t->dim() == 0 ? SymInt(1) : t->sym_size(0)}));
+    width = width + blocks.back()->sym_size(1);
+  }
+  const int64_t total = width.guard_int();
+  std::vector<Tensor> rows;
+  std::vector<const TensorImpl*> impls;
+  int64_t left = 0;
+  for (const Tensor& b : blocks) {
+    const int64_t cols = b->sym_size(1).guard_int();
+    rows.push_back(constant_pad_nd(to(b, rt.result()), {left, total - left - cols}));
+    impls.push_back(rows.back().impl());
+    left += cols;
+  }
+  f.outs[0] = cat(impls, 0);
+}
+
 // Each input gets its own stretch of the gradient along dim.
 void cat_backward(autograd::GradCtx& c) {
   const Tensor& g = c.grad();
@@ -138,6 +175,7 @@ void define_cat(Registry& r) {
   r.def("vstack(Tensor[] tensors) -> Tensor").composite(stacking_kernel<Stacking::V>);
   r.def("dstack(Tensor[] tensors) -> Tensor").composite(stacking_kernel<Stacking::D>);
   r.def("column_stack(Tensor[] tensors) -> Tensor").composite(stacking_kernel<Stacking::Column>);
+  r.def("block_diag(Tensor[] tensors) -> Tensor").composite(block_diag_kernel);
 }
 
 }  // namespace ct::ops

@@ -1,7 +1,8 @@
 // repeat.cpp - operators that copy a tensor's elements into a rearranged result: repeat, tile,
-// repeat_interleave, roll and flip. repeat, tile, repeat_interleave and roll are composites of
-// views, clone, index_select and cat, so their derivatives are implicit; flip copies through a
-// reversed view of its input.
+// repeat_interleave, roll, flip and flip's forms rot90, fliplr and flipud. repeat, tile,
+// repeat_interleave and roll are composites of views, clone, index_select and cat, so their
+// derivatives are implicit; flip copies through a reversed view of its input, and its forms are
+// composites of it.
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
@@ -177,6 +178,37 @@ void flip_compute(const Frame& f, const MetaResult&, Tensor* outs) {
 
 void flip_backward(autograd::GradCtx& c) { c.set("self", flip(c.grad(), c.arg("dims").int_list())); }
 
+// rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor: k quarter turns from dims[0] towards
+// dims[1]; a turn is a flip of one dim and a swap of the two (PyTorch's result: a transposed view
+// of the flipped copy).
+void rot90_kernel(void*, Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0));
+  const IntArrayRef dims = f.arg(2).int_list();
+  const int64_t nd = static_cast<int64_t>(self->dim());
+  CT_CHECK(dims.size() == 2, CT_ERROR_INVALID_ARGUMENT, "rot90: dims ", dims, " has ", dims.size(),
+           " entries. Give the two dims of the plane to rotate in");
+  CT_CHECK(nd >= 2, CT_ERROR_SHAPE, "rot90: self ", self->sym_sizes(), " has ", nd,
+           " dims; rotating takes at least 2");
+  const int64_t d0 = wrap_dim("rot90", dims[0], nd), d1 = wrap_dim("rot90", dims[1], nd);
+  CT_CHECK(d0 != d1, CT_ERROR_INVALID_ARGUMENT, "rot90: dims ", dims, " name dim ", d0,
+           " twice. Give two different dims");
+  const int64_t k = ((f.arg(1).to_int() % 4) + 4) % 4;
+  if (k == 0) f.outs[0] = clone(self);
+  else if (k == 1) f.outs[0] = transpose(flip(self, {d1}), d0, d1);
+  else if (k == 2) f.outs[0] = flip(self, {d0, d1});
+  else f.outs[0] = transpose(flip(self, {d0}), d0, d1);
+}
+
+// fliplr(Tensor self) -> Tensor and flipud(Tensor self) -> Tensor: flip of dim 1 (at least 2-D)
+// and of dim 0 (at least 1-D).
+template <int Dim>
+void flip_one_kernel(void*, Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0));
+  CT_CHECK(self->dim() > Dim, CT_ERROR_SHAPE, Dim == 1 ? "fliplr" : "flipud", ": self ", self->sym_sizes(), " has ",
+           self->dim(), " dims; it takes at least ", Dim + 1);
+  f.outs[0] = flip(self, {Dim});
+}
+
 }  // namespace
 
 void define_repeat(Registry& r) {
@@ -197,6 +229,9 @@ void define_repeat(Registry& r) {
       .meta(flip_meta)
       .compute(DispatchKey::CPU, flip_compute, Determinism::Bitwise)
       .derivative(flip_backward);
+  r.def("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor").composite(rot90_kernel);
+  r.def("fliplr(Tensor self) -> Tensor").composite(flip_one_kernel<1>);
+  r.def("flipud(Tensor self) -> Tensor").composite(flip_one_kernel<0>);
 }
 
 }  // namespace ct::ops

@@ -1,6 +1,6 @@
-// triangle.cpp - operators over a matrix's triangles and diagonals: tril, triu, diag, diag_embed,
-// diagonal and trace. tril, triu, diag and diag_embed are composites of where over an index mask;
-// diagonal is a view. (tril_indices and triu_indices are factories: creation/factories.cpp.)
+// triangle.cpp - operators over a matrix's triangles and diagonals: tril, triu, diag, diagflat,
+// diag_embed, diagonal, diagonal_scatter and trace. tril, triu, diag, diag_embed and
+// diagonal_scatter are composites of where over an index mask; diagonal is a view. (tril_indices and triu_indices are factories: creation/factories.cpp.)
 #include <algorithm>
 
 #include "dispatch/dispatcher.h"
@@ -73,9 +73,10 @@ void diagonal_kernel(void*, Frame& f) {
 }
 
 // The tensor of `sizes` holding g (a diagonal laid out as diagonal() returns it) on diagonal
-// `offset` of dims d1, d2 and zeros elsewhere; made of where, cat and views so that it is itself
-// differentiable.
-Tensor embed_diagonal(const Tensor& g, IntArrayRef sizes, int64_t offset, int64_t d1, int64_t d2) {
+// `offset` of dims d1, d2 and `elsewhere` (zeros when undefined) around it; made of where, cat and
+// views so that it is itself differentiable.
+Tensor embed_diagonal(const Tensor& g, IntArrayRef sizes, int64_t offset, int64_t d1, int64_t d2,
+                      const Tensor& elsewhere = Tensor()) {
   const int64_t n1 = sizes[d1], n2 = sizes[d2];
   const int64_t last = static_cast<int64_t>(g->dim()) - 1;
   // Along the diagonal, element i sits in row i (offset >= 0) or in column i (offset < 0): pad g
@@ -103,7 +104,7 @@ Tensor embed_diagonal(const Tensor& g, IntArrayRef sizes, int64_t offset, int64_
   Tensor on = eq(offsets(n1, n2, g->device()), Scalar(offset));
   if (d1 > d2) on = transpose(on, 0, 1);
   on = reshape(on, mask_sizes);
-  return where(on, placed, zeros({}, g->dtype(), g->device()));
+  return where(on, placed, elsewhere.defined() ? elsewhere : zeros({}, g->dtype(), g->device()));
 }
 
 void diagonal_backward(autograd::GradCtx& c) {
@@ -155,6 +156,26 @@ void diag_embed_kernel(void*, Frame& f) {
   f.outs[0] = embed_diagonal(t, sizes, offset, d1, d2);
 }
 
+// diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor: a
+// copy of self with src (shaped as diagonal(self, offset, dim1, dim2)) on that diagonal.
+void diagonal_scatter_kernel(void*, Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0)), src = Tensor::borrow(&f.tensor(1));
+  const int64_t offset = f.arg(2).to_int();
+  const auto [d1, d2] = diagonal_dims("diagonal_scatter", static_cast<int64_t>(self->dim()), f.arg(3).to_int(),
+                                      f.arg(4).to_int());
+  const Tensor slot = diagonal(self, offset, d1, d2);
+  CT_CHECK(src->sym_sizes().equals(slot->sym_sizes()), CT_ERROR_SHAPE, "diagonal_scatter: src ", src->sym_sizes(),
+           " must have the sizes of the diagonal it replaces, ", slot->sym_sizes(), " (self ", self->sym_sizes(), ")");
+  f.outs[0] = embed_diagonal(to(src, self->dtype()), self->sizes(), offset, d1, d2, self);
+}
+
+// diagflat(Tensor self, int offset=0) -> Tensor: the matrix with self's elements, flattened, on
+// diagonal `offset` (diag of the flattened input, so a 0-dim input makes a 1 x 1 matrix).
+void diagflat_kernel(void*, Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0));
+  f.outs[0] = diag(reshape_symint(self, {self->sym_numel()}), f.arg(1).to_int());
+}
+
 // trace(Tensor self) -> Tensor: the sum of a matrix's main diagonal (integers sum to int64).
 void trace_kernel(void*, Frame& f) {
   const Tensor self = Tensor::borrow(&f.tensor(0));
@@ -174,6 +195,9 @@ void define_triangle(Registry& r) {
       .view(diagonal_kernel)
       .derivative(diagonal_backward);
   r.def("diag(Tensor self, int diagonal=0) -> Tensor").composite(diag_kernel);
+  r.def("diagflat(Tensor self, int offset=0) -> Tensor").composite(diagflat_kernel);
+  r.def("diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor")
+      .composite(diagonal_scatter_kernel);
   r.def("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor").composite(diag_embed_kernel);
   r.def("trace(Tensor self) -> Tensor").composite(trace_kernel);
 }

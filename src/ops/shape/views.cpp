@@ -1,7 +1,8 @@
 // views.cpp - operators whose result shares the input's storage: view, permute, transpose, expand,
-// squeeze, unsqueeze, narrow, select; and reshape/flatten, which view when the strides allow.
-// Each kernel validates, computes the new geometry and wraps it; no element is touched, so one
-// kernel serves every device.
+// squeeze, unsqueeze, narrow, select, slice, unfold; and reshape/flatten/ravel, which view when the
+// strides allow. Each kernel validates, computes the new geometry and wraps it; no element is
+// touched, so one kernel serves every device. Beside slice and select, their scatter forms
+// (slice_scatter, select_scatter: a copy of self with src in place of that view).
 #include <algorithm>
 #include <optional>
 
@@ -299,6 +300,33 @@ void slice_kernel(void*, Frame& f) {
   make_view(f, sizes, strides, a.sym_storage_offset() + start * a.sym_stride(d));
 }
 
+// unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a): the windows of `size`
+// elements every `step` along dimension, as that dim (one entry per window) and a new last dim
+// (the window). A 0-dim tensor counts as one element.
+void unfold_kernel(void*, Frame& f) {
+  const TensorImpl& a = f.tensor(0);
+  const int64_t nd = std::max<int64_t>(static_cast<int64_t>(a.dim()), 1);
+  const int64_t d = wrap_dim("unfold", f.arg(1).to_int(), nd);
+  const int64_t size = f.arg(2).to_int(), step = f.arg(3).to_int();
+  const SymInt n = a.dim() == 0 ? SymInt(1) : a.sym_size(d);
+  CT_CHECK(step > 0, CT_ERROR_INVALID_ARGUMENT, "unfold: step is ", step, ". Pass a step > 0");
+  CT_SYM_CHECK(sym_all({size >= 0, n >= size}), CT_ERROR_SHAPE, "unfold: size ", size, " does not fit dim ", d,
+               " of self ", a.sym_sizes(), ". Pass a size in [0, ", n, "]");
+  SymDimVector sizes, strides;
+  if (a.dim() == 0) {
+    sizes.push_back(size);
+    strides.push_back(1);
+  } else {
+    sizes = SymDimVector(a.sym_sizes());
+    strides = SymDimVector(a.sym_strides());
+    sizes[d] = (n - size) / step + 1;
+    strides[d] = a.sym_stride(d) * step;
+    sizes.push_back(size);
+    strides.push_back(a.sym_stride(d));
+  }
+  make_view(f, sizes, strides, a.sym_storage_offset());
+}
+
 // select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
 void select_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
@@ -406,6 +434,26 @@ Tensor embed(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t start, int
   return cat(impls, dim);
 }
 
+// The windows' gradients summed into the input: window w's element j came from w * step + j.
+void unfold_backward(GradCtx& c) {
+  const IntArrayRef in_sizes = c.sizes("self");
+  const Tensor g = c.grad();
+  if (in_sizes.empty()) {  // a 0-dim input: zero windows of one element, or one
+    c.set("self", reshape(sum(g), {}));
+    return;
+  }
+  const int64_t d = wrap_dim("unfold", c.arg("dimension").to_int(), static_cast<int64_t>(in_sizes.size()));
+  const int64_t size = c.arg("size").to_int(), step = c.arg("step").to_int();
+  const int64_t windows = g->size(d);
+  const Tensor index = reshape(add(unsqueeze(arange(Scalar(0), Scalar(windows * step), Scalar(step), DType::Int64, g->device()), 1),
+                                   arange(Scalar(0), Scalar(size), Scalar(1), DType::Int64, g->device())), {windows * size});
+  DimVector flat(g->sizes());
+  flat.resize(flat.size() - 1);
+  flat[d] = windows * size;
+  const Tensor rows = reshape(movedim(g, -1, d + 1), flat);  // (..., windows, size, ...) merged
+  c.set("self", index_add(zeros(in_sizes, g->dtype(), g->device()), d, index, rows));
+}
+
 int64_t dim_of(GradCtx& c, const char* op) { return wrap_dim(op, c.arg("dim").to_int(), c.sizes("self").size()); }
 void narrow_backward(GradCtx& c) {
   const int64_t d = dim_of(c, "narrow");
@@ -423,6 +471,41 @@ void slice_backward(GradCtx& c) {
   const int64_t d = dim_of(c, "slice");
   const int64_t start = slice_bounds(c.sizes("self")[d], c.arg("start"), c.arg("end")).first.expect_int("slice start");
   c.set("self", embed(c.grad(), c.sizes("self"), d, start, c.arg("step").to_int()));
+}
+
+// slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1)
+// -> Tensor and select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor: self with
+// the positions of that view taken from src (which has the view's sizes), as index_copy along dim,
+// so both inputs get their gradients.
+template <bool Select>
+void view_scatter_kernel(void*, Frame& f) {
+  const char* op = Select ? "select_scatter" : "slice_scatter";
+  const Tensor self = Tensor::borrow(&f.tensor(0)), src = Tensor::borrow(&f.tensor(1));
+  CT_CHECK(self->dim() > 0, CT_ERROR_INDEX, op, ": self is 0-dim and has no dim to scatter along. Reshape it to 1-D");
+  const int64_t d = wrap_dim(op, f.arg(2).to_int(), static_cast<int64_t>(self->dim()));
+  const Tensor slot = Select ? select(self, d, f.arg(3).to_int())
+                             : slice(self, d, f.arg(3).is_none() ? std::nullopt : std::optional<int64_t>(f.arg(3).to_int()),
+                                     f.arg(4).is_none() ? std::nullopt : std::optional<int64_t>(f.arg(4).to_int()),
+                                     f.arg(5).to_int());
+  CT_CHECK(src->sym_sizes().equals(slot->sym_sizes()), CT_ERROR_SHAPE, op, ": src ", src->sym_sizes(),
+           " must have the sizes of the view it replaces, ", slot->sym_sizes(), " (self ", self->sym_sizes(), ")");
+  int64_t start, step = 1, count = 1;
+  if (Select) {
+    const int64_t i = f.arg(3).to_int();
+    start = i < 0 ? i + self->size(d) : i;
+  } else {
+    step = f.arg(5).to_int();
+    start = slice_bounds(self->sym_size(d), f.arg(3), f.arg(4)).first.guard_int();
+    count = slot->size(d);
+  }
+  const Tensor index = arange(Scalar(start), Scalar(start + count * step), Scalar(step), DType::Int64, self->device());
+  f.outs[0] = index_copy(self, d, index, to(Select ? unsqueeze(src, d) : src, self->dtype()));
+}
+
+// ravel(Tensor(a) self) -> Tensor(a): the elements as one dim, a view where the strides allow.
+void ravel_kernel(void*, Frame& f) {
+  const Tensor self = Tensor::borrow(&f.tensor(0));
+  f.outs[0] = reshape_symint(self, {self->sym_numel()});
 }
 
 }  // namespace
@@ -445,6 +528,13 @@ void define_views(Registry& r) {
   r.def("slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)")
       .view(slice_kernel)
       .derivative(slice_backward);
+  r.def("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)")
+      .view(unfold_kernel)
+      .derivative(unfold_backward);
+  r.def("slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor")
+      .composite(view_scatter_kernel<false>);
+  r.def("select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor").composite(view_scatter_kernel<true>);
+  r.def("ravel(Tensor(a) self) -> Tensor(a)").composite(ravel_kernel);
   r.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)").composite(flatten_kernel);
   r.def("atleast_1d(Tensor(a) self) -> Tensor(a)").composite(atleast_kernel<1>);
   r.def("atleast_2d(Tensor(a) self) -> Tensor(a)").composite(atleast_kernel<2>);

@@ -1,10 +1,13 @@
 // searchsorted.cpp - searchsorted and bucketize: where values would be inserted into a sorted
-// sequence to keep it sorted (the first such place, or the last with right=True), as torch has them.
+// sequence to keep it sorted (the first such place, or the last with right=True), as torch has them;
+// and isin, membership by binary search in the sorted test elements.
 //
 // A binary search per value on the host (Note [Values read on the host]): the sequence and values
 // are copied there in their common dtype, and the indices copied back to their device. A meta input
 // gets indices of the values' shape. The result has no derivative (indices).
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
@@ -121,6 +124,51 @@ void bucketize_kernel(void*, Frame& f) {
   f.outs[0] = search_sorted(op, boundaries, values, f.arg(2).to_bool(), f.arg(3).to_bool());
 }
 
+// isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False,
+//     bool invert=False) -> Tensor, .Tensor_Scalar and .Scalar_Tensor (a number as a wrapped 0-dim
+// tensor): whether each element equals one of the test elements, compared in the promoted dtype
+// (NaN equals nothing, -0.0 equals 0.0). The test elements are sorted once on the host and each
+// element binary-searched; assume_unique changes nothing here.
+template <int Form>  // 0: Tensor_Tensor, 1: Tensor_Scalar, 2: Scalar_Tensor
+void isin_kernel(void*, Frame& f) {
+  const char* op = "isin";
+  const Tensor elements = Form == 2 ? wrap_scalar(f.arg(0).to_scalar()) : Tensor::borrow(&f.tensor(0));
+  const Tensor test = Form == 1 ? wrap_scalar(f.arg(1).to_scalar()) : Tensor::borrow(&f.tensor(1));
+  const Device device = Form == 2 ? test->device() : elements->device();
+  CT_CHECK(elements->dtype() != DType::Bool && test->dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": elements (",
+           elements->dtype(), ") and test_elements (", test->dtype(), ") must not be bool. Convert them with to()");
+  CT_CHECK(Form != 0 || elements->device() == test->device(), CT_ERROR_DEVICE, op, ": elements are on ",
+           elements->device(), " and test_elements on ", test->device(), ". Move them to one device");
+  const bool invert = f.arg(3).to_bool();
+  if (device.is_meta()) {
+    f.outs[0] = empty_symint(elements->sym_sizes(), DType::Bool, device);
+    return;
+  }
+  ResultType rt;
+  rt.add(*elements), rt.add(*test);
+  const DType common = rt.result();
+  const Tensor e = host_contiguous(to(elements, common)), t = host_contiguous(to(test, common));
+  Tensor out = empty(e->sizes(), DType::Bool, Device{});
+  visit_dtype<kNumericDTypes>(common, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = opmath_t<T>;
+    std::vector<A> sorted;
+    sorted.reserve(static_cast<size_t>(t->numel()));
+    for (int64_t i = 0; i < t->numel(); ++i) {
+      const A x = static_cast<A>(t->data_as<T>()[i]);
+      if (x == x) sorted.push_back(x);  // NaN matches nothing, and would break the order
+    }
+    std::sort(sorted.begin(), sorted.end());
+    const T* in = e->data_as<T>();
+    bool* o = out->data_as<bool>();
+    for (int64_t i = 0; i < e->numel(); ++i) {
+      const A x = static_cast<A>(in[i]);  // a NaN compares equivalent to everything: test it first
+      o[i] = (x == x && std::binary_search(sorted.begin(), sorted.end(), x)) != invert;
+    }
+  });
+  f.outs[0] = to(out, device, DType::Bool);
+}
+
 }  // namespace
 
 void define_searchsorted(Registry& r) {
@@ -138,6 +186,16 @@ void define_searchsorted(Registry& r) {
       .not_differentiable();
   r.def("bucketize.Scalar(Scalar self, Tensor boundaries, " + opts + ") -> Tensor")
       .composite(bucketize_kernel<true>)
+      .not_differentiable();
+  const std::string isin_opts = "*, bool assume_unique=False, bool invert=False) -> Tensor";
+  r.def("isin.Tensor_Tensor(Tensor elements, Tensor test_elements, " + isin_opts)
+      .composite(isin_kernel<0>)
+      .not_differentiable();
+  r.def("isin.Tensor_Scalar(Tensor elements, Scalar test_element, " + isin_opts)
+      .composite(isin_kernel<1>)
+      .not_differentiable();
+  r.def("isin.Scalar_Tensor(Scalar element, Tensor test_elements, " + isin_opts)
+      .composite(isin_kernel<2>)
       .not_differentiable();
 }
 

@@ -1,5 +1,7 @@
-// select.cpp - kthvalue, median and mode along one dim (and median of everything), over sort keys
-// (see Note [Sort keys]): the k-th element of the stable sort order, so ties resolve by index.
+// select.cpp - kthvalue, median, nanmedian and mode along one dim (and median and nanmedian of
+// everything), over sort keys (see Note [Sort keys]): the k-th element of the stable sort order, so
+// ties resolve by index. NaN sorts last: median answers NaN for a row holding one, nanmedian the
+// lower median of the row's other elements (NaN when there are none).
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -20,9 +22,9 @@ bool isnan_of(T x) {
   else return false;
 }
 
-enum class Pick { Kth, Median, Mode };
+enum class Pick { Kth, Median, NanMedian, Mode };
 constexpr const char* pick_name(Pick p) {
-  constexpr const char* names[] = {"kthvalue", "median", "mode"};
+  constexpr const char* names[] = {"kthvalue", "median", "nanmedian", "mode"};
   return names[static_cast<int>(p)];
 }
 
@@ -95,6 +97,13 @@ void pick_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         if (P == Pick::Median)  // median propagates NaN: the first NaN is the answer
           for (int64_t j = 0; j < r.n && at < 0; ++j)
             if (isnan_of(row[j])) at = j;
+        if (P == Pick::NanMedian) {  // the lower median of the numbers; NaNs sort after them
+          int64_t nans = 0;
+          for (int64_t j = 0; j < r.n; ++j) nans += isnan_of(row[j]);
+          const int64_t kn = (r.n - nans - 1) / 2 + 1;  // an all-NaN row: its first NaN (C++ truncation)
+          select_row(row, r.n, kn, false, false, s);
+          at = selected_index(s, r.n, kn - 1);
+        }
         if (at < 0) {
           if (P == Pick::Mode) {
             at = mode_row(row, r.n, s);
@@ -119,39 +128,46 @@ void pick_backward(GradCtx& c) {
   const bool keepdim = c.arg("keepdim").to_bool();
   const Tensor indices = P == Pick::Kth      ? kthvalue(x, c.arg("k").to_int(), dim, keepdim)[1]
                          : P == Pick::Median ? median(x, dim, keepdim)[1]
+                         : P == Pick::NanMedian ? nanmedian(x, dim, keepdim)[1]
                                              : mode(x, dim, keepdim)[1];
   c.set("self", scatter_back(c.grad(0), dim, indices, x->sizes(), keepdim));
 }
 
-// ---- median(Tensor self) -> Tensor: the lower median of every element, NaN if any is NaN.
+// ---- median(Tensor self) -> Tensor: the lower median of every element, NaN if any is NaN;
+// nanmedian(Tensor self) -> Tensor: the lower median of the elements that are not NaN.
 
+template <Pick P>
 void median_all_meta(const Frame& f, MetaResult& m) {
+  const char* op = pick_name(P);
   const TensorImpl& a = f.tensor(0);
-  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, "median: bool tensors have no order to select by (input ", a.sym_sizes(),
+  CT_CHECK(a.dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": bool tensors have no order to select by (input ", a.sym_sizes(),
            "). Convert with to(uint8) first");
-  CT_CHECK(is_floating(a.dtype()) || a.sym_numel() > 0, CT_ERROR_INDEX, "median: the input is empty (sizes ", a.sym_sizes(),
+  CT_CHECK(is_floating(a.dtype()) || a.sym_numel() > 0, CT_ERROR_INDEX, op, ": the input is empty (sizes ", a.sym_sizes(),
            ") and ", a.dtype(), " has no NaN to answer with");
   m.compute = a.dtype();
   set_output(m, 0, {}, a.dtype(), a.device());
 }
 
+template <Pick P>
 void median_all_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& a = f.tensor(0);
   const Tensor flat = reshape(Tensor::borrow(&a), {a.numel()});
   if (a.numel() == 0) {
-    visit_dtype<kFloatingDTypes>(a.dtype(), "median", [&](auto tag) {
+    visit_dtype<kFloatingDTypes>(a.dtype(), pick_name(P), [&](auto tag) {
       using T = typename decltype(tag)::type;
       outs[0]->data_as<T>()[0] = T(std::numeric_limits<opmath_t<T>>::quiet_NaN());
     });
     return;
   }
-  copy_(outs[0], median(flat, 0, false)[0]);
+  copy_(outs[0], (P == Pick::Median ? median(flat, 0, false) : nanmedian(flat, 0, false))[0]);
 }
 
-// As PyTorch: the gradient is shared evenly by the elements equal to the median.
+// As PyTorch: the gradient is shared evenly by the elements equal to the median (by the NaNs, when
+// the median is NaN).
 void median_all_backward(GradCtx& c) {
   const Tensor x = c.saved("self");
-  const Tensor hit = to(eq(x, expand(c.result(), x->sizes())), c.grad()->dtype());
+  const Tensor m = expand(c.result(), x->sizes());
+  const Tensor hit = to(where(isnan(m), isnan(x), eq(x, m)), c.grad()->dtype());
   c.set("self", mul(expand(c.grad(), x->sizes()), div(hit, sum(hit, {}, false))));
 }
 
@@ -163,13 +179,21 @@ void define_select(Registry& r) {
       .compute(DispatchKey::CPU, pick_cpu<Pick::Kth>, Determinism::Bitwise)
       .derivative(pick_backward<Pick::Kth>, save("self"));
   r.def("median(Tensor self) -> Tensor")
-      .meta(median_all_meta)
-      .compute(DispatchKey::CPU, median_all_cpu, Determinism::Bitwise)
+      .meta(median_all_meta<Pick::Median>)
+      .compute(DispatchKey::CPU, median_all_cpu<Pick::Median>, Determinism::Bitwise)
       .derivative(median_all_backward, save_result(save("self")));
   r.def("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
       .meta(pick_meta<Pick::Median>)
       .compute(DispatchKey::CPU, pick_cpu<Pick::Median>, Determinism::Bitwise)
       .derivative(pick_backward<Pick::Median>, save("self"));
+  r.def("nanmedian(Tensor self) -> Tensor")
+      .meta(median_all_meta<Pick::NanMedian>)
+      .compute(DispatchKey::CPU, median_all_cpu<Pick::NanMedian>, Determinism::Bitwise)
+      .derivative(median_all_backward, save_result(save("self")));
+  r.def("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)")
+      .meta(pick_meta<Pick::NanMedian>)
+      .compute(DispatchKey::CPU, pick_cpu<Pick::NanMedian>, Determinism::Bitwise)
+      .derivative(pick_backward<Pick::NanMedian>, save("self"));
   r.def("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)")
       .meta(pick_meta<Pick::Mode>)
       .compute(DispatchKey::CPU, pick_cpu<Pick::Mode>, Determinism::Bitwise)

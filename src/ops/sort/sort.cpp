@@ -1,4 +1,4 @@
-// sort.cpp - sort (always stable), argsort and topk along one dim, over sort keys (see Note [Sort
+// sort.cpp - sort (always stable), argsort, msort and topk along one dim, over sort keys (see Note [Sort
 // keys]): NaN sorts above +inf, ties keep index order, and topk resolves ties toward the smaller
 // index. Rows run in parallel; each row's result does not depend on the thread count.
 #include "dispatch/dispatcher.h"
@@ -136,6 +136,9 @@ void topk_backward(GradCtx& c) {
   c.set("self", scatter_back(c.grad(0), dim, idx, c.sizes("self"), true));
 }
 
+// msort(Tensor self) -> Tensor: the values of sort along dim 0.
+void msort_kernel(void*, Frame& f) { f.outs[0] = sort(Tensor::borrow(&f.tensor(0)), 0, false)[0]; }
+
 }  // namespace
 
 void define_sort(Registry& r) {
@@ -149,6 +152,7 @@ void define_sort(Registry& r) {
       .derivative(sort_backward<true>, save("self"));
   r.def("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor").composite(argsort_kernel).not_differentiable();
   r.def("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor").composite(argsort_kernel).not_differentiable();
+  r.def("msort(Tensor self) -> Tensor").composite(msort_kernel);
   r.def("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)")
       .meta(topk_meta)
       .compute(DispatchKey::CPU, topk_cpu, Determinism::Bitwise)

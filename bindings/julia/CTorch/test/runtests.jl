@@ -365,6 +365,32 @@ end
     @test Array(ops.repeat_interleave(Tensor([1, 2]), 2)) == [1, 1, 2, 2]
 end
 
+@testset "Rearrangements, products, nanmedian, isin and windows" begin
+    # Values worked out here; their numbers against torch are the Python differential suite's.
+    flat(t) = vec(Array(ops.reshape(t, [-1])))
+    m = ops.reshape(Tensor(Float32[1, 2, 3, 4]), [2, 2])
+    @test flat(ops.rot90(m)) == Float32[2, 4, 1, 3]
+    @test flat(ops.rot90(m, 2, [0, 1])) == Float32[4, 3, 2, 1]
+    @test_throws CTorchError ops.rot90(m, 1, [0, 0])
+    @test flat(ops.diagflat(Tensor(Float32[5, 6]), 1)) == Float32[0, 5, 0, 0, 0, 6, 0, 0, 0]
+    @test flat(ops.slice_scatter(m, ops.zeros([2, 1]), 1, 1, nothing, 1)) == Float32[1, 0, 3, 0]
+    @test_throws CTorchError ops.slice_scatter(m, ops.zeros([2, 2]), 1, 1, nothing, 1)
+    @test flat(ops.unfold(Tensor(Float32[1, 2, 3, 4, 5]), 0, 2, 2)) == Float32[1, 2, 3, 4]
+    @test flat(ops.block_diag([m, Tensor(Float32[7])])) == Float32[1, 2, 0, 3, 4, 0, 0, 0, 7]
+    @test flat(ops.cartesian_prod([Tensor([1, 2]), Tensor([3, 4])])) == [1, 3, 1, 4, 2, 3, 2, 4]
+    @test flat(ops.combinations(Tensor([1, 2, 3]))) == [1, 2, 1, 3, 2, 3]
+    @test flat(ops.cross(Tensor([1.0, 0.0, 0.0]), Tensor([0.0, 1.0, 0.0]))) == [0.0, 0.0, 1.0]
+    @test flat(ops.vander(Tensor([2.0, 3.0]), 3, false)) == [4.0, 2.0, 1.0, 9.0, 3.0, 1.0]
+    @test flat(ops.addr(ops.zeros([2, 2]), Tensor(Float32[1, 2]), Tensor(Float32[3, 4]))) == Float32[3, 4, 6, 8]
+    x = Tensor([NaN, 3.0, 1.0, 2.0])
+    @test Array(ops.nanmedian(x))[] == 2.0
+    values, indices = ops.nanmedian(ops.reshape(x, [2, 2]), 1)
+    @test flat(values) == [3.0, 1.0] && flat(indices) == [1, 0]
+    @test flat(ops.isin(Tensor([1, 2, 3]), Tensor([3, 1]))) == [true, false, true]
+    @test flat(ops.hann_window(4, false)) ≈ Float32[0, 0.75, 0.75, 0]
+    @test_throws CTorchError ops.hann_window(4; dtype = Int64)
+end
+
 @testset "Distances, one_hot, pixel_shuffle, margin losses, scans, stacks and factories" begin
     # Functions everyday models and data code call; their numbers against torch are the Python
     # differential suite's, what this checks is each one's reach from Julia.

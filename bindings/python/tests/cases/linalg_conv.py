@@ -494,7 +494,124 @@ def adaptive_backward_cases():
     ]
 
 
+def inner_cases():
+    f = lambda m, a, b: m.inner(a, b)  # noqa: E731
+    return per_dtype(f, [(2, 3), (4, 3)], NUM) + [
+        Case("vectors", f, [In((5,)), In((5,))]),
+        Case("batched", f, [In((2, 3, 4)), In((5, 4))]),
+        Case("0dim", f, [In(()), In((2, 3), "float64")]),
+        Case("T", f, [In((3, 2), layout="T"), In((4, 3), layout="step")]),
+        Case("expand", f, [In((2, 3), layout="expand"), In((3,))]),
+        Case("empty", f, [In((0, 3)), In((2, 3))]),
+        Case("method", lambda m, a, b: a.inner(b), [In((2, 3)), In((3,))]),
+        Case("grad", lambda m, a, b: m.autograd.grad(m.inner(a.requires_grad_(), b.requires_grad_()).sum(), (a, b)),
+             [In((2, 3), "float64"), In((4, 3), "float64")]),
+        Case("last_dims_differ", f, [In((2, 3)), In((2, 4))]),
+        Case("dtype_mismatch", f, [In((2, 3)), In((2, 3), "float64")]),
+    ]
+
+
+def addr_cases():
+    f = lambda m, s, a, b: m.addr(s, a, b)  # noqa: E731
+    return per_dtype(f, [(2, 3), (2,), (3,)]) + [
+        Case("beta_alpha", lambda m, s, a, b: m.addr(s, a, b, beta=0.5, alpha=-2), [In((2, 3)), In((2,)), In((3,))]),
+        Case("beta0_nan", lambda m, s, a, b: m.addr(s, a, b, beta=0), [In((2, 3), kind="special"), In((2,)), In((3,))]),
+        Case("bool_beta_false", lambda m, s, a, b: m.addr(s, a, b, beta=False), [In((2, 3), "bool"), In((2,), "bool"),
+                                                                                In((3,), "bool")]),
+        Case("int_scaled", lambda m, s, a, b: m.addr(s, a, b, beta=2, alpha=3), [In((2, 3), "int32"), In((2,), "int32"),
+                                                                                In((3,), "int32")]),
+        Case("promoted", f, [In((2, 3)), In((2,), "float64"), In((3,), "int64")]),
+        Case("broadcast_self", f, [In((3,)), In((2,)), In((3,))]),
+        Case("0dim_self", f, [In(()), In((2,)), In((3,))]),
+        Case("T", f, [In((3, 2), layout="T"), In((2,), layout="step"), In((3,), layout="expand")]),
+        Case("empty", f, [In((0, 3)), In((0,)), In((3,))]),
+        Case("method", lambda m, s, a, b: s.addr(a, b, alpha=2), [In((2, 3)), In((2,)), In((3,))]),
+        Case("grad", lambda m, s, a, b: m.autograd.grad((m.addr(s.requires_grad_(), a.requires_grad_(), b.requires_grad_(),
+                                                                beta=0.5) ** 2).sum(), (s, a, b)),
+             [In((2, 3), "float64"), In((2,), "float64"), In((3,), "float64")]),
+        Case("bad_self", f, [In((3, 3)), In((2,)), In((3,))]),
+        Case("2d_vec", f, [In((2, 3)), In((2, 1)), In((3,))]),
+    ]
+
+
+def addbmm_cases():
+    f = lambda m, s, a, b: m.addbmm(s, a, b)  # noqa: E731
+    shapes = [(3, 5), (2, 3, 4), (2, 4, 5)]
+    return per_dtype(f, shapes, ["int32", "int64", "float32", "float64"]) + [
+        Case("broadcast_self", f, [In((5,)), In((2, 3, 4)), In((2, 4, 5))]),
+        Case("0dim_self", f, [In(()), In((2, 3, 4)), In((2, 4, 5))]),
+        Case("beta_alpha", lambda m, s, a, b: m.addbmm(s, a, b, beta=0.5, alpha=-2), [In(s) for s in shapes]),
+        Case("T", f, [In((5, 3), layout="T"), In((2, 4, 3), layout="T"), In((2, 4, 5), layout="step")]),
+        Case("expand", f, [In((3, 5)), In((2, 3, 4), layout="expand"), In((2, 4, 5))]),
+        Case("empty_batch", f, [In((3, 5)), In((0, 3, 4)), In((0, 4, 5))]),
+        Case("method", lambda m, s, a, b: s.addbmm(a, b), [In(s) for s in shapes]),
+        Case("grad", lambda m, s, a, b: m.autograd.grad((m.addbmm(s.requires_grad_(), a.requires_grad_(), b.requires_grad_())
+                                                         ** 2).sum(), (s, a, b)), [In(s, "float64") for s in shapes]),
+        Case("batch_mismatch", f, [In((3, 5)), In((2, 3, 4)), In((3, 4, 5))]),
+        Case("dtype_mismatch", f, [In((3, 5)), In((2, 3, 4), "float64"), In((2, 4, 5))]),
+        Case("2d", f, [In((3, 5)), In((3, 4)), In((4, 5))]),
+    ]
+
+
+def cross_cases(name):
+    f = (lambda m, a, b: m.linalg_cross(a, b)) if name == "linalg_cross" else (lambda m, a, b: m.cross(a, b, 1))
+    torch_f = (lambda m, a, b: m.linalg.cross(a, b)) if name == "linalg_cross" else None
+    shapes = [(4, 3), (4, 3)] if name == "linalg_cross" else [(2, 3, 4), (2, 3, 4)]
+    cs = [Case(dt, f, [In(s, dt) for s in shapes], torch_fn=torch_f) for dt in NUM]
+    cs += [
+        Case("broadcast", f, [In(shapes[0]), In((1,) + shapes[1][1:])], torch_fn=torch_f),
+        Case("T", f, [In(shapes[0][::-1], layout="T"), In(shapes[1], layout="step")], torch_fn=torch_f),
+        Case("expand", f, [In(shapes[0], layout="expand"), In(shapes[1])], torch_fn=torch_f),
+        Case("empty", f, [In((0,) + shapes[0][1:]), In((0,) + shapes[1][1:])], torch_fn=torch_f),
+        Case("grad", lambda m, a, b: m.autograd.grad((f(m, a.requires_grad_(), b.requires_grad_()) ** 2).sum(), (a, b)),
+             [In(s, "float64") for s in shapes],
+             torch_fn=None if torch_f is None else
+             lambda m, a, b: m.autograd.grad((torch_f(m, a.requires_grad_(), b.requires_grad_()) ** 2).sum(), (a, b))),
+        Case("0dim", f, [In(()), In(())], torch_fn=torch_f),
+        Case("bool", f, [In(s, "bool") for s in shapes], torch_fn=torch_f),
+        Case("dtype_mismatch", f, [In(shapes[0]), In(shapes[1], "float64")], torch_fn=torch_f),
+        Case("rank_mismatch", f, [In(shapes[0]), In(shapes[1][1:])], torch_fn=torch_f),
+    ]
+    if name == "cross":
+        cs += [
+            Case("default_dim", lambda m, a, b: m.cross(a, b), [In((2, 4, 3)), In((2, 4, 3))]),
+            Case("no_size_3", lambda m, a, b: m.cross(a, b), [In((2, 4)), In((2, 4))]),
+            Case("dim_not_3", f, [In((2, 4, 3)), In((2, 4, 3))]),
+            Case("method", lambda m, a, b: a.cross(b, dim=-1), [In((5, 3)), In((5, 3))]),
+        ]
+    else:
+        cs += [Case("dim", lambda m, a, b: m.linalg_cross(a, b, dim=0), [In((3, 2)), In((3, 2))],
+                    torch_fn=lambda m, a, b: m.linalg.cross(a, b, dim=0))]
+    return cs
+
+
+def vander_cases():
+    f = lambda m, x: m.vander(x)  # noqa: E731
+    return per_dtype(f, [(4,)]) + [
+        Case("N", lambda m, x: m.vander(x, N=2), [In((3,))]),
+        Case("N0", lambda m, x: m.vander(x, 0), [In((3,))]),
+        Case("N1", lambda m, x: m.vander(x, 1), [In((3,), "int16")]),
+        Case("increasing", lambda m, x: m.vander(x, 5, True), [In((3,), "float64")]),
+        Case("step", f, [In((4,), layout="step")]),
+        Case("expand", f, [In((3,), layout="expand")]),
+        Case("empty", f, [In((0,))]),
+        # torch 1.13's vander cannot differentiate (it writes into a saved tensor): the reference is
+        # the derivative of the powers x^3, x^2, x, 1.
+        Case("grad", lambda m, x: m.autograd.grad(m.vander(x.requires_grad_(), 4).sum(), x)[0], [In((3,), "float64")],
+             torch_fn=lambda m, x: m.autograd.grad(sum(x.requires_grad_() ** k for k in range(4)).sum(), x)[0]),
+        Case("0dim", f, [In(())]),
+        Case("2d", f, [In((2, 2))]),
+        Case("negative_N", lambda m, x: m.vander(x, -1), [In((3,))]),
+    ]
+
+
 CASES = {
+    "inner": inner_cases(),
+    "addr": addr_cases(),
+    "addbmm": addbmm_cases(),
+    "linalg_cross": cross_cases("linalg_cross"),
+    "cross": cross_cases("cross"),
+    "vander": vander_cases(),
     "dot": dot_cases(),
     "outer": outer_cases("outer"),
     "ger": outer_cases("ger"),
@@ -522,4 +639,22 @@ CASES = {
     "adaptive_avg_pool1d": adaptive_avg_pool1d_cases(),
     "adaptive_max_pool1d": adaptive_max_cases(1),
     "adaptive_max_pool2d": adaptive_max_cases(2),
+}
+
+
+# ctorch.linalg's functions that are Python compositions of the operators above.
+FUNCTIONS = {
+    "linalg.norm": [
+        Case("vector", lambda m, x: m.linalg.norm(x), [In((3, 4))]),
+        Case("fro", lambda m, x: m.linalg.norm(x, "fro", dim=(0, 1)), [In((3, 4), "float64")]),
+        Case("ord_dim", lambda m, x: m.linalg.norm(x, 1, dim=1, keepdim=True), [In((3, 4))]),
+    ],
+    "linalg.vector_norm": [Case("inf", lambda m, x: m.linalg.vector_norm(x, float("inf"), dim=-1), [In((3, 4))])],
+    "linalg.matrix_norm": [Case("fro", lambda m, x: m.linalg.matrix_norm(x), [In((2, 3, 4))])],
+    "linalg.vecdot": [Case("broadcast", lambda m, x, y: m.linalg.vecdot(x, y), [In((2, 3)), In((3,))])],
+    "linalg.multi_dot": [
+        Case("matrices", lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [In((2, 3)), In((3, 4)), In((4, 2))]),
+        Case("vector_ends", lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [In((3,)), In((3, 4)), In((4,))]),
+        Case("one", lambda m, a: m.linalg.multi_dot([a]), [In((2, 2))]),
+    ],
 }

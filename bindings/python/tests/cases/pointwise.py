@@ -52,7 +52,7 @@ FLOAT_UNARY = ["exp2", "expm1", "log1p", "log2", "log10", "tan", "asin", "acos",
                "digamma", "i0"]
 DOMAIN = {"asin": UNIT, "acos": UNIT, "atanh": UNIT, "erfinv": UNIT, "acosh": ABOVE_ONE}
 ROUNDING = ["floor", "ceil", "round", "trunc", "frac", "sign", "fix"]
-PREDICATES = ["isnan", "isinf", "isfinite", "logical_not", "signbit"]
+PREDICATES = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "logical_not", "signbit"]
 
 
 def unary_cases(op):

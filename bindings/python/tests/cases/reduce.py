@@ -720,6 +720,77 @@ def bucketize_cases():
     ]
 
 
+def nanmedian_cases():
+    f = lambda *a, **k: (lambda m, x: m.nanmedian(x, *a, **k))  # noqa: E731
+    nan = float("nan")
+    cs = [Case(f"all_{dt}", f(), [In((3, 5), dt, kind=_distinct((3, 5), dt))]) for dt in NUMERIC]
+    cs += [Case(f"dim_{dt}", f(1), [In((3, 4), dt, kind=_distinct((3, 4), dt))]) for dt in NUMERIC]
+    cs += [
+        Case("nan_skipped", f(1), [In((3, 4), kind=[1.0, nan, 2.0, nan, nan, 5.0, nan, 4.0, 0.0, 3.0, -1.0, 2.5])]),
+        # which NaN of an all-NaN row torch's index names depends on its selection algorithm: values only
+        Case("all_nan_row", _values_of(f(1)), [In((2, 4), kind=[nan, nan, nan, nan, 1.0, nan, 2.0, 0.0])]),
+        Case("nan_skipped_all", f(), [In((6,), kind=[1.0, 3.0, nan, 2.0, 0.0, nan])]),
+        Case("all_nan", f(), [In((3,), kind=[nan, nan, nan])]),
+        Case("nan_float64", f(0), [In((4, 2), "float64", kind=[nan, 1.0, 2.0, nan, 3.0, nan, nan, nan])]),
+        Case("keepdim", f(-1, True), [In((2, 3, 5), kind=_distinct((2, 3, 5)))]),
+        Case("method", lambda m, x: x.nanmedian(0), [In((3, 4), kind=_distinct((3, 4)))]),
+        Case("method_all", lambda m, x: x.nanmedian(), [In((3, 4), "float64")]),
+        Case("0dim", f(), [In(())]),
+        Case("0dim_dim", f(0), [In(())]),
+        Case("empty_all", f(), [In((0,))]),
+        Case("empty_other", f(1), [In((0, 3))]),
+        Case("empty_reduced", f(0), [In((0, 3))]),
+        Case("grad", lambda m, x: m.autograd.grad(m.nanmedian(x.requires_grad_(), 1)[0].sum() + m.nanmedian(x) * 2, x)[0],
+             [In((3, 4), "float64", kind=[1.0, nan, 2.0, 5.0, nan, 7.0, nan, nan, 0.0, 3.0, -1.0, 4.0])]),
+        Case("bool_raises", f(), [In((3, 4), "bool")]),
+        Case("dim_out_of_range", f(2), [In((3, 4))]),
+    ]
+    cs += [Case(c.id, f(1), [_laid_out((3, 4), c.inputs[0].layout)]) for c in _common(None)]
+    return cs
+
+
+def msort_cases():
+    f = lambda m, x: m.msort(x)  # noqa: E731
+    cs = [Case(dt, f, [In((4, 3), dt, kind=_distinct((4, 3), dt))]) for dt in NUMERIC]
+    return cs + [
+        Case("nan", f, [In((3, 2), kind=[1.0, float("nan"), float("nan"), 0.0, -1.0, 2.0])]),
+        Case("method", lambda m, x: x.msort(), [In((5,), kind=_distinct((5,)))]),
+        Case("extra_argument", lambda m, x: m.msort(x, 0), [In((5,), kind=_distinct((5,)))]),
+        Case("0dim", f, [In(())]),
+        Case("empty", f, [In((0, 3))]),
+        Case("grad", lambda m, x: m.autograd.grad((m.msort(x.requires_grad_()).cumsum(0) ** 2).sum(), x)[0],
+             [In((4, 3), "float64", kind=_distinct((4, 3), "float64"))]),
+    ] + [Case(c.id, f, [_laid_out((4, 3), c.inputs[0].layout)]) for c in _common(None)]
+
+
+def isin_cases():
+    f = lambda m, e, t: m.isin(e, t)  # noqa: E731
+    # torch 1.13 has no bfloat16 isin: its reference compares in float32, where bfloat16 values are exact
+    cs = [Case(dt, f, [In((3, 4), dt, kind="small"), In((5,), dt, kind="small")],
+               torch_fn=(lambda m, e, t: m.isin(e.float(), t.float())) if dt == "bfloat16" else None) for dt in NUMERIC]
+    nan = float("nan")
+    return cs + [
+        Case("invert", lambda m, e, t: m.isin(e, t, invert=True), [In((6,), "int64", kind=[1, 2, 3, 4, 5, 6]),
+                                                                    In((3,), "int64", kind=[2, 9, 5])]),
+        Case("nan_and_signed_zero", f, [In((4,), kind=[nan, -0.0, 1.0, 2.0]), In((2,), kind=[nan, 0.0])]),
+        Case("nan_inverted", lambda m, e, t: m.isin(e, t, invert=True), [In((3,), kind=[nan, -0.0, 1.0]),
+                                                                          In((2,), kind=[nan, 0.0])]),
+        Case("promoted", f, [In((4,), "int8", kind=[1, 2, 3, 44]), In((2,), "int64", kind=[300, 44])]),
+        Case("float_test", f, [In((3,), "int64", kind=[1, 2, 3]), In((2,), kind=[2.0, 5.5])]),
+        Case("tensor_scalar", lambda m, e: m.isin(e, 2), [In((4,), "int64", kind=[1, 2, 3, 2])]),
+        Case("scalar_tensor", lambda m, t: m.isin(2.5, t), [In((3,), kind=[1.0, 2.5, 3.0])]),
+        Case("assume_unique", lambda m, e, t: m.isin(e, t, assume_unique=True), [In((5,), "int64", kind=[1, 2, 3, 4, 5]),
+                                                                                  In((2,), "int64", kind=[4, 1])]),
+        Case("test_2d", f, [In((3,), "int32", kind=[1, 2, 3]), In((2, 2), "int32", kind=[[3, 4], [5, 6]])]),
+        Case("T", f, [In((4, 3), "int64", layout="T", kind="small"), In((3,), "int64", layout="step", kind="small")]),
+        Case("expand", f, [In((3, 4), "int64", layout="expand", kind="small"), In((3,), "int64", kind="small")]),
+        Case("empty_elements", f, [In((0, 3)), In((2,))]),
+        Case("empty_test", f, [In((2, 3)), In((0,))]),
+        Case("0dim", f, [In(()), In(())]),
+        Case("bool", f, [In((3,), "bool"), In((2,), "bool")]),
+    ]
+
+
 # unique's result size depends on the values: it must refuse the meta device.
 DATA_DEPENDENT = {"_unique2", "bincount"}
 
@@ -745,6 +816,9 @@ CASES = {
     "topk": _with_half_ref(topk_cases()),
     "kthvalue": _with_half_ref(kthvalue_cases()),
     "median": _with_half_ref(median_cases()),
+    "nanmedian": _with_half_ref(nanmedian_cases()),
+    "msort": _with_half_ref(msort_cases()),
+    "isin": isin_cases(),
     "mode": _with_half_ref(mode_cases()),
     "_unique2": _with_half_ref(unique_cases()),
     "max": _with_half_ref(extremum_cases("max")),

@@ -525,11 +525,234 @@ def repeat_interleave_cases():
     ]
 
 
-# repeat_interleave's length is read from a tensor of counts: those forms refuse the meta device.
-DATA_DEPENDENT = {f"repeat_interleave-{c}" for c in ("tensor", "tensor_flat", "one_count", "indices", "output_size",
+def rot90_cases():
+    f = lambda m, a: m.rot90(a)  # noqa: E731
+    return _common(f, zero_dim=False) + [
+        Case("k2", lambda m, a: m.rot90(a, 2), [In((3, 4), layout="T")]),
+        Case("k3_dims", lambda m, a: m.rot90(a, 3, [2, 0]), [In((2, 3, 4), "int64")]),
+        Case("k_negative", lambda m, a: a.rot90(-1, [-1, -2]), [In((2, 3, 4), "float16")]),
+        Case("k0", lambda m, a: m.rot90(a, 4), [In((3, 4))]),
+        Case("0dim", f, [In(())]),
+        Case("1d", f, [In((4,))]),
+        Case("same_dims", lambda m, a: m.rot90(a, 1, [1, 1]), [In((3, 4))]),
+        Case("three_dims", lambda m, a: m.rot90(a, 1, [0, 1, 2]), [In((2, 3, 4))]),
+        Case("grad", lambda m, a: m.autograd.grad((m.rot90(a.requires_grad_(), 1, [1, 2]) ** 2).sum(), a)[0],
+             [In((2, 3, 4), "float64")]),
+    ]
+
+
+def flip_one_cases(name, min_dims):
+    f = lambda m, a: getattr(m, name)(a)  # noqa: E731
+    return _common(f, zero_dim=False) + [
+        Case("3d", f, [In((2, 3, 4), "int16", layout="T")]),
+        Case("method", lambda m, a: getattr(a, name)(), [In((3, 4))]),
+        Case("too_few_dims", f, [In((4,) if min_dims == 2 else ())]),
+        Case("0dim", f, [In(())]),
+    ]
+
+
+def diagflat_cases():
+    f = lambda m, a: m.diagflat(a)  # noqa: E731
+    return _common(f) + [
+        Case("offset", lambda m, a: m.diagflat(a, 2), [In((2, 2), "int32")]),
+        Case("negative_offset", lambda m, a: a.diagflat(-1), [In((3,), "float64")]),
+        Case("grad", lambda m, a: m.autograd.grad((m.diagflat(a.requires_grad_(), 1) * 3).sum(), a)[0],
+             [In((2, 2), "float64")]),
+        Case("offset_too_large", lambda m, a: m.diagflat(a, 1 << 62), [In((3,))]),
+    ]
+
+
+def diagonal_scatter_cases():
+    f = lambda m, a, b: m.diagonal_scatter(a, b)  # noqa: E731
+    return [Case(f"dtype_{dt}", f, [In((3, 4), dt), In((3,), dt)]) for dt in DTYPES] + [
+        Case("offset", lambda m, a, b: m.diagonal_scatter(a, b, 1), [In((3, 4)), In((3,))]),
+        Case("negative_offset_dims", lambda m, a, b: m.diagonal_scatter(a, b, -1, 2, 0), [In((3, 2, 4)), In((2, 3))]),
+        Case("T", f, [In((3, 4), layout="T"), In((3,), layout="step")]),
+        Case("expand_src", f, [In((4, 4)), In((4,), layout="expand")]),
+        Case("src_dtype", f, [In((3, 3), "float64"), In((3,), "int32")]),
+        Case("empty", f, [In((0, 4)), In((0,))]),
+        Case("0dim_src", f, [In((1, 1)), In(())]),
+        Case("method", lambda m, a, b: a.diagonal_scatter(b), [In((3, 3)), In((3,))]),
+        Case("grad", lambda m, a, b: m.autograd.grad((m.diagonal_scatter(a.requires_grad_(), b.requires_grad_()) ** 2).sum(),
+                                                     (a, b)), [In((3, 3), "float64"), In((3,), "float64")]),
+        Case("wrong_src", f, [In((3, 4)), In((4,))]),
+        Case("1d_self", f, [In((3,)), In((3,))]),
+    ]
+
+
+def _slice_assigned(dim=0, start=None, end=None, step=1):
+    """slice_scatter's reference: a clone of self with src assigned to self[..., start:end:step, ...]
+    (torch 1.13's slice_scatter mishandles a start of None, negative bounds and clamped ends)."""
+    def ref(m, a, b):
+        out = a.clone()
+        index = [slice(None)] * a.dim()
+        index[dim] = slice(start, end, step)
+        out[tuple(index)] = b
+        return out
+    return ref
+
+
+def view_scatter_cases(name):
+    if name == "slice_scatter":
+        def case(id, inputs, *args):
+            return Case(id, lambda m, a, b: m.slice_scatter(a, b, *args), inputs, torch_fn=_slice_assigned(*args))
+
+        f = lambda m, a, b: m.slice_scatter(a, b, 1, 1, None, 2)  # noqa: E731
+        self_shape, src_shape = (3, 5), (3, 2)
+        dtype_cases = [case(f"dtype_{dt}", [In(self_shape, dt), In(src_shape, dt)], 1, 1, None, 2) for dt in DTYPES]
+        extra = [
+            case("default_dim_and_start", [In((3, 4)), In((2, 4))], 0, None, 2),
+            case("negative_bounds", [In((2, 5)), In((2, 2))], -1, -3, -1),
+            case("clamped_end", [In((4, 2)), In((3, 2))], 0, 1, 100),
+            case("empty_slice", [In((4, 2)), In((0, 2))], 0, 3, 1),
+            case("T", [In((5, 3), layout="T"), In(src_shape, layout="step")], 1, 1, None, 2),
+            case("expand", [In(self_shape, layout="expand"), In(src_shape)], 1, 1, None, 2),
+            case("src_dtype", [In(self_shape, "float64"), In(src_shape, "int64")], 1, 1, None, 2),
+            case("empty", [In((0, 5)), In((0, 2))], 1, 1, None, 2),
+            case("wrong_src", [In(self_shape), In((2, 2))], 1, 1, None, 2),
+            Case("bad_step", lambda m, a, b: m.slice_scatter(a, b, 0, 0, 4, 0), [In((4, 2)), In((4, 2))]),
+            Case("0dim_self", lambda m, a, b: m.slice_scatter(a, b), [In(()), In(())]),
+            Case("method", lambda m, a, b: a.slice_scatter(b, 1, 1, 5, 2), [In(self_shape), In(src_shape)]),
+        ]
+    else:
+        f = lambda m, a, b: m.select_scatter(a, b, 1, -1)  # noqa: E731
+        self_shape, src_shape = (3, 5), (3,)
+        dtype_cases = [Case(f"dtype_{dt}", f, [In(self_shape, dt), In(src_shape, dt)]) for dt in DTYPES]
+        extra = [
+            Case("dim0", lambda m, a, b: m.select_scatter(a, b, 0, 2), [In((3, 4, 2)), In((4, 2))]),
+            Case("0dim_src", lambda m, a, b: m.select_scatter(a, b, 0, 1), [In((3,)), In(())]),
+            Case("index_out_of_range", lambda m, a, b: m.select_scatter(a, b, 0, 3), [In((3, 2)), In((2,))]),
+            Case("T", f, [In((5, 3), layout="T"), In(src_shape, layout="step")]),
+            Case("expand", f, [In(self_shape, layout="expand"), In(src_shape)]),
+            Case("src_dtype", f, [In(self_shape, "float64"), In(src_shape, "int64")]),
+            Case("empty", f, [In((0, 5)), In((0,))]),
+            Case("0dim_self", f, [In(()), In(())]),
+            Case("method", lambda m, a, b: a.select_scatter(b, 1, -1), [In(self_shape), In(src_shape)]),
+            Case("wrong_src", f, [In(self_shape), In((2, 2))]),
+        ]
+    return dtype_cases + extra + [
+        Case("grad", lambda m, a, b: m.autograd.grad((f(m, a.requires_grad_(), b.requires_grad_()) ** 2).sum(), (a, b)),
+             [In(self_shape, "float64"), In(src_shape, "float64")],
+             torch_fn=None if name == "select_scatter" else
+             lambda m, a, b: m.autograd.grad((_slice_assigned(1, 1, None, 2)(m, a.requires_grad_(), b.requires_grad_())
+                                              ** 2).sum(), (a, b))),
+    ]
+
+
+def unfold_cases():
+    f = lambda m, a: a.unfold(1, 2, 1)  # noqa: E731
+    return _common(f, shape=(3, 4), empty=(0, 4), zero_dim=False) + [
+        Case("step", lambda m, a: a.unfold(-1, 3, 2), [In((2, 3, 7), "int64")]),
+        Case("whole", lambda m, a: a.unfold(0, 4, 4), [In((4,))]),
+        Case("size0", lambda m, a: a.unfold(0, 0, 1), [In((3, 2))]),
+        Case("0dim", lambda m, a: a.unfold(0, 1, 1), [In(())]),
+        Case("grad_overlap", lambda m, a: m.autograd.grad((a.requires_grad_().unfold(1, 3, 1) ** 2).sum(), a)[0],
+             [In((2, 6), "float64")]),
+        Case("too_big", lambda m, a: a.unfold(1, 5, 1), [In((3, 4))]),
+        Case("bad_step", lambda m, a: a.unfold(1, 2, 0), [In((3, 4))]),
+        Case("dim_out_of_range", lambda m, a: a.unfold(2, 1, 1), [In((3, 4))]),
+    ]
+
+
+def ravel_cases():
+    f = lambda m, a: m.ravel(a)  # noqa: E731
+    return _common(f) + [
+        Case("method", lambda m, a: a.ravel(), [In((2, 3, 4), layout="T")]),
+        Case("extra_argument", lambda m, a: m.ravel(a, 0), [In((2, 3))]),
+    ]
+
+
+def block_diag_cases():
+    f = lambda m, *ts: m.block_diag(*ts)  # noqa: E731
+    return [Case(f"dtype_{dt}", f, [In((2, 2), dt), In((3,), dt)]) for dt in DTYPES] + [
+        Case("mixed", f, [In((2, 3)), In(()), In((2,), "int64"), In((1, 2), "float64")]),
+        Case("T", f, [In((2, 3), layout="T"), In((3, 2), layout="step")]),
+        Case("expand", f, [In((2, 2), layout="expand")]),
+        Case("empty_blocks", f, [In((0, 2)), In((2, 0)), In((0,)), In((1, 1))]),
+        Case("0dim", f, [In(()), In(())]),
+        Case("none", lambda m: m.block_diag()),
+        Case("list", lambda m, a, b: m.block_diag(*[a, b]), [In((1, 2)), In((2, 1))]),
+        Case("grad", lambda m, a, b: m.autograd.grad((m.block_diag(a.requires_grad_(), b.requires_grad_()) * 2).sum(),
+                                                     (a, b)), [In((2, 2), "float64"), In((3,), "float64")]),
+        Case("3d", f, [In((2, 2, 2))]),
+    ]
+
+
+def cartesian_prod_cases():
+    f = lambda m, *ts: m.cartesian_prod(*ts)  # noqa: E731
+    return [Case(f"dtype_{dt}", f, [In((2,), dt), In((3,), dt)]) for dt in DTYPES] + [
+        Case("three", f, [In((2,), "int64"), In((3,), "int64"), In((2,), "int64")]),
+        Case("one", f, [In((4,))]),
+        Case("step", f, [In((3,), layout="step"), In((2,), layout="expand")]),
+        Case("empty", f, [In((0,)), In((3,))]),
+        Case("grad", lambda m, a, b: m.autograd.grad((m.cartesian_prod(a.requires_grad_(), b.requires_grad_()) ** 2).sum(),
+                                                     (a, b)), [In((2,), "float64"), In((3,), "float64")]),
+        Case("0dim", f, [In(()), In((2,))]),
+        Case("2d", f, [In((2, 2)), In((2,))]),
+        Case("dtype_mismatch", f, [In((2,)), In((2,), "int64")]),
+    ]
+
+
+def combinations_cases():
+    f = lambda m, a: m.combinations(a)  # noqa: E731
+    return [Case(f"dtype_{dt}", f, [In((4,), dt)]) for dt in DTYPES] + [
+        Case("r3", lambda m, a: m.combinations(a, 3), [In((5,), "int64")]),
+        Case("replacement", lambda m, a: m.combinations(a, 2, with_replacement=True), [In((3,))]),
+        Case("replacement_r3", lambda m, a: m.combinations(a, r=3, with_replacement=True), [In((3,), "float64")]),
+        Case("r0", lambda m, a: m.combinations(a, 0), [In((3,))]),
+        Case("r_past_n", lambda m, a: m.combinations(a, 3), [In((2,))]),
+        Case("r1", lambda m, a: m.combinations(a, 1), [In((3,))]),
+        Case("step", f, [In((4,), layout="step")]),
+        Case("empty", f, [In((0,))]),
+        Case("grad", lambda m, a: m.autograd.grad((m.combinations(a.requires_grad_()) ** 2).sum(), a)[0],
+             [In((4,), "float64")]),
+        Case("0dim", f, [In(())]),
+        Case("2d", f, [In((2, 2))]),
+        Case("negative_r", lambda m, a: m.combinations(a, -1), [In((3,))]),
+    ]
+
+
+def window_cases(name):
+    def f(*a, dtype=None):
+        return lambda m: getattr(m, name)(*a, **({"dtype": getattr(m, dtype)} if dtype else {}))
+
+    cs = [
+        Case("default", f(8)),
+        Case("symmetric", f(7, False)),
+        Case("periodic_float64", f(9, True, dtype="float64")),
+        Case("one", f(1)),
+        Case("zero", f(0)),
+        Case("two_symmetric", f(2, False)),
+        Case("negative", f(-1)),
+        Case("int_dtype", f(4, dtype="int64")),
+    ]
+    if name == "hamming_window":
+        cs += [Case("alpha", f(6, False, 0.5)), Case("alpha_beta", f(6, True, 0.6, 0.3, dtype="float64"))]
+    if name == "kaiser_window":
+        cs += [Case("beta", f(7, False, 5.0)), Case("beta_float64", f(10, True, 3.5, dtype="float64"))]
+    return cs
+
+
+# repeat_interleave's length is read from a tensor of counts: those forms refuse the meta device, as
+# does tensor_split given a tensor of sections or indices (read with item/tolist).
+DATA_DEPENDENT = {"tensor_split-tensor_sections", "tensor_split-tensor_indices"} | {f"repeat_interleave-{c}" for c in ("tensor", "tensor_flat", "one_count", "indices", "output_size",
                                                      "negative_count", "count_length", "float_repeats")}
 
 CASES = {
+    "rot90": rot90_cases(),
+    "fliplr": flip_one_cases("fliplr", 2),
+    "flipud": flip_one_cases("flipud", 1),
+    "diagflat": diagflat_cases(),
+    "diagonal_scatter": diagonal_scatter_cases(),
+    "slice_scatter": view_scatter_cases("slice_scatter"),
+    "select_scatter": view_scatter_cases("select_scatter"),
+    "unfold": unfold_cases(),
+    "ravel": ravel_cases(),
+    "block_diag": block_diag_cases(),
+    "cartesian_prod": cartesian_prod_cases(),
+    "combinations": combinations_cases(),
+    **{w: window_cases(w) for w in ("hann_window", "hamming_window", "bartlett_window", "blackman_window",
+                                    "kaiser_window")},
     "repeat_interleave": repeat_interleave_cases(),
     "diag_embed": diag_embed_cases(),
     "trace": trace_cases(),
@@ -564,7 +787,56 @@ for _k in (1, 2, 3):
 
 # Functions that are not registered operators (they return lists of views); test_vs_torch.py runs
 # them like CASES.
+def tensor_split_cases():
+    f = lambda *a, **k: (lambda m, x: m.tensor_split(x, *a, **k))  # noqa: E731
+    return [
+        Case("sections", f(3, dim=1), [In((2, 7))]),
+        Case("more_sections_than_elements", f(5), [In((3, 2))]),
+        Case("indices", f([1, 4], dim=1), [In((2, 7))]),
+        Case("indices_unsorted_and_negative", f([3, 1, -1], 1), [In((2, 5), "int64")]),
+        Case("indices_past_the_end", f([2, 9]), [In((4,))]),
+        Case("tensor_sections", lambda m, x, s: m.tensor_split(x, s), [In((7,)), In((), "int64", kind=3)]),
+        Case("tensor_indices", lambda m, x, s: x.tensor_split(s, 1), [In((2, 6)), In((2,), "int64", kind=[2, 5])]),
+        Case("T", f(2, dim=0), [In((4, 3), layout="T")]),
+        Case("empty", f(2), [In((0, 3))]),
+        Case("grad", lambda m, x: m.autograd.grad(sum((p * (i + 1)).sum() for i, p in enumerate(m.tensor_split(
+            x.requires_grad_(), [1, 3], dim=1))), x)[0], [In((2, 5), "float64")]),
+        Case("zero_sections", f(0), [In((3,))]),
+        Case("0dim", f(1), [In(())]),
+        Case("dim_out_of_range", f(2, dim=2), [In((3, 4))]),
+    ]
+
+
+def directional_split_cases(name):
+    shape = {"hsplit": (2, 6, 2), "vsplit": (4, 3), "dsplit": (2, 1, 6)}[name]
+    f = lambda arg: (lambda m, x: getattr(m, name)(x, arg))  # noqa: E731
+    too_small = {"hsplit": (), "vsplit": (4,), "dsplit": (2, 4)}[name]
+    return [
+        Case("sections", f(2), [In(shape)]),
+        Case("indices", f([1, 3]), [In(shape, "int32")]),
+        Case("method", lambda m, x: getattr(x, name)(2), [In(shape)]),
+        Case("not_divisible", f(5), [In(shape)]),
+        Case("too_few_dims", f(1), [In(too_small)]),
+    ] + ([Case("1d", f(3), [In((6,))])] if name == "hsplit" else [])
+
+
+def broadcast_tensors_cases():
+    f = lambda m, *ts: m.broadcast_tensors(*ts)  # noqa: E731
+    return [
+        Case("two", f, [In((3, 1)), In((4,))]),
+        Case("three", f, [In((2, 1, 1), "int64"), In((3, 1)), In(())]),
+        Case("mismatch", f, [In((2, 3)), In((4,))]),
+        Case("shapes", lambda m: m.tensor(list(m.broadcast_shapes((2, 1), (3, 1, 4), 4)))),
+        Case("shapes_mismatch", lambda m: m.broadcast_shapes((2, 3), (4,))),
+    ]
+
+
 FUNCTIONS = {
+    "tensor_split": tensor_split_cases(),
+    "hsplit": directional_split_cases("hsplit"),
+    "vsplit": directional_split_cases("vsplit"),
+    "dsplit": directional_split_cases("dsplit"),
+    "broadcast_tensors": broadcast_tensors_cases(),
     "split": split_cases(),
     "split_with_sizes": split_with_sizes_cases(),
     "chunk": chunk_cases(),

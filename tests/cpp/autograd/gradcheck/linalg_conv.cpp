@@ -57,6 +57,15 @@ std::vector<Case> linalg_conv_cases() {
        [](const Inputs& x) {
          return op("tensordot", {x[0], x[1], IntArrayRef{1, 2}, IntArrayRef{1, 0}});
        }},
+      {{"inner"}, {{{2, 3}}, {{4, 3}}}, [](const Inputs& x) { return op("inner", {x[0], x[1]}); }},
+      {{"addr"}, {{{3}}, {{2}}, {{3}}}, [](const Inputs& x) { return op("addr", {x[0], x[1], x[2], 0.5, -2.0}); }},
+      {{"addbmm"}, {{{3}}, {{2, 2, 4}}, {{2, 4, 3}}}, [](const Inputs& x) {
+         return op("addbmm", {x[0], x[1], x[2], -1.5, 0.5});
+       }},
+      {{"linalg_cross", "cross"}, {{{2, 3}}, {{1, 3}}}, [](const Inputs& x) {
+         return ops::add(op("linalg_cross", {x[0], x[1], -1}), ops::mul(op("cross", {x[0], x[1], Value()}), Scalar(2.0)));
+       }},
+      {{"vander"}, {{{3}}}, [](const Inputs& x) { return op("vander", {x[0], 4, false}); }},
       {{"kron"},
        {{{2, 3}}, {{2}}},
        [](const Inputs& x) {

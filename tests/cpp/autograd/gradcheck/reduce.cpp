@@ -99,6 +99,9 @@ std::vector<Case> reduce_cases() {
       {{"kthvalue"}, {m}, [=](const Inputs& x) { return both("kthvalue", {x[0], 3, -1, true}); }},
       {{"median"}, {m}, [=](const Inputs& x) { return op("median", {x[0]}); }},
       {{"median.dim"}, {cube}, [=](const Inputs& x) { return both("median.dim", {x[0], 1, true}); }},
+      {{"nanmedian"}, {m}, [=](const Inputs& x) { return op("nanmedian", {x[0]}); }},
+      {{"nanmedian.dim"}, {cube}, [=](const Inputs& x) { return both("nanmedian.dim", {x[0], 2, false}); }},
+      {{"msort"}, {m}, [=](const Inputs& x) { return op("msort", {x[0]}); }},
       {{"mode"}, {cube}, [=](const Inputs& x) { return both("mode", {x[0], 2, false}); }},
       {{"max", "min"}, {m}, [=](const Inputs& x) { return ops::add(op("max", {x[0]}), op("min", {x[0]})); }},
       {{"max.dim", "min.dim"}, {cube}, [=](const Inputs& x) {

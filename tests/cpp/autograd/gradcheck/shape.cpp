@@ -1,6 +1,8 @@
-// shape.cpp - gradcheck cases of the shape family: repeat, tile, roll, flip, tril, triu, diag,
-// diagonal, movedim, unflatten, expand_as, broadcast_to, the paddings, and split, chunk and unbind
-// (functions over views, checked through the views they return).
+// shape.cpp - gradcheck cases of the shape family: repeat, tile, roll, flip (rot90, fliplr,
+// flipud), tril, triu, diag, diagflat, diagonal (and its scatter), slice_scatter, select_scatter,
+// unfold, ravel, movedim, unflatten, expand_as, broadcast_to, the paddings, block_diag,
+// cartesian_prod, combinations, and split, chunk and unbind (functions over views, checked through
+// the views they return).
 #include "gradcheck.h"
 
 namespace ct::gradcheck {
@@ -92,6 +94,33 @@ std::vector<Case> shape_cases() {
        }},
       {{"diff"}, {m, {{3, 1}}}, [](const Inputs& x) {
          return ops::add(ops::sum(op("diff", {x[0], 2, 1, x[1], Value()})), ops::sum(op("diff", {x[0], 1, 0, Value(), Value()})));
+       }},
+      {{"rot90"}, {cube}, [](const Inputs& x) {
+         return ops::add(op("rot90", {x[0], 1, IntArrayRef{1, 2}}), ops::mul(op("rot90", {x[0], 3, IntArrayRef{2, 1}}), Scalar(2.0)));
+       }},
+      {{"fliplr", "flipud"}, {m}, [](const Inputs& x) {
+         return ops::add(op("fliplr", {x[0]}), ops::mul(op("flipud", {x[0]}), Scalar(3.0)));
+       }},
+      {{"diagflat"}, {col}, [](const Inputs& x) { return op("diagflat", {x[0], -1}); }},
+      {{"diagonal_scatter"}, {m, {{3}}}, [](const Inputs& x) { return op("diagonal_scatter", {x[0], x[1], 1, 0, 1}); }},
+      {{"slice_scatter"}, {m, {{3, 2}}}, [](const Inputs& x) {
+         return op("slice_scatter", {x[0], x[1], 1, 1, Value(), 2});
+       }},
+      {{"select_scatter"}, {cube, {{2, 4}}}, [](const Inputs& x) { return op("select_scatter", {x[0], x[1], 1, -1}); }},
+      {{"unfold"}, {seq}, [](const Inputs& x) {  // overlapping windows: an element's gradient sums over them
+         return ops::add(ops::sum(op("unfold", {x[0], 2, 3, 1})), ops::sum(ops::mul(op("unfold", {x[0], 1, 2, 1}), Scalar(2.0))));
+       }},
+      {{"ravel"}, {cube}, [](const Inputs& x) { return op("ravel", {ops::transpose(x[0], 0, 2)}); }},
+      {{"block_diag"}, {m, vec, {{}}}, [](const Inputs& x) {
+         const TensorImpl* parts[3] = {x[0].impl(), x[1].impl(), x[2].impl()};
+         return op("block_diag", {ArrayRef<const TensorImpl*>(parts, 3)});
+       }},
+      {{"cartesian_prod"}, {vec, {{3}}}, [](const Inputs& x) {
+         const TensorImpl* parts[2] = {x[0].impl(), x[1].impl()};
+         return ops::mul(op("cartesian_prod", {ArrayRef<const TensorImpl*>(parts, 2)}), Scalar(1.5));
+       }},
+      {{"combinations"}, {vec}, [](const Inputs& x) {
+         return ops::add(ops::sum(op("combinations", {x[0], 2, false})), ops::sum(op("combinations", {x[0], 3, true})));
        }},
       // Not operators: lists of narrow and select views.
       {{"narrow"}, {tall}, [](const Inputs& x) {

@@ -22,6 +22,19 @@ abstract class TensorOps extends NativeObject {
     "eye",
     "tril_indices",
     "triu_indices",
+    "hann_window",
+    "hann_window.periodic",
+    "hamming_window",
+    "hamming_window.periodic",
+    "hamming_window.periodic_alpha",
+    "hamming_window.periodic_alpha_beta",
+    "bartlett_window",
+    "bartlett_window.periodic",
+    "blackman_window",
+    "blackman_window.periodic",
+    "kaiser_window",
+    "kaiser_window.periodic",
+    "kaiser_window.beta",
     "copy_",
     "to.dtype",
     "to.device",
@@ -282,6 +295,9 @@ abstract class TensorOps extends NativeObject {
     "clamp_min_",
     "clamp_max_",
     "isclose",
+    "isposinf",
+    "isneginf",
+    "isreal",
     "view",
     "reshape",
     "permute",
@@ -293,6 +309,10 @@ abstract class TensorOps extends NativeObject {
     "narrow",
     "select.int",
     "slice.Tensor",
+    "unfold",
+    "slice_scatter",
+    "select_scatter",
+    "ravel",
     "flatten.using_ints",
     "atleast_1d",
     "atleast_2d",
@@ -303,6 +323,7 @@ abstract class TensorOps extends NativeObject {
     "vstack",
     "dstack",
     "column_stack",
+    "block_diag",
     "repeat",
     "tile",
     "repeat_interleave.self_Tensor",
@@ -310,10 +331,17 @@ abstract class TensorOps extends NativeObject {
     "repeat_interleave.Tensor",
     "roll",
     "flip",
+    "rot90",
+    "fliplr",
+    "flipud",
+    "cartesian_prod",
+    "combinations",
     "tril",
     "triu",
     "diagonal",
     "diag",
+    "diagflat",
+    "diagonal_scatter",
     "diag_embed",
     "trace",
     "movedim.intlist",
@@ -381,10 +409,13 @@ abstract class TensorOps extends NativeObject {
     "sort.stable",
     "argsort",
     "argsort.stable",
+    "msort",
     "topk",
     "kthvalue",
     "median",
     "median.dim",
+    "nanmedian",
+    "nanmedian.dim",
     "mode",
     "_unique2",
     "mm",
@@ -454,6 +485,9 @@ abstract class TensorOps extends NativeObject {
     "searchsorted.Scalar",
     "bucketize.Tensor",
     "bucketize.Scalar",
+    "isin.Tensor_Tensor",
+    "isin.Tensor_Scalar",
+    "isin.Scalar_Tensor",
     "cov",
     "corrcoef",
     "upsample_nearest1d",
@@ -481,13 +515,19 @@ abstract class TensorOps extends NativeObject {
     "adaptive_max_pool2d",
     "adaptive_max_pool1d",
     "dot",
+    "inner",
     "outer",
     "ger",
+    "addr",
     "mv",
     "addmv",
     "baddbmm",
+    "addbmm",
     "tensordot",
     "kron",
+    "linalg_cross",
+    "cross",
+    "vander",
     "linear",
     "bilinear",
     "einsum",
@@ -576,6 +616,8 @@ abstract class TensorOps extends NativeObject {
     "argwhere",
     "clip",
     "clip_",
+    "row_stack",
+    "vdot",
   };
 
   TensorOps(long handle) {
@@ -845,6 +887,342 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor triuIndices(long row, long col, long offset, DType dtype, Device device) {
     return new Args(5).integer(row).integer(col).integer(offset).optDtype(dtype, "dtype").optDevice(device, "device").call1("triu_indices");
+  }
+
+  /**
+   * {@code hann_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hannWindow(long windowLength) {
+    return new Args(1).integer(windowLength).call1("hann_window");
+  }
+
+  /**
+   * {@code hann_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hannWindow(long windowLength, DType dtype, Device device) {
+    return new Args(3).integer(windowLength).optDtype(dtype, "dtype").optDevice(device, "device").call1("hann_window");
+  }
+
+  /**
+   * {@code hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hannWindowPeriodic(long windowLength, boolean periodic) {
+    return new Args(2).integer(windowLength).bool(periodic).call1("hann_window.periodic");
+  }
+
+  /**
+   * {@code hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hannWindowPeriodic(long windowLength, boolean periodic, DType dtype, Device device) {
+    return new Args(4).integer(windowLength).bool(periodic).optDtype(dtype, "dtype").optDevice(device, "device").call1("hann_window.periodic");
+  }
+
+  /**
+   * {@code hamming_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hammingWindow(long windowLength) {
+    return new Args(1).integer(windowLength).call1("hamming_window");
+  }
+
+  /**
+   * {@code hamming_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hammingWindow(long windowLength, DType dtype, Device device) {
+    return new Args(3).integer(windowLength).optDtype(dtype, "dtype").optDevice(device, "device").call1("hamming_window");
+  }
+
+  /**
+   * {@code hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hammingWindowPeriodic(long windowLength, boolean periodic) {
+    return new Args(2).integer(windowLength).bool(periodic).call1("hamming_window.periodic");
+  }
+
+  /**
+   * {@code hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hammingWindowPeriodic(long windowLength, boolean periodic, DType dtype, Device device) {
+    return new Args(4).integer(windowLength).bool(periodic).optDtype(dtype, "dtype").optDevice(device, "device").call1("hamming_window.periodic");
+  }
+
+  /**
+   * {@code hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param alpha the schema's {@code alpha}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hammingWindowPeriodicAlpha(long windowLength, boolean periodic, double alpha) {
+    return new Args(3).integer(windowLength).bool(periodic).real(alpha).call1("hamming_window.periodic_alpha");
+  }
+
+  /**
+   * {@code hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param alpha the schema's {@code alpha}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hammingWindowPeriodicAlpha(long windowLength, boolean periodic, double alpha, DType dtype, Device device) {
+    return new Args(5).integer(windowLength).bool(periodic).real(alpha).optDtype(dtype, "dtype").optDevice(device, "device").call1("hamming_window.periodic_alpha");
+  }
+
+  /**
+   * {@code hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param alpha the schema's {@code alpha}
+   * @param beta the schema's {@code beta}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hammingWindowPeriodicAlphaBeta(long windowLength, boolean periodic, double alpha, double beta) {
+    return new Args(4).integer(windowLength).bool(periodic).real(alpha).real(beta).call1("hamming_window.periodic_alpha_beta");
+  }
+
+  /**
+   * {@code hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param alpha the schema's {@code alpha}
+   * @param beta the schema's {@code beta}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor hammingWindowPeriodicAlphaBeta(long windowLength, boolean periodic, double alpha, double beta, DType dtype, Device device) {
+    return new Args(6).integer(windowLength).bool(periodic).real(alpha).real(beta).optDtype(dtype, "dtype").optDevice(device, "device").call1("hamming_window.periodic_alpha_beta");
+  }
+
+  /**
+   * {@code bartlett_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor bartlettWindow(long windowLength) {
+    return new Args(1).integer(windowLength).call1("bartlett_window");
+  }
+
+  /**
+   * {@code bartlett_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor bartlettWindow(long windowLength, DType dtype, Device device) {
+    return new Args(3).integer(windowLength).optDtype(dtype, "dtype").optDevice(device, "device").call1("bartlett_window");
+  }
+
+  /**
+   * {@code bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor bartlettWindowPeriodic(long windowLength, boolean periodic) {
+    return new Args(2).integer(windowLength).bool(periodic).call1("bartlett_window.periodic");
+  }
+
+  /**
+   * {@code bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor bartlettWindowPeriodic(long windowLength, boolean periodic, DType dtype, Device device) {
+    return new Args(4).integer(windowLength).bool(periodic).optDtype(dtype, "dtype").optDevice(device, "device").call1("bartlett_window.periodic");
+  }
+
+  /**
+   * {@code blackman_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor blackmanWindow(long windowLength) {
+    return new Args(1).integer(windowLength).call1("blackman_window");
+  }
+
+  /**
+   * {@code blackman_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor blackmanWindow(long windowLength, DType dtype, Device device) {
+    return new Args(3).integer(windowLength).optDtype(dtype, "dtype").optDevice(device, "device").call1("blackman_window");
+  }
+
+  /**
+   * {@code blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor blackmanWindowPeriodic(long windowLength, boolean periodic) {
+    return new Args(2).integer(windowLength).bool(periodic).call1("blackman_window.periodic");
+  }
+
+  /**
+   * {@code blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor blackmanWindowPeriodic(long windowLength, boolean periodic, DType dtype, Device device) {
+    return new Args(4).integer(windowLength).bool(periodic).optDtype(dtype, "dtype").optDevice(device, "device").call1("blackman_window.periodic");
+  }
+
+  /**
+   * {@code kaiser_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor kaiserWindow(long windowLength) {
+    return new Args(1).integer(windowLength).call1("kaiser_window");
+  }
+
+  /**
+   * {@code kaiser_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor kaiserWindow(long windowLength, DType dtype, Device device) {
+    return new Args(3).integer(windowLength).optDtype(dtype, "dtype").optDevice(device, "device").call1("kaiser_window");
+  }
+
+  /**
+   * {@code kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor kaiserWindowPeriodic(long windowLength, boolean periodic) {
+    return new Args(2).integer(windowLength).bool(periodic).call1("kaiser_window.periodic");
+  }
+
+  /**
+   * {@code kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor kaiserWindowPeriodic(long windowLength, boolean periodic, DType dtype, Device device) {
+    return new Args(4).integer(windowLength).bool(periodic).optDtype(dtype, "dtype").optDevice(device, "device").call1("kaiser_window.periodic");
+  }
+
+  /**
+   * {@code kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param beta the schema's {@code beta}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor kaiserWindowBeta(long windowLength, boolean periodic, double beta) {
+    return new Args(3).integer(windowLength).bool(periodic).real(beta).call1("kaiser_window.beta");
+  }
+
+  /**
+   * {@code kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param windowLength the schema's {@code window_length}
+   * @param periodic the schema's {@code periodic}
+   * @param beta the schema's {@code beta}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor kaiserWindowBeta(long windowLength, boolean periodic, double beta, DType dtype, Device device) {
+    return new Args(5).integer(windowLength).bool(periodic).real(beta).optDtype(dtype, "dtype").optDevice(device, "device").call1("kaiser_window.beta");
   }
 
   /**
@@ -3787,6 +4165,33 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code isposinf(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor isposinf() {
+    return new Args(1).tensor(self(), "self").call1("isposinf");
+  }
+
+  /**
+   * {@code isneginf(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor isneginf() {
+    return new Args(1).tensor(self(), "self").call1("isneginf");
+  }
+
+  /**
+   * {@code isreal(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor isreal() {
+    return new Args(1).tensor(self(), "self").call1("isreal");
+  }
+
+  /**
    * {@code view(Tensor(a) self, int[] size) -> Tensor(a)}.
    * @param size the schema's {@code size}
    * @return the result
@@ -3911,6 +4316,65 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor slice(long dim, Long start, Long end, long step) {
     return new Args(5).tensor(self(), "self").integer(dim).optInteger(start).optInteger(end).integer(step).call1("slice.Tensor");
+  }
+
+  /**
+   * {@code unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)}.
+   * @param dimension the schema's {@code dimension}
+   * @param size the schema's {@code size}
+   * @param step the schema's {@code step}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor unfold(long dimension, long size, long step) {
+    return new Args(4).tensor(self(), "self").integer(dimension).integer(size).integer(step).call1("unfold");
+  }
+
+  /**
+   * {@code slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor}.
+   * Takes the defaults {@code dim=0}, {@code start=None}, {@code end=None}, {@code step=1}; an overload with every argument exists.
+   * @param src the schema's {@code src} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sliceScatter(Tensor src) {
+    return new Args(2).tensor(self(), "self").tensor(src, "src").call1("slice_scatter");
+  }
+
+  /**
+   * {@code slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param src the schema's {@code src} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param start the schema's {@code start} (null: none)
+   * @param end the schema's {@code end} (null: none)
+   * @param step the schema's {@code step}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sliceScatter(Tensor src, long dim, Long start, Long end, long step) {
+    return new Args(6).tensor(self(), "self").tensor(src, "src").integer(dim).optInteger(start).optInteger(end).integer(step).call1("slice_scatter");
+  }
+
+  /**
+   * {@code select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor}.
+   * @param src the schema's {@code src} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param index the schema's {@code index}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor selectScatter(Tensor src, long dim, long index) {
+    return new Args(4).tensor(self(), "self").tensor(src, "src").integer(dim).integer(index).call1("select_scatter");
+  }
+
+  /**
+   * {@code ravel(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor ravel() {
+    return new Args(1).tensor(self(), "self").call1("ravel");
   }
 
   /**
@@ -4049,6 +4513,16 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code block_diag(Tensor[] tensors) -> Tensor}.
+   * @param tensors the schema's {@code tensors}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor blockDiag(Tensor[] tensors) {
+    return new Args(1).tensors(tensors, "tensors").call1("block_diag");
+  }
+
+  /**
    * {@code repeat(Tensor self, SymInt[] repeats) -> Tensor}.
    * @param repeats the schema's {@code repeats}
    * @return the result
@@ -4173,6 +4647,78 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor}.
+   * Takes the defaults {@code k=1}, {@code dims=[0, 1]}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor rot90() {
+    return new Args(1).tensor(self(), "self").call1("rot90");
+  }
+
+  /**
+   * {@code rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor}.
+   * Every argument of the schema.
+   * @param k the schema's {@code k}
+   * @param dims the schema's {@code dims}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor rot90(long k, long... dims) {
+    return new Args(3).tensor(self(), "self").integer(k).ints(dims, "dims").call1("rot90");
+  }
+
+  /**
+   * {@code fliplr(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fliplr() {
+    return new Args(1).tensor(self(), "self").call1("fliplr");
+  }
+
+  /**
+   * {@code flipud(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor flipud() {
+    return new Args(1).tensor(self(), "self").call1("flipud");
+  }
+
+  /**
+   * {@code cartesian_prod(Tensor[] tensors) -> Tensor}.
+   * @param tensors the schema's {@code tensors}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor cartesianProd(Tensor[] tensors) {
+    return new Args(1).tensors(tensors, "tensors").call1("cartesian_prod");
+  }
+
+  /**
+   * {@code combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor}.
+   * Takes the defaults {@code r=2}, {@code with_replacement=False}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor combinations() {
+    return new Args(1).tensor(self(), "self").call1("combinations");
+  }
+
+  /**
+   * {@code combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param r the schema's {@code r}
+   * @param withReplacement the schema's {@code with_replacement}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor combinations(long r, boolean withReplacement) {
+    return new Args(3).tensor(self(), "self").integer(r).bool(withReplacement).call1("combinations");
+  }
+
+  /**
    * {@code tril(Tensor self, int diagonal=0) -> Tensor}.
    * Takes the defaults {@code diagonal=0}; an overload with every argument exists.
    * @return the result
@@ -4256,6 +4802,52 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor diag(long diagonal) {
     return new Args(2).tensor(self(), "self").integer(diagonal).call1("diag");
+  }
+
+  /**
+   * {@code diagflat(Tensor self, int offset=0) -> Tensor}.
+   * Takes the defaults {@code offset=0}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor diagflat() {
+    return new Args(1).tensor(self(), "self").call1("diagflat");
+  }
+
+  /**
+   * {@code diagflat(Tensor self, int offset=0) -> Tensor}.
+   * Every argument of the schema.
+   * @param offset the schema's {@code offset}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor diagflat(long offset) {
+    return new Args(2).tensor(self(), "self").integer(offset).call1("diagflat");
+  }
+
+  /**
+   * {@code diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor}.
+   * Takes the defaults {@code offset=0}, {@code dim1=0}, {@code dim2=1}; an overload with every argument exists.
+   * @param src the schema's {@code src} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor diagonalScatter(Tensor src) {
+    return new Args(2).tensor(self(), "self").tensor(src, "src").call1("diagonal_scatter");
+  }
+
+  /**
+   * {@code diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param src the schema's {@code src} (null: none)
+   * @param offset the schema's {@code offset}
+   * @param dim1 the schema's {@code dim1}
+   * @param dim2 the schema's {@code dim2}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor diagonalScatter(Tensor src, long offset, long dim1, long dim2) {
+    return new Args(5).tensor(self(), "self").tensor(src, "src").integer(offset).integer(dim1).integer(dim2).call1("diagonal_scatter");
   }
 
   /**
@@ -5480,6 +6072,15 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code msort(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor msort() {
+    return new Args(1).tensor(self(), "self").call1("msort");
+  }
+
+  /**
    * {@code topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)}.
    * Takes the defaults {@code dim=-1}, {@code largest=True}, {@code sorted=True}; an overload with every argument exists.
    * @param k the schema's {@code k}
@@ -5558,6 +6159,38 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor[] medianDim(long dim, boolean keepdim) {
     return new Args(3).tensor(self(), "self").integer(dim).bool(keepdim).call("median.dim", 2);
+  }
+
+  /**
+   * {@code nanmedian(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanmedian() {
+    return new Args(1).tensor(self(), "self").call1("nanmedian");
+  }
+
+  /**
+   * {@code nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)}.
+   * Takes the defaults {@code keepdim=False}; an overload with every argument exists.
+   * @param dim the schema's {@code dim}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] nanmedianDim(long dim) {
+    return new Args(2).tensor(self(), "self").integer(dim).call("nanmedian.dim", 2);
+  }
+
+  /**
+   * {@code nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] nanmedianDim(long dim, boolean keepdim) {
+    return new Args(3).tensor(self(), "self").integer(dim).bool(keepdim).call("nanmedian.dim", 2);
   }
 
   /**
@@ -7095,6 +7728,84 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor}.
+   * Takes the defaults {@code assume_unique=False}, {@code invert=False}; an overload with every argument exists.
+   * @param elements the schema's {@code elements} (null: none)
+   * @param testElements the schema's {@code test_elements} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor isin(Tensor elements, Tensor testElements) {
+    return new Args(2).tensor(elements, "elements").tensor(testElements, "test_elements").call1("isin.Tensor_Tensor");
+  }
+
+  /**
+   * {@code isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param elements the schema's {@code elements} (null: none)
+   * @param testElements the schema's {@code test_elements} (null: none)
+   * @param assumeUnique the schema's {@code assume_unique}
+   * @param invert the schema's {@code invert}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor isin(Tensor elements, Tensor testElements, boolean assumeUnique, boolean invert) {
+    return new Args(4).tensor(elements, "elements").tensor(testElements, "test_elements").bool(assumeUnique).bool(invert).call1("isin.Tensor_Tensor");
+  }
+
+  /**
+   * {@code isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor}.
+   * Takes the defaults {@code assume_unique=False}, {@code invert=False}; an overload with every argument exists.
+   * @param elements the schema's {@code elements} (null: none)
+   * @param testElement the schema's {@code test_element} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor isinTensorScalar(Tensor elements, Number testElement) {
+    return new Args(2).tensor(elements, "elements").scalar(testElement, "test_element").call1("isin.Tensor_Scalar");
+  }
+
+  /**
+   * {@code isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param elements the schema's {@code elements} (null: none)
+   * @param testElement the schema's {@code test_element} (null: none)
+   * @param assumeUnique the schema's {@code assume_unique}
+   * @param invert the schema's {@code invert}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor isinTensorScalar(Tensor elements, Number testElement, boolean assumeUnique, boolean invert) {
+    return new Args(4).tensor(elements, "elements").scalar(testElement, "test_element").bool(assumeUnique).bool(invert).call1("isin.Tensor_Scalar");
+  }
+
+  /**
+   * {@code isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor}.
+   * Takes the defaults {@code assume_unique=False}, {@code invert=False}; an overload with every argument exists.
+   * @param element the schema's {@code element} (null: none)
+   * @param testElements the schema's {@code test_elements} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor isinScalarTensor(Number element, Tensor testElements) {
+    return new Args(2).scalar(element, "element").tensor(testElements, "test_elements").call1("isin.Scalar_Tensor");
+  }
+
+  /**
+   * {@code isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param element the schema's {@code element} (null: none)
+   * @param testElements the schema's {@code test_elements} (null: none)
+   * @param assumeUnique the schema's {@code assume_unique}
+   * @param invert the schema's {@code invert}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor isinScalarTensor(Number element, Tensor testElements, boolean assumeUnique, boolean invert) {
+    return new Args(4).scalar(element, "element").tensor(testElements, "test_elements").bool(assumeUnique).bool(invert).call1("isin.Scalar_Tensor");
+  }
+
+  /**
    * {@code cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor}.
    * Takes the defaults {@code correction=1}, {@code fweights=None}, {@code aweights=None}; an overload with every argument exists.
    * @return the result
@@ -7671,6 +8382,16 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code inner(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor inner(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("inner");
+  }
+
+  /**
    * {@code outer(Tensor self, Tensor vec2) -> Tensor}.
    * @param vec2 the schema's {@code vec2} (null: none)
    * @return the result
@@ -7688,6 +8409,32 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor ger(Tensor vec2) {
     return new Args(2).tensor(self(), "self").tensor(vec2, "vec2").call1("ger");
+  }
+
+  /**
+   * {@code addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor}.
+   * Takes the defaults {@code beta=1}, {@code alpha=1}; an overload with every argument exists.
+   * @param vec1 the schema's {@code vec1} (null: none)
+   * @param vec2 the schema's {@code vec2} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor addr(Tensor vec1, Tensor vec2) {
+    return new Args(3).tensor(self(), "self").tensor(vec1, "vec1").tensor(vec2, "vec2").call1("addr");
+  }
+
+  /**
+   * {@code addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param vec1 the schema's {@code vec1} (null: none)
+   * @param vec2 the schema's {@code vec2} (null: none)
+   * @param beta the schema's {@code beta} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor addr(Tensor vec1, Tensor vec2, Number beta, Number alpha) {
+    return new Args(5).tensor(self(), "self").tensor(vec1, "vec1").tensor(vec2, "vec2").scalar(beta, "beta").scalar(alpha, "alpha").call1("addr");
   }
 
   /**
@@ -7753,6 +8500,32 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor}.
+   * Takes the defaults {@code beta=1}, {@code alpha=1}; an overload with every argument exists.
+   * @param batch1 the schema's {@code batch1} (null: none)
+   * @param batch2 the schema's {@code batch2} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor addbmm(Tensor batch1, Tensor batch2) {
+    return new Args(3).tensor(self(), "self").tensor(batch1, "batch1").tensor(batch2, "batch2").call1("addbmm");
+  }
+
+  /**
+   * {@code addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param batch1 the schema's {@code batch1} (null: none)
+   * @param batch2 the schema's {@code batch2} (null: none)
+   * @param beta the schema's {@code beta} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor addbmm(Tensor batch1, Tensor batch2, Number beta, Number alpha) {
+    return new Args(5).tensor(self(), "self").tensor(batch1, "batch1").tensor(batch2, "batch2").scalar(beta, "beta").scalar(alpha, "alpha").call1("addbmm");
+  }
+
+  /**
    * {@code tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor}.
    * @param other the schema's {@code other} (null: none)
    * @param dimsSelf the schema's {@code dims_self}
@@ -7772,6 +8545,76 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor kron(Tensor other) {
     return new Args(2).tensor(self(), "self").tensor(other, "other").call1("kron");
+  }
+
+  /**
+   * {@code linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor}.
+   * Takes the defaults {@code dim=-1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor linalgCross(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("linalg_cross");
+  }
+
+  /**
+   * {@code linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param dim the schema's {@code dim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor linalgCross(Tensor other, long dim) {
+    return new Args(3).tensor(self(), "self").tensor(other, "other").integer(dim).call1("linalg_cross");
+  }
+
+  /**
+   * {@code cross(Tensor self, Tensor other, int? dim=None) -> Tensor}.
+   * Takes the defaults {@code dim=None}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor cross(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("cross");
+  }
+
+  /**
+   * {@code cross(Tensor self, Tensor other, int? dim=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param dim the schema's {@code dim} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor cross(Tensor other, Long dim) {
+    return new Args(3).tensor(self(), "self").tensor(other, "other").optInteger(dim).call1("cross");
+  }
+
+  /**
+   * {@code vander(Tensor x, int? N=None, bool increasing=False) -> Tensor}.
+   * Takes the defaults {@code N=None}, {@code increasing=False}; an overload with every argument exists.
+   * @param x the schema's {@code x} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor vander(Tensor x) {
+    return new Args(1).tensor(x, "x").call1("vander");
+  }
+
+  /**
+   * {@code vander(Tensor x, int? N=None, bool increasing=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param x the schema's {@code x} (null: none)
+   * @param N the schema's {@code N} (null: none)
+   * @param increasing the schema's {@code increasing}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor vander(Tensor x, Long N, boolean increasing) {
+    return new Args(3).tensor(x, "x").optInteger(N).bool(increasing).call1("vander");
   }
 
   /**
@@ -8992,5 +9835,25 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor clipInPlace(Number min, Number max) {
     return new Args(3).tensor(self(), "self").optScalar(min, "min").optScalar(max, "max").callInPlace("clip_", self());
+  }
+
+  /**
+   * {@code row_stack(Tensor[] tensors) -> Tensor}.
+   * @param tensors the schema's {@code tensors}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor rowStack(Tensor[] tensors) {
+    return new Args(1).tensors(tensors, "tensors").call1("row_stack");
+  }
+
+  /**
+   * {@code vdot(Tensor self, Tensor tensor) -> Tensor}.
+   * @param tensor the schema's {@code tensor} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor vdot(Tensor tensor) {
+    return new Args(2).tensor(self(), "self").tensor(tensor, "tensor").call1("vdot");
   }
 }
