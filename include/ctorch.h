@@ -722,6 +722,37 @@ CT_API int ct_is_deterministic_algorithms_warn_only_enabled(void);
 CT_API int32_t ct_get_deterministic_debug_mode(void);
 CT_API CT_NODISCARD ct_status ct_set_deterministic_debug_mode(int32_t mode);
 
+/* ---- Runtime switches: automatic mixed precision ---- */
+
+/*
+ * ct_autocast_set_enabled / ct_autocast_is_enabled - automatic mixed precision for one device type
+ * on the calling thread (torch.autocast, torch.set_autocast_enabled). While it is on, each operator
+ * call whose tensors are on that device type follows PyTorch's autocast lists: matrix products,
+ * linear and convolutions (and on cuda also mv, addmv, addr, einsum and the recurrent cells) cast
+ * their float32 inputs to the autocast dtype (ct_autocast_set_dtype) and compute there; losses,
+ * norms, prod, quantile, cdist, trace and the edge paddings cast lower-precision inputs to float32;
+ * every other operator runs in the dtypes it is given (so an add of a bfloat16 product and a
+ * float32 bias promotes to float32, as in PyTorch). float64 is never cast. The casts are operator
+ * calls that autograd records, so gradients come back in each input's own dtype.
+ * A new thread starts with autocast off; ctorch keeps no cache of casts.
+ *
+ * type: CT_DEVICE_CPU, CT_DEVICE_CUDA or a plugin type. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT
+ * for another value, or a NULL out. Threads: the calling thread only. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_autocast_set_enabled(ct_device_type type, int enabled);
+CT_API CT_NODISCARD ct_status ct_autocast_is_enabled(ct_device_type type, int* out);
+
+/*
+ * ct_autocast_set_dtype / ct_autocast_get_dtype - the dtype autocast computes the lower-precision
+ * operators in, per device type on the calling thread: CT_BFLOAT16 for the cpu and CT_FLOAT16 for
+ * cuda at start, as in PyTorch.
+ *
+ * Returns CT_OK; CT_ERROR_DTYPE for a dtype other than CT_FLOAT16 or CT_BFLOAT16;
+ * CT_ERROR_INVALID_ARGUMENT for a type outside ct_device_type (or meta) or a NULL out. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_autocast_set_dtype(ct_device_type type, ct_dtype dtype);
+CT_API CT_NODISCARD ct_status ct_autocast_get_dtype(ct_device_type type, ct_dtype* out);
+
 /* ---- Runtime switches: defaults and precision ---- */
 
 /*

@@ -65,6 +65,7 @@ void define_masked(Registry& r);
 void define_take_put(Registry& r);
 void define_embedding(Registry& r);
 void define_advanced_index(Registry& r);
+void install_autocast(Registry& r);
 }  // namespace ops
 
 void register_builtin_operators(Registry& r) {
@@ -125,6 +126,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_embedding(r);
   ops::define_advanced_index(r);
   ops::define_aliases(r);  // after every operator an alias names
+  ops::install_autocast(r);
   autograd::install(r);
   cuda::register_cuda_kernels(r);
 }

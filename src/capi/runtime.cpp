@@ -7,6 +7,7 @@
 #include "capi/handle.h"
 #include "core/error.h"
 #include "dispatch/profiler.h"
+#include "runtime/autocast.h"
 #include "runtime/defaults.h"
 #include "runtime/determinism.h"
 #include "runtime/log.h"
@@ -102,6 +103,47 @@ ct_status ct_set_deterministic_debug_mode(int32_t mode) {
     CT_CHECK(mode >= 0 && mode <= 2, CT_ERROR_INVALID_ARGUMENT, "ct_set_deterministic_debug_mode: mode ", mode,
              " is not a debug mode. Pass 0 (off), 1 (warn) or 2 (error)");
     runtime::set_deterministic_mode(static_cast<DeterministicMode>(mode));
+  });
+}
+
+// ---- Automatic mixed precision
+
+namespace {
+DeviceType autocast_type(ct_device_type type, const char* fn) {
+  const int t = capi::raw_enum(type);
+  CT_CHECK(t >= 0 && t < kNumDeviceTypes && t != static_cast<int>(DeviceType::Meta), CT_ERROR_INVALID_ARGUMENT, fn,
+           ": device type ", t, " has no autocast. Pass CT_DEVICE_CPU, CT_DEVICE_CUDA or a plugin type");
+  return static_cast<DeviceType>(t);
+}
+}  // namespace
+
+ct_status ct_autocast_set_enabled(ct_device_type type, int enabled) {
+  return capi::guard([&] { runtime::set_autocast_enabled(autocast_type(type, "ct_autocast_set_enabled"), enabled != 0); });
+}
+
+ct_status ct_autocast_is_enabled(ct_device_type type, int* out) {
+  return capi::guard([&] {
+    const DeviceType t = autocast_type(type, "ct_autocast_is_enabled");
+    CT_CHECK(out, CT_ERROR_INVALID_ARGUMENT, "ct_autocast_is_enabled: out is NULL. Pass an int to fill");
+    *out = runtime::autocast_state().enabled[static_cast<int>(t)];
+  });
+}
+
+ct_status ct_autocast_set_dtype(ct_device_type type, ct_dtype dtype) {
+  return capi::guard([&] {
+    const DeviceType t = autocast_type(type, "ct_autocast_set_dtype");
+    const DType d = capi::dtype_arg(dtype, "ct_autocast_set_dtype");
+    CT_CHECK(d == DType::Float16 || d == DType::BFloat16, CT_ERROR_DTYPE, "ct_autocast_set_dtype: autocast computes "
+             "in float16 or bfloat16, not ", d, ". Pass CT_FLOAT16 or CT_BFLOAT16");
+    runtime::autocast_state().dtype[static_cast<int>(t)] = d;
+  });
+}
+
+ct_status ct_autocast_get_dtype(ct_device_type type, ct_dtype* out) {
+  return capi::guard([&] {
+    const DeviceType t = autocast_type(type, "ct_autocast_get_dtype");
+    CT_CHECK(out, CT_ERROR_INVALID_ARGUMENT, "ct_autocast_get_dtype: out is NULL. Pass a ct_dtype to fill");
+    *out = static_cast<ct_dtype>(runtime::autocast_state().dtype[static_cast<int>(t)]);
   });
 }
 

@@ -27,8 +27,9 @@ enum class DispatchKey : uint8_t {
   Autograd = 7,
   Profiler = 8,
   Tracer = 9,
+  Autocast = 10,  // above the tracer, so a compiled graph records autocast's casts
 };
-constexpr int kNumDispatchKeys = 10;
+constexpr int kNumDispatchKeys = 11;
 constexpr int kNumBackendKeys = 7;
 static_assert(static_cast<int>(DispatchKey::PrivateUse1) == static_cast<int>(DeviceType::PrivateUse1) &&
                   static_cast<int>(DispatchKey::PrivateUse4) == static_cast<int>(DeviceType::PrivateUse4) &&

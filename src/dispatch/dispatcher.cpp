@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "dispatch/profiler.h"
+#include "runtime/autocast.h"
 #include "runtime/defaults.h"
 #include "runtime/determinism.h"
 #include "runtime/log.h"
@@ -157,7 +158,9 @@ void mark_inference(const Value* args, size_t nargs, Tensor* outs, size_t nouts)
 
 inline void dispatch_unprofiled(const OperatorDef& op, const Value* args, size_t nargs, Tensor* outs, size_t nouts) {
   const LocalDispatchKeys& l = local_dispatch_keys();
-  DispatchKeySet ks = (call_keys(op, args, nargs) | l.included) - l.excluded;
+  DispatchKeySet ks = call_keys(op, args, nargs) | l.included;
+  if (__builtin_expect(runtime::autocast_state().any, 0)) ks = ks.add(DispatchKey::Autocast);
+  ks = ks - l.excluded;
   run(op, ks, args, nargs, outs, nouts);
   if (__builtin_expect(l.inference, 0)) mark_inference(args, nargs, outs, nouts);
 }

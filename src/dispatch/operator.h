@@ -141,6 +141,15 @@ enum class Tag : uint32_t {
   Fusible = 1u << 2,    // the graph compiler fuses it: it has an element function or a fused reduction
 };
 
+// What autocast does to an operator's floating inputs (Note [Autocast], ops/autocast.cpp, which
+// holds PyTorch's lists and sets each operator's policy).
+enum class AutocastPolicy : uint8_t {
+  None,                 // runs as called
+  LowerPrecision,       // float32 inputs cast to autocast's dtype (matrix products, convolutions)
+  LowerPrecisionCuda,   // the same on cuda only (PyTorch's cuda list is longer than the cpu's)
+  Float32,              // lower-precision inputs cast to float32 (losses, norms, reductions that lose accuracy)
+};
+
 struct OperatorDef {
   Schema schema;
   std::string full_name;     // "add.Tensor"
@@ -152,6 +161,7 @@ struct OperatorDef {
   const OperatorDef* functional = nullptr;  // for an in-place variant: the operator it derives from
   const OperatorDef* alias_of = nullptr;    // for another name (Registry::alias): the operator named
   int device_arg = -1;  // factories: index of the Device argument that picks the backend
+  AutocastPolicy autocast = AutocastPolicy::None;
   // Bit i: the operator writes tensor argument i ("Tensor(a!)"). The dispatcher refuses a write to
   // a read-only or inference tensor before any kernel runs (Note [Writable arguments]).
   uint64_t written_args = 0;

@@ -32,7 +32,8 @@ const char* differentiability_name(Differentiability d) {
 const char* dispatch_key_name(DispatchKey k) {
   static constexpr const char* names[kNumDispatchKeys] = {"cpu",          "cuda",         "meta",
                                                           "privateuse1",  "privateuse2",  "privateuse3",
-                                                          "privateuse4",  "autograd",     "profiler", "tracer"};
+                                                          "privateuse4",  "autograd",     "profiler", "tracer",
+                                                          "autocast"};
   const int i = static_cast<int>(k);
   // A plugin's key reads as its device's registered name ("counting"), as in the messages users see.
   const char* device = i < kNumBackendKeys ? device_type_name(static_cast<DeviceType>(i)) : nullptr;

@@ -237,6 +237,66 @@ static void test_default_device_is_per_thread(void) {
   CHECK_STATUS(ct_get_default_device(NULL, &index), CT_ERROR_INVALID_ARGUMENT);
 }
 
+static ct_dtype dtype_of(const ct_tensor* t) {
+  ct_dtype d = (ct_dtype)-1;
+  if (ct_tensor_dtype(t, &d) != CT_OK) return (ct_dtype)-1;
+  return d;
+}
+
+static void* autocast_of_a_new_thread(void* p) {
+  int* enabled = p;
+  if (ct_autocast_is_enabled(CT_DEVICE_CPU, enabled) != CT_OK) *enabled = -1;
+  return NULL;
+}
+
+static void test_autocast_casts_by_operator_and_is_per_thread(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(2, 3), 1, 2, 3, 4, 5, 6);
+  ct_tensor* b = T(CT_FLOAT32, S(3, 2), 1, 0, 0, 1, 1, 1);
+  ct_tensor *a64 = NULL, *prod = NULL, *prod64 = NULL, *sum = NULL, *loss = NULL;
+  CHECK_OK(ct_tensor_to(a, CT_FLOAT64, &a64));
+  int enabled = -1;
+  ct_dtype dt;
+  CHECK_OK(ct_autocast_get_dtype(CT_DEVICE_CPU, &dt));
+  CHECK(dt == CT_BFLOAT16);
+  CHECK_OK(ct_autocast_get_dtype(CT_DEVICE_CUDA, &dt));
+  CHECK(dt == CT_FLOAT16);
+  CHECK_OK(ct_autocast_set_enabled(CT_DEVICE_CPU, 1));
+  CHECK_OK(ct_autocast_is_enabled(CT_DEVICE_CPU, &enabled));
+  CHECK(enabled == 1);
+  pthread_t th;
+  int other = -2;
+  CHECK(pthread_create(&th, NULL, autocast_of_a_new_thread, &other) == 0);
+  pthread_join(th, NULL);
+  CHECK(other == 0); /* a new thread starts with autocast off */
+  ct_value mm_args[] = {VT(a), VT(b)};
+  CHECK_OK(ct_op_call("mm", mm_args, 2, &prod, 1)); /* a matrix product: bfloat16 */
+  CHECK(dtype_of(prod) == CT_BFLOAT16);
+  CHECK_TENSOR_NEAR(prod, CT_BFLOAT16, 1e-2, S(2, 2), 4, 5, 10, 11);
+  ct_tensor* b64 = NULL;
+  CHECK_OK(ct_tensor_to(b, CT_FLOAT64, &b64));
+  ct_value mm64_args[] = {VT(a64), VT(b64)};
+  CHECK_OK(ct_op_call("mm", mm64_args, 2, &prod64, 1)); /* float64 is never cast */
+  CHECK(dtype_of(prod64) == CT_FLOAT64);
+  CHECK_OK(ct_tensor_add(prod, prod, &sum)); /* not on a list: runs in the dtype it is given */
+  CHECK(dtype_of(sum) == CT_BFLOAT16);
+  ct_value loss_args[] = {VT(prod), VT(sum), VI(1)};
+  CHECK_OK(ct_op_call("mse_loss", loss_args, 3, &loss, 1)); /* a loss: float32 */
+  CHECK(dtype_of(loss) == CT_FLOAT32);
+  CHECK_OK(ct_autocast_set_enabled(CT_DEVICE_CPU, 0));
+  RELEASE(prod, loss);
+  CHECK_OK(ct_op_call("mm", mm_args, 2, &prod, 1));
+  CHECK(dtype_of(prod) == CT_FLOAT32);
+  CHECK_STATUS(ct_autocast_set_dtype(CT_DEVICE_CPU, CT_FLOAT32), CT_ERROR_DTYPE);
+  CHECK_STATUS(ct_autocast_set_enabled(CT_DEVICE_META, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_autocast_set_enabled((ct_device_type)42, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_autocast_is_enabled(CT_DEVICE_CPU, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_autocast_set_dtype(CT_DEVICE_CPU, CT_FLOAT16));
+  CHECK_OK(ct_autocast_get_dtype(CT_DEVICE_CPU, &dt));
+  CHECK(dt == CT_FLOAT16);
+  CHECK_OK(ct_autocast_set_dtype(CT_DEVICE_CPU, CT_BFLOAT16));
+  RELEASE(a, b, a64, b64, prod, prod64, sum);
+}
+
 static void test_device_context_wins_and_nests(void) {
   ct_tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
   ct_device_type t;
@@ -285,5 +345,5 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_set_determinism_errors_and_registry), CAPI_TEST(test_empty_is_filled_in_deterministic_mode),
     CAPI_TEST(test_log_handler_replacement_and_levels),  CAPI_TEST(test_default_dtype),
     CAPI_TEST(test_default_device_is_per_thread),  CAPI_TEST(test_device_context_wins_and_nests),
-    CAPI_TEST(test_matmul_precision)};
+    CAPI_TEST(test_matmul_precision),              CAPI_TEST(test_autocast_casts_by_operator_and_is_per_thread)};
 CAPI_MAIN(TESTS)

@@ -128,4 +128,30 @@ class RuntimeTest {
       assertThrows(DeviceException.class, () -> Tensor.ones(new long[] {2}, null, Device.cuda(0)));
     }
   }
+
+  @Test
+  void autocastCastsProductsAndLossesAndRestores() throws Exception {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor a = Tensor.of(new float[] {1, 2, 3, 4, 5, 6}, 2, 3);
+      Tensor b = Tensor.of(new float[] {1, 0, 0, 1, 1, 1}, 3, 2);
+      assertFalse(CTorch.isAutocastEnabled(Device.Type.CPU));
+      try (Guard ac = CTorch.autocast(Device.Type.CPU, DType.BFLOAT16)) {
+        assertTrue(CTorch.isAutocastEnabled(Device.Type.CPU));
+        Tensor p = a.mm(b);
+        assertEquals(DType.BFLOAT16, p.dtype());
+        assertArrayEquals(new float[] {4, 5, 10, 11}, p.to(DType.FLOAT32).toFloatArray());
+        assertEquals(DType.FLOAT32, p.mseLoss(p.add(p)).dtype());
+        // Autocast belongs to the thread that opened it.
+        boolean[] other = new boolean[1];
+        Thread t = new Thread(() -> other[0] = CTorch.isAutocastEnabled(Device.Type.CPU));
+        t.start();
+        t.join();
+        assertFalse(other[0]);
+      }
+      assertFalse(CTorch.isAutocastEnabled(Device.Type.CPU));
+      assertEquals(DType.FLOAT32, a.mm(b).dtype());
+      assertThrows(DTypeException.class, () -> CTorch.autocast(Device.Type.CPU, DType.FLOAT32));
+      assertEquals(DType.FLOAT16, CTorch.getAutocastDtype(Device.Type.CUDA));
+    }
+  }
 }

@@ -20,6 +20,52 @@ from . import profiler
 from . import cuda
 from . import amp, backends, jit, onnx
 from .amp import autocast
+
+
+# torch's autocast state functions: the calling thread's switches (ctorch.amp).
+def is_autocast_enabled(device_type="cuda"):
+    return amp.is_enabled(device_type)
+
+
+def set_autocast_enabled(*args):
+    """set_autocast_enabled(enabled) for cuda, or (device_type, enabled) as torch 2.4 takes."""
+    device_type, enabled = args if len(args) == 2 else ("cuda", args[0])
+    amp.set_enabled(enabled, device_type)
+
+
+def is_autocast_cpu_enabled():
+    return amp.is_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled):
+    amp.set_enabled(enabled, "cpu")
+
+
+def get_autocast_dtype(device_type):
+    return amp.get_dtype(device_type)
+
+
+def get_autocast_gpu_dtype():
+    return amp.get_dtype("cuda")
+
+
+def set_autocast_gpu_dtype(dtype):
+    amp.set_dtype(dtype, "cuda")
+
+
+def get_autocast_cpu_dtype():
+    return amp.get_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype):
+    amp.set_dtype(dtype, "cpu")
+
+
+is_autocast_cache_enabled = amp.is_cache_enabled
+set_autocast_cache_enabled = amp.set_cache_enabled
+clear_autocast_cache = amp.clear_cache
+autocast_increment_nesting = amp.increment_nesting
+autocast_decrement_nesting = amp.decrement_nesting
 from . import linalg, special
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,

@@ -1,19 +1,28 @@
 """ctorch.amp: torch.amp's autocast and GradScaler.
 
+autocast(device_type, dtype) turns on the library's automatic mixed precision for that device type
+on this thread (ct_autocast_set_enabled): matrix products, linear and convolutions compute in the
+lower-precision dtype (bfloat16 on the cpu, float16 on cuda, unless dtype says otherwise), losses,
+norms and the other precision-sensitive operators in float32, everything else in the dtypes it is
+given, following PyTorch's lists; float64 is never cast. A cuda autocast with no CUDA device warns
+and is disabled, as torch's is. The torch functions beside it (is_autocast_cpu_enabled,
+set_autocast_cpu_dtype, ...) read and set the same per-thread state.
+
 GradScaler is torch's loss scaling, computed here: scale() multiplies the loss, unscale_() divides
 the gradients and notes any inf or NaN, step() skips the update when one was found, and update()
-backs the scale off after such a step or grows it after growth_interval clean ones.
-
-autocast runs as torch does where it has nothing to do (enabled=False, or a CUDA autocast with no
-CUDA device: a warning, then disabled). Casting operators to a lower precision inside the region is
-not implemented yet: an enabled autocast on a device that exists raises NotImplementedError."""
+backs the scale off after such a step or grows it after growth_interval clean ones."""
 
 import functools
+import threading
 import warnings
 
+from . import _C
 from . import _dtype as _d
 
 __all__ = ["autocast", "GradScaler"]
+
+_DEVICE_TYPES = {"cpu": 0, "cuda": 1}
+_DTYPES = {_d.float16.code: _d.float16, _d.bfloat16.code: _d.bfloat16}
 
 
 def _cuda_missing(device_type, what):
@@ -25,25 +34,94 @@ def _cuda_missing(device_type, what):
     return False
 
 
+def _type_code(device_type):
+    if device_type not in _DEVICE_TYPES:
+        raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+    return _DEVICE_TYPES[device_type]
+
+
+def is_enabled(device_type="cuda"):
+    """Whether autocast is on for device_type on this thread."""
+    return bool(_C.ct_autocast_is_enabled(_type_code(device_type)))
+
+
+def set_enabled(enabled, device_type="cuda"):
+    _C.ct_autocast_set_enabled(_type_code(device_type), int(bool(enabled)))
+
+
+def get_dtype(device_type="cuda"):
+    """The dtype autocast computes the lower-precision operators in on device_type."""
+    return _DTYPES[_C.ct_autocast_get_dtype(_type_code(device_type))]
+
+
+def set_dtype(dtype, device_type="cuda"):
+    _C.ct_autocast_set_dtype(_type_code(device_type), dtype.code)
+
+
+class _ThreadState(threading.local):
+    def __init__(self):
+        self.nesting = 0
+        self.cache_enabled = True
+
+
+_local = _ThreadState()
+
+
+def increment_nesting():
+    _local.nesting += 1
+    return _local.nesting
+
+
+def decrement_nesting():
+    _local.nesting -= 1
+    return _local.nesting
+
+
+def is_cache_enabled():
+    """torch's cast-cache flag; ctorch keeps no cache of casts, so it changes no result."""
+    return _local.cache_enabled
+
+
+def set_cache_enabled(enabled):
+    _local.cache_enabled = bool(enabled)
+
+
+def clear_cache():
+    """Nothing to clear: ctorch casts again on each call instead of caching."""
+
+
 class autocast:
     """autocast(device_type, dtype=None, enabled=True, cache_enabled=None): a context manager and
-    decorator. See the module comment for what runs."""
+    decorator; the region's state is restored on exit, nested regions included."""
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        _type_code(device_type)
         self.device = device_type
-        self.fast_dtype = dtype if dtype is not None else (_d.bfloat16 if device_type == "cpu" else _d.float16)
+        self.fast_dtype = dtype if dtype is not None else get_dtype(device_type)
+        self._cache_enabled = cache_enabled
         self._enabled = bool(enabled) and not _cuda_missing(device_type, "autocast")
-        if self._enabled:
-            raise NotImplementedError(f"ctorch.amp.autocast({device_type!r}, dtype={self.fast_dtype}): casting "
-                                      "operators to a lower precision is not implemented yet. Run in float32, "
-                                      "or convert the model and inputs with .to(dtype)")
+        if self._enabled and self.fast_dtype not in (_d.float16, _d.bfloat16):
+            warnings.warn(f"In {device_type} autocast, but the target dtype is not supported. Disabling autocast.\n"
+                          f"{device_type} Autocast only supports dtypes of torch.bfloat16 and torch.float16 currently.")
+            self._enabled = False
 
     def __enter__(self):
+        self._saved = (is_enabled(self.device), get_dtype(self.device), _local.cache_enabled)
+        if self._cache_enabled is not None:
+            _local.cache_enabled = bool(self._cache_enabled)
+        set_dtype(self.fast_dtype if self._enabled else self._saved[1], self.device)
+        set_enabled(self._enabled, self.device)
+        increment_nesting()
         return self
 
     def __exit__(self, *exc):
+        decrement_nesting()
+        enabled, dtype, cache = self._saved
+        set_enabled(enabled, self.device)
+        set_dtype(dtype, self.device)
+        _local.cache_enabled = cache
         return False
 
     def __call__(self, fn):

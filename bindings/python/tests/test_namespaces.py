@@ -111,9 +111,72 @@ def test_disabled_autocast_and_scaler_pass_through():
     assert p.tolist() == [0.0, 0.0] and scaler.get_scale() == 1.0 and scaler.state_dict() == {}
 
 
-def test_enabled_cpu_autocast_raises_saying_it_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="autocast"):
-        ctorch.autocast("cpu", dtype=ctorch.bfloat16)
+def _autocast_step(m, data, dtype):
+    """A linear layer, a promoted add, a pointwise op, an mse loss and a float64 product inside a cpu
+    autocast region, then backward outside it: dtypes, loss and gradients."""
+    x = m.tensor(data["x"], requires_grad=True)
+    w = m.tensor(data["w"], requires_grad=True)
+    conv_w = m.tensor(data["conv_w"], requires_grad=True)
+    with m.autocast("cpu", dtype=dtype):
+        y = m.nn.functional.linear(x, w, m.tensor(data["b"]))
+        shifted = y + m.tensor(data["b"])        # bfloat16 + float32 promotes to float32
+        conv = m.nn.functional.conv2d(x.reshape(1, 1, 4, 8), conv_w)
+        loss = m.nn.functional.mse_loss(y, m.tensor(data["t"])) + conv.float().square().mean()
+        f64 = m.mm(x.double(), w.double().T)     # float64 is never cast
+        nested = None
+        with m.autocast("cpu", enabled=False):
+            nested = m.mm(x, w.T).dtype             # a disabled region inside runs as called
+        inside = (m.is_autocast_cpu_enabled(), m.get_autocast_cpu_dtype())
+    loss.backward()
+    dtypes = [str(t.dtype).split(".")[-1] for t in (y, shifted, conv, loss, f64)] + [str(nested).split(".")[-1]]
+    return dtypes, inside[0], str(inside[1]).split(".")[-1], loss.item(), x.grad, w.grad, conv_w.grad, \
+        m.is_autocast_cpu_enabled()
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_cpu_autocast_casts_as_torch_does(dtype):
+    rng = np.random.default_rng(1)
+    data = {"x": rng.standard_normal((4, 8)).astype(np.float32), "w": rng.standard_normal((3, 8)).astype(np.float32),
+            "b": rng.standard_normal(3).astype(np.float32), "t": rng.standard_normal((4, 3)).astype(np.float32),
+            "conv_w": rng.standard_normal((2, 1, 3, 3)).astype(np.float32)}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = _autocast_step(torch, data, getattr(torch, dtype))
+    except RuntimeError as e:  # torch 1.13's cpu autocast takes bfloat16 only
+        pytest.skip(f"this torch's cpu autocast does not take {dtype}: {e}")
+    if not ref[1]:
+        pytest.skip(f"this torch's cpu autocast does not take {dtype}")
+    got = _autocast_step(ctorch, data, getattr(ctorch, dtype))
+    assert got[:3] == ref[:3] and got[7] is ref[7] is False
+    assert got[3] == pytest.approx(ref[3], rel=2e-2)
+    for g, r in zip(got[4:7], ref[4:7]):
+        assert str(g.dtype).split(".")[-1] == str(r.dtype).split(".")[-1] == "float32"
+        np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=5e-2, atol=5e-2)
+
+
+def test_autocast_state_is_per_thread_and_restored():
+    import threading
+
+    seen = []
+    with ctorch.autocast("cpu"):
+        t = threading.Thread(target=lambda: seen.append(ctorch.is_autocast_cpu_enabled()))
+        t.start()
+        t.join()
+        assert ctorch.is_autocast_cpu_enabled() and ctorch.autocast_increment_nesting() == 2
+        assert ctorch.autocast_decrement_nesting() == 1
+    assert seen == [False] and not ctorch.is_autocast_cpu_enabled()
+    ctorch.set_autocast_cpu_dtype(ctorch.float16)
+    assert ctorch.get_autocast_cpu_dtype() is ctorch.float16
+    ctorch.set_autocast_cpu_dtype(ctorch.bfloat16)
+    with pytest.raises(ctorch.DTypeError):
+        ctorch.set_autocast_cpu_dtype(ctorch.float32)
+    with pytest.raises(RuntimeError, match="unsupported autocast device_type"):
+        ctorch.autocast("tpu")
+    with pytest.warns(UserWarning, match="target dtype is not supported"):
+        region = ctorch.autocast("cpu", dtype=ctorch.float64)
+    with region:
+        assert not ctorch.is_autocast_cpu_enabled()
 
 
 def test_grad_scaler_scales_skips_non_finite_steps_and_adapts():

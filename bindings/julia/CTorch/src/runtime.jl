@@ -105,6 +105,62 @@ function with_device(f, device::AbstractString)
     end
 end
 
+# The ct_device_type of a device type's name ("cpu", "cuda" or a plugin's registered name).
+function device_type_code(name::AbstractString)
+    for code in Cint(0):Cint(6)
+        p = L.ct_device_type_name(code)
+        p != C_NULL && unsafe_string(p) == name && return code
+    end
+    throw(ArgumentError("CTorch: unknown device type \"$name\". Use \"cpu\", \"cuda\" or a plugin's name"))
+end
+
+"""
+    CTorch.autocast(f, device_type = "cpu"; dtype = device_type == "cuda" ? Float16 : BFloat16)
+
+Run `f()` with automatic mixed precision on for `device_type` on this thread (torch.autocast),
+restoring the previous state afterwards. Operator calls on that device type follow PyTorch's
+autocast lists: matrix products, linear and convolutions cast Float32 inputs to `dtype`; losses,
+norms and the other precision-sensitive operators compute in Float32; the rest run in the types
+they are given; Float64 is never cast. Autograd records the casts. Throws `CTorchError` for a
+`dtype` other than `Float16` or `BFloat16`.
+
+    y = CTorch.autocast("cpu") do
+        ops.linear(x, w, b)   # a BFloat16 result
+    end
+"""
+function autocast(f, device_type::AbstractString = "cpu"; dtype::Type = device_type == "cuda" ? Float16 : BFloat16)
+    code = device_type_code(device_type)
+    was_on = is_autocast_enabled(device_type)
+    old = Ref{Cint}(0)
+    check(L.ct_autocast_get_dtype(code, old))
+    check(L.ct_autocast_set_dtype(code, CTorch.dtype(dtype)))
+    check(L.ct_autocast_set_enabled(code, 1))
+    try
+        return f()
+    finally
+        check(L.ct_autocast_set_dtype(code, old[]))
+        check(L.ct_autocast_set_enabled(code, was_on ? 1 : 0))
+    end
+end
+
+"""
+    CTorch.is_autocast_enabled(device_type = "cpu") -> Bool
+    CTorch.get_autocast_dtype(device_type = "cpu") -> Type
+
+Whether autocast is on for `device_type` on this thread, and the type it computes the
+lower-precision operators in.
+"""
+function is_autocast_enabled(device_type::AbstractString = "cpu")
+    on = Ref{Cint}(0)
+    check(L.ct_autocast_is_enabled(device_type_code(device_type), on))
+    return on[] != 0
+end
+@doc (@doc is_autocast_enabled) function get_autocast_dtype(device_type::AbstractString = "cpu")
+    code = Ref{Cint}(0)
+    check(L.ct_autocast_get_dtype(device_type_code(device_type), code))
+    return eltype_of(code[])
+end
+
 """
     CTorch.set_float32_matmul_precision(p)
     CTorch.get_float32_matmul_precision() -> String

@@ -365,6 +365,23 @@ end
     @test Array(ops.repeat_interleave(Tensor([1, 2]), 2)) == [1, 1, 2, 2]
 end
 
+@testset "Autocast casts by operator and restores" begin
+    a = ops.reshape(Tensor(Float32[1, 2, 3, 4, 5, 6]), [2, 3])
+    b = ops.reshape(Tensor(Float32[1, 0, 0, 1, 1, 1]), [3, 2])
+    @test !CTorch.is_autocast_enabled("cpu")
+    p, loss = CTorch.autocast("cpu") do
+        @test CTorch.is_autocast_enabled("cpu") && CTorch.get_autocast_dtype("cpu") === CTorch.BFloat16
+        p = ops.mm(a, b)
+        p, ops.mse_loss(p, ops.add(p, p))
+    end
+    @test eltype(p) === CTorch.BFloat16 && eltype(loss) === Float32
+    @test vec(Array(ops.reshape(CTorch.to(p, Float32), [4]))) == Float32[4, 5, 10, 11]
+    @test !CTorch.is_autocast_enabled("cpu") && eltype(ops.mm(a, b)) === Float32
+    @test CTorch.get_autocast_dtype("cuda") === Float16
+    @test_throws CTorchError CTorch.autocast(() -> nothing, "cpu"; dtype = Float32)
+    @test !CTorch.is_autocast_enabled("cpu")
+end
+
 @testset "Rearrangements, products, nanmedian, isin and windows" begin
     # Values worked out here; their numbers against torch are the Python differential suite's.
     flat(t) = vec(Array(ops.reshape(t, [-1])))

@@ -371,6 +371,10 @@ extern "C" {
     pub fn ct_is_deterministic_algorithms_warn_only_enabled() -> c_int;
     pub fn ct_get_deterministic_debug_mode() -> i32;
     pub fn ct_set_deterministic_debug_mode(mode: i32) -> ct_status;
+    pub fn ct_autocast_set_enabled(r#type: ct_device_type, enabled: c_int) -> ct_status;
+    pub fn ct_autocast_is_enabled(r#type: ct_device_type, out: *mut c_int) -> ct_status;
+    pub fn ct_autocast_set_dtype(r#type: ct_device_type, dtype: ct_dtype) -> ct_status;
+    pub fn ct_autocast_get_dtype(r#type: ct_device_type, out: *mut ct_dtype) -> ct_status;
     pub fn ct_set_default_dtype(dtype: ct_dtype) -> ct_status;
     pub fn ct_get_default_dtype() -> ct_dtype;
     pub fn ct_set_default_device(device: *const c_char) -> ct_status;

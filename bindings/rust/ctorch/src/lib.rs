@@ -66,7 +66,7 @@ pub use export::{export, DynamicShapes, Program};
 pub use function::{Function, FunctionCtx};
 pub use generated::GENERATED_OVERLOADS;
 pub use index::{IndexOp, TensorIndexer};
-pub use runtime::Generator;
+pub use runtime::{autocast, AutocastGuard, Generator};
 pub use scalar::Scalar;
 pub use symbolic::{ShapeEnv, SymBool, SymFloat, SymInt};
 pub use tensor::Tensor;

@@ -16,7 +16,7 @@ use std::str::FromStr;
 
 use ctorch_sys as sys;
 
-use crate::device::Device;
+use crate::device::{Device, DeviceType};
 use crate::dtype::DType;
 use crate::error::{check, take_string, Error, ErrorKind, Result};
 
@@ -227,6 +227,62 @@ pub fn with_device(device: Device) -> Result<DeviceGuard> {
     let name = device.to_cstring();
     check(unsafe { sys::ct_device_push(name.as_ptr()) })?;
     Ok(DeviceGuard { device, _thread_bound: PhantomData })
+}
+
+// ---- automatic mixed precision ----
+
+/// An open autocast region (`torch.autocast`): while it lives, operator calls on this thread whose
+/// tensors are on its device type follow PyTorch's autocast lists. Matrix products, linear and
+/// convolutions cast float32 inputs to the region's dtype; losses, norms and the other
+/// precision-sensitive operators compute in float32; the rest run in the dtypes they are given;
+/// float64 is never cast. Autograd records the casts, so gradients come back in each input's own
+/// dtype. Dropping the guard restores what was set before; regions nest (drop innermost first).
+#[must_use = "the autocast region closes when the guard is dropped"]
+pub struct AutocastGuard {
+    device: DeviceType,
+    saved_enabled: bool,
+    saved_dtype: DType,
+    _thread_bound: PhantomData<*const ()>,
+}
+
+impl Drop for AutocastGuard {
+    fn drop(&mut self) {
+        // Both calls were valid for this device type when the guard was made.
+        let _ = unsafe { sys::ct_autocast_set_dtype(self.device.to_c(), self.saved_dtype.to_c()) };
+        let _ = unsafe { sys::ct_autocast_set_enabled(self.device.to_c(), self.saved_enabled as i32) };
+    }
+}
+
+impl fmt::Debug for AutocastGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AutocastGuard({:?})", self.device)
+    }
+}
+
+/// Opens an autocast region for `device` computing in `dtype` ([`DType::BFloat16`] is PyTorch's
+/// choice on the cpu, [`DType::Float16`] on cuda): `let _ac = ctorch::autocast(DeviceType::Cpu,
+/// DType::BFloat16)?;`. `DType` error for a dtype other than float16 or bfloat16,
+/// `InvalidArgument` for the meta device type.
+pub fn autocast(device: DeviceType, dtype: DType) -> Result<AutocastGuard> {
+    let saved_enabled = is_autocast_enabled(device)?;
+    let saved_dtype = autocast_dtype(device)?;
+    check(unsafe { sys::ct_autocast_set_dtype(device.to_c(), dtype.to_c()) })?;
+    check(unsafe { sys::ct_autocast_set_enabled(device.to_c(), 1) })?;
+    Ok(AutocastGuard { device, saved_enabled, saved_dtype, _thread_bound: PhantomData })
+}
+
+/// Whether autocast is on for `device` on this thread.
+pub fn is_autocast_enabled(device: DeviceType) -> Result<bool> {
+    let mut on = 0;
+    check(unsafe { sys::ct_autocast_is_enabled(device.to_c(), &mut on) })?;
+    Ok(on != 0)
+}
+
+/// The dtype autocast computes the lower-precision operators in on `device` (this thread's).
+pub fn autocast_dtype(device: DeviceType) -> Result<DType> {
+    let mut d = 0;
+    check(unsafe { sys::ct_autocast_get_dtype(device.to_c(), &mut d) })?;
+    DType::from_c(d)
 }
 
 // ---- plugins ----

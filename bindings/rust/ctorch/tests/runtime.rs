@@ -332,3 +332,25 @@ fn plugins_json_is_an_object() {
     let json = runtime::plugins_json().unwrap();
     assert!(json.starts_with('{') && json.contains("\"plugins\""), "{json}");
 }
+
+#[test]
+fn autocast_casts_products_to_bfloat16_and_losses_to_float32() {
+    let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).reshape(&[2, 3]).unwrap();
+    let b = Tensor::from_slice(&[1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0]).reshape(&[3, 2]).unwrap();
+    assert!(!ctorch::runtime::is_autocast_enabled(DeviceType::Cpu).unwrap());
+    {
+        let _ac = ctorch::autocast(DeviceType::Cpu, DType::BFloat16).unwrap();
+        assert!(ctorch::runtime::is_autocast_enabled(DeviceType::Cpu).unwrap());
+        let p = a.mm(&b).unwrap();
+        assert_eq!(p.dtype(), DType::BFloat16);
+        assert_eq!(p.to(DType::Float32).unwrap().to_vec::<f32>().unwrap(), [4.0, 5.0, 10.0, 11.0]);
+        let loss = p.mse_loss(&p.add(&p).unwrap()).unwrap();
+        assert_eq!(loss.dtype(), DType::Float32);
+        let p64 = a.to(DType::Float64).unwrap().mm(&b.to(DType::Float64).unwrap()).unwrap();
+        assert_eq!(p64.dtype(), DType::Float64);
+    }
+    assert!(!ctorch::runtime::is_autocast_enabled(DeviceType::Cpu).unwrap());
+    assert_eq!(a.mm(&b).unwrap().dtype(), DType::Float32);
+    assert_eq!(ctorch::autocast(DeviceType::Cpu, DType::Float32).unwrap_err().kind(), ErrorKind::DType);
+    assert_eq!(ctorch::runtime::autocast_dtype(DeviceType::Cuda).unwrap(), DType::Float16);
+}

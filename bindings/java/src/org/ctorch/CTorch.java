@@ -205,6 +205,59 @@ public final class CTorch {
   }
 
   /**
+   * Opens an autocast region (torch.autocast) on this thread until the guard closes: operator calls
+   * whose tensors are on devices of {@code type} follow PyTorch's autocast lists. Matrix products,
+   * linear and convolutions cast float32 inputs to {@code dtype}; losses, norms and the other
+   * precision-sensitive operators compute in float32; the rest run in the dtypes they are given;
+   * float64 is never cast. Autograd records the casts. Closing restores what was set before.
+   *
+   * @param type the device type (CPU, CUDA or a plugin type)
+   * @param dtype BFLOAT16 (PyTorch's choice on the CPU) or FLOAT16 (on CUDA)
+   * @return the guard closing the region
+   * @throws DTypeException for another dtype
+   */
+  public static Guard autocast(Device.Type type, DType dtype) {
+    final int t = type.ordinal();
+    final boolean savedEnabled = CTorchNative.ct_autocast_is_enabled(t) != 0;
+    final int savedDtype = (int) CTorchNative.ct_autocast_get_dtype(t);
+    CTorchNative.ct_autocast_set_dtype(t, Native.handleDtype(dtype));
+    CTorchNative.ct_autocast_set_enabled(t, 1);
+    Thread owner = Thread.currentThread();
+    return new Guard() {
+      private boolean closed;
+
+      @Override
+      public void close() {
+        if (!closed && Thread.currentThread() == owner) {
+          closed = true;
+          CTorchNative.ct_autocast_set_dtype(t, savedDtype);
+          CTorchNative.ct_autocast_set_enabled(t, savedEnabled ? 1 : 0);
+        }
+      }
+    };
+  }
+
+  /**
+   * Whether autocast is on for a device type on this thread.
+   *
+   * @param type the device type
+   * @return true inside an autocast region
+   */
+  public static boolean isAutocastEnabled(Device.Type type) {
+    return CTorchNative.ct_autocast_is_enabled(type.ordinal()) != 0;
+  }
+
+  /**
+   * The dtype autocast computes the lower-precision operators in for a device type.
+   *
+   * @param type the device type
+   * @return BFLOAT16 or FLOAT16
+   */
+  public static DType getAutocastDtype(Device.Type type) {
+    return DType.of((int) CTorchNative.ct_autocast_get_dtype(type.ordinal()));
+  }
+
+  /**
    * The precision of float32 matrix products: "highest", "high" or "medium" (TF32 on CUDA).
    *
    * @param precision the precision
