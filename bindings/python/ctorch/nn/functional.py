@@ -5,6 +5,8 @@ through the boxed call; the functions below exist where torch.nn.functional's Py
 differs from the operator's schema (keyword names, defaults, string options, composition).
 """
 
+import math
+
 from .. import _C
 from .. import _random
 from .. import ops as _ops
@@ -589,3 +591,162 @@ def pad(input, pad, mode="constant", value=None):
     (value, default 0; negative pads crop), 'reflect', 'replicate' or 'circular' (the last 1, 2 or
     3 dims of a 2-5 dim input). Accepts pad as any sequence of ints, as torch does."""
     return _ops.call("pad", input, [int(p) for p in pad], mode, value)
+
+
+# ---- Functions torch.nn.functional defines in Python over other operators, defined the same way
+# here: the Lp pools, local response norm, channel shuffle, the alpha dropouts, rrelu and the
+# multi-class margin losses.
+
+def _reduced(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def _lp_finish(out, norm_type, window):
+    from .. import abs as _abs, sign
+    return (sign(out) * relu(_abs(out))).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The power-average pool: (sum over each window of x^p)^(1/p), by avg_pool1d of x^p."""
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride if stride is not None else None, 0, ceil_mode)
+    return _lp_finish(out, norm_type, kernel_size)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """lp_pool1d over two dims, by avg_pool2d of x^p."""
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, kh * kw)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta, the channels padded with
+    size // 2 zeros before and (size - 1) // 2 after, as torch pads them."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    sizes = input.shape
+    div = input.mul(input).reshape(sizes[0], 1, sizes[1], -1)  # the spatial dims as one
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).reshape(sizes)
+    return input / div.mul(alpha).add(k).pow(beta)
+
+
+def channel_shuffle(input, groups):
+    """The channels (dim 1) regrouped: viewed as [groups, C / groups], transposed, flattened back."""
+    if input.dim() < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with sizes "
+                           f"{list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c = input.shape[0], input.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    rest = list(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
+
+
+native_channel_shuffle = channel_shuffle
+
+_SELU_NEGATIVE_SATURATION = 1.7580993408473766  # scale * alpha of selu
+
+
+def _alpha_dropout(name, input, p, training, inplace, feature):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        out = input * 0
+    else:
+        if feature and input.dim() < 2:
+            raise RuntimeError(f"{name}: Feature dropout requires at least 2 dimensions in the input")
+        shape = list(input.shape[:2]) + [1] * (input.dim() - 2) if feature else list(input.shape)
+        keep = _random.bernoulli(input.new_full(shape, 1 - p))
+        # torch's affine correction: the dropped value is selu's saturation, mean and variance kept.
+        a = 1.0 / math.sqrt((_SELU_NEGATIVE_SATURATION ** 2 * p + 1) * (1 - p))
+        b = (keep - 1) * (_SELU_NEGATIVE_SATURATION * a) + _SELU_NEGATIVE_SATURATION * a * p
+        out = input * (keep * a) + b
+    return input.copy_(out) if inplace else out
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for selu networks: dropped elements take selu's negative saturation and an affine
+    correction keeps the mean and variance."""
+    return _alpha_dropout("alpha_dropout", input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """alpha_dropout of whole channels (one draw per [N, C] entry)."""
+    return _alpha_dropout("feature_alpha_dropout", input, p, training, inplace, True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky relu: in training each non-positive element is scaled by a slope drawn
+    uniformly from [lower, upper]; in eval by their mean."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    from .. import empty_like, where
+    slope = empty_like(input).uniform_(lower, upper)
+    out = where(input <= 0, input * slope, input)
+    return input.copy_(out) if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Per sample: the mean over classes j != y of max(0, margin - x[y] + x[j])^p (times weight[y])."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction_name(size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if input.dim() not in (1, 2) or input.numel() == 0 and input.dim() != 2:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    y = target.reshape(-1)
+    if y.numel() != x.shape[0]:
+        raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got {list(target.shape)}")
+    classes = x.shape[1]
+    chosen = x.gather(1, y.unsqueeze(1))
+    z = (margin - chosen + x).clamp_min(0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight.gather(0, y).unsqueeze(1)
+    z = z.masked_fill(_ops.call("one_hot", y, classes).bool(), 0)
+    loss = z.sum(1) / classes
+    return _reduced(loss if input.dim() == 2 else loss.reshape(()), reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Per sample: sum over its target classes j (the entries of target before the first -1) and the
+    other classes k of max(0, 1 - (x[j] - x[k])), over the number of classes."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction_name(size_average, reduce)
+    if input.dim() not in (1, 2) or target.shape != input.shape:
+        raise RuntimeError(f"multilabel_margin_loss: input {list(input.shape)} and target {list(target.shape)} "
+                           "must be one vector or matrix of the same sizes")
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    t = target if target.dim() == 2 else target.unsqueeze(0)
+    classes = x.shape[1]
+    valid = (t != -1).long().cumprod(1).bool()                  # the entries before the first -1
+    index = t.clamp_min(0)
+    from .. import int64, zeros
+    is_target = zeros(x.shape, dtype=int64).scatter_add(1, index, valid.long()) > 0  # named before the first -1
+    x_target = x.gather(1, index)                               # [N, entries]
+    hinge = (1 - (x_target.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)  # [N, entries, classes]
+    hinge = hinge * (valid.unsqueeze(2) & ~is_target.unsqueeze(1))
+    loss = hinge.sum((1, 2)) / classes
+    return _reduced(loss if input.dim() == 2 else loss.reshape(()), reduction)

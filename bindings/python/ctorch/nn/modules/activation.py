@@ -6,7 +6,7 @@ from .module import Module
 
 __all__ = ["ReLU", "GELU", "Sigmoid", "Tanh", "SiLU", "LeakyReLU", "Softmax", "LogSoftmax", "ReLU6", "ELU", "SELU",
            "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Softplus", "Softsign", "Tanhshrink", "Hardshrink",
-           "Softshrink", "LogSigmoid", "Threshold", "GLU", "PReLU", "Softmin", "Softmax2d"]
+           "Softshrink", "LogSigmoid", "Threshold", "GLU", "PReLU", "Softmin", "Softmax2d", "RReLU"]
 
 
 class ReLU(Module):
@@ -261,3 +261,17 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3)
+
+
+class RReLU(Module):
+    """Randomized leaky relu (F.rrelu): slopes drawn from [lower, upper] in training, their mean in eval."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")

@@ -6,7 +6,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -77,6 +77,12 @@ class BatchNorm2d(_BatchNorm):
     mean and unbiased variance updated with momentum), the running ones in eval mode."""
 
     _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Normalizes [N, C, D, H, W] input per channel C."""
+
+    _dims = (5,)
 
 
 class _InstanceNorm(_BatchNorm):

@@ -4,7 +4,7 @@ channels) with probability p in training mode only."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -43,3 +43,18 @@ class Dropout3d(Dropout):
 
     def forward(self, input):
         return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(Dropout):
+    """Dropout for selu networks (F.alpha_dropout): dropped elements take selu's negative saturation,
+    mean and variance kept; the identity in eval mode."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """AlphaDropout of whole channels (F.feature_alpha_dropout)."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

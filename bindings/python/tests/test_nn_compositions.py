@@ -1,0 +1,108 @@
+"""torch.nn.functional's Python-defined functions (the Lp pools, local response norm, channel shuffle,
+the alpha dropouts, rrelu and the multi-class margin losses) and their modules: values and
+gradients against torch, and the random ones by their distributions."""
+
+import numpy as np
+import pytest
+
+ctorch = pytest.importorskip("ctorch")
+torch = pytest.importorskip("torch")
+
+RNG = np.random.default_rng(0)
+X4 = RNG.standard_normal((2, 6, 5, 4))
+X3 = RNG.standard_normal((2, 6, 7))
+XM = RNG.standard_normal((4, 5))
+TARGETS = np.array([1, 0, 4, 2])
+LABELS = np.array([[3, 0, -1, 1, 2], [1, 2, 3, 4, 0], [-1, 1, 2, 3, 4], [4, 4, -1, 0, 0]])
+
+CASES = {
+    "lp_pool1d": (lambda m, x: m.nn.functional.lp_pool1d(x, 2.0, 3), [X3]),
+    "lp_pool1d_stride_p3": (lambda m, x: m.nn.functional.lp_pool1d(x.abs() + 0.1, 3, 2, 1), [X3]),
+    "lp_pool2d_ceil": (lambda m, x: m.nn.functional.lp_pool2d(x, 2, (2, 3), ceil_mode=True), [X4]),
+    "LPPool2d_p1": (lambda m, x: m.nn.LPPool2d(1, 2)(x), [X4]),
+    "LPPool1d": (lambda m, x: m.nn.LPPool1d(2, 2)(x), [X3]),
+    "local_response_norm_4d": (lambda m, x: m.nn.functional.local_response_norm(x, 3), [X4]),
+    "LocalResponseNorm_3d_even": (lambda m, x: m.nn.LocalResponseNorm(4, 1e-2, 0.5, 2.0)(x), [X3]),
+    "channel_shuffle": (lambda m, x: m.nn.ChannelShuffle(3)(x.detach()), [X4]),  # torch 1.13: no derivative
+    "native_channel_shuffle": (lambda m, x: m.nn.functional.native_channel_shuffle(x.detach(), 2), [X3]),
+    "alpha_dropout_eval": (lambda m, x: m.nn.AlphaDropout(0.3).eval()(x), [X3]),
+    "feature_alpha_dropout_p0": (lambda m, x: m.nn.functional.feature_alpha_dropout(x, 0.0, True), [X3]),
+    "alpha_dropout_p1": (lambda m, x: m.nn.functional.alpha_dropout(x, 1.0, True), [X3]),
+    "rrelu_eval": (lambda m, x: m.nn.RReLU(0.1, 0.3).eval()(x), [X3]),
+    "BatchNorm3d": (lambda m, x: m.nn.BatchNorm3d(2).double()(x.reshape(2, 2, 3, 5, 4)), [X4]),
+    "multi_margin_loss": (lambda m, x, y: m.nn.functional.multi_margin_loss(x, y), [XM, TARGETS]),
+    "MultiMarginLoss_p2_weight": (lambda m, x, y, w: m.nn.MultiMarginLoss(p=2, margin=0.5, weight=w.detach(),
+                                                                           reduction="none")(x, y),
+                                  [XM, TARGETS, np.arange(1.0, 6.0)]),
+    "multi_margin_loss_1d": (lambda m, x, y: m.nn.functional.multi_margin_loss(x[0], y[:1], reduction="sum"),
+                             [XM, TARGETS]),
+    "multilabel_margin_loss": (lambda m, x, y: m.nn.functional.multilabel_margin_loss(x, y, reduction="none"),
+                               [XM, LABELS]),
+    "MultiLabelMarginLoss": (lambda m, x, y: m.nn.MultiLabelMarginLoss()(x, y), [XM, LABELS]),
+    "multilabel_margin_loss_1d": (lambda m, x, y: m.nn.functional.multilabel_margin_loss(x[0], y[0]), [XM, LABELS]),
+}
+
+ERRORS = {
+    "local_response_norm_2d": (lambda m, x: m.nn.functional.local_response_norm(x[0], 3), [X3]),
+    "channel_shuffle_indivisible": (lambda m, x: m.nn.functional.channel_shuffle(x, 4), [X4]),
+    "channel_shuffle_2d": (lambda m, x: m.nn.functional.channel_shuffle(x[0, 0], 1), [X4]),
+    "alpha_dropout_p": (lambda m, x: m.nn.functional.alpha_dropout(x, 1.5, True), [X3]),
+    "multi_margin_loss_p3": (lambda m, x, y: m.nn.functional.multi_margin_loss(x, y, p=3), [XM, TARGETS]),
+}
+
+
+def _inputs(m, arrays):
+    return [m.tensor(a, requires_grad=a.dtype.kind == "f") if a.dtype.kind == "f" else m.tensor(a) for a in arrays]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch_with_gradients(name):
+    fn, arrays = CASES[name]
+    results = []
+    for m in (ctorch, torch):
+        inputs = _inputs(m, arrays)
+        out = fn(m, *inputs)
+        floats = [t for t in inputs if t.requires_grad]
+        grads = m.autograd.grad(out.sum(), floats, allow_unused=True) if out.requires_grad else [None] * len(floats)
+        results.append((out.detach().numpy(), [None if g is None else g.numpy() for g in grads]))
+    (out, grads), (ref, ref_grads) = results
+    np.testing.assert_allclose(out, ref, rtol=1e-6, atol=1e-9)
+    for g, r in zip(grads, ref_grads):
+        if r is None:
+            assert g is None or not g.any()
+        else:
+            np.testing.assert_allclose(g, r, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_raises_where_torch_raises(name):
+    fn, arrays = ERRORS[name]
+    with pytest.raises((RuntimeError, ValueError)):
+        fn(torch, *_inputs(torch, arrays))
+    with pytest.raises((RuntimeError, ValueError)):
+        fn(ctorch, *_inputs(ctorch, arrays))
+
+
+def test_alpha_dropout_keeps_mean_and_variance_of_a_standard_input():
+    ctorch.manual_seed(0)
+    x = ctorch.randn(400_000, dtype=ctorch.float64)
+    for fn in (ctorch.nn.functional.alpha_dropout, ctorch.nn.functional.feature_alpha_dropout):
+        y = fn(x.reshape(1000, 400), 0.2, True)
+        assert abs(y.mean().item()) < 0.01 and abs(y.var().item() - 1) < 0.02
+    y = ctorch.nn.functional.feature_alpha_dropout(ctorch.ones(50, 8, 3, dtype=ctorch.float64), 0.5, True)
+    per_channel = y.reshape(400, 3)
+    assert bool((per_channel == per_channel[:, :1]).all())  # one draw per channel
+
+
+def test_rrelu_in_training_draws_slopes_between_its_bounds():
+    ctorch.manual_seed(0)
+    x = -ctorch.ones(10_000, dtype=ctorch.float64)
+    y = ctorch.nn.RReLU(0.1, 0.3)(x)  # a new module trains
+    slopes = -y
+    assert slopes.min().item() >= 0.1 and slopes.max().item() <= 0.3
+    assert abs(slopes.mean().item() - 0.2) < 0.005
+    pos = ctorch.ones(3)
+    assert ctorch.nn.functional.rrelu(pos, training=True).tolist() == [1.0, 1.0, 1.0]
+    z = -ctorch.ones(4)
+    ctorch.nn.functional.rrelu_(z, 0.25, 0.25, True)
+    assert z.tolist() == [-0.25] * 4
