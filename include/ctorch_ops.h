@@ -4588,6 +4588,24 @@ CT_API CT_NODISCARD ct_status ct_tensor_row_stack(const ct_tensor* const* tensor
  */
 CT_API CT_NODISCARD ct_status ct_tensor_vdot(const ct_tensor* self, const ct_tensor* tensor, ct_tensor** out);
 
+/*
+ * ct_tensor_sgn - sgn(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "sgn".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_sgn(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_sgn_ - sgn_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
+ * name: "sgn_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_sgn_(ct_tensor* self);
+
 #ifdef __cplusplus
 }
 #endif

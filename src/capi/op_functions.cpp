@@ -3793,4 +3793,20 @@ ct_status ct_tensor_vdot(const ct_tensor* self, const ct_tensor* tensor, ct_tens
   });
 }
 
+ct_status ct_tensor_sgn(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_sgn";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "sgn");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_sgn_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_sgn_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "sgn_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
 }  // extern "C"

@@ -2447,5 +2447,13 @@ Tensor vdot(const Tensor& self, const Tensor& tensor) {
   static const OperatorDef& op_ = builtin_op("vdot");
   return call(op_, {self, tensor});
 }
+Tensor sgn(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("sgn");
+  return call(op_, {self});
+}
+Tensor sgn_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("sgn_");
+  return call(op_, {self});
+}
 
 }  // namespace ct::ops

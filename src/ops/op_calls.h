@@ -1236,5 +1236,9 @@ Tensor clip_(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::
 Tensor row_stack(ArrayRef<const TensorImpl*> tensors);
 /// vdot(Tensor self, Tensor tensor) -> Tensor
 Tensor vdot(const Tensor& self, const Tensor& tensor);
+/// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self);
+/// sgn_(Tensor(a!) self) -> Tensor(a!)
+Tensor sgn_(const Tensor& self);
 
 }  // namespace ct::ops

@@ -353,6 +353,118 @@ def is_tensor(x):
     return isinstance(x, Tensor)
 
 
+# ---- torch functions that are Tensor methods, or compositions of operators, as torch defines them
+
+def is_storage(obj):
+    return False  # ctorch exposes memory through numpy and DLPack, never as storage objects
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_signed(input):
+    return input.is_signed()
+
+
+def is_nonzero(input):
+    return input.is_nonzero()
+
+
+def is_inference(input):
+    return input.is_inference()
+
+
+def is_same_size(input, other):
+    return input.shape == other.shape
+
+
+def positive(input):
+    return input.positive()
+
+
+def conj(input):
+    return input.conj()
+
+
+def adjoint(input):
+    return input.adjoint()
+
+
+def detach(input):
+    return input.detach()
+
+
+def typename(obj):
+    """'torch.FloatTensor' for a tensor (torch's legacy name), else the object's module and class."""
+    if isinstance(obj, Tensor):
+        return obj.type().replace("ctorch.", "torch.", 1) if obj.type().startswith("ctorch.") else obj.type()
+    module = getattr(type(obj), "__module__", "") or ""
+    name = type(obj).__qualname__
+    return name if module in ("", "builtins") else f"{module}.{name}"
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """A 0-dim tensor of s, in the default dtype unless dtype says otherwise (an int too, as torch)."""
+    from ._dtype import get_default_dtype
+    return tensor(s, dtype=dtype or get_default_dtype(), device=device, requires_grad=requires_grad)
+
+
+def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
+    """torch's deprecated range: like arange but end included, in the default floating dtype."""
+    import math as _math
+    import warnings as _warnings
+    _warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                   "[start, end).", UserWarning, stacklevel=2)
+    if step == 0:
+        raise InvalidArgumentError(_C.CT_ERROR_INVALID_ARGUMENT, "range: step must be nonzero")
+    count = _math.floor((end - start) / step) + 1
+    if count < 0:
+        raise InvalidArgumentError(_C.CT_ERROR_INVALID_ARGUMENT, "upper bound and larger bound inconsistent with "
+                                   "step sign")
+    from ._dtype import float64, get_default_dtype
+    out = (arange(count, dtype=float64, device=device) * step + start).to(dtype or get_default_dtype())
+    return out.requires_grad_() if requires_grad else out
+
+
+def chain_matmul(*matrices):
+    """torch's deprecated chain_matmul: linalg.multi_dot of the matrices (one is returned as a copy)."""
+    import warnings as _warnings
+    _warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                   "parameters.", UserWarning, stacklevel=2)
+    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
+        matrices = tuple(matrices[0])
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return linalg.multi_dot(matrices)
+
+
+def frobenius_norm(input, dim=(-2, -1), keepdim=False):
+    """The 2-norm over dim (all of them when None or empty), as torch's deprecated frobenius_norm."""
+    dims = None if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0) else dim
+    return linalg.vector_norm(input, 2, dims, keepdim)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """torch.normal: samples of N(mean, std) with mean and std tensors (broadcast) or numbers (then
+    size gives the shape), from ctorch's generator."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        like = mean if isinstance(mean, Tensor) else std
+        shape = broadcast_shapes(getattr(mean, "shape", ()), getattr(std, "shape", ()))
+        noise = empty(shape, dtype=like.dtype, device=like.device).normal_(0.0, 1.0, generator=generator)
+        return noise * std + mean
+    if size is None:
+        raise TypeError("normal() missing required argument 'size' when mean and std are numbers")
+    out = empty(size, dtype=dtype, device=device).normal_(mean, std, generator=generator)
+    return out.requires_grad_() if requires_grad else out
+
+
 def numel(t):
     return t.numel()
 

@@ -592,6 +592,59 @@ class Tensor:
     def is_complex(self):
         return False  # ctorch has no complex dtypes
 
+    def is_nonzero(self):
+        """The truth of a one-element tensor (torch raises for none or several)."""
+        n = self.numel()
+        if n != 1:
+            from ._errors import InvalidArgumentError
+            raise InvalidArgumentError(_C.CT_ERROR_INVALID_ARGUMENT, "Boolean value of Tensor with "
+                                       f"{'no values' if n == 0 else 'more than one value'} is ambiguous")
+        return builtins.bool(self.item())
+
+    def get_device(self):
+        """The device index: -1 on the cpu (and meta), as torch answers."""
+        index = self.device.index
+        return -1 if self.device.type != "cuda" or index is None else index
+
+    def positive(self):
+        """self (torch.positive returns its input), refused for bool as torch refuses it."""
+        if self.dtype.name == "bool":
+            from ._errors import DTypeError
+            raise DTypeError(_C.CT_ERROR_DTYPE, "The `+` operator, on a bool tensor is not supported.")
+        return self
+
+    def conj(self):
+        """self: with no complex dtypes every tensor is its own conjugate (torch returns self for real ones)."""
+        return self
+
+    def adjoint(self):
+        """The conjugate transpose of the last two dims: their transpose, for real dtypes (a view)."""
+        if self.dim() < 2:
+            from ._errors import ShapeError
+            raise ShapeError(_C.CT_ERROR_SHAPE, "tensor.adjoint() is only supported on matrices or batches of "
+                             f"matrices. Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def mT(self):
+        """The transpose of the last two dims (a view)."""
+        if self.dim() < 2:
+            from ._errors import ShapeError
+            raise ShapeError(_C.CT_ERROR_SHAPE, f"tensor.mT is only supported on matrices or batches of matrices. "
+                             f"Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    mH = mT  # the conjugate transpose: the transpose for real dtypes
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (a 0-dim tensor is its own)."""
+        if self.dim() not in (0, 2):
+            from ._errors import ShapeError
+            raise ShapeError(_C.CT_ERROR_SHAPE, f"tensor.H is only supported on matrices (2-D tensors). Got "
+                             f"{self.dim()}-D tensor.")
+        return self.t() if self.dim() == 2 else self
+
     # ---- new tensors with self's dtype and device (torch's new_* methods) ----
     def _new_like(self, dtype, device_):
         return (self.dtype if dtype is None else dtype), (self.device if device_ is None else device_)

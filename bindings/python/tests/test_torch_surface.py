@@ -230,3 +230,46 @@ def test_meshgrid_gradient_sums_over_the_grid():
 def test_meshgrid_refuses_unknown_indexing():
     with pytest.raises(ValueError):
         ctorch.meshgrid(ctorch.arange(2), indexing="yx")
+
+
+# ---- torch functions over Tensor methods, and compositions torch defines the same way
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.is_complex(sample(m)), lambda m: m.is_floating_point(sample(m, "int64")),
+    lambda m: m.is_signed(sample(m, "uint8")), lambda m: m.is_nonzero(m.tensor([2.5])),
+    lambda m: m.is_nonzero(m.tensor([0])), lambda m: m.is_nonzero(m.ones(2)), lambda m: m.is_nonzero(m.ones(0)),
+    lambda m: m.is_same_size(sample(m), sample(m).T), lambda m: m.is_same_size(sample(m), sample(m) * 2),
+    lambda m: m.is_inference(sample(m)), lambda m: m.is_storage(sample(m)), lambda m: sample(m).get_device(),
+    lambda m: m.positive(sample(m)), lambda m: m.positive(sample(m, "bool")), lambda m: m.conj(sample(m)),
+    lambda m: m.adjoint(sample(m)), lambda m: m.adjoint(m.ones(3)), lambda m: sample(m).mT,
+    lambda m: sample(m).mH, lambda m: sample(m).H, lambda m: m.ones(()).H, lambda m: m.ones(3).mT,
+    lambda m: m.ones(2, 2, 2).H, lambda m: m.detach(sample(m).requires_grad_()).requires_grad,
+    lambda m: m.typename(sample(m)), lambda m: m.typename(sample(m, "int64")), lambda m: m.typename(3),
+    lambda m: m.scalar_tensor(3), lambda m: m.scalar_tensor(2.5, dtype=m.float64),
+    lambda m: m.frobenius_norm(sample(m)), lambda m: m.frobenius_norm(sample(m), (1,), True),
+    lambda m: m.chain_matmul(sample(m), sample(m).T, sample(m)), lambda m: m.chain_matmul(sample(m)),
+    lambda m: m.normal(m.zeros(2, 1), m.ones(3)).shape, lambda m: m.normal(0.0, 1.0, (2, 3)).shape,
+    lambda m: m.normal(m.zeros(2), 0.0), lambda m: m.sgn(sample(m)),
+])
+def test_torch_functions_over_methods_and_compositions(fn):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # range and chain_matmul are deprecated in both
+        same(fn)
+
+
+@pytest.mark.parametrize("args", [(1, 4, 0.5), (0, -2, -0.5), (0.5, 2.0, 0.3), (2, 1, 1)])
+def test_deprecated_range_includes_its_end(args):
+    with pytest.warns(UserWarning, match="range is deprecated"):
+        got = ctorch.range(*args)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ref = torch.range(*args)
+        except RuntimeError:
+            ref = None
+    if ref is None or ref.numel() == 0:
+        assert got.numel() == 0 or ref is None
+    else:
+        compare(got, ref)

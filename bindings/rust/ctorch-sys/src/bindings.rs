@@ -1212,4 +1212,6 @@ extern "C" {
     pub fn ct_tensor_clip_(self_: *mut ct_tensor, min: *const ct_scalar, max: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_row_stack(tensors: *const *const ct_tensor, tensors_count: usize, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_vdot(self_: *const ct_tensor, tensor: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_sgn(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_sgn_(self_: *mut ct_tensor) -> ct_status;
 }

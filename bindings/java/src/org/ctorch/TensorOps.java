@@ -618,6 +618,8 @@ abstract class TensorOps extends NativeObject {
     "clip_",
     "row_stack",
     "vdot",
+    "sgn",
+    "sgn_",
   };
 
   TensorOps(long handle) {
@@ -9855,5 +9857,23 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor vdot(Tensor tensor) {
     return new Args(2).tensor(self(), "self").tensor(tensor, "tensor").call1("vdot");
+  }
+
+  /**
+   * {@code sgn(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sgn() {
+    return new Args(1).tensor(self(), "self").call1("sgn");
+  }
+
+  /**
+   * {@code sgn_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sgnInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace("sgn_", self());
   }
 }
