@@ -461,6 +461,18 @@ typedef enum ct_dtype {
 CT_API const char* ct_dtype_name(ct_dtype dtype);
 CT_API size_t ct_dtype_itemsize(ct_dtype dtype);
 
+/*
+ * ct_promote_types - the dtype two tensors of dtypes a and b combine to (torch.promote_types):
+ * the wider kind (bool < integers < floating) and, within a kind, the wider type; uint8 with int8
+ * is int16, float16 with bfloat16 is float32.
+ * ct_can_cast - whether an operator may write a result of dtype from into a tensor of dtype to
+ * (torch.can_cast): not floating into integral or bool, not integral into bool.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a value outside ct_dtype or a NULL out. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_promote_types(ct_dtype a, ct_dtype b, ct_dtype* out);
+CT_API CT_NODISCARD ct_status ct_can_cast(ct_dtype from, ct_dtype to, int* out);
+
 /* Device types. A device is a type plus an index ("cuda:1"). Strings name devices in arguments:
  * "cpu", "meta" (shapes and dtypes only, no data), "cuda", "cuda:N", and the names plugin backends
  * registered ("counting", "counting:1"; see ct_backend_register). In factories NULL means this
@@ -2335,6 +2347,18 @@ typedef struct ct_value {
   size_t len;
   const char* str;
 } ct_value;
+
+/*
+ * ct_result_type - the dtype an operator combining these arguments computes in (torch.result_type):
+ * args[0..n) are tensors (CT_VALUE_TENSOR) and numbers (CT_VALUE_INT, CT_VALUE_FLOAT, CT_VALUE_BOOL).
+ * Dimensioned tensors, 0-dim tensors and numbers each promote within their group, and a later group
+ * counts only when its kind (bool < integer < floating) is higher; a float number counts as the
+ * default dtype. No tensor is read.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for n == 0, a NULL args or out, another value kind, or
+ * a NULL or released tensor. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_result_type(const ct_value* args, size_t n, ct_dtype* out);
 
 /* Symbolic numbers (see "Symbolic shapes" below); declared here for the value helpers. */
 typedef struct ct_symint ct_symint;

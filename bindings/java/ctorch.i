@@ -258,6 +258,7 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 %ignore ct_tensor_copy_to;
 %ignore ct_tensor_item;
 %ignore ct_op_call;
+%ignore ct_result_type;  /* boxed values: CTorch.resultType is not offered; promoteTypes and canCast are */
 %ignore ct_set_memory_pressure_handler;
 %ignore ct_set_log_handler;
 %ignore ct_library_impl;

@@ -336,6 +336,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_tensor_from_blob_v2;
 %ignore ct_tensor_copy_to;
 %ignore ct_op_call;
+%ignore ct_result_type;
 /* Lists of handles (ct_tensor_split ...): ctorch/_ops_shape.py builds them from narrow and select. */
 %ignore ct_tensor_split;
 %ignore ct_tensor_split_with_sizes;
@@ -408,6 +409,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %feature("nothread") ct_py_set_symbolic;
 %feature("nothread") ct_py_from_buffer;
 %feature("nothread") ct_py_op_call;
+%feature("nothread") ct_py_result_type;
 %feature("nothread") ct_py_to_dlpack;
 %feature("nothread") ct_py_install_gc_on_memory_pressure;
 %feature("nothread") ct_py_install_log_handler;
@@ -602,6 +604,39 @@ static PyObject* ct_py_op_call(const char* name, PyObject* args, int nouts) {
 done:
   for (Py_ssize_t i = 0; i < n; ++i) free(lists[i]);
   free(lists);
+  free(vals);
+  Py_DECREF(fast);
+  return result;
+}
+
+/* torch.result_type over (kind, value) pairs of tensors and numbers: the ct_dtype code. */
+static PyObject* ct_py_result_type(PyObject* args) {
+  PyObject* fast = PySequence_Fast(args, "expected a sequence of (kind, value) pairs");
+  if (!fast) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  ct_value* vals = (ct_value*)calloc((size_t)(n ? n : 1), sizeof(ct_value));
+  PyObject* result = NULL;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* pair = PySequence_Fast_GET_ITEM(fast, i);
+    int kind = (int)PyLong_AsLong(PyTuple_GetItem(pair, 0));
+    PyObject* v = PyTuple_GetItem(pair, 1);
+    if (PyErr_Occurred()) goto done;
+    vals[i].kind = (ct_value_kind)kind;
+    if (kind == CT_VALUE_TENSOR) vals[i].tensor = (const ct_tensor*)PyLong_AsVoidPtr(v);
+    else if (kind == CT_VALUE_FLOAT) vals[i].f = PyFloat_AsDouble(v);
+    else vals[i].i = PyLong_AsLongLong(v);
+    if (PyErr_Occurred()) goto done;
+  }
+  {
+    ct_dtype out = CT_FLOAT32;
+    ct_status s = ct_result_type(vals, (size_t)n, &out);
+    if (s != CT_OK) {
+      ct_py_raise(s);
+      goto done;
+    }
+    result = PyLong_FromLong((long)out);
+  }
+done:
   free(vals);
   Py_DECREF(fast);
   return result;

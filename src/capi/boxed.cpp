@@ -8,6 +8,7 @@
 #include "capi/handle.h"
 #include "core/error.h"
 #include "dispatch/dispatcher.h"
+#include "ops/op_common.h"
 #include "runtime/json.h"
 
 using namespace ct;
@@ -416,3 +417,22 @@ ct_status ct_library_set_determinism(const char* name, const char* device, ct_de
 }
 
 }  // extern "C"
+
+ct_status ct_result_type(const ct_value* args, size_t n, ct_dtype* out) {
+  return capi::guard([&] {
+    const char* fn = "ct_result_type";
+    CT_CHECK(args && n > 0, CT_ERROR_INVALID_ARGUMENT, fn, ": no arguments. Pass at least one tensor or number");
+    CT_CHECK(out, CT_ERROR_INVALID_ARGUMENT, fn, ": out is NULL. Pass a ct_dtype to fill");
+    ops::ResultType rt;
+    for (size_t i = 0; i < n; ++i) {
+      const int kind = capi::raw_enum(args[i].kind);
+      if (kind == CT_VALUE_TENSOR) rt.add(capi::tensor_arg(args[i].tensor, fn, "args"));
+      else if (kind == CT_VALUE_INT) rt.add(Scalar(args[i].i));
+      else if (kind == CT_VALUE_FLOAT) rt.add(Scalar(args[i].f));
+      else if (kind == CT_VALUE_BOOL) rt.add(Scalar(args[i].i != 0));
+      else CT_CHECK(false, CT_ERROR_INVALID_ARGUMENT, fn, ": argument ", i, " is a ", kind_name(kind),
+                    "; it takes tensors and numbers");
+    }
+    *out = static_cast<ct_dtype>(rt.result());
+  });
+}

@@ -12,6 +12,7 @@
 #include "core/fault_injection.h"
 #include "core/tensor_impl.h"
 #include "cuda/context.h"
+#include "dispatch/dispatcher.h"
 #include "dispatch/registry.h"
 #include "ops/cpu/parallel.h"
 
@@ -114,6 +115,22 @@ const char* ct_dtype_name(ct_dtype d) {
 size_t ct_dtype_itemsize(ct_dtype d) {
   const int i = capi::raw_enum(d);
   return i >= 0 && i < kNumDTypes ? itemsize(static_cast<DType>(i)) : 0;
+}
+
+ct_status ct_promote_types(ct_dtype a, ct_dtype b, ct_dtype* out) {
+  return capi::guard([&] {
+    const DType x = capi::dtype_arg(a, "ct_promote_types"), y = capi::dtype_arg(b, "ct_promote_types");
+    CT_CHECK(out, CT_ERROR_INVALID_ARGUMENT, "ct_promote_types: out is NULL. Pass a ct_dtype to fill");
+    *out = static_cast<ct_dtype>(promote_types(x, y));
+  });
+}
+
+ct_status ct_can_cast(ct_dtype from, ct_dtype to, int* out) {
+  return capi::guard([&] {
+    const DType x = capi::dtype_arg(from, "ct_can_cast"), y = capi::dtype_arg(to, "ct_can_cast");
+    CT_CHECK(out, CT_ERROR_INVALID_ARGUMENT, "ct_can_cast: out is NULL. Pass an int to fill");
+    *out = can_cast(x, y);
+  });
 }
 
 }  // extern "C"

@@ -297,6 +297,37 @@ static void test_autocast_casts_by_operator_and_is_per_thread(void) {
   RELEASE(a, b, a64, b64, prod, prod64, sum);
 }
 
+static void test_promotion_casting_and_result_type(void) {
+  ct_dtype d;
+  CHECK_OK(ct_promote_types(CT_UINT8, CT_INT8, &d));
+  CHECK(d == CT_INT16);
+  CHECK_OK(ct_promote_types(CT_FLOAT16, CT_BFLOAT16, &d));
+  CHECK(d == CT_FLOAT32);
+  int ok = -1;
+  CHECK_OK(ct_can_cast(CT_INT64, CT_FLOAT32, &ok));
+  CHECK(ok == 1);
+  CHECK_OK(ct_can_cast(CT_FLOAT32, CT_INT64, &ok));
+  CHECK(ok == 0);
+  CHECK_STATUS(ct_promote_types((ct_dtype)99, CT_INT8, &d), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_can_cast(CT_INT8, CT_INT8, NULL), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor *ints = NULL, *scalar64 = NULL;
+  CHECK_OK(ct_tensor_zeros(S(2), CT_INT32, NULL, &ints));
+  CHECK_OK(ct_tensor_zeros(NULL, 0, CT_FLOAT64, NULL, &scalar64));
+  ct_value with_float[] = {VT(ints), VF(2.5)};
+  CHECK_OK(ct_result_type(with_float, 2, &d)); /* a float number: the default dtype */
+  CHECK(d == CT_FLOAT32);
+  ct_value with_zero_dim[] = {VT(ints), VT(scalar64)};
+  CHECK_OK(ct_result_type(with_zero_dim, 2, &d)); /* a 0-dim tensor of a higher kind counts */
+  CHECK(d == CT_FLOAT64);
+  ct_value with_int[] = {VT(ints), VI(7)};
+  CHECK_OK(ct_result_type(with_int, 2, &d)); /* an int number of the same kind does not */
+  CHECK(d == CT_INT32);
+  CHECK_STATUS(ct_result_type(with_int, 0, &d), CT_ERROR_INVALID_ARGUMENT);
+  ct_value bad[] = {VSTR("x")};
+  CHECK_STATUS(ct_result_type(bad, 1, &d), CT_ERROR_INVALID_ARGUMENT);
+  RELEASE(ints, scalar64);
+}
+
 static void test_device_context_wins_and_nests(void) {
   ct_tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
   ct_device_type t;
@@ -345,5 +376,6 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_set_determinism_errors_and_registry), CAPI_TEST(test_empty_is_filled_in_deterministic_mode),
     CAPI_TEST(test_log_handler_replacement_and_levels),  CAPI_TEST(test_default_dtype),
     CAPI_TEST(test_default_device_is_per_thread),  CAPI_TEST(test_device_context_wins_and_nests),
-    CAPI_TEST(test_matmul_precision),              CAPI_TEST(test_autocast_casts_by_operator_and_is_per_thread)};
+    CAPI_TEST(test_matmul_precision),              CAPI_TEST(test_autocast_casts_by_operator_and_is_per_thread),
+    CAPI_TEST(test_promotion_casting_and_result_type)};
 CAPI_MAIN(TESTS)

@@ -154,4 +154,12 @@ class RuntimeTest {
       assertEquals(DType.FLOAT16, CTorch.getAutocastDtype(Device.Type.CUDA));
     }
   }
+
+  @Test
+  void promotionRules() {
+    assertEquals(DType.INT16, CTorch.promoteTypes(DType.UINT8, DType.INT8));
+    assertEquals(DType.FLOAT32, CTorch.promoteTypes(DType.FLOAT16, DType.BFLOAT16));
+    assertTrue(CTorch.canCast(DType.INT64, DType.FLOAT32));
+    assertFalse(CTorch.canCast(DType.FLOAT32, DType.INT64));
+  }
 }

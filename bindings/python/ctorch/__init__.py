@@ -399,6 +399,23 @@ def detach(input):
     return input.detach()
 
 
+def promote_types(type1, type2):
+    """The dtype tensors of these dtypes combine to."""
+    from ._dtype import by_code
+    return by_code[_C.ct_promote_types(type1.code, type2.code)]
+
+
+def can_cast(from_, to):
+    """Whether an operator may write a result of dtype from_ into a tensor of dtype to."""
+    return _builtins.bool(_C.ct_can_cast(from_.code, to.code))
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an operator combining these tensors or numbers computes in."""
+    from ._dtype import by_code
+    return by_code[_C.ct_py_result_type([ops._box(tensor1), ops._box(tensor2)])]
+
+
 def typename(obj):
     """'torch.FloatTensor' for a tensor (torch's legacy name), else the object's module and class."""
     if isinstance(obj, Tensor):

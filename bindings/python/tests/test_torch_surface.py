@@ -273,3 +273,19 @@ def test_deprecated_range_includes_its_end(args):
         assert got.numel() == 0 or ref is None
     else:
         compare(got, ref)
+
+
+@pytest.mark.parametrize("a", DTYPE_NAMES)
+@pytest.mark.parametrize("b", DTYPE_NAMES)
+def test_promote_types_and_can_cast(a, b):
+    same(lambda m: (m.promote_types(getattr(m, a), getattr(m, b)), m.can_cast(getattr(m, a), getattr(m, b))))
+
+
+@pytest.mark.parametrize("args", [
+    lambda m: (m.ones(2, dtype=m.int32), 2.5), lambda m: (m.ones(2, dtype=m.int32), m.tensor(2.5, dtype=m.float64)),
+    lambda m: (m.ones(2, dtype=m.float16), m.ones((), dtype=m.float64)), lambda m: (m.ones(2, dtype=m.uint8), -3),
+    lambda m: (m.ones(2, dtype=m.bool), True), lambda m: (m.ones((), dtype=m.int8), m.ones(2, dtype=m.uint8)),
+    lambda m: (3, m.ones(2, dtype=m.bfloat16)), lambda m: (m.ones(2, dtype=m.int64), m.ones(3, dtype=m.float16)),
+])
+def test_result_type(args):
+    same(lambda m: m.result_type(*args(m)))

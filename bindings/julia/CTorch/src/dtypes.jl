@@ -47,6 +47,25 @@ function eltype_of(code::Integer)
 end
 
 """
+    CTorch.promote_types(T1, T2) -> Type
+    CTorch.can_cast(from, to) -> Bool
+
+ctorch's promotion of two element types (`torch.promote_types`: `UInt8` with `Int8` is `Int16`,
+`Float16` with `BFloat16` is `Float32`), and whether an operator may write a result of type `from`
+into a tensor of type `to` (`torch.can_cast`).
+"""
+function promote_types(T1::Type, T2::Type)
+    out = Ref{Cint}(0)
+    check(L.ct_promote_types(dtype(T1), dtype(T2), out))
+    return eltype_of(out[])
+end
+@doc (@doc promote_types) function can_cast(from::Type, to::Type)
+    out = Ref{Cint}(0)
+    check(L.ct_can_cast(dtype(from), dtype(to), out))
+    return out[] != 0
+end
+
+"""
     CTorch.dtype_name(T) -> String
 
 ctorch's name of an element type: `"float32"`, `"bfloat16"`, `"bool"`, ...

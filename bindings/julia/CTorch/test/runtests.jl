@@ -365,6 +365,12 @@ end
     @test Array(ops.repeat_interleave(Tensor([1, 2]), 2)) == [1, 1, 2, 2]
 end
 
+@testset "Promotion and casting rules" begin
+    @test CTorch.promote_types(UInt8, Int8) === Int16
+    @test CTorch.promote_types(Float16, CTorch.BFloat16) === Float32
+    @test CTorch.can_cast(Int64, Float32) && !CTorch.can_cast(Float32, Int64)
+end
+
 @testset "Autocast casts by operator and restores" begin
     a = ops.reshape(Tensor(Float32[1, 2, 3, 4, 5, 6]), [2, 3])
     b = ops.reshape(Tensor(Float32[1, 0, 0, 1, 1, 1]), [3, 2])

@@ -352,6 +352,8 @@ extern "C" {
     pub fn ct_get_log_level() -> ct_log_level;
     pub fn ct_dtype_name(dtype: ct_dtype) -> *const c_char;
     pub fn ct_dtype_itemsize(dtype: ct_dtype) -> usize;
+    pub fn ct_promote_types(a: ct_dtype, b: ct_dtype, out: *mut ct_dtype) -> ct_status;
+    pub fn ct_can_cast(from: ct_dtype, to: ct_dtype, out: *mut c_int) -> ct_status;
     pub fn ct_device_type_name(r#type: ct_device_type) -> *const c_char;
     pub fn ct_tensor_retain(t: *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_release(t: *mut ct_tensor);
@@ -605,6 +607,7 @@ extern "C" {
     pub fn ct_tensor_max_pool2d(input: *const ct_tensor, options: *const ct_pool2d_options, out: *mut *mut ct_tensor, indices: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_avg_pool2d(input: *const ct_tensor, options: *const ct_pool2d_options, count_include_pad: c_int, divisor_override: i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_adaptive_avg_pool2d(input: *const ct_tensor, output_h: i64, output_w: i64, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_result_type(args: *const ct_value, n: usize, out: *mut ct_dtype) -> ct_status;
     pub fn ct_op_call(name: *const c_char, args: *const ct_value, nargs: usize, outs: *mut *mut ct_tensor, nouts: usize) -> ct_status;
     pub fn ct_op_schema(name: *const c_char, out: *mut *mut c_char) -> ct_status;
     pub fn ct_op_registry_json(out: *mut *mut c_char) -> ct_status;

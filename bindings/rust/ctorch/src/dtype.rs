@@ -66,6 +66,23 @@ impl DType {
         })
     }
 
+    /// The dtype tensors of `self` and `other` combine to (`torch.promote_types`): uint8 with int8
+    /// is int16, float16 with bfloat16 is float32.
+    pub fn promote(self, other: DType) -> DType {
+        let mut out = sys::CT_FLOAT32;
+        // Both are valid dtypes, so the call cannot fail.
+        let _ = unsafe { sys::ct_promote_types(self.to_c(), other.to_c(), &mut out) };
+        DType::from_c(out).expect("ct_promote_types gives a dtype")
+    }
+
+    /// Whether an operator may write a result of dtype `self` into a tensor of dtype `to`
+    /// (`torch.can_cast`): not floating into integral or bool, not integral into bool.
+    pub fn can_cast(self, to: DType) -> bool {
+        let mut out = 0;
+        let _ = unsafe { sys::ct_can_cast(self.to_c(), to.to_c(), &mut out) };
+        out != 0
+    }
+
     /// Bytes per element.
     pub fn itemsize(self) -> usize {
         // SAFETY: any value is accepted.

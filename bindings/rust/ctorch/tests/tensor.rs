@@ -125,3 +125,13 @@ fn tensors_are_shared_across_eight_threads() {
         }
     });
 }
+
+#[test]
+fn dtype_promotion_and_casting_rules() {
+    assert_eq!(DType::UInt8.promote(DType::Int8), DType::Int16);
+    assert_eq!(DType::Float16.promote(DType::BFloat16), DType::Float32);
+    assert_eq!(DType::Bool.promote(DType::Int32), DType::Int32);
+    assert!(DType::Int64.can_cast(DType::Float32));
+    assert!(!DType::Float32.can_cast(DType::Int64));
+    assert!(!DType::Int8.can_cast(DType::Bool));
+}

@@ -205,6 +205,28 @@ public final class CTorch {
   }
 
   /**
+   * The dtype tensors of dtypes a and b combine to (torch.promote_types).
+   *
+   * @param a a dtype
+   * @param b another
+   * @return the promoted dtype
+   */
+  public static DType promoteTypes(DType a, DType b) {
+    return DType.of((int) CTorchNative.ct_promote_types(Native.handleDtype(a), Native.handleDtype(b)));
+  }
+
+  /**
+   * Whether an operator may write a result of dtype from into a tensor of dtype to (torch.can_cast).
+   *
+   * @param from the result's dtype
+   * @param to the destination's dtype
+   * @return true unless floating into integral or bool, or integral into bool
+   */
+  public static boolean canCast(DType from, DType to) {
+    return CTorchNative.ct_can_cast(Native.handleDtype(from), Native.handleDtype(to)) != 0;
+  }
+
+  /**
    * Opens an autocast region (torch.autocast) on this thread until the guard closes: operator calls
    * whose tensors are on devices of {@code type} follow PyTorch's autocast lists. Matrix products,
    * linear and convolutions cast float32 inputs to {@code dtype}; losses, norms and the other

@@ -242,6 +242,8 @@ const FUNCTION_NAMES = (
     :ct_get_log_level,
     :ct_dtype_name,
     :ct_dtype_itemsize,
+    :ct_promote_types,
+    :ct_can_cast,
     :ct_device_type_name,
     :ct_tensor_retain,
     :ct_tensor_release,
@@ -495,6 +497,7 @@ const FUNCTION_NAMES = (
     :ct_tensor_max_pool2d,
     :ct_tensor_avg_pool2d,
     :ct_tensor_adaptive_avg_pool2d,
+    :ct_result_type,
     :ct_op_call,
     :ct_op_schema,
     :ct_op_registry_json,
@@ -697,7 +700,7 @@ const FUNCTION_NAMES = (
     :ct_init_calculate_gain,
     :ct_init_calculate_fan_in_and_fan_out,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 479)
+const FUNCTION_POINTERS = fill(C_NULL, 482)
 
 """
     ct_version()
@@ -925,13 +928,31 @@ Header: ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value o
 @inline ct_dtype_itemsize(dtype) = ccall(@inbounds(FUNCTION_POINTERS[25]), Csize_t, (ct_dtype,), dtype)
 
 """
+    ct_promote_types(a, b, out)
+
+`ccall` of `ct_status ct_promote_types(ct_dtype a, ct_dtype b, ct_dtype* out)`.
+
+Header: ct_promote_types - the dtype two tensors of dtypes a and b combine to (torch.promote_types):
+"""
+@inline ct_promote_types(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[26]), ct_status, (ct_dtype, ct_dtype, Ptr{ct_dtype}), a, b, out)
+
+"""
+    ct_can_cast(from, to, out)
+
+`ccall` of `ct_status ct_can_cast(ct_dtype from, ct_dtype to, int* out)`.
+
+Header: ct_promote_types - the dtype two tensors of dtypes a and b combine to (torch.promote_types):
+"""
+@inline ct_can_cast(from, to, out) = ccall(@inbounds(FUNCTION_POINTERS[27]), ct_status, (ct_dtype, ct_dtype, Ptr{Cint}), from, to, out)
+
+"""
     ct_device_type_name(type_)
 
 `ccall` of `const char* ct_device_type_name(ct_device_type type)`.
 
 Header: ct_device_type_name - "cpu", "cuda", "meta", or the name a plugin backend registered for the
 """
-@inline ct_device_type_name(type_) = ccall(@inbounds(FUNCTION_POINTERS[26]), Ptr{UInt8}, (ct_device_type,), type_)
+@inline ct_device_type_name(type_) = ccall(@inbounds(FUNCTION_POINTERS[28]), Ptr{UInt8}, (ct_device_type,), type_)
 
 """
     ct_tensor_retain(t)
@@ -940,7 +961,7 @@ Header: ct_device_type_name - "cpu", "cuda", "meta", or the name a plugin backen
 
 Header: ct_tensor_retain - add a reference to t.
 """
-@inline ct_tensor_retain(t) = ccall(@inbounds(FUNCTION_POINTERS[27]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_tensor_retain(t) = ccall(@inbounds(FUNCTION_POINTERS[29]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_tensor_release(t)
@@ -949,7 +970,7 @@ Header: ct_tensor_retain - add a reference to t.
 
 Header: ct_tensor_release - drop a reference; the tensor is freed when the last one goes.
 """
-@inline ct_tensor_release(t) = ccall(@inbounds(FUNCTION_POINTERS[28]), Cvoid, (Ptr{ct_tensor},), t)
+@inline ct_tensor_release(t) = ccall(@inbounds(FUNCTION_POINTERS[30]), Cvoid, (Ptr{ct_tensor},), t)
 
 """
     ct_tensor_from_data(data, sizes, ndim, dtype, out)
@@ -958,7 +979,7 @@ Header: ct_tensor_release - drop a reference; the tensor is freed when the last 
 
 Header: ct_tensor_from_data - a new contiguous CPU tensor holding a copy of data.
 """
-@inline ct_tensor_from_data(data, sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[29]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), data, sizes, ndim, dtype, out)
+@inline ct_tensor_from_data(data, sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[31]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), data, sizes, ndim, dtype, out)
 
 """
     ct_tensor_from_blob(data, sizes, strides, ndim, dtype, deleter, user_data, out)
@@ -967,7 +988,7 @@ Header: ct_tensor_from_data - a new contiguous CPU tensor holding a copy of data
 
 Header: ct_tensor_from_blob - a CPU tensor over caller memory, without copying.
 """
-@inline ct_tensor_from_blob(data, sizes, strides, ndim, dtype, deleter, user_data, out) = ccall(@inbounds(FUNCTION_POINTERS[30]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Ptr{Int64}, Csize_t, ct_dtype, ct_deleter_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), data, sizes, strides, ndim, dtype, deleter, user_data, out)
+@inline ct_tensor_from_blob(data, sizes, strides, ndim, dtype, deleter, user_data, out) = ccall(@inbounds(FUNCTION_POINTERS[32]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Ptr{Int64}, Csize_t, ct_dtype, ct_deleter_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), data, sizes, strides, ndim, dtype, deleter, user_data, out)
 
 """
     ct_tensor_from_blob_v2(data, sizes, strides, ndim, dtype, flags, deleter, user_data, out)
@@ -976,7 +997,7 @@ Header: ct_tensor_from_blob - a CPU tensor over caller memory, without copying.
 
 Header: ct_tensor_from_blob_v2 - a CPU tensor over caller memory, without copying, with flags.
 """
-@inline ct_tensor_from_blob_v2(data, sizes, strides, ndim, dtype, flags, deleter, user_data, out) = ccall(@inbounds(FUNCTION_POINTERS[31]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Ptr{Int64}, Csize_t, ct_dtype, UInt32, ct_deleter_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), data, sizes, strides, ndim, dtype, flags, deleter, user_data, out)
+@inline ct_tensor_from_blob_v2(data, sizes, strides, ndim, dtype, flags, deleter, user_data, out) = ccall(@inbounds(FUNCTION_POINTERS[33]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Ptr{Int64}, Csize_t, ct_dtype, UInt32, ct_deleter_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), data, sizes, strides, ndim, dtype, flags, deleter, user_data, out)
 
 """
     ct_tensor_is_read_only(t, out)
@@ -985,7 +1006,7 @@ Header: ct_tensor_from_blob_v2 - a CPU tensor over caller memory, without copyin
 
 Header: ct_tensor_is_read_only - whether t's memory refuses writes.
 """
-@inline ct_tensor_is_read_only(t, out) = ccall(@inbounds(FUNCTION_POINTERS[32]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_read_only(t, out) = ccall(@inbounds(FUNCTION_POINTERS[34]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_empty(sizes, ndim, dtype, device, out)
@@ -994,7 +1015,7 @@ Header: ct_tensor_is_read_only - whether t's memory refuses writes.
 
 Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
 """
-@inline ct_tensor_empty(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[33]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
+@inline ct_tensor_empty(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[35]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
 
 """
     ct_tensor_zeros(sizes, ndim, dtype, device, out)
@@ -1003,7 +1024,7 @@ Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - fa
 
 Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
 """
-@inline ct_tensor_zeros(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[34]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
+@inline ct_tensor_zeros(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[36]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
 
 """
     ct_tensor_ones(sizes, ndim, dtype, device, out)
@@ -1012,7 +1033,7 @@ Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - fa
 
 Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
 """
-@inline ct_tensor_ones(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[35]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
+@inline ct_tensor_ones(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[37]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
 
 """
     ct_tensor_full(sizes, ndim, value, dtype, device, out)
@@ -1021,7 +1042,7 @@ Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - fa
 
 Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
 """
-@inline ct_tensor_full(sizes, ndim, value, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[36]), ct_status, (Ptr{Int64}, Csize_t, Ptr{ct_scalar}, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, value, dtype, device, out)
+@inline ct_tensor_full(sizes, ndim, value, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[38]), ct_status, (Ptr{Int64}, Csize_t, Ptr{ct_scalar}, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, value, dtype, device, out)
 
 """
     ct_tensor_arange(start, end_, step, dtype, device, out)
@@ -1030,7 +1051,7 @@ Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - fa
 
 Header: ct_tensor_arange - the 1-D tensor start, start + step, ... up to but excluding end.
 """
-@inline ct_tensor_arange(start, end_, step, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[37]), ct_status, (Cdouble, Cdouble, Cdouble, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), start, end_, step, dtype, device, out)
+@inline ct_tensor_arange(start, end_, step, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[39]), ct_status, (Cdouble, Cdouble, Cdouble, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), start, end_, step, dtype, device, out)
 
 """
     ct_tensor_linspace(start, end_, steps, dtype, device, out)
@@ -1039,7 +1060,7 @@ Header: ct_tensor_arange - the 1-D tensor start, start + step, ... up to but exc
 
 Header: ct_tensor_linspace - steps values evenly spaced from start to end inclusive (1-D).
 """
-@inline ct_tensor_linspace(start, end_, steps, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[38]), ct_status, (Cdouble, Cdouble, Int64, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), start, end_, steps, dtype, device, out)
+@inline ct_tensor_linspace(start, end_, steps, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[40]), ct_status, (Cdouble, Cdouble, Int64, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), start, end_, steps, dtype, device, out)
 
 """
     ct_tensor_eye(n, m, dtype, device, out)
@@ -1048,7 +1069,7 @@ Header: ct_tensor_linspace - steps values evenly spaced from start to end inclus
 
 Header: ct_tensor_eye - the n x m matrix with ones on the diagonal (m < 0 means m = n).
 """
-@inline ct_tensor_eye(n, m, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[39]), ct_status, (Int64, Int64, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), n, m, dtype, device, out)
+@inline ct_tensor_eye(n, m, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[41]), ct_status, (Int64, Int64, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), n, m, dtype, device, out)
 
 """
     ct_use_deterministic_algorithms(mode, warn_only)
@@ -1057,7 +1078,7 @@ Header: ct_tensor_eye - the n x m matrix with ones on the diagonal (m < 0 means 
 
 Header: ct_use_deterministic_algorithms - the deterministic-algorithms switch (torch.use_deterministic_algorithms).
 """
-@inline ct_use_deterministic_algorithms(mode, warn_only) = ccall(@inbounds(FUNCTION_POINTERS[40]), ct_status, (Cint, Cint), mode, warn_only)
+@inline ct_use_deterministic_algorithms(mode, warn_only) = ccall(@inbounds(FUNCTION_POINTERS[42]), ct_status, (Cint, Cint), mode, warn_only)
 
 """
     ct_are_deterministic_algorithms_enabled()
@@ -1066,7 +1087,7 @@ Header: ct_use_deterministic_algorithms - the deterministic-algorithms switch (t
 
 Header: 1 when the switch is on (warn-only or not), else 0. Since 0.3.
 """
-@inline ct_are_deterministic_algorithms_enabled() = ccall(@inbounds(FUNCTION_POINTERS[41]), Cint, ())
+@inline ct_are_deterministic_algorithms_enabled() = ccall(@inbounds(FUNCTION_POINTERS[43]), Cint, ())
 
 """
     ct_is_deterministic_algorithms_warn_only_enabled()
@@ -1075,7 +1096,7 @@ Header: 1 when the switch is on (warn-only or not), else 0. Since 0.3.
 
 Header: 1 when the switch is on in warn-only mode, else 0. Since 0.3.
 """
-@inline ct_is_deterministic_algorithms_warn_only_enabled() = ccall(@inbounds(FUNCTION_POINTERS[42]), Cint, ())
+@inline ct_is_deterministic_algorithms_warn_only_enabled() = ccall(@inbounds(FUNCTION_POINTERS[44]), Cint, ())
 
 """
     ct_get_deterministic_debug_mode()
@@ -1084,7 +1105,7 @@ Header: 1 when the switch is on in warn-only mode, else 0. Since 0.3.
 
 Header: ct_get_deterministic_debug_mode / ct_set_deterministic_debug_mode - the same switch as one
 """
-@inline ct_get_deterministic_debug_mode() = ccall(@inbounds(FUNCTION_POINTERS[43]), Int32, ())
+@inline ct_get_deterministic_debug_mode() = ccall(@inbounds(FUNCTION_POINTERS[45]), Int32, ())
 
 """
     ct_set_deterministic_debug_mode(mode)
@@ -1093,7 +1114,7 @@ Header: ct_get_deterministic_debug_mode / ct_set_deterministic_debug_mode - the 
 
 Header: ct_get_deterministic_debug_mode / ct_set_deterministic_debug_mode - the same switch as one
 """
-@inline ct_set_deterministic_debug_mode(mode) = ccall(@inbounds(FUNCTION_POINTERS[44]), ct_status, (Int32,), mode)
+@inline ct_set_deterministic_debug_mode(mode) = ccall(@inbounds(FUNCTION_POINTERS[46]), ct_status, (Int32,), mode)
 
 """
     ct_autocast_set_enabled(type_, enabled)
@@ -1102,7 +1123,7 @@ Header: ct_get_deterministic_debug_mode / ct_set_deterministic_debug_mode - the 
 
 Header: ct_autocast_set_enabled / ct_autocast_is_enabled - automatic mixed precision for one device type
 """
-@inline ct_autocast_set_enabled(type_, enabled) = ccall(@inbounds(FUNCTION_POINTERS[45]), ct_status, (ct_device_type, Cint), type_, enabled)
+@inline ct_autocast_set_enabled(type_, enabled) = ccall(@inbounds(FUNCTION_POINTERS[47]), ct_status, (ct_device_type, Cint), type_, enabled)
 
 """
     ct_autocast_is_enabled(type_, out)
@@ -1111,7 +1132,7 @@ Header: ct_autocast_set_enabled / ct_autocast_is_enabled - automatic mixed preci
 
 Header: ct_autocast_set_enabled / ct_autocast_is_enabled - automatic mixed precision for one device type
 """
-@inline ct_autocast_is_enabled(type_, out) = ccall(@inbounds(FUNCTION_POINTERS[46]), ct_status, (ct_device_type, Ptr{Cint}), type_, out)
+@inline ct_autocast_is_enabled(type_, out) = ccall(@inbounds(FUNCTION_POINTERS[48]), ct_status, (ct_device_type, Ptr{Cint}), type_, out)
 
 """
     ct_autocast_set_dtype(type_, dtype)
@@ -1120,7 +1141,7 @@ Header: ct_autocast_set_enabled / ct_autocast_is_enabled - automatic mixed preci
 
 Header: ct_autocast_set_dtype / ct_autocast_get_dtype - the dtype autocast computes the lower-precision
 """
-@inline ct_autocast_set_dtype(type_, dtype) = ccall(@inbounds(FUNCTION_POINTERS[47]), ct_status, (ct_device_type, ct_dtype), type_, dtype)
+@inline ct_autocast_set_dtype(type_, dtype) = ccall(@inbounds(FUNCTION_POINTERS[49]), ct_status, (ct_device_type, ct_dtype), type_, dtype)
 
 """
     ct_autocast_get_dtype(type_, out)
@@ -1129,7 +1150,7 @@ Header: ct_autocast_set_dtype / ct_autocast_get_dtype - the dtype autocast compu
 
 Header: ct_autocast_set_dtype / ct_autocast_get_dtype - the dtype autocast computes the lower-precision
 """
-@inline ct_autocast_get_dtype(type_, out) = ccall(@inbounds(FUNCTION_POINTERS[48]), ct_status, (ct_device_type, Ptr{ct_dtype}), type_, out)
+@inline ct_autocast_get_dtype(type_, out) = ccall(@inbounds(FUNCTION_POINTERS[50]), ct_status, (ct_device_type, Ptr{ct_dtype}), type_, out)
 
 """
     ct_set_default_dtype(dtype)
@@ -1138,7 +1159,7 @@ Header: ct_autocast_set_dtype / ct_autocast_get_dtype - the dtype autocast compu
 
 Header: ct_set_default_dtype / ct_get_default_dtype - the default floating dtype (torch.set_default_dtype).
 """
-@inline ct_set_default_dtype(dtype) = ccall(@inbounds(FUNCTION_POINTERS[49]), ct_status, (ct_dtype,), dtype)
+@inline ct_set_default_dtype(dtype) = ccall(@inbounds(FUNCTION_POINTERS[51]), ct_status, (ct_dtype,), dtype)
 
 """
     ct_get_default_dtype()
@@ -1147,7 +1168,7 @@ Header: ct_set_default_dtype / ct_get_default_dtype - the default floating dtype
 
 Header: ct_set_default_dtype / ct_get_default_dtype - the default floating dtype (torch.set_default_dtype).
 """
-@inline ct_get_default_dtype() = ccall(@inbounds(FUNCTION_POINTERS[50]), ct_dtype, ())
+@inline ct_get_default_dtype() = ccall(@inbounds(FUNCTION_POINTERS[52]), ct_dtype, ())
 
 """
     ct_set_default_device(device)
@@ -1156,7 +1177,7 @@ Header: ct_set_default_dtype / ct_get_default_dtype - the default floating dtype
 
 Header: ct_set_default_device - the device this thread's factories use when given none (device NULL).
 """
-@inline ct_set_default_device(device) = ccall(@inbounds(FUNCTION_POINTERS[51]), ct_status, (Ptr{UInt8},), device)
+@inline ct_set_default_device(device) = ccall(@inbounds(FUNCTION_POINTERS[53]), ct_status, (Ptr{UInt8},), device)
 
 """
     ct_get_default_device(type_, index)
@@ -1165,7 +1186,7 @@ Header: ct_set_default_device - the device this thread's factories use when give
 
 Header: ct_get_default_device - the device a factory without a device would use now on this thread:
 """
-@inline ct_get_default_device(type_, index) = ccall(@inbounds(FUNCTION_POINTERS[52]), ct_status, (Ptr{ct_device_type}, Ptr{Int32}), type_, index)
+@inline ct_get_default_device(type_, index) = ccall(@inbounds(FUNCTION_POINTERS[54]), ct_status, (Ptr{ct_device_type}, Ptr{Int32}), type_, index)
 
 """
     ct_device_push(device)
@@ -1174,7 +1195,7 @@ Header: ct_get_default_device - the device a factory without a device would use 
 
 Header: ct_device_push / ct_device_pop - open and close a device context on this thread (Python's
 """
-@inline ct_device_push(device) = ccall(@inbounds(FUNCTION_POINTERS[53]), ct_status, (Ptr{UInt8},), device)
+@inline ct_device_push(device) = ccall(@inbounds(FUNCTION_POINTERS[55]), ct_status, (Ptr{UInt8},), device)
 
 """
     ct_device_pop()
@@ -1183,7 +1204,7 @@ Header: ct_device_push / ct_device_pop - open and close a device context on this
 
 Header: ct_device_push / ct_device_pop - open and close a device context on this thread (Python's
 """
-@inline ct_device_pop() = ccall(@inbounds(FUNCTION_POINTERS[54]), ct_status, ())
+@inline ct_device_pop() = ccall(@inbounds(FUNCTION_POINTERS[56]), ct_status, ())
 
 """
     ct_set_float32_matmul_precision(precision)
@@ -1192,7 +1213,7 @@ Header: ct_device_push / ct_device_pop - open and close a device context on this
 
 Header: ct_set_float32_matmul_precision / ct_get_float32_matmul_precision - how float32 matrix products
 """
-@inline ct_set_float32_matmul_precision(precision) = ccall(@inbounds(FUNCTION_POINTERS[55]), ct_status, (Ptr{UInt8},), precision)
+@inline ct_set_float32_matmul_precision(precision) = ccall(@inbounds(FUNCTION_POINTERS[57]), ct_status, (Ptr{UInt8},), precision)
 
 """
     ct_get_float32_matmul_precision()
@@ -1201,7 +1222,7 @@ Header: ct_set_float32_matmul_precision / ct_get_float32_matmul_precision - how 
 
 Header: ct_set_float32_matmul_precision / ct_get_float32_matmul_precision - how float32 matrix products
 """
-@inline ct_get_float32_matmul_precision() = ccall(@inbounds(FUNCTION_POINTERS[56]), Ptr{UInt8}, ())
+@inline ct_get_float32_matmul_precision() = ccall(@inbounds(FUNCTION_POINTERS[58]), Ptr{UInt8}, ())
 
 """
     ct_manual_seed(seed)
@@ -1210,7 +1231,7 @@ Header: ct_set_float32_matmul_precision / ct_get_float32_matmul_precision - how 
 
 Header: ct_manual_seed - seed every device's default generator (torch.manual_seed), rewinding its offset
 """
-@inline ct_manual_seed(seed) = ccall(@inbounds(FUNCTION_POINTERS[57]), ct_status, (UInt64,), seed)
+@inline ct_manual_seed(seed) = ccall(@inbounds(FUNCTION_POINTERS[59]), ct_status, (UInt64,), seed)
 
 """
     ct_initial_seed(out)
@@ -1219,7 +1240,7 @@ Header: ct_manual_seed - seed every device's default generator (torch.manual_see
 
 Header: ct_initial_seed - the seed of the CPU default generator (torch.initial_seed).
 """
-@inline ct_initial_seed(out) = ccall(@inbounds(FUNCTION_POINTERS[58]), ct_status, (Ptr{UInt64},), out)
+@inline ct_initial_seed(out) = ccall(@inbounds(FUNCTION_POINTERS[60]), ct_status, (Ptr{UInt64},), out)
 
 """
     ct_generator_create(device, out)
@@ -1228,7 +1249,7 @@ Header: ct_initial_seed - the seed of the CPU default generator (torch.initial_s
 
 Header: ct_generator_create - a new generator for a device (torch.Generator(device)), seeded with
 """
-@inline ct_generator_create(device, out) = ccall(@inbounds(FUNCTION_POINTERS[59]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_generator}}), device, out)
+@inline ct_generator_create(device, out) = ccall(@inbounds(FUNCTION_POINTERS[61]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_generator}}), device, out)
 
 """
     ct_default_generator(device, out)
@@ -1237,7 +1258,7 @@ Header: ct_generator_create - a new generator for a device (torch.Generator(devi
 
 Header: ct_default_generator - a reference to a device's default generator (torch.default_generator).
 """
-@inline ct_default_generator(device, out) = ccall(@inbounds(FUNCTION_POINTERS[60]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_generator}}), device, out)
+@inline ct_default_generator(device, out) = ccall(@inbounds(FUNCTION_POINTERS[62]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_generator}}), device, out)
 
 """
     ct_generator_release(g)
@@ -1246,7 +1267,7 @@ Header: ct_default_generator - a reference to a device's default generator (torc
 
 Header: ct_generator_release - drop a reference; NULL is a no-op. Since 0.3.
 """
-@inline ct_generator_release(g) = ccall(@inbounds(FUNCTION_POINTERS[61]), Cvoid, (Ptr{ct_generator},), g)
+@inline ct_generator_release(g) = ccall(@inbounds(FUNCTION_POINTERS[63]), Cvoid, (Ptr{ct_generator},), g)
 
 """
     ct_generator_manual_seed(g, seed)
@@ -1255,7 +1276,7 @@ Header: ct_generator_release - drop a reference; NULL is a no-op. Since 0.3.
 
 Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset to 0),
 """
-@inline ct_generator_manual_seed(g, seed) = ccall(@inbounds(FUNCTION_POINTERS[62]), ct_status, (Ptr{ct_generator}, UInt64), g, seed)
+@inline ct_generator_manual_seed(g, seed) = ccall(@inbounds(FUNCTION_POINTERS[64]), ct_status, (Ptr{ct_generator}, UInt64), g, seed)
 
 """
     ct_generator_initial_seed(g, out)
@@ -1264,7 +1285,7 @@ Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset t
 
 Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset to 0),
 """
-@inline ct_generator_initial_seed(g, out) = ccall(@inbounds(FUNCTION_POINTERS[63]), ct_status, (Ptr{ct_generator}, Ptr{UInt64}), g, out)
+@inline ct_generator_initial_seed(g, out) = ccall(@inbounds(FUNCTION_POINTERS[65]), ct_status, (Ptr{ct_generator}, Ptr{UInt64}), g, out)
 
 """
     ct_generator_get_offset(g, out)
@@ -1273,7 +1294,7 @@ Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset t
 
 Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset to 0),
 """
-@inline ct_generator_get_offset(g, out) = ccall(@inbounds(FUNCTION_POINTERS[64]), ct_status, (Ptr{ct_generator}, Ptr{UInt64}), g, out)
+@inline ct_generator_get_offset(g, out) = ccall(@inbounds(FUNCTION_POINTERS[66]), ct_status, (Ptr{ct_generator}, Ptr{UInt64}), g, out)
 
 """
     ct_generator_set_offset(g, offset)
@@ -1282,7 +1303,7 @@ Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset t
 
 Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset to 0),
 """
-@inline ct_generator_set_offset(g, offset) = ccall(@inbounds(FUNCTION_POINTERS[65]), ct_status, (Ptr{ct_generator}, UInt64), g, offset)
+@inline ct_generator_set_offset(g, offset) = ccall(@inbounds(FUNCTION_POINTERS[67]), ct_status, (Ptr{ct_generator}, UInt64), g, offset)
 
 """
     ct_generator_get_state(g, state, n)
@@ -1291,7 +1312,7 @@ Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset t
 
 Header: ct_generator_get_state / ct_generator_set_state - checkpoint and restore a generator
 """
-@inline ct_generator_get_state(g, state, n) = ccall(@inbounds(FUNCTION_POINTERS[66]), ct_status, (Ptr{ct_generator}, Ptr{UInt8}, Csize_t), g, state, n)
+@inline ct_generator_get_state(g, state, n) = ccall(@inbounds(FUNCTION_POINTERS[68]), ct_status, (Ptr{ct_generator}, Ptr{UInt8}, Csize_t), g, state, n)
 
 """
     ct_generator_set_state(g, state, n)
@@ -1300,7 +1321,7 @@ Header: ct_generator_get_state / ct_generator_set_state - checkpoint and restore
 
 Header: ct_generator_get_state / ct_generator_set_state - checkpoint and restore a generator
 """
-@inline ct_generator_set_state(g, state, n) = ccall(@inbounds(FUNCTION_POINTERS[67]), ct_status, (Ptr{ct_generator}, Ptr{UInt8}, Csize_t), g, state, n)
+@inline ct_generator_set_state(g, state, n) = ccall(@inbounds(FUNCTION_POINTERS[69]), ct_status, (Ptr{ct_generator}, Ptr{UInt8}, Csize_t), g, state, n)
 
 """
     ct_tensor_rand(sizes, ndim, dtype, device, gen, out)
@@ -1309,7 +1330,7 @@ Header: ct_generator_get_state / ct_generator_set_state - checkpoint and restore
 
 Header: Random tensors. Each draws from gen, or from the default generator of the result's device when
 """
-@inline ct_tensor_rand(sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[68]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, gen, out)
+@inline ct_tensor_rand(sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[70]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, gen, out)
 
 """
     ct_tensor_randn(sizes, ndim, dtype, device, gen, out)
@@ -1318,7 +1339,7 @@ Header: Random tensors. Each draws from gen, or from the default generator of th
 
 Header: Random tensors. Each draws from gen, or from the default generator of the result's device when
 """
-@inline ct_tensor_randn(sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[69]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, gen, out)
+@inline ct_tensor_randn(sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[71]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, gen, out)
 
 """
     ct_tensor_randint(low, high, sizes, ndim, dtype, device, gen, out)
@@ -1327,7 +1348,7 @@ Header: Random tensors. Each draws from gen, or from the default generator of th
 
 Header: Random tensors. Each draws from gen, or from the default generator of the result's device when
 """
-@inline ct_tensor_randint(low, high, sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[70]), ct_status, (Int64, Int64, Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), low, high, sizes, ndim, dtype, device, gen, out)
+@inline ct_tensor_randint(low, high, sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[72]), ct_status, (Int64, Int64, Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), low, high, sizes, ndim, dtype, device, gen, out)
 
 """
     ct_tensor_randperm(n, dtype, device, gen, out)
@@ -1336,7 +1357,7 @@ Header: Random tensors. Each draws from gen, or from the default generator of th
 
 Header: Random tensors. Each draws from gen, or from the default generator of the result's device when
 """
-@inline ct_tensor_randperm(n, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[71]), ct_status, (Int64, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), n, dtype, device, gen, out)
+@inline ct_tensor_randperm(n, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[73]), ct_status, (Int64, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), n, dtype, device, gen, out)
 
 """
     ct_tensor_uniform_(self, from, to, gen)
@@ -1345,7 +1366,7 @@ Header: Random tensors. Each draws from gen, or from the default generator of th
 
 Header: In-place draws into self (borrowed; its version counter is bumped):
 """
-@inline ct_tensor_uniform_(self, from, to, gen) = ccall(@inbounds(FUNCTION_POINTERS[72]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), self, from, to, gen)
+@inline ct_tensor_uniform_(self, from, to, gen) = ccall(@inbounds(FUNCTION_POINTERS[74]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), self, from, to, gen)
 
 """
     ct_tensor_normal_(self, mean, std, gen)
@@ -1354,7 +1375,7 @@ Header: In-place draws into self (borrowed; its version counter is bumped):
 
 Header: In-place draws into self (borrowed; its version counter is bumped):
 """
-@inline ct_tensor_normal_(self, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[73]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), self, mean, std, gen)
+@inline ct_tensor_normal_(self, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[75]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), self, mean, std, gen)
 
 """
     ct_tensor_bernoulli_(self, p, gen)
@@ -1363,7 +1384,7 @@ Header: In-place draws into self (borrowed; its version counter is bumped):
 
 Header: In-place draws into self (borrowed; its version counter is bumped):
 """
-@inline ct_tensor_bernoulli_(self, p, gen) = ccall(@inbounds(FUNCTION_POINTERS[74]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), self, p, gen)
+@inline ct_tensor_bernoulli_(self, p, gen) = ccall(@inbounds(FUNCTION_POINTERS[76]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), self, p, gen)
 
 """
     ct_tensor_bernoulli(p, gen, out)
@@ -1372,7 +1393,7 @@ Header: In-place draws into self (borrowed; its version counter is bumped):
 
 Header: ct_tensor_bernoulli - 1 with probability p[i], else 0, per element of the floating tensor p (the
 """
-@inline ct_tensor_bernoulli(p, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[75]), ct_status, (Ptr{ct_tensor}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), p, gen, out)
+@inline ct_tensor_bernoulli(p, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[77]), ct_status, (Ptr{ct_tensor}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), p, gen, out)
 
 """
     ct_tensor_multinomial(probs, num_samples, replacement, gen, out)
@@ -1381,7 +1402,7 @@ Header: ct_tensor_bernoulli - 1 with probability p[i], else 0, per element of th
 
 Header: ct_tensor_multinomial - num_samples category indices (int64) per row of probs (1-D: one
 """
-@inline ct_tensor_multinomial(probs, num_samples, replacement, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[76]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), probs, num_samples, replacement, gen, out)
+@inline ct_tensor_multinomial(probs, num_samples, replacement, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[78]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), probs, num_samples, replacement, gen, out)
 
 """
     ct_tensor_dropout(input, p, train, gen, out)
@@ -1390,7 +1411,7 @@ Header: ct_tensor_multinomial - num_samples category indices (int64) per row of 
 
 Header: ct_tensor_dropout - zero each element with probability p and scale the others by 1 / (1 - p)
 """
-@inline ct_tensor_dropout(input, p, train, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[77]), ct_status, (Ptr{ct_tensor}, Cdouble, Cint, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), input, p, train, gen, out)
+@inline ct_tensor_dropout(input, p, train, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[79]), ct_status, (Ptr{ct_tensor}, Cdouble, Cint, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), input, p, train, gen, out)
 
 """
     ct_tensor_ndim(t, out)
@@ -1399,7 +1420,7 @@ Header: ct_tensor_dropout - zero each element with probability p and scale the o
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_ndim(t, out) = ccall(@inbounds(FUNCTION_POINTERS[78]), ct_status, (Ptr{ct_tensor}, Ptr{Csize_t}), t, out)
+@inline ct_tensor_ndim(t, out) = ccall(@inbounds(FUNCTION_POINTERS[80]), ct_status, (Ptr{ct_tensor}, Ptr{Csize_t}), t, out)
 
 """
     ct_tensor_size(t, dim, out)
@@ -1408,7 +1429,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[79]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Int64}), t, dim, out)
+@inline ct_tensor_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[81]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Int64}), t, dim, out)
 
 """
     ct_tensor_sizes(t, out, n)
@@ -1417,7 +1438,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_sizes(t, out, n) = ccall(@inbounds(FUNCTION_POINTERS[80]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t), t, out, n)
+@inline ct_tensor_sizes(t, out, n) = ccall(@inbounds(FUNCTION_POINTERS[82]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t), t, out, n)
 
 """
     ct_tensor_strides(t, out, n)
@@ -1426,7 +1447,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_strides(t, out, n) = ccall(@inbounds(FUNCTION_POINTERS[81]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t), t, out, n)
+@inline ct_tensor_strides(t, out, n) = ccall(@inbounds(FUNCTION_POINTERS[83]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t), t, out, n)
 
 """
     ct_tensor_numel(t, out)
@@ -1435,7 +1456,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[82]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
+@inline ct_tensor_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[84]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
 
 """
     ct_tensor_dtype(t, out)
@@ -1444,7 +1465,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_dtype(t, out) = ccall(@inbounds(FUNCTION_POINTERS[83]), ct_status, (Ptr{ct_tensor}, Ptr{ct_dtype}), t, out)
+@inline ct_tensor_dtype(t, out) = ccall(@inbounds(FUNCTION_POINTERS[85]), ct_status, (Ptr{ct_tensor}, Ptr{ct_dtype}), t, out)
 
 """
     ct_tensor_device(t, type_, index)
@@ -1453,7 +1474,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_device(t, type_, index) = ccall(@inbounds(FUNCTION_POINTERS[84]), ct_status, (Ptr{ct_tensor}, Ptr{ct_device_type}, Ptr{Int32}), t, type_, index)
+@inline ct_tensor_device(t, type_, index) = ccall(@inbounds(FUNCTION_POINTERS[86]), ct_status, (Ptr{ct_tensor}, Ptr{ct_device_type}, Ptr{Int32}), t, type_, index)
 
 """
     ct_tensor_is_contiguous(t, out)
@@ -1462,7 +1483,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_is_contiguous(t, out) = ccall(@inbounds(FUNCTION_POINTERS[85]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_contiguous(t, out) = ccall(@inbounds(FUNCTION_POINTERS[87]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_storage_offset(t, out)
@@ -1471,7 +1492,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_storage_offset(t, out) = ccall(@inbounds(FUNCTION_POINTERS[86]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
+@inline ct_tensor_storage_offset(t, out) = ccall(@inbounds(FUNCTION_POINTERS[88]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
 
 """
     ct_tensor_data_ptr(t, out)
@@ -1480,7 +1501,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: ct_tensor_data_ptr - the address of t's first element (storage data plus offset).
 """
-@inline ct_tensor_data_ptr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[87]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
+@inline ct_tensor_data_ptr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[89]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
 
 """
     ct_tensor_copy_to(t, dst, nbytes)
@@ -1489,7 +1510,7 @@ Header: ct_tensor_data_ptr - the address of t's first element (storage data plus
 
 Header: ct_tensor_copy_to - copy t's elements, in row-major order, into dst.
 """
-@inline ct_tensor_copy_to(t, dst, nbytes) = ccall(@inbounds(FUNCTION_POINTERS[88]), ct_status, (Ptr{ct_tensor}, Ptr{Cvoid}, Csize_t), t, dst, nbytes)
+@inline ct_tensor_copy_to(t, dst, nbytes) = ccall(@inbounds(FUNCTION_POINTERS[90]), ct_status, (Ptr{ct_tensor}, Ptr{Cvoid}, Csize_t), t, dst, nbytes)
 
 """
     ct_tensor_item(t, out)
@@ -1498,7 +1519,7 @@ Header: ct_tensor_copy_to - copy t's elements, in row-major order, into dst.
 
 Header: ct_tensor_item - the value of a one-element tensor as a scalar.
 """
-@inline ct_tensor_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[89]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), t, out)
+@inline ct_tensor_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[91]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), t, out)
 
 """
     ct_tensor_to_string(t, out)
@@ -1507,7 +1528,7 @@ Header: ct_tensor_item - the value of a one-element tensor as a scalar.
 
 Header: ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1., 2.],\\n        [3., 4.]])".
 """
-@inline ct_tensor_to_string(t, out) = ccall(@inbounds(FUNCTION_POINTERS[90]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
+@inline ct_tensor_to_string(t, out) = ccall(@inbounds(FUNCTION_POINTERS[92]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
 
 """
     ct_string_release(s)
@@ -1516,7 +1537,7 @@ Header: ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1.,
 
 Header: ct_string_release - free a string the library returned. NULL is a no-op. Since 0.1.
 """
-@inline ct_string_release(s) = ccall(@inbounds(FUNCTION_POINTERS[91]), Cvoid, (Ptr{UInt8},), s)
+@inline ct_string_release(s) = ccall(@inbounds(FUNCTION_POINTERS[93]), Cvoid, (Ptr{UInt8},), s)
 
 """
     ct_tensor_to_dlpack(t, out)
@@ -1525,7 +1546,7 @@ Header: ct_string_release - free a string the library returned. NULL is a no-op.
 
 Header: ct_tensor_to_dlpack - a DLPack 1.0 capsule viewing t's memory, without copying.
 """
-@inline ct_tensor_to_dlpack(t, out) = ccall(@inbounds(FUNCTION_POINTERS[92]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
+@inline ct_tensor_to_dlpack(t, out) = ccall(@inbounds(FUNCTION_POINTERS[94]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
 
 """
     ct_tensor_to_dlpack_unversioned(t, out)
@@ -1534,7 +1555,7 @@ Header: ct_tensor_to_dlpack - a DLPack 1.0 capsule viewing t's memory, without c
 
 Header: ct_tensor_to_dlpack_unversioned - the same as ct_tensor_to_dlpack, as a legacy (pre-1.0)
 """
-@inline ct_tensor_to_dlpack_unversioned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[93]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
+@inline ct_tensor_to_dlpack_unversioned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[95]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
 
 """
     ct_tensor_from_dlpack(src, out)
@@ -1543,7 +1564,7 @@ Header: ct_tensor_to_dlpack_unversioned - the same as ct_tensor_to_dlpack, as a 
 
 Header: ct_tensor_from_dlpack - a tensor over a DLPack 1.0 capsule's memory, without copying: on the
 """
-@inline ct_tensor_from_dlpack(src, out) = ccall(@inbounds(FUNCTION_POINTERS[94]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
+@inline ct_tensor_from_dlpack(src, out) = ccall(@inbounds(FUNCTION_POINTERS[96]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
 
 """
     ct_tensor_from_dlpack_unversioned(src, out)
@@ -1552,7 +1573,7 @@ Header: ct_tensor_from_dlpack - a tensor over a DLPack 1.0 capsule's memory, wit
 
 Header: ct_tensor_from_dlpack_unversioned - ct_tensor_from_dlpack for the pre-1.0 DLManagedTensor.
 """
-@inline ct_tensor_from_dlpack_unversioned(src, out) = ccall(@inbounds(FUNCTION_POINTERS[95]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
+@inline ct_tensor_from_dlpack_unversioned(src, out) = ccall(@inbounds(FUNCTION_POINTERS[97]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
 
 """
     ct_tensor_add(a, b, out)
@@ -1561,7 +1582,7 @@ Header: ct_tensor_from_dlpack_unversioned - ct_tensor_from_dlpack for the pre-1.
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[96]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[98]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_sub(a, b, out)
@@ -1570,7 +1591,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[97]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[99]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_mul(a, b, out)
@@ -1579,7 +1600,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[98]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[100]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_div(a, b, out)
@@ -1588,7 +1609,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_div(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[99]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_div(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[101]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_pow(a, b, out)
@@ -1597,7 +1618,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[100]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[102]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_maximum(a, b, out)
@@ -1606,7 +1627,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_maximum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[101]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_maximum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[103]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_minimum(a, b, out)
@@ -1615,7 +1636,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_minimum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[102]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_minimum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[104]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_eq(a, b, out)
@@ -1624,7 +1645,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[103]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[105]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_ne(a, b, out)
@@ -1633,7 +1654,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[104]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[106]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_lt(a, b, out)
@@ -1642,7 +1663,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[105]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[107]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_le(a, b, out)
@@ -1651,7 +1672,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[106]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[108]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_gt(a, b, out)
@@ -1660,7 +1681,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[107]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[109]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_ge(a, b, out)
@@ -1669,7 +1690,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[108]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[110]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_add_scalar(a, s, out)
@@ -1678,7 +1699,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_add_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[109]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_add_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[111]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_sub_scalar(a, s, out)
@@ -1687,7 +1708,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_sub_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[110]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_sub_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[112]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_mul_scalar(a, s, out)
@@ -1696,7 +1717,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_mul_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[111]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_mul_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[113]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_div_scalar(a, s, out)
@@ -1705,7 +1726,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_div_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[112]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_div_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[114]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_pow_scalar(a, s, out)
@@ -1714,7 +1735,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_pow_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[113]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_pow_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[115]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_eq_scalar(a, s, out)
@@ -1723,7 +1744,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_eq_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[114]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_eq_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[116]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_ne_scalar(a, s, out)
@@ -1732,7 +1753,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_ne_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[115]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_ne_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[117]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_lt_scalar(a, s, out)
@@ -1741,7 +1762,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_lt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[116]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_lt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[118]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_le_scalar(a, s, out)
@@ -1750,7 +1771,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_le_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[117]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_le_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[119]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_gt_scalar(a, s, out)
@@ -1759,7 +1780,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_gt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[118]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_gt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[120]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_ge_scalar(a, s, out)
@@ -1768,7 +1789,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_ge_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[119]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_ge_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[121]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_add_(self, b)
@@ -1777,7 +1798,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_add_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[120]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_add_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[122]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_sub_(self, b)
@@ -1786,7 +1807,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_sub_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[121]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_sub_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[123]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_mul_(self, b)
@@ -1795,7 +1816,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_mul_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[122]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_mul_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[124]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_div_(self, b)
@@ -1804,7 +1825,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_div_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[123]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_div_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[125]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_add_scalar_(self, s)
@@ -1813,7 +1834,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_add_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[124]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_add_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[126]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_sub_scalar_(self, s)
@@ -1822,7 +1843,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_sub_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[125]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_sub_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[127]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_mul_scalar_(self, s)
@@ -1831,7 +1852,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_mul_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[126]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_mul_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[128]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_div_scalar_(self, s)
@@ -1840,7 +1861,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_div_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[127]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_div_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[129]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_neg(a, out)
@@ -1849,7 +1870,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[128]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[130]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_abs(a, out)
@@ -1858,7 +1879,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_abs(a, out) = ccall(@inbounds(FUNCTION_POINTERS[129]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_abs(a, out) = ccall(@inbounds(FUNCTION_POINTERS[131]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_exp(a, out)
@@ -1867,7 +1888,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_exp(a, out) = ccall(@inbounds(FUNCTION_POINTERS[130]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_exp(a, out) = ccall(@inbounds(FUNCTION_POINTERS[132]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log(a, out)
@@ -1876,7 +1897,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_log(a, out) = ccall(@inbounds(FUNCTION_POINTERS[131]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log(a, out) = ccall(@inbounds(FUNCTION_POINTERS[133]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sqrt(a, out)
@@ -1885,7 +1906,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_sqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[132]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[134]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_rsqrt(a, out)
@@ -1894,7 +1915,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_rsqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[133]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_rsqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[135]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sin(a, out)
@@ -1903,7 +1924,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_sin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[134]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[136]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_cos(a, out)
@@ -1912,7 +1933,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_cos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[135]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_cos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[137]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_tanh(a, out)
@@ -1921,7 +1942,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_tanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[136]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_tanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[138]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sigmoid(a, out)
@@ -1930,7 +1951,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_sigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[137]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[139]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_relu(a, out)
@@ -1939,7 +1960,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_relu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[138]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_relu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[140]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_where(cond, a, b, out)
@@ -1948,7 +1969,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: ct_tensor_where - out[i] = cond[i] ? a[i] : b[i], broadcasting all three.
 """
-@inline ct_tensor_where(cond, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[139]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), cond, a, b, out)
+@inline ct_tensor_where(cond, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[141]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), cond, a, b, out)
 
 """
     ct_tensor_clamp(a, lo, hi, out)
@@ -1957,7 +1978,7 @@ Header: ct_tensor_where - out[i] = cond[i] ? a[i] : b[i], broadcasting all three
 
 Header: ct_tensor_clamp - out = min(max(a, lo), hi); lo or hi may be NULL (no bound), not both.
 """
-@inline ct_tensor_clamp(a, lo, hi, out) = ccall(@inbounds(FUNCTION_POINTERS[140]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, lo, hi, out)
+@inline ct_tensor_clamp(a, lo, hi, out) = ccall(@inbounds(FUNCTION_POINTERS[142]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, lo, hi, out)
 
 """
     ct_tensor_exp2(a, out)
@@ -1966,7 +1987,7 @@ Header: ct_tensor_clamp - out = min(max(a, lo), hi); lo or hi may be NULL (no bo
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_exp2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[141]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_exp2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[143]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_expm1(a, out)
@@ -1975,7 +1996,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_expm1(a, out) = ccall(@inbounds(FUNCTION_POINTERS[142]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_expm1(a, out) = ccall(@inbounds(FUNCTION_POINTERS[144]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log1p(a, out)
@@ -1984,7 +2005,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_log1p(a, out) = ccall(@inbounds(FUNCTION_POINTERS[143]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log1p(a, out) = ccall(@inbounds(FUNCTION_POINTERS[145]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log2(a, out)
@@ -1993,7 +2014,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_log2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[144]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[146]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log10(a, out)
@@ -2002,7 +2023,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_log10(a, out) = ccall(@inbounds(FUNCTION_POINTERS[145]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log10(a, out) = ccall(@inbounds(FUNCTION_POINTERS[147]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_tan(a, out)
@@ -2011,7 +2032,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_tan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[146]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_tan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[148]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_asin(a, out)
@@ -2020,7 +2041,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_asin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[147]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_asin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[149]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_acos(a, out)
@@ -2029,7 +2050,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_acos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[148]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_acos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[150]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_atan(a, out)
@@ -2038,7 +2059,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_atan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[149]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_atan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[151]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sinh(a, out)
@@ -2047,7 +2068,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_sinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[150]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[152]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_cosh(a, out)
@@ -2056,7 +2077,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_cosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[151]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_cosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[153]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_asinh(a, out)
@@ -2065,7 +2086,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_asinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[152]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_asinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[154]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_acosh(a, out)
@@ -2074,7 +2095,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_acosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[153]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_acosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[155]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_atanh(a, out)
@@ -2083,7 +2104,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_atanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[154]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_atanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[156]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_erf(a, out)
@@ -2092,7 +2113,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_erf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[155]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_erf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[157]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_erfc(a, out)
@@ -2101,7 +2122,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_erfc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[156]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_erfc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[158]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_erfinv(a, out)
@@ -2110,7 +2131,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_erfinv(a, out) = ccall(@inbounds(FUNCTION_POINTERS[157]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_erfinv(a, out) = ccall(@inbounds(FUNCTION_POINTERS[159]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_reciprocal(a, out)
@@ -2119,7 +2140,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_reciprocal(a, out) = ccall(@inbounds(FUNCTION_POINTERS[158]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_reciprocal(a, out) = ccall(@inbounds(FUNCTION_POINTERS[160]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_floor(a, out)
@@ -2128,7 +2149,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_floor(a, out) = ccall(@inbounds(FUNCTION_POINTERS[159]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_floor(a, out) = ccall(@inbounds(FUNCTION_POINTERS[161]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_ceil(a, out)
@@ -2137,7 +2158,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_ceil(a, out) = ccall(@inbounds(FUNCTION_POINTERS[160]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_ceil(a, out) = ccall(@inbounds(FUNCTION_POINTERS[162]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_round(a, out)
@@ -2146,7 +2167,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_round(a, out) = ccall(@inbounds(FUNCTION_POINTERS[161]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_round(a, out) = ccall(@inbounds(FUNCTION_POINTERS[163]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_trunc(a, out)
@@ -2155,7 +2176,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_trunc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[162]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_trunc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[164]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_frac(a, out)
@@ -2164,7 +2185,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_frac(a, out) = ccall(@inbounds(FUNCTION_POINTERS[163]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_frac(a, out) = ccall(@inbounds(FUNCTION_POINTERS[165]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sign(a, out)
@@ -2173,7 +2194,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_sign(a, out) = ccall(@inbounds(FUNCTION_POINTERS[164]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sign(a, out) = ccall(@inbounds(FUNCTION_POINTERS[166]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_square(a, out)
@@ -2182,7 +2203,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_square(a, out) = ccall(@inbounds(FUNCTION_POINTERS[165]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_square(a, out) = ccall(@inbounds(FUNCTION_POINTERS[167]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_round_decimals(a, decimals, out)
@@ -2191,7 +2212,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_round_decimals(a, decimals, out) = ccall(@inbounds(FUNCTION_POINTERS[166]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, decimals, out)
+@inline ct_tensor_round_decimals(a, decimals, out) = ccall(@inbounds(FUNCTION_POINTERS[168]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, decimals, out)
 
 """
     ct_tensor_isnan(a, out)
@@ -2200,7 +2221,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_isnan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[167]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_isnan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[169]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_isinf(a, out)
@@ -2209,7 +2230,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_isinf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[168]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_isinf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[170]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_isfinite(a, out)
@@ -2218,7 +2239,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_isfinite(a, out) = ccall(@inbounds(FUNCTION_POINTERS[169]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_isfinite(a, out) = ccall(@inbounds(FUNCTION_POINTERS[171]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_logical_not(a, out)
@@ -2227,7 +2248,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_logical_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[170]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_logical_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[172]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_bitwise_not(a, out)
@@ -2236,7 +2257,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_bitwise_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[171]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_bitwise_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[173]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_nan_to_num(a, nan, posinf, neginf, out)
@@ -2245,7 +2266,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: ct_tensor_nan_to_num - out = a with NaN, +inf and -inf replaced.
 """
-@inline ct_tensor_nan_to_num(a, nan, posinf, neginf, out) = ccall(@inbounds(FUNCTION_POINTERS[172]), ct_status, (Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), a, nan, posinf, neginf, out)
+@inline ct_tensor_nan_to_num(a, nan, posinf, neginf, out) = ccall(@inbounds(FUNCTION_POINTERS[174]), ct_status, (Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), a, nan, posinf, neginf, out)
 
 """
     ct_tensor_clamp_min(a, bound, out)
@@ -2254,7 +2275,7 @@ Header: ct_tensor_nan_to_num - out = a with NaN, +inf and -inf replaced.
 
 Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, bound).
 """
-@inline ct_tensor_clamp_min(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[173]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
+@inline ct_tensor_clamp_min(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[175]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
 
 """
     ct_tensor_clamp_max(a, bound, out)
@@ -2263,7 +2284,7 @@ Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, 
 
 Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, bound).
 """
-@inline ct_tensor_clamp_max(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[174]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
+@inline ct_tensor_clamp_max(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[176]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
 
 """
     ct_tensor_silu(a, out)
@@ -2272,7 +2293,7 @@ Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, 
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_silu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[175]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_silu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[177]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_mish(a, out)
@@ -2281,7 +2302,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_mish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[176]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_mish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[178]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_selu(a, out)
@@ -2290,7 +2311,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_selu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[177]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_selu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[179]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_hardsigmoid(a, out)
@@ -2299,7 +2320,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_hardsigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[178]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_hardsigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[180]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_hardswish(a, out)
@@ -2308,7 +2329,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_hardswish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[179]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_hardswish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[181]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_gelu(a, approximate, out)
@@ -2317,7 +2338,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_gelu(a, approximate, out) = ccall(@inbounds(FUNCTION_POINTERS[180]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, approximate, out)
+@inline ct_tensor_gelu(a, approximate, out) = ccall(@inbounds(FUNCTION_POINTERS[182]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, approximate, out)
 
 """
     ct_tensor_softplus(a, beta, threshold, out)
@@ -2326,7 +2347,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_softplus(a, beta, threshold, out) = ccall(@inbounds(FUNCTION_POINTERS[181]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, beta, threshold, out)
+@inline ct_tensor_softplus(a, beta, threshold, out) = ccall(@inbounds(FUNCTION_POINTERS[183]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, beta, threshold, out)
 
 """
     ct_tensor_elu(a, alpha, scale, input_scale, out)
@@ -2335,7 +2356,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_elu(a, alpha, scale, input_scale, out) = ccall(@inbounds(FUNCTION_POINTERS[182]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, alpha, scale, input_scale, out)
+@inline ct_tensor_elu(a, alpha, scale, input_scale, out) = ccall(@inbounds(FUNCTION_POINTERS[184]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, alpha, scale, input_scale, out)
 
 """
     ct_tensor_leaky_relu(a, negative_slope, out)
@@ -2344,7 +2365,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_leaky_relu(a, negative_slope, out) = ccall(@inbounds(FUNCTION_POINTERS[183]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), a, negative_slope, out)
+@inline ct_tensor_leaky_relu(a, negative_slope, out) = ccall(@inbounds(FUNCTION_POINTERS[185]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), a, negative_slope, out)
 
 """
     ct_tensor_hardtanh(a, min_val, max_val, out)
@@ -2353,7 +2374,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_hardtanh(a, min_val, max_val, out) = ccall(@inbounds(FUNCTION_POINTERS[184]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, min_val, max_val, out)
+@inline ct_tensor_hardtanh(a, min_val, max_val, out) = ccall(@inbounds(FUNCTION_POINTERS[186]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, min_val, max_val, out)
 
 """
     ct_tensor_atan2(a, b, out)
@@ -2362,7 +2383,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_atan2(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[185]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_atan2(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[187]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_hypot(a, b, out)
@@ -2371,7 +2392,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_hypot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[186]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_hypot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[188]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_fmod(a, b, out)
@@ -2380,7 +2401,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_fmod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[187]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_fmod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[189]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_remainder(a, b, out)
@@ -2389,7 +2410,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_remainder(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[188]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_remainder(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[190]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_floor_divide(a, b, out)
@@ -2398,7 +2419,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_floor_divide(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[189]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_floor_divide(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[191]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_fmod_scalar(a, s, out)
@@ -2407,7 +2428,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_fmod_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[190]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_fmod_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[192]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_remainder_scalar(a, s, out)
@@ -2416,7 +2437,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_remainder_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[191]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_remainder_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[193]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_floor_divide_scalar(a, s, out)
@@ -2425,7 +2446,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_floor_divide_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[192]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_floor_divide_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[194]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_bitwise_and(a, b, out)
@@ -2434,7 +2455,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[193]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[195]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_or(a, b, out)
@@ -2443,7 +2464,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[194]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[196]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_xor(a, b, out)
@@ -2452,7 +2473,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[195]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[197]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_left_shift(a, b, out)
@@ -2461,7 +2482,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_left_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[196]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_left_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[198]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_right_shift(a, b, out)
@@ -2470,7 +2491,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_right_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[197]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_right_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[199]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_logical_and(a, b, out)
@@ -2479,7 +2500,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_logical_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[198]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_logical_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[200]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_logical_or(a, b, out)
@@ -2488,7 +2509,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_logical_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[199]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_logical_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[201]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_logical_xor(a, b, out)
@@ -2497,7 +2518,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_logical_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[200]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_logical_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[202]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_lerp(a, end_, weight, out)
@@ -2506,7 +2527,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 """
-@inline ct_tensor_lerp(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[201]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
+@inline ct_tensor_lerp(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[203]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
 
 """
     ct_tensor_lerp_tensor(a, end_, weight, out)
@@ -2515,7 +2536,7 @@ Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 
 Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 """
-@inline ct_tensor_lerp_tensor(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[202]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
+@inline ct_tensor_lerp_tensor(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[204]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
 
 """
     ct_tensor_addcmul(a, t1, t2, value, out)
@@ -2524,7 +2545,7 @@ Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 
 Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + value * t1 / t2.
 """
-@inline ct_tensor_addcmul(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[203]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
+@inline ct_tensor_addcmul(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[205]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
 
 """
     ct_tensor_addcdiv(a, t1, t2, value, out)
@@ -2533,7 +2554,7 @@ Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + va
 
 Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + value * t1 / t2.
 """
-@inline ct_tensor_addcdiv(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[204]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
+@inline ct_tensor_addcdiv(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[206]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
 
 """
     ct_tensor_to(a, dtype, out)
@@ -2542,7 +2563,7 @@ Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + va
 
 Header: ct_tensor_to - a with its elements converted to dtype (operator "to.dtype").
 """
-@inline ct_tensor_to(a, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[205]), ct_status, (Ptr{ct_tensor}, ct_dtype, Ptr{Ptr{ct_tensor}}), a, dtype, out)
+@inline ct_tensor_to(a, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[207]), ct_status, (Ptr{ct_tensor}, ct_dtype, Ptr{Ptr{ct_tensor}}), a, dtype, out)
 
 """
     ct_tensor_to_device(a, device, out)
@@ -2551,7 +2572,7 @@ Header: ct_tensor_to - a with its elements converted to dtype (operator "to.dtyp
 
 Header: ct_tensor_to_device - a on device ("cpu", "cuda:0", a plugin's name, "meta"), with its dtype
 """
-@inline ct_tensor_to_device(a, device, out) = ccall(@inbounds(FUNCTION_POINTERS[206]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, device, out)
+@inline ct_tensor_to_device(a, device, out) = ccall(@inbounds(FUNCTION_POINTERS[208]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, device, out)
 
 """
     ct_tensor_pin_memory(t, out)
@@ -2560,7 +2581,7 @@ Header: ct_tensor_to_device - a on device ("cpu", "cuda:0", a plugin's name, "me
 
 Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-locked host memory
 """
-@inline ct_tensor_pin_memory(t, out) = ccall(@inbounds(FUNCTION_POINTERS[207]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_pin_memory(t, out) = ccall(@inbounds(FUNCTION_POINTERS[209]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_is_pinned(t, out)
@@ -2569,7 +2590,7 @@ Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-loc
 
 Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-locked host memory
 """
-@inline ct_tensor_is_pinned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[208]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_pinned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[210]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_contiguous(a, out)
@@ -2578,7 +2599,7 @@ Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-loc
 
 Header: ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
 """
-@inline ct_tensor_contiguous(a, out) = ccall(@inbounds(FUNCTION_POINTERS[209]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_contiguous(a, out) = ccall(@inbounds(FUNCTION_POINTERS[211]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_clone(a, out)
@@ -2587,7 +2608,7 @@ Header: ct_tensor_contiguous - a itself (a new reference) when already contiguou
 
 Header: ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
 """
-@inline ct_tensor_clone(a, out) = ccall(@inbounds(FUNCTION_POINTERS[210]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_clone(a, out) = ccall(@inbounds(FUNCTION_POINTERS[212]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_index_select(a, dim, index, out)
@@ -2596,7 +2617,7 @@ Header: ct_tensor_contiguous - a itself (a new reference) when already contiguou
 
 Header: ct_tensor_index_select - the slices of a at the given positions along dim.
 """
-@inline ct_tensor_index_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[211]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
+@inline ct_tensor_index_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[213]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
 
 """
     ct_tensor_gather(a, dim, index, out)
@@ -2605,7 +2626,7 @@ Header: ct_tensor_index_select - the slices of a at the given positions along di
 
 Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
 """
-@inline ct_tensor_gather(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[212]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
+@inline ct_tensor_gather(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[214]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
 
 """
     ct_tensor_scatter(a, dim, index, src, out)
@@ -2614,7 +2635,7 @@ Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index 
 
 Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
 """
-@inline ct_tensor_scatter(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[213]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
+@inline ct_tensor_scatter(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[215]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
 
 """
     ct_tensor_scatter_add(a, dim, index, src, out)
@@ -2623,7 +2644,7 @@ Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index 
 
 Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
 """
-@inline ct_tensor_scatter_add(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[214]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
+@inline ct_tensor_scatter_add(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[216]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
 
 """
     ct_tensor_index_add(a, dim, index, source, alpha, out)
@@ -2632,7 +2653,7 @@ Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index 
 
 Header: ct_tensor_index_add - a copy of a with alpha * source's slices added at index along dim.
 """
-@inline ct_tensor_index_add(a, dim, index, source, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[215]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, dim, index, source, alpha, out)
+@inline ct_tensor_index_add(a, dim, index, source, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[217]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, dim, index, source, alpha, out)
 
 """
     ct_tensor_masked_fill(a, mask, value, out)
@@ -2641,7 +2662,7 @@ Header: ct_tensor_index_add - a copy of a with alpha * source's slices added at 
 
 Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
 """
-@inline ct_tensor_masked_fill(a, mask, value, out) = ccall(@inbounds(FUNCTION_POINTERS[216]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, mask, value, out)
+@inline ct_tensor_masked_fill(a, mask, value, out) = ccall(@inbounds(FUNCTION_POINTERS[218]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, mask, value, out)
 
 """
     ct_tensor_masked_select(a, mask, out)
@@ -2650,7 +2671,7 @@ Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - bo
 
 Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
 """
-@inline ct_tensor_masked_select(a, mask, out) = ccall(@inbounds(FUNCTION_POINTERS[217]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, mask, out)
+@inline ct_tensor_masked_select(a, mask, out) = ccall(@inbounds(FUNCTION_POINTERS[219]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, mask, out)
 
 """
     ct_tensor_nonzero(a, out)
@@ -2659,7 +2680,7 @@ Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - bo
 
 Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
 """
-@inline ct_tensor_nonzero(a, out) = ccall(@inbounds(FUNCTION_POINTERS[218]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_nonzero(a, out) = ccall(@inbounds(FUNCTION_POINTERS[220]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_index(a, indices, n, out)
@@ -2668,7 +2689,7 @@ Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - bo
 
 Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
 """
-@inline ct_tensor_index(a, indices, n, out) = ccall(@inbounds(FUNCTION_POINTERS[219]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), a, indices, n, out)
+@inline ct_tensor_index(a, indices, n, out) = ccall(@inbounds(FUNCTION_POINTERS[221]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), a, indices, n, out)
 
 """
     ct_tensor_index_put(a, indices, n, values, accumulate, out)
@@ -2677,7 +2698,7 @@ Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced 
 
 Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
 """
-@inline ct_tensor_index_put(a, indices, n, values, accumulate, out) = ccall(@inbounds(FUNCTION_POINTERS[220]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_tensor}}), a, indices, n, values, accumulate, out)
+@inline ct_tensor_index_put(a, indices, n, values, accumulate, out) = ccall(@inbounds(FUNCTION_POINTERS[222]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_tensor}}), a, indices, n, values, accumulate, out)
 
 """
     ct_tensor_index_put_(a, indices, n, values, accumulate)
@@ -2686,7 +2707,7 @@ Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced 
 
 Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
 """
-@inline ct_tensor_index_put_(a, indices, n, values, accumulate) = ccall(@inbounds(FUNCTION_POINTERS[221]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint), a, indices, n, values, accumulate)
+@inline ct_tensor_index_put_(a, indices, n, values, accumulate) = ccall(@inbounds(FUNCTION_POINTERS[223]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint), a, indices, n, values, accumulate)
 
 """
     ct_tensor_view(a, sizes, n, out)
@@ -2695,7 +2716,7 @@ Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_view(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[222]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_view(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[224]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_reshape(a, sizes, n, out)
@@ -2704,7 +2725,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_reshape(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[223]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_reshape(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[225]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_permute(a, dims, n, out)
@@ -2713,7 +2734,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_permute(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[224]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
+@inline ct_tensor_permute(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[226]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
 
 """
     ct_tensor_transpose(a, dim0, dim1, out)
@@ -2722,7 +2743,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_transpose(a, dim0, dim1, out) = ccall(@inbounds(FUNCTION_POINTERS[225]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim0, dim1, out)
+@inline ct_tensor_transpose(a, dim0, dim1, out) = ccall(@inbounds(FUNCTION_POINTERS[227]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim0, dim1, out)
 
 """
     ct_tensor_expand(a, sizes, n, out)
@@ -2731,7 +2752,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_expand(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[226]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_expand(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[228]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_squeeze(a, out)
@@ -2740,7 +2761,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_squeeze(a, out) = ccall(@inbounds(FUNCTION_POINTERS[227]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_squeeze(a, out) = ccall(@inbounds(FUNCTION_POINTERS[229]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_squeeze_dim(a, dim, out)
@@ -2749,7 +2770,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_squeeze_dim(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[228]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
+@inline ct_tensor_squeeze_dim(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[230]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
 
 """
     ct_tensor_unsqueeze(a, dim, out)
@@ -2758,7 +2779,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_unsqueeze(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[229]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
+@inline ct_tensor_unsqueeze(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[231]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
 
 """
     ct_tensor_narrow(a, dim, start, length, out)
@@ -2767,7 +2788,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_narrow(a, dim, start, length, out) = ccall(@inbounds(FUNCTION_POINTERS[230]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, start, length, out)
+@inline ct_tensor_narrow(a, dim, start, length, out) = ccall(@inbounds(FUNCTION_POINTERS[232]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, start, length, out)
 
 """
     ct_tensor_select(a, dim, index, out)
@@ -2776,7 +2797,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[231]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
+@inline ct_tensor_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[233]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
 
 """
     ct_tensor_flatten(a, start_dim, end_dim, out)
@@ -2785,7 +2806,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_flatten(a, start_dim, end_dim, out) = ccall(@inbounds(FUNCTION_POINTERS[232]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, start_dim, end_dim, out)
+@inline ct_tensor_flatten(a, start_dim, end_dim, out) = ccall(@inbounds(FUNCTION_POINTERS[234]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, start_dim, end_dim, out)
 
 """
     ct_tensor_cat(tensors, n, dim, out)
@@ -2794,7 +2815,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or along a new dim (stack).
 """
-@inline ct_tensor_cat(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[233]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
+@inline ct_tensor_cat(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[235]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
 
 """
     ct_tensor_stack(tensors, n, dim, out)
@@ -2803,7 +2824,7 @@ Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or alon
 
 Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or along a new dim (stack).
 """
-@inline ct_tensor_stack(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[234]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
+@inline ct_tensor_stack(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[236]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
 
 """
     ct_tensor_repeat(a, repeats, n, out)
@@ -2812,7 +2833,7 @@ Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or alon
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_repeat(a, repeats, n, out) = ccall(@inbounds(FUNCTION_POINTERS[235]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, repeats, n, out)
+@inline ct_tensor_repeat(a, repeats, n, out) = ccall(@inbounds(FUNCTION_POINTERS[237]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, repeats, n, out)
 
 """
     ct_tensor_roll(a, shifts, dims, n, out)
@@ -2821,7 +2842,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_roll(a, shifts, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[236]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, shifts, dims, n, out)
+@inline ct_tensor_roll(a, shifts, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[238]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, shifts, dims, n, out)
 
 """
     ct_tensor_flip(a, dims, n, out)
@@ -2830,7 +2851,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_flip(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[237]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
+@inline ct_tensor_flip(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[239]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
 
 """
     ct_tensor_tril(a, diagonal, out)
@@ -2839,7 +2860,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_tril(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[238]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
+@inline ct_tensor_tril(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[240]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
 
 """
     ct_tensor_triu(a, diagonal, out)
@@ -2848,7 +2869,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_triu(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[239]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
+@inline ct_tensor_triu(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[241]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
 
 """
     ct_tensor_diagonal(a, offset, dim1, dim2, out)
@@ -2857,7 +2878,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
 """
-@inline ct_tensor_diagonal(a, offset, dim1, dim2, out) = ccall(@inbounds(FUNCTION_POINTERS[240]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, offset, dim1, dim2, out)
+@inline ct_tensor_diagonal(a, offset, dim1, dim2, out) = ccall(@inbounds(FUNCTION_POINTERS[242]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, offset, dim1, dim2, out)
 
 """
     ct_tensor_movedim(a, source, destination, n, out)
@@ -2866,7 +2887,7 @@ Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (op
 
 Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
 """
-@inline ct_tensor_movedim(a, source, destination, n, out) = ccall(@inbounds(FUNCTION_POINTERS[241]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, source, destination, n, out)
+@inline ct_tensor_movedim(a, source, destination, n, out) = ccall(@inbounds(FUNCTION_POINTERS[243]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, source, destination, n, out)
 
 """
     ct_tensor_broadcast_to(a, sizes, n, out)
@@ -2875,7 +2896,7 @@ Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (op
 
 Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
 """
-@inline ct_tensor_broadcast_to(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[242]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_broadcast_to(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[244]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_pad(a, pad, n, mode, value, out)
@@ -2884,7 +2905,7 @@ Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (op
 
 Header: ct_tensor_pad - a padded as torch.nn.functional.pad(a, pad, mode, value) (operator "pad").
 """
-@inline ct_tensor_pad(a, pad, n, mode, value, out) = ccall(@inbounds(FUNCTION_POINTERS[243]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{UInt8}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, pad, n, mode, value, out)
+@inline ct_tensor_pad(a, pad, n, mode, value, out) = ccall(@inbounds(FUNCTION_POINTERS[245]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{UInt8}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, pad, n, mode, value, out)
 
 """
     ct_tensor_split(a, split_size, dim, outs, capacity, count)
@@ -2893,7 +2914,7 @@ Header: ct_tensor_pad - a padded as torch.nn.functional.pad(a, pad, mode, value)
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_split(a, split_size, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[244]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, split_size, dim, outs, capacity, count)
+@inline ct_tensor_split(a, split_size, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[246]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, split_size, dim, outs, capacity, count)
 
 """
     ct_tensor_split_with_sizes(a, sizes, n, dim, outs, capacity, count)
@@ -2902,7 +2923,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_split_with_sizes(a, sizes, n, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[245]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, sizes, n, dim, outs, capacity, count)
+@inline ct_tensor_split_with_sizes(a, sizes, n, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[247]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, sizes, n, dim, outs, capacity, count)
 
 """
     ct_tensor_chunk(a, chunks, dim, outs, capacity, count)
@@ -2911,7 +2932,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_chunk(a, chunks, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[246]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, chunks, dim, outs, capacity, count)
+@inline ct_tensor_chunk(a, chunks, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[248]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, chunks, dim, outs, capacity, count)
 
 """
     ct_tensor_unbind(a, dim, outs, capacity, count)
@@ -2920,7 +2941,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_unbind(a, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[247]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, dim, outs, capacity, count)
+@inline ct_tensor_unbind(a, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[249]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, dim, outs, capacity, count)
 
 """
     ct_tensor_sum(a, dims, n, keepdim, out)
@@ -2929,7 +2950,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_sum(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[248]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_sum(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[250]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_mean(a, dims, n, keepdim, out)
@@ -2938,7 +2959,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_mean(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[249]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_mean(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[251]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_prod(a, dims, n, keepdim, out)
@@ -2947,7 +2968,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_prod(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[250]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_prod(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[252]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_amax(a, dims, n, keepdim, out)
@@ -2956,7 +2977,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_amax(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[251]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_amax(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[253]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_amin(a, dims, n, keepdim, out)
@@ -2965,7 +2986,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_amin(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[252]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_amin(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[254]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_argmax(a, dim, keepdim, out)
@@ -2974,7 +2995,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (smallest) element.
 """
-@inline ct_tensor_argmax(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[253]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_argmax(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[255]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_argmin(a, dim, keepdim, out)
@@ -2983,7 +3004,7 @@ Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (
 
 Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (smallest) element.
 """
-@inline ct_tensor_argmin(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[254]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_argmin(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[256]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_var(a, dims, n, correction, keepdim, out)
@@ -2992,7 +3013,7 @@ Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (
 
 Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dims.
 """
-@inline ct_tensor_var(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[255]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
+@inline ct_tensor_var(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[257]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
 
 """
     ct_tensor_std(a, dims, n, correction, keepdim, out)
@@ -3001,7 +3022,7 @@ Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dim
 
 Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dims.
 """
-@inline ct_tensor_std(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[256]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
+@inline ct_tensor_std(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[258]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
 
 """
     ct_tensor_norm(a, p, dims, n, keepdim, out)
@@ -3010,7 +3031,7 @@ Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dim
 
 Header: ct_tensor_norm - the vector p-norm over dims (torch.linalg.vector_norm).
 """
-@inline ct_tensor_norm(a, p, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[257]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, p, dims, n, keepdim, out)
+@inline ct_tensor_norm(a, p, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[259]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, p, dims, n, keepdim, out)
 
 """
     ct_tensor_logsumexp(a, dims, n, keepdim, out)
@@ -3019,7 +3040,7 @@ Header: ct_tensor_norm - the vector p-norm over dims (torch.linalg.vector_norm).
 
 Header: ct_tensor_logsumexp - log(sum(exp(a))) over dims, computed without overflow.
 """
-@inline ct_tensor_logsumexp(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[258]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_logsumexp(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[260]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_all(a, dim, keepdim, out)
@@ -3028,7 +3049,7 @@ Header: ct_tensor_logsumexp - log(sum(exp(a))) over dims, computed without overf
 
 Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 """
-@inline ct_tensor_all(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[259]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_all(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[261]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_any(a, dim, keepdim, out)
@@ -3037,7 +3058,7 @@ Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 
 Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 """
-@inline ct_tensor_any(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[260]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_any(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[262]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_cumsum(a, dim, dtype, out)
@@ -3046,7 +3067,7 @@ Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 
 Header: ct_tensor_cumsum - running sums along dim.
 """
-@inline ct_tensor_cumsum(a, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[261]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), a, dim, dtype, out)
+@inline ct_tensor_cumsum(a, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[263]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), a, dim, dtype, out)
 
 """
     ct_tensor_sort(a, dim, descending, values, indices)
@@ -3055,7 +3076,7 @@ Header: ct_tensor_cumsum - running sums along dim.
 
 Header: ct_tensor_sort - a's elements along dim in ascending (descending != 0: descending) order.
 """
-@inline ct_tensor_sort(a, dim, descending, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[262]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, dim, descending, values, indices)
+@inline ct_tensor_sort(a, dim, descending, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[264]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, dim, descending, values, indices)
 
 """
     ct_tensor_argsort(a, dim, descending, out)
@@ -3064,7 +3085,7 @@ Header: ct_tensor_sort - a's elements along dim in ascending (descending != 0: d
 
 Header: ct_tensor_argsort - the int64 indices ct_tensor_sort writes, alone.
 """
-@inline ct_tensor_argsort(a, dim, descending, out) = ccall(@inbounds(FUNCTION_POINTERS[263]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}), a, dim, descending, out)
+@inline ct_tensor_argsort(a, dim, descending, out) = ccall(@inbounds(FUNCTION_POINTERS[265]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}), a, dim, descending, out)
 
 """
     ct_tensor_topk(a, k, dim, largest, sorted, values, indices)
@@ -3073,7 +3094,7 @@ Header: ct_tensor_argsort - the int64 indices ct_tensor_sort writes, alone.
 
 Header: ct_tensor_topk - the k largest (largest == 0: smallest) elements along dim.
 """
-@inline ct_tensor_topk(a, k, dim, largest, sorted, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[264]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Cint, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, k, dim, largest, sorted, values, indices)
+@inline ct_tensor_topk(a, k, dim, largest, sorted, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[266]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Cint, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, k, dim, largest, sorted, values, indices)
 
 """
     ct_tensor_mm(a, b, out)
@@ -3082,7 +3103,7 @@ Header: ct_tensor_topk - the k largest (largest == 0: smallest) elements along d
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_mm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[265]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_mm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[267]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bmm(a, b, out)
@@ -3091,7 +3112,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_bmm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[266]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bmm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[268]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_matmul(a, b, out)
@@ -3100,7 +3121,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_matmul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[267]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_matmul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[269]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_addmm(self, m1, m2, beta, alpha, out)
@@ -3109,7 +3130,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_addmm(self, m1, m2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[268]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, m1, m2, beta, alpha, out)
+@inline ct_tensor_addmm(self, m1, m2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[270]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, m1, m2, beta, alpha, out)
 
 """
     ct_tensor_dot(a, b, out)
@@ -3118,7 +3139,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
 """
-@inline ct_tensor_dot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[269]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_dot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[271]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_outer(a, b, out)
@@ -3127,7 +3148,7 @@ Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D 
 
 Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
 """
-@inline ct_tensor_outer(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[270]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_outer(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[272]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_mv(a, b, out)
@@ -3136,7 +3157,7 @@ Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D 
 
 Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
 """
-@inline ct_tensor_mv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[271]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_mv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[273]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, out)
@@ -3145,7 +3166,7 @@ Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D 
 
 Header: ct_tensor_baddbmm - out = beta * self + alpha * (batch1 @ batch2) (torch.baddbmm): batch1
 """
-@inline ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[272]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, batch1, batch2, beta, alpha, out)
+@inline ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[274]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, batch1, batch2, beta, alpha, out)
 
 """
     ct_tensor_einsum(equation, operands, n, out)
@@ -3154,7 +3175,7 @@ Header: ct_tensor_baddbmm - out = beta * self + alpha * (batch1 @ batch2) (torch
 
 Header: ct_tensor_einsum - Einstein summation (torch.einsum): equation such as "ij,jk->ik", "bij,bjk", "ii->i" or
 """
-@inline ct_tensor_einsum(equation, operands, n, out) = ccall(@inbounds(FUNCTION_POINTERS[273]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), equation, operands, n, out)
+@inline ct_tensor_einsum(equation, operands, n, out) = ccall(@inbounds(FUNCTION_POINTERS[275]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), equation, operands, n, out)
 
 """
     ct_tensor_linear(input, weight, bias, out)
@@ -3163,7 +3184,7 @@ Header: ct_tensor_einsum - Einstein summation (torch.einsum): equation such as "
 
 Header: ct_tensor_linear - out = input @ weight^T + bias (torch.nn.functional.linear): input [..., in],
 """
-@inline ct_tensor_linear(input, weight, bias, out) = ccall(@inbounds(FUNCTION_POINTERS[274]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), input, weight, bias, out)
+@inline ct_tensor_linear(input, weight, bias, out) = ccall(@inbounds(FUNCTION_POINTERS[276]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), input, weight, bias, out)
 
 """
     ct_tensor_conv2d(input, weight, bias, options, out)
@@ -3172,7 +3193,7 @@ Header: ct_tensor_linear - out = input @ weight^T + bias (torch.nn.functional.li
 
 Header: 2-D convolution (torch.nn.functional.conv2d; cross-correlation, NCHW): input [N, C, H, W] or
 """
-@inline ct_tensor_conv2d(input, weight, bias, options, out) = ccall(@inbounds(FUNCTION_POINTERS[275]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_conv2d_options}, Ptr{Ptr{ct_tensor}}), input, weight, bias, options, out)
+@inline ct_tensor_conv2d(input, weight, bias, options, out) = ccall(@inbounds(FUNCTION_POINTERS[277]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_conv2d_options}, Ptr{Ptr{ct_tensor}}), input, weight, bias, options, out)
 
 """
     ct_tensor_max_pool2d(input, options, out, indices)
@@ -3181,7 +3202,7 @@ Header: 2-D convolution (torch.nn.functional.conv2d; cross-correlation, NCHW): i
 
 Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 """
-@inline ct_tensor_max_pool2d(input, options, out, indices) = ccall(@inbounds(FUNCTION_POINTERS[276]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), input, options, out, indices)
+@inline ct_tensor_max_pool2d(input, options, out, indices) = ccall(@inbounds(FUNCTION_POINTERS[278]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), input, options, out, indices)
 
 """
     ct_tensor_avg_pool2d(input, options, count_include_pad, divisor_override, out)
@@ -3190,7 +3211,7 @@ Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 
 Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 """
-@inline ct_tensor_avg_pool2d(input, options, count_include_pad, divisor_override, out) = ccall(@inbounds(FUNCTION_POINTERS[277]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Cint, Int64, Ptr{Ptr{ct_tensor}}), input, options, count_include_pad, divisor_override, out)
+@inline ct_tensor_avg_pool2d(input, options, count_include_pad, divisor_override, out) = ccall(@inbounds(FUNCTION_POINTERS[279]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Cint, Int64, Ptr{Ptr{ct_tensor}}), input, options, count_include_pad, divisor_override, out)
 
 """
     ct_tensor_adaptive_avg_pool2d(input, output_h, output_w, out)
@@ -3199,7 +3220,16 @@ Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 
 Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 """
-@inline ct_tensor_adaptive_avg_pool2d(input, output_h, output_w, out) = ccall(@inbounds(FUNCTION_POINTERS[278]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), input, output_h, output_w, out)
+@inline ct_tensor_adaptive_avg_pool2d(input, output_h, output_w, out) = ccall(@inbounds(FUNCTION_POINTERS[280]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), input, output_h, output_w, out)
+
+"""
+    ct_result_type(args, n, out)
+
+`ccall` of `ct_status ct_result_type(const ct_value* args, size_t n, ct_dtype* out)`.
+
+Header: ct_result_type - the dtype an operator combining these arguments computes in (torch.result_type):
+"""
+@inline ct_result_type(args, n, out) = ccall(@inbounds(FUNCTION_POINTERS[281]), ct_status, (Ptr{ct_value}, Csize_t, Ptr{ct_dtype}), args, n, out)
 
 """
     ct_op_call(name, args, nargs, outs, nouts)
@@ -3208,7 +3238,7 @@ Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 
 Header: ct_op_call - call any registered operator by name with boxed arguments.
 """
-@inline ct_op_call(name, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[279]), ct_status, (Ptr{UInt8}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, args, nargs, outs, nouts)
+@inline ct_op_call(name, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[282]), ct_status, (Ptr{UInt8}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, args, nargs, outs, nouts)
 
 """
     ct_op_schema(name, out)
@@ -3217,7 +3247,7 @@ Header: ct_op_call - call any registered operator by name with boxed arguments.
 
 Header: ct_op_schema - the schemas of every overload of name, one per line, e.g.
 """
-@inline ct_op_schema(name, out) = ccall(@inbounds(FUNCTION_POINTERS[280]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}), name, out)
+@inline ct_op_schema(name, out) = ccall(@inbounds(FUNCTION_POINTERS[283]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}), name, out)
 
 """
     ct_op_registry_json(out)
@@ -3226,7 +3256,7 @@ Header: ct_op_schema - the schemas of every overload of name, one per line, e.g.
 
 Header: ct_op_registry_json - every registered operator as one JSON document.
 """
-@inline ct_op_registry_json(out) = ccall(@inbounds(FUNCTION_POINTERS[281]), ct_status, (Ptr{Ptr{UInt8}},), out)
+@inline ct_op_registry_json(out) = ccall(@inbounds(FUNCTION_POINTERS[284]), ct_status, (Ptr{Ptr{UInt8}},), out)
 
 """
     ct_tensor_softmax(input, dim, dtype, out)
@@ -3235,7 +3265,7 @@ Header: ct_op_registry_json - every registered operator as one JSON document.
 
 Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - max)) along dim, and its
 """
-@inline ct_tensor_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[282]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
+@inline ct_tensor_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[285]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
 
 """
     ct_tensor_log_softmax(input, dim, dtype, out)
@@ -3244,7 +3274,7 @@ Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - m
 
 Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - max)) along dim, and its
 """
-@inline ct_tensor_log_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[283]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
+@inline ct_tensor_log_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[286]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
 
 """
     ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out)
@@ -3253,7 +3283,7 @@ Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - m
 
 Header: ct_tensor_layer_norm - (x - mean) / sqrt(var + eps) * weight + bias over the last n dims
 """
-@inline ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[284]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, bias, eps, out)
+@inline ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[287]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, bias, eps, out)
 
 """
     ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out)
@@ -3262,7 +3292,7 @@ Header: ct_tensor_layer_norm - (x - mean) / sqrt(var + eps) * weight + bias over
 
 Header: ct_tensor_rms_norm - x / sqrt(mean(x^2) + eps) * weight over the last n dims
 """
-@inline ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[285]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, eps, out)
+@inline ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[288]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, eps, out)
 
 """
     ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out)
@@ -3271,7 +3301,7 @@ Header: ct_tensor_rms_norm - x / sqrt(mean(x^2) + eps) * weight over the last n 
 
 Header: ct_tensor_batch_norm - normalize input [N, C, ...] per channel C (torch.nn.functional.batch_norm).
 """
-@inline ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[286]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cint, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), input, weight, bias, running_mean, running_var, training, momentum, eps, out)
+@inline ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[289]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cint, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), input, weight, bias, running_mean, running_var, training, momentum, eps, out)
 
 """
     ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out)
@@ -3280,7 +3310,7 @@ Header: ct_tensor_batch_norm - normalize input [N, C, ...] per channel C (torch.
 
 Header: ct_tensor_cross_entropy - log_softmax of input along its class dim, then the negative
 """
-@inline ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out) = ccall(@inbounds(FUNCTION_POINTERS[287]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Int64, Cdouble, Ptr{Ptr{ct_tensor}}), input, target, weight, reduction, ignore_index, label_smoothing, out)
+@inline ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out) = ccall(@inbounds(FUNCTION_POINTERS[290]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Int64, Cdouble, Ptr{Ptr{ct_tensor}}), input, target, weight, reduction, ignore_index, label_smoothing, out)
 
 """
     ct_tensor_mse_loss(input, target, reduction, out)
@@ -3289,7 +3319,7 @@ Header: ct_tensor_cross_entropy - log_softmax of input along its class dim, then
 
 Header: ct_tensor_mse_loss - (input - target)^2, reduced (torch.nn.functional.mse_loss); input and
 """
-@inline ct_tensor_mse_loss(input, target, reduction, out) = ccall(@inbounds(FUNCTION_POINTERS[288]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Ptr{Ptr{ct_tensor}}), input, target, reduction, out)
+@inline ct_tensor_mse_loss(input, target, reduction, out) = ccall(@inbounds(FUNCTION_POINTERS[291]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Ptr{Ptr{ct_tensor}}), input, target, reduction, out)
 
 """
     ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
@@ -3298,7 +3328,7 @@ Header: ct_tensor_mse_loss - (input - target)^2, reduced (torch.nn.functional.ms
 
 Header: ct_tensor_scaled_dot_product_attention - softmax(query @ key^T * scale + mask) @ value, with
 """
-@inline ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[289]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Cint, Ptr{Cdouble}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
+@inline ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[292]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Cint, Ptr{Cdouble}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
 
 """
     ct_library_define(schema)
@@ -3307,7 +3337,7 @@ Header: ct_tensor_scaled_dot_product_attention - softmax(query @ key^T * scale +
 
 Header: ct_library_define - register a new operator from its schema, e.g.
 """
-@inline ct_library_define(schema) = ccall(@inbounds(FUNCTION_POINTERS[290]), ct_status, (Ptr{UInt8},), schema)
+@inline ct_library_define(schema) = ccall(@inbounds(FUNCTION_POINTERS[293]), ct_status, (Ptr{UInt8},), schema)
 
 """
     ct_library_impl(name, device, fn, user_data, destroy)
@@ -3316,7 +3346,7 @@ Header: ct_library_define - register a new operator from its schema, e.g.
 
 Header: ct_library_impl - give an operator a kernel for a device ("cpu", "meta", "cuda", or a name
 """
-@inline ct_library_impl(name, device, fn, user_data, destroy) = ccall(@inbounds(FUNCTION_POINTERS[291]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_kernel_fn, Ptr{Cvoid}, ct_destroy_fn), name, device, fn, user_data, destroy)
+@inline ct_library_impl(name, device, fn, user_data, destroy) = ccall(@inbounds(FUNCTION_POINTERS[294]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_kernel_fn, Ptr{Cvoid}, ct_destroy_fn), name, device, fn, user_data, destroy)
 
 """
     ct_backend_register(name, backend, user_data, type_)
@@ -3325,7 +3355,7 @@ Header: ct_library_impl - give an operator a kernel for a device ("cpu", "meta",
 
 Header: ct_backend_register - register a device backend under name.
 """
-@inline ct_backend_register(name, backend, user_data, type_) = ccall(@inbounds(FUNCTION_POINTERS[292]), ct_status, (Ptr{UInt8}, Ptr{ct_backend}, Ptr{Cvoid}, Ptr{ct_device_type}), name, backend, user_data, type_)
+@inline ct_backend_register(name, backend, user_data, type_) = ccall(@inbounds(FUNCTION_POINTERS[295]), ct_status, (Ptr{UInt8}, Ptr{ct_backend}, Ptr{Cvoid}, Ptr{ct_device_type}), name, backend, user_data, type_)
 
 """
     ct_library_set_determinism(name, device, determinism)
@@ -3334,7 +3364,7 @@ Header: ct_backend_register - register a device backend under name.
 
 Header: ct_library_set_determinism - declare how reproducible an operator's C kernel for a device is.
 """
-@inline ct_library_set_determinism(name, device, determinism) = ccall(@inbounds(FUNCTION_POINTERS[293]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_determinism), name, device, determinism)
+@inline ct_library_set_determinism(name, device, determinism) = ccall(@inbounds(FUNCTION_POINTERS[296]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_determinism), name, device, determinism)
 
 """
     ct_tensor_set_requires_grad(t, requires_grad)
@@ -3343,7 +3373,7 @@ Header: ct_library_set_determinism - declare how reproducible an operator's C ke
 
 Header: ct_tensor_set_requires_grad - mark a leaf tensor as one whose gradient backward computes.
 """
-@inline ct_tensor_set_requires_grad(t, requires_grad) = ccall(@inbounds(FUNCTION_POINTERS[294]), ct_status, (Ptr{ct_tensor}, Cint), t, requires_grad)
+@inline ct_tensor_set_requires_grad(t, requires_grad) = ccall(@inbounds(FUNCTION_POINTERS[297]), ct_status, (Ptr{ct_tensor}, Cint), t, requires_grad)
 
 """
     ct_tensor_requires_grad(t, out)
@@ -3352,7 +3382,7 @@ Header: ct_tensor_set_requires_grad - mark a leaf tensor as one whose gradient b
 
 Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 """
-@inline ct_tensor_requires_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[295]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_requires_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[298]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_is_leaf(t, out)
@@ -3361,7 +3391,7 @@ Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 
 Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 """
-@inline ct_tensor_is_leaf(t, out) = ccall(@inbounds(FUNCTION_POINTERS[296]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_leaf(t, out) = ccall(@inbounds(FUNCTION_POINTERS[299]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_grad(t, out)
@@ -3370,7 +3400,7 @@ Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 
 Header: ct_tensor_grad - the gradient accumulated into t by backward (a new reference), or NULL in
 """
-@inline ct_tensor_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[297]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[300]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_set_grad(t, grad)
@@ -3379,7 +3409,7 @@ Header: ct_tensor_grad - the gradient accumulated into t by backward (a new refe
 
 Header: ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad does).
 """
-@inline ct_tensor_set_grad(t, grad) = ccall(@inbounds(FUNCTION_POINTERS[298]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), t, grad)
+@inline ct_tensor_set_grad(t, grad) = ccall(@inbounds(FUNCTION_POINTERS[301]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), t, grad)
 
 """
     ct_tensor_retain_grad(t)
@@ -3388,7 +3418,7 @@ Header: ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad 
 
 Header: ct_tensor_retain_grad - keep a non-leaf tensor's gradient in its grad after backward (a no-op
 """
-@inline ct_tensor_retain_grad(t) = ccall(@inbounds(FUNCTION_POINTERS[299]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_tensor_retain_grad(t) = ccall(@inbounds(FUNCTION_POINTERS[302]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_tensor_grad_fn_name(t, out)
@@ -3397,7 +3427,7 @@ Header: ct_tensor_retain_grad - keep a non-leaf tensor's gradient in its grad af
 
 Header: ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward", "AddmmBackward", a
 """
-@inline ct_tensor_grad_fn_name(t, out) = ccall(@inbounds(FUNCTION_POINTERS[300]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
+@inline ct_tensor_grad_fn_name(t, out) = ccall(@inbounds(FUNCTION_POINTERS[303]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
 
 """
     ct_tensor_detach(t, out)
@@ -3406,7 +3436,7 @@ Header: ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward"
 
 Header: ct_tensor_detach - a new tensor sharing t's elements that does not require grad and has no
 """
-@inline ct_tensor_detach(t, out) = ccall(@inbounds(FUNCTION_POINTERS[301]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_detach(t, out) = ccall(@inbounds(FUNCTION_POINTERS[304]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_backward(output, grad, flags)
@@ -3415,7 +3445,7 @@ Header: ct_tensor_detach - a new tensor sharing t's elements that does not requi
 
 Header: ct_tensor_backward - add the gradient of output with respect to every leaf it depends on into
 """
-@inline ct_tensor_backward(output, grad, flags) = ccall(@inbounds(FUNCTION_POINTERS[302]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Cint), output, grad, flags)
+@inline ct_tensor_backward(output, grad, flags) = ccall(@inbounds(FUNCTION_POINTERS[305]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Cint), output, grad, flags)
 
 """
     ct_autograd_backward(outputs, grads, n, flags)
@@ -3424,7 +3454,7 @@ Header: ct_tensor_backward - add the gradient of output with respect to every le
 
 Header: ct_autograd_backward - ct_tensor_backward from several outputs at once (their gradients add up).
 """
-@inline ct_autograd_backward(outputs, grads, n, flags) = ccall(@inbounds(FUNCTION_POINTERS[303]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint), outputs, grads, n, flags)
+@inline ct_autograd_backward(outputs, grads, n, flags) = ccall(@inbounds(FUNCTION_POINTERS[306]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint), outputs, grads, n, flags)
 
 """
     ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
@@ -3433,7 +3463,7 @@ Header: ct_autograd_backward - ct_tensor_backward from several outputs at once (
 
 Header: ct_autograd_grad - the gradients of outputs with respect to inputs, returned instead of being
 """
-@inline ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads) = ccall(@inbounds(FUNCTION_POINTERS[304]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
+@inline ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads) = ccall(@inbounds(FUNCTION_POINTERS[307]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
 
 """
     ct_grad_mode_set(mode, previous)
@@ -3442,7 +3472,7 @@ Header: ct_autograd_grad - the gradients of outputs with respect to inputs, retu
 
 Header: ct_grad_mode_set - set this thread's grad mode; the mode it replaces goes to *previous (may be
 """
-@inline ct_grad_mode_set(mode, previous) = ccall(@inbounds(FUNCTION_POINTERS[305]), ct_status, (ct_grad_mode, Ptr{ct_grad_mode}), mode, previous)
+@inline ct_grad_mode_set(mode, previous) = ccall(@inbounds(FUNCTION_POINTERS[308]), ct_status, (ct_grad_mode, Ptr{ct_grad_mode}), mode, previous)
 
 """
     ct_grad_mode_get()
@@ -3451,7 +3481,7 @@ Header: ct_grad_mode_set - set this thread's grad mode; the mode it replaces goe
 
 Header: ct_grad_mode_get - this thread's grad mode. Since 0.2.
 """
-@inline ct_grad_mode_get() = ccall(@inbounds(FUNCTION_POINTERS[306]), ct_grad_mode, ())
+@inline ct_grad_mode_get() = ccall(@inbounds(FUNCTION_POINTERS[309]), ct_grad_mode, ())
 
 """
     ct_tensor_is_inference(t, out)
@@ -3460,7 +3490,7 @@ Header: ct_grad_mode_get - this thread's grad mode. Since 0.2.
 
 Header: ct_tensor_is_inference - write 1 to out when t was made in inference mode, else 0.
 """
-@inline ct_tensor_is_inference(t, out) = ccall(@inbounds(FUNCTION_POINTERS[307]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_inference(t, out) = ccall(@inbounds(FUNCTION_POINTERS[310]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_register_hook(t, fn, user_data, destroy, id)
@@ -3469,7 +3499,7 @@ Header: ct_tensor_is_inference - write 1 to out when t was made in inference mod
 
 Header: ct_tensor_register_hook - run fn on t's gradient during every later backward; *id names the hook
 """
-@inline ct_tensor_register_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[308]), ct_status, (Ptr{ct_tensor}, ct_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
+@inline ct_tensor_register_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[311]), ct_status, (Ptr{ct_tensor}, ct_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
 
 """
     ct_tensor_remove_hook(t, id)
@@ -3478,7 +3508,7 @@ Header: ct_tensor_register_hook - run fn on t's gradient during every later back
 
 Header: ct_tensor_remove_hook - remove a hook registered on t. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT
 """
-@inline ct_tensor_remove_hook(t, id) = ccall(@inbounds(FUNCTION_POINTERS[309]), ct_status, (Ptr{ct_tensor}, Int64), t, id)
+@inline ct_tensor_remove_hook(t, id) = ccall(@inbounds(FUNCTION_POINTERS[312]), ct_status, (Ptr{ct_tensor}, Int64), t, id)
 
 """
     ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
@@ -3487,7 +3517,7 @@ Header: ct_tensor_remove_hook - remove a hook registered on t. Returns CT_OK; CT
 
 Header: ct_autograd_function_apply - run a differentiable function given by its forward and backward
 """
-@inline ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[310]), ct_status, (Ptr{UInt8}, ct_function_forward_fn, ct_function_backward_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
+@inline ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[313]), ct_status, (Ptr{UInt8}, ct_function_forward_fn, ct_function_backward_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_autograd_ctx_save(ctx, t)
@@ -3496,7 +3526,7 @@ Header: ct_autograd_function_apply - run a differentiable function given by its 
 
 Header: ct_autograd_ctx_save - in forward: keep t for backward (t is retained; an output is kept
 """
-@inline ct_autograd_ctx_save(ctx, t) = ccall(@inbounds(FUNCTION_POINTERS[311]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{ct_tensor}), ctx, t)
+@inline ct_autograd_ctx_save(ctx, t) = ccall(@inbounds(FUNCTION_POINTERS[314]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{ct_tensor}), ctx, t)
 
 """
     ct_autograd_ctx_saved(ctx, i, out)
@@ -3505,7 +3535,7 @@ Header: ct_autograd_ctx_save - in forward: keep t for backward (t is retained; a
 
 Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new reference), and
 """
-@inline ct_autograd_ctx_saved(ctx, i, out) = ccall(@inbounds(FUNCTION_POINTERS[312]), ct_status, (Ptr{ct_autograd_ctx}, Csize_t, Ptr{Ptr{ct_tensor}}), ctx, i, out)
+@inline ct_autograd_ctx_saved(ctx, i, out) = ccall(@inbounds(FUNCTION_POINTERS[315]), ct_status, (Ptr{ct_autograd_ctx}, Csize_t, Ptr{Ptr{ct_tensor}}), ctx, i, out)
 
 """
     ct_autograd_ctx_saved_count(ctx, out)
@@ -3514,7 +3544,7 @@ Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new refere
 
 Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new reference), and
 """
-@inline ct_autograd_ctx_saved_count(ctx, out) = ccall(@inbounds(FUNCTION_POINTERS[313]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{Csize_t}), ctx, out)
+@inline ct_autograd_ctx_saved_count(ctx, out) = ccall(@inbounds(FUNCTION_POINTERS[316]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{Csize_t}), ctx, out)
 
 """
     ct_shape_env_create(out)
@@ -3523,7 +3553,7 @@ Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new refere
 
 Header: ct_shape_env_create - a new, empty ShapeEnv.
 """
-@inline ct_shape_env_create(out) = ccall(@inbounds(FUNCTION_POINTERS[314]), ct_status, (Ptr{Ptr{ct_shape_env}},), out)
+@inline ct_shape_env_create(out) = ccall(@inbounds(FUNCTION_POINTERS[317]), ct_status, (Ptr{Ptr{ct_shape_env}},), out)
 
 """
     ct_shape_env_retain(env)
@@ -3532,7 +3562,7 @@ Header: ct_shape_env_create - a new, empty ShapeEnv.
 
 Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NULL is a no-op). Since 0.5.
 """
-@inline ct_shape_env_retain(env) = ccall(@inbounds(FUNCTION_POINTERS[315]), ct_status, (Ptr{ct_shape_env},), env)
+@inline ct_shape_env_retain(env) = ccall(@inbounds(FUNCTION_POINTERS[318]), ct_status, (Ptr{ct_shape_env},), env)
 
 """
     ct_shape_env_release(env)
@@ -3541,7 +3571,7 @@ Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NUL
 
 Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NULL is a no-op). Since 0.5.
 """
-@inline ct_shape_env_release(env) = ccall(@inbounds(FUNCTION_POINTERS[316]), Cvoid, (Ptr{ct_shape_env},), env)
+@inline ct_shape_env_release(env) = ccall(@inbounds(FUNCTION_POINTERS[319]), Cvoid, (Ptr{ct_shape_env},), env)
 
 """
     ct_shape_env_create_symbol(env, name, hint, min, max, out)
@@ -3550,7 +3580,7 @@ Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NUL
 
 Header: ct_shape_env_create_symbol - a new size symbol with a range and a hint, like Dim("batch", min=1,
 """
-@inline ct_shape_env_create_symbol(env, name, hint, min, max, out) = ccall(@inbounds(FUNCTION_POINTERS[317]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt8}, Int64, Int64, Int64, Ptr{Ptr{ct_symint}}), env, name, hint, min, max, out)
+@inline ct_shape_env_create_symbol(env, name, hint, min, max, out) = ccall(@inbounds(FUNCTION_POINTERS[320]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt8}, Int64, Int64, Int64, Ptr{Ptr{ct_symint}}), env, name, hint, min, max, out)
 
 """
     ct_shape_env_create_unbacked(env, out)
@@ -3559,7 +3589,7 @@ Header: ct_shape_env_create_symbol - a new size symbol with a range and a hint, 
 
 Header: ct_shape_env_create_unbacked - a new unbacked int symbol (u<k>): a value known only when the
 """
-@inline ct_shape_env_create_unbacked(env, out) = ccall(@inbounds(FUNCTION_POINTERS[318]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{ct_symint}}), env, out)
+@inline ct_shape_env_create_unbacked(env, out) = ccall(@inbounds(FUNCTION_POINTERS[321]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{ct_symint}}), env, out)
 
 """
     ct_shape_env_num_symbols(env, out)
@@ -3568,7 +3598,7 @@ Header: ct_shape_env_create_unbacked - a new unbacked int symbol (u<k>): a value
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_num_symbols(env, out) = ccall(@inbounds(FUNCTION_POINTERS[319]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
+@inline ct_shape_env_num_symbols(env, out) = ccall(@inbounds(FUNCTION_POINTERS[322]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
 
 """
     ct_shape_env_num_guards(env, out)
@@ -3577,7 +3607,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_num_guards(env, out) = ccall(@inbounds(FUNCTION_POINTERS[320]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
+@inline ct_shape_env_num_guards(env, out) = ccall(@inbounds(FUNCTION_POINTERS[323]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
 
 """
     ct_shape_env_guard_requests(env, out)
@@ -3586,7 +3616,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_guard_requests(env, out) = ccall(@inbounds(FUNCTION_POINTERS[321]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt64}), env, out)
+@inline ct_shape_env_guard_requests(env, out) = ccall(@inbounds(FUNCTION_POINTERS[324]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt64}), env, out)
 
 """
     ct_shape_env_guards_json(env, out)
@@ -3595,7 +3625,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_guards_json - env's symbols, guards and runtime assertions as one JSON document:
 """
-@inline ct_shape_env_guards_json(env, out) = ccall(@inbounds(FUNCTION_POINTERS[322]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{UInt8}}), env, out)
+@inline ct_shape_env_guards_json(env, out) = ccall(@inbounds(FUNCTION_POINTERS[325]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{UInt8}}), env, out)
 
 """
     ct_shape_env_check_guards(env, values, n, failing)
@@ -3604,7 +3634,7 @@ Header: ct_shape_env_guards_json - env's symbols, guards and runtime assertions 
 
 Header: ct_shape_env_check_guards - evaluates every guard and runtime assertion of env under a binding.
 """
-@inline ct_shape_env_check_guards(env, values, n, failing) = ccall(@inbounds(FUNCTION_POINTERS[323]), ct_status, (Ptr{ct_shape_env}, Ptr{Int64}, Csize_t, Ptr{Int64}), env, values, n, failing)
+@inline ct_shape_env_check_guards(env, values, n, failing) = ccall(@inbounds(FUNCTION_POINTERS[326]), ct_status, (Ptr{ct_shape_env}, Ptr{Int64}, Csize_t, Ptr{Int64}), env, values, n, failing)
 
 """
     ct_symint_from_int(value, out)
@@ -3613,7 +3643,7 @@ Header: ct_shape_env_check_guards - evaluates every guard and runtime assertion 
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symint_from_int(value, out) = ccall(@inbounds(FUNCTION_POINTERS[324]), ct_status, (Int64, Ptr{Ptr{ct_symint}}), value, out)
+@inline ct_symint_from_int(value, out) = ccall(@inbounds(FUNCTION_POINTERS[327]), ct_status, (Int64, Ptr{Ptr{ct_symint}}), value, out)
 
 """
     ct_symfloat_from_double(value, out)
@@ -3622,7 +3652,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symfloat_from_double(value, out) = ccall(@inbounds(FUNCTION_POINTERS[325]), ct_status, (Cdouble, Ptr{Ptr{ct_symfloat}}), value, out)
+@inline ct_symfloat_from_double(value, out) = ccall(@inbounds(FUNCTION_POINTERS[328]), ct_status, (Cdouble, Ptr{Ptr{ct_symfloat}}), value, out)
 
 """
     ct_symbool_from_bool(value, out)
@@ -3631,7 +3661,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symbool_from_bool(value, out) = ccall(@inbounds(FUNCTION_POINTERS[326]), ct_status, (Cint, Ptr{Ptr{ct_symbool}}), value, out)
+@inline ct_symbool_from_bool(value, out) = ccall(@inbounds(FUNCTION_POINTERS[329]), ct_status, (Cint, Ptr{Ptr{ct_symbool}}), value, out)
 
 """
     ct_symint_retain(s)
@@ -3640,7 +3670,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symint_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[327]), ct_status, (Ptr{ct_symint},), s)
+@inline ct_symint_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[330]), ct_status, (Ptr{ct_symint},), s)
 
 """
     ct_symint_release(s)
@@ -3649,7 +3679,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symint_release(s) = ccall(@inbounds(FUNCTION_POINTERS[328]), Cvoid, (Ptr{ct_symint},), s)
+@inline ct_symint_release(s) = ccall(@inbounds(FUNCTION_POINTERS[331]), Cvoid, (Ptr{ct_symint},), s)
 
 """
     ct_symfloat_retain(s)
@@ -3658,7 +3688,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symfloat_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[329]), ct_status, (Ptr{ct_symfloat},), s)
+@inline ct_symfloat_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[332]), ct_status, (Ptr{ct_symfloat},), s)
 
 """
     ct_symfloat_release(s)
@@ -3667,7 +3697,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symfloat_release(s) = ccall(@inbounds(FUNCTION_POINTERS[330]), Cvoid, (Ptr{ct_symfloat},), s)
+@inline ct_symfloat_release(s) = ccall(@inbounds(FUNCTION_POINTERS[333]), Cvoid, (Ptr{ct_symfloat},), s)
 
 """
     ct_symbool_retain(s)
@@ -3676,7 +3706,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symbool_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[331]), ct_status, (Ptr{ct_symbool},), s)
+@inline ct_symbool_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[334]), ct_status, (Ptr{ct_symbool},), s)
 
 """
     ct_symbool_release(s)
@@ -3685,7 +3715,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symbool_release(s) = ccall(@inbounds(FUNCTION_POINTERS[332]), Cvoid, (Ptr{ct_symbool},), s)
+@inline ct_symbool_release(s) = ccall(@inbounds(FUNCTION_POINTERS[335]), Cvoid, (Ptr{ct_symbool},), s)
 
 """
     ct_symint_is_symbolic(s, out)
@@ -3694,7 +3724,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symint_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[333]), ct_status, (Ptr{ct_symint}, Ptr{Cint}), s, out)
+@inline ct_symint_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[336]), ct_status, (Ptr{ct_symint}, Ptr{Cint}), s, out)
 
 """
     ct_symfloat_is_symbolic(s, out)
@@ -3703,7 +3733,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symfloat_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[334]), ct_status, (Ptr{ct_symfloat}, Ptr{Cint}), s, out)
+@inline ct_symfloat_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[337]), ct_status, (Ptr{ct_symfloat}, Ptr{Cint}), s, out)
 
 """
     ct_symbool_is_symbolic(s, out)
@@ -3712,7 +3742,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symbool_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[335]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
+@inline ct_symbool_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[338]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
 
 """
     ct_symint_maybe_int(s, value, is_concrete)
@@ -3721,7 +3751,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symint_maybe_int(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[336]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symint_maybe_int(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[339]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symfloat_maybe_double(s, value, is_concrete)
@@ -3730,7 +3760,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symfloat_maybe_double(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[337]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symfloat_maybe_double(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[340]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symbool_maybe_bool(s, value, is_concrete)
@@ -3739,7 +3769,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symbool_maybe_bool(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[338]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symbool_maybe_bool(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[341]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symint_guard_int(s, out)
@@ -3748,7 +3778,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symint_guard_int(s, out) = ccall(@inbounds(FUNCTION_POINTERS[339]), ct_status, (Ptr{ct_symint}, Ptr{Int64}), s, out)
+@inline ct_symint_guard_int(s, out) = ccall(@inbounds(FUNCTION_POINTERS[342]), ct_status, (Ptr{ct_symint}, Ptr{Int64}), s, out)
 
 """
     ct_symfloat_guard_float(s, out)
@@ -3757,7 +3787,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symfloat_guard_float(s, out) = ccall(@inbounds(FUNCTION_POINTERS[340]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}), s, out)
+@inline ct_symfloat_guard_float(s, out) = ccall(@inbounds(FUNCTION_POINTERS[343]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}), s, out)
 
 """
     ct_symbool_guard_bool(s, out)
@@ -3766,7 +3796,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symbool_guard_bool(s, out) = ccall(@inbounds(FUNCTION_POINTERS[341]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
+@inline ct_symbool_guard_bool(s, out) = ccall(@inbounds(FUNCTION_POINTERS[344]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
 
 """
     ct_symint_to_string(s, out)
@@ -3775,7 +3805,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symint_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[342]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symint_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[345]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symfloat_to_string(s, out)
@@ -3784,7 +3814,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symfloat_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[343]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symfloat_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[346]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symbool_to_string(s, out)
@@ -3793,7 +3823,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symbool_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[344]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symbool_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[347]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symint_evaluate(s, values, n, out)
@@ -3802,7 +3832,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symint_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[345]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Csize_t, Ptr{Int64}), s, values, n, out)
+@inline ct_symint_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[348]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Csize_t, Ptr{Int64}), s, values, n, out)
 
 """
     ct_symfloat_evaluate(s, values, n, out)
@@ -3811,7 +3841,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symfloat_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[346]), ct_status, (Ptr{ct_symfloat}, Ptr{Int64}, Csize_t, Ptr{Cdouble}), s, values, n, out)
+@inline ct_symfloat_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[349]), ct_status, (Ptr{ct_symfloat}, Ptr{Int64}, Csize_t, Ptr{Cdouble}), s, values, n, out)
 
 """
     ct_symbool_evaluate(s, values, n, out)
@@ -3820,7 +3850,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symbool_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[347]), ct_status, (Ptr{ct_symbool}, Ptr{Int64}, Csize_t, Ptr{Cint}), s, values, n, out)
+@inline ct_symbool_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[350]), ct_status, (Ptr{ct_symbool}, Ptr{Int64}, Csize_t, Ptr{Cint}), s, values, n, out)
 
 """
     ct_symint_add(a, b, out)
@@ -3829,7 +3859,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[348]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[351]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_sub(a, b, out)
@@ -3838,7 +3868,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[349]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[352]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_mul(a, b, out)
@@ -3847,7 +3877,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[350]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[353]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_floordiv(a, b, out)
@@ -3856,7 +3886,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[351]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[354]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_mod(a, b, out)
@@ -3865,7 +3895,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[352]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[355]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_pow(a, b, out)
@@ -3874,7 +3904,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[353]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[356]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_min(a, b, out)
@@ -3883,7 +3913,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[354]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[357]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_max(a, b, out)
@@ -3892,7 +3922,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[355]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[358]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_neg(a, out)
@@ -3901,7 +3931,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[356]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, out)
+@inline ct_symint_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[359]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, out)
 
 """
     ct_symint_truediv(a, b, out)
@@ -3910,7 +3940,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[357]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symint_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[360]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symint_eq(a, b, out)
@@ -3919,7 +3949,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[358]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[361]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_ne(a, b, out)
@@ -3928,7 +3958,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[359]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[362]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_lt(a, b, out)
@@ -3937,7 +3967,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[360]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[363]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_le(a, b, out)
@@ -3946,7 +3976,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[361]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[364]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_gt(a, b, out)
@@ -3955,7 +3985,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[362]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[365]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_ge(a, b, out)
@@ -3964,7 +3994,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[363]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[366]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_add(a, b, out)
@@ -3973,7 +4003,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[364]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[367]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_sub(a, b, out)
@@ -3982,7 +4012,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[365]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[368]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_mul(a, b, out)
@@ -3991,7 +4021,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[366]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[369]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_truediv(a, b, out)
@@ -4000,7 +4030,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[367]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[370]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_floordiv(a, b, out)
@@ -4009,7 +4039,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[368]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[371]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_mod(a, b, out)
@@ -4018,7 +4048,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[369]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[372]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_pow(a, b, out)
@@ -4027,7 +4057,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[370]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[373]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_min(a, b, out)
@@ -4036,7 +4066,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[371]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[374]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_max(a, b, out)
@@ -4045,7 +4075,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[372]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[375]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_eq(a, b, out)
@@ -4054,7 +4084,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[373]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[376]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_ne(a, b, out)
@@ -4063,7 +4093,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[374]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[377]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_lt(a, b, out)
@@ -4072,7 +4102,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[375]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[378]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_le(a, b, out)
@@ -4081,7 +4111,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[376]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[379]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_gt(a, b, out)
@@ -4090,7 +4120,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[377]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[380]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_ge(a, b, out)
@@ -4099,7 +4129,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[378]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[381]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symbool_and(a, b, out)
@@ -4108,7 +4138,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated; a constant operand
 """
-@inline ct_symbool_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[379]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symbool_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[382]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symbool_or(a, b, out)
@@ -4117,7 +4147,7 @@ Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated
 
 Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated; a constant operand
 """
-@inline ct_symbool_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[380]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symbool_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[383]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_sym_max(xs, n, out)
@@ -4126,7 +4156,7 @@ Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_max(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[381]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_max(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[384]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_min(xs, n, out)
@@ -4135,7 +4165,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_min(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[382]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_min(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[385]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_sum(xs, n, out)
@@ -4144,7 +4174,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_sum(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[383]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_sum(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[386]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_ite(c, a, b, out)
@@ -4153,7 +4183,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_ite(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[384]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), c, a, b, out)
+@inline ct_sym_ite(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[387]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), c, a, b, out)
 
 """
     ct_sym_ite_float(c, a, b, out)
@@ -4162,7 +4192,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_ite_float(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[385]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), c, a, b, out)
+@inline ct_sym_ite_float(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[388]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), c, a, b, out)
 
 """
     ct_sym_not(b, out)
@@ -4171,7 +4201,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_not(b, out) = ccall(@inbounds(FUNCTION_POINTERS[386]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), b, out)
+@inline ct_sym_not(b, out) = ccall(@inbounds(FUNCTION_POINTERS[389]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), b, out)
 
 """
     ct_sym_float(a, out)
@@ -4180,7 +4210,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_float(a, out) = ccall(@inbounds(FUNCTION_POINTERS[387]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, out)
+@inline ct_sym_float(a, out) = ccall(@inbounds(FUNCTION_POINTERS[390]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, out)
 
 """
     ct_sym_int(a, out)
@@ -4189,7 +4219,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_int(a, out) = ccall(@inbounds(FUNCTION_POINTERS[388]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{ct_symint}}), a, out)
+@inline ct_sym_int(a, out) = ccall(@inbounds(FUNCTION_POINTERS[391]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{ct_symint}}), a, out)
 
 """
     ct_tensor_empty_symbolic(sizes, ndim, dtype, out)
@@ -4198,7 +4228,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: ct_tensor_empty_symbolic - a meta tensor (no data) whose sizes may be symbolic, contiguous, of
 """
-@inline ct_tensor_empty_symbolic(sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[389]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, out)
+@inline ct_tensor_empty_symbolic(sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[392]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, out)
 
 """
     ct_tensor_is_symbolic(t, out)
@@ -4207,7 +4237,7 @@ Header: ct_tensor_empty_symbolic - a meta tensor (no data) whose sizes may be sy
 
 Header: ct_tensor_is_symbolic - *out = 1 when t has a symbolic size, stride, element count or offset.
 """
-@inline ct_tensor_is_symbolic(t, out) = ccall(@inbounds(FUNCTION_POINTERS[390]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_symbolic(t, out) = ccall(@inbounds(FUNCTION_POINTERS[393]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_sym_size(t, dim, out)
@@ -4216,7 +4246,7 @@ Header: ct_tensor_is_symbolic - *out = 1 when t has a symbolic size, stride, ele
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[391]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
+@inline ct_tensor_sym_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[394]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
 
 """
     ct_tensor_sym_stride(t, dim, out)
@@ -4225,7 +4255,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_stride(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[392]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
+@inline ct_tensor_sym_stride(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[395]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
 
 """
     ct_tensor_sym_numel(t, out)
@@ -4234,7 +4264,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[393]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
+@inline ct_tensor_sym_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[396]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
 
 """
     ct_tensor_sym_item(t, out)
@@ -4243,7 +4273,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_item - the value of a one-element integer or bool meta tensor that belongs to a
 """
-@inline ct_tensor_sym_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[394]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
+@inline ct_tensor_sym_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[397]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
 
 """
     ct_compile_options_create(out)
@@ -4252,7 +4282,7 @@ Header: ct_tensor_sym_item - the value of a one-element integer or bool meta ten
 
 Header: ct_compile_options_create - options for ct_compile, with torch.compile's defaults: backend
 """
-@inline ct_compile_options_create(out) = ccall(@inbounds(FUNCTION_POINTERS[395]), ct_status, (Ptr{Ptr{ct_compile_options}},), out)
+@inline ct_compile_options_create(out) = ccall(@inbounds(FUNCTION_POINTERS[398]), ct_status, (Ptr{Ptr{ct_compile_options}},), out)
 
 """
     ct_compile_options_release(options)
@@ -4261,7 +4291,7 @@ Header: ct_compile_options_create - options for ct_compile, with torch.compile's
 
 Header: ct_compile_options_create - options for ct_compile, with torch.compile's defaults: backend
 """
-@inline ct_compile_options_release(options) = ccall(@inbounds(FUNCTION_POINTERS[396]), Cvoid, (Ptr{ct_compile_options},), options)
+@inline ct_compile_options_release(options) = ccall(@inbounds(FUNCTION_POINTERS[399]), Cvoid, (Ptr{ct_compile_options},), options)
 
 """
     ct_compile_options_set_backend(options, backend)
@@ -4270,7 +4300,7 @@ Header: ct_compile_options_create - options for ct_compile, with torch.compile's
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_backend(options, backend) = ccall(@inbounds(FUNCTION_POINTERS[397]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, backend)
+@inline ct_compile_options_set_backend(options, backend) = ccall(@inbounds(FUNCTION_POINTERS[400]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, backend)
 
 """
     ct_compile_options_set_mode(options, mode)
@@ -4279,7 +4309,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_mode(options, mode) = ccall(@inbounds(FUNCTION_POINTERS[398]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, mode)
+@inline ct_compile_options_set_mode(options, mode) = ccall(@inbounds(FUNCTION_POINTERS[401]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, mode)
 
 """
     ct_compile_options_set_option(options, key, value)
@@ -4288,7 +4318,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_option(options, key, value) = ccall(@inbounds(FUNCTION_POINTERS[399]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}, Ptr{UInt8}), options, key, value)
+@inline ct_compile_options_set_option(options, key, value) = ccall(@inbounds(FUNCTION_POINTERS[402]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}, Ptr{UInt8}), options, key, value)
 
 """
     ct_compile_options_set_dynamic(options, dynamic)
@@ -4297,7 +4327,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_dynamic(options, dynamic) = ccall(@inbounds(FUNCTION_POINTERS[400]), ct_status, (Ptr{ct_compile_options}, ct_dynamic), options, dynamic)
+@inline ct_compile_options_set_dynamic(options, dynamic) = ccall(@inbounds(FUNCTION_POINTERS[403]), ct_status, (Ptr{ct_compile_options}, ct_dynamic), options, dynamic)
 
 """
     ct_compile_options_set_fullgraph(options, fullgraph)
@@ -4306,7 +4336,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_fullgraph(options, fullgraph) = ccall(@inbounds(FUNCTION_POINTERS[401]), ct_status, (Ptr{ct_compile_options}, Cint), options, fullgraph)
+@inline ct_compile_options_set_fullgraph(options, fullgraph) = ccall(@inbounds(FUNCTION_POINTERS[404]), ct_status, (Ptr{ct_compile_options}, Cint), options, fullgraph)
 
 """
     ct_compile_options_set_recompile_limit(options, limit)
@@ -4315,7 +4345,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_recompile_limit(options, limit) = ccall(@inbounds(FUNCTION_POINTERS[402]), ct_status, (Ptr{ct_compile_options}, Int64), options, limit)
+@inline ct_compile_options_set_recompile_limit(options, limit) = ccall(@inbounds(FUNCTION_POINTERS[405]), ct_status, (Ptr{ct_compile_options}, Int64), options, limit)
 
 """
     ct_compile_options_set_name(options, name)
@@ -4324,7 +4354,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_name(options, name) = ccall(@inbounds(FUNCTION_POINTERS[403]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, name)
+@inline ct_compile_options_set_name(options, name) = ccall(@inbounds(FUNCTION_POINTERS[406]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, name)
 
 """
     ct_compile_options_set_disable(options, disable)
@@ -4333,7 +4363,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_disable(options, disable) = ccall(@inbounds(FUNCTION_POINTERS[404]), ct_status, (Ptr{ct_compile_options}, Cint), options, disable)
+@inline ct_compile_options_set_disable(options, disable) = ccall(@inbounds(FUNCTION_POINTERS[407]), ct_status, (Ptr{ct_compile_options}, Cint), options, disable)
 
 """
     ct_compile(fn, user_data, destroy, options, out)
@@ -4342,7 +4372,7 @@ Header: Setters. Each validates its value at once:
 
 Header: ct_compile - a compiled callable over fn.
 """
-@inline ct_compile(fn, user_data, destroy, options, out) = ccall(@inbounds(FUNCTION_POINTERS[405]), ct_status, (ct_traced_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{ct_compile_options}, Ptr{Ptr{ct_compiled}}), fn, user_data, destroy, options, out)
+@inline ct_compile(fn, user_data, destroy, options, out) = ccall(@inbounds(FUNCTION_POINTERS[408]), ct_status, (ct_traced_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{ct_compile_options}, Ptr{Ptr{ct_compiled}}), fn, user_data, destroy, options, out)
 
 """
     ct_compiled_retain(compiled)
@@ -4351,7 +4381,7 @@ Header: ct_compile - a compiled callable over fn.
 
 Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL and released handles are
 """
-@inline ct_compiled_retain(compiled) = ccall(@inbounds(FUNCTION_POINTERS[406]), ct_status, (Ptr{ct_compiled},), compiled)
+@inline ct_compiled_retain(compiled) = ccall(@inbounds(FUNCTION_POINTERS[409]), ct_status, (Ptr{ct_compiled},), compiled)
 
 """
     ct_compiled_release(compiled)
@@ -4360,7 +4390,7 @@ Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL 
 
 Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL and released handles are
 """
-@inline ct_compiled_release(compiled) = ccall(@inbounds(FUNCTION_POINTERS[407]), Cvoid, (Ptr{ct_compiled},), compiled)
+@inline ct_compiled_release(compiled) = ccall(@inbounds(FUNCTION_POINTERS[410]), Cvoid, (Ptr{ct_compiled},), compiled)
 
 """
     ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs)
@@ -4369,7 +4399,7 @@ Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL 
 
 Header: ct_compiled_call - runs the compiled function on n_inputs borrowed inputs (concrete tensors),
 """
-@inline ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[408]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), compiled, inputs, n_inputs, outputs, n_outputs)
+@inline ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[411]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), compiled, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_compiled_graph(compiled, entry, out)
@@ -4378,7 +4408,7 @@ Header: ct_compiled_call - runs the compiled function on n_inputs borrowed input
 
 Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
 """
-@inline ct_compiled_graph(compiled, entry, out) = ccall(@inbounds(FUNCTION_POINTERS[409]), ct_status, (Ptr{ct_compiled}, Csize_t, Ptr{Ptr{UInt8}}), compiled, entry, out)
+@inline ct_compiled_graph(compiled, entry, out) = ccall(@inbounds(FUNCTION_POINTERS[412]), ct_status, (Ptr{ct_compiled}, Csize_t, Ptr{Ptr{UInt8}}), compiled, entry, out)
 
 """
     ct_compiled_num_entries(compiled, out)
@@ -4387,7 +4417,7 @@ Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first comp
 
 Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
 """
-@inline ct_compiled_num_entries(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[410]), ct_status, (Ptr{ct_compiled}, Ptr{Csize_t}), compiled, out)
+@inline ct_compiled_num_entries(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[413]), ct_status, (Ptr{ct_compiled}, Ptr{Csize_t}), compiled, out)
 
 """
     ct_compiled_metrics_json(compiled, out)
@@ -4396,7 +4426,7 @@ Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first comp
 
 Header: ct_compiled_metrics_json - this function's counters as JSON: {"calls", "compiles", "recompiles"
 """
-@inline ct_compiled_metrics_json(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[411]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{UInt8}}), compiled, out)
+@inline ct_compiled_metrics_json(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[414]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{UInt8}}), compiled, out)
 
 """
     ct_dynamic_shapes_create(out)
@@ -4405,7 +4435,7 @@ Header: ct_compiled_metrics_json - this function's counters as JSON: {"calls", "
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[412]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
+@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[415]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
 
 """
     ct_dynamic_shapes_release(shapes)
@@ -4414,7 +4444,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[413]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
+@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[416]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
 
 """
     ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max)
@@ -4423,7 +4453,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[414]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
+@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[417]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
 
 """
     ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
@@ -4432,7 +4462,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or meta tensors) and returns
 """
-@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[415]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
+@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[418]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
 
 """
     ct_program_retain(program)
@@ -4441,7 +4471,7 @@ Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or me
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[416]), ct_status, (Ptr{ct_program},), program)
+@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[419]), ct_status, (Ptr{ct_program},), program)
 
 """
     ct_program_release(program)
@@ -4450,7 +4480,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[417]), Cvoid, (Ptr{ct_program},), program)
+@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[420]), Cvoid, (Ptr{ct_program},), program)
 
 """
     ct_program_call(program, inputs, n_inputs, outputs, n_outputs)
@@ -4459,7 +4489,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing n_outputs new
 """
-@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[418]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
+@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[421]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_program_num_inputs(program, out)
@@ -4468,7 +4498,7 @@ Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing 
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[419]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[422]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_num_outputs(program, out)
@@ -4477,7 +4507,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[420]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[423]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_graph(program, out)
@@ -4486,7 +4516,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[421]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[424]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_json(program, out)
@@ -4495,7 +4525,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[422]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[425]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_save(program, path)
@@ -4504,7 +4534,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[423]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
+@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[426]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
 
 """
     ct_program_save_buffer(program, data, size)
@@ -4513,7 +4543,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[424]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
+@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[427]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
 
 """
     ct_program_load(path, out)
@@ -4522,7 +4552,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[425]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
+@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[428]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
 
 """
     ct_program_load_buffer(data, size, out)
@@ -4531,7 +4561,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[426]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
+@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[429]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
 
 """
     ct_checkpoint_open(path, out)
@@ -4540,7 +4570,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 """
-@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[427]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
+@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[430]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
 
 """
     ct_checkpoint_open_buffer(data, size, out)
@@ -4549,7 +4579,7 @@ Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 
 Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's bytes held in memory.
 """
-@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[428]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
+@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[431]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
 
 """
     ct_checkpoint_retain(ckpt)
@@ -4558,7 +4588,7 @@ Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's 
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[429]), ct_status, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_release(ckpt)
@@ -4567,7 +4597,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[430]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[433]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_num_tensors(ckpt, out)
@@ -4576,7 +4606,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is not a tensor).
 """
-@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[431]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
+@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[434]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
 
 """
     ct_checkpoint_name(ckpt, index, out)
@@ -4585,7 +4615,7 @@ Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is
 
 Header: ct_checkpoint_name - the name of tensor index, in the order of the tensors' data in the file.
 """
-@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
+@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[435]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
 
 """
     ct_checkpoint_get(ckpt, name, out)
@@ -4594,7 +4624,7 @@ Header: ct_checkpoint_name - the name of tensor index, in the order of the tenso
 
 Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 """
-@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[433]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
+@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
 
 """
     ct_checkpoint_metadata_json(ckpt, out)
@@ -4603,7 +4633,7 @@ Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 
 Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compact JSON text
 """
-@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[434]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
+@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
 
 """
     ct_checkpoint_metadata_get(ckpt, key, out)
@@ -4612,7 +4642,7 @@ Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compac
 
 Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 """
-@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[435]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
+@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
 
 """
     ct_checkpoint_save(path, names, tensors, n, metadata_json)
@@ -4621,7 +4651,7 @@ Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 
 Header: ct_checkpoint_save - writes n named tensors to a safetensors file at path, replacing it.
 """
-@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
+@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
 
 """
     ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size)
@@ -4630,7 +4660,7 @@ Header: ct_checkpoint_save - writes n named tensors to a safetensors file at pat
 
 Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in memory.
 """
-@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
+@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
 
 """
     ct_torch_load(path, out)
@@ -4639,7 +4669,7 @@ Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in
 
 Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights_only=True)).
 """
-@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
+@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
 
 """
     ct_torch_load_buffer(data, size, out)
@@ -4648,7 +4678,7 @@ Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights
 
 Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load of an io.BytesIO). The
 """
-@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
+@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
 
 """
     ct_torch_file_release(file)
@@ -4657,7 +4687,7 @@ Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load
 
 Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL and released files are
 """
-@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[440]), Cvoid, (Ptr{ct_torch_file},), file)
+@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[443]), Cvoid, (Ptr{ct_torch_file},), file)
 
 """
     ct_torch_file_structure(file, out)
@@ -4666,7 +4696,7 @@ Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL a
 
 Header: ct_torch_file_structure - the saved object as JSON text (see above).
 """
-@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
+@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
 
 """
     ct_torch_file_num_tensors(file, out)
@@ -4675,7 +4705,7 @@ Header: ct_torch_file_structure - the saved object as JSON text (see above).
 
 Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"tensor": 0} to n - 1).
 """
-@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
+@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
 
 """
     ct_torch_file_tensor(file, index, out)
@@ -4684,7 +4714,7 @@ Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"
 
 Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same tensor each call).
 """
-@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
+@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
 
 """
     ct_torch_file_tensor_name(file, index, out)
@@ -4693,7 +4723,7 @@ Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same 
 
 Header: ct_torch_file_tensor_name - where tensor index is first met in the saved object: the dict keys
 """
-@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
+@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
 
 """
     ct_torch_save(path, structure, tensors, n)
@@ -4702,7 +4732,7 @@ Header: ct_torch_file_tensor_name - where tensor index is first met in the saved
 
 Header: ct_torch_save - writes structure (JSON, see above) over tensors to path as torch.save does, so
 """
-@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
+@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
 
 """
     ct_torch_save_buffer(structure, tensors, n, data, size)
@@ -4711,7 +4741,7 @@ Header: ct_torch_save - writes structure (JSON, see above) over tensors to path 
 
 Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (torch.save to a BytesIO).
 """
-@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
+@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
 
 """
     ct_optimizer_options_default(kind, out)
@@ -4720,7 +4750,7 @@ Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (t
 
 Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kind.
 """
-@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
+@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
 
 """
     ct_optimizer_create(params, n, options, out)
@@ -4729,7 +4759,7 @@ Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kin
 
 Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(params, ...) and friends).
 """
-@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
+@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
 
 """
     ct_optimizer_retain(opt)
@@ -4738,7 +4768,7 @@ Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(pa
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_release(opt)
@@ -4747,7 +4777,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[450]), Cvoid, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[453]), Cvoid, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step(opt)
@@ -4756,7 +4786,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_step - one update of every parameter that has a grad (optimizer.step()).
 """
-@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_zero_grad(opt, set_to_none)
@@ -4765,7 +4795,7 @@ Header: ct_optimizer_step - one update of every parameter that has a grad (optim
 
 Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero_grad(set_to_none)).
 """
-@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
+@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
 
 """
     ct_optimizer_get_lr(opt, out)
@@ -4774,7 +4804,7 @@ Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
+@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
 
 """
     ct_optimizer_set_lr(opt, lr)
@@ -4783,7 +4813,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
+@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
 
 """
     ct_optimizer_get_options(opt, out)
@@ -4792,7 +4822,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
+@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
 
 """
     ct_optimizer_set_options(opt, options)
@@ -4801,7 +4831,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
+@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
 
 """
     ct_optimizer_num_params(opt, out)
@@ -4810,7 +4840,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
+@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
 
 """
     ct_optimizer_param(opt, i, out)
@@ -4819,7 +4849,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
+@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
 
 """
     ct_optimizer_state_save(opt, data, size)
@@ -4828,7 +4858,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.state_dict()): the kind, the
 """
-@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
+@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
 
 """
     ct_optimizer_state_load(opt, data, size)
@@ -4837,7 +4867,7 @@ Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.stat
 
 Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_optimizer_state_save
 """
-@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
+@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
 
 """
     ct_lr_scheduler_options_default(kind, out)
@@ -4846,7 +4876,7 @@ Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_
 
 Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above). Returns CT_OK;
 """
-@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
+@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
 
 """
     ct_lr_scheduler_create(opt, options, out)
@@ -4855,7 +4885,7 @@ Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above)
 
 Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's constructor with
 """
-@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
+@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
 
 """
     ct_lr_scheduler_retain(sched)
@@ -4864,7 +4894,7 @@ Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's co
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_release(sched)
@@ -4873,7 +4903,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[464]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[467]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_step(sched)
@@ -4882,7 +4912,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_get_last_lr(sched, out)
@@ -4891,7 +4921,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
+@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
 
 """
     ct_lr_scheduler_get_last_epoch(sched, out)
@@ -4900,7 +4930,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
+@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
 
 """
     ct_lr_scheduler_restart(sched)
@@ -4909,7 +4939,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_restart - start the schedule again from its base lr (scheduler.step(0), as
 """
-@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm)
@@ -4918,7 +4948,7 @@ Header: ct_lr_scheduler_restart - start the schedule again from its base lr (sch
 
 Header: ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most
 """
-@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
+@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
 
 """
     ct_clip_grad_value(params, n, clip_value)
@@ -4927,7 +4957,7 @@ Header: ct_clip_grad_norm - scale the gradients of params so that their combined
 
 Header: ct_clip_grad_value - clamp every element of the params' grads into [-clip_value, clip_value], in
 """
-@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
+@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
 
 """
     ct_init_uniform_(t, a, b, gen)
@@ -4936,7 +4966,7 @@ Header: ct_clip_grad_value - clamp every element of the params' grads into [-cli
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
+@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
 
 """
     ct_init_normal_(t, mean, std, gen)
@@ -4945,7 +4975,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
+@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
 
 """
     ct_init_xavier_uniform_(t, gain, gen)
@@ -4954,7 +4984,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_xavier_normal_(t, gain, gen)
@@ -4963,7 +4993,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen)
@@ -4972,7 +5002,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen)
@@ -4981,7 +5011,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_linear_(weight, bias, gen)
@@ -4990,7 +5020,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
 """
-@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
+@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[480]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
 
 """
     ct_init_calculate_gain(nonlinearity, param, out)
@@ -4999,7 +5029,7 @@ Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of C
 
 Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
 """
-@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
+@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[481]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
 
 """
     ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out)
@@ -5008,4 +5038,4 @@ Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "
 
 Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
 """
-@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
+@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[482]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
