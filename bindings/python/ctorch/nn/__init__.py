@@ -8,7 +8,7 @@ from . import init  # noqa: F401
 from . import utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 from . import parallel  # noqa: F401
 from .parallel import DataParallel
 

@@ -163,6 +163,11 @@ class Optimizer:
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            if type(p).__name__ == "UninitializedParameter":
+                # The library optimizer holds the tensors it is given; a lazy module's placeholder gets
+                # new memory on the module's first call, which the optimizer would never see.
+                raise ValueError("optimizer got an uninitialized parameter of a lazy module. Run the model once on "
+                                 "an input (a dry run) before creating the optimizer")
         seen = {id(p) for g in self.param_groups for p in g._params}
         if any(id(p) in seen for p in params) or len({id(p) for p in params}) != len(params):
             raise ValueError("some parameters appear in more than one parameter group")

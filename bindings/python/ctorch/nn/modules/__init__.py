@@ -9,6 +9,8 @@ from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConvTranspose2d,
+                   LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear)
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
                    HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
                    MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
@@ -42,4 +44,6 @@ __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "Av
            "GRUCell", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "InstanceNorm1d",
            "InstanceNorm2d", "InstanceNorm3d", "BatchNorm3d", "LPPool1d", "LPPool2d", "AlphaDropout",
            "FeatureAlphaDropout", "RReLU", "NLLLoss2d", "MultiMarginLoss", "MultiLabelMarginLoss", "LocalResponseNorm",
-           "ChannelShuffle"] + _padding.__all__
+           "ChannelShuffle", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose2d", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"] + _padding.__all__
