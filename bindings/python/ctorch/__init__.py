@@ -108,6 +108,8 @@ from . import _logging
 _logging._install()
 _C.ct_init(_C.CT_ABI_VERSION)
 _ops_shape._install()
+from . import _inplace  # noqa: E402
+_inplace._install()
 # An allocation that fails runs gc.collect() and is retried: tensors kept only by reference cycles
 # are freed first (ct_set_memory_pressure_handler).
 _C.ct_py_install_gc_on_memory_pressure()
@@ -414,6 +416,30 @@ def result_type(tensor1, tensor2):
     """The dtype an operator combining these tensors or numbers computes in."""
     from ._dtype import by_code
     return by_code[_C.ct_py_result_type([ops._box(tensor1), ops._box(tensor2)])]
+
+
+def renorm(input, p, dim, maxnorm):
+    return input.renorm(p, dim, maxnorm)
+
+
+def mvlgamma(input, p):
+    return input.mvlgamma(p)
+
+
+def narrow_copy(input, dim, start, length):
+    return input.narrow_copy(dim, start, length)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return input.chunk(chunks, dim)
+
+
+def unsafe_split(tensor, split_size_or_sections, dim=0):
+    return split(tensor, split_size_or_sections, dim)
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    return input.split_with_sizes(split_sizes, dim)
 
 
 def typename(obj):

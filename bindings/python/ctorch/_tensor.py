@@ -1,6 +1,7 @@
 """Tensor: a Python object owning one reference to a ctorch tensor handle."""
 
 import builtins
+import math
 import copy
 import ctypes
 import functools
@@ -591,6 +592,74 @@ class Tensor:
 
     def is_complex(self):
         return False  # ctorch has no complex dtypes
+
+    @property
+    def is_cpu(self):
+        return self.device.type == "cpu"
+
+    def ndimension(self):
+        return self.dim()
+
+    def nelement(self):
+        return self.numel()
+
+    def is_same_size(self, other):
+        return self.shape == other.shape
+
+    def is_set_to(self, tensor):
+        """Whether both view the same memory with the same sizes and strides."""
+        return (self.data_ptr() == tensor.data_ptr() and self.shape == tensor.shape and
+                self.stride() == tensor.stride() and self.dtype is tensor.dtype and self.device == tensor.device)
+
+    def new(self, *args, **kwargs):
+        """The legacy constructor in self's dtype and device: new(2, 3) uninitialized, new(data), new()."""
+        if len(args) == 1 and not isinstance(args[0], (builtins.int, Size)) and not (
+                isinstance(args[0], tuple) and all(isinstance(a, builtins.int) for a in args[0])):
+            return self.new_tensor(args[0], **kwargs)
+        return self.new_empty(*args, **kwargs) if args else self.new_empty(0, **kwargs)
+
+    def sum_to_size(self, *size):
+        """The sum over the dims that broadcasting size to self's shape expands, down to size."""
+        if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+            size = tuple(size[0])
+        lead = self.dim() - len(size)
+        if lead < 0 or any(s != 1 and s != self.shape[lead + i] for i, s in enumerate(size)):
+            from ._errors import ShapeError
+            raise ShapeError(_C.CT_ERROR_SHAPE, f"size {list(size)} is not expandable to size {list(self.shape)}.")
+        out = self.sum(list(builtins.range(lead))) if lead else self
+        dims = [i for i, s in enumerate(size) if s == 1 and out.shape[i] != 1]
+        return out.sum(dims, keepdim=True) if dims else out
+
+    def narrow_copy(self, dim, start, length):
+        return self.narrow(dim, start, length).clone()
+
+    def unsafe_chunk(self, chunks, dim=0):
+        return self.chunk(chunks, dim)
+
+    def unsafe_split(self, split_size, dim=0):
+        return self.split(split_size, dim)
+
+    def unsafe_split_with_sizes(self, split_sizes, dim=0):
+        return self.split_with_sizes(split_sizes, dim)
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Fills the main diagonal (all dims of one size, or a matrix; wrap=True restarts it below a
+        tall matrix every cols + 1 rows, as torch does) in place."""
+        from ._errors import ShapeError
+        if self.dim() < 2 or (self.dim() > 2 and len(set(self.shape)) != 1):
+            raise ShapeError(_C.CT_ERROR_SHAPE, "all dimensions of input must be of equal length" if self.dim() > 2
+                             else "dimensions must larger than 1")
+        from . import arange, zeros
+        n = min(self.shape)
+        if self.dim() == 2 and wrap and self.shape[0] > self.shape[1]:  # restarts every cols + 1 rows
+            flat = arange(0, self.shape[0] * self.shape[1], self.shape[1] + 1)
+        else:  # element i of the diagonal is i * (the sum of the contiguous strides) in the flat order
+            step = builtins.sum(builtins.int(math.prod(self.shape[k + 1:])) for k in builtins.range(self.dim()))
+            flat = arange(0, n) * step
+        if flat.numel() == 0:
+            return self
+        mask = zeros(self.numel(), dtype=_d.bool).index_fill(0, flat, True).reshape(self.shape)
+        return self.masked_fill_(mask, fill_value)
 
     def is_nonzero(self):
         """The truth of a one-element tensor (torch raises for none or several)."""

@@ -289,3 +289,49 @@ def test_promote_types_and_can_cast(a, b):
 ])
 def test_result_type(args):
     same(lambda m: m.result_type(*args(m)))
+
+
+# ---- in-place forms written with copy_, Tensor queries, and the random fills
+
+A = [[1.5, -2.0, 0.0], [3.0, 4.25, -7.5]]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.tensor(A).eq_(m.tensor([1.5, 4.25, 0.0])), lambda m: m.tensor(A).gt_(0),
+    lambda m: m.tensor(A).int().ge_(1), lambda m: m.tensor(A).less_equal_(0), lambda m: m.tensor(A).not_equal_(0),
+    lambda m: m.tensor(A).logical_not_(), lambda m: m.tensor(A).pow_(2), lambda m: m.tensor(A).tril_(),
+    lambda m: m.tensor(A).triu_(1), lambda m: m.tensor(A).cumsum_(1), lambda m: m.tensor(A).cumprod_(0),
+    lambda m: m.tensor(A).true_divide_(2), lambda m: m.tensor(A).addmm_(m.ones(2, 4), m.ones(4, 3), beta=0.5),
+    lambda m: m.tensor(A).addr_(m.ones(2), m.ones(3)), lambda m: m.tensor(A).addbmm_(m.ones(2, 2, 4), m.ones(2, 4, 3)),
+    lambda m: m.ones(2, 2, 3).baddbmm_(m.ones(2, 2, 4), m.ones(2, 4, 3)),
+    lambda m: m.tensor(A)[0].addmv_(m.ones(3, 2), m.ones(2)),
+    lambda m: m.tensor(A).renorm(2, 0, 3.0), lambda m: m.renorm(m.tensor(A), 1, 1, 2.0),
+    lambda m: m.tensor(A).renorm_(2, -1, 1.0), lambda m: m.tensor([2.5, 3.0]).mvlgamma(2),
+    lambda m: m.mvlgamma(m.tensor([2.5, 3.0], dtype=m.float64), 3), lambda m: m.tensor([2.5]).mvlgamma_(1),
+    lambda m: m.tensor([0.5, 3.0]).polygamma(1), lambda m: m.tensor([0.5, 3.0]).polygamma_(2),
+    lambda m: m.zeros(7, 3).fill_diagonal_(1, wrap=True), lambda m: m.zeros(7, 3).fill_diagonal_(1),
+    lambda m: m.zeros(3, 5).fill_diagonal_(2), lambda m: m.zeros(3, 3, 3).fill_diagonal_(5),
+    lambda m: m.zeros(3, 2, 3).fill_diagonal_(5), lambda m: m.ones(2, 3, 4).sum_to_size(3, 1),
+    lambda m: m.ones(2, 3, 4).sum_to_size((1, 3, 4)), lambda m: m.ones(2, 3, 4).sum_to_size(5, 1),
+    lambda m: m.ones(2, 3).new(2, 2).shape, lambda m: m.ones(2, 3, dtype=m.int32).new([1, 2]),
+    lambda m: (m.ones(2).is_cpu, m.ones(2, 3).ndimension(), m.ones(2, 3).nelement()),
+    lambda m: m.ones(2).is_same_size(m.zeros(2)), lambda m: m.ones(4, 3).narrow_copy(0, 1, 2),
+    lambda m: m.narrow_copy(m.ones(4, 3), 1, 0, 2), lambda m: len(m.ones(5).unsafe_chunk(2)),
+    lambda m: m.unsafe_split(m.arange(5), 2), lambda m: m.unsafe_split_with_sizes(m.arange(5), [2, 3]),
+    lambda m: (lambda x: (x.is_set_to(x), x.is_set_to(x.clone())))(m.ones(3)),
+    lambda m: m.ones(2, requires_grad=True).gt_(0),
+])
+def test_inplace_forms_and_queries(fn):
+    same(fn)
+
+
+def test_random_fills_draw_from_their_distributions():
+    ctorch.manual_seed(0)
+    n = 200_000
+    assert abs(ctorch.zeros(n).exponential_(2.0).mean().item() - 0.5) < 0.01
+    assert abs(ctorch.zeros(n).geometric_(0.25).mean().item() - 4.0) < 0.05
+    assert ctorch.zeros(n, dtype=ctorch.int64).random_(3, 7).unique().tolist() == [3, 4, 5, 6]
+    assert ctorch.zeros(n).random_(5).max().item() == 4.0
+    assert abs(ctorch.zeros(n + 1).cauchy_(1.0, 2.0).median().item() - 1.0) < 0.05
+    assert abs(ctorch.zeros(n).log_normal_(0.0, 0.5).log().std().item() - 0.5) < 0.01
+    assert ctorch.zeros(n, dtype=ctorch.uint8).random_().max().item() == 255
