@@ -15,7 +15,7 @@ from . import ops
 from . import nn
 from . import optim
 from . import _ops_reduce
-from ._ops_reduce import allclose, equal, norm, unique
+from ._ops_reduce import allclose, equal, norm, unique, unique_consecutive
 from . import profiler
 from . import cuda
 from . import amp, backends, jit, onnx
@@ -327,6 +327,7 @@ def addmm(input, mat1, mat2, beta=1, alpha=1):
 
 
 Tensor.unique = _ops_reduce.unique
+Tensor.unique_consecutive = _ops_reduce.unique_consecutive
 Tensor.norm = _ops_reduce.norm
 
 

@@ -1,6 +1,7 @@
 """Python forms of the reduce family where torch's Python API differs from the registered schema:
-torch.unique (a Python function over the _unique2 operator), torch.norm's string orders, and
-allclose and equal, which answer a Python bool (a registered operator returns tensors)."""
+torch.unique (a Python function over the _unique2 operator), unique_consecutive (comparisons of
+neighbours, cumsum and index_select), torch.norm's string orders, and allclose and equal, which
+answer a Python bool (a registered operator returns tensors)."""
 
 from . import ops
 from ._tensor import Tensor
@@ -20,6 +21,45 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         return values, counts
     return values
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """input with each run of equal neighbours (elements, or slices along dim) kept once, as
+    torch.unique_consecutive; with return_inverse, each element's (slice's) run; with
+    return_counts, each run's length. NaNs never equal their neighbours, as in torch."""
+    from . import arange, cat, int64, ones
+    from ._errors import IndexError as _IndexError
+    from . import _C
+    if dim is None:
+        flat = input.reshape(-1)
+        rows, shape_of_inverse = flat, input.shape
+    else:
+        if input.dim() == 0:
+            raise _IndexError(_C.CT_ERROR_INDEX, f"unique_consecutive: dim {dim} given for a 0-dim input")
+        d = dim + input.dim() if dim < 0 else dim
+        if not 0 <= d < input.dim():
+            raise _IndexError(_C.CT_ERROR_INDEX, f"unique_consecutive: dim {dim} is out of range for a tensor of "
+                              f"{input.dim()} dims")
+        rows = input.movedim(d, 0)
+        rows = rows.reshape(rows.shape[0], -1)
+        shape_of_inverse = (input.shape[d],)
+    n = rows.shape[0]
+    if n == 0:
+        values = input.reshape(-1)[:0] if dim is None else input
+        starts = arange(0, dtype=int64)
+    else:
+        differs = rows[1:] != rows[:-1]
+        if dim is not None:
+            differs = differs.any(1) if rows.shape[1] else differs.reshape(n - 1, -1).any(1)
+        new_run = cat([ones(1, dtype=differs.dtype), differs])
+        starts = new_run.nonzero().reshape(-1)
+        values = flat[starts] if dim is None else input.index_select(d, starts)
+    result = [values]
+    if return_inverse:
+        result.append((new_run.long().cumsum(0) - 1 if n else arange(0, dtype=int64)).reshape(shape_of_inverse))
+    if return_counts:
+        result.append(cat([starts[1:], starts.new_full((1,), n)]) - starts if n else arange(0, dtype=int64))
+    return result[0] if len(result) == 1 else tuple(result)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):

@@ -335,3 +335,20 @@ def test_random_fills_draw_from_their_distributions():
     assert abs(ctorch.zeros(n + 1).cauchy_(1.0, 2.0).median().item() - 1.0) < 0.05
     assert abs(ctorch.zeros(n).log_normal_(0.0, 0.5).log().std().item() - 0.5) < 0.01
     assert ctorch.zeros(n, dtype=ctorch.uint8).random_().max().item() == 255
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.unique_consecutive(m.tensor([1, 1, 2, 2, 3, 1, 1, 2])),
+    lambda m: m.unique_consecutive(m.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True, return_counts=True),
+    lambda m: m.tensor([[1, 1], [2, 3]]).unique_consecutive(return_counts=True),
+    lambda m: m.unique_consecutive(m.tensor([[1, 2], [1, 2], [3, 4], [1, 2]]), return_inverse=True, return_counts=True,
+                                   dim=0),
+    lambda m: m.unique_consecutive(m.tensor([[1, 1, 2], [3, 3, 4]]), return_counts=True, dim=1),
+    lambda m: m.unique_consecutive(m.tensor([[1, 1, 2], [3, 3, 4]]), dim=-1),
+    lambda m: m.unique_consecutive(m.tensor([float("nan"), float("nan"), 1.0, 1.0]), return_counts=True),
+    lambda m: m.unique_consecutive(m.tensor([], dtype=m.int64), return_inverse=True, return_counts=True),
+    lambda m: m.unique_consecutive(m.tensor(5), return_inverse=True, return_counts=True),
+    lambda m: m.unique_consecutive(m.ones(2, 3), dim=2),
+])
+def test_unique_consecutive(fn):
+    same(fn)
