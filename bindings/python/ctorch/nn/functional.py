@@ -548,14 +548,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
-    loss = loss.sum(dim=input.dim() - 1) / input.size(-1)
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError(reduction + " is not valid")
+    return _reduced(loss.sum(dim=input.dim() - 1) / input.size(-1), reduction)
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):

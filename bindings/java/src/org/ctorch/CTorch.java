@@ -190,18 +190,7 @@ public final class CTorch {
    */
   public static Guard withDevice(Device device) {
     CTorchNative.ct_device_push(Native.text(device == null ? null : device.toString(), "device"));
-    Thread owner = Thread.currentThread();
-    return new Guard() {
-      private boolean closed;
-
-      @Override
-      public void close() {
-        if (!closed && Thread.currentThread() == owner) {
-          closed = true;
-          CTorchNative.ct_device_pop();
-        }
-      }
-    };
+    return Native.threadGuard(CTorchNative::ct_device_pop);
   }
 
   /**
@@ -244,19 +233,10 @@ public final class CTorch {
     final int savedDtype = (int) CTorchNative.ct_autocast_get_dtype(t);
     CTorchNative.ct_autocast_set_dtype(t, Native.handleDtype(dtype));
     CTorchNative.ct_autocast_set_enabled(t, 1);
-    Thread owner = Thread.currentThread();
-    return new Guard() {
-      private boolean closed;
-
-      @Override
-      public void close() {
-        if (!closed && Thread.currentThread() == owner) {
-          closed = true;
-          CTorchNative.ct_autocast_set_dtype(t, savedDtype);
-          CTorchNative.ct_autocast_set_enabled(t, savedEnabled ? 1 : 0);
-        }
-      }
-    };
+    return Native.threadGuard(() -> {
+      CTorchNative.ct_autocast_set_dtype(t, savedDtype);
+      CTorchNative.ct_autocast_set_enabled(t, savedEnabled ? 1 : 0);
+    });
   }
 
   /**

@@ -25,18 +25,7 @@ public final class Grad {
 
   private static Guard mode(int mode) {
     int previous = (int) CTorchNative.ct_grad_mode_set(mode);
-    Thread owner = Thread.currentThread();
-    return new Guard() {
-      private boolean closed;
-
-      @Override
-      public void close() {
-        if (!closed && Thread.currentThread() == owner) {
-          closed = true;
-          CTorchNative.ct_grad_mode_set(previous);
-        }
-      }
-    };
+    return Native.threadGuard(() -> CTorchNative.ct_grad_mode_set(previous));
   }
 
   /**

@@ -93,4 +93,23 @@ final class Native {
     }
     return d.code();
   }
+
+  /**
+   * A guard that runs restore once, when closed on the thread that opened it (the switches it
+   * restores are per thread: a close from another thread would restore that thread's).
+   */
+  static Guard threadGuard(Runnable restore) {
+    Thread owner = Thread.currentThread();
+    return new Guard() {
+      private boolean closed;
+
+      @Override
+      public void close() {
+        if (!closed && Thread.currentThread() == owner) {
+          closed = true;
+          restore.run();
+        }
+      }
+    };
+  }
 }
