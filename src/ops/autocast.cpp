@@ -66,7 +66,7 @@ void autocast_kernel(void*, Frame& f) {
       args[i] = Value(ArrayRef<const TensorImpl*>(list.data(), list.size()));
     }
   }
-  DispatchKeyGuard no_autocast(DispatchKeySet(), DispatchKeySet(DispatchKey::Autocast));
+  DispatchKeyGuard no_autocast{DispatchKeySet(), DispatchKeySet(DispatchKey::Autocast)};
   Frame g{f.op, args.data(), f.nargs, f.keys, f.outs, f.nouts};
   redispatch(g);
 }
