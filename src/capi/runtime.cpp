@@ -109,7 +109,7 @@ ct_status ct_set_deterministic_debug_mode(int32_t mode) {
 // ---- Automatic mixed precision
 
 namespace {
-DeviceType autocast_type(ct_device_type type, const char* fn) {
+DeviceType autocast_type(const ct_device_type& type, const char* fn) {  // by reference: see raw_enum
   const int t = capi::raw_enum(type);
   CT_CHECK(t >= 0 && t < kNumDeviceTypes && t != static_cast<int>(DeviceType::Meta), CT_ERROR_INVALID_ARGUMENT, fn,
            ": device type ", t, " has no autocast. Pass CT_DEVICE_CPU, CT_DEVICE_CUDA or a plugin type");

@@ -249,22 +249,14 @@ static void* autocast_of_a_new_thread(void* p) {
   return NULL;
 }
 
-static void test_autocast_casts_by_operator_and_is_per_thread(void) {
-  ct_tensor* a = T(CT_FLOAT32, S(2, 3), 1, 2, 3, 4, 5, 6);
-  ct_tensor* b = T(CT_FLOAT32, S(3, 2), 1, 0, 0, 1, 1, 1);
-  ct_tensor *a64 = NULL, *prod = NULL, *prod64 = NULL, *sum = NULL, *loss = NULL;
-  CHECK_OK(ct_tensor_to(a, CT_FLOAT64, &a64));
-  int enabled = -1;
-  ct_dtype dt;
-  CHECK_OK(ct_autocast_get_dtype(CT_DEVICE_CPU, &dt));
-  CHECK(dt == CT_BFLOAT16);
-  CHECK_OK(ct_autocast_get_dtype(CT_DEVICE_CUDA, &dt));
-  CHECK(dt == CT_FLOAT16);
-  CHECK_OK(ct_autocast_set_enabled(CT_DEVICE_CPU, 1));
+/* The checks inside an autocast region; the caller turns autocast off whatever happens here (a
+ * failed check returns early, and the thread must not keep casting afterwards). */
+static void autocast_region_checks(const ct_tensor* a, const ct_tensor* b) {
+  ct_tensor *prod = NULL, *a64 = NULL, *b64 = NULL, *prod64 = NULL, *sum = NULL, *loss = NULL;
+  int enabled = -1, other = -2;
   CHECK_OK(ct_autocast_is_enabled(CT_DEVICE_CPU, &enabled));
   CHECK(enabled == 1);
   pthread_t th;
-  int other = -2;
   CHECK(pthread_create(&th, NULL, autocast_of_a_new_thread, &other) == 0);
   pthread_join(th, NULL);
   CHECK(other == 0); /* a new thread starts with autocast off */
@@ -272,7 +264,7 @@ static void test_autocast_casts_by_operator_and_is_per_thread(void) {
   CHECK_OK(ct_op_call("mm", mm_args, 2, &prod, 1)); /* a matrix product: bfloat16 */
   CHECK(dtype_of(prod) == CT_BFLOAT16);
   CHECK_TENSOR_NEAR(prod, CT_BFLOAT16, 1e-2, S(2, 2), 4, 5, 10, 11);
-  ct_tensor* b64 = NULL;
+  CHECK_OK(ct_tensor_to(a, CT_FLOAT64, &a64));
   CHECK_OK(ct_tensor_to(b, CT_FLOAT64, &b64));
   ct_value mm64_args[] = {VT(a64), VT(b64)};
   CHECK_OK(ct_op_call("mm", mm64_args, 2, &prod64, 1)); /* float64 is never cast */
@@ -282,8 +274,22 @@ static void test_autocast_casts_by_operator_and_is_per_thread(void) {
   ct_value loss_args[] = {VT(prod), VT(sum), VI(1)};
   CHECK_OK(ct_op_call("mse_loss", loss_args, 3, &loss, 1)); /* a loss: float32 */
   CHECK(dtype_of(loss) == CT_FLOAT32);
+  RELEASE(prod, a64, b64, prod64, sum, loss);
+}
+
+static void test_autocast_casts_by_operator_and_is_per_thread(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(2, 3), 1, 2, 3, 4, 5, 6);
+  ct_tensor* b = T(CT_FLOAT32, S(3, 2), 1, 0, 0, 1, 1, 1);
+  ct_tensor* prod = NULL;
+  ct_dtype dt;
+  CHECK_OK(ct_autocast_get_dtype(CT_DEVICE_CPU, &dt));
+  CHECK(dt == CT_BFLOAT16);
+  CHECK_OK(ct_autocast_get_dtype(CT_DEVICE_CUDA, &dt));
+  CHECK(dt == CT_FLOAT16);
+  CHECK_OK(ct_autocast_set_enabled(CT_DEVICE_CPU, 1));
+  autocast_region_checks(a, b);
   CHECK_OK(ct_autocast_set_enabled(CT_DEVICE_CPU, 0));
-  RELEASE(prod, loss);
+  ct_value mm_args[] = {VT(a), VT(b)};
   CHECK_OK(ct_op_call("mm", mm_args, 2, &prod, 1));
   CHECK(dtype_of(prod) == CT_FLOAT32);
   CHECK_STATUS(ct_autocast_set_dtype(CT_DEVICE_CPU, CT_FLOAT32), CT_ERROR_DTYPE);
@@ -294,7 +300,7 @@ static void test_autocast_casts_by_operator_and_is_per_thread(void) {
   CHECK_OK(ct_autocast_get_dtype(CT_DEVICE_CPU, &dt));
   CHECK(dt == CT_FLOAT16);
   CHECK_OK(ct_autocast_set_dtype(CT_DEVICE_CPU, CT_BFLOAT16));
-  RELEASE(a, b, a64, b64, prod, prod64, sum);
+  RELEASE(a, b, prod);
 }
 
 static void test_promotion_casting_and_result_type(void) {

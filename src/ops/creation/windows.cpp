@@ -3,7 +3,7 @@
 // beta). Composites of arange and pointwise operators in the requested dtype, in PyTorch's order of
 // operations, so float32 windows round as PyTorch's do. A periodic window of length N is the
 // symmetric window of length N + 1 without its last sample.
-#include <cmath>
+#include <string>
 
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
