@@ -145,7 +145,7 @@ enum class Tag : uint32_t {
 // holds PyTorch's lists and sets each operator's policy).
 enum class AutocastPolicy : uint8_t {
   None,                 // runs as called
-  LowerPrecision,       // float32 inputs cast to autocast's dtype (matrix products, convolutions)
+  LowerPrecision,       // floating inputs but float64 cast to autocast's dtype (matrix products, convolutions)
   LowerPrecisionCuda,   // the same on cuda only (PyTorch's cuda list is longer than the cpu's)
   Float32,              // lower-precision inputs cast to float32 (losses, norms, reductions that lose accuracy)
 };

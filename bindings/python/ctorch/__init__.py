@@ -446,7 +446,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 def typename(obj):
     """'torch.FloatTensor' for a tensor (torch's legacy name), else the object's module and class."""
     if isinstance(obj, Tensor):
-        return obj.type().replace("ctorch.", "torch.", 1) if obj.type().startswith("ctorch.") else obj.type()
+        return obj.type()
     module = getattr(type(obj), "__module__", "") or ""
     name = type(obj).__qualname__
     return name if module in ("", "builtins") else f"{module}.{name}"

@@ -16,7 +16,7 @@ _FUNCTIONAL = {
     "greater_equal_": "ge", "less_": "lt", "less_equal_": "le", "not_equal_": "ne", "logical_not_": "logical_not",
     "true_divide_": "div", "pow_": "pow", "tril_": "tril", "triu_": "triu", "cumsum_": "cumsum",
     "cumprod_": "cumprod", "addmm_": "addmm", "addmv_": "addmv", "addr_": "addr", "addbmm_": "addbmm",
-    "baddbmm_": "baddbmm", "polygamma_": None, "mvlgamma_": None, "renorm_": None,
+    "baddbmm_": "baddbmm",
 }
 
 
@@ -116,8 +116,7 @@ def random_(self, from_=0, to=None, *, generator=None):
 
 def _install():
     for name, op in _FUNCTIONAL.items():
-        if op is not None:
-            setattr(Tensor, name, _inplace(name, op))
+        setattr(Tensor, name, _inplace(name, op))
     for fn in (polygamma, polygamma_, mvlgamma, mvlgamma_, renorm, renorm_, exponential_, cauchy_, log_normal_,
                geometric_, random_):
         setattr(Tensor, fn.__name__, fn)

@@ -74,11 +74,15 @@ class LazyLinear(_LazyModule):
 
 
 class _LazyConv(_LazyModule):
+    """The lazy convolutions: their eager module's arguments but in_channels."""
+
     _spatial = 2
 
-    def __init__(self, out_channels, kernel_size, bias=True, device=None, dtype=None, **kwargs):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None, **more):
         super().__init__(["weight", "bias"] if bias else ["weight"], (out_channels, kernel_size),
-                         dict(kwargs, bias=bias), device, dtype)
+                         dict(more, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias,
+                              padding_mode=padding_mode), device, dtype)
         if not bias:
             self.register_parameter("bias", None)
 
@@ -90,19 +94,9 @@ class LazyConv1d(_LazyConv):
     cls_to_become = Conv1d
     _spatial = 1
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        super().__init__(out_channels, kernel_size, bias, device, dtype, stride=stride, padding=padding,
-                         dilation=dilation, groups=groups, padding_mode=padding_mode)
-
 
 class LazyConv2d(_LazyConv):
     cls_to_become = Conv2d
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        super().__init__(out_channels, kernel_size, bias, device, dtype, stride=stride, padding=padding,
-                         dilation=dilation, groups=groups, padding_mode=padding_mode)
 
 
 class LazyConvTranspose2d(_LazyConv):
@@ -110,8 +104,8 @@ class LazyConvTranspose2d(_LazyConv):
 
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
                  dilation=1, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(out_channels, kernel_size, bias, device, dtype, stride=stride, padding=padding,
-                         output_padding=output_padding, groups=groups, dilation=dilation, padding_mode=padding_mode)
+        super().__init__(out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, device, dtype,
+                         output_padding=output_padding)
 
 
 class _LazyNorm(_LazyModule):
