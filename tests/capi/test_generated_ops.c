@@ -314,8 +314,30 @@ static void test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory(vo
   RELEASE(img, out);
 }
 
+static void test_pixel_shuffle_of_a_factor_whose_square_overflows_fails(void) {
+  /* Found by the sequence fuzzer: 2^32 squared wraps to 0 in int64, and the channel count was then
+   * divided by it. Now the square, and every size the factor multiplies, is checked. */
+  ct_tensor *img = NULL, *out = SENTINEL;
+  CHECK_OK(ct_tensor_zeros(S(1, 0, 2, 2), CT_FLOAT32, NULL, &img));
+  const int64_t factor = (int64_t)1 << 32;
+  CHECK_STATUS(ct_tensor_pixel_shuffle(img, factor, &out), CT_ERROR_SHAPE);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("pixel_shuffle: upscale_factor^2");
+  ct_tensor_release(img);
+  CHECK_OK(ct_tensor_zeros(S(1, 1, 0, 0), CT_FLOAT32, NULL, &img));
+  CHECK_STATUS(ct_tensor_pixel_unshuffle(img, factor, &out), CT_ERROR_SHAPE);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("pixel_unshuffle: downscale_factor^2");
+  CHECK_OK(ct_tensor_pixel_unshuffle(img, 2, &out)); /* a small factor of an empty image is fine */
+  int64_t sizes[4] = {-1, -1, -1, -1};
+  CHECK_OK(ct_tensor_sizes(out, sizes, 4));
+  CHECK(sizes[0] == 1 && sizes[1] == 4 && sizes[2] == 0 && sizes[3] == 0);
+  RELEASE(img, out);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_nn_functions_stacks_and_factories),
+    CAPI_TEST(test_pixel_shuffle_of_a_factor_whose_square_overflows_fails),
     CAPI_TEST(test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory),
     CAPI_TEST(test_extrema_nansum_isclose_fill),
     CAPI_TEST(test_binary_and_scalar_overloads),
