@@ -335,9 +335,23 @@ static void test_pixel_shuffle_of_a_factor_whose_square_overflows_fails(void) {
   RELEASE(img, out);
 }
 
+static void test_combinations_of_more_than_there_are_is_empty_whatever_r(void) {
+  /* r > n has no rows; a 2^32-element tuple must not be built for them (it was a std::vector). */
+  ct_tensor *v = T(CT_INT64, S(3), 1, 2, 3), *out = NULL;
+  CHECK_OK(ct_tensor_combinations(v, (int64_t)1 << 32, 0, &out));
+  int64_t sizes[2] = {-1, -1};
+  CHECK_OK(ct_tensor_sizes(out, sizes, 2));
+  CHECK(sizes[0] == 0 && sizes[1] == ((int64_t)1 << 32));
+  ct_tensor_release(out);
+  CHECK_OK(ct_tensor_combinations(v, 2, 1, &out));
+  CHECK_TENSOR(out, CT_INT64, S(6, 2), 1, 1, 1, 2, 1, 3, 2, 2, 2, 3, 3, 3);
+  RELEASE(v, out);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_nn_functions_stacks_and_factories),
     CAPI_TEST(test_pixel_shuffle_of_a_factor_whose_square_overflows_fails),
+    CAPI_TEST(test_combinations_of_more_than_there_are_is_empty_whatever_r),
     CAPI_TEST(test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory),
     CAPI_TEST(test_extrema_nansum_isclose_fill),
     CAPI_TEST(test_binary_and_scalar_overloads),

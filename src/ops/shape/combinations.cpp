@@ -69,8 +69,12 @@ void combinations_kernel(void*, Frame& f) {
   }
   Tensor index = empty({count * r}, DType::Int64, kCPU);
   int64_t* out = index->data_as<int64_t>();
-  std::vector<int64_t> pick(static_cast<size_t>(r));
-  for (int64_t j = 0; j < r; ++j) pick[j] = replace ? 0 : j;
+  // The current tuple lives in a host tensor, not a std::vector: r comes from the caller, and a
+  // tuple too large must fail as CT_ERROR_OUT_OF_MEMORY from ctorch's allocator, not abort in
+  // operator new. No rows (r > n) need no tuple, whatever r is.
+  Tensor tuple = empty({count > 0 ? r : 0}, DType::Int64, kCPU);
+  int64_t* pick = tuple->data_as<int64_t>();
+  for (int64_t j = 0; j < r && count > 0; ++j) pick[j] = replace ? 0 : j;
   for (int64_t row = 0; row < count; ++row) {
     for (int64_t j = 0; j < r; ++j) *out++ = pick[j];
     // The next tuple: raise the last position that can still grow, and reset the ones after it.
