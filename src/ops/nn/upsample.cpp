@@ -47,6 +47,13 @@ struct Plan1d {
   Tensor w0, w1;  // float64 [out]
 };
 
+// A source position as an index in [0, in - 1], as PyTorch guards it: a given scale may place a
+// position past the input, or at infinity (a scale near 0), which int64 cannot hold. v >= 0.
+template <typename A>
+int64_t clamped_index(A v, int64_t in) {
+  return v < static_cast<A>(in - 1) ? static_cast<int64_t>(v) : in - 1;  // NaN: the last index too
+}
+
 template <typename A>
 Plan1d plan_dim(Mode mode, int64_t in, int64_t out, bool align_corners, double scale) {
   Plan1d p;
@@ -58,8 +65,8 @@ Plan1d plan_dim(Mode mode, int64_t in, int64_t out, bool align_corners, double s
       int64_t src;
       if (mode == Mode::Nearest && out == in) src = o;  // PyTorch's shortcuts, same result
       else if (mode == Mode::Nearest && out == 2 * in) src = o >> 1;
-      else if (mode == Mode::Nearest) src = static_cast<int64_t>(std::floor(static_cast<A>(o) * s));
-      else src = static_cast<int64_t>(std::floor((static_cast<A>(o) + static_cast<A>(0.5)) * s));
+      else if (mode == Mode::Nearest) src = clamped_index(std::floor(static_cast<A>(o) * s), in);
+      else src = clamped_index(std::floor((static_cast<A>(o) + static_cast<A>(0.5)) * s), in);
       i0s[o] = std::min(src, in - 1);
     }
     return p;
@@ -76,8 +83,8 @@ Plan1d plan_dim(Mode mode, int64_t in, int64_t out, bool align_corners, double s
   for (int64_t o = 0; o < out; ++o) {
     A src = align_corners ? s * static_cast<A>(o) : s * (static_cast<A>(o) + static_cast<A>(0.5)) - static_cast<A>(0.5);
     if (!align_corners && src < 0) src = 0;
-    const int64_t i0 = static_cast<int64_t>(src);
-    const A lambda1 = src - static_cast<A>(i0);
+    const int64_t i0 = clamped_index(src, in);
+    const A lambda1 = std::min(std::max(src - static_cast<A>(i0), A(0)), A(1));
     i0s[o] = i0;
     i1s[o] = i0 + (i0 < in - 1 ? 1 : 0);
     w0s[o] = static_cast<double>(static_cast<A>(1) - lambda1);
