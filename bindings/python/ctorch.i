@@ -27,14 +27,29 @@ static PyObject* ct_py_error_factory = NULL;
 static __thread PyObject* ct_py_pending_type = NULL;
 static __thread PyObject* ct_py_pending_value = NULL;
 static __thread PyObject* ct_py_pending_traceback = NULL;
+/* The message the callback's failure gave the library: the pending exception is this failure's only
+ * when the library's error still carries it. A traced callback that failed (a graph break) and
+ * then an eager run that failed otherwise must raise the second failure, not the first. */
+static __thread char* ct_py_pending_message = NULL;
+
+static void ct_py_drop_pending(void) {
+  Py_CLEAR(ct_py_pending_type);
+  Py_CLEAR(ct_py_pending_value);
+  Py_CLEAR(ct_py_pending_traceback);
+  free(ct_py_pending_message);
+  ct_py_pending_message = NULL;
+}
 
 static void ct_py_raise(ct_status status) {
-  if (ct_py_pending_type) {
+  const char* msg = ct_last_error();
+  if (ct_py_pending_type && ct_py_pending_message && msg && strstr(msg, ct_py_pending_message)) {
     PyErr_Restore(ct_py_pending_type, ct_py_pending_value, ct_py_pending_traceback);
     ct_py_pending_type = ct_py_pending_value = ct_py_pending_traceback = NULL;
+    free(ct_py_pending_message);
+    ct_py_pending_message = NULL;
     return;
   }
-  const char* msg = ct_last_error();
+  ct_py_drop_pending();
   if (ct_py_error_factory) {
     PyObject* exc = PyObject_CallFunction(ct_py_error_factory, "is", (int)status, msg);
     if (exc) {
@@ -751,10 +766,9 @@ static ct_status ct_py_callback_failed(void) {
   const char* msg = line ? PyUnicode_AsUTF8(line) : NULL;
   PyErr_Clear(); /* from a failed getattr or str(): the exception to report is the callback's */
   ct_error_set(status, msg ? msg : "a Python callback raised an exception");
+  ct_py_drop_pending();
+  ct_py_pending_message = strdup(ct_last_error());
   Py_XDECREF(line);
-  Py_XDECREF(ct_py_pending_type);
-  Py_XDECREF(ct_py_pending_value);
-  Py_XDECREF(ct_py_pending_traceback);
   ct_py_pending_type = type;
   ct_py_pending_value = value;
   ct_py_pending_traceback = traceback;
@@ -1080,11 +1094,7 @@ static ct_status ct_py_traced(void* user_data, const ct_tensor* const* inputs, s
 
 /* A call that succeeded may have run the function more than once (a trace that failed, then the
  * eager run): an exception the failed trace left is not this call's. */
-static void ct_py_clear_pending(void) {
-  Py_CLEAR(ct_py_pending_type);
-  Py_CLEAR(ct_py_pending_value);
-  Py_CLEAR(ct_py_pending_traceback);
-}
+static void ct_py_clear_pending(void) { ct_py_drop_pending(); }
 %}
 
 %inline %{
@@ -1222,7 +1232,9 @@ static ct_status ct_py_lr_scheduler_create(ct_optimizer* opt, ct_lr_scheduler_op
   int64_t* values = NULL;
   size_t n = 0;
   if (ct_py_int64s(milestones, &values, &n) < 0) {  /* the TypeError is raised as it is */
+    ct_py_drop_pending();
     PyErr_Fetch(&ct_py_pending_type, &ct_py_pending_value, &ct_py_pending_traceback);
+    ct_py_pending_message = strdup("");  /* no library call failed: this is the error to raise */
     return CT_ERROR_INVALID_ARGUMENT;
   }
   ct_status s = CT_ERROR_INVALID_ARGUMENT;

@@ -34,7 +34,7 @@ class Generator:
 
     def __del__(self):
         h = getattr(self, "_h", None)
-        if h:
+        if h and _C is not None:  # at interpreter exit the module may be gone (the process frees it)
             _C.ct_generator_release(h)
             self._h = None
 
