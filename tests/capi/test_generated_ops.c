@@ -314,6 +314,21 @@ static void test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory(vo
   RELEASE(img, out);
 }
 
+static void test_upsample_with_a_scale_past_the_input_clamps_to_its_edge(void) {
+  /* Found by the sequence fuzzer: a given scale near 0 put the source position at infinity, which was
+   * converted to int64 (undefined), and a scale below the true ratio read past the input. Positions
+   * are clamped to the last row and column, as PyTorch guards them. */
+  ct_tensor *img = T(CT_FLOAT32, S(1, 1, 2, 2), 0, 1, 2, 3), *out = NULL;
+  const int64_t three[] = {3, 3};
+  const double tiny = 1e-300, small = 0.1;
+  CHECK_OK(ct_tensor_upsample_nearest2d(img, three, 2, &tiny, &tiny, &out));
+  CHECK_TENSOR(out, CT_FLOAT32, S(1, 1, 3, 3), 3, 3, 3, 3, 3, 3, 3, 3, 3);
+  ct_tensor_release(out);
+  CHECK_OK(ct_tensor_upsample_bilinear2d(img, three, 2, 0, &small, &small, &out));
+  CHECK_TENSOR(out, CT_FLOAT32, S(1, 1, 3, 3), 3, 3, 3, 3, 3, 3, 3, 3, 3);
+  RELEASE(img, out);
+}
+
 static void test_pixel_shuffle_of_a_factor_whose_square_overflows_fails(void) {
   /* Found by the sequence fuzzer: 2^32 squared wraps to 0 in int64, and the channel count was then
    * divided by it. Now the square, and every size the factor multiplies, is checked. */
@@ -351,6 +366,7 @@ static void test_combinations_of_more_than_there_are_is_empty_whatever_r(void) {
 static const capi_test TESTS[] = {
     CAPI_TEST(test_nn_functions_stacks_and_factories),
     CAPI_TEST(test_pixel_shuffle_of_a_factor_whose_square_overflows_fails),
+    CAPI_TEST(test_upsample_with_a_scale_past_the_input_clamps_to_its_edge),
     CAPI_TEST(test_combinations_of_more_than_there_are_is_empty_whatever_r),
     CAPI_TEST(test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory),
     CAPI_TEST(test_extrema_nansum_isclose_fill),
