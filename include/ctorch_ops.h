@@ -3455,25 +3455,6 @@ CT_API CT_NODISCARD ct_status ct_tensor_upsample_bilinear2d(const ct_tensor* sel
                                                             ct_tensor** out);
 
 /*
- * ct_tensor_conv2d_padding - conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor
- *
- *   bias      NULL for None.
- *   stride    PyTorch's default: [1].
- *   padding   NULL for "valid".
- *   dilation  PyTorch's default: [1].
- *   groups    PyTorch's default: 1.
- *   out       a new reference on CT_OK, else NULL.
- *
- * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
- * bitwise. ct_op_call name: "conv2d.padding".
- */
-CT_API CT_NODISCARD ct_status ct_tensor_conv2d_padding(const ct_tensor* input, const ct_tensor* weight,
-                                                       const ct_tensor* bias, const int64_t* stride,
-                                                       size_t stride_len, const char* padding,
-                                                       const int64_t* dilation, size_t dilation_len,
-                                                       int64_t groups, ct_tensor** out);
-
-/*
  * ct_tensor_conv_transpose2d - conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] output_padding=[0], int groups=1, int[2] dilation=[1]) -> Tensor
  *
  *   bias            NULL for None.
@@ -3512,6 +3493,184 @@ CT_API CT_NODISCARD ct_status ct_tensor_conv1d(const ct_tensor* input, const ct_
                                                const ct_tensor* bias, const int64_t* stride,
                                                size_t stride_len, const int64_t* padding, size_t padding_len,
                                                const int64_t* dilation, size_t dilation_len, int64_t groups,
+                                               ct_tensor** out);
+
+/*
+ * ct_tensor_conv3d - conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] dilation=[1], int groups=1) -> Tensor
+ *
+ *   bias      NULL for None.
+ *   stride    PyTorch's default: [1].
+ *   padding   PyTorch's default: [0].
+ *   dilation  PyTorch's default: [1].
+ *   groups    PyTorch's default: 1.
+ *   out       a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "conv3d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conv3d(const ct_tensor* input, const ct_tensor* weight,
+                                               const ct_tensor* bias, const int64_t* stride,
+                                               size_t stride_len, const int64_t* padding, size_t padding_len,
+                                               const int64_t* dilation, size_t dilation_len, int64_t groups,
+                                               ct_tensor** out);
+
+/*
+ * ct_tensor_conv1d_padding - conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], str padding='valid', int[1] dilation=[1], int groups=1) -> Tensor
+ *
+ *   bias      NULL for None.
+ *   stride    PyTorch's default: [1].
+ *   padding   NULL for "valid".
+ *   dilation  PyTorch's default: [1].
+ *   groups    PyTorch's default: 1.
+ *   out       a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "conv1d.padding".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conv1d_padding(const ct_tensor* input, const ct_tensor* weight,
+                                                       const ct_tensor* bias, const int64_t* stride,
+                                                       size_t stride_len, const char* padding,
+                                                       const int64_t* dilation, size_t dilation_len,
+                                                       int64_t groups, ct_tensor** out);
+
+/*
+ * ct_tensor_conv2d_padding - conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor
+ *
+ *   bias      NULL for None.
+ *   stride    PyTorch's default: [1].
+ *   padding   NULL for "valid".
+ *   dilation  PyTorch's default: [1].
+ *   groups    PyTorch's default: 1.
+ *   out       a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "conv2d.padding".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conv2d_padding(const ct_tensor* input, const ct_tensor* weight,
+                                                       const ct_tensor* bias, const int64_t* stride,
+                                                       size_t stride_len, const char* padding,
+                                                       const int64_t* dilation, size_t dilation_len,
+                                                       int64_t groups, ct_tensor** out);
+
+/*
+ * ct_tensor_conv3d_padding - conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], str padding='valid', int[3] dilation=[1], int groups=1) -> Tensor
+ *
+ *   bias      NULL for None.
+ *   stride    PyTorch's default: [1].
+ *   padding   NULL for "valid".
+ *   dilation  PyTorch's default: [1].
+ *   groups    PyTorch's default: 1.
+ *   out       a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "conv3d.padding".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conv3d_padding(const ct_tensor* input, const ct_tensor* weight,
+                                                       const ct_tensor* bias, const int64_t* stride,
+                                                       size_t stride_len, const char* padding,
+                                                       const int64_t* dilation, size_t dilation_len,
+                                                       int64_t groups, ct_tensor** out);
+
+/*
+ * ct_tensor_conv_transpose1d - conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor
+ *
+ *   bias            NULL for None.
+ *   stride          PyTorch's default: [1].
+ *   padding         PyTorch's default: [0].
+ *   output_padding  PyTorch's default: [0].
+ *   groups          PyTorch's default: 1.
+ *   dilation        PyTorch's default: [1].
+ *   out             a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "conv_transpose1d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conv_transpose1d(const ct_tensor* input, const ct_tensor* weight,
+                                                         const ct_tensor* bias, const int64_t* stride,
+                                                         size_t stride_len, const int64_t* padding,
+                                                         size_t padding_len, const int64_t* output_padding,
+                                                         size_t output_padding_len, int64_t groups,
+                                                         const int64_t* dilation, size_t dilation_len,
+                                                         ct_tensor** out);
+
+/*
+ * ct_tensor_conv_transpose3d - conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] output_padding=[0], int groups=1, int[3] dilation=[1]) -> Tensor
+ *
+ *   bias            NULL for None.
+ *   stride          PyTorch's default: [1].
+ *   padding         PyTorch's default: [0].
+ *   output_padding  PyTorch's default: [0].
+ *   groups          PyTorch's default: 1.
+ *   dilation        PyTorch's default: [1].
+ *   out             a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "conv_transpose3d.input".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conv_transpose3d(const ct_tensor* input, const ct_tensor* weight,
+                                                         const ct_tensor* bias, const int64_t* stride,
+                                                         size_t stride_len, const int64_t* padding,
+                                                         size_t padding_len, const int64_t* output_padding,
+                                                         size_t output_padding_len, int64_t groups,
+                                                         const int64_t* dilation, size_t dilation_len,
+                                                         ct_tensor** out);
+
+/*
+ * ct_tensor_convolution - convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
+ *
+ *   bias  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "convolution".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_convolution(const ct_tensor* input, const ct_tensor* weight,
+                                                    const ct_tensor* bias, const int64_t* stride,
+                                                    size_t stride_len, const int64_t* padding,
+                                                    size_t padding_len, const int64_t* dilation,
+                                                    size_t dilation_len, int transposed,
+                                                    const int64_t* output_padding, size_t output_padding_len,
+                                                    int64_t groups, ct_tensor** out);
+
+/*
+ * ct_tensor_conv_tbc - conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor
+ *
+ *   pad  PyTorch's default: 0.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "conv_tbc".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conv_tbc(const ct_tensor* self, const ct_tensor* weight,
+                                                 const ct_tensor* bias, int64_t pad, ct_tensor** out);
+
+/*
+ * ct_tensor_im2col - im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "im2col".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_im2col(const ct_tensor* self, const int64_t* kernel_size,
+                                               size_t kernel_size_len, const int64_t* dilation,
+                                               size_t dilation_len, const int64_t* padding,
+                                               size_t padding_len, const int64_t* stride, size_t stride_len,
+                                               ct_tensor** out);
+
+/*
+ * ct_tensor_col2im - col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "col2im".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_col2im(const ct_tensor* self, const int64_t* output_size,
+                                               size_t output_size_len, const int64_t* kernel_size,
+                                               size_t kernel_size_len, const int64_t* dilation,
+                                               size_t dilation_len, const int64_t* padding,
+                                               size_t padding_len, const int64_t* stride, size_t stride_len,
                                                ct_tensor** out);
 
 /*
@@ -3673,6 +3832,112 @@ CT_API CT_NODISCARD ct_status ct_tensor_adaptive_max_pool2d(const ct_tensor* sel
 CT_API CT_NODISCARD ct_status ct_tensor_adaptive_max_pool1d(const ct_tensor* self, const int64_t* output_size,
                                                             size_t output_size_len, ct_tensor** values,
                                                             ct_tensor** indices);
+
+/*
+ * ct_tensor_max_pool3d_with_indices - max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)
+ *
+ *   stride           PyTorch's default: [].
+ *   padding          PyTorch's default: [0].
+ *   dilation         PyTorch's default: [1].
+ *   ceil_mode        PyTorch's default: False.
+ *   values, indices  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "max_pool3d_with_indices".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max_pool3d_with_indices(const ct_tensor* self,
+                                                                const int64_t* kernel_size,
+                                                                size_t kernel_size_len, const int64_t* stride,
+                                                                size_t stride_len, const int64_t* padding,
+                                                                size_t padding_len, const int64_t* dilation,
+                                                                size_t dilation_len, int ceil_mode,
+                                                                ct_tensor** values, ct_tensor** indices);
+
+/*
+ * ct_tensor_max_pool3d - max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> Tensor
+ *
+ *   stride     PyTorch's default: [].
+ *   padding    PyTorch's default: [0].
+ *   dilation   PyTorch's default: [1].
+ *   ceil_mode  PyTorch's default: False.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "max_pool3d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max_pool3d(const ct_tensor* self, const int64_t* kernel_size,
+                                                   size_t kernel_size_len, const int64_t* stride,
+                                                   size_t stride_len, const int64_t* padding,
+                                                   size_t padding_len, const int64_t* dilation,
+                                                   size_t dilation_len, int ceil_mode, ct_tensor** out);
+
+/*
+ * ct_tensor_avg_pool3d - avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+ *
+ *   stride             PyTorch's default: [].
+ *   padding            PyTorch's default: [0].
+ *   ceil_mode          PyTorch's default: False.
+ *   count_include_pad  PyTorch's default: True.
+ *   divisor_override   NULL for None.
+ *   out                a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "avg_pool3d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_avg_pool3d(const ct_tensor* self, const int64_t* kernel_size,
+                                                   size_t kernel_size_len, const int64_t* stride,
+                                                   size_t stride_len, const int64_t* padding,
+                                                   size_t padding_len, int ceil_mode, int count_include_pad,
+                                                   const int64_t* divisor_override, ct_tensor** out);
+
+/*
+ * ct_tensor_adaptive_avg_pool3d - adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "adaptive_avg_pool3d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_adaptive_avg_pool3d(const ct_tensor* self, const int64_t* output_size,
+                                                            size_t output_size_len, ct_tensor** out);
+
+/*
+ * ct_tensor_adaptive_max_pool3d - adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor values, Tensor indices)
+ *
+ *   values, indices  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "adaptive_max_pool3d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_adaptive_max_pool3d(const ct_tensor* self, const int64_t* output_size,
+                                                            size_t output_size_len, ct_tensor** values,
+                                                            ct_tensor** indices);
+
+/*
+ * ct_tensor_max_unpool2d - max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "max_unpool2d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max_unpool2d(const ct_tensor* self, const ct_tensor* indices,
+                                                     const int64_t* output_size, size_t output_size_len,
+                                                     ct_tensor** out);
+
+/*
+ * ct_tensor_max_unpool3d - max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "max_unpool3d".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_max_unpool3d(const ct_tensor* self, const ct_tensor* indices,
+                                                     const int64_t* output_size, size_t output_size_len,
+                                                     const int64_t* stride, size_t stride_len,
+                                                     const int64_t* padding, size_t padding_len,
+                                                     ct_tensor** out);
 
 /*
  * ct_tensor_inner - inner(Tensor self, Tensor other) -> Tensor

@@ -56,6 +56,8 @@ void define_covariance(Registry& r);
 void define_upsample(Registry& r);
 void define_attention(Registry& r);
 void define_conv(Registry& r);
+void define_conv_forms(Registry& r);
+void define_fold(Registry& r);
 void define_pool(Registry& r);
 void define_linalg_products(Registry& r);
 void define_einsum(Registry& r);
@@ -115,6 +117,8 @@ void register_builtin_operators(Registry& r) {
   ops::define_upsample(r);
   ops::define_attention(r);
   ops::define_conv(r);
+  ops::define_conv_forms(r);
+  ops::define_fold(r);
   ops::define_pool(r);
   ops::define_pool_forms(r);
   ops::define_linalg_products(r);

@@ -31,7 +31,7 @@ LEFT_OUT = {
 
 # How many names the package had when each floor was last raised (against torch 1.13): a change that
 # removes a name fails, and an addition should raise its floor. The goal is 95% of each namespace.
-FLOORS = {"Tensor methods": 468, "torch functions": 460, "torch.nn.functional": 98, "torch.nn modules": 132,
+FLOORS = {"Tensor methods": 468, "torch functions": 466, "torch.nn.functional": 110, "torch.nn modules": 147,
           "torch.optim": 26}
 
 

@@ -55,6 +55,8 @@ NOT_APPLICABLE = {
     "contiguous": {"errors": _ACCEPTS_ALL},
     "_unique2": {"errors": _ACCEPTS_ALL},
     "nonzero": {"errors": _ACCEPTS_ALL},
+    "max_unpool2d": {"broadcast": "indices pair with self's values one to one, as torch requires (equal shapes)"},
+    "max_unpool3d": {"broadcast": "indices pair with self's values one to one, as torch requires (equal shapes)"},
     "bincount": {"broadcast": "weights pair with self's values one to one, as torch's (no broadcasting)"},
     **{op: {"errors": _ACCEPTS_ALL} for op in ("abs", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "tanh",
                                                 "sigmoid", "reciprocal")},

@@ -2829,21 +2829,6 @@ ct_status ct_tensor_upsample_bilinear2d(const ct_tensor* self, const int64_t* ou
   });
 }
 
-ct_status ct_tensor_conv2d_padding(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
-                                   const int64_t* stride, size_t stride_len, const char* padding,
-                                   const int64_t* dilation, size_t dilation_len, int64_t groups,
-                                   ct_tensor** out) {
-  const char* const fn_ = "ct_tensor_conv2d_padding";
-  return capi::tensor_result(out, fn_, [&] {
-    CT_OPERATOR(op_, "conv2d.padding");
-    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(weight, fn_, "weight"),
-                      bias ? Value(&tensor_arg(bias, fn_, "bias")) : Value(),
-                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
-                      padding ? padding : "valid",
-                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")), groups});
-  });
-}
-
 ct_status ct_tensor_conv_transpose2d(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
                                      const int64_t* stride, size_t stride_len, const int64_t* padding,
                                      size_t padding_len, const int64_t* output_padding,
@@ -2873,6 +2858,158 @@ ct_status ct_tensor_conv1d(const ct_tensor* input, const ct_tensor* weight, cons
                       Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
                       Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
                       Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")), groups});
+  });
+}
+
+ct_status ct_tensor_conv3d(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                           const int64_t* stride, size_t stride_len, const int64_t* padding,
+                           size_t padding_len, const int64_t* dilation, size_t dilation_len, int64_t groups,
+                           ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_conv3d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "conv3d");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(weight, fn_, "weight"),
+                      bias ? Value(&tensor_arg(bias, fn_, "bias")) : Value(),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")), groups});
+  });
+}
+
+ct_status ct_tensor_conv1d_padding(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                                   const int64_t* stride, size_t stride_len, const char* padding,
+                                   const int64_t* dilation, size_t dilation_len, int64_t groups,
+                                   ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_conv1d_padding";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "conv1d.padding");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(weight, fn_, "weight"),
+                      bias ? Value(&tensor_arg(bias, fn_, "bias")) : Value(),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      padding ? padding : "valid",
+                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")), groups});
+  });
+}
+
+ct_status ct_tensor_conv2d_padding(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                                   const int64_t* stride, size_t stride_len, const char* padding,
+                                   const int64_t* dilation, size_t dilation_len, int64_t groups,
+                                   ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_conv2d_padding";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "conv2d.padding");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(weight, fn_, "weight"),
+                      bias ? Value(&tensor_arg(bias, fn_, "bias")) : Value(),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      padding ? padding : "valid",
+                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")), groups});
+  });
+}
+
+ct_status ct_tensor_conv3d_padding(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                                   const int64_t* stride, size_t stride_len, const char* padding,
+                                   const int64_t* dilation, size_t dilation_len, int64_t groups,
+                                   ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_conv3d_padding";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "conv3d.padding");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(weight, fn_, "weight"),
+                      bias ? Value(&tensor_arg(bias, fn_, "bias")) : Value(),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      padding ? padding : "valid",
+                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")), groups});
+  });
+}
+
+ct_status ct_tensor_conv_transpose1d(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                                     const int64_t* stride, size_t stride_len, const int64_t* padding,
+                                     size_t padding_len, const int64_t* output_padding,
+                                     size_t output_padding_len, int64_t groups, const int64_t* dilation,
+                                     size_t dilation_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_conv_transpose1d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "conv_transpose1d");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(weight, fn_, "weight"),
+                      bias ? Value(&tensor_arg(bias, fn_, "bias")) : Value(),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                      Value(capi::int_list_arg(output_padding, output_padding_len, fn_, "output_padding")),
+                      groups, Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation"))});
+  });
+}
+
+ct_status ct_tensor_conv_transpose3d(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                                     const int64_t* stride, size_t stride_len, const int64_t* padding,
+                                     size_t padding_len, const int64_t* output_padding,
+                                     size_t output_padding_len, int64_t groups, const int64_t* dilation,
+                                     size_t dilation_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_conv_transpose3d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "conv_transpose3d.input");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(weight, fn_, "weight"),
+                      bias ? Value(&tensor_arg(bias, fn_, "bias")) : Value(),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                      Value(capi::int_list_arg(output_padding, output_padding_len, fn_, "output_padding")),
+                      groups, Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation"))});
+  });
+}
+
+ct_status ct_tensor_convolution(const ct_tensor* input, const ct_tensor* weight, const ct_tensor* bias,
+                                const int64_t* stride, size_t stride_len, const int64_t* padding,
+                                size_t padding_len, const int64_t* dilation, size_t dilation_len,
+                                int transposed, const int64_t* output_padding, size_t output_padding_len,
+                                int64_t groups, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_convolution";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "convolution");
+    return call(op_, {&tensor_arg(input, fn_, "input"), &tensor_arg(weight, fn_, "weight"),
+                      bias ? Value(&tensor_arg(bias, fn_, "bias")) : Value(),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")), transposed != 0,
+                      Value(capi::int_list_arg(output_padding, output_padding_len, fn_, "output_padding")),
+                      groups});
+  });
+}
+
+ct_status ct_tensor_conv_tbc(const ct_tensor* self, const ct_tensor* weight, const ct_tensor* bias,
+                             int64_t pad, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_conv_tbc";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "conv_tbc");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(weight, fn_, "weight"),
+                      &tensor_arg(bias, fn_, "bias"), pad});
+  });
+}
+
+ct_status ct_tensor_im2col(const ct_tensor* self, const int64_t* kernel_size, size_t kernel_size_len,
+                           const int64_t* dilation, size_t dilation_len, const int64_t* padding,
+                           size_t padding_len, const int64_t* stride, size_t stride_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_im2col";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "im2col");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(kernel_size, kernel_size_len, fn_, "kernel_size")),
+                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride"))});
+  });
+}
+
+ct_status ct_tensor_col2im(const ct_tensor* self, const int64_t* output_size, size_t output_size_len,
+                           const int64_t* kernel_size, size_t kernel_size_len, const int64_t* dilation,
+                           size_t dilation_len, const int64_t* padding, size_t padding_len,
+                           const int64_t* stride, size_t stride_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_col2im";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "col2im");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size")),
+                      Value(capi::int_list_arg(kernel_size, kernel_size_len, fn_, "kernel_size")),
+                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride"))});
   });
 }
 
@@ -3014,6 +3151,98 @@ ct_status ct_tensor_adaptive_max_pool1d(const ct_tensor* self, const int64_t* ou
     const Value args_[] = {&tensor_arg(self, fn_, "self"),
                            Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size"))};
     dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_max_pool3d_with_indices(const ct_tensor* self, const int64_t* kernel_size,
+                                            size_t kernel_size_len, const int64_t* stride, size_t stride_len,
+                                            const int64_t* padding, size_t padding_len,
+                                            const int64_t* dilation, size_t dilation_len, int ceil_mode,
+                                            ct_tensor** values, ct_tensor** indices) {
+  const char* const fn_ = "ct_tensor_max_pool3d_with_indices";
+  return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "max_pool3d_with_indices");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"),
+                           Value(capi::int_list_arg(kernel_size, kernel_size_len, fn_, "kernel_size")),
+                           Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                           Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                           Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")),
+                           ceil_mode != 0};
+    dispatch(op_, args_, 6, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_max_pool3d(const ct_tensor* self, const int64_t* kernel_size, size_t kernel_size_len,
+                               const int64_t* stride, size_t stride_len, const int64_t* padding,
+                               size_t padding_len, const int64_t* dilation, size_t dilation_len,
+                               int ceil_mode, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_max_pool3d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "max_pool3d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(kernel_size, kernel_size_len, fn_, "kernel_size")),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")),
+                      Value(capi::int_list_arg(dilation, dilation_len, fn_, "dilation")), ceil_mode != 0});
+  });
+}
+
+ct_status ct_tensor_avg_pool3d(const ct_tensor* self, const int64_t* kernel_size, size_t kernel_size_len,
+                               const int64_t* stride, size_t stride_len, const int64_t* padding,
+                               size_t padding_len, int ceil_mode, int count_include_pad,
+                               const int64_t* divisor_override, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_avg_pool3d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "avg_pool3d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(kernel_size, kernel_size_len, fn_, "kernel_size")),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding")), ceil_mode != 0,
+                      count_include_pad != 0, divisor_override ? Value(*divisor_override) : Value()});
+  });
+}
+
+ct_status ct_tensor_adaptive_avg_pool3d(const ct_tensor* self, const int64_t* output_size,
+                                        size_t output_size_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_adaptive_avg_pool3d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "adaptive_avg_pool3d");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size"))});
+  });
+}
+
+ct_status ct_tensor_adaptive_max_pool3d(const ct_tensor* self, const int64_t* output_size,
+                                        size_t output_size_len, ct_tensor** values, ct_tensor** indices) {
+  const char* const fn_ = "ct_tensor_adaptive_max_pool3d";
+  return capi::tensors_result({values, indices}, fn_, {"values", "indices"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "adaptive_max_pool3d");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"),
+                           Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size"))};
+    dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_max_unpool2d(const ct_tensor* self, const ct_tensor* indices, const int64_t* output_size,
+                                 size_t output_size_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_max_unpool2d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "max_unpool2d");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(indices, fn_, "indices"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size"))});
+  });
+}
+
+ct_status ct_tensor_max_unpool3d(const ct_tensor* self, const ct_tensor* indices, const int64_t* output_size,
+                                 size_t output_size_len, const int64_t* stride, size_t stride_len,
+                                 const int64_t* padding, size_t padding_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_max_unpool3d";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "max_unpool3d");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(indices, fn_, "indices"),
+                      Value(capi::int_list_arg(output_size, output_size_len, fn_, "output_size")),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      Value(capi::int_list_arg(padding, padding_len, fn_, "padding"))});
   });
 }
 

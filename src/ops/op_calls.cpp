@@ -1967,10 +1967,6 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   static const OperatorDef& op_ = builtin_op("conv2d");
   return call(op_, {input, weight, opt(bias), stride, padding, dilation, groups});
 }
-Tensor conv2d_padding(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, const char* padding, IntArrayRef dilation, int64_t groups) {
-  static const OperatorDef& op_ = builtin_op("conv2d.padding");
-  return call(op_, {input, weight, opt(bias), stride, padding, dilation, groups});
-}
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   static const OperatorDef& op_ = builtin_op("conv_transpose2d.input");
   return call(op_, {input, weight, opt(bias), stride, padding, output_padding, groups, dilation});
@@ -1978,6 +1974,46 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   static const OperatorDef& op_ = builtin_op("conv1d");
   return call(op_, {input, weight, opt(bias), stride, padding, dilation, groups});
+}
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorDef& op_ = builtin_op("conv3d");
+  return call(op_, {input, weight, opt(bias), stride, padding, dilation, groups});
+}
+Tensor conv1d_padding(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, const char* padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorDef& op_ = builtin_op("conv1d.padding");
+  return call(op_, {input, weight, opt(bias), stride, padding, dilation, groups});
+}
+Tensor conv2d_padding(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, const char* padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorDef& op_ = builtin_op("conv2d.padding");
+  return call(op_, {input, weight, opt(bias), stride, padding, dilation, groups});
+}
+Tensor conv3d_padding(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, const char* padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorDef& op_ = builtin_op("conv3d.padding");
+  return call(op_, {input, weight, opt(bias), stride, padding, dilation, groups});
+}
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  static const OperatorDef& op_ = builtin_op("conv_transpose1d");
+  return call(op_, {input, weight, opt(bias), stride, padding, output_padding, groups, dilation});
+}
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  static const OperatorDef& op_ = builtin_op("conv_transpose3d.input");
+  return call(op_, {input, weight, opt(bias), stride, padding, output_padding, groups, dilation});
+}
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  static const OperatorDef& op_ = builtin_op("convolution");
+  return call(op_, {input, weight, opt(bias), stride, padding, dilation, transposed, output_padding, groups});
+}
+Tensor conv_tbc(const Tensor& self, const Tensor& weight, const Tensor& bias, int64_t pad) {
+  static const OperatorDef& op_ = builtin_op("conv_tbc");
+  return call(op_, {self, weight, bias, pad});
+}
+Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  static const OperatorDef& op_ = builtin_op("im2col");
+  return call(op_, {self, kernel_size, dilation, padding, stride});
+}
+Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  static const OperatorDef& op_ = builtin_op("col2im");
+  return call(op_, {self, output_size, kernel_size, dilation, padding, stride});
 }
 std::array<Tensor, 2> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   static const OperatorDef& op_ = builtin_op("max_pool2d_with_indices");
@@ -2030,6 +2066,34 @@ std::array<Tensor, 2> adaptive_max_pool2d(const Tensor& self, IntArrayRef output
 std::array<Tensor, 2> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
   static const OperatorDef& op_ = builtin_op("adaptive_max_pool1d");
   return call_n<2>(op_, {self, output_size});
+}
+std::array<Tensor, 2> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorDef& op_ = builtin_op("max_pool3d_with_indices");
+  return call_n<2>(op_, {self, kernel_size, stride, padding, dilation, ceil_mode});
+}
+Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorDef& op_ = builtin_op("max_pool3d");
+  return call(op_, {self, kernel_size, stride, padding, dilation, ceil_mode});
+}
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const OperatorDef& op_ = builtin_op("avg_pool3d");
+  return call(op_, {self, kernel_size, stride, padding, ceil_mode, count_include_pad, opt(divisor_override)});
+}
+Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorDef& op_ = builtin_op("adaptive_avg_pool3d");
+  return call(op_, {self, output_size});
+}
+std::array<Tensor, 2> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorDef& op_ = builtin_op("adaptive_max_pool3d");
+  return call_n<2>(op_, {self, output_size});
+}
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  static const OperatorDef& op_ = builtin_op("max_unpool2d");
+  return call(op_, {self, indices, output_size});
+}
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  static const OperatorDef& op_ = builtin_op("max_unpool3d");
+  return call(op_, {self, indices, output_size, stride, padding});
 }
 Tensor dot(const Tensor& self, const Tensor& tensor) {
   static const OperatorDef& op_ = builtin_op("dot");

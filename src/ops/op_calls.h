@@ -996,12 +996,30 @@ Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool ali
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask = Tensor(), double dropout_p = 0.0, bool is_causal = false, std::optional<double> scale = std::nullopt, runtime::Generator* generator = nullptr);
 /// conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] dilation=[1], int groups=1) -> Tensor
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef dilation = IntArrayRef{1}, int64_t groups = 1);
-/// conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor
-Tensor conv2d_padding(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, const char* padding = "valid", IntArrayRef dilation = IntArrayRef{1}, int64_t groups = 1);
 /// conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] output_padding=[0], int groups=1, int[2] dilation=[1]) -> Tensor
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef output_padding = IntArrayRef{0}, int64_t groups = 1, IntArrayRef dilation = IntArrayRef{1});
 /// conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] dilation=[1], int groups=1) -> Tensor
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef dilation = IntArrayRef{1}, int64_t groups = 1);
+/// conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] dilation=[1], int groups=1) -> Tensor
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef dilation = IntArrayRef{1}, int64_t groups = 1);
+/// conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], str padding='valid', int[1] dilation=[1], int groups=1) -> Tensor
+Tensor conv1d_padding(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, const char* padding = "valid", IntArrayRef dilation = IntArrayRef{1}, int64_t groups = 1);
+/// conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor
+Tensor conv2d_padding(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, const char* padding = "valid", IntArrayRef dilation = IntArrayRef{1}, int64_t groups = 1);
+/// conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], str padding='valid', int[3] dilation=[1], int groups=1) -> Tensor
+Tensor conv3d_padding(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, const char* padding = "valid", IntArrayRef dilation = IntArrayRef{1}, int64_t groups = 1);
+/// conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef output_padding = IntArrayRef{0}, int64_t groups = 1, IntArrayRef dilation = IntArrayRef{1});
+/// conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] output_padding=[0], int groups=1, int[3] dilation=[1]) -> Tensor
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntArrayRef stride = IntArrayRef{1}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef output_padding = IntArrayRef{0}, int64_t groups = 1, IntArrayRef dilation = IntArrayRef{1});
+/// convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups);
+/// conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor
+Tensor conv_tbc(const Tensor& self, const Tensor& weight, const Tensor& bias, int64_t pad = 0);
+/// im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
+/// col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride);
 /// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=[0], int[2] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)
 std::array<Tensor, 2> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = IntArrayRef{}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef dilation = IntArrayRef{1}, bool ceil_mode = false);
 /// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=[0], int[2] dilation=[1], bool ceil_mode=False) -> Tensor
@@ -1028,6 +1046,20 @@ Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size);
 std::array<Tensor, 2> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size);
 /// adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor values, Tensor indices)
 std::array<Tensor, 2> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size);
+/// max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)
+std::array<Tensor, 2> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = IntArrayRef{}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef dilation = IntArrayRef{1}, bool ceil_mode = false);
+/// max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> Tensor
+Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = IntArrayRef{}, IntArrayRef padding = IntArrayRef{0}, IntArrayRef dilation = IntArrayRef{1}, bool ceil_mode = false);
+/// avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = IntArrayRef{}, IntArrayRef padding = IntArrayRef{0}, bool ceil_mode = false, bool count_include_pad = true, std::optional<int64_t> divisor_override = std::nullopt);
+/// adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size);
+/// adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor values, Tensor indices)
+std::array<Tensor, 2> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size);
+/// max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size);
+/// max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding);
 /// dot(Tensor self, Tensor tensor) -> Tensor
 Tensor dot(const Tensor& self, const Tensor& tensor);
 /// inner(Tensor self, Tensor other) -> Tensor

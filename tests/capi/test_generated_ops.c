@@ -314,6 +314,33 @@ static void test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory(vo
   RELEASE(img, out);
 }
 
+static void test_volumes_and_fold(void) {
+  /* One 2 x 2 x 2 volume holding 0..8: a kernel of ones sums it; the max pool finds 7 at 7. */
+  ct_tensor *v = T(CT_FLOAT32, S(1, 1, 2, 2, 2), 0, 1, 2, 3, 4, 5, 6, 7), *ones = NULL, *y = NULL;
+  ct_tensor *values = NULL, *indices = NULL, *cols = NULL, *counts = NULL;
+  CHECK_OK(ct_tensor_ones(S(1, 1, 2, 2, 2), CT_FLOAT32, NULL, &ones));
+  const int64_t one[] = {1}, zero[] = {0}, two[] = {2};
+  CHECK_OK(ct_tensor_conv3d(v, ones, NULL, one, 1, zero, 1, one, 1, 1, &y));
+  CHECK_TENSOR(y, CT_FLOAT32, S(1, 1, 1, 1, 1), 28);
+  CHECK_OK(ct_tensor_max_pool3d_with_indices(v, two, 1, NULL, 0, zero, 1, one, 1, 0, &values, &indices));
+  CHECK_TENSOR(values, CT_FLOAT32, S(1, 1, 1, 1, 1), 7);
+  CHECK_TENSOR(indices, CT_INT64, S(1, 1, 1, 1, 1), 7);
+  /* im2col of a 3 x 3 image in 2 x 2 blocks; col2im of ones counts the blocks over each pixel. */
+  ct_tensor* img = T(CT_FLOAT32, S(1, 1, 3, 3), 0, 1, 2, 3, 4, 5, 6, 7, 8);
+  const int64_t k2[] = {2, 2}, d1[] = {1, 1}, p0[] = {0, 0}, s1[] = {1, 1}, out3[] = {3, 3};
+  CHECK_OK(ct_tensor_im2col(img, k2, 2, d1, 2, p0, 2, s1, 2, &cols));
+  CHECK_TENSOR(cols, CT_FLOAT32, S(1, 4, 4), 0, 1, 3, 4, 1, 2, 4, 5, 3, 4, 6, 7, 4, 5, 7, 8);
+  ct_tensor_release(cols);
+  CHECK_OK(ct_tensor_ones(S(1, 4, 4), CT_FLOAT32, NULL, &cols));
+  CHECK_OK(ct_tensor_col2im(cols, out3, 2, k2, 2, d1, 2, p0, 2, s1, 2, &counts));
+  CHECK_TENSOR(counts, CT_FLOAT32, S(1, 1, 3, 3), 1, 2, 1, 2, 4, 2, 1, 2, 1);
+  ct_tensor* bad = SENTINEL;
+  CHECK_STATUS(ct_tensor_conv3d(img, ones, NULL, one, 1, zero, 1, one, 1, 1, &bad), CT_ERROR_SHAPE);
+  CHECK(bad == NULL);
+  CHECK_ERROR_CONTAINS("conv3d");
+  RELEASE(v, ones, y, values, indices, img, cols, counts);
+}
+
 static void test_upsample_with_a_scale_past_the_input_clamps_to_its_edge(void) {
   /* Found by the sequence fuzzer: a given scale near 0 put the source position at infinity, which was
    * converted to int64 (undefined), and a scale below the true ratio read past the input. Positions
@@ -367,6 +394,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_nn_functions_stacks_and_factories),
     CAPI_TEST(test_pixel_shuffle_of_a_factor_whose_square_overflows_fails),
     CAPI_TEST(test_upsample_with_a_scale_past_the_input_clamps_to_its_edge),
+    CAPI_TEST(test_volumes_and_fold),
     CAPI_TEST(test_combinations_of_more_than_there_are_is_empty_whatever_r),
     CAPI_TEST(test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory),
     CAPI_TEST(test_extrema_nansum_isclose_fill),

@@ -114,4 +114,33 @@ class NnFunctionsTest {
       close(new double[] {0, 0.5, 1, 1, 1.5, 2, 2, 2.5, 3}, img.upsampleBilinear2d(new long[] {3, 3}, true));
     }
   }
+
+  @Test
+  void volumesTransposed1dAndFold() {
+    try (TensorScope scope = new TensorScope()) {
+      // One 2 x 2 x 2 volume holding 0..8: a kernel of ones sums it; the max pool finds 7 at 7.
+      Tensor v = Tensor.of(new float[] {0, 1, 2, 3, 4, 5, 6, 7}, 1, 1, 2, 2, 2);
+      Tensor ones = Tensor.of(new float[] {1, 1, 1, 1, 1, 1, 1, 1}, 1, 1, 2, 2, 2);
+      close(new double[] {28}, Tensor.conv3d(v, ones));
+      Tensor[] pooled = v.maxPool3dWithIndices(2);
+      close(new double[] {7}, pooled[0]);
+      assertArrayEquals(new long[] {7}, pooled[1].toLongArray());
+      Tensor back = pooled[0].maxUnpool3d(pooled[1], new long[] {2, 2, 2}, new long[] {2}, 0);
+      close(new double[] {0, 0, 0, 0, 0, 0, 0, 7}, back);
+      // conv_transpose1d of [1, 2] by [1, 1] with stride 2 spreads each value over two positions.
+      Tensor x = Tensor.of(new float[] {1, 2}, 1, 1, 2);
+      Tensor w = Tensor.of(new float[] {1, 1}, 1, 1, 2);
+      close(new double[] {1, 1, 2, 2},
+          Tensor.convTranspose1d(x, w, null, new long[] {2}, new long[] {0}, new long[] {0}, 1, 1));
+      // col2im of im2col's blocks of ones counts the 2 x 2 blocks covering each pixel.
+      Tensor img = Tensor.of(new float[] {0, 1, 2, 3, 4, 5, 6, 7, 8}, 1, 1, 3, 3);
+      Tensor cols = img.im2col(new long[] {2, 2}, new long[] {1, 1}, new long[] {0, 0}, 1, 1);
+      assertArrayEquals(new long[] {1, 4, 4}, cols.sizes());
+      Tensor counts = Tensor.ones(1, 4, 4).col2im(new long[] {3, 3}, new long[] {2, 2}, new long[] {1, 1},
+          new long[] {0, 0}, 1, 1);
+      close(new double[] {1, 2, 1, 2, 4, 2, 1, 2, 1}, counts);
+      CTorchException e = assertThrows(CTorchException.class, () -> Tensor.conv3d(img, ones));
+      assertTrue(e.getMessage().contains("conv3d"), e.getMessage());
+    }
+  }
 }

@@ -60,3 +60,11 @@ def test_optimizer_refuses_uninitialized_parameters_and_trains_after_a_dry_run()
     model(x).square().mean().backward()
     opt.step()
     assert not ctorch.equal(model[0].weight, before)
+
+
+def test_a_dtype_change_before_the_first_call_keeps_the_module_lazy():
+    module = ctorch.nn.LazyConv3d(2, 3).double()
+    assert module.has_uninitialized_params()
+    module(ctorch.zeros(1, 4, 3, 3, 3, dtype=ctorch.float64))
+    assert type(module) is ctorch.nn.Conv3d
+    assert module.weight.dtype == ctorch.float64 and module.weight.shape == (2, 4, 3, 3, 3)

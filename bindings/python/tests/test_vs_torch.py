@@ -984,7 +984,8 @@ SYMBOLIC_TODO = {
     "upsample_nearest1d", "upsample_nearest2d", "_upsample_nearest_exact1d",  # source indices computed
     "_upsample_nearest_exact2d", "upsample_linear1d", "upsample_bilinear2d",  # on the host from sizes
     "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d-none",  # symbolic output_size
-    "adaptive_max_pool2d-none",
+    "adaptive_max_pool2d-none", "adaptive_avg_pool3d-none", "adaptive_max_pool3d-none",
+    "max_unpool2d", "max_unpool3d",                               # output_size from the pooled sizes
 }
 
 

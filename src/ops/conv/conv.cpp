@@ -1,5 +1,5 @@
 // conv.cpp - conv2d and conv_transpose2d (NCHW, stride, padding, dilation, groups) as im2col / col2im
-// plus one GEMM per sample and group; conv1d and conv2d's padding='same'|'valid' are composites.
+// plus one GEMM per sample and group; conv_forms.cpp composes the other ranks and forms from them.
 //
 // Note [Convolution derivatives]
 // Both derivatives are written with the two convolutions themselves, so they are differentiable
@@ -568,59 +568,6 @@ void conv_transpose2d_backward(GradCtx& c) {
   if (c.needs("bias")) c.set("bias", sum(gy, {0, 2, 3}, false));
 }
 
-// ---- Composites
-
-// conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0,
-//        int[1] dilation=1, int groups=1) -> Tensor: conv2d over a height of 1.
-void conv1d_kernel(void*, Frame& f) {
-  const Tensor x = Tensor::borrow(&f.tensor(0)), w = Tensor::borrow(&f.tensor(1));
-  CT_CHECK(x->dim() == 2 || x->dim() == 3, CT_ERROR_SHAPE,
-           "conv1d: expected a 2-D (unbatched) or 3-D input, got sizes ", x->sym_sizes(), ". Pass (N, C, L) or (C, L)");
-  CT_CHECK(w->dim() == 3, CT_ERROR_SHAPE, "conv1d: expected a 3-D weight (out, in/groups, k), got sizes ", w->sym_sizes());
-  const Tensor b = f.arg(2).is_none() ? Tensor() : Tensor::borrow(&f.tensor(2));
-  const int64_t s = conv::single("conv1d", "stride", f.arg(3).int_list()),
-                p = conv::single("conv1d", "padding", f.arg(4).int_list()),
-                d = conv::single("conv1d", "dilation", f.arg(5).int_list());
-  const Tensor y = conv2d(unsqueeze(x, -2), unsqueeze(w, -2), b, {1, s}, {0, p}, {1, d}, f.arg(6).to_int());
-  f.outs[0] = squeeze(y, -2);
-}
-
-// conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding="valid",
-//                int[2] dilation=1, int groups=1) -> Tensor
-void conv2d_padding_kernel(void*, Frame& f) {
-  const Tensor x = Tensor::borrow(&f.tensor(0)), w = Tensor::borrow(&f.tensor(1));
-  const Tensor b = f.arg(2).is_none() ? Tensor() : Tensor::borrow(&f.tensor(2));
-  const DimVector stride = conv::pair(f.arg(3).int_list()), dilation = conv::pair(f.arg(5).int_list());
-  const std::string mode = f.arg(4).str();
-  CT_CHECK(mode == "valid" || mode == "same", CT_ERROR_INVALID_ARGUMENT,
-           "conv2d: padding must be 'valid', 'same' or "
-           "numbers, got '",
-           mode, "'");
-  DimVector pad = {0, 0};
-  Tensor in = x;
-  if (mode == "same") {
-    CT_CHECK(stride[0] == 1 && stride[1] == 1, CT_ERROR_INVALID_ARGUMENT,
-             "conv2d: padding='same' is not supported for strided convolutions (stride ", stride.ref(), ")");
-    CT_CHECK(w->dim() == 4 && x->dim() >= 3, CT_ERROR_SHAPE,
-             "conv2d: expected a 4-D weight and a 3-D or 4-D input, got ", x->sym_sizes(), " and ", w->sym_sizes());
-    for (int i = 0; i < 2; ++i) {
-      const int64_t total = dilation[i] * (w->sym_size(2 + i).guard_int() - 1);
-      pad[i] = total / 2;
-      // An odd total puts the extra zero after the input, as PyTorch does: one zero row or column
-      // concatenated on that side.
-      if (total % 2) {
-        const int64_t dim = in->dim() - 2 + i;
-        SymDimVector zs(in->sym_sizes());
-        zs[dim] = 1;
-        const Tensor z = full_symint(zs, Scalar(0), in->dtype(), in->device());
-        const TensorImpl* parts[2] = {in.impl(), z.impl()};
-        in = cat(ArrayRef<const TensorImpl*>(parts, 2), dim);
-      }
-    }
-  }
-  f.outs[0] = conv2d(in, w, b, stride, pad, dilation, f.arg(6).to_int());
-}
-
 }  // namespace
 
 void define_conv(Registry& r) {
@@ -631,19 +578,11 @@ void define_conv(Registry& r) {
       .compute(DispatchKey::CPU, conv2d_cpu, Determinism::Deterministic)
       .derivative(conv2d_backward, save("input", "weight"));
   r.def(
-       "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding='valid', "
-       "int[2] dilation=1, int groups=1) -> Tensor")
-      .composite(conv2d_padding_kernel);
-  r.def(
        "conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
        "int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor")
       .meta(conv_transpose2d_meta)
       .compute(DispatchKey::CPU, conv_transpose2d_cpu, Determinism::Deterministic)
       .derivative(conv_transpose2d_backward, save("input", "weight"));
-  r.def(
-       "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, "
-       "int groups=1) -> Tensor")
-      .composite(conv1d_kernel);
 }
 
 }  // namespace ct::ops

@@ -26,6 +26,13 @@ DimVector pair_arg(const char* op, const char* what, IntArrayRef v) {
   return pair(v);
 }
 
+DimVector triple_arg(const char* op, const char* what, IntArrayRef v) {
+  CT_CHECK(v.size() == 1 || v.size() == 3, CT_ERROR_INVALID_ARGUMENT, op, ": ", what,
+           " must be one number or three (depth, height, width), got ", v);
+  for (int64_t x : v) check_window_value(op, what, x);
+  return v.size() == 1 ? DimVector{v[0], v[0], v[0]} : DimVector(v);
+}
+
 int64_t single(const char* op, const char* what, IntArrayRef v) {
   CT_CHECK(v.size() == 1, CT_ERROR_INVALID_ARGUMENT, op, ": ", what, " must be one number, got ", v);
   check_window_value(op, what, v[0]);

@@ -31,6 +31,8 @@ void check_window_value(const char* op, const char* what, int64_t v);
 /// pair() with the length checked against 1 or 2 and each value against kMaxWindowValue
 /// (CT_ERROR_INVALID_ARGUMENT naming op and what).
 DimVector pair_arg(const char* op, const char* what, IntArrayRef v);
+/// pair_arg for the 3-D operators: one number or three (depth, height, width).
+DimVector triple_arg(const char* op, const char* what, IntArrayRef v);
 
 /// A checked convolution call (conv2d, or conv_transpose2d when transposed).
 struct Args {

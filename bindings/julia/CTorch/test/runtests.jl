@@ -438,6 +438,23 @@ end
     @test size(up) == (1, 1, 2, 4)
     @test vec(Array(ops.reshape(up, [8]))) == Float32[0, 2, 1, 3, 4, 6, 5, 7]
     @test Array(ops.glu(Tensor([1.0, 2.0, 0.0, 0.0]))) ≈ [0.5, 1.0]
+    # One 2 x 2 x 2 volume holding 0..8: a kernel of ones sums it; the max pool finds 7 at 7.
+    vol = ops.reshape(Tensor(Float32.(0:7)), [1, 1, 2, 2, 2])
+    ones3 = ops.ones([1, 1, 2, 2, 2])
+    @test vec(Array(ops.reshape(ops.conv3d(vol, ones3), [1]))) == Float32[28]
+    mv, mi = ops.max_pool3d_with_indices(vol, [2])
+    @test vec(Array(ops.reshape(mi, [1]))) == [7]
+    back = ops.max_unpool3d(mv, mi, [2, 2, 2], [2], [0])
+    @test vec(Array(ops.reshape(back, [8]))) == Float32[0, 0, 0, 0, 0, 0, 0, 7]
+    tx = ops.reshape(Tensor(Float32[1, 2]), [1, 1, 2])           # stride 2 spreads each value over two
+    ty = ops.conv_transpose1d(tx, ops.ones([1, 1, 2]); stride = [2])
+    @test vec(Array(ops.reshape(ty, [4]))) == Float32[1, 1, 2, 2]
+    img = ops.reshape(Tensor(Float32.(0:8)), [1, 1, 3, 3])
+    cols = ops.im2col(img, [2, 2], [1, 1], [0, 0], [1, 1])
+    @test size(cols) == (1, 4, 4)
+    counts = ops.col2im(ops.ones([1, 4, 4]), [3, 3], [2, 2], [1, 1], [0, 0], [1, 1])  # blocks over each pixel
+    @test vec(Array(ops.reshape(counts, [9]))) == Float32[1, 2, 1, 2, 4, 2, 1, 2, 1]
+    @test_throws CTorchError ops.conv3d(img, ones3)
     @test Array(ops.margin_ranking_loss(Tensor(Float32[1, 2]), Tensor(Float32[2, 1]), Tensor(Float32[1, 1])))[] ≈ 0.5f0
     v = Tensor([1.0, 4.0, 9.0, 16.0])
     @test Array(ops.diff(v)) == [3.0, 5.0, 7.0]

@@ -216,6 +216,86 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
     return _ops.call("adaptive_max_pool2d", input, _adaptive_size(input, output_size, 2))
 
 
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """torch.nn.functional.max_pool3d over [C, D, H, W] or [N, C, D, H, W]; return_indices gives
+    (values, indices into each D x H x W volume)."""
+    r = _ops.call("max_pool3d_with_indices", input, kernel_size, _pair_or_empty(stride), padding, dilation, ceil_mode)
+    return r if return_indices else r[0]
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return _ops.call("max_pool3d_with_indices", input, kernel_size, _pair_or_empty(stride), padding, dilation, ceil_mode)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _ops.call("avg_pool3d", input, kernel_size, _pair_or_empty(stride), padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _ops.call("adaptive_avg_pool3d", input, _adaptive_size(input, output_size, 3))
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    r = _ops.call("adaptive_max_pool3d", input, _adaptive_size(input, output_size, 3))
+    return r if return_indices else r[0]
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    return _ops.call("adaptive_max_pool3d", input, _adaptive_size(input, output_size, 3))
+
+
+def _unpool_size(input, kernel_size, stride, padding, output_size, n):
+    """The output size max_unpool{n}d restores: as pooling shrank it, or output_size (whose last n
+    numbers count) when it is within a stride of that, as torch.nn.functional computes it."""
+    kernel = [kernel_size] * n if isinstance(kernel_size, int) else list(kernel_size)
+    stride = kernel if stride is None else ([stride] * n if isinstance(stride, int) else list(stride))
+    padding = [padding] * n if isinstance(padding, int) else list(padding)
+    default = [(input.size(input.dim() - n + d) - 1) * stride[d] + kernel[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return default, stride, padding
+    size = list(output_size)
+    if len(size) == n + 2:
+        size = size[2:]
+    if len(size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length "
+                         f"of '{len(size)}'")
+    for d in range(n):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < size[d] < high:
+            raise ValueError(f'invalid output_size "{size}" (dim {d} must be between {low} and {high})')
+    return size, stride, padding
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Puts max_pool1d's values back at its indices, zeros elsewhere (max_unpool2d over a width of 1)."""
+    size, _, _ = _unpool_size(input, kernel_size, stride, padding, output_size, 1)
+    return _ops.call("max_unpool2d", input.unsqueeze(-1), indices.unsqueeze(-1), size + [1]).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    size, _, _ = _unpool_size(input, kernel_size, stride, padding, output_size, 2)
+    return _ops.call("max_unpool2d", input, indices, size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    size, stride, padding = _unpool_size(input, kernel_size, stride, padding, output_size, 3)
+    return _ops.call("max_unpool3d", input, indices, size, stride, padding)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding blocks of [N, C, H, W] (or [C, H, W]) as columns [N, C * kh * kw, L] (im2col);
+    Tensor.unfold is the one-dim view of the same name."""
+    return _ops.call("im2col", input, kernel_size, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sums columns [N, C * kh * kw, L] back into [N, C, H, W] images (col2im), unfold's adjoint."""
+    return _ops.call("col2im", input, output_size, kernel_size, dilation, padding, stride)
+
+
 
 # ---- interpolate (the upsample operators) ----
 

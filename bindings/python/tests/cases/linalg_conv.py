@@ -605,6 +605,230 @@ def vander_cases():
     ]
 
 
+# ---- the 3-D convolutions and pools, conv_transpose1d, torch.convolution, conv_tbc, unpooling and
+# fold / unfold (composites over the 2-D kernels)
+
+
+def conv3d_cases():
+    f = lambda m, x, w, b: F(m).conv3d(x, w, b, (2, 1, 1), (1, 0, 1))  # noqa: E731
+    return per_dtype(f, [(2, 4, 5, 4, 6), (3, 4, 3, 2, 3), (3,)], ["bfloat16", "float32", "float64"]) + [
+        Case("groups_dilation", lambda m, x, w: F(m).conv3d(x, w, None, 1, (0, 1, 2), (2, 1, 2), 2),
+             [In((2, 4, 7, 5, 6)), In((6, 2, 2, 3, 2))]),
+        Case("unbatched", lambda m, x, w: F(m).conv3d(x, w), [In((3, 4, 4, 4)), In((2, 3, 2, 2, 2))]),
+        Case("same", lambda m, x, w: F(m).conv3d(x, w, None, 1, "same", (1, 2, 1)),
+             [In((1, 2, 5, 6, 4)), In((3, 2, 2, 3, 4))]),
+        Case("valid", lambda m, x, w: F(m).conv3d(x, w, padding="valid"), [In((1, 2, 5, 6, 4)), In((3, 2, 2, 3, 4))]),
+        Case("T", lambda m, x, w: F(m).conv3d(x, w), [In((2, 3, 4, 5, 4), layout="T"), In((2, 3, 2, 2, 2))]),
+        Case("expand", lambda m, x, w: F(m).conv3d(x, w), [In((2, 3, 4, 4, 4), layout="expand"), In((2, 3, 2, 2, 2))]),
+        Case("empty", lambda m, x, w: F(m).conv3d(x, w), [In((0, 3, 4, 4, 4)), In((2, 3, 2, 2, 2))]),
+        Case("0dim", lambda m, x, w: F(m).conv3d(x, w), [In(()), In((2, 3, 2, 2, 2))]),
+        Case("too_small", lambda m, x, w: F(m).conv3d(x, w), [In((1, 3, 1, 4, 4)), In((2, 3, 2, 2, 2))]),
+        Case("channel_mismatch", lambda m, x, w: F(m).conv3d(x, w), [In((1, 2, 4, 4, 4)), In((2, 3, 2, 2, 2))]),
+        Case("grads", grads_of(lambda m, x, w, b: F(m).conv3d(x, w, b, (1, 2, 1), 1, (2, 1, 1), 2)),
+             [In((2, 4, 6, 5, 5), "float64"), In((6, 2, 2, 3, 2), "float64"), In((6,), "float64")]),
+    ]
+
+
+def conv_transpose_nd_cases(dims):
+    name = f"conv_transpose{dims}d"
+
+    def ct(*args, **kw):
+        return lambda m, *ts: getattr(F(m), name)(*ts, *args, **kw)
+    if dims == 1:
+        shapes, wshape = [(2, 4, 7), (4, 3, 3), (3,)], (4, 3, 2)
+        grouped = [In((2, 4, 6)), In((4, 3, 3))]
+        big = [In((2, 4, 5), "float64"), In((4, 3, 3), "float64"), In((6,), "float64")]
+    else:
+        shapes, wshape = [(2, 4, 3, 4, 3), (4, 3, 2, 3, 2), (3,)], (4, 3, 2, 2, 2)
+        grouped = [In((2, 4, 3, 4, 3)), In((4, 3, 2, 3, 2))]
+        big = [In((2, 4, 3, 3, 4), "float64"), In((4, 3, 2, 2, 3), "float64"), In((6,), "float64")]
+    x = shapes[0]
+    return per_dtype(ct(2, 1, 1), shapes, ["float16", "float32", "float64"]) + [
+        Case("groups_dilation", ct(None, (1,) * dims, 1, 0, 2, 2), grouped),
+        Case("no_bias", ct(), [In(x), In(wshape)]),
+        Case("unbatched", ct(stride=2), [In(x[1:]), In(wshape)]),
+        Case("T", ct(), [In(x[:1] + x[:0:-1], layout="T"), In(wshape)]),
+        Case("expand", ct(), [In(x, layout="expand"), In(wshape)]),
+        Case("empty", ct(), [In((0,) + x[1:]), In(wshape)]),
+        Case("0dim", ct(), [In(()), In(wshape)]),
+        Case("bad_output_padding", ct(output_padding=1), [In(x), In(wshape)]),
+        Case("channel_mismatch", ct(), [In((2, 3) + x[2:]), In(wshape)]),
+        Case("grads", grads_of(lambda m, *ts: getattr(F(m), name)(*ts, 2, 1, 1, 2)), big),
+    ]
+
+
+def convolution_cases():
+    def conv(transposed, stride, padding, dilation, output_padding, groups=1):
+        return lambda m, x, w: m.convolution(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
+    return [
+        Case("1d", conv(False, [2], [1], [1], [0]), [In((2, 3, 7)), In((4, 3, 3))]),
+        Case("2d_groups", conv(False, [1, 2], [1, 0], [1, 1], [0, 0], 2), [In((2, 4, 5, 6)), In((6, 2, 3, 3))]),
+        Case("3d", conv(False, [1, 1, 1], [0, 1, 0], [1, 1, 1], [0, 0, 0]), [In((1, 2, 4, 4, 4), "float64"),
+                                                                            In((3, 2, 2, 2, 2), "float64")]),
+        Case("transposed_1d", conv(True, [2], [1], [1], [1]), [In((2, 3, 5)), In((3, 4, 3))]),
+        Case("transposed_2d", conv(True, [2, 1], [0, 1], [1, 1], [1, 0]), [In((1, 3, 4, 5)), In((3, 2, 2, 3))]),
+        Case("transposed_3d", conv(True, [1, 2, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]),
+             [In((1, 3, 2, 3, 2), "float64"), In((3, 2, 2, 2, 2), "float64")]),
+        Case("unbatched", conv(False, [1], [0], [1], [0]), [In((3, 7)), In((4, 3, 3))]),
+        Case("T", conv(False, [1], [0], [1], [0]), [In((2, 7, 3), layout="T"), In((4, 3, 3))]),
+        Case("empty", conv(False, [1], [0], [1], [0]), [In((0, 3, 7)), In((4, 3, 3))]),
+        Case("0dim", conv(False, [1], [0], [1], [0]), [In(()), In((4, 3, 3))]),
+        Case("2d_weight", conv(False, [1], [0], [1], [0]), [In((2, 3)), In((3, 3))]),
+        Case("float16", conv(False, [1], [0], [1], [0]), [In((2, 3, 7), "float16"), In((4, 3, 3), "float16")],
+             torch_fn=lambda m, x, w: conv(False, [1], [0], [1], [0])(m, x.float(), w.float()).half()),
+        Case("grads", grads_of(conv(False, [1, 1], [1, 1], [1, 1], [0, 0])),
+             [In((2, 3, 4, 4), "float64"), In((2, 3, 3, 3), "float64")]),
+    ]
+
+
+def conv_tbc_cases():
+    f = lambda m, x, w, b: m.conv_tbc(x, w, b, 1)  # noqa: E731
+    shapes = [(6, 2, 3), (3, 3, 4), (4,)]
+    return per_dtype(f, shapes, ["float32", "float64"]) + [
+        Case("no_pad", lambda m, x, w, b: m.conv_tbc(x, w, b), [In(s) for s in shapes]),
+        Case("T", f, [In((6, 3, 2), layout="T"), In((3, 3, 4)), In((4,))]),
+        Case("empty_batch", f, [In((6, 0, 3)), In((3, 3, 4)), In((4,))]),
+        Case("0dim", f, [In(()), In((3, 3, 4)), In((4,))]),
+        Case("channel_mismatch", f, [In((6, 2, 2)), In((3, 3, 4)), In((4,))]),
+        Case("float16", f, [In(s, "float16") for s in shapes],
+             torch_fn=lambda m, x, w, b: f(m, x.float(), w.float(), b.float()).half()),
+        Case("grads", grads_of(f), [In(s, "float64") for s in shapes]),
+    ]
+
+
+# A 4 x 4 x 4 volume with infinities and one NaN in three of its 2 x 2 x 2 windows. Where a window
+# holds several NaNs, torch 1.13's 3-D kernels report the last one's index and ctorch the first (as
+# its 2-D kernel); the values agree.
+ONE_NAN_PER_WINDOW = [float("nan") if i in (0, 31, 34) else float("inf") if i in (5, 40) else
+                      -float("inf") if i == 50 else (i * 37 % 64) - 32.0 for i in range(64)]
+
+
+def pool3d_common(f, dtypes):
+    return per_dtype(f, [(2, 3, 6, 7, 5)], dtypes, kind="default") + [
+        Case("unbatched", f, [In((3, 6, 7, 5))]),
+        Case("T", f, [In((2, 3, 6, 5, 7), layout="T")]),
+        Case("step", f, [In((2, 3, 6, 7, 5), layout="step")]),
+        Case("expand", f, [In((2, 3, 6, 7, 5), layout="expand")]),
+        Case("empty_batch", f, [In((0, 3, 6, 7, 5))]),
+        Case("empty_volume", f, [In((2, 3, 0, 7, 5))]),
+        Case("0dim", f, [In(())]),
+        Case("3d", f, [In((6, 7, 5))]),
+    ]
+
+
+def max_pool3d_cases(name):
+    def mp(**kw):
+        if name == "max_pool3d":
+            return lambda m, x: F(m).max_pool3d(x, **kw)
+        return lambda m, x: tuple(F(m).max_pool3d(x, return_indices=True, **kw))
+    f = mp(kernel_size=3, stride=2, padding=1)
+    cs = pool3d_common(f, ["float16", "float32", "float64"] if name == "max_pool3d" else ["float32", "float64"])
+    if name != "max_pool3d":  # torch 1.13 has no bfloat16 max_pool3d: the reference runs in float32
+        cs.append(Case("bfloat16", f, [In((2, 3, 6, 7, 5), "bfloat16")],
+                       torch_fn=lambda m, x: (lambda r: (r[0].bfloat16(), r[1]))(f(m, x.float()))))
+    return cs + [
+        Case("default_stride", mp(kernel_size=2), [In((1, 2, 4, 6, 6))]),
+        Case("dilation_ceil", mp(kernel_size=(2, 3, 2), stride=(2, 1, 2), padding=(1, 0, 1), dilation=(2, 1, 1),
+                                 ceil_mode=True), [In((2, 2, 7, 8, 7))]),
+        Case("nan", mp(kernel_size=2), [In((1, 1, 4, 4, 4), kind=ONE_NAN_PER_WINDOW)]),
+        Case("bad_padding", mp(kernel_size=2, padding=2), [In((1, 2, 6, 6, 6))]),
+        Case("too_small", mp(kernel_size=4), [In((1, 2, 3, 3, 3))]),
+        Case("int", mp(kernel_size=2), [In((1, 2, 4, 4, 4), "int64")]),
+        Case("grads", grads_of(lambda m, x: F(m).max_pool3d(x, 3, 2, 1)), [In((2, 3, 6, 7, 5), "float64")]),
+    ]
+
+
+def avg_pool3d_cases():
+    def ap(**kw):
+        return lambda m, x: F(m).avg_pool3d(x, **kw)
+    return pool3d_common(ap(kernel_size=3, stride=2, padding=1), ["bfloat16", "float32", "float64"]) + [
+        Case("default_stride", ap(kernel_size=2), [In((1, 2, 4, 6, 6))]),
+        Case("exclude_pad", ap(kernel_size=3, stride=2, padding=1, count_include_pad=False), [In((1, 2, 5, 7, 6))]),
+        Case("ceil_exclude", ap(kernel_size=(2, 3, 2), stride=2, ceil_mode=True, count_include_pad=False),
+             [In((1, 2, 5, 5, 6))]),
+        Case("divisor", ap(kernel_size=2, divisor_override=3), [In((1, 2, 4, 6, 6))]),
+        Case("bad_padding", ap(kernel_size=2, padding=2), [In((1, 2, 6, 6, 6))]),
+        Case("grads", grads_of(lambda m, x: F(m).avg_pool3d(x, 3, 2, 1, True, False)), [In((2, 3, 6, 7, 5), "float64")]),
+    ]
+
+
+def adaptive3d_cases(kind):
+    def pool(size):
+        if kind == "avg":
+            return lambda m, x: F(m).adaptive_avg_pool3d(x, size)
+        return lambda m, x: tuple(F(m).adaptive_max_pool3d(x, size, return_indices=True))
+    f = pool((3, 4, 2))
+    if kind == "avg":
+        cs = pool3d_common(f, ["bfloat16", "float32", "float64"])
+    else:  # torch 1.13 has no bfloat16 adaptive_max_pool3d: the reference runs in float32
+        cs = pool3d_common(f, ["float32", "float64"]) + [
+            Case("bfloat16", f, [In((2, 3, 6, 7, 5), "bfloat16")],
+                 torch_fn=lambda m, x: (lambda r: (r[0].bfloat16(), r[1]))(f(m, x.float())))]
+    cs += [
+        Case("int_size", pool(2), [In((1, 2, 5, 7, 5))]),
+        Case("none", pool((None, 2, None)), [In((1, 2, 5, 7, 5))]),
+        Case("larger", pool((5, 9, 7)), [In((1, 2, 3, 4, 3))]),
+        Case("int", pool(2), [In((1, 2, 4, 4, 4), "int64")]),
+        Case("grads", grads_of(lambda m, x: getattr(F(m), f"adaptive_{kind}_pool3d")(x, (3, 4, 2))),
+             [In((2, 3, 6, 7, 5), "float64")]),
+    ]
+    if kind == "max":
+        cs.append(Case("nan", pool(2), [In((1, 1, 4, 4, 4), kind=ONE_NAN_PER_WINDOW)]))
+    return cs
+
+
+def max_unpool_cases(dims):
+    kernel = 2
+
+    def unpool(output_size=None, pool_shape=None):
+        def fn(m, x):
+            values, indices = getattr(F(m), f"max_pool{dims}d")(x, kernel, return_indices=True)
+            return getattr(F(m), f"max_unpool{dims}d")(values, indices, kernel, output_size=output_size)
+        return fn
+    spatial = (6, 4, 4)[:dims] if dims == 3 else (6, 4)
+    shape = (2, 3) + spatial
+    odd = tuple(s + 1 for s in spatial)  # pooling drops the last row: output_size restores it
+    cs = per_dtype(unpool(), [shape], ["float16", "float32", "float64"]) + [
+        Case("output_size", unpool(output_size=odd), [In((2, 3) + odd)]),
+        Case("wrong_plane", unpool(), [In((2, 3) + odd)]),  # indices of a wider plane than the output
+        Case("unbatched", unpool(), [In(shape[1:])]),
+        Case("T", unpool(), [In(shape, layout="T")]),
+        Case("step", unpool(), [In(shape, layout="step")]),
+        Case("empty_batch", unpool(), [In((0,) + shape[1:])]),
+        Case("0dim", lambda m, x: getattr(F(m), f"max_unpool{dims}d")(x, x.long(), kernel), [In(())]),
+        Case("bad_output_size", unpool(output_size=tuple(s + 3 for s in spatial)), [In(shape)]),
+        Case("float_indices", lambda m, x: getattr(F(m), f"max_unpool{dims}d")(x, x, kernel), [In(shape)]),
+        Case("grads", grads_of(unpool()), [In(shape, "float64")]),
+    ]
+    return cs
+
+
+def fold_cases(name):
+    if name == "im2col":
+        def fn(*args, **kw):
+            return lambda m, x: F(m).unfold(x, *args, **kw)
+        shape, bad = (2, 3, 6, 5), (1, 2, 2, 2)
+        empty, unbatched = (0, 3, 6, 5), (3, 6, 5)
+    else:
+        def fn(*args, **kw):
+            return lambda m, x: F(m).fold(x, (6, 5), *args, **kw)
+        shape, bad = (2, 12, 20), (1, 12, 7)
+        empty, unbatched = (0, 12, 20), (12, 20)
+    f = fn(2)
+    strided = fn((3, 2), dilation=(1, 2), padding=(1, 0), stride=(2, 1))
+    strided_shape = (2, 3, 6, 5) if name == "im2col" else (2, 18, 12)
+    return per_dtype(f, [shape], ["float16", "bfloat16", "int64", "float32", "float64"]) + [
+        Case("strided", strided, [In(strided_shape)]),
+        Case("unbatched", f, [In(unbatched)]),
+        Case("T", f, [In(shape[:1] + shape[:0:-1], layout="T")]),
+        Case("expand", f, [In(shape, layout="expand")]),
+        Case("empty_batch", f, [In(empty)]),
+        Case("0dim", f, [In(())]),
+        Case("mismatch", f, [In(bad)]),
+        Case("grads", grads_of(strided), [In(strided_shape, "float64")]),
+    ]
+
+
 CASES = {
     "inner": inner_cases(),
     "addr": addr_cases(),
@@ -639,6 +863,20 @@ CASES = {
     "adaptive_avg_pool1d": adaptive_avg_pool1d_cases(),
     "adaptive_max_pool1d": adaptive_max_cases(1),
     "adaptive_max_pool2d": adaptive_max_cases(2),
+    "conv3d": conv3d_cases(),
+    "conv_transpose1d": conv_transpose_nd_cases(1),
+    "conv_transpose3d": conv_transpose_nd_cases(3),
+    "convolution": convolution_cases(),
+    "conv_tbc": conv_tbc_cases(),
+    "max_pool3d": max_pool3d_cases("max_pool3d"),
+    "max_pool3d_with_indices": max_pool3d_cases("max_pool3d_with_indices"),
+    "avg_pool3d": avg_pool3d_cases(),
+    "adaptive_avg_pool3d": adaptive3d_cases("avg"),
+    "adaptive_max_pool3d": adaptive3d_cases("max"),
+    "max_unpool2d": max_unpool_cases(2),
+    "max_unpool3d": max_unpool_cases(3),
+    "im2col": fold_cases("im2col"),
+    "col2im": fold_cases("col2im"),
 }
 
 

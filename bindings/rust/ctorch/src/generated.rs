@@ -497,9 +497,18 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "upsample_bilinear2d",
     "scaled_dot_product_attention",
     "conv2d",
-    "conv2d.padding",
     "conv_transpose2d.input",
     "conv1d",
+    "conv3d",
+    "conv1d.padding",
+    "conv2d.padding",
+    "conv3d.padding",
+    "conv_transpose1d",
+    "conv_transpose3d.input",
+    "convolution",
+    "conv_tbc",
+    "im2col",
+    "col2im",
     "max_pool2d_with_indices",
     "max_pool2d",
     "max_pool2d_with_indices_backward",
@@ -513,6 +522,13 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "adaptive_avg_pool1d",
     "adaptive_max_pool2d",
     "adaptive_max_pool1d",
+    "max_pool3d_with_indices",
+    "max_pool3d",
+    "avg_pool3d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "max_unpool2d",
+    "max_unpool3d",
     "dot",
     "inner",
     "outer",
@@ -5745,23 +5761,6 @@ impl Tensor {
         Ok(r)
     }
 
-    /// `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor`
-    ///
-    /// Takes the defaults `bias=None`, `stride=[1]`, `padding='valid'`, `dilation=[1]`, `groups=1`; [`Tensor::conv2d_padding_with`] takes every argument.
-    pub fn conv2d_padding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
-        let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv2d.padding", &args)?;
-        Ok(r)
-    }
-
-    /// `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv2d_padding`]).
-    pub fn conv2d_padding_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
-        let padding_c = c_string("conv2d.padding", padding)?;
-        let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::string(&padding_c), arg::ints(dilation), arg::int(groups)];
-        let [r] = call_n::<1>(c"conv2d.padding", &args)?;
-        Ok(r)
-    }
-
     /// `conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] output_padding=[0], int groups=1, int[2] dilation=[1]) -> Tensor`
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `output_padding=[0]`, `groups=1`, `dilation=[1]`; [`Tensor::conv_transpose2d_with`] takes every argument.
@@ -5791,6 +5790,142 @@ impl Tensor {
     pub fn conv1d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::int(groups)];
         let [r] = call_n::<1>(c"conv1d", &args)?;
+        Ok(r)
+    }
+
+    /// `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] dilation=[1], int groups=1) -> Tensor`
+    ///
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `dilation=[1]`, `groups=1`; [`Tensor::conv3d_with`] takes every argument.
+    pub fn conv3d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight)];
+        let [r] = call_n::<1>(c"conv3d", &args)?;
+        Ok(r)
+    }
+
+    /// `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv3d`]).
+    pub fn conv3d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::int(groups)];
+        let [r] = call_n::<1>(c"conv3d", &args)?;
+        Ok(r)
+    }
+
+    /// `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], str padding='valid', int[1] dilation=[1], int groups=1) -> Tensor`
+    ///
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding='valid'`, `dilation=[1]`, `groups=1`; [`Tensor::conv1d_padding_with`] takes every argument.
+    pub fn conv1d_padding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight)];
+        let [r] = call_n::<1>(c"conv1d.padding", &args)?;
+        Ok(r)
+    }
+
+    /// `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], str padding='valid', int[1] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv1d_padding`]).
+    pub fn conv1d_padding_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
+        let padding_c = c_string("conv1d.padding", padding)?;
+        let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::string(&padding_c), arg::ints(dilation), arg::int(groups)];
+        let [r] = call_n::<1>(c"conv1d.padding", &args)?;
+        Ok(r)
+    }
+
+    /// `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor`
+    ///
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding='valid'`, `dilation=[1]`, `groups=1`; [`Tensor::conv2d_padding_with`] takes every argument.
+    pub fn conv2d_padding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight)];
+        let [r] = call_n::<1>(c"conv2d.padding", &args)?;
+        Ok(r)
+    }
+
+    /// `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv2d_padding`]).
+    pub fn conv2d_padding_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
+        let padding_c = c_string("conv2d.padding", padding)?;
+        let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::string(&padding_c), arg::ints(dilation), arg::int(groups)];
+        let [r] = call_n::<1>(c"conv2d.padding", &args)?;
+        Ok(r)
+    }
+
+    /// `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], str padding='valid', int[3] dilation=[1], int groups=1) -> Tensor`
+    ///
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding='valid'`, `dilation=[1]`, `groups=1`; [`Tensor::conv3d_padding_with`] takes every argument.
+    pub fn conv3d_padding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight)];
+        let [r] = call_n::<1>(c"conv3d.padding", &args)?;
+        Ok(r)
+    }
+
+    /// `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], str padding='valid', int[3] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv3d_padding`]).
+    pub fn conv3d_padding_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
+        let padding_c = c_string("conv3d.padding", padding)?;
+        let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::string(&padding_c), arg::ints(dilation), arg::int(groups)];
+        let [r] = call_n::<1>(c"conv3d.padding", &args)?;
+        Ok(r)
+    }
+
+    /// `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor`
+    ///
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `output_padding=[0]`, `groups=1`, `dilation=[1]`; [`Tensor::conv_transpose1d_with`] takes every argument.
+    pub fn conv_transpose1d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight)];
+        let [r] = call_n::<1>(c"conv_transpose1d", &args)?;
+        Ok(r)
+    }
+
+    /// `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor`: every argument (see [`Tensor::conv_transpose1d`]).
+    pub fn conv_transpose1d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], output_padding: &[i64], groups: i64, dilation: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(output_padding), arg::int(groups), arg::ints(dilation)];
+        let [r] = call_n::<1>(c"conv_transpose1d", &args)?;
+        Ok(r)
+    }
+
+    /// `conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] output_padding=[0], int groups=1, int[3] dilation=[1]) -> Tensor`
+    ///
+    /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `output_padding=[0]`, `groups=1`, `dilation=[1]`; [`Tensor::conv_transpose3d_with`] takes every argument.
+    pub fn conv_transpose3d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight)];
+        let [r] = call_n::<1>(c"conv_transpose3d.input", &args)?;
+        Ok(r)
+    }
+
+    /// `conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] output_padding=[0], int groups=1, int[3] dilation=[1]) -> Tensor`: every argument (see [`Tensor::conv_transpose3d`]).
+    pub fn conv_transpose3d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], output_padding: &[i64], groups: i64, dilation: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(output_padding), arg::int(groups), arg::ints(dilation)];
+        let [r] = call_n::<1>(c"conv_transpose3d.input", &args)?;
+        Ok(r)
+    }
+
+    /// `convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor`
+    pub fn convolution(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], transposed: bool, output_padding: &[i64], groups: i64) -> Result<Tensor> {
+        let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(transposed), arg::ints(output_padding), arg::int(groups)];
+        let [r] = call_n::<1>(c"convolution", &args)?;
+        Ok(r)
+    }
+
+    /// `conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor`
+    ///
+    /// Takes the defaults `pad=0`; [`Tensor::conv_tbc_with`] takes every argument.
+    pub fn conv_tbc(&self, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(weight), arg::tensor(bias)];
+        let [r] = call_n::<1>(c"conv_tbc", &args)?;
+        Ok(r)
+    }
+
+    /// `conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor`: every argument (see [`Tensor::conv_tbc`]).
+    pub fn conv_tbc_with(&self, weight: &Tensor, bias: &Tensor, pad: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(weight), arg::tensor(bias), arg::int(pad)];
+        let [r] = call_n::<1>(c"conv_tbc", &args)?;
+        Ok(r)
+    }
+
+    /// `im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`
+    pub fn im2col(&self, kernel_size: &[i64], dilation: &[i64], padding: &[i64], stride: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(dilation), arg::ints(padding), arg::ints(stride)];
+        let [r] = call_n::<1>(c"im2col", &args)?;
+        Ok(r)
+    }
+
+    /// `col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`
+    pub fn col2im(&self, output_size: &[i64], kernel_size: &[i64], dilation: &[i64], padding: &[i64], stride: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size), arg::ints(kernel_size), arg::ints(dilation), arg::ints(padding), arg::ints(stride)];
+        let [r] = call_n::<1>(c"col2im", &args)?;
         Ok(r)
     }
 
@@ -5937,6 +6072,82 @@ impl Tensor {
         let args = [arg::tensor(self), arg::ints(output_size)];
         let [r0, r1] = call_n::<2>(c"adaptive_max_pool1d", &args)?;
         Ok((r0, r1))
+    }
+
+    /// `max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)`
+    ///
+    /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool3d_with_indices_with`] takes every argument.
+    pub fn max_pool3d_with_indices(&self, kernel_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::ints(kernel_size)];
+        let [r0, r1] = call_n::<2>(c"max_pool3d_with_indices", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::max_pool3d_with_indices`]).
+    pub fn max_pool3d_with_indices_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
+        let [r0, r1] = call_n::<2>(c"max_pool3d_with_indices", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> Tensor`
+    ///
+    /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool3d_with`] takes every argument.
+    pub fn max_pool3d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(kernel_size)];
+        let [r] = call_n::<1>(c"max_pool3d", &args)?;
+        Ok(r)
+    }
+
+    /// `max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> Tensor`: every argument (see [`Tensor::max_pool3d`]).
+    pub fn max_pool3d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
+        let [r] = call_n::<1>(c"max_pool3d", &args)?;
+        Ok(r)
+    }
+
+    /// `avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`
+    ///
+    /// Takes the defaults `stride=[]`, `padding=[0]`, `ceil_mode=False`, `count_include_pad=True`, `divisor_override=None`; [`Tensor::avg_pool3d_with`] takes every argument.
+    pub fn avg_pool3d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(kernel_size)];
+        let [r] = call_n::<1>(c"avg_pool3d", &args)?;
+        Ok(r)
+    }
+
+    /// `avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`: every argument (see [`Tensor::avg_pool3d`]).
+    pub fn avg_pool3d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool, divisor_override: Option<i64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::bool(ceil_mode), arg::bool(count_include_pad), arg::opt_int(divisor_override)];
+        let [r] = call_n::<1>(c"avg_pool3d", &args)?;
+        Ok(r)
+    }
+
+    /// `adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor`
+    pub fn adaptive_avg_pool3d(&self, output_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(output_size)];
+        let [r] = call_n::<1>(c"adaptive_avg_pool3d", &args)?;
+        Ok(r)
+    }
+
+    /// `adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor values, Tensor indices)`
+    pub fn adaptive_max_pool3d(&self, output_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::ints(output_size)];
+        let [r0, r1] = call_n::<2>(c"adaptive_max_pool3d", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor`
+    pub fn max_unpool2d(&self, indices: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(indices), arg::ints(output_size)];
+        let [r] = call_n::<1>(c"max_unpool2d", &args)?;
+        Ok(r)
+    }
+
+    /// `max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor`
+    pub fn max_unpool3d(&self, indices: &Tensor, output_size: &[i64], stride: &[i64], padding: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(indices), arg::ints(output_size), arg::ints(stride), arg::ints(padding)];
+        let [r] = call_n::<1>(c"max_unpool3d", &args)?;
+        Ok(r)
     }
 
     /// `dot(Tensor self, Tensor tensor) -> Tensor`

@@ -114,3 +114,31 @@ fn instance_norm_normalizes_each_sample_and_channel() {
     close(&vals(&y), &[-1.0 / s, 0.0, 1.0 / s]);
     assert!(Tensor::instance_norm(&x, None, None, None, None, false, 0.1, 1e-5, false).is_err()); // no running stats
 }
+
+#[test]
+fn volumes_transposed_1d_and_fold() {
+    // One 2 x 2 x 2 volume holding 0..8: a kernel of ones sums it; the max pool finds 7 at 7.
+    let v = Tensor::arange(0, 8).unwrap().to(DType::Float32).unwrap().reshape(&[1, 1, 2, 2, 2]).unwrap();
+    let ones = Tensor::ones(&[1, 1, 2, 2, 2]).unwrap();
+    close(&vals(&Tensor::conv3d(&v, &ones).unwrap()), &[28.0]);
+    let (m, i) = v.max_pool3d_with_indices(&[2]).unwrap();
+    close(&vals(&m), &[7.0]);
+    assert_eq!(i.to_vec::<i64>().unwrap(), [7]);
+    let back = m.max_unpool3d(&i, &[2, 2, 2], &[2], &[0]).unwrap();
+    close(&vals(&back), &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 7.0]);
+    close(&vals(&v.adaptive_avg_pool3d(&[1, 1, 1]).unwrap()), &[3.5]);
+    // conv_transpose1d of [1, 2] by [1, 1] with stride 2 spreads each value over two positions.
+    let x = Tensor::from_slice(&[1.0f32, 2.0]).reshape(&[1, 1, 2]).unwrap();
+    let w = Tensor::from_slice(&[1.0f32, 1.0]).reshape(&[1, 1, 2]).unwrap();
+    let y = Tensor::conv_transpose1d_with(&x, &w, None, &[2], &[0], &[0], 1, &[1]).unwrap();
+    close(&vals(&y), &[1.0, 1.0, 2.0, 2.0]);
+    // im2col's first row is every 2 x 2 block's top-left value; col2im of ones counts the blocks.
+    let img = Tensor::arange(0, 9).unwrap().to(DType::Float32).unwrap().reshape(&[1, 1, 3, 3]).unwrap();
+    let cols = img.im2col(&[2, 2], &[1, 1], &[0, 0], &[1, 1]).unwrap();
+    assert_eq!(cols.size(), [1, 4, 4]);
+    close(&vals(&cols.select(1, 0).unwrap()), &[0.0, 1.0, 3.0, 4.0]);
+    let counts = Tensor::ones(&[1, 4, 4]).unwrap().col2im(&[3, 3], &[2, 2], &[1, 1], &[0, 0], &[1, 1]).unwrap();
+    close(&vals(&counts), &[1.0, 2.0, 1.0, 2.0, 4.0, 2.0, 1.0, 2.0, 1.0]);
+    let err = Tensor::conv3d(&img, &ones).unwrap_err(); // [1, 1, 3, 3] is one volume of depth 1: too thin
+    assert!(err.to_string().contains("conv3d"), "{err}");
+}

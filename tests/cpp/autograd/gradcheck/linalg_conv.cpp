@@ -116,6 +116,48 @@ std::vector<Case> linalg_conv_cases() {
        [](const Inputs& x) {
          return op("conv1d", {x[0], x[1], x[2], IntArrayRef{2}, IntArrayRef{1}, IntArrayRef{1}, 1});
        }},
+      {{"conv3d"},
+       {{{2, 4, 4, 3, 4}}, {{4, 2, 2, 2, 3}}, {{4}}},
+       [](const Inputs& x) {
+         return op("conv3d", {x[0], x[1], x[2], IntArrayRef{2, 1, 1}, IntArrayRef{1, 0, 1}, IntArrayRef{1, 1, 2}, 2});
+       }},
+      {{"conv1d.padding", "conv3d.padding"},
+       {{{1, 2, 3, 4, 3}}, {{2, 2, 2, 3, 2}}},
+       [](const Inputs& x) {
+         const Tensor a = op("conv3d.padding", {x[0], x[1], Value(), IntArrayRef{1}, "same", IntArrayRef{1}, 1});
+         const Tensor b = op("conv1d.padding", {ops::flatten(x[0], 2, 4), ops::flatten(x[1], 2, 4), Value(),
+                                                IntArrayRef{1}, "same", IntArrayRef{1}, 1});
+         return ops::add(ops::sum(a), ops::sum(b));
+       }},
+      {{"conv_transpose1d"},
+       {{{2, 4, 5}}, {{4, 1, 3}}, {{2}}},
+       [](const Inputs& x) {
+         return op("conv_transpose1d", {x[0], x[1], x[2], IntArrayRef{2}, IntArrayRef{1}, IntArrayRef{1}, 2,
+                                        IntArrayRef{1}});
+       }},
+      {{"conv_transpose3d.input"},
+       {{{1, 4, 2, 3, 2}}, {{4, 1, 2, 2, 3}}, {{2}}},
+       [](const Inputs& x) {
+         return op("conv_transpose3d.input", {x[0], x[1], x[2], IntArrayRef{2, 1, 2}, IntArrayRef{1, 0, 0},
+                                              IntArrayRef{1, 0, 1}, 2, IntArrayRef{1, 2, 1}});
+       }},
+      {{"convolution", "conv_tbc"},
+       {{{2, 3, 5}}, {{2, 3, 3}}, {{2}}},
+       [](const Inputs& x) {
+         const Tensor a = op("convolution", {x[0], x[1], x[2], IntArrayRef{1}, IntArrayRef{1}, IntArrayRef{1}, false,
+                                             IntArrayRef{0}, 1});
+         const Tensor b = op("conv_tbc", {ops::permute(x[0], {2, 0, 1}), ops::permute(x[1], {2, 1, 0}), x[2], 1});
+         return ops::add(ops::sum(a), ops::sum(b));
+       }},
+      {{"im2col", "col2im"},
+       {{{2, 2, 5, 4}}},
+       [](const Inputs& x) {
+         const Tensor cols = op("im2col", {x[0], IntArrayRef{3, 2}, IntArrayRef{1, 2}, IntArrayRef{1, 0},
+                                           IntArrayRef{2, 1}});
+         const Tensor image = op("col2im", {ops::mul(cols, cols), IntArrayRef{5, 4}, IntArrayRef{3, 2},
+                                            IntArrayRef{1, 2}, IntArrayRef{1, 0}, IntArrayRef{2, 1}});
+         return ops::add(ops::sum(cols), ops::sum(image));
+       }},
       {{"conv_transpose2d.input"},
        {{{2, 4, 3, 3}}, {{4, 1, 3, 2}}, {{2}}},
        [](const Inputs& x) {
@@ -145,6 +187,36 @@ std::vector<Case> linalg_conv_cases() {
          const Tensor a = ops::adaptive_max_pool2d(x[0], IntArrayRef{3, 4})[0];
          const Tensor b = ops::adaptive_max_pool1d(ops::flatten(x[0], 2, 3), IntArrayRef{6})[0];
          return ops::add(ops::sum(a), ops::sum(b));
+       }},
+      {{"max_pool3d_with_indices"},
+       {{{1, 2, 5, 4, 5}}},
+       [](const Inputs& x) {
+         return ops::max_pool3d_with_indices(x[0], IntArrayRef{3, 2, 3}, IntArrayRef{2, 1, 2}, IntArrayRef{1, 0, 1},
+                                             IntArrayRef{1, 2, 1}, true)[0];
+       }},
+      {{"max_pool3d"}, {{{1, 2, 4, 4, 4}}}, [](const Inputs& x) { return ops::max_pool3d(x[0], IntArrayRef{2}); }},
+      {{"avg_pool3d"},
+       {{{1, 2, 5, 4, 5}}},
+       [](const Inputs& x) {
+         return ops::avg_pool3d(x[0], IntArrayRef{3}, IntArrayRef{2}, IntArrayRef{1}, true, false);
+       }},
+      {{"adaptive_avg_pool3d", "adaptive_max_pool3d"},
+       {{{1, 2, 5, 4, 5}}},
+       [](const Inputs& x) {
+         const Tensor a = ops::adaptive_avg_pool3d(x[0], IntArrayRef{3, 2, 4});
+         const Tensor b = ops::adaptive_max_pool3d(x[0], IntArrayRef{2, 3, 2})[0];
+         return ops::add(ops::sum(a), ops::sum(b));
+       }},
+      // The pooled maxima (indices of distinct positions) put back: the gradient picks them out.
+      {{"max_unpool2d", "max_unpool3d"},
+       {{{1, 2, 4, 4, 4}}},
+       [](const Inputs& x) {
+         const std::array<Tensor, 2> p3 = ops::max_pool3d_with_indices(x[0], IntArrayRef{2});
+         const Tensor a = ops::max_unpool3d(p3[0], p3[1], IntArrayRef{4, 4, 4}, IntArrayRef{2}, IntArrayRef{0});
+         const Tensor planes = ops::flatten(x[0], 1, 2);
+         const std::array<Tensor, 2> p2 = ops::max_pool2d_with_indices(planes, IntArrayRef{2});
+         const Tensor b = ops::max_unpool2d(p2[0], p2[1], IntArrayRef{4, 4});
+         return ops::add(ops::sum(ops::mul(a, a)), ops::sum(ops::mul(b, b)));
        }},
       // The gradient of the backward operator with respect to grad_output (self only fixes indices).
       {{"max_pool2d_with_indices_backward"},

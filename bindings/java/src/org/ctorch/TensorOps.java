@@ -498,9 +498,18 @@ abstract class TensorOps extends NativeObject {
     "upsample_bilinear2d",
     "scaled_dot_product_attention",
     "conv2d",
-    "conv2d.padding",
     "conv_transpose2d.input",
     "conv1d",
+    "conv3d",
+    "conv1d.padding",
+    "conv2d.padding",
+    "conv3d.padding",
+    "conv_transpose1d",
+    "conv_transpose3d.input",
+    "convolution",
+    "conv_tbc",
+    "im2col",
+    "col2im",
     "max_pool2d_with_indices",
     "max_pool2d",
     "max_pool2d_with_indices_backward",
@@ -514,6 +523,13 @@ abstract class TensorOps extends NativeObject {
     "adaptive_avg_pool1d",
     "adaptive_max_pool2d",
     "adaptive_max_pool1d",
+    "max_pool3d_with_indices",
+    "max_pool3d",
+    "avg_pool3d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "max_unpool2d",
+    "max_unpool3d",
     "dot",
     "inner",
     "outer",
@@ -8044,35 +8060,6 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
-   * {@code conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor}.
-   * Takes the defaults {@code bias=None}, {@code stride=[1]}, {@code padding='valid'}, {@code dilation=[1]}, {@code groups=1}; an overload with every argument exists.
-   * @param input the schema's {@code input} (null: none)
-   * @param weight the schema's {@code weight} (null: none)
-   * @return the result
-   * @throws CTorchException when the operator fails (the subclass names the kind)
-   */
-  public static Tensor conv2dPadding(Tensor input, Tensor weight) {
-    return new Args(2).tensor(input, "input").tensor(weight, "weight").call1("conv2d.padding");
-  }
-
-  /**
-   * {@code conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor}.
-   * Every argument of the schema.
-   * @param input the schema's {@code input} (null: none)
-   * @param weight the schema's {@code weight} (null: none)
-   * @param bias the schema's {@code bias} (null: none)
-   * @param stride the schema's {@code stride}
-   * @param padding the schema's {@code padding}
-   * @param dilation the schema's {@code dilation}
-   * @param groups the schema's {@code groups}
-   * @return the result
-   * @throws CTorchException when the operator fails (the subclass names the kind)
-   */
-  public static Tensor conv2dPadding(Tensor input, Tensor weight, Tensor bias, long[] stride, String padding, long[] dilation, long groups) {
-    return new Args(7).tensor(input, "input").tensor(weight, "weight").optTensor(bias, "bias").ints(stride, "stride").string(padding, "padding").ints(dilation, "dilation").integer(groups).call1("conv2d.padding");
-  }
-
-  /**
    * {@code conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] output_padding=[0], int groups=1, int[2] dilation=[1]) -> Tensor}.
    * Takes the defaults {@code bias=None}, {@code stride=[1]}, {@code padding=[0]}, {@code output_padding=[0]}, {@code groups=1}, {@code dilation=[1]}; an overload with every argument exists.
    * @param input the schema's {@code input} (null: none)
@@ -8129,6 +8116,252 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor conv1d(Tensor input, Tensor weight, Tensor bias, long[] stride, long[] padding, long[] dilation, long groups) {
     return new Args(7).tensor(input, "input").tensor(weight, "weight").optTensor(bias, "bias").ints(stride, "stride").ints(padding, "padding").ints(dilation, "dilation").integer(groups).call1("conv1d");
+  }
+
+  /**
+   * {@code conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] dilation=[1], int groups=1) -> Tensor}.
+   * Takes the defaults {@code bias=None}, {@code stride=[1]}, {@code padding=[0]}, {@code dilation=[1]}, {@code groups=1}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor conv3d(Tensor input, Tensor weight) {
+    return new Args(2).tensor(input, "input").tensor(weight, "weight").call1("conv3d");
+  }
+
+  /**
+   * {@code conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] dilation=[1], int groups=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param dilation the schema's {@code dilation}
+   * @param groups the schema's {@code groups}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor conv3d(Tensor input, Tensor weight, Tensor bias, long[] stride, long[] padding, long[] dilation, long groups) {
+    return new Args(7).tensor(input, "input").tensor(weight, "weight").optTensor(bias, "bias").ints(stride, "stride").ints(padding, "padding").ints(dilation, "dilation").integer(groups).call1("conv3d");
+  }
+
+  /**
+   * {@code conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], str padding='valid', int[1] dilation=[1], int groups=1) -> Tensor}.
+   * Takes the defaults {@code bias=None}, {@code stride=[1]}, {@code padding='valid'}, {@code dilation=[1]}, {@code groups=1}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor conv1dPadding(Tensor input, Tensor weight) {
+    return new Args(2).tensor(input, "input").tensor(weight, "weight").call1("conv1d.padding");
+  }
+
+  /**
+   * {@code conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], str padding='valid', int[1] dilation=[1], int groups=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param dilation the schema's {@code dilation}
+   * @param groups the schema's {@code groups}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor conv1dPadding(Tensor input, Tensor weight, Tensor bias, long[] stride, String padding, long[] dilation, long groups) {
+    return new Args(7).tensor(input, "input").tensor(weight, "weight").optTensor(bias, "bias").ints(stride, "stride").string(padding, "padding").ints(dilation, "dilation").integer(groups).call1("conv1d.padding");
+  }
+
+  /**
+   * {@code conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor}.
+   * Takes the defaults {@code bias=None}, {@code stride=[1]}, {@code padding='valid'}, {@code dilation=[1]}, {@code groups=1}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor conv2dPadding(Tensor input, Tensor weight) {
+    return new Args(2).tensor(input, "input").tensor(weight, "weight").call1("conv2d.padding");
+  }
+
+  /**
+   * {@code conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param dilation the schema's {@code dilation}
+   * @param groups the schema's {@code groups}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor conv2dPadding(Tensor input, Tensor weight, Tensor bias, long[] stride, String padding, long[] dilation, long groups) {
+    return new Args(7).tensor(input, "input").tensor(weight, "weight").optTensor(bias, "bias").ints(stride, "stride").string(padding, "padding").ints(dilation, "dilation").integer(groups).call1("conv2d.padding");
+  }
+
+  /**
+   * {@code conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], str padding='valid', int[3] dilation=[1], int groups=1) -> Tensor}.
+   * Takes the defaults {@code bias=None}, {@code stride=[1]}, {@code padding='valid'}, {@code dilation=[1]}, {@code groups=1}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor conv3dPadding(Tensor input, Tensor weight) {
+    return new Args(2).tensor(input, "input").tensor(weight, "weight").call1("conv3d.padding");
+  }
+
+  /**
+   * {@code conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], str padding='valid', int[3] dilation=[1], int groups=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param dilation the schema's {@code dilation}
+   * @param groups the schema's {@code groups}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor conv3dPadding(Tensor input, Tensor weight, Tensor bias, long[] stride, String padding, long[] dilation, long groups) {
+    return new Args(7).tensor(input, "input").tensor(weight, "weight").optTensor(bias, "bias").ints(stride, "stride").string(padding, "padding").ints(dilation, "dilation").integer(groups).call1("conv3d.padding");
+  }
+
+  /**
+   * {@code conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor}.
+   * Takes the defaults {@code bias=None}, {@code stride=[1]}, {@code padding=[0]}, {@code output_padding=[0]}, {@code groups=1}, {@code dilation=[1]}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor convTranspose1d(Tensor input, Tensor weight) {
+    return new Args(2).tensor(input, "input").tensor(weight, "weight").call1("conv_transpose1d");
+  }
+
+  /**
+   * {@code conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param outputPadding the schema's {@code output_padding}
+   * @param groups the schema's {@code groups}
+   * @param dilation the schema's {@code dilation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor convTranspose1d(Tensor input, Tensor weight, Tensor bias, long[] stride, long[] padding, long[] outputPadding, long groups, long... dilation) {
+    return new Args(8).tensor(input, "input").tensor(weight, "weight").optTensor(bias, "bias").ints(stride, "stride").ints(padding, "padding").ints(outputPadding, "output_padding").integer(groups).ints(dilation, "dilation").call1("conv_transpose1d");
+  }
+
+  /**
+   * {@code conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] output_padding=[0], int groups=1, int[3] dilation=[1]) -> Tensor}.
+   * Takes the defaults {@code bias=None}, {@code stride=[1]}, {@code padding=[0]}, {@code output_padding=[0]}, {@code groups=1}, {@code dilation=[1]}; an overload with every argument exists.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor convTranspose3d(Tensor input, Tensor weight) {
+    return new Args(2).tensor(input, "input").tensor(weight, "weight").call1("conv_transpose3d.input");
+  }
+
+  /**
+   * {@code conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] output_padding=[0], int groups=1, int[3] dilation=[1]) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param outputPadding the schema's {@code output_padding}
+   * @param groups the schema's {@code groups}
+   * @param dilation the schema's {@code dilation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor convTranspose3d(Tensor input, Tensor weight, Tensor bias, long[] stride, long[] padding, long[] outputPadding, long groups, long... dilation) {
+    return new Args(8).tensor(input, "input").tensor(weight, "weight").optTensor(bias, "bias").ints(stride, "stride").ints(padding, "padding").ints(outputPadding, "output_padding").integer(groups).ints(dilation, "dilation").call1("conv_transpose3d.input");
+  }
+
+  /**
+   * {@code convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor}.
+   * @param input the schema's {@code input} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param dilation the schema's {@code dilation}
+   * @param transposed the schema's {@code transposed}
+   * @param outputPadding the schema's {@code output_padding}
+   * @param groups the schema's {@code groups}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor convolution(Tensor input, Tensor weight, Tensor bias, long[] stride, long[] padding, long[] dilation, boolean transposed, long[] outputPadding, long groups) {
+    return new Args(9).tensor(input, "input").tensor(weight, "weight").optTensor(bias, "bias").ints(stride, "stride").ints(padding, "padding").ints(dilation, "dilation").bool(transposed).ints(outputPadding, "output_padding").integer(groups).call1("convolution");
+  }
+
+  /**
+   * {@code conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor}.
+   * Takes the defaults {@code pad=0}; an overload with every argument exists.
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor convTbc(Tensor weight, Tensor bias) {
+    return new Args(3).tensor(self(), "self").tensor(weight, "weight").tensor(bias, "bias").call1("conv_tbc");
+  }
+
+  /**
+   * {@code conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor}.
+   * Every argument of the schema.
+   * @param weight the schema's {@code weight} (null: none)
+   * @param bias the schema's {@code bias} (null: none)
+   * @param pad the schema's {@code pad}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor convTbc(Tensor weight, Tensor bias, long pad) {
+    return new Args(4).tensor(self(), "self").tensor(weight, "weight").tensor(bias, "bias").integer(pad).call1("conv_tbc");
+  }
+
+  /**
+   * {@code im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor}.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param dilation the schema's {@code dilation}
+   * @param padding the schema's {@code padding}
+   * @param stride the schema's {@code stride}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor im2col(long[] kernelSize, long[] dilation, long[] padding, long... stride) {
+    return new Args(5).tensor(self(), "self").ints(kernelSize, "kernel_size").ints(dilation, "dilation").ints(padding, "padding").ints(stride, "stride").call1("im2col");
+  }
+
+  /**
+   * {@code col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor}.
+   * @param outputSize the schema's {@code output_size}
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param dilation the schema's {@code dilation}
+   * @param padding the schema's {@code padding}
+   * @param stride the schema's {@code stride}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor col2im(long[] outputSize, long[] kernelSize, long[] dilation, long[] padding, long... stride) {
+    return new Args(6).tensor(self(), "self").ints(outputSize, "output_size").ints(kernelSize, "kernel_size").ints(dilation, "dilation").ints(padding, "padding").ints(stride, "stride").call1("col2im");
   }
 
   /**
@@ -8371,6 +8604,129 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor[] adaptiveMaxPool1d(long... outputSize) {
     return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call("adaptive_max_pool1d", 2);
+  }
+
+  /**
+   * {@code max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)}.
+   * Takes the defaults {@code stride=[]}, {@code padding=[0]}, {@code dilation=[1]}, {@code ceil_mode=False}; an overload with every argument exists.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] maxPool3dWithIndices(long... kernelSize) {
+    return new Args(2).tensor(self(), "self").ints(kernelSize, "kernel_size").call("max_pool3d_with_indices", 2);
+  }
+
+  /**
+   * {@code max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)}.
+   * Every argument of the schema.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param dilation the schema's {@code dilation}
+   * @param ceilMode the schema's {@code ceil_mode}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] maxPool3dWithIndices(long[] kernelSize, long[] stride, long[] padding, long[] dilation, boolean ceilMode) {
+    return new Args(6).tensor(self(), "self").ints(kernelSize, "kernel_size").ints(stride, "stride").ints(padding, "padding").ints(dilation, "dilation").bool(ceilMode).call("max_pool3d_with_indices", 2);
+  }
+
+  /**
+   * {@code max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> Tensor}.
+   * Takes the defaults {@code stride=[]}, {@code padding=[0]}, {@code dilation=[1]}, {@code ceil_mode=False}; an overload with every argument exists.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maxPool3d(long... kernelSize) {
+    return new Args(2).tensor(self(), "self").ints(kernelSize, "kernel_size").call1("max_pool3d");
+  }
+
+  /**
+   * {@code max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param dilation the schema's {@code dilation}
+   * @param ceilMode the schema's {@code ceil_mode}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maxPool3d(long[] kernelSize, long[] stride, long[] padding, long[] dilation, boolean ceilMode) {
+    return new Args(6).tensor(self(), "self").ints(kernelSize, "kernel_size").ints(stride, "stride").ints(padding, "padding").ints(dilation, "dilation").bool(ceilMode).call1("max_pool3d");
+  }
+
+  /**
+   * {@code avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor}.
+   * Takes the defaults {@code stride=[]}, {@code padding=[0]}, {@code ceil_mode=False}, {@code count_include_pad=True}, {@code divisor_override=None}; an overload with every argument exists.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor avgPool3d(long... kernelSize) {
+    return new Args(2).tensor(self(), "self").ints(kernelSize, "kernel_size").call1("avg_pool3d");
+  }
+
+  /**
+   * {@code avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param ceilMode the schema's {@code ceil_mode}
+   * @param countIncludePad the schema's {@code count_include_pad}
+   * @param divisorOverride the schema's {@code divisor_override} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor avgPool3d(long[] kernelSize, long[] stride, long[] padding, boolean ceilMode, boolean countIncludePad, Long divisorOverride) {
+    return new Args(7).tensor(self(), "self").ints(kernelSize, "kernel_size").ints(stride, "stride").ints(padding, "padding").bool(ceilMode).bool(countIncludePad).optInteger(divisorOverride).call1("avg_pool3d");
+  }
+
+  /**
+   * {@code adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor}.
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor adaptiveAvgPool3d(long... outputSize) {
+    return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call1("adaptive_avg_pool3d");
+  }
+
+  /**
+   * {@code adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor values, Tensor indices)}.
+   * @param outputSize the schema's {@code output_size}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] adaptiveMaxPool3d(long... outputSize) {
+    return new Args(2).tensor(self(), "self").ints(outputSize, "output_size").call("adaptive_max_pool3d", 2);
+  }
+
+  /**
+   * {@code max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor}.
+   * @param indices the schema's {@code indices} (null: none)
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maxUnpool2d(Tensor indices, long... outputSize) {
+    return new Args(3).tensor(self(), "self").tensor(indices, "indices").ints(outputSize, "output_size").call1("max_unpool2d");
+  }
+
+  /**
+   * {@code max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor}.
+   * @param indices the schema's {@code indices} (null: none)
+   * @param outputSize the schema's {@code output_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maxUnpool3d(Tensor indices, long[] outputSize, long[] stride, long... padding) {
+    return new Args(5).tensor(self(), "self").tensor(indices, "indices").ints(outputSize, "output_size").ints(stride, "stride").ints(padding, "padding").call1("max_unpool3d");
   }
 
   /**

@@ -5,12 +5,12 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          Softmax2d, Softshrink, Softsign, Tanh, Tanhshrink, Threshold, RReLU)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
-from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConvTranspose2d,
-                   LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear)
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
+                   LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear)
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
                    HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
                    MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
@@ -20,8 +20,10 @@ from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from . import padding as _padding
 from .padding import *  # noqa: F401,F403
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
-from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
-                      LPPool1d, LPPool2d, MaxPool1d, MaxPool2d, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d)
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
+                      AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, Fold, LPPool1d, LPPool2d, MaxPool1d, MaxPool2d,
+                      MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, Unfold, Upsample, UpsamplingBilinear2d,
+                      UpsamplingNearest2d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
@@ -46,4 +48,7 @@ __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "Av
            "FeatureAlphaDropout", "RReLU", "NLLLoss2d", "MultiMarginLoss", "MultiLabelMarginLoss", "LocalResponseNorm",
            "ChannelShuffle", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose2d", "LazyBatchNorm1d",
            "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
-           "LazyInstanceNorm3d"] + _padding.__all__
+           "LazyInstanceNorm3d",
+           "Conv3d", "ConvTranspose1d", "ConvTranspose3d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose3d",
+           "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+           "Fold", "Unfold"] + _padding.__all__

@@ -1,12 +1,11 @@
-"""Conv1d, Conv2d and ConvTranspose2d (torch.nn's) over the conv1d, conv2d and conv_transpose2d
-operators."""
+"""Conv1d, Conv2d, Conv3d and ConvTranspose1d/2d/3d (torch.nn's) over the operators of those names."""
 
 from .. import functional as F
 from .. import init
 from .linear import _add_weight_and_bias
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -71,11 +70,11 @@ class _ConvNd(Module):
         return tuple(p for p in reversed(self.padding) for _ in range(2))
 
     def _conv(self, input, padding):
-        fn = F.conv1d if self._dims == 1 else F.conv2d
+        fn = (F.conv1d, F.conv2d, F.conv3d)[self._dims - 1]
         return fn(input, self.weight, self.bias, list(self.stride), padding, list(self.dilation), self.groups)
 
     def forward(self, input):
-        if self.padding_mode != "zeros" or (self._dims == 1 and isinstance(self.padding, str)):
+        if self.padding_mode != "zeros":
             mode = "constant" if self.padding_mode == "zeros" else self.padding_mode
             padded = F.pad(input, self._reversed_padding(), mode=mode)
             return self._conv(padded, [0] * self._dims)
@@ -118,6 +117,17 @@ class Conv2d(_ConvNd):
                          device, dtype)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over [N, C, D, H, W] (or [C, D, H, W]) input."""
+
+    _dims = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         device, dtype)
+
+
 class ConvTranspose2d(_ConvNd):
     """The transpose (gradient) of a 2-D convolution: weight [in_channels, out_channels / groups, kh,
     kw]; output_padding adds to one side of the output; forward(input, output_size) picks it from
@@ -137,18 +147,32 @@ class ConvTranspose2d(_ConvNd):
     def _output_padding(self, input, output_size):
         if output_size is None:
             return list(self.output_padding)
-        size = list(output_size)[-2:]
+        n = self._dims
+        size = list(output_size)[-n:]
         out = []
-        for d in range(2):
-            dim = input.dim() - 2 + d
+        for d in range(n):
+            dim = input.dim() - n + d
             smallest = ((input.size(dim) - 1) * self.stride[d] - 2 * self.padding[d] +
                         self.dilation[d] * (self.kernel_size[d] - 1) + 1)
             if not smallest <= size[d] < smallest + self.stride[d]:
                 raise ValueError(f"requested an output size of {size}, but valid sizes range from {smallest} to "
-                                 f"{smallest + self.stride[d] - 1} (for an input of {list(input.shape)[-2:]})")
+                                 f"{smallest + self.stride[d] - 1} (for an input of {list(input.shape)[-n:]})")
             out.append(size[d] - smallest)
         return out
 
     def forward(self, input, output_size=None):
-        return F.conv_transpose2d(input, self.weight, self.bias, list(self.stride), list(self.padding),
-                                  self._output_padding(input, output_size), self.groups, list(self.dilation))
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._dims - 1]
+        return fn(input, self.weight, self.bias, list(self.stride), list(self.padding),
+                  self._output_padding(input, output_size), self.groups, list(self.dilation))
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """The transpose of a 1-D convolution over [N, C, L] (or [C, L]) input."""
+
+    _dims = 1
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    """The transpose of a 3-D convolution over [N, C, D, H, W] (or [C, D, H, W]) input."""
+
+    _dims = 3

@@ -8,11 +8,12 @@ dry run torch's documentation asks for)."""
 
 from ..parameter import UninitializedParameter
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 from .module import Module
 
-__all__ = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+__all__ = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+           "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
@@ -37,6 +38,10 @@ class _LazyModule(Module):
 
     def initialize_parameters(self, input, *_):
         args, kwargs, device, dtype = self._lazy
+        # .to() / .double() before the first call re-made the placeholders in their new dtype and device.
+        held = next((p for p in self._parameters.values() if isinstance(p, UninitializedParameter)), None)
+        if held is not None:
+            device, dtype = held.device, held.dtype
         eager = self.cls_to_become(self._input_size(input), *args, device=device, dtype=dtype, **kwargs)
         placeholders = dict(self._parameters)
         # The eager module's sizes and buffers; this module keeps its own hooks, mode and submodules.
@@ -99,6 +104,11 @@ class LazyConv2d(_LazyConv):
     cls_to_become = Conv2d
 
 
+class LazyConv3d(_LazyConv):
+    cls_to_become = Conv3d
+    _spatial = 3
+
+
 class LazyConvTranspose2d(_LazyConv):
     cls_to_become = ConvTranspose2d
 
@@ -152,3 +162,13 @@ class LazyInstanceNorm2d(_LazyNorm):
 
 class LazyInstanceNorm3d(_LazyNorm):
     cls_to_become = InstanceNorm3d
+
+
+class LazyConvTranspose1d(LazyConvTranspose2d):
+    cls_to_become = ConvTranspose1d
+    _spatial = 1
+
+
+class LazyConvTranspose3d(LazyConvTranspose2d):
+    cls_to_become = ConvTranspose3d
+    _spatial = 3

@@ -11,7 +11,7 @@ import itertools
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 
 __all__ = ["Module"]
 
@@ -340,6 +340,9 @@ class Module:
                 with no_grad():
                     new = fn(p)
                 if new is p:
+                    continue
+                if isinstance(p, UninitializedParameter):  # a lazy module stays lazy, in the new dtype/device
+                    m._parameters[name] = UninitializedParameter(p.requires_grad, new.device, new.dtype)
                     continue
                 q = Parameter(new, p.requires_grad)
                 if p.grad is not None:
