@@ -7,6 +7,7 @@ that are also the builtin exceptions torch raises (RuntimeError, TypeError, Inde
 
 import builtins as _builtins
 import json as _json
+import os as _os
 import numbers as _numbers
 
 from . import _C
@@ -519,6 +520,114 @@ def get_num_threads():
 
 def set_num_threads(n):
     _C.ct_set_num_threads(n)
+
+
+# ---- torch.* forms of nn.functional, native_* functions, view copies, numerical calculus
+
+from . import _functional_forms, _ops_calculus  # noqa: E402
+from ._functional_forms import *  # noqa: E402,F401,F403
+from ._ops_calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402,F401
+from ._ops_reduce import histogram  # noqa: E402,F401
+from ._ops_index import index_reduce  # noqa: E402,F401
+
+for _name in _ops_shape.__all__:
+    if _name.endswith("_copy"):
+        globals()[_name] = getattr(_ops_shape, _name)
+del _name
+
+
+def pdist(input, p=2):
+    """The p-norm distances between every pair of rows of a 2-D input, i < j, in row-major order of
+    the pairs (the upper triangle of cdist without its diagonal), as torch.pdist."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    if not input.is_floating_point():
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got: {input.dtype}")
+    n = input.shape[0]
+    pairs = ops.call("triu_indices", n, n, 1, device=input.device)
+    return (input.index_select(0, pairs[0]) - input.index_select(0, pairs[1])).norm(p, 1)
+
+
+def get_device(input):
+    """The CUDA ordinal of input's device, or -1 on the CPU."""
+    return input.get_device()
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """obj as a tensor, sharing its memory where it can (a tensor, a numpy array, an object with
+    __dlpack__ or the buffer protocol) unless copy=True, as torch.asarray; copy=False raises where a
+    copy is needed."""
+    import numpy as np
+    if isinstance(obj, Tensor):
+        t = obj
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        t = from_dlpack(obj)
+    elif isinstance(obj, np.ndarray) or (hasattr(obj, "__array_interface__")):
+        t = from_numpy(np.asarray(obj))
+    elif isinstance(obj, (bytes, bytearray, memoryview)):
+        t = frombuffer(obj, dtype=dtype or get_default_dtype())
+    else:
+        if copy is False:
+            raise ValueError("asarray: copy=False, but a Python sequence or number has no memory to share")
+        return tensor(obj, dtype=dtype, device=device, requires_grad=requires_grad)
+    converted = t.to(dtype=dtype or t.dtype, device=device or t.device)
+    if copy is False and converted is not t:
+        raise ValueError("asarray: copy=False, but the dtype or device asked for needs a copy")
+    if copy and converted is t:
+        converted = t.clone()
+    return converted.requires_grad_() if requires_grad else converted
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over an object with the buffer protocol (its memory, not a copy), count elements
+    of dtype from byte offset on (-1: to the end), as torch.frombuffer."""
+    import numpy as np
+    array = np.frombuffer(buffer, dtype=_d.to_numpy_dtype(dtype), count=count, offset=offset)
+    t = from_numpy(array)
+    return t.requires_grad_() if requires_grad else t
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, device=None, requires_grad=False):
+    """size elements of dtype read from a file's bytes, as torch.from_file; shared=True maps the
+    file, so that writes to the tensor reach the file (and the file must hold size elements)."""
+    import numpy as np
+    dt = _d.to_numpy_dtype(dtype or get_default_dtype())
+    if shared:
+        array = np.memmap(filename, dtype=dt, mode="r+", shape=(size,))
+    else:
+        array = np.fromfile(filename, dtype=dt, count=size)
+        if array.size < size:
+            raise RuntimeError(f"from_file: the file {filename!r} holds {array.size} elements of {dt}, fewer than "
+                               f"size={size}")
+    t = from_numpy(array)
+    if device is not None:
+        t = t.to(device)
+    return t.requires_grad_() if requires_grad else t
+
+
+def set_default_tensor_type(t):
+    """The legacy form of set_default_dtype: FloatTensor or DoubleTensor (the class or its name)
+    makes float32 or float64 the default floating dtype."""
+    name = t if isinstance(t, str) else getattr(t, "__name__", str(t))
+    name = name.rsplit(".", 1)[-1]
+    dtypes = {"FloatTensor": float32, "DoubleTensor": float64, "HalfTensor": float16,  # noqa: F821
+              "BFloat16Tensor": bfloat16}  # noqa: F821
+    if name not in dtypes:
+        raise TypeError(f"invalid type: '{t}'; only floating-point types are supported as the default type")
+    set_default_dtype(dtypes[name])
+
+
+def compiled_with_cxx11_abi():
+    """Whether the library was built with the C++11 ABI of libstdc++ (the platform compiler's
+    default, which ctorch's build keeps)."""
+    return True
+
+
+def get_file_path(*path_components):
+    """A path inside the installed ctorch package."""
+    return _os.path.join(_os.path.dirname(__file__), *path_components)
 
 
 # ---- observability ----

@@ -61,6 +61,14 @@ def set_default_dtype(d):
     _C.ct_set_default_dtype(d.code)
 
 
+def to_numpy_dtype(d):
+    """The numpy dtype holding d's values (TypeError for bfloat16, which numpy has no type for)."""
+    import numpy as np
+    if d not in numpy_typestr:
+        raise TypeError(f"{d} has no numpy dtype (numpy has no bfloat16); read the data as another dtype and convert")
+    return np.dtype(numpy_typestr[d])
+
+
 def from_numpy_dtype(np_dtype):
     for d, s in numpy_typestr.items():
         if s[1:] == np_dtype.str[1:] and (np_dtype.str[0] in "<|="):

@@ -3,6 +3,8 @@ torch.unique (a Python function over the _unique2 operator), unique_consecutive 
 neighbours, cumsum and index_select), torch.norm's string orders, and allclose and equal, which
 answer a Python bool (a registered operator returns tensors)."""
 
+import builtins
+
 from . import ops
 from ._tensor import Tensor
 
@@ -89,3 +91,50 @@ def equal(input, other):
 
 Tensor.allclose = allclose
 Tensor.equal = equal
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """(hist, bin_edges) of input's values, as torch.histogram: bins equal-width bins over range
+    (the values' min and max by default), or the edges of a 1-D tensor; every bin but the last is
+    half-open, the last includes its right edge; weight adds each value's weight instead of 1;
+    density divides by the total times the bin width."""
+    from . import bucketize, float32, linspace, zeros
+    if not input.is_floating_point():
+        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
+                           f"input {input.dtype} and bins {float32}")
+    flat = input.reshape(-1)
+    if isinstance(bins, Tensor):
+        edges = bins.to(input.dtype)
+        if edges.dim() != 1 or edges.numel() < 1:
+            raise RuntimeError("torch.histogram(): bins tensor should have one dimension and at least 1 element")
+    else:
+        if bins <= 0:
+            raise RuntimeError("torch.histogram(): bins must be > 0")
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif flat.numel():
+            lo, hi = float(flat.min()), float(flat.max())
+        else:
+            lo, hi = 0.0, 0.0
+        if lo > hi:
+            raise RuntimeError(f"torch.histogram(): max must be larger than min, got min {lo} and max {hi}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5  # as torch widens an empty range
+        edges = linspace(lo, hi, bins + 1, dtype=input.dtype)
+    count = edges.numel() - 1
+    if weight is not None and weight.shape != input.shape:
+        raise RuntimeError("torch.histogram(): if weight tensor is provided it should have the same shape as the input")
+    w = (weight.reshape(-1).to(input.dtype) if weight is not None else None)
+    inside = (flat >= edges[0]) & (flat <= edges[-1])
+    # Bin i holds [edges[i], edges[i + 1]); the right edge falls in the last bin.
+    index = (bucketize(flat, edges, right=True) - 1).clamp(0, builtins.max(count - 1, 0))
+    values = (w if w is not None else flat.new_ones(flat.shape)) * inside.to(input.dtype)
+    hist = zeros(builtins.max(count, 0), dtype=input.dtype).index_add(0, index, values) if count > 0 else \
+        zeros(0, dtype=input.dtype)
+    if density and count > 0:
+        widths = edges[1:] - edges[:-1]
+        hist = hist / (hist.sum() * widths)
+    return hist, edges
+
+
+Tensor.histogram = histogram

@@ -217,6 +217,35 @@ def atleast_3d(*tensors):
     return _atleast("atleast_3d", tensors)
 
 
+# torch's *_copy functions: the view's values in a tensor of their own (what a functionalized graph
+# computes where the view was), contiguous. Lists of views give lists of copies.
+_VIEW_COPIES = ("alias", "detach", "diagonal", "expand", "permute", "select", "slice", "split", "split_with_sizes",
+                "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view")
+
+
+def _view_copy(view):
+    def fn(input, *args, **kwargs):
+        if view == "alias":
+            return input.clone()
+        if view == "slice":
+            result = ops.call("slice", input, *args, **kwargs)
+        else:
+            result = getattr(input, view)(*args, **kwargs)
+        if isinstance(result, (tuple, list)):
+            return [t.clone() for t in result]
+        return result.clone()
+
+    fn.__name__ = fn.__qualname__ = view + "_copy"
+    fn.__doc__ = f"torch.{view}_copy: {view}'s result as a new contiguous tensor (not a view)."
+    return fn
+
+
+for _view in _VIEW_COPIES:
+    globals()[_view + "_copy"] = _view_copy(_view)
+    __all__.append(_view + "_copy")
+del _view
+
+
 def _install():
     Tensor.split = split
     Tensor.split_with_sizes = split_with_sizes
