@@ -388,8 +388,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """Rows of weight picked by the integer tensor input (torch.nn.functional.embedding: input comes
     first here, the operator takes weight first). padding_idx's row gets no gradient; a negative
     padding_idx counts from the end."""
-    if max_norm is not None:
-        raise NotImplementedError("ctorch.nn.functional.embedding: max_norm is not supported; pass max_norm=None")
     if padding_idx is not None:
         rows = weight.shape[0]
         if not -rows <= padding_idx < rows:
@@ -397,7 +395,84 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         padding_idx = padding_idx + rows if padding_idx < 0 else padding_idx
     else:
         padding_idx = -1
+    if max_norm is not None:  # the rows looked up are renormalized in place first, as torch does
+        from .. import embedding_renorm_
+        embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     return _ops.call("embedding", weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The sum, mean or max of each bag of embeddings: bags are the rows of a 2-D input, or the runs
+    of a 1-D input starting at offsets (include_last_offset: offsets also holds the end). padding_idx
+    entries count for nothing (nor in a mean's size); an empty bag gives zeros; per_sample_weights
+    scale the embeddings (mode 'sum' only). offsets starts at 0; with include_last_offset its last
+    element is the input's size (torch's CSR form). Composed of embedding and index_add /
+    scatter_reduce."""
+    from .. import arange, bucketize, float32, zeros
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, got {mode!r}")
+    if weight.dim() != 2:
+        raise ValueError(f"embedding_bag: weight has to be a 2-D tensor, but got {weight.dim()}-D")
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                      "on GitHub.")
+        if per_sample_weights.shape != input.shape:
+            raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
+                             f"then it must have the same shape as the input ({tuple(input.shape)})")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences.")
+        bags, length = input.shape
+        offsets = arange(0, bags * length, length if length else 1, device=input.device)[:bags]
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+        include_last_offset = False
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        if offsets.numel() and int(offsets[0]) != 0:
+            raise ValueError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                             f"position 0. However, got {int(offsets[0])}")
+        if include_last_offset and (offsets.numel() == 0 or int(offsets[-1]) != input.numel()):
+            raise ValueError("embedding_bag: with include_last_offset=True the last offset is the end of the last bag "
+                             f"and must equal the input's size ({input.numel()})")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if padding_idx is not None:
+        rows = weight.shape[0]
+        if not -rows <= padding_idx < rows:
+            raise AssertionError("padding_idx must be within the number of embeddings")
+        padding_idx = padding_idx + rows if padding_idx < 0 else padding_idx
+    starts = offsets[:-1] if include_last_offset else offsets
+    bags = starts.numel()
+    n = input.numel()
+    position = arange(n, device=input.device)
+    bag = bucketize(position, starts, right=True) - 1  # the bag each position belongs to (-1: before the first)
+    valid = bag >= 0
+    if padding_idx is not None:
+        valid = valid & (input != padding_idx)
+    rows = embedding(input, weight, None, max_norm, norm_type, scale_grad_by_freq, sparse)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    bag, rows = bag[valid], rows[valid]
+    dim = weight.shape[1]
+    counts = zeros(bags, dtype=float32, device=input.device).index_add(0, bag, bag.new_ones(bag.shape).float())
+    if mode == "max":
+        empty_bags = (counts == 0).unsqueeze(1)
+        lowest = zeros(bags, dim, dtype=weight.dtype, device=weight.device).fill_(float("-inf"))
+        out = lowest.scatter_reduce(0, bag.unsqueeze(1).expand(-1, dim), rows, "amax")
+        return out.masked_fill(empty_bags, 0.0)
+    out = zeros(bags, dim, dtype=rows.dtype, device=weight.device).index_add(0, bag, rows)
+    if mode == "mean":
+        out = out / counts.clamp_min(1.0).to(out.dtype).unsqueeze(1)
+    return out
 
 
 # ---- normalization, losses and attention ----

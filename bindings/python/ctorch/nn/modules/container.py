@@ -1,10 +1,12 @@
-"""Sequential, ModuleList, ModuleDict, ParameterList and ParameterDict (torch.nn's containers)."""
+"""Sequential, ModuleList, ModuleDict, ParameterList and ParameterDict (torch.nn's containers), and
+the deprecated Container."""
 
 import collections
+import warnings
 
 from .module import Module
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Container"]
 
 
 def _index(i, n, kind):
@@ -247,3 +249,14 @@ class ParameterDict(Module):
     def update(self, parameters):
         for key, value in (parameters.items() if hasattr(parameters, "items") else parameters):
             self[key] = value
+
+
+class Container(Module):
+    """torch's deprecated Container: a Module holding the modules given as keyword arguments."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented in nn.Module. "
+                      "Subclass that instead.")
+        for key, value in kwargs.items():
+            self.add_module(key, value)

@@ -1,10 +1,11 @@
-"""LayerNorm, GroupNorm, RMSNorm and LocalResponseNorm (torch.nn's of those names)."""
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm and CrossMapLRN2d (torch.nn's of those names)."""
 
+from ...autograd import Function
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 class LayerNorm(Module):
@@ -88,6 +89,70 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+def _cross_map_scale(input, size, alpha, k):
+    """k + alpha / size * s, s the sum of squares over torch's channel window for each channel:
+    [c - p + 1, c + p - 1] (p = (size - 1) // 2 + 1, clipped to the input), where channel 0, once in
+    the window, never leaves it (torch's recurrence subtracts the channel before the window from the
+    second step on). Prefix sums over the channels."""
+    from ... import arange, cat
+    channels = input.shape[1]
+    pre = (size - 1) // 2 + 1
+    squares = input * input
+    prefix = cat([squares.narrow(1, 0, 1) * 0, squares.cumsum(1)], 1)  # prefix[i]: channels [0, i)
+    c = arange(channels, device=input.device)
+    hi = (c + pre).clamp_max(channels)  # one past the window's last channel
+    lo = (c - pre + 1).clamp_min(0).masked_fill(c <= pre, 0)
+    window = prefix.index_select(1, hi) - prefix.index_select(1, lo)
+    keeps_first = (c > pre).to(input.dtype).reshape(1, -1, 1, 1)
+    return k + alpha / size * (window + keeps_first * squares.narrow(1, 0, 1))
+
+
+class _CrossMapLRN2dFunction(Function):
+    """torch's CrossMapLRN2d computes its gradient for the symmetric window (size channels around
+    each, starting int(size - (size - 1) / 2) before it), not for the window its forward sums: this
+    backward is that one, so gradients match torch's."""
+
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        scale = _cross_map_scale(input, size, alpha, k)
+        output = input * scale ** -beta
+        ctx.save_for_backward(input, output, scale)
+        ctx.size, ctx.alpha, ctx.beta = size, alpha, beta
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from ... import arange, cat
+        input, output, scale = ctx.saved_tensors
+        size, channels = ctx.size, input.shape[1]
+        before = int(size - (size - 1) / 2)  # torch's inversePrePad, in its float arithmetic
+        ratio = grad_output * output / scale
+        prefix = cat([ratio.narrow(1, 0, 1) * 0, ratio.cumsum(1)], 1)
+        c = arange(channels, device=input.device)
+        lo = (c - before).clamp(0, channels)
+        hi = (c - before + size).clamp(0, channels)
+        window = prefix.index_select(1, hi) - prefix.index_select(1, lo)
+        grad = scale ** -ctx.beta * grad_output - 2 * ctx.alpha * ctx.beta / size * input * window
+        return grad, None, None, None, None
+
+
+class CrossMapLRN2d(Module):
+    """The legacy cross-channel LRN of [N, C, H, W] input: x / (k + alpha / size * s) ** beta over
+    torch's channel windows (see _cross_map_scale), with torch's gradient."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        if input.dim() != 4:  # torch asserts
+            raise AssertionError(f"CrossMapLRN2d: expected a 4-D input [N, C, H, W], got {input.dim()}-D")
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
