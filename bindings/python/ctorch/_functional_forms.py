@@ -10,7 +10,7 @@ from ._tensor import Tensor
 __all__ = ["celu_", "selu_", "threshold_", "rrelu", "rrelu_", "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "dropout_",
            "channel_shuffle", "native_channel_shuffle", "embedding_renorm_", "native_dropout", "native_layer_norm",
-           "native_batch_norm", "native_group_norm", "norm_except_dim", "fill"]
+           "native_batch_norm", "native_group_norm", "norm_except_dim", "fill", "ctc_loss"]
 
 
 def _F():
@@ -170,3 +170,9 @@ def fill(input, value):
 
 
 del math
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    """torch.ctc_loss: F.ctc_loss with reduction as aten's int (0 none, 1 mean, 2 sum) or a name."""
+    name = {0: "none", 1: "mean", 2: "sum"}.get(reduction, reduction)
+    return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, name, zero_infinity)

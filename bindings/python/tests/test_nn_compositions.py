@@ -165,3 +165,49 @@ def test_container_holds_its_keyword_modules():
     with pytest.warns(UserWarning, match="deprecated"):
         c = ctorch.nn.Container(a=ctorch.nn.Linear(2, 2), b=ctorch.nn.ReLU())
     assert [n for n, _ in c.named_children()] == ["a", "b"] and len(list(c.parameters())) == 2
+
+
+CTC_STEPS, CTC_BATCH, CTC_CLASSES = 12, 3, 5
+CTC_LOGITS = RNG.standard_normal((CTC_STEPS, CTC_BATCH, CTC_CLASSES))
+CTC_TARGETS = np.array([[1, 2, 2, 0], [3, 1, 0, 0], [4, 4, 4, 4]])  # padded; 2 2 needs a blank between
+CTC_CONCATENATED = np.array([1, 2, 2, 3, 1, 4, 4, 4, 4])
+
+
+def _ctc_run(m, logits, targets, input_lengths, target_lengths, through_softmax=False, **kw):
+    x = m.tensor(logits, requires_grad=True)
+    log_probs = x.log_softmax(2) if through_softmax else m.tensor(logits).log_softmax(2).requires_grad_()
+    leaf = x if through_softmax else log_probs
+    loss = m.nn.functional.ctc_loss(log_probs, m.tensor(targets), input_lengths, target_lengths, **kw)
+    loss.sum().backward()
+    return loss.detach().numpy(), leaf.grad.numpy()
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_and_its_gradient_match_torch(reduction, zero_infinity):
+    for args in [(CTC_TARGETS, (12, 9, 10), (3, 2, 4)),  # every alignment possible
+                 (CTC_CONCATENATED, [12, 9, 5], [3, 2, 4])]:  # 4 4 4 4 in 5 steps is impossible: an infinite loss
+        if not zero_infinity and args[1][2] == 5:
+            continue  # torch's gradient of an infinite loss is NaN; zero_infinity is how to train with one
+        got = _ctc_run(ctorch, CTC_LOGITS, *args, reduction=reduction, zero_infinity=zero_infinity)
+        want = _ctc_run(torch, CTC_LOGITS, *args, reduction=reduction, zero_infinity=zero_infinity)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+
+
+def test_ctc_loss_through_log_softmax_unbatched_and_module():
+    got = _ctc_run(ctorch, CTC_LOGITS, CTC_TARGETS, [12, 9, 10], [3, 2, 4], through_softmax=True)
+    want = _ctc_run(torch, CTC_LOGITS, CTC_TARGETS, [12, 9, 10], [3, 2, 4], through_softmax=True)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+    losses = []
+    for m in (ctorch, torch):
+        lp = m.tensor(CTC_LOGITS[:, 0]).log_softmax(1)
+        losses.append(float(m.nn.CTCLoss(blank=4)(lp, m.tensor([1, 2, 1]), (12,), (3,))))
+        losses.append(float(m.ctc_loss(lp.unsqueeze(1), m.tensor([[1, 2, 1]]), [12], [3], 4, 2, False)))
+    np.testing.assert_allclose(losses[:2], losses[2:], rtol=1e-12)
+    lp = ctorch.tensor(CTC_LOGITS).log_softmax(2)
+    with pytest.raises(RuntimeError, match="input_lengths"):
+        ctorch.nn.functional.ctc_loss(lp, ctorch.tensor(CTC_TARGETS), [13, 9, 10], [3, 2, 4])
+    with pytest.raises(RuntimeError, match="blank"):
+        ctorch.nn.functional.ctc_loss(lp, ctorch.tensor(CTC_TARGETS), [12, 9, 10], [3, 2, 4], blank=5)

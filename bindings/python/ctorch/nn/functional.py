@@ -745,6 +745,9 @@ def pad(input, pad, mode="constant", value=None):
 # here: the Lp pools, local response norm, channel shuffle, the alpha dropouts, rrelu and the
 # multi-class margin losses.
 
+from ._ctc import ctc_loss  # noqa: E402
+
+
 def _reduced(loss, reduction):
     if reduction == "none":
         return loss

@@ -15,7 +15,7 @@ from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
                    HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
                    MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
-                   TripletMarginWithDistanceLoss, NLLLoss2d, MultiMarginLoss, MultiLabelMarginLoss)
+                   TripletMarginWithDistanceLoss, NLLLoss2d, MultiMarginLoss, MultiLabelMarginLoss, CTCLoss)
 from .module import Module
 from .normalization import CrossMapLRN2d, GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from . import padding as _padding
@@ -52,4 +52,4 @@ __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "Av
            "LazyInstanceNorm3d",
            "Conv3d", "ConvTranspose1d", "ConvTranspose3d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose3d",
            "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-           "Fold", "Unfold", "SyncBatchNorm", "Container", "CrossMapLRN2d", "EmbeddingBag"] + _padding.__all__
+           "Fold", "Unfold", "SyncBatchNorm", "Container", "CrossMapLRN2d", "EmbeddingBag", "CTCLoss"] + _padding.__all__
