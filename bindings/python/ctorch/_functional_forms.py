@@ -10,7 +10,8 @@ from ._tensor import Tensor
 __all__ = ["celu_", "selu_", "threshold_", "rrelu", "rrelu_", "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "dropout_",
            "channel_shuffle", "native_channel_shuffle", "embedding_renorm_", "native_dropout", "native_layer_norm",
-           "native_batch_norm", "native_group_norm", "norm_except_dim", "fill", "ctc_loss"]
+           "native_batch_norm", "native_group_norm", "norm_except_dim", "fill", "ctc_loss", "affine_grid_generator", "grid_sampler",
+           "grid_sampler_2d", "grid_sampler_3d"]
 
 
 def _F():
@@ -176,3 +177,26 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """torch.ctc_loss: F.ctc_loss with reduction as aten's int (0 none, 1 mean, 2 sum) or a name."""
     name = {0: "none", 1: "mean", 2: "sum"}.get(reduction, reduction)
     return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, name, zero_infinity)
+
+
+def affine_grid_generator(theta, size, align_corners):
+    return _F().affine_grid(theta, size, align_corners)
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """grid_sample with aten's int modes (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0
+    zeros, 1 border, 2 reflection)."""
+    from .nn import _grid
+    return _grid.grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != 4:
+        raise RuntimeError(f"grid_sampler_2d(): expected 4D input, got {input.dim()}D")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != 5:
+        raise RuntimeError(f"grid_sampler_3d(): expected 5D input, got {input.dim()}D")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)

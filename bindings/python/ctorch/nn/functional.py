@@ -746,6 +746,70 @@ def pad(input, pad, mode="constant", value=None):
 # multi-class margin losses.
 
 from ._ctc import ctc_loss  # noqa: E402
+from ._grid import affine_grid, grid_sample  # noqa: E402,F401
+
+
+def pdist(input, p=2):
+    from .. import pdist as _pdist
+    return _pdist(input, p)
+
+
+# ---- torch.nn.functional's helpers for __torch_function__ overrides and argument checks. ctorch's
+# Tensor defines no __torch_function__, so only objects of classes that do (a user's tensor-like
+# wrapper) count as overrides.
+
+def _overloaded(args):
+    types = []
+    for a in args:
+        t = type(a)
+        if hasattr(t, "__torch_function__") and t not in types:
+            # a subclass is asked before its base, as torch orders them
+            at = next((i for i, u in enumerate(types) if issubclass(t, u)), len(types))
+            types.insert(at, t)
+    return types
+
+
+def has_torch_function(relevant_args):
+    return bool(_overloaded(relevant_args))
+
+
+def has_torch_function_unary(arg):
+    return has_torch_function((arg,))
+
+
+def has_torch_function_variadic(*args):
+    return has_torch_function(args)
+
+
+def handle_torch_function(public_api, relevant_args, *args, **kwargs):
+    """Calls __torch_function__ of the overriding classes among relevant_args (subclasses first)
+    until one does not return NotImplemented, as torch.overrides.handle_torch_function."""
+    types = _overloaded(relevant_args)
+    for t in types:
+        result = t.__torch_function__(public_api, tuple(types), args, kwargs)
+        if result is not NotImplemented:
+            return result
+    name = getattr(public_api, "__name__", str(public_api))
+    raise TypeError(f"no implementation found for '{name}' on types that implement __torch_function__: "
+                    f"{[t for t in types]}")
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
+
+
+def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, module_name=None, func_name=None):
+    """A function calling if_true or if_false by the boolean argument arg_name (keyword, or positional
+    at arg_index; default when absent), as torch's _jit_internal.boolean_dispatch."""
+    def fn(*args, **kwargs):
+        flag = kwargs[arg_name] if arg_name in kwargs else (args[arg_index] if arg_index < len(args) else default)
+        return if_true(*args, **kwargs) if flag else if_false(*args, **kwargs)
+    if module_name is not None:
+        fn.__module__ = module_name
+    if func_name is not None:
+        fn.__name__ = func_name
+    fn.__doc__ = if_true.__doc__ or if_false.__doc__
+    return fn
 
 
 def _reduced(loss, reduction):
