@@ -211,3 +211,62 @@ def test_ctc_loss_through_log_softmax_unbatched_and_module():
         ctorch.nn.functional.ctc_loss(lp, ctorch.tensor(CTC_TARGETS), [13, 9, 10], [3, 2, 4])
     with pytest.raises(RuntimeError, match="blank"):
         ctorch.nn.functional.ctc_loss(lp, ctorch.tensor(CTC_TARGETS), [12, 9, 10], [3, 2, 4], blank=5)
+
+
+FRACTIONAL = [(2, (2, 3, 9, 11), 3, dict(output_size=(4, 5))), (2, (3, 10, 7), (2, 3), dict(output_ratio=0.5)),
+              (3, (2, 2, 7, 8, 9), 2, dict(output_size=(3, 4, 5))), (2, (1, 1, 5, 5), 2, dict(output_size=1))]
+
+
+@pytest.mark.parametrize("dims,shape,kernel,size", FRACTIONAL)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_fractional_max_pool_matches_torch_given_the_samples(dims, shape, kernel, size, dtype):
+    x = RNG.standard_normal(shape).astype(dtype)
+    batch = 1 if len(shape) == dims + 1 else shape[0]
+    samples = RNG.random((batch, shape[-dims - 1], dims)).astype(dtype)  # torch's order: W, H (2-D); D, H, W
+    results = []
+    for m in (ctorch, torch):
+        xt = m.tensor(x, requires_grad=True)
+        pool = getattr(m.nn.functional, f"fractional_max_pool{dims}d")
+        values, indices = pool(xt, kernel, return_indices=True, _random_samples=m.tensor(samples), **size)
+        (values * values).sum().backward()
+        results.append((values.detach().numpy(), indices.numpy(), xt.grad.numpy()))
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)  # the same windows, in the input's dtype: bit for bit
+
+
+def test_fractional_max_pool_modules_draw_their_samples():
+    pool = ctorch.nn.FractionalMaxPool2d(3, output_ratio=0.5, return_indices=True)
+    values, indices = pool(ctorch.randn(2, 3, 10, 12))
+    assert values.shape == indices.shape == (2, 3, 5, 6)
+    assert ctorch.nn.FractionalMaxPool3d(2, output_size=3)(ctorch.randn(1, 2, 6, 6, 6)).shape == (1, 2, 3, 3, 3)
+    with pytest.raises(ValueError):
+        ctorch.nn.FractionalMaxPool2d(2)
+    with pytest.raises(ValueError):
+        ctorch.nn.FractionalMaxPool2d(2, output_ratio=1.5)
+    with pytest.raises(RuntimeError, match="too large"):
+        ctorch.nn.functional.fractional_max_pool2d(ctorch.randn(1, 1, 4, 4), 3, output_size=3)
+
+
+def test_adaptive_log_softmax_with_loss_matches_torch():
+    torch.manual_seed(0)
+    reference = torch.nn.AdaptiveLogSoftmaxWithLoss(16, 20, [4, 10, 15], div_value=2.0, head_bias=True).double()
+    module = ctorch.nn.AdaptiveLogSoftmaxWithLoss(16, 20, [4, 10, 15], div_value=2.0, head_bias=True).double()
+    assert [n for n, _ in module.named_parameters()] == [n for n, _ in reference.named_parameters()]
+    module.load_state_dict({k: ctorch.tensor(v.detach().numpy()) for k, v in reference.state_dict().items()})
+    x = RNG.standard_normal((7, 16))
+    y = np.array([0, 3, 5, 12, 19, 9, 16])  # the head's shortlist and all three clusters
+    results = []
+    for m, net in ((ctorch, module), (torch, reference)):
+        xt = m.tensor(x, requires_grad=True)
+        out = net(xt, m.tensor(y))
+        out.loss.backward()
+        single = net(xt[0].detach(), m.tensor(y[0])).output
+        results.append([out.output.detach().numpy(), out.loss.detach().numpy(), xt.grad.numpy(),
+                        net.log_prob(xt).detach().numpy(), net.predict(xt).numpy(), single.detach().numpy()]
+                       + [p.grad.numpy() for p in net.parameters()])
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    with pytest.raises(RuntimeError, match="Target values"):
+        module(ctorch.tensor(x), ctorch.tensor([0, 1, 2, 3, 4, 5, 20]))
+    with pytest.raises(ValueError):
+        ctorch.nn.AdaptiveLogSoftmaxWithLoss(16, 20, [10, 4])

@@ -3,6 +3,7 @@
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus,
                          Softmax2d, Softshrink, Softsign, Tanh, Tanhshrink, Threshold, RReLU)
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
                         SyncBatchNorm)
 from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -22,7 +23,8 @@ from . import padding as _padding
 from .padding import *  # noqa: F401,F403
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
-                      AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, Fold, LPPool1d, LPPool2d, MaxPool1d, MaxPool2d,
+                      AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, Fold, FractionalMaxPool2d,
+                      FractionalMaxPool3d, LPPool1d, LPPool2d, MaxPool1d, MaxPool2d,
                       MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, Unfold, Upsample, UpsamplingBilinear2d,
                       UpsamplingNearest2d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -52,4 +54,5 @@ __all__ = ["Module", "Linear", "Identity", "Flatten", "Conv2d", "MaxPool2d", "Av
            "LazyInstanceNorm3d",
            "Conv3d", "ConvTranspose1d", "ConvTranspose3d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose3d",
            "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-           "Fold", "Unfold", "SyncBatchNorm", "Container", "CrossMapLRN2d", "EmbeddingBag", "CTCLoss"] + _padding.__all__
+           "Fold", "Unfold", "SyncBatchNorm", "Container", "CrossMapLRN2d", "EmbeddingBag", "CTCLoss",
+           "FractionalMaxPool2d", "FractionalMaxPool3d", "AdaptiveLogSoftmaxWithLoss"] + _padding.__all__
