@@ -31,12 +31,12 @@ LEFT_OUT = {
     r"prepare_multiprocessing_environment)$": "not torch's API: typing names, loop leftovers and internals in its namespace",
     r"^storage$|^storage_type$|typed_storage|^share_memory_$|^is_shared$|^set_$": "storages (ctorch exposes memory through numpy and DLPack)",
     r"xpu|ipu|hpu|mps|vulkan|mkldnn|miopen|cudnn|mtia|^is_ort|^ort|^is_xla|^xla|^is_ve$|^ve$|nested|^to_padded": "other devices and backends",
-    r"^is_(conj|neg)$|^conj_physical|^resolve_(conj|neg)|^_conj|view_as_(real|complex)|^imag$|^real$|^angle$|^polar$|^complex$": "complex tensors",
+    r"^is_(conj|neg)$|^conj_physical|^resolve_(conj|neg)|^_conj|view_as_(real|complex)|^imag$|^real$|^angle$|^polar$|^complex$|^cdouble$|^cfloat$|^chalf$": "complex tensors",
 }
 
 # How many names the package had when each floor was last raised (against torch 1.13): a change that
 # removes a name fails, and an addition should raise its floor. The goal is 95% of each namespace.
-FLOORS = {"Tensor methods": 471, "torch functions": 522, "torch.nn.functional": 123, "torch.nn modules": 155,
+FLOORS = {"Tensor methods": 491, "torch functions": 525, "torch.nn.functional": 123, "torch.nn modules": 155,
           "torch.optim": 26}
 
 

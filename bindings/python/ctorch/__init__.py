@@ -70,7 +70,7 @@ autocast_decrement_nesting = amp.decrement_nesting
 from . import linalg, special
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
-                     iinfo, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
+                     iinfo, int, int8, int16, int32, int64, layout, long, set_default_dtype, short, strided, uint8)
 from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                       IntTensor, LongTensor, ShortTensor)
 from ._errors import (BackendError, DeviceError, DTypeError, Error, FileError, FormatError, GraphBreakError, GuardError,
@@ -111,6 +111,8 @@ _C.ct_init(_C.CT_ABI_VERSION)
 _ops_shape._install()
 from . import _inplace  # noqa: E402
 _inplace._install()
+from . import _inplace_views  # noqa: E402
+_inplace_views._install()
 # An allocation that fails runs gc.collect() and is retried: tensors kept only by reference cycles
 # are freed first (ct_set_memory_pressure_handler).
 _C.ct_py_install_gc_on_memory_pressure()

@@ -25,6 +25,24 @@ class dtype:
         return self.name
 
 
+class layout:
+    """A memory layout. ctorch's tensors are all strided (dense, with a stride per dim): torch's
+    sparse and mkldnn layouts are left out."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "ctorch." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+strided = layout("strided")
+
 _py_bool = bool
 bool = dtype(_C.CT_BOOL, "bool", False, False)
 uint8 = dtype(_C.CT_UINT8, "uint8", False, False)

@@ -11,7 +11,7 @@ __all__ = ["celu_", "selu_", "threshold_", "rrelu", "rrelu_", "alpha_dropout", "
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "dropout_",
            "channel_shuffle", "native_channel_shuffle", "embedding_renorm_", "native_dropout", "native_layer_norm",
            "native_batch_norm", "native_group_norm", "norm_except_dim", "fill", "ctc_loss", "affine_grid_generator", "grid_sampler",
-           "grid_sampler_2d", "grid_sampler_3d"]
+           "grid_sampler_2d", "grid_sampler_3d", "detach_", "resize_as_", "addmv_"]
 
 
 def _F():
@@ -200,3 +200,15 @@ def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners
     if input.dim() != 5:
         raise RuntimeError(f"grid_sampler_3d(): expected 5D input, got {input.dim()}D")
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def detach_(input):
+    return input.detach_()
+
+
+def resize_as_(input, the_template, memory_format=None):
+    return input.resize_as_(the_template)
+
+
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    return input.addmv_(mat, vec, beta=beta, alpha=alpha)

@@ -597,6 +597,39 @@ class Tensor:
     def is_cpu(self):
         return self.device.type == "cpu"
 
+    @property
+    def layout(self):
+        from ._dtype import strided
+        return strided  # every ctorch tensor is dense and strided
+
+    def dense_dim(self):
+        """The number of dense dims: all of them (ctorch has no sparse tensors)."""
+        return self.dim()
+
+    def is_distributed(self):
+        return False
+
+    def as_subclass(self, cls):
+        """This tensor (the same storage and autograd history) as an instance of cls, a Tensor subclass."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass: cls must be a subclass of ctorch.Tensor, got {cls!r}")
+        t = _new(cls)
+        _C.ct_tensor_retain(self._h)
+        t._h = self._h
+        return t
+
+    @property
+    def volatile(self):
+        """Removed in torch 0.4 (use no_grad): always False, with torch's warning."""
+        import warnings
+        warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+        return False
+
+    def reinforce(self, reward):
+        """Removed (as in torch): raises, saying what to write instead."""
+        raise RuntimeError("reinforce() was removed: sample the action from its probabilities (multinomial), and "
+                           "backpropagate -log(probs[action]) * reward as the loss")
+
     def ndimension(self):
         return self.dim()
 

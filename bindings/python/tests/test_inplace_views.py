@@ -1,0 +1,83 @@
+"""Tensor methods that change sizes or autograd identity in place (t_, transpose_, swapaxes_,
+squeeze_, unsqueeze_, resize_, resize_as_, detach_), the element-wise callbacks (apply_, map_,
+map2_) and the layout and legacy attributes, against torch."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+ctorch = pytest.importorskip("ctorch")
+torch = pytest.importorskip("torch")
+
+X = np.arange(6.0).reshape(2, 3)
+
+STEPS = {
+    "t_": lambda t: t.t_(),
+    "transpose_": lambda t: t.unsqueeze(0).transpose_(0, 2),
+    "swapaxes_": lambda t: t.swapaxes_(0, 1),
+    "swapdims_": lambda t: t.swapdims_(1, 0),
+    "squeeze_": lambda t: t.reshape(1, 2, 1, 3).squeeze_(),
+    "squeeze_dim": lambda t: t.reshape(1, 2, 1, 3).squeeze_(2),
+    "unsqueeze_": lambda t: t.unsqueeze_(1),
+    "resize_smaller": lambda t: t.resize_(2, 2),
+    "resize_larger_prefix": lambda t: t.resize_(8)[:6],
+    "resize_as_": lambda t: t.resize_as_(torch.zeros(3, 2) if isinstance(t, torch.Tensor) else ctorch.zeros(3, 2)),
+    "apply_": lambda t: t.apply_(lambda v: v * v - 1),
+    "map_": lambda t: t.map_(t.new_tensor([1.0, 2.0, 3.0]), lambda a, b: a * b),
+    "map2_": lambda t: t.map2_(t.new_tensor(2.0), t.new_tensor([[1.0], [0.0]]), lambda a, b, c: a * b + c),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STEPS))
+def test_matches_torch(name):
+    got, want = STEPS[name](ctorch.tensor(X)), STEPS[name](torch.tensor(X))
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_the_tensor_itself_changes_and_shares_its_storage():
+    x = ctorch.tensor(X)
+    flat = x.view(-1)
+    same = x.t_()
+    assert same is x and x.shape == (3, 2) and not x.is_contiguous()
+    x.mul_(2)  # through the transposed view: flat (the old view) sees it
+    assert flat.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+
+
+def test_autograd_rules():
+    leaf = ctorch.ones(2, 2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        leaf.t_()
+    with pytest.raises(RuntimeError, match="resize"):
+        leaf.resize_(4)
+    y = leaf * ctorch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    y.t_()
+    (y * ctorch.tensor([[1.0, 0.0], [0.0, 0.0]])).sum().backward()
+    assert leaf.grad.tolist() == [[1.0, 0.0], [0.0, 0.0]]
+    z = leaf * 3
+    assert z.detach_() is z and not z.requires_grad and z.grad_fn is None
+    with ctorch.no_grad():
+        leaf.t_()  # allowed where nothing is recorded, as in torch
+
+
+def test_attributes():
+    x = ctorch.ones(2, 3, requires_grad=True)
+    assert x.layout is ctorch.strided and repr(ctorch.strided) == "ctorch.strided"
+    assert x.dense_dim() == 2 and x.is_distributed() is False
+
+    class Marked(ctorch.Tensor):
+        pass
+
+    marked = x.as_subclass(Marked)
+    assert type(marked) is Marked and marked.requires_grad and marked.shape == x.shape
+    with pytest.raises(TypeError):
+        x.as_subclass(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert x.volatile is False and caught
+    with pytest.raises(RuntimeError, match="removed"):
+        x.reinforce(1.0)
+    with pytest.raises(RuntimeError):
+        x.resize(5)
+    assert ctorch.detach_(x * 1).requires_grad is False
