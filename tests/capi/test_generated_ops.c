@@ -314,6 +314,18 @@ static void test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory(vo
   RELEASE(img, out);
 }
 
+static void test_lcm_of_the_most_negative_int_does_not_divide_by_minus_one(void) {
+  /* Found by the sequence fuzzer: gcd(INT32_MIN, 5) is -1 (abs leaves INT32_MIN negative, as in
+   * PyTorch), and lcm divided INT32_MIN by it, which overflows (a trap on x86). */
+  ct_tensor *a = T(CT_INT32, S(3), -2147483648.0, 12, -2147483648.0), *b = T(CT_INT32, S(3), 5, -8, -1);
+  ct_tensor *l = NULL, *g = NULL;
+  CHECK_OK(ct_tensor_lcm(a, b, &l));
+  CHECK_TENSOR(l, CT_INT32, S(3), -2147483648.0, 24, -2147483648.0);
+  CHECK_OK(ct_tensor_gcd(a, b, &g));
+  CHECK_TENSOR(g, CT_INT32, S(3), -1, 4, 1);
+  RELEASE(a, b, l, g);
+}
+
 static void test_volumes_and_fold(void) {
   /* One 2 x 2 x 2 volume holding 0..8: a kernel of ones sums it; the max pool finds 7 at 7. */
   ct_tensor *v = T(CT_FLOAT32, S(1, 1, 2, 2, 2), 0, 1, 2, 3, 4, 5, 6, 7), *ones = NULL, *y = NULL;
@@ -395,6 +407,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_pixel_shuffle_of_a_factor_whose_square_overflows_fails),
     CAPI_TEST(test_upsample_with_a_scale_past_the_input_clamps_to_its_edge),
     CAPI_TEST(test_volumes_and_fold),
+    CAPI_TEST(test_lcm_of_the_most_negative_int_does_not_divide_by_minus_one),
     CAPI_TEST(test_combinations_of_more_than_there_are_is_empty_whatever_r),
     CAPI_TEST(test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory),
     CAPI_TEST(test_extrema_nansum_isclose_fill),

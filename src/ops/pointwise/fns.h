@@ -150,14 +150,30 @@ struct Fmin {
     return em::is_nan(a) ? b : em::is_nan(b) ? a : a <= b ? a : b;
   }
 };
-// Integers only: Euclid's algorithm on the magnitudes; gcd(0, 0) = 0, lcm(x, 0) = 0.
+// Integers only: Euclid's algorithm on the magnitudes; gcd(0, 0) = 0, lcm(x, 0) = 0. As in PyTorch,
+// the most negative value keeps its sign through abs, so a gcd may come out -1; a remainder or a
+// quotient by -1 (which for that value overflows: undefined, a trap on x86) is taken as negation.
+template <typename T>
+CT_ELEMENT T rem_or_zero(T a, T b) {
+  if constexpr (T(-1) < T(0)) {
+    if (b == T(-1)) return T(0);
+  }
+  return a % b;
+}
+template <typename T>
+CT_ELEMENT T quotient(T a, T b) {
+  if constexpr (T(-1) < T(0)) {
+    if (b == T(-1)) return em::wrap_sub(T(0), a);
+  }
+  return T(a / b);
+}
 struct Gcd {
   template <typename T> CT_ELEMENT T operator()(T a, T b) const {
     a = em::wrap_abs(a);
     b = em::wrap_abs(b);
     while (a != T(0)) {
       const T c = a;
-      a = b % a;
+      a = rem_or_zero(b, a);
       b = c;
     }
     return b;
@@ -167,7 +183,7 @@ struct Lcm {
   template <typename T> CT_ELEMENT T operator()(T a, T b) const {
     const T g = Gcd{}(a, b);
     if (g == T(0)) return T(0);
-    return em::wrap_abs(em::wrap_mul(T(a / g), b));
+    return em::wrap_abs(em::wrap_mul(quotient(a, g), b));
   }
 };
 
