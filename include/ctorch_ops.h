@@ -1908,6 +1908,19 @@ CT_API CT_NODISCARD ct_status ct_tensor_combinations(const ct_tensor* self, int6
                                                      ct_tensor** out);
 
 /*
+ * ct_tensor_as_strided - as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
+ *
+ *   storage_offset  NULL for None.
+ *   out             a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "as_strided".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_as_strided(const ct_tensor* self, const int64_t* size,
+                                                   size_t size_len, const int64_t* stride, size_t stride_len,
+                                                   const int64_t* storage_offset, ct_tensor** out);
+
+/*
  * ct_tensor_diag - diag(Tensor self, int diagonal=0) -> Tensor
  *
  *   diagonal  PyTorch's default: 0.

@@ -23,6 +23,7 @@ void define_views(Registry& r);
 void define_cat(Registry& r);
 void define_repeat(Registry& r);
 void define_combinations(Registry& r);
+void define_as_strided(Registry& r);
 void define_triangle(Registry& r);
 void define_moves(Registry& r);
 void define_pad(Registry& r);
@@ -86,6 +87,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_cat(r);
   ops::define_repeat(r);
   ops::define_combinations(r);
+  ops::define_as_strided(r);
   ops::define_triangle(r);
   ops::define_moves(r);
   ops::define_pad(r);

@@ -1610,6 +1610,18 @@ ct_status ct_tensor_combinations(const ct_tensor* self, int64_t r, int with_repl
   });
 }
 
+ct_status ct_tensor_as_strided(const ct_tensor* self, const int64_t* size, size_t size_len,
+                               const int64_t* stride, size_t stride_len, const int64_t* storage_offset,
+                               ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_as_strided";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "as_strided");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::int_list_arg(size, size_len, fn_, "size")),
+                      Value(capi::int_list_arg(stride, stride_len, fn_, "stride")),
+                      storage_offset ? Value(*storage_offset) : Value()});
+  });
+}
+
 ct_status ct_tensor_diag(const ct_tensor* self, int64_t diagonal, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_diag";
   return capi::tensor_result(out, fn_, [&] {

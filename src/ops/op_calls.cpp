@@ -1319,6 +1319,10 @@ Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
   static const OperatorDef& op_ = builtin_op("combinations");
   return call(op_, {self, r, with_replacement});
 }
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorDef& op_ = builtin_op("as_strided");
+  return call(op_, {self, size, stride, opt(storage_offset)});
+}
 Tensor tril(const Tensor& self, int64_t diagonal) {
   static const OperatorDef& op_ = builtin_op("tril");
   return call(op_, {self, diagonal});

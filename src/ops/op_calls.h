@@ -672,6 +672,8 @@ Tensor flipud(const Tensor& self);
 Tensor cartesian_prod(ArrayRef<const TensorImpl*> tensors);
 /// combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
 Tensor combinations(const Tensor& self, int64_t r = 2, bool with_replacement = false);
+/// as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset = std::nullopt);
 /// tril(Tensor self, int diagonal=0) -> Tensor
 Tensor tril(const Tensor& self, int64_t diagonal = 0);
 /// triu(Tensor self, int diagonal=0) -> Tensor

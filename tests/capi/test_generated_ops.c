@@ -326,6 +326,17 @@ static void test_lcm_of_the_most_negative_int_does_not_divide_by_minus_one(void)
   RELEASE(a, b, l, g);
 }
 
+static void test_as_strided_views_the_storage(void) {
+  ct_tensor *v = T(CT_FLOAT32, S(6), 0, 1, 2, 3, 4, 5), *w = NULL, *bad = SENTINEL;
+  const int64_t size[] = {2, 3}, stride[] = {2, 1}, offset = 1, past[] = {3, 3};
+  CHECK_OK(ct_tensor_as_strided(v, size, 2, stride, 2, &offset, &w)); /* overlapping rows [1 2 3], [3 4 5] */
+  CHECK_TENSOR(w, CT_FLOAT32, S(2, 3), 1, 2, 3, 3, 4, 5);
+  CHECK_STATUS(ct_tensor_as_strided(v, past, 2, stride, 2, NULL, &bad), CT_ERROR_SHAPE); /* reaches element 6 */
+  CHECK(bad == NULL);
+  CHECK_ERROR_CONTAINS("as_strided");
+  RELEASE(v, w);
+}
+
 static void test_volumes_and_fold(void) {
   /* One 2 x 2 x 2 volume holding 0..8: a kernel of ones sums it; the max pool finds 7 at 7. */
   ct_tensor *v = T(CT_FLOAT32, S(1, 1, 2, 2, 2), 0, 1, 2, 3, 4, 5, 6, 7), *ones = NULL, *y = NULL;
@@ -407,6 +418,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_pixel_shuffle_of_a_factor_whose_square_overflows_fails),
     CAPI_TEST(test_upsample_with_a_scale_past_the_input_clamps_to_its_edge),
     CAPI_TEST(test_volumes_and_fold),
+    CAPI_TEST(test_as_strided_views_the_storage),
     CAPI_TEST(test_lcm_of_the_most_negative_int_does_not_divide_by_minus_one),
     CAPI_TEST(test_combinations_of_more_than_there_are_is_empty_whatever_r),
     CAPI_TEST(test_upsample_of_an_empty_batch_to_a_huge_size_runs_out_of_memory),

@@ -143,4 +143,14 @@ class NnFunctionsTest {
       assertTrue(e.getMessage().contains("conv3d"), e.getMessage());
     }
   }
+
+  @Test
+  void asStridedViewsTheStorage() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor v = Tensor.of(new float[] {0, 1, 2, 3, 4, 5});
+      close(new double[] {1, 2, 3, 3, 4, 5}, v.asStrided(new long[] {2, 3}, new long[] {2, 1}, 1L));
+      CTorchException e = assertThrows(CTorchException.class, () -> v.asStrided(new long[] {3, 3}, 2, 1));
+      assertTrue(e.getMessage().contains("as_strided"), e.getMessage());
+    }
+  }
 }

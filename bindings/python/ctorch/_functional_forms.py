@@ -11,7 +11,8 @@ __all__ = ["celu_", "selu_", "threshold_", "rrelu", "rrelu_", "alpha_dropout", "
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "dropout_",
            "channel_shuffle", "native_channel_shuffle", "embedding_renorm_", "native_dropout", "native_layer_norm",
            "native_batch_norm", "native_group_norm", "norm_except_dim", "fill", "ctc_loss", "affine_grid_generator", "grid_sampler",
-           "grid_sampler_2d", "grid_sampler_3d", "detach_", "resize_as_", "addmv_"]
+           "grid_sampler_2d", "grid_sampler_3d", "detach_", "resize_as_", "addmv_",
+           "as_strided_", "as_strided_copy", "as_strided_scatter", "empty_strided"]
 
 
 def _F():
@@ -212,3 +213,24 @@ def resize_as_(input, the_template, memory_format=None):
 
 def addmv_(input, mat, vec, *, beta=1, alpha=1):
     return input.addmv_(mat, vec, beta=beta, alpha=alpha)
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    return input.as_strided_(size, stride, storage_offset)
+
+
+def _views():
+    from . import _inplace_views
+    return _inplace_views
+
+
+def as_strided_copy(input, size, stride, storage_offset=None):
+    return _views().as_strided_copy(input, size, stride, storage_offset)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    return _views().as_strided_scatter(input, src, size, stride, storage_offset)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _views().empty_strided(size, stride, dtype=dtype, device=device, requires_grad=requires_grad)

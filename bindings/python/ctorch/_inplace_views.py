@@ -55,6 +55,12 @@ def unsqueeze_(self, dim):
     return _become(self, self.unsqueeze(dim))
 
 
+def as_strided_(self, size, stride, storage_offset=None):
+    """self becomes the view as_strided gives (its storage with this geometry)."""
+    _refuse_leaf(self)
+    return _become(self, self.as_strided(size, stride, storage_offset))
+
+
 def detach_(self):
     """Takes this tensor out of autograd: requires_grad False, no grad_fn (the storage is kept)."""
     return _become(self, self.detach())
@@ -136,9 +142,46 @@ def map2_(self, x, y, callable):
     return _elementwise(self, "map2_", [x, y], callable)
 
 
+def _strided_buffer(size, stride, dtype, device):
+    """A tensor of the given sizes and strides over fresh storage just large enough (offset 0)."""
+    from . import empty
+    size, stride = [int(s) for s in size], [int(s) for s in stride]
+    span = 0 if any(s == 0 for s in size) else 1 + sum((n - 1) * st for n, st in zip(size, stride))
+    return empty(span, dtype=dtype, device=device).as_strided(size, stride, 0)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialized tensor with the given sizes and strides, as torch.empty_strided."""
+    from . import get_default_dtype
+    t = _strided_buffer(size, stride, dtype or get_default_dtype(), device or "cpu")
+    return t.requires_grad_() if requires_grad else t
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    t = _strided_buffer(size, stride, dtype or self.dtype, device or self.device)
+    return t.requires_grad_() if requires_grad else t
+
+
+def as_strided_copy(input, size, stride, storage_offset=None):
+    return input.as_strided(size, stride, storage_offset).clone()
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of input (in fresh storage laid out as input's) with src written where
+    input.as_strided(size, stride, storage_offset) would view it."""
+    out = _strided_buffer(input.shape, input.stride(), input.dtype, input.device)
+    out.copy_(input)
+    offset = input.storage_offset() if storage_offset is None else storage_offset
+    out.as_strided(size, stride, offset - input.storage_offset()).copy_(src)
+    return out
+
+
 def _install():
-    for fn in (t_, transpose_, swapaxes_, squeeze_, unsqueeze_, detach_, resize_, resize_as_, resize, resize_as,
+    for fn in (t_, transpose_, swapaxes_, squeeze_, unsqueeze_, as_strided_, detach_, resize_, resize_as_, resize,
+               resize_as,
                apply_, map_, map2_):
         setattr(Tensor, fn.__name__, fn)
     Tensor.swapdims_ = swapdims_
+    Tensor.new_empty_strided = new_empty_strided
+    Tensor.as_strided_scatter = as_strided_scatter
 

@@ -23,6 +23,10 @@ STEPS = {
     "resize_smaller": lambda t: t.resize_(2, 2),
     "resize_larger_prefix": lambda t: t.resize_(8)[:6],
     "resize_as_": lambda t: t.resize_as_(torch.zeros(3, 2) if isinstance(t, torch.Tensor) else ctorch.zeros(3, 2)),
+    "as_strided_": lambda t: t.as_strided_((2, 2), (1, 3), 1),
+    "as_strided_copy": lambda t: (torch if isinstance(t, torch.Tensor) else ctorch).as_strided_copy(t, (2,), (4,), 1),
+    "as_strided_scatter": lambda t: t.as_strided_scatter(t.new_ones(2), (2,), (3,), 1),
+    "new_empty_strided": lambda t: t.new_empty_strided((2, 2), (1, 2)).fill_(1.0),
     "apply_": lambda t: t.apply_(lambda v: v * v - 1),
     "map_": lambda t: t.map_(t.new_tensor([1.0, 2.0, 3.0]), lambda a, b: a * b),
     "map2_": lambda t: t.map2_(t.new_tensor(2.0), t.new_tensor([[1.0], [0.0]]), lambda a, b, c: a * b + c),
@@ -81,3 +85,10 @@ def test_attributes():
     with pytest.raises(RuntimeError):
         x.resize(5)
     assert ctorch.detach_(x * 1).requires_grad is False
+
+
+def test_strided_factories_keep_their_strides():
+    for m in (ctorch, torch):
+        t = m.empty_strided((2, 3), (1, 2))
+        assert tuple(t.stride()) == (1, 2) and tuple(t.shape) == (2, 3)
+        assert tuple(m.tensor(X).new_empty_strided((3, 2), (1, 3)).stride()) == (1, 3)

@@ -986,6 +986,7 @@ SYMBOLIC_TODO = {
     "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d-none",  # symbolic output_size
     "adaptive_max_pool2d-none", "adaptive_avg_pool3d-none", "adaptive_max_pool3d-none",
     "max_unpool2d", "max_unpool3d",                               # output_size from the pooled sizes
+    "as_strided",                                                 # the storage's size is concrete only
 }
 
 

@@ -455,6 +455,9 @@ end
     counts = ops.col2im(ops.ones([1, 4, 4]), [3, 3], [2, 2], [1, 1], [0, 0], [1, 1])  # blocks over each pixel
     @test vec(Array(ops.reshape(counts, [9]))) == Float32[1, 2, 1, 2, 4, 2, 1, 2, 1]
     @test_throws CTorchError ops.conv3d(img, ones3)
+    strided = ops.as_strided(Tensor(Float32.(0:5)), [2, 3], [2, 1], 1)  # overlapping rows of one storage
+    @test vec(Array(ops.reshape(ops.contiguous(strided), [6]))) == Float32[1, 2, 3, 3, 4, 5]
+    @test_throws CTorchError ops.as_strided(Tensor(Float32.(0:5)), [3, 3], [2, 1])
     @test Array(ops.margin_ranking_loss(Tensor(Float32[1, 2]), Tensor(Float32[2, 1]), Tensor(Float32[1, 1])))[] ≈ 0.5f0
     v = Tensor([1.0, 4.0, 9.0, 16.0])
     @test Array(ops.diff(v)) == [3.0, 5.0, 7.0]

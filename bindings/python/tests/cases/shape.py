@@ -654,6 +654,24 @@ def unfold_cases():
     ]
 
 
+def as_strided_cases():
+    f = lambda m, a: a.as_strided((2, 2), (1, 2), 1)  # noqa: E731
+    return _common(f) + [
+        Case("overlapping", lambda m, a: a.as_strided((3, 4), (2, 1)), [In((12,))]),
+        Case("function", lambda m, a: m.as_strided(a, (2, 3), (0, 1), 2), [In((3, 4), "int64")]),
+        Case("zero_size", lambda m, a: a.as_strided((0, 5), (100, 1)), [In((3, 4))]),
+        Case("offset_default_of_a_view", lambda m, a: a[1:].as_strided((2,), (3,)), [In((3, 4))]),
+        Case("grad_overlap", lambda m, a: m.autograd.grad((a.requires_grad_().as_strided((3, 4), (2, 1), 1) ** 2).sum(),
+                                                          a)[0], [In((12,), "float64")]),
+        Case("grad_of_transposed", lambda m, a: m.autograd.grad(
+            (a.requires_grad_().t().as_strided((2, 2), (4, 1)) ** 2).sum(), a)[0], [In((3, 4), "float64")]),
+        Case("past_the_storage", lambda m, a: a.as_strided((4, 4), (4, 1)), [In((3, 4))]),
+        Case("length_mismatch", lambda m, a: a.as_strided((2, 2), (1,)), [In((3, 4))]),
+        Case("negative_stride", lambda m, a: a.as_strided((2,), (-1,), 3), [In((3, 4))]),
+        Case("negative_offset", lambda m, a: a.as_strided((2,), (1,), -1), [In((3, 4))]),
+    ]
+
+
 def ravel_cases():
     f = lambda m, a: m.ravel(a)  # noqa: E731
     return _common(f) + [
@@ -747,6 +765,7 @@ CASES = {
     "slice_scatter": view_scatter_cases("slice_scatter"),
     "select_scatter": view_scatter_cases("select_scatter"),
     "unfold": unfold_cases(),
+    "as_strided": as_strided_cases(),
     "ravel": ravel_cases(),
     "block_diag": block_diag_cases(),
     "cartesian_prod": cartesian_prod_cases(),

@@ -998,6 +998,7 @@ extern "C" {
     pub fn ct_tensor_flipud(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_cartesian_prod(tensors: *const *const ct_tensor, tensors_count: usize, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_combinations(self_: *const ct_tensor, r: i64, with_replacement: c_int, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_as_strided(self_: *const ct_tensor, size: *const i64, size_len: usize, stride: *const i64, stride_len: usize, storage_offset: *const i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_diag(self_: *const ct_tensor, diagonal: i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_diagflat(self_: *const ct_tensor, offset: i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_diagonal_scatter(self_: *const ct_tensor, src: *const ct_tensor, offset: i64, dim1: i64, dim2: i64, out: *mut *mut ct_tensor) -> ct_status;

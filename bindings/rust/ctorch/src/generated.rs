@@ -335,6 +335,7 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "flipud",
     "cartesian_prod",
     "combinations",
+    "as_strided",
     "tril",
     "triu",
     "diagonal",
@@ -3564,6 +3565,22 @@ impl Tensor {
     pub fn combinations_with(&self, r: i64, with_replacement: bool) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::int(r), arg::bool(with_replacement)];
         let [r] = call_n::<1>(c"combinations", &args)?;
+        Ok(r)
+    }
+
+    /// `as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)`
+    ///
+    /// Takes the defaults `storage_offset=None`; [`Tensor::as_strided_with`] takes every argument.
+    pub fn as_strided(&self, size: &[i64], stride: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(size), arg::ints(stride)];
+        let [r] = call_n::<1>(c"as_strided", &args)?;
+        Ok(r)
+    }
+
+    /// `as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)`: every argument (see [`Tensor::as_strided`]).
+    pub fn as_strided_with(&self, size: &[i64], stride: &[i64], storage_offset: Option<i64>) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(size), arg::ints(stride), arg::opt_int(storage_offset)];
+        let [r] = call_n::<1>(c"as_strided", &args)?;
         Ok(r)
     }
 

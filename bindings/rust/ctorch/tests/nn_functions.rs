@@ -142,3 +142,12 @@ fn volumes_transposed_1d_and_fold() {
     let err = Tensor::conv3d(&img, &ones).unwrap_err(); // [1, 1, 3, 3] is one volume of depth 1: too thin
     assert!(err.to_string().contains("conv3d"), "{err}");
 }
+
+#[test]
+fn as_strided_views_the_storage() {
+    let v = Tensor::arange(0, 6).unwrap().to(DType::Float32).unwrap();
+    let w = v.as_strided_with(&[2, 3], &[2, 1], Some(1)).unwrap(); // overlapping rows of one storage
+    assert_eq!(vals(&w), [1.0, 2.0, 3.0, 3.0, 4.0, 5.0]);
+    let err = v.as_strided(&[3, 3], &[2, 1]).unwrap_err();
+    assert!(err.to_string().contains("as_strided"), "{err}");
+}

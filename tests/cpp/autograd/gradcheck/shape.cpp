@@ -107,6 +107,14 @@ std::vector<Case> shape_cases() {
          return op("slice_scatter", {x[0], x[1], 1, 1, Value(), 2});
        }},
       {{"select_scatter"}, {cube, {{2, 4}}}, [](const Inputs& x) { return op("select_scatter", {x[0], x[1], 1, -1}); }},
+      {{"as_strided"},
+       {{{12}}},
+       [](const Inputs& x) {  // overlapping windows of a vector, and of its transposed matrix view
+         const Tensor windows = op("as_strided", {x[0], IntArrayRef{3, 4}, IntArrayRef{2, 1}, 1});
+         const Tensor t = ops::transpose(ops::reshape(x[0], {3, 4}), 0, 1);
+         const Tensor picked = op("as_strided", {t, IntArrayRef{2, 2}, IntArrayRef{4, 1}, Value()});
+         return ops::add(ops::sum(ops::mul(windows, windows)), ops::sum(ops::mul(picked, picked)));
+       }},
       {{"unfold"}, {seq}, [](const Inputs& x) {  // overlapping windows: an element's gradient sums over them
          return ops::add(ops::sum(op("unfold", {x[0], 2, 3, 1})), ops::sum(ops::mul(op("unfold", {x[0], 1, 2, 1}), Scalar(2.0))));
        }},

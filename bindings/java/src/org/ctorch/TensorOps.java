@@ -336,6 +336,7 @@ abstract class TensorOps extends NativeObject {
     "flipud",
     "cartesian_prod",
     "combinations",
+    "as_strided",
     "tril",
     "triu",
     "diagonal",
@@ -4734,6 +4735,31 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor combinations(long r, boolean withReplacement) {
     return new Args(3).tensor(self(), "self").integer(r).bool(withReplacement).call1("combinations");
+  }
+
+  /**
+   * {@code as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)}.
+   * Takes the defaults {@code storage_offset=None}; an overload with every argument exists.
+   * @param size the schema's {@code size}
+   * @param stride the schema's {@code stride}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor asStrided(long[] size, long... stride) {
+    return new Args(3).tensor(self(), "self").ints(size, "size").ints(stride, "stride").call1("as_strided");
+  }
+
+  /**
+   * {@code as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)}.
+   * Every argument of the schema.
+   * @param size the schema's {@code size}
+   * @param stride the schema's {@code stride}
+   * @param storageOffset the schema's {@code storage_offset} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor asStrided(long[] size, long[] stride, Long storageOffset) {
+    return new Args(4).tensor(self(), "self").ints(size, "size").ints(stride, "stride").optInteger(storageOffset).call1("as_strided");
   }
 
   /**
