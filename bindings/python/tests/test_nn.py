@@ -856,3 +856,50 @@ def test_rnn_utils_pad_and_pack_sequences():
         ctorch.nn.utils.rnn.pack_sequence(seqs_c)
     with pytest.raises(ValueError, match="total_length"):
         ctorch.nn.utils.rnn.pad_packed_sequence(packed_c, total_length=2)
+
+
+@pytest.mark.parametrize("options", [dict(add_bias_kv=True), dict(add_zero_attn=True),
+                                     dict(add_bias_kv=True, add_zero_attn=True),
+                                     dict(kdim=4, vdim=3, add_bias_kv=True)])
+def test_multihead_attention_bias_kv_and_zero_attn_match_torch(options):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((5, 2, 8)), rng.standard_normal((6, 2, 8))
+    key, value = k[..., :options.get("kdim", 8)], k[..., :options.get("vdim", 8)]
+    pad = np.zeros((2, 6), dtype=bool)
+    pad[1, 4:] = True
+    mask = np.triu(np.ones((5, 6), dtype=bool), 1)
+    torch.manual_seed(0)
+    reference = torch.nn.MultiheadAttention(8, 2, **options).double()
+    module = ctorch.nn.MultiheadAttention(8, 2, **options).double()
+    assert [n for n, _ in module.named_parameters()] == [n for n, _ in reference.named_parameters()]
+    module.load_state_dict({n: ctorch.tensor(v.detach().numpy()) for n, v in reference.state_dict().items()})
+    results = []
+    for m, net in ((ctorch, module), (torch, reference)):
+        out, weights = net(m.tensor(q), m.tensor(key), m.tensor(value), key_padding_mask=m.tensor(pad),
+                           attn_mask=m.tensor(mask), average_attn_weights=False)
+        results.append((out.detach().numpy(), weights.detach().numpy()))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_multi_head_attention_forward_with_static_keys_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    q, k = rng.standard_normal((5, 3, 8)), rng.standard_normal((6, 3, 8))
+    static_k, static_v = rng.standard_normal((6, 4, 4)), rng.standard_normal((6, 4, 4))
+    torch.manual_seed(1)
+    weights = [p.detach().numpy() for p in torch.nn.MultiheadAttention(8, 2).double().parameters()]
+    results = []
+    for m in (ctorch, torch):
+        w_in, b_in, w_out, b_out = (m.tensor(a) for a in weights)
+        out, attn = m.nn.functional.multi_head_attention_forward(
+            m.tensor(q), m.tensor(k), m.tensor(k), 8, 2, w_in, b_in, None, None, False, 0.0, w_out, b_out,
+            training=False, static_k=m.tensor(static_k), static_v=m.tensor(static_v))
+        results.append((out.numpy(), attn.numpy()))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError, match="is_causal"):
+        ctorch.nn.functional.multi_head_attention_forward(
+            ctorch.tensor(q), ctorch.tensor(k), ctorch.tensor(k), 8, 2, *(ctorch.tensor(a) for a in weights[:2]),
+            None, None, False, 0.0, *(ctorch.tensor(a) for a in weights[2:]), is_causal=True)

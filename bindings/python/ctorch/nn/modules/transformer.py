@@ -3,12 +3,9 @@ TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, Transforme
 Transformer), with
 torch's parameter names and layouts, so a torch state_dict loads into them.
 
-Attention is computed as torch's F.multi_head_attention_forward computes it: the packed input
-projection, heads split into the batch, scaled scores plus the masks, softmax, dropout, and the
-output projection; with need_weights the weights averaged over the heads are returned too."""
+Attention is F.multi_head_attention_forward (nn/_attention.py)."""
 
 import copy
-import math
 
 from .. import functional as F
 from .. import init
@@ -21,20 +18,6 @@ from .normalization import LayerNorm
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer"]
-
-
-def _mask_as_float(mask, like, name):
-    """A bool mask (True: not attended) as 0 / -inf in like's dtype and on its device; a float mask
-    converted."""
-    from ... import bool as bool_dtype, zeros
-
-    if mask is None:
-        return None
-    if mask.dtype.is_floating_point:
-        return mask.to(like.device).to(like.dtype)
-    if mask.dtype != bool_dtype:
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    return zeros(mask.shape, dtype=like.dtype, device=like.device).masked_fill(mask.to(like.device), float("-inf"))
 
 
 class MultiheadAttention(Module):
@@ -50,9 +33,6 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are not supported by "
-                                      "ctorch yet")
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim
@@ -79,8 +59,12 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **kw)
-        self.bias_k = self.bias_v = None
-        self.add_zero_attn = False
+        if add_bias_kv:
+            self.bias_k = Parameter(empty(1, 1, embed_dim, **kw))
+            self.bias_v = Parameter(empty(1, 1, embed_dim, **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
     def _reset_parameters(self):
@@ -93,81 +77,26 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
-
-    def _projections(self, query, key, value):
-        e = self.embed_dim
-        b = self.in_proj_bias
-        bq, bk, bv = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            wq, wk, wv = w[:e], w[e:2 * e], w[2 * e:]
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         batched = query.dim() == 3
         if self.batch_first and batched:
             query, key, value = (t.transpose(1, 0) for t in (query, key, value))
-        if not batched:  # [L, E]: one sequence
-            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        tgt_len, bsz, embed_dim = query.shape
-        src_len = key.shape[0]
-        if embed_dim != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed_dim}")
         if is_causal and attn_mask is None:
-            attn_mask = _causal_mask(tgt_len, src_len, query.device)
-        q, k, v = self._projections(query, key, value)
-        h, hd = self.num_heads, self.head_dim
-        q = q.reshape(tgt_len, bsz * h, hd).transpose(0, 1)  # [N h, L, hd]
-        k = k.reshape(src_len, bsz * h, hd).transpose(0, 1)
-        v = v.reshape(src_len, bsz * h, hd).transpose(0, 1)
-
-        mask = _mask_as_float(attn_mask, q, "attn_mask")
-        if mask is not None:
-            if mask.dim() == 2:
-                if tuple(mask.shape) != (tgt_len, src_len):
-                    raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(mask.shape)}, but should be "
-                                       f"{(tgt_len, src_len)}.")
-                mask = mask.unsqueeze(0)
-            elif mask.dim() == 3:
-                if tuple(mask.shape) != (bsz * h, tgt_len, src_len):
-                    raise RuntimeError(f"The shape of the 3D attn_mask is {tuple(mask.shape)}, but should be "
-                                       f"{(bsz * h, tgt_len, src_len)}.")
-            else:
-                raise RuntimeError(f"attn_mask's dimension {mask.dim()} is not supported")
-        padding = _mask_as_float(key_padding_mask, q, "key_padding_mask")
-        if padding is not None:
-            if tuple(padding.shape) != (bsz, src_len):
-                raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                     f"{tuple(padding.shape)}")
-            padding = padding.reshape(bsz, 1, 1, src_len).expand(bsz, h, 1, src_len).reshape(bsz * h, 1, src_len)
-            mask = padding if mask is None else mask + padding
-
-        dropout_p = self.dropout if self.training else 0.0
-        scores = (q * (1.0 / math.sqrt(hd))) @ k.transpose(-2, -1)
-        if mask is not None:
-            scores = scores + mask
-        weights = F.softmax(scores, dim=-1)
-        if dropout_p > 0.0:
-            weights = F.dropout(weights, p=dropout_p)
-        out = weights @ v  # [N h, L, hd]
-        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = F.linear(out, self.out_proj.weight, self.out_proj.bias).reshape(tgt_len, bsz, embed_dim)
+            attn_mask = _causal_mask(query.shape[0], key.shape[0], query.device)
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights)
         if self.batch_first and batched:
             out = out.transpose(1, 0)
-        if not batched:
-            out = out.squeeze(1)
-        if not need_weights:
-            return out, None
-        weights = weights.reshape(bsz, h, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(dim=1)
-        if not batched:
-            weights = weights.squeeze(0)
         return out, weights
 
 
