@@ -665,6 +665,44 @@ CT_API CT_NODISCARD ct_status ct_tensor_xlogy_scalar_self(const ct_scalar* self,
                                                           ct_tensor** out);
 
 /*
+ * ct_tensor_igamma - igamma.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "igamma.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_igamma(const ct_tensor* self, const ct_tensor* other,
+                                               ct_tensor** out);
+
+/*
+ * ct_tensor_igamma_ - igamma_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "igamma_.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_igamma_(ct_tensor* self, const ct_tensor* other);
+
+/*
+ * ct_tensor_igammac - igammac.Tensor(Tensor self, Tensor other) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "igammac.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_igammac(const ct_tensor* self, const ct_tensor* other,
+                                                ct_tensor** out);
+
+/*
+ * ct_tensor_igammac_ - igammac_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "igammac_.Tensor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_igammac_(ct_tensor* self, const ct_tensor* other);
+
+/*
  * ct_tensor_nextafter - nextafter.Tensor(Tensor self, Tensor other) -> Tensor
  *
  *   out  a new reference on CT_OK, else NULL.

@@ -36,7 +36,7 @@ LEFT_OUT = {
 
 # How many names the package had when each floor was last raised (against torch 1.13): a change that
 # removes a name fails, and an addition should raise its floor. The goal is 95% of each namespace.
-FLOORS = {"Tensor methods": 495, "torch functions": 530, "torch.nn.functional": 124, "torch.nn modules": 155,
+FLOORS = {"Tensor methods": 499, "torch functions": 532, "torch.nn.functional": 124, "torch.nn modules": 155,
           "torch.optim": 26}
 
 

@@ -533,6 +533,38 @@ ct_status ct_tensor_xlogy_scalar_self(const ct_scalar* self, const ct_tensor* ot
   });
 }
 
+ct_status ct_tensor_igamma(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_igamma";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "igamma.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_igamma_(ct_tensor* self, const ct_tensor* other) {
+  const char* const fn_ = "ct_tensor_igamma_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "igamma_.Tensor");
+    call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_igammac(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_igammac";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "igammac.Tensor");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
+ct_status ct_tensor_igammac_(ct_tensor* self, const ct_tensor* other) {
+  const char* const fn_ = "ct_tensor_igammac_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "igammac_.Tensor");
+    call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(other, fn_, "other")});
+  });
+}
+
 ct_status ct_tensor_nextafter(const ct_tensor* self, const ct_tensor* other, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_nextafter";
   return capi::tensor_result(out, fn_, [&] {

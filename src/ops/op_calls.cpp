@@ -499,6 +499,22 @@ Tensor xlogy(const Scalar& self, const Tensor& other) {
   static const OperatorDef& op_ = builtin_op("xlogy.Scalar_Self");
   return call(op_, {self, other});
 }
+Tensor igamma(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("igamma.Tensor");
+  return call(op_, {self, other});
+}
+Tensor igamma_(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("igamma_.Tensor");
+  return call(op_, {self, other});
+}
+Tensor igammac(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("igammac.Tensor");
+  return call(op_, {self, other});
+}
+Tensor igammac_(const Tensor& self, const Tensor& other) {
+  static const OperatorDef& op_ = builtin_op("igammac_.Tensor");
+  return call(op_, {self, other});
+}
 Tensor nextafter(const Tensor& self, const Tensor& other) {
   static const OperatorDef& op_ = builtin_op("nextafter.Tensor");
   return call(op_, {self, other});

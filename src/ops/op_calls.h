@@ -262,6 +262,14 @@ Tensor xlogy(const Tensor& self, const Scalar& other);
 Tensor xlogy_(const Tensor& self, const Scalar& other);
 /// xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
 Tensor xlogy(const Scalar& self, const Tensor& other);
+/// igamma.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor igamma(const Tensor& self, const Tensor& other);
+/// igamma_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+Tensor igamma_(const Tensor& self, const Tensor& other);
+/// igammac.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor igammac(const Tensor& self, const Tensor& other);
+/// igammac_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+Tensor igammac_(const Tensor& self, const Tensor& other);
 /// nextafter.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor nextafter(const Tensor& self, const Tensor& other);
 /// nextafter_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)

@@ -337,6 +337,20 @@ static void test_as_strided_views_the_storage(void) {
   RELEASE(v, w);
 }
 
+static void test_incomplete_gamma(void) {
+  /* P(1, x) = 1 - e^-x; P(a, 0) = 0; Q = 1 - P; ints are refused, as in PyTorch. */
+  ct_tensor *a = T(CT_FLOAT64, S(3), 1, 1, 2), *x = T(CT_FLOAT64, S(3), 1, 2, 0), *p = NULL, *q = NULL;
+  CHECK_OK(ct_tensor_igamma(a, x, &p));
+  CHECK_TENSOR_NEAR(p, CT_FLOAT64, 1e-14, S(3), 1 - exp(-1.0), 1 - exp(-2.0), 0);
+  CHECK_OK(ct_tensor_igammac(a, x, &q));
+  CHECK_TENSOR_NEAR(q, CT_FLOAT64, 1e-14, S(3), exp(-1.0), exp(-2.0), 1);
+  ct_tensor *ia = T(CT_INT64, S(1), 1), *ix = T(CT_INT64, S(1), 2), *bad = SENTINEL;
+  CHECK_STATUS(ct_tensor_igamma(ia, ix, &bad), CT_ERROR_DTYPE);
+  CHECK(bad == NULL);
+  CHECK_ERROR_CONTAINS("igamma");
+  RELEASE(a, x, p, q, ia, ix);
+}
+
 static void test_volumes_and_fold(void) {
   /* One 2 x 2 x 2 volume holding 0..8: a kernel of ones sums it; the max pool finds 7 at 7. */
   ct_tensor *v = T(CT_FLOAT32, S(1, 1, 2, 2, 2), 0, 1, 2, 3, 4, 5, 6, 7), *ones = NULL, *y = NULL;
@@ -418,6 +432,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_pixel_shuffle_of_a_factor_whose_square_overflows_fails),
     CAPI_TEST(test_upsample_with_a_scale_past_the_input_clamps_to_its_edge),
     CAPI_TEST(test_volumes_and_fold),
+    CAPI_TEST(test_incomplete_gamma),
     CAPI_TEST(test_as_strided_views_the_storage),
     CAPI_TEST(test_lcm_of_the_most_negative_int_does_not_divide_by_minus_one),
     CAPI_TEST(test_combinations_of_more_than_there_are_is_empty_whatever_r),

@@ -153,4 +153,14 @@ class NnFunctionsTest {
       assertTrue(e.getMessage().contains("as_strided"), e.getMessage());
     }
   }
+
+  @Test
+  void incompleteGamma() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor a = Tensor.of(new double[] {1, 1});
+      Tensor x = Tensor.of(new double[] {1, 2});
+      close(new double[] {1 - Math.exp(-1), 1 - Math.exp(-2)}, a.igamma(x));
+      close(new double[] {Math.exp(-1), Math.exp(-2)}, a.igammac(x));
+    }
+  }
 }

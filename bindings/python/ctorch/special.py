@@ -8,7 +8,7 @@ _ALIASES = {
     "i0": "i0", "i1": "special_i1", "digamma": "digamma", "psi": "digamma", "gammaln": "lgamma",
     "polygamma": "polygamma", "logit": "logit", "xlogy": "xlogy", "sinc": "sinc", "expit": "sigmoid",
     "exp2": "exp2", "expm1": "expm1", "log1p": "log1p", "erf": "erf", "erfc": "erfc", "erfinv": "erfinv",
-    "round": "round",
+    "round": "round", "gammainc": "igamma", "gammaincc": "igammac",
 }
 
 

@@ -383,6 +383,27 @@ struct Xlogy {  // integers become the default float
     if (c.needs("other")) c.set("other", ops::mul(c.grad(), ops::div(x, y)));
   }
 };
+// d/dx P(a, x) = x^(a - 1) e^-x / Gamma(a), and Q's the negation; PyTorch defines none for a.
+template <bool Upper>
+void incomplete_gamma_backward(GradCtx& c) {
+  const char* op = Upper ? "igammac" : "igamma";
+  CT_CHECK(!c.needs("self"), CT_ERROR_NOT_IMPLEMENTED, op, ": the derivative with respect to self (a) is not "
+           "implemented, as in PyTorch; detach self or stop it from requiring grad");
+  if (!c.needs("other")) return;
+  const Tensor a = c.saved("self"), x = c.saved("other");
+  const Tensor density = ops::exp(ops::sub(ops::sub(ops::xlogy(ops::sub(a, 1), x), x), ops::lgamma(a)));
+  c.set("other", ops::mul(c.grad(), Upper ? ops::neg(density) : density));
+}
+struct Igamma {
+  CT_BINARY_FN(Igamma, "igamma", Rule::Promote, kFloatingDTypes)
+  static constexpr Saves saves = save("self", "other");
+  static void backward(GradCtx& c) { incomplete_gamma_backward<false>(c); }
+};
+struct Igammac {
+  CT_BINARY_FN(Igammac, "igammac", Rule::Promote, kFloatingDTypes)
+  static constexpr Saves saves = save("self", "other");
+  static void backward(GradCtx& c) { incomplete_gamma_backward<true>(c); }
+};
 struct Nextafter {  // a step function: PyTorch defines no derivative
   CT_BINARY_FN(Nextafter, "nextafter", Rule::Promote, kFloatingDTypes)
   static constexpr BackwardFn backward = nullptr;
@@ -638,6 +659,8 @@ void define_binary_ops(Registry& r) {
   define_binary<Logaddexp2>(r, false, nullptr);
   define_binary<Xlogy>(r, true, "Scalar_Other");
   r.def("xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor").composite(scalar_self_overload<Xlogy>).tag(Tag::Pointwise);
+  define_binary<Igamma>(r, true, nullptr);
+  define_binary<Igammac>(r, true, nullptr);
   define_binary<Nextafter>(r, true, nullptr);
   define_binary<Heaviside>(r, true, nullptr);
   define_binary<Fmax>(r, false, nullptr);

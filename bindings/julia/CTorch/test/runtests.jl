@@ -458,6 +458,8 @@ end
     strided = ops.as_strided(Tensor(Float32.(0:5)), [2, 3], [2, 1], 1)  # overlapping rows of one storage
     @test vec(Array(ops.reshape(ops.contiguous(strided), [6]))) == Float32[1, 2, 3, 3, 4, 5]
     @test_throws CTorchError ops.as_strided(Tensor(Float32.(0:5)), [3, 3], [2, 1])
+    @test Array(ops.igamma(Tensor([1.0, 1.0]), Tensor([1.0, 2.0]))) ≈ 1 .- exp.(-[1.0, 2.0])  # P(1, x) = 1 - e^-x
+    @test Array(ops.igammac(Tensor([1.0, 1.0]), Tensor([1.0, 2.0]))) ≈ exp.(-[1.0, 2.0])
     @test Array(ops.margin_ranking_loss(Tensor(Float32[1, 2]), Tensor(Float32[2, 1]), Tensor(Float32[1, 1])))[] ≈ 0.5f0
     v = Tensor([1.0, 4.0, 9.0, 16.0])
     @test Array(ops.diff(v)) == [3.0, 5.0, 7.0]

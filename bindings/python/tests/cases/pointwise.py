@@ -157,6 +157,17 @@ def special_cases():
     cs["frexp"] = [Case(dt, frexp, [In((3, 4), dt, kind="special")]) for dt in DTYPE_NAMES] + _layouts(frexp) + [
         Case("method", _method("frexp"), [In((3, 4))]),
     ]
+    for name, special in (("igamma", "gammainc"), ("igammac", "gammaincc")):
+        cs[name] = [
+            Case("special_namespace", lambda m, a, b, s=special: getattr(m.special, s)(a, b),
+                 [In((3, 4), kind="pos"), In((3, 4), kind="pos")]),
+            Case("inplace", lambda m, a, b, n=name: getattr(a, n + "_")(b), [In((3, 4), kind="pos"), In((3, 4))]),
+            Case("grad_other", lambda m, a, b, n=name: m.autograd.grad(getattr(m, n)(a, b.requires_grad_()).sum(), b)[0],
+                 [In((3, 4), "float64", kind="pos"), In((3, 4), "float64", kind="pos")]),
+            Case("grad_self_refused", lambda m, a, b, n=name: m.autograd.grad(getattr(m, n)(a.requires_grad_(), b).sum(),
+                                                                              a)[0],
+                 [In((3, 4), "float64", kind="pos"), In((3, 4), "float64", kind="pos")]),
+        ]
     cs["xlogy"] = [
         Case("scalar_self", lambda m, b: m.xlogy(2.0, b), [In((3, 4), kind="pos")]),
         Case("special_scalar_self", lambda m, b: m.special.xlogy(3, b), [In((3, 4), "float64", kind="pos")]),
@@ -359,6 +370,8 @@ BINARY = {  # operator: (dtypes, value kind of the divisor / second operand, ten
     "logaddexp": (DTYPE_NAMES, "default", False),
     "logaddexp2": (DTYPE_NAMES, "default", False),
     "xlogy": (DTYPE_NAMES, "pos", True),
+    "igamma": (DTYPE_NAMES, "pos", False),
+    "igammac": (DTYPE_NAMES, "pos", False),
     "nextafter": (DTYPE_NAMES, "default", False),
     "heaviside": (DTYPE_NAMES, "default", False),
     "fmax": (DTYPE_NAMES, "default", False),

@@ -869,6 +869,10 @@ extern "C" {
     pub fn ct_tensor_xlogy_scalar_other(self_: *const ct_tensor, other: *const ct_scalar, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_xlogy_scalar_other_(self_: *mut ct_tensor, other: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_xlogy_scalar_self(self_: *const ct_scalar, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_igamma(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_igamma_(self_: *mut ct_tensor, other: *const ct_tensor) -> ct_status;
+    pub fn ct_tensor_igammac(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_igammac_(self_: *mut ct_tensor, other: *const ct_tensor) -> ct_status;
     pub fn ct_tensor_nextafter(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_nextafter_(self_: *mut ct_tensor, other: *const ct_tensor) -> ct_status;
     pub fn ct_tensor_heaviside(self_: *const ct_tensor, other: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;

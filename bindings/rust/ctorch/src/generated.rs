@@ -130,6 +130,10 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "xlogy.Scalar_Other",
     "xlogy_.Scalar_Other",
     "xlogy.Scalar_Self",
+    "igamma.Tensor",
+    "igamma_.Tensor",
+    "igammac.Tensor",
+    "igammac_.Tensor",
     "nextafter.Tensor",
     "nextafter_.Tensor",
     "heaviside.Tensor",
@@ -1794,6 +1798,34 @@ impl Tensor {
     pub fn xlogy_scalar_self(self_: impl Into<Scalar>, other: &Tensor) -> Result<Tensor> {
         let args = [arg::scalar(self_.into()), arg::tensor(other)];
         let [r] = call_n::<1>(c"xlogy.Scalar_Self", &args)?;
+        Ok(r)
+    }
+
+    /// `igamma.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn igamma(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"igamma.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `igamma_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn igamma_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"igamma_.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `igammac.Tensor(Tensor self, Tensor other) -> Tensor`
+    pub fn igammac(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"igammac.Tensor", &args)?;
+        Ok(r)
+    }
+
+    /// `igammac_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
+    pub fn igammac_(&self, other: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(other)];
+        let [r] = call_n::<1>(c"igammac_.Tensor", &args)?;
         Ok(r)
     }
 

@@ -151,3 +151,13 @@ fn as_strided_views_the_storage() {
     let err = v.as_strided(&[3, 3], &[2, 1]).unwrap_err();
     assert!(err.to_string().contains("as_strided"), "{err}");
 }
+
+#[test]
+fn incomplete_gamma() {
+    // P(1, x) = 1 - e^-x, and Q = 1 - P.
+    let a = Tensor::from_slice(&[1.0f64, 1.0]);
+    let x = Tensor::from_slice(&[1.0f64, 2.0]);
+    close(&vals(&a.igamma(&x).unwrap()), &[1.0 - (-1.0f64).exp(), 1.0 - (-2.0f64).exp()]);
+    close(&vals(&a.igammac(&x).unwrap()), &[(-1.0f64).exp(), (-2.0f64).exp()]);
+    assert!(Tensor::from_slice(&[1i64]).igamma(&Tensor::from_slice(&[2i64])).is_err());
+}

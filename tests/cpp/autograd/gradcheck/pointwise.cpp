@@ -104,6 +104,17 @@ std::vector<Case> pointwise_cases() {
                 }});
   cs.push_back(binary_case("logaddexp.Tensor", m, row));
   cs.push_back(binary_case("logaddexp2.Tensor", m, row));
+  // The derivative is defined with respect to x only (as in PyTorch): a stays a constant, and the
+  // in-place forms write into a copy of it.
+  cs.push_back({{"igamma.Tensor", "igammac.Tensor", "igamma_.Tensor", "igammac_.Tensor"}, {{{3}, 0.5, 6.0}},
+                [](const Inputs& x) {
+                  const Tensor a = ops::arange(1, 4, 1, DType::Float64, kCPU);
+                  const Tensor p = op("igamma.Tensor", {a, x[0]});
+                  const Tensor q = op("igammac.Tensor", {ops::add(a, 0.5), x[0]});
+                  const Tensor p_ = op("igamma_.Tensor", {ops::add(a, 1.0), x[0]});
+                  const Tensor q_ = op("igammac_.Tensor", {ops::add(a, 2.0), x[0]});
+                  return ops::add(ops::add(p, ops::mul(q, Scalar(3.0))), ops::add(p_, ops::mul(q_, Scalar(2.0))));
+                }});
   cs.push_back({{"xlogy.Tensor", "xlogy.Scalar_Other", "xlogy.Scalar_Self"}, {m, {{3}, 0.5, 2.0}}, [](const Inputs& x) {
                   return ops::add(ops::add(op("xlogy.Tensor", {x[0], x[1]}), op("xlogy.Scalar_Other", {x[0], 3.0})),
                                   op("xlogy.Scalar_Self", {1.5, x[1]}));

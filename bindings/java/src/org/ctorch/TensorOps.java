@@ -131,6 +131,10 @@ abstract class TensorOps extends NativeObject {
     "xlogy.Scalar_Other",
     "xlogy_.Scalar_Other",
     "xlogy.Scalar_Self",
+    "igamma.Tensor",
+    "igamma_.Tensor",
+    "igammac.Tensor",
+    "igammac_.Tensor",
     "nextafter.Tensor",
     "nextafter_.Tensor",
     "heaviside.Tensor",
@@ -2331,6 +2335,46 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor xlogyScalarSelf(Number self, Tensor other) {
     return new Args(2).scalar(self, "self").tensor(other, "other").call1("xlogy.Scalar_Self");
+  }
+
+  /**
+   * {@code igamma.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor igamma(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("igamma.Tensor");
+  }
+
+  /**
+   * {@code igamma_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor igammaInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("igamma_.Tensor", self());
+  }
+
+  /**
+   * {@code igammac.Tensor(Tensor self, Tensor other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor igammac(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").call1("igammac.Tensor");
+  }
+
+  /**
+   * {@code igammac_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor igammacInPlace(Tensor other) {
+    return new Args(2).tensor(self(), "self").tensor(other, "other").callInPlace("igammac_.Tensor", self());
   }
 
   /**
