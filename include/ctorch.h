@@ -2803,6 +2803,15 @@ CT_API CT_NODISCARD ct_status ct_tensor_set_grad(ct_tensor* t, const ct_tensor* 
 CT_API CT_NODISCARD ct_status ct_tensor_retain_grad(ct_tensor* t);
 
 /*
+ * ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was called on the non-leaf t,
+ * else 0 (torch's Tensor.retains_grad). ct_tensor_output_nr - which result of the operator that
+ * made t it is (0 for a leaf and for an operator's only result; torch's Tensor.output_nr).
+ * Return CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_retains_grad(const ct_tensor* t, int* out);
+CT_API CT_NODISCARD ct_status ct_tensor_output_nr(const ct_tensor* t, int64_t* out);
+
+/*
  * ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward", "AddmmBackward", a
  * custom function's name + "Backward") as a new string (free with ct_string_release), or NULL in
  * *out for a leaf. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments. Since 0.2.

@@ -54,6 +54,16 @@ inline bool is_leaf(const TensorImpl& t) {
   const AutogradMeta* m = meta_of(t);
   return !m || !m->grad_fn;
 }
+/// Whether retain_grad() was called on this non-leaf (its gradient is kept in grad).
+inline bool retains_grad(const TensorImpl& t) {
+  const AutogradMeta* m = meta_of(t);
+  return m && m->grad_fn && m->retained;
+}
+/// Which result of its grad_fn t is (0 for a leaf and a single result).
+inline uint32_t output_nr(const TensorImpl& t) {
+  const AutogradMeta* m = meta_of(t);
+  return m && m->grad_fn ? m->output_nr : 0;
+}
 /// ct_tensor_set_requires_grad: only leaves, only floating dtypes, never inference tensors.
 void set_requires_grad(const TensorImpl& t, bool requires_grad, const char* fn);
 /// Makes t the output_nr-th result of node (an operator's result, or self after an in-place one).

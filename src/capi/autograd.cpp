@@ -68,6 +68,22 @@ ct_status ct_tensor_is_leaf(const ct_tensor* t, int* out) {
   });
 }
 
+ct_status ct_tensor_retains_grad(const ct_tensor* t, int* out) {
+  return capi::guard([&] {
+    const TensorImpl& x = tensor_arg(t, "ct_tensor_retains_grad", "t");
+    capi::require_out(out, "ct_tensor_retains_grad", "out");
+    *out = autograd::retains_grad(x);
+  });
+}
+
+ct_status ct_tensor_output_nr(const ct_tensor* t, int64_t* out) {
+  return capi::guard([&] {
+    const TensorImpl& x = tensor_arg(t, "ct_tensor_output_nr", "t");
+    capi::require_out(out, "ct_tensor_output_nr", "out");
+    *out = autograd::output_nr(x);
+  });
+}
+
 ct_status ct_tensor_is_inference(const ct_tensor* t, int* out) {
   return capi::guard([&] {
     const TensorImpl& x = tensor_arg(t, "ct_tensor_is_inference", "t");

@@ -248,6 +248,17 @@ static void test_retain_grad_keeps_a_non_leaf_gradient(void) {
   CHECK_GRAD(w, S(3), 8, 40, 108);
   CHECK_NO_GRAD(hh); /* not retained */
   CHECK(IS_LEAF(h) == 0);
+  int retains = -1;
+  CHECK_OK(ct_tensor_retains_grad(h, &retains));
+  CHECK(retains == 1);
+  CHECK_OK(ct_tensor_retains_grad(hh, &retains));
+  CHECK(retains == 0);
+  CHECK_OK(ct_tensor_retains_grad(w, &retains)); /* a leaf keeps its gradient anyway: 0, as torch */
+  CHECK(retains == 0);
+  int64_t nr = -1;
+  CHECK_OK(ct_tensor_output_nr(h, &nr));
+  CHECK(nr == 0);
+  CHECK_STATUS(ct_tensor_retains_grad(h, NULL), CT_ERROR_INVALID_ARGUMENT);
 
   CHECK_STATUS(ct_tensor_retain_grad(x), CT_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("does not require grad");

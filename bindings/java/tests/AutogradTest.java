@@ -23,6 +23,21 @@ class AutogradTest {
   }
 
   @Test
+  void retainGradKeepsANonLeafGradient() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new double[] {1, 2}).setRequiresGrad(true);
+      Tensor y = x.mulScalar(3);
+      assertFalse(y.retainsGrad());
+      y.retainGrad();
+      assertTrue(y.retainsGrad());
+      assertFalse(x.retainsGrad());
+      assertEquals(0, y.outputNr());
+      y.mul(y).sum().backward();
+      assertArrayEquals(new double[] {6, 12}, y.grad().toDoubleArray(), 1e-12);
+    }
+  }
+
+  @Test
   void noGradGuardRestoresTheMode() {
     try (TensorScope scope = new TensorScope()) {
       Tensor w = Tensor.of(new float[] {1f}).setRequiresGrad(true);

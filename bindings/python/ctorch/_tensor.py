@@ -946,6 +946,16 @@ class Tensor:
     def retain_grad(self):
         _C.ct_tensor_retain_grad(self._h)
 
+    @property
+    def retains_grad(self):
+        """Whether retain_grad() was called on this non-leaf tensor."""
+        return builtins.bool(_C.ct_tensor_retains_grad(self._h))
+
+    @property
+    def output_nr(self):
+        """Which result of the operator that made this tensor it is (0 for a leaf)."""
+        return _C.ct_tensor_output_nr(self._h)
+
     def detach(self):
         return _wrap(_C.ct_tensor_detach(self._h))
 

@@ -92,3 +92,14 @@ def test_strided_factories_keep_their_strides():
         t = m.empty_strided((2, 3), (1, 2))
         assert tuple(t.stride()) == (1, 2) and tuple(t.shape) == (2, 3)
         assert tuple(m.tensor(X).new_empty_strided((3, 2), (1, 3)).stride()) == (1, 3)
+
+
+def test_retains_grad_and_output_nr_match_torch():
+    for m in (ctorch, torch):
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        assert not y.retains_grad and not x.retains_grad
+        y.retain_grad()
+        assert y.retains_grad and y.output_nr == 0 and x.output_nr == 0
+        values, indices = (x * 1).reshape(3, 1).max(1)
+        assert values.output_nr == 0 and indices.output_nr == 0  # an integer result is not recorded

@@ -30,6 +30,28 @@ function is_leaf(t::Tensor)
 end
 
 """
+    retains_grad(t::Tensor) -> Bool
+
+Whether `retain_grad!` was called on the non-leaf `t`.
+"""
+function retains_grad(t::Tensor)
+    out = Ref{Cint}(0)
+    check(L.ct_tensor_retains_grad(t, out))
+    return out[] != 0
+end
+
+"""
+    output_nr(t::Tensor) -> Int
+
+Which result of the operator that made `t` it is (0 for a leaf).
+"""
+function output_nr(t::Tensor)
+    out = Ref{Int64}(0)
+    check(L.ct_tensor_output_nr(t, out))
+    return Int(out[])
+end
+
+"""
     grad(t::Tensor) -> Union{Tensor,Nothing}
 
 The gradient `backward` accumulated into `t`, or `nothing` before any (non-leaf tensors keep one

@@ -562,7 +562,9 @@ end
     @test Array(g2) == 6 .* [1.0, 2.0, 3.0]
     # retain_grad and detach
     h = x .* 2
+    @test !CTorch.retains_grad(h)
     CTorch.retain_grad!(h)
+    @test CTorch.retains_grad(h) && CTorch.output_nr(h) == 0
     backward(ops.sum(h .* h))
     @test Array(grad(h)) == 2 .* Array(h)
     @test !requires_grad(detach(h))

@@ -629,6 +629,8 @@ extern "C" {
     pub fn ct_tensor_grad(t: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_set_grad(t: *mut ct_tensor, grad: *const ct_tensor) -> ct_status;
     pub fn ct_tensor_retain_grad(t: *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_retains_grad(t: *const ct_tensor, out: *mut c_int) -> ct_status;
+    pub fn ct_tensor_output_nr(t: *const ct_tensor, out: *mut i64) -> ct_status;
     pub fn ct_tensor_grad_fn_name(t: *const ct_tensor, out: *mut *mut c_char) -> ct_status;
     pub fn ct_tensor_detach(t: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_backward(output: *const ct_tensor, grad: *const ct_tensor, flags: c_int) -> ct_status;

@@ -85,6 +85,22 @@ impl Tensor {
         out != 0
     }
 
+    /// Whether [`Tensor::retain_grad`] was called on this non-leaf tensor.
+    pub fn retains_grad(&self) -> bool {
+        let mut out = 0;
+        // SAFETY: self is live; fails only for NULL arguments.
+        unsafe { sys::ct_tensor_retains_grad(self.as_ptr(), &mut out) };
+        out != 0
+    }
+
+    /// Which result of the operator that made this tensor it is (0 for a leaf).
+    pub fn output_nr(&self) -> i64 {
+        let mut out = 0;
+        // SAFETY: self is live; fails only for NULL arguments.
+        unsafe { sys::ct_tensor_output_nr(self.as_ptr(), &mut out) };
+        out
+    }
+
     /// The gradient backward accumulated into this tensor, or `None` when there is none yet.
     /// Non-leaf tensors keep one only after [`Tensor::retain_grad`].
     pub fn grad(&self) -> Option<Tensor> {

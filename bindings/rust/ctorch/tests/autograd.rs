@@ -143,7 +143,9 @@ fn leaves_settings_and_their_errors() {
 fn retain_grad_keeps_a_non_leaf_gradient() {
     let x = leaf(&[1.0, 2.0], &[2]);
     let y = x.mul_scalar(3.0).unwrap();
+    assert!(!y.retains_grad());
     y.retain_grad().unwrap();
+    assert!(y.retains_grad() && !x.retains_grad() && y.output_nr() == 0);
     y.mul(&y).unwrap().sum().unwrap().backward().unwrap();
     assert_eq!(values(&y.grad().unwrap()), vec![6.0, 12.0]);
     assert_eq!(values(&x.grad().unwrap()), vec![18.0, 36.0]);

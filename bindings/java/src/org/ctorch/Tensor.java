@@ -555,6 +555,32 @@ public final class Tensor extends TensorOps {
   }
 
   /**
+   * Whether {@link #retainGrad()} was called on this non-leaf tensor.
+   *
+   * @return retains_grad
+   */
+  public boolean retainsGrad() {
+    try {
+      return CTorchNative.ct_tensor_retains_grad(handle()) != 0;
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Which result of the operator that made this tensor it is (0 for a leaf).
+   *
+   * @return output_nr
+   */
+  public long outputNr() {
+    try {
+      return CTorchNative.ct_tensor_output_nr(handle());
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
    * The accumulated gradient.
    *
    * @return a new reference to the gradient, or null when none was computed
