@@ -30,17 +30,21 @@ def _widths(y, x, dx, dim, name):
     return _slice(x, dim, 1, x.shape[dim]) - _slice(x, dim, 0, x.shape[dim] - 1)
 
 
+def _trapezoids(y, x, dx, dim, name):
+    """The area of every trapezoid along dim (one fewer than y's samples there)."""
+    if x is not None and dx is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments: pass x or dx, not both")
+    n = y.shape[dim]
+    sums = _slice(y, dim, 1, n) + _slice(y, dim, 0, n - 1)
+    return sums * _widths(y, x, 1.0 if dx is None else dx, dim, name) / 2
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal rule along dim: sum of (y[i] + y[i + 1]) / 2 times each spacing."""
-    if x is not None and dx is not None:
-        raise TypeError("trapezoid() received an invalid combination of arguments: pass x or dx, not both")
     dim = dim % builtins.max(y.dim(), 1)
-    n = y.shape[dim]
-    if n == 0:
+    if y.shape[dim] == 0:
         return y.sum(dim) * 0
-    sums = _slice(y, dim, 1, n) + _slice(y, dim, 0, n - 1)
-    width = _widths(y, x, 1.0 if dx is None else dx, dim, "trapezoid")
-    return (sums * width).sum(dim) / 2
+    return _trapezoids(y, x, dx, dim, "trapezoid").sum(dim)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -49,15 +53,10 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal rule along dim (one fewer element than y there)."""
-    if x is not None and dx is not None:
-        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments: pass x or dx, not both")
     dim = dim % builtins.max(y.dim(), 1)
-    n = y.shape[dim]
-    if n == 0:
+    if y.shape[dim] == 0:
         return y
-    sums = _slice(y, dim, 1, n) + _slice(y, dim, 0, n - 1)
-    width = _widths(y, x, 1.0 if dx is None else dx, dim, "cumulative_trapezoid")
-    return (sums * width / 2).cumsum(dim)
+    return _trapezoids(y, x, dx, dim, "cumulative_trapezoid").cumsum(dim)
 
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
