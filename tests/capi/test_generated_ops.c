@@ -351,6 +351,26 @@ static void test_incomplete_gamma(void) {
   RELEASE(a, x, p, q, ia, ix);
 }
 
+static void test_pools_of_huge_sizes_fail_or_skip_their_windows(void) {
+  /* An empty batch leaves the other sizes unbounded by memory: adaptive max pooling to a huge size
+   * has no window to take (the result is sized, not looped over), and max_unpool3d's output plane
+   * of (2^31 - 1)^3 positions overflows int64 (a shape error, not a wrapped product). */
+  ct_tensor *empty = NULL, *values = NULL, *indices = NULL, *one = NULL, *index = NULL, *out = SENTINEL;
+  CHECK_OK(ct_tensor_zeros(S(0, 1, 2, 2), CT_FLOAT32, NULL, &empty));
+  const int64_t huge[] = {2147483647, 2147483647};
+  CHECK_OK(ct_tensor_adaptive_max_pool2d(empty, huge, 2, &values, &indices));
+  int64_t sizes[4] = {-1, -1, -1, -1};
+  CHECK_OK(ct_tensor_sizes(values, sizes, 4));
+  CHECK(sizes[0] == 0 && sizes[2] == 2147483647 && sizes[3] == 2147483647);
+  CHECK_OK(ct_tensor_zeros(S(1, 1, 1, 1, 1), CT_FLOAT32, NULL, &one));
+  CHECK_OK(ct_tensor_zeros(S(1, 1, 1, 1, 1), CT_INT64, NULL, &index));
+  const int64_t cube[] = {2147483647, 2147483647, 2147483647}, unit[] = {1}, none[] = {0};
+  CHECK_STATUS(ct_tensor_max_unpool3d(one, index, cube, 3, unit, 1, none, 1, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("max_unpool3d");
+  RELEASE(empty, values, indices, one, index);
+}
+
 static void test_volumes_and_fold(void) {
   /* One 2 x 2 x 2 volume holding 0..8: a kernel of ones sums it; the max pool finds 7 at 7. */
   ct_tensor *v = T(CT_FLOAT32, S(1, 1, 2, 2, 2), 0, 1, 2, 3, 4, 5, 6, 7), *ones = NULL, *y = NULL;
@@ -432,6 +452,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_pixel_shuffle_of_a_factor_whose_square_overflows_fails),
     CAPI_TEST(test_upsample_with_a_scale_past_the_input_clamps_to_its_edge),
     CAPI_TEST(test_volumes_and_fold),
+    CAPI_TEST(test_pools_of_huge_sizes_fail_or_skip_their_windows),
     CAPI_TEST(test_incomplete_gamma),
     CAPI_TEST(test_as_strided_views_the_storage),
     CAPI_TEST(test_lcm_of_the_most_negative_int_does_not_divide_by_minus_one),

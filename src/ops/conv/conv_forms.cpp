@@ -161,6 +161,8 @@ void conv3d_kernel(void*, Frame& f) {
   }
   const SymInt n = v.x->sym_size(0);
   const int64_t c = v.x->sym_size(1).guard_int(), h = v.x->sym_size(3).guard_int(), wd = v.x->sym_size(4).guard_int(), cg = c / groups;
+  const int64_t folded[] = {c, kd, v.out_depth, h, wd};  // an empty batch leaves these unbounded by memory
+  checked_numel(IntArrayRef(folded, 5), "conv3d");
   const Tensor stacked = stack(impls, 2);  // [N, C, kD, oD, H, W]
   const Tensor grouped = view_symint(stacked, {n, groups, cg, kd, v.out_depth, h, wd});
   const Tensor images = reshape_symint(permute(grouped, {0, 4, 1, 3, 2, 5, 6}), {n * v.out_depth, groups * kd * cg, h, wd});
@@ -183,6 +185,8 @@ void conv_transpose3d_kernel(void*, Frame& f) {
   const Tensor w = Tensor::borrow(&f.tensor(1));
   const int64_t kd = w->sym_size(2).guard_int(), groups = v.groups, og = w->sym_size(1).guard_int(), cin = v.x->sym_size(1).guard_int();
   const SymInt n = v.x->sym_size(0);
+  const int64_t folded[] = {v.depth, kd, groups, og};  // an empty batch leaves these unbounded by memory
+  checked_numel(IntArrayRef(folded, 4), "conv_transpose3d");
   const Tensor slices = reshape_symint(permute(v.x, {0, 2, 1, 3, 4}), {n * v.depth, cin, v.x->sym_size(3).guard_int(), v.x->sym_size(4).guard_int()});
   const Tensor w2 = reshape(permute(w, {0, 2, 1, 3, 4}), {cin, kd * og, w->sym_size(3).guard_int(), w->sym_size(4).guard_int()});
   const Tensor y = conv_transpose2d(slices, w2, Tensor(), {v.stride[1], v.stride[2]}, {v.padding[1], v.padding[2]},

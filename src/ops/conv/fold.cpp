@@ -37,6 +37,8 @@ Blocks blocks_of(const char* op, const Frame& f, size_t first, int64_t h, int64_
            CT_ERROR_SHAPE, op, ": an image of (", h, ", ", w, ") with padding ", b.p.ref(), " holds no block of kernel_size ",
            b.k.ref(), " and dilation ", b.d.ref(), "; the block counts must be at least one");
   b.rows = rows, b.cols = cols;
+  const int64_t products[] = {b.k[0], b.k[1], rows, cols};  // rows x taps: their product must fit int64
+  checked_numel(IntArrayRef(products, 4), op);
   return b;
 }
 
@@ -56,6 +58,8 @@ void im2col_kernel(void*, Frame& f) {
              " has an empty channel or spatial dim; only the batch may be empty");
   const int64_t n = xb->sym_size(0).guard_int(), c = xb->sym_size(1).guard_int();
   const Blocks b = blocks_of(op, f, 1, xb->sym_size(2).guard_int(), xb->sym_size(3).guard_int());
+  const int64_t columns[] = {c, b.k[0], b.k[1], b.rows, b.cols};  // the result's rows and columns fit int64
+  checked_numel(IntArrayRef(columns, 5), op);
   const Tensor padded = constant_pad_nd(xb, {b.p[1], b.p[1], b.p[0], b.p[0]});
   const int64_t eh = b.d[0] * (b.k[0] - 1) + 1, ew = b.d[1] * (b.k[1] - 1) + 1;
   // [N, C, rows, cols, eh, ew]: each block's dilated extent, of which every d-th row and column are taps.

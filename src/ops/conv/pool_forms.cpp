@@ -98,6 +98,14 @@ std::array<Tensor, 2> adaptive_max(const char* op, const Tensor& x, int64_t oh, 
              "; only the batch may be empty");
   }
   CT_CHECK(H > 0 && W > 0, CT_ERROR_SHAPE, op, ": input ", x->sym_sizes(), " has no elements to pool");
+  SymDimVector out_sizes(x->sym_sizes());
+  out_sizes[nd - 2] = oh;
+  out_sizes[nd - 1] = ow;
+  // The result first: one window at a time below, so a result too large must fail before the loop
+  // (and an empty batch needs no window at all).
+  Tensor result = empty_symint(out_sizes, x->dtype(), x->device());
+  if (x->sym_numel() == 0 || oh * ow == 0)
+    return {result, empty_symint(out_sizes, DType::Int64, x->device())};
   std::vector<Tensor> values, indices;
   for (int64_t i = 0; i < oh; ++i) {
     const int64_t h0 = i * H / oh, h1 = ((i + 1) * H + oh - 1) / oh;
@@ -112,16 +120,10 @@ std::array<Tensor, 2> adaptive_max(const char* op, const Tensor& x, int64_t oh, 
       values.push_back(m[0]);
     }
   }
-  SymDimVector sizes(x->sym_sizes());
-  sizes[nd - 2] = oh;
-  sizes[nd - 1] = ow;
-  if (oh * ow == 0) {
-    return {empty_symint(sizes, x->dtype(), x->device()), empty_symint(sizes, DType::Int64, x->device())};
-  }
   std::vector<const TensorImpl*> vp, ip;
   for (const Tensor& t : values) vp.push_back(t.impl());
   for (const Tensor& t : indices) ip.push_back(t.impl());
-  return {reshape_symint(stack(vp, -1), sizes), reshape_symint(stack(ip, -1), sizes)};
+  return {reshape_symint(stack(vp, -1), out_sizes), reshape_symint(stack(ip, -1), out_sizes)};
 }
 
 // adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
@@ -171,6 +173,10 @@ Volume volume_of(const char* op, const Tensor& x) {
              " has an empty channel or spatial dim; only the batch may be empty");
   v.n = v.x->sym_size(0).guard_int(), v.c = v.x->sym_size(1).guard_int(), v.d = v.x->sym_size(2).guard_int();
   v.h = v.x->sym_size(3).guard_int(), v.w = v.x->sym_size(4).guard_int();
+  // An empty batch leaves the other sizes unbounded by memory: their products (C * D planes,
+  // H * W positions) must still fit int64.
+  const int64_t per_sample[] = {v.c, v.d, v.h, v.w};
+  checked_numel(IntArrayRef(per_sample, 4), op);
   return v;
 }
 
@@ -280,6 +286,13 @@ void adaptive_max_pool3d_kernel(void*, Frame& f) {
   const char* op = "adaptive_max_pool3d";
   const Volume v = volume_of(op, Tensor::borrow(&f.tensor(0)));
   const DimVector size = output_size3(op, f);
+  if (v.n == 0 || size[0] == 0) {  // no windows to take: the sizes alone
+    f.outs[0] = volume_result(v, empty({v.n, v.c, size[0], size[1] * size[2]}, v.x->dtype(), v.x->device()),
+                              size[1], size[2]);
+    f.outs[1] = volume_result(v, empty({v.n, v.c, size[0], size[1] * size[2]}, DType::Int64, v.x->device()),
+                              size[1], size[2]);
+    return;
+  }
   const std::array<Tensor, 2> planes = adaptive_max(op, planes_of(v), size[1], size[2]);
   const Tensor values = depth_rows(v, planes[0]), plane_index = depth_rows(v, planes[1]);
   std::vector<Tensor> best, index;
@@ -289,12 +302,6 @@ void adaptive_max_pool3d_kernel(void*, Frame& f) {
     const Tensor at = add(m[1], Scalar(d0));
     best.push_back(m[0]);
     index.push_back(add(mul(at, Scalar(v.h * v.w)), gather(plane_index, 2, at)));
-  }
-  const int64_t rows = size[1] * size[2];
-  if (best.empty()) {
-    f.outs[0] = volume_result(v, empty({v.n, v.c, 0, rows}, v.x->dtype(), v.x->device()), size[1], size[2]);
-    f.outs[1] = volume_result(v, empty({v.n, v.c, 0, rows}, DType::Int64, v.x->device()), size[1], size[2]);
-    return;
   }
   std::vector<const TensorImpl*> bp, ip;
   for (const Tensor& t : best) bp.push_back(t.impl());
@@ -326,17 +333,17 @@ void max_unpool_kernel(void*, Frame& f) {
     for (int64_t v : f.arg(4).int_list())
       CT_CHECK(v >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": padding ", f.arg(4).int_list(), " must not be negative");
   }
-  int64_t plane = 1;
   for (int64_t s : size) {
     CT_CHECK(s > 0, CT_ERROR_INVALID_ARGUMENT, op, ": output_size ", size, " must be positive");
     conv::check_window_value(op, "output_size", s);
-    plane *= s;  // at most three factors below 2^31: no overflow of int64
   }
+  const int64_t plane = checked_numel(size, op);
   const bool unbatched = x->dim() == kDims + 1;
   const Tensor xb = unbatched ? unsqueeze(x, 0) : x, ib = unbatched ? unsqueeze(indices, 0) : indices;
   const int64_t n = xb->sym_size(0).guard_int(), c = xb->sym_size(1).guard_int();
-  int64_t positions = 1;  // of each input plane: -1 cannot be inferred for an empty batch
-  for (size_t d = 2; d < ib->dim(); ++d) positions *= ib->sym_size(d).guard_int();
+  DimVector plane_sizes;  // of each input plane: -1 cannot be inferred for an empty batch
+  for (size_t d = 2; d < ib->dim(); ++d) plane_sizes.push_back(ib->sym_size(d).guard_int());
+  const int64_t positions = checked_numel(plane_sizes, op);
   const Tensor flat_index = reshape(ib, {n, c, positions});
   if (flat_index->device().is_cpu()) {  // elsewhere scatter's own check names the bad index
     const Tensor host = host_contiguous(flat_index);

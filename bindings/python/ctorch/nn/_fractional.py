@@ -56,9 +56,9 @@ def _pool(op, input, kernel_size, output_size, output_ratio, samples, dims):
                                                                                  for e in range(dims)])
         index = pos + tap
         linear = index if linear is None else linear * spatial[d] + index
-    window = math.prod(kernel)
-    linear = linear.expand([n, c] + out + kernel).reshape(n, c, -1)
-    picked = x.reshape(n, c, -1).gather(2, linear).reshape([n, c] + out + [window])
+    window = math.prod(kernel)  # explicit sizes below: -1 cannot be inferred for an empty batch
+    linear = linear.expand([n, c] + out + kernel).reshape(n, c, math.prod(out) * window)
+    picked = x.reshape(n, c, math.prod(spatial)).gather(2, linear).reshape([n, c] + out + [window])
     values, at = picked.max(-1)
     indices = linear.reshape([n, c] + out + [window]).gather(-1, at.unsqueeze(-1)).squeeze(-1)
     if unbatched:
