@@ -383,18 +383,22 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 # ---- embedding (indexing family) ----
 
+def _padding_index(padding_idx, rows):
+    """padding_idx as a row of a table of rows (a negative one counts from the end), or None."""
+    if padding_idx is None:
+        return None
+    if not -rows <= padding_idx < rows:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx + rows if padding_idx < 0 else padding_idx
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of weight picked by the integer tensor input (torch.nn.functional.embedding: input comes
     first here, the operator takes weight first). padding_idx's row gets no gradient; a negative
     padding_idx counts from the end."""
-    if padding_idx is not None:
-        rows = weight.shape[0]
-        if not -rows <= padding_idx < rows:
-            raise AssertionError("Padding_idx must be within num_embeddings")
-        padding_idx = padding_idx + rows if padding_idx < 0 else padding_idx
-    else:
-        padding_idx = -1
+    padding_idx = _padding_index(padding_idx, weight.shape[0])
+    padding_idx = -1 if padding_idx is None else padding_idx
     if max_norm is not None:  # the rows looked up are renormalized in place first, as torch does
         from .. import embedding_renorm_
         embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
@@ -445,11 +449,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                              f"and must equal the input's size ({input.numel()})")
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
-    if padding_idx is not None:
-        rows = weight.shape[0]
-        if not -rows <= padding_idx < rows:
-            raise AssertionError("padding_idx must be within the number of embeddings")
-        padding_idx = padding_idx + rows if padding_idx < 0 else padding_idx
+    padding_idx = _padding_index(padding_idx, weight.shape[0])
     starts = offsets[:-1] if include_last_offset else offsets
     bags = starts.numel()
     n = input.numel()

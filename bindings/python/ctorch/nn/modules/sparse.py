@@ -19,10 +19,7 @@ class Embedding(Module):
         super().__init__()
         from ... import empty  # here: ctorch imports nn before its factories
 
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+        padding_idx = F._padding_index(padding_idx, num_embeddings)
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
@@ -73,10 +70,7 @@ class EmbeddingBag(Module):
         super().__init__()
         from ... import empty
 
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("padding_idx must be within num_embeddings")
-            padding_idx = padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+        padding_idx = F._padding_index(padding_idx, num_embeddings)
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
         self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
         self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
