@@ -3,8 +3,6 @@ top-level forms take torch's positional `train` flags instead of keyword `traini
 and torch's native_* functions, which return the statistics the functional forms keep to
 themselves. Each is a composition of ctorch's operators."""
 
-import math
-
 from ._tensor import Tensor
 
 __all__ = ["celu_", "selu_", "threshold_", "rrelu", "rrelu_", "alpha_dropout", "alpha_dropout_",
@@ -170,8 +168,6 @@ def fill(input, value):
                                "dimensions.")
     return input.clone().fill_(value)
 
-
-del math
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):

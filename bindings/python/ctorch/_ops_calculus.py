@@ -76,7 +76,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     for d, h in zip(dims, spacing):
         n = input.shape[d]
         if n < edge_order + 1:
-            raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1")
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
         results.append(_gradient_along(input, d, h, n, edge_order))
     return tuple(results)
 

@@ -15,7 +15,8 @@
 namespace ct::ops {
 namespace {
 
-Tensor optional_tensor(const Frame& f, size_t i) { return f.arg(i).is_none() ? Tensor() : Tensor::borrow(&f.tensor(i)); }
+// Dim d's size, specialized where it is symbolic (the 3-D forms slice and fold by concrete sizes).
+int64_t size_at(const Tensor& t, int64_t d) { return t->sym_size(d).guard_int(); }
 
 // ---- 1-D: the 2-D operators over a height of 1
 
@@ -80,21 +81,20 @@ Volume volume_args(const char* op, const Frame& f, bool transposed) {
   v.output_padding = transposed ? conv::triple_arg(op, "output_padding", f.arg(5).int_list()) : DimVector{0, 0, 0};
   v.groups = f.arg(6).to_int();
   CT_CHECK(v.groups > 0, CT_ERROR_INVALID_ARGUMENT, op, ": groups must be positive, got ", v.groups);
-  const int64_t channels = v.x->sym_size(1).guard_int(), w0 = w->sym_size(0).guard_int(),
-                w1 = w->sym_size(1).guard_int();
+  const int64_t channels = size_at(v.x, 1), w0 = size_at(w, 0), w1 = size_at(w, 1);
   DimVector kernel;
   for (int i = 0; i < 3; ++i) {
     CT_CHECK(v.stride[i] > 0 && v.dilation[i] > 0 && v.padding[i] >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": stride ",
              v.stride.ref(), " and dilation ", v.dilation.ref(), " must be positive and padding ", v.padding.ref(),
              " not negative");
-    kernel.push_back(w->sym_size(2 + i).guard_int());
+    kernel.push_back(size_at(w, 2 + i));
     CT_CHECK(kernel[i] > 0, CT_ERROR_SHAPE, op, ": the kernel must be at least 1 x 1 x 1, got weight of sizes ",
              w->sym_sizes());
     conv::check_window_value(op, "the weight's kernel size", kernel[i]);
     CT_SYM_CHECK(v.x->sym_size(2 + i) > 0, CT_ERROR_SHAPE, op, ": input of sizes ", x->sym_sizes(),
                  " has an empty spatial dim; only its batch or its channels may be 0");
   }
-  v.depth = v.x->sym_size(2).guard_int();
+  v.depth = size_at(v.x, 2);
   int64_t out_channels = 0;
   if (!transposed) {
     CT_CHECK(channels % v.groups == 0 && w1 * v.groups == channels, CT_ERROR_SHAPE, op, ": groups=", v.groups,
@@ -150,7 +150,7 @@ SymDimVector sizes_of(const Tensor& t) { return SymDimVector(t->sym_sizes()); }
 void conv3d_kernel(void*, Frame& f) {
   const Volume v = volume_args("conv3d", f, false);
   const Tensor w = Tensor::borrow(&f.tensor(1));
-  const int64_t kd = w->sym_size(2).guard_int(), groups = v.groups, pd = v.padding[0];
+  const int64_t kd = size_at(w, 2), groups = v.groups, pd = v.padding[0];
   const Tensor padded = pd > 0 ? constant_pad_nd(v.x, {0, 0, 0, 0, pd, pd}) : v.x;
   std::vector<Tensor> taps;
   std::vector<const TensorImpl*> impls;
@@ -160,13 +160,13 @@ void conv3d_kernel(void*, Frame& f) {
     impls.push_back(taps.back().impl());
   }
   const SymInt n = v.x->sym_size(0);
-  const int64_t c = v.x->sym_size(1).guard_int(), h = v.x->sym_size(3).guard_int(), wd = v.x->sym_size(4).guard_int(), cg = c / groups;
+  const int64_t c = size_at(v.x, 1), h = size_at(v.x, 3), wd = size_at(v.x, 4), cg = c / groups;
   const int64_t folded[] = {c, kd, v.out_depth, h, wd};  // an empty batch leaves these unbounded by memory
   checked_numel(IntArrayRef(folded, 5), "conv3d");
   const Tensor stacked = stack(impls, 2);  // [N, C, kD, oD, H, W]
   const Tensor grouped = view_symint(stacked, {n, groups, cg, kd, v.out_depth, h, wd});
   const Tensor images = reshape_symint(permute(grouped, {0, 4, 1, 3, 2, 5, 6}), {n * v.out_depth, groups * kd * cg, h, wd});
-  const Tensor w2 = reshape(permute(w, {0, 2, 1, 3, 4}), {w->sym_size(0).guard_int(), kd * cg, w->sym_size(3).guard_int(), w->sym_size(4).guard_int()});
+  const Tensor w2 = reshape(permute(w, {0, 2, 1, 3, 4}), {size_at(w, 0), kd * cg, size_at(w, 3), size_at(w, 4)});
   const Tensor y = conv2d(images, w2, optional_tensor(f, 2), {v.stride[1], v.stride[2]}, {v.padding[1], v.padding[2]},
                           {v.dilation[1], v.dilation[2]}, groups);  // [N * oD, O, oH, oW]
   const SymDimVector ys = sizes_of(y);
@@ -183,12 +183,13 @@ void conv3d_kernel(void*, Frame& f) {
 void conv_transpose3d_kernel(void*, Frame& f) {
   const Volume v = volume_args("conv_transpose3d", f, true);
   const Tensor w = Tensor::borrow(&f.tensor(1));
-  const int64_t kd = w->sym_size(2).guard_int(), groups = v.groups, og = w->sym_size(1).guard_int(), cin = v.x->sym_size(1).guard_int();
+  const int64_t kd = size_at(w, 2), groups = v.groups, og = size_at(w, 1), cin = size_at(v.x, 1);
   const SymInt n = v.x->sym_size(0);
   const int64_t folded[] = {v.depth, kd, groups, og};  // an empty batch leaves these unbounded by memory
   checked_numel(IntArrayRef(folded, 4), "conv_transpose3d");
-  const Tensor slices = reshape_symint(permute(v.x, {0, 2, 1, 3, 4}), {n * v.depth, cin, v.x->sym_size(3).guard_int(), v.x->sym_size(4).guard_int()});
-  const Tensor w2 = reshape(permute(w, {0, 2, 1, 3, 4}), {cin, kd * og, w->sym_size(3).guard_int(), w->sym_size(4).guard_int()});
+  const Tensor slices =
+      reshape_symint(permute(v.x, {0, 2, 1, 3, 4}), {n * v.depth, cin, size_at(v.x, 3), size_at(v.x, 4)});
+  const Tensor w2 = reshape(permute(w, {0, 2, 1, 3, 4}), {cin, kd * og, size_at(w, 3), size_at(w, 4)});
   const Tensor y = conv_transpose2d(slices, w2, Tensor(), {v.stride[1], v.stride[2]}, {v.padding[1], v.padding[2]},
                                     {v.output_padding[1], v.output_padding[2]}, groups,
                                     {v.dilation[1], v.dilation[2]});  // [N * D, g * kD * og, oH, oW]
@@ -201,8 +202,8 @@ void conv_transpose3d_kernel(void*, Frame& f) {
                             Scalar(v.stride[0]));
   const Tensor taps = mul(arange(Scalar(0), Scalar(kd), Scalar(1), DType::Int64, v.x->device()), Scalar(v.dilation[0]));
   const Tensor depths = reshape(add(unsqueeze(starts, 1), unsqueeze(taps, 0)), {v.depth * kd});
-  const int64_t full = (v.depth - 1) * v.stride[0] + v.dilation[0] * (kd - 1) + 1;
-  const int64_t room = std::max(full, v.padding[0] + v.out_depth);  // output_padding may reach past the taps
+  const int64_t spanned = (v.depth - 1) * v.stride[0] + v.dilation[0] * (kd - 1) + 1;
+  const int64_t room = std::max(spanned, v.padding[0] + v.out_depth);  // output_padding may reach past the taps
   const Tensor zeros = full_symint({n, groups * og, room, ys[2], ys[3]}, Scalar(0), y->dtype(), y->device());
   Tensor out = narrow(index_add(zeros, 2, depths, planes), 2, v.padding[0], v.out_depth);
   if (!f.arg(2).is_none()) out = add(out, reshape(Tensor::borrow(&f.tensor(2)), {-1, 1, 1, 1}));
@@ -242,7 +243,7 @@ void conv_padding_kernel(void*, Frame& f) {
     bool odd = false;
     for (int i = kDims - 1; i >= 0; --i) {
       conv::check_window_value(op, "dilation", at(dilation, i));
-      const int64_t total = at(dilation, i) * (w->sym_size(2 + i).guard_int() - 1);
+      const int64_t total = at(dilation, i) * (size_at(w, 2 + i) - 1);
       pad[i] = total / 2;
       extra.push_back(0);
       extra.push_back(total % 2);

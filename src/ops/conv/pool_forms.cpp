@@ -91,6 +91,8 @@ std::array<Tensor, 2> adaptive_max(const char* op, const Tensor& x, int64_t oh, 
   const int64_t H = x->sym_size(nd - 2).guard_int(), W = x->sym_size(nd - 1).guard_int();  // windows need them
   CT_CHECK(oh >= 0 && ow >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": output_size [", oh, ", ", ow,
            "] has a negative size");
+  conv::check_window_value(op, "output_size", oh);  // so that oh * ow and the window bounds fit int64
+  conv::check_window_value(op, "output_size", ow);
   CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, op, ": input is ", x->dtype(),
            "; it takes floating values. Convert them with to(float32)");
   for (size_t d = nd == 4 ? 1 : 0; d + 2 < nd; ++d) {  // of [N, C, H, W] the batch may be empty
@@ -266,8 +268,10 @@ DimVector output_size3(const char* op, const Frame& f) {
   const IntArrayRef size = f.arg(1).int_list();
   CT_CHECK(size.size() == 3, CT_ERROR_INVALID_ARGUMENT, op, ": output_size has ", size.size(),
            " values; it takes [od, oh, ow]");
-  for (int64_t s : size)
+  for (int64_t s : size) {
     CT_CHECK(s >= 0, CT_ERROR_INVALID_ARGUMENT, op, ": output_size ", size, " has a negative size");
+    conv::check_window_value(op, "output_size", s);  // so that oh * ow and the window bounds fit int64
+  }
   return DimVector(size);
 }
 

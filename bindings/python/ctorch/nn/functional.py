@@ -745,7 +745,7 @@ def pad(input, pad, mode="constant", value=None):
 # here: the Lp pools, local response norm, channel shuffle, the alpha dropouts, rrelu and the
 # multi-class margin losses.
 
-from ._ctc import ctc_loss  # noqa: E402
+from ._ctc import ctc_loss  # noqa: E402,F401
 from ._grid import affine_grid, grid_sample  # noqa: E402,F401
 from ._attention import multi_head_attention_forward  # noqa: E402,F401
 from ._fractional import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: E402,F401

@@ -7,7 +7,6 @@ its state dicts load."""
 
 import collections
 
-from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear
 from .module import Module
