@@ -1,6 +1,8 @@
 """bench_optim.py - one Adam step over 10M float32 parameters (10 tensors of 1M): ctorch's fused
 update beside torch's single-tensor, foreach and fused Adam, one table from one run; then one step
-of Adagrad, Adamax, NAdam, RAdam and Adadelta beside torch's single-tensor and foreach forms.
+of Adagrad, Adamax, NAdam, RAdam, Adadelta, ASGD and Rprop beside torch's single-tensor and foreach
+forms; then LBFGS steps (20 iterations, with and without the strong-Wolfe line search) on a
+least-squares fit, the closure's forward and backward included.
 
     PYTHONPATH=build/bindings/python /usr/bin/python3 bench/bench_optim.py
 
@@ -52,13 +54,45 @@ def main():
         print(f"{label:30s} {s * 1e3:9.2f} {gbytes / s:8.2f}  {s / ct:13.2f}x")
     print(f"\n{'optimizer':10s} {'ctorch ms':>10s} {'torch single ms':>16s} {'ratio':>7s} {'torch foreach ms':>17s} "
           f"{'ratio':>7s}")
-    for name in ("Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta"):
+    for name in ("Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop"):
         ct = seconds_per_step(ctorch, name)
         single = seconds_per_step(torch, name, foreach=False)
         foreach = seconds_per_step(torch, name, foreach=True)
         print(f"{name:10s} {ct * 1e3:10.2f} {single * 1e3:16.2f} {single / ct:6.2f}x {foreach * 1e3:17.2f} "
               f"{foreach / ct:6.2f}x")
+    lbfgs_table()
     return 0
+
+
+def lbfgs_seconds(lib, **options):
+    """One LBFGS step (max_iter 20) from w = 0 fitting X w = y, X 2000 x 500 float32: a fresh
+    optimizer each time, so every repetition runs the same iterations."""
+    lib.manual_seed(0)
+    x, y = lib.randn(2000, 500), lib.randn(2000, 1)
+
+    def step():
+        w = lib.zeros(500, 1, requires_grad=True)
+        opt = lib.optim.LBFGS([w], **options)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((x @ w - y) ** 2).mean()
+            loss.backward()
+            return loss
+        opt.step(closure)
+    step()
+    return min(timeit.repeat(step, number=1, repeat=5))
+
+
+def lbfgs_table():
+    import ctorch
+    import torch
+
+    print(f"\n{'LBFGS step (20 iterations)':30s} {'ctorch ms':>10s} {'torch ms':>10s} {'ratio':>7s}")
+    for label, options in (("fixed step lr 0.1", dict(lr=0.1)), ("strong_wolfe", dict(line_search_fn="strong_wolfe"))):
+        ct = lbfgs_seconds(ctorch, **options)
+        th = lbfgs_seconds(torch, **options)
+        print(f"{label:30s} {ct * 1e3:10.2f} {th * 1e3:10.2f} {th / ct:6.2f}x")
 
 
 if __name__ == "__main__":

@@ -4008,7 +4008,10 @@ typedef enum ct_optimizer_kind {
   CT_OPTIMIZER_ADAMAX = 5,  /* torch.optim.Adamax: Adam with an infinity-norm second moment (0.9) */
   CT_OPTIMIZER_NADAM = 6,   /* torch.optim.NAdam: Nesterov momentum in Adam, momentum_decay (0.9) */
   CT_OPTIMIZER_RADAM = 7,   /* torch.optim.RAdam: rectified Adam (since 0.9) */
-  CT_OPTIMIZER_ADADELTA = 8 /* torch.optim.Adadelta: rho, lr scaling the delta (since 0.9) */
+  CT_OPTIMIZER_ADADELTA = 8, /* torch.optim.Adadelta: rho, lr scaling the delta (since 0.9) */
+  CT_OPTIMIZER_ASGD = 9,     /* torch.optim.ASGD: averaged SGD, lambd, alpha, t0 (since 0.9) */
+  CT_OPTIMIZER_RPROP = 10,   /* torch.optim.Rprop: resilient backpropagation, etas, step sizes (since 0.9) */
+  CT_OPTIMIZER_LBFGS = 11    /* torch.optim.LBFGS: steps through ct_optimizer_step_closure (since 0.9) */
 } ct_optimizer_kind;
 
 /*
@@ -4030,7 +4033,7 @@ typedef struct ct_optimizer_options {
   double beta1;           /* Adam, AdamW: in [0, 1) */
   double beta2;           /* Adam, AdamW: in [0, 1) */
   double eps;             /* Adam, AdamW, RMSprop: >= 0, added to the denominator */
-  double alpha;           /* RMSprop: smoothing constant, >= 0 */
+  double alpha;           /* RMSprop: smoothing constant; ASGD: eta's decay power; >= 0 */
   int nesterov;           /* SGD: Nesterov momentum (needs momentum > 0 and dampening 0) */
   int amsgrad;            /* Adam, AdamW: keep the maximum of the second moments */
   int centered;           /* RMSprop: normalize by the estimated variance of the gradient */
@@ -4041,6 +4044,18 @@ typedef struct ct_optimizer_options {
   double momentum_decay;  /* NAdam: >= 0 */
   double rho;             /* Adadelta: the running averages' coefficient, in [0, 1] */
   int decoupled_weight_decay; /* NAdam, RAdam: decay param *= 1 - lr * weight_decay (AdamW's) */
+  double lambd;           /* ASGD: the decay term, >= 0 */
+  double t0;              /* ASGD: the step after which averaging starts, >= 0 */
+  double etaminus;        /* Rprop: the step's factor after a sign change, in (0, 1) */
+  double etaplus;         /* Rprop: the step's factor while the sign holds, > 1 */
+  double step_size_min;   /* Rprop: the smallest step, >= 0 */
+  double step_size_max;   /* Rprop: the largest step, >= step_size_min */
+  int64_t max_iter;       /* LBFGS: iterations per step, in [1, 2^40] */
+  int64_t max_eval;       /* LBFGS: closure calls per step, in [1, 2^40]; 0: max_iter * 5 / 4 */
+  double tolerance_grad;  /* LBFGS: stop when the gradient's largest magnitude is this small, >= 0 */
+  double tolerance_change; /* LBFGS: stop when a step or the loss changes less, >= 0 */
+  int64_t history_size;   /* LBFGS: curvature pairs kept, in [1, 2^20] */
+  int strong_wolfe;       /* LBFGS: 1 for line_search_fn="strong_wolfe", 0 for a fixed step lr */
 } ct_optimizer_options;
 
 /*
@@ -4055,9 +4070,14 @@ typedef struct ct_optimizer_options {
  *   NAdam    lr 2e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0, momentum_decay 4e-3
  *   RAdam    lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0
  *   Adadelta lr 1, rho 0.9, eps 1e-6, weight_decay 0
- * Fields the kind does not use are 0 (beta1 0.9, beta2 0.999, eps 1e-8, alpha 0.99, rho 0.9 and
- * momentum_decay 4e-3 for every kind, so switching kind keeps sensible values); maximize 0;
- * struct_size set.
+ *   ASGD     lr 1e-2, lambd 1e-4, alpha 0.75, t0 1e6, weight_decay 0
+ *   Rprop    lr 1e-2, etas (0.5, 1.2), step_sizes (1e-6, 50)
+ *   LBFGS    lr 1, max_iter 20, max_eval 0 (25), tolerance_grad 1e-7, tolerance_change 1e-9,
+ *            history_size 100, strong_wolfe 0
+ * Fields the kind does not use are 0 (beta1 0.9, beta2 0.999, eps 1e-8, alpha 0.99, rho 0.9,
+ * momentum_decay 4e-3, lambd 1e-4, t0 1e6, etaminus 0.5, etaplus 1.2, step_size_min 1e-6,
+ * step_size_max 50 and LBFGS's values for every kind, so switching kind keeps sensible values);
+ * maximize 0; struct_size set.
  *
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL out or a kind outside ct_optimizer_kind.
  * Threads: any thread. Since 0.8.
@@ -4081,8 +4101,9 @@ CT_API CT_NODISCARD ct_status ct_optimizer_options_default(ct_optimizer_kind kin
  *                              released parameter, one given twice, a non-leaf parameter, a
  *                              struct_size too small, or an option out of range (the message
  *                              names the field and its value)
- *   CT_ERROR_DTYPE             a parameter that is not floating
- *   CT_ERROR_DEVICE            a meta parameter (it has no data to update)
+ *   CT_ERROR_DTYPE             a parameter that is not floating; LBFGS parameters of two dtypes
+ *   CT_ERROR_DEVICE            a meta parameter (it has no data to update); LBFGS parameters on
+ *                              two devices (it steps them as one vector)
  * Threads: any thread. Since 0.8. See also ct_optimizer_options_default.
  */
 CT_API CT_NODISCARD ct_status ct_optimizer_create(const ct_tensor* const* params, size_t n,
@@ -4118,6 +4139,13 @@ CT_API void ct_optimizer_release(ct_optimizer* opt);
  *   RMSprop  g += wd * p; s = alpha * s + (1 - alpha) * g * g; centered: a = alpha * a + (1 - alpha)
  *            * g and d = sqrt(s - a * a) + eps, else d = sqrt(s) + eps; momentum > 0: buf =
  *            momentum * buf + g / d, p += -lr * buf; else p += -lr * g / d
+ *   ASGD     g += wd * p; p *= 1 - lambd * eta; p += -eta * g; ax += (p - ax) * mu if mu != 1, else
+ *            ax = p; then eta = lr / (1 + lambd * lr * t)^alpha and mu = 1 / max(1, t - t0), each
+ *            rounded to float (eta starts at lr, mu at 1)
+ *   Rprop    f = etaplus, etaminus or 1 where sign(g * prev) is > 0, < 0 or 0; step = clamp(step * f,
+ *            step_size_min, step_size_max) (it starts at lr); g = 0 where f is etaminus;
+ *            p -= sign(g) * step; prev = g
+ * Adagrad, Adamax, NAdam, RAdam and Adadelta follow torch.optim's single-tensor functions likewise.
  *
  * Every parameter is checked and missing state allocated before anything is written, so a step
  * that fails on one parameter changes no parameter and no state.
@@ -4125,12 +4153,46 @@ CT_API void ct_optimizer_release(ct_optimizer* opt);
  * Returns
  *   CT_OK
  *   CT_ERROR_INVALID_ARGUMENT  opt NULL or released; a parameter that is an inference tensor,
- *                              outside inference mode (the message names its index)
+ *                              outside inference mode (the message names its index); an LBFGS
+ *                              optimizer (it re-evaluates the model: ct_optimizer_step_closure);
+ *                              a call from inside opt's own closure
  *   CT_ERROR_OUT_OF_MEMORY     state could not be allocated
  * Threads: calls on one optimizer are serialized (a lock); another thread must not read or write
  * the parameters during a step. Determinism: bitwise for any thread count. Since 0.8.
  */
 CT_API CT_NODISCARD ct_status ct_optimizer_step(ct_optimizer* opt);
+
+/*
+ * ct_optimizer_closure - runs the model and its backward, so that the parameters hold the grads of
+ * the loss at their current values, and writes the loss to *loss (torch's closure: zero the grads,
+ * compute the loss, call backward, return the loss). Returns CT_OK, or a failure status after
+ * ct_error_set: the step then fails with it.
+ */
+typedef ct_status (*ct_optimizer_closure)(void* user_data, double* loss);
+
+/*
+ * ct_optimizer_step_closure - optimizer.step(closure).
+ *
+ * LBFGS (torch.optim.LBFGS): up to max_iter iterations over all parameters as one vector, calling
+ * closure once to start and then once per iteration (fixed step lr), or as often as the
+ * strong-Wolfe line search needs, stopping early as torch does (gradient below tolerance_grad, a
+ * step or loss change below tolerance_change, max_eval calls). The direction comes from the last
+ * history_size curvature pairs, kept across steps. Other kinds call closure once, then step as
+ * ct_optimizer_step does.
+ *
+ * The closure runs on the calling thread in the caller's grad mode; it may call
+ * ct_optimizer_zero_grad on opt (torch's closures do), not another step. When it fails, the step
+ * fails with its status and message, and the parameters and the optimizer's state are restored to
+ * what they were before the call.
+ *
+ *   closure    required; user_data is passed to it unchanged.
+ *   loss       filled with the first closure call's loss (what torch's step returns); may be NULL.
+ *
+ * Returns CT_OK; the closure's status; or as ct_optimizer_step (CT_ERROR_INVALID_ARGUMENT also for
+ * a NULL closure). Threads: as ct_optimizer_step. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_step_closure(ct_optimizer* opt, ct_optimizer_closure closure,
+                                                        void* user_data, double* loss);
 
 /*
  * ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero_grad(set_to_none)).
@@ -4185,25 +4247,60 @@ CT_API CT_NODISCARD ct_status ct_optimizer_num_params(const ct_optimizer* opt, s
 CT_API CT_NODISCARD ct_status ct_optimizer_param(const ct_optimizer* opt, size_t i, ct_tensor** out);
 
 /*
+ * ct_optimizer_state_name - the kind's j-th per-parameter state name, as torch names the keys of
+ * optimizer.state[p], in torch's order: the scalars ("step"; NAdam's "mu_product"; ASGD's "eta" and
+ * "mu"; SGD has none) and then the buffers (see ct_optimizer_state_save). *out is a static string:
+ * never free it.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL out or an unknown kind; CT_ERROR_INDEX for j
+ * past the last name (count the names by calling with j = 0, 1, ... until then).
+ * Threads: any thread. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_state_name(ct_optimizer_kind kind, size_t j, const char** out);
+
+/*
+ * ct_optimizer_state_get - parameter i's state entry called name (optimizer.state[p][name]).
+ *
+ * A buffer ("exp_avg", ASGD's averaged parameter "ax", ...) is the optimizer's tensor itself, a new
+ * reference: what you write into it is the state the next step reads, as in torch. A scalar
+ * ("step", "mu_product", "eta", "mu") is a new 0-dim float32 CPU tensor holding its value (a copy).
+ * *out is NULL, with CT_OK, while the parameter has no such entry: before its first step, or a
+ * buffer its options do not use (SGD without momentum, Adam without amsgrad).
+ *
+ * Returns
+ *   CT_OK
+ *   CT_ERROR_INVALID_ARGUMENT  opt NULL or released, name or out NULL, a name the kind does not
+ *                              have (the message lists the kind's names)
+ *   CT_ERROR_INDEX             i >= the number of parameters
+ * Threads: as ct_optimizer_step. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_optimizer_state_get(const ct_optimizer* opt, size_t i, const char* name,
+                                                     ct_tensor** out);
+
+/*
  * ct_optimizer_state_save - the optimizer's state as bytes (optimizer.state_dict()): the kind, the
  * options and, per parameter, its dtype, sizes, step count and state buffers, so that a loaded
  * copy continues with the same bits. Format (every number little-endian on every platform):
  *
  *   "CTOPTIM\0"  8 bytes      magic
- *   u32 version (2), u32 kind (ct_optimizer_kind), u32 flags (bit 0 nesterov, 1 amsgrad,
+ *   u32 version (3), u32 kind (ct_optimizer_kind), u32 flags (bit 0 nesterov, 1 amsgrad,
  *       2 centered, 3 maximize, 4 decoupled_weight_decay), u32 0
  *   f64 lr, momentum, dampening, weight_decay, beta1, beta2, eps, alpha, lr_decay,
- *       initial_accumulator_value, momentum_decay, rho
+ *       initial_accumulator_value, momentum_decay, rho, lambd, t0, etaminus, etaplus,
+ *       step_size_min, step_size_max
  *   u64 number of parameters, then per parameter:
  *     u32 dtype (ct_dtype), u32 ndim, i64 sizes[ndim], f64 step count (the optimizer steps this
  *     parameter took), f64 mu_product (NAdam's product of its momentum coefficients, a float32
- *     value as torch keeps it; 1 for other kinds), u32 buffer mask, u32 0, then for each bit i set
- *     in the mask (in order) the buffer's numel elements, row-major, raw. Buffers: SGD {0
+ *     value as torch keeps it; 1 for other kinds), f64 eta, f64 mu (ASGD's step size and
+ *     averaging coefficient, float32 values; 0 and 1 for other kinds), u32 buffer mask, u32 0,
+ *     then for each bit i set in the mask (in order) the buffer's numel elements, row-major, raw.
+ *     Buffers: SGD {0
  *     momentum_buffer}; Adam, AdamW {0 exp_avg, 1 exp_avg_sq, 2 max_exp_avg_sq}; RMSprop {0
  *     square_avg, 1 momentum_buffer, 2 grad_avg}; Adagrad {0 sum}; Adamax {0 exp_avg, 1 exp_inf};
- *     NAdam, RAdam {0 exp_avg, 1 exp_avg_sq}; Adadelta {0 square_avg, 1 acc_delta}. A parameter
- *     that took no step yet has mask 0. Version 1 (0.8) lacks the four options after alpha, flag
- *     bit 4 and mu_product; it loads with their defaults.
+ *     NAdam, RAdam {0 exp_avg, 1 exp_avg_sq}; Adadelta {0 square_avg, 1 acc_delta}; ASGD {0 ax};
+ *     Rprop {0 prev, 1 step_size}. A parameter that took no step yet has mask 0. Version 1 (0.8)
+ *     lacks the options after alpha, flag bit 4, mu_product, eta and mu; version 2 the six options
+ *     after rho, eta and mu (and the kinds ASGD and Rprop); each loads with their defaults.
  *
  *   data, size  on CT_OK, a new buffer and its length: free it with ct_string_release. Otherwise
  *               NULL and 0.

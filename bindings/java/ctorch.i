@@ -263,6 +263,7 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 %ignore ct_set_log_handler;
 %ignore ct_library_impl;
 %ignore ct_tensor_register_hook;
+%ignore ct_optimizer_step_closure;
 %ignore ct_autograd_function_apply;
 %ignore ct_autograd_backward;
 %ignore ct_autograd_grad;

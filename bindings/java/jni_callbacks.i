@@ -106,6 +106,19 @@ static ct_status ct_java_hook(void* user_data, const ct_tensor* grad, ct_tensor*
   return s;
 }
 
+/* An optimizer's closure: Java returns the loss through a one-element array. */
+static ct_status ct_java_closure(void* user_data, double* loss) {
+  JNIEnv* env = ct_java_env();
+  if (!env || (*env)->PushLocalFrame(env, 4) != 0) return ct_java_no_env();
+  jdoubleArray out = (*env)->NewDoubleArray(env, 1);
+  jint status = CT_ERROR_OUT_OF_MEMORY;
+  if (out) status = (*env)->CallStaticIntMethod(env, ct_java_callbacks, ct_java_cb_closure, (jobject)user_data, out);
+  ct_status s = ct_java_finish(env, status);
+  if (s == CT_OK) (*env)->GetDoubleArrayRegion(env, out, 0, 1, loss);
+  (*env)->PopLocalFrame(env, NULL);
+  return s;
+}
+
 /* Boxed arguments go to Java in org.ctorch.Args' encoding (see ct_java_fill_value). */
 static ct_status ct_java_kernel(void* user_data, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts) {
   JNIEnv* env = ct_java_env();
@@ -271,6 +284,19 @@ static jlong ct_java_compile(JNIEnv* env, jobject fn, jlong options) {
     return 0;
   }
   return (jlong)(intptr_t)out;
+}
+
+/* ct_optimizer_step_closure with a Supplier<Tensor>; returns the first call's loss. */
+static jdouble ct_java_optimizer_step_closure(JNIEnv* env, jlong opt, jobject closure) {
+  if (!closure) {
+    ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, "Optimizer.step: the closure is null");
+    return 0;
+  }
+  double loss = 0;
+  /* The closure runs on this thread during the call only: a local reference is enough. */
+  ct_status s = ct_optimizer_step_closure((ct_optimizer*)(intptr_t)opt, ct_java_closure, closure, &loss);
+  if (s != CT_OK) ct_java_throw(env, s);
+  return loss;
 }
 
 /* ct_export of a traced function on example inputs; returns the program handle. */

@@ -6,7 +6,7 @@
 %{
 /* ct_optimizer_options travels as a double[] of CT_JAVA_OPTIMIZER_FIELDS values, in this order
  * (the kind and the flags as exact doubles; org.ctorch.optim.OptimizerOptions keeps the same). */
-#define CT_JAVA_OPTIMIZER_FIELDS 18
+#define CT_JAVA_OPTIMIZER_FIELDS 30
 /* ct_lr_scheduler_options likewise: kind, step_size, gamma, t_max, eta_min, start_factor,
  * end_factor, total_iters, factor, power, t_0, t_mult (the int64 fields are exact up to 2^53), then
  * the milestones, one per element after those (a copy the call frees). */
@@ -46,6 +46,18 @@ static int ct_java_optimizer_options_in(JNIEnv* env, jdoubleArray a, ct_optimize
   o->momentum_decay = v[15];
   o->rho = v[16];
   o->decoupled_weight_decay = v[17] != 0;
+  o->lambd = v[18];
+  o->t0 = v[19];
+  o->etaminus = v[20];
+  o->etaplus = v[21];
+  o->step_size_min = v[22];
+  o->step_size_max = v[23];
+  o->max_iter = (int64_t)v[24];
+  o->max_eval = (int64_t)v[25];
+  o->tolerance_grad = v[26];
+  o->tolerance_change = v[27];
+  o->history_size = (int64_t)v[28];
+  o->strong_wolfe = v[29] != 0;
   return 0;
 }
 
@@ -54,7 +66,10 @@ static void ct_java_optimizer_options_out(JNIEnv* env, const ct_optimizer_option
                                         o->beta1, o->beta2, o->eps, o->alpha, (double)o->nesterov,
                                         (double)o->amsgrad, (double)o->centered, (double)o->maximize,
                                         o->lr_decay, o->initial_accumulator_value, o->momentum_decay, o->rho,
-                                        (double)o->decoupled_weight_decay};
+                                        (double)o->decoupled_weight_decay, o->lambd, o->t0, o->etaminus,
+                                        o->etaplus, o->step_size_min, o->step_size_max, (double)o->max_iter,
+                                        (double)o->max_eval, o->tolerance_grad, o->tolerance_change,
+                                        (double)o->history_size, (double)o->strong_wolfe};
   (*env)->SetDoubleArrayRegion(env, a, 0, CT_JAVA_OPTIMIZER_FIELDS, v);
 }
 

@@ -374,6 +374,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_autograd_backward;
 %ignore ct_autograd_grad;
 %ignore ct_tensor_register_hook;
+%ignore ct_optimizer_step_closure;
 %ignore ct_autograd_function_apply;
 /* ct_py_op_call fills ct_value itself (CT_VALUE_SYMINT, CT_VALUE_SYMINTS). */
 %ignore ct_value_set_symint;
@@ -432,6 +433,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %feature("nothread") ct_py_autograd_backward;
 %feature("nothread") ct_py_autograd_grad;
 %feature("nothread") ct_py_register_hook;
+%feature("nothread") ct_py_optimizer_step_closure;
 %feature("nothread") ct_py_function_apply;
 
 %inline %{
@@ -908,6 +910,32 @@ static PyObject* ct_py_register_hook(PyObject* handle, PyObject* fn) {
     return NULL;
   }
   return PyLong_FromLongLong(id);
+}
+
+/* An optimizer's closure: fn() returns the loss as a float. */
+static ct_status ct_py_closure(void* user_data, double* loss) {
+  PyGILState_STATE g = PyGILState_Ensure();
+  ct_status s = CT_OK;
+  PyObject* r = PyObject_CallNoArgs((PyObject*)user_data);
+  if (r) *loss = PyFloat_AsDouble(r);
+  if (!r || PyErr_Occurred()) s = ct_py_callback_failed();
+  Py_XDECREF(r);
+  PyGILState_Release(g);
+  return s;
+}
+
+/* ct_optimizer_step_closure with a Python callable (see ct_py_closure); returns the first loss. */
+static PyObject* ct_py_optimizer_step_closure(PyObject* handle, PyObject* fn) {
+  ct_optimizer* opt = (ct_optimizer*)PyLong_AsVoidPtr(handle);
+  if (PyErr_Occurred()) return NULL;
+  double loss = 0;
+  /* fn runs on this thread during the call only: the caller's reference keeps it alive. */
+  ct_status s = ct_optimizer_step_closure(opt, ct_py_closure, fn, &loss);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  return PyFloat_FromDouble(loss);
 }
 
 /* A custom function (ctorch.autograd.Function). Its Python forward has already run, since the

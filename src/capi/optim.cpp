@@ -60,6 +60,18 @@ Hyper hyper_from(const ct_optimizer_options& o) {
   h.momentum_decay = o.momentum_decay;
   h.rho = o.rho;
   h.decoupled_weight_decay = o.decoupled_weight_decay != 0;
+  h.lambd = o.lambd;
+  h.t0 = o.t0;
+  h.etaminus = o.etaminus;
+  h.etaplus = o.etaplus;
+  h.step_size_min = o.step_size_min;
+  h.step_size_max = o.step_size_max;
+  h.max_iter = o.max_iter;
+  h.max_eval = o.max_eval;
+  h.tolerance_grad = o.tolerance_grad;
+  h.tolerance_change = o.tolerance_change;
+  h.history_size = o.history_size;
+  h.strong_wolfe = o.strong_wolfe != 0;
   return h;
 }
 
@@ -82,12 +94,24 @@ void fill_options(const Hyper& h, ct_optimizer_options* o) {
   o->momentum_decay = h.momentum_decay;
   o->rho = h.rho;
   o->decoupled_weight_decay = h.decoupled_weight_decay;
+  o->lambd = h.lambd;
+  o->t0 = h.t0;
+  o->etaminus = h.etaminus;
+  o->etaplus = h.etaplus;
+  o->step_size_min = h.step_size_min;
+  o->step_size_max = h.step_size_max;
+  o->max_iter = h.max_iter;
+  o->max_eval = h.max_eval;
+  o->tolerance_grad = h.tolerance_grad;
+  o->tolerance_change = h.tolerance_change;
+  o->history_size = h.history_size;
+  o->strong_wolfe = h.strong_wolfe;
 }
 
 Kind kind_arg(const ct_optimizer_kind& kind, const char* fn) {
   const int k = capi::raw_enum(kind);
   CT_CHECK(k >= 0 && static_cast<uint32_t>(k) < train::kNumKinds, CT_ERROR_INVALID_ARGUMENT, fn, ": kind ", k,
-           " is unknown. Use a CT_OPTIMIZER_ value (SGD to ADADELTA)");
+           " is unknown. Use a CT_OPTIMIZER_ value (SGD to LBFGS)");
   return static_cast<Kind>(k);
 }
 
@@ -156,6 +180,22 @@ ct_status ct_optimizer_step(ct_optimizer* opt) {
   return capi::guard([&] { opt_arg(opt, "ct_optimizer_step").step(); });
 }
 
+ct_status ct_optimizer_step_closure(ct_optimizer* opt, ct_optimizer_closure closure, void* user_data, double* loss) {
+  return capi::guard([&] {
+    const char* fn = "ct_optimizer_step_closure";
+    Optimizer& o = opt_arg(opt, fn);
+    CT_CHECK(closure, CT_ERROR_INVALID_ARGUMENT, fn,
+             ": closure is NULL. Pass a function that computes the loss and its grads (or call ct_optimizer_step)");
+    const double first = o.step([&] {
+      double value = 0;
+      const ct_status s = closure(user_data, &value);
+      CT_CHECK(s == CT_OK, s, fn, ": the closure failed: ", ct_last_error());
+      return value;
+    });
+    if (loss) *loss = first;
+  });
+}
+
 ct_status ct_optimizer_zero_grad(ct_optimizer* opt, int set_to_none) {
   return capi::guard([&] { opt_arg(opt, "ct_optimizer_zero_grad").zero_grad(set_to_none != 0); });
 }
@@ -209,6 +249,29 @@ ct_status ct_optimizer_param(const ct_optimizer* opt, size_t i, ct_tensor** out)
     CT_CHECK(i < o.size(), CT_ERROR_INDEX, "ct_optimizer_param: index ", i, " is out of range for ", o.size(),
              " parameters");
     return o.param(i);
+  });
+}
+
+ct_status ct_optimizer_state_name(ct_optimizer_kind kind, size_t j, const char** out) {
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    const char* fn = "ct_optimizer_state_name";
+    capi::require_out(out, fn, "out");
+    const char* const* names = train::state_names(kind_arg(kind, fn));
+    size_t n = 0;
+    while (names[n]) ++n;
+    CT_CHECK(j < n, CT_ERROR_INDEX, fn, ": index ", j, " is out of range: ", train::kind_name(kind_arg(kind, fn)),
+             " has ", n, " state names");
+    *out = names[j];
+  });
+}
+
+ct_status ct_optimizer_state_get(const ct_optimizer* opt, size_t i, const char* name, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_optimizer_state_get", [&] {
+    const char* fn = "ct_optimizer_state_get";
+    const Optimizer& o = opt_arg(opt, fn);
+    CT_CHECK(name, CT_ERROR_INVALID_ARGUMENT, fn, ": name is NULL. Pass a state name (ct_optimizer_state_name)");
+    return o.state(i, name, fn);
   });
 }
 

@@ -8,7 +8,8 @@ namespace ct::train {
 
 /// State slots per kind (see ct_optimizer_state_save): SGD {momentum_buffer}; Adam, AdamW {exp_avg,
 /// exp_avg_sq, max_exp_avg_sq}; RMSprop {square_avg, momentum_buffer, grad_avg}; Adagrad {sum};
-/// Adamax {exp_avg, exp_inf}; NAdam, RAdam {exp_avg, exp_avg_sq}; Adadelta {square_avg, acc_delta}.
+/// Adamax {exp_avg, exp_inf}; NAdam, RAdam {exp_avg, exp_avg_sq}; Adadelta {square_avg, acc_delta};
+/// ASGD {ax}; Rprop {prev, step_size}.
 constexpr int kSlots = 3;
 
 /// What one step of one parameter reads and writes. INVARIANT: every defined slot has param's

@@ -90,7 +90,7 @@ struct Rmsprop {
   }
 };
 
-// Adagrad, Adamax, NAdam, RAdam and Adadelta: one or two state slots, always both present.
+// Adagrad, ASGD, Adamax, NAdam, RAdam, Adadelta and Rprop: one or two state slots, always present.
 template <typename T, void (*Update)(const Coefs<T>&, T&, T, T&)>
 struct OneSlot {
   Coefs<T> c;
@@ -148,6 +148,9 @@ void update_typed(Kind kind, const StepCoefs& sc, const StepTensors& t) {
     case Kind::NAdam: return run(TwoSlots<T, nadam_update<T, T>>{c, p, g, s0, s1}, n);
     case Kind::RAdam: return run(TwoSlots<T, radam_update<T, T>>{c, p, g, s0, s1}, n);
     case Kind::Adadelta: return run(TwoSlots<T, adadelta_update<T, T>>{c, p, g, s0, s1}, n);
+    case Kind::ASGD: return run(OneSlot<T, asgd_update<T, T>>{c, p, g, s0}, n);
+    case Kind::Rprop: return run(TwoSlots<T, rprop_update<T, T>>{c, p, g, s0, s1}, n);
+    case Kind::LBFGS: return;  // steps in lbfgs.cpp, never here
   }
 }
 

@@ -30,14 +30,24 @@ struct StepCoefs {
   // NAdam: the gradient's and the moment's step sizes; NAdam and RAdam: the bias corrections
   // 1 - beta^step; RAdam: lr and the rectification factor.
   double neg_grad_step = 0, neg_moment_step = 0, bc1 = 1, bc2 = 1, lr = 0, rect = 0;
+  // ASGD: the averaging coefficient mu; Rprop: the step-size factors and bounds.
+  double ax_mu = 1, etaminus = 0, etaplus = 0, step_size_min = 0, step_size_max = 0;
   bool maximize = false, weight_decay = false, use_momentum = false, has_momentum_buffer = false;
   bool nesterov = false, amsgrad = false, centered = false, decoupled = false, rectified = false;
+  bool averaging = false;  // ASGD: mu != 1, so ax moves toward the parameter (else ax copies it)
+};
+
+/// A parameter's scalar state. torch keeps each in a 0-dim float32 tensor, so each holds a float
+/// value: NAdam's product of momentum coefficients; ASGD's step size eta and averaging coefficient mu.
+struct ScalarState {
+  double mu_product = 1, eta = 0, mu = 1;
 };
 
 /// The coefficients for a parameter taking its step-th step (step >= 1); has_momentum_buffer says
-/// whether SGD's buffer holds a value already (torch's momentum_buffer is not None); mu_product is
-/// NAdam's running product of momentum coefficients, updated here (a float32 value, as torch's).
-StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer, double* mu_product);
+/// whether SGD's buffer holds a value already (torch's momentum_buffer is not None); scalars is the
+/// parameter's scalar state, advanced here past this step (NAdam's mu_product; ASGD's eta and mu,
+/// whose values before the step are the ones the step uses).
+StepCoefs step_coefs(const Hyper& h, double step, bool has_momentum_buffer, ScalarState* scalars);
 
 /// StepCoefs with the numbers rounded to S, as a tensor kernel rounds a Python float.
 template <typename S>
@@ -48,13 +58,17 @@ struct Coefs {
         one_minus_beta1(S(c.one_minus_beta1)), beta2(S(c.beta2)), one_minus_beta2(S(c.one_minus_beta2)), eps(S(c.eps)),
         neg_step_size(S(c.neg_step_size)), bc2_sqrt(S(c.bc2_sqrt)), alpha(S(c.alpha)),
         one_minus_alpha(S(c.one_minus_alpha)), neg_grad_step(S(c.neg_grad_step)),
-        neg_moment_step(S(c.neg_moment_step)), bc1(S(c.bc1)), bc2(S(c.bc2)), lr(S(c.lr)), rect(S(c.rect)), maximize(c.maximize),
-        weight_decay(c.weight_decay), use_momentum(c.use_momentum), has_momentum_buffer(c.has_momentum_buffer),
-        nesterov(c.nesterov), amsgrad(c.amsgrad), centered(c.centered), decoupled(c.decoupled),
-        rectified(c.rectified) {}
+        neg_moment_step(S(c.neg_moment_step)), bc1(S(c.bc1)), bc2(S(c.bc2)), lr(S(c.lr)), rect(S(c.rect)),
+        ax_mu(S(c.ax_mu)), etaminus(S(c.etaminus)), etaplus(S(c.etaplus)), step_size_min(S(c.step_size_min)),
+        step_size_max(S(c.step_size_max)), maximize(c.maximize), weight_decay(c.weight_decay),
+        use_momentum(c.use_momentum), has_momentum_buffer(c.has_momentum_buffer), nesterov(c.nesterov),
+        amsgrad(c.amsgrad), centered(c.centered), decoupled(c.decoupled), rectified(c.rectified),
+        averaging(c.averaging) {}
   S wd, decay_factor, momentum, one_minus_dampening, neg_lr, beta1, one_minus_beta1, beta2, one_minus_beta2, eps;
   S neg_step_size, bc2_sqrt, alpha, one_minus_alpha, neg_grad_step, neg_moment_step, bc1, bc2, lr, rect;
+  S ax_mu, etaminus, etaplus, step_size_min, step_size_max;
   bool maximize, weight_decay, use_momentum, has_momentum_buffer, nesterov, amsgrad, centered, decoupled, rectified;
+  bool averaging;
 };
 
 /// torch's add(a, b, alpha=s): a + s * b, one operator call (for a number, two roundings: the
@@ -78,6 +92,27 @@ inline T maximum(T a, T b) {
 template <typename T>
 inline T reciprocal(T a) {
   return T(1) / a;
+}
+/// torch.sign for one number: (0 < a) - (a < 0), so NaN gives 0 as torch's CPU kernel does.
+template <typename T>
+inline T sign(T a) {
+  return T(int(T(0) < a) - int(a < T(0)));
+}
+/// torch.clamp(a, lo, hi) for one number (lo <= hi): NaN stays NaN.
+template <typename T>
+inline T clamp(T a, T lo, T hi) {
+  return a != a ? a : (a < lo ? lo : (a > hi ? hi : a));
+}
+/// Rprop's step-size factor from s = sign(grad * prev): torch's sign[s > 0] = etaplus,
+/// sign[s < 0] = etaminus, sign[s == 0] = 1.
+template <typename T>
+inline T rprop_factor(T s, T etaplus, T etaminus) {
+  return s > T(0) ? etaplus : (s < T(0) ? etaminus : T(1));
+}
+/// torch's a[f == v] = 0 for one number.
+template <typename T>
+inline T zero_where_equal(T a, T f, T v) {
+  return f == v ? T(0) : a;
 }
 using std::abs;
 using std::sqrt;
@@ -204,6 +239,31 @@ inline void adadelta_update(const Coefs<S>& c, V& p, V g, V& sq, V& acc) {
   const V delta = sqrt(acc + c.eps) / std_ * g;
   acc = addcmul(acc * c.alpha, delta, delta, c.one_minus_alpha);
   p = axpy(p, delta, c.neg_lr);
+}
+
+/// torch.optim.ASGD (_single_tensor_asgd). ax: the averaged parameter. neg_lr holds -eta and
+/// decay_factor 1 - lambd * eta, eta being the step size the previous step left.
+template <typename V, typename S>
+inline void asgd_update(const Coefs<S>& c, V& p, V g, V& ax) {
+  if (c.maximize) g = -g;
+  if (c.weight_decay) g = axpy(g, p, c.wd);
+  p = p * c.decay_factor;
+  p = axpy(p, g, c.neg_lr);
+  if (c.averaging) ax = ax + (p - ax) * c.ax_mu;  // ax.add_(param.sub(ax).mul_(mu))
+  else ax = p;                                    // ax.copy_(param)
+}
+
+/// torch.optim.Rprop (_single_tensor_rprop). prev: the previous (masked) gradient; step_size: the
+/// per-element step sizes. Where the gradient's sign flipped, the step shrinks by etaminus and that
+/// element does not move this step; where it held, the step grows by etaplus.
+template <typename V, typename S>
+inline void rprop_update(const Coefs<S>& c, V& p, V g, V& prev, V& step_size) {
+  if (c.maximize) g = -g;
+  const V f = rprop_factor(sign(g * prev), c.etaplus, c.etaminus);
+  step_size = clamp(step_size * f, c.step_size_min, c.step_size_max);
+  g = zero_where_equal(g, f, c.etaminus);
+  p = addcmul(p, sign(g), step_size, S(-1));
+  prev = g;
 }
 
 }  // namespace ct::train

@@ -17,6 +17,7 @@ struct OpValue {
 };
 
 OpValue operator+(const OpValue& a, const OpValue& b) { return {ops::add(a.t, b.t)}; }
+OpValue operator-(const OpValue& a, const OpValue& b) { return {ops::sub(a.t, b.t)}; }
 OpValue operator/(const OpValue& a, const OpValue& b) { return {ops::div(a.t, b.t)}; }
 OpValue operator*(const OpValue& a, const OpValue& b) { return {ops::mul(a.t, b.t)}; }
 OpValue operator-(const OpValue& a) { return {ops::neg(a.t)}; }
@@ -32,6 +33,17 @@ OpValue addcmul(const OpValue& a, const OpValue& t1, const OpValue& t2, double s
   return {ops::addcmul(a.t, t1.t, t2.t, s)};
 }
 OpValue maximum(const OpValue& a, const OpValue& b) { return {ops::maximum(a.t, b.t)}; }
+OpValue sign(const OpValue& a) { return {ops::sign(a.t)}; }
+OpValue clamp(const OpValue& a, double lo, double hi) { return {ops::clamp(a.t, Scalar(lo), Scalar(hi))}; }
+// torch's three masked assignments, in its order (the values never meet a later mask: 0 < etaminus < 1 < etaplus).
+OpValue rprop_factor(const OpValue& s, double etaplus, double etaminus) {
+  Tensor f = ops::masked_fill(s.t, ops::gt(s.t, Scalar(0.)), Scalar(etaplus));
+  f = ops::masked_fill(f, ops::lt(f, Scalar(0.)), Scalar(etaminus));
+  return {ops::masked_fill(f, ops::eq(f, Scalar(0.)), Scalar(1.))};
+}
+OpValue zero_where_equal(const OpValue& a, const OpValue& f, double v) {
+  return {ops::masked_fill(a.t, ops::eq(f.t, Scalar(v)), Scalar(0.))};
+}
 
 void write_back(const Tensor& dst, const OpValue& v) {
   if (dst.defined() && v.t.defined() && v.t.impl() != dst.impl()) ops::copy_(dst, v.t);
@@ -53,6 +65,9 @@ void update_ops(Kind kind, const StepCoefs& sc, const StepTensors& t) {
     case Kind::NAdam: nadam_update(c, p, g, s[0], s[1]); break;
     case Kind::RAdam: radam_update(c, p, g, s[0], s[1]); break;
     case Kind::Adadelta: adadelta_update(c, p, g, s[0], s[1]); break;
+    case Kind::ASGD: asgd_update(c, p, g, s[0]); break;
+    case Kind::Rprop: rprop_update(c, p, g, s[0], s[1]); break;
+    case Kind::LBFGS: return;  // steps in lbfgs.cpp, never here
   }
   // The state first: a slot may hold the grad itself (SGD's first buffer is a copy of g).
   for (int i = 0; i < kSlots; ++i) write_back(t.slot[i], s[i]);

@@ -227,6 +227,40 @@ static void ref_adadelta(const ct_optimizer_options* o, double* p, const double*
   }
 }
 
+/* eta in s1[0] and mu in s2[0]: torch keeps each in a float32 tensor, so they are rounded to float. */
+static void ref_asgd(const ct_optimizer_options* o, double* p, const double* g0, double* ax, double* s1, double* s2,
+                     int t) {
+  if (t == 1) s1[0] = (float)o->lr, s2[0] = 1;
+  const double eta = s1[0], mu = s2[0];
+  for (int i = 0; i < kN; ++i) {
+    double g = o->maximize ? -g0[i] : g0[i];
+    if (o->weight_decay != 0) g = g + o->weight_decay * p[i];
+    p[i] = p[i] * (1 - o->lambd * eta);
+    p[i] = p[i] + g * -eta;
+    ax[i] = mu != 1 ? ax[i] + (p[i] - ax[i]) * mu : p[i];
+  }
+  s1[0] = (float)(o->lr / pow(1 + o->lambd * o->lr * t, o->alpha));
+  s2[0] = (float)(1 / fmax(1, t - o->t0));
+}
+
+static double sign_of(double x) { return (double)((0 < x) - (x < 0)); }
+
+static void ref_rprop(const ct_optimizer_options* o, double* p, const double* g0, double* prev, double* step,
+                      double* u2, int t) {
+  (void)u2;
+  for (int i = 0; i < kN; ++i) {
+    if (t == 1) step[i] = o->lr;
+    double g = o->maximize ? -g0[i] : g0[i];
+    const double s = sign_of(g * prev[i]);
+    const double f = s > 0 ? o->etaplus : s < 0 ? o->etaminus : 1;
+    const double st = step[i] * f;
+    step[i] = st < o->step_size_min ? o->step_size_min : st > o->step_size_max ? o->step_size_max : st;
+    if (f == o->etaminus) g = 0;
+    p[i] = p[i] + sign_of(g) * -1 * step[i];
+    prev[i] = g;
+  }
+}
+
 static void test_defaults_are_torchs(void) {
   ct_optimizer_options o;
   CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o));
@@ -248,7 +282,14 @@ static void test_defaults_are_torchs(void) {
   CHECK(o.lr == 1e-3 && o.eps == 1e-8);
   CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADADELTA, &o));
   CHECK(o.lr == 1.0 && o.rho == 0.9 && o.eps == 1e-6);
-  CHECK_STATUS(ct_optimizer_options_default((ct_optimizer_kind)9, &o), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ASGD, &o));
+  CHECK(o.lr == 1e-2 && o.lambd == 1e-4 && o.alpha == 0.75 && o.t0 == 1e6 && o.weight_decay == 0);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_RPROP, &o));
+  CHECK(o.lr == 1e-2 && o.etaminus == 0.5 && o.etaplus == 1.2 && o.step_size_min == 1e-6 && o.step_size_max == 50);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_LBFGS, &o));
+  CHECK(o.lr == 1 && o.max_iter == 20 && o.max_eval == 0 && o.tolerance_grad == 1e-7 && o.tolerance_change == 1e-9 &&
+        o.history_size == 100 && !o.strong_wolfe);
+  CHECK_STATUS(ct_optimizer_options_default((ct_optimizer_kind)12, &o), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_optimizer_options_default(CT_OPTIMIZER_SGD, NULL), CT_ERROR_INVALID_ARGUMENT);
 }
 
@@ -321,6 +362,232 @@ static void test_adagrad_adamax_nadam_radam_adadelta_match_torch_formulas(void) 
   ct_tensor_release(p);
 }
 
+static void test_asgd_and_rprop_match_torch_formulas(void) {
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ASGD, &o));
+  CHECK(run_against(&o, ref_asgd));
+  o.lr = 0.2, o.lambd = 0.05, o.alpha = 0.5, o.weight_decay = 0.1, o.maximize = 1;
+  CHECK(run_against(&o, ref_asgd));
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_RPROP, &o));
+  CHECK(run_against(&o, ref_rprop)); /* kG flips some signs between steps: etaminus and the masked grad */
+  o.lr = 0.05, o.etaminus = 0.3, o.etaplus = 1.7, o.step_size_max = 0.06, o.maximize = 1;
+  CHECK(run_against(&o, ref_rprop)); /* 0.05 * 1.7 is clamped to 0.06 */
+  ct_tensor* p = param_of(CT_FLOAT64, kP0, kN);
+  ct_optimizer* opt = NULL;
+  o.etaplus = 0.9;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("etaplus");
+  o.etaplus = 1.2, o.step_size_min = 1, o.step_size_max = 0.5;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("step_size_min <= step_size_max");
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ASGD, &o));
+  o.lambd = -1;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)&p, 1, &o, &opt), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("lambd");
+  ct_tensor_release(p);
+}
+
+/* optimizer.state[p]: ASGD's averaged parameter against the reference (averaging from step 2 with
+ * t0 0), a buffer that is the optimizer's own tensor, the scalars, absent entries and bad names. */
+static void test_state_entries_are_torchs(void) {
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ASGD, &o));
+  o.t0 = 0, o.lr = 0.1;
+  ct_tensor* p = param_of(CT_FLOAT64, kP0, kN);
+  ct_optimizer* opt = make_opt(&p, 1, &o);
+  CHECK(opt);
+  ct_tensor* ax = NULL;
+  CHECK_OK(ct_optimizer_state_get(opt, 0, "ax", &ax));
+  CHECK(ax == NULL); /* no step yet: no state */
+  double want[kN], ax_want[kN] = {0}, eta[kN] = {0}, mu[kN] = {0};
+  memcpy(want, kP0, sizeof want);
+  for (int t = 1; t <= 3; ++t) {
+    CHECK(set_grad_values(p, CT_FLOAT64, kG[t - 1], kN));
+    CHECK_OK(ct_optimizer_step(opt));
+    ref_asgd(&o, want, kG[t - 1], ax_want, eta, mu, t);
+  }
+  CHECK(mu[0] == (float)(1. / 3)); /* step 3 averaged with mu 1/2 and left 1/3 */
+  CHECK_OK(ct_optimizer_state_get(opt, 0, "ax", &ax));
+  double* got = ax ? values_of(ax, kN) : NULL;
+  CHECK(got && memcmp(got, ax_want, sizeof ax_want) == 0);
+  free(got);
+  ct_tensor *s = NULL, *m = NULL;
+  CHECK_OK(ct_optimizer_state_get(opt, 0, "step", &s));
+  CHECK_OK(ct_optimizer_state_get(opt, 0, "mu", &m));
+  float sv = 0, mv = 0;
+  CHECK(s && m && ct_tensor_copy_to(s, &sv, sizeof sv) == CT_OK && ct_tensor_copy_to(m, &mv, sizeof mv) == CT_OK);
+  CHECK(sv == 3 && mv == (float)(1. / 3));
+  RELEASE(s, m);
+  /* The buffer is the state: zeroing it changes the next step's average. */
+  CHECK_OK(ct_tensor_zero_(ax));
+  CHECK(set_grad_values(p, CT_FLOAT64, kG[0], kN));
+  CHECK_OK(ct_optimizer_step(opt));
+  memset(ax_want, 0, sizeof ax_want);
+  ref_asgd(&o, want, kG[0], ax_want, eta, mu, 4);
+  got = values_of(ax, kN);
+  CHECK(got && memcmp(got, ax_want, sizeof ax_want) == 0);
+  free(got);
+  ct_tensor_release(ax);
+  ax = (ct_tensor*)1;
+  CHECK_STATUS(ct_optimizer_state_get(opt, 0, "exp_avg", &ax), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(ax == NULL);
+  CHECK_ERROR_CONTAINS("step, eta, mu, ax");
+  CHECK_STATUS(ct_optimizer_state_get(opt, 1, "ax", &ax), CT_ERROR_INDEX);
+  CHECK_STATUS(ct_optimizer_state_get(opt, 0, NULL, &ax), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_state_get(opt, 0, "ax", NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_state_get(NULL, 0, "ax", &ax), CT_ERROR_INVALID_ARGUMENT);
+  ct_optimizer_release(opt);
+  /* Adam without amsgrad has no max_exp_avg_sq: NULL, not an error. */
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_ADAM, &o));
+  opt = make_opt(&p, 1, &o);
+  CHECK(opt && set_grad_values(p, CT_FLOAT64, kG[0], kN));
+  CHECK_OK(ct_optimizer_step(opt));
+  ct_tensor *ea = NULL, *mx = NULL;
+  CHECK_OK(ct_optimizer_state_get(opt, 0, "exp_avg", &ea));
+  CHECK_OK(ct_optimizer_state_get(opt, 0, "max_exp_avg_sq", &mx));
+  CHECK(ea && !mx);
+  ct_tensor_release(ea);
+  ct_optimizer_release(opt);
+  ct_tensor_release(p);
+  /* The names, in torch's order. */
+  const char* name = NULL;
+  CHECK_OK(ct_optimizer_state_name(CT_OPTIMIZER_RPROP, 0, &name));
+  CHECK(strcmp(name, "step") == 0);
+  CHECK_OK(ct_optimizer_state_name(CT_OPTIMIZER_RPROP, 2, &name));
+  CHECK(strcmp(name, "step_size") == 0);
+  CHECK_STATUS(ct_optimizer_state_name(CT_OPTIMIZER_RPROP, 3, &name), CT_ERROR_INDEX);
+  CHECK(name == NULL);
+  CHECK_OK(ct_optimizer_state_name(CT_OPTIMIZER_SGD, 0, &name));
+  CHECK(strcmp(name, "momentum_buffer") == 0);
+  CHECK_STATUS(ct_optimizer_state_name((ct_optimizer_kind)12, 0, &name), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_state_name(CT_OPTIMIZER_SGD, 0, NULL), CT_ERROR_INVALID_ARGUMENT);
+}
+
+/* LBFGS on f(x) = sum(a_i x_i^2) / 2 - b.x, whose grad a * x - b the closure sets by hand: the
+ * minimizer b / a is reached; the closure's failure restores parameters and history. */
+typedef struct quadratic {
+  ct_tensor* x;
+  int calls, fail_at;
+  ct_optimizer* opt; /* set: the closure tries to step it (refused) */
+} quadratic;
+
+static const double kQa[kN] = {1, 4, 9, 0.5, 2}, kQb[kN] = {1, -2, 3, 0.25, -1};
+
+static ct_status quadratic_closure(void* user_data, double* loss) {
+  quadratic* q = (quadratic*)user_data;
+  if (++q->calls == q->fail_at) {
+    ct_error_set(CT_ERROR_SHAPE, "the quadratic's closure failed on purpose");
+    return CT_ERROR_SHAPE;
+  }
+  if (q->opt) {
+    ct_status s = ct_optimizer_step(q->opt);
+    if (s != CT_OK) return s;
+  }
+  double* x = values_of(q->x, kN);
+  if (!x) return CT_ERROR_OUT_OF_MEMORY;
+  double g[kN], f = 0;
+  for (int i = 0; i < kN; ++i) {
+    f += 0.5 * kQa[i] * x[i] * x[i] - kQb[i] * x[i];
+    g[i] = kQa[i] * x[i] - kQb[i];
+  }
+  free(x);
+  *loss = f;
+  return set_grad_values(q->x, CT_FLOAT64, g, kN) ? CT_OK : CT_ERROR_INTERNAL;
+}
+
+static void test_lbfgs_minimizes_with_a_closure(void) {
+  for (int wolfe = 0; wolfe < 2; ++wolfe) {
+    ct_optimizer_options o;
+    CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_LBFGS, &o));
+    o.strong_wolfe = wolfe, o.lr = wolfe ? 1 : 0.1, o.max_iter = 50, o.history_size = 4;
+    o.tolerance_change = 0, o.tolerance_grad = 1e-12;
+    quadratic q = {param_of(CT_FLOAT64, kP0, kN), 0, 0, NULL};
+    ct_optimizer* opt = make_opt(&q.x, 1, &o);
+    CHECK(opt);
+    CHECK_STATUS(ct_optimizer_step(opt), CT_ERROR_INVALID_ARGUMENT);
+    CHECK_ERROR_CONTAINS("ct_optimizer_step_closure");
+    double first = 0;
+    CHECK_OK(ct_optimizer_step_closure(opt, quadratic_closure, &q, &first));
+    double f0 = 0;
+    for (int i = 0; i < kN; ++i) f0 += 0.5 * kQa[i] * kP0[i] * kP0[i] - kQb[i] * kP0[i];
+    CHECK(first == f0); /* the loss at the start */
+    for (int k = 0; k < 4; ++k) CHECK_OK(ct_optimizer_step_closure(opt, quadratic_closure, &q, NULL));
+    double* x = values_of(q.x, kN);
+    for (int i = 0; x && i < kN; ++i) CHECK(fabs(x[i] - kQb[i] / kQa[i]) < 1e-6);
+    free(x);
+    ct_tensor *evals = NULL, *d = NULL;
+    CHECK_OK(ct_optimizer_state_get(opt, 0, "func_evals", &evals));
+    CHECK_OK(ct_optimizer_state_get(opt, 0, "d", &d));
+    double n = 0;
+    CHECK(evals && d && ct_tensor_copy_to(evals, &n, sizeof n) == CT_OK && n == q.calls);
+    RELEASE(evals, d);
+    ct_optimizer_release(opt);
+    ct_tensor_release(q.x);
+  }
+}
+
+static void test_lbfgs_closure_failures_change_nothing(void) {
+  ct_optimizer_options o;
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_LBFGS, &o));
+  o.strong_wolfe = 1, o.max_iter = 3;
+  quadratic q = {param_of(CT_FLOAT64, kP0, kN), 0, 0, NULL};
+  ct_optimizer* opt = make_opt(&q.x, 1, &o);
+  CHECK(opt);
+  CHECK_OK(ct_optimizer_step_closure(opt, quadratic_closure, &q, NULL));
+  char *before = NULL, *after = NULL;
+  size_t nb = 0, na = 0;
+  CHECK_OK(ct_optimizer_state_save(opt, &before, &nb));
+  double* x0 = values_of(q.x, kN);
+  /* Fails on the closure's third call, inside the line search: the point and history go back. */
+  q.calls = 0, q.fail_at = 3;
+  CHECK_STATUS(ct_optimizer_step_closure(opt, quadratic_closure, &q, NULL), CT_ERROR_SHAPE);
+  CHECK_ERROR_CONTAINS("failed on purpose");
+  double* x1 = values_of(q.x, kN);
+  CHECK(x0 && x1 && memcmp(x0, x1, sizeof(double) * kN) == 0);
+  CHECK_OK(ct_optimizer_state_save(opt, &after, &na));
+  CHECK(na == nb && memcmp(before, after, nb) == 0);
+  /* A fresh optimizer loading the state continues as this one does. */
+  quadratic twin = {param_of(CT_FLOAT64, x0, kN), 0, 0, NULL};
+  ct_optimizer* opt2 = make_opt(&twin.x, 1, &o);
+  CHECK(opt2);
+  CHECK_OK(ct_optimizer_state_load(opt2, before, nb));
+  q.fail_at = 0;
+  CHECK_OK(ct_optimizer_step_closure(opt, quadratic_closure, &q, NULL));
+  CHECK_OK(ct_optimizer_step_closure(opt2, quadratic_closure, &twin, NULL));
+  CHECK(same_bits(q.x, twin.x));
+  /* A truncated LBFGS state is refused. */
+  CHECK_STATUS(ct_optimizer_state_load(opt2, before, nb - 8), CT_ERROR_FORMAT);
+  /* Stepping from inside the closure is refused, and so is a NULL closure. */
+  q.opt = opt;
+  CHECK_STATUS(ct_optimizer_step_closure(opt, quadratic_closure, &q, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("own closure");
+  CHECK_STATUS(ct_optimizer_step_closure(opt, NULL, &q, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_optimizer_step_closure(NULL, quadratic_closure, &q, NULL), CT_ERROR_INVALID_ARGUMENT);
+  free(x0);
+  free(x1);
+  ct_string_release(before);
+  ct_string_release(after);
+  ct_optimizer_release(opt);
+  ct_optimizer_release(opt2);
+  /* LBFGS steps its parameters as one vector: one dtype. */
+  ct_tensor* ps[2] = {q.x, param_of(CT_FLOAT32, kP0, kN)};
+  ct_optimizer* mixed = NULL;
+  CHECK_STATUS(ct_optimizer_create((const ct_tensor* const*)ps, 2, &o, &mixed), CT_ERROR_DTYPE);
+  CHECK(mixed == NULL);
+  RELEASE(ps[1], q.x, twin.x);
+  /* Another kind calls the closure once, then steps. */
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_SGD, &o));
+  quadratic s = {param_of(CT_FLOAT64, kP0, kN), 0, 0, NULL};
+  ct_optimizer* sgd = make_opt(&s.x, 1, &o);
+  CHECK(sgd);
+  CHECK_OK(ct_optimizer_step_closure(sgd, quadratic_closure, &s, NULL));
+  double* xs = values_of(s.x, kN);
+  CHECK(s.calls == 1 && xs && xs[0] == kP0[0] - 1e-3 * (kQa[0] * kP0[0] - kQb[0]));
+  free(xs);
+  ct_optimizer_release(sgd);
+  ct_tensor_release(s.x);
+}
+
 /* A struct from a 0.8 header ends at maximize: accepted, its missing fields the kind's defaults, and
  * ct_optimizer_get_options writes no byte past it. */
 static void test_options_from_an_older_header(void) {
@@ -352,13 +619,13 @@ static void test_options_from_an_older_header(void) {
 
 /* A non-contiguous parameter takes the operator path; its result must be the fused loop's bits. */
 static void test_operator_path_gives_the_fused_bits(void) {
-  const int kinds[] = {CT_OPTIMIZER_SGD,     CT_OPTIMIZER_ADAM,   CT_OPTIMIZER_ADAMW,
-                       CT_OPTIMIZER_RMSPROP, CT_OPTIMIZER_ADAGRAD, CT_OPTIMIZER_ADAMAX,
-                       CT_OPTIMIZER_NADAM,   CT_OPTIMIZER_RADAM,   CT_OPTIMIZER_ADADELTA};
-  for (int k = 0; k < 9; ++k) {
+  const int kinds[] = {CT_OPTIMIZER_SGD,     CT_OPTIMIZER_ADAM,     CT_OPTIMIZER_ADAMW, CT_OPTIMIZER_RMSPROP,
+                       CT_OPTIMIZER_ADAGRAD, CT_OPTIMIZER_ADAMAX,   CT_OPTIMIZER_NADAM, CT_OPTIMIZER_RADAM,
+                       CT_OPTIMIZER_ADADELTA, CT_OPTIMIZER_ASGD,    CT_OPTIMIZER_RPROP};
+  for (int k = 0; k < 11; ++k) {
     ct_optimizer_options o;
     CHECK_OK(ct_optimizer_options_default((ct_optimizer_kind)kinds[k], &o));
-    o.momentum = 0.9, o.amsgrad = 1, o.centered = 1, o.weight_decay = 0.01, o.initial_accumulator_value = 0.1;
+    o.momentum = 0.9, o.amsgrad = 1, o.centered = 1, o.weight_decay = 0.01, o.initial_accumulator_value = 0.1, o.t0 = 0;
     o.beta2 = kinds[k] == CT_OPTIMIZER_RADAM ? 0.5 : o.beta2; /* RAdam rectified from step 2 */
     ct_tensor *base = NULL, *strided = NULL, *flat = NULL, *gbase = NULL, *gt = NULL;
     CHECK_OK(ct_manual_seed(5));
@@ -624,14 +891,14 @@ static void test_retain_release_and_released_handles(void) {
 /* Optimizer A steps 3 times and saves; B (fresh, same kind) loads and both step twice more with the
  * same grads: their parameters stay bitwise equal. */
 static void test_state_round_trip_continues_identically(void) {
-  const int kinds[] = {CT_OPTIMIZER_SGD,     CT_OPTIMIZER_ADAM,   CT_OPTIMIZER_ADAMW,
-                       CT_OPTIMIZER_RMSPROP, CT_OPTIMIZER_ADAGRAD, CT_OPTIMIZER_ADAMAX,
-                       CT_OPTIMIZER_NADAM,   CT_OPTIMIZER_RADAM,   CT_OPTIMIZER_ADADELTA};
-  for (int k = 0; k < 9; ++k) {
+  const int kinds[] = {CT_OPTIMIZER_SGD,     CT_OPTIMIZER_ADAM,     CT_OPTIMIZER_ADAMW, CT_OPTIMIZER_RMSPROP,
+                       CT_OPTIMIZER_ADAGRAD, CT_OPTIMIZER_ADAMAX,   CT_OPTIMIZER_NADAM, CT_OPTIMIZER_RADAM,
+                       CT_OPTIMIZER_ADADELTA, CT_OPTIMIZER_ASGD,    CT_OPTIMIZER_RPROP};
+  for (int k = 0; k < 11; ++k) {
     ct_tensor* a = param_of(CT_FLOAT32, kP0, kN);
     ct_optimizer_options o;
     CHECK_OK(ct_optimizer_options_default((ct_optimizer_kind)kinds[k], &o));
-    o.momentum = 0.9, o.amsgrad = 1, o.centered = 1, o.lr = 0.05;
+    o.momentum = 0.9, o.amsgrad = 1, o.centered = 1, o.lr = 0.05, o.t0 = 0;
     ct_optimizer* oa = make_opt(&a, 1, &o);
     CHECK(oa);
     for (int t = 0; t < 3; ++t) {
@@ -730,7 +997,7 @@ static void test_state_load_refuses_malformed_bytes(void) {
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
   CHECK_ERROR_CONTAINS("magic");
   memcpy(buf, good, n);
-  buf[8] = 3; /* version */
+  buf[8] = 4; /* version */
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
   memcpy(buf, good, n);
   buf[16] = (char)0x80; /* an unknown flag */
@@ -739,18 +1006,28 @@ static void test_state_load_refuses_malformed_bytes(void) {
   const double neg = -0.5; /* lr, at offset 24 */
   memcpy(buf + 24, &neg, 8);
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
-  /* the step count: after the header (24 + 96 + 8), dtype, ndim and one size */
+  /* the step count: after the header (24 bytes, 20 f64 and 3 i64 options, the parameter count), dtype,
+   * ndim and one size */
+  const size_t param0 = 24 + 20 * 8 + 3 * 8 + 8;
   memcpy(buf, good, n);
-  memcpy(buf + 128 + 16, &neg, 8);
+  memcpy(buf + param0 + 16, &neg, 8);
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
   CHECK_ERROR_CONTAINS("step count");
   memcpy(buf, good, n);
   const double inf = INFINITY; /* mu_product, after the step count */
-  memcpy(buf + 128 + 24, &inf, 8);
+  memcpy(buf + param0 + 24, &inf, 8);
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
   CHECK_ERROR_CONTAINS("mu_product");
   memcpy(buf, good, n);
-  buf[128 + 32] = 8; /* a buffer bit past the three */
+  memcpy(buf + param0 + 40, &inf, 8); /* mu, after eta */
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
+  memcpy(buf, good, n);
+  const double etaplus = 0.5; /* Rprop's etaplus, the 16th option, must exceed 1 */
+  memcpy(buf + 24 + 15 * 8, &etaplus, 8);
+  CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
+  CHECK_ERROR_CONTAINS("etaminus < 1 < etaplus");
+  memcpy(buf, good, n);
+  buf[param0 + 48] = 8; /* a buffer bit past the three */
   CHECK_STATUS(ct_optimizer_state_load(opt, buf, n), CT_ERROR_FORMAT);
   /* random corruption: any status, never a crash, and a good load still works afterwards */
   uint32_t seed = 12345;
@@ -1005,6 +1282,10 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_adam_and_adamw_match_torch_formula),
     CAPI_TEST(test_rmsprop_matches_torch_formula),
     CAPI_TEST(test_adagrad_adamax_nadam_radam_adadelta_match_torch_formulas),
+    CAPI_TEST(test_asgd_and_rprop_match_torch_formulas),
+    CAPI_TEST(test_state_entries_are_torchs),
+    CAPI_TEST(test_lbfgs_minimizes_with_a_closure),
+    CAPI_TEST(test_lbfgs_closure_failures_change_nothing),
     CAPI_TEST(test_options_from_an_older_header),
     CAPI_TEST(test_operator_path_gives_the_fused_bits),
     CAPI_TEST(test_same_bits_for_every_thread_count),

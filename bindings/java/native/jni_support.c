@@ -14,7 +14,7 @@ static pthread_key_t ct_java_detach_key;
 
 jclass ct_java_callbacks;
 jmethodID ct_java_cb_traced, ct_java_cb_forward, ct_java_cb_backward, ct_java_cb_hook, ct_java_cb_kernel,
-    ct_java_cb_log, ct_java_cb_pressure;
+    ct_java_cb_log, ct_java_cb_pressure, ct_java_cb_closure;
 
 /* A thread we attached detaches when it ends, so the JVM does not keep a Thread for it. */
 static void ct_java_detach(void* vm) {
@@ -61,6 +61,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
   ct_java_cb_kernel = (*env)->GetStaticMethodID(env, cb, "kernel", "(Ljava/lang/Object;[I[J[D[Ljava/lang/Object;[J)I");
   ct_java_cb_log = (*env)->GetStaticMethodID(env, cb, "log", "(Ljava/lang/Object;ILjava/lang/String;)V");
   ct_java_cb_pressure = (*env)->GetStaticMethodID(env, cb, "memoryPressure", "(Ljava/lang/Object;IJ)I");
+  ct_java_cb_closure = (*env)->GetStaticMethodID(env, cb, "closure", "(Ljava/lang/Object;[D)I");
   if ((*env)->ExceptionCheck(env)) return JNI_ERR;
   return JNI_VERSION_1_8;
 }

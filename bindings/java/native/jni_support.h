@@ -31,5 +31,6 @@ extern jmethodID ct_java_cb_kernel;   /* int kernel(Object fn, int[] kinds, long
                                                     Object[] objects, long[] outs) */
 extern jmethodID ct_java_cb_log;      /* void log(Object fn, int level, String message) */
 extern jmethodID ct_java_cb_pressure; /* int memoryPressure(Object fn, int deviceType, long nbytes) */
+extern jmethodID ct_java_cb_closure;  /* int closure(Object fn, double[] loss) */
 
 #endif

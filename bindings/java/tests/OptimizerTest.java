@@ -186,6 +186,77 @@ class OptimizerTest {
   }
 
   @Test
+  void asgdAveragesAndRpropGrowsItsSteps() {
+    try (TensorScope scope = new TensorScope()) {
+      // ASGD with t0 0: mu (set after each step) is 1 for steps 1 and 2, so ax copies p; step 3 averages.
+      Tensor p = Tensor.of(new double[] {1.0, -2.0}).setRequiresGrad(true);
+      Optimizer opt = Optimizer.create(List.of(p), OptimizerOptions.asgd().lr(0.1).t0(0));
+      assertEquals(List.of("step", "eta", "mu", "ax"), opt.stateNames());
+      assertNull(opt.state(0, "ax"));
+      double[] x = {1.0, -2.0};
+      double[] ax = new double[2];
+      double eta = (float) 0.1;
+      for (int t = 1; t <= 3; t++) {
+        opt.zeroGrad();
+        backwardSquares(p);
+        opt.step();
+        for (int i = 0; i < 2; i++) {
+          x[i] = x[i] * (1 - 1e-4 * eta) + 2 * x[i] * -eta;
+          ax[i] = t < 3 ? x[i] : ax[i] + (x[i] - ax[i]) * 0.5;
+        }
+        eta = (float) (0.1 / Math.pow(1 + 1e-4 * 0.1 * t, 0.75));
+      }
+      assertArrayEquals(x, p.toDoubleArray());
+      assertArrayEquals(ax, opt.state(0, "ax").toDoubleArray());
+      assertThrows(InvalidArgumentException.class, () -> opt.state(0, "exp_avg"));
+      // Rprop: the grad 2p keeps its sign, so the second step is etaplus times the first (lr).
+      Tensor q = Tensor.of(new double[] {1.0, -2.0}).setRequiresGrad(true);
+      Optimizer rprop = Optimizer.create(List.of(q), OptimizerOptions.rprop().lr(0.1));
+      for (int t = 0; t < 2; t++) {
+        rprop.zeroGrad();
+        backwardSquares(q);
+        rprop.step();
+      }
+      assertArrayEquals(new double[] {1.0 - 0.1 - 0.1 * 1.2, -2.0 + 0.1 + 0.1 * 1.2}, q.toDoubleArray());
+      assertThrows(InvalidArgumentException.class,
+          () -> Optimizer.create(List.of(q), OptimizerOptions.rprop().etas(0.5, 0.9)));
+    }
+  }
+
+  @Test
+  void lbfgsMinimizesThroughAClosureAndAThrowingClosureChangesNothing() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new double[] {3.0, -1.0, 0.5}).setRequiresGrad(true);
+      Tensor c = Tensor.of(new double[] {1.0, 2.0, -3.0});
+      Optimizer opt = Optimizer.create(List.of(x), OptimizerOptions.lbfgs().strongWolfe(true));
+      assertThrows(InvalidArgumentException.class, opt::step);
+      int[] calls = {0};
+      double first = opt.step(() -> {
+        calls[0]++;
+        opt.zeroGrad();
+        Tensor d = x.sub(c);
+        Tensor loss = d.mul(d).sum();
+        loss.backward();
+        return loss;
+      });
+      assertEquals(4.0 + 9.0 + 12.25, first);
+      assertTrue(calls[0] > 1);
+      double[] got = x.toDoubleArray();
+      double[] want = {1.0, 2.0, -3.0};
+      for (int i = 0; i < 3; i++) {
+        assertEquals(want[i], got[i], 1e-6);
+      }
+      org.ctorch.CTorchException e = assertThrows(org.ctorch.CTorchException.class, () -> opt.step(() -> {
+        throw new IllegalStateException("no loss today");
+      }));
+      assertTrue(e.getMessage().contains("no loss today"), e.getMessage());
+      assertArrayEquals(got, x.toDoubleArray());
+      assertEquals("LBFGS(lr=1.0, max_iter=20, max_eval=0, tolerance_grad=1.0E-7, tolerance_change=1.0E-9, "
+          + "history_size=100, line_search_fn=strong_wolfe)", opt.options().toString());
+    }
+  }
+
+  @Test
   void anOptionTheKindLacksIsRefusedAtOnce() {
     InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> OptimizerOptions.adam().momentum(0.9));
     assertTrue(e.getMessage().contains("Adam has no such option"), e.getMessage());

@@ -35,6 +35,10 @@ CONFIGS = [
     ("RAdam", dict(lr=0.02, betas=(0.5, 0.9), weight_decay=0.05)),  # rectified from the 6th step on
     ("Adadelta", dict()),
     ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1, maximize=True)),
+    ("ASGD", dict()),
+    ("ASGD", dict(lr=0.1, lambd=0.01, alpha=0.5, t0=2, weight_decay=0.05, maximize=True)),  # averaging from step 4
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.7), step_sizes=(1e-3, 0.08), maximize=True)),
 ]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in opts.items())}" for name, opts in CONFIGS]
 
@@ -188,14 +192,21 @@ def test_bad_arguments_raise_like_torch():
         ctorch.optim.Adam([{"params": [a], "momentum": 0.9}])
     with pytest.raises(ValueError, match="params"):
         ctorch.optim.Adam([a]).add_param_group({"lr": 0.1})
+    with pytest.raises(ValueError, match="eta"):
+        ctorch.optim.Rprop([a], etas=(1.5, 1.2))
+    with pytest.raises(ValueError, match="step_size"):
+        ctorch.optim.Rprop([a], step_sizes=(1.0, 0.5))
+    with pytest.raises(ValueError, match="lambd"):
+        ctorch.optim.ASGD([a], lambd=-1.0)
 
 
 def _grouped(lib, name, opts, params, extra=()):
     """GPT-style groups: decay for the matrices, none for the vectors, a third with its own lr and a
     key that is not an option (kept, as torch keeps it)."""
+    decay = {} if name == "Rprop" else {"weight_decay": 0.1}  # Rprop has no weight decay
     return _optimizer(lib, name)([
-        {"params": [params[0]], "weight_decay": 0.1, "name": "decay"},
-        {"params": [params[1]], "weight_decay": 0.0, "name": "no_decay"},
+        {"params": [params[0]], **decay, "name": "decay"},
+        {"params": [params[1]], **{k: 0.0 for k in decay}, "name": "no_decay"},
         *extra,
     ], **opts)
 
@@ -219,7 +230,7 @@ def test_param_groups_step_as_torch_does(name, opts):
                 p.grad = lib.tensor(g.copy())
             opt.step()
         results[lib.__name__] = ([p.detach().numpy().copy() for p in params],
-                                 [(g["name"] if "name" in g else None, g["lr"], g["weight_decay"])
+                                 [(g["name"] if "name" in g else None, g["lr"], g.get("weight_decay"))
                                   for g in opt.param_groups])
     (got, ct_groups), (want, th_groups) = results["ctorch"], results["torch"]
     assert ct_groups == th_groups
@@ -273,6 +284,110 @@ def test_state_dict_round_trip_continues_identically(name, opts):
         opt2.step()
     for a, b in zip(straight, params2):
         assert np.array_equal(a, b.detach().numpy())
+
+
+@pytest.mark.parametrize("name,opts", CONFIGS, ids=IDS)
+def test_state_is_torchs(name, opts):
+    """optimizer.state[p]: torch's keys in torch's order and torch's values (ASGD's averaged
+    parameters "ax" among them); a buffer is the optimizer's own tensor."""
+    init, grads = _data("float64")
+    states = {}
+    for lib in (ctorch, torch):
+        params = [lib.tensor(a.copy(), requires_grad=True) for a in init]
+        opt = _optimizer(lib, name)(params, **opts)
+        # torch's Adagrad makes its state in the constructor; ctorch's on a parameter's first step.
+        assert len(opt.state) == 0 or (lib is torch and name == "Adagrad")
+        for t in range(STEPS):
+            for p, g in zip(params, grads[t]):
+                p.grad = lib.tensor(g.copy())
+            opt.step()
+        states[lib.__name__] = [{k: np.array(v.numpy() if hasattr(v, "numpy") else v, dtype=np.float64)
+                                 for k, v in opt.state[p].items() if v is not None} for p in params]
+        if lib is ctorch and states["ctorch"][0]:
+            key = list(opt.state[params[0]])[-1]
+            opt.state[params[0]][key].zero_()
+            assert not opt.state[params[0]][key].numpy().any()
+    for got, want in zip(states["ctorch"], states["torch"]):
+        assert list(got) == list(want)
+        for k in want:
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-13, atol=1e-14, err_msg=k)
+
+
+def _rosenbrock_lbfgs(lib, steps=5, **kw):
+    x = lib.tensor(np.array([-1.5, 2.0, -0.5, 1.2]), requires_grad=True)
+    opt = lib.optim.LBFGS([x], **kw)
+
+    def closure():
+        opt.zero_grad()
+        loss = (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+        loss.backward()
+        return loss
+    losses = [float(opt.step(closure)) for _ in range(steps)]
+    return x, opt, losses, closure
+
+
+@pytest.mark.parametrize("kw", [dict(lr=0.1), dict(line_search_fn="strong_wolfe", history_size=3, max_iter=10),
+                                dict(line_search_fn="strong_wolfe", max_iter=6),
+                                dict(lr=0.05, max_iter=50, history_size=5, tolerance_change=1e-12)],
+                         ids=["fixed-step", "wolfe-short-history", "wolfe", "fixed-long"])
+def test_lbfgs_follows_torchs_iterations(kw):
+    """Rosenbrock's valley in float64: the same closure calls and iterations as torch's LBFGS (the
+    line search brackets and zooms), the same losses and the same point to rounding."""
+    xc, oc, lc, _ = _rosenbrock_lbfgs(ctorch, **kw)
+    xt, ot, lt, _ = _rosenbrock_lbfgs(torch, **kw)
+    sc, st = oc.state[xc], ot.state[xt]
+    assert (sc["func_evals"].item(), sc["n_iter"].item()) == (st["func_evals"], st["n_iter"])
+    np.testing.assert_allclose(lc, lt, rtol=1e-9)
+    np.testing.assert_allclose(xc.detach().numpy(), xt.detach().numpy(), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(sc["d"].numpy(), st["d"].numpy(), rtol=1e-4, atol=1e-7)
+    assert list(sc) == ["func_evals", "n_iter", "t", "H_diag", "prev_loss", "d", "prev_flat_grad"]
+
+
+def test_lbfgs_state_dict_round_trip_and_refusals():
+    x, opt, _, closure = _rosenbrock_lbfgs(ctorch, steps=2, line_search_fn="strong_wolfe", max_iter=4)
+    sd = opt.state_dict()
+    assert opt.param_groups[0]["max_eval"] == 5 and opt.param_groups[0]["line_search_fn"] == "strong_wolfe"
+    y = ctorch.tensor(x.detach().numpy().copy(), requires_grad=True)
+    twin = ctorch.optim.LBFGS([y])
+    twin.load_state_dict(sd)
+
+    def twin_closure():
+        twin.zero_grad()
+        loss = (100 * (y[1:] - y[:-1] ** 2) ** 2 + (1 - y[:-1]) ** 2).sum()
+        loss.backward()
+        return loss
+    opt.step(closure)
+    twin.step(twin_closure)
+    assert np.array_equal(x.detach().numpy(), y.detach().numpy())  # the history came along
+    # A closure that raises: its own exception, and the parameters and history as they were.
+    before = x.detach().numpy().copy()
+    state = opt.state_dict()["state"][0].numpy().tobytes()
+    calls = []
+
+    def failing():
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyError("boom")
+        return closure()
+    with pytest.raises(KeyError, match="boom"):
+        opt.step(failing)
+    assert np.array_equal(x.detach().numpy(), before)
+    assert opt.state_dict()["state"][0].numpy().tobytes() == state
+    with pytest.raises(TypeError):
+        opt.step()
+    with pytest.raises(ValueError, match="parameter groups"):
+        ctorch.optim.LBFGS([{"params": [x]}, {"params": [y]}])
+    with pytest.raises(RuntimeError, match="strong_wolfe"):
+        ctorch.optim.LBFGS([x], line_search_fn="armijo")
+    with pytest.raises(ctorch.DTypeError if hasattr(ctorch, "DTypeError") else Exception, match="one dtype"):
+        ctorch.optim.LBFGS([x, ctorch.zeros(2, dtype=ctorch.float32, requires_grad=True)])
+    # A closure that steps its own optimizer is refused; zero_grad inside it is torch's idiom.
+    def reentrant():
+        opt.zero_grad()
+        opt.step(closure)
+        return 0.0
+    with pytest.raises(ValueError, match="own closure"):
+        opt.step(reentrant)
 
 
 def test_load_state_dict_refuses_another_optimizer():
@@ -600,3 +715,71 @@ def test_reduced_precision_params_take_the_operator_path(name, opts, dtype):
     for p, w in zip(params, want):
         assert str(p.dtype).endswith(dtype)
         np.testing.assert_allclose(np.array(p.detach().to(ctorch.float32).tolist()), w, rtol=0.05, atol=0.05)
+
+
+def _heavy_ball(lib):
+    """A momentum SGD written against the library's public base class, as users write optimizers."""
+
+    import importlib
+    required = importlib.import_module(lib.__name__ + ".optim.optimizer").required
+
+    class HeavyBall(lib.optim.Optimizer):
+        def __init__(self, params, lr=required, momentum=0.0):
+            super().__init__(params, dict(lr=lr, momentum=momentum))
+
+        @lib.no_grad()
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    if "buf" not in state:
+                        state["buf"] = p.grad.clone()
+                    else:
+                        state["buf"].mul_(group["momentum"]).add_(p.grad)
+                    state["step"] = state.get("step", 0) + 1
+                    p.add_(state["buf"], alpha=-group["lr"])
+
+    return HeavyBall
+
+
+def test_a_python_optimizer_subclass_runs_with_the_library_schedulers_as_in_torch():
+    init, grads = _data("float64")
+    results = {}
+    for lib in (ctorch, torch):
+        params = [lib.tensor(a.copy(), requires_grad=True) for a in init]
+        opt = _heavy_ball(lib)([{"params": params[:2]}, {"params": params[2:], "lr": 0.05}], lr=0.1, momentum=0.9)
+        steplr = lib.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        lrs = []
+        for t in range(STEPS):
+            opt.zero_grad()
+            for p, g in zip(params, grads[t]):
+                p.grad = lib.tensor(g.copy())
+            opt.step()
+            steplr.step()
+            lrs.append([g["lr"] for g in opt.param_groups])
+        sd = opt.state_dict()
+        results[lib.__name__] = ([p.detach().numpy().copy() for p in params], lrs, sd)
+    (got, got_lrs, got_sd), (want, want_lrs, want_sd) = results["ctorch"], results["torch"]
+    assert got_lrs == want_lrs
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-14)
+    assert [g["params"] for g in got_sd["param_groups"]] == [g["params"] for g in want_sd["param_groups"]] == [[0, 1], [2]]
+    assert sorted(got_sd["state"]) == sorted(want_sd["state"]) == [0, 1, 2]
+    assert got_sd["state"][2]["step"] == STEPS
+    # load_state_dict into a fresh one continues as the original, and checks the groups' sizes.
+    params = [ctorch.tensor(a.copy(), requires_grad=True) for a in init]
+    twin = _heavy_ball(ctorch)([{"params": params[:2]}, {"params": params[2:]}], lr=1.0)
+    twin.load_state_dict(got_sd)
+    assert twin.param_groups[1]["lr"] == got_lrs[-1][1] and twin.param_groups[0]["momentum"] == 0.9
+    assert np.array_equal(twin.state[params[2]]["buf"].numpy(), got_sd["state"][2]["buf"].numpy())
+    with pytest.raises(ValueError, match="size"):
+        _heavy_ball(ctorch)([{"params": params[:1]}, {"params": params[1:]}], lr=1.0).load_state_dict(got_sd)
+    with pytest.raises(ValueError, match="required"):
+        _heavy_ball(ctorch)(params)
+    with pytest.raises(TypeError, match="sets"):
+        _heavy_ball(ctorch)([{"params": {params[0]}}], lr=0.1)
+    with pytest.raises(NotImplementedError):
+        ctorch.optim.Optimizer(params, {}).step()
+    assert isinstance(ctorch.optim.SGD(params), ctorch.optim.Optimizer)

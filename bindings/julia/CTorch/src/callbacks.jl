@@ -166,6 +166,21 @@ function _backward(user_data::Ptr{Cvoid}, ctx::Ptr{L.ct_autograd_ctx}, grads::Pt
     end
 end
 
+# An optimizer's closure returns the loss: a number, or a one-element Tensor.
+function _closure(user_data::Ptr{Cvoid}, loss::Ptr{Float64})::Cint
+    try
+        f = rooted(user_data)
+        r, made = scoped(f)
+        value = r isa Tensor ? Float64(item(r)) : r isa Real ? Float64(r) :
+            throw(ArgumentError("an optimizer's closure returned a $(typeof(r)); return the loss (a Tensor or a number)"))
+        foreach(close, made)
+        unsafe_store!(loss, value)
+        return L.CT_OK
+    catch e
+        return report_exception(e)
+    end
+end
+
 function _hook(user_data::Ptr{Cvoid}, grad::Ptr{L.ct_tensor}, replacement::Ptr{Ptr{L.ct_tensor}})::Cint
     try
         f = rooted(user_data)
@@ -237,6 +252,7 @@ function init_callbacks()
     CFUNCTIONS[:backward] = @cfunction(_backward, Cint, (Ptr{Cvoid}, Ptr{L.ct_autograd_ctx}, Ptr{Ptr{L.ct_tensor}},
                                                            Csize_t, Ptr{Ptr{L.ct_tensor}}, Csize_t))
     CFUNCTIONS[:hook] = @cfunction(_hook, Cint, (Ptr{Cvoid}, Ptr{L.ct_tensor}, Ptr{Ptr{L.ct_tensor}}))
+    CFUNCTIONS[:closure] = @cfunction(_closure, Cint, (Ptr{Cvoid}, Ptr{Float64}))
     CFUNCTIONS[:kernel] = @cfunction(_kernel, Cint, (Ptr{Cvoid}, Ptr{L.ct_value}, Csize_t, Ptr{Ptr{L.ct_tensor}},
                                                        Csize_t))
     CFUNCTIONS[:memory_pressure] = @cfunction(_memory_pressure, Cint, (Ptr{Cvoid}, Cint, Csize_t))

@@ -7,7 +7,8 @@
 An optimizer of the library (`ct_optimizer`): one group of parameters, its hyperparameters and
 per-parameter state (momentum buffers, moments, step counts). Make one with `CTorch.SGD`,
 `CTorch.Adam`, `CTorch.AdamW`, `CTorch.RMSprop`, `CTorch.Adagrad`, `CTorch.Adamax`, `CTorch.NAdam`,
-`CTorch.RAdam` or `CTorch.Adadelta`; use it with `CTorch.step!`, `CTorch.zero_grad!`,
+`CTorch.RAdam`, `CTorch.Adadelta`, `CTorch.ASGD`, `CTorch.Rprop` or `CTorch.LBFGS`; use it with
+`CTorch.step!` (LBFGS: `CTorch.step!(closure, opt)`), `CTorch.zero_grad!`, `CTorch.optimizer_state`,
 `CTorch.lr`/`CTorch.lr!`, `CTorch.options`/`CTorch.set_options!` and
 `CTorch.save_state`/`CTorch.load_state!`. The library retains the parameters (the same tensors,
 not copies) until the optimizer is released: by a finalizer, or at once by `close(opt)` (later
@@ -38,8 +39,16 @@ const OPTIMIZER_KINDS = Dict{Cint,Tuple{Symbol,Tuple}}(
     L.CT_OPTIMIZER_NADAM => (:NAdam, (:lr, :betas, :eps, :weight_decay, :momentum_decay, :decoupled_weight_decay,
                                       :maximize)),
     L.CT_OPTIMIZER_RADAM => (:RAdam, (:lr, :betas, :eps, :weight_decay, :decoupled_weight_decay, :maximize)),
-    L.CT_OPTIMIZER_ADADELTA => (:Adadelta, (:lr, :rho, :eps, :weight_decay, :maximize)))
+    L.CT_OPTIMIZER_ADADELTA => (:Adadelta, (:lr, :rho, :eps, :weight_decay, :maximize)),
+    L.CT_OPTIMIZER_ASGD => (:ASGD, (:lr, :lambd, :alpha, :t0, :weight_decay, :maximize)),
+    L.CT_OPTIMIZER_RPROP => (:Rprop, (:lr, :etas, :step_sizes, :maximize)),
+    L.CT_OPTIMIZER_LBFGS => (:LBFGS, (:lr, :max_iter, :max_eval, :tolerance_grad, :tolerance_change, :history_size,
+                                      :line_search_fn)))
 const OPTION_FLAGS = (:nesterov, :amsgrad, :centered, :maximize, :decoupled_weight_decay)
+const OPTION_INTS = (:max_iter, :max_eval, :history_size)
+# torch's pairs and the two C fields of each.
+const OPTION_PAIRS = Dict(:betas => (:beta1, :beta2), :etas => (:etaminus, :etaplus),
+                          :step_sizes => (:step_size_min, :step_size_max))
 
 """A copy of the struct o with the fields in `changes` replaced."""
 _replace(o::T, changes::Dict{Symbol,Any}) where {T} =
@@ -47,11 +56,19 @@ _replace(o::T, changes::Dict{Symbol,Any}) where {T} =
 
 """The C fields behind the keyword `key` set to `value` (checking the types; the library checks ranges)."""
 function _option_fields!(changes::Dict{Symbol,Any}, key::Symbol, value)
-    if key === :betas
+    if haskey(OPTION_PAIRS, key)
         (value isa Tuple && length(value) == 2 && all(x -> x isa Real, value)) ||
-            throw(ArgumentError("betas must be a pair of numbers like (0.9, 0.999), got $(repr(value))"))
-        changes[:beta1] = Float64(value[1])
-        changes[:beta2] = Float64(value[2])
+            throw(ArgumentError("$key must be a pair of numbers like (0.5, 1.2), got $(repr(value))"))
+        first, second = OPTION_PAIRS[key]
+        changes[first] = Float64(value[1])
+        changes[second] = Float64(value[2])
+    elseif key === :line_search_fn
+        value in (nothing, :strong_wolfe, "strong_wolfe") ||
+            throw(ArgumentError("line_search_fn must be nothing or :strong_wolfe, got $(repr(value))"))
+        changes[:strong_wolfe] = Cint(value !== nothing)
+    elseif key in OPTION_INTS
+        value isa Integer || throw(ArgumentError("$key must be an integer, got $(repr(value))"))
+        changes[key] = Int64(value)
     elseif key in OPTION_FLAGS
         value isa Bool || throw(ArgumentError("$key must be true or false, got $(repr(value))"))
         changes[key] = Cint(value)
@@ -72,7 +89,7 @@ end
 function _options(kind::Cint, kw::NamedTuple)
     changes = Dict{Symbol,Any}()
     for (k, v) in pairs(kw)
-        v === nothing || _option_fields!(changes, k, v)
+        v === nothing || _option_fields!(changes, k, v)  # line_search_fn's nothing is the default
     end
     return _replace(_default_options(kind), changes)
 end
@@ -188,12 +205,96 @@ Adadelta(params; lr = nothing, rho = nothing, eps = nothing, weight_decay = noth
                                                   maximize = maximize))
 
 """
+    CTorch.ASGD(params; lr, lambd, alpha, t0, weight_decay, maximize) -> Optimizer
+
+torch.optim.ASGD (averaged SGD; the average is `CTorch.optimizer_state(opt, 1, "ax")`). Defaults:
+lr 1e-2, lambd 1e-4, alpha 0.75, t0 1e6, weight_decay 0, maximize false.
+"""
+ASGD(params; lr = nothing, lambd = nothing, alpha = nothing, t0 = nothing, weight_decay = nothing, maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_ASGD, params, (lr = lr, lambd = lambd, alpha = alpha, t0 = t0,
+                                              weight_decay = weight_decay, maximize = maximize))
+
+"""
+    CTorch.Rprop(params; lr, etas, step_sizes, maximize) -> Optimizer
+
+torch.optim.Rprop (resilient backpropagation: per-element steps that grow by etas[2] while the
+gradient keeps its sign and shrink by etas[1] when it flips). Defaults: lr 1e-2, etas (0.5, 1.2),
+step_sizes (1e-6, 50), maximize false.
+"""
+Rprop(params; lr = nothing, etas = nothing, step_sizes = nothing, maximize = nothing) =
+    _optimizer(L.CT_OPTIMIZER_RPROP, params, (lr = lr, etas = etas, step_sizes = step_sizes, maximize = maximize))
+
+"""
+    CTorch.LBFGS(params; lr, max_iter, max_eval, tolerance_grad, tolerance_change, history_size,
+                 line_search_fn) -> Optimizer
+
+torch.optim.LBFGS: all parameters (one dtype, one device) as one vector; step it with
+`CTorch.step!(closure, opt)`. Defaults: lr 1, max_iter 20, max_eval max_iter * 5 ÷ 4,
+tolerance_grad 1e-7, tolerance_change 1e-9, history_size 100, line_search_fn `nothing` (a fixed
+step lr) or `:strong_wolfe`.
+"""
+function LBFGS(params; lr = nothing, max_iter = nothing, max_eval = nothing, tolerance_grad = nothing,
+               tolerance_change = nothing, history_size = nothing, line_search_fn = nothing)
+    _optimizer(L.CT_OPTIMIZER_LBFGS, params, (lr = lr, max_iter = max_iter, max_eval = max_eval,
+                                               tolerance_grad = tolerance_grad, tolerance_change = tolerance_change,
+                                               history_size = history_size, line_search_fn = line_search_fn))
+end
+
+"""
     CTorch.step!(opt::Optimizer) -> opt
+    CTorch.step!(closure, opt::Optimizer) -> Float64
 
 One update of every parameter that has a gradient (optimizer.step()), with grad mode off; parameters
 whose grad is `nothing` are skipped. The same bits on every machine and thread count.
+
+With a closure (optimizer.step(closure)), which zeroes the grads, computes the loss, calls backward
+and returns the loss (a Tensor or a number): LBFGS calls it as often as its iterations need; other
+kinds call it once, then step. Returns the first call's loss. When the closure throws, the step
+throws a `CTorchError` whose `cause` is that exception, and the parameters and state are as they
+were.
+
+    loss0 = CTorch.step!(opt) do
+        CTorch.zero_grad!(opt)
+        loss = CTorch.sum((x .- c) .^ 2)
+        CTorch.backward(loss)
+        loss
+    end
 """
 step!(o::Optimizer) = (check(L.ct_optimizer_step(o)); o)
+
+function step!(closure, o::Optimizer)
+    user_data = root(closure)
+    loss = Ref{Float64}(0)
+    try
+        check(L.ct_optimizer_step_closure(o, CFUNCTIONS[:closure], user_data, loss))
+    finally
+        unroot(user_data)
+    end
+    return loss[]
+end
+
+"""
+    CTorch.optimizer_state(opt::Optimizer, i::Integer, name) -> Union{Tensor,Nothing}
+    CTorch.optimizer_state_names(opt::Optimizer) -> Vector{String}
+
+optimizer.state[p][name] of the `i`-th parameter (1-based): a buffer (the optimizer's own tensor,
+so writing into it changes the next step; ASGD's average is "ax") or a scalar ("step", a 0-dim
+copy); `nothing` while the parameter has none. The names are torch's, in torch's order.
+"""
+function optimizer_state(o::Optimizer, i::Integer, name::AbstractString)
+    out = Ref{Ptr{L.ct_tensor}}(C_NULL)
+    check(L.ct_optimizer_state_get(o, i - 1, String(name), out))
+    return out[] == C_NULL ? nothing : wrap(out[])
+end
+
+@doc (@doc optimizer_state) function optimizer_state_names(o::Optimizer)
+    names = String[]
+    while true
+        out = Ref{Ptr{UInt8}}(C_NULL)
+        L.ct_optimizer_state_name(o.kind, length(names), out) == L.CT_OK || return names
+        push!(names, unsafe_string(out[]))
+    end
+end
 
 """
     CTorch.zero_grad!(opt::Optimizer; set_to_none=true) -> opt
@@ -236,7 +337,9 @@ function options(o::Optimizer)
     c = _get_options(o)
     keys = OPTIMIZER_KINDS[o.kind][2]
     vals = map(keys) do k
-        k === :betas ? (c.beta1, c.beta2) : k in OPTION_FLAGS ? getfield(c, k) != 0 : getfield(c, k)
+        haskey(OPTION_PAIRS, k) ? getfield.(Ref(c), OPTION_PAIRS[k]) :
+        k === :line_search_fn ? (c.strong_wolfe != 0 ? :strong_wolfe : nothing) :
+        k in OPTION_FLAGS ? getfield(c, k) != 0 : getfield(c, k)
     end
     return NamedTuple{keys}(vals)
 end

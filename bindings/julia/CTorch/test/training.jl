@@ -155,6 +155,57 @@ end
     @test_throws ArgumentError CTorch.NAdam([p]; decoupled_weight_decay = 1)
 end
 
+@testset "ASGD averages, Rprop adapts its steps, their state reads by torch's names" begin
+    g, x0 = [0.5, -2.0], [1.0, -1.0]
+    p = param_with_grad(x0, g)
+    o = CTorch.ASGD([p]; lr = 0.1, t0 = 0)
+    @test CTorch.optimizer_state_names(o) == ["step", "eta", "mu", "ax"]
+    @test CTorch.optimizer_state(o, 1, "ax") === nothing
+    x, eta = copy(x0), Float64(Float32(0.1))
+    for t in 1:2  # mu is 1 for the first two steps (set after each, 1 / max(1, t - t0)): ax copies p
+        x = x .* (1 - 1e-4 * eta) .+ g .* -eta
+        eta = Float64(Float32(0.1 / (1 + 1e-4 * 0.1 * t)^0.75))
+        CTorch.step!(o)
+    end
+    @test Array(p) == x
+    @test Array(CTorch.optimizer_state(o, 1, "ax")) == x
+    @test CTorch.item(CTorch.optimizer_state(o, 1, "step")) == 2
+    @test ctorch_error(() -> CTorch.optimizer_state(o, 1, "exp_avg")).kind === :CT_ERROR_INVALID_ARGUMENT
+    # Rprop: the grad keeps its sign, so the second step is 1.2 times the first (lr).
+    p = param_with_grad(x0, g)
+    o = CTorch.Rprop([p]; lr = 0.1, etas = (0.4, 1.2))
+    CTorch.step!(o)
+    CTorch.step!(o)
+    @test Array(p) ≈ x0 .- sign.(g) .* (0.1 + 0.12) rtol=1e-15
+    @test CTorch.options(o) == (lr = 0.1, etas = (0.4, 1.2), step_sizes = (1e-6, 50.0), maximize = false)
+    @test ctorch_error(() -> CTorch.Rprop([p]; etas = (0.5, 0.9))).kind === :CT_ERROR_INVALID_ARGUMENT
+end
+
+@testset "LBFGS minimizes through a closure; a throwing closure changes nothing" begin
+    x = Tensor([3.0, -1.0, 0.5]; requires_grad = true)
+    c = Tensor([1.0, 2.0, -3.0])
+    o = CTorch.LBFGS([x]; line_search_fn = :strong_wolfe)
+    @test CTorch.options(o).line_search_fn === :strong_wolfe && CTorch.options(o).max_iter == 20
+    @test ctorch_error(() -> CTorch.step!(o)).kind === :CT_ERROR_INVALID_ARGUMENT
+    calls = 0
+    first = CTorch.step!(o) do
+        calls += 1
+        CTorch.zero_grad!(o)
+        d = x - c
+        loss = CTorch.ops.sum(d * d)
+        backward(loss)
+        loss
+    end
+    @test first == 4.0 + 9.0 + 12.25
+    @test calls > 1
+    @test Array(x) ≈ [1.0, 2.0, -3.0] atol=1e-6
+    before = Array(x)
+    e = ctorch_error(() -> CTorch.step!(() -> error("no loss today"), o))
+    @test occursin("no loss today", e.message)
+    @test Array(x) == before
+    @test_throws ArgumentError CTorch.LBFGS([x]; line_search_fn = :armijo)
+end
+
 @testset "zero_grad! clears or zeroes the gradients" begin
     p = param_with_grad([1.0, 2.0], [3.0, 4.0])
     o = CTorch.SGD([p])

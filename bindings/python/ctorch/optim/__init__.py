@@ -1,23 +1,26 @@
-"""ctorch.optim: torch.optim's SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam and
-Adadelta over the C library's optimizers.
+"""ctorch.optim: torch.optim's SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta,
+ASGD, Rprop and LBFGS over the C library's optimizers.
 
 The update runs in the library (a fused loop per parameter, no autograd recording), computing
 torch.optim's single-tensor formulas in the same order, so a run agrees with torch's to float
 rounding and gives the same bits on every machine and thread count. Parameter groups are torch's
 (a list of tensors, or of dicts {"params": [...], **options}, and add_param_group): each group is
 one library optimizer, and param_groups[i] reads and writes its hyperparameters; state_dict()
-holds each group's state bytes (ct_optimizer_state_save)."""
+holds each group's state bytes (ct_optimizer_state_save), and optimizer.state[p] shows a parameter's
+state tensors (ct_optimizer_state_get)."""
 
+import collections as _collections
 import collections.abc as _abc
 import copy as _copy
 
 from .. import _C
-from .._tensor import Tensor, _handle
+from .._tensor import Tensor, _handle, _wrap
 from ..autograd import enable_grad as _enable_grad
 from . import lr_scheduler  # noqa: F401
+from .optimizer import Optimizer, required  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "lr_scheduler"]
+           "ASGD", "Rprop", "LBFGS", "lr_scheduler"]
 
 # Per kind: the param_group keys (torch's names) and the C fields behind them; "betas" is a pair.
 _KEYS = {
@@ -31,20 +34,37 @@ _KEYS = {
                             "maximize"),
     _C.CT_OPTIMIZER_RADAM: ("lr", "betas", "eps", "weight_decay", "decoupled_weight_decay", "maximize"),
     _C.CT_OPTIMIZER_ADADELTA: ("lr", "rho", "eps", "weight_decay", "maximize"),
+    _C.CT_OPTIMIZER_ASGD: ("lr", "lambd", "alpha", "t0", "weight_decay", "maximize"),
+    _C.CT_OPTIMIZER_RPROP: ("lr", "etas", "step_sizes", "maximize"),
+    _C.CT_OPTIMIZER_LBFGS: ("lr", "max_iter", "max_eval", "tolerance_grad", "tolerance_change", "history_size",
+                            "line_search_fn"),
 }
 _BOOLS = ("nesterov", "amsgrad", "centered", "maximize", "decoupled_weight_decay")
+_INTS = ("max_iter", "max_eval", "history_size")
+# torch's pairs and the two C fields of each.
+_PAIRS = {"betas": ("beta1", "beta2"), "etas": ("etaminus", "etaplus"), "step_sizes": ("step_size_min", "step_size_max")}
 
 
 def _get(o, key):
-    if key == "betas":
-        return (o.beta1, o.beta2)
+    if key in _PAIRS:
+        return tuple(getattr(o, f) for f in _PAIRS[key])
+    if key == "line_search_fn":
+        return "strong_wolfe" if o.strong_wolfe else None
     v = getattr(o, key)
     return bool(v) if key in _BOOLS else v
 
 
 def _set(o, key, value):
-    if key == "betas":
-        o.beta1, o.beta2 = (float(b) for b in value)
+    if key in _PAIRS:
+        a, b = (float(v) for v in value)
+        setattr(o, _PAIRS[key][0], a)
+        setattr(o, _PAIRS[key][1], b)
+    elif key == "line_search_fn":
+        if value not in (None, "strong_wolfe"):
+            raise RuntimeError("only 'strong_wolfe' is supported")
+        o.strong_wolfe = 1 if value else 0
+    elif key in _INTS:
+        setattr(o, key, int(value))
     elif key in _BOOLS:
         setattr(o, key, 1 if value else 0)
     else:
@@ -120,9 +140,20 @@ def _options_size():
 _OPTIONS_SIZE = _options_size()
 
 
-class Optimizer:
-    """The common part of SGD, Adam, AdamW and RMSprop (torch.optim.Optimizer). params is an iterable
-    of tensors, or of dicts {"params": ..., option: value, ...}, one per parameter group: each group
+def _state_names(kind):
+    """The kind's optimizer.state[p] keys in torch's order (ct_optimizer_state_name)."""
+    names, j = [], 0
+    while True:
+        try:
+            names.append(_C.ct_optimizer_state_name(kind, j))
+        except IndexError:
+            return tuple(names)
+        j += 1
+
+
+class _LibraryOptimizer(Optimizer):
+    """The common part of the library's optimizers (SGD, Adam, ...). params is an iterable of
+    tensors, or of dicts {"params": ..., option: value, ...}, one per parameter group: each group
     gets its own library optimizer with the constructor's options overridden by the group's, so its
     parameters update exactly as torch updates that group."""
 
@@ -238,6 +269,24 @@ class Optimizer:
             _C.ct_optimizer_step(g._h)
         return loss
 
+    @property
+    def state(self):
+        """optimizer.state: {parameter: {name: tensor}} for each parameter that took a step, keys and
+        order as torch's. Built on each read; a buffer is the optimizer's own tensor (writing into it
+        changes the next step, as in torch), a scalar ("step", ...) a 0-dim float32 copy."""
+        names = _state_names(self._kind)
+        state = _collections.defaultdict(dict)
+        for g in self.param_groups:
+            for i, p in enumerate(g._params):
+                entry = {}
+                for name in names:
+                    h = _C.ct_optimizer_state_get(g._h, i, name)
+                    if h:
+                        entry[name] = _wrap(h)
+                if entry:
+                    state[p] = entry
+        return state
+
     def zero_grad(self, set_to_none=True):
         for g in self.param_groups:
             _C.ct_optimizer_zero_grad(g._h, 1 if set_to_none else 0)
@@ -290,14 +339,14 @@ def _rebuild(cls, groups, states, extras, attributes):
     opt.defaults = attributes.get("defaults", {})
     opt.param_groups = []
     for params, extra in zip(groups, extras):
-        Optimizer.add_param_group(opt, {"params": params, **extra})
+        _LibraryOptimizer.add_param_group(opt, {"params": params, **extra})
     for g, state in zip(opt.param_groups, states):
         _C.ct_optimizer_state_load(g._h, state)
     opt.__dict__.update(attributes)
     return opt
 
 
-class SGD(Optimizer):
+class SGD(_LibraryOptimizer):
     """torch.optim.SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False)."""
 
     _kind = _C.CT_OPTIMIZER_SGD
@@ -309,7 +358,7 @@ class SGD(Optimizer):
                          nesterov=nesterov, maximize=maximize)
 
 
-class Adam(Optimizer):
+class Adam(_LibraryOptimizer):
     """torch.optim.Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *, maximize=False)."""
 
     _kind = _C.CT_OPTIMIZER_ADAM
@@ -321,7 +370,7 @@ class Adam(Optimizer):
                          maximize=maximize)
 
 
-class AdamW(Optimizer):
+class AdamW(_LibraryOptimizer):
     """torch.optim.AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *, maximize=False)."""
 
     _kind = _C.CT_OPTIMIZER_ADAMW
@@ -333,7 +382,7 @@ class AdamW(Optimizer):
                          maximize=maximize)
 
 
-class RMSprop(Optimizer):
+class RMSprop(_LibraryOptimizer):
     """torch.optim.RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *, maximize=False)."""
 
     _kind = _C.CT_OPTIMIZER_RMSPROP
@@ -345,7 +394,7 @@ class RMSprop(Optimizer):
                          centered=centered, maximize=maximize)
 
 
-class Adagrad(Optimizer):
+class Adagrad(_LibraryOptimizer):
     """torch.optim.Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *, maximize=False)."""
 
     _kind = _C.CT_OPTIMIZER_ADAGRAD
@@ -357,7 +406,7 @@ class Adagrad(Optimizer):
                          initial_accumulator_value=initial_accumulator_value, eps=eps, maximize=maximize)
 
 
-class Adamax(Optimizer):
+class Adamax(_LibraryOptimizer):
     """torch.optim.Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *, maximize=False)."""
 
     _kind = _C.CT_OPTIMIZER_ADAMAX
@@ -368,7 +417,7 @@ class Adamax(Optimizer):
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize)
 
 
-class NAdam(Optimizer):
+class NAdam(_LibraryOptimizer):
     """torch.optim.NAdam(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3, *, decoupled_weight_decay=False, maximize=False)."""
 
     _kind = _C.CT_OPTIMIZER_NADAM
@@ -382,7 +431,7 @@ class NAdam(Optimizer):
                          maximize=maximize)
 
 
-class RAdam(Optimizer):
+class RAdam(_LibraryOptimizer):
     """torch.optim.RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False, *, maximize=False)."""
 
     _kind = _C.CT_OPTIMIZER_RADAM
@@ -394,7 +443,7 @@ class RAdam(Optimizer):
                          decoupled_weight_decay=decoupled_weight_decay, maximize=maximize)
 
 
-class Adadelta(Optimizer):
+class Adadelta(_LibraryOptimizer):
     """torch.optim.Adadelta(params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False)."""
 
     _kind = _C.CT_OPTIMIZER_ADADELTA
@@ -403,6 +452,58 @@ class Adadelta(Optimizer):
                  maximize=False, differentiable=False):
         _unsupported(capturable=capturable, differentiable=differentiable)
         super().__init__(params, lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
+
+
+class LBFGS(_LibraryOptimizer):
+    """torch.optim.LBFGS(params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
+    history_size=100, line_search_fn=None): step(closure) runs the library's iterations, calling
+    closure (with grad enabled) to re-evaluate the model. One parameter group, as torch's."""
+
+    _kind = _C.CT_OPTIMIZER_LBFGS
+
+    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
+                 history_size=100, line_search_fn=None):
+        if max_eval is None:
+            max_eval = max_iter * 5 // 4
+        super().__init__(params, lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
+                         tolerance_change=tolerance_change, history_size=history_size, line_search_fn=line_search_fn)
+
+    def add_param_group(self, param_group):
+        if self.param_groups:
+            raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+        super().add_param_group(param_group)
+
+    def step(self, closure):
+        """Up to max_iter iterations; returns the first evaluation's loss (a float)."""
+        def evaluate():
+            with _enable_grad():
+                return float(closure())
+        return _C.ct_py_optimizer_step_closure(self.param_groups[0]._h, evaluate)
+
+
+class ASGD(_LibraryOptimizer):
+    """torch.optim.ASGD(params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, *, maximize=False).
+    The averaged parameters are optimizer.state[p]["ax"]."""
+
+    _kind = _C.CT_OPTIMIZER_ASGD
+
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
+                 differentiable=False, capturable=False):
+        _unsupported(capturable=capturable, differentiable=differentiable)
+        super().__init__(params, lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, maximize=maximize)
+
+
+class Rprop(_LibraryOptimizer):
+    """torch.optim.Rprop(params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, maximize=False)."""
+
+    _kind = _C.CT_OPTIMIZER_RPROP
+
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
+                 maximize=False, differentiable=False):
+        _unsupported(capturable=capturable, differentiable=differentiable)
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        super().__init__(params, lr=lr, etas=etas, step_sizes=step_sizes, maximize=maximize)
 
 
 def _unsupported(**flags):

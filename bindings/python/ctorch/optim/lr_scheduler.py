@@ -74,6 +74,18 @@ class LRScheduler:
 _LRScheduler = LRScheduler  # torch 1.x's name
 
 
+def _lr_proxy(lr):
+    """A library SGD optimizer over one scalar, holding lr for a Python optimizer's group."""
+    from .. import zeros
+    from .._tensor import _handle
+
+    o = _C.ct_optimizer_options()
+    _C.ct_optimizer_options_default(_C.CT_OPTIMIZER_SGD, o)
+    o.lr = float(lr)
+    scalar = zeros(1)  # the library optimizer retains it
+    return _C.ct_optimizer_create([_handle(scalar)], o)
+
+
 class _LibraryScheduler(LRScheduler):
     """A library schedule (ct_lr_scheduler) per parameter group of the optimizer (which it keeps
     alive), each setting its group's lr from that group's own base lr, as torch's schedulers do."""
@@ -95,14 +107,34 @@ class _LibraryScheduler(LRScheduler):
         # current lr
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self._handles = []
+        # A group of a Python optimizer (a dict) has no library optimizer: the schedule runs over a
+        # one-element library optimizer that holds only the group's lr, copied in before each step
+        # and back out after it (so another scheduler's or the user's change to the lr chains).
+        self._proxies = []
         for g, base in zip(optimizer.param_groups, self.base_lrs):
             o.base_lr = float(base)
-            self._handles.append(_C.ct_py_lr_scheduler_create(g._h, o, [int(m) for m in milestones]))
+            target = getattr(g, "_h", None)
+            if target is None:
+                target = _lr_proxy(g["lr"])
+                self._proxies.append((g, target))
+            self._handles.append(_C.ct_py_lr_scheduler_create(target, o, [int(m) for m in milestones]))
+        self._copy_out()
+
+    def _copy_in(self):
+        for group, proxy in self._proxies:
+            _C.ct_optimizer_set_lr(proxy, float(group["lr"]))
+
+    def _copy_out(self):
+        for group, proxy in self._proxies:
+            group["lr"] = _C.ct_optimizer_get_lr(proxy)
 
     def __del__(self):
         for h in getattr(self, "_handles", ()):
             _C.ct_lr_scheduler_release(h)
+        for _, proxy in getattr(self, "_proxies", ()):
+            _C.ct_optimizer_release(proxy)
         self._handles = []
+        self._proxies = []
 
     __copy__, __deepcopy__, __reduce_ex__ = refuse_copies(
         None, "create a new scheduler over the copied optimizer")
@@ -114,12 +146,16 @@ class _LibraryScheduler(LRScheduler):
         if epoch is not None:
             raise NotImplementedError(f"{type(self).__name__}.step(epoch): ctorch's library schedulers step one "
                                       "epoch at a time, or restart with step(0) (torch deprecates passing epoch)")
+        self._copy_in()
         for h in self._handles:
             _C.ct_lr_scheduler_step(h)
+        self._copy_out()
 
     def _initial_step(self):
+        self._copy_in()
         for h in self._handles:
             _C.ct_lr_scheduler_restart(h)
+        self._copy_out()
 
     def get_last_lr(self):
         return [_C.ct_lr_scheduler_get_last_lr(h) for h in self._handles]

@@ -265,6 +265,9 @@ pub const CT_OPTIMIZER_ADAMAX: ct_optimizer_kind = 5;
 pub const CT_OPTIMIZER_NADAM: ct_optimizer_kind = 6;
 pub const CT_OPTIMIZER_RADAM: ct_optimizer_kind = 7;
 pub const CT_OPTIMIZER_ADADELTA: ct_optimizer_kind = 8;
+pub const CT_OPTIMIZER_ASGD: ct_optimizer_kind = 9;
+pub const CT_OPTIMIZER_RPROP: ct_optimizer_kind = 10;
+pub const CT_OPTIMIZER_LBFGS: ct_optimizer_kind = 11;
 
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -288,7 +291,21 @@ pub struct ct_optimizer_options {
     pub momentum_decay: f64,
     pub rho: f64,
     pub decoupled_weight_decay: c_int,
+    pub lambd: f64,
+    pub t0: f64,
+    pub etaminus: f64,
+    pub etaplus: f64,
+    pub step_size_min: f64,
+    pub step_size_max: f64,
+    pub max_iter: i64,
+    pub max_eval: i64,
+    pub tolerance_grad: f64,
+    pub tolerance_change: f64,
+    pub history_size: i64,
+    pub strong_wolfe: c_int,
 }
+
+pub type ct_optimizer_closure = Option<unsafe extern "C" fn(user_data: *mut c_void, loss: *mut f64) -> ct_status>;
 
 pub type ct_lr_scheduler_kind = c_int;
 pub const CT_LR_SCHEDULER_STEP: ct_lr_scheduler_kind = 0;
@@ -783,6 +800,7 @@ extern "C" {
     pub fn ct_optimizer_retain(opt: *mut ct_optimizer) -> ct_status;
     pub fn ct_optimizer_release(opt: *mut ct_optimizer);
     pub fn ct_optimizer_step(opt: *mut ct_optimizer) -> ct_status;
+    pub fn ct_optimizer_step_closure(opt: *mut ct_optimizer, closure: ct_optimizer_closure, user_data: *mut c_void, loss: *mut f64) -> ct_status;
     pub fn ct_optimizer_zero_grad(opt: *mut ct_optimizer, set_to_none: c_int) -> ct_status;
     pub fn ct_optimizer_get_lr(opt: *const ct_optimizer, out: *mut f64) -> ct_status;
     pub fn ct_optimizer_set_lr(opt: *mut ct_optimizer, lr: f64) -> ct_status;
@@ -790,6 +808,8 @@ extern "C" {
     pub fn ct_optimizer_set_options(opt: *mut ct_optimizer, options: *const ct_optimizer_options) -> ct_status;
     pub fn ct_optimizer_num_params(opt: *const ct_optimizer, out: *mut usize) -> ct_status;
     pub fn ct_optimizer_param(opt: *const ct_optimizer, i: usize, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_optimizer_state_name(kind: ct_optimizer_kind, j: usize, out: *mut *const c_char) -> ct_status;
+    pub fn ct_optimizer_state_get(opt: *const ct_optimizer, i: usize, name: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_optimizer_state_save(opt: *const ct_optimizer, data: *mut *mut c_char, size: *mut usize) -> ct_status;
     pub fn ct_optimizer_state_load(opt: *mut ct_optimizer, data: *const c_void, size: usize) -> ct_status;
     pub fn ct_lr_scheduler_options_default(kind: ct_lr_scheduler_kind, out: *mut ct_lr_scheduler_options) -> ct_status;

@@ -327,3 +327,73 @@ fn adagrad_adadelta_and_the_adam_variants_step_as_their_formulas() -> Result<()>
     assert!(err.to_string().contains("rho"), "{err}");
     Ok(())
 }
+
+#[test]
+fn asgd_averages_and_rprop_adapts_its_steps() -> Result<()> {
+    // ASGD with t0 0: mu = 1 / max(1, step - t0) is set after each step, so steps 1 and 2 copy
+    // the parameter into ax and step 3 averages: ax += (p - ax) / 2.
+    let p = param(&[1.0, -2.0])?;
+    let opt = Optimizer::new(&[&p], &OptimizerOptions::asgd().lr(0.1).t0(0.0))?;
+    assert_eq!(Optimizer::state_names(OptimizerKind::Asgd), ["step", "eta", "mu", "ax"]);
+    assert!(opt.state(0, "ax")?.is_none());
+    let mut p_prev = vec![1.0f64, -2.0];
+    let mut eta = 0.1f32 as f64;
+    let mut ax = vec![0.0f64; 2];
+    for step in 1..=3 {
+        opt.zero_grad(true)?;
+        backward_square(&[&p])?;
+        opt.step()?;
+        for i in 0..2 {
+            p_prev[i] = p_prev[i] * (1.0 - 1e-4 * eta) + 2.0 * p_prev[i] * -eta;
+            ax[i] = if step < 3 { p_prev[i] } else { ax[i] + (p_prev[i] - ax[i]) * 0.5 };
+        }
+        eta = (0.1 / (1.0 + 1e-4 * 0.1 * step as f64).powf(0.75)) as f32 as f64;
+    }
+    assert_eq!(p.to_vec::<f64>()?, p_prev);
+    assert_eq!(opt.state(0, "ax")?.expect("ax after a step").to_vec::<f64>()?, ax);
+    // Rprop: the grad 2p keeps its sign, so the step grows by etaplus: lr, then 1.2 * lr.
+    let p = param(&[1.0, -2.0])?;
+    let opt = Optimizer::new(&[&p], &OptimizerOptions::rprop().lr(0.1))?;
+    for _ in 0..2 {
+        opt.zero_grad(true)?;
+        backward_square(&[&p])?;
+        opt.step()?;
+    }
+    let got = p.to_vec::<f64>()?;
+    assert_eq!(got, [1.0 - 0.1 - 0.1 * 1.2, -2.0 + 0.1 + 0.1 * 1.2]);
+    assert_eq!(opt.state(0, "step_size")?.expect("step sizes").to_vec::<f64>()?, [0.1 * 1.2; 2]);
+    let err = Optimizer::new(&[&param(&[1.0])?], &OptimizerOptions::rprop().etas(0.5, 0.9)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+    assert!(opt.state(0, "exp_avg").is_err());
+    Ok(())
+}
+
+#[test]
+fn lbfgs_minimizes_a_quadratic_through_a_closure() -> Result<()> {
+    // f(x) = sum((x - c)^2): LBFGS with the line search reaches c.
+    let x = param(&[3.0, -1.0, 0.5])?;
+    let c = Tensor::from_slice(&[1.0f64, 2.0, -3.0]);
+    let opt = Optimizer::new(&[&x], &OptimizerOptions::lbfgs().strong_wolfe(true))?;
+    assert!(opt.step().is_err()); // LBFGS needs the closure
+    let mut calls = 0;
+    let first = opt.step_with(|| {
+        calls += 1;
+        opt.zero_grad(true)?;
+        let d = (&x - &c)?;
+        let loss = (&d * &d)?.sum()?;
+        loss.backward()?;
+        loss.double_value()
+    })?;
+    assert_eq!(first, 4.0 + 9.0 + 12.25);
+    assert!(calls > 1);
+    for (got, want) in x.to_vec::<f64>()?.iter().zip([1.0, 2.0, -3.0]) {
+        assert!((got - want).abs() < 1e-6, "{got} vs {want}");
+    }
+    // A failing closure fails the step with its error and leaves the parameters as they were.
+    let before = x.to_vec::<f64>()?;
+    let err = opt.step_with(|| Err(ctorch::Error::new(ErrorKind::Shape, "no loss today"))).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Shape);
+    assert!(err.to_string().contains("no loss today"), "{err}");
+    assert_eq!(x.to_vec::<f64>()?, before);
+    Ok(())
+}

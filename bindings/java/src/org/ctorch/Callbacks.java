@@ -130,6 +130,16 @@ final class Callbacks {
     }
   }
 
+  @SuppressWarnings("unchecked")
+  static int closure(Object fn, double[] loss) {
+    try (TensorScope scope = new TensorScope()) {
+      loss[0] = ((java.util.function.Supplier<Tensor>) fn).get().doubleValue();
+      return 0;
+    } catch (Throwable t) {
+      return fail(t);
+    }
+  }
+
   static int kernel(Object fn, int[] kinds, long[] ints, double[] floats, Object[] objects, long[] outs) {
     try (TensorScope scope = new TensorScope()) {
       Object[] args = new Object[kinds.length];

@@ -1,9 +1,11 @@
 //! `Optimizer`: one `ct_optimizer` (a parameter group, its hyperparameters and its state).
 
+use std::ffi::{c_void, CStr, CString};
 use std::ptr;
 
 use ctorch_sys as sys;
 
+use crate::callback::{enter, guard};
 use crate::error::{check, Error, ErrorKind, Result};
 use crate::ops::arg;
 use crate::tensor::Tensor;
@@ -30,6 +32,12 @@ pub enum OptimizerKind {
     RAdam,
     /// `torch.optim.Adadelta`: rho, lr scaling the delta.
     Adadelta,
+    /// `torch.optim.ASGD`: averaged SGD (the average is the state `"ax"`).
+    Asgd,
+    /// `torch.optim.Rprop`: resilient backpropagation, per-element step sizes.
+    Rprop,
+    /// `torch.optim.LBFGS`: steps with a closure ([`Optimizer::step_with`]).
+    Lbfgs,
 }
 
 impl OptimizerKind {
@@ -44,6 +52,9 @@ impl OptimizerKind {
             OptimizerKind::NAdam => sys::CT_OPTIMIZER_NADAM,
             OptimizerKind::RAdam => sys::CT_OPTIMIZER_RADAM,
             OptimizerKind::Adadelta => sys::CT_OPTIMIZER_ADADELTA,
+            OptimizerKind::Asgd => sys::CT_OPTIMIZER_ASGD,
+            OptimizerKind::Rprop => sys::CT_OPTIMIZER_RPROP,
+            OptimizerKind::Lbfgs => sys::CT_OPTIMIZER_LBFGS,
         }
     }
 
@@ -58,6 +69,9 @@ impl OptimizerKind {
             sys::CT_OPTIMIZER_NADAM => Ok(OptimizerKind::NAdam),
             sys::CT_OPTIMIZER_RADAM => Ok(OptimizerKind::RAdam),
             sys::CT_OPTIMIZER_ADADELTA => Ok(OptimizerKind::Adadelta),
+            sys::CT_OPTIMIZER_ASGD => Ok(OptimizerKind::Asgd),
+            sys::CT_OPTIMIZER_RPROP => Ok(OptimizerKind::Rprop),
+            sys::CT_OPTIMIZER_LBFGS => Ok(OptimizerKind::Lbfgs),
             k => Err(Error::new(ErrorKind::Internal, format!("optimizer kind {k} is unknown to this crate: update it"))),
         }
     }
@@ -68,7 +82,8 @@ impl OptimizerKind {
 /// Start from PyTorch's defaults for a kind ([`OptimizerOptions::sgd`], [`adam`](Self::adam),
 /// [`adamw`](Self::adamw), [`rmsprop`](Self::rmsprop), [`adagrad`](Self::adagrad),
 /// [`adamax`](Self::adamax), [`nadam`](Self::nadam), [`radam`](Self::radam),
-/// [`adadelta`](Self::adadelta), which ask the library) and change what you
+/// [`adadelta`](Self::adadelta), [`asgd`](Self::asgd), [`rprop`](Self::rprop),
+/// [`lbfgs`](Self::lbfgs), which ask the library) and change what you
 /// need with the builder methods: `OptimizerOptions::adam().lr(3e-4).weight_decay(1e-4)`. Each
 /// field is public too; fields a kind does not use are ignored. Values are checked when an
 /// optimizer is made or updated, not here.
@@ -90,7 +105,7 @@ pub struct OptimizerOptions {
     pub beta2: f64,
     /// Adam, AdamW, RMSprop: added to the denominator, >= 0.
     pub eps: f64,
-    /// RMSprop: smoothing constant, >= 0.
+    /// RMSprop: smoothing constant; ASGD: the power of eta's decay; >= 0.
     pub alpha: f64,
     /// SGD: Nesterov momentum (needs momentum > 0 and dampening 0).
     pub nesterov: bool,
@@ -110,6 +125,30 @@ pub struct OptimizerOptions {
     pub rho: f64,
     /// NAdam, RAdam: AdamW's decoupled weight decay instead of the L2 penalty.
     pub decoupled_weight_decay: bool,
+    /// ASGD: the decay term, >= 0.
+    pub lambd: f64,
+    /// ASGD: the step after which averaging starts, >= 0.
+    pub t0: f64,
+    /// Rprop: the step's factor after a sign change, in (0, 1).
+    pub etaminus: f64,
+    /// Rprop: the step's factor while the sign holds, > 1.
+    pub etaplus: f64,
+    /// Rprop: the smallest step, >= 0.
+    pub step_size_min: f64,
+    /// Rprop: the largest step, >= `step_size_min`.
+    pub step_size_max: f64,
+    /// LBFGS: iterations per step, >= 1.
+    pub max_iter: i64,
+    /// LBFGS: closure calls per step; 0 means `max_iter * 5 / 4`, torch's default.
+    pub max_eval: i64,
+    /// LBFGS: stop when the gradient's largest magnitude is this small, >= 0.
+    pub tolerance_grad: f64,
+    /// LBFGS: stop when a step or the loss changes less, >= 0.
+    pub tolerance_change: f64,
+    /// LBFGS: curvature pairs kept, >= 1.
+    pub history_size: i64,
+    /// LBFGS: the strong-Wolfe line search (`line_search_fn="strong_wolfe"`) instead of a fixed step `lr`.
+    pub strong_wolfe: bool,
 }
 
 impl OptimizerOptions {
@@ -165,6 +204,84 @@ impl OptimizerOptions {
     /// `torch.optim.Adadelta`'s defaults: lr 1, rho 0.9, eps 1e-6.
     pub fn adadelta() -> OptimizerOptions {
         OptimizerOptions::default_for(OptimizerKind::Adadelta)
+    }
+
+    /// `torch.optim.ASGD`'s defaults: lr 1e-2, lambd 1e-4, alpha 0.75, t0 1e6.
+    pub fn asgd() -> OptimizerOptions {
+        OptimizerOptions::default_for(OptimizerKind::Asgd)
+    }
+
+    /// `torch.optim.Rprop`'s defaults: lr 1e-2, etas (0.5, 1.2), step sizes (1e-6, 50).
+    pub fn rprop() -> OptimizerOptions {
+        OptimizerOptions::default_for(OptimizerKind::Rprop)
+    }
+
+    /// `torch.optim.LBFGS`'s defaults: lr 1, max_iter 20, max_eval 25, tolerance_grad 1e-7,
+    /// tolerance_change 1e-9, history_size 100, no line search.
+    pub fn lbfgs() -> OptimizerOptions {
+        OptimizerOptions::default_for(OptimizerKind::Lbfgs)
+    }
+
+    /// Sets ASGD's decay term.
+    pub fn lambd(mut self, lambd: f64) -> OptimizerOptions {
+        self.lambd = lambd;
+        self
+    }
+
+    /// Sets the step after which ASGD averages.
+    pub fn t0(mut self, t0: f64) -> OptimizerOptions {
+        self.t0 = t0;
+        self
+    }
+
+    /// Sets Rprop's step-size factors (torch's `etas`).
+    pub fn etas(mut self, etaminus: f64, etaplus: f64) -> OptimizerOptions {
+        self.etaminus = etaminus;
+        self.etaplus = etaplus;
+        self
+    }
+
+    /// Sets Rprop's smallest and largest step (torch's `step_sizes`).
+    pub fn step_sizes(mut self, min: f64, max: f64) -> OptimizerOptions {
+        self.step_size_min = min;
+        self.step_size_max = max;
+        self
+    }
+
+    /// Sets LBFGS's iterations per step.
+    pub fn max_iter(mut self, max_iter: i64) -> OptimizerOptions {
+        self.max_iter = max_iter;
+        self
+    }
+
+    /// Sets LBFGS's closure calls per step (0: `max_iter * 5 / 4`).
+    pub fn max_eval(mut self, max_eval: i64) -> OptimizerOptions {
+        self.max_eval = max_eval;
+        self
+    }
+
+    /// Sets LBFGS's gradient tolerance.
+    pub fn tolerance_grad(mut self, tolerance: f64) -> OptimizerOptions {
+        self.tolerance_grad = tolerance;
+        self
+    }
+
+    /// Sets LBFGS's change tolerance.
+    pub fn tolerance_change(mut self, tolerance: f64) -> OptimizerOptions {
+        self.tolerance_change = tolerance;
+        self
+    }
+
+    /// Sets how many curvature pairs LBFGS keeps.
+    pub fn history_size(mut self, history_size: i64) -> OptimizerOptions {
+        self.history_size = history_size;
+        self
+    }
+
+    /// Turns LBFGS's strong-Wolfe line search on or off.
+    pub fn strong_wolfe(mut self, strong_wolfe: bool) -> OptimizerOptions {
+        self.strong_wolfe = strong_wolfe;
+        self
     }
 
     /// Sets the learning rate.
@@ -284,6 +401,18 @@ impl OptimizerOptions {
             momentum_decay: raw.momentum_decay,
             rho: raw.rho,
             decoupled_weight_decay: raw.decoupled_weight_decay != 0,
+            lambd: raw.lambd,
+            t0: raw.t0,
+            etaminus: raw.etaminus,
+            etaplus: raw.etaplus,
+            step_size_min: raw.step_size_min,
+            step_size_max: raw.step_size_max,
+            max_iter: raw.max_iter,
+            max_eval: raw.max_eval,
+            tolerance_grad: raw.tolerance_grad,
+            tolerance_change: raw.tolerance_change,
+            history_size: raw.history_size,
+            strong_wolfe: raw.strong_wolfe != 0,
         }
     }
 
@@ -311,13 +440,25 @@ impl OptimizerOptions {
         raw.momentum_decay = self.momentum_decay;
         raw.rho = self.rho;
         raw.decoupled_weight_decay = self.decoupled_weight_decay as i32;
+        raw.lambd = self.lambd;
+        raw.t0 = self.t0;
+        raw.etaminus = self.etaminus;
+        raw.etaplus = self.etaplus;
+        raw.step_size_min = self.step_size_min;
+        raw.step_size_max = self.step_size_max;
+        raw.max_iter = self.max_iter;
+        raw.max_eval = self.max_eval;
+        raw.tolerance_grad = self.tolerance_grad;
+        raw.tolerance_change = self.tolerance_change;
+        raw.history_size = self.history_size;
+        raw.strong_wolfe = self.strong_wolfe as i32;
         raw
     }
 }
 
 crate::handle::ref_counted!(
     /// An optimizer over one group of parameters (`torch.optim.SGD`, `Adam`, `AdamW`, `RMSprop`,
-    /// `Adagrad`, `Adamax`, `NAdam`, `RAdam`, `Adadelta`):
+    /// `Adagrad`, `Adamax`, `NAdam`, `RAdam`, `Adadelta`, `ASGD`, `Rprop`, `LBFGS`):
     /// one reference to a `ct_optimizer`, which retains the parameters and keeps their state
     /// (momentum buffers, moments, step counts).
     ///
@@ -375,6 +516,47 @@ impl Optimizer {
     /// cannot be allocated.
     pub fn step(&self) -> Result<()> {
         check(unsafe { sys::ct_optimizer_step(self.as_ptr()) })
+    }
+
+    /// `optimizer.step(closure)`: LBFGS's iterations, each calling `closure` to re-evaluate the
+    /// model; other kinds call it once, then [`step`](Self::step). The closure zeroes the grads,
+    /// computes the loss, calls backward and returns the loss's value. Returns the first call's
+    /// loss. When the closure fails, the step fails with its error, and the parameters and the
+    /// optimizer's state are as they were. `InvalidArgument` error when the closure steps this
+    /// optimizer itself.
+    pub fn step_with<F>(&self, mut closure: F) -> Result<f64>
+    where
+        F: FnMut() -> Result<f64>,
+    {
+        let mut loss = 0.0;
+        let user_data = (&mut closure as *mut F).cast::<c_void>();
+        check(enter(|| unsafe { sys::ct_optimizer_step_closure(self.as_ptr(), Some(closure_trampoline::<F>), user_data, &mut loss) }))?;
+        Ok(loss)
+    }
+
+    /// `optimizer.state[p][name]` of parameter `i`: a buffer (the optimizer's own tensor, so
+    /// writing into it changes the next step) or a scalar (`"step"`, a 0-dim copy); `None` while
+    /// the parameter has none. `InvalidArgument` error for a name the kind does not have (see
+    /// [`state_names`](Self::state_names)); `Index` for `i` past the parameters.
+    pub fn state(&self, i: usize, name: &str) -> Result<Option<Tensor>> {
+        let c_name = CString::new(name).map_err(|_| Error::new(ErrorKind::InvalidArgument, "Optimizer::state: the name contains a NUL byte"))?;
+        let mut out = ptr::null_mut();
+        check(unsafe { sys::ct_optimizer_state_get(self.as_ptr(), i, c_name.as_ptr(), &mut out) })?;
+        // SAFETY: out is null or a new reference.
+        Ok(unsafe { Tensor::from_raw(out) })
+    }
+
+    /// The state names of `kind`, in torch's order (`ct_optimizer_state_name`).
+    pub fn state_names(kind: OptimizerKind) -> Vec<String> {
+        let mut names = Vec::new();
+        loop {
+            let mut name = ptr::null();
+            // SAFETY: on success name is a static NUL-terminated string.
+            if unsafe { sys::ct_optimizer_state_name(kind.to_c(), names.len(), &mut name) } != sys::CT_OK {
+                return names;
+            }
+            names.push(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned());
+        }
     }
 
     /// Clears the parameters' grads (`optimizer.zero_grad(set_to_none)`): `true` drops them
@@ -449,4 +631,18 @@ impl Optimizer {
     pub fn load_state(&self, bytes: &[u8]) -> Result<()> {
         check(unsafe { sys::ct_optimizer_state_load(self.as_ptr(), bytes.as_ptr().cast(), bytes.len()) })
     }
+}
+
+unsafe extern "C" fn closure_trampoline<F>(user_data: *mut c_void, loss: *mut f64) -> sys::ct_status
+where
+    F: FnMut() -> Result<f64>,
+{
+    guard("the optimizer's closure", || {
+        // SAFETY: user_data is the &mut F step_with lent for the call, on this thread.
+        let closure = unsafe { &mut *user_data.cast::<F>() };
+        let value = closure()?;
+        // SAFETY: the library passes a valid out pointer.
+        unsafe { *loss = value };
+        Ok(())
+    })
 }

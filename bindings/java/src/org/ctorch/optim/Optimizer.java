@@ -125,6 +125,57 @@ public final class Optimizer implements AutoCloseable {
     }
   }
 
+  /**
+   * optimizer.step(closure): LBFGS's iterations, each calling closure to re-evaluate the model;
+   * other kinds call it once, then step. The closure zeroes the grads, computes the loss, calls
+   * backward and returns the loss. When it throws, the parameters and state are as they were.
+   *
+   * @param closure computes the loss and its grads
+   * @return the loss of the first call
+   */
+  public double step(java.util.function.Supplier<Tensor> closure) {
+    try {
+      return CTorchNative.ct_java_optimizer_step_closure(handle(), closure);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * optimizer.state[p][name]: parameter i's state entry ("exp_avg", ASGD's average "ax", "step"),
+   * or null while it has none. A buffer is the optimizer's own tensor (writing into it changes the
+   * next step); a scalar is a 0-dim copy.
+   *
+   * @param i the parameter's index
+   * @param name a name of {@link #stateNames}
+   * @return a new reference, or null
+   */
+  public Tensor state(int i, String name) {
+    try {
+      long h = CTorchNative.ct_optimizer_state_get(handle(), i, name);
+      return h == 0 ? null : Access.get().tensor(h);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * The state names of this kind, in torch's order (ct_optimizer_state_name).
+   *
+   * @return the names
+   */
+  public List<String> stateNames() {
+    List<String> names = new ArrayList<>();
+    for (int j = 0; ; j++) {
+      try {
+        names.add(new String(CTorchNative.ct_java_utf8(CTorchNative.ct_optimizer_state_name(kind.code, j)),
+            java.nio.charset.StandardCharsets.UTF_8));
+      } catch (org.ctorch.IndexException e) {
+        return names;
+      }
+    }
+  }
+
   /** Sets every parameter's grad to null (optimizer.zero_grad(), torch 2's default). */
   public void zeroGrad() {
     zeroGrad(true);

@@ -40,7 +40,14 @@ public final class OptimizerOptions {
     /** torch.optim.RAdam: rectified Adam. */
     RADAM(CTorchNativeConstants.CT_OPTIMIZER_RADAM, "RAdam", "lr betas eps weight_decay decoupled_weight_decay maximize"),
     /** torch.optim.Adadelta: rho, lr scaling the delta. */
-    ADADELTA(CTorchNativeConstants.CT_OPTIMIZER_ADADELTA, "Adadelta", "lr rho eps weight_decay maximize");
+    ADADELTA(CTorchNativeConstants.CT_OPTIMIZER_ADADELTA, "Adadelta", "lr rho eps weight_decay maximize"),
+    /** torch.optim.ASGD: averaged SGD (the average is the state "ax"). */
+    ASGD(CTorchNativeConstants.CT_OPTIMIZER_ASGD, "ASGD", "lr lambd alpha t0 weight_decay maximize"),
+    /** torch.optim.Rprop: resilient backpropagation, per-element step sizes. */
+    RPROP(CTorchNativeConstants.CT_OPTIMIZER_RPROP, "Rprop", "lr etas step_sizes maximize"),
+    /** torch.optim.LBFGS: steps with a closure ({@link Optimizer#step(java.util.function.Supplier)}). */
+    LBFGS(CTorchNativeConstants.CT_OPTIMIZER_LBFGS, "LBFGS",
+        "lr max_iter max_eval tolerance_grad tolerance_change history_size line_search_fn");
 
     final int code;
     private final String torchName;
@@ -73,11 +80,15 @@ public final class OptimizerOptions {
 
   // The layout of the double[] the JNI layer converts (jni_training.i): kind, lr, momentum,
   // dampening, weight_decay, beta1, beta2, eps, alpha, nesterov, amsgrad, centered, maximize,
-  // lr_decay, initial_accumulator_value, momentum_decay, rho, decoupled_weight_decay.
-  static final int FIELDS = 18;
+  // lr_decay, initial_accumulator_value, momentum_decay, rho, decoupled_weight_decay, lambd, t0,
+  // etaminus, etaplus, step_size_min, step_size_max, max_iter, max_eval, tolerance_grad,
+  // tolerance_change, history_size, strong_wolfe.
+  static final int FIELDS = 30;
   private static final int KIND = 0, LR = 1, MOMENTUM = 2, DAMPENING = 3, WEIGHT_DECAY = 4, BETA1 = 5, BETA2 = 6,
       EPS = 7, ALPHA = 8, NESTEROV = 9, AMSGRAD = 10, CENTERED = 11, MAXIMIZE = 12, LR_DECAY = 13,
-      INITIAL_ACCUMULATOR_VALUE = 14, MOMENTUM_DECAY = 15, RHO = 16, DECOUPLED_WEIGHT_DECAY = 17;
+      INITIAL_ACCUMULATOR_VALUE = 14, MOMENTUM_DECAY = 15, RHO = 16, DECOUPLED_WEIGHT_DECAY = 17, LAMBD = 18, T0 = 19,
+      ETAMINUS = 20, ETAPLUS = 21, STEP_SIZE_MIN = 22, STEP_SIZE_MAX = 23, MAX_ITER = 24, MAX_EVAL = 25,
+      TOLERANCE_GRAD = 26, TOLERANCE_CHANGE = 27, HISTORY_SIZE = 28, STRONG_WOLFE = 29;
 
   final double[] values;
 
@@ -179,6 +190,198 @@ public final class OptimizerOptions {
    */
   public static OptimizerOptions adadelta() {
     return defaults(Kind.ADADELTA);
+  }
+
+  /**
+   * torch.optim.ASGD's defaults: lr 1e-2, lambd 1e-4, alpha 0.75, t0 1e6.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions asgd() {
+    return defaults(Kind.ASGD);
+  }
+
+  /**
+   * torch.optim.Rprop's defaults: lr 1e-2, etas (0.5, 1.2), step sizes (1e-6, 50).
+   *
+   * @return new options
+   */
+  public static OptimizerOptions rprop() {
+    return defaults(Kind.RPROP);
+  }
+
+  /**
+   * torch.optim.LBFGS's defaults: lr 1, max_iter 20, max_eval max_iter * 5 / 4, tolerance_grad
+   * 1e-7, tolerance_change 1e-9, history_size 100, no line search.
+   *
+   * @return new options
+   */
+  public static OptimizerOptions lbfgs() {
+    return defaults(Kind.LBFGS);
+  }
+
+  /**
+   * ASGD's decay term.
+   *
+   * @param lambd at least 0
+   * @return this
+   */
+  public OptimizerOptions lambd(double lambd) {
+    return set(LAMBD, "lambd", lambd);
+  }
+
+  /**
+   * The step after which ASGD starts averaging.
+   *
+   * @param t0 at least 0
+   * @return this
+   */
+  public OptimizerOptions t0(double t0) {
+    return set(T0, "t0", t0);
+  }
+
+  /**
+   * Rprop's step-size factors: after a sign change, and while the sign holds.
+   *
+   * @param etaminus in (0, 1)
+   * @param etaplus above 1
+   * @return this
+   */
+  public OptimizerOptions etas(double etaminus, double etaplus) {
+    set(ETAMINUS, "etas", etaminus);
+    return set(ETAPLUS, "etas", etaplus);
+  }
+
+  /**
+   * Rprop's smallest and largest step.
+   *
+   * @param min at least 0
+   * @param max at least min
+   * @return this
+   */
+  public OptimizerOptions stepSizes(double min, double max) {
+    set(STEP_SIZE_MIN, "step_sizes", min);
+    return set(STEP_SIZE_MAX, "step_sizes", max);
+  }
+
+  /**
+   * LBFGS's iterations per step.
+   *
+   * @param maxIter at least 1
+   * @return this
+   */
+  public OptimizerOptions maxIter(long maxIter) {
+    return set(MAX_ITER, "max_iter", maxIter);
+  }
+
+  /**
+   * LBFGS's closure calls per step (0: maxIter * 5 / 4, torch's default).
+   *
+   * @param maxEval at least 0
+   * @return this
+   */
+  public OptimizerOptions maxEval(long maxEval) {
+    return set(MAX_EVAL, "max_eval", maxEval);
+  }
+
+  /**
+   * LBFGS stops when the gradient's largest magnitude is at most this.
+   *
+   * @param tolerance at least 0
+   * @return this
+   */
+  public OptimizerOptions toleranceGrad(double tolerance) {
+    return set(TOLERANCE_GRAD, "tolerance_grad", tolerance);
+  }
+
+  /**
+   * LBFGS stops when a step or the loss changes less than this.
+   *
+   * @param tolerance at least 0
+   * @return this
+   */
+  public OptimizerOptions toleranceChange(double tolerance) {
+    return set(TOLERANCE_CHANGE, "tolerance_change", tolerance);
+  }
+
+  /**
+   * How many curvature pairs LBFGS keeps.
+   *
+   * @param historySize at least 1
+   * @return this
+   */
+  public OptimizerOptions historySize(long historySize) {
+    return set(HISTORY_SIZE, "history_size", historySize);
+  }
+
+  /**
+   * LBFGS's strong-Wolfe line search (torch's line_search_fn="strong_wolfe") or a fixed step lr.
+   *
+   * @param strongWolfe whether to search
+   * @return this
+   */
+  public OptimizerOptions strongWolfe(boolean strongWolfe) {
+    return set(STRONG_WOLFE, "line_search_fn", strongWolfe ? 1 : 0);
+  }
+
+  /** @return ASGD's lambd */
+  public double lambd() {
+    return values[LAMBD];
+  }
+
+  /** @return ASGD's t0 */
+  public double t0() {
+    return values[T0];
+  }
+
+  /** @return Rprop's etaminus */
+  public double etaminus() {
+    return values[ETAMINUS];
+  }
+
+  /** @return Rprop's etaplus */
+  public double etaplus() {
+    return values[ETAPLUS];
+  }
+
+  /** @return Rprop's smallest step */
+  public double stepSizeMin() {
+    return values[STEP_SIZE_MIN];
+  }
+
+  /** @return Rprop's largest step */
+  public double stepSizeMax() {
+    return values[STEP_SIZE_MAX];
+  }
+
+  /** @return LBFGS's iterations per step */
+  public long maxIter() {
+    return (long) values[MAX_ITER];
+  }
+
+  /** @return LBFGS's closure calls per step (0: maxIter * 5 / 4) */
+  public long maxEval() {
+    return (long) values[MAX_EVAL];
+  }
+
+  /** @return LBFGS's gradient tolerance */
+  public double toleranceGrad() {
+    return values[TOLERANCE_GRAD];
+  }
+
+  /** @return LBFGS's change tolerance */
+  public double toleranceChange() {
+    return values[TOLERANCE_CHANGE];
+  }
+
+  /** @return LBFGS's history size */
+  public long historySize() {
+    return (long) values[HISTORY_SIZE];
+  }
+
+  /** @return whether LBFGS searches with strong Wolfe conditions */
+  public boolean strongWolfe() {
+    return values[STRONG_WOLFE] != 0;
   }
 
   /**
@@ -337,7 +540,7 @@ public final class OptimizerOptions {
   }
 
   /**
-   * Sets RMSprop's smoothing constant.
+   * Sets RMSprop's smoothing constant, or ASGD's power of eta's decay.
    *
    * @param alpha at least 0
    * @return this
@@ -479,6 +682,16 @@ public final class OptimizerOptions {
         case "momentum_decay": b.append(momentumDecay()); break;
         case "rho": b.append(rho()); break;
         case "decoupled_weight_decay": b.append(decoupledWeightDecay()); break;
+        case "lambd": b.append(lambd()); break;
+        case "t0": b.append(t0()); break;
+        case "etas": b.append('(').append(etaminus()).append(", ").append(etaplus()).append(')'); break;
+        case "step_sizes": b.append('(').append(stepSizeMin()).append(", ").append(stepSizeMax()).append(')'); break;
+        case "max_iter": b.append(maxIter()); break;
+        case "max_eval": b.append(maxEval()); break;
+        case "tolerance_grad": b.append(toleranceGrad()); break;
+        case "tolerance_change": b.append(toleranceChange()); break;
+        case "history_size": b.append(historySize()); break;
+        case "line_search_fn": b.append(strongWolfe() ? "strong_wolfe" : "None"); break;
         default: b.append(maximize()); break;
       }
     }
