@@ -4529,6 +4529,36 @@ CT_API CT_NODISCARD ct_status ct_init_kaiming_normal_(ct_tensor* t, double a, co
                                                       const char* nonlinearity, ct_generator* gen);
 
 /*
+ * The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
+ * gen or the device's default generator, version bumped):
+ *
+ *   ct_init_trunc_normal_  N(mean, std^2) restricted to [a, b]: U(2 Phi(alpha) - 1, 2 Phi(beta) - 1)
+ *                          through sqrt(2) erfinv, scaled, shifted and clamped, as torch's
+ *                          (alpha, beta the standardized bounds; std > 0, finite a < b)
+ *   ct_init_orthogonal_    an orthogonal matrix (semi-orthogonal when not square) over t's first
+ *                          dim and the rest flattened, times gain: the Q of a Gaussian matrix's QR
+ *                          (LAPACK's dgeqrf and dorgqr, in double) with its columns' signs set by
+ *                          R's diagonal, so Q is uniformly (Haar) distributed; 2 or more dims
+ *   ct_init_sparse_        N(0, std^2), then ceil(sparsity * rows) zeros in each column at rows a
+ *                          permutation picks (drawn on the CPU, from gen when it is a CPU
+ *                          generator); 2-D, sparsity in [0, 1]
+ *   ct_init_eye_           the identity (ones on the diagonal of a 2-D t, rectangular or not)
+ *   ct_init_dirac_         the Dirac delta of a convolution weight [out, in, *k] (3 to 5 dims): a 1
+ *                          at the kernel's center for out channel g * out / groups + d and in
+ *                          channel d, d < min(out / groups, in); groups must divide out
+ *
+ * Returns as the initializers above; CT_ERROR_SHAPE for dims the initializer does not take,
+ * CT_ERROR_INVALID_ARGUMENT for bad std, bounds, sparsity or groups. A tensor with no elements is
+ * left as it is. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_init_trunc_normal_(ct_tensor* t, double mean, double std, double a, double b,
+                                                    ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_init_orthogonal_(ct_tensor* t, double gain, ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_init_sparse_(ct_tensor* t, double sparsity, double std, ct_generator* gen);
+CT_API CT_NODISCARD ct_status ct_init_eye_(ct_tensor* t);
+CT_API CT_NODISCARD ct_status ct_init_dirac_(ct_tensor* t, int64_t groups);
+
+/*
  * ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
  * reset_parameters): weight by kaiming_uniform_ with a = sqrt(5) (so U(-1/sqrt(fan_in),
  * 1/sqrt(fan_in))), then bias, when not NULL, from U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (all zeros

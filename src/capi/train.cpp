@@ -74,6 +74,35 @@ ct_status ct_init_kaiming_uniform_(ct_tensor* t, double a, const char* mode, con
   });
 }
 
+ct_status ct_init_trunc_normal_(ct_tensor* t, double mean, double std, double a, double b, ct_generator* gen) {
+  return capi::guard([&] {
+    const char* fn = "ct_init_trunc_normal_";
+    train::init_trunc_normal(init_target(t, fn, "t"), mean, std, a, b, generator_arg(gen, fn, true), fn);
+  });
+}
+
+ct_status ct_init_orthogonal_(ct_tensor* t, double gain, ct_generator* gen) {
+  return capi::guard([&] {
+    const char* fn = "ct_init_orthogonal_";
+    train::init_orthogonal(init_target(t, fn, "t"), gain, generator_arg(gen, fn, true), fn);
+  });
+}
+
+ct_status ct_init_sparse_(ct_tensor* t, double sparsity, double std, ct_generator* gen) {
+  return capi::guard([&] {
+    const char* fn = "ct_init_sparse_";
+    train::init_sparse(init_target(t, fn, "t"), sparsity, std, generator_arg(gen, fn, true), fn);
+  });
+}
+
+ct_status ct_init_eye_(ct_tensor* t) {
+  return capi::guard([&] { train::init_eye(init_target(t, "ct_init_eye_", "t"), "ct_init_eye_"); });
+}
+
+ct_status ct_init_dirac_(ct_tensor* t, int64_t groups) {
+  return capi::guard([&] { train::init_dirac(init_target(t, "ct_init_dirac_", "t"), groups, "ct_init_dirac_"); });
+}
+
 ct_status ct_init_kaiming_normal_(ct_tensor* t, double a, const char* mode, const char* nonlinearity,
                                   ct_generator* gen) {
   return capi::guard([&] {

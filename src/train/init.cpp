@@ -4,10 +4,15 @@
 #include "train/init.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/error.h"
 #include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/linalg/lapack.h"
+#include "runtime/generator.h"
 #include "train/no_record.h"
 
 namespace ct::train {
@@ -86,6 +91,105 @@ void init_kaiming(const Tensor& t, bool uniform, double a, const char* mode, con
   } else {
     fill("normal_", t, 0.0, std, gen);
   }
+}
+
+void init_trunc_normal(const Tensor& t, double mean, double std, double a, double b, runtime::Generator* gen,
+                       const char* fn) {
+  check_finite(mean, fn, "mean");
+  CT_CHECK(std::isfinite(std) && std > 0, CT_ERROR_INVALID_ARGUMENT, fn, ": std is ", std, ". Pass a finite std > 0");
+  CT_CHECK(std::isfinite(a) && std::isfinite(b) && a < b, CT_ERROR_INVALID_ARGUMENT, fn, ": the bounds are [", a, ", ",
+           b, "]. Pass finite bounds a < b");
+  if (t->numel() == 0) return;
+  // Uniform over the normal CDF's values at the bounds, mapped back through the inverse CDF:
+  // Phi^-1(u) = sqrt(2) erfinv(2u - 1). The clamp catches values rounding past the bounds.
+  auto cdf = [](double x) { return (1 + std::erf(x / std::sqrt(2.0))) / 2; };
+  const double lo = cdf((a - mean) / std), hi = cdf((b - mean) / std);
+  fill("uniform_", t, 2 * lo - 1, 2 * hi - 1, gen);
+  NoRecordGuard no_record;
+  ops::erfinv_(t);
+  ops::mul_(t, Scalar(std * std::sqrt(2.0)));
+  ops::add_(t, Scalar(mean));
+  ops::clamp_(t, Scalar(a), Scalar(b));
+}
+
+void init_orthogonal(const Tensor& t, double gain, runtime::Generator* gen, const char* fn) {
+  CT_CHECK(t->dim() >= 2, CT_ERROR_SHAPE, fn, ": only tensors with 2 or more dims are supported, got sizes ",
+           t->sizes(), ". Use normal_ for vectors");
+  check_finite(gain, fn, "gain");
+  if (t->numel() == 0) return;
+  const int64_t rows = t->size(0), cols = t->numel() / rows;
+  const Tensor flat = ops::empty({rows, cols}, t->dtype(), t->device());
+  fill("normal_", flat, 0.0, 1.0, gen);
+  NoRecordGuard no_record;
+  // LAPACK factors the taller orientation, column-major: the row-major bytes of flat^T (or of
+  // flat, when it is wide) are that matrix.
+  const bool wide = rows < cols;
+  const int64_t m = wide ? cols : rows, n = wide ? rows : cols;
+  Tensor host = ops::contiguous(ops::to(wide ? flat : ops::transpose(flat, 0, 1), kCPU, DType::Float64));
+  std::vector<double> r_diag(static_cast<size_t>(n));
+  double* q = host->data_as<double>();
+  ops::qr_reduced(q, m, n, r_diag.data(), fn);
+  // Q R is unique once R's diagonal is positive: scaling Q's columns by its signs makes Q
+  // Haar-distributed (torch's q *= sign(diag(r)); a zero diagonal zeroes the column, as there).
+  for (int64_t j = 0; j < n; ++j) {
+    const double s = r_diag[static_cast<size_t>(j)] > 0 ? 1.0 : r_diag[static_cast<size_t>(j)] < 0 ? -1.0 : 0.0;
+    for (int64_t i = 0; i < m; ++i) q[j * m + i] *= s;
+  }
+  // host's bytes are Q column-major, i.e. Q^T row-major ([n, m]): the [rows, cols] result is Q^T
+  // itself when wide, and its transpose when tall.
+  const Tensor result = wide ? host : ops::transpose(host, 0, 1);
+  ops::copy_(t, ops::reshape(result, t->sizes()));
+  ops::mul_(t, Scalar(gain));
+}
+
+void init_sparse(const Tensor& t, double sparsity, double std, runtime::Generator* gen, const char* fn) {
+  CT_CHECK(t->dim() == 2, CT_ERROR_SHAPE, fn, ": only 2-D tensors are supported, got sizes ", t->sizes());
+  CT_CHECK(sparsity >= 0 && sparsity <= 1, CT_ERROR_INVALID_ARGUMENT, fn, ": sparsity is ", sparsity,
+           ". Pass the fraction of each column to zero, in [0, 1]");
+  CT_CHECK(std::isfinite(std) && std >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": std is ", std,
+           ". Pass a finite std >= 0");
+  const int64_t rows = t->size(0), cols = t->size(1);
+  const int64_t zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
+  fill("normal_", t, 0.0, std, gen);
+  if (zeros == 0 || cols == 0) return;
+  NoRecordGuard no_record;
+  // Each column zeroes the rows a fresh permutation puts first (drawn on the CPU, as torch's
+  // randperm is; from gen when it is a CPU generator).
+  runtime::Generator* perm_gen = gen && gen->device().is_cpu() ? gen : nullptr;
+  Tensor mask = ops::zeros({rows, cols}, DType::Bool, kCPU);
+  bool* m = mask->data_as<bool>();
+  for (int64_t c = 0; c < cols; ++c) {
+    const Tensor perm = ops::randperm(rows, perm_gen, DType::Int64, kCPU);
+    const int64_t* p = perm->data_as<int64_t>();
+    for (int64_t k = 0; k < zeros; ++k) m[p[k] * cols + c] = true;
+  }
+  ops::masked_fill_(t, t->device().is_cpu() ? mask : ops::to(mask, t->device(), DType::Bool), Scalar(0.0));
+}
+
+void init_eye(const Tensor& t, const char* fn) {
+  CT_CHECK(t->dim() == 2, CT_ERROR_SHAPE, fn, ": only 2-D tensors are supported, got sizes ", t->sizes());
+  NoRecordGuard no_record;
+  ops::copy_(t, ops::eye(t->size(0), t->size(1), t->dtype(), t->device()));
+}
+
+void init_dirac(const Tensor& t, int64_t groups, const char* fn) {
+  CT_CHECK(t->dim() >= 3 && t->dim() <= 5, CT_ERROR_SHAPE, fn, ": only 3, 4 and 5-D tensors are supported, got sizes ",
+           t->sizes());
+  CT_CHECK(groups >= 1 && t->size(0) % groups == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": dim 0 (", t->size(0),
+           ") must be divisible by groups (", groups, ")");
+  NoRecordGuard no_record;
+  // One 1 per (group, d) at the kernel's center: out channel g * out_per_group + d, in channel d.
+  const int64_t out_per_group = t->size(0) / groups, channels = std::min(out_per_group, t->size(1));
+  Tensor host = ops::zeros(t->sizes(), DType::Float64, kCPU);
+  double* h = host->data_as<double>();
+  int64_t spatial = 1, center = 0;
+  for (size_t d = 2; d < t->dim(); ++d) {
+    spatial *= t->size(d);
+    center = center * t->size(d) + t->size(d) / 2;
+  }
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t d = 0; d < channels; ++d) h[((g * out_per_group + d) * t->size(1) + d) * spatial + center] = 1;
+  ops::copy_(t, host);
 }
 
 void init_linear(const Tensor& weight, const Tensor& bias, runtime::Generator* gen, const char* fn) {

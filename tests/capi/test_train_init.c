@@ -258,6 +258,63 @@ static void test_initializers_refuse_bad_input(void) {
   RELEASE(w, vec, ints, meta, empty);
 }
 
+/* orthogonal_: Q^T Q = gain^2 I over [rows, rest]; trunc_normal_ within its bounds; sparse_'s zeros
+ * per column; eye_ and dirac_ exactly; and the refusals. */
+static void test_structured_initializers(void) {
+  ct_tensor *q = NULL, *t = NULL, *s = NULL, *e = NULL, *d = NULL;
+  CHECK_OK(ct_manual_seed(4));
+  CHECK_OK(ct_tensor_empty(S(6, 2, 2), CT_FLOAT64, NULL, &q)); /* [6, 4] flattened: tall */
+  CHECK_OK(ct_init_orthogonal_(q, 1.5, NULL));
+  int64_t n = 0;
+  double* v = values_of(q, &n);
+  for (int i = 0; v && i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double dot = 0;
+      for (int r = 0; r < 6; ++r) dot += v[r * 4 + i] * v[r * 4 + j];
+      CHECK(fabs(dot - (i == j ? 2.25 : 0)) < 1e-12);
+    }
+  free(v);
+  CHECK_OK(ct_tensor_empty(S(5000), CT_FLOAT32, NULL, &t));
+  CHECK_OK(ct_init_trunc_normal_(t, 1.0, 3.0, -0.5, 2.0, NULL));
+  v = values_of(t, &n);
+  for (int64_t i = 0; v && i < n; ++i) CHECK(v[i] >= -0.5 && v[i] <= 2.0);
+  free(v);
+  CHECK_OK(ct_tensor_empty(S(8, 5), CT_FLOAT64, NULL, &s));
+  CHECK_OK(ct_init_sparse_(s, 0.3, 0.5, NULL)); /* ceil(2.4) = 3 zeros per column */
+  v = values_of(s, &n);
+  for (int c = 0; v && c < 5; ++c) {
+    int zeros = 0;
+    for (int r = 0; r < 8; ++r) zeros += v[r * 5 + c] == 0;
+    CHECK(zeros == 3);
+  }
+  free(v);
+  CHECK_OK(ct_tensor_empty(S(2, 3), CT_FLOAT32, NULL, &e));
+  CHECK_OK(ct_init_eye_(e));
+  v = values_of(e, &n);
+  CHECK(v && v[0] == 1 && v[1] == 0 && v[4] == 1 && v[5] == 0);
+  free(v);
+  CHECK_OK(ct_tensor_empty(S(4, 2, 3), CT_FLOAT64, NULL, &d));
+  CHECK_OK(ct_init_dirac_(d, 2)); /* out 4 in 2 groups: d < min(2, 2); centers at index 1 */
+  v = values_of(d, &n);
+  double sum = 0;
+  for (int64_t i = 0; v && i < n; ++i) sum += v[i];
+  CHECK(v && sum == 4 && v[(0 * 2 + 0) * 3 + 1] == 1 && v[(1 * 2 + 1) * 3 + 1] == 1 && v[(2 * 2 + 0) * 3 + 1] == 1 &&
+        v[(3 * 2 + 1) * 3 + 1] == 1);
+  free(v);
+  CHECK_STATUS(ct_init_dirac_(d, 3), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("divisible");
+  CHECK_STATUS(ct_init_dirac_(e, 1), CT_ERROR_SHAPE);
+  CHECK_STATUS(ct_init_eye_(d), CT_ERROR_SHAPE);
+  CHECK_STATUS(ct_init_orthogonal_(t, 1.0, NULL), CT_ERROR_SHAPE);
+  CHECK_STATUS(ct_init_orthogonal_(q, NAN, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_init_trunc_normal_(t, 0, 1, 2, 1, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_init_trunc_normal_(t, 0, -1, -2, 2, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_init_sparse_(s, 1.5, 0.01, NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_init_sparse_(t, 0.5, 0.01, NULL), CT_ERROR_SHAPE);
+  CHECK_STATUS(ct_init_eye_(NULL), CT_ERROR_INVALID_ARGUMENT);
+  RELEASE(q, t, s, e, d);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_clip_grad_norm_scales_to_max_norm),
     CAPI_TEST(test_clip_grad_norm_refuses_bad_input),
@@ -267,5 +324,6 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_initializers_have_torchs_distributions),
     CAPI_TEST(test_same_seed_same_numbers),
     CAPI_TEST(test_initializers_refuse_bad_input),
+    CAPI_TEST(test_structured_initializers),
 };
 CAPI_MAIN(TESTS)

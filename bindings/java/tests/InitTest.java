@@ -87,4 +87,35 @@ class InitTest {
       assertNull(w.gradFnName());
     }
   }
+
+  @Test
+  void structuredInitializersAreTorchs() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor q = Init.orthogonalInPlace(Tensor.zeros(new long[] {3, 5}, org.ctorch.DType.FLOAT64, null), 2, null); // wide: orthonormal rows
+      double[] v = q.toDoubleArray();
+      for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+          double dot = 0;
+          for (int c = 0; c < 5; c++) {
+            dot += v[i * 5 + c] * v[j * 5 + c];
+          }
+          assertEquals(i == j ? 4 : 0, dot, 1e-12);
+        }
+      }
+      for (float x : Init.truncNormalInPlace(Tensor.zeros(1000), 0, 1, -1, 1, null).toFloatArray()) {
+        assertTrue(Math.abs(x) <= 1);
+      }
+      float[] s = Init.sparseInPlace(Tensor.zeros(4, 2), 0.5, 0.01, null).toFloatArray();
+      int zeros = 0;
+      for (float x : s) {
+        zeros += x == 0 ? 1 : 0;
+      }
+      assertEquals(4, zeros);
+      assertArrayEquals(new float[] {1, 0, 0, 1}, Init.eyeInPlace(Tensor.zeros(2, 2)).toFloatArray());
+      assertArrayEquals(new float[] {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
+          Init.diracInPlace(Tensor.zeros(2, 2, 3), 1).toFloatArray());
+      assertThrows(InvalidArgumentException.class, () -> Init.diracInPlace(Tensor.zeros(2, 2, 3), 3));
+      assertThrows(ShapeException.class, () -> Init.orthogonalInPlace(Tensor.zeros(3), 1, null));
+    }
+  }
 }

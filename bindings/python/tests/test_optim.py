@@ -783,3 +783,54 @@ def test_a_python_optimizer_subclass_runs_with_the_library_schedulers_as_in_torc
     with pytest.raises(NotImplementedError):
         ctorch.optim.Optimizer(params, {}).step()
     assert isinstance(ctorch.optim.SGD(params), ctorch.optim.Optimizer)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 2, 3), (6, 6)])
+def test_orthogonal_is_orthogonal_and_scaled_by_gain(shape):
+    ctorch.manual_seed(3)
+    w = ctorch.nn.init.orthogonal_(ctorch.empty(*shape, dtype=ctorch.float64), gain=2.0)
+    m = w.numpy().reshape(shape[0], -1)
+    gram = m @ m.T if m.shape[0] <= m.shape[1] else m.T @ m
+    np.testing.assert_allclose(gram, 4 * np.eye(gram.shape[0]), atol=1e-12)
+    with pytest.raises(ValueError, match="2 or more"):
+        ctorch.nn.init.orthogonal_(ctorch.empty(3))
+
+
+def test_orthogonal_draws_are_haar_distributed():
+    """With the signs of R's diagonal folded in, Q's entries are symmetric about 0 and each has
+    variance 1 / n: the mean over 400 draws of 4 x 4 matrices is near 0, the mean square near 1/4."""
+    ctorch.manual_seed(7)
+    draws = np.stack([ctorch.nn.init.orthogonal_(ctorch.empty(4, 4, dtype=ctorch.float64)).numpy()
+                      for _ in range(400)])
+    assert abs(draws.mean()) < 0.02
+    np.testing.assert_allclose((draws ** 2).mean(axis=0), 0.25, atol=0.05)
+    assert abs(draws[:, 0, 0].mean()) < 0.06  # a diagonal entry is not biased positive
+
+
+def test_trunc_normal_sparse_eye_and_dirac_are_torchs():
+    ctorch.manual_seed(0)
+    torch.manual_seed(0)
+    kw = dict(mean=0.5, std=2.0, a=-1.0, b=3.0)
+    w = ctorch.nn.init.trunc_normal_(ctorch.empty(200000, dtype=ctorch.float64), **kw).numpy()
+    t = torch.nn.init.trunc_normal_(torch.empty(200000, dtype=torch.float64), **kw).numpy()
+    assert w.min() >= -1.0 and w.max() <= 3.0
+    assert abs(w.mean() - t.mean()) < 0.01 and abs(w.std() - t.std()) < 0.01
+    with pytest.raises(ValueError, match="std"):
+        ctorch.nn.init.trunc_normal_(ctorch.empty(3), std=0.0)
+    with pytest.warns(UserWarning, match="more than 2 std"):
+        ctorch.nn.init.trunc_normal_(ctorch.empty(3), mean=10.0)
+    s = ctorch.nn.init.sparse_(ctorch.empty(10, 7), sparsity=0.25).numpy()
+    assert ((s == 0).sum(axis=0) == 3).all() and 0 < abs(s).max() < 0.1
+    with pytest.raises(ValueError, match="2 dimensions"):
+        ctorch.nn.init.sparse_(ctorch.empty(3), 0.5)
+    assert np.array_equal(ctorch.nn.init.eye_(ctorch.empty(3, 5)).numpy(), np.eye(3, 5))
+    for shape, groups in [((4, 3, 3), 1), ((6, 2, 3, 3), 2), ((4, 6, 2, 3, 3), 2)]:
+        got = ctorch.nn.init.dirac_(ctorch.empty(*shape), groups).numpy()
+        assert np.array_equal(got, torch.nn.init.dirac_(torch.empty(*shape), groups).numpy())
+    with pytest.raises(ValueError, match="divisible"):
+        ctorch.nn.init.dirac_(ctorch.empty(3, 2, 3), groups=2)
+    p = ctorch.empty(3, 3, requires_grad=True)
+    ctorch.nn.init.orthogonal_(p)  # a parameter is filled with grad mode off
+    assert p.requires_grad and p.grad_fn is None
+    with pytest.warns(FutureWarning, match="orthogonal_"):
+        ctorch.nn.init.orthogonal(ctorch.empty(2, 2))

@@ -63,6 +63,40 @@ kaiming_uniform!(t::Tensor; a::Real = 0, mode::AbstractString = "fan_in", nonlin
     (check(L.ct_init_kaiming_normal_(t, a, String(mode), String(nonlinearity), _gen(gen))); t)
 
 """
+    CTorch.init.trunc_normal!(t; mean=0, std=1, a=-2, b=2, gen=nothing) -> t
+
+Fill `t` with draws from N(mean, std²) restricted to [a, b] (std > 0, finite a < b).
+"""
+trunc_normal!(t::Tensor; mean::Real = 0, std::Real = 1, a::Real = -2, b::Real = 2, gen = nothing) =
+    (check(L.ct_init_trunc_normal_(t, mean, std, a, b, _gen(gen))); t)
+
+"""
+    CTorch.init.orthogonal!(t; gain=1, gen=nothing) -> t
+
+A (semi-)orthogonal matrix over `t`'s first dim and the rest flattened (2 or more dims), times
+`gain`, uniformly distributed: the sign-corrected Q of a Gaussian matrix's QR.
+"""
+orthogonal!(t::Tensor; gain::Real = 1, gen = nothing) = (check(L.ct_init_orthogonal_(t, gain, _gen(gen))); t)
+
+"""
+    CTorch.init.sparse!(t, sparsity; std=0.01, gen=nothing) -> t
+
+N(0, std²) with `ceil(sparsity * rows)` zeros in each column of a 2-D `t`.
+"""
+sparse!(t::Tensor, sparsity::Real; std::Real = 0.01, gen = nothing) =
+    (check(L.ct_init_sparse_(t, sparsity, std, _gen(gen))); t)
+
+"""
+    CTorch.init.eye!(t) -> t
+    CTorch.init.dirac!(t; groups=1) -> t
+
+The identity of a 2-D `t`; the Dirac delta of a 3- to 5-D convolution weight `[out, in, k...]`
+(`groups` dividing `size(t, 1)`, the out channels), so the convolution keeps its input's channels.
+"""
+eye!(t::Tensor) = (check(L.ct_init_eye_(t)); t)
+@doc (@doc eye!) dirac!(t::Tensor; groups::Integer = 1) = (check(L.ct_init_dirac_(t, groups)); t)
+
+"""
     CTorch.init.linear!(weight, bias=nothing; gen=nothing) -> weight
 
 PyTorch's default initialization of `nn.Linear` and `nn.Conv*d` (their reset_parameters):

@@ -333,6 +333,17 @@ end
     @test CTorch.init.calculate_fan_in_and_fan_out(CTorch.empty(3, 4, 5)) == (20, 15)
     @test ctorch_error(() -> CTorch.init.calculate_gain("swish")).kind === :CT_ERROR_INVALID_ARGUMENT
     @test ctorch_error(() -> CTorch.init.xavier_uniform!(CTorch.empty(5))).kind === :CT_ERROR_SHAPE
+    q = Array(CTorch.init.orthogonal!(CTorch.empty(Float64, 6, 4); gain = 1.5))
+    @test q' * q ≈ 2.25 * [i == j for i in 1:4, j in 1:4] atol=1e-12
+    @test all(x -> abs(x) <= 0.5, Array(CTorch.init.trunc_normal!(CTorch.empty(Float32, 1000); a = -0.5, b = 0.5)))
+    s = Array(CTorch.init.sparse!(CTorch.empty(Float32, 10, 3), 0.3))
+    @test all(c -> count(==(0), s[:, c]) == 3, 1:3)
+    @test Array(CTorch.init.eye!(CTorch.empty(Float32, 2, 3))) == [1 0 0; 0 1 0]
+    d = Array(CTorch.init.dirac!(CTorch.empty(Float32, 2, 2, 3)))
+    @test d[1, 1, 2] == 1 && d[2, 2, 2] == 1 && sum(d) == 2
+    @test ctorch_error(() -> CTorch.init.dirac!(CTorch.empty(Float32, 2, 2, 3); groups = 3)).kind ===
+          :CT_ERROR_INVALID_ARGUMENT
+    @test ctorch_error(() -> CTorch.init.orthogonal!(CTorch.empty(Float32, 5))).kind === :CT_ERROR_SHAPE
     @test ctorch_error(() -> CTorch.init.uniform!(CTorch.zeros(Int64, 3))).kind === :CT_ERROR_DTYPE
     @test ctorch_error(() -> CTorch.init.kaiming_uniform!(CTorch.empty(3, 3); mode = "fan_sideways")).kind ===
           :CT_ERROR_INVALID_ARGUMENT

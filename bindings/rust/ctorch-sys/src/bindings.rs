@@ -828,6 +828,11 @@ extern "C" {
     pub fn ct_init_xavier_normal_(t: *mut ct_tensor, gain: f64, gen: *mut ct_generator) -> ct_status;
     pub fn ct_init_kaiming_uniform_(t: *mut ct_tensor, a: f64, mode: *const c_char, nonlinearity: *const c_char, gen: *mut ct_generator) -> ct_status;
     pub fn ct_init_kaiming_normal_(t: *mut ct_tensor, a: f64, mode: *const c_char, nonlinearity: *const c_char, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_trunc_normal_(t: *mut ct_tensor, mean: f64, std: f64, a: f64, b: f64, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_orthogonal_(t: *mut ct_tensor, gain: f64, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_sparse_(t: *mut ct_tensor, sparsity: f64, std: f64, gen: *mut ct_generator) -> ct_status;
+    pub fn ct_init_eye_(t: *mut ct_tensor) -> ct_status;
+    pub fn ct_init_dirac_(t: *mut ct_tensor, groups: i64) -> ct_status;
     pub fn ct_init_linear_(weight: *mut ct_tensor, bias: *mut ct_tensor, gen: *mut ct_generator) -> ct_status;
     pub fn ct_init_calculate_gain(nonlinearity: *const c_char, param: f64, out: *mut f64) -> ct_status;
     pub fn ct_init_calculate_fan_in_and_fan_out(t: *const ct_tensor, fan_in: *mut i64, fan_out: *mut i64) -> ct_status;

@@ -191,3 +191,34 @@ fn modules_are_send_and_sync() -> Result<()> {
     assert_eq!(y.size(), vec![1, 2]);
     Ok(())
 }
+
+#[test]
+fn structured_initializers_orthogonal_trunc_normal_sparse_eye_dirac() -> Result<()> {
+    // orthogonal_: the columns of a tall [6, 4] are orthonormal, times gain.
+    let q = Tensor::empty_with(&[6, 4], Some(ctorch::DType::Float64), None)?;
+    init::orthogonal_(&q, 1.5, Some(&seeded(2)?))?;
+    let v = q.to_vec::<f64>()?;
+    for i in 0..4 {
+        for j in 0..4 {
+            let dot: f64 = (0..6).map(|r| v[r * 4 + i] * v[r * 4 + j]).sum();
+            assert!((dot - if i == j { 2.25 } else { 0.0 }).abs() < 1e-12, "{i} {j} {dot}");
+        }
+    }
+    let t = Tensor::empty(&[4000])?;
+    init::trunc_normal_(&t, 0.0, 1.0, -0.5, 0.5, None)?;
+    assert!(t.to_vec::<f32>()?.iter().all(|x| x.abs() <= 0.5));
+    let s = Tensor::empty(&[10, 3])?;
+    init::sparse_(&s, 0.5, 0.01, None)?;
+    let sv = s.to_vec::<f32>()?;
+    assert!((0..3).all(|c| (0..10).filter(|r| sv[r * 3 + c] == 0.0).count() == 5));
+    let e = Tensor::empty(&[2, 3])?;
+    init::eye_(&e)?;
+    assert_eq!(e.to_vec::<f32>()?, [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    let d = Tensor::empty(&[2, 2, 3])?;
+    init::dirac_(&d, 1)?;
+    assert_eq!(d.to_vec::<f32>()?, [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    assert_eq!(init::dirac_(&d, 3).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(init::orthogonal_(&t, 1.0, None).unwrap_err().kind(), ErrorKind::Shape);
+    assert_eq!(init::trunc_normal_(&t, 0.0, 0.0, -2.0, 2.0, None).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    Ok(())
+}

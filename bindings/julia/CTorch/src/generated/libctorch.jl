@@ -717,11 +717,16 @@ const FUNCTION_NAMES = (
     :ct_init_xavier_normal_,
     :ct_init_kaiming_uniform_,
     :ct_init_kaiming_normal_,
+    :ct_init_trunc_normal_,
+    :ct_init_orthogonal_,
+    :ct_init_sparse_,
+    :ct_init_eye_,
+    :ct_init_dirac_,
     :ct_init_linear_,
     :ct_init_calculate_gain,
     :ct_init_calculate_fan_in_and_fan_out,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 487)
+const FUNCTION_POINTERS = fill(C_NULL, 492)
 
 """
     ct_version()
@@ -5080,13 +5085,58 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 @inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[484]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
+    ct_init_trunc_normal_(t, mean, std, a, b, gen)
+
+`ccall` of `ct_status ct_init_trunc_normal_(ct_tensor* t, double mean, double std, double a, double b, ct_generator* gen)`.
+
+Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
+"""
+@inline ct_init_trunc_normal_(t, mean, std, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, a, b, gen)
+
+"""
+    ct_init_orthogonal_(t, gain, gen)
+
+`ccall` of `ct_status ct_init_orthogonal_(ct_tensor* t, double gain, ct_generator* gen)`.
+
+Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
+"""
+@inline ct_init_orthogonal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[486]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+
+"""
+    ct_init_sparse_(t, sparsity, std, gen)
+
+`ccall` of `ct_status ct_init_sparse_(ct_tensor* t, double sparsity, double std, ct_generator* gen)`.
+
+Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
+"""
+@inline ct_init_sparse_(t, sparsity, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, sparsity, std, gen)
+
+"""
+    ct_init_eye_(t)
+
+`ccall` of `ct_status ct_init_eye_(ct_tensor* t)`.
+
+Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
+"""
+@inline ct_init_eye_(t) = ccall(@inbounds(FUNCTION_POINTERS[488]), ct_status, (Ptr{ct_tensor},), t)
+
+"""
+    ct_init_dirac_(t, groups)
+
+`ccall` of `ct_status ct_init_dirac_(ct_tensor* t, int64_t groups)`.
+
+Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
+"""
+@inline ct_init_dirac_(t, groups) = ccall(@inbounds(FUNCTION_POINTERS[489]), ct_status, (Ptr{ct_tensor}, Int64), t, groups)
+
+"""
     ct_init_linear_(weight, bias, gen)
 
 `ccall` of `ct_status ct_init_linear_(ct_tensor* weight, ct_tensor* bias, ct_generator* gen)`.
 
 Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
 """
-@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
+@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[490]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
 
 """
     ct_init_calculate_gain(nonlinearity, param, out)
@@ -5095,7 +5145,7 @@ Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of C
 
 Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
 """
-@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[486]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
+@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[491]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
 
 """
     ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out)
@@ -5104,4 +5154,4 @@ Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "
 
 Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
 """
-@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
+@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[492]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)

@@ -74,6 +74,35 @@ pub fn kaiming_normal_(t: &Tensor, a: f64, mode: FanMode, nonlinearity: &str, ge
     check(unsafe { sys::ct_init_kaiming_normal_(t.as_ptr(), a, mode.as_ptr(), nl.as_ptr(), gen_ptr(generator)) })
 }
 
+/// `init.trunc_normal_(t, mean, std, a, b)`: N(mean, std²) restricted to [a, b] (torch's
+/// defaults 0, 1, -2, 2). `InvalidArgument` error for std <= 0 or bounds that are not finite a < b.
+pub fn trunc_normal_(t: &Tensor, mean: f64, std: f64, a: f64, b: f64, generator: Option<&Generator>) -> Result<()> {
+    check(unsafe { sys::ct_init_trunc_normal_(t.as_ptr(), mean, std, a, b, gen_ptr(generator)) })
+}
+
+/// `init.orthogonal_(t, gain)`: a (semi-)orthogonal matrix over the first dim and the rest
+/// flattened, times `gain` (torch's default 1); uniformly distributed. `Shape` error below 2 dims.
+pub fn orthogonal_(t: &Tensor, gain: f64, generator: Option<&Generator>) -> Result<()> {
+    check(unsafe { sys::ct_init_orthogonal_(t.as_ptr(), gain, gen_ptr(generator)) })
+}
+
+/// `init.sparse_(t, sparsity, std)`: N(0, std²) (torch's default std 0.01) with
+/// `ceil(sparsity · rows)` zeros in each column of a 2-D `t`.
+pub fn sparse_(t: &Tensor, sparsity: f64, std: f64, generator: Option<&Generator>) -> Result<()> {
+    check(unsafe { sys::ct_init_sparse_(t.as_ptr(), sparsity, std, gen_ptr(generator)) })
+}
+
+/// `init.eye_(t)`: the identity of a 2-D `t`.
+pub fn eye_(t: &Tensor) -> Result<()> {
+    check(unsafe { sys::ct_init_eye_(t.as_ptr()) })
+}
+
+/// `init.dirac_(t, groups)`: the Dirac delta of a 3- to 5-D convolution weight, per group
+/// (`groups` must divide dim 0), so the convolution keeps its input's channels.
+pub fn dirac_(t: &Tensor, groups: i64) -> Result<()> {
+    check(unsafe { sys::ct_init_dirac_(t.as_ptr(), groups) })
+}
+
 /// The default initialization of `torch.nn.Linear` and `Conv*d` (`reset_parameters`): `weight`
 /// (`[out, in]` or `[out, in / groups, *kernel]`) by Kaiming-uniform with a = sqrt(5), so
 /// U(±1/sqrt(fan_in)), then `bias` from U(±1/sqrt(fan_in)), the weight's draws first.

@@ -110,6 +110,96 @@ public final class Init {
   }
 
   /**
+   * N(mean, std^2) restricted to [a, b] (nn.init.trunc_normal_; torch's defaults 0, 1, -2, 2).
+   *
+   * @param t a floating tensor
+   * @param mean the mean
+   * @param std the standard deviation, above 0
+   * @param a the lower bound
+   * @param b the upper bound, above a
+   * @param generator the generator, or null for the default one
+   * @return t
+   */
+  public static Tensor truncNormalInPlace(Tensor t, double mean, double std, double a, double b, Generator generator) {
+    try {
+      CTorchNative.ct_init_trunc_normal_(t(t), mean, std, a, b, gen(generator));
+      return t;
+    } finally {
+      Reference.reachabilityFence(t);
+      Reference.reachabilityFence(generator);
+    }
+  }
+
+  /**
+   * A (semi-)orthogonal matrix over the first dim and the rest flattened, times gain, uniformly
+   * distributed (nn.init.orthogonal_).
+   *
+   * @param t a tensor of at least 2 dims
+   * @param gain the gain (torch's default 1)
+   * @param generator the generator, or null for the default one
+   * @return t
+   */
+  public static Tensor orthogonalInPlace(Tensor t, double gain, Generator generator) {
+    try {
+      CTorchNative.ct_init_orthogonal_(t(t), gain, gen(generator));
+      return t;
+    } finally {
+      Reference.reachabilityFence(t);
+      Reference.reachabilityFence(generator);
+    }
+  }
+
+  /**
+   * N(0, std^2) with ceil(sparsity * rows) zeros in each column (nn.init.sparse_).
+   *
+   * @param t a 2-D tensor
+   * @param sparsity the fraction of each column to zero, in [0, 1]
+   * @param std the standard deviation (torch's default 0.01)
+   * @param generator the generator, or null for the default one
+   * @return t
+   */
+  public static Tensor sparseInPlace(Tensor t, double sparsity, double std, Generator generator) {
+    try {
+      CTorchNative.ct_init_sparse_(t(t), sparsity, std, gen(generator));
+      return t;
+    } finally {
+      Reference.reachabilityFence(t);
+      Reference.reachabilityFence(generator);
+    }
+  }
+
+  /**
+   * The identity matrix (nn.init.eye_).
+   *
+   * @param t a 2-D tensor
+   * @return t
+   */
+  public static Tensor eyeInPlace(Tensor t) {
+    try {
+      CTorchNative.ct_init_eye_(t(t));
+      return t;
+    } finally {
+      Reference.reachabilityFence(t);
+    }
+  }
+
+  /**
+   * The Dirac delta of a convolution weight, per group (nn.init.dirac_).
+   *
+   * @param t a 3- to 5-D tensor
+   * @param groups a divisor of dim 0 (torch's default 1)
+   * @return t
+   */
+  public static Tensor diracInPlace(Tensor t, long groups) {
+    try {
+      CTorchNative.ct_init_dirac_(t(t), groups);
+      return t;
+    } finally {
+      Reference.reachabilityFence(t);
+    }
+  }
+
+  /**
    * Xavier (Glorot) normal: N(0, g^2 * 2 / (fan_in + fan_out)) (nn.init.xavier_normal_).
    *
    * @param t a tensor of at least 2 dims
