@@ -437,6 +437,24 @@ CT_API CT_NODISCARD ct_status ct_set_log_handler(ct_log_fn fn, void* user_data, 
 CT_API CT_NODISCARD ct_status ct_set_log_level(ct_log_level level);
 CT_API ct_log_level ct_get_log_level(void);
 
+/*
+ * ct_set_flush_denormal - torch.set_flush_denormal: with on nonzero, denormal float values are
+ * read as zero and results that would be denormal are written as zero (the x86 FTZ and DAZ modes),
+ * which keeps arithmetic on tiny values fast. Per thread, as in torch: the calling thread's
+ * setting, which the library's worker threads also take while they run that thread's parallel
+ * work. *out (may be NULL) is 1 where the CPU has the mode (every x86-64 CPU), 0 elsewhere,
+ * where nothing changes. Returns CT_OK. Threads: this thread. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_set_flush_denormal(int on, int* out);
+
+/*
+ * ct_set_warn_always / ct_is_warn_always_enabled - torch.set_warn_always: some warnings (a
+ * deprecated argument, a slow path taken) are given once per process; with this on (nonzero) they
+ * are given every time. Off at start. Threads: any thread; process-wide. Since 0.9.
+ */
+CT_API void ct_set_warn_always(int on);
+CT_API int ct_is_warn_always_enabled(void);
+
 /* ---- Dtypes, devices, scalars ---- */
 
 /* Element types. Values are fixed forever; new dtypes are appended. */
@@ -1095,7 +1113,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out)
  * ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1., 2.],\n        [3., 4.]])".
  *
  * Same layout as PyTorch (4 decimals, scientific notation for wide ranges, 80 columns, "..." past
- * 1000 elements). Dtypes other than float32, int64 and bool are named with ctorch's names
+ * 1000 elements; ct_set_print_options changes these). Dtypes other than float32, int64 and bool are named with ctorch's names
  * ("tensor([1, 2], dtype=int32)" where PyTorch writes dtype=torch.int32); meta tensors print
  * "tensor(..., device='meta', size=(2, 3))".
  *
@@ -1104,6 +1122,33 @@ CT_API CT_NODISCARD ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out)
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released t); CT_ERROR_OUT_OF_MEMORY. Since 0.1.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_to_string(const ct_tensor* t, char** out);
+
+/*
+ * ct_print_options - how ct_tensor_to_string prints (torch.set_printoptions). Size-first: set
+ * struct_size to sizeof(ct_print_options) (ct_print_options_default does).
+ */
+typedef struct ct_print_options {
+  size_t struct_size;
+  int precision;      /* digits after the point, in [0, 30] (torch's default 4) */
+  int64_t threshold;  /* a tensor of more elements prints summarized, >= 0 (1000; INT64_MAX: never) */
+  int64_t edgeitems;  /* items shown at each end of a summarized dim, >= 0 (3) */
+  int64_t linewidth;  /* characters per line, in [1, 2^20] (80) */
+  int sci_mode;       /* -1 chosen from the values (the default), 0 never scientific, 1 always */
+} ct_print_options;
+
+/*
+ * ct_print_options_default fills *out with torch's defaults (torch.set_printoptions(profile=
+ * "default")). ct_get_print_options fills it with the current options; ct_set_print_options
+ * replaces them, process-wide, for every later ct_tensor_to_string (and so every binding's
+ * printing). The caller sets out->struct_size before ct_get_print_options.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL argument, a struct_size other than
+ * sizeof(ct_print_options), or a value out of range (the message names the field); on failure
+ * nothing changes. Threads: any thread. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_print_options_default(ct_print_options* out);
+CT_API CT_NODISCARD ct_status ct_get_print_options(ct_print_options* out);
+CT_API CT_NODISCARD ct_status ct_set_print_options(const ct_print_options* options);
 
 /* ct_string_release - free a string the library returned. NULL is a no-op. Since 0.1. */
 CT_API void ct_string_release(char* s);
@@ -2911,6 +2956,20 @@ CT_API CT_NODISCARD ct_status ct_grad_mode_set(ct_grad_mode mode, ct_grad_mode* 
 
 /* ct_grad_mode_get - this thread's grad mode. Since 0.2. */
 CT_API ct_grad_mode ct_grad_mode_get(void);
+
+/*
+ * ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
+ * autograd.detect_anomaly). While enabled with check_nan nonzero, every backward node's gradients
+ * are checked as they are produced, and the first that holds a NaN fails backward with
+ * CT_ERROR_INVALID_ARGUMENT: "Function 'MulBackward0' returned nan values in its 0th output". (The
+ * check reads every gradient: backward runs slower.) torch also records each operator's Python
+ * traceback in this mode; ctorch names the node only. ct_is_anomaly_enabled and
+ * ct_is_anomaly_check_nan_enabled report the settings (check_nan only counts while enabled).
+ * Process-wide; off at start. Threads: any thread. Since 0.9.
+ */
+CT_API void ct_set_anomaly_enabled(int enabled, int check_nan);
+CT_API int ct_is_anomaly_enabled(void);
+CT_API int ct_is_anomaly_check_nan_enabled(void);
 
 /*
  * ct_tensor_is_inference - write 1 to out when t was made in inference mode, else 0.

@@ -251,6 +251,13 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 /* The option structs travel as double[] (jni_training.i); SWIG makes no classes for them. */
 %ignore ct_optimizer_options;
 %ignore ct_lr_scheduler_options;
+/* The print options travel as a long[5] (ct_java_get/set_print_options). */
+%ignore ct_print_options;
+%ignore ct_print_options_default;
+%ignore ct_get_print_options;
+%ignore ct_set_print_options;
+/* The JVM resets MXCSR around native calls: a flush-denormal mode could not last (CTorch.java). */
+%ignore ct_set_flush_denormal;
 
 %ignore ct_tensor_from_data;
 %ignore ct_tensor_from_blob;

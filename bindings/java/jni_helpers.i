@@ -367,6 +367,37 @@ static void* ct_java_thread_main(void* arg) {
 %}
 
 %inline %{
+/* ct_get_print_options as {precision, threshold, edgeitems, linewidth, sci_mode}. */
+static jlongArray ct_java_get_print_options(JNIEnv* env) {
+  ct_print_options o;
+  o.struct_size = sizeof o;
+  ct_status s = ct_get_print_options(&o);
+  if (s != CT_OK) {
+    ct_java_throw(env, s);
+    return NULL;
+  }
+  jlong v[5] = {o.precision, o.threshold, o.edgeitems, o.linewidth, o.sci_mode};
+  jlongArray out = (*env)->NewLongArray(env, 5);
+  if (out) (*env)->SetLongArrayRegion(env, out, 0, 5, v);
+  return out;
+}
+
+/* ct_set_print_options from the same five values. */
+static void ct_java_set_print_options(JNIEnv* env, jint precision, jlong threshold, jlong edgeitems, jlong linewidth,
+                                      jint sci_mode) {
+  ct_print_options o;
+  ct_status s = ct_print_options_default(&o);
+  o.precision = precision;
+  o.threshold = threshold;
+  o.edgeitems = edgeitems;
+  o.linewidth = linewidth;
+  o.sci_mode = sci_mode;
+  if (s == CT_OK) s = ct_set_print_options(&o);
+  if (s != CT_OK) ct_java_throw(env, s);
+}
+%}
+
+%inline %{
 /* ct_compiled_call on a new native thread (a pthread the JVM has never seen), joined before
  * returning: how tests show that Java callbacks run on threads the library or a host creates. */
 static jlongArray ct_java_call_on_native_thread(JNIEnv* env, jlong compiled, jlongArray inputs, jint n_outputs) {

@@ -8,6 +8,7 @@
 // read where they arrive instead of being accumulated.
 #include "autograd/engine.h"
 
+#include <atomic>
 #include <unordered_map>
 
 #include "autograd/meta.h"
@@ -18,6 +19,21 @@
 
 namespace ct::autograd {
 namespace {
+
+std::atomic<bool> anomaly_on{false}, anomaly_nan{true};
+
+// Anomaly mode's check: the first gradient n returned that holds a NaN stops backward.
+void check_no_nan(const Node& n, const std::vector<Tensor>& outs) {
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const Tensor& g = outs[k];
+    if (!g.defined() || !is_floating(g->dtype()) || g->device().is_meta()) continue;
+    GradModeGuard no_grad(GradMode::NoGrad);
+    const Tensor any = ops::to(ops::any(ops::isnan(g)), kCPU, DType::Bool);
+    CT_CHECK(!any->data_as<bool>()[0], CT_ERROR_INVALID_ARGUMENT, "Function '", n.name(),
+             "' returned nan values in its ", k, "th output (anomaly detection is on). Look at the forward "
+             "operator that made it: an input outside its domain, or an overflow");
+  }
+}
 
 struct Task {
   int deps = 0;  // edges into the node not yet ordered
@@ -163,6 +179,7 @@ std::vector<Tensor> execute(const std::vector<Edge>& roots, std::vector<Tensor>&
       outs = n->apply(grads);
       CT_CHECK(outs.size() == n->next_edges.size() || outs.empty(), CT_ERROR_INTERNAL, n->name(), ": returned ",
                outs.size(), " gradients for ", n->next_edges.size(), " inputs");
+      if (anomaly_check_nan()) check_no_nan(*n, outs);
     }
     if (!opt.retain_graph) n->release_saved();
     for (size_t k = 0; k < n->next_edges.size(); ++k) {
@@ -177,6 +194,13 @@ std::vector<Tensor> execute(const std::vector<Edge>& roots, std::vector<Tensor>&
 }
 
 }  // namespace
+
+void set_anomaly_mode(bool enabled, bool check_nan) {
+  anomaly_nan.store(check_nan, std::memory_order_relaxed);
+  anomaly_on.store(enabled, std::memory_order_relaxed);
+}
+bool anomaly_enabled() { return anomaly_on.load(std::memory_order_relaxed); }
+bool anomaly_check_nan() { return anomaly_enabled() && anomaly_nan.load(std::memory_order_relaxed); }
 
 void backward(const std::vector<Tensor>& roots, std::vector<Tensor> root_grads, const BackwardOptions& opt,
               const char* fn) {

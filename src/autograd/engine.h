@@ -13,6 +13,12 @@ struct BackwardOptions {
   bool allow_unused = false;  // grad(): an input the outputs do not depend on gets undefined
 };
 
+/// torch.autograd's anomaly mode: while on with check_nan, a backward node that returns a gradient
+/// holding NaN fails naming itself. Process-wide, off at start.
+void set_anomaly_mode(bool enabled, bool check_nan);
+bool anomaly_enabled();
+bool anomaly_check_nan();
+
 /// Tensor.backward: runs from roots (each with its gradient) and accumulates into leaves' grad.
 void backward(const std::vector<Tensor>& roots, std::vector<Tensor> root_grads, const BackwardOptions& opt,
               const char* fn);

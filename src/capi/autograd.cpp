@@ -160,6 +160,12 @@ ct_status ct_autograd_grad(const ct_tensor* const* outputs, const ct_tensor* con
   });
 }
 
+void ct_set_anomaly_enabled(int enabled, int check_nan) { autograd::set_anomaly_mode(enabled != 0, check_nan != 0); }
+
+int ct_is_anomaly_enabled(void) { return autograd::anomaly_enabled() ? 1 : 0; }
+
+int ct_is_anomaly_check_nan_enabled(void) { return autograd::anomaly_check_nan() ? 1 : 0; }
+
 ct_status ct_grad_mode_set(ct_grad_mode mode, ct_grad_mode* previous) {
   return capi::guard([&] {
     const int m = capi::raw_enum(mode);

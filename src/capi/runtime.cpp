@@ -7,6 +7,7 @@
 #include "capi/handle.h"
 #include "core/error.h"
 #include "dispatch/profiler.h"
+#include "ops/cpu/denormals.h"
 #include "runtime/autocast.h"
 #include "runtime/defaults.h"
 #include "runtime/determinism.h"
@@ -39,6 +40,61 @@ ct_status ct_set_default_dtype(ct_dtype dtype) {
 }
 
 ct_dtype ct_get_default_dtype(void) { return static_cast<ct_dtype>(runtime::default_dtype()); }
+
+// ---- Printing
+
+namespace {
+
+void check_print_struct(const ct_print_options* o, const char* fn, const char* name) {
+  CT_CHECK(o, CT_ERROR_INVALID_ARGUMENT, fn, ": ", name, " is NULL");
+  CT_CHECK(o->struct_size == sizeof(ct_print_options), CT_ERROR_INVALID_ARGUMENT, fn, ": ", name, "->struct_size is ",
+           o->struct_size, " but this library's struct has ", sizeof(ct_print_options),
+           " bytes. Set it to sizeof (ct_print_options_default does)");
+}
+
+void fill_print(const runtime::PrintOptions& p, ct_print_options* o) {
+  o->precision = p.precision;
+  o->threshold = p.threshold;
+  o->edgeitems = p.edgeitems;
+  o->linewidth = p.linewidth;
+  o->sci_mode = p.sci_mode;
+}
+
+}  // namespace
+
+ct_status ct_print_options_default(ct_print_options* out) {
+  return capi::guard([&] {
+    capi::require_out(out, "ct_print_options_default", "out");
+    std::memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    fill_print(runtime::PrintOptions{}, out);
+  });
+}
+
+ct_status ct_get_print_options(ct_print_options* out) {
+  return capi::guard([&] {
+    check_print_struct(out, "ct_get_print_options", "out");
+    fill_print(runtime::print_options(), out);
+  });
+}
+
+ct_status ct_set_print_options(const ct_print_options* o) {
+  return capi::guard([&] {
+    const char* fn = "ct_set_print_options";
+    check_print_struct(o, fn, "options");
+    CT_CHECK(o->precision >= 0 && o->precision <= 30, CT_ERROR_INVALID_ARGUMENT, fn, ": precision is ", o->precision,
+             ". Pass digits in [0, 30]");
+    CT_CHECK(o->threshold >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": threshold is ", o->threshold,
+             ". Pass an element count >= 0 (INT64_MAX never summarizes)");
+    CT_CHECK(o->edgeitems >= 0 && o->edgeitems <= (int64_t{1} << 40), CT_ERROR_INVALID_ARGUMENT, fn, ": edgeitems is ",
+             o->edgeitems, ". Pass a count >= 0");
+    CT_CHECK(o->linewidth >= 1 && o->linewidth <= (int64_t{1} << 20), CT_ERROR_INVALID_ARGUMENT, fn, ": linewidth is ",
+             o->linewidth, ". Pass a width in [1, 2^20]");
+    CT_CHECK(o->sci_mode >= -1 && o->sci_mode <= 1, CT_ERROR_INVALID_ARGUMENT, fn, ": sci_mode is ", o->sci_mode,
+             ". Pass -1 (chosen from the values), 0 (never) or 1 (always)");
+    runtime::set_print_options(runtime::PrintOptions{o->precision, o->threshold, o->edgeitems, o->linewidth, o->sci_mode});
+  });
+}
 
 ct_status ct_set_default_device(const char* device) {
   return capi::guard([&] { runtime::set_default_device(device ? parse_device(device) : kCPU); });
@@ -163,6 +219,17 @@ ct_status ct_set_log_level(ct_log_level level) {
 }
 
 ct_log_level ct_get_log_level(void) { return static_cast<ct_log_level>(runtime::log_threshold()); }
+
+void ct_set_warn_always(int on) { runtime::set_warn_always(on != 0); }
+
+ct_status ct_set_flush_denormal(int on, int* out) {
+  return capi::guard([&] {
+    const bool ok = cpu::set_flush_denormal(on != 0);
+    if (out) *out = ok ? 1 : 0;
+  });
+}
+
+int ct_is_warn_always_enabled(void) { return runtime::warn_always() ? 1 : 0; }
 
 // ---- Profiler
 

@@ -8,16 +8,13 @@
 #include "autograd/meta.h"
 #include "dispatch/grad_mode.h"
 #include "ops/functions.h"
+#include "runtime/defaults.h"
 
 namespace ct::io {
 
 using namespace ops;  // printing reads values through the operators
 
 namespace {
-
-constexpr int64_t kThreshold = 1000;  // summarize past this many elements
-constexpr int64_t kEdgeItems = 3;
-constexpr int64_t kLineWidth = 80;
 
 // The elements, read exactly: integers as int64 (doubles would round past 2^53).
 struct Values {
@@ -28,12 +25,15 @@ struct Values {
 // Formats every shown element alike: one width, one notation (PyTorch's _Formatter rules).
 class Formatter {
  public:
-  Formatter(DType dtype, const Values& v, const std::vector<int64_t>& shown) : dtype_(dtype), v_(v) {
+  Formatter(DType dtype, const Values& v, const std::vector<int64_t>& shown, const runtime::PrintOptions& o)
+      : dtype_(dtype), v_(v), precision_(o.precision), sci_mode_(o.sci_mode) {
     floating_ = is_floating(dtype);
     if (floating_) choose_float_mode(shown);
-    // Floats take their width from the nonzero finite values only, as PyTorch does.
+    // Floats take their width from the nonzero finite values only, as PyTorch does, and in the
+    // notation the values would choose: a forced sci_mode changes the notation, not the width.
     for (int64_t o : shown)
       if (!floating_ || (std::isfinite(v_.f[o]) && v_.f[o] != 0)) width_ = std::max(width_, format(o).size());
+    if (floating_ && sci_mode_ >= 0) sci_ = sci_mode_ == 1;
   }
   std::string padded(int64_t offset) const {
     std::string s = format(offset);
@@ -68,14 +68,25 @@ class Formatter {
     const double v = v_.f[offset];
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    if (sci_) std::snprintf(buf, sizeof buf, "%.4e", v);
-    else if (int_mode_) std::snprintf(buf, sizeof buf, "%.0f.", v);
-    else std::snprintf(buf, sizeof buf, "%.4f", v);
-    return buf;
+    // Fixed notation of a large value can outgrow any buffer: snprintf tells the length needed.
+    std::string out(64, '\0');
+    for (int pass = 0; pass < 2; ++pass) {
+      int n;
+      if (sci_) n = std::snprintf(out.data(), out.size(), "%.*e", precision_, v);
+      else if (int_mode_) n = std::snprintf(out.data(), out.size(), "%.0f.", v);
+      else n = std::snprintf(out.data(), out.size(), "%.*f", precision_, v);
+      if (n >= 0 && static_cast<size_t>(n) < out.size()) {
+        out.resize(static_cast<size_t>(n));
+        break;
+      }
+      out.assign(static_cast<size_t>(n) + 1, '\0');
+    }
+    return out;
   }
 
   DType dtype_;
   const Values& v_;
+  int precision_, sci_mode_;
   bool floating_ = false, int_mode_ = false, sci_ = false;
   size_t width_ = 1;
 };
@@ -84,15 +95,16 @@ struct Printer {
   IntArrayRef sizes;
   DimVector strides;  // of the contiguous value buffer
   bool summarize;
+  int64_t edgeitems, linewidth;
 
   // Indices of dim d that are shown; -1 marks the "..." gap.
   std::vector<int64_t> shown(size_t d) const {
     std::vector<int64_t> idx;
     const int64_t n = sizes[d];
-    if (summarize && n > 2 * kEdgeItems) {
-      for (int64_t i = 0; i < kEdgeItems; ++i) idx.push_back(i);
+    if (summarize && n > 2 * edgeitems) {
+      for (int64_t i = 0; i < edgeitems; ++i) idx.push_back(i);
       idx.push_back(-1);
-      for (int64_t i = n - kEdgeItems; i < n; ++i) idx.push_back(i);
+      for (int64_t i = n - edgeitems; i < n; ++i) idx.push_back(i);
     } else {
       for (int64_t i = 0; i < n; ++i) idx.push_back(i);
     }
@@ -111,7 +123,7 @@ struct Printer {
     if (rest == 1) {
       std::vector<std::string> items;
       for (int64_t i : shown(d)) items.push_back(i < 0 ? " ..." : fmt.padded(offset + i * strides[d]));
-      const size_t per_line = std::max<int64_t>(1, (kLineWidth - static_cast<int64_t>(indent)) /
+      const size_t per_line = std::max<int64_t>(1, (linewidth - static_cast<int64_t>(indent)) /
                                                      static_cast<int64_t>(fmt.width() + 2));
       std::string s = "[";
       for (size_t i = 0; i < items.size(); ++i) {
@@ -164,10 +176,11 @@ std::string to_string(const Tensor& t) {
       Tensor c = expect_contiguous(to(t, DType::Int64));
       values.i.assign(c->data_as<int64_t>(), c->data_as<int64_t>() + c->numel());
     }
-    Printer p{t->sizes(), contiguous_strides(t->sizes()), t->numel() > kThreshold};
+    const runtime::PrintOptions o = runtime::print_options();
+    Printer p{t->sizes(), contiguous_strides(t->sizes()), t->numel() > o.threshold, o.edgeitems, o.linewidth};
     std::vector<int64_t> shown;
     p.collect(0, 0, shown);
-    Formatter fmt(d, values, shown);
+    Formatter fmt(d, values, shown, o);
     body = t->dim() == 0 ? fmt.padded(0) : p.emit(0, 0, 7, fmt);
   }
   if (!default_dtype) suffix.push_back(std::string("dtype=") + dtype_name(d));

@@ -1,6 +1,7 @@
 #include "runtime/defaults.h"
 
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 namespace ct::runtime {
@@ -23,6 +24,9 @@ thread_local DeviceDefaults device_defaults;
 
 std::atomic<int> precision{static_cast<int>(MatmulPrecision::Highest)};
 constexpr const char* kPrecisionNames[] = {"highest", "high", "medium"};
+
+std::mutex print_mu;
+PrintOptions print_settings;  // guarded by print_mu
 
 }  // namespace
 
@@ -56,5 +60,15 @@ bool set_matmul_precision(const char* name) {
 }
 
 const char* matmul_precision_name() { return kPrecisionNames[static_cast<int>(matmul_precision())]; }
+
+PrintOptions print_options() {
+  std::lock_guard<std::mutex> lock(print_mu);
+  return print_settings;
+}
+
+void set_print_options(const PrintOptions& o) {
+  std::lock_guard<std::mutex> lock(print_mu);
+  print_settings = o;
+}
 
 }  // namespace ct::runtime

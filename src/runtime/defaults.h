@@ -1,5 +1,5 @@
 // defaults.h - what a call that does not say gets: the default float dtype (process-wide), the
-// current device (per thread) and the float32 matmul precision (process-wide).
+// current device (per thread), the float32 matmul precision and how tensors print (process-wide).
 #pragma once
 
 #include <atomic>
@@ -35,5 +35,17 @@ MatmulPrecision matmul_precision();
 /// Sets the precision by its name; false (and nothing set) for a name that is none of the three.
 bool set_matmul_precision(const char* name);
 const char* matmul_precision_name();
+
+/// torch.set_printoptions's settings (ct_print_options): digits after the point, the element count
+/// past which a tensor is summarized, the items shown at each end of a summarized dim, the line
+/// width, and scientific notation (-1: chosen from the values, 0: never, 1: always).
+struct PrintOptions {
+  int precision = 4;
+  int64_t threshold = 1000, edgeitems = 3, linewidth = 80;
+  int sci_mode = -1;
+};
+PrintOptions print_options();
+/// Sets them (the caller checks the ranges).
+void set_print_options(const PrintOptions& o);
 
 }  // namespace ct::runtime

@@ -22,7 +22,10 @@ void set_log_handler(ct_log_fn fn, void* user_data, ct_destroy_fn destroy);
 /// The level below which messages are dropped (ct_set_log_level).
 void set_log_threshold(LogLevel level);
 LogLevel log_threshold();
-/// Logs message at Warning the first time key is seen (while warnings are delivered) in this process.
+/// Logs message at Warning the first time key is seen (while warnings are delivered) in this process,
+/// or every time while warn_always is on (torch.set_warn_always).
 void warn_once(const std::string& key, const std::string& message);
+void set_warn_always(bool on);
+bool warn_always();
 
 }  // namespace ct::runtime

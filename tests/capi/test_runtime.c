@@ -377,11 +377,102 @@ static void test_matmul_precision(void) {
   CHECK_OK(ct_set_float32_matmul_precision("highest"));
 }
 
+/* warn_always: a warn-once warning (the warn-only nondeterministic kernel) comes every time. */
+static void test_warn_always_repeats_warn_once_warnings(void) {
+  CHECK_OK(define_atomic_op());
+  ct_tensor* x = T(CT_FLOAT32, S(2), 1, 2);
+  ct_tensor* y = NULL;
+  log_sink sink = {0};
+  CHECK(!ct_is_warn_always_enabled());
+  ct_set_warn_always(1);
+  CHECK(ct_is_warn_always_enabled());
+  CHECK_OK(ct_set_log_handler(keep_log, &sink, mark_destroyed));
+  CHECK_OK(ct_use_deterministic_algorithms(1, 1));
+  for (int i = 0; i < 3; ++i) {
+    CHECK_OK(call_atomic_op(x, &y));
+    RELEASE(y);
+  }
+  CHECK(sink.count == 3);
+  ct_set_warn_always(0);
+  CHECK_OK(ct_use_deterministic_algorithms(0, 0));
+  CHECK_OK(ct_set_log_handler(NULL, NULL, NULL));
+  RELEASE(x);
+}
+
+/* Print options change ct_tensor_to_string; bad values are refused and change nothing. */
+static void test_print_options(void) {
+  ct_print_options o, back;
+  CHECK_OK(ct_print_options_default(&o));
+  CHECK(o.struct_size == sizeof o && o.precision == 4 && o.threshold == 1000 && o.edgeitems == 3 &&
+        o.linewidth == 80 && o.sci_mode == -1);
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1.5, 2.25, 3);
+  char* s = NULL;
+  o.precision = 1, o.sci_mode = 1;
+  CHECK_OK(ct_set_print_options(&o));
+  CHECK_OK(ct_tensor_to_string(x, &s));
+  CHECK_STR_EQ(s, "tensor([1.5e+00, 2.2e+00, 3.0e+00])");
+  ct_string_release(s);
+  o.precision = 31;
+  CHECK_STATUS(ct_set_print_options(&o), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("precision");
+  back.struct_size = sizeof back;
+  CHECK_OK(ct_get_print_options(&back));
+  CHECK(back.precision == 1 && back.sci_mode == 1);
+  back.struct_size = 8;
+  CHECK_STATUS(ct_get_print_options(&back), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_set_print_options(NULL), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(ct_print_options_default(&o));
+  o.threshold = 2, o.edgeitems = 1;
+  CHECK_OK(ct_set_print_options(&o));
+  CHECK_OK(ct_tensor_to_string(x, &s));
+  CHECK_STR_EQ(s, "tensor([1.5000,  ..., 3.0000])");
+  ct_string_release(s);
+  CHECK_OK(ct_print_options_default(&o));
+  CHECK_OK(ct_set_print_options(&o));
+  RELEASE(x);
+}
+
+/* Anomaly mode names the node whose gradient holds NaN; flush_denormal zeros denormals. */
+static void test_anomaly_mode_and_flush_denormal(void) {
+  ct_tensor *a = T(CT_FLOAT32, S(2), 0, 1), *q = NULL, *s = NULL;
+  CHECK_OK(ct_tensor_set_requires_grad(a, 1));
+  CHECK(!ct_is_anomaly_enabled());
+  ct_set_anomaly_enabled(1, 1);
+  CHECK(ct_is_anomaly_enabled() && ct_is_anomaly_check_nan_enabled());
+  CHECK_OK(ct_tensor_div(a, a, &q));
+  CHECK_OK(ct_tensor_sum(q, NULL, 0, 0, &s));
+  CHECK_STATUS(ct_tensor_backward(s, NULL, 0), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("returned nan values in its 1th output");
+  ct_set_anomaly_enabled(1, 0);
+  CHECK(!ct_is_anomaly_check_nan_enabled());
+  CHECK_OK(ct_tensor_backward(s, NULL, 0)); /* the failed run released nothing */
+  ct_set_anomaly_enabled(0, 1);
+  CHECK(!ct_is_anomaly_enabled() && !ct_is_anomaly_check_nan_enabled());
+  RELEASE(a, q, s);
+  int supported = -1;
+  ct_tensor *tiny = T(CT_FLOAT32, S(1), 1e-39), *one = T(CT_FLOAT32, S(1), 1), *p = NULL;
+  CHECK_OK(ct_set_flush_denormal(1, &supported));
+  if (supported) {
+    float v = 1;
+    CHECK_OK(ct_tensor_mul(tiny, one, &p));
+    CHECK_OK(ct_tensor_copy_to(p, &v, sizeof v));
+    CHECK(v == 0);
+    RELEASE(p);
+  }
+  CHECK_OK(ct_set_flush_denormal(0, NULL));
+  float w = 0;
+  CHECK_OK(ct_tensor_mul(tiny, one, &p));
+  CHECK_OK(ct_tensor_copy_to(p, &w, sizeof w));
+  CHECK(w > 0);
+  RELEASE(tiny, one, p);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_switch_getters_agree),          CAPI_TEST(test_nondeterministic_kernel_refused_or_warned_once),
     CAPI_TEST(test_set_determinism_errors_and_registry), CAPI_TEST(test_empty_is_filled_in_deterministic_mode),
     CAPI_TEST(test_log_handler_replacement_and_levels),  CAPI_TEST(test_default_dtype),
     CAPI_TEST(test_default_device_is_per_thread),  CAPI_TEST(test_device_context_wins_and_nests),
     CAPI_TEST(test_matmul_precision),              CAPI_TEST(test_autocast_casts_by_operator_and_is_per_thread),
-    CAPI_TEST(test_promotion_casting_and_result_type)};
+    CAPI_TEST(test_promotion_casting_and_result_type), CAPI_TEST(test_warn_always_repeats_warn_once_warnings),
+    CAPI_TEST(test_print_options),                 CAPI_TEST(test_anomaly_mode_and_flush_denormal)};
 CAPI_MAIN(TESTS)

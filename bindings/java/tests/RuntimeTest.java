@@ -162,4 +162,31 @@ class RuntimeTest {
     assertTrue(CTorch.canCast(DType.INT64, DType.FLOAT32));
     assertFalse(CTorch.canCast(DType.FLOAT32, DType.INT64));
   }
+
+  @Test
+  void printOptionsWarnAlwaysAnomalyAndDenormals() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new float[] {1.5f, 2.25f, 3f});
+      CTorch.setPrintOptions(1, 1000, 3, 80, true);
+      try {
+        assertEquals("tensor([1.5e+00, 2.2e+00, 3.0e+00])", x.toString());
+        assertEquals(1, CTorch.getPrintOptions()[0]);
+        assertThrows(InvalidArgumentException.class, () -> CTorch.setPrintOptions(31, 1000, 3, 80, null));
+      } finally {
+        CTorch.setPrintOptions(4, 1000, 3, 80, null);
+      }
+      CTorch.setWarnAlways(true);
+      assertTrue(CTorch.isWarnAlwaysEnabled());
+      CTorch.setWarnAlways(false);
+      Tensor a = Tensor.of(new float[] {0f, 1f}).setRequiresGrad(true);
+      CTorch.setAnomalyEnabled(true, true);
+      try {
+        CTorchException e = assertThrows(CTorchException.class, () -> a.div(a).sum().backward());
+        assertTrue(e.getMessage().contains("returned nan values"), e.getMessage());
+      } finally {
+        CTorch.setAnomalyEnabled(false, true);
+      }
+      assertFalse(CTorch.isAnomalyEnabled());
+    }
+  }
 }

@@ -98,8 +98,10 @@ from . import safetensors
 from .safetensors import load_file, save_file
 from .serialization import load, save
 from ._runtime import (are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
-                       get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled,
-                       set_default_device, set_deterministic_debug_mode, set_float32_matmul_precision,
+                       get_float32_matmul_precision, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                       is_deterministic_algorithms_warn_only_enabled, is_distributed, is_warn_always_enabled,
+                       set_anomaly_enabled, set_default_device, set_deterministic_debug_mode,
+                       set_float32_matmul_precision, set_flush_denormal, set_printoptions, set_warn_always, to_dlpack,
                        use_deterministic_algorithms)
 
 __version__ = _C.ct_version()
@@ -127,7 +129,9 @@ __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", 
            "multinomial", "dropout", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_default_device", "get_default_device",
-           "set_float32_matmul_precision", "get_float32_matmul_precision", "profiler", "metrics", "metric",
+           "set_float32_matmul_precision", "get_float32_matmul_precision", "set_printoptions", "set_warn_always",
+           "is_warn_always_enabled", "set_anomaly_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "set_flush_denormal", "to_dlpack", "is_distributed", "profiler", "metrics", "metric",
            "set_log_level", "get_log_level", "ShapeEnv", "SymInt", "SymFloat", "SymBool", "sym_max", "sym_min",
            "sym_sum", "sym_ite", "sym_not", "sym_int", "sym_float", "GuardError", "compile", "export",
            "GraphBreakError", "RecompileLimitError", "FileError", "FormatError"]

@@ -16,7 +16,8 @@ from ._errors import refuse_copies
 from ._tensor import Node, RemovableHandle, Tensor, _borrowed, _handle, _new_reference, _wrap
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "Node", "RemovableHandle", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly",
+           "set_detect_anomaly"]
 
 _NO_GRAD, _ENABLED, _INFERENCE = _C.CT_GRAD_MODE_NO_GRAD, _C.CT_GRAD_MODE_ENABLED, _C.CT_GRAD_MODE_INFERENCE
 _get_mode = _C.ct_grad_mode_get
@@ -144,6 +145,59 @@ class enable_grad(_NoArgScope):
 
     def _target(self, current):
         return _INFERENCE if current == _INFERENCE else _ENABLED
+
+
+class _AnomalyScope:
+    """Sets anomaly detection (ct_set_anomaly_enabled) for a block or a decorated function and
+    restores what it found; process-wide, as torch 1.13's."""
+
+    def __init__(self, mode, check_nan):
+        self._mode, self._check_nan = bool(mode), bool(check_nan)
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append((_C.ct_is_anomaly_enabled(), _C.ct_is_anomaly_check_nan_enabled()))
+        _C.ct_set_anomaly_enabled(int(self._mode), int(self._check_nan))
+        return None
+
+    def __exit__(self, *exc):
+        enabled, check_nan = self._saved.pop()
+        _C.ct_set_anomaly_enabled(enabled, check_nan if enabled else 1)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            with type(self)(self._mode, self._check_nan) if type(self) is set_detect_anomaly else \
+                    detect_anomaly(self._check_nan):
+                return fn(*args, **kwargs)
+        return run
+
+
+class detect_anomaly(_AnomalyScope):
+    """torch.autograd.detect_anomaly(check_nan=True): inside it, backward fails at the first node
+    whose gradients hold NaN, naming it ("Function 'DivBackward0' returned nan values in its 0th
+    output"). torch also prints each operator's forward traceback; ctorch names the node only."""
+
+    def __init__(self, check_nan=True):
+        super().__init__(True, check_nan)
+
+
+class set_detect_anomaly(_AnomalyScope):
+    """torch.autograd.set_detect_anomaly(mode, check_nan=True): on or off, as a call, a with-block or
+    a decorator."""
+
+    def __init__(self, mode, check_nan=True):
+        super().__init__(mode, check_nan)
+        self._saved.append((_C.ct_is_anomaly_enabled(), _C.ct_is_anomaly_check_nan_enabled()))
+        _C.ct_set_anomaly_enabled(int(self._mode), int(self._check_nan))
+
+    def __enter__(self):
+        return None  # the constructor set it
+
+    def __call__(self, fn):
+        self.__exit__()  # decorating is not a call: undo the constructor's switch
+        return super().__call__(fn)
 
 
 class set_grad_enabled(_GradModeScope):

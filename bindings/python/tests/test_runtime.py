@@ -3,6 +3,8 @@ default dtype, default device and device contexts (per thread), float32 matmul p
 
 import threading
 
+import numpy as np
+
 import pytest
 
 ctorch = pytest.importorskip("ctorch")
@@ -105,3 +107,74 @@ def test_matmul_precision_like_torch():
         assert ctorch.get_float32_matmul_precision() == p
     with pytest.raises(ctorch.Error, match="highest"):
         ctorch.set_float32_matmul_precision("fast")
+
+
+def _printed(lib, t, **opts):
+    lib.set_printoptions(**opts)
+    try:
+        return repr(t)
+    finally:
+        lib.set_printoptions(profile="default")
+
+
+@pytest.mark.parametrize("opts", [dict(precision=2), dict(precision=6, sci_mode=True), dict(sci_mode=False),
+                                  dict(linewidth=40), dict(threshold=10, edgeitems=2), dict(profile="short"),
+                                  dict(profile="full")],
+                         ids=["precision", "sci", "no-sci", "linewidth", "threshold", "short", "full"])
+def test_set_printoptions_prints_as_torch(opts):
+    import torch
+    values = np.linspace(-3, 1e-3, 24).reshape(4, 6)
+    for v in (values.astype(np.float32), np.arange(1200.0, dtype=np.float32)):
+        got = _printed(ctorch, ctorch.tensor(v), **opts)
+        want = _printed(torch, torch.tensor(v, dtype=torch.float32), **opts)
+        assert got == want.replace("torch.", "")
+    assert ctorch._runtime.get_printoptions() == {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80,
+                                         "sci_mode": None}
+    with pytest.raises(ValueError, match="profile"):
+        ctorch.set_printoptions(profile="long")
+
+
+def test_anomaly_detection_names_the_node_that_made_nan():
+    a = ctorch.tensor([0.0, 1.0], requires_grad=True)
+    assert not ctorch.is_anomaly_enabled()
+    with ctorch.autograd.detect_anomaly():
+        assert ctorch.is_anomaly_enabled() and ctorch.is_anomaly_check_nan_enabled()
+        with pytest.raises(RuntimeError, match="DivBackward.* returned nan values in its 1th output"):
+            (a / a).sum().backward()
+        (a * 2).sum().backward()  # no NaN: runs
+    assert not ctorch.is_anomaly_enabled()
+    (a / a).sum().backward()  # off again: NaN gradients pass, as in torch
+    assert np.isnan(a.grad.numpy()[0])
+    ctorch.set_anomaly_enabled(True, check_nan=False)
+    try:
+        assert ctorch.is_anomaly_enabled() and not ctorch.is_anomaly_check_nan_enabled()
+        (a / a).sum().backward()
+    finally:
+        ctorch.set_anomaly_enabled(False)
+
+    @ctorch.autograd.set_detect_anomaly(True)
+    def run():
+        (a / a).sum().backward()
+    assert not ctorch.is_anomaly_enabled()
+    with pytest.raises(RuntimeError, match="nan"):
+        run()
+    assert not ctorch.is_anomaly_enabled()
+
+
+def test_flush_denormal_warn_always_dlpack_and_is_distributed():
+    tiny = ctorch.tensor([1e-39, 1.0])
+    assert ctorch.set_flush_denormal(True)
+    try:
+        assert (tiny * 1).numpy()[0] == 0
+        big = ctorch.full((1 << 20,), 1e-39)
+        assert not (big * 1).numpy().any()  # the worker threads flush too
+    finally:
+        ctorch.set_flush_denormal(False)
+    assert (tiny * 1).numpy()[0] > 0
+    ctorch.set_warn_always(True)
+    assert ctorch.is_warn_always_enabled()
+    ctorch.set_warn_always(False)
+    assert not ctorch.is_warn_always_enabled()
+    back = ctorch.from_dlpack(ctorch.to_dlpack(tiny))
+    assert np.array_equal(back.numpy(), tiny.numpy())
+    assert ctorch.is_distributed(tiny) is False

@@ -1,5 +1,7 @@
 #include "ops/cpu/parallel.h"
 
+#include "ops/cpu/denormals.h"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -41,6 +43,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> g(mu_);
       task_ = &task;
+      denormals_ = denormal_mode();  // the workers compute as the caller does (set_flush_denormal)
       active_ = n - 1;
       pending_ = n - 1;
       error_ = nullptr;
@@ -66,13 +69,16 @@ class Pool {
     uint64_t seen = 0;
     for (;;) {
       const std::function<void(int)>* task;
+      uint32_t denormals;
       {
         std::unique_lock<std::mutex> g(mu_);
         cv_.wait(g, [&] { return generation_ != seen; });
         seen = generation_;
         if (id >= active_) continue;
         task = task_;
+        denormals = denormals_;
       }
+      apply_denormal_mode(denormals);
       std::exception_ptr err;
       try {
         (*task)(id + 1);
@@ -90,6 +96,7 @@ class Pool {
   std::mutex mu_;
   std::condition_variable cv_, done_cv_;
   const std::function<void(int)>* task_ = nullptr;
+  uint32_t denormals_ = 0;
   int active_ = 0;
   int pending_ = 0;
   uint64_t generation_ = 0;

@@ -171,6 +171,65 @@ set_float32_matmul_precision(p::AbstractString) = check(L.ct_set_float32_matmul_
 @doc (@doc set_float32_matmul_precision) get_float32_matmul_precision() =
     unsafe_string(L.ct_get_float32_matmul_precision())
 
+"""
+    CTorch.set_printoptions(; precision, threshold, edgeitems, linewidth, profile, sci_mode)
+
+How tensors print (torch.set_printoptions), process-wide: `profile` (`:default`, `:short`, `:full`)
+sets the four numbers first; `sci_mode` `nothing` (the default) chooses from the values, `true` or
+`false` force it. `threshold = Inf` never summarizes.
+"""
+function set_printoptions(; precision = nothing, threshold = nothing, edgeitems = nothing, linewidth = nothing,
+                          profile = nothing, sci_mode = nothing)
+    o = Ref{L.ct_print_options}()
+    check(L.ct_print_options_default(o))
+    check(L.ct_get_print_options(o))
+    c = o[]
+    p, t, e, w = c.precision, c.threshold, c.edgeitems, c.linewidth
+    if profile !== nothing
+        profiles = Dict(:default => (4, 1000, 3, 80), :short => (2, 1000, 2, 80), :full => (4, typemax(Int64), 3, 80))
+        haskey(profiles, Symbol(profile)) || throw(ArgumentError("profile must be :default, :short or :full"))
+        p, t, e, w = profiles[Symbol(profile)]
+    end
+    precision === nothing || (p = precision)
+    threshold === nothing || (t = threshold == Inf ? typemax(Int64) : Int64(threshold))
+    edgeitems === nothing || (e = edgeitems)
+    linewidth === nothing || (w = linewidth)
+    s = sci_mode === nothing ? -1 : Int(sci_mode)
+    check(L.ct_set_print_options(Ref(L.ct_print_options(c.struct_size, p, t, e, w, s))))
+    return nothing
+end
+
+"""
+    CTorch.set_warn_always(on::Bool)
+    CTorch.is_warn_always_enabled() -> Bool
+
+Warnings the library gives once per process come every time while on (torch.set_warn_always).
+"""
+set_warn_always(on::Bool) = L.ct_set_warn_always(on)
+@doc (@doc set_warn_always) is_warn_always_enabled() = L.ct_is_warn_always_enabled() != 0
+
+"""
+    CTorch.set_anomaly_enabled(on::Bool; check_nan = true)
+    CTorch.is_anomaly_enabled() -> Bool
+
+Anomaly detection (torch.set_anomaly_enabled): while on, backward throws `CTorchError` at the first
+node whose gradient holds NaN, naming it. Process-wide.
+"""
+set_anomaly_enabled(on::Bool; check_nan::Bool = true) = L.ct_set_anomaly_enabled(on, check_nan)
+@doc (@doc set_anomaly_enabled) is_anomaly_enabled() = L.ct_is_anomaly_enabled() != 0
+
+"""
+    CTorch.set_flush_denormal(on::Bool) -> Bool
+
+Denormal floats read and written as zero on this thread and its parallel work (torch.set_flush_denormal);
+`false` where the CPU has no such mode.
+"""
+function set_flush_denormal(on::Bool)
+    supported = Ref{Cint}(0)
+    check(L.ct_set_flush_denormal(on, supported))
+    return supported[] != 0
+end
+
 # ---- metrics, profiler, plugins ----
 
 """

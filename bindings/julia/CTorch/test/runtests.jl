@@ -780,6 +780,23 @@ end
     CTorch.set_float32_matmul_precision("high")
     @test CTorch.metric("matmul.float32_precision") == 1
     CTorch.set_float32_matmul_precision("highest")
+    CTorch.set_printoptions(precision = 1, sci_mode = true)
+    @test repr(Tensor(Float32[1.5, 2.25, 3])) == "tensor([1.5e+00, 2.2e+00, 3.0e+00])"
+    CTorch.set_printoptions(profile = :default)
+    @test repr(Tensor(Float32[1.5, 2.25, 3])) == "tensor([1.5000, 2.2500, 3.0000])"
+    @test ctorch_error(() -> CTorch.set_printoptions(linewidth = 0)).kind === :CT_ERROR_INVALID_ARGUMENT
+    CTorch.set_warn_always(true)
+    @test CTorch.is_warn_always_enabled()
+    CTorch.set_warn_always(false)
+    a = Tensor(Float32[0, 1]; requires_grad = true)
+    CTorch.set_anomaly_enabled(true)
+    e = ctorch_error(() -> backward(CTorch.ops.sum(CTorch.ops.div(a, a))))
+    CTorch.set_anomaly_enabled(false)
+    @test occursin("returned nan values", e.message) && !CTorch.is_anomaly_enabled()
+    tiny = Tensor(Float32[1e-39])
+    CTorch.set_flush_denormal(true) && @test Array(tiny * Tensor(Float32[1]))[1] == 0
+    CTorch.set_flush_denormal(false)
+    @test Array(tiny * Tensor(Float32[1]))[1] > 0
     n = CTorch.get_num_threads()
     CTorch.set_num_threads(1)
     @test CTorch.get_num_threads() == 1

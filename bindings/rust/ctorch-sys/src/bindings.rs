@@ -97,6 +97,17 @@ pub struct ct_generator {
 }
 
 #[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ct_print_options {
+    pub struct_size: usize,
+    pub precision: c_int,
+    pub threshold: i64,
+    pub edgeitems: i64,
+    pub linewidth: i64,
+    pub sci_mode: c_int,
+}
+
+#[repr(C)]
 pub struct DLManagedTensorVersioned {
     _private: [u8; 0],
 }
@@ -367,6 +378,9 @@ extern "C" {
     pub fn ct_set_log_handler(r#fn: ct_log_fn, user_data: *mut c_void, destroy: ct_destroy_fn) -> ct_status;
     pub fn ct_set_log_level(level: ct_log_level) -> ct_status;
     pub fn ct_get_log_level() -> ct_log_level;
+    pub fn ct_set_flush_denormal(on: c_int, out: *mut c_int) -> ct_status;
+    pub fn ct_set_warn_always(on: c_int);
+    pub fn ct_is_warn_always_enabled() -> c_int;
     pub fn ct_dtype_name(dtype: ct_dtype) -> *const c_char;
     pub fn ct_dtype_itemsize(dtype: ct_dtype) -> usize;
     pub fn ct_promote_types(a: ct_dtype, b: ct_dtype, out: *mut ct_dtype) -> ct_status;
@@ -436,6 +450,9 @@ extern "C" {
     pub fn ct_tensor_copy_to(t: *const ct_tensor, dst: *mut c_void, nbytes: usize) -> ct_status;
     pub fn ct_tensor_item(t: *const ct_tensor, out: *mut ct_scalar) -> ct_status;
     pub fn ct_tensor_to_string(t: *const ct_tensor, out: *mut *mut c_char) -> ct_status;
+    pub fn ct_print_options_default(out: *mut ct_print_options) -> ct_status;
+    pub fn ct_get_print_options(out: *mut ct_print_options) -> ct_status;
+    pub fn ct_set_print_options(options: *const ct_print_options) -> ct_status;
     pub fn ct_string_release(s: *mut c_char);
     pub fn ct_tensor_to_dlpack(t: *const ct_tensor, out: *mut *mut DLManagedTensorVersioned) -> ct_status;
     pub fn ct_tensor_to_dlpack_unversioned(t: *const ct_tensor, out: *mut *mut DLManagedTensor) -> ct_status;
@@ -655,6 +672,9 @@ extern "C" {
     pub fn ct_autograd_grad(outputs: *const *const ct_tensor, grad_outputs: *const *const ct_tensor, n_outputs: usize, inputs: *const *const ct_tensor, n_inputs: usize, flags: c_int, grads: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_grad_mode_set(mode: ct_grad_mode, previous: *mut ct_grad_mode) -> ct_status;
     pub fn ct_grad_mode_get() -> ct_grad_mode;
+    pub fn ct_set_anomaly_enabled(enabled: c_int, check_nan: c_int);
+    pub fn ct_is_anomaly_enabled() -> c_int;
+    pub fn ct_is_anomaly_check_nan_enabled() -> c_int;
     pub fn ct_tensor_is_inference(t: *const ct_tensor, out: *mut c_int) -> ct_status;
     pub fn ct_tensor_register_hook(t: *mut ct_tensor, r#fn: ct_hook_fn, user_data: *mut c_void, destroy: ct_destroy_fn, id: *mut i64) -> ct_status;
     pub fn ct_tensor_remove_hook(t: *mut ct_tensor, id: i64) -> ct_status;

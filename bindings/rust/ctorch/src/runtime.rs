@@ -160,6 +160,87 @@ pub fn float32_matmul_precision() -> Result<MatmulPrecision> {
     })
 }
 
+/// How tensors print (`torch.set_printoptions`): `Display` and `Debug` of every tensor after
+/// [`set_print_options`]. `Default` is torch's default profile.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// Digits after the point, in [0, 30] (4).
+    pub precision: i32,
+    /// A tensor of more elements prints summarized (1000; `i64::MAX`: never).
+    pub threshold: i64,
+    /// Items shown at each end of a summarized dim (3).
+    pub edgeitems: i64,
+    /// Characters per line (80).
+    pub linewidth: i64,
+    /// `None` chooses from the values; `Some(true)` always scientific, `Some(false)` never.
+    pub sci_mode: Option<bool>,
+}
+
+impl Default for PrintOptions {
+    fn default() -> PrintOptions {
+        PrintOptions { precision: 4, threshold: 1000, edgeitems: 3, linewidth: 80, sci_mode: None }
+    }
+}
+
+/// Sets the print options, process-wide. `InvalidArgument` error for a value out of range (the
+/// message names the field); nothing changes then.
+pub fn set_print_options(options: &PrintOptions) -> Result<()> {
+    let raw = sys::ct_print_options {
+        struct_size: std::mem::size_of::<sys::ct_print_options>(),
+        precision: options.precision,
+        threshold: options.threshold,
+        edgeitems: options.edgeitems,
+        linewidth: options.linewidth,
+        sci_mode: options.sci_mode.map_or(-1, i32::from),
+    };
+    check(unsafe { sys::ct_set_print_options(&raw) })
+}
+
+/// The current print options.
+pub fn print_options() -> PrintOptions {
+    // SAFETY: plain data, filled by the call (which cannot fail with struct_size set).
+    let mut raw: sys::ct_print_options = unsafe { std::mem::zeroed() };
+    raw.struct_size = std::mem::size_of::<sys::ct_print_options>();
+    unsafe { sys::ct_get_print_options(&mut raw) };
+    PrintOptions {
+        precision: raw.precision,
+        threshold: raw.threshold,
+        edgeitems: raw.edgeitems,
+        linewidth: raw.linewidth,
+        sci_mode: if raw.sci_mode < 0 { None } else { Some(raw.sci_mode != 0) },
+    }
+}
+
+/// `torch.set_warn_always`: warnings the library gives once per process come every time while on.
+pub fn set_warn_always(on: bool) {
+    unsafe { sys::ct_set_warn_always(on as i32) }
+}
+
+/// Whether [`set_warn_always`] is on.
+pub fn is_warn_always_enabled() -> bool {
+    unsafe { sys::ct_is_warn_always_enabled() != 0 }
+}
+
+/// `torch.set_anomaly_enabled`: while on with `check_nan`, backward fails (an `InvalidArgument`
+/// error) at the first node whose gradient holds NaN, naming it. Process-wide.
+pub fn set_anomaly_enabled(enabled: bool, check_nan: bool) {
+    unsafe { sys::ct_set_anomaly_enabled(enabled as i32, check_nan as i32) }
+}
+
+/// Whether anomaly detection is on.
+pub fn is_anomaly_enabled() -> bool {
+    unsafe { sys::ct_is_anomaly_enabled() != 0 }
+}
+
+/// `torch.set_flush_denormal`: denormal floats read and written as zero on this thread (and the
+/// library's workers running its parallel work). `false` where the CPU has no such mode.
+pub fn set_flush_denormal(on: bool) -> bool {
+    let mut supported = 0;
+    // SAFETY: the out pointer is valid; the call cannot fail.
+    unsafe { sys::ct_set_flush_denormal(on as i32, &mut supported) };
+    supported != 0
+}
+
 // ---- default dtype and device ----
 
 /// Sets the default floating dtype (`torch.set_default_dtype`): what floating factories give

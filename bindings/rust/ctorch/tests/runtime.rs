@@ -354,3 +354,32 @@ fn autocast_casts_products_to_bfloat16_and_losses_to_float32() {
     assert_eq!(ctorch::autocast(DeviceType::Cpu, DType::Float32).unwrap_err().kind(), ErrorKind::DType);
     assert_eq!(ctorch::runtime::autocast_dtype(DeviceType::Cuda).unwrap(), DType::Float16);
 }
+
+#[test]
+fn print_options_warn_always_anomaly_and_denormals() {
+    let _guard = switches();
+    let x = Tensor::from_slice(&[1.5f32, 2.25, 3.0]);
+    runtime::set_print_options(&runtime::PrintOptions { precision: 1, sci_mode: Some(true), ..Default::default() }).unwrap();
+    assert_eq!(format!("{x:?}"), "tensor([1.5e+00, 2.2e+00, 3.0e+00])");
+    assert_eq!(runtime::print_options().precision, 1);
+    let bad = runtime::PrintOptions { linewidth: 0, ..Default::default() };
+    assert_eq!(runtime::set_print_options(&bad).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    runtime::set_print_options(&runtime::PrintOptions::default()).unwrap();
+    assert_eq!(runtime::print_options(), runtime::PrintOptions::default());
+    runtime::set_warn_always(true);
+    assert!(runtime::is_warn_always_enabled());
+    runtime::set_warn_always(false);
+    // Anomaly detection names the node whose gradient holds NaN.
+    let a = Tensor::from_slice(&[0.0f32, 1.0]).set_requires_grad(true).unwrap();
+    runtime::set_anomaly_enabled(true, true);
+    let err = (&a / &a).unwrap().sum().unwrap().backward().unwrap_err();
+    runtime::set_anomaly_enabled(false, true);
+    assert!(!runtime::is_anomaly_enabled());
+    assert!(err.to_string().contains("returned nan values"), "{err}");
+    let tiny = Tensor::from_slice(&[1e-39f32]);
+    if runtime::set_flush_denormal(true) {
+        assert_eq!((&tiny * &Tensor::from_slice(&[1.0f32])).unwrap().to_vec::<f32>().unwrap(), [0.0]);
+    }
+    runtime::set_flush_denormal(false);
+    assert!((&tiny * &Tensor::from_slice(&[1.0f32])).unwrap().to_vec::<f32>().unwrap()[0] > 0.0);
+}

@@ -277,6 +277,70 @@ public final class CTorch {
     return CTorchNative.ct_get_float32_matmul_precision();
   }
 
+  /**
+   * How tensors print (torch.set_printoptions), process-wide: toString of every tensor after it.
+   *
+   * @param precision digits after the point, in [0, 30] (torch's default 4)
+   * @param threshold more elements than this print summarized (1000; Long.MAX_VALUE: never)
+   * @param edgeitems items shown at each end of a summarized dim (3)
+   * @param linewidth characters per line (80)
+   * @param sciMode null chooses from the values (the default), true always scientific, false never
+   */
+  public static void setPrintOptions(int precision, long threshold, long edgeitems, long linewidth, Boolean sciMode) {
+    CTorchNative.ct_java_set_print_options(precision, threshold, edgeitems, linewidth,
+        sciMode == null ? -1 : sciMode ? 1 : 0);
+  }
+
+  /**
+   * The current print options.
+   *
+   * @return {precision, threshold, edgeitems, linewidth, sci_mode (-1 chosen, 0 never, 1 always)}
+   */
+  public static long[] getPrintOptions() {
+    return CTorchNative.ct_java_get_print_options();
+  }
+
+  /**
+   * Warnings the library gives once per process come every time while on (torch.set_warn_always).
+   *
+   * @param on whether to warn always
+   */
+  public static void setWarnAlways(boolean on) {
+    CTorchNative.ct_set_warn_always(on ? 1 : 0);
+  }
+
+  /**
+   * Whether {@link #setWarnAlways} is on.
+   *
+   * @return the setting
+   */
+  public static boolean isWarnAlwaysEnabled() {
+    return CTorchNative.ct_is_warn_always_enabled() != 0;
+  }
+
+  /**
+   * Anomaly detection (torch.set_anomaly_enabled): while on with checkNan, backward throws at the
+   * first node whose gradient holds NaN, naming it. Process-wide.
+   *
+   * @param enabled on or off
+   * @param checkNan whether to check gradients for NaN
+   */
+  public static void setAnomalyEnabled(boolean enabled, boolean checkNan) {
+    CTorchNative.ct_set_anomaly_enabled(enabled ? 1 : 0, checkNan ? 1 : 0);
+  }
+
+  /**
+   * Whether anomaly detection is on.
+   *
+   * @return the setting
+   */
+  public static boolean isAnomalyEnabled() {
+    return CTorchNative.ct_is_anomaly_enabled() != 0;
+  }
+
+  // torch.set_flush_denormal has no Java form: the JVM resets the thread's floating-point control
+  // register around native calls, so the mode ct_set_flush_denormal sets would not last.
+
   // ---- Metrics, logging, memory ----
 
   /**

@@ -76,6 +76,14 @@ const ct_deleter_fn = Ptr{Cvoid}  # C callback: void (*ct_deleter_fn)(void* data
 const ct_blob_flags = Cint
 const CT_BLOB_READ_ONLY = Cint(1)
 mutable struct ct_generator end
+struct ct_print_options
+    struct_size::Csize_t
+    precision::Cint
+    threshold::Int64
+    edgeitems::Int64
+    linewidth::Int64
+    sci_mode::Cint
+end
 struct ct_conv2d_options
     struct_size::UInt32
     stride::NTuple{2,Int64}
@@ -256,6 +264,9 @@ const FUNCTION_NAMES = (
     :ct_set_log_handler,
     :ct_set_log_level,
     :ct_get_log_level,
+    :ct_set_flush_denormal,
+    :ct_set_warn_always,
+    :ct_is_warn_always_enabled,
     :ct_dtype_name,
     :ct_dtype_itemsize,
     :ct_promote_types,
@@ -325,6 +336,9 @@ const FUNCTION_NAMES = (
     :ct_tensor_copy_to,
     :ct_tensor_item,
     :ct_tensor_to_string,
+    :ct_print_options_default,
+    :ct_get_print_options,
+    :ct_set_print_options,
     :ct_string_release,
     :ct_tensor_to_dlpack,
     :ct_tensor_to_dlpack_unversioned,
@@ -544,6 +558,9 @@ const FUNCTION_NAMES = (
     :ct_autograd_grad,
     :ct_grad_mode_set,
     :ct_grad_mode_get,
+    :ct_set_anomaly_enabled,
+    :ct_is_anomaly_enabled,
+    :ct_is_anomaly_check_nan_enabled,
     :ct_tensor_is_inference,
     :ct_tensor_register_hook,
     :ct_tensor_remove_hook,
@@ -726,7 +743,7 @@ const FUNCTION_NAMES = (
     :ct_init_calculate_gain,
     :ct_init_calculate_fan_in_and_fan_out,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 492)
+const FUNCTION_POINTERS = fill(C_NULL, 501)
 
 """
     ct_version()
@@ -936,13 +953,40 @@ Header: ct_set_log_level / ct_get_log_level - the lowest level delivered (defaul
 @inline ct_get_log_level() = ccall(@inbounds(FUNCTION_POINTERS[23]), ct_log_level, ())
 
 """
+    ct_set_flush_denormal(on, out)
+
+`ccall` of `ct_status ct_set_flush_denormal(int on, int* out)`.
+
+Header: ct_set_flush_denormal - torch.set_flush_denormal: with on nonzero, denormal float values are
+"""
+@inline ct_set_flush_denormal(on, out) = ccall(@inbounds(FUNCTION_POINTERS[24]), ct_status, (Cint, Ptr{Cint}), on, out)
+
+"""
+    ct_set_warn_always(on)
+
+`ccall` of `void ct_set_warn_always(int on)`.
+
+Header: ct_set_warn_always / ct_is_warn_always_enabled - torch.set_warn_always: some warnings (a
+"""
+@inline ct_set_warn_always(on) = ccall(@inbounds(FUNCTION_POINTERS[25]), Cvoid, (Cint,), on)
+
+"""
+    ct_is_warn_always_enabled()
+
+`ccall` of `int ct_is_warn_always_enabled(void)`.
+
+Header: ct_set_warn_always / ct_is_warn_always_enabled - torch.set_warn_always: some warnings (a
+"""
+@inline ct_is_warn_always_enabled() = ccall(@inbounds(FUNCTION_POINTERS[26]), Cint, ())
+
+"""
     ct_dtype_name(dtype)
 
 `ccall` of `const char* ct_dtype_name(ct_dtype dtype)`.
 
 Header: ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value outside ct_dtype.
 """
-@inline ct_dtype_name(dtype) = ccall(@inbounds(FUNCTION_POINTERS[24]), Ptr{UInt8}, (ct_dtype,), dtype)
+@inline ct_dtype_name(dtype) = ccall(@inbounds(FUNCTION_POINTERS[27]), Ptr{UInt8}, (ct_dtype,), dtype)
 
 """
     ct_dtype_itemsize(dtype)
@@ -951,7 +995,7 @@ Header: ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value o
 
 Header: ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value outside ct_dtype.
 """
-@inline ct_dtype_itemsize(dtype) = ccall(@inbounds(FUNCTION_POINTERS[25]), Csize_t, (ct_dtype,), dtype)
+@inline ct_dtype_itemsize(dtype) = ccall(@inbounds(FUNCTION_POINTERS[28]), Csize_t, (ct_dtype,), dtype)
 
 """
     ct_promote_types(a, b, out)
@@ -960,7 +1004,7 @@ Header: ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value o
 
 Header: ct_promote_types - the dtype two tensors of dtypes a and b combine to (torch.promote_types):
 """
-@inline ct_promote_types(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[26]), ct_status, (ct_dtype, ct_dtype, Ptr{ct_dtype}), a, b, out)
+@inline ct_promote_types(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[29]), ct_status, (ct_dtype, ct_dtype, Ptr{ct_dtype}), a, b, out)
 
 """
     ct_can_cast(from, to, out)
@@ -969,7 +1013,7 @@ Header: ct_promote_types - the dtype two tensors of dtypes a and b combine to (t
 
 Header: ct_promote_types - the dtype two tensors of dtypes a and b combine to (torch.promote_types):
 """
-@inline ct_can_cast(from, to, out) = ccall(@inbounds(FUNCTION_POINTERS[27]), ct_status, (ct_dtype, ct_dtype, Ptr{Cint}), from, to, out)
+@inline ct_can_cast(from, to, out) = ccall(@inbounds(FUNCTION_POINTERS[30]), ct_status, (ct_dtype, ct_dtype, Ptr{Cint}), from, to, out)
 
 """
     ct_device_type_name(type_)
@@ -978,7 +1022,7 @@ Header: ct_promote_types - the dtype two tensors of dtypes a and b combine to (t
 
 Header: ct_device_type_name - "cpu", "cuda", "meta", or the name a plugin backend registered for the
 """
-@inline ct_device_type_name(type_) = ccall(@inbounds(FUNCTION_POINTERS[28]), Ptr{UInt8}, (ct_device_type,), type_)
+@inline ct_device_type_name(type_) = ccall(@inbounds(FUNCTION_POINTERS[31]), Ptr{UInt8}, (ct_device_type,), type_)
 
 """
     ct_tensor_retain(t)
@@ -987,7 +1031,7 @@ Header: ct_device_type_name - "cpu", "cuda", "meta", or the name a plugin backen
 
 Header: ct_tensor_retain - add a reference to t.
 """
-@inline ct_tensor_retain(t) = ccall(@inbounds(FUNCTION_POINTERS[29]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_tensor_retain(t) = ccall(@inbounds(FUNCTION_POINTERS[32]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_tensor_release(t)
@@ -996,7 +1040,7 @@ Header: ct_tensor_retain - add a reference to t.
 
 Header: ct_tensor_release - drop a reference; the tensor is freed when the last one goes.
 """
-@inline ct_tensor_release(t) = ccall(@inbounds(FUNCTION_POINTERS[30]), Cvoid, (Ptr{ct_tensor},), t)
+@inline ct_tensor_release(t) = ccall(@inbounds(FUNCTION_POINTERS[33]), Cvoid, (Ptr{ct_tensor},), t)
 
 """
     ct_tensor_from_data(data, sizes, ndim, dtype, out)
@@ -1005,7 +1049,7 @@ Header: ct_tensor_release - drop a reference; the tensor is freed when the last 
 
 Header: ct_tensor_from_data - a new contiguous CPU tensor holding a copy of data.
 """
-@inline ct_tensor_from_data(data, sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[31]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), data, sizes, ndim, dtype, out)
+@inline ct_tensor_from_data(data, sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[34]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), data, sizes, ndim, dtype, out)
 
 """
     ct_tensor_from_blob(data, sizes, strides, ndim, dtype, deleter, user_data, out)
@@ -1014,7 +1058,7 @@ Header: ct_tensor_from_data - a new contiguous CPU tensor holding a copy of data
 
 Header: ct_tensor_from_blob - a CPU tensor over caller memory, without copying.
 """
-@inline ct_tensor_from_blob(data, sizes, strides, ndim, dtype, deleter, user_data, out) = ccall(@inbounds(FUNCTION_POINTERS[32]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Ptr{Int64}, Csize_t, ct_dtype, ct_deleter_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), data, sizes, strides, ndim, dtype, deleter, user_data, out)
+@inline ct_tensor_from_blob(data, sizes, strides, ndim, dtype, deleter, user_data, out) = ccall(@inbounds(FUNCTION_POINTERS[35]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Ptr{Int64}, Csize_t, ct_dtype, ct_deleter_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), data, sizes, strides, ndim, dtype, deleter, user_data, out)
 
 """
     ct_tensor_from_blob_v2(data, sizes, strides, ndim, dtype, flags, deleter, user_data, out)
@@ -1023,7 +1067,7 @@ Header: ct_tensor_from_blob - a CPU tensor over caller memory, without copying.
 
 Header: ct_tensor_from_blob_v2 - a CPU tensor over caller memory, without copying, with flags.
 """
-@inline ct_tensor_from_blob_v2(data, sizes, strides, ndim, dtype, flags, deleter, user_data, out) = ccall(@inbounds(FUNCTION_POINTERS[33]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Ptr{Int64}, Csize_t, ct_dtype, UInt32, ct_deleter_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), data, sizes, strides, ndim, dtype, flags, deleter, user_data, out)
+@inline ct_tensor_from_blob_v2(data, sizes, strides, ndim, dtype, flags, deleter, user_data, out) = ccall(@inbounds(FUNCTION_POINTERS[36]), ct_status, (Ptr{Cvoid}, Ptr{Int64}, Ptr{Int64}, Csize_t, ct_dtype, UInt32, ct_deleter_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), data, sizes, strides, ndim, dtype, flags, deleter, user_data, out)
 
 """
     ct_tensor_is_read_only(t, out)
@@ -1032,7 +1076,7 @@ Header: ct_tensor_from_blob_v2 - a CPU tensor over caller memory, without copyin
 
 Header: ct_tensor_is_read_only - whether t's memory refuses writes.
 """
-@inline ct_tensor_is_read_only(t, out) = ccall(@inbounds(FUNCTION_POINTERS[34]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_read_only(t, out) = ccall(@inbounds(FUNCTION_POINTERS[37]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_empty(sizes, ndim, dtype, device, out)
@@ -1041,7 +1085,7 @@ Header: ct_tensor_is_read_only - whether t's memory refuses writes.
 
 Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
 """
-@inline ct_tensor_empty(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[35]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
+@inline ct_tensor_empty(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[38]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
 
 """
     ct_tensor_zeros(sizes, ndim, dtype, device, out)
@@ -1050,7 +1094,7 @@ Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - fa
 
 Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
 """
-@inline ct_tensor_zeros(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[36]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
+@inline ct_tensor_zeros(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[39]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
 
 """
     ct_tensor_ones(sizes, ndim, dtype, device, out)
@@ -1059,7 +1103,7 @@ Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - fa
 
 Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
 """
-@inline ct_tensor_ones(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[37]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
+@inline ct_tensor_ones(sizes, ndim, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[40]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, out)
 
 """
     ct_tensor_full(sizes, ndim, value, dtype, device, out)
@@ -1068,7 +1112,7 @@ Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - fa
 
 Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - factory functions.
 """
-@inline ct_tensor_full(sizes, ndim, value, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[38]), ct_status, (Ptr{Int64}, Csize_t, Ptr{ct_scalar}, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, value, dtype, device, out)
+@inline ct_tensor_full(sizes, ndim, value, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[41]), ct_status, (Ptr{Int64}, Csize_t, Ptr{ct_scalar}, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), sizes, ndim, value, dtype, device, out)
 
 """
     ct_tensor_arange(start, end_, step, dtype, device, out)
@@ -1077,7 +1121,7 @@ Header: ct_tensor_empty / ct_tensor_zeros / ct_tensor_ones / ct_tensor_full - fa
 
 Header: ct_tensor_arange - the 1-D tensor start, start + step, ... up to but excluding end.
 """
-@inline ct_tensor_arange(start, end_, step, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[39]), ct_status, (Cdouble, Cdouble, Cdouble, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), start, end_, step, dtype, device, out)
+@inline ct_tensor_arange(start, end_, step, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[42]), ct_status, (Cdouble, Cdouble, Cdouble, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), start, end_, step, dtype, device, out)
 
 """
     ct_tensor_linspace(start, end_, steps, dtype, device, out)
@@ -1086,7 +1130,7 @@ Header: ct_tensor_arange - the 1-D tensor start, start + step, ... up to but exc
 
 Header: ct_tensor_linspace - steps values evenly spaced from start to end inclusive (1-D).
 """
-@inline ct_tensor_linspace(start, end_, steps, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[40]), ct_status, (Cdouble, Cdouble, Int64, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), start, end_, steps, dtype, device, out)
+@inline ct_tensor_linspace(start, end_, steps, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[43]), ct_status, (Cdouble, Cdouble, Int64, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), start, end_, steps, dtype, device, out)
 
 """
     ct_tensor_eye(n, m, dtype, device, out)
@@ -1095,7 +1139,7 @@ Header: ct_tensor_linspace - steps values evenly spaced from start to end inclus
 
 Header: ct_tensor_eye - the n x m matrix with ones on the diagonal (m < 0 means m = n).
 """
-@inline ct_tensor_eye(n, m, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[41]), ct_status, (Int64, Int64, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), n, m, dtype, device, out)
+@inline ct_tensor_eye(n, m, dtype, device, out) = ccall(@inbounds(FUNCTION_POINTERS[44]), ct_status, (Int64, Int64, ct_dtype, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), n, m, dtype, device, out)
 
 """
     ct_use_deterministic_algorithms(mode, warn_only)
@@ -1104,7 +1148,7 @@ Header: ct_tensor_eye - the n x m matrix with ones on the diagonal (m < 0 means 
 
 Header: ct_use_deterministic_algorithms - the deterministic-algorithms switch (torch.use_deterministic_algorithms).
 """
-@inline ct_use_deterministic_algorithms(mode, warn_only) = ccall(@inbounds(FUNCTION_POINTERS[42]), ct_status, (Cint, Cint), mode, warn_only)
+@inline ct_use_deterministic_algorithms(mode, warn_only) = ccall(@inbounds(FUNCTION_POINTERS[45]), ct_status, (Cint, Cint), mode, warn_only)
 
 """
     ct_are_deterministic_algorithms_enabled()
@@ -1113,7 +1157,7 @@ Header: ct_use_deterministic_algorithms - the deterministic-algorithms switch (t
 
 Header: 1 when the switch is on (warn-only or not), else 0. Since 0.3.
 """
-@inline ct_are_deterministic_algorithms_enabled() = ccall(@inbounds(FUNCTION_POINTERS[43]), Cint, ())
+@inline ct_are_deterministic_algorithms_enabled() = ccall(@inbounds(FUNCTION_POINTERS[46]), Cint, ())
 
 """
     ct_is_deterministic_algorithms_warn_only_enabled()
@@ -1122,7 +1166,7 @@ Header: 1 when the switch is on (warn-only or not), else 0. Since 0.3.
 
 Header: 1 when the switch is on in warn-only mode, else 0. Since 0.3.
 """
-@inline ct_is_deterministic_algorithms_warn_only_enabled() = ccall(@inbounds(FUNCTION_POINTERS[44]), Cint, ())
+@inline ct_is_deterministic_algorithms_warn_only_enabled() = ccall(@inbounds(FUNCTION_POINTERS[47]), Cint, ())
 
 """
     ct_get_deterministic_debug_mode()
@@ -1131,7 +1175,7 @@ Header: 1 when the switch is on in warn-only mode, else 0. Since 0.3.
 
 Header: ct_get_deterministic_debug_mode / ct_set_deterministic_debug_mode - the same switch as one
 """
-@inline ct_get_deterministic_debug_mode() = ccall(@inbounds(FUNCTION_POINTERS[45]), Int32, ())
+@inline ct_get_deterministic_debug_mode() = ccall(@inbounds(FUNCTION_POINTERS[48]), Int32, ())
 
 """
     ct_set_deterministic_debug_mode(mode)
@@ -1140,7 +1184,7 @@ Header: ct_get_deterministic_debug_mode / ct_set_deterministic_debug_mode - the 
 
 Header: ct_get_deterministic_debug_mode / ct_set_deterministic_debug_mode - the same switch as one
 """
-@inline ct_set_deterministic_debug_mode(mode) = ccall(@inbounds(FUNCTION_POINTERS[46]), ct_status, (Int32,), mode)
+@inline ct_set_deterministic_debug_mode(mode) = ccall(@inbounds(FUNCTION_POINTERS[49]), ct_status, (Int32,), mode)
 
 """
     ct_autocast_set_enabled(type_, enabled)
@@ -1149,7 +1193,7 @@ Header: ct_get_deterministic_debug_mode / ct_set_deterministic_debug_mode - the 
 
 Header: ct_autocast_set_enabled / ct_autocast_is_enabled - automatic mixed precision for one device type
 """
-@inline ct_autocast_set_enabled(type_, enabled) = ccall(@inbounds(FUNCTION_POINTERS[47]), ct_status, (ct_device_type, Cint), type_, enabled)
+@inline ct_autocast_set_enabled(type_, enabled) = ccall(@inbounds(FUNCTION_POINTERS[50]), ct_status, (ct_device_type, Cint), type_, enabled)
 
 """
     ct_autocast_is_enabled(type_, out)
@@ -1158,7 +1202,7 @@ Header: ct_autocast_set_enabled / ct_autocast_is_enabled - automatic mixed preci
 
 Header: ct_autocast_set_enabled / ct_autocast_is_enabled - automatic mixed precision for one device type
 """
-@inline ct_autocast_is_enabled(type_, out) = ccall(@inbounds(FUNCTION_POINTERS[48]), ct_status, (ct_device_type, Ptr{Cint}), type_, out)
+@inline ct_autocast_is_enabled(type_, out) = ccall(@inbounds(FUNCTION_POINTERS[51]), ct_status, (ct_device_type, Ptr{Cint}), type_, out)
 
 """
     ct_autocast_set_dtype(type_, dtype)
@@ -1167,7 +1211,7 @@ Header: ct_autocast_set_enabled / ct_autocast_is_enabled - automatic mixed preci
 
 Header: ct_autocast_set_dtype / ct_autocast_get_dtype - the dtype autocast computes the lower-precision
 """
-@inline ct_autocast_set_dtype(type_, dtype) = ccall(@inbounds(FUNCTION_POINTERS[49]), ct_status, (ct_device_type, ct_dtype), type_, dtype)
+@inline ct_autocast_set_dtype(type_, dtype) = ccall(@inbounds(FUNCTION_POINTERS[52]), ct_status, (ct_device_type, ct_dtype), type_, dtype)
 
 """
     ct_autocast_get_dtype(type_, out)
@@ -1176,7 +1220,7 @@ Header: ct_autocast_set_dtype / ct_autocast_get_dtype - the dtype autocast compu
 
 Header: ct_autocast_set_dtype / ct_autocast_get_dtype - the dtype autocast computes the lower-precision
 """
-@inline ct_autocast_get_dtype(type_, out) = ccall(@inbounds(FUNCTION_POINTERS[50]), ct_status, (ct_device_type, Ptr{ct_dtype}), type_, out)
+@inline ct_autocast_get_dtype(type_, out) = ccall(@inbounds(FUNCTION_POINTERS[53]), ct_status, (ct_device_type, Ptr{ct_dtype}), type_, out)
 
 """
     ct_set_default_dtype(dtype)
@@ -1185,7 +1229,7 @@ Header: ct_autocast_set_dtype / ct_autocast_get_dtype - the dtype autocast compu
 
 Header: ct_set_default_dtype / ct_get_default_dtype - the default floating dtype (torch.set_default_dtype).
 """
-@inline ct_set_default_dtype(dtype) = ccall(@inbounds(FUNCTION_POINTERS[51]), ct_status, (ct_dtype,), dtype)
+@inline ct_set_default_dtype(dtype) = ccall(@inbounds(FUNCTION_POINTERS[54]), ct_status, (ct_dtype,), dtype)
 
 """
     ct_get_default_dtype()
@@ -1194,7 +1238,7 @@ Header: ct_set_default_dtype / ct_get_default_dtype - the default floating dtype
 
 Header: ct_set_default_dtype / ct_get_default_dtype - the default floating dtype (torch.set_default_dtype).
 """
-@inline ct_get_default_dtype() = ccall(@inbounds(FUNCTION_POINTERS[52]), ct_dtype, ())
+@inline ct_get_default_dtype() = ccall(@inbounds(FUNCTION_POINTERS[55]), ct_dtype, ())
 
 """
     ct_set_default_device(device)
@@ -1203,7 +1247,7 @@ Header: ct_set_default_dtype / ct_get_default_dtype - the default floating dtype
 
 Header: ct_set_default_device - the device this thread's factories use when given none (device NULL).
 """
-@inline ct_set_default_device(device) = ccall(@inbounds(FUNCTION_POINTERS[53]), ct_status, (Ptr{UInt8},), device)
+@inline ct_set_default_device(device) = ccall(@inbounds(FUNCTION_POINTERS[56]), ct_status, (Ptr{UInt8},), device)
 
 """
     ct_get_default_device(type_, index)
@@ -1212,7 +1256,7 @@ Header: ct_set_default_device - the device this thread's factories use when give
 
 Header: ct_get_default_device - the device a factory without a device would use now on this thread:
 """
-@inline ct_get_default_device(type_, index) = ccall(@inbounds(FUNCTION_POINTERS[54]), ct_status, (Ptr{ct_device_type}, Ptr{Int32}), type_, index)
+@inline ct_get_default_device(type_, index) = ccall(@inbounds(FUNCTION_POINTERS[57]), ct_status, (Ptr{ct_device_type}, Ptr{Int32}), type_, index)
 
 """
     ct_device_push(device)
@@ -1221,7 +1265,7 @@ Header: ct_get_default_device - the device a factory without a device would use 
 
 Header: ct_device_push / ct_device_pop - open and close a device context on this thread (Python's
 """
-@inline ct_device_push(device) = ccall(@inbounds(FUNCTION_POINTERS[55]), ct_status, (Ptr{UInt8},), device)
+@inline ct_device_push(device) = ccall(@inbounds(FUNCTION_POINTERS[58]), ct_status, (Ptr{UInt8},), device)
 
 """
     ct_device_pop()
@@ -1230,7 +1274,7 @@ Header: ct_device_push / ct_device_pop - open and close a device context on this
 
 Header: ct_device_push / ct_device_pop - open and close a device context on this thread (Python's
 """
-@inline ct_device_pop() = ccall(@inbounds(FUNCTION_POINTERS[56]), ct_status, ())
+@inline ct_device_pop() = ccall(@inbounds(FUNCTION_POINTERS[59]), ct_status, ())
 
 """
     ct_set_float32_matmul_precision(precision)
@@ -1239,7 +1283,7 @@ Header: ct_device_push / ct_device_pop - open and close a device context on this
 
 Header: ct_set_float32_matmul_precision / ct_get_float32_matmul_precision - how float32 matrix products
 """
-@inline ct_set_float32_matmul_precision(precision) = ccall(@inbounds(FUNCTION_POINTERS[57]), ct_status, (Ptr{UInt8},), precision)
+@inline ct_set_float32_matmul_precision(precision) = ccall(@inbounds(FUNCTION_POINTERS[60]), ct_status, (Ptr{UInt8},), precision)
 
 """
     ct_get_float32_matmul_precision()
@@ -1248,7 +1292,7 @@ Header: ct_set_float32_matmul_precision / ct_get_float32_matmul_precision - how 
 
 Header: ct_set_float32_matmul_precision / ct_get_float32_matmul_precision - how float32 matrix products
 """
-@inline ct_get_float32_matmul_precision() = ccall(@inbounds(FUNCTION_POINTERS[58]), Ptr{UInt8}, ())
+@inline ct_get_float32_matmul_precision() = ccall(@inbounds(FUNCTION_POINTERS[61]), Ptr{UInt8}, ())
 
 """
     ct_manual_seed(seed)
@@ -1257,7 +1301,7 @@ Header: ct_set_float32_matmul_precision / ct_get_float32_matmul_precision - how 
 
 Header: ct_manual_seed - seed every device's default generator (torch.manual_seed), rewinding its offset
 """
-@inline ct_manual_seed(seed) = ccall(@inbounds(FUNCTION_POINTERS[59]), ct_status, (UInt64,), seed)
+@inline ct_manual_seed(seed) = ccall(@inbounds(FUNCTION_POINTERS[62]), ct_status, (UInt64,), seed)
 
 """
     ct_initial_seed(out)
@@ -1266,7 +1310,7 @@ Header: ct_manual_seed - seed every device's default generator (torch.manual_see
 
 Header: ct_initial_seed - the seed of the CPU default generator (torch.initial_seed).
 """
-@inline ct_initial_seed(out) = ccall(@inbounds(FUNCTION_POINTERS[60]), ct_status, (Ptr{UInt64},), out)
+@inline ct_initial_seed(out) = ccall(@inbounds(FUNCTION_POINTERS[63]), ct_status, (Ptr{UInt64},), out)
 
 """
     ct_generator_create(device, out)
@@ -1275,7 +1319,7 @@ Header: ct_initial_seed - the seed of the CPU default generator (torch.initial_s
 
 Header: ct_generator_create - a new generator for a device (torch.Generator(device)), seeded with
 """
-@inline ct_generator_create(device, out) = ccall(@inbounds(FUNCTION_POINTERS[61]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_generator}}), device, out)
+@inline ct_generator_create(device, out) = ccall(@inbounds(FUNCTION_POINTERS[64]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_generator}}), device, out)
 
 """
     ct_default_generator(device, out)
@@ -1284,7 +1328,7 @@ Header: ct_generator_create - a new generator for a device (torch.Generator(devi
 
 Header: ct_default_generator - a reference to a device's default generator (torch.default_generator).
 """
-@inline ct_default_generator(device, out) = ccall(@inbounds(FUNCTION_POINTERS[62]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_generator}}), device, out)
+@inline ct_default_generator(device, out) = ccall(@inbounds(FUNCTION_POINTERS[65]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_generator}}), device, out)
 
 """
     ct_generator_release(g)
@@ -1293,7 +1337,7 @@ Header: ct_default_generator - a reference to a device's default generator (torc
 
 Header: ct_generator_release - drop a reference; NULL is a no-op. Since 0.3.
 """
-@inline ct_generator_release(g) = ccall(@inbounds(FUNCTION_POINTERS[63]), Cvoid, (Ptr{ct_generator},), g)
+@inline ct_generator_release(g) = ccall(@inbounds(FUNCTION_POINTERS[66]), Cvoid, (Ptr{ct_generator},), g)
 
 """
     ct_generator_manual_seed(g, seed)
@@ -1302,7 +1346,7 @@ Header: ct_generator_release - drop a reference; NULL is a no-op. Since 0.3.
 
 Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset to 0),
 """
-@inline ct_generator_manual_seed(g, seed) = ccall(@inbounds(FUNCTION_POINTERS[64]), ct_status, (Ptr{ct_generator}, UInt64), g, seed)
+@inline ct_generator_manual_seed(g, seed) = ccall(@inbounds(FUNCTION_POINTERS[67]), ct_status, (Ptr{ct_generator}, UInt64), g, seed)
 
 """
     ct_generator_initial_seed(g, out)
@@ -1311,7 +1355,7 @@ Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset t
 
 Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset to 0),
 """
-@inline ct_generator_initial_seed(g, out) = ccall(@inbounds(FUNCTION_POINTERS[65]), ct_status, (Ptr{ct_generator}, Ptr{UInt64}), g, out)
+@inline ct_generator_initial_seed(g, out) = ccall(@inbounds(FUNCTION_POINTERS[68]), ct_status, (Ptr{ct_generator}, Ptr{UInt64}), g, out)
 
 """
     ct_generator_get_offset(g, out)
@@ -1320,7 +1364,7 @@ Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset t
 
 Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset to 0),
 """
-@inline ct_generator_get_offset(g, out) = ccall(@inbounds(FUNCTION_POINTERS[66]), ct_status, (Ptr{ct_generator}, Ptr{UInt64}), g, out)
+@inline ct_generator_get_offset(g, out) = ccall(@inbounds(FUNCTION_POINTERS[69]), ct_status, (Ptr{ct_generator}, Ptr{UInt64}), g, out)
 
 """
     ct_generator_set_offset(g, offset)
@@ -1329,7 +1373,7 @@ Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset t
 
 Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset to 0),
 """
-@inline ct_generator_set_offset(g, offset) = ccall(@inbounds(FUNCTION_POINTERS[67]), ct_status, (Ptr{ct_generator}, UInt64), g, offset)
+@inline ct_generator_set_offset(g, offset) = ccall(@inbounds(FUNCTION_POINTERS[70]), ct_status, (Ptr{ct_generator}, UInt64), g, offset)
 
 """
     ct_generator_get_state(g, state, n)
@@ -1338,7 +1382,7 @@ Header: Generator state: ct_generator_manual_seed (seed, and rewind the offset t
 
 Header: ct_generator_get_state / ct_generator_set_state - checkpoint and restore a generator
 """
-@inline ct_generator_get_state(g, state, n) = ccall(@inbounds(FUNCTION_POINTERS[68]), ct_status, (Ptr{ct_generator}, Ptr{UInt8}, Csize_t), g, state, n)
+@inline ct_generator_get_state(g, state, n) = ccall(@inbounds(FUNCTION_POINTERS[71]), ct_status, (Ptr{ct_generator}, Ptr{UInt8}, Csize_t), g, state, n)
 
 """
     ct_generator_set_state(g, state, n)
@@ -1347,7 +1391,7 @@ Header: ct_generator_get_state / ct_generator_set_state - checkpoint and restore
 
 Header: ct_generator_get_state / ct_generator_set_state - checkpoint and restore a generator
 """
-@inline ct_generator_set_state(g, state, n) = ccall(@inbounds(FUNCTION_POINTERS[69]), ct_status, (Ptr{ct_generator}, Ptr{UInt8}, Csize_t), g, state, n)
+@inline ct_generator_set_state(g, state, n) = ccall(@inbounds(FUNCTION_POINTERS[72]), ct_status, (Ptr{ct_generator}, Ptr{UInt8}, Csize_t), g, state, n)
 
 """
     ct_tensor_rand(sizes, ndim, dtype, device, gen, out)
@@ -1356,7 +1400,7 @@ Header: ct_generator_get_state / ct_generator_set_state - checkpoint and restore
 
 Header: Random tensors. Each draws from gen, or from the default generator of the result's device when
 """
-@inline ct_tensor_rand(sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[70]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, gen, out)
+@inline ct_tensor_rand(sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[73]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, gen, out)
 
 """
     ct_tensor_randn(sizes, ndim, dtype, device, gen, out)
@@ -1365,7 +1409,7 @@ Header: Random tensors. Each draws from gen, or from the default generator of th
 
 Header: Random tensors. Each draws from gen, or from the default generator of the result's device when
 """
-@inline ct_tensor_randn(sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[71]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, gen, out)
+@inline ct_tensor_randn(sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[74]), ct_status, (Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, device, gen, out)
 
 """
     ct_tensor_randint(low, high, sizes, ndim, dtype, device, gen, out)
@@ -1374,7 +1418,7 @@ Header: Random tensors. Each draws from gen, or from the default generator of th
 
 Header: Random tensors. Each draws from gen, or from the default generator of the result's device when
 """
-@inline ct_tensor_randint(low, high, sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[72]), ct_status, (Int64, Int64, Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), low, high, sizes, ndim, dtype, device, gen, out)
+@inline ct_tensor_randint(low, high, sizes, ndim, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[75]), ct_status, (Int64, Int64, Ptr{Int64}, Csize_t, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), low, high, sizes, ndim, dtype, device, gen, out)
 
 """
     ct_tensor_randperm(n, dtype, device, gen, out)
@@ -1383,7 +1427,7 @@ Header: Random tensors. Each draws from gen, or from the default generator of th
 
 Header: Random tensors. Each draws from gen, or from the default generator of the result's device when
 """
-@inline ct_tensor_randperm(n, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[73]), ct_status, (Int64, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), n, dtype, device, gen, out)
+@inline ct_tensor_randperm(n, dtype, device, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[76]), ct_status, (Int64, ct_dtype, Ptr{UInt8}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), n, dtype, device, gen, out)
 
 """
     ct_tensor_uniform_(self, from, to, gen)
@@ -1392,7 +1436,7 @@ Header: Random tensors. Each draws from gen, or from the default generator of th
 
 Header: In-place draws into self (borrowed; its version counter is bumped):
 """
-@inline ct_tensor_uniform_(self, from, to, gen) = ccall(@inbounds(FUNCTION_POINTERS[74]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), self, from, to, gen)
+@inline ct_tensor_uniform_(self, from, to, gen) = ccall(@inbounds(FUNCTION_POINTERS[77]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), self, from, to, gen)
 
 """
     ct_tensor_normal_(self, mean, std, gen)
@@ -1401,7 +1445,7 @@ Header: In-place draws into self (borrowed; its version counter is bumped):
 
 Header: In-place draws into self (borrowed; its version counter is bumped):
 """
-@inline ct_tensor_normal_(self, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[75]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), self, mean, std, gen)
+@inline ct_tensor_normal_(self, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[78]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), self, mean, std, gen)
 
 """
     ct_tensor_bernoulli_(self, p, gen)
@@ -1410,7 +1454,7 @@ Header: In-place draws into self (borrowed; its version counter is bumped):
 
 Header: In-place draws into self (borrowed; its version counter is bumped):
 """
-@inline ct_tensor_bernoulli_(self, p, gen) = ccall(@inbounds(FUNCTION_POINTERS[76]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), self, p, gen)
+@inline ct_tensor_bernoulli_(self, p, gen) = ccall(@inbounds(FUNCTION_POINTERS[79]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), self, p, gen)
 
 """
     ct_tensor_bernoulli(p, gen, out)
@@ -1419,7 +1463,7 @@ Header: In-place draws into self (borrowed; its version counter is bumped):
 
 Header: ct_tensor_bernoulli - 1 with probability p[i], else 0, per element of the floating tensor p (the
 """
-@inline ct_tensor_bernoulli(p, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[77]), ct_status, (Ptr{ct_tensor}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), p, gen, out)
+@inline ct_tensor_bernoulli(p, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[80]), ct_status, (Ptr{ct_tensor}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), p, gen, out)
 
 """
     ct_tensor_multinomial(probs, num_samples, replacement, gen, out)
@@ -1428,7 +1472,7 @@ Header: ct_tensor_bernoulli - 1 with probability p[i], else 0, per element of th
 
 Header: ct_tensor_multinomial - num_samples category indices (int64) per row of probs (1-D: one
 """
-@inline ct_tensor_multinomial(probs, num_samples, replacement, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[78]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), probs, num_samples, replacement, gen, out)
+@inline ct_tensor_multinomial(probs, num_samples, replacement, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[81]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), probs, num_samples, replacement, gen, out)
 
 """
     ct_tensor_dropout(input, p, train, gen, out)
@@ -1437,7 +1481,7 @@ Header: ct_tensor_multinomial - num_samples category indices (int64) per row of 
 
 Header: ct_tensor_dropout - zero each element with probability p and scale the others by 1 / (1 - p)
 """
-@inline ct_tensor_dropout(input, p, train, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[79]), ct_status, (Ptr{ct_tensor}, Cdouble, Cint, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), input, p, train, gen, out)
+@inline ct_tensor_dropout(input, p, train, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[82]), ct_status, (Ptr{ct_tensor}, Cdouble, Cint, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), input, p, train, gen, out)
 
 """
     ct_tensor_ndim(t, out)
@@ -1446,7 +1490,7 @@ Header: ct_tensor_dropout - zero each element with probability p and scale the o
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_ndim(t, out) = ccall(@inbounds(FUNCTION_POINTERS[80]), ct_status, (Ptr{ct_tensor}, Ptr{Csize_t}), t, out)
+@inline ct_tensor_ndim(t, out) = ccall(@inbounds(FUNCTION_POINTERS[83]), ct_status, (Ptr{ct_tensor}, Ptr{Csize_t}), t, out)
 
 """
     ct_tensor_size(t, dim, out)
@@ -1455,7 +1499,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[81]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Int64}), t, dim, out)
+@inline ct_tensor_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[84]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Int64}), t, dim, out)
 
 """
     ct_tensor_sizes(t, out, n)
@@ -1464,7 +1508,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_sizes(t, out, n) = ccall(@inbounds(FUNCTION_POINTERS[82]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t), t, out, n)
+@inline ct_tensor_sizes(t, out, n) = ccall(@inbounds(FUNCTION_POINTERS[85]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t), t, out, n)
 
 """
     ct_tensor_strides(t, out, n)
@@ -1473,7 +1517,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_strides(t, out, n) = ccall(@inbounds(FUNCTION_POINTERS[83]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t), t, out, n)
+@inline ct_tensor_strides(t, out, n) = ccall(@inbounds(FUNCTION_POINTERS[86]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t), t, out, n)
 
 """
     ct_tensor_numel(t, out)
@@ -1482,7 +1526,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[84]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
+@inline ct_tensor_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[87]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
 
 """
     ct_tensor_dtype(t, out)
@@ -1491,7 +1535,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_dtype(t, out) = ccall(@inbounds(FUNCTION_POINTERS[85]), ct_status, (Ptr{ct_tensor}, Ptr{ct_dtype}), t, out)
+@inline ct_tensor_dtype(t, out) = ccall(@inbounds(FUNCTION_POINTERS[88]), ct_status, (Ptr{ct_tensor}, Ptr{ct_dtype}), t, out)
 
 """
     ct_tensor_device(t, type_, index)
@@ -1500,7 +1544,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_device(t, type_, index) = ccall(@inbounds(FUNCTION_POINTERS[86]), ct_status, (Ptr{ct_tensor}, Ptr{ct_device_type}, Ptr{Int32}), t, type_, index)
+@inline ct_tensor_device(t, type_, index) = ccall(@inbounds(FUNCTION_POINTERS[89]), ct_status, (Ptr{ct_tensor}, Ptr{ct_device_type}, Ptr{Int32}), t, type_, index)
 
 """
     ct_tensor_is_contiguous(t, out)
@@ -1509,7 +1553,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_is_contiguous(t, out) = ccall(@inbounds(FUNCTION_POINTERS[87]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_contiguous(t, out) = ccall(@inbounds(FUNCTION_POINTERS[90]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_storage_offset(t, out)
@@ -1518,7 +1562,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, ct_tensor_strides,
 """
-@inline ct_tensor_storage_offset(t, out) = ccall(@inbounds(FUNCTION_POINTERS[88]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
+@inline ct_tensor_storage_offset(t, out) = ccall(@inbounds(FUNCTION_POINTERS[91]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
 
 """
     ct_tensor_data_ptr(t, out)
@@ -1527,7 +1571,7 @@ Header: Inspection functions: ct_tensor_ndim, ct_tensor_size, ct_tensor_sizes, c
 
 Header: ct_tensor_data_ptr - the address of t's first element (storage data plus offset).
 """
-@inline ct_tensor_data_ptr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[89]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
+@inline ct_tensor_data_ptr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[92]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
 
 """
     ct_tensor_copy_to(t, dst, nbytes)
@@ -1536,7 +1580,7 @@ Header: ct_tensor_data_ptr - the address of t's first element (storage data plus
 
 Header: ct_tensor_copy_to - copy t's elements, in row-major order, into dst.
 """
-@inline ct_tensor_copy_to(t, dst, nbytes) = ccall(@inbounds(FUNCTION_POINTERS[90]), ct_status, (Ptr{ct_tensor}, Ptr{Cvoid}, Csize_t), t, dst, nbytes)
+@inline ct_tensor_copy_to(t, dst, nbytes) = ccall(@inbounds(FUNCTION_POINTERS[93]), ct_status, (Ptr{ct_tensor}, Ptr{Cvoid}, Csize_t), t, dst, nbytes)
 
 """
     ct_tensor_item(t, out)
@@ -1545,7 +1589,7 @@ Header: ct_tensor_copy_to - copy t's elements, in row-major order, into dst.
 
 Header: ct_tensor_item - the value of a one-element tensor as a scalar.
 """
-@inline ct_tensor_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[91]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), t, out)
+@inline ct_tensor_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[94]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), t, out)
 
 """
     ct_tensor_to_string(t, out)
@@ -1554,7 +1598,34 @@ Header: ct_tensor_item - the value of a one-element tensor as a scalar.
 
 Header: ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1., 2.],\\n        [3., 4.]])".
 """
-@inline ct_tensor_to_string(t, out) = ccall(@inbounds(FUNCTION_POINTERS[92]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
+@inline ct_tensor_to_string(t, out) = ccall(@inbounds(FUNCTION_POINTERS[95]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
+
+"""
+    ct_print_options_default(out)
+
+`ccall` of `ct_status ct_print_options_default(ct_print_options* out)`.
+
+Header: ct_print_options_default fills *out with torch's defaults (torch.set_printoptions(profile=
+"""
+@inline ct_print_options_default(out) = ccall(@inbounds(FUNCTION_POINTERS[96]), ct_status, (Ptr{ct_print_options},), out)
+
+"""
+    ct_get_print_options(out)
+
+`ccall` of `ct_status ct_get_print_options(ct_print_options* out)`.
+
+Header: ct_print_options_default fills *out with torch's defaults (torch.set_printoptions(profile=
+"""
+@inline ct_get_print_options(out) = ccall(@inbounds(FUNCTION_POINTERS[97]), ct_status, (Ptr{ct_print_options},), out)
+
+"""
+    ct_set_print_options(options)
+
+`ccall` of `ct_status ct_set_print_options(const ct_print_options* options)`.
+
+Header: ct_print_options_default fills *out with torch's defaults (torch.set_printoptions(profile=
+"""
+@inline ct_set_print_options(options) = ccall(@inbounds(FUNCTION_POINTERS[98]), ct_status, (Ptr{ct_print_options},), options)
 
 """
     ct_string_release(s)
@@ -1563,7 +1634,7 @@ Header: ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1.,
 
 Header: ct_string_release - free a string the library returned. NULL is a no-op. Since 0.1.
 """
-@inline ct_string_release(s) = ccall(@inbounds(FUNCTION_POINTERS[93]), Cvoid, (Ptr{UInt8},), s)
+@inline ct_string_release(s) = ccall(@inbounds(FUNCTION_POINTERS[99]), Cvoid, (Ptr{UInt8},), s)
 
 """
     ct_tensor_to_dlpack(t, out)
@@ -1572,7 +1643,7 @@ Header: ct_string_release - free a string the library returned. NULL is a no-op.
 
 Header: ct_tensor_to_dlpack - a DLPack 1.0 capsule viewing t's memory, without copying.
 """
-@inline ct_tensor_to_dlpack(t, out) = ccall(@inbounds(FUNCTION_POINTERS[94]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
+@inline ct_tensor_to_dlpack(t, out) = ccall(@inbounds(FUNCTION_POINTERS[100]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
 
 """
     ct_tensor_to_dlpack_unversioned(t, out)
@@ -1581,7 +1652,7 @@ Header: ct_tensor_to_dlpack - a DLPack 1.0 capsule viewing t's memory, without c
 
 Header: ct_tensor_to_dlpack_unversioned - the same as ct_tensor_to_dlpack, as a legacy (pre-1.0)
 """
-@inline ct_tensor_to_dlpack_unversioned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[95]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
+@inline ct_tensor_to_dlpack_unversioned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[101]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
 
 """
     ct_tensor_from_dlpack(src, out)
@@ -1590,7 +1661,7 @@ Header: ct_tensor_to_dlpack_unversioned - the same as ct_tensor_to_dlpack, as a 
 
 Header: ct_tensor_from_dlpack - a tensor over a DLPack 1.0 capsule's memory, without copying: on the
 """
-@inline ct_tensor_from_dlpack(src, out) = ccall(@inbounds(FUNCTION_POINTERS[96]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
+@inline ct_tensor_from_dlpack(src, out) = ccall(@inbounds(FUNCTION_POINTERS[102]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
 
 """
     ct_tensor_from_dlpack_unversioned(src, out)
@@ -1599,7 +1670,7 @@ Header: ct_tensor_from_dlpack - a tensor over a DLPack 1.0 capsule's memory, wit
 
 Header: ct_tensor_from_dlpack_unversioned - ct_tensor_from_dlpack for the pre-1.0 DLManagedTensor.
 """
-@inline ct_tensor_from_dlpack_unversioned(src, out) = ccall(@inbounds(FUNCTION_POINTERS[97]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
+@inline ct_tensor_from_dlpack_unversioned(src, out) = ccall(@inbounds(FUNCTION_POINTERS[103]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
 
 """
     ct_tensor_add(a, b, out)
@@ -1608,7 +1679,7 @@ Header: ct_tensor_from_dlpack_unversioned - ct_tensor_from_dlpack for the pre-1.
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[98]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[104]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_sub(a, b, out)
@@ -1617,7 +1688,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[99]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[105]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_mul(a, b, out)
@@ -1626,7 +1697,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[100]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[106]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_div(a, b, out)
@@ -1635,7 +1706,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_div(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[101]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_div(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[107]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_pow(a, b, out)
@@ -1644,7 +1715,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[102]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[108]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_maximum(a, b, out)
@@ -1653,7 +1724,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_maximum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[103]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_maximum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[109]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_minimum(a, b, out)
@@ -1662,7 +1733,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_minimum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[104]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_minimum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[110]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_eq(a, b, out)
@@ -1671,7 +1742,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[105]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[111]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_ne(a, b, out)
@@ -1680,7 +1751,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[106]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[112]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_lt(a, b, out)
@@ -1689,7 +1760,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[107]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[113]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_le(a, b, out)
@@ -1698,7 +1769,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[108]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[114]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_gt(a, b, out)
@@ -1707,7 +1778,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[109]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[115]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_ge(a, b, out)
@@ -1716,7 +1787,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[110]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[116]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_add_scalar(a, s, out)
@@ -1725,7 +1796,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_add_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[111]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_add_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[117]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_sub_scalar(a, s, out)
@@ -1734,7 +1805,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_sub_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[112]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_sub_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[118]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_mul_scalar(a, s, out)
@@ -1743,7 +1814,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_mul_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[113]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_mul_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[119]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_div_scalar(a, s, out)
@@ -1752,7 +1823,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_div_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[114]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_div_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[120]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_pow_scalar(a, s, out)
@@ -1761,7 +1832,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_pow_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[115]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_pow_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[121]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_eq_scalar(a, s, out)
@@ -1770,7 +1841,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_eq_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[116]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_eq_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[122]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_ne_scalar(a, s, out)
@@ -1779,7 +1850,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_ne_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[117]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_ne_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[123]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_lt_scalar(a, s, out)
@@ -1788,7 +1859,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_lt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[118]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_lt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[124]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_le_scalar(a, s, out)
@@ -1797,7 +1868,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_le_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[119]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_le_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[125]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_gt_scalar(a, s, out)
@@ -1806,7 +1877,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_gt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[120]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_gt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[126]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_ge_scalar(a, s, out)
@@ -1815,7 +1886,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_ge_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[121]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_ge_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[127]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_add_(self, b)
@@ -1824,7 +1895,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_add_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[122]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_add_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[128]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_sub_(self, b)
@@ -1833,7 +1904,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_sub_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[123]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_sub_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[129]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_mul_(self, b)
@@ -1842,7 +1913,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_mul_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[124]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_mul_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[130]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_div_(self, b)
@@ -1851,7 +1922,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_div_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[125]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_div_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[131]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_add_scalar_(self, s)
@@ -1860,7 +1931,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_add_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[126]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_add_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[132]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_sub_scalar_(self, s)
@@ -1869,7 +1940,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_sub_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[127]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_sub_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[133]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_mul_scalar_(self, s)
@@ -1878,7 +1949,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_mul_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[128]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_mul_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[134]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_div_scalar_(self, s)
@@ -1887,7 +1958,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_div_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[129]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_div_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[135]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_neg(a, out)
@@ -1896,7 +1967,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[130]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[136]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_abs(a, out)
@@ -1905,7 +1976,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_abs(a, out) = ccall(@inbounds(FUNCTION_POINTERS[131]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_abs(a, out) = ccall(@inbounds(FUNCTION_POINTERS[137]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_exp(a, out)
@@ -1914,7 +1985,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_exp(a, out) = ccall(@inbounds(FUNCTION_POINTERS[132]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_exp(a, out) = ccall(@inbounds(FUNCTION_POINTERS[138]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log(a, out)
@@ -1923,7 +1994,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_log(a, out) = ccall(@inbounds(FUNCTION_POINTERS[133]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log(a, out) = ccall(@inbounds(FUNCTION_POINTERS[139]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sqrt(a, out)
@@ -1932,7 +2003,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_sqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[134]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[140]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_rsqrt(a, out)
@@ -1941,7 +2012,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_rsqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[135]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_rsqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[141]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sin(a, out)
@@ -1950,7 +2021,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_sin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[136]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[142]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_cos(a, out)
@@ -1959,7 +2030,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_cos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[137]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_cos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[143]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_tanh(a, out)
@@ -1968,7 +2039,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_tanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[138]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_tanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[144]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sigmoid(a, out)
@@ -1977,7 +2048,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_sigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[139]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[145]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_relu(a, out)
@@ -1986,7 +2057,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_relu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[140]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_relu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[146]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_where(cond, a, b, out)
@@ -1995,7 +2066,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: ct_tensor_where - out[i] = cond[i] ? a[i] : b[i], broadcasting all three.
 """
-@inline ct_tensor_where(cond, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[141]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), cond, a, b, out)
+@inline ct_tensor_where(cond, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[147]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), cond, a, b, out)
 
 """
     ct_tensor_clamp(a, lo, hi, out)
@@ -2004,7 +2075,7 @@ Header: ct_tensor_where - out[i] = cond[i] ? a[i] : b[i], broadcasting all three
 
 Header: ct_tensor_clamp - out = min(max(a, lo), hi); lo or hi may be NULL (no bound), not both.
 """
-@inline ct_tensor_clamp(a, lo, hi, out) = ccall(@inbounds(FUNCTION_POINTERS[142]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, lo, hi, out)
+@inline ct_tensor_clamp(a, lo, hi, out) = ccall(@inbounds(FUNCTION_POINTERS[148]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, lo, hi, out)
 
 """
     ct_tensor_exp2(a, out)
@@ -2013,7 +2084,7 @@ Header: ct_tensor_clamp - out = min(max(a, lo), hi); lo or hi may be NULL (no bo
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_exp2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[143]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_exp2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[149]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_expm1(a, out)
@@ -2022,7 +2093,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_expm1(a, out) = ccall(@inbounds(FUNCTION_POINTERS[144]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_expm1(a, out) = ccall(@inbounds(FUNCTION_POINTERS[150]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log1p(a, out)
@@ -2031,7 +2102,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_log1p(a, out) = ccall(@inbounds(FUNCTION_POINTERS[145]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log1p(a, out) = ccall(@inbounds(FUNCTION_POINTERS[151]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log2(a, out)
@@ -2040,7 +2111,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_log2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[146]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[152]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log10(a, out)
@@ -2049,7 +2120,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_log10(a, out) = ccall(@inbounds(FUNCTION_POINTERS[147]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log10(a, out) = ccall(@inbounds(FUNCTION_POINTERS[153]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_tan(a, out)
@@ -2058,7 +2129,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_tan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[148]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_tan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[154]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_asin(a, out)
@@ -2067,7 +2138,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_asin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[149]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_asin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[155]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_acos(a, out)
@@ -2076,7 +2147,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_acos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[150]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_acos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[156]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_atan(a, out)
@@ -2085,7 +2156,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_atan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[151]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_atan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[157]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sinh(a, out)
@@ -2094,7 +2165,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_sinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[152]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[158]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_cosh(a, out)
@@ -2103,7 +2174,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_cosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[153]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_cosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[159]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_asinh(a, out)
@@ -2112,7 +2183,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_asinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[154]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_asinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[160]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_acosh(a, out)
@@ -2121,7 +2192,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_acosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[155]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_acosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[161]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_atanh(a, out)
@@ -2130,7 +2201,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_atanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[156]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_atanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[162]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_erf(a, out)
@@ -2139,7 +2210,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_erf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[157]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_erf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[163]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_erfc(a, out)
@@ -2148,7 +2219,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_erfc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[158]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_erfc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[164]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_erfinv(a, out)
@@ -2157,7 +2228,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_erfinv(a, out) = ccall(@inbounds(FUNCTION_POINTERS[159]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_erfinv(a, out) = ccall(@inbounds(FUNCTION_POINTERS[165]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_reciprocal(a, out)
@@ -2166,7 +2237,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_reciprocal(a, out) = ccall(@inbounds(FUNCTION_POINTERS[160]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_reciprocal(a, out) = ccall(@inbounds(FUNCTION_POINTERS[166]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_floor(a, out)
@@ -2175,7 +2246,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_floor(a, out) = ccall(@inbounds(FUNCTION_POINTERS[161]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_floor(a, out) = ccall(@inbounds(FUNCTION_POINTERS[167]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_ceil(a, out)
@@ -2184,7 +2255,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_ceil(a, out) = ccall(@inbounds(FUNCTION_POINTERS[162]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_ceil(a, out) = ccall(@inbounds(FUNCTION_POINTERS[168]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_round(a, out)
@@ -2193,7 +2264,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_round(a, out) = ccall(@inbounds(FUNCTION_POINTERS[163]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_round(a, out) = ccall(@inbounds(FUNCTION_POINTERS[169]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_trunc(a, out)
@@ -2202,7 +2273,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_trunc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[164]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_trunc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[170]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_frac(a, out)
@@ -2211,7 +2282,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_frac(a, out) = ccall(@inbounds(FUNCTION_POINTERS[165]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_frac(a, out) = ccall(@inbounds(FUNCTION_POINTERS[171]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sign(a, out)
@@ -2220,7 +2291,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_sign(a, out) = ccall(@inbounds(FUNCTION_POINTERS[166]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sign(a, out) = ccall(@inbounds(FUNCTION_POINTERS[172]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_square(a, out)
@@ -2229,7 +2300,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_square(a, out) = ccall(@inbounds(FUNCTION_POINTERS[167]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_square(a, out) = ccall(@inbounds(FUNCTION_POINTERS[173]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_round_decimals(a, decimals, out)
@@ -2238,7 +2309,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_round_decimals(a, decimals, out) = ccall(@inbounds(FUNCTION_POINTERS[168]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, decimals, out)
+@inline ct_tensor_round_decimals(a, decimals, out) = ccall(@inbounds(FUNCTION_POINTERS[174]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, decimals, out)
 
 """
     ct_tensor_isnan(a, out)
@@ -2247,7 +2318,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_isnan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[169]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_isnan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[175]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_isinf(a, out)
@@ -2256,7 +2327,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_isinf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[170]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_isinf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[176]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_isfinite(a, out)
@@ -2265,7 +2336,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_isfinite(a, out) = ccall(@inbounds(FUNCTION_POINTERS[171]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_isfinite(a, out) = ccall(@inbounds(FUNCTION_POINTERS[177]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_logical_not(a, out)
@@ -2274,7 +2345,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_logical_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[172]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_logical_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[178]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_bitwise_not(a, out)
@@ -2283,7 +2354,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_bitwise_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[173]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_bitwise_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[179]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_nan_to_num(a, nan, posinf, neginf, out)
@@ -2292,7 +2363,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: ct_tensor_nan_to_num - out = a with NaN, +inf and -inf replaced.
 """
-@inline ct_tensor_nan_to_num(a, nan, posinf, neginf, out) = ccall(@inbounds(FUNCTION_POINTERS[174]), ct_status, (Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), a, nan, posinf, neginf, out)
+@inline ct_tensor_nan_to_num(a, nan, posinf, neginf, out) = ccall(@inbounds(FUNCTION_POINTERS[180]), ct_status, (Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), a, nan, posinf, neginf, out)
 
 """
     ct_tensor_clamp_min(a, bound, out)
@@ -2301,7 +2372,7 @@ Header: ct_tensor_nan_to_num - out = a with NaN, +inf and -inf replaced.
 
 Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, bound).
 """
-@inline ct_tensor_clamp_min(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[175]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
+@inline ct_tensor_clamp_min(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[181]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
 
 """
     ct_tensor_clamp_max(a, bound, out)
@@ -2310,7 +2381,7 @@ Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, 
 
 Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, bound).
 """
-@inline ct_tensor_clamp_max(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[176]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
+@inline ct_tensor_clamp_max(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[182]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
 
 """
     ct_tensor_silu(a, out)
@@ -2319,7 +2390,7 @@ Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, 
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_silu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[177]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_silu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[183]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_mish(a, out)
@@ -2328,7 +2399,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_mish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[178]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_mish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[184]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_selu(a, out)
@@ -2337,7 +2408,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_selu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[179]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_selu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[185]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_hardsigmoid(a, out)
@@ -2346,7 +2417,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_hardsigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[180]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_hardsigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[186]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_hardswish(a, out)
@@ -2355,7 +2426,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_hardswish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[181]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_hardswish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[187]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_gelu(a, approximate, out)
@@ -2364,7 +2435,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_gelu(a, approximate, out) = ccall(@inbounds(FUNCTION_POINTERS[182]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, approximate, out)
+@inline ct_tensor_gelu(a, approximate, out) = ccall(@inbounds(FUNCTION_POINTERS[188]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, approximate, out)
 
 """
     ct_tensor_softplus(a, beta, threshold, out)
@@ -2373,7 +2444,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_softplus(a, beta, threshold, out) = ccall(@inbounds(FUNCTION_POINTERS[183]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, beta, threshold, out)
+@inline ct_tensor_softplus(a, beta, threshold, out) = ccall(@inbounds(FUNCTION_POINTERS[189]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, beta, threshold, out)
 
 """
     ct_tensor_elu(a, alpha, scale, input_scale, out)
@@ -2382,7 +2453,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_elu(a, alpha, scale, input_scale, out) = ccall(@inbounds(FUNCTION_POINTERS[184]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, alpha, scale, input_scale, out)
+@inline ct_tensor_elu(a, alpha, scale, input_scale, out) = ccall(@inbounds(FUNCTION_POINTERS[190]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, alpha, scale, input_scale, out)
 
 """
     ct_tensor_leaky_relu(a, negative_slope, out)
@@ -2391,7 +2462,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_leaky_relu(a, negative_slope, out) = ccall(@inbounds(FUNCTION_POINTERS[185]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), a, negative_slope, out)
+@inline ct_tensor_leaky_relu(a, negative_slope, out) = ccall(@inbounds(FUNCTION_POINTERS[191]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), a, negative_slope, out)
 
 """
     ct_tensor_hardtanh(a, min_val, max_val, out)
@@ -2400,7 +2471,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_hardtanh(a, min_val, max_val, out) = ccall(@inbounds(FUNCTION_POINTERS[186]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, min_val, max_val, out)
+@inline ct_tensor_hardtanh(a, min_val, max_val, out) = ccall(@inbounds(FUNCTION_POINTERS[192]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, min_val, max_val, out)
 
 """
     ct_tensor_atan2(a, b, out)
@@ -2409,7 +2480,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_atan2(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[187]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_atan2(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[193]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_hypot(a, b, out)
@@ -2418,7 +2489,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_hypot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[188]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_hypot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[194]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_fmod(a, b, out)
@@ -2427,7 +2498,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_fmod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[189]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_fmod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[195]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_remainder(a, b, out)
@@ -2436,7 +2507,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_remainder(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[190]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_remainder(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[196]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_floor_divide(a, b, out)
@@ -2445,7 +2516,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_floor_divide(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[191]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_floor_divide(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[197]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_fmod_scalar(a, s, out)
@@ -2454,7 +2525,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_fmod_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[192]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_fmod_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[198]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_remainder_scalar(a, s, out)
@@ -2463,7 +2534,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_remainder_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[193]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_remainder_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[199]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_floor_divide_scalar(a, s, out)
@@ -2472,7 +2543,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_floor_divide_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[194]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_floor_divide_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[200]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_bitwise_and(a, b, out)
@@ -2481,7 +2552,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[195]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[201]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_or(a, b, out)
@@ -2490,7 +2561,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[196]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[202]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_xor(a, b, out)
@@ -2499,7 +2570,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[197]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[203]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_left_shift(a, b, out)
@@ -2508,7 +2579,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_left_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[198]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_left_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[204]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_right_shift(a, b, out)
@@ -2517,7 +2588,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_right_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[199]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_right_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[205]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_logical_and(a, b, out)
@@ -2526,7 +2597,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_logical_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[200]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_logical_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[206]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_logical_or(a, b, out)
@@ -2535,7 +2606,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_logical_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[201]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_logical_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[207]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_logical_xor(a, b, out)
@@ -2544,7 +2615,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_logical_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[202]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_logical_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[208]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_lerp(a, end_, weight, out)
@@ -2553,7 +2624,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 """
-@inline ct_tensor_lerp(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[203]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
+@inline ct_tensor_lerp(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[209]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
 
 """
     ct_tensor_lerp_tensor(a, end_, weight, out)
@@ -2562,7 +2633,7 @@ Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 
 Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 """
-@inline ct_tensor_lerp_tensor(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[204]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
+@inline ct_tensor_lerp_tensor(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[210]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
 
 """
     ct_tensor_addcmul(a, t1, t2, value, out)
@@ -2571,7 +2642,7 @@ Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 
 Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + value * t1 / t2.
 """
-@inline ct_tensor_addcmul(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[205]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
+@inline ct_tensor_addcmul(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[211]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
 
 """
     ct_tensor_addcdiv(a, t1, t2, value, out)
@@ -2580,7 +2651,7 @@ Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + va
 
 Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + value * t1 / t2.
 """
-@inline ct_tensor_addcdiv(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[206]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
+@inline ct_tensor_addcdiv(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[212]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
 
 """
     ct_tensor_to(a, dtype, out)
@@ -2589,7 +2660,7 @@ Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + va
 
 Header: ct_tensor_to - a with its elements converted to dtype (operator "to.dtype").
 """
-@inline ct_tensor_to(a, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[207]), ct_status, (Ptr{ct_tensor}, ct_dtype, Ptr{Ptr{ct_tensor}}), a, dtype, out)
+@inline ct_tensor_to(a, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[213]), ct_status, (Ptr{ct_tensor}, ct_dtype, Ptr{Ptr{ct_tensor}}), a, dtype, out)
 
 """
     ct_tensor_to_device(a, device, out)
@@ -2598,7 +2669,7 @@ Header: ct_tensor_to - a with its elements converted to dtype (operator "to.dtyp
 
 Header: ct_tensor_to_device - a on device ("cpu", "cuda:0", a plugin's name, "meta"), with its dtype
 """
-@inline ct_tensor_to_device(a, device, out) = ccall(@inbounds(FUNCTION_POINTERS[208]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, device, out)
+@inline ct_tensor_to_device(a, device, out) = ccall(@inbounds(FUNCTION_POINTERS[214]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, device, out)
 
 """
     ct_tensor_pin_memory(t, out)
@@ -2607,7 +2678,7 @@ Header: ct_tensor_to_device - a on device ("cpu", "cuda:0", a plugin's name, "me
 
 Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-locked host memory
 """
-@inline ct_tensor_pin_memory(t, out) = ccall(@inbounds(FUNCTION_POINTERS[209]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_pin_memory(t, out) = ccall(@inbounds(FUNCTION_POINTERS[215]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_is_pinned(t, out)
@@ -2616,7 +2687,7 @@ Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-loc
 
 Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-locked host memory
 """
-@inline ct_tensor_is_pinned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[210]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_pinned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[216]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_contiguous(a, out)
@@ -2625,7 +2696,7 @@ Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-loc
 
 Header: ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
 """
-@inline ct_tensor_contiguous(a, out) = ccall(@inbounds(FUNCTION_POINTERS[211]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_contiguous(a, out) = ccall(@inbounds(FUNCTION_POINTERS[217]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_clone(a, out)
@@ -2634,7 +2705,7 @@ Header: ct_tensor_contiguous - a itself (a new reference) when already contiguou
 
 Header: ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
 """
-@inline ct_tensor_clone(a, out) = ccall(@inbounds(FUNCTION_POINTERS[212]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_clone(a, out) = ccall(@inbounds(FUNCTION_POINTERS[218]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_index_select(a, dim, index, out)
@@ -2643,7 +2714,7 @@ Header: ct_tensor_contiguous - a itself (a new reference) when already contiguou
 
 Header: ct_tensor_index_select - the slices of a at the given positions along dim.
 """
-@inline ct_tensor_index_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[213]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
+@inline ct_tensor_index_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[219]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
 
 """
     ct_tensor_gather(a, dim, index, out)
@@ -2652,7 +2723,7 @@ Header: ct_tensor_index_select - the slices of a at the given positions along di
 
 Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
 """
-@inline ct_tensor_gather(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[214]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
+@inline ct_tensor_gather(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[220]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
 
 """
     ct_tensor_scatter(a, dim, index, src, out)
@@ -2661,7 +2732,7 @@ Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index 
 
 Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
 """
-@inline ct_tensor_scatter(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[215]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
+@inline ct_tensor_scatter(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[221]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
 
 """
     ct_tensor_scatter_add(a, dim, index, src, out)
@@ -2670,7 +2741,7 @@ Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index 
 
 Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
 """
-@inline ct_tensor_scatter_add(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[216]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
+@inline ct_tensor_scatter_add(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[222]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
 
 """
     ct_tensor_index_add(a, dim, index, source, alpha, out)
@@ -2679,7 +2750,7 @@ Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index 
 
 Header: ct_tensor_index_add - a copy of a with alpha * source's slices added at index along dim.
 """
-@inline ct_tensor_index_add(a, dim, index, source, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[217]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, dim, index, source, alpha, out)
+@inline ct_tensor_index_add(a, dim, index, source, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[223]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, dim, index, source, alpha, out)
 
 """
     ct_tensor_masked_fill(a, mask, value, out)
@@ -2688,7 +2759,7 @@ Header: ct_tensor_index_add - a copy of a with alpha * source's slices added at 
 
 Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
 """
-@inline ct_tensor_masked_fill(a, mask, value, out) = ccall(@inbounds(FUNCTION_POINTERS[218]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, mask, value, out)
+@inline ct_tensor_masked_fill(a, mask, value, out) = ccall(@inbounds(FUNCTION_POINTERS[224]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, mask, value, out)
 
 """
     ct_tensor_masked_select(a, mask, out)
@@ -2697,7 +2768,7 @@ Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - bo
 
 Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
 """
-@inline ct_tensor_masked_select(a, mask, out) = ccall(@inbounds(FUNCTION_POINTERS[219]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, mask, out)
+@inline ct_tensor_masked_select(a, mask, out) = ccall(@inbounds(FUNCTION_POINTERS[225]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, mask, out)
 
 """
     ct_tensor_nonzero(a, out)
@@ -2706,7 +2777,7 @@ Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - bo
 
 Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
 """
-@inline ct_tensor_nonzero(a, out) = ccall(@inbounds(FUNCTION_POINTERS[220]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_nonzero(a, out) = ccall(@inbounds(FUNCTION_POINTERS[226]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_index(a, indices, n, out)
@@ -2715,7 +2786,7 @@ Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - bo
 
 Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
 """
-@inline ct_tensor_index(a, indices, n, out) = ccall(@inbounds(FUNCTION_POINTERS[221]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), a, indices, n, out)
+@inline ct_tensor_index(a, indices, n, out) = ccall(@inbounds(FUNCTION_POINTERS[227]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), a, indices, n, out)
 
 """
     ct_tensor_index_put(a, indices, n, values, accumulate, out)
@@ -2724,7 +2795,7 @@ Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced 
 
 Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
 """
-@inline ct_tensor_index_put(a, indices, n, values, accumulate, out) = ccall(@inbounds(FUNCTION_POINTERS[222]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_tensor}}), a, indices, n, values, accumulate, out)
+@inline ct_tensor_index_put(a, indices, n, values, accumulate, out) = ccall(@inbounds(FUNCTION_POINTERS[228]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_tensor}}), a, indices, n, values, accumulate, out)
 
 """
     ct_tensor_index_put_(a, indices, n, values, accumulate)
@@ -2733,7 +2804,7 @@ Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced 
 
 Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
 """
-@inline ct_tensor_index_put_(a, indices, n, values, accumulate) = ccall(@inbounds(FUNCTION_POINTERS[223]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint), a, indices, n, values, accumulate)
+@inline ct_tensor_index_put_(a, indices, n, values, accumulate) = ccall(@inbounds(FUNCTION_POINTERS[229]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint), a, indices, n, values, accumulate)
 
 """
     ct_tensor_view(a, sizes, n, out)
@@ -2742,7 +2813,7 @@ Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_view(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[224]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_view(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[230]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_reshape(a, sizes, n, out)
@@ -2751,7 +2822,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_reshape(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[225]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_reshape(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[231]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_permute(a, dims, n, out)
@@ -2760,7 +2831,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_permute(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[226]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
+@inline ct_tensor_permute(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[232]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
 
 """
     ct_tensor_transpose(a, dim0, dim1, out)
@@ -2769,7 +2840,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_transpose(a, dim0, dim1, out) = ccall(@inbounds(FUNCTION_POINTERS[227]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim0, dim1, out)
+@inline ct_tensor_transpose(a, dim0, dim1, out) = ccall(@inbounds(FUNCTION_POINTERS[233]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim0, dim1, out)
 
 """
     ct_tensor_expand(a, sizes, n, out)
@@ -2778,7 +2849,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_expand(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[228]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_expand(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[234]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_squeeze(a, out)
@@ -2787,7 +2858,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_squeeze(a, out) = ccall(@inbounds(FUNCTION_POINTERS[229]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_squeeze(a, out) = ccall(@inbounds(FUNCTION_POINTERS[235]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_squeeze_dim(a, dim, out)
@@ -2796,7 +2867,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_squeeze_dim(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[230]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
+@inline ct_tensor_squeeze_dim(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[236]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
 
 """
     ct_tensor_unsqueeze(a, dim, out)
@@ -2805,7 +2876,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_unsqueeze(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[231]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
+@inline ct_tensor_unsqueeze(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[237]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
 
 """
     ct_tensor_narrow(a, dim, start, length, out)
@@ -2814,7 +2885,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_narrow(a, dim, start, length, out) = ccall(@inbounds(FUNCTION_POINTERS[232]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, start, length, out)
+@inline ct_tensor_narrow(a, dim, start, length, out) = ccall(@inbounds(FUNCTION_POINTERS[238]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, start, length, out)
 
 """
     ct_tensor_select(a, dim, index, out)
@@ -2823,7 +2894,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[233]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
+@inline ct_tensor_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[239]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
 
 """
     ct_tensor_flatten(a, start_dim, end_dim, out)
@@ -2832,7 +2903,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_flatten(a, start_dim, end_dim, out) = ccall(@inbounds(FUNCTION_POINTERS[234]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, start_dim, end_dim, out)
+@inline ct_tensor_flatten(a, start_dim, end_dim, out) = ccall(@inbounds(FUNCTION_POINTERS[240]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, start_dim, end_dim, out)
 
 """
     ct_tensor_cat(tensors, n, dim, out)
@@ -2841,7 +2912,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or along a new dim (stack).
 """
-@inline ct_tensor_cat(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[235]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
+@inline ct_tensor_cat(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[241]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
 
 """
     ct_tensor_stack(tensors, n, dim, out)
@@ -2850,7 +2921,7 @@ Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or alon
 
 Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or along a new dim (stack).
 """
-@inline ct_tensor_stack(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[236]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
+@inline ct_tensor_stack(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[242]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
 
 """
     ct_tensor_repeat(a, repeats, n, out)
@@ -2859,7 +2930,7 @@ Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or alon
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_repeat(a, repeats, n, out) = ccall(@inbounds(FUNCTION_POINTERS[237]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, repeats, n, out)
+@inline ct_tensor_repeat(a, repeats, n, out) = ccall(@inbounds(FUNCTION_POINTERS[243]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, repeats, n, out)
 
 """
     ct_tensor_roll(a, shifts, dims, n, out)
@@ -2868,7 +2939,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_roll(a, shifts, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[238]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, shifts, dims, n, out)
+@inline ct_tensor_roll(a, shifts, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[244]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, shifts, dims, n, out)
 
 """
     ct_tensor_flip(a, dims, n, out)
@@ -2877,7 +2948,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_flip(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[239]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
+@inline ct_tensor_flip(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[245]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
 
 """
     ct_tensor_tril(a, diagonal, out)
@@ -2886,7 +2957,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_tril(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[240]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
+@inline ct_tensor_tril(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[246]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
 
 """
     ct_tensor_triu(a, diagonal, out)
@@ -2895,7 +2966,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_triu(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[241]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
+@inline ct_tensor_triu(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[247]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
 
 """
     ct_tensor_diagonal(a, offset, dim1, dim2, out)
@@ -2904,7 +2975,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
 """
-@inline ct_tensor_diagonal(a, offset, dim1, dim2, out) = ccall(@inbounds(FUNCTION_POINTERS[242]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, offset, dim1, dim2, out)
+@inline ct_tensor_diagonal(a, offset, dim1, dim2, out) = ccall(@inbounds(FUNCTION_POINTERS[248]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, offset, dim1, dim2, out)
 
 """
     ct_tensor_movedim(a, source, destination, n, out)
@@ -2913,7 +2984,7 @@ Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (op
 
 Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
 """
-@inline ct_tensor_movedim(a, source, destination, n, out) = ccall(@inbounds(FUNCTION_POINTERS[243]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, source, destination, n, out)
+@inline ct_tensor_movedim(a, source, destination, n, out) = ccall(@inbounds(FUNCTION_POINTERS[249]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, source, destination, n, out)
 
 """
     ct_tensor_broadcast_to(a, sizes, n, out)
@@ -2922,7 +2993,7 @@ Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (op
 
 Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
 """
-@inline ct_tensor_broadcast_to(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[244]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_broadcast_to(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[250]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_pad(a, pad, n, mode, value, out)
@@ -2931,7 +3002,7 @@ Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (op
 
 Header: ct_tensor_pad - a padded as torch.nn.functional.pad(a, pad, mode, value) (operator "pad").
 """
-@inline ct_tensor_pad(a, pad, n, mode, value, out) = ccall(@inbounds(FUNCTION_POINTERS[245]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{UInt8}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, pad, n, mode, value, out)
+@inline ct_tensor_pad(a, pad, n, mode, value, out) = ccall(@inbounds(FUNCTION_POINTERS[251]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{UInt8}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, pad, n, mode, value, out)
 
 """
     ct_tensor_split(a, split_size, dim, outs, capacity, count)
@@ -2940,7 +3011,7 @@ Header: ct_tensor_pad - a padded as torch.nn.functional.pad(a, pad, mode, value)
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_split(a, split_size, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[246]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, split_size, dim, outs, capacity, count)
+@inline ct_tensor_split(a, split_size, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[252]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, split_size, dim, outs, capacity, count)
 
 """
     ct_tensor_split_with_sizes(a, sizes, n, dim, outs, capacity, count)
@@ -2949,7 +3020,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_split_with_sizes(a, sizes, n, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[247]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, sizes, n, dim, outs, capacity, count)
+@inline ct_tensor_split_with_sizes(a, sizes, n, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[253]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, sizes, n, dim, outs, capacity, count)
 
 """
     ct_tensor_chunk(a, chunks, dim, outs, capacity, count)
@@ -2958,7 +3029,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_chunk(a, chunks, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[248]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, chunks, dim, outs, capacity, count)
+@inline ct_tensor_chunk(a, chunks, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[254]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, chunks, dim, outs, capacity, count)
 
 """
     ct_tensor_unbind(a, dim, outs, capacity, count)
@@ -2967,7 +3038,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_unbind(a, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[249]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, dim, outs, capacity, count)
+@inline ct_tensor_unbind(a, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[255]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, dim, outs, capacity, count)
 
 """
     ct_tensor_sum(a, dims, n, keepdim, out)
@@ -2976,7 +3047,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_sum(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[250]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_sum(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[256]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_mean(a, dims, n, keepdim, out)
@@ -2985,7 +3056,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_mean(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[251]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_mean(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[257]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_prod(a, dims, n, keepdim, out)
@@ -2994,7 +3065,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_prod(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[252]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_prod(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[258]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_amax(a, dims, n, keepdim, out)
@@ -3003,7 +3074,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_amax(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[253]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_amax(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[259]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_amin(a, dims, n, keepdim, out)
@@ -3012,7 +3083,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_amin(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[254]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_amin(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[260]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_argmax(a, dim, keepdim, out)
@@ -3021,7 +3092,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (smallest) element.
 """
-@inline ct_tensor_argmax(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[255]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_argmax(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[261]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_argmin(a, dim, keepdim, out)
@@ -3030,7 +3101,7 @@ Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (
 
 Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (smallest) element.
 """
-@inline ct_tensor_argmin(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[256]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_argmin(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[262]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_var(a, dims, n, correction, keepdim, out)
@@ -3039,7 +3110,7 @@ Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (
 
 Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dims.
 """
-@inline ct_tensor_var(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[257]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
+@inline ct_tensor_var(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[263]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
 
 """
     ct_tensor_std(a, dims, n, correction, keepdim, out)
@@ -3048,7 +3119,7 @@ Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dim
 
 Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dims.
 """
-@inline ct_tensor_std(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[258]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
+@inline ct_tensor_std(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[264]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
 
 """
     ct_tensor_norm(a, p, dims, n, keepdim, out)
@@ -3057,7 +3128,7 @@ Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dim
 
 Header: ct_tensor_norm - the vector p-norm over dims (torch.linalg.vector_norm).
 """
-@inline ct_tensor_norm(a, p, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[259]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, p, dims, n, keepdim, out)
+@inline ct_tensor_norm(a, p, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[265]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, p, dims, n, keepdim, out)
 
 """
     ct_tensor_logsumexp(a, dims, n, keepdim, out)
@@ -3066,7 +3137,7 @@ Header: ct_tensor_norm - the vector p-norm over dims (torch.linalg.vector_norm).
 
 Header: ct_tensor_logsumexp - log(sum(exp(a))) over dims, computed without overflow.
 """
-@inline ct_tensor_logsumexp(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[260]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_logsumexp(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[266]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_all(a, dim, keepdim, out)
@@ -3075,7 +3146,7 @@ Header: ct_tensor_logsumexp - log(sum(exp(a))) over dims, computed without overf
 
 Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 """
-@inline ct_tensor_all(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[261]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_all(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[267]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_any(a, dim, keepdim, out)
@@ -3084,7 +3155,7 @@ Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 
 Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 """
-@inline ct_tensor_any(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[262]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_any(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[268]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_cumsum(a, dim, dtype, out)
@@ -3093,7 +3164,7 @@ Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 
 Header: ct_tensor_cumsum - running sums along dim.
 """
-@inline ct_tensor_cumsum(a, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[263]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), a, dim, dtype, out)
+@inline ct_tensor_cumsum(a, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[269]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), a, dim, dtype, out)
 
 """
     ct_tensor_sort(a, dim, descending, values, indices)
@@ -3102,7 +3173,7 @@ Header: ct_tensor_cumsum - running sums along dim.
 
 Header: ct_tensor_sort - a's elements along dim in ascending (descending != 0: descending) order.
 """
-@inline ct_tensor_sort(a, dim, descending, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[264]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, dim, descending, values, indices)
+@inline ct_tensor_sort(a, dim, descending, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[270]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, dim, descending, values, indices)
 
 """
     ct_tensor_argsort(a, dim, descending, out)
@@ -3111,7 +3182,7 @@ Header: ct_tensor_sort - a's elements along dim in ascending (descending != 0: d
 
 Header: ct_tensor_argsort - the int64 indices ct_tensor_sort writes, alone.
 """
-@inline ct_tensor_argsort(a, dim, descending, out) = ccall(@inbounds(FUNCTION_POINTERS[265]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}), a, dim, descending, out)
+@inline ct_tensor_argsort(a, dim, descending, out) = ccall(@inbounds(FUNCTION_POINTERS[271]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}), a, dim, descending, out)
 
 """
     ct_tensor_topk(a, k, dim, largest, sorted, values, indices)
@@ -3120,7 +3191,7 @@ Header: ct_tensor_argsort - the int64 indices ct_tensor_sort writes, alone.
 
 Header: ct_tensor_topk - the k largest (largest == 0: smallest) elements along dim.
 """
-@inline ct_tensor_topk(a, k, dim, largest, sorted, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[266]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Cint, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, k, dim, largest, sorted, values, indices)
+@inline ct_tensor_topk(a, k, dim, largest, sorted, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[272]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Cint, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, k, dim, largest, sorted, values, indices)
 
 """
     ct_tensor_mm(a, b, out)
@@ -3129,7 +3200,7 @@ Header: ct_tensor_topk - the k largest (largest == 0: smallest) elements along d
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_mm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[267]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_mm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[273]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bmm(a, b, out)
@@ -3138,7 +3209,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_bmm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[268]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bmm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[274]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_matmul(a, b, out)
@@ -3147,7 +3218,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_matmul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[269]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_matmul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[275]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_addmm(self, m1, m2, beta, alpha, out)
@@ -3156,7 +3227,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_addmm(self, m1, m2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[270]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, m1, m2, beta, alpha, out)
+@inline ct_tensor_addmm(self, m1, m2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[276]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, m1, m2, beta, alpha, out)
 
 """
     ct_tensor_dot(a, b, out)
@@ -3165,7 +3236,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
 """
-@inline ct_tensor_dot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[271]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_dot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[277]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_outer(a, b, out)
@@ -3174,7 +3245,7 @@ Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D 
 
 Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
 """
-@inline ct_tensor_outer(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[272]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_outer(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[278]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_mv(a, b, out)
@@ -3183,7 +3254,7 @@ Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D 
 
 Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
 """
-@inline ct_tensor_mv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[273]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_mv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[279]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, out)
@@ -3192,7 +3263,7 @@ Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D 
 
 Header: ct_tensor_baddbmm - out = beta * self + alpha * (batch1 @ batch2) (torch.baddbmm): batch1
 """
-@inline ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[274]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, batch1, batch2, beta, alpha, out)
+@inline ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[280]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, batch1, batch2, beta, alpha, out)
 
 """
     ct_tensor_einsum(equation, operands, n, out)
@@ -3201,7 +3272,7 @@ Header: ct_tensor_baddbmm - out = beta * self + alpha * (batch1 @ batch2) (torch
 
 Header: ct_tensor_einsum - Einstein summation (torch.einsum): equation such as "ij,jk->ik", "bij,bjk", "ii->i" or
 """
-@inline ct_tensor_einsum(equation, operands, n, out) = ccall(@inbounds(FUNCTION_POINTERS[275]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), equation, operands, n, out)
+@inline ct_tensor_einsum(equation, operands, n, out) = ccall(@inbounds(FUNCTION_POINTERS[281]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), equation, operands, n, out)
 
 """
     ct_tensor_linear(input, weight, bias, out)
@@ -3210,7 +3281,7 @@ Header: ct_tensor_einsum - Einstein summation (torch.einsum): equation such as "
 
 Header: ct_tensor_linear - out = input @ weight^T + bias (torch.nn.functional.linear): input [..., in],
 """
-@inline ct_tensor_linear(input, weight, bias, out) = ccall(@inbounds(FUNCTION_POINTERS[276]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), input, weight, bias, out)
+@inline ct_tensor_linear(input, weight, bias, out) = ccall(@inbounds(FUNCTION_POINTERS[282]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), input, weight, bias, out)
 
 """
     ct_tensor_conv2d(input, weight, bias, options, out)
@@ -3219,7 +3290,7 @@ Header: ct_tensor_linear - out = input @ weight^T + bias (torch.nn.functional.li
 
 Header: 2-D convolution (torch.nn.functional.conv2d; cross-correlation, NCHW): input [N, C, H, W] or
 """
-@inline ct_tensor_conv2d(input, weight, bias, options, out) = ccall(@inbounds(FUNCTION_POINTERS[277]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_conv2d_options}, Ptr{Ptr{ct_tensor}}), input, weight, bias, options, out)
+@inline ct_tensor_conv2d(input, weight, bias, options, out) = ccall(@inbounds(FUNCTION_POINTERS[283]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_conv2d_options}, Ptr{Ptr{ct_tensor}}), input, weight, bias, options, out)
 
 """
     ct_tensor_max_pool2d(input, options, out, indices)
@@ -3228,7 +3299,7 @@ Header: 2-D convolution (torch.nn.functional.conv2d; cross-correlation, NCHW): i
 
 Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 """
-@inline ct_tensor_max_pool2d(input, options, out, indices) = ccall(@inbounds(FUNCTION_POINTERS[278]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), input, options, out, indices)
+@inline ct_tensor_max_pool2d(input, options, out, indices) = ccall(@inbounds(FUNCTION_POINTERS[284]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), input, options, out, indices)
 
 """
     ct_tensor_avg_pool2d(input, options, count_include_pad, divisor_override, out)
@@ -3237,7 +3308,7 @@ Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 
 Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 """
-@inline ct_tensor_avg_pool2d(input, options, count_include_pad, divisor_override, out) = ccall(@inbounds(FUNCTION_POINTERS[279]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Cint, Int64, Ptr{Ptr{ct_tensor}}), input, options, count_include_pad, divisor_override, out)
+@inline ct_tensor_avg_pool2d(input, options, count_include_pad, divisor_override, out) = ccall(@inbounds(FUNCTION_POINTERS[285]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Cint, Int64, Ptr{Ptr{ct_tensor}}), input, options, count_include_pad, divisor_override, out)
 
 """
     ct_tensor_adaptive_avg_pool2d(input, output_h, output_w, out)
@@ -3246,7 +3317,7 @@ Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 
 Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 """
-@inline ct_tensor_adaptive_avg_pool2d(input, output_h, output_w, out) = ccall(@inbounds(FUNCTION_POINTERS[280]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), input, output_h, output_w, out)
+@inline ct_tensor_adaptive_avg_pool2d(input, output_h, output_w, out) = ccall(@inbounds(FUNCTION_POINTERS[286]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), input, output_h, output_w, out)
 
 """
     ct_result_type(args, n, out)
@@ -3255,7 +3326,7 @@ Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 
 Header: ct_result_type - the dtype an operator combining these arguments computes in (torch.result_type):
 """
-@inline ct_result_type(args, n, out) = ccall(@inbounds(FUNCTION_POINTERS[281]), ct_status, (Ptr{ct_value}, Csize_t, Ptr{ct_dtype}), args, n, out)
+@inline ct_result_type(args, n, out) = ccall(@inbounds(FUNCTION_POINTERS[287]), ct_status, (Ptr{ct_value}, Csize_t, Ptr{ct_dtype}), args, n, out)
 
 """
     ct_op_call(name, args, nargs, outs, nouts)
@@ -3264,7 +3335,7 @@ Header: ct_result_type - the dtype an operator combining these arguments compute
 
 Header: ct_op_call - call any registered operator by name with boxed arguments.
 """
-@inline ct_op_call(name, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[282]), ct_status, (Ptr{UInt8}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, args, nargs, outs, nouts)
+@inline ct_op_call(name, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[288]), ct_status, (Ptr{UInt8}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, args, nargs, outs, nouts)
 
 """
     ct_op_schema(name, out)
@@ -3273,7 +3344,7 @@ Header: ct_op_call - call any registered operator by name with boxed arguments.
 
 Header: ct_op_schema - the schemas of every overload of name, one per line, e.g.
 """
-@inline ct_op_schema(name, out) = ccall(@inbounds(FUNCTION_POINTERS[283]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}), name, out)
+@inline ct_op_schema(name, out) = ccall(@inbounds(FUNCTION_POINTERS[289]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}), name, out)
 
 """
     ct_op_registry_json(out)
@@ -3282,7 +3353,7 @@ Header: ct_op_schema - the schemas of every overload of name, one per line, e.g.
 
 Header: ct_op_registry_json - every registered operator as one JSON document.
 """
-@inline ct_op_registry_json(out) = ccall(@inbounds(FUNCTION_POINTERS[284]), ct_status, (Ptr{Ptr{UInt8}},), out)
+@inline ct_op_registry_json(out) = ccall(@inbounds(FUNCTION_POINTERS[290]), ct_status, (Ptr{Ptr{UInt8}},), out)
 
 """
     ct_tensor_softmax(input, dim, dtype, out)
@@ -3291,7 +3362,7 @@ Header: ct_op_registry_json - every registered operator as one JSON document.
 
 Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - max)) along dim, and its
 """
-@inline ct_tensor_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[285]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
+@inline ct_tensor_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[291]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
 
 """
     ct_tensor_log_softmax(input, dim, dtype, out)
@@ -3300,7 +3371,7 @@ Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - m
 
 Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - max)) along dim, and its
 """
-@inline ct_tensor_log_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[286]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
+@inline ct_tensor_log_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[292]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
 
 """
     ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out)
@@ -3309,7 +3380,7 @@ Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - m
 
 Header: ct_tensor_layer_norm - (x - mean) / sqrt(var + eps) * weight + bias over the last n dims
 """
-@inline ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[287]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, bias, eps, out)
+@inline ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[293]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, bias, eps, out)
 
 """
     ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out)
@@ -3318,7 +3389,7 @@ Header: ct_tensor_layer_norm - (x - mean) / sqrt(var + eps) * weight + bias over
 
 Header: ct_tensor_rms_norm - x / sqrt(mean(x^2) + eps) * weight over the last n dims
 """
-@inline ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[288]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, eps, out)
+@inline ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[294]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, eps, out)
 
 """
     ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out)
@@ -3327,7 +3398,7 @@ Header: ct_tensor_rms_norm - x / sqrt(mean(x^2) + eps) * weight over the last n 
 
 Header: ct_tensor_batch_norm - normalize input [N, C, ...] per channel C (torch.nn.functional.batch_norm).
 """
-@inline ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[289]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cint, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), input, weight, bias, running_mean, running_var, training, momentum, eps, out)
+@inline ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[295]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cint, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), input, weight, bias, running_mean, running_var, training, momentum, eps, out)
 
 """
     ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out)
@@ -3336,7 +3407,7 @@ Header: ct_tensor_batch_norm - normalize input [N, C, ...] per channel C (torch.
 
 Header: ct_tensor_cross_entropy - log_softmax of input along its class dim, then the negative
 """
-@inline ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out) = ccall(@inbounds(FUNCTION_POINTERS[290]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Int64, Cdouble, Ptr{Ptr{ct_tensor}}), input, target, weight, reduction, ignore_index, label_smoothing, out)
+@inline ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out) = ccall(@inbounds(FUNCTION_POINTERS[296]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Int64, Cdouble, Ptr{Ptr{ct_tensor}}), input, target, weight, reduction, ignore_index, label_smoothing, out)
 
 """
     ct_tensor_mse_loss(input, target, reduction, out)
@@ -3345,7 +3416,7 @@ Header: ct_tensor_cross_entropy - log_softmax of input along its class dim, then
 
 Header: ct_tensor_mse_loss - (input - target)^2, reduced (torch.nn.functional.mse_loss); input and
 """
-@inline ct_tensor_mse_loss(input, target, reduction, out) = ccall(@inbounds(FUNCTION_POINTERS[291]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Ptr{Ptr{ct_tensor}}), input, target, reduction, out)
+@inline ct_tensor_mse_loss(input, target, reduction, out) = ccall(@inbounds(FUNCTION_POINTERS[297]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Ptr{Ptr{ct_tensor}}), input, target, reduction, out)
 
 """
     ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
@@ -3354,7 +3425,7 @@ Header: ct_tensor_mse_loss - (input - target)^2, reduced (torch.nn.functional.ms
 
 Header: ct_tensor_scaled_dot_product_attention - softmax(query @ key^T * scale + mask) @ value, with
 """
-@inline ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[292]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Cint, Ptr{Cdouble}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
+@inline ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[298]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Cint, Ptr{Cdouble}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
 
 """
     ct_library_define(schema)
@@ -3363,7 +3434,7 @@ Header: ct_tensor_scaled_dot_product_attention - softmax(query @ key^T * scale +
 
 Header: ct_library_define - register a new operator from its schema, e.g.
 """
-@inline ct_library_define(schema) = ccall(@inbounds(FUNCTION_POINTERS[293]), ct_status, (Ptr{UInt8},), schema)
+@inline ct_library_define(schema) = ccall(@inbounds(FUNCTION_POINTERS[299]), ct_status, (Ptr{UInt8},), schema)
 
 """
     ct_library_impl(name, device, fn, user_data, destroy)
@@ -3372,7 +3443,7 @@ Header: ct_library_define - register a new operator from its schema, e.g.
 
 Header: ct_library_impl - give an operator a kernel for a device ("cpu", "meta", "cuda", or a name
 """
-@inline ct_library_impl(name, device, fn, user_data, destroy) = ccall(@inbounds(FUNCTION_POINTERS[294]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_kernel_fn, Ptr{Cvoid}, ct_destroy_fn), name, device, fn, user_data, destroy)
+@inline ct_library_impl(name, device, fn, user_data, destroy) = ccall(@inbounds(FUNCTION_POINTERS[300]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_kernel_fn, Ptr{Cvoid}, ct_destroy_fn), name, device, fn, user_data, destroy)
 
 """
     ct_backend_register(name, backend, user_data, type_)
@@ -3381,7 +3452,7 @@ Header: ct_library_impl - give an operator a kernel for a device ("cpu", "meta",
 
 Header: ct_backend_register - register a device backend under name.
 """
-@inline ct_backend_register(name, backend, user_data, type_) = ccall(@inbounds(FUNCTION_POINTERS[295]), ct_status, (Ptr{UInt8}, Ptr{ct_backend}, Ptr{Cvoid}, Ptr{ct_device_type}), name, backend, user_data, type_)
+@inline ct_backend_register(name, backend, user_data, type_) = ccall(@inbounds(FUNCTION_POINTERS[301]), ct_status, (Ptr{UInt8}, Ptr{ct_backend}, Ptr{Cvoid}, Ptr{ct_device_type}), name, backend, user_data, type_)
 
 """
     ct_library_set_determinism(name, device, determinism)
@@ -3390,7 +3461,7 @@ Header: ct_backend_register - register a device backend under name.
 
 Header: ct_library_set_determinism - declare how reproducible an operator's C kernel for a device is.
 """
-@inline ct_library_set_determinism(name, device, determinism) = ccall(@inbounds(FUNCTION_POINTERS[296]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_determinism), name, device, determinism)
+@inline ct_library_set_determinism(name, device, determinism) = ccall(@inbounds(FUNCTION_POINTERS[302]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_determinism), name, device, determinism)
 
 """
     ct_tensor_set_requires_grad(t, requires_grad)
@@ -3399,7 +3470,7 @@ Header: ct_library_set_determinism - declare how reproducible an operator's C ke
 
 Header: ct_tensor_set_requires_grad - mark a leaf tensor as one whose gradient backward computes.
 """
-@inline ct_tensor_set_requires_grad(t, requires_grad) = ccall(@inbounds(FUNCTION_POINTERS[297]), ct_status, (Ptr{ct_tensor}, Cint), t, requires_grad)
+@inline ct_tensor_set_requires_grad(t, requires_grad) = ccall(@inbounds(FUNCTION_POINTERS[303]), ct_status, (Ptr{ct_tensor}, Cint), t, requires_grad)
 
 """
     ct_tensor_requires_grad(t, out)
@@ -3408,7 +3479,7 @@ Header: ct_tensor_set_requires_grad - mark a leaf tensor as one whose gradient b
 
 Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 """
-@inline ct_tensor_requires_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[298]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_requires_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[304]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_is_leaf(t, out)
@@ -3417,7 +3488,7 @@ Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 
 Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 """
-@inline ct_tensor_is_leaf(t, out) = ccall(@inbounds(FUNCTION_POINTERS[299]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_leaf(t, out) = ccall(@inbounds(FUNCTION_POINTERS[305]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_grad(t, out)
@@ -3426,7 +3497,7 @@ Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 
 Header: ct_tensor_grad - the gradient accumulated into t by backward (a new reference), or NULL in
 """
-@inline ct_tensor_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[300]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[306]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_set_grad(t, grad)
@@ -3435,7 +3506,7 @@ Header: ct_tensor_grad - the gradient accumulated into t by backward (a new refe
 
 Header: ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad does).
 """
-@inline ct_tensor_set_grad(t, grad) = ccall(@inbounds(FUNCTION_POINTERS[301]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), t, grad)
+@inline ct_tensor_set_grad(t, grad) = ccall(@inbounds(FUNCTION_POINTERS[307]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), t, grad)
 
 """
     ct_tensor_retain_grad(t)
@@ -3444,7 +3515,7 @@ Header: ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad 
 
 Header: ct_tensor_retain_grad - keep a non-leaf tensor's gradient in its grad after backward (a no-op
 """
-@inline ct_tensor_retain_grad(t) = ccall(@inbounds(FUNCTION_POINTERS[302]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_tensor_retain_grad(t) = ccall(@inbounds(FUNCTION_POINTERS[308]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_tensor_retains_grad(t, out)
@@ -3453,7 +3524,7 @@ Header: ct_tensor_retain_grad - keep a non-leaf tensor's gradient in its grad af
 
 Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was called on the non-leaf t,
 """
-@inline ct_tensor_retains_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[303]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_retains_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[309]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_output_nr(t, out)
@@ -3462,7 +3533,7 @@ Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was c
 
 Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was called on the non-leaf t,
 """
-@inline ct_tensor_output_nr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[304]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
+@inline ct_tensor_output_nr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[310]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
 
 """
     ct_tensor_grad_fn_name(t, out)
@@ -3471,7 +3542,7 @@ Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was c
 
 Header: ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward", "AddmmBackward", a
 """
-@inline ct_tensor_grad_fn_name(t, out) = ccall(@inbounds(FUNCTION_POINTERS[305]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
+@inline ct_tensor_grad_fn_name(t, out) = ccall(@inbounds(FUNCTION_POINTERS[311]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
 
 """
     ct_tensor_detach(t, out)
@@ -3480,7 +3551,7 @@ Header: ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward"
 
 Header: ct_tensor_detach - a new tensor sharing t's elements that does not require grad and has no
 """
-@inline ct_tensor_detach(t, out) = ccall(@inbounds(FUNCTION_POINTERS[306]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_detach(t, out) = ccall(@inbounds(FUNCTION_POINTERS[312]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_backward(output, grad, flags)
@@ -3489,7 +3560,7 @@ Header: ct_tensor_detach - a new tensor sharing t's elements that does not requi
 
 Header: ct_tensor_backward - add the gradient of output with respect to every leaf it depends on into
 """
-@inline ct_tensor_backward(output, grad, flags) = ccall(@inbounds(FUNCTION_POINTERS[307]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Cint), output, grad, flags)
+@inline ct_tensor_backward(output, grad, flags) = ccall(@inbounds(FUNCTION_POINTERS[313]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Cint), output, grad, flags)
 
 """
     ct_autograd_backward(outputs, grads, n, flags)
@@ -3498,7 +3569,7 @@ Header: ct_tensor_backward - add the gradient of output with respect to every le
 
 Header: ct_autograd_backward - ct_tensor_backward from several outputs at once (their gradients add up).
 """
-@inline ct_autograd_backward(outputs, grads, n, flags) = ccall(@inbounds(FUNCTION_POINTERS[308]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint), outputs, grads, n, flags)
+@inline ct_autograd_backward(outputs, grads, n, flags) = ccall(@inbounds(FUNCTION_POINTERS[314]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint), outputs, grads, n, flags)
 
 """
     ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
@@ -3507,7 +3578,7 @@ Header: ct_autograd_backward - ct_tensor_backward from several outputs at once (
 
 Header: ct_autograd_grad - the gradients of outputs with respect to inputs, returned instead of being
 """
-@inline ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads) = ccall(@inbounds(FUNCTION_POINTERS[309]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
+@inline ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads) = ccall(@inbounds(FUNCTION_POINTERS[315]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
 
 """
     ct_grad_mode_set(mode, previous)
@@ -3516,7 +3587,7 @@ Header: ct_autograd_grad - the gradients of outputs with respect to inputs, retu
 
 Header: ct_grad_mode_set - set this thread's grad mode; the mode it replaces goes to *previous (may be
 """
-@inline ct_grad_mode_set(mode, previous) = ccall(@inbounds(FUNCTION_POINTERS[310]), ct_status, (ct_grad_mode, Ptr{ct_grad_mode}), mode, previous)
+@inline ct_grad_mode_set(mode, previous) = ccall(@inbounds(FUNCTION_POINTERS[316]), ct_status, (ct_grad_mode, Ptr{ct_grad_mode}), mode, previous)
 
 """
     ct_grad_mode_get()
@@ -3525,7 +3596,34 @@ Header: ct_grad_mode_set - set this thread's grad mode; the mode it replaces goe
 
 Header: ct_grad_mode_get - this thread's grad mode. Since 0.2.
 """
-@inline ct_grad_mode_get() = ccall(@inbounds(FUNCTION_POINTERS[311]), ct_grad_mode, ())
+@inline ct_grad_mode_get() = ccall(@inbounds(FUNCTION_POINTERS[317]), ct_grad_mode, ())
+
+"""
+    ct_set_anomaly_enabled(enabled, check_nan)
+
+`ccall` of `void ct_set_anomaly_enabled(int enabled, int check_nan)`.
+
+Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
+"""
+@inline ct_set_anomaly_enabled(enabled, check_nan) = ccall(@inbounds(FUNCTION_POINTERS[318]), Cvoid, (Cint, Cint), enabled, check_nan)
+
+"""
+    ct_is_anomaly_enabled()
+
+`ccall` of `int ct_is_anomaly_enabled(void)`.
+
+Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
+"""
+@inline ct_is_anomaly_enabled() = ccall(@inbounds(FUNCTION_POINTERS[319]), Cint, ())
+
+"""
+    ct_is_anomaly_check_nan_enabled()
+
+`ccall` of `int ct_is_anomaly_check_nan_enabled(void)`.
+
+Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
+"""
+@inline ct_is_anomaly_check_nan_enabled() = ccall(@inbounds(FUNCTION_POINTERS[320]), Cint, ())
 
 """
     ct_tensor_is_inference(t, out)
@@ -3534,7 +3632,7 @@ Header: ct_grad_mode_get - this thread's grad mode. Since 0.2.
 
 Header: ct_tensor_is_inference - write 1 to out when t was made in inference mode, else 0.
 """
-@inline ct_tensor_is_inference(t, out) = ccall(@inbounds(FUNCTION_POINTERS[312]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_inference(t, out) = ccall(@inbounds(FUNCTION_POINTERS[321]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_register_hook(t, fn, user_data, destroy, id)
@@ -3543,7 +3641,7 @@ Header: ct_tensor_is_inference - write 1 to out when t was made in inference mod
 
 Header: ct_tensor_register_hook - run fn on t's gradient during every later backward; *id names the hook
 """
-@inline ct_tensor_register_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[313]), ct_status, (Ptr{ct_tensor}, ct_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
+@inline ct_tensor_register_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[322]), ct_status, (Ptr{ct_tensor}, ct_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
 
 """
     ct_tensor_remove_hook(t, id)
@@ -3552,7 +3650,7 @@ Header: ct_tensor_register_hook - run fn on t's gradient during every later back
 
 Header: ct_tensor_remove_hook - remove a hook registered on t. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT
 """
-@inline ct_tensor_remove_hook(t, id) = ccall(@inbounds(FUNCTION_POINTERS[314]), ct_status, (Ptr{ct_tensor}, Int64), t, id)
+@inline ct_tensor_remove_hook(t, id) = ccall(@inbounds(FUNCTION_POINTERS[323]), ct_status, (Ptr{ct_tensor}, Int64), t, id)
 
 """
     ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
@@ -3561,7 +3659,7 @@ Header: ct_tensor_remove_hook - remove a hook registered on t. Returns CT_OK; CT
 
 Header: ct_autograd_function_apply - run a differentiable function given by its forward and backward
 """
-@inline ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[315]), ct_status, (Ptr{UInt8}, ct_function_forward_fn, ct_function_backward_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
+@inline ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[324]), ct_status, (Ptr{UInt8}, ct_function_forward_fn, ct_function_backward_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_autograd_ctx_save(ctx, t)
@@ -3570,7 +3668,7 @@ Header: ct_autograd_function_apply - run a differentiable function given by its 
 
 Header: ct_autograd_ctx_save - in forward: keep t for backward (t is retained; an output is kept
 """
-@inline ct_autograd_ctx_save(ctx, t) = ccall(@inbounds(FUNCTION_POINTERS[316]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{ct_tensor}), ctx, t)
+@inline ct_autograd_ctx_save(ctx, t) = ccall(@inbounds(FUNCTION_POINTERS[325]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{ct_tensor}), ctx, t)
 
 """
     ct_autograd_ctx_saved(ctx, i, out)
@@ -3579,7 +3677,7 @@ Header: ct_autograd_ctx_save - in forward: keep t for backward (t is retained; a
 
 Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new reference), and
 """
-@inline ct_autograd_ctx_saved(ctx, i, out) = ccall(@inbounds(FUNCTION_POINTERS[317]), ct_status, (Ptr{ct_autograd_ctx}, Csize_t, Ptr{Ptr{ct_tensor}}), ctx, i, out)
+@inline ct_autograd_ctx_saved(ctx, i, out) = ccall(@inbounds(FUNCTION_POINTERS[326]), ct_status, (Ptr{ct_autograd_ctx}, Csize_t, Ptr{Ptr{ct_tensor}}), ctx, i, out)
 
 """
     ct_autograd_ctx_saved_count(ctx, out)
@@ -3588,7 +3686,7 @@ Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new refere
 
 Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new reference), and
 """
-@inline ct_autograd_ctx_saved_count(ctx, out) = ccall(@inbounds(FUNCTION_POINTERS[318]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{Csize_t}), ctx, out)
+@inline ct_autograd_ctx_saved_count(ctx, out) = ccall(@inbounds(FUNCTION_POINTERS[327]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{Csize_t}), ctx, out)
 
 """
     ct_shape_env_create(out)
@@ -3597,7 +3695,7 @@ Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new refere
 
 Header: ct_shape_env_create - a new, empty ShapeEnv.
 """
-@inline ct_shape_env_create(out) = ccall(@inbounds(FUNCTION_POINTERS[319]), ct_status, (Ptr{Ptr{ct_shape_env}},), out)
+@inline ct_shape_env_create(out) = ccall(@inbounds(FUNCTION_POINTERS[328]), ct_status, (Ptr{Ptr{ct_shape_env}},), out)
 
 """
     ct_shape_env_retain(env)
@@ -3606,7 +3704,7 @@ Header: ct_shape_env_create - a new, empty ShapeEnv.
 
 Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NULL is a no-op). Since 0.5.
 """
-@inline ct_shape_env_retain(env) = ccall(@inbounds(FUNCTION_POINTERS[320]), ct_status, (Ptr{ct_shape_env},), env)
+@inline ct_shape_env_retain(env) = ccall(@inbounds(FUNCTION_POINTERS[329]), ct_status, (Ptr{ct_shape_env},), env)
 
 """
     ct_shape_env_release(env)
@@ -3615,7 +3713,7 @@ Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NUL
 
 Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NULL is a no-op). Since 0.5.
 """
-@inline ct_shape_env_release(env) = ccall(@inbounds(FUNCTION_POINTERS[321]), Cvoid, (Ptr{ct_shape_env},), env)
+@inline ct_shape_env_release(env) = ccall(@inbounds(FUNCTION_POINTERS[330]), Cvoid, (Ptr{ct_shape_env},), env)
 
 """
     ct_shape_env_create_symbol(env, name, hint, min, max, out)
@@ -3624,7 +3722,7 @@ Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NUL
 
 Header: ct_shape_env_create_symbol - a new size symbol with a range and a hint, like Dim("batch", min=1,
 """
-@inline ct_shape_env_create_symbol(env, name, hint, min, max, out) = ccall(@inbounds(FUNCTION_POINTERS[322]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt8}, Int64, Int64, Int64, Ptr{Ptr{ct_symint}}), env, name, hint, min, max, out)
+@inline ct_shape_env_create_symbol(env, name, hint, min, max, out) = ccall(@inbounds(FUNCTION_POINTERS[331]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt8}, Int64, Int64, Int64, Ptr{Ptr{ct_symint}}), env, name, hint, min, max, out)
 
 """
     ct_shape_env_create_unbacked(env, out)
@@ -3633,7 +3731,7 @@ Header: ct_shape_env_create_symbol - a new size symbol with a range and a hint, 
 
 Header: ct_shape_env_create_unbacked - a new unbacked int symbol (u<k>): a value known only when the
 """
-@inline ct_shape_env_create_unbacked(env, out) = ccall(@inbounds(FUNCTION_POINTERS[323]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{ct_symint}}), env, out)
+@inline ct_shape_env_create_unbacked(env, out) = ccall(@inbounds(FUNCTION_POINTERS[332]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{ct_symint}}), env, out)
 
 """
     ct_shape_env_num_symbols(env, out)
@@ -3642,7 +3740,7 @@ Header: ct_shape_env_create_unbacked - a new unbacked int symbol (u<k>): a value
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_num_symbols(env, out) = ccall(@inbounds(FUNCTION_POINTERS[324]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
+@inline ct_shape_env_num_symbols(env, out) = ccall(@inbounds(FUNCTION_POINTERS[333]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
 
 """
     ct_shape_env_num_guards(env, out)
@@ -3651,7 +3749,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_num_guards(env, out) = ccall(@inbounds(FUNCTION_POINTERS[325]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
+@inline ct_shape_env_num_guards(env, out) = ccall(@inbounds(FUNCTION_POINTERS[334]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
 
 """
     ct_shape_env_guard_requests(env, out)
@@ -3660,7 +3758,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_guard_requests(env, out) = ccall(@inbounds(FUNCTION_POINTERS[326]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt64}), env, out)
+@inline ct_shape_env_guard_requests(env, out) = ccall(@inbounds(FUNCTION_POINTERS[335]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt64}), env, out)
 
 """
     ct_shape_env_guards_json(env, out)
@@ -3669,7 +3767,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_guards_json - env's symbols, guards and runtime assertions as one JSON document:
 """
-@inline ct_shape_env_guards_json(env, out) = ccall(@inbounds(FUNCTION_POINTERS[327]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{UInt8}}), env, out)
+@inline ct_shape_env_guards_json(env, out) = ccall(@inbounds(FUNCTION_POINTERS[336]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{UInt8}}), env, out)
 
 """
     ct_shape_env_check_guards(env, values, n, failing)
@@ -3678,7 +3776,7 @@ Header: ct_shape_env_guards_json - env's symbols, guards and runtime assertions 
 
 Header: ct_shape_env_check_guards - evaluates every guard and runtime assertion of env under a binding.
 """
-@inline ct_shape_env_check_guards(env, values, n, failing) = ccall(@inbounds(FUNCTION_POINTERS[328]), ct_status, (Ptr{ct_shape_env}, Ptr{Int64}, Csize_t, Ptr{Int64}), env, values, n, failing)
+@inline ct_shape_env_check_guards(env, values, n, failing) = ccall(@inbounds(FUNCTION_POINTERS[337]), ct_status, (Ptr{ct_shape_env}, Ptr{Int64}, Csize_t, Ptr{Int64}), env, values, n, failing)
 
 """
     ct_symint_from_int(value, out)
@@ -3687,7 +3785,7 @@ Header: ct_shape_env_check_guards - evaluates every guard and runtime assertion 
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symint_from_int(value, out) = ccall(@inbounds(FUNCTION_POINTERS[329]), ct_status, (Int64, Ptr{Ptr{ct_symint}}), value, out)
+@inline ct_symint_from_int(value, out) = ccall(@inbounds(FUNCTION_POINTERS[338]), ct_status, (Int64, Ptr{Ptr{ct_symint}}), value, out)
 
 """
     ct_symfloat_from_double(value, out)
@@ -3696,7 +3794,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symfloat_from_double(value, out) = ccall(@inbounds(FUNCTION_POINTERS[330]), ct_status, (Cdouble, Ptr{Ptr{ct_symfloat}}), value, out)
+@inline ct_symfloat_from_double(value, out) = ccall(@inbounds(FUNCTION_POINTERS[339]), ct_status, (Cdouble, Ptr{Ptr{ct_symfloat}}), value, out)
 
 """
     ct_symbool_from_bool(value, out)
@@ -3705,7 +3803,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symbool_from_bool(value, out) = ccall(@inbounds(FUNCTION_POINTERS[331]), ct_status, (Cint, Ptr{Ptr{ct_symbool}}), value, out)
+@inline ct_symbool_from_bool(value, out) = ccall(@inbounds(FUNCTION_POINTERS[340]), ct_status, (Cint, Ptr{Ptr{ct_symbool}}), value, out)
 
 """
     ct_symint_retain(s)
@@ -3714,7 +3812,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symint_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[332]), ct_status, (Ptr{ct_symint},), s)
+@inline ct_symint_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[341]), ct_status, (Ptr{ct_symint},), s)
 
 """
     ct_symint_release(s)
@@ -3723,7 +3821,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symint_release(s) = ccall(@inbounds(FUNCTION_POINTERS[333]), Cvoid, (Ptr{ct_symint},), s)
+@inline ct_symint_release(s) = ccall(@inbounds(FUNCTION_POINTERS[342]), Cvoid, (Ptr{ct_symint},), s)
 
 """
     ct_symfloat_retain(s)
@@ -3732,7 +3830,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symfloat_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[334]), ct_status, (Ptr{ct_symfloat},), s)
+@inline ct_symfloat_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[343]), ct_status, (Ptr{ct_symfloat},), s)
 
 """
     ct_symfloat_release(s)
@@ -3741,7 +3839,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symfloat_release(s) = ccall(@inbounds(FUNCTION_POINTERS[335]), Cvoid, (Ptr{ct_symfloat},), s)
+@inline ct_symfloat_release(s) = ccall(@inbounds(FUNCTION_POINTERS[344]), Cvoid, (Ptr{ct_symfloat},), s)
 
 """
     ct_symbool_retain(s)
@@ -3750,7 +3848,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symbool_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[336]), ct_status, (Ptr{ct_symbool},), s)
+@inline ct_symbool_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[345]), ct_status, (Ptr{ct_symbool},), s)
 
 """
     ct_symbool_release(s)
@@ -3759,7 +3857,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symbool_release(s) = ccall(@inbounds(FUNCTION_POINTERS[337]), Cvoid, (Ptr{ct_symbool},), s)
+@inline ct_symbool_release(s) = ccall(@inbounds(FUNCTION_POINTERS[346]), Cvoid, (Ptr{ct_symbool},), s)
 
 """
     ct_symint_is_symbolic(s, out)
@@ -3768,7 +3866,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symint_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[338]), ct_status, (Ptr{ct_symint}, Ptr{Cint}), s, out)
+@inline ct_symint_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[347]), ct_status, (Ptr{ct_symint}, Ptr{Cint}), s, out)
 
 """
     ct_symfloat_is_symbolic(s, out)
@@ -3777,7 +3875,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symfloat_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[339]), ct_status, (Ptr{ct_symfloat}, Ptr{Cint}), s, out)
+@inline ct_symfloat_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[348]), ct_status, (Ptr{ct_symfloat}, Ptr{Cint}), s, out)
 
 """
     ct_symbool_is_symbolic(s, out)
@@ -3786,7 +3884,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symbool_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[340]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
+@inline ct_symbool_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[349]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
 
 """
     ct_symint_maybe_int(s, value, is_concrete)
@@ -3795,7 +3893,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symint_maybe_int(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[341]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symint_maybe_int(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[350]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symfloat_maybe_double(s, value, is_concrete)
@@ -3804,7 +3902,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symfloat_maybe_double(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[342]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symfloat_maybe_double(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[351]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symbool_maybe_bool(s, value, is_concrete)
@@ -3813,7 +3911,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symbool_maybe_bool(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[343]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symbool_maybe_bool(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[352]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symint_guard_int(s, out)
@@ -3822,7 +3920,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symint_guard_int(s, out) = ccall(@inbounds(FUNCTION_POINTERS[344]), ct_status, (Ptr{ct_symint}, Ptr{Int64}), s, out)
+@inline ct_symint_guard_int(s, out) = ccall(@inbounds(FUNCTION_POINTERS[353]), ct_status, (Ptr{ct_symint}, Ptr{Int64}), s, out)
 
 """
     ct_symfloat_guard_float(s, out)
@@ -3831,7 +3929,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symfloat_guard_float(s, out) = ccall(@inbounds(FUNCTION_POINTERS[345]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}), s, out)
+@inline ct_symfloat_guard_float(s, out) = ccall(@inbounds(FUNCTION_POINTERS[354]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}), s, out)
 
 """
     ct_symbool_guard_bool(s, out)
@@ -3840,7 +3938,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symbool_guard_bool(s, out) = ccall(@inbounds(FUNCTION_POINTERS[346]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
+@inline ct_symbool_guard_bool(s, out) = ccall(@inbounds(FUNCTION_POINTERS[355]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
 
 """
     ct_symint_to_string(s, out)
@@ -3849,7 +3947,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symint_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[347]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symint_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[356]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symfloat_to_string(s, out)
@@ -3858,7 +3956,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symfloat_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[348]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symfloat_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[357]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symbool_to_string(s, out)
@@ -3867,7 +3965,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symbool_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[349]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symbool_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[358]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symint_evaluate(s, values, n, out)
@@ -3876,7 +3974,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symint_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[350]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Csize_t, Ptr{Int64}), s, values, n, out)
+@inline ct_symint_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[359]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Csize_t, Ptr{Int64}), s, values, n, out)
 
 """
     ct_symfloat_evaluate(s, values, n, out)
@@ -3885,7 +3983,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symfloat_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[351]), ct_status, (Ptr{ct_symfloat}, Ptr{Int64}, Csize_t, Ptr{Cdouble}), s, values, n, out)
+@inline ct_symfloat_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[360]), ct_status, (Ptr{ct_symfloat}, Ptr{Int64}, Csize_t, Ptr{Cdouble}), s, values, n, out)
 
 """
     ct_symbool_evaluate(s, values, n, out)
@@ -3894,7 +3992,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symbool_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[352]), ct_status, (Ptr{ct_symbool}, Ptr{Int64}, Csize_t, Ptr{Cint}), s, values, n, out)
+@inline ct_symbool_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[361]), ct_status, (Ptr{ct_symbool}, Ptr{Int64}, Csize_t, Ptr{Cint}), s, values, n, out)
 
 """
     ct_symint_add(a, b, out)
@@ -3903,7 +4001,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[353]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[362]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_sub(a, b, out)
@@ -3912,7 +4010,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[354]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[363]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_mul(a, b, out)
@@ -3921,7 +4019,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[355]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[364]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_floordiv(a, b, out)
@@ -3930,7 +4028,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[356]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[365]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_mod(a, b, out)
@@ -3939,7 +4037,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[357]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[366]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_pow(a, b, out)
@@ -3948,7 +4046,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[358]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[367]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_min(a, b, out)
@@ -3957,7 +4055,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[359]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[368]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_max(a, b, out)
@@ -3966,7 +4064,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[360]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[369]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_neg(a, out)
@@ -3975,7 +4073,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[361]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, out)
+@inline ct_symint_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[370]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, out)
 
 """
     ct_symint_truediv(a, b, out)
@@ -3984,7 +4082,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[362]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symint_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[371]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symint_eq(a, b, out)
@@ -3993,7 +4091,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[363]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[372]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_ne(a, b, out)
@@ -4002,7 +4100,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[364]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[373]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_lt(a, b, out)
@@ -4011,7 +4109,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[365]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[374]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_le(a, b, out)
@@ -4020,7 +4118,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[366]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[375]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_gt(a, b, out)
@@ -4029,7 +4127,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[367]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[376]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_ge(a, b, out)
@@ -4038,7 +4136,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[368]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[377]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_add(a, b, out)
@@ -4047,7 +4145,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[369]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[378]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_sub(a, b, out)
@@ -4056,7 +4154,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[370]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[379]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_mul(a, b, out)
@@ -4065,7 +4163,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[371]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[380]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_truediv(a, b, out)
@@ -4074,7 +4172,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[372]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[381]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_floordiv(a, b, out)
@@ -4083,7 +4181,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[373]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[382]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_mod(a, b, out)
@@ -4092,7 +4190,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[374]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[383]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_pow(a, b, out)
@@ -4101,7 +4199,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[375]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[384]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_min(a, b, out)
@@ -4110,7 +4208,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[376]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[385]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_max(a, b, out)
@@ -4119,7 +4217,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[377]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[386]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_eq(a, b, out)
@@ -4128,7 +4226,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[378]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[387]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_ne(a, b, out)
@@ -4137,7 +4235,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[379]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[388]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_lt(a, b, out)
@@ -4146,7 +4244,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[380]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[389]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_le(a, b, out)
@@ -4155,7 +4253,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[381]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[390]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_gt(a, b, out)
@@ -4164,7 +4262,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[382]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[391]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_ge(a, b, out)
@@ -4173,7 +4271,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[383]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[392]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symbool_and(a, b, out)
@@ -4182,7 +4280,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated; a constant operand
 """
-@inline ct_symbool_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[384]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symbool_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[393]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symbool_or(a, b, out)
@@ -4191,7 +4289,7 @@ Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated
 
 Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated; a constant operand
 """
-@inline ct_symbool_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[385]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symbool_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[394]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_sym_max(xs, n, out)
@@ -4200,7 +4298,7 @@ Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_max(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[386]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_max(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[395]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_min(xs, n, out)
@@ -4209,7 +4307,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_min(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[387]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_min(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[396]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_sum(xs, n, out)
@@ -4218,7 +4316,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_sum(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[388]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_sum(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[397]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_ite(c, a, b, out)
@@ -4227,7 +4325,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_ite(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[389]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), c, a, b, out)
+@inline ct_sym_ite(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[398]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), c, a, b, out)
 
 """
     ct_sym_ite_float(c, a, b, out)
@@ -4236,7 +4334,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_ite_float(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[390]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), c, a, b, out)
+@inline ct_sym_ite_float(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[399]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), c, a, b, out)
 
 """
     ct_sym_not(b, out)
@@ -4245,7 +4343,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_not(b, out) = ccall(@inbounds(FUNCTION_POINTERS[391]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), b, out)
+@inline ct_sym_not(b, out) = ccall(@inbounds(FUNCTION_POINTERS[400]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), b, out)
 
 """
     ct_sym_float(a, out)
@@ -4254,7 +4352,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_float(a, out) = ccall(@inbounds(FUNCTION_POINTERS[392]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, out)
+@inline ct_sym_float(a, out) = ccall(@inbounds(FUNCTION_POINTERS[401]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, out)
 
 """
     ct_sym_int(a, out)
@@ -4263,7 +4361,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_int(a, out) = ccall(@inbounds(FUNCTION_POINTERS[393]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{ct_symint}}), a, out)
+@inline ct_sym_int(a, out) = ccall(@inbounds(FUNCTION_POINTERS[402]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{ct_symint}}), a, out)
 
 """
     ct_tensor_empty_symbolic(sizes, ndim, dtype, out)
@@ -4272,7 +4370,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: ct_tensor_empty_symbolic - a meta tensor (no data) whose sizes may be symbolic, contiguous, of
 """
-@inline ct_tensor_empty_symbolic(sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[394]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, out)
+@inline ct_tensor_empty_symbolic(sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[403]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, out)
 
 """
     ct_tensor_is_symbolic(t, out)
@@ -4281,7 +4379,7 @@ Header: ct_tensor_empty_symbolic - a meta tensor (no data) whose sizes may be sy
 
 Header: ct_tensor_is_symbolic - *out = 1 when t has a symbolic size, stride, element count or offset.
 """
-@inline ct_tensor_is_symbolic(t, out) = ccall(@inbounds(FUNCTION_POINTERS[395]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_symbolic(t, out) = ccall(@inbounds(FUNCTION_POINTERS[404]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_sym_size(t, dim, out)
@@ -4290,7 +4388,7 @@ Header: ct_tensor_is_symbolic - *out = 1 when t has a symbolic size, stride, ele
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[396]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
+@inline ct_tensor_sym_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[405]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
 
 """
     ct_tensor_sym_stride(t, dim, out)
@@ -4299,7 +4397,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_stride(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[397]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
+@inline ct_tensor_sym_stride(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[406]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
 
 """
     ct_tensor_sym_numel(t, out)
@@ -4308,7 +4406,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[398]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
+@inline ct_tensor_sym_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[407]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
 
 """
     ct_tensor_sym_item(t, out)
@@ -4317,7 +4415,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_item - the value of a one-element integer or bool meta tensor that belongs to a
 """
-@inline ct_tensor_sym_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[399]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
+@inline ct_tensor_sym_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[408]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
 
 """
     ct_compile_options_create(out)
@@ -4326,7 +4424,7 @@ Header: ct_tensor_sym_item - the value of a one-element integer or bool meta ten
 
 Header: ct_compile_options_create - options for ct_compile, with torch.compile's defaults: backend
 """
-@inline ct_compile_options_create(out) = ccall(@inbounds(FUNCTION_POINTERS[400]), ct_status, (Ptr{Ptr{ct_compile_options}},), out)
+@inline ct_compile_options_create(out) = ccall(@inbounds(FUNCTION_POINTERS[409]), ct_status, (Ptr{Ptr{ct_compile_options}},), out)
 
 """
     ct_compile_options_release(options)
@@ -4335,7 +4433,7 @@ Header: ct_compile_options_create - options for ct_compile, with torch.compile's
 
 Header: ct_compile_options_create - options for ct_compile, with torch.compile's defaults: backend
 """
-@inline ct_compile_options_release(options) = ccall(@inbounds(FUNCTION_POINTERS[401]), Cvoid, (Ptr{ct_compile_options},), options)
+@inline ct_compile_options_release(options) = ccall(@inbounds(FUNCTION_POINTERS[410]), Cvoid, (Ptr{ct_compile_options},), options)
 
 """
     ct_compile_options_set_backend(options, backend)
@@ -4344,7 +4442,7 @@ Header: ct_compile_options_create - options for ct_compile, with torch.compile's
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_backend(options, backend) = ccall(@inbounds(FUNCTION_POINTERS[402]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, backend)
+@inline ct_compile_options_set_backend(options, backend) = ccall(@inbounds(FUNCTION_POINTERS[411]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, backend)
 
 """
     ct_compile_options_set_mode(options, mode)
@@ -4353,7 +4451,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_mode(options, mode) = ccall(@inbounds(FUNCTION_POINTERS[403]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, mode)
+@inline ct_compile_options_set_mode(options, mode) = ccall(@inbounds(FUNCTION_POINTERS[412]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, mode)
 
 """
     ct_compile_options_set_option(options, key, value)
@@ -4362,7 +4460,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_option(options, key, value) = ccall(@inbounds(FUNCTION_POINTERS[404]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}, Ptr{UInt8}), options, key, value)
+@inline ct_compile_options_set_option(options, key, value) = ccall(@inbounds(FUNCTION_POINTERS[413]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}, Ptr{UInt8}), options, key, value)
 
 """
     ct_compile_options_set_dynamic(options, dynamic)
@@ -4371,7 +4469,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_dynamic(options, dynamic) = ccall(@inbounds(FUNCTION_POINTERS[405]), ct_status, (Ptr{ct_compile_options}, ct_dynamic), options, dynamic)
+@inline ct_compile_options_set_dynamic(options, dynamic) = ccall(@inbounds(FUNCTION_POINTERS[414]), ct_status, (Ptr{ct_compile_options}, ct_dynamic), options, dynamic)
 
 """
     ct_compile_options_set_fullgraph(options, fullgraph)
@@ -4380,7 +4478,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_fullgraph(options, fullgraph) = ccall(@inbounds(FUNCTION_POINTERS[406]), ct_status, (Ptr{ct_compile_options}, Cint), options, fullgraph)
+@inline ct_compile_options_set_fullgraph(options, fullgraph) = ccall(@inbounds(FUNCTION_POINTERS[415]), ct_status, (Ptr{ct_compile_options}, Cint), options, fullgraph)
 
 """
     ct_compile_options_set_recompile_limit(options, limit)
@@ -4389,7 +4487,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_recompile_limit(options, limit) = ccall(@inbounds(FUNCTION_POINTERS[407]), ct_status, (Ptr{ct_compile_options}, Int64), options, limit)
+@inline ct_compile_options_set_recompile_limit(options, limit) = ccall(@inbounds(FUNCTION_POINTERS[416]), ct_status, (Ptr{ct_compile_options}, Int64), options, limit)
 
 """
     ct_compile_options_set_name(options, name)
@@ -4398,7 +4496,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_name(options, name) = ccall(@inbounds(FUNCTION_POINTERS[408]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, name)
+@inline ct_compile_options_set_name(options, name) = ccall(@inbounds(FUNCTION_POINTERS[417]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, name)
 
 """
     ct_compile_options_set_disable(options, disable)
@@ -4407,7 +4505,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_disable(options, disable) = ccall(@inbounds(FUNCTION_POINTERS[409]), ct_status, (Ptr{ct_compile_options}, Cint), options, disable)
+@inline ct_compile_options_set_disable(options, disable) = ccall(@inbounds(FUNCTION_POINTERS[418]), ct_status, (Ptr{ct_compile_options}, Cint), options, disable)
 
 """
     ct_compile(fn, user_data, destroy, options, out)
@@ -4416,7 +4514,7 @@ Header: Setters. Each validates its value at once:
 
 Header: ct_compile - a compiled callable over fn.
 """
-@inline ct_compile(fn, user_data, destroy, options, out) = ccall(@inbounds(FUNCTION_POINTERS[410]), ct_status, (ct_traced_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{ct_compile_options}, Ptr{Ptr{ct_compiled}}), fn, user_data, destroy, options, out)
+@inline ct_compile(fn, user_data, destroy, options, out) = ccall(@inbounds(FUNCTION_POINTERS[419]), ct_status, (ct_traced_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{ct_compile_options}, Ptr{Ptr{ct_compiled}}), fn, user_data, destroy, options, out)
 
 """
     ct_compiled_retain(compiled)
@@ -4425,7 +4523,7 @@ Header: ct_compile - a compiled callable over fn.
 
 Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL and released handles are
 """
-@inline ct_compiled_retain(compiled) = ccall(@inbounds(FUNCTION_POINTERS[411]), ct_status, (Ptr{ct_compiled},), compiled)
+@inline ct_compiled_retain(compiled) = ccall(@inbounds(FUNCTION_POINTERS[420]), ct_status, (Ptr{ct_compiled},), compiled)
 
 """
     ct_compiled_release(compiled)
@@ -4434,7 +4532,7 @@ Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL 
 
 Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL and released handles are
 """
-@inline ct_compiled_release(compiled) = ccall(@inbounds(FUNCTION_POINTERS[412]), Cvoid, (Ptr{ct_compiled},), compiled)
+@inline ct_compiled_release(compiled) = ccall(@inbounds(FUNCTION_POINTERS[421]), Cvoid, (Ptr{ct_compiled},), compiled)
 
 """
     ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs)
@@ -4443,7 +4541,7 @@ Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL 
 
 Header: ct_compiled_call - runs the compiled function on n_inputs borrowed inputs (concrete tensors),
 """
-@inline ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[413]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), compiled, inputs, n_inputs, outputs, n_outputs)
+@inline ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[422]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), compiled, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_compiled_graph(compiled, entry, out)
@@ -4452,7 +4550,7 @@ Header: ct_compiled_call - runs the compiled function on n_inputs borrowed input
 
 Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
 """
-@inline ct_compiled_graph(compiled, entry, out) = ccall(@inbounds(FUNCTION_POINTERS[414]), ct_status, (Ptr{ct_compiled}, Csize_t, Ptr{Ptr{UInt8}}), compiled, entry, out)
+@inline ct_compiled_graph(compiled, entry, out) = ccall(@inbounds(FUNCTION_POINTERS[423]), ct_status, (Ptr{ct_compiled}, Csize_t, Ptr{Ptr{UInt8}}), compiled, entry, out)
 
 """
     ct_compiled_num_entries(compiled, out)
@@ -4461,7 +4559,7 @@ Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first comp
 
 Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
 """
-@inline ct_compiled_num_entries(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[415]), ct_status, (Ptr{ct_compiled}, Ptr{Csize_t}), compiled, out)
+@inline ct_compiled_num_entries(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[424]), ct_status, (Ptr{ct_compiled}, Ptr{Csize_t}), compiled, out)
 
 """
     ct_compiled_metrics_json(compiled, out)
@@ -4470,7 +4568,7 @@ Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first comp
 
 Header: ct_compiled_metrics_json - this function's counters as JSON: {"calls", "compiles", "recompiles"
 """
-@inline ct_compiled_metrics_json(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[416]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{UInt8}}), compiled, out)
+@inline ct_compiled_metrics_json(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[425]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{UInt8}}), compiled, out)
 
 """
     ct_dynamic_shapes_create(out)
@@ -4479,7 +4577,7 @@ Header: ct_compiled_metrics_json - this function's counters as JSON: {"calls", "
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[417]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
+@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[426]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
 
 """
     ct_dynamic_shapes_release(shapes)
@@ -4488,7 +4586,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[418]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
+@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[427]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
 
 """
     ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max)
@@ -4497,7 +4595,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[419]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
+@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[428]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
 
 """
     ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
@@ -4506,7 +4604,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or meta tensors) and returns
 """
-@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[420]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
+@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[429]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
 
 """
     ct_program_retain(program)
@@ -4515,7 +4613,7 @@ Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or me
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[421]), ct_status, (Ptr{ct_program},), program)
+@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[430]), ct_status, (Ptr{ct_program},), program)
 
 """
     ct_program_release(program)
@@ -4524,7 +4622,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[422]), Cvoid, (Ptr{ct_program},), program)
+@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[431]), Cvoid, (Ptr{ct_program},), program)
 
 """
     ct_program_call(program, inputs, n_inputs, outputs, n_outputs)
@@ -4533,7 +4631,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing n_outputs new
 """
-@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[423]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
+@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_program_num_inputs(program, out)
@@ -4542,7 +4640,7 @@ Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing 
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[424]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[433]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_num_outputs(program, out)
@@ -4551,7 +4649,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[425]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[434]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_graph(program, out)
@@ -4560,7 +4658,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[426]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[435]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_json(program, out)
@@ -4569,7 +4667,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[427]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_save(program, path)
@@ -4578,7 +4676,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[428]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
+@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
 
 """
     ct_program_save_buffer(program, data, size)
@@ -4587,7 +4685,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[429]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
+@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
 
 """
     ct_program_load(path, out)
@@ -4596,7 +4694,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[430]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
+@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
 
 """
     ct_program_load_buffer(data, size, out)
@@ -4605,7 +4703,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[431]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
+@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
 
 """
     ct_checkpoint_open(path, out)
@@ -4614,7 +4712,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 """
-@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
+@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
 
 """
     ct_checkpoint_open_buffer(data, size, out)
@@ -4623,7 +4721,7 @@ Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 
 Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's bytes held in memory.
 """
-@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[433]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
+@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
 
 """
     ct_checkpoint_retain(ckpt)
@@ -4632,7 +4730,7 @@ Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's 
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[434]), ct_status, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_release(ckpt)
@@ -4641,7 +4739,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[435]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[444]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_num_tensors(ckpt, out)
@@ -4650,7 +4748,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is not a tensor).
 """
-@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
+@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
 
 """
     ct_checkpoint_name(ckpt, index, out)
@@ -4659,7 +4757,7 @@ Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is
 
 Header: ct_checkpoint_name - the name of tensor index, in the order of the tensors' data in the file.
 """
-@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
+@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
 
 """
     ct_checkpoint_get(ckpt, name, out)
@@ -4668,7 +4766,7 @@ Header: ct_checkpoint_name - the name of tensor index, in the order of the tenso
 
 Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 """
-@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
+@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
 
 """
     ct_checkpoint_metadata_json(ckpt, out)
@@ -4677,7 +4775,7 @@ Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 
 Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compact JSON text
 """
-@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
+@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
 
 """
     ct_checkpoint_metadata_get(ckpt, key, out)
@@ -4686,7 +4784,7 @@ Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compac
 
 Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 """
-@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
+@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
 
 """
     ct_checkpoint_save(path, names, tensors, n, metadata_json)
@@ -4695,7 +4793,7 @@ Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 
 Header: ct_checkpoint_save - writes n named tensors to a safetensors file at path, replacing it.
 """
-@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
+@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
 
 """
     ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size)
@@ -4704,7 +4802,7 @@ Header: ct_checkpoint_save - writes n named tensors to a safetensors file at pat
 
 Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in memory.
 """
-@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
+@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
 
 """
     ct_torch_load(path, out)
@@ -4713,7 +4811,7 @@ Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in
 
 Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights_only=True)).
 """
-@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
+@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
 
 """
     ct_torch_load_buffer(data, size, out)
@@ -4722,7 +4820,7 @@ Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights
 
 Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load of an io.BytesIO). The
 """
-@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
+@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
 
 """
     ct_torch_file_release(file)
@@ -4731,7 +4829,7 @@ Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load
 
 Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL and released files are
 """
-@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[445]), Cvoid, (Ptr{ct_torch_file},), file)
+@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[454]), Cvoid, (Ptr{ct_torch_file},), file)
 
 """
     ct_torch_file_structure(file, out)
@@ -4740,7 +4838,7 @@ Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL a
 
 Header: ct_torch_file_structure - the saved object as JSON text (see above).
 """
-@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
+@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
 
 """
     ct_torch_file_num_tensors(file, out)
@@ -4749,7 +4847,7 @@ Header: ct_torch_file_structure - the saved object as JSON text (see above).
 
 Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"tensor": 0} to n - 1).
 """
-@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
+@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
 
 """
     ct_torch_file_tensor(file, index, out)
@@ -4758,7 +4856,7 @@ Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"
 
 Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same tensor each call).
 """
-@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
+@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
 
 """
     ct_torch_file_tensor_name(file, index, out)
@@ -4767,7 +4865,7 @@ Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same 
 
 Header: ct_torch_file_tensor_name - where tensor index is first met in the saved object: the dict keys
 """
-@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
+@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
 
 """
     ct_torch_save(path, structure, tensors, n)
@@ -4776,7 +4874,7 @@ Header: ct_torch_file_tensor_name - where tensor index is first met in the saved
 
 Header: ct_torch_save - writes structure (JSON, see above) over tensors to path as torch.save does, so
 """
-@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
+@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
 
 """
     ct_torch_save_buffer(structure, tensors, n, data, size)
@@ -4785,7 +4883,7 @@ Header: ct_torch_save - writes structure (JSON, see above) over tensors to path 
 
 Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (torch.save to a BytesIO).
 """
-@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
+@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
 
 """
     ct_optimizer_options_default(kind, out)
@@ -4794,7 +4892,7 @@ Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (t
 
 Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kind.
 """
-@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
+@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
 
 """
     ct_optimizer_create(params, n, options, out)
@@ -4803,7 +4901,7 @@ Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kin
 
 Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(params, ...) and friends).
 """
-@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
+@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
 
 """
     ct_optimizer_retain(opt)
@@ -4812,7 +4910,7 @@ Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(pa
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_release(opt)
@@ -4821,7 +4919,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[455]), Cvoid, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[464]), Cvoid, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step(opt)
@@ -4830,7 +4928,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_step - one update of every parameter that has a grad (optimizer.step()).
 """
-@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step_closure(opt, closure, user_data, loss)
@@ -4839,7 +4937,7 @@ Header: ct_optimizer_step - one update of every parameter that has a grad (optim
 
 Header: ct_optimizer_step_closure - optimizer.step(closure).
 """
-@inline ct_optimizer_step_closure(opt, closure, user_data, loss) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{ct_optimizer}, ct_optimizer_closure, Ptr{Cvoid}, Ptr{Cdouble}), opt, closure, user_data, loss)
+@inline ct_optimizer_step_closure(opt, closure, user_data, loss) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_optimizer}, ct_optimizer_closure, Ptr{Cvoid}, Ptr{Cdouble}), opt, closure, user_data, loss)
 
 """
     ct_optimizer_zero_grad(opt, set_to_none)
@@ -4848,7 +4946,7 @@ Header: ct_optimizer_step_closure - optimizer.step(closure).
 
 Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero_grad(set_to_none)).
 """
-@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
+@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
 
 """
     ct_optimizer_get_lr(opt, out)
@@ -4857,7 +4955,7 @@ Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
+@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
 
 """
     ct_optimizer_set_lr(opt, lr)
@@ -4866,7 +4964,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
+@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
 
 """
     ct_optimizer_get_options(opt, out)
@@ -4875,7 +4973,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
+@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
 
 """
     ct_optimizer_set_options(opt, options)
@@ -4884,7 +4982,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
+@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
 
 """
     ct_optimizer_num_params(opt, out)
@@ -4893,7 +4991,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
+@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
 
 """
     ct_optimizer_param(opt, i, out)
@@ -4902,7 +5000,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
+@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
 
 """
     ct_optimizer_state_name(kind, j, out)
@@ -4911,7 +5009,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_state_name - the kind's j-th per-parameter state name, as torch names the keys of
 """
-@inline ct_optimizer_state_name(kind, j, out) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (ct_optimizer_kind, Csize_t, Ptr{Ptr{UInt8}}), kind, j, out)
+@inline ct_optimizer_state_name(kind, j, out) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (ct_optimizer_kind, Csize_t, Ptr{Ptr{UInt8}}), kind, j, out)
 
 """
     ct_optimizer_state_get(opt, i, name, out)
@@ -4920,7 +5018,7 @@ Header: ct_optimizer_state_name - the kind's j-th per-parameter state name, as t
 
 Header: ct_optimizer_state_get - parameter i's state entry called name (optimizer.state[p][name]).
 """
-@inline ct_optimizer_state_get(opt, i, name, out) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), opt, i, name, out)
+@inline ct_optimizer_state_get(opt, i, name, out) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), opt, i, name, out)
 
 """
     ct_optimizer_state_save(opt, data, size)
@@ -4929,7 +5027,7 @@ Header: ct_optimizer_state_get - parameter i's state entry called name (optimize
 
 Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.state_dict()): the kind, the
 """
-@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
+@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
 
 """
     ct_optimizer_state_load(opt, data, size)
@@ -4938,7 +5036,7 @@ Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.stat
 
 Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_optimizer_state_save
 """
-@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
+@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
 
 """
     ct_lr_scheduler_options_default(kind, out)
@@ -4947,7 +5045,7 @@ Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_
 
 Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above). Returns CT_OK;
 """
-@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
+@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
 
 """
     ct_lr_scheduler_create(opt, options, out)
@@ -4956,7 +5054,7 @@ Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above)
 
 Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's constructor with
 """
-@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
+@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
 
 """
     ct_lr_scheduler_retain(sched)
@@ -4965,7 +5063,7 @@ Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's co
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[480]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_release(sched)
@@ -4974,7 +5072,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[472]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[481]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_step(sched)
@@ -4983,7 +5081,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[482]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_get_last_lr(sched, out)
@@ -4992,7 +5090,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
+@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[483]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
 
 """
     ct_lr_scheduler_get_last_epoch(sched, out)
@@ -5001,7 +5099,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
+@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[484]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
 
 """
     ct_lr_scheduler_restart(sched)
@@ -5010,7 +5108,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_restart - start the schedule again from its base lr (scheduler.step(0), as
 """
-@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm)
@@ -5019,7 +5117,7 @@ Header: ct_lr_scheduler_restart - start the schedule again from its base lr (sch
 
 Header: ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most
 """
-@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
+@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[486]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
 
 """
     ct_clip_grad_value(params, n, clip_value)
@@ -5028,7 +5126,7 @@ Header: ct_clip_grad_norm - scale the gradients of params so that their combined
 
 Header: ct_clip_grad_value - clamp every element of the params' grads into [-clip_value, clip_value], in
 """
-@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
+@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
 
 """
     ct_init_uniform_(t, a, b, gen)
@@ -5037,7 +5135,7 @@ Header: ct_clip_grad_value - clamp every element of the params' grads into [-cli
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
+@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[488]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
 
 """
     ct_init_normal_(t, mean, std, gen)
@@ -5046,7 +5144,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[480]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
+@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[489]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
 
 """
     ct_init_xavier_uniform_(t, gain, gen)
@@ -5055,7 +5153,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[481]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[490]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_xavier_normal_(t, gain, gen)
@@ -5064,7 +5162,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[482]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[491]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen)
@@ -5073,7 +5171,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[483]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[492]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen)
@@ -5082,7 +5180,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[484]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[493]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_trunc_normal_(t, mean, std, a, b, gen)
@@ -5091,7 +5189,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_trunc_normal_(t, mean, std, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, a, b, gen)
+@inline ct_init_trunc_normal_(t, mean, std, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[494]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, a, b, gen)
 
 """
     ct_init_orthogonal_(t, gain, gen)
@@ -5100,7 +5198,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_orthogonal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[486]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_orthogonal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[495]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_sparse_(t, sparsity, std, gen)
@@ -5109,7 +5207,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_sparse_(t, sparsity, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, sparsity, std, gen)
+@inline ct_init_sparse_(t, sparsity, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[496]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, sparsity, std, gen)
 
 """
     ct_init_eye_(t)
@@ -5118,7 +5216,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_eye_(t) = ccall(@inbounds(FUNCTION_POINTERS[488]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_init_eye_(t) = ccall(@inbounds(FUNCTION_POINTERS[497]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_init_dirac_(t, groups)
@@ -5127,7 +5225,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_dirac_(t, groups) = ccall(@inbounds(FUNCTION_POINTERS[489]), ct_status, (Ptr{ct_tensor}, Int64), t, groups)
+@inline ct_init_dirac_(t, groups) = ccall(@inbounds(FUNCTION_POINTERS[498]), ct_status, (Ptr{ct_tensor}, Int64), t, groups)
 
 """
     ct_init_linear_(weight, bias, gen)
@@ -5136,7 +5234,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
 """
-@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[490]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
+@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[499]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
 
 """
     ct_init_calculate_gain(nonlinearity, param, out)
@@ -5145,7 +5243,7 @@ Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of C
 
 Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
 """
-@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[491]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
+@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[500]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
 
 """
     ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out)
@@ -5154,4 +5252,4 @@ Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "
 
 Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
 """
-@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[492]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
+@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[501]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
