@@ -2690,6 +2690,46 @@ CT_API CT_NODISCARD ct_status ct_tensor__unique2(const ct_tensor* self, int sort
                                                  ct_tensor** out2);
 
 /*
+ * ct_tensor_matrix_power - matrix_power(Tensor self, int n) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "matrix_power".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_matrix_power(const ct_tensor* self, int64_t n, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_matrix_power - linalg_matrix_power(Tensor A, int n) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_matrix_power".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_matrix_power(const ct_tensor* A, int64_t n, ct_tensor** out);
+
+/*
+ * ct_tensor_matrix_exp - matrix_exp(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "matrix_exp".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_matrix_exp(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_matrix_exp - linalg_matrix_exp(Tensor A) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_matrix_exp".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_matrix_exp(const ct_tensor* A, ct_tensor** out);
+
+/*
  * ct_tensor_bernoulli_p - bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
  *
  *   generator  NULL for the default generator.

@@ -37,6 +37,7 @@ void define_select(Registry& r);
 void define_unique(Registry& r);
 void define_mm(Registry& r);
 void define_matmul(Registry& r);
+void define_matrix_functions(Registry& r);
 void define_random(Registry& r);
 void define_sampling(Registry& r);
 void define_softmax(Registry& r);
@@ -101,6 +102,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_unique(r);
   ops::define_mm(r);
   ops::define_matmul(r);
+  ops::define_matrix_functions(r);
   ops::define_random(r);
   ops::define_sampling(r);
   ops::define_softmax(r);

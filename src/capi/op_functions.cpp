@@ -2231,6 +2231,38 @@ ct_status ct_tensor__unique2(const ct_tensor* self, int sorted, int return_inver
   });
 }
 
+ct_status ct_tensor_matrix_power(const ct_tensor* self, int64_t n, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_matrix_power";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "matrix_power");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n});
+  });
+}
+
+ct_status ct_tensor_linalg_matrix_power(const ct_tensor* A, int64_t n, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_matrix_power";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_matrix_power");
+    return call(op_, {&tensor_arg(A, fn_, "A"), n});
+  });
+}
+
+ct_status ct_tensor_matrix_exp(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_matrix_exp";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "matrix_exp");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_linalg_matrix_exp(const ct_tensor* A, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_matrix_exp";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_matrix_exp");
+    return call(op_, {&tensor_arg(A, fn_, "A")});
+  });
+}
+
 ct_status ct_tensor_bernoulli_p(const ct_tensor* self, double p, ct_generator* generator, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_bernoulli_p";
   return capi::tensor_result(out, fn_, [&] {

@@ -1683,6 +1683,22 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   static const OperatorDef& op_ = builtin_op("matmul");
   return call(op_, {self, other});
 }
+Tensor matrix_power(const Tensor& self, int64_t n) {
+  static const OperatorDef& op_ = builtin_op("matrix_power");
+  return call(op_, {self, n});
+}
+Tensor linalg_matrix_power(const Tensor& A, int64_t n) {
+  static const OperatorDef& op_ = builtin_op("linalg_matrix_power");
+  return call(op_, {A, n});
+}
+Tensor matrix_exp(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("matrix_exp");
+  return call(op_, {self});
+}
+Tensor linalg_matrix_exp(const Tensor& A) {
+  static const OperatorDef& op_ = builtin_op("linalg_matrix_exp");
+  return call(op_, {A});
+}
 Tensor rand(IntArrayRef size, runtime::Generator* generator, std::optional<DType> dtype, std::optional<Device> device) {
   static const OperatorDef& op_ = builtin_op("rand");
   return call(op_, {size, generator, opt(dtype), opt(device)});

@@ -854,6 +854,14 @@ Tensor bmm(const Tensor& self, const Tensor& mat2);
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1);
 /// matmul(Tensor self, Tensor other) -> Tensor
 Tensor matmul(const Tensor& self, const Tensor& other);
+/// matrix_power(Tensor self, int n) -> Tensor
+Tensor matrix_power(const Tensor& self, int64_t n);
+/// linalg_matrix_power(Tensor A, int n) -> Tensor
+Tensor linalg_matrix_power(const Tensor& A, int64_t n);
+/// matrix_exp(Tensor self) -> Tensor
+Tensor matrix_exp(const Tensor& self);
+/// linalg_matrix_exp(Tensor A) -> Tensor
+Tensor linalg_matrix_exp(const Tensor& A);
 /// rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand(IntArrayRef size, runtime::Generator* generator = nullptr, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 /// randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor

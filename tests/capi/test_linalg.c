@@ -552,6 +552,34 @@ static void test_products_on_meta_give_meta(void) {
   RELEASE(a, b, ba, bb, v, self, mm, bmm, mv, am);
 }
 
+/* matrix_power by repeated products, matrix_exp of a nilpotent and a diagonal matrix exactly. */
+static void test_matrix_power_and_exp(void) {
+  ct_tensor* a = T(CT_FLOAT64, S(2, 2), 1, 1, 0, 1); /* [[1, 1], [0, 1]]: A^n = [[1, n], [0, 1]] */
+  ct_tensor *p = NULL, *e = NULL, *d = NULL, *ed = NULL, *bad = NULL;
+  CHECK_OK(ct_tensor_matrix_power(a, 13, &p));
+  CHECK_TENSOR(p, CT_FLOAT64, S(2, 2), 1, 13, 0, 1);
+  RELEASE(p);
+  CHECK_OK(ct_tensor_matrix_power(a, 0, &p));
+  CHECK_TENSOR(p, CT_FLOAT64, S(2, 2), 1, 0, 0, 1);
+  ct_tensor* n = T(CT_FLOAT64, S(2, 2), 0, 2, 0, 0); /* nilpotent: exp(N) = I + N */
+  CHECK_OK(ct_tensor_matrix_exp(n, &e));
+  CHECK_TENSOR(e, CT_FLOAT64, S(2, 2), 1, 2, 0, 1);
+  d = T(CT_FLOAT64, S(2, 2), 1, 0, 0, 0);
+  CHECK_OK(ct_tensor_matrix_exp(d, &ed));
+  double v[4];
+  CHECK_OK(ct_tensor_copy_to(ed, v, sizeof v));
+  CHECK(fabs(v[0] - exp(1.0)) < 1e-14 && v[1] == 0 && v[2] == 0 && v[3] == 1);
+  CHECK_STATUS(ct_tensor_matrix_power(a, -1, &bad), CT_ERROR_NOT_IMPLEMENTED);
+  CHECK_ERROR_CONTAINS("inverse");
+  ct_tensor* rect = T(CT_FLOAT64, S(1, 2), 1, 2);
+  CHECK_STATUS(ct_tensor_matrix_exp(rect, &bad), CT_ERROR_SHAPE);
+  CHECK_ERROR_CONTAINS("square");
+  ct_tensor* ints = T(CT_INT64, S(1, 1), 3);
+  CHECK_STATUS(ct_tensor_matrix_exp(ints, &bad), CT_ERROR_DTYPE);
+  CHECK(bad == NULL);
+  RELEASE(a, p, n, e, d, ed, rect, ints);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_mm_values_for_each_dtype),
     CAPI_TEST(test_mm_promotes_input_dtypes),
@@ -585,5 +613,6 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_products_of_bool_are_dtype_error),
     CAPI_TEST(test_products_mixed_devices_are_device_error),
     CAPI_TEST(test_products_on_meta_give_meta),
+    CAPI_TEST(test_matrix_power_and_exp),
 };
 CAPI_MAIN(TESTS)

@@ -58,4 +58,15 @@ class RecurrentAndStatisticsTest {
       assertArrayEquals(new long[] {1, 1, 2, 2}, Tensor.of(new long[] {1, 2}).repeatInterleaveSelfInt(2).toLongArray());
     }
   }
+
+  @Test
+  void matrixPowerAndMatrixExp() {
+    try (TensorScope scope = new TensorScope()) {
+      // [[1, 1], [0, 1]]^n = [[1, n], [0, 1]]; exp of the nilpotent [[0, 2], [0, 0]] is I + N.
+      Tensor a = Tensor.of(new double[] {1, 1, 0, 1}, 2, 2);
+      close(new double[] {1, 7, 0, 1}, a.matrixPower(7));
+      close(new double[] {1, 2, 0, 1}, Tensor.of(new double[] {0, 2, 0, 0}, 2, 2).matrixExp());
+      assertThrows(NotImplementedException.class, () -> a.matrixPower(-1));
+    }
+  }
 }

@@ -1,5 +1,6 @@
 """ctorch.linalg: the torch.linalg functions ctorch computes, each a registered operator (norm,
-vector_norm, matrix_norm, cross) or a composite of them (vecdot, multi_dot). The decompositions and
+vector_norm, matrix_norm, cross, matrix_power, matrix_exp) or a composite of them (vecdot,
+multi_dot). The decompositions and
 solvers (det, inv, solve, cholesky, qr, svd, eig...) need LAPACK and are not in ctorch yet: asking
 for one raises AttributeError saying so, rather than answering wrongly."""
 
@@ -31,6 +32,17 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 def cross(input, other, *, dim=-1):
     """torch.linalg.cross: the cross product of 3-vectors along dim, the other dims broadcast."""
     return _ops.call("linalg_cross", input, other, dim=dim)
+
+
+def matrix_power(A, n):
+    """torch.linalg.matrix_power: A^n for batches of square matrices (n >= 0; a negative n needs the
+    inverse, which ctorch does not have yet)."""
+    return _ops.call("linalg_matrix_power", A, n)
+
+
+def matrix_exp(A):
+    """torch.linalg.matrix_exp: the exponential of batches of square matrices (scaling and squaring)."""
+    return _ops.call("linalg_matrix_exp", A)
 
 
 def vecdot(x, y, *, dim=-1):
@@ -67,8 +79,8 @@ def __getattr__(name):
     if name.startswith("_"):
         raise AttributeError(name)
     raise AttributeError(f"ctorch.linalg.{name}: ctorch has no LAPACK-backed linear algebra yet (decompositions, "
-                         "solvers, inverses and determinants); only norm, vector_norm, matrix_norm, cross, vecdot "
-                         "and multi_dot are available")
+                         "solvers, inverses and determinants); only norm, vector_norm, matrix_norm, cross, vecdot, "
+                         "multi_dot, matrix_power and matrix_exp are available")
 
 
-__all__ = ["norm", "vector_norm", "matrix_norm", "cross", "vecdot", "multi_dot"]
+__all__ = ["norm", "vector_norm", "matrix_norm", "cross", "vecdot", "multi_dot", "matrix_power", "matrix_exp"]

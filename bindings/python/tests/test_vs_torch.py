@@ -987,6 +987,7 @@ SYMBOLIC_TODO = {
     "adaptive_max_pool2d-none", "adaptive_avg_pool3d-none", "adaptive_max_pool3d-none",
     "max_unpool2d", "max_unpool3d",                               # output_size from the pooled sizes
     "as_strided",                                                 # the storage's size is concrete only
+    "matrix_power-pow0", "linalg_matrix_power-pow0",              # the identity, through diag_embed
 }
 
 

@@ -848,6 +848,13 @@ end
     @test live() <= base                # the garbage went while the allocation was retried
 end
 
+@testset "matrix_power and matrix_exp" begin
+    a = Tensor([1.0 1.0; 0.0 1.0])
+    @test Array(CTorch.ops.matrix_power(a, 7)) == [1.0 7.0; 0.0 1.0]
+    @test Array(CTorch.ops.matrix_exp(Tensor([0.0 2.0; 0.0 0.0]))) == [1.0 2.0; 0.0 1.0]
+    @test ctorch_error(() -> CTorch.ops.matrix_power(a, -1)).kind === :CT_ERROR_NOT_IMPLEMENTED
+end
+
 @testset "What the library refuses instead of crashing" begin
     # Tensors on two devices (docs/reliability.md): a cpu kernel once read a meta tensor's null data.
     x = Tensor(Float32[1, 2, 3])

@@ -126,6 +126,41 @@ def kron_cases():
     ]
 
 
+def matrix_power_cases(name):
+    f = lambda m, a: getattr(m, name)(a, 5) if name != "linalg_matrix_power" else m.linalg.matrix_power(a, 5)  # noqa
+    p = lambda n: (lambda m, a: m.matrix_power(a, n))  # noqa: E731
+    return per_dtype(f, [(3, 3)], ["float32", "float64", "int64"]) + [
+        Case("batched", f, [In((2, 3, 3))]),
+        Case("pow0", p(0), [In((3, 3))]),
+        Case("pow1", p(1), [In((3, 3))]),
+        Case("pow2", p(2), [In((3, 3))]),
+        Case("pow3", p(3), [In((3, 3))]),
+        Case("pow8", p(8), [In((2, 2))]),
+        Case("step", f, [In((3, 3), layout="step")]),
+        Case("T", f, [In((3, 3), layout="T")]),
+        Case("empty", f, [In((0, 0))]),
+        Case("not_square", f, [In((2, 3))]),
+        Case("vector", f, [In((3,))]),
+        Case("0dim", f, [In(())]),
+        Case("method", lambda m, a: a.matrix_power(4), [In((2, 2))]),
+    ]
+
+
+def matrix_exp_cases(name):
+    f = (lambda m, a: m.linalg.matrix_exp(a)) if name == "linalg_matrix_exp" else (lambda m, a: m.matrix_exp(a))
+    return per_dtype(f, [(3, 3)], ["float32", "float64"]) + [
+        Case("batched", f, [In((2, 4, 4))]),
+        Case("large_norm", f, [In((3, 3), kind=[[10.0, -3.0, 2.0], [1.0, 9.0, 4.0], [0.5, -2.0, 12.0]])]),
+        Case("step", f, [In((3, 3), layout="step")]),
+        Case("empty", f, [In((0, 0))]),
+        Case("1x1", f, [In((1, 1))]),
+        Case("not_square", f, [In((2, 3))]),
+        Case("int", f, [In((2, 2), "int64")]),
+        Case("0dim", f, [In(())]),
+        Case("method", lambda m, a: a.matrix_exp(), [In((2, 2))]),
+    ]
+
+
 def linear_cases():
     f = lambda m, x, w, b: F(m).linear(x, w, b)  # noqa: E731
     f2 = lambda m, x, w: F(m).linear(x, w)  # noqa: E731
@@ -844,6 +879,10 @@ CASES = {
     "baddbmm": baddbmm_cases(),
     "tensordot": tensordot_cases(),
     "kron": kron_cases(),
+    "matrix_power": matrix_power_cases("matrix_power"),
+    "linalg_matrix_power": matrix_power_cases("linalg_matrix_power"),
+    "matrix_exp": matrix_exp_cases("matrix_exp"),
+    "linalg_matrix_exp": matrix_exp_cases("linalg_matrix_exp"),
     "linear": linear_cases(),
     "bilinear": bilinear_cases(),
     "einsum": einsum_cases(),

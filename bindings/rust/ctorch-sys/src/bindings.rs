@@ -1109,6 +1109,10 @@ extern "C" {
     pub fn ct_tensor_nanmedian_dim(self_: *const ct_tensor, dim: i64, keepdim: c_int, values: *mut *mut ct_tensor, indices: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_mode(self_: *const ct_tensor, dim: i64, keepdim: c_int, values: *mut *mut ct_tensor, indices: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor__unique2(self_: *const ct_tensor, sorted: c_int, return_inverse: c_int, return_counts: c_int, out0: *mut *mut ct_tensor, out1: *mut *mut ct_tensor, out2: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_matrix_power(self_: *const ct_tensor, n: i64, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_linalg_matrix_power(A: *const ct_tensor, n: i64, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_matrix_exp(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_linalg_matrix_exp(A: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_bernoulli_p(self_: *const ct_tensor, p: f64, generator: *mut ct_generator, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_group_norm(input: *const ct_tensor, num_groups: i64, weight: *const ct_tensor, bias: *const ct_tensor, eps: f64, cudnn_enabled: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_instance_norm(input: *const ct_tensor, weight: *const ct_tensor, bias: *const ct_tensor, running_mean: *const ct_tensor, running_var: *const ct_tensor, use_input_stats: c_int, momentum: f64, eps: f64, cudnn_enabled: c_int, out: *mut *mut ct_tensor) -> ct_status;

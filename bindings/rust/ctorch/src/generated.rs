@@ -426,6 +426,10 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "bmm",
     "addmm",
     "matmul",
+    "matrix_power",
+    "linalg_matrix_power",
+    "matrix_exp",
+    "linalg_matrix_exp",
     "rand",
     "randn",
     "randint.low",
@@ -4722,6 +4726,34 @@ impl Tensor {
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::tensor(other)];
         let [r] = call_n::<1>(c"matmul", &args)?;
+        Ok(r)
+    }
+
+    /// `matrix_power(Tensor self, int n) -> Tensor`
+    pub fn matrix_power(&self, n: i64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::int(n)];
+        let [r] = call_n::<1>(c"matrix_power", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_matrix_power(Tensor A, int n) -> Tensor`
+    pub fn linalg_matrix_power(a: &Tensor, n: i64) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::int(n)];
+        let [r] = call_n::<1>(c"linalg_matrix_power", &args)?;
+        Ok(r)
+    }
+
+    /// `matrix_exp(Tensor self) -> Tensor`
+    pub fn matrix_exp(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"matrix_exp", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_matrix_exp(Tensor A) -> Tensor`
+    pub fn linalg_matrix_exp(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_matrix_exp", &args)?;
         Ok(r)
     }
 

@@ -72,3 +72,13 @@ fn quantiles_counts_and_search() {
     let r = Tensor::from_slice(&[1i64, 2]).repeat_interleave_self_int(2).unwrap();
     assert_eq!(r.to_vec::<i64>().unwrap(), [1, 1, 2, 2]);
 }
+
+#[test]
+fn matrix_power_and_matrix_exp() {
+    // [[1, 1], [0, 1]]^n = [[1, n], [0, 1]]; exp of the nilpotent [[0, 2], [0, 0]] is I + N.
+    let a = Tensor::from_slice(&[1.0f64, 1.0, 0.0, 1.0]).reshape(&[2, 2]).unwrap();
+    close(&vals(&a.matrix_power(7).unwrap()), &[1.0, 7.0, 0.0, 1.0]);
+    let n = Tensor::from_slice(&[0.0f64, 2.0, 0.0, 0.0]).reshape(&[2, 2]).unwrap();
+    close(&vals(&n.matrix_exp().unwrap()), &[1.0, 2.0, 0.0, 1.0]);
+    assert!(a.matrix_power(-1).is_err());
+}

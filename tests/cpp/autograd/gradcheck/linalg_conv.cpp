@@ -66,6 +66,10 @@ std::vector<Case> linalg_conv_cases() {
          return ops::add(op("linalg_cross", {x[0], x[1], -1}), ops::mul(op("cross", {x[0], x[1], Value()}), Scalar(2.0)));
        }},
       {{"vander"}, {{{3}}}, [](const Inputs& x) { return op("vander", {x[0], 4, false}); }},
+      {{"matrix_power"}, {{{3, 3}}}, [](const Inputs& x) { return op("matrix_power", {x[0], 5}); }},
+      {{"linalg_matrix_power"}, {{{2, 2, 2}}}, [](const Inputs& x) { return op("linalg_matrix_power", {x[0], 3}); }},
+      {{"matrix_exp"}, {{{3, 3}}}, [](const Inputs& x) { return op("matrix_exp", {x[0]}); }},
+      {{"linalg_matrix_exp"}, {{{2, 2, 2}}}, [](const Inputs& x) { return op("linalg_matrix_exp", {x[0]}); }},
       {{"kron"},
        {{{2, 3}}, {{2}}},
        [](const Inputs& x) {

@@ -427,6 +427,10 @@ abstract class TensorOps extends NativeObject {
     "bmm",
     "addmm",
     "matmul",
+    "matrix_power",
+    "linalg_matrix_power",
+    "matrix_exp",
+    "linalg_matrix_exp",
     "rand",
     "randn",
     "randint.low",
@@ -6380,6 +6384,46 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor matmul(Tensor other) {
     return Native.binary(CTorchNative::ct_tensor_matmul, self(), other, "other");
+  }
+
+  /**
+   * {@code matrix_power(Tensor self, int n) -> Tensor}.
+   * @param n the schema's {@code n}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor matrixPower(long n) {
+    return new Args(2).tensor(self(), "self").integer(n).call1("matrix_power");
+  }
+
+  /**
+   * {@code linalg_matrix_power(Tensor A, int n) -> Tensor}.
+   * @param A the schema's {@code A} (null: none)
+   * @param n the schema's {@code n}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgMatrixPower(Tensor A, long n) {
+    return new Args(2).tensor(A, "A").integer(n).call1("linalg_matrix_power");
+  }
+
+  /**
+   * {@code matrix_exp(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor matrixExp() {
+    return new Args(1).tensor(self(), "self").call1("matrix_exp");
+  }
+
+  /**
+   * {@code linalg_matrix_exp(Tensor A) -> Tensor}.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgMatrixExp(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_matrix_exp");
   }
 
   /**

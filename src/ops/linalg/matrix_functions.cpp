@@ -1,0 +1,109 @@
+// matrix_functions.cpp - matrix_power and matrix_exp (torch.linalg's, with their torch.* names):
+// composites over matmul, so their derivatives, batching and devices are matmul's.
+#include <cmath>
+
+#include "dispatch/dispatcher.h"
+#include "ops/functions.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+// Batches of square matrices: [..., n, n].
+void check_square(const char* op, const TensorImpl& a) {
+  CT_CHECK(a.dim() >= 2, CT_ERROR_SHAPE, op, ": A must have at least 2 dimensions (batches of square matrices), got "
+           "sizes ", a.sym_sizes());
+  CT_CHECK(a.sym_size(a.dim() - 1) == a.sym_size(a.dim() - 2), CT_ERROR_SHAPE, op,
+           ": A must be batches of square matrices, but they are ", a.sym_size(a.dim() - 2), " by ",
+           a.sym_size(a.dim() - 1), " matrices");
+}
+
+// The identity of a's matrix size for each matrix of its batch, from a's own diagonal so that
+// symbolic sizes carry through.
+Tensor identity_like(const Tensor& a) {
+  const Tensor d = diagonal(a, 0, -2, -1);
+  return diag_embed(full_symint(d->sym_sizes(), Scalar(1), a->dtype(), a->device()));
+}
+
+// matrix_power(Tensor self, int n) -> Tensor: A^n by the binary decomposition of n (the squares of
+// A times each other as n's bits say), in torch's order of products.
+void matrix_power_kernel(void*, Frame& f) {
+  const char* op = f.op.schema.name.c_str();
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  int64_t n = f.arg(1).to_int();
+  check_square(op, *a);
+  CT_CHECK(a->dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": bool matrices are not supported. Convert A with to()");
+  CT_CHECK(n >= 0, CT_ERROR_NOT_IMPLEMENTED, op, ": the power ", n,
+           " is negative, which needs the inverse of A; ctorch has no matrix inverse yet. Invert A another way "
+           "first, or pass a power >= 0");
+  if (n == 0) {
+    // A copy of A overwritten with I: the result depends on A, with a zero gradient, as torch's.
+    Tensor r = clone(a);
+    f.outs[0] = copy_(r, identity_like(a));
+    return;
+  }
+  if (n == 1) {
+    f.outs[0] = clone(a);
+    return;
+  }
+  if (n == 2) {
+    f.outs[0] = matmul(a, a);
+    return;
+  }
+  if (n == 3) {
+    f.outs[0] = matmul(matmul(a, a), a);
+    return;
+  }
+  Tensor z, result;
+  while (n > 0) {
+    const bool bit = n % 2;
+    n /= 2;
+    z = z.defined() ? matmul(z, z) : a;
+    if (bit) result = result.defined() ? matmul(result, z) : z;
+  }
+  f.outs[0] = result;
+}
+
+// matrix_exp(Tensor self) -> Tensor: scaling and squaring over a Taylor polynomial. A is scaled by
+// 2^-s so that its 1-norm is at most 1/2, the polynomial is taken to the first degree m whose
+// remainder bound x^(m+1) / (m+1)! falls below the dtype's unit roundoff (m <= 14 in float64), and
+// the result is squared s times. The scale and degree come from the largest norm in the batch, read
+// on the host: an eager choice, as torch's.
+void matrix_exp_kernel(void*, Frame& f) {
+  const char* op = f.op.schema.name.c_str();
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  check_square(op, *a);
+  CT_CHECK(is_floating(a->dtype()), CT_ERROR_DTYPE, op, ": A is ", a->dtype(),
+           "; the matrix exponential takes floating matrices. Convert A with to()");
+  if (a->device().is_meta() || a->numel() == 0) {  // the result has A's sizes whatever its values
+    f.outs[0] = clone(a);
+    return;
+  }
+  const Tensor norms = amax(sum(abs(a), IntArrayRef{-2}), IntArrayRef{-1});  // each matrix's 1-norm
+  const double norm = host_contiguous(to(amax(norms), kCPU, DType::Float64))->data_as<double>()[0];
+  CT_CHECK(std::isfinite(norm), CT_ERROR_INVALID_ARGUMENT, op, ": A holds a non-finite value (its 1-norm is ", norm,
+           "); the exponential is defined for finite matrices");
+  const int s = norm > 0.5 ? static_cast<int>(std::ceil(std::log2(norm / 0.5))) : 0;
+  const double x = std::ldexp(norm, -s);
+  const double unit = a->dtype() == DType::Float64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
+  int m = 0;
+  for (double term = x; term > unit && m < 30; term *= x / (m + 2)) ++m;  // term = x^(m+1) / (m+1)!
+  const Tensor scaled = s > 0 ? mul(a, Scalar(std::ldexp(1.0, -s))) : a;
+  const Tensor eye_a = identity_like(a);
+  // Horner: P = I + X (I + X/2 (I + ... (I + X/m))).
+  Tensor p = eye_a;
+  for (int k = m; k >= 1; --k) p = add(eye_a, div(matmul(scaled, p), Scalar(static_cast<double>(k))));
+  for (int i = 0; i < s; ++i) p = matmul(p, p);
+  f.outs[0] = p;
+}
+
+}  // namespace
+
+void define_matrix_functions(Registry& r) {
+  r.def("matrix_power(Tensor self, int n) -> Tensor").composite(matrix_power_kernel);
+  r.def("linalg_matrix_power(Tensor A, int n) -> Tensor").composite(matrix_power_kernel);
+  r.def("matrix_exp(Tensor self) -> Tensor").composite(matrix_exp_kernel);
+  r.def("linalg_matrix_exp(Tensor A) -> Tensor").composite(matrix_exp_kernel);
+}
+
+}  // namespace ct::ops
