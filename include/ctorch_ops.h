@@ -2742,6 +2742,28 @@ CT_API CT_NODISCARD ct_status ct_tensor_bernoulli_p(const ct_tensor* self, doubl
                                                     ct_tensor** out);
 
 /*
+ * ct_tensor_poisson - poisson(Tensor self, Generator? generator=None) -> Tensor
+ *
+ *   generator  NULL for the default generator.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "poisson".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_poisson(const ct_tensor* self, ct_generator* generator,
+                                                ct_tensor** out);
+
+/*
+ * ct_tensor_binomial - binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor
+ *
+ *   generator  NULL for the default generator.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "binomial".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_binomial(const ct_tensor* count, const ct_tensor* prob,
+                                                 ct_generator* generator, ct_tensor** out);
+
+/*
  * ct_tensor_group_norm - group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
  *
  *   weight         NULL for None.

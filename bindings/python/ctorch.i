@@ -416,6 +416,11 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 
 %include "ctorch.h"
 
+/* Typed functions of ctorch_ops.h (which SWIG does not read) that Python calls directly: a
+ * Generator cannot travel through a boxed call. */
+ct_status ct_tensor_poisson(const ct_tensor* self, ct_generator* generator, ct_tensor** out);
+ct_status ct_tensor_binomial(const ct_tensor* count, const ct_tensor* prob, ct_generator* generator, ct_tensor** out);
+
 /* ---- Helpers written for Python ---- */
 
 /* They use the Python API, so they keep the GIL (ct_py_op_call releases it around the call). */

@@ -2271,6 +2271,24 @@ ct_status ct_tensor_bernoulli_p(const ct_tensor* self, double p, ct_generator* g
   });
 }
 
+ct_status ct_tensor_poisson(const ct_tensor* self, ct_generator* generator, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_poisson";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "poisson");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::generator_arg(generator, fn_, true))});
+  });
+}
+
+ct_status ct_tensor_binomial(const ct_tensor* count, const ct_tensor* prob, ct_generator* generator,
+                             ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_binomial";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "binomial");
+    return call(op_, {&tensor_arg(count, fn_, "count"), &tensor_arg(prob, fn_, "prob"),
+                      Value(capi::generator_arg(generator, fn_, true))});
+  });
+}
+
 ct_status ct_tensor_group_norm(const ct_tensor* input, int64_t num_groups, const ct_tensor* weight,
                                const ct_tensor* bias, double eps, int cudnn_enabled, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_group_norm";

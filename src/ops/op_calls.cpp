@@ -1743,6 +1743,14 @@ Tensor dropout(const Tensor& input, double p, bool train, runtime::Generator* ge
   static const OperatorDef& op_ = builtin_op("dropout");
   return call(op_, {input, p, train, generator});
 }
+Tensor poisson(const Tensor& self, runtime::Generator* generator) {
+  static const OperatorDef& op_ = builtin_op("poisson");
+  return call(op_, {self, generator});
+}
+Tensor binomial(const Tensor& count, const Tensor& prob, runtime::Generator* generator) {
+  static const OperatorDef& op_ = builtin_op("binomial");
+  return call(op_, {count, prob, generator});
+}
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   static const OperatorDef& op_ = builtin_op("softmax.int");
   return call(op_, {self, dim, opt(dtype)});

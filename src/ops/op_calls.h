@@ -884,6 +884,10 @@ Tensor randperm(int64_t n, runtime::Generator* generator = nullptr, std::optiona
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false, runtime::Generator* generator = nullptr);
 /// dropout(Tensor input, float p, bool train, *, Generator? generator=None) -> Tensor
 Tensor dropout(const Tensor& input, double p, bool train, runtime::Generator* generator = nullptr);
+/// poisson(Tensor self, Generator? generator=None) -> Tensor
+Tensor poisson(const Tensor& self, runtime::Generator* generator = nullptr);
+/// binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor
+Tensor binomial(const Tensor& count, const Tensor& prob, runtime::Generator* generator = nullptr);
 /// softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 /// log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor

@@ -318,7 +318,51 @@ static void test_bernoulli_reads_no_probability_past_the_last_element(void) {
   }
 }
 
+/* poisson and binomial: whole counts in range, means near n p and the rate, a generator's stream
+ * repeats, bad rates, counts and probabilities refused. */
+static void test_poisson_and_binomial(void) {
+  ct_tensor *rate = NULL, *count = NULL, *prob = NULL, *x = NULL, *y = NULL, *bad = NULL;
+  CHECK_OK(ct_tensor_full(S(20000), &(ct_scalar){CT_SCALAR_FLOAT, 0, 30.0}, CT_FLOAT64, NULL, &rate));
+  CHECK_OK(ct_tensor_full(S(20000), &(ct_scalar){CT_SCALAR_FLOAT, 0, 50.0}, CT_FLOAT64, NULL, &count));
+  CHECK_OK(ct_tensor_full(S(1), &(ct_scalar){CT_SCALAR_FLOAT, 0, 0.2}, CT_FLOAT64, NULL, &prob));
+  ct_generator* g = NULL;
+  CHECK_OK(ct_generator_create("cpu", &g));
+  CHECK_OK(ct_generator_manual_seed(g, 9));
+  CHECK_OK(ct_tensor_poisson(rate, g, &x));
+  CHECK_OK(ct_tensor_binomial(count, prob, NULL, &y)); /* prob broadcast */
+  double* v = malloc(sizeof(double) * 20000);
+  double* w = malloc(sizeof(double) * 20000);
+  CHECK_OK(ct_tensor_copy_to(x, v, sizeof(double) * 20000));
+  CHECK_OK(ct_tensor_copy_to(y, w, sizeof(double) * 20000));
+  double mv = 0, mw = 0;
+  for (int i = 0; i < 20000; ++i) {
+    CHECK(v[i] >= 0 && v[i] == floor(v[i]));
+    CHECK(w[i] >= 0 && w[i] <= 50 && w[i] == floor(w[i]));
+    mv += v[i] / 20000, mw += w[i] / 20000;
+  }
+  CHECK(fabs(mv - 30) < 0.2 && fabs(mw - 10) < 0.15);
+  ct_tensor* again = NULL;
+  CHECK_OK(ct_generator_manual_seed(g, 9));
+  CHECK_OK(ct_tensor_poisson(rate, g, &again));
+  CHECK_OK(ct_tensor_copy_to(again, w, sizeof(double) * 20000));
+  CHECK(memcmp(v, w, sizeof(double) * 20000) == 0);
+  free(v);
+  free(w);
+  ct_tensor* neg = T(CT_FLOAT32, S(2), 1.0, -1.0);
+  CHECK_STATUS(ct_tensor_poisson(neg, NULL, &bad), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("flat index 1");
+  ct_tensor *half = T(CT_FLOAT32, S(1), 2.5), *p = T(CT_FLOAT32, S(1), 0.5), *p2 = T(CT_FLOAT32, S(1), 1.5);
+  CHECK_STATUS(ct_tensor_binomial(half, p, NULL, &bad), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("whole number");
+  CHECK_STATUS(ct_tensor_binomial(p, p2, NULL, &bad), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_binomial(half, prob, NULL, &bad), CT_ERROR_DTYPE);
+  CHECK(bad == NULL);
+  ct_generator_release(g);
+  RELEASE(rate, count, prob, x, y, again, neg, half, p, p2);
+}
+
 static const capi_test TESTS[] = {
+    CAPI_TEST(test_poisson_and_binomial),
     CAPI_TEST(test_manual_seed_repeats_the_stream),  CAPI_TEST(test_same_numbers_for_every_thread_count),
     CAPI_TEST(test_generators_are_independent_and_checkpointable), CAPI_TEST(test_default_generator_handle),
     CAPI_TEST(test_distributions),                   CAPI_TEST(test_randperm_is_a_permutation),

@@ -69,4 +69,23 @@ class RecurrentAndStatisticsTest {
       assertThrows(NotImplementedException.class, () -> a.matrixPower(-1));
     }
   }
+
+  @Test
+  void poissonAndBinomialDrawWholeCountsInRange() {
+    try (TensorScope scope = new TensorScope()) {
+      double[] x = Tensor.full(new long[] {5000}, 20.0).poisson().to(DType.FLOAT64).toDoubleArray();
+      double mean = 0;
+      for (double v : x) {
+        assertTrue(v >= 0 && v == Math.floor(v));
+        mean += v / x.length;
+      }
+      assertEquals(20.0, mean, 0.4);
+      double[] b = Tensor.binomial(Tensor.full(new long[] {5000}, 12.0), Tensor.full(new long[] {1}, 0.25))
+          .to(DType.FLOAT64).toDoubleArray();
+      for (double v : b) {
+        assertTrue(v >= 0 && v <= 12 && v == Math.floor(v));
+      }
+      assertThrows(InvalidArgumentException.class, () -> Tensor.of(new float[] {-1f}).poisson());
+    }
+  }
 }

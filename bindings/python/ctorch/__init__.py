@@ -84,9 +84,9 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inferenc
 from . import _dtype as _d
 from ._ops_linalg_conv import cdist, einsum, tensordot
 from ._ops_index import nonzero
-from ._random import (Generator, bernoulli, default_generator, dropout, get_rng_state, initial_seed, manual_seed,
-                      multinomial, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
-                      set_rng_state)
+from ._random import (Generator, bernoulli, binomial, default_generator, dropout, get_rng_state, initial_seed,
+                      manual_seed, multinomial, poisson, rand, rand_like, randint, randint_like, randn, randn_like,
+                      randperm, seed, set_rng_state)
 from ._ops_shape import (atleast_1d, atleast_2d, atleast_3d, block_diag, broadcast_shapes, broadcast_tensors,
                          cartesian_prod, chunk, dsplit, hsplit, meshgrid, split, split_with_sizes, tensor_split,
                          unbind, vsplit)
@@ -126,7 +126,7 @@ __all__ = ["Tensor", "Size", "device", "dtype", "Error", "tensor", "as_tensor", 
            "is_grad_enabled", "is_inference_mode_enabled", "get_default_dtype", "set_default_dtype",
            "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "bernoulli",
-           "multinomial", "dropout", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "multinomial", "poisson", "binomial", "dropout", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_default_device", "get_default_device",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "set_printoptions", "set_warn_always",

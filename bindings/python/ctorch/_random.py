@@ -14,7 +14,7 @@ from ._tensor import Tensor, _handle, _sizes as _size, _symbolic_factory, _wrap,
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
-           "bernoulli", "multinomial", "dropout"]
+           "bernoulli", "multinomial", "dropout", "poisson", "binomial"]
 
 
 class Generator:
@@ -189,6 +189,16 @@ def bernoulli(input, p=None, *, generator=None):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     return _wrap(_C.ct_tensor_multinomial(_handle(input), int(num_samples), int(bool(replacement)), _gen(generator)))
+
+
+def poisson(input, generator=None):
+    """Counts drawn from Poisson(input[i]) (torch.poisson), in input's dtype."""
+    return _wrap(_C.ct_tensor_poisson(_handle(input), _gen(generator)))
+
+
+def binomial(count, prob, generator=None):
+    """Successes of count[i] trials of probability prob[i] (torch.binomial), broadcast."""
+    return _wrap(_C.ct_tensor_binomial(_handle(count), _handle(prob), _gen(generator)))
 
 
 def dropout(input, p=0.5, train=True, *, generator=None):

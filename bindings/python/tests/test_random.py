@@ -56,6 +56,13 @@ def same_call(fn):
     lambda m: m.multinomial(m.tensor([0.2, 0.3, 0.5]), 4),
     lambda m: m.multinomial(m.tensor([0.2, -0.3, 0.5]), 1),
     lambda m: m.multinomial(m.ones(2, 2, 2), 1),
+    lambda m: m.poisson(m.full((2, 3), 4.0)),
+    lambda m: m.poisson(m.full((2,), 4.0, dtype=m.float64)),
+    lambda m: m.poisson(m.tensor([1.0, -2.0])),
+    lambda m: m.poisson(m.ones(2, dtype=m.int64)),
+    lambda m: m.binomial(m.full((2, 3), 10.0), m.full((2, 3), 0.5)),
+    lambda m: m.binomial(m.full((2, 1), 10.0), m.full((3,), 0.5)),
+    lambda m: m.binomial(m.full((2,), 10.0), m.full((2,), 0.5, dtype=m.float64)),
     lambda m: m.dropout(m.ones(3, 4), 0.5, True),
     lambda m: m.dropout(m.ones(3, 4), 1.5, True),
     lambda m: m.ones(3).uniform_(2, 5),
@@ -121,6 +128,10 @@ def test_generator_state_offset_and_independence():
     (lambda: ctorch.empty(200000, dtype=ctorch.float64).uniform_(-1, 3), 1.0, 4 / math.sqrt(12)),
     (lambda: ctorch.randint(0, 10, (200000,)).to(ctorch.float64), 4.5, math.sqrt(99 / 12)),
     (lambda: ctorch.bernoulli(ctorch.full((200000,), 0.3)), 0.3, math.sqrt(0.21)),
+    (lambda: ctorch.poisson(ctorch.full((200000,), 3.5)), 3.5, math.sqrt(3.5)),  # multiplication method
+    (lambda: ctorch.poisson(ctorch.full((200000,), 250.0)), 250.0, math.sqrt(250.0)),  # transformed rejection
+    (lambda: ctorch.binomial(ctorch.full((200000,), 20.0), ctorch.full((200000,), 0.2)), 4.0, math.sqrt(3.2)),
+    (lambda: ctorch.binomial(ctorch.full((200000,), 500.0), ctorch.full((200000,), 0.7)), 350.0, math.sqrt(105.0)),
 ])
 def test_moments(draw, mean, sd):
     x = draw().to(ctorch.float64)
@@ -188,3 +199,42 @@ def test_functional_dropout_takes_torch_defaults():
     assert F.dropout(x, 0.5, training=False) is x
     z = ctorch.ones(8)
     assert F.dropout(z, 0.25, inplace=True) is z and set(z.numpy().tolist()) <= {0.0, float(np.float32(4.0 / 3.0))}
+
+
+@pytest.mark.parametrize("draw,numpy_draw", [
+    (lambda n: ctorch.poisson(ctorch.full((n,), 12.0, dtype=ctorch.float64)),
+     lambda rng, n: rng.poisson(12.0, n)),
+    (lambda n: ctorch.binomial(ctorch.full((n,), 30.0, dtype=ctorch.float64), ctorch.full((n,), 0.45, dtype=ctorch.float64)),
+     lambda rng, n: rng.binomial(30, 0.45, n)),
+    (lambda n: ctorch.binomial(ctorch.full((n,), 9.0), ctorch.full((n,), 0.8)), lambda rng, n: rng.binomial(9, 0.8, n)),
+], ids=["poisson", "binomial-btrs", "binomial-inversion"])
+def test_poisson_and_binomial_follow_their_distributions(draw, numpy_draw):
+    """Each count's frequency, ctorch against numpy's sampler, within 5 standard errors."""
+    n = 400000
+    ctorch.manual_seed(11)
+    got = np.bincount(draw(n).numpy().astype(np.int64), minlength=60)[:60] / n
+    want = np.bincount(numpy_draw(np.random.default_rng(11), n), minlength=60)[:60] / n
+    se = np.sqrt(np.maximum(want, 1 / n) / n)
+    assert np.all(np.abs(got - want) <= 5 * np.sqrt(2) * se)
+
+
+def test_poisson_and_binomial_edges_generators_and_thread_counts():
+    assert ctorch.poisson(ctorch.zeros(3)).tolist() == [0.0, 0.0, 0.0]
+    b = ctorch.binomial(ctorch.tensor([0.0, 7.0, 7.0]), ctorch.tensor([0.5, 0.0, 1.0]))
+    assert b.tolist() == [0.0, 0.0, 7.0]
+    with pytest.raises(ValueError, match="whole number"):
+        ctorch.binomial(ctorch.tensor([2.5]), ctorch.tensor([0.5]))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        ctorch.binomial(ctorch.tensor([2.0]), ctorch.tensor([1.5]))
+    g1, g2 = ctorch.Generator().manual_seed(5), ctorch.Generator().manual_seed(5)
+    assert ctorch.poisson(ctorch.full((50,), 30.0), g1).tolist() == ctorch.poisson(ctorch.full((50,), 30.0), g2).tolist()
+    before = ctorch.get_num_threads()
+    draws = []
+    for threads in (1, 2):
+        ctorch.set_num_threads(threads)
+        ctorch.manual_seed(2)
+        draws.append(ctorch.binomial(ctorch.full((100000,), 40.0), ctorch.full((100000,), 0.3)).numpy())
+    ctorch.set_num_threads(before)
+    assert np.array_equal(*draws)
+    r = ctorch.ones(3, requires_grad=True)
+    assert not ctorch.poisson(r).requires_grad

@@ -786,7 +786,8 @@ for _module in pkgutil.iter_modules([os.path.join(os.path.dirname(__file__), "ca
 # from ctorch's Philox stream and so cannot equal torch's; test_random.py compares their sizes,
 # dtypes, errors and distributions with torch instead. In-place variants (names ending in "_") are
 # covered by test_inplace_matches_torch.
-NO_CASE_NEEDED = {"rand", "randn", "randint", "randperm", "bernoulli", "multinomial", "dropout"}
+NO_CASE_NEEDED = {"rand", "randn", "randint", "randperm", "bernoulli", "multinomial", "dropout", "poisson",
+                  "binomial"}
 
 
 def _registry_names():

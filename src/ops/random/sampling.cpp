@@ -1,5 +1,5 @@
-// sampling.cpp - randperm, multinomial and dropout: operators that draw with the Philox stream
-// and then order, search or mask.
+// sampling.cpp - randperm, multinomial, dropout, poisson and binomial: operators that draw with
+// the Philox stream and then order, search, mask or reject.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -7,6 +7,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "ops/cpu/cast.h"
+#include "ops/cpu/parallel.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
 #include "ops/random/fill.h"
@@ -15,6 +16,13 @@
 
 namespace ct::ops {
 namespace {
+
+// values as a cpu float64 tensor of the given sizes.
+Tensor from_host_doubles(const std::vector<double>& values, IntArrayRef sizes) {
+  Tensor t = empty(sizes, DType::Float64, kCPU);
+  std::copy(values.begin(), values.end(), t->data_as<double>());
+  return t;
+}
 
 // n uniforms on [0, 1) with 53 bits each, two per Philox block.
 std::vector<double> uniforms(int64_t n, runtime::Generator& g) {
@@ -121,6 +129,166 @@ void multinomial_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   }
 }
 
+// ---- poisson and binomial: samplers that reject a variable number of times
+//
+// Note [Per-element streams]
+// A rejection sampler draws as many uniforms as it needs, so the shared stream cannot be split
+// among elements in advance. Each element instead gets a 64-bit key from the shared stream (one
+// reservation, as any random operator makes) and draws from its own Philox stream under that key.
+// An element's value then depends on its index and the reservation only: the same for every thread
+// count, and the elements can run in parallel.
+struct ElementStream {
+  uint64_t key;
+  uint64_t block = 0;
+  random::Words w{};
+  int used = 4;
+  double uniform() {  // [0, 1), 53 bits
+    if (used > 2) {
+      w = random::philox(key, block++);
+      used = 0;
+    }
+    const double u = random::uniform_double(w.w[used], w.w[used + 1]);
+    used += 2;
+    return u;
+  }
+};
+
+std::vector<uint64_t> element_keys(int64_t n, runtime::Generator& g) {
+  std::vector<uint64_t> keys(static_cast<size_t>(n));
+  random::fill<2>(keys.data(), n, g, [](uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint64_t* dst, int64_t) {
+    dst[0] = uint64_t{b} << 32 | a;
+    dst[1] = uint64_t{d} << 32 | c;
+  });
+  return keys;
+}
+
+// Poisson(lambda). Below 10, the product of uniforms against e^-lambda (Knuth); from 10, the
+// transformed rejection with squeeze of Hormann ("The transformed rejection method for generating
+// Poisson random variables", 1993), whose expected number of tries is near 1 for every lambda.
+double sample_poisson(double lambda, ElementStream& s) {
+  if (lambda == 0) return 0;
+  // Logarithms are random::log_f64, plain arithmetic with the same bits on every machine (libm's may
+  // differ in the last bit between CPUs, and an accept or reject could flip).
+  if (lambda < 10) {  // the product of uniforms against e^-lambda, as a sum of their logs
+    double k = 0;
+    for (double u = s.uniform(), total = 0;; u = s.uniform(), ++k) {
+      if (u == 0) return k;  // log(0) is -inf: the product is below any limit
+      total += random::log_f64(u);
+      if (total <= -lambda) return k;
+    }
+  }
+  const double slam = std::sqrt(lambda), loglam = random::log_f64(lambda);
+  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+  for (;;) {
+    const double u = s.uniform() - 0.5, v = s.uniform(), us = 0.5 - std::fabs(u);
+    const double k = std::floor((2 * a / us + b) * u + lambda + 0.43);
+    if (us >= 0.07 && v <= vr) return k;
+    if (k < 0 || (us < 0.013 && v > us) || v == 0) continue;
+    if (random::log_f64(v) + random::log_f64(inv_alpha) - random::log_f64(a / (us * us) + b) <=
+        -lambda + k * loglam - std::lgamma(k + 1))
+      return k;
+  }
+}
+
+// Binomial(n, p) for p <= 1/2 (the caller reflects larger p). Below a mean of 10, inversion by
+// sequential search from 0; from 10, Hormann's transformed rejection BTRS ("The generation of
+// binomial random variates", 1993).
+double sample_binomial_low(double n, double p, ElementStream& s) {
+  const double q = 1 - p;
+  if (n * p < 10) {
+    for (;;) {  // a rounding-starved search past n starts over
+      const double ratio = p / q, a = (n + 1) * ratio;
+      double r = std::pow(q, n), u = s.uniform(), x = 0;
+      while (u > r && x <= n) {
+        u -= r;
+        ++x;
+        r *= a / x - ratio;
+      }
+      if (x <= n) return x;
+    }
+  }
+  const double spq = std::sqrt(n * p * q), b = 1.15 + 2.53 * spq, a = -0.0873 + 0.0248 * b + 0.01 * p;
+  const double c = n * p + 0.5, vr = 0.92 - 4.2 / b, alpha = (2.83 + 5.1 / b) * spq, lpq = random::log_f64(p / q);
+  const double m = std::floor((n + 1) * p), h = std::lgamma(m + 1) + std::lgamma(n - m + 1);
+  for (;;) {
+    const double u = s.uniform() - 0.5, v = s.uniform(), us = 0.5 - std::fabs(u);
+    const double k = std::floor((2 * a / us + b) * u + c);
+    if (k < 0 || k > n) continue;
+    if (us >= 0.07 && v <= vr) return k;
+    if (v == 0) continue;
+    if (random::log_f64(v * alpha / (a / (us * us) + b)) <=
+        h - std::lgamma(k + 1) - std::lgamma(n - k + 1) + (k - m) * lpq)
+      return k;
+  }
+}
+
+double sample_binomial(double n, double p, ElementStream& s) {
+  if (n == 0 || p == 0) return 0;
+  if (p == 1) return n;
+  return p <= 0.5 ? sample_binomial_low(n, p, s) : n - sample_binomial_low(n, 1 - p, s);
+}
+
+// poisson(Tensor self, *, Generator? generator=None) -> Tensor
+void poisson_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& rates = f.tensor(0);
+  CT_CHECK(is_floating(rates.dtype()), CT_ERROR_DTYPE, "poisson: the rates must be floating, got ", rates.dtype(),
+           " (sizes ", rates.sym_sizes(), "). Convert them with to(float32)");
+  set_output(m, 0, rates.sym_sizes(), rates.dtype(), rates.device());
+}
+
+void poisson_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const Tensor rates = to(expect_contiguous(Tensor::borrow(&f.tensor(0))), DType::Float64);
+  const double* r = rates->data_as<double>();
+  const int64_t n = rates->numel();
+  for (int64_t i = 0; i < n; ++i)
+    CT_CHECK(std::isfinite(r[i]) && r[i] >= 0, CT_ERROR_INVALID_ARGUMENT, "poisson: rate ", r[i], " at flat index ", i,
+             " is negative or not finite. Pass finite rates >= 0");
+  const std::vector<uint64_t> keys = element_keys(n, random_generator(f.arg(1), outs[0]->device()));
+  std::vector<double> values(static_cast<size_t>(n));
+  cpu::parallel_for(0, n, 256, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      ElementStream s{keys[static_cast<size_t>(i)]};
+      values[static_cast<size_t>(i)] = sample_poisson(r[i], s);
+    }
+  });
+  copy_(outs[0], from_host_doubles(values, rates->sizes()));
+}
+
+// binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor
+void binomial_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& count = f.tensor(0);
+  const TensorImpl& prob = f.tensor(1);
+  CT_CHECK(is_floating(count.dtype()) && count.dtype() == prob.dtype(), CT_ERROR_DTYPE,
+           "binomial: count and prob must be of one floating dtype, got ", count.dtype(), " and ", prob.dtype(),
+           ". Convert them with to()");
+  set_output(m, 0, broadcast_shapes("binomial", count.sym_sizes(), prob.sym_sizes()).ref(), count.dtype(),
+             common_device(f));
+}
+
+void binomial_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const IntArrayRef sizes = outs[0]->sizes();
+  const Tensor count = to(contiguous(expand(Tensor::borrow(&f.tensor(0)), sizes)), DType::Float64);
+  const Tensor prob = to(contiguous(expand(Tensor::borrow(&f.tensor(1)), sizes)), DType::Float64);
+  const double *c = count->data_as<double>(), *p = prob->data_as<double>();
+  const int64_t n = outs[0]->numel();
+  for (int64_t i = 0; i < n; ++i) {
+    CT_CHECK(std::isfinite(c[i]) && c[i] >= 0 && c[i] == std::floor(c[i]), CT_ERROR_INVALID_ARGUMENT,
+             "binomial: count ", c[i], " at flat index ", i, " is not a whole number >= 0");
+    CT_CHECK(p[i] >= 0 && p[i] <= 1, CT_ERROR_INVALID_ARGUMENT, "binomial: probability ", p[i], " at flat index ", i,
+             " is outside [0, 1]");
+  }
+  const std::vector<uint64_t> keys = element_keys(n, random_generator(f.arg(2), outs[0]->device()));
+  std::vector<double> values(static_cast<size_t>(n));
+  cpu::parallel_for(0, n, 256, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      ElementStream s{keys[static_cast<size_t>(i)]};
+      values[static_cast<size_t>(i)] = sample_binomial(c[i], p[i], s);
+    }
+  });
+  copy_(outs[0], from_host_doubles(values, sizes));
+}
+
 // ---- dropout(Tensor input, float p, bool train, *, Generator? generator=None)
 
 // Zeroes each element with probability p and scales the rest by 1 / (1 - p), so the expectation
@@ -157,6 +325,15 @@ void define_sampling(Registry& r) {
       .compute(DispatchKey::CPU, multinomial_cpu, Determinism::Bitwise)
       .not_differentiable();
   r.def("dropout(Tensor input, float p, bool train, *, Generator? generator=None) -> Tensor").composite(dropout_kernel);
+  // The drawn counts do not move with the rates: no gradient flows back, as in torch.
+  r.def("poisson(Tensor self, Generator? generator=None) -> Tensor")
+      .meta(poisson_meta)
+      .compute(DispatchKey::CPU, poisson_cpu, Determinism::Bitwise)
+      .not_differentiable();
+  r.def("binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor")
+      .meta(binomial_meta)
+      .compute(DispatchKey::CPU, binomial_cpu, Determinism::Bitwise)
+      .not_differentiable();
 }
 
 }  // namespace ct::ops

@@ -848,6 +848,14 @@ end
     @test live() <= base                # the garbage went while the allocation was retried
 end
 
+@testset "poisson and binomial" begin
+    x = Array(CTorch.ops.poisson(CTorch.ops.full([5000], 20.0)))
+    @test all(v -> v >= 0 && isinteger(v), x) && abs(sum(x) / length(x) - 20) < 0.4
+    b = Array(CTorch.ops.binomial(CTorch.ops.full([5000], 12.0), CTorch.ops.full([1], 0.25)))
+    @test all(v -> 0 <= v <= 12 && isinteger(v), b)
+    @test ctorch_error(() -> CTorch.ops.poisson(Tensor(Float32[-1]))).kind === :CT_ERROR_INVALID_ARGUMENT
+end
+
 @testset "matrix_power and matrix_exp" begin
     a = Tensor([1.0 1.0; 0.0 1.0])
     @test Array(CTorch.ops.matrix_power(a, 7)) == [1.0 7.0; 0.0 1.0]

@@ -1114,6 +1114,8 @@ extern "C" {
     pub fn ct_tensor_matrix_exp(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_linalg_matrix_exp(A: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_bernoulli_p(self_: *const ct_tensor, p: f64, generator: *mut ct_generator, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_poisson(self_: *const ct_tensor, generator: *mut ct_generator, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_binomial(count: *const ct_tensor, prob: *const ct_tensor, generator: *mut ct_generator, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_group_norm(input: *const ct_tensor, num_groups: i64, weight: *const ct_tensor, bias: *const ct_tensor, eps: f64, cudnn_enabled: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_instance_norm(input: *const ct_tensor, weight: *const ct_tensor, bias: *const ct_tensor, running_mean: *const ct_tensor, running_var: *const ct_tensor, use_input_stats: c_int, momentum: f64, eps: f64, cudnn_enabled: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_l1_loss(self_: *const ct_tensor, target: *const ct_tensor, reduction: i64, out: *mut *mut ct_tensor) -> ct_status;

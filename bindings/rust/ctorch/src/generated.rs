@@ -441,6 +441,8 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "randperm",
     "multinomial",
     "dropout",
+    "poisson",
+    "binomial",
     "softmax.int",
     "log_softmax.int",
     "layer_norm",
@@ -4907,6 +4909,20 @@ impl Tensor {
     pub fn dropout(input: &Tensor, p: f64, train: bool) -> Result<Tensor> {
         let args = [arg::tensor(input), arg::float(p), arg::bool(train)];
         let [r] = call_n::<1>(c"dropout", &args)?;
+        Ok(r)
+    }
+
+    /// `poisson(Tensor self, Generator? generator=None) -> Tensor`
+    pub fn poisson(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"poisson", &args)?;
+        Ok(r)
+    }
+
+    /// `binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor`
+    pub fn binomial(count: &Tensor, prob: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(count), arg::tensor(prob)];
+        let [r] = call_n::<1>(c"binomial", &args)?;
         Ok(r)
     }
 

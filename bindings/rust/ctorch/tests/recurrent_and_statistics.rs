@@ -82,3 +82,14 @@ fn matrix_power_and_matrix_exp() {
     close(&vals(&n.matrix_exp().unwrap()), &[1.0, 2.0, 0.0, 1.0]);
     assert!(a.matrix_power(-1).is_err());
 }
+
+#[test]
+fn poisson_and_binomial_draw_whole_counts_in_range() {
+    let rate = Tensor::full(&[5000], 20.0).unwrap();
+    let x = vals(&rate.poisson().unwrap());
+    let mean = x.iter().sum::<f64>() / x.len() as f64;
+    assert!(x.iter().all(|v| *v >= 0.0 && v.fract() == 0.0) && (mean - 20.0).abs() < 0.4, "{mean}");
+    let b = vals(&Tensor::binomial(&Tensor::full(&[5000], 12.0).unwrap(), &Tensor::full(&[1], 0.25).unwrap()).unwrap());
+    assert!(b.iter().all(|v| (0.0..=12.0).contains(v) && v.fract() == 0.0));
+    assert!(Tensor::from_slice(&[-1.0f32]).poisson().is_err());
+}

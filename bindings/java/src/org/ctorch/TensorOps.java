@@ -442,6 +442,8 @@ abstract class TensorOps extends NativeObject {
     "randperm",
     "multinomial",
     "dropout",
+    "poisson",
+    "binomial",
     "softmax.int",
     "log_softmax.int",
     "layer_norm",
@@ -6643,6 +6645,26 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor dropout(Tensor input, double p, boolean train) {
     return new Args(3).tensor(input, "input").real(p).bool(train).call1("dropout");
+  }
+
+  /**
+   * {@code poisson(Tensor self, Generator? generator=None) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor poisson() {
+    return new Args(1).tensor(self(), "self").call1("poisson");
+  }
+
+  /**
+   * {@code binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor}.
+   * @param count the schema's {@code count} (null: none)
+   * @param prob the schema's {@code prob} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor binomial(Tensor count, Tensor prob) {
+    return new Args(2).tensor(count, "count").tensor(prob, "prob").call1("binomial");
   }
 
   /**
