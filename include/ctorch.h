@@ -442,8 +442,9 @@ CT_API ct_log_level ct_get_log_level(void);
  * read as zero and results that would be denormal are written as zero (the x86 FTZ and DAZ modes),
  * which keeps arithmetic on tiny values fast. Per thread, as in torch: the calling thread's
  * setting, which the library's worker threads also take while they run that thread's parallel
- * work. *out (may be NULL) is 1 where the CPU has the mode (every x86-64 CPU), 0 elsewhere,
- * where nothing changes. Returns CT_OK. Threads: this thread. Since 0.9.
+ * work. *out (may be NULL) is 1 where the mode works (every x86-64 CPU), 0 elsewhere (another
+ * architecture, or an emulator such as valgrind that ignores the mode), where nothing changes.
+ * Returns CT_OK. Threads: this thread. Since 0.9.
  */
 CT_API CT_NODISCARD ct_status ct_set_flush_denormal(int on, int* out);
 

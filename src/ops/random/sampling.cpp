@@ -17,13 +17,6 @@
 namespace ct::ops {
 namespace {
 
-// values as a cpu float64 tensor of the given sizes.
-Tensor from_host_doubles(const std::vector<double>& values, IntArrayRef sizes) {
-  Tensor t = empty(sizes, DType::Float64, kCPU);
-  std::copy(values.begin(), values.end(), t->data_as<double>());
-  return t;
-}
-
 // n uniforms on [0, 1) with 53 bits each, two per Philox block.
 std::vector<double> uniforms(int64_t n, runtime::Generator& g) {
   std::vector<double> u(static_cast<size_t>(n));
@@ -153,13 +146,23 @@ struct ElementStream {
   }
 };
 
-std::vector<uint64_t> element_keys(int64_t n, runtime::Generator& g) {
+// sample(i, stream) for each of the n elements of sizes, in parallel, as a cpu float64 tensor.
+template <typename F>
+Tensor sample_elements(IntArrayRef sizes, int64_t n, runtime::Generator& g, const F& sample) {
   std::vector<uint64_t> keys(static_cast<size_t>(n));
   random::fill<2>(keys.data(), n, g, [](uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint64_t* dst, int64_t) {
     dst[0] = uint64_t{b} << 32 | a;
     dst[1] = uint64_t{d} << 32 | c;
   });
-  return keys;
+  Tensor out = empty(sizes, DType::Float64, kCPU);
+  double* values = out->data_as<double>();
+  cpu::parallel_for(0, n, 256, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      ElementStream s{keys[static_cast<size_t>(i)]};
+      values[i] = sample(i, s);
+    }
+  });
+  return out;
 }
 
 // Poisson(lambda). Below 10, the product of uniforms against e^-lambda (Knuth); from 10, the
@@ -244,15 +247,8 @@ void poisson_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   for (int64_t i = 0; i < n; ++i)
     CT_CHECK(std::isfinite(r[i]) && r[i] >= 0, CT_ERROR_INVALID_ARGUMENT, "poisson: rate ", r[i], " at flat index ", i,
              " is negative or not finite. Pass finite rates >= 0");
-  const std::vector<uint64_t> keys = element_keys(n, random_generator(f.arg(1), outs[0]->device()));
-  std::vector<double> values(static_cast<size_t>(n));
-  cpu::parallel_for(0, n, 256, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      ElementStream s{keys[static_cast<size_t>(i)]};
-      values[static_cast<size_t>(i)] = sample_poisson(r[i], s);
-    }
-  });
-  copy_(outs[0], from_host_doubles(values, rates->sizes()));
+  copy_(outs[0], sample_elements(rates->sizes(), n, random_generator(f.arg(1), outs[0]->device()),
+                                  [r](int64_t i, ElementStream& s) { return sample_poisson(r[i], s); }));
 }
 
 // binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor
@@ -278,15 +274,8 @@ void binomial_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     CT_CHECK(p[i] >= 0 && p[i] <= 1, CT_ERROR_INVALID_ARGUMENT, "binomial: probability ", p[i], " at flat index ", i,
              " is outside [0, 1]");
   }
-  const std::vector<uint64_t> keys = element_keys(n, random_generator(f.arg(2), outs[0]->device()));
-  std::vector<double> values(static_cast<size_t>(n));
-  cpu::parallel_for(0, n, 256, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      ElementStream s{keys[static_cast<size_t>(i)]};
-      values[static_cast<size_t>(i)] = sample_binomial(c[i], p[i], s);
-    }
-  });
-  copy_(outs[0], from_host_doubles(values, sizes));
+  copy_(outs[0], sample_elements(sizes, n, random_generator(f.arg(2), outs[0]->device()),
+                                  [c, p](int64_t i, ElementStream& s) { return sample_binomial(c[i], p[i], s); }));
 }
 
 // ---- dropout(Tensor input, float p, bool train, *, Generator? generator=None)
