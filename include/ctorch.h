@@ -1114,7 +1114,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out)
  * ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1., 2.],\n        [3., 4.]])".
  *
  * Same layout as PyTorch (4 decimals, scientific notation for wide ranges, 80 columns, "..." past
- * 1000 elements; ct_set_print_options changes these). Dtypes other than float32, int64 and bool are named with ctorch's names
+ * 1000 elements; ct_set_print_options changes these). Dtypes other than the default float dtype
+ * (ct_set_default_dtype), int64 and bool are named with ctorch's names
  * ("tensor([1, 2], dtype=int32)" where PyTorch writes dtype=torch.int32); meta tensors print
  * "tensor(..., device='meta', size=(2, 3))".
  *

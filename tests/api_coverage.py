@@ -37,8 +37,8 @@ LEFT_OUT = {
 
 # How many names the package had when each floor was last raised (against torch 1.13): a change that
 # removes a name fails, and an addition should raise its floor. The goal is 95% of each namespace.
-FLOORS = {"Tensor methods": 501, "torch functions": 532, "torch.nn.functional": 124, "torch.nn modules": 155,
-          "torch.optim": 26}
+FLOORS = {"Tensor methods": 503, "torch functions": 545, "torch.nn.functional": 124, "torch.nn modules": 155,
+          "torch.optim": 29}
 
 
 def left_out(name):

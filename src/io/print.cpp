@@ -156,9 +156,10 @@ std::string to_string(const Tensor& t) {
   autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);  // reading values records nothing
   std::vector<std::string> suffix;
   const DType d = t->dtype();
-  // PyTorch names every dtype but float32 for an empty tensor (tensor([], dtype=int64)), since
-  // no element shows whether it holds integers.
-  const bool default_dtype = d == DType::Float32 || ((d == DType::Int64 || d == DType::Bool) && t->numel() > 0);
+  // PyTorch names every dtype but the default float dtype (float32 unless set_default_dtype changed
+  // it) and, when elements show it, int64 and bool: an empty tensor's do not (tensor([], dtype=int64)).
+  const bool default_dtype =
+      d == runtime::default_dtype() || ((d == DType::Int64 || d == DType::Bool) && t->numel() > 0);
   std::string body;
   if (t->device().is_meta()) {
     body = "...";

@@ -19,6 +19,7 @@ import runpy, sys
 import ctorch
 names = {"torch": ctorch, "torch.nn": ctorch.nn, "torch.nn.functional": ctorch.nn.functional,
          "torch.optim": ctorch.optim, "torch.optim.lr_scheduler": ctorch.optim.lr_scheduler,
+         "torch.optim.optimizer": ctorch.optim.optimizer,
          "torch.utils": ctorch.utils, "torch.utils.data": ctorch.utils.data, "torch.backends": ctorch.backends,
          "torch.backends.cudnn": ctorch.backends.cudnn, "torch.cuda": ctorch.cuda, "torch.amp": ctorch.amp,
          "torch.jit": ctorch.jit, "torch.nn.utils": ctorch.nn.utils, "torch.nn.utils.rnn": ctorch.nn.utils.rnn}
@@ -36,7 +37,7 @@ def run(program, stand_in):
     return done.stdout
 
 
-@pytest.mark.parametrize("program", ["classifier.py", "sequence_model.py", "word_language_model.py"])
+@pytest.mark.parametrize("program", ["classifier.py", "sequence_model.py", "word_language_model.py", "curve_fit.py"])
 def test_program_prints_what_it_prints_with_torch(program):
     with_ctorch = run(program, stand_in=True)
     with_torch = run(program, stand_in=False)

@@ -140,6 +140,9 @@ def _options_size():
 _OPTIONS_SIZE = _options_size()
 
 
+_LBFGS_NUMBERS = {"func_evals": int, "n_iter": int, "t": float, "prev_loss": float}
+
+
 def _state_names(kind):
     """The kind's optimizer.state[p] keys in torch's order (ct_optimizer_state_name)."""
     names, j = [], 0
@@ -282,7 +285,9 @@ class _LibraryOptimizer(Optimizer):
                 for name in names:
                     h = _C.ct_optimizer_state_get(g._h, i, name)
                     if h:
-                        entry[name] = _wrap(h)
+                        value = _wrap(h)
+                        # torch keeps LBFGS's counters as ints and t and prev_loss as floats.
+                        entry[name] = _LBFGS_NUMBERS[name](value.item()) if name in _LBFGS_NUMBERS else value
                 if entry:
                     state[p] = entry
         return state
