@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "capi/handle.h"
 #include "capi/tagged_handle.h"
@@ -40,72 +41,58 @@ LrScheduler& sched_arg(const ct_lr_scheduler* s, const char* fn) {
   return *capi::live_tagged(s, kSchedulerTag, fn, "sched").sched;
 }
 
+// Each C field and the Hyper member behind it, listed once:
+// both directions of the mapping walk the same lists, so a new option is one line per list.
+constexpr std::pair<double Hyper::*, double ct_optimizer_options::*> kDoubleFields[] = {
+    {&Hyper::lr, &ct_optimizer_options::lr},
+    {&Hyper::momentum, &ct_optimizer_options::momentum},
+    {&Hyper::dampening, &ct_optimizer_options::dampening},
+    {&Hyper::weight_decay, &ct_optimizer_options::weight_decay},
+    {&Hyper::beta1, &ct_optimizer_options::beta1},
+    {&Hyper::beta2, &ct_optimizer_options::beta2},
+    {&Hyper::eps, &ct_optimizer_options::eps},
+    {&Hyper::alpha, &ct_optimizer_options::alpha},
+    {&Hyper::lr_decay, &ct_optimizer_options::lr_decay},
+    {&Hyper::initial_accumulator_value, &ct_optimizer_options::initial_accumulator_value},
+    {&Hyper::momentum_decay, &ct_optimizer_options::momentum_decay},
+    {&Hyper::rho, &ct_optimizer_options::rho},
+    {&Hyper::lambd, &ct_optimizer_options::lambd},
+    {&Hyper::t0, &ct_optimizer_options::t0},
+    {&Hyper::etaminus, &ct_optimizer_options::etaminus},
+    {&Hyper::etaplus, &ct_optimizer_options::etaplus},
+    {&Hyper::step_size_min, &ct_optimizer_options::step_size_min},
+    {&Hyper::step_size_max, &ct_optimizer_options::step_size_max},
+    {&Hyper::tolerance_grad, &ct_optimizer_options::tolerance_grad},
+    {&Hyper::tolerance_change, &ct_optimizer_options::tolerance_change},
+};
+constexpr std::pair<int64_t Hyper::*, int64_t ct_optimizer_options::*> kIntFields[] = {
+    {&Hyper::max_iter, &ct_optimizer_options::max_iter},
+    {&Hyper::max_eval, &ct_optimizer_options::max_eval},
+    {&Hyper::history_size, &ct_optimizer_options::history_size},
+};
+constexpr std::pair<bool Hyper::*, int ct_optimizer_options::*> kFlagFields[] = {
+    {&Hyper::nesterov, &ct_optimizer_options::nesterov},
+    {&Hyper::amsgrad, &ct_optimizer_options::amsgrad},
+    {&Hyper::centered, &ct_optimizer_options::centered},
+    {&Hyper::maximize, &ct_optimizer_options::maximize},
+    {&Hyper::decoupled_weight_decay, &ct_optimizer_options::decoupled_weight_decay},
+    {&Hyper::strong_wolfe, &ct_optimizer_options::strong_wolfe},
+};
+
 Hyper hyper_from(const ct_optimizer_options& o) {
   Hyper h;
   h.kind = static_cast<Kind>(static_cast<uint32_t>(capi::raw_enum(o.kind)));
-  h.lr = o.lr;
-  h.momentum = o.momentum;
-  h.dampening = o.dampening;
-  h.weight_decay = o.weight_decay;
-  h.beta1 = o.beta1;
-  h.beta2 = o.beta2;
-  h.eps = o.eps;
-  h.alpha = o.alpha;
-  h.nesterov = o.nesterov != 0;
-  h.amsgrad = o.amsgrad != 0;
-  h.centered = o.centered != 0;
-  h.maximize = o.maximize != 0;
-  h.lr_decay = o.lr_decay;
-  h.initial_accumulator_value = o.initial_accumulator_value;
-  h.momentum_decay = o.momentum_decay;
-  h.rho = o.rho;
-  h.decoupled_weight_decay = o.decoupled_weight_decay != 0;
-  h.lambd = o.lambd;
-  h.t0 = o.t0;
-  h.etaminus = o.etaminus;
-  h.etaplus = o.etaplus;
-  h.step_size_min = o.step_size_min;
-  h.step_size_max = o.step_size_max;
-  h.max_iter = o.max_iter;
-  h.max_eval = o.max_eval;
-  h.tolerance_grad = o.tolerance_grad;
-  h.tolerance_change = o.tolerance_change;
-  h.history_size = o.history_size;
-  h.strong_wolfe = o.strong_wolfe != 0;
+  for (const auto& [hyper, field] : kDoubleFields) h.*hyper = o.*field;
+  for (const auto& [hyper, field] : kIntFields) h.*hyper = o.*field;
+  for (const auto& [hyper, field] : kFlagFields) h.*hyper = o.*field != 0;
   return h;
 }
 
 void fill_options(const Hyper& h, ct_optimizer_options* o) {
   o->kind = static_cast<ct_optimizer_kind>(h.kind);
-  o->lr = h.lr;
-  o->momentum = h.momentum;
-  o->dampening = h.dampening;
-  o->weight_decay = h.weight_decay;
-  o->beta1 = h.beta1;
-  o->beta2 = h.beta2;
-  o->eps = h.eps;
-  o->alpha = h.alpha;
-  o->nesterov = h.nesterov;
-  o->amsgrad = h.amsgrad;
-  o->centered = h.centered;
-  o->maximize = h.maximize;
-  o->lr_decay = h.lr_decay;
-  o->initial_accumulator_value = h.initial_accumulator_value;
-  o->momentum_decay = h.momentum_decay;
-  o->rho = h.rho;
-  o->decoupled_weight_decay = h.decoupled_weight_decay;
-  o->lambd = h.lambd;
-  o->t0 = h.t0;
-  o->etaminus = h.etaminus;
-  o->etaplus = h.etaplus;
-  o->step_size_min = h.step_size_min;
-  o->step_size_max = h.step_size_max;
-  o->max_iter = h.max_iter;
-  o->max_eval = h.max_eval;
-  o->tolerance_grad = h.tolerance_grad;
-  o->tolerance_change = h.tolerance_change;
-  o->history_size = h.history_size;
-  o->strong_wolfe = h.strong_wolfe;
+  for (const auto& [hyper, field] : kDoubleFields) o->*field = h.*hyper;
+  for (const auto& [hyper, field] : kIntFields) o->*field = h.*hyper;
+  for (const auto& [hyper, field] : kFlagFields) o->*field = h.*hyper ? 1 : 0;
 }
 
 Kind kind_arg(const ct_optimizer_kind& kind, const char* fn) {
