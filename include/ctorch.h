@@ -4081,8 +4081,9 @@ typedef enum ct_optimizer_kind {
  * Size-first: set struct_size to sizeof(ct_optimizer_options) (ct_optimizer_options_default does),
  * so a later release can append fields and still read structs from programs built before. Fields a
  * kind does not use are ignored (and kept: ct_optimizer_get_options returns them as given). A
- * struct from a 0.8 header (it ends at maximize) is accepted too: the fields appended in 0.9 take
- * the kind's defaults.
+ * struct from a 0.8 header (it ends at maximize), or from a 0.9 header before ASGD, Rprop and
+ * LBFGS (it ends at decoupled_weight_decay), is accepted too: the fields it lacks take the kind's
+ * defaults.
  */
 typedef struct ct_optimizer_options {
   size_t struct_size;     /* sizeof(ct_optimizer_options) */
@@ -4290,8 +4291,8 @@ CT_API CT_NODISCARD ct_status ct_optimizer_set_lr(ct_optimizer* opt, double lr);
  * torch starts it (SGD's buffer takes the first grad).
  *
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments, a struct_size other
- * than a 0.8 struct's and smaller than this library's sizeof(ct_optimizer_options), another kind,
- * or a value out of range.
+ * than an older struct's (see ct_optimizer_options) and smaller than this library's
+ * sizeof(ct_optimizer_options), another kind, or a value out of range.
  * Threads: as ct_optimizer_step. Since 0.8.
  */
 CT_API CT_NODISCARD ct_status ct_optimizer_get_options(const ct_optimizer* opt, ct_optimizer_options* out);

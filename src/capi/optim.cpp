@@ -103,18 +103,22 @@ Kind kind_arg(const ct_optimizer_kind& kind, const char* fn) {
 }
 
 // Options structs are size-first: a caller built against a later header passes a larger struct, of
-// which this library reads the fields it knows; one built against 0.8's ends at maximize.
+// which this library reads the fields it knows; one built against 0.8's ends at maximize, and one
+// built against an earlier 0.9 header (before ASGD, Rprop and LBFGS) at decoupled_weight_decay.
 constexpr size_t kOptimizerOptionsSize08 = offsetof(ct_optimizer_options, lr_decay);
+constexpr size_t kOptimizerOptionsSizeBeforeAsgd = offsetof(ct_optimizer_options, lambd);
 
 void check_options_size(const ct_optimizer_options* o, const char* fn, const char* name) {
   CT_CHECK(o, CT_ERROR_INVALID_ARGUMENT, fn, ": ", name, " is NULL. Pass options filled by ct_optimizer_options_default");
-  CT_CHECK(o->struct_size == kOptimizerOptionsSize08 || o->struct_size >= sizeof(ct_optimizer_options),
+  CT_CHECK(o->struct_size == kOptimizerOptionsSize08 || o->struct_size == kOptimizerOptionsSizeBeforeAsgd ||
+               o->struct_size >= sizeof(ct_optimizer_options),
            CT_ERROR_INVALID_ARGUMENT, fn, ": ", name, "->struct_size is ", o->struct_size, " but this library's struct has ",
-           sizeof(ct_optimizer_options), " bytes (", kOptimizerOptionsSize08,
-           " from a 0.8 header). Set it to sizeof (ct_optimizer_options_default does)");
+           sizeof(ct_optimizer_options), " bytes (", kOptimizerOptionsSize08, " from a 0.8 header, ",
+           kOptimizerOptionsSizeBeforeAsgd, " from one before ASGD). Set it to sizeof (ct_optimizer_options_default "
+           "does)");
 }
 
-// The caller's options as this library's struct: a 0.8 struct's missing fields take the kind's
+// The caller's options as this library's struct: an older struct's missing fields take the kind's
 // defaults.
 ct_optimizer_options options_arg(const ct_optimizer_options* o, const char* fn) {
   check_options_size(o, fn, "options");

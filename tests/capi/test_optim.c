@@ -614,6 +614,20 @@ static void test_options_from_an_older_header(void) {
   CHECK_STATUS(ct_optimizer_set_options(opt, &o), CT_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("struct_size");
   ct_optimizer_release(opt);
+  /* One from a 0.9 header before ASGD, Rprop and LBFGS ends at decoupled_weight_decay. */
+  const size_t size09 = offsetof(ct_optimizer_options, lambd);
+  CHECK_OK(ct_optimizer_options_default(CT_OPTIMIZER_NADAM, &o));
+  o.struct_size = size09;
+  o.momentum_decay = 0.01;
+  o.etaplus = -5; /* past the old struct: not read */
+  opt = make_opt(&p, 1, &o);
+  CHECK(opt);
+  memset(got, 0xab, sizeof got);
+  ((ct_optimizer_options*)got)->struct_size = size09;
+  CHECK_OK(ct_optimizer_get_options(opt, (ct_optimizer_options*)got));
+  CHECK(((ct_optimizer_options*)got)->momentum_decay == 0.01);
+  for (size_t i = size09; i < sizeof got; ++i) CHECK(got[i] == 0xab);
+  ct_optimizer_release(opt);
   ct_tensor_release(p);
 }
 
