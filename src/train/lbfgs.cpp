@@ -20,7 +20,8 @@ namespace {
 
 double value(const Tensor& t) { return ops::to(t, kCPU, DType::Float64)->data_as<double>()[0]; }
 
-/// v as a 0-dim tensor of dtype holds it (float32 and narrower round; float64 keeps it).
+/// v as torch's 0-dim tensor of the parameters' dtype holds it: float64 keeps it, float32 rounds it
+/// (and the 16-bit dtypes, whose scalars this keeps in float, approximately so).
 double round_to(DType dtype, double v) { return dtype == DType::Float64 ? v : static_cast<double>(static_cast<float>(v)); }
 
 double dot(const Tensor& a, const Tensor& b) { return value(ops::dot(a, b)); }
