@@ -168,8 +168,7 @@ class _AnomalyScope:
     def __call__(self, fn):
         @functools.wraps(fn)
         def run(*args, **kwargs):
-            with type(self)(self._mode, self._check_nan) if type(self) is set_detect_anomaly else \
-                    detect_anomaly(self._check_nan):
+            with _AnomalyScope(self._mode, self._check_nan):  # a scope per call: threads never share one
                 return fn(*args, **kwargs)
         return run
 

@@ -783,6 +783,11 @@ def test_a_python_optimizer_subclass_runs_with_the_library_schedulers_as_in_torc
     with pytest.raises(NotImplementedError):
         ctorch.optim.Optimizer(params, {}).step()
     assert isinstance(ctorch.optim.SGD(params), ctorch.optim.Optimizer)
+    # zero_grad(set_to_none=False) zeroes in place; a grad from create_graph leaves its graph first.
+    q = ctorch.ones(2, requires_grad=True)
+    (q * q).sum().backward(create_graph=True)
+    _heavy_ball(ctorch)([q], lr=0.1).zero_grad(set_to_none=False)
+    assert q.grad.grad_fn is None and not q.grad.numpy().any()
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 2, 3), (6, 6)])

@@ -80,7 +80,7 @@ void matrix_exp_kernel(void*, Frame& f) {
     return;
   }
   const Tensor norms = amax(sum(abs(a), IntArrayRef{-2}), IntArrayRef{-1});  // each matrix's 1-norm
-  const double norm = host_contiguous(to(amax(norms), kCPU, DType::Float64))->data_as<double>()[0];
+  const double norm = to(amax(norms), kCPU, DType::Float64)->data_as<double>()[0];
   CT_CHECK(std::isfinite(norm), CT_ERROR_INVALID_ARGUMENT, op, ": A holds a non-finite value (its 1-norm is ", norm,
            "); the exponential is defined for finite matrices");
   const int s = norm > 0.5 ? static_cast<int>(std::ceil(std::log2(norm / 0.5))) : 0;

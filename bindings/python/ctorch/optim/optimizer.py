@@ -81,8 +81,13 @@ class Optimizer:
                 if set_to_none:
                     p.grad = None
                 else:
-                    p.grad.requires_grad_(False)
-                    p.grad.zero_()
+                    grad = p.grad
+                    if grad.grad_fn is not None:  # a grad from create_graph: off its graph, same storage
+                        grad = grad.detach()
+                        p.grad = grad
+                    else:
+                        grad.requires_grad_(False)
+                    grad.zero_()
 
     def step(self, closure=None):
         raise NotImplementedError(f"{type(self).__name__} must define step()")
