@@ -189,8 +189,8 @@ def function(op, fn):
     params = [CParam(a, op, fn) for a in op["arguments"]]
     outs = [ident(o) for o in result_names(op)]
     taken = {p.name for p in params}
-    if taken & set(outs):
-        raise SystemExit(f"codegen/c.py: {registry.qualified(op)} has an argument named like a result: {taken & set(outs)}")
+    if taken & set(outs):  # symeig(bool eigenvectors) -> (eigenvalues, eigenvectors): number the results
+        outs = [f"out{i}" for i in range(len(outs))]
     c_params = [x for p in params for x in p.params] + [f"ct_tensor** {o}" for o in outs]
     return params, outs, c_params
 
@@ -208,7 +208,8 @@ def doc_block(op, fn, params, outs):
     if notes or outs:
         lines.append(" *")
     grad = {"defined": "Differentiable.", "implicit": "Differentiable through the operators it calls.",
-            "none": "Not differentiable."}[op["derivative"]]
+            "none": "Not differentiable.",
+            "missing": "No derivative: an input that requires grad is CT_ERROR_NOT_IMPLEMENTED."}[op["derivative"]]
     backends = ", ".join(f"{b} {v['determinism']}" for b, v in op["backends"].items() if not b.startswith("privateuse"))
     facts = f"{grad} Determinism: {backends}. ct_op_call name: \"{q}\"."
     lines += [f" * {line}" for line in textwrap.wrap(facts, 97)]

@@ -104,7 +104,10 @@ typedef enum ct_status {
   CT_ERROR_BACKEND = 14,         /* a device backend or plugin failed */
   CT_ERROR_VERSION = 15,         /* the library is older than the header a program was built with,
                                     or a DLPack capsule of an unsupported major version */
-  CT_ERROR_INTERNAL = 16         /* a bug in ctorch: please report it with ct_last_error() */
+  CT_ERROR_INTERNAL = 16,        /* a bug in ctorch: please report it with ct_last_error() */
+  CT_ERROR_LINALG = 17           /* a matrix the function cannot factor or invert: singular, not
+                                    positive-definite, or an iteration that did not converge
+                                    (torch.linalg.LinAlgError); the message names the batch element */
 } ct_status;
 
 /*

@@ -2511,6 +2511,29 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_norm_ord_str(const ct_tensor* sel
                                                             const ct_dtype* dtype, ct_tensor** out);
 
 /*
+ * ct_tensor_nuclear_norm - nuclear_norm(Tensor self, bool keepdim=False) -> Tensor
+ *
+ *   keepdim  PyTorch's default: False.
+ *   out      a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "nuclear_norm".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_nuclear_norm(const ct_tensor* self, int keepdim, ct_tensor** out);
+
+/*
+ * ct_tensor_nuclear_norm_dim - nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor
+ *
+ *   keepdim  PyTorch's default: False.
+ *   out      a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "nuclear_norm.dim".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_nuclear_norm_dim(const ct_tensor* self, const int64_t* dim,
+                                                         size_t dim_len, int keepdim, ct_tensor** out);
+
+/*
  * ct_tensor_cumprod - cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
  *
  *   dtype  NULL for None.
@@ -2728,6 +2751,518 @@ CT_API CT_NODISCARD ct_status ct_tensor_matrix_exp(const ct_tensor* self, ct_ten
  * bitwise. ct_op_call name: "linalg_matrix_exp".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_matrix_exp(const ct_tensor* A, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_lu_factor_ex - linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+ *
+ *   pivot             PyTorch's default: True.
+ *   check_errors      PyTorch's default: False.
+ *   LU, pivots, info  new references on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name:
+ * "linalg_lu_factor_ex".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_lu_factor_ex(const ct_tensor* A, int pivot, int check_errors,
+                                                            ct_tensor** LU, ct_tensor** pivots,
+                                                            ct_tensor** info);
+
+/*
+ * ct_tensor_linalg_lu_factor - linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+ *
+ *   pivot       PyTorch's default: True.
+ *   LU, pivots  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_lu_factor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_lu_factor(const ct_tensor* A, int pivot, ct_tensor** LU,
+                                                         ct_tensor** pivots);
+
+/*
+ * ct_tensor_lu_unpack - lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+ *
+ *   unpack_data    PyTorch's default: True.
+ *   unpack_pivots  PyTorch's default: True.
+ *   P, L, U        new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "lu_unpack".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_lu_unpack(const ct_tensor* LU_data, const ct_tensor* LU_pivots,
+                                                  int unpack_data, int unpack_pivots, ct_tensor** P,
+                                                  ct_tensor** L, ct_tensor** U);
+
+/*
+ * ct_tensor_linalg_lu - linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+ *
+ *   pivot    PyTorch's default: True.
+ *   P, L, U  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_lu".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_lu(const ct_tensor* A, int pivot, ct_tensor** P, ct_tensor** L,
+                                                  ct_tensor** U);
+
+/*
+ * ct_tensor_linalg_lu_solve - linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+ *
+ *   left     PyTorch's default: True.
+ *   adjoint  PyTorch's default: False.
+ *   out      a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_lu_solve".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_lu_solve(const ct_tensor* LU, const ct_tensor* pivots,
+                                                        const ct_tensor* B, int left, int adjoint,
+                                                        ct_tensor** out);
+
+/*
+ * ct_tensor_lu_solve - lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "lu_solve".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_lu_solve(const ct_tensor* self, const ct_tensor* LU_data,
+                                                 const ct_tensor* LU_pivots, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_solve_ex - linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+ *
+ *   left          PyTorch's default: True.
+ *   check_errors  PyTorch's default: False.
+ *   result, info  new references on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_solve_ex".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_solve_ex(const ct_tensor* A, const ct_tensor* B, int left,
+                                                        int check_errors, ct_tensor** result,
+                                                        ct_tensor** info);
+
+/*
+ * ct_tensor_linalg_solve - linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+ *
+ *   left  PyTorch's default: True.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_solve".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_solve(const ct_tensor* A, const ct_tensor* B, int left,
+                                                     ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_inv_ex - linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+ *
+ *   check_errors   PyTorch's default: False.
+ *   inverse, info  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_inv_ex".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_inv_ex(const ct_tensor* A, int check_errors,
+                                                      ct_tensor** inverse, ct_tensor** info);
+
+/*
+ * ct_tensor_linalg_inv - linalg_inv(Tensor A) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_inv".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_inv(const ct_tensor* A, ct_tensor** out);
+
+/*
+ * ct_tensor_inverse - inverse(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "inverse".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_inverse(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_det - linalg_det(Tensor A) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_det".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_det(const ct_tensor* A, ct_tensor** out);
+
+/*
+ * ct_tensor_det - det(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "det".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_det(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_slogdet - linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+ *
+ *   sign, logabsdet  new references on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_slogdet".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_slogdet(const ct_tensor* A, ct_tensor** sign,
+                                                       ct_tensor** logabsdet);
+
+/*
+ * ct_tensor_slogdet - slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+ *
+ *   sign, logabsdet  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "slogdet".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_slogdet(const ct_tensor* self, ct_tensor** sign,
+                                                ct_tensor** logabsdet);
+
+/*
+ * ct_tensor_logdet - logdet(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "logdet".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_logdet(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_tensorinv - linalg_tensorinv(Tensor A, int ind=2) -> Tensor
+ *
+ *   ind  PyTorch's default: 2.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_tensorinv".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_tensorinv(const ct_tensor* A, int64_t ind, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_tensorsolve - linalg_tensorsolve(Tensor A, Tensor B, int[]? dims=None) -> Tensor
+ *
+ *   dims  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_tensorsolve".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_tensorsolve(const ct_tensor* A, const ct_tensor* B,
+                                                           const int64_t* dims, size_t dims_len,
+                                                           ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_solve_triangular - linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+ *
+ *   left           PyTorch's default: True.
+ *   unitriangular  PyTorch's default: False.
+ *   out            a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name:
+ * "linalg_solve_triangular".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_solve_triangular(const ct_tensor* A, const ct_tensor* B,
+                                                                int upper, int left, int unitriangular,
+                                                                ct_tensor** out);
+
+/*
+ * ct_tensor_triangular_solve - triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+ *
+ *   upper                         PyTorch's default: True.
+ *   transpose                     PyTorch's default: False.
+ *   unitriangular                 PyTorch's default: False.
+ *   solution, cloned_coefficient  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "triangular_solve".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_triangular_solve(const ct_tensor* self, const ct_tensor* A, int upper,
+                                                         int transpose, int unitriangular,
+                                                         ct_tensor** solution,
+                                                         ct_tensor** cloned_coefficient);
+
+/*
+ * ct_tensor_linalg_cholesky_ex - linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+ *
+ *   upper         PyTorch's default: False.
+ *   check_errors  PyTorch's default: False.
+ *   L, info       new references on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name:
+ * "linalg_cholesky_ex".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_cholesky_ex(const ct_tensor* A, int upper, int check_errors,
+                                                           ct_tensor** L, ct_tensor** info);
+
+/*
+ * ct_tensor_linalg_cholesky - linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
+ *
+ *   upper  PyTorch's default: False.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_cholesky".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_cholesky(const ct_tensor* A, int upper, ct_tensor** out);
+
+/*
+ * ct_tensor_cholesky - cholesky(Tensor self, bool upper=False) -> Tensor
+ *
+ *   upper  PyTorch's default: False.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "cholesky".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cholesky(const ct_tensor* self, int upper, ct_tensor** out);
+
+/*
+ * ct_tensor_cholesky_solve - cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+ *
+ *   upper  PyTorch's default: False.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "cholesky_solve".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cholesky_solve(const ct_tensor* self, const ct_tensor* input2,
+                                                       int upper, ct_tensor** out);
+
+/*
+ * ct_tensor_cholesky_inverse - cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+ *
+ *   upper  PyTorch's default: False.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "cholesky_inverse".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_cholesky_inverse(const ct_tensor* self, int upper, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_qr - linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+ *
+ *   mode  NULL for "reduced".
+ *   Q, R  new references on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_qr".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_qr(const ct_tensor* A, const char* mode, ct_tensor** Q,
+                                                  ct_tensor** R);
+
+/*
+ * ct_tensor_qr - qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+ *
+ *   some  PyTorch's default: True.
+ *   Q, R  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "qr".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_qr(const ct_tensor* self, int some, ct_tensor** Q, ct_tensor** R);
+
+/*
+ * ct_tensor_geqrf - geqrf(Tensor self) -> (Tensor a, Tensor tau)
+ *
+ *   a, tau  new references on CT_OK, else NULL.
+ *
+ * No derivative: an input that requires grad is CT_ERROR_NOT_IMPLEMENTED. Determinism: cpu
+ * deterministic, meta bitwise. ct_op_call name: "geqrf".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_geqrf(const ct_tensor* self, ct_tensor** a, ct_tensor** tau);
+
+/*
+ * ct_tensor_linalg_householder_product - linalg_householder_product(Tensor A, Tensor tau) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_householder_product".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_householder_product(const ct_tensor* A, const ct_tensor* tau,
+                                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_orgqr - orgqr(Tensor self, Tensor input2) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "orgqr".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_orgqr(const ct_tensor* self, const ct_tensor* input2,
+                                              ct_tensor** out);
+
+/*
+ * ct_tensor_ormqr - ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor
+ *
+ *   left       PyTorch's default: True.
+ *   transpose  PyTorch's default: False.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "ormqr".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_ormqr(const ct_tensor* self, const ct_tensor* input2,
+                                              const ct_tensor* input3, int left, int transpose,
+                                              ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_eigh - linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)
+ *
+ *   UPLO                       NULL for "L".
+ *   eigenvalues, eigenvectors  new references on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_eigh".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_eigh(const ct_tensor* A, const char* UPLO,
+                                                    ct_tensor** eigenvalues, ct_tensor** eigenvectors);
+
+/*
+ * ct_tensor_linalg_eigvalsh - linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
+ *
+ *   UPLO  NULL for "L".
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_eigvalsh".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_eigvalsh(const ct_tensor* A, const char* UPLO,
+                                                        ct_tensor** out);
+
+/*
+ * ct_tensor_symeig - symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)
+ *
+ *   eigenvectors  PyTorch's default: False.
+ *   upper         PyTorch's default: True.
+ *   out0, out1    new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "symeig".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_symeig(const ct_tensor* self, int eigenvectors, int upper,
+                                               ct_tensor** out0, ct_tensor** out1);
+
+/*
+ * ct_tensor_linalg_svd - linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+ *
+ *   full_matrices  PyTorch's default: True.
+ *   driver         NULL for None.
+ *   U, S, Vh       new references on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_svd".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_svd(const ct_tensor* A, int full_matrices, const char* driver,
+                                                   ct_tensor** U, ct_tensor** S, ct_tensor** Vh);
+
+/*
+ * ct_tensor_linalg_svdvals - linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+ *
+ *   driver  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_svdvals".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_svdvals(const ct_tensor* A, const char* driver,
+                                                       ct_tensor** out);
+
+/*
+ * ct_tensor_svd - svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+ *
+ *   some        PyTorch's default: True.
+ *   compute_uv  PyTorch's default: True.
+ *   U, S, V     new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "svd".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_svd(const ct_tensor* self, int some, int compute_uv, ct_tensor** U,
+                                            ct_tensor** S, ct_tensor** V);
+
+/*
+ * ct_tensor_linalg_pinv - linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+ *
+ *   atol       NULL for None.
+ *   rtol       NULL for None.
+ *   hermitian  PyTorch's default: False.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_pinv".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_pinv(const ct_tensor* A, const double* atol,
+                                                    const double* rtol, int hermitian, ct_tensor** out);
+
+/*
+ * ct_tensor_pinverse - pinverse(Tensor self, float rcond=1e-15) -> Tensor
+ *
+ *   rcond  PyTorch's default: 1e-15.
+ *   out    a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "pinverse".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_pinverse(const ct_tensor* self, double rcond, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_matrix_rank - linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+ *
+ *   atol       NULL for None.
+ *   rtol       NULL for None.
+ *   hermitian  PyTorch's default: False.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "linalg_matrix_rank".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_matrix_rank(const ct_tensor* A, const double* atol,
+                                                           const double* rtol, int hermitian,
+                                                           ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_cond - linalg_cond(Tensor A, Scalar? p=None) -> Tensor
+ *
+ *   p    NULL for None.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_cond".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_cond(const ct_tensor* A, const ct_scalar* p, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_cond_p_str - linalg_cond.p_str(Tensor A, str p) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_cond.p_str".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_cond_p_str(const ct_tensor* A, const char* p, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_lstsq - linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+ *
+ *   rcond                                       NULL for None.
+ *   driver                                      NULL for None.
+ *   solution, residuals, rank, singular_values  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_lstsq".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_lstsq(const ct_tensor* self, const ct_tensor* b,
+                                                     const double* rcond, const char* driver,
+                                                     ct_tensor** solution, ct_tensor** residuals,
+                                                     ct_tensor** rank, ct_tensor** singular_values);
 
 /*
  * ct_tensor_bernoulli_p - bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
@@ -4173,6 +4708,17 @@ CT_API CT_NODISCARD ct_status ct_tensor_cross(const ct_tensor* self, const ct_te
  */
 CT_API CT_NODISCARD ct_status ct_tensor_vander(const ct_tensor* x, const int64_t* N, int increasing,
                                                ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_vander - linalg_vander(Tensor x, *, int? N=None) -> Tensor
+ *
+ *   N    NULL for None.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_vander".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_vander(const ct_tensor* x, const int64_t* N, ct_tensor** out);
 
 /*
  * ct_tensor_bilinear - bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor

@@ -38,7 +38,7 @@ class OpNode final : public Node {
   }
   void release_saved() override {
     for (SavedTensor& s : saved) s.reset();
-    result.reset();
+    for (SavedTensor& r : results) r.reset();
   }
 
   struct Slot {
@@ -53,7 +53,7 @@ class OpNode final : public Node {
   std::vector<Slot> slots;           // per argument
   std::vector<OutputInfo> inputs;    // per edge: what its gradient must look like
   std::vector<SavedTensor> saved;    // per argument; only those the derivative reads
-  SavedTensor result;
+  std::vector<SavedTensor> results;  // per result, when the derivative reads them (save_result)
 };
 
 Tensor sum_to(const Tensor& g, IntArrayRef to) {
@@ -78,10 +78,10 @@ Tensor GradCtx::saved(size_t arg) const {
            ": the derivative reads argument ", arg, " but the operator's Saves does not keep it");
   return node_.saved[arg].unpack(node_);
 }
-Tensor GradCtx::result() const {
-  CT_CHECK(node_.result.defined(), CT_ERROR_INTERNAL, node_.name(),
-           ": the derivative reads the result but the operator's Saves does not keep it");
-  return node_.result.unpack(node_);
+Tensor GradCtx::result(size_t i) const {
+  CT_CHECK(i < node_.results.size() && node_.results[i].defined(), CT_ERROR_INTERNAL, node_.name(),
+           ": the derivative reads result ", i, " but the operator's Saves does not keep it");
+  return node_.results[i].unpack(node_);
 }
 const Value& GradCtx::arg(size_t i) const { return node_.args[i]; }
 void GradCtx::unknown_argument(std::string_view name) const {
@@ -225,7 +225,11 @@ void autograd_kernel(void*, Frame& f) {
     node->outputs.push_back(OutputInfo{DimVector(out->sizes()), out->dtype(), out->device()});
     if (is_floating(out->dtype())) set_history(*out, node, static_cast<uint32_t>(k));
   }
-  if (def.derivative.saves_result) node->result = SavedTensor(f.outs[0], true, 0);
+  // Every result: a factorization's derivative reads all of its factors (U, S and Vh of svd). An
+  // integer result (pivots, info) has no history to link back to on unpack.
+  if (def.derivative.saves_result)
+    for (size_t k = 0; k < f.nouts; ++k)
+      node->results.emplace_back(f.outs[k], is_floating(f.outs[k]->dtype()), static_cast<uint32_t>(k));
 }
 
 }  // namespace

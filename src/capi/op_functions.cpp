@@ -2090,6 +2090,24 @@ ct_status ct_tensor_linalg_norm_ord_str(const ct_tensor* self, const char* ord, 
   });
 }
 
+ct_status ct_tensor_nuclear_norm(const ct_tensor* self, int keepdim, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_nuclear_norm";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "nuclear_norm");
+    return call(op_, {&tensor_arg(self, fn_, "self"), keepdim != 0});
+  });
+}
+
+ct_status ct_tensor_nuclear_norm_dim(const ct_tensor* self, const int64_t* dim, size_t dim_len, int keepdim,
+                                     ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_nuclear_norm_dim";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "nuclear_norm.dim");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::int_list_arg(dim, dim_len, fn_, "dim")),
+                      keepdim != 0});
+  });
+}
+
 ct_status ct_tensor_cumprod(const ct_tensor* self, int64_t dim, const ct_dtype* dtype, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_cumprod";
   return capi::tensor_result(out, fn_, [&] {
@@ -2260,6 +2278,399 @@ ct_status ct_tensor_linalg_matrix_exp(const ct_tensor* A, ct_tensor** out) {
   return capi::tensor_result(out, fn_, [&] {
     CT_OPERATOR(op_, "linalg_matrix_exp");
     return call(op_, {&tensor_arg(A, fn_, "A")});
+  });
+}
+
+ct_status ct_tensor_linalg_lu_factor_ex(const ct_tensor* A, int pivot, int check_errors, ct_tensor** LU,
+                                        ct_tensor** pivots, ct_tensor** info) {
+  const char* const fn_ = "ct_tensor_linalg_lu_factor_ex";
+  return capi::tensors_result({LU, pivots, info}, fn_, {"LU", "pivots", "info"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_lu_factor_ex");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), pivot != 0, check_errors != 0};
+    dispatch(op_, args_, 3, outs_, 3);
+  });
+}
+
+ct_status ct_tensor_linalg_lu_factor(const ct_tensor* A, int pivot, ct_tensor** LU, ct_tensor** pivots) {
+  const char* const fn_ = "ct_tensor_linalg_lu_factor";
+  return capi::tensors_result({LU, pivots}, fn_, {"LU", "pivots"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_lu_factor");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), pivot != 0};
+    dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_lu_unpack(const ct_tensor* LU_data, const ct_tensor* LU_pivots, int unpack_data,
+                              int unpack_pivots, ct_tensor** P, ct_tensor** L, ct_tensor** U) {
+  const char* const fn_ = "ct_tensor_lu_unpack";
+  return capi::tensors_result({P, L, U}, fn_, {"P", "L", "U"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "lu_unpack");
+    const Value args_[] = {&tensor_arg(LU_data, fn_, "LU_data"), &tensor_arg(LU_pivots, fn_, "LU_pivots"),
+                           unpack_data != 0, unpack_pivots != 0};
+    dispatch(op_, args_, 4, outs_, 3);
+  });
+}
+
+ct_status ct_tensor_linalg_lu(const ct_tensor* A, int pivot, ct_tensor** P, ct_tensor** L, ct_tensor** U) {
+  const char* const fn_ = "ct_tensor_linalg_lu";
+  return capi::tensors_result({P, L, U}, fn_, {"P", "L", "U"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_lu");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), pivot != 0};
+    dispatch(op_, args_, 2, outs_, 3);
+  });
+}
+
+ct_status ct_tensor_linalg_lu_solve(const ct_tensor* LU, const ct_tensor* pivots, const ct_tensor* B,
+                                    int left, int adjoint, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_lu_solve";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_lu_solve");
+    return call(op_, {&tensor_arg(LU, fn_, "LU"), &tensor_arg(pivots, fn_, "pivots"),
+                      &tensor_arg(B, fn_, "B"), left != 0, adjoint != 0});
+  });
+}
+
+ct_status ct_tensor_lu_solve(const ct_tensor* self, const ct_tensor* LU_data, const ct_tensor* LU_pivots,
+                             ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_lu_solve";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "lu_solve");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(LU_data, fn_, "LU_data"),
+                      &tensor_arg(LU_pivots, fn_, "LU_pivots")});
+  });
+}
+
+ct_status ct_tensor_linalg_solve_ex(const ct_tensor* A, const ct_tensor* B, int left, int check_errors,
+                                    ct_tensor** result, ct_tensor** info) {
+  const char* const fn_ = "ct_tensor_linalg_solve_ex";
+  return capi::tensors_result({result, info}, fn_, {"result", "info"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_solve_ex");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), &tensor_arg(B, fn_, "B"), left != 0, check_errors != 0};
+    dispatch(op_, args_, 4, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_linalg_solve(const ct_tensor* A, const ct_tensor* B, int left, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_solve";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_solve");
+    return call(op_, {&tensor_arg(A, fn_, "A"), &tensor_arg(B, fn_, "B"), left != 0});
+  });
+}
+
+ct_status ct_tensor_linalg_inv_ex(const ct_tensor* A, int check_errors, ct_tensor** inverse,
+                                  ct_tensor** info) {
+  const char* const fn_ = "ct_tensor_linalg_inv_ex";
+  return capi::tensors_result({inverse, info}, fn_, {"inverse", "info"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_inv_ex");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), check_errors != 0};
+    dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_linalg_inv(const ct_tensor* A, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_inv";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_inv");
+    return call(op_, {&tensor_arg(A, fn_, "A")});
+  });
+}
+
+ct_status ct_tensor_inverse(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_inverse";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "inverse");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_linalg_det(const ct_tensor* A, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_det";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_det");
+    return call(op_, {&tensor_arg(A, fn_, "A")});
+  });
+}
+
+ct_status ct_tensor_det(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_det";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "det");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_linalg_slogdet(const ct_tensor* A, ct_tensor** sign, ct_tensor** logabsdet) {
+  const char* const fn_ = "ct_tensor_linalg_slogdet";
+  return capi::tensors_result({sign, logabsdet}, fn_, {"sign", "logabsdet"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_slogdet");
+    const Value args_[] = {&tensor_arg(A, fn_, "A")};
+    dispatch(op_, args_, 1, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_slogdet(const ct_tensor* self, ct_tensor** sign, ct_tensor** logabsdet) {
+  const char* const fn_ = "ct_tensor_slogdet";
+  return capi::tensors_result({sign, logabsdet}, fn_, {"sign", "logabsdet"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "slogdet");
+    const Value args_[] = {&tensor_arg(self, fn_, "self")};
+    dispatch(op_, args_, 1, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_logdet(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_logdet";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "logdet");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_linalg_tensorinv(const ct_tensor* A, int64_t ind, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_tensorinv";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_tensorinv");
+    return call(op_, {&tensor_arg(A, fn_, "A"), ind});
+  });
+}
+
+ct_status ct_tensor_linalg_tensorsolve(const ct_tensor* A, const ct_tensor* B, const int64_t* dims,
+                                       size_t dims_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_tensorsolve";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_tensorsolve");
+    return call(op_, {&tensor_arg(A, fn_, "A"), &tensor_arg(B, fn_, "B"),
+                      dims ? Value(capi::int_list_arg(dims, dims_len, fn_, "dims")) : Value()});
+  });
+}
+
+ct_status ct_tensor_linalg_solve_triangular(const ct_tensor* A, const ct_tensor* B, int upper, int left,
+                                            int unitriangular, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_solve_triangular";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_solve_triangular");
+    return call(op_, {&tensor_arg(A, fn_, "A"), &tensor_arg(B, fn_, "B"), upper != 0, left != 0,
+                      unitriangular != 0});
+  });
+}
+
+ct_status ct_tensor_triangular_solve(const ct_tensor* self, const ct_tensor* A, int upper, int transpose,
+                                     int unitriangular, ct_tensor** solution,
+                                     ct_tensor** cloned_coefficient) {
+  const char* const fn_ = "ct_tensor_triangular_solve";
+  return capi::tensors_result({solution, cloned_coefficient}, fn_, {"solution", "cloned_coefficient"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "triangular_solve");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), &tensor_arg(A, fn_, "A"), upper != 0,
+                           transpose != 0, unitriangular != 0};
+    dispatch(op_, args_, 5, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_linalg_cholesky_ex(const ct_tensor* A, int upper, int check_errors, ct_tensor** L,
+                                       ct_tensor** info) {
+  const char* const fn_ = "ct_tensor_linalg_cholesky_ex";
+  return capi::tensors_result({L, info}, fn_, {"L", "info"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_cholesky_ex");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), upper != 0, check_errors != 0};
+    dispatch(op_, args_, 3, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_linalg_cholesky(const ct_tensor* A, int upper, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_cholesky";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_cholesky");
+    return call(op_, {&tensor_arg(A, fn_, "A"), upper != 0});
+  });
+}
+
+ct_status ct_tensor_cholesky(const ct_tensor* self, int upper, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_cholesky";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "cholesky");
+    return call(op_, {&tensor_arg(self, fn_, "self"), upper != 0});
+  });
+}
+
+ct_status ct_tensor_cholesky_solve(const ct_tensor* self, const ct_tensor* input2, int upper,
+                                   ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_cholesky_solve";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "cholesky_solve");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(input2, fn_, "input2"), upper != 0});
+  });
+}
+
+ct_status ct_tensor_cholesky_inverse(const ct_tensor* self, int upper, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_cholesky_inverse";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "cholesky_inverse");
+    return call(op_, {&tensor_arg(self, fn_, "self"), upper != 0});
+  });
+}
+
+ct_status ct_tensor_linalg_qr(const ct_tensor* A, const char* mode, ct_tensor** Q, ct_tensor** R) {
+  const char* const fn_ = "ct_tensor_linalg_qr";
+  return capi::tensors_result({Q, R}, fn_, {"Q", "R"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_qr");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), mode ? mode : "reduced"};
+    dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_qr(const ct_tensor* self, int some, ct_tensor** Q, ct_tensor** R) {
+  const char* const fn_ = "ct_tensor_qr";
+  return capi::tensors_result({Q, R}, fn_, {"Q", "R"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "qr");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), some != 0};
+    dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_geqrf(const ct_tensor* self, ct_tensor** a, ct_tensor** tau) {
+  const char* const fn_ = "ct_tensor_geqrf";
+  return capi::tensors_result({a, tau}, fn_, {"a", "tau"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "geqrf");
+    const Value args_[] = {&tensor_arg(self, fn_, "self")};
+    dispatch(op_, args_, 1, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_linalg_householder_product(const ct_tensor* A, const ct_tensor* tau, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_householder_product";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_householder_product");
+    return call(op_, {&tensor_arg(A, fn_, "A"), &tensor_arg(tau, fn_, "tau")});
+  });
+}
+
+ct_status ct_tensor_orgqr(const ct_tensor* self, const ct_tensor* input2, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_orgqr";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "orgqr");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(input2, fn_, "input2")});
+  });
+}
+
+ct_status ct_tensor_ormqr(const ct_tensor* self, const ct_tensor* input2, const ct_tensor* input3, int left,
+                          int transpose, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_ormqr";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "ormqr");
+    return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(input2, fn_, "input2"),
+                      &tensor_arg(input3, fn_, "input3"), left != 0, transpose != 0});
+  });
+}
+
+ct_status ct_tensor_linalg_eigh(const ct_tensor* A, const char* UPLO, ct_tensor** eigenvalues,
+                                ct_tensor** eigenvectors) {
+  const char* const fn_ = "ct_tensor_linalg_eigh";
+  return capi::tensors_result({eigenvalues, eigenvectors}, fn_, {"eigenvalues", "eigenvectors"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_eigh");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), UPLO ? UPLO : "L"};
+    dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_linalg_eigvalsh(const ct_tensor* A, const char* UPLO, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_eigvalsh";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_eigvalsh");
+    return call(op_, {&tensor_arg(A, fn_, "A"), UPLO ? UPLO : "L"});
+  });
+}
+
+ct_status ct_tensor_symeig(const ct_tensor* self, int eigenvectors, int upper, ct_tensor** out0,
+                           ct_tensor** out1) {
+  const char* const fn_ = "ct_tensor_symeig";
+  return capi::tensors_result({out0, out1}, fn_, {"out0", "out1"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "symeig");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), eigenvectors != 0, upper != 0};
+    dispatch(op_, args_, 3, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_linalg_svd(const ct_tensor* A, int full_matrices, const char* driver, ct_tensor** U,
+                               ct_tensor** S, ct_tensor** Vh) {
+  const char* const fn_ = "ct_tensor_linalg_svd";
+  return capi::tensors_result({U, S, Vh}, fn_, {"U", "S", "Vh"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_svd");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), full_matrices != 0, driver ? Value(driver) : Value()};
+    dispatch(op_, args_, 3, outs_, 3);
+  });
+}
+
+ct_status ct_tensor_linalg_svdvals(const ct_tensor* A, const char* driver, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_svdvals";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_svdvals");
+    return call(op_, {&tensor_arg(A, fn_, "A"), driver ? Value(driver) : Value()});
+  });
+}
+
+ct_status ct_tensor_svd(const ct_tensor* self, int some, int compute_uv, ct_tensor** U, ct_tensor** S,
+                        ct_tensor** V) {
+  const char* const fn_ = "ct_tensor_svd";
+  return capi::tensors_result({U, S, V}, fn_, {"U", "S", "V"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "svd");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), some != 0, compute_uv != 0};
+    dispatch(op_, args_, 3, outs_, 3);
+  });
+}
+
+ct_status ct_tensor_linalg_pinv(const ct_tensor* A, const double* atol, const double* rtol, int hermitian,
+                                ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_pinv";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_pinv");
+    return call(op_, {&tensor_arg(A, fn_, "A"), atol ? Value(*atol) : Value(), rtol ? Value(*rtol) : Value(),
+                      hermitian != 0});
+  });
+}
+
+ct_status ct_tensor_pinverse(const ct_tensor* self, double rcond, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_pinverse";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "pinverse");
+    return call(op_, {&tensor_arg(self, fn_, "self"), rcond});
+  });
+}
+
+ct_status ct_tensor_linalg_matrix_rank(const ct_tensor* A, const double* atol, const double* rtol,
+                                       int hermitian, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_matrix_rank";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_matrix_rank");
+    return call(op_, {&tensor_arg(A, fn_, "A"), atol ? Value(*atol) : Value(), rtol ? Value(*rtol) : Value(),
+                      hermitian != 0});
+  });
+}
+
+ct_status ct_tensor_linalg_cond(const ct_tensor* A, const ct_scalar* p, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_cond";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_cond");
+    return call(op_, {&tensor_arg(A, fn_, "A"), p ? Value(capi::scalar_arg(p, fn_, "p")) : Value()});
+  });
+}
+
+ct_status ct_tensor_linalg_cond_p_str(const ct_tensor* A, const char* p, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_cond_p_str";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_cond.p_str");
+    return call(op_, {&tensor_arg(A, fn_, "A"), capi::string_arg(p, fn_, "p")});
+  });
+}
+
+ct_status ct_tensor_linalg_lstsq(const ct_tensor* self, const ct_tensor* b, const double* rcond,
+                                 const char* driver, ct_tensor** solution, ct_tensor** residuals,
+                                 ct_tensor** rank, ct_tensor** singular_values) {
+  const char* const fn_ = "ct_tensor_linalg_lstsq";
+  return capi::tensors_result({solution, residuals, rank, singular_values}, fn_, {"solution", "residuals", "rank", "singular_values"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_lstsq");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), &tensor_arg(b, fn_, "b"),
+                           rcond ? Value(*rcond) : Value(), driver ? Value(driver) : Value()};
+    dispatch(op_, args_, 4, outs_, 4);
   });
 }
 
@@ -3436,6 +3847,14 @@ ct_status ct_tensor_vander(const ct_tensor* x, const int64_t* N, int increasing,
   return capi::tensor_result(out, fn_, [&] {
     CT_OPERATOR(op_, "vander");
     return call(op_, {&tensor_arg(x, fn_, "x"), N ? Value(*N) : Value(), increasing != 0});
+  });
+}
+
+ct_status ct_tensor_linalg_vander(const ct_tensor* x, const int64_t* N, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_vander";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_vander");
+    return call(op_, {&tensor_arg(x, fn_, "x"), N ? Value(*N) : Value()});
   });
 }
 

@@ -33,8 +33,11 @@ class GradCtx {
 
   /// The gradient of result i (zeros when none reached it).
   const Tensor& grad(size_t i = 0);
-  /// The operator's result, saved with save_result.
-  Tensor result() const;
+  /// Whether a gradient reached result i: a formula whose terms divide by gaps between eigenvalues
+  /// or singular values skips the terms of results nothing flowed into (0 / 0 would be NaN).
+  bool has_grad(size_t i) const { return grads_[i].defined(); }
+  /// The operator's result i, saved with save_result (which keeps them all).
+  Tensor result(size_t i = 0) const;
 
   // The arguments of the forward call, named as the schema names them: c.saved("other"),
   // c.set("self", g). A name the schema lacks is CT_ERROR_INTERNAL (the gradient checks run every

@@ -1591,6 +1591,14 @@ Tensor linalg_norm(const Tensor& self, const char* ord, OptionalIntArrayRef dim,
   static const OperatorDef& op_ = builtin_op("linalg_norm.ord_str");
   return call(op_, {self, ord, opt(dim), keepdim, opt(dtype)});
 }
+Tensor nuclear_norm(const Tensor& self, bool keepdim) {
+  static const OperatorDef& op_ = builtin_op("nuclear_norm");
+  return call(op_, {self, keepdim});
+}
+Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorDef& op_ = builtin_op("nuclear_norm.dim");
+  return call(op_, {self, dim, keepdim});
+}
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   static const OperatorDef& op_ = builtin_op("cumsum");
   return call(op_, {self, dim, opt(dtype)});
@@ -1698,6 +1706,178 @@ Tensor matrix_exp(const Tensor& self) {
 Tensor linalg_matrix_exp(const Tensor& A) {
   static const OperatorDef& op_ = builtin_op("linalg_matrix_exp");
   return call(op_, {A});
+}
+std::array<Tensor, 3> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  static const OperatorDef& op_ = builtin_op("linalg_lu_factor_ex");
+  return call_n<3>(op_, {A, pivot, check_errors});
+}
+std::array<Tensor, 2> linalg_lu_factor(const Tensor& A, bool pivot) {
+  static const OperatorDef& op_ = builtin_op("linalg_lu_factor");
+  return call_n<2>(op_, {A, pivot});
+}
+std::array<Tensor, 3> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  static const OperatorDef& op_ = builtin_op("lu_unpack");
+  return call_n<3>(op_, {LU_data, LU_pivots, unpack_data, unpack_pivots});
+}
+std::array<Tensor, 3> linalg_lu(const Tensor& A, bool pivot) {
+  static const OperatorDef& op_ = builtin_op("linalg_lu");
+  return call_n<3>(op_, {A, pivot});
+}
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  static const OperatorDef& op_ = builtin_op("linalg_lu_solve");
+  return call(op_, {LU, pivots, B, left, adjoint});
+}
+Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
+  static const OperatorDef& op_ = builtin_op("lu_solve");
+  return call(op_, {self, LU_data, LU_pivots});
+}
+std::array<Tensor, 2> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  static const OperatorDef& op_ = builtin_op("linalg_solve_ex");
+  return call_n<2>(op_, {A, B, left, check_errors});
+}
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  static const OperatorDef& op_ = builtin_op("linalg_solve");
+  return call(op_, {A, B, left});
+}
+std::array<Tensor, 2> linalg_inv_ex(const Tensor& A, bool check_errors) {
+  static const OperatorDef& op_ = builtin_op("linalg_inv_ex");
+  return call_n<2>(op_, {A, check_errors});
+}
+Tensor linalg_inv(const Tensor& A) {
+  static const OperatorDef& op_ = builtin_op("linalg_inv");
+  return call(op_, {A});
+}
+Tensor inverse(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("inverse");
+  return call(op_, {self});
+}
+Tensor linalg_det(const Tensor& A) {
+  static const OperatorDef& op_ = builtin_op("linalg_det");
+  return call(op_, {A});
+}
+Tensor det(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("det");
+  return call(op_, {self});
+}
+std::array<Tensor, 2> linalg_slogdet(const Tensor& A) {
+  static const OperatorDef& op_ = builtin_op("linalg_slogdet");
+  return call_n<2>(op_, {A});
+}
+std::array<Tensor, 2> slogdet(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("slogdet");
+  return call_n<2>(op_, {self});
+}
+Tensor logdet(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("logdet");
+  return call(op_, {self});
+}
+Tensor linalg_tensorinv(const Tensor& A, int64_t ind) {
+  static const OperatorDef& op_ = builtin_op("linalg_tensorinv");
+  return call(op_, {A, ind});
+}
+Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, OptionalIntArrayRef dims) {
+  static const OperatorDef& op_ = builtin_op("linalg_tensorsolve");
+  return call(op_, {A, B, opt(dims)});
+}
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  static const OperatorDef& op_ = builtin_op("linalg_solve_triangular");
+  return call(op_, {A, B, upper, left, unitriangular});
+}
+std::array<Tensor, 2> triangular_solve(const Tensor& self, const Tensor& A, bool upper, bool transpose, bool unitriangular) {
+  static const OperatorDef& op_ = builtin_op("triangular_solve");
+  return call_n<2>(op_, {self, A, upper, transpose, unitriangular});
+}
+std::array<Tensor, 2> linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  static const OperatorDef& op_ = builtin_op("linalg_cholesky_ex");
+  return call_n<2>(op_, {A, upper, check_errors});
+}
+Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  static const OperatorDef& op_ = builtin_op("linalg_cholesky");
+  return call(op_, {A, upper});
+}
+Tensor cholesky(const Tensor& self, bool upper) {
+  static const OperatorDef& op_ = builtin_op("cholesky");
+  return call(op_, {self, upper});
+}
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
+  static const OperatorDef& op_ = builtin_op("cholesky_solve");
+  return call(op_, {self, input2, upper});
+}
+Tensor cholesky_inverse(const Tensor& self, bool upper) {
+  static const OperatorDef& op_ = builtin_op("cholesky_inverse");
+  return call(op_, {self, upper});
+}
+std::array<Tensor, 2> linalg_qr(const Tensor& A, const char* mode) {
+  static const OperatorDef& op_ = builtin_op("linalg_qr");
+  return call_n<2>(op_, {A, mode});
+}
+std::array<Tensor, 2> qr(const Tensor& self, bool some) {
+  static const OperatorDef& op_ = builtin_op("qr");
+  return call_n<2>(op_, {self, some});
+}
+std::array<Tensor, 2> geqrf(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("geqrf");
+  return call_n<2>(op_, {self});
+}
+Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
+  static const OperatorDef& op_ = builtin_op("linalg_householder_product");
+  return call(op_, {A, tau});
+}
+Tensor orgqr(const Tensor& self, const Tensor& input2) {
+  static const OperatorDef& op_ = builtin_op("orgqr");
+  return call(op_, {self, input2});
+}
+Tensor ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, bool left, bool transpose) {
+  static const OperatorDef& op_ = builtin_op("ormqr");
+  return call(op_, {self, input2, input3, left, transpose});
+}
+std::array<Tensor, 2> linalg_eigh(const Tensor& A, const char* UPLO) {
+  static const OperatorDef& op_ = builtin_op("linalg_eigh");
+  return call_n<2>(op_, {A, UPLO});
+}
+Tensor linalg_eigvalsh(const Tensor& A, const char* UPLO) {
+  static const OperatorDef& op_ = builtin_op("linalg_eigvalsh");
+  return call(op_, {A, UPLO});
+}
+std::array<Tensor, 2> symeig(const Tensor& self, bool eigenvectors, bool upper) {
+  static const OperatorDef& op_ = builtin_op("symeig");
+  return call_n<2>(op_, {self, eigenvectors, upper});
+}
+std::array<Tensor, 3> linalg_svd(const Tensor& A, bool full_matrices, const char* driver) {
+  static const OperatorDef& op_ = builtin_op("linalg_svd");
+  return call_n<3>(op_, {A, full_matrices, driver ? Value(driver) : Value()});
+}
+Tensor linalg_svdvals(const Tensor& A, const char* driver) {
+  static const OperatorDef& op_ = builtin_op("linalg_svdvals");
+  return call(op_, {A, driver ? Value(driver) : Value()});
+}
+std::array<Tensor, 3> svd(const Tensor& self, bool some, bool compute_uv) {
+  static const OperatorDef& op_ = builtin_op("svd");
+  return call_n<3>(op_, {self, some, compute_uv});
+}
+Tensor linalg_pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  static const OperatorDef& op_ = builtin_op("linalg_pinv");
+  return call(op_, {A, opt(atol), opt(rtol), hermitian});
+}
+Tensor pinverse(const Tensor& self, double rcond) {
+  static const OperatorDef& op_ = builtin_op("pinverse");
+  return call(op_, {self, rcond});
+}
+Tensor linalg_matrix_rank(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  static const OperatorDef& op_ = builtin_op("linalg_matrix_rank");
+  return call(op_, {A, opt(atol), opt(rtol), hermitian});
+}
+Tensor linalg_cond(const Tensor& A, std::optional<Scalar> p) {
+  static const OperatorDef& op_ = builtin_op("linalg_cond");
+  return call(op_, {A, opt(p)});
+}
+Tensor linalg_cond(const Tensor& A, const char* p) {
+  static const OperatorDef& op_ = builtin_op("linalg_cond.p_str");
+  return call(op_, {A, p});
+}
+std::array<Tensor, 4> linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond, const char* driver) {
+  static const OperatorDef& op_ = builtin_op("linalg_lstsq");
+  return call_n<4>(op_, {self, b, opt(rcond), driver ? Value(driver) : Value()});
 }
 Tensor rand(IntArrayRef size, runtime::Generator* generator, std::optional<DType> dtype, std::optional<Device> device) {
   static const OperatorDef& op_ = builtin_op("rand");
@@ -2194,6 +2374,10 @@ Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim
 Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
   static const OperatorDef& op_ = builtin_op("vander");
   return call(op_, {x, opt(N), increasing});
+}
+Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
+  static const OperatorDef& op_ = builtin_op("linalg_vander");
+  return call(op_, {x, opt(N)});
 }
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   static const OperatorDef& op_ = builtin_op("linear");

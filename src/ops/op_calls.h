@@ -808,6 +808,10 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord = 2, OptionalInt
 Tensor linalg_norm(const Tensor& self, std::optional<Scalar> ord = std::nullopt, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
 /// linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 Tensor linalg_norm(const Tensor& self, const char* ord, OptionalIntArrayRef dim = std::nullopt, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+/// nuclear_norm(Tensor self, bool keepdim=False) -> Tensor
+Tensor nuclear_norm(const Tensor& self, bool keepdim = false);
+/// nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor
+Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim = false);
 /// cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 /// cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
@@ -862,6 +866,92 @@ Tensor linalg_matrix_power(const Tensor& A, int64_t n);
 Tensor matrix_exp(const Tensor& self);
 /// linalg_matrix_exp(Tensor A) -> Tensor
 Tensor linalg_matrix_exp(const Tensor& A);
+/// linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+std::array<Tensor, 3> linalg_lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
+/// linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+std::array<Tensor, 2> linalg_lu_factor(const Tensor& A, bool pivot = true);
+/// lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+std::array<Tensor, 3> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data = true, bool unpack_pivots = true);
+/// linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+std::array<Tensor, 3> linalg_lu(const Tensor& A, bool pivot = true);
+/// linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
+/// lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots);
+/// linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+std::array<Tensor, 2> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left = true, bool check_errors = false);
+/// linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left = true);
+/// linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+std::array<Tensor, 2> linalg_inv_ex(const Tensor& A, bool check_errors = false);
+/// linalg_inv(Tensor A) -> Tensor
+Tensor linalg_inv(const Tensor& A);
+/// inverse(Tensor self) -> Tensor
+Tensor inverse(const Tensor& self);
+/// linalg_det(Tensor A) -> Tensor
+Tensor linalg_det(const Tensor& A);
+/// det(Tensor self) -> Tensor
+Tensor det(const Tensor& self);
+/// linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+std::array<Tensor, 2> linalg_slogdet(const Tensor& A);
+/// slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+std::array<Tensor, 2> slogdet(const Tensor& self);
+/// logdet(Tensor self) -> Tensor
+Tensor logdet(const Tensor& self);
+/// linalg_tensorinv(Tensor A, int ind=2) -> Tensor
+Tensor linalg_tensorinv(const Tensor& A, int64_t ind = 2);
+/// linalg_tensorsolve(Tensor A, Tensor B, int[]? dims=None) -> Tensor
+Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, OptionalIntArrayRef dims = std::nullopt);
+/// linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true, bool unitriangular = false);
+/// triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+std::array<Tensor, 2> triangular_solve(const Tensor& self, const Tensor& A, bool upper = true, bool transpose = false, bool unitriangular = false);
+/// linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+std::array<Tensor, 2> linalg_cholesky_ex(const Tensor& A, bool upper = false, bool check_errors = false);
+/// linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
+Tensor linalg_cholesky(const Tensor& A, bool upper = false);
+/// cholesky(Tensor self, bool upper=False) -> Tensor
+Tensor cholesky(const Tensor& self, bool upper = false);
+/// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper = false);
+/// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+Tensor cholesky_inverse(const Tensor& self, bool upper = false);
+/// linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
+std::array<Tensor, 2> linalg_qr(const Tensor& A, const char* mode = "reduced");
+/// qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+std::array<Tensor, 2> qr(const Tensor& self, bool some = true);
+/// geqrf(Tensor self) -> (Tensor a, Tensor tau)
+std::array<Tensor, 2> geqrf(const Tensor& self);
+/// linalg_householder_product(Tensor A, Tensor tau) -> Tensor
+Tensor linalg_householder_product(const Tensor& A, const Tensor& tau);
+/// orgqr(Tensor self, Tensor input2) -> Tensor
+Tensor orgqr(const Tensor& self, const Tensor& input2);
+/// ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor
+Tensor ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, bool left = true, bool transpose = false);
+/// linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)
+std::array<Tensor, 2> linalg_eigh(const Tensor& A, const char* UPLO = "L");
+/// linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
+Tensor linalg_eigvalsh(const Tensor& A, const char* UPLO = "L");
+/// symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)
+std::array<Tensor, 2> symeig(const Tensor& self, bool eigenvectors = false, bool upper = true);
+/// linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+std::array<Tensor, 3> linalg_svd(const Tensor& A, bool full_matrices = true, const char* driver = nullptr);
+/// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+Tensor linalg_svdvals(const Tensor& A, const char* driver = nullptr);
+/// svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+std::array<Tensor, 3> svd(const Tensor& self, bool some = true, bool compute_uv = true);
+/// linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_pinv(const Tensor& A, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt, bool hermitian = false);
+/// pinverse(Tensor self, float rcond=1e-15) -> Tensor
+Tensor pinverse(const Tensor& self, double rcond = 1e-15);
+/// linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+Tensor linalg_matrix_rank(const Tensor& A, std::optional<double> atol = std::nullopt, std::optional<double> rtol = std::nullopt, bool hermitian = false);
+/// linalg_cond(Tensor A, Scalar? p=None) -> Tensor
+Tensor linalg_cond(const Tensor& A, std::optional<Scalar> p = std::nullopt);
+/// linalg_cond.p_str(Tensor A, str p) -> Tensor
+Tensor linalg_cond(const Tensor& A, const char* p);
+/// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+std::array<Tensor, 4> linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond = std::nullopt, const char* driver = nullptr);
 /// rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand(IntArrayRef size, runtime::Generator* generator = nullptr, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 /// randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
@@ -1110,6 +1200,8 @@ Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim = -1);
 Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim = std::nullopt);
 /// vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
 Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt, bool increasing = false);
+/// linalg_vander(Tensor x, *, int? N=None) -> Tensor
+Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N = std::nullopt);
 /// linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
 /// bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor

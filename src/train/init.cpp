@@ -128,7 +128,7 @@ void init_orthogonal(const Tensor& t, double gain, runtime::Generator* gen, cons
   Tensor host = ops::contiguous(ops::to(wide ? flat : ops::transpose(flat, 0, 1), kCPU, DType::Float64));
   std::vector<double> r_diag(static_cast<size_t>(n));
   double* q = host->data_as<double>();
-  ops::qr_reduced(q, m, n, r_diag.data(), fn);
+  ops::lapack::qr_reduced(q, m, n, r_diag.data(), fn);
   // Q R is unique once R's diagonal is positive: scaling Q's columns by its signs makes Q
   // Haar-distributed (torch's q *= sign(diag(r)); a zero diagonal zeroes the column, as there).
   for (int64_t j = 0; j < n; ++j) {

@@ -74,7 +74,8 @@ from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float
 from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                       IntTensor, LongTensor, ShortTensor)
 from ._errors import (BackendError, DeviceError, DTypeError, Error, FileError, FormatError, GraphBreakError, GuardError,
-                      IndexError, InternalError, InvalidArgumentError, OutOfMemoryError, RecompileLimitError, ShapeError)
+                      IndexError, InternalError, InvalidArgumentError, LinAlgError, OutOfMemoryError, RecompileLimitError,
+                      ShapeError)
 from ._logging import get_log_level, set_log_level
 from ._tensor import Size, Tensor, _handle, _sizes as _size, _symbolic_factory, _wrap, device, full, where
 from ._symbolic import (ShapeEnv, SymBool, SymFloat, SymInt, sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not,
@@ -481,6 +482,16 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
     from ._dtype import float64, get_default_dtype
     out = (arange(count, dtype=float64, device=device) * step + start).to(dtype or get_default_dtype())
     return out.requires_grad_() if requires_grad else out
+
+
+def lu(A, pivot=True, get_infos=False):
+    """torch.lu, the older spelling of linalg.lu_factor: (LU, pivots), and the infos with get_infos (which then
+    reports a singular matrix instead of raising)."""
+    LU, pivots, infos = linalg.lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    return (LU, pivots, infos) if get_infos else (LU, pivots)
+
+
+Tensor.lu = lu
 
 
 def chain_matmul(*matrices):

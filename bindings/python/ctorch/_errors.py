@@ -7,7 +7,7 @@ from . import _C
 
 __all__ = ["Error", "InvalidArgumentError", "ShapeError", "DTypeError", "DeviceError", "OutOfMemoryError",
            "NotImplementedError_", "IndexError", "GuardError", "GraphBreakError", "RecompileLimitError", "FileError",
-           "FormatError", "BackendError", "InternalError"]
+           "FormatError", "BackendError", "InternalError", "LinAlgError"]
 
 
 class Error(Exception):
@@ -83,6 +83,11 @@ class InternalError(Error, builtins.RuntimeError):
     pass
 
 
+class LinAlgError(Error, builtins.RuntimeError):
+    """A matrix a linear-algebra function cannot factor or invert: singular, not positive-definite, or
+    an iteration that did not converge (CT_ERROR_LINALG); torch.linalg.LinAlgError."""
+
+
 _by_status = {
     _C.CT_ERROR_INVALID_ARGUMENT: InvalidArgumentError,
     _C.CT_ERROR_SHAPE: ShapeError,
@@ -97,6 +102,7 @@ _by_status = {
     _C.CT_ERROR_IO: FileError,
     _C.CT_ERROR_FORMAT: FormatError,
     _C.CT_ERROR_BACKEND: BackendError,
+    _C.CT_ERROR_LINALG: LinAlgError,
 }
 
 

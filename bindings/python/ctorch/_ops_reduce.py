@@ -66,9 +66,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """torch.norm: 'fro' (and p=None) is the 2-norm over dim (all dims when None), a number is the
-    vector p-norm, 'nuc' is not supported (it needs singular values)."""
+    vector p-norm, 'nuc' the nuclear norm of a matrix (the sum of its singular values)."""
     if p == "nuc":
-        return ops.call("linalg_norm.ord_str", input, "nuc", dim, keepdim, dtype=dtype)
+        return ops.call("linalg_norm", input, "nuc", dim, keepdim, dtype=dtype)
     if p == "fro" or p is None:
         p = 2
     if dtype is not None:

@@ -1,14 +1,14 @@
-"""ctorch.linalg: the torch.linalg functions ctorch computes, each a registered operator (norm,
-vector_norm, matrix_norm, cross, matrix_power, matrix_exp) or a composite of them (vecdot,
-multi_dot). The decompositions and
-solvers (det, inv, solve, cholesky, qr, svd, eig...) need LAPACK and are not in ctorch yet: asking
-for one raises AttributeError saying so, rather than answering wrongly."""
+"""ctorch.linalg: torch.linalg on LAPACK (OpenBLAS's). The factorizations (lu_factor, cholesky, qr,
+eigh, svd), solvers (solve, solve_triangular, lu_solve), determinants and pinv are registered operators
+with their derivatives; inv, lstsq, matrix_rank, cond, tensorinv, tensorsolve and the rest compose them. A
+matrix LAPACK cannot handle (singular, not positive-definite, no convergence) raises LinAlgError
+naming the batch element. eig and eigvals need complex results, which ctorch does not have yet."""
 
 import builtins
 
 from . import _C
 from . import ops as _ops
-from ._errors import InvalidArgumentError as _InvalidArgumentError, ShapeError as _ShapeError
+from ._errors import InvalidArgumentError as _InvalidArgumentError, LinAlgError, ShapeError as _ShapeError
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
@@ -75,12 +75,171 @@ def multi_dot(tensors):
     return out
 
 
+def det(A):
+    """torch.linalg.det: the determinants of batches of square matrices."""
+    return _ops.call("linalg_det", A)
+
+
+def slogdet(A):
+    """torch.linalg.slogdet: (sign, logabsdet) of the determinants."""
+    return _ops.call("linalg_slogdet", A)
+
+
+def inv(A):
+    """torch.linalg.inv: the inverses; LinAlgError for a singular matrix."""
+    return _ops.call("linalg_inv", A)
+
+
+def inv_ex(A, *, check_errors=False):
+    """torch.linalg.inv_ex: (inverse, info), info > 0 where a matrix is singular."""
+    return _ops.call("linalg_inv_ex", A, check_errors=check_errors)
+
+
+def solve(A, B, *, left=True):
+    """torch.linalg.solve: X with A X = B (X A = B when left=False); B a vector or matrices, batches broadcast."""
+    return _ops.call("linalg_solve", A, B, left=left)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """torch.linalg.solve_ex: (result, info)."""
+    return _ops.call("linalg_solve_ex", A, B, left=left, check_errors=check_errors)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """torch.linalg.solve_triangular: X with A X = B (or X A = B) reading only A's upper or lower triangle."""
+    return _ops.call("linalg_solve_triangular", A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def cholesky(A, *, upper=False):
+    """torch.linalg.cholesky: L with A = L L^T (U with A = U^T U when upper); LinAlgError when A is not
+    positive-definite."""
+    return _ops.call("linalg_cholesky", A, upper=upper)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """torch.linalg.cholesky_ex: (L, info), info > 0 the order of the leading minor that is not positive-definite."""
+    return _ops.call("linalg_cholesky_ex", A, upper=upper, check_errors=check_errors)
+
+
+def lu_factor(A, *, pivot=True):
+    """torch.linalg.lu_factor: (LU, pivots), LAPACK's packed LU with partial pivoting."""
+    return _ops.call("linalg_lu_factor", A, pivot=pivot)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """torch.linalg.lu_factor_ex: (LU, pivots, info)."""
+    return _ops.call("linalg_lu_factor_ex", A, pivot=pivot, check_errors=check_errors)
+
+
+def lu(A, *, pivot=True):
+    """torch.linalg.lu: (P, L, U) with A = P L U."""
+    return _ops.call("linalg_lu", A, pivot=pivot)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """torch.linalg.lu_solve: X with A X = B (A^T X = B when adjoint; X A = B when left=False) from lu_factor's A."""
+    return _ops.call("linalg_lu_solve", LU, pivots, B, left=left, adjoint=adjoint)
+
+
+def qr(A, mode="reduced"):
+    """torch.linalg.qr: (Q, R); mode 'reduced', 'complete' or 'r' (Q empty)."""
+    return _ops.call("linalg_qr", A, mode)
+
+
+def householder_product(A, tau):
+    """torch.linalg.householder_product: the first n columns of the product of the Householder reflectors
+    packed in A's columns (as geqrf returns them) with scales tau."""
+    return _ops.call("linalg_householder_product", A, tau)
+
+
+def eigh(A, UPLO="L"):
+    """torch.linalg.eigh: (eigenvalues ascending, eigenvectors as columns) of symmetric matrices, read from the
+    UPLO triangle."""
+    return _ops.call("linalg_eigh", A, UPLO)
+
+
+def eigvalsh(A, UPLO="L"):
+    """torch.linalg.eigvalsh: the eigenvalues of symmetric matrices, ascending."""
+    return _ops.call("linalg_eigvalsh", A, UPLO)
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    """torch.linalg.svd: (U, S, Vh), S descending."""
+    return _ops.call("linalg_svd", A, full_matrices, driver=driver)
+
+
+def svdvals(A, *, driver=None):
+    """torch.linalg.svdvals: the singular values, descending."""
+    return _ops.call("linalg_svdvals", A, driver=driver)
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
+    """torch.linalg.pinv: the pseudo-inverse from the SVD (eigh when hermitian), singular values below
+    max(atol, rtol * largest) taken as zero (rcond is rtol's older name)."""
+    if rcond is not None:
+        if rtol is not None:
+            raise _InvalidArgumentError(_C.CT_ERROR_INVALID_ARGUMENT, "linalg.pinv: pass rcond or rtol, not both")
+        rtol = rcond
+    return _ops.call("linalg_pinv", A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """torch.linalg.matrix_rank: the number of singular values above max(atol, rtol * largest) (tol is atol's
+    older name)."""
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    return _ops.call("linalg_matrix_rank", A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def cond(A, p=None):
+    """torch.linalg.cond: the condition number in the p-norm (None or 2: the ratio of the extreme singular
+    values; -2 its inverse; the other matrix norms norm(A, p) * norm(inv(A), p))."""
+    if isinstance(p, str):
+        return _ops.call("linalg_cond.p_str", A, p)
+    return _ops.call("linalg_cond", A, p)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """torch.linalg.lstsq: (solution, residuals, rank, singular_values), the least-squares solution of minimal
+    norm; the other results filled as torch fills them for the driver (default 'gelsy')."""
+    return _ops.call("linalg_lstsq", A, B, rcond, driver=driver)
+
+
+def tensorinv(A, ind=2):
+    """torch.linalg.tensorinv: the inverse of A read as a matrix of its first ind dims by the rest."""
+    return _ops.call("linalg_tensorinv", A, ind)
+
+
+def tensorsolve(A, B, dims=None):
+    """torch.linalg.tensorsolve: X with tensordot(A, X, X.ndim) = B (dims of A moved to its end first)."""
+    return _ops.call("linalg_tensorsolve", A, B, None if dims is None else list(dims))
+
+
+def vander(x, N=None):
+    """torch.linalg.vander: the powers x^0 ... x^(N-1) of each element along a new last dim (N = x.size(-1))."""
+    return _ops.call("linalg_vander", x, N=N)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """torch.linalg.diagonal: torch.diagonal with the matrix dims last by default."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def matmul(input, other):
+    """torch.linalg.matmul: torch.matmul."""
+    return input.matmul(other)
+
+
 def __getattr__(name):
     if name.startswith("_"):
         raise AttributeError(name)
-    raise AttributeError(f"ctorch.linalg.{name}: ctorch has no LAPACK-backed linear algebra yet (decompositions, "
-                         "solvers, inverses and determinants); only norm, vector_norm, matrix_norm, cross, vecdot, "
-                         "multi_dot, matrix_power and matrix_exp are available")
+    if name in ("eig", "eigvals"):
+        raise AttributeError(f"ctorch.linalg.{name}: the eigenvalues of a general real matrix are complex, and ctorch "
+                             "has no complex dtypes yet. For symmetric matrices use linalg.eigh or linalg.eigvalsh")
+    raise AttributeError(f"module 'ctorch.linalg' has no attribute '{name}'")
 
 
-__all__ = ["norm", "vector_norm", "matrix_norm", "cross", "vecdot", "multi_dot", "matrix_power", "matrix_exp"]
+__all__ = ["norm", "vector_norm", "matrix_norm", "cross", "vecdot", "multi_dot", "matrix_power", "matrix_exp", "det",
+           "slogdet", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "cholesky", "cholesky_ex", "lu_factor",
+           "lu_factor_ex", "lu", "lu_solve", "qr", "householder_product", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq",
+           "tensorinv", "tensorsolve", "vander", "diagonal", "matmul", "LinAlgError"]

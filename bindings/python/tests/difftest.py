@@ -168,7 +168,7 @@ def run_case_on_meta(case, rng, data_dependent=False):
     """Runs the case with ctorch on the CPU and on the meta device. Both give the same sizes and
     dtypes, or both raise; a meta call may succeed where the CPU's error depends on values, which
     meta tensors lack (an IndexError: an index out of range; an InvalidArgumentError: a probability
-    above 1). data_dependent operators (nonzero) must refuse meta."""
+    above 1; a LinAlgError: a singular matrix). data_dependent operators (nonzero) must refuse meta."""
     cpu_inputs = [build(s, rng)[0] for s in case.inputs]
     meta_inputs = [build_meta(s) for s in case.inputs]
     cpu_error = meta_error = None
@@ -184,7 +184,8 @@ def run_case_on_meta(case, rng, data_dependent=False):
         assert meta_error is not None, "an operator whose result size depends on the data ran on meta"
         return
     if cpu_error is not None:
-        assert meta_error is not None or isinstance(cpu_error, (IndexError, ctorch.InvalidArgumentError)), \
+        assert meta_error is not None or isinstance(cpu_error, (IndexError, ctorch.InvalidArgumentError,
+                                                                ctorch.LinAlgError)), \
             f"the CPU raised {type(cpu_error).__name__}: {cpu_error}\nbut meta returned {_signature(meta)}"
         return
     assert meta_error is None, f"meta raised {type(meta_error).__name__}: {meta_error}\nbut the CPU returned {_signature(cpu)}"
@@ -343,7 +344,8 @@ def run_case_on_symbolic_meta(case, rng):
     if isinstance(sym_error, ctorch.GuardError) and "symbolic" in str(sym_error):
         return str(sym_error)
     if cpu_error is not None:
-        assert sym_error is not None or isinstance(cpu_error, (IndexError, ctorch.InvalidArgumentError)) or \
+        assert sym_error is not None or isinstance(cpu_error, (IndexError, ctorch.InvalidArgumentError,
+                                                               ctorch.LinAlgError)) or \
             any(s.layout != "contig" for s in case.inputs), \
             f"the CPU raised {type(cpu_error).__name__}: {cpu_error}\nbut symbolic meta returned {_signature(sym)}"
         return None

@@ -989,6 +989,14 @@ SYMBOLIC_TODO = {
     "max_unpool2d", "max_unpool3d",                               # output_size from the pooled sizes
     "as_strided",                                                 # the storage's size is concrete only
     "matrix_power-pow0", "linalg_matrix_power-pow0",              # the identity, through diag_embed
+    # LAPACK's family: composites that build the identity through diag_embed (inv, cholesky_inverse,
+    # and the cases' own well-conditioning, A + n I) or read concrete sizes (pivots into P, the
+    # reflectors, least squares' driver results, the cutoffs of ranks and condition numbers)
+    "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack", "linalg_lu_solve", "lu_solve",
+    "linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex", "inverse", "linalg_cholesky",
+    "linalg_cholesky_ex", "cholesky", "cholesky_solve", "cholesky_inverse", "linalg_solve_triangular",
+    "triangular_solve", "linalg_lstsq", "ormqr", "orgqr", "linalg_householder_product", "linalg_matrix_rank",
+    "linalg_cond", "linalg_tensorsolve", "linalg_tensorinv", "svd-no_uv",
 }
 
 

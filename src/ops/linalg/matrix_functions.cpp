@@ -26,16 +26,17 @@ Tensor identity_like(const Tensor& a) {
 }
 
 // matrix_power(Tensor self, int n) -> Tensor: A^n by the binary decomposition of n (the squares of
-// A times each other as n's bits say), in torch's order of products.
+// A times each other as n's bits say), in torch's order of products; a negative n powers A's inverse.
 void matrix_power_kernel(void*, Frame& f) {
   const char* op = f.op.schema.name.c_str();
   const Tensor a = Tensor::borrow(&f.tensor(0));
   int64_t n = f.arg(1).to_int();
   check_square(op, *a);
   CT_CHECK(a->dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": bool matrices are not supported. Convert A with to()");
-  CT_CHECK(n >= 0, CT_ERROR_NOT_IMPLEMENTED, op, ": the power ", n,
-           " is negative, which needs the inverse of A; ctorch has no matrix inverse yet. Invert A another way "
-           "first, or pass a power >= 0");
+  if (n < 0) {  // (A^-1)^|n|; LinAlgError when A is singular
+    f.outs[0] = matrix_power(linalg_inv(a), -n);
+    return;
+  }
   if (n == 0) {
     // A copy of A overwritten with I: the result depends on A, with a zero gradient, as torch's.
     Tensor r = clone(a);

@@ -1,5 +1,5 @@
 // products.cpp - dot, inner, outer (ger), addr, mv, addmv, baddbmm, addbmm, tensordot, kron,
-// linalg_cross (cross), vander, linear and bilinear: composites over mm/bmm/matmul, views and
+// linalg_cross (cross), vander (and linalg.vander), linear and bilinear: composites over mm/bmm/matmul, views and
 // pointwise operators, so their derivatives come from the operators they call.
 #include <algorithm>
 
@@ -236,6 +236,23 @@ void vander_kernel(void*, Frame& f) {
   f.outs[0] = f.arg(2).to_bool() ? out : flip(out, {1});
 }
 
+// linalg_vander(Tensor x, *, int? N=None) -> Tensor: x^0 ... x^(N-1) of each element along a new
+// last dim (N = x.size(-1) by default), any batch: the running product of [1, x, x, ...], as torch.
+void linalg_vander_kernel(void*, Frame& f) {
+  const char* op = "linalg.vander";
+  const Tensor x = arg_tensor(f, 0);
+  CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, op, ": x must have at least one dimension, got a 0-dim tensor");
+  CT_CHECK(x->dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": x must be a number tensor, got bool. Convert it with to()");
+  const int64_t n = f.arg(1).is_none() ? x->sym_size(x->dim() - 1).guard_int() : f.arg(1).to_int();
+  CT_CHECK(n > 1, CT_ERROR_INVALID_ARGUMENT, op, ": N must be greater than 1, got ", n);
+  SymDimVector sizes(x->sym_sizes());
+  sizes.push_back(SymInt(1));
+  const Tensor ones = full_symint(sizes.ref(), Scalar(1), x->dtype(), x->device());
+  sizes.back() = SymInt(n - 1);
+  const Tensor repeated = expand_symint(unsqueeze(x, -1), sizes.ref());
+  f.outs[0] = cumprod(cat({ones.impl(), repeated.impl()}, -1), -1);
+}
+
 // linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor: input @ weight^T + bias.
 void linear_kernel(void*, Frame& f) {
   const Tensor x = arg_tensor(f, 0), w = arg_tensor(f, 1), b = opt_tensor(f, 2);
@@ -305,6 +322,7 @@ void define_linalg_products(Registry& r) {
   r.def("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor").composite(cross_kernel);
   r.def("cross(Tensor self, Tensor other, int? dim=None) -> Tensor").composite(cross_kernel);
   r.def("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor").composite(vander_kernel);
+  r.def("linalg_vander(Tensor x, *, int? N=None) -> Tensor").composite(linalg_vander_kernel);
   r.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor").composite(linear_kernel);
   r.def("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor")
       .composite(bilinear_kernel);

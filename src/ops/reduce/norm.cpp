@@ -116,20 +116,29 @@ void vector_norm_backward(autograd::GradCtx& c) {
   c.set("self", gx);
 }
 
-// A matrix norm over dims (d0, d1): 'fro', or the induced 1 / inf norms (max column / row sum) and
-// their minimum counterparts. 'nuc' and ord=+-2 need singular values, which ctorch does not have.
+// A matrix norm over dims (d0, d1): 'fro', 'nuc' (the sum of the singular values), ord +-2 (the
+// largest or smallest singular value), or the induced 1 / inf norms (max column / row sum) and their
+// minimum counterparts.
 Tensor matrix_norm(const Tensor& x, const char* ord, double p, int64_t d0, int64_t d1, bool keepdim) {
   const char* op = "linalg_norm";
   CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, op, ": needs a floating input, got ", x->dtype(),
            ". Convert with to(float32) first");
-  if (ord) {
-    CT_CHECK(std::strcmp(ord, "fro") == 0, CT_ERROR_NOT_IMPLEMENTED, op, ": ord='", ord,
-             "' is not supported (ctorch supports 'fro', 1, -1, inf and -inf for matrices; 'nuc' needs singular values)");
+  const bool nuc = ord && std::strcmp(ord, "nuc") == 0;
+  if (ord && !nuc) {
+    CT_CHECK(std::strcmp(ord, "fro") == 0, CT_ERROR_INVALID_ARGUMENT, op, ": ord='", ord,
+             "' is not a matrix norm (ctorch supports 'fro', 'nuc', 2, -2, 1, -1, inf and -inf for matrices)");
     const int64_t dims[2] = {std::min(d0, d1), std::max(d0, d1)};
     return vector_norm(op, x, 2.0, IntArrayRef(dims, 2), keepdim);
   }
-  CT_CHECK(p == 1 || p == -1 || std::isinf(p), CT_ERROR_NOT_IMPLEMENTED, op, ": matrix ord=", p,
-           " is not supported (ctorch supports 'fro', 1, -1, inf and -inf for matrices; +-2 need singular values)");
+  if (nuc || p == 2 || p == -2) {  // from the singular values of the matrices moved to the last two dims
+    const int64_t from[2] = {d0, d1}, to_dims[2] = {-2, -1};
+    const Tensor s = linalg_svdvals(movedim(x, IntArrayRef(from, 2), IntArrayRef(to_dims, 2)));
+    Tensor r = nuc ? sum(s, IntArrayRef{-1}) : p > 0 ? amax(s, IntArrayRef{-1}) : amin(s, IntArrayRef{-1});
+    if (keepdim) r = unsqueeze(unsqueeze(r, std::min(d0, d1)), std::max(d0, d1));
+    return r;
+  }
+  CT_CHECK(p == 1 || p == -1 || std::isinf(p), CT_ERROR_INVALID_ARGUMENT, op, ": matrix ord=", p,
+           " is not a matrix norm (ctorch supports 'fro', 'nuc', 2, -2, 1, -1, inf and -inf for matrices)");
   // ord 1 sums over the rows (d0) and takes the extreme over columns; ord inf the other way round.
   const int64_t sum_dim = std::isinf(p) ? d1 : d0, pick_dim = std::isinf(p) ? d0 : d1;
   const DType out = x->dtype();
@@ -177,6 +186,23 @@ void linalg_norm_kernel(void*, Frame& f) {
   f.outs[0] = call_vector_norm(x, ordv.is_none() ? Value(2.0) : ordv, Value(dims.ref()), keepdim);
 }
 
+// nuclear_norm(Tensor self, bool keepdim=False) -> Tensor; nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False)
+// The older spelling of linalg.matrix_norm(ord='nuc'): a 2-D input, or the two dims given.
+void nuclear_norm_kernel(void*, Frame& f) {
+  const char* op = "nuclear_norm";
+  const Tensor x = Tensor::borrow(&f.tensor(0));
+  const int64_t nd = static_cast<int64_t>(x->dim());
+  const bool has_dims = f.nargs == 3;
+  if (!has_dims)
+    CT_CHECK(nd == 2, CT_ERROR_SHAPE, op, ": expected a tensor with 2 dimensions, but got a tensor with ", nd,
+             " dimensions instead. Pass dim to pick two");
+  const IntArrayRef dims = has_dims ? f.arg(1).int_list() : IntArrayRef();
+  CT_CHECK(!has_dims || dims.size() == 2, CT_ERROR_SHAPE, op, ": dim must name 2 dims, got ", dims);
+  const int64_t d0 = has_dims ? wrap_dim(op, dims[0], nd) : 0, d1 = has_dims ? wrap_dim(op, dims[1], nd) : 1;
+  CT_CHECK(d0 != d1, CT_ERROR_INVALID_ARGUMENT, op, ": dim must name two different dims, got ", dims);
+  f.outs[0] = matrix_norm(x, "nuc", 0.0, d0, d1, f.arg(has_dims ? 2 : 1).to_bool());
+}
+
 }  // namespace
 
 void define_norms(Registry& r) {
@@ -190,6 +216,8 @@ void define_norms(Registry& r) {
       .composite(linalg_norm_kernel);
   r.def("linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
       .composite(linalg_norm_kernel);
+  r.def("nuclear_norm(Tensor self, bool keepdim=False) -> Tensor").composite(nuclear_norm_kernel);
+  r.def("nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor").composite(nuclear_norm_kernel);
 }
 
 }  // namespace ct::ops

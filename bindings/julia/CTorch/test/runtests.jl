@@ -860,7 +860,26 @@ end
     a = Tensor([1.0 1.0; 0.0 1.0])
     @test Array(CTorch.ops.matrix_power(a, 7)) == [1.0 7.0; 0.0 1.0]
     @test Array(CTorch.ops.matrix_exp(Tensor([0.0 2.0; 0.0 0.0]))) == [1.0 2.0; 0.0 1.0]
-    @test ctorch_error(() -> CTorch.ops.matrix_power(a, -1)).kind === :CT_ERROR_NOT_IMPLEMENTED
+    @test Array(CTorch.ops.matrix_power(a, -2)) == [1.0 -2.0; 0.0 1.0]  # the inverse's power
+end
+
+@testset "Linear algebra on LAPACK" begin
+    a = Tensor([4.0 1.0; 2.0 3.0])  # det 10
+    @test Array(CTorch.ops.linalg_solve(a, Tensor(reshape([5.0, 5.0], 2, 1)))) ≈ reshape([1.0, 1.0], 2, 1)
+    @test Array(CTorch.ops.linalg_inv(a)) ≈ [0.3 -0.1; -0.2 0.4]
+    @test Array(CTorch.ops.linalg_det(a))[] ≈ 10.0
+    @test Array(CTorch.ops.linalg_cholesky(Tensor([4.0 2.0; 2.0 5.0]))) ≈ [2.0 0.0; 1.0 2.0]
+    w, v = CTorch.ops.linalg_eigh(Tensor([2.0 1.0; 1.0 2.0]))
+    @test Array(w) ≈ [1.0, 3.0]
+    u, s, vh = CTorch.ops.linalg_svd(Tensor([3.0 0.0; 0.0 -2.0]))
+    @test Array(s) ≈ [3.0, 2.0]
+    m = Tensor([1.0 2.0; 3.0 4.0; 5.0 6.0])
+    q, r = CTorch.ops.linalg_qr(m)
+    @test Array(q * r) ≈ Array(m)
+    e = ctorch_error(() -> CTorch.ops.linalg_inv(Tensor([1.0 2.0; 2.0 4.0])))
+    @test e.kind === :CT_ERROR_LINALG
+    @test occursin("singular", e.message)
+    @test ctorch_error(() -> CTorch.ops.linalg_det(Tensor([1.0 2.0 3.0]))).kind === :CT_ERROR_SHAPE
 end
 
 @testset "What the library refuses instead of crashing" begin

@@ -246,7 +246,11 @@ def linalg_norm_cases():
         Case("matrix_1_keepdim", f(1, (1, 2), True), [In((2, 3, 4), "float64")]),
         Case("dtype", f(dtype=torch.float64), [In((3, 4))]),
         Case("ord_3d_no_dim", f(2), [In((2, 3, 4))]),
-        Case("nuc_not_supported", f("nuc"), [In((3, 4))], torch_fn=lambda m, x: torch.linalg.norm(x, "bad")),
+        Case("nuc", f("nuc"), [In((3, 4))]),
+        Case("nuc_dims", f("nuc", (0, 2), True), [In((2, 3, 4), "float64")]),
+        Case("matrix_2", f(2, (1, 2)), [In((2, 3, 4), "float64")]),
+        Case("matrix_neg2", f(-2, (2, 1)), [In((2, 3, 4), "float64")]),
+        Case("bad_ord", f("bad"), [In((3, 4))]),
         Case("0dim", f(), [In(())]),
         Case("empty", f(2, 1), [In((0, 3))]),
     ]

@@ -42,6 +42,9 @@ pub enum ErrorKind {
     Version,
     /// A bug in ctorch, or a status this crate does not know.
     Internal,
+    /// A matrix a linear-algebra function cannot factor or invert (singular, not positive-definite,
+    /// no convergence); the message names the batch element.
+    LinAlg,
 }
 
 impl ErrorKind {
@@ -63,6 +66,7 @@ impl ErrorKind {
             sys::CT_ERROR_FORMAT => ErrorKind::Format,
             sys::CT_ERROR_BACKEND => ErrorKind::Backend,
             sys::CT_ERROR_VERSION => ErrorKind::Version,
+            sys::CT_ERROR_LINALG => ErrorKind::LinAlg,
             _ => ErrorKind::Internal,
         }
     }
@@ -86,6 +90,7 @@ impl ErrorKind {
             ErrorKind::Backend => sys::CT_ERROR_BACKEND,
             ErrorKind::Version => sys::CT_ERROR_VERSION,
             ErrorKind::Internal => sys::CT_ERROR_INTERNAL,
+            ErrorKind::LinAlg => sys::CT_ERROR_LINALG,
         }
     }
 

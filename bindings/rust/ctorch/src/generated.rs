@@ -403,6 +403,8 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "linalg_vector_norm",
     "linalg_norm",
     "linalg_norm.ord_str",
+    "nuclear_norm",
+    "nuclear_norm.dim",
     "cumsum",
     "cumprod",
     "logcumsumexp",
@@ -430,6 +432,49 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "linalg_matrix_power",
     "matrix_exp",
     "linalg_matrix_exp",
+    "linalg_lu_factor_ex",
+    "linalg_lu_factor",
+    "lu_unpack",
+    "linalg_lu",
+    "linalg_lu_solve",
+    "lu_solve",
+    "linalg_solve_ex",
+    "linalg_solve",
+    "linalg_inv_ex",
+    "linalg_inv",
+    "inverse",
+    "linalg_det",
+    "det",
+    "linalg_slogdet",
+    "slogdet",
+    "logdet",
+    "linalg_tensorinv",
+    "linalg_tensorsolve",
+    "linalg_solve_triangular",
+    "triangular_solve",
+    "linalg_cholesky_ex",
+    "linalg_cholesky",
+    "cholesky",
+    "cholesky_solve",
+    "cholesky_inverse",
+    "linalg_qr",
+    "qr",
+    "geqrf",
+    "linalg_householder_product",
+    "orgqr",
+    "ormqr",
+    "linalg_eigh",
+    "linalg_eigvalsh",
+    "symeig",
+    "linalg_svd",
+    "linalg_svdvals",
+    "svd",
+    "linalg_pinv",
+    "pinverse",
+    "linalg_matrix_rank",
+    "linalg_cond",
+    "linalg_cond.p_str",
+    "linalg_lstsq",
     "rand",
     "randn",
     "randint.low",
@@ -554,6 +599,7 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "linalg_cross",
     "cross",
     "vander",
+    "linalg_vander",
     "linear",
     "bilinear",
     "einsum",
@@ -4444,6 +4490,38 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `nuclear_norm(Tensor self, bool keepdim=False) -> Tensor`
+    ///
+    /// Takes the defaults `keepdim=False`; [`Tensor::nuclear_norm_with`] takes every argument.
+    pub fn nuclear_norm(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"nuclear_norm", &args)?;
+        Ok(r)
+    }
+
+    /// `nuclear_norm(Tensor self, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::nuclear_norm`]).
+    pub fn nuclear_norm_with(&self, keepdim: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::bool(keepdim)];
+        let [r] = call_n::<1>(c"nuclear_norm", &args)?;
+        Ok(r)
+    }
+
+    /// `nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor`
+    ///
+    /// Takes the defaults `keepdim=False`; [`Tensor::nuclear_norm_dim_with`] takes every argument.
+    pub fn nuclear_norm_dim(&self, dim: &[i64]) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(dim)];
+        let [r] = call_n::<1>(c"nuclear_norm.dim", &args)?;
+        Ok(r)
+    }
+
+    /// `nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::nuclear_norm_dim`]).
+    pub fn nuclear_norm_dim_with(&self, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::ints(dim), arg::bool(keepdim)];
+        let [r] = call_n::<1>(c"nuclear_norm.dim", &args)?;
+        Ok(r)
+    }
+
     /// `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`
     ///
     /// Takes the defaults `dtype=None`; [`Tensor::cumsum_with`] takes every argument.
@@ -4757,6 +4835,593 @@ impl Tensor {
         let args = [arg::tensor(a)];
         let [r] = call_n::<1>(c"linalg_matrix_exp", &args)?;
         Ok(r)
+    }
+
+    /// `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)`
+    ///
+    /// Takes the defaults `pivot=True`, `check_errors=False`; [`Tensor::linalg_lu_factor_ex_with`] takes every argument.
+    pub fn linalg_lu_factor_ex(a: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(a)];
+        let [r0, r1, r2] = call_n::<3>(c"linalg_lu_factor_ex", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)`: every argument (see [`Tensor::linalg_lu_factor_ex`]).
+    pub fn linalg_lu_factor_ex_with(a: &Tensor, pivot: bool, check_errors: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(a), arg::bool(pivot), arg::bool(check_errors)];
+        let [r0, r1, r2] = call_n::<3>(c"linalg_lu_factor_ex", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)`
+    ///
+    /// Takes the defaults `pivot=True`; [`Tensor::linalg_lu_factor_with`] takes every argument.
+    pub fn linalg_lu_factor(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a)];
+        let [r0, r1] = call_n::<2>(c"linalg_lu_factor", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)`: every argument (see [`Tensor::linalg_lu_factor`]).
+    pub fn linalg_lu_factor_with(a: &Tensor, pivot: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a), arg::bool(pivot)];
+        let [r0, r1] = call_n::<2>(c"linalg_lu_factor", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)`
+    ///
+    /// Takes the defaults `unpack_data=True`, `unpack_pivots=True`; [`Tensor::lu_unpack_with`] takes every argument.
+    pub fn lu_unpack(lu_data: &Tensor, lu_pivots: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(lu_data), arg::tensor(lu_pivots)];
+        let [r0, r1, r2] = call_n::<3>(c"lu_unpack", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)`: every argument (see [`Tensor::lu_unpack`]).
+    pub fn lu_unpack_with(lu_data: &Tensor, lu_pivots: &Tensor, unpack_data: bool, unpack_pivots: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(lu_data), arg::tensor(lu_pivots), arg::bool(unpack_data), arg::bool(unpack_pivots)];
+        let [r0, r1, r2] = call_n::<3>(c"lu_unpack", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)`
+    ///
+    /// Takes the defaults `pivot=True`; [`Tensor::linalg_lu_with`] takes every argument.
+    pub fn linalg_lu(a: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(a)];
+        let [r0, r1, r2] = call_n::<3>(c"linalg_lu", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)`: every argument (see [`Tensor::linalg_lu`]).
+    pub fn linalg_lu_with(a: &Tensor, pivot: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(a), arg::bool(pivot)];
+        let [r0, r1, r2] = call_n::<3>(c"linalg_lu", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor`
+    ///
+    /// Takes the defaults `left=True`, `adjoint=False`; [`Tensor::linalg_lu_solve_with`] takes every argument.
+    pub fn linalg_lu_solve(lu: &Tensor, pivots: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(lu), arg::tensor(pivots), arg::tensor(b)];
+        let [r] = call_n::<1>(c"linalg_lu_solve", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor`: every argument (see [`Tensor::linalg_lu_solve`]).
+    pub fn linalg_lu_solve_with(lu: &Tensor, pivots: &Tensor, b: &Tensor, left: bool, adjoint: bool) -> Result<Tensor> {
+        let args = [arg::tensor(lu), arg::tensor(pivots), arg::tensor(b), arg::bool(left), arg::bool(adjoint)];
+        let [r] = call_n::<1>(c"linalg_lu_solve", &args)?;
+        Ok(r)
+    }
+
+    /// `lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor`
+    pub fn lu_solve(&self, lu_data: &Tensor, lu_pivots: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(lu_data), arg::tensor(lu_pivots)];
+        let [r] = call_n::<1>(c"lu_solve", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)`
+    ///
+    /// Takes the defaults `left=True`, `check_errors=False`; [`Tensor::linalg_solve_ex_with`] takes every argument.
+    pub fn linalg_solve_ex(a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a), arg::tensor(b)];
+        let [r0, r1] = call_n::<2>(c"linalg_solve_ex", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)`: every argument (see [`Tensor::linalg_solve_ex`]).
+    pub fn linalg_solve_ex_with(a: &Tensor, b: &Tensor, left: bool, check_errors: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a), arg::tensor(b), arg::bool(left), arg::bool(check_errors)];
+        let [r0, r1] = call_n::<2>(c"linalg_solve_ex", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor`
+    ///
+    /// Takes the defaults `left=True`; [`Tensor::linalg_solve_with`] takes every argument.
+    pub fn linalg_solve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::tensor(b)];
+        let [r] = call_n::<1>(c"linalg_solve", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor`: every argument (see [`Tensor::linalg_solve`]).
+    pub fn linalg_solve_with(a: &Tensor, b: &Tensor, left: bool) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::tensor(b), arg::bool(left)];
+        let [r] = call_n::<1>(c"linalg_solve", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)`
+    ///
+    /// Takes the defaults `check_errors=False`; [`Tensor::linalg_inv_ex_with`] takes every argument.
+    pub fn linalg_inv_ex(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a)];
+        let [r0, r1] = call_n::<2>(c"linalg_inv_ex", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)`: every argument (see [`Tensor::linalg_inv_ex`]).
+    pub fn linalg_inv_ex_with(a: &Tensor, check_errors: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a), arg::bool(check_errors)];
+        let [r0, r1] = call_n::<2>(c"linalg_inv_ex", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_inv(Tensor A) -> Tensor`
+    pub fn linalg_inv(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_inv", &args)?;
+        Ok(r)
+    }
+
+    /// `inverse(Tensor self) -> Tensor`
+    pub fn inverse(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"inverse", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_det(Tensor A) -> Tensor`
+    pub fn linalg_det(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_det", &args)?;
+        Ok(r)
+    }
+
+    /// `det(Tensor self) -> Tensor`
+    pub fn det(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"det", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)`
+    pub fn linalg_slogdet(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a)];
+        let [r0, r1] = call_n::<2>(c"linalg_slogdet", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)`
+    pub fn slogdet(&self) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self)];
+        let [r0, r1] = call_n::<2>(c"slogdet", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `logdet(Tensor self) -> Tensor`
+    pub fn logdet(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"logdet", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_tensorinv(Tensor A, int ind=2) -> Tensor`
+    ///
+    /// Takes the defaults `ind=2`; [`Tensor::linalg_tensorinv_with`] takes every argument.
+    pub fn linalg_tensorinv(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_tensorinv", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_tensorinv(Tensor A, int ind=2) -> Tensor`: every argument (see [`Tensor::linalg_tensorinv`]).
+    pub fn linalg_tensorinv_with(a: &Tensor, ind: i64) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::int(ind)];
+        let [r] = call_n::<1>(c"linalg_tensorinv", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_tensorsolve(Tensor A, Tensor B, int[]? dims=None) -> Tensor`
+    ///
+    /// Takes the defaults `dims=None`; [`Tensor::linalg_tensorsolve_with`] takes every argument.
+    pub fn linalg_tensorsolve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::tensor(b)];
+        let [r] = call_n::<1>(c"linalg_tensorsolve", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_tensorsolve(Tensor A, Tensor B, int[]? dims=None) -> Tensor`: every argument (see [`Tensor::linalg_tensorsolve`]).
+    pub fn linalg_tensorsolve_with(a: &Tensor, b: &Tensor, dims: Option<&[i64]>) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::tensor(b), arg::opt_ints(dims)];
+        let [r] = call_n::<1>(c"linalg_tensorsolve", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor`
+    ///
+    /// Takes the defaults `left=True`, `unitriangular=False`; [`Tensor::linalg_solve_triangular_with`] takes every argument.
+    pub fn linalg_solve_triangular(a: &Tensor, b: &Tensor, upper: bool) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::tensor(b), arg::bool(upper)];
+        let [r] = call_n::<1>(c"linalg_solve_triangular", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor`: every argument (see [`Tensor::linalg_solve_triangular`]).
+    pub fn linalg_solve_triangular_with(a: &Tensor, b: &Tensor, upper: bool, left: bool, unitriangular: bool) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::tensor(b), arg::bool(upper), arg::bool(left), arg::bool(unitriangular)];
+        let [r] = call_n::<1>(c"linalg_solve_triangular", &args)?;
+        Ok(r)
+    }
+
+    /// `triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)`
+    ///
+    /// Takes the defaults `upper=True`, `transpose=False`, `unitriangular=False`; [`Tensor::triangular_solve_with`] takes every argument.
+    pub fn triangular_solve(&self, a: &Tensor) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::tensor(a)];
+        let [r0, r1] = call_n::<2>(c"triangular_solve", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)`: every argument (see [`Tensor::triangular_solve`]).
+    pub fn triangular_solve_with(&self, a: &Tensor, upper: bool, transpose: bool, unitriangular: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::tensor(a), arg::bool(upper), arg::bool(transpose), arg::bool(unitriangular)];
+        let [r0, r1] = call_n::<2>(c"triangular_solve", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)`
+    ///
+    /// Takes the defaults `upper=False`, `check_errors=False`; [`Tensor::linalg_cholesky_ex_with`] takes every argument.
+    pub fn linalg_cholesky_ex(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a)];
+        let [r0, r1] = call_n::<2>(c"linalg_cholesky_ex", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)`: every argument (see [`Tensor::linalg_cholesky_ex`]).
+    pub fn linalg_cholesky_ex_with(a: &Tensor, upper: bool, check_errors: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a), arg::bool(upper), arg::bool(check_errors)];
+        let [r0, r1] = call_n::<2>(c"linalg_cholesky_ex", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor`
+    ///
+    /// Takes the defaults `upper=False`; [`Tensor::linalg_cholesky_with`] takes every argument.
+    pub fn linalg_cholesky(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_cholesky", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor`: every argument (see [`Tensor::linalg_cholesky`]).
+    pub fn linalg_cholesky_with(a: &Tensor, upper: bool) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::bool(upper)];
+        let [r] = call_n::<1>(c"linalg_cholesky", &args)?;
+        Ok(r)
+    }
+
+    /// `cholesky(Tensor self, bool upper=False) -> Tensor`
+    ///
+    /// Takes the defaults `upper=False`; [`Tensor::cholesky_with`] takes every argument.
+    pub fn cholesky(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"cholesky", &args)?;
+        Ok(r)
+    }
+
+    /// `cholesky(Tensor self, bool upper=False) -> Tensor`: every argument (see [`Tensor::cholesky`]).
+    pub fn cholesky_with(&self, upper: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::bool(upper)];
+        let [r] = call_n::<1>(c"cholesky", &args)?;
+        Ok(r)
+    }
+
+    /// `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor`
+    ///
+    /// Takes the defaults `upper=False`; [`Tensor::cholesky_solve_with`] takes every argument.
+    pub fn cholesky_solve(&self, input2: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(input2)];
+        let [r] = call_n::<1>(c"cholesky_solve", &args)?;
+        Ok(r)
+    }
+
+    /// `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor`: every argument (see [`Tensor::cholesky_solve`]).
+    pub fn cholesky_solve_with(&self, input2: &Tensor, upper: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(input2), arg::bool(upper)];
+        let [r] = call_n::<1>(c"cholesky_solve", &args)?;
+        Ok(r)
+    }
+
+    /// `cholesky_inverse(Tensor self, bool upper=False) -> Tensor`
+    ///
+    /// Takes the defaults `upper=False`; [`Tensor::cholesky_inverse_with`] takes every argument.
+    pub fn cholesky_inverse(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"cholesky_inverse", &args)?;
+        Ok(r)
+    }
+
+    /// `cholesky_inverse(Tensor self, bool upper=False) -> Tensor`: every argument (see [`Tensor::cholesky_inverse`]).
+    pub fn cholesky_inverse_with(&self, upper: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::bool(upper)];
+        let [r] = call_n::<1>(c"cholesky_inverse", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)`
+    ///
+    /// Takes the defaults `mode='reduced'`; [`Tensor::linalg_qr_with`] takes every argument.
+    pub fn linalg_qr(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a)];
+        let [r0, r1] = call_n::<2>(c"linalg_qr", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)`: every argument (see [`Tensor::linalg_qr`]).
+    pub fn linalg_qr_with(a: &Tensor, mode: &str) -> Result<(Tensor, Tensor)> {
+        let mode_c = c_string("linalg_qr", mode)?;
+        let args = [arg::tensor(a), arg::string(&mode_c)];
+        let [r0, r1] = call_n::<2>(c"linalg_qr", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)`
+    ///
+    /// Takes the defaults `some=True`; [`Tensor::qr_with`] takes every argument.
+    pub fn qr(&self) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self)];
+        let [r0, r1] = call_n::<2>(c"qr", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)`: every argument (see [`Tensor::qr`]).
+    pub fn qr_with(&self, some: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::bool(some)];
+        let [r0, r1] = call_n::<2>(c"qr", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `geqrf(Tensor self) -> (Tensor a, Tensor tau)`
+    pub fn geqrf(&self) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self)];
+        let [r0, r1] = call_n::<2>(c"geqrf", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_householder_product(Tensor A, Tensor tau) -> Tensor`
+    pub fn linalg_householder_product(a: &Tensor, tau: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::tensor(tau)];
+        let [r] = call_n::<1>(c"linalg_householder_product", &args)?;
+        Ok(r)
+    }
+
+    /// `orgqr(Tensor self, Tensor input2) -> Tensor`
+    pub fn orgqr(&self, input2: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(input2)];
+        let [r] = call_n::<1>(c"orgqr", &args)?;
+        Ok(r)
+    }
+
+    /// `ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor`
+    ///
+    /// Takes the defaults `left=True`, `transpose=False`; [`Tensor::ormqr_with`] takes every argument.
+    pub fn ormqr(&self, input2: &Tensor, input3: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(input2), arg::tensor(input3)];
+        let [r] = call_n::<1>(c"ormqr", &args)?;
+        Ok(r)
+    }
+
+    /// `ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor`: every argument (see [`Tensor::ormqr`]).
+    pub fn ormqr_with(&self, input2: &Tensor, input3: &Tensor, left: bool, transpose: bool) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::tensor(input2), arg::tensor(input3), arg::bool(left), arg::bool(transpose)];
+        let [r] = call_n::<1>(c"ormqr", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)`
+    ///
+    /// Takes the defaults `UPLO='L'`; [`Tensor::linalg_eigh_with`] takes every argument.
+    pub fn linalg_eigh(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(a)];
+        let [r0, r1] = call_n::<2>(c"linalg_eigh", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)`: every argument (see [`Tensor::linalg_eigh`]).
+    pub fn linalg_eigh_with(a: &Tensor, uplo: &str) -> Result<(Tensor, Tensor)> {
+        let uplo_c = c_string("linalg_eigh", uplo)?;
+        let args = [arg::tensor(a), arg::string(&uplo_c)];
+        let [r0, r1] = call_n::<2>(c"linalg_eigh", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor`
+    ///
+    /// Takes the defaults `UPLO='L'`; [`Tensor::linalg_eigvalsh_with`] takes every argument.
+    pub fn linalg_eigvalsh(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_eigvalsh", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor`: every argument (see [`Tensor::linalg_eigvalsh`]).
+    pub fn linalg_eigvalsh_with(a: &Tensor, uplo: &str) -> Result<Tensor> {
+        let uplo_c = c_string("linalg_eigvalsh", uplo)?;
+        let args = [arg::tensor(a), arg::string(&uplo_c)];
+        let [r] = call_n::<1>(c"linalg_eigvalsh", &args)?;
+        Ok(r)
+    }
+
+    /// `symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)`
+    ///
+    /// Takes the defaults `eigenvectors=False`, `upper=True`; [`Tensor::symeig_with`] takes every argument.
+    pub fn symeig(&self) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self)];
+        let [r0, r1] = call_n::<2>(c"symeig", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)`: every argument (see [`Tensor::symeig`]).
+    pub fn symeig_with(&self, eigenvectors: bool, upper: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::bool(eigenvectors), arg::bool(upper)];
+        let [r0, r1] = call_n::<2>(c"symeig", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)`
+    ///
+    /// Takes the defaults `full_matrices=True`, `driver=None`; [`Tensor::linalg_svd_with`] takes every argument.
+    pub fn linalg_svd(a: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(a)];
+        let [r0, r1, r2] = call_n::<3>(c"linalg_svd", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)`: every argument (see [`Tensor::linalg_svd`]).
+    pub fn linalg_svd_with(a: &Tensor, full_matrices: bool, driver: Option<&str>) -> Result<(Tensor, Tensor, Tensor)> {
+        let driver_c = driver.map(|s| c_string("linalg_svd", s)).transpose()?;
+        let args = [arg::tensor(a), arg::bool(full_matrices), arg::opt_string(driver_c.as_deref())];
+        let [r0, r1, r2] = call_n::<3>(c"linalg_svd", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor`
+    ///
+    /// Takes the defaults `driver=None`; [`Tensor::linalg_svdvals_with`] takes every argument.
+    pub fn linalg_svdvals(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_svdvals", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor`: every argument (see [`Tensor::linalg_svdvals`]).
+    pub fn linalg_svdvals_with(a: &Tensor, driver: Option<&str>) -> Result<Tensor> {
+        let driver_c = driver.map(|s| c_string("linalg_svdvals", s)).transpose()?;
+        let args = [arg::tensor(a), arg::opt_string(driver_c.as_deref())];
+        let [r] = call_n::<1>(c"linalg_svdvals", &args)?;
+        Ok(r)
+    }
+
+    /// `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)`
+    ///
+    /// Takes the defaults `some=True`, `compute_uv=True`; [`Tensor::svd_with`] takes every argument.
+    pub fn svd(&self) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(self)];
+        let [r0, r1, r2] = call_n::<3>(c"svd", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)`: every argument (see [`Tensor::svd`]).
+    pub fn svd_with(&self, some: bool, compute_uv: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::bool(some), arg::bool(compute_uv)];
+        let [r0, r1, r2] = call_n::<3>(c"svd", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor`
+    ///
+    /// Takes the defaults `atol=None`, `rtol=None`, `hermitian=False`; [`Tensor::linalg_pinv_with`] takes every argument.
+    pub fn linalg_pinv(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_pinv", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor`: every argument (see [`Tensor::linalg_pinv`]).
+    pub fn linalg_pinv_with(a: &Tensor, atol: Option<f64>, rtol: Option<f64>, hermitian: bool) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::opt_float(atol), arg::opt_float(rtol), arg::bool(hermitian)];
+        let [r] = call_n::<1>(c"linalg_pinv", &args)?;
+        Ok(r)
+    }
+
+    /// `pinverse(Tensor self, float rcond=1e-15) -> Tensor`
+    ///
+    /// Takes the defaults `rcond=1e-15`; [`Tensor::pinverse_with`] takes every argument.
+    pub fn pinverse(&self) -> Result<Tensor> {
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(c"pinverse", &args)?;
+        Ok(r)
+    }
+
+    /// `pinverse(Tensor self, float rcond=1e-15) -> Tensor`: every argument (see [`Tensor::pinverse`]).
+    pub fn pinverse_with(&self, rcond: f64) -> Result<Tensor> {
+        let args = [arg::tensor(self), arg::float(rcond)];
+        let [r] = call_n::<1>(c"pinverse", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor`
+    ///
+    /// Takes the defaults `atol=None`, `rtol=None`, `hermitian=False`; [`Tensor::linalg_matrix_rank_with`] takes every argument.
+    pub fn linalg_matrix_rank(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_matrix_rank", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor`: every argument (see [`Tensor::linalg_matrix_rank`]).
+    pub fn linalg_matrix_rank_with(a: &Tensor, atol: Option<f64>, rtol: Option<f64>, hermitian: bool) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::opt_float(atol), arg::opt_float(rtol), arg::bool(hermitian)];
+        let [r] = call_n::<1>(c"linalg_matrix_rank", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_cond(Tensor A, Scalar? p=None) -> Tensor`
+    ///
+    /// Takes the defaults `p=None`; [`Tensor::linalg_cond_with`] takes every argument.
+    pub fn linalg_cond(a: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(c"linalg_cond", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_cond(Tensor A, Scalar? p=None) -> Tensor`: every argument (see [`Tensor::linalg_cond`]).
+    pub fn linalg_cond_with(a: &Tensor, p: Option<Scalar>) -> Result<Tensor> {
+        let args = [arg::tensor(a), arg::opt_scalar(p)];
+        let [r] = call_n::<1>(c"linalg_cond", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_cond.p_str(Tensor A, str p) -> Tensor`
+    pub fn linalg_cond_p_str(a: &Tensor, p: &str) -> Result<Tensor> {
+        let p_c = c_string("linalg_cond.p_str", p)?;
+        let args = [arg::tensor(a), arg::string(&p_c)];
+        let [r] = call_n::<1>(c"linalg_cond.p_str", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`
+    ///
+    /// Takes the defaults `rcond=None`, `driver=None`; [`Tensor::linalg_lstsq_with`] takes every argument.
+    pub fn linalg_lstsq(&self, b: &Tensor) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::tensor(b)];
+        let [r0, r1, r2, r3] = call_n::<4>(c"linalg_lstsq", &args)?;
+        Ok((r0, r1, r2, r3))
+    }
+
+    /// `linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`: every argument (see [`Tensor::linalg_lstsq`]).
+    pub fn linalg_lstsq_with(&self, b: &Tensor, rcond: Option<f64>, driver: Option<&str>) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+        let driver_c = driver.map(|s| c_string("linalg_lstsq", s)).transpose()?;
+        let args = [arg::tensor(self), arg::tensor(b), arg::opt_float(rcond), arg::opt_string(driver_c.as_deref())];
+        let [r0, r1, r2, r3] = call_n::<4>(c"linalg_lstsq", &args)?;
+        Ok((r0, r1, r2, r3))
     }
 
     /// `rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`
@@ -6405,6 +7070,22 @@ impl Tensor {
     pub fn vander_with(x: &Tensor, n: Option<i64>, increasing: bool) -> Result<Tensor> {
         let args = [arg::tensor(x), arg::opt_int(n), arg::bool(increasing)];
         let [r] = call_n::<1>(c"vander", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_vander(Tensor x, *, int? N=None) -> Tensor`
+    ///
+    /// Takes the defaults `N=None`; [`Tensor::linalg_vander_with`] takes every argument.
+    pub fn linalg_vander(x: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(x)];
+        let [r] = call_n::<1>(c"linalg_vander", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_vander(Tensor x, *, int? N=None) -> Tensor`: every argument (see [`Tensor::linalg_vander`]).
+    pub fn linalg_vander_with(x: &Tensor, n: Option<i64>) -> Result<Tensor> {
+        let args = [arg::tensor(x), arg::opt_int(n)];
+        let [r] = call_n::<1>(c"linalg_vander", &args)?;
         Ok(r)
     }
 

@@ -70,6 +70,7 @@ public class CTorchException extends RuntimeException {
       case FORMAT: e = new FormatException(message); break;
       case BACKEND: e = new BackendException(message); break;
       case VERSION: e = new VersionException(message); break;
+      case LINALG: e = new LinAlgException(message); break;
       default: e = new InternalException(message); break;
     }
     Throwable cause = Callbacks.takePending(message);

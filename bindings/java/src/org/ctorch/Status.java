@@ -35,7 +35,9 @@ public enum Status {
   /** A library older than the header, or an unsupported format version. */
   VERSION(15),
   /** A bug in ctorch; also any status this binding does not know. */
-  INTERNAL(16);
+  INTERNAL(16),
+  /** A matrix a linear-algebra function cannot factor or invert (singular, not positive-definite). */
+  LINALG(17);
 
   private final int code;
 

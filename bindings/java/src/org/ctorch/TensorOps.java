@@ -404,6 +404,8 @@ abstract class TensorOps extends NativeObject {
     "linalg_vector_norm",
     "linalg_norm",
     "linalg_norm.ord_str",
+    "nuclear_norm",
+    "nuclear_norm.dim",
     "cumsum",
     "cumprod",
     "logcumsumexp",
@@ -431,6 +433,49 @@ abstract class TensorOps extends NativeObject {
     "linalg_matrix_power",
     "matrix_exp",
     "linalg_matrix_exp",
+    "linalg_lu_factor_ex",
+    "linalg_lu_factor",
+    "lu_unpack",
+    "linalg_lu",
+    "linalg_lu_solve",
+    "lu_solve",
+    "linalg_solve_ex",
+    "linalg_solve",
+    "linalg_inv_ex",
+    "linalg_inv",
+    "inverse",
+    "linalg_det",
+    "det",
+    "linalg_slogdet",
+    "slogdet",
+    "logdet",
+    "linalg_tensorinv",
+    "linalg_tensorsolve",
+    "linalg_solve_triangular",
+    "triangular_solve",
+    "linalg_cholesky_ex",
+    "linalg_cholesky",
+    "cholesky",
+    "cholesky_solve",
+    "cholesky_inverse",
+    "linalg_qr",
+    "qr",
+    "geqrf",
+    "linalg_householder_product",
+    "orgqr",
+    "ormqr",
+    "linalg_eigh",
+    "linalg_eigvalsh",
+    "symeig",
+    "linalg_svd",
+    "linalg_svdvals",
+    "svd",
+    "linalg_pinv",
+    "pinverse",
+    "linalg_matrix_rank",
+    "linalg_cond",
+    "linalg_cond.p_str",
+    "linalg_lstsq",
     "rand",
     "randn",
     "randint.low",
@@ -555,6 +600,7 @@ abstract class TensorOps extends NativeObject {
     "linalg_cross",
     "cross",
     "vander",
+    "linalg_vander",
     "linear",
     "bilinear",
     "einsum",
@@ -5974,6 +6020,50 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code nuclear_norm(Tensor self, bool keepdim=False) -> Tensor}.
+   * Takes the defaults {@code keepdim=False}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nuclearNorm() {
+    return new Args(1).tensor(self(), "self").call1("nuclear_norm");
+  }
+
+  /**
+   * {@code nuclear_norm(Tensor self, bool keepdim=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param keepdim the schema's {@code keepdim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nuclearNorm(boolean keepdim) {
+    return new Args(2).tensor(self(), "self").bool(keepdim).call1("nuclear_norm");
+  }
+
+  /**
+   * {@code nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor}.
+   * Takes the defaults {@code keepdim=False}; an overload with every argument exists.
+   * @param dim the schema's {@code dim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nuclearNormDim(long... dim) {
+    return new Args(2).tensor(self(), "self").ints(dim, "dim").call1("nuclear_norm.dim");
+  }
+
+  /**
+   * {@code nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nuclearNormDim(long[] dim, boolean keepdim) {
+    return new Args(3).tensor(self(), "self").ints(dim, "dim").bool(keepdim).call1("nuclear_norm.dim");
+  }
+
+  /**
    * {@code cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor}.
    * Takes the defaults {@code dtype=None}; an overload with every argument exists.
    * @param dim the schema's {@code dim}
@@ -6426,6 +6516,860 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor linalgMatrixExp(Tensor A) {
     return new Args(1).tensor(A, "A").call1("linalg_matrix_exp");
+  }
+
+  /**
+   * {@code linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)}.
+   * Takes the defaults {@code pivot=True}, {@code check_errors=False}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgLuFactorEx(Tensor A) {
+    return new Args(1).tensor(A, "A").call("linalg_lu_factor_ex", 3);
+  }
+
+  /**
+   * {@code linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param pivot the schema's {@code pivot}
+   * @param checkErrors the schema's {@code check_errors}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgLuFactorEx(Tensor A, boolean pivot, boolean checkErrors) {
+    return new Args(3).tensor(A, "A").bool(pivot).bool(checkErrors).call("linalg_lu_factor_ex", 3);
+  }
+
+  /**
+   * {@code linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)}.
+   * Takes the defaults {@code pivot=True}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgLuFactor(Tensor A) {
+    return new Args(1).tensor(A, "A").call("linalg_lu_factor", 2);
+  }
+
+  /**
+   * {@code linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param pivot the schema's {@code pivot}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgLuFactor(Tensor A, boolean pivot) {
+    return new Args(2).tensor(A, "A").bool(pivot).call("linalg_lu_factor", 2);
+  }
+
+  /**
+   * {@code lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)}.
+   * Takes the defaults {@code unpack_data=True}, {@code unpack_pivots=True}; an overload with every argument exists.
+   * @param LUData the schema's {@code LU_data} (null: none)
+   * @param LUPivots the schema's {@code LU_pivots} (null: none)
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] luUnpack(Tensor LUData, Tensor LUPivots) {
+    return new Args(2).tensor(LUData, "LU_data").tensor(LUPivots, "LU_pivots").call("lu_unpack", 3);
+  }
+
+  /**
+   * {@code lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)}.
+   * Every argument of the schema.
+   * @param LUData the schema's {@code LU_data} (null: none)
+   * @param LUPivots the schema's {@code LU_pivots} (null: none)
+   * @param unpackData the schema's {@code unpack_data}
+   * @param unpackPivots the schema's {@code unpack_pivots}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] luUnpack(Tensor LUData, Tensor LUPivots, boolean unpackData, boolean unpackPivots) {
+    return new Args(4).tensor(LUData, "LU_data").tensor(LUPivots, "LU_pivots").bool(unpackData).bool(unpackPivots).call("lu_unpack", 3);
+  }
+
+  /**
+   * {@code linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)}.
+   * Takes the defaults {@code pivot=True}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgLu(Tensor A) {
+    return new Args(1).tensor(A, "A").call("linalg_lu", 3);
+  }
+
+  /**
+   * {@code linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param pivot the schema's {@code pivot}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgLu(Tensor A, boolean pivot) {
+    return new Args(2).tensor(A, "A").bool(pivot).call("linalg_lu", 3);
+  }
+
+  /**
+   * {@code linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor}.
+   * Takes the defaults {@code left=True}, {@code adjoint=False}; an overload with every argument exists.
+   * @param LU the schema's {@code LU} (null: none)
+   * @param pivots the schema's {@code pivots} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgLuSolve(Tensor LU, Tensor pivots, Tensor B) {
+    return new Args(3).tensor(LU, "LU").tensor(pivots, "pivots").tensor(B, "B").call1("linalg_lu_solve");
+  }
+
+  /**
+   * {@code linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param LU the schema's {@code LU} (null: none)
+   * @param pivots the schema's {@code pivots} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @param left the schema's {@code left}
+   * @param adjoint the schema's {@code adjoint}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgLuSolve(Tensor LU, Tensor pivots, Tensor B, boolean left, boolean adjoint) {
+    return new Args(5).tensor(LU, "LU").tensor(pivots, "pivots").tensor(B, "B").bool(left).bool(adjoint).call1("linalg_lu_solve");
+  }
+
+  /**
+   * {@code lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor}.
+   * @param LUData the schema's {@code LU_data} (null: none)
+   * @param LUPivots the schema's {@code LU_pivots} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor luSolve(Tensor LUData, Tensor LUPivots) {
+    return new Args(3).tensor(self(), "self").tensor(LUData, "LU_data").tensor(LUPivots, "LU_pivots").call1("lu_solve");
+  }
+
+  /**
+   * {@code linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)}.
+   * Takes the defaults {@code left=True}, {@code check_errors=False}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgSolveEx(Tensor A, Tensor B) {
+    return new Args(2).tensor(A, "A").tensor(B, "B").call("linalg_solve_ex", 2);
+  }
+
+  /**
+   * {@code linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @param left the schema's {@code left}
+   * @param checkErrors the schema's {@code check_errors}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgSolveEx(Tensor A, Tensor B, boolean left, boolean checkErrors) {
+    return new Args(4).tensor(A, "A").tensor(B, "B").bool(left).bool(checkErrors).call("linalg_solve_ex", 2);
+  }
+
+  /**
+   * {@code linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor}.
+   * Takes the defaults {@code left=True}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgSolve(Tensor A, Tensor B) {
+    return new Args(2).tensor(A, "A").tensor(B, "B").call1("linalg_solve");
+  }
+
+  /**
+   * {@code linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @param left the schema's {@code left}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgSolve(Tensor A, Tensor B, boolean left) {
+    return new Args(3).tensor(A, "A").tensor(B, "B").bool(left).call1("linalg_solve");
+  }
+
+  /**
+   * {@code linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)}.
+   * Takes the defaults {@code check_errors=False}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgInvEx(Tensor A) {
+    return new Args(1).tensor(A, "A").call("linalg_inv_ex", 2);
+  }
+
+  /**
+   * {@code linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param checkErrors the schema's {@code check_errors}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgInvEx(Tensor A, boolean checkErrors) {
+    return new Args(2).tensor(A, "A").bool(checkErrors).call("linalg_inv_ex", 2);
+  }
+
+  /**
+   * {@code linalg_inv(Tensor A) -> Tensor}.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgInv(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_inv");
+  }
+
+  /**
+   * {@code inverse(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor inverse() {
+    return new Args(1).tensor(self(), "self").call1("inverse");
+  }
+
+  /**
+   * {@code linalg_det(Tensor A) -> Tensor}.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgDet(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_det");
+  }
+
+  /**
+   * {@code det(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor det() {
+    return new Args(1).tensor(self(), "self").call1("det");
+  }
+
+  /**
+   * {@code linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)}.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgSlogdet(Tensor A) {
+    return new Args(1).tensor(A, "A").call("linalg_slogdet", 2);
+  }
+
+  /**
+   * {@code slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)}.
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] slogdet() {
+    return new Args(1).tensor(self(), "self").call("slogdet", 2);
+  }
+
+  /**
+   * {@code logdet(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logdet() {
+    return new Args(1).tensor(self(), "self").call1("logdet");
+  }
+
+  /**
+   * {@code linalg_tensorinv(Tensor A, int ind=2) -> Tensor}.
+   * Takes the defaults {@code ind=2}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgTensorinv(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_tensorinv");
+  }
+
+  /**
+   * {@code linalg_tensorinv(Tensor A, int ind=2) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param ind the schema's {@code ind}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgTensorinv(Tensor A, long ind) {
+    return new Args(2).tensor(A, "A").integer(ind).call1("linalg_tensorinv");
+  }
+
+  /**
+   * {@code linalg_tensorsolve(Tensor A, Tensor B, int[]? dims=None) -> Tensor}.
+   * Takes the defaults {@code dims=None}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgTensorsolve(Tensor A, Tensor B) {
+    return new Args(2).tensor(A, "A").tensor(B, "B").call1("linalg_tensorsolve");
+  }
+
+  /**
+   * {@code linalg_tensorsolve(Tensor A, Tensor B, int[]? dims=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @param dims the schema's {@code dims}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgTensorsolve(Tensor A, Tensor B, long[] dims) {
+    return new Args(3).tensor(A, "A").tensor(B, "B").optInts(dims, "dims").call1("linalg_tensorsolve");
+  }
+
+  /**
+   * {@code linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor}.
+   * Takes the defaults {@code left=True}, {@code unitriangular=False}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @param upper the schema's {@code upper}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgSolveTriangular(Tensor A, Tensor B, boolean upper) {
+    return new Args(3).tensor(A, "A").tensor(B, "B").bool(upper).call1("linalg_solve_triangular");
+  }
+
+  /**
+   * {@code linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @param upper the schema's {@code upper}
+   * @param left the schema's {@code left}
+   * @param unitriangular the schema's {@code unitriangular}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgSolveTriangular(Tensor A, Tensor B, boolean upper, boolean left, boolean unitriangular) {
+    return new Args(5).tensor(A, "A").tensor(B, "B").bool(upper).bool(left).bool(unitriangular).call1("linalg_solve_triangular");
+  }
+
+  /**
+   * {@code triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)}.
+   * Takes the defaults {@code upper=True}, {@code transpose=False}, {@code unitriangular=False}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] triangularSolve(Tensor A) {
+    return new Args(2).tensor(self(), "self").tensor(A, "A").call("triangular_solve", 2);
+  }
+
+  /**
+   * {@code triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param upper the schema's {@code upper}
+   * @param transpose the schema's {@code transpose}
+   * @param unitriangular the schema's {@code unitriangular}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] triangularSolve(Tensor A, boolean upper, boolean transpose, boolean unitriangular) {
+    return new Args(5).tensor(self(), "self").tensor(A, "A").bool(upper).bool(transpose).bool(unitriangular).call("triangular_solve", 2);
+  }
+
+  /**
+   * {@code linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)}.
+   * Takes the defaults {@code upper=False}, {@code check_errors=False}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgCholeskyEx(Tensor A) {
+    return new Args(1).tensor(A, "A").call("linalg_cholesky_ex", 2);
+  }
+
+  /**
+   * {@code linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param upper the schema's {@code upper}
+   * @param checkErrors the schema's {@code check_errors}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgCholeskyEx(Tensor A, boolean upper, boolean checkErrors) {
+    return new Args(3).tensor(A, "A").bool(upper).bool(checkErrors).call("linalg_cholesky_ex", 2);
+  }
+
+  /**
+   * {@code linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor}.
+   * Takes the defaults {@code upper=False}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgCholesky(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_cholesky");
+  }
+
+  /**
+   * {@code linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param upper the schema's {@code upper}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgCholesky(Tensor A, boolean upper) {
+    return new Args(2).tensor(A, "A").bool(upper).call1("linalg_cholesky");
+  }
+
+  /**
+   * {@code cholesky(Tensor self, bool upper=False) -> Tensor}.
+   * Takes the defaults {@code upper=False}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor cholesky() {
+    return new Args(1).tensor(self(), "self").call1("cholesky");
+  }
+
+  /**
+   * {@code cholesky(Tensor self, bool upper=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param upper the schema's {@code upper}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor cholesky(boolean upper) {
+    return new Args(2).tensor(self(), "self").bool(upper).call1("cholesky");
+  }
+
+  /**
+   * {@code cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor}.
+   * Takes the defaults {@code upper=False}; an overload with every argument exists.
+   * @param input2 the schema's {@code input2} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor choleskySolve(Tensor input2) {
+    return new Args(2).tensor(self(), "self").tensor(input2, "input2").call1("cholesky_solve");
+  }
+
+  /**
+   * {@code cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param input2 the schema's {@code input2} (null: none)
+   * @param upper the schema's {@code upper}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor choleskySolve(Tensor input2, boolean upper) {
+    return new Args(3).tensor(self(), "self").tensor(input2, "input2").bool(upper).call1("cholesky_solve");
+  }
+
+  /**
+   * {@code cholesky_inverse(Tensor self, bool upper=False) -> Tensor}.
+   * Takes the defaults {@code upper=False}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor choleskyInverse() {
+    return new Args(1).tensor(self(), "self").call1("cholesky_inverse");
+  }
+
+  /**
+   * {@code cholesky_inverse(Tensor self, bool upper=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param upper the schema's {@code upper}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor choleskyInverse(boolean upper) {
+    return new Args(2).tensor(self(), "self").bool(upper).call1("cholesky_inverse");
+  }
+
+  /**
+   * {@code linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)}.
+   * Takes the defaults {@code mode='reduced'}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgQr(Tensor A) {
+    return new Args(1).tensor(A, "A").call("linalg_qr", 2);
+  }
+
+  /**
+   * {@code linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param mode the schema's {@code mode}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgQr(Tensor A, String mode) {
+    return new Args(2).tensor(A, "A").string(mode, "mode").call("linalg_qr", 2);
+  }
+
+  /**
+   * {@code qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)}.
+   * Takes the defaults {@code some=True}; an overload with every argument exists.
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] qr() {
+    return new Args(1).tensor(self(), "self").call("qr", 2);
+  }
+
+  /**
+   * {@code qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)}.
+   * Every argument of the schema.
+   * @param some the schema's {@code some}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] qr(boolean some) {
+    return new Args(2).tensor(self(), "self").bool(some).call("qr", 2);
+  }
+
+  /**
+   * {@code geqrf(Tensor self) -> (Tensor a, Tensor tau)}.
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] geqrf() {
+    return new Args(1).tensor(self(), "self").call("geqrf", 2);
+  }
+
+  /**
+   * {@code linalg_householder_product(Tensor A, Tensor tau) -> Tensor}.
+   * @param A the schema's {@code A} (null: none)
+   * @param tau the schema's {@code tau} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgHouseholderProduct(Tensor A, Tensor tau) {
+    return new Args(2).tensor(A, "A").tensor(tau, "tau").call1("linalg_householder_product");
+  }
+
+  /**
+   * {@code orgqr(Tensor self, Tensor input2) -> Tensor}.
+   * @param input2 the schema's {@code input2} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor orgqr(Tensor input2) {
+    return new Args(2).tensor(self(), "self").tensor(input2, "input2").call1("orgqr");
+  }
+
+  /**
+   * {@code ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor}.
+   * Takes the defaults {@code left=True}, {@code transpose=False}; an overload with every argument exists.
+   * @param input2 the schema's {@code input2} (null: none)
+   * @param input3 the schema's {@code input3} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor ormqr(Tensor input2, Tensor input3) {
+    return new Args(3).tensor(self(), "self").tensor(input2, "input2").tensor(input3, "input3").call1("ormqr");
+  }
+
+  /**
+   * {@code ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param input2 the schema's {@code input2} (null: none)
+   * @param input3 the schema's {@code input3} (null: none)
+   * @param left the schema's {@code left}
+   * @param transpose the schema's {@code transpose}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor ormqr(Tensor input2, Tensor input3, boolean left, boolean transpose) {
+    return new Args(5).tensor(self(), "self").tensor(input2, "input2").tensor(input3, "input3").bool(left).bool(transpose).call1("ormqr");
+  }
+
+  /**
+   * {@code linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)}.
+   * Takes the defaults {@code UPLO='L'}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgEigh(Tensor A) {
+    return new Args(1).tensor(A, "A").call("linalg_eigh", 2);
+  }
+
+  /**
+   * {@code linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param UPLO the schema's {@code UPLO}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgEigh(Tensor A, String UPLO) {
+    return new Args(2).tensor(A, "A").string(UPLO, "UPLO").call("linalg_eigh", 2);
+  }
+
+  /**
+   * {@code linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor}.
+   * Takes the defaults {@code UPLO='L'}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgEigvalsh(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_eigvalsh");
+  }
+
+  /**
+   * {@code linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param UPLO the schema's {@code UPLO}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgEigvalsh(Tensor A, String UPLO) {
+    return new Args(2).tensor(A, "A").string(UPLO, "UPLO").call1("linalg_eigvalsh");
+  }
+
+  /**
+   * {@code symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)}.
+   * Takes the defaults {@code eigenvectors=False}, {@code upper=True}; an overload with every argument exists.
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] symeig() {
+    return new Args(1).tensor(self(), "self").call("symeig", 2);
+  }
+
+  /**
+   * {@code symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)}.
+   * Every argument of the schema.
+   * @param eigenvectors the schema's {@code eigenvectors}
+   * @param upper the schema's {@code upper}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] symeig(boolean eigenvectors, boolean upper) {
+    return new Args(3).tensor(self(), "self").bool(eigenvectors).bool(upper).call("symeig", 2);
+  }
+
+  /**
+   * {@code linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)}.
+   * Takes the defaults {@code full_matrices=True}, {@code driver=None}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgSvd(Tensor A) {
+    return new Args(1).tensor(A, "A").call("linalg_svd", 3);
+  }
+
+  /**
+   * {@code linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param fullMatrices the schema's {@code full_matrices}
+   * @param driver the schema's {@code driver}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgSvd(Tensor A, boolean fullMatrices, String driver) {
+    return new Args(3).tensor(A, "A").bool(fullMatrices).optString(driver, "driver").call("linalg_svd", 3);
+  }
+
+  /**
+   * {@code linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor}.
+   * Takes the defaults {@code driver=None}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgSvdvals(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_svdvals");
+  }
+
+  /**
+   * {@code linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param driver the schema's {@code driver}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgSvdvals(Tensor A, String driver) {
+    return new Args(2).tensor(A, "A").optString(driver, "driver").call1("linalg_svdvals");
+  }
+
+  /**
+   * {@code svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)}.
+   * Takes the defaults {@code some=True}, {@code compute_uv=True}; an overload with every argument exists.
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] svd() {
+    return new Args(1).tensor(self(), "self").call("svd", 3);
+  }
+
+  /**
+   * {@code svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)}.
+   * Every argument of the schema.
+   * @param some the schema's {@code some}
+   * @param computeUv the schema's {@code compute_uv}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] svd(boolean some, boolean computeUv) {
+    return new Args(3).tensor(self(), "self").bool(some).bool(computeUv).call("svd", 3);
+  }
+
+  /**
+   * {@code linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor}.
+   * Takes the defaults {@code atol=None}, {@code rtol=None}, {@code hermitian=False}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgPinv(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_pinv");
+  }
+
+  /**
+   * {@code linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param atol the schema's {@code atol} (null: none)
+   * @param rtol the schema's {@code rtol} (null: none)
+   * @param hermitian the schema's {@code hermitian}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgPinv(Tensor A, Double atol, Double rtol, boolean hermitian) {
+    return new Args(4).tensor(A, "A").optReal(atol).optReal(rtol).bool(hermitian).call1("linalg_pinv");
+  }
+
+  /**
+   * {@code pinverse(Tensor self, float rcond=1e-15) -> Tensor}.
+   * Takes the defaults {@code rcond=1e-15}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor pinverse() {
+    return new Args(1).tensor(self(), "self").call1("pinverse");
+  }
+
+  /**
+   * {@code pinverse(Tensor self, float rcond=1e-15) -> Tensor}.
+   * Every argument of the schema.
+   * @param rcond the schema's {@code rcond}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor pinverse(double rcond) {
+    return new Args(2).tensor(self(), "self").real(rcond).call1("pinverse");
+  }
+
+  /**
+   * {@code linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor}.
+   * Takes the defaults {@code atol=None}, {@code rtol=None}, {@code hermitian=False}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgMatrixRank(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_matrix_rank");
+  }
+
+  /**
+   * {@code linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param atol the schema's {@code atol} (null: none)
+   * @param rtol the schema's {@code rtol} (null: none)
+   * @param hermitian the schema's {@code hermitian}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgMatrixRank(Tensor A, Double atol, Double rtol, boolean hermitian) {
+    return new Args(4).tensor(A, "A").optReal(atol).optReal(rtol).bool(hermitian).call1("linalg_matrix_rank");
+  }
+
+  /**
+   * {@code linalg_cond(Tensor A, Scalar? p=None) -> Tensor}.
+   * Takes the defaults {@code p=None}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgCond(Tensor A) {
+    return new Args(1).tensor(A, "A").call1("linalg_cond");
+  }
+
+  /**
+   * {@code linalg_cond(Tensor A, Scalar? p=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param p the schema's {@code p} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgCond(Tensor A, Number p) {
+    return new Args(2).tensor(A, "A").optScalar(p, "p").call1("linalg_cond");
+  }
+
+  /**
+   * {@code linalg_cond.p_str(Tensor A, str p) -> Tensor}.
+   * @param A the schema's {@code A} (null: none)
+   * @param p the schema's {@code p}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgCondPStr(Tensor A, String p) {
+    return new Args(2).tensor(A, "A").string(p, "p").call1("linalg_cond.p_str");
+  }
+
+  /**
+   * {@code linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)}.
+   * Takes the defaults {@code rcond=None}, {@code driver=None}; an overload with every argument exists.
+   * @param b the schema's {@code b} (null: none)
+   * @return the 4 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] linalgLstsq(Tensor b) {
+    return new Args(2).tensor(self(), "self").tensor(b, "b").call("linalg_lstsq", 4);
+  }
+
+  /**
+   * {@code linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)}.
+   * Every argument of the schema.
+   * @param b the schema's {@code b} (null: none)
+   * @param rcond the schema's {@code rcond} (null: none)
+   * @param driver the schema's {@code driver}
+   * @return the 4 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] linalgLstsq(Tensor b, Double rcond, String driver) {
+    return new Args(4).tensor(self(), "self").tensor(b, "b").optReal(rcond).optString(driver, "driver").call("linalg_lstsq", 4);
   }
 
   /**
@@ -9109,6 +10053,29 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor vander(Tensor x, Long N, boolean increasing) {
     return new Args(3).tensor(x, "x").optInteger(N).bool(increasing).call1("vander");
+  }
+
+  /**
+   * {@code linalg_vander(Tensor x, *, int? N=None) -> Tensor}.
+   * Takes the defaults {@code N=None}; an overload with every argument exists.
+   * @param x the schema's {@code x} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgVander(Tensor x) {
+    return new Args(1).tensor(x, "x").call1("linalg_vander");
+  }
+
+  /**
+   * {@code linalg_vander(Tensor x, *, int? N=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param x the schema's {@code x} (null: none)
+   * @param N the schema's {@code N} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgVander(Tensor x, Long N) {
+    return new Args(2).tensor(x, "x").optInteger(N).call1("linalg_vander");
   }
 
   /**

@@ -1,0 +1,59 @@
+package org.ctorch;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Linear algebra on LAPACK through the generated methods: solvers, inverses, determinants and
+ * factorizations against values worked out here (their numbers against torch are the Python
+ * differential suite's), and a singular matrix as {@link LinAlgException}.
+ */
+class LinalgTest {
+  private static void close(double[] expected, Tensor actual) {
+    double[] got = actual.to(DType.FLOAT64).toDoubleArray();
+    assertEquals(expected.length, got.length);
+    for (int i = 0; i < got.length; ++i) assertEquals(expected[i], got[i], 1e-12, "element " + i);
+  }
+
+  @Test
+  void solveInverseAndDeterminant() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor a = Tensor.of(new double[] {4, 1, 2, 3}, 2, 2); // det 10
+      close(new double[] {1, 1}, Tensor.linalgSolve(a, Tensor.of(new double[] {5, 5}, 2, 1)));
+      close(new double[] {0.3, -0.1, -0.2, 0.4}, Tensor.linalgInv(a));
+      close(new double[] {10}, Tensor.linalgDet(a));
+      close(new double[] {2, 0, 1, 2}, Tensor.linalgCholesky(Tensor.of(new double[] {4, 2, 2, 5}, 2, 2)));
+    }
+  }
+
+  @Test
+  void factorizationsAndLeastSquares() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor[] wv = Tensor.linalgEigh(Tensor.of(new double[] {2, 1, 1, 2}, 2, 2));
+      close(new double[] {1, 3}, wv[0]);
+      Tensor[] usv = Tensor.linalgSvd(Tensor.of(new double[] {3, 0, 0, -2}, 2, 2));
+      close(new double[] {3, 2}, usv[1]);
+      Tensor m = Tensor.of(new double[] {1, 2, 3, 4, 5, 6}, 3, 2);
+      Tensor[] qr = Tensor.linalgQr(m);
+      close(new double[] {1, 2, 3, 4, 5, 6}, qr[0].matmul(qr[1]));
+      // y = 1 + 2 t at t = 0..3
+      Tensor a = Tensor.of(new double[] {1, 0, 1, 1, 1, 2, 1, 3}, 4, 2);
+      Tensor[] fit = a.linalgLstsq(Tensor.of(new double[] {1, 3, 5, 7}, 4, 1), null, "gelsd");
+      close(new double[] {1, 2}, fit[0]);
+      assertArrayEquals(new long[] {2}, fit[2].toLongArray());
+    }
+  }
+
+  @Test
+  void singularMatrixIsALinAlgException() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor a = Tensor.of(new double[] {1, 2, 2, 4}, 2, 2);
+      LinAlgException e = assertThrows(LinAlgException.class, () -> Tensor.linalgInv(a));
+      assertTrue(e.getMessage().contains("singular"), e.getMessage());
+      assertEquals(Status.LINALG, e.status());
+      assertArrayEquals(new int[] {2}, Tensor.linalgInvEx(a)[1].toIntArray());
+      assertThrows(DTypeException.class, () -> Tensor.linalgDet(Tensor.of(new long[] {1, 0, 0, 1}, 2, 2)));
+    }
+  }
+}

@@ -1,0 +1,67 @@
+//! Linear algebra on LAPACK through the crate's generated functions: solvers, inverses,
+//! determinants and factorizations against values worked out here (their numbers against torch
+//! are the Python differential suite's), and a singular matrix as `ErrorKind::LinAlg`.
+
+use ctorch::{DType, ErrorKind, Tensor};
+
+fn vals(t: &Tensor) -> Vec<f64> {
+    t.to(DType::Float64).unwrap().to_vec::<f64>().unwrap()
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len(), "{a:?} vs {b:?}");
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() < 1e-12, "{a:?} vs {b:?}");
+    }
+}
+
+fn matrix(v: &[f64], rows: i64, cols: i64) -> Tensor {
+    Tensor::from_slice(v).reshape(&[rows, cols]).unwrap()
+}
+
+#[test]
+fn solve_inverse_and_determinant() {
+    // A = [[4, 1], [2, 3]]: det 10, A^-1 = [[0.3, -0.1], [-0.2, 0.4]], A [1, 1] = [5, 5].
+    let a = matrix(&[4.0, 1.0, 2.0, 3.0], 2, 2);
+    close(&vals(&Tensor::linalg_solve(&a, &matrix(&[5.0, 5.0], 2, 1)).unwrap()), &[1.0, 1.0]);
+    close(&vals(&Tensor::linalg_inv(&a).unwrap()), &[0.3, -0.1, -0.2, 0.4]);
+    close(&vals(&Tensor::linalg_det(&a).unwrap()), &[10.0]);
+    let (sign, logabs) = Tensor::linalg_slogdet(&a).unwrap();
+    close(&vals(&sign), &[1.0]);
+    close(&vals(&logabs), &[10f64.ln()]);
+}
+
+#[test]
+fn factorizations() {
+    let spd = matrix(&[4.0, 2.0, 2.0, 5.0], 2, 2);
+    close(&vals(&Tensor::linalg_cholesky(&spd).unwrap()), &[2.0, 0.0, 1.0, 2.0]);
+    let (w, _v) = Tensor::linalg_eigh(&matrix(&[2.0, 1.0, 1.0, 2.0], 2, 2)).unwrap();
+    close(&vals(&w), &[1.0, 3.0]);
+    let (_u, s, _vh) = Tensor::linalg_svd(&matrix(&[3.0, 0.0, 0.0, -2.0], 2, 2)).unwrap();
+    close(&vals(&s), &[3.0, 2.0]);
+    let m = matrix(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 3, 2);
+    let (q, r) = Tensor::linalg_qr(&m).unwrap();
+    close(&vals(&q.matmul(&r).unwrap()), &vals(&m));
+}
+
+#[test]
+fn least_squares_fits_a_line() {
+    // y = 1 + 2 t at t = 0..3.
+    let a = matrix(&[1.0, 0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 3.0], 4, 2);
+    let y = matrix(&[1.0, 3.0, 5.0, 7.0], 4, 1);
+    let (x, _residuals, rank, _sv) = a.linalg_lstsq_with(&y, None, Some("gelsd")).unwrap();
+    close(&vals(&x), &[1.0, 2.0]);
+    assert_eq!(rank.to_vec::<i64>().unwrap(), [2]);
+}
+
+#[test]
+fn singular_matrix_is_a_linalg_error() {
+    let a = matrix(&[1.0, 2.0, 2.0, 4.0], 2, 2);
+    let err = Tensor::linalg_inv(&a).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LinAlg);
+    assert!(err.message().contains("singular"), "{err}");
+    let (_inv, info) = Tensor::linalg_inv_ex(&a).unwrap();
+    assert_eq!(info.to_vec::<i32>().unwrap(), [2]);
+    let ints = Tensor::from_slice(&[1i64, 0, 0, 1]).reshape(&[2, 2]).unwrap();
+    assert_eq!(Tensor::linalg_det(&ints).unwrap_err().kind(), ErrorKind::DType);
+}

@@ -1,0 +1,49 @@
+// batched.cpp - the checks, column-major copies and errors the LAPACK-backed operators share.
+#include "ops/linalg/batched.h"
+
+namespace ct::ops::linalg {
+
+void check_matrices(const char* fn, const TensorImpl& a, bool square) {
+  CT_CHECK(a.dim() >= 2, CT_ERROR_SHAPE, fn, ": A must have at least 2 dimensions (batches of matrices), got sizes ",
+           a.sym_sizes());
+  if (square)
+    CT_CHECK(a.sym_size(a.dim() - 1) == a.sym_size(a.dim() - 2), CT_ERROR_SHAPE, fn,
+             ": A must be batches of square matrices, but they are ", a.sym_size(a.dim() - 2), " by ",
+             a.sym_size(a.dim() - 1), " matrices");
+  CT_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, CT_ERROR_DTYPE, fn,
+           ": expected a float32 or float64 tensor, got ", a.dtype(),
+           " (LAPACK computes in single or double precision). Convert A with to(float32) or to(float64)");
+}
+
+ColumnMajor column_major(const Tensor& a) {
+  // Always a copy: LAPACK overwrites it, and contiguous() of an input that already lies column-major
+  // (a transposed view) would hand back the input's own memory.
+  const IntArrayRef s = a->sizes();
+  ColumnMajor c = column_major_empty(IntArrayRef(s.data(), s.size() - 2), s[s.size() - 2], s[s.size() - 1], a->dtype());
+  copy_(c.data, transpose(a, -2, -1));
+  return c;
+}
+
+ColumnMajor column_major_empty(IntArrayRef batch, int64_t rows, int64_t cols, DType dtype) {
+  DimVector sizes(batch);
+  sizes.push_back(cols);
+  sizes.push_back(rows);
+  ColumnMajor c;
+  c.data = empty(sizes, dtype);
+  c.rows = rows;
+  c.cols = cols;
+  c.batch = rows * cols == 0 ? 0 : c.data->numel() / (rows * cols);
+  return c;
+}
+
+void fail_matrix(const char* fn, bool batched, int64_t i, const std::string& what) {
+  if (batched) fail(CT_ERROR_LINALG, str(fn, ": (Batch element ", i, "): ", what));
+  fail(CT_ERROR_LINALG, str(fn, ": ", what));
+}
+
+Tensor identity_like(const Tensor& a) {
+  const Tensor d = diagonal(a, 0, -2, -1);
+  return diag_embed(full_symint(d->sym_sizes(), Scalar(1), a->dtype(), a->device()));
+}
+
+}  // namespace ct::ops::linalg

@@ -1,0 +1,56 @@
+// batched.h - what the LAPACK-backed operators share: checking their matrices as torch.linalg does,
+// copying a batch into the column-major storage LAPACK reads (Note [LAPACK calls]), running a
+// routine per matrix, and reporting a matrix LAPACK could not handle with its batch element.
+#pragma once
+
+#include <string>
+
+#include "core/error.h"
+#include "core/tensor.h"
+#include "ops/functions.h"
+
+namespace ct::ops::linalg {
+
+/// A's matrices: at least 2 dims, and square when `square`; float32 or float64 (torch.linalg's
+/// real dtypes; the 16-bit floats and integers are refused naming fn, as torch refuses them).
+void check_matrices(const char* fn, const TensorImpl& a, bool square);
+
+/// A batch of matrices [..., rows, cols] copied to one contiguous tensor whose matrices each lie
+/// column-major, so LAPACK writes into it in place.
+struct ColumnMajor {
+  Tensor data;  // sizes [..., cols, rows]
+  int64_t batch = 0, rows = 0, cols = 0;
+
+  template <typename T>
+  T* matrix(int64_t i) const {
+    return data->data_as<T>() + i * rows * cols;
+  }
+  /// The matrices as [..., rows, cols] again (a transposed view of data).
+  Tensor matrices() const { return transpose(data, -2, -1); }
+};
+/// a's matrices, copied column-major into a new tensor of a's dtype (always a copy, never a's memory).
+ColumnMajor column_major(const Tensor& a);
+/// A new column-major batch of `batch` sizes [..., rows, cols], uninitialized.
+ColumnMajor column_major_empty(IntArrayRef batch, int64_t rows, int64_t cols, DType dtype);
+
+/// Calls body(T{}) with T float for float32 and double for float64.
+template <typename F>
+void with_real_type(DType d, F&& body) {
+  if (d == DType::Float64) {
+    body(double{});
+  } else {
+    body(float{});
+  }
+}
+
+/// Raises CT_ERROR_LINALG for matrix i of a batch: "fn: (Batch element i): what" when the input
+/// was batched (batched), "fn: what" otherwise.
+[[noreturn]] void fail_matrix(const char* fn, bool batched, int64_t i, const std::string& what);
+
+/// The identity of A's matrix size for each matrix of its batch, in A's dtype.
+Tensor identity_like(const Tensor& a);
+
+/// The last two dims swapped.
+inline Tensor mT(const Tensor& a) { return transpose(a, -2, -1); }
+
+}  // namespace ct::ops::linalg

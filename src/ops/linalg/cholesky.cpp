@@ -1,0 +1,184 @@
+// cholesky.cpp - triangular solves (BLAS trsm) and the Cholesky factorization (LAPACK potrf), with
+// what torch builds on them: linalg.solve_triangular, triangular_solve, linalg.cholesky(_ex),
+// cholesky, cholesky_solve and cholesky_inverse. The last two are composites over the first.
+#include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
+#include "ops/functions.h"
+#include "ops/linalg/batched.h"
+#include "ops/linalg/lapack.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+using autograd::GradCtx;
+using linalg::check_matrices;
+using linalg::column_major;
+using linalg::ColumnMajor;
+using linalg::fail_matrix;
+using linalg::mT;
+using linalg::with_real_type;
+
+// ---- solve_triangular
+
+// linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+// X with A X = B (left) or X A = B, reading only A's upper (or lower) triangle; batches broadcast.
+void solve_triangular_meta(const Frame& f, MetaResult& m) {
+  const char* fn = "linalg.solve_triangular";
+  const TensorImpl& a = f.tensor(0);
+  const TensorImpl& b = f.tensor(1);
+  const Device dev = common_device(f);
+  const bool left = f.arg(3).to_bool();
+  check_matrices(fn, a, true);
+  CT_CHECK(b.dim() >= 2, CT_ERROR_SHAPE, fn, ": B must have at least 2 dimensions (batches of matrices), got sizes ",
+           b.sym_sizes());
+  const DType d = promote_types(a.dtype(), b.dtype());  // torch promotes B (and A) to the common dtype
+  CT_CHECK(d == DType::Float32 || d == DType::Float64, CT_ERROR_DTYPE, fn, ": B is ", b.dtype(),
+           "; A and B must promote to float32 or float64. Convert B with to()");
+  const SymInt n = a.sym_size(a.dim() - 1), rows = b.sym_size(b.dim() - 2), cols = b.sym_size(b.dim() - 1);
+  CT_CHECK(left ? rows == n : cols == n, CT_ERROR_SHAPE, fn, ": incompatible shapes of A and B for the equation ",
+           left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
+  SymDimVector ab, bb;
+  for (size_t d = 0; d + 2 < a.dim(); ++d) ab.push_back(a.sym_size(d));
+  for (size_t d = 0; d + 2 < b.dim(); ++d) bb.push_back(b.sym_size(d));
+  SymDimVector out = broadcast_shapes(fn, ab.ref(), bb.ref());
+  out.push_back(rows);
+  out.push_back(cols);
+  m.compute = d;
+  set_output(m, 0, out.ref(), d, dev);
+}
+void solve_triangular_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const char* fn = "linalg.solve_triangular";
+  const DType d = outs[0]->dtype();
+  const Tensor a = to(Tensor::borrow(&f.tensor(0)), d), b = to(Tensor::borrow(&f.tensor(1)), d);
+  const bool upper = f.arg(2).to_bool(), left = f.arg(3).to_bool(), unit = f.arg(4).to_bool();
+  const IntArrayRef out = outs[0]->sizes();
+  const int64_t n = a->size(a->dim() - 1);
+  DimVector asizes(IntArrayRef(out.data(), out.size() - 2));
+  asizes.push_back(n), asizes.push_back(n);
+  const ColumnMajor am = column_major(expand(a, asizes));
+  const ColumnMajor x = column_major(expand(b, out));
+  const int rows = lapack::lapack_dim(x.rows, fn), cols = lapack::lapack_dim(x.cols, fn);
+  with_real_type(d, [&](auto t) {
+    using T = decltype(t);
+    for (int64_t i = 0; i < x.batch; ++i)
+      lapack::trsm<T>(left, upper, /*trans=*/false, unit, rows, cols, am.matrix<T>(i), x.matrix<T>(i));
+  });
+  copy_(outs[0], x.matrices());
+}
+// Left: X = A^-1 B, gB = A^-T g, gA = -gB X^T; right: X = B A^-1, gB = g A^-T, gA = -X^T gB; gA kept
+// to the triangle A's values were read from (without its diagonal when unitriangular).
+void solve_triangular_backward(GradCtx& c) {
+  const bool upper = c.arg("upper").to_bool(), left = c.arg("left").to_bool(), unit = c.arg("unitriangular").to_bool();
+  const Tensor a = c.saved("A");
+  const Tensor gb = linalg_solve_triangular(mT(a), c.grad(0), !upper, left, unit);
+  if (c.needs("B")) c.set("B", gb);
+  if (!c.needs("A")) return;
+  const Tensor x = c.result(0);
+  const Tensor ga = neg(left ? matmul(gb, mT(x)) : matmul(mT(x), gb));
+  const int64_t off = unit ? 1 : 0;
+  c.set("A", upper ? triu(ga, off) : tril(ga, -off));
+}
+
+// triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False)
+//     -> (Tensor solution, Tensor cloned_coefficient)
+// The older spelling: solves A X = self (A^T X = self with transpose), returning a copy of A too.
+void triangular_solve_kernel(void*, Frame& f) {
+  const Tensor b = Tensor::borrow(&f.tensor(0)), a = Tensor::borrow(&f.tensor(1));
+  const bool upper = f.arg(2).to_bool(), transpose = f.arg(3).to_bool(), unit = f.arg(4).to_bool();
+  f.outs[0] = transpose ? linalg_solve_triangular(mT(a), b, !upper, true, unit) : linalg_solve_triangular(a, b, upper, true, unit);
+  f.outs[1] = clone(a);
+}
+
+// ---- cholesky
+
+// linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+void cholesky_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  check_matrices("linalg.cholesky", a, true);
+  SymDimVector batch;
+  for (size_t d = 0; d + 2 < a.dim(); ++d) batch.push_back(a.sym_size(d));
+  m.n = 2;
+  m.compute = a.dtype();
+  set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
+  set_output(m, 1, batch.ref(), DType::Int32, a.device());
+}
+void cholesky_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const char* fn = "linalg.cholesky";
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  const bool upper = f.arg(1).to_bool();
+  const ColumnMajor l = column_major(a);
+  const int n = lapack::lapack_dim(l.rows, fn);
+  int32_t* info = outs[1]->data_as<int32_t>();
+  std::fill(info, info + outs[1]->numel(), 0);
+  with_real_type(a->dtype(), [&](auto t) {
+    using T = decltype(t);
+    for (int64_t i = 0; i < l.batch; ++i) info[i] = lapack::potrf<T>(upper, n, l.matrix<T>(i));
+  });
+  // potrf leaves the other triangle as A had it: the factor is the one triangle.
+  copy_(outs[0], upper ? triu(l.matrices()) : tril(l.matrices()));
+  if (!f.arg(2).to_bool()) return;
+  for (int64_t i = 0; i < l.batch; ++i)
+    if (info[i] > 0)
+      fail_matrix(fn, a->dim() > 2, i,
+                  str("The factorization could not be completed because the input is not positive-definite (the "
+                      "leading minor of order ", info[i], " is not positive-definite)."));
+}
+// A = L L^T: L^-1 dA L^-T = X + X^T with X = L^-1 dL lower triangular, so dL = L phi(L^-1 dA L^-T)
+// (phi: the lower triangle, its diagonal halved) and gA = L^-T phi(L^T gL) L^-1, symmetrized as A is.
+void cholesky_backward(GradCtx& c) {
+  const bool upper = c.arg("upper").to_bool();
+  const Tensor l = upper ? mT(c.result(0)) : c.result(0);
+  const Tensor gl = upper ? mT(c.grad(0)) : c.grad(0);
+  Tensor phi = tril(matmul(mT(l), gl));
+  phi = sub(phi, mul(diag_embed(diagonal(phi, 0, -2, -1)), Scalar(0.5)));
+  // L^-T phi L^-1: solve L^T Y = phi, then Z L = Y.
+  Tensor ga = linalg_solve_triangular(mT(l), phi, /*upper=*/true);
+  ga = linalg_solve_triangular(l, ga, /*upper=*/false, /*left=*/false);
+  c.set("A", mul(add(ga, mT(ga)), Scalar(0.5)));
+}
+
+// linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor; cholesky(Tensor self, bool upper=False) -> Tensor
+void cholesky_kernel(void*, Frame& f) {
+  f.outs[0] = linalg_cholesky_ex(Tensor::borrow(&f.tensor(0)), f.arg(1).to_bool(), /*check_errors=*/true)[0];
+}
+
+// cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor: X with A X = self for
+// A = L L^T (or U^T U), input2 the factor; two triangular solves, batches broadcast.
+Tensor solve_with_factor(const Tensor& b, const Tensor& factor, bool upper) {
+  const Tensor l = upper ? mT(factor) : factor;
+  return linalg_solve_triangular(mT(l), linalg_solve_triangular(l, b, /*upper=*/false), /*upper=*/true);
+}
+void cholesky_solve_kernel(void*, Frame& f) {
+  const Tensor b = Tensor::borrow(&f.tensor(0)), factor = Tensor::borrow(&f.tensor(1));
+  check_matrices("cholesky_solve", *factor, true);
+  f.outs[0] = solve_with_factor(b, factor, f.arg(2).to_bool());
+}
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor: A^-1 from A's Cholesky factor.
+void cholesky_inverse_kernel(void*, Frame& f) {
+  const Tensor factor = Tensor::borrow(&f.tensor(0));
+  check_matrices("cholesky_inverse", *factor, true);
+  f.outs[0] = solve_with_factor(linalg::identity_like(factor), factor, f.arg(1).to_bool());
+}
+
+}  // namespace
+
+void define_cholesky(Registry& r) {
+  r.def("linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor")
+      .meta(solve_triangular_meta)
+      .compute(DispatchKey::CPU, solve_triangular_cpu, Determinism::Deterministic)
+      .derivative(solve_triangular_backward, save_result(save("A")));
+  r.def("triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> "
+        "(Tensor solution, Tensor cloned_coefficient)")
+      .composite(triangular_solve_kernel);
+  r.def("linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)")
+      .meta(cholesky_meta)
+      .compute(DispatchKey::CPU, cholesky_cpu, Determinism::Deterministic)
+      .derivative(cholesky_backward, save_result());
+  r.def("linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor").composite(cholesky_kernel);
+  r.def("cholesky(Tensor self, bool upper=False) -> Tensor").composite(cholesky_kernel);
+  r.def("cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor").composite(cholesky_solve_kernel);
+  r.def("cholesky_inverse(Tensor self, bool upper=False) -> Tensor").composite(cholesky_inverse_kernel);
+}
+
+}  // namespace ct::ops

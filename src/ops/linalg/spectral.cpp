@@ -1,0 +1,402 @@
+// spectral.cpp - the symmetric eigendecomposition (LAPACK syevd) and the singular value
+// decomposition (gesdd), with what torch builds on them: linalg.eigh, eigvalsh, svd, svdvals, pinv,
+// matrix_rank, cond, lstsq and the older symeig, svd and pinverse. The derivatives are torch's formulas; where
+// eigenvalues or singular values repeat, the terms of eigenvectors or singular vectors divide by
+// zero, as torch's do (their gradients are not defined there).
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "dispatch/dispatcher.h"
+#include "dispatch/grad_ctx.h"
+#include "ops/functions.h"
+#include "ops/linalg/batched.h"
+#include "ops/linalg/lapack.h"
+#include "ops/op_common.h"
+
+namespace ct::ops {
+namespace {
+
+using autograd::GradCtx;
+using linalg::check_matrices;
+using linalg::column_major;
+using linalg::column_major_empty;
+using linalg::ColumnMajor;
+using linalg::fail_matrix;
+using linalg::mT;
+using linalg::with_real_type;
+
+SymDimVector batch_of(const TensorImpl& a) {
+  SymDimVector b;
+  for (size_t d = 0; d + 2 < a.dim(); ++d) b.push_back(a.sym_size(d));
+  return b;
+}
+
+// The matrix E with E[i][j] = x_j - x_i off the diagonal and ones on it: the gaps a derivative of
+// eigenvectors or singular vectors divides by.
+Tensor gaps(const Tensor& x) {
+  const Tensor e = sub(unsqueeze(x, -2), unsqueeze(x, -1));
+  return add(e, diag_embed(ones(x->sizes(), x->dtype(), x->device())));
+}
+
+// ---- eigh
+
+bool upper_of(const char* fn, const char* uplo) {
+  const bool u = std::strcmp(uplo, "U") == 0 || std::strcmp(uplo, "u") == 0;
+  CT_CHECK(u || std::strcmp(uplo, "L") == 0 || std::strcmp(uplo, "l") == 0, CT_ERROR_INVALID_ARGUMENT, fn,
+           ": expected UPLO argument to be 'L' or 'U', but got ", uplo);
+  return u;
+}
+
+// linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
+void eigh_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  check_matrices("linalg.eigh", a, true);
+  upper_of("linalg.eigh", f.arg(1).str());
+  SymDimVector values = batch_of(a);
+  values.push_back(a.sym_size(a.dim() - 1));
+  m.n = 2;
+  m.compute = a.dtype();
+  set_output(m, 0, values.ref(), a.dtype(), a.device());
+  set_output(m, 1, a.sym_sizes(), a.dtype(), a.device());
+}
+void eigh_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const char* fn = "linalg.eigh";
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  const bool upper = upper_of(fn, f.arg(1).str());
+  const ColumnMajor v = column_major(a);
+  const int n = lapack::lapack_dim(v.rows, fn);
+  with_real_type(a->dtype(), [&](auto t) {
+    using T = decltype(t);
+    T* w = outs[0]->data_as<T>();
+    for (int64_t i = 0; i < v.batch; ++i) {
+      const int info = lapack::syevd<T>(true, upper, n, v.matrix<T>(i), w + i * n);
+      if (info > 0)
+        fail_matrix(fn, a->dim() > 2, i,
+                    str("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+                        "many repeated eigenvalues (error code: ", info, ")."));
+    }
+  });
+  copy_(outs[1], v.matrices());
+}
+// A = V diag(L) V^T: gA = V (diag(gL) + skew(V^T gV) / E) V^T, E the eigenvalue gaps (symmetric,
+// as A is: the skew part over antisymmetric gaps).
+void eigh_backward(GradCtx& c) {
+  const bool has_vectors = c.has_grad(1);
+  const Tensor l = c.result(0), v = c.result(1);
+  const Tensor& gl = c.grad(0);
+  Tensor inner = diag_embed(gl);
+  if (has_vectors) {
+    const Tensor vgv = matmul(mT(v), c.grad(1));
+    inner = add(inner, div(mul(sub(vgv, mT(vgv)), Scalar(0.5)), gaps(l)));
+  }
+  c.set("A", matmul(v, matmul(inner, mT(v))));
+}
+
+// linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
+void eigvalsh_kernel(void*, Frame& f) { f.outs[0] = linalg_eigh(Tensor::borrow(&f.tensor(0)), f.arg(1).str())[0]; }
+
+// symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)
+// The older spelling of eigh: its default triangle is the upper one, and without eigenvectors the
+// second result is empty.
+void symeig_kernel(void*, Frame& f) {
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  auto r = linalg_eigh(a, f.arg(2).to_bool() ? "U" : "L");
+  f.outs[0] = r[0];
+  f.outs[1] = f.arg(1).to_bool() ? r[1] : empty({0}, a->dtype(), a->device());
+}
+
+// ---- svd
+
+// linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+void svd_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  check_matrices("linalg.svd", a, false);
+  const bool full = f.arg(1).to_bool();
+  const SymInt rows = a.sym_size(a.dim() - 2), cols = a.sym_size(a.dim() - 1), k = sym_min(rows, cols);
+  const SymDimVector batch = batch_of(a);
+  SymDimVector u = batch, s = batch, vh = batch;
+  u.push_back(rows), u.push_back(full ? rows : k);
+  s.push_back(k);
+  vh.push_back(full ? cols : k), vh.push_back(cols);
+  m.n = 3;
+  m.compute = a.dtype();
+  set_output(m, 0, u.ref(), a.dtype(), a.device());
+  set_output(m, 1, s.ref(), a.dtype(), a.device());
+  set_output(m, 2, vh.ref(), a.dtype(), a.device());
+}
+void svd_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const char* fn = "linalg.svd";
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  CT_CHECK(f.arg(2).is_none(), CT_ERROR_INVALID_ARGUMENT, fn,
+           ": keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend. Leave it out");
+  const bool full = f.arg(1).to_bool();
+  const ColumnMajor h = column_major(a);
+  const int m = lapack::lapack_dim(h.rows, fn), n = lapack::lapack_dim(h.cols, fn), k = std::min(m, n);
+  const IntArrayRef batch(a->sizes().data(), a->dim() - 2);
+  const ColumnMajor u = column_major_empty(batch, m, full ? m : k, a->dtype());
+  const ColumnMajor vh = column_major_empty(batch, full ? n : k, n, a->dtype());
+  if (h.batch == 0) {  // no singular values: U and Vh are identities (of no columns when reduced)
+    copy_(outs[0], expand(eye(m, full ? m : k, a->dtype()), outs[0]->sizes()));
+    copy_(outs[2], expand(eye(full ? n : k, n, a->dtype()), outs[2]->sizes()));
+    return;
+  }
+  with_real_type(a->dtype(), [&](auto t) {
+    using T = decltype(t);
+    T* s = outs[1]->data_as<T>();
+    for (int64_t i = 0; i < h.batch; ++i) {
+      const int info = lapack::gesdd<T>(true, full, m, n, h.matrix<T>(i), s + i * k, u.matrix<T>(i), vh.matrix<T>(i));
+      if (info > 0)
+        fail_matrix(fn, a->dim() > 2, i,
+                    str("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+                        "many repeated singular values (error code: ", info, ")."));
+    }
+  });
+  copy_(outs[0], u.matrices());
+  copy_(outs[2], vh.matrices());
+}
+// A = U diag(S) Vh with k = min(m, n) (full matrices narrowed to their first k vectors):
+// gA = U (diag(gS) + (skew(U^T gU) S_j + S_i skew(Vh gVh^T)) / E) Vh, E[i][j] = S_j^2 - S_i^2, plus
+// the parts of gU (m > n) or gVh (m < n) outside the span of U or Vh.
+void svd_backward(GradCtx& c) {
+  const bool has_u = c.has_grad(0), has_vh = c.has_grad(2);
+  const IntArrayRef sz = c.sizes("A");
+  const int64_t m = sz[sz.size() - 2], n = sz[sz.size() - 1], k = std::min(m, n);
+  const Tensor u = narrow(c.result(0), -1, 0, k), s = c.result(1), vh = narrow(c.result(2), -2, 0, k);
+  const Tensor gs = c.grad(1);
+  if (!has_u && !has_vh) {
+    c.set("A", matmul(mul(u, unsqueeze(gs, -2)), vh));
+    return;
+  }
+  const Tensor gu = narrow(c.grad(0), -1, 0, k), gvh = narrow(c.grad(2), -2, 0, k);
+  const Tensor e = gaps(mul(s, s));
+  Tensor inner = diag_embed(gs);
+  if (has_u) {
+    const Tensor j = matmul(mT(u), gu);
+    inner = add(inner, div(mul(sub(j, mT(j)), unsqueeze(s, -2)), e));
+  }
+  if (has_vh) {
+    const Tensor kk = matmul(vh, mT(gvh));
+    inner = add(inner, div(mul(unsqueeze(s, -1), sub(kk, mT(kk))), e));
+  }
+  Tensor ga;
+  if (m > n && has_u) {
+    const Tensor gus = div(gu, unsqueeze(s, -2));
+    ga = add(matmul(u, inner), sub(gus, matmul(u, matmul(mT(u), gus))));
+    ga = matmul(ga, vh);
+  } else if (m < n && has_vh) {
+    const Tensor sgvh = div(gvh, unsqueeze(s, -1));
+    ga = add(matmul(inner, vh), sub(sgvh, matmul(matmul(sgvh, mT(vh)), vh)));
+    ga = matmul(u, ga);
+  } else {
+    ga = matmul(u, matmul(inner, vh));
+  }
+  c.set("A", ga);
+}
+
+// linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+void svdvals_kernel(void*, Frame& f) {
+  const Value& driver = f.arg(1);
+  f.outs[0] = linalg_svd(Tensor::borrow(&f.tensor(0)), false, driver.is_none() ? nullptr : driver.str())[1];
+}
+
+// svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+// The older spelling: V rather than Vh, and without compute_uv zero-filled U (m x m) and V (n x n).
+void legacy_svd_kernel(void*, Frame& f) {
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  const bool some = f.arg(1).to_bool(), compute_uv = f.arg(2).to_bool();
+  check_matrices("svd", *a, false);
+  auto r = linalg_svd(a, compute_uv ? !some : false);
+  f.outs[1] = r[1];
+  if (compute_uv) {
+    f.outs[0] = r[0];
+    f.outs[2] = mT(r[2]);
+    return;
+  }
+  const int64_t m = a->size(a->dim() - 2), n = a->size(a->dim() - 1);
+  DimVector us(IntArrayRef(a->sizes().data(), a->sizes().size() - 2)), vs(us);
+  us.push_back(m), us.push_back(m), vs.push_back(n), vs.push_back(n);
+  f.outs[0] = zeros(us, a->dtype(), a->device());
+  f.outs[2] = zeros(vs, a->dtype(), a->device());
+}
+
+// ---- what the singular values give: pinv, matrix_rank
+
+// The cutoff below which singular values (or |eigenvalues|) count as zero, per matrix, torch's
+// rule: max(atol, rtol * largest), rtol defaulting to eps * max(m, n) when neither is given and to
+// 0 when only atol is.
+Tensor cutoff(const Tensor& a, const Tensor& largest, const Value& atol, const Value& rtol) {
+  const int64_t m = a->size(a->dim() - 2), n = a->size(a->dim() - 1);
+  const double eps = a->dtype() == DType::Float64 ? std::numeric_limits<double>::epsilon()
+                                                   : static_cast<double>(std::numeric_limits<float>::epsilon());
+  const double r = !rtol.is_none() ? rtol.to_double() : atol.is_none() ? eps * static_cast<double>(std::max(m, n)) : 0.0;
+  const double at = atol.is_none() ? 0.0 : atol.to_double();
+  return clamp_min(mul(largest, Scalar(r)), Scalar(at));
+}
+
+// linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+// Computed from the SVD (eigh when hermitian) below autograd; differentiated by the pseudo-inverse's
+// own formula (torch's), which does not depend on the factorization that computed it.
+void pinv_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  check_matrices("linalg.pinv", a, f.arg(3).to_bool());
+  SymDimVector out = batch_of(a);
+  out.push_back(a.sym_size(a.dim() - 1));
+  out.push_back(a.sym_size(a.dim() - 2));
+  m.compute = a.dtype();
+  set_output(m, 0, out.ref(), a.dtype(), a.device());
+}
+void pinv_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  const Tensor zero = zeros({}, a->dtype(), a->device());
+  if (f.arg(3).to_bool()) {  // A = V diag(L) V^T: V diag(1 / L) V^T over the eigenvalues kept
+    auto lv = linalg_eigh(a);
+    const Tensor absl = abs(lv[0]);
+    const Tensor largest = absl->size(absl->dim() - 1) ? amax(absl, IntArrayRef{-1}, true) : absl;
+    const Tensor inv = where(gt(absl, cutoff(a, largest, f.arg(1), f.arg(2))), reciprocal(lv[0]), zero);
+    copy_(outs[0], matmul(mul(lv[1], unsqueeze(inv, -2)), mT(lv[1])));
+    return;
+  }
+  auto usv = linalg_svd(a, false);
+  const Tensor& s = usv[1];
+  const Tensor largest = s->size(s->dim() - 1) ? narrow(s, -1, 0, 1) : s;  // descending: the first
+  const Tensor inv = where(gt(s, cutoff(a, largest, f.arg(1), f.arg(2))), reciprocal(s), zero);
+  copy_(outs[0], matmul(mul(mT(usv[2]), unsqueeze(inv, -2)), mT(usv[0])));
+}
+// With P = pinv(A) (m x n A), grouped so the products are the smaller of m and n square.
+void pinv_backward(GradCtx& c) {
+  const Tensor a = c.saved("A"), p = c.result(0), ph = mT(p), gh = mT(c.grad(0));
+  const IntArrayRef s = c.sizes("A");
+  if (s[s.size() - 2] <= s[s.size() - 1]) {
+    const Tensor k = matmul(gh, p), kph = matmul(k, ph);
+    c.set("A", add(sub(add(neg(mT(matmul(p, k))), kph), matmul(matmul(a, p), kph)),
+                   matmul(matmul(ph, p), sub(gh, matmul(k, a)))));
+    return;
+  }
+  const Tensor k = matmul(p, gh), phk = matmul(ph, k);
+  c.set("A", sub(add(add(neg(mT(matmul(k, p))), matmul(matmul(sub(gh, matmul(a, k)), p), ph)), phk),
+                 matmul(matmul(phk, p), a)));
+}
+
+// pinverse(Tensor self, float rcond=1e-15) -> Tensor
+void pinverse_kernel(void*, Frame& f) {
+  f.outs[0] = linalg_pinv(Tensor::borrow(&f.tensor(0)), std::nullopt, f.arg(1).to_double());
+}
+
+// linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+void matrix_rank_kernel(void*, Frame& f) {
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  const bool hermitian = f.arg(3).to_bool();
+  check_matrices("linalg.matrix_rank", *a, hermitian);
+  const Tensor s = hermitian ? abs(linalg_eigvalsh(a)) : linalg_svdvals(a);
+  if (s->size(s->dim() - 1) == 0) {
+    f.outs[0] = zeros(IntArrayRef(s->sizes().data(), s->dim() - 1), DType::Int64, a->device());
+    return;
+  }
+  const Tensor tol = cutoff(a, amax(s, IntArrayRef{-1}, true), f.arg(1), f.arg(2));
+  f.outs[0] = count_nonzero(gt(s, tol), IntArrayRef{-1});
+}
+
+// linalg_cond(Tensor A, Scalar? p=None) -> Tensor; linalg_cond.p_str(Tensor A, str p) -> Tensor
+// The condition number: for p None or +-2 the ratio of the extreme singular values; for the other
+// matrix norms norm(A, p) * norm(inv(A), p).
+void cond_kernel(void*, Frame& f) {
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  const Value& p = f.arg(1);
+  const bool by_svd = p.is_none() || (p.kind() != Value::Kind::String && std::fabs(p.to_double()) == 2.0);
+  check_matrices("linalg.cond", *a, !by_svd);
+  const int64_t dims[2] = {-2, -1};
+  if (!by_svd) {
+    const Tensor inv = linalg_inv(a);
+    f.outs[0] = p.kind() == Value::Kind::String
+                    ? mul(linalg_norm(a, p.str(), IntArrayRef(dims, 2)), linalg_norm(inv, p.str(), IntArrayRef(dims, 2)))
+                    : mul(linalg_norm(a, p.to_scalar(), IntArrayRef(dims, 2)),
+                          linalg_norm(inv, p.to_scalar(), IntArrayRef(dims, 2)));
+    return;
+  }
+  const Tensor s = linalg_svdvals(a);
+  const int64_t k = s->size(s->dim() - 1);
+  CT_CHECK(k > 0, CT_ERROR_SHAPE, "linalg.cond: A's matrices are empty (sizes ", a->sizes(), "); they have no singular values");
+  const Tensor largest = select(s, -1, 0), smallest = select(s, -1, k - 1);
+  f.outs[0] = !p.is_none() && p.to_double() < 0 ? div(smallest, largest) : div(largest, smallest);
+}
+
+// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None)
+//     -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+// The least-squares solution of minimal norm, pinv(A) B with singular values below rcond * the
+// largest dropped: what every LAPACK driver answers for full-rank A, and what gelsy, gelsd and gelss
+// answer for any A. The other results are filled as torch fills them for the driver (default gelsy):
+// residuals (the squared column residuals) when m > n and A is full rank, except for gelsy; rank
+// except for gels; singular values for gelsd and gelss; empty otherwise.
+void lstsq_kernel(void*, Frame& f) {
+  const char* fn = "torch.linalg.lstsq";
+  const Tensor a = Tensor::borrow(&f.tensor(0)), b = Tensor::borrow(&f.tensor(1));
+  const std::string driver = f.arg(3).is_none() ? "gelsy" : f.arg(3).str();
+  CT_CHECK(driver == "gels" || driver == "gelsy" || driver == "gelsd" || driver == "gelss", CT_ERROR_INVALID_ARGUMENT,
+           fn, ": parameter `driver` should be one of (gels, gelsy, gelsd, gelss), got ", driver);
+  check_matrices(fn, *a, false);
+  CT_CHECK(a->dtype() == b->dtype(), CT_ERROR_DTYPE, fn, ": expected input and other to have the same dtype, but got ",
+           a->dtype(), " and ", b->dtype());
+  const bool vector = b->dim() + 1 == a->dim();
+  const Tensor bm = vector ? unsqueeze(b, -1) : b;
+  const int64_t m = a->size(a->dim() - 2), n = a->size(a->dim() - 1);
+  CT_CHECK(bm->dim() >= 2 && bm->size(bm->dim() - 2) == m, CT_ERROR_SHAPE, fn, ": input.size(-2) should match ",
+           vector ? "other.size(-1)" : "other.size(-2)", " (A ", a->sizes(), ", B ", b->sizes(), ")");
+  const double eps = a->dtype() == DType::Float64 ? std::numeric_limits<double>::epsilon()
+                                                   : static_cast<double>(std::numeric_limits<float>::epsilon());
+  const double rcond = f.arg(2).is_none() || f.arg(2).to_double() < 0 ? eps * static_cast<double>(std::max(m, n))
+                                                                       : f.arg(2).to_double();
+  const Tensor x = matmul(linalg_pinv(a, std::nullopt, rcond), bm);
+  const Tensor rank = driver == "gels" ? empty({0}, DType::Int64, a->device())
+                                       : linalg_matrix_rank(a, std::nullopt, rcond);
+  Tensor residuals = empty({0}, a->dtype(), a->device());
+  if (m > n && driver != "gelsy") {
+    const Tensor full = driver == "gels" ? rank : linalg_matrix_rank(a, std::nullopt, rcond);
+    const bool all_full = driver == "gels" || a->device().is_meta() ||
+                          host_contiguous(all(eq(full, n)))->data_as<bool>()[0];
+    if (all_full) {
+      const Tensor r = sub(matmul(a, x), bm);
+      residuals = sum(mul(r, r), IntArrayRef{-2});
+      if (vector) residuals = squeeze(residuals, -1);
+    }
+  }
+  f.outs[0] = vector ? squeeze(x, -1) : x;
+  f.outs[1] = residuals;
+  f.outs[2] = rank;
+  f.outs[3] = driver == "gelsd" || driver == "gelss" ? linalg_svdvals(a) : empty({0}, a->dtype(), a->device());
+}
+
+}  // namespace
+
+void define_spectral(Registry& r) {
+  r.def("linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)")
+      .meta(eigh_meta)
+      .compute(DispatchKey::CPU, eigh_cpu, Determinism::Deterministic)
+      .derivative(eigh_backward, save_result());
+  r.def("linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor").composite(eigvalsh_kernel);
+  r.def("symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)")
+      .composite(symeig_kernel);
+  r.def("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)")
+      .meta(svd_meta)
+      .compute(DispatchKey::CPU, svd_cpu, Determinism::Deterministic)
+      .derivative(svd_backward, save_result());
+  r.def("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor").composite(svdvals_kernel);
+  r.def("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)")
+      .composite(legacy_svd_kernel);
+  r.def("linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor")
+      .meta(pinv_meta)
+      .compute(DispatchKey::CPU, pinv_cpu, Determinism::Deterministic)
+      .derivative(pinv_backward, save_result(save("A")));
+  r.def("pinverse(Tensor self, float rcond=1e-15) -> Tensor").composite(pinverse_kernel);
+  r.def("linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor")
+      .composite(matrix_rank_kernel)
+      .not_differentiable();  // a count
+  r.def("linalg_cond(Tensor A, Scalar? p=None) -> Tensor").composite(cond_kernel);
+  r.def("linalg_cond.p_str(Tensor A, str p) -> Tensor").composite(cond_kernel);
+  r.def("linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> "
+        "(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)")
+      .composite(lstsq_kernel);
+}
+
+}  // namespace ct::ops

@@ -1,0 +1,132 @@
+/* test_lapack.c - linear algebra on LAPACK through the C ABI: solvers, inverses, determinants and
+ * factorizations by their typed functions, their refusals (CT_ERROR_LINALG naming the batch
+ * element, shapes, dtypes, NULL handles), the meta device and a derivative. */
+#include <math.h>
+
+#include "capi_test.h"
+
+/* A = [[4, 1], [2, 3]]: det 10, inverse [[0.3, -0.1], [-0.2, 0.4]]. */
+#define A_VALS 4, 1, 2, 3
+
+static void test_solve_inv_det(void) {
+  ct_tensor* a = T(CT_FLOAT64, S(2, 2), A_VALS);
+  ct_tensor* b = T(CT_FLOAT64, S(2, 1), 5, 5); /* x = [1, 1] */
+  ct_tensor *x = NULL, *inv = NULL, *det = NULL, *sign = NULL, *logabs = NULL;
+  CHECK_OK(ct_tensor_linalg_solve(a, b, 1, &x));
+  CHECK_TENSOR_NEAR(x, CT_FLOAT64, 1e-15, S(2, 1), 1, 1);
+  CHECK_OK(ct_tensor_linalg_inv(a, &inv));
+  CHECK_TENSOR_NEAR(inv, CT_FLOAT64, 1e-15, S(2, 2), 0.3, -0.1, -0.2, 0.4);
+  CHECK_OK(ct_tensor_linalg_det(a, &det));
+  CHECK_TENSOR_NEAR(det, CT_FLOAT64, 1e-15, S(), 10);
+  CHECK_OK(ct_tensor_linalg_slogdet(a, &sign, &logabs));
+  CHECK_TENSOR(sign, CT_FLOAT64, S(), 1);
+  CHECK_TENSOR_NEAR(logabs, CT_FLOAT64, 1e-15, S(), log(10.0));
+  RELEASE(a, b, x, inv, det, sign, logabs);
+}
+
+static void test_singular_matrix_is_linalg_error_naming_the_batch_element(void) {
+  ct_tensor* a = T(CT_FLOAT64, S(2, 2, 2), A_VALS, 1, 2, 2, 4); /* the second is singular */
+  ct_tensor *inv = NULL, *info = NULL;
+  CHECK_STATUS(ct_tensor_linalg_inv(a, &inv), CT_ERROR_LINALG);
+  CHECK_ERROR_CONTAINS("linalg.inv: (Batch element 1)");
+  CHECK_ERROR_CONTAINS("singular");
+  CHECK(inv == NULL);
+  CHECK_OK(ct_tensor_linalg_inv_ex(a, 0, &inv, &info)); /* _ex reports instead of raising */
+  CHECK_TENSOR(info, CT_INT32, S(2), 0, 2);
+  RELEASE(a, inv, info);
+}
+
+static void test_cholesky_and_its_refusal(void) {
+  ct_tensor* a = T(CT_FLOAT64, S(2, 2), 4, 2, 2, 5); /* L = [[2, 0], [1, 2]] */
+  ct_tensor* bad = T(CT_FLOAT64, S(2, 2), 1, 2, 2, 1);
+  ct_tensor *l = NULL, *info = NULL;
+  CHECK_OK(ct_tensor_linalg_cholesky(a, 0, &l));
+  CHECK_TENSOR_NEAR(l, CT_FLOAT64, 1e-15, S(2, 2), 2, 0, 1, 2);
+  RELEASE(l);
+  CHECK_STATUS(ct_tensor_linalg_cholesky(bad, 0, &l), CT_ERROR_LINALG);
+  CHECK_ERROR_CONTAINS("not positive-definite (the leading minor of order 2");
+  CHECK_OK(ct_tensor_linalg_cholesky_ex(bad, 0, 0, &l, &info));
+  CHECK_TENSOR(info, CT_INT32, S(), 2);
+  RELEASE(a, bad, l, info);
+}
+
+static void test_eigh_svd_qr(void) {
+  ct_tensor* a = T(CT_FLOAT64, S(2, 2), 2, 1, 1, 2); /* eigenvalues 1, 3 */
+  ct_tensor *w = NULL, *v = NULL, *u = NULL, *s = NULL, *vh = NULL, *q = NULL, *r = NULL, *qr = NULL;
+  CHECK_OK(ct_tensor_linalg_eigh(a, "L", &w, &v));
+  CHECK_TENSOR_NEAR(w, CT_FLOAT64, 1e-15, S(2), 1, 3);
+  CHECK_OK(ct_tensor_linalg_svd(a, 1, NULL, &u, &s, &vh));
+  CHECK_TENSOR_NEAR(s, CT_FLOAT64, 1e-15, S(2), 3, 1);
+  ct_tensor* m = T(CT_FLOAT64, S(3, 2), 1, 2, 3, 4, 5, 6);
+  CHECK_OK(ct_tensor_linalg_qr(m, "reduced", &q, &r));
+  CHECK_OK(ct_tensor_matmul(q, r, &qr));
+  CHECK_TENSOR_NEAR(qr, CT_FLOAT64, 1e-14, S(3, 2), 1, 2, 3, 4, 5, 6);
+  RELEASE(q, r);
+  CHECK_STATUS(ct_tensor_linalg_qr(m, "full", &q, &r), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("'reduced' (default), 'r', or 'complete'");
+  CHECK_STATUS(ct_tensor_linalg_eigh(a, "X", &w, &v), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(w == NULL && v == NULL);
+  RELEASE(a, u, s, vh, m, qr);
+}
+
+static void test_lstsq_fits_a_line(void) {
+  /* y = 1 + 2 t at t = 0, 1, 2, 3: the fit is exact. */
+  ct_tensor* a = T(CT_FLOAT64, S(4, 2), 1, 0, 1, 1, 1, 2, 1, 3);
+  ct_tensor* y = T(CT_FLOAT64, S(4, 1), 1, 3, 5, 7);
+  ct_tensor *x = NULL, *res = NULL, *rank = NULL, *sv = NULL;
+  CHECK_OK(ct_tensor_linalg_lstsq(a, y, NULL, "gelsd", &x, &res, &rank, &sv));
+  CHECK_TENSOR_NEAR(x, CT_FLOAT64, 1e-14, S(2, 1), 1, 2);
+  CHECK_TENSOR(rank, CT_INT64, S(), 2);
+  RELEASE(a, y, x, res, rank, sv);
+}
+
+static void test_refusals(void) {
+  ct_tensor* rect = T(CT_FLOAT64, S(2, 3), 1, 2, 3, 4, 5, 6);
+  ct_tensor* ints = T(CT_INT64, S(2, 2), A_VALS);
+  ct_tensor* out = NULL;
+  CHECK_STATUS(ct_tensor_linalg_det(rect, &out), CT_ERROR_SHAPE);
+  CHECK_ERROR_CONTAINS("square");
+  CHECK_STATUS(ct_tensor_linalg_inv(ints, &out), CT_ERROR_DTYPE);
+  CHECK_ERROR_CONTAINS("float32 or float64");
+  CHECK_STATUS(ct_tensor_linalg_det(NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_linalg_solve(rect, rect, 1, &out), CT_ERROR_SHAPE);
+  CHECK(out == NULL);
+  RELEASE(rect, ints);
+}
+
+static void test_meta_gives_sizes(void) {
+  ct_tensor* a = NULL;
+  CHECK_OK(ct_tensor_zeros(S(5, 4, 3), CT_FLOAT32, "meta", &a));
+  ct_tensor *u = NULL, *s = NULL, *vh = NULL;
+  CHECK_OK(ct_tensor_linalg_svd(a, 0, NULL, &u, &s, &vh));
+  int64_t sizes[3];
+  CHECK_OK(ct_tensor_sizes(u, sizes, 3));
+  CHECK(sizes[0] == 5 && sizes[1] == 4 && sizes[2] == 3);
+  CHECK_OK(ct_tensor_sizes(vh, sizes, 3));
+  CHECK(sizes[0] == 5 && sizes[1] == 3 && sizes[2] == 3);
+  RELEASE(a, u, s, vh);
+}
+
+/* d det(A) / dA = det(A) A^-T = [[3, -2], [-1, 4]]. */
+static void test_det_gradient_is_the_cofactor_matrix(void) {
+  ct_tensor* a = T(CT_FLOAT64, S(2, 2), A_VALS);
+  ct_tensor *det = NULL, *g = NULL;
+  CHECK_OK(ct_tensor_set_requires_grad(a, 1));
+  CHECK_OK(ct_tensor_linalg_det(a, &det));
+  CHECK_OK(ct_tensor_backward(det, NULL, 0));
+  CHECK_OK(ct_tensor_grad(a, &g));
+  CHECK_TENSOR_NEAR(g, CT_FLOAT64, 1e-14, S(2, 2), 3, -2, -1, 4);
+  RELEASE(a, det, g);
+}
+
+static const capi_test TESTS[] = {
+    CAPI_TEST(test_solve_inv_det),
+    CAPI_TEST(test_singular_matrix_is_linalg_error_naming_the_batch_element),
+    CAPI_TEST(test_cholesky_and_its_refusal),
+    CAPI_TEST(test_eigh_svd_qr),
+    CAPI_TEST(test_lstsq_fits_a_line),
+    CAPI_TEST(test_refusals),
+    CAPI_TEST(test_meta_gives_sizes),
+    CAPI_TEST(test_det_gradient_is_the_cofactor_matrix),
+};
+CAPI_MAIN(TESTS)

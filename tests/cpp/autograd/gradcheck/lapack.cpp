@@ -1,0 +1,144 @@
+// lapack.cpp - gradcheck cases of the LAPACK-backed linear algebra. Inputs are made well conditioned
+// (A + 3 I; A A^T + n I where positive-definite), and factors defined up to sign (eigenvectors,
+// singular vectors) enter through their squares, weighted so that the check sees every entry.
+#include "gradcheck.h"
+
+namespace ct::gradcheck {
+namespace {
+
+Tensor eye_like(const Tensor& a) {
+  const int64_t n = a->size(a->dim() - 1);
+  return ops::eye(n, n, DType::Float64);
+}
+Tensor mT(const Tensor& a) { return ops::transpose(a, -2, -1); }
+Tensor well(const Tensor& a) { return ops::add(a, ops::mul(eye_like(a), Scalar(3.0))); }
+Tensor spd(const Tensor& a) {
+  return ops::add(ops::matmul(a, mT(a)), ops::mul(eye_like(a), Scalar(static_cast<double>(a->size(a->dim() - 1)))));
+}
+Tensor sym(const Tensor& a) { return ops::add(a, mT(a)); }
+// v * v weighted by distinct constants: sign-free, and every entry counts.
+Tensor squares(const Tensor& v) {
+  const int64_t n = v->numel();
+  const Tensor w = ops::reshape(ops::arange(Scalar(1), Scalar(n + 1), Scalar(1), DType::Float64), v->sizes());
+  return ops::mul(ops::mul(v, v), w);
+}
+Tensor lu_of(const Tensor& a) { return ops::linalg_lu_factor(well(a))[0]; }
+Tensor pivots_of(const Tensor& a) { return ops::linalg_lu_factor(well(a))[1]; }
+
+std::vector<Case> lapack_cases() {
+  const Input m3{{3, 3}}, b3{{2, 3, 3}}, r32{{3, 2}}, r23{{2, 3}}, t43{{4, 3}};
+  std::vector<Case> cs = {
+      {{"linalg_lu_factor_ex"}, {b3}, [](const Inputs& x) { return ops::linalg_lu_factor_ex(well(x[0]))[0]; }},
+      {{"linalg_lu_factor"}, {m3}, [](const Inputs& x) { return lu_of(x[0]); }},
+      {{"lu_unpack"},
+       {m3},
+       [](const Inputs& x) {
+         const auto plu = ops::lu_unpack(x[0], ops::full({3}, Scalar(3), DType::Int32));  // swaps 1-3, 2-3
+         return ops::add(plu[1], plu[2]);
+       }},
+      {{"linalg_lu"},
+       {b3},
+       [](const Inputs& x) {
+         const auto plu = ops::linalg_lu(well(x[0]));
+         return ops::add(plu[1], plu[2]);
+       }},
+      {{"linalg_lu_solve"},
+       {m3, r32},
+       [](const Inputs& x) { return ops::linalg_lu_solve(lu_of(x[0]), pivots_of(x[0]), x[1], true, true); }},
+      {{"lu_solve"}, {m3, r32}, [](const Inputs& x) { return ops::lu_solve(x[1], lu_of(x[0]), pivots_of(x[0])); }},
+      {{"linalg_solve"}, {b3, r32}, [](const Inputs& x) { return ops::linalg_solve(well(x[0]), x[1]); }},
+      {{"linalg_solve_ex"}, {m3, r23}, [](const Inputs& x) { return ops::linalg_solve_ex(well(x[0]), x[1], false)[0]; }},
+      {{"linalg_inv"}, {b3}, [](const Inputs& x) { return ops::linalg_inv(well(x[0])); }},
+      {{"linalg_inv_ex"}, {m3}, [](const Inputs& x) { return ops::linalg_inv_ex(well(x[0]))[0]; }},
+      {{"inverse"}, {m3}, [](const Inputs& x) { return ops::inverse(well(x[0])); }},
+      {{"linalg_det"}, {b3}, [](const Inputs& x) { return ops::linalg_det(x[0]); }},
+      // A singular matrix: the cofactors through the SVD (rank 2, so its singular values differ).
+      {{"det"},
+       {{{3, 3}, -1, 1, {1, 2, 3, 2, 4, 6, 0, 1, 1}}},
+       [](const Inputs& x) { return ops::det(x[0]); },
+       false},
+      {{"linalg_slogdet"}, {b3}, [](const Inputs& x) { return ops::linalg_slogdet(well(x[0]))[1]; }},
+      {{"slogdet"}, {m3}, [](const Inputs& x) { return ops::slogdet(well(x[0]))[1]; }},
+      {{"logdet"}, {m3}, [](const Inputs& x) { return ops::logdet(spd(x[0])); }},
+      {{"linalg_tensorinv"},
+       {{{4, 4}}},
+       [](const Inputs& x) { return ops::linalg_tensorinv(ops::reshape(well(x[0]), {2, 2, 4}), 2); }},
+      {{"linalg_tensorsolve"},
+       {{{4, 4}}, {{2, 2}}},
+       [](const Inputs& x) { return ops::linalg_tensorsolve(ops::reshape(well(x[0]), {2, 2, 4}), x[1]); }},
+      {{"linalg_solve_triangular"},
+       {b3, r32},
+       [](const Inputs& x) { return ops::linalg_solve_triangular(well(x[0]), x[1], true, true, false); }},
+      {{"triangular_solve"},
+       {r32, m3},
+       [](const Inputs& x) { return ops::triangular_solve(x[0], well(x[1]), false, true, false)[0]; }},
+      {{"linalg_cholesky_ex"}, {b3}, [](const Inputs& x) { return ops::linalg_cholesky_ex(spd(x[0]), true)[0]; }},
+      {{"linalg_cholesky"}, {m3}, [](const Inputs& x) { return ops::linalg_cholesky(spd(x[0])); }},
+      {{"cholesky"}, {m3}, [](const Inputs& x) { return ops::cholesky(spd(x[0]), true); }},
+      {{"cholesky_solve"},
+       {r32, m3},
+       [](const Inputs& x) { return ops::cholesky_solve(x[0], ops::linalg_cholesky(spd(x[1])), false); }},
+      {{"cholesky_inverse"}, {m3}, [](const Inputs& x) { return ops::cholesky_inverse(ops::linalg_cholesky(spd(x[0]))); }},
+      {{"linalg_qr"},
+       {t43},
+       [](const Inputs& x) {
+         const auto qr = ops::linalg_qr(x[0]);
+         return ops::add(ops::sum(qr[0]), ops::sum(qr[1]));
+       }},
+      {{"qr"},
+       {r23},
+       [](const Inputs& x) {
+         const auto qr = ops::qr(x[0]);
+         return ops::add(ops::sum(qr[0]), ops::sum(qr[1]));
+       }},
+      {{"linalg_householder_product"},
+       {t43, {{2}}},
+       [](const Inputs& x) { return ops::linalg_householder_product(x[0], x[1]); }},
+      {{"orgqr"}, {t43, {{3}}}, [](const Inputs& x) { return ops::orgqr(x[0], x[1]); }},
+      {{"ormqr"}, {t43, {{2}}, {{4, 2}}}, [](const Inputs& x) { return ops::ormqr(x[0], x[1], x[2], true, true); }},
+      {{"linalg_eigh"},
+       {m3},
+       [](const Inputs& x) {
+         const auto lv = ops::linalg_eigh(sym(x[0]));
+         return ops::add(ops::unsqueeze(lv[0], -2), squares(lv[1]));
+       }},
+      {{"linalg_eigvalsh"}, {b3}, [](const Inputs& x) { return ops::linalg_eigvalsh(sym(x[0]), "U"); }},
+      {{"symeig"},
+       {m3},
+       [](const Inputs& x) {
+         const auto lv = ops::symeig(sym(x[0]), true, true);
+         return ops::add(ops::unsqueeze(lv[0], -2), squares(lv[1]));
+       }},
+      {{"linalg_svd"},
+       {t43},
+       [](const Inputs& x) {
+         const auto usv = ops::linalg_svd(x[0], false);
+         return ops::add(ops::add(ops::sum(squares(usv[0])), ops::sum(squares(usv[2]))), ops::sum(usv[1]));
+       }},
+      {{"svd"},
+       {r23},
+       [](const Inputs& x) {
+         const auto usv = ops::svd(x[0]);
+         return ops::add(ops::add(ops::sum(squares(usv[0])), ops::sum(squares(usv[2]))), ops::sum(usv[1]));
+       }},
+      {{"linalg_svdvals"}, {t43}, [](const Inputs& x) { return ops::linalg_svdvals(x[0]); }},
+      {{"linalg_pinv"}, {t43}, [](const Inputs& x) { return ops::linalg_pinv(x[0]); }},
+      {{"pinverse"}, {r23}, [](const Inputs& x) { return ops::pinverse(x[0]); }},
+      {{"linalg_cond", "linalg_cond.p_str"},
+       {m3},
+       [](const Inputs& x) { return ops::add(ops::linalg_cond(x[0]), ops::linalg_cond(well(x[0]), "fro")); }},
+      {{"linalg_lstsq"}, {t43, {{4, 2}}}, [](const Inputs& x) { return ops::linalg_lstsq(x[0], x[1])[0]; }},
+      {{"nuclear_norm", "nuclear_norm.dim"},
+       {t43},
+       [](const Inputs& x) {
+         return ops::add(ops::nuclear_norm(x[0]), ops::nuclear_norm(ops::unsqueeze(x[0], 0), IntArrayRef{1, 2}));
+       }},
+      {{"linalg_vander"}, {{{3}}}, [](const Inputs& x) { return ops::linalg_vander(x[0], 4); }},
+  };
+  return cs;
+}
+
+const GradCheckFamily family(lapack_cases);
+
+}  // namespace
+}  // namespace ct::gradcheck
