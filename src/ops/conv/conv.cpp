@@ -21,30 +21,10 @@
 #include "ops/functions.h"
 #include "ops/op_common.h"
 
-extern "C" void openblas_set_num_threads(int);
-
 namespace ct::ops {
 namespace {
 
 using conv::Geometry;
-
-// Runs body(n0, n1) over samples in parallel, each thread with single-threaded BLAS calls: one
-// GEMM per sample per thread scales better than BLAS's own threads on these thin products (64 rows).
-// BLAS's thread count is process-wide, so a BLAS call elsewhere during the region runs on one thread.
-template <typename F>
-void over_samples(int64_t batch, F body) {
-  const int threads = cpu::get_num_threads();
-  if (batch < 2 || threads < 2) {
-    body(int64_t(0), batch);
-    return;
-  }
-  struct Restore {
-    int n;
-    ~Restore() { openblas_set_num_threads(n); }
-  } restore{threads};
-  openblas_set_num_threads(1);
-  cpu::parallel_for(0, batch, 1, body);
-}
 
 // Row r = (c, ki, kj) of one sample's im2col matrix: the input values that tap reads, one per
 // output position.
@@ -327,7 +307,7 @@ void conv2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * og * k, og, k, k, 1));
     std::optional<Shifted> shifted;
     if (packed && !direct && use_shifted(g, cg)) shifted = shifted_plan(g, cg);
-    over_samples(a.batch, [&](int64_t n0, int64_t n1) {
+    cpu::parallel_blas_calls(a.batch, [&](int64_t n0, int64_t n1) {
       std::vector<T> cols(direct || packed ? 0 : static_cast<size_t>(k * l));
       std::vector<float> panel(packed && !shifted ? static_cast<size_t>(k * conv::kPanel) : 0);
       float* padded = shifted ? shifted_scratch(*shifted, cg, og) : nullptr;
@@ -392,7 +372,7 @@ void conv_transpose2d_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     if constexpr (is_float)
       if (packed)
         for (int64_t grp = 0; grp < a.groups; ++grp) wp.push_back(conv::pack_a(w + grp * cg * k, k, cg, 1, k));
-    over_samples(a.batch, [&](int64_t n0, int64_t n1) {
+    cpu::parallel_blas_calls(a.batch, [&](int64_t n0, int64_t n1) {
       std::vector<T> cols(packed ? 0 : static_cast<size_t>(k * l));
       std::vector<float> panel(packed ? static_cast<size_t>(cg * conv::kPanel) : 0),
           cpanel(packed ? static_cast<size_t>(k * conv::kPanel) : 0);
@@ -471,7 +451,7 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
     constexpr int64_t kP = conv::kPanel;
     std::vector<std::vector<float>> partial(static_cast<size_t>(threads));
     const int64_t per = (batch + threads - 1) / threads;
-    over_samples(threads, [&](int64_t t0, int64_t t1) {
+    cpu::parallel_blas_calls(threads, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         std::vector<float>& acc = partial[size_t(t)];
         acc.assign(size_t(wnumel), 0.0f);
@@ -508,7 +488,7 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
     using T = typename decltype(tag)::type;
     std::vector<std::vector<T>> partial(static_cast<size_t>(threads));
     const int64_t per = (batch + threads - 1) / threads;
-    over_samples(threads, [&](int64_t t0, int64_t t1) {
+    cpu::parallel_blas_calls(threads, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         std::vector<T>& acc = partial[size_t(t)];
         acc.assign(size_t(wnumel), T(0));

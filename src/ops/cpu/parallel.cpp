@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" int openblas_get_num_threads(void);
 
 namespace ct::cpu {
 namespace {
@@ -151,6 +152,23 @@ void set_num_threads(int n) {
 }
 
 int get_num_threads() { return g_num_threads.load(std::memory_order_relaxed); }
+
+SingleThreadedBlas::SingleThreadedBlas() : saved_(openblas_get_num_threads()) {
+  if (saved_ != 1) openblas_set_num_threads(1);
+}
+SingleThreadedBlas::~SingleThreadedBlas() {
+  if (saved_ != 1) openblas_set_num_threads(saved_);
+}
+
+void parallel_blas_calls(int64_t count, const std::function<void(int64_t, int64_t)>& f) {
+  const int threads = get_num_threads();
+  if (count < 2 || threads < 2 || t_in_parallel) {
+    f(0, count);
+    return;
+  }
+  SingleThreadedBlas one;
+  parallel_for(0, count, 1, f);
+}
 
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
   const int64_t n = end - begin;

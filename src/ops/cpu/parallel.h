@@ -20,6 +20,26 @@ int get_num_threads();
 /// exception a chunk raised.
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f);
 
+/// Runs f(begin_i, end_i) over [0, count) like parallel_for (grain 1), with OpenBLAS on one thread
+/// meanwhile: many independent small BLAS or LAPACK calls (a GEMM per sample, a factorization per
+/// matrix) scale better one per thread than each split across BLAS's threads. BLAS's thread count
+/// is process-wide, so a BLAS call elsewhere during the region runs on one thread too.
+void parallel_blas_calls(int64_t count, const std::function<void(int64_t, int64_t)>& f);
+
+/// OpenBLAS on one thread while it lives, then as it was: for BLAS and LAPACK calls whose bits must
+/// not depend on the thread count (OpenBLAS's threaded symv and its parallel Cholesky split sums).
+/// BLAS's thread count is process-wide, so a BLAS call elsewhere meanwhile runs on one thread too.
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas();
+  ~SingleThreadedBlas();
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+ private:
+  int saved_;
+};
+
 /// Elements below which elementwise kernels stay on one thread.
 constexpr int64_t kElementwiseGrain = 32768;
 

@@ -3,6 +3,8 @@
 // routine per matrix, and reporting a matrix LAPACK could not handle with its batch element.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "core/error.h"
@@ -42,6 +44,14 @@ void with_real_type(DType d, F&& body) {
     body(float{});
   }
 }
+
+/// Runs body(i) for each matrix i < count of a batch, each costing about `flops`, with BLAS on one
+/// thread (cpu::SingleThreadedBlas): the matrices are shared out among ctorch's threads, except
+/// ones too cheap to be worth it (an 8 x 8 LU), which run in turn. So a factorization's bits never
+/// depend on the thread count; the price is that one large matrix is factored on one core. Bodies
+/// record failures (info) rather than raise, so that the batch element reported never depends on
+/// the threads either.
+void for_each_matrix(int64_t count, double flops, const std::function<void(int64_t)>& body);
 
 /// Raises CT_ERROR_LINALG for matrix i of a batch: "fn: (Batch element i): what" when the input
 /// was batched (batched), "fn: what" otherwise.

@@ -1,6 +1,9 @@
 // cholesky.cpp - triangular solves (BLAS trsm) and the Cholesky factorization (LAPACK potrf), with
 // what torch builds on them: linalg.solve_triangular, triangular_solve, linalg.cholesky(_ex),
 // cholesky, cholesky_solve and cholesky_inverse. The last two are composites over the first.
+#include <algorithm>
+#include <vector>
+
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
@@ -61,8 +64,10 @@ void solve_triangular_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int rows = lapack::lapack_dim(x.rows, fn), cols = lapack::lapack_dim(x.cols, fn);
   with_real_type(d, [&](auto t) {
     using T = decltype(t);
-    for (int64_t i = 0; i < x.batch; ++i)
+    const double flops = 1.0 * rows * cols * (left ? rows : cols);
+    linalg::for_each_matrix(x.batch, flops, [&](int64_t i) {
       lapack::trsm<T>(left, upper, /*trans=*/false, unit, rows, cols, am.matrix<T>(i), x.matrix<T>(i));
+    });
   });
   copy_(outs[0], x.matrices());
 }
@@ -113,7 +118,8 @@ void cholesky_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   std::fill(info, info + outs[1]->numel(), 0);
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
-    for (int64_t i = 0; i < l.batch; ++i) info[i] = lapack::potrf<T>(upper, n, l.matrix<T>(i));
+    linalg::for_each_matrix(l.batch, 1.0 * n * n * n / 3,
+                            [&](int64_t i) { info[i] = lapack::potrf<T>(upper, n, l.matrix<T>(i)); });
   });
   // potrf leaves the other triangle as A had it: the factor is the one triangle.
   copy_(outs[0], upper ? triu(l.matrices()) : tril(l.matrices()));

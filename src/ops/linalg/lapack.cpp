@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ops/cpu/parallel.h"
 
 extern "C" {
 // Fortran LAPACK: every argument by pointer, column-major storage; each character argument adds a
@@ -170,6 +171,7 @@ void qr_reduced(double* a, int64_t m64, int64_t n64, double* r_diag, const char*
   CT_CHECK(m64 >= n64 && n64 >= 1, CT_ERROR_SHAPE, fn, ": a QR of ", m64, " x ", n64,
            " needs rows >= columns >= 1");
   const int m = lapack_dim(m64, fn), n = lapack_dim(n64, fn);
+  const cpu::SingleThreadedBlas one;  // Note [LAPACK calls]: the bits must not follow the thread count
   std::vector<double> tau(static_cast<size_t>(n));
   int info = geqrf(m, n, a, tau.data());
   CT_CHECK(info == 0, CT_ERROR_INTERNAL, fn, ": LAPACK dgeqrf failed (info ", info, ")");

@@ -9,8 +9,9 @@
 // Fortran character arguments carry gfortran's hidden lengths. Sizes are checked to fit LAPACK's
 // 32-bit integers by lapack_dim.
 //
-// Determinism: LAPACK's blocked algorithms run on OpenBLAS's GEMM and TRSM, whose threads split the
-// output's rows and columns and never a sum: a factorization's bits do not depend on the thread count.
+// Determinism: every call runs with OpenBLAS on one thread (linalg::for_each_matrix shares a batch's
+// matrices among ctorch's threads instead), because OpenBLAS's threaded symv and parallel Cholesky
+// split sums, and their bits would follow the thread count.
 #pragma once
 
 #include <cstdint>

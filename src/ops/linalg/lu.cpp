@@ -70,7 +70,8 @@ void lu_factor_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   std::fill(info, info + outs[2]->numel(), 0);
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
-    for (int64_t i = 0; i < lu.batch; ++i) info[i] = lapack::getrf<T>(m, n, lu.matrix<T>(i), piv + i * k);
+    linalg::for_each_matrix(lu.batch, 2.0 * m * n * k / 3,
+                            [&](int64_t i) { info[i] = lapack::getrf<T>(m, n, lu.matrix<T>(i), piv + i * k); });
   });
   copy_(outs[0], lu.matrices());
   if (!f.arg(2).to_bool()) return;
@@ -270,10 +271,13 @@ void solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   std::vector<int> piv(static_cast<size_t>(std::max<int64_t>(na * n, 1)));
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
-    for (int64_t i = 0; i < lu.batch; ++i) info[i] = lapack::getrf<T>(ni, ni, lu.matrix<T>(i), piv.data() + i * n);
+    linalg::for_each_matrix(lu.batch, 2.0 * n * n * n / 3, [&](int64_t i) {
+      info[i] = lapack::getrf<T>(ni, ni, lu.matrix<T>(i), piv.data() + i * n);
+    });
     if (lu.batch == 0) return;
-    for (int64_t i = 0; i < x.batch; ++i)
+    linalg::for_each_matrix(x.batch, 2.0 * n * n * nrhs, [&](int64_t i) {
       lapack::getrs<T>(!left, ni, ki, lu.matrix<T>(own[i]), piv.data() + own[i] * n, x.matrix<T>(i));
+    });
   });
   if (f.arg(3).to_bool())
     for (int64_t i = 0; i < lu.batch; ++i)
@@ -359,15 +363,15 @@ void determinant_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
   const ColumnMajor lu = column_major(a);
   const int n = lapack::lapack_dim(lu.rows, fn);
-  std::vector<int> piv(static_cast<size_t>(n));
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     T* out0 = outs[0]->data_as<T>();
     T* out1 = kLog ? outs[1]->data_as<T>() : nullptr;
-    const int64_t count = outs[0]->numel();
-    for (int64_t i = 0; i < count; ++i) {  // a 0 x 0 matrix has determinant 1
+    // Every matrix of the batch, a 0 x 0 one (no LU) having determinant 1.
+    linalg::for_each_matrix(outs[0]->numel(), 2.0 * n * n * n / 3, [&](int64_t i) {
       T sign = 1, logabs = 0, det = 1;
       if (lu.batch) {
+        std::vector<int> piv(static_cast<size_t>(n));
         lapack::getrf<T>(n, n, lu.matrix<T>(i), piv.data());
         lu_determinants<T>(lu, piv.data(), i, sign, logabs, det);
       }
@@ -376,7 +380,7 @@ void determinant_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       } else {
         out0[i] = det;
       }
-    }
+    });
   });
 }
 

@@ -4,6 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include <algorithm>
+#include <vector>
+
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
@@ -60,16 +63,16 @@ void qr_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const ColumnMajor q = column_major_empty(batch, m, qcols, a->dtype());
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
-    std::vector<T> tau(static_cast<size_t>(std::max(k, 1)));
-    for (int64_t i = 0; i < fa.batch; ++i) {
+    linalg::for_each_matrix(fa.batch, 4.0 * m * n * k, [&](int64_t i) {
+      std::vector<T> tau(static_cast<size_t>(std::max(k, 1)));
       T* h = fa.matrix<T>(i);
       lapack::geqrf<T>(m, n, h, tau.data());
-      if (mode == QrMode::R || q.batch == 0) continue;
+      if (mode == QrMode::R || q.batch == 0) return;
       // Q from the reflectors: the first min(n, qcols) columns of the factored A, made orthonormal.
       T* qm = q.matrix<T>(i);
       std::memcpy(qm, h, sizeof(T) * static_cast<size_t>(m) * static_cast<size_t>(std::min(n, qcols)));
       lapack::orgqr<T>(m, qcols, k, qm, tau.data());
-    }
+    });
   });
   if (mode != QrMode::R) {
     if (q.batch) {
@@ -143,7 +146,8 @@ void geqrf_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     T* tau = outs[1]->data_as<T>();
-    for (int64_t i = 0; i < fa.batch; ++i) lapack::geqrf<T>(m, n, fa.matrix<T>(i), tau + i * k);
+    linalg::for_each_matrix(fa.batch, 2.0 * m * n * k,
+                            [&](int64_t i) { lapack::geqrf<T>(m, n, fa.matrix<T>(i), tau + i * k); });
   });
   copy_(outs[0], fa.matrices());
 }

@@ -8,6 +8,9 @@
 #include <limits>
 #include <string>
 
+#include <algorithm>
+#include <vector>
+
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/functions.h"
@@ -67,17 +70,18 @@ void eigh_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const bool upper = upper_of(fn, f.arg(1).str());
   const ColumnMajor v = column_major(a);
   const int n = lapack::lapack_dim(v.rows, fn);
+  std::vector<int> info(static_cast<size_t>(v.batch));
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     T* w = outs[0]->data_as<T>();
-    for (int64_t i = 0; i < v.batch; ++i) {
-      const int info = lapack::syevd<T>(true, upper, n, v.matrix<T>(i), w + i * n);
-      if (info > 0)
-        fail_matrix(fn, a->dim() > 2, i,
-                    str("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
-                        "many repeated eigenvalues (error code: ", info, ")."));
-    }
+    linalg::for_each_matrix(v.batch, 9.0 * n * n * n,
+                            [&](int64_t i) { info[i] = lapack::syevd<T>(true, upper, n, v.matrix<T>(i), w + i * n); });
   });
+  for (int64_t i = 0; i < v.batch; ++i)
+    if (info[i] > 0)
+      fail_matrix(fn, a->dim() > 2, i,
+                  str("The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+                      "repeated eigenvalues (error code: ", info[i], ")."));
   copy_(outs[1], v.matrices());
 }
 // A = V diag(L) V^T: gA = V (diag(gL) + skew(V^T gV) / E) V^T, E the eigenvalue gaps (symmetric,
@@ -142,17 +146,19 @@ void svd_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     copy_(outs[2], expand(eye(full ? n : k, n, a->dtype()), outs[2]->sizes()));
     return;
   }
+  std::vector<int> info(static_cast<size_t>(h.batch));
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     T* s = outs[1]->data_as<T>();
-    for (int64_t i = 0; i < h.batch; ++i) {
-      const int info = lapack::gesdd<T>(true, full, m, n, h.matrix<T>(i), s + i * k, u.matrix<T>(i), vh.matrix<T>(i));
-      if (info > 0)
-        fail_matrix(fn, a->dim() > 2, i,
-                    str("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
-                        "many repeated singular values (error code: ", info, ")."));
-    }
+    linalg::for_each_matrix(h.batch, 8.0 * m * n * k, [&](int64_t i) {
+      info[i] = lapack::gesdd<T>(true, full, m, n, h.matrix<T>(i), s + i * k, u.matrix<T>(i), vh.matrix<T>(i));
+    });
   });
+  for (int64_t i = 0; i < h.batch; ++i)
+    if (info[i] > 0)
+      fail_matrix(fn, a->dim() > 2, i,
+                  str("The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+                      "repeated singular values (error code: ", info[i], ")."));
   copy_(outs[0], u.matrices());
   copy_(outs[2], vh.matrices());
 }

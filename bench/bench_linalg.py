@@ -1,0 +1,58 @@
+"""bench_linalg.py - torch.linalg on LAPACK: inv, solve, det, cholesky, qr, eigh, svd of one 512 x 512
+matrix (float64 and float32) and of a batch of 4096 8 x 8 matrices, ctorch beside torch from one run,
+both on their LAPACK (ctorch: OpenBLAS's; torch: the one it was built with).
+
+    PYTHONPATH=build/bindings/python /usr/bin/python3 bench/bench_linalg.py
+
+Each row is the best of 5 repetitions after one warm-up call, all threads. The ratio is torch's time
+over ctorch's (above 1: ctorch is faster). Timings are reported, never asserted (DESIGN.md §13)."""
+
+import sys
+import timeit
+
+
+def cases(lib, dtype, n, batch):
+    lib.manual_seed(0)
+    shape = (batch, n, n) if batch else (n, n)
+    a = lib.randn(*shape, dtype=dtype)
+    eye = lib.eye(n, dtype=dtype)
+    well = a + n * eye  # far from singular
+    spd = a @ a.mT + n * eye
+    sym = a + a.mT
+    b = lib.randn(*(shape[:-1] + (16,)), dtype=dtype)
+    return [
+        ("inv", lambda: lib.linalg.inv(well)),
+        ("solve (16 rhs)", lambda: lib.linalg.solve(well, b)),
+        ("det", lambda: lib.linalg.det(well)),
+        ("cholesky", lambda: lib.linalg.cholesky(spd)),
+        ("qr", lambda: lib.linalg.qr(a)),
+        ("eigh", lambda: lib.linalg.eigh(sym)),
+        ("svd (reduced)", lambda: lib.linalg.svd(a, full_matrices=False)),
+    ]
+
+
+def seconds(fn):
+    fn()
+    return min(timeit.repeat(fn, number=1, repeat=5))
+
+
+def main():
+    import ctorch  # before torch: libctorch's initial-exec TLS must fit in the static TLS block
+    import torch
+
+    torch.set_num_threads(ctorch.get_num_threads())
+    print(f"torch.linalg, {ctorch.get_num_threads()} threads; ctorch {ctorch.__version__}, torch {torch.__version__}")
+    for n, batch in ((512, 0), (8, 4096)):
+        for dt in ("float64", "float32"):
+            label = f"{n} x {n}" if not batch else f"{batch} x {n} x {n}"
+            print(f"\n{label} {dt:8s} {'ctorch ms':>10s} {'torch ms':>10s} {'ratio':>7s}")
+            ct_cases = cases(ctorch, getattr(ctorch, dt), n, batch)
+            th_cases = cases(torch, getattr(torch, dt), n, batch)
+            for (name, ct_fn), (_, th_fn) in zip(ct_cases, th_cases):
+                ct, th = seconds(ct_fn), seconds(th_fn)
+                print(f"{name:22s} {ct * 1e3:10.2f} {th * 1e3:10.2f} {th / ct:6.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""ctorch.linalg beyond the differential cases: results bitwise independent of the thread count,
+LinAlgError as torch raises it, the named results, and what the namespace says it cannot do."""
+
+import numpy as np
+import pytest
+
+import ctorch
+
+
+@pytest.mark.parametrize("size", [8, 96], ids=["small_batched", "large"])
+def test_results_do_not_depend_on_the_thread_count(size):
+    """Small matrices run one per thread with single-threaded BLAS, large ones on BLAS's threads
+    (which split a product's rows and columns, never a sum): the bits are the same either way."""
+    rng = np.random.default_rng(0)
+    a = ctorch.tensor(rng.standard_normal((16, size, size)))
+    sym = a + a.mT
+    fns = {
+        "inv": lambda: ctorch.linalg.inv(a),
+        "solve": lambda: ctorch.linalg.solve(a, a[..., :3]),
+        "det": lambda: ctorch.linalg.det(a),
+        "qr": lambda: ctorch.linalg.qr(a)[1],
+        "eigh": lambda: ctorch.linalg.eigh(sym)[1],
+        "svd": lambda: ctorch.linalg.svd(a)[0],
+        "cholesky": lambda: ctorch.linalg.cholesky(a @ a.mT + size * ctorch.eye(size, dtype=ctorch.float64)),
+    }
+    before = ctorch.get_num_threads()
+    try:
+        ctorch.set_num_threads(1)
+        one = {k: f().numpy().copy() for k, f in fns.items()}
+        ctorch.set_num_threads(2)
+        two = {k: f().numpy().copy() for k, f in fns.items()}
+    finally:
+        ctorch.set_num_threads(before)
+    for k in fns:
+        assert np.array_equal(one[k], two[k]), k
+
+
+def test_linalg_error_names_the_batch_element_and_is_a_runtime_error():
+    a = ctorch.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]])
+    with pytest.raises(ctorch.linalg.LinAlgError, match=r"linalg.inv: \(Batch element 1\)"):
+        ctorch.linalg.inv(a)
+    assert issubclass(ctorch.linalg.LinAlgError, RuntimeError)
+    assert ctorch.linalg.LinAlgError is ctorch.LinAlgError
+    inv, info = ctorch.linalg.inv_ex(a)
+    assert info.tolist() == [0, 2]
+
+
+def test_results_are_named_as_torch_names_them():
+    a = ctorch.tensor([[2.0, 1.0], [1.0, 2.0]])
+    assert ctorch.linalg.eigh(a).eigenvalues.tolist() == pytest.approx([1.0, 3.0])
+    assert ctorch.linalg.svd(a).S.tolist() == pytest.approx([3.0, 1.0])
+    assert ctorch.linalg.slogdet(a).logabsdet.item() == pytest.approx(np.log(3.0))
+    fit = ctorch.linalg.lstsq(ctorch.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]]), ctorch.tensor([[1.0], [3.0], [5.0]]))
+    assert fit.solution.flatten().tolist() == pytest.approx([1.0, 2.0])
+    assert ctorch.linalg.lu_factor(a).pivots.dtype == ctorch.int32
+
+
+def test_eig_says_it_needs_complex_dtypes():
+    with pytest.raises(AttributeError, match="complex"):
+        ctorch.linalg.eig  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute"):
+        ctorch.linalg.no_such_function  # noqa: B018
