@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime, bench_compile,
-# bench_python, bench_optim (Adam over 10M parameters vs torch), bench_training (the digits MLP and
+# bench_python, bench_optim (Adam over 10M parameters vs torch), bench_linalg (torch.linalg vs torch), bench_training (the digits MLP and
 # CNN per epoch: ctorch C and Python vs PyTorch) and the Rust crate's per_op: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch
 # and numpy for the Python package; the raw C ABI for the Rust binding).
 #
@@ -46,6 +46,8 @@ fi
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py
 echo
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_optim.py
+echo
+PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_linalg.py
 echo
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_training.py --build-dir "$build_dir"
 if [[ -f "$build_dir/bindings/rust/CTestTestfile.cmake" ]]; then
