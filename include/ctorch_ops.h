@@ -3049,6 +3049,44 @@ CT_API CT_NODISCARD ct_status ct_tensor_cholesky_solve(const ct_tensor* self, co
 CT_API CT_NODISCARD ct_status ct_tensor_cholesky_inverse(const ct_tensor* self, int upper, ct_tensor** out);
 
 /*
+ * ct_tensor_linalg_ldl_factor_ex - linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+ *
+ *   hermitian         PyTorch's default: False.
+ *   check_errors      PyTorch's default: False.
+ *   LD, pivots, info  new references on CT_OK, else NULL.
+ *
+ * No derivative: an input that requires grad is CT_ERROR_NOT_IMPLEMENTED. Determinism: cpu
+ * deterministic, meta bitwise. ct_op_call name: "linalg_ldl_factor_ex".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_ldl_factor_ex(const ct_tensor* self, int hermitian,
+                                                             int check_errors, ct_tensor** LD,
+                                                             ct_tensor** pivots, ct_tensor** info);
+
+/*
+ * ct_tensor_linalg_ldl_factor - linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
+ *
+ *   hermitian   PyTorch's default: False.
+ *   LD, pivots  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_ldl_factor".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_ldl_factor(const ct_tensor* self, int hermitian,
+                                                          ct_tensor** LD, ct_tensor** pivots);
+
+/*
+ * ct_tensor_linalg_ldl_solve - linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+ *
+ *   hermitian  PyTorch's default: False.
+ *   out        a new reference on CT_OK, else NULL.
+ *
+ * No derivative: an input that requires grad is CT_ERROR_NOT_IMPLEMENTED. Determinism: cpu
+ * deterministic, meta bitwise. ct_op_call name: "linalg_ldl_solve".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_ldl_solve(const ct_tensor* LD, const ct_tensor* pivots,
+                                                         const ct_tensor* B, int hermitian, ct_tensor** out);
+
+/*
  * ct_tensor_linalg_qr - linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
  *
  *   mode  NULL for "reduced".

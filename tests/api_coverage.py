@@ -41,7 +41,7 @@ REMOVED_FOR_LINALG = {"eig", "lstsq", "solve", "matrix_rank"}
 
 # How many names the package had when each floor was last raised (against torch 1.13): a change that
 # removes a name fails, and an addition should raise its floor. The goal is 95% of each namespace.
-FLOORS = {"Tensor methods": 520, "torch functions": 564, "torch.linalg": 37, "torch.nn.functional": 124,
+FLOORS = {"Tensor methods": 520, "torch functions": 564, "torch.linalg": 40, "torch.nn.functional": 124,
           "torch.nn modules": 155, "torch.optim": 29}
 
 

@@ -58,7 +58,8 @@ NOT_APPLICABLE = {
     "max_unpool2d": {"broadcast": "indices pair with self's values one to one, as torch requires (equal shapes)"},
     "max_unpool3d": {"broadcast": "indices pair with self's values one to one, as torch requires (equal shapes)"},
     "bincount": {"broadcast": "weights pair with self's values one to one, as torch's (no broadcasting)"},
-    "geqrf": {"gradient": "torch defines no derivative for geqrf either; an input requiring grad is refused"},
+    **{op: {"gradient": "torch defines no derivative for it either; an input requiring grad is refused"}
+       for op in ("geqrf", "linalg_ldl_factor_ex", "linalg_ldl_factor", "linalg_ldl_solve")},
     "lu_unpack": {"broadcast": "the pivots pair with LU_data's matrices one to one, as torch requires"},
     **{op: {"errors": _ACCEPTS_ALL} for op in ("abs", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "tanh",
                                                 "sigmoid", "reciprocal")},

@@ -2509,6 +2509,36 @@ ct_status ct_tensor_cholesky_inverse(const ct_tensor* self, int upper, ct_tensor
   });
 }
 
+ct_status ct_tensor_linalg_ldl_factor_ex(const ct_tensor* self, int hermitian, int check_errors,
+                                         ct_tensor** LD, ct_tensor** pivots, ct_tensor** info) {
+  const char* const fn_ = "ct_tensor_linalg_ldl_factor_ex";
+  return capi::tensors_result({LD, pivots, info}, fn_, {"LD", "pivots", "info"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_ldl_factor_ex");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), hermitian != 0, check_errors != 0};
+    dispatch(op_, args_, 3, outs_, 3);
+  });
+}
+
+ct_status ct_tensor_linalg_ldl_factor(const ct_tensor* self, int hermitian, ct_tensor** LD,
+                                      ct_tensor** pivots) {
+  const char* const fn_ = "ct_tensor_linalg_ldl_factor";
+  return capi::tensors_result({LD, pivots}, fn_, {"LD", "pivots"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_ldl_factor");
+    const Value args_[] = {&tensor_arg(self, fn_, "self"), hermitian != 0};
+    dispatch(op_, args_, 2, outs_, 2);
+  });
+}
+
+ct_status ct_tensor_linalg_ldl_solve(const ct_tensor* LD, const ct_tensor* pivots, const ct_tensor* B,
+                                     int hermitian, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_ldl_solve";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_ldl_solve");
+    return call(op_, {&tensor_arg(LD, fn_, "LD"), &tensor_arg(pivots, fn_, "pivots"),
+                      &tensor_arg(B, fn_, "B"), hermitian != 0});
+  });
+}
+
 ct_status ct_tensor_linalg_qr(const ct_tensor* A, const char* mode, ct_tensor** Q, ct_tensor** R) {
   const char* const fn_ = "ct_tensor_linalg_qr";
   return capi::tensors_result({Q, R}, fn_, {"Q", "R"}, [&](Tensor* outs_) {

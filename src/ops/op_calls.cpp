@@ -1807,6 +1807,18 @@ Tensor cholesky_inverse(const Tensor& self, bool upper) {
   static const OperatorDef& op_ = builtin_op("cholesky_inverse");
   return call(op_, {self, upper});
 }
+std::array<Tensor, 3> linalg_ldl_factor_ex(const Tensor& self, bool hermitian, bool check_errors) {
+  static const OperatorDef& op_ = builtin_op("linalg_ldl_factor_ex");
+  return call_n<3>(op_, {self, hermitian, check_errors});
+}
+std::array<Tensor, 2> linalg_ldl_factor(const Tensor& self, bool hermitian) {
+  static const OperatorDef& op_ = builtin_op("linalg_ldl_factor");
+  return call_n<2>(op_, {self, hermitian});
+}
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  static const OperatorDef& op_ = builtin_op("linalg_ldl_solve");
+  return call(op_, {LD, pivots, B, hermitian});
+}
 std::array<Tensor, 2> linalg_qr(const Tensor& A, const char* mode) {
   static const OperatorDef& op_ = builtin_op("linalg_qr");
   return call_n<2>(op_, {A, mode});

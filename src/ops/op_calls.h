@@ -916,6 +916,12 @@ Tensor cholesky(const Tensor& self, bool upper = false);
 Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper = false);
 /// cholesky_inverse(Tensor self, bool upper=False) -> Tensor
 Tensor cholesky_inverse(const Tensor& self, bool upper = false);
+/// linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+std::array<Tensor, 3> linalg_ldl_factor_ex(const Tensor& self, bool hermitian = false, bool check_errors = false);
+/// linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
+std::array<Tensor, 2> linalg_ldl_factor(const Tensor& self, bool hermitian = false);
+/// linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
 /// linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)
 std::array<Tensor, 2> linalg_qr(const Tensor& A, const char* mode = "reduced");
 /// qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)

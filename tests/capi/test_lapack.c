@@ -69,6 +69,22 @@ static void test_eigh_svd_qr(void) {
   RELEASE(a, u, s, vh, m, qr);
 }
 
+/* An indefinite symmetric matrix has no Cholesky factor but an LDL^T one. */
+static void test_ldl_solves_an_indefinite_system(void) {
+  ct_tensor* a = T(CT_FLOAT64, S(2, 2), 1, 2, 2, 1); /* eigenvalues 3 and -1 */
+  ct_tensor* b = T(CT_FLOAT64, S(2, 1), 3, 3);       /* x = [1, 1] */
+  ct_tensor *ld = NULL, *piv = NULL, *info = NULL, *x = NULL, *bad = NULL;
+  CHECK_OK(ct_tensor_linalg_ldl_factor_ex(a, 0, 0, &ld, &piv, &info));
+  CHECK_TENSOR(info, CT_INT32, S(), 0);
+  CHECK_OK(ct_tensor_linalg_ldl_solve(ld, piv, b, 0, &x));
+  CHECK_TENSOR_NEAR(x, CT_FLOAT64, 1e-15, S(2, 1), 1, 1);
+  ct_tensor* wrong = T(CT_INT32, S(2), 7, 1); /* not a row of a 2 x 2 matrix */
+  CHECK_STATUS(ct_tensor_linalg_ldl_solve(ld, wrong, b, 0, &bad), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("pivots ldl_factor returned");
+  CHECK(bad == NULL);
+  RELEASE(a, b, ld, piv, info, x, wrong);
+}
+
 static void test_lstsq_fits_a_line(void) {
   /* y = 1 + 2 t at t = 0, 1, 2, 3: the fit is exact. */
   ct_tensor* a = T(CT_FLOAT64, S(4, 2), 1, 0, 1, 1, 1, 2, 1, 3);
@@ -124,6 +140,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_singular_matrix_is_linalg_error_naming_the_batch_element),
     CAPI_TEST(test_cholesky_and_its_refusal),
     CAPI_TEST(test_eigh_svd_qr),
+    CAPI_TEST(test_ldl_solves_an_indefinite_system),
     CAPI_TEST(test_lstsq_fits_a_line),
     CAPI_TEST(test_refusals),
     CAPI_TEST(test_meta_gives_sizes),

@@ -46,6 +46,16 @@ class LinalgTest {
   }
 
   @Test
+  void ldlSolvesAnIndefiniteSystem() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor a = Tensor.of(new double[] {1, 2, 2, 1}, 2, 2); // eigenvalues 3 and -1
+      Tensor[] ldl = a.linalgLdlFactor();
+      close(new double[] {1, 1}, Tensor.linalgLdlSolve(ldl[0], ldl[1], Tensor.of(new double[] {3, 3}, 2, 1)));
+      assertThrows(LinAlgException.class, () -> Tensor.linalgCholesky(a));
+    }
+  }
+
+  @Test
   void singularMatrixIsALinAlgException() {
     try (TensorScope scope = new TensorScope()) {
       Tensor a = Tensor.of(new double[] {1, 2, 2, 4}, 2, 2);

@@ -1,8 +1,9 @@
-"""ctorch.linalg: torch.linalg on LAPACK (OpenBLAS's). The factorizations (lu_factor, cholesky, qr,
-eigh, svd), solvers (solve, solve_triangular, lu_solve), determinants and pinv are registered operators
-with their derivatives; inv, lstsq, matrix_rank, cond, tensorinv, tensorsolve and the rest compose them. A
-matrix LAPACK cannot handle (singular, not positive-definite, no convergence) raises LinAlgError
-naming the batch element. eig and eigvals need complex results, which ctorch does not have yet."""
+"""ctorch.linalg: torch.linalg on LAPACK (OpenBLAS's). The factorizations (lu_factor, cholesky,
+ldl_factor, qr, eigh, svd), solvers (solve, solve_triangular, lu_solve, ldl_solve), determinants and
+pinv are registered operators with their derivatives (ldl's have none, as in torch); inv, lstsq,
+matrix_rank, cond, tensorinv, tensorsolve and the rest compose them. A matrix LAPACK cannot handle
+(singular, not positive-definite, no convergence) raises LinAlgError naming the batch element. eig
+and eigvals need complex results, which ctorch does not have yet."""
 
 import builtins
 
@@ -119,6 +120,22 @@ def cholesky(A, *, upper=False):
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """torch.linalg.cholesky_ex: (L, info), info > 0 the order of the leading minor that is not positive-definite."""
     return _ops.call("linalg_cholesky_ex", A, upper=upper, check_errors=check_errors)
+
+
+def ldl_factor(A, *, hermitian=False):
+    """torch.linalg.ldl_factor: (LD, pivots), the Bunch-Kaufman LDL^T of symmetric matrices (LAPACK's sytrf),
+    which need not be positive-definite."""
+    return _ops.call("linalg_ldl_factor", A, hermitian=hermitian)
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    """torch.linalg.ldl_factor_ex: (LD, pivots, info)."""
+    return _ops.call("linalg_ldl_factor_ex", A, hermitian=hermitian, check_errors=check_errors)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    """torch.linalg.ldl_solve: X with A X = B from ldl_factor's LD and pivots."""
+    return _ops.call("linalg_ldl_solve", LD, pivots, B, hermitian=hermitian)
 
 
 def lu_factor(A, *, pivot=True):
@@ -240,6 +257,6 @@ def __getattr__(name):
 
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "vecdot", "multi_dot", "matrix_power", "matrix_exp", "det",
-           "slogdet", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "cholesky", "cholesky_ex", "lu_factor",
+           "slogdet", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "cholesky", "cholesky_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu_factor",
            "lu_factor_ex", "lu", "lu_solve", "qr", "householder_product", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq",
            "tensorinv", "tensorsolve", "vander", "diagonal", "matmul", "LinAlgError"]

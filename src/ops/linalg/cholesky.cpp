@@ -1,6 +1,7 @@
-// cholesky.cpp - triangular solves (BLAS trsm) and the Cholesky factorization (LAPACK potrf), with
-// what torch builds on them: linalg.solve_triangular, triangular_solve, linalg.cholesky(_ex),
-// cholesky, cholesky_solve and cholesky_inverse. The last two are composites over the first.
+// cholesky.cpp - triangular solves (BLAS trsm), the Cholesky factorization (LAPACK potrf) and its
+// indefinite cousin LDL^T (sytrf, sytrs), with what torch builds on them: linalg.solve_triangular,
+// triangular_solve, linalg.cholesky(_ex), cholesky, cholesky_solve, cholesky_inverse (composites
+// over the first), linalg.ldl_factor(_ex) and linalg.ldl_solve.
 #include <algorithm>
 #include <vector>
 
@@ -167,6 +168,123 @@ void cholesky_inverse_kernel(void*, Frame& f) {
   f.outs[0] = solve_with_factor(linalg::identity_like(factor), factor, f.arg(1).to_bool());
 }
 
+// ---- LDL^T (Bunch-Kaufman): symmetric matrices that need not be positive-definite
+
+SymDimVector batch_dims(const TensorImpl& a, size_t trailing) {
+  SymDimVector b;
+  for (size_t d = 0; d + trailing < a.dim(); ++d) b.push_back(a.sym_size(d));
+  return b;
+}
+
+// linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False)
+//     -> (Tensor LD, Tensor pivots, Tensor info)
+// LD holds L below the diagonal and D's blocks on and next to it, read from A's lower triangle; its
+// upper triangle is zero, as torch's. For real matrices hermitian changes nothing.
+void ldl_factor_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& a = f.tensor(0);
+  check_matrices("torch.linalg.ldl_factor_ex", a, true);
+  SymDimVector piv = batch_dims(a, 2);
+  piv.push_back(a.sym_size(a.dim() - 1));
+  m.n = 3;
+  m.compute = a.dtype();
+  set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
+  set_output(m, 1, piv.ref(), DType::Int32, a.device());
+  set_output(m, 2, batch_dims(a, 2).ref(), DType::Int32, a.device());
+}
+void ldl_factor_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const char* fn = "torch.linalg.ldl_factor";
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  const ColumnMajor ld = column_major(a);
+  const int n = lapack::lapack_dim(ld.rows, fn);
+  int32_t* piv = outs[1]->data_as<int32_t>();
+  int32_t* info = outs[2]->data_as<int32_t>();
+  std::fill(info, info + outs[2]->numel(), 0);
+  with_real_type(a->dtype(), [&](auto t) {
+    using T = decltype(t);
+    linalg::for_each_matrix(ld.batch, 1.0 * n * n * n / 3,
+                            [&](int64_t i) { info[i] = lapack::sytrf<T>(n, ld.matrix<T>(i), piv + i * n); });
+  });
+  copy_(outs[0], tril(ld.matrices()));
+  if (!f.arg(2).to_bool()) return;
+  for (int64_t i = 0; i < ld.batch; ++i)
+    if (info[i] > 0)
+      fail_matrix(fn, a->dim() > 2, i,
+                  str("The factorization could not be completed because the input is singular: D[", info[i] - 1, ", ",
+                      info[i] - 1, "] is exactly zero."));
+}
+
+// linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
+void ldl_factor_kernel(void*, Frame& f) {
+  auto r = linalg_ldl_factor_ex(Tensor::borrow(&f.tensor(0)), f.arg(1).to_bool(), /*check_errors=*/true);
+  f.outs[0] = r[0];
+  f.outs[1] = r[1];
+}
+
+// linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+// A X = B from ldl_factor's LD and pivots; B's batch broadcasts against LD's.
+void ldl_solve_meta(const Frame& f, MetaResult& m) {
+  const char* fn = "torch.linalg.ldl_solve";
+  const TensorImpl& ld = f.tensor(0);
+  const TensorImpl& piv = f.tensor(1);
+  const TensorImpl& b = f.tensor(2);
+  const Device dev = common_device(f);
+  check_matrices(fn, ld, true);
+  CT_CHECK(piv.dtype() == DType::Int32, CT_ERROR_DTYPE, fn, ": pivots must be int32 (as ldl_factor returns them), got ",
+           piv.dtype());
+  CT_CHECK(piv.dim() + 1 == ld.dim(), CT_ERROR_SHAPE, fn, ": pivots must have sizes [..., n] for LD of sizes ",
+           ld.sym_sizes(), ", got ", piv.sym_sizes());
+  for (size_t d = 0; d < piv.dim(); ++d)
+    CT_CHECK(piv.sym_size(d) == ld.sym_size(d), CT_ERROR_SHAPE, fn, ": pivots (sizes ", piv.sym_sizes(),
+             ") must match LD's batch and size (LD ", ld.sym_sizes(), ")");
+  CT_CHECK(b.dim() >= 2, CT_ERROR_SHAPE, fn, ": B must have at least 2 dimensions, got sizes ", b.sym_sizes());
+  CT_CHECK(b.dtype() == ld.dtype(), CT_ERROR_DTYPE, fn, ": expected LD and B to have the same dtype, but got ",
+           ld.dtype(), " and ", b.dtype());
+  const SymInt n = ld.sym_size(ld.dim() - 1);
+  CT_CHECK(b.sym_size(b.dim() - 2) == n, CT_ERROR_SHAPE, fn, ": B (sizes ", b.sym_sizes(), ") must have ", n,
+           " rows, as LD (sizes ", ld.sym_sizes(), ")");
+  SymDimVector out = broadcast_shapes(fn, batch_dims(ld, 2).ref(), batch_dims(b, 2).ref());
+  out.push_back(n);
+  out.push_back(b.sym_size(b.dim() - 1));
+  m.compute = ld.dtype();
+  set_output(m, 0, out.ref(), ld.dtype(), dev);
+}
+void ldl_solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+  const char* fn = "torch.linalg.ldl_solve";
+  const Tensor ld = Tensor::borrow(&f.tensor(0)), piv = host_contiguous(Tensor::borrow(&f.tensor(1)));
+  const Tensor b = Tensor::borrow(&f.tensor(2));
+  const IntArrayRef out = outs[0]->sizes();
+  const int64_t n = ld->size(ld->dim() - 1), nrhs = out[out.size() - 1];
+  const IntArrayRef lbatch(ld->sizes().data(), ld->dim() - 2);
+  int64_t nl = 1;
+  for (int64_t s : lbatch) nl *= s;
+  // The pivots must be LAPACK's: sytrs indexes rows with them. Each is a row in [1, n], or a
+  // negative pair (a 2 x 2 block) naming one row twice.
+  const int32_t* p = piv->data_as<int32_t>();
+  for (int64_t m = 0; m < nl; ++m)
+    for (int64_t k = 0; k < n; ++k) {
+      const int32_t v = p[m * n + k];
+      const bool one = v >= 1 && v <= n;
+      const bool pair = v < 0 && -v <= n && k + 1 < n && p[m * n + k + 1] == v;
+      CT_CHECK(one || pair, CT_ERROR_INVALID_ARGUMENT, fn, ": pivot ", k, " of matrix ", m, " is ", v,
+               ", which is not one of LAPACK's (a row in [1, ", n, "], or a negative pair). Pass the pivots "
+               "ldl_factor returned");
+      if (pair) ++k;
+    }
+  const ColumnMajor lm = column_major(ld);
+  DimVector bsizes(IntArrayRef(out.data(), out.size() - 2));
+  const Tensor owner = contiguous(expand(reshape(arange(Scalar(0), Scalar(nl), Scalar(1), DType::Int64), lbatch), bsizes));
+  const int64_t* own = owner->data_as<int64_t>();
+  const ColumnMajor x = column_major(expand(b, out));
+  const int ni = lapack::lapack_dim(n, fn), ki = lapack::lapack_dim(nrhs, fn);
+  with_real_type(ld->dtype(), [&](auto t) {
+    using T = decltype(t);
+    linalg::for_each_matrix(x.batch, 2.0 * n * n * nrhs, [&](int64_t i) {
+      lapack::sytrs<T>(ni, ki, lm.matrix<T>(own[i]), p + own[i] * n, x.matrix<T>(i));
+    });
+  });
+  copy_(outs[0], x.matrices());
+}
+
 }  // namespace
 
 void define_cholesky(Registry& r) {
@@ -185,6 +303,16 @@ void define_cholesky(Registry& r) {
   r.def("cholesky(Tensor self, bool upper=False) -> Tensor").composite(cholesky_kernel);
   r.def("cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor").composite(cholesky_solve_kernel);
   r.def("cholesky_inverse(Tensor self, bool upper=False) -> Tensor").composite(cholesky_inverse_kernel);
+  // No derivatives, as torch defines none: an input that requires grad is refused.
+  r.def("linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> "
+        "(Tensor LD, Tensor pivots, Tensor info)")
+      .meta(ldl_factor_meta)
+      .compute(DispatchKey::CPU, ldl_factor_cpu, Determinism::Deterministic);
+  r.def("linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)")
+      .composite(ldl_factor_kernel);
+  r.def("linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor")
+      .meta(ldl_solve_meta)
+      .compute(DispatchKey::CPU, ldl_solve_cpu, Determinism::Deterministic);
 }
 
 }  // namespace ct::ops

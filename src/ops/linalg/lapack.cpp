@@ -20,6 +20,10 @@ extern "C" {
   void p##getrs_(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv,    \
                  T* b, const int* ldb, int* info, size_t);                                                         \
   void p##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);                         \
+  void p##sytrf_(const char* uplo, const int* n, T* a, const int* lda, int* ipiv, T* work, const int* lwork,      \
+                 int* info, size_t);                                                                               \
+  void p##sytrs_(const char* uplo, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv,    \
+                 T* b, const int* ldb, int* info, size_t);                                                         \
   void p##geqrf_(const int* m, const int* n, T* a, const int* lda, T* tau, T* work, const int* lwork, int* info);  \
   void p##orgqr_(const int* m, const int* n, const int* k, T* a, const int* lda, const T* tau, T* work,            \
                  const int* lwork, int* info);                                                                     \
@@ -84,6 +88,29 @@ int potrf(bool upper, int n, T* a) {
   const int ld = at_least_1(n);
   const char uplo = upper ? 'U' : 'L';
   pick<T>(spotrf_, dpotrf_)(&uplo, &n, a, &ld, &info, 1);
+  return info;
+}
+
+template <typename T>
+int sytrf(int n, T* a, int* ipiv) {
+  int info = 0, query = -1;
+  const int ld = at_least_1(n);
+  const char uplo = 'L';
+  T best = 0;
+  const auto f = pick<T>(ssytrf_, dsytrf_);
+  f(&uplo, &n, a, &ld, ipiv, &best, &query, &info, 1);
+  std::vector<T> work = workspace(best, 1);
+  const int lwork = static_cast<int>(work.size());
+  f(&uplo, &n, a, &ld, ipiv, work.data(), &lwork, &info, 1);
+  return info;
+}
+
+template <typename T>
+int sytrs(int n, int nrhs, const T* ld, const int* ipiv, T* b) {
+  int info = 0;
+  const int lda = at_least_1(n);
+  const char uplo = 'L';
+  pick<T>(ssytrs_, dsytrs_)(&uplo, &n, &nrhs, ld, &lda, ipiv, b, &lda, &info, 1);
   return info;
 }
 
@@ -158,6 +185,8 @@ int gesdd(bool vectors, bool full, int m, int n, T* a, T* s, T* u, T* vt) {
   template int getrf<T>(int, int, T*, int*);                                   \
   template int getrs<T>(bool, int, int, const T*, const int*, T*);             \
   template int potrf<T>(bool, int, T*);                                        \
+  template int sytrf<T>(int, T*, int*);                                        \
+  template int sytrs<T>(int, int, const T*, const int*, T*);                   \
   template void trsm<T>(bool, bool, bool, bool, int, int, const T*, T*);       \
   template int geqrf<T>(int, int, T*, T*);                                     \
   template int orgqr<T>(int, int, int, T*, const T*);                          \

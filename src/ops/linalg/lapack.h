@@ -32,6 +32,14 @@ int getrs(bool trans, int n, int nrhs, const T* lu, const int* ipiv, T* b);
 /// other left as it was. info > 0: the leading minor of order info is not positive-definite.
 template <typename T>
 int potrf(bool upper, int n, T* a);
+/// Bunch-Kaufman LDL^T of the symmetric n x n a from its lower triangle: L (unit diagonal) below,
+/// the 1 x 1 and 2 x 2 blocks of D on and next to the diagonal, ipiv[n] LAPACK's interchanges (a
+/// negative pair marks a 2 x 2 block). info > 0: D(info, info) is exactly zero.
+template <typename T>
+int sytrf(int n, T* a, int* ipiv);
+/// Solves A X = B for nrhs columns of b from sytrf's factors of the n x n A.
+template <typename T>
+int sytrs(int n, int nrhs, const T* ld, const int* ipiv, T* b);
 /// B <- op(A)^-1 B (left) or B op(A)^-1 for the triangular A (k x k, k = m when left, n else) and
 /// the m x n b; op(A) = A^T when trans; unit: A's diagonal is taken as ones.
 template <typename T>

@@ -876,6 +876,8 @@ end
     m = Tensor([1.0 2.0; 3.0 4.0; 5.0 6.0])
     q, r = CTorch.ops.linalg_qr(m)
     @test Array(q * r) ≈ Array(m)
+    ld, piv = CTorch.ops.linalg_ldl_factor(Tensor([1.0 2.0; 2.0 1.0]))  # indefinite
+    @test Array(CTorch.ops.linalg_ldl_solve(ld, piv, Tensor(reshape([3.0, 3.0], 2, 1)))) ≈ reshape([1.0, 1.0], 2, 1)
     e = ctorch_error(() -> CTorch.ops.linalg_inv(Tensor([1.0 2.0; 2.0 4.0])))
     @test e.kind === :CT_ERROR_LINALG
     @test occursin("singular", e.message)

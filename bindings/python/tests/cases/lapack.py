@@ -278,6 +278,30 @@ def cholesky_cases(spelling):
     ]
 
 
+def ldl_factor_cases(name):
+    g = (lambda m, a: m.linalg.ldl_factor_ex(a)) if name == "ex" else (lambda m, a: m.linalg.ldl_factor(a))
+    f = lambda m, a: g(m, a + a.mT)  # noqa: E731  (symmetric, indefinite)
+    return square_cases(f, grad=False) + [
+        Case("hermitian", lambda m, a: m.linalg.ldl_factor(a + a.mT, hermitian=True), [In((3, 3), "float64")]),
+        Case("singular", g, [In((2, 2), "float64", kind=[0, 0, 0, 0])]),
+        Case("requires_grad", lambda m, a: g(m, (a + a.mT).requires_grad_())[0].sum().backward(),
+             [In((2, 2), "float64")]),
+    ]
+
+
+def ldl_solve_cases():
+    f = lambda m, a, b: m.linalg.ldl_solve(*m.linalg.ldl_factor(a + a.mT), b)  # noqa: E731
+    return [Case(dt, f, [In((3, 3), dt), In((3, 2), dt)]) for dt in FLOATS] + [
+        Case("batched", f, [In((2, 4, 4), "float64"), In((2, 4, 3), "float64")]),
+        Case("broadcast", f, [In((3, 3), "float64"), In((2, 3, 1), "float64")]),
+        Case("T", f, [In((3, 3), "float64", layout="T"), In((3, 2), "float64", layout="T")]),
+        Case("empty", f, [In((0, 0), "float64"), In((0, 2), "float64")]),
+        Case("rows_mismatch", f, [In((3, 3), "float64"), In((4, 2), "float64")]),
+        Case("dtype_mismatch", f, [In((3, 3), "float64"), In((3, 2), "float32")]),
+        Case("vector_b", f, [In((3, 3), "float64"), In((3,), "float64")]),
+    ]
+
+
 def cholesky_solve_cases():
     f = lambda m, b, a: m.cholesky_solve(b, m.linalg.cholesky(spd(a)))  # noqa: E731
     return [Case(dt, f, [In((3, 2), dt), In((3, 3), dt)]) for dt in FLOATS] + [
@@ -557,6 +581,9 @@ CASES = {
     "linalg_cholesky_ex": cholesky_cases("linalg.cholesky_ex"),
     "cholesky": cholesky_cases("cholesky"),
     "cholesky_solve": cholesky_solve_cases(),
+    "linalg_ldl_factor_ex": ldl_factor_cases("ex"),
+    "linalg_ldl_factor": ldl_factor_cases("plain"),
+    "linalg_ldl_solve": ldl_solve_cases(),
     "cholesky_inverse": cholesky_inverse_cases(),
     "linalg_qr": qr_cases("linalg.qr"),
     "qr": qr_cases("qr"),

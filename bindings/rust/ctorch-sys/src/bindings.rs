@@ -1141,6 +1141,9 @@ extern "C" {
     pub fn ct_tensor_cholesky(self_: *const ct_tensor, upper: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_cholesky_solve(self_: *const ct_tensor, input2: *const ct_tensor, upper: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_cholesky_inverse(self_: *const ct_tensor, upper: c_int, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_linalg_ldl_factor_ex(self_: *const ct_tensor, hermitian: c_int, check_errors: c_int, LD: *mut *mut ct_tensor, pivots: *mut *mut ct_tensor, info: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_linalg_ldl_factor(self_: *const ct_tensor, hermitian: c_int, LD: *mut *mut ct_tensor, pivots: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_linalg_ldl_solve(LD: *const ct_tensor, pivots: *const ct_tensor, B: *const ct_tensor, hermitian: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_linalg_qr(A: *const ct_tensor, mode: *const c_char, Q: *mut *mut ct_tensor, R: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_qr(self_: *const ct_tensor, some: c_int, Q: *mut *mut ct_tensor, R: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_geqrf(self_: *const ct_tensor, a: *mut *mut ct_tensor, tau: *mut *mut ct_tensor) -> ct_status;

@@ -457,6 +457,9 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "cholesky",
     "cholesky_solve",
     "cholesky_inverse",
+    "linalg_ldl_factor_ex",
+    "linalg_ldl_factor",
+    "linalg_ldl_solve",
     "linalg_qr",
     "qr",
     "geqrf",
@@ -5162,6 +5165,54 @@ impl Tensor {
     pub fn cholesky_inverse_with(&self, upper: bool) -> Result<Tensor> {
         let args = [arg::tensor(self), arg::bool(upper)];
         let [r] = call_n::<1>(c"cholesky_inverse", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)`
+    ///
+    /// Takes the defaults `hermitian=False`, `check_errors=False`; [`Tensor::linalg_ldl_factor_ex_with`] takes every argument.
+    pub fn linalg_ldl_factor_ex(&self) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(self)];
+        let [r0, r1, r2] = call_n::<3>(c"linalg_ldl_factor_ex", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)`: every argument (see [`Tensor::linalg_ldl_factor_ex`]).
+    pub fn linalg_ldl_factor_ex_with(&self, hermitian: bool, check_errors: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::bool(hermitian), arg::bool(check_errors)];
+        let [r0, r1, r2] = call_n::<3>(c"linalg_ldl_factor_ex", &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)`
+    ///
+    /// Takes the defaults `hermitian=False`; [`Tensor::linalg_ldl_factor_with`] takes every argument.
+    pub fn linalg_ldl_factor(&self) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self)];
+        let [r0, r1] = call_n::<2>(c"linalg_ldl_factor", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)`: every argument (see [`Tensor::linalg_ldl_factor`]).
+    pub fn linalg_ldl_factor_with(&self, hermitian: bool) -> Result<(Tensor, Tensor)> {
+        let args = [arg::tensor(self), arg::bool(hermitian)];
+        let [r0, r1] = call_n::<2>(c"linalg_ldl_factor", &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor`
+    ///
+    /// Takes the defaults `hermitian=False`; [`Tensor::linalg_ldl_solve_with`] takes every argument.
+    pub fn linalg_ldl_solve(ld: &Tensor, pivots: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let args = [arg::tensor(ld), arg::tensor(pivots), arg::tensor(b)];
+        let [r] = call_n::<1>(c"linalg_ldl_solve", &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor`: every argument (see [`Tensor::linalg_ldl_solve`]).
+    pub fn linalg_ldl_solve_with(ld: &Tensor, pivots: &Tensor, b: &Tensor, hermitian: bool) -> Result<Tensor> {
+        let args = [arg::tensor(ld), arg::tensor(pivots), arg::tensor(b), arg::bool(hermitian)];
+        let [r] = call_n::<1>(c"linalg_ldl_solve", &args)?;
         Ok(r)
     }
 

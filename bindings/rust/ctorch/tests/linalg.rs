@@ -45,6 +45,15 @@ fn factorizations() {
 }
 
 #[test]
+fn ldl_solves_an_indefinite_system() {
+    // [[1, 2], [2, 1]] (eigenvalues 3 and -1) x = [3, 3] at x = [1, 1].
+    let a = matrix(&[1.0, 2.0, 2.0, 1.0], 2, 2);
+    let (ld, pivots) = a.linalg_ldl_factor().unwrap();
+    close(&vals(&Tensor::linalg_ldl_solve(&ld, &pivots, &matrix(&[3.0, 3.0], 2, 1)).unwrap()), &[1.0, 1.0]);
+    assert_eq!(Tensor::linalg_cholesky(&a).unwrap_err().kind(), ErrorKind::LinAlg);
+}
+
+#[test]
 fn least_squares_fits_a_line() {
     // y = 1 + 2 t at t = 0..3.
     let a = matrix(&[1.0, 0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 3.0], 4, 2);

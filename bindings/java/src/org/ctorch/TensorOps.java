@@ -458,6 +458,9 @@ abstract class TensorOps extends NativeObject {
     "cholesky",
     "cholesky_solve",
     "cholesky_inverse",
+    "linalg_ldl_factor_ex",
+    "linalg_ldl_factor",
+    "linalg_ldl_solve",
     "linalg_qr",
     "qr",
     "geqrf",
@@ -7004,6 +7007,76 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor choleskyInverse(boolean upper) {
     return new Args(2).tensor(self(), "self").bool(upper).call1("cholesky_inverse");
+  }
+
+  /**
+   * {@code linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)}.
+   * Takes the defaults {@code hermitian=False}, {@code check_errors=False}; an overload with every argument exists.
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] linalgLdlFactorEx() {
+    return new Args(1).tensor(self(), "self").call("linalg_ldl_factor_ex", 3);
+  }
+
+  /**
+   * {@code linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)}.
+   * Every argument of the schema.
+   * @param hermitian the schema's {@code hermitian}
+   * @param checkErrors the schema's {@code check_errors}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] linalgLdlFactorEx(boolean hermitian, boolean checkErrors) {
+    return new Args(3).tensor(self(), "self").bool(hermitian).bool(checkErrors).call("linalg_ldl_factor_ex", 3);
+  }
+
+  /**
+   * {@code linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)}.
+   * Takes the defaults {@code hermitian=False}; an overload with every argument exists.
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] linalgLdlFactor() {
+    return new Args(1).tensor(self(), "self").call("linalg_ldl_factor", 2);
+  }
+
+  /**
+   * {@code linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)}.
+   * Every argument of the schema.
+   * @param hermitian the schema's {@code hermitian}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] linalgLdlFactor(boolean hermitian) {
+    return new Args(2).tensor(self(), "self").bool(hermitian).call("linalg_ldl_factor", 2);
+  }
+
+  /**
+   * {@code linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor}.
+   * Takes the defaults {@code hermitian=False}; an overload with every argument exists.
+   * @param LD the schema's {@code LD} (null: none)
+   * @param pivots the schema's {@code pivots} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgLdlSolve(Tensor LD, Tensor pivots, Tensor B) {
+    return new Args(3).tensor(LD, "LD").tensor(pivots, "pivots").tensor(B, "B").call1("linalg_ldl_solve");
+  }
+
+  /**
+   * {@code linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param LD the schema's {@code LD} (null: none)
+   * @param pivots the schema's {@code pivots} (null: none)
+   * @param B the schema's {@code B} (null: none)
+   * @param hermitian the schema's {@code hermitian}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgLdlSolve(Tensor LD, Tensor pivots, Tensor B, boolean hermitian) {
+    return new Args(4).tensor(LD, "LD").tensor(pivots, "pivots").tensor(B, "B").bool(hermitian).call1("linalg_ldl_solve");
   }
 
   /**
