@@ -60,7 +60,6 @@ NOT_APPLICABLE = {
     "bincount": {"broadcast": "weights pair with self's values one to one, as torch's (no broadcasting)"},
     **{op: {"gradient": "torch defines no derivative for it either; an input requiring grad is refused"}
        for op in ("geqrf", "linalg_ldl_factor_ex", "linalg_ldl_factor", "linalg_ldl_solve")},
-    "lu_unpack": {"broadcast": "the pivots pair with LU_data's matrices one to one, as torch requires"},
     **{op: {"errors": _ACCEPTS_ALL} for op in ("abs", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "tanh",
                                                 "sigmoid", "reciprocal")},
 }

@@ -17,6 +17,12 @@ void check_matrices(const char* fn, const TensorImpl& a, bool square) {
            " (LAPACK computes in single or double precision). Convert A with to(float32) or to(float64)");
 }
 
+SymDimVector batch_dims(const TensorImpl& a, size_t matrix_dims) {
+  SymDimVector b;
+  for (size_t d = 0; d + matrix_dims < a.dim(); ++d) b.push_back(a.sym_size(d));
+  return b;
+}
+
 ColumnMajor column_major(const Tensor& a) {
   // Always a copy: LAPACK overwrites it, and contiguous() of an input that already lies column-major
   // (a transposed view) would hand back the input's own memory.

@@ -30,6 +30,9 @@ struct ColumnMajor {
   /// The matrices as [..., rows, cols] again (a transposed view of data).
   Tensor matrices() const { return transpose(data, -2, -1); }
 };
+/// A's batch dims: all but the last `matrix_dims` (2 for matrices), symbolic or not.
+SymDimVector batch_dims(const TensorImpl& a, size_t matrix_dims = 2);
+
 /// a's matrices, copied column-major into a new tensor of a's dtype (always a copy, never a's memory).
 ColumnMajor column_major(const Tensor& a);
 /// A new column-major batch of `batch` sizes [..., rows, cols], uninitialized.

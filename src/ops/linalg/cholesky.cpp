@@ -16,6 +16,7 @@ namespace ct::ops {
 namespace {
 
 using autograd::GradCtx;
+using linalg::batch_dims;
 using linalg::check_matrices;
 using linalg::column_major;
 using linalg::ColumnMajor;
@@ -42,10 +43,7 @@ void solve_triangular_meta(const Frame& f, MetaResult& m) {
   const SymInt n = a.sym_size(a.dim() - 1), rows = b.sym_size(b.dim() - 2), cols = b.sym_size(b.dim() - 1);
   CT_CHECK(left ? rows == n : cols == n, CT_ERROR_SHAPE, fn, ": incompatible shapes of A and B for the equation ",
            left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
-  SymDimVector ab, bb;
-  for (size_t d = 0; d + 2 < a.dim(); ++d) ab.push_back(a.sym_size(d));
-  for (size_t d = 0; d + 2 < b.dim(); ++d) bb.push_back(b.sym_size(d));
-  SymDimVector out = broadcast_shapes(fn, ab.ref(), bb.ref());
+  SymDimVector out = broadcast_shapes(fn, batch_dims(a).ref(), batch_dims(b).ref());
   out.push_back(rows);
   out.push_back(cols);
   m.compute = d;
@@ -102,8 +100,7 @@ void triangular_solve_kernel(void*, Frame& f) {
 void cholesky_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   check_matrices("linalg.cholesky", a, true);
-  SymDimVector batch;
-  for (size_t d = 0; d + 2 < a.dim(); ++d) batch.push_back(a.sym_size(d));
+  const SymDimVector batch = batch_dims(a);
   m.n = 2;
   m.compute = a.dtype();
   set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
@@ -170,12 +167,6 @@ void cholesky_inverse_kernel(void*, Frame& f) {
 
 // ---- LDL^T (Bunch-Kaufman): symmetric matrices that need not be positive-definite
 
-SymDimVector batch_dims(const TensorImpl& a, size_t trailing) {
-  SymDimVector b;
-  for (size_t d = 0; d + trailing < a.dim(); ++d) b.push_back(a.sym_size(d));
-  return b;
-}
-
 // linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False)
 //     -> (Tensor LD, Tensor pivots, Tensor info)
 // LD holds L below the diagonal and D's blocks on and next to it, read from A's lower triangle; its
@@ -183,13 +174,13 @@ SymDimVector batch_dims(const TensorImpl& a, size_t trailing) {
 void ldl_factor_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   check_matrices("torch.linalg.ldl_factor_ex", a, true);
-  SymDimVector piv = batch_dims(a, 2);
+  SymDimVector piv = batch_dims(a);
   piv.push_back(a.sym_size(a.dim() - 1));
   m.n = 3;
   m.compute = a.dtype();
   set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
   set_output(m, 1, piv.ref(), DType::Int32, a.device());
-  set_output(m, 2, batch_dims(a, 2).ref(), DType::Int32, a.device());
+  set_output(m, 2, batch_dims(a).ref(), DType::Int32, a.device());
 }
 void ldl_factor_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const char* fn = "torch.linalg.ldl_factor";
@@ -242,7 +233,7 @@ void ldl_solve_meta(const Frame& f, MetaResult& m) {
   const SymInt n = ld.sym_size(ld.dim() - 1);
   CT_CHECK(b.sym_size(b.dim() - 2) == n, CT_ERROR_SHAPE, fn, ": B (sizes ", b.sym_sizes(), ") must have ", n,
            " rows, as LD (sizes ", ld.sym_sizes(), ")");
-  SymDimVector out = broadcast_shapes(fn, batch_dims(ld, 2).ref(), batch_dims(b, 2).ref());
+  SymDimVector out = broadcast_shapes(fn, batch_dims(ld).ref(), batch_dims(b).ref());
   out.push_back(n);
   out.push_back(b.sym_size(b.dim() - 1));
   m.compute = ld.dtype();

@@ -17,19 +17,13 @@ namespace ct::ops {
 namespace {
 
 using autograd::GradCtx;
+using linalg::batch_dims;
 using linalg::check_matrices;
 using linalg::column_major;
 using linalg::ColumnMajor;
 using linalg::fail_matrix;
 using linalg::mT;
 using linalg::with_real_type;
-
-// A's batch dims (all but the last two), symbolic or not.
-SymDimVector batch_of(const TensorImpl& a) {
-  SymDimVector b;
-  for (size_t d = 0; d + 2 < a.dim(); ++d) b.push_back(a.sym_size(d));
-  return b;
-}
 
 int64_t product(IntArrayRef sizes) {
   int64_t p = 1;
@@ -52,7 +46,7 @@ void lu_factor_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(f.arg(1).to_bool(), CT_ERROR_NOT_IMPLEMENTED, "linalg.lu_factor",
            ": LU without pivoting is not implemented (ctorch factors with LAPACK's getrf, which always pivots). "
            "Pass pivot=True");
-  const SymDimVector batch = batch_of(a);
+  const SymDimVector batch = batch_dims(a);
   const SymInt k = sym_min(a.sym_size(a.dim() - 2), a.sym_size(a.dim() - 1));
   m.n = 3;
   m.compute = a.dtype();
@@ -116,9 +110,9 @@ void lu_unpack_kernel(void*, Frame& f) {
   const int64_t m = lu->size(lu->dim() - 2), n = lu->size(lu->dim() - 1), k = std::min(m, n);
   CT_CHECK(piv->dtype() == DType::Int32, CT_ERROR_DTYPE, fn, ": LU_pivots must be int32 (as lu_factor returns them), got ",
            piv->dtype());
-  CT_CHECK(piv->dim() == lu->dim() - 1 && piv->size(piv->dim() - 1) == k, CT_ERROR_SHAPE, fn,
-           ": LU_pivots must have sizes [..., min(m, n)] = [..., ", k, "] for LU_data of sizes ", lu->sizes(), ", got ",
-           piv->sizes());
+  CT_CHECK(piv->dim() >= 1 && piv->size(piv->dim() - 1) == k, CT_ERROR_SHAPE, fn,
+           ": LU_pivots must have sizes [..., min(m, n)] = [..., ", k, "] for LU_data of sizes ", lu->sizes(),
+           "; got ", piv->sizes());
   check_matrices(fn, *lu, false);
   const DType d = lu->dtype();
   const Device dev = lu->device();
@@ -133,7 +127,13 @@ void lu_unpack_kernel(void*, Frame& f) {
     f.outs[0] = empty({0}, d, dev);
     return;
   }
-  DimVector psizes(IntArrayRef(lu->sizes().data(), lu->sizes().size() - 2));
+  // One row of pivots per matrix of LU_data: theirs broadcast to its batch, as torch's do.
+  const IntArrayRef batch_sizes(lu->sizes().data(), lu->dim() - 2);
+  DimVector pivot_sizes(batch_sizes), psizes(batch_sizes);
+  pivot_sizes.push_back(k);
+  CT_CHECK(broadcast_shapes(fn, piv->sizes(), pivot_sizes.ref()).ref().equals(pivot_sizes.ref()), CT_ERROR_SHAPE,
+           fn, ": LU_pivots of sizes ", piv->sizes(), " do not broadcast to LU_data's batch (pivots ",
+           pivot_sizes.ref(), " for LU_data of sizes ", lu->sizes(), ")");
   psizes.push_back(m);
   psizes.push_back(m);
   if (dev.is_meta()) {
@@ -141,7 +141,7 @@ void lu_unpack_kernel(void*, Frame& f) {
     return;
   }
   const Tensor p = zeros(psizes, d, kCPU);
-  const Tensor pv = host_contiguous(piv);
+  const Tensor pv = host_contiguous(expand(piv, pivot_sizes));
   const int32_t* sw = pv->data_as<int32_t>();
   const int64_t batch = m == 0 ? 0 : p->numel() / (m * m);
   std::vector<int64_t> perm(static_cast<size_t>(m));
@@ -234,16 +234,15 @@ void solve_meta(const Frame& f, MetaResult& m) {
   CT_CHECK(vector || b.dim() >= 2, CT_ERROR_SHAPE, fn, ": B must be a vector or batches of matrices, got sizes ",
            b.sym_sizes());
   const SymInt n = a.sym_size(a.dim() - 1);
-  SymDimVector bb;  // B's batch, its matrix sizes
+  const SymDimVector bb = batch_dims(b, vector ? 1 : 2);  // B's batch, then its matrix sizes
   SymInt rows = vector ? b.sym_size(b.dim() - 1) : b.sym_size(b.dim() - 2), cols = vector ? SymInt(1) : b.sym_size(b.dim() - 1);
-  for (size_t d = 0; d + (vector ? 1 : 2) < b.dim(); ++d) bb.push_back(b.sym_size(d));
   CT_CHECK(left ? rows == n : cols == n, CT_ERROR_SHAPE, fn, ": incompatible shapes of A and B for the equation ",
            left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
-  const SymDimVector batch = broadcast_shapes(fn, batch_of(a).ref(), bb.ref());
+  const SymDimVector batch = broadcast_shapes(fn, batch_dims(a).ref(), bb.ref());
   m.n = 2;
   m.compute = a.dtype();
   set_output(m, 0, vector ? with(batch, {rows}).ref() : with(batch, {rows, cols}).ref(), a.dtype(), dev);
-  set_output(m, 1, batch_of(a).ref(), DType::Int32, dev);  // one per matrix of A, as torch
+  set_output(m, 1, batch_dims(a).ref(), DType::Int32, dev);  // one per matrix of A, as torch
 }
 void solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const char* fn = "linalg.solve";
@@ -352,7 +351,7 @@ void lu_determinants(const ColumnMajor& lu, const int* piv, int64_t i, T& sign, 
 void determinant_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   check_matrices(f.op.schema.name == "linalg_det" ? "linalg.det" : "linalg.slogdet", a, true);
-  const SymDimVector batch = batch_of(a);
+  const SymDimVector batch = batch_dims(a);
   m.n = f.op.schema.returns.size();
   m.compute = a.dtype();
   for (size_t i = 0; i < m.n; ++i) set_output(m, i, batch.ref(), a.dtype(), a.device());

@@ -18,6 +18,7 @@ namespace ct::ops {
 namespace {
 
 using autograd::GradCtx;
+using linalg::batch_dims;
 using linalg::check_matrices;
 using linalg::column_major;
 using linalg::column_major_empty;
@@ -43,8 +44,7 @@ void qr_meta(const Frame& f, MetaResult& m) {
   check_matrices("linalg.qr", a, false);
   const QrMode mode = qr_mode(f.arg(1).str());
   const SymInt rows = a.sym_size(a.dim() - 2), cols = a.sym_size(a.dim() - 1), k = sym_min(rows, cols);
-  SymDimVector q, r;
-  for (size_t d = 0; d + 2 < a.dim(); ++d) q.push_back(a.sym_size(d)), r.push_back(a.sym_size(d));
+  SymDimVector q = batch_dims(a), r = batch_dims(a);
   q.push_back(rows), q.push_back(mode == QrMode::Complete ? rows : k);
   r.push_back(mode == QrMode::Complete ? rows : k), r.push_back(cols);
   m.n = 2;
@@ -130,8 +130,7 @@ void legacy_qr_kernel(void*, Frame& f) {
 void geqrf_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   check_matrices("geqrf", a, false);
-  SymDimVector tau;
-  for (size_t d = 0; d + 2 < a.dim(); ++d) tau.push_back(a.sym_size(d));
+  SymDimVector tau = batch_dims(a);
   tau.push_back(sym_min(a.sym_size(a.dim() - 2), a.sym_size(a.dim() - 1)));
   m.n = 2;
   m.compute = a.dtype();

@@ -22,6 +22,7 @@ namespace ct::ops {
 namespace {
 
 using autograd::GradCtx;
+using linalg::batch_dims;
 using linalg::check_matrices;
 using linalg::column_major;
 using linalg::column_major_empty;
@@ -29,12 +30,6 @@ using linalg::ColumnMajor;
 using linalg::fail_matrix;
 using linalg::mT;
 using linalg::with_real_type;
-
-SymDimVector batch_of(const TensorImpl& a) {
-  SymDimVector b;
-  for (size_t d = 0; d + 2 < a.dim(); ++d) b.push_back(a.sym_size(d));
-  return b;
-}
 
 // The matrix E with E[i][j] = x_j - x_i off the diagonal and ones on it: the gaps a derivative of
 // eigenvectors or singular vectors divides by.
@@ -57,7 +52,7 @@ void eigh_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   check_matrices("linalg.eigh", a, true);
   upper_of("linalg.eigh", f.arg(1).str());
-  SymDimVector values = batch_of(a);
+  SymDimVector values = batch_dims(a);
   values.push_back(a.sym_size(a.dim() - 1));
   m.n = 2;
   m.compute = a.dtype();
@@ -119,7 +114,7 @@ void svd_meta(const Frame& f, MetaResult& m) {
   check_matrices("linalg.svd", a, false);
   const bool full = f.arg(1).to_bool();
   const SymInt rows = a.sym_size(a.dim() - 2), cols = a.sym_size(a.dim() - 1), k = sym_min(rows, cols);
-  const SymDimVector batch = batch_of(a);
+  const SymDimVector batch = batch_dims(a);
   SymDimVector u = batch, s = batch, vh = batch;
   u.push_back(rows), u.push_back(full ? rows : k);
   s.push_back(k);
@@ -247,7 +242,7 @@ Tensor cutoff(const Tensor& a, const Tensor& largest, const Value& atol, const V
 void pinv_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   check_matrices("linalg.pinv", a, f.arg(3).to_bool());
-  SymDimVector out = batch_of(a);
+  SymDimVector out = batch_dims(a);
   out.push_back(a.sym_size(a.dim() - 1));
   out.push_back(a.sym_size(a.dim() - 2));
   m.compute = a.dtype();

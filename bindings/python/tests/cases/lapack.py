@@ -91,6 +91,8 @@ def lu_unpack_cases():
         Case("no_pivots", lambda m, a: m.lu_unpack(*m.linalg.lu_factor(well(a)), unpack_pivots=False)[1:],
              [In((3, 3), "float64")]),
         Case("long_pivots", lambda m, a: m.lu_unpack(a, m.linalg.lu_factor(a)[1].long()), [In((2, 2), "float64")]),
+        Case("pivots_of_another_batch", lambda m, a, b: m.lu_unpack(a, m.linalg.lu_factor(well(b))[1]),
+             [In((2, 3, 3), "float64"), In((1, 3, 3), "float64")]),
     ]
 
 
