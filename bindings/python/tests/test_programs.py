@@ -37,7 +37,8 @@ def run(program, stand_in):
     return done.stdout
 
 
-@pytest.mark.parametrize("program", ["classifier.py", "sequence_model.py", "word_language_model.py", "curve_fit.py"])
+@pytest.mark.parametrize("program", ["classifier.py", "sequence_model.py", "word_language_model.py", "curve_fit.py",
+                                     "char_transformer_lm.py", "conv_net.py"])
 def test_program_prints_what_it_prints_with_torch(program):
     with_ctorch = run(program, stand_in=True)
     with_torch = run(program, stand_in=False)
