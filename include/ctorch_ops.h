@@ -2860,8 +2860,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_solve(const ct_tensor* A, const c
  *   check_errors   PyTorch's default: False.
  *   inverse, info  new references on CT_OK, else NULL.
  *
- * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
- * bitwise. ct_op_call name: "linalg_inv_ex".
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_inv_ex".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_inv_ex(const ct_tensor* A, int check_errors,
                                                       ct_tensor** inverse, ct_tensor** info);

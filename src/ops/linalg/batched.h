@@ -60,7 +60,8 @@ void for_each_matrix(int64_t count, double flops, const std::function<void(int64
 /// was batched (batched), "fn: what" otherwise.
 [[noreturn]] void fail_matrix(const char* fn, bool batched, int64_t i, const std::string& what);
 
-/// The identity of A's matrix size for each matrix of its batch, in A's dtype.
+/// The identity of A's matrix size for each matrix of its batch, in A's dtype, from A's own
+/// diagonal so that symbolic sizes carry through.
 Tensor identity_like(const Tensor& a);
 
 /// The last two dims swapped.

@@ -19,6 +19,7 @@ extern "C" {
   void p##getrf_(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);                          \
   void p##getrs_(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv,    \
                  T* b, const int* ldb, int* info, size_t);                                                         \
+  void p##getri_(const int* n, T* a, const int* lda, const int* ipiv, T* work, const int* lwork, int* info);      \
   void p##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);                         \
   void p##sytrf_(const char* uplo, const int* n, T* a, const int* lda, int* ipiv, T* work, const int* lwork,      \
                  int* info, size_t);                                                                               \
@@ -79,6 +80,19 @@ int getrs(bool trans, int n, int nrhs, const T* lu, const int* ipiv, T* b) {
   const int ld = at_least_1(n);
   const char t = trans ? 'T' : 'N';
   pick<T>(sgetrs_, dgetrs_)(&t, &n, &nrhs, lu, &ld, ipiv, b, &ld, &info, 1);
+  return info;
+}
+
+template <typename T>
+int getri(int n, T* lu, const int* ipiv) {
+  int info = 0, query = -1;
+  const int ld = at_least_1(n);
+  T best = 0;
+  const auto f = pick<T>(sgetri_, dgetri_);
+  f(&n, lu, &ld, ipiv, &best, &query, &info);
+  std::vector<T> work = workspace(best, at_least_1(n));
+  const int lwork = static_cast<int>(work.size());
+  f(&n, lu, &ld, ipiv, work.data(), &lwork, &info);
   return info;
 }
 
@@ -184,6 +198,7 @@ int gesdd(bool vectors, bool full, int m, int n, T* a, T* s, T* u, T* vt) {
 #define CT_LAPACK_INSTANTIATE(T)                                                \
   template int getrf<T>(int, int, T*, int*);                                   \
   template int getrs<T>(bool, int, int, const T*, const int*, T*);             \
+  template int getri<T>(int, T*, const int*);                                  \
   template int potrf<T>(bool, int, T*);                                        \
   template int sytrf<T>(int, T*, int*);                                        \
   template int sytrs<T>(int, int, const T*, const int*, T*);                   \

@@ -28,6 +28,9 @@ int getrf(int m, int n, T* a, int* ipiv);
 /// Solves A X = B (trans: A^T X = B) for nrhs columns of b, from getrf's LU of the n x n A.
 template <typename T>
 int getrs(bool trans, int n, int nrhs, const T* lu, const int* ipiv, T* b);
+/// The inverse of the n x n A from getrf's LU of it, in place of the LU.
+template <typename T>
+int getri(int n, T* lu, const int* ipiv);
 /// Cholesky of the symmetric positive-definite n x n a, lower (or upper) triangle written, the
 /// other left as it was. info > 0: the leading minor of order info is not positive-definite.
 template <typename T>

@@ -4,6 +4,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
+#include "ops/linalg/batched.h"
 #include "ops/op_common.h"
 
 namespace ct::ops {
@@ -16,13 +17,6 @@ void check_square(const char* op, const TensorImpl& a) {
   CT_CHECK(a.sym_size(a.dim() - 1) == a.sym_size(a.dim() - 2), CT_ERROR_SHAPE, op,
            ": A must be batches of square matrices, but they are ", a.sym_size(a.dim() - 2), " by ",
            a.sym_size(a.dim() - 1), " matrices");
-}
-
-// The identity of a's matrix size for each matrix of its batch, from a's own diagonal so that
-// symbolic sizes carry through.
-Tensor identity_like(const Tensor& a) {
-  const Tensor d = diagonal(a, 0, -2, -1);
-  return diag_embed(full_symint(d->sym_sizes(), Scalar(1), a->dtype(), a->device()));
 }
 
 // matrix_power(Tensor self, int n) -> Tensor: A^n by the binary decomposition of n (the squares of
@@ -40,7 +34,7 @@ void matrix_power_kernel(void*, Frame& f) {
   if (n == 0) {
     // A copy of A overwritten with I: the result depends on A, with a zero gradient, as torch's.
     Tensor r = clone(a);
-    f.outs[0] = copy_(r, identity_like(a));
+    f.outs[0] = copy_(r, linalg::identity_like(a));
     return;
   }
   if (n == 1) {
@@ -90,7 +84,7 @@ void matrix_exp_kernel(void*, Frame& f) {
   int m = 0;
   for (double term = x; term > unit && m < 30; term *= x / (m + 2)) ++m;  // term = x^(m+1) / (m+1)!
   const Tensor scaled = s > 0 ? mul(a, Scalar(std::ldexp(1.0, -s))) : a;
-  const Tensor eye_a = identity_like(a);
+  const Tensor eye_a = linalg::identity_like(a);
   // Horner: P = I + X (I + X/2 (I + ... (I + X/m))).
   Tensor p = eye_a;
   for (int k = m; k >= 1; --k) p = add(eye_a, div(matmul(scaled, p), Scalar(static_cast<double>(k))));

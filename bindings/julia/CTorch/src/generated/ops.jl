@@ -6298,7 +6298,7 @@ The operator `linalg_inv_ex`:
 
     linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
 
-Derivative: implicit. Returns a `Tensor` tuple of 2.
+Derivative: defined. Returns a `Tensor` tuple of 2.
 """
 linalg_inv_ex(args...; kwargs...) = call_overloads("linalg_inv_ex", OVERLOADS["linalg_inv_ex"], args, kwargs)
 
