@@ -224,6 +224,9 @@ static void test_unwritable_path_is_io_error_and_keeps_the_session(void) {
 static void test_a_directory_as_path_is_io_error_with_nothing_left_behind(void) {
   ensure_stopped();
   const char* dir = trace_path("dir");
+  /* An earlier process with this pid may have left the directory: the fault sweep stops a run at
+   * its injected failure, before the rmdir below, and pids are reused. */
+  rmdir(dir);
   CHECK(mkdir(dir, 0700) == 0);
   CHECK_OK(ct_profiler_start());
   CHECK_STATUS(ct_profiler_stop_to_file(dir), CT_ERROR_IO); /* rename onto a directory fails */
