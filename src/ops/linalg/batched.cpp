@@ -23,6 +23,12 @@ SymDimVector batch_dims(const TensorImpl& a, size_t matrix_dims) {
   return b;
 }
 
+Tensor broadcast_sources(IntArrayRef batch, IntArrayRef to) {
+  int64_t n = 1;
+  for (int64_t s : batch) n *= s;
+  return contiguous(expand(reshape(arange(Scalar(0), Scalar(n), Scalar(1), DType::Int64), batch), to));
+}
+
 ColumnMajor column_major(const Tensor& a) {
   // Always a copy: LAPACK overwrites it, and contiguous() of an input that already lies column-major
   // (a transposed view) would hand back the input's own memory.

@@ -33,6 +33,11 @@ struct ColumnMajor {
 /// A's batch dims: all but the last `matrix_dims` (2 for matrices), symbolic or not.
 SymDimVector batch_dims(const TensorImpl& a, size_t matrix_dims = 2);
 
+/// For each matrix of a batch broadcast to sizes `to` (in row-major order), the index of the matrix
+/// of `batch` it is: a contiguous int64 tensor of sizes `to`. A solver factors each matrix of its A
+/// once and solves every right-hand side broadcast against it with those factors.
+Tensor broadcast_sources(IntArrayRef batch, IntArrayRef to);
+
 /// a's matrices, copied column-major into a new tensor of a's dtype (always a copy, never a's memory).
 ColumnMajor column_major(const Tensor& a);
 /// A new column-major batch of `batch` sizes [..., rows, cols], uninitialized.

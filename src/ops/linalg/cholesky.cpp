@@ -263,7 +263,7 @@ void ldl_solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     }
   const ColumnMajor lm = column_major(ld);
   DimVector bsizes(IntArrayRef(out.data(), out.size() - 2));
-  const Tensor owner = contiguous(expand(reshape(arange(Scalar(0), Scalar(nl), Scalar(1), DType::Int64), lbatch), bsizes));
+  const Tensor owner = linalg::broadcast_sources(lbatch, bsizes);
   const int64_t* own = owner->data_as<int64_t>();
   const ColumnMajor x = column_major(expand(b, out));
   const int ni = lapack::lapack_dim(n, fn), ki = lapack::lapack_dim(nrhs, fn);

@@ -261,13 +261,12 @@ void solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   rsizes.push_back(n), rsizes.push_back(nrhs);
   const ColumnMajor lu = column_major(a);
   const ColumnMajor x = column_major(expand(rhs, rsizes));
-  const int64_t na = product(abatch);
-  const Tensor owner = contiguous(expand(reshape(arange(Scalar(0), Scalar(na), Scalar(1), DType::Int64), abatch), batch));
+  const Tensor owner = linalg::broadcast_sources(abatch, batch);
   const int64_t* own = owner->data_as<int64_t>();
   const int ni = lapack::lapack_dim(n, fn), ki = lapack::lapack_dim(nrhs, fn);
   int32_t* info = outs[1]->data_as<int32_t>();
   std::fill(info, info + outs[1]->numel(), 0);
-  std::vector<int> piv(static_cast<size_t>(std::max<int64_t>(na * n, 1)));
+  std::vector<int> piv(static_cast<size_t>(std::max<int64_t>(lu.batch * n, 1)));
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     linalg::for_each_matrix(lu.batch, 2.0 * n * n * n / 3, [&](int64_t i) {

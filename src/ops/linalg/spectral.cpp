@@ -353,9 +353,9 @@ void lstsq_kernel(void*, Frame& f) {
                                        : linalg_matrix_rank(a, std::nullopt, rcond);
   Tensor residuals = empty({0}, a->dtype(), a->device());
   if (m > n && driver != "gelsy") {
-    const Tensor full = driver == "gels" ? rank : linalg_matrix_rank(a, std::nullopt, rcond);
+    // gels assumes A full rank; the others computed the rank above.
     const bool all_full = driver == "gels" || a->device().is_meta() ||
-                          host_contiguous(all(eq(full, n)))->data_as<bool>()[0];
+                          host_contiguous(all(eq(rank, n)))->data_as<bool>()[0];
     if (all_full) {
       const Tensor r = sub(matmul(a, x), bm);
       residuals = sum(mul(r, r), IntArrayRef{-2});
