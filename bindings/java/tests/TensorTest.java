@@ -20,13 +20,27 @@ class TensorTest {
       assertArrayEquals(new float[] {1, 2, 3, 4, 5, 6}, t.toFloatArray());
     }
     try (Tensor l = Tensor.of(new long[] {7, -8}); Tensor b = Tensor.of(new boolean[] {true, false});
-        Tensor d = Tensor.of(new double[] {0.25}, new long[0]); Tensor u = Tensor.ofUint8(new byte[] {(byte) 200})) {
+        Tensor d = Tensor.scalar(0.25); Tensor u = Tensor.ofUint8(new byte[] {(byte) 200})) {
       assertEquals(DType.INT64, l.dtype());
       assertArrayEquals(new long[] {7, -8}, l.toLongArray());
       assertArrayEquals(new boolean[] {true, false}, b.toBooleanArray());
       assertEquals(0, d.dim());
       assertEquals(0.25, d.item());
       assertEquals(200L, u.item());
+    }
+  }
+
+  @Test
+  void oneElementArrayWithoutSizesIsOneDimensional() {
+    try (TensorScope scope = new TensorScope()) {
+      assertArrayEquals(new long[] {1}, Tensor.of(new long[] {7}).sizes());
+      assertArrayEquals(new long[] {1}, Tensor.of(new float[] {7}, new long[0]).sizes());
+      assertArrayEquals(new long[] {0}, Tensor.of(new double[0]).sizes());
+      assertEquals(0, Tensor.scalar(7L).dim());
+      // A last batch of one: one row of logits and its one target.
+      Tensor logits = Tensor.of(new float[] {0.5f, 2f, -1f}, 1, 3);
+      double expected = Math.log(Math.exp(0.5) + Math.exp(2) + Math.exp(-1)) - 2;
+      assertEquals(expected, org.ctorch.nn.Loss.crossEntropy(logits, Tensor.of(new long[] {1})).doubleValue(), 1e-6);
     }
   }
 

@@ -30,8 +30,10 @@ public final class Tensor extends TensorOps {
 
   // ---- Creation from Java data (copies) ----
 
+  // No sizes means 1-D whatever the length (a one-element array too: a last batch of one must stay
+  // a batch); 0-dim tensors come from scalar(), which passes its empty sizes to C itself.
   private static long[] sizesOr1d(long[] sizes, int length) {
-    return sizes == null || sizes.length == 0 && length != 1 ? new long[] {length} : sizes;
+    return sizes == null || sizes.length == 0 ? new long[] {length} : sizes;
   }
 
   /**
@@ -139,16 +141,19 @@ public final class Tensor extends TensorOps {
    */
   public static Tensor scalar(Object value) {
     long[] none = new long[0];
+    long h;
     if (value instanceof Float) {
-      return of(new float[] {(Float) value}, none);
+      h = CTorchNative.ct_java_from_array(new float[] {(Float) value}, 4, none, DType.FLOAT32.code());
     } else if (value instanceof Double) {
-      return of(new double[] {(Double) value}, none);
+      h = CTorchNative.ct_java_from_array(new double[] {(Double) value}, 8, none, DType.FLOAT64.code());
     } else if (value instanceof Boolean) {
-      return of(new boolean[] {(Boolean) value}, none);
+      h = CTorchNative.ct_java_from_array(new boolean[] {(Boolean) value}, 1, none, DType.BOOL.code());
     } else if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
-      return of(new long[] {((Number) value).longValue()}, none);
+      h = CTorchNative.ct_java_from_array(new long[] {((Number) value).longValue()}, 8, none, DType.INT64.code());
+    } else {
+      throw new InvalidArgumentException("Tensor.scalar: expected a Float, Double, integral Number or Boolean, got " + value);
     }
-    throw new InvalidArgumentException("Tensor.scalar: expected a Float, Double, integral Number or Boolean, got " + value);
+    return new Tensor(h);
   }
 
   /**
