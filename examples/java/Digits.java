@@ -9,7 +9,7 @@ import org.ctorch.Tensor;
 import org.ctorch.TensorScope;
 import org.ctorch.nn.Linear;
 import org.ctorch.nn.Loss;
-import org.ctorch.nn.Module;
+import org.ctorch.nn.NnModule;
 import org.ctorch.nn.ReLU;
 import org.ctorch.nn.Sequential;
 import org.ctorch.optim.Optimizer;
@@ -64,7 +64,7 @@ public final class Digits {
       Tensor perm = Tensor.randperm(SAMPLES);                                    // 3
       Tensor train = perm.narrow(0, 0, TRAIN);
       Tensor test = perm.narrow(0, TRAIN, SAMPLES - TRAIN);
-      Module model = new Sequential(new Linear(64, 64), new ReLU(), new Linear(64, 10)); // 4
+      NnModule model = new Sequential(new Linear(64, 64), new ReLU(), new Linear(64, 10)); // 4
       Optimizer opt = Optimizer.adam(model.parameters(), 0.01);                  // 5
       for (int epoch = 1; epoch <= EPOCHS; epoch++) {                            // 6
         double total = 0;

@@ -92,7 +92,7 @@ public final class TorchFile implements AutoCloseable {
 
   /**
    * The tensors under prefix ({@code "model"} in {@code {"model": state_dict, "step": 3}}) with the
-   * prefix and its dot removed, for {@code Module.loadStateDict}; every tensor for "".
+   * prefix and its dot removed, for {@code NnModule.loadStateDict}; every tensor for "".
    *
    * @param prefix the key of the state dict in the saved object, or ""
    * @return an ordered map of the same tensors

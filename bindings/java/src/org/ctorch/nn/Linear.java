@@ -13,7 +13,7 @@ import org.ctorch.Tensor;
  * initializes them ({@link Init#linearInPlace}: U(-1/sqrt(in), 1/sqrt(in)), the weight's draws
  * first) and requiring grad.
  */
-public final class Linear implements Module {
+public final class Linear implements NnModule {
   private final Tensor weight;
   private final Tensor bias;
 

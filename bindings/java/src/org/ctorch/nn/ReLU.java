@@ -5,7 +5,7 @@ import java.util.Map;
 import org.ctorch.Tensor;
 
 /** max(x, 0) elementwise (torch.nn.ReLU); no parameters. */
-public final class ReLU implements Module {
+public final class ReLU implements NnModule {
   /** The activation. */
   public ReLU() {}
 

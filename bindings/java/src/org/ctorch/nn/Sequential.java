@@ -12,15 +12,15 @@ import org.ctorch.Tensor;
  * Modules applied one after the other (torch.nn.Sequential). Parameters are named after the
  * module's index, as torch names them ("0.weight", "2.bias"); closing closes every module.
  */
-public final class Sequential implements Module {
-  private final List<Module> modules;
+public final class Sequential implements NnModule {
+  private final List<NnModule> modules;
 
   /**
    * The chain of modules.
    *
    * @param modules the modules, in order (none null)
    */
-  public Sequential(Module... modules) {
+  public Sequential(NnModule... modules) {
     if (modules == null) {
       throw new InvalidArgumentException("argument modules is null. Pass the modules in order");
     }
@@ -37,17 +37,17 @@ public final class Sequential implements Module {
    *
    * @return an unmodifiable list
    */
-  public List<Module> modules() {
+  public List<NnModule> modules() {
     return modules;
   }
 
   /**
-   * Module i.
+   * The module at position i.
    *
    * @param i the index
    * @return the module
    */
-  public Module get(int i) {
+  public NnModule get(int i) {
     return modules.get(i);
   }
 
@@ -64,7 +64,7 @@ public final class Sequential implements Module {
   @Override
   public Tensor forward(Tensor input) {
     Tensor x = input;
-    for (Module m : modules) {
+    for (NnModule m : modules) {
       Tensor y = m.forward(x);
       if (x != input && y != x) {
         x.close(); // the graph keeps what backward needs
@@ -87,7 +87,7 @@ public final class Sequential implements Module {
 
   @Override
   public void close() {
-    for (Module m : modules) {
+    for (NnModule m : modules) {
       m.close();
     }
   }

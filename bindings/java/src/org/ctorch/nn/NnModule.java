@@ -16,13 +16,13 @@ import org.ctorch.Tensor;
  * do not close them; {@link #close()} closes them all.
  *
  * <pre>{@code
- * try (Module model = new Sequential(new Linear(64, 64), new ReLU(), new Linear(64, 10));
+ * try (NnModule model = new Sequential(new Linear(64, 64), new ReLU(), new Linear(64, 10));
  *      Optimizer opt = Optimizer.adam(model.parameters(), 0.01)) {
  *   Tensor loss = Loss.crossEntropy(model.forward(x), y);
  * }
  * }</pre>
  */
-public interface Module extends AutoCloseable {
+public interface NnModule extends AutoCloseable {
   /**
    * Applies the module.
    *
