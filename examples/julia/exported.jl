@@ -7,7 +7,7 @@ const ops = CTorch.ops
 
 manual_seed(1)
 W = CTorch.randn(Float32, 16, 4)
-bias = CTorch.randn(Float32, 4)
+bias = CTorch.randn(Float32, 1, 4)            # a row, added to each row of the batch as in Julia
 model(x) = ops.relu(x * W .+ bias)           # W and bias become the program's constants
 
 prog = CTorch.export_program(model, CTorch.randn(Float32, 8, 16);

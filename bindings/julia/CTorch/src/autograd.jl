@@ -68,7 +68,7 @@ end
 
 Replace `t`'s gradient; `nothing` clears it (zero_grad).
 """
-set_grad!(t::Tensor, g::Union{Tensor,Nothing}) = (check(L.ct_tensor_set_grad(t, g === nothing ? C_NULL : g.ptr)); t)
+set_grad!(t::Tensor, g::Union{Tensor,Nothing}) = (check(L.ct_tensor_set_grad(t, g === nothing ? C_NULL : open_ptr(g, "set_grad!"))); t)
 
 """
     CTorch.retain_grad!(t::Tensor) -> t
@@ -111,7 +111,7 @@ reaches the caller as a `CTorchError` with it as `cause`.
 function backward(output::Tensor, g::Union{Tensor,Nothing} = nothing; retain_graph::Bool = false,
                   create_graph::Bool = false)
     clear_pending()
-    check(L.ct_tensor_backward(output, g === nothing ? C_NULL : g.ptr, _grad_flags(retain_graph, create_graph)))
+    check(L.ct_tensor_backward(output, g === nothing ? C_NULL : open_ptr(g, "backward (the gradient)"), _grad_flags(retain_graph, create_graph)))
     return nothing
 end
 
@@ -127,10 +127,10 @@ function autograd_grad(outputs, inputs; grad_outputs = nothing, retain_graph::Bo
                        create_graph::Bool = false, allow_unused::Bool = false)
     outs = outputs isa Tensor ? [outputs] : collect(outputs)
     ins = inputs isa Tensor ? [inputs] : collect(inputs)
-    op = Ptr{L.ct_tensor}[t.ptr for t in outs]
-    ip = Ptr{L.ct_tensor}[t.ptr for t in ins]
+    op = Ptr{L.ct_tensor}[open_ptr(t, "grad (outputs)") for t in outs]
+    ip = Ptr{L.ct_tensor}[open_ptr(t, "grad (inputs)") for t in ins]
     gp = grad_outputs === nothing ? nothing :
-         Ptr{L.ct_tensor}[g === nothing ? C_NULL : g.ptr for g in (grad_outputs isa Tensor ? [grad_outputs] : grad_outputs)]
+         Ptr{L.ct_tensor}[g === nothing ? C_NULL : open_ptr(g, "grad (grad_outputs)") for g in (grad_outputs isa Tensor ? [grad_outputs] : grad_outputs)]
     res = fill(Ptr{L.ct_tensor}(C_NULL), length(ins))
     clear_pending()
     GC.@preserve outs ins grad_outputs op ip gp res begin
@@ -274,7 +274,7 @@ Apply the custom function to `inputs`; `nout` is the number of tensors forward r
 Returns one `Tensor`, or a tuple for `nout > 1`.
 """
 function (f::CustomFunction)(inputs::Tensor...; nout::Integer = 1)
-    ip = Ptr{L.ct_tensor}[t.ptr for t in inputs]
+    ip = Ptr{L.ct_tensor}[open_ptr(t, "a custom function's inputs") for t in inputs]
     outs = fill(Ptr{L.ct_tensor}(C_NULL), nout)
     clear_pending()
     GC.@preserve inputs ip outs check(L.ct_autograd_function_apply(f.name, CFUNCTIONS[:forward], CFUNCTIONS[:backward],

@@ -146,7 +146,7 @@ function _save_args(tensors, metadata)
     names = String[_cstring(string(p.first), "the tensor name") for p in ps]
     ts = Tensor[_as_tensor(p.second) for p in ps]
     meta = metadata === nothing ? nothing : _metadata_json(metadata)
-    return names, ts, Ptr{L.ct_tensor}[t.ptr for t in ts], meta
+    return names, ts, Ptr{L.ct_tensor}[open_ptr(t, "save_checkpoint") for t in ts], meta
 end
 
 function _metadata_json(m)

@@ -73,7 +73,7 @@ function compile(f; nout::Union{Integer,Nothing} = nothing, kwargs...)
 end
 
 function (c::CompiledFunction)(inputs::Tensor...)
-    ip = Ptr{L.ct_tensor}[t.ptr for t in inputs]
+    ip = Ptr{L.ct_tensor}[open_ptr(t, "a compiled function's inputs") for t in inputs]
     for attempt in 1:3
         n = c.fn.nout
         outs = fill(Ptr{L.ct_tensor}(C_NULL), n)

@@ -59,8 +59,16 @@ _pending_slot() = Threads.threadid()
         cause_text = sprint(showerror, cause)
         occursin(first(split(cause_text, '\n')), msg) || (cause = nothing)
     end
-    throw(CTorchError(st, msg, cause))
+    throw(CTorchError(st, annotate_dims(msg), cause))
 end
+
+# The library's messages quote dims 0-based ("dim 0: 4 vs 2"). Sizes keep Julia's order (see
+# docs/julia.md, "Shapes and memory order"), so its dim d is Julia's dim d + 1: say so rather than
+# rewrite the numbers, which a regex could not tell from other numbers in the message.
+const DIM_MENTION = r"\bdim(s|ension)?\b\s*[=:]?\s*\[?-?\d"
+const DIM_NOTE = " [dims in this message are the library's, counted from 0: its dim 0 is Julia's dim 1]"
+
+annotate_dims(msg::String) = occursin(DIM_MENTION, msg) && !endswith(msg, DIM_NOTE) ? msg * DIM_NOTE : msg
 
 """
     CTorch.check(status)

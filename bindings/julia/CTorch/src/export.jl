@@ -54,7 +54,7 @@ function export_program(f, example_inputs::Tensor...; nout::Integer = 1, dynamic
         for ((input, dim), d) in dynamic_shapes
             check(L.ct_dynamic_shapes_set_dim(ds[], input - 1, dim - 1, d.name, d.min, d.max))
         end
-        ip = Ptr{L.ct_tensor}[t.ptr for t in example_inputs]
+        ip = Ptr{L.ct_tensor}[open_ptr(t, "export_program's example inputs") for t in example_inputs]
         out = Ref{Ptr{L.ct_program}}(C_NULL)
         clear_pending()
         GC.@preserve example_inputs ip check(L.ct_export(CFUNCTIONS[:traced], key, ip, length(ip), nout, ds[], out))
@@ -73,7 +73,7 @@ ranges and the export's guards (`CT_ERROR_SHAPE`, `CT_ERROR_GUARD`, ... otherwis
 """
 function (p::Program)(inputs::Tensor...)
     n = num_outputs(p)
-    ip = Ptr{L.ct_tensor}[t.ptr for t in inputs]
+    ip = Ptr{L.ct_tensor}[open_ptr(t, "a program's inputs") for t in inputs]
     outs = fill(Ptr{L.ct_tensor}(C_NULL), n)
     GC.@preserve inputs ip outs check(L.ct_program_call(p, ip, length(ip), outs, n))
     n == 1 && return wrap(outs[1])

@@ -13,7 +13,7 @@
 _reduction(r::Symbol) = r === :mean ? L.CT_REDUCTION_MEAN : r === :sum ? L.CT_REDUCTION_SUM : r === :none ?
     L.CT_REDUCTION_NONE : throw(ArgumentError("reduction must be :mean, :sum or :none, got :$r"))
 
-_opt(t::Union{Tensor,Nothing}) = t === nothing ? Ptr{L.ct_tensor}(C_NULL) : t.ptr
+_opt(t::Union{Tensor,Nothing}) = t === nothing ? Ptr{L.ct_tensor}(C_NULL) : open_ptr(t, "a layer or loss")
 
 """
     CTorch.linear(x, weight, bias=nothing) -> Tensor

@@ -6,9 +6,16 @@
 # of matrices; `*` and `/` with a number scale. Elementwise products, quotients and powers of tensors
 # are the broadcast forms `a .* b`, `a ./ b`, `a .^ b`, which with every other broadcast call map to
 # one library operator each (`exp.(a)` is `exp`, `a .< b` is `lt`, ...), evaluated eagerly, so
-# autograd records them. Broadcasting follows the library (PyTorch) rule: sizes are aligned from the
-# LAST dimension. It agrees with Julia's wherever both ranks are equal; when they differ, Julia pads
-# the shorter size with trailing 1s, the library with leading 1s (see docs/julia.md).
+# autograd records them. Broadcasting follows Julia's rule, as it would for the arrays `Array(t)`:
+# see Note [Broadcast alignment].
+#
+# Note [Broadcast alignment]
+# Julia pads the shorter of two sizes with trailing 1s (a length-3 vector against a 3x3 matrix runs
+# down each column); the library, as PyTorch, pads with leading 1s (along each row). Sizes keep
+# Julia's order (Tensor(A) has size(A)), so handing mixed ranks to the library as they are would give
+# the transpose of Julia's `A .+ v`, silently. Every tensor operand of a broadcast, and of `+` and
+# `-`, is therefore first given the largest rank by appending size-1 dims (`unsqueeze` at the end,
+# a view, which works on symbolic sizes too); with equal ranks both rules are the same.
 
 @inline function _binary(f, a::Tensor, b::Tensor)
     out = Ref{Ptr{L.ct_tensor}}(C_NULL)
@@ -32,16 +39,38 @@ end
     return wrap(out[])
 end
 
+"""t with trailing size-1 dims up to n dims (a view): See Note [Broadcast alignment]."""
+function _pad_rank(t::Tensor, n::Integer)
+    k = ndims(t)
+    k >= n && return t
+    for d in k:n-1
+        t = _unsqueeze(t, d)
+    end
+    return t
+end
+
+function _unsqueeze(t::Tensor, d::Integer)
+    out = Ref{Ptr{L.ct_tensor}}(C_NULL)
+    check(L.ct_tensor_unsqueeze(t, d, out))
+    return wrap(out[])
+end
+
+@inline function _binary_aligned(f, a::Tensor, b::Tensor)
+    na, nb = ndims(a), ndims(b)
+    na == nb && return _binary(f, a, b)
+    return _binary(f, _pad_rank(a, nb), _pad_rank(b, na))
+end
+
 """
     a + b, a - b
 
-Elementwise sum and difference of tensors (or a tensor and a number), broadcasting with the
-library's rules and promoting dtypes as PyTorch does.
+Elementwise sum and difference of tensors (or a tensor and a number), broadcasting as `a .+ b`
+does (Julia's alignment, see Note [Broadcast alignment]) and promoting dtypes as PyTorch does.
 """
-Base.:+(a::Tensor, b::Tensor) = _binary(L.ct_tensor_add, a, b)
+Base.:+(a::Tensor, b::Tensor) = _binary_aligned(L.ct_tensor_add, a, b)
 Base.:+(a::Tensor, x::Number) = _scalar_op(L.ct_tensor_add_scalar, a, x)
 Base.:+(x::Number, a::Tensor) = _scalar_op(L.ct_tensor_add_scalar, a, x)
-Base.:-(a::Tensor, b::Tensor) = _binary(L.ct_tensor_sub, a, b)
+Base.:-(a::Tensor, b::Tensor) = _binary_aligned(L.ct_tensor_sub, a, b)
 Base.:-(a::Tensor, x::Number) = _scalar_op(L.ct_tensor_sub_scalar, a, x)
 Base.:-(x::Number, a::Tensor) = ops.rsub(a, x)
 Base.:-(a::Tensor) = _unary(L.ct_tensor_neg, a)
@@ -70,11 +99,15 @@ Base.:/(a::Tensor, x::Number) = _scalar_op(L.ct_tensor_div_scalar, a, x)
 
 Whether two tensors have the same sizes and elements (`ops.equal` is not used: this is the
 library's `eq` reduced with `all`, after checking sizes). Elementwise comparison is `a .== b`.
+A tensor and a Julia array compare as two arrays do: same size, and `==` for every element
+(`Tensor(A) == A` is true).
 """
 function Base.:(==)(a::Tensor, b::Tensor)
     size(a) == size(b) || return false
     return item(ops.all(_binary(L.ct_tensor_eq, a, b))) == true
 end
+Base.:(==)(a::Tensor, b::AbstractArray) = size(a) == size(b) && Array(a) == b
+Base.:(==)(a::AbstractArray, b::Tensor) = b == a
 
 """
     isapprox(a::Tensor, b::Tensor; rtol, atol) -> Bool
@@ -88,6 +121,8 @@ function Base.isapprox(a::Tensor, b::Tensor; rtol::Real = sqrt(eps(float_type(a)
     lim = atol .+ rtol .* abs.(b)
     return item(ops.all(d .<= lim)) == true
 end
+Base.isapprox(a::Tensor, b::AbstractArray; kwargs...) = size(a) == size(b) && isapprox(a, Tensor(b); kwargs...)
+Base.isapprox(a::AbstractArray, b::Tensor; kwargs...) = size(a) == size(b) && isapprox(Tensor(a), b; kwargs...)
 
 float_type(t::Tensor) = (T = eltype(t); T <: AbstractFloat && T !== BFloat16 ? T : Float32)
 
@@ -230,14 +265,15 @@ results), `max min & | xor rem mod fld atan hypot` of two arguments; `- abs exp 
 tanh asin acos atan sinh cosh asinh acosh atanh exp2 expm1 log1p log2 log10 floor ceil round trunc
 sign isnan isinf isfinite inv ! ~` of one; `ifelse.(c, a, b)` (`where`); a type, `Float64.(t)`,
 converts. Numbers and arrays may stand beside tensors (arrays are copied in with `Tensor`). Sizes
-broadcast by the library's rule (aligned from the last dimension; see Note [Operators in Julia]).
-Other functions throw an `ArgumentError`: compose library operators instead, or `Array(t)` first.
+broadcast by Julia's rule, as for `Array(t)`: a shorter size gets trailing 1s (see Note
+[Broadcast alignment]). Other functions throw an `ArgumentError`: compose library operators
+instead, or `Array(t)` first.
 """
 function Base.broadcasted(::TensorStyle, f, args...)
     if f === Base.literal_pow   # t .^ 2 arrives as literal_pow(Ref(^), t, Ref(Val(2)))
         f, args = _unref(args[1]), (args[2], _val(args[3]))
     end
-    xs = map(_bc_arg, args)
+    xs = _align_ranks(f, map(_bc_arg, args))
     if length(xs) == 1
         x = xs[1]
         f === identity && return x
@@ -271,6 +307,17 @@ function Base.broadcasted(::TensorStyle, f, args...)
     _no_operator(f, length(xs))
 end
 
+"""The broadcast operands with every tensor open and padded to the largest rank (Note [Broadcast alignment])."""
+function _align_ranks(f, xs::Tuple)
+    n = 0
+    for (k, x) in enumerate(xs)
+        x isa Tensor || continue
+        isopen(x) || throw(closed_error("broadcasting $f (argument $k)"))
+        n = max(n, ndims(x))
+    end
+    return map(x -> x isa Tensor ? _pad_rank(x, n) : x, xs)
+end
+
 _val(::Val{p}) where {p} = p
 _val(x::Base.RefValue) = _val(x[])
 _unref(x::Base.RefValue) = x[]
@@ -288,7 +335,13 @@ so `a .+= b` adds into `a`. Autograd records it as the library records `copy_`.
 """
 function Base.materialize!(dest::Tensor, bc::Broadcast.Broadcasted)
     src = _bc_arg(bc)
-    src isa Tensor ? ops.copy_(dest, src) : ops.copy_(dest, _as_tensor(src, dest))
+    src isa Tensor ? _copy_aligned!(dest, src) : ops.copy_(dest, _as_tensor(src, dest))
     return dest
 end
-Base.materialize!(dest::Tensor, src::Tensor) = (ops.copy_(dest, src); dest)
+Base.materialize!(dest::Tensor, src::Tensor) = _copy_aligned!(dest, src)
+
+function _copy_aligned!(dest::Tensor, src::Tensor)
+    isopen(dest) && isopen(src) || throw(closed_error("dest .= src"))
+    ops.copy_(dest, _pad_rank(src, ndims(dest)))   # See Note [Broadcast alignment]
+    return dest
+end

@@ -58,15 +58,14 @@ function box(x, t, keep::Vector{Any})
     x === nothing && return NONE_VALUE
     b = t === nothing ? "" : base_type(t)
     if x isa Tensor
-        isopen(x) || throw(CTorchError(L.CT_ERROR_INVALID_ARGUMENT, "a closed Tensor was passed to an operator. " *
-                                       "Keep it open (do not close it) while it is used"))
+        p = open_ptr(x, "an operator")
         push!(keep, x)
-        return _value(L.CT_VALUE_TENSOR; tensor = x.ptr)
+        return _value(L.CT_VALUE_TENSOR; tensor = p)
     elseif x isa SymInt
         push!(keep, x)
         return _value(L.CT_VALUE_SYMINT; tensor = Ptr{L.ct_tensor}(x.ptr))   # ct_value_set_symint
     elseif _islist(x) && !isempty(x) && all(y -> y isa Tensor, x)
-        ps = Ptr{L.ct_tensor}[y.ptr for y in x]
+        ps = Ptr{L.ct_tensor}[open_ptr(y, "an operator (a list of tensors)") for y in x]
         push!(keep, ps, x)
         return _value(L.CT_VALUE_TENSORS; tensors = pointer(ps), len = length(ps))
     elseif _islist(x) && any(y -> y isa SymInt, x)

@@ -68,7 +68,21 @@ function wrap_borrowed(p::Ptr{L.ct_tensor})
     return wrap(p)
 end
 
-Base.unsafe_convert(::Type{Ptr{L.ct_tensor}}, t::Tensor) = t.ptr
+# Every ccall that takes a Tensor converts it here, so a closed one is refused in Julia with a
+# message that says so, instead of reaching the library as a NULL handle ("argument a is NULL").
+@inline function Base.unsafe_convert(::Type{Ptr{L.ct_tensor}}, t::Tensor)
+    p = t.ptr
+    p == C_NULL && throw(closed_error("a library call"))
+    return p
+end
+
+"""The error for a closed Tensor passed to `what` ("broadcasting +", "a compiled function", ...)."""
+@noinline closed_error(what::AbstractString) =
+    CTorchError(L.CT_ERROR_INVALID_ARGUMENT, "$what: a closed Tensor was passed (close(t), or the end of the " *
+                "CTorch.scope block that made it, released it). Keep it open while it is used, or pass a copy")
+
+"""t's handle for a call that takes raw handles (lists of inputs); a closed t throws, naming `what`."""
+@inline open_ptr(t::Tensor, what::AbstractString) = (p = t.ptr; p == C_NULL && throw(closed_error(what)); p)
 
 """
     close(t::Tensor)

@@ -92,7 +92,7 @@ function torch_save(dest, tensors)
     end
     print(io, "]}")
     structure = String(take!(io))
-    ptrs = Ptr{L.ct_tensor}[t.ptr for t in ts]
+    ptrs = Ptr{L.ct_tensor}[open_ptr(t, "CTorch.save") for t in ts]
     return GC.@preserve ts ptrs _torch_save(dest, structure, ptrs)
 end
 

@@ -220,9 +220,9 @@ end
     # Equal ranks: the same as Julia's rule
     @test Array(a .+ Tensor(Float32[100 200 300])) == A .+ Float32[100 200 300]
     @test Array(a .+ Tensor(reshape(Float32[10, 20], 2, 1))) == A .+ Float32[10, 20]
-    # Different ranks: aligned from the last dimension (the library's rule, documented)
-    @test Array(a .+ Tensor(Float32[100, 200, 300])) == A .+ Float32[100 200 300]
-    @test_throws CTorchError a .+ Tensor(Float32[10, 20])
+    # Different ranks: Julia's rule too (a vector runs down the columns)
+    @test Array(a .+ Tensor(Float32[10, 20])) == A .+ Float32[10, 20]
+    @test_throws CTorchError a .+ Tensor(Float32[100, 200, 300])
     # Integer promotion as PyTorch: int + int stays int, int + float becomes float32
     i = Tensor([1, 2, 3])
     @test eltype(i .+ 1) === Int64 && eltype(i .+ 0.5) === Float32 && eltype(i ./ 2) === Float32
@@ -906,6 +906,56 @@ end
     e = ctorch_error(() -> CTorch.backward(loss[]; retain_graph = true))
     @test occursin("callbacks nest 32 deep", sprint(showerror, e))
     loss[] = nothing
+end
+
+@testset "Broadcasting aligns sizes as Julia does" begin
+    A = Float64[1 2 3; 4 5 6; 7 8 9]
+    v = [10.0, 20.0, 30.0]
+    # A vector runs down the columns (Julia pads the shorter size with trailing 1s), whether it
+    # is an array or a tensor, on either side, and in every operator path.
+    @test Array(Tensor(A) .+ v) == A .+ v
+    @test Array(v .* Tensor(A)) == v .* A
+    @test Array(Tensor(A) .+ Tensor(v)) == A .+ v
+    @test Array(Tensor(A) .- Tensor(v)) == A .- v
+    @test Array(max.(Tensor(A), Tensor(v .- 5))) == max.(A, v .- 5)
+    @test Array(Tensor(A) + Tensor(v)) == A .+ v
+    @test Array(Tensor(v) - Tensor(A)) == v .- A
+    @test Array(Tensor(A) .+ v') == A .+ v'               # a row, as in Julia
+    B = reshape(collect(1.0:24), 2, 3, 4)
+    @test Array(Tensor(B) .* Tensor([1.0, 2.0])) == B .* [1.0, 2.0]
+    @test Array(Tensor(B) .+ Tensor([1.0 2.0 3.0; 4.0 5.0 6.0])) == B .+ [1.0 2.0 3.0; 4.0 5.0 6.0]
+    d = CTorch.zeros(Float64, 3, 3)
+    d .= Tensor(v)
+    @test Array(d) == repeat(v, 1, 3)
+    # Gradients flow through the padding.
+    w = Tensor([1.0, 2.0, 3.0]; requires_grad = true)
+    backward(sum(Tensor(A) .* w))
+    @test Array(grad(w)) == vec(sum(A; dims = 2))
+    # Sizes that do not broadcast in Julia do not here either.
+    @test_throws CTorchError Tensor(A) .+ [1.0, 2.0]
+    # Comparing with a Julia array compares values, as two arrays do.
+    @test Tensor(A) == A && A == Tensor(A)
+    @test Tensor(A) != A' && Tensor(A) != vec(A) && Tensor(v) == v
+    @test isapprox(Tensor(A), A .+ 1e-12) && !isapprox(Tensor(A), A .+ 1)
+end
+
+@testset "A closed tensor is reported as closed on every path" begin
+    t = Tensor(Float32[1, 2, 3])
+    close(t)
+    closed(f) = (e = ctorch_error(f); e.kind === :CT_ERROR_INVALID_ARGUMENT && occursin("closed Tensor", e.message))
+    @test closed(() -> t .+ 1)
+    @test closed(() -> exp.(t))
+    @test closed(() -> t + t)
+    @test closed(() -> sum(t))
+    @test closed(() -> size(t))
+    @test closed(() -> ops.add(t, t))
+    @test closed(() -> CTorch.compile(x -> x .+ 1)(t))
+    prog = CTorch.export_program(x -> x .+ 1, Tensor(Float32[1, 2, 3]))
+    @test closed(() -> prog(t))
+    @test closed(() -> CTorch.zeros(Float32, 3) .= t)
+    # The library's messages count dims from 0; a Julia user is told so.
+    e = ctorch_error(() -> Tensor(zeros(4, 3)) .+ Tensor(zeros(2, 3)))
+    @test occursin("dim 0: 4 vs 2", e.message) && occursin("its dim 0 is Julia's dim 1", e.message)
 end
 
 include("training.jl")
