@@ -6,7 +6,7 @@ Julia bindings of ctorch, a tensor library with a C ABI (`include/ctorch.h`), ov
 - `Tensor` owns one library handle: a finalizer releases it, `close(t)` releases it now, and
   `CTorch.scope() do ... end` releases every tensor made inside except what the block returns.
 - `Tensor(A)` copies a Julia array keeping `size(A)`; `Array(t)` copies back (`Array(Tensor(A)) == A`).
-- Base operators: `+`, `-`, `*` (matrix product), scalar `*` and `/`, and broadcasting with the
+- Base operators: `+`, `-`, `*` (matrix product), scalar `*` and `/`, and broadcasting with
   Julia's alignment of sizes (`a .+ b`, `exp.(a)`, `a .= b`; Note [Broadcast alignment]).
 - Every built-in operator is a function of `CTorch.ops` (generated from `ct_op_registry_json`), and
   `CTorch.ops.call(name, args...)` reaches any operator, custom ones included.
