@@ -54,8 +54,11 @@ def files(version, ops):
                              for a in o["arguments"])
             out.append(f'        Overload("{registry.qualified(o)}", [{args}], {len(o["returns"])}, {jstring(o["schema"])}),')
         out.append("    ],")
-    out.append(")")
-    for n in names:
+    out += [")", "",
+            "# Each method reads its operator's overloads by position (Note [Boxed call cost] in src/ops.jl):",
+            "# a Dict lookup would hash the name on every call.",
+            "const TABLES = [OVERLOADS[n] for n in OPERATOR_NAMES]"]
+    for k, n in enumerate(names, start=1):
         o1 = byname[n][0]
         pos = [a["name"] for a in o1["arguments"] if not a["kwarg_only"]]
         kw = [a["name"] for a in o1["arguments"] if a["kwarg_only"]]
@@ -68,5 +71,5 @@ def files(version, ops):
         nret = len(o1["returns"])
         out.append(f"Derivative: {o1['derivative']}. Returns a `Tensor`" + (f" tuple of {nret}." if nret > 1 else "."))
         out.append('"""')
-        out.append(f'{jname(n)}(args...; kwargs...) = call_overloads("{n}", OVERLOADS["{n}"], args, kwargs)')
+        out.append(f'{jname(n)}(args...; kwargs...) = call_overloads("{n}", @inbounds(TABLES[{k}]), args, kwargs)')
     return {OUT: "\n".join(out) + "\n"}

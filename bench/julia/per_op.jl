@@ -4,7 +4,11 @@
 #
 #   CTORCH_LIBRARY=build/src/libctorch.so julia --project=bindings/julia/CTorch bench/julia/per_op.jl
 #
-# scripts/bench.sh runs it. The idiomatic figures count what releasing costs:
+# scripts/bench.sh runs it. The last figure is a generated operator method of CTorch.ops, which
+# boxes its arguments for the overload they match and calls it through the boxed C entry point
+# (ct_op_call, by the overload's name); the figure before it is that entry point called directly.
+# PER_OP_N sets the operations per round (default 1,000,000).
+# The idiomatic figures count what releasing costs:
 #   - "finalizer": the result is dropped; the garbage collector finalizes it (Note [Tensor finalizers]
 #     in src/tensor.jl). Each timed round ends with a young collection, after which every handle of
 #     the round has been released (checked by the library's tensors.live), so the GC work for these
@@ -17,7 +21,7 @@
 using CTorch
 using Libdl
 
-const N = 1_000_000
+const N = parse(Int, get(ENV, "PER_OP_N", "1000000"))
 const ROUNDS = 5
 
 const LIB = Libdl.dlopen(CTorch.library_path())
@@ -33,6 +37,22 @@ function c_loop(a::Ptr{Cvoid}, b::Ptr{Cvoid}, n)
     end
 end
 
+const OP_CALL = Libdl.dlsym(LIB, :ct_op_call)
+const L = CTorch.LibCTorch
+
+# The boxed C entry point a generated method ends in, called directly: the floor of that method.
+function c_boxed_loop(a::Ptr{Cvoid}, b::Ptr{Cvoid}, n)
+    vals = [L.ct_value(L.CT_VALUE_TENSOR, 0, 0.0, a, C_NULL, C_NULL, 0, C_NULL),
+            L.ct_value(L.CT_VALUE_TENSOR, 0, 0.0, b, C_NULL, C_NULL, 0, C_NULL),
+            L.ct_value(L.CT_VALUE_NONE, 0, 0.0, C_NULL, C_NULL, C_NULL, 0, C_NULL)]
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    for _ in 1:n
+        st = ccall(OP_CALL, Cint, (Cstring, Ptr{L.ct_value}, Csize_t, Ptr{Ptr{Cvoid}}, Csize_t), "add.Tensor", vals, 3, out, 1)
+        st == 0 || error("ct_op_call failed")
+        ccall(RELEASE, Cvoid, (Ptr{Cvoid},), out[])
+    end
+end
+
 function finalizer_loop(a::Tensor, b::Tensor, n)
     for _ in 1:n
         a + b
@@ -43,6 +63,12 @@ end
 function close_loop(a::Tensor, b::Tensor, n)
     for _ in 1:n
         close(a + b)
+    end
+end
+
+function generated_loop(a::Tensor, b::Tensor, n)
+    for _ in 1:n
+        close(CTorch.ops.add(a, b))
     end
 end
 
@@ -62,7 +88,9 @@ pa, pb = Ptr{Cvoid}(a.ptr), Ptr{Cvoid}(b.ptr)
 variants = [("C ABI via ccall (ct_tensor_add + ct_tensor_release)", n -> c_loop(pa, pb, n)),
             ("Julia a + b, released by the finalizer, GC counted", n -> finalizer_loop(a, b, n)),
             ("Julia close(a + b)", n -> close_loop(a, b, n)),
-            ("Julia a + b in CTorch.scope blocks of 1,000", n -> scope_loop(a, b, n))]
+            ("Julia a + b in CTorch.scope blocks of 1,000", n -> scope_loop(a, b, n)),
+            ("C ABI ct_op_call(\"add.Tensor\") (boxed, by name)", n -> c_boxed_loop(pa, pb, n)),
+            ("Julia close(ops.add(a, b)) (generated, boxed call)", n -> generated_loop(a, b, n))]
 best = fill(Inf, length(variants))
 live0 = CTorch.metric("tensors.live")
 for (_, f) in variants

@@ -2,29 +2,6 @@
 # registry's argument tables, and the module CTorch.ops with one function per built-in operator
 # (src/generated/ops.jl) plus ops.call for any operator.
 
-"""One schema argument: name, schema type ("Tensor", "int[2]", "Scalar?", ...), kwarg-only, has a default."""
-struct Arg
-    name::Symbol
-    type::String
-    kwarg_only::Bool
-    has_default::Bool
-end
-
-"""One operator overload: its full name ("add.Tensor"), arguments, number of returns, schema."""
-struct Overload
-    name::String
-    args::Vector{Arg}
-    nreturns::Int
-    schema::String
-end
-
-# ---- Julia values as ct_value ----
-
-const NONE_VALUE = L.ct_value(L.CT_VALUE_NONE, 0, 0.0, C_NULL, C_NULL, C_NULL, 0, C_NULL)
-
-_value(kind; i = 0, f = 0.0, tensor = C_NULL, ints = C_NULL, tensors = C_NULL, len = 0, str = C_NULL) =
-    L.ct_value(kind, i, f, tensor, ints, tensors, len, str)
-
 """The base of a schema type: "Tensor(a!)" -> "Tensor", "int[2]?" -> "int[]", "Scalar?" -> "Scalar"."""
 function base_type(t::AbstractString)
     t = replace(t, r"\([a-z!]+\)" => "")
@@ -34,33 +11,73 @@ end
 
 optional(t::AbstractString) = endswith(t, "?")
 
+# Note [Boxed call cost]
+# A generated method runs on every call of CTorch.ops.add etc., so what can be worked out from the
+# schema alone is worked out once, when the overload tables are built: each argument's base type as
+# a Symbol (`kind`, compared by identity where parsing the type string with three regexes per
+# argument per call made `ops.add(a, b)` 27x the C ABI), whether it is optional, and the number of
+# positional arguments. A call then only looks at the Julia values it was given.
+
+"""One schema argument: name, schema type ("Tensor", "int[2]", "Scalar?", ...), kwarg-only, has a default."""
+struct Arg
+    name::Symbol
+    type::String
+    kwarg_only::Bool
+    has_default::Bool
+    kind::Symbol       # base_type(type): Symbol("Tensor"), Symbol("int[]"), ... (Note [Boxed call cost])
+    optional::Bool     # the type ends in "?": nothing is accepted
+end
+Arg(name::Symbol, type::String, kwarg_only::Bool, has_default::Bool) =
+    Arg(name, type, kwarg_only, has_default, Symbol(base_type(type)), optional(type))
+
+"""One operator overload: its full name ("add.Tensor"), arguments, number of returns, schema."""
+struct Overload
+    name::String
+    args::Vector{Arg}
+    nreturns::Int
+    schema::String
+    npositional::Int   # arguments that are not keyword-only
+end
+Overload(name::String, args::Vector{Arg}, nreturns::Integer, schema::String) =
+    Overload(name, args, nreturns, schema, count(a -> !a.kwarg_only, args))
+
+# ---- Julia values as ct_value ----
+
+const NONE_VALUE = L.ct_value(L.CT_VALUE_NONE, 0, 0.0, C_NULL, C_NULL, C_NULL, 0, C_NULL)
+
+_value(kind; i = 0, f = 0.0, tensor = C_NULL, ints = C_NULL, tensors = C_NULL, len = 0, str = C_NULL) =
+    L.ct_value(kind, i, f, tensor, ints, tensors, len, str)
+
 _isint(x) = (x isa Integer && !(x isa Bool)) || x isa SymInt
 _islist(x) = x isa Tuple || x isa AbstractVector
 
-"""Whether a Julia value can be passed where the schema type t is expected."""
-function accepts(t::AbstractString, x)
-    x === nothing && return optional(t)
-    b = base_type(t)
-    b == "Tensor" && return x isa Tensor
-    b == "Tensor[]" && return _islist(x) && all(y -> y isa Tensor, x)
-    (b == "int" || b == "SymInt") && return _isint(x)
-    (b == "int[]" || b == "SymInt[]") && return _isint(x) || (_islist(x) && all(_isint, x))
-    b == "float" && return x isa Real && !(x isa Bool)
-    b == "Scalar" && return x isa Real
-    b == "bool" && return x isa Bool
-    b == "ScalarType" && return x isa Type && x in ELTYPES
-    (b == "Device" || b == "str") && return x isa AbstractString
+const K_TENSOR, K_TENSORS, K_INT, K_SYMINT, K_INTS, K_SYMINTS = Symbol("Tensor"), Symbol("Tensor[]"), :int, :SymInt,
+                                                               Symbol("int[]"), Symbol("SymInt[]")
+const K_FLOAT, K_SCALAR, K_BOOL, K_DTYPE, K_DEVICE, K_STR = :float, :Scalar, :bool, :ScalarType, :Device, :str
+
+"""Whether a Julia value can be passed as the schema argument a."""
+function accepts(a::Arg, x)
+    x === nothing && return a.optional
+    b = a.kind
+    b === K_TENSOR && return x isa Tensor
+    b === K_TENSORS && return _islist(x) && all(y -> y isa Tensor, x)
+    (b === K_INT || b === K_SYMINT) && return _isint(x)
+    (b === K_INTS || b === K_SYMINTS) && return _isint(x) || (_islist(x) && all(_isint, x))
+    b === K_FLOAT && return x isa Real && !(x isa Bool)
+    b === K_SCALAR && return x isa Real
+    b === K_BOOL && return x isa Bool
+    b === K_DTYPE && return x isa Type && x in ELTYPES
+    (b === K_DEVICE || b === K_STR) && return x isa AbstractString
     return false   # Generator and anything else: only nothing (the default)
 end
 
-"""A ct_value for x (schema type t, or nothing to go by x's Julia type); buffers it points to go in keep."""
-function box(x, t, keep::Vector{Any})
+"""A ct_value for x (schema base type `kind`, or nothing to go by x's Julia type); buffers it points to go in keep."""
+function box(x, kind::Union{Symbol,Nothing}, keep::Vector{Any})
     x === nothing && return NONE_VALUE
-    b = t === nothing ? "" : base_type(t)
+    b = kind === nothing ? Symbol("") : kind
     if x isa Tensor
-        p = open_ptr(x, "an operator")
-        push!(keep, x)
-        return _value(L.CT_VALUE_TENSOR; tensor = p)
+        # The caller keeps x alive across the call (GC.@preserve of its arguments).
+        return _value(L.CT_VALUE_TENSOR; tensor = open_ptr(x, "an operator"))
     elseif x isa SymInt
         push!(keep, x)
         return _value(L.CT_VALUE_SYMINT; tensor = Ptr{L.ct_tensor}(x.ptr))   # ct_value_set_symint
@@ -73,10 +90,10 @@ function box(x, t, keep::Vector{Any})
         ps = Ptr{L.ct_tensor}[Ptr{L.ct_tensor}(s.ptr) for s in syms]
         push!(keep, ps, syms)
         return _value(L.CT_VALUE_SYMINTS; tensors = pointer(ps), len = length(ps))   # ct_value_set_symints
-    elseif _islist(x) || (x isa Integer && !(x isa Bool) && b == "int[]")
+    elseif _islist(x) || (x isa Integer && !(x isa Bool) && b === K_INTS)
         v = Int64[y for y in (x isa Integer ? (x,) : x)]
         push!(keep, v)
-        return b == "Tensor[]" ? _value(L.CT_VALUE_TENSORS; tensors = C_NULL, len = 0) :
+        return b === K_TENSORS ? _value(L.CT_VALUE_TENSORS; tensors = C_NULL, len = 0) :
                _value(L.CT_VALUE_INTS; ints = isempty(v) ? C_NULL : pointer(v), len = length(v))
     elseif x isa Bool
         return _value(L.CT_VALUE_BOOL; i = Int64(x))
@@ -89,9 +106,9 @@ function box(x, t, keep::Vector{Any})
     elseif x isa AbstractString
         s = String(x)
         push!(keep, s)
-        return _value(b == "Device" ? L.CT_VALUE_DEVICE : L.CT_VALUE_STRING; str = pointer(s))
+        return _value(b === K_DEVICE ? L.CT_VALUE_DEVICE : L.CT_VALUE_STRING; str = pointer(s))
     end
-    throw(ArgumentError("CTorch: cannot pass a $(typeof(x)) to an operator (schema type $(something(t, "unknown")))"))
+    throw(ArgumentError("CTorch: cannot pass a $(typeof(x)) to an operator (schema type $(something(kind, "unknown")))"))
 end
 
 """A Julia value for a ct_value a kernel receives (tensors are new Tensor objects of their own)."""
@@ -114,43 +131,65 @@ end
 
 """ct_op_call(name, boxed args) with nouts outputs; one Tensor, or a tuple for several."""
 function op_call(name::AbstractString, vals::Vector{L.ct_value}, keep::Vector{Any}, nouts::Integer)
-    outs = fill(Ptr{L.ct_tensor}(C_NULL), max(nouts, 1))
     clear_pending()
+    if nouts == 1   # one output: a Ref, which need not live on the heap as an array would
+        out = Ref{Ptr{L.ct_tensor}}(C_NULL)
+        st = GC.@preserve vals keep L.ct_op_call(name, vals, length(vals), out, 1)
+        st == 0 || throw_status(st)
+        return wrap(out[])
+    end
+    outs = fill(Ptr{L.ct_tensor}(C_NULL), max(nouts, 1))
     st = GC.@preserve vals keep outs L.ct_op_call(name, vals, length(vals), outs, length(outs))
     check(st)
-    nouts == 1 && return wrap(outs[1])
     return Tuple(wrap(p) for p in outs[1:nouts])
 end
 
 """Call the first overload whose arguments accept args and kwargs (see docs/julia.md "Operators")."""
 function call_overloads(name::AbstractString, overloads::Vector{Overload}, args::Tuple, kwargs)
     for ov in overloads
-        npos = count(a -> !a.kwarg_only, ov.args)
-        length(args) <= npos || continue
-        all(k -> any(a -> a.name === k, ov.args[length(args)+1:end]), keys(kwargs)) || continue
-        vals = L.ct_value[]
+        _matches(ov, args, kwargs) || continue
+        vals = Vector{L.ct_value}(undef, length(ov.args))
         keep = Any[]
-        ok = true
-        for (i, a) in enumerate(ov.args)
-            if i <= length(args)
-                x = args[i]
-            elseif haskey(kwargs, a.name)
-                x = kwargs[a.name]
-            elseif a.has_default || optional(a.type)
-                push!(vals, NONE_VALUE)
-                continue
-            else
-                ok = false
-                break
-            end
-            accepts(a.type, x) || (ok = false; break)
-            push!(vals, box(x, a.type, keep))
+        _box_positional!(vals, ov.args, keep, 1, args...)
+        for i in length(args)+1:length(ov.args)
+            a = @inbounds ov.args[i]
+            @inbounds vals[i] = box(get(kwargs, a.name, nothing), a.kind, keep)
         end
-        ok && return op_call(ov.name, vals, keep, ov.nreturns)
+        return GC.@preserve args kwargs op_call(ov.name, vals, keep, ov.nreturns)
     end
     throw(ArgumentError("CTorch.ops.$name: no overload accepts ($(join(map(x -> string(typeof(x)), args), ", "))" *
                         "$(isempty(kwargs) ? "" : "; " * join(keys(kwargs), ", "))). Schemas:\n  " *
                         join([ov.schema for ov in overloads], "\n  ")))
+end
+
+"""Whether ov takes args positionally and kwargs by name, every value of a type its argument accepts."""
+function _matches(ov::Overload, args::Tuple, kwargs)
+    length(args) <= ov.npositional || return false
+    _accepts_positional(ov.args, 1, args...) || return false
+    for k in keys(kwargs)
+        any(i -> ov.args[i].name === k, length(args)+1:length(ov.args)) || return false
+    end
+    for i in length(args)+1:length(ov.args)
+        a = @inbounds ov.args[i]
+        if haskey(kwargs, a.name)
+            accepts(a, kwargs[a.name]) || return false
+        else
+            a.has_default || a.optional || return false   # a required argument is missing
+        end
+    end
+    return true
+end
+
+# The positional arguments one at a time, peeled off the tuple so that each call of accepts and box
+# is on a known Julia type, not dispatched at run time (Note [Boxed call cost]).
+@inline _accepts_positional(specs::Vector{Arg}, i::Int) = true
+@inline _accepts_positional(specs::Vector{Arg}, i::Int, x, rest...) =
+    accepts(@inbounds(specs[i]), x) && _accepts_positional(specs, i + 1, rest...)
+
+@inline _box_positional!(vals, specs::Vector{Arg}, keep, i::Int) = nothing
+@inline function _box_positional!(vals, specs::Vector{Arg}, keep, i::Int, x, rest...)
+    @inbounds vals[i] = box(x, specs[i].kind, keep)
+    _box_positional!(vals, specs, keep, i + 1, rest...)
 end
 
 # Overloads of operators outside the generated table (custom ones), read from the registry at run time.
@@ -202,7 +241,7 @@ function call(name::AbstractString, args...; kwargs...)
         # Unknown to the registry: the library's own message lists close names.
         keep = Any[]
         vals = CTorch.L.ct_value[CTorch.box(x, nothing, keep) for x in args]
-        return CTorch.op_call(name, vals, keep, 1)
+        return GC.@preserve args CTorch.op_call(name, vals, keep, 1)
     end
     isempty(overload) || (ovs = filter(o -> o.name == name, ovs))
     isempty(ovs) && throw(ArgumentError("CTorch.ops.call: operator $base has no overload $overload"))

@@ -2392,6 +2392,10 @@ const OVERLOADS = Dict{String,Vector{Overload}}(
     ],
 )
 
+# Each method reads its operator's overloads by position (Note [Boxed call cost] in src/ops.jl):
+# a Dict lookup would hash the name on every call.
+const TABLES = [OVERLOADS[n] for n in OPERATOR_NAMES]
+
 """
     ops.empty(size; dtype, device)
 
@@ -2401,7 +2405,7 @@ The operator `empty`:
 
 Derivative: none. Returns a `Tensor`.
 """
-empty(args...; kwargs...) = call_overloads("empty", OVERLOADS["empty"], args, kwargs)
+empty(args...; kwargs...) = call_overloads("empty", @inbounds(TABLES[1]), args, kwargs)
 
 """
     ops.zeros(size; dtype, device)
@@ -2412,7 +2416,7 @@ The operator `zeros`:
 
 Derivative: none. Returns a `Tensor`.
 """
-zeros(args...; kwargs...) = call_overloads("zeros", OVERLOADS["zeros"], args, kwargs)
+zeros(args...; kwargs...) = call_overloads("zeros", @inbounds(TABLES[2]), args, kwargs)
 
 """
     ops.ones(size; dtype, device)
@@ -2423,7 +2427,7 @@ The operator `ones`:
 
 Derivative: none. Returns a `Tensor`.
 """
-ones(args...; kwargs...) = call_overloads("ones", OVERLOADS["ones"], args, kwargs)
+ones(args...; kwargs...) = call_overloads("ones", @inbounds(TABLES[3]), args, kwargs)
 
 """
     ops.full(size, fill_value; dtype, device)
@@ -2434,7 +2438,7 @@ The operator `full`:
 
 Derivative: none. Returns a `Tensor`.
 """
-full(args...; kwargs...) = call_overloads("full", OVERLOADS["full"], args, kwargs)
+full(args...; kwargs...) = call_overloads("full", @inbounds(TABLES[4]), args, kwargs)
 
 """
     ops.arange(start, end, step; dtype, device)
@@ -2445,7 +2449,7 @@ The operator `arange`:
 
 Derivative: none. Returns a `Tensor`.
 """
-arange(args...; kwargs...) = call_overloads("arange", OVERLOADS["arange"], args, kwargs)
+arange(args...; kwargs...) = call_overloads("arange", @inbounds(TABLES[5]), args, kwargs)
 
 """
     ops.linspace(start, end, steps; dtype, device)
@@ -2456,7 +2460,7 @@ The operator `linspace`:
 
 Derivative: none. Returns a `Tensor`.
 """
-linspace(args...; kwargs...) = call_overloads("linspace", OVERLOADS["linspace"], args, kwargs)
+linspace(args...; kwargs...) = call_overloads("linspace", @inbounds(TABLES[6]), args, kwargs)
 
 """
     ops.logspace(start, end, steps, base; dtype, device)
@@ -2467,7 +2471,7 @@ The operator `logspace`:
 
 Derivative: none. Returns a `Tensor`.
 """
-logspace(args...; kwargs...) = call_overloads("logspace", OVERLOADS["logspace"], args, kwargs)
+logspace(args...; kwargs...) = call_overloads("logspace", @inbounds(TABLES[7]), args, kwargs)
 
 """
     ops.eye(n, m; dtype, device)
@@ -2478,7 +2482,7 @@ The operator `eye`:
 
 Derivative: none. Returns a `Tensor`.
 """
-eye(args...; kwargs...) = call_overloads("eye", OVERLOADS["eye"], args, kwargs)
+eye(args...; kwargs...) = call_overloads("eye", @inbounds(TABLES[8]), args, kwargs)
 
 """
     ops.tril_indices(row, col, offset; dtype, device)
@@ -2489,7 +2493,7 @@ The operator `tril_indices`:
 
 Derivative: none. Returns a `Tensor`.
 """
-tril_indices(args...; kwargs...) = call_overloads("tril_indices", OVERLOADS["tril_indices"], args, kwargs)
+tril_indices(args...; kwargs...) = call_overloads("tril_indices", @inbounds(TABLES[9]), args, kwargs)
 
 """
     ops.triu_indices(row, col, offset; dtype, device)
@@ -2500,7 +2504,7 @@ The operator `triu_indices`:
 
 Derivative: none. Returns a `Tensor`.
 """
-triu_indices(args...; kwargs...) = call_overloads("triu_indices", OVERLOADS["triu_indices"], args, kwargs)
+triu_indices(args...; kwargs...) = call_overloads("triu_indices", @inbounds(TABLES[10]), args, kwargs)
 
 """
     ops.hann_window(window_length; dtype, device)
@@ -2512,7 +2516,7 @@ The operator `hann_window`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-hann_window(args...; kwargs...) = call_overloads("hann_window", OVERLOADS["hann_window"], args, kwargs)
+hann_window(args...; kwargs...) = call_overloads("hann_window", @inbounds(TABLES[11]), args, kwargs)
 
 """
     ops.hamming_window(window_length; dtype, device)
@@ -2526,7 +2530,7 @@ The operator `hamming_window`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-hamming_window(args...; kwargs...) = call_overloads("hamming_window", OVERLOADS["hamming_window"], args, kwargs)
+hamming_window(args...; kwargs...) = call_overloads("hamming_window", @inbounds(TABLES[12]), args, kwargs)
 
 """
     ops.bartlett_window(window_length; dtype, device)
@@ -2538,7 +2542,7 @@ The operator `bartlett_window`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bartlett_window(args...; kwargs...) = call_overloads("bartlett_window", OVERLOADS["bartlett_window"], args, kwargs)
+bartlett_window(args...; kwargs...) = call_overloads("bartlett_window", @inbounds(TABLES[13]), args, kwargs)
 
 """
     ops.blackman_window(window_length; dtype, device)
@@ -2550,7 +2554,7 @@ The operator `blackman_window`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-blackman_window(args...; kwargs...) = call_overloads("blackman_window", OVERLOADS["blackman_window"], args, kwargs)
+blackman_window(args...; kwargs...) = call_overloads("blackman_window", @inbounds(TABLES[14]), args, kwargs)
 
 """
     ops.kaiser_window(window_length; dtype, device)
@@ -2563,7 +2567,7 @@ The operator `kaiser_window`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-kaiser_window(args...; kwargs...) = call_overloads("kaiser_window", OVERLOADS["kaiser_window"], args, kwargs)
+kaiser_window(args...; kwargs...) = call_overloads("kaiser_window", @inbounds(TABLES[15]), args, kwargs)
 
 """
     ops.copy_(self, src)
@@ -2574,7 +2578,7 @@ The operator `copy_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-copy_(args...; kwargs...) = call_overloads("copy_", OVERLOADS["copy_"], args, kwargs)
+copy_(args...; kwargs...) = call_overloads("copy_", @inbounds(TABLES[16]), args, kwargs)
 
 """
     ops.to(self, dtype)
@@ -2586,7 +2590,7 @@ The operator `to`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-to(args...; kwargs...) = call_overloads("to", OVERLOADS["to"], args, kwargs)
+to(args...; kwargs...) = call_overloads("to", @inbounds(TABLES[17]), args, kwargs)
 
 """
     ops.contiguous(self)
@@ -2597,7 +2601,7 @@ The operator `contiguous`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-contiguous(args...; kwargs...) = call_overloads("contiguous", OVERLOADS["contiguous"], args, kwargs)
+contiguous(args...; kwargs...) = call_overloads("contiguous", @inbounds(TABLES[18]), args, kwargs)
 
 """
     ops.clone(self)
@@ -2608,7 +2612,7 @@ The operator `clone`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-clone(args...; kwargs...) = call_overloads("clone", OVERLOADS["clone"], args, kwargs)
+clone(args...; kwargs...) = call_overloads("clone", @inbounds(TABLES[19]), args, kwargs)
 
 """
     ops.fill_(self, value)
@@ -2620,7 +2624,7 @@ The operator `fill_`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-fill_(args...; kwargs...) = call_overloads("fill_", OVERLOADS["fill_"], args, kwargs)
+fill_(args...; kwargs...) = call_overloads("fill_", @inbounds(TABLES[20]), args, kwargs)
 
 """
     ops.zero_(self)
@@ -2631,7 +2635,7 @@ The operator `zero_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-zero_(args...; kwargs...) = call_overloads("zero_", OVERLOADS["zero_"], args, kwargs)
+zero_(args...; kwargs...) = call_overloads("zero_", @inbounds(TABLES[21]), args, kwargs)
 
 """
     ops.add(self, other; alpha)
@@ -2643,7 +2647,7 @@ The operator `add`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-add(args...; kwargs...) = call_overloads("add", OVERLOADS["add"], args, kwargs)
+add(args...; kwargs...) = call_overloads("add", @inbounds(TABLES[22]), args, kwargs)
 
 """
     ops.add_(self, other; alpha)
@@ -2655,7 +2659,7 @@ The operator `add_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-add_(args...; kwargs...) = call_overloads("add_", OVERLOADS["add_"], args, kwargs)
+add_(args...; kwargs...) = call_overloads("add_", @inbounds(TABLES[23]), args, kwargs)
 
 """
     ops.sub(self, other; alpha)
@@ -2667,7 +2671,7 @@ The operator `sub`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sub(args...; kwargs...) = call_overloads("sub", OVERLOADS["sub"], args, kwargs)
+sub(args...; kwargs...) = call_overloads("sub", @inbounds(TABLES[24]), args, kwargs)
 
 """
     ops.sub_(self, other; alpha)
@@ -2679,7 +2683,7 @@ The operator `sub_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sub_(args...; kwargs...) = call_overloads("sub_", OVERLOADS["sub_"], args, kwargs)
+sub_(args...; kwargs...) = call_overloads("sub_", @inbounds(TABLES[25]), args, kwargs)
 
 """
     ops.mul(self, other)
@@ -2691,7 +2695,7 @@ The operator `mul`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-mul(args...; kwargs...) = call_overloads("mul", OVERLOADS["mul"], args, kwargs)
+mul(args...; kwargs...) = call_overloads("mul", @inbounds(TABLES[26]), args, kwargs)
 
 """
     ops.mul_(self, other)
@@ -2703,7 +2707,7 @@ The operator `mul_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-mul_(args...; kwargs...) = call_overloads("mul_", OVERLOADS["mul_"], args, kwargs)
+mul_(args...; kwargs...) = call_overloads("mul_", @inbounds(TABLES[27]), args, kwargs)
 
 """
     ops.div(self, other)
@@ -2715,7 +2719,7 @@ The operator `div`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-div(args...; kwargs...) = call_overloads("div", OVERLOADS["div"], args, kwargs)
+div(args...; kwargs...) = call_overloads("div", @inbounds(TABLES[28]), args, kwargs)
 
 """
     ops.div_(self, other)
@@ -2727,7 +2731,7 @@ The operator `div_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-div_(args...; kwargs...) = call_overloads("div_", OVERLOADS["div_"], args, kwargs)
+div_(args...; kwargs...) = call_overloads("div_", @inbounds(TABLES[29]), args, kwargs)
 
 """
     ops.pow(self, other)
@@ -2739,7 +2743,7 @@ The operator `pow`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-pow(args...; kwargs...) = call_overloads("pow", OVERLOADS["pow"], args, kwargs)
+pow(args...; kwargs...) = call_overloads("pow", @inbounds(TABLES[30]), args, kwargs)
 
 """
     ops.maximum(self, other)
@@ -2751,7 +2755,7 @@ The operator `maximum`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-maximum(args...; kwargs...) = call_overloads("maximum", OVERLOADS["maximum"], args, kwargs)
+maximum(args...; kwargs...) = call_overloads("maximum", @inbounds(TABLES[31]), args, kwargs)
 
 """
     ops.minimum(self, other)
@@ -2763,7 +2767,7 @@ The operator `minimum`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-minimum(args...; kwargs...) = call_overloads("minimum", OVERLOADS["minimum"], args, kwargs)
+minimum(args...; kwargs...) = call_overloads("minimum", @inbounds(TABLES[32]), args, kwargs)
 
 """
     ops.eq(self, other)
@@ -2775,7 +2779,7 @@ The operator `eq`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-eq(args...; kwargs...) = call_overloads("eq", OVERLOADS["eq"], args, kwargs)
+eq(args...; kwargs...) = call_overloads("eq", @inbounds(TABLES[33]), args, kwargs)
 
 """
     ops.ne(self, other)
@@ -2787,7 +2791,7 @@ The operator `ne`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-ne(args...; kwargs...) = call_overloads("ne", OVERLOADS["ne"], args, kwargs)
+ne(args...; kwargs...) = call_overloads("ne", @inbounds(TABLES[34]), args, kwargs)
 
 """
     ops.lt(self, other)
@@ -2799,7 +2803,7 @@ The operator `lt`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-lt(args...; kwargs...) = call_overloads("lt", OVERLOADS["lt"], args, kwargs)
+lt(args...; kwargs...) = call_overloads("lt", @inbounds(TABLES[35]), args, kwargs)
 
 """
     ops.le(self, other)
@@ -2811,7 +2815,7 @@ The operator `le`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-le(args...; kwargs...) = call_overloads("le", OVERLOADS["le"], args, kwargs)
+le(args...; kwargs...) = call_overloads("le", @inbounds(TABLES[36]), args, kwargs)
 
 """
     ops.gt(self, other)
@@ -2823,7 +2827,7 @@ The operator `gt`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-gt(args...; kwargs...) = call_overloads("gt", OVERLOADS["gt"], args, kwargs)
+gt(args...; kwargs...) = call_overloads("gt", @inbounds(TABLES[37]), args, kwargs)
 
 """
     ops.ge(self, other)
@@ -2835,7 +2839,7 @@ The operator `ge`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-ge(args...; kwargs...) = call_overloads("ge", OVERLOADS["ge"], args, kwargs)
+ge(args...; kwargs...) = call_overloads("ge", @inbounds(TABLES[38]), args, kwargs)
 
 """
     ops.rsub(self, other, alpha)
@@ -2846,7 +2850,7 @@ The operator `rsub`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-rsub(args...; kwargs...) = call_overloads("rsub", OVERLOADS["rsub"], args, kwargs)
+rsub(args...; kwargs...) = call_overloads("rsub", @inbounds(TABLES[39]), args, kwargs)
 
 """
     ops.atan2(self, other)
@@ -2857,7 +2861,7 @@ The operator `atan2`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-atan2(args...; kwargs...) = call_overloads("atan2", OVERLOADS["atan2"], args, kwargs)
+atan2(args...; kwargs...) = call_overloads("atan2", @inbounds(TABLES[40]), args, kwargs)
 
 """
     ops.atan2_(self, other)
@@ -2868,7 +2872,7 @@ The operator `atan2_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-atan2_(args...; kwargs...) = call_overloads("atan2_", OVERLOADS["atan2_"], args, kwargs)
+atan2_(args...; kwargs...) = call_overloads("atan2_", @inbounds(TABLES[41]), args, kwargs)
 
 """
     ops.hypot(self, other)
@@ -2879,7 +2883,7 @@ The operator `hypot`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-hypot(args...; kwargs...) = call_overloads("hypot", OVERLOADS["hypot"], args, kwargs)
+hypot(args...; kwargs...) = call_overloads("hypot", @inbounds(TABLES[42]), args, kwargs)
 
 """
     ops.hypot_(self, other)
@@ -2890,7 +2894,7 @@ The operator `hypot_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-hypot_(args...; kwargs...) = call_overloads("hypot_", OVERLOADS["hypot_"], args, kwargs)
+hypot_(args...; kwargs...) = call_overloads("hypot_", @inbounds(TABLES[43]), args, kwargs)
 
 """
     ops.fmod(self, other)
@@ -2902,7 +2906,7 @@ The operator `fmod`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-fmod(args...; kwargs...) = call_overloads("fmod", OVERLOADS["fmod"], args, kwargs)
+fmod(args...; kwargs...) = call_overloads("fmod", @inbounds(TABLES[44]), args, kwargs)
 
 """
     ops.fmod_(self, other)
@@ -2914,7 +2918,7 @@ The operator `fmod_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-fmod_(args...; kwargs...) = call_overloads("fmod_", OVERLOADS["fmod_"], args, kwargs)
+fmod_(args...; kwargs...) = call_overloads("fmod_", @inbounds(TABLES[45]), args, kwargs)
 
 """
     ops.remainder(self, other)
@@ -2926,7 +2930,7 @@ The operator `remainder`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-remainder(args...; kwargs...) = call_overloads("remainder", OVERLOADS["remainder"], args, kwargs)
+remainder(args...; kwargs...) = call_overloads("remainder", @inbounds(TABLES[46]), args, kwargs)
 
 """
     ops.remainder_(self, other)
@@ -2938,7 +2942,7 @@ The operator `remainder_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-remainder_(args...; kwargs...) = call_overloads("remainder_", OVERLOADS["remainder_"], args, kwargs)
+remainder_(args...; kwargs...) = call_overloads("remainder_", @inbounds(TABLES[47]), args, kwargs)
 
 """
     ops.floor_divide(self, other)
@@ -2950,7 +2954,7 @@ The operator `floor_divide`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-floor_divide(args...; kwargs...) = call_overloads("floor_divide", OVERLOADS["floor_divide"], args, kwargs)
+floor_divide(args...; kwargs...) = call_overloads("floor_divide", @inbounds(TABLES[48]), args, kwargs)
 
 """
     ops.floor_divide_(self, other)
@@ -2962,7 +2966,7 @@ The operator `floor_divide_`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-floor_divide_(args...; kwargs...) = call_overloads("floor_divide_", OVERLOADS["floor_divide_"], args, kwargs)
+floor_divide_(args...; kwargs...) = call_overloads("floor_divide_", @inbounds(TABLES[49]), args, kwargs)
 
 """
     ops.bitwise_and(self, other)
@@ -2974,7 +2978,7 @@ The operator `bitwise_and`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_and(args...; kwargs...) = call_overloads("bitwise_and", OVERLOADS["bitwise_and"], args, kwargs)
+bitwise_and(args...; kwargs...) = call_overloads("bitwise_and", @inbounds(TABLES[50]), args, kwargs)
 
 """
     ops.bitwise_and_(self, other)
@@ -2986,7 +2990,7 @@ The operator `bitwise_and_`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_and_(args...; kwargs...) = call_overloads("bitwise_and_", OVERLOADS["bitwise_and_"], args, kwargs)
+bitwise_and_(args...; kwargs...) = call_overloads("bitwise_and_", @inbounds(TABLES[51]), args, kwargs)
 
 """
     ops.bitwise_or(self, other)
@@ -2998,7 +3002,7 @@ The operator `bitwise_or`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_or(args...; kwargs...) = call_overloads("bitwise_or", OVERLOADS["bitwise_or"], args, kwargs)
+bitwise_or(args...; kwargs...) = call_overloads("bitwise_or", @inbounds(TABLES[52]), args, kwargs)
 
 """
     ops.bitwise_or_(self, other)
@@ -3010,7 +3014,7 @@ The operator `bitwise_or_`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_or_(args...; kwargs...) = call_overloads("bitwise_or_", OVERLOADS["bitwise_or_"], args, kwargs)
+bitwise_or_(args...; kwargs...) = call_overloads("bitwise_or_", @inbounds(TABLES[53]), args, kwargs)
 
 """
     ops.bitwise_xor(self, other)
@@ -3022,7 +3026,7 @@ The operator `bitwise_xor`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_xor(args...; kwargs...) = call_overloads("bitwise_xor", OVERLOADS["bitwise_xor"], args, kwargs)
+bitwise_xor(args...; kwargs...) = call_overloads("bitwise_xor", @inbounds(TABLES[54]), args, kwargs)
 
 """
     ops.bitwise_xor_(self, other)
@@ -3034,7 +3038,7 @@ The operator `bitwise_xor_`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_xor_(args...; kwargs...) = call_overloads("bitwise_xor_", OVERLOADS["bitwise_xor_"], args, kwargs)
+bitwise_xor_(args...; kwargs...) = call_overloads("bitwise_xor_", @inbounds(TABLES[55]), args, kwargs)
 
 """
     ops.bitwise_left_shift(self, other)
@@ -3046,7 +3050,7 @@ The operator `bitwise_left_shift`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_left_shift(args...; kwargs...) = call_overloads("bitwise_left_shift", OVERLOADS["bitwise_left_shift"], args, kwargs)
+bitwise_left_shift(args...; kwargs...) = call_overloads("bitwise_left_shift", @inbounds(TABLES[56]), args, kwargs)
 
 """
     ops.bitwise_left_shift_(self, other)
@@ -3058,7 +3062,7 @@ The operator `bitwise_left_shift_`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_left_shift_(args...; kwargs...) = call_overloads("bitwise_left_shift_", OVERLOADS["bitwise_left_shift_"], args, kwargs)
+bitwise_left_shift_(args...; kwargs...) = call_overloads("bitwise_left_shift_", @inbounds(TABLES[57]), args, kwargs)
 
 """
     ops.bitwise_right_shift(self, other)
@@ -3070,7 +3074,7 @@ The operator `bitwise_right_shift`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_right_shift(args...; kwargs...) = call_overloads("bitwise_right_shift", OVERLOADS["bitwise_right_shift"], args, kwargs)
+bitwise_right_shift(args...; kwargs...) = call_overloads("bitwise_right_shift", @inbounds(TABLES[58]), args, kwargs)
 
 """
     ops.bitwise_right_shift_(self, other)
@@ -3082,7 +3086,7 @@ The operator `bitwise_right_shift_`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_right_shift_(args...; kwargs...) = call_overloads("bitwise_right_shift_", OVERLOADS["bitwise_right_shift_"], args, kwargs)
+bitwise_right_shift_(args...; kwargs...) = call_overloads("bitwise_right_shift_", @inbounds(TABLES[59]), args, kwargs)
 
 """
     ops.logical_and(self, other)
@@ -3093,7 +3097,7 @@ The operator `logical_and`:
 
 Derivative: none. Returns a `Tensor`.
 """
-logical_and(args...; kwargs...) = call_overloads("logical_and", OVERLOADS["logical_and"], args, kwargs)
+logical_and(args...; kwargs...) = call_overloads("logical_and", @inbounds(TABLES[60]), args, kwargs)
 
 """
     ops.logical_and_(self, other)
@@ -3104,7 +3108,7 @@ The operator `logical_and_`:
 
 Derivative: none. Returns a `Tensor`.
 """
-logical_and_(args...; kwargs...) = call_overloads("logical_and_", OVERLOADS["logical_and_"], args, kwargs)
+logical_and_(args...; kwargs...) = call_overloads("logical_and_", @inbounds(TABLES[61]), args, kwargs)
 
 """
     ops.logical_or(self, other)
@@ -3115,7 +3119,7 @@ The operator `logical_or`:
 
 Derivative: none. Returns a `Tensor`.
 """
-logical_or(args...; kwargs...) = call_overloads("logical_or", OVERLOADS["logical_or"], args, kwargs)
+logical_or(args...; kwargs...) = call_overloads("logical_or", @inbounds(TABLES[62]), args, kwargs)
 
 """
     ops.logical_or_(self, other)
@@ -3126,7 +3130,7 @@ The operator `logical_or_`:
 
 Derivative: none. Returns a `Tensor`.
 """
-logical_or_(args...; kwargs...) = call_overloads("logical_or_", OVERLOADS["logical_or_"], args, kwargs)
+logical_or_(args...; kwargs...) = call_overloads("logical_or_", @inbounds(TABLES[63]), args, kwargs)
 
 """
     ops.logical_xor(self, other)
@@ -3137,7 +3141,7 @@ The operator `logical_xor`:
 
 Derivative: none. Returns a `Tensor`.
 """
-logical_xor(args...; kwargs...) = call_overloads("logical_xor", OVERLOADS["logical_xor"], args, kwargs)
+logical_xor(args...; kwargs...) = call_overloads("logical_xor", @inbounds(TABLES[64]), args, kwargs)
 
 """
     ops.logical_xor_(self, other)
@@ -3148,7 +3152,7 @@ The operator `logical_xor_`:
 
 Derivative: none. Returns a `Tensor`.
 """
-logical_xor_(args...; kwargs...) = call_overloads("logical_xor_", OVERLOADS["logical_xor_"], args, kwargs)
+logical_xor_(args...; kwargs...) = call_overloads("logical_xor_", @inbounds(TABLES[65]), args, kwargs)
 
 """
     ops.copysign(self, other)
@@ -3160,7 +3164,7 @@ The operator `copysign`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-copysign(args...; kwargs...) = call_overloads("copysign", OVERLOADS["copysign"], args, kwargs)
+copysign(args...; kwargs...) = call_overloads("copysign", @inbounds(TABLES[66]), args, kwargs)
 
 """
     ops.copysign_(self, other)
@@ -3172,7 +3176,7 @@ The operator `copysign_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-copysign_(args...; kwargs...) = call_overloads("copysign_", OVERLOADS["copysign_"], args, kwargs)
+copysign_(args...; kwargs...) = call_overloads("copysign_", @inbounds(TABLES[67]), args, kwargs)
 
 """
     ops.logaddexp(self, other)
@@ -3183,7 +3187,7 @@ The operator `logaddexp`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-logaddexp(args...; kwargs...) = call_overloads("logaddexp", OVERLOADS["logaddexp"], args, kwargs)
+logaddexp(args...; kwargs...) = call_overloads("logaddexp", @inbounds(TABLES[68]), args, kwargs)
 
 """
     ops.logaddexp2(self, other)
@@ -3194,7 +3198,7 @@ The operator `logaddexp2`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-logaddexp2(args...; kwargs...) = call_overloads("logaddexp2", OVERLOADS["logaddexp2"], args, kwargs)
+logaddexp2(args...; kwargs...) = call_overloads("logaddexp2", @inbounds(TABLES[69]), args, kwargs)
 
 """
     ops.xlogy(self, other)
@@ -3207,7 +3211,7 @@ The operator `xlogy`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-xlogy(args...; kwargs...) = call_overloads("xlogy", OVERLOADS["xlogy"], args, kwargs)
+xlogy(args...; kwargs...) = call_overloads("xlogy", @inbounds(TABLES[70]), args, kwargs)
 
 """
     ops.xlogy_(self, other)
@@ -3219,7 +3223,7 @@ The operator `xlogy_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-xlogy_(args...; kwargs...) = call_overloads("xlogy_", OVERLOADS["xlogy_"], args, kwargs)
+xlogy_(args...; kwargs...) = call_overloads("xlogy_", @inbounds(TABLES[71]), args, kwargs)
 
 """
     ops.igamma(self, other)
@@ -3230,7 +3234,7 @@ The operator `igamma`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-igamma(args...; kwargs...) = call_overloads("igamma", OVERLOADS["igamma"], args, kwargs)
+igamma(args...; kwargs...) = call_overloads("igamma", @inbounds(TABLES[72]), args, kwargs)
 
 """
     ops.igamma_(self, other)
@@ -3241,7 +3245,7 @@ The operator `igamma_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-igamma_(args...; kwargs...) = call_overloads("igamma_", OVERLOADS["igamma_"], args, kwargs)
+igamma_(args...; kwargs...) = call_overloads("igamma_", @inbounds(TABLES[73]), args, kwargs)
 
 """
     ops.igammac(self, other)
@@ -3252,7 +3256,7 @@ The operator `igammac`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-igammac(args...; kwargs...) = call_overloads("igammac", OVERLOADS["igammac"], args, kwargs)
+igammac(args...; kwargs...) = call_overloads("igammac", @inbounds(TABLES[74]), args, kwargs)
 
 """
     ops.igammac_(self, other)
@@ -3263,7 +3267,7 @@ The operator `igammac_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-igammac_(args...; kwargs...) = call_overloads("igammac_", OVERLOADS["igammac_"], args, kwargs)
+igammac_(args...; kwargs...) = call_overloads("igammac_", @inbounds(TABLES[75]), args, kwargs)
 
 """
     ops.nextafter(self, other)
@@ -3274,7 +3278,7 @@ The operator `nextafter`:
 
 Derivative: none. Returns a `Tensor`.
 """
-nextafter(args...; kwargs...) = call_overloads("nextafter", OVERLOADS["nextafter"], args, kwargs)
+nextafter(args...; kwargs...) = call_overloads("nextafter", @inbounds(TABLES[76]), args, kwargs)
 
 """
     ops.nextafter_(self, other)
@@ -3285,7 +3289,7 @@ The operator `nextafter_`:
 
 Derivative: none. Returns a `Tensor`.
 """
-nextafter_(args...; kwargs...) = call_overloads("nextafter_", OVERLOADS["nextafter_"], args, kwargs)
+nextafter_(args...; kwargs...) = call_overloads("nextafter_", @inbounds(TABLES[77]), args, kwargs)
 
 """
     ops.heaviside(self, other)
@@ -3296,7 +3300,7 @@ The operator `heaviside`:
 
 Derivative: none. Returns a `Tensor`.
 """
-heaviside(args...; kwargs...) = call_overloads("heaviside", OVERLOADS["heaviside"], args, kwargs)
+heaviside(args...; kwargs...) = call_overloads("heaviside", @inbounds(TABLES[78]), args, kwargs)
 
 """
     ops.heaviside_(self, other)
@@ -3307,7 +3311,7 @@ The operator `heaviside_`:
 
 Derivative: none. Returns a `Tensor`.
 """
-heaviside_(args...; kwargs...) = call_overloads("heaviside_", OVERLOADS["heaviside_"], args, kwargs)
+heaviside_(args...; kwargs...) = call_overloads("heaviside_", @inbounds(TABLES[79]), args, kwargs)
 
 """
     ops.fmax(self, other)
@@ -3318,7 +3322,7 @@ The operator `fmax`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-fmax(args...; kwargs...) = call_overloads("fmax", OVERLOADS["fmax"], args, kwargs)
+fmax(args...; kwargs...) = call_overloads("fmax", @inbounds(TABLES[80]), args, kwargs)
 
 """
     ops.fmin(self, other)
@@ -3329,7 +3333,7 @@ The operator `fmin`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-fmin(args...; kwargs...) = call_overloads("fmin", OVERLOADS["fmin"], args, kwargs)
+fmin(args...; kwargs...) = call_overloads("fmin", @inbounds(TABLES[81]), args, kwargs)
 
 """
     ops.gcd(self, other)
@@ -3340,7 +3344,7 @@ The operator `gcd`:
 
 Derivative: none. Returns a `Tensor`.
 """
-gcd(args...; kwargs...) = call_overloads("gcd", OVERLOADS["gcd"], args, kwargs)
+gcd(args...; kwargs...) = call_overloads("gcd", @inbounds(TABLES[82]), args, kwargs)
 
 """
     ops.gcd_(self, other)
@@ -3351,7 +3355,7 @@ The operator `gcd_`:
 
 Derivative: none. Returns a `Tensor`.
 """
-gcd_(args...; kwargs...) = call_overloads("gcd_", OVERLOADS["gcd_"], args, kwargs)
+gcd_(args...; kwargs...) = call_overloads("gcd_", @inbounds(TABLES[83]), args, kwargs)
 
 """
     ops.lcm(self, other)
@@ -3362,7 +3366,7 @@ The operator `lcm`:
 
 Derivative: none. Returns a `Tensor`.
 """
-lcm(args...; kwargs...) = call_overloads("lcm", OVERLOADS["lcm"], args, kwargs)
+lcm(args...; kwargs...) = call_overloads("lcm", @inbounds(TABLES[84]), args, kwargs)
 
 """
     ops.lcm_(self, other)
@@ -3373,7 +3377,7 @@ The operator `lcm_`:
 
 Derivative: none. Returns a `Tensor`.
 """
-lcm_(args...; kwargs...) = call_overloads("lcm_", OVERLOADS["lcm_"], args, kwargs)
+lcm_(args...; kwargs...) = call_overloads("lcm_", @inbounds(TABLES[85]), args, kwargs)
 
 """
     ops.float_power(self, other)
@@ -3385,7 +3389,7 @@ The operator `float_power`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-float_power(args...; kwargs...) = call_overloads("float_power", OVERLOADS["float_power"], args, kwargs)
+float_power(args...; kwargs...) = call_overloads("float_power", @inbounds(TABLES[86]), args, kwargs)
 
 """
     ops.float_power_(self, other)
@@ -3397,7 +3401,7 @@ The operator `float_power_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-float_power_(args...; kwargs...) = call_overloads("float_power_", OVERLOADS["float_power_"], args, kwargs)
+float_power_(args...; kwargs...) = call_overloads("float_power_", @inbounds(TABLES[87]), args, kwargs)
 
 """
     ops.ldexp(self, other)
@@ -3408,7 +3412,7 @@ The operator `ldexp`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-ldexp(args...; kwargs...) = call_overloads("ldexp", OVERLOADS["ldexp"], args, kwargs)
+ldexp(args...; kwargs...) = call_overloads("ldexp", @inbounds(TABLES[88]), args, kwargs)
 
 """
     ops.ldexp_(self, other)
@@ -3419,7 +3423,7 @@ The operator `ldexp_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-ldexp_(args...; kwargs...) = call_overloads("ldexp_", OVERLOADS["ldexp_"], args, kwargs)
+ldexp_(args...; kwargs...) = call_overloads("ldexp_", @inbounds(TABLES[89]), args, kwargs)
 
 """
     ops.true_divide(self, other)
@@ -3431,7 +3435,7 @@ The operator `true_divide`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-true_divide(args...; kwargs...) = call_overloads("true_divide", OVERLOADS["true_divide"], args, kwargs)
+true_divide(args...; kwargs...) = call_overloads("true_divide", @inbounds(TABLES[90]), args, kwargs)
 
 """
     ops.neg(self)
@@ -3442,7 +3446,7 @@ The operator `neg`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-neg(args...; kwargs...) = call_overloads("neg", OVERLOADS["neg"], args, kwargs)
+neg(args...; kwargs...) = call_overloads("neg", @inbounds(TABLES[91]), args, kwargs)
 
 """
     ops.neg_(self)
@@ -3453,7 +3457,7 @@ The operator `neg_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-neg_(args...; kwargs...) = call_overloads("neg_", OVERLOADS["neg_"], args, kwargs)
+neg_(args...; kwargs...) = call_overloads("neg_", @inbounds(TABLES[92]), args, kwargs)
 
 """
     ops.abs(self)
@@ -3464,7 +3468,7 @@ The operator `abs`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-abs(args...; kwargs...) = call_overloads("abs", OVERLOADS["abs"], args, kwargs)
+abs(args...; kwargs...) = call_overloads("abs", @inbounds(TABLES[93]), args, kwargs)
 
 """
     ops.abs_(self)
@@ -3475,7 +3479,7 @@ The operator `abs_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-abs_(args...; kwargs...) = call_overloads("abs_", OVERLOADS["abs_"], args, kwargs)
+abs_(args...; kwargs...) = call_overloads("abs_", @inbounds(TABLES[94]), args, kwargs)
 
 """
     ops.relu(self)
@@ -3486,7 +3490,7 @@ The operator `relu`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-relu(args...; kwargs...) = call_overloads("relu", OVERLOADS["relu"], args, kwargs)
+relu(args...; kwargs...) = call_overloads("relu", @inbounds(TABLES[95]), args, kwargs)
 
 """
     ops.relu_(self)
@@ -3497,7 +3501,7 @@ The operator `relu_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-relu_(args...; kwargs...) = call_overloads("relu_", OVERLOADS["relu_"], args, kwargs)
+relu_(args...; kwargs...) = call_overloads("relu_", @inbounds(TABLES[96]), args, kwargs)
 
 """
     ops.exp(self)
@@ -3508,7 +3512,7 @@ The operator `exp`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-exp(args...; kwargs...) = call_overloads("exp", OVERLOADS["exp"], args, kwargs)
+exp(args...; kwargs...) = call_overloads("exp", @inbounds(TABLES[97]), args, kwargs)
 
 """
     ops.exp_(self)
@@ -3519,7 +3523,7 @@ The operator `exp_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-exp_(args...; kwargs...) = call_overloads("exp_", OVERLOADS["exp_"], args, kwargs)
+exp_(args...; kwargs...) = call_overloads("exp_", @inbounds(TABLES[98]), args, kwargs)
 
 """
     ops.log(self)
@@ -3530,7 +3534,7 @@ The operator `log`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-log(args...; kwargs...) = call_overloads("log", OVERLOADS["log"], args, kwargs)
+log(args...; kwargs...) = call_overloads("log", @inbounds(TABLES[99]), args, kwargs)
 
 """
     ops.log_(self)
@@ -3541,7 +3545,7 @@ The operator `log_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-log_(args...; kwargs...) = call_overloads("log_", OVERLOADS["log_"], args, kwargs)
+log_(args...; kwargs...) = call_overloads("log_", @inbounds(TABLES[100]), args, kwargs)
 
 """
     ops.sqrt(self)
@@ -3552,7 +3556,7 @@ The operator `sqrt`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sqrt(args...; kwargs...) = call_overloads("sqrt", OVERLOADS["sqrt"], args, kwargs)
+sqrt(args...; kwargs...) = call_overloads("sqrt", @inbounds(TABLES[101]), args, kwargs)
 
 """
     ops.sqrt_(self)
@@ -3563,7 +3567,7 @@ The operator `sqrt_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sqrt_(args...; kwargs...) = call_overloads("sqrt_", OVERLOADS["sqrt_"], args, kwargs)
+sqrt_(args...; kwargs...) = call_overloads("sqrt_", @inbounds(TABLES[102]), args, kwargs)
 
 """
     ops.rsqrt(self)
@@ -3574,7 +3578,7 @@ The operator `rsqrt`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-rsqrt(args...; kwargs...) = call_overloads("rsqrt", OVERLOADS["rsqrt"], args, kwargs)
+rsqrt(args...; kwargs...) = call_overloads("rsqrt", @inbounds(TABLES[103]), args, kwargs)
 
 """
     ops.rsqrt_(self)
@@ -3585,7 +3589,7 @@ The operator `rsqrt_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-rsqrt_(args...; kwargs...) = call_overloads("rsqrt_", OVERLOADS["rsqrt_"], args, kwargs)
+rsqrt_(args...; kwargs...) = call_overloads("rsqrt_", @inbounds(TABLES[104]), args, kwargs)
 
 """
     ops.sin(self)
@@ -3596,7 +3600,7 @@ The operator `sin`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sin(args...; kwargs...) = call_overloads("sin", OVERLOADS["sin"], args, kwargs)
+sin(args...; kwargs...) = call_overloads("sin", @inbounds(TABLES[105]), args, kwargs)
 
 """
     ops.sin_(self)
@@ -3607,7 +3611,7 @@ The operator `sin_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sin_(args...; kwargs...) = call_overloads("sin_", OVERLOADS["sin_"], args, kwargs)
+sin_(args...; kwargs...) = call_overloads("sin_", @inbounds(TABLES[106]), args, kwargs)
 
 """
     ops.cos(self)
@@ -3618,7 +3622,7 @@ The operator `cos`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-cos(args...; kwargs...) = call_overloads("cos", OVERLOADS["cos"], args, kwargs)
+cos(args...; kwargs...) = call_overloads("cos", @inbounds(TABLES[107]), args, kwargs)
 
 """
     ops.cos_(self)
@@ -3629,7 +3633,7 @@ The operator `cos_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-cos_(args...; kwargs...) = call_overloads("cos_", OVERLOADS["cos_"], args, kwargs)
+cos_(args...; kwargs...) = call_overloads("cos_", @inbounds(TABLES[108]), args, kwargs)
 
 """
     ops.tanh(self)
@@ -3640,7 +3644,7 @@ The operator `tanh`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-tanh(args...; kwargs...) = call_overloads("tanh", OVERLOADS["tanh"], args, kwargs)
+tanh(args...; kwargs...) = call_overloads("tanh", @inbounds(TABLES[109]), args, kwargs)
 
 """
     ops.tanh_(self)
@@ -3651,7 +3655,7 @@ The operator `tanh_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-tanh_(args...; kwargs...) = call_overloads("tanh_", OVERLOADS["tanh_"], args, kwargs)
+tanh_(args...; kwargs...) = call_overloads("tanh_", @inbounds(TABLES[110]), args, kwargs)
 
 """
     ops.sigmoid(self)
@@ -3662,7 +3666,7 @@ The operator `sigmoid`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sigmoid(args...; kwargs...) = call_overloads("sigmoid", OVERLOADS["sigmoid"], args, kwargs)
+sigmoid(args...; kwargs...) = call_overloads("sigmoid", @inbounds(TABLES[111]), args, kwargs)
 
 """
     ops.sigmoid_(self)
@@ -3673,7 +3677,7 @@ The operator `sigmoid_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sigmoid_(args...; kwargs...) = call_overloads("sigmoid_", OVERLOADS["sigmoid_"], args, kwargs)
+sigmoid_(args...; kwargs...) = call_overloads("sigmoid_", @inbounds(TABLES[112]), args, kwargs)
 
 """
     ops.reciprocal(self)
@@ -3684,7 +3688,7 @@ The operator `reciprocal`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-reciprocal(args...; kwargs...) = call_overloads("reciprocal", OVERLOADS["reciprocal"], args, kwargs)
+reciprocal(args...; kwargs...) = call_overloads("reciprocal", @inbounds(TABLES[113]), args, kwargs)
 
 """
     ops.reciprocal_(self)
@@ -3695,7 +3699,7 @@ The operator `reciprocal_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-reciprocal_(args...; kwargs...) = call_overloads("reciprocal_", OVERLOADS["reciprocal_"], args, kwargs)
+reciprocal_(args...; kwargs...) = call_overloads("reciprocal_", @inbounds(TABLES[114]), args, kwargs)
 
 """
     ops.exp2(self)
@@ -3706,7 +3710,7 @@ The operator `exp2`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-exp2(args...; kwargs...) = call_overloads("exp2", OVERLOADS["exp2"], args, kwargs)
+exp2(args...; kwargs...) = call_overloads("exp2", @inbounds(TABLES[115]), args, kwargs)
 
 """
     ops.exp2_(self)
@@ -3717,7 +3721,7 @@ The operator `exp2_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-exp2_(args...; kwargs...) = call_overloads("exp2_", OVERLOADS["exp2_"], args, kwargs)
+exp2_(args...; kwargs...) = call_overloads("exp2_", @inbounds(TABLES[116]), args, kwargs)
 
 """
     ops.expm1(self)
@@ -3728,7 +3732,7 @@ The operator `expm1`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-expm1(args...; kwargs...) = call_overloads("expm1", OVERLOADS["expm1"], args, kwargs)
+expm1(args...; kwargs...) = call_overloads("expm1", @inbounds(TABLES[117]), args, kwargs)
 
 """
     ops.expm1_(self)
@@ -3739,7 +3743,7 @@ The operator `expm1_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-expm1_(args...; kwargs...) = call_overloads("expm1_", OVERLOADS["expm1_"], args, kwargs)
+expm1_(args...; kwargs...) = call_overloads("expm1_", @inbounds(TABLES[118]), args, kwargs)
 
 """
     ops.log1p(self)
@@ -3750,7 +3754,7 @@ The operator `log1p`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-log1p(args...; kwargs...) = call_overloads("log1p", OVERLOADS["log1p"], args, kwargs)
+log1p(args...; kwargs...) = call_overloads("log1p", @inbounds(TABLES[119]), args, kwargs)
 
 """
     ops.log1p_(self)
@@ -3761,7 +3765,7 @@ The operator `log1p_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-log1p_(args...; kwargs...) = call_overloads("log1p_", OVERLOADS["log1p_"], args, kwargs)
+log1p_(args...; kwargs...) = call_overloads("log1p_", @inbounds(TABLES[120]), args, kwargs)
 
 """
     ops.log2(self)
@@ -3772,7 +3776,7 @@ The operator `log2`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-log2(args...; kwargs...) = call_overloads("log2", OVERLOADS["log2"], args, kwargs)
+log2(args...; kwargs...) = call_overloads("log2", @inbounds(TABLES[121]), args, kwargs)
 
 """
     ops.log2_(self)
@@ -3783,7 +3787,7 @@ The operator `log2_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-log2_(args...; kwargs...) = call_overloads("log2_", OVERLOADS["log2_"], args, kwargs)
+log2_(args...; kwargs...) = call_overloads("log2_", @inbounds(TABLES[122]), args, kwargs)
 
 """
     ops.log10(self)
@@ -3794,7 +3798,7 @@ The operator `log10`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-log10(args...; kwargs...) = call_overloads("log10", OVERLOADS["log10"], args, kwargs)
+log10(args...; kwargs...) = call_overloads("log10", @inbounds(TABLES[123]), args, kwargs)
 
 """
     ops.log10_(self)
@@ -3805,7 +3809,7 @@ The operator `log10_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-log10_(args...; kwargs...) = call_overloads("log10_", OVERLOADS["log10_"], args, kwargs)
+log10_(args...; kwargs...) = call_overloads("log10_", @inbounds(TABLES[124]), args, kwargs)
 
 """
     ops.tan(self)
@@ -3816,7 +3820,7 @@ The operator `tan`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-tan(args...; kwargs...) = call_overloads("tan", OVERLOADS["tan"], args, kwargs)
+tan(args...; kwargs...) = call_overloads("tan", @inbounds(TABLES[125]), args, kwargs)
 
 """
     ops.tan_(self)
@@ -3827,7 +3831,7 @@ The operator `tan_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-tan_(args...; kwargs...) = call_overloads("tan_", OVERLOADS["tan_"], args, kwargs)
+tan_(args...; kwargs...) = call_overloads("tan_", @inbounds(TABLES[126]), args, kwargs)
 
 """
     ops.asin(self)
@@ -3838,7 +3842,7 @@ The operator `asin`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-asin(args...; kwargs...) = call_overloads("asin", OVERLOADS["asin"], args, kwargs)
+asin(args...; kwargs...) = call_overloads("asin", @inbounds(TABLES[127]), args, kwargs)
 
 """
     ops.asin_(self)
@@ -3849,7 +3853,7 @@ The operator `asin_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-asin_(args...; kwargs...) = call_overloads("asin_", OVERLOADS["asin_"], args, kwargs)
+asin_(args...; kwargs...) = call_overloads("asin_", @inbounds(TABLES[128]), args, kwargs)
 
 """
     ops.acos(self)
@@ -3860,7 +3864,7 @@ The operator `acos`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-acos(args...; kwargs...) = call_overloads("acos", OVERLOADS["acos"], args, kwargs)
+acos(args...; kwargs...) = call_overloads("acos", @inbounds(TABLES[129]), args, kwargs)
 
 """
     ops.acos_(self)
@@ -3871,7 +3875,7 @@ The operator `acos_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-acos_(args...; kwargs...) = call_overloads("acos_", OVERLOADS["acos_"], args, kwargs)
+acos_(args...; kwargs...) = call_overloads("acos_", @inbounds(TABLES[130]), args, kwargs)
 
 """
     ops.atan(self)
@@ -3882,7 +3886,7 @@ The operator `atan`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-atan(args...; kwargs...) = call_overloads("atan", OVERLOADS["atan"], args, kwargs)
+atan(args...; kwargs...) = call_overloads("atan", @inbounds(TABLES[131]), args, kwargs)
 
 """
     ops.atan_(self)
@@ -3893,7 +3897,7 @@ The operator `atan_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-atan_(args...; kwargs...) = call_overloads("atan_", OVERLOADS["atan_"], args, kwargs)
+atan_(args...; kwargs...) = call_overloads("atan_", @inbounds(TABLES[132]), args, kwargs)
 
 """
     ops.sinh(self)
@@ -3904,7 +3908,7 @@ The operator `sinh`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sinh(args...; kwargs...) = call_overloads("sinh", OVERLOADS["sinh"], args, kwargs)
+sinh(args...; kwargs...) = call_overloads("sinh", @inbounds(TABLES[133]), args, kwargs)
 
 """
     ops.sinh_(self)
@@ -3915,7 +3919,7 @@ The operator `sinh_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sinh_(args...; kwargs...) = call_overloads("sinh_", OVERLOADS["sinh_"], args, kwargs)
+sinh_(args...; kwargs...) = call_overloads("sinh_", @inbounds(TABLES[134]), args, kwargs)
 
 """
     ops.cosh(self)
@@ -3926,7 +3930,7 @@ The operator `cosh`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-cosh(args...; kwargs...) = call_overloads("cosh", OVERLOADS["cosh"], args, kwargs)
+cosh(args...; kwargs...) = call_overloads("cosh", @inbounds(TABLES[135]), args, kwargs)
 
 """
     ops.cosh_(self)
@@ -3937,7 +3941,7 @@ The operator `cosh_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-cosh_(args...; kwargs...) = call_overloads("cosh_", OVERLOADS["cosh_"], args, kwargs)
+cosh_(args...; kwargs...) = call_overloads("cosh_", @inbounds(TABLES[136]), args, kwargs)
 
 """
     ops.asinh(self)
@@ -3948,7 +3952,7 @@ The operator `asinh`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-asinh(args...; kwargs...) = call_overloads("asinh", OVERLOADS["asinh"], args, kwargs)
+asinh(args...; kwargs...) = call_overloads("asinh", @inbounds(TABLES[137]), args, kwargs)
 
 """
     ops.asinh_(self)
@@ -3959,7 +3963,7 @@ The operator `asinh_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-asinh_(args...; kwargs...) = call_overloads("asinh_", OVERLOADS["asinh_"], args, kwargs)
+asinh_(args...; kwargs...) = call_overloads("asinh_", @inbounds(TABLES[138]), args, kwargs)
 
 """
     ops.acosh(self)
@@ -3970,7 +3974,7 @@ The operator `acosh`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-acosh(args...; kwargs...) = call_overloads("acosh", OVERLOADS["acosh"], args, kwargs)
+acosh(args...; kwargs...) = call_overloads("acosh", @inbounds(TABLES[139]), args, kwargs)
 
 """
     ops.acosh_(self)
@@ -3981,7 +3985,7 @@ The operator `acosh_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-acosh_(args...; kwargs...) = call_overloads("acosh_", OVERLOADS["acosh_"], args, kwargs)
+acosh_(args...; kwargs...) = call_overloads("acosh_", @inbounds(TABLES[140]), args, kwargs)
 
 """
     ops.atanh(self)
@@ -3992,7 +3996,7 @@ The operator `atanh`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-atanh(args...; kwargs...) = call_overloads("atanh", OVERLOADS["atanh"], args, kwargs)
+atanh(args...; kwargs...) = call_overloads("atanh", @inbounds(TABLES[141]), args, kwargs)
 
 """
     ops.atanh_(self)
@@ -4003,7 +4007,7 @@ The operator `atanh_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-atanh_(args...; kwargs...) = call_overloads("atanh_", OVERLOADS["atanh_"], args, kwargs)
+atanh_(args...; kwargs...) = call_overloads("atanh_", @inbounds(TABLES[142]), args, kwargs)
 
 """
     ops.erf(self)
@@ -4014,7 +4018,7 @@ The operator `erf`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-erf(args...; kwargs...) = call_overloads("erf", OVERLOADS["erf"], args, kwargs)
+erf(args...; kwargs...) = call_overloads("erf", @inbounds(TABLES[143]), args, kwargs)
 
 """
     ops.erf_(self)
@@ -4025,7 +4029,7 @@ The operator `erf_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-erf_(args...; kwargs...) = call_overloads("erf_", OVERLOADS["erf_"], args, kwargs)
+erf_(args...; kwargs...) = call_overloads("erf_", @inbounds(TABLES[144]), args, kwargs)
 
 """
     ops.erfc(self)
@@ -4036,7 +4040,7 @@ The operator `erfc`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-erfc(args...; kwargs...) = call_overloads("erfc", OVERLOADS["erfc"], args, kwargs)
+erfc(args...; kwargs...) = call_overloads("erfc", @inbounds(TABLES[145]), args, kwargs)
 
 """
     ops.erfc_(self)
@@ -4047,7 +4051,7 @@ The operator `erfc_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-erfc_(args...; kwargs...) = call_overloads("erfc_", OVERLOADS["erfc_"], args, kwargs)
+erfc_(args...; kwargs...) = call_overloads("erfc_", @inbounds(TABLES[146]), args, kwargs)
 
 """
     ops.erfinv(self)
@@ -4058,7 +4062,7 @@ The operator `erfinv`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-erfinv(args...; kwargs...) = call_overloads("erfinv", OVERLOADS["erfinv"], args, kwargs)
+erfinv(args...; kwargs...) = call_overloads("erfinv", @inbounds(TABLES[147]), args, kwargs)
 
 """
     ops.erfinv_(self)
@@ -4069,7 +4073,7 @@ The operator `erfinv_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-erfinv_(args...; kwargs...) = call_overloads("erfinv_", OVERLOADS["erfinv_"], args, kwargs)
+erfinv_(args...; kwargs...) = call_overloads("erfinv_", @inbounds(TABLES[148]), args, kwargs)
 
 """
     ops.floor(self)
@@ -4080,7 +4084,7 @@ The operator `floor`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-floor(args...; kwargs...) = call_overloads("floor", OVERLOADS["floor"], args, kwargs)
+floor(args...; kwargs...) = call_overloads("floor", @inbounds(TABLES[149]), args, kwargs)
 
 """
     ops.floor_(self)
@@ -4091,7 +4095,7 @@ The operator `floor_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-floor_(args...; kwargs...) = call_overloads("floor_", OVERLOADS["floor_"], args, kwargs)
+floor_(args...; kwargs...) = call_overloads("floor_", @inbounds(TABLES[150]), args, kwargs)
 
 """
     ops.ceil(self)
@@ -4102,7 +4106,7 @@ The operator `ceil`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-ceil(args...; kwargs...) = call_overloads("ceil", OVERLOADS["ceil"], args, kwargs)
+ceil(args...; kwargs...) = call_overloads("ceil", @inbounds(TABLES[151]), args, kwargs)
 
 """
     ops.ceil_(self)
@@ -4113,7 +4117,7 @@ The operator `ceil_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-ceil_(args...; kwargs...) = call_overloads("ceil_", OVERLOADS["ceil_"], args, kwargs)
+ceil_(args...; kwargs...) = call_overloads("ceil_", @inbounds(TABLES[152]), args, kwargs)
 
 """
     ops.round(self)
@@ -4125,7 +4129,7 @@ The operator `round`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-round(args...; kwargs...) = call_overloads("round", OVERLOADS["round"], args, kwargs)
+round(args...; kwargs...) = call_overloads("round", @inbounds(TABLES[153]), args, kwargs)
 
 """
     ops.round_(self)
@@ -4137,7 +4141,7 @@ The operator `round_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-round_(args...; kwargs...) = call_overloads("round_", OVERLOADS["round_"], args, kwargs)
+round_(args...; kwargs...) = call_overloads("round_", @inbounds(TABLES[154]), args, kwargs)
 
 """
     ops.trunc(self)
@@ -4148,7 +4152,7 @@ The operator `trunc`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-trunc(args...; kwargs...) = call_overloads("trunc", OVERLOADS["trunc"], args, kwargs)
+trunc(args...; kwargs...) = call_overloads("trunc", @inbounds(TABLES[155]), args, kwargs)
 
 """
     ops.trunc_(self)
@@ -4159,7 +4163,7 @@ The operator `trunc_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-trunc_(args...; kwargs...) = call_overloads("trunc_", OVERLOADS["trunc_"], args, kwargs)
+trunc_(args...; kwargs...) = call_overloads("trunc_", @inbounds(TABLES[156]), args, kwargs)
 
 """
     ops.frac(self)
@@ -4170,7 +4174,7 @@ The operator `frac`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-frac(args...; kwargs...) = call_overloads("frac", OVERLOADS["frac"], args, kwargs)
+frac(args...; kwargs...) = call_overloads("frac", @inbounds(TABLES[157]), args, kwargs)
 
 """
     ops.frac_(self)
@@ -4181,7 +4185,7 @@ The operator `frac_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-frac_(args...; kwargs...) = call_overloads("frac_", OVERLOADS["frac_"], args, kwargs)
+frac_(args...; kwargs...) = call_overloads("frac_", @inbounds(TABLES[158]), args, kwargs)
 
 """
     ops.sign(self)
@@ -4192,7 +4196,7 @@ The operator `sign`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sign(args...; kwargs...) = call_overloads("sign", OVERLOADS["sign"], args, kwargs)
+sign(args...; kwargs...) = call_overloads("sign", @inbounds(TABLES[159]), args, kwargs)
 
 """
     ops.sign_(self)
@@ -4203,7 +4207,7 @@ The operator `sign_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sign_(args...; kwargs...) = call_overloads("sign_", OVERLOADS["sign_"], args, kwargs)
+sign_(args...; kwargs...) = call_overloads("sign_", @inbounds(TABLES[160]), args, kwargs)
 
 """
     ops.square(self)
@@ -4214,7 +4218,7 @@ The operator `square`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-square(args...; kwargs...) = call_overloads("square", OVERLOADS["square"], args, kwargs)
+square(args...; kwargs...) = call_overloads("square", @inbounds(TABLES[161]), args, kwargs)
 
 """
     ops.square_(self)
@@ -4225,7 +4229,7 @@ The operator `square_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-square_(args...; kwargs...) = call_overloads("square_", OVERLOADS["square_"], args, kwargs)
+square_(args...; kwargs...) = call_overloads("square_", @inbounds(TABLES[162]), args, kwargs)
 
 """
     ops.nan_to_num(self, nan, posinf, neginf)
@@ -4236,7 +4240,7 @@ The operator `nan_to_num`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-nan_to_num(args...; kwargs...) = call_overloads("nan_to_num", OVERLOADS["nan_to_num"], args, kwargs)
+nan_to_num(args...; kwargs...) = call_overloads("nan_to_num", @inbounds(TABLES[163]), args, kwargs)
 
 """
     ops.nan_to_num_(self, nan, posinf, neginf)
@@ -4247,7 +4251,7 @@ The operator `nan_to_num_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-nan_to_num_(args...; kwargs...) = call_overloads("nan_to_num_", OVERLOADS["nan_to_num_"], args, kwargs)
+nan_to_num_(args...; kwargs...) = call_overloads("nan_to_num_", @inbounds(TABLES[164]), args, kwargs)
 
 """
     ops.bitwise_not(self)
@@ -4258,7 +4262,7 @@ The operator `bitwise_not`:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_not(args...; kwargs...) = call_overloads("bitwise_not", OVERLOADS["bitwise_not"], args, kwargs)
+bitwise_not(args...; kwargs...) = call_overloads("bitwise_not", @inbounds(TABLES[165]), args, kwargs)
 
 """
     ops.bitwise_not_(self)
@@ -4269,7 +4273,7 @@ The operator `bitwise_not_`:
 
 Derivative: none. Returns a `Tensor`.
 """
-bitwise_not_(args...; kwargs...) = call_overloads("bitwise_not_", OVERLOADS["bitwise_not_"], args, kwargs)
+bitwise_not_(args...; kwargs...) = call_overloads("bitwise_not_", @inbounds(TABLES[166]), args, kwargs)
 
 """
     ops.logical_not(self)
@@ -4280,7 +4284,7 @@ The operator `logical_not`:
 
 Derivative: none. Returns a `Tensor`.
 """
-logical_not(args...; kwargs...) = call_overloads("logical_not", OVERLOADS["logical_not"], args, kwargs)
+logical_not(args...; kwargs...) = call_overloads("logical_not", @inbounds(TABLES[167]), args, kwargs)
 
 """
     ops.isnan(self)
@@ -4291,7 +4295,7 @@ The operator `isnan`:
 
 Derivative: none. Returns a `Tensor`.
 """
-isnan(args...; kwargs...) = call_overloads("isnan", OVERLOADS["isnan"], args, kwargs)
+isnan(args...; kwargs...) = call_overloads("isnan", @inbounds(TABLES[168]), args, kwargs)
 
 """
     ops.isinf(self)
@@ -4302,7 +4306,7 @@ The operator `isinf`:
 
 Derivative: none. Returns a `Tensor`.
 """
-isinf(args...; kwargs...) = call_overloads("isinf", OVERLOADS["isinf"], args, kwargs)
+isinf(args...; kwargs...) = call_overloads("isinf", @inbounds(TABLES[169]), args, kwargs)
 
 """
     ops.isfinite(self)
@@ -4313,7 +4317,7 @@ The operator `isfinite`:
 
 Derivative: none. Returns a `Tensor`.
 """
-isfinite(args...; kwargs...) = call_overloads("isfinite", OVERLOADS["isfinite"], args, kwargs)
+isfinite(args...; kwargs...) = call_overloads("isfinite", @inbounds(TABLES[170]), args, kwargs)
 
 """
     ops.deg2rad(self)
@@ -4324,7 +4328,7 @@ The operator `deg2rad`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-deg2rad(args...; kwargs...) = call_overloads("deg2rad", OVERLOADS["deg2rad"], args, kwargs)
+deg2rad(args...; kwargs...) = call_overloads("deg2rad", @inbounds(TABLES[171]), args, kwargs)
 
 """
     ops.deg2rad_(self)
@@ -4335,7 +4339,7 @@ The operator `deg2rad_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-deg2rad_(args...; kwargs...) = call_overloads("deg2rad_", OVERLOADS["deg2rad_"], args, kwargs)
+deg2rad_(args...; kwargs...) = call_overloads("deg2rad_", @inbounds(TABLES[172]), args, kwargs)
 
 """
     ops.rad2deg(self)
@@ -4346,7 +4350,7 @@ The operator `rad2deg`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-rad2deg(args...; kwargs...) = call_overloads("rad2deg", OVERLOADS["rad2deg"], args, kwargs)
+rad2deg(args...; kwargs...) = call_overloads("rad2deg", @inbounds(TABLES[173]), args, kwargs)
 
 """
     ops.rad2deg_(self)
@@ -4357,7 +4361,7 @@ The operator `rad2deg_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-rad2deg_(args...; kwargs...) = call_overloads("rad2deg_", OVERLOADS["rad2deg_"], args, kwargs)
+rad2deg_(args...; kwargs...) = call_overloads("rad2deg_", @inbounds(TABLES[174]), args, kwargs)
 
 """
     ops.sinc(self)
@@ -4368,7 +4372,7 @@ The operator `sinc`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sinc(args...; kwargs...) = call_overloads("sinc", OVERLOADS["sinc"], args, kwargs)
+sinc(args...; kwargs...) = call_overloads("sinc", @inbounds(TABLES[175]), args, kwargs)
 
 """
     ops.sinc_(self)
@@ -4379,7 +4383,7 @@ The operator `sinc_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sinc_(args...; kwargs...) = call_overloads("sinc_", OVERLOADS["sinc_"], args, kwargs)
+sinc_(args...; kwargs...) = call_overloads("sinc_", @inbounds(TABLES[176]), args, kwargs)
 
 """
     ops.lgamma(self)
@@ -4390,7 +4394,7 @@ The operator `lgamma`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-lgamma(args...; kwargs...) = call_overloads("lgamma", OVERLOADS["lgamma"], args, kwargs)
+lgamma(args...; kwargs...) = call_overloads("lgamma", @inbounds(TABLES[177]), args, kwargs)
 
 """
     ops.lgamma_(self)
@@ -4401,7 +4405,7 @@ The operator `lgamma_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-lgamma_(args...; kwargs...) = call_overloads("lgamma_", OVERLOADS["lgamma_"], args, kwargs)
+lgamma_(args...; kwargs...) = call_overloads("lgamma_", @inbounds(TABLES[178]), args, kwargs)
 
 """
     ops.digamma(self)
@@ -4412,7 +4416,7 @@ The operator `digamma`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-digamma(args...; kwargs...) = call_overloads("digamma", OVERLOADS["digamma"], args, kwargs)
+digamma(args...; kwargs...) = call_overloads("digamma", @inbounds(TABLES[179]), args, kwargs)
 
 """
     ops.digamma_(self)
@@ -4423,7 +4427,7 @@ The operator `digamma_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-digamma_(args...; kwargs...) = call_overloads("digamma_", OVERLOADS["digamma_"], args, kwargs)
+digamma_(args...; kwargs...) = call_overloads("digamma_", @inbounds(TABLES[180]), args, kwargs)
 
 """
     ops.i0(self)
@@ -4434,7 +4438,7 @@ The operator `i0`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-i0(args...; kwargs...) = call_overloads("i0", OVERLOADS["i0"], args, kwargs)
+i0(args...; kwargs...) = call_overloads("i0", @inbounds(TABLES[181]), args, kwargs)
 
 """
     ops.i0_(self)
@@ -4445,7 +4449,7 @@ The operator `i0_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-i0_(args...; kwargs...) = call_overloads("i0_", OVERLOADS["i0_"], args, kwargs)
+i0_(args...; kwargs...) = call_overloads("i0_", @inbounds(TABLES[182]), args, kwargs)
 
 """
     ops.special_i1(self)
@@ -4456,7 +4460,7 @@ The operator `special_i1`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-special_i1(args...; kwargs...) = call_overloads("special_i1", OVERLOADS["special_i1"], args, kwargs)
+special_i1(args...; kwargs...) = call_overloads("special_i1", @inbounds(TABLES[183]), args, kwargs)
 
 """
     ops.special_i1_(self)
@@ -4467,7 +4471,7 @@ The operator `special_i1_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-special_i1_(args...; kwargs...) = call_overloads("special_i1_", OVERLOADS["special_i1_"], args, kwargs)
+special_i1_(args...; kwargs...) = call_overloads("special_i1_", @inbounds(TABLES[184]), args, kwargs)
 
 """
     ops.signbit(self)
@@ -4478,7 +4482,7 @@ The operator `signbit`:
 
 Derivative: none. Returns a `Tensor`.
 """
-signbit(args...; kwargs...) = call_overloads("signbit", OVERLOADS["signbit"], args, kwargs)
+signbit(args...; kwargs...) = call_overloads("signbit", @inbounds(TABLES[185]), args, kwargs)
 
 """
     ops.logit(self, eps)
@@ -4489,7 +4493,7 @@ The operator `logit`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-logit(args...; kwargs...) = call_overloads("logit", OVERLOADS["logit"], args, kwargs)
+logit(args...; kwargs...) = call_overloads("logit", @inbounds(TABLES[186]), args, kwargs)
 
 """
     ops.logit_(self, eps)
@@ -4500,7 +4504,7 @@ The operator `logit_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-logit_(args...; kwargs...) = call_overloads("logit_", OVERLOADS["logit_"], args, kwargs)
+logit_(args...; kwargs...) = call_overloads("logit_", @inbounds(TABLES[187]), args, kwargs)
 
 """
     ops.polygamma(n, self)
@@ -4511,7 +4515,7 @@ The operator `polygamma`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-polygamma(args...; kwargs...) = call_overloads("polygamma", OVERLOADS["polygamma"], args, kwargs)
+polygamma(args...; kwargs...) = call_overloads("polygamma", @inbounds(TABLES[188]), args, kwargs)
 
 """
     ops.frexp(self)
@@ -4522,7 +4526,7 @@ The operator `frexp`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-frexp(args...; kwargs...) = call_overloads("frexp", OVERLOADS["frexp"], args, kwargs)
+frexp(args...; kwargs...) = call_overloads("frexp", @inbounds(TABLES[189]), args, kwargs)
 
 """
     ops.gelu(self; approximate)
@@ -4533,7 +4537,7 @@ The operator `gelu`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-gelu(args...; kwargs...) = call_overloads("gelu", OVERLOADS["gelu"], args, kwargs)
+gelu(args...; kwargs...) = call_overloads("gelu", @inbounds(TABLES[190]), args, kwargs)
 
 """
     ops.gelu_(self; approximate)
@@ -4544,7 +4548,7 @@ The operator `gelu_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-gelu_(args...; kwargs...) = call_overloads("gelu_", OVERLOADS["gelu_"], args, kwargs)
+gelu_(args...; kwargs...) = call_overloads("gelu_", @inbounds(TABLES[191]), args, kwargs)
 
 """
     ops.silu(self)
@@ -4555,7 +4559,7 @@ The operator `silu`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-silu(args...; kwargs...) = call_overloads("silu", OVERLOADS["silu"], args, kwargs)
+silu(args...; kwargs...) = call_overloads("silu", @inbounds(TABLES[192]), args, kwargs)
 
 """
     ops.silu_(self)
@@ -4566,7 +4570,7 @@ The operator `silu_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-silu_(args...; kwargs...) = call_overloads("silu_", OVERLOADS["silu_"], args, kwargs)
+silu_(args...; kwargs...) = call_overloads("silu_", @inbounds(TABLES[193]), args, kwargs)
 
 """
     ops.mish(self)
@@ -4577,7 +4581,7 @@ The operator `mish`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-mish(args...; kwargs...) = call_overloads("mish", OVERLOADS["mish"], args, kwargs)
+mish(args...; kwargs...) = call_overloads("mish", @inbounds(TABLES[194]), args, kwargs)
 
 """
     ops.mish_(self)
@@ -4588,7 +4592,7 @@ The operator `mish_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-mish_(args...; kwargs...) = call_overloads("mish_", OVERLOADS["mish_"], args, kwargs)
+mish_(args...; kwargs...) = call_overloads("mish_", @inbounds(TABLES[195]), args, kwargs)
 
 """
     ops.softplus(self, beta, threshold)
@@ -4599,7 +4603,7 @@ The operator `softplus`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-softplus(args...; kwargs...) = call_overloads("softplus", OVERLOADS["softplus"], args, kwargs)
+softplus(args...; kwargs...) = call_overloads("softplus", @inbounds(TABLES[196]), args, kwargs)
 
 """
     ops.softplus_(self, beta, threshold)
@@ -4610,7 +4614,7 @@ The operator `softplus_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-softplus_(args...; kwargs...) = call_overloads("softplus_", OVERLOADS["softplus_"], args, kwargs)
+softplus_(args...; kwargs...) = call_overloads("softplus_", @inbounds(TABLES[197]), args, kwargs)
 
 """
     ops.elu(self, alpha, scale, input_scale)
@@ -4621,7 +4625,7 @@ The operator `elu`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-elu(args...; kwargs...) = call_overloads("elu", OVERLOADS["elu"], args, kwargs)
+elu(args...; kwargs...) = call_overloads("elu", @inbounds(TABLES[198]), args, kwargs)
 
 """
     ops.elu_(self, alpha, scale, input_scale)
@@ -4632,7 +4636,7 @@ The operator `elu_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-elu_(args...; kwargs...) = call_overloads("elu_", OVERLOADS["elu_"], args, kwargs)
+elu_(args...; kwargs...) = call_overloads("elu_", @inbounds(TABLES[199]), args, kwargs)
 
 """
     ops.selu(self)
@@ -4643,7 +4647,7 @@ The operator `selu`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-selu(args...; kwargs...) = call_overloads("selu", OVERLOADS["selu"], args, kwargs)
+selu(args...; kwargs...) = call_overloads("selu", @inbounds(TABLES[200]), args, kwargs)
 
 """
     ops.celu(self, alpha)
@@ -4654,7 +4658,7 @@ The operator `celu`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-celu(args...; kwargs...) = call_overloads("celu", OVERLOADS["celu"], args, kwargs)
+celu(args...; kwargs...) = call_overloads("celu", @inbounds(TABLES[201]), args, kwargs)
 
 """
     ops.relu6(self)
@@ -4665,7 +4669,7 @@ The operator `relu6`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-relu6(args...; kwargs...) = call_overloads("relu6", OVERLOADS["relu6"], args, kwargs)
+relu6(args...; kwargs...) = call_overloads("relu6", @inbounds(TABLES[202]), args, kwargs)
 
 """
     ops.hardshrink(self, lambd)
@@ -4676,7 +4680,7 @@ The operator `hardshrink`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-hardshrink(args...; kwargs...) = call_overloads("hardshrink", OVERLOADS["hardshrink"], args, kwargs)
+hardshrink(args...; kwargs...) = call_overloads("hardshrink", @inbounds(TABLES[203]), args, kwargs)
 
 """
     ops.softshrink(self, lambd)
@@ -4687,7 +4691,7 @@ The operator `softshrink`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-softshrink(args...; kwargs...) = call_overloads("softshrink", OVERLOADS["softshrink"], args, kwargs)
+softshrink(args...; kwargs...) = call_overloads("softshrink", @inbounds(TABLES[204]), args, kwargs)
 
 """
     ops.log_sigmoid(self)
@@ -4698,7 +4702,7 @@ The operator `log_sigmoid`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-log_sigmoid(args...; kwargs...) = call_overloads("log_sigmoid", OVERLOADS["log_sigmoid"], args, kwargs)
+log_sigmoid(args...; kwargs...) = call_overloads("log_sigmoid", @inbounds(TABLES[205]), args, kwargs)
 
 """
     ops.threshold(self, threshold, value)
@@ -4709,7 +4713,7 @@ The operator `threshold`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-threshold(args...; kwargs...) = call_overloads("threshold", OVERLOADS["threshold"], args, kwargs)
+threshold(args...; kwargs...) = call_overloads("threshold", @inbounds(TABLES[206]), args, kwargs)
 
 """
     ops.softsign(self)
@@ -4720,7 +4724,7 @@ The operator `softsign`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-softsign(args...; kwargs...) = call_overloads("softsign", OVERLOADS["softsign"], args, kwargs)
+softsign(args...; kwargs...) = call_overloads("softsign", @inbounds(TABLES[207]), args, kwargs)
 
 """
     ops.tanhshrink(self)
@@ -4731,7 +4735,7 @@ The operator `tanhshrink`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-tanhshrink(args...; kwargs...) = call_overloads("tanhshrink", OVERLOADS["tanhshrink"], args, kwargs)
+tanhshrink(args...; kwargs...) = call_overloads("tanhshrink", @inbounds(TABLES[208]), args, kwargs)
 
 """
     ops.glu(self, dim)
@@ -4742,7 +4746,7 @@ The operator `glu`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-glu(args...; kwargs...) = call_overloads("glu", OVERLOADS["glu"], args, kwargs)
+glu(args...; kwargs...) = call_overloads("glu", @inbounds(TABLES[209]), args, kwargs)
 
 """
     ops.prelu(self, weight)
@@ -4753,7 +4757,7 @@ The operator `prelu`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-prelu(args...; kwargs...) = call_overloads("prelu", OVERLOADS["prelu"], args, kwargs)
+prelu(args...; kwargs...) = call_overloads("prelu", @inbounds(TABLES[210]), args, kwargs)
 
 """
     ops.leaky_relu(self, negative_slope)
@@ -4764,7 +4768,7 @@ The operator `leaky_relu`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-leaky_relu(args...; kwargs...) = call_overloads("leaky_relu", OVERLOADS["leaky_relu"], args, kwargs)
+leaky_relu(args...; kwargs...) = call_overloads("leaky_relu", @inbounds(TABLES[211]), args, kwargs)
 
 """
     ops.leaky_relu_(self, negative_slope)
@@ -4775,7 +4779,7 @@ The operator `leaky_relu_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-leaky_relu_(args...; kwargs...) = call_overloads("leaky_relu_", OVERLOADS["leaky_relu_"], args, kwargs)
+leaky_relu_(args...; kwargs...) = call_overloads("leaky_relu_", @inbounds(TABLES[212]), args, kwargs)
 
 """
     ops.hardtanh(self, min_val, max_val)
@@ -4786,7 +4790,7 @@ The operator `hardtanh`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-hardtanh(args...; kwargs...) = call_overloads("hardtanh", OVERLOADS["hardtanh"], args, kwargs)
+hardtanh(args...; kwargs...) = call_overloads("hardtanh", @inbounds(TABLES[213]), args, kwargs)
 
 """
     ops.hardtanh_(self, min_val, max_val)
@@ -4797,7 +4801,7 @@ The operator `hardtanh_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-hardtanh_(args...; kwargs...) = call_overloads("hardtanh_", OVERLOADS["hardtanh_"], args, kwargs)
+hardtanh_(args...; kwargs...) = call_overloads("hardtanh_", @inbounds(TABLES[214]), args, kwargs)
 
 """
     ops.hardsigmoid(self)
@@ -4808,7 +4812,7 @@ The operator `hardsigmoid`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-hardsigmoid(args...; kwargs...) = call_overloads("hardsigmoid", OVERLOADS["hardsigmoid"], args, kwargs)
+hardsigmoid(args...; kwargs...) = call_overloads("hardsigmoid", @inbounds(TABLES[215]), args, kwargs)
 
 """
     ops.hardsigmoid_(self)
@@ -4819,7 +4823,7 @@ The operator `hardsigmoid_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-hardsigmoid_(args...; kwargs...) = call_overloads("hardsigmoid_", OVERLOADS["hardsigmoid_"], args, kwargs)
+hardsigmoid_(args...; kwargs...) = call_overloads("hardsigmoid_", @inbounds(TABLES[216]), args, kwargs)
 
 """
     ops.hardswish(self)
@@ -4830,7 +4834,7 @@ The operator `hardswish`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-hardswish(args...; kwargs...) = call_overloads("hardswish", OVERLOADS["hardswish"], args, kwargs)
+hardswish(args...; kwargs...) = call_overloads("hardswish", @inbounds(TABLES[217]), args, kwargs)
 
 """
     ops.hardswish_(self)
@@ -4841,7 +4845,7 @@ The operator `hardswish_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-hardswish_(args...; kwargs...) = call_overloads("hardswish_", OVERLOADS["hardswish_"], args, kwargs)
+hardswish_(args...; kwargs...) = call_overloads("hardswish_", @inbounds(TABLES[218]), args, kwargs)
 
 """
     ops.lerp(self, end, weight)
@@ -4853,7 +4857,7 @@ The operator `lerp`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-lerp(args...; kwargs...) = call_overloads("lerp", OVERLOADS["lerp"], args, kwargs)
+lerp(args...; kwargs...) = call_overloads("lerp", @inbounds(TABLES[219]), args, kwargs)
 
 """
     ops.lerp_(self, end, weight)
@@ -4865,7 +4869,7 @@ The operator `lerp_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-lerp_(args...; kwargs...) = call_overloads("lerp_", OVERLOADS["lerp_"], args, kwargs)
+lerp_(args...; kwargs...) = call_overloads("lerp_", @inbounds(TABLES[220]), args, kwargs)
 
 """
     ops.addcmul(self, tensor1, tensor2; value)
@@ -4876,7 +4880,7 @@ The operator `addcmul`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-addcmul(args...; kwargs...) = call_overloads("addcmul", OVERLOADS["addcmul"], args, kwargs)
+addcmul(args...; kwargs...) = call_overloads("addcmul", @inbounds(TABLES[221]), args, kwargs)
 
 """
     ops.addcmul_(self, tensor1, tensor2; value)
@@ -4887,7 +4891,7 @@ The operator `addcmul_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-addcmul_(args...; kwargs...) = call_overloads("addcmul_", OVERLOADS["addcmul_"], args, kwargs)
+addcmul_(args...; kwargs...) = call_overloads("addcmul_", @inbounds(TABLES[222]), args, kwargs)
 
 """
     ops.addcdiv(self, tensor1, tensor2; value)
@@ -4898,7 +4902,7 @@ The operator `addcdiv`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-addcdiv(args...; kwargs...) = call_overloads("addcdiv", OVERLOADS["addcdiv"], args, kwargs)
+addcdiv(args...; kwargs...) = call_overloads("addcdiv", @inbounds(TABLES[223]), args, kwargs)
 
 """
     ops.addcdiv_(self, tensor1, tensor2; value)
@@ -4909,7 +4913,7 @@ The operator `addcdiv_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-addcdiv_(args...; kwargs...) = call_overloads("addcdiv_", OVERLOADS["addcdiv_"], args, kwargs)
+addcdiv_(args...; kwargs...) = call_overloads("addcdiv_", @inbounds(TABLES[224]), args, kwargs)
 
 """
     ops.where(condition, self, other)
@@ -4920,7 +4924,7 @@ The operator `where`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-var"where"(args...; kwargs...) = call_overloads("where", OVERLOADS["where"], args, kwargs)
+var"where"(args...; kwargs...) = call_overloads("where", @inbounds(TABLES[225]), args, kwargs)
 
 """
     ops.clamp(self, min, max)
@@ -4931,7 +4935,7 @@ The operator `clamp`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-clamp(args...; kwargs...) = call_overloads("clamp", OVERLOADS["clamp"], args, kwargs)
+clamp(args...; kwargs...) = call_overloads("clamp", @inbounds(TABLES[226]), args, kwargs)
 
 """
     ops.clamp_(self, min, max)
@@ -4942,7 +4946,7 @@ The operator `clamp_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-clamp_(args...; kwargs...) = call_overloads("clamp_", OVERLOADS["clamp_"], args, kwargs)
+clamp_(args...; kwargs...) = call_overloads("clamp_", @inbounds(TABLES[227]), args, kwargs)
 
 """
     ops.clamp_min(self, min)
@@ -4953,7 +4957,7 @@ The operator `clamp_min`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-clamp_min(args...; kwargs...) = call_overloads("clamp_min", OVERLOADS["clamp_min"], args, kwargs)
+clamp_min(args...; kwargs...) = call_overloads("clamp_min", @inbounds(TABLES[228]), args, kwargs)
 
 """
     ops.clamp_max(self, max)
@@ -4964,7 +4968,7 @@ The operator `clamp_max`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-clamp_max(args...; kwargs...) = call_overloads("clamp_max", OVERLOADS["clamp_max"], args, kwargs)
+clamp_max(args...; kwargs...) = call_overloads("clamp_max", @inbounds(TABLES[229]), args, kwargs)
 
 """
     ops.clamp_min_(self, min)
@@ -4975,7 +4979,7 @@ The operator `clamp_min_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-clamp_min_(args...; kwargs...) = call_overloads("clamp_min_", OVERLOADS["clamp_min_"], args, kwargs)
+clamp_min_(args...; kwargs...) = call_overloads("clamp_min_", @inbounds(TABLES[230]), args, kwargs)
 
 """
     ops.clamp_max_(self, max)
@@ -4986,7 +4990,7 @@ The operator `clamp_max_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-clamp_max_(args...; kwargs...) = call_overloads("clamp_max_", OVERLOADS["clamp_max_"], args, kwargs)
+clamp_max_(args...; kwargs...) = call_overloads("clamp_max_", @inbounds(TABLES[231]), args, kwargs)
 
 """
     ops.isclose(self, other, rtol, atol, equal_nan)
@@ -4997,7 +5001,7 @@ The operator `isclose`:
 
 Derivative: none. Returns a `Tensor`.
 """
-isclose(args...; kwargs...) = call_overloads("isclose", OVERLOADS["isclose"], args, kwargs)
+isclose(args...; kwargs...) = call_overloads("isclose", @inbounds(TABLES[232]), args, kwargs)
 
 """
     ops.isposinf(self)
@@ -5008,7 +5012,7 @@ The operator `isposinf`:
 
 Derivative: none. Returns a `Tensor`.
 """
-isposinf(args...; kwargs...) = call_overloads("isposinf", OVERLOADS["isposinf"], args, kwargs)
+isposinf(args...; kwargs...) = call_overloads("isposinf", @inbounds(TABLES[233]), args, kwargs)
 
 """
     ops.isneginf(self)
@@ -5019,7 +5023,7 @@ The operator `isneginf`:
 
 Derivative: none. Returns a `Tensor`.
 """
-isneginf(args...; kwargs...) = call_overloads("isneginf", OVERLOADS["isneginf"], args, kwargs)
+isneginf(args...; kwargs...) = call_overloads("isneginf", @inbounds(TABLES[234]), args, kwargs)
 
 """
     ops.isreal(self)
@@ -5030,7 +5034,7 @@ The operator `isreal`:
 
 Derivative: none. Returns a `Tensor`.
 """
-isreal(args...; kwargs...) = call_overloads("isreal", OVERLOADS["isreal"], args, kwargs)
+isreal(args...; kwargs...) = call_overloads("isreal", @inbounds(TABLES[235]), args, kwargs)
 
 """
     ops.view(self, size)
@@ -5041,7 +5045,7 @@ The operator `view`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-view(args...; kwargs...) = call_overloads("view", OVERLOADS["view"], args, kwargs)
+view(args...; kwargs...) = call_overloads("view", @inbounds(TABLES[236]), args, kwargs)
 
 """
     ops.reshape(self, shape)
@@ -5052,7 +5056,7 @@ The operator `reshape`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-reshape(args...; kwargs...) = call_overloads("reshape", OVERLOADS["reshape"], args, kwargs)
+reshape(args...; kwargs...) = call_overloads("reshape", @inbounds(TABLES[237]), args, kwargs)
 
 """
     ops.permute(self, dims)
@@ -5063,7 +5067,7 @@ The operator `permute`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-permute(args...; kwargs...) = call_overloads("permute", OVERLOADS["permute"], args, kwargs)
+permute(args...; kwargs...) = call_overloads("permute", @inbounds(TABLES[238]), args, kwargs)
 
 """
     ops.transpose(self, dim0, dim1)
@@ -5074,7 +5078,7 @@ The operator `transpose`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-transpose(args...; kwargs...) = call_overloads("transpose", OVERLOADS["transpose"], args, kwargs)
+transpose(args...; kwargs...) = call_overloads("transpose", @inbounds(TABLES[239]), args, kwargs)
 
 """
     ops.expand(self, size)
@@ -5085,7 +5089,7 @@ The operator `expand`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-expand(args...; kwargs...) = call_overloads("expand", OVERLOADS["expand"], args, kwargs)
+expand(args...; kwargs...) = call_overloads("expand", @inbounds(TABLES[240]), args, kwargs)
 
 """
     ops.squeeze(self)
@@ -5097,7 +5101,7 @@ The operator `squeeze`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-squeeze(args...; kwargs...) = call_overloads("squeeze", OVERLOADS["squeeze"], args, kwargs)
+squeeze(args...; kwargs...) = call_overloads("squeeze", @inbounds(TABLES[241]), args, kwargs)
 
 """
     ops.unsqueeze(self, dim)
@@ -5108,7 +5112,7 @@ The operator `unsqueeze`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-unsqueeze(args...; kwargs...) = call_overloads("unsqueeze", OVERLOADS["unsqueeze"], args, kwargs)
+unsqueeze(args...; kwargs...) = call_overloads("unsqueeze", @inbounds(TABLES[242]), args, kwargs)
 
 """
     ops.narrow(self, dim, start, length)
@@ -5119,7 +5123,7 @@ The operator `narrow`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-narrow(args...; kwargs...) = call_overloads("narrow", OVERLOADS["narrow"], args, kwargs)
+narrow(args...; kwargs...) = call_overloads("narrow", @inbounds(TABLES[243]), args, kwargs)
 
 """
     ops.select(self, dim, index)
@@ -5130,7 +5134,7 @@ The operator `select`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-select(args...; kwargs...) = call_overloads("select", OVERLOADS["select"], args, kwargs)
+select(args...; kwargs...) = call_overloads("select", @inbounds(TABLES[244]), args, kwargs)
 
 """
     ops.slice(self, dim, start, end, step)
@@ -5141,7 +5145,7 @@ The operator `slice`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-slice(args...; kwargs...) = call_overloads("slice", OVERLOADS["slice"], args, kwargs)
+slice(args...; kwargs...) = call_overloads("slice", @inbounds(TABLES[245]), args, kwargs)
 
 """
     ops.unfold(self, dimension, size, step)
@@ -5152,7 +5156,7 @@ The operator `unfold`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-unfold(args...; kwargs...) = call_overloads("unfold", OVERLOADS["unfold"], args, kwargs)
+unfold(args...; kwargs...) = call_overloads("unfold", @inbounds(TABLES[246]), args, kwargs)
 
 """
     ops.slice_scatter(self, src, dim, start, end, step)
@@ -5163,7 +5167,7 @@ The operator `slice_scatter`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-slice_scatter(args...; kwargs...) = call_overloads("slice_scatter", OVERLOADS["slice_scatter"], args, kwargs)
+slice_scatter(args...; kwargs...) = call_overloads("slice_scatter", @inbounds(TABLES[247]), args, kwargs)
 
 """
     ops.select_scatter(self, src, dim, index)
@@ -5174,7 +5178,7 @@ The operator `select_scatter`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-select_scatter(args...; kwargs...) = call_overloads("select_scatter", OVERLOADS["select_scatter"], args, kwargs)
+select_scatter(args...; kwargs...) = call_overloads("select_scatter", @inbounds(TABLES[248]), args, kwargs)
 
 """
     ops.ravel(self)
@@ -5185,7 +5189,7 @@ The operator `ravel`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-ravel(args...; kwargs...) = call_overloads("ravel", OVERLOADS["ravel"], args, kwargs)
+ravel(args...; kwargs...) = call_overloads("ravel", @inbounds(TABLES[249]), args, kwargs)
 
 """
     ops.flatten(self, start_dim, end_dim)
@@ -5196,7 +5200,7 @@ The operator `flatten`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-flatten(args...; kwargs...) = call_overloads("flatten", OVERLOADS["flatten"], args, kwargs)
+flatten(args...; kwargs...) = call_overloads("flatten", @inbounds(TABLES[250]), args, kwargs)
 
 """
     ops.atleast_1d(self)
@@ -5207,7 +5211,7 @@ The operator `atleast_1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-atleast_1d(args...; kwargs...) = call_overloads("atleast_1d", OVERLOADS["atleast_1d"], args, kwargs)
+atleast_1d(args...; kwargs...) = call_overloads("atleast_1d", @inbounds(TABLES[251]), args, kwargs)
 
 """
     ops.atleast_2d(self)
@@ -5218,7 +5222,7 @@ The operator `atleast_2d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-atleast_2d(args...; kwargs...) = call_overloads("atleast_2d", OVERLOADS["atleast_2d"], args, kwargs)
+atleast_2d(args...; kwargs...) = call_overloads("atleast_2d", @inbounds(TABLES[252]), args, kwargs)
 
 """
     ops.atleast_3d(self)
@@ -5229,7 +5233,7 @@ The operator `atleast_3d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-atleast_3d(args...; kwargs...) = call_overloads("atleast_3d", OVERLOADS["atleast_3d"], args, kwargs)
+atleast_3d(args...; kwargs...) = call_overloads("atleast_3d", @inbounds(TABLES[253]), args, kwargs)
 
 """
     ops.cat(tensors, dim)
@@ -5240,7 +5244,7 @@ The operator `cat`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-cat(args...; kwargs...) = call_overloads("cat", OVERLOADS["cat"], args, kwargs)
+cat(args...; kwargs...) = call_overloads("cat", @inbounds(TABLES[254]), args, kwargs)
 
 """
     ops.stack(tensors, dim)
@@ -5251,7 +5255,7 @@ The operator `stack`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-stack(args...; kwargs...) = call_overloads("stack", OVERLOADS["stack"], args, kwargs)
+stack(args...; kwargs...) = call_overloads("stack", @inbounds(TABLES[255]), args, kwargs)
 
 """
     ops.hstack(tensors)
@@ -5262,7 +5266,7 @@ The operator `hstack`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-hstack(args...; kwargs...) = call_overloads("hstack", OVERLOADS["hstack"], args, kwargs)
+hstack(args...; kwargs...) = call_overloads("hstack", @inbounds(TABLES[256]), args, kwargs)
 
 """
     ops.vstack(tensors)
@@ -5273,7 +5277,7 @@ The operator `vstack`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-vstack(args...; kwargs...) = call_overloads("vstack", OVERLOADS["vstack"], args, kwargs)
+vstack(args...; kwargs...) = call_overloads("vstack", @inbounds(TABLES[257]), args, kwargs)
 
 """
     ops.dstack(tensors)
@@ -5284,7 +5288,7 @@ The operator `dstack`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-dstack(args...; kwargs...) = call_overloads("dstack", OVERLOADS["dstack"], args, kwargs)
+dstack(args...; kwargs...) = call_overloads("dstack", @inbounds(TABLES[258]), args, kwargs)
 
 """
     ops.column_stack(tensors)
@@ -5295,7 +5299,7 @@ The operator `column_stack`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-column_stack(args...; kwargs...) = call_overloads("column_stack", OVERLOADS["column_stack"], args, kwargs)
+column_stack(args...; kwargs...) = call_overloads("column_stack", @inbounds(TABLES[259]), args, kwargs)
 
 """
     ops.block_diag(tensors)
@@ -5306,7 +5310,7 @@ The operator `block_diag`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-block_diag(args...; kwargs...) = call_overloads("block_diag", OVERLOADS["block_diag"], args, kwargs)
+block_diag(args...; kwargs...) = call_overloads("block_diag", @inbounds(TABLES[260]), args, kwargs)
 
 """
     ops.repeat(self, repeats)
@@ -5317,7 +5321,7 @@ The operator `repeat`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-repeat(args...; kwargs...) = call_overloads("repeat", OVERLOADS["repeat"], args, kwargs)
+repeat(args...; kwargs...) = call_overloads("repeat", @inbounds(TABLES[261]), args, kwargs)
 
 """
     ops.tile(self, dims)
@@ -5328,7 +5332,7 @@ The operator `tile`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-tile(args...; kwargs...) = call_overloads("tile", OVERLOADS["tile"], args, kwargs)
+tile(args...; kwargs...) = call_overloads("tile", @inbounds(TABLES[262]), args, kwargs)
 
 """
     ops.repeat_interleave(self, repeats, dim; output_size)
@@ -5341,7 +5345,7 @@ The operator `repeat_interleave`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-repeat_interleave(args...; kwargs...) = call_overloads("repeat_interleave", OVERLOADS["repeat_interleave"], args, kwargs)
+repeat_interleave(args...; kwargs...) = call_overloads("repeat_interleave", @inbounds(TABLES[263]), args, kwargs)
 
 """
     ops.roll(self, shifts, dims)
@@ -5352,7 +5356,7 @@ The operator `roll`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-roll(args...; kwargs...) = call_overloads("roll", OVERLOADS["roll"], args, kwargs)
+roll(args...; kwargs...) = call_overloads("roll", @inbounds(TABLES[264]), args, kwargs)
 
 """
     ops.flip(self, dims)
@@ -5363,7 +5367,7 @@ The operator `flip`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-flip(args...; kwargs...) = call_overloads("flip", OVERLOADS["flip"], args, kwargs)
+flip(args...; kwargs...) = call_overloads("flip", @inbounds(TABLES[265]), args, kwargs)
 
 """
     ops.rot90(self, k, dims)
@@ -5374,7 +5378,7 @@ The operator `rot90`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-rot90(args...; kwargs...) = call_overloads("rot90", OVERLOADS["rot90"], args, kwargs)
+rot90(args...; kwargs...) = call_overloads("rot90", @inbounds(TABLES[266]), args, kwargs)
 
 """
     ops.fliplr(self)
@@ -5385,7 +5389,7 @@ The operator `fliplr`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-fliplr(args...; kwargs...) = call_overloads("fliplr", OVERLOADS["fliplr"], args, kwargs)
+fliplr(args...; kwargs...) = call_overloads("fliplr", @inbounds(TABLES[267]), args, kwargs)
 
 """
     ops.flipud(self)
@@ -5396,7 +5400,7 @@ The operator `flipud`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-flipud(args...; kwargs...) = call_overloads("flipud", OVERLOADS["flipud"], args, kwargs)
+flipud(args...; kwargs...) = call_overloads("flipud", @inbounds(TABLES[268]), args, kwargs)
 
 """
     ops.cartesian_prod(tensors)
@@ -5407,7 +5411,7 @@ The operator `cartesian_prod`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cartesian_prod(args...; kwargs...) = call_overloads("cartesian_prod", OVERLOADS["cartesian_prod"], args, kwargs)
+cartesian_prod(args...; kwargs...) = call_overloads("cartesian_prod", @inbounds(TABLES[269]), args, kwargs)
 
 """
     ops.combinations(self, r, with_replacement)
@@ -5418,7 +5422,7 @@ The operator `combinations`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-combinations(args...; kwargs...) = call_overloads("combinations", OVERLOADS["combinations"], args, kwargs)
+combinations(args...; kwargs...) = call_overloads("combinations", @inbounds(TABLES[270]), args, kwargs)
 
 """
     ops.as_strided(self, size, stride, storage_offset)
@@ -5429,7 +5433,7 @@ The operator `as_strided`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-as_strided(args...; kwargs...) = call_overloads("as_strided", OVERLOADS["as_strided"], args, kwargs)
+as_strided(args...; kwargs...) = call_overloads("as_strided", @inbounds(TABLES[271]), args, kwargs)
 
 """
     ops.tril(self, diagonal)
@@ -5440,7 +5444,7 @@ The operator `tril`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-tril(args...; kwargs...) = call_overloads("tril", OVERLOADS["tril"], args, kwargs)
+tril(args...; kwargs...) = call_overloads("tril", @inbounds(TABLES[272]), args, kwargs)
 
 """
     ops.triu(self, diagonal)
@@ -5451,7 +5455,7 @@ The operator `triu`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-triu(args...; kwargs...) = call_overloads("triu", OVERLOADS["triu"], args, kwargs)
+triu(args...; kwargs...) = call_overloads("triu", @inbounds(TABLES[273]), args, kwargs)
 
 """
     ops.diagonal(self, offset, dim1, dim2)
@@ -5462,7 +5466,7 @@ The operator `diagonal`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-diagonal(args...; kwargs...) = call_overloads("diagonal", OVERLOADS["diagonal"], args, kwargs)
+diagonal(args...; kwargs...) = call_overloads("diagonal", @inbounds(TABLES[274]), args, kwargs)
 
 """
     ops.diag(self, diagonal)
@@ -5473,7 +5477,7 @@ The operator `diag`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-diag(args...; kwargs...) = call_overloads("diag", OVERLOADS["diag"], args, kwargs)
+diag(args...; kwargs...) = call_overloads("diag", @inbounds(TABLES[275]), args, kwargs)
 
 """
     ops.diagflat(self, offset)
@@ -5484,7 +5488,7 @@ The operator `diagflat`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-diagflat(args...; kwargs...) = call_overloads("diagflat", OVERLOADS["diagflat"], args, kwargs)
+diagflat(args...; kwargs...) = call_overloads("diagflat", @inbounds(TABLES[276]), args, kwargs)
 
 """
     ops.diagonal_scatter(self, src, offset, dim1, dim2)
@@ -5495,7 +5499,7 @@ The operator `diagonal_scatter`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-diagonal_scatter(args...; kwargs...) = call_overloads("diagonal_scatter", OVERLOADS["diagonal_scatter"], args, kwargs)
+diagonal_scatter(args...; kwargs...) = call_overloads("diagonal_scatter", @inbounds(TABLES[277]), args, kwargs)
 
 """
     ops.diag_embed(self, offset, dim1, dim2)
@@ -5506,7 +5510,7 @@ The operator `diag_embed`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-diag_embed(args...; kwargs...) = call_overloads("diag_embed", OVERLOADS["diag_embed"], args, kwargs)
+diag_embed(args...; kwargs...) = call_overloads("diag_embed", @inbounds(TABLES[278]), args, kwargs)
 
 """
     ops.trace(self)
@@ -5517,7 +5521,7 @@ The operator `trace`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-trace(args...; kwargs...) = call_overloads("trace", OVERLOADS["trace"], args, kwargs)
+trace(args...; kwargs...) = call_overloads("trace", @inbounds(TABLES[279]), args, kwargs)
 
 """
     ops.movedim(self, source, destination)
@@ -5529,7 +5533,7 @@ The operator `movedim`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-movedim(args...; kwargs...) = call_overloads("movedim", OVERLOADS["movedim"], args, kwargs)
+movedim(args...; kwargs...) = call_overloads("movedim", @inbounds(TABLES[280]), args, kwargs)
 
 """
     ops.moveaxis(self, source, destination)
@@ -5541,7 +5545,7 @@ The operator `moveaxis`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-moveaxis(args...; kwargs...) = call_overloads("moveaxis", OVERLOADS["moveaxis"], args, kwargs)
+moveaxis(args...; kwargs...) = call_overloads("moveaxis", @inbounds(TABLES[281]), args, kwargs)
 
 """
     ops.unflatten(self, dim, sizes)
@@ -5552,7 +5556,7 @@ The operator `unflatten`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-unflatten(args...; kwargs...) = call_overloads("unflatten", OVERLOADS["unflatten"], args, kwargs)
+unflatten(args...; kwargs...) = call_overloads("unflatten", @inbounds(TABLES[282]), args, kwargs)
 
 """
     ops.expand_as(self, other)
@@ -5563,7 +5567,7 @@ The operator `expand_as`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-expand_as(args...; kwargs...) = call_overloads("expand_as", OVERLOADS["expand_as"], args, kwargs)
+expand_as(args...; kwargs...) = call_overloads("expand_as", @inbounds(TABLES[283]), args, kwargs)
 
 """
     ops.broadcast_to(self, size)
@@ -5574,7 +5578,7 @@ The operator `broadcast_to`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-broadcast_to(args...; kwargs...) = call_overloads("broadcast_to", OVERLOADS["broadcast_to"], args, kwargs)
+broadcast_to(args...; kwargs...) = call_overloads("broadcast_to", @inbounds(TABLES[284]), args, kwargs)
 
 """
     ops.constant_pad_nd(self, pad, value)
@@ -5585,7 +5589,7 @@ The operator `constant_pad_nd`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-constant_pad_nd(args...; kwargs...) = call_overloads("constant_pad_nd", OVERLOADS["constant_pad_nd"], args, kwargs)
+constant_pad_nd(args...; kwargs...) = call_overloads("constant_pad_nd", @inbounds(TABLES[285]), args, kwargs)
 
 """
     ops.reflection_pad1d(self, padding)
@@ -5596,7 +5600,7 @@ The operator `reflection_pad1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-reflection_pad1d(args...; kwargs...) = call_overloads("reflection_pad1d", OVERLOADS["reflection_pad1d"], args, kwargs)
+reflection_pad1d(args...; kwargs...) = call_overloads("reflection_pad1d", @inbounds(TABLES[286]), args, kwargs)
 
 """
     ops.reflection_pad2d(self, padding)
@@ -5607,7 +5611,7 @@ The operator `reflection_pad2d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-reflection_pad2d(args...; kwargs...) = call_overloads("reflection_pad2d", OVERLOADS["reflection_pad2d"], args, kwargs)
+reflection_pad2d(args...; kwargs...) = call_overloads("reflection_pad2d", @inbounds(TABLES[287]), args, kwargs)
 
 """
     ops.reflection_pad3d(self, padding)
@@ -5618,7 +5622,7 @@ The operator `reflection_pad3d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-reflection_pad3d(args...; kwargs...) = call_overloads("reflection_pad3d", OVERLOADS["reflection_pad3d"], args, kwargs)
+reflection_pad3d(args...; kwargs...) = call_overloads("reflection_pad3d", @inbounds(TABLES[288]), args, kwargs)
 
 """
     ops.replication_pad1d(self, padding)
@@ -5629,7 +5633,7 @@ The operator `replication_pad1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-replication_pad1d(args...; kwargs...) = call_overloads("replication_pad1d", OVERLOADS["replication_pad1d"], args, kwargs)
+replication_pad1d(args...; kwargs...) = call_overloads("replication_pad1d", @inbounds(TABLES[289]), args, kwargs)
 
 """
     ops.replication_pad2d(self, padding)
@@ -5640,7 +5644,7 @@ The operator `replication_pad2d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-replication_pad2d(args...; kwargs...) = call_overloads("replication_pad2d", OVERLOADS["replication_pad2d"], args, kwargs)
+replication_pad2d(args...; kwargs...) = call_overloads("replication_pad2d", @inbounds(TABLES[290]), args, kwargs)
 
 """
     ops.replication_pad3d(self, padding)
@@ -5651,7 +5655,7 @@ The operator `replication_pad3d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-replication_pad3d(args...; kwargs...) = call_overloads("replication_pad3d", OVERLOADS["replication_pad3d"], args, kwargs)
+replication_pad3d(args...; kwargs...) = call_overloads("replication_pad3d", @inbounds(TABLES[291]), args, kwargs)
 
 """
     ops.pad(self, pad, mode, value)
@@ -5662,7 +5666,7 @@ The operator `pad`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-pad(args...; kwargs...) = call_overloads("pad", OVERLOADS["pad"], args, kwargs)
+pad(args...; kwargs...) = call_overloads("pad", @inbounds(TABLES[292]), args, kwargs)
 
 """
     ops.sum(self, dim, keepdim)
@@ -5673,7 +5677,7 @@ The operator `sum`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-sum(args...; kwargs...) = call_overloads("sum", OVERLOADS["sum"], args, kwargs)
+sum(args...; kwargs...) = call_overloads("sum", @inbounds(TABLES[293]), args, kwargs)
 
 """
     ops.mean(self, dim, keepdim)
@@ -5684,7 +5688,7 @@ The operator `mean`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-mean(args...; kwargs...) = call_overloads("mean", OVERLOADS["mean"], args, kwargs)
+mean(args...; kwargs...) = call_overloads("mean", @inbounds(TABLES[294]), args, kwargs)
 
 """
     ops.prod(self, dim, keepdim)
@@ -5695,7 +5699,7 @@ The operator `prod`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-prod(args...; kwargs...) = call_overloads("prod", OVERLOADS["prod"], args, kwargs)
+prod(args...; kwargs...) = call_overloads("prod", @inbounds(TABLES[295]), args, kwargs)
 
 """
     ops.amax(self, dim, keepdim)
@@ -5706,7 +5710,7 @@ The operator `amax`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-amax(args...; kwargs...) = call_overloads("amax", OVERLOADS["amax"], args, kwargs)
+amax(args...; kwargs...) = call_overloads("amax", @inbounds(TABLES[296]), args, kwargs)
 
 """
     ops.amin(self, dim, keepdim)
@@ -5717,7 +5721,7 @@ The operator `amin`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-amin(args...; kwargs...) = call_overloads("amin", OVERLOADS["amin"], args, kwargs)
+amin(args...; kwargs...) = call_overloads("amin", @inbounds(TABLES[297]), args, kwargs)
 
 """
     ops.argmax(self, dim, keepdim)
@@ -5728,7 +5732,7 @@ The operator `argmax`:
 
 Derivative: none. Returns a `Tensor`.
 """
-argmax(args...; kwargs...) = call_overloads("argmax", OVERLOADS["argmax"], args, kwargs)
+argmax(args...; kwargs...) = call_overloads("argmax", @inbounds(TABLES[298]), args, kwargs)
 
 """
     ops.argmin(self, dim, keepdim)
@@ -5739,7 +5743,7 @@ The operator `argmin`:
 
 Derivative: none. Returns a `Tensor`.
 """
-argmin(args...; kwargs...) = call_overloads("argmin", OVERLOADS["argmin"], args, kwargs)
+argmin(args...; kwargs...) = call_overloads("argmin", @inbounds(TABLES[299]), args, kwargs)
 
 """
     ops.nansum(self, dim, keepdim; dtype)
@@ -5750,7 +5754,7 @@ The operator `nansum`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-nansum(args...; kwargs...) = call_overloads("nansum", OVERLOADS["nansum"], args, kwargs)
+nansum(args...; kwargs...) = call_overloads("nansum", @inbounds(TABLES[300]), args, kwargs)
 
 """
     ops.nanmean(self, dim, keepdim; dtype)
@@ -5761,7 +5765,7 @@ The operator `nanmean`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-nanmean(args...; kwargs...) = call_overloads("nanmean", OVERLOADS["nanmean"], args, kwargs)
+nanmean(args...; kwargs...) = call_overloads("nanmean", @inbounds(TABLES[301]), args, kwargs)
 
 """
     ops.max(self)
@@ -5774,7 +5778,7 @@ The operator `max`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-max(args...; kwargs...) = call_overloads("max", OVERLOADS["max"], args, kwargs)
+max(args...; kwargs...) = call_overloads("max", @inbounds(TABLES[302]), args, kwargs)
 
 """
     ops.min(self)
@@ -5787,7 +5791,7 @@ The operator `min`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-min(args...; kwargs...) = call_overloads("min", OVERLOADS["min"], args, kwargs)
+min(args...; kwargs...) = call_overloads("min", @inbounds(TABLES[303]), args, kwargs)
 
 """
     ops.aminmax(self; dim, keepdim)
@@ -5798,7 +5802,7 @@ The operator `aminmax`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-aminmax(args...; kwargs...) = call_overloads("aminmax", OVERLOADS["aminmax"], args, kwargs)
+aminmax(args...; kwargs...) = call_overloads("aminmax", @inbounds(TABLES[304]), args, kwargs)
 
 """
     ops.var(self, dim; correction, keepdim)
@@ -5811,7 +5815,7 @@ The operator `var`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-var(args...; kwargs...) = call_overloads("var", OVERLOADS["var"], args, kwargs)
+var(args...; kwargs...) = call_overloads("var", @inbounds(TABLES[305]), args, kwargs)
 
 """
     ops.std(self, dim; correction, keepdim)
@@ -5824,7 +5828,7 @@ The operator `std`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-std(args...; kwargs...) = call_overloads("std", OVERLOADS["std"], args, kwargs)
+std(args...; kwargs...) = call_overloads("std", @inbounds(TABLES[306]), args, kwargs)
 
 """
     ops.var_mean(self, dim; correction, keepdim)
@@ -5837,7 +5841,7 @@ The operator `var_mean`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-var_mean(args...; kwargs...) = call_overloads("var_mean", OVERLOADS["var_mean"], args, kwargs)
+var_mean(args...; kwargs...) = call_overloads("var_mean", @inbounds(TABLES[307]), args, kwargs)
 
 """
     ops.std_mean(self, dim; correction, keepdim)
@@ -5850,7 +5854,7 @@ The operator `std_mean`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-std_mean(args...; kwargs...) = call_overloads("std_mean", OVERLOADS["std_mean"], args, kwargs)
+std_mean(args...; kwargs...) = call_overloads("std_mean", @inbounds(TABLES[308]), args, kwargs)
 
 """
     ops.all(self)
@@ -5862,7 +5866,7 @@ The operator `all`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-all(args...; kwargs...) = call_overloads("all", OVERLOADS["all"], args, kwargs)
+all(args...; kwargs...) = call_overloads("all", @inbounds(TABLES[309]), args, kwargs)
 
 """
     ops.any(self)
@@ -5874,7 +5878,7 @@ The operator `any`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-any(args...; kwargs...) = call_overloads("any", OVERLOADS["any"], args, kwargs)
+any(args...; kwargs...) = call_overloads("any", @inbounds(TABLES[310]), args, kwargs)
 
 """
     ops.count_nonzero(self, dim)
@@ -5886,7 +5890,7 @@ The operator `count_nonzero`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-count_nonzero(args...; kwargs...) = call_overloads("count_nonzero", OVERLOADS["count_nonzero"], args, kwargs)
+count_nonzero(args...; kwargs...) = call_overloads("count_nonzero", @inbounds(TABLES[311]), args, kwargs)
 
 """
     ops.logsumexp(self, dim, keepdim)
@@ -5897,7 +5901,7 @@ The operator `logsumexp`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-logsumexp(args...; kwargs...) = call_overloads("logsumexp", OVERLOADS["logsumexp"], args, kwargs)
+logsumexp(args...; kwargs...) = call_overloads("logsumexp", @inbounds(TABLES[312]), args, kwargs)
 
 """
     ops.norm(self, p)
@@ -5909,7 +5913,7 @@ The operator `norm`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-norm(args...; kwargs...) = call_overloads("norm", OVERLOADS["norm"], args, kwargs)
+norm(args...; kwargs...) = call_overloads("norm", @inbounds(TABLES[313]), args, kwargs)
 
 """
     ops.linalg_vector_norm(self, ord, dim, keepdim; dtype)
@@ -5920,7 +5924,7 @@ The operator `linalg_vector_norm`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-linalg_vector_norm(args...; kwargs...) = call_overloads("linalg_vector_norm", OVERLOADS["linalg_vector_norm"], args, kwargs)
+linalg_vector_norm(args...; kwargs...) = call_overloads("linalg_vector_norm", @inbounds(TABLES[314]), args, kwargs)
 
 """
     ops.linalg_norm(self, ord, dim, keepdim; dtype)
@@ -5932,7 +5936,7 @@ The operator `linalg_norm`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_norm(args...; kwargs...) = call_overloads("linalg_norm", OVERLOADS["linalg_norm"], args, kwargs)
+linalg_norm(args...; kwargs...) = call_overloads("linalg_norm", @inbounds(TABLES[315]), args, kwargs)
 
 """
     ops.nuclear_norm(self, keepdim)
@@ -5944,7 +5948,7 @@ The operator `nuclear_norm`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-nuclear_norm(args...; kwargs...) = call_overloads("nuclear_norm", OVERLOADS["nuclear_norm"], args, kwargs)
+nuclear_norm(args...; kwargs...) = call_overloads("nuclear_norm", @inbounds(TABLES[316]), args, kwargs)
 
 """
     ops.cumsum(self, dim; dtype)
@@ -5955,7 +5959,7 @@ The operator `cumsum`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-cumsum(args...; kwargs...) = call_overloads("cumsum", OVERLOADS["cumsum"], args, kwargs)
+cumsum(args...; kwargs...) = call_overloads("cumsum", @inbounds(TABLES[317]), args, kwargs)
 
 """
     ops.cumprod(self, dim; dtype)
@@ -5966,7 +5970,7 @@ The operator `cumprod`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-cumprod(args...; kwargs...) = call_overloads("cumprod", OVERLOADS["cumprod"], args, kwargs)
+cumprod(args...; kwargs...) = call_overloads("cumprod", @inbounds(TABLES[318]), args, kwargs)
 
 """
     ops.logcumsumexp(self, dim)
@@ -5977,7 +5981,7 @@ The operator `logcumsumexp`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-logcumsumexp(args...; kwargs...) = call_overloads("logcumsumexp", OVERLOADS["logcumsumexp"], args, kwargs)
+logcumsumexp(args...; kwargs...) = call_overloads("logcumsumexp", @inbounds(TABLES[319]), args, kwargs)
 
 """
     ops.diff(self, n, dim, prepend, append)
@@ -5988,7 +5992,7 @@ The operator `diff`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-diff(args...; kwargs...) = call_overloads("diff", OVERLOADS["diff"], args, kwargs)
+diff(args...; kwargs...) = call_overloads("diff", @inbounds(TABLES[320]), args, kwargs)
 
 """
     ops.cummax(self, dim)
@@ -5999,7 +6003,7 @@ The operator `cummax`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-cummax(args...; kwargs...) = call_overloads("cummax", OVERLOADS["cummax"], args, kwargs)
+cummax(args...; kwargs...) = call_overloads("cummax", @inbounds(TABLES[321]), args, kwargs)
 
 """
     ops.cummin(self, dim)
@@ -6010,7 +6014,7 @@ The operator `cummin`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-cummin(args...; kwargs...) = call_overloads("cummin", OVERLOADS["cummin"], args, kwargs)
+cummin(args...; kwargs...) = call_overloads("cummin", @inbounds(TABLES[322]), args, kwargs)
 
 """
     ops.sort(self, dim, descending)
@@ -6022,7 +6026,7 @@ The operator `sort`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-sort(args...; kwargs...) = call_overloads("sort", OVERLOADS["sort"], args, kwargs)
+sort(args...; kwargs...) = call_overloads("sort", @inbounds(TABLES[323]), args, kwargs)
 
 """
     ops.argsort(self, dim, descending)
@@ -6034,7 +6038,7 @@ The operator `argsort`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-argsort(args...; kwargs...) = call_overloads("argsort", OVERLOADS["argsort"], args, kwargs)
+argsort(args...; kwargs...) = call_overloads("argsort", @inbounds(TABLES[324]), args, kwargs)
 
 """
     ops.msort(self)
@@ -6045,7 +6049,7 @@ The operator `msort`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-msort(args...; kwargs...) = call_overloads("msort", OVERLOADS["msort"], args, kwargs)
+msort(args...; kwargs...) = call_overloads("msort", @inbounds(TABLES[325]), args, kwargs)
 
 """
     ops.topk(self, k, dim, largest, sorted)
@@ -6056,7 +6060,7 @@ The operator `topk`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-topk(args...; kwargs...) = call_overloads("topk", OVERLOADS["topk"], args, kwargs)
+topk(args...; kwargs...) = call_overloads("topk", @inbounds(TABLES[326]), args, kwargs)
 
 """
     ops.kthvalue(self, k, dim, keepdim)
@@ -6067,7 +6071,7 @@ The operator `kthvalue`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-kthvalue(args...; kwargs...) = call_overloads("kthvalue", OVERLOADS["kthvalue"], args, kwargs)
+kthvalue(args...; kwargs...) = call_overloads("kthvalue", @inbounds(TABLES[327]), args, kwargs)
 
 """
     ops.median(self)
@@ -6079,7 +6083,7 @@ The operator `median`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-median(args...; kwargs...) = call_overloads("median", OVERLOADS["median"], args, kwargs)
+median(args...; kwargs...) = call_overloads("median", @inbounds(TABLES[328]), args, kwargs)
 
 """
     ops.nanmedian(self)
@@ -6091,7 +6095,7 @@ The operator `nanmedian`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-nanmedian(args...; kwargs...) = call_overloads("nanmedian", OVERLOADS["nanmedian"], args, kwargs)
+nanmedian(args...; kwargs...) = call_overloads("nanmedian", @inbounds(TABLES[329]), args, kwargs)
 
 """
     ops.mode(self, dim, keepdim)
@@ -6102,7 +6106,7 @@ The operator `mode`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-mode(args...; kwargs...) = call_overloads("mode", OVERLOADS["mode"], args, kwargs)
+mode(args...; kwargs...) = call_overloads("mode", @inbounds(TABLES[330]), args, kwargs)
 
 """
     ops._unique2(self, sorted, return_inverse, return_counts)
@@ -6113,7 +6117,7 @@ The operator `_unique2`:
 
 Derivative: none. Returns a `Tensor` tuple of 3.
 """
-_unique2(args...; kwargs...) = call_overloads("_unique2", OVERLOADS["_unique2"], args, kwargs)
+_unique2(args...; kwargs...) = call_overloads("_unique2", @inbounds(TABLES[331]), args, kwargs)
 
 """
     ops.mm(self, mat2)
@@ -6124,7 +6128,7 @@ The operator `mm`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-mm(args...; kwargs...) = call_overloads("mm", OVERLOADS["mm"], args, kwargs)
+mm(args...; kwargs...) = call_overloads("mm", @inbounds(TABLES[332]), args, kwargs)
 
 """
     ops.bmm(self, mat2)
@@ -6135,7 +6139,7 @@ The operator `bmm`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-bmm(args...; kwargs...) = call_overloads("bmm", OVERLOADS["bmm"], args, kwargs)
+bmm(args...; kwargs...) = call_overloads("bmm", @inbounds(TABLES[333]), args, kwargs)
 
 """
     ops.addmm(self, mat1, mat2; beta, alpha)
@@ -6146,7 +6150,7 @@ The operator `addmm`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-addmm(args...; kwargs...) = call_overloads("addmm", OVERLOADS["addmm"], args, kwargs)
+addmm(args...; kwargs...) = call_overloads("addmm", @inbounds(TABLES[334]), args, kwargs)
 
 """
     ops.matmul(self, other)
@@ -6157,7 +6161,7 @@ The operator `matmul`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-matmul(args...; kwargs...) = call_overloads("matmul", OVERLOADS["matmul"], args, kwargs)
+matmul(args...; kwargs...) = call_overloads("matmul", @inbounds(TABLES[335]), args, kwargs)
 
 """
     ops.matrix_power(self, n)
@@ -6168,7 +6172,7 @@ The operator `matrix_power`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-matrix_power(args...; kwargs...) = call_overloads("matrix_power", OVERLOADS["matrix_power"], args, kwargs)
+matrix_power(args...; kwargs...) = call_overloads("matrix_power", @inbounds(TABLES[336]), args, kwargs)
 
 """
     ops.linalg_matrix_power(A, n)
@@ -6179,7 +6183,7 @@ The operator `linalg_matrix_power`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_matrix_power(args...; kwargs...) = call_overloads("linalg_matrix_power", OVERLOADS["linalg_matrix_power"], args, kwargs)
+linalg_matrix_power(args...; kwargs...) = call_overloads("linalg_matrix_power", @inbounds(TABLES[337]), args, kwargs)
 
 """
     ops.matrix_exp(self)
@@ -6190,7 +6194,7 @@ The operator `matrix_exp`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-matrix_exp(args...; kwargs...) = call_overloads("matrix_exp", OVERLOADS["matrix_exp"], args, kwargs)
+matrix_exp(args...; kwargs...) = call_overloads("matrix_exp", @inbounds(TABLES[338]), args, kwargs)
 
 """
     ops.linalg_matrix_exp(A)
@@ -6201,7 +6205,7 @@ The operator `linalg_matrix_exp`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_matrix_exp(args...; kwargs...) = call_overloads("linalg_matrix_exp", OVERLOADS["linalg_matrix_exp"], args, kwargs)
+linalg_matrix_exp(args...; kwargs...) = call_overloads("linalg_matrix_exp", @inbounds(TABLES[339]), args, kwargs)
 
 """
     ops.linalg_lu_factor_ex(A; pivot, check_errors)
@@ -6212,7 +6216,7 @@ The operator `linalg_lu_factor_ex`:
 
 Derivative: defined. Returns a `Tensor` tuple of 3.
 """
-linalg_lu_factor_ex(args...; kwargs...) = call_overloads("linalg_lu_factor_ex", OVERLOADS["linalg_lu_factor_ex"], args, kwargs)
+linalg_lu_factor_ex(args...; kwargs...) = call_overloads("linalg_lu_factor_ex", @inbounds(TABLES[340]), args, kwargs)
 
 """
     ops.linalg_lu_factor(A; pivot)
@@ -6223,7 +6227,7 @@ The operator `linalg_lu_factor`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-linalg_lu_factor(args...; kwargs...) = call_overloads("linalg_lu_factor", OVERLOADS["linalg_lu_factor"], args, kwargs)
+linalg_lu_factor(args...; kwargs...) = call_overloads("linalg_lu_factor", @inbounds(TABLES[341]), args, kwargs)
 
 """
     ops.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
@@ -6234,7 +6238,7 @@ The operator `lu_unpack`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 3.
 """
-lu_unpack(args...; kwargs...) = call_overloads("lu_unpack", OVERLOADS["lu_unpack"], args, kwargs)
+lu_unpack(args...; kwargs...) = call_overloads("lu_unpack", @inbounds(TABLES[342]), args, kwargs)
 
 """
     ops.linalg_lu(A; pivot)
@@ -6245,7 +6249,7 @@ The operator `linalg_lu`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 3.
 """
-linalg_lu(args...; kwargs...) = call_overloads("linalg_lu", OVERLOADS["linalg_lu"], args, kwargs)
+linalg_lu(args...; kwargs...) = call_overloads("linalg_lu", @inbounds(TABLES[343]), args, kwargs)
 
 """
     ops.linalg_lu_solve(LU, pivots, B; left, adjoint)
@@ -6256,7 +6260,7 @@ The operator `linalg_lu_solve`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_lu_solve(args...; kwargs...) = call_overloads("linalg_lu_solve", OVERLOADS["linalg_lu_solve"], args, kwargs)
+linalg_lu_solve(args...; kwargs...) = call_overloads("linalg_lu_solve", @inbounds(TABLES[344]), args, kwargs)
 
 """
     ops.lu_solve(self, LU_data, LU_pivots)
@@ -6267,7 +6271,7 @@ The operator `lu_solve`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-lu_solve(args...; kwargs...) = call_overloads("lu_solve", OVERLOADS["lu_solve"], args, kwargs)
+lu_solve(args...; kwargs...) = call_overloads("lu_solve", @inbounds(TABLES[345]), args, kwargs)
 
 """
     ops.linalg_solve_ex(A, B; left, check_errors)
@@ -6278,7 +6282,7 @@ The operator `linalg_solve_ex`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-linalg_solve_ex(args...; kwargs...) = call_overloads("linalg_solve_ex", OVERLOADS["linalg_solve_ex"], args, kwargs)
+linalg_solve_ex(args...; kwargs...) = call_overloads("linalg_solve_ex", @inbounds(TABLES[346]), args, kwargs)
 
 """
     ops.linalg_solve(A, B; left)
@@ -6289,7 +6293,7 @@ The operator `linalg_solve`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_solve(args...; kwargs...) = call_overloads("linalg_solve", OVERLOADS["linalg_solve"], args, kwargs)
+linalg_solve(args...; kwargs...) = call_overloads("linalg_solve", @inbounds(TABLES[347]), args, kwargs)
 
 """
     ops.linalg_inv_ex(A; check_errors)
@@ -6300,7 +6304,7 @@ The operator `linalg_inv_ex`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-linalg_inv_ex(args...; kwargs...) = call_overloads("linalg_inv_ex", OVERLOADS["linalg_inv_ex"], args, kwargs)
+linalg_inv_ex(args...; kwargs...) = call_overloads("linalg_inv_ex", @inbounds(TABLES[348]), args, kwargs)
 
 """
     ops.linalg_inv(A)
@@ -6311,7 +6315,7 @@ The operator `linalg_inv`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_inv(args...; kwargs...) = call_overloads("linalg_inv", OVERLOADS["linalg_inv"], args, kwargs)
+linalg_inv(args...; kwargs...) = call_overloads("linalg_inv", @inbounds(TABLES[349]), args, kwargs)
 
 """
     ops.inverse(self)
@@ -6322,7 +6326,7 @@ The operator `inverse`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-inverse(args...; kwargs...) = call_overloads("inverse", OVERLOADS["inverse"], args, kwargs)
+inverse(args...; kwargs...) = call_overloads("inverse", @inbounds(TABLES[350]), args, kwargs)
 
 """
     ops.linalg_det(A)
@@ -6333,7 +6337,7 @@ The operator `linalg_det`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-linalg_det(args...; kwargs...) = call_overloads("linalg_det", OVERLOADS["linalg_det"], args, kwargs)
+linalg_det(args...; kwargs...) = call_overloads("linalg_det", @inbounds(TABLES[351]), args, kwargs)
 
 """
     ops.det(self)
@@ -6344,7 +6348,7 @@ The operator `det`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-det(args...; kwargs...) = call_overloads("det", OVERLOADS["det"], args, kwargs)
+det(args...; kwargs...) = call_overloads("det", @inbounds(TABLES[352]), args, kwargs)
 
 """
     ops.linalg_slogdet(A)
@@ -6355,7 +6359,7 @@ The operator `linalg_slogdet`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-linalg_slogdet(args...; kwargs...) = call_overloads("linalg_slogdet", OVERLOADS["linalg_slogdet"], args, kwargs)
+linalg_slogdet(args...; kwargs...) = call_overloads("linalg_slogdet", @inbounds(TABLES[353]), args, kwargs)
 
 """
     ops.slogdet(self)
@@ -6366,7 +6370,7 @@ The operator `slogdet`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-slogdet(args...; kwargs...) = call_overloads("slogdet", OVERLOADS["slogdet"], args, kwargs)
+slogdet(args...; kwargs...) = call_overloads("slogdet", @inbounds(TABLES[354]), args, kwargs)
 
 """
     ops.logdet(self)
@@ -6377,7 +6381,7 @@ The operator `logdet`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-logdet(args...; kwargs...) = call_overloads("logdet", OVERLOADS["logdet"], args, kwargs)
+logdet(args...; kwargs...) = call_overloads("logdet", @inbounds(TABLES[355]), args, kwargs)
 
 """
     ops.linalg_tensorinv(A, ind)
@@ -6388,7 +6392,7 @@ The operator `linalg_tensorinv`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_tensorinv(args...; kwargs...) = call_overloads("linalg_tensorinv", OVERLOADS["linalg_tensorinv"], args, kwargs)
+linalg_tensorinv(args...; kwargs...) = call_overloads("linalg_tensorinv", @inbounds(TABLES[356]), args, kwargs)
 
 """
     ops.linalg_tensorsolve(A, B, dims)
@@ -6399,7 +6403,7 @@ The operator `linalg_tensorsolve`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_tensorsolve(args...; kwargs...) = call_overloads("linalg_tensorsolve", OVERLOADS["linalg_tensorsolve"], args, kwargs)
+linalg_tensorsolve(args...; kwargs...) = call_overloads("linalg_tensorsolve", @inbounds(TABLES[357]), args, kwargs)
 
 """
     ops.linalg_solve_triangular(A, B; upper, left, unitriangular)
@@ -6410,7 +6414,7 @@ The operator `linalg_solve_triangular`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-linalg_solve_triangular(args...; kwargs...) = call_overloads("linalg_solve_triangular", OVERLOADS["linalg_solve_triangular"], args, kwargs)
+linalg_solve_triangular(args...; kwargs...) = call_overloads("linalg_solve_triangular", @inbounds(TABLES[358]), args, kwargs)
 
 """
     ops.triangular_solve(self, A, upper, transpose, unitriangular)
@@ -6421,7 +6425,7 @@ The operator `triangular_solve`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-triangular_solve(args...; kwargs...) = call_overloads("triangular_solve", OVERLOADS["triangular_solve"], args, kwargs)
+triangular_solve(args...; kwargs...) = call_overloads("triangular_solve", @inbounds(TABLES[359]), args, kwargs)
 
 """
     ops.linalg_cholesky_ex(A; upper, check_errors)
@@ -6432,7 +6436,7 @@ The operator `linalg_cholesky_ex`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-linalg_cholesky_ex(args...; kwargs...) = call_overloads("linalg_cholesky_ex", OVERLOADS["linalg_cholesky_ex"], args, kwargs)
+linalg_cholesky_ex(args...; kwargs...) = call_overloads("linalg_cholesky_ex", @inbounds(TABLES[360]), args, kwargs)
 
 """
     ops.linalg_cholesky(A; upper)
@@ -6443,7 +6447,7 @@ The operator `linalg_cholesky`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_cholesky(args...; kwargs...) = call_overloads("linalg_cholesky", OVERLOADS["linalg_cholesky"], args, kwargs)
+linalg_cholesky(args...; kwargs...) = call_overloads("linalg_cholesky", @inbounds(TABLES[361]), args, kwargs)
 
 """
     ops.cholesky(self, upper)
@@ -6454,7 +6458,7 @@ The operator `cholesky`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cholesky(args...; kwargs...) = call_overloads("cholesky", OVERLOADS["cholesky"], args, kwargs)
+cholesky(args...; kwargs...) = call_overloads("cholesky", @inbounds(TABLES[362]), args, kwargs)
 
 """
     ops.cholesky_solve(self, input2, upper)
@@ -6465,7 +6469,7 @@ The operator `cholesky_solve`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cholesky_solve(args...; kwargs...) = call_overloads("cholesky_solve", OVERLOADS["cholesky_solve"], args, kwargs)
+cholesky_solve(args...; kwargs...) = call_overloads("cholesky_solve", @inbounds(TABLES[363]), args, kwargs)
 
 """
     ops.cholesky_inverse(self, upper)
@@ -6476,7 +6480,7 @@ The operator `cholesky_inverse`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cholesky_inverse(args...; kwargs...) = call_overloads("cholesky_inverse", OVERLOADS["cholesky_inverse"], args, kwargs)
+cholesky_inverse(args...; kwargs...) = call_overloads("cholesky_inverse", @inbounds(TABLES[364]), args, kwargs)
 
 """
     ops.linalg_ldl_factor_ex(self; hermitian, check_errors)
@@ -6487,7 +6491,7 @@ The operator `linalg_ldl_factor_ex`:
 
 Derivative: missing. Returns a `Tensor` tuple of 3.
 """
-linalg_ldl_factor_ex(args...; kwargs...) = call_overloads("linalg_ldl_factor_ex", OVERLOADS["linalg_ldl_factor_ex"], args, kwargs)
+linalg_ldl_factor_ex(args...; kwargs...) = call_overloads("linalg_ldl_factor_ex", @inbounds(TABLES[365]), args, kwargs)
 
 """
     ops.linalg_ldl_factor(self; hermitian)
@@ -6498,7 +6502,7 @@ The operator `linalg_ldl_factor`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-linalg_ldl_factor(args...; kwargs...) = call_overloads("linalg_ldl_factor", OVERLOADS["linalg_ldl_factor"], args, kwargs)
+linalg_ldl_factor(args...; kwargs...) = call_overloads("linalg_ldl_factor", @inbounds(TABLES[366]), args, kwargs)
 
 """
     ops.linalg_ldl_solve(LD, pivots, B; hermitian)
@@ -6509,7 +6513,7 @@ The operator `linalg_ldl_solve`:
 
 Derivative: missing. Returns a `Tensor`.
 """
-linalg_ldl_solve(args...; kwargs...) = call_overloads("linalg_ldl_solve", OVERLOADS["linalg_ldl_solve"], args, kwargs)
+linalg_ldl_solve(args...; kwargs...) = call_overloads("linalg_ldl_solve", @inbounds(TABLES[367]), args, kwargs)
 
 """
     ops.linalg_qr(A, mode)
@@ -6520,7 +6524,7 @@ The operator `linalg_qr`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-linalg_qr(args...; kwargs...) = call_overloads("linalg_qr", OVERLOADS["linalg_qr"], args, kwargs)
+linalg_qr(args...; kwargs...) = call_overloads("linalg_qr", @inbounds(TABLES[368]), args, kwargs)
 
 """
     ops.qr(self, some)
@@ -6531,7 +6535,7 @@ The operator `qr`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-qr(args...; kwargs...) = call_overloads("qr", OVERLOADS["qr"], args, kwargs)
+qr(args...; kwargs...) = call_overloads("qr", @inbounds(TABLES[369]), args, kwargs)
 
 """
     ops.geqrf(self)
@@ -6542,7 +6546,7 @@ The operator `geqrf`:
 
 Derivative: missing. Returns a `Tensor` tuple of 2.
 """
-geqrf(args...; kwargs...) = call_overloads("geqrf", OVERLOADS["geqrf"], args, kwargs)
+geqrf(args...; kwargs...) = call_overloads("geqrf", @inbounds(TABLES[370]), args, kwargs)
 
 """
     ops.linalg_householder_product(A, tau)
@@ -6553,7 +6557,7 @@ The operator `linalg_householder_product`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_householder_product(args...; kwargs...) = call_overloads("linalg_householder_product", OVERLOADS["linalg_householder_product"], args, kwargs)
+linalg_householder_product(args...; kwargs...) = call_overloads("linalg_householder_product", @inbounds(TABLES[371]), args, kwargs)
 
 """
     ops.orgqr(self, input2)
@@ -6564,7 +6568,7 @@ The operator `orgqr`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-orgqr(args...; kwargs...) = call_overloads("orgqr", OVERLOADS["orgqr"], args, kwargs)
+orgqr(args...; kwargs...) = call_overloads("orgqr", @inbounds(TABLES[372]), args, kwargs)
 
 """
     ops.ormqr(self, input2, input3, left, transpose)
@@ -6575,7 +6579,7 @@ The operator `ormqr`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-ormqr(args...; kwargs...) = call_overloads("ormqr", OVERLOADS["ormqr"], args, kwargs)
+ormqr(args...; kwargs...) = call_overloads("ormqr", @inbounds(TABLES[373]), args, kwargs)
 
 """
     ops.linalg_eigh(A, UPLO)
@@ -6586,7 +6590,7 @@ The operator `linalg_eigh`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-linalg_eigh(args...; kwargs...) = call_overloads("linalg_eigh", OVERLOADS["linalg_eigh"], args, kwargs)
+linalg_eigh(args...; kwargs...) = call_overloads("linalg_eigh", @inbounds(TABLES[374]), args, kwargs)
 
 """
     ops.linalg_eigvalsh(A, UPLO)
@@ -6597,7 +6601,7 @@ The operator `linalg_eigvalsh`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_eigvalsh(args...; kwargs...) = call_overloads("linalg_eigvalsh", OVERLOADS["linalg_eigvalsh"], args, kwargs)
+linalg_eigvalsh(args...; kwargs...) = call_overloads("linalg_eigvalsh", @inbounds(TABLES[375]), args, kwargs)
 
 """
     ops.symeig(self, eigenvectors, upper)
@@ -6608,7 +6612,7 @@ The operator `symeig`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-symeig(args...; kwargs...) = call_overloads("symeig", OVERLOADS["symeig"], args, kwargs)
+symeig(args...; kwargs...) = call_overloads("symeig", @inbounds(TABLES[376]), args, kwargs)
 
 """
     ops.linalg_svd(A, full_matrices; driver)
@@ -6619,7 +6623,7 @@ The operator `linalg_svd`:
 
 Derivative: defined. Returns a `Tensor` tuple of 3.
 """
-linalg_svd(args...; kwargs...) = call_overloads("linalg_svd", OVERLOADS["linalg_svd"], args, kwargs)
+linalg_svd(args...; kwargs...) = call_overloads("linalg_svd", @inbounds(TABLES[377]), args, kwargs)
 
 """
     ops.linalg_svdvals(A; driver)
@@ -6630,7 +6634,7 @@ The operator `linalg_svdvals`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_svdvals(args...; kwargs...) = call_overloads("linalg_svdvals", OVERLOADS["linalg_svdvals"], args, kwargs)
+linalg_svdvals(args...; kwargs...) = call_overloads("linalg_svdvals", @inbounds(TABLES[378]), args, kwargs)
 
 """
     ops.svd(self, some, compute_uv)
@@ -6641,7 +6645,7 @@ The operator `svd`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 3.
 """
-svd(args...; kwargs...) = call_overloads("svd", OVERLOADS["svd"], args, kwargs)
+svd(args...; kwargs...) = call_overloads("svd", @inbounds(TABLES[379]), args, kwargs)
 
 """
     ops.linalg_pinv(A; atol, rtol, hermitian)
@@ -6652,7 +6656,7 @@ The operator `linalg_pinv`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-linalg_pinv(args...; kwargs...) = call_overloads("linalg_pinv", OVERLOADS["linalg_pinv"], args, kwargs)
+linalg_pinv(args...; kwargs...) = call_overloads("linalg_pinv", @inbounds(TABLES[380]), args, kwargs)
 
 """
     ops.pinverse(self, rcond)
@@ -6663,7 +6667,7 @@ The operator `pinverse`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-pinverse(args...; kwargs...) = call_overloads("pinverse", OVERLOADS["pinverse"], args, kwargs)
+pinverse(args...; kwargs...) = call_overloads("pinverse", @inbounds(TABLES[381]), args, kwargs)
 
 """
     ops.linalg_matrix_rank(A; atol, rtol, hermitian)
@@ -6674,7 +6678,7 @@ The operator `linalg_matrix_rank`:
 
 Derivative: none. Returns a `Tensor`.
 """
-linalg_matrix_rank(args...; kwargs...) = call_overloads("linalg_matrix_rank", OVERLOADS["linalg_matrix_rank"], args, kwargs)
+linalg_matrix_rank(args...; kwargs...) = call_overloads("linalg_matrix_rank", @inbounds(TABLES[382]), args, kwargs)
 
 """
     ops.linalg_cond(A, p)
@@ -6686,7 +6690,7 @@ The operator `linalg_cond`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_cond(args...; kwargs...) = call_overloads("linalg_cond", OVERLOADS["linalg_cond"], args, kwargs)
+linalg_cond(args...; kwargs...) = call_overloads("linalg_cond", @inbounds(TABLES[383]), args, kwargs)
 
 """
     ops.linalg_lstsq(self, b, rcond; driver)
@@ -6697,7 +6701,7 @@ The operator `linalg_lstsq`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 4.
 """
-linalg_lstsq(args...; kwargs...) = call_overloads("linalg_lstsq", OVERLOADS["linalg_lstsq"], args, kwargs)
+linalg_lstsq(args...; kwargs...) = call_overloads("linalg_lstsq", @inbounds(TABLES[384]), args, kwargs)
 
 """
     ops.rand(size; generator, dtype, device)
@@ -6708,7 +6712,7 @@ The operator `rand`:
 
 Derivative: none. Returns a `Tensor`.
 """
-rand(args...; kwargs...) = call_overloads("rand", OVERLOADS["rand"], args, kwargs)
+rand(args...; kwargs...) = call_overloads("rand", @inbounds(TABLES[385]), args, kwargs)
 
 """
     ops.randn(size; generator, dtype, device)
@@ -6719,7 +6723,7 @@ The operator `randn`:
 
 Derivative: none. Returns a `Tensor`.
 """
-randn(args...; kwargs...) = call_overloads("randn", OVERLOADS["randn"], args, kwargs)
+randn(args...; kwargs...) = call_overloads("randn", @inbounds(TABLES[386]), args, kwargs)
 
 """
     ops.randint(low, high, size; generator, dtype, device)
@@ -6730,7 +6734,7 @@ The operator `randint`:
 
 Derivative: none. Returns a `Tensor`.
 """
-randint(args...; kwargs...) = call_overloads("randint", OVERLOADS["randint"], args, kwargs)
+randint(args...; kwargs...) = call_overloads("randint", @inbounds(TABLES[387]), args, kwargs)
 
 """
     ops.bernoulli(self; generator)
@@ -6742,7 +6746,7 @@ The operator `bernoulli`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-bernoulli(args...; kwargs...) = call_overloads("bernoulli", OVERLOADS["bernoulli"], args, kwargs)
+bernoulli(args...; kwargs...) = call_overloads("bernoulli", @inbounds(TABLES[388]), args, kwargs)
 
 """
     ops.uniform_(self, from, to; generator)
@@ -6753,7 +6757,7 @@ The operator `uniform_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-uniform_(args...; kwargs...) = call_overloads("uniform_", OVERLOADS["uniform_"], args, kwargs)
+uniform_(args...; kwargs...) = call_overloads("uniform_", @inbounds(TABLES[389]), args, kwargs)
 
 """
     ops.normal_(self, mean, std; generator)
@@ -6764,7 +6768,7 @@ The operator `normal_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-normal_(args...; kwargs...) = call_overloads("normal_", OVERLOADS["normal_"], args, kwargs)
+normal_(args...; kwargs...) = call_overloads("normal_", @inbounds(TABLES[390]), args, kwargs)
 
 """
     ops.bernoulli_(self, p; generator)
@@ -6775,7 +6779,7 @@ The operator `bernoulli_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-bernoulli_(args...; kwargs...) = call_overloads("bernoulli_", OVERLOADS["bernoulli_"], args, kwargs)
+bernoulli_(args...; kwargs...) = call_overloads("bernoulli_", @inbounds(TABLES[391]), args, kwargs)
 
 """
     ops.randperm(n; generator, dtype, device)
@@ -6786,7 +6790,7 @@ The operator `randperm`:
 
 Derivative: none. Returns a `Tensor`.
 """
-randperm(args...; kwargs...) = call_overloads("randperm", OVERLOADS["randperm"], args, kwargs)
+randperm(args...; kwargs...) = call_overloads("randperm", @inbounds(TABLES[392]), args, kwargs)
 
 """
     ops.multinomial(self, num_samples, replacement; generator)
@@ -6797,7 +6801,7 @@ The operator `multinomial`:
 
 Derivative: none. Returns a `Tensor`.
 """
-multinomial(args...; kwargs...) = call_overloads("multinomial", OVERLOADS["multinomial"], args, kwargs)
+multinomial(args...; kwargs...) = call_overloads("multinomial", @inbounds(TABLES[393]), args, kwargs)
 
 """
     ops.dropout(input, p, train; generator)
@@ -6808,7 +6812,7 @@ The operator `dropout`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-dropout(args...; kwargs...) = call_overloads("dropout", OVERLOADS["dropout"], args, kwargs)
+dropout(args...; kwargs...) = call_overloads("dropout", @inbounds(TABLES[394]), args, kwargs)
 
 """
     ops.poisson(self, generator)
@@ -6819,7 +6823,7 @@ The operator `poisson`:
 
 Derivative: none. Returns a `Tensor`.
 """
-poisson(args...; kwargs...) = call_overloads("poisson", OVERLOADS["poisson"], args, kwargs)
+poisson(args...; kwargs...) = call_overloads("poisson", @inbounds(TABLES[395]), args, kwargs)
 
 """
     ops.binomial(count, prob, generator)
@@ -6830,7 +6834,7 @@ The operator `binomial`:
 
 Derivative: none. Returns a `Tensor`.
 """
-binomial(args...; kwargs...) = call_overloads("binomial", OVERLOADS["binomial"], args, kwargs)
+binomial(args...; kwargs...) = call_overloads("binomial", @inbounds(TABLES[396]), args, kwargs)
 
 """
     ops.softmax(self, dim, dtype)
@@ -6841,7 +6845,7 @@ The operator `softmax`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-softmax(args...; kwargs...) = call_overloads("softmax", OVERLOADS["softmax"], args, kwargs)
+softmax(args...; kwargs...) = call_overloads("softmax", @inbounds(TABLES[397]), args, kwargs)
 
 """
     ops.log_softmax(self, dim, dtype)
@@ -6852,7 +6856,7 @@ The operator `log_softmax`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-log_softmax(args...; kwargs...) = call_overloads("log_softmax", OVERLOADS["log_softmax"], args, kwargs)
+log_softmax(args...; kwargs...) = call_overloads("log_softmax", @inbounds(TABLES[398]), args, kwargs)
 
 """
     ops.layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
@@ -6863,7 +6867,7 @@ The operator `layer_norm`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-layer_norm(args...; kwargs...) = call_overloads("layer_norm", OVERLOADS["layer_norm"], args, kwargs)
+layer_norm(args...; kwargs...) = call_overloads("layer_norm", @inbounds(TABLES[399]), args, kwargs)
 
 """
     ops.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
@@ -6874,7 +6878,7 @@ The operator `batch_norm`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-batch_norm(args...; kwargs...) = call_overloads("batch_norm", OVERLOADS["batch_norm"], args, kwargs)
+batch_norm(args...; kwargs...) = call_overloads("batch_norm", @inbounds(TABLES[400]), args, kwargs)
 
 """
     ops.group_norm(input, num_groups, weight, bias, eps, cudnn_enabled)
@@ -6885,7 +6889,7 @@ The operator `group_norm`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-group_norm(args...; kwargs...) = call_overloads("group_norm", OVERLOADS["group_norm"], args, kwargs)
+group_norm(args...; kwargs...) = call_overloads("group_norm", @inbounds(TABLES[401]), args, kwargs)
 
 """
     ops.rms_norm(input, normalized_shape, weight, eps)
@@ -6896,7 +6900,7 @@ The operator `rms_norm`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-rms_norm(args...; kwargs...) = call_overloads("rms_norm", OVERLOADS["rms_norm"], args, kwargs)
+rms_norm(args...; kwargs...) = call_overloads("rms_norm", @inbounds(TABLES[402]), args, kwargs)
 
 """
     ops.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
@@ -6907,7 +6911,7 @@ The operator `instance_norm`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-instance_norm(args...; kwargs...) = call_overloads("instance_norm", OVERLOADS["instance_norm"], args, kwargs)
+instance_norm(args...; kwargs...) = call_overloads("instance_norm", @inbounds(TABLES[403]), args, kwargs)
 
 """
     ops.mse_loss(self, target, reduction)
@@ -6918,7 +6922,7 @@ The operator `mse_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-mse_loss(args...; kwargs...) = call_overloads("mse_loss", OVERLOADS["mse_loss"], args, kwargs)
+mse_loss(args...; kwargs...) = call_overloads("mse_loss", @inbounds(TABLES[404]), args, kwargs)
 
 """
     ops.l1_loss(self, target, reduction)
@@ -6929,7 +6933,7 @@ The operator `l1_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-l1_loss(args...; kwargs...) = call_overloads("l1_loss", OVERLOADS["l1_loss"], args, kwargs)
+l1_loss(args...; kwargs...) = call_overloads("l1_loss", @inbounds(TABLES[405]), args, kwargs)
 
 """
     ops.smooth_l1_loss(self, target, reduction, beta)
@@ -6940,7 +6944,7 @@ The operator `smooth_l1_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-smooth_l1_loss(args...; kwargs...) = call_overloads("smooth_l1_loss", OVERLOADS["smooth_l1_loss"], args, kwargs)
+smooth_l1_loss(args...; kwargs...) = call_overloads("smooth_l1_loss", @inbounds(TABLES[406]), args, kwargs)
 
 """
     ops.huber_loss(self, target, reduction, delta)
@@ -6951,7 +6955,7 @@ The operator `huber_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-huber_loss(args...; kwargs...) = call_overloads("huber_loss", OVERLOADS["huber_loss"], args, kwargs)
+huber_loss(args...; kwargs...) = call_overloads("huber_loss", @inbounds(TABLES[407]), args, kwargs)
 
 """
     ops.binary_cross_entropy(self, target, weight, reduction)
@@ -6962,7 +6966,7 @@ The operator `binary_cross_entropy`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-binary_cross_entropy(args...; kwargs...) = call_overloads("binary_cross_entropy", OVERLOADS["binary_cross_entropy"], args, kwargs)
+binary_cross_entropy(args...; kwargs...) = call_overloads("binary_cross_entropy", @inbounds(TABLES[408]), args, kwargs)
 
 """
     ops.binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction)
@@ -6973,7 +6977,7 @@ The operator `binary_cross_entropy_with_logits`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-binary_cross_entropy_with_logits(args...; kwargs...) = call_overloads("binary_cross_entropy_with_logits", OVERLOADS["binary_cross_entropy_with_logits"], args, kwargs)
+binary_cross_entropy_with_logits(args...; kwargs...) = call_overloads("binary_cross_entropy_with_logits", @inbounds(TABLES[409]), args, kwargs)
 
 """
     ops.kl_div(self, target, reduction; log_target)
@@ -6984,7 +6988,7 @@ The operator `kl_div`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-kl_div(args...; kwargs...) = call_overloads("kl_div", OVERLOADS["kl_div"], args, kwargs)
+kl_div(args...; kwargs...) = call_overloads("kl_div", @inbounds(TABLES[410]), args, kwargs)
 
 """
     ops.nll_loss(self, target, weight, reduction, ignore_index)
@@ -6995,7 +6999,7 @@ The operator `nll_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-nll_loss(args...; kwargs...) = call_overloads("nll_loss", OVERLOADS["nll_loss"], args, kwargs)
+nll_loss(args...; kwargs...) = call_overloads("nll_loss", @inbounds(TABLES[411]), args, kwargs)
 
 """
     ops.nll_loss2d(self, target, weight, reduction, ignore_index)
@@ -7006,7 +7010,7 @@ The operator `nll_loss2d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-nll_loss2d(args...; kwargs...) = call_overloads("nll_loss2d", OVERLOADS["nll_loss2d"], args, kwargs)
+nll_loss2d(args...; kwargs...) = call_overloads("nll_loss2d", @inbounds(TABLES[412]), args, kwargs)
 
 """
     ops.cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing)
@@ -7017,7 +7021,7 @@ The operator `cross_entropy_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cross_entropy_loss(args...; kwargs...) = call_overloads("cross_entropy_loss", OVERLOADS["cross_entropy_loss"], args, kwargs)
+cross_entropy_loss(args...; kwargs...) = call_overloads("cross_entropy_loss", @inbounds(TABLES[413]), args, kwargs)
 
 """
     ops.margin_ranking_loss(input1, input2, target, margin, reduction)
@@ -7028,7 +7032,7 @@ The operator `margin_ranking_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-margin_ranking_loss(args...; kwargs...) = call_overloads("margin_ranking_loss", OVERLOADS["margin_ranking_loss"], args, kwargs)
+margin_ranking_loss(args...; kwargs...) = call_overloads("margin_ranking_loss", @inbounds(TABLES[414]), args, kwargs)
 
 """
     ops.hinge_embedding_loss(self, target, margin, reduction)
@@ -7039,7 +7043,7 @@ The operator `hinge_embedding_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-hinge_embedding_loss(args...; kwargs...) = call_overloads("hinge_embedding_loss", OVERLOADS["hinge_embedding_loss"], args, kwargs)
+hinge_embedding_loss(args...; kwargs...) = call_overloads("hinge_embedding_loss", @inbounds(TABLES[415]), args, kwargs)
 
 """
     ops.soft_margin_loss(self, target, reduction)
@@ -7050,7 +7054,7 @@ The operator `soft_margin_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-soft_margin_loss(args...; kwargs...) = call_overloads("soft_margin_loss", OVERLOADS["soft_margin_loss"], args, kwargs)
+soft_margin_loss(args...; kwargs...) = call_overloads("soft_margin_loss", @inbounds(TABLES[416]), args, kwargs)
 
 """
     ops.cosine_embedding_loss(input1, input2, target, margin, reduction)
@@ -7061,7 +7065,7 @@ The operator `cosine_embedding_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cosine_embedding_loss(args...; kwargs...) = call_overloads("cosine_embedding_loss", OVERLOADS["cosine_embedding_loss"], args, kwargs)
+cosine_embedding_loss(args...; kwargs...) = call_overloads("cosine_embedding_loss", @inbounds(TABLES[417]), args, kwargs)
 
 """
     ops.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
@@ -7072,7 +7076,7 @@ The operator `triplet_margin_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-triplet_margin_loss(args...; kwargs...) = call_overloads("triplet_margin_loss", OVERLOADS["triplet_margin_loss"], args, kwargs)
+triplet_margin_loss(args...; kwargs...) = call_overloads("triplet_margin_loss", @inbounds(TABLES[418]), args, kwargs)
 
 """
     ops.poisson_nll_loss(input, target, log_input, full, eps, reduction)
@@ -7083,7 +7087,7 @@ The operator `poisson_nll_loss`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-poisson_nll_loss(args...; kwargs...) = call_overloads("poisson_nll_loss", OVERLOADS["poisson_nll_loss"], args, kwargs)
+poisson_nll_loss(args...; kwargs...) = call_overloads("poisson_nll_loss", @inbounds(TABLES[419]), args, kwargs)
 
 """
     ops.cosine_similarity(x1, x2, dim, eps)
@@ -7094,7 +7098,7 @@ The operator `cosine_similarity`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cosine_similarity(args...; kwargs...) = call_overloads("cosine_similarity", OVERLOADS["cosine_similarity"], args, kwargs)
+cosine_similarity(args...; kwargs...) = call_overloads("cosine_similarity", @inbounds(TABLES[420]), args, kwargs)
 
 """
     ops.pairwise_distance(x1, x2, p, eps, keepdim)
@@ -7105,7 +7109,7 @@ The operator `pairwise_distance`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-pairwise_distance(args...; kwargs...) = call_overloads("pairwise_distance", OVERLOADS["pairwise_distance"], args, kwargs)
+pairwise_distance(args...; kwargs...) = call_overloads("pairwise_distance", @inbounds(TABLES[421]), args, kwargs)
 
 """
     ops.cdist(x1, x2, p, compute_mode)
@@ -7116,7 +7120,7 @@ The operator `cdist`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cdist(args...; kwargs...) = call_overloads("cdist", OVERLOADS["cdist"], args, kwargs)
+cdist(args...; kwargs...) = call_overloads("cdist", @inbounds(TABLES[422]), args, kwargs)
 
 """
     ops.dist(self, other, p)
@@ -7127,7 +7131,7 @@ The operator `dist`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-dist(args...; kwargs...) = call_overloads("dist", OVERLOADS["dist"], args, kwargs)
+dist(args...; kwargs...) = call_overloads("dist", @inbounds(TABLES[423]), args, kwargs)
 
 """
     ops.pixel_shuffle(self, upscale_factor)
@@ -7138,7 +7142,7 @@ The operator `pixel_shuffle`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-pixel_shuffle(args...; kwargs...) = call_overloads("pixel_shuffle", OVERLOADS["pixel_shuffle"], args, kwargs)
+pixel_shuffle(args...; kwargs...) = call_overloads("pixel_shuffle", @inbounds(TABLES[424]), args, kwargs)
 
 """
     ops.pixel_unshuffle(self, downscale_factor)
@@ -7149,7 +7153,7 @@ The operator `pixel_unshuffle`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-pixel_unshuffle(args...; kwargs...) = call_overloads("pixel_unshuffle", OVERLOADS["pixel_unshuffle"], args, kwargs)
+pixel_unshuffle(args...; kwargs...) = call_overloads("pixel_unshuffle", @inbounds(TABLES[425]), args, kwargs)
 
 """
     ops.one_hot(self, num_classes)
@@ -7160,7 +7164,7 @@ The operator `one_hot`:
 
 Derivative: none. Returns a `Tensor`.
 """
-one_hot(args...; kwargs...) = call_overloads("one_hot", OVERLOADS["one_hot"], args, kwargs)
+one_hot(args...; kwargs...) = call_overloads("one_hot", @inbounds(TABLES[426]), args, kwargs)
 
 """
     ops.rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -7171,7 +7175,7 @@ The operator `rnn_tanh_cell`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-rnn_tanh_cell(args...; kwargs...) = call_overloads("rnn_tanh_cell", OVERLOADS["rnn_tanh_cell"], args, kwargs)
+rnn_tanh_cell(args...; kwargs...) = call_overloads("rnn_tanh_cell", @inbounds(TABLES[427]), args, kwargs)
 
 """
     ops.rnn_relu_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -7182,7 +7186,7 @@ The operator `rnn_relu_cell`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-rnn_relu_cell(args...; kwargs...) = call_overloads("rnn_relu_cell", OVERLOADS["rnn_relu_cell"], args, kwargs)
+rnn_relu_cell(args...; kwargs...) = call_overloads("rnn_relu_cell", @inbounds(TABLES[428]), args, kwargs)
 
 """
     ops.gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -7193,7 +7197,7 @@ The operator `gru_cell`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-gru_cell(args...; kwargs...) = call_overloads("gru_cell", OVERLOADS["gru_cell"], args, kwargs)
+gru_cell(args...; kwargs...) = call_overloads("gru_cell", @inbounds(TABLES[429]), args, kwargs)
 
 """
     ops.lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -7204,7 +7208,7 @@ The operator `lstm_cell`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-lstm_cell(args...; kwargs...) = call_overloads("lstm_cell", OVERLOADS["lstm_cell"], args, kwargs)
+lstm_cell(args...; kwargs...) = call_overloads("lstm_cell", @inbounds(TABLES[430]), args, kwargs)
 
 """
     ops.rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
@@ -7216,7 +7220,7 @@ The operator `rnn_tanh`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-rnn_tanh(args...; kwargs...) = call_overloads("rnn_tanh", OVERLOADS["rnn_tanh"], args, kwargs)
+rnn_tanh(args...; kwargs...) = call_overloads("rnn_tanh", @inbounds(TABLES[431]), args, kwargs)
 
 """
     ops.rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
@@ -7228,7 +7232,7 @@ The operator `rnn_relu`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-rnn_relu(args...; kwargs...) = call_overloads("rnn_relu", OVERLOADS["rnn_relu"], args, kwargs)
+rnn_relu(args...; kwargs...) = call_overloads("rnn_relu", @inbounds(TABLES[432]), args, kwargs)
 
 """
     ops.gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
@@ -7240,7 +7244,7 @@ The operator `gru`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-gru(args...; kwargs...) = call_overloads("gru", OVERLOADS["gru"], args, kwargs)
+gru(args...; kwargs...) = call_overloads("gru", @inbounds(TABLES[433]), args, kwargs)
 
 """
     ops.lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
@@ -7252,7 +7256,7 @@ The operator `lstm`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor` tuple of 3.
 """
-lstm(args...; kwargs...) = call_overloads("lstm", OVERLOADS["lstm"], args, kwargs)
+lstm(args...; kwargs...) = call_overloads("lstm", @inbounds(TABLES[434]), args, kwargs)
 
 """
     ops.quantile(self, q, dim, keepdim; interpolation)
@@ -7264,7 +7268,7 @@ The operator `quantile`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-quantile(args...; kwargs...) = call_overloads("quantile", OVERLOADS["quantile"], args, kwargs)
+quantile(args...; kwargs...) = call_overloads("quantile", @inbounds(TABLES[435]), args, kwargs)
 
 """
     ops.nanquantile(self, q, dim, keepdim; interpolation)
@@ -7276,7 +7280,7 @@ The operator `nanquantile`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-nanquantile(args...; kwargs...) = call_overloads("nanquantile", OVERLOADS["nanquantile"], args, kwargs)
+nanquantile(args...; kwargs...) = call_overloads("nanquantile", @inbounds(TABLES[436]), args, kwargs)
 
 """
     ops.bincount(self, weights, minlength)
@@ -7287,7 +7291,7 @@ The operator `bincount`:
 
 Derivative: none. Returns a `Tensor`.
 """
-bincount(args...; kwargs...) = call_overloads("bincount", OVERLOADS["bincount"], args, kwargs)
+bincount(args...; kwargs...) = call_overloads("bincount", @inbounds(TABLES[437]), args, kwargs)
 
 """
     ops.histc(self, bins, min, max)
@@ -7298,7 +7302,7 @@ The operator `histc`:
 
 Derivative: none. Returns a `Tensor`.
 """
-histc(args...; kwargs...) = call_overloads("histc", OVERLOADS["histc"], args, kwargs)
+histc(args...; kwargs...) = call_overloads("histc", @inbounds(TABLES[438]), args, kwargs)
 
 """
     ops.searchsorted(sorted_sequence, self; out_int32, right, side, sorter)
@@ -7310,7 +7314,7 @@ The operator `searchsorted`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-searchsorted(args...; kwargs...) = call_overloads("searchsorted", OVERLOADS["searchsorted"], args, kwargs)
+searchsorted(args...; kwargs...) = call_overloads("searchsorted", @inbounds(TABLES[439]), args, kwargs)
 
 """
     ops.bucketize(self, boundaries; out_int32, right)
@@ -7322,7 +7326,7 @@ The operator `bucketize`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-bucketize(args...; kwargs...) = call_overloads("bucketize", OVERLOADS["bucketize"], args, kwargs)
+bucketize(args...; kwargs...) = call_overloads("bucketize", @inbounds(TABLES[440]), args, kwargs)
 
 """
     ops.isin(elements, test_elements; assume_unique, invert)
@@ -7335,7 +7339,7 @@ The operator `isin`, overloads tried in this order:
 
 Derivative: none. Returns a `Tensor`.
 """
-isin(args...; kwargs...) = call_overloads("isin", OVERLOADS["isin"], args, kwargs)
+isin(args...; kwargs...) = call_overloads("isin", @inbounds(TABLES[441]), args, kwargs)
 
 """
     ops.cov(self; correction, fweights, aweights)
@@ -7346,7 +7350,7 @@ The operator `cov`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cov(args...; kwargs...) = call_overloads("cov", OVERLOADS["cov"], args, kwargs)
+cov(args...; kwargs...) = call_overloads("cov", @inbounds(TABLES[442]), args, kwargs)
 
 """
     ops.corrcoef(self)
@@ -7357,7 +7361,7 @@ The operator `corrcoef`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-corrcoef(args...; kwargs...) = call_overloads("corrcoef", OVERLOADS["corrcoef"], args, kwargs)
+corrcoef(args...; kwargs...) = call_overloads("corrcoef", @inbounds(TABLES[443]), args, kwargs)
 
 """
     ops.upsample_nearest1d(self, output_size, scales)
@@ -7368,7 +7372,7 @@ The operator `upsample_nearest1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-upsample_nearest1d(args...; kwargs...) = call_overloads("upsample_nearest1d", OVERLOADS["upsample_nearest1d"], args, kwargs)
+upsample_nearest1d(args...; kwargs...) = call_overloads("upsample_nearest1d", @inbounds(TABLES[444]), args, kwargs)
 
 """
     ops.upsample_nearest2d(self, output_size, scales_h, scales_w)
@@ -7379,7 +7383,7 @@ The operator `upsample_nearest2d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-upsample_nearest2d(args...; kwargs...) = call_overloads("upsample_nearest2d", OVERLOADS["upsample_nearest2d"], args, kwargs)
+upsample_nearest2d(args...; kwargs...) = call_overloads("upsample_nearest2d", @inbounds(TABLES[445]), args, kwargs)
 
 """
     ops._upsample_nearest_exact1d(self, output_size, scales)
@@ -7390,7 +7394,7 @@ The operator `_upsample_nearest_exact1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-_upsample_nearest_exact1d(args...; kwargs...) = call_overloads("_upsample_nearest_exact1d", OVERLOADS["_upsample_nearest_exact1d"], args, kwargs)
+_upsample_nearest_exact1d(args...; kwargs...) = call_overloads("_upsample_nearest_exact1d", @inbounds(TABLES[446]), args, kwargs)
 
 """
     ops._upsample_nearest_exact2d(self, output_size, scales_h, scales_w)
@@ -7401,7 +7405,7 @@ The operator `_upsample_nearest_exact2d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-_upsample_nearest_exact2d(args...; kwargs...) = call_overloads("_upsample_nearest_exact2d", OVERLOADS["_upsample_nearest_exact2d"], args, kwargs)
+_upsample_nearest_exact2d(args...; kwargs...) = call_overloads("_upsample_nearest_exact2d", @inbounds(TABLES[447]), args, kwargs)
 
 """
     ops.upsample_linear1d(self, output_size, align_corners, scales)
@@ -7412,7 +7416,7 @@ The operator `upsample_linear1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-upsample_linear1d(args...; kwargs...) = call_overloads("upsample_linear1d", OVERLOADS["upsample_linear1d"], args, kwargs)
+upsample_linear1d(args...; kwargs...) = call_overloads("upsample_linear1d", @inbounds(TABLES[448]), args, kwargs)
 
 """
     ops.upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w)
@@ -7423,7 +7427,7 @@ The operator `upsample_bilinear2d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-upsample_bilinear2d(args...; kwargs...) = call_overloads("upsample_bilinear2d", OVERLOADS["upsample_bilinear2d"], args, kwargs)
+upsample_bilinear2d(args...; kwargs...) = call_overloads("upsample_bilinear2d", @inbounds(TABLES[449]), args, kwargs)
 
 """
     ops.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal; scale, generator)
@@ -7434,7 +7438,7 @@ The operator `scaled_dot_product_attention`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-scaled_dot_product_attention(args...; kwargs...) = call_overloads("scaled_dot_product_attention", OVERLOADS["scaled_dot_product_attention"], args, kwargs)
+scaled_dot_product_attention(args...; kwargs...) = call_overloads("scaled_dot_product_attention", @inbounds(TABLES[450]), args, kwargs)
 
 """
     ops.conv2d(input, weight, bias, stride, padding, dilation, groups)
@@ -7446,7 +7450,7 @@ The operator `conv2d`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-conv2d(args...; kwargs...) = call_overloads("conv2d", OVERLOADS["conv2d"], args, kwargs)
+conv2d(args...; kwargs...) = call_overloads("conv2d", @inbounds(TABLES[451]), args, kwargs)
 
 """
     ops.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
@@ -7457,7 +7461,7 @@ The operator `conv_transpose2d`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-conv_transpose2d(args...; kwargs...) = call_overloads("conv_transpose2d", OVERLOADS["conv_transpose2d"], args, kwargs)
+conv_transpose2d(args...; kwargs...) = call_overloads("conv_transpose2d", @inbounds(TABLES[452]), args, kwargs)
 
 """
     ops.conv1d(input, weight, bias, stride, padding, dilation, groups)
@@ -7469,7 +7473,7 @@ The operator `conv1d`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-conv1d(args...; kwargs...) = call_overloads("conv1d", OVERLOADS["conv1d"], args, kwargs)
+conv1d(args...; kwargs...) = call_overloads("conv1d", @inbounds(TABLES[453]), args, kwargs)
 
 """
     ops.conv3d(input, weight, bias, stride, padding, dilation, groups)
@@ -7481,7 +7485,7 @@ The operator `conv3d`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-conv3d(args...; kwargs...) = call_overloads("conv3d", OVERLOADS["conv3d"], args, kwargs)
+conv3d(args...; kwargs...) = call_overloads("conv3d", @inbounds(TABLES[454]), args, kwargs)
 
 """
     ops.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
@@ -7492,7 +7496,7 @@ The operator `conv_transpose1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-conv_transpose1d(args...; kwargs...) = call_overloads("conv_transpose1d", OVERLOADS["conv_transpose1d"], args, kwargs)
+conv_transpose1d(args...; kwargs...) = call_overloads("conv_transpose1d", @inbounds(TABLES[455]), args, kwargs)
 
 """
     ops.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
@@ -7503,7 +7507,7 @@ The operator `conv_transpose3d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-conv_transpose3d(args...; kwargs...) = call_overloads("conv_transpose3d", OVERLOADS["conv_transpose3d"], args, kwargs)
+conv_transpose3d(args...; kwargs...) = call_overloads("conv_transpose3d", @inbounds(TABLES[456]), args, kwargs)
 
 """
     ops.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
@@ -7514,7 +7518,7 @@ The operator `convolution`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-convolution(args...; kwargs...) = call_overloads("convolution", OVERLOADS["convolution"], args, kwargs)
+convolution(args...; kwargs...) = call_overloads("convolution", @inbounds(TABLES[457]), args, kwargs)
 
 """
     ops.conv_tbc(self, weight, bias, pad)
@@ -7525,7 +7529,7 @@ The operator `conv_tbc`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-conv_tbc(args...; kwargs...) = call_overloads("conv_tbc", OVERLOADS["conv_tbc"], args, kwargs)
+conv_tbc(args...; kwargs...) = call_overloads("conv_tbc", @inbounds(TABLES[458]), args, kwargs)
 
 """
     ops.im2col(self, kernel_size, dilation, padding, stride)
@@ -7536,7 +7540,7 @@ The operator `im2col`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-im2col(args...; kwargs...) = call_overloads("im2col", OVERLOADS["im2col"], args, kwargs)
+im2col(args...; kwargs...) = call_overloads("im2col", @inbounds(TABLES[459]), args, kwargs)
 
 """
     ops.col2im(self, output_size, kernel_size, dilation, padding, stride)
@@ -7547,7 +7551,7 @@ The operator `col2im`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-col2im(args...; kwargs...) = call_overloads("col2im", OVERLOADS["col2im"], args, kwargs)
+col2im(args...; kwargs...) = call_overloads("col2im", @inbounds(TABLES[460]), args, kwargs)
 
 """
     ops.max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -7558,7 +7562,7 @@ The operator `max_pool2d_with_indices`:
 
 Derivative: defined. Returns a `Tensor` tuple of 2.
 """
-max_pool2d_with_indices(args...; kwargs...) = call_overloads("max_pool2d_with_indices", OVERLOADS["max_pool2d_with_indices"], args, kwargs)
+max_pool2d_with_indices(args...; kwargs...) = call_overloads("max_pool2d_with_indices", @inbounds(TABLES[461]), args, kwargs)
 
 """
     ops.max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -7569,7 +7573,7 @@ The operator `max_pool2d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-max_pool2d(args...; kwargs...) = call_overloads("max_pool2d", OVERLOADS["max_pool2d"], args, kwargs)
+max_pool2d(args...; kwargs...) = call_overloads("max_pool2d", @inbounds(TABLES[462]), args, kwargs)
 
 """
     ops.max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
@@ -7580,7 +7584,7 @@ The operator `max_pool2d_with_indices_backward`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-max_pool2d_with_indices_backward(args...; kwargs...) = call_overloads("max_pool2d_with_indices_backward", OVERLOADS["max_pool2d_with_indices_backward"], args, kwargs)
+max_pool2d_with_indices_backward(args...; kwargs...) = call_overloads("max_pool2d_with_indices_backward", @inbounds(TABLES[463]), args, kwargs)
 
 """
     ops.avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -7591,7 +7595,7 @@ The operator `avg_pool2d`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-avg_pool2d(args...; kwargs...) = call_overloads("avg_pool2d", OVERLOADS["avg_pool2d"], args, kwargs)
+avg_pool2d(args...; kwargs...) = call_overloads("avg_pool2d", @inbounds(TABLES[464]), args, kwargs)
 
 """
     ops.avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -7602,7 +7606,7 @@ The operator `avg_pool2d_backward`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-avg_pool2d_backward(args...; kwargs...) = call_overloads("avg_pool2d_backward", OVERLOADS["avg_pool2d_backward"], args, kwargs)
+avg_pool2d_backward(args...; kwargs...) = call_overloads("avg_pool2d_backward", @inbounds(TABLES[465]), args, kwargs)
 
 """
     ops.adaptive_avg_pool2d(self, output_size)
@@ -7613,7 +7617,7 @@ The operator `adaptive_avg_pool2d`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-adaptive_avg_pool2d(args...; kwargs...) = call_overloads("adaptive_avg_pool2d", OVERLOADS["adaptive_avg_pool2d"], args, kwargs)
+adaptive_avg_pool2d(args...; kwargs...) = call_overloads("adaptive_avg_pool2d", @inbounds(TABLES[466]), args, kwargs)
 
 """
     ops._adaptive_avg_pool2d_backward(grad_output, self)
@@ -7624,7 +7628,7 @@ The operator `_adaptive_avg_pool2d_backward`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-_adaptive_avg_pool2d_backward(args...; kwargs...) = call_overloads("_adaptive_avg_pool2d_backward", OVERLOADS["_adaptive_avg_pool2d_backward"], args, kwargs)
+_adaptive_avg_pool2d_backward(args...; kwargs...) = call_overloads("_adaptive_avg_pool2d_backward", @inbounds(TABLES[467]), args, kwargs)
 
 """
     ops.max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -7635,7 +7639,7 @@ The operator `max_pool1d_with_indices`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-max_pool1d_with_indices(args...; kwargs...) = call_overloads("max_pool1d_with_indices", OVERLOADS["max_pool1d_with_indices"], args, kwargs)
+max_pool1d_with_indices(args...; kwargs...) = call_overloads("max_pool1d_with_indices", @inbounds(TABLES[468]), args, kwargs)
 
 """
     ops.max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -7646,7 +7650,7 @@ The operator `max_pool1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-max_pool1d(args...; kwargs...) = call_overloads("max_pool1d", OVERLOADS["max_pool1d"], args, kwargs)
+max_pool1d(args...; kwargs...) = call_overloads("max_pool1d", @inbounds(TABLES[469]), args, kwargs)
 
 """
     ops.avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -7657,7 +7661,7 @@ The operator `avg_pool1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-avg_pool1d(args...; kwargs...) = call_overloads("avg_pool1d", OVERLOADS["avg_pool1d"], args, kwargs)
+avg_pool1d(args...; kwargs...) = call_overloads("avg_pool1d", @inbounds(TABLES[470]), args, kwargs)
 
 """
     ops.adaptive_avg_pool1d(self, output_size)
@@ -7668,7 +7672,7 @@ The operator `adaptive_avg_pool1d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-adaptive_avg_pool1d(args...; kwargs...) = call_overloads("adaptive_avg_pool1d", OVERLOADS["adaptive_avg_pool1d"], args, kwargs)
+adaptive_avg_pool1d(args...; kwargs...) = call_overloads("adaptive_avg_pool1d", @inbounds(TABLES[471]), args, kwargs)
 
 """
     ops.adaptive_max_pool2d(self, output_size)
@@ -7679,7 +7683,7 @@ The operator `adaptive_max_pool2d`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-adaptive_max_pool2d(args...; kwargs...) = call_overloads("adaptive_max_pool2d", OVERLOADS["adaptive_max_pool2d"], args, kwargs)
+adaptive_max_pool2d(args...; kwargs...) = call_overloads("adaptive_max_pool2d", @inbounds(TABLES[472]), args, kwargs)
 
 """
     ops.adaptive_max_pool1d(self, output_size)
@@ -7690,7 +7694,7 @@ The operator `adaptive_max_pool1d`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-adaptive_max_pool1d(args...; kwargs...) = call_overloads("adaptive_max_pool1d", OVERLOADS["adaptive_max_pool1d"], args, kwargs)
+adaptive_max_pool1d(args...; kwargs...) = call_overloads("adaptive_max_pool1d", @inbounds(TABLES[473]), args, kwargs)
 
 """
     ops.max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -7701,7 +7705,7 @@ The operator `max_pool3d_with_indices`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-max_pool3d_with_indices(args...; kwargs...) = call_overloads("max_pool3d_with_indices", OVERLOADS["max_pool3d_with_indices"], args, kwargs)
+max_pool3d_with_indices(args...; kwargs...) = call_overloads("max_pool3d_with_indices", @inbounds(TABLES[474]), args, kwargs)
 
 """
     ops.max_pool3d(self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -7712,7 +7716,7 @@ The operator `max_pool3d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-max_pool3d(args...; kwargs...) = call_overloads("max_pool3d", OVERLOADS["max_pool3d"], args, kwargs)
+max_pool3d(args...; kwargs...) = call_overloads("max_pool3d", @inbounds(TABLES[475]), args, kwargs)
 
 """
     ops.avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -7723,7 +7727,7 @@ The operator `avg_pool3d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-avg_pool3d(args...; kwargs...) = call_overloads("avg_pool3d", OVERLOADS["avg_pool3d"], args, kwargs)
+avg_pool3d(args...; kwargs...) = call_overloads("avg_pool3d", @inbounds(TABLES[476]), args, kwargs)
 
 """
     ops.adaptive_avg_pool3d(self, output_size)
@@ -7734,7 +7738,7 @@ The operator `adaptive_avg_pool3d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-adaptive_avg_pool3d(args...; kwargs...) = call_overloads("adaptive_avg_pool3d", OVERLOADS["adaptive_avg_pool3d"], args, kwargs)
+adaptive_avg_pool3d(args...; kwargs...) = call_overloads("adaptive_avg_pool3d", @inbounds(TABLES[477]), args, kwargs)
 
 """
     ops.adaptive_max_pool3d(self, output_size)
@@ -7745,7 +7749,7 @@ The operator `adaptive_max_pool3d`:
 
 Derivative: implicit. Returns a `Tensor` tuple of 2.
 """
-adaptive_max_pool3d(args...; kwargs...) = call_overloads("adaptive_max_pool3d", OVERLOADS["adaptive_max_pool3d"], args, kwargs)
+adaptive_max_pool3d(args...; kwargs...) = call_overloads("adaptive_max_pool3d", @inbounds(TABLES[478]), args, kwargs)
 
 """
     ops.max_unpool2d(self, indices, output_size)
@@ -7756,7 +7760,7 @@ The operator `max_unpool2d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-max_unpool2d(args...; kwargs...) = call_overloads("max_unpool2d", OVERLOADS["max_unpool2d"], args, kwargs)
+max_unpool2d(args...; kwargs...) = call_overloads("max_unpool2d", @inbounds(TABLES[479]), args, kwargs)
 
 """
     ops.max_unpool3d(self, indices, output_size, stride, padding)
@@ -7767,7 +7771,7 @@ The operator `max_unpool3d`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-max_unpool3d(args...; kwargs...) = call_overloads("max_unpool3d", OVERLOADS["max_unpool3d"], args, kwargs)
+max_unpool3d(args...; kwargs...) = call_overloads("max_unpool3d", @inbounds(TABLES[480]), args, kwargs)
 
 """
     ops.dot(self, tensor)
@@ -7778,7 +7782,7 @@ The operator `dot`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-dot(args...; kwargs...) = call_overloads("dot", OVERLOADS["dot"], args, kwargs)
+dot(args...; kwargs...) = call_overloads("dot", @inbounds(TABLES[481]), args, kwargs)
 
 """
     ops.inner(self, other)
@@ -7789,7 +7793,7 @@ The operator `inner`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-inner(args...; kwargs...) = call_overloads("inner", OVERLOADS["inner"], args, kwargs)
+inner(args...; kwargs...) = call_overloads("inner", @inbounds(TABLES[482]), args, kwargs)
 
 """
     ops.outer(self, vec2)
@@ -7800,7 +7804,7 @@ The operator `outer`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-var"outer"(args...; kwargs...) = call_overloads("outer", OVERLOADS["outer"], args, kwargs)
+var"outer"(args...; kwargs...) = call_overloads("outer", @inbounds(TABLES[483]), args, kwargs)
 
 """
     ops.ger(self, vec2)
@@ -7811,7 +7815,7 @@ The operator `ger`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-ger(args...; kwargs...) = call_overloads("ger", OVERLOADS["ger"], args, kwargs)
+ger(args...; kwargs...) = call_overloads("ger", @inbounds(TABLES[484]), args, kwargs)
 
 """
     ops.addr(self, vec1, vec2; beta, alpha)
@@ -7822,7 +7826,7 @@ The operator `addr`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-addr(args...; kwargs...) = call_overloads("addr", OVERLOADS["addr"], args, kwargs)
+addr(args...; kwargs...) = call_overloads("addr", @inbounds(TABLES[485]), args, kwargs)
 
 """
     ops.mv(self, vec)
@@ -7833,7 +7837,7 @@ The operator `mv`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-mv(args...; kwargs...) = call_overloads("mv", OVERLOADS["mv"], args, kwargs)
+mv(args...; kwargs...) = call_overloads("mv", @inbounds(TABLES[486]), args, kwargs)
 
 """
     ops.addmv(self, mat, vec; beta, alpha)
@@ -7844,7 +7848,7 @@ The operator `addmv`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-addmv(args...; kwargs...) = call_overloads("addmv", OVERLOADS["addmv"], args, kwargs)
+addmv(args...; kwargs...) = call_overloads("addmv", @inbounds(TABLES[487]), args, kwargs)
 
 """
     ops.baddbmm(self, batch1, batch2; beta, alpha)
@@ -7855,7 +7859,7 @@ The operator `baddbmm`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-baddbmm(args...; kwargs...) = call_overloads("baddbmm", OVERLOADS["baddbmm"], args, kwargs)
+baddbmm(args...; kwargs...) = call_overloads("baddbmm", @inbounds(TABLES[488]), args, kwargs)
 
 """
     ops.addbmm(self, batch1, batch2; beta, alpha)
@@ -7866,7 +7870,7 @@ The operator `addbmm`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-addbmm(args...; kwargs...) = call_overloads("addbmm", OVERLOADS["addbmm"], args, kwargs)
+addbmm(args...; kwargs...) = call_overloads("addbmm", @inbounds(TABLES[489]), args, kwargs)
 
 """
     ops.tensordot(self, other, dims_self, dims_other)
@@ -7877,7 +7881,7 @@ The operator `tensordot`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-tensordot(args...; kwargs...) = call_overloads("tensordot", OVERLOADS["tensordot"], args, kwargs)
+tensordot(args...; kwargs...) = call_overloads("tensordot", @inbounds(TABLES[490]), args, kwargs)
 
 """
     ops.kron(self, other)
@@ -7888,7 +7892,7 @@ The operator `kron`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-kron(args...; kwargs...) = call_overloads("kron", OVERLOADS["kron"], args, kwargs)
+kron(args...; kwargs...) = call_overloads("kron", @inbounds(TABLES[491]), args, kwargs)
 
 """
     ops.linalg_cross(self, other; dim)
@@ -7899,7 +7903,7 @@ The operator `linalg_cross`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_cross(args...; kwargs...) = call_overloads("linalg_cross", OVERLOADS["linalg_cross"], args, kwargs)
+linalg_cross(args...; kwargs...) = call_overloads("linalg_cross", @inbounds(TABLES[492]), args, kwargs)
 
 """
     ops.cross(self, other, dim)
@@ -7910,7 +7914,7 @@ The operator `cross`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-cross(args...; kwargs...) = call_overloads("cross", OVERLOADS["cross"], args, kwargs)
+cross(args...; kwargs...) = call_overloads("cross", @inbounds(TABLES[493]), args, kwargs)
 
 """
     ops.vander(x, N, increasing)
@@ -7921,7 +7925,7 @@ The operator `vander`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-vander(args...; kwargs...) = call_overloads("vander", OVERLOADS["vander"], args, kwargs)
+vander(args...; kwargs...) = call_overloads("vander", @inbounds(TABLES[494]), args, kwargs)
 
 """
     ops.linalg_vander(x; N)
@@ -7932,7 +7936,7 @@ The operator `linalg_vander`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linalg_vander(args...; kwargs...) = call_overloads("linalg_vander", OVERLOADS["linalg_vander"], args, kwargs)
+linalg_vander(args...; kwargs...) = call_overloads("linalg_vander", @inbounds(TABLES[495]), args, kwargs)
 
 """
     ops.linear(input, weight, bias)
@@ -7943,7 +7947,7 @@ The operator `linear`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-linear(args...; kwargs...) = call_overloads("linear", OVERLOADS["linear"], args, kwargs)
+linear(args...; kwargs...) = call_overloads("linear", @inbounds(TABLES[496]), args, kwargs)
 
 """
     ops.bilinear(input1, input2, weight, bias)
@@ -7954,7 +7958,7 @@ The operator `bilinear`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-bilinear(args...; kwargs...) = call_overloads("bilinear", OVERLOADS["bilinear"], args, kwargs)
+bilinear(args...; kwargs...) = call_overloads("bilinear", @inbounds(TABLES[497]), args, kwargs)
 
 """
     ops.einsum(equation, tensors; path)
@@ -7965,7 +7969,7 @@ The operator `einsum`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-einsum(args...; kwargs...) = call_overloads("einsum", OVERLOADS["einsum"], args, kwargs)
+einsum(args...; kwargs...) = call_overloads("einsum", @inbounds(TABLES[498]), args, kwargs)
 
 """
     ops.index_select(self, dim, index)
@@ -7976,7 +7980,7 @@ The operator `index_select`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-index_select(args...; kwargs...) = call_overloads("index_select", OVERLOADS["index_select"], args, kwargs)
+index_select(args...; kwargs...) = call_overloads("index_select", @inbounds(TABLES[499]), args, kwargs)
 
 """
     ops.index_add(self, dim, index, source; alpha)
@@ -7987,7 +7991,7 @@ The operator `index_add`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-index_add(args...; kwargs...) = call_overloads("index_add", OVERLOADS["index_add"], args, kwargs)
+index_add(args...; kwargs...) = call_overloads("index_add", @inbounds(TABLES[500]), args, kwargs)
 
 """
     ops.index_add_(self, dim, index, source; alpha)
@@ -7998,7 +8002,7 @@ The operator `index_add_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-index_add_(args...; kwargs...) = call_overloads("index_add_", OVERLOADS["index_add_"], args, kwargs)
+index_add_(args...; kwargs...) = call_overloads("index_add_", @inbounds(TABLES[501]), args, kwargs)
 
 """
     ops.index_copy(self, dim, index, source)
@@ -8009,7 +8013,7 @@ The operator `index_copy`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-index_copy(args...; kwargs...) = call_overloads("index_copy", OVERLOADS["index_copy"], args, kwargs)
+index_copy(args...; kwargs...) = call_overloads("index_copy", @inbounds(TABLES[502]), args, kwargs)
 
 """
     ops.index_copy_(self, dim, index, source)
@@ -8020,7 +8024,7 @@ The operator `index_copy_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-index_copy_(args...; kwargs...) = call_overloads("index_copy_", OVERLOADS["index_copy_"], args, kwargs)
+index_copy_(args...; kwargs...) = call_overloads("index_copy_", @inbounds(TABLES[503]), args, kwargs)
 
 """
     ops.index_fill(self, dim, index, value)
@@ -8032,7 +8036,7 @@ The operator `index_fill`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-index_fill(args...; kwargs...) = call_overloads("index_fill", OVERLOADS["index_fill"], args, kwargs)
+index_fill(args...; kwargs...) = call_overloads("index_fill", @inbounds(TABLES[504]), args, kwargs)
 
 """
     ops.index_fill_(self, dim, index, value)
@@ -8044,7 +8048,7 @@ The operator `index_fill_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-index_fill_(args...; kwargs...) = call_overloads("index_fill_", OVERLOADS["index_fill_"], args, kwargs)
+index_fill_(args...; kwargs...) = call_overloads("index_fill_", @inbounds(TABLES[505]), args, kwargs)
 
 """
     ops.take_along_dim(self, indices, dim)
@@ -8055,7 +8059,7 @@ The operator `take_along_dim`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-take_along_dim(args...; kwargs...) = call_overloads("take_along_dim", OVERLOADS["take_along_dim"], args, kwargs)
+take_along_dim(args...; kwargs...) = call_overloads("take_along_dim", @inbounds(TABLES[506]), args, kwargs)
 
 """
     ops.gather(self, dim, index; sparse_grad)
@@ -8066,7 +8070,7 @@ The operator `gather`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-gather(args...; kwargs...) = call_overloads("gather", OVERLOADS["gather"], args, kwargs)
+gather(args...; kwargs...) = call_overloads("gather", @inbounds(TABLES[507]), args, kwargs)
 
 """
     ops.scatter(self, dim, index, src)
@@ -8080,7 +8084,7 @@ The operator `scatter`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-scatter(args...; kwargs...) = call_overloads("scatter", OVERLOADS["scatter"], args, kwargs)
+scatter(args...; kwargs...) = call_overloads("scatter", @inbounds(TABLES[508]), args, kwargs)
 
 """
     ops.scatter_(self, dim, index, src)
@@ -8094,7 +8098,7 @@ The operator `scatter_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-scatter_(args...; kwargs...) = call_overloads("scatter_", OVERLOADS["scatter_"], args, kwargs)
+scatter_(args...; kwargs...) = call_overloads("scatter_", @inbounds(TABLES[509]), args, kwargs)
 
 """
     ops.scatter_add(self, dim, index, src)
@@ -8105,7 +8109,7 @@ The operator `scatter_add`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-scatter_add(args...; kwargs...) = call_overloads("scatter_add", OVERLOADS["scatter_add"], args, kwargs)
+scatter_add(args...; kwargs...) = call_overloads("scatter_add", @inbounds(TABLES[510]), args, kwargs)
 
 """
     ops.scatter_add_(self, dim, index, src)
@@ -8116,7 +8120,7 @@ The operator `scatter_add_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-scatter_add_(args...; kwargs...) = call_overloads("scatter_add_", OVERLOADS["scatter_add_"], args, kwargs)
+scatter_add_(args...; kwargs...) = call_overloads("scatter_add_", @inbounds(TABLES[511]), args, kwargs)
 
 """
     ops.scatter_reduce(self, dim, index, src, reduce; include_self)
@@ -8127,7 +8131,7 @@ The operator `scatter_reduce`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-scatter_reduce(args...; kwargs...) = call_overloads("scatter_reduce", OVERLOADS["scatter_reduce"], args, kwargs)
+scatter_reduce(args...; kwargs...) = call_overloads("scatter_reduce", @inbounds(TABLES[512]), args, kwargs)
 
 """
     ops.scatter_reduce_(self, dim, index, src, reduce; include_self)
@@ -8138,7 +8142,7 @@ The operator `scatter_reduce_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-scatter_reduce_(args...; kwargs...) = call_overloads("scatter_reduce_", OVERLOADS["scatter_reduce_"], args, kwargs)
+scatter_reduce_(args...; kwargs...) = call_overloads("scatter_reduce_", @inbounds(TABLES[513]), args, kwargs)
 
 """
     ops.masked_fill(self, mask, value)
@@ -8150,7 +8154,7 @@ The operator `masked_fill`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-masked_fill(args...; kwargs...) = call_overloads("masked_fill", OVERLOADS["masked_fill"], args, kwargs)
+masked_fill(args...; kwargs...) = call_overloads("masked_fill", @inbounds(TABLES[514]), args, kwargs)
 
 """
     ops.masked_fill_(self, mask, value)
@@ -8162,7 +8166,7 @@ The operator `masked_fill_`, overloads tried in this order:
 
 Derivative: defined. Returns a `Tensor`.
 """
-masked_fill_(args...; kwargs...) = call_overloads("masked_fill_", OVERLOADS["masked_fill_"], args, kwargs)
+masked_fill_(args...; kwargs...) = call_overloads("masked_fill_", @inbounds(TABLES[515]), args, kwargs)
 
 """
     ops.masked_scatter(self, mask, source)
@@ -8173,7 +8177,7 @@ The operator `masked_scatter`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-masked_scatter(args...; kwargs...) = call_overloads("masked_scatter", OVERLOADS["masked_scatter"], args, kwargs)
+masked_scatter(args...; kwargs...) = call_overloads("masked_scatter", @inbounds(TABLES[516]), args, kwargs)
 
 """
     ops.masked_scatter_(self, mask, source)
@@ -8184,7 +8188,7 @@ The operator `masked_scatter_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-masked_scatter_(args...; kwargs...) = call_overloads("masked_scatter_", OVERLOADS["masked_scatter_"], args, kwargs)
+masked_scatter_(args...; kwargs...) = call_overloads("masked_scatter_", @inbounds(TABLES[517]), args, kwargs)
 
 """
     ops.masked_select(self, mask)
@@ -8195,7 +8199,7 @@ The operator `masked_select`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-masked_select(args...; kwargs...) = call_overloads("masked_select", OVERLOADS["masked_select"], args, kwargs)
+masked_select(args...; kwargs...) = call_overloads("masked_select", @inbounds(TABLES[518]), args, kwargs)
 
 """
     ops.nonzero(self)
@@ -8206,7 +8210,7 @@ The operator `nonzero`:
 
 Derivative: none. Returns a `Tensor`.
 """
-nonzero(args...; kwargs...) = call_overloads("nonzero", OVERLOADS["nonzero"], args, kwargs)
+nonzero(args...; kwargs...) = call_overloads("nonzero", @inbounds(TABLES[519]), args, kwargs)
 
 """
     ops.take(self, index)
@@ -8217,7 +8221,7 @@ The operator `take`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-take(args...; kwargs...) = call_overloads("take", OVERLOADS["take"], args, kwargs)
+take(args...; kwargs...) = call_overloads("take", @inbounds(TABLES[520]), args, kwargs)
 
 """
     ops.put(self, index, source, accumulate)
@@ -8228,7 +8232,7 @@ The operator `put`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-put(args...; kwargs...) = call_overloads("put", OVERLOADS["put"], args, kwargs)
+put(args...; kwargs...) = call_overloads("put", @inbounds(TABLES[521]), args, kwargs)
 
 """
     ops.put_(self, index, source, accumulate)
@@ -8239,7 +8243,7 @@ The operator `put_`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-put_(args...; kwargs...) = call_overloads("put_", OVERLOADS["put_"], args, kwargs)
+put_(args...; kwargs...) = call_overloads("put_", @inbounds(TABLES[522]), args, kwargs)
 
 """
     ops.embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
@@ -8250,7 +8254,7 @@ The operator `embedding`:
 
 Derivative: defined. Returns a `Tensor`.
 """
-embedding(args...; kwargs...) = call_overloads("embedding", OVERLOADS["embedding"], args, kwargs)
+embedding(args...; kwargs...) = call_overloads("embedding", @inbounds(TABLES[523]), args, kwargs)
 
 """
     ops.index(self, indices, dims)
@@ -8261,7 +8265,7 @@ The operator `index`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-index(args...; kwargs...) = call_overloads("index", OVERLOADS["index"], args, kwargs)
+index(args...; kwargs...) = call_overloads("index", @inbounds(TABLES[524]), args, kwargs)
 
 """
     ops.index_put(self, indices, values, accumulate, dims)
@@ -8272,7 +8276,7 @@ The operator `index_put`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-index_put(args...; kwargs...) = call_overloads("index_put", OVERLOADS["index_put"], args, kwargs)
+index_put(args...; kwargs...) = call_overloads("index_put", @inbounds(TABLES[525]), args, kwargs)
 
 """
     ops.index_put_(self, indices, values, accumulate, dims)
@@ -8283,7 +8287,7 @@ The operator `index_put_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-index_put_(args...; kwargs...) = call_overloads("index_put_", OVERLOADS["index_put_"], args, kwargs)
+index_put_(args...; kwargs...) = call_overloads("index_put_", @inbounds(TABLES[526]), args, kwargs)
 
 """
     ops.absolute(self)
@@ -8294,7 +8298,7 @@ The operator `absolute`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-absolute(args...; kwargs...) = call_overloads("absolute", OVERLOADS["absolute"], args, kwargs)
+absolute(args...; kwargs...) = call_overloads("absolute", @inbounds(TABLES[527]), args, kwargs)
 
 """
     ops.absolute_(self)
@@ -8305,7 +8309,7 @@ The operator `absolute_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-absolute_(args...; kwargs...) = call_overloads("absolute_", OVERLOADS["absolute_"], args, kwargs)
+absolute_(args...; kwargs...) = call_overloads("absolute_", @inbounds(TABLES[528]), args, kwargs)
 
 """
     ops.arccos(self)
@@ -8316,7 +8320,7 @@ The operator `arccos`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arccos(args...; kwargs...) = call_overloads("arccos", OVERLOADS["arccos"], args, kwargs)
+arccos(args...; kwargs...) = call_overloads("arccos", @inbounds(TABLES[529]), args, kwargs)
 
 """
     ops.arccos_(self)
@@ -8327,7 +8331,7 @@ The operator `arccos_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arccos_(args...; kwargs...) = call_overloads("arccos_", OVERLOADS["arccos_"], args, kwargs)
+arccos_(args...; kwargs...) = call_overloads("arccos_", @inbounds(TABLES[530]), args, kwargs)
 
 """
     ops.arccosh(self)
@@ -8338,7 +8342,7 @@ The operator `arccosh`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arccosh(args...; kwargs...) = call_overloads("arccosh", OVERLOADS["arccosh"], args, kwargs)
+arccosh(args...; kwargs...) = call_overloads("arccosh", @inbounds(TABLES[531]), args, kwargs)
 
 """
     ops.arccosh_(self)
@@ -8349,7 +8353,7 @@ The operator `arccosh_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arccosh_(args...; kwargs...) = call_overloads("arccosh_", OVERLOADS["arccosh_"], args, kwargs)
+arccosh_(args...; kwargs...) = call_overloads("arccosh_", @inbounds(TABLES[532]), args, kwargs)
 
 """
     ops.arcsin(self)
@@ -8360,7 +8364,7 @@ The operator `arcsin`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arcsin(args...; kwargs...) = call_overloads("arcsin", OVERLOADS["arcsin"], args, kwargs)
+arcsin(args...; kwargs...) = call_overloads("arcsin", @inbounds(TABLES[533]), args, kwargs)
 
 """
     ops.arcsin_(self)
@@ -8371,7 +8375,7 @@ The operator `arcsin_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arcsin_(args...; kwargs...) = call_overloads("arcsin_", OVERLOADS["arcsin_"], args, kwargs)
+arcsin_(args...; kwargs...) = call_overloads("arcsin_", @inbounds(TABLES[534]), args, kwargs)
 
 """
     ops.arcsinh(self)
@@ -8382,7 +8386,7 @@ The operator `arcsinh`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arcsinh(args...; kwargs...) = call_overloads("arcsinh", OVERLOADS["arcsinh"], args, kwargs)
+arcsinh(args...; kwargs...) = call_overloads("arcsinh", @inbounds(TABLES[535]), args, kwargs)
 
 """
     ops.arcsinh_(self)
@@ -8393,7 +8397,7 @@ The operator `arcsinh_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arcsinh_(args...; kwargs...) = call_overloads("arcsinh_", OVERLOADS["arcsinh_"], args, kwargs)
+arcsinh_(args...; kwargs...) = call_overloads("arcsinh_", @inbounds(TABLES[536]), args, kwargs)
 
 """
     ops.arctan(self)
@@ -8404,7 +8408,7 @@ The operator `arctan`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arctan(args...; kwargs...) = call_overloads("arctan", OVERLOADS["arctan"], args, kwargs)
+arctan(args...; kwargs...) = call_overloads("arctan", @inbounds(TABLES[537]), args, kwargs)
 
 """
     ops.arctan_(self)
@@ -8415,7 +8419,7 @@ The operator `arctan_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arctan_(args...; kwargs...) = call_overloads("arctan_", OVERLOADS["arctan_"], args, kwargs)
+arctan_(args...; kwargs...) = call_overloads("arctan_", @inbounds(TABLES[538]), args, kwargs)
 
 """
     ops.arctanh(self)
@@ -8426,7 +8430,7 @@ The operator `arctanh`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arctanh(args...; kwargs...) = call_overloads("arctanh", OVERLOADS["arctanh"], args, kwargs)
+arctanh(args...; kwargs...) = call_overloads("arctanh", @inbounds(TABLES[539]), args, kwargs)
 
 """
     ops.arctanh_(self)
@@ -8437,7 +8441,7 @@ The operator `arctanh_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arctanh_(args...; kwargs...) = call_overloads("arctanh_", OVERLOADS["arctanh_"], args, kwargs)
+arctanh_(args...; kwargs...) = call_overloads("arctanh_", @inbounds(TABLES[540]), args, kwargs)
 
 """
     ops.arctan2(self, other)
@@ -8448,7 +8452,7 @@ The operator `arctan2`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arctan2(args...; kwargs...) = call_overloads("arctan2", OVERLOADS["arctan2"], args, kwargs)
+arctan2(args...; kwargs...) = call_overloads("arctan2", @inbounds(TABLES[541]), args, kwargs)
 
 """
     ops.arctan2_(self, other)
@@ -8459,7 +8463,7 @@ The operator `arctan2_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-arctan2_(args...; kwargs...) = call_overloads("arctan2_", OVERLOADS["arctan2_"], args, kwargs)
+arctan2_(args...; kwargs...) = call_overloads("arctan2_", @inbounds(TABLES[542]), args, kwargs)
 
 """
     ops.negative(self)
@@ -8470,7 +8474,7 @@ The operator `negative`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-negative(args...; kwargs...) = call_overloads("negative", OVERLOADS["negative"], args, kwargs)
+negative(args...; kwargs...) = call_overloads("negative", @inbounds(TABLES[543]), args, kwargs)
 
 """
     ops.negative_(self)
@@ -8481,7 +8485,7 @@ The operator `negative_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-negative_(args...; kwargs...) = call_overloads("negative_", OVERLOADS["negative_"], args, kwargs)
+negative_(args...; kwargs...) = call_overloads("negative_", @inbounds(TABLES[544]), args, kwargs)
 
 """
     ops.multiply(self, other)
@@ -8493,7 +8497,7 @@ The operator `multiply`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-multiply(args...; kwargs...) = call_overloads("multiply", OVERLOADS["multiply"], args, kwargs)
+multiply(args...; kwargs...) = call_overloads("multiply", @inbounds(TABLES[545]), args, kwargs)
 
 """
     ops.multiply_(self, other)
@@ -8505,7 +8509,7 @@ The operator `multiply_`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-multiply_(args...; kwargs...) = call_overloads("multiply_", OVERLOADS["multiply_"], args, kwargs)
+multiply_(args...; kwargs...) = call_overloads("multiply_", @inbounds(TABLES[546]), args, kwargs)
 
 """
     ops.divide(self, other)
@@ -8517,7 +8521,7 @@ The operator `divide`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-divide(args...; kwargs...) = call_overloads("divide", OVERLOADS["divide"], args, kwargs)
+divide(args...; kwargs...) = call_overloads("divide", @inbounds(TABLES[547]), args, kwargs)
 
 """
     ops.divide_(self, other)
@@ -8529,7 +8533,7 @@ The operator `divide_`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-divide_(args...; kwargs...) = call_overloads("divide_", OVERLOADS["divide_"], args, kwargs)
+divide_(args...; kwargs...) = call_overloads("divide_", @inbounds(TABLES[548]), args, kwargs)
 
 """
     ops.subtract(self, other; alpha)
@@ -8541,7 +8545,7 @@ The operator `subtract`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-subtract(args...; kwargs...) = call_overloads("subtract", OVERLOADS["subtract"], args, kwargs)
+subtract(args...; kwargs...) = call_overloads("subtract", @inbounds(TABLES[549]), args, kwargs)
 
 """
     ops.subtract_(self, other; alpha)
@@ -8553,7 +8557,7 @@ The operator `subtract_`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-subtract_(args...; kwargs...) = call_overloads("subtract_", OVERLOADS["subtract_"], args, kwargs)
+subtract_(args...; kwargs...) = call_overloads("subtract_", @inbounds(TABLES[550]), args, kwargs)
 
 """
     ops.greater(self, other)
@@ -8565,7 +8569,7 @@ The operator `greater`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-greater(args...; kwargs...) = call_overloads("greater", OVERLOADS["greater"], args, kwargs)
+greater(args...; kwargs...) = call_overloads("greater", @inbounds(TABLES[551]), args, kwargs)
 
 """
     ops.greater_equal(self, other)
@@ -8577,7 +8581,7 @@ The operator `greater_equal`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-greater_equal(args...; kwargs...) = call_overloads("greater_equal", OVERLOADS["greater_equal"], args, kwargs)
+greater_equal(args...; kwargs...) = call_overloads("greater_equal", @inbounds(TABLES[552]), args, kwargs)
 
 """
     ops.less(self, other)
@@ -8589,7 +8593,7 @@ The operator `less`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-less(args...; kwargs...) = call_overloads("less", OVERLOADS["less"], args, kwargs)
+less(args...; kwargs...) = call_overloads("less", @inbounds(TABLES[553]), args, kwargs)
 
 """
     ops.less_equal(self, other)
@@ -8601,7 +8605,7 @@ The operator `less_equal`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-less_equal(args...; kwargs...) = call_overloads("less_equal", OVERLOADS["less_equal"], args, kwargs)
+less_equal(args...; kwargs...) = call_overloads("less_equal", @inbounds(TABLES[554]), args, kwargs)
 
 """
     ops.not_equal(self, other)
@@ -8613,7 +8617,7 @@ The operator `not_equal`, overloads tried in this order:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-not_equal(args...; kwargs...) = call_overloads("not_equal", OVERLOADS["not_equal"], args, kwargs)
+not_equal(args...; kwargs...) = call_overloads("not_equal", @inbounds(TABLES[555]), args, kwargs)
 
 """
     ops.fix(self)
@@ -8624,7 +8628,7 @@ The operator `fix`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-fix(args...; kwargs...) = call_overloads("fix", OVERLOADS["fix"], args, kwargs)
+fix(args...; kwargs...) = call_overloads("fix", @inbounds(TABLES[556]), args, kwargs)
 
 """
     ops.fix_(self)
@@ -8635,7 +8639,7 @@ The operator `fix_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-fix_(args...; kwargs...) = call_overloads("fix_", OVERLOADS["fix_"], args, kwargs)
+fix_(args...; kwargs...) = call_overloads("fix_", @inbounds(TABLES[557]), args, kwargs)
 
 """
     ops.swapaxes(self, dim0, dim1)
@@ -8646,7 +8650,7 @@ The operator `swapaxes`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-swapaxes(args...; kwargs...) = call_overloads("swapaxes", OVERLOADS["swapaxes"], args, kwargs)
+swapaxes(args...; kwargs...) = call_overloads("swapaxes", @inbounds(TABLES[558]), args, kwargs)
 
 """
     ops.swapdims(self, dim0, dim1)
@@ -8657,7 +8661,7 @@ The operator `swapdims`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-swapdims(args...; kwargs...) = call_overloads("swapdims", OVERLOADS["swapdims"], args, kwargs)
+swapdims(args...; kwargs...) = call_overloads("swapdims", @inbounds(TABLES[559]), args, kwargs)
 
 """
     ops.argwhere(self)
@@ -8668,7 +8672,7 @@ The operator `argwhere`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-argwhere(args...; kwargs...) = call_overloads("argwhere", OVERLOADS["argwhere"], args, kwargs)
+argwhere(args...; kwargs...) = call_overloads("argwhere", @inbounds(TABLES[560]), args, kwargs)
 
 """
     ops.clip(self, min, max)
@@ -8679,7 +8683,7 @@ The operator `clip`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-clip(args...; kwargs...) = call_overloads("clip", OVERLOADS["clip"], args, kwargs)
+clip(args...; kwargs...) = call_overloads("clip", @inbounds(TABLES[561]), args, kwargs)
 
 """
     ops.clip_(self, min, max)
@@ -8690,7 +8694,7 @@ The operator `clip_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-clip_(args...; kwargs...) = call_overloads("clip_", OVERLOADS["clip_"], args, kwargs)
+clip_(args...; kwargs...) = call_overloads("clip_", @inbounds(TABLES[562]), args, kwargs)
 
 """
     ops.row_stack(tensors)
@@ -8701,7 +8705,7 @@ The operator `row_stack`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-row_stack(args...; kwargs...) = call_overloads("row_stack", OVERLOADS["row_stack"], args, kwargs)
+row_stack(args...; kwargs...) = call_overloads("row_stack", @inbounds(TABLES[563]), args, kwargs)
 
 """
     ops.vdot(self, tensor)
@@ -8712,7 +8716,7 @@ The operator `vdot`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-vdot(args...; kwargs...) = call_overloads("vdot", OVERLOADS["vdot"], args, kwargs)
+vdot(args...; kwargs...) = call_overloads("vdot", @inbounds(TABLES[564]), args, kwargs)
 
 """
     ops.sgn(self)
@@ -8723,7 +8727,7 @@ The operator `sgn`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-sgn(args...; kwargs...) = call_overloads("sgn", OVERLOADS["sgn"], args, kwargs)
+sgn(args...; kwargs...) = call_overloads("sgn", @inbounds(TABLES[565]), args, kwargs)
 
 """
     ops.sgn_(self)
@@ -8734,4 +8738,4 @@ The operator `sgn_`:
 
 Derivative: implicit. Returns a `Tensor`.
 """
-sgn_(args...; kwargs...) = call_overloads("sgn_", OVERLOADS["sgn_"], args, kwargs)
+sgn_(args...; kwargs...) = call_overloads("sgn_", @inbounds(TABLES[566]), args, kwargs)
