@@ -92,6 +92,10 @@ function __init__()
     LIBRARY_HANDLE[] = handle
     resize!(PENDING, Threads.nthreads())
     fill!(PENDING, nothing)
+    resize!(CALL_BUFFERS, Threads.nthreads())
+    for i in eachindex(CALL_BUFFERS)
+        CALL_BUFFERS[i] = CallBuffers[]
+    end
     resize!(SCOPES, Threads.nthreads())
     for i in eachindex(SCOPES)
         SCOPES[i] = Vector{Tensor}[]

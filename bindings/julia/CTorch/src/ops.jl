@@ -144,18 +144,44 @@ function op_call(name::AbstractString, vals::Vector{L.ct_value}, keep::Vector{An
     return Tuple(wrap(p) for p in outs[1:nouts])
 end
 
+# The boxed values of a call and the buffers they point to, borrowed from a per-thread pool for the
+# call: allocating two arrays per call made a generated method spend more time in young collections
+# than in the library (Note [Boxed call cost]). A call that calls back into Julia (a kernel, a
+# compiled function) borrows another; one that throws leaves its buffers to the garbage collector.
+struct CallBuffers
+    vals::Vector{L.ct_value}
+    keep::Vector{Any}
+end
+
+const CALL_BUFFERS = Vector{Vector{CallBuffers}}()   # per thread; filled in __init__
+
+@inline function borrow_buffers(n::Integer)
+    pool = @inbounds CALL_BUFFERS[Threads.threadid()]
+    b = isempty(pool) ? CallBuffers(L.ct_value[], Any[]) : pop!(pool)
+    resize!(b.vals, n)
+    return b
+end
+
+@inline function return_buffers(b::CallBuffers)
+    empty!(b.keep)
+    push!(@inbounds(CALL_BUFFERS[Threads.threadid()]), b)
+    return nothing
+end
+
 """Call the first overload whose arguments accept args and kwargs (see docs/julia.md "Operators")."""
 function call_overloads(name::AbstractString, overloads::Vector{Overload}, args::Tuple, kwargs)
     for ov in overloads
         _matches(ov, args, kwargs) || continue
-        vals = Vector{L.ct_value}(undef, length(ov.args))
-        keep = Any[]
+        buf = borrow_buffers(length(ov.args))
+        vals, keep = buf.vals, buf.keep
         _box_positional!(vals, ov.args, keep, 1, args...)
         for i in length(args)+1:length(ov.args)
             a = @inbounds ov.args[i]
             @inbounds vals[i] = box(get(kwargs, a.name, nothing), a.kind, keep)
         end
-        return GC.@preserve args kwargs op_call(ov.name, vals, keep, ov.nreturns)
+        r = GC.@preserve args kwargs op_call(ov.name, vals, keep, ov.nreturns)
+        return_buffers(buf)
+        return r
     end
     throw(ArgumentError("CTorch.ops.$name: no overload accepts ($(join(map(x -> string(typeof(x)), args), ", "))" *
                         "$(isempty(kwargs) ? "" : "; " * join(keys(kwargs), ", "))). Schemas:\n  " *
