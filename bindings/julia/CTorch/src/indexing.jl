@@ -1,15 +1,17 @@
 # indexing.jl - t[i, j:k, :] as views (select and slice), with Julia's 1-based indices.
 
-const TensorIndex = Union{Integer,AbstractRange{<:Integer},Colon}
+const TensorIndex = Union{Integer,AbstractRange{<:Integer},Colon,AbstractVector{<:Integer}}
 
 """
     t[I...] -> Tensor
     t[] -> number
 
 Indexing with one index per dimension, 1-based as for arrays: an integer selects (and drops the
-dimension), a range `a:b` or `a:s:b` (s > 0) slices, `:` keeps the dimension. The result is a
-view sharing `t`'s memory (as in PyTorch; `copy` it to detach the memory), and an all-integer
-index gives a 0-dim tensor (its value is `t[i, j][]` or `item`). `t[]` is the value of a
+dimension), a range `a:b` or `a:s:b` (s > 0) slices, `:` keeps the dimension, a vector of integers
+(`t[[1, 3], :]`, any order, repeats allowed) picks those positions (`index_select`, a copy). With
+integers, ranges and colons only the result is a view sharing `t`'s memory (as in PyTorch; `copy`
+it to detach the memory), and an all-integer index gives a 0-dim tensor (its value is `t[i, j][]`
+or `item`). `t[]` is the value of a
 one-element tensor. An index out of range throws `CTorchError` `CT_ERROR_INDEX`. `t[mask]` with a
 bool tensor `mask` is `masked_select` (a copy).
 """
@@ -27,6 +29,12 @@ function Base.getindex(t::Tensor, I::TensorIndex...)
             continue
         elseif i isa Integer
             r = ops.select(r, dim, i - 1)
+        elseif !(i isa AbstractRange)
+            all(k -> 1 <= k <= size(r, dim + 1), i) ||
+                throw(CTorchError(L.CT_ERROR_INDEX, "indexing a tensor of size $(size(t)) with $i at dim $(dim + 1) " *
+                                  "(1-based): positions must be in 1:$(size(r, dim + 1))"))
+            r = ops.index_select(r, dim, Tensor(Int64[k - 1 for k in i]))
+            dim += 1
         else
             step(i) > 0 || throw(ArgumentError("indexing a tensor with $i: ranges must increase (use ops.flip)"))
             r = ops.slice(r, dim, first(i) - 1, isempty(i) ? first(i) - 1 : last(i), step(i))

@@ -939,6 +939,47 @@ end
     @test isapprox(Tensor(A), A .+ 1e-12) && !isapprox(Tensor(A), A .+ 1)
 end
 
+@testset "What generic array code asks of a tensor" begin
+    A = Float32[1 2 3; 4 5 6]
+    t = Tensor(A)
+    @test collect(x for x in t) == vec(A)            # Julia's element order
+    @test [x for x in Tensor(Float32[])] == Float32[]
+    m = map(x -> 2x, t)
+    @test m isa Tensor && m == 2 .* A
+    @test map(string, t) == map(string, A)           # not a tensor element type: an Array
+    @test map(+, t, t) == A .+ A
+    @test size(similar(t)) == (2, 3) && eltype(similar(t)) === Float32
+    @test eltype(similar(t, Float64)) === Float64 && size(similar(t, 4, 5)) == (4, 5)
+    @test size(similar(t, Int32, (1, 2))) == (1, 2)
+    z = zero(t)
+    @test z == zeros(Float32, 2, 3) && eltype(z) === Float32
+    @test fill!(similar(t), 7) == fill(7f0, 2, 3)
+    B = zeros(Float32, 2, 3)
+    @test copyto!(B, t) === B && B == A
+    @test copyto!(CTorch.zeros(Float32, 2, 3), A) == A
+    @test_throws DimensionMismatch copyto!(zeros(Float32, 3, 2), t)
+    @test axes(t) == (1:2, 1:3) && Tensor([5, 6, 7])[end][] == 7
+    # Vector indices pick positions, in any order, as for arrays
+    @test Array(t[[2, 1], :]) == A[[2, 1], :]
+    @test Array(t[:, [3, 1, 3]]) == A[:, [3, 1, 3]]
+    @test Array(t[2, [1, 3]]) == A[2, [1, 3]]
+    @test ctorch_error(() -> t[[3], :]).kind === :CT_ERROR_INDEX
+    # Activations and argmax with Julia's 1-based dims
+    @test Array(CTorch.sigmoid.(t)) ≈ 1 ./ (1 .+ exp.(-A))
+    @test Array(CTorch.sigmoid(t)) ≈ 1 ./ (1 .+ exp.(-A))
+    @test Array(CTorch.softmax(t; dims = 2)) ≈ exp.(A) ./ sum(exp.(A); dims = 2)
+    @test Array(CTorch.softmax(t)) ≈ exp.(A) ./ sum(exp.(A); dims = 1)
+    @test Array(CTorch.logsoftmax(t; dims = 2)) ≈ log.(exp.(A) ./ sum(exp.(A); dims = 2))
+    @test_throws ArgumentError CTorch.softmax(t; dims = 3)
+    C = Float32[5 2 9; 4 8 6]
+    @test Array(argmax(Tensor(C); dims = 2)) == reshape([3, 2], 2, 1)
+    @test Array(argmax(Tensor(C); dims = 1)) == [1 2 1]
+    @test Array(argmin(Tensor(C); dims = 2)) == reshape([2, 1], 2, 1)
+    @test argmax(Tensor(C)) == argmax(C) && argmin(Tensor(C)) == argmin(C)
+    @test argmax(Tensor([3, 9, 1])) == 2
+    @test_throws ArgumentError argmax(t; dims = 0)
+end
+
 @testset "A closed tensor is reported as closed on every path" begin
     t = Tensor(Float32[1, 2, 3])
     close(t)
