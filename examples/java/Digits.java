@@ -49,8 +49,9 @@ public final class Digits {
    * Trains and evaluates the model.
    *
    * @param args the data file (default examples/data/digits.safetensors)
+   * @throws java.io.IOException when the data file cannot be read
    */
-  public static void main(String[] args) {
+  public static void main(String[] args) throws java.io.IOException {
     String path = args.length > 0 ? args[0] : "examples/data/digits.safetensors";
     try (TensorScope scope = new TensorScope()) {
       CTorch.manualSeed(0);                                                      // 1

@@ -7,7 +7,7 @@
 
 static JavaVM* ct_java_vm;
 static jclass ct_java_exception;         /* org.ctorch.CTorchException */
-static jmethodID ct_java_exception_create; /* static CTorchException create(int status, String message) */
+static jmethodID ct_java_exception_create; /* static Exception create(int status, String message) */
 static jclass ct_java_number, ct_java_boolean, ct_java_long, ct_java_integer, ct_java_short, ct_java_byte;
 static jmethodID ct_java_number_long, ct_java_number_double, ct_java_boolean_value;
 static pthread_key_t ct_java_detach_key;
@@ -49,7 +49,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
       !ct_java_integer || !ct_java_short || !ct_java_byte)
     return JNI_ERR;
   ct_java_exception_create = (*env)->GetStaticMethodID(env, ct_java_exception, "create",
-                                                       "(ILjava/lang/String;)Lorg/ctorch/CTorchException;");
+                                                       "(ILjava/lang/String;)Ljava/lang/Exception;");
   ct_java_number_long = (*env)->GetMethodID(env, ct_java_number, "longValue", "()J");
   ct_java_number_double = (*env)->GetMethodID(env, ct_java_number, "doubleValue", "()D");
   ct_java_boolean_value = (*env)->GetMethodID(env, ct_java_boolean, "booleanValue", "()Z");

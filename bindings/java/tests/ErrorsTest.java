@@ -36,11 +36,46 @@ class ErrorsTest {
       assertThrows(FormatException.class, () -> Library.define("myext::broken(Tensor x -> Tensor"));
     }
     for (Status s : Status.values()) {
-      CTorchException e = CTorchException.create(s.code(), "m");
-      assertEquals(s == Status.OK ? Status.INTERNAL : s, e.status());
+      Exception e = CTorchException.create(s.code(), "m");
+      Status kind = e instanceof IoException ? ((IoException) e).status() : ((CTorchException) e).status();
+      assertEquals(s == Status.OK ? Status.INTERNAL : s, kind);
+      assertEquals(s == Status.IO, e instanceof java.io.IOException, s.name());
       assertEquals("m", e.getMessage());
     }
     assertEquals(Status.INTERNAL, Status.of(1000));
+  }
+
+  @Test
+  void missingFilesAreWhatJavaCatchesAsIOException() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("ctorch-io");
+    String missing = dir.resolve("missing").toString();
+    try {
+      Checkpoint.open(missing + ".safetensors").close();
+      fail("opened a missing checkpoint");
+    } catch (java.io.IOException e) {
+      assertTrue(e.getMessage().contains(missing + ".safetensors"), e.getMessage());
+      assertEquals(Status.IO, ((IoException) e).status());
+      assertTrue(e.toString().contains("CT_ERROR_IO"), e.toString());
+    }
+    try {
+      Program.load(missing + ".ctp").close();
+      fail("loaded a missing program");
+    } catch (java.io.IOException e) {
+      assertTrue(e.getMessage().contains(missing + ".ctp"), e.getMessage());
+    }
+    try {
+      TorchFile.load(missing + ".pt").close();
+      fail("loaded a missing torch file");
+    } catch (java.io.IOException e) {
+      assertTrue(e.getMessage().contains(missing + ".pt"), e.getMessage());
+    }
+    try (Tensor t = Tensor.zeros(2)) {
+      Checkpoint.save(dir.resolve("no/such/dir/m.safetensors").toString(), java.util.Map.of("t", t));
+      fail("saved into a missing directory");
+    } catch (java.io.IOException e) {
+      assertTrue(e.getMessage().contains("no/such/dir"), e.getMessage());
+    }
+    java.nio.file.Files.delete(dir);
   }
 
   @Test

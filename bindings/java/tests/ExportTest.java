@@ -9,7 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ExportTest {
   @Test
-  void exportedProgramRunsAfterSaveAndLoadWithAnotherBatch(@TempDir Path dir) {
+  void exportedProgramRunsAfterSaveAndLoadWithAnotherBatch(@TempDir Path dir) throws Exception {
     try (TensorScope scope = new TensorScope()) {
       Tensor w = Tensor.of(new float[] {1, -1, 2, 0.5f}, 2, 2);
       DynamicShapes dims = new DynamicShapes().dim(0, 0, "batch", 1, 1024);

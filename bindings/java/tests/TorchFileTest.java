@@ -22,7 +22,7 @@ class TorchFileTest {
   }
 
   @Test
-  void aCheckpointTorchWroteLoads() {
+  void aCheckpointTorchWroteLoads() throws Exception {
     try (TorchFile f = TorchFile.load(checkpoint().toString()); TensorScope scope = new TensorScope()) {
       assertEquals(List.of("model.weight", "model.bias"), List.copyOf(f.tensors().keySet()));
       assertArrayEquals(new float[] {0, 0.25f, 0.5f, 0.75f, 1, 1.25f}, f.tensors().get("model.weight").toFloatArray());

@@ -4,7 +4,8 @@ package org.ctorch;
  * A failure of a ctorch call: the {@link Status} kind and the library's message, unchanged (it
  * names the operator, the shapes, dtypes and devices involved, and what to do). Unchecked; each
  * kind has its subclass ({@link ShapeException}, {@link DTypeException}...), so callers catch
- * what they can handle.
+ * what they can handle. The exception is {@link Status#IO}: a file that cannot be read or written
+ * is an {@link IoException}, a checked {@link java.io.IOException}, as Java's file APIs throw.
  *
  * <p>When a Java callback (a custom function, a compiled function, a kernel, a hook) threw, the
  * message of the call that ran it includes the callback's exception, and {@link #getCause()} is
@@ -49,11 +50,12 @@ public class CTorchException extends RuntimeException {
    *
    * @param code the {@code ct_status}
    * @param message the library's message
-   * @return the subclass of the status, carrying a pending callback exception as its cause
+   * @return the subclass of the status (an IoException for {@link Status#IO}), carrying a pending
+   *     callback exception as its cause
    */
-  static CTorchException create(int code, String message) {
+  static Exception create(int code, String message) {
     Status status = Status.of(code);
-    CTorchException e;
+    Exception e;
     switch (status) {
       case INVALID_ARGUMENT: e = new InvalidArgumentException(message); break;
       case SHAPE: e = new ShapeException(message); break;

@@ -20,6 +20,8 @@ final class Callbacks {
   static Status statusOf(Throwable t) {
     if (t instanceof CTorchException) {
       return ((CTorchException) t).status();
+    } else if (t instanceof java.io.IOException || t instanceof java.io.UncheckedIOException) {
+      return Status.IO;
     } else if (t instanceof IllegalArgumentException || t instanceof NullPointerException || t instanceof ClassCastException) {
       return Status.INVALID_ARGUMENT;
     } else if (t instanceof IndexOutOfBoundsException) {
@@ -33,7 +35,7 @@ final class Callbacks {
   }
 
   private static String messageOf(Throwable t) {
-    return t instanceof CTorchException ? t.getMessage() : t.toString();
+    return t instanceof CTorchException || t instanceof IoException ? t.getMessage() : t.toString();
   }
 
   private static int fail(Throwable t) {

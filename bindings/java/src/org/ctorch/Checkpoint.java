@@ -36,7 +36,7 @@ public final class Checkpoint extends NativeObject {
    * @throws IoException when the file cannot be opened or mapped
    * @throws FormatException when it breaks the format (the message names the rule and offset)
    */
-  public static Checkpoint open(String path) {
+  public static Checkpoint open(String path) throws IoException {
     return new Checkpoint(CTorchNative.ct_checkpoint_open(Native.text(path, "path")));
   }
 
@@ -64,7 +64,7 @@ public final class Checkpoint extends NativeObject {
    * @throws InvalidArgumentException for a null tensor, or an empty or reserved name
    * @throws IoException when the file cannot be written
    */
-  public static void save(String path, Map<String, Tensor> tensors, Map<String, String> metadata) {
+  public static void save(String path, Map<String, Tensor> tensors, Map<String, String> metadata) throws IoException {
     Entries e = new Entries(tensors);
     try {
       CTorchNative.ct_java_checkpoint_save(Native.text(path, "path"), e.names, e.handles, MetadataJson.write(metadata));
@@ -78,8 +78,9 @@ public final class Checkpoint extends NativeObject {
    *
    * @param path the file
    * @param tensors the tensors by name
+   * @throws IoException when the file cannot be written
    */
-  public static void save(String path, Map<String, Tensor> tensors) {
+  public static void save(String path, Map<String, Tensor> tensors) throws IoException {
     save(path, tensors, null);
   }
 

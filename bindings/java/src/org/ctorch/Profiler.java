@@ -31,8 +31,9 @@ public final class Profiler {
 
   /**
    * @param path where to write the Chrome trace; the profiler stops
+   * @throws IoException when the file cannot be written
    */
-  public static void stopToFile(String path) {
+  public static void stopToFile(String path) throws IoException {
     CTorchNative.ct_profiler_stop_to_file(Native.text(path, "path"));
   }
 }

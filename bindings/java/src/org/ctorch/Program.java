@@ -47,7 +47,7 @@ public final class Program extends NativeObject {
    * @throws IoException when the file cannot be read
    * @throws FormatException when it is not a valid program
    */
-  public static Program load(String path) {
+  public static Program load(String path) throws IoException {
     return new Program(CTorchNative.ct_program_load(Native.text(path, "path")));
   }
 
@@ -135,8 +135,9 @@ public final class Program extends NativeObject {
    * Writes the program to a file (docs/program-format.md).
    *
    * @param path the file
+   * @throws IoException when the file cannot be written
    */
-  public void save(String path) {
+  public void save(String path) throws IoException {
     try {
       CTorchNative.ct_program_save(handle(), Native.text(path, "path"));
     } finally {

@@ -53,7 +53,7 @@ public final class TorchFile implements AutoCloseable {
    * @throws FormatException when it is not a file torch.save writes, is damaged, or holds a value a
    *     weights-only load refuses
    */
-  public static TorchFile load(String path) {
+  public static TorchFile load(String path) throws IoException {
     return new TorchFile(CTorchNative.ct_torch_load(Native.text(path, "path")));
   }
 
@@ -126,7 +126,7 @@ public final class TorchFile implements AutoCloseable {
    * @throws FormatException when the structure is not of that form or names a missing tensor
    * @throws IoException when the file cannot be written
    */
-  public static void save(String path, String structure, List<Tensor> tensors) {
+  public static void save(String path, String structure, List<Tensor> tensors) throws IoException {
     write(Native.text(path, "path"), structure, tensors);
   }
 
@@ -146,8 +146,9 @@ public final class TorchFile implements AutoCloseable {
    *
    * @param path the file
    * @param tensors the tensors by name
+   * @throws IoException when the file cannot be written
    */
-  public static void saveStateDict(String path, Map<String, Tensor> tensors) {
+  public static void saveStateDict(String path, Map<String, Tensor> tensors) throws IoException {
     List<Tensor> list = new ArrayList<>();
     save(path, stateDictJson(tensors, list), list);
   }
