@@ -11,6 +11,10 @@ scatter.reduce -> scatterReduceOverload), and:
   * The short form takes the arguments without defaults; when some have defaults, an overload of
     the same name takes them all. A trailing int[] is varargs (x.view(2, 3), x.permute(1, 0)).
     Generator arguments are left to the default generator (Generator has methods for explicit ones).
+  * Java numbers: optional ints, floats and bools are boxed (Long, Double, Boolean: null is "none"),
+    and a form with primitives is added beside (x.argmax(1, false), where an int cannot become a
+    Long). The Scalar overload of an operator that also takes a Tensor there gets the operator's
+    own name too (a.add(1), a.mul(0.5), a.sub(2L), beside addScalar...).
   * Every method calls its overload by its full name through ct_op_call; a short form whose schema
     has nothing else than self (and another tensor) plus keyword defaults calls the header's typed
     function instead (ct_tensor_add for a.add(b)), which skips boxing.
@@ -73,10 +77,13 @@ def method_names(ops):
     return names
 
 
+PRIMITIVES = {"Long": ("long", "integer({n})"), "Double": ("double", "real({n})"), "Boolean": ("boolean", "bool({n})")}
+
+
 class Param:
     """One schema argument: its Java type and the Args call that boxes it."""
 
-    def __init__(self, arg, op_name):
+    def __init__(self, arg, op_name, primitive=False):
         self.schema_name = arg["name"]
         self.name = camel(arg["name"]) + ("Arg" if camel(arg["name"]) in KEYWORDS else "")
         self.has_default = arg["default"] is not None
@@ -90,6 +97,9 @@ class Param:
             plain, opt, box, opt_box = TYPES[kind]
             self.java = opt if optional else plain
             self.box = (opt_box if optional else box).format(n=self.name, s=arg["name"])
+            if primitive and self.java in PRIMITIVES:
+                self.java, prim_box = PRIMITIVES[self.java]
+                self.box = prim_box.format(n=self.name)
 
 
 qualified = registry.qualified
@@ -114,8 +124,13 @@ def fast_path(op, params, taken, is_method, typed):
     return None
 
 
-def method(op, java_name, full, typed):
-    params = [Param(a, qualified(op)) for a in op["arguments"]]
+def boxed_numbers(op):
+    """Whether an argument is an optional int, float or bool (a Long, Double or Boolean)."""
+    return any(Param(a, qualified(op)).java in PRIMITIVES for a in op["arguments"])
+
+
+def method(op, java_name, full, typed, primitive=False):
+    params = [Param(a, qualified(op), primitive) for a in op["arguments"]]
     is_method = bool(params) and params[0].schema_name == "self" and params[0].java == "Tensor"
     taken = [p for p in params if not p.skip and (full or not p.has_default)]
     sig_params = [p for p in taken if not (is_method and p is params[0])]
@@ -140,7 +155,7 @@ def method(op, java_name, full, typed):
     lines = ["  " + d for d in doc]
     lines.append(f"  public {static}final {ret} {java_name}({', '.join(sig)}) {{" if is_method
                  else f"  public static {ret} {java_name}({', '.join(sig)}) {{")
-    fn = None if full else fast_path(op, params, taken, is_method, typed)
+    fn = None if full or primitive else fast_path(op, params, taken, is_method, typed)
     if fn and len(taken) == 1:
         lines.append(f"    return Native.unary(CTorchNative::{fn}, self());")
     elif fn and fn.endswith("_"):
@@ -208,6 +223,27 @@ def files(version, ops):
             erased = (key[0], key[1])
             if erased in seen:
                 raise SystemExit(f"codegen/java.py: {qualified(op)} and {seen[erased]} both make {key[0]}{key[1]}")
+            seen[erased] = qualified(op)
+            out.append(text)
+            out.append("")
+    # The forms for Java numbers come after every registry method, and only where no registry
+    # method already has their signature (the registry's own names win).
+    plain = {(op["name"], op["overload"]) for op in ops}
+    for op in ops:
+        name = names[(op["name"], op["overload"])]
+        variants = []
+        if boxed_numbers(op):
+            variants += [(name, full, True) for full in (False, True)]
+        tensor_form = (op["name"], "Tensor") in plain or (op["name"], "") in plain
+        if op["overload"] == "Scalar" and tensor_form and re.search(r"Scalar(InPlace)?$", name):
+            variants += [(re.sub(r"Scalar(InPlace)?$", r"\1", name), full, False) for full in (False, True)]
+        for java_name, full, primitive in variants:
+            text, has_defaults, key = method(op, java_name, full, typed, primitive)
+            if full and not has_defaults:
+                continue
+            erased = (key[0], key[1])
+            if erased in seen:
+                continue
             seen[erased] = qualified(op)
             out.append(text)
             out.append("")

@@ -8,6 +8,33 @@ import org.junit.jupiter.api.Test;
 
 class OperatorsTest {
   @Test
+  void javaNumbersReachTheScalarOverloadsAndOptionalArguments() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new float[] {1, -2, 3, -4}, 2, 2);
+      Tensor ints = Tensor.of(new long[] {1, 2, 3});
+      assertArrayEquals(new float[] {2, -1, 4, -3}, x.add(1).toFloatArray());
+      assertArrayEquals(new float[] {0.5f, -1, 1.5f, -2}, x.mul(0.5).toFloatArray());
+      assertArrayEquals(new float[] {-1, -4, 1, -6}, x.sub(2L).toFloatArray());
+      assertArrayEquals(new float[] {3, 0, 5, -2}, x.add(1, 2).toFloatArray()); // other + alpha
+      assertArrayEquals(new float[] {0.5f, -1, 1.5f, -2}, x.div(2).toFloatArray());
+      assertArrayEquals(new boolean[] {false, false, true, false}, x.eq(3).toBooleanArray());
+      assertArrayEquals(new float[] {1, 4, 9, 16}, x.pow(2).toFloatArray());
+      // An int stays an integer Scalar, so integer tensors stay integral; a double promotes.
+      assertEquals(DType.INT64, ints.add(1).dtype());
+      assertArrayEquals(new long[] {2, 3, 4}, ints.add(1).toLongArray());
+      assertEquals(DType.FLOAT32, ints.mul(0.5).dtype());
+      // An int where the schema has an optional int (a Long in Java): int dims need no 1L.
+      assertArrayEquals(new long[] {0, 0}, x.argmax(1, false).toLongArray());
+      assertArrayEquals(new long[] {1, 1}, x.argmin(1, false).toLongArray());
+      assertArrayEquals(new long[] {2, 1}, x.argmax(1, true).sizes(), "keepdim");
+      assertEquals(2L, x.argmax(null, false).longValue(), "null is still no dim");
+      Tensor y = x.deepClone();
+      assertSame(y, y.addInPlace(1));
+      assertArrayEquals(new float[] {2, -1, 4, -3}, y.toFloatArray());
+    }
+  }
+
+  @Test
   void methodsChainLikePyTorch() {
     try (TensorScope scope = new TensorScope()) {
       Tensor x = Tensor.of(new float[] {1, -2, 3, -4}, 2, 2);

@@ -115,7 +115,7 @@ class TensorTest {
   @Test
   void nullArgumentsAreInvalidArguments() {
     try (Tensor t = Tensor.of(new float[] {1})) {
-      assertThrows(InvalidArgumentException.class, () -> t.add(null));
+      assertThrows(InvalidArgumentException.class, () -> t.add((Tensor) null));
       assertThrows(InvalidArgumentException.class, () -> t.matmul(null));
       assertThrows(InvalidArgumentException.class, () -> Tensor.cat(null));
       assertThrows(InvalidArgumentException.class, () -> Tensor.cat(new Tensor[] {t, null}));

@@ -11408,4 +11408,1149 @@ abstract class TensorOps extends NativeObject {
   public final Tensor sgnInPlace() {
     return new Args(1).tensor(self(), "self").callInPlace("sgn_", self());
   }
+
+  /**
+   * {@code fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)}.
+   * @param value the schema's {@code value} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fillInPlace(Number value) {
+    return new Args(2).tensor(self(), "self").scalar(value, "value").callInPlace("fill_.Scalar", self());
+  }
+
+  /**
+   * {@code add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor add(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("add.Scalar");
+  }
+
+  /**
+   * {@code add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor add(Number other, Number alpha) {
+    return new Args(3).tensor(self(), "self").scalar(other, "other").scalar(alpha, "alpha").call1("add.Scalar");
+  }
+
+  /**
+   * {@code add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor addInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("add_.Scalar", self());
+  }
+
+  /**
+   * {@code add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor addInPlace(Number other, Number alpha) {
+    return new Args(3).tensor(self(), "self").scalar(other, "other").scalar(alpha, "alpha").callInPlace("add_.Scalar", self());
+  }
+
+  /**
+   * {@code sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sub(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("sub.Scalar");
+  }
+
+  /**
+   * {@code sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sub(Number other, Number alpha) {
+    return new Args(3).tensor(self(), "self").scalar(other, "other").scalar(alpha, "alpha").call1("sub.Scalar");
+  }
+
+  /**
+   * {@code sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("sub_.Scalar", self());
+  }
+
+  /**
+   * {@code sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subInPlace(Number other, Number alpha) {
+    return new Args(3).tensor(self(), "self").scalar(other, "other").scalar(alpha, "alpha").callInPlace("sub_.Scalar", self());
+  }
+
+  /**
+   * {@code mul.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor mul(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("mul.Scalar");
+  }
+
+  /**
+   * {@code mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor mulInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("mul_.Scalar", self());
+  }
+
+  /**
+   * {@code div.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor div(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("div.Scalar");
+  }
+
+  /**
+   * {@code div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor divInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("div_.Scalar", self());
+  }
+
+  /**
+   * {@code pow.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor pow(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("pow.Scalar");
+  }
+
+  /**
+   * {@code maximum.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maximum(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("maximum.Scalar");
+  }
+
+  /**
+   * {@code minimum.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor minimum(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("minimum.Scalar");
+  }
+
+  /**
+   * {@code eq.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor eq(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("eq.Scalar");
+  }
+
+  /**
+   * {@code ne.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor ne(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("ne.Scalar");
+  }
+
+  /**
+   * {@code lt.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lt(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("lt.Scalar");
+  }
+
+  /**
+   * {@code le.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor le(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("le.Scalar");
+  }
+
+  /**
+   * {@code gt.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor gt(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("gt.Scalar");
+  }
+
+  /**
+   * {@code ge.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor ge(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("ge.Scalar");
+  }
+
+  /**
+   * {@code fmod.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fmod(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("fmod.Scalar");
+  }
+
+  /**
+   * {@code fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fmodInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("fmod_.Scalar", self());
+  }
+
+  /**
+   * {@code remainder.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor remainder(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("remainder.Scalar");
+  }
+
+  /**
+   * {@code remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor remainderInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("remainder_.Scalar", self());
+  }
+
+  /**
+   * {@code floor_divide.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor floorDivide(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("floor_divide.Scalar");
+  }
+
+  /**
+   * {@code floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor floorDivideInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("floor_divide_.Scalar", self());
+  }
+
+  /**
+   * {@code bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bitwiseAnd(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("bitwise_and.Scalar");
+  }
+
+  /**
+   * {@code bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bitwiseAndInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("bitwise_and_.Scalar", self());
+  }
+
+  /**
+   * {@code bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bitwiseOr(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("bitwise_or.Scalar");
+  }
+
+  /**
+   * {@code bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bitwiseOrInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("bitwise_or_.Scalar", self());
+  }
+
+  /**
+   * {@code bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bitwiseXor(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("bitwise_xor.Scalar");
+  }
+
+  /**
+   * {@code bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor bitwiseXorInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("bitwise_xor_.Scalar", self());
+  }
+
+  /**
+   * {@code copysign.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor copysign(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("copysign.Scalar");
+  }
+
+  /**
+   * {@code copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor copysignInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("copysign_.Scalar", self());
+  }
+
+  /**
+   * {@code true_divide.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor trueDivide(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("true_divide.Scalar");
+  }
+
+  /**
+   * {@code nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param nan the schema's {@code nan}
+   * @param posinf the schema's {@code posinf}
+   * @param neginf the schema's {@code neginf}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanToNum(double nan, double posinf, double neginf) {
+    return new Args(4).tensor(self(), "self").real(nan).real(posinf).real(neginf).call1("nan_to_num");
+  }
+
+  /**
+   * {@code nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param nan the schema's {@code nan}
+   * @param posinf the schema's {@code posinf}
+   * @param neginf the schema's {@code neginf}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanToNumInPlace(double nan, double posinf, double neginf) {
+    return new Args(4).tensor(self(), "self").real(nan).real(posinf).real(neginf).callInPlace("nan_to_num_", self());
+  }
+
+  /**
+   * {@code logit(Tensor self, float? eps=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param eps the schema's {@code eps}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logit(double eps) {
+    return new Args(2).tensor(self(), "self").real(eps).call1("logit");
+  }
+
+  /**
+   * {@code logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param eps the schema's {@code eps}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor logitInPlace(double eps) {
+    return new Args(2).tensor(self(), "self").real(eps).callInPlace("logit_", self());
+  }
+
+  /**
+   * {@code lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor}.
+   * @param end the schema's {@code end} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lerp(Tensor end, Number weight) {
+    return new Args(3).tensor(self(), "self").tensor(end, "end").scalar(weight, "weight").call1("lerp.Scalar");
+  }
+
+  /**
+   * {@code lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)}.
+   * @param end the schema's {@code end} (null: none)
+   * @param weight the schema's {@code weight} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lerpInPlace(Tensor end, Number weight) {
+    return new Args(3).tensor(self(), "self").tensor(end, "end").scalar(weight, "weight").callInPlace("lerp_.Scalar", self());
+  }
+
+  /**
+   * {@code slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param start the schema's {@code start}
+   * @param end the schema's {@code end}
+   * @param step the schema's {@code step}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor slice(long dim, long start, long end, long step) {
+    return new Args(5).tensor(self(), "self").integer(dim).integer(start).integer(end).integer(step).call1("slice.Tensor");
+  }
+
+  /**
+   * {@code slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param src the schema's {@code src} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param start the schema's {@code start}
+   * @param end the schema's {@code end}
+   * @param step the schema's {@code step}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sliceScatter(Tensor src, long dim, long start, long end, long step) {
+    return new Args(6).tensor(self(), "self").tensor(src, "src").integer(dim).integer(start).integer(end).integer(step).call1("slice_scatter");
+  }
+
+  /**
+   * {@code repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param repeats the schema's {@code repeats} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor repeatInterleaveSelfTensor(Tensor repeats, long dim, long outputSize) {
+    return new Args(4).tensor(self(), "self").tensor(repeats, "repeats").integer(dim).integer(outputSize).call1("repeat_interleave.self_Tensor");
+  }
+
+  /**
+   * {@code repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param repeats the schema's {@code repeats}
+   * @param dim the schema's {@code dim}
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor repeatInterleaveSelfInt(long repeats, long dim, long outputSize) {
+    return new Args(4).tensor(self(), "self").integer(repeats).integer(dim).integer(outputSize).call1("repeat_interleave.self_int");
+  }
+
+  /**
+   * {@code repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param repeats the schema's {@code repeats} (null: none)
+   * @param outputSize the schema's {@code output_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor repeatInterleave(Tensor repeats, long outputSize) {
+    return new Args(2).tensor(repeats, "repeats").integer(outputSize).call1("repeat_interleave.Tensor");
+  }
+
+  /**
+   * {@code as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)}.
+   * Every argument of the schema.
+   * @param size the schema's {@code size}
+   * @param stride the schema's {@code stride}
+   * @param storageOffset the schema's {@code storage_offset}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor asStrided(long[] size, long[] stride, long storageOffset) {
+    return new Args(4).tensor(self(), "self").ints(size, "size").ints(stride, "stride").integer(storageOffset).call1("as_strided");
+  }
+
+  /**
+   * {@code pad(Tensor self, SymInt[] pad, str mode='constant', float? value=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param pad the schema's {@code pad}
+   * @param mode the schema's {@code mode}
+   * @param value the schema's {@code value}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor pad(long[] pad, String mode, double value) {
+    return new Args(4).tensor(self(), "self").ints(pad, "pad").string(mode, "mode").real(value).call1("pad");
+  }
+
+  /**
+   * {@code argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor argmax(long dim, boolean keepdim) {
+    return new Args(3).tensor(self(), "self").integer(dim).bool(keepdim).call1("argmax");
+  }
+
+  /**
+   * {@code argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor argmin(long dim, boolean keepdim) {
+    return new Args(3).tensor(self(), "self").integer(dim).bool(keepdim).call1("argmin");
+  }
+
+  /**
+   * {@code aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] aminmax(long dim, boolean keepdim) {
+    return new Args(3).tensor(self(), "self").integer(dim).bool(keepdim).call("aminmax", 2);
+  }
+
+  /**
+   * {@code count_nonzero(Tensor self, int? dim=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor countNonzero(long dim) {
+    return new Args(2).tensor(self(), "self").integer(dim).call1("count_nonzero");
+  }
+
+  /**
+   * {@code sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)}.
+   * Takes the defaults {@code dim=-1}, {@code descending=False}; an overload with every argument exists.
+   * @param stable the schema's {@code stable}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] sortStable(boolean stable) {
+    return new Args(2).tensor(self(), "self").bool(stable).call("sort.stable", 2);
+  }
+
+  /**
+   * {@code sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)}.
+   * Every argument of the schema.
+   * @param stable the schema's {@code stable}
+   * @param dim the schema's {@code dim}
+   * @param descending the schema's {@code descending}
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] sortStable(boolean stable, long dim, boolean descending) {
+    return new Args(4).tensor(self(), "self").bool(stable).integer(dim).bool(descending).call("sort.stable", 2);
+  }
+
+  /**
+   * {@code linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param atol the schema's {@code atol}
+   * @param rtol the schema's {@code rtol}
+   * @param hermitian the schema's {@code hermitian}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgPinv(Tensor A, double atol, double rtol, boolean hermitian) {
+    return new Args(4).tensor(A, "A").real(atol).real(rtol).bool(hermitian).call1("linalg_pinv");
+  }
+
+  /**
+   * {@code linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param atol the schema's {@code atol}
+   * @param rtol the schema's {@code rtol}
+   * @param hermitian the schema's {@code hermitian}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgMatrixRank(Tensor A, double atol, double rtol, boolean hermitian) {
+    return new Args(4).tensor(A, "A").real(atol).real(rtol).bool(hermitian).call1("linalg_matrix_rank");
+  }
+
+  /**
+   * {@code linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)}.
+   * Every argument of the schema.
+   * @param b the schema's {@code b} (null: none)
+   * @param rcond the schema's {@code rcond}
+   * @param driver the schema's {@code driver}
+   * @return the 4 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor[] linalgLstsq(Tensor b, double rcond, String driver) {
+    return new Args(4).tensor(self(), "self").tensor(b, "b").real(rcond).optString(driver, "driver").call("linalg_lstsq", 4);
+  }
+
+  /**
+   * {@code rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param input the schema's {@code input} (null: none)
+   * @param normalizedShape the schema's {@code normalized_shape}
+   * @param weight the schema's {@code weight} (null: none)
+   * @param eps the schema's {@code eps}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor rmsNorm(Tensor input, long[] normalizedShape, Tensor weight, double eps) {
+    return new Args(4).tensor(input, "input").ints(normalizedShape, "normalized_shape").optTensor(weight, "weight").real(eps).call1("rms_norm");
+  }
+
+  /**
+   * {@code cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param x1 the schema's {@code x1} (null: none)
+   * @param x2 the schema's {@code x2} (null: none)
+   * @param p the schema's {@code p}
+   * @param computeMode the schema's {@code compute_mode}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor cdist(Tensor x1, Tensor x2, double p, long computeMode) {
+    return new Args(4).tensor(x1, "x1").tensor(x2, "x2").real(p).integer(computeMode).call1("cdist");
+  }
+
+  /**
+   * {@code quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Every argument of the schema.
+   * @param q the schema's {@code q} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @param interpolation the schema's {@code interpolation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor quantile(Tensor q, long dim, boolean keepdim, String interpolation) {
+    return new Args(5).tensor(self(), "self").tensor(q, "q").integer(dim).bool(keepdim).string(interpolation, "interpolation").call1("quantile");
+  }
+
+  /**
+   * {@code quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Every argument of the schema.
+   * @param q the schema's {@code q}
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @param interpolation the schema's {@code interpolation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor quantileScalar(double q, long dim, boolean keepdim, String interpolation) {
+    return new Args(5).tensor(self(), "self").real(q).integer(dim).bool(keepdim).string(interpolation, "interpolation").call1("quantile.scalar");
+  }
+
+  /**
+   * {@code nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Every argument of the schema.
+   * @param q the schema's {@code q} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @param interpolation the schema's {@code interpolation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanquantile(Tensor q, long dim, boolean keepdim, String interpolation) {
+    return new Args(5).tensor(self(), "self").tensor(q, "q").integer(dim).bool(keepdim).string(interpolation, "interpolation").call1("nanquantile");
+  }
+
+  /**
+   * {@code nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor}.
+   * Every argument of the schema.
+   * @param q the schema's {@code q}
+   * @param dim the schema's {@code dim}
+   * @param keepdim the schema's {@code keepdim}
+   * @param interpolation the schema's {@code interpolation}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor nanquantileScalar(double q, long dim, boolean keepdim, String interpolation) {
+    return new Args(5).tensor(self(), "self").real(q).integer(dim).bool(keepdim).string(interpolation, "interpolation").call1("nanquantile.scalar");
+  }
+
+  /**
+   * {@code searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor}.
+   * Takes the defaults {@code out_int32=False}, {@code right=False}, {@code side=None}, {@code sorter=None}; an overload with every argument exists.
+   * @param sortedSequence the schema's {@code sorted_sequence} (null: none)
+   * @param self the schema's {@code self} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor searchsorted(Tensor sortedSequence, Number self) {
+    return new Args(2).tensor(sortedSequence, "sorted_sequence").scalar(self, "self").call1("searchsorted.Scalar");
+  }
+
+  /**
+   * {@code searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param sortedSequence the schema's {@code sorted_sequence} (null: none)
+   * @param self the schema's {@code self} (null: none)
+   * @param outInt32 the schema's {@code out_int32}
+   * @param right the schema's {@code right}
+   * @param side the schema's {@code side}
+   * @param sorter the schema's {@code sorter} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor searchsorted(Tensor sortedSequence, Number self, boolean outInt32, boolean right, String side, Tensor sorter) {
+    return new Args(6).tensor(sortedSequence, "sorted_sequence").scalar(self, "self").bool(outInt32).bool(right).optString(side, "side").optTensor(sorter, "sorter").call1("searchsorted.Scalar");
+  }
+
+  /**
+   * {@code bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor}.
+   * Takes the defaults {@code out_int32=False}, {@code right=False}; an overload with every argument exists.
+   * @param self the schema's {@code self} (null: none)
+   * @param boundaries the schema's {@code boundaries} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor bucketize(Number self, Tensor boundaries) {
+    return new Args(2).scalar(self, "self").tensor(boundaries, "boundaries").call1("bucketize.Scalar");
+  }
+
+  /**
+   * {@code bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param self the schema's {@code self} (null: none)
+   * @param boundaries the schema's {@code boundaries} (null: none)
+   * @param outInt32 the schema's {@code out_int32}
+   * @param right the schema's {@code right}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor bucketize(Number self, Tensor boundaries, boolean outInt32, boolean right) {
+    return new Args(4).scalar(self, "self").tensor(boundaries, "boundaries").bool(outInt32).bool(right).call1("bucketize.Scalar");
+  }
+
+  /**
+   * {@code upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param scales the schema's {@code scales}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleNearest1d(long[] outputSize, double scales) {
+    return new Args(3).tensor(self(), "self").ints(outputSize, "output_size").real(scales).call1("upsample_nearest1d");
+  }
+
+  /**
+   * {@code upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param scalesH the schema's {@code scales_h}
+   * @param scalesW the schema's {@code scales_w}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleNearest2d(long[] outputSize, double scalesH, double scalesW) {
+    return new Args(4).tensor(self(), "self").ints(outputSize, "output_size").real(scalesH).real(scalesW).call1("upsample_nearest2d");
+  }
+
+  /**
+   * {@code _upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param scales the schema's {@code scales}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor _upsampleNearestExact1d(long[] outputSize, double scales) {
+    return new Args(3).tensor(self(), "self").ints(outputSize, "output_size").real(scales).call1("_upsample_nearest_exact1d");
+  }
+
+  /**
+   * {@code _upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param scalesH the schema's {@code scales_h}
+   * @param scalesW the schema's {@code scales_w}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor _upsampleNearestExact2d(long[] outputSize, double scalesH, double scalesW) {
+    return new Args(4).tensor(self(), "self").ints(outputSize, "output_size").real(scalesH).real(scalesW).call1("_upsample_nearest_exact2d");
+  }
+
+  /**
+   * {@code upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param alignCorners the schema's {@code align_corners}
+   * @param scales the schema's {@code scales}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleLinear1d(long[] outputSize, boolean alignCorners, double scales) {
+    return new Args(4).tensor(self(), "self").ints(outputSize, "output_size").bool(alignCorners).real(scales).call1("upsample_linear1d");
+  }
+
+  /**
+   * {@code upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param outputSize the schema's {@code output_size}
+   * @param alignCorners the schema's {@code align_corners}
+   * @param scalesH the schema's {@code scales_h}
+   * @param scalesW the schema's {@code scales_w}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor upsampleBilinear2d(long[] outputSize, boolean alignCorners, double scalesH, double scalesW) {
+    return new Args(5).tensor(self(), "self").ints(outputSize, "output_size").bool(alignCorners).real(scalesH).real(scalesW).call1("upsample_bilinear2d");
+  }
+
+  /**
+   * {@code scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, Generator? generator=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param query the schema's {@code query} (null: none)
+   * @param key the schema's {@code key} (null: none)
+   * @param value the schema's {@code value} (null: none)
+   * @param attnMask the schema's {@code attn_mask} (null: none)
+   * @param dropoutP the schema's {@code dropout_p}
+   * @param isCausal the schema's {@code is_causal}
+   * @param scale the schema's {@code scale}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor scaledDotProductAttention(Tensor query, Tensor key, Tensor value, Tensor attnMask, double dropoutP, boolean isCausal, double scale) {
+    return new Args(7).tensor(query, "query").tensor(key, "key").tensor(value, "value").optTensor(attnMask, "attn_mask").real(dropoutP).bool(isCausal).real(scale).call1("scaled_dot_product_attention");
+  }
+
+  /**
+   * {@code avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param ceilMode the schema's {@code ceil_mode}
+   * @param countIncludePad the schema's {@code count_include_pad}
+   * @param divisorOverride the schema's {@code divisor_override}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor avgPool2d(long[] kernelSize, long[] stride, long[] padding, boolean ceilMode, boolean countIncludePad, long divisorOverride) {
+    return new Args(7).tensor(self(), "self").ints(kernelSize, "kernel_size").ints(stride, "stride").ints(padding, "padding").bool(ceilMode).bool(countIncludePad).integer(divisorOverride).call1("avg_pool2d");
+  }
+
+  /**
+   * {@code avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor}.
+   * @param gradOutput the schema's {@code grad_output} (null: none)
+   * @param self the schema's {@code self} (null: none)
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param ceilMode the schema's {@code ceil_mode}
+   * @param countIncludePad the schema's {@code count_include_pad}
+   * @param divisorOverride the schema's {@code divisor_override}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor avgPool2dBackward(Tensor gradOutput, Tensor self, long[] kernelSize, long[] stride, long[] padding, boolean ceilMode, boolean countIncludePad, long divisorOverride) {
+    return new Args(8).tensor(gradOutput, "grad_output").tensor(self, "self").ints(kernelSize, "kernel_size").ints(stride, "stride").ints(padding, "padding").bool(ceilMode).bool(countIncludePad).integer(divisorOverride).call1("avg_pool2d_backward");
+  }
+
+  /**
+   * {@code avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param kernelSize the schema's {@code kernel_size}
+   * @param stride the schema's {@code stride}
+   * @param padding the schema's {@code padding}
+   * @param ceilMode the schema's {@code ceil_mode}
+   * @param countIncludePad the schema's {@code count_include_pad}
+   * @param divisorOverride the schema's {@code divisor_override}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor avgPool3d(long[] kernelSize, long[] stride, long[] padding, boolean ceilMode, boolean countIncludePad, long divisorOverride) {
+    return new Args(7).tensor(self(), "self").ints(kernelSize, "kernel_size").ints(stride, "stride").ints(padding, "padding").bool(ceilMode).bool(countIncludePad).integer(divisorOverride).call1("avg_pool3d");
+  }
+
+  /**
+   * {@code cross(Tensor self, Tensor other, int? dim=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param dim the schema's {@code dim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor cross(Tensor other, long dim) {
+    return new Args(3).tensor(self(), "self").tensor(other, "other").integer(dim).call1("cross");
+  }
+
+  /**
+   * {@code vander(Tensor x, int? N=None, bool increasing=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param x the schema's {@code x} (null: none)
+   * @param N the schema's {@code N}
+   * @param increasing the schema's {@code increasing}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor vander(Tensor x, long N, boolean increasing) {
+    return new Args(3).tensor(x, "x").integer(N).bool(increasing).call1("vander");
+  }
+
+  /**
+   * {@code linalg_vander(Tensor x, *, int? N=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param x the schema's {@code x} (null: none)
+   * @param N the schema's {@code N}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgVander(Tensor x, long N) {
+    return new Args(2).tensor(x, "x").integer(N).call1("linalg_vander");
+  }
+
+  /**
+   * {@code take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param indices the schema's {@code indices} (null: none)
+   * @param dim the schema's {@code dim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor takeAlongDim(Tensor indices, long dim) {
+    return new Args(3).tensor(self(), "self").tensor(indices, "indices").integer(dim).call1("take_along_dim");
+  }
+
+  /**
+   * {@code masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor}.
+   * @param mask the schema's {@code mask} (null: none)
+   * @param value the schema's {@code value} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maskedFill(Tensor mask, Number value) {
+    return new Args(3).tensor(self(), "self").tensor(mask, "mask").scalar(value, "value").call1("masked_fill.Scalar");
+  }
+
+  /**
+   * {@code masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)}.
+   * @param mask the schema's {@code mask} (null: none)
+   * @param value the schema's {@code value} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor maskedFillInPlace(Tensor mask, Number value) {
+    return new Args(3).tensor(self(), "self").tensor(mask, "mask").scalar(value, "value").callInPlace("masked_fill_.Scalar", self());
+  }
+
+  /**
+   * {@code multiply.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor multiply(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("multiply.Scalar");
+  }
+
+  /**
+   * {@code multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor multiplyInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("multiply_.Scalar", self());
+  }
+
+  /**
+   * {@code divide.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor divide(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("divide.Scalar");
+  }
+
+  /**
+   * {@code divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor divideInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("divide_.Scalar", self());
+  }
+
+  /**
+   * {@code subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtract(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("subtract.Scalar");
+  }
+
+  /**
+   * {@code subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtract(Number other, Number alpha) {
+    return new Args(3).tensor(self(), "self").scalar(other, "other").scalar(alpha, "alpha").call1("subtract.Scalar");
+  }
+
+  /**
+   * {@code subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)}.
+   * Takes the defaults {@code alpha=1}; an overload with every argument exists.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtractInPlace(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").callInPlace("subtract_.Scalar", self());
+  }
+
+  /**
+   * {@code subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)}.
+   * Every argument of the schema.
+   * @param other the schema's {@code other} (null: none)
+   * @param alpha the schema's {@code alpha} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor subtractInPlace(Number other, Number alpha) {
+    return new Args(3).tensor(self(), "self").scalar(other, "other").scalar(alpha, "alpha").callInPlace("subtract_.Scalar", self());
+  }
+
+  /**
+   * {@code greater.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor greater(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("greater.Scalar");
+  }
+
+  /**
+   * {@code greater_equal.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor greaterEqual(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("greater_equal.Scalar");
+  }
+
+  /**
+   * {@code less.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor less(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("less.Scalar");
+  }
+
+  /**
+   * {@code less_equal.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor lessEqual(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("less_equal.Scalar");
+  }
+
+  /**
+   * {@code not_equal.Scalar(Tensor self, Scalar other) -> Tensor}.
+   * @param other the schema's {@code other} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor notEqual(Number other) {
+    return new Args(2).tensor(self(), "self").scalar(other, "other").call1("not_equal.Scalar");
+  }
 }
