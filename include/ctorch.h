@@ -2458,6 +2458,30 @@ CT_API CT_NODISCARD ct_status ct_op_call(const char* name, const ct_value* args,
                                          size_t nouts);
 
 /*
+ * ct_op_find, ct_op_call_op - find one overload once, then call it without looking it up again.
+ *
+ * ct_op_call finds its operator by name on every call; a binding that calls the same overload many
+ * times (the generated methods of Rust, Java and Julia) finds it once with ct_op_find and calls the
+ * handle. ct_op_call_op takes the arguments and fills the outputs as ct_op_call does for that one
+ * overload (defaults, INT for float, the slots it writes, every status).
+ *
+ *   name  borrowed: a full overload name ("add.Tensor", "sort" for the overload without overload
+ *         name beside "sort.stable", "myext::scale"), or a base name with a single overload ("relu").
+ *   out   on CT_OK, the overload. The library owns it; it stays valid until the process ends and
+ *         is never released. Any thread may call it. Otherwise set to NULL.
+ *
+ * ct_op_find returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULLs, an unknown name (the message lists
+ * close names), or a base name with several overloads and none unnamed ("add": the message lists
+ * their full names).
+ * ct_op_call_op returns what ct_op_call returns, and CT_ERROR_INVALID_ARGUMENT for a NULL op or
+ * one that ct_op_find did not give. Threads: any thread. Since 0.9.
+ */
+typedef struct ct_op ct_op;
+CT_API CT_NODISCARD ct_status ct_op_find(const char* name, const ct_op** out);
+CT_API CT_NODISCARD ct_status ct_op_call_op(const ct_op* op, const ct_value* args, size_t nargs, ct_tensor** outs,
+                                            size_t nouts);
+
+/*
  * ct_op_schema - the schemas of every overload of name, one per line, e.g.
  * "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor".
  *

@@ -1,8 +1,14 @@
 // boxed.cpp - ct_op_call and the registry through the C ABI: schemas, the JSON registry, and
 // operators and kernels defined from C.
 #include <algorithm>
+#include <array>
 #include <cstring>
-#include <deque>
+#include <forward_list>
+#include <memory>
+#include <new>
+#include <mutex>
+#include <unordered_map>
+#include <type_traits>
 #include <vector>
 
 #include "capi/handle.h"
@@ -33,10 +39,12 @@ void check_list_len(const ct_value& v, const Argument& a, const char* fn) {
            "). Set len to the number of elements in the array");
 }
 
+// Symbolic int lists read from C values; each must outlive the call (see Note [Symbolic values in
+// frames]), so elements never move, and an empty one allocates nothing (most calls have none).
+using SymLists = std::forward_list<SymDimVector>;
+
 // Converts one C value to an argument of schema type `a`; false (with why) when the kind does not fit.
-// Symbolic int lists are read into lists, which must outlive the call (see Note [Symbolic values in
-// frames]).
-bool convert(const ct_value& v, const Argument& a, Value* out, std::deque<SymDimVector>& lists, std::string* why) {
+bool convert(const ct_value& v, const Argument& a, Value* out, SymLists& lists, std::string* why) {
   const char* fn = "ct_op_call";
   const int kind = capi::raw_enum(v.kind);
   if (kind == CT_VALUE_NONE) {
@@ -83,7 +91,7 @@ bool convert(const ct_value& v, const Argument& a, Value* out, std::deque<SymDim
         if (!one) check_list_len(v, a, fn);
         CT_CHECK(one || v.tensors || v.len == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": argument '", a.name,
                  "' has NULL symints");
-        SymDimVector& list = lists.emplace_back();
+        SymDimVector& list = lists.emplace_front();
         for (size_t i = 0; i < (one ? 1 : v.len); ++i)
           list.push_back(capi::symint_arg(one ? v.tensor : v.tensors[i], fn, a.name.c_str()));
         *out = Value(list.ref());
@@ -126,20 +134,53 @@ bool convert(const ct_value& v, const Argument& a, Value* out, std::deque<SymDim
   return mismatch();
 }
 
+// The bound arguments of one call: on the stack for any ordinary schema, so a call allocates
+// nothing. The slots start uninitialized (zeroing sixteen values was a tenth of what ct_op_call
+// added to a small operator): bind assigns every one it hands out.
+class BoundArgs {
+ public:
+  BoundArgs() {}
+  void resize(size_t n) {
+    if (n > kInline) heap_.resize(n);
+    data_ = n > kInline ? heap_.data() : inline_.values;
+    size_ = n;
+  }
+  Value& operator[](size_t i) { return data_[i]; }
+  const Value* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  static constexpr size_t kInline = 16;
+  union Inline {
+    Inline() {}
+    Value values[kInline];
+  } inline_;
+  std::vector<Value> heap_;
+  Value* data_ = nullptr;
+  size_t size_ = 0;
+};
+static_assert(std::is_trivially_destructible<Value>::value, "BoundArgs never destroys its inline values");
+
 // Binds C values to op's schema (defaults filled); false with the reason when they do not fit.
-bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, std::vector<Value>& out,
-          std::deque<SymDimVector>& lists, std::string* why) {
+bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, BoundArgs& out, SymLists& lists,
+          std::string* why) {
   const std::vector<Argument>& params = op.schema.args;
   if (nargs > params.size()) {
     *why = str(nargs, " arguments given, at most ", params.size(), " accepted");
     return false;
   }
-  out.resize(params.size());
-  for (size_t i = 0; i < params.size(); ++i) {
+  const size_t n = params.size();
+  out.resize(n);
+  for (size_t i = 0; i < n; ++i) {
     if (i < nargs) {
+      // A tensor where the schema takes one, the most common argument by far, skips convert's switch.
+      if (params[i].type == ArgType::Tensor && capi::raw_enum(args[i].kind) == CT_VALUE_TENSOR) {
+        out[i] = Value(&capi::tensor_arg(args[i].tensor, "ct_op_call", params[i].name.c_str()));
+        continue;
+      }
       if (!convert(args[i], params[i], &out[i], lists, why)) return false;
     } else if (params[i].has_default) {
-      out[i] = params[i].default_value.as_value();
+      new (&out[i]) Value(params[i].default_value.as_value());  // built in place: no copy through the stack
     } else if (params[i].optional) {
       out[i] = Value();
     } else {
@@ -150,20 +191,85 @@ bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, std::vector
   return true;
 }
 
-std::vector<OperatorDef*> candidates(const std::string& name) {
-  const Registry& r = Registry::get();
-  const size_t ns = name.rfind("::");
-  const size_t dot = name.find('.', ns == std::string::npos ? 0 : ns + 2);
-  if (dot != std::string::npos) {
-    OperatorDef* op = r.find(name);
-    return op ? std::vector<OperatorDef*>{op} : std::vector<OperatorDef*>{};
+// The overloads a name may mean. Inline: the bindings' generated methods name one overload in
+// full ("add.Tensor"), and then a call looks it up without a heap allocation.
+using Overloads = SmallVector<OperatorDef*, 4>;
+
+// Note [Overload lookup cache]
+// The generated methods of every binding call ct_op_call with a full overload name on each call,
+// and the registry's lookup (a string, a shared lock, a hash and a compare) was a third of what
+// ct_op_call added to a small operator. A full name means one operator forever (definitions are
+// never removed or replaced), so each thread remembers the operators it found, by the name's
+// content: a hit costs one pass over the name, with no lock, no allocation and no invalidation.
+// Base names are not cached: a library may add overloads to them.
+struct CachedOverload {
+  char name[48];
+  size_t len;
+  OperatorDef* op;
+};
+
+Overloads candidates(const char* name) {
+  // One pass: the length, the hash, and whether a '.' follows the last "::" (a full name such as
+  // "add.Tensor" or "myext::scale.out", as against the base name "add").
+  uint32_t hash = 2166136261u;  // FNV-1a
+  bool dot = false;
+  size_t len = 0;
+  for (; name[len]; ++len) {
+    const char c = name[len];
+    if (c == ':' && name[len + 1] == ':') dot = false;
+    else if (c == '.') dot = true;
+    hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
   }
-  return r.overloads(name);
+  Overloads out;
+  const Registry& r = Registry::get();
+  if (!dot) {
+    const std::vector<OperatorDef*> all = r.overloads(name);
+    out.assign(all.data(), all.size());
+    return out;
+  }
+  thread_local CachedOverload cache[64] = {};
+  CachedOverload& e = cache[hash % 64];
+  if (e.op && e.len == len) {
+    size_t i = 0;
+    while (i < len && e.name[i] == name[i]) ++i;
+    if (i == len) {
+      out.push_back(e.op);
+      return out;
+    }
+  }
+  if (OperatorDef* op = r.find(name)) {
+    if (len < sizeof(e.name)) std::memcpy(e.name, name, len), e.len = len, e.op = op;
+    out.push_back(op);
+  }
+  return out;
+}
+
+}  // namespace
+
+// The handle ct_op_find gives: one per operator, made on first request and kept for the process
+// (operators are never removed), so that callers hold it in a static. The magic tells a handle
+// from a stray pointer, as a tensor's does.
+struct ct_op {
+  static constexpr uint32_t kMagic = 0x4f505452;  // "OPTR"
+  uint32_t magic = kMagic;
+  OperatorDef* def;
+};
+
+namespace {
+
+const ct_op* op_handle(OperatorDef& def) {
+  static std::mutex mu;
+  static std::unordered_map<const OperatorDef*, std::unique_ptr<ct_op>>* handles =
+      new std::unordered_map<const OperatorDef*, std::unique_ptr<ct_op>>();  // never destroyed: see above
+  std::lock_guard<std::mutex> g(mu);
+  std::unique_ptr<ct_op>& h = (*handles)[&def];
+  if (!h) h.reset(new ct_op{ct_op::kMagic, &def});
+  return h.get();
 }
 
 // The one operator a ct_library_* call names; CT_ERROR_INVALID_ARGUMENT when none or several.
 OperatorDef& one_operator(const char* name, const char* fn) {
-  std::vector<OperatorDef*> ops = candidates(name);
+  const Overloads ops = candidates(name);
   CT_CHECK(ops.size() == 1, CT_ERROR_INVALID_ARGUMENT, fn, ": ", ops.empty() ? "no operator named '" : "several overloads named '",
            name, ops.empty() ? "'. Define it first with ct_library_define" : "'. Name one as ns::op.overload");
   return *ops[0];
@@ -261,6 +367,55 @@ void run_c_kernel(void* data, Frame& f) {
              ": user kernel returned CT_OK but left output ", i, " NULL. Write one new tensor per return");
 }
 
+// " Did you mean: ...?" for an unknown operator name, or where to find the list.
+std::string close_names(const char* name) {
+  std::string close;
+  for (const std::string& s : Registry::get().similar_names(name)) close += (close.empty() ? "" : ", ") + s;
+  return close.empty() ? " See ct_op_registry_json for the list" : " Did you mean: " + close + "?";
+}
+
+// Dispatches op with its bound arguments and hands the caller one new reference per return.
+void run_bound(const char* fn, const OperatorDef& op, const BoundArgs& bound, ct_tensor** outs, size_t nouts) {
+  const size_t n = op.num_returns();
+  CT_CHECK(outs || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": outs is NULL");
+  CT_CHECK(nouts >= n, CT_ERROR_INVALID_ARGUMENT, fn, ": ", op.full_name, " returns ", n,
+           " tensors but nouts is ", nouts, ". Pass room for every return");
+  // Most operators return one to three tensors: those live on the stack.
+  std::array<Tensor, 4> inline_results;
+  std::unique_ptr<Tensor[]> many_results;
+  if (n > inline_results.size()) many_results.reset(new Tensor[n]);
+  Tensor* results = many_results ? many_results.get() : inline_results.data();
+  dispatch(op, bound.data(), bound.size(), results, n);
+  for (size_t i = 0; i < n; ++i) outs[i] = capi::to_handle(std::move(results[i]));
+}
+
+// The slots a call may write (Note [Boxed lists and outputs]), cleared first so that every failure
+// from here on leaves them NULL; then the args check every call makes.
+void clear_outs(const char* fn, size_t returns, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts) {
+  if (outs)
+    for (size_t i = 0; i < std::min(returns, nouts); ++i) outs[i] = nullptr;
+  CT_CHECK(args || nargs == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": args is NULL but nargs is ", nargs);
+}
+
+// ct_op_call once its name has given the overloads: the first whose schema accepts the arguments
+// runs. name (what the caller named) is for messages.
+void call_overloads(const Overloads& ops, const char* name, const ct_value* args, size_t nargs, ct_tensor** outs,
+                    size_t nouts) {
+  const char* fn = "ct_op_call";
+  size_t returns = 0;
+  for (const OperatorDef* op : ops) returns = std::max(returns, op->num_returns());
+  clear_outs(fn, returns, args, nargs, outs, nouts);
+  BoundArgs bound;
+  SymLists lists;
+  std::string reasons;
+  for (OperatorDef* op : ops) {
+    std::string why;
+    if (bind(*op, args, nargs, bound, lists, &why)) return run_bound(fn, *op, bound, outs, nouts);
+    reasons += "\n  " + op->schema.text + ": " + why;
+  }
+  fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": no overload of '", name, "' accepts these arguments:", reasons));
+}
+
 }  // namespace
 
 extern "C" {
@@ -269,39 +424,50 @@ ct_status ct_op_call(const char* name, const ct_value* args, size_t nargs, ct_te
   if (!name && outs && nouts > 0) outs[0] = nullptr;  // as for an unknown name
   return capi::guard([&] {
     CT_CHECK(name, CT_ERROR_INVALID_ARGUMENT, "ct_op_call: name is NULL. Pass an operator name such as \"add\"");
-    std::vector<OperatorDef*> ops = candidates(name);
-    // The slots this call may write (Note [Boxed lists and outputs]): cleared first, so that every
-    // failure from here on leaves them NULL.
-    size_t returns = ops.empty() ? 1 : 0;  // an unknown name still clears a caller's first slot
-    for (const OperatorDef* op : ops) returns = std::max(returns, op->num_returns());
-    if (outs)
-      for (size_t i = 0; i < std::min(returns, nouts); ++i) outs[i] = nullptr;
-    CT_CHECK(args || nargs == 0, CT_ERROR_INVALID_ARGUMENT, "ct_op_call: args is NULL but nargs is ", nargs);
+    const Overloads ops = candidates(name);
     if (ops.empty()) {
-      std::string close;
-      for (const std::string& s : Registry::get().similar_names(name)) close += (close.empty() ? "" : ", ") + s;
-      fail(CT_ERROR_INVALID_ARGUMENT, str("ct_op_call: no operator named '", name, "'.",
-                                          close.empty() ? " See ct_op_registry_json for the list"
-                                                        : " Did you mean: " + close + "?"));
+      if (outs && nouts > 0) outs[0] = nullptr;  // an unknown name still clears a caller's first slot
+      fail(CT_ERROR_INVALID_ARGUMENT, str("ct_op_call: no operator named '", name, "'.", close_names(name)));
     }
-    std::vector<Value> bound;
-    std::deque<SymDimVector> lists;
-    std::string reasons;
-    for (OperatorDef* op : ops) {
-      std::string why;
-      if (!bind(*op, args, nargs, bound, lists, &why)) {
-        reasons += "\n  " + op->schema.text + ": " + why;
-        continue;
-      }
-      CT_CHECK(outs || op->num_returns() == 0, CT_ERROR_INVALID_ARGUMENT, "ct_op_call: outs is NULL");
-      CT_CHECK(nouts >= op->num_returns(), CT_ERROR_INVALID_ARGUMENT, "ct_op_call: ", op->full_name, " returns ",
-               op->num_returns(), " tensors but nouts is ", nouts, ". Pass room for every return");
-      std::vector<Tensor> results(op->num_returns());
-      dispatch(*op, bound.data(), bound.size(), results.data(), results.size());
-      for (size_t i = 0; i < results.size(); ++i) outs[i] = capi::to_handle(std::move(results[i]));
+    call_overloads(ops, name, args, nargs, outs, nouts);
+  });
+}
+
+ct_status ct_op_find(const char* name, const ct_op** out) {
+  if (out) *out = nullptr;
+  return capi::guard([&] {
+    capi::require_out(out, "ct_op_find", "out");
+    CT_CHECK(name, CT_ERROR_INVALID_ARGUMENT, "ct_op_find: name is NULL. Pass an overload name such as \"add.Tensor\"");
+    // A full name, including that of an overload without overload name ("sort" beside "sort.stable").
+    if (OperatorDef* exact = Registry::get().find(name)) {
+      *out = op_handle(*exact);
       return;
     }
-    fail(CT_ERROR_INVALID_ARGUMENT, str("ct_op_call: no overload of '", name, "' accepts these arguments:", reasons));
+    const Overloads ops = candidates(name);
+    CT_CHECK(!ops.empty(), CT_ERROR_INVALID_ARGUMENT, "ct_op_find: no operator named '", name, "'.", close_names(name));
+    if (ops.size() > 1) {
+      std::string names;
+      for (const OperatorDef* op : ops) names += (names.empty() ? "" : ", ") + op->full_name;
+      fail(CT_ERROR_INVALID_ARGUMENT, str("ct_op_find: '", name, "' has ", ops.size(), " overloads (", names,
+                                          "). Name one of them in full"));
+    }
+    *out = op_handle(*ops[0]);
+  });
+}
+
+ct_status ct_op_call_op(const ct_op* op, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts) {
+  return capi::guard([&] {
+    CT_CHECK(op && op->magic == ct_op::kMagic, CT_ERROR_INVALID_ARGUMENT, "ct_op_call_op: op is ",
+             op ? "not an operator ct_op_find gave" : "NULL", ". Find the overload with ct_op_find first");
+    const char* fn = "ct_op_call_op";
+    const OperatorDef& def = *op->def;
+    clear_outs(fn, def.num_returns(), args, nargs, outs, nouts);
+    BoundArgs bound;
+    SymLists lists;
+    std::string why;
+    CT_CHECK(bind(def, args, nargs, bound, lists, &why), CT_ERROR_INVALID_ARGUMENT, fn, ": ", def.full_name,
+             " does not accept these arguments: ", def.schema.text, ": ", why);
+    run_bound(fn, def, bound, outs, nouts);
   });
 }
 
@@ -310,7 +476,7 @@ ct_status ct_op_schema(const char* name, char** out) {
   return capi::guard([&] {
     capi::require_out(out, "ct_op_schema", "out");
     CT_CHECK(name, CT_ERROR_INVALID_ARGUMENT, "ct_op_schema: name is NULL");
-    std::vector<OperatorDef*> ops = candidates(name);
+    const Overloads ops = candidates(name);
     CT_CHECK(!ops.empty(), CT_ERROR_INVALID_ARGUMENT, "ct_op_schema: no operator named '", name,
              "'. See ct_op_registry_json for the list");
     std::string s;

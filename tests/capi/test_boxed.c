@@ -188,6 +188,72 @@ static void test_op_call_passes_on_the_operator_status(void) {
   RELEASE(a, b, bo);
 }
 
+/* ---- ct_op_find and ct_op_call_op ---- */
+
+static void test_op_find_gives_one_handle_per_overload(void) {
+  const ct_op *add = NULL, *again = NULL, *relu = NULL;
+  CHECK_OK(ct_op_find("add.Tensor", &add));
+  CHECK_OK(ct_op_find("add.Tensor", &again));
+  CHECK(add != NULL && add == again);
+  CHECK_OK(ct_op_find("relu", &relu)); /* a base name with a single overload */
+  CHECK(relu != NULL && relu != add);
+  const ct_op *sort = NULL, *stable = NULL; /* "sort" names the overload without overload name */
+  CHECK_OK(ct_op_find("sort", &sort));
+  CHECK_OK(ct_op_find("sort.stable", &stable));
+  CHECK(sort != NULL && stable != NULL && sort != stable);
+}
+
+static void test_op_call_op_calls_like_op_call(void) {
+  const ct_op *add = NULL, *sort = NULL;
+  CHECK_OK(ct_op_find("add.Tensor", &add));
+  CHECK_OK(ct_op_find("sort", &sort));
+  ct_tensor* a = T(CT_FLOAT32, S(3), 3, 1, 2);
+  ct_tensor* b = T(CT_FLOAT32, S(3), 10, 20, 30);
+  ct_value defaults[] = {VT(a), VT(b)};
+  ct_value with_alpha[] = {VT(a), VT(b), VF(0.5)};
+  ct_tensor *o1 = NULL, *o2 = NULL;
+  CHECK_OK(ct_op_call_op(add, defaults, 2, &o1, 1));
+  CHECK_TENSOR(o1, CT_FLOAT32, S(3), 13, 21, 32);
+  CHECK_OK(ct_op_call_op(add, with_alpha, 3, &o2, 1));
+  CHECK_TENSOR(o2, CT_FLOAT32, S(3), 8, 11, 17);
+  ct_value one[] = {VT(a)};
+  ct_tensor* outs[3] = {SENTINEL, SENTINEL, SENTINEL};
+  CHECK_OK(ct_op_call_op(sort, one, 1, outs, 3)); /* two returns: the third slot is not touched */
+  CHECK_TENSOR(outs[0], CT_FLOAT32, S(3), 1, 2, 3);
+  CHECK_TENSOR(outs[1], CT_INT64, S(3), 1, 2, 0);
+  CHECK(outs[2] == SENTINEL);
+  RELEASE(a, b, o1, o2, outs[0], outs[1]);
+}
+
+static void test_op_find_and_call_op_refuse_bad_input(void) {
+  const ct_op* op = (const ct_op*)SENTINEL;
+  CHECK_STATUS(ct_op_find("add", &op), CT_ERROR_INVALID_ARGUMENT); /* several overloads */
+  CHECK(op == NULL);
+  CHECK_ERROR_CONTAINS("add.Tensor");
+  CHECK_STATUS(ct_op_find("ad.Tensor", &op), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("no operator named 'ad.Tensor'");
+  CHECK_STATUS(ct_op_find(NULL, &op), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_op_find("add.Tensor", NULL), CT_ERROR_INVALID_ARGUMENT);
+
+  ct_tensor* a = T(CT_FLOAT32, S(1), 1);
+  ct_value args[] = {VT(a), VT(a)};
+  ct_tensor* out = SENTINEL;
+  CHECK_STATUS(ct_op_call_op(NULL, args, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("ct_op_find");
+  int64_t not_an_op[4] = {0};
+  CHECK_STATUS(ct_op_call_op((const ct_op*)(const void*)not_an_op, args, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
+  const ct_op* add = NULL;
+  CHECK_OK(ct_op_find("add.Tensor", &add));
+  ct_value wrong[] = {VT(a), VI(2)};
+  CHECK_STATUS(ct_op_call_op(add, wrong, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("argument 'other' expects Tensor, got int");
+  CHECK_STATUS(ct_op_call_op(add, NULL, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_op_call_op(add, args, 2, NULL, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_op_call_op(add, args, 2, &out, 0), CT_ERROR_INVALID_ARGUMENT);
+  RELEASE(a);
+}
+
 static void test_op_call_on_meta(void) {
   ct_tensor* m = NULL;
   CHECK_OK(ct_tensor_empty(S(4, 1), CT_FLOAT32, "meta", &m));
@@ -811,6 +877,9 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_op_call_null_args_with_nargs_is_invalid_argument),
     CAPI_TEST(test_op_call_passes_on_the_operator_status),
     CAPI_TEST(test_op_call_on_meta),
+    CAPI_TEST(test_op_find_gives_one_handle_per_overload),
+    CAPI_TEST(test_op_call_op_calls_like_op_call),
+    CAPI_TEST(test_op_find_and_call_op_refuse_bad_input),
     CAPI_TEST(test_op_schema_lists_every_overload),
     CAPI_TEST(test_op_schema_errors_are_invalid_argument),
     CAPI_TEST(test_registry_json_is_valid_json),
