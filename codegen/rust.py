@@ -125,8 +125,9 @@ def function(op, rust_name, full):
         if defaults:
             with_name = rust_name[:-1] + "_with_" if rust_name.endswith("_") else rust_name + "_with"
             doc += ["///", f"/// Takes the defaults {', '.join(defaults)}; [`Tensor::{with_name}`] takes every argument."]
-    body = prep + [f"let args = [{', '.join(values)}];"]
-    call = f"call_n::<{n}>(c\"{qualified}\", &args)"
+    # Each method finds its overload once (ct_op_find) and calls the handle from then on.
+    body = [f"static OP: Op = Op::new(c\"{qualified}\");"] + prep + [f"let args = [{', '.join(values)}];"]
+    call = f"call_n::<{n}>(&OP, &args)"
     if n == 1:
         body.append(f"let [r] = {call}?;")
         body.append("Ok(r)")
@@ -138,7 +139,17 @@ def function(op, rust_name, full):
     lines.append(f"    pub fn {name}({', '.join(sig)}) -> Result<{ret}> {{")
     lines += ["        " + b for b in body]
     lines.append("    }")
-    return "\n".join(lines), any(p.has_default and not p.skip for p in params)
+    # The same method on a pending Result<Tensor> (TensorResult), so a chain checks once.
+    forward = None
+    if is_method:
+        rest = [f"{p.name}: {p.rust}" for p in taken if p is not params[0]]
+        names_passed = ", ".join(p.name for p in taken if p is not params[0])
+        forward = "\n".join([
+            f"        /// [`Tensor::{name}`] of the tensor, or the chain's first error.",
+            f"        fn {name}({', '.join(['self'] + rest)}) -> Result<{ret}> {{",
+            f"            self.tensor()?.{name}({names_passed})",
+            "        }"])
+    return "\n".join(lines), any(p.has_default and not p.skip for p in params), forward
 
 
 def files(version, ops):
@@ -149,7 +160,7 @@ def files(version, ops):
            "use crate::device::Device;",
            "use crate::dtype::DType;",
            "use crate::error::{c_string, Result};",
-           "use crate::ops::{arg, call_n};",
+           "use crate::ops::{arg, call_n, Op};",
            "use crate::scalar::Scalar;",
            "use crate::tensor::Tensor;",
            "",
@@ -164,13 +175,25 @@ def files(version, ops):
     out.append("// Schemas fix the argument lists; some have more arguments than clippy likes.")
     out.append("#[allow(clippy::too_many_arguments)]")
     out.append("impl Tensor {")
+    forwards = []
     for op in ops:
-        text, has_defaults = function(op, names[(op["name"], op["overload"])], False)
+        text, has_defaults, forward = function(op, names[(op["name"], op["overload"])], False)
         out.append(text)
         out.append("")
+        forwards += [forward] if forward else []
         if has_defaults:
-            text, _ = function(op, names[(op["name"], op["overload"])], True)
+            text, _, forward = function(op, names[(op["name"], op["overload"])], True)
             out.append(text)
             out.append("")
+            forwards += [forward] if forward else []
     out[-1] = "}"
+    out.append("")
+    out.append("/// The methods above that take `self`, as default methods of [`crate::TensorResult`]: each")
+    out.append("/// forwards to the tensor of a `Result<Tensor>`, or passes its error on.")
+    out.append("macro_rules! tensor_result_methods {")
+    out.append("    () => {")
+    out.append("\n\n".join(forwards))
+    out.append("    };")
+    out.append("}")
+    out.append("pub(crate) use tensor_result_methods;")
     return {OUT: "\n".join(out) + "\n"}

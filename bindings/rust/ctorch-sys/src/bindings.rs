@@ -171,6 +171,11 @@ pub struct ct_symint {
     _private: [u8; 0],
 }
 
+#[repr(C)]
+pub struct ct_op {
+    _private: [u8; 0],
+}
+
 pub type ct_reduction = c_int;
 pub const CT_REDUCTION_NONE: ct_reduction = 0;
 pub const CT_REDUCTION_MEAN: ct_reduction = 1;
@@ -644,6 +649,8 @@ extern "C" {
     pub fn ct_tensor_adaptive_avg_pool2d(input: *const ct_tensor, output_h: i64, output_w: i64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_result_type(args: *const ct_value, n: usize, out: *mut ct_dtype) -> ct_status;
     pub fn ct_op_call(name: *const c_char, args: *const ct_value, nargs: usize, outs: *mut *mut ct_tensor, nouts: usize) -> ct_status;
+    pub fn ct_op_find(name: *const c_char, out: *mut *const ct_op) -> ct_status;
+    pub fn ct_op_call_op(op: *const ct_op, args: *const ct_value, nargs: usize, outs: *mut *mut ct_tensor, nouts: usize) -> ct_status;
     pub fn ct_op_schema(name: *const c_char, out: *mut *mut c_char) -> ct_status;
     pub fn ct_op_registry_json(out: *mut *mut c_char) -> ct_status;
     pub fn ct_tensor_softmax(input: *const ct_tensor, dim: i64, dtype: *const ct_dtype, out: *mut *mut ct_tensor) -> ct_status;

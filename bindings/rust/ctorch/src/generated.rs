@@ -4,7 +4,7 @@
 use crate::device::Device;
 use crate::dtype::DType;
 use crate::error::{c_string, Result};
-use crate::ops::{arg, call_n};
+use crate::ops::{arg, call_n, Op};
 use crate::scalar::Scalar;
 use crate::tensor::Tensor;
 
@@ -705,16 +705,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::empty_with`] takes every argument.
     pub fn empty(size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"empty");
         let args = [arg::ints(size)];
-        let [r] = call_n::<1>(c"empty", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::empty`]).
     pub fn empty_with(size: &[i64], dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"empty");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::ints(size), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"empty", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -722,16 +724,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::zeros_with`] takes every argument.
     pub fn zeros(size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"zeros");
         let args = [arg::ints(size)];
-        let [r] = call_n::<1>(c"zeros", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `zeros(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::zeros`]).
     pub fn zeros_with(size: &[i64], dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"zeros");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::ints(size), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"zeros", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -739,16 +743,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::ones_with`] takes every argument.
     pub fn ones(size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ones");
         let args = [arg::ints(size)];
-        let [r] = call_n::<1>(c"ones", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ones(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::ones`]).
     pub fn ones_with(size: &[i64], dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ones");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::ints(size), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"ones", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -756,16 +762,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::full_with`] takes every argument.
     pub fn full(size: &[i64], fill_value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"full");
         let args = [arg::ints(size), arg::scalar(fill_value.into())];
-        let [r] = call_n::<1>(c"full", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `full(int[] size, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::full`]).
     pub fn full_with(size: &[i64], fill_value: impl Into<Scalar>, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"full");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::ints(size), arg::scalar(fill_value.into()), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"full", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -773,16 +781,18 @@ impl Tensor {
     ///
     /// Takes the defaults `step=1`, `dtype=None`, `device=None`; [`Tensor::arange_with`] takes every argument.
     pub fn arange(start: impl Into<Scalar>, end: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arange");
         let args = [arg::scalar(start.into()), arg::scalar(end.into())];
-        let [r] = call_n::<1>(c"arange", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::arange`]).
     pub fn arange_with(start: impl Into<Scalar>, end: impl Into<Scalar>, step: impl Into<Scalar>, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arange");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::scalar(start.into()), arg::scalar(end.into()), arg::scalar(step.into()), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"arange", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -790,16 +800,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::linspace_with`] takes every argument.
     pub fn linspace(start: impl Into<Scalar>, end: impl Into<Scalar>, steps: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linspace");
         let args = [arg::scalar(start.into()), arg::scalar(end.into()), arg::int(steps)];
-        let [r] = call_n::<1>(c"linspace", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::linspace`]).
     pub fn linspace_with(start: impl Into<Scalar>, end: impl Into<Scalar>, steps: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linspace");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::scalar(start.into()), arg::scalar(end.into()), arg::int(steps), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"linspace", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -807,16 +819,18 @@ impl Tensor {
     ///
     /// Takes the defaults `base=10.0`, `dtype=None`, `device=None`; [`Tensor::logspace_with`] takes every argument.
     pub fn logspace(start: impl Into<Scalar>, end: impl Into<Scalar>, steps: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logspace");
         let args = [arg::scalar(start.into()), arg::scalar(end.into()), arg::int(steps)];
-        let [r] = call_n::<1>(c"logspace", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::logspace`]).
     pub fn logspace_with(start: impl Into<Scalar>, end: impl Into<Scalar>, steps: i64, base: f64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logspace");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::scalar(start.into()), arg::scalar(end.into()), arg::int(steps), arg::float(base), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"logspace", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -824,16 +838,18 @@ impl Tensor {
     ///
     /// Takes the defaults `m=-1`, `dtype=None`, `device=None`; [`Tensor::eye_with`] takes every argument.
     pub fn eye(n: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"eye");
         let args = [arg::int(n)];
-        let [r] = call_n::<1>(c"eye", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `eye(int n, int m=-1, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::eye`]).
     pub fn eye_with(n: i64, m: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"eye");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(n), arg::int(m), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"eye", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -841,16 +857,18 @@ impl Tensor {
     ///
     /// Takes the defaults `offset=0`, `dtype=None`, `device=None`; [`Tensor::tril_indices_with`] takes every argument.
     pub fn tril_indices(row: i64, col: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tril_indices");
         let args = [arg::int(row), arg::int(col)];
-        let [r] = call_n::<1>(c"tril_indices", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::tril_indices`]).
     pub fn tril_indices_with(row: i64, col: i64, offset: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tril_indices");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(row), arg::int(col), arg::int(offset), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"tril_indices", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -858,16 +876,18 @@ impl Tensor {
     ///
     /// Takes the defaults `offset=0`, `dtype=None`, `device=None`; [`Tensor::triu_indices_with`] takes every argument.
     pub fn triu_indices(row: i64, col: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"triu_indices");
         let args = [arg::int(row), arg::int(col)];
-        let [r] = call_n::<1>(c"triu_indices", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::triu_indices`]).
     pub fn triu_indices_with(row: i64, col: i64, offset: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"triu_indices");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(row), arg::int(col), arg::int(offset), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"triu_indices", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -875,16 +895,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::hann_window_with`] takes every argument.
     pub fn hann_window(window_length: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hann_window");
         let args = [arg::int(window_length)];
-        let [r] = call_n::<1>(c"hann_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hann_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::hann_window`]).
     pub fn hann_window_with(window_length: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hann_window");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"hann_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -892,16 +914,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::hann_window_periodic_with`] takes every argument.
     pub fn hann_window_periodic(window_length: i64, periodic: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hann_window.periodic");
         let args = [arg::int(window_length), arg::bool(periodic)];
-        let [r] = call_n::<1>(c"hann_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::hann_window_periodic`]).
     pub fn hann_window_periodic_with(window_length: i64, periodic: bool, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hann_window.periodic");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::bool(periodic), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"hann_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -909,16 +933,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::hamming_window_with`] takes every argument.
     pub fn hamming_window(window_length: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hamming_window");
         let args = [arg::int(window_length)];
-        let [r] = call_n::<1>(c"hamming_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hamming_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::hamming_window`]).
     pub fn hamming_window_with(window_length: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hamming_window");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"hamming_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -926,16 +952,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::hamming_window_periodic_with`] takes every argument.
     pub fn hamming_window_periodic(window_length: i64, periodic: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hamming_window.periodic");
         let args = [arg::int(window_length), arg::bool(periodic)];
-        let [r] = call_n::<1>(c"hamming_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::hamming_window_periodic`]).
     pub fn hamming_window_periodic_with(window_length: i64, periodic: bool, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hamming_window.periodic");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::bool(periodic), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"hamming_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -943,16 +971,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::hamming_window_periodic_alpha_with`] takes every argument.
     pub fn hamming_window_periodic_alpha(window_length: i64, periodic: bool, alpha: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hamming_window.periodic_alpha");
         let args = [arg::int(window_length), arg::bool(periodic), arg::float(alpha)];
-        let [r] = call_n::<1>(c"hamming_window.periodic_alpha", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::hamming_window_periodic_alpha`]).
     pub fn hamming_window_periodic_alpha_with(window_length: i64, periodic: bool, alpha: f64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hamming_window.periodic_alpha");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::bool(periodic), arg::float(alpha), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"hamming_window.periodic_alpha", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -960,16 +990,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::hamming_window_periodic_alpha_beta_with`] takes every argument.
     pub fn hamming_window_periodic_alpha_beta(window_length: i64, periodic: bool, alpha: f64, beta: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hamming_window.periodic_alpha_beta");
         let args = [arg::int(window_length), arg::bool(periodic), arg::float(alpha), arg::float(beta)];
-        let [r] = call_n::<1>(c"hamming_window.periodic_alpha_beta", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::hamming_window_periodic_alpha_beta`]).
     pub fn hamming_window_periodic_alpha_beta_with(window_length: i64, periodic: bool, alpha: f64, beta: f64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hamming_window.periodic_alpha_beta");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::bool(periodic), arg::float(alpha), arg::float(beta), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"hamming_window.periodic_alpha_beta", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -977,16 +1009,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::bartlett_window_with`] takes every argument.
     pub fn bartlett_window(window_length: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bartlett_window");
         let args = [arg::int(window_length)];
-        let [r] = call_n::<1>(c"bartlett_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bartlett_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::bartlett_window`]).
     pub fn bartlett_window_with(window_length: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bartlett_window");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"bartlett_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -994,16 +1028,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::bartlett_window_periodic_with`] takes every argument.
     pub fn bartlett_window_periodic(window_length: i64, periodic: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bartlett_window.periodic");
         let args = [arg::int(window_length), arg::bool(periodic)];
-        let [r] = call_n::<1>(c"bartlett_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::bartlett_window_periodic`]).
     pub fn bartlett_window_periodic_with(window_length: i64, periodic: bool, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bartlett_window.periodic");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::bool(periodic), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"bartlett_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1011,16 +1047,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::blackman_window_with`] takes every argument.
     pub fn blackman_window(window_length: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"blackman_window");
         let args = [arg::int(window_length)];
-        let [r] = call_n::<1>(c"blackman_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `blackman_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::blackman_window`]).
     pub fn blackman_window_with(window_length: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"blackman_window");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"blackman_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1028,16 +1066,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::blackman_window_periodic_with`] takes every argument.
     pub fn blackman_window_periodic(window_length: i64, periodic: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"blackman_window.periodic");
         let args = [arg::int(window_length), arg::bool(periodic)];
-        let [r] = call_n::<1>(c"blackman_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::blackman_window_periodic`]).
     pub fn blackman_window_periodic_with(window_length: i64, periodic: bool, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"blackman_window.periodic");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::bool(periodic), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"blackman_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1045,16 +1085,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::kaiser_window_with`] takes every argument.
     pub fn kaiser_window(window_length: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"kaiser_window");
         let args = [arg::int(window_length)];
-        let [r] = call_n::<1>(c"kaiser_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `kaiser_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::kaiser_window`]).
     pub fn kaiser_window_with(window_length: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"kaiser_window");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"kaiser_window", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1062,16 +1104,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::kaiser_window_periodic_with`] takes every argument.
     pub fn kaiser_window_periodic(window_length: i64, periodic: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"kaiser_window.periodic");
         let args = [arg::int(window_length), arg::bool(periodic)];
-        let [r] = call_n::<1>(c"kaiser_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::kaiser_window_periodic`]).
     pub fn kaiser_window_periodic_with(window_length: i64, periodic: bool, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"kaiser_window.periodic");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::bool(periodic), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"kaiser_window.periodic", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1079,30 +1123,34 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::kaiser_window_beta_with`] takes every argument.
     pub fn kaiser_window_beta(window_length: i64, periodic: bool, beta: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"kaiser_window.beta");
         let args = [arg::int(window_length), arg::bool(periodic), arg::float(beta)];
-        let [r] = call_n::<1>(c"kaiser_window.beta", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::kaiser_window_beta`]).
     pub fn kaiser_window_beta_with(window_length: i64, periodic: bool, beta: f64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"kaiser_window.beta");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(window_length), arg::bool(periodic), arg::float(beta), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"kaiser_window.beta", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)`
     pub fn copy_(&self, src: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"copy_");
         let args = [arg::tensor(self), arg::tensor(src)];
-        let [r] = call_n::<1>(c"copy_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `to.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)`
     pub fn to(&self, dtype: DType) -> Result<Tensor> {
+        static OP: Op = Op::new(c"to.dtype");
         let args = [arg::tensor(self), arg::dtype(dtype)];
-        let [r] = call_n::<1>(c"to.dtype", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1110,52 +1158,59 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `copy=False`; [`Tensor::to_device_with`] takes every argument.
     pub fn to_device(&self, device: Device) -> Result<Tensor> {
+        static OP: Op = Op::new(c"to.device");
         let device_c = device.to_cstring();
         let args = [arg::tensor(self), arg::device(&device_c)];
-        let [r] = call_n::<1>(c"to.device", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `to.device(Tensor(a) self, Device device, ScalarType? dtype=None, bool copy=False) -> Tensor(a)`: every argument (see [`Tensor::to_device`]).
     pub fn to_device_with(&self, device: Device, dtype: Option<DType>, copy: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"to.device");
         let device_c = device.to_cstring();
         let args = [arg::tensor(self), arg::device(&device_c), arg::opt_dtype(dtype), arg::bool(copy)];
-        let [r] = call_n::<1>(c"to.device", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `contiguous(Tensor(a) self) -> Tensor(a)`
     pub fn contiguous(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"contiguous");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"contiguous", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `clone(Tensor self) -> Tensor`
     pub fn deep_clone(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clone");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"clone", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)`
     pub fn fill_scalar_(&self, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fill_.Scalar");
         let args = [arg::tensor(self), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"fill_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)`
     pub fn fill_(&self, value: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fill_.Tensor");
         let args = [arg::tensor(self), arg::tensor(value)];
-        let [r] = call_n::<1>(c"fill_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `zero_(Tensor(a!) self) -> Tensor(a!)`
     pub fn zero_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"zero_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"zero_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1163,15 +1218,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::add_with`] takes every argument.
     pub fn add(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"add.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"add.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::add`]).
     pub fn add_with(&self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"add.Tensor");
         let args = [arg::tensor(self), arg::tensor(other), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"add.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1179,15 +1236,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::add_with_`] takes every argument.
     pub fn add_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"add_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"add_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)`: every argument (see [`Tensor::add_`]).
     pub fn add_with_(&self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"add_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"add_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1195,15 +1254,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::add_scalar_with`] takes every argument.
     pub fn add_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"add.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"add.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::add_scalar`]).
     pub fn add_scalar_with(&self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"add.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"add.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1211,15 +1272,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::add_scalar_with_`] takes every argument.
     pub fn add_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"add_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"add_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)`: every argument (see [`Tensor::add_scalar_`]).
     pub fn add_scalar_with_(&self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"add_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"add_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1227,15 +1290,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::sub_with`] takes every argument.
     pub fn sub(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sub.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"sub.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::sub`]).
     pub fn sub_with(&self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sub.Tensor");
         let args = [arg::tensor(self), arg::tensor(other), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"sub.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1243,15 +1308,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::sub_with_`] takes every argument.
     pub fn sub_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sub_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"sub_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)`: every argument (see [`Tensor::sub_`]).
     pub fn sub_with_(&self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sub_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"sub_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1259,15 +1326,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::sub_scalar_with`] takes every argument.
     pub fn sub_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sub.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"sub.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::sub_scalar`]).
     pub fn sub_scalar_with(&self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sub.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"sub.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1275,197 +1344,225 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::sub_scalar_with_`] takes every argument.
     pub fn sub_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sub_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"sub_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)`: every argument (see [`Tensor::sub_scalar_`]).
     pub fn sub_scalar_with_(&self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sub_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"sub_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `mul.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn mul(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mul.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"mul.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn mul_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mul_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"mul_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `mul.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn mul_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mul.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"mul.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn mul_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mul_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"mul_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `div.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn div(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"div.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"div.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn div_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"div_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"div_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `div.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn div_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"div.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"div.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn div_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"div_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"div_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `pow.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn pow(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pow.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"pow.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `pow.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn pow_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pow.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"pow.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `maximum.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"maximum.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"maximum.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `maximum.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn maximum_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"maximum.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"maximum.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `minimum.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn minimum(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"minimum.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"minimum.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `minimum.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn minimum_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"minimum.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"minimum.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `eq.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn eq(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"eq.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"eq.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `eq.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn eq_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"eq.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"eq.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ne.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn ne(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ne.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"ne.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ne.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn ne_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ne.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"ne.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lt.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn lt(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lt.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"lt.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lt.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn lt_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lt.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"lt.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `le.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn le(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"le.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"le.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `le.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn le_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"le.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"le.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `gt.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn gt(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gt.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"gt.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `gt.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn gt_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gt.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"gt.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ge.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn ge(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ge.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"ge.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ge.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn ge_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ge.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"ge.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -1473,1058 +1570,1209 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::rsub_with`] takes every argument.
     pub fn rsub(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rsub.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"rsub.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::rsub`]).
     pub fn rsub_with(&self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rsub.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"rsub.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `atan2.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn atan2(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"atan2.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"atan2.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `atan2_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn atan2_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"atan2_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"atan2_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hypot.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn hypot(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hypot.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"hypot.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hypot_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn hypot_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hypot_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"hypot_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fmod.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn fmod(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fmod.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"fmod.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn fmod_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fmod_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"fmod_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fmod.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn fmod_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fmod.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"fmod.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn fmod_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fmod_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"fmod_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `remainder.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn remainder(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"remainder.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"remainder.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn remainder_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"remainder_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"remainder_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `remainder.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn remainder_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"remainder.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"remainder.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn remainder_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"remainder_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"remainder_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `floor_divide.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn floor_divide(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"floor_divide.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"floor_divide.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn floor_divide_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"floor_divide_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"floor_divide_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `floor_divide.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn floor_divide_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"floor_divide.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"floor_divide.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn floor_divide_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"floor_divide_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"floor_divide_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn bitwise_and(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_and.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_and.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn bitwise_and_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_and_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_and_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn bitwise_and_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_and.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_and.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn bitwise_and_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_and_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_and_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn bitwise_or(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_or.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_or.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn bitwise_or_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_or_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_or_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn bitwise_or_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_or.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_or.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn bitwise_or_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_or_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_or_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn bitwise_xor(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_xor.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_xor.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn bitwise_xor_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_xor_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_xor_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn bitwise_xor_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_xor.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_xor.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn bitwise_xor_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_xor_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_xor_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn bitwise_left_shift(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_left_shift.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_left_shift.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn bitwise_left_shift_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_left_shift_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_left_shift_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn bitwise_left_shift_tensor_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_left_shift.Tensor_Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_left_shift.Tensor_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn bitwise_left_shift_tensor_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_left_shift_.Tensor_Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_left_shift_.Tensor_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn bitwise_right_shift(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_right_shift.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_right_shift.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn bitwise_right_shift_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_right_shift_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"bitwise_right_shift_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn bitwise_right_shift_tensor_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_right_shift.Tensor_Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_right_shift.Tensor_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn bitwise_right_shift_tensor_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_right_shift_.Tensor_Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"bitwise_right_shift_.Tensor_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logical_and.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn logical_and(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logical_and.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"logical_and.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logical_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn logical_and_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logical_and_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"logical_and_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logical_or.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn logical_or(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logical_or.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"logical_or.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logical_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn logical_or_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logical_or_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"logical_or_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logical_xor.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn logical_xor(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logical_xor.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"logical_xor.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logical_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn logical_xor_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logical_xor_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"logical_xor_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `copysign.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn copysign(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"copysign.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"copysign.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn copysign_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"copysign_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"copysign_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `copysign.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn copysign_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"copysign.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"copysign.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn copysign_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"copysign_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"copysign_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logaddexp.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn logaddexp(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logaddexp.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"logaddexp.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logaddexp2.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn logaddexp2(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logaddexp2.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"logaddexp2.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `xlogy.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn xlogy(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"xlogy.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"xlogy.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn xlogy_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"xlogy_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"xlogy_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor`
     pub fn xlogy_scalar_other(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"xlogy.Scalar_Other");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"xlogy.Scalar_Other", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn xlogy_scalar_other_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"xlogy_.Scalar_Other");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"xlogy_.Scalar_Other", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor`
     pub fn xlogy_scalar_self(self_: impl Into<Scalar>, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"xlogy.Scalar_Self");
         let args = [arg::scalar(self_.into()), arg::tensor(other)];
-        let [r] = call_n::<1>(c"xlogy.Scalar_Self", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `igamma.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn igamma(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"igamma.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"igamma.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `igamma_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn igamma_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"igamma_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"igamma_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `igammac.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn igammac(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"igammac.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"igammac.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `igammac_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn igammac_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"igammac_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"igammac_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nextafter.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn nextafter(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nextafter.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"nextafter.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nextafter_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn nextafter_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nextafter_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"nextafter_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `heaviside.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn heaviside(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"heaviside.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"heaviside.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `heaviside_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn heaviside_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"heaviside_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"heaviside_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fmax.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn fmax(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fmax.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"fmax.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fmin.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn fmin(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fmin.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"fmin.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `gcd.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn gcd(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gcd.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"gcd.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `gcd_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn gcd_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gcd_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"gcd_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lcm.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn lcm(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lcm.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"lcm.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lcm_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn lcm_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lcm_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"lcm_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `float_power.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn float_power(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"float_power.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"float_power.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `float_power_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn float_power_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"float_power_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"float_power_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `float_power.Tensor_Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn float_power_tensor_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"float_power.Tensor_Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"float_power.Tensor_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `float_power_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn float_power_tensor_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"float_power_.Tensor_Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"float_power_.Tensor_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ldexp.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn ldexp(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ldexp.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"ldexp.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn ldexp_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ldexp_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"ldexp_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `true_divide.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn true_divide(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"true_divide.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"true_divide.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `true_divide.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn true_divide_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"true_divide.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"true_divide.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `neg(Tensor self) -> Tensor`
     pub fn neg(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"neg");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"neg", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `neg_(Tensor(a!) self) -> Tensor(a!)`
     pub fn neg_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"neg_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"neg_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `abs(Tensor self) -> Tensor`
     pub fn abs(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"abs");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"abs", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `abs_(Tensor(a!) self) -> Tensor(a!)`
     pub fn abs_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"abs_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"abs_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `relu(Tensor self) -> Tensor`
     pub fn relu(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"relu");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"relu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `relu_(Tensor(a!) self) -> Tensor(a!)`
     pub fn relu_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"relu_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"relu_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `exp(Tensor self) -> Tensor`
     pub fn exp(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"exp");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"exp", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `exp_(Tensor(a!) self) -> Tensor(a!)`
     pub fn exp_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"exp_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"exp_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log(Tensor self) -> Tensor`
     pub fn log(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"log", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log_(Tensor(a!) self) -> Tensor(a!)`
     pub fn log_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"log_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sqrt(Tensor self) -> Tensor`
     pub fn sqrt(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sqrt");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sqrt", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sqrt_(Tensor(a!) self) -> Tensor(a!)`
     pub fn sqrt_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sqrt_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sqrt_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rsqrt(Tensor self) -> Tensor`
     pub fn rsqrt(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rsqrt");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"rsqrt", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rsqrt_(Tensor(a!) self) -> Tensor(a!)`
     pub fn rsqrt_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rsqrt_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"rsqrt_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sin(Tensor self) -> Tensor`
     pub fn sin(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sin");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sin", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sin_(Tensor(a!) self) -> Tensor(a!)`
     pub fn sin_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sin_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sin_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cos(Tensor self) -> Tensor`
     pub fn cos(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cos");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"cos", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cos_(Tensor(a!) self) -> Tensor(a!)`
     pub fn cos_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cos_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"cos_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `tanh(Tensor self) -> Tensor`
     pub fn tanh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tanh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"tanh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `tanh_(Tensor(a!) self) -> Tensor(a!)`
     pub fn tanh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tanh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"tanh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sigmoid(Tensor self) -> Tensor`
     pub fn sigmoid(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sigmoid");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sigmoid", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sigmoid_(Tensor(a!) self) -> Tensor(a!)`
     pub fn sigmoid_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sigmoid_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sigmoid_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `reciprocal(Tensor self) -> Tensor`
     pub fn reciprocal(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"reciprocal");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"reciprocal", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `reciprocal_(Tensor(a!) self) -> Tensor(a!)`
     pub fn reciprocal_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"reciprocal_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"reciprocal_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `exp2(Tensor self) -> Tensor`
     pub fn exp2(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"exp2");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"exp2", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `exp2_(Tensor(a!) self) -> Tensor(a!)`
     pub fn exp2_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"exp2_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"exp2_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `expm1(Tensor self) -> Tensor`
     pub fn expm1(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"expm1");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"expm1", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `expm1_(Tensor(a!) self) -> Tensor(a!)`
     pub fn expm1_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"expm1_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"expm1_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log1p(Tensor self) -> Tensor`
     pub fn log1p(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log1p");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"log1p", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log1p_(Tensor(a!) self) -> Tensor(a!)`
     pub fn log1p_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log1p_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"log1p_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log2(Tensor self) -> Tensor`
     pub fn log2(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log2");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"log2", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log2_(Tensor(a!) self) -> Tensor(a!)`
     pub fn log2_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log2_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"log2_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log10(Tensor self) -> Tensor`
     pub fn log10(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log10");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"log10", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log10_(Tensor(a!) self) -> Tensor(a!)`
     pub fn log10_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log10_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"log10_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `tan(Tensor self) -> Tensor`
     pub fn tan(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tan");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"tan", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `tan_(Tensor(a!) self) -> Tensor(a!)`
     pub fn tan_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tan_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"tan_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `asin(Tensor self) -> Tensor`
     pub fn asin(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"asin");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"asin", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `asin_(Tensor(a!) self) -> Tensor(a!)`
     pub fn asin_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"asin_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"asin_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `acos(Tensor self) -> Tensor`
     pub fn acos(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"acos");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"acos", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `acos_(Tensor(a!) self) -> Tensor(a!)`
     pub fn acos_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"acos_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"acos_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `atan(Tensor self) -> Tensor`
     pub fn atan(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"atan");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"atan", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `atan_(Tensor(a!) self) -> Tensor(a!)`
     pub fn atan_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"atan_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"atan_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sinh(Tensor self) -> Tensor`
     pub fn sinh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sinh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sinh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sinh_(Tensor(a!) self) -> Tensor(a!)`
     pub fn sinh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sinh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sinh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cosh(Tensor self) -> Tensor`
     pub fn cosh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cosh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"cosh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cosh_(Tensor(a!) self) -> Tensor(a!)`
     pub fn cosh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cosh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"cosh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `asinh(Tensor self) -> Tensor`
     pub fn asinh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"asinh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"asinh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `asinh_(Tensor(a!) self) -> Tensor(a!)`
     pub fn asinh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"asinh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"asinh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `acosh(Tensor self) -> Tensor`
     pub fn acosh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"acosh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"acosh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `acosh_(Tensor(a!) self) -> Tensor(a!)`
     pub fn acosh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"acosh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"acosh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `atanh(Tensor self) -> Tensor`
     pub fn atanh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"atanh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"atanh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `atanh_(Tensor(a!) self) -> Tensor(a!)`
     pub fn atanh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"atanh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"atanh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `erf(Tensor self) -> Tensor`
     pub fn erf(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"erf");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"erf", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `erf_(Tensor(a!) self) -> Tensor(a!)`
     pub fn erf_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"erf_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"erf_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `erfc(Tensor self) -> Tensor`
     pub fn erfc(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"erfc");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"erfc", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `erfc_(Tensor(a!) self) -> Tensor(a!)`
     pub fn erfc_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"erfc_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"erfc_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `erfinv(Tensor self) -> Tensor`
     pub fn erfinv(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"erfinv");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"erfinv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `erfinv_(Tensor(a!) self) -> Tensor(a!)`
     pub fn erfinv_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"erfinv_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"erfinv_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `floor(Tensor self) -> Tensor`
     pub fn floor(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"floor");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"floor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `floor_(Tensor(a!) self) -> Tensor(a!)`
     pub fn floor_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"floor_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"floor_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ceil(Tensor self) -> Tensor`
     pub fn ceil(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ceil");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"ceil", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ceil_(Tensor(a!) self) -> Tensor(a!)`
     pub fn ceil_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ceil_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"ceil_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `round(Tensor self) -> Tensor`
     pub fn round(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"round");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"round", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `round_(Tensor(a!) self) -> Tensor(a!)`
     pub fn round_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"round_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"round_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `round.decimals(Tensor self, *, int decimals) -> Tensor`
     pub fn round_decimals(&self, decimals: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"round.decimals");
         let args = [arg::tensor(self), arg::int(decimals)];
-        let [r] = call_n::<1>(c"round.decimals", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)`
     pub fn round_decimals_(&self, decimals: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"round_.decimals");
         let args = [arg::tensor(self), arg::int(decimals)];
-        let [r] = call_n::<1>(c"round_.decimals", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `trunc(Tensor self) -> Tensor`
     pub fn trunc(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"trunc");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"trunc", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `trunc_(Tensor(a!) self) -> Tensor(a!)`
     pub fn trunc_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"trunc_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"trunc_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `frac(Tensor self) -> Tensor`
     pub fn frac(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"frac");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"frac", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `frac_(Tensor(a!) self) -> Tensor(a!)`
     pub fn frac_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"frac_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"frac_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sign(Tensor self) -> Tensor`
     pub fn sign(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sign");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sign", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sign_(Tensor(a!) self) -> Tensor(a!)`
     pub fn sign_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sign_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sign_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `square(Tensor self) -> Tensor`
     pub fn square(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"square");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"square", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `square_(Tensor(a!) self) -> Tensor(a!)`
     pub fn square_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"square_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"square_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2532,15 +2780,17 @@ impl Tensor {
     ///
     /// Takes the defaults `nan=None`, `posinf=None`, `neginf=None`; [`Tensor::nan_to_num_with`] takes every argument.
     pub fn nan_to_num(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nan_to_num");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"nan_to_num", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor`: every argument (see [`Tensor::nan_to_num`]).
     pub fn nan_to_num_with(&self, nan: Option<f64>, posinf: Option<f64>, neginf: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nan_to_num");
         let args = [arg::tensor(self), arg::opt_float(nan), arg::opt_float(posinf), arg::opt_float(neginf)];
-        let [r] = call_n::<1>(c"nan_to_num", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2548,162 +2798,185 @@ impl Tensor {
     ///
     /// Takes the defaults `nan=None`, `posinf=None`, `neginf=None`; [`Tensor::nan_to_num_with_`] takes every argument.
     pub fn nan_to_num_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nan_to_num_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"nan_to_num_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)`: every argument (see [`Tensor::nan_to_num_`]).
     pub fn nan_to_num_with_(&self, nan: Option<f64>, posinf: Option<f64>, neginf: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nan_to_num_");
         let args = [arg::tensor(self), arg::opt_float(nan), arg::opt_float(posinf), arg::opt_float(neginf)];
-        let [r] = call_n::<1>(c"nan_to_num_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_not(Tensor self) -> Tensor`
     pub fn bitwise_not(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_not");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"bitwise_not", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bitwise_not_(Tensor(a!) self) -> Tensor(a!)`
     pub fn bitwise_not_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bitwise_not_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"bitwise_not_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logical_not(Tensor self) -> Tensor`
     pub fn logical_not(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logical_not");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"logical_not", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isnan(Tensor self) -> Tensor`
     pub fn isnan(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isnan");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"isnan", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isinf(Tensor self) -> Tensor`
     pub fn isinf(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isinf");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"isinf", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isfinite(Tensor self) -> Tensor`
     pub fn isfinite(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isfinite");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"isfinite", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `deg2rad(Tensor self) -> Tensor`
     pub fn deg2rad(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"deg2rad");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"deg2rad", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `deg2rad_(Tensor(a!) self) -> Tensor(a!)`
     pub fn deg2rad_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"deg2rad_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"deg2rad_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rad2deg(Tensor self) -> Tensor`
     pub fn rad2deg(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rad2deg");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"rad2deg", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rad2deg_(Tensor(a!) self) -> Tensor(a!)`
     pub fn rad2deg_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rad2deg_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"rad2deg_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sinc(Tensor self) -> Tensor`
     pub fn sinc(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sinc");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sinc", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sinc_(Tensor(a!) self) -> Tensor(a!)`
     pub fn sinc_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sinc_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sinc_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lgamma(Tensor self) -> Tensor`
     pub fn lgamma(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lgamma");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"lgamma", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lgamma_(Tensor(a!) self) -> Tensor(a!)`
     pub fn lgamma_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lgamma_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"lgamma_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `digamma(Tensor self) -> Tensor`
     pub fn digamma(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"digamma");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"digamma", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `digamma_(Tensor(a!) self) -> Tensor(a!)`
     pub fn digamma_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"digamma_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"digamma_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `i0(Tensor self) -> Tensor`
     pub fn i0(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"i0");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"i0", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `i0_(Tensor(a!) self) -> Tensor(a!)`
     pub fn i0_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"i0_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"i0_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `special_i1(Tensor self) -> Tensor`
     pub fn special_i1(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"special_i1");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"special_i1", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `special_i1_(Tensor(a!) self) -> Tensor(a!)`
     pub fn special_i1_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"special_i1_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"special_i1_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `signbit(Tensor self) -> Tensor`
     pub fn signbit(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"signbit");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"signbit", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2711,15 +2984,17 @@ impl Tensor {
     ///
     /// Takes the defaults `eps=None`; [`Tensor::logit_with`] takes every argument.
     pub fn logit(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logit");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"logit", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logit(Tensor self, float? eps=None) -> Tensor`: every argument (see [`Tensor::logit`]).
     pub fn logit_with(&self, eps: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logit");
         let args = [arg::tensor(self), arg::opt_float(eps)];
-        let [r] = call_n::<1>(c"logit", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2727,29 +3002,33 @@ impl Tensor {
     ///
     /// Takes the defaults `eps=None`; [`Tensor::logit_with_`] takes every argument.
     pub fn logit_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logit_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"logit_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)`: every argument (see [`Tensor::logit_`]).
     pub fn logit_with_(&self, eps: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logit_");
         let args = [arg::tensor(self), arg::opt_float(eps)];
-        let [r] = call_n::<1>(c"logit_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `polygamma(int n, Tensor self) -> Tensor`
     pub fn polygamma(n: i64, self_: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"polygamma");
         let args = [arg::int(n), arg::tensor(self_)];
-        let [r] = call_n::<1>(c"polygamma", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)`
     pub fn frexp(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"frexp.Tensor");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"frexp.Tensor", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -2757,16 +3036,18 @@ impl Tensor {
     ///
     /// Takes the defaults `approximate='none'`; [`Tensor::gelu_with`] takes every argument.
     pub fn gelu(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gelu");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"gelu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `gelu(Tensor self, *, str approximate='none') -> Tensor`: every argument (see [`Tensor::gelu`]).
     pub fn gelu_with(&self, approximate: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gelu");
         let approximate_c = c_string("gelu", approximate)?;
         let args = [arg::tensor(self), arg::string(&approximate_c)];
-        let [r] = call_n::<1>(c"gelu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2774,44 +3055,50 @@ impl Tensor {
     ///
     /// Takes the defaults `approximate='none'`; [`Tensor::gelu_with_`] takes every argument.
     pub fn gelu_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gelu_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"gelu_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)`: every argument (see [`Tensor::gelu_`]).
     pub fn gelu_with_(&self, approximate: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gelu_");
         let approximate_c = c_string("gelu_", approximate)?;
         let args = [arg::tensor(self), arg::string(&approximate_c)];
-        let [r] = call_n::<1>(c"gelu_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `silu(Tensor self) -> Tensor`
     pub fn silu(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"silu");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"silu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `silu_(Tensor(a!) self) -> Tensor(a!)`
     pub fn silu_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"silu_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"silu_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `mish(Tensor self) -> Tensor`
     pub fn mish(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mish");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"mish", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `mish_(Tensor(a!) self) -> Tensor(a!)`
     pub fn mish_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mish_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"mish_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2819,15 +3106,17 @@ impl Tensor {
     ///
     /// Takes the defaults `beta=1`, `threshold=20`; [`Tensor::softplus_with`] takes every argument.
     pub fn softplus(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"softplus");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"softplus", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor`: every argument (see [`Tensor::softplus`]).
     pub fn softplus_with(&self, beta: impl Into<Scalar>, threshold: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"softplus");
         let args = [arg::tensor(self), arg::scalar(beta.into()), arg::scalar(threshold.into())];
-        let [r] = call_n::<1>(c"softplus", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2835,15 +3124,17 @@ impl Tensor {
     ///
     /// Takes the defaults `beta=1`, `threshold=20`; [`Tensor::softplus_with_`] takes every argument.
     pub fn softplus_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"softplus_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"softplus_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `softplus_(Tensor(a!) self, Scalar beta=1, Scalar threshold=20) -> Tensor(a!)`: every argument (see [`Tensor::softplus_`]).
     pub fn softplus_with_(&self, beta: impl Into<Scalar>, threshold: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"softplus_");
         let args = [arg::tensor(self), arg::scalar(beta.into()), arg::scalar(threshold.into())];
-        let [r] = call_n::<1>(c"softplus_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2851,15 +3142,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`, `scale=1`, `input_scale=1`; [`Tensor::elu_with`] takes every argument.
     pub fn elu(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"elu");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"elu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor`: every argument (see [`Tensor::elu`]).
     pub fn elu_with(&self, alpha: impl Into<Scalar>, scale: impl Into<Scalar>, input_scale: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"elu");
         let args = [arg::tensor(self), arg::scalar(alpha.into()), arg::scalar(scale.into()), arg::scalar(input_scale.into())];
-        let [r] = call_n::<1>(c"elu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2867,22 +3160,25 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`, `scale=1`, `input_scale=1`; [`Tensor::elu_with_`] takes every argument.
     pub fn elu_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"elu_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"elu_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)`: every argument (see [`Tensor::elu_`]).
     pub fn elu_with_(&self, alpha: impl Into<Scalar>, scale: impl Into<Scalar>, input_scale: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"elu_");
         let args = [arg::tensor(self), arg::scalar(alpha.into()), arg::scalar(scale.into()), arg::scalar(input_scale.into())];
-        let [r] = call_n::<1>(c"elu_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `selu(Tensor self) -> Tensor`
     pub fn selu(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"selu");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"selu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2890,22 +3186,25 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1.0`; [`Tensor::celu_with`] takes every argument.
     pub fn celu(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"celu");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"celu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `celu(Tensor self, Scalar alpha=1.0) -> Tensor`: every argument (see [`Tensor::celu`]).
     pub fn celu_with(&self, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"celu");
         let args = [arg::tensor(self), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"celu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `relu6(Tensor self) -> Tensor`
     pub fn relu6(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"relu6");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"relu6", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2913,15 +3212,17 @@ impl Tensor {
     ///
     /// Takes the defaults `lambd=0.5`; [`Tensor::hardshrink_with`] takes every argument.
     pub fn hardshrink(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardshrink");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"hardshrink", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor`: every argument (see [`Tensor::hardshrink`]).
     pub fn hardshrink_with(&self, lambd: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardshrink");
         let args = [arg::tensor(self), arg::scalar(lambd.into())];
-        let [r] = call_n::<1>(c"hardshrink", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2929,43 +3230,49 @@ impl Tensor {
     ///
     /// Takes the defaults `lambd=0.5`; [`Tensor::softshrink_with`] takes every argument.
     pub fn softshrink(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"softshrink");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"softshrink", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `softshrink(Tensor self, Scalar lambd=0.5) -> Tensor`: every argument (see [`Tensor::softshrink`]).
     pub fn softshrink_with(&self, lambd: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"softshrink");
         let args = [arg::tensor(self), arg::scalar(lambd.into())];
-        let [r] = call_n::<1>(c"softshrink", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log_sigmoid(Tensor self) -> Tensor`
     pub fn log_sigmoid(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log_sigmoid");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"log_sigmoid", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor`
     pub fn threshold(&self, threshold: impl Into<Scalar>, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"threshold");
         let args = [arg::tensor(self), arg::scalar(threshold.into()), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"threshold", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `softsign(Tensor self) -> Tensor`
     pub fn softsign(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"softsign");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"softsign", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `tanhshrink(Tensor self) -> Tensor`
     pub fn tanhshrink(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tanhshrink");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"tanhshrink", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2973,22 +3280,25 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=-1`; [`Tensor::glu_with`] takes every argument.
     pub fn glu(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"glu");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"glu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `glu(Tensor self, int dim=-1) -> Tensor`: every argument (see [`Tensor::glu`]).
     pub fn glu_with(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"glu");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"glu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `prelu(Tensor self, Tensor weight) -> Tensor`
     pub fn prelu(&self, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"prelu");
         let args = [arg::tensor(self), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"prelu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -2996,15 +3306,17 @@ impl Tensor {
     ///
     /// Takes the defaults `negative_slope=0.01`; [`Tensor::leaky_relu_with`] takes every argument.
     pub fn leaky_relu(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"leaky_relu");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"leaky_relu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor`: every argument (see [`Tensor::leaky_relu`]).
     pub fn leaky_relu_with(&self, negative_slope: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"leaky_relu");
         let args = [arg::tensor(self), arg::scalar(negative_slope.into())];
-        let [r] = call_n::<1>(c"leaky_relu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3012,15 +3324,17 @@ impl Tensor {
     ///
     /// Takes the defaults `negative_slope=0.01`; [`Tensor::leaky_relu_with_`] takes every argument.
     pub fn leaky_relu_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"leaky_relu_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"leaky_relu_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)`: every argument (see [`Tensor::leaky_relu_`]).
     pub fn leaky_relu_with_(&self, negative_slope: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"leaky_relu_");
         let args = [arg::tensor(self), arg::scalar(negative_slope.into())];
-        let [r] = call_n::<1>(c"leaky_relu_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3028,15 +3342,17 @@ impl Tensor {
     ///
     /// Takes the defaults `min_val=-1`, `max_val=1`; [`Tensor::hardtanh_with`] takes every argument.
     pub fn hardtanh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardtanh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"hardtanh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor`: every argument (see [`Tensor::hardtanh`]).
     pub fn hardtanh_with(&self, min_val: impl Into<Scalar>, max_val: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardtanh");
         let args = [arg::tensor(self), arg::scalar(min_val.into()), arg::scalar(max_val.into())];
-        let [r] = call_n::<1>(c"hardtanh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3044,71 +3360,81 @@ impl Tensor {
     ///
     /// Takes the defaults `min_val=-1`, `max_val=1`; [`Tensor::hardtanh_with_`] takes every argument.
     pub fn hardtanh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardtanh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"hardtanh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)`: every argument (see [`Tensor::hardtanh_`]).
     pub fn hardtanh_with_(&self, min_val: impl Into<Scalar>, max_val: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardtanh_");
         let args = [arg::tensor(self), arg::scalar(min_val.into()), arg::scalar(max_val.into())];
-        let [r] = call_n::<1>(c"hardtanh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hardsigmoid(Tensor self) -> Tensor`
     pub fn hardsigmoid(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardsigmoid");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"hardsigmoid", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hardsigmoid_(Tensor(a!) self) -> Tensor(a!)`
     pub fn hardsigmoid_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardsigmoid_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"hardsigmoid_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hardswish(Tensor self) -> Tensor`
     pub fn hardswish(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardswish");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"hardswish", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hardswish_(Tensor(a!) self) -> Tensor(a!)`
     pub fn hardswish_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hardswish_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"hardswish_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor`
     pub fn lerp_scalar(&self, end: &Tensor, weight: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lerp.Scalar");
         let args = [arg::tensor(self), arg::tensor(end), arg::scalar(weight.into())];
-        let [r] = call_n::<1>(c"lerp.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)`
     pub fn lerp_scalar_(&self, end: &Tensor, weight: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lerp_.Scalar");
         let args = [arg::tensor(self), arg::tensor(end), arg::scalar(weight.into())];
-        let [r] = call_n::<1>(c"lerp_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor`
     pub fn lerp(&self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lerp.Tensor");
         let args = [arg::tensor(self), arg::tensor(end), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"lerp.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)`
     pub fn lerp_(&self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lerp_.Tensor");
         let args = [arg::tensor(self), arg::tensor(end), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"lerp_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3116,15 +3442,17 @@ impl Tensor {
     ///
     /// Takes the defaults `value=1`; [`Tensor::addcmul_with`] takes every argument.
     pub fn addcmul(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addcmul");
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2)];
-        let [r] = call_n::<1>(c"addcmul", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`: every argument (see [`Tensor::addcmul`]).
     pub fn addcmul_with(&self, tensor1: &Tensor, tensor2: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addcmul");
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"addcmul", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3132,15 +3460,17 @@ impl Tensor {
     ///
     /// Takes the defaults `value=1`; [`Tensor::addcmul_with_`] takes every argument.
     pub fn addcmul_(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addcmul_");
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2)];
-        let [r] = call_n::<1>(c"addcmul_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)`: every argument (see [`Tensor::addcmul_`]).
     pub fn addcmul_with_(&self, tensor1: &Tensor, tensor2: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addcmul_");
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"addcmul_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3148,15 +3478,17 @@ impl Tensor {
     ///
     /// Takes the defaults `value=1`; [`Tensor::addcdiv_with`] takes every argument.
     pub fn addcdiv(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addcdiv");
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2)];
-        let [r] = call_n::<1>(c"addcdiv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor`: every argument (see [`Tensor::addcdiv`]).
     pub fn addcdiv_with(&self, tensor1: &Tensor, tensor2: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addcdiv");
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"addcdiv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3164,22 +3496,25 @@ impl Tensor {
     ///
     /// Takes the defaults `value=1`; [`Tensor::addcdiv_with_`] takes every argument.
     pub fn addcdiv_(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addcdiv_");
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2)];
-        let [r] = call_n::<1>(c"addcdiv_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)`: every argument (see [`Tensor::addcdiv_`]).
     pub fn addcdiv_with_(&self, tensor1: &Tensor, tensor2: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addcdiv_");
         let args = [arg::tensor(self), arg::tensor(tensor1), arg::tensor(tensor2), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"addcdiv_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `where.self(Tensor condition, Tensor self, Tensor other) -> Tensor`
     pub fn where_self(condition: &Tensor, self_: &Tensor, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"where.self");
         let args = [arg::tensor(condition), arg::tensor(self_), arg::tensor(other)];
-        let [r] = call_n::<1>(c"where.self", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3187,15 +3522,17 @@ impl Tensor {
     ///
     /// Takes the defaults `min=None`, `max=None`; [`Tensor::clamp_with`] takes every argument.
     pub fn clamp(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clamp");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"clamp", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`: every argument (see [`Tensor::clamp`]).
     pub fn clamp_with(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clamp");
         let args = [arg::tensor(self), arg::opt_scalar(min), arg::opt_scalar(max)];
-        let [r] = call_n::<1>(c"clamp", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3203,43 +3540,49 @@ impl Tensor {
     ///
     /// Takes the defaults `min=None`, `max=None`; [`Tensor::clamp_with_`] takes every argument.
     pub fn clamp_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clamp_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"clamp_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)`: every argument (see [`Tensor::clamp_`]).
     pub fn clamp_with_(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clamp_");
         let args = [arg::tensor(self), arg::opt_scalar(min), arg::opt_scalar(max)];
-        let [r] = call_n::<1>(c"clamp_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `clamp_min(Tensor self, Scalar min) -> Tensor`
     pub fn clamp_min(&self, min: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clamp_min");
         let args = [arg::tensor(self), arg::scalar(min.into())];
-        let [r] = call_n::<1>(c"clamp_min", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `clamp_max(Tensor self, Scalar max) -> Tensor`
     pub fn clamp_max(&self, max: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clamp_max");
         let args = [arg::tensor(self), arg::scalar(max.into())];
-        let [r] = call_n::<1>(c"clamp_max", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)`
     pub fn clamp_min_(&self, min: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clamp_min_");
         let args = [arg::tensor(self), arg::scalar(min.into())];
-        let [r] = call_n::<1>(c"clamp_min_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)`
     pub fn clamp_max_(&self, max: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clamp_max_");
         let args = [arg::tensor(self), arg::scalar(max.into())];
-        let [r] = call_n::<1>(c"clamp_max_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3247,106 +3590,121 @@ impl Tensor {
     ///
     /// Takes the defaults `rtol=1e-05`, `atol=1e-08`, `equal_nan=False`; [`Tensor::isclose_with`] takes every argument.
     pub fn isclose(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isclose");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"isclose", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor`: every argument (see [`Tensor::isclose`]).
     pub fn isclose_with(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isclose");
         let args = [arg::tensor(self), arg::tensor(other), arg::float(rtol), arg::float(atol), arg::bool(equal_nan)];
-        let [r] = call_n::<1>(c"isclose", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isposinf(Tensor self) -> Tensor`
     pub fn isposinf(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isposinf");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"isposinf", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isneginf(Tensor self) -> Tensor`
     pub fn isneginf(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isneginf");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"isneginf", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isreal(Tensor self) -> Tensor`
     pub fn isreal(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isreal");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"isreal", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `view(Tensor(a) self, int[] size) -> Tensor(a)`
     pub fn view(&self, size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"view");
         let args = [arg::tensor(self), arg::ints(size)];
-        let [r] = call_n::<1>(c"view", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `reshape(Tensor(a) self, int[] shape) -> Tensor(a)`
     pub fn reshape(&self, shape: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"reshape");
         let args = [arg::tensor(self), arg::ints(shape)];
-        let [r] = call_n::<1>(c"reshape", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `permute(Tensor(a) self, int[] dims) -> Tensor(a)`
     pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"permute");
         let args = [arg::tensor(self), arg::ints(dims)];
-        let [r] = call_n::<1>(c"permute", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`
     pub fn transpose(&self, dim0: i64, dim1: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"transpose.int");
         let args = [arg::tensor(self), arg::int(dim0), arg::int(dim1)];
-        let [r] = call_n::<1>(c"transpose.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `expand(Tensor(a) self, int[] size) -> Tensor(a)`
     pub fn expand(&self, size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"expand");
         let args = [arg::tensor(self), arg::ints(size)];
-        let [r] = call_n::<1>(c"expand", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `squeeze(Tensor(a) self) -> Tensor(a)`
     pub fn squeeze(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"squeeze");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"squeeze", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)`
     pub fn squeeze_dim(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"squeeze.dim");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"squeeze.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"unsqueeze");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"unsqueeze", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)`
     pub fn narrow(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"narrow");
         let args = [arg::tensor(self), arg::int(dim), arg::int(start), arg::int(length)];
-        let [r] = call_n::<1>(c"narrow", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `select.int(Tensor(a) self, int dim, int index) -> Tensor(a)`
     pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"select.int");
         let args = [arg::tensor(self), arg::int(dim), arg::int(index)];
-        let [r] = call_n::<1>(c"select.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3354,22 +3712,25 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=0`, `start=None`, `end=None`, `step=1`; [`Tensor::slice_with`] takes every argument.
     pub fn slice(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"slice.Tensor");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"slice.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)`: every argument (see [`Tensor::slice`]).
     pub fn slice_with(&self, dim: i64, start: Option<i64>, end: Option<i64>, step: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"slice.Tensor");
         let args = [arg::tensor(self), arg::int(dim), arg::opt_int(start), arg::opt_int(end), arg::int(step)];
-        let [r] = call_n::<1>(c"slice.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)`
     pub fn unfold(&self, dimension: i64, size: i64, step: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"unfold");
         let args = [arg::tensor(self), arg::int(dimension), arg::int(size), arg::int(step)];
-        let [r] = call_n::<1>(c"unfold", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3377,29 +3738,33 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=0`, `start=None`, `end=None`, `step=1`; [`Tensor::slice_scatter_with`] takes every argument.
     pub fn slice_scatter(&self, src: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"slice_scatter");
         let args = [arg::tensor(self), arg::tensor(src)];
-        let [r] = call_n::<1>(c"slice_scatter", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor`: every argument (see [`Tensor::slice_scatter`]).
     pub fn slice_scatter_with(&self, src: &Tensor, dim: i64, start: Option<i64>, end: Option<i64>, step: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"slice_scatter");
         let args = [arg::tensor(self), arg::tensor(src), arg::int(dim), arg::opt_int(start), arg::opt_int(end), arg::int(step)];
-        let [r] = call_n::<1>(c"slice_scatter", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor`
     pub fn select_scatter(&self, src: &Tensor, dim: i64, index: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"select_scatter");
         let args = [arg::tensor(self), arg::tensor(src), arg::int(dim), arg::int(index)];
-        let [r] = call_n::<1>(c"select_scatter", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ravel(Tensor(a) self) -> Tensor(a)`
     pub fn ravel(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ravel");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"ravel", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3407,36 +3772,41 @@ impl Tensor {
     ///
     /// Takes the defaults `start_dim=0`, `end_dim=-1`; [`Tensor::flatten_with`] takes every argument.
     pub fn flatten(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"flatten.using_ints");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"flatten.using_ints", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)`: every argument (see [`Tensor::flatten`]).
     pub fn flatten_with(&self, start_dim: i64, end_dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"flatten.using_ints");
         let args = [arg::tensor(self), arg::int(start_dim), arg::int(end_dim)];
-        let [r] = call_n::<1>(c"flatten.using_ints", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `atleast_1d(Tensor(a) self) -> Tensor(a)`
     pub fn atleast_1d(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"atleast_1d");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"atleast_1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `atleast_2d(Tensor(a) self) -> Tensor(a)`
     pub fn atleast_2d(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"atleast_2d");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"atleast_2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `atleast_3d(Tensor(a) self) -> Tensor(a)`
     pub fn atleast_3d(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"atleast_3d");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"atleast_3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3444,17 +3814,19 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=0`; [`Tensor::cat_with`] takes every argument.
     pub fn cat(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cat");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"cat", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cat(Tensor[] tensors, int dim=0) -> Tensor`: every argument (see [`Tensor::cat`]).
     pub fn cat_with(tensors: &[impl AsRef<Tensor>], dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cat");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h), arg::int(dim)];
-        let [r] = call_n::<1>(c"cat", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3462,71 +3834,80 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=0`; [`Tensor::stack_with`] takes every argument.
     pub fn stack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"stack");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"stack", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `stack(Tensor[] tensors, int dim=0) -> Tensor`: every argument (see [`Tensor::stack`]).
     pub fn stack_with(tensors: &[impl AsRef<Tensor>], dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"stack");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h), arg::int(dim)];
-        let [r] = call_n::<1>(c"stack", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hstack(Tensor[] tensors) -> Tensor`
     pub fn hstack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hstack");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"hstack", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `vstack(Tensor[] tensors) -> Tensor`
     pub fn vstack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"vstack");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"vstack", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `dstack(Tensor[] tensors) -> Tensor`
     pub fn dstack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"dstack");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"dstack", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `column_stack(Tensor[] tensors) -> Tensor`
     pub fn column_stack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"column_stack");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"column_stack", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `block_diag(Tensor[] tensors) -> Tensor`
     pub fn block_diag(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"block_diag");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"block_diag", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `repeat(Tensor self, SymInt[] repeats) -> Tensor`
     pub fn repeat(&self, repeats: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"repeat");
         let args = [arg::tensor(self), arg::ints(repeats)];
-        let [r] = call_n::<1>(c"repeat", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `tile(Tensor self, int[] dims) -> Tensor`
     pub fn tile(&self, dims: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tile");
         let args = [arg::tensor(self), arg::ints(dims)];
-        let [r] = call_n::<1>(c"tile", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3534,15 +3915,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `output_size=None`; [`Tensor::repeat_interleave_self_tensor_with`] takes every argument.
     pub fn repeat_interleave_self_tensor(&self, repeats: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"repeat_interleave.self_Tensor");
         let args = [arg::tensor(self), arg::tensor(repeats)];
-        let [r] = call_n::<1>(c"repeat_interleave.self_Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor`: every argument (see [`Tensor::repeat_interleave_self_tensor`]).
     pub fn repeat_interleave_self_tensor_with(&self, repeats: &Tensor, dim: Option<i64>, output_size: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"repeat_interleave.self_Tensor");
         let args = [arg::tensor(self), arg::tensor(repeats), arg::opt_int(dim), arg::opt_int(output_size)];
-        let [r] = call_n::<1>(c"repeat_interleave.self_Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3550,15 +3933,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `output_size=None`; [`Tensor::repeat_interleave_self_int_with`] takes every argument.
     pub fn repeat_interleave_self_int(&self, repeats: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"repeat_interleave.self_int");
         let args = [arg::tensor(self), arg::int(repeats)];
-        let [r] = call_n::<1>(c"repeat_interleave.self_int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor`: every argument (see [`Tensor::repeat_interleave_self_int`]).
     pub fn repeat_interleave_self_int_with(&self, repeats: i64, dim: Option<i64>, output_size: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"repeat_interleave.self_int");
         let args = [arg::tensor(self), arg::int(repeats), arg::opt_int(dim), arg::opt_int(output_size)];
-        let [r] = call_n::<1>(c"repeat_interleave.self_int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3566,15 +3951,17 @@ impl Tensor {
     ///
     /// Takes the defaults `output_size=None`; [`Tensor::repeat_interleave_with`] takes every argument.
     pub fn repeat_interleave(repeats: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"repeat_interleave.Tensor");
         let args = [arg::tensor(repeats)];
-        let [r] = call_n::<1>(c"repeat_interleave.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor`: every argument (see [`Tensor::repeat_interleave`]).
     pub fn repeat_interleave_with(repeats: &Tensor, output_size: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"repeat_interleave.Tensor");
         let args = [arg::tensor(repeats), arg::opt_int(output_size)];
-        let [r] = call_n::<1>(c"repeat_interleave.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3582,22 +3969,25 @@ impl Tensor {
     ///
     /// Takes the defaults `dims=[]`; [`Tensor::roll_with`] takes every argument.
     pub fn roll(&self, shifts: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"roll");
         let args = [arg::tensor(self), arg::ints(shifts)];
-        let [r] = call_n::<1>(c"roll", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor`: every argument (see [`Tensor::roll`]).
     pub fn roll_with(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"roll");
         let args = [arg::tensor(self), arg::ints(shifts), arg::ints(dims)];
-        let [r] = call_n::<1>(c"roll", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `flip(Tensor self, int[] dims) -> Tensor`
     pub fn flip(&self, dims: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"flip");
         let args = [arg::tensor(self), arg::ints(dims)];
-        let [r] = call_n::<1>(c"flip", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3605,37 +3995,42 @@ impl Tensor {
     ///
     /// Takes the defaults `k=1`, `dims=[0, 1]`; [`Tensor::rot90_with`] takes every argument.
     pub fn rot90(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rot90");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"rot90", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor`: every argument (see [`Tensor::rot90`]).
     pub fn rot90_with(&self, k: i64, dims: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rot90");
         let args = [arg::tensor(self), arg::int(k), arg::ints(dims)];
-        let [r] = call_n::<1>(c"rot90", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fliplr(Tensor self) -> Tensor`
     pub fn fliplr(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fliplr");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"fliplr", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `flipud(Tensor self) -> Tensor`
     pub fn flipud(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"flipud");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"flipud", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cartesian_prod(Tensor[] tensors) -> Tensor`
     pub fn cartesian_prod(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cartesian_prod");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"cartesian_prod", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3643,15 +4038,17 @@ impl Tensor {
     ///
     /// Takes the defaults `r=2`, `with_replacement=False`; [`Tensor::combinations_with`] takes every argument.
     pub fn combinations(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"combinations");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"combinations", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor`: every argument (see [`Tensor::combinations`]).
     pub fn combinations_with(&self, r: i64, with_replacement: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"combinations");
         let args = [arg::tensor(self), arg::int(r), arg::bool(with_replacement)];
-        let [r] = call_n::<1>(c"combinations", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3659,15 +4056,17 @@ impl Tensor {
     ///
     /// Takes the defaults `storage_offset=None`; [`Tensor::as_strided_with`] takes every argument.
     pub fn as_strided(&self, size: &[i64], stride: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"as_strided");
         let args = [arg::tensor(self), arg::ints(size), arg::ints(stride)];
-        let [r] = call_n::<1>(c"as_strided", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)`: every argument (see [`Tensor::as_strided`]).
     pub fn as_strided_with(&self, size: &[i64], stride: &[i64], storage_offset: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"as_strided");
         let args = [arg::tensor(self), arg::ints(size), arg::ints(stride), arg::opt_int(storage_offset)];
-        let [r] = call_n::<1>(c"as_strided", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3675,15 +4074,17 @@ impl Tensor {
     ///
     /// Takes the defaults `diagonal=0`; [`Tensor::tril_with`] takes every argument.
     pub fn tril(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tril");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"tril", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `tril(Tensor self, int diagonal=0) -> Tensor`: every argument (see [`Tensor::tril`]).
     pub fn tril_with(&self, diagonal: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tril");
         let args = [arg::tensor(self), arg::int(diagonal)];
-        let [r] = call_n::<1>(c"tril", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3691,15 +4092,17 @@ impl Tensor {
     ///
     /// Takes the defaults `diagonal=0`; [`Tensor::triu_with`] takes every argument.
     pub fn triu(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"triu");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"triu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `triu(Tensor self, int diagonal=0) -> Tensor`: every argument (see [`Tensor::triu`]).
     pub fn triu_with(&self, diagonal: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"triu");
         let args = [arg::tensor(self), arg::int(diagonal)];
-        let [r] = call_n::<1>(c"triu", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3707,15 +4110,17 @@ impl Tensor {
     ///
     /// Takes the defaults `offset=0`, `dim1=0`, `dim2=1`; [`Tensor::diagonal_with`] takes every argument.
     pub fn diagonal(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diagonal");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"diagonal", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)`: every argument (see [`Tensor::diagonal`]).
     pub fn diagonal_with(&self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diagonal");
         let args = [arg::tensor(self), arg::int(offset), arg::int(dim1), arg::int(dim2)];
-        let [r] = call_n::<1>(c"diagonal", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3723,15 +4128,17 @@ impl Tensor {
     ///
     /// Takes the defaults `diagonal=0`; [`Tensor::diag_with`] takes every argument.
     pub fn diag(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diag");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"diag", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `diag(Tensor self, int diagonal=0) -> Tensor`: every argument (see [`Tensor::diag`]).
     pub fn diag_with(&self, diagonal: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diag");
         let args = [arg::tensor(self), arg::int(diagonal)];
-        let [r] = call_n::<1>(c"diag", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3739,15 +4146,17 @@ impl Tensor {
     ///
     /// Takes the defaults `offset=0`; [`Tensor::diagflat_with`] takes every argument.
     pub fn diagflat(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diagflat");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"diagflat", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `diagflat(Tensor self, int offset=0) -> Tensor`: every argument (see [`Tensor::diagflat`]).
     pub fn diagflat_with(&self, offset: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diagflat");
         let args = [arg::tensor(self), arg::int(offset)];
-        let [r] = call_n::<1>(c"diagflat", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3755,15 +4164,17 @@ impl Tensor {
     ///
     /// Takes the defaults `offset=0`, `dim1=0`, `dim2=1`; [`Tensor::diagonal_scatter_with`] takes every argument.
     pub fn diagonal_scatter(&self, src: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diagonal_scatter");
         let args = [arg::tensor(self), arg::tensor(src)];
-        let [r] = call_n::<1>(c"diagonal_scatter", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor`: every argument (see [`Tensor::diagonal_scatter`]).
     pub fn diagonal_scatter_with(&self, src: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diagonal_scatter");
         let args = [arg::tensor(self), arg::tensor(src), arg::int(offset), arg::int(dim1), arg::int(dim2)];
-        let [r] = call_n::<1>(c"diagonal_scatter", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3771,71 +4182,81 @@ impl Tensor {
     ///
     /// Takes the defaults `offset=0`, `dim1=-2`, `dim2=-1`; [`Tensor::diag_embed_with`] takes every argument.
     pub fn diag_embed(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diag_embed");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"diag_embed", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor`: every argument (see [`Tensor::diag_embed`]).
     pub fn diag_embed_with(&self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diag_embed");
         let args = [arg::tensor(self), arg::int(offset), arg::int(dim1), arg::int(dim2)];
-        let [r] = call_n::<1>(c"diag_embed", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `trace(Tensor self) -> Tensor`
     pub fn trace(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"trace");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"trace", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)`
     pub fn movedim(&self, source: &[i64], destination: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"movedim.intlist");
         let args = [arg::tensor(self), arg::ints(source), arg::ints(destination)];
-        let [r] = call_n::<1>(c"movedim.intlist", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)`
     pub fn movedim_int(&self, source: i64, destination: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"movedim.int");
         let args = [arg::tensor(self), arg::int(source), arg::int(destination)];
-        let [r] = call_n::<1>(c"movedim.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)`
     pub fn moveaxis(&self, source: &[i64], destination: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"moveaxis.intlist");
         let args = [arg::tensor(self), arg::ints(source), arg::ints(destination)];
-        let [r] = call_n::<1>(c"moveaxis.intlist", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)`
     pub fn moveaxis_int(&self, source: i64, destination: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"moveaxis.int");
         let args = [arg::tensor(self), arg::int(source), arg::int(destination)];
-        let [r] = call_n::<1>(c"moveaxis.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)`
     pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"unflatten.int");
         let args = [arg::tensor(self), arg::int(dim), arg::ints(sizes)];
-        let [r] = call_n::<1>(c"unflatten.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `expand_as(Tensor(a) self, Tensor other) -> Tensor(a)`
     pub fn expand_as(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"expand_as");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"expand_as", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)`
     pub fn broadcast_to(&self, size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"broadcast_to");
         let args = [arg::tensor(self), arg::ints(size)];
-        let [r] = call_n::<1>(c"broadcast_to", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3843,57 +4264,65 @@ impl Tensor {
     ///
     /// Takes the defaults `value=0`; [`Tensor::constant_pad_nd_with`] takes every argument.
     pub fn constant_pad_nd(&self, pad: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"constant_pad_nd");
         let args = [arg::tensor(self), arg::ints(pad)];
-        let [r] = call_n::<1>(c"constant_pad_nd", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor`: every argument (see [`Tensor::constant_pad_nd`]).
     pub fn constant_pad_nd_with(&self, pad: &[i64], value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"constant_pad_nd");
         let args = [arg::tensor(self), arg::ints(pad), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"constant_pad_nd", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor`
     pub fn reflection_pad1d(&self, padding: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"reflection_pad1d");
         let args = [arg::tensor(self), arg::ints(padding)];
-        let [r] = call_n::<1>(c"reflection_pad1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor`
     pub fn reflection_pad2d(&self, padding: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"reflection_pad2d");
         let args = [arg::tensor(self), arg::ints(padding)];
-        let [r] = call_n::<1>(c"reflection_pad2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor`
     pub fn reflection_pad3d(&self, padding: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"reflection_pad3d");
         let args = [arg::tensor(self), arg::ints(padding)];
-        let [r] = call_n::<1>(c"reflection_pad3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor`
     pub fn replication_pad1d(&self, padding: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"replication_pad1d");
         let args = [arg::tensor(self), arg::ints(padding)];
-        let [r] = call_n::<1>(c"replication_pad1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor`
     pub fn replication_pad2d(&self, padding: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"replication_pad2d");
         let args = [arg::tensor(self), arg::ints(padding)];
-        let [r] = call_n::<1>(c"replication_pad2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor`
     pub fn replication_pad3d(&self, padding: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"replication_pad3d");
         let args = [arg::tensor(self), arg::ints(padding)];
-        let [r] = call_n::<1>(c"replication_pad3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3901,16 +4330,18 @@ impl Tensor {
     ///
     /// Takes the defaults `mode='constant'`, `value=None`; [`Tensor::pad_with`] takes every argument.
     pub fn pad(&self, pad: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pad");
         let args = [arg::tensor(self), arg::ints(pad)];
-        let [r] = call_n::<1>(c"pad", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `pad(Tensor self, SymInt[] pad, str mode='constant', float? value=None) -> Tensor`: every argument (see [`Tensor::pad`]).
     pub fn pad_with(&self, pad: &[i64], mode: &str, value: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pad");
         let mode_c = c_string("pad", mode)?;
         let args = [arg::tensor(self), arg::ints(pad), arg::string(&mode_c), arg::opt_float(value)];
-        let [r] = call_n::<1>(c"pad", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3918,15 +4349,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::sum_with`] takes every argument.
     pub fn sum(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sum.dim_IntList");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sum.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sum.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::sum`]).
     pub fn sum_with(&self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sum.dim_IntList");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"sum.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3934,15 +4367,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::mean_with`] takes every argument.
     pub fn mean(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mean.dim_IntList");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"mean.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `mean.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::mean`]).
     pub fn mean_with(&self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mean.dim_IntList");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"mean.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3950,15 +4385,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::prod_with`] takes every argument.
     pub fn prod(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"prod.dim_IntList");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"prod.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `prod.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::prod`]).
     pub fn prod_with(&self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"prod.dim_IntList");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"prod.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3966,15 +4403,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::amax_with`] takes every argument.
     pub fn amax(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"amax.dim_IntList");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"amax.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `amax.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::amax`]).
     pub fn amax_with(&self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"amax.dim_IntList");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"amax.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3982,15 +4421,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::amin_with`] takes every argument.
     pub fn amin(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"amin.dim_IntList");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"amin.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `amin.dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::amin`]).
     pub fn amin_with(&self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"amin.dim_IntList");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"amin.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -3998,15 +4439,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::argmax_with`] takes every argument.
     pub fn argmax(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"argmax");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"argmax", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::argmax`]).
     pub fn argmax_with(&self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"argmax");
         let args = [arg::tensor(self), arg::opt_int(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"argmax", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4014,15 +4457,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::argmin_with`] takes every argument.
     pub fn argmin(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"argmin");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"argmin", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::argmin`]).
     pub fn argmin_with(&self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"argmin");
         let args = [arg::tensor(self), arg::opt_int(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"argmin", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4030,15 +4475,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::nansum_with`] takes every argument.
     pub fn nansum(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nansum");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"nansum", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::nansum`]).
     pub fn nansum_with(&self, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nansum");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(keepdim), arg::opt_dtype(dtype)];
-        let [r] = call_n::<1>(c"nansum", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4046,22 +4493,25 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::nanmean_with`] takes every argument.
     pub fn nanmean(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nanmean");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"nanmean", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::nanmean`]).
     pub fn nanmean_with(&self, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nanmean");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(keepdim), arg::opt_dtype(dtype)];
-        let [r] = call_n::<1>(c"nanmean", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `max(Tensor self) -> Tensor`
     pub fn max(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"max", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4069,29 +4519,33 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::max_dim_with`] takes every argument.
     pub fn max_dim(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"max.dim");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r0, r1] = call_n::<2>(c"max.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::max_dim`]).
     pub fn max_dim_with(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"max.dim");
         let args = [arg::tensor(self), arg::int(dim), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"max.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `max.other(Tensor self, Tensor other) -> Tensor`
     pub fn max_other(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max.other");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"max.other", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `min(Tensor self) -> Tensor`
     pub fn min(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"min");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"min", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4099,22 +4553,25 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::min_dim_with`] takes every argument.
     pub fn min_dim(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"min.dim");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r0, r1] = call_n::<2>(c"min.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::min_dim`]).
     pub fn min_dim_with(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"min.dim");
         let args = [arg::tensor(self), arg::int(dim), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"min.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `min.other(Tensor self, Tensor other) -> Tensor`
     pub fn min_other(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"min.other");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"min.other", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4122,15 +4579,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`; [`Tensor::aminmax_with`] takes every argument.
     pub fn aminmax(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"aminmax");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"aminmax", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)`: every argument (see [`Tensor::aminmax`]).
     pub fn aminmax_with(&self, dim: Option<i64>, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"aminmax");
         let args = [arg::tensor(self), arg::opt_int(dim), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"aminmax", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4138,15 +4597,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `correction=None`, `keepdim=False`; [`Tensor::var_correction_with`] takes every argument.
     pub fn var_correction(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"var.correction");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"var.correction", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::var_correction`]).
     pub fn var_correction_with(&self, dim: Option<&[i64]>, correction: Option<Scalar>, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"var.correction");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::opt_scalar(correction), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"var.correction", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4154,15 +4615,17 @@ impl Tensor {
     ///
     /// Takes the defaults `unbiased=True`, `keepdim=False`; [`Tensor::var_dim_with`] takes every argument.
     pub fn var_dim(&self, dim: Option<&[i64]>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"var.dim");
         let args = [arg::tensor(self), arg::opt_ints(dim)];
-        let [r] = call_n::<1>(c"var.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::var_dim`]).
     pub fn var_dim_with(&self, dim: Option<&[i64]>, unbiased: bool, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"var.dim");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(unbiased), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"var.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4170,15 +4633,17 @@ impl Tensor {
     ///
     /// Takes the defaults `unbiased=True`; [`Tensor::var_with`] takes every argument.
     pub fn var(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"var");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"var", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `var(Tensor self, bool unbiased=True) -> Tensor`: every argument (see [`Tensor::var`]).
     pub fn var_with(&self, unbiased: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"var");
         let args = [arg::tensor(self), arg::bool(unbiased)];
-        let [r] = call_n::<1>(c"var", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4186,15 +4651,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `correction=None`, `keepdim=False`; [`Tensor::std_correction_with`] takes every argument.
     pub fn std_correction(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"std.correction");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"std.correction", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::std_correction`]).
     pub fn std_correction_with(&self, dim: Option<&[i64]>, correction: Option<Scalar>, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"std.correction");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::opt_scalar(correction), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"std.correction", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4202,15 +4669,17 @@ impl Tensor {
     ///
     /// Takes the defaults `unbiased=True`, `keepdim=False`; [`Tensor::std_dim_with`] takes every argument.
     pub fn std_dim(&self, dim: Option<&[i64]>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"std.dim");
         let args = [arg::tensor(self), arg::opt_ints(dim)];
-        let [r] = call_n::<1>(c"std.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::std_dim`]).
     pub fn std_dim_with(&self, dim: Option<&[i64]>, unbiased: bool, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"std.dim");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(unbiased), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"std.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4218,15 +4687,17 @@ impl Tensor {
     ///
     /// Takes the defaults `unbiased=True`; [`Tensor::std_with`] takes every argument.
     pub fn std(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"std");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"std", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `std(Tensor self, bool unbiased=True) -> Tensor`: every argument (see [`Tensor::std`]).
     pub fn std_with(&self, unbiased: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"std");
         let args = [arg::tensor(self), arg::bool(unbiased)];
-        let [r] = call_n::<1>(c"std", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4234,15 +4705,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `correction=None`, `keepdim=False`; [`Tensor::var_mean_correction_with`] takes every argument.
     pub fn var_mean_correction(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"var_mean.correction");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"var_mean.correction", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`: every argument (see [`Tensor::var_mean_correction`]).
     pub fn var_mean_correction_with(&self, dim: Option<&[i64]>, correction: Option<Scalar>, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"var_mean.correction");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::opt_scalar(correction), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"var_mean.correction", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4250,15 +4723,17 @@ impl Tensor {
     ///
     /// Takes the defaults `unbiased=True`, `keepdim=False`; [`Tensor::var_mean_dim_with`] takes every argument.
     pub fn var_mean_dim(&self, dim: Option<&[i64]>) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"var_mean.dim");
         let args = [arg::tensor(self), arg::opt_ints(dim)];
-        let [r0, r1] = call_n::<2>(c"var_mean.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)`: every argument (see [`Tensor::var_mean_dim`]).
     pub fn var_mean_dim_with(&self, dim: Option<&[i64]>, unbiased: bool, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"var_mean.dim");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(unbiased), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"var_mean.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4266,15 +4741,17 @@ impl Tensor {
     ///
     /// Takes the defaults `unbiased=True`; [`Tensor::var_mean_with`] takes every argument.
     pub fn var_mean(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"var_mean");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"var_mean", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)`: every argument (see [`Tensor::var_mean`]).
     pub fn var_mean_with(&self, unbiased: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"var_mean");
         let args = [arg::tensor(self), arg::bool(unbiased)];
-        let [r0, r1] = call_n::<2>(c"var_mean", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4282,15 +4759,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `correction=None`, `keepdim=False`; [`Tensor::std_mean_correction_with`] takes every argument.
     pub fn std_mean_correction(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"std_mean.correction");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"std_mean.correction", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)`: every argument (see [`Tensor::std_mean_correction`]).
     pub fn std_mean_correction_with(&self, dim: Option<&[i64]>, correction: Option<Scalar>, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"std_mean.correction");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::opt_scalar(correction), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"std_mean.correction", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4298,15 +4777,17 @@ impl Tensor {
     ///
     /// Takes the defaults `unbiased=True`, `keepdim=False`; [`Tensor::std_mean_dim_with`] takes every argument.
     pub fn std_mean_dim(&self, dim: Option<&[i64]>) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"std_mean.dim");
         let args = [arg::tensor(self), arg::opt_ints(dim)];
-        let [r0, r1] = call_n::<2>(c"std_mean.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)`: every argument (see [`Tensor::std_mean_dim`]).
     pub fn std_mean_dim_with(&self, dim: Option<&[i64]>, unbiased: bool, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"std_mean.dim");
         let args = [arg::tensor(self), arg::opt_ints(dim), arg::bool(unbiased), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"std_mean.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4314,22 +4795,25 @@ impl Tensor {
     ///
     /// Takes the defaults `unbiased=True`; [`Tensor::std_mean_with`] takes every argument.
     pub fn std_mean(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"std_mean");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"std_mean", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)`: every argument (see [`Tensor::std_mean`]).
     pub fn std_mean_with(&self, unbiased: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"std_mean");
         let args = [arg::tensor(self), arg::bool(unbiased)];
-        let [r0, r1] = call_n::<2>(c"std_mean", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `all(Tensor self) -> Tensor`
     pub fn all(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"all");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"all", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4337,22 +4821,25 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::all_dim_with`] takes every argument.
     pub fn all_dim(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"all.dim");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"all.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::all_dim`]).
     pub fn all_dim_with(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"all.dim");
         let args = [arg::tensor(self), arg::int(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"all.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `any(Tensor self) -> Tensor`
     pub fn any(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"any");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"any", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4360,22 +4847,25 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::any_dim_with`] takes every argument.
     pub fn any_dim(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"any.dim");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"any.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::any_dim`]).
     pub fn any_dim_with(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"any.dim");
         let args = [arg::tensor(self), arg::int(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"any.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor`
     pub fn count_nonzero_dim_intlist(&self, dim: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"count_nonzero.dim_IntList");
         let args = [arg::tensor(self), arg::ints(dim)];
-        let [r] = call_n::<1>(c"count_nonzero.dim_IntList", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4383,15 +4873,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`; [`Tensor::count_nonzero_with`] takes every argument.
     pub fn count_nonzero(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"count_nonzero");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"count_nonzero", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `count_nonzero(Tensor self, int? dim=None) -> Tensor`: every argument (see [`Tensor::count_nonzero`]).
     pub fn count_nonzero_with(&self, dim: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"count_nonzero");
         let args = [arg::tensor(self), arg::opt_int(dim)];
-        let [r] = call_n::<1>(c"count_nonzero", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4399,15 +4891,17 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::logsumexp_with`] takes every argument.
     pub fn logsumexp(&self, dim: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logsumexp");
         let args = [arg::tensor(self), arg::ints(dim)];
-        let [r] = call_n::<1>(c"logsumexp", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::logsumexp`]).
     pub fn logsumexp_with(&self, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logsumexp");
         let args = [arg::tensor(self), arg::ints(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"logsumexp", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4415,15 +4909,17 @@ impl Tensor {
     ///
     /// Takes the defaults `p=2`; [`Tensor::norm_with`] takes every argument.
     pub fn norm(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"norm.Scalar");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"norm.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `norm.Scalar(Tensor self, Scalar p=2) -> Tensor`: every argument (see [`Tensor::norm`]).
     pub fn norm_with(&self, p: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"norm.Scalar");
         let args = [arg::tensor(self), arg::scalar(p.into())];
-        let [r] = call_n::<1>(c"norm.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4431,15 +4927,17 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::norm_scalaropt_dim_with`] takes every argument.
     pub fn norm_scalaropt_dim(&self, p: Option<Scalar>, dim: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"norm.ScalarOpt_dim");
         let args = [arg::tensor(self), arg::opt_scalar(p), arg::ints(dim)];
-        let [r] = call_n::<1>(c"norm.ScalarOpt_dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::norm_scalaropt_dim`]).
     pub fn norm_scalaropt_dim_with(&self, p: Option<Scalar>, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"norm.ScalarOpt_dim");
         let args = [arg::tensor(self), arg::opt_scalar(p), arg::ints(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"norm.ScalarOpt_dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4447,15 +4945,17 @@ impl Tensor {
     ///
     /// Takes the defaults `ord=2`, `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::linalg_vector_norm_with`] takes every argument.
     pub fn linalg_vector_norm(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_vector_norm");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"linalg_vector_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::linalg_vector_norm`]).
     pub fn linalg_vector_norm_with(&self, ord: impl Into<Scalar>, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_vector_norm");
         let args = [arg::tensor(self), arg::scalar(ord.into()), arg::opt_ints(dim), arg::bool(keepdim), arg::opt_dtype(dtype)];
-        let [r] = call_n::<1>(c"linalg_vector_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4463,15 +4963,17 @@ impl Tensor {
     ///
     /// Takes the defaults `ord=None`, `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::linalg_norm_with`] takes every argument.
     pub fn linalg_norm(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_norm");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"linalg_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::linalg_norm`]).
     pub fn linalg_norm_with(&self, ord: Option<Scalar>, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_norm");
         let args = [arg::tensor(self), arg::opt_scalar(ord), arg::opt_ints(dim), arg::bool(keepdim), arg::opt_dtype(dtype)];
-        let [r] = call_n::<1>(c"linalg_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4479,17 +4981,19 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`, `dtype=None`; [`Tensor::linalg_norm_ord_str_with`] takes every argument.
     pub fn linalg_norm_ord_str(&self, ord: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_norm.ord_str");
         let ord_c = c_string("linalg_norm.ord_str", ord)?;
         let args = [arg::tensor(self), arg::string(&ord_c)];
-        let [r] = call_n::<1>(c"linalg_norm.ord_str", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::linalg_norm_ord_str`]).
     pub fn linalg_norm_ord_str_with(&self, ord: &str, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_norm.ord_str");
         let ord_c = c_string("linalg_norm.ord_str", ord)?;
         let args = [arg::tensor(self), arg::string(&ord_c), arg::opt_ints(dim), arg::bool(keepdim), arg::opt_dtype(dtype)];
-        let [r] = call_n::<1>(c"linalg_norm.ord_str", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4497,15 +5001,17 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::nuclear_norm_with`] takes every argument.
     pub fn nuclear_norm(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nuclear_norm");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"nuclear_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nuclear_norm(Tensor self, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::nuclear_norm`]).
     pub fn nuclear_norm_with(&self, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nuclear_norm");
         let args = [arg::tensor(self), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"nuclear_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4513,15 +5019,17 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::nuclear_norm_dim_with`] takes every argument.
     pub fn nuclear_norm_dim(&self, dim: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nuclear_norm.dim");
         let args = [arg::tensor(self), arg::ints(dim)];
-        let [r] = call_n::<1>(c"nuclear_norm.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nuclear_norm.dim(Tensor self, int[2] dim, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::nuclear_norm_dim`]).
     pub fn nuclear_norm_dim_with(&self, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nuclear_norm.dim");
         let args = [arg::tensor(self), arg::ints(dim), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"nuclear_norm.dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4529,15 +5037,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`; [`Tensor::cumsum_with`] takes every argument.
     pub fn cumsum(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cumsum");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"cumsum", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::cumsum`]).
     pub fn cumsum_with(&self, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cumsum");
         let args = [arg::tensor(self), arg::int(dim), arg::opt_dtype(dtype)];
-        let [r] = call_n::<1>(c"cumsum", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4545,22 +5055,25 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`; [`Tensor::cumprod_with`] takes every argument.
     pub fn cumprod(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cumprod");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"cumprod", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::cumprod`]).
     pub fn cumprod_with(&self, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cumprod");
         let args = [arg::tensor(self), arg::int(dim), arg::opt_dtype(dtype)];
-        let [r] = call_n::<1>(c"cumprod", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `logcumsumexp(Tensor self, int dim) -> Tensor`
     pub fn logcumsumexp(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logcumsumexp");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"logcumsumexp", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4568,29 +5081,33 @@ impl Tensor {
     ///
     /// Takes the defaults `n=1`, `dim=-1`, `prepend=None`, `append=None`; [`Tensor::diff_with`] takes every argument.
     pub fn diff(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diff");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"diff", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor`: every argument (see [`Tensor::diff`]).
     pub fn diff_with(&self, n: i64, dim: i64, prepend: Option<&Tensor>, append: Option<&Tensor>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"diff");
         let args = [arg::tensor(self), arg::int(n), arg::int(dim), arg::opt_tensor(prepend), arg::opt_tensor(append)];
-        let [r] = call_n::<1>(c"diff", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)`
     pub fn cummax(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"cummax");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r0, r1] = call_n::<2>(c"cummax", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)`
     pub fn cummin(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"cummin");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r0, r1] = call_n::<2>(c"cummin", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4598,15 +5115,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=-1`, `descending=False`; [`Tensor::sort_with`] takes every argument.
     pub fn sort(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"sort");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"sort", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::sort`]).
     pub fn sort_with(&self, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"sort");
         let args = [arg::tensor(self), arg::int(dim), arg::bool(descending)];
-        let [r0, r1] = call_n::<2>(c"sort", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4614,15 +5133,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=-1`, `descending=False`; [`Tensor::sort_stable_with`] takes every argument.
     pub fn sort_stable(&self, stable: Option<bool>) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"sort.stable");
         let args = [arg::tensor(self), arg::opt_bool(stable)];
-        let [r0, r1] = call_n::<2>(c"sort.stable", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::sort_stable`]).
     pub fn sort_stable_with(&self, stable: Option<bool>, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"sort.stable");
         let args = [arg::tensor(self), arg::opt_bool(stable), arg::int(dim), arg::bool(descending)];
-        let [r0, r1] = call_n::<2>(c"sort.stable", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4630,15 +5151,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=-1`, `descending=False`; [`Tensor::argsort_with`] takes every argument.
     pub fn argsort(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"argsort");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"argsort", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor`: every argument (see [`Tensor::argsort`]).
     pub fn argsort_with(&self, dim: i64, descending: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"argsort");
         let args = [arg::tensor(self), arg::int(dim), arg::bool(descending)];
-        let [r] = call_n::<1>(c"argsort", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4646,22 +5169,25 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=-1`, `descending=False`; [`Tensor::argsort_stable_with`] takes every argument.
     pub fn argsort_stable(&self, stable: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"argsort.stable");
         let args = [arg::tensor(self), arg::bool(stable)];
-        let [r] = call_n::<1>(c"argsort.stable", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor`: every argument (see [`Tensor::argsort_stable`]).
     pub fn argsort_stable_with(&self, stable: bool, dim: i64, descending: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"argsort.stable");
         let args = [arg::tensor(self), arg::bool(stable), arg::int(dim), arg::bool(descending)];
-        let [r] = call_n::<1>(c"argsort.stable", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `msort(Tensor self) -> Tensor`
     pub fn msort(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"msort");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"msort", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4669,15 +5195,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=-1`, `largest=True`, `sorted=True`; [`Tensor::topk_with`] takes every argument.
     pub fn topk(&self, k: i64) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"topk");
         let args = [arg::tensor(self), arg::int(k)];
-        let [r0, r1] = call_n::<2>(c"topk", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::topk`]).
     pub fn topk_with(&self, k: i64, dim: i64, largest: bool, sorted: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"topk");
         let args = [arg::tensor(self), arg::int(k), arg::int(dim), arg::bool(largest), arg::bool(sorted)];
-        let [r0, r1] = call_n::<2>(c"topk", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4685,22 +5213,25 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=-1`, `keepdim=False`; [`Tensor::kthvalue_with`] takes every argument.
     pub fn kthvalue(&self, k: i64) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"kthvalue");
         let args = [arg::tensor(self), arg::int(k)];
-        let [r0, r1] = call_n::<2>(c"kthvalue", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::kthvalue`]).
     pub fn kthvalue_with(&self, k: i64, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"kthvalue");
         let args = [arg::tensor(self), arg::int(k), arg::int(dim), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"kthvalue", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `median(Tensor self) -> Tensor`
     pub fn median(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"median");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"median", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4708,22 +5239,25 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::median_dim_with`] takes every argument.
     pub fn median_dim(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"median.dim");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r0, r1] = call_n::<2>(c"median.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::median_dim`]).
     pub fn median_dim_with(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"median.dim");
         let args = [arg::tensor(self), arg::int(dim), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"median.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `nanmedian(Tensor self) -> Tensor`
     pub fn nanmedian(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nanmedian");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"nanmedian", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4731,15 +5265,17 @@ impl Tensor {
     ///
     /// Takes the defaults `keepdim=False`; [`Tensor::nanmedian_dim_with`] takes every argument.
     pub fn nanmedian_dim(&self, dim: i64) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"nanmedian.dim");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r0, r1] = call_n::<2>(c"nanmedian.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::nanmedian_dim`]).
     pub fn nanmedian_dim_with(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"nanmedian.dim");
         let args = [arg::tensor(self), arg::int(dim), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"nanmedian.dim", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4747,15 +5283,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=-1`, `keepdim=False`; [`Tensor::mode_with`] takes every argument.
     pub fn mode(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"mode");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"mode", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::mode`]).
     pub fn mode_with(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"mode");
         let args = [arg::tensor(self), arg::int(dim), arg::bool(keepdim)];
-        let [r0, r1] = call_n::<2>(c"mode", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4763,29 +5301,33 @@ impl Tensor {
     ///
     /// Takes the defaults `sorted=True`, `return_inverse=False`, `return_counts=False`; [`Tensor::_unique2_with`] takes every argument.
     pub fn _unique2(&self) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"_unique2");
         let args = [arg::tensor(self)];
-        let [r0, r1, r2] = call_n::<3>(c"_unique2", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
     /// `_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)`: every argument (see [`Tensor::_unique2`]).
     pub fn _unique2_with(&self, sorted: bool, return_inverse: bool, return_counts: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"_unique2");
         let args = [arg::tensor(self), arg::bool(sorted), arg::bool(return_inverse), arg::bool(return_counts)];
-        let [r0, r1, r2] = call_n::<3>(c"_unique2", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
     /// `mm(Tensor self, Tensor mat2) -> Tensor`
     pub fn mm(&self, mat2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mm");
         let args = [arg::tensor(self), arg::tensor(mat2)];
-        let [r] = call_n::<1>(c"mm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bmm(Tensor self, Tensor mat2) -> Tensor`
     pub fn bmm(&self, mat2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bmm");
         let args = [arg::tensor(self), arg::tensor(mat2)];
-        let [r] = call_n::<1>(c"bmm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4793,50 +5335,57 @@ impl Tensor {
     ///
     /// Takes the defaults `beta=1`, `alpha=1`; [`Tensor::addmm_with`] takes every argument.
     pub fn addmm(&self, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addmm");
         let args = [arg::tensor(self), arg::tensor(mat1), arg::tensor(mat2)];
-        let [r] = call_n::<1>(c"addmm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::addmm`]).
     pub fn addmm_with(&self, mat1: &Tensor, mat2: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addmm");
         let args = [arg::tensor(self), arg::tensor(mat1), arg::tensor(mat2), arg::scalar(beta.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"addmm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `matmul(Tensor self, Tensor other) -> Tensor`
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"matmul");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"matmul", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `matrix_power(Tensor self, int n) -> Tensor`
     pub fn matrix_power(&self, n: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"matrix_power");
         let args = [arg::tensor(self), arg::int(n)];
-        let [r] = call_n::<1>(c"matrix_power", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_matrix_power(Tensor A, int n) -> Tensor`
     pub fn linalg_matrix_power(a: &Tensor, n: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_matrix_power");
         let args = [arg::tensor(a), arg::int(n)];
-        let [r] = call_n::<1>(c"linalg_matrix_power", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `matrix_exp(Tensor self) -> Tensor`
     pub fn matrix_exp(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"matrix_exp");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"matrix_exp", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_matrix_exp(Tensor A) -> Tensor`
     pub fn linalg_matrix_exp(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_matrix_exp");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_matrix_exp", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4844,15 +5393,17 @@ impl Tensor {
     ///
     /// Takes the defaults `pivot=True`, `check_errors=False`; [`Tensor::linalg_lu_factor_ex_with`] takes every argument.
     pub fn linalg_lu_factor_ex(a: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_lu_factor_ex");
         let args = [arg::tensor(a)];
-        let [r0, r1, r2] = call_n::<3>(c"linalg_lu_factor_ex", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
     /// `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)`: every argument (see [`Tensor::linalg_lu_factor_ex`]).
     pub fn linalg_lu_factor_ex_with(a: &Tensor, pivot: bool, check_errors: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_lu_factor_ex");
         let args = [arg::tensor(a), arg::bool(pivot), arg::bool(check_errors)];
-        let [r0, r1, r2] = call_n::<3>(c"linalg_lu_factor_ex", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
@@ -4860,15 +5411,17 @@ impl Tensor {
     ///
     /// Takes the defaults `pivot=True`; [`Tensor::linalg_lu_factor_with`] takes every argument.
     pub fn linalg_lu_factor(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_lu_factor");
         let args = [arg::tensor(a)];
-        let [r0, r1] = call_n::<2>(c"linalg_lu_factor", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)`: every argument (see [`Tensor::linalg_lu_factor`]).
     pub fn linalg_lu_factor_with(a: &Tensor, pivot: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_lu_factor");
         let args = [arg::tensor(a), arg::bool(pivot)];
-        let [r0, r1] = call_n::<2>(c"linalg_lu_factor", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4876,15 +5429,17 @@ impl Tensor {
     ///
     /// Takes the defaults `unpack_data=True`, `unpack_pivots=True`; [`Tensor::lu_unpack_with`] takes every argument.
     pub fn lu_unpack(lu_data: &Tensor, lu_pivots: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"lu_unpack");
         let args = [arg::tensor(lu_data), arg::tensor(lu_pivots)];
-        let [r0, r1, r2] = call_n::<3>(c"lu_unpack", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
     /// `lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)`: every argument (see [`Tensor::lu_unpack`]).
     pub fn lu_unpack_with(lu_data: &Tensor, lu_pivots: &Tensor, unpack_data: bool, unpack_pivots: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"lu_unpack");
         let args = [arg::tensor(lu_data), arg::tensor(lu_pivots), arg::bool(unpack_data), arg::bool(unpack_pivots)];
-        let [r0, r1, r2] = call_n::<3>(c"lu_unpack", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
@@ -4892,15 +5447,17 @@ impl Tensor {
     ///
     /// Takes the defaults `pivot=True`; [`Tensor::linalg_lu_with`] takes every argument.
     pub fn linalg_lu(a: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_lu");
         let args = [arg::tensor(a)];
-        let [r0, r1, r2] = call_n::<3>(c"linalg_lu", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
     /// `linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)`: every argument (see [`Tensor::linalg_lu`]).
     pub fn linalg_lu_with(a: &Tensor, pivot: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_lu");
         let args = [arg::tensor(a), arg::bool(pivot)];
-        let [r0, r1, r2] = call_n::<3>(c"linalg_lu", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
@@ -4908,22 +5465,25 @@ impl Tensor {
     ///
     /// Takes the defaults `left=True`, `adjoint=False`; [`Tensor::linalg_lu_solve_with`] takes every argument.
     pub fn linalg_lu_solve(lu: &Tensor, pivots: &Tensor, b: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_lu_solve");
         let args = [arg::tensor(lu), arg::tensor(pivots), arg::tensor(b)];
-        let [r] = call_n::<1>(c"linalg_lu_solve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor`: every argument (see [`Tensor::linalg_lu_solve`]).
     pub fn linalg_lu_solve_with(lu: &Tensor, pivots: &Tensor, b: &Tensor, left: bool, adjoint: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_lu_solve");
         let args = [arg::tensor(lu), arg::tensor(pivots), arg::tensor(b), arg::bool(left), arg::bool(adjoint)];
-        let [r] = call_n::<1>(c"linalg_lu_solve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor`
     pub fn lu_solve(&self, lu_data: &Tensor, lu_pivots: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"lu_solve");
         let args = [arg::tensor(self), arg::tensor(lu_data), arg::tensor(lu_pivots)];
-        let [r] = call_n::<1>(c"lu_solve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4931,15 +5491,17 @@ impl Tensor {
     ///
     /// Takes the defaults `left=True`, `check_errors=False`; [`Tensor::linalg_solve_ex_with`] takes every argument.
     pub fn linalg_solve_ex(a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_solve_ex");
         let args = [arg::tensor(a), arg::tensor(b)];
-        let [r0, r1] = call_n::<2>(c"linalg_solve_ex", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)`: every argument (see [`Tensor::linalg_solve_ex`]).
     pub fn linalg_solve_ex_with(a: &Tensor, b: &Tensor, left: bool, check_errors: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_solve_ex");
         let args = [arg::tensor(a), arg::tensor(b), arg::bool(left), arg::bool(check_errors)];
-        let [r0, r1] = call_n::<2>(c"linalg_solve_ex", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -4947,15 +5509,17 @@ impl Tensor {
     ///
     /// Takes the defaults `left=True`; [`Tensor::linalg_solve_with`] takes every argument.
     pub fn linalg_solve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_solve");
         let args = [arg::tensor(a), arg::tensor(b)];
-        let [r] = call_n::<1>(c"linalg_solve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor`: every argument (see [`Tensor::linalg_solve`]).
     pub fn linalg_solve_with(a: &Tensor, b: &Tensor, left: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_solve");
         let args = [arg::tensor(a), arg::tensor(b), arg::bool(left)];
-        let [r] = call_n::<1>(c"linalg_solve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -4963,64 +5527,73 @@ impl Tensor {
     ///
     /// Takes the defaults `check_errors=False`; [`Tensor::linalg_inv_ex_with`] takes every argument.
     pub fn linalg_inv_ex(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_inv_ex");
         let args = [arg::tensor(a)];
-        let [r0, r1] = call_n::<2>(c"linalg_inv_ex", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)`: every argument (see [`Tensor::linalg_inv_ex`]).
     pub fn linalg_inv_ex_with(a: &Tensor, check_errors: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_inv_ex");
         let args = [arg::tensor(a), arg::bool(check_errors)];
-        let [r0, r1] = call_n::<2>(c"linalg_inv_ex", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `linalg_inv(Tensor A) -> Tensor`
     pub fn linalg_inv(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_inv");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_inv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `inverse(Tensor self) -> Tensor`
     pub fn inverse(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"inverse");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"inverse", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_det(Tensor A) -> Tensor`
     pub fn linalg_det(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_det");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_det", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `det(Tensor self) -> Tensor`
     pub fn det(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"det");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"det", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)`
     pub fn linalg_slogdet(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_slogdet");
         let args = [arg::tensor(a)];
-        let [r0, r1] = call_n::<2>(c"linalg_slogdet", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)`
     pub fn slogdet(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"slogdet");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"slogdet", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `logdet(Tensor self) -> Tensor`
     pub fn logdet(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"logdet");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"logdet", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5028,15 +5601,17 @@ impl Tensor {
     ///
     /// Takes the defaults `ind=2`; [`Tensor::linalg_tensorinv_with`] takes every argument.
     pub fn linalg_tensorinv(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_tensorinv");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_tensorinv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_tensorinv(Tensor A, int ind=2) -> Tensor`: every argument (see [`Tensor::linalg_tensorinv`]).
     pub fn linalg_tensorinv_with(a: &Tensor, ind: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_tensorinv");
         let args = [arg::tensor(a), arg::int(ind)];
-        let [r] = call_n::<1>(c"linalg_tensorinv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5044,15 +5619,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dims=None`; [`Tensor::linalg_tensorsolve_with`] takes every argument.
     pub fn linalg_tensorsolve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_tensorsolve");
         let args = [arg::tensor(a), arg::tensor(b)];
-        let [r] = call_n::<1>(c"linalg_tensorsolve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_tensorsolve(Tensor A, Tensor B, int[]? dims=None) -> Tensor`: every argument (see [`Tensor::linalg_tensorsolve`]).
     pub fn linalg_tensorsolve_with(a: &Tensor, b: &Tensor, dims: Option<&[i64]>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_tensorsolve");
         let args = [arg::tensor(a), arg::tensor(b), arg::opt_ints(dims)];
-        let [r] = call_n::<1>(c"linalg_tensorsolve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5060,15 +5637,17 @@ impl Tensor {
     ///
     /// Takes the defaults `left=True`, `unitriangular=False`; [`Tensor::linalg_solve_triangular_with`] takes every argument.
     pub fn linalg_solve_triangular(a: &Tensor, b: &Tensor, upper: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_solve_triangular");
         let args = [arg::tensor(a), arg::tensor(b), arg::bool(upper)];
-        let [r] = call_n::<1>(c"linalg_solve_triangular", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor`: every argument (see [`Tensor::linalg_solve_triangular`]).
     pub fn linalg_solve_triangular_with(a: &Tensor, b: &Tensor, upper: bool, left: bool, unitriangular: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_solve_triangular");
         let args = [arg::tensor(a), arg::tensor(b), arg::bool(upper), arg::bool(left), arg::bool(unitriangular)];
-        let [r] = call_n::<1>(c"linalg_solve_triangular", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5076,15 +5655,17 @@ impl Tensor {
     ///
     /// Takes the defaults `upper=True`, `transpose=False`, `unitriangular=False`; [`Tensor::triangular_solve_with`] takes every argument.
     pub fn triangular_solve(&self, a: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"triangular_solve");
         let args = [arg::tensor(self), arg::tensor(a)];
-        let [r0, r1] = call_n::<2>(c"triangular_solve", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)`: every argument (see [`Tensor::triangular_solve`]).
     pub fn triangular_solve_with(&self, a: &Tensor, upper: bool, transpose: bool, unitriangular: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"triangular_solve");
         let args = [arg::tensor(self), arg::tensor(a), arg::bool(upper), arg::bool(transpose), arg::bool(unitriangular)];
-        let [r0, r1] = call_n::<2>(c"triangular_solve", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -5092,15 +5673,17 @@ impl Tensor {
     ///
     /// Takes the defaults `upper=False`, `check_errors=False`; [`Tensor::linalg_cholesky_ex_with`] takes every argument.
     pub fn linalg_cholesky_ex(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_cholesky_ex");
         let args = [arg::tensor(a)];
-        let [r0, r1] = call_n::<2>(c"linalg_cholesky_ex", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)`: every argument (see [`Tensor::linalg_cholesky_ex`]).
     pub fn linalg_cholesky_ex_with(a: &Tensor, upper: bool, check_errors: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_cholesky_ex");
         let args = [arg::tensor(a), arg::bool(upper), arg::bool(check_errors)];
-        let [r0, r1] = call_n::<2>(c"linalg_cholesky_ex", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -5108,15 +5691,17 @@ impl Tensor {
     ///
     /// Takes the defaults `upper=False`; [`Tensor::linalg_cholesky_with`] takes every argument.
     pub fn linalg_cholesky(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_cholesky");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_cholesky", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor`: every argument (see [`Tensor::linalg_cholesky`]).
     pub fn linalg_cholesky_with(a: &Tensor, upper: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_cholesky");
         let args = [arg::tensor(a), arg::bool(upper)];
-        let [r] = call_n::<1>(c"linalg_cholesky", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5124,15 +5709,17 @@ impl Tensor {
     ///
     /// Takes the defaults `upper=False`; [`Tensor::cholesky_with`] takes every argument.
     pub fn cholesky(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cholesky");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"cholesky", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cholesky(Tensor self, bool upper=False) -> Tensor`: every argument (see [`Tensor::cholesky`]).
     pub fn cholesky_with(&self, upper: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cholesky");
         let args = [arg::tensor(self), arg::bool(upper)];
-        let [r] = call_n::<1>(c"cholesky", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5140,15 +5727,17 @@ impl Tensor {
     ///
     /// Takes the defaults `upper=False`; [`Tensor::cholesky_solve_with`] takes every argument.
     pub fn cholesky_solve(&self, input2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cholesky_solve");
         let args = [arg::tensor(self), arg::tensor(input2)];
-        let [r] = call_n::<1>(c"cholesky_solve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor`: every argument (see [`Tensor::cholesky_solve`]).
     pub fn cholesky_solve_with(&self, input2: &Tensor, upper: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cholesky_solve");
         let args = [arg::tensor(self), arg::tensor(input2), arg::bool(upper)];
-        let [r] = call_n::<1>(c"cholesky_solve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5156,15 +5745,17 @@ impl Tensor {
     ///
     /// Takes the defaults `upper=False`; [`Tensor::cholesky_inverse_with`] takes every argument.
     pub fn cholesky_inverse(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cholesky_inverse");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"cholesky_inverse", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cholesky_inverse(Tensor self, bool upper=False) -> Tensor`: every argument (see [`Tensor::cholesky_inverse`]).
     pub fn cholesky_inverse_with(&self, upper: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cholesky_inverse");
         let args = [arg::tensor(self), arg::bool(upper)];
-        let [r] = call_n::<1>(c"cholesky_inverse", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5172,15 +5763,17 @@ impl Tensor {
     ///
     /// Takes the defaults `hermitian=False`, `check_errors=False`; [`Tensor::linalg_ldl_factor_ex_with`] takes every argument.
     pub fn linalg_ldl_factor_ex(&self) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_ldl_factor_ex");
         let args = [arg::tensor(self)];
-        let [r0, r1, r2] = call_n::<3>(c"linalg_ldl_factor_ex", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
     /// `linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)`: every argument (see [`Tensor::linalg_ldl_factor_ex`]).
     pub fn linalg_ldl_factor_ex_with(&self, hermitian: bool, check_errors: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_ldl_factor_ex");
         let args = [arg::tensor(self), arg::bool(hermitian), arg::bool(check_errors)];
-        let [r0, r1, r2] = call_n::<3>(c"linalg_ldl_factor_ex", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
@@ -5188,15 +5781,17 @@ impl Tensor {
     ///
     /// Takes the defaults `hermitian=False`; [`Tensor::linalg_ldl_factor_with`] takes every argument.
     pub fn linalg_ldl_factor(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_ldl_factor");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"linalg_ldl_factor", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)`: every argument (see [`Tensor::linalg_ldl_factor`]).
     pub fn linalg_ldl_factor_with(&self, hermitian: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_ldl_factor");
         let args = [arg::tensor(self), arg::bool(hermitian)];
-        let [r0, r1] = call_n::<2>(c"linalg_ldl_factor", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -5204,15 +5799,17 @@ impl Tensor {
     ///
     /// Takes the defaults `hermitian=False`; [`Tensor::linalg_ldl_solve_with`] takes every argument.
     pub fn linalg_ldl_solve(ld: &Tensor, pivots: &Tensor, b: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_ldl_solve");
         let args = [arg::tensor(ld), arg::tensor(pivots), arg::tensor(b)];
-        let [r] = call_n::<1>(c"linalg_ldl_solve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor`: every argument (see [`Tensor::linalg_ldl_solve`]).
     pub fn linalg_ldl_solve_with(ld: &Tensor, pivots: &Tensor, b: &Tensor, hermitian: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_ldl_solve");
         let args = [arg::tensor(ld), arg::tensor(pivots), arg::tensor(b), arg::bool(hermitian)];
-        let [r] = call_n::<1>(c"linalg_ldl_solve", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5220,16 +5817,18 @@ impl Tensor {
     ///
     /// Takes the defaults `mode='reduced'`; [`Tensor::linalg_qr_with`] takes every argument.
     pub fn linalg_qr(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_qr");
         let args = [arg::tensor(a)];
-        let [r0, r1] = call_n::<2>(c"linalg_qr", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)`: every argument (see [`Tensor::linalg_qr`]).
     pub fn linalg_qr_with(a: &Tensor, mode: &str) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_qr");
         let mode_c = c_string("linalg_qr", mode)?;
         let args = [arg::tensor(a), arg::string(&mode_c)];
-        let [r0, r1] = call_n::<2>(c"linalg_qr", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -5237,36 +5836,41 @@ impl Tensor {
     ///
     /// Takes the defaults `some=True`; [`Tensor::qr_with`] takes every argument.
     pub fn qr(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"qr");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"qr", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)`: every argument (see [`Tensor::qr`]).
     pub fn qr_with(&self, some: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"qr");
         let args = [arg::tensor(self), arg::bool(some)];
-        let [r0, r1] = call_n::<2>(c"qr", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `geqrf(Tensor self) -> (Tensor a, Tensor tau)`
     pub fn geqrf(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"geqrf");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"geqrf", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `linalg_householder_product(Tensor A, Tensor tau) -> Tensor`
     pub fn linalg_householder_product(a: &Tensor, tau: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_householder_product");
         let args = [arg::tensor(a), arg::tensor(tau)];
-        let [r] = call_n::<1>(c"linalg_householder_product", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `orgqr(Tensor self, Tensor input2) -> Tensor`
     pub fn orgqr(&self, input2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"orgqr");
         let args = [arg::tensor(self), arg::tensor(input2)];
-        let [r] = call_n::<1>(c"orgqr", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5274,15 +5878,17 @@ impl Tensor {
     ///
     /// Takes the defaults `left=True`, `transpose=False`; [`Tensor::ormqr_with`] takes every argument.
     pub fn ormqr(&self, input2: &Tensor, input3: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ormqr");
         let args = [arg::tensor(self), arg::tensor(input2), arg::tensor(input3)];
-        let [r] = call_n::<1>(c"ormqr", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor`: every argument (see [`Tensor::ormqr`]).
     pub fn ormqr_with(&self, input2: &Tensor, input3: &Tensor, left: bool, transpose: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ormqr");
         let args = [arg::tensor(self), arg::tensor(input2), arg::tensor(input3), arg::bool(left), arg::bool(transpose)];
-        let [r] = call_n::<1>(c"ormqr", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5290,16 +5896,18 @@ impl Tensor {
     ///
     /// Takes the defaults `UPLO='L'`; [`Tensor::linalg_eigh_with`] takes every argument.
     pub fn linalg_eigh(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_eigh");
         let args = [arg::tensor(a)];
-        let [r0, r1] = call_n::<2>(c"linalg_eigh", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)`: every argument (see [`Tensor::linalg_eigh`]).
     pub fn linalg_eigh_with(a: &Tensor, uplo: &str) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_eigh");
         let uplo_c = c_string("linalg_eigh", uplo)?;
         let args = [arg::tensor(a), arg::string(&uplo_c)];
-        let [r0, r1] = call_n::<2>(c"linalg_eigh", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -5307,16 +5915,18 @@ impl Tensor {
     ///
     /// Takes the defaults `UPLO='L'`; [`Tensor::linalg_eigvalsh_with`] takes every argument.
     pub fn linalg_eigvalsh(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_eigvalsh");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_eigvalsh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor`: every argument (see [`Tensor::linalg_eigvalsh`]).
     pub fn linalg_eigvalsh_with(a: &Tensor, uplo: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_eigvalsh");
         let uplo_c = c_string("linalg_eigvalsh", uplo)?;
         let args = [arg::tensor(a), arg::string(&uplo_c)];
-        let [r] = call_n::<1>(c"linalg_eigvalsh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5324,15 +5934,17 @@ impl Tensor {
     ///
     /// Takes the defaults `eigenvectors=False`, `upper=True`; [`Tensor::symeig_with`] takes every argument.
     pub fn symeig(&self) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"symeig");
         let args = [arg::tensor(self)];
-        let [r0, r1] = call_n::<2>(c"symeig", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)`: every argument (see [`Tensor::symeig`]).
     pub fn symeig_with(&self, eigenvectors: bool, upper: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"symeig");
         let args = [arg::tensor(self), arg::bool(eigenvectors), arg::bool(upper)];
-        let [r0, r1] = call_n::<2>(c"symeig", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -5340,16 +5952,18 @@ impl Tensor {
     ///
     /// Takes the defaults `full_matrices=True`, `driver=None`; [`Tensor::linalg_svd_with`] takes every argument.
     pub fn linalg_svd(a: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_svd");
         let args = [arg::tensor(a)];
-        let [r0, r1, r2] = call_n::<3>(c"linalg_svd", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
     /// `linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)`: every argument (see [`Tensor::linalg_svd`]).
     pub fn linalg_svd_with(a: &Tensor, full_matrices: bool, driver: Option<&str>) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_svd");
         let driver_c = driver.map(|s| c_string("linalg_svd", s)).transpose()?;
         let args = [arg::tensor(a), arg::bool(full_matrices), arg::opt_string(driver_c.as_deref())];
-        let [r0, r1, r2] = call_n::<3>(c"linalg_svd", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
@@ -5357,16 +5971,18 @@ impl Tensor {
     ///
     /// Takes the defaults `driver=None`; [`Tensor::linalg_svdvals_with`] takes every argument.
     pub fn linalg_svdvals(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_svdvals");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_svdvals", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor`: every argument (see [`Tensor::linalg_svdvals`]).
     pub fn linalg_svdvals_with(a: &Tensor, driver: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_svdvals");
         let driver_c = driver.map(|s| c_string("linalg_svdvals", s)).transpose()?;
         let args = [arg::tensor(a), arg::opt_string(driver_c.as_deref())];
-        let [r] = call_n::<1>(c"linalg_svdvals", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5374,15 +5990,17 @@ impl Tensor {
     ///
     /// Takes the defaults `some=True`, `compute_uv=True`; [`Tensor::svd_with`] takes every argument.
     pub fn svd(&self) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"svd");
         let args = [arg::tensor(self)];
-        let [r0, r1, r2] = call_n::<3>(c"svd", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
     /// `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)`: every argument (see [`Tensor::svd`]).
     pub fn svd_with(&self, some: bool, compute_uv: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"svd");
         let args = [arg::tensor(self), arg::bool(some), arg::bool(compute_uv)];
-        let [r0, r1, r2] = call_n::<3>(c"svd", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
@@ -5390,15 +6008,17 @@ impl Tensor {
     ///
     /// Takes the defaults `atol=None`, `rtol=None`, `hermitian=False`; [`Tensor::linalg_pinv_with`] takes every argument.
     pub fn linalg_pinv(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_pinv");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_pinv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor`: every argument (see [`Tensor::linalg_pinv`]).
     pub fn linalg_pinv_with(a: &Tensor, atol: Option<f64>, rtol: Option<f64>, hermitian: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_pinv");
         let args = [arg::tensor(a), arg::opt_float(atol), arg::opt_float(rtol), arg::bool(hermitian)];
-        let [r] = call_n::<1>(c"linalg_pinv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5406,15 +6026,17 @@ impl Tensor {
     ///
     /// Takes the defaults `rcond=1e-15`; [`Tensor::pinverse_with`] takes every argument.
     pub fn pinverse(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pinverse");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"pinverse", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `pinverse(Tensor self, float rcond=1e-15) -> Tensor`: every argument (see [`Tensor::pinverse`]).
     pub fn pinverse_with(&self, rcond: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pinverse");
         let args = [arg::tensor(self), arg::float(rcond)];
-        let [r] = call_n::<1>(c"pinverse", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5422,15 +6044,17 @@ impl Tensor {
     ///
     /// Takes the defaults `atol=None`, `rtol=None`, `hermitian=False`; [`Tensor::linalg_matrix_rank_with`] takes every argument.
     pub fn linalg_matrix_rank(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_matrix_rank");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_matrix_rank", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor`: every argument (see [`Tensor::linalg_matrix_rank`]).
     pub fn linalg_matrix_rank_with(a: &Tensor, atol: Option<f64>, rtol: Option<f64>, hermitian: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_matrix_rank");
         let args = [arg::tensor(a), arg::opt_float(atol), arg::opt_float(rtol), arg::bool(hermitian)];
-        let [r] = call_n::<1>(c"linalg_matrix_rank", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5438,23 +6062,26 @@ impl Tensor {
     ///
     /// Takes the defaults `p=None`; [`Tensor::linalg_cond_with`] takes every argument.
     pub fn linalg_cond(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_cond");
         let args = [arg::tensor(a)];
-        let [r] = call_n::<1>(c"linalg_cond", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_cond(Tensor A, Scalar? p=None) -> Tensor`: every argument (see [`Tensor::linalg_cond`]).
     pub fn linalg_cond_with(a: &Tensor, p: Option<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_cond");
         let args = [arg::tensor(a), arg::opt_scalar(p)];
-        let [r] = call_n::<1>(c"linalg_cond", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_cond.p_str(Tensor A, str p) -> Tensor`
     pub fn linalg_cond_p_str(a: &Tensor, p: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_cond.p_str");
         let p_c = c_string("linalg_cond.p_str", p)?;
         let args = [arg::tensor(a), arg::string(&p_c)];
-        let [r] = call_n::<1>(c"linalg_cond.p_str", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5462,16 +6089,18 @@ impl Tensor {
     ///
     /// Takes the defaults `rcond=None`, `driver=None`; [`Tensor::linalg_lstsq_with`] takes every argument.
     pub fn linalg_lstsq(&self, b: &Tensor) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_lstsq");
         let args = [arg::tensor(self), arg::tensor(b)];
-        let [r0, r1, r2, r3] = call_n::<4>(c"linalg_lstsq", &args)?;
+        let [r0, r1, r2, r3] = call_n::<4>(&OP, &args)?;
         Ok((r0, r1, r2, r3))
     }
 
     /// `linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)`: every argument (see [`Tensor::linalg_lstsq`]).
     pub fn linalg_lstsq_with(&self, b: &Tensor, rcond: Option<f64>, driver: Option<&str>) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_lstsq");
         let driver_c = driver.map(|s| c_string("linalg_lstsq", s)).transpose()?;
         let args = [arg::tensor(self), arg::tensor(b), arg::opt_float(rcond), arg::opt_string(driver_c.as_deref())];
-        let [r0, r1, r2, r3] = call_n::<4>(c"linalg_lstsq", &args)?;
+        let [r0, r1, r2, r3] = call_n::<4>(&OP, &args)?;
         Ok((r0, r1, r2, r3))
     }
 
@@ -5479,16 +6108,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::rand_with`] takes every argument.
     pub fn rand(size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rand");
         let args = [arg::ints(size)];
-        let [r] = call_n::<1>(c"rand", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::rand`]).
     pub fn rand_with(size: &[i64], dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rand");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::ints(size), arg::none(), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"rand", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5496,16 +6127,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::randn_with`] takes every argument.
     pub fn randn(size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"randn");
         let args = [arg::ints(size)];
-        let [r] = call_n::<1>(c"randn", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::randn`]).
     pub fn randn_with(size: &[i64], dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"randn");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::ints(size), arg::none(), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"randn", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5513,30 +6146,34 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::randint_with`] takes every argument.
     pub fn randint(low: i64, high: i64, size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"randint.low");
         let args = [arg::int(low), arg::int(high), arg::ints(size)];
-        let [r] = call_n::<1>(c"randint.low", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `randint.low(int low, int high, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::randint`]).
     pub fn randint_with(low: i64, high: i64, size: &[i64], dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"randint.low");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(low), arg::int(high), arg::ints(size), arg::none(), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"randint.low", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bernoulli(Tensor self, *, Generator? generator=None) -> Tensor`
     pub fn bernoulli(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bernoulli");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"bernoulli", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor`
     pub fn bernoulli_p(&self, p: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bernoulli.p");
         let args = [arg::tensor(self), arg::float(p)];
-        let [r] = call_n::<1>(c"bernoulli.p", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5544,15 +6181,17 @@ impl Tensor {
     ///
     /// Takes the defaults `from=0`, `to=1`; [`Tensor::uniform_with_`] takes every argument.
     pub fn uniform_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"uniform_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"uniform_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)`: every argument (see [`Tensor::uniform_`]).
     pub fn uniform_with_(&self, from: f64, to: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"uniform_");
         let args = [arg::tensor(self), arg::float(from), arg::float(to)];
-        let [r] = call_n::<1>(c"uniform_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5560,15 +6199,17 @@ impl Tensor {
     ///
     /// Takes the defaults `mean=0`, `std=1`; [`Tensor::normal_with_`] takes every argument.
     pub fn normal_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"normal_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"normal_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)`: every argument (see [`Tensor::normal_`]).
     pub fn normal_with_(&self, mean: f64, std: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"normal_");
         let args = [arg::tensor(self), arg::float(mean), arg::float(std)];
-        let [r] = call_n::<1>(c"normal_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5576,15 +6217,17 @@ impl Tensor {
     ///
     /// Takes the defaults `p=0.5`; [`Tensor::bernoulli_with_`] takes every argument.
     pub fn bernoulli_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bernoulli_.float");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"bernoulli_.float", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)`: every argument (see [`Tensor::bernoulli_`]).
     pub fn bernoulli_with_(&self, p: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bernoulli_.float");
         let args = [arg::tensor(self), arg::float(p)];
-        let [r] = call_n::<1>(c"bernoulli_.float", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5592,16 +6235,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::randperm_with`] takes every argument.
     pub fn randperm(n: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"randperm");
         let args = [arg::int(n)];
-        let [r] = call_n::<1>(c"randperm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `randperm(int n, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::randperm`]).
     pub fn randperm_with(n: i64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"randperm");
         let device_c = device.map(Device::to_cstring);
         let args = [arg::int(n), arg::none(), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
-        let [r] = call_n::<1>(c"randperm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5609,36 +6254,41 @@ impl Tensor {
     ///
     /// Takes the defaults `replacement=False`; [`Tensor::multinomial_with`] takes every argument.
     pub fn multinomial(&self, num_samples: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"multinomial");
         let args = [arg::tensor(self), arg::int(num_samples)];
-        let [r] = call_n::<1>(c"multinomial", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor`: every argument (see [`Tensor::multinomial`]).
     pub fn multinomial_with(&self, num_samples: i64, replacement: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"multinomial");
         let args = [arg::tensor(self), arg::int(num_samples), arg::bool(replacement)];
-        let [r] = call_n::<1>(c"multinomial", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `dropout(Tensor input, float p, bool train, *, Generator? generator=None) -> Tensor`
     pub fn dropout(input: &Tensor, p: f64, train: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"dropout");
         let args = [arg::tensor(input), arg::float(p), arg::bool(train)];
-        let [r] = call_n::<1>(c"dropout", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `poisson(Tensor self, Generator? generator=None) -> Tensor`
     pub fn poisson(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"poisson");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"poisson", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor`
     pub fn binomial(count: &Tensor, prob: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"binomial");
         let args = [arg::tensor(count), arg::tensor(prob)];
-        let [r] = call_n::<1>(c"binomial", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5646,15 +6296,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`; [`Tensor::softmax_with`] takes every argument.
     pub fn softmax(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"softmax.int");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"softmax.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::softmax`]).
     pub fn softmax_with(&self, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"softmax.int");
         let args = [arg::tensor(self), arg::int(dim), arg::opt_dtype(dtype)];
-        let [r] = call_n::<1>(c"softmax.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5662,15 +6314,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dtype=None`; [`Tensor::log_softmax_with`] takes every argument.
     pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log_softmax.int");
         let args = [arg::tensor(self), arg::int(dim)];
-        let [r] = call_n::<1>(c"log_softmax.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor`: every argument (see [`Tensor::log_softmax`]).
     pub fn log_softmax_with(&self, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"log_softmax.int");
         let args = [arg::tensor(self), arg::int(dim), arg::opt_dtype(dtype)];
-        let [r] = call_n::<1>(c"log_softmax.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5678,22 +6332,25 @@ impl Tensor {
     ///
     /// Takes the defaults `weight=None`, `bias=None`, `eps=1e-05`, `cudnn_enable=True`; [`Tensor::layer_norm_with`] takes every argument.
     pub fn layer_norm(input: &Tensor, normalized_shape: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"layer_norm");
         let args = [arg::tensor(input), arg::ints(normalized_shape)];
-        let [r] = call_n::<1>(c"layer_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor`: every argument (see [`Tensor::layer_norm`]).
     pub fn layer_norm_with(input: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64, cudnn_enable: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"layer_norm");
         let args = [arg::tensor(input), arg::ints(normalized_shape), arg::opt_tensor(weight), arg::opt_tensor(bias), arg::float(eps), arg::bool(cudnn_enable)];
-        let [r] = call_n::<1>(c"layer_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor`
     pub fn batch_norm(input: &Tensor, weight: Option<&Tensor>, bias: Option<&Tensor>, running_mean: Option<&Tensor>, running_var: Option<&Tensor>, training: bool, momentum: f64, eps: f64, cudnn_enabled: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"batch_norm");
         let args = [arg::tensor(input), arg::opt_tensor(weight), arg::opt_tensor(bias), arg::opt_tensor(running_mean), arg::opt_tensor(running_var), arg::bool(training), arg::float(momentum), arg::float(eps), arg::bool(cudnn_enabled)];
-        let [r] = call_n::<1>(c"batch_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5701,15 +6358,17 @@ impl Tensor {
     ///
     /// Takes the defaults `weight=None`, `bias=None`, `eps=1e-05`, `cudnn_enabled=True`; [`Tensor::group_norm_with`] takes every argument.
     pub fn group_norm(input: &Tensor, num_groups: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"group_norm");
         let args = [arg::tensor(input), arg::int(num_groups)];
-        let [r] = call_n::<1>(c"group_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor`: every argument (see [`Tensor::group_norm`]).
     pub fn group_norm_with(input: &Tensor, num_groups: i64, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64, cudnn_enabled: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"group_norm");
         let args = [arg::tensor(input), arg::int(num_groups), arg::opt_tensor(weight), arg::opt_tensor(bias), arg::float(eps), arg::bool(cudnn_enabled)];
-        let [r] = call_n::<1>(c"group_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5717,22 +6376,25 @@ impl Tensor {
     ///
     /// Takes the defaults `weight=None`, `eps=None`; [`Tensor::rms_norm_with`] takes every argument.
     pub fn rms_norm(input: &Tensor, normalized_shape: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rms_norm");
         let args = [arg::tensor(input), arg::ints(normalized_shape)];
-        let [r] = call_n::<1>(c"rms_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor`: every argument (see [`Tensor::rms_norm`]).
     pub fn rms_norm_with(input: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, eps: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rms_norm");
         let args = [arg::tensor(input), arg::ints(normalized_shape), arg::opt_tensor(weight), arg::opt_float(eps)];
-        let [r] = call_n::<1>(c"rms_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor`
     pub fn instance_norm(input: &Tensor, weight: Option<&Tensor>, bias: Option<&Tensor>, running_mean: Option<&Tensor>, running_var: Option<&Tensor>, use_input_stats: bool, momentum: f64, eps: f64, cudnn_enabled: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"instance_norm");
         let args = [arg::tensor(input), arg::opt_tensor(weight), arg::opt_tensor(bias), arg::opt_tensor(running_mean), arg::opt_tensor(running_var), arg::bool(use_input_stats), arg::float(momentum), arg::float(eps), arg::bool(cudnn_enabled)];
-        let [r] = call_n::<1>(c"instance_norm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5740,15 +6402,17 @@ impl Tensor {
     ///
     /// Takes the defaults `reduction=1`; [`Tensor::mse_loss_with`] takes every argument.
     pub fn mse_loss(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mse_loss");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"mse_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor`: every argument (see [`Tensor::mse_loss`]).
     pub fn mse_loss_with(&self, target: &Tensor, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mse_loss");
         let args = [arg::tensor(self), arg::tensor(target), arg::int(reduction)];
-        let [r] = call_n::<1>(c"mse_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5756,15 +6420,17 @@ impl Tensor {
     ///
     /// Takes the defaults `reduction=1`; [`Tensor::l1_loss_with`] takes every argument.
     pub fn l1_loss(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"l1_loss");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"l1_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor`: every argument (see [`Tensor::l1_loss`]).
     pub fn l1_loss_with(&self, target: &Tensor, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"l1_loss");
         let args = [arg::tensor(self), arg::tensor(target), arg::int(reduction)];
-        let [r] = call_n::<1>(c"l1_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5772,15 +6438,17 @@ impl Tensor {
     ///
     /// Takes the defaults `reduction=1`, `beta=1.0`; [`Tensor::smooth_l1_loss_with`] takes every argument.
     pub fn smooth_l1_loss(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"smooth_l1_loss");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"smooth_l1_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor`: every argument (see [`Tensor::smooth_l1_loss`]).
     pub fn smooth_l1_loss_with(&self, target: &Tensor, reduction: i64, beta: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"smooth_l1_loss");
         let args = [arg::tensor(self), arg::tensor(target), arg::int(reduction), arg::float(beta)];
-        let [r] = call_n::<1>(c"smooth_l1_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5788,15 +6456,17 @@ impl Tensor {
     ///
     /// Takes the defaults `reduction=1`, `delta=1.0`; [`Tensor::huber_loss_with`] takes every argument.
     pub fn huber_loss(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"huber_loss");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"huber_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor`: every argument (see [`Tensor::huber_loss`]).
     pub fn huber_loss_with(&self, target: &Tensor, reduction: i64, delta: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"huber_loss");
         let args = [arg::tensor(self), arg::tensor(target), arg::int(reduction), arg::float(delta)];
-        let [r] = call_n::<1>(c"huber_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5804,15 +6474,17 @@ impl Tensor {
     ///
     /// Takes the defaults `weight=None`, `reduction=1`; [`Tensor::binary_cross_entropy_with`] takes every argument.
     pub fn binary_cross_entropy(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"binary_cross_entropy");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"binary_cross_entropy", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor`: every argument (see [`Tensor::binary_cross_entropy`]).
     pub fn binary_cross_entropy_with(&self, target: &Tensor, weight: Option<&Tensor>, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"binary_cross_entropy");
         let args = [arg::tensor(self), arg::tensor(target), arg::opt_tensor(weight), arg::int(reduction)];
-        let [r] = call_n::<1>(c"binary_cross_entropy", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5820,15 +6492,17 @@ impl Tensor {
     ///
     /// Takes the defaults `weight=None`, `pos_weight=None`, `reduction=1`; [`Tensor::binary_cross_entropy_with_logits_with`] takes every argument.
     pub fn binary_cross_entropy_with_logits(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"binary_cross_entropy_with_logits");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"binary_cross_entropy_with_logits", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor`: every argument (see [`Tensor::binary_cross_entropy_with_logits`]).
     pub fn binary_cross_entropy_with_logits_with(&self, target: &Tensor, weight: Option<&Tensor>, pos_weight: Option<&Tensor>, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"binary_cross_entropy_with_logits");
         let args = [arg::tensor(self), arg::tensor(target), arg::opt_tensor(weight), arg::opt_tensor(pos_weight), arg::int(reduction)];
-        let [r] = call_n::<1>(c"binary_cross_entropy_with_logits", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5836,15 +6510,17 @@ impl Tensor {
     ///
     /// Takes the defaults `reduction=1`, `log_target=False`; [`Tensor::kl_div_with`] takes every argument.
     pub fn kl_div(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"kl_div");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"kl_div", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor`: every argument (see [`Tensor::kl_div`]).
     pub fn kl_div_with(&self, target: &Tensor, reduction: i64, log_target: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"kl_div");
         let args = [arg::tensor(self), arg::tensor(target), arg::int(reduction), arg::bool(log_target)];
-        let [r] = call_n::<1>(c"kl_div", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5852,15 +6528,17 @@ impl Tensor {
     ///
     /// Takes the defaults `weight=None`, `reduction=1`, `ignore_index=-100`; [`Tensor::nll_loss_with`] takes every argument.
     pub fn nll_loss(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nll_loss");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"nll_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor`: every argument (see [`Tensor::nll_loss`]).
     pub fn nll_loss_with(&self, target: &Tensor, weight: Option<&Tensor>, reduction: i64, ignore_index: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nll_loss");
         let args = [arg::tensor(self), arg::tensor(target), arg::opt_tensor(weight), arg::int(reduction), arg::int(ignore_index)];
-        let [r] = call_n::<1>(c"nll_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5868,15 +6546,17 @@ impl Tensor {
     ///
     /// Takes the defaults `weight=None`, `reduction=1`, `ignore_index=-100`; [`Tensor::nll_loss2d_with`] takes every argument.
     pub fn nll_loss2d(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nll_loss2d");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"nll_loss2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor`: every argument (see [`Tensor::nll_loss2d`]).
     pub fn nll_loss2d_with(&self, target: &Tensor, weight: Option<&Tensor>, reduction: i64, ignore_index: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nll_loss2d");
         let args = [arg::tensor(self), arg::tensor(target), arg::opt_tensor(weight), arg::int(reduction), arg::int(ignore_index)];
-        let [r] = call_n::<1>(c"nll_loss2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5884,15 +6564,17 @@ impl Tensor {
     ///
     /// Takes the defaults `weight=None`, `reduction=1`, `ignore_index=-100`, `label_smoothing=0.0`; [`Tensor::cross_entropy_loss_with`] takes every argument.
     pub fn cross_entropy_loss(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cross_entropy_loss");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"cross_entropy_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) -> Tensor`: every argument (see [`Tensor::cross_entropy_loss`]).
     pub fn cross_entropy_loss_with(&self, target: &Tensor, weight: Option<&Tensor>, reduction: i64, ignore_index: i64, label_smoothing: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cross_entropy_loss");
         let args = [arg::tensor(self), arg::tensor(target), arg::opt_tensor(weight), arg::int(reduction), arg::int(ignore_index), arg::float(label_smoothing)];
-        let [r] = call_n::<1>(c"cross_entropy_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5900,15 +6582,17 @@ impl Tensor {
     ///
     /// Takes the defaults `margin=0.0`, `reduction=1`; [`Tensor::margin_ranking_loss_with`] takes every argument.
     pub fn margin_ranking_loss(input1: &Tensor, input2: &Tensor, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"margin_ranking_loss");
         let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(target)];
-        let [r] = call_n::<1>(c"margin_ranking_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor`: every argument (see [`Tensor::margin_ranking_loss`]).
     pub fn margin_ranking_loss_with(input1: &Tensor, input2: &Tensor, target: &Tensor, margin: f64, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"margin_ranking_loss");
         let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(target), arg::float(margin), arg::int(reduction)];
-        let [r] = call_n::<1>(c"margin_ranking_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5916,15 +6600,17 @@ impl Tensor {
     ///
     /// Takes the defaults `margin=1.0`, `reduction=1`; [`Tensor::hinge_embedding_loss_with`] takes every argument.
     pub fn hinge_embedding_loss(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hinge_embedding_loss");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"hinge_embedding_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=1) -> Tensor`: every argument (see [`Tensor::hinge_embedding_loss`]).
     pub fn hinge_embedding_loss_with(&self, target: &Tensor, margin: f64, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"hinge_embedding_loss");
         let args = [arg::tensor(self), arg::tensor(target), arg::float(margin), arg::int(reduction)];
-        let [r] = call_n::<1>(c"hinge_embedding_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5932,15 +6618,17 @@ impl Tensor {
     ///
     /// Takes the defaults `reduction=1`; [`Tensor::soft_margin_loss_with`] takes every argument.
     pub fn soft_margin_loss(&self, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"soft_margin_loss");
         let args = [arg::tensor(self), arg::tensor(target)];
-        let [r] = call_n::<1>(c"soft_margin_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor`: every argument (see [`Tensor::soft_margin_loss`]).
     pub fn soft_margin_loss_with(&self, target: &Tensor, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"soft_margin_loss");
         let args = [arg::tensor(self), arg::tensor(target), arg::int(reduction)];
-        let [r] = call_n::<1>(c"soft_margin_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5948,15 +6636,17 @@ impl Tensor {
     ///
     /// Takes the defaults `margin=0.0`, `reduction=1`; [`Tensor::cosine_embedding_loss_with`] takes every argument.
     pub fn cosine_embedding_loss(input1: &Tensor, input2: &Tensor, target: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cosine_embedding_loss");
         let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(target)];
-        let [r] = call_n::<1>(c"cosine_embedding_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=1) -> Tensor`: every argument (see [`Tensor::cosine_embedding_loss`]).
     pub fn cosine_embedding_loss_with(input1: &Tensor, input2: &Tensor, target: &Tensor, margin: f64, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cosine_embedding_loss");
         let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(target), arg::float(margin), arg::int(reduction)];
-        let [r] = call_n::<1>(c"cosine_embedding_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5964,22 +6654,25 @@ impl Tensor {
     ///
     /// Takes the defaults `margin=1.0`, `p=2`, `eps=1e-06`, `swap=False`, `reduction=1`; [`Tensor::triplet_margin_loss_with`] takes every argument.
     pub fn triplet_margin_loss(anchor: &Tensor, positive: &Tensor, negative: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"triplet_margin_loss");
         let args = [arg::tensor(anchor), arg::tensor(positive), arg::tensor(negative)];
-        let [r] = call_n::<1>(c"triplet_margin_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=1) -> Tensor`: every argument (see [`Tensor::triplet_margin_loss`]).
     pub fn triplet_margin_loss_with(anchor: &Tensor, positive: &Tensor, negative: &Tensor, margin: f64, p: f64, eps: f64, swap: bool, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"triplet_margin_loss");
         let args = [arg::tensor(anchor), arg::tensor(positive), arg::tensor(negative), arg::float(margin), arg::float(p), arg::float(eps), arg::bool(swap), arg::int(reduction)];
-        let [r] = call_n::<1>(c"triplet_margin_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor`
     pub fn poisson_nll_loss(input: &Tensor, target: &Tensor, log_input: bool, full: bool, eps: f64, reduction: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"poisson_nll_loss");
         let args = [arg::tensor(input), arg::tensor(target), arg::bool(log_input), arg::bool(full), arg::float(eps), arg::int(reduction)];
-        let [r] = call_n::<1>(c"poisson_nll_loss", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -5987,15 +6680,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=1`, `eps=1e-08`; [`Tensor::cosine_similarity_with`] takes every argument.
     pub fn cosine_similarity(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cosine_similarity");
         let args = [arg::tensor(x1), arg::tensor(x2)];
-        let [r] = call_n::<1>(c"cosine_similarity", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor`: every argument (see [`Tensor::cosine_similarity`]).
     pub fn cosine_similarity_with(x1: &Tensor, x2: &Tensor, dim: i64, eps: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cosine_similarity");
         let args = [arg::tensor(x1), arg::tensor(x2), arg::int(dim), arg::float(eps)];
-        let [r] = call_n::<1>(c"cosine_similarity", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6003,15 +6698,17 @@ impl Tensor {
     ///
     /// Takes the defaults `p=2`, `eps=1e-06`, `keepdim=False`; [`Tensor::pairwise_distance_with`] takes every argument.
     pub fn pairwise_distance(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pairwise_distance");
         let args = [arg::tensor(x1), arg::tensor(x2)];
-        let [r] = call_n::<1>(c"pairwise_distance", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor`: every argument (see [`Tensor::pairwise_distance`]).
     pub fn pairwise_distance_with(x1: &Tensor, x2: &Tensor, p: f64, eps: f64, keepdim: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pairwise_distance");
         let args = [arg::tensor(x1), arg::tensor(x2), arg::float(p), arg::float(eps), arg::bool(keepdim)];
-        let [r] = call_n::<1>(c"pairwise_distance", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6019,15 +6716,17 @@ impl Tensor {
     ///
     /// Takes the defaults `p=2`, `compute_mode=None`; [`Tensor::cdist_with`] takes every argument.
     pub fn cdist(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cdist");
         let args = [arg::tensor(x1), arg::tensor(x2)];
-        let [r] = call_n::<1>(c"cdist", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor`: every argument (see [`Tensor::cdist`]).
     pub fn cdist_with(x1: &Tensor, x2: &Tensor, p: f64, compute_mode: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cdist");
         let args = [arg::tensor(x1), arg::tensor(x2), arg::float(p), arg::opt_int(compute_mode)];
-        let [r] = call_n::<1>(c"cdist", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6035,29 +6734,33 @@ impl Tensor {
     ///
     /// Takes the defaults `p=2`; [`Tensor::dist_with`] takes every argument.
     pub fn dist(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"dist");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"dist", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `dist(Tensor self, Tensor other, Scalar p=2) -> Tensor`: every argument (see [`Tensor::dist`]).
     pub fn dist_with(&self, other: &Tensor, p: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"dist");
         let args = [arg::tensor(self), arg::tensor(other), arg::scalar(p.into())];
-        let [r] = call_n::<1>(c"dist", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `pixel_shuffle(Tensor self, int upscale_factor) -> Tensor`
     pub fn pixel_shuffle(&self, upscale_factor: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pixel_shuffle");
         let args = [arg::tensor(self), arg::int(upscale_factor)];
-        let [r] = call_n::<1>(c"pixel_shuffle", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor`
     pub fn pixel_unshuffle(&self, downscale_factor: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"pixel_unshuffle");
         let args = [arg::tensor(self), arg::int(downscale_factor)];
-        let [r] = call_n::<1>(c"pixel_unshuffle", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6065,15 +6768,17 @@ impl Tensor {
     ///
     /// Takes the defaults `num_classes=-1`; [`Tensor::one_hot_with`] takes every argument.
     pub fn one_hot(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"one_hot");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"one_hot", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `one_hot(Tensor self, int num_classes=-1) -> Tensor`: every argument (see [`Tensor::one_hot`]).
     pub fn one_hot_with(&self, num_classes: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"one_hot");
         let args = [arg::tensor(self), arg::int(num_classes)];
-        let [r] = call_n::<1>(c"one_hot", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6081,15 +6786,17 @@ impl Tensor {
     ///
     /// Takes the defaults `b_ih=None`, `b_hh=None`; [`Tensor::rnn_tanh_cell_with`] takes every argument.
     pub fn rnn_tanh_cell(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rnn_tanh_cell");
         let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh)];
-        let [r] = call_n::<1>(c"rnn_tanh_cell", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rnn_tanh_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor`: every argument (see [`Tensor::rnn_tanh_cell`]).
     pub fn rnn_tanh_cell_with(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor, b_ih: Option<&Tensor>, b_hh: Option<&Tensor>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rnn_tanh_cell");
         let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh), arg::opt_tensor(b_ih), arg::opt_tensor(b_hh)];
-        let [r] = call_n::<1>(c"rnn_tanh_cell", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6097,15 +6804,17 @@ impl Tensor {
     ///
     /// Takes the defaults `b_ih=None`, `b_hh=None`; [`Tensor::rnn_relu_cell_with`] takes every argument.
     pub fn rnn_relu_cell(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rnn_relu_cell");
         let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh)];
-        let [r] = call_n::<1>(c"rnn_relu_cell", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `rnn_relu_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor`: every argument (see [`Tensor::rnn_relu_cell`]).
     pub fn rnn_relu_cell_with(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor, b_ih: Option<&Tensor>, b_hh: Option<&Tensor>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"rnn_relu_cell");
         let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh), arg::opt_tensor(b_ih), arg::opt_tensor(b_hh)];
-        let [r] = call_n::<1>(c"rnn_relu_cell", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6113,15 +6822,17 @@ impl Tensor {
     ///
     /// Takes the defaults `b_ih=None`, `b_hh=None`; [`Tensor::gru_cell_with`] takes every argument.
     pub fn gru_cell(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gru_cell");
         let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh)];
-        let [r] = call_n::<1>(c"gru_cell", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> Tensor`: every argument (see [`Tensor::gru_cell`]).
     pub fn gru_cell_with(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor, b_ih: Option<&Tensor>, b_hh: Option<&Tensor>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gru_cell");
         let args = [arg::tensor(input), arg::tensor(hx), arg::tensor(w_ih), arg::tensor(w_hh), arg::opt_tensor(b_ih), arg::opt_tensor(b_hh)];
-        let [r] = call_n::<1>(c"gru_cell", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6129,83 +6840,93 @@ impl Tensor {
     ///
     /// Takes the defaults `b_ih=None`, `b_hh=None`; [`Tensor::lstm_cell_with`] takes every argument.
     pub fn lstm_cell(input: &Tensor, hx: &[impl AsRef<Tensor>], w_ih: &Tensor, w_hh: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"lstm_cell");
         let hx_h = arg::handles(hx);
         let args = [arg::tensor(input), arg::tensor_list(&hx_h), arg::tensor(w_ih), arg::tensor(w_hh)];
-        let [r0, r1] = call_n::<2>(c"lstm_cell", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) -> (Tensor, Tensor)`: every argument (see [`Tensor::lstm_cell`]).
     pub fn lstm_cell_with(input: &Tensor, hx: &[impl AsRef<Tensor>], w_ih: &Tensor, w_hh: &Tensor, b_ih: Option<&Tensor>, b_hh: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"lstm_cell");
         let hx_h = arg::handles(hx);
         let args = [arg::tensor(input), arg::tensor_list(&hx_h), arg::tensor(w_ih), arg::tensor(w_hh), arg::opt_tensor(b_ih), arg::opt_tensor(b_hh)];
-        let [r0, r1] = call_n::<2>(c"lstm_cell", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)`
     pub fn rnn_tanh(input: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool, batch_first: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"rnn_tanh.input");
         let params_h = arg::handles(params);
         let args = [arg::tensor(input), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional), arg::bool(batch_first)];
-        let [r0, r1] = call_n::<2>(c"rnn_tanh.input", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `rnn_tanh.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)`
     pub fn rnn_tanh_data(data: &Tensor, batch_sizes: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"rnn_tanh.data");
         let params_h = arg::handles(params);
         let args = [arg::tensor(data), arg::tensor(batch_sizes), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional)];
-        let [r0, r1] = call_n::<2>(c"rnn_tanh.data", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)`
     pub fn rnn_relu(input: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool, batch_first: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"rnn_relu.input");
         let params_h = arg::handles(params);
         let args = [arg::tensor(input), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional), arg::bool(batch_first)];
-        let [r0, r1] = call_n::<2>(c"rnn_relu.input", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)`
     pub fn rnn_relu_data(data: &Tensor, batch_sizes: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"rnn_relu.data");
         let params_h = arg::handles(params);
         let args = [arg::tensor(data), arg::tensor(batch_sizes), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional)];
-        let [r0, r1] = call_n::<2>(c"rnn_relu.data", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)`
     pub fn gru(input: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool, batch_first: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"gru.input");
         let params_h = arg::handles(params);
         let args = [arg::tensor(input), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional), arg::bool(batch_first)];
-        let [r0, r1] = call_n::<2>(c"gru.input", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `gru.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)`
     pub fn gru_data(data: &Tensor, batch_sizes: &Tensor, hx: &Tensor, params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"gru.data");
         let params_h = arg::handles(params);
         let args = [arg::tensor(data), arg::tensor(batch_sizes), arg::tensor(hx), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional)];
-        let [r0, r1] = call_n::<2>(c"gru.data", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)`
     pub fn lstm(input: &Tensor, hx: &[impl AsRef<Tensor>], params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool, batch_first: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"lstm.input");
         let hx_h = arg::handles(hx);
         let params_h = arg::handles(params);
         let args = [arg::tensor(input), arg::tensor_list(&hx_h), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional), arg::bool(batch_first)];
-        let [r0, r1, r2] = call_n::<3>(c"lstm.input", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
     /// `lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)`
     pub fn lstm_data(data: &Tensor, batch_sizes: &Tensor, hx: &[impl AsRef<Tensor>], params: &[impl AsRef<Tensor>], has_biases: bool, num_layers: i64, dropout: f64, train: bool, bidirectional: bool) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"lstm.data");
         let hx_h = arg::handles(hx);
         let params_h = arg::handles(params);
         let args = [arg::tensor(data), arg::tensor(batch_sizes), arg::tensor_list(&hx_h), arg::tensor_list(&params_h), arg::bool(has_biases), arg::int(num_layers), arg::float(dropout), arg::bool(train), arg::bool(bidirectional)];
-        let [r0, r1, r2] = call_n::<3>(c"lstm.data", &args)?;
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
         Ok((r0, r1, r2))
     }
 
@@ -6213,16 +6934,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`, `interpolation='linear'`; [`Tensor::quantile_with`] takes every argument.
     pub fn quantile(&self, q: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"quantile");
         let args = [arg::tensor(self), arg::tensor(q)];
-        let [r] = call_n::<1>(c"quantile", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`: every argument (see [`Tensor::quantile`]).
     pub fn quantile_with(&self, q: &Tensor, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"quantile");
         let interpolation_c = c_string("quantile", interpolation)?;
         let args = [arg::tensor(self), arg::tensor(q), arg::opt_int(dim), arg::bool(keepdim), arg::string(&interpolation_c)];
-        let [r] = call_n::<1>(c"quantile", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6230,16 +6953,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`, `interpolation='linear'`; [`Tensor::quantile_scalar_with`] takes every argument.
     pub fn quantile_scalar(&self, q: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"quantile.scalar");
         let args = [arg::tensor(self), arg::float(q)];
-        let [r] = call_n::<1>(c"quantile.scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`: every argument (see [`Tensor::quantile_scalar`]).
     pub fn quantile_scalar_with(&self, q: f64, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"quantile.scalar");
         let interpolation_c = c_string("quantile.scalar", interpolation)?;
         let args = [arg::tensor(self), arg::float(q), arg::opt_int(dim), arg::bool(keepdim), arg::string(&interpolation_c)];
-        let [r] = call_n::<1>(c"quantile.scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6247,16 +6972,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`, `interpolation='linear'`; [`Tensor::nanquantile_with`] takes every argument.
     pub fn nanquantile(&self, q: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nanquantile");
         let args = [arg::tensor(self), arg::tensor(q)];
-        let [r] = call_n::<1>(c"nanquantile", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`: every argument (see [`Tensor::nanquantile`]).
     pub fn nanquantile_with(&self, q: &Tensor, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nanquantile");
         let interpolation_c = c_string("nanquantile", interpolation)?;
         let args = [arg::tensor(self), arg::tensor(q), arg::opt_int(dim), arg::bool(keepdim), arg::string(&interpolation_c)];
-        let [r] = call_n::<1>(c"nanquantile", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6264,16 +6991,18 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`, `keepdim=False`, `interpolation='linear'`; [`Tensor::nanquantile_scalar_with`] takes every argument.
     pub fn nanquantile_scalar(&self, q: f64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nanquantile.scalar");
         let args = [arg::tensor(self), arg::float(q)];
-        let [r] = call_n::<1>(c"nanquantile.scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor`: every argument (see [`Tensor::nanquantile_scalar`]).
     pub fn nanquantile_scalar_with(&self, q: f64, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nanquantile.scalar");
         let interpolation_c = c_string("nanquantile.scalar", interpolation)?;
         let args = [arg::tensor(self), arg::float(q), arg::opt_int(dim), arg::bool(keepdim), arg::string(&interpolation_c)];
-        let [r] = call_n::<1>(c"nanquantile.scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6281,15 +7010,17 @@ impl Tensor {
     ///
     /// Takes the defaults `weights=None`, `minlength=0`; [`Tensor::bincount_with`] takes every argument.
     pub fn bincount(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bincount");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"bincount", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor`: every argument (see [`Tensor::bincount`]).
     pub fn bincount_with(&self, weights: Option<&Tensor>, minlength: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bincount");
         let args = [arg::tensor(self), arg::opt_tensor(weights), arg::int(minlength)];
-        let [r] = call_n::<1>(c"bincount", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6297,15 +7028,17 @@ impl Tensor {
     ///
     /// Takes the defaults `bins=100`, `min=0`, `max=0`; [`Tensor::histc_with`] takes every argument.
     pub fn histc(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"histc");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"histc", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor`: every argument (see [`Tensor::histc`]).
     pub fn histc_with(&self, bins: i64, min: impl Into<Scalar>, max: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"histc");
         let args = [arg::tensor(self), arg::int(bins), arg::scalar(min.into()), arg::scalar(max.into())];
-        let [r] = call_n::<1>(c"histc", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6313,16 +7046,18 @@ impl Tensor {
     ///
     /// Takes the defaults `out_int32=False`, `right=False`, `side=None`, `sorter=None`; [`Tensor::searchsorted_with`] takes every argument.
     pub fn searchsorted(sorted_sequence: &Tensor, self_: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"searchsorted.Tensor");
         let args = [arg::tensor(sorted_sequence), arg::tensor(self_)];
-        let [r] = call_n::<1>(c"searchsorted.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor`: every argument (see [`Tensor::searchsorted`]).
     pub fn searchsorted_with(sorted_sequence: &Tensor, self_: &Tensor, out_int32: bool, right: bool, side: Option<&str>, sorter: Option<&Tensor>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"searchsorted.Tensor");
         let side_c = side.map(|s| c_string("searchsorted.Tensor", s)).transpose()?;
         let args = [arg::tensor(sorted_sequence), arg::tensor(self_), arg::bool(out_int32), arg::bool(right), arg::opt_string(side_c.as_deref()), arg::opt_tensor(sorter)];
-        let [r] = call_n::<1>(c"searchsorted.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6330,16 +7065,18 @@ impl Tensor {
     ///
     /// Takes the defaults `out_int32=False`, `right=False`, `side=None`, `sorter=None`; [`Tensor::searchsorted_scalar_with`] takes every argument.
     pub fn searchsorted_scalar(sorted_sequence: &Tensor, self_: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"searchsorted.Scalar");
         let args = [arg::tensor(sorted_sequence), arg::scalar(self_.into())];
-        let [r] = call_n::<1>(c"searchsorted.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor`: every argument (see [`Tensor::searchsorted_scalar`]).
     pub fn searchsorted_scalar_with(sorted_sequence: &Tensor, self_: impl Into<Scalar>, out_int32: bool, right: bool, side: Option<&str>, sorter: Option<&Tensor>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"searchsorted.Scalar");
         let side_c = side.map(|s| c_string("searchsorted.Scalar", s)).transpose()?;
         let args = [arg::tensor(sorted_sequence), arg::scalar(self_.into()), arg::bool(out_int32), arg::bool(right), arg::opt_string(side_c.as_deref()), arg::opt_tensor(sorter)];
-        let [r] = call_n::<1>(c"searchsorted.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6347,15 +7084,17 @@ impl Tensor {
     ///
     /// Takes the defaults `out_int32=False`, `right=False`; [`Tensor::bucketize_with`] takes every argument.
     pub fn bucketize(&self, boundaries: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bucketize.Tensor");
         let args = [arg::tensor(self), arg::tensor(boundaries)];
-        let [r] = call_n::<1>(c"bucketize.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor`: every argument (see [`Tensor::bucketize`]).
     pub fn bucketize_with(&self, boundaries: &Tensor, out_int32: bool, right: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bucketize.Tensor");
         let args = [arg::tensor(self), arg::tensor(boundaries), arg::bool(out_int32), arg::bool(right)];
-        let [r] = call_n::<1>(c"bucketize.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6363,15 +7102,17 @@ impl Tensor {
     ///
     /// Takes the defaults `out_int32=False`, `right=False`; [`Tensor::bucketize_scalar_with`] takes every argument.
     pub fn bucketize_scalar(self_: impl Into<Scalar>, boundaries: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bucketize.Scalar");
         let args = [arg::scalar(self_.into()), arg::tensor(boundaries)];
-        let [r] = call_n::<1>(c"bucketize.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor`: every argument (see [`Tensor::bucketize_scalar`]).
     pub fn bucketize_scalar_with(self_: impl Into<Scalar>, boundaries: &Tensor, out_int32: bool, right: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bucketize.Scalar");
         let args = [arg::scalar(self_.into()), arg::tensor(boundaries), arg::bool(out_int32), arg::bool(right)];
-        let [r] = call_n::<1>(c"bucketize.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6379,15 +7120,17 @@ impl Tensor {
     ///
     /// Takes the defaults `assume_unique=False`, `invert=False`; [`Tensor::isin_with`] takes every argument.
     pub fn isin(elements: &Tensor, test_elements: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isin.Tensor_Tensor");
         let args = [arg::tensor(elements), arg::tensor(test_elements)];
-        let [r] = call_n::<1>(c"isin.Tensor_Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor`: every argument (see [`Tensor::isin`]).
     pub fn isin_with(elements: &Tensor, test_elements: &Tensor, assume_unique: bool, invert: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isin.Tensor_Tensor");
         let args = [arg::tensor(elements), arg::tensor(test_elements), arg::bool(assume_unique), arg::bool(invert)];
-        let [r] = call_n::<1>(c"isin.Tensor_Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6395,15 +7138,17 @@ impl Tensor {
     ///
     /// Takes the defaults `assume_unique=False`, `invert=False`; [`Tensor::isin_tensor_scalar_with`] takes every argument.
     pub fn isin_tensor_scalar(elements: &Tensor, test_element: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isin.Tensor_Scalar");
         let args = [arg::tensor(elements), arg::scalar(test_element.into())];
-        let [r] = call_n::<1>(c"isin.Tensor_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor`: every argument (see [`Tensor::isin_tensor_scalar`]).
     pub fn isin_tensor_scalar_with(elements: &Tensor, test_element: impl Into<Scalar>, assume_unique: bool, invert: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isin.Tensor_Scalar");
         let args = [arg::tensor(elements), arg::scalar(test_element.into()), arg::bool(assume_unique), arg::bool(invert)];
-        let [r] = call_n::<1>(c"isin.Tensor_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6411,15 +7156,17 @@ impl Tensor {
     ///
     /// Takes the defaults `assume_unique=False`, `invert=False`; [`Tensor::isin_scalar_tensor_with`] takes every argument.
     pub fn isin_scalar_tensor(element: impl Into<Scalar>, test_elements: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isin.Scalar_Tensor");
         let args = [arg::scalar(element.into()), arg::tensor(test_elements)];
-        let [r] = call_n::<1>(c"isin.Scalar_Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor`: every argument (see [`Tensor::isin_scalar_tensor`]).
     pub fn isin_scalar_tensor_with(element: impl Into<Scalar>, test_elements: &Tensor, assume_unique: bool, invert: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"isin.Scalar_Tensor");
         let args = [arg::scalar(element.into()), arg::tensor(test_elements), arg::bool(assume_unique), arg::bool(invert)];
-        let [r] = call_n::<1>(c"isin.Scalar_Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6427,22 +7174,25 @@ impl Tensor {
     ///
     /// Takes the defaults `correction=1`, `fweights=None`, `aweights=None`; [`Tensor::cov_with`] takes every argument.
     pub fn cov(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cov");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"cov", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor`: every argument (see [`Tensor::cov`]).
     pub fn cov_with(&self, correction: i64, fweights: Option<&Tensor>, aweights: Option<&Tensor>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cov");
         let args = [arg::tensor(self), arg::int(correction), arg::opt_tensor(fweights), arg::opt_tensor(aweights)];
-        let [r] = call_n::<1>(c"cov", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `corrcoef(Tensor self) -> Tensor`
     pub fn corrcoef(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"corrcoef");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"corrcoef", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6450,15 +7200,17 @@ impl Tensor {
     ///
     /// Takes the defaults `scales=None`; [`Tensor::upsample_nearest1d_with`] takes every argument.
     pub fn upsample_nearest1d(&self, output_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"upsample_nearest1d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r] = call_n::<1>(c"upsample_nearest1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `upsample_nearest1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor`: every argument (see [`Tensor::upsample_nearest1d`]).
     pub fn upsample_nearest1d_with(&self, output_size: &[i64], scales: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"upsample_nearest1d");
         let args = [arg::tensor(self), arg::ints(output_size), arg::opt_float(scales)];
-        let [r] = call_n::<1>(c"upsample_nearest1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6466,15 +7218,17 @@ impl Tensor {
     ///
     /// Takes the defaults `scales_h=None`, `scales_w=None`; [`Tensor::upsample_nearest2d_with`] takes every argument.
     pub fn upsample_nearest2d(&self, output_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"upsample_nearest2d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r] = call_n::<1>(c"upsample_nearest2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `upsample_nearest2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`: every argument (see [`Tensor::upsample_nearest2d`]).
     pub fn upsample_nearest2d_with(&self, output_size: &[i64], scales_h: Option<f64>, scales_w: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"upsample_nearest2d");
         let args = [arg::tensor(self), arg::ints(output_size), arg::opt_float(scales_h), arg::opt_float(scales_w)];
-        let [r] = call_n::<1>(c"upsample_nearest2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6482,15 +7236,17 @@ impl Tensor {
     ///
     /// Takes the defaults `scales=None`; [`Tensor::_upsample_nearest_exact1d_with`] takes every argument.
     pub fn _upsample_nearest_exact1d(&self, output_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"_upsample_nearest_exact1d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r] = call_n::<1>(c"_upsample_nearest_exact1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `_upsample_nearest_exact1d(Tensor self, int[1] output_size, float? scales=None) -> Tensor`: every argument (see [`Tensor::_upsample_nearest_exact1d`]).
     pub fn _upsample_nearest_exact1d_with(&self, output_size: &[i64], scales: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"_upsample_nearest_exact1d");
         let args = [arg::tensor(self), arg::ints(output_size), arg::opt_float(scales)];
-        let [r] = call_n::<1>(c"_upsample_nearest_exact1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6498,15 +7254,17 @@ impl Tensor {
     ///
     /// Takes the defaults `scales_h=None`, `scales_w=None`; [`Tensor::_upsample_nearest_exact2d_with`] takes every argument.
     pub fn _upsample_nearest_exact2d(&self, output_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"_upsample_nearest_exact2d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r] = call_n::<1>(c"_upsample_nearest_exact2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `_upsample_nearest_exact2d(Tensor self, int[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor`: every argument (see [`Tensor::_upsample_nearest_exact2d`]).
     pub fn _upsample_nearest_exact2d_with(&self, output_size: &[i64], scales_h: Option<f64>, scales_w: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"_upsample_nearest_exact2d");
         let args = [arg::tensor(self), arg::ints(output_size), arg::opt_float(scales_h), arg::opt_float(scales_w)];
-        let [r] = call_n::<1>(c"_upsample_nearest_exact2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6514,15 +7272,17 @@ impl Tensor {
     ///
     /// Takes the defaults `scales=None`; [`Tensor::upsample_linear1d_with`] takes every argument.
     pub fn upsample_linear1d(&self, output_size: &[i64], align_corners: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"upsample_linear1d");
         let args = [arg::tensor(self), arg::ints(output_size), arg::bool(align_corners)];
-        let [r] = call_n::<1>(c"upsample_linear1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `upsample_linear1d(Tensor self, int[1] output_size, bool align_corners, float? scales=None) -> Tensor`: every argument (see [`Tensor::upsample_linear1d`]).
     pub fn upsample_linear1d_with(&self, output_size: &[i64], align_corners: bool, scales: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"upsample_linear1d");
         let args = [arg::tensor(self), arg::ints(output_size), arg::bool(align_corners), arg::opt_float(scales)];
-        let [r] = call_n::<1>(c"upsample_linear1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6530,15 +7290,17 @@ impl Tensor {
     ///
     /// Takes the defaults `scales_h=None`, `scales_w=None`; [`Tensor::upsample_bilinear2d_with`] takes every argument.
     pub fn upsample_bilinear2d(&self, output_size: &[i64], align_corners: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"upsample_bilinear2d");
         let args = [arg::tensor(self), arg::ints(output_size), arg::bool(align_corners)];
-        let [r] = call_n::<1>(c"upsample_bilinear2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `upsample_bilinear2d(Tensor self, int[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor`: every argument (see [`Tensor::upsample_bilinear2d`]).
     pub fn upsample_bilinear2d_with(&self, output_size: &[i64], align_corners: bool, scales_h: Option<f64>, scales_w: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"upsample_bilinear2d");
         let args = [arg::tensor(self), arg::ints(output_size), arg::bool(align_corners), arg::opt_float(scales_h), arg::opt_float(scales_w)];
-        let [r] = call_n::<1>(c"upsample_bilinear2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6546,15 +7308,17 @@ impl Tensor {
     ///
     /// Takes the defaults `attn_mask=None`, `dropout_p=0.0`, `is_causal=False`, `scale=None`; [`Tensor::scaled_dot_product_attention_with`] takes every argument.
     pub fn scaled_dot_product_attention(query: &Tensor, key: &Tensor, value: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scaled_dot_product_attention");
         let args = [arg::tensor(query), arg::tensor(key), arg::tensor(value)];
-        let [r] = call_n::<1>(c"scaled_dot_product_attention", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, Generator? generator=None) -> Tensor`: every argument (see [`Tensor::scaled_dot_product_attention`]).
     pub fn scaled_dot_product_attention_with(query: &Tensor, key: &Tensor, value: &Tensor, attn_mask: Option<&Tensor>, dropout_p: f64, is_causal: bool, scale: Option<f64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scaled_dot_product_attention");
         let args = [arg::tensor(query), arg::tensor(key), arg::tensor(value), arg::opt_tensor(attn_mask), arg::float(dropout_p), arg::bool(is_causal), arg::opt_float(scale)];
-        let [r] = call_n::<1>(c"scaled_dot_product_attention", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6562,15 +7326,17 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `dilation=[1]`, `groups=1`; [`Tensor::conv2d_with`] takes every argument.
     pub fn conv2d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv2d");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv2d`]).
     pub fn conv2d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv2d");
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::int(groups)];
-        let [r] = call_n::<1>(c"conv2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6578,15 +7344,17 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `output_padding=[0]`, `groups=1`, `dilation=[1]`; [`Tensor::conv_transpose2d_with`] takes every argument.
     pub fn conv_transpose2d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv_transpose2d.input");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv_transpose2d.input", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], int[2] padding=[0], int[2] output_padding=[0], int groups=1, int[2] dilation=[1]) -> Tensor`: every argument (see [`Tensor::conv_transpose2d`]).
     pub fn conv_transpose2d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], output_padding: &[i64], groups: i64, dilation: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv_transpose2d.input");
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(output_padding), arg::int(groups), arg::ints(dilation)];
-        let [r] = call_n::<1>(c"conv_transpose2d.input", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6594,15 +7362,17 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `dilation=[1]`, `groups=1`; [`Tensor::conv1d_with`] takes every argument.
     pub fn conv1d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv1d");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv1d`]).
     pub fn conv1d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv1d");
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::int(groups)];
-        let [r] = call_n::<1>(c"conv1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6610,15 +7380,17 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `dilation=[1]`, `groups=1`; [`Tensor::conv3d_with`] takes every argument.
     pub fn conv3d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv3d");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv3d`]).
     pub fn conv3d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv3d");
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::int(groups)];
-        let [r] = call_n::<1>(c"conv3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6626,16 +7398,18 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding='valid'`, `dilation=[1]`, `groups=1`; [`Tensor::conv1d_padding_with`] takes every argument.
     pub fn conv1d_padding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv1d.padding");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv1d.padding", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], str padding='valid', int[1] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv1d_padding`]).
     pub fn conv1d_padding_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv1d.padding");
         let padding_c = c_string("conv1d.padding", padding)?;
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::string(&padding_c), arg::ints(dilation), arg::int(groups)];
-        let [r] = call_n::<1>(c"conv1d.padding", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6643,16 +7417,18 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding='valid'`, `dilation=[1]`, `groups=1`; [`Tensor::conv2d_padding_with`] takes every argument.
     pub fn conv2d_padding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv2d.padding");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv2d.padding", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=[1], str padding='valid', int[2] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv2d_padding`]).
     pub fn conv2d_padding_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv2d.padding");
         let padding_c = c_string("conv2d.padding", padding)?;
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::string(&padding_c), arg::ints(dilation), arg::int(groups)];
-        let [r] = call_n::<1>(c"conv2d.padding", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6660,16 +7436,18 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding='valid'`, `dilation=[1]`, `groups=1`; [`Tensor::conv3d_padding_with`] takes every argument.
     pub fn conv3d_padding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv3d.padding");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv3d.padding", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], str padding='valid', int[3] dilation=[1], int groups=1) -> Tensor`: every argument (see [`Tensor::conv3d_padding`]).
     pub fn conv3d_padding_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv3d.padding");
         let padding_c = c_string("conv3d.padding", padding)?;
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::string(&padding_c), arg::ints(dilation), arg::int(groups)];
-        let [r] = call_n::<1>(c"conv3d.padding", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6677,15 +7455,17 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `output_padding=[0]`, `groups=1`, `dilation=[1]`; [`Tensor::conv_transpose1d_with`] takes every argument.
     pub fn conv_transpose1d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv_transpose1d");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv_transpose1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor`: every argument (see [`Tensor::conv_transpose1d`]).
     pub fn conv_transpose1d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], output_padding: &[i64], groups: i64, dilation: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv_transpose1d");
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(output_padding), arg::int(groups), arg::ints(dilation)];
-        let [r] = call_n::<1>(c"conv_transpose1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6693,22 +7473,25 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`, `stride=[1]`, `padding=[0]`, `output_padding=[0]`, `groups=1`, `dilation=[1]`; [`Tensor::conv_transpose3d_with`] takes every argument.
     pub fn conv_transpose3d(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv_transpose3d.input");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"conv_transpose3d.input", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=[1], int[3] padding=[0], int[3] output_padding=[0], int groups=1, int[3] dilation=[1]) -> Tensor`: every argument (see [`Tensor::conv_transpose3d`]).
     pub fn conv_transpose3d_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], output_padding: &[i64], groups: i64, dilation: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv_transpose3d.input");
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(output_padding), arg::int(groups), arg::ints(dilation)];
-        let [r] = call_n::<1>(c"conv_transpose3d.input", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor`
     pub fn convolution(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], transposed: bool, output_padding: &[i64], groups: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"convolution");
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(transposed), arg::ints(output_padding), arg::int(groups)];
-        let [r] = call_n::<1>(c"convolution", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6716,29 +7499,33 @@ impl Tensor {
     ///
     /// Takes the defaults `pad=0`; [`Tensor::conv_tbc_with`] takes every argument.
     pub fn conv_tbc(&self, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv_tbc");
         let args = [arg::tensor(self), arg::tensor(weight), arg::tensor(bias)];
-        let [r] = call_n::<1>(c"conv_tbc", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor`: every argument (see [`Tensor::conv_tbc`]).
     pub fn conv_tbc_with(&self, weight: &Tensor, bias: &Tensor, pad: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"conv_tbc");
         let args = [arg::tensor(self), arg::tensor(weight), arg::tensor(bias), arg::int(pad)];
-        let [r] = call_n::<1>(c"conv_tbc", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`
     pub fn im2col(&self, kernel_size: &[i64], dilation: &[i64], padding: &[i64], stride: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"im2col");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(dilation), arg::ints(padding), arg::ints(stride)];
-        let [r] = call_n::<1>(c"im2col", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `col2im(Tensor self, int[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor`
     pub fn col2im(&self, output_size: &[i64], kernel_size: &[i64], dilation: &[i64], padding: &[i64], stride: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"col2im");
         let args = [arg::tensor(self), arg::ints(output_size), arg::ints(kernel_size), arg::ints(dilation), arg::ints(padding), arg::ints(stride)];
-        let [r] = call_n::<1>(c"col2im", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6746,15 +7533,17 @@ impl Tensor {
     ///
     /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool2d_with_indices_with`] takes every argument.
     pub fn max_pool2d_with_indices(&self, kernel_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"max_pool2d_with_indices");
         let args = [arg::tensor(self), arg::ints(kernel_size)];
-        let [r0, r1] = call_n::<2>(c"max_pool2d_with_indices", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=[0], int[2] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::max_pool2d_with_indices`]).
     pub fn max_pool2d_with_indices_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"max_pool2d_with_indices");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
-        let [r0, r1] = call_n::<2>(c"max_pool2d_with_indices", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -6762,22 +7551,25 @@ impl Tensor {
     ///
     /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool2d_with`] takes every argument.
     pub fn max_pool2d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max_pool2d");
         let args = [arg::tensor(self), arg::ints(kernel_size)];
-        let [r] = call_n::<1>(c"max_pool2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=[0], int[2] dilation=[1], bool ceil_mode=False) -> Tensor`: every argument (see [`Tensor::max_pool2d`]).
     pub fn max_pool2d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max_pool2d");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
-        let [r] = call_n::<1>(c"max_pool2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor`
     pub fn max_pool2d_with_indices_backward(grad_output: &Tensor, self_: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool, indices: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max_pool2d_with_indices_backward");
         let args = [arg::tensor(grad_output), arg::tensor(self_), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode), arg::tensor(indices)];
-        let [r] = call_n::<1>(c"max_pool2d_with_indices_backward", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6785,36 +7577,41 @@ impl Tensor {
     ///
     /// Takes the defaults `stride=[]`, `padding=[0]`, `ceil_mode=False`, `count_include_pad=True`, `divisor_override=None`; [`Tensor::avg_pool2d_with`] takes every argument.
     pub fn avg_pool2d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"avg_pool2d");
         let args = [arg::tensor(self), arg::ints(kernel_size)];
-        let [r] = call_n::<1>(c"avg_pool2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`: every argument (see [`Tensor::avg_pool2d`]).
     pub fn avg_pool2d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool, divisor_override: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"avg_pool2d");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::bool(ceil_mode), arg::bool(count_include_pad), arg::opt_int(divisor_override)];
-        let [r] = call_n::<1>(c"avg_pool2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor`
     pub fn avg_pool2d_backward(grad_output: &Tensor, self_: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool, divisor_override: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"avg_pool2d_backward");
         let args = [arg::tensor(grad_output), arg::tensor(self_), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::bool(ceil_mode), arg::bool(count_include_pad), arg::opt_int(divisor_override)];
-        let [r] = call_n::<1>(c"avg_pool2d_backward", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor`
     pub fn adaptive_avg_pool2d(&self, output_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"adaptive_avg_pool2d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r] = call_n::<1>(c"adaptive_avg_pool2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor`
     pub fn _adaptive_avg_pool2d_backward(grad_output: &Tensor, self_: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"_adaptive_avg_pool2d_backward");
         let args = [arg::tensor(grad_output), arg::tensor(self_)];
-        let [r] = call_n::<1>(c"_adaptive_avg_pool2d_backward", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6822,15 +7619,17 @@ impl Tensor {
     ///
     /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool1d_with_indices_with`] takes every argument.
     pub fn max_pool1d_with_indices(&self, kernel_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"max_pool1d_with_indices");
         let args = [arg::tensor(self), arg::ints(kernel_size)];
-        let [r0, r1] = call_n::<2>(c"max_pool1d_with_indices", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::max_pool1d_with_indices`]).
     pub fn max_pool1d_with_indices_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"max_pool1d_with_indices");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
-        let [r0, r1] = call_n::<2>(c"max_pool1d_with_indices", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -6838,15 +7637,17 @@ impl Tensor {
     ///
     /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool1d_with`] takes every argument.
     pub fn max_pool1d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max_pool1d");
         let args = [arg::tensor(self), arg::ints(kernel_size)];
-        let [r] = call_n::<1>(c"max_pool1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor`: every argument (see [`Tensor::max_pool1d`]).
     pub fn max_pool1d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max_pool1d");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
-        let [r] = call_n::<1>(c"max_pool1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6854,36 +7655,41 @@ impl Tensor {
     ///
     /// Takes the defaults `stride=[]`, `padding=[0]`, `ceil_mode=False`, `count_include_pad=True`; [`Tensor::avg_pool1d_with`] takes every argument.
     pub fn avg_pool1d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"avg_pool1d");
         let args = [arg::tensor(self), arg::ints(kernel_size)];
-        let [r] = call_n::<1>(c"avg_pool1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor`: every argument (see [`Tensor::avg_pool1d`]).
     pub fn avg_pool1d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"avg_pool1d");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::bool(ceil_mode), arg::bool(count_include_pad)];
-        let [r] = call_n::<1>(c"avg_pool1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor`
     pub fn adaptive_avg_pool1d(&self, output_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"adaptive_avg_pool1d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r] = call_n::<1>(c"adaptive_avg_pool1d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor values, Tensor indices)`
     pub fn adaptive_max_pool2d(&self, output_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"adaptive_max_pool2d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r0, r1] = call_n::<2>(c"adaptive_max_pool2d", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor values, Tensor indices)`
     pub fn adaptive_max_pool1d(&self, output_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"adaptive_max_pool1d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r0, r1] = call_n::<2>(c"adaptive_max_pool1d", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -6891,15 +7697,17 @@ impl Tensor {
     ///
     /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool3d_with_indices_with`] takes every argument.
     pub fn max_pool3d_with_indices(&self, kernel_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"max_pool3d_with_indices");
         let args = [arg::tensor(self), arg::ints(kernel_size)];
-        let [r0, r1] = call_n::<2>(c"max_pool3d_with_indices", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> (Tensor values, Tensor indices)`: every argument (see [`Tensor::max_pool3d_with_indices`]).
     pub fn max_pool3d_with_indices_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"max_pool3d_with_indices");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
-        let [r0, r1] = call_n::<2>(c"max_pool3d_with_indices", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
@@ -6907,15 +7715,17 @@ impl Tensor {
     ///
     /// Takes the defaults `stride=[]`, `padding=[0]`, `dilation=[1]`, `ceil_mode=False`; [`Tensor::max_pool3d_with`] takes every argument.
     pub fn max_pool3d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max_pool3d");
         let args = [arg::tensor(self), arg::ints(kernel_size)];
-        let [r] = call_n::<1>(c"max_pool3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], int[3] dilation=[1], bool ceil_mode=False) -> Tensor`: every argument (see [`Tensor::max_pool3d`]).
     pub fn max_pool3d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max_pool3d");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::ints(dilation), arg::bool(ceil_mode)];
-        let [r] = call_n::<1>(c"max_pool3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6923,71 +7733,81 @@ impl Tensor {
     ///
     /// Takes the defaults `stride=[]`, `padding=[0]`, `ceil_mode=False`, `count_include_pad=True`, `divisor_override=None`; [`Tensor::avg_pool3d_with`] takes every argument.
     pub fn avg_pool3d(&self, kernel_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"avg_pool3d");
         let args = [arg::tensor(self), arg::ints(kernel_size)];
-        let [r] = call_n::<1>(c"avg_pool3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=[0], bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor`: every argument (see [`Tensor::avg_pool3d`]).
     pub fn avg_pool3d_with(&self, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool, divisor_override: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"avg_pool3d");
         let args = [arg::tensor(self), arg::ints(kernel_size), arg::ints(stride), arg::ints(padding), arg::bool(ceil_mode), arg::bool(count_include_pad), arg::opt_int(divisor_override)];
-        let [r] = call_n::<1>(c"avg_pool3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor`
     pub fn adaptive_avg_pool3d(&self, output_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"adaptive_avg_pool3d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r] = call_n::<1>(c"adaptive_avg_pool3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor values, Tensor indices)`
     pub fn adaptive_max_pool3d(&self, output_size: &[i64]) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"adaptive_max_pool3d");
         let args = [arg::tensor(self), arg::ints(output_size)];
-        let [r0, r1] = call_n::<2>(c"adaptive_max_pool3d", &args)?;
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
         Ok((r0, r1))
     }
 
     /// `max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor`
     pub fn max_unpool2d(&self, indices: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max_unpool2d");
         let args = [arg::tensor(self), arg::tensor(indices), arg::ints(output_size)];
-        let [r] = call_n::<1>(c"max_unpool2d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor`
     pub fn max_unpool3d(&self, indices: &Tensor, output_size: &[i64], stride: &[i64], padding: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"max_unpool3d");
         let args = [arg::tensor(self), arg::tensor(indices), arg::ints(output_size), arg::ints(stride), arg::ints(padding)];
-        let [r] = call_n::<1>(c"max_unpool3d", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `dot(Tensor self, Tensor tensor) -> Tensor`
     pub fn dot(&self, tensor: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"dot");
         let args = [arg::tensor(self), arg::tensor(tensor)];
-        let [r] = call_n::<1>(c"dot", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `inner(Tensor self, Tensor other) -> Tensor`
     pub fn inner(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"inner");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"inner", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `outer(Tensor self, Tensor vec2) -> Tensor`
     pub fn outer(&self, vec2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"outer");
         let args = [arg::tensor(self), arg::tensor(vec2)];
-        let [r] = call_n::<1>(c"outer", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `ger(Tensor self, Tensor vec2) -> Tensor`
     pub fn ger(&self, vec2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"ger");
         let args = [arg::tensor(self), arg::tensor(vec2)];
-        let [r] = call_n::<1>(c"ger", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -6995,22 +7815,25 @@ impl Tensor {
     ///
     /// Takes the defaults `beta=1`, `alpha=1`; [`Tensor::addr_with`] takes every argument.
     pub fn addr(&self, vec1: &Tensor, vec2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addr");
         let args = [arg::tensor(self), arg::tensor(vec1), arg::tensor(vec2)];
-        let [r] = call_n::<1>(c"addr", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::addr`]).
     pub fn addr_with(&self, vec1: &Tensor, vec2: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addr");
         let args = [arg::tensor(self), arg::tensor(vec1), arg::tensor(vec2), arg::scalar(beta.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"addr", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `mv(Tensor self, Tensor vec) -> Tensor`
     pub fn mv(&self, vec: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"mv");
         let args = [arg::tensor(self), arg::tensor(vec)];
-        let [r] = call_n::<1>(c"mv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7018,15 +7841,17 @@ impl Tensor {
     ///
     /// Takes the defaults `beta=1`, `alpha=1`; [`Tensor::addmv_with`] takes every argument.
     pub fn addmv(&self, mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addmv");
         let args = [arg::tensor(self), arg::tensor(mat), arg::tensor(vec)];
-        let [r] = call_n::<1>(c"addmv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::addmv`]).
     pub fn addmv_with(&self, mat: &Tensor, vec: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addmv");
         let args = [arg::tensor(self), arg::tensor(mat), arg::tensor(vec), arg::scalar(beta.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"addmv", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7034,15 +7859,17 @@ impl Tensor {
     ///
     /// Takes the defaults `beta=1`, `alpha=1`; [`Tensor::baddbmm_with`] takes every argument.
     pub fn baddbmm(&self, batch1: &Tensor, batch2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"baddbmm");
         let args = [arg::tensor(self), arg::tensor(batch1), arg::tensor(batch2)];
-        let [r] = call_n::<1>(c"baddbmm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::baddbmm`]).
     pub fn baddbmm_with(&self, batch1: &Tensor, batch2: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"baddbmm");
         let args = [arg::tensor(self), arg::tensor(batch1), arg::tensor(batch2), arg::scalar(beta.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"baddbmm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7050,29 +7877,33 @@ impl Tensor {
     ///
     /// Takes the defaults `beta=1`, `alpha=1`; [`Tensor::addbmm_with`] takes every argument.
     pub fn addbmm(&self, batch1: &Tensor, batch2: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addbmm");
         let args = [arg::tensor(self), arg::tensor(batch1), arg::tensor(batch2)];
-        let [r] = call_n::<1>(c"addbmm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::addbmm`]).
     pub fn addbmm_with(&self, batch1: &Tensor, batch2: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"addbmm");
         let args = [arg::tensor(self), arg::tensor(batch1), arg::tensor(batch2), arg::scalar(beta.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"addbmm", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor`
     pub fn tensordot(&self, other: &Tensor, dims_self: &[i64], dims_other: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"tensordot");
         let args = [arg::tensor(self), arg::tensor(other), arg::ints(dims_self), arg::ints(dims_other)];
-        let [r] = call_n::<1>(c"tensordot", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `kron(Tensor self, Tensor other) -> Tensor`
     pub fn kron(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"kron");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"kron", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7080,15 +7911,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=-1`; [`Tensor::linalg_cross_with`] takes every argument.
     pub fn linalg_cross(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_cross");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"linalg_cross", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor`: every argument (see [`Tensor::linalg_cross`]).
     pub fn linalg_cross_with(&self, other: &Tensor, dim: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_cross");
         let args = [arg::tensor(self), arg::tensor(other), arg::int(dim)];
-        let [r] = call_n::<1>(c"linalg_cross", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7096,15 +7929,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`; [`Tensor::cross_with`] takes every argument.
     pub fn cross(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cross");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"cross", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `cross(Tensor self, Tensor other, int? dim=None) -> Tensor`: every argument (see [`Tensor::cross`]).
     pub fn cross_with(&self, other: &Tensor, dim: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"cross");
         let args = [arg::tensor(self), arg::tensor(other), arg::opt_int(dim)];
-        let [r] = call_n::<1>(c"cross", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7112,15 +7947,17 @@ impl Tensor {
     ///
     /// Takes the defaults `N=None`, `increasing=False`; [`Tensor::vander_with`] takes every argument.
     pub fn vander(x: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"vander");
         let args = [arg::tensor(x)];
-        let [r] = call_n::<1>(c"vander", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `vander(Tensor x, int? N=None, bool increasing=False) -> Tensor`: every argument (see [`Tensor::vander`]).
     pub fn vander_with(x: &Tensor, n: Option<i64>, increasing: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"vander");
         let args = [arg::tensor(x), arg::opt_int(n), arg::bool(increasing)];
-        let [r] = call_n::<1>(c"vander", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7128,15 +7965,17 @@ impl Tensor {
     ///
     /// Takes the defaults `N=None`; [`Tensor::linalg_vander_with`] takes every argument.
     pub fn linalg_vander(x: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_vander");
         let args = [arg::tensor(x)];
-        let [r] = call_n::<1>(c"linalg_vander", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linalg_vander(Tensor x, *, int? N=None) -> Tensor`: every argument (see [`Tensor::linalg_vander`]).
     pub fn linalg_vander_with(x: &Tensor, n: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_vander");
         let args = [arg::tensor(x), arg::opt_int(n)];
-        let [r] = call_n::<1>(c"linalg_vander", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7144,15 +7983,17 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`; [`Tensor::linear_with`] takes every argument.
     pub fn linear(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linear");
         let args = [arg::tensor(input), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"linear", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor`: every argument (see [`Tensor::linear`]).
     pub fn linear_with(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linear");
         let args = [arg::tensor(input), arg::tensor(weight), arg::opt_tensor(bias)];
-        let [r] = call_n::<1>(c"linear", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7160,15 +8001,17 @@ impl Tensor {
     ///
     /// Takes the defaults `bias=None`; [`Tensor::bilinear_with`] takes every argument.
     pub fn bilinear(input1: &Tensor, input2: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bilinear");
         let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(weight)];
-        let [r] = call_n::<1>(c"bilinear", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor`: every argument (see [`Tensor::bilinear`]).
     pub fn bilinear_with(input1: &Tensor, input2: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"bilinear");
         let args = [arg::tensor(input1), arg::tensor(input2), arg::tensor(weight), arg::opt_tensor(bias)];
-        let [r] = call_n::<1>(c"bilinear", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7176,26 +8019,29 @@ impl Tensor {
     ///
     /// Takes the defaults `path=None`; [`Tensor::einsum_with`] takes every argument.
     pub fn einsum(equation: &str, tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"einsum");
         let equation_c = c_string("einsum", equation)?;
         let tensors_h = arg::handles(tensors);
         let args = [arg::string(&equation_c), arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"einsum", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor`: every argument (see [`Tensor::einsum`]).
     pub fn einsum_with(equation: &str, tensors: &[impl AsRef<Tensor>], path: Option<&[i64]>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"einsum");
         let equation_c = c_string("einsum", equation)?;
         let tensors_h = arg::handles(tensors);
         let args = [arg::string(&equation_c), arg::tensor_list(&tensors_h), arg::opt_ints(path)];
-        let [r] = call_n::<1>(c"einsum", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_select(Tensor self, int dim, Tensor index) -> Tensor`
     pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_select");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index)];
-        let [r] = call_n::<1>(c"index_select", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7203,15 +8049,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::index_add_with`] takes every argument.
     pub fn index_add(&self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_add");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(source)];
-        let [r] = call_n::<1>(c"index_add", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::index_add`]).
     pub fn index_add_with(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_add");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(source), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"index_add", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7219,57 +8067,65 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::index_add_with_`] takes every argument.
     pub fn index_add_(&self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_add_");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(source)];
-        let [r] = call_n::<1>(c"index_add_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)`: every argument (see [`Tensor::index_add_`]).
     pub fn index_add_with_(&self, dim: i64, index: &Tensor, source: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_add_");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(source), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"index_add_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor`
     pub fn index_copy(&self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_copy");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(source)];
-        let [r] = call_n::<1>(c"index_copy", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)`
     pub fn index_copy_(&self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_copy_");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(source)];
-        let [r] = call_n::<1>(c"index_copy_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`
     pub fn index_fill(&self, dim: i64, index: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_fill.int_Scalar");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"index_fill.int_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)`
     pub fn index_fill_(&self, dim: i64, index: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_fill_.int_Scalar");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"index_fill_.int_Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor`
     pub fn index_fill_int_tensor(&self, dim: i64, index: &Tensor, value: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_fill.int_Tensor");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(value)];
-        let [r] = call_n::<1>(c"index_fill.int_Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)`
     pub fn index_fill_int_tensor_(&self, dim: i64, index: &Tensor, value: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_fill_.int_Tensor");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(value)];
-        let [r] = call_n::<1>(c"index_fill_.int_Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7277,15 +8133,17 @@ impl Tensor {
     ///
     /// Takes the defaults `dim=None`; [`Tensor::take_along_dim_with`] takes every argument.
     pub fn take_along_dim(&self, indices: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"take_along_dim");
         let args = [arg::tensor(self), arg::tensor(indices)];
-        let [r] = call_n::<1>(c"take_along_dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor`: every argument (see [`Tensor::take_along_dim`]).
     pub fn take_along_dim_with(&self, indices: &Tensor, dim: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"take_along_dim");
         let args = [arg::tensor(self), arg::tensor(indices), arg::opt_int(dim)];
-        let [r] = call_n::<1>(c"take_along_dim", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7293,89 +8151,101 @@ impl Tensor {
     ///
     /// Takes the defaults `sparse_grad=False`; [`Tensor::gather_with`] takes every argument.
     pub fn gather(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gather");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index)];
-        let [r] = call_n::<1>(c"gather", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor`: every argument (see [`Tensor::gather`]).
     pub fn gather_with(&self, dim: i64, index: &Tensor, sparse_grad: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"gather");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::bool(sparse_grad)];
-        let [r] = call_n::<1>(c"gather", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`
     pub fn scatter(&self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter.src");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src)];
-        let [r] = call_n::<1>(c"scatter.src", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)`
     pub fn scatter_(&self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_.src");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src)];
-        let [r] = call_n::<1>(c"scatter_.src", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor`
     pub fn scatter_value(&self, dim: i64, index: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter.value");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"scatter.value", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)`
     pub fn scatter_value_(&self, dim: i64, index: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_.value");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"scatter_.value", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor`
     pub fn scatter_reduce_overload(&self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter.reduce");
         let reduce_c = c_string("scatter.reduce", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src), arg::string(&reduce_c)];
-        let [r] = call_n::<1>(c"scatter.reduce", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor`
     pub fn scatter_value_reduce(&self, dim: i64, index: &Tensor, value: impl Into<Scalar>, reduce: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter.value_reduce");
         let reduce_c = c_string("scatter.value_reduce", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::scalar(value.into()), arg::string(&reduce_c)];
-        let [r] = call_n::<1>(c"scatter.value_reduce", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)`
     pub fn scatter_reduce_overload_(&self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_.reduce");
         let reduce_c = c_string("scatter_.reduce", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src), arg::string(&reduce_c)];
-        let [r] = call_n::<1>(c"scatter_.reduce", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)`
     pub fn scatter_value_reduce_(&self, dim: i64, index: &Tensor, value: impl Into<Scalar>, reduce: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_.value_reduce");
         let reduce_c = c_string("scatter_.value_reduce", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::scalar(value.into()), arg::string(&reduce_c)];
-        let [r] = call_n::<1>(c"scatter_.value_reduce", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor`
     pub fn scatter_add(&self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_add");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src)];
-        let [r] = call_n::<1>(c"scatter_add", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)`
     pub fn scatter_add_(&self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_add_");
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src)];
-        let [r] = call_n::<1>(c"scatter_add_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7383,17 +8253,19 @@ impl Tensor {
     ///
     /// Takes the defaults `include_self=True`; [`Tensor::scatter_reduce_with`] takes every argument.
     pub fn scatter_reduce(&self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_reduce.two");
         let reduce_c = c_string("scatter_reduce.two", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src), arg::string(&reduce_c)];
-        let [r] = call_n::<1>(c"scatter_reduce.two", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor`: every argument (see [`Tensor::scatter_reduce`]).
     pub fn scatter_reduce_with(&self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str, include_self: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_reduce.two");
         let reduce_c = c_string("scatter_reduce.two", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src), arg::string(&reduce_c), arg::bool(include_self)];
-        let [r] = call_n::<1>(c"scatter_reduce.two", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7401,80 +8273,91 @@ impl Tensor {
     ///
     /// Takes the defaults `include_self=True`; [`Tensor::scatter_reduce_with_`] takes every argument.
     pub fn scatter_reduce_(&self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_reduce_.two");
         let reduce_c = c_string("scatter_reduce_.two", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src), arg::string(&reduce_c)];
-        let [r] = call_n::<1>(c"scatter_reduce_.two", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)`: every argument (see [`Tensor::scatter_reduce_`]).
     pub fn scatter_reduce_with_(&self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str, include_self: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"scatter_reduce_.two");
         let reduce_c = c_string("scatter_reduce_.two", reduce)?;
         let args = [arg::tensor(self), arg::int(dim), arg::tensor(index), arg::tensor(src), arg::string(&reduce_c), arg::bool(include_self)];
-        let [r] = call_n::<1>(c"scatter_reduce_.two", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor`
     pub fn masked_fill_scalar(&self, mask: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"masked_fill.Scalar");
         let args = [arg::tensor(self), arg::tensor(mask), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"masked_fill.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)`
     pub fn masked_fill_scalar_(&self, mask: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"masked_fill_.Scalar");
         let args = [arg::tensor(self), arg::tensor(mask), arg::scalar(value.into())];
-        let [r] = call_n::<1>(c"masked_fill_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor`
     pub fn masked_fill(&self, mask: &Tensor, value: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"masked_fill.Tensor");
         let args = [arg::tensor(self), arg::tensor(mask), arg::tensor(value)];
-        let [r] = call_n::<1>(c"masked_fill.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)`
     pub fn masked_fill_(&self, mask: &Tensor, value: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"masked_fill_.Tensor");
         let args = [arg::tensor(self), arg::tensor(mask), arg::tensor(value)];
-        let [r] = call_n::<1>(c"masked_fill_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor`
     pub fn masked_scatter(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"masked_scatter");
         let args = [arg::tensor(self), arg::tensor(mask), arg::tensor(source)];
-        let [r] = call_n::<1>(c"masked_scatter", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)`
     pub fn masked_scatter_(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"masked_scatter_");
         let args = [arg::tensor(self), arg::tensor(mask), arg::tensor(source)];
-        let [r] = call_n::<1>(c"masked_scatter_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `masked_select(Tensor self, Tensor mask) -> Tensor`
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"masked_select");
         let args = [arg::tensor(self), arg::tensor(mask)];
-        let [r] = call_n::<1>(c"masked_select", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `nonzero(Tensor self) -> Tensor`
     pub fn nonzero(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"nonzero");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"nonzero", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `take(Tensor self, Tensor index) -> Tensor`
     pub fn take(&self, index: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"take");
         let args = [arg::tensor(self), arg::tensor(index)];
-        let [r] = call_n::<1>(c"take", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7482,15 +8365,17 @@ impl Tensor {
     ///
     /// Takes the defaults `accumulate=False`; [`Tensor::put_with`] takes every argument.
     pub fn put(&self, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"put");
         let args = [arg::tensor(self), arg::tensor(index), arg::tensor(source)];
-        let [r] = call_n::<1>(c"put", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor`: every argument (see [`Tensor::put`]).
     pub fn put_with(&self, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"put");
         let args = [arg::tensor(self), arg::tensor(index), arg::tensor(source), arg::bool(accumulate)];
-        let [r] = call_n::<1>(c"put", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7498,15 +8383,17 @@ impl Tensor {
     ///
     /// Takes the defaults `accumulate=False`; [`Tensor::put_with_`] takes every argument.
     pub fn put_(&self, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"put_");
         let args = [arg::tensor(self), arg::tensor(index), arg::tensor(source)];
-        let [r] = call_n::<1>(c"put_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)`: every argument (see [`Tensor::put_`]).
     pub fn put_with_(&self, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"put_");
         let args = [arg::tensor(self), arg::tensor(index), arg::tensor(source), arg::bool(accumulate)];
-        let [r] = call_n::<1>(c"put_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7514,15 +8401,17 @@ impl Tensor {
     ///
     /// Takes the defaults `padding_idx=-1`, `scale_grad_by_freq=False`, `sparse=False`; [`Tensor::embedding_with`] takes every argument.
     pub fn embedding(weight: &Tensor, indices: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"embedding");
         let args = [arg::tensor(weight), arg::tensor(indices)];
-        let [r] = call_n::<1>(c"embedding", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor`: every argument (see [`Tensor::embedding`]).
     pub fn embedding_with(weight: &Tensor, indices: &Tensor, padding_idx: i64, scale_grad_by_freq: bool, sparse: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"embedding");
         let args = [arg::tensor(weight), arg::tensor(indices), arg::int(padding_idx), arg::bool(scale_grad_by_freq), arg::bool(sparse)];
-        let [r] = call_n::<1>(c"embedding", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7530,17 +8419,19 @@ impl Tensor {
     ///
     /// Takes the defaults `dims=[]`; [`Tensor::index_with`] takes every argument.
     pub fn index(&self, indices: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index.Tensor");
         let indices_h = arg::handles(indices);
         let args = [arg::tensor(self), arg::tensor_list(&indices_h)];
-        let [r] = call_n::<1>(c"index.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index.Tensor(Tensor self, Tensor[] indices, int[] dims=[]) -> Tensor`: every argument (see [`Tensor::index`]).
     pub fn index_with(&self, indices: &[impl AsRef<Tensor>], dims: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index.Tensor");
         let indices_h = arg::handles(indices);
         let args = [arg::tensor(self), arg::tensor_list(&indices_h), arg::ints(dims)];
-        let [r] = call_n::<1>(c"index.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7548,17 +8439,19 @@ impl Tensor {
     ///
     /// Takes the defaults `accumulate=False`, `dims=[]`; [`Tensor::index_put_with`] takes every argument.
     pub fn index_put(&self, indices: &[impl AsRef<Tensor>], values: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_put");
         let indices_h = arg::handles(indices);
         let args = [arg::tensor(self), arg::tensor_list(&indices_h), arg::tensor(values)];
-        let [r] = call_n::<1>(c"index_put", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_put(Tensor self, Tensor[] indices, Tensor values, bool accumulate=False, int[] dims=[]) -> Tensor`: every argument (see [`Tensor::index_put`]).
     pub fn index_put_with(&self, indices: &[impl AsRef<Tensor>], values: &Tensor, accumulate: bool, dims: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_put");
         let indices_h = arg::handles(indices);
         let args = [arg::tensor(self), arg::tensor_list(&indices_h), arg::tensor(values), arg::bool(accumulate), arg::ints(dims)];
-        let [r] = call_n::<1>(c"index_put", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7566,199 +8459,227 @@ impl Tensor {
     ///
     /// Takes the defaults `accumulate=False`, `dims=[]`; [`Tensor::index_put_with_`] takes every argument.
     pub fn index_put_(&self, indices: &[impl AsRef<Tensor>], values: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_put_");
         let indices_h = arg::handles(indices);
         let args = [arg::tensor(self), arg::tensor_list(&indices_h), arg::tensor(values)];
-        let [r] = call_n::<1>(c"index_put_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `index_put_(Tensor(a!) self, Tensor[] indices, Tensor values, bool accumulate=False, int[] dims=[]) -> Tensor(a!)`: every argument (see [`Tensor::index_put_`]).
     pub fn index_put_with_(&self, indices: &[impl AsRef<Tensor>], values: &Tensor, accumulate: bool, dims: &[i64]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"index_put_");
         let indices_h = arg::handles(indices);
         let args = [arg::tensor(self), arg::tensor_list(&indices_h), arg::tensor(values), arg::bool(accumulate), arg::ints(dims)];
-        let [r] = call_n::<1>(c"index_put_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `absolute(Tensor self) -> Tensor`
     pub fn absolute(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"absolute");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"absolute", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `absolute_(Tensor(a!) self) -> Tensor(a!)`
     pub fn absolute_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"absolute_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"absolute_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arccos(Tensor self) -> Tensor`
     pub fn arccos(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arccos");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arccos", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arccos_(Tensor(a!) self) -> Tensor(a!)`
     pub fn arccos_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arccos_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arccos_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arccosh(Tensor self) -> Tensor`
     pub fn arccosh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arccosh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arccosh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arccosh_(Tensor(a!) self) -> Tensor(a!)`
     pub fn arccosh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arccosh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arccosh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arcsin(Tensor self) -> Tensor`
     pub fn arcsin(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arcsin");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arcsin", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arcsin_(Tensor(a!) self) -> Tensor(a!)`
     pub fn arcsin_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arcsin_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arcsin_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arcsinh(Tensor self) -> Tensor`
     pub fn arcsinh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arcsinh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arcsinh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arcsinh_(Tensor(a!) self) -> Tensor(a!)`
     pub fn arcsinh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arcsinh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arcsinh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arctan(Tensor self) -> Tensor`
     pub fn arctan(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arctan");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arctan", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arctan_(Tensor(a!) self) -> Tensor(a!)`
     pub fn arctan_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arctan_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arctan_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arctanh(Tensor self) -> Tensor`
     pub fn arctanh(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arctanh");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arctanh", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arctanh_(Tensor(a!) self) -> Tensor(a!)`
     pub fn arctanh_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arctanh_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"arctanh_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arctan2.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn arctan2(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arctan2.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"arctan2.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `arctan2_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn arctan2_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"arctan2_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"arctan2_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `negative(Tensor self) -> Tensor`
     pub fn negative(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"negative");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"negative", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `negative_(Tensor(a!) self) -> Tensor(a!)`
     pub fn negative_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"negative_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"negative_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `multiply.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn multiply(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"multiply.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"multiply.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `multiply.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn multiply_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"multiply.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"multiply.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn multiply_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"multiply_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"multiply_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn multiply_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"multiply_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"multiply_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `divide.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn divide(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"divide.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"divide.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `divide.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn divide_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"divide.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"divide.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)`
     pub fn divide_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"divide_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"divide_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)`
     pub fn divide_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"divide_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"divide_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7766,15 +8687,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::subtract_with`] takes every argument.
     pub fn subtract(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"subtract.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"subtract.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::subtract`]).
     pub fn subtract_with(&self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"subtract.Tensor");
         let args = [arg::tensor(self), arg::tensor(other), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"subtract.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7782,15 +8705,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::subtract_scalar_with`] takes every argument.
     pub fn subtract_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"subtract.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"subtract.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor`: every argument (see [`Tensor::subtract_scalar`]).
     pub fn subtract_scalar_with(&self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"subtract.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"subtract.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7798,15 +8723,17 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::subtract_with_`] takes every argument.
     pub fn subtract_(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"subtract_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"subtract_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)`: every argument (see [`Tensor::subtract_`]).
     pub fn subtract_with_(&self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"subtract_.Tensor");
         let args = [arg::tensor(self), arg::tensor(other), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"subtract_.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7814,120 +8741,137 @@ impl Tensor {
     ///
     /// Takes the defaults `alpha=1`; [`Tensor::subtract_scalar_with_`] takes every argument.
     pub fn subtract_scalar_(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"subtract_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"subtract_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)`: every argument (see [`Tensor::subtract_scalar_`]).
     pub fn subtract_scalar_with_(&self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"subtract_.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into()), arg::scalar(alpha.into())];
-        let [r] = call_n::<1>(c"subtract_.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `greater.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn greater(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"greater.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"greater.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `greater.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn greater_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"greater.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"greater.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `greater_equal.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn greater_equal(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"greater_equal.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"greater_equal.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `greater_equal.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn greater_equal_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"greater_equal.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"greater_equal.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `less.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn less(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"less.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"less.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `less.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn less_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"less.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"less.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `less_equal.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn less_equal(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"less_equal.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"less_equal.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `less_equal.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn less_equal_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"less_equal.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"less_equal.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `not_equal.Tensor(Tensor self, Tensor other) -> Tensor`
     pub fn not_equal(&self, other: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"not_equal.Tensor");
         let args = [arg::tensor(self), arg::tensor(other)];
-        let [r] = call_n::<1>(c"not_equal.Tensor", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `not_equal.Scalar(Tensor self, Scalar other) -> Tensor`
     pub fn not_equal_scalar(&self, other: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"not_equal.Scalar");
         let args = [arg::tensor(self), arg::scalar(other.into())];
-        let [r] = call_n::<1>(c"not_equal.Scalar", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fix(Tensor self) -> Tensor`
     pub fn fix(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fix");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"fix", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `fix_(Tensor(a!) self) -> Tensor(a!)`
     pub fn fix_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fix_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"fix_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `swapaxes.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`
     pub fn swapaxes(&self, dim0: i64, dim1: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"swapaxes.int");
         let args = [arg::tensor(self), arg::int(dim0), arg::int(dim1)];
-        let [r] = call_n::<1>(c"swapaxes.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `swapdims.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)`
     pub fn swapdims(&self, dim0: i64, dim1: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"swapdims.int");
         let args = [arg::tensor(self), arg::int(dim0), arg::int(dim1)];
-        let [r] = call_n::<1>(c"swapdims.int", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `argwhere(Tensor self) -> Tensor`
     pub fn argwhere(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"argwhere");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"argwhere", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7935,15 +8879,17 @@ impl Tensor {
     ///
     /// Takes the defaults `min=None`, `max=None`; [`Tensor::clip_with`] takes every argument.
     pub fn clip(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clip");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"clip", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor`: every argument (see [`Tensor::clip`]).
     pub fn clip_with(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clip");
         let args = [arg::tensor(self), arg::opt_scalar(min), arg::opt_scalar(max)];
-        let [r] = call_n::<1>(c"clip", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
@@ -7951,44 +8897,3777 @@ impl Tensor {
     ///
     /// Takes the defaults `min=None`, `max=None`; [`Tensor::clip_with_`] takes every argument.
     pub fn clip_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clip_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"clip_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)`: every argument (see [`Tensor::clip_`]).
     pub fn clip_with_(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clip_");
         let args = [arg::tensor(self), arg::opt_scalar(min), arg::opt_scalar(max)];
-        let [r] = call_n::<1>(c"clip_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `row_stack(Tensor[] tensors) -> Tensor`
     pub fn row_stack(tensors: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+        static OP: Op = Op::new(c"row_stack");
         let tensors_h = arg::handles(tensors);
         let args = [arg::tensor_list(&tensors_h)];
-        let [r] = call_n::<1>(c"row_stack", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `vdot(Tensor self, Tensor tensor) -> Tensor`
     pub fn vdot(&self, tensor: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"vdot");
         let args = [arg::tensor(self), arg::tensor(tensor)];
-        let [r] = call_n::<1>(c"vdot", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sgn(Tensor self) -> Tensor`
     pub fn sgn(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sgn");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sgn", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 
     /// `sgn_(Tensor(a!) self) -> Tensor(a!)`
     pub fn sgn_(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"sgn_");
         let args = [arg::tensor(self)];
-        let [r] = call_n::<1>(c"sgn_", &args)?;
+        let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
 }
+
+/// The methods above that take `self`, as default methods of [`crate::TensorResult`]: each
+/// forwards to the tensor of a `Result<Tensor>`, or passes its error on.
+macro_rules! tensor_result_methods {
+    () => {
+        /// [`Tensor::copy_`] of the tensor, or the chain's first error.
+        fn copy_(self, src: &Tensor) -> Result<Tensor> {
+            self.tensor()?.copy_(src)
+        }
+
+        /// [`Tensor::to`] of the tensor, or the chain's first error.
+        fn to(self, dtype: DType) -> Result<Tensor> {
+            self.tensor()?.to(dtype)
+        }
+
+        /// [`Tensor::to_device`] of the tensor, or the chain's first error.
+        fn to_device(self, device: Device) -> Result<Tensor> {
+            self.tensor()?.to_device(device)
+        }
+
+        /// [`Tensor::to_device_with`] of the tensor, or the chain's first error.
+        fn to_device_with(self, device: Device, dtype: Option<DType>, copy: bool) -> Result<Tensor> {
+            self.tensor()?.to_device_with(device, dtype, copy)
+        }
+
+        /// [`Tensor::contiguous`] of the tensor, or the chain's first error.
+        fn contiguous(self) -> Result<Tensor> {
+            self.tensor()?.contiguous()
+        }
+
+        /// [`Tensor::deep_clone`] of the tensor, or the chain's first error.
+        fn deep_clone(self) -> Result<Tensor> {
+            self.tensor()?.deep_clone()
+        }
+
+        /// [`Tensor::fill_scalar_`] of the tensor, or the chain's first error.
+        fn fill_scalar_(self, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.fill_scalar_(value)
+        }
+
+        /// [`Tensor::fill_`] of the tensor, or the chain's first error.
+        fn fill_(self, value: &Tensor) -> Result<Tensor> {
+            self.tensor()?.fill_(value)
+        }
+
+        /// [`Tensor::zero_`] of the tensor, or the chain's first error.
+        fn zero_(self) -> Result<Tensor> {
+            self.tensor()?.zero_()
+        }
+
+        /// [`Tensor::add`] of the tensor, or the chain's first error.
+        fn add(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.add(other)
+        }
+
+        /// [`Tensor::add_with`] of the tensor, or the chain's first error.
+        fn add_with(self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.add_with(other, alpha)
+        }
+
+        /// [`Tensor::add_`] of the tensor, or the chain's first error.
+        fn add_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.add_(other)
+        }
+
+        /// [`Tensor::add_with_`] of the tensor, or the chain's first error.
+        fn add_with_(self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.add_with_(other, alpha)
+        }
+
+        /// [`Tensor::add_scalar`] of the tensor, or the chain's first error.
+        fn add_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.add_scalar(other)
+        }
+
+        /// [`Tensor::add_scalar_with`] of the tensor, or the chain's first error.
+        fn add_scalar_with(self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.add_scalar_with(other, alpha)
+        }
+
+        /// [`Tensor::add_scalar_`] of the tensor, or the chain's first error.
+        fn add_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.add_scalar_(other)
+        }
+
+        /// [`Tensor::add_scalar_with_`] of the tensor, or the chain's first error.
+        fn add_scalar_with_(self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.add_scalar_with_(other, alpha)
+        }
+
+        /// [`Tensor::sub`] of the tensor, or the chain's first error.
+        fn sub(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.sub(other)
+        }
+
+        /// [`Tensor::sub_with`] of the tensor, or the chain's first error.
+        fn sub_with(self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.sub_with(other, alpha)
+        }
+
+        /// [`Tensor::sub_`] of the tensor, or the chain's first error.
+        fn sub_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.sub_(other)
+        }
+
+        /// [`Tensor::sub_with_`] of the tensor, or the chain's first error.
+        fn sub_with_(self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.sub_with_(other, alpha)
+        }
+
+        /// [`Tensor::sub_scalar`] of the tensor, or the chain's first error.
+        fn sub_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.sub_scalar(other)
+        }
+
+        /// [`Tensor::sub_scalar_with`] of the tensor, or the chain's first error.
+        fn sub_scalar_with(self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.sub_scalar_with(other, alpha)
+        }
+
+        /// [`Tensor::sub_scalar_`] of the tensor, or the chain's first error.
+        fn sub_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.sub_scalar_(other)
+        }
+
+        /// [`Tensor::sub_scalar_with_`] of the tensor, or the chain's first error.
+        fn sub_scalar_with_(self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.sub_scalar_with_(other, alpha)
+        }
+
+        /// [`Tensor::mul`] of the tensor, or the chain's first error.
+        fn mul(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.mul(other)
+        }
+
+        /// [`Tensor::mul_`] of the tensor, or the chain's first error.
+        fn mul_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.mul_(other)
+        }
+
+        /// [`Tensor::mul_scalar`] of the tensor, or the chain's first error.
+        fn mul_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.mul_scalar(other)
+        }
+
+        /// [`Tensor::mul_scalar_`] of the tensor, or the chain's first error.
+        fn mul_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.mul_scalar_(other)
+        }
+
+        /// [`Tensor::div`] of the tensor, or the chain's first error.
+        fn div(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.div(other)
+        }
+
+        /// [`Tensor::div_`] of the tensor, or the chain's first error.
+        fn div_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.div_(other)
+        }
+
+        /// [`Tensor::div_scalar`] of the tensor, or the chain's first error.
+        fn div_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.div_scalar(other)
+        }
+
+        /// [`Tensor::div_scalar_`] of the tensor, or the chain's first error.
+        fn div_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.div_scalar_(other)
+        }
+
+        /// [`Tensor::pow`] of the tensor, or the chain's first error.
+        fn pow(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.pow(other)
+        }
+
+        /// [`Tensor::pow_scalar`] of the tensor, or the chain's first error.
+        fn pow_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.pow_scalar(other)
+        }
+
+        /// [`Tensor::maximum`] of the tensor, or the chain's first error.
+        fn maximum(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.maximum(other)
+        }
+
+        /// [`Tensor::maximum_scalar`] of the tensor, or the chain's first error.
+        fn maximum_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.maximum_scalar(other)
+        }
+
+        /// [`Tensor::minimum`] of the tensor, or the chain's first error.
+        fn minimum(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.minimum(other)
+        }
+
+        /// [`Tensor::minimum_scalar`] of the tensor, or the chain's first error.
+        fn minimum_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.minimum_scalar(other)
+        }
+
+        /// [`Tensor::eq`] of the tensor, or the chain's first error.
+        fn eq(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.eq(other)
+        }
+
+        /// [`Tensor::eq_scalar`] of the tensor, or the chain's first error.
+        fn eq_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.eq_scalar(other)
+        }
+
+        /// [`Tensor::ne`] of the tensor, or the chain's first error.
+        fn ne(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.ne(other)
+        }
+
+        /// [`Tensor::ne_scalar`] of the tensor, or the chain's first error.
+        fn ne_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.ne_scalar(other)
+        }
+
+        /// [`Tensor::lt`] of the tensor, or the chain's first error.
+        fn lt(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.lt(other)
+        }
+
+        /// [`Tensor::lt_scalar`] of the tensor, or the chain's first error.
+        fn lt_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.lt_scalar(other)
+        }
+
+        /// [`Tensor::le`] of the tensor, or the chain's first error.
+        fn le(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.le(other)
+        }
+
+        /// [`Tensor::le_scalar`] of the tensor, or the chain's first error.
+        fn le_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.le_scalar(other)
+        }
+
+        /// [`Tensor::gt`] of the tensor, or the chain's first error.
+        fn gt(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.gt(other)
+        }
+
+        /// [`Tensor::gt_scalar`] of the tensor, or the chain's first error.
+        fn gt_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.gt_scalar(other)
+        }
+
+        /// [`Tensor::ge`] of the tensor, or the chain's first error.
+        fn ge(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.ge(other)
+        }
+
+        /// [`Tensor::ge_scalar`] of the tensor, or the chain's first error.
+        fn ge_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.ge_scalar(other)
+        }
+
+        /// [`Tensor::rsub`] of the tensor, or the chain's first error.
+        fn rsub(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.rsub(other)
+        }
+
+        /// [`Tensor::rsub_with`] of the tensor, or the chain's first error.
+        fn rsub_with(self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.rsub_with(other, alpha)
+        }
+
+        /// [`Tensor::atan2`] of the tensor, or the chain's first error.
+        fn atan2(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.atan2(other)
+        }
+
+        /// [`Tensor::atan2_`] of the tensor, or the chain's first error.
+        fn atan2_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.atan2_(other)
+        }
+
+        /// [`Tensor::hypot`] of the tensor, or the chain's first error.
+        fn hypot(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.hypot(other)
+        }
+
+        /// [`Tensor::hypot_`] of the tensor, or the chain's first error.
+        fn hypot_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.hypot_(other)
+        }
+
+        /// [`Tensor::fmod`] of the tensor, or the chain's first error.
+        fn fmod(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.fmod(other)
+        }
+
+        /// [`Tensor::fmod_`] of the tensor, or the chain's first error.
+        fn fmod_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.fmod_(other)
+        }
+
+        /// [`Tensor::fmod_scalar`] of the tensor, or the chain's first error.
+        fn fmod_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.fmod_scalar(other)
+        }
+
+        /// [`Tensor::fmod_scalar_`] of the tensor, or the chain's first error.
+        fn fmod_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.fmod_scalar_(other)
+        }
+
+        /// [`Tensor::remainder`] of the tensor, or the chain's first error.
+        fn remainder(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.remainder(other)
+        }
+
+        /// [`Tensor::remainder_`] of the tensor, or the chain's first error.
+        fn remainder_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.remainder_(other)
+        }
+
+        /// [`Tensor::remainder_scalar`] of the tensor, or the chain's first error.
+        fn remainder_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.remainder_scalar(other)
+        }
+
+        /// [`Tensor::remainder_scalar_`] of the tensor, or the chain's first error.
+        fn remainder_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.remainder_scalar_(other)
+        }
+
+        /// [`Tensor::floor_divide`] of the tensor, or the chain's first error.
+        fn floor_divide(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.floor_divide(other)
+        }
+
+        /// [`Tensor::floor_divide_`] of the tensor, or the chain's first error.
+        fn floor_divide_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.floor_divide_(other)
+        }
+
+        /// [`Tensor::floor_divide_scalar`] of the tensor, or the chain's first error.
+        fn floor_divide_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.floor_divide_scalar(other)
+        }
+
+        /// [`Tensor::floor_divide_scalar_`] of the tensor, or the chain's first error.
+        fn floor_divide_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.floor_divide_scalar_(other)
+        }
+
+        /// [`Tensor::bitwise_and`] of the tensor, or the chain's first error.
+        fn bitwise_and(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_and(other)
+        }
+
+        /// [`Tensor::bitwise_and_`] of the tensor, or the chain's first error.
+        fn bitwise_and_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_and_(other)
+        }
+
+        /// [`Tensor::bitwise_and_scalar`] of the tensor, or the chain's first error.
+        fn bitwise_and_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_and_scalar(other)
+        }
+
+        /// [`Tensor::bitwise_and_scalar_`] of the tensor, or the chain's first error.
+        fn bitwise_and_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_and_scalar_(other)
+        }
+
+        /// [`Tensor::bitwise_or`] of the tensor, or the chain's first error.
+        fn bitwise_or(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_or(other)
+        }
+
+        /// [`Tensor::bitwise_or_`] of the tensor, or the chain's first error.
+        fn bitwise_or_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_or_(other)
+        }
+
+        /// [`Tensor::bitwise_or_scalar`] of the tensor, or the chain's first error.
+        fn bitwise_or_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_or_scalar(other)
+        }
+
+        /// [`Tensor::bitwise_or_scalar_`] of the tensor, or the chain's first error.
+        fn bitwise_or_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_or_scalar_(other)
+        }
+
+        /// [`Tensor::bitwise_xor`] of the tensor, or the chain's first error.
+        fn bitwise_xor(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_xor(other)
+        }
+
+        /// [`Tensor::bitwise_xor_`] of the tensor, or the chain's first error.
+        fn bitwise_xor_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_xor_(other)
+        }
+
+        /// [`Tensor::bitwise_xor_scalar`] of the tensor, or the chain's first error.
+        fn bitwise_xor_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_xor_scalar(other)
+        }
+
+        /// [`Tensor::bitwise_xor_scalar_`] of the tensor, or the chain's first error.
+        fn bitwise_xor_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_xor_scalar_(other)
+        }
+
+        /// [`Tensor::bitwise_left_shift`] of the tensor, or the chain's first error.
+        fn bitwise_left_shift(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_left_shift(other)
+        }
+
+        /// [`Tensor::bitwise_left_shift_`] of the tensor, or the chain's first error.
+        fn bitwise_left_shift_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_left_shift_(other)
+        }
+
+        /// [`Tensor::bitwise_left_shift_tensor_scalar`] of the tensor, or the chain's first error.
+        fn bitwise_left_shift_tensor_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_left_shift_tensor_scalar(other)
+        }
+
+        /// [`Tensor::bitwise_left_shift_tensor_scalar_`] of the tensor, or the chain's first error.
+        fn bitwise_left_shift_tensor_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_left_shift_tensor_scalar_(other)
+        }
+
+        /// [`Tensor::bitwise_right_shift`] of the tensor, or the chain's first error.
+        fn bitwise_right_shift(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_right_shift(other)
+        }
+
+        /// [`Tensor::bitwise_right_shift_`] of the tensor, or the chain's first error.
+        fn bitwise_right_shift_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bitwise_right_shift_(other)
+        }
+
+        /// [`Tensor::bitwise_right_shift_tensor_scalar`] of the tensor, or the chain's first error.
+        fn bitwise_right_shift_tensor_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_right_shift_tensor_scalar(other)
+        }
+
+        /// [`Tensor::bitwise_right_shift_tensor_scalar_`] of the tensor, or the chain's first error.
+        fn bitwise_right_shift_tensor_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.bitwise_right_shift_tensor_scalar_(other)
+        }
+
+        /// [`Tensor::logical_and`] of the tensor, or the chain's first error.
+        fn logical_and(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.logical_and(other)
+        }
+
+        /// [`Tensor::logical_and_`] of the tensor, or the chain's first error.
+        fn logical_and_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.logical_and_(other)
+        }
+
+        /// [`Tensor::logical_or`] of the tensor, or the chain's first error.
+        fn logical_or(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.logical_or(other)
+        }
+
+        /// [`Tensor::logical_or_`] of the tensor, or the chain's first error.
+        fn logical_or_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.logical_or_(other)
+        }
+
+        /// [`Tensor::logical_xor`] of the tensor, or the chain's first error.
+        fn logical_xor(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.logical_xor(other)
+        }
+
+        /// [`Tensor::logical_xor_`] of the tensor, or the chain's first error.
+        fn logical_xor_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.logical_xor_(other)
+        }
+
+        /// [`Tensor::copysign`] of the tensor, or the chain's first error.
+        fn copysign(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.copysign(other)
+        }
+
+        /// [`Tensor::copysign_`] of the tensor, or the chain's first error.
+        fn copysign_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.copysign_(other)
+        }
+
+        /// [`Tensor::copysign_scalar`] of the tensor, or the chain's first error.
+        fn copysign_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.copysign_scalar(other)
+        }
+
+        /// [`Tensor::copysign_scalar_`] of the tensor, or the chain's first error.
+        fn copysign_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.copysign_scalar_(other)
+        }
+
+        /// [`Tensor::logaddexp`] of the tensor, or the chain's first error.
+        fn logaddexp(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.logaddexp(other)
+        }
+
+        /// [`Tensor::logaddexp2`] of the tensor, or the chain's first error.
+        fn logaddexp2(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.logaddexp2(other)
+        }
+
+        /// [`Tensor::xlogy`] of the tensor, or the chain's first error.
+        fn xlogy(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.xlogy(other)
+        }
+
+        /// [`Tensor::xlogy_`] of the tensor, or the chain's first error.
+        fn xlogy_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.xlogy_(other)
+        }
+
+        /// [`Tensor::xlogy_scalar_other`] of the tensor, or the chain's first error.
+        fn xlogy_scalar_other(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.xlogy_scalar_other(other)
+        }
+
+        /// [`Tensor::xlogy_scalar_other_`] of the tensor, or the chain's first error.
+        fn xlogy_scalar_other_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.xlogy_scalar_other_(other)
+        }
+
+        /// [`Tensor::igamma`] of the tensor, or the chain's first error.
+        fn igamma(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.igamma(other)
+        }
+
+        /// [`Tensor::igamma_`] of the tensor, or the chain's first error.
+        fn igamma_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.igamma_(other)
+        }
+
+        /// [`Tensor::igammac`] of the tensor, or the chain's first error.
+        fn igammac(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.igammac(other)
+        }
+
+        /// [`Tensor::igammac_`] of the tensor, or the chain's first error.
+        fn igammac_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.igammac_(other)
+        }
+
+        /// [`Tensor::nextafter`] of the tensor, or the chain's first error.
+        fn nextafter(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.nextafter(other)
+        }
+
+        /// [`Tensor::nextafter_`] of the tensor, or the chain's first error.
+        fn nextafter_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.nextafter_(other)
+        }
+
+        /// [`Tensor::heaviside`] of the tensor, or the chain's first error.
+        fn heaviside(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.heaviside(other)
+        }
+
+        /// [`Tensor::heaviside_`] of the tensor, or the chain's first error.
+        fn heaviside_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.heaviside_(other)
+        }
+
+        /// [`Tensor::fmax`] of the tensor, or the chain's first error.
+        fn fmax(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.fmax(other)
+        }
+
+        /// [`Tensor::fmin`] of the tensor, or the chain's first error.
+        fn fmin(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.fmin(other)
+        }
+
+        /// [`Tensor::gcd`] of the tensor, or the chain's first error.
+        fn gcd(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.gcd(other)
+        }
+
+        /// [`Tensor::gcd_`] of the tensor, or the chain's first error.
+        fn gcd_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.gcd_(other)
+        }
+
+        /// [`Tensor::lcm`] of the tensor, or the chain's first error.
+        fn lcm(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.lcm(other)
+        }
+
+        /// [`Tensor::lcm_`] of the tensor, or the chain's first error.
+        fn lcm_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.lcm_(other)
+        }
+
+        /// [`Tensor::float_power`] of the tensor, or the chain's first error.
+        fn float_power(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.float_power(other)
+        }
+
+        /// [`Tensor::float_power_`] of the tensor, or the chain's first error.
+        fn float_power_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.float_power_(other)
+        }
+
+        /// [`Tensor::float_power_tensor_scalar`] of the tensor, or the chain's first error.
+        fn float_power_tensor_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.float_power_tensor_scalar(other)
+        }
+
+        /// [`Tensor::float_power_tensor_scalar_`] of the tensor, or the chain's first error.
+        fn float_power_tensor_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.float_power_tensor_scalar_(other)
+        }
+
+        /// [`Tensor::ldexp`] of the tensor, or the chain's first error.
+        fn ldexp(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.ldexp(other)
+        }
+
+        /// [`Tensor::ldexp_`] of the tensor, or the chain's first error.
+        fn ldexp_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.ldexp_(other)
+        }
+
+        /// [`Tensor::true_divide`] of the tensor, or the chain's first error.
+        fn true_divide(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.true_divide(other)
+        }
+
+        /// [`Tensor::true_divide_scalar`] of the tensor, or the chain's first error.
+        fn true_divide_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.true_divide_scalar(other)
+        }
+
+        /// [`Tensor::neg`] of the tensor, or the chain's first error.
+        fn neg(self) -> Result<Tensor> {
+            self.tensor()?.neg()
+        }
+
+        /// [`Tensor::neg_`] of the tensor, or the chain's first error.
+        fn neg_(self) -> Result<Tensor> {
+            self.tensor()?.neg_()
+        }
+
+        /// [`Tensor::abs`] of the tensor, or the chain's first error.
+        fn abs(self) -> Result<Tensor> {
+            self.tensor()?.abs()
+        }
+
+        /// [`Tensor::abs_`] of the tensor, or the chain's first error.
+        fn abs_(self) -> Result<Tensor> {
+            self.tensor()?.abs_()
+        }
+
+        /// [`Tensor::relu`] of the tensor, or the chain's first error.
+        fn relu(self) -> Result<Tensor> {
+            self.tensor()?.relu()
+        }
+
+        /// [`Tensor::relu_`] of the tensor, or the chain's first error.
+        fn relu_(self) -> Result<Tensor> {
+            self.tensor()?.relu_()
+        }
+
+        /// [`Tensor::exp`] of the tensor, or the chain's first error.
+        fn exp(self) -> Result<Tensor> {
+            self.tensor()?.exp()
+        }
+
+        /// [`Tensor::exp_`] of the tensor, or the chain's first error.
+        fn exp_(self) -> Result<Tensor> {
+            self.tensor()?.exp_()
+        }
+
+        /// [`Tensor::log`] of the tensor, or the chain's first error.
+        fn log(self) -> Result<Tensor> {
+            self.tensor()?.log()
+        }
+
+        /// [`Tensor::log_`] of the tensor, or the chain's first error.
+        fn log_(self) -> Result<Tensor> {
+            self.tensor()?.log_()
+        }
+
+        /// [`Tensor::sqrt`] of the tensor, or the chain's first error.
+        fn sqrt(self) -> Result<Tensor> {
+            self.tensor()?.sqrt()
+        }
+
+        /// [`Tensor::sqrt_`] of the tensor, or the chain's first error.
+        fn sqrt_(self) -> Result<Tensor> {
+            self.tensor()?.sqrt_()
+        }
+
+        /// [`Tensor::rsqrt`] of the tensor, or the chain's first error.
+        fn rsqrt(self) -> Result<Tensor> {
+            self.tensor()?.rsqrt()
+        }
+
+        /// [`Tensor::rsqrt_`] of the tensor, or the chain's first error.
+        fn rsqrt_(self) -> Result<Tensor> {
+            self.tensor()?.rsqrt_()
+        }
+
+        /// [`Tensor::sin`] of the tensor, or the chain's first error.
+        fn sin(self) -> Result<Tensor> {
+            self.tensor()?.sin()
+        }
+
+        /// [`Tensor::sin_`] of the tensor, or the chain's first error.
+        fn sin_(self) -> Result<Tensor> {
+            self.tensor()?.sin_()
+        }
+
+        /// [`Tensor::cos`] of the tensor, or the chain's first error.
+        fn cos(self) -> Result<Tensor> {
+            self.tensor()?.cos()
+        }
+
+        /// [`Tensor::cos_`] of the tensor, or the chain's first error.
+        fn cos_(self) -> Result<Tensor> {
+            self.tensor()?.cos_()
+        }
+
+        /// [`Tensor::tanh`] of the tensor, or the chain's first error.
+        fn tanh(self) -> Result<Tensor> {
+            self.tensor()?.tanh()
+        }
+
+        /// [`Tensor::tanh_`] of the tensor, or the chain's first error.
+        fn tanh_(self) -> Result<Tensor> {
+            self.tensor()?.tanh_()
+        }
+
+        /// [`Tensor::sigmoid`] of the tensor, or the chain's first error.
+        fn sigmoid(self) -> Result<Tensor> {
+            self.tensor()?.sigmoid()
+        }
+
+        /// [`Tensor::sigmoid_`] of the tensor, or the chain's first error.
+        fn sigmoid_(self) -> Result<Tensor> {
+            self.tensor()?.sigmoid_()
+        }
+
+        /// [`Tensor::reciprocal`] of the tensor, or the chain's first error.
+        fn reciprocal(self) -> Result<Tensor> {
+            self.tensor()?.reciprocal()
+        }
+
+        /// [`Tensor::reciprocal_`] of the tensor, or the chain's first error.
+        fn reciprocal_(self) -> Result<Tensor> {
+            self.tensor()?.reciprocal_()
+        }
+
+        /// [`Tensor::exp2`] of the tensor, or the chain's first error.
+        fn exp2(self) -> Result<Tensor> {
+            self.tensor()?.exp2()
+        }
+
+        /// [`Tensor::exp2_`] of the tensor, or the chain's first error.
+        fn exp2_(self) -> Result<Tensor> {
+            self.tensor()?.exp2_()
+        }
+
+        /// [`Tensor::expm1`] of the tensor, or the chain's first error.
+        fn expm1(self) -> Result<Tensor> {
+            self.tensor()?.expm1()
+        }
+
+        /// [`Tensor::expm1_`] of the tensor, or the chain's first error.
+        fn expm1_(self) -> Result<Tensor> {
+            self.tensor()?.expm1_()
+        }
+
+        /// [`Tensor::log1p`] of the tensor, or the chain's first error.
+        fn log1p(self) -> Result<Tensor> {
+            self.tensor()?.log1p()
+        }
+
+        /// [`Tensor::log1p_`] of the tensor, or the chain's first error.
+        fn log1p_(self) -> Result<Tensor> {
+            self.tensor()?.log1p_()
+        }
+
+        /// [`Tensor::log2`] of the tensor, or the chain's first error.
+        fn log2(self) -> Result<Tensor> {
+            self.tensor()?.log2()
+        }
+
+        /// [`Tensor::log2_`] of the tensor, or the chain's first error.
+        fn log2_(self) -> Result<Tensor> {
+            self.tensor()?.log2_()
+        }
+
+        /// [`Tensor::log10`] of the tensor, or the chain's first error.
+        fn log10(self) -> Result<Tensor> {
+            self.tensor()?.log10()
+        }
+
+        /// [`Tensor::log10_`] of the tensor, or the chain's first error.
+        fn log10_(self) -> Result<Tensor> {
+            self.tensor()?.log10_()
+        }
+
+        /// [`Tensor::tan`] of the tensor, or the chain's first error.
+        fn tan(self) -> Result<Tensor> {
+            self.tensor()?.tan()
+        }
+
+        /// [`Tensor::tan_`] of the tensor, or the chain's first error.
+        fn tan_(self) -> Result<Tensor> {
+            self.tensor()?.tan_()
+        }
+
+        /// [`Tensor::asin`] of the tensor, or the chain's first error.
+        fn asin(self) -> Result<Tensor> {
+            self.tensor()?.asin()
+        }
+
+        /// [`Tensor::asin_`] of the tensor, or the chain's first error.
+        fn asin_(self) -> Result<Tensor> {
+            self.tensor()?.asin_()
+        }
+
+        /// [`Tensor::acos`] of the tensor, or the chain's first error.
+        fn acos(self) -> Result<Tensor> {
+            self.tensor()?.acos()
+        }
+
+        /// [`Tensor::acos_`] of the tensor, or the chain's first error.
+        fn acos_(self) -> Result<Tensor> {
+            self.tensor()?.acos_()
+        }
+
+        /// [`Tensor::atan`] of the tensor, or the chain's first error.
+        fn atan(self) -> Result<Tensor> {
+            self.tensor()?.atan()
+        }
+
+        /// [`Tensor::atan_`] of the tensor, or the chain's first error.
+        fn atan_(self) -> Result<Tensor> {
+            self.tensor()?.atan_()
+        }
+
+        /// [`Tensor::sinh`] of the tensor, or the chain's first error.
+        fn sinh(self) -> Result<Tensor> {
+            self.tensor()?.sinh()
+        }
+
+        /// [`Tensor::sinh_`] of the tensor, or the chain's first error.
+        fn sinh_(self) -> Result<Tensor> {
+            self.tensor()?.sinh_()
+        }
+
+        /// [`Tensor::cosh`] of the tensor, or the chain's first error.
+        fn cosh(self) -> Result<Tensor> {
+            self.tensor()?.cosh()
+        }
+
+        /// [`Tensor::cosh_`] of the tensor, or the chain's first error.
+        fn cosh_(self) -> Result<Tensor> {
+            self.tensor()?.cosh_()
+        }
+
+        /// [`Tensor::asinh`] of the tensor, or the chain's first error.
+        fn asinh(self) -> Result<Tensor> {
+            self.tensor()?.asinh()
+        }
+
+        /// [`Tensor::asinh_`] of the tensor, or the chain's first error.
+        fn asinh_(self) -> Result<Tensor> {
+            self.tensor()?.asinh_()
+        }
+
+        /// [`Tensor::acosh`] of the tensor, or the chain's first error.
+        fn acosh(self) -> Result<Tensor> {
+            self.tensor()?.acosh()
+        }
+
+        /// [`Tensor::acosh_`] of the tensor, or the chain's first error.
+        fn acosh_(self) -> Result<Tensor> {
+            self.tensor()?.acosh_()
+        }
+
+        /// [`Tensor::atanh`] of the tensor, or the chain's first error.
+        fn atanh(self) -> Result<Tensor> {
+            self.tensor()?.atanh()
+        }
+
+        /// [`Tensor::atanh_`] of the tensor, or the chain's first error.
+        fn atanh_(self) -> Result<Tensor> {
+            self.tensor()?.atanh_()
+        }
+
+        /// [`Tensor::erf`] of the tensor, or the chain's first error.
+        fn erf(self) -> Result<Tensor> {
+            self.tensor()?.erf()
+        }
+
+        /// [`Tensor::erf_`] of the tensor, or the chain's first error.
+        fn erf_(self) -> Result<Tensor> {
+            self.tensor()?.erf_()
+        }
+
+        /// [`Tensor::erfc`] of the tensor, or the chain's first error.
+        fn erfc(self) -> Result<Tensor> {
+            self.tensor()?.erfc()
+        }
+
+        /// [`Tensor::erfc_`] of the tensor, or the chain's first error.
+        fn erfc_(self) -> Result<Tensor> {
+            self.tensor()?.erfc_()
+        }
+
+        /// [`Tensor::erfinv`] of the tensor, or the chain's first error.
+        fn erfinv(self) -> Result<Tensor> {
+            self.tensor()?.erfinv()
+        }
+
+        /// [`Tensor::erfinv_`] of the tensor, or the chain's first error.
+        fn erfinv_(self) -> Result<Tensor> {
+            self.tensor()?.erfinv_()
+        }
+
+        /// [`Tensor::floor`] of the tensor, or the chain's first error.
+        fn floor(self) -> Result<Tensor> {
+            self.tensor()?.floor()
+        }
+
+        /// [`Tensor::floor_`] of the tensor, or the chain's first error.
+        fn floor_(self) -> Result<Tensor> {
+            self.tensor()?.floor_()
+        }
+
+        /// [`Tensor::ceil`] of the tensor, or the chain's first error.
+        fn ceil(self) -> Result<Tensor> {
+            self.tensor()?.ceil()
+        }
+
+        /// [`Tensor::ceil_`] of the tensor, or the chain's first error.
+        fn ceil_(self) -> Result<Tensor> {
+            self.tensor()?.ceil_()
+        }
+
+        /// [`Tensor::round`] of the tensor, or the chain's first error.
+        fn round(self) -> Result<Tensor> {
+            self.tensor()?.round()
+        }
+
+        /// [`Tensor::round_`] of the tensor, or the chain's first error.
+        fn round_(self) -> Result<Tensor> {
+            self.tensor()?.round_()
+        }
+
+        /// [`Tensor::round_decimals`] of the tensor, or the chain's first error.
+        fn round_decimals(self, decimals: i64) -> Result<Tensor> {
+            self.tensor()?.round_decimals(decimals)
+        }
+
+        /// [`Tensor::round_decimals_`] of the tensor, or the chain's first error.
+        fn round_decimals_(self, decimals: i64) -> Result<Tensor> {
+            self.tensor()?.round_decimals_(decimals)
+        }
+
+        /// [`Tensor::trunc`] of the tensor, or the chain's first error.
+        fn trunc(self) -> Result<Tensor> {
+            self.tensor()?.trunc()
+        }
+
+        /// [`Tensor::trunc_`] of the tensor, or the chain's first error.
+        fn trunc_(self) -> Result<Tensor> {
+            self.tensor()?.trunc_()
+        }
+
+        /// [`Tensor::frac`] of the tensor, or the chain's first error.
+        fn frac(self) -> Result<Tensor> {
+            self.tensor()?.frac()
+        }
+
+        /// [`Tensor::frac_`] of the tensor, or the chain's first error.
+        fn frac_(self) -> Result<Tensor> {
+            self.tensor()?.frac_()
+        }
+
+        /// [`Tensor::sign`] of the tensor, or the chain's first error.
+        fn sign(self) -> Result<Tensor> {
+            self.tensor()?.sign()
+        }
+
+        /// [`Tensor::sign_`] of the tensor, or the chain's first error.
+        fn sign_(self) -> Result<Tensor> {
+            self.tensor()?.sign_()
+        }
+
+        /// [`Tensor::square`] of the tensor, or the chain's first error.
+        fn square(self) -> Result<Tensor> {
+            self.tensor()?.square()
+        }
+
+        /// [`Tensor::square_`] of the tensor, or the chain's first error.
+        fn square_(self) -> Result<Tensor> {
+            self.tensor()?.square_()
+        }
+
+        /// [`Tensor::nan_to_num`] of the tensor, or the chain's first error.
+        fn nan_to_num(self) -> Result<Tensor> {
+            self.tensor()?.nan_to_num()
+        }
+
+        /// [`Tensor::nan_to_num_with`] of the tensor, or the chain's first error.
+        fn nan_to_num_with(self, nan: Option<f64>, posinf: Option<f64>, neginf: Option<f64>) -> Result<Tensor> {
+            self.tensor()?.nan_to_num_with(nan, posinf, neginf)
+        }
+
+        /// [`Tensor::nan_to_num_`] of the tensor, or the chain's first error.
+        fn nan_to_num_(self) -> Result<Tensor> {
+            self.tensor()?.nan_to_num_()
+        }
+
+        /// [`Tensor::nan_to_num_with_`] of the tensor, or the chain's first error.
+        fn nan_to_num_with_(self, nan: Option<f64>, posinf: Option<f64>, neginf: Option<f64>) -> Result<Tensor> {
+            self.tensor()?.nan_to_num_with_(nan, posinf, neginf)
+        }
+
+        /// [`Tensor::bitwise_not`] of the tensor, or the chain's first error.
+        fn bitwise_not(self) -> Result<Tensor> {
+            self.tensor()?.bitwise_not()
+        }
+
+        /// [`Tensor::bitwise_not_`] of the tensor, or the chain's first error.
+        fn bitwise_not_(self) -> Result<Tensor> {
+            self.tensor()?.bitwise_not_()
+        }
+
+        /// [`Tensor::logical_not`] of the tensor, or the chain's first error.
+        fn logical_not(self) -> Result<Tensor> {
+            self.tensor()?.logical_not()
+        }
+
+        /// [`Tensor::isnan`] of the tensor, or the chain's first error.
+        fn isnan(self) -> Result<Tensor> {
+            self.tensor()?.isnan()
+        }
+
+        /// [`Tensor::isinf`] of the tensor, or the chain's first error.
+        fn isinf(self) -> Result<Tensor> {
+            self.tensor()?.isinf()
+        }
+
+        /// [`Tensor::isfinite`] of the tensor, or the chain's first error.
+        fn isfinite(self) -> Result<Tensor> {
+            self.tensor()?.isfinite()
+        }
+
+        /// [`Tensor::deg2rad`] of the tensor, or the chain's first error.
+        fn deg2rad(self) -> Result<Tensor> {
+            self.tensor()?.deg2rad()
+        }
+
+        /// [`Tensor::deg2rad_`] of the tensor, or the chain's first error.
+        fn deg2rad_(self) -> Result<Tensor> {
+            self.tensor()?.deg2rad_()
+        }
+
+        /// [`Tensor::rad2deg`] of the tensor, or the chain's first error.
+        fn rad2deg(self) -> Result<Tensor> {
+            self.tensor()?.rad2deg()
+        }
+
+        /// [`Tensor::rad2deg_`] of the tensor, or the chain's first error.
+        fn rad2deg_(self) -> Result<Tensor> {
+            self.tensor()?.rad2deg_()
+        }
+
+        /// [`Tensor::sinc`] of the tensor, or the chain's first error.
+        fn sinc(self) -> Result<Tensor> {
+            self.tensor()?.sinc()
+        }
+
+        /// [`Tensor::sinc_`] of the tensor, or the chain's first error.
+        fn sinc_(self) -> Result<Tensor> {
+            self.tensor()?.sinc_()
+        }
+
+        /// [`Tensor::lgamma`] of the tensor, or the chain's first error.
+        fn lgamma(self) -> Result<Tensor> {
+            self.tensor()?.lgamma()
+        }
+
+        /// [`Tensor::lgamma_`] of the tensor, or the chain's first error.
+        fn lgamma_(self) -> Result<Tensor> {
+            self.tensor()?.lgamma_()
+        }
+
+        /// [`Tensor::digamma`] of the tensor, or the chain's first error.
+        fn digamma(self) -> Result<Tensor> {
+            self.tensor()?.digamma()
+        }
+
+        /// [`Tensor::digamma_`] of the tensor, or the chain's first error.
+        fn digamma_(self) -> Result<Tensor> {
+            self.tensor()?.digamma_()
+        }
+
+        /// [`Tensor::i0`] of the tensor, or the chain's first error.
+        fn i0(self) -> Result<Tensor> {
+            self.tensor()?.i0()
+        }
+
+        /// [`Tensor::i0_`] of the tensor, or the chain's first error.
+        fn i0_(self) -> Result<Tensor> {
+            self.tensor()?.i0_()
+        }
+
+        /// [`Tensor::special_i1`] of the tensor, or the chain's first error.
+        fn special_i1(self) -> Result<Tensor> {
+            self.tensor()?.special_i1()
+        }
+
+        /// [`Tensor::special_i1_`] of the tensor, or the chain's first error.
+        fn special_i1_(self) -> Result<Tensor> {
+            self.tensor()?.special_i1_()
+        }
+
+        /// [`Tensor::signbit`] of the tensor, or the chain's first error.
+        fn signbit(self) -> Result<Tensor> {
+            self.tensor()?.signbit()
+        }
+
+        /// [`Tensor::logit`] of the tensor, or the chain's first error.
+        fn logit(self) -> Result<Tensor> {
+            self.tensor()?.logit()
+        }
+
+        /// [`Tensor::logit_with`] of the tensor, or the chain's first error.
+        fn logit_with(self, eps: Option<f64>) -> Result<Tensor> {
+            self.tensor()?.logit_with(eps)
+        }
+
+        /// [`Tensor::logit_`] of the tensor, or the chain's first error.
+        fn logit_(self) -> Result<Tensor> {
+            self.tensor()?.logit_()
+        }
+
+        /// [`Tensor::logit_with_`] of the tensor, or the chain's first error.
+        fn logit_with_(self, eps: Option<f64>) -> Result<Tensor> {
+            self.tensor()?.logit_with_(eps)
+        }
+
+        /// [`Tensor::frexp`] of the tensor, or the chain's first error.
+        fn frexp(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.frexp()
+        }
+
+        /// [`Tensor::gelu`] of the tensor, or the chain's first error.
+        fn gelu(self) -> Result<Tensor> {
+            self.tensor()?.gelu()
+        }
+
+        /// [`Tensor::gelu_with`] of the tensor, or the chain's first error.
+        fn gelu_with(self, approximate: &str) -> Result<Tensor> {
+            self.tensor()?.gelu_with(approximate)
+        }
+
+        /// [`Tensor::gelu_`] of the tensor, or the chain's first error.
+        fn gelu_(self) -> Result<Tensor> {
+            self.tensor()?.gelu_()
+        }
+
+        /// [`Tensor::gelu_with_`] of the tensor, or the chain's first error.
+        fn gelu_with_(self, approximate: &str) -> Result<Tensor> {
+            self.tensor()?.gelu_with_(approximate)
+        }
+
+        /// [`Tensor::silu`] of the tensor, or the chain's first error.
+        fn silu(self) -> Result<Tensor> {
+            self.tensor()?.silu()
+        }
+
+        /// [`Tensor::silu_`] of the tensor, or the chain's first error.
+        fn silu_(self) -> Result<Tensor> {
+            self.tensor()?.silu_()
+        }
+
+        /// [`Tensor::mish`] of the tensor, or the chain's first error.
+        fn mish(self) -> Result<Tensor> {
+            self.tensor()?.mish()
+        }
+
+        /// [`Tensor::mish_`] of the tensor, or the chain's first error.
+        fn mish_(self) -> Result<Tensor> {
+            self.tensor()?.mish_()
+        }
+
+        /// [`Tensor::softplus`] of the tensor, or the chain's first error.
+        fn softplus(self) -> Result<Tensor> {
+            self.tensor()?.softplus()
+        }
+
+        /// [`Tensor::softplus_with`] of the tensor, or the chain's first error.
+        fn softplus_with(self, beta: impl Into<Scalar>, threshold: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.softplus_with(beta, threshold)
+        }
+
+        /// [`Tensor::softplus_`] of the tensor, or the chain's first error.
+        fn softplus_(self) -> Result<Tensor> {
+            self.tensor()?.softplus_()
+        }
+
+        /// [`Tensor::softplus_with_`] of the tensor, or the chain's first error.
+        fn softplus_with_(self, beta: impl Into<Scalar>, threshold: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.softplus_with_(beta, threshold)
+        }
+
+        /// [`Tensor::elu`] of the tensor, or the chain's first error.
+        fn elu(self) -> Result<Tensor> {
+            self.tensor()?.elu()
+        }
+
+        /// [`Tensor::elu_with`] of the tensor, or the chain's first error.
+        fn elu_with(self, alpha: impl Into<Scalar>, scale: impl Into<Scalar>, input_scale: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.elu_with(alpha, scale, input_scale)
+        }
+
+        /// [`Tensor::elu_`] of the tensor, or the chain's first error.
+        fn elu_(self) -> Result<Tensor> {
+            self.tensor()?.elu_()
+        }
+
+        /// [`Tensor::elu_with_`] of the tensor, or the chain's first error.
+        fn elu_with_(self, alpha: impl Into<Scalar>, scale: impl Into<Scalar>, input_scale: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.elu_with_(alpha, scale, input_scale)
+        }
+
+        /// [`Tensor::selu`] of the tensor, or the chain's first error.
+        fn selu(self) -> Result<Tensor> {
+            self.tensor()?.selu()
+        }
+
+        /// [`Tensor::celu`] of the tensor, or the chain's first error.
+        fn celu(self) -> Result<Tensor> {
+            self.tensor()?.celu()
+        }
+
+        /// [`Tensor::celu_with`] of the tensor, or the chain's first error.
+        fn celu_with(self, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.celu_with(alpha)
+        }
+
+        /// [`Tensor::relu6`] of the tensor, or the chain's first error.
+        fn relu6(self) -> Result<Tensor> {
+            self.tensor()?.relu6()
+        }
+
+        /// [`Tensor::hardshrink`] of the tensor, or the chain's first error.
+        fn hardshrink(self) -> Result<Tensor> {
+            self.tensor()?.hardshrink()
+        }
+
+        /// [`Tensor::hardshrink_with`] of the tensor, or the chain's first error.
+        fn hardshrink_with(self, lambd: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.hardshrink_with(lambd)
+        }
+
+        /// [`Tensor::softshrink`] of the tensor, or the chain's first error.
+        fn softshrink(self) -> Result<Tensor> {
+            self.tensor()?.softshrink()
+        }
+
+        /// [`Tensor::softshrink_with`] of the tensor, or the chain's first error.
+        fn softshrink_with(self, lambd: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.softshrink_with(lambd)
+        }
+
+        /// [`Tensor::log_sigmoid`] of the tensor, or the chain's first error.
+        fn log_sigmoid(self) -> Result<Tensor> {
+            self.tensor()?.log_sigmoid()
+        }
+
+        /// [`Tensor::threshold`] of the tensor, or the chain's first error.
+        fn threshold(self, threshold: impl Into<Scalar>, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.threshold(threshold, value)
+        }
+
+        /// [`Tensor::softsign`] of the tensor, or the chain's first error.
+        fn softsign(self) -> Result<Tensor> {
+            self.tensor()?.softsign()
+        }
+
+        /// [`Tensor::tanhshrink`] of the tensor, or the chain's first error.
+        fn tanhshrink(self) -> Result<Tensor> {
+            self.tensor()?.tanhshrink()
+        }
+
+        /// [`Tensor::glu`] of the tensor, or the chain's first error.
+        fn glu(self) -> Result<Tensor> {
+            self.tensor()?.glu()
+        }
+
+        /// [`Tensor::glu_with`] of the tensor, or the chain's first error.
+        fn glu_with(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.glu_with(dim)
+        }
+
+        /// [`Tensor::prelu`] of the tensor, or the chain's first error.
+        fn prelu(self, weight: &Tensor) -> Result<Tensor> {
+            self.tensor()?.prelu(weight)
+        }
+
+        /// [`Tensor::leaky_relu`] of the tensor, or the chain's first error.
+        fn leaky_relu(self) -> Result<Tensor> {
+            self.tensor()?.leaky_relu()
+        }
+
+        /// [`Tensor::leaky_relu_with`] of the tensor, or the chain's first error.
+        fn leaky_relu_with(self, negative_slope: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.leaky_relu_with(negative_slope)
+        }
+
+        /// [`Tensor::leaky_relu_`] of the tensor, or the chain's first error.
+        fn leaky_relu_(self) -> Result<Tensor> {
+            self.tensor()?.leaky_relu_()
+        }
+
+        /// [`Tensor::leaky_relu_with_`] of the tensor, or the chain's first error.
+        fn leaky_relu_with_(self, negative_slope: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.leaky_relu_with_(negative_slope)
+        }
+
+        /// [`Tensor::hardtanh`] of the tensor, or the chain's first error.
+        fn hardtanh(self) -> Result<Tensor> {
+            self.tensor()?.hardtanh()
+        }
+
+        /// [`Tensor::hardtanh_with`] of the tensor, or the chain's first error.
+        fn hardtanh_with(self, min_val: impl Into<Scalar>, max_val: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.hardtanh_with(min_val, max_val)
+        }
+
+        /// [`Tensor::hardtanh_`] of the tensor, or the chain's first error.
+        fn hardtanh_(self) -> Result<Tensor> {
+            self.tensor()?.hardtanh_()
+        }
+
+        /// [`Tensor::hardtanh_with_`] of the tensor, or the chain's first error.
+        fn hardtanh_with_(self, min_val: impl Into<Scalar>, max_val: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.hardtanh_with_(min_val, max_val)
+        }
+
+        /// [`Tensor::hardsigmoid`] of the tensor, or the chain's first error.
+        fn hardsigmoid(self) -> Result<Tensor> {
+            self.tensor()?.hardsigmoid()
+        }
+
+        /// [`Tensor::hardsigmoid_`] of the tensor, or the chain's first error.
+        fn hardsigmoid_(self) -> Result<Tensor> {
+            self.tensor()?.hardsigmoid_()
+        }
+
+        /// [`Tensor::hardswish`] of the tensor, or the chain's first error.
+        fn hardswish(self) -> Result<Tensor> {
+            self.tensor()?.hardswish()
+        }
+
+        /// [`Tensor::hardswish_`] of the tensor, or the chain's first error.
+        fn hardswish_(self) -> Result<Tensor> {
+            self.tensor()?.hardswish_()
+        }
+
+        /// [`Tensor::lerp_scalar`] of the tensor, or the chain's first error.
+        fn lerp_scalar(self, end: &Tensor, weight: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.lerp_scalar(end, weight)
+        }
+
+        /// [`Tensor::lerp_scalar_`] of the tensor, or the chain's first error.
+        fn lerp_scalar_(self, end: &Tensor, weight: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.lerp_scalar_(end, weight)
+        }
+
+        /// [`Tensor::lerp`] of the tensor, or the chain's first error.
+        fn lerp(self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
+            self.tensor()?.lerp(end, weight)
+        }
+
+        /// [`Tensor::lerp_`] of the tensor, or the chain's first error.
+        fn lerp_(self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
+            self.tensor()?.lerp_(end, weight)
+        }
+
+        /// [`Tensor::addcmul`] of the tensor, or the chain's first error.
+        fn addcmul(self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.addcmul(tensor1, tensor2)
+        }
+
+        /// [`Tensor::addcmul_with`] of the tensor, or the chain's first error.
+        fn addcmul_with(self, tensor1: &Tensor, tensor2: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.addcmul_with(tensor1, tensor2, value)
+        }
+
+        /// [`Tensor::addcmul_`] of the tensor, or the chain's first error.
+        fn addcmul_(self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.addcmul_(tensor1, tensor2)
+        }
+
+        /// [`Tensor::addcmul_with_`] of the tensor, or the chain's first error.
+        fn addcmul_with_(self, tensor1: &Tensor, tensor2: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.addcmul_with_(tensor1, tensor2, value)
+        }
+
+        /// [`Tensor::addcdiv`] of the tensor, or the chain's first error.
+        fn addcdiv(self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.addcdiv(tensor1, tensor2)
+        }
+
+        /// [`Tensor::addcdiv_with`] of the tensor, or the chain's first error.
+        fn addcdiv_with(self, tensor1: &Tensor, tensor2: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.addcdiv_with(tensor1, tensor2, value)
+        }
+
+        /// [`Tensor::addcdiv_`] of the tensor, or the chain's first error.
+        fn addcdiv_(self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.addcdiv_(tensor1, tensor2)
+        }
+
+        /// [`Tensor::addcdiv_with_`] of the tensor, or the chain's first error.
+        fn addcdiv_with_(self, tensor1: &Tensor, tensor2: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.addcdiv_with_(tensor1, tensor2, value)
+        }
+
+        /// [`Tensor::clamp`] of the tensor, or the chain's first error.
+        fn clamp(self) -> Result<Tensor> {
+            self.tensor()?.clamp()
+        }
+
+        /// [`Tensor::clamp_with`] of the tensor, or the chain's first error.
+        fn clamp_with(self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+            self.tensor()?.clamp_with(min, max)
+        }
+
+        /// [`Tensor::clamp_`] of the tensor, or the chain's first error.
+        fn clamp_(self) -> Result<Tensor> {
+            self.tensor()?.clamp_()
+        }
+
+        /// [`Tensor::clamp_with_`] of the tensor, or the chain's first error.
+        fn clamp_with_(self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+            self.tensor()?.clamp_with_(min, max)
+        }
+
+        /// [`Tensor::clamp_min`] of the tensor, or the chain's first error.
+        fn clamp_min(self, min: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.clamp_min(min)
+        }
+
+        /// [`Tensor::clamp_max`] of the tensor, or the chain's first error.
+        fn clamp_max(self, max: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.clamp_max(max)
+        }
+
+        /// [`Tensor::clamp_min_`] of the tensor, or the chain's first error.
+        fn clamp_min_(self, min: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.clamp_min_(min)
+        }
+
+        /// [`Tensor::clamp_max_`] of the tensor, or the chain's first error.
+        fn clamp_max_(self, max: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.clamp_max_(max)
+        }
+
+        /// [`Tensor::isclose`] of the tensor, or the chain's first error.
+        fn isclose(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.isclose(other)
+        }
+
+        /// [`Tensor::isclose_with`] of the tensor, or the chain's first error.
+        fn isclose_with(self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
+            self.tensor()?.isclose_with(other, rtol, atol, equal_nan)
+        }
+
+        /// [`Tensor::isposinf`] of the tensor, or the chain's first error.
+        fn isposinf(self) -> Result<Tensor> {
+            self.tensor()?.isposinf()
+        }
+
+        /// [`Tensor::isneginf`] of the tensor, or the chain's first error.
+        fn isneginf(self) -> Result<Tensor> {
+            self.tensor()?.isneginf()
+        }
+
+        /// [`Tensor::isreal`] of the tensor, or the chain's first error.
+        fn isreal(self) -> Result<Tensor> {
+            self.tensor()?.isreal()
+        }
+
+        /// [`Tensor::view`] of the tensor, or the chain's first error.
+        fn view(self, size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.view(size)
+        }
+
+        /// [`Tensor::reshape`] of the tensor, or the chain's first error.
+        fn reshape(self, shape: &[i64]) -> Result<Tensor> {
+            self.tensor()?.reshape(shape)
+        }
+
+        /// [`Tensor::permute`] of the tensor, or the chain's first error.
+        fn permute(self, dims: &[i64]) -> Result<Tensor> {
+            self.tensor()?.permute(dims)
+        }
+
+        /// [`Tensor::transpose`] of the tensor, or the chain's first error.
+        fn transpose(self, dim0: i64, dim1: i64) -> Result<Tensor> {
+            self.tensor()?.transpose(dim0, dim1)
+        }
+
+        /// [`Tensor::expand`] of the tensor, or the chain's first error.
+        fn expand(self, size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.expand(size)
+        }
+
+        /// [`Tensor::squeeze`] of the tensor, or the chain's first error.
+        fn squeeze(self) -> Result<Tensor> {
+            self.tensor()?.squeeze()
+        }
+
+        /// [`Tensor::squeeze_dim`] of the tensor, or the chain's first error.
+        fn squeeze_dim(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.squeeze_dim(dim)
+        }
+
+        /// [`Tensor::unsqueeze`] of the tensor, or the chain's first error.
+        fn unsqueeze(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.unsqueeze(dim)
+        }
+
+        /// [`Tensor::narrow`] of the tensor, or the chain's first error.
+        fn narrow(self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+            self.tensor()?.narrow(dim, start, length)
+        }
+
+        /// [`Tensor::select`] of the tensor, or the chain's first error.
+        fn select(self, dim: i64, index: i64) -> Result<Tensor> {
+            self.tensor()?.select(dim, index)
+        }
+
+        /// [`Tensor::slice`] of the tensor, or the chain's first error.
+        fn slice(self) -> Result<Tensor> {
+            self.tensor()?.slice()
+        }
+
+        /// [`Tensor::slice_with`] of the tensor, or the chain's first error.
+        fn slice_with(self, dim: i64, start: Option<i64>, end: Option<i64>, step: i64) -> Result<Tensor> {
+            self.tensor()?.slice_with(dim, start, end, step)
+        }
+
+        /// [`Tensor::unfold`] of the tensor, or the chain's first error.
+        fn unfold(self, dimension: i64, size: i64, step: i64) -> Result<Tensor> {
+            self.tensor()?.unfold(dimension, size, step)
+        }
+
+        /// [`Tensor::slice_scatter`] of the tensor, or the chain's first error.
+        fn slice_scatter(self, src: &Tensor) -> Result<Tensor> {
+            self.tensor()?.slice_scatter(src)
+        }
+
+        /// [`Tensor::slice_scatter_with`] of the tensor, or the chain's first error.
+        fn slice_scatter_with(self, src: &Tensor, dim: i64, start: Option<i64>, end: Option<i64>, step: i64) -> Result<Tensor> {
+            self.tensor()?.slice_scatter_with(src, dim, start, end, step)
+        }
+
+        /// [`Tensor::select_scatter`] of the tensor, or the chain's first error.
+        fn select_scatter(self, src: &Tensor, dim: i64, index: i64) -> Result<Tensor> {
+            self.tensor()?.select_scatter(src, dim, index)
+        }
+
+        /// [`Tensor::ravel`] of the tensor, or the chain's first error.
+        fn ravel(self) -> Result<Tensor> {
+            self.tensor()?.ravel()
+        }
+
+        /// [`Tensor::flatten`] of the tensor, or the chain's first error.
+        fn flatten(self) -> Result<Tensor> {
+            self.tensor()?.flatten()
+        }
+
+        /// [`Tensor::flatten_with`] of the tensor, or the chain's first error.
+        fn flatten_with(self, start_dim: i64, end_dim: i64) -> Result<Tensor> {
+            self.tensor()?.flatten_with(start_dim, end_dim)
+        }
+
+        /// [`Tensor::atleast_1d`] of the tensor, or the chain's first error.
+        fn atleast_1d(self) -> Result<Tensor> {
+            self.tensor()?.atleast_1d()
+        }
+
+        /// [`Tensor::atleast_2d`] of the tensor, or the chain's first error.
+        fn atleast_2d(self) -> Result<Tensor> {
+            self.tensor()?.atleast_2d()
+        }
+
+        /// [`Tensor::atleast_3d`] of the tensor, or the chain's first error.
+        fn atleast_3d(self) -> Result<Tensor> {
+            self.tensor()?.atleast_3d()
+        }
+
+        /// [`Tensor::repeat`] of the tensor, or the chain's first error.
+        fn repeat(self, repeats: &[i64]) -> Result<Tensor> {
+            self.tensor()?.repeat(repeats)
+        }
+
+        /// [`Tensor::tile`] of the tensor, or the chain's first error.
+        fn tile(self, dims: &[i64]) -> Result<Tensor> {
+            self.tensor()?.tile(dims)
+        }
+
+        /// [`Tensor::repeat_interleave_self_tensor`] of the tensor, or the chain's first error.
+        fn repeat_interleave_self_tensor(self, repeats: &Tensor) -> Result<Tensor> {
+            self.tensor()?.repeat_interleave_self_tensor(repeats)
+        }
+
+        /// [`Tensor::repeat_interleave_self_tensor_with`] of the tensor, or the chain's first error.
+        fn repeat_interleave_self_tensor_with(self, repeats: &Tensor, dim: Option<i64>, output_size: Option<i64>) -> Result<Tensor> {
+            self.tensor()?.repeat_interleave_self_tensor_with(repeats, dim, output_size)
+        }
+
+        /// [`Tensor::repeat_interleave_self_int`] of the tensor, or the chain's first error.
+        fn repeat_interleave_self_int(self, repeats: i64) -> Result<Tensor> {
+            self.tensor()?.repeat_interleave_self_int(repeats)
+        }
+
+        /// [`Tensor::repeat_interleave_self_int_with`] of the tensor, or the chain's first error.
+        fn repeat_interleave_self_int_with(self, repeats: i64, dim: Option<i64>, output_size: Option<i64>) -> Result<Tensor> {
+            self.tensor()?.repeat_interleave_self_int_with(repeats, dim, output_size)
+        }
+
+        /// [`Tensor::roll`] of the tensor, or the chain's first error.
+        fn roll(self, shifts: &[i64]) -> Result<Tensor> {
+            self.tensor()?.roll(shifts)
+        }
+
+        /// [`Tensor::roll_with`] of the tensor, or the chain's first error.
+        fn roll_with(self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
+            self.tensor()?.roll_with(shifts, dims)
+        }
+
+        /// [`Tensor::flip`] of the tensor, or the chain's first error.
+        fn flip(self, dims: &[i64]) -> Result<Tensor> {
+            self.tensor()?.flip(dims)
+        }
+
+        /// [`Tensor::rot90`] of the tensor, or the chain's first error.
+        fn rot90(self) -> Result<Tensor> {
+            self.tensor()?.rot90()
+        }
+
+        /// [`Tensor::rot90_with`] of the tensor, or the chain's first error.
+        fn rot90_with(self, k: i64, dims: &[i64]) -> Result<Tensor> {
+            self.tensor()?.rot90_with(k, dims)
+        }
+
+        /// [`Tensor::fliplr`] of the tensor, or the chain's first error.
+        fn fliplr(self) -> Result<Tensor> {
+            self.tensor()?.fliplr()
+        }
+
+        /// [`Tensor::flipud`] of the tensor, or the chain's first error.
+        fn flipud(self) -> Result<Tensor> {
+            self.tensor()?.flipud()
+        }
+
+        /// [`Tensor::combinations`] of the tensor, or the chain's first error.
+        fn combinations(self) -> Result<Tensor> {
+            self.tensor()?.combinations()
+        }
+
+        /// [`Tensor::combinations_with`] of the tensor, or the chain's first error.
+        fn combinations_with(self, r: i64, with_replacement: bool) -> Result<Tensor> {
+            self.tensor()?.combinations_with(r, with_replacement)
+        }
+
+        /// [`Tensor::as_strided`] of the tensor, or the chain's first error.
+        fn as_strided(self, size: &[i64], stride: &[i64]) -> Result<Tensor> {
+            self.tensor()?.as_strided(size, stride)
+        }
+
+        /// [`Tensor::as_strided_with`] of the tensor, or the chain's first error.
+        fn as_strided_with(self, size: &[i64], stride: &[i64], storage_offset: Option<i64>) -> Result<Tensor> {
+            self.tensor()?.as_strided_with(size, stride, storage_offset)
+        }
+
+        /// [`Tensor::tril`] of the tensor, or the chain's first error.
+        fn tril(self) -> Result<Tensor> {
+            self.tensor()?.tril()
+        }
+
+        /// [`Tensor::tril_with`] of the tensor, or the chain's first error.
+        fn tril_with(self, diagonal: i64) -> Result<Tensor> {
+            self.tensor()?.tril_with(diagonal)
+        }
+
+        /// [`Tensor::triu`] of the tensor, or the chain's first error.
+        fn triu(self) -> Result<Tensor> {
+            self.tensor()?.triu()
+        }
+
+        /// [`Tensor::triu_with`] of the tensor, or the chain's first error.
+        fn triu_with(self, diagonal: i64) -> Result<Tensor> {
+            self.tensor()?.triu_with(diagonal)
+        }
+
+        /// [`Tensor::diagonal`] of the tensor, or the chain's first error.
+        fn diagonal(self) -> Result<Tensor> {
+            self.tensor()?.diagonal()
+        }
+
+        /// [`Tensor::diagonal_with`] of the tensor, or the chain's first error.
+        fn diagonal_with(self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+            self.tensor()?.diagonal_with(offset, dim1, dim2)
+        }
+
+        /// [`Tensor::diag`] of the tensor, or the chain's first error.
+        fn diag(self) -> Result<Tensor> {
+            self.tensor()?.diag()
+        }
+
+        /// [`Tensor::diag_with`] of the tensor, or the chain's first error.
+        fn diag_with(self, diagonal: i64) -> Result<Tensor> {
+            self.tensor()?.diag_with(diagonal)
+        }
+
+        /// [`Tensor::diagflat`] of the tensor, or the chain's first error.
+        fn diagflat(self) -> Result<Tensor> {
+            self.tensor()?.diagflat()
+        }
+
+        /// [`Tensor::diagflat_with`] of the tensor, or the chain's first error.
+        fn diagflat_with(self, offset: i64) -> Result<Tensor> {
+            self.tensor()?.diagflat_with(offset)
+        }
+
+        /// [`Tensor::diagonal_scatter`] of the tensor, or the chain's first error.
+        fn diagonal_scatter(self, src: &Tensor) -> Result<Tensor> {
+            self.tensor()?.diagonal_scatter(src)
+        }
+
+        /// [`Tensor::diagonal_scatter_with`] of the tensor, or the chain's first error.
+        fn diagonal_scatter_with(self, src: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+            self.tensor()?.diagonal_scatter_with(src, offset, dim1, dim2)
+        }
+
+        /// [`Tensor::diag_embed`] of the tensor, or the chain's first error.
+        fn diag_embed(self) -> Result<Tensor> {
+            self.tensor()?.diag_embed()
+        }
+
+        /// [`Tensor::diag_embed_with`] of the tensor, or the chain's first error.
+        fn diag_embed_with(self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+            self.tensor()?.diag_embed_with(offset, dim1, dim2)
+        }
+
+        /// [`Tensor::trace`] of the tensor, or the chain's first error.
+        fn trace(self) -> Result<Tensor> {
+            self.tensor()?.trace()
+        }
+
+        /// [`Tensor::movedim`] of the tensor, or the chain's first error.
+        fn movedim(self, source: &[i64], destination: &[i64]) -> Result<Tensor> {
+            self.tensor()?.movedim(source, destination)
+        }
+
+        /// [`Tensor::movedim_int`] of the tensor, or the chain's first error.
+        fn movedim_int(self, source: i64, destination: i64) -> Result<Tensor> {
+            self.tensor()?.movedim_int(source, destination)
+        }
+
+        /// [`Tensor::moveaxis`] of the tensor, or the chain's first error.
+        fn moveaxis(self, source: &[i64], destination: &[i64]) -> Result<Tensor> {
+            self.tensor()?.moveaxis(source, destination)
+        }
+
+        /// [`Tensor::moveaxis_int`] of the tensor, or the chain's first error.
+        fn moveaxis_int(self, source: i64, destination: i64) -> Result<Tensor> {
+            self.tensor()?.moveaxis_int(source, destination)
+        }
+
+        /// [`Tensor::unflatten`] of the tensor, or the chain's first error.
+        fn unflatten(self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
+            self.tensor()?.unflatten(dim, sizes)
+        }
+
+        /// [`Tensor::expand_as`] of the tensor, or the chain's first error.
+        fn expand_as(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.expand_as(other)
+        }
+
+        /// [`Tensor::broadcast_to`] of the tensor, or the chain's first error.
+        fn broadcast_to(self, size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.broadcast_to(size)
+        }
+
+        /// [`Tensor::constant_pad_nd`] of the tensor, or the chain's first error.
+        fn constant_pad_nd(self, pad: &[i64]) -> Result<Tensor> {
+            self.tensor()?.constant_pad_nd(pad)
+        }
+
+        /// [`Tensor::constant_pad_nd_with`] of the tensor, or the chain's first error.
+        fn constant_pad_nd_with(self, pad: &[i64], value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.constant_pad_nd_with(pad, value)
+        }
+
+        /// [`Tensor::reflection_pad1d`] of the tensor, or the chain's first error.
+        fn reflection_pad1d(self, padding: &[i64]) -> Result<Tensor> {
+            self.tensor()?.reflection_pad1d(padding)
+        }
+
+        /// [`Tensor::reflection_pad2d`] of the tensor, or the chain's first error.
+        fn reflection_pad2d(self, padding: &[i64]) -> Result<Tensor> {
+            self.tensor()?.reflection_pad2d(padding)
+        }
+
+        /// [`Tensor::reflection_pad3d`] of the tensor, or the chain's first error.
+        fn reflection_pad3d(self, padding: &[i64]) -> Result<Tensor> {
+            self.tensor()?.reflection_pad3d(padding)
+        }
+
+        /// [`Tensor::replication_pad1d`] of the tensor, or the chain's first error.
+        fn replication_pad1d(self, padding: &[i64]) -> Result<Tensor> {
+            self.tensor()?.replication_pad1d(padding)
+        }
+
+        /// [`Tensor::replication_pad2d`] of the tensor, or the chain's first error.
+        fn replication_pad2d(self, padding: &[i64]) -> Result<Tensor> {
+            self.tensor()?.replication_pad2d(padding)
+        }
+
+        /// [`Tensor::replication_pad3d`] of the tensor, or the chain's first error.
+        fn replication_pad3d(self, padding: &[i64]) -> Result<Tensor> {
+            self.tensor()?.replication_pad3d(padding)
+        }
+
+        /// [`Tensor::pad`] of the tensor, or the chain's first error.
+        fn pad(self, pad: &[i64]) -> Result<Tensor> {
+            self.tensor()?.pad(pad)
+        }
+
+        /// [`Tensor::pad_with`] of the tensor, or the chain's first error.
+        fn pad_with(self, pad: &[i64], mode: &str, value: Option<f64>) -> Result<Tensor> {
+            self.tensor()?.pad_with(pad, mode, value)
+        }
+
+        /// [`Tensor::sum`] of the tensor, or the chain's first error.
+        fn sum(self) -> Result<Tensor> {
+            self.tensor()?.sum()
+        }
+
+        /// [`Tensor::sum_with`] of the tensor, or the chain's first error.
+        fn sum_with(self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.sum_with(dim, keepdim)
+        }
+
+        /// [`Tensor::mean`] of the tensor, or the chain's first error.
+        fn mean(self) -> Result<Tensor> {
+            self.tensor()?.mean()
+        }
+
+        /// [`Tensor::mean_with`] of the tensor, or the chain's first error.
+        fn mean_with(self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.mean_with(dim, keepdim)
+        }
+
+        /// [`Tensor::prod`] of the tensor, or the chain's first error.
+        fn prod(self) -> Result<Tensor> {
+            self.tensor()?.prod()
+        }
+
+        /// [`Tensor::prod_with`] of the tensor, or the chain's first error.
+        fn prod_with(self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.prod_with(dim, keepdim)
+        }
+
+        /// [`Tensor::amax`] of the tensor, or the chain's first error.
+        fn amax(self) -> Result<Tensor> {
+            self.tensor()?.amax()
+        }
+
+        /// [`Tensor::amax_with`] of the tensor, or the chain's first error.
+        fn amax_with(self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.amax_with(dim, keepdim)
+        }
+
+        /// [`Tensor::amin`] of the tensor, or the chain's first error.
+        fn amin(self) -> Result<Tensor> {
+            self.tensor()?.amin()
+        }
+
+        /// [`Tensor::amin_with`] of the tensor, or the chain's first error.
+        fn amin_with(self, dim: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.amin_with(dim, keepdim)
+        }
+
+        /// [`Tensor::argmax`] of the tensor, or the chain's first error.
+        fn argmax(self) -> Result<Tensor> {
+            self.tensor()?.argmax()
+        }
+
+        /// [`Tensor::argmax_with`] of the tensor, or the chain's first error.
+        fn argmax_with(self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.argmax_with(dim, keepdim)
+        }
+
+        /// [`Tensor::argmin`] of the tensor, or the chain's first error.
+        fn argmin(self) -> Result<Tensor> {
+            self.tensor()?.argmin()
+        }
+
+        /// [`Tensor::argmin_with`] of the tensor, or the chain's first error.
+        fn argmin_with(self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.argmin_with(dim, keepdim)
+        }
+
+        /// [`Tensor::nansum`] of the tensor, or the chain's first error.
+        fn nansum(self) -> Result<Tensor> {
+            self.tensor()?.nansum()
+        }
+
+        /// [`Tensor::nansum_with`] of the tensor, or the chain's first error.
+        fn nansum_with(self, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+            self.tensor()?.nansum_with(dim, keepdim, dtype)
+        }
+
+        /// [`Tensor::nanmean`] of the tensor, or the chain's first error.
+        fn nanmean(self) -> Result<Tensor> {
+            self.tensor()?.nanmean()
+        }
+
+        /// [`Tensor::nanmean_with`] of the tensor, or the chain's first error.
+        fn nanmean_with(self, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+            self.tensor()?.nanmean_with(dim, keepdim, dtype)
+        }
+
+        /// [`Tensor::max`] of the tensor, or the chain's first error.
+        fn max(self) -> Result<Tensor> {
+            self.tensor()?.max()
+        }
+
+        /// [`Tensor::max_dim`] of the tensor, or the chain's first error.
+        fn max_dim(self, dim: i64) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.max_dim(dim)
+        }
+
+        /// [`Tensor::max_dim_with`] of the tensor, or the chain's first error.
+        fn max_dim_with(self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.max_dim_with(dim, keepdim)
+        }
+
+        /// [`Tensor::max_other`] of the tensor, or the chain's first error.
+        fn max_other(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.max_other(other)
+        }
+
+        /// [`Tensor::min`] of the tensor, or the chain's first error.
+        fn min(self) -> Result<Tensor> {
+            self.tensor()?.min()
+        }
+
+        /// [`Tensor::min_dim`] of the tensor, or the chain's first error.
+        fn min_dim(self, dim: i64) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.min_dim(dim)
+        }
+
+        /// [`Tensor::min_dim_with`] of the tensor, or the chain's first error.
+        fn min_dim_with(self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.min_dim_with(dim, keepdim)
+        }
+
+        /// [`Tensor::min_other`] of the tensor, or the chain's first error.
+        fn min_other(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.min_other(other)
+        }
+
+        /// [`Tensor::aminmax`] of the tensor, or the chain's first error.
+        fn aminmax(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.aminmax()
+        }
+
+        /// [`Tensor::aminmax_with`] of the tensor, or the chain's first error.
+        fn aminmax_with(self, dim: Option<i64>, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.aminmax_with(dim, keepdim)
+        }
+
+        /// [`Tensor::var_correction`] of the tensor, or the chain's first error.
+        fn var_correction(self) -> Result<Tensor> {
+            self.tensor()?.var_correction()
+        }
+
+        /// [`Tensor::var_correction_with`] of the tensor, or the chain's first error.
+        fn var_correction_with(self, dim: Option<&[i64]>, correction: Option<Scalar>, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.var_correction_with(dim, correction, keepdim)
+        }
+
+        /// [`Tensor::var_dim`] of the tensor, or the chain's first error.
+        fn var_dim(self, dim: Option<&[i64]>) -> Result<Tensor> {
+            self.tensor()?.var_dim(dim)
+        }
+
+        /// [`Tensor::var_dim_with`] of the tensor, or the chain's first error.
+        fn var_dim_with(self, dim: Option<&[i64]>, unbiased: bool, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.var_dim_with(dim, unbiased, keepdim)
+        }
+
+        /// [`Tensor::var`] of the tensor, or the chain's first error.
+        fn var(self) -> Result<Tensor> {
+            self.tensor()?.var()
+        }
+
+        /// [`Tensor::var_with`] of the tensor, or the chain's first error.
+        fn var_with(self, unbiased: bool) -> Result<Tensor> {
+            self.tensor()?.var_with(unbiased)
+        }
+
+        /// [`Tensor::std_correction`] of the tensor, or the chain's first error.
+        fn std_correction(self) -> Result<Tensor> {
+            self.tensor()?.std_correction()
+        }
+
+        /// [`Tensor::std_correction_with`] of the tensor, or the chain's first error.
+        fn std_correction_with(self, dim: Option<&[i64]>, correction: Option<Scalar>, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.std_correction_with(dim, correction, keepdim)
+        }
+
+        /// [`Tensor::std_dim`] of the tensor, or the chain's first error.
+        fn std_dim(self, dim: Option<&[i64]>) -> Result<Tensor> {
+            self.tensor()?.std_dim(dim)
+        }
+
+        /// [`Tensor::std_dim_with`] of the tensor, or the chain's first error.
+        fn std_dim_with(self, dim: Option<&[i64]>, unbiased: bool, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.std_dim_with(dim, unbiased, keepdim)
+        }
+
+        /// [`Tensor::std`] of the tensor, or the chain's first error.
+        fn std(self) -> Result<Tensor> {
+            self.tensor()?.std()
+        }
+
+        /// [`Tensor::std_with`] of the tensor, or the chain's first error.
+        fn std_with(self, unbiased: bool) -> Result<Tensor> {
+            self.tensor()?.std_with(unbiased)
+        }
+
+        /// [`Tensor::var_mean_correction`] of the tensor, or the chain's first error.
+        fn var_mean_correction(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.var_mean_correction()
+        }
+
+        /// [`Tensor::var_mean_correction_with`] of the tensor, or the chain's first error.
+        fn var_mean_correction_with(self, dim: Option<&[i64]>, correction: Option<Scalar>, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.var_mean_correction_with(dim, correction, keepdim)
+        }
+
+        /// [`Tensor::var_mean_dim`] of the tensor, or the chain's first error.
+        fn var_mean_dim(self, dim: Option<&[i64]>) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.var_mean_dim(dim)
+        }
+
+        /// [`Tensor::var_mean_dim_with`] of the tensor, or the chain's first error.
+        fn var_mean_dim_with(self, dim: Option<&[i64]>, unbiased: bool, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.var_mean_dim_with(dim, unbiased, keepdim)
+        }
+
+        /// [`Tensor::var_mean`] of the tensor, or the chain's first error.
+        fn var_mean(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.var_mean()
+        }
+
+        /// [`Tensor::var_mean_with`] of the tensor, or the chain's first error.
+        fn var_mean_with(self, unbiased: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.var_mean_with(unbiased)
+        }
+
+        /// [`Tensor::std_mean_correction`] of the tensor, or the chain's first error.
+        fn std_mean_correction(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.std_mean_correction()
+        }
+
+        /// [`Tensor::std_mean_correction_with`] of the tensor, or the chain's first error.
+        fn std_mean_correction_with(self, dim: Option<&[i64]>, correction: Option<Scalar>, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.std_mean_correction_with(dim, correction, keepdim)
+        }
+
+        /// [`Tensor::std_mean_dim`] of the tensor, or the chain's first error.
+        fn std_mean_dim(self, dim: Option<&[i64]>) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.std_mean_dim(dim)
+        }
+
+        /// [`Tensor::std_mean_dim_with`] of the tensor, or the chain's first error.
+        fn std_mean_dim_with(self, dim: Option<&[i64]>, unbiased: bool, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.std_mean_dim_with(dim, unbiased, keepdim)
+        }
+
+        /// [`Tensor::std_mean`] of the tensor, or the chain's first error.
+        fn std_mean(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.std_mean()
+        }
+
+        /// [`Tensor::std_mean_with`] of the tensor, or the chain's first error.
+        fn std_mean_with(self, unbiased: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.std_mean_with(unbiased)
+        }
+
+        /// [`Tensor::all`] of the tensor, or the chain's first error.
+        fn all(self) -> Result<Tensor> {
+            self.tensor()?.all()
+        }
+
+        /// [`Tensor::all_dim`] of the tensor, or the chain's first error.
+        fn all_dim(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.all_dim(dim)
+        }
+
+        /// [`Tensor::all_dim_with`] of the tensor, or the chain's first error.
+        fn all_dim_with(self, dim: i64, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.all_dim_with(dim, keepdim)
+        }
+
+        /// [`Tensor::any`] of the tensor, or the chain's first error.
+        fn any(self) -> Result<Tensor> {
+            self.tensor()?.any()
+        }
+
+        /// [`Tensor::any_dim`] of the tensor, or the chain's first error.
+        fn any_dim(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.any_dim(dim)
+        }
+
+        /// [`Tensor::any_dim_with`] of the tensor, or the chain's first error.
+        fn any_dim_with(self, dim: i64, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.any_dim_with(dim, keepdim)
+        }
+
+        /// [`Tensor::count_nonzero_dim_intlist`] of the tensor, or the chain's first error.
+        fn count_nonzero_dim_intlist(self, dim: &[i64]) -> Result<Tensor> {
+            self.tensor()?.count_nonzero_dim_intlist(dim)
+        }
+
+        /// [`Tensor::count_nonzero`] of the tensor, or the chain's first error.
+        fn count_nonzero(self) -> Result<Tensor> {
+            self.tensor()?.count_nonzero()
+        }
+
+        /// [`Tensor::count_nonzero_with`] of the tensor, or the chain's first error.
+        fn count_nonzero_with(self, dim: Option<i64>) -> Result<Tensor> {
+            self.tensor()?.count_nonzero_with(dim)
+        }
+
+        /// [`Tensor::logsumexp`] of the tensor, or the chain's first error.
+        fn logsumexp(self, dim: &[i64]) -> Result<Tensor> {
+            self.tensor()?.logsumexp(dim)
+        }
+
+        /// [`Tensor::logsumexp_with`] of the tensor, or the chain's first error.
+        fn logsumexp_with(self, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.logsumexp_with(dim, keepdim)
+        }
+
+        /// [`Tensor::norm`] of the tensor, or the chain's first error.
+        fn norm(self) -> Result<Tensor> {
+            self.tensor()?.norm()
+        }
+
+        /// [`Tensor::norm_with`] of the tensor, or the chain's first error.
+        fn norm_with(self, p: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.norm_with(p)
+        }
+
+        /// [`Tensor::norm_scalaropt_dim`] of the tensor, or the chain's first error.
+        fn norm_scalaropt_dim(self, p: Option<Scalar>, dim: &[i64]) -> Result<Tensor> {
+            self.tensor()?.norm_scalaropt_dim(p, dim)
+        }
+
+        /// [`Tensor::norm_scalaropt_dim_with`] of the tensor, or the chain's first error.
+        fn norm_scalaropt_dim_with(self, p: Option<Scalar>, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.norm_scalaropt_dim_with(p, dim, keepdim)
+        }
+
+        /// [`Tensor::linalg_vector_norm`] of the tensor, or the chain's first error.
+        fn linalg_vector_norm(self) -> Result<Tensor> {
+            self.tensor()?.linalg_vector_norm()
+        }
+
+        /// [`Tensor::linalg_vector_norm_with`] of the tensor, or the chain's first error.
+        fn linalg_vector_norm_with(self, ord: impl Into<Scalar>, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+            self.tensor()?.linalg_vector_norm_with(ord, dim, keepdim, dtype)
+        }
+
+        /// [`Tensor::linalg_norm`] of the tensor, or the chain's first error.
+        fn linalg_norm(self) -> Result<Tensor> {
+            self.tensor()?.linalg_norm()
+        }
+
+        /// [`Tensor::linalg_norm_with`] of the tensor, or the chain's first error.
+        fn linalg_norm_with(self, ord: Option<Scalar>, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+            self.tensor()?.linalg_norm_with(ord, dim, keepdim, dtype)
+        }
+
+        /// [`Tensor::linalg_norm_ord_str`] of the tensor, or the chain's first error.
+        fn linalg_norm_ord_str(self, ord: &str) -> Result<Tensor> {
+            self.tensor()?.linalg_norm_ord_str(ord)
+        }
+
+        /// [`Tensor::linalg_norm_ord_str_with`] of the tensor, or the chain's first error.
+        fn linalg_norm_ord_str_with(self, ord: &str, dim: Option<&[i64]>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+            self.tensor()?.linalg_norm_ord_str_with(ord, dim, keepdim, dtype)
+        }
+
+        /// [`Tensor::nuclear_norm`] of the tensor, or the chain's first error.
+        fn nuclear_norm(self) -> Result<Tensor> {
+            self.tensor()?.nuclear_norm()
+        }
+
+        /// [`Tensor::nuclear_norm_with`] of the tensor, or the chain's first error.
+        fn nuclear_norm_with(self, keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.nuclear_norm_with(keepdim)
+        }
+
+        /// [`Tensor::nuclear_norm_dim`] of the tensor, or the chain's first error.
+        fn nuclear_norm_dim(self, dim: &[i64]) -> Result<Tensor> {
+            self.tensor()?.nuclear_norm_dim(dim)
+        }
+
+        /// [`Tensor::nuclear_norm_dim_with`] of the tensor, or the chain's first error.
+        fn nuclear_norm_dim_with(self, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+            self.tensor()?.nuclear_norm_dim_with(dim, keepdim)
+        }
+
+        /// [`Tensor::cumsum`] of the tensor, or the chain's first error.
+        fn cumsum(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.cumsum(dim)
+        }
+
+        /// [`Tensor::cumsum_with`] of the tensor, or the chain's first error.
+        fn cumsum_with(self, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+            self.tensor()?.cumsum_with(dim, dtype)
+        }
+
+        /// [`Tensor::cumprod`] of the tensor, or the chain's first error.
+        fn cumprod(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.cumprod(dim)
+        }
+
+        /// [`Tensor::cumprod_with`] of the tensor, or the chain's first error.
+        fn cumprod_with(self, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+            self.tensor()?.cumprod_with(dim, dtype)
+        }
+
+        /// [`Tensor::logcumsumexp`] of the tensor, or the chain's first error.
+        fn logcumsumexp(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.logcumsumexp(dim)
+        }
+
+        /// [`Tensor::diff`] of the tensor, or the chain's first error.
+        fn diff(self) -> Result<Tensor> {
+            self.tensor()?.diff()
+        }
+
+        /// [`Tensor::diff_with`] of the tensor, or the chain's first error.
+        fn diff_with(self, n: i64, dim: i64, prepend: Option<&Tensor>, append: Option<&Tensor>) -> Result<Tensor> {
+            self.tensor()?.diff_with(n, dim, prepend, append)
+        }
+
+        /// [`Tensor::cummax`] of the tensor, or the chain's first error.
+        fn cummax(self, dim: i64) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.cummax(dim)
+        }
+
+        /// [`Tensor::cummin`] of the tensor, or the chain's first error.
+        fn cummin(self, dim: i64) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.cummin(dim)
+        }
+
+        /// [`Tensor::sort`] of the tensor, or the chain's first error.
+        fn sort(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.sort()
+        }
+
+        /// [`Tensor::sort_with`] of the tensor, or the chain's first error.
+        fn sort_with(self, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.sort_with(dim, descending)
+        }
+
+        /// [`Tensor::sort_stable`] of the tensor, or the chain's first error.
+        fn sort_stable(self, stable: Option<bool>) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.sort_stable(stable)
+        }
+
+        /// [`Tensor::sort_stable_with`] of the tensor, or the chain's first error.
+        fn sort_stable_with(self, stable: Option<bool>, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.sort_stable_with(stable, dim, descending)
+        }
+
+        /// [`Tensor::argsort`] of the tensor, or the chain's first error.
+        fn argsort(self) -> Result<Tensor> {
+            self.tensor()?.argsort()
+        }
+
+        /// [`Tensor::argsort_with`] of the tensor, or the chain's first error.
+        fn argsort_with(self, dim: i64, descending: bool) -> Result<Tensor> {
+            self.tensor()?.argsort_with(dim, descending)
+        }
+
+        /// [`Tensor::argsort_stable`] of the tensor, or the chain's first error.
+        fn argsort_stable(self, stable: bool) -> Result<Tensor> {
+            self.tensor()?.argsort_stable(stable)
+        }
+
+        /// [`Tensor::argsort_stable_with`] of the tensor, or the chain's first error.
+        fn argsort_stable_with(self, stable: bool, dim: i64, descending: bool) -> Result<Tensor> {
+            self.tensor()?.argsort_stable_with(stable, dim, descending)
+        }
+
+        /// [`Tensor::msort`] of the tensor, or the chain's first error.
+        fn msort(self) -> Result<Tensor> {
+            self.tensor()?.msort()
+        }
+
+        /// [`Tensor::topk`] of the tensor, or the chain's first error.
+        fn topk(self, k: i64) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.topk(k)
+        }
+
+        /// [`Tensor::topk_with`] of the tensor, or the chain's first error.
+        fn topk_with(self, k: i64, dim: i64, largest: bool, sorted: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.topk_with(k, dim, largest, sorted)
+        }
+
+        /// [`Tensor::kthvalue`] of the tensor, or the chain's first error.
+        fn kthvalue(self, k: i64) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.kthvalue(k)
+        }
+
+        /// [`Tensor::kthvalue_with`] of the tensor, or the chain's first error.
+        fn kthvalue_with(self, k: i64, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.kthvalue_with(k, dim, keepdim)
+        }
+
+        /// [`Tensor::median`] of the tensor, or the chain's first error.
+        fn median(self) -> Result<Tensor> {
+            self.tensor()?.median()
+        }
+
+        /// [`Tensor::median_dim`] of the tensor, or the chain's first error.
+        fn median_dim(self, dim: i64) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.median_dim(dim)
+        }
+
+        /// [`Tensor::median_dim_with`] of the tensor, or the chain's first error.
+        fn median_dim_with(self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.median_dim_with(dim, keepdim)
+        }
+
+        /// [`Tensor::nanmedian`] of the tensor, or the chain's first error.
+        fn nanmedian(self) -> Result<Tensor> {
+            self.tensor()?.nanmedian()
+        }
+
+        /// [`Tensor::nanmedian_dim`] of the tensor, or the chain's first error.
+        fn nanmedian_dim(self, dim: i64) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.nanmedian_dim(dim)
+        }
+
+        /// [`Tensor::nanmedian_dim_with`] of the tensor, or the chain's first error.
+        fn nanmedian_dim_with(self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.nanmedian_dim_with(dim, keepdim)
+        }
+
+        /// [`Tensor::mode`] of the tensor, or the chain's first error.
+        fn mode(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.mode()
+        }
+
+        /// [`Tensor::mode_with`] of the tensor, or the chain's first error.
+        fn mode_with(self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.mode_with(dim, keepdim)
+        }
+
+        /// [`Tensor::_unique2`] of the tensor, or the chain's first error.
+        fn _unique2(self) -> Result<(Tensor, Tensor, Tensor)> {
+            self.tensor()?._unique2()
+        }
+
+        /// [`Tensor::_unique2_with`] of the tensor, or the chain's first error.
+        fn _unique2_with(self, sorted: bool, return_inverse: bool, return_counts: bool) -> Result<(Tensor, Tensor, Tensor)> {
+            self.tensor()?._unique2_with(sorted, return_inverse, return_counts)
+        }
+
+        /// [`Tensor::mm`] of the tensor, or the chain's first error.
+        fn mm(self, mat2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.mm(mat2)
+        }
+
+        /// [`Tensor::bmm`] of the tensor, or the chain's first error.
+        fn bmm(self, mat2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bmm(mat2)
+        }
+
+        /// [`Tensor::addmm`] of the tensor, or the chain's first error.
+        fn addmm(self, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.addmm(mat1, mat2)
+        }
+
+        /// [`Tensor::addmm_with`] of the tensor, or the chain's first error.
+        fn addmm_with(self, mat1: &Tensor, mat2: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.addmm_with(mat1, mat2, beta, alpha)
+        }
+
+        /// [`Tensor::matmul`] of the tensor, or the chain's first error.
+        fn matmul(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.matmul(other)
+        }
+
+        /// [`Tensor::matrix_power`] of the tensor, or the chain's first error.
+        fn matrix_power(self, n: i64) -> Result<Tensor> {
+            self.tensor()?.matrix_power(n)
+        }
+
+        /// [`Tensor::matrix_exp`] of the tensor, or the chain's first error.
+        fn matrix_exp(self) -> Result<Tensor> {
+            self.tensor()?.matrix_exp()
+        }
+
+        /// [`Tensor::lu_solve`] of the tensor, or the chain's first error.
+        fn lu_solve(self, lu_data: &Tensor, lu_pivots: &Tensor) -> Result<Tensor> {
+            self.tensor()?.lu_solve(lu_data, lu_pivots)
+        }
+
+        /// [`Tensor::inverse`] of the tensor, or the chain's first error.
+        fn inverse(self) -> Result<Tensor> {
+            self.tensor()?.inverse()
+        }
+
+        /// [`Tensor::det`] of the tensor, or the chain's first error.
+        fn det(self) -> Result<Tensor> {
+            self.tensor()?.det()
+        }
+
+        /// [`Tensor::slogdet`] of the tensor, or the chain's first error.
+        fn slogdet(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.slogdet()
+        }
+
+        /// [`Tensor::logdet`] of the tensor, or the chain's first error.
+        fn logdet(self) -> Result<Tensor> {
+            self.tensor()?.logdet()
+        }
+
+        /// [`Tensor::triangular_solve`] of the tensor, or the chain's first error.
+        fn triangular_solve(self, a: &Tensor) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.triangular_solve(a)
+        }
+
+        /// [`Tensor::triangular_solve_with`] of the tensor, or the chain's first error.
+        fn triangular_solve_with(self, a: &Tensor, upper: bool, transpose: bool, unitriangular: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.triangular_solve_with(a, upper, transpose, unitriangular)
+        }
+
+        /// [`Tensor::cholesky`] of the tensor, or the chain's first error.
+        fn cholesky(self) -> Result<Tensor> {
+            self.tensor()?.cholesky()
+        }
+
+        /// [`Tensor::cholesky_with`] of the tensor, or the chain's first error.
+        fn cholesky_with(self, upper: bool) -> Result<Tensor> {
+            self.tensor()?.cholesky_with(upper)
+        }
+
+        /// [`Tensor::cholesky_solve`] of the tensor, or the chain's first error.
+        fn cholesky_solve(self, input2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.cholesky_solve(input2)
+        }
+
+        /// [`Tensor::cholesky_solve_with`] of the tensor, or the chain's first error.
+        fn cholesky_solve_with(self, input2: &Tensor, upper: bool) -> Result<Tensor> {
+            self.tensor()?.cholesky_solve_with(input2, upper)
+        }
+
+        /// [`Tensor::cholesky_inverse`] of the tensor, or the chain's first error.
+        fn cholesky_inverse(self) -> Result<Tensor> {
+            self.tensor()?.cholesky_inverse()
+        }
+
+        /// [`Tensor::cholesky_inverse_with`] of the tensor, or the chain's first error.
+        fn cholesky_inverse_with(self, upper: bool) -> Result<Tensor> {
+            self.tensor()?.cholesky_inverse_with(upper)
+        }
+
+        /// [`Tensor::linalg_ldl_factor_ex`] of the tensor, or the chain's first error.
+        fn linalg_ldl_factor_ex(self) -> Result<(Tensor, Tensor, Tensor)> {
+            self.tensor()?.linalg_ldl_factor_ex()
+        }
+
+        /// [`Tensor::linalg_ldl_factor_ex_with`] of the tensor, or the chain's first error.
+        fn linalg_ldl_factor_ex_with(self, hermitian: bool, check_errors: bool) -> Result<(Tensor, Tensor, Tensor)> {
+            self.tensor()?.linalg_ldl_factor_ex_with(hermitian, check_errors)
+        }
+
+        /// [`Tensor::linalg_ldl_factor`] of the tensor, or the chain's first error.
+        fn linalg_ldl_factor(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.linalg_ldl_factor()
+        }
+
+        /// [`Tensor::linalg_ldl_factor_with`] of the tensor, or the chain's first error.
+        fn linalg_ldl_factor_with(self, hermitian: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.linalg_ldl_factor_with(hermitian)
+        }
+
+        /// [`Tensor::qr`] of the tensor, or the chain's first error.
+        fn qr(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.qr()
+        }
+
+        /// [`Tensor::qr_with`] of the tensor, or the chain's first error.
+        fn qr_with(self, some: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.qr_with(some)
+        }
+
+        /// [`Tensor::geqrf`] of the tensor, or the chain's first error.
+        fn geqrf(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.geqrf()
+        }
+
+        /// [`Tensor::orgqr`] of the tensor, or the chain's first error.
+        fn orgqr(self, input2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.orgqr(input2)
+        }
+
+        /// [`Tensor::ormqr`] of the tensor, or the chain's first error.
+        fn ormqr(self, input2: &Tensor, input3: &Tensor) -> Result<Tensor> {
+            self.tensor()?.ormqr(input2, input3)
+        }
+
+        /// [`Tensor::ormqr_with`] of the tensor, or the chain's first error.
+        fn ormqr_with(self, input2: &Tensor, input3: &Tensor, left: bool, transpose: bool) -> Result<Tensor> {
+            self.tensor()?.ormqr_with(input2, input3, left, transpose)
+        }
+
+        /// [`Tensor::symeig`] of the tensor, or the chain's first error.
+        fn symeig(self) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.symeig()
+        }
+
+        /// [`Tensor::symeig_with`] of the tensor, or the chain's first error.
+        fn symeig_with(self, eigenvectors: bool, upper: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.symeig_with(eigenvectors, upper)
+        }
+
+        /// [`Tensor::svd`] of the tensor, or the chain's first error.
+        fn svd(self) -> Result<(Tensor, Tensor, Tensor)> {
+            self.tensor()?.svd()
+        }
+
+        /// [`Tensor::svd_with`] of the tensor, or the chain's first error.
+        fn svd_with(self, some: bool, compute_uv: bool) -> Result<(Tensor, Tensor, Tensor)> {
+            self.tensor()?.svd_with(some, compute_uv)
+        }
+
+        /// [`Tensor::pinverse`] of the tensor, or the chain's first error.
+        fn pinverse(self) -> Result<Tensor> {
+            self.tensor()?.pinverse()
+        }
+
+        /// [`Tensor::pinverse_with`] of the tensor, or the chain's first error.
+        fn pinverse_with(self, rcond: f64) -> Result<Tensor> {
+            self.tensor()?.pinverse_with(rcond)
+        }
+
+        /// [`Tensor::linalg_lstsq`] of the tensor, or the chain's first error.
+        fn linalg_lstsq(self, b: &Tensor) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+            self.tensor()?.linalg_lstsq(b)
+        }
+
+        /// [`Tensor::linalg_lstsq_with`] of the tensor, or the chain's first error.
+        fn linalg_lstsq_with(self, b: &Tensor, rcond: Option<f64>, driver: Option<&str>) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
+            self.tensor()?.linalg_lstsq_with(b, rcond, driver)
+        }
+
+        /// [`Tensor::bernoulli`] of the tensor, or the chain's first error.
+        fn bernoulli(self) -> Result<Tensor> {
+            self.tensor()?.bernoulli()
+        }
+
+        /// [`Tensor::bernoulli_p`] of the tensor, or the chain's first error.
+        fn bernoulli_p(self, p: f64) -> Result<Tensor> {
+            self.tensor()?.bernoulli_p(p)
+        }
+
+        /// [`Tensor::uniform_`] of the tensor, or the chain's first error.
+        fn uniform_(self) -> Result<Tensor> {
+            self.tensor()?.uniform_()
+        }
+
+        /// [`Tensor::uniform_with_`] of the tensor, or the chain's first error.
+        fn uniform_with_(self, from: f64, to: f64) -> Result<Tensor> {
+            self.tensor()?.uniform_with_(from, to)
+        }
+
+        /// [`Tensor::normal_`] of the tensor, or the chain's first error.
+        fn normal_(self) -> Result<Tensor> {
+            self.tensor()?.normal_()
+        }
+
+        /// [`Tensor::normal_with_`] of the tensor, or the chain's first error.
+        fn normal_with_(self, mean: f64, std: f64) -> Result<Tensor> {
+            self.tensor()?.normal_with_(mean, std)
+        }
+
+        /// [`Tensor::bernoulli_`] of the tensor, or the chain's first error.
+        fn bernoulli_(self) -> Result<Tensor> {
+            self.tensor()?.bernoulli_()
+        }
+
+        /// [`Tensor::bernoulli_with_`] of the tensor, or the chain's first error.
+        fn bernoulli_with_(self, p: f64) -> Result<Tensor> {
+            self.tensor()?.bernoulli_with_(p)
+        }
+
+        /// [`Tensor::multinomial`] of the tensor, or the chain's first error.
+        fn multinomial(self, num_samples: i64) -> Result<Tensor> {
+            self.tensor()?.multinomial(num_samples)
+        }
+
+        /// [`Tensor::multinomial_with`] of the tensor, or the chain's first error.
+        fn multinomial_with(self, num_samples: i64, replacement: bool) -> Result<Tensor> {
+            self.tensor()?.multinomial_with(num_samples, replacement)
+        }
+
+        /// [`Tensor::poisson`] of the tensor, or the chain's first error.
+        fn poisson(self) -> Result<Tensor> {
+            self.tensor()?.poisson()
+        }
+
+        /// [`Tensor::softmax`] of the tensor, or the chain's first error.
+        fn softmax(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.softmax(dim)
+        }
+
+        /// [`Tensor::softmax_with`] of the tensor, or the chain's first error.
+        fn softmax_with(self, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+            self.tensor()?.softmax_with(dim, dtype)
+        }
+
+        /// [`Tensor::log_softmax`] of the tensor, or the chain's first error.
+        fn log_softmax(self, dim: i64) -> Result<Tensor> {
+            self.tensor()?.log_softmax(dim)
+        }
+
+        /// [`Tensor::log_softmax_with`] of the tensor, or the chain's first error.
+        fn log_softmax_with(self, dim: i64, dtype: Option<DType>) -> Result<Tensor> {
+            self.tensor()?.log_softmax_with(dim, dtype)
+        }
+
+        /// [`Tensor::mse_loss`] of the tensor, or the chain's first error.
+        fn mse_loss(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.mse_loss(target)
+        }
+
+        /// [`Tensor::mse_loss_with`] of the tensor, or the chain's first error.
+        fn mse_loss_with(self, target: &Tensor, reduction: i64) -> Result<Tensor> {
+            self.tensor()?.mse_loss_with(target, reduction)
+        }
+
+        /// [`Tensor::l1_loss`] of the tensor, or the chain's first error.
+        fn l1_loss(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.l1_loss(target)
+        }
+
+        /// [`Tensor::l1_loss_with`] of the tensor, or the chain's first error.
+        fn l1_loss_with(self, target: &Tensor, reduction: i64) -> Result<Tensor> {
+            self.tensor()?.l1_loss_with(target, reduction)
+        }
+
+        /// [`Tensor::smooth_l1_loss`] of the tensor, or the chain's first error.
+        fn smooth_l1_loss(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.smooth_l1_loss(target)
+        }
+
+        /// [`Tensor::smooth_l1_loss_with`] of the tensor, or the chain's first error.
+        fn smooth_l1_loss_with(self, target: &Tensor, reduction: i64, beta: f64) -> Result<Tensor> {
+            self.tensor()?.smooth_l1_loss_with(target, reduction, beta)
+        }
+
+        /// [`Tensor::huber_loss`] of the tensor, or the chain's first error.
+        fn huber_loss(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.huber_loss(target)
+        }
+
+        /// [`Tensor::huber_loss_with`] of the tensor, or the chain's first error.
+        fn huber_loss_with(self, target: &Tensor, reduction: i64, delta: f64) -> Result<Tensor> {
+            self.tensor()?.huber_loss_with(target, reduction, delta)
+        }
+
+        /// [`Tensor::binary_cross_entropy`] of the tensor, or the chain's first error.
+        fn binary_cross_entropy(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.binary_cross_entropy(target)
+        }
+
+        /// [`Tensor::binary_cross_entropy_with`] of the tensor, or the chain's first error.
+        fn binary_cross_entropy_with(self, target: &Tensor, weight: Option<&Tensor>, reduction: i64) -> Result<Tensor> {
+            self.tensor()?.binary_cross_entropy_with(target, weight, reduction)
+        }
+
+        /// [`Tensor::binary_cross_entropy_with_logits`] of the tensor, or the chain's first error.
+        fn binary_cross_entropy_with_logits(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.binary_cross_entropy_with_logits(target)
+        }
+
+        /// [`Tensor::binary_cross_entropy_with_logits_with`] of the tensor, or the chain's first error.
+        fn binary_cross_entropy_with_logits_with(self, target: &Tensor, weight: Option<&Tensor>, pos_weight: Option<&Tensor>, reduction: i64) -> Result<Tensor> {
+            self.tensor()?.binary_cross_entropy_with_logits_with(target, weight, pos_weight, reduction)
+        }
+
+        /// [`Tensor::kl_div`] of the tensor, or the chain's first error.
+        fn kl_div(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.kl_div(target)
+        }
+
+        /// [`Tensor::kl_div_with`] of the tensor, or the chain's first error.
+        fn kl_div_with(self, target: &Tensor, reduction: i64, log_target: bool) -> Result<Tensor> {
+            self.tensor()?.kl_div_with(target, reduction, log_target)
+        }
+
+        /// [`Tensor::nll_loss`] of the tensor, or the chain's first error.
+        fn nll_loss(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.nll_loss(target)
+        }
+
+        /// [`Tensor::nll_loss_with`] of the tensor, or the chain's first error.
+        fn nll_loss_with(self, target: &Tensor, weight: Option<&Tensor>, reduction: i64, ignore_index: i64) -> Result<Tensor> {
+            self.tensor()?.nll_loss_with(target, weight, reduction, ignore_index)
+        }
+
+        /// [`Tensor::nll_loss2d`] of the tensor, or the chain's first error.
+        fn nll_loss2d(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.nll_loss2d(target)
+        }
+
+        /// [`Tensor::nll_loss2d_with`] of the tensor, or the chain's first error.
+        fn nll_loss2d_with(self, target: &Tensor, weight: Option<&Tensor>, reduction: i64, ignore_index: i64) -> Result<Tensor> {
+            self.tensor()?.nll_loss2d_with(target, weight, reduction, ignore_index)
+        }
+
+        /// [`Tensor::cross_entropy_loss`] of the tensor, or the chain's first error.
+        fn cross_entropy_loss(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.cross_entropy_loss(target)
+        }
+
+        /// [`Tensor::cross_entropy_loss_with`] of the tensor, or the chain's first error.
+        fn cross_entropy_loss_with(self, target: &Tensor, weight: Option<&Tensor>, reduction: i64, ignore_index: i64, label_smoothing: f64) -> Result<Tensor> {
+            self.tensor()?.cross_entropy_loss_with(target, weight, reduction, ignore_index, label_smoothing)
+        }
+
+        /// [`Tensor::hinge_embedding_loss`] of the tensor, or the chain's first error.
+        fn hinge_embedding_loss(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.hinge_embedding_loss(target)
+        }
+
+        /// [`Tensor::hinge_embedding_loss_with`] of the tensor, or the chain's first error.
+        fn hinge_embedding_loss_with(self, target: &Tensor, margin: f64, reduction: i64) -> Result<Tensor> {
+            self.tensor()?.hinge_embedding_loss_with(target, margin, reduction)
+        }
+
+        /// [`Tensor::soft_margin_loss`] of the tensor, or the chain's first error.
+        fn soft_margin_loss(self, target: &Tensor) -> Result<Tensor> {
+            self.tensor()?.soft_margin_loss(target)
+        }
+
+        /// [`Tensor::soft_margin_loss_with`] of the tensor, or the chain's first error.
+        fn soft_margin_loss_with(self, target: &Tensor, reduction: i64) -> Result<Tensor> {
+            self.tensor()?.soft_margin_loss_with(target, reduction)
+        }
+
+        /// [`Tensor::dist`] of the tensor, or the chain's first error.
+        fn dist(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.dist(other)
+        }
+
+        /// [`Tensor::dist_with`] of the tensor, or the chain's first error.
+        fn dist_with(self, other: &Tensor, p: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.dist_with(other, p)
+        }
+
+        /// [`Tensor::pixel_shuffle`] of the tensor, or the chain's first error.
+        fn pixel_shuffle(self, upscale_factor: i64) -> Result<Tensor> {
+            self.tensor()?.pixel_shuffle(upscale_factor)
+        }
+
+        /// [`Tensor::pixel_unshuffle`] of the tensor, or the chain's first error.
+        fn pixel_unshuffle(self, downscale_factor: i64) -> Result<Tensor> {
+            self.tensor()?.pixel_unshuffle(downscale_factor)
+        }
+
+        /// [`Tensor::one_hot`] of the tensor, or the chain's first error.
+        fn one_hot(self) -> Result<Tensor> {
+            self.tensor()?.one_hot()
+        }
+
+        /// [`Tensor::one_hot_with`] of the tensor, or the chain's first error.
+        fn one_hot_with(self, num_classes: i64) -> Result<Tensor> {
+            self.tensor()?.one_hot_with(num_classes)
+        }
+
+        /// [`Tensor::quantile`] of the tensor, or the chain's first error.
+        fn quantile(self, q: &Tensor) -> Result<Tensor> {
+            self.tensor()?.quantile(q)
+        }
+
+        /// [`Tensor::quantile_with`] of the tensor, or the chain's first error.
+        fn quantile_with(self, q: &Tensor, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+            self.tensor()?.quantile_with(q, dim, keepdim, interpolation)
+        }
+
+        /// [`Tensor::quantile_scalar`] of the tensor, or the chain's first error.
+        fn quantile_scalar(self, q: f64) -> Result<Tensor> {
+            self.tensor()?.quantile_scalar(q)
+        }
+
+        /// [`Tensor::quantile_scalar_with`] of the tensor, or the chain's first error.
+        fn quantile_scalar_with(self, q: f64, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+            self.tensor()?.quantile_scalar_with(q, dim, keepdim, interpolation)
+        }
+
+        /// [`Tensor::nanquantile`] of the tensor, or the chain's first error.
+        fn nanquantile(self, q: &Tensor) -> Result<Tensor> {
+            self.tensor()?.nanquantile(q)
+        }
+
+        /// [`Tensor::nanquantile_with`] of the tensor, or the chain's first error.
+        fn nanquantile_with(self, q: &Tensor, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+            self.tensor()?.nanquantile_with(q, dim, keepdim, interpolation)
+        }
+
+        /// [`Tensor::nanquantile_scalar`] of the tensor, or the chain's first error.
+        fn nanquantile_scalar(self, q: f64) -> Result<Tensor> {
+            self.tensor()?.nanquantile_scalar(q)
+        }
+
+        /// [`Tensor::nanquantile_scalar_with`] of the tensor, or the chain's first error.
+        fn nanquantile_scalar_with(self, q: f64, dim: Option<i64>, keepdim: bool, interpolation: &str) -> Result<Tensor> {
+            self.tensor()?.nanquantile_scalar_with(q, dim, keepdim, interpolation)
+        }
+
+        /// [`Tensor::bincount`] of the tensor, or the chain's first error.
+        fn bincount(self) -> Result<Tensor> {
+            self.tensor()?.bincount()
+        }
+
+        /// [`Tensor::bincount_with`] of the tensor, or the chain's first error.
+        fn bincount_with(self, weights: Option<&Tensor>, minlength: i64) -> Result<Tensor> {
+            self.tensor()?.bincount_with(weights, minlength)
+        }
+
+        /// [`Tensor::histc`] of the tensor, or the chain's first error.
+        fn histc(self) -> Result<Tensor> {
+            self.tensor()?.histc()
+        }
+
+        /// [`Tensor::histc_with`] of the tensor, or the chain's first error.
+        fn histc_with(self, bins: i64, min: impl Into<Scalar>, max: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.histc_with(bins, min, max)
+        }
+
+        /// [`Tensor::bucketize`] of the tensor, or the chain's first error.
+        fn bucketize(self, boundaries: &Tensor) -> Result<Tensor> {
+            self.tensor()?.bucketize(boundaries)
+        }
+
+        /// [`Tensor::bucketize_with`] of the tensor, or the chain's first error.
+        fn bucketize_with(self, boundaries: &Tensor, out_int32: bool, right: bool) -> Result<Tensor> {
+            self.tensor()?.bucketize_with(boundaries, out_int32, right)
+        }
+
+        /// [`Tensor::cov`] of the tensor, or the chain's first error.
+        fn cov(self) -> Result<Tensor> {
+            self.tensor()?.cov()
+        }
+
+        /// [`Tensor::cov_with`] of the tensor, or the chain's first error.
+        fn cov_with(self, correction: i64, fweights: Option<&Tensor>, aweights: Option<&Tensor>) -> Result<Tensor> {
+            self.tensor()?.cov_with(correction, fweights, aweights)
+        }
+
+        /// [`Tensor::corrcoef`] of the tensor, or the chain's first error.
+        fn corrcoef(self) -> Result<Tensor> {
+            self.tensor()?.corrcoef()
+        }
+
+        /// [`Tensor::upsample_nearest1d`] of the tensor, or the chain's first error.
+        fn upsample_nearest1d(self, output_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.upsample_nearest1d(output_size)
+        }
+
+        /// [`Tensor::upsample_nearest1d_with`] of the tensor, or the chain's first error.
+        fn upsample_nearest1d_with(self, output_size: &[i64], scales: Option<f64>) -> Result<Tensor> {
+            self.tensor()?.upsample_nearest1d_with(output_size, scales)
+        }
+
+        /// [`Tensor::upsample_nearest2d`] of the tensor, or the chain's first error.
+        fn upsample_nearest2d(self, output_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.upsample_nearest2d(output_size)
+        }
+
+        /// [`Tensor::upsample_nearest2d_with`] of the tensor, or the chain's first error.
+        fn upsample_nearest2d_with(self, output_size: &[i64], scales_h: Option<f64>, scales_w: Option<f64>) -> Result<Tensor> {
+            self.tensor()?.upsample_nearest2d_with(output_size, scales_h, scales_w)
+        }
+
+        /// [`Tensor::_upsample_nearest_exact1d`] of the tensor, or the chain's first error.
+        fn _upsample_nearest_exact1d(self, output_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?._upsample_nearest_exact1d(output_size)
+        }
+
+        /// [`Tensor::_upsample_nearest_exact1d_with`] of the tensor, or the chain's first error.
+        fn _upsample_nearest_exact1d_with(self, output_size: &[i64], scales: Option<f64>) -> Result<Tensor> {
+            self.tensor()?._upsample_nearest_exact1d_with(output_size, scales)
+        }
+
+        /// [`Tensor::_upsample_nearest_exact2d`] of the tensor, or the chain's first error.
+        fn _upsample_nearest_exact2d(self, output_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?._upsample_nearest_exact2d(output_size)
+        }
+
+        /// [`Tensor::_upsample_nearest_exact2d_with`] of the tensor, or the chain's first error.
+        fn _upsample_nearest_exact2d_with(self, output_size: &[i64], scales_h: Option<f64>, scales_w: Option<f64>) -> Result<Tensor> {
+            self.tensor()?._upsample_nearest_exact2d_with(output_size, scales_h, scales_w)
+        }
+
+        /// [`Tensor::upsample_linear1d`] of the tensor, or the chain's first error.
+        fn upsample_linear1d(self, output_size: &[i64], align_corners: bool) -> Result<Tensor> {
+            self.tensor()?.upsample_linear1d(output_size, align_corners)
+        }
+
+        /// [`Tensor::upsample_linear1d_with`] of the tensor, or the chain's first error.
+        fn upsample_linear1d_with(self, output_size: &[i64], align_corners: bool, scales: Option<f64>) -> Result<Tensor> {
+            self.tensor()?.upsample_linear1d_with(output_size, align_corners, scales)
+        }
+
+        /// [`Tensor::upsample_bilinear2d`] of the tensor, or the chain's first error.
+        fn upsample_bilinear2d(self, output_size: &[i64], align_corners: bool) -> Result<Tensor> {
+            self.tensor()?.upsample_bilinear2d(output_size, align_corners)
+        }
+
+        /// [`Tensor::upsample_bilinear2d_with`] of the tensor, or the chain's first error.
+        fn upsample_bilinear2d_with(self, output_size: &[i64], align_corners: bool, scales_h: Option<f64>, scales_w: Option<f64>) -> Result<Tensor> {
+            self.tensor()?.upsample_bilinear2d_with(output_size, align_corners, scales_h, scales_w)
+        }
+
+        /// [`Tensor::conv_tbc`] of the tensor, or the chain's first error.
+        fn conv_tbc(self, weight: &Tensor, bias: &Tensor) -> Result<Tensor> {
+            self.tensor()?.conv_tbc(weight, bias)
+        }
+
+        /// [`Tensor::conv_tbc_with`] of the tensor, or the chain's first error.
+        fn conv_tbc_with(self, weight: &Tensor, bias: &Tensor, pad: i64) -> Result<Tensor> {
+            self.tensor()?.conv_tbc_with(weight, bias, pad)
+        }
+
+        /// [`Tensor::im2col`] of the tensor, or the chain's first error.
+        fn im2col(self, kernel_size: &[i64], dilation: &[i64], padding: &[i64], stride: &[i64]) -> Result<Tensor> {
+            self.tensor()?.im2col(kernel_size, dilation, padding, stride)
+        }
+
+        /// [`Tensor::col2im`] of the tensor, or the chain's first error.
+        fn col2im(self, output_size: &[i64], kernel_size: &[i64], dilation: &[i64], padding: &[i64], stride: &[i64]) -> Result<Tensor> {
+            self.tensor()?.col2im(output_size, kernel_size, dilation, padding, stride)
+        }
+
+        /// [`Tensor::max_pool2d_with_indices`] of the tensor, or the chain's first error.
+        fn max_pool2d_with_indices(self, kernel_size: &[i64]) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.max_pool2d_with_indices(kernel_size)
+        }
+
+        /// [`Tensor::max_pool2d_with_indices_with`] of the tensor, or the chain's first error.
+        fn max_pool2d_with_indices_with(self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.max_pool2d_with_indices_with(kernel_size, stride, padding, dilation, ceil_mode)
+        }
+
+        /// [`Tensor::max_pool2d`] of the tensor, or the chain's first error.
+        fn max_pool2d(self, kernel_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.max_pool2d(kernel_size)
+        }
+
+        /// [`Tensor::max_pool2d_with`] of the tensor, or the chain's first error.
+        fn max_pool2d_with(self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+            self.tensor()?.max_pool2d_with(kernel_size, stride, padding, dilation, ceil_mode)
+        }
+
+        /// [`Tensor::avg_pool2d`] of the tensor, or the chain's first error.
+        fn avg_pool2d(self, kernel_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.avg_pool2d(kernel_size)
+        }
+
+        /// [`Tensor::avg_pool2d_with`] of the tensor, or the chain's first error.
+        fn avg_pool2d_with(self, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool, divisor_override: Option<i64>) -> Result<Tensor> {
+            self.tensor()?.avg_pool2d_with(kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        }
+
+        /// [`Tensor::adaptive_avg_pool2d`] of the tensor, or the chain's first error.
+        fn adaptive_avg_pool2d(self, output_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.adaptive_avg_pool2d(output_size)
+        }
+
+        /// [`Tensor::max_pool1d_with_indices`] of the tensor, or the chain's first error.
+        fn max_pool1d_with_indices(self, kernel_size: &[i64]) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.max_pool1d_with_indices(kernel_size)
+        }
+
+        /// [`Tensor::max_pool1d_with_indices_with`] of the tensor, or the chain's first error.
+        fn max_pool1d_with_indices_with(self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.max_pool1d_with_indices_with(kernel_size, stride, padding, dilation, ceil_mode)
+        }
+
+        /// [`Tensor::max_pool1d`] of the tensor, or the chain's first error.
+        fn max_pool1d(self, kernel_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.max_pool1d(kernel_size)
+        }
+
+        /// [`Tensor::max_pool1d_with`] of the tensor, or the chain's first error.
+        fn max_pool1d_with(self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+            self.tensor()?.max_pool1d_with(kernel_size, stride, padding, dilation, ceil_mode)
+        }
+
+        /// [`Tensor::avg_pool1d`] of the tensor, or the chain's first error.
+        fn avg_pool1d(self, kernel_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.avg_pool1d(kernel_size)
+        }
+
+        /// [`Tensor::avg_pool1d_with`] of the tensor, or the chain's first error.
+        fn avg_pool1d_with(self, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool) -> Result<Tensor> {
+            self.tensor()?.avg_pool1d_with(kernel_size, stride, padding, ceil_mode, count_include_pad)
+        }
+
+        /// [`Tensor::adaptive_avg_pool1d`] of the tensor, or the chain's first error.
+        fn adaptive_avg_pool1d(self, output_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.adaptive_avg_pool1d(output_size)
+        }
+
+        /// [`Tensor::adaptive_max_pool2d`] of the tensor, or the chain's first error.
+        fn adaptive_max_pool2d(self, output_size: &[i64]) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.adaptive_max_pool2d(output_size)
+        }
+
+        /// [`Tensor::adaptive_max_pool1d`] of the tensor, or the chain's first error.
+        fn adaptive_max_pool1d(self, output_size: &[i64]) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.adaptive_max_pool1d(output_size)
+        }
+
+        /// [`Tensor::max_pool3d_with_indices`] of the tensor, or the chain's first error.
+        fn max_pool3d_with_indices(self, kernel_size: &[i64]) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.max_pool3d_with_indices(kernel_size)
+        }
+
+        /// [`Tensor::max_pool3d_with_indices_with`] of the tensor, or the chain's first error.
+        fn max_pool3d_with_indices_with(self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.max_pool3d_with_indices_with(kernel_size, stride, padding, dilation, ceil_mode)
+        }
+
+        /// [`Tensor::max_pool3d`] of the tensor, or the chain's first error.
+        fn max_pool3d(self, kernel_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.max_pool3d(kernel_size)
+        }
+
+        /// [`Tensor::max_pool3d_with`] of the tensor, or the chain's first error.
+        fn max_pool3d_with(self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+            self.tensor()?.max_pool3d_with(kernel_size, stride, padding, dilation, ceil_mode)
+        }
+
+        /// [`Tensor::avg_pool3d`] of the tensor, or the chain's first error.
+        fn avg_pool3d(self, kernel_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.avg_pool3d(kernel_size)
+        }
+
+        /// [`Tensor::avg_pool3d_with`] of the tensor, or the chain's first error.
+        fn avg_pool3d_with(self, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool, divisor_override: Option<i64>) -> Result<Tensor> {
+            self.tensor()?.avg_pool3d_with(kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        }
+
+        /// [`Tensor::adaptive_avg_pool3d`] of the tensor, or the chain's first error.
+        fn adaptive_avg_pool3d(self, output_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.adaptive_avg_pool3d(output_size)
+        }
+
+        /// [`Tensor::adaptive_max_pool3d`] of the tensor, or the chain's first error.
+        fn adaptive_max_pool3d(self, output_size: &[i64]) -> Result<(Tensor, Tensor)> {
+            self.tensor()?.adaptive_max_pool3d(output_size)
+        }
+
+        /// [`Tensor::max_unpool2d`] of the tensor, or the chain's first error.
+        fn max_unpool2d(self, indices: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+            self.tensor()?.max_unpool2d(indices, output_size)
+        }
+
+        /// [`Tensor::max_unpool3d`] of the tensor, or the chain's first error.
+        fn max_unpool3d(self, indices: &Tensor, output_size: &[i64], stride: &[i64], padding: &[i64]) -> Result<Tensor> {
+            self.tensor()?.max_unpool3d(indices, output_size, stride, padding)
+        }
+
+        /// [`Tensor::dot`] of the tensor, or the chain's first error.
+        fn dot(self, tensor: &Tensor) -> Result<Tensor> {
+            self.tensor()?.dot(tensor)
+        }
+
+        /// [`Tensor::inner`] of the tensor, or the chain's first error.
+        fn inner(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.inner(other)
+        }
+
+        /// [`Tensor::outer`] of the tensor, or the chain's first error.
+        fn outer(self, vec2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.outer(vec2)
+        }
+
+        /// [`Tensor::ger`] of the tensor, or the chain's first error.
+        fn ger(self, vec2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.ger(vec2)
+        }
+
+        /// [`Tensor::addr`] of the tensor, or the chain's first error.
+        fn addr(self, vec1: &Tensor, vec2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.addr(vec1, vec2)
+        }
+
+        /// [`Tensor::addr_with`] of the tensor, or the chain's first error.
+        fn addr_with(self, vec1: &Tensor, vec2: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.addr_with(vec1, vec2, beta, alpha)
+        }
+
+        /// [`Tensor::mv`] of the tensor, or the chain's first error.
+        fn mv(self, vec: &Tensor) -> Result<Tensor> {
+            self.tensor()?.mv(vec)
+        }
+
+        /// [`Tensor::addmv`] of the tensor, or the chain's first error.
+        fn addmv(self, mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
+            self.tensor()?.addmv(mat, vec)
+        }
+
+        /// [`Tensor::addmv_with`] of the tensor, or the chain's first error.
+        fn addmv_with(self, mat: &Tensor, vec: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.addmv_with(mat, vec, beta, alpha)
+        }
+
+        /// [`Tensor::baddbmm`] of the tensor, or the chain's first error.
+        fn baddbmm(self, batch1: &Tensor, batch2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.baddbmm(batch1, batch2)
+        }
+
+        /// [`Tensor::baddbmm_with`] of the tensor, or the chain's first error.
+        fn baddbmm_with(self, batch1: &Tensor, batch2: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.baddbmm_with(batch1, batch2, beta, alpha)
+        }
+
+        /// [`Tensor::addbmm`] of the tensor, or the chain's first error.
+        fn addbmm(self, batch1: &Tensor, batch2: &Tensor) -> Result<Tensor> {
+            self.tensor()?.addbmm(batch1, batch2)
+        }
+
+        /// [`Tensor::addbmm_with`] of the tensor, or the chain's first error.
+        fn addbmm_with(self, batch1: &Tensor, batch2: &Tensor, beta: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.addbmm_with(batch1, batch2, beta, alpha)
+        }
+
+        /// [`Tensor::tensordot`] of the tensor, or the chain's first error.
+        fn tensordot(self, other: &Tensor, dims_self: &[i64], dims_other: &[i64]) -> Result<Tensor> {
+            self.tensor()?.tensordot(other, dims_self, dims_other)
+        }
+
+        /// [`Tensor::kron`] of the tensor, or the chain's first error.
+        fn kron(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.kron(other)
+        }
+
+        /// [`Tensor::linalg_cross`] of the tensor, or the chain's first error.
+        fn linalg_cross(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.linalg_cross(other)
+        }
+
+        /// [`Tensor::linalg_cross_with`] of the tensor, or the chain's first error.
+        fn linalg_cross_with(self, other: &Tensor, dim: i64) -> Result<Tensor> {
+            self.tensor()?.linalg_cross_with(other, dim)
+        }
+
+        /// [`Tensor::cross`] of the tensor, or the chain's first error.
+        fn cross(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.cross(other)
+        }
+
+        /// [`Tensor::cross_with`] of the tensor, or the chain's first error.
+        fn cross_with(self, other: &Tensor, dim: Option<i64>) -> Result<Tensor> {
+            self.tensor()?.cross_with(other, dim)
+        }
+
+        /// [`Tensor::index_select`] of the tensor, or the chain's first error.
+        fn index_select(self, dim: i64, index: &Tensor) -> Result<Tensor> {
+            self.tensor()?.index_select(dim, index)
+        }
+
+        /// [`Tensor::index_add`] of the tensor, or the chain's first error.
+        fn index_add(self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+            self.tensor()?.index_add(dim, index, source)
+        }
+
+        /// [`Tensor::index_add_with`] of the tensor, or the chain's first error.
+        fn index_add_with(self, dim: i64, index: &Tensor, source: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.index_add_with(dim, index, source, alpha)
+        }
+
+        /// [`Tensor::index_add_`] of the tensor, or the chain's first error.
+        fn index_add_(self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+            self.tensor()?.index_add_(dim, index, source)
+        }
+
+        /// [`Tensor::index_add_with_`] of the tensor, or the chain's first error.
+        fn index_add_with_(self, dim: i64, index: &Tensor, source: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.index_add_with_(dim, index, source, alpha)
+        }
+
+        /// [`Tensor::index_copy`] of the tensor, or the chain's first error.
+        fn index_copy(self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+            self.tensor()?.index_copy(dim, index, source)
+        }
+
+        /// [`Tensor::index_copy_`] of the tensor, or the chain's first error.
+        fn index_copy_(self, dim: i64, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+            self.tensor()?.index_copy_(dim, index, source)
+        }
+
+        /// [`Tensor::index_fill`] of the tensor, or the chain's first error.
+        fn index_fill(self, dim: i64, index: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.index_fill(dim, index, value)
+        }
+
+        /// [`Tensor::index_fill_`] of the tensor, or the chain's first error.
+        fn index_fill_(self, dim: i64, index: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.index_fill_(dim, index, value)
+        }
+
+        /// [`Tensor::index_fill_int_tensor`] of the tensor, or the chain's first error.
+        fn index_fill_int_tensor(self, dim: i64, index: &Tensor, value: &Tensor) -> Result<Tensor> {
+            self.tensor()?.index_fill_int_tensor(dim, index, value)
+        }
+
+        /// [`Tensor::index_fill_int_tensor_`] of the tensor, or the chain's first error.
+        fn index_fill_int_tensor_(self, dim: i64, index: &Tensor, value: &Tensor) -> Result<Tensor> {
+            self.tensor()?.index_fill_int_tensor_(dim, index, value)
+        }
+
+        /// [`Tensor::take_along_dim`] of the tensor, or the chain's first error.
+        fn take_along_dim(self, indices: &Tensor) -> Result<Tensor> {
+            self.tensor()?.take_along_dim(indices)
+        }
+
+        /// [`Tensor::take_along_dim_with`] of the tensor, or the chain's first error.
+        fn take_along_dim_with(self, indices: &Tensor, dim: Option<i64>) -> Result<Tensor> {
+            self.tensor()?.take_along_dim_with(indices, dim)
+        }
+
+        /// [`Tensor::gather`] of the tensor, or the chain's first error.
+        fn gather(self, dim: i64, index: &Tensor) -> Result<Tensor> {
+            self.tensor()?.gather(dim, index)
+        }
+
+        /// [`Tensor::gather_with`] of the tensor, or the chain's first error.
+        fn gather_with(self, dim: i64, index: &Tensor, sparse_grad: bool) -> Result<Tensor> {
+            self.tensor()?.gather_with(dim, index, sparse_grad)
+        }
+
+        /// [`Tensor::scatter`] of the tensor, or the chain's first error.
+        fn scatter(self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+            self.tensor()?.scatter(dim, index, src)
+        }
+
+        /// [`Tensor::scatter_`] of the tensor, or the chain's first error.
+        fn scatter_(self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+            self.tensor()?.scatter_(dim, index, src)
+        }
+
+        /// [`Tensor::scatter_value`] of the tensor, or the chain's first error.
+        fn scatter_value(self, dim: i64, index: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.scatter_value(dim, index, value)
+        }
+
+        /// [`Tensor::scatter_value_`] of the tensor, or the chain's first error.
+        fn scatter_value_(self, dim: i64, index: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.scatter_value_(dim, index, value)
+        }
+
+        /// [`Tensor::scatter_reduce_overload`] of the tensor, or the chain's first error.
+        fn scatter_reduce_overload(self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
+            self.tensor()?.scatter_reduce_overload(dim, index, src, reduce)
+        }
+
+        /// [`Tensor::scatter_value_reduce`] of the tensor, or the chain's first error.
+        fn scatter_value_reduce(self, dim: i64, index: &Tensor, value: impl Into<Scalar>, reduce: &str) -> Result<Tensor> {
+            self.tensor()?.scatter_value_reduce(dim, index, value, reduce)
+        }
+
+        /// [`Tensor::scatter_reduce_overload_`] of the tensor, or the chain's first error.
+        fn scatter_reduce_overload_(self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
+            self.tensor()?.scatter_reduce_overload_(dim, index, src, reduce)
+        }
+
+        /// [`Tensor::scatter_value_reduce_`] of the tensor, or the chain's first error.
+        fn scatter_value_reduce_(self, dim: i64, index: &Tensor, value: impl Into<Scalar>, reduce: &str) -> Result<Tensor> {
+            self.tensor()?.scatter_value_reduce_(dim, index, value, reduce)
+        }
+
+        /// [`Tensor::scatter_add`] of the tensor, or the chain's first error.
+        fn scatter_add(self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+            self.tensor()?.scatter_add(dim, index, src)
+        }
+
+        /// [`Tensor::scatter_add_`] of the tensor, or the chain's first error.
+        fn scatter_add_(self, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+            self.tensor()?.scatter_add_(dim, index, src)
+        }
+
+        /// [`Tensor::scatter_reduce`] of the tensor, or the chain's first error.
+        fn scatter_reduce(self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
+            self.tensor()?.scatter_reduce(dim, index, src, reduce)
+        }
+
+        /// [`Tensor::scatter_reduce_with`] of the tensor, or the chain's first error.
+        fn scatter_reduce_with(self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str, include_self: bool) -> Result<Tensor> {
+            self.tensor()?.scatter_reduce_with(dim, index, src, reduce, include_self)
+        }
+
+        /// [`Tensor::scatter_reduce_`] of the tensor, or the chain's first error.
+        fn scatter_reduce_(self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str) -> Result<Tensor> {
+            self.tensor()?.scatter_reduce_(dim, index, src, reduce)
+        }
+
+        /// [`Tensor::scatter_reduce_with_`] of the tensor, or the chain's first error.
+        fn scatter_reduce_with_(self, dim: i64, index: &Tensor, src: &Tensor, reduce: &str, include_self: bool) -> Result<Tensor> {
+            self.tensor()?.scatter_reduce_with_(dim, index, src, reduce, include_self)
+        }
+
+        /// [`Tensor::masked_fill_scalar`] of the tensor, or the chain's first error.
+        fn masked_fill_scalar(self, mask: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.masked_fill_scalar(mask, value)
+        }
+
+        /// [`Tensor::masked_fill_scalar_`] of the tensor, or the chain's first error.
+        fn masked_fill_scalar_(self, mask: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.masked_fill_scalar_(mask, value)
+        }
+
+        /// [`Tensor::masked_fill`] of the tensor, or the chain's first error.
+        fn masked_fill(self, mask: &Tensor, value: &Tensor) -> Result<Tensor> {
+            self.tensor()?.masked_fill(mask, value)
+        }
+
+        /// [`Tensor::masked_fill_`] of the tensor, or the chain's first error.
+        fn masked_fill_(self, mask: &Tensor, value: &Tensor) -> Result<Tensor> {
+            self.tensor()?.masked_fill_(mask, value)
+        }
+
+        /// [`Tensor::masked_scatter`] of the tensor, or the chain's first error.
+        fn masked_scatter(self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+            self.tensor()?.masked_scatter(mask, source)
+        }
+
+        /// [`Tensor::masked_scatter_`] of the tensor, or the chain's first error.
+        fn masked_scatter_(self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+            self.tensor()?.masked_scatter_(mask, source)
+        }
+
+        /// [`Tensor::masked_select`] of the tensor, or the chain's first error.
+        fn masked_select(self, mask: &Tensor) -> Result<Tensor> {
+            self.tensor()?.masked_select(mask)
+        }
+
+        /// [`Tensor::nonzero`] of the tensor, or the chain's first error.
+        fn nonzero(self) -> Result<Tensor> {
+            self.tensor()?.nonzero()
+        }
+
+        /// [`Tensor::take`] of the tensor, or the chain's first error.
+        fn take(self, index: &Tensor) -> Result<Tensor> {
+            self.tensor()?.take(index)
+        }
+
+        /// [`Tensor::put`] of the tensor, or the chain's first error.
+        fn put(self, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+            self.tensor()?.put(index, source)
+        }
+
+        /// [`Tensor::put_with`] of the tensor, or the chain's first error.
+        fn put_with(self, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Tensor> {
+            self.tensor()?.put_with(index, source, accumulate)
+        }
+
+        /// [`Tensor::put_`] of the tensor, or the chain's first error.
+        fn put_(self, index: &Tensor, source: &Tensor) -> Result<Tensor> {
+            self.tensor()?.put_(index, source)
+        }
+
+        /// [`Tensor::put_with_`] of the tensor, or the chain's first error.
+        fn put_with_(self, index: &Tensor, source: &Tensor, accumulate: bool) -> Result<Tensor> {
+            self.tensor()?.put_with_(index, source, accumulate)
+        }
+
+        /// [`Tensor::index`] of the tensor, or the chain's first error.
+        fn index(self, indices: &[impl AsRef<Tensor>]) -> Result<Tensor> {
+            self.tensor()?.index(indices)
+        }
+
+        /// [`Tensor::index_with`] of the tensor, or the chain's first error.
+        fn index_with(self, indices: &[impl AsRef<Tensor>], dims: &[i64]) -> Result<Tensor> {
+            self.tensor()?.index_with(indices, dims)
+        }
+
+        /// [`Tensor::index_put`] of the tensor, or the chain's first error.
+        fn index_put(self, indices: &[impl AsRef<Tensor>], values: &Tensor) -> Result<Tensor> {
+            self.tensor()?.index_put(indices, values)
+        }
+
+        /// [`Tensor::index_put_with`] of the tensor, or the chain's first error.
+        fn index_put_with(self, indices: &[impl AsRef<Tensor>], values: &Tensor, accumulate: bool, dims: &[i64]) -> Result<Tensor> {
+            self.tensor()?.index_put_with(indices, values, accumulate, dims)
+        }
+
+        /// [`Tensor::index_put_`] of the tensor, or the chain's first error.
+        fn index_put_(self, indices: &[impl AsRef<Tensor>], values: &Tensor) -> Result<Tensor> {
+            self.tensor()?.index_put_(indices, values)
+        }
+
+        /// [`Tensor::index_put_with_`] of the tensor, or the chain's first error.
+        fn index_put_with_(self, indices: &[impl AsRef<Tensor>], values: &Tensor, accumulate: bool, dims: &[i64]) -> Result<Tensor> {
+            self.tensor()?.index_put_with_(indices, values, accumulate, dims)
+        }
+
+        /// [`Tensor::absolute`] of the tensor, or the chain's first error.
+        fn absolute(self) -> Result<Tensor> {
+            self.tensor()?.absolute()
+        }
+
+        /// [`Tensor::absolute_`] of the tensor, or the chain's first error.
+        fn absolute_(self) -> Result<Tensor> {
+            self.tensor()?.absolute_()
+        }
+
+        /// [`Tensor::arccos`] of the tensor, or the chain's first error.
+        fn arccos(self) -> Result<Tensor> {
+            self.tensor()?.arccos()
+        }
+
+        /// [`Tensor::arccos_`] of the tensor, or the chain's first error.
+        fn arccos_(self) -> Result<Tensor> {
+            self.tensor()?.arccos_()
+        }
+
+        /// [`Tensor::arccosh`] of the tensor, or the chain's first error.
+        fn arccosh(self) -> Result<Tensor> {
+            self.tensor()?.arccosh()
+        }
+
+        /// [`Tensor::arccosh_`] of the tensor, or the chain's first error.
+        fn arccosh_(self) -> Result<Tensor> {
+            self.tensor()?.arccosh_()
+        }
+
+        /// [`Tensor::arcsin`] of the tensor, or the chain's first error.
+        fn arcsin(self) -> Result<Tensor> {
+            self.tensor()?.arcsin()
+        }
+
+        /// [`Tensor::arcsin_`] of the tensor, or the chain's first error.
+        fn arcsin_(self) -> Result<Tensor> {
+            self.tensor()?.arcsin_()
+        }
+
+        /// [`Tensor::arcsinh`] of the tensor, or the chain's first error.
+        fn arcsinh(self) -> Result<Tensor> {
+            self.tensor()?.arcsinh()
+        }
+
+        /// [`Tensor::arcsinh_`] of the tensor, or the chain's first error.
+        fn arcsinh_(self) -> Result<Tensor> {
+            self.tensor()?.arcsinh_()
+        }
+
+        /// [`Tensor::arctan`] of the tensor, or the chain's first error.
+        fn arctan(self) -> Result<Tensor> {
+            self.tensor()?.arctan()
+        }
+
+        /// [`Tensor::arctan_`] of the tensor, or the chain's first error.
+        fn arctan_(self) -> Result<Tensor> {
+            self.tensor()?.arctan_()
+        }
+
+        /// [`Tensor::arctanh`] of the tensor, or the chain's first error.
+        fn arctanh(self) -> Result<Tensor> {
+            self.tensor()?.arctanh()
+        }
+
+        /// [`Tensor::arctanh_`] of the tensor, or the chain's first error.
+        fn arctanh_(self) -> Result<Tensor> {
+            self.tensor()?.arctanh_()
+        }
+
+        /// [`Tensor::arctan2`] of the tensor, or the chain's first error.
+        fn arctan2(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.arctan2(other)
+        }
+
+        /// [`Tensor::arctan2_`] of the tensor, or the chain's first error.
+        fn arctan2_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.arctan2_(other)
+        }
+
+        /// [`Tensor::negative`] of the tensor, or the chain's first error.
+        fn negative(self) -> Result<Tensor> {
+            self.tensor()?.negative()
+        }
+
+        /// [`Tensor::negative_`] of the tensor, or the chain's first error.
+        fn negative_(self) -> Result<Tensor> {
+            self.tensor()?.negative_()
+        }
+
+        /// [`Tensor::multiply`] of the tensor, or the chain's first error.
+        fn multiply(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.multiply(other)
+        }
+
+        /// [`Tensor::multiply_scalar`] of the tensor, or the chain's first error.
+        fn multiply_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.multiply_scalar(other)
+        }
+
+        /// [`Tensor::multiply_`] of the tensor, or the chain's first error.
+        fn multiply_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.multiply_(other)
+        }
+
+        /// [`Tensor::multiply_scalar_`] of the tensor, or the chain's first error.
+        fn multiply_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.multiply_scalar_(other)
+        }
+
+        /// [`Tensor::divide`] of the tensor, or the chain's first error.
+        fn divide(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.divide(other)
+        }
+
+        /// [`Tensor::divide_scalar`] of the tensor, or the chain's first error.
+        fn divide_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.divide_scalar(other)
+        }
+
+        /// [`Tensor::divide_`] of the tensor, or the chain's first error.
+        fn divide_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.divide_(other)
+        }
+
+        /// [`Tensor::divide_scalar_`] of the tensor, or the chain's first error.
+        fn divide_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.divide_scalar_(other)
+        }
+
+        /// [`Tensor::subtract`] of the tensor, or the chain's first error.
+        fn subtract(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.subtract(other)
+        }
+
+        /// [`Tensor::subtract_with`] of the tensor, or the chain's first error.
+        fn subtract_with(self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.subtract_with(other, alpha)
+        }
+
+        /// [`Tensor::subtract_scalar`] of the tensor, or the chain's first error.
+        fn subtract_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.subtract_scalar(other)
+        }
+
+        /// [`Tensor::subtract_scalar_with`] of the tensor, or the chain's first error.
+        fn subtract_scalar_with(self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.subtract_scalar_with(other, alpha)
+        }
+
+        /// [`Tensor::subtract_`] of the tensor, or the chain's first error.
+        fn subtract_(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.subtract_(other)
+        }
+
+        /// [`Tensor::subtract_with_`] of the tensor, or the chain's first error.
+        fn subtract_with_(self, other: &Tensor, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.subtract_with_(other, alpha)
+        }
+
+        /// [`Tensor::subtract_scalar_`] of the tensor, or the chain's first error.
+        fn subtract_scalar_(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.subtract_scalar_(other)
+        }
+
+        /// [`Tensor::subtract_scalar_with_`] of the tensor, or the chain's first error.
+        fn subtract_scalar_with_(self, other: impl Into<Scalar>, alpha: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.subtract_scalar_with_(other, alpha)
+        }
+
+        /// [`Tensor::greater`] of the tensor, or the chain's first error.
+        fn greater(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.greater(other)
+        }
+
+        /// [`Tensor::greater_scalar`] of the tensor, or the chain's first error.
+        fn greater_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.greater_scalar(other)
+        }
+
+        /// [`Tensor::greater_equal`] of the tensor, or the chain's first error.
+        fn greater_equal(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.greater_equal(other)
+        }
+
+        /// [`Tensor::greater_equal_scalar`] of the tensor, or the chain's first error.
+        fn greater_equal_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.greater_equal_scalar(other)
+        }
+
+        /// [`Tensor::less`] of the tensor, or the chain's first error.
+        fn less(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.less(other)
+        }
+
+        /// [`Tensor::less_scalar`] of the tensor, or the chain's first error.
+        fn less_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.less_scalar(other)
+        }
+
+        /// [`Tensor::less_equal`] of the tensor, or the chain's first error.
+        fn less_equal(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.less_equal(other)
+        }
+
+        /// [`Tensor::less_equal_scalar`] of the tensor, or the chain's first error.
+        fn less_equal_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.less_equal_scalar(other)
+        }
+
+        /// [`Tensor::not_equal`] of the tensor, or the chain's first error.
+        fn not_equal(self, other: &Tensor) -> Result<Tensor> {
+            self.tensor()?.not_equal(other)
+        }
+
+        /// [`Tensor::not_equal_scalar`] of the tensor, or the chain's first error.
+        fn not_equal_scalar(self, other: impl Into<Scalar>) -> Result<Tensor> {
+            self.tensor()?.not_equal_scalar(other)
+        }
+
+        /// [`Tensor::fix`] of the tensor, or the chain's first error.
+        fn fix(self) -> Result<Tensor> {
+            self.tensor()?.fix()
+        }
+
+        /// [`Tensor::fix_`] of the tensor, or the chain's first error.
+        fn fix_(self) -> Result<Tensor> {
+            self.tensor()?.fix_()
+        }
+
+        /// [`Tensor::swapaxes`] of the tensor, or the chain's first error.
+        fn swapaxes(self, dim0: i64, dim1: i64) -> Result<Tensor> {
+            self.tensor()?.swapaxes(dim0, dim1)
+        }
+
+        /// [`Tensor::swapdims`] of the tensor, or the chain's first error.
+        fn swapdims(self, dim0: i64, dim1: i64) -> Result<Tensor> {
+            self.tensor()?.swapdims(dim0, dim1)
+        }
+
+        /// [`Tensor::argwhere`] of the tensor, or the chain's first error.
+        fn argwhere(self) -> Result<Tensor> {
+            self.tensor()?.argwhere()
+        }
+
+        /// [`Tensor::clip`] of the tensor, or the chain's first error.
+        fn clip(self) -> Result<Tensor> {
+            self.tensor()?.clip()
+        }
+
+        /// [`Tensor::clip_with`] of the tensor, or the chain's first error.
+        fn clip_with(self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+            self.tensor()?.clip_with(min, max)
+        }
+
+        /// [`Tensor::clip_`] of the tensor, or the chain's first error.
+        fn clip_(self) -> Result<Tensor> {
+            self.tensor()?.clip_()
+        }
+
+        /// [`Tensor::clip_with_`] of the tensor, or the chain's first error.
+        fn clip_with_(self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+            self.tensor()?.clip_with_(min, max)
+        }
+
+        /// [`Tensor::vdot`] of the tensor, or the chain's first error.
+        fn vdot(self, tensor: &Tensor) -> Result<Tensor> {
+            self.tensor()?.vdot(tensor)
+        }
+
+        /// [`Tensor::sgn`] of the tensor, or the chain's first error.
+        fn sgn(self) -> Result<Tensor> {
+            self.tensor()?.sgn()
+        }
+
+        /// [`Tensor::sgn_`] of the tensor, or the chain's first error.
+        fn sgn_(self) -> Result<Tensor> {
+            self.tensor()?.sgn_()
+        }
+    };
+}
+pub(crate) use tensor_result_methods;

@@ -4,6 +4,7 @@
 
 use std::ffi::{CStr, CString};
 use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use ctorch_sys as sys;
 
@@ -146,14 +147,42 @@ pub fn registry_json() -> Result<String> {
     Ok(take_string(s))
 }
 
+/// One overload a generated method calls, found by name on its first call (`ct_op_find`) and
+/// called through the library's handle from then on, so a call does not look its name up again.
+/// The handle lives as long as the process; two threads finding it at once get the same one.
+pub(crate) struct Op {
+    name: &'static CStr,
+    handle: AtomicPtr<sys::ct_op>,
+}
+
+impl Op {
+    pub(crate) const fn new(name: &'static CStr) -> Op {
+        Op { name, handle: AtomicPtr::new(ptr::null_mut()) }
+    }
+
+    #[inline]
+    fn handle(&self) -> Result<*const sys::ct_op> {
+        let h = self.handle.load(Ordering::Acquire);
+        if !h.is_null() {
+            return Ok(h);
+        }
+        let mut found = ptr::null();
+        check(unsafe { sys::ct_op_find(self.name.as_ptr(), &mut found) })?;
+        self.handle.store(found.cast_mut(), Ordering::Release);
+        Ok(found)
+    }
+}
+
 /// Calls a registered overload with boxed arguments built by the generated methods, returning
 /// exactly `N` results.
-pub(crate) fn call_n<const N: usize>(name: &CStr, args: &[sys::ct_value]) -> Result<[Tensor; N]> {
+#[inline]
+pub(crate) fn call_n<const N: usize>(op: &Op, args: &[sys::ct_value]) -> Result<[Tensor; N]> {
+    let handle = op.handle()?;
     let mut outs = [ptr::null_mut(); N];
-    check(enter(|| unsafe { sys::ct_op_call(name.as_ptr(), args.as_ptr(), args.len(), outs.as_mut_ptr(), N) }))?;
+    check(enter(|| unsafe { sys::ct_op_call_op(handle, args.as_ptr(), args.len(), outs.as_mut_ptr(), N) }))?;
     if outs.iter().any(|p| p.is_null()) {
         outs.iter().for_each(|&p| unsafe { sys::ct_tensor_release(p) });
-        let what = format!("{}: returned fewer than {N} tensors", name.to_string_lossy());
+        let what = format!("{}: returned fewer than {N} tensors", op.name.to_string_lossy());
         return Err(Error::new(ErrorKind::Internal, what));
     }
     Ok(outs.map(|p| Tensor::adopt(p).expect("checked non-NULL")))
