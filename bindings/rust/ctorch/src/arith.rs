@@ -1,6 +1,8 @@
 //! Arithmetic operators: `&a + &b`, `&a * 2.0`, `1.0 - &a`, `-&a`, `&m & &n`. Each returns
 //! `Result<Tensor>` (shapes and dtypes may not fit), so write `(&a + &b)?`. Both sides may be owned
-//! or borrowed; numbers promote by Python's rule (an integer keeps an integer tensor integral).
+//! or borrowed, and between tensors either side may be a pending `Result<Tensor>`, whose error
+//! passes on (`&a * b.sigmoid()`: see [`crate::TensorResult`]); numbers promote by Python's rule
+//! (an integer keeps an integer tensor integral).
 
 use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 
@@ -50,6 +52,31 @@ macro_rules! tensor_op {
             type Output = Result<Tensor>;
             fn $method(self, rhs: Tensor) -> Result<Tensor> {
                 binary($cfn, &self, &rhs)
+            }
+        }
+        // A pending result on either side: its error passes on (see TensorResult).
+        impl $trait<Result<Tensor>> for &Tensor {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: Result<Tensor>) -> Result<Tensor> {
+                binary($cfn, self, &rhs?)
+            }
+        }
+        impl $trait<Result<Tensor>> for Tensor {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: Result<Tensor>) -> Result<Tensor> {
+                binary($cfn, &self, &rhs?)
+            }
+        }
+        impl $trait<&Tensor> for Result<Tensor> {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: &Tensor) -> Result<Tensor> {
+                binary($cfn, &self?, rhs)
+            }
+        }
+        impl $trait<Tensor> for Result<Tensor> {
+            type Output = Result<Tensor>;
+            fn $method(self, rhs: Tensor) -> Result<Tensor> {
+                binary($cfn, &self?, &rhs)
             }
         }
     };

@@ -286,6 +286,17 @@ impl Compiled {
         outs.into_iter().map(Tensor::adopt).collect()
     }
 
+    /// [`Compiled::call`] of a function with one output, which it returns:
+    /// `let y = f.call1(&[&x])?;`. `InvalidArgument` when the function has another number of
+    /// outputs (use `call`).
+    pub fn call1<T: AsRef<Tensor>>(&self, inputs: &[T]) -> Result<Tensor> {
+        if self.n_outputs != 1 {
+            let what = format!("call1: the compiled function returns {} tensors; use call", self.n_outputs);
+            return Err(Error::new(ErrorKind::InvalidArgument, what));
+        }
+        Ok(self.call(inputs)?.remove(0))
+    }
+
     /// The graph of cache entry `entry` (0 = the first compiled) as text, one node per line, or a
     /// line saying the entry runs eagerly and why. `Index` error when the entry does not exist.
     pub fn graph(&self, entry: usize) -> Result<String> {

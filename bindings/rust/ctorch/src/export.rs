@@ -162,6 +162,18 @@ impl Program {
         outs.into_iter().map(Tensor::adopt).collect()
     }
 
+    /// [`Program::call`] of a program with one output, which it returns:
+    /// `let y = program.call1(&[&x])?;`. `InvalidArgument` when the program has another number
+    /// of outputs (use `call`).
+    pub fn call1<T: AsRef<Tensor>>(&self, inputs: &[T]) -> Result<Tensor> {
+        let n = self.num_outputs();
+        if n != 1 {
+            let what = format!("call1: the program returns {n} tensors; use call");
+            return Err(Error::new(ErrorKind::InvalidArgument, what));
+        }
+        Ok(self.call(inputs)?.remove(0))
+    }
+
     /// How many inputs a call takes.
     pub fn num_inputs(&self) -> usize {
         let mut n = 0;

@@ -14,7 +14,9 @@
 //!
 //! - [`Tensor`] owns one reference to a C tensor: `Clone` adds one, `Drop` releases it.
 //! - Every fallible call returns [`Result`]; [`Error`] carries the status kind and the library's
-//!   message. Arithmetic operators return `Result<Tensor>` too: `(&a + &b)?`.
+//!   message. Arithmetic operators return `Result<Tensor>` too: `(&a + &b)?`. [`TensorResult`]
+//!   gives `Result<Tensor>` every method of `Tensor`, and the operators take one on either side,
+//!   so an expression checks once: `(&x * x.sigmoid()).add_scalar(1.0).sum()?`.
 //! - Every built-in operator is a method or associated function of [`Tensor`], generated from the
 //!   operator registry (see `generated.rs` and docs/rust.md for the naming rules); [`ops::call`]
 //!   reaches any operator by name, custom ones included.
@@ -39,6 +41,7 @@ mod handle;
 mod index;
 mod scalar;
 mod tensor;
+mod tensor_result;
 
 pub mod checkpoint;
 pub mod compile;
@@ -70,6 +73,14 @@ pub use runtime::{autocast, AutocastGuard, Generator};
 pub use scalar::Scalar;
 pub use symbolic::{ShapeEnv, SymBool, SymFloat, SymInt};
 pub use tensor::Tensor;
+pub use tensor_result::TensorResult;
+
+/// docs/rust.md, the crate's guide: compiled in doc tests only, so that every `rust` block in it
+/// is a doc test, built and run by `cargo test` (the newcomer's program is `no_run` here: the
+/// rust.consumer test runs it in a project of its own).
+#[cfg(doctest)]
+#[doc = include_str!("../../../../docs/rust.md")]
+pub struct Guide;
 
 /// The raw C declarations (the `ctorch-sys` crate).
 pub use ctorch_sys as sys;

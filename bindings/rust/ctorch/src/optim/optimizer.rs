@@ -518,6 +518,14 @@ impl Optimizer {
         check(unsafe { sys::ct_optimizer_step(self.as_ptr()) })
     }
 
+    /// The three lines of a training step in one call: `zero_grad(true)`, `loss.backward()`,
+    /// `step()`. Errors as those give them; nothing is stepped when backward fails.
+    pub fn backward_step(&self, loss: &Tensor) -> Result<()> {
+        self.zero_grad(true)?;
+        loss.backward()?;
+        self.step()
+    }
+
     /// `optimizer.step(closure)`: LBFGS's iterations, each calling `closure` to re-evaluate the
     /// model; other kinds call it once, then [`step`](Self::step). The closure zeroes the grads,
     /// computes the loss, calls backward and returns the loss's value. Returns the first call's
