@@ -1,4 +1,5 @@
-//! Finds libctorch and links it: dynamically by default, statically with the `static` feature.
+//! Finds libctorch and links it: statically with the `static` feature (the default, so that a
+//! program runs without finding a shared library), dynamically without it.
 //!
 //! Where it looks, first match wins:
 //! 1. `CTORCH_DIR`: an absolute path to a directory holding the library, or to an install prefix
