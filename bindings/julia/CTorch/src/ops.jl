@@ -15,7 +15,7 @@ optional(t::AbstractString) = endswith(t, "?")
 # A generated method runs on every call of CTorch.ops.add etc., so what can be worked out from the
 # schema alone is worked out once, when the overload tables are built: each argument's base type as
 # a Symbol (`kind`, compared by identity where parsing the type string with three regexes per
-# argument per call made `ops.add(a, b)` 27x the C ABI), whether it is optional, and the number of
+# argument per call made `ops.add(a, b)` over 20x the C ABI), whether it is optional, and the number of
 # positional arguments. A call then only looks at the Julia values it was given.
 
 """One schema argument: name, schema type ("Tensor", "int[2]", "Scalar?", ...), kwarg-only, has a default."""
