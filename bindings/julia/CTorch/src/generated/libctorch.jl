@@ -124,6 +124,7 @@ struct ct_value
     str::Ptr{UInt8}
 end
 mutable struct ct_symint end
+mutable struct ct_op end
 const ct_reduction = Cint
 const CT_REDUCTION_NONE = Cint(0)
 const CT_REDUCTION_MEAN = Cint(1)
@@ -530,6 +531,8 @@ const FUNCTION_NAMES = (
     :ct_tensor_adaptive_avg_pool2d,
     :ct_result_type,
     :ct_op_call,
+    :ct_op_find,
+    :ct_op_call_op,
     :ct_op_schema,
     :ct_op_registry_json,
     :ct_tensor_softmax,
@@ -744,7 +747,7 @@ const FUNCTION_NAMES = (
     :ct_init_calculate_gain,
     :ct_init_calculate_fan_in_and_fan_out,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 501)
+const FUNCTION_POINTERS = fill(C_NULL, 503)
 
 """
     ct_version()
@@ -3339,13 +3342,31 @@ Header: ct_op_call - call any registered operator by name with boxed arguments.
 @inline ct_op_call(name, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[288]), ct_status, (Ptr{UInt8}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, args, nargs, outs, nouts)
 
 """
+    ct_op_find(name, out)
+
+`ccall` of `ct_status ct_op_find(const char* name, const ct_op** out)`.
+
+Header: ct_op_find, ct_op_call_op - find one overload once, then call it without looking it up again.
+"""
+@inline ct_op_find(name, out) = ccall(@inbounds(FUNCTION_POINTERS[289]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_op}}), name, out)
+
+"""
+    ct_op_call_op(op, args, nargs, outs, nouts)
+
+`ccall` of `ct_status ct_op_call_op(const ct_op* op, const ct_value* args, size_t nargs, ct_tensor** outs, size_t nouts)`.
+
+Header: ct_op_find, ct_op_call_op - find one overload once, then call it without looking it up again.
+"""
+@inline ct_op_call_op(op, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[290]), ct_status, (Ptr{ct_op}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), op, args, nargs, outs, nouts)
+
+"""
     ct_op_schema(name, out)
 
 `ccall` of `ct_status ct_op_schema(const char* name, char** out)`.
 
 Header: ct_op_schema - the schemas of every overload of name, one per line, e.g.
 """
-@inline ct_op_schema(name, out) = ccall(@inbounds(FUNCTION_POINTERS[289]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}), name, out)
+@inline ct_op_schema(name, out) = ccall(@inbounds(FUNCTION_POINTERS[291]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}), name, out)
 
 """
     ct_op_registry_json(out)
@@ -3354,7 +3375,7 @@ Header: ct_op_schema - the schemas of every overload of name, one per line, e.g.
 
 Header: ct_op_registry_json - every registered operator as one JSON document.
 """
-@inline ct_op_registry_json(out) = ccall(@inbounds(FUNCTION_POINTERS[290]), ct_status, (Ptr{Ptr{UInt8}},), out)
+@inline ct_op_registry_json(out) = ccall(@inbounds(FUNCTION_POINTERS[292]), ct_status, (Ptr{Ptr{UInt8}},), out)
 
 """
     ct_tensor_softmax(input, dim, dtype, out)
@@ -3363,7 +3384,7 @@ Header: ct_op_registry_json - every registered operator as one JSON document.
 
 Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - max)) along dim, and its
 """
-@inline ct_tensor_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[291]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
+@inline ct_tensor_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[293]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
 
 """
     ct_tensor_log_softmax(input, dim, dtype, out)
@@ -3372,7 +3393,7 @@ Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - m
 
 Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - max)) along dim, and its
 """
-@inline ct_tensor_log_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[292]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
+@inline ct_tensor_log_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[294]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
 
 """
     ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out)
@@ -3381,7 +3402,7 @@ Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - m
 
 Header: ct_tensor_layer_norm - (x - mean) / sqrt(var + eps) * weight + bias over the last n dims
 """
-@inline ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[293]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, bias, eps, out)
+@inline ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[295]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, bias, eps, out)
 
 """
     ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out)
@@ -3390,7 +3411,7 @@ Header: ct_tensor_layer_norm - (x - mean) / sqrt(var + eps) * weight + bias over
 
 Header: ct_tensor_rms_norm - x / sqrt(mean(x^2) + eps) * weight over the last n dims
 """
-@inline ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[294]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, eps, out)
+@inline ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[296]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, eps, out)
 
 """
     ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out)
@@ -3399,7 +3420,7 @@ Header: ct_tensor_rms_norm - x / sqrt(mean(x^2) + eps) * weight over the last n 
 
 Header: ct_tensor_batch_norm - normalize input [N, C, ...] per channel C (torch.nn.functional.batch_norm).
 """
-@inline ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[295]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cint, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), input, weight, bias, running_mean, running_var, training, momentum, eps, out)
+@inline ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[297]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cint, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), input, weight, bias, running_mean, running_var, training, momentum, eps, out)
 
 """
     ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out)
@@ -3408,7 +3429,7 @@ Header: ct_tensor_batch_norm - normalize input [N, C, ...] per channel C (torch.
 
 Header: ct_tensor_cross_entropy - log_softmax of input along its class dim, then the negative
 """
-@inline ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out) = ccall(@inbounds(FUNCTION_POINTERS[296]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Int64, Cdouble, Ptr{Ptr{ct_tensor}}), input, target, weight, reduction, ignore_index, label_smoothing, out)
+@inline ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out) = ccall(@inbounds(FUNCTION_POINTERS[298]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Int64, Cdouble, Ptr{Ptr{ct_tensor}}), input, target, weight, reduction, ignore_index, label_smoothing, out)
 
 """
     ct_tensor_mse_loss(input, target, reduction, out)
@@ -3417,7 +3438,7 @@ Header: ct_tensor_cross_entropy - log_softmax of input along its class dim, then
 
 Header: ct_tensor_mse_loss - (input - target)^2, reduced (torch.nn.functional.mse_loss); input and
 """
-@inline ct_tensor_mse_loss(input, target, reduction, out) = ccall(@inbounds(FUNCTION_POINTERS[297]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Ptr{Ptr{ct_tensor}}), input, target, reduction, out)
+@inline ct_tensor_mse_loss(input, target, reduction, out) = ccall(@inbounds(FUNCTION_POINTERS[299]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Ptr{Ptr{ct_tensor}}), input, target, reduction, out)
 
 """
     ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
@@ -3426,7 +3447,7 @@ Header: ct_tensor_mse_loss - (input - target)^2, reduced (torch.nn.functional.ms
 
 Header: ct_tensor_scaled_dot_product_attention - softmax(query @ key^T * scale + mask) @ value, with
 """
-@inline ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[298]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Cint, Ptr{Cdouble}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
+@inline ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[300]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Cint, Ptr{Cdouble}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
 
 """
     ct_library_define(schema)
@@ -3435,7 +3456,7 @@ Header: ct_tensor_scaled_dot_product_attention - softmax(query @ key^T * scale +
 
 Header: ct_library_define - register a new operator from its schema, e.g.
 """
-@inline ct_library_define(schema) = ccall(@inbounds(FUNCTION_POINTERS[299]), ct_status, (Ptr{UInt8},), schema)
+@inline ct_library_define(schema) = ccall(@inbounds(FUNCTION_POINTERS[301]), ct_status, (Ptr{UInt8},), schema)
 
 """
     ct_library_impl(name, device, fn, user_data, destroy)
@@ -3444,7 +3465,7 @@ Header: ct_library_define - register a new operator from its schema, e.g.
 
 Header: ct_library_impl - give an operator a kernel for a device ("cpu", "meta", "cuda", or a name
 """
-@inline ct_library_impl(name, device, fn, user_data, destroy) = ccall(@inbounds(FUNCTION_POINTERS[300]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_kernel_fn, Ptr{Cvoid}, ct_destroy_fn), name, device, fn, user_data, destroy)
+@inline ct_library_impl(name, device, fn, user_data, destroy) = ccall(@inbounds(FUNCTION_POINTERS[302]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_kernel_fn, Ptr{Cvoid}, ct_destroy_fn), name, device, fn, user_data, destroy)
 
 """
     ct_backend_register(name, backend, user_data, type_)
@@ -3453,7 +3474,7 @@ Header: ct_library_impl - give an operator a kernel for a device ("cpu", "meta",
 
 Header: ct_backend_register - register a device backend under name.
 """
-@inline ct_backend_register(name, backend, user_data, type_) = ccall(@inbounds(FUNCTION_POINTERS[301]), ct_status, (Ptr{UInt8}, Ptr{ct_backend}, Ptr{Cvoid}, Ptr{ct_device_type}), name, backend, user_data, type_)
+@inline ct_backend_register(name, backend, user_data, type_) = ccall(@inbounds(FUNCTION_POINTERS[303]), ct_status, (Ptr{UInt8}, Ptr{ct_backend}, Ptr{Cvoid}, Ptr{ct_device_type}), name, backend, user_data, type_)
 
 """
     ct_library_set_determinism(name, device, determinism)
@@ -3462,7 +3483,7 @@ Header: ct_backend_register - register a device backend under name.
 
 Header: ct_library_set_determinism - declare how reproducible an operator's C kernel for a device is.
 """
-@inline ct_library_set_determinism(name, device, determinism) = ccall(@inbounds(FUNCTION_POINTERS[302]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_determinism), name, device, determinism)
+@inline ct_library_set_determinism(name, device, determinism) = ccall(@inbounds(FUNCTION_POINTERS[304]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_determinism), name, device, determinism)
 
 """
     ct_tensor_set_requires_grad(t, requires_grad)
@@ -3471,7 +3492,7 @@ Header: ct_library_set_determinism - declare how reproducible an operator's C ke
 
 Header: ct_tensor_set_requires_grad - mark a leaf tensor as one whose gradient backward computes.
 """
-@inline ct_tensor_set_requires_grad(t, requires_grad) = ccall(@inbounds(FUNCTION_POINTERS[303]), ct_status, (Ptr{ct_tensor}, Cint), t, requires_grad)
+@inline ct_tensor_set_requires_grad(t, requires_grad) = ccall(@inbounds(FUNCTION_POINTERS[305]), ct_status, (Ptr{ct_tensor}, Cint), t, requires_grad)
 
 """
     ct_tensor_requires_grad(t, out)
@@ -3480,7 +3501,7 @@ Header: ct_tensor_set_requires_grad - mark a leaf tensor as one whose gradient b
 
 Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 """
-@inline ct_tensor_requires_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[304]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_requires_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[306]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_is_leaf(t, out)
@@ -3489,7 +3510,7 @@ Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 
 Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 """
-@inline ct_tensor_is_leaf(t, out) = ccall(@inbounds(FUNCTION_POINTERS[305]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_leaf(t, out) = ccall(@inbounds(FUNCTION_POINTERS[307]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_grad(t, out)
@@ -3498,7 +3519,7 @@ Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 
 Header: ct_tensor_grad - the gradient accumulated into t by backward (a new reference), or NULL in
 """
-@inline ct_tensor_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[306]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[308]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_set_grad(t, grad)
@@ -3507,7 +3528,7 @@ Header: ct_tensor_grad - the gradient accumulated into t by backward (a new refe
 
 Header: ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad does).
 """
-@inline ct_tensor_set_grad(t, grad) = ccall(@inbounds(FUNCTION_POINTERS[307]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), t, grad)
+@inline ct_tensor_set_grad(t, grad) = ccall(@inbounds(FUNCTION_POINTERS[309]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), t, grad)
 
 """
     ct_tensor_retain_grad(t)
@@ -3516,7 +3537,7 @@ Header: ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad 
 
 Header: ct_tensor_retain_grad - keep a non-leaf tensor's gradient in its grad after backward (a no-op
 """
-@inline ct_tensor_retain_grad(t) = ccall(@inbounds(FUNCTION_POINTERS[308]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_tensor_retain_grad(t) = ccall(@inbounds(FUNCTION_POINTERS[310]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_tensor_retains_grad(t, out)
@@ -3525,7 +3546,7 @@ Header: ct_tensor_retain_grad - keep a non-leaf tensor's gradient in its grad af
 
 Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was called on the non-leaf t,
 """
-@inline ct_tensor_retains_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[309]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_retains_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[311]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_output_nr(t, out)
@@ -3534,7 +3555,7 @@ Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was c
 
 Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was called on the non-leaf t,
 """
-@inline ct_tensor_output_nr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[310]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
+@inline ct_tensor_output_nr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[312]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
 
 """
     ct_tensor_grad_fn_name(t, out)
@@ -3543,7 +3564,7 @@ Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was c
 
 Header: ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward", "AddmmBackward", a
 """
-@inline ct_tensor_grad_fn_name(t, out) = ccall(@inbounds(FUNCTION_POINTERS[311]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
+@inline ct_tensor_grad_fn_name(t, out) = ccall(@inbounds(FUNCTION_POINTERS[313]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
 
 """
     ct_tensor_detach(t, out)
@@ -3552,7 +3573,7 @@ Header: ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward"
 
 Header: ct_tensor_detach - a new tensor sharing t's elements that does not require grad and has no
 """
-@inline ct_tensor_detach(t, out) = ccall(@inbounds(FUNCTION_POINTERS[312]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_detach(t, out) = ccall(@inbounds(FUNCTION_POINTERS[314]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_backward(output, grad, flags)
@@ -3561,7 +3582,7 @@ Header: ct_tensor_detach - a new tensor sharing t's elements that does not requi
 
 Header: ct_tensor_backward - add the gradient of output with respect to every leaf it depends on into
 """
-@inline ct_tensor_backward(output, grad, flags) = ccall(@inbounds(FUNCTION_POINTERS[313]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Cint), output, grad, flags)
+@inline ct_tensor_backward(output, grad, flags) = ccall(@inbounds(FUNCTION_POINTERS[315]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Cint), output, grad, flags)
 
 """
     ct_autograd_backward(outputs, grads, n, flags)
@@ -3570,7 +3591,7 @@ Header: ct_tensor_backward - add the gradient of output with respect to every le
 
 Header: ct_autograd_backward - ct_tensor_backward from several outputs at once (their gradients add up).
 """
-@inline ct_autograd_backward(outputs, grads, n, flags) = ccall(@inbounds(FUNCTION_POINTERS[314]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint), outputs, grads, n, flags)
+@inline ct_autograd_backward(outputs, grads, n, flags) = ccall(@inbounds(FUNCTION_POINTERS[316]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint), outputs, grads, n, flags)
 
 """
     ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
@@ -3579,7 +3600,7 @@ Header: ct_autograd_backward - ct_tensor_backward from several outputs at once (
 
 Header: ct_autograd_grad - the gradients of outputs with respect to inputs, returned instead of being
 """
-@inline ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads) = ccall(@inbounds(FUNCTION_POINTERS[315]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
+@inline ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads) = ccall(@inbounds(FUNCTION_POINTERS[317]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
 
 """
     ct_grad_mode_set(mode, previous)
@@ -3588,7 +3609,7 @@ Header: ct_autograd_grad - the gradients of outputs with respect to inputs, retu
 
 Header: ct_grad_mode_set - set this thread's grad mode; the mode it replaces goes to *previous (may be
 """
-@inline ct_grad_mode_set(mode, previous) = ccall(@inbounds(FUNCTION_POINTERS[316]), ct_status, (ct_grad_mode, Ptr{ct_grad_mode}), mode, previous)
+@inline ct_grad_mode_set(mode, previous) = ccall(@inbounds(FUNCTION_POINTERS[318]), ct_status, (ct_grad_mode, Ptr{ct_grad_mode}), mode, previous)
 
 """
     ct_grad_mode_get()
@@ -3597,7 +3618,7 @@ Header: ct_grad_mode_set - set this thread's grad mode; the mode it replaces goe
 
 Header: ct_grad_mode_get - this thread's grad mode. Since 0.2.
 """
-@inline ct_grad_mode_get() = ccall(@inbounds(FUNCTION_POINTERS[317]), ct_grad_mode, ())
+@inline ct_grad_mode_get() = ccall(@inbounds(FUNCTION_POINTERS[319]), ct_grad_mode, ())
 
 """
     ct_set_anomaly_enabled(enabled, check_nan)
@@ -3606,7 +3627,7 @@ Header: ct_grad_mode_get - this thread's grad mode. Since 0.2.
 
 Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
 """
-@inline ct_set_anomaly_enabled(enabled, check_nan) = ccall(@inbounds(FUNCTION_POINTERS[318]), Cvoid, (Cint, Cint), enabled, check_nan)
+@inline ct_set_anomaly_enabled(enabled, check_nan) = ccall(@inbounds(FUNCTION_POINTERS[320]), Cvoid, (Cint, Cint), enabled, check_nan)
 
 """
     ct_is_anomaly_enabled()
@@ -3615,7 +3636,7 @@ Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_a
 
 Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
 """
-@inline ct_is_anomaly_enabled() = ccall(@inbounds(FUNCTION_POINTERS[319]), Cint, ())
+@inline ct_is_anomaly_enabled() = ccall(@inbounds(FUNCTION_POINTERS[321]), Cint, ())
 
 """
     ct_is_anomaly_check_nan_enabled()
@@ -3624,7 +3645,7 @@ Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_a
 
 Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
 """
-@inline ct_is_anomaly_check_nan_enabled() = ccall(@inbounds(FUNCTION_POINTERS[320]), Cint, ())
+@inline ct_is_anomaly_check_nan_enabled() = ccall(@inbounds(FUNCTION_POINTERS[322]), Cint, ())
 
 """
     ct_tensor_is_inference(t, out)
@@ -3633,7 +3654,7 @@ Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_a
 
 Header: ct_tensor_is_inference - write 1 to out when t was made in inference mode, else 0.
 """
-@inline ct_tensor_is_inference(t, out) = ccall(@inbounds(FUNCTION_POINTERS[321]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_inference(t, out) = ccall(@inbounds(FUNCTION_POINTERS[323]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_register_hook(t, fn, user_data, destroy, id)
@@ -3642,7 +3663,7 @@ Header: ct_tensor_is_inference - write 1 to out when t was made in inference mod
 
 Header: ct_tensor_register_hook - run fn on t's gradient during every later backward; *id names the hook
 """
-@inline ct_tensor_register_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[322]), ct_status, (Ptr{ct_tensor}, ct_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
+@inline ct_tensor_register_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[324]), ct_status, (Ptr{ct_tensor}, ct_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
 
 """
     ct_tensor_remove_hook(t, id)
@@ -3651,7 +3672,7 @@ Header: ct_tensor_register_hook - run fn on t's gradient during every later back
 
 Header: ct_tensor_remove_hook - remove a hook registered on t. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT
 """
-@inline ct_tensor_remove_hook(t, id) = ccall(@inbounds(FUNCTION_POINTERS[323]), ct_status, (Ptr{ct_tensor}, Int64), t, id)
+@inline ct_tensor_remove_hook(t, id) = ccall(@inbounds(FUNCTION_POINTERS[325]), ct_status, (Ptr{ct_tensor}, Int64), t, id)
 
 """
     ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
@@ -3660,7 +3681,7 @@ Header: ct_tensor_remove_hook - remove a hook registered on t. Returns CT_OK; CT
 
 Header: ct_autograd_function_apply - run a differentiable function given by its forward and backward
 """
-@inline ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[324]), ct_status, (Ptr{UInt8}, ct_function_forward_fn, ct_function_backward_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
+@inline ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[326]), ct_status, (Ptr{UInt8}, ct_function_forward_fn, ct_function_backward_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_autograd_ctx_save(ctx, t)
@@ -3669,7 +3690,7 @@ Header: ct_autograd_function_apply - run a differentiable function given by its 
 
 Header: ct_autograd_ctx_save - in forward: keep t for backward (t is retained; an output is kept
 """
-@inline ct_autograd_ctx_save(ctx, t) = ccall(@inbounds(FUNCTION_POINTERS[325]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{ct_tensor}), ctx, t)
+@inline ct_autograd_ctx_save(ctx, t) = ccall(@inbounds(FUNCTION_POINTERS[327]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{ct_tensor}), ctx, t)
 
 """
     ct_autograd_ctx_saved(ctx, i, out)
@@ -3678,7 +3699,7 @@ Header: ct_autograd_ctx_save - in forward: keep t for backward (t is retained; a
 
 Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new reference), and
 """
-@inline ct_autograd_ctx_saved(ctx, i, out) = ccall(@inbounds(FUNCTION_POINTERS[326]), ct_status, (Ptr{ct_autograd_ctx}, Csize_t, Ptr{Ptr{ct_tensor}}), ctx, i, out)
+@inline ct_autograd_ctx_saved(ctx, i, out) = ccall(@inbounds(FUNCTION_POINTERS[328]), ct_status, (Ptr{ct_autograd_ctx}, Csize_t, Ptr{Ptr{ct_tensor}}), ctx, i, out)
 
 """
     ct_autograd_ctx_saved_count(ctx, out)
@@ -3687,7 +3708,7 @@ Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new refere
 
 Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new reference), and
 """
-@inline ct_autograd_ctx_saved_count(ctx, out) = ccall(@inbounds(FUNCTION_POINTERS[327]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{Csize_t}), ctx, out)
+@inline ct_autograd_ctx_saved_count(ctx, out) = ccall(@inbounds(FUNCTION_POINTERS[329]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{Csize_t}), ctx, out)
 
 """
     ct_shape_env_create(out)
@@ -3696,7 +3717,7 @@ Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new refere
 
 Header: ct_shape_env_create - a new, empty ShapeEnv.
 """
-@inline ct_shape_env_create(out) = ccall(@inbounds(FUNCTION_POINTERS[328]), ct_status, (Ptr{Ptr{ct_shape_env}},), out)
+@inline ct_shape_env_create(out) = ccall(@inbounds(FUNCTION_POINTERS[330]), ct_status, (Ptr{Ptr{ct_shape_env}},), out)
 
 """
     ct_shape_env_retain(env)
@@ -3705,7 +3726,7 @@ Header: ct_shape_env_create - a new, empty ShapeEnv.
 
 Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NULL is a no-op). Since 0.5.
 """
-@inline ct_shape_env_retain(env) = ccall(@inbounds(FUNCTION_POINTERS[329]), ct_status, (Ptr{ct_shape_env},), env)
+@inline ct_shape_env_retain(env) = ccall(@inbounds(FUNCTION_POINTERS[331]), ct_status, (Ptr{ct_shape_env},), env)
 
 """
     ct_shape_env_release(env)
@@ -3714,7 +3735,7 @@ Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NUL
 
 Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NULL is a no-op). Since 0.5.
 """
-@inline ct_shape_env_release(env) = ccall(@inbounds(FUNCTION_POINTERS[330]), Cvoid, (Ptr{ct_shape_env},), env)
+@inline ct_shape_env_release(env) = ccall(@inbounds(FUNCTION_POINTERS[332]), Cvoid, (Ptr{ct_shape_env},), env)
 
 """
     ct_shape_env_create_symbol(env, name, hint, min, max, out)
@@ -3723,7 +3744,7 @@ Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NUL
 
 Header: ct_shape_env_create_symbol - a new size symbol with a range and a hint, like Dim("batch", min=1,
 """
-@inline ct_shape_env_create_symbol(env, name, hint, min, max, out) = ccall(@inbounds(FUNCTION_POINTERS[331]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt8}, Int64, Int64, Int64, Ptr{Ptr{ct_symint}}), env, name, hint, min, max, out)
+@inline ct_shape_env_create_symbol(env, name, hint, min, max, out) = ccall(@inbounds(FUNCTION_POINTERS[333]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt8}, Int64, Int64, Int64, Ptr{Ptr{ct_symint}}), env, name, hint, min, max, out)
 
 """
     ct_shape_env_create_unbacked(env, out)
@@ -3732,7 +3753,7 @@ Header: ct_shape_env_create_symbol - a new size symbol with a range and a hint, 
 
 Header: ct_shape_env_create_unbacked - a new unbacked int symbol (u<k>): a value known only when the
 """
-@inline ct_shape_env_create_unbacked(env, out) = ccall(@inbounds(FUNCTION_POINTERS[332]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{ct_symint}}), env, out)
+@inline ct_shape_env_create_unbacked(env, out) = ccall(@inbounds(FUNCTION_POINTERS[334]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{ct_symint}}), env, out)
 
 """
     ct_shape_env_num_symbols(env, out)
@@ -3741,7 +3762,7 @@ Header: ct_shape_env_create_unbacked - a new unbacked int symbol (u<k>): a value
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_num_symbols(env, out) = ccall(@inbounds(FUNCTION_POINTERS[333]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
+@inline ct_shape_env_num_symbols(env, out) = ccall(@inbounds(FUNCTION_POINTERS[335]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
 
 """
     ct_shape_env_num_guards(env, out)
@@ -3750,7 +3771,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_num_guards(env, out) = ccall(@inbounds(FUNCTION_POINTERS[334]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
+@inline ct_shape_env_num_guards(env, out) = ccall(@inbounds(FUNCTION_POINTERS[336]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
 
 """
     ct_shape_env_guard_requests(env, out)
@@ -3759,7 +3780,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_guard_requests(env, out) = ccall(@inbounds(FUNCTION_POINTERS[335]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt64}), env, out)
+@inline ct_shape_env_guard_requests(env, out) = ccall(@inbounds(FUNCTION_POINTERS[337]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt64}), env, out)
 
 """
     ct_shape_env_guards_json(env, out)
@@ -3768,7 +3789,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_guards_json - env's symbols, guards and runtime assertions as one JSON document:
 """
-@inline ct_shape_env_guards_json(env, out) = ccall(@inbounds(FUNCTION_POINTERS[336]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{UInt8}}), env, out)
+@inline ct_shape_env_guards_json(env, out) = ccall(@inbounds(FUNCTION_POINTERS[338]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{UInt8}}), env, out)
 
 """
     ct_shape_env_check_guards(env, values, n, failing)
@@ -3777,7 +3798,7 @@ Header: ct_shape_env_guards_json - env's symbols, guards and runtime assertions 
 
 Header: ct_shape_env_check_guards - evaluates every guard and runtime assertion of env under a binding.
 """
-@inline ct_shape_env_check_guards(env, values, n, failing) = ccall(@inbounds(FUNCTION_POINTERS[337]), ct_status, (Ptr{ct_shape_env}, Ptr{Int64}, Csize_t, Ptr{Int64}), env, values, n, failing)
+@inline ct_shape_env_check_guards(env, values, n, failing) = ccall(@inbounds(FUNCTION_POINTERS[339]), ct_status, (Ptr{ct_shape_env}, Ptr{Int64}, Csize_t, Ptr{Int64}), env, values, n, failing)
 
 """
     ct_symint_from_int(value, out)
@@ -3786,7 +3807,7 @@ Header: ct_shape_env_check_guards - evaluates every guard and runtime assertion 
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symint_from_int(value, out) = ccall(@inbounds(FUNCTION_POINTERS[338]), ct_status, (Int64, Ptr{Ptr{ct_symint}}), value, out)
+@inline ct_symint_from_int(value, out) = ccall(@inbounds(FUNCTION_POINTERS[340]), ct_status, (Int64, Ptr{Ptr{ct_symint}}), value, out)
 
 """
     ct_symfloat_from_double(value, out)
@@ -3795,7 +3816,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symfloat_from_double(value, out) = ccall(@inbounds(FUNCTION_POINTERS[339]), ct_status, (Cdouble, Ptr{Ptr{ct_symfloat}}), value, out)
+@inline ct_symfloat_from_double(value, out) = ccall(@inbounds(FUNCTION_POINTERS[341]), ct_status, (Cdouble, Ptr{Ptr{ct_symfloat}}), value, out)
 
 """
     ct_symbool_from_bool(value, out)
@@ -3804,7 +3825,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symbool_from_bool(value, out) = ccall(@inbounds(FUNCTION_POINTERS[340]), ct_status, (Cint, Ptr{Ptr{ct_symbool}}), value, out)
+@inline ct_symbool_from_bool(value, out) = ccall(@inbounds(FUNCTION_POINTERS[342]), ct_status, (Cint, Ptr{Ptr{ct_symbool}}), value, out)
 
 """
     ct_symint_retain(s)
@@ -3813,7 +3834,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symint_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[341]), ct_status, (Ptr{ct_symint},), s)
+@inline ct_symint_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[343]), ct_status, (Ptr{ct_symint},), s)
 
 """
     ct_symint_release(s)
@@ -3822,7 +3843,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symint_release(s) = ccall(@inbounds(FUNCTION_POINTERS[342]), Cvoid, (Ptr{ct_symint},), s)
+@inline ct_symint_release(s) = ccall(@inbounds(FUNCTION_POINTERS[344]), Cvoid, (Ptr{ct_symint},), s)
 
 """
     ct_symfloat_retain(s)
@@ -3831,7 +3852,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symfloat_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[343]), ct_status, (Ptr{ct_symfloat},), s)
+@inline ct_symfloat_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[345]), ct_status, (Ptr{ct_symfloat},), s)
 
 """
     ct_symfloat_release(s)
@@ -3840,7 +3861,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symfloat_release(s) = ccall(@inbounds(FUNCTION_POINTERS[344]), Cvoid, (Ptr{ct_symfloat},), s)
+@inline ct_symfloat_release(s) = ccall(@inbounds(FUNCTION_POINTERS[346]), Cvoid, (Ptr{ct_symfloat},), s)
 
 """
     ct_symbool_retain(s)
@@ -3849,7 +3870,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symbool_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[345]), ct_status, (Ptr{ct_symbool},), s)
+@inline ct_symbool_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[347]), ct_status, (Ptr{ct_symbool},), s)
 
 """
     ct_symbool_release(s)
@@ -3858,7 +3879,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symbool_release(s) = ccall(@inbounds(FUNCTION_POINTERS[346]), Cvoid, (Ptr{ct_symbool},), s)
+@inline ct_symbool_release(s) = ccall(@inbounds(FUNCTION_POINTERS[348]), Cvoid, (Ptr{ct_symbool},), s)
 
 """
     ct_symint_is_symbolic(s, out)
@@ -3867,7 +3888,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symint_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[347]), ct_status, (Ptr{ct_symint}, Ptr{Cint}), s, out)
+@inline ct_symint_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[349]), ct_status, (Ptr{ct_symint}, Ptr{Cint}), s, out)
 
 """
     ct_symfloat_is_symbolic(s, out)
@@ -3876,7 +3897,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symfloat_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[348]), ct_status, (Ptr{ct_symfloat}, Ptr{Cint}), s, out)
+@inline ct_symfloat_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[350]), ct_status, (Ptr{ct_symfloat}, Ptr{Cint}), s, out)
 
 """
     ct_symbool_is_symbolic(s, out)
@@ -3885,7 +3906,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symbool_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[349]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
+@inline ct_symbool_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[351]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
 
 """
     ct_symint_maybe_int(s, value, is_concrete)
@@ -3894,7 +3915,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symint_maybe_int(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[350]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symint_maybe_int(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[352]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symfloat_maybe_double(s, value, is_concrete)
@@ -3903,7 +3924,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symfloat_maybe_double(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[351]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symfloat_maybe_double(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[353]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symbool_maybe_bool(s, value, is_concrete)
@@ -3912,7 +3933,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symbool_maybe_bool(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[352]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symbool_maybe_bool(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[354]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symint_guard_int(s, out)
@@ -3921,7 +3942,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symint_guard_int(s, out) = ccall(@inbounds(FUNCTION_POINTERS[353]), ct_status, (Ptr{ct_symint}, Ptr{Int64}), s, out)
+@inline ct_symint_guard_int(s, out) = ccall(@inbounds(FUNCTION_POINTERS[355]), ct_status, (Ptr{ct_symint}, Ptr{Int64}), s, out)
 
 """
     ct_symfloat_guard_float(s, out)
@@ -3930,7 +3951,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symfloat_guard_float(s, out) = ccall(@inbounds(FUNCTION_POINTERS[354]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}), s, out)
+@inline ct_symfloat_guard_float(s, out) = ccall(@inbounds(FUNCTION_POINTERS[356]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}), s, out)
 
 """
     ct_symbool_guard_bool(s, out)
@@ -3939,7 +3960,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symbool_guard_bool(s, out) = ccall(@inbounds(FUNCTION_POINTERS[355]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
+@inline ct_symbool_guard_bool(s, out) = ccall(@inbounds(FUNCTION_POINTERS[357]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
 
 """
     ct_symint_to_string(s, out)
@@ -3948,7 +3969,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symint_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[356]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symint_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[358]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symfloat_to_string(s, out)
@@ -3957,7 +3978,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symfloat_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[357]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symfloat_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[359]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symbool_to_string(s, out)
@@ -3966,7 +3987,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symbool_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[358]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symbool_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[360]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symint_evaluate(s, values, n, out)
@@ -3975,7 +3996,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symint_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[359]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Csize_t, Ptr{Int64}), s, values, n, out)
+@inline ct_symint_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[361]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Csize_t, Ptr{Int64}), s, values, n, out)
 
 """
     ct_symfloat_evaluate(s, values, n, out)
@@ -3984,7 +4005,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symfloat_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[360]), ct_status, (Ptr{ct_symfloat}, Ptr{Int64}, Csize_t, Ptr{Cdouble}), s, values, n, out)
+@inline ct_symfloat_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[362]), ct_status, (Ptr{ct_symfloat}, Ptr{Int64}, Csize_t, Ptr{Cdouble}), s, values, n, out)
 
 """
     ct_symbool_evaluate(s, values, n, out)
@@ -3993,7 +4014,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symbool_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[361]), ct_status, (Ptr{ct_symbool}, Ptr{Int64}, Csize_t, Ptr{Cint}), s, values, n, out)
+@inline ct_symbool_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[363]), ct_status, (Ptr{ct_symbool}, Ptr{Int64}, Csize_t, Ptr{Cint}), s, values, n, out)
 
 """
     ct_symint_add(a, b, out)
@@ -4002,7 +4023,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[362]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[364]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_sub(a, b, out)
@@ -4011,7 +4032,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[363]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[365]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_mul(a, b, out)
@@ -4020,7 +4041,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[364]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[366]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_floordiv(a, b, out)
@@ -4029,7 +4050,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[365]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[367]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_mod(a, b, out)
@@ -4038,7 +4059,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[366]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[368]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_pow(a, b, out)
@@ -4047,7 +4068,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[367]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[369]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_min(a, b, out)
@@ -4056,7 +4077,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[368]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[370]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_max(a, b, out)
@@ -4065,7 +4086,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[369]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[371]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_neg(a, out)
@@ -4074,7 +4095,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[370]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, out)
+@inline ct_symint_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[372]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, out)
 
 """
     ct_symint_truediv(a, b, out)
@@ -4083,7 +4104,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[371]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symint_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[373]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symint_eq(a, b, out)
@@ -4092,7 +4113,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[372]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[374]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_ne(a, b, out)
@@ -4101,7 +4122,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[373]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[375]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_lt(a, b, out)
@@ -4110,7 +4131,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[374]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[376]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_le(a, b, out)
@@ -4119,7 +4140,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[375]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[377]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_gt(a, b, out)
@@ -4128,7 +4149,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[376]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[378]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_ge(a, b, out)
@@ -4137,7 +4158,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[377]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[379]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_add(a, b, out)
@@ -4146,7 +4167,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[378]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[380]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_sub(a, b, out)
@@ -4155,7 +4176,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[379]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[381]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_mul(a, b, out)
@@ -4164,7 +4185,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[380]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[382]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_truediv(a, b, out)
@@ -4173,7 +4194,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[381]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[383]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_floordiv(a, b, out)
@@ -4182,7 +4203,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[382]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[384]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_mod(a, b, out)
@@ -4191,7 +4212,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[383]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[385]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_pow(a, b, out)
@@ -4200,7 +4221,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[384]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[386]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_min(a, b, out)
@@ -4209,7 +4230,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[385]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[387]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_max(a, b, out)
@@ -4218,7 +4239,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[386]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[388]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_eq(a, b, out)
@@ -4227,7 +4248,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[387]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[389]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_ne(a, b, out)
@@ -4236,7 +4257,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[388]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[390]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_lt(a, b, out)
@@ -4245,7 +4266,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[389]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[391]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_le(a, b, out)
@@ -4254,7 +4275,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[390]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[392]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_gt(a, b, out)
@@ -4263,7 +4284,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[391]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[393]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_ge(a, b, out)
@@ -4272,7 +4293,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[392]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[394]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symbool_and(a, b, out)
@@ -4281,7 +4302,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated; a constant operand
 """
-@inline ct_symbool_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[393]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symbool_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[395]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symbool_or(a, b, out)
@@ -4290,7 +4311,7 @@ Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated
 
 Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated; a constant operand
 """
-@inline ct_symbool_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[394]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symbool_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[396]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_sym_max(xs, n, out)
@@ -4299,7 +4320,7 @@ Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_max(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[395]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_max(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[397]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_min(xs, n, out)
@@ -4308,7 +4329,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_min(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[396]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_min(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[398]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_sum(xs, n, out)
@@ -4317,7 +4338,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_sum(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[397]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_sum(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[399]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_ite(c, a, b, out)
@@ -4326,7 +4347,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_ite(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[398]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), c, a, b, out)
+@inline ct_sym_ite(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[400]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), c, a, b, out)
 
 """
     ct_sym_ite_float(c, a, b, out)
@@ -4335,7 +4356,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_ite_float(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[399]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), c, a, b, out)
+@inline ct_sym_ite_float(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[401]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), c, a, b, out)
 
 """
     ct_sym_not(b, out)
@@ -4344,7 +4365,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_not(b, out) = ccall(@inbounds(FUNCTION_POINTERS[400]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), b, out)
+@inline ct_sym_not(b, out) = ccall(@inbounds(FUNCTION_POINTERS[402]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), b, out)
 
 """
     ct_sym_float(a, out)
@@ -4353,7 +4374,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_float(a, out) = ccall(@inbounds(FUNCTION_POINTERS[401]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, out)
+@inline ct_sym_float(a, out) = ccall(@inbounds(FUNCTION_POINTERS[403]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, out)
 
 """
     ct_sym_int(a, out)
@@ -4362,7 +4383,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_int(a, out) = ccall(@inbounds(FUNCTION_POINTERS[402]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{ct_symint}}), a, out)
+@inline ct_sym_int(a, out) = ccall(@inbounds(FUNCTION_POINTERS[404]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{ct_symint}}), a, out)
 
 """
     ct_tensor_empty_symbolic(sizes, ndim, dtype, out)
@@ -4371,7 +4392,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: ct_tensor_empty_symbolic - a meta tensor (no data) whose sizes may be symbolic, contiguous, of
 """
-@inline ct_tensor_empty_symbolic(sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[403]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, out)
+@inline ct_tensor_empty_symbolic(sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[405]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, out)
 
 """
     ct_tensor_is_symbolic(t, out)
@@ -4380,7 +4401,7 @@ Header: ct_tensor_empty_symbolic - a meta tensor (no data) whose sizes may be sy
 
 Header: ct_tensor_is_symbolic - *out = 1 when t has a symbolic size, stride, element count or offset.
 """
-@inline ct_tensor_is_symbolic(t, out) = ccall(@inbounds(FUNCTION_POINTERS[404]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_symbolic(t, out) = ccall(@inbounds(FUNCTION_POINTERS[406]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_sym_size(t, dim, out)
@@ -4389,7 +4410,7 @@ Header: ct_tensor_is_symbolic - *out = 1 when t has a symbolic size, stride, ele
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[405]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
+@inline ct_tensor_sym_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[407]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
 
 """
     ct_tensor_sym_stride(t, dim, out)
@@ -4398,7 +4419,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_stride(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[406]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
+@inline ct_tensor_sym_stride(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[408]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
 
 """
     ct_tensor_sym_numel(t, out)
@@ -4407,7 +4428,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[407]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
+@inline ct_tensor_sym_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[409]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
 
 """
     ct_tensor_sym_item(t, out)
@@ -4416,7 +4437,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_item - the value of a one-element integer or bool meta tensor that belongs to a
 """
-@inline ct_tensor_sym_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[408]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
+@inline ct_tensor_sym_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[410]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
 
 """
     ct_compile_options_create(out)
@@ -4425,7 +4446,7 @@ Header: ct_tensor_sym_item - the value of a one-element integer or bool meta ten
 
 Header: ct_compile_options_create - options for ct_compile, with torch.compile's defaults: backend
 """
-@inline ct_compile_options_create(out) = ccall(@inbounds(FUNCTION_POINTERS[409]), ct_status, (Ptr{Ptr{ct_compile_options}},), out)
+@inline ct_compile_options_create(out) = ccall(@inbounds(FUNCTION_POINTERS[411]), ct_status, (Ptr{Ptr{ct_compile_options}},), out)
 
 """
     ct_compile_options_release(options)
@@ -4434,7 +4455,7 @@ Header: ct_compile_options_create - options for ct_compile, with torch.compile's
 
 Header: ct_compile_options_create - options for ct_compile, with torch.compile's defaults: backend
 """
-@inline ct_compile_options_release(options) = ccall(@inbounds(FUNCTION_POINTERS[410]), Cvoid, (Ptr{ct_compile_options},), options)
+@inline ct_compile_options_release(options) = ccall(@inbounds(FUNCTION_POINTERS[412]), Cvoid, (Ptr{ct_compile_options},), options)
 
 """
     ct_compile_options_set_backend(options, backend)
@@ -4443,7 +4464,7 @@ Header: ct_compile_options_create - options for ct_compile, with torch.compile's
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_backend(options, backend) = ccall(@inbounds(FUNCTION_POINTERS[411]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, backend)
+@inline ct_compile_options_set_backend(options, backend) = ccall(@inbounds(FUNCTION_POINTERS[413]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, backend)
 
 """
     ct_compile_options_set_mode(options, mode)
@@ -4452,7 +4473,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_mode(options, mode) = ccall(@inbounds(FUNCTION_POINTERS[412]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, mode)
+@inline ct_compile_options_set_mode(options, mode) = ccall(@inbounds(FUNCTION_POINTERS[414]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, mode)
 
 """
     ct_compile_options_set_option(options, key, value)
@@ -4461,7 +4482,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_option(options, key, value) = ccall(@inbounds(FUNCTION_POINTERS[413]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}, Ptr{UInt8}), options, key, value)
+@inline ct_compile_options_set_option(options, key, value) = ccall(@inbounds(FUNCTION_POINTERS[415]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}, Ptr{UInt8}), options, key, value)
 
 """
     ct_compile_options_set_dynamic(options, dynamic)
@@ -4470,7 +4491,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_dynamic(options, dynamic) = ccall(@inbounds(FUNCTION_POINTERS[414]), ct_status, (Ptr{ct_compile_options}, ct_dynamic), options, dynamic)
+@inline ct_compile_options_set_dynamic(options, dynamic) = ccall(@inbounds(FUNCTION_POINTERS[416]), ct_status, (Ptr{ct_compile_options}, ct_dynamic), options, dynamic)
 
 """
     ct_compile_options_set_fullgraph(options, fullgraph)
@@ -4479,7 +4500,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_fullgraph(options, fullgraph) = ccall(@inbounds(FUNCTION_POINTERS[415]), ct_status, (Ptr{ct_compile_options}, Cint), options, fullgraph)
+@inline ct_compile_options_set_fullgraph(options, fullgraph) = ccall(@inbounds(FUNCTION_POINTERS[417]), ct_status, (Ptr{ct_compile_options}, Cint), options, fullgraph)
 
 """
     ct_compile_options_set_recompile_limit(options, limit)
@@ -4488,7 +4509,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_recompile_limit(options, limit) = ccall(@inbounds(FUNCTION_POINTERS[416]), ct_status, (Ptr{ct_compile_options}, Int64), options, limit)
+@inline ct_compile_options_set_recompile_limit(options, limit) = ccall(@inbounds(FUNCTION_POINTERS[418]), ct_status, (Ptr{ct_compile_options}, Int64), options, limit)
 
 """
     ct_compile_options_set_name(options, name)
@@ -4497,7 +4518,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_name(options, name) = ccall(@inbounds(FUNCTION_POINTERS[417]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, name)
+@inline ct_compile_options_set_name(options, name) = ccall(@inbounds(FUNCTION_POINTERS[419]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, name)
 
 """
     ct_compile_options_set_disable(options, disable)
@@ -4506,7 +4527,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_disable(options, disable) = ccall(@inbounds(FUNCTION_POINTERS[418]), ct_status, (Ptr{ct_compile_options}, Cint), options, disable)
+@inline ct_compile_options_set_disable(options, disable) = ccall(@inbounds(FUNCTION_POINTERS[420]), ct_status, (Ptr{ct_compile_options}, Cint), options, disable)
 
 """
     ct_compile(fn, user_data, destroy, options, out)
@@ -4515,7 +4536,7 @@ Header: Setters. Each validates its value at once:
 
 Header: ct_compile - a compiled callable over fn.
 """
-@inline ct_compile(fn, user_data, destroy, options, out) = ccall(@inbounds(FUNCTION_POINTERS[419]), ct_status, (ct_traced_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{ct_compile_options}, Ptr{Ptr{ct_compiled}}), fn, user_data, destroy, options, out)
+@inline ct_compile(fn, user_data, destroy, options, out) = ccall(@inbounds(FUNCTION_POINTERS[421]), ct_status, (ct_traced_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{ct_compile_options}, Ptr{Ptr{ct_compiled}}), fn, user_data, destroy, options, out)
 
 """
     ct_compiled_retain(compiled)
@@ -4524,7 +4545,7 @@ Header: ct_compile - a compiled callable over fn.
 
 Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL and released handles are
 """
-@inline ct_compiled_retain(compiled) = ccall(@inbounds(FUNCTION_POINTERS[420]), ct_status, (Ptr{ct_compiled},), compiled)
+@inline ct_compiled_retain(compiled) = ccall(@inbounds(FUNCTION_POINTERS[422]), ct_status, (Ptr{ct_compiled},), compiled)
 
 """
     ct_compiled_release(compiled)
@@ -4533,7 +4554,7 @@ Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL 
 
 Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL and released handles are
 """
-@inline ct_compiled_release(compiled) = ccall(@inbounds(FUNCTION_POINTERS[421]), Cvoid, (Ptr{ct_compiled},), compiled)
+@inline ct_compiled_release(compiled) = ccall(@inbounds(FUNCTION_POINTERS[423]), Cvoid, (Ptr{ct_compiled},), compiled)
 
 """
     ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs)
@@ -4542,7 +4563,7 @@ Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL 
 
 Header: ct_compiled_call - runs the compiled function on n_inputs borrowed inputs (concrete tensors),
 """
-@inline ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[422]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), compiled, inputs, n_inputs, outputs, n_outputs)
+@inline ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[424]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), compiled, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_compiled_graph(compiled, entry, out)
@@ -4551,7 +4572,7 @@ Header: ct_compiled_call - runs the compiled function on n_inputs borrowed input
 
 Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
 """
-@inline ct_compiled_graph(compiled, entry, out) = ccall(@inbounds(FUNCTION_POINTERS[423]), ct_status, (Ptr{ct_compiled}, Csize_t, Ptr{Ptr{UInt8}}), compiled, entry, out)
+@inline ct_compiled_graph(compiled, entry, out) = ccall(@inbounds(FUNCTION_POINTERS[425]), ct_status, (Ptr{ct_compiled}, Csize_t, Ptr{Ptr{UInt8}}), compiled, entry, out)
 
 """
     ct_compiled_num_entries(compiled, out)
@@ -4560,7 +4581,7 @@ Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first comp
 
 Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
 """
-@inline ct_compiled_num_entries(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[424]), ct_status, (Ptr{ct_compiled}, Ptr{Csize_t}), compiled, out)
+@inline ct_compiled_num_entries(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[426]), ct_status, (Ptr{ct_compiled}, Ptr{Csize_t}), compiled, out)
 
 """
     ct_compiled_metrics_json(compiled, out)
@@ -4569,7 +4590,7 @@ Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first comp
 
 Header: ct_compiled_metrics_json - this function's counters as JSON: {"calls", "compiles", "recompiles"
 """
-@inline ct_compiled_metrics_json(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[425]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{UInt8}}), compiled, out)
+@inline ct_compiled_metrics_json(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[427]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{UInt8}}), compiled, out)
 
 """
     ct_dynamic_shapes_create(out)
@@ -4578,7 +4599,7 @@ Header: ct_compiled_metrics_json - this function's counters as JSON: {"calls", "
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[426]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
+@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[428]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
 
 """
     ct_dynamic_shapes_release(shapes)
@@ -4587,7 +4608,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[427]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
+@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[429]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
 
 """
     ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max)
@@ -4596,7 +4617,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[428]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
+@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[430]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
 
 """
     ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
@@ -4605,7 +4626,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or meta tensors) and returns
 """
-@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[429]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
+@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[431]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
 
 """
     ct_program_retain(program)
@@ -4614,7 +4635,7 @@ Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or me
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[430]), ct_status, (Ptr{ct_program},), program)
+@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (Ptr{ct_program},), program)
 
 """
     ct_program_release(program)
@@ -4623,7 +4644,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[431]), Cvoid, (Ptr{ct_program},), program)
+@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[433]), Cvoid, (Ptr{ct_program},), program)
 
 """
     ct_program_call(program, inputs, n_inputs, outputs, n_outputs)
@@ -4632,7 +4653,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing n_outputs new
 """
-@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
+@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[434]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_program_num_inputs(program, out)
@@ -4641,7 +4662,7 @@ Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing 
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[433]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[435]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_num_outputs(program, out)
@@ -4650,7 +4671,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[434]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_graph(program, out)
@@ -4659,7 +4680,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[435]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_json(program, out)
@@ -4668,7 +4689,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_save(program, path)
@@ -4677,7 +4698,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
+@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
 
 """
     ct_program_save_buffer(program, data, size)
@@ -4686,7 +4707,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
+@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
 
 """
     ct_program_load(path, out)
@@ -4695,7 +4716,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
+@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
 
 """
     ct_program_load_buffer(data, size, out)
@@ -4704,7 +4725,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
+@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
 
 """
     ct_checkpoint_open(path, out)
@@ -4713,7 +4734,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 """
-@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
+@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
 
 """
     ct_checkpoint_open_buffer(data, size, out)
@@ -4722,7 +4743,7 @@ Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 
 Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's bytes held in memory.
 """
-@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
+@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
 
 """
     ct_checkpoint_retain(ckpt)
@@ -4731,7 +4752,7 @@ Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's 
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_release(ckpt)
@@ -4740,7 +4761,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[444]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[446]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_num_tensors(ckpt, out)
@@ -4749,7 +4770,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is not a tensor).
 """
-@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
+@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
 
 """
     ct_checkpoint_name(ckpt, index, out)
@@ -4758,7 +4779,7 @@ Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is
 
 Header: ct_checkpoint_name - the name of tensor index, in the order of the tensors' data in the file.
 """
-@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
+@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
 
 """
     ct_checkpoint_get(ckpt, name, out)
@@ -4767,7 +4788,7 @@ Header: ct_checkpoint_name - the name of tensor index, in the order of the tenso
 
 Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 """
-@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
+@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
 
 """
     ct_checkpoint_metadata_json(ckpt, out)
@@ -4776,7 +4797,7 @@ Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 
 Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compact JSON text
 """
-@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
+@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
 
 """
     ct_checkpoint_metadata_get(ckpt, key, out)
@@ -4785,7 +4806,7 @@ Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compac
 
 Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 """
-@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
+@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
 
 """
     ct_checkpoint_save(path, names, tensors, n, metadata_json)
@@ -4794,7 +4815,7 @@ Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 
 Header: ct_checkpoint_save - writes n named tensors to a safetensors file at path, replacing it.
 """
-@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
+@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
 
 """
     ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size)
@@ -4803,7 +4824,7 @@ Header: ct_checkpoint_save - writes n named tensors to a safetensors file at pat
 
 Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in memory.
 """
-@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
+@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
 
 """
     ct_torch_load(path, out)
@@ -4812,7 +4833,7 @@ Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in
 
 Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights_only=True)).
 """
-@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
+@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
 
 """
     ct_torch_load_buffer(data, size, out)
@@ -4821,7 +4842,7 @@ Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights
 
 Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load of an io.BytesIO). The
 """
-@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
+@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
 
 """
     ct_torch_file_release(file)
@@ -4830,7 +4851,7 @@ Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load
 
 Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL and released files are
 """
-@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[454]), Cvoid, (Ptr{ct_torch_file},), file)
+@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[456]), Cvoid, (Ptr{ct_torch_file},), file)
 
 """
     ct_torch_file_structure(file, out)
@@ -4839,7 +4860,7 @@ Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL a
 
 Header: ct_torch_file_structure - the saved object as JSON text (see above).
 """
-@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
+@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
 
 """
     ct_torch_file_num_tensors(file, out)
@@ -4848,7 +4869,7 @@ Header: ct_torch_file_structure - the saved object as JSON text (see above).
 
 Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"tensor": 0} to n - 1).
 """
-@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
+@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
 
 """
     ct_torch_file_tensor(file, index, out)
@@ -4857,7 +4878,7 @@ Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"
 
 Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same tensor each call).
 """
-@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
+@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
 
 """
     ct_torch_file_tensor_name(file, index, out)
@@ -4866,7 +4887,7 @@ Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same 
 
 Header: ct_torch_file_tensor_name - where tensor index is first met in the saved object: the dict keys
 """
-@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
+@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
 
 """
     ct_torch_save(path, structure, tensors, n)
@@ -4875,7 +4896,7 @@ Header: ct_torch_file_tensor_name - where tensor index is first met in the saved
 
 Header: ct_torch_save - writes structure (JSON, see above) over tensors to path as torch.save does, so
 """
-@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
+@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
 
 """
     ct_torch_save_buffer(structure, tensors, n, data, size)
@@ -4884,7 +4905,7 @@ Header: ct_torch_save - writes structure (JSON, see above) over tensors to path 
 
 Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (torch.save to a BytesIO).
 """
-@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
+@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
 
 """
     ct_optimizer_options_default(kind, out)
@@ -4893,7 +4914,7 @@ Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (t
 
 Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kind.
 """
-@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
+@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
 
 """
     ct_optimizer_create(params, n, options, out)
@@ -4902,7 +4923,7 @@ Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kin
 
 Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(params, ...) and friends).
 """
-@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
+@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
 
 """
     ct_optimizer_retain(opt)
@@ -4911,7 +4932,7 @@ Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(pa
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_release(opt)
@@ -4920,7 +4941,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[464]), Cvoid, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[466]), Cvoid, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step(opt)
@@ -4929,7 +4950,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_step - one update of every parameter that has a grad (optimizer.step()).
 """
-@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step_closure(opt, closure, user_data, loss)
@@ -4938,7 +4959,7 @@ Header: ct_optimizer_step - one update of every parameter that has a grad (optim
 
 Header: ct_optimizer_step_closure - optimizer.step(closure).
 """
-@inline ct_optimizer_step_closure(opt, closure, user_data, loss) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_optimizer}, ct_optimizer_closure, Ptr{Cvoid}, Ptr{Cdouble}), opt, closure, user_data, loss)
+@inline ct_optimizer_step_closure(opt, closure, user_data, loss) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_optimizer}, ct_optimizer_closure, Ptr{Cvoid}, Ptr{Cdouble}), opt, closure, user_data, loss)
 
 """
     ct_optimizer_zero_grad(opt, set_to_none)
@@ -4947,7 +4968,7 @@ Header: ct_optimizer_step_closure - optimizer.step(closure).
 
 Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero_grad(set_to_none)).
 """
-@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
+@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
 
 """
     ct_optimizer_get_lr(opt, out)
@@ -4956,7 +4977,7 @@ Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
+@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
 
 """
     ct_optimizer_set_lr(opt, lr)
@@ -4965,7 +4986,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
+@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
 
 """
     ct_optimizer_get_options(opt, out)
@@ -4974,7 +4995,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
+@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
 
 """
     ct_optimizer_set_options(opt, options)
@@ -4983,7 +5004,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
+@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
 
 """
     ct_optimizer_num_params(opt, out)
@@ -4992,7 +5013,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
+@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
 
 """
     ct_optimizer_param(opt, i, out)
@@ -5001,7 +5022,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
+@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
 
 """
     ct_optimizer_state_name(kind, j, out)
@@ -5010,7 +5031,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_state_name - the kind's j-th per-parameter state name, as torch names the keys of
 """
-@inline ct_optimizer_state_name(kind, j, out) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (ct_optimizer_kind, Csize_t, Ptr{Ptr{UInt8}}), kind, j, out)
+@inline ct_optimizer_state_name(kind, j, out) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (ct_optimizer_kind, Csize_t, Ptr{Ptr{UInt8}}), kind, j, out)
 
 """
     ct_optimizer_state_get(opt, i, name, out)
@@ -5019,7 +5040,7 @@ Header: ct_optimizer_state_name - the kind's j-th per-parameter state name, as t
 
 Header: ct_optimizer_state_get - parameter i's state entry called name (optimizer.state[p][name]).
 """
-@inline ct_optimizer_state_get(opt, i, name, out) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), opt, i, name, out)
+@inline ct_optimizer_state_get(opt, i, name, out) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), opt, i, name, out)
 
 """
     ct_optimizer_state_save(opt, data, size)
@@ -5028,7 +5049,7 @@ Header: ct_optimizer_state_get - parameter i's state entry called name (optimize
 
 Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.state_dict()): the kind, the
 """
-@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
+@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
 
 """
     ct_optimizer_state_load(opt, data, size)
@@ -5037,7 +5058,7 @@ Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.stat
 
 Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_optimizer_state_save
 """
-@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
+@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
 
 """
     ct_lr_scheduler_options_default(kind, out)
@@ -5046,7 +5067,7 @@ Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_
 
 Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above). Returns CT_OK;
 """
-@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
+@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[480]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
 
 """
     ct_lr_scheduler_create(opt, options, out)
@@ -5055,7 +5076,7 @@ Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above)
 
 Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's constructor with
 """
-@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
+@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[481]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
 
 """
     ct_lr_scheduler_retain(sched)
@@ -5064,7 +5085,7 @@ Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's co
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[480]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[482]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_release(sched)
@@ -5073,7 +5094,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[481]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[483]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_step(sched)
@@ -5082,7 +5103,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[482]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[484]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_get_last_lr(sched, out)
@@ -5091,7 +5112,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[483]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
+@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
 
 """
     ct_lr_scheduler_get_last_epoch(sched, out)
@@ -5100,7 +5121,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[484]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
+@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[486]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
 
 """
     ct_lr_scheduler_restart(sched)
@@ -5109,7 +5130,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_restart - start the schedule again from its base lr (scheduler.step(0), as
 """
-@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm)
@@ -5118,7 +5139,7 @@ Header: ct_lr_scheduler_restart - start the schedule again from its base lr (sch
 
 Header: ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most
 """
-@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[486]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
+@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[488]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
 
 """
     ct_clip_grad_value(params, n, clip_value)
@@ -5127,7 +5148,7 @@ Header: ct_clip_grad_norm - scale the gradients of params so that their combined
 
 Header: ct_clip_grad_value - clamp every element of the params' grads into [-clip_value, clip_value], in
 """
-@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
+@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[489]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
 
 """
     ct_init_uniform_(t, a, b, gen)
@@ -5136,7 +5157,7 @@ Header: ct_clip_grad_value - clamp every element of the params' grads into [-cli
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[488]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
+@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[490]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
 
 """
     ct_init_normal_(t, mean, std, gen)
@@ -5145,7 +5166,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[489]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
+@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[491]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
 
 """
     ct_init_xavier_uniform_(t, gain, gen)
@@ -5154,7 +5175,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[490]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[492]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_xavier_normal_(t, gain, gen)
@@ -5163,7 +5184,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[491]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[493]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen)
@@ -5172,7 +5193,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[492]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[494]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen)
@@ -5181,7 +5202,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[493]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[495]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_trunc_normal_(t, mean, std, a, b, gen)
@@ -5190,7 +5211,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_trunc_normal_(t, mean, std, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[494]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, a, b, gen)
+@inline ct_init_trunc_normal_(t, mean, std, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[496]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, a, b, gen)
 
 """
     ct_init_orthogonal_(t, gain, gen)
@@ -5199,7 +5220,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_orthogonal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[495]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_orthogonal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[497]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_sparse_(t, sparsity, std, gen)
@@ -5208,7 +5229,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_sparse_(t, sparsity, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[496]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, sparsity, std, gen)
+@inline ct_init_sparse_(t, sparsity, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[498]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, sparsity, std, gen)
 
 """
     ct_init_eye_(t)
@@ -5217,7 +5238,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_eye_(t) = ccall(@inbounds(FUNCTION_POINTERS[497]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_init_eye_(t) = ccall(@inbounds(FUNCTION_POINTERS[499]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_init_dirac_(t, groups)
@@ -5226,7 +5247,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_dirac_(t, groups) = ccall(@inbounds(FUNCTION_POINTERS[498]), ct_status, (Ptr{ct_tensor}, Int64), t, groups)
+@inline ct_init_dirac_(t, groups) = ccall(@inbounds(FUNCTION_POINTERS[500]), ct_status, (Ptr{ct_tensor}, Int64), t, groups)
 
 """
     ct_init_linear_(weight, bias, gen)
@@ -5235,7 +5256,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
 """
-@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[499]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
+@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[501]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
 
 """
     ct_init_calculate_gain(nonlinearity, param, out)
@@ -5244,7 +5265,7 @@ Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of C
 
 Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
 """
-@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[500]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
+@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[502]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
 
 """
     ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out)
@@ -5253,4 +5274,4 @@ Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "
 
 Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
 """
-@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[501]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
+@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[503]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
