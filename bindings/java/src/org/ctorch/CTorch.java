@@ -10,7 +10,7 @@ import org.ctorch.jni.CTorchNativeConstants;
  * <p>Loading the binding runs {@code ct_init} (a version mismatch or a plugin that failed to load
  * is reported by {@link #init()}) and installs the memory-pressure handler
  * {@link #collectGarbage}: when an allocation fails, the JVM collects garbage and waits for the
- * Cleaner to release forgotten tensors, then the allocation is retried.
+ * cleaner thread to release forgotten tensors, then the allocation is retried.
  */
 public final class CTorch {
   private static volatile CTorchException initFailure;
@@ -410,11 +410,11 @@ public final class CTorch {
 
   /**
    * The default memory-pressure handler: runs the garbage collector and waits (at most half a
-   * second) until the Cleaner has released the tensors that became unreachable.
+   * second) until the cleaner thread has released the tensors that became unreachable.
    *
    * @param device the device that ran out
    * @param nbytes the failed allocation's size
-   * @return true when the Cleaner released something, so the allocation is worth retrying
+   * @return true when the cleaner thread released something, so the allocation is worth retrying
    */
   public static boolean collectGarbage(Device.Type device, long nbytes) {
     long before = NativeObject.cleaned();
@@ -429,7 +429,7 @@ public final class CTorch {
       }
       long now = NativeObject.cleaned();
       if (now != before && now == seen) {
-        break; // the Cleaner freed something and has gone quiet
+        break; // the cleaner thread freed something and has gone quiet
       }
       seen = now;
     }
@@ -437,7 +437,7 @@ public final class CTorch {
   }
 
   /**
-   * How many objects the Cleaner released because they were never closed.
+   * How many objects the cleaner thread released because they were never closed.
    *
    * @return the count of leaks since the binding loaded
    */

@@ -9,7 +9,7 @@ import org.ctorch.jni.CTorchNative;
  * Helpers between org.ctorch objects and the SWIG functions: null checks that throw
  * {@link InvalidArgumentException}, the typed fast paths of generated operators, strings and
  * handle arrays. Every call keeps its Java objects reachable until the native call returned
- * ({@link Reference#reachabilityFence}), so a Cleaner never releases a handle in use.
+ * ({@link Reference#reachabilityFence}), so the cleaner thread never releases a handle in use.
  */
 final class Native {
   private Native() {}

@@ -8,7 +8,7 @@ import org.ctorch.jni.CTorchNative;
 
 /**
  * A tensor: one reference to a {@code ct_tensor}. Close it (try-with-resources, a
- * {@link TensorScope}) to release it now; a Cleaner releases forgotten ones.
+ * {@link TensorScope}) to release it now; the cleaner thread releases forgotten ones.
  *
  * <pre>{@code
  * try (Tensor x = Tensor.of(new float[] {1, 2, 3, 4}, 2, 2);
