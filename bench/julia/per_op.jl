@@ -6,7 +6,8 @@
 #
 # scripts/bench.sh runs it. The last figure is a generated operator method of CTorch.ops, which
 # boxes its arguments for the overload they match and calls it through the boxed C entry point
-# (ct_op_call, by the overload's name); the figure before it is that entry point called directly.
+# (ct_op_call_op, with the handle ct_op_find gave for the overload); the figure before it is that
+# entry point called directly.
 # PER_OP_N sets the operations per round (default 1,000,000).
 # The idiomatic figures count what releasing costs:
 #   - "finalizer": the result is dropped; the garbage collector finalizes it (Note [Tensor finalizers]
@@ -37,18 +38,22 @@ function c_loop(a::Ptr{Cvoid}, b::Ptr{Cvoid}, n)
     end
 end
 
-const OP_CALL = Libdl.dlsym(LIB, :ct_op_call)
+const OP_FIND = Libdl.dlsym(LIB, :ct_op_find)
+const OP_CALL_OP = Libdl.dlsym(LIB, :ct_op_call_op)
 const L = CTorch.LibCTorch
 
-# The boxed C entry point a generated method ends in, called directly: the floor of that method.
+# The boxed C entry point a generated method ends in, called directly with the overload's handle:
+# the floor of that method.
 function c_boxed_loop(a::Ptr{Cvoid}, b::Ptr{Cvoid}, n)
     vals = [L.ct_value(L.CT_VALUE_TENSOR, 0, 0.0, a, C_NULL, C_NULL, 0, C_NULL),
             L.ct_value(L.CT_VALUE_TENSOR, 0, 0.0, b, C_NULL, C_NULL, 0, C_NULL),
             L.ct_value(L.CT_VALUE_NONE, 0, 0.0, C_NULL, C_NULL, C_NULL, 0, C_NULL)]
+    op = Ref{Ptr{Cvoid}}(C_NULL)
+    ccall(OP_FIND, Cint, (Cstring, Ptr{Ptr{Cvoid}}), "add.Tensor", op) == 0 || error("ct_op_find failed")
     out = Ref{Ptr{Cvoid}}(C_NULL)
     for _ in 1:n
-        st = ccall(OP_CALL, Cint, (Cstring, Ptr{L.ct_value}, Csize_t, Ptr{Ptr{Cvoid}}, Csize_t), "add.Tensor", vals, 3, out, 1)
-        st == 0 || error("ct_op_call failed")
+        st = ccall(OP_CALL_OP, Cint, (Ptr{Cvoid}, Ptr{L.ct_value}, Csize_t, Ptr{Ptr{Cvoid}}, Csize_t), op[], vals, 3, out, 1)
+        st == 0 || error("ct_op_call_op failed")
         ccall(RELEASE, Cvoid, (Ptr{Cvoid},), out[])
     end
 end
@@ -89,7 +94,7 @@ variants = [("C ABI via ccall (ct_tensor_add + ct_tensor_release)", n -> c_loop(
             ("Julia a + b, released by the finalizer, GC counted", n -> finalizer_loop(a, b, n)),
             ("Julia close(a + b)", n -> close_loop(a, b, n)),
             ("Julia a + b in CTorch.scope blocks of 1,000", n -> scope_loop(a, b, n)),
-            ("C ABI ct_op_call(\"add.Tensor\") (boxed, by name)", n -> c_boxed_loop(pa, pb, n)),
+            ("C ABI ct_op_call_op(add.Tensor) (boxed, by handle)", n -> c_boxed_loop(pa, pb, n)),
             ("Julia close(ops.add(a, b)) (generated, boxed call)", n -> generated_loop(a, b, n))]
 best = fill(Inf, length(variants))
 live0 = CTorch.metric("tensors.live")

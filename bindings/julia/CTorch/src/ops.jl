@@ -16,7 +16,9 @@ optional(t::AbstractString) = endswith(t, "?")
 # schema alone is worked out once, when the overload tables are built: each argument's base type as
 # a Symbol (`kind`, compared by identity where parsing the type string with three regexes per
 # argument per call made `ops.add(a, b)` over 20x the C ABI), whether it is optional, and the number of
-# positional arguments. A call then only looks at the Julia values it was given.
+# positional arguments. A call then only looks at the Julia values it was given, and calls the
+# overload through its library handle (ct_op_find, once per overload, on its first call) with
+# ct_op_call_op, so the library does not look the name up again on every call either.
 
 """One schema argument: name, schema type ("Tensor", "int[2]", "Scalar?", ...), kwarg-only, has a default."""
 struct Arg
@@ -37,9 +39,24 @@ struct Overload
     nreturns::Int
     schema::String
     npositional::Int   # arguments that are not keyword-only
+    handle::Base.RefValue{Ptr{L.ct_op}}   # ct_op_find(name) once called, else C_NULL (Note [Boxed call cost])
 end
 Overload(name::String, args::Vector{Arg}, nreturns::Integer, schema::String) =
-    Overload(name, args, nreturns, schema, count(a -> !a.kwarg_only, args))
+    Overload(name, args, nreturns, schema, count(a -> !a.kwarg_only, args), Ref(Ptr{L.ct_op}(C_NULL)))
+
+"""ov's library handle, found on first use (the library keeps it valid for the whole process)."""
+@inline function op_handle(ov::Overload)
+    p = ov.handle[]
+    p == C_NULL || return p
+    return _find_op(ov)
+end
+
+@noinline function _find_op(ov::Overload)
+    out = Ref{Ptr{L.ct_op}}(C_NULL)
+    check(L.ct_op_find(ov.name, out))
+    ov.handle[] = out[]   # threads racing here store the same handle
+    return out[]
+end
 
 # ---- Julia values as ct_value ----
 
@@ -130,16 +147,25 @@ function unbox(v::L.ct_value)
 end
 
 """ct_op_call(name, boxed args) with nouts outputs; one Tensor, or a tuple for several."""
-function op_call(name::AbstractString, vals::Vector{L.ct_value}, keep::Vector{Any}, nouts::Integer)
+op_call(name::AbstractString, vals::Vector{L.ct_value}, keep::Vector{Any}, nouts::Integer) =
+    _call_boxed((v, n, o, no) -> L.ct_op_call(name, v, n, o, no), vals, keep, nouts)
+
+"""ct_op_call_op(ov's handle, boxed args): ov's outputs, one Tensor or a tuple."""
+op_call(ov::Overload, vals::Vector{L.ct_value}, keep::Vector{Any}) =
+    _call_boxed(let op = op_handle(ov)
+                    (v, n, o, no) -> L.ct_op_call_op(op, v, n, o, no)
+                end, vals, keep, ov.nreturns)
+
+@inline function _call_boxed(call, vals::Vector{L.ct_value}, keep::Vector{Any}, nouts::Integer)
     clear_pending()
     if nouts == 1   # one output: a Ref, which need not live on the heap as an array would
         out = Ref{Ptr{L.ct_tensor}}(C_NULL)
-        st = GC.@preserve vals keep L.ct_op_call(name, vals, length(vals), out, 1)
+        st = GC.@preserve vals keep call(vals, length(vals), out, 1)
         st == 0 || throw_status(st)
         return wrap(out[])
     end
     outs = fill(Ptr{L.ct_tensor}(C_NULL), max(nouts, 1))
-    st = GC.@preserve vals keep outs L.ct_op_call(name, vals, length(vals), outs, length(outs))
+    st = GC.@preserve vals keep outs call(vals, length(vals), outs, length(outs))
     check(st)
     return Tuple(wrap(p) for p in outs[1:nouts])
 end
@@ -179,7 +205,7 @@ function call_overloads(name::AbstractString, overloads::Vector{Overload}, args:
             a = @inbounds ov.args[i]
             @inbounds vals[i] = box(get(kwargs, a.name, nothing), a.kind, keep)
         end
-        r = GC.@preserve args kwargs op_call(ov.name, vals, keep, ov.nreturns)
+        r = GC.@preserve args kwargs op_call(ov, vals, keep)
         return_buffers(buf)
         return r
     end

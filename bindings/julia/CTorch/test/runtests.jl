@@ -848,6 +848,27 @@ end
     @test live() <= base                # the garbage went while the allocation was retried
 end
 
+@testset "Closed tensors do not count toward the finalizer batch" begin
+    # Note [Tensor finalizers]: only tensors left to the garbage collector bring the next young
+    # collection closer; a loop that closes what it makes never forces one.
+    n = CTorch.WRAPPED[]
+    x = Tensor(Float32[1])
+    for i in 1:100
+        close(x .+ i)
+    end
+    @test CTorch.WRAPPED[] == n + 1
+    r = CTorch.scope() do
+        x .* 2 .+ 1                  # x .* 2 is closed at the end of the block, the result kept
+    end
+    @test CTorch.WRAPPED[] == n + 2
+    close(r)
+    close(r)                         # idempotent: counted off once
+    @test CTorch.WRAPPED[] == n + 1
+    # Generated methods call their overload by the handle the library gave once.
+    ops.add(Tensor(Float32[1]), Tensor(Float32[2]))
+    @test ops.OVERLOADS["add"][1].handle[] != C_NULL
+end
+
 @testset "poisson and binomial" begin
     x = Array(CTorch.ops.poisson(CTorch.ops.full([5000], 20.0)))
     @test all(v -> v >= 0 && isinteger(v), x) && abs(sum(x) / length(x) - 20) < 0.4
