@@ -380,7 +380,13 @@ void run_bound(const char* fn, const OperatorDef& op, const BoundArgs& bound, ct
   CT_CHECK(outs || n == 0, CT_ERROR_INVALID_ARGUMENT, fn, ": outs is NULL");
   CT_CHECK(nouts >= n, CT_ERROR_INVALID_ARGUMENT, fn, ": ", op.full_name, " returns ", n,
            " tensors but nouts is ", nouts, ". Pass room for every return");
-  // Most operators return one to three tensors: those live on the stack.
+  if (n == 1) {  // most operators: one result, nothing to set up
+    Tensor result;
+    dispatch(op, bound.data(), bound.size(), &result, 1);
+    outs[0] = capi::to_handle(std::move(result));
+    return;
+  }
+  // Up to four results live on the stack.
   std::array<Tensor, 4> inline_results;
   std::unique_ptr<Tensor[]> many_results;
   if (n > inline_results.size()) many_results.reset(new Tensor[n]);
