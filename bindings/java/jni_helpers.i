@@ -67,6 +67,58 @@ static int ct_java_fill_value(JNIEnv* env, ct_value* v, jint kind, jlong i, jdou
   }
   return 0;
 }
+/* ct_op_call by name, or ct_op_call_op when op is not 0 (an overload ct_java_op_find gave), over
+ * org.ctorch.Args' arrays; outs gets the nouts new references. Only list, device and string
+ * arguments have an object to read: the others cost no JNI call beyond the three array copies. */
+static void ct_java_call_boxed(JNIEnv* env, jlong op, jstring name, jint nargs, jintArray kinds, jlongArray ints,
+                               jdoubleArray floats, jobjectArray objects, jlongArray outs) {
+  jint nouts = outs ? (*env)->GetArrayLength(env, outs) : -1;
+  if ((!op && !name) || nargs < 0 || nargs > 64 || nouts < 0 || nouts > 64) {
+    ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, "Ops.call: a name, at most 64 arguments and 64 outputs");
+    return;
+  }
+  jint k[64];
+  jlong iv[64];
+  jdouble fv[64];
+  ct_value values[64];
+  ct_tensor* o[64];
+  ct_java_scratch scratch;
+  scratch.n = 0;
+  if (nargs) {
+    (*env)->GetIntArrayRegion(env, kinds, 0, nargs, k);
+    (*env)->GetLongArrayRegion(env, ints, 0, nargs, iv);
+    (*env)->GetDoubleArrayRegion(env, floats, 0, nargs, fv);
+  }
+  if ((*env)->ExceptionCheck(env)) return;
+  for (jint a = 0; a < nargs; ++a) {
+    int has_object = k[a] == CT_VALUE_INTS || k[a] == CT_VALUE_TENSORS || k[a] == CT_VALUE_SYMINTS ||
+                     k[a] == CT_VALUE_DEVICE || k[a] == CT_VALUE_STRING;
+    jobject obj = has_object ? (*env)->GetObjectArrayElement(env, objects, a) : NULL;
+    int bad = ct_java_fill_value(env, &values[a], k[a], iv[a], fv[a], obj, &scratch);
+    if (obj) (*env)->DeleteLocalRef(env, obj);
+    if (bad) {
+      ct_java_values_free(&scratch);
+      ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, "Ops.call: too many list arguments (at most 64)");
+      return;
+    }
+  }
+  ct_status s;
+  if (op) {
+    s = ct_op_call_op((const ct_op*)(intptr_t)op, values, (size_t)nargs, o, (size_t)nouts);
+  } else {
+    const char* utf = (*env)->GetStringUTFChars(env, name, NULL);
+    s = utf ? ct_op_call(utf, values, (size_t)nargs, o, (size_t)nouts) : CT_ERROR_OUT_OF_MEMORY;
+    if (utf) (*env)->ReleaseStringUTFChars(env, name, utf);
+  }
+  ct_java_values_free(&scratch);
+  if (s != CT_OK) {
+    ct_java_throw(env, s);
+    return;
+  }
+  jlong h[64];
+  for (jint i = 0; i < nouts; ++i) h[i] = (jlong)(intptr_t)o[i];
+  if (nouts) (*env)->SetLongArrayRegion(env, outs, 0, nouts, h);
+}
 %}
 
 %inline %{
@@ -218,54 +270,35 @@ static jint ct_java_item(JNIEnv* env, jlong t, jlongArray values) {
   return (jint)s.kind;
 }
 
-/* ct_op_call over org.ctorch.Args' arrays; returns the nouts new references. */
-static jlongArray ct_java_op_call(JNIEnv* env, jstring name, jint nargs, jintArray kinds, jlongArray ints,
-                                  jdoubleArray floats, jobjectArray objects, jint nouts) {
-  if (!name || nargs < 0 || nargs > 64 || nouts < 0 || nouts > 64) {
-    ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, "Ops.call: a name, at most 64 arguments and 64 outputs");
-    return NULL;
+
+/* ct_op_call over org.ctorch.Args' arrays: outs (one slot per output) gets the new references. */
+static void ct_java_op_call(JNIEnv* env, jstring name, jint nargs, jintArray kinds, jlongArray ints,
+                            jdoubleArray floats, jobjectArray objects, jlongArray outs) {
+  ct_java_call_boxed(env, 0, name, nargs, kinds, ints, floats, objects, outs);
+}
+
+/* ct_op_find: the overload as a long (the library keeps it until the process ends). */
+static jlong ct_java_op_find(JNIEnv* env, jstring name) {
+  const char* utf = name ? (*env)->GetStringUTFChars(env, name, NULL) : NULL;
+  if (!utf) {
+    if (!name) ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, "ct_op_find: the name is null. Pass an overload's name");
+    return 0; /* else OutOfMemoryError is pending */
   }
-  jint k[64];
-  jlong iv[64];
-  jdouble fv[64];
-  ct_value values[64];
-  ct_tensor* outs[64];
-  ct_java_scratch scratch;
-  scratch.n = 0;
-  if (nargs) {
-    (*env)->GetIntArrayRegion(env, kinds, 0, nargs, k);
-    (*env)->GetLongArrayRegion(env, ints, 0, nargs, iv);
-    (*env)->GetDoubleArrayRegion(env, floats, 0, nargs, fv);
+  const ct_op* op = NULL;
+  ct_status s = ct_op_find(utf, &op);
+  (*env)->ReleaseStringUTFChars(env, name, utf);
+  if (s != CT_OK) ct_java_throw(env, s);
+  return (jlong)(intptr_t)op;
+}
+
+/* ct_op_call_op over org.ctorch.Args' arrays, as ct_java_op_call. */
+static void ct_java_op_call_op(JNIEnv* env, jlong op, jint nargs, jintArray kinds, jlongArray ints,
+                               jdoubleArray floats, jobjectArray objects, jlongArray outs) {
+  if (!op) {
+    ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, "ct_op_call_op: the overload is NULL");
+    return;
   }
-  if ((*env)->ExceptionCheck(env)) return NULL;
-  for (jint a = 0; a < nargs; ++a) {
-    jobject obj = (*env)->GetObjectArrayElement(env, objects, a);
-    int bad = ct_java_fill_value(env, &values[a], k[a], iv[a], fv[a], obj, &scratch);
-    if (obj) (*env)->DeleteLocalRef(env, obj);
-    if (bad) {
-      ct_java_values_free(&scratch);
-      ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, "Ops.call: too many list arguments (at most 64)");
-      return NULL;
-    }
-  }
-  const char* op = (*env)->GetStringUTFChars(env, name, NULL);
-  ct_status s = op ? ct_op_call(op, values, (size_t)nargs, outs, (size_t)nouts) : CT_ERROR_OUT_OF_MEMORY;
-  if (op) (*env)->ReleaseStringUTFChars(env, name, op);
-  ct_java_values_free(&scratch);
-  if (s != CT_OK) {
-    ct_java_throw(env, s);
-    return NULL;
-  }
-  jlongArray result = (*env)->NewLongArray(env, nouts);
-  if (!result) {
-    for (jint o = 0; o < nouts; ++o) ct_tensor_release(outs[o]);
-    return NULL;
-  }
-  for (jint o = 0; o < nouts; ++o) {
-    jlong h = (jlong)(intptr_t)outs[o];
-    (*env)->SetLongArrayRegion(env, result, o, 1, &h);
-  }
-  return result;
+  ct_java_call_boxed(env, op, NULL, nargs, kinds, ints, floats, objects, outs);
 }
 
 /* ct_autograd_backward: grads null, or one gradient handle (0 for none) per output. */

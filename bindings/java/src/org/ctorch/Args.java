@@ -172,23 +172,42 @@ final class Args {
         + ", which no schema type takes. Pass a Tensor, Tensor[], Number, Boolean, long[], DType, Device, String, SymInt or SymInt[]");
   }
 
-  /** Calls the operator and returns its nouts results. */
+  /** Calls the operator by name and returns its nouts results. */
   Tensor[] call(String name, int nouts) {
+    long[] outs = new long[nouts];
     try {
-      return Native.tensors(CTorchNative.ct_java_op_call(Native.text(name, "name"), n, kinds, ints, floats, objects, nouts));
+      CTorchNative.ct_java_op_call(Native.text(name, "name"), n, kinds, ints, floats, objects, outs);
     } finally {
       Reference.reachabilityFence(alive);
     }
+    return Native.tensors(outs);
   }
 
-  /** Calls an operator with one result. */
-  Tensor call1(String name) {
-    return call(name, 1)[0];
+  /** Calls an overload found once and returns its nouts results. */
+  Tensor[] call(Op op, int nouts) {
+    long[] outs = new long[nouts];
+    try {
+      CTorchNative.ct_java_op_call_op(op.handle(), n, kinds, ints, floats, objects, outs);
+    } finally {
+      Reference.reachabilityFence(alive);
+    }
+    return Native.tensors(outs);
   }
 
-  /** Calls an in-place operator, whose result is self: returns self without a second object. */
-  Tensor callInPlace(String name, Tensor self) {
-    call(name, 1)[0].close();
+  /** Calls an overload with one result. */
+  Tensor call1(Op op) {
+    long[] outs = new long[1];
+    try {
+      CTorchNative.ct_java_op_call_op(op.handle(), n, kinds, ints, floats, objects, outs);
+    } finally {
+      Reference.reachabilityFence(alive);
+    }
+    return new Tensor(outs[0]);
+  }
+
+  /** Calls an in-place overload, whose result is self: returns self without a second object. */
+  Tensor callInPlace(Op op, Tensor self) {
+    call1(op).close();
     return self;
   }
 }
