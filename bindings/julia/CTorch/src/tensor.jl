@@ -36,13 +36,13 @@ end
 # `a + b` on small tensors about twice as fast (bench/julia/per_op.jl). It never throws and does not
 # allocate. Julia's GC does not see the library's memory behind each handle: 16-byte objects can
 # keep many megabytes alive in the library between collections, so every FINALIZE_BATCH new tensors
-# left to their finalizers `wrap` runs a young collection, which finalizes the unreachable ones (the
-# memory-pressure callback is the last resort when an allocation fails). A tensor released by
-# `close` (or a scope) takes itself off that count: a loop that closes what it makes has nothing
-# for the collection to release, which cost it about a third of its time.
+# `wrap` runs a young collection, which finalizes the unreachable ones (the memory-pressure callback
+# is the last resort when an allocation fails). Closed tensors count too: their objects still carry
+# the finalizer, and leaving them to Julia's own collections made close and scope loops slower once
+# the collections after a loop were timed too.
 const TENSOR_FINALIZER = Ref{Ptr{Cvoid}}(C_NULL)
 const FINALIZE_BATCH = 1 << 16
-const WRAPPED = Ref{UInt}(0)   # tensors wrapped, less those closed
+const WRAPPED = Ref{UInt}(0)
 
 function _finalize_tensor(obj::Ptr{Cvoid})::Cvoid
     h = unsafe_load(Ptr{Ptr{L.ct_tensor}}(obj))
@@ -50,14 +50,7 @@ function _finalize_tensor(obj::Ptr{Cvoid})::Cvoid
     return nothing
 end
 
-function release_tensor(t::Tensor)
-    p = t.ptr
-    p == C_NULL && return nothing
-    t.ptr = C_NULL
-    WRAPPED[] -= 1   # See Note [Tensor finalizers]
-    L.ct_tensor_release(p)
-    return nothing
-end
+release_tensor(t::Tensor) = (p = t.ptr; t.ptr = C_NULL; L.ct_tensor_release(p); nothing)
 
 # Tensors made inside CTorch.scope blocks, per thread (innermost last).
 const SCOPES = Vector{Vector{Tensor}}[]
