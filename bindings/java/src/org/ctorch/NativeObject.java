@@ -24,9 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * allocations and a lock on each of register and clean, about as much as the C call itself. The
  * safety net here is one PhantomReference per object ({@link Ref}, which also holds the handle)
  * kept reachable by a list of the creating thread that only that thread changes: close() just
- * zeroes the handle and clears the reference, and the thread drops zeroed entries when its list
- * is full. INVARIANT: a Ref's handle goes from non-zero to 0 once, after its release (by close()
- * or by the cleaner), so a stale read only keeps an entry longer. Lists outlive their threads (a
+ * zeroes the handle, and the thread drops zeroed entries when its list is full (a dropped Ref is
+ * garbage, never enqueued). INVARIANT: a Ref's handle goes from non-zero to 0 once, after its
+ * release (by close() or by the cleaner), so a stale read only keeps an entry longer. Lists outlive their threads (a
  * tensor may outlive the thread that made it); the cleaner prunes those of ended threads.
  */
 public abstract class NativeObject implements AutoCloseable {
@@ -185,8 +185,10 @@ public abstract class NativeObject implements AutoCloseable {
     Ref r = ref;
     long h = r.handle;
     if (h != 0) {
+      // No r.clear(): a native call, as long as the rest of close(). A closed object's Ref may
+      // still be enqueued if the object dies before its thread prunes the entry; the cleaner then
+      // reads 0 (the fence below orders this write before the GC's enqueue) and does nothing.
       r.handle = 0;
-      r.clear(); // reachable until here, so never enqueued: the cleaner will not see it
       r.kind.release(h);
     }
     Reference.reachabilityFence(this);
