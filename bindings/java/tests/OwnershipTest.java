@@ -86,6 +86,29 @@ class OwnershipTest {
     assertTrue(CTorch.leakedObjects() - leaked >= 2_000_000);
   }
 
+  @Test
+  void tensorsOutliveTheThreadThatMadeThemAndAreStillReleased() throws Exception {
+    long[] before = settle(counters());
+    long leaked = CTorch.leakedObjects();
+    java.util.List<Tensor> made = new java.util.ArrayList<>();
+    Thread maker = new Thread(() -> {
+      for (int i = 0; i < 1000; i++) {
+        made.add(Tensor.ones(3));
+      }
+    });
+    maker.start();
+    maker.join();
+    // The maker ended; its tensors still work, close when asked, or are released when forgotten.
+    for (int i = 0; i < 500; i++) {
+      assertEquals(3.0, made.get(i).sum().doubleValue());
+      made.get(i).close();
+    }
+    made.clear();
+    assertArrayEquals(before, settle(before));
+    // 500 forgotten sums and the 500 tensors never closed; the 500 closed ones are not leaks.
+    assertEquals(leaked + 1000, CTorch.leakedObjects());
+  }
+
   private static void forgetOne() {
     Tensor.zeros(1024);
   }
