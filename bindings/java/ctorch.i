@@ -265,7 +265,8 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 %ignore ct_tensor_copy_to;
 %ignore ct_tensor_item;
 %ignore ct_op_call;
-%ignore ct_op_find;     /* ct_java_op_call reads the boxed arguments and calls the overload */
+/* ct_java_op_find and ct_java_op_call_op (jni_helpers.i) take the handle as a long and Args' arrays. */
+%ignore ct_op_find;
 %ignore ct_op_call_op;
 %ignore ct_result_type;  /* boxed values: CTorch.resultType is not offered; promoteTypes and canCast are */
 %ignore ct_set_memory_pressure_handler;

@@ -5,7 +5,8 @@ import org.ctorch.jni.CTorchNative;
 import org.ctorch.jni.CTorchNativeConstants;
 
 /**
- * Boxed arguments of {@code ct_op_call}, in the encoding {@code ct_java_op_call} reads: one kind
+ * Boxed arguments of {@code ct_op_call} and {@code ct_op_call_op}, in the encoding their JNI helpers
+ * ({@code ct_java_op_call}, {@code ct_java_op_call_op}) read: one kind
  * per argument, its integer (a handle, an int, a bool, a dtype), its double, and its object (a
  * long[] for lists of ints, tensors and symbolic ints; a String for devices and strings). The
  * Java objects stay reachable until the call returned.
