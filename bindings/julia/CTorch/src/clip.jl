@@ -3,7 +3,7 @@
 """Handles of params' tensors (a model, an optimizer, a tensor or a vector of tensors), with them."""
 function _param_handles(params)
     ps = parameters(params)
-    return ps, Ptr{L.ct_tensor}[p.ptr for p in ps]
+    return ps, Ptr{L.ct_tensor}[open_ptr(p, "gradient clipping") for p in ps]
 end
 
 """

@@ -97,7 +97,7 @@ end
 function _optimizer(kind::Cint, params, kw)
     ps = parameters(params)
     o = Ref(_options(kind, kw))
-    ptrs = Ptr{L.ct_tensor}[p.ptr for p in ps]
+    ptrs = Ptr{L.ct_tensor}[open_ptr(p, "an optimizer's parameters") for p in ps]
     out = Ref{Ptr{L.ct_optimizer}}(C_NULL)
     GC.@preserve ps ptrs check(L.ct_optimizer_create(isempty(ptrs) ? C_NULL : pointer(ptrs), length(ptrs), o, out))
     return Optimizer(out[], kind)

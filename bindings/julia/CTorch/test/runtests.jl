@@ -1001,6 +1001,8 @@ end
     prog = CTorch.export_program(x -> x .+ 1, Tensor(Float32[1, 2, 3]))
     @test closed(() -> prog(t))
     @test closed(() -> CTorch.zeros(Float32, 3) .= t)
+    @test closed(() -> CTorch.SGD([t]; lr = 0.1))
+    @test closed(() -> CTorch.clip_grad_norm!([t], 1.0))
     # The library's messages count dims from 0; a Julia user is told so.
     e = ctorch_error(() -> Tensor(zeros(4, 3)) .+ Tensor(zeros(2, 3)))
     @test occursin("dim 0: 4 vs 2", e.message) && occursin("its dim 0 is Julia's dim 1", e.message)
