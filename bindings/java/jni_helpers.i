@@ -301,6 +301,33 @@ static void ct_java_op_call_op(JNIEnv* env, jlong op, jint nargs, jintArray kind
   ct_java_call_boxed(env, op, NULL, nargs, kinds, ints, floats, objects, outs);
 }
 
+/* ct_op_call_op of up to four arguments without objects (tensors, ints, floats, bools, dtypes,
+ * symints: org.ctorch.Args keeps them in fields) and one result, its new reference. Primitives
+ * cross JNI for free, where the array form copies three arrays in and one out: this is the route
+ * of most generated methods. */
+static jlong ct_java_op_call_op4(JNIEnv* env, jlong op, jint nargs, jint k0, jlong i0, jdouble f0, jint k1, jlong i1,
+                                 jdouble f1, jint k2, jlong i2, jdouble f2, jint k3, jlong i3, jdouble f3) {
+  if (!op || nargs < 0 || nargs > 4) {
+    ct_java_throw_message(env, CT_ERROR_INVALID_ARGUMENT, "ct_op_call_op: an overload and at most 4 arguments");
+    return 0;
+  }
+  const jint k[4] = {k0, k1, k2, k3};
+  const jlong iv[4] = {i0, i1, i2, i3};
+  const jdouble fv[4] = {f0, f1, f2, f3};
+  ct_value values[4];
+  ct_java_scratch scratch;
+  scratch.n = 0;
+  for (jint a = 0; a < nargs; ++a) ct_java_fill_value(env, &values[a], k[a], iv[a], fv[a], NULL, &scratch);
+  ct_tensor* out = NULL;
+  ct_status s = ct_op_call_op((const ct_op*)(intptr_t)op, values, (size_t)nargs, &out, 1);
+  ct_java_values_free(&scratch);
+  if (s != CT_OK) {
+    ct_java_throw(env, s);
+    return 0;
+  }
+  return (jlong)(intptr_t)out;
+}
+
 /* ct_autograd_backward: grads null, or one gradient handle (0 for none) per output. */
 static void ct_java_autograd_backward(JNIEnv* env, jlongArray outputs, jlongArray grads, jint flags) {
   jsize n = outputs ? (*env)->GetArrayLength(env, outputs) : 0;

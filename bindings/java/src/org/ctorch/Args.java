@@ -9,25 +9,44 @@ import org.ctorch.jni.CTorchNativeConstants;
  * ({@code ct_java_op_call}, {@code ct_java_op_call_op}) read: one kind
  * per argument, its integer (a handle, an int, a bool, a dtype), its double, and its object (a
  * long[] for lists of ints, tensors and symbolic ints; a String for devices and strings). The
- * Java objects stay reachable until the call returned.
+ * Java objects stay reachable until the call returned. Up to four arguments without objects are
+ * kept in fields and passed as primitives ({@code ct_java_op_call_op4}).
  */
 final class Args {
-  private final int[] kinds;
-  private final long[] ints;
-  private final double[] floats;
-  private final Object[] objects;
-  private final Object[] alive;
+  // The first FIELDS arguments of a call live in fields while none of them has an object: most
+  // generated methods then allocate no array and cross JNI with primitives only
+  // (ct_java_op_call_op4). A fifth argument or an object moves them into the arrays.
+  private static final int FIELDS = 4;
+  private int k0, k1, k2, k3;
+  private long i0, i1, i2, i3;
+  private double f0, f1, f2, f3;
+  private Object keep0, keep1, keep2, keep3;
+  private final int capacity;
+  private int[] kinds;
+  private long[] ints;
+  private double[] floats;
+  private Object[] objects;
+  private Object[] alive;
   private int n;
 
   Args(int capacity) {
-    kinds = new int[capacity];
-    ints = new long[capacity];
-    floats = new double[capacity];
-    objects = new Object[capacity];
-    alive = new Object[capacity];
+    this.capacity = Math.max(capacity, FIELDS + 1);
   }
 
   private Args put(int kind, long i, double f, Object object, Object keep) {
+    if (kinds == null && n < FIELDS && object == null) {
+      switch (n) {
+        case 0: k0 = kind; i0 = i; f0 = f; keep0 = keep; break;
+        case 1: k1 = kind; i1 = i; f1 = f; keep1 = keep; break;
+        case 2: k2 = kind; i2 = i; f2 = f; keep2 = keep; break;
+        default: k3 = kind; i3 = i; f3 = f; keep3 = keep; break;
+      }
+      n++;
+      return this;
+    }
+    if (kinds == null) {
+      spill();
+    }
     kinds[n] = kind;
     ints[n] = i;
     floats[n] = f;
@@ -35,6 +54,25 @@ final class Args {
     alive[n] = keep;
     n++;
     return this;
+  }
+
+  /** Moves the arguments held in fields into the arrays the general JNI call reads. */
+  private void spill() {
+    kinds = new int[capacity];
+    ints = new long[capacity];
+    floats = new double[capacity];
+    objects = new Object[capacity];
+    alive = new Object[capacity];
+    int[] k = {k0, k1, k2, k3};
+    long[] iv = {i0, i1, i2, i3};
+    double[] fv = {f0, f1, f2, f3};
+    Object[] keep = {keep0, keep1, keep2, keep3};
+    for (int a = 0; a < n; a++) {
+      kinds[a] = k[a];
+      ints[a] = iv[a];
+      floats[a] = fv[a];
+      alive[a] = keep[a];
+    }
   }
 
   Args none() {
@@ -175,6 +213,9 @@ final class Args {
 
   /** Calls the operator by name and returns its nouts results. */
   Tensor[] call(String name, int nouts) {
+    if (kinds == null) {
+      spill();
+    }
     long[] outs = new long[nouts];
     try {
       CTorchNative.ct_java_op_call(Native.text(name, "name"), n, kinds, ints, floats, objects, outs);
@@ -186,6 +227,9 @@ final class Args {
 
   /** Calls an overload found once and returns its nouts results. */
   Tensor[] call(Op op, int nouts) {
+    if (kinds == null) {
+      spill();
+    }
     long[] outs = new long[nouts];
     try {
       CTorchNative.ct_java_op_call_op(op.handle(), n, kinds, ints, floats, objects, outs);
@@ -197,13 +241,19 @@ final class Args {
 
   /** Calls an overload with one result. */
   Tensor call1(Op op) {
-    long[] outs = new long[1];
-    try {
-      CTorchNative.ct_java_op_call_op(op.handle(), n, kinds, ints, floats, objects, outs);
-    } finally {
-      Reference.reachabilityFence(alive);
+    if (kinds != null) {
+      return call(op, 1)[0];
     }
-    return new Tensor(outs[0]);
+    long out;
+    try {
+      out = CTorchNative.ct_java_op_call_op4(op.handle(), n, k0, i0, f0, k1, i1, f1, k2, i2, f2, k3, i3, f3);
+    } finally {
+      Reference.reachabilityFence(keep0);
+      Reference.reachabilityFence(keep1);
+      Reference.reachabilityFence(keep2);
+      Reference.reachabilityFence(keep3);
+    }
+    return new Tensor(out);
   }
 
   /** Calls an in-place overload, whose result is self: returns self without a second object. */
