@@ -163,7 +163,7 @@ static_assert(std::is_trivially_destructible<Value>::value, "BoundArgs never des
 
 // Binds C values to op's schema (defaults filled); false with the reason when they do not fit.
 bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, BoundArgs& out, SymLists& lists,
-          std::string* why) {
+          std::string* why, const Value* absent = nullptr) {
   const std::vector<Argument>& params = op.schema.args;
   if (nargs > params.size()) {
     *why = str(nargs, " arguments given, at most ", params.size(), " accepted");
@@ -179,6 +179,8 @@ bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, BoundArgs& 
         continue;
       }
       if (!convert(args[i], params[i], &out[i], lists, why)) return false;
+    } else if (absent && (params[i].has_default || params[i].optional)) {
+      out[i] = absent[i];
     } else if (params[i].has_default) {
       new (&out[i]) Value(params[i].default_value.as_value());  // built in place: no copy through the stack
     } else if (params[i].optional) {
@@ -253,6 +255,9 @@ struct ct_op {
   static constexpr uint32_t kMagic = 0x4f505452;  // "OPTR"
   uint32_t magic = kMagic;
   OperatorDef* def;
+  // What each argument is when a call leaves it out (its default, or None), built once: the
+  // values point into the schema, which lives as long as the operator.
+  std::vector<Value> absent;
 };
 
 namespace {
@@ -263,7 +268,10 @@ const ct_op* op_handle(OperatorDef& def) {
       new std::unordered_map<const OperatorDef*, std::unique_ptr<ct_op>>();  // never destroyed: see above
   std::lock_guard<std::mutex> g(mu);
   std::unique_ptr<ct_op>& h = (*handles)[&def];
-  if (!h) h.reset(new ct_op{ct_op::kMagic, &def});
+  if (!h) {
+    h.reset(new ct_op{ct_op::kMagic, &def, {}});
+    for (const Argument& a : def.schema.args) h->absent.push_back(a.has_default ? a.default_value.as_value() : Value());
+  }
   return h.get();
 }
 
@@ -471,7 +479,7 @@ ct_status ct_op_call_op(const ct_op* op, const ct_value* args, size_t nargs, ct_
     BoundArgs bound;
     SymLists lists;
     std::string why;
-    CT_CHECK(bind(def, args, nargs, bound, lists, &why), CT_ERROR_INVALID_ARGUMENT, fn, ": ", def.full_name,
+    CT_CHECK(bind(def, args, nargs, bound, lists, &why, op->absent.data()), CT_ERROR_INVALID_ARGUMENT, fn, ": ", def.full_name,
              " does not accept these arguments: ", def.schema.text, ": ", why);
     run_bound(fn, def, bound, outs, nouts);
   });
