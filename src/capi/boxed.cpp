@@ -198,9 +198,10 @@ bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, BoundArgs& 
 using Overloads = SmallVector<OperatorDef*, 4>;
 
 // Note [Overload lookup cache]
-// The generated methods of every binding call ct_op_call with a full overload name on each call,
-// and the registry's lookup (a string, a shared lock, a hash and a compare) was a third of what
-// ct_op_call added to a small operator. A full name means one operator forever (definitions are
+// Callers that name an overload in full on every call (programs in C, the bindings' call-by-name
+// functions; their generated methods hold a ct_op_find handle instead) paid the registry's lookup
+// (a string, a shared lock, a hash and a compare) on each: a third of what ct_op_call added to a
+// small operator. A full name means one operator forever (definitions are
 // never removed or replaced), so each thread remembers the operators it found, by the name's
 // content: a hit costs one pass over the name, with no lock, no allocation and no invalidation.
 // Base names are not cached: a library may add overloads to them.
