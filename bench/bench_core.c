@@ -7,12 +7,15 @@
  * anchor are timed alternately, so a change in machine load affects both alike.
  *
  *   1  ct_tensor_add + ct_tensor_release, 1-element float32     vs the 100 ns target
+ *   1B the same add boxed: ct_op_call("add.Tensor") and ct_op_call_op (a ct_op_find handle, the
+ *      bindings' generated methods)                              vs ct_tensor_add (1.3x target)
  *   2  ct_tensor_add, 16M float32, new output each call          vs c[i] = a[i] + b[i] (-O3 loop)
  *   3  ct_tensor_matmul 1024 and 2048 float32                    vs cblas_sgemm
  *   4  ct_tensor_sum, 16M float32                                vs an 8-accumulator loop
  *   1L-4L the same four against libtorch (at::add, at::mm, at::sum), when the build found it
  *
- * Ratios are ctorch / anchor in throughput (higher is better), except row 1: ns / 100 ns.
+ * Ratios are ctorch / anchor in throughput (higher is better), except row 1: ns / 100 ns, and
+ * row 1B: boxed time / typed time.
  * No assertions: targets are printed beside the ratios (DESIGN.md §13).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -127,6 +130,7 @@ typedef struct {
   int threads, inner; /* inner: calls per timed repetition (row 1) */
   volatile float sink;
   void *la, *lb; /* libtorch inputs (rows 1L-4L) */
+  const ct_op* add_op; /* row 1B */
 } job;
 
 static void ct_add_release(void* p) {
@@ -138,6 +142,20 @@ static void ct_add_release(void* p) {
     ct_tensor_release(c);
   }
 }
+static void boxed_add(job* j, int by_handle) {
+  ct_value args[2];
+  memset(args, 0, sizeof args);
+  args[0].kind = CT_VALUE_TENSOR, args[0].tensor = j->a;
+  args[1].kind = CT_VALUE_TENSOR, args[1].tensor = j->b;
+  for (int i = 0; i < j->inner; ++i) {
+    ct_tensor* c = NULL;
+    ct_status s = by_handle ? ct_op_call_op(j->add_op, args, 2, &c, 1) : ct_op_call("add.Tensor", args, 2, &c, 1);
+    if (s != CT_OK) fail(by_handle ? "ct_op_call_op" : "ct_op_call", s);
+    ct_tensor_release(c);
+  }
+}
+static void op_call_add_release(void* p) { boxed_add(p, 0); }
+static void op_call_op_add_release(void* p) { boxed_add(p, 1); }
 static void loop_add(void* p) {
   job* j = p;
   run_split(add_loop, j->threads, j->pa, j->pb, j->pc, j->n);
@@ -238,6 +256,18 @@ int main(void) {
       double ns = median_s(ct_add_release, &j, 1, 11) / j.inner * 1e9;
       row("1", "add+release, 1-elem float32", thread_counts[k], "ns/call", ns, 100.0, ns / 100.0, "<= 100 ns",
           ns <= 100.0);
+    }
+    /* Row 1B: the boxed entry points against the typed one, alternately, on one thread. */
+    CHECK(ct_op_find("add.Tensor", &j.add_op));
+    set_threads(1);
+    {
+      double typed_s, boxed_s;
+      median_pair(op_call_add_release, ct_add_release, &j, 1, 11, &boxed_s, &typed_s);
+      row("1B", "ct_op_call(name) vs ct_tensor_add", 1, "ns/call", boxed_s / j.inner * 1e9,
+          typed_s / j.inner * 1e9, boxed_s / typed_s, "<= 1.30", boxed_s <= 1.3 * typed_s);
+      median_pair(op_call_op_add_release, ct_add_release, &j, 1, 11, &boxed_s, &typed_s);
+      row("1B", "ct_op_call_op(add) vs ct_tensor_add", 1, "ns/call", boxed_s / j.inner * 1e9,
+          typed_s / j.inner * 1e9, boxed_s / typed_s, "<= 1.30", boxed_s <= 1.3 * typed_s);
     }
 #ifdef CTORCH_BENCH_LIBTORCH
     j.la = lt_from_floats(&one, 1, 0);
