@@ -44,8 +44,8 @@ void check_list_len(const ct_value& v, const Argument& a, const char* fn) {
 using SymLists = std::forward_list<SymDimVector>;
 
 // Converts one C value to an argument of schema type `a`; false (with why) when the kind does not fit.
-bool convert(const ct_value& v, const Argument& a, Value* out, SymLists& lists, std::string* why) {
-  const char* fn = "ct_op_call";
+// fn names the entry point in messages about a handle (ct_op_call, ct_op_call_op).
+bool convert(const char* fn, const ct_value& v, const Argument& a, Value* out, SymLists& lists, std::string* why) {
   const int kind = capi::raw_enum(v.kind);
   if (kind == CT_VALUE_NONE) {
     if (a.has_default) *out = a.default_value.as_value();
@@ -162,7 +162,7 @@ class BoundArgs {
 static_assert(std::is_trivially_destructible<Value>::value, "BoundArgs never destroys its inline values");
 
 // Binds C values to op's schema (defaults filled); false with the reason when they do not fit.
-bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, BoundArgs& out, SymLists& lists,
+bool bind(const char* fn, const OperatorDef& op, const ct_value* args, size_t nargs, BoundArgs& out, SymLists& lists,
           std::string* why, const Value* absent = nullptr) {
   const std::vector<Argument>& params = op.schema.args;
   if (nargs > params.size()) {
@@ -175,10 +175,10 @@ bool bind(const OperatorDef& op, const ct_value* args, size_t nargs, BoundArgs& 
     if (i < nargs) {
       // A tensor where the schema takes one, the most common argument by far, skips convert's switch.
       if (params[i].type == ArgType::Tensor && capi::raw_enum(args[i].kind) == CT_VALUE_TENSOR) {
-        out[i] = Value(&capi::tensor_arg(args[i].tensor, "ct_op_call", params[i].name.c_str()));
+        out[i] = Value(&capi::tensor_arg(args[i].tensor, fn, params[i].name.c_str()));
         continue;
       }
-      if (!convert(args[i], params[i], &out[i], lists, why)) return false;
+      if (!convert(fn, args[i], params[i], &out[i], lists, why)) return false;
     } else if (absent && (params[i].has_default || params[i].optional)) {
       out[i] = absent[i];
     } else if (params[i].has_default) {
@@ -425,7 +425,7 @@ void call_overloads(const Overloads& ops, const char* name, const ct_value* args
   std::string reasons;
   for (OperatorDef* op : ops) {
     std::string why;
-    if (bind(*op, args, nargs, bound, lists, &why)) return run_bound(fn, *op, bound, outs, nouts);
+    if (bind(fn, *op, args, nargs, bound, lists, &why)) return run_bound(fn, *op, bound, outs, nouts);
     reasons += "\n  " + op->schema.text + ": " + why;
   }
   fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": no overload of '", name, "' accepts these arguments:", reasons));
@@ -480,7 +480,7 @@ ct_status ct_op_call_op(const ct_op* op, const ct_value* args, size_t nargs, ct_
     BoundArgs bound;
     SymLists lists;
     std::string why;
-    CT_CHECK(bind(def, args, nargs, bound, lists, &why, op->absent.data()), CT_ERROR_INVALID_ARGUMENT, fn, ": ", def.full_name,
+    CT_CHECK(bind(fn, def, args, nargs, bound, lists, &why, op->absent.data()), CT_ERROR_INVALID_ARGUMENT, fn, ": ", def.full_name,
              " does not accept these arguments: ", def.schema.text, ": ", why);
     run_bound(fn, def, bound, outs, nouts);
   });

@@ -248,6 +248,11 @@ static void test_op_find_and_call_op_refuse_bad_input(void) {
   CHECK_STATUS(ct_op_call_op(add, wrong, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
   CHECK(out == NULL);
   CHECK_ERROR_CONTAINS("argument 'other' expects Tensor, got int");
+  ct_value null_tensor[] = {VT(a), VT(NULL)};
+  CHECK_STATUS(ct_op_call_op(add, null_tensor, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(out == NULL);
+  CHECK_ERROR_CONTAINS("ct_op_call_op");
+  CHECK_ERROR_CONTAINS("other");
   CHECK_STATUS(ct_op_call_op(add, NULL, 2, &out, 1), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_op_call_op(add, args, 2, NULL, 1), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_op_call_op(add, args, 2, &out, 0), CT_ERROR_INVALID_ARGUMENT);
