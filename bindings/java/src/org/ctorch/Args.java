@@ -63,16 +63,25 @@ final class Args {
     floats = new double[capacity];
     objects = new Object[capacity];
     alive = new Object[capacity];
-    int[] k = {k0, k1, k2, k3};
-    long[] iv = {i0, i1, i2, i3};
-    double[] fv = {f0, f1, f2, f3};
-    Object[] keep = {keep0, keep1, keep2, keep3};
-    for (int a = 0; a < n; a++) {
-      kinds[a] = k[a];
-      ints[a] = iv[a];
-      floats[a] = fv[a];
-      alive[a] = keep[a];
+    if (n > 0) {
+      set(0, k0, i0, f0, keep0);
     }
+    if (n > 1) {
+      set(1, k1, i1, f1, keep1);
+    }
+    if (n > 2) {
+      set(2, k2, i2, f2, keep2);
+    }
+    if (n > 3) {
+      set(3, k3, i3, f3, keep3);
+    }
+  }
+
+  private void set(int a, int kind, long i, double f, Object keep) {
+    kinds[a] = kind;
+    ints[a] = i;
+    floats[a] = f;
+    alive[a] = keep;
   }
 
   Args none() {
