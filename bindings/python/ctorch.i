@@ -351,6 +351,9 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_tensor_from_blob_v2;
 %ignore ct_tensor_copy_to;
 %ignore ct_op_call;
+/* Their ct_value arrays have no Python form; ctorch.ops calls by name through ct_py_op_call. */
+%ignore ct_op_find;
+%ignore ct_op_call_op;
 %ignore ct_result_type;
 /* Lists of handles (ct_tensor_split ...): ctorch/_ops_shape.py builds them from narrow and select. */
 %ignore ct_tensor_split;
