@@ -94,8 +94,8 @@ bool reduce_op(int dtype, int op, ncclRedOp_t* out) {
 }
 
 int can_reduce(int dtype, int op) {
-  ncclDataType_t t;
-  ncclRedOp_t o;
+  ncclDataType_t t = ncclFloat32;
+  ncclRedOp_t o = ncclSum;
   return reduce_type(dtype, &t) && reduce_op(dtype, op, &o) ? 1 : 0;
 }
 
@@ -296,8 +296,8 @@ void comm_destroy(void* comm) {
 
 int all_reduce(void* comm, void* buf, size_t count, int dtype, int op, void* stream, ct_engine_error* err) {
   Comm* c = static_cast<Comm*>(comm);
-  ncclDataType_t t;
-  ncclRedOp_t o;
+  ncclDataType_t t = ncclFloat32;
+  ncclRedOp_t o = ncclSum;
   if (int st = begin(c, "all_reduce", err)) return st;
   if (int st = check_reduce(dtype, op, "all_reduce", &t, &o, err)) return st;
   char what[160];
@@ -318,8 +318,8 @@ int broadcast(void* comm, void* buf, size_t count, int dtype, int root, void* st
 
 int reduce(void* comm, void* buf, size_t count, int dtype, int op, int root, void* stream, ct_engine_error* err) {
   Comm* c = static_cast<Comm*>(comm);
-  ncclDataType_t t;
-  ncclRedOp_t o;
+  ncclDataType_t t = ncclFloat32;
+  ncclRedOp_t o = ncclSum;
   if (int st = begin(c, "reduce", err)) return st;
   if (int st = check_reduce(dtype, op, "reduce", &t, &o, err)) return st;
   char what[160];
@@ -341,8 +341,8 @@ int all_gather(void* comm, const void* in, void* out, size_t count, int dtype, v
 int reduce_scatter(void* comm, const void* in, void* out, size_t count, int dtype, int op, void* stream,
                    ct_engine_error* err) {
   Comm* c = static_cast<Comm*>(comm);
-  ncclDataType_t t;
-  ncclRedOp_t o;
+  ncclDataType_t t = ncclFloat32;
+  ncclRedOp_t o = ncclSum;
   if (int st = begin(c, "reduce_scatter", err)) return st;
   if (int st = check_reduce(dtype, op, "reduce_scatter", &t, &o, err)) return st;
   char what[160];
