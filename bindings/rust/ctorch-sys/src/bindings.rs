@@ -33,6 +33,8 @@ pub const CT_ERROR_BACKEND: ct_status = 14;
 pub const CT_ERROR_VERSION: ct_status = 15;
 pub const CT_ERROR_INTERNAL: ct_status = 16;
 pub const CT_ERROR_LINALG: ct_status = 17;
+pub const CT_ERROR_TIMEOUT: ct_status = 18;
+pub const CT_ERROR_DISTRIBUTED: ct_status = 19;
 
 pub type ct_memory_pressure_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, device_type: c_int, nbytes: usize) -> c_int>;
 
@@ -359,6 +361,25 @@ pub struct ct_lr_scheduler_options {
 pub struct ct_lr_scheduler {
     _private: [u8; 0],
 }
+
+#[repr(C)]
+pub struct ct_process_group {
+    _private: [u8; 0],
+}
+
+#[repr(C)]
+pub struct ct_work {
+    _private: [u8; 0],
+}
+
+pub type ct_reduce_op = c_int;
+pub const CT_REDUCE_SUM: ct_reduce_op = 0;
+pub const CT_REDUCE_PRODUCT: ct_reduce_op = 1;
+pub const CT_REDUCE_MIN: ct_reduce_op = 2;
+pub const CT_REDUCE_MAX: ct_reduce_op = 3;
+pub const CT_REDUCE_AVG: ct_reduce_op = 4;
+
+pub type ct_post_accumulate_hook_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, t: *mut ct_tensor) -> ct_status>;
 
 extern "C" {
     pub fn ct_version() -> *const c_char;
@@ -864,6 +885,31 @@ extern "C" {
     pub fn ct_init_linear_(weight: *mut ct_tensor, bias: *mut ct_tensor, gen: *mut ct_generator) -> ct_status;
     pub fn ct_init_calculate_gain(nonlinearity: *const c_char, param: f64, out: *mut f64) -> ct_status;
     pub fn ct_init_calculate_fan_in_and_fan_out(t: *const ct_tensor, fan_in: *mut i64, fan_out: *mut i64) -> ct_status;
+    pub fn ct_dist_is_backend_available(backend: *const c_char, out: *mut c_int) -> ct_status;
+    pub fn ct_dist_init_process_group(backend: *const c_char, init_method: *const c_char, rank: c_int, world_size: c_int, timeout_seconds: f64, out: *mut *mut ct_process_group) -> ct_status;
+    pub fn ct_dist_new_group(pg: *mut ct_process_group, ranks: *const c_int, n_ranks: usize, timeout_seconds: f64, out: *mut *mut ct_process_group) -> ct_status;
+    pub fn ct_process_group_destroy(pg: *mut ct_process_group);
+    pub fn ct_dist_get_rank(pg: *const ct_process_group, out: *mut c_int) -> ct_status;
+    pub fn ct_dist_get_world_size(pg: *const ct_process_group, out: *mut c_int) -> ct_status;
+    pub fn ct_dist_get_backend(pg: *const ct_process_group, out: *mut *const c_char) -> ct_status;
+    pub fn ct_dist_all_reduce(pg: *mut ct_process_group, t: *mut ct_tensor, op: ct_reduce_op, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_broadcast(pg: *mut ct_process_group, t: *mut ct_tensor, src: c_int, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_reduce(pg: *mut ct_process_group, t: *mut ct_tensor, dst: c_int, op: ct_reduce_op, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_all_gather(pg: *mut ct_process_group, outputs: *const *mut ct_tensor, n_outputs: usize, input: *const ct_tensor, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_all_gather_into_tensor(pg: *mut ct_process_group, output: *mut ct_tensor, input: *const ct_tensor, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_reduce_scatter(pg: *mut ct_process_group, output: *mut ct_tensor, inputs: *const *const ct_tensor, n_inputs: usize, op: ct_reduce_op, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_reduce_scatter_tensor(pg: *mut ct_process_group, output: *mut ct_tensor, input: *const ct_tensor, op: ct_reduce_op, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_gather(pg: *mut ct_process_group, input: *const ct_tensor, outputs: *const *mut ct_tensor, n_outputs: usize, dst: c_int, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_scatter(pg: *mut ct_process_group, output: *mut ct_tensor, inputs: *const *const ct_tensor, n_inputs: usize, src: c_int, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_all_to_all(pg: *mut ct_process_group, outputs: *const *mut ct_tensor, inputs: *const *const ct_tensor, n: usize, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_all_to_all_single(pg: *mut ct_process_group, output: *mut ct_tensor, input: *const ct_tensor, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_send(pg: *mut ct_process_group, t: *const ct_tensor, dst: c_int, tag: c_int, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_recv(pg: *mut ct_process_group, t: *mut ct_tensor, src: c_int, tag: c_int, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_dist_barrier(pg: *mut ct_process_group, work: *mut *mut ct_work) -> ct_status;
+    pub fn ct_work_wait(w: *mut ct_work, timeout_seconds: f64) -> ct_status;
+    pub fn ct_work_is_completed(w: *mut ct_work, out: *mut c_int) -> ct_status;
+    pub fn ct_work_release(w: *mut ct_work);
+    pub fn ct_tensor_register_post_accumulate_grad_hook(t: *mut ct_tensor, r#fn: ct_post_accumulate_hook_fn, user_data: *mut c_void, destroy: ct_destroy_fn, id: *mut i64) -> ct_status;
     pub fn ct_tensor_logspace(start: *const ct_scalar, end: *const ct_scalar, steps: i64, base: f64, dtype: *const ct_dtype, device: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_tril_indices(row: i64, col: i64, offset: i64, dtype: *const ct_dtype, device: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_triu_indices(row: i64, col: i64, offset: i64, dtype: *const ct_dtype, device: *const c_char, out: *mut *mut ct_tensor) -> ct_status;

@@ -180,6 +180,30 @@ impl Tensor {
         Ok(HookId(id))
     }
 
+    /// Runs `hook` on this leaf after each later backward has accumulated its gradient into
+    /// [`Tensor::grad`] (torch's `register_post_accumulate_grad_hook`): the hook gets the leaf and
+    /// may read or replace its grad. Data-parallel training starts reducing a gradient here while
+    /// backward goes on. An `Err` stops backward, which returns it; the hook is removed with
+    /// [`Tensor::remove_hook`]. `InvalidArgument` error when this tensor is not a leaf that
+    /// requires grad.
+    pub fn register_post_accumulate_grad_hook<F>(&self, hook: F) -> Result<HookId>
+    where
+        F: Fn(&Tensor) -> Result<()> + Send + Sync + 'static,
+    {
+        let mut id = 0;
+        // On failure the library calls drop_boxed itself.
+        check(unsafe {
+            sys::ct_tensor_register_post_accumulate_grad_hook(
+                self.as_ptr(),
+                Some(post_accumulate_trampoline::<F>),
+                boxed(hook),
+                Some(drop_boxed::<F>),
+                &mut id,
+            )
+        })?;
+        Ok(HookId(id))
+    }
+
     /// Removes a hook [`Tensor::register_hook`] put on this tensor, dropping its closure.
     /// `InvalidArgument` error for an id not registered on this tensor.
     pub fn remove_hook(&self, id: HookId) -> Result<()> {
@@ -199,6 +223,17 @@ where
             unsafe { *replacement = t.into_raw() };
         }
         Ok(())
+    })
+}
+
+unsafe extern "C" fn post_accumulate_trampoline<F>(user_data: *mut c_void, t: *mut sys::ct_tensor) -> sys::ct_status
+where
+    F: Fn(&Tensor) -> Result<()> + Send + Sync + 'static,
+{
+    guard("the post-accumulate grad hook closure", || {
+        // SAFETY: user_data was boxed as F by register_post_accumulate_grad_hook and lives while the hook does.
+        let hook = unsafe { unbox::<F>(user_data) };
+        hook(&Tensor::retain_borrowed(t)?)
     })
 }
 

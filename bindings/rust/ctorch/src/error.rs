@@ -45,6 +45,12 @@ pub enum ErrorKind {
     /// A matrix a linear-algebra function cannot factor or invert (singular, not positive-definite,
     /// no convergence); the message names the batch element.
     LinAlg,
+    /// A distributed operation or rendezvous did not finish within its timeout; the message
+    /// names the ranks that did not arrive where they can be known.
+    Timeout,
+    /// A distributed operation failed: a peer's connection closed, the ranks disagree on sizes
+    /// or dtypes, or the engine reported an error.
+    Distributed,
 }
 
 impl ErrorKind {
@@ -67,6 +73,8 @@ impl ErrorKind {
             sys::CT_ERROR_BACKEND => ErrorKind::Backend,
             sys::CT_ERROR_VERSION => ErrorKind::Version,
             sys::CT_ERROR_LINALG => ErrorKind::LinAlg,
+            sys::CT_ERROR_TIMEOUT => ErrorKind::Timeout,
+            sys::CT_ERROR_DISTRIBUTED => ErrorKind::Distributed,
             _ => ErrorKind::Internal,
         }
     }
@@ -91,6 +99,8 @@ impl ErrorKind {
             ErrorKind::Version => sys::CT_ERROR_VERSION,
             ErrorKind::Internal => sys::CT_ERROR_INTERNAL,
             ErrorKind::LinAlg => sys::CT_ERROR_LINALG,
+            ErrorKind::Timeout => sys::CT_ERROR_TIMEOUT,
+            ErrorKind::Distributed => sys::CT_ERROR_DISTRIBUTED,
         }
     }
 

@@ -23,6 +23,7 @@
 //! - Training: [`optim`] (optimizers and learning-rate schedules), [`nn`] (the [`nn::Module`]
 //!   trait, `Linear`, `Sequential`, activations, losses, initializers, gradient clipping) and
 //!   [`checkpoint`] (safetensors files). The library computes every update and initializer.
+//! - Several processes: [`distributed`] (process groups and collectives over gloo, MPI or NCCL).
 //! - Closures given to the library (custom operators and autograd functions, hooks, compiled and
 //!   exported functions, log and memory-pressure handlers) report their `Err` to the caller with its
 //!   kind and message; a panic inside one never unwinds into C: it is caught and resumed on the
@@ -46,6 +47,7 @@ mod tensor_result;
 pub mod checkpoint;
 pub mod compile;
 pub mod cuda;
+pub mod distributed;
 pub mod export;
 pub mod library;
 pub mod metrics;
