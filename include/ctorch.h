@@ -105,9 +105,15 @@ typedef enum ct_status {
   CT_ERROR_VERSION = 15,         /* the library is older than the header a program was built with,
                                     or a DLPack capsule of an unsupported major version */
   CT_ERROR_INTERNAL = 16,        /* a bug in ctorch: please report it with ct_last_error() */
-  CT_ERROR_LINALG = 17           /* a matrix the function cannot factor or invert: singular, not
+  CT_ERROR_LINALG = 17,          /* a matrix the function cannot factor or invert: singular, not
                                     positive-definite, or an iteration that did not converge
                                     (torch.linalg.LinAlgError); the message names the batch element */
+  CT_ERROR_TIMEOUT = 18,         /* a distributed operation or rendezvous did not finish within its
+                                    timeout; the message names the ranks that did not arrive where
+                                    they can be known (since 0.9) */
+  CT_ERROR_DISTRIBUTED = 19      /* a distributed operation failed: a peer's connection closed, the
+                                    ranks disagree on sizes or dtypes, the engine reported an error
+                                    (torch.distributed.DistBackendError; since 0.9) */
 } ct_status;
 
 /*
@@ -4679,6 +4685,213 @@ CT_API CT_NODISCARD ct_status ct_init_calculate_gain(const char* nonlinearity, d
  */
 CT_API CT_NODISCARD ct_status ct_init_calculate_fan_in_and_fan_out(const ct_tensor* t, int64_t* fan_in,
                                                                    int64_t* fan_out);
+
+
+/* ---- Distributed: process groups and collectives ----
+ *
+ * torch.distributed over engines people already run: "gloo" (TCP, CPU tensors), "mpi" (the MPI
+ * library that launched the process, CPU tensors) and "nccl" (CUDA tensors). Each engine is a
+ * module next to the library (libctorch_gloo.so, libctorch_mpi.so, libctorch_nccl.so), built when
+ * its development package was found and loaded on first use, so a program that never calls
+ * ct_dist_* never loads MPI or NCCL. Every process of a group calls the same collectives in the same
+ * order with tensors of the same sizes and dtype (SPMD), as with torch.distributed.
+ *
+ * Tensors must be contiguous and on the engine's device (CPU for gloo and mpi, CUDA for nccl).
+ * Collectives write their results in place into the tensors given for them; a failed collective
+ * may have written part of its output (the engine cannot undo a transfer), which the message says.
+ *
+ * Asynchronous operations: every collective takes `ct_work** work`. NULL runs it to completion
+ * before returning (torch's async_op=False). Non-NULL returns at once with *work a new handle
+ * (async_op=True): the group's queue runs its operations one at a time, in the order they were
+ * issued, and keeps the tensors alive until then. Read the outputs only after ct_work_wait.
+ *
+ * Timeouts and faults: a group's timeout bounds every operation in it and the rendezvous that
+ * makes it. A rank that never arrives or dies gives the others CT_ERROR_TIMEOUT or
+ * CT_ERROR_DISTRIBUTED, never a hang past the timeout or an abort; the message names the missing
+ * ranks where the engine lets them be known (gloo and nccl through the store; under mpirun the
+ * launcher ends the whole job when one process dies, which is MPI's own behavior).
+ *
+ * Determinism: with ct_use_deterministic_algorithms on, ct_dist_all_reduce and ct_dist_reduce
+ * combine the ranks' values in rank order 0, 1, ..., n-1 on every rank, so results are bitwise the
+ * same run to run for a fixed world size, on every engine. Off, each engine picks its own algorithm
+ * (docs/distributed.md says what each guarantees).
+ *
+ * Threads: a group's functions may be called from any thread; operations issued from several
+ * threads run in the order the queue received them, which differs between ranks unless the program
+ * orders them itself.
+ */
+typedef struct ct_process_group ct_process_group;
+typedef struct ct_work ct_work;
+
+/* How a reduction combines the ranks' values (torch.distributed.ReduceOp). CT_REDUCE_AVG divides
+   the sum by the group's size (floating dtypes only, as torch). */
+typedef enum ct_reduce_op {
+  CT_REDUCE_SUM = 0,
+  CT_REDUCE_PRODUCT = 1,
+  CT_REDUCE_MIN = 2,
+  CT_REDUCE_MAX = 3,
+  CT_REDUCE_AVG = 4
+} ct_reduce_op;
+
+/*
+ * ct_dist_is_backend_available - write 1 to out when the engine named backend ("gloo", "mpi",
+ * "nccl") was built and its module loads, else 0 (torch.distributed.is_gloo_available() ...).
+ * When it is 0, ct_last_error() says why: not built (which package to install and rebuild) or the
+ * module's load error.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a NULL argument or an unknown name (the message
+ * lists the known ones). Threads: any thread. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_dist_is_backend_available(const char* backend, int* out);
+
+/*
+ * ct_dist_init_process_group - join the processes of one job into a group
+ * (torch.distributed.init_process_group).
+ *
+ *   backend          "gloo", "mpi" or "nccl"
+ *   init_method      where the ranks meet: "env://" (or NULL: MASTER_ADDR and MASTER_PORT from the
+ *                    environment, as torchrun sets them; rank 0 serves a key-value store there),
+ *                    "tcp://HOST:PORT" (the same with the address given), or "file:///PATH" (a
+ *                    directory on a file system every rank sees, which must be empty at the start).
+ *                    The mpi backend takes none of these: MPI's launcher already joined the ranks.
+ *   rank, world_size this process's rank and the number of processes; -1 reads RANK and WORLD_SIZE
+ *                    from the environment (under mpirun, OMPI_COMM_WORLD_RANK and _SIZE; the mpi
+ *                    backend always takes them from MPI, and refuses values that disagree)
+ *   timeout_seconds  bound on the rendezvous and on every later operation of the group; <= 0 means
+ *                    1800 (torch's default for gloo)
+ *   out              on CT_OK, a new group; end it with ct_process_group_destroy. Otherwise NULL.
+ *
+ * A process may be in several groups at once (ct_dist_new_group). Returns CT_OK;
+ * CT_ERROR_INVALID_ARGUMENT for NULL out, an unknown backend or init_method, a missing or bad
+ * environment variable (the message names it), or a rank outside [0, world_size);
+ * CT_ERROR_BACKEND when the engine is not built or cannot load (the message says what to
+ * install); CT_ERROR_TIMEOUT when not all ranks arrived within timeout_seconds (the message names
+ * the missing ranks); CT_ERROR_DISTRIBUTED when the store's port is taken or a connection failed.
+ * Threads: any thread. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_dist_init_process_group(const char* backend, const char* init_method, int rank,
+                                                         int world_size, double timeout_seconds,
+                                                         ct_process_group** out);
+
+/*
+ * ct_dist_new_group - a group of some of pg's ranks (torch.distributed.new_group). Every rank of pg
+ * calls it with the same ranks (distinct, each in [0, size of pg)), members or not, in the same
+ * order as its other new_group calls. A member's new group numbers the listed ranks 0, 1, ... in
+ * the order given; a rank not listed gets a group whose ct_dist_get_rank is -1 and whose
+ * collectives return CT_ERROR_INVALID_ARGUMENT (torch's GroupMember.NON_GROUP_MEMBER).
+ * timeout_seconds <= 0 takes pg's. *out is a new group; end it with ct_process_group_destroy.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments, or bad ranks;
+ * CT_ERROR_TIMEOUT / CT_ERROR_DISTRIBUTED as for ct_dist_init_process_group. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_dist_new_group(ct_process_group* pg, const int* ranks, size_t n_ranks,
+                                                double timeout_seconds, ct_process_group** out);
+
+/*
+ * ct_process_group_destroy - finish the operations still queued, close the group's connections and
+ * free it (torch.distributed.destroy_process_group); NULL is a no-op. Work handles of the group
+ * stay valid to wait on and release. Destroying the last group of the mpi engine does not call
+ * MPI_Finalize until the process exits, since MPI cannot be initialized twice. Since 0.9.
+ */
+CT_API void ct_process_group_destroy(ct_process_group* pg);
+
+/* This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
+   ("gloo", "mpi", "nccl"; a static string). CT_ERROR_INVALID_ARGUMENT for NULL or released
+   arguments. Since 0.9. */
+CT_API CT_NODISCARD ct_status ct_dist_get_rank(const ct_process_group* pg, int* out);
+CT_API CT_NODISCARD ct_status ct_dist_get_world_size(const ct_process_group* pg, int* out);
+CT_API CT_NODISCARD ct_status ct_dist_get_backend(const ct_process_group* pg, const char** out);
+
+/*
+ * The collectives. In each, pg is the group; work is NULL to wait for the result, or receives a new
+ * handle (see "Asynchronous operations" above). Ranks are pg's own (0 .. size-1). Lists have one
+ * tensor per rank of pg, all of the same sizes and dtype. Each returns CT_OK (for an asynchronous
+ * call: the operation was queued; its outcome comes from ct_work_wait); CT_ERROR_INVALID_ARGUMENT
+ * for NULL or released arguments, a pg this rank is not a member of, a list of the wrong length or
+ * a rank out of range; CT_ERROR_SHAPE for tensors whose sizes do not fit each other or that are
+ * not contiguous; CT_ERROR_DTYPE for mixed dtypes or one the engine cannot reduce (the message
+ * lists those it can); CT_ERROR_DEVICE for a tensor on a device the engine does not serve;
+ * CT_ERROR_TIMEOUT / CT_ERROR_DISTRIBUTED as above. Since 0.9.
+ */
+/* t := op over every rank's t (torch.distributed.all_reduce). */
+CT_API CT_NODISCARD ct_status ct_dist_all_reduce(ct_process_group* pg, ct_tensor* t, ct_reduce_op op, ct_work** work);
+/* t := src's t on every rank. */
+CT_API CT_NODISCARD ct_status ct_dist_broadcast(ct_process_group* pg, ct_tensor* t, int src, ct_work** work);
+/* On dst, t := op over every rank's t; other ranks' t is left as it was. */
+CT_API CT_NODISCARD ct_status ct_dist_reduce(ct_process_group* pg, ct_tensor* t, int dst, ct_reduce_op op,
+                                             ct_work** work);
+/* outputs[r] := rank r's input, on every rank (torch.distributed.all_gather). */
+CT_API CT_NODISCARD ct_status ct_dist_all_gather(ct_process_group* pg, ct_tensor* const* outputs, size_t n_outputs,
+                                                 const ct_tensor* input, ct_work** work);
+/* output (size * input's first dim, or [size, *input.sizes] flattened to the same elements) :=
+   the ranks' inputs concatenated in rank order (all_gather_into_tensor). */
+CT_API CT_NODISCARD ct_status ct_dist_all_gather_into_tensor(ct_process_group* pg, ct_tensor* output,
+                                                             const ct_tensor* input, ct_work** work);
+/* output := op over every rank's inputs[this rank] (torch.distributed.reduce_scatter). */
+CT_API CT_NODISCARD ct_status ct_dist_reduce_scatter(ct_process_group* pg, ct_tensor* output,
+                                                     const ct_tensor* const* inputs, size_t n_inputs,
+                                                     ct_reduce_op op, ct_work** work);
+/* output := op over every rank's block `this rank` of input, input being size blocks of output's
+   elements in rank order (reduce_scatter_tensor). */
+CT_API CT_NODISCARD ct_status ct_dist_reduce_scatter_tensor(ct_process_group* pg, ct_tensor* output,
+                                                            const ct_tensor* input, ct_reduce_op op, ct_work** work);
+/* On dst, outputs[r] := rank r's input; other ranks pass n_outputs = 0 (torch.distributed.gather). */
+CT_API CT_NODISCARD ct_status ct_dist_gather(ct_process_group* pg, const ct_tensor* input, ct_tensor* const* outputs,
+                                             size_t n_outputs, int dst, ct_work** work);
+/* output := src's inputs[this rank]; ranks other than src pass n_inputs = 0 (torch.distributed.scatter). */
+CT_API CT_NODISCARD ct_status ct_dist_scatter(ct_process_group* pg, ct_tensor* output, const ct_tensor* const* inputs,
+                                              size_t n_inputs, int src, ct_work** work);
+/* outputs[r] := rank r's inputs[this rank] (torch.distributed.all_to_all; equal sizes). */
+CT_API CT_NODISCARD ct_status ct_dist_all_to_all(ct_process_group* pg, ct_tensor* const* outputs,
+                                                 const ct_tensor* const* inputs, size_t n, ct_work** work);
+/* output's block r := rank r's input block `this rank`, blocks being equal splits of the first dim
+   (all_to_all_single without split sizes). */
+CT_API CT_NODISCARD ct_status ct_dist_all_to_all_single(ct_process_group* pg, ct_tensor* output,
+                                                        const ct_tensor* input, ct_work** work);
+/* Point to point: t goes to rank dst, which receives it into a tensor of the same sizes and dtype
+   with ct_dist_recv from src; tag tells apart messages between the same two ranks. */
+CT_API CT_NODISCARD ct_status ct_dist_send(ct_process_group* pg, const ct_tensor* t, int dst, int tag, ct_work** work);
+CT_API CT_NODISCARD ct_status ct_dist_recv(ct_process_group* pg, ct_tensor* t, int src, int tag, ct_work** work);
+/* Returns once every rank of pg has called it (torch.distributed.barrier). */
+CT_API CT_NODISCARD ct_status ct_dist_barrier(ct_process_group* pg, ct_work** work);
+
+/*
+ * ct_work_wait - wait until an asynchronous operation finishes, at most timeout_seconds (<= 0: the
+ * group's timeout). Returns the operation's own status, with its message in ct_last_error (the
+ * same status on every later wait); CT_ERROR_TIMEOUT when it has not finished in time (it goes on:
+ * wait again, or destroy the group); CT_ERROR_INVALID_ARGUMENT for a NULL or released w.
+ * Threads: any thread, several at once. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_work_wait(ct_work* w, double timeout_seconds);
+/* ct_work_is_completed - write 1 to out when w has finished (successfully or not), else 0; never
+   blocks (Work.is_completed()). CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Since 0.9. */
+CT_API CT_NODISCARD ct_status ct_work_is_completed(ct_work* w, int* out);
+/* ct_work_release - drop the handle; an unfinished operation still runs to its end. NULL is a
+   no-op. Since 0.9. */
+CT_API void ct_work_release(ct_work* w);
+
+/* ---- Autograd: hooks after accumulation ---- */
+
+/*
+ * A post-accumulate hook runs after a leaf's gradient for one backward has been added into its grad
+ * (torch's Tensor.register_post_accumulate_grad_hook): t is the leaf, borrowed for the call; read
+ * or change its grad with ct_tensor_grad / ct_tensor_set_grad. On failure it calls ct_error_set
+ * and returns that status; backward then stops with it.
+ */
+typedef ct_status (*ct_post_accumulate_hook_fn)(void* user_data, ct_tensor* t);
+
+/*
+ * ct_tensor_register_post_accumulate_grad_hook - run fn after each later backward has accumulated
+ * into leaf t's grad; *id names the hook for ct_tensor_remove_hook. user_data and destroy as for
+ * ct_tensor_register_hook. Data-parallel training uses it to start reducing a gradient while
+ * backward goes on.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL arguments, or a t that is not a leaf that
+ * requires grad. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_register_post_accumulate_grad_hook(ct_tensor* t, ct_post_accumulate_hook_fn fn,
+                                                                           void* user_data, ct_destroy_fn destroy,
+                                                                           int64_t* id);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,7 @@ const char* ct_status_name(ct_status s) {
       "CT_ERROR_DEVICE", "CT_ERROR_OUT_OF_MEMORY",    "CT_ERROR_NOT_IMPLEMENTED", "CT_ERROR_INDEX",
       "CT_ERROR_NONDETERMINISTIC", "CT_ERROR_GUARD",  "CT_ERROR_GRAPH_BREAK",    "CT_ERROR_RECOMPILE_LIMIT",
       "CT_ERROR_IO",     "CT_ERROR_FORMAT",           "CT_ERROR_BACKEND",        "CT_ERROR_VERSION",
-      "CT_ERROR_INTERNAL", "CT_ERROR_LINALG"};
+      "CT_ERROR_INTERNAL", "CT_ERROR_LINALG",           "CT_ERROR_TIMEOUT",        "CT_ERROR_DISTRIBUTED"};
   const int i = capi::raw_enum(s);
   return i >= 0 && i < static_cast<int>(sizeof names / sizeof names[0]) ? names[i] : "CT_ERROR_UNKNOWN";
 }

@@ -276,8 +276,16 @@ static void test_send_recv(void) {
   if (g_rank == 0) {
     ct_tensor* a = T(CT_FLOAT32, S(1), 7);
     ct_tensor* b = T(CT_FLOAT32, S(1), 3);
-    CHECK_OK(ct_dist_send(g_pg, a, 1, 7, NULL));
-    CHECK_OK(ct_dist_send(g_pg, b, 1, 3, NULL));
+    /* Both posted before either is received, in the other order: tags match them, and neither
+       send waits behind the other (a synchronous send may wait for its receive, as in torch). */
+    ct_work* wa = NULL;
+    ct_work* wb = NULL;
+    CHECK_OK(ct_dist_send(g_pg, a, 1, 7, &wa));
+    CHECK_OK(ct_dist_send(g_pg, b, 1, 3, &wb));
+    CHECK_OK(ct_work_wait(wa, 0));
+    CHECK_OK(ct_work_wait(wb, 0));
+    ct_work_release(wa);
+    ct_work_release(wb);
     RELEASE(a, b);
   } else if (g_rank == 1) {
     ct_tensor* a = TE(CT_FLOAT32, S(1));

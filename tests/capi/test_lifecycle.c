@@ -60,8 +60,9 @@ static void test_status_name_gives_stable_names(void) {
       "CT_OK", "CT_ERROR_INVALID_ARGUMENT", "CT_ERROR_SHAPE", "CT_ERROR_DTYPE", "CT_ERROR_DEVICE",
       "CT_ERROR_OUT_OF_MEMORY", "CT_ERROR_NOT_IMPLEMENTED", "CT_ERROR_INDEX", "CT_ERROR_NONDETERMINISTIC",
       "CT_ERROR_GUARD", "CT_ERROR_GRAPH_BREAK", "CT_ERROR_RECOMPILE_LIMIT", "CT_ERROR_IO", "CT_ERROR_FORMAT",
-      "CT_ERROR_BACKEND", "CT_ERROR_VERSION", "CT_ERROR_INTERNAL", "CT_ERROR_LINALG"};
-  for (int s = 0; s <= 17; ++s) CHECK_STR_EQ(ct_status_name((ct_status)s), names[s]);
+      "CT_ERROR_BACKEND", "CT_ERROR_VERSION", "CT_ERROR_INTERNAL", "CT_ERROR_LINALG",
+      "CT_ERROR_TIMEOUT", "CT_ERROR_DISTRIBUTED"};
+  for (int s = 0; s <= 19; ++s) CHECK_STR_EQ(ct_status_name((ct_status)s), names[s]);
 }
 
 static void test_status_name_of_unknown_value_is_unknown(void) {
