@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime, bench_compile,
+# bench_allreduce (the distributed engines' all_reduce bandwidth beside each engine and torch.distributed),
 # bench_python, bench_optim (Adam over 10M parameters vs torch), bench_linalg (torch.linalg vs torch), bench_training (the digits MLP and
 # CNN per epoch: ctorch C and Python vs PyTorch) and the Rust crate's per_op: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch
 # and numpy for the Python package; the raw C ABI for the Rust binding).
@@ -20,7 +21,23 @@ for src in bench/bench_ops_*.c; do
   [[ -e $src ]] && ops_benches+=("$(basename "$src" .c)")
 done
 ctorch_build "$build_dir" bench_core bench_autograd bench_runtime bench_compile "${ops_benches[@]}" ctorch_python \
-  digits digits_cnn
+  digits digits_cnn bench_allreduce
+
+# ctorch_bench_torch_venv: prints the python of a virtual environment with torch from PyPI (current
+# torch, for bench_allreduce's torch.distributed column), making it on first use. It lives outside
+# the repository: CTORCH_BENCH_VENV, else ~/.cache/ctorch/bench-torch-venv. Prints nothing (and
+# says why) when it cannot be made, e.g. offline.
+ctorch_bench_torch_venv() {
+  local venv=${CTORCH_BENCH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ctorch/bench-torch-venv}
+  if ! "$venv/bin/python" -c 'import numpy, torch.distributed' >/dev/null 2>&1; then
+    ctorch_log "making $venv: torch and numpy from PyPI (several GB, once)"
+    if ! { /usr/bin/python3 -m venv "$venv" && "$venv/bin/pip" install -q torch numpy; } >&2; then
+      ctorch_log "no torch venv at $venv: bench_allreduce leaves the torch column out"
+      return 0
+    fi
+  fi
+  echo "$venv/bin/python"
+}
 # libtorch's OpenMP workers spin after each parallel region by default, taking a core from whatever
 # runs next; on a 2-core machine that would slow the ctorch call timed right after it. Passive
 # waiting measures each library without the other in the way.
@@ -37,6 +54,10 @@ for b in "${ops_benches[@]}"; do
   "$build_dir/bench/$b"
   echo
 done
+# all_reduce bandwidth: each distributed engine called directly beside ct_dist_all_reduce over it,
+# and torch.distributed's gloo (2 ranks each; about 20 s).
+CTORCH_BENCH_TORCH_PYTHON=$(ctorch_bench_torch_venv) "$build_dir/bench/distributed/bench_allreduce"
+echo
 # CTorch.jl's per-op cost beside the C ABI (bench/julia/per_op.jl), when julia is installed.
 if command -v julia >/dev/null; then
   CTORCH_LIBRARY="$build_dir/src/libctorch.so" JULIA_DEPOT_PATH="$build_dir/bindings/julia/depot" \
