@@ -76,8 +76,12 @@ std::string mpi_error_text(int code) {
   return std::string(text, static_cast<size_t>(n));
 }
 
+// The error class of this thread's last failed MPI call (MPI_ERR_TRUNCATE for a short receive).
+thread_local int t_last_error_class = MPI_SUCCESS;
+
 // A failed MPI call: CT_ERROR_DISTRIBUTED with what was asked and MPI's own words.
 int mpi_fail(ct_engine_error* err, int code, const char* what) {
+  if (MPI_Error_class(code, &t_last_error_class) != MPI_SUCCESS) t_last_error_class = MPI_ERR_OTHER;
   return fail(err, CT_ERROR_DISTRIBUTED, "mpi: %s failed: %s (a peer may have exited; see mpirun's output)", what,
               mpi_error_text(code).c_str());
 }
@@ -563,7 +567,7 @@ int recv(void* comm, void* buf, size_t nbytes, int src, int tag, void*, ct_engin
     }
     // A receive that timed out before any of it arrived can be cancelled: the group stays usable.
     if (int st = finish(c, rc, &req, what, err, /*cancellable=*/done == 0)) {
-      if (st == CT_ERROR_DISTRIBUTED && std::strstr(err->message, "MPI_ERR_TRUNCATE"))
+      if (st == CT_ERROR_DISTRIBUTED && t_last_error_class == MPI_ERR_TRUNCATE)
         fail(err, CT_ERROR_SHAPE,
              "mpi: recv of %zu bytes from rank %d (tag %d) got a longer message; send and recv tensors of the "
              "same sizes and dtype", nbytes, src, tag);
