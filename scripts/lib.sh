@@ -6,9 +6,11 @@
 # The Python package needs SWIG and Python's headers; its tests use numpy, pytest, Hypothesis (the
 # binding's property-based fuzzer) and torch (the oracle of the differential tests), all Debian's,
 # for /usr/bin/python3.
+# The distributed engines (src/distributed/engines) build on Gloo and Open MPI; mpirun launches the
+# MPI tests.
 CTORCH_PACKAGES=(cmake g++ ninja-build pkg-config libopenblas-dev googletest libgtest-dev binutils
                  swig python3-dev python3-numpy python3-pytest python3-hypothesis python3-torch
-                 default-jdk-headless junit5)
+                 default-jdk-headless junit5 libgloo-dev libopenmpi-dev openmpi-bin)
 
 ctorch_log() { printf '== %s\n' "$*" >&2; }
 

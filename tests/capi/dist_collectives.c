@@ -14,6 +14,7 @@
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include <math.h>
 #include <time.h>
 
 #include "capi_test.h"
@@ -128,6 +129,45 @@ static void test_all_reduce_large(void) {
   int64_t bad = -1;
   for (int64_t i = 0; i < count && bad < 0; ++i)
     if (got[i] != (float)(n * (n - 1) / 2 + n * ((double)i / 1024))) bad = i;
+  free(got);
+  ct_tensor_release(t);
+  CHECK(bad < 0);
+}
+
+/* An addend whose float sum with the others depends on the order: magnitudes differ by rank and
+   element, so ((v0 + v1) + v2) and the other orders round differently somewhere. */
+static float order_sensitive(int rank, int64_t i) {
+  const float scale[] = {1e-4f, 1.0f, 1e4f, 3e-2f, 7e2f};
+  return sinf(0.37f * (float)i + (float)rank) * scale[(rank * 3 + i) % 5];
+}
+
+/* With the determinism switch on, every rank's all_reduce result is bitwise the rank-order sum
+   (((v0 + v1) + v2) ...) each rank computes here by itself, and so the same run to run. */
+static void test_all_reduce_deterministic_order(void) {
+  NEED_GROUP();
+  const int64_t count = 4099; /* not a multiple of the group's size: the last block is padded */
+  float* mine = malloc(sizeof(float) * (size_t)count);
+  float* want = malloc(sizeof(float) * (size_t)count);
+  float* got = malloc(sizeof(float) * (size_t)count);
+  for (int64_t i = 0; i < count; ++i) {
+    mine[i] = order_sensitive(g_rank, i);
+    float acc = order_sensitive(0, i);
+    for (int r = 1; r < g_size; ++r) acc = acc + order_sensitive(r, i);
+    want[i] = acc;
+  }
+  ct_tensor* t = NULL;
+  CHECK_OK(ct_tensor_from_data(mine, &count, 1, CT_FLOAT32, &t));
+  CHECK_OK(ct_use_deterministic_algorithms(1, 0));
+  ct_status st = ct_dist_all_reduce(g_pg, t, CT_REDUCE_SUM, NULL);
+  CHECK_OK(ct_use_deterministic_algorithms(0, 0));
+  CHECK_OK(st);
+  CHECK_OK(ct_tensor_copy_to(t, got, sizeof(float) * (size_t)count));
+  int64_t bad = -1;
+  for (int64_t i = 0; i < count && bad < 0; ++i)
+    if (memcmp(&got[i], &want[i], sizeof(float)) != 0) bad = i;
+  if (bad >= 0) printf("element %lld: got %.9g, rank-order sum %.9g\n", (long long)bad, got[bad], want[bad]);
+  free(mine);
+  free(want);
   free(got);
   ct_tensor_release(t);
   CHECK(bad < 0);
@@ -256,9 +296,9 @@ static void test_all_to_all(void) {
 }
 
 /* A ring: rank r sends to r + 1 and receives from r - 1; rank 0 sends first, the others receive
-   first, so blocking calls cannot deadlock. Then two messages with different tags between ranks 0
-   and 1. (Received in the order sent: a send may wait for its receive, as gloo's do, and a group
-   runs its operations one at a time.) */
+   first, so blocking calls cannot deadlock. Then two asynchronous sends with tags 7 and 3 from
+   rank 0, which rank 1 receives in the other order (sends and receives do not queue behind each
+   other: Note [Point-to-point outside the queue]). */
 static void test_send_recv(void) {
   NEED_GROUP();
   const int next = (g_rank + 1) % g_size, prev = (g_rank + g_size - 1) % g_size;
@@ -276,8 +316,6 @@ static void test_send_recv(void) {
   if (g_rank == 0) {
     ct_tensor* a = T(CT_FLOAT32, S(1), 7);
     ct_tensor* b = T(CT_FLOAT32, S(1), 3);
-    /* Both posted before either is received, in the other order: tags match them, and neither
-       send waits behind the other (a synchronous send may wait for its receive, as in torch). */
     ct_work* wa = NULL;
     ct_work* wb = NULL;
     CHECK_OK(ct_dist_send(g_pg, a, 1, 7, &wa));
@@ -471,7 +509,7 @@ static void test_timeout(void) {
 
 static const capi_test TESTS[] = {
     CAPI_TEST(test_init),        CAPI_TEST(test_all_reduce_ops), CAPI_TEST(test_all_reduce_dtypes),
-    CAPI_TEST(test_all_reduce_large), CAPI_TEST(test_broadcast), CAPI_TEST(test_reduce),
+    CAPI_TEST(test_all_reduce_large), CAPI_TEST(test_all_reduce_deterministic_order), CAPI_TEST(test_broadcast), CAPI_TEST(test_reduce),
     CAPI_TEST(test_all_gather),  CAPI_TEST(test_reduce_scatter), CAPI_TEST(test_gather),
     CAPI_TEST(test_scatter),     CAPI_TEST(test_all_to_all),     CAPI_TEST(test_send_recv),
     CAPI_TEST(test_barrier),     CAPI_TEST(test_async),          CAPI_TEST(test_new_group),
