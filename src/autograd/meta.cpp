@@ -1,5 +1,7 @@
 #include "autograd/meta.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "dispatch/grad_mode.h"
 #include "ops/functions.h"
@@ -15,9 +17,15 @@ AutogradMeta& meta_for(const TensorImpl& t) {
 
 AutogradMeta::~AutogradMeta() {
   Tensor dropped;  // destroyed after the lock is released: it may take a whole graph with it
+  std::vector<std::shared_ptr<LeafGrad::PostHook>> post;  // the same: their destroy callbacks run unlocked
   if (leaf) {
+    // Post hooks running now on another thread read this leaf: wait for them.
+    // See Note [Post-accumulate hooks see a whole leaf].
+    std::lock_guard<std::recursive_mutex> hooks_done(leaf->post_mu);
     std::lock_guard<std::mutex> lock(leaf->mu);
     dropped = std::move(leaf->grad);
+    post = std::move(leaf->post_hooks);
+    leaf->owner = nullptr;
     leaf->leaf_alive = false;
   }
 }
@@ -141,14 +149,38 @@ int64_t add_hook(const TensorImpl& t, HookFn fn, const char* fn_name) {
   return id;
 }
 
+int64_t add_post_accumulate_hook(const TensorImpl& t, LeafGrad::PostHookFn fn, const char* fn_name) {
+  CT_CHECK(is_leaf(t), CT_ERROR_INVALID_ARGUMENT, fn_name,
+           ": post-accumulate-grad hooks can only be registered on leaf tensors, and this one was computed from "
+           "tensors that require grad. Register it on the leaf, or use ct_tensor_register_hook");
+  CT_CHECK(t.requires_grad(), CT_ERROR_INVALID_ARGUMENT, fn_name,
+           ": cannot register a post-accumulate-grad hook on a tensor that does not require grad. Set requires_grad "
+           "first");
+  AutogradMeta& m = meta_for(t);
+  const int64_t id = next_hook_id.fetch_add(1, std::memory_order_relaxed);
+  auto hook = std::make_shared<LeafGrad::PostHook>(LeafGrad::PostHook{id, std::move(fn)});
+  const std::shared_ptr<LeafGrad> leaf = leaf_of(m);
+  std::lock_guard<std::mutex> lock(leaf->mu);
+  leaf->owner = &t;
+  leaf->post_hooks.push_back(std::move(hook));
+  return id;
+}
+
 bool remove_hook(const TensorImpl& t, int64_t id) {
   AutogradMeta* m = meta_of(t);
   if (!m) return false;
   if (const std::shared_ptr<LeafGrad> leaf = existing_leaf(*m)) {
+    std::shared_ptr<LeafGrad::PostHook> removed;  // destroyed after the lock: its destroy callback is the host's
     std::lock_guard<std::mutex> lock(leaf->mu);
     for (auto it = leaf->hooks.begin(); it != leaf->hooks.end(); ++it)
       if (it->id == id) {
         leaf->hooks.erase(it);
+        return true;
+      }
+    for (auto it = leaf->post_hooks.begin(); it != leaf->post_hooks.end(); ++it)
+      if ((*it)->id == id) {
+        removed = std::move(*it);
+        leaf->post_hooks.erase(it);
         return true;
       }
   }
@@ -184,19 +216,48 @@ void AccumulateGrad::run_pre_hooks(std::vector<Tensor>& grads) {
 std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>& grads) {
   Tensor& g = grads[0];
   if (!g.defined()) return {};
-  std::lock_guard<std::mutex> lock(leaf_->mu);
-  if (!leaf_->leaf_alive) return {};
-  Tensor& grad = leaf_->grad;
-  const bool recorded = grad_enabled();
-  if (!grad.defined()) {
-    const bool own = g->use_count() == 1 && g->is_contiguous() && !g->is_view() && !g->is_wrapped_number();
-    grad = own && !recorded ? std::move(g) : ops::clone(g);
-  } else if (recorded) {
-    grad = ops::add(grad, g);
-  } else {
-    ops::add_(grad, g);
+  std::vector<std::shared_ptr<LeafGrad::PostHook>> post;
+  {
+    std::lock_guard<std::mutex> lock(leaf_->mu);
+    if (!leaf_->leaf_alive) return {};
+    Tensor& grad = leaf_->grad;
+    const bool recorded = grad_enabled();
+    if (!grad.defined()) {
+      const bool own = g->use_count() == 1 && g->is_contiguous() && !g->is_view() && !g->is_wrapped_number();
+      grad = own && !recorded ? std::move(g) : ops::clone(g);
+    } else if (recorded) {
+      grad = ops::add(grad, g);
+    } else {
+      ops::add_(grad, g);
+    }
+    post = leaf_->post_hooks;
   }
+  if (!post.empty()) run_post_hooks(post);
   return {};
+}
+
+// Note [Post-accumulate hooks see a whole leaf]
+// A post-accumulate hook is given the leaf itself, to read or replace its grad, but AccumulateGrad
+// does not own its leaf (Note [AccumulateGrad does not own its leaf]), and the leaf's last
+// reference may go on another thread while backward runs. So the hooks run holding post_mu, which
+// the leaf's destruction (~AutogradMeta) takes before it marks the leaf gone: a leaf seen alive
+// under post_mu stays whole until its hooks return, and one that is gone runs none. The hooks run
+// outside mu, so they may read and set the grad. post_mu is recursive, so a hook may run backward
+// through its own leaf or drop the leaf's last reference on this thread. What a hook must not do is
+// wait for a thread that is dropping the leaf's last reference (that thread waits for the hook).
+void AccumulateGrad::run_post_hooks(const std::vector<std::shared_ptr<LeafGrad::PostHook>>& hooks) {
+  std::lock_guard<std::recursive_mutex> whole(leaf_->post_mu);
+  for (const std::shared_ptr<LeafGrad::PostHook>& h : hooks) {
+    const TensorImpl* leaf = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(leaf_->mu);
+      if (!leaf_->leaf_alive) return;  // an earlier hook dropped the leaf
+      const auto& now = leaf_->post_hooks;
+      if (std::find(now.begin(), now.end(), h) == now.end()) continue;  // an earlier hook removed it
+      leaf = leaf_->owner;
+    }
+    h->fn(*leaf);
+  }
 }
 
 }  // namespace ct::autograd

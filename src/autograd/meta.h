@@ -2,6 +2,7 @@
 // and the engine share: requires_grad, grad, grad_fn, leaves' AccumulateGrad nodes, detach.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -19,13 +20,28 @@ namespace ct::autograd {
 /// AccumulateGrad (s = x.sum(); x.requires_grad_(false); x.add_(s)) and the node owned x, x would
 /// own a node that owns x, and neither would ever go.
 struct LeafGrad {
+  /// Runs after a gradient was added into grad, with the leaf (Tensor.register_post_accumulate_grad_hook).
+  using PostHookFn = std::function<void(const TensorImpl& leaf)>;
+  struct PostHook {
+    int64_t id;
+    PostHookFn fn;
+  };
+
   Tensor grad;              // the accumulated gradient
   std::vector<Hook> hooks;  // run on each incoming gradient before it is added
+  // Shared so that AccumulateGrad can run a snapshot of them outside mu while one is removed.
+  std::vector<std::shared_ptr<PostHook>> post_hooks;
+  // The leaf itself, for post hooks. INVARIANT: set while post_hooks is not empty, valid while
+  // leaf_alive. See Note [Post-accumulate hooks see a whole leaf].
+  const TensorImpl* owner = nullptr;
   // False once the leaf is gone: nothing could read a gradient added then, and one recorded by
   // create_graph would keep its own graph, and this, alive in a cycle.
   bool leaf_alive = true;
   // Threads that run backward through graphs sharing this leaf meet here.
   std::mutex mu;
+  // Held while post hooks run, and by the leaf's destruction before leaf_alive turns false.
+  // Recursive: a hook may run backward through its own leaf, or release the leaf's last reference.
+  std::recursive_mutex post_mu;
 };
 
 class AutogradMeta final : public AutogradMetaBase {
@@ -81,7 +97,10 @@ void set_grad(const TensorImpl& t, const Tensor& grad, const char* fn);
 void retain_grad(const TensorImpl& t, const char* fn);
 /// Registers a hook on t's gradient; returns its id for remove_hook.
 int64_t add_hook(const TensorImpl& t, HookFn fn, const char* fn_name);
-/// True when a hook with that id was found on t and removed.
+/// Registers a hook run after each gradient is added into leaf t's grad; returns its id for
+/// remove_hook. CT_ERROR_INVALID_ARGUMENT when t is not a leaf that requires grad.
+int64_t add_post_accumulate_hook(const TensorImpl& t, LeafGrad::PostHookFn fn, const char* fn_name);
+/// True when a hook with that id (a gradient hook or a post-accumulate hook) was found on t and removed.
 bool remove_hook(const TensorImpl& t, int64_t id);
 
 /// The node that adds incoming gradients into a leaf's grad.
@@ -93,6 +112,8 @@ class AccumulateGrad final : public Node {
   void run_pre_hooks(std::vector<Tensor>& grads) override;
 
  private:
+  void run_post_hooks(const std::vector<std::shared_ptr<LeafGrad::PostHook>>& hooks);
+
   std::shared_ptr<LeafGrad> leaf_;  // Note [AccumulateGrad does not own its leaf]
 };
 

@@ -204,6 +204,27 @@ ct_status ct_tensor_register_hook(ct_tensor* t, ct_hook_fn fn, void* user_data, 
   });
 }
 
+ct_status ct_tensor_register_post_accumulate_grad_hook(ct_tensor* t, ct_post_accumulate_hook_fn fn, void* user_data,
+                                                       ct_destroy_fn destroy, int64_t* id) {
+  return capi::guard([&] {
+    // First, so that destroy runs on every failure (hold itself runs it when it cannot allocate).
+    std::shared_ptr<void> data = hold(user_data, destroy);
+    const char* name = "ct_tensor_register_post_accumulate_grad_hook";
+    const TensorImpl& x = tensor_arg(t, name, "t");
+    CT_CHECK(fn, CT_ERROR_INVALID_ARGUMENT, name, ": fn is NULL. Pass a hook function");
+    capi::require_out(id, name, "id");
+    *id = autograd::add_post_accumulate_hook(
+        x,
+        [fn, data](const TensorImpl& leaf) {
+          // The handle is the leaf itself (Note [Post-accumulate hooks see a whole leaf], meta.cpp).
+          ct_tensor* handle = reinterpret_cast<ct_tensor*>(const_cast<TensorImpl*>(&leaf));
+          const int st = capi::call_back("post-accumulate-grad hook", [&] { return fn(data.get(), handle); });
+          if (st != CT_OK) capi::fail_callback(st, "post-accumulate-grad hook");
+        },
+        name);
+  });
+}
+
 ct_status ct_tensor_remove_hook(ct_tensor* t, int64_t id) {
   return capi::guard([&] {
     const TensorImpl& x = tensor_arg(t, "ct_tensor_remove_hook", "t");

@@ -169,7 +169,8 @@ constexpr int kMaxCallbackDepth = 32;
 template <typename F>
 int call_back(const char* what, F&& call);
 /// Whether st is one of ct_status's values (a callback may return any int).
-inline bool is_status(int st) { return st >= CT_OK && st <= CT_ERROR_INTERNAL; }
+/// INVARIANT: the upper bound is the last value of ct_status (ctorch.h); move it with each new status.
+inline bool is_status(int st) { return st >= CT_OK && st <= CT_ERROR_DISTRIBUTED; }
 /// Raises a callback's failure: the status it returned (one outside ct_status becomes
 /// CT_ERROR_INVALID_ARGUMENT), and the message it gave ct_error_set nested under context
 /// ("custom function square: <the callback's message>").

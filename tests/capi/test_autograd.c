@@ -1020,6 +1020,196 @@ static void test_hook_replacement_of_other_sizes_is_a_shape_error(void) {
   RELEASE(w, loss);
 }
 
+/* ---- Post-accumulate hooks ---- */
+
+typedef struct {
+  int calls;
+  int destroyed;
+  float seen[4];          /* the leaf's grad when the hook last ran (first 4 elements) */
+  const ct_tensor* leaf;  /* the handle the hook was given */
+  ct_status fail_with;    /* nonzero: fail with this status */
+  int halve;              /* nonzero: replace the grad by half of it, as data-parallel averaging does */
+  ct_tensor* owned;       /* nonNULL: the hook releases it (the leaf's last reference) */
+} post_state;
+
+static void post_destroy(void* user_data) { ((post_state*)user_data)->destroyed++; }
+
+static ct_status post_hook(void* user_data, ct_tensor* t) {
+  post_state* s = (post_state*)user_data;
+  s->calls++;
+  s->leaf = t;
+  if (s->owned) {
+    ct_tensor* last = s->owned;
+    s->owned = NULL;
+    ct_tensor_release(last);
+    return CT_OK;
+  }
+  if (s->fail_with) {
+    ct_error_set(s->fail_with, "all_reduce of bucket 0: rank 1 is gone");
+    return s->fail_with;
+  }
+  ct_tensor *g = NULL, *half = NULL;
+  int64_t n = 0;
+  ct_status st = ct_tensor_grad(t, &g);
+  if (st == CT_OK) st = ct_tensor_numel(g, &n);
+  if (st == CT_OK && n <= 4) st = ct_tensor_copy_to(g, s->seen, (size_t)n * sizeof(float));
+  if (st == CT_OK && s->halve) {
+    const ct_scalar h = SF(0.5);
+    st = ct_tensor_mul_scalar(g, &h, &half);
+    if (st == CT_OK) st = ct_tensor_set_grad(t, half);
+  }
+  RELEASE(g, half);
+  if (st != CT_OK) ct_error_set(st, ct_last_error());
+  return st;
+}
+
+static void test_post_accumulate_hook_sees_the_accumulated_grad(void) {
+  /* loss = sum(x * w + b): each backward adds x = [1, 2, 3] into w.grad. The hook runs after the
+   * addition, so it sees the running sum ([1, 2, 3], then [2, 4, 6]), not this backward's part. */
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor* b = LEAF(S(1), 0);
+  post_state s = {0};
+  int64_t id = -1, pre_id = -1;
+  hook_state pre = {0};
+  CHECK_OK(ct_tensor_register_post_accumulate_grad_hook(w, post_hook, &s, post_destroy, &id));
+  CHECK_OK(ct_tensor_register_hook(w, counting_hook, &pre, NULL, &pre_id));
+  CHECK(id != pre_id);
+  for (int i = 1; i <= 2; ++i) {
+    ct_tensor* loss = NULL;
+    CHECK_OK(affine_sum(x, w, b, &loss));
+    CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+    ct_tensor_release(loss);
+    CHECK(s.calls == i);
+    CHECK(s.leaf == w); /* the leaf itself */
+    CHECK(s.seen[0] == i && s.seen[1] == 2 * i && s.seen[2] == 3 * i);
+    CHECK(pre.seen[0] == 1 && pre.seen[2] == 3); /* a gradient hook still sees this backward's part */
+  }
+  CHECK(s.destroyed == 0);
+
+  /* ct_tensor_remove_hook removes it: destroy runs at once, later backward calls skip it. */
+  CHECK_OK(ct_tensor_remove_hook(w, id));
+  CHECK(s.destroyed == 1);
+  CHECK_STATUS(ct_tensor_remove_hook(w, id), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor* loss = NULL;
+  CHECK_OK(affine_sum(x, w, b, &loss));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK(s.calls == 2);
+  CHECK_GRAD(w, S(3), 3, 6, 9);
+  CHECK_OK(ct_tensor_remove_hook(w, pre_id));
+  RELEASE(x, w, b, loss);
+  CHECK(s.destroyed == 1);
+}
+
+static void test_post_accumulate_hook_can_replace_the_grad(void) {
+  /* Halving in the hook, as averaging over two ranks does: w.grad = x / 2 after one backward. */
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor* b = LEAF(S(1), 0);
+  post_state sw = {0}, sb = {0};
+  sw.halve = sb.halve = 1;
+  int64_t id_w = 0, id_b = 0;
+  CHECK_OK(ct_tensor_register_post_accumulate_grad_hook(w, post_hook, &sw, post_destroy, &id_w));
+  CHECK_OK(ct_tensor_register_post_accumulate_grad_hook(b, post_hook, &sb, post_destroy, &id_b));
+  ct_tensor* loss = NULL;
+  CHECK_OK(affine_sum(x, w, b, &loss));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK(sw.calls == 1 && sb.calls == 1);
+  CHECK(sb.leaf == b);
+  CHECK_GRAD(w, S(3), 0.5, 1, 1.5);
+  CHECK_GRAD(b, S(1), 1.5); /* 3 halved */
+  RELEASE(x, loss);
+  CHECK(sw.destroyed == 0);
+  RELEASE(w, b); /* a leaf's hooks go with the leaf */
+  CHECK(sw.destroyed == 1 && sb.destroyed == 1);
+}
+
+static void test_post_accumulate_hook_of_a_released_leaf_never_runs(void) {
+  /* The graph of loss still reaches w's accumulator, but w is gone: its hook went with it. */
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor* b = LEAF(S(1), 0);
+  post_state s = {0};
+  int64_t id = 0;
+  ct_tensor* loss = NULL;
+  CHECK_OK(ct_tensor_register_post_accumulate_grad_hook(w, post_hook, &s, post_destroy, &id));
+  CHECK_OK(affine_sum(x, w, b, &loss));
+  ct_tensor_release(w);
+  CHECK(s.destroyed == 1);
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK(s.calls == 0);
+  CHECK_GRAD(b, S(1), 3);
+  RELEASE(x, b, loss);
+}
+
+static void test_post_accumulate_hook_may_drop_its_leafs_last_reference(void) {
+  /* The first hook releases w's last reference while backward runs: w goes when it returns, and
+   * w's second hook, registered after it, does not run. */
+  ct_tensor* w = LEAF(S(2), 1, 2);
+  post_state first = {0}, second = {0};
+  int64_t id1 = 0, id2 = 0;
+  ct_tensor* loss = NULL;
+  CHECK_OK(ct_tensor_register_post_accumulate_grad_hook(w, post_hook, &first, post_destroy, &id1));
+  CHECK_OK(ct_tensor_register_post_accumulate_grad_hook(w, post_hook, &second, post_destroy, &id2));
+  CHECK_OK(ct_tensor_sum(w, NULL, 0, 0, &loss));
+  first.owned = w; /* hands the test's reference to the hook */
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK(first.calls == 1 && first.owned == NULL);
+  CHECK(second.calls == 0);
+  CHECK(first.destroyed == 1 && second.destroyed == 1);
+  ct_tensor_release(loss);
+}
+
+static void test_failing_post_accumulate_hook_stops_backward_with_its_status_and_message(void) {
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor* b = LEAF(S(1), 0);
+  post_state s = {0};
+  s.fail_with = CT_ERROR_DISTRIBUTED;
+  int64_t id = 0;
+  ct_tensor* loss = NULL;
+  CHECK_OK(ct_tensor_register_post_accumulate_grad_hook(w, post_hook, &s, post_destroy, &id));
+  CHECK_OK(affine_sum(x, w, b, &loss));
+  CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_DISTRIBUTED);
+  CHECK_ERROR_CONTAINS("all_reduce of bucket 0: rank 1 is gone");
+  CHECK(s.calls == 1);
+  CHECK_GRAD(w, S(3), 1, 2, 3); /* it ran after the gradient was added */
+  RELEASE(x, w, b, loss);
+  CHECK(s.destroyed == 1);
+}
+
+static void test_post_accumulate_hook_registration_is_refused_off_leaves(void) {
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  ct_tensor* h = NULL;
+  post_state s = {0};
+  int64_t id = 0;
+  CHECK_OK(ct_tensor_mul(x, w, &h));
+  CHECK_STATUS(ct_tensor_register_post_accumulate_grad_hook(h, post_hook, &s, post_destroy, &id),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("leaf");
+  CHECK(s.destroyed == 1); /* destroy runs on every failure */
+  CHECK_STATUS(ct_tensor_register_post_accumulate_grad_hook(x, post_hook, &s, post_destroy, &id),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("does not require grad");
+  CHECK(s.destroyed == 2);
+  CHECK_STATUS(ct_tensor_register_post_accumulate_grad_hook(NULL, post_hook, &s, post_destroy, &id),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK(s.destroyed == 3);
+  CHECK_STATUS(ct_tensor_register_post_accumulate_grad_hook(w, NULL, &s, post_destroy, &id),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("fn is NULL");
+  CHECK(s.destroyed == 4);
+  CHECK_STATUS(ct_tensor_register_post_accumulate_grad_hook(w, post_hook, &s, post_destroy, NULL),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK(s.destroyed == 5);
+  CHECK_STATUS(ct_tensor_register_post_accumulate_grad_hook(capi_released(), post_hook, &s, post_destroy, &id),
+               CT_ERROR_INVALID_ARGUMENT);
+  CHECK(s.destroyed == 6);
+  RELEASE(x, w, h);
+  CHECK(s.calls == 0);
+}
+
 /* ---- Custom functions ---- */
 
 typedef struct {
@@ -2052,6 +2242,12 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_failed_hook_registration_destroys_user_data),
     CAPI_TEST(test_failing_hook_stops_backward_with_its_status_and_message),
     CAPI_TEST(test_hook_replacement_of_other_sizes_is_a_shape_error),
+    CAPI_TEST(test_post_accumulate_hook_sees_the_accumulated_grad),
+    CAPI_TEST(test_post_accumulate_hook_can_replace_the_grad),
+    CAPI_TEST(test_post_accumulate_hook_of_a_released_leaf_never_runs),
+    CAPI_TEST(test_post_accumulate_hook_may_drop_its_leafs_last_reference),
+    CAPI_TEST(test_failing_post_accumulate_hook_stops_backward_with_its_status_and_message),
+    CAPI_TEST(test_post_accumulate_hook_registration_is_refused_off_leaves),
     CAPI_TEST(test_custom_function_cube_gradient),
     CAPI_TEST(test_custom_function_second_derivative_through_its_backward),
     CAPI_TEST(test_custom_function_forward_error_reaches_the_caller),
