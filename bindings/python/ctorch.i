@@ -237,6 +237,9 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 /* Training: optimizers, schedulers, clipping, initializers (their typemaps). */
 %include "optim.i"
 
+/* Distributed: process groups, collectives and work handles (their typemaps). */
+%include "distributed.i"
+
 /* Compilation and export: options, compiled functions, dynamic shape declarations and programs
  * travel like tensors (the address as an int, None for NULL); ctorch/_compile.py and
  * ctorch/export.py own them. */
@@ -377,6 +380,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
 %ignore ct_autograd_backward;
 %ignore ct_autograd_grad;
 %ignore ct_tensor_register_hook;
+%ignore ct_tensor_register_post_accumulate_grad_hook;
 %ignore ct_optimizer_step_closure;
 %ignore ct_autograd_function_apply;
 /* ct_py_op_call fills ct_value itself (CT_VALUE_SYMINT, CT_VALUE_SYMINTS). */
@@ -441,6 +445,7 @@ ct_status ct_tensor_binomial(const ct_tensor* count, const ct_tensor* prob, ct_g
 %feature("nothread") ct_py_autograd_backward;
 %feature("nothread") ct_py_autograd_grad;
 %feature("nothread") ct_py_register_hook;
+%feature("nothread") ct_py_register_post_accumulate_grad_hook;
 %feature("nothread") ct_py_optimizer_step_closure;
 %feature("nothread") ct_py_function_apply;
 
@@ -913,6 +918,31 @@ static PyObject* ct_py_register_hook(PyObject* handle, PyObject* fn) {
   int64_t id = 0;
   Py_INCREF(fn); /* the library's reference, dropped by ct_py_decref (on failure too) */
   ct_status s = ct_tensor_register_hook(t, ct_py_hook, fn, ct_py_decref, &id);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  return PyLong_FromLongLong(id);
+}
+
+/* A post-accumulate-grad hook: calls the Python callable with the leaf's handle (borrowed). */
+static ct_status ct_py_post_accumulate_hook(void* user_data, ct_tensor* t) {
+  PyGILState_STATE g = PyGILState_Ensure();
+  ct_status s = CT_OK;
+  PyObject* r = PyObject_CallFunction((PyObject*)user_data, "N", PyLong_FromVoidPtr((void*)t));
+  if (!r || PyErr_Occurred()) s = ct_py_callback_failed();
+  Py_XDECREF(r);
+  PyGILState_Release(g);
+  return s;
+}
+
+/* ct_tensor_register_post_accumulate_grad_hook with a Python callable; returns the hook's id. */
+static PyObject* ct_py_register_post_accumulate_grad_hook(PyObject* handle, PyObject* fn) {
+  ct_tensor* t = (ct_tensor*)PyLong_AsVoidPtr(handle);
+  if (PyErr_Occurred()) return NULL;
+  int64_t id = 0;
+  Py_INCREF(fn); /* the library's reference, dropped by ct_py_decref (on failure too) */
+  ct_status s = ct_tensor_register_post_accumulate_grad_hook(t, ct_py_post_accumulate_hook, fn, ct_py_decref, &id);
   if (s != CT_OK) {
     ct_py_raise(s);
     return NULL;

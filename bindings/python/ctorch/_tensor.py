@@ -1009,6 +1009,24 @@ class Tensor:
 
         return RemovableHandle(self, _C.ct_py_register_hook(self._h, call))
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Runs hook(self) on this leaf after each backward has added its gradient into self.grad
+        (torch 2.1's name); the hook reads or replaces self.grad and returns None. An exception it
+        raises stops backward and comes out of it as is."""
+        # Weak: the library keeps the callable as long as the leaf, and a strong reference to self
+        # would make a cycle through C that Python's collector cannot see.
+        ref = weakref.ref(self)
+
+        def call(handle):
+            t = ref()
+            result = hook(t if t is not None else _borrowed(handle))
+            if result is not None:
+                raise RuntimeError("register_post_accumulate_grad_hook: the hook returned a value of type "
+                                   f"{type(result).__name__}. Post accumulate grad hooks should return None; "
+                                   "set the tensor's .grad instead")
+
+        return RemovableHandle(self, _C.ct_py_register_post_accumulate_grad_hook(self._h, call))
+
     def __getattr__(self, name):
         """Every built-in operator that takes a tensor `self` first is a method too (x.erfinv(),
         x.topk(3)), through the boxed call; the hand-written methods above are the fast paths."""

@@ -979,3 +979,63 @@ def test_in_place_feedback_and_create_graph_leave_no_tensor_alive():
         del x, s, w
     gc.collect()
     assert metric("tensors.live") == before
+
+
+def test_post_accumulate_grad_hook_runs_after_the_gradient_is_added():
+    """torch 2.1's Tensor.register_post_accumulate_grad_hook: hook(leaf) after each backward has
+    added into leaf.grad, so it sees the running sum and may replace it; remove() stops it."""
+    w = ctorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x = ctorch.tensor([4.0, 5.0, 6.0])
+    seen = []
+
+    def hook(t):
+        assert t is w  # the same Python object
+        seen.append(t.grad.tolist())
+        t.grad = t.grad * 0.5
+
+    handle = w.register_post_accumulate_grad_hook(hook)
+    (w * x).sum().backward()
+    assert seen == [[4.0, 5.0, 6.0]] and w.grad.tolist() == [2.0, 2.5, 3.0]
+    (w * x).sum().backward()
+    assert seen[1] == [6.0, 7.5, 9.0] and w.grad.tolist() == [3.0, 3.75, 4.5]
+    handle.remove()
+    (w * x).sum().backward()
+    assert len(seen) == 2 and w.grad.tolist() == [7.0, 8.75, 10.5]
+
+
+def test_post_accumulate_grad_hook_errors():
+    w = ctorch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        (w * 2).register_post_accumulate_grad_hook(lambda t: None)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        ctorch.ones(2).register_post_accumulate_grad_hook(lambda t: None)
+
+    class Stop(Exception):
+        pass
+
+    def failing(t):
+        raise Stop("bucket 0 failed")
+
+    h = w.register_post_accumulate_grad_hook(failing)
+    with pytest.raises(Stop, match="bucket 0 failed"):  # the hook's own exception comes out of backward
+        w.sum().backward()
+    assert w.grad.tolist() == [1.0, 1.0]  # it ran after the gradient was added
+    h.remove()
+    h = w.register_post_accumulate_grad_hook(lambda t: 1)
+    with pytest.raises(RuntimeError, match="should return None"):
+        w.sum().backward()
+    h.remove()
+
+
+def test_post_accumulate_grad_hook_keeps_no_cycle():
+    """The library keeps the hook as long as the leaf; the hook's reference to its leaf is weak, so
+    a leaf with a hook still goes when its last Python reference does."""
+    gc.collect()
+    before = ctorch._C.ct_metric_get("tensors.live")
+    for _ in range(20):
+        w = ctorch.ones(3, requires_grad=True)
+        w.register_post_accumulate_grad_hook(lambda t: None)
+        w.sum().backward()
+        del w
+    gc.collect()
+    assert ctorch._C.ct_metric_get("tensors.live") == before
