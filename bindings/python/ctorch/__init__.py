@@ -96,6 +96,7 @@ from . import _symbolic
 from ._compile import compile
 from . import export
 from . import safetensors
+from . import distributed  # torch.distributed is there after `import torch` too
 from .safetensors import load_file, save_file
 from .serialization import load, save
 from ._runtime import (are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,

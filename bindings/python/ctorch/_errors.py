@@ -7,7 +7,8 @@ from . import _C
 
 __all__ = ["Error", "InvalidArgumentError", "ShapeError", "DTypeError", "DeviceError", "OutOfMemoryError",
            "NotImplementedError_", "IndexError", "GuardError", "GraphBreakError", "RecompileLimitError", "FileError",
-           "FormatError", "BackendError", "InternalError", "LinAlgError"]
+           "FormatError", "BackendError", "InternalError", "LinAlgError", "DistError", "DistBackendError",
+           "DistTimeoutError"]
 
 
 class Error(Exception):
@@ -88,6 +89,22 @@ class LinAlgError(Error, builtins.RuntimeError):
     an iteration that did not converge (CT_ERROR_LINALG); torch.linalg.LinAlgError."""
 
 
+class DistError(Error, builtins.RuntimeError):
+    """A distributed operation failed (torch.distributed.DistError)."""
+
+
+class DistBackendError(DistError):
+    """The engine under a process group failed: a peer's connection closed, a rank died, the engine
+    reported an error (CT_ERROR_DISTRIBUTED); torch.distributed.DistBackendError."""
+
+
+class DistTimeoutError(DistBackendError, builtins.TimeoutError):
+    """A distributed operation or rendezvous did not finish within the group's timeout
+    (CT_ERROR_TIMEOUT); the message names the ranks that did not arrive. torch has no class of its
+    own for this: its gloo timeouts are DistBackendError (RuntimeError), which this is, and
+    it is also the builtin TimeoutError, so `except TimeoutError` catches it."""
+
+
 _by_status = {
     _C.CT_ERROR_INVALID_ARGUMENT: InvalidArgumentError,
     _C.CT_ERROR_SHAPE: ShapeError,
@@ -103,6 +120,8 @@ _by_status = {
     _C.CT_ERROR_FORMAT: FormatError,
     _C.CT_ERROR_BACKEND: BackendError,
     _C.CT_ERROR_LINALG: LinAlgError,
+    _C.CT_ERROR_TIMEOUT: DistTimeoutError,
+    _C.CT_ERROR_DISTRIBUTED: DistBackendError,
 }
 
 

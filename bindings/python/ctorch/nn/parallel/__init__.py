@@ -1,8 +1,8 @@
 """ctorch.nn.parallel: DataParallel over the one device a ctorch process computes on, and
-DistributedDataParallel, which needs a process group ctorch does not have yet (it raises as torch
-does when none was initialized)."""
+DistributedDataParallel over the ranks of a process group (ctorch.distributed)."""
 
 from ..modules.module import Module
+from .distributed import DistributedDataParallel
 
 __all__ = ["DataParallel", "DistributedDataParallel"]
 
@@ -24,12 +24,3 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
-
-
-class DistributedDataParallel(Module):
-    """Raises: it needs a process group (ctorch.distributed), which is not implemented yet."""
-
-    def __init__(self, module, *args, **kwargs):
-        super().__init__()
-        raise RuntimeError("ctorch.nn.parallel.DistributedDataParallel: no process group has been initialized "
-                           "(ctorch has no ctorch.distributed yet); train in one process, or wrap with DataParallel")
