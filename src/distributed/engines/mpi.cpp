@@ -45,7 +45,7 @@ struct Comm {
   int size = 0;
   double timeout = 0;
   int tag_ub = 32767;
-  const char* broken = nullptr;  // the operation that timed out, after which comm is unusable
+  std::string broken;  // the operation that timed out, after which comm is unusable (empty: usable)
 };
 
 std::mutex g_mpi_lock;       // taken around every MPI call when MPI is only SERIALIZED
@@ -154,10 +154,10 @@ double now_seconds() {
 
 // Refuses a communicator that an earlier timeout left unusable, and a call with bad arguments.
 int check_usable(Comm* c, const char* what, ct_engine_error* err) {
-  if (c->broken)
+  if (!c->broken.empty())
     return fail(err, CT_ERROR_DISTRIBUTED,
                 "mpi: %s refused: an earlier %s on this group timed out and MPI cannot cancel it; "
-                "destroy the group (the job usually has to be restarted)", what, c->broken);
+                "destroy the group (the job usually has to be restarted)", what, c->broken.c_str());
   return CT_OK;
 }
 
@@ -346,7 +346,7 @@ void comm_destroy(void* comm) {
   int finalized = 0;
   MPI_Finalized(&finalized);
   // A broken communicator still has a collective in flight, which MPI_Comm_free would wait on.
-  if (!finalized && !c->broken) {
+  if (!finalized && c->broken.empty()) {
     Locked l;
     MPI_Comm_free(&c->comm);
   }

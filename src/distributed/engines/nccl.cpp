@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "ctorch.h"
 #include "distributed/engine.h"
@@ -37,7 +38,7 @@ struct Comm {
   double timeout = 0;
   cudaStream_t own_stream = nullptr;  // for barrier, which has no stream of the core's
   float* scratch = nullptr;           // one float on the device, barrier's all-reduce
-  const char* broken = nullptr;       // the operation that failed or timed out; the comm is aborted
+  std::string broken;                 // the operation that failed or timed out; the comm is aborted
 };
 
 int fail(ct_engine_error* err, int status, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -185,10 +186,10 @@ int finish(Comm* c, ncclResult_t r, cudaStream_t stream, const char* what, ct_en
 
 // Every operation starts here: a usable communicator, on its device.
 int begin(Comm* c, const char* op, ct_engine_error* err) {
-  if (c->broken)
+  if (!c->broken.empty())
     return fail(err, CT_ERROR_DISTRIBUTED,
                 "nccl: %s refused: an earlier %s on this group failed or timed out and its communicator was "
-                "aborted; destroy the group and make a new one", op, c->broken);
+                "aborted; destroy the group and make a new one", op, c->broken.c_str());
   cudaError_t e = cudaSetDevice(c->device);
   if (e != cudaSuccess) return cuda_fail(err, e, "cudaSetDevice");
   return CT_OK;
