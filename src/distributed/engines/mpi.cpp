@@ -33,6 +33,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "ctorch.h"
 #include "distributed/engine.h"
@@ -431,9 +432,17 @@ int all_gather(void* comm, const void* in, void* out, size_t count, int dtype, v
   if (int st = check_block_count(count, "all_gather", dtype, err)) return st;
   const MPI_Datatype type = move_type(dtype);
   const int n = static_cast<int>(count);
-  // The input already in its place in the output is MPI_IN_PLACE (MPI forbids aliased buffers).
-  const void* send = in == static_cast<char*>(out) + count * dtype_size(dtype) * static_cast<size_t>(c->rank)
-                         ? MPI_IN_PLACE : in;
+  // MPI forbids a send buffer inside the receive buffer, and MPI_IN_PLACE would have to be chosen
+  // on every rank alike; so an input that overlaps the output travels from a copy.
+  const size_t block = count * dtype_size(dtype);
+  const char* o = static_cast<const char*>(out);
+  const char* i = static_cast<const char*>(in);
+  std::vector<char> copy;
+  const void* send = in;
+  if (i < o + block * static_cast<size_t>(c->size) && o < i + block) {
+    copy.assign(i, i + block);
+    send = copy.data();
+  }
   char what[160];
   snprintf(what, sizeof what, "all_gather of %zu %s elements per rank", count, dtype_name(dtype));
   MPI_Request req;
