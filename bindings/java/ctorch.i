@@ -326,5 +326,6 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 %include "jni_callbacks.i"
 %include "jni_helpers.i"
 %include "jni_training.i"
+%include "jni_distributed.i"
 
 %include "ctorch.h"

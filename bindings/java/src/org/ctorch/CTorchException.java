@@ -73,6 +73,8 @@ public class CTorchException extends RuntimeException {
       case BACKEND: e = new BackendException(message); break;
       case VERSION: e = new VersionException(message); break;
       case LINALG: e = new LinAlgException(message); break;
+      case TIMEOUT: e = new TimeoutException(message); break;
+      case DISTRIBUTED: e = new DistributedException(message); break;
       default: e = new InternalException(message); break;
     }
     Throwable cause = Callbacks.takePending(message);

@@ -37,7 +37,13 @@ public enum Status {
   /** A bug in ctorch; also any status this binding does not know. */
   INTERNAL(16),
   /** A matrix a linear-algebra function cannot factor or invert (singular, not positive-definite). */
-  LINALG(17);
+  LINALG(17),
+  /** A distributed operation or rendezvous did not finish within its timeout (the message names
+   * the ranks that did not arrive where they can be known). */
+  TIMEOUT(18),
+  /** A distributed operation failed: a peer's connection closed, the ranks disagree on sizes or
+   * dtypes, or the engine reported an error. */
+  DISTRIBUTED(19);
 
   private final int code;
 
