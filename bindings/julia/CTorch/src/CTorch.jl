@@ -13,6 +13,7 @@ Julia bindings of ctorch, a tensor library with a C ABI (`include/ctorch.h`), ov
 - Training: `CTorch.Linear`, `CTorch.Sequential`, losses, `CTorch.parameters`/`state_dict`, the
   library's optimizers (`CTorch.Adam`, ...), schedulers, clipping, `CTorch.init`, and safetensors
   checkpoints (`CTorch.save_checkpoint`, `CTorch.Checkpoint`).
+- Several processes: `CTorch.Distributed` (process groups and collectives over gloo, MPI or NCCL).
 - Failures throw `CTorchError` with the status and the library's message.
 
 See docs/julia.md for the full guide.
@@ -60,6 +61,7 @@ include("lr_scheduler.jl")
 include("clip.jl")
 include("checkpoint.jl")
 include("torch_file.jl")
+include("distributed.jl")
 
 export Tensor, CTorchError, no_grad, enable_grad, inference_mode, is_grad_enabled, backward, grad, requires_grad,
        requires_grad!, item, scope, ShapeEnv, SymInt, SymFloat, SymBool, Generator, manual_seed

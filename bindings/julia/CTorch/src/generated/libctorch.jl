@@ -35,6 +35,8 @@ const CT_ERROR_BACKEND = Cint(14)
 const CT_ERROR_VERSION = Cint(15)
 const CT_ERROR_INTERNAL = Cint(16)
 const CT_ERROR_LINALG = Cint(17)
+const CT_ERROR_TIMEOUT = Cint(18)
+const CT_ERROR_DISTRIBUTED = Cint(19)
 const ct_memory_pressure_fn = Ptr{Cvoid}  # C callback: int (*ct_memory_pressure_fn)(void* user_data, int device_type, size_t nbytes)
 const ct_destroy_fn = Ptr{Cvoid}  # C callback: void (*ct_destroy_fn)(void* user_data)
 const ct_plugin_init_fn = Ptr{Cvoid}  # C callback: ct_status (*ct_plugin_init_fn)(int32_t abi_version)
@@ -240,6 +242,15 @@ struct ct_lr_scheduler_options
     base_lr::Cdouble
 end
 mutable struct ct_lr_scheduler end
+mutable struct ct_process_group end
+mutable struct ct_work end
+const ct_reduce_op = Cint
+const CT_REDUCE_SUM = Cint(0)
+const CT_REDUCE_PRODUCT = Cint(1)
+const CT_REDUCE_MIN = Cint(2)
+const CT_REDUCE_MAX = Cint(3)
+const CT_REDUCE_AVG = Cint(4)
+const ct_post_accumulate_hook_fn = Ptr{Cvoid}  # C callback: ct_status (*ct_post_accumulate_hook_fn)(void* user_data, ct_tensor* t)
 
 # ---- functions ----
 const FUNCTION_NAMES = (
@@ -746,8 +757,33 @@ const FUNCTION_NAMES = (
     :ct_init_linear_,
     :ct_init_calculate_gain,
     :ct_init_calculate_fan_in_and_fan_out,
+    :ct_dist_is_backend_available,
+    :ct_dist_init_process_group,
+    :ct_dist_new_group,
+    :ct_process_group_destroy,
+    :ct_dist_get_rank,
+    :ct_dist_get_world_size,
+    :ct_dist_get_backend,
+    :ct_dist_all_reduce,
+    :ct_dist_broadcast,
+    :ct_dist_reduce,
+    :ct_dist_all_gather,
+    :ct_dist_all_gather_into_tensor,
+    :ct_dist_reduce_scatter,
+    :ct_dist_reduce_scatter_tensor,
+    :ct_dist_gather,
+    :ct_dist_scatter,
+    :ct_dist_all_to_all,
+    :ct_dist_all_to_all_single,
+    :ct_dist_send,
+    :ct_dist_recv,
+    :ct_dist_barrier,
+    :ct_work_wait,
+    :ct_work_is_completed,
+    :ct_work_release,
+    :ct_tensor_register_post_accumulate_grad_hook,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 503)
+const FUNCTION_POINTERS = fill(C_NULL, 528)
 
 """
     ct_version()
@@ -5275,3 +5311,228 @@ Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "
 Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
 """
 @inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[503]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
+
+"""
+    ct_dist_is_backend_available(backend, out)
+
+`ccall` of `ct_status ct_dist_is_backend_available(const char* backend, int* out)`.
+
+Header: ct_dist_is_backend_available - write 1 to out when the engine named backend ("gloo", "mpi",
+"""
+@inline ct_dist_is_backend_available(backend, out) = ccall(@inbounds(FUNCTION_POINTERS[504]), ct_status, (Ptr{UInt8}, Ptr{Cint}), backend, out)
+
+"""
+    ct_dist_init_process_group(backend, init_method, rank, world_size, timeout_seconds, out)
+
+`ccall` of `ct_status ct_dist_init_process_group(const char* backend, const char* init_method, int rank, int world_size, double timeout_seconds, ct_process_group** out)`.
+
+Header: ct_dist_init_process_group - join the processes of one job into a group
+"""
+@inline ct_dist_init_process_group(backend, init_method, rank, world_size, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[505]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Cint, Cint, Cdouble, Ptr{Ptr{ct_process_group}}), backend, init_method, rank, world_size, timeout_seconds, out)
+
+"""
+    ct_dist_new_group(pg, ranks, n_ranks, timeout_seconds, out)
+
+`ccall` of `ct_status ct_dist_new_group(ct_process_group* pg, const int* ranks, size_t n_ranks, double timeout_seconds, ct_process_group** out)`.
+
+Header: ct_dist_new_group - a group of some of pg's ranks (torch.distributed.new_group). Every rank of pg
+"""
+@inline ct_dist_new_group(pg, ranks, n_ranks, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[506]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}, Csize_t, Cdouble, Ptr{Ptr{ct_process_group}}), pg, ranks, n_ranks, timeout_seconds, out)
+
+"""
+    ct_process_group_destroy(pg)
+
+`ccall` of `void ct_process_group_destroy(ct_process_group* pg)`.
+
+Header: ct_process_group_destroy - finish the operations still queued, close the group's connections and
+"""
+@inline ct_process_group_destroy(pg) = ccall(@inbounds(FUNCTION_POINTERS[507]), Cvoid, (Ptr{ct_process_group},), pg)
+
+"""
+    ct_dist_get_rank(pg, out)
+
+`ccall` of `ct_status ct_dist_get_rank(const ct_process_group* pg, int* out)`.
+
+Header: This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
+"""
+@inline ct_dist_get_rank(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[508]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
+
+"""
+    ct_dist_get_world_size(pg, out)
+
+`ccall` of `ct_status ct_dist_get_world_size(const ct_process_group* pg, int* out)`.
+
+Header: This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
+"""
+@inline ct_dist_get_world_size(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[509]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
+
+"""
+    ct_dist_get_backend(pg, out)
+
+`ccall` of `ct_status ct_dist_get_backend(const ct_process_group* pg, const char** out)`.
+
+Header: This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
+"""
+@inline ct_dist_get_backend(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[510]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{UInt8}}), pg, out)
+
+"""
+    ct_dist_all_reduce(pg, t, op, work)
+
+`ccall` of `ct_status ct_dist_all_reduce(ct_process_group* pg, ct_tensor* t, ct_reduce_op op, ct_work** work)`.
+
+Header: t := op over every rank's t (torch.distributed.all_reduce).
+"""
+@inline ct_dist_all_reduce(pg, t, op, work) = ccall(@inbounds(FUNCTION_POINTERS[511]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, op, work)
+
+"""
+    ct_dist_broadcast(pg, t, src, work)
+
+`ccall` of `ct_status ct_dist_broadcast(ct_process_group* pg, ct_tensor* t, int src, ct_work** work)`.
+
+Header: t := src's t on every rank.
+"""
+@inline ct_dist_broadcast(pg, t, src, work) = ccall(@inbounds(FUNCTION_POINTERS[512]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_work}}), pg, t, src, work)
+
+"""
+    ct_dist_reduce(pg, t, dst, op, work)
+
+`ccall` of `ct_status ct_dist_reduce(ct_process_group* pg, ct_tensor* t, int dst, ct_reduce_op op, ct_work** work)`.
+
+Header: On dst, t := op over every rank's t; other ranks' t is left as it was.
+"""
+@inline ct_dist_reduce(pg, t, dst, op, work) = ccall(@inbounds(FUNCTION_POINTERS[513]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, dst, op, work)
+
+"""
+    ct_dist_all_gather(pg, outputs, n_outputs, input, work)
+
+`ccall` of `ct_status ct_dist_all_gather(ct_process_group* pg, ct_tensor* const* outputs, size_t n_outputs, const ct_tensor* input, ct_work** work)`.
+
+Header: outputs[r] := rank r's input, on every rank (torch.distributed.all_gather).
+"""
+@inline ct_dist_all_gather(pg, outputs, n_outputs, input, work) = ccall(@inbounds(FUNCTION_POINTERS[514]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, outputs, n_outputs, input, work)
+
+"""
+    ct_dist_all_gather_into_tensor(pg, output, input, work)
+
+`ccall` of `ct_status ct_dist_all_gather_into_tensor(ct_process_group* pg, ct_tensor* output, const ct_tensor* input, ct_work** work)`.
+
+Header: output (size * input's first dim, or [size, *input.sizes] flattened to the same elements) :=
+"""
+@inline ct_dist_all_gather_into_tensor(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[515]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
+
+"""
+    ct_dist_reduce_scatter(pg, output, inputs, n_inputs, op, work)
+
+`ccall` of `ct_status ct_dist_reduce_scatter(ct_process_group* pg, ct_tensor* output, const ct_tensor* const* inputs, size_t n_inputs, ct_reduce_op op, ct_work** work)`.
+
+Header: output := op over every rank's inputs[this rank] (torch.distributed.reduce_scatter).
+"""
+@inline ct_dist_reduce_scatter(pg, output, inputs, n_inputs, op, work) = ccall(@inbounds(FUNCTION_POINTERS[516]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, op, work)
+
+"""
+    ct_dist_reduce_scatter_tensor(pg, output, input, op, work)
+
+`ccall` of `ct_status ct_dist_reduce_scatter_tensor(ct_process_group* pg, ct_tensor* output, const ct_tensor* input, ct_reduce_op op, ct_work** work)`.
+
+Header: output := op over every rank's block `this rank` of input, input being size blocks of output's
+"""
+@inline ct_dist_reduce_scatter_tensor(pg, output, input, op, work) = ccall(@inbounds(FUNCTION_POINTERS[517]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, input, op, work)
+
+"""
+    ct_dist_gather(pg, input, outputs, n_outputs, dst, work)
+
+`ccall` of `ct_status ct_dist_gather(ct_process_group* pg, const ct_tensor* input, ct_tensor* const* outputs, size_t n_outputs, int dst, ct_work** work)`.
+
+Header: On dst, outputs[r] := rank r's input; other ranks pass n_outputs = 0 (torch.distributed.gather).
+"""
+@inline ct_dist_gather(pg, input, outputs, n_outputs, dst, work) = ccall(@inbounds(FUNCTION_POINTERS[518]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, input, outputs, n_outputs, dst, work)
+
+"""
+    ct_dist_scatter(pg, output, inputs, n_inputs, src, work)
+
+`ccall` of `ct_status ct_dist_scatter(ct_process_group* pg, ct_tensor* output, const ct_tensor* const* inputs, size_t n_inputs, int src, ct_work** work)`.
+
+Header: output := src's inputs[this rank]; ranks other than src pass n_inputs = 0 (torch.distributed.scatter).
+"""
+@inline ct_dist_scatter(pg, output, inputs, n_inputs, src, work) = ccall(@inbounds(FUNCTION_POINTERS[519]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, src, work)
+
+"""
+    ct_dist_all_to_all(pg, outputs, inputs, n, work)
+
+`ccall` of `ct_status ct_dist_all_to_all(ct_process_group* pg, ct_tensor* const* outputs, const ct_tensor* const* inputs, size_t n, ct_work** work)`.
+
+Header: outputs[r] := rank r's inputs[this rank] (torch.distributed.all_to_all; equal sizes).
+"""
+@inline ct_dist_all_to_all(pg, outputs, inputs, n, work) = ccall(@inbounds(FUNCTION_POINTERS[520]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_work}}), pg, outputs, inputs, n, work)
+
+"""
+    ct_dist_all_to_all_single(pg, output, input, work)
+
+`ccall` of `ct_status ct_dist_all_to_all_single(ct_process_group* pg, ct_tensor* output, const ct_tensor* input, ct_work** work)`.
+
+Header: output's block r := rank r's input block `this rank`, blocks being equal splits of the first dim
+"""
+@inline ct_dist_all_to_all_single(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[521]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
+
+"""
+    ct_dist_send(pg, t, dst, tag, work)
+
+`ccall` of `ct_status ct_dist_send(ct_process_group* pg, const ct_tensor* t, int dst, int tag, ct_work** work)`.
+
+Header: Point to point: t goes to rank dst, which receives it into a tensor of the same sizes and dtype
+"""
+@inline ct_dist_send(pg, t, dst, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[522]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, dst, tag, work)
+
+"""
+    ct_dist_recv(pg, t, src, tag, work)
+
+`ccall` of `ct_status ct_dist_recv(ct_process_group* pg, ct_tensor* t, int src, int tag, ct_work** work)`.
+
+Header: Point to point: t goes to rank dst, which receives it into a tensor of the same sizes and dtype
+"""
+@inline ct_dist_recv(pg, t, src, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[523]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, src, tag, work)
+
+"""
+    ct_dist_barrier(pg, work)
+
+`ccall` of `ct_status ct_dist_barrier(ct_process_group* pg, ct_work** work)`.
+
+Header: Returns once every rank of pg has called it (torch.distributed.barrier).
+"""
+@inline ct_dist_barrier(pg, work) = ccall(@inbounds(FUNCTION_POINTERS[524]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_work}}), pg, work)
+
+"""
+    ct_work_wait(w, timeout_seconds)
+
+`ccall` of `ct_status ct_work_wait(ct_work* w, double timeout_seconds)`.
+
+Header: ct_work_wait - wait until an asynchronous operation finishes, at most timeout_seconds (<= 0: the
+"""
+@inline ct_work_wait(w, timeout_seconds) = ccall(@inbounds(FUNCTION_POINTERS[525]), ct_status, (Ptr{ct_work}, Cdouble), w, timeout_seconds)
+
+"""
+    ct_work_is_completed(w, out)
+
+`ccall` of `ct_status ct_work_is_completed(ct_work* w, int* out)`.
+
+Header: ct_work_is_completed - write 1 to out when w has finished (successfully or not), else 0; never
+"""
+@inline ct_work_is_completed(w, out) = ccall(@inbounds(FUNCTION_POINTERS[526]), ct_status, (Ptr{ct_work}, Ptr{Cint}), w, out)
+
+"""
+    ct_work_release(w)
+
+`ccall` of `void ct_work_release(ct_work* w)`.
+
+Header: ct_work_release - drop the handle; an unfinished operation still runs to its end. NULL is a
+"""
+@inline ct_work_release(w) = ccall(@inbounds(FUNCTION_POINTERS[527]), Cvoid, (Ptr{ct_work},), w)
+
+"""
+    ct_tensor_register_post_accumulate_grad_hook(t, fn, user_data, destroy, id)
+
+`ccall` of `ct_status ct_tensor_register_post_accumulate_grad_hook(ct_tensor* t, ct_post_accumulate_hook_fn fn, void* user_data, ct_destroy_fn destroy, int64_t* id)`.
+
+Header: ct_tensor_register_post_accumulate_grad_hook - run fn after each later backward has accumulated
+"""
+@inline ct_tensor_register_post_accumulate_grad_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[528]), ct_status, (Ptr{ct_tensor}, ct_post_accumulate_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
