@@ -19,7 +19,7 @@ def iterations(nbytes):
 
 
 def repetitions(nbytes):
-    return 2 if nbytes >= (64 << 20) else 3
+    return 2 if nbytes >= (64 << 20) else 3 if nbytes >= (4 << 20) else 5
 
 
 def worker(out, min_bytes, max_bytes):
