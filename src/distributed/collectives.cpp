@@ -11,7 +11,12 @@
 // every rank holds bitwise the same result, and a run with the same world size reproduces it.
 #include "distributed/collectives.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "cuda/context.h"
@@ -77,6 +82,68 @@ template <typename F>
 void call(const ProcessGroup& pg, const char* fn, F&& f) {
   ct_engine_error err{};
   if (f(&err) != CT_OK) pg.raise_engine_error(fn, err);
+}
+
+// Note [Sizes agreed before sending]
+// Every rank must give a collective the same sizes and dtype. Gloo checks that a peer's message is
+// no longer than the buffer posted for it, but with an assertion in its I/O thread: a mismatch
+// ends the process. For an engine that says so (ct_engine.needs_size_check), and for every CPU
+// engine under TORCH_DISTRIBUTED_DEBUG=DETAIL (torch's switch for the same check), each collective
+// first gathers every rank's (operation, dtype, element count, root) and fails on all ranks alike
+// with CT_ERROR_DISTRIBUTED naming what each rank passed; a point-to-point message is preceded by
+// its size, and a receive into a tensor of another size fails with CT_ERROR_SHAPE. It costs one
+// small all-gather per collective, which shows at small sizes (docs/distributed.md);
+// CTORCH_DIST_SIZE_CHECK=0 skips the collectives' check for programs that know their ranks agree.
+constexpr const char* kOpNames[] = {"all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
+                                    "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "all_to_all",
+                                    "all_to_all_single", "barrier"};
+
+/// Tags a caller may use: a size header takes tag 2t and its message 2t + 1 where sizes are sent
+/// ahead, so a tag's double must fit an int.
+constexpr int kMaxTag = 1 << 29;
+
+int payload_tag(const ProcessGroup& pg, int tag) { return pg.engine().needs_size_check ? 2 * tag + 1 : tag; }
+
+bool checks_sizes(const ProcessGroup& pg) {
+  static const bool detail = [] {
+    const char* v = std::getenv("TORCH_DISTRIBUTED_DEBUG");
+    return v && std::strcmp(v, "DETAIL") == 0;
+  }();
+  // CTORCH_DIST_SIZE_CHECK=0 trades the check for latency, where every rank is known to agree.
+  static const bool off = [] {
+    const char* v = std::getenv("CTORCH_DIST_SIZE_CHECK");
+    return v && std::strcmp(v, "0") == 0;
+  }();
+  if (pg.size() == 1) return false;
+  if (detail && pg.engine().device_type == 0) return true;
+  return pg.engine().needs_size_check && !off;
+}
+
+std::string describe_call(const int64_t* f) {
+  const int64_t op = f[0];
+  const char* name = op >= 0 && op < static_cast<int64_t>(std::size(kOpNames)) ? kOpNames[op] : "?";
+  if (str(name) == "barrier") return "barrier";
+  return str(name, " of ", f[2], " ", static_cast<DType>(f[1]), f[3] >= 0 ? str(" (root ", f[3], ")") : "");
+}
+
+/// Fails on every rank when the ranks did not all call fn with this dtype, count and root (Note
+/// [Sizes agreed before sending]); count is the elements per rank's buffer, root -1 when none.
+void agree(ProcessGroup& pg, const char* fn, DType dtype, int64_t count, int root) {
+  if (!checks_sizes(pg)) return;
+  int64_t op = 0;
+  while (op < static_cast<int64_t>(std::size(kOpNames)) && std::strcmp(kOpNames[op], fn) != 0) ++op;
+  const int64_t mine[4] = {op, static_cast<int64_t>(dtype), count, root};
+  std::vector<int64_t> all(4 * static_cast<size_t>(pg.size()));
+  call(pg, fn, [&](ct_engine_error* err) {
+    return pg.engine().all_gather(pg.comm(), mine, all.data(), 4, static_cast<int>(DType::Int64), nullptr, err);
+  });
+  bool same = true;
+  for (int r = 0; r < pg.size(); ++r) same = same && std::equal(mine, mine + 4, &all[4 * static_cast<size_t>(r)]);
+  if (same) return;
+  std::string calls;
+  for (int r = 0; r < pg.size(); ++r) calls += str(r ? "; " : "", "rank ", r, ": ", describe_call(&all[4 * static_cast<size_t>(r)]));
+  fail(CT_ERROR_DISTRIBUTED, str(fn, ": the ranks disagree on this collective (", calls,
+                                 "). Every rank must make the same call with tensors of the same sizes and dtype"));
 }
 
 /// How a reduction travels: the engine's dtype and op, and whether the values are converted.
@@ -174,6 +241,7 @@ WorkPtr all_reduce(ProcessGroup& pg, const Tensor& t, ReduceOp op, bool async) {
   const bool ordered = deterministic();
   fence_caller(pg, t, fn);
   return pg.run(fn, [&pg, t, op, wire, ordered, fn] {
+    agree(pg, fn, t->dtype(), t->numel(), -1);
     Tensor buf = wire.convert ? ops::to(t, wire.dtype) : t;
     if (ordered && pg.size() > 1) {
       ordered_all_reduce(pg, buf, op, fn);
@@ -194,6 +262,7 @@ WorkPtr broadcast(ProcessGroup& pg, const Tensor& t, int src, bool async) {
   check_rank(pg, src, fn, "src");
   fence_caller(pg, t, fn);
   return pg.run(fn, [&pg, t, src, fn] {
+    agree(pg, fn, t->dtype(), t->numel(), src);
     call(pg, fn, [&](ct_engine_error* err) {
       return pg.engine().broadcast(pg.comm(), t->data(), count_of(t), static_cast<int>(t->dtype()), src,
                                    stream_for(pg, t), err);
@@ -209,6 +278,7 @@ WorkPtr reduce(ProcessGroup& pg, const Tensor& t, int dst, ReduceOp op, bool asy
   const bool ordered = deterministic();
   fence_caller(pg, t, fn);
   return pg.run(fn, [&pg, t, dst, op, wire, ordered, fn] {
+    agree(pg, fn, t->dtype(), t->numel(), dst);
     // The engine may use a non-root's buffer as scratch; only dst's tensor changes.
     Tensor buf = wire.convert ? ops::to(t, wire.dtype) : pg.rank() == dst ? t : ops::clone(t);
     if (ordered && pg.size() > 1) {
@@ -236,6 +306,7 @@ WorkPtr all_gather_into_tensor(ProcessGroup& pg, const Tensor& output, const Ten
            input->numel(), " (sizes ", input->sizes(), ")");
   fence_caller(pg, input, fn);
   return pg.run(fn, [&pg, output, input, fn] {
+    agree(pg, fn, input->dtype(), input->numel(), -1);
     call(pg, fn, [&](ct_engine_error* err) {
       return pg.engine().all_gather(pg.comm(), input->data(), output->data(), count_of(input),
                                     static_cast<int>(input->dtype()), stream_for(pg, input), err);
@@ -251,6 +322,7 @@ WorkPtr all_gather(ProcessGroup& pg, const std::vector<Tensor>& outputs, const T
   std::vector<Tensor> keep = outputs;
   keep.push_back(input);
   return pg.run(fn, [&pg, outputs, input, fn] {
+    agree(pg, fn, input->dtype(), input->numel(), -1);
     Tensor flat = ops::empty({pg.size(), input->numel()}, input->dtype(), input->device());
     call(pg, fn, [&](ct_engine_error* err) {
       return pg.engine().all_gather(pg.comm(), input->data(), flat->data(), count_of(input),
@@ -293,6 +365,7 @@ WorkPtr reduce_scatter(ProcessGroup& pg, const Tensor& output, const std::vector
   std::vector<Tensor> keep = inputs;
   keep.push_back(output);
   return pg.run(fn, [&pg, output, inputs, op, wire, ordered, fn] {
+    agree(pg, fn, output->dtype(), output->numel(), -1);
     reduce_scatter_flat(pg, output, flatten_list(inputs), op, wire, ordered, fn);
   }, std::move(keep), async);
 }
@@ -310,6 +383,7 @@ WorkPtr reduce_scatter_tensor(ProcessGroup& pg, const Tensor& output, const Tens
   const bool ordered = deterministic();
   fence_caller(pg, input, fn);
   return pg.run(fn, [&pg, output, input, op, wire, ordered, fn] {
+    agree(pg, fn, output->dtype(), output->numel(), -1);
     reduce_scatter_flat(pg, output, input, op, wire, ordered, fn);
   }, {output, input}, async);
 }
@@ -328,6 +402,7 @@ WorkPtr gather(ProcessGroup& pg, const Tensor& input, const std::vector<Tensor>&
   std::vector<Tensor> keep = outputs;
   keep.push_back(input);
   return pg.run(fn, [&pg, input, outputs, dst, fn] {
+    agree(pg, fn, input->dtype(), input->numel(), dst);
     Tensor flat;
     if (pg.rank() == dst) flat = ops::empty({pg.size(), input->numel()}, input->dtype(), input->device());
     call(pg, fn, [&](ct_engine_error* err) {
@@ -352,6 +427,7 @@ WorkPtr scatter(ProcessGroup& pg, const Tensor& output, const std::vector<Tensor
   std::vector<Tensor> keep = inputs;
   keep.push_back(output);
   return pg.run(fn, [&pg, output, inputs, src, fn] {
+    agree(pg, fn, output->dtype(), output->numel(), src);
     Tensor flat;
     if (pg.rank() == src) flat = flatten_list(inputs);
     call(pg, fn, [&](ct_engine_error* err) {
@@ -370,6 +446,7 @@ WorkPtr all_to_all(ProcessGroup& pg, const std::vector<Tensor>& outputs, const s
   std::vector<Tensor> keep = inputs;
   keep.insert(keep.end(), outputs.begin(), outputs.end());
   return pg.run(fn, [&pg, outputs, inputs, fn] {
+    agree(pg, fn, inputs[0]->dtype(), inputs[0]->numel(), -1);
     Tensor in = flatten_list(inputs);
     Tensor out = ops::empty(in->sizes(), in->dtype(), in->device());
     call(pg, fn, [&](ct_engine_error* err) {
@@ -392,6 +469,7 @@ WorkPtr all_to_all_single(ProcessGroup& pg, const Tensor& output, const Tensor& 
            input->sizes(), ") must split evenly over the group's ", pg.size(), " ranks");
   fence_caller(pg, input, fn);
   return pg.run(fn, [&pg, output, input, fn] {
+    agree(pg, fn, input->dtype(), input->numel(), -1);
     call(pg, fn, [&](ct_engine_error* err) {
       return pg.engine().all_to_all(pg.comm(), input->data(), output->data(), count_of(input) / pg.size(),
                                     static_cast<int>(input->dtype()), stream_for(pg, input), err);
@@ -404,11 +482,18 @@ WorkPtr send(ProcessGroup& pg, const Tensor& t, int dst, int tag, bool async) {
   check_tensor(pg, t, fn, "tensor");
   check_rank(pg, dst, fn, "dst");
   CT_CHECK(dst != pg.rank(), CT_ERROR_INVALID_ARGUMENT, fn, ": dst ", dst, " is this rank; send to another rank");
-  CT_CHECK(tag >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": tag ", tag, " is negative");
+  CT_CHECK(tag >= 0 && tag < kMaxTag, CT_ERROR_INVALID_ARGUMENT, fn, ": tag ", tag, " is not in [0, ", kMaxTag, ")");
   fence_caller(pg, t, fn);
   return pg.run_p2p(fn, [&pg, t, dst, tag, fn] {
+    const int64_t nbytes = t->numel() * static_cast<int64_t>(itemsize(t->dtype()));
+    if (pg.engine().needs_size_check) {  // Note [Sizes agreed before sending]
+      call(pg, fn, [&](ct_engine_error* err) {
+        return pg.engine().send(pg.comm(), &nbytes, sizeof nbytes, dst, 2 * tag, nullptr, err);
+      });
+    }
     call(pg, fn, [&](ct_engine_error* err) {
-      return pg.engine().send(pg.comm(), t->data(), count_of(t) * itemsize(t->dtype()), dst, tag, stream_for(pg, t), err);
+      return pg.engine().send(pg.comm(), t->data(), static_cast<size_t>(nbytes), dst, payload_tag(pg, tag),
+                              stream_for(pg, t), err);
     });
   }, {t}, async);
 }
@@ -418,19 +503,32 @@ WorkPtr recv(ProcessGroup& pg, const Tensor& t, int src, int tag, bool async) {
   check_tensor(pg, t, fn, "tensor");
   check_rank(pg, src, fn, "src");
   CT_CHECK(src != pg.rank(), CT_ERROR_INVALID_ARGUMENT, fn, ": src ", src, " is this rank; receive from another rank");
-  CT_CHECK(tag >= 0, CT_ERROR_INVALID_ARGUMENT, fn, ": tag ", tag, " is negative");
+  CT_CHECK(tag >= 0 && tag < kMaxTag, CT_ERROR_INVALID_ARGUMENT, fn, ": tag ", tag, " is not in [0, ", kMaxTag, ")");
   fence_caller(pg, t, fn);
   return pg.run_p2p(fn, [&pg, t, src, tag, fn] {
+    const int64_t nbytes = t->numel() * static_cast<int64_t>(itemsize(t->dtype()));
+    if (pg.engine().needs_size_check) {  // Note [Sizes agreed before sending]
+      int64_t sent = -1;
+      call(pg, fn, [&](ct_engine_error* err) {
+        return pg.engine().recv(pg.comm(), &sent, sizeof sent, src, 2 * tag, nullptr, err);
+      });
+      CT_CHECK(sent == nbytes, CT_ERROR_SHAPE, fn, ": rank ", src, " sent ", sent, " bytes with tag ", tag,
+               ", but this tensor (sizes ", t->sizes(), ", ", t->dtype(), ") holds ", nbytes,
+               ". Receive into a tensor of the sender's sizes and dtype");
+    }
     call(pg, fn, [&](ct_engine_error* err) {
-      return pg.engine().recv(pg.comm(), t->data(), count_of(t) * itemsize(t->dtype()), src, tag, stream_for(pg, t), err);
+      return pg.engine().recv(pg.comm(), t->data(), static_cast<size_t>(nbytes), src, payload_tag(pg, tag),
+                              stream_for(pg, t), err);
     });
   }, {t}, async);
 }
 
 WorkPtr barrier(ProcessGroup& pg, bool async) {
   const char* fn = "barrier";
-  return pg.run(fn, [&pg, fn] { call(pg, fn, [&](ct_engine_error* err) { return pg.engine().barrier(pg.comm(), err); }); },
-                {}, async);
+  return pg.run(fn, [&pg, fn] {
+    agree(pg, fn, DType::UInt8, 0, -1);
+    call(pg, fn, [&](ct_engine_error* err) { return pg.engine().barrier(pg.comm(), err); });
+  }, {}, async);
 }
 
 }  // namespace ct::dist

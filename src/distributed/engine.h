@@ -95,6 +95,12 @@ typedef struct ct_engine {
   int (*send)(void* comm, const void* buf, size_t nbytes, int dst, int tag, void* stream, ct_engine_error* err);
   int (*recv)(void* comm, void* buf, size_t nbytes, int src, int tag, void* stream, ct_engine_error* err);
   int (*barrier)(void* comm, ct_engine_error* err);
+  /* 1 when ranks that disagree on a collective's sizes, or a receive shorter than its message, would
+     abort the process inside the engine (Gloo asserts in its I/O thread): the core then exchanges
+     every collective's sizes first, and sends a message's size ahead of it (Note [Sizes agreed
+     before sending] in collectives.cpp). 0 when the engine reports such mismatches itself or
+     times out. */
+  int needs_size_check;
 } ct_engine;
 
 typedef const ct_engine* (*ct_engine_get_fn)(void);

@@ -6,6 +6,7 @@
  *
  *   launch.py --nproc 3 --expect-fail 2 -- capi_dist_faults absent   rank 2 exits before joining
  *   launch.py --nproc 3 --expect-fail 1 -- capi_dist_faults killed   rank 1 is killed after joining
+ *   launch.py --nproc 2 -- capi_dist_faults mismatch                  the ranks' sizes differ
  *
  * The launcher's --expect-fail makes the vanished rank's own non-zero exit part of the verdict, and
  * the surviving ranks print "N passed, 0 failed".
@@ -72,12 +73,53 @@ static void test_killed_rank_is_named(void) {
   ct_process_group_destroy(pg);
 }
 
+/* The ranks all_reduce different sizes, then send a message into a receive of another size: every
+   rank fails naming what each passed (Note [Sizes agreed before sending]), where Gloo alone would
+   end the process from its I/O thread. */
+static void test_mismatched_sizes_are_reported(void) {
+  ct_process_group* pg = NULL;
+  CHECK_OK(ct_dist_init_process_group("gloo", NULL, -1, -1, kTimeout, &pg));
+  int rank = -1;
+  CHECK_OK(ct_dist_get_rank(pg, &rank));
+  int64_t n = 1000 + rank;
+  ct_tensor* t = NULL;
+  CHECK_OK(ct_tensor_ones(&n, 1, CT_FLOAT32, NULL, &t));
+  const double start = now_seconds();
+  ct_status st = ct_dist_all_reduce(pg, t, CT_REDUCE_SUM, NULL);
+  const double took = now_seconds() - start;
+  printf("rank %d: all_reduce of %lld elements gave %s after %.2f s: %s\n", rank, (long long)n, ct_status_name(st),
+         took, ct_last_error());
+  CHECK(st == CT_ERROR_DISTRIBUTED);
+  CHECK(took < kTimeout);
+  CHECK_ERROR_CONTAINS("all_reduce: the ranks disagree");
+  CHECK_ERROR_CONTAINS("rank 0: all_reduce of 1000 float32; rank 1: all_reduce of 1001 float32");
+  /* The group stays usable: the next collective with agreeing sizes goes through. */
+  ct_tensor* one = NULL;
+  int64_t k = 1;
+  CHECK_OK(ct_tensor_ones(&k, 1, CT_FLOAT32, NULL, &one));
+  CHECK_OK(ct_dist_all_reduce(pg, one, CT_REDUCE_SUM, NULL));
+  CHECK_TENSOR(one, CT_FLOAT32, S(1), 2);
+  if (rank == 0) {
+    ct_status sent = ct_dist_send(pg, t, 1, 5, NULL); /* 1000 floats: the receive refuses them */
+    printf("rank 0: send gave %s: %s\n", ct_status_name(sent), ct_last_error());
+    CHECK(sent == CT_ERROR_TIMEOUT || sent == CT_ERROR_DISTRIBUTED);
+  } else {
+    CHECK_STATUS(ct_dist_recv(pg, t, 0, 5, NULL), CT_ERROR_SHAPE);
+    CHECK_ERROR_CONTAINS("recv: rank 0 sent 4000 bytes with tag 5, but this tensor (sizes [1001], float32) holds 4004");
+  }
+  ct_tensor_release(one);
+  ct_tensor_release(t);
+  ct_process_group_destroy(pg);
+}
+
 static const capi_test ABSENT[] = {CAPI_TEST(test_absent_rank_is_named)};
 static const capi_test KILLED[] = {CAPI_TEST(test_killed_rank_is_named)};
+static const capi_test MISMATCH[] = {CAPI_TEST(test_mismatched_sizes_are_reported)};
 
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "absent") == 0) return capi_run(ABSENT, 1, 1, argv);
   if (argc > 1 && strcmp(argv[1], "killed") == 0) return capi_run(KILLED, 1, 1, argv);
-  fprintf(stderr, "usage: %s absent|killed (under tests/dist/launch.py)\n", argv[0]);
+  if (argc > 1 && strcmp(argv[1], "mismatch") == 0) return capi_run(MISMATCH, 1, 1, argv);
+  fprintf(stderr, "usage: %s absent|killed|mismatch (under tests/dist/launch.py)\n", argv[0]);
   return 2;
 }

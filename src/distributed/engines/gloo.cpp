@@ -355,7 +355,8 @@ int barrier(void* c, ct_engine_error* err) {
 
 const ct_engine kGloo = {CT_ENGINE_ABI, "gloo",     0,          can_reduce, comm_create, comm_destroy, all_reduce,
                          broadcast,     reduce,     all_gather, reduce_scatter, gather,  scatter,      all_to_all,
-                         send,          recv,       barrier};
+                         send,          recv,       barrier,
+                         1};  // a size mismatch trips GLOO_ENFORCE in Gloo's I/O thread: std::terminate
 
 }  // namespace
 

@@ -211,11 +211,15 @@ int comm_create(const ct_engine_init* init, void** out, int* rank, int* size, ct
   if (init->rank < 0 || init->size < 1 || init->rank >= init->size)
     return fail(err, CT_ERROR_INVALID_ARGUMENT, "nccl: rank %d of %d is not a place in a group", init->rank,
                 init->size);
-  if (init->device < 0)
-    return fail(err, CT_ERROR_DEVICE, "nccl: no CUDA device was given (device %d)", init->device);
   int devices = 0;
   cudaError_t ce = cudaGetDeviceCount(&devices);
-  if (ce != cudaSuccess) return cuda_fail(err, ce, "cudaGetDeviceCount (nccl needs a CUDA device)");
+  if (ce != cudaSuccess || devices == 0)
+    return fail(err, CT_ERROR_DEVICE,
+                "nccl: this process sees no CUDA device (%s); the nccl backend needs one GPU per rank: use gloo "
+                "or mpi for CPU tensors", ce != cudaSuccess ? cudaGetErrorString(ce) : "cudaGetDeviceCount gave 0");
+  if (init->device < 0)
+    return fail(err, CT_ERROR_DEVICE, "nccl: no CUDA device was given for rank %d (device %d)", init->rank,
+                init->device);
   if (init->device >= devices)
     return fail(err, CT_ERROR_DEVICE, "nccl: CUDA device %d does not exist (this process sees %d)", init->device,
                 devices);
@@ -462,6 +466,7 @@ int barrier(void* comm, ct_engine_error* err) {
 const ct_engine kEngine = {
     CT_ENGINE_ABI, "nccl", 1, can_reduce, comm_create, comm_destroy, all_reduce, broadcast, reduce, all_gather,
     reduce_scatter, gather, scatter, all_to_all, send, recv, barrier,
+    0,  // a mismatch hangs until the timeout aborts the communicator
 };
 
 }  // namespace
