@@ -16,7 +16,7 @@
 # references), capi_test_cuda (operators on cuda against the cpu, gradients, determinism, RNG
 # equality, memory), FuseCuda (generated kernels), and the Python suite's CUDA and DLPack tests, among
 # them test_cuda_vs_cpu.py: every differential case on cuda against the cpu (values, gradients,
-# repeatability).
+# repeatability), and dist.nccl.single_rank (the nccl engine's collectives in a group of one GPU).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prebuilt=0
@@ -61,7 +61,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
 # The C and C++ tests: the kernels on their own first, then through the C ABI.
 logs=${CTORCH_GPU_LOGS:+$(realpath "$CTORCH_GPU_LOGS")}
 step ctest 150 ctest --test-dir "$build_dir" --output-on-failure --timeout 100 \
-  ${logs:+--output-junit "$logs/ctest.xml"} -R "cuda|Cuda|dlpack|plugins|capi_test_random"
+  ${logs:+--output-junit "$logs/ctest.xml"} -R "cuda|Cuda|dlpack|plugins|capi_test_random|dist.nccl"
 if ((python_ok)); then
   export PYTHONPATH="$build_dir/bindings/python" PYTHONUNBUFFERED=1
   # Tests skip when ctorch sees no device; on a GPU machine that is a failure, said with its reason.

@@ -2,7 +2,7 @@
 """launch.py - start N ranks of a program on this machine the way torchrun does (RANK, LOCAL_RANK,
 WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR=127.0.0.1, MASTER_PORT a free port), for the tests.
 
-    launch.py --nproc 3 [--timeout 60] [--expect-fail RANKS] -- PROGRAM ARGS...
+    launch.py --nproc 3 [--timeout 60] [--expect-fail RANKS] [--pass-code 77] -- PROGRAM ARGS...
 
 Exits 0 when every rank exits 0 (or, with --expect-fail, when exactly the listed ranks fail and
 the rest succeed), else 1. Past --timeout every rank still running is killed and the launch fails,
@@ -28,6 +28,8 @@ def main():
     p.add_argument("--nproc", type=int, required=True)
     p.add_argument("--timeout", type=float, default=120)
     p.add_argument("--expect-fail", default="", help="comma-separated ranks that must exit non-zero")
+    p.add_argument("--pass-code", type=int, action="append", default=[],
+                   help="an exit code that counts as success too (77: the program skipped itself)")
     p.add_argument("cmd", nargs=argparse.REMAINDER)
     a = p.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -69,7 +71,7 @@ def main():
         print(f"launch.py: killed the ranks still running after {a.timeout} s")
         return 1
     expected = {int(r) for r in a.expect_fail.split(",") if r}
-    failed = {r for r, c in enumerate(codes) if c != 0}
+    failed = {r for r, c in enumerate(codes) if c != 0 and c not in a.pass_code}
     return 0 if failed == expected else 1
 
 
