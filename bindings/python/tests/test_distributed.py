@@ -335,12 +335,20 @@ except Exception as e:
     outcome = {"raised": [c.__name__ for c in type(e).__mro__], "message": str(e)}
 outcome["seconds"] = time.monotonic() - start
 result(outcome)
+# Rank 0 serves the store the others ask who is missing: the survivors leave together.
+sync = os.environ["CT_SYNC_DIR"]
+open(os.path.join(sync, str(r)), "w").close()
+deadline = time.monotonic() + 10
+while len(os.listdir(sync)) < n - 1 and time.monotonic() < deadline:
+    time.sleep(0.02)
 """
 
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_a_rank_that_exits_makes_the_others_fail_naming_it(tmp_path, n):
-    out = run_job(tmp_path, n, EARLY_EXIT, name="early_exit", timeout=40)
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    out = run_job(tmp_path, n, EARLY_EXIT, name="early_exit", timeout=40, env={"CT_SYNC_DIR": str(sync)})
     assert out[n - 1][0] == 0
     for r in range(n - 1):
         rc, res, err = out[r]
@@ -475,10 +483,11 @@ def test_ddp_on_two_ranks_reaches_the_single_process_weights(tmp_path):
 
 
 def test_ddp_with_deterministic_algorithms_is_bitwise_the_same_run_to_run(tmp_path):
+    # 3 ranks, where the order of a sum matters: (a + b) + c is not a + (b + c) in float32
     env = {"CT_DATA": DATA, "CT_DETERMINISTIC": "1"}
-    first = results(run_job(tmp_path, 2, DDP_DIGITS, name="det1", env=env))
-    second = results(run_job(tmp_path, 2, DDP_DIGITS, name="det2", env=env))
-    assert first[0] == second[0] and first[0] == first[1]
+    first = results(run_job(tmp_path, 3, DDP_DIGITS, name="det1", env=env))
+    second = results(run_job(tmp_path, 3, DDP_DIGITS, name="det2", env=env))
+    assert first[0] == second[0] and first[0] == first[1] == first[2]
 
 
 DDP_SYNC = """
@@ -543,6 +552,22 @@ model.module.zero_grad()
 model(x, r == 0).sum().backward()
 out["unused_again"] = grads(model.module)
 
+# buckets are all-reduced while backward runs: [b2, W2] is launched before W1's gradient exists
+ctorch.manual_seed(4)
+net = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+launched, real_all_reduce = [], dist.all_reduce
+def counting(*args, **kwargs):
+    launched.append(kwargs.get("async_op", False))
+    return real_all_reduce(*args, **kwargs)
+seen = []
+net[0].weight.register_post_accumulate_grad_hook(lambda p: seen.append(list(launched)))  # runs before DDP's
+model = DDP(net, bucket_cap_mb=0.002)
+dist.all_reduce = counting
+model(ctorch.randn(4, 64)).sum().backward()
+dist.all_reduce = real_all_reduce
+out["launched_when_first_layer_ready"] = seen
+out["launched"] = launched
+
 # without find_unused_parameters, the unused c stops the next forward, as in torch
 ctorch.manual_seed(3)
 model = DDP(Branchy())
@@ -585,6 +610,12 @@ def test_ddp_find_unused_parameters_averages_what_some_rank_used(ddp_sync):
         assert got["c.weight"] is None and got["c.bias"] is None  # no rank used c: left alone
         assert out["unused_again"] == got
     assert ddp_sync[0]["unused"] == ddp_sync[1]["unused"]
+
+
+def test_ddp_all_reduces_a_full_bucket_while_backward_runs(ddp_sync):
+    for out in ddp_sync:
+        assert out["launched_when_first_layer_ready"] == [[True]]  # bucket [b2, W2], asynchronously
+        assert out["launched"] == [True, True]
 
 
 def test_ddp_unused_parameter_without_detection_fails_the_next_forward(ddp_sync):
