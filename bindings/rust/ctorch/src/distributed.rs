@@ -19,10 +19,9 @@
 //! # }
 //! ```
 //!
-//! A rank that never arrives or dies gives the others an error of kind
-//! [`ErrorKind::Timeout`](crate::ErrorKind::Timeout) or
-//! [`ErrorKind::Distributed`](crate::ErrorKind::Distributed) within the group's timeout; the
-//! message names the missing ranks where the engine can know them.
+//! A rank that never arrives or dies gives the others an error of kind [`ErrorKind::Timeout`] or
+//! [`ErrorKind::Distributed`] within the group's timeout; the message names the missing ranks
+//! where the engine can know them.
 
 use std::ffi::CStr;
 use std::os::raw::c_int;
