@@ -5,7 +5,9 @@
  *     work handle as the call's long;
  *   - tensor lists are long[] of handles (outputs are tensors the collective writes into, not new
  *     references); new_group's ranks are an int[];
- *   - ct_dist_get_backend's static string comes back as its address (ct_java_static_string). */
+ *   - ct_dist_get_backend's static string comes back as its address (ct_java_static_string);
+ *   - the post-accumulate grad hook of the same section's autograd part runs through the tensor
+ *     hook's trampoline. */
 
 CT_JAVA_HANDLE(ct_process_group)
 CT_JAVA_HANDLE(ct_work)
@@ -41,10 +43,36 @@ CT_JAVA_HANDLES_IN(const ct_tensor* const*, inputs, n)
 %typemap(in, numinputs=0) const char** out (const char* tmp = NULL) %{ $1 = &tmp; %}
 %typemap(argout) const char** out %{ $result = (jlong)(intptr_t)tmp$argnum; %}
 
-/* A C callback (the Java binding has no post-accumulate hooks yet: reduce the grads after backward). */
+/* A C callback: Tensor.registerPostAccumulateGradHook goes through ct_java_register_post_accumulate_hook. */
 %ignore ct_tensor_register_post_accumulate_grad_hook;
 
+%{
+/* A post-accumulate hook is a tensor hook whose result is ignored: Tensor wraps the Java Consumer
+ * as a UnaryOperator returning null, and Callbacks.hook runs it with the leaf. */
+static ct_status ct_java_post_accumulate_hook(void* user_data, ct_tensor* t) {
+  ct_tensor* ignored = NULL;
+  ct_status s = ct_java_hook(user_data, t, &ignored);
+  ct_tensor_release(ignored);
+  return s;
+}
+%}
+
 %inline %{
+/* ct_tensor_register_post_accumulate_grad_hook with a hook (a UnaryOperator whose result is
+ * ignored); returns its id. */
+static jlong ct_java_register_post_accumulate_hook(JNIEnv* env, jlong t, jobject hook) {
+  jobject ref = ct_java_hold(env, hook, "Tensor.registerPostAccumulateGradHook: the hook is null");
+  if (!ref) return 0;
+  int64_t id = 0;
+  ct_status s = ct_tensor_register_post_accumulate_grad_hook((ct_tensor*)(intptr_t)t, ct_java_post_accumulate_hook,
+                                                             ref, ct_java_destroy, &id);
+  if (s != CT_OK) {
+    ct_java_throw(env, s); /* the library destroyed user_data, as ct_tensor_register_hook does */
+    return 0;
+  }
+  return (jlong)id;
+}
+
 /* The String of a static char* the library returned (ct_dist_get_backend); not freed. */
 static jstring ct_java_static_string(JNIEnv* env, jlong s) {
   return s ? (*env)->NewStringUTF(env, (const char*)(intptr_t)s) : NULL;

@@ -83,6 +83,31 @@ class AutogradTest {
     }
   }
 
+  @Test
+  void postAccumulateHooksSeeTheAccumulatedGradient() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor w = Tensor.of(new float[] {1f, 2f}).setRequiresGrad(true);
+      java.util.List<float[]> seen = new java.util.ArrayList<>();
+      long id = w.registerPostAccumulateGradHook(leaf -> seen.add(leaf.grad().toFloatArray()));
+      w.mulScalar(3).sum().backward();
+      w.mulScalar(3).sum().backward();
+      assertEquals(2, seen.size());
+      assertArrayEquals(new float[] {3f, 3f}, seen.get(0));
+      assertArrayEquals(new float[] {6f, 6f}, seen.get(1));
+      w.removeHook(id);
+      w.sum().backward();
+      assertEquals(2, seen.size());
+      long other = w.registerPostAccumulateGradHook(leaf -> {
+        throw new IllegalStateException("no reduction today");
+      });
+      CTorchException e = assertThrows(CTorchException.class, () -> w.sum().backward());
+      assertTrue(e.getMessage().contains("no reduction today"), e.getMessage());
+      w.removeHook(other);
+      Tensor notLeaf = w.mulScalar(2);
+      assertThrows(InvalidArgumentException.class, () -> notLeaf.registerPostAccumulateGradHook(leaf -> {}));
+    }
+  }
+
   private static final AutogradFunction CUBE = new AutogradFunction("Cube",
       (ctx, x) -> {
         ctx.saveForBackward(x[0]);

@@ -698,9 +698,36 @@ public final class Tensor extends TensorOps {
   }
 
   /**
+   * Runs hook on this leaf after each later backward has accumulated its gradient into
+   * {@link #grad()} (torch's register_post_accumulate_grad_hook): the hook gets the leaf, borrowed
+   * for the call, and may read or replace its grad. Data-parallel training starts reducing a
+   * gradient here while backward goes on (ProcessGroup.allReduceAsync). An exception the hook
+   * throws stops backward, which throws it as its cause. The hook runs on the thread running
+   * backward.
+   *
+   * @param hook the hook
+   * @return an id for {@link #removeHook}
+   * @throws InvalidArgumentException when this tensor is not a leaf that requires grad
+   */
+  public long registerPostAccumulateGradHook(java.util.function.Consumer<Tensor> hook) {
+    if (hook == null) {
+      throw new InvalidArgumentException("argument hook is null. Pass a Consumer<Tensor>");
+    }
+    java.util.function.UnaryOperator<Tensor> asHook = leaf -> {
+      hook.accept(leaf);
+      return null;
+    };
+    try {
+      return CTorchNative.ct_java_register_post_accumulate_hook(handle(), asHook);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
    * Removes a hook.
    *
-   * @param id what {@link #registerHook} returned
+   * @param id what {@link #registerHook} or {@link #registerPostAccumulateGradHook} returned
    */
   public void removeHook(long id) {
     try {
