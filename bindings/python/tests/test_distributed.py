@@ -568,6 +568,30 @@ dist.all_reduce = real_all_reduce
 out["launched_when_first_layer_ready"] = seen
 out["launched"] = launched
 
+# gradient_as_bucket_view: .grad is a view of the bucket, with the same values as the copies
+ctorch.manual_seed(5)
+base = nn.Linear(3, 2)
+mv, mc = DDP(base, gradient_as_bucket_view=True), DDP(copy.deepcopy(base))
+xv = ctorch.tensor([[1.0, 2.0, 3.0]]) * (r + 1)
+for step in range(2):  # the second backward accumulates into the views
+    mv(xv).sum().backward()
+    mc(xv).sum().backward()
+    out[f"view_grads{step}"], out[f"copy_grads{step}"] = grads(mv.module), grads(mc.module)
+buf = mv._buckets[0].buffer
+lo, hi = buf.data_ptr(), buf.data_ptr() + buf.numel() * buf.element_size()
+out["view_in_bucket"] = all(lo <= p.grad.data_ptr() < hi for p in mv.module.parameters())
+
+# broadcast_buffers: rank 0's buffers before each forward (BatchNorm in eval mode reads them)
+def bn_after_forward(broadcast):
+    bn = nn.BatchNorm1d(2).eval()
+    m = DDP(nn.Sequential(nn.Linear(2, 2), bn), broadcast_buffers=broadcast)
+    with ctorch.no_grad():
+        bn.running_mean.fill_(float(r))
+    m(ctorch.ones(1, 2))
+    return bn.running_mean.tolist()
+out["buffers_broadcast"] = bn_after_forward(True)
+out["buffers_local"] = bn_after_forward(False)
+
 # without find_unused_parameters, the unused c stops the next forward, as in torch
 ctorch.manual_seed(3)
 model = DDP(Branchy())
@@ -616,6 +640,19 @@ def test_ddp_all_reduces_a_full_bucket_while_backward_runs(ddp_sync):
     for out in ddp_sync:
         assert out["launched_when_first_layer_ready"] == [[True]]  # bucket [b2, W2], asynchronously
         assert out["launched"] == [True, True]
+
+
+def test_ddp_gradient_as_bucket_view_gives_the_same_gradients(ddp_sync):
+    for out in ddp_sync:
+        assert out["view_grads0"] == out["copy_grads0"] and out["view_grads1"] == out["copy_grads1"]
+        assert out["view_grads1"] != out["view_grads0"]  # accumulated
+        assert out["view_in_bucket"]
+
+
+def test_ddp_broadcasts_rank_0s_buffers_before_forward(ddp_sync):
+    for r, out in enumerate(ddp_sync):
+        assert out["buffers_broadcast"] == [0.0, 0.0]
+        assert out["buffers_local"] == [float(r), float(r)]
 
 
 def test_ddp_unused_parameter_without_detection_fails_the_next_forward(ddp_sync):
