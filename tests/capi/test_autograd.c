@@ -2061,6 +2061,38 @@ static void test_threads_sharing_a_leaf_add_up_their_gradients(void) {
   ct_tensor_release(w);
 }
 
+static ct_status counting_post_hook(void* user_data, ct_tensor* t) {
+  /* Post hooks of one leaf run one at a time (under its post_mu), so a plain counter is safe. */
+  ct_tensor* g = NULL;
+  const ct_status st = ct_tensor_grad(t, &g);
+  if (st == CT_OK && g) ++*(int*)user_data;
+  ct_tensor_release(g);
+  return st;
+}
+
+static void test_post_accumulate_hook_on_a_leaf_shared_by_threads_runs_once_per_backward(void) {
+  ct_tensor* w = LEAF(S(3), 4, 5, 6);
+  int calls = 0;
+  int64_t id = 0;
+  CHECK_OK(ct_tensor_register_post_accumulate_grad_hook(w, counting_post_hook, &calls, NULL, &id));
+  shared_leaf_job jobs[kTrainThreads];
+  pthread_t threads[kTrainThreads];
+  int started = 0;
+  for (; started < kTrainThreads; ++started) {
+    jobs[started].w = w;
+    if (pthread_create(&threads[started], NULL, backward_into_shared_leaf, &jobs[started]) != 0) break;
+  }
+  for (int i = 0; i < started; ++i) pthread_join(threads[i], NULL);
+  CHECK(started == kTrainThreads);
+  for (int i = 0; i < kTrainThreads; ++i) {
+    if (jobs[i].status != CT_OK) printf("thread %d: %s\n", i, jobs[i].error);
+    CHECK(jobs[i].status == CT_OK);
+  }
+  CHECK(calls == kTrainThreads * kTrainSteps);
+  CHECK_GRAD(w, S(3), 8000, 16000, 24000);
+  ct_tensor_release(w);
+}
+
 /* ---- Callbacks that misbehave (Note [Calling back into the host]) ---- */
 
 static ct_status hook_returning_a_non_status(void* user_data, const ct_tensor* grad, ct_tensor** replacement) {
@@ -2277,6 +2309,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_failures_leave_no_tensor_behind),
     CAPI_TEST(test_graphs_on_different_threads_are_independent),
     CAPI_TEST(test_threads_sharing_a_leaf_add_up_their_gradients),
+    CAPI_TEST(test_post_accumulate_hook_on_a_leaf_shared_by_threads_runs_once_per_backward),
 };
 
 CAPI_MAIN(TESTS)
