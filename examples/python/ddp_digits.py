@@ -27,7 +27,7 @@ from ctorch.nn.parallel import DistributedDataParallel as DDP
 SAMPLES, TRAIN, BATCH = 1797, 1437, 64
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "digits.safetensors")
 # Over 30 epochs (690 Adam steps) the last-bit differences of summing each batch in two parts grow to
-# about 1e-4 in the first layer (2 epochs stay within 2e-6: bindings/python/tests/test_distributed.py).
+# about 1e-4 in the first layer (2 epochs stay within 1e-6: bindings/python/tests/test_distributed.py).
 RTOL, ATOL = 1e-3, 1e-4
 
 
