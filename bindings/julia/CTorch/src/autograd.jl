@@ -235,9 +235,26 @@ function register_hook(f, t::Tensor)
 end
 
 """
+    CTorch.register_post_accumulate_grad_hook(f, t::Tensor) -> Int
+
+Run `f(t)` after each later backward has accumulated leaf `t`'s gradient into `CTorch.grad(t)`
+(torch's `register_post_accumulate_grad_hook`); `f` may read or replace the grad, and its result
+is ignored. Data-parallel training starts reducing a gradient here while backward goes on
+(`CTorch.Distributed.all_reduce!(pg, CTorch.grad(leaf); async = true)`). Returns an id for
+`CTorch.remove_hook`. An exception in `f` stops backward and reaches its caller as a
+`CTorchError`; `t` must be a leaf that requires grad.
+"""
+function register_post_accumulate_grad_hook(f, t::Tensor)
+    id = Ref{Int64}(0)
+    check(L.ct_tensor_register_post_accumulate_grad_hook(t, CFUNCTIONS[:post_accumulate_hook], root(f),
+                                                         CFUNCTIONS[:destroy], id))
+    return Int(id[])
+end
+
+"""
     CTorch.remove_hook(t::Tensor, id::Integer)
 
-Remove a hook `register_hook` put on `t`.
+Remove a hook `register_hook` or `register_post_accumulate_grad_hook` put on `t`.
 """
 remove_hook(t::Tensor, id::Integer) = check(L.ct_tensor_remove_hook(t, id))
 

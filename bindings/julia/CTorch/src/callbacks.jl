@@ -202,6 +202,19 @@ function _hook(user_data::Ptr{Cvoid}, grad::Ptr{L.ct_tensor}, replacement::Ptr{P
     end
 end
 
+function _post_accumulate_hook(user_data::Ptr{Cvoid}, t::Ptr{L.ct_tensor})::Cint
+    try
+        f = rooted(user_data)
+        leaf = wrap_borrowed(t)
+        _, made = scoped(() -> f(leaf))
+        foreach(close, made)
+        close(leaf)
+        return L.CT_OK
+    catch e
+        return report_exception(e)
+    end
+end
+
 function _kernel(user_data::Ptr{Cvoid}, args::Ptr{L.ct_value}, nargs::Csize_t, outs::Ptr{Ptr{L.ct_tensor}},
                  nouts::Csize_t)::Cint
     try
@@ -252,6 +265,7 @@ function init_callbacks()
     CFUNCTIONS[:backward] = @cfunction(_backward, Cint, (Ptr{Cvoid}, Ptr{L.ct_autograd_ctx}, Ptr{Ptr{L.ct_tensor}},
                                                            Csize_t, Ptr{Ptr{L.ct_tensor}}, Csize_t))
     CFUNCTIONS[:hook] = @cfunction(_hook, Cint, (Ptr{Cvoid}, Ptr{L.ct_tensor}, Ptr{Ptr{L.ct_tensor}}))
+    CFUNCTIONS[:post_accumulate_hook] = @cfunction(_post_accumulate_hook, Cint, (Ptr{Cvoid}, Ptr{L.ct_tensor}))
     CFUNCTIONS[:closure] = @cfunction(_closure, Cint, (Ptr{Cvoid}, Ptr{Float64}))
     CFUNCTIONS[:kernel] = @cfunction(_kernel, Cint, (Ptr{Cvoid}, Ptr{L.ct_value}, Csize_t, Ptr{Ptr{L.ct_tensor}},
                                                        Csize_t))

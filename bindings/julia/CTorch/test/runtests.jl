@@ -587,6 +587,23 @@ end
     @test Array(grad(A)) == ones(2, 2) * permutedims(Float64[5 6; 7 8])
 end
 
+@testset "Post-accumulate hooks see the accumulated gradient" begin
+    w = Tensor([1.0, 2.0]; requires_grad = true)
+    seen = Vector{Float64}[]
+    id = CTorch.register_post_accumulate_grad_hook(leaf -> push!(seen, Array(grad(leaf))), w)
+    backward(ops.sum(w * 3))
+    backward(ops.sum(w * 3))
+    @test seen == [[3.0, 3.0], [6.0, 6.0]]
+    CTorch.remove_hook(w, id)
+    backward(ops.sum(w))
+    @test length(seen) == 2
+    CTorch.register_post_accumulate_grad_hook(leaf -> error("no reduction today"), w)
+    e = ctorch_error(() -> backward(ops.sum(w)))
+    @test occursin("no reduction today", e.message)
+    e = ctorch_error(() -> CTorch.register_post_accumulate_grad_hook(identity, w * 2))
+    @test e.kind === :CT_ERROR_INVALID_ARGUMENT
+end
+
 @testset "Custom functions with Julia closures" begin
     calls = Ref(0)
     square = CTorch.CustomFunction("JuliaSquare";
