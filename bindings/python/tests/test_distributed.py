@@ -179,6 +179,12 @@ out["group_broadcast"] = t.tolist()
 if out["group_is_member"]:
     out["group_ranks"] = dist.get_process_group_ranks(g)
     out["group_global_rank_1"] = dist.get_global_rank(g, 1)
+    dist.destroy_process_group(g)
+    try:
+        dist.all_reduce(f(1), group=g)
+        out["destroyed_group"] = None
+    except ValueError as e:
+        out["destroyed_group"] = str(e)
 dist.barrier()
 
 objs = [None] * n
@@ -252,6 +258,7 @@ def test_new_group_numbers_its_members_and_leaves_others_out(collectives):
             assert out["group_all_reduce"] == [1 + n]  # ranks 0 and n - 1: 1 + n
             assert out["group_broadcast"] == [n - 1]  # src is a global rank
             assert out["group_ranks"] == members and out["group_global_rank_1"] == n - 1
+            assert "all_reduce: the process group was destroyed" in out["destroyed_group"]
         else:  # torch's GroupMember.NON_GROUP_MEMBER: rank -1, collectives do nothing
             assert not out["group_is_member"]
             assert (out["group_rank"], out["group_size"]) == (-1, -1)

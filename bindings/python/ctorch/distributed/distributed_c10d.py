@@ -326,6 +326,7 @@ def _group(group, what):
     if not isinstance(group, ProcessGroup):
         raise TypeError(f"ctorch.distributed.{what}: group must be a ProcessGroup from new_group (or None for the "
                         f"default group), got {type(group).__name__}")
+    group._handle(what)  # refuses a destroyed group, naming what was called
     return group
 
 
@@ -406,7 +407,7 @@ def _op(op, what):
 
 def _issue(pg, async_op, tensors, outputs, call, then=None):
     """Runs call(handle, async_op); with async_op a Work over what it returned, else None."""
-    w = call(pg._handle("collective"), bool(async_op))
+    w = call(pg._h, bool(async_op))
     if not async_op:
         if then is not None:
             then()
