@@ -713,3 +713,28 @@ def test_launcher_stops_the_others_when_a_rank_fails_and_names_it(tmp_path):
     assert p.returncode == 3, (p.returncode, p.stderr)
     assert "rank 1 " in p.stderr and "exited with code 3" in p.stderr, p.stderr
     assert seconds < 30  # the sleeping ranks were stopped, not waited for
+
+
+def test_launcher_on_two_nodes_numbers_the_ranks_across_them(tmp_path):
+    """Two launchers standing for two hosts (--nnodes 2, --node-rank 0 and 1, one rank each) make one
+    job of world size 2, as torchrun's would."""
+    script = tmp_path / "launched.py"
+    script.write_text("import time\n" + LAUNCHED)
+    port = str(free_port())
+    procs = [subprocess.Popen([sys.executable, "-m", "ctorch.distributed.run", "--nnodes", "2", "--node-rank",
+                               str(node), "--nproc-per-node", "1", "--master-addr", "127.0.0.1", "--master-port", port,
+                               str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for node in range(2)]
+    outs = []
+    try:
+        for p in procs:
+            outs.append(p.communicate(timeout=JOB_TIMEOUT))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for node, (p, (stdout, stderr)) in enumerate(zip(procs, outs)):
+        assert p.returncode == 0, stderr
+        assert f"RANK_LINE {node} 0 2 1 127.0.0.1 3 []" in stdout, stdout
+
