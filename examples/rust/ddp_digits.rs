@@ -140,9 +140,16 @@ fn check(args: &Args, dir: &Path) -> Result<(), Error> {
             if got.ne(&rank0.get(name)?)?.any()?.int64_value()? != 0 {
                 return Err(format!("rank {r}'s {name} differs from rank 0's").into());
             }
-            let diff = got.sub(want)?.abs()?.max()?.double_value()?;
+            let diff = got.sub(want)?.abs()?;
+            // The worst element's difference as a share of what allclose allows it.
+            let share = diff.div(&want.abs()?.mul_scalar(RTOL)?.add_scalar(ATOL)?)?.max()?.double_value()?;
+            let diff = diff.max()?.double_value()?;
             let close = got.isclose_with(want, RTOL, ATOL, false)?.all()?.int64_value()? != 0;
-            println!("rank {r} {name:9} max |difference| {diff:.3e}{}", if close { "" } else { "  NOT allclose" });
+            println!(
+                "rank {r} {name:9} max |difference| {diff:.3e} ({:.0}% of the tolerance){}",
+                100.0 * share,
+                if close { "" } else { "  NOT allclose" }
+            );
             if !close {
                 return Err(format!("rank {r}'s {name} differs from one process's (max difference {diff:e})").into());
             }
