@@ -469,6 +469,41 @@ result(out)
 """
 
 
+TORCH_DDP_DIGITS = """
+import numpy as np
+import torch
+import torch.distributed as tdist
+import torch.nn.functional as TF
+
+tdist.init_process_group("gloo", timeout=timedelta(seconds=30))
+r, n = tdist.get_rank(), tdist.get_world_size()
+TRAIN, BATCH, EPOCHS = 1408, 64, 2
+data = ctorch.load_file(os.environ["CT_DATA"])
+x = torch.from_numpy(np.array((data["pixels"].to(ctorch.float32) / 16).numpy()))
+labels = torch.from_numpy(np.array(data["labels"].numpy()))
+ctorch.manual_seed(0)
+perm = np.array(ctorch.randperm(x.shape[0]).narrow(0, 0, TRAIN).numpy())   # the ctorch job's batches
+ctorch.manual_seed(100 + r)                                                 # and its initial weights
+init = ctorch.nn.Sequential(ctorch.nn.Linear(64, 64), ctorch.nn.ReLU(), ctorch.nn.Linear(64, 10)).state_dict()
+model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+with torch.no_grad():
+    for k, v in model.state_dict().items():
+        v.copy_(torch.from_numpy(np.array(init[k].numpy())))
+model = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.002)
+opt = torch.optim.Adam(model.parameters(), lr=0.01)
+share = BATCH // n
+for epoch in range(EPOCHS):
+    for b in range(0, TRAIN, BATCH):
+        idx = torch.from_numpy(perm[b + r * share:b + (r + 1) * share])
+        loss = TF.cross_entropy(model(x.index_select(0, idx)), labels.index_select(0, idx))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+result({k: v.detach().numpy().tobytes().hex() for k, v in model.module.state_dict().items()})
+tdist.destroy_process_group()
+"""
+
+
 def _weights(res):
     import numpy as np
 
@@ -487,6 +522,21 @@ def test_ddp_on_two_ranks_reaches_the_single_process_weights(tmp_path):
     for k in ws:
         assert np.array_equal(w0[k], w1[k]), k  # every rank took the same steps
         assert np.allclose(w0[k], ws[k], rtol=0, atol=1e-6), (k, np.abs(w0[k] - ws[k]).max())
+
+
+def test_ddp_matches_torchs_ddp(tmp_path):
+    """torch 1.13's DistributedDataParallel over its own gloo, from the same weights on the same
+    batches: the same training within float32 noise (the kernels differ, not the algorithm)."""
+    import numpy as np
+
+    pytest.importorskip("torch")
+    env = {"CT_DATA": DATA}
+    ours = results(run_job(tmp_path, 2, DDP_DIGITS, name="ddp", env=env))[0]
+    theirs = results(run_job(tmp_path, 2, TORCH_DDP_DIGITS, name="torch_ddp", env=env))
+    w, t0, t1 = _weights(ours), _weights(theirs[0]), _weights(theirs[1])
+    for k in w:
+        assert np.array_equal(t0[k], t1[k]), k
+        assert np.allclose(w[k], t0[k], rtol=0, atol=1e-6), (k, np.abs(w[k] - t0[k]).max())
 
 
 def test_ddp_with_deterministic_algorithms_is_bitwise_the_same_run_to_run(tmp_path):
