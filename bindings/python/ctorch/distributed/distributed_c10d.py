@@ -667,6 +667,8 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     pg = _group(group, "broadcast_object_list")
     mine = pg.rank() == get_group_rank(pg, src)
     n = len(object_list)
+    if n == 0:
+        return
     if mine:
         pieces = [_to_bytes_tensor(o) for o in object_list]
         sizes = ctorch.cat([s for _, s in pieces]) if pieces else ctorch.zeros(0, dtype=ctorch.int64)
