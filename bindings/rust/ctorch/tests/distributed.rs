@@ -47,6 +47,12 @@ fn free_port() -> u16 {
 
 /// Runs `test` as `world` rank processes and waits for all of them, at most BOUND.
 fn launch(test: &str, world: i32) {
+    launch_expecting(test, world, &vec![true; world as usize]);
+}
+
+/// [`launch`], where `finishes[r]` says whether rank r must print DONE (a rank that exits on
+/// purpose does not).
+fn launch_expecting(test: &str, world: i32, finishes: &[bool]) {
     let port = free_port().to_string();
     let exe = std::env::current_exe().unwrap();
     let logs: Vec<_> =
@@ -87,7 +93,7 @@ fn launch(test: &str, world: i32) {
     for (r, code) in codes.iter().enumerate() {
         let out = fs::read_to_string(&logs[r]).unwrap_or_default();
         let _ = fs::remove_file(&logs[r]);
-        if !code.is_some_and(|c| c.success()) || !out.contains(DONE) {
+        if !code.is_some_and(|c| c.success()) || (finishes[r] && !out.contains(DONE)) {
             report += &format!("rank {r}: {}\n{out}\n", code.map_or("did not finish in time".to_string(), |c| c.to_string()));
         }
     }
@@ -305,6 +311,26 @@ fn a_collective_a_peer_never_joins_is_a_timeout() {
     }
     if gloo_available() {
         launch(NAME, 2);
+    }
+}
+
+#[test]
+fn a_rank_that_dies_fails_the_others_within_the_timeout() {
+    const NAME: &str = "a_rank_that_dies_fails_the_others_within_the_timeout";
+    if as_rank(NAME, Duration::from_secs(5), |pg| {
+        if pg.rank() == 1 {
+            // Dies without destroying its group: its connections close under the others.
+            std::process::exit(0);
+        }
+        let start = Instant::now();
+        let err = pg.all_reduce(&Tensor::from_slice(&[1.0f32]), ReduceOp::Sum).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Timeout | ErrorKind::Distributed), "{err}");
+        assert!(start.elapsed() < Duration::from_secs(60), "the failure took {:?}", start.elapsed());
+    }) {
+        return;
+    }
+    if gloo_available() {
+        launch_expecting(NAME, 2, &[true, false]);
     }
 }
 
