@@ -752,8 +752,8 @@ def test_launcher_starts_every_rank_with_torchruns_variables(tmp_path):
     assert p.returncode == 0, p.stderr
     lines = sorted(l.split(" ", 1)[1] for l in p.stdout.splitlines() if l.startswith("RANK_LINE"))
     assert lines == [f"{r} {r} 3 3 127.0.0.1 6 ['--lr', '0.1']" for r in range(3)]
-    p, _ = _launch(tmp_path, ["--nproc_per_node=2", "--nnodes", "1", "--node_rank", "0", "--master-port",
-                              str(free_port())])
+    p, _ = _launch(tmp_path, ["--nproc_per_node=2", "--nnodes", "1", "--node_rank", "0", "--rdzv-backend", "c10d",
+                              "--rdzv-endpoint", f"127.0.0.1:{free_port()}"])
     assert p.returncode == 0, p.stderr
     assert len([l for l in p.stdout.splitlines() if l.startswith("RANK_LINE")]) == 2
 

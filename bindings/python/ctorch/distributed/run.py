@@ -9,8 +9,9 @@ with torchrun's variables: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP
 MASTER_ADDR, MASTER_PORT (and TORCHELASTIC_RUN_ID), so that init_process_group() with its
 defaults (env://) joins them. On one node without --master-port it picks a free port. It waits for
 all of them; when one fails it stops the others (SIGTERM, then SIGKILL after --stop-timeout
-seconds) and exits non-zero, naming the rank that failed first. There are no restarts and no
-elastic membership: --nnodes takes one number."""
+seconds) and exits non-zero, naming the rank that failed first. --rdzv-endpoint HOST:PORT with
+--rdzv-backend static or c10d is the same as --master-addr and --master-port. There are no restarts
+and no elastic membership: --nnodes takes one number, --max-restarts only 0."""
 
 import argparse
 import os
@@ -35,6 +36,13 @@ def _parser():
     p.add_argument("--master-port", "--master_port", dest="master_port", type=int, default=None,
                    help="port of rank 0's store (default: a free port on one node, 29500 on several)")
     p.add_argument("--standalone", action="store_true", help="one node, a free port (the default on one node)")
+    p.add_argument("--rdzv-endpoint", "--rdzv_endpoint", dest="rdzv_endpoint", default=None,
+                   help="HOST:PORT of rank 0's store (torchrun's spelling of --master-addr and --master-port)")
+    p.add_argument("--rdzv-backend", "--rdzv_backend", dest="rdzv_backend", default="static",
+                   help="static or c10d: both mean rank 0 serves the store at the endpoint")
+    p.add_argument("--rdzv-id", "--rdzv_id", dest="rdzv_id", default=None, help="the job's id (TORCHELASTIC_RUN_ID)")
+    p.add_argument("--max-restarts", "--max_restarts", dest="max_restarts", type=int, default=0,
+                   help="only 0: a failed job is not restarted")
     p.add_argument("--stop-timeout", "--stop_timeout", dest="stop_timeout", type=float, default=5.0,
                    help="seconds the other ranks get to exit after one failed, before SIGKILL (default 5)")
     p.add_argument("-m", "--module", action="store_true", help="run the script argument as a module (python -m)")
@@ -90,6 +98,15 @@ def launch(args):
         print(f"ctorch.distributed.run: bad sizes: --nproc-per-node {args.nproc_per_node} --nnodes {args.nnodes} "
               f"--node-rank {args.node_rank}", file=sys.stderr)
         return 2
+    if args.rdzv_backend not in ("static", "c10d") or args.max_restarts != 0:
+        print(f"ctorch.distributed.run: --rdzv-backend {args.rdzv_backend} --max-restarts {args.max_restarts} is not "
+              "supported (static or c10d rendezvous, no restarts)", file=sys.stderr)
+        return 2
+    if args.rdzv_endpoint:
+        host, _, endpoint_port = args.rdzv_endpoint.rpartition(":")
+        args.master_addr = host or args.master_addr
+        if endpoint_port:
+            args.master_port = int(endpoint_port)
     port = args.master_port
     if port is None:
         port = free_port(args.master_addr) if args.nnodes == 1 or args.standalone else 29500
@@ -100,7 +117,7 @@ def launch(args):
         cmd = [sys.executable, "-u"] + (["-m"] if args.module else [])
         cmd.append(args.script)
     cmd += args.script_args
-    run_id = os.environ.get("TORCHELASTIC_RUN_ID", uuid.uuid4().hex)
+    run_id = args.rdzv_id or os.environ.get("TORCHELASTIC_RUN_ID", uuid.uuid4().hex)
     procs, ranks = [], {}
     for local_rank in range(args.nproc_per_node):
         rank = args.node_rank * args.nproc_per_node + local_rank
