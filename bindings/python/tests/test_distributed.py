@@ -718,6 +718,38 @@ def test_ddp_unused_parameter_without_detection_fails_the_next_forward(ddp_sync)
         assert "c.weight" in out["unfinished"]
 
 
+DDP_RANK_DIES = """
+import ctorch.nn as nn
+from ctorch.nn.parallel import DistributedDataParallel as DDP
+
+dist.init_process_group("gloo", timeout=timedelta(seconds=5))
+r = dist.get_rank()
+model = DDP(nn.Linear(4, 2))
+model(ctorch.ones(2, 4)).sum().backward()
+if r == 1:
+    os._exit(0)  # dies between two steps
+start = time.monotonic()
+try:
+    model(ctorch.ones(2, 4)).sum().backward()
+    outcome = {"raised": None}
+except Exception as e:
+    outcome = {"raised": [c.__name__ for c in type(e).__mro__], "message": str(e)}
+outcome["seconds"] = time.monotonic() - start
+result(outcome)
+"""
+
+
+def test_ddp_backward_fails_with_the_dead_ranks_name(tmp_path):
+    """The all_reduce a post-accumulate hook waits on fails inside backward: backward raises that
+    DistBackendError itself, within the group's timeout."""
+    out = run_job(tmp_path, 2, DDP_RANK_DIES, name="ddp_dies", timeout=40)
+    rc, res, err = out[0]
+    assert rc == 0 and res is not None, err
+    assert res["raised"] and "DistBackendError" in res["raised"], res
+    assert "1" in missing_ranks(res["message"]), res["message"]
+    assert res["seconds"] < 20
+
+
 # ---- The launcher ----
 
 LAUNCHED = """
