@@ -118,6 +118,12 @@ class DistributedTest {
     try (ProcessGroup pg = ProcessGroup.init("gloo", "tcp://127.0.0.1:" + freePort(), 0, 1, Duration.ofSeconds(30));
         Tensor t = Tensor.of(new float[] {2})) {
       assertThrows(InvalidArgumentException.class, () -> pg.allReduce(t, null));
+      assertThrows(InvalidArgumentException.class, () -> pg.newGroup(null, null));
+      try (org.ctorch.distributed.Work w = pg.barrierAsync()) {
+        assertThrows(InvalidArgumentException.class, () -> w.waitFor(null));
+        w.waitFor();
+        assertTrue(w.isCompleted());
+      }
       pg.allReduce(t, ReduceOp.SUM);
       assertArrayEquals(new float[] {2}, t.toFloatArray());
       assertEquals("gloo", pg.backend());

@@ -111,6 +111,9 @@ public final class ProcessGroup implements AutoCloseable {
    * @return the new group
    */
   public ProcessGroup newGroup(int[] ranks, Duration timeout) {
+    if (ranks == null) {
+      throw new InvalidArgumentException("argument ranks is null. Pass the member ranks (new int[] {0, 1})");
+    }
     try {
       return new ProcessGroup(CTorchNative.ct_dist_new_group(handle(), ranks, seconds(timeout)));
     } finally {

@@ -44,6 +44,9 @@ public final class Work implements AutoCloseable {
    * @param timeout the longest wait (positive)
    */
   public void waitFor(Duration timeout) {
+    if (timeout == null) {
+      throw new org.ctorch.InvalidArgumentException("argument timeout is null. Pass a Duration, or call waitFor()");
+    }
     // Zero would mean "the group's timeout" to C: the shortest wait is one nanosecond.
     try {
       CTorchNative.ct_work_wait(handle(), Math.max(1e-9, timeout.toNanos() / 1e9));
