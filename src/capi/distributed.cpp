@@ -133,6 +133,7 @@ ct_status ct_dist_get_world_size(const ct_process_group* pg, int* out) {
 ct_status ct_dist_get_backend(const ct_process_group* pg, const char** out) {
   return capi::guard([&] {
     capi::require_out(out, "ct_dist_get_backend", "out");
+    *out = nullptr;
     *out = group_arg(pg, "ct_dist_get_backend").engine().name;
   });
 }

@@ -15,6 +15,8 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "cuda/context.h"
+#include "runtime/defaults.h"
 #include "distributed/engine_loader.h"
 #include "train/no_record.h"
 
@@ -82,6 +84,19 @@ std::string local_address_towards(const std::string& host) {
   }
   ::freeaddrinfo(res);
   return out;
+}
+
+/// The CUDA device this rank's nccl communicator uses: the thread's current device when it is a CUDA
+/// one (torch.cuda.set_device), else LOCAL_RANK's (one GPU per rank, as launchers arrange), else 0.
+/// CT_ERROR_DEVICE when the process sees no CUDA device.
+int nccl_device() {
+  const int count = cuda::device_count();
+  CT_CHECK(count > 0, CT_ERROR_DEVICE, "init_process_group: the nccl backend needs a CUDA GPU for each rank, and "
+           "this process sees none (", cuda::unavailable_reason(), "). Use the gloo backend for CPU tensors");
+  const Device current = runtime::current_device();
+  if (current.type == DeviceType::CUDA) return current.index >= 0 ? current.index : 0;
+  if (const char* local = std::getenv("LOCAL_RANK"); local && *local) return std::atoi(local) % count;
+  return 0;
 }
 
 /// The C view of a Store that an engine's comm_create uses during rendezvous.
@@ -200,6 +215,7 @@ std::shared_ptr<ProcessGroup> ProcessGroup::init(const std::string& backend, con
     pg->store_ = prefix_store(pg->store_, "world/");
     adapter = std::make_unique<StoreAdapter>(pg->store_.get(), pg->timeout_);
     init.store = &adapter->c;
+    if (engine.device_type == 1) pg->device_ = init.device = nccl_device();
     if (!pg->host_.empty()) pg->local_addr_ = local_address_towards(pg->host_);
     init.local_addr = pg->local_addr_.empty() ? nullptr : pg->local_addr_.c_str();
   } else {
@@ -248,7 +264,7 @@ std::shared_ptr<ProcessGroup> ProcessGroup::new_group(const std::vector<int>& ra
   init.parent = comm_;
   init.ranks = ranks.data();
   init.n_ranks = g->size_;
-  init.device = -1;
+  init.device = g->device_ = device_;
   if (store_) {
     g->store_ = prefix_store(store_, str("group", id, "/"));
     adapter = std::make_unique<StoreAdapter>(g->store_.get(), g->timeout_);

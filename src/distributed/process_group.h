@@ -87,6 +87,7 @@ class ProcessGroup {
   std::shared_ptr<Store> store_;   // null for mpi
   std::string host_;               // the store's host (tcp stores)
   std::string local_addr_;         // this host's address towards it (ct_engine_init.local_addr)
+  int device_ = -1;                // the CUDA device of a CUDA engine's communicator
   std::vector<int> members_;       // this group's ranks as world ranks (store ranks)
   int world_size_ = 0;             // the store's world
   int next_group_ = 0;             // new_group calls so far: the sub-group's store prefix

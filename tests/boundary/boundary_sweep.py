@@ -203,7 +203,9 @@ def names_function(msg, func):
     if func.name in msg or func.name in OPERATOR_NAMES and msg.startswith(OPERATOR_NAMES[func.name] + ":"):
         return True
     head = msg.split(":")[0].split(" ")[0].split(".")[0]
-    short = func.name[len("ct_tensor_"):] if func.name.startswith("ct_tensor_") else func.name[len("ct_"):]
+    # ct_tensor_add's messages open with "add:", ct_dist_all_reduce's with torch.distributed's "all_reduce:".
+    prefix = next(p for p in ("ct_tensor_", "ct_dist_", "ct_") if func.name.startswith(p))
+    short = func.name[len(prefix):]
     return bool(head) and (short.startswith(head.rstrip("_")) or head.startswith(short.rstrip("_")))
 
 

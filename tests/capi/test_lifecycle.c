@@ -66,7 +66,7 @@ static void test_status_name_gives_stable_names(void) {
 }
 
 static void test_status_name_of_unknown_value_is_unknown(void) {
-  CHECK_STR_EQ(ct_status_name((ct_status)18), "CT_ERROR_UNKNOWN");
+  CHECK_STR_EQ(ct_status_name((ct_status)20), "CT_ERROR_UNKNOWN");
   CHECK_STR_EQ(ct_status_name((ct_status)999), "CT_ERROR_UNKNOWN");
   CHECK_STR_EQ(ct_status_name((ct_status)-1), "CT_ERROR_UNKNOWN");
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check_layers.sh SRC_DIR - fails when an #include in src/ points up a layer (DESIGN.md section 1).
 # Bottom to top:
-#   core, symbolic, runtime  <  dispatch  <  ops  <  autograd, compile, train, io, dist, cuda  <  capi
+#   core, symbolic, runtime  <  dispatch  <  ops  <  autograd, compile, train, io, distributed, cuda  <  capi
 #   <  builtins.cpp (the composition root, which defines the operators and installs autograd and
 #   the CUDA kernels over them)
 # (cuda is the CUDA glue in libctorch, which calls operators; src/cuda/driver/ is a library of its
@@ -11,7 +11,7 @@
 set -euo pipefail
 src=${1:?usage: check_layers.sh SRC_DIR}
 declare -A rank=([core]=0 [symbolic]=0 [runtime]=0 [dispatch]=1 [ops]=2 [autograd]=3 [compile]=3 [train]=3
-                 [io]=3 [dist]=3 [cuda]=3 [capi]=4 [builtins.cpp]=5)
+                 [io]=3 [distributed]=3 [cuda]=3 [capi]=4 [builtins.cpp]=5)
 EXCEPTIONS=()
 declare -A seen=()
 bad=0
