@@ -13,7 +13,9 @@ ctorch_install_julia
 ctorch_configure build Release
 ctorch_build build
 status=0
-ctest --test-dir build --output-on-failure || status=1
+# Every core, as sanitize.sh does: the suite is a few hundred programs, several of them launching
+# ranks or runtimes that mostly wait.
+ctest --test-dir build --output-on-failure -j "$(ctorch_nproc)" || status=1
 scripts/sanitize.sh || status=1
 scripts/valgrind.sh || status=1
 exit $status
