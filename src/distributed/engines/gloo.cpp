@@ -30,6 +30,7 @@
 
 #include "ctorch.h"
 #include "distributed/engine.h"
+#include "distributed/engines/engine_util.h"
 
 namespace {
 
@@ -40,9 +41,7 @@ struct Comm {
 };
 
 int report(ct_engine_error* err, int status, const std::string& message) {
-  err->status = status;
-  std::snprintf(err->message, sizeof err->message, "%s", message.c_str());
-  return status;
+  return ct::engine::fail(err, status, "%s", message.c_str());
 }
 
 /// Gloo raises on failure; a timeout says "Timed out" in its message, a closed connection does not.
@@ -119,20 +118,11 @@ gloo::AllreduceOptions::Func reduction(int dtype, int op) {
   }
 }
 
-size_t elem_size(int dtype) {
-  switch (dtype) {
-    case CT_BOOL: case CT_UINT8: case CT_INT8: return 1;
-    case CT_INT16: case CT_FLOAT16: case CT_BFLOAT16: return 2;
-    case CT_INT32: case CT_FLOAT32: return 4;
-    default: return 8;
-  }
-}
-
 /// Typed pointer setters of Gloo's options take T*; the bytes are what matter for moves, so every
 /// dtype travels as its width of unsigned integers.
 template <typename F>
 void with_width(int dtype, F&& f) {
-  switch (elem_size(dtype)) {
+  switch (ct::engine::dtype_size(dtype)) {
     case 1: f(uint8_t{}); break;
     case 2: f(uint16_t{}); break;
     case 4: f(uint32_t{}); break;
@@ -259,7 +249,7 @@ int all_gather(void* c, const void* in, void* out, size_t count, int dtype, void
 int reduce_scatter(void* c, const void* in, void* out, size_t count, int dtype, int op, void* stream,
                    ct_engine_error* err) {
   Comm& comm = as_comm(c);
-  const size_t bytes = count * elem_size(dtype);
+  const size_t bytes = count * ct::engine::dtype_size(dtype);
   std::unique_ptr<char[]> all;
   try {
     all.reset(new char[bytes * static_cast<size_t>(comm.context->size)]);

@@ -27,7 +27,6 @@
 #include <time.h>
 
 #include <climits>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,8 +36,13 @@
 
 #include "ctorch.h"
 #include "distributed/engine.h"
+#include "distributed/engines/engine_util.h"
 
 namespace {
+
+using ct::engine::dtype_name;
+using ct::engine::dtype_size;
+using ct::engine::fail;
 
 struct Comm {
   MPI_Comm comm = MPI_COMM_NULL;
@@ -60,15 +64,6 @@ struct Locked {
   ~Locked() { if (g_serialized) g_mpi_lock.unlock(); }
 };
 
-int fail(ct_engine_error* err, int status, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-int fail(ct_engine_error* err, int status, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
-  va_end(ap);
-  err->status = status;
-  return status;
-}
 
 std::string mpi_error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -87,16 +82,6 @@ int mpi_fail(ct_engine_error* err, int code, const char* what) {
               mpi_error_text(code).c_str());
 }
 
-const char* dtype_name(int dtype) {
-  static const char* const names[] = {"bool", "uint8", "int8", "int16", "int32",
-                                      "int64", "float16", "bfloat16", "float32", "float64"};
-  return dtype >= 0 && dtype <= CT_FLOAT64 ? names[dtype] : "unknown";
-}
-
-size_t dtype_size(int dtype) {
-  static const size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-  return dtype >= 0 && dtype <= CT_FLOAT64 ? sizes[dtype] : 0;
-}
 
 // The MPI type a reduction of dtype runs in; MPI_DATATYPE_NULL for float16 and bfloat16, which MPI
 // has no type for (the core carries them as float32). bool travels as bytes reduced with MIN/MAX

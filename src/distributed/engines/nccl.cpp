@@ -19,7 +19,6 @@
 #include <sched.h>
 #include <time.h>
 
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,8 +26,13 @@
 
 #include "ctorch.h"
 #include "distributed/engine.h"
+#include "distributed/engines/engine_util.h"
 
 namespace {
+
+using ct::engine::dtype_name;
+using ct::engine::dtype_size;
+using ct::engine::fail;
 
 struct Comm {
   ncclComm_t comm = nullptr;
@@ -41,26 +45,7 @@ struct Comm {
   std::string broken;                 // the operation that failed or timed out; the comm is aborted
 };
 
-int fail(ct_engine_error* err, int status, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-int fail(ct_engine_error* err, int status, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
-  va_end(ap);
-  err->status = status;
-  return status;
-}
 
-const char* dtype_name(int dtype) {
-  static const char* const names[] = {"bool", "uint8", "int8", "int16", "int32",
-                                      "int64", "float16", "bfloat16", "float32", "float64"};
-  return dtype >= 0 && dtype <= CT_FLOAT64 ? names[dtype] : "unknown";
-}
-
-size_t dtype_size(int dtype) {
-  static const size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-  return dtype >= 0 && dtype <= CT_FLOAT64 ? sizes[dtype] : 0;
-}
 
 const char* op_name(int op) {
   static const char* const names[] = {"sum", "product", "min", "max"};
