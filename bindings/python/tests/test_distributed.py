@@ -750,6 +750,106 @@ def test_ddp_backward_fails_with_the_dead_ranks_name(tmp_path):
     assert res["seconds"] < 20
 
 
+# ---- SyncBatchNorm ----
+
+# One batch of 8 rows, [N, C, L] = [8, 3, 4], with channel means apart, and the gradient a loss
+# sum(y * G) sends back (a constant G would make the input gradient vanish).
+SYNC_BN_BATCH = """
+N, C, L = 8, 3, 4
+WEIGHT, BIAS = [0.5, 1.5, -2.0], [0.1, -0.2, 0.3]
+
+def batch():
+    i = ctorch.arange(N * C * L, dtype=ctorch.float32).reshape(N, C, L)
+    x = (i * 0.37).sin() * 2 + ctorch.arange(C, dtype=ctorch.float32).reshape(1, C, 1) * 1.5 - 1
+    x = x + (ctorch.arange(N, dtype=ctorch.float32) * 0.25).reshape(N, 1, 1)  # later rows drift up
+    return x, (i * 0.11 + 0.5).cos()
+"""
+
+# Each case: the rows of the batch each rank gets, and the momentum (None: a cumulative average).
+SYNC_BN_CASES = {"uneven": ((5, 3), 0.3), "empty": ((8, 0), None)}
+
+SYNC_BN = SYNC_BN_BATCH + """
+import ctorch.nn as nn
+dist.init_process_group("gloo", timeout=timedelta(seconds=30))
+r = dist.get_rank()
+X, G = batch()
+out = {}
+for name, (split, momentum) in %r.items():
+    lo = sum(split[:r])
+    hi = lo + split[r]
+    bn = nn.SyncBatchNorm(C, momentum=momentum)
+    with ctorch.no_grad():
+        bn.weight.copy_(ctorch.tensor(WEIGHT))
+        bn.bias.copy_(ctorch.tensor(BIAS))
+    x = X[lo:hi].clone().requires_grad_()
+    y = bn(x)
+    (y * G[lo:hi]).sum().backward()
+    bn.eval()
+    out[name] = {"y": y.tolist(), "dx": x.grad.tolist(), "dw": bn.weight.grad.tolist(), "db": bn.bias.grad.tolist(),
+                 "mean": bn.running_mean.tolist(), "var": bn.running_var.tolist(),
+                 "tracked": int(bn.num_batches_tracked), "eval": bn(X[lo:hi]).tolist()}
+dist.destroy_process_group()
+result(out)
+""" % (SYNC_BN_CASES,)
+
+
+def _full_batch_norm(m, x, g, momentum, weight, bias):
+    """BatchNorm1d of m (ctorch or torch) in one process over the whole batch: what every rank's
+    slice of SyncBatchNorm must give."""
+    import numpy as np
+
+    bn = m.nn.BatchNorm1d(x.shape[1], momentum=momentum)
+    with m.no_grad():
+        bn.weight.copy_(m.tensor(weight))
+        bn.bias.copy_(m.tensor(bias))
+    x = m.tensor(x).requires_grad_()
+    y = bn(x)
+    (y * m.tensor(g)).sum().backward()
+    bn.eval()
+    arr = lambda t: np.array(t.detach().tolist(), dtype=np.float64)
+    return {"y": arr(y), "dx": arr(x.grad), "dw": arr(bn.weight.grad), "db": arr(bn.bias.grad),
+            "mean": arr(bn.running_mean), "var": arr(bn.running_var), "tracked": int(bn.num_batches_tracked),
+            "eval": arr(bn(x))}
+
+
+def test_sync_batch_norm_on_two_ranks_is_batch_norm_of_the_whole_batch(tmp_path):
+    """Two ranks hold rows 0-4 and 5-7 of a batch (and, second case, all 8 and none): each rank's
+    output and input gradient are its rows of one process's BatchNorm over all 8, the weight and
+    bias gradients add up over the ranks to that one's (DDP averages them, over the same rows),
+    and every rank's running statistics are the whole batch's. torch's BatchNorm1d too, if there."""
+    import numpy as np
+
+    ns = {"ctorch": ctorch}
+    exec(SYNC_BN_BATCH, ns)
+    x, g = (t.numpy() for t in ns["batch"]())
+    oracles = [ctorch]
+    try:
+        import torch
+
+        oracles.append(torch)
+    except ImportError:
+        pass
+    ranks = results(run_job(tmp_path, 2, SYNC_BN, name="sync_bn", timeout=30))
+    for name, (split, momentum) in SYNC_BN_CASES.items():
+        got = [res[name] for res in ranks]
+        for rank, res in enumerate(got):
+            assert len(res["y"]) == len(res["dx"]) == split[rank], (name, rank)
+        joined = {k: np.concatenate([np.array(res[k], dtype=np.float64).reshape(-1, *x.shape[1:]) for res in got])
+                  for k in ("y", "dx", "eval")}
+        summed = {k: sum(np.array(res[k], dtype=np.float64) for res in got) for k in ("dw", "db")}
+        for m in oracles:
+            want = _full_batch_norm(m, x, g, momentum, ns["WEIGHT"], ns["BIAS"])
+            for k, v in list(joined.items()) + list(summed.items()):
+                assert np.allclose(v, want[k], rtol=0, atol=1e-5), (name, m.__name__, k, np.abs(v - want[k]).max())
+            for rank, res in enumerate(got):
+                for k in ("mean", "var"):
+                    assert np.allclose(res[k], want[k], rtol=0, atol=1e-5), (name, m.__name__, rank, k, res[k])
+                assert res["tracked"] == want["tracked"] == 1
+    # The rows 0-4 alone give other statistics: matching the whole batch took the other rank's rows.
+    alone = _full_batch_norm(ctorch, x[:5], g[:5], 0.3, ns["WEIGHT"], ns["BIAS"])
+    assert np.abs(alone["y"] - np.array(ranks[0]["uneven"]["y"])).max() > 0.1
+
+
 # ---- The launcher ----
 
 LAUNCHED = """

@@ -147,8 +147,8 @@ def test_embedding_max_norm_renormalizes_the_rows_looked_up():
 
 
 def test_sync_batch_norm_without_a_process_group_is_batch_norm():
-    # torch 1.13 refuses a CPU input in training; current torch (and ctorch, which has no
-    # torch.distributed) normalizes with the local batch when no process group is initialized.
+    # torch 1.13 refuses a CPU input in training; current torch (and ctorch) normalizes with the
+    # local batch when no process group is initialized (test_distributed runs it on two ranks).
     x = X4.reshape(2, 6, 20)
     reference = torch.nn.BatchNorm1d(6).double()(torch.tensor(x))
     sync = ctorch.nn.SyncBatchNorm(6).double()
