@@ -101,15 +101,28 @@ std::vector<Row> measure(ct_process_group* pg, Direct direct, Barrier barrier) {
     direct(buf.data(), n);  // warm-up: connections, first-touch pages
     check(ct_dist_all_reduce(pg, t, CT_REDUCE_SUM, nullptr), "ct_dist_all_reduce");
     Row row{bytes, 1e30, 1e30};
-    for (int rep = 0; rep < repetitions(bytes); ++rep) {
+    auto time_direct = [&] {
       barrier();
-      double t0 = now_s();
+      const double t0 = now_s();
       for (int i = 0; i < iters; ++i) direct(buf.data(), n);
       row.engine_s = std::min(row.engine_s, (now_s() - t0) / iters);
+    };
+    auto time_ctorch = [&] {
       barrier();
-      t0 = now_s();
+      const double t0 = now_s();
       for (int i = 0; i < iters; ++i) check(ct_dist_all_reduce(pg, t, CT_REDUCE_SUM, nullptr), "ct_dist_all_reduce");
       row.ctorch_s = std::min(row.ctorch_s, (now_s() - t0) / iters);
+    };
+    // Each side goes first in every other repetition: on 2 cores the loop timed first after a
+    // switch of sides ran measurably faster or slower (Gloo's I/O thread waking), whichever it was.
+    for (int rep = 0; rep < 2 * repetitions(bytes); ++rep) {
+      if (rep % 2 == 0) {
+        time_direct();
+        time_ctorch();
+      } else {
+        time_ctorch();
+        time_direct();
+      }
     }
     ct_tensor_release(t);
     rows.push_back(row);
