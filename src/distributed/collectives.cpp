@@ -528,7 +528,7 @@ WorkPtr barrier(ProcessGroup& pg, bool async) {
   return pg.run(fn, [&pg, fn] {
     agree(pg, fn, DType::UInt8, 0, -1);
     call(pg, fn, [&](ct_engine_error* err) { return pg.engine().barrier(pg.comm(), err); });
-  }, {}, async);
+  }, std::vector<Tensor>(), async);
 }
 
 }  // namespace ct::dist

@@ -277,7 +277,7 @@ std::shared_ptr<ProcessGroup> ProcessGroup::new_group(const std::vector<int>& ra
   // Through the parent's queue: an MPI sub-communicator is made by a collective over the parent.
   run("new_group", [&] {
     if (engine_->comm_create(&init, &g->comm_, &g->rank_, &g->size_, &err) != CT_OK) g->raise_engine_error("new_group", err);
-  }, {}, false);
+  }, std::vector<Tensor>(), false);
   return g;
 }
 
@@ -301,36 +301,35 @@ void ProcessGroup::destroy() {
   comm_ = nullptr;
 }
 
-std::shared_ptr<Work> ProcessGroup::run(const char* name, std::function<void()> op, std::vector<Tensor> keep,
-                                        bool async) {
+bool ProcessGroup::begin_inline(const char* name) {
   CT_CHECK(is_member(), CT_ERROR_INVALID_ARGUMENT, name,
            ": this process is not a member of the group (new_group gave it a non-member group); "
            "call collectives only on groups this rank belongs to");
-  std::unique_lock<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   CT_CHECK(!stopping_ && !destroyed_, CT_ERROR_INVALID_ARGUMENT, name, ": the process group was destroyed");
-  if (!async && queue_.empty() && !busy_) {
-    busy_ = true;
-    lock.unlock();
-    struct Idle {
-      ProcessGroup* pg;
-      ~Idle() {
-        {
-          std::lock_guard<std::mutex> l(pg->mu_);
-          pg->busy_ = false;
-        }
-        pg->cv_.notify_all();
-      }
-    } idle{this};
-    train::NoRecordGuard no_record;
-    op();
-    return nullptr;
-  }
+  if (!queue_.empty() || busy_) return false;
+  busy_ = true;
+  return true;
+}
+
+void ProcessGroup::end_inline() {
+  // Notified under the lock: once destroy sees busy_ false it may free the group.
+  std::lock_guard<std::mutex> lock(mu_);
+  busy_ = false;
+  cv_.notify_all();
+}
+
+std::shared_ptr<Work> ProcessGroup::enqueue(const char* name, std::function<void()> op, std::vector<Tensor> keep,
+                                            bool async) {
   auto work = std::make_shared<Work>();
   work->keep = std::move(keep);
-  queue_.push_back(Task{name, std::move(op), work});
-  if (!thread_.joinable()) thread_ = std::thread([this] { worker(); });
-  lock.unlock();
-  cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    CT_CHECK(!stopping_ && !destroyed_, CT_ERROR_INVALID_ARGUMENT, name, ": the process group was destroyed");
+    queue_.push_back(Task{name, std::move(op), work});
+    if (!thread_.joinable()) thread_ = std::thread([this] { worker(); });
+    cv_.notify_all();
+  }
   if (async) return work;
   std::string message;
   // The engine bounds each operation by the group's timeout, so this wait ends; the margin covers

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 #include "core/tensor.h"
 #include "distributed/engine.h"
 #include "distributed/store.h"
+#include "train/no_record.h"
 
 namespace ct::dist {
 
@@ -62,8 +64,19 @@ class ProcessGroup {
   void* comm() const { return comm_; }
 
   /// Runs op (which raises ct::Error) as described in Note [The group's queue]. With async, returns
-  /// at once with the Work; otherwise runs it to completion and raises its error.
-  std::shared_ptr<Work> run(const char* name, std::function<void()> op, std::vector<Tensor> keep, bool async);
+  /// at once with the Work; otherwise runs it to completion and raises its error. keep: the tensors
+  /// op uses, held by a queued operation until it has run. A template, so that the common path (a
+  /// synchronous call on an idle group) calls op in place, with no std::function or vector made.
+  template <typename Op>
+  std::shared_ptr<Work> run(const char* name, Op&& op, std::initializer_list<Tensor> keep, bool async) {
+    if (!async && begin_inline(name)) return run_inline(op);
+    return enqueue(name, std::function<void()>(std::forward<Op>(op)), std::vector<Tensor>(keep), async);
+  }
+  template <typename Op>
+  std::shared_ptr<Work> run(const char* name, Op&& op, std::vector<Tensor> keep, bool async) {
+    if (!async && begin_inline(name)) return run_inline(op);
+    return enqueue(name, std::function<void()>(std::forward<Op>(op)), std::move(keep), async);
+  }
 
   /// Runs a point-to-point op outside the queue (Note [Point-to-point outside the queue]): on the
   /// calling thread when synchronous, on a thread of its own when asynchronous.
@@ -75,6 +88,20 @@ class ProcessGroup {
 
  private:
   ProcessGroup() = default;
+  /// Checks that the group can take name; true (and busy_ set) when the caller may run it in place.
+  bool begin_inline(const char* name);
+  void end_inline();
+  template <typename Op>
+  std::shared_ptr<Work> run_inline(Op& op) {
+    struct End {
+      ProcessGroup* pg;
+      ~End() { pg->end_inline(); }
+    } end{this};
+    train::NoRecordGuard no_record;
+    op();
+    return nullptr;
+  }
+  std::shared_ptr<Work> enqueue(const char* name, std::function<void()> op, std::vector<Tensor> keep, bool async);
   void worker();
   void execute(const char* name, const std::function<void()>& op, Work& work);
   std::string missing_ranks_note() const;

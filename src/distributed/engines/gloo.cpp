@@ -5,6 +5,8 @@
 // runs one operation at a time per group in the same order on every rank, so a counter gives every
 // rank the same tag. Point-to-point messages use the caller's tag as Gloo's slot; collectives' slots
 // carry a prefix in their top byte, so the two never meet.
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -44,9 +46,40 @@ int report(ct_engine_error* err, int status, const std::string& message) {
   return ct::engine::fail(err, status, "%s", message.c_str());
 }
 
+// Note [SIGPIPE from a dead peer]
+// Gloo writes to its sockets without MSG_NOSIGNAL, so a write to a rank that was killed raises
+// SIGPIPE, whose default action ends the process: a C host died of its peer's death instead of
+// getting CT_ERROR_DISTRIBUTED. (Python, the JVM and Rust programs ignore SIGPIPE; C programs do
+// not.) The process's disposition is the host's to choose, so instead every Gloo call runs with
+// SIGPIPE blocked in its thread: the write then fails with EPIPE, Gloo raises, and the SIGPIPE left
+// pending for the thread is taken before the mask is restored. Gloo's I/O thread is started inside
+// comm_create under the same mask and inherits it, so its writes never raise the signal either.
+class SigpipeBlocked {
+ public:
+  SigpipeBlocked() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeBlocked() {
+    sigset_t pending;
+    if (!sigismember(&old_, SIGPIPE) && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+      const timespec now{0, 0};
+      sigtimedwait(&pipe_, nullptr, &now);
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlocked(const SigpipeBlocked&) = delete;
+  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+
+ private:
+  sigset_t pipe_, old_;
+};
+
 /// Gloo raises on failure; a timeout says "Timed out" in its message, a closed connection does not.
 template <typename F>
 int guarded(ct_engine_error* err, const char* op, F&& f) {
+  SigpipeBlocked no_sigpipe;  // Note [SIGPIPE from a dead peer]
   try {
     f();
     return CT_OK;
@@ -169,6 +202,7 @@ int comm_create(const ct_engine_init* init, void** out, int* rank, int* size, ct
     attr.hostname = host;
   }
   StoreBridge store(init->store);
+  SigpipeBlocked no_sigpipe;  // Gloo's I/O thread, started here, inherits the mask
   try {
     auto device = gloo::transport::tcp::CreateDevice(attr);
     comm->context = std::make_shared<gloo::rendezvous::Context>(init->rank, init->size);
@@ -190,7 +224,10 @@ int comm_create(const ct_engine_init* init, void** out, int* rank, int* size, ct
   return CT_OK;
 }
 
-void comm_destroy(void* c) { delete static_cast<Comm*>(c); }
+void comm_destroy(void* c) {
+  SigpipeBlocked no_sigpipe;  // closing the pairs may flush to a peer that is gone
+  delete static_cast<Comm*>(c);
+}
 
 int all_reduce(void* c, void* buf, size_t count, int dtype, int op, void*, ct_engine_error* err) {
   Comm& comm = as_comm(c);
