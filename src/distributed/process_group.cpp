@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <set>
 #include <system_error>
@@ -232,6 +233,7 @@ std::shared_ptr<ProcessGroup> ProcessGroup::init(const std::string& backend, con
   if (engine.comm_create(&init, &pg->comm_, &pg->rank_, &pg->size_, &err) != CT_OK)
     pg->raise_engine_error("init_process_group", err);
   set_members(pg->size_);
+  pg->await_members("init_process_group");
   return pg;
 }
 
@@ -278,7 +280,30 @@ std::shared_ptr<ProcessGroup> ProcessGroup::new_group(const std::vector<int>& ra
   run("new_group", [&] {
     if (engine_->comm_create(&init, &g->comm_, &g->rank_, &g->size_, &err) != CT_OK) g->raise_engine_error("new_group", err);
   }, std::vector<Tensor>(), false);
+  g->await_members("new_group");
   return g;
+}
+
+// Note [Joining ends together]
+// An engine's rendezvous can return on one rank before it has on another: Gloo's full mesh is
+// complete for a rank once its own pairs are connected, while a peer may still be finishing its
+// side. A rank that then exited at once (a program that only joins, or one that fails right after)
+// broke the peer's join with "Connection closed by peer". So, as torch's store-based barrier does,
+// a group is returned only when every member has finished making it: each says so in the store and
+// waits for the others, within the group's timeout, and a rank that never does is named.
+void ProcessGroup::await_members(const char* fn) {
+  if (!store_ || size_ <= 1) return;
+  store_->set(str("joined/", rank_), "1");
+  for (int r = 0; r < size_; ++r) {
+    try {
+      store_->get(str("joined/", r), timeout_);
+    } catch (const Error& e) {
+      ct_engine_error err{};
+      err.status = e.status();
+      std::snprintf(err.message, sizeof err.message, "rank %d did not finish joining the group (%s)", r, e.what());
+      raise_engine_error(fn, err);
+    }
+  }
 }
 
 ProcessGroup::~ProcessGroup() { destroy(); }

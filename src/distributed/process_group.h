@@ -102,6 +102,8 @@ class ProcessGroup {
     return nullptr;
   }
   std::shared_ptr<Work> enqueue(const char* name, std::function<void()> op, std::vector<Tensor> keep, bool async);
+  /// Returns once every member has finished making the group (Note [Joining ends together]).
+  void await_members(const char* fn);
   void worker();
   void execute(const char* name, const std::function<void()>& op, Work& work);
   std::string missing_ranks_note() const;
