@@ -75,7 +75,7 @@ ct_status ct_dist_is_backend_available(const char* backend, int* out) {
       *out = 1;
     } catch (const Error& e) {
       if (e.status() != CT_ERROR_BACKEND) throw;
-      ct_error_set(CT_ERROR_BACKEND, e.what());  // why it is 0, for ct_last_error
+      capi::explain_answer(e.message());  // why it is 0
     }
   });
 }

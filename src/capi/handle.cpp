@@ -82,6 +82,8 @@ ct_status translate_exception() {
   return status;
 }
 
+void explain_answer(const std::string& why) { errors().set(why); }
+
 void fail_bad_handle(const ct_tensor* t, const char* fn, const char* arg) {
   if (!t) fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": argument ", arg, " is NULL. Pass a tensor handle"));
   fail(CT_ERROR_INVALID_ARGUMENT, str(fn, ": argument ", arg,
@@ -232,7 +234,7 @@ void ct_error_set(ct_status status, const char* msg) {
   ct::capi::ThreadErrors& e = ct::capi::errors();
   // Any failure the callback reports counts, one outside ct_status included (fail_callback maps it).
   const int raw = ct::capi::raw_enum(status);
-  e.callback_status = raw == CT_OK ? CT_OK : raw > CT_OK && raw <= CT_ERROR_INTERNAL ? status : CT_ERROR_INVALID_ARGUMENT;
+  e.callback_status = raw == CT_OK ? CT_OK : ct::capi::is_status(raw) ? status : CT_ERROR_INVALID_ARGUMENT;
   try {
     e.callback_msg = msg ? msg : "";
     e.callback_fixed = nullptr;

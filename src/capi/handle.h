@@ -28,6 +28,9 @@ namespace ct::capi {
 
 /// Translates the exception being handled (call only inside a catch block).
 ct_status translate_exception();
+/// Sets ct_last_error() for a call that succeeds with an answer the header says it explains
+/// (ct_dist_is_backend_available's 0).
+void explain_answer(const std::string& why);
 
 /// Runs body; OK, or the translated failure.
 template <typename F>
