@@ -4711,9 +4711,9 @@ CT_API CT_NODISCARD ct_status ct_init_calculate_fan_in_and_fan_out(const ct_tens
  * ranks where the engine lets them be known (gloo and nccl through the store; under mpirun the
  * launcher ends the whole job when one process dies, which is MPI's own behavior).
  *
- * Determinism: with ct_use_deterministic_algorithms on, ct_dist_all_reduce and ct_dist_reduce
- * combine the ranks' values in rank order 0, 1, ..., n-1 on every rank, so results are bitwise the
- * same run to run for a fixed world size, on every engine. Off, each engine picks its own algorithm
+ * Determinism: with ct_use_deterministic_algorithms on, ct_dist_all_reduce, ct_dist_reduce and the
+ * two reduce_scatter functions combine the ranks' values in rank order 0, 1, ..., n-1 on every
+ * rank, so results are bitwise the same run to run for a fixed world size, on every engine. Off, each engine picks its own algorithm
  * (docs/distributed.md says what each guarantees).
  *
  * Threads: a group's functions may be called from any thread; operations issued from several
@@ -4765,8 +4765,10 @@ CT_API CT_NODISCARD ct_status ct_dist_is_backend_available(const char* backend, 
  * CT_ERROR_INVALID_ARGUMENT for NULL out, an unknown backend or init_method, a missing or bad
  * environment variable (the message names it), or a rank outside [0, world_size);
  * CT_ERROR_BACKEND when the engine is not built or cannot load (the message says what to
- * install); CT_ERROR_TIMEOUT when not all ranks arrived within timeout_seconds (the message names
- * the missing ranks); CT_ERROR_DISTRIBUTED when the store's port is taken or a connection failed.
+ * install); CT_ERROR_DEVICE for nccl in a process that sees no CUDA device (the message says why);
+ * CT_ERROR_TIMEOUT when not all ranks arrived within timeout_seconds (the message names the
+ * missing ranks); CT_ERROR_DISTRIBUTED when the store's port is taken or a connection failed. It
+ * returns once every rank has finished joining, so a rank that exits at once breaks no peer's join.
  * Threads: any thread. Since 0.9.
  */
 CT_API CT_NODISCARD ct_status ct_dist_init_process_group(const char* backend, const char* init_method, int rank,
@@ -4796,8 +4798,8 @@ CT_API CT_NODISCARD ct_status ct_dist_new_group(ct_process_group* pg, const int*
 CT_API void ct_process_group_destroy(ct_process_group* pg);
 
 /* This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
-   ("gloo", "mpi", "nccl"; a static string). CT_ERROR_INVALID_ARGUMENT for NULL or released
-   arguments. Since 0.9. */
+   ("gloo", "mpi", "nccl"; a static string, and NULL when the call fails). CT_ERROR_INVALID_ARGUMENT
+   for NULL or released arguments. Since 0.9. */
 CT_API CT_NODISCARD ct_status ct_dist_get_rank(const ct_process_group* pg, int* out);
 CT_API CT_NODISCARD ct_status ct_dist_get_world_size(const ct_process_group* pg, int* out);
 CT_API CT_NODISCARD ct_status ct_dist_get_backend(const ct_process_group* pg, const char** out);
@@ -4811,7 +4813,9 @@ CT_API CT_NODISCARD ct_status ct_dist_get_backend(const ct_process_group* pg, co
  * a rank out of range; CT_ERROR_SHAPE for tensors whose sizes do not fit each other or that are
  * not contiguous; CT_ERROR_DTYPE for mixed dtypes or one the engine cannot reduce (the message
  * lists those it can); CT_ERROR_DEVICE for a tensor on a device the engine does not serve;
- * CT_ERROR_TIMEOUT / CT_ERROR_DISTRIBUTED as above. Since 0.9.
+ * CT_ERROR_TIMEOUT / CT_ERROR_DISTRIBUTED as above, and CT_ERROR_DISTRIBUTED on every rank when
+ * the ranks passed different operations, sizes or dtypes where the engine would otherwise abort
+ * (gloo; docs/distributed.md). Since 0.9.
  */
 /* t := op over every rank's t (torch.distributed.all_reduce). */
 CT_API CT_NODISCARD ct_status ct_dist_all_reduce(ct_process_group* pg, ct_tensor* t, ct_reduce_op op, ct_work** work);
@@ -4849,7 +4853,10 @@ CT_API CT_NODISCARD ct_status ct_dist_all_to_all(ct_process_group* pg, ct_tensor
 CT_API CT_NODISCARD ct_status ct_dist_all_to_all_single(ct_process_group* pg, ct_tensor* output,
                                                         const ct_tensor* input, ct_work** work);
 /* Point to point: t goes to rank dst, which receives it into a tensor of the same sizes and dtype
-   with ct_dist_recv from src; tag tells apart messages between the same two ranks. */
+   with ct_dist_recv from src; tag, in [0, 2^29), tells apart messages between the same two ranks.
+   They run outside the group's queue, so sends posted asynchronously may be received in another
+   order; a synchronous send may wait until its receive is posted. A receive into a tensor of
+   another byte size than the message is CT_ERROR_SHAPE naming both (gloo, mpi). */
 CT_API CT_NODISCARD ct_status ct_dist_send(ct_process_group* pg, const ct_tensor* t, int dst, int tag, ct_work** work);
 CT_API CT_NODISCARD ct_status ct_dist_recv(ct_process_group* pg, ct_tensor* t, int src, int tag, ct_work** work);
 /* Returns once every rank of pg has called it (torch.distributed.barrier). */

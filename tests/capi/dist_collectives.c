@@ -447,8 +447,41 @@ static void test_dtype_refusal(void) {
   /* a list of the wrong length */
   ct_tensor* one[1] = {f};
   CHECK_STATUS(ct_dist_all_gather(g_pg, one, 1, f, NULL), CT_ERROR_INVALID_ARGUMENT);
-  RELEASE(i, f);
+  /* a view that is not contiguous: the message gives its sizes and strides */
+  ct_tensor* m = T(CT_FLOAT32, S(2, 3), 1, 2, 3, 4, 5, 6);
+  ct_tensor* mt = NULL;
+  CHECK_OK(ct_tensor_transpose(m, 0, 1, &mt));
+  CHECK_STATUS(ct_dist_all_reduce(g_pg, mt, CT_REDUCE_SUM, NULL), CT_ERROR_SHAPE);
+  CHECK_ERROR_CONTAINS("sizes [3, 2], strides [1, 3]) is not contiguous");
+  /* a tensor on a device the engine does not serve */
+  ct_tensor* meta = NULL;
+  const int64_t two = 2;
+  CHECK_OK(ct_tensor_empty(&two, 1, CT_FLOAT32, "meta", &meta));
+  CHECK_STATUS(ct_dist_broadcast(g_pg, meta, 0, NULL), CT_ERROR_DEVICE);
+  CHECK_ERROR_CONTAINS("is on meta");
+  RELEASE(i, f, m, mt, meta);
   CHECK_OK(ct_dist_barrier(g_pg, NULL));
+}
+
+/* Refusals before any rank is contacted: names and methods that do not exist, and an engine that
+   is not there says why (the sanitizer build has no mpi module). */
+static void test_init_refusals(void) {
+  int available = -1;
+  CHECK_STATUS(ct_dist_is_backend_available("carrier-pigeon", &available), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("Known backends: gloo");
+  CHECK_OK(ct_dist_is_backend_available("mpi", &available));
+  if (!available) CHECK_ERROR_CONTAINS("distributed backend 'mpi'");
+  ct_process_group* pg = SENTINEL_PG;
+  CHECK_STATUS(ct_dist_init_process_group("carrier-pigeon", NULL, 0, 1, 1.0, &pg), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(pg == NULL);
+  pg = SENTINEL_PG;
+  CHECK_STATUS(ct_dist_init_process_group("gloo", "udp://127.0.0.1:1", 0, 1, 1.0, &pg), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("unknown init_method 'udp://127.0.0.1:1'");
+  CHECK(pg == NULL);
+  CHECK_STATUS(ct_dist_init_process_group("gloo", "tcp://127.0.0.1", 0, 1, 1.0, &pg), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("has no port");
+  CHECK_STATUS(ct_dist_init_process_group("gloo", NULL, 3, 2, 1.0, &pg), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("rank 3 is not in [0, world_size 2)");
 }
 
 /* mpi: a rank and size that disagree with MPI's are refused (every rank asks, so MPI_Comm_dup
@@ -515,7 +548,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_all_gather),  CAPI_TEST(test_reduce_scatter), CAPI_TEST(test_gather),
     CAPI_TEST(test_scatter),     CAPI_TEST(test_all_to_all),     CAPI_TEST(test_send_recv),
     CAPI_TEST(test_barrier),     CAPI_TEST(test_async),          CAPI_TEST(test_new_group),
-    CAPI_TEST(test_dtype_refusal), CAPI_TEST(test_mpi_rank_mismatch), CAPI_TEST(test_destroy),
+    CAPI_TEST(test_dtype_refusal), CAPI_TEST(test_init_refusals), CAPI_TEST(test_mpi_rank_mismatch), CAPI_TEST(test_destroy),
 };
 static const capi_test TIMEOUT_TESTS[] = {CAPI_TEST(test_init), CAPI_TEST(test_timeout), CAPI_TEST(test_destroy)};
 
