@@ -427,9 +427,27 @@ Tensor weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef wsizes, IntArr
   return transpose(r, 0, 1);
 }
 
+// The input gradient of a stride-1 conv2d as a conv2d itself: the output gradient convolved with
+// the kernel flipped in space, its in/out channels swapped within each group, padded by
+// dilation * (k - 1) - padding (so at least 0: padding no wider than the kernel's reach). That runs
+// the forward's packed GEMM over shifted rows, where conv_transpose2d's route scatters every
+// column back through col2im (twice the time at 8x32x32x32, 3x3). Undefined when it does not apply.
+Tensor stride_one_input_grad(const Tensor& gy, const Tensor& w, IntArrayRef padding, IntArrayRef dilation,
+                             int64_t groups) {
+  const int64_t cout = w->size(0), cg = w->size(1), kh = w->size(2), kw = w->size(3);
+  DimVector pad = {dilation[0] * (kh - 1) - padding[0], dilation[1] * (kw - 1) - padding[1]};
+  if (pad[0] < 0 || pad[1] < 0 || !gy->device().is_cpu()) return Tensor();
+  // (G, cout/G, cg, kh, kw) -> (G, cg, cout/G, kh, kw) -> (G * cg, cout/G, kh, kw), flipped.
+  const Tensor wt = reshape(transpose(view(w, {groups, cout / groups, cg, kh, kw}), 1, 2),
+                            {groups * cg, cout / groups, kh, kw});
+  const DimVector one = {1, 1};
+  return conv2d(gy, flip(wt, {2, 3}), Tensor(), one, pad, dilation, groups);
+}
+
 // conv2d's weight gradient computed directly when the backward is not recorded: per sample and
-// group, dW_g += dY_g (og x L) @ cols^T (L x k). Each thread sums its samples into its own buffer and
-// the buffers are added in thread order, so the result is the same run to run on one thread count.
+// group, dW_g += dY_g (og x L) @ cols^T (L x k). The samples are cut into `parts` runs, a number set
+// by the sizes alone, never by the thread count; each run is summed in sample order into its own
+// buffer and the buffers are added in order, so the bits are the same on any number of threads.
 // float16/bfloat16 (and a recorded backward) take the differentiable path in weight_grad.
 Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArrayRef wsizes, IntArrayRef stride,
                                  IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
@@ -442,16 +460,19 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
   const int64_t batch = x->size(0), cin = x->size(1), cout = gy->size(1);
   const int64_t cg = cin / groups, og = cout / groups, k = cg * g.kh * g.kw, l = g.oh * g.ow;
   const int64_t wnumel = cout * k;
-  const int threads = std::max(1, std::min<int>(cpu::get_num_threads(), int(batch)));
+  // Up to 8 runs (enough for the threads of a CPU this runs on), fewer when their buffers would
+  // take more than 64 MB.
+  const int64_t parts = std::max<int64_t>(
+      1, std::min<int64_t>({batch, 8, (int64_t(64) << 20) / std::max<int64_t>(1, wnumel * int64_t(itemsize(dt)))}));
   Tensor result = zeros(wsizes, dt, x->device());
   if (dt == DType::Float32 && conv::has_avx512_sgemm()) {
     // dW_g (og x k) += dY_g (og x L) @ cols^T (L x k): dY_g packed as the GEMM's A, cols^T as
     // panels of kPanel im2col rows built straight from the image (8 rows at a time, interleaved);
-    // each thread accumulates its samples, and the threads' sums are added in order.
+    // each run accumulates its samples, and the runs' sums are added in order.
     constexpr int64_t kP = conv::kPanel;
-    std::vector<std::vector<float>> partial(static_cast<size_t>(threads));
-    const int64_t per = (batch + threads - 1) / threads;
-    cpu::parallel_blas_calls(threads, [&](int64_t t0, int64_t t1) {
+    std::vector<std::vector<float>> partial(static_cast<size_t>(parts));
+    const int64_t per = (batch + parts - 1) / parts;
+    cpu::parallel_blas_calls(parts, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         std::vector<float>& acc = partial[size_t(t)];
         acc.assign(size_t(wnumel), 0.0f);
@@ -465,14 +486,7 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
               for (int64_t i0 = 0; i0 < kP; i0 += 8) {
                 const int64_t qn = std::max<int64_t>(0, std::min<int64_t>(8, nr - i0));
                 for (int64_t i = 0; i < qn; ++i) im2col_row(xs, q0 + i0 + i, g, rows.data() + i * l);
-                float* dst = panel.data() + i0;
-                if (qn == 8) {
-                  for (int64_t p = 0; p < l; ++p)
-                    for (int64_t i = 0; i < 8; ++i) dst[p * kP + i] = rows[size_t(i * l + p)];
-                } else {
-                  for (int64_t p = 0; p < l; ++p)
-                    for (int64_t i = 0; i < 8; ++i) dst[p * kP + i] = i < qn ? rows[size_t(i * l + p)] : 0.0f;
-                }
+                conv::interleave8(rows.data(), l, qn, panel.data() + i0);
               }
               conv::gemm_panel(ga, panel.data(), nr, acc.data() + grp * og * k + q0, k, true);
             }
@@ -486,9 +500,9 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
   }
   visit_dtype<dtype_bit(DType::Float32) | dtype_bit(DType::Float64)>(dt, "conv2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    std::vector<std::vector<T>> partial(static_cast<size_t>(threads));
-    const int64_t per = (batch + threads - 1) / threads;
-    cpu::parallel_blas_calls(threads, [&](int64_t t0, int64_t t1) {
+    std::vector<std::vector<T>> partial(static_cast<size_t>(parts));
+    const int64_t per = (batch + parts - 1) / parts;
+    cpu::parallel_blas_calls(parts, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         std::vector<T>& acc = partial[size_t(t)];
         acc.assign(size_t(wnumel), T(0));
@@ -520,7 +534,8 @@ void conv2d_backward(GradCtx& c) {
     for (int i = 0; i < 2; ++i)
       op[i] =
           xb->size(2 + i) + 2 * padding[i] - dilation[i] * (w->size(2 + i) - 1) - 1 - (gy->size(2 + i) - 1) * stride[i];
-    Tensor gx = conv_transpose2d(gy, w, Tensor(), stride, padding, op, groups, dilation);
+    Tensor gx = stride[0] == 1 && stride[1] == 1 ? stride_one_input_grad(gy, w, padding, dilation, groups) : Tensor();
+    if (!gx.defined()) gx = conv_transpose2d(gy, w, Tensor(), stride, padding, op, groups, dilation);
     c.set("input", unbatched ? squeeze(gx, 0) : gx);
   }
   if (c.needs("weight")) {

@@ -32,6 +32,10 @@ void sgemm_packed(const PackedA& a, int64_t n, const float* b, int64_t ldb, floa
 /// accumulate: C += A @ panel instead.
 void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int64_t ldc, bool accumulate = false);
 
+/// Rows [0, 8) of a panel column block, transposed: panel[p * kPanel + i] = rows[i * l + p] for
+/// the first `count` rows (p < l), 0 for the others; the weight gradient's panels of im2col rows.
+void interleave8(const float* rows, int64_t l, int64_t count, float* panel);
+
 /// C[:, 0..nr) (m x nr, ldc) = A @ B, where row p of B is the kPanel floats at b + offsets[p] (all
 /// readable; columns past nr are ignored). A stride-1 convolution over a padded image is this GEMM
 /// with no packing at all: each tap's row is the image shifted by the tap's offset.
