@@ -194,6 +194,120 @@ static void test_topk_of_a_long_row_selects(void) {
   RELEASE(a, v, i);
 }
 
+/* Same dtype, sizes and bytes; both are made contiguous first. */
+static int same_bytes(const ct_tensor* a, const ct_tensor* b) {
+  ct_tensor *ca = NULL, *cb = NULL;
+  ct_dtype da, db;
+  size_t nda = 0, ndb = 0;
+  int64_t sa[8], sb[8], na = 0, nb = 0;
+  void *pa = NULL, *pb = NULL;
+  int same = ct_tensor_contiguous(a, &ca) == CT_OK && ct_tensor_contiguous(b, &cb) == CT_OK &&
+             ct_tensor_dtype(ca, &da) == CT_OK && ct_tensor_dtype(cb, &db) == CT_OK && da == db &&
+             ct_tensor_ndim(ca, &nda) == CT_OK && ct_tensor_ndim(cb, &ndb) == CT_OK && nda == ndb && nda <= 8 &&
+             ct_tensor_sizes(ca, sa, nda) == CT_OK && ct_tensor_sizes(cb, sb, ndb) == CT_OK &&
+             memcmp(sa, sb, nda * sizeof(int64_t)) == 0 && ct_tensor_numel(ca, &na) == CT_OK &&
+             ct_tensor_numel(cb, &nb) == CT_OK && na == nb && ct_tensor_data_ptr(ca, &pa) == CT_OK &&
+             ct_tensor_data_ptr(cb, &pb) == CT_OK && memcmp(pa, pb, (size_t)na * capi_itemsize(da)) == 0;
+  ct_tensor_release(ca);
+  ct_tensor_release(cb);
+  return same;
+}
+
+/* rows x n values of dtype dt with what selection gets wrong: ties (row 0 holds few distinct
+   values), and for floats NaNs, infinities of both signs, and zeros of both signs. */
+static ct_tensor* selection_input(ct_dtype dt, int64_t rows, int64_t n) {
+  const int floating = dt == CT_FLOAT32 || dt == CT_FLOAT64 || dt == CT_FLOAT16 || dt == CT_BFLOAT16;
+  double* v = (double*)malloc((size_t)(rows * n) * sizeof(double));
+  uint32_t state = 12345u;
+  for (int64_t i = 0; i < rows * n; ++i) {
+    state = state * 1664525u + 1013904223u;
+    const int64_t r = i / n;
+    const double u = (double)(state >> 8) / 16777216.0; /* [0, 1) */
+    double x = floating ? (u - 0.5) * 200.0 : floor((u - 0.5) * 200.0);
+    if (r % 4 == 0) x = floor(u * 5.0) - 2.0;                    /* heavy ties */
+    if (floating && r % 4 == 1 && (state >> 4) % 17 == 0) x = NAN;
+    if (floating && r % 4 == 2 && (state >> 4) % 13 == 0) x = (state & 1) ? INFINITY : -INFINITY;
+    if (floating && r % 4 == 3 && (state >> 4) % 3 == 0) x = (state & 1) ? 0.0 : -0.0;
+    v[i] = x;
+  }
+  ct_tensor *d = NULL, *t = NULL;
+  if (ct_tensor_from_data(v, SZ(rows, n), 2, CT_FLOAT64, &d) != CT_OK || ct_tensor_to(d, dt, &t) != CT_OK) t = NULL;
+  ct_tensor_release(d);
+  free(v);
+  return t;
+}
+
+/* topk must return exactly the first k of the stable sort, values and indices, NaN above +inf and
+   ties toward the smaller index: for k from 1 to 16 (the small-k path), 31 to 33 (its bound) and k
+   near n (the general path), largest and smallest, along the last dim and along dim 0. */
+static void test_topk_is_the_head_of_the_stable_sort(void) {
+  const ct_dtype dtypes[] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16, CT_INT32, CT_INT64, CT_INT8, CT_INT16, CT_UINT8};
+  const int64_t lengths[] = {16, 40, 300, 2055};
+  for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; ++di)
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; ++li) {
+      const int64_t n = lengths[li];
+      ct_tensor* a = selection_input(dtypes[di], 8, n);
+      ct_tensor* at = NULL;
+      CHECK(a != NULL);
+      CHECK_OK(ct_tensor_transpose(a, 0, 1, &at));
+      const int64_t ks[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 31, 32, 33, n / 2, n - 1, n};
+      for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki)
+        for (int largest = 0; largest <= 1; ++largest)
+          for (int along0 = 0; along0 <= 1; ++along0) {
+            const int64_t k = ks[ki], dim = along0 ? 0 : 1;
+            const ct_tensor* in = along0 ? at : a;
+            if (k > n) continue;
+            ct_tensor *v = NULL, *i = NULL, *sv = NULL, *si = NULL, *hv = NULL, *hi = NULL;
+            CHECK_OK(ct_tensor_topk(in, k, dim, largest, 1, &v, &i));
+            CHECK_OK(ct_tensor_sort(in, dim, largest, &sv, &si));
+            CHECK_OK(ct_tensor_narrow(sv, dim, 0, k, &hv));
+            CHECK_OK(ct_tensor_narrow(si, dim, 0, k, &hi));
+            if (!same_bytes(v, hv) || !same_bytes(i, hi)) {
+              fprintf(stderr, "topk differs from sort: %s n=%lld k=%lld largest=%d dim=%lld\n", ct_dtype_name(dtypes[di]),
+                      (long long)n, (long long)k, largest, (long long)dim);
+              CHECK(0);
+            }
+            RELEASE(v, i, sv, si, hv, hi);
+          }
+      RELEASE(a, at);
+    }
+}
+
+/* kthvalue along the last dim is the k-th of the stable ascending sort too (its small-k path). */
+static void test_kthvalue_is_the_kth_of_the_stable_sort(void) {
+  ct_tensor* a = selection_input(CT_FLOAT32, 8, 2055);
+  ct_tensor *sv = NULL, *si = NULL;
+  CHECK(a != NULL);
+  CHECK_OK(ct_tensor_sort(a, 1, 0, &sv, &si));
+  for (int64_t k = 1; k <= 40; ++k) {
+    ct_tensor *outs[2] = {NULL, NULL}, *kv = NULL, *ki = NULL;
+    const ct_value args[] = {VT(a), VI(k), VI(1)};
+    CHECK_OK(ct_op_call("kthvalue", args, 3, outs, 2));
+    ct_tensor *v = outs[0], *i = outs[1];
+    CHECK_OK(ct_tensor_select(sv, 1, k - 1, &kv));
+    CHECK_OK(ct_tensor_select(si, 1, k - 1, &ki));
+    CHECK(same_bytes(v, kv) && same_bytes(i, ki));
+    RELEASE(v, i, kv, ki);
+  }
+  RELEASE(a, sv, si);
+}
+
+/* Rows are split among threads, never a row: the same bytes on one thread and on two. */
+static void test_topk_same_bytes_on_one_and_two_threads(void) {
+  int32_t old = 1;
+  CHECK_OK(ct_get_num_threads(&old));
+  ct_tensor* a = selection_input(CT_FLOAT32, 256, 2048);
+  ct_tensor *v1 = NULL, *i1 = NULL, *v2 = NULL, *i2 = NULL;
+  CHECK(a != NULL);
+  CHECK_OK(ct_set_num_threads(1));
+  CHECK_OK(ct_tensor_topk(a, 8, 1, 1, 1, &v1, &i1));
+  CHECK_OK(ct_set_num_threads(2));
+  CHECK_OK(ct_tensor_topk(a, 8, 1, 1, 1, &v2, &i2));
+  CHECK_OK(ct_set_num_threads(old));
+  CHECK(same_bytes(v1, v2) && same_bytes(i1, i2));
+  RELEASE(a, v1, i1, v2, i2);
+}
+
 static void test_topk_errors(void) {
   ct_tensor* a = mat23();
   ct_tensor* b = T(CT_BOOL, S(2), 1, 0);
@@ -250,6 +364,9 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_sort_errors_leave_both_outputs_null),
     CAPI_TEST(test_topk),
     CAPI_TEST(test_topk_of_a_long_row_selects),
+    CAPI_TEST(test_topk_is_the_head_of_the_stable_sort),
+    CAPI_TEST(test_kthvalue_is_the_kth_of_the_stable_sort),
+    CAPI_TEST(test_topk_same_bytes_on_one_and_two_threads),
     CAPI_TEST(test_topk_errors),
     CAPI_TEST(test_released_input_is_invalid_argument),
     CAPI_TEST(test_on_meta),

@@ -34,18 +34,17 @@ template <> struct Key<int16_t> : SignedKey<int16_t, uint16_t> {};
 template <> struct Key<int32_t> : SignedKey<int32_t, uint32_t> {};
 template <> struct Key<int64_t> : SignedKey<int64_t, uint64_t> {};
 
-// IEEE bits u of width U: positive floats above every negative one, +0 and -0 one key.
-template <typename U>
-inline U float_key(U u) {
-  constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
-  if (static_cast<U>(u & ~sign) == 0) return sign;
-  return static_cast<U>((u & sign) ? ~u : (u | sign));
-}
+// IEEE bits u of width U: positive floats above every negative one, +0 and -0 one key, NaN above
+// +inf. Masks, not branches: a loop of keys vectorizes, and scattered data (select_small_k in
+// rows.h) does not mispredict.
 template <typename U, U kInf>
 inline U ieee_key(U u) {
   constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
-  if (static_cast<U>(u & ~sign) > kInf) return static_cast<U>(~U(0));  // NaN: above +inf
-  return float_key(u);
+  const U mag = static_cast<U>(u & ~sign);
+  const U flip = static_cast<U>(static_cast<U>(U(0) - static_cast<U>(u >> (sizeof(U) * 8 - 1))) | sign);  // negative: every bit
+  U k = static_cast<U>(u ^ flip);
+  k = static_cast<U>(k ^ ((k ^ sign) & static_cast<U>(U(0) - U(mag == 0))));  // -0 -> +0's key
+  return static_cast<U>(k | static_cast<U>(U(0) - U(mag > kInf)));             // NaN -> the largest
 }
 template <> struct Key<float> {
   using U = uint32_t;
