@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh - build ctorch (Release) and run bench/bench_core, bench_autograd, bench_runtime, bench_compile,
 # bench_allreduce (the distributed engines' all_reduce bandwidth beside each engine and torch.distributed),
+# bench_torch2 (current torch from PyPI, eager and torch.compile, beside ctorch: operators, compiled
+# graphs, training steps, per-call costs and peak memory),
 # bench_python, bench_optim (Adam over 10M parameters vs torch), bench_linalg (torch.linalg vs torch), bench_training (the digits MLP and
 # CNN per epoch: ctorch C and Python vs PyTorch) and the Rust crate's per_op: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch
 # and numpy for the Python package; the raw C ABI for the Rust binding).
@@ -24,7 +26,7 @@ ctorch_build "$build_dir" bench_core bench_autograd bench_runtime bench_compile 
   digits digits_cnn bench_allreduce
 
 # ctorch_bench_torch_venv: prints the python of a virtual environment with torch from PyPI (current
-# torch, for bench_allreduce's torch.distributed column), making it on first use. It lives outside
+# torch: bench_allreduce's torch.distributed column and bench_torch2's anchors), making it on first use. It lives outside
 # the repository: CTORCH_BENCH_VENV, else ~/.cache/ctorch/bench-torch-venv. Prints nothing (and
 # says why) when it cannot be made, e.g. offline.
 ctorch_bench_torch_venv() {
@@ -32,7 +34,7 @@ ctorch_bench_torch_venv() {
   if ! "$venv/bin/python" -c 'import numpy, torch.distributed' >/dev/null 2>&1; then
     ctorch_log "making $venv: torch and numpy from PyPI (several GB, once)"
     if ! { /usr/bin/python3 -m venv "$venv" && "$venv/bin/pip" install -q torch numpy; } >&2; then
-      ctorch_log "no torch venv at $venv: bench_allreduce leaves the torch column out"
+      ctorch_log "no torch venv at $venv: bench_allreduce leaves the torch column out, bench_torch2 is skipped"
       return 0
     fi
   fi
@@ -56,8 +58,15 @@ for b in "${ops_benches[@]}"; do
 done
 # all_reduce bandwidth: each distributed engine called directly beside ct_dist_all_reduce over it,
 # and torch.distributed's gloo (2 ranks each; about 20 s).
-CTORCH_BENCH_TORCH_PYTHON=$(ctorch_bench_torch_venv) "$build_dir/bench/distributed/bench_allreduce"
+torch_python=$(ctorch_bench_torch_venv)
+CTORCH_BENCH_TORCH_PYTHON=$torch_python "$build_dir/bench/distributed/bench_allreduce"
 echo
+# ctorch beside torch 2.x in one process: the venv's Python (the system's minor version) imports
+# ctorch's package from the build (about 5 minutes, most of it Inductor compiling).
+if [[ -n $torch_python ]]; then
+  PYTHONPATH="$build_dir/bindings/python" "$torch_python" bench/bench_torch2.py
+  echo
+fi
 # CTorch.jl's per-op cost beside the C ABI (bench/julia/per_op.jl), when julia is installed.
 if command -v julia >/dev/null; then
   CTORCH_LIBRARY="$build_dir/src/libctorch.so" JULIA_DEPOT_PATH="$build_dir/bindings/julia/depot" \
