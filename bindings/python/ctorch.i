@@ -14,6 +14,7 @@
 
 %{
 #include <string.h>
+#include <structmember.h>
 #include "ctorch.h"
 #include "ctorch_dlpack.h"
 
@@ -672,6 +673,370 @@ done:
   return result;
 }
 
+%}
+
+%{
+/* ---- Fast paths for the per-call cost of Python (see Note [Python fast paths]) ----
+ *
+ * Note [Python fast paths]
+ * A Python-level call pays for every Python frame and object it makes: the general indexing code
+ * (_apply_basic) and the boxed operator call (ops.call) cost 2-9 us on a 4x4 tensor, where the
+ * library's work is about 0.2 us. Basic indexing (ints, slices, None, ...) and calls of a resolved
+ * operator with positional arguments of plain kinds are done here in C instead, with the same library
+ * calls the Python paths make (select, unsqueeze, the "slice" operator, view; ct_op_call_op), so
+ * results, grad_fn names and errors are the same. Anything else (tensors or lists as indices,
+ * SymInts, numpy numbers, keyword arguments, a traced proxy with symbolic sizes) is not handled
+ * here: the functions answer None or NotImplemented *before* calling the library, and the caller
+ * takes its general Python path. Tensor objects are made here as ctorch._tensor._wrap makes them
+ * (object.__new__(Tensor) and its _h slot), through the slot's offset (ct_py_set_tensor_type). */
+
+static PyTypeObject* ct_py_tensor_type = NULL; /* ctorch.Tensor */
+static Py_ssize_t ct_py_handle_offset = -1;    /* where Tensor's _h slot lives in its objects */
+static PyTypeObject* ct_py_dtype_type = NULL;  /* ctorch.dtype, whose .code is a ct_dtype */
+static PyObject* ct_py_code_name = NULL;       /* "code" */
+static const ct_op* ct_py_slice_op = NULL;     /* slice.Tensor, for x[a:b:c] */
+
+/* The handle of a Tensor (or subclass) object, or NULL when o is none or its _h is not a handle. */
+static const ct_tensor* ct_py_handle_of(PyObject* o) {
+  if (!ct_py_tensor_type || !PyObject_TypeCheck(o, ct_py_tensor_type)) return NULL;
+  PyObject* h = *(PyObject**)((char*)o + ct_py_handle_offset);
+  if (!h || !PyLong_CheckExact(h)) return NULL;
+  void* p = PyLong_AsVoidPtr(h);
+  if (!p) PyErr_Clear();
+  return (const ct_tensor*)p;
+}
+
+/* A new ctorch.Tensor owning t (a new reference): _wrap(t). On failure t is released. */
+static PyObject* ct_py_new_tensor(ct_tensor* t) {
+  PyObject* h = PyLong_FromVoidPtr(t);
+  PyObject* o = h ? ct_py_tensor_type->tp_alloc(ct_py_tensor_type, 0) : NULL;
+  if (!o) {
+    Py_XDECREF(h);
+    ct_tensor_release(t);
+    return NULL;
+  }
+  *(PyObject**)((char*)o + ct_py_handle_offset) = h;
+  return o;
+}
+
+/* An int that is not a bool and fits int64: 1 with *v set, else 0 (no error left set). */
+static int ct_py_plain_int(PyObject* o, int64_t* v) {
+  if (!PyLong_Check(o) || PyBool_Check(o)) return 0;
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow || (x == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return 0;
+  }
+  *v = (int64_t)x;
+  return 1;
+}
+/* An operator resolved once for ct_py_op_call_fast: the overload (ct_op_find) when the name has a
+ * single one, else NULL and the call goes by name (ct_op_call picks the overload); nouts as
+ * ctorch.ops._result_type gives it. */
+typedef struct ct_py_op_key_s {
+  const ct_op* op;
+  int nouts;
+  char name[];
+} ct_py_op_key_t;
+
+static void ct_py_op_key_free(PyObject* capsule) {
+  free(PyCapsule_GetPointer(capsule, "ctorch._C.op_key"));
+}
+
+/* Boxes o into v as ctorch.ops._box does, for the plain kinds: 1 when boxed, 0 when o needs the
+ * general path (no error set), -1 on error. Lists take their elements from *pool. */
+static int ct_py_box(PyObject* o, ct_value* v, int64_t** pool, int64_t* pool_end) {
+  memset(v, 0, sizeof *v);
+  if (o == Py_None) {
+    v->kind = CT_VALUE_NONE;
+  } else if (PyObject_TypeCheck(o, ct_py_tensor_type)) {
+    if (!(v->tensor = ct_py_handle_of(o))) return 0;
+    v->kind = CT_VALUE_TENSOR;
+  } else if (PyBool_Check(o)) {
+    v->kind = CT_VALUE_BOOL;
+    v->i = o == Py_True;
+  } else if (PyLong_Check(o)) {
+    if (!ct_py_plain_int(o, &v->i)) return 0;
+    v->kind = CT_VALUE_INT;
+  } else if (PyFloat_Check(o)) {
+    v->kind = CT_VALUE_FLOAT;
+    v->f = PyFloat_AS_DOUBLE(o);
+  } else if (PyUnicode_Check(o)) {
+    if (!(v->str = PyUnicode_AsUTF8(o))) return -1;
+    v->kind = CT_VALUE_STRING;
+  } else if (PyObject_TypeCheck(o, ct_py_dtype_type)) {
+    PyObject* code = PyObject_GetAttr(o, ct_py_code_name);
+    int ok = code && ct_py_plain_int(code, &v->i);
+    Py_XDECREF(code);
+    if (!ok) {
+      PyErr_Clear();
+      return 0;
+    }
+    v->kind = CT_VALUE_DTYPE;
+  } else if (PyList_Check(o) || PyTuple_Check(o)) {
+    PyObject* const* items = PyList_Check(o) ? ((PyListObject*)o)->ob_item : ((PyTupleObject*)o)->ob_item;
+    Py_ssize_t m = Py_SIZE(o);
+    if (m > pool_end - *pool) return 0;
+    int64_t* out = *pool;
+    int tensors = m > 0;
+    for (Py_ssize_t k = 0; tensors && k < m; ++k) tensors = PyObject_TypeCheck(items[k], ct_py_tensor_type);
+    for (Py_ssize_t k = 0; k < m; ++k) {
+      if (tensors) {
+        const ct_tensor* t = ct_py_handle_of(items[k]);
+        if (!t) return 0;
+        out[k] = (int64_t)(intptr_t)t;
+      } else if (PyBool_Check(items[k])) {
+        out[k] = items[k] == Py_True;
+      } else if (!ct_py_plain_int(items[k], &out[k])) {
+        return 0; /* SymInts, numpy numbers, floats: the general path */
+      }
+    }
+    *pool += m;
+    v->len = (size_t)m;
+    if (tensors) {
+      v->kind = CT_VALUE_TENSORS;
+      v->tensors = (const ct_tensor* const*)out;
+    } else {
+      v->kind = CT_VALUE_INTS;
+      v->ints = out;
+    }
+  } else {
+    return 0; /* devices, SymInts, numpy numbers, anything else: the general path */
+  }
+  return 1;
+}
+
+/* Calls key's operator with first (when not NULL) and then args' items as positional arguments.
+ * One output: a Tensor (None for an empty slot); else a tuple of Tensors and Nones, as
+ * ctorch.ops.call's handles. NotImplemented, before anything is called, when an argument is not of
+ * a plain kind (see ct_py_box): the caller takes ctorch.ops.call. */
+static PyObject* ct_py_op_call_args(PyObject* key_capsule, PyObject* first, PyObject* args) {
+  ct_py_op_key_t* key = (ct_py_op_key_t*)PyCapsule_GetPointer(key_capsule, "ctorch._C.op_key");
+  if (!key) return NULL;
+  if (!PyTuple_Check(args)) {
+    PyErr_SetString(PyExc_TypeError, "ct_py_op_call_fast: expected a tuple of arguments");
+    return NULL;
+  }
+  if (!ct_py_tensor_type) Py_RETURN_NOTIMPLEMENTED;
+  Py_ssize_t n = PyTuple_GET_SIZE(args) + (first != NULL);
+  if (n > 32) Py_RETURN_NOTIMPLEMENTED;
+  ct_value vals[32];
+  int64_t pool_buf[256];
+  int64_t* pool = pool_buf;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* o = first ? (i == 0 ? first : PyTuple_GET_ITEM(args, i - 1)) : PyTuple_GET_ITEM(args, i);
+    int r = ct_py_box(o, &vals[i], &pool, pool_buf + 256);
+    if (r < 0) return NULL;
+    if (r == 0) Py_RETURN_NOTIMPLEMENTED;
+  }
+  ct_tensor* outs[8] = {NULL};
+  ct_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = key->op ? ct_op_call_op(key->op, vals, (size_t)n, outs, (size_t)key->nouts)
+              : ct_op_call(key->name, vals, (size_t)n, outs, (size_t)key->nouts);
+  Py_END_ALLOW_THREADS
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  if (key->nouts == 1) {
+    if (!outs[0]) Py_RETURN_NONE;
+    return ct_py_new_tensor(outs[0]);
+  }
+  PyObject* result = PyTuple_New(key->nouts);
+  for (int i = 0; i < key->nouts; ++i) {
+    PyObject* t = NULL;
+    if (result && outs[i]) t = ct_py_new_tensor(outs[i]);
+    else if (outs[i]) ct_tensor_release(outs[i]);
+    else t = (Py_INCREF(Py_None), Py_None);
+    outs[i] = NULL;
+    if (!t) Py_CLEAR(result);
+    else if (result) PyTuple_SET_ITEM(result, i, t);
+    else Py_DECREF(t);
+  }
+  return result;
+}
+
+%}
+
+%feature("nothread") ct_py_set_tensor_type;
+%feature("nothread") ct_py_index;
+%feature("nothread") ct_py_op_key;
+%feature("nothread") ct_py_op_call_fast;
+%feature("nothread") ct_py_op_method_fast;
+
+%inline %{
+/* Registers ctorch.Tensor (whose _h slot holds the handle) and ctorch.dtype for the fast paths. */
+static PyObject* ct_py_set_tensor_type(PyObject* tensor_type, PyObject* dtype_type) {
+  if (!PyType_Check(tensor_type) || !PyType_Check(dtype_type)) {
+    PyErr_SetString(PyExc_TypeError, "ct_py_set_tensor_type: expected two classes");
+    return NULL;
+  }
+  PyObject* descr = PyDict_GetItemString(((PyTypeObject*)tensor_type)->tp_dict, "_h");
+  if (!descr || Py_TYPE(descr) != &PyMemberDescr_Type ||
+      ((PyMemberDescrObject*)descr)->d_member->type != T_OBJECT_EX) {
+    PyErr_SetString(PyExc_TypeError, "ct_py_set_tensor_type: the class has no _h slot");
+    return NULL;
+  }
+  if (!ct_py_slice_op && ct_op_find("slice.Tensor", &ct_py_slice_op) != CT_OK) {
+    ct_py_raise(CT_ERROR_INVALID_ARGUMENT);
+    return NULL;
+  }
+  if (!ct_py_code_name && !(ct_py_code_name = PyUnicode_InternFromString("code"))) return NULL;
+  Py_INCREF(tensor_type);
+  Py_INCREF(dtype_type);
+  Py_XDECREF((PyObject*)ct_py_tensor_type);
+  Py_XDECREF((PyObject*)ct_py_dtype_type);
+  ct_py_tensor_type = (PyTypeObject*)tensor_type;
+  ct_py_dtype_type = (PyTypeObject*)dtype_type;
+  ct_py_handle_offset = ((PyMemberDescrObject*)descr)->d_member->offset;
+  Py_RETURN_NONE;
+}
+
+/* self[index] for basic indices (ints, slices of ints, None, Ellipsis, or a tuple of them): a new
+ * Tensor viewing self, as ctorch._tensor._apply_basic makes it (same library calls, same errors).
+ * None for any other index, or a tensor whose sizes are symbolic while a function is traced: the
+ * caller's general path handles those. */
+static PyObject* ct_py_index(PyObject* self, PyObject* index) {
+  enum { IDX_NONE, IDX_ELLIPSIS, IDX_INT, IDX_SLICE };
+  const ct_tensor* base = ct_py_handle_of(self);
+  if (!base || ct_py_symbolic_proxy(base)) Py_RETURN_NONE;
+  PyObject* const* items = &index;
+  Py_ssize_t n = 1;
+  if (PyTuple_Check(index)) {
+    items = ((PyTupleObject*)index)->ob_item;
+    n = PyTuple_GET_SIZE(index);
+  }
+  if (n > 64) Py_RETURN_NONE;
+  int kind[64];
+  int64_t value[64][3];      /* an int's value; a slice's start, stop, step */
+  unsigned char given[64][3]; /* which of a slice's start, stop, step are not None */
+  size_t consumed = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* it = items[i];
+    if (it == Py_None) {
+      kind[i] = IDX_NONE;
+    } else if (it == Py_Ellipsis) {
+      kind[i] = IDX_ELLIPSIS;
+    } else if (ct_py_plain_int(it, &value[i][0])) {
+      kind[i] = IDX_INT;
+      ++consumed;
+    } else if (PySlice_Check(it)) {
+      PySliceObject* sl = (PySliceObject*)it;
+      PyObject* parts[3] = {sl->start, sl->stop, sl->step};
+      for (int k = 0; k < 3; ++k) {
+        given[i][k] = parts[k] != Py_None;
+        if (given[i][k] && !ct_py_plain_int(parts[k], &value[i][k])) Py_RETURN_NONE;
+      }
+      kind[i] = IDX_SLICE;
+      ++consumed;
+    } else {
+      Py_RETURN_NONE;
+    }
+  }
+  size_t ndim = 0;
+  ct_status s = ct_tensor_ndim(base, &ndim);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  if (consumed > ndim) {
+    PyErr_Format(PyExc_IndexError, "too many indices for tensor of dimension %zu", ndim);
+    return NULL;
+  }
+  const ct_tensor* cur = base;
+  ct_tensor* owned = NULL; /* cur when it is an intermediate view of ours */
+  int64_t dim = 0;
+  int expanded = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    ct_tensor* next = NULL;
+    s = CT_OK;
+    switch (kind[i]) {
+      case IDX_NONE:
+        s = ct_tensor_unsqueeze(cur, dim, &next);
+        ++dim;
+        break;
+      case IDX_ELLIPSIS: /* as in torch, only the first ... stands for the remaining dims */
+        dim += expanded ? 0 : (int64_t)(ndim - consumed);
+        expanded = 1;
+        break;
+      case IDX_INT:
+        s = ct_tensor_select(cur, dim, value[i][0], &next);
+        break;
+      case IDX_SLICE:
+        if (given[i][2] && value[i][2] <= 0) {
+          ct_tensor_release(owned);
+          PyErr_SetString(PyExc_ValueError, "step must be greater than zero");
+          return NULL;
+        }
+        if (given[i][0] || given[i][1] || given[i][2]) {
+          ct_value args[5];
+          memset(args, 0, sizeof args);
+          args[0].kind = CT_VALUE_TENSOR;
+          args[0].tensor = cur;
+          args[1].kind = CT_VALUE_INT;
+          args[1].i = dim;
+          for (int k = 0; k < 2; ++k) {
+            args[2 + k].kind = given[i][k] ? CT_VALUE_INT : CT_VALUE_NONE;
+            args[2 + k].i = value[i][k];
+          }
+          args[4].kind = CT_VALUE_INT;
+          args[4].i = given[i][2] ? value[i][2] : 1;
+          s = ct_op_call_op(ct_py_slice_op, args, 5, &next, 1);
+        }
+        ++dim;
+        break;
+    }
+    if (s != CT_OK) {
+      ct_tensor_release(owned);
+      ct_py_raise(s);
+      return NULL;
+    }
+    if (next) {
+      ct_tensor_release(owned);
+      cur = owned = next;
+    }
+  }
+  if (!owned) { /* x[...], x[:]: a view of the whole tensor, not the tensor itself */
+    int64_t sizes[64];
+    if (ndim > 64) Py_RETURN_NONE;
+    if (ct_tensor_sizes(base, sizes, ndim) != CT_OK) Py_RETURN_NONE; /* symbolic sizes: the general path */
+    s = ct_tensor_view(base, sizes, ndim, &owned);
+    if (s != CT_OK) {
+      ct_py_raise(s);
+      return NULL;
+    }
+  }
+  return ct_py_new_tensor(owned);
+}
+
+/* A key for ct_py_op_call_fast: name ("erfinv", "add"), whether it has a single overload (then it
+ * is found now with ct_op_find), and the number of outputs to make room for. */
+static PyObject* ct_py_op_key(PyObject* name, int single, int nouts) {
+  const char* text = PyUnicode_AsUTF8(name);
+  if (!text) return NULL;
+  ct_py_op_key_t* key = (ct_py_op_key_t*)malloc(sizeof *key + strlen(text) + 1);
+  if (!key) return PyErr_NoMemory();
+  strcpy(key->name, text);
+  key->op = NULL;
+  if (single && ct_op_find(text, &key->op) != CT_OK) key->op = NULL;
+  key->nouts = nouts < 0 ? 0 : nouts > 8 ? 8 : nouts;
+  PyObject* capsule = PyCapsule_New(key, "ctorch._C.op_key", ct_py_op_key_free);
+  if (!capsule) free(key);
+  return capsule;
+}
+
+static PyObject* ct_py_op_call_fast(PyObject* key, PyObject* args) {
+  return ct_py_op_call_args(key, NULL, args);
+}
+
+static PyObject* ct_py_op_method_fast(PyObject* key, PyObject* self, PyObject* args) {
+  return ct_py_op_call_args(key, self, args);
+}
+%}
+
+%inline %{
 /* ---- DLPack capsules (the Python protocol: a consumer renames the capsule "used_..."; a capsule
  * still carrying its name when Python frees it was never consumed, so it is deleted here) ---- */
 

@@ -357,7 +357,12 @@ def __getattr__(name):
 
         return importlib.import_module(".utils", __name__)
     if not name.startswith("_") and _builtins.any(o["builtin"] for o in ops.overloads(name)):
-        return ops.function(name)
+        fn = ops.function(name)
+        # Resolved once: later lookups never come here. Not where it would hide a Python builtin
+        # (all, any, round) from this module's own code, which calls them by their bare names.
+        if not hasattr(_builtins, name):
+            globals()[name] = fn
+        return fn
     raise AttributeError(f"module 'ctorch' has no attribute '{name}'")
 
 

@@ -28,6 +28,11 @@ class InvalidArgumentError(Error, builtins.ValueError, builtins.RuntimeError):
     refusals: backward twice, in-place on a leaf, a changed saved tensor), so it is both."""
 
 
+class ArgumentTypeError(InvalidArgumentError, builtins.TypeError):
+    """No overload of an operator accepts the arguments' kinds (an int where a tensor goes, a string
+    for a dim): the TypeError torch raises, and still the InvalidArgumentError ctorch reports."""
+
+
 class ShapeError(Error, builtins.RuntimeError):
     pass
 
@@ -148,6 +153,10 @@ def refuse_copies(name, advice):
 
 
 def _make(status, message):
+    # ct_op_call's and ct_op_call_op's words for arguments no schema takes (src/capi/boxed.cpp).
+    if status == _C.CT_ERROR_INVALID_ARGUMENT and (": no overload of '" in message or
+                                                   " does not accept these arguments: " in message):
+        return ArgumentTypeError(status, message)
     return _by_status.get(status, InternalError)(status, message)
 
 

@@ -4,7 +4,6 @@ import builtins
 import math
 import copy
 import ctypes
-import functools
 import numbers
 import sys
 import threading
@@ -1033,13 +1032,11 @@ class Tensor:
         from . import ops  # imported here: ops imports this module
 
         if not name.startswith("_") and ops.is_method(name):
-            if name.endswith("_"):  # in place: returns self, as torch does, not a second wrapper
-                def inplace(*args, **kwargs):
-                    ops.call(name, self, *args, **kwargs)
-                    return self
-
-                return inplace
-            return functools.partial(ops.call, name, self)
+            # Resolved once and kept on the class (ops.method): later lookups never come here. An
+            # in-place one returns self, as torch's do, not a second wrapper.
+            m = ops.method(name)
+            setattr(Tensor, name, m)
+            return m.__get__(self)
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
 
     # ---- copy.copy, copy.deepcopy and pickle (see "Copies and pickles" below) ----
@@ -1098,14 +1095,23 @@ class Tensor:
                  builtins.bool(_C.ct_tensor_requires_grad(self._h)), data, sys.byteorder), state)
 
     # ---- indexing: ints, slices, None and Ellipsis give views; tensors and lists index (a copy) ----
+    # Basic indices (ints, slices, None, ...) take _basic_index, in C (Note [Python fast paths] in
+    # ctorch.i); it answers None for anything else, and _apply_basic applies it here.
     def __getitem__(self, index):
+        t = _basic_index(self, index)
+        if t is not None:
+            return t
         t, tensors, dims = _apply_basic(self, index)
         if tensors:
             return _call("index", t, tensors, dims)
         return t if t is not self else _wrap(_C.ct_tensor_view(self._h, self.shape))
 
     def __setitem__(self, index, value):
-        t, tensors, dims = _apply_basic(self, index)
+        t = _basic_index(self, index)
+        if t is not None:
+            tensors = None
+        else:
+            t, tensors, dims = _apply_basic(self, index)
         if not isinstance(value, Tensor):
             value = full((), value, dtype=t.dtype)
         elif value.dtype is not t.dtype:
@@ -1116,6 +1122,10 @@ class Tensor:
             if t is self:
                 t = _wrap(_C.ct_tensor_view(self._h, self.shape))
             t.copy_(value)
+
+
+_C.ct_py_set_tensor_type(Tensor, _d.dtype)
+_basic_index = _C.ct_py_index
 
 
 # ---- Copies and pickles ----
@@ -1313,7 +1323,7 @@ def _apply_basic(self, index):
 def _call(name, *args, **kwargs):
     from . import ops  # imported here: ops imports this module
 
-    return ops.call(name, *args, **kwargs)
+    return ops.function(name)(*args, **kwargs)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):

@@ -46,6 +46,7 @@ def _refresh():
     _returns.clear()
     _by_name.clear()
     _functions.clear()
+    _callers.clear()
 
 
 def _box(x):
@@ -113,7 +114,8 @@ def _positional(name, args, kwargs):
         params = op["arguments"]
         names = [a["name"] for a in params]
         positional = sum(1 for a in params if not a["kwarg_only"])
-        if len(args) > positional or not all(k in names for k in kwargs):
+        # A keyword naming an argument given by position (x.topk(2, k=3)) fits no overload, as in torch.
+        if len(args) > positional or not all(k in names and names.index(k) >= len(args) for k in kwargs):
             continue
         values = list(args) + [None] * (len(params) - len(args))
         for k, v in kwargs.items():
@@ -164,6 +166,117 @@ def call(name, *args, **kwargs):
     return named(*outs) if named else outs
 
 
+# ---- Resolved callers: the per-call cost of ctorch.erfinv(x), x.erfinv(), x.topk(2, dim=0) ----
+# call() reads the schema on every call: where keywords go, how many results, how to box each value.
+# caller() does that once per operator name: the overload is found once (ct_op_find, when the name
+# has a single one), positional values of plain kinds (tensors, numbers, strings, dtypes, lists of
+# ints or tensors) are boxed in C (ct_py_op_call_fast, Note [Python fast paths] in ctorch.i), and
+# keywords of a single-overload operator are placed by a precomputed table. Anything else (SymInts,
+# devices, numpy numbers, keywords of several overloads) falls back to call(), which gives the same
+# results and errors.
+
+_callers = {}  # operator name -> (C key, keyword positions or None, number of positional params, result kinds)
+
+
+def _caller(name):
+    c = _callers.get(name)
+    if c is None:
+        ops_ = overloads(name)
+        nouts, types = _result_type(name)
+        # One built-in overload: found once. Custom operators may gain overloads later (ct_library_define):
+        # they are called by name, with call()'s keyword placement.
+        single = len(ops_) == 1 and ops_[0]["builtin"]
+        key = _C.ct_py_op_key(name, builtins.int(single), nouts)
+        places, npos = None, 0
+        if single:
+            params = ops_[0]["arguments"]
+            # A keyword may be None only where the schema's type is optional (call()'s _fits).
+            places = {a["name"]: (i, a["type"].endswith("?")) for i, a in enumerate(params)}
+            npos = sum(1 for a in params if not a["kwarg_only"])
+        c = _callers[name] = (key, places, npos, nouts == 1 and len(types) == 1, types)
+    return c
+
+
+def _place(places, npos, args, kwargs):
+    """args followed by kwargs at their schema positions (None in the gaps takes the default), or
+    None when a keyword is not the schema's, repeats a positional one, or is None for a type that is
+    not optional (call() raises then)."""
+    if places is None or len(args) > npos:
+        return None
+    values = list(args)
+    n = len(values)
+    for k, v in kwargs.items():
+        i, optional = places.get(k, (-1, False))
+        if i < n or (v is None and not optional):
+            return None
+        if i >= len(values):
+            values.extend([None] * (i + 1 - len(values)))
+        values[i] = v
+    return tuple(values)
+
+
+def _results(r, types):
+    """ct_py_op_call_fast's tuple as call() returns it: trailing empty slots dropped when the
+    overloads return different numbers of results, one result alone, named returns as a named tuple."""
+    if len(types) > 1:
+        while r and r[-1] is None:
+            r = r[:-1]
+    if len(r) == 1:
+        return r[0]
+    named = types.get(len(r))
+    return named(*r) if named else r
+
+
+def _make_function(name):
+    key, places, npos, single, types = _caller(name)
+    fast = _C.ct_py_op_call_fast
+
+    def fn(*args, **kwargs):
+        if kwargs:
+            values = _place(places, npos, args, kwargs)
+            r = NotImplemented if values is None else fast(key, values)
+        else:
+            r = fast(key, args)
+        if r is NotImplemented:
+            return call(name, *args, **kwargs)
+        return r if single else _results(r, types)
+
+    return fn
+
+
+def method(name):
+    """Tensor method `name` (self first) for an operator without a hand-written one: resolved once
+    (caller above); an in-place one (a name ending in _) returns self, as torch's do."""
+    key, places, npos, single, types = _caller(name)
+    fast = _C.ct_py_op_method_fast
+
+    if name.endswith("_"):
+        def m(self, *args, **kwargs):
+            if kwargs:
+                values = _place(places, npos, (self,) + args, kwargs)
+                r = NotImplemented if values is None else _C.ct_py_op_call_fast(key, values)
+            else:
+                r = fast(key, self, args)
+            if r is NotImplemented:
+                call(name, self, *args, **kwargs)
+            return self
+    else:
+        def m(self, *args, **kwargs):
+            if kwargs:
+                values = _place(places, npos, (self,) + args, kwargs)
+                r = NotImplemented if values is None else _C.ct_py_op_call_fast(key, values)
+            else:
+                r = fast(key, self, args)
+            if r is NotImplemented:
+                return call(name, self, *args, **kwargs)
+            return r if single else _results(r, types)
+
+    m.__name__ = m.__qualname__ = name
+    m.__doc__ = "\n".join(o["schema"] for o in overloads(name))
+    m._ctorch_operator = name  # made from the registry (the stubs' Tensor.__getattr__ describes it)
+    return m
+
+
 _functions = {}
 
 
@@ -171,11 +284,10 @@ def function(name):
     """A Python function calling the operator `name` with positional and keyword arguments."""
     fn = _functions.get(name)
     if fn is None:
-        def fn(*args, **kwargs):
-            return call(name, *args, **kwargs)
-
+        fn = _make_function(name)
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = "\n".join(o["schema"] for o in overloads(name))
+        fn._ctorch_operator = name  # made from the registry (the stubs' module __getattr__ describes it)
         _functions[name] = fn
     return fn
 

@@ -1,0 +1,255 @@
+"""The C fast paths of the Python package (Note [Python fast paths] in ctorch.i) keep torch's
+semantics: basic indexing (ints, slices, None, Ellipsis) gives the same views, errors, gradients and
+version counting as torch, and operators resolved once (x.erfinv(), ctorch.erfinv(x), keywords,
+defaults) give what the general boxed call gives, with torch's exception classes."""
+
+import numpy as np
+import pytest
+
+from conftest import compare
+
+ctorch = pytest.importorskip("ctorch")
+torch = pytest.importorskip("torch")
+
+# Every basic form, with clamped slices at both ends, an empty one and several at once.
+BASIC = [
+    1, -1, 0, (1, 2), (-1, -2, -3), (1, 2, 3),
+    slice(1, 3), slice(None, 2), slice(2, None), slice(None, None, 2), slice(1, None, 3), slice(-3, -1),
+    slice(10, 20), slice(-100, 2), slice(2, 1), slice(0, 100, 4), slice(-100, 100),
+    (slice(None), slice(1, 3)), (slice(None), slice(None), slice(None, None, 2)), (0, slice(1, 4, 2), -1),
+    None, (None,), (None, Ellipsis, 0), (Ellipsis, 1), (1, Ellipsis), (Ellipsis, None), (None, None, 1, None),
+    (slice(None), None, 1), Ellipsis, (Ellipsis,), slice(None), (), (Ellipsis, slice(None), 2),
+    (1, None, slice(None, None, 2), Ellipsis, None),
+]
+
+
+def _pair(shape=(4, 5, 6), seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return ctorch.tensor(a), torch.tensor(a)
+
+
+@pytest.mark.parametrize("index", BASIC, ids=repr)
+def test_basic_index_is_torchs_view(index):
+    cx, tx = _pair()
+    cy, ty = cx[index], tx[index]
+    compare(cy, ty)
+    assert cy.stride() == ty.stride() and cy.storage_offset() == ty.storage_offset()
+    assert cy is not cx and type(cy) is ctorch.Tensor
+    if cy.numel():  # a view: a write through it is seen through the base
+        cy.fill_(7.0)
+        ty.fill_(7.0)
+        compare(cx, tx)
+
+
+@pytest.mark.parametrize("index", [(1, 2, 3), 0, None, Ellipsis, ()], ids=repr)
+def test_basic_index_of_a_0_dim_and_1_dim_tensor(index):
+    for shape in [(), (3,)]:
+        cx, tx = _pair(shape)
+        try:
+            ty = tx[index]
+        except IndexError:
+            with pytest.raises(IndexError):
+                cx[index]
+            continue
+        compare(cx[index], ty)
+
+
+@pytest.mark.parametrize("index, error", [
+    (slice(None, None, -1), ValueError), (slice(None, None, 0), ValueError), ((0, slice(3, 1, -2)), ValueError),
+    (4, IndexError), (-5, IndexError), ((0, 5), IndexError), ((0, 0, 6), IndexError), ((0, 0, 0, 0), IndexError),
+    ((None, 0, 0, 0, 0), IndexError), ((Ellipsis, 0, 0, 0, 0), IndexError),
+], ids=repr)
+def test_basic_index_errors_are_torchs(index, error):
+    cx, tx = _pair()
+    with pytest.raises(error):
+        tx[index]
+    with pytest.raises(error):
+        cx[index]
+
+
+def test_basic_index_error_messages():
+    cx, _ = _pair()
+    with pytest.raises(IndexError, match="too many indices for tensor of dimension 3"):
+        cx[0, 0, 0, 0]
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        cx[::-1]
+    with pytest.raises(IndexError, match="index 9 is out of range for dim 0 of size 4"):
+        cx[9]
+
+
+def test_other_indices_still_take_the_general_path():
+    cx, tx = _pair()
+    for index in [np.int64(2), (np.int64(1), slice(None)), ctorch.tensor(2), [0, 2], (slice(1, 3), [1, 1]),
+                  (Ellipsis, ctorch.tensor([0, 5]))]:
+        tindex = tuple(torch.tensor(i.tolist()) if isinstance(i, ctorch.Tensor) else i for i in index) \
+            if isinstance(index, tuple) else torch.tensor(index.tolist()) if isinstance(index, ctorch.Tensor) else index
+        compare(cx[index], tx[tindex])
+    with pytest.raises(TypeError):
+        cx[True]
+    with pytest.raises(TypeError):
+        cx[1.5]
+    with pytest.raises(TypeError):
+        cx[slice(1.0, 2)]
+
+
+def test_basic_index_of_a_subclass_gives_a_tensor():
+    class Sub(ctorch.Tensor):
+        pass
+
+    cx, tx = _pair()
+    s = cx.as_subclass(Sub)
+    assert type(s[1]) is ctorch.Tensor
+    compare(s[1, ::2], tx[1, ::2])
+
+
+@pytest.mark.parametrize("index", [1, slice(1, 3), (slice(None), slice(None, None, 2)), (None, Ellipsis, 0),
+                                   Ellipsis, (0, None, slice(1, 100))], ids=repr)
+def test_gradient_through_a_basic_index(index):
+    a = np.random.default_rng(1).standard_normal((4, 5, 6))
+    cx, tx = ctorch.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    cy, ty = cx[index], tx[index]
+    w = np.random.default_rng(2).standard_normal(tuple(ty.shape))
+    (cy * ctorch.tensor(w)).sum().backward()
+    (ty * torch.tensor(w)).sum().backward()
+    compare(cx.grad, tx.grad)
+
+
+def test_grad_fn_of_each_basic_form():
+    x = ctorch.zeros(4, 5, requires_grad=True)
+    assert x[1:3].grad_fn.name() == "SliceBackward"
+    assert x[::2].grad_fn.name() == "SliceBackward"
+    assert x[1].grad_fn.name() == "SelectBackward"
+    assert x[None].grad_fn.name() == "UnsqueezeBackward"
+    assert x[...].grad_fn.name() == "ViewBackward"
+
+
+def test_inplace_write_through_a_basic_view_bumps_the_version():
+    """A tensor saved for backward, then changed through a view: backward refuses, as torch's."""
+    for lib in (ctorch, torch):
+        x = lib.ones(4, 5, requires_grad=True)
+        y = x * 1
+        z = y * y  # saves y
+        with lib.no_grad():
+            y[1, 2:4].add_(1.0)
+        with pytest.raises(RuntimeError):
+            z.sum().backward()
+
+
+def test_inplace_on_basic_views_of_a_leaf_without_grad_mode():
+    """An optimizer's kind of update (views of a parameter changed under no_grad), then backward."""
+    a = np.random.default_rng(3).standard_normal((4, 5))
+    grads = []
+    for lib in (ctorch, torch):
+        x = lib.tensor(a, requires_grad=True)
+        with lib.no_grad():
+            x[1:3, ::2].mul_(3.0)
+            x[0].zero_()
+            x[None, ..., -1].fill_(2.0)
+        assert x.is_leaf and x.requires_grad
+        (x * x).sum().backward()
+        grads.append(x.grad)
+    compare(*grads)
+
+
+@pytest.mark.parametrize("index", [0, (slice(1, 3), 2), (Ellipsis, slice(None, None, 2)), None, Ellipsis],
+                         ids=repr)
+def test_setitem_through_a_basic_index(index):
+    cx, tx = _pair()
+    cx[index] = 2.5
+    tx[index] = 2.5
+    compare(cx, tx)
+    cv, tv = _pair(tuple(tx[index].shape), seed=4)
+    cx[index] = cv
+    tx[index] = tv
+    compare(cx, tx)
+
+
+# ---- operators resolved once ----
+
+def test_resolved_method_and_function_match_torch():
+    cx, tx = _pair((3, 4))
+    cx, tx = cx * 0.5, tx * 0.5
+    compare(cx.erfinv(), tx.erfinv())
+    compare(cx.erfinv(), tx.erfinv())  # the second call finds the method on the class
+    assert "erfinv" in vars(ctorch.Tensor)
+    compare(ctorch.erfinv(cx), torch.erfinv(tx))
+    compare(ctorch.erfinv(cx), torch.erfinv(tx))
+    assert ctorch.erfinv is ctorch.erfinv
+    compare(ctorch.ops.erfinv(cx), torch.erfinv(tx))
+
+
+def test_resolved_operator_keywords_and_defaults():
+    cx, tx = _pair((3, 4))
+    compare(cx.cumsum(dim=1), tx.cumsum(dim=1))
+    compare(cx.cumsum(1, dtype=ctorch.float64), tx.cumsum(1, dtype=torch.float64))
+    compare(cx.cumsum(dim=0, dtype=ctorch.float64), tx.cumsum(dim=0, dtype=torch.float64))
+    for args, kwargs in [((2,), {}), ((2,), {"dim": 0}), ((2, 0), {"largest": False}), ((), {"k": 3}),
+                         ((1,), {"sorted": True, "largest": False})]:
+        cr, tr = cx.topk(*args, **kwargs), tx.topk(*args, **kwargs)
+        compare(cr.values, tr.values)
+        compare(cr.indices, tr.indices)
+        values, indices = cr  # a named tuple, which unpacks
+        compare(values, tr[0])
+    compare(ctorch.index_add(cx, 0, ctorch.tensor([2, 0]), cx[:2], alpha=2),
+            torch.index_add(tx, 0, torch.tensor([2, 0]), tx[:2], alpha=2))
+
+
+def test_resolved_operator_with_several_overloads():
+    cx, tx = _pair((3, 4))
+    compare(cx.median(), tx.median())
+    for kwargs in [{}, {"keepdim": True}]:
+        cr, tr = cx.median(1, **kwargs), tx.median(1, **kwargs)
+        compare(cr.values, tr.values)
+        compare(cr.indices, tr.indices)
+    cr, tr = cx.median(dim=0), tx.median(dim=0)
+    compare(cr.values, tr.values)
+    compare(cx.std(0), tx.std(0))
+    compare(cx.std(dim=1, unbiased=False), tx.std(dim=1, unbiased=False))
+    compare(ctorch.max(cx, ctorch.zeros(3, 4)), torch.max(tx, torch.zeros(3, 4)))
+
+
+def test_resolved_operator_lists_and_inplace():
+    cx, tx = _pair((3, 4))
+    compare(cx.flip([0, 1]), tx.flip([0, 1]))
+    compare(cx.flip((1,)), tx.flip((1,)))
+    compare(ctorch.ops.cat([cx, cx], 1), torch.cat([tx, tx], 1))
+    cy, ty = cx * 0.5, tx * 0.5
+    assert cy.erfinv_() is cy
+    ty.erfinv_()
+    compare(cy, ty)
+    assert cx.clamp_min_(0.0) is cx
+    tx.clamp_min_(0.0)
+    compare(cx, tx)
+
+
+def test_resolved_operator_general_values_fall_back():
+    """numpy numbers and SymInt-free values of other kinds take ops.call and give the same result."""
+    cx, tx = _pair((3, 4))
+    compare(cx.topk(np.int64(2)).values, tx.topk(2).values)
+    compare(cx.cumsum(np.int32(1)), tx.cumsum(1))
+    compare(cx.clamp_min(np.float32(0.25)), tx.clamp_min(0.25))
+
+
+def test_resolved_operator_argument_errors_are_type_errors():
+    cx, tx = _pair((3, 4))
+    for fn in [lambda m, x: x.topk("a"), lambda m, x: x.erfinv(1), lambda m, x: x.topk(2, foo=1),
+               lambda m, x: x.topk(2, k=3), lambda m, x: x.topk(2, dim=None), lambda m, x: x.cumsum(dim=0.5),
+               lambda m, x: m.erfinv(x, 1), lambda m, x: m.erfinv(x, bad=1)]:
+        with pytest.raises(TypeError):
+            fn(torch, tx)
+        with pytest.raises(TypeError):
+            fn(ctorch, cx)
+    with pytest.raises(TypeError, match="argument 'k' expects int, got str"):
+        cx.topk("a")
+    with pytest.raises(ValueError):  # still the InvalidArgumentError it was
+        cx.topk("a")
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'no_such_op'"):
+        cx.no_such_op()
+
+
+def test_resolved_operator_gradients():
+    a = np.random.default_rng(5).uniform(-0.5, 0.5, (3, 4))
+    cx, tx = ctorch.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    cx.erfinv().cumsum(dim=1).sum().backward()
+    tx.erfinv().cumsum(dim=1).sum().backward()
+    compare(cx.grad, tx.grad)
