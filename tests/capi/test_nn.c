@@ -12,6 +12,86 @@ static void test_softmax_rows_sum_to_one(void) {
   RELEASE(a, s, ls);
 }
 
+/* rows x n float32 values in [-50, 50) from a fixed sequence, some -inf; row 0 all -inf, row 1
+   holding 1e30s (a shift by the maximum keeps them finite), row 2 a NaN, row 3 a +inf. */
+enum { kRows = 67, kCols = 1031 };
+static float rows_data[kRows * kCols];
+static ct_tensor* rows_input(void) {
+  uint32_t state = 777u;
+  for (int i = 0; i < kRows * kCols; ++i) {
+    state = state * 1664525u + 1013904223u;
+    rows_data[i] = (float)((double)(state >> 8) / 16777216.0 * 100.0 - 50.0);
+    if ((state >> 4) % 23 == 0) rows_data[i] = -INFINITY;
+  }
+  for (int j = 0; j < kCols; ++j) rows_data[j] = -INFINITY;
+  for (int j = 0; j < kCols; j += 3) rows_data[kCols + j] = 1e30f;
+  rows_data[2 * kCols + 5] = NAN;
+  rows_data[3 * kCols + 9] = INFINITY;
+  ct_tensor* t = NULL;
+  if (ct_tensor_from_data(rows_data, SZ(kRows, kCols), 2, CT_FLOAT32, &t) != CT_OK) return NULL;
+  return t;
+}
+
+/* Each element within 1e-6 relative of softmax (or log_softmax) computed in double, NaN where it is
+   NaN (a row of -inf, or holding NaN or +inf, is NaN throughout). */
+static int softmax_near_double(const ct_tensor* y, int take_log) {
+  static float got[kRows * kCols];
+  if (ct_tensor_copy_to(y, got, sizeof got) != CT_OK) return 0;
+  for (int r = 0; r < kRows; ++r) {
+    const float* x = rows_data + r * kCols;
+    double mx = -INFINITY, sum = 0;
+    int nan = 0;
+    for (int j = 0; j < kCols; ++j) {
+      nan |= isnan(x[j]);
+      if (x[j] > mx) mx = x[j];
+    }
+    /* x - max rounded to float, as float32 softmax computes it (the rest in double): its rounding
+       error, up to 4e-6 at -70, would otherwise dominate the comparison of the tiny results. */
+    for (int j = 0; j < kCols; ++j) sum += exp((double)(x[j] - (float)mx));
+    for (int j = 0; j < kCols; ++j) {
+      const double d = (double)(x[j] - (float)mx);
+      const double want = nan ? NAN : take_log ? d - log(sum) : exp(d) / sum;
+      const double g = got[r * kCols + j];
+      if (isnan(want) != isnan(g) || (isinf(want) && want != g) ||
+          (isfinite(want) && fabs(g - want) > 1e-6 * fabs(want) + 1e-37)) {
+        fprintf(stderr, "%s row %d col %d: %.9g, want %.9g\n", take_log ? "log_softmax" : "softmax", r, j, g, want);
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+static int same_bytes(const ct_tensor* a, const ct_tensor* b, size_t nbytes) {
+  char* x = (char*)malloc(nbytes);
+  char* y = (char*)malloc(nbytes);
+  const int same = ct_tensor_copy_to(a, x, nbytes) == CT_OK && ct_tensor_copy_to(b, y, nbytes) == CT_OK &&
+                   memcmp(x, y, nbytes) == 0;
+  free(x);
+  free(y);
+  return same;
+}
+
+static void test_softmax_and_log_softmax_match_double_with_infinities_and_nan(void) {
+  int32_t old = 1;
+  CHECK_OK(ct_get_num_threads(&old));
+  ct_tensor* a = rows_input();
+  CHECK(a != NULL);
+  ct_tensor* y[2][2] = {{NULL, NULL}, {NULL, NULL}}; /* [threads - 1][log] */
+  for (int threads = 1; threads <= 2; ++threads) {
+    CHECK_OK(ct_set_num_threads(threads));
+    CHECK_OK(ct_tensor_softmax(a, 1, NULL, &y[threads - 1][0]));
+    CHECK_OK(ct_tensor_log_softmax(a, 1, NULL, &y[threads - 1][1]));
+  }
+  CHECK_OK(ct_set_num_threads(old));
+  CHECK(softmax_near_double(y[0][0], 0));
+  CHECK(softmax_near_double(y[0][1], 1));
+  /* Rows are split among threads, never a row's sums: the same bytes on one thread and two. */
+  CHECK(same_bytes(y[0][0], y[1][0], sizeof rows_data));
+  CHECK(same_bytes(y[0][1], y[1][1], sizeof rows_data));
+  RELEASE(a, y[0][0], y[0][1], y[1][0], y[1][1]);
+}
+
 static void test_softmax_dtype_converts_integers(void) {
   ct_tensor* a = T(CT_INT64, S(2), 0, 0);
   ct_tensor* s = NULL;
@@ -214,6 +294,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_softmax_rows_sum_to_one),
     CAPI_TEST(test_softmax_dtype_converts_integers),
     CAPI_TEST(test_softmax_bad_arguments),
+    CAPI_TEST(test_softmax_and_log_softmax_match_double_with_infinities_and_nan),
     CAPI_TEST(test_layer_norm_normalizes_rows),
     CAPI_TEST(test_layer_norm_bad_arguments),
     CAPI_TEST(test_rms_norm_scales_by_root_mean_square),

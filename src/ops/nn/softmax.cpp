@@ -21,9 +21,26 @@
 namespace ct::ops {
 namespace {
 
+// sum over q < n of e(q), in vm::lane_reduce's order (16 lanes by q mod 16, combined pairwise), so
+// the bits depend on n alone. e may store its value as it goes: the exponentials are summed in the
+// pass that writes them.
+template <typename C, typename E>
+[[gnu::always_inline]] inline C lane_sum(int64_t n, E e) {
+  C l[cpu::vm::kLanes] = {};
+  int64_t q = 0;
+  for (; q + cpu::vm::kLanes <= n; q += cpu::vm::kLanes)
+    for (int j = 0; j < cpu::vm::kLanes; ++j) l[j] += e(q + j);
+  for (int j = 0; q < n; ++q, ++j) l[j] += e(q);
+  for (int w = cpu::vm::kLanes / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) l[j] += l[j + w];
+  return l[0];
+}
+
 // One row of k elements: y[0, n) = softmax(x[0, n)) or its log; y[n, k) = 0 (softmax only).
-// buf holds 2k elements of C: the row converted to C (when T is not C), then its exponentials.
-// Each pass is a plain loop over distinct buffers, which the compiler vectorizes (exp included).
+// buf holds 2k elements of C: the row converted to C (when T is not C), then its exponentials
+// (when the output is not C itself). Three passes, each a plain loop that vectorizes (exp included):
+// the maximum; exp(x - max) summed as it is written (softmax) or only summed (log_softmax); then
+// the scaling or x - max - log(sum).
 template <typename T, bool Log>
 [[gnu::always_inline]] inline void row_body(const T* x, T* y, int64_t n, int64_t k, opmath_t<T>* buf) {
   using C = opmath_t<T>;
@@ -34,17 +51,18 @@ template <typename T, bool Log>
     for (int64_t i = 0; i < n; ++i) buf[i] = C(x[i]);
     xs = buf;
   }
-  C* e = buf + k;
   const C mx = cpu::vm::lane_reduce<C>(n, C(-INFINITY), [xs](int64_t q) { return xs[q]; },
                                       [](C a, C b) { return b > a ? b : a; });
   // mx skips NaNs, but exp(NaN - mx) is NaN, so a NaN still makes the sum, and so the row, NaN;
   // so does an infinity (inf - inf).
-  for (int64_t q = 0; q < n; ++q) e[q] = cpu::vm::exp(xs[q] - mx);
-  const C sum = cpu::vm::lane_reduce<C>(n, C(0), [e](int64_t q) { return e[q]; }, [](C a, C b) { return a + b; });
   if constexpr (Log) {
+    const C sum = lane_sum<C>(n, [xs, mx](int64_t q) { return cpu::vm::exp(xs[q] - mx); });
     const C log_sum = std::log(sum);
     for (int64_t q = 0; q < n; ++q) y[q] = T(xs[q] - mx - log_sum);
   } else {
+    // The exponentials go straight to y when y holds C (x may be y: each is read before written).
+    C* e = std::is_same<T, C>::value ? reinterpret_cast<C*>(y) : buf + k;
+    const C sum = lane_sum<C>(n, [xs, mx, e](int64_t q) { return e[q] = cpu::vm::exp(xs[q] - mx); });
     const C inv = C(1) / sum;
     for (int64_t q = 0; q < n; ++q) y[q] = T(e[q] * inv);
     for (int64_t q = n; q < k; ++q) y[q] = T(0);
@@ -64,6 +82,15 @@ CT_TARGET_AVX2 void rows_avx2(const T* x, T* y, int64_t r0, int64_t r1, int64_t 
   for (int64_t r = r0; r < r1; ++r)
     row_body<T, Log>(x + r * k, y + r * k, causal ? std::min(k, first + r + 1) : k, k, buf);
 }
+// The same body with 16 lanes a vector: lane for lane what the AVX2 build computes (the sums' lane
+// order is fixed by kLanes, not by the vector width), so the bits agree; see Note [CPU capability
+// dispatch].
+template <typename T, bool Log>
+CT_TARGET_AVX512 void rows_avx512(const T* x, T* y, int64_t r0, int64_t r1, int64_t k, bool causal, int64_t first,
+                                  opmath_t<T>* buf) {
+  for (int64_t r = r0; r < r1; ++r)
+    row_body<T, Log>(x + r * k, y + r * k, causal ? std::min(k, first + r + 1) : k, k, buf);
+}
 #endif
 
 // rows x k, contiguous; x and y may be the same buffer.
@@ -72,6 +99,7 @@ void softmax_rows(const T* x, T* y, int64_t rows, int64_t k, bool causal, int64_
   cpu::parallel_for(0, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(k, 1)), [&](int64_t r0, int64_t r1) {
     std::vector<opmath_t<T>> buf(2 * static_cast<size_t>(k));
 #if CT_HAVE_AVX2_KERNELS
+    if (cpu::has_avx512()) return rows_avx512<T, Log>(x, y, r0, r1, k, causal, first, buf.data());
     if (cpu::has_avx2()) return rows_avx2<T, Log>(x, y, r0, r1, k, causal, first, buf.data());
 #endif
     rows_default<T, Log>(x, y, r0, r1, k, causal, first, buf.data());
