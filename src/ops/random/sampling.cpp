@@ -286,7 +286,9 @@ void dropout_kernel(void*, Frame& f) {
   const Tensor input = Tensor::borrow(&f.tensor(0));
   const double p = f.arg(1).to_double();
   CT_CHECK(p >= 0 && p <= 1, CT_ERROR_INVALID_ARGUMENT, "dropout: p is ", p, ". Pass a probability in [0, 1]");
-  if (!f.arg(2).to_bool()) {
+  // p == 0 keeps every element: the input itself, as torch's CPU dropout returns it (and no
+  // numbers drawn, so the generator's stream is as if dropout were not there).
+  if (!f.arg(2).to_bool() || p == 0) {
     f.outs[0] = input;
     return;
   }
