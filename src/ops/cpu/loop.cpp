@@ -2,6 +2,26 @@
 
 namespace ct::cpu {
 
+namespace {
+
+// Note [Loop order follows the output]
+// A plan walks dims from the outermost in memory to the innermost, judged by the output first:
+// writing a transposed view (y.t().copy_(x.t()), an in-place op on a permuted tensor) then runs
+// as one dense loop instead of one element per row. Dims the output does not tell apart
+// (stride 0, or equal) are ordered by the first input that does, and otherwise keep their order,
+// so a contiguous output always keeps the dims as they are. Every element is still computed once
+// by the same function, so the order changes no value; only which memory is touched first.
+bool steps_outer(const DimVector* st, int nops, int a, int b) {  // should dim a come before dim b?
+  for (int o = 0; o < nops; ++o) {
+    const int64_t x = st[o][a] < 0 ? -st[o][a] : st[o][a], y = st[o][b] < 0 ? -st[o][b] : st[o][b];
+    if (x == 0 || y == 0 || x == y) continue;
+    return x > y;
+  }
+  return false;
+}
+
+}  // namespace
+
 LoopPlan make_plan(const TensorImpl& out, const TensorImpl* const* inputs, int ninputs) {
   LoopPlan p;  // NOLINT: filled below up to ndim
   p.nops = ninputs + 1;
@@ -39,9 +59,16 @@ LoopPlan make_plan(const TensorImpl& out, const TensorImpl* const* inputs, int n
     p.base[o] = static_cast<char*>(t.data());
   }
 
+  // Walk the dims in the output's memory order (Note [Loop order follows the output]).
+  int perm[kMaxDims];
+  for (int d = 0; d < nd; ++d) perm[d] = d;
+  for (int i = 1; i < nd; ++i)
+    for (int j = i; j > 0 && steps_outer(st, p.nops, perm[j], perm[j - 1]); --j) std::swap(perm[j], perm[j - 1]);
+
   // Merge dim d into the previous kept dim when every operand steps across both as one.
   int n = 0;
-  for (int d = 0; d < nd; ++d) {
+  for (int k = 0; k < nd; ++k) {
+    const int d = perm[k];
     if (shape[d] == 1) continue;
     bool merge = n > 0;
     for (int o = 0; merge && o < p.nops; ++o) merge = p.strides[o][n - 1] == st[o][d] * shape[d];

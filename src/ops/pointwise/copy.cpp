@@ -8,6 +8,7 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
+#include "ops/cpu/copy_tiled.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -41,10 +42,18 @@ void copy_cpu(void*, Frame& f) {
   }
   cpu::LoopPlan plan = cpu::make_plan(self, &src, 1);
   if (self.dtype() == src->dtype()) {
-    visit_dtype(self.dtype(), "copy_", [&](auto dt) {
-      using T = typename decltype(dt)::type;
-      cpu::elementwise<T, T>(plan, [](T x) { return x; });
-    });
+    const int64_t item = static_cast<int64_t>(itemsize(self.dtype()));
+    if (cpu::copy_tiled(plan, item)) {
+      // A transpose: see Note [Tiled transpose copy].
+    } else if (plan.ndim == 1 && plan.strides[0][0] == item && plan.strides[1][0] == item) {
+      // Dense on both sides: the C library's memcpy is tuned for this machine's large copies.
+      cpu::run_plan(plan, [item](char** ptrs, const int64_t*, int64_t n) { std::memcpy(ptrs[0], ptrs[1], n * item); });
+    } else {
+      visit_dtype(self.dtype(), "copy_", [&](auto dt) {
+        using T = typename decltype(dt)::type;
+        cpu::elementwise<T, T>(plan, [](T x) { return x; });
+      });
+    }
   } else {  // the conversion the loop engine's mixed-dtype reads use (Note [Casting in the loop])
     const cpu::CastLine line = cpu::cast_line(src->dtype(), self.dtype());
     const int64_t item = static_cast<int64_t>(itemsize(self.dtype()));

@@ -159,3 +159,21 @@ TEST(Elementwise, InputsOfAnotherDtypeConvertAsTheyAreRead) {
   same(ct::ops::sigmoid(i), ct::ops::sigmoid(ct::ops::to(i, DType::Float32)));
   same(ct::ops::polygamma(1, ct::ops::add(i, 1)), ct::ops::polygamma(1, ct::ops::to(ct::ops::add(i, 1), DType::Float32)));
 }
+
+TEST(MakePlan, FollowsTheOutputsMemoryOrder) {  // Note [Loop order follows the output]
+  Tensor out = ct::ops::transpose(empty({3, 2}), 0, 1);  // sizes [2, 3], strides [1, 2]
+  Tensor same = ct::ops::transpose(range({3, 2}), 0, 1);
+  const ct::TensorImpl* in[] = {same.impl()};
+  LoopPlan p = make_plan(*out, in, 1);
+  ASSERT_EQ(p.ndim, 1);
+  EXPECT_EQ(p.shape[0], 6);
+  EXPECT_EQ(p.strides[0][0], 4);
+  EXPECT_EQ(p.strides[1][0], 4);
+  Tensor dense = range({2, 3});
+  const ct::TensorImpl* in2[] = {dense.impl()};
+  p = make_plan(*out, in2, 1);
+  ASSERT_EQ(p.ndim, 2);
+  EXPECT_EQ(p.shape[1], 2);  // the output's dense dim innermost
+  EXPECT_EQ(p.strides[0][1], 4);
+  EXPECT_EQ(p.strides[1][1], 12);
+}
