@@ -1,5 +1,6 @@
 // index_dim.cpp - operators indexing one dim with a 1-D index: index_select, index_add, index_copy,
 // index_fill. Loops: see Note [Indexing loops].
+#include <cstdlib>
 #include <cstring>
 
 #include "dispatch/dispatcher.h"
@@ -13,8 +14,60 @@ namespace ct::ops {
 
 using indexing::LoopOperand;
 
+namespace {
+
+// Note [Gathering rows]
+// index_select along a tensor's outermost dim of size > 1, with the rows (the elements after dim)
+// dense in self and out - an embedding lookup, or picking samples from a batch - copies one row per
+// index entry with memcpy. It moves bytes only, so one loop serves every dtype. Rows of a table
+// larger than the L2 cache come from memory in random order; they are asked for kAhead entries
+// early. Threads split the index entries (each output row is written once, by one thread); the
+// grain is in bytes so that a lookup of a few hundred KiB, a few microseconds of copying, does not
+// pay for waking threads.
+constexpr int64_t kGatherGrainBytes = int64_t(256) << 10;
+constexpr int64_t kGatherPrefetchSpan = int64_t(2) << 20;
+// Below this many bytes a row is not worth a memcpy call: the general loop copies elements.
+constexpr int64_t kGatherMinRowBytes = 16;
+
+bool gather_rows(const Tensor& out, const TensorImpl& self, int64_t dim, const Tensor& idx) {
+  const int64_t nd = static_cast<int64_t>(self.dim());
+  if (nd == 0 || out->dim() != self.dim()) return false;
+  for (int64_t d = 0; d < dim; ++d)
+    if (self.size(d) != 1) return false;
+  const int64_t item = static_cast<int64_t>(itemsize(self.dtype()));
+  int64_t row = 1;  // elements
+  for (int64_t d = nd - 1; d > dim; --d) {
+    if (self.size(d) != 1 && (self.stride(d) != row || out->stride(d) != row)) return false;
+    row *= self.size(d);
+  }
+  const int64_t row_bytes = row * item;
+  if (row_bytes < kGatherMinRowBytes) return false;
+  char* const o = static_cast<char*>(out->data());
+  const char* const s = static_cast<const char*>(self.data());
+  const int64_t* const ix = idx->data_as<const int64_t>();
+  const int64_t n = idx->numel(), os = out->stride(dim) * item, ss = self.stride(dim) * item;
+  const bool prefetch = self.size(dim) * std::abs(ss) > kGatherPrefetchSpan;
+  auto run = [=](int64_t j0, int64_t j1) {
+    constexpr int64_t kAhead = 8;
+    char* dst = o + j0 * os;
+    for (int64_t j = j0; j < j1; ++j, dst += os) {
+      if (prefetch && j + kAhead < j1) {
+        const char* next = s + ix[j + kAhead] * ss;
+        for (int64_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(next + b);
+      }
+      std::memcpy(dst, s + ix[j] * ss, static_cast<size_t>(row_bytes));
+    }
+  };
+  if (n * row_bytes < 2 * kGatherGrainBytes || cpu::get_num_threads() == 1) run(0, n);
+  else cpu::parallel_for(0, n, std::max<int64_t>(1, kGatherGrainBytes / row_bytes), run);
+  return true;
+}
+
+}  // namespace
+
 void indexing::index_select_into(const Tensor& out, const TensorImpl& self, int64_t dim, const Tensor& idx) {
   if (out->numel() == 0) return;
+  if (gather_rows(out, self, dim, idx)) return;
   const DimVector shape = sizes_1d(*out);
   DimVector ss = strides_1d(self);
   const int64_t self_dim_stride = ss[dim];
@@ -31,24 +84,6 @@ void indexing::index_select_into(const Tensor& out, const TensorImpl& self, int6
     T* o = reinterpret_cast<T*>(L.base[0]);
     const T* s = reinterpret_cast<const T*>(L.base[1]);
     const int64_t* ix = reinterpret_cast<const int64_t*>(L.base[2]);
-    const int64_t n = L.n, len = L.inner, st0 = L.inner_stride[0], st1 = L.inner_stride[1];
-    if (L.outer == 1 && !L.dim_innermost && n * len >= cpu::kElementwiseGrain) {
-      // Whole rows per index entry: copy row after row, asking early for the (random) source rows.
-      cpu::parallel_for(0, n, std::max<int64_t>(1, cpu::kElementwiseGrain / len), [&](int64_t j0, int64_t j1) {
-        constexpr int64_t kAhead = 8;
-        for (int64_t j = j0; j < j1; ++j) {
-          if (j + kAhead < j1) {
-            const T* next = s + L.offsets[1] + ix[j + kAhead] * self_dim_stride;
-            for (int64_t e = 0; e < len * st1; e += 64 / static_cast<int64_t>(sizeof(T))) __builtin_prefetch(next + e);
-          }
-          const T* src = s + L.offsets[1] + ix[j] * self_dim_stride;
-          T* dst = o + L.offsets[0] + j * L.dim_stride[0];
-          if (st0 == 1 && st1 == 1) std::memcpy(static_cast<void*>(dst), src, static_cast<size_t>(len) * sizeof(T));
-          else for (int64_t e = 0; e < len; ++e) dst[e * st0] = src[e * st1];
-        }
-      });
-      return;
-    }
     indexing::run_dim_loop(L, true, [&](const int64_t* off, int64_t len, const int64_t* st) {
       if (st[2] != 0) {  // along dim: a new index entry per element
         for (int64_t e = 0; e < len; ++e)
