@@ -176,7 +176,16 @@ std::vector<Tensor> execute(const std::vector<Edge>& roots, std::vector<Tensor>&
     std::vector<Tensor> outs;
     const bool run = any && t.feeds;
     if (run) {
-      outs = n->apply(grads);
+      // Under autograd.grad, the edges that lead to no captured gradient are not computed.
+      std::vector<bool> wanted;
+      if (capturing) {
+        wanted.resize(n->next_edges.size());
+        for (size_t k = 0; k < wanted.size(); ++k) {
+          const Edge& e = n->next_edges[k];
+          wanted[k] = e.valid() && tasks[e.fn.get()].needed;
+        }
+      }
+      outs = n->apply(grads, wanted);
       CT_CHECK(outs.size() == n->next_edges.size() || outs.empty(), CT_ERROR_INTERNAL, n->name(), ": returned ",
                outs.size(), " gradients for ", n->next_edges.size(), " inputs");
       if (anomaly_check_nan()) check_no_nan(*n, outs);

@@ -13,7 +13,7 @@ class FunctionNode final : public Node {
   FunctionNode(std::string name, FunctionBackward backward, std::shared_ptr<void> keepalive)
       : name_(std::move(name)), backward_(std::move(backward)), keepalive_(std::move(keepalive)) {}
   std::string name() const override { return name_ + "Backward"; }
-  std::vector<Tensor> apply(std::vector<Tensor>& grads) override {
+  std::vector<Tensor> apply(std::vector<Tensor>& grads, const std::vector<bool>&) override {
     for (size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined()) grads[i] = zeros_for(outputs[i]);
     ctx.node_ = this;

@@ -213,7 +213,7 @@ void AccumulateGrad::run_pre_hooks(std::vector<Tensor>& grads) {
 // When backward is recorded (create_graph) it is always copied, recorded, so grad keeps its
 // history without sharing memory with a gradient the graph or the caller still uses, and
 // accumulation is out of place, so the sum stays differentiable.
-std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>& grads) {
+std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>& grads, const std::vector<bool>&) {
   Tensor& g = grads[0];
   if (!g.defined()) return {};
   std::vector<std::shared_ptr<LeafGrad::PostHook>> post;

@@ -108,7 +108,7 @@ class AccumulateGrad final : public Node {
  public:
   AccumulateGrad(std::shared_ptr<LeafGrad> leaf, OutputInfo info);
   std::string name() const override { return "AccumulateGrad"; }
-  std::vector<Tensor> apply(std::vector<Tensor>& grads) override;
+  std::vector<Tensor> apply(std::vector<Tensor>& grads, const std::vector<bool>& wanted) override;
   void run_pre_hooks(std::vector<Tensor>& grads) override;
 
  private:

@@ -93,8 +93,10 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual ~Node() = default;
   /// "MulBackward" for mul.Tensor; custom functions give their own.
   virtual std::string name() const = 0;
-  /// Maps one gradient per forward output (undefined: none arrived) to one per next edge.
-  virtual std::vector<Tensor> apply(std::vector<Tensor>& grads) = 0;
+  /// Maps one gradient per forward output (undefined: none arrived) to one per next edge. wanted
+  /// says which edges lead to a gradient the caller asked for (autograd.grad's inputs); empty: all
+  /// of them. A node may skip the others' work: their gradients are dropped.
+  virtual std::vector<Tensor> apply(std::vector<Tensor>& grads, const std::vector<bool>& wanted) = 0;
   /// Frees what backward kept alive (saved tensors); called after a backward without retain_graph.
   virtual void release_saved() {}
   /// Runs the hooks on incoming gradients, in registration order; AccumulateGrad adds its leaf's.

@@ -30,9 +30,9 @@ class OpNode final : public Node {
     }
     return n + "Backward";
   }
-  std::vector<Tensor> apply(std::vector<Tensor>& grads) override {
+  std::vector<Tensor> apply(std::vector<Tensor>& grads, const std::vector<bool>& wanted) override {
     std::vector<Tensor> out(next_edges.size());
-    GradCtx ctx(*this, def.schema, grads, out);
+    GradCtx ctx(*this, def.schema, grads, out, wanted);
     def.derivative.fn(ctx);
     return out;
   }
@@ -94,7 +94,7 @@ size_t GradCtx::list_size(size_t arg) const { return node_.slots[arg].count; }
 // point at the next argument's edge.
 bool GradCtx::needs(size_t arg, size_t j) const {
   const auto& s = node_.slots[arg];
-  return j < s.count && node_.next_edges[s.first + j].valid();
+  return j < s.count && node_.next_edges[s.first + j].valid() && (wanted_.empty() || wanted_[s.first + j]);
 }
 
 void GradCtx::set(size_t arg, size_t j, Tensor g) {

@@ -28,8 +28,9 @@ class OpNode;
 
 class GradCtx {
  public:
-  GradCtx(OpNode& node, const Schema& schema, std::vector<Tensor>& grads, std::vector<Tensor>& out)
-      : node_(node), args_(schema.args), grads_(grads), out_(out) {}
+  GradCtx(OpNode& node, const Schema& schema, std::vector<Tensor>& grads, std::vector<Tensor>& out,
+          const std::vector<bool>& wanted)
+      : node_(node), args_(schema.args), grads_(grads), out_(out), wanted_(wanted) {}
 
   /// The gradient of result i (zeros when none reached it).
   const Tensor& grad(size_t i = 0);
@@ -50,7 +51,9 @@ class GradCtx {
   /// Sizes of a tensor argument (element j of a tensor list).
   IntArrayRef sizes(std::string_view arg, size_t j = 0) const { return sizes(index(arg), j); }
   size_t list_size(std::string_view arg) const { return list_size(index(arg)); }
-  /// Whether a tensor argument (element j of a list) needs a gradient; skip work when not.
+  /// Whether a tensor argument (element j of a list) needs a gradient: it requires grad, and it
+  /// leads to a gradient this backward pass computes (autograd.grad prunes the others, as torch
+  /// does). Skip the work when not.
   bool needs(std::string_view arg, size_t j = 0) const { return needs(index(arg), j); }
   /// The gradient of a tensor argument (element j of a list); reduced and converted to fit.
   void set(std::string_view arg, Tensor g) { set(index(arg), 0, std::move(g)); }
@@ -77,6 +80,7 @@ class GradCtx {
   const std::vector<Argument>& args_;
   std::vector<Tensor>& grads_;
   std::vector<Tensor>& out_;
+  const std::vector<bool>& wanted_;  // per edge, empty: all (Node::apply)
 };
 
 /// g summed over the dims it gained or broadcast from size 1, to have sizes `to`.
