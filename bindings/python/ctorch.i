@@ -224,7 +224,7 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
   for (size_t i = 0; i < $2; ++i)
     ((const ct_symint**)$1)[i] = (const ct_symint*)PyLong_AsVoidPtr(PySequence_Fast_GET_ITEM(fast, (Py_ssize_t)i));
   Py_DECREF(fast);
-  if (PyErr_Occurred()) { free((void*)$1); SWIG_fail; }
+  if (PyErr_Occurred()) SWIG_fail; /* freearg frees $1 on the way out */
 }
 %typemap(freearg) (const ct_symint* const* xs, size_t n), (const ct_symint* const* sizes, size_t ndim) {
   free((void*)$1);
@@ -293,9 +293,16 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
   if (!fast) SWIG_fail;
   $2 = (size_t)PySequence_Fast_GET_SIZE(fast);
   $1 = (const ct_tensor**)malloc(sizeof(ct_tensor*) * ($2 ? $2 : 1));
-  for (size_t i = 0; i < $2; ++i) ((const ct_tensor**)$1)[i] = (const ct_tensor*)PyLong_AsVoidPtr(PySequence_Fast_GET_ITEM(fast, i));
+  /* Tensor objects (ctorch.cat passes its list as given): no int, which could be any address. */
+  for (size_t i = 0; i < $2 && !PyErr_Occurred(); ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(fast, i);
+    const ct_tensor* t = ct_py_handle_of(item);
+    if (!t && !PyErr_Occurred())
+      PyErr_Format(PyExc_TypeError, "expected a ctorch.Tensor, got %s", Py_TYPE(item)->tp_name);
+    ((const ct_tensor**)$1)[i] = t;
+  }
   Py_DECREF(fast);
-  if (PyErr_Occurred()) { free((void*)$1); SWIG_fail; }
+  if (PyErr_Occurred()) SWIG_fail; /* freearg frees $1 on the way out */
 }
 %typemap(freearg) (const ct_tensor* const* tensors, size_t n) { free((void*)$1); }
 
@@ -695,6 +702,7 @@ static Py_ssize_t ct_py_handle_offset = -1;    /* where Tensor's _h slot lives i
 static PyTypeObject* ct_py_dtype_type = NULL;  /* ctorch.dtype, whose .code is a ct_dtype */
 static PyObject* ct_py_code_name = NULL;       /* "code" */
 static const ct_op* ct_py_slice_op = NULL;     /* slice.Tensor, for x[a:b:c] */
+static const ct_op* ct_py_copy_op = NULL;      /* copy_, for x[...] = value */
 
 /* The handle of a Tensor (or subclass) object, or NULL when o is none or its _h is not a handle. */
 static const ct_tensor* ct_py_handle_of(PyObject* o) {
@@ -862,6 +870,7 @@ static PyObject* ct_py_op_call_args(PyObject* key_capsule, PyObject* first, PyOb
 
 %feature("nothread") ct_py_set_tensor_type;
 %feature("nothread") ct_py_index;
+%feature("nothread") ct_py_setitem;
 %feature("nothread") ct_py_op_key;
 %feature("nothread") ct_py_op_call_fast;
 %feature("nothread") ct_py_op_method_fast;
@@ -879,7 +888,8 @@ static PyObject* ct_py_set_tensor_type(PyObject* tensor_type, PyObject* dtype_ty
     PyErr_SetString(PyExc_TypeError, "ct_py_set_tensor_type: the class has no _h slot");
     return NULL;
   }
-  if (!ct_py_slice_op && ct_op_find("slice.Tensor", &ct_py_slice_op) != CT_OK) {
+  if ((!ct_py_slice_op && ct_op_find("slice.Tensor", &ct_py_slice_op) != CT_OK) ||
+      (!ct_py_copy_op && ct_op_find("copy_", &ct_py_copy_op) != CT_OK)) {
     ct_py_raise(CT_ERROR_INVALID_ARGUMENT);
     return NULL;
   }
@@ -1009,6 +1019,51 @@ static PyObject* ct_py_index(PyObject* self, PyObject* index) {
     }
   }
   return ct_py_new_tensor(owned);
+}
+
+/* self[index] = value for basic indices and a value that is a number (bool, int, float) or a Tensor:
+ * value as a 0-dim tensor of the view's dtype (ct_tensor_full), or the tensor in that dtype
+ * (ct_tensor_to), copied into the view (copy_), as Tensor.__setitem__'s general path does. True when
+ * done; None, before anything is written, for other indices or values (the general path). */
+static PyObject* ct_py_setitem(PyObject* self, PyObject* index, PyObject* value) {
+  const ct_tensor* src = NULL;
+  ct_scalar number;
+  if (PyObject_TypeCheck(value, ct_py_tensor_type)) {
+    if (!(src = ct_py_handle_of(value))) Py_RETURN_NONE;
+  } else if (!(PyFloat_Check(value) || PyLong_Check(value)) || ct_py_scalar(value, &number) < 0) {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  PyObject* view = ct_py_index(self, index);
+  if (!view || view == Py_None) return view;
+  const ct_tensor* dst = ct_py_handle_of(view);
+  ct_tensor* converted = NULL; /* value as a tensor of dst's dtype, when it is not already one */
+  ct_dtype dtype, src_dtype;
+  ct_status s = ct_tensor_dtype(dst, &dtype);
+  if (s == CT_OK && !src) {
+    s = ct_tensor_full(NULL, 0, &number, dtype, NULL, &converted);
+  } else if (s == CT_OK && (s = ct_tensor_dtype(src, &src_dtype)) == CT_OK && src_dtype != dtype) {
+    s = ct_tensor_to(src, dtype, &converted);
+  }
+  if (s == CT_OK) {
+    ct_value args[2];
+    memset(args, 0, sizeof args);
+    args[0].kind = args[1].kind = CT_VALUE_TENSOR;
+    args[0].tensor = dst;
+    args[1].tensor = converted ? converted : src;
+    ct_tensor* out = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    s = ct_op_call_op(ct_py_copy_op, args, 2, &out, 1);
+    Py_END_ALLOW_THREADS
+    ct_tensor_release(out);
+  }
+  ct_tensor_release(converted);
+  Py_DECREF(view);
+  if (s != CT_OK) {
+    ct_py_raise(s);
+    return NULL;
+  }
+  Py_RETURN_TRUE;
 }
 
 /* A key for ct_py_op_call_fast: name ("erfinv", "add"), whether it has a single overload (then it

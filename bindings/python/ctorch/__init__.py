@@ -321,14 +321,14 @@ subtract, multiply, divide, true_divide = sub, mul, div, div  # noqa: F821 (defi
 
 
 def cat(tensors, dim=0):
-    return _wrap(_C.ct_tensor_cat([_handle(t) for t in tensors], dim))
+    return _wrap(_C.ct_tensor_cat(tensors, dim))  # the binding takes the Tensor objects
 
 
 concat = concatenate = cat
 
 
 def stack(tensors, dim=0):
-    return _wrap(_C.ct_tensor_stack([_handle(t) for t in tensors], dim))
+    return _wrap(_C.ct_tensor_stack(tensors, dim))
 
 
 def addmm(input, mat1, mat2, beta=1, alpha=1):

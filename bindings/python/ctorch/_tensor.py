@@ -202,6 +202,8 @@ def _dims(dims):
 
 
 def _dim_list(dim):
+    if type(dim) is builtins.int:  # the common case, before the slower checks
+        return (dim,)
     if dim is None:
         return ()
     if isinstance(dim, numbers.Integral):
@@ -491,9 +493,25 @@ class Tensor:
     tanh = _unary("ct_tensor_tanh")
     sigmoid = _unary("ct_tensor_sigmoid")
     relu = _unary("ct_tensor_relu")
-
-    def reciprocal(self):
-        return _call("reciprocal", self)
+    # ctorch.h's typed unary math family: no registry lookup or boxing (x.erfinv() was a boxed call).
+    exp2 = _unary("ct_tensor_exp2")
+    expm1 = _unary("ct_tensor_expm1")
+    log1p = _unary("ct_tensor_log1p")
+    log2 = _unary("ct_tensor_log2")
+    log10 = _unary("ct_tensor_log10")
+    tan = _unary("ct_tensor_tan")
+    asin = _unary("ct_tensor_asin")
+    acos = _unary("ct_tensor_acos")
+    atan = _unary("ct_tensor_atan")
+    sinh = _unary("ct_tensor_sinh")
+    cosh = _unary("ct_tensor_cosh")
+    asinh = _unary("ct_tensor_asinh")
+    acosh = _unary("ct_tensor_acosh")
+    atanh = _unary("ct_tensor_atanh")
+    erf = _unary("ct_tensor_erf")
+    erfc = _unary("ct_tensor_erfc")
+    erfinv = _unary("ct_tensor_erfinv")
+    reciprocal = _unary("ct_tensor_reciprocal")
 
     def clamp(self, min=None, max=None):
         return _wrap(_C.ct_tensor_clamp(self._h, min, max))
@@ -1107,6 +1125,8 @@ class Tensor:
         return t if t is not self else _wrap(_C.ct_tensor_view(self._h, self.shape))
 
     def __setitem__(self, index, value):
+        if _basic_setitem(self, index, value):  # basic indices, a number or a tensor: in C
+            return
         t = _basic_index(self, index)
         if t is not None:
             tensors = None
@@ -1126,6 +1146,7 @@ class Tensor:
 
 _C.ct_py_set_tensor_type(Tensor, _d.dtype)
 _basic_index = _C.ct_py_index
+_basic_setitem = _C.ct_py_setitem
 
 
 # ---- Copies and pickles ----

@@ -164,6 +164,36 @@ def test_setitem_through_a_basic_index(index):
     compare(cx, tx)
 
 
+def test_setitem_converts_values_as_torch():
+    a = np.arange(24).reshape(4, 6)
+    for dtype in ("int64", "float32", "uint8", "bool"):
+        cx, tx = ctorch.tensor(a).to(getattr(ctorch, dtype)), torch.tensor(a).to(getattr(torch, dtype))
+        for index, value in [(0, 3), (1, 2.75), ((2, slice(1, 4)), True), ((Ellipsis, 5), np.float64(1.5)),
+                             (slice(None, None, 3), 0)]:
+            cx[index] = value
+            tx[index] = value
+            compare(cx, tx)
+        cv = ctorch.tensor([1.5, -2.0, 3.25, 0.0, 7.0, 1.0])  # float32 into any dtype, broadcast over rows
+        cx[1:3] = cv
+        tx[1:3] = torch.tensor(cv.tolist())
+        compare(cx, tx)
+
+
+def test_setitem_errors_as_torch():
+    for lib in (ctorch, torch):
+        x = lib.zeros(4, 6)
+        with pytest.raises(RuntimeError):
+            x[0] = lib.ones(5)  # does not broadcast
+        with pytest.raises(IndexError):
+            x[4] = 1.0
+        with pytest.raises(ValueError):
+            x[::-1] = 1.0
+        leaf = lib.zeros(4, 6, requires_grad=True)
+        with pytest.raises(RuntimeError):
+            leaf[0] = 1.0  # in place on a leaf that requires grad
+        compare(x, torch.zeros(4, 6)) if lib is ctorch else None
+
+
 # ---- operators resolved once ----
 
 def test_resolved_method_and_function_match_torch():
@@ -253,3 +283,32 @@ def test_resolved_operator_gradients():
     cx.erfinv().cumsum(dim=1).sum().backward()
     tx.erfinv().cumsum(dim=1).sum().backward()
     compare(cx.grad, tx.grad)
+
+
+def test_cat_and_stack_take_tensor_objects():
+    class Sub(ctorch.Tensor):
+        pass
+
+    cx, tx = _pair((2, 3))
+    compare(ctorch.cat([cx, cx.as_subclass(Sub)], 1), torch.cat([tx, tx], 1))
+    compare(ctorch.cat(t for t in (cx, cx)), torch.cat([tx, tx]))
+    compare(ctorch.stack((cx, cx), -1), torch.stack((tx, tx), -1))
+    for bad in ([cx, 5], [cx, tx], [cx, None]):
+        with pytest.raises(TypeError, match="expected a ctorch.Tensor"):
+            ctorch.cat(bad)
+        with pytest.raises(TypeError, match="expected a ctorch.Tensor"):
+            ctorch.stack(bad)
+
+
+@pytest.mark.parametrize("name", ["exp2", "expm1", "log1p", "log2", "log10", "tan", "asin", "acos", "atan", "sinh",
+                                  "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "reciprocal"])
+def test_typed_unary_methods_match_torch(name):
+    a = np.random.default_rng(6).uniform(0.1, 0.9, (3, 4))
+    if name == "acosh":
+        a = a + 1
+    cx, tx = ctorch.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    compare(getattr(cx, name)(), getattr(tx, name)())
+    getattr(cx, name)().sum().backward()
+    getattr(tx, name)().sum().backward()
+    compare(cx.grad, tx.grad)
+    compare(getattr(ctorch.tensor([1, 2]), name)(), getattr(torch.tensor([1, 2]), name)())  # ints give float
