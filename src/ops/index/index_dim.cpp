@@ -21,9 +21,9 @@ namespace {
 // dense in self and out - an embedding lookup, or picking samples from a batch - copies one row per
 // index entry with memcpy. It moves bytes only, so one loop serves every dtype. Rows of a table
 // larger than the L2 cache come from memory in random order; they are asked for kAhead entries
-// early. Threads split the index entries (each output row is written once, by one thread); the
-// grain is in bytes so that a lookup of a few hundred KiB, a few microseconds of copying, does not
-// pay for waking threads.
+// early. Threads split the index entries (each output row is written once, by one thread, so the
+// bytes do not depend on the thread count) in chunks of at least kGatherGrainBytes: a lookup of a
+// few rows stays on the calling thread whatever the row count.
 constexpr int64_t kGatherGrainBytes = int64_t(256) << 10;
 constexpr int64_t kGatherPrefetchSpan = int64_t(2) << 20;
 // Below this many bytes a row is not worth a memcpy call: the general loop copies elements.
