@@ -127,6 +127,58 @@ static void test_layer_norm_normalizes_rows(void) {
   RELEASE(x, w, b, plain, affine);
 }
 
+/* layer_norm of kRows x kCols float32 rows against float64, weight and bias given: rows centred
+   on 0 (the one-pass variance), rows whose mean is 0.8 and 35 standard deviations (the second
+   pass; see Note [layer_norm's variance in one pass]), rows with an infinity or a NaN (NaN
+   throughout); and the same bytes on one thread and two. */
+static void test_layer_norm_matches_double_on_both_variance_paths(void) {
+  static float x[kRows * kCols], got[2][kRows * kCols], w[kCols], b[kCols];
+  uint32_t state = 99u;
+  for (int i = 0; i < kRows * kCols; ++i) {
+    state = state * 1664525u + 1013904223u;
+    const float u = (float)((double)(state >> 8) / 16777216.0 * 100.0 - 50.0); /* std 28.9 */
+    const int r = i / kCols;
+    x[i] = u + (r % 3 == 1 ? 23.0f : r % 3 == 2 ? 1000.0f : 0.0f);
+  }
+  for (int j = 0; j < kCols; ++j) {
+    w[j] = 0.5f + (float)j / kCols;
+    b[j] = (float)(j % 7) - 3.0f;
+  }
+  x[4 * kCols + 10] = INFINITY;
+  x[5 * kCols + 20] = NAN;
+  int32_t old = 1;
+  CHECK_OK(ct_get_num_threads(&old));
+  ct_tensor *xt = NULL, *wt = NULL, *bt = NULL, *y[2] = {NULL, NULL};
+  CHECK_OK(ct_tensor_from_data(x, SZ(kRows, kCols), 2, CT_FLOAT32, &xt));
+  CHECK_OK(ct_tensor_from_data(w, SZ(kCols), 1, CT_FLOAT32, &wt));
+  CHECK_OK(ct_tensor_from_data(b, SZ(kCols), 1, CT_FLOAT32, &bt));
+  for (int threads = 1; threads <= 2; ++threads) {
+    CHECK_OK(ct_set_num_threads(threads));
+    CHECK_OK(ct_tensor_layer_norm(xt, S(kCols), wt, bt, 1e-5, &y[threads - 1]));
+    CHECK_OK(ct_tensor_copy_to(y[threads - 1], got[threads - 1], sizeof got[0]));
+  }
+  CHECK_OK(ct_set_num_threads(old));
+  CHECK(memcmp(got[0], got[1], sizeof got[0]) == 0);
+  for (int r = 0; r < kRows; ++r) {
+    const float* xr = x + r * kCols;
+    double mean = 0, var = 0;
+    for (int j = 0; j < kCols; ++j) mean += xr[j];
+    mean /= kCols;
+    for (int j = 0; j < kCols; ++j) var += (xr[j] - mean) * (xr[j] - mean);
+    var /= kCols;
+    /* float32 rounds x - mean at |mean| + |x|: the error grows with the mean in units of std. */
+    const double tol = 1e-6 * (1.0 + fabs(mean) / sqrt(var));
+    for (int j = 0; j < kCols; ++j) {
+      const double want = (xr[j] - mean) / sqrt(var + 1e-5) * w[j] + b[j], g = got[0][r * kCols + j];
+      if (isnan(want) != isnan(g) || (isfinite(want) && fabs(g - want) > tol * fmax(1.0, fabs(want)))) {
+        fprintf(stderr, "layer_norm row %d col %d: %.9g, want %.9g\n", r, j, g, want);
+        CHECK(0);
+      }
+    }
+  }
+  RELEASE(xt, wt, bt, y[0], y[1]);
+}
+
 static void test_layer_norm_bad_arguments(void) {
   ct_tensor* x = T(CT_FLOAT32, S(2, 3), 1, 2, 3, 4, 5, 6);
   ct_tensor* w = T(CT_FLOAT32, S(2), 1, 1);
@@ -296,6 +348,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_softmax_bad_arguments),
     CAPI_TEST(test_softmax_and_log_softmax_match_double_with_infinities_and_nan),
     CAPI_TEST(test_layer_norm_normalizes_rows),
+    CAPI_TEST(test_layer_norm_matches_double_on_both_variance_paths),
     CAPI_TEST(test_layer_norm_bad_arguments),
     CAPI_TEST(test_rms_norm_scales_by_root_mean_square),
     CAPI_TEST(test_batch_norm_training_updates_running_stats),

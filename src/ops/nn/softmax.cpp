@@ -1,9 +1,9 @@
 // softmax.cpp - softmax and log_softmax along one dim, and their derivatives.
 //
 // One fused pass per row: the maximum, then exp(x - max) and its sum, then the scaling (softmax)
-// or x - max - log(sum) (log_softmax). Rows run in parallel; within a row, sums use 16 interleaved
-// lanes combined pairwise, so the bits do not depend on the thread count. float16/bfloat16 rows are
-// computed in float32, as PyTorch does. exp is vec_math.h's, which vectorizes for float32 (see
+// or x - max - log(sum) (log_softmax). Rows run in parallel; within a row, sums use vm::kLanes
+// interleaved lanes combined pairwise, so the bits do not depend on the thread count.
+// float16/bfloat16 rows are computed in float32, as PyTorch does. exp is vec_math.h's, which vectorizes for float32 (see
 // Note [Vectorizable float32 math]); double rows use libm.
 #include <cmath>
 #include <cstdint>
@@ -21,9 +21,9 @@
 namespace ct::ops {
 namespace {
 
-// sum over q < n of e(q), in vm::lane_reduce's order (16 lanes by q mod 16, combined pairwise), so
-// the bits depend on n alone. e may store its value as it goes: the exponentials are summed in the
-// pass that writes them.
+// sum over q < n of e(q), in vm::lane_reduce's order (kLanes lanes by q mod kLanes, combined
+// pairwise), so the bits depend on n alone. e may store its value as it goes: the exponentials are
+// summed in the pass that writes them.
 template <typename C, typename E>
 [[gnu::always_inline]] inline C lane_sum(int64_t n, E e) {
   C l[cpu::vm::kLanes] = {};
@@ -82,9 +82,10 @@ CT_TARGET_AVX2 void rows_avx2(const T* x, T* y, int64_t r0, int64_t r1, int64_t 
   for (int64_t r = r0; r < r1; ++r)
     row_body<T, Log>(x + r * k, y + r * k, causal ? std::min(k, first + r + 1) : k, k, buf);
 }
-// The same body with 16 lanes a vector: lane for lane what the AVX2 build computes (the sums' lane
+// The same body with 16 floats a vector: lane for lane what the AVX2 build computes (the sums' lane
 // order is fixed by kLanes, not by the vector width), so the bits agree; see Note [CPU capability
-// dispatch].
+// dispatch]. exp is most of the work, so the wider vectors pay here (not in layer_norm, which
+// waits on memory and ran slower with them).
 template <typename T, bool Log>
 CT_TARGET_AVX512 void rows_avx512(const T* x, T* y, int64_t r0, int64_t r1, int64_t k, bool causal, int64_t first,
                                   opmath_t<T>* buf) {
