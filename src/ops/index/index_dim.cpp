@@ -6,9 +6,14 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
+#include "ops/cpu/isa.h"
 #include "ops/functions.h"
 #include "ops/index/index_common.h"
 #include "ops/op_common.h"
+
+#if CT_HAVE_AVX2_KERNELS
+#include <immintrin.h>
+#endif
 
 namespace ct::ops {
 
@@ -29,6 +34,20 @@ constexpr int64_t kGatherPrefetchSpan = int64_t(2) << 20;
 // Below this many bytes a row is not worth a memcpy call: the general loop copies elements.
 constexpr int64_t kGatherMinRowBytes = 16;
 
+#if CT_HAVE_AVX2_KERNELS
+// Rows of whole 32-byte vectors from a table in cache, with no call per row: a 256-byte row takes
+// about 5.5 ns against memcpy's 6 (2048 rows of 64 float32: 11.4 us against 12.4).
+CT_TARGET_AVX2 void gather_rows_avx2(char* out, int64_t os, const char* self, int64_t ss, const int64_t* ix,
+                                     int64_t j0, int64_t j1, int64_t row_bytes) {
+  for (int64_t j = j0; j < j1; ++j) {
+    const char* src = self + ix[j] * ss;
+    char* dst = out + j * os;
+    for (int64_t b = 0; b < row_bytes; b += 32)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + b), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b)));
+  }
+}
+#endif
+
 bool gather_rows(const Tensor& out, const TensorImpl& self, int64_t dim, const Tensor& idx) {
   const int64_t nd = static_cast<int64_t>(self.dim());
   if (nd == 0 || out->dim() != self.dim()) return false;
@@ -47,7 +66,11 @@ bool gather_rows(const Tensor& out, const TensorImpl& self, int64_t dim, const T
   const int64_t* const ix = idx->data_as<const int64_t>();
   const int64_t n = idx->numel(), os = out->stride(dim) * item, ss = self.stride(dim) * item;
   const bool prefetch = self.size(dim) * std::abs(ss) > kGatherPrefetchSpan;
+  [[maybe_unused]] const bool avx2 = CT_HAVE_AVX2_KERNELS && !prefetch && row_bytes % 32 == 0 && cpu::has_avx2();
   auto run = [=](int64_t j0, int64_t j1) {
+#if CT_HAVE_AVX2_KERNELS
+    if (avx2) return gather_rows_avx2(o, os, s, ss, ix, j0, j1, row_bytes);
+#endif
     constexpr int64_t kAhead = 8;
     char* dst = o + j0 * os;
     for (int64_t j = j0; j < j1; ++j, dst += os) {
