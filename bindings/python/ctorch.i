@@ -745,11 +745,20 @@ static int ct_py_plain_int(PyObject* o, int64_t* v) {
 typedef struct ct_py_op_key_s {
   const ct_op* op;
   int nouts;
+  PyObject* params;   /* the single overload's argument names (a tuple of str), for keywords; or NULL */
+  uint32_t optional;  /* bit i: argument i's type is optional (a keyword may be None) */
+  int npos;           /* how many arguments may be given by position (not keyword-only) */
+  PyTypeObject* result_type; /* the named tuple class several results come back in, or NULL: a tuple */
   char name[];
 } ct_py_op_key_t;
 
 static void ct_py_op_key_free(PyObject* capsule) {
-  free(PyCapsule_GetPointer(capsule, "ctorch._C.op_key"));
+  ct_py_op_key_t* key = (ct_py_op_key_t*)PyCapsule_GetPointer(capsule, "ctorch._C.op_key");
+  if (key) {
+    Py_XDECREF(key->params);
+    Py_XDECREF((PyObject*)key->result_type);
+  }
+  free(key);
 }
 
 /* Boxes o into v as ctorch.ops._box does, for the plain kinds: 1 when boxed, 0 when o needs the
@@ -815,26 +824,48 @@ static int ct_py_box(PyObject* o, ct_value* v, int64_t** pool, int64_t* pool_end
   return 1;
 }
 
-/* Calls key's operator with first (when not NULL) and then args' items as positional arguments.
+/* Calls key's operator with first (when not NULL), then args' items, then kwargs at their places.
  * One output: a Tensor (None for an empty slot); else a tuple of Tensors and Nones, as
- * ctorch.ops.call's handles. NotImplemented, before anything is called, when an argument is not of
+ * ctorch.ops.call's handles, or the key's named tuple of them. NotImplemented, before anything is called, when an argument is not of
  * a plain kind (see ct_py_box): the caller takes ctorch.ops.call. */
-static PyObject* ct_py_op_call_args(PyObject* key_capsule, PyObject* first, PyObject* args) {
+static PyObject* ct_py_op_call_args(PyObject* key_capsule, PyObject* first, PyObject* args, PyObject* kwargs) {
   ct_py_op_key_t* key = (ct_py_op_key_t*)PyCapsule_GetPointer(key_capsule, "ctorch._C.op_key");
   if (!key) return NULL;
-  if (!PyTuple_Check(args)) {
-    PyErr_SetString(PyExc_TypeError, "ct_py_op_call_fast: expected a tuple of arguments");
+  if (!PyTuple_Check(args) || (kwargs != Py_None && !PyDict_Check(kwargs))) {
+    PyErr_SetString(PyExc_TypeError, "ct_py_op_call_fast: expected a tuple of arguments and a dict or None");
     return NULL;
   }
   if (!ct_py_tensor_type) Py_RETURN_NOTIMPLEMENTED;
-  Py_ssize_t n = PyTuple_GET_SIZE(args) + (first != NULL);
+  PyObject* given[32]; /* borrowed; NULL: not given (the default) */
+  Py_ssize_t npositional = PyTuple_GET_SIZE(args) + (first != NULL), n = npositional;
   if (n > 32) Py_RETURN_NOTIMPLEMENTED;
+  for (Py_ssize_t i = 0; i < npositional; ++i)
+    given[i] = first ? (i == 0 ? first : PyTuple_GET_ITEM(args, i - 1)) : PyTuple_GET_ITEM(args, i);
+  if (kwargs != Py_None && PyDict_GET_SIZE(kwargs) > 0) {
+    /* Keywords at their schema positions, as ctorch.ops._call_boxed places them; a keyword the
+     * schema lacks, one repeating a positional argument, or None for a type that is not optional
+     * is left to it (it raises TypeError). */
+    if (!key->params || npositional > key->npos) Py_RETURN_NOTIMPLEMENTED;
+    Py_ssize_t nparams = PyTuple_GET_SIZE(key->params);
+    for (Py_ssize_t i = npositional; i < nparams; ++i) given[i] = NULL;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(kwargs, &pos, &k, &v)) {
+      Py_ssize_t at = -1;
+      for (Py_ssize_t j = 0; j < nparams && at < 0; ++j) {
+        PyObject* param = PyTuple_GET_ITEM(key->params, j);
+        if (param == k || (PyUnicode_Check(k) && PyUnicode_Compare(param, k) == 0)) at = j;
+      }
+      if (at < npositional || (v == Py_None && !((key->optional >> at) & 1u))) Py_RETURN_NOTIMPLEMENTED;
+      given[at] = v;
+      if (at + 1 > n) n = at + 1;
+    }
+  }
   ct_value vals[32];
   int64_t pool_buf[256];
   int64_t* pool = pool_buf;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* o = first ? (i == 0 ? first : PyTuple_GET_ITEM(args, i - 1)) : PyTuple_GET_ITEM(args, i);
-    int r = ct_py_box(o, &vals[i], &pool, pool_buf + 256);
+    int r = ct_py_box(given[i] ? given[i] : Py_None, &vals[i], &pool, pool_buf + 256);
     if (r < 0) return NULL;
     if (r == 0) Py_RETURN_NOTIMPLEMENTED;
   }
@@ -862,6 +893,12 @@ static PyObject* ct_py_op_call_args(PyObject* key_capsule, PyObject* first, PyOb
     if (!t) Py_CLEAR(result);
     else if (result) PyTuple_SET_ITEM(result, i, t);
     else Py_DECREF(t);
+  }
+  if (result && key->result_type) { /* the named tuple (values, indices), made as tuple.__new__ makes it */
+    PyObject* pack = PyTuple_Pack(1, result);
+    Py_DECREF(result);
+    result = pack ? PyTuple_Type.tp_new(key->result_type, pack, NULL) : NULL;
+    Py_XDECREF(pack);
   }
   return result;
 }
@@ -1067,27 +1104,45 @@ static PyObject* ct_py_setitem(PyObject* self, PyObject* index, PyObject* value)
 }
 
 /* A key for ct_py_op_call_fast: name ("erfinv", "add"), whether it has a single overload (then it
- * is found now with ct_op_find), and the number of outputs to make room for. */
-static PyObject* ct_py_op_key(PyObject* name, int single, int nouts) {
+ * is found now with ct_op_find), the number of outputs to make room for, and for keywords the
+ * single overload's argument names (a tuple of at most 32 str, or None: keywords take the general
+ * path), which of them are optional (bit i) and how many may be given by position; result_type, a
+ * named tuple class for several results (or None). */
+static PyObject* ct_py_op_key(PyObject* name, int single, int nouts, PyObject* params, long optional, int npos,
+                              PyObject* result_type) {
   const char* text = PyUnicode_AsUTF8(name);
   if (!text) return NULL;
+  if (result_type != Py_None && !(PyType_Check(result_type) && PyType_IsSubtype((PyTypeObject*)result_type, &PyTuple_Type))) {
+    PyErr_SetString(PyExc_TypeError, "ct_py_op_key: result_type must be a tuple class or None");
+    return NULL;
+  }
+  if (params != Py_None && (!PyTuple_Check(params) || PyTuple_GET_SIZE(params) > 32)) params = Py_None;
   ct_py_op_key_t* key = (ct_py_op_key_t*)malloc(sizeof *key + strlen(text) + 1);
   if (!key) return PyErr_NoMemory();
   strcpy(key->name, text);
   key->op = NULL;
   if (single && ct_op_find(text, &key->op) != CT_OK) key->op = NULL;
   key->nouts = nouts < 0 ? 0 : nouts > 8 ? 8 : nouts;
+  key->params = params == Py_None ? NULL : (Py_INCREF(params), params);
+  key->optional = (uint32_t)optional;
+  key->npos = npos;
+  key->result_type = result_type == Py_None ? NULL : (Py_INCREF(result_type), (PyTypeObject*)result_type);
   PyObject* capsule = PyCapsule_New(key, "ctorch._C.op_key", ct_py_op_key_free);
-  if (!capsule) free(key);
+  if (!capsule) {
+    Py_XDECREF((PyObject*)key->result_type);
+    Py_XDECREF(key->params);
+    free(key);
+  }
   return capsule;
 }
 
-static PyObject* ct_py_op_call_fast(PyObject* key, PyObject* args) {
-  return ct_py_op_call_args(key, NULL, args);
+/* key's operator called with args and kwargs (None or a dict), self first for a method. */
+static PyObject* ct_py_op_call_fast(PyObject* key, PyObject* args, PyObject* kwargs) {
+  return ct_py_op_call_args(key, NULL, args, kwargs);
 }
 
-static PyObject* ct_py_op_method_fast(PyObject* key, PyObject* self, PyObject* args) {
-  return ct_py_op_call_args(key, self, args);
+static PyObject* ct_py_op_method_fast(PyObject* key, PyObject* self, PyObject* args, PyObject* kwargs) {
+  return ct_py_op_call_args(key, self, args, kwargs);
 }
 %}
 

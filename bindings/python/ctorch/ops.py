@@ -9,6 +9,7 @@ import collections
 import itertools
 import json
 import numbers
+import sys
 
 from . import _C
 from . import _dtype as _d
@@ -154,6 +155,16 @@ def _result_type(target):
 def call(name, *args, **kwargs):
     """Calls the operator `name` ("add" or "add.Tensor"); returns a Tensor, or a tuple for several
     (a named tuple when the schema names its returns)."""
+    key, direct, types = _callers.get(name) or _caller(name)
+    r = _C.ct_py_op_call_fast(key, args, kwargs)
+    if r is NotImplemented:
+        return _call_boxed(name, args, kwargs)
+    return r if direct else _results(r, types)
+
+
+def _call_boxed(name, args, kwargs):
+    """call() in Python: the schema read for keywords, every value boxed by _box (SymInts, devices,
+    numpy numbers included)."""
     values, target = _positional(name, args, kwargs)
     nouts, types = _result_type(target)
     handles = _C.ct_py_op_call(target, [_box(v) for v in values], nouts)
@@ -167,15 +178,15 @@ def call(name, *args, **kwargs):
 
 
 # ---- Resolved callers: the per-call cost of ctorch.erfinv(x), x.erfinv(), x.topk(2, dim=0) ----
-# call() reads the schema on every call: where keywords go, how many results, how to box each value.
-# caller() does that once per operator name: the overload is found once (ct_op_find, when the name
-# has a single one), positional values of plain kinds (tensors, numbers, strings, dtypes, lists of
-# ints or tensors) are boxed in C (ct_py_op_call_fast, Note [Python fast paths] in ctorch.i), and
-# keywords of a single-overload operator are placed by a precomputed table. Anything else (SymInts,
-# devices, numpy numbers, keywords of several overloads) falls back to call(), which gives the same
+# _call_boxed() reads the schema on every call: where keywords go, how many results, how to box each
+# value. _caller() does that once per operator name: the overload is found once (ct_op_find, when
+# the name has a single one), and values of plain kinds (tensors, numbers, strings, dtypes, lists of
+# ints or tensors) are boxed in C (ct_py_op_call_fast, Note [Python fast paths] in ctorch.i), with
+# keywords of a single overload placed there by its argument names. Anything else (SymInts, devices,
+# numpy numbers, keywords of several overloads) falls back to _call_boxed(), which gives the same
 # results and errors.
 
-_callers = {}  # operator name -> (C key, keyword positions or None, number of positional params, result kinds)
+_callers = {}  # operator name -> (C key, whether C's result is the one to return, {number of results: named tuple})
 
 
 def _caller(name):
@@ -183,40 +194,27 @@ def _caller(name):
     if c is None:
         ops_ = overloads(name)
         nouts, types = _result_type(name)
-        # One built-in overload: found once. Custom operators may gain overloads later (ct_library_define):
-        # they are called by name, with call()'s keyword placement.
+        # One built-in overload: found once, keywords placed in C by its argument names. Custom
+        # operators may gain overloads later (ct_library_define): called by name, keywords by
+        # _call_boxed().
         single = len(ops_) == 1 and ops_[0]["builtin"]
-        key = _C.ct_py_op_key(name, builtins.int(single), nouts)
-        places, npos = None, 0
+        params, optional, npos = None, 0, 0
         if single:
-            params = ops_[0]["arguments"]
-            # A keyword may be None only where the schema's type is optional (call()'s _fits).
-            places = {a["name"]: (i, a["type"].endswith("?")) for i, a in enumerate(params)}
-            npos = sum(1 for a in params if not a["kwarg_only"])
-        c = _callers[name] = (key, places, npos, nouts == 1 and len(types) == 1, types)
+            args = ops_[0]["arguments"]
+            params = tuple(sys.intern(a["name"]) for a in args)
+            # A keyword may be None only where the schema's type is optional (_call_boxed()'s _fits).
+            optional = builtins.sum(1 << i for i, a in enumerate(args) if a["type"].endswith("?"))
+            npos = builtins.sum(1 for a in args if not a["kwarg_only"])
+        # One number of results: C gives them as they are returned (a tensor, a tuple, the named tuple).
+        direct = len(types) == 1
+        named = types[nouts] if direct and nouts > 1 else None
+        key = _C.ct_py_op_key(name, builtins.int(single), nouts, params, optional, npos, named)
+        c = _callers[name] = (key, direct, types)
     return c
 
 
-def _place(places, npos, args, kwargs):
-    """args followed by kwargs at their schema positions (None in the gaps takes the default), or
-    None when a keyword is not the schema's, repeats a positional one, or is None for a type that is
-    not optional (call() raises then)."""
-    if places is None or len(args) > npos:
-        return None
-    values = list(args)
-    n = len(values)
-    for k, v in kwargs.items():
-        i, optional = places.get(k, (-1, False))
-        if i < n or (v is None and not optional):
-            return None
-        if i >= len(values):
-            values.extend([None] * (i + 1 - len(values)))
-        values[i] = v
-    return tuple(values)
-
-
 def _results(r, types):
-    """ct_py_op_call_fast's tuple as call() returns it: trailing empty slots dropped when the
+    """ct_py_op_call_fast's tuple as _call_boxed() returns it: trailing empty slots dropped when the
     overloads return different numbers of results, one result alone, named returns as a named tuple."""
     if len(types) > 1:
         while r and r[-1] is None:
@@ -224,52 +222,42 @@ def _results(r, types):
     if len(r) == 1:
         return r[0]
     named = types.get(len(r))
-    return named(*r) if named else r
+    return _tuple_new(named, r) if named else r
+
+
+_tuple_new = tuple.__new__  # a named tuple of r without its Python __new__ (the same object)
 
 
 def _make_function(name):
-    key, places, npos, single, types = _caller(name)
+    key, direct, types = _caller(name)
     fast = _C.ct_py_op_call_fast
 
     def fn(*args, **kwargs):
-        if kwargs:
-            values = _place(places, npos, args, kwargs)
-            r = NotImplemented if values is None else fast(key, values)
-        else:
-            r = fast(key, args)
+        r = fast(key, args, kwargs)
         if r is NotImplemented:
-            return call(name, *args, **kwargs)
-        return r if single else _results(r, types)
+            return _call_boxed(name, args, kwargs)
+        return r if direct else _results(r, types)
 
     return fn
 
 
 def method(name):
     """Tensor method `name` (self first) for an operator without a hand-written one: resolved once
-    (caller above); an in-place one (a name ending in _) returns self, as torch's do."""
-    key, places, npos, single, types = _caller(name)
+    (_caller above); an in-place one (a name ending in _) returns self, as torch's do."""
+    key, direct, types = _caller(name)
     fast = _C.ct_py_op_method_fast
 
     if name.endswith("_"):
         def m(self, *args, **kwargs):
-            if kwargs:
-                values = _place(places, npos, (self,) + args, kwargs)
-                r = NotImplemented if values is None else _C.ct_py_op_call_fast(key, values)
-            else:
-                r = fast(key, self, args)
-            if r is NotImplemented:
-                call(name, self, *args, **kwargs)
+            if fast(key, self, args, kwargs) is NotImplemented:
+                _call_boxed(name, (self,) + args, kwargs)
             return self
     else:
         def m(self, *args, **kwargs):
-            if kwargs:
-                values = _place(places, npos, (self,) + args, kwargs)
-                r = NotImplemented if values is None else _C.ct_py_op_call_fast(key, values)
-            else:
-                r = fast(key, self, args)
+            r = fast(key, self, args, kwargs)
             if r is NotImplemented:
-                return call(name, self, *args, **kwargs)
-            return r if single else _results(r, types)
+                return _call_boxed(name, (self,) + args, kwargs)
+            return r if direct else _results(r, types)
 
     m.__name__ = m.__qualname__ = name
     m.__doc__ = "\n".join(o["schema"] for o in overloads(name))

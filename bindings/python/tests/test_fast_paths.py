@@ -224,6 +224,18 @@ def test_resolved_operator_keywords_and_defaults():
             torch.index_add(tx, 0, torch.tensor([2, 0]), tx[:2], alpha=2))
 
 
+def test_keywords_placed_in_c_as_the_schema_says():
+    cx, tx = _pair((3, 4))
+    compare(cx.cumsum(0, dtype=None), tx.cumsum(0, dtype=None))  # None where the type is optional
+    for kwargs in [{"k": 2}, {"k": 1, "dim": 0}, {"dim": 0, "k": 2, "largest": False}, {"sorted": True, "k": 4}]:
+        cr, tr = ctorch.ops.call("topk", cx, **kwargs), tx.topk(**kwargs)
+        compare(cr.values, tr.values)
+        compare(ctorch.topk(cx, **kwargs).indices, torch.topk(tx, **kwargs).indices)
+    compare(ctorch.nn.functional.softmax(cx, dim=0, dtype=ctorch.float64),
+            torch.nn.functional.softmax(tx, dim=0, dtype=torch.float64))
+    compare(ctorch.index_add(cx, 0, ctorch.tensor([1]), cx[:1], alpha=0.5), torch.index_add(tx, 0, torch.tensor([1]), tx[:1], alpha=0.5))
+
+
 def test_resolved_operator_with_several_overloads():
     cx, tx = _pair((3, 4))
     compare(cx.median(), tx.median())
