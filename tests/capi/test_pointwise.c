@@ -192,6 +192,44 @@ static void test_parametrized_activations(void) {
   RELEASE(a, g, gt, sp, e, lr, ht);
 }
 
+/* gelu (erf form) against x/2 (1 + erf(x / sqrt 2)) in double over [-12, 12] and at extremes. float32
+   rounds erf near -1 to 6e-8, so for x < 0 the error allowed grows to |x| 3e-8 (PyTorch's is
+   larger); elsewhere 2 ulp. Huge negative inputs give +0 (as x/2 + x/2 erf rounds), huge positive
+   ones x, tiny ones x/2; the bytes are the same on one thread and two (the AVX-512, AVX2 and
+   baseline loops compute the same bits; see Note [CPU capability dispatch]). */
+static void test_gelu_matches_double_at_extreme_inputs(void) {
+  enum { N = 48011 };
+  static float x[N], got[2][N];
+  const float edges[] = {-1e30f, -3e38f, -100.0f, -20.0f, -13.5f, -10.0f, -5.5f, -1e-30f, -0.0f, 0.0f,
+                         1e-30f, 1e-40f, -1e-40f, 1e-5f, 20.0f, 3e38f};
+  const int ne = (int)(sizeof edges / sizeof edges[0]);
+  for (int i = 0; i < ne; ++i) x[i] = edges[i];
+  for (int i = ne; i < N; ++i) x[i] = -12.0f + 24.0f * (float)(i - ne) / (float)(N - ne);
+  int32_t old = 1;
+  CHECK_OK(ct_get_num_threads(&old));
+  ct_tensor *a = NULL, *g[2] = {NULL, NULL};
+  CHECK_OK(ct_tensor_from_data(x, SZ(N), 1, CT_FLOAT32, &a));
+  for (int threads = 1; threads <= 2; ++threads) {
+    CHECK_OK(ct_set_num_threads(threads));
+    CHECK_OK(ct_tensor_gelu(a, "none", &g[threads - 1]));
+    CHECK_OK(ct_tensor_copy_to(g[threads - 1], got[threads - 1], sizeof got[0]));
+  }
+  CHECK_OK(ct_set_num_threads(old));
+  CHECK(memcmp(got[0], got[1], sizeof got[0]) == 0);
+  for (int i = 0; i < N; ++i) {
+    const double xi = x[i], want = 0.5 * xi * (1.0 + erf(xi / sqrt(2.0)));
+    const double tol = 2.4e-7 * fabs(want) + (xi < 0 ? 3e-8 * fabs(xi) : 0.0) + 1e-45;
+    if (!(fabs(got[0][i] - want) <= tol)) {
+      fprintf(stderr, "gelu(%.9g) = %.9g, want %.9g\n", xi, got[0][i], want);
+      CHECK(0);
+    }
+  }
+  CHECK(got[0][0] == 0.0f && !signbit(got[0][0])); /* -1e30 */
+  CHECK(got[0][ne - 1] == 3e38f);
+  CHECK(got[0][10] == 0.5e-30f);
+  RELEASE(a, g[0], g[1]);
+}
+
 static void test_activation_bad_arguments(void) {
   ct_tensor* a = T(CT_FLOAT32, S(2), 1, 2);
   ct_tensor* i = T(CT_INT64, S(2), 1, 2);
@@ -380,6 +418,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_nan_to_num_defaults_and_values),
     CAPI_TEST(test_clamp_min_max),
     CAPI_TEST(test_parametrized_activations),
+    CAPI_TEST(test_gelu_matches_double_at_extreme_inputs),
     CAPI_TEST(test_activation_bad_arguments),
     CAPI_TEST(test_binary_float32_values),
     CAPI_TEST(test_binary_bad_arguments),
