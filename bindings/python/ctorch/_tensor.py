@@ -190,7 +190,7 @@ def _unary(fn):
     def op(self):
         return _wrap(f(self._h))
 
-    op.__name__ = fn.replace("ct_tensor_", "")
+    op.__name__ = op.__qualname__ = fn.replace("ct_tensor_", "")  # "erfinv() takes 1 positional argument ..."
     return op
 
 

@@ -158,8 +158,59 @@ def call(name, *args, **kwargs):
     key, direct, types = _callers.get(name) or _caller(name)
     r = _C.ct_py_op_call_fast(key, args, kwargs)
     if r is NotImplemented:
-        return _call_boxed(name, args, kwargs)
+        return _call_general(name, args, kwargs)
     return r if direct else _results(r, types)
+
+
+def _call_general(name, args, kwargs):
+    """A function's call off the resolved path: out= as torch's functions take it, else _call_boxed."""
+    if "out" in kwargs and not builtins.any(a["name"] == "out" for o in overloads(name) for a in o["arguments"]):
+        return _into_out(name, args, kwargs)
+    return _call_boxed(name, args, kwargs)
+
+
+# torch's names for dtypes in its messages (c10::ScalarType)
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _into_out(name, args, kwargs):
+    """torch.erfinv(x, out=y), torch.topk(x, 2, out=(values, indices)): the result written into the
+    given tensors, resized (with torch's warning when they held elements) where their sizes differ,
+    and returned. As in torch, a result whose dtype cannot be cast to out's is refused, and so are
+    inputs that require grad while grad mode is on."""
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out")
+    if out is None:
+        return call(name, *args, **kwargs)
+    from . import autograd, can_cast
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if not builtins.all(isinstance(o, Tensor) for o in outs):
+        raise TypeError(f"{name}(): argument 'out' must be a Tensor or a tuple of Tensors, not {type(out).__name__}")
+    if autograd.is_grad_enabled() and builtins.any(
+            isinstance(v, Tensor) and v.requires_grad for v in itertools.chain(args, kwargs.values(), outs)):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    result = call(name, *args, **kwargs)
+    results = tuple(result) if isinstance(result, tuple) else (result,)
+    if len(results) != len(outs):
+        raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(results)} Tensors, got {len(outs)}")
+    for o, r in zip(outs, results):
+        if not can_cast(r.dtype, o.dtype):
+            raise RuntimeError(f"result type {_SCALAR_TYPE[r.dtype.name]} can't be cast to the desired output type "
+                               f"{_SCALAR_TYPE[o.dtype.name]}")
+    for o, r in zip(outs, results):
+        if o.shape != r.shape:
+            if o.numel():
+                import warnings
+                warnings.warn(f"An output with one or more elements was resized since it had shape {list(o.shape)}, "
+                              f"which does not match the required output shape {list(r.shape)}. This behavior is "
+                              "deprecated, and in a future PyTorch release outputs will not be resized unless they "
+                              "have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, "
+                              "to zero elements with t.resize_(0).", UserWarning, stacklevel=4)
+            o.resize_(r.shape)
+        o.copy_(r)
+    return out
 
 
 def _call_boxed(name, args, kwargs):
@@ -235,7 +286,7 @@ def _make_function(name):
     def fn(*args, **kwargs):
         r = fast(key, args, kwargs)
         if r is NotImplemented:
-            return _call_boxed(name, args, kwargs)
+            return _call_general(name, args, kwargs)
         return r if direct else _results(r, types)
 
     return fn

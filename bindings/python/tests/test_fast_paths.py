@@ -324,3 +324,44 @@ def test_typed_unary_methods_match_torch(name):
     getattr(tx, name)().sum().backward()
     compare(cx.grad, tx.grad)
     compare(getattr(ctorch.tensor([1, 2]), name)(), getattr(torch.tensor([1, 2]), name)())  # ints give float
+
+
+def test_out_keyword_of_a_function_as_torch():
+    cx, tx = _pair((3, 4))
+    cx, tx = cx * 0.3, tx * 0.3
+    for make in (lambda m: m.empty(3, 4), lambda m: m.empty(0), lambda m: m.empty(3, 4, dtype=m.float64)):
+        cy, ty = make(ctorch), make(torch)
+        assert ctorch.erfinv(cx, out=cy) is cy
+        torch.erfinv(tx, out=ty)
+        compare(cy, ty)
+    cy, ty = ctorch.empty(2), torch.empty(2)
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        ctorch.erfinv(cx, out=cy)
+    with pytest.warns(UserWarning):
+        torch.erfinv(tx, out=ty)
+    compare(cy, ty)
+    cv, ci = ctorch.empty(0), ctorch.empty(0, dtype=ctorch.int64)
+    tv, ti = torch.empty(0), torch.empty(0, dtype=torch.int64)
+    r = ctorch.topk(cx, 2, dim=0, out=(cv, ci))
+    torch.topk(tx, 2, dim=0, out=(tv, ti))
+    assert r[0] is cv and r[1] is ci
+    compare(cv, tv)
+    compare(ci, ti)
+    compare(ctorch.cumsum(cx, 1, out=None), torch.cumsum(tx, 1, out=None))
+
+
+def test_out_keyword_errors_as_torch():
+    for lib in (ctorch, torch):
+        x = lib.ones(3, 4) * 0.5
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+            lib.erfinv(x, out=lib.empty(3, 4, dtype=lib.int64))
+        with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+            lib.erfinv(x.clone().requires_grad_(), out=lib.empty(3, 4))
+        with pytest.raises(TypeError):
+            x.erfinv(out=lib.empty(3, 4))  # methods take no out=
+        with pytest.raises(TypeError):
+            x.lgamma(out=lib.empty(3, 4))
+    with ctorch.no_grad():  # without grad mode an input that requires grad is fine
+        y = ctorch.empty(3, 4)
+        ctorch.erfinv(ctorch.full((3, 4), 0.5, requires_grad=True), out=y)
+    compare(y, torch.erfinv(torch.ones(3, 4) * 0.5))
