@@ -908,6 +908,7 @@ static PyObject* ct_py_op_call_args(PyObject* key_capsule, PyObject* first, PyOb
 %feature("nothread") ct_py_set_tensor_type;
 %feature("nothread") ct_py_index;
 %feature("nothread") ct_py_setitem;
+%feature("nothread") ct_py_cat;
 %feature("nothread") ct_py_op_key;
 %feature("nothread") ct_py_op_call_fast;
 %feature("nothread") ct_py_op_method_fast;
@@ -1101,6 +1102,41 @@ static PyObject* ct_py_setitem(PyObject* self, PyObject* index, PyObject* value)
     return NULL;
   }
   Py_RETURN_TRUE;
+}
+
+/* ctorch.cat (stack 0) and ctorch.stack (stack 1) of a sequence of Tensors: a new Tensor, made here
+ * rather than by _wrap. TypeError for an element that is not a Tensor. */
+static PyObject* ct_py_cat(PyObject* tensors, int64_t dim, int stack) {
+  PyObject* fast = PySequence_Fast(tensors, "expected a sequence of tensors");
+  if (!fast) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  const ct_tensor* small[16];
+  const ct_tensor** handles = n <= 16 ? small : (const ct_tensor**)malloc(sizeof(ct_tensor*) * (size_t)n);
+  PyObject* result = NULL;
+  if (!handles) {
+    Py_DECREF(fast);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(fast, i);
+    if (!(handles[i] = ct_py_handle_of(item))) {
+      PyErr_Format(PyExc_TypeError, "expected a ctorch.Tensor, got %s", Py_TYPE(item)->tp_name);
+      goto done;
+    }
+  }
+  {
+    ct_tensor* out = NULL;
+    ct_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = stack ? ct_tensor_stack(handles, (size_t)n, dim, &out) : ct_tensor_cat(handles, (size_t)n, dim, &out);
+    Py_END_ALLOW_THREADS
+    if (s != CT_OK) ct_py_raise(s);
+    else result = ct_py_new_tensor(out);
+  }
+done:
+  if (handles != small) free(handles);
+  Py_DECREF(fast);
+  return result;
 }
 
 /* A key for ct_py_op_call_fast: name ("erfinv", "add"), whether it has a single overload (then it

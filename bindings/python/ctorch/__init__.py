@@ -320,15 +320,34 @@ del _name
 subtract, multiply, divide, true_divide = sub, mul, div, div  # noqa: F821 (defined just above)
 
 
+def _typed_unary(name):
+    """torch.erfinv(input, *, out=None) over ctorch.h's typed function (no registry lookup or boxing)."""
+    f = getattr(_C, "ct_tensor_" + name)
+
+    def fn(input, *, out=None):
+        if out is not None:
+            return ops._into_out(name, (input,), {"out": out})
+        return _wrap(f(input._h if type(input) is Tensor else _handle(input)))
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+for _name in ("exp2", "expm1", "log1p", "log2", "log10", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+              "acosh", "atanh", "erf", "erfc", "erfinv"):
+    globals()[_name] = _typed_unary(_name)
+del _name
+
+
 def cat(tensors, dim=0):
-    return _wrap(_C.ct_tensor_cat(tensors, dim))  # the binding takes the Tensor objects
+    return _C.ct_py_cat(tensors, dim, 0)  # the Tensor objects in, a Tensor out
 
 
 concat = concatenate = cat
 
 
 def stack(tensors, dim=0):
-    return _wrap(_C.ct_tensor_stack(tensors, dim))
+    return _C.ct_py_cat(tensors, dim, 1)
 
 
 def addmm(input, mat1, mat2, beta=1, alpha=1):

@@ -324,6 +324,14 @@ def test_typed_unary_methods_match_torch(name):
     getattr(tx, name)().sum().backward()
     compare(cx.grad, tx.grad)
     compare(getattr(ctorch.tensor([1, 2]), name)(), getattr(torch.tensor([1, 2]), name)())  # ints give float
+    if name != "reciprocal":  # the module function too, with out=
+        compare(getattr(ctorch, name)(cx.detach()), getattr(torch, name)(tx.detach()))
+        cy, ty = ctorch.empty(0), torch.empty(0)
+        getattr(ctorch, name)(cx.detach(), out=cy)
+        getattr(torch, name)(tx.detach(), out=ty)
+        compare(cy, ty)
+        with pytest.raises(TypeError, match="expected a ctorch.Tensor, got list"):
+            getattr(ctorch, name)([0.5])
 
 
 def test_out_keyword_of_a_function_as_torch():
