@@ -6,18 +6,22 @@
 // 2048x2048 float32 transpose ran at about 7 ns an element. Here the plan's two dims that matter -
 // j, the output's innermost, and i, the dim the input steps across most closely - are cut into
 // kBlock x kBlock tiles; both operands' lines and pages of one tile stay in L1 and the TLB while it
-// is copied. Inside a tile, with AVX2 and 4- or 8-byte elements dense along i in the input and
-// along j in the output, 8x8 (4x4) blocks go through registers: eight row loads, an in-register
-// transpose (unpack, shuffle, lane permute: moves of bits, no arithmetic, so every value, NaNs
-// included, arrives unchanged), eight row stores. Everything else copies the tile element by
-// element. Threads take whole strips of kBlock values of i; each output element is written once,
-// by one thread, so the bytes cannot depend on the thread count.
+// is copied. Inside a tile, with elements dense along i in the input and along j in the output,
+// 8x8 blocks (4x4 of 8-byte values) go through registers: a load per row, an in-register transpose
+// (unpacks, shuffles, lane moves: no arithmetic, so every value, NaNs included, arrives unchanged),
+// a store per row. 1- and 2-byte values use SSE2, which every x86-64 CPU has; 4- and 8-byte values
+// use AVX2 where the CPU has it (Note [CPU capability dispatch]). Everything else, and the edges of
+// sizes that are not multiples of 8, is copied element by element. Threads take whole strips of
+// kBlock values of i; each output element is written once, by one thread, so the bytes cannot
+// depend on the thread count.
 #include "ops/cpu/copy_tiled.h"
 
 #include <cstring>
 
 #if CT_HAVE_AVX2_KERNELS
 #include <immintrin.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
 #endif
 
 namespace ct::cpu {
@@ -41,13 +45,77 @@ template <typename T>
   }
 }
 
+// In-register transposes of M x M blocks: rows j of M values along i in, rows i of M values along j
+// out. Unpacks, shuffles and lane moves only: every value, NaNs included, arrives bit for bit.
+using Micro = void (*)(const char* in, int64_t isj, char* out, int64_t osi);
+
+// Tiles [i0, i1) x [j0, j1) with micro where both operands are dense along their block rows.
+template <typename T, int64_t M, Micro micro>
+[[gnu::always_inline]] inline void tiles(const Tile& t, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  constexpr int64_t item = sizeof(T);
+  int64_t i = i0;
+  if (t.isi == item && t.osj == item) {
+    for (; i + M <= i1; i += M) {
+      int64_t j = j0;
+      for (; j + M <= j1; j += M) micro(t.in + i * t.isi + j * t.isj, t.isj, t.out + i * t.osi + j * t.osj, t.osi);
+      tile_scalar<T>(t, i, i + M, j, j1);
+    }
+  }
+  tile_scalar<T>(t, i, i1, j0, j1);
+}
+
 template <typename T>
-void block_baseline(const Tile& t, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+void block_scalar(const Tile& t, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
   tile_scalar<T>(t, i0, i1, j0, j1);
 }
 
+#if defined(__SSE2__)
+// 8 x 8 bytes (SSE2, every x86-64 CPU): bytes, then pairs, then quads interleaved.
+inline void micro_8(const char* in, int64_t isj, char* out, int64_t osi) {
+  __m128i r[8];
+  for (int k = 0; k < 8; ++k) r[k] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + k * isj));
+  const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpacklo_epi8(r[2], r[3]);
+  const __m128i a2 = _mm_unpacklo_epi8(r[4], r[5]), a3 = _mm_unpacklo_epi8(r[6], r[7]);
+  const __m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
+  const __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
+  const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
+                        _mm_unpackhi_epi32(b1, b3)};
+  for (int k = 0; k < 4; ++k) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + 2 * k * osi), c[k]);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (2 * k + 1) * osi), _mm_unpackhi_epi64(c[k], c[k]));
+  }
+}
+
+// 8 x 8 2-byte values (SSE2): pairs, quads, then halves interleaved.
+inline void micro_16(const char* in, int64_t isj, char* out, int64_t osi) {
+  __m128i r[8], a[8], b[8];
+  for (int k = 0; k < 8; ++k) r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k * isj));
+  for (int k = 0; k < 8; k += 2) {
+    a[k] = _mm_unpacklo_epi16(r[k], r[k + 1]);
+    a[k + 1] = _mm_unpackhi_epi16(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    b[k] = _mm_unpacklo_epi32(a[k], a[k + 2]);
+    b[k + 1] = _mm_unpackhi_epi32(a[k], a[k + 2]);
+    b[k + 2] = _mm_unpacklo_epi32(a[k + 1], a[k + 3]);
+    b[k + 3] = _mm_unpackhi_epi32(a[k + 1], a[k + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * k * osi), _mm_unpacklo_epi64(b[k], b[k + 4]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (2 * k + 1) * osi), _mm_unpackhi_epi64(b[k], b[k + 4]));
+  }
+}
+
+void block_8(const Tile& t, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  tiles<uint8_t, 8, micro_8>(t, i0, i1, j0, j1);
+}
+void block_16(const Tile& t, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  tiles<uint16_t, 8, micro_16>(t, i0, i1, j0, j1);
+}
+#endif
+
 #if CT_HAVE_AVX2_KERNELS
-// Rows j of 8 values along i in, rows i of 8 values along j out.
+// 8 x 8 4-byte values (AVX2).
 CT_TARGET_AVX2 inline void micro_32(const char* in, int64_t isj, char* out, int64_t osi) {
   __m256 r[8], u[8], s[8];
   for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(reinterpret_cast<const float*>(in + k * isj));
@@ -67,7 +135,7 @@ CT_TARGET_AVX2 inline void micro_32(const char* in, int64_t isj, char* out, int6
   }
 }
 
-// The same for 4 x 4 blocks of 8-byte values.
+// 4 x 4 8-byte values (AVX2).
 CT_TARGET_AVX2 inline void micro_64(const char* in, int64_t isj, char* out, int64_t osi) {
   __m256d r[4];
   for (int k = 0; k < 4; ++k) r[k] = _mm256_loadu_pd(reinterpret_cast<const double*>(in + k * isj));
@@ -79,39 +147,32 @@ CT_TARGET_AVX2 inline void micro_64(const char* in, int64_t isj, char* out, int6
   _mm256_storeu_pd(reinterpret_cast<double*>(out + 3 * osi), _mm256_permute2f128_pd(u1, u3, 0x31));
 }
 
-template <typename T>
-CT_TARGET_AVX2 void block_avx2(const Tile& t, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-  constexpr int64_t M = sizeof(T) == 4 ? 8 : 4;
-  constexpr int64_t item = sizeof(T);
-  int64_t i = i0;
-  if (t.isi == item && t.osj == item) {
-    for (; i + M <= i1; i += M) {
-      int64_t j = j0;
-      for (; j + M <= j1; j += M) {
-        const char* in = t.in + i * t.isi + j * t.isj;
-        char* out = t.out + i * t.osi + j * t.osj;
-        if constexpr (sizeof(T) == 4) micro_32(in, t.isj, out, t.osi);
-        else micro_64(in, t.isj, out, t.osi);
-      }
-      tile_scalar<T>(t, i, i + M, j, j1);
-    }
-  }
-  tile_scalar<T>(t, i, i1, j0, j1);
+CT_TARGET_AVX2 void block_32(const Tile& t, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  tiles<uint32_t, 8, micro_32>(t, i0, i1, j0, j1);
+}
+CT_TARGET_AVX2 void block_64(const Tile& t, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  tiles<uint64_t, 4, micro_64>(t, i0, i1, j0, j1);
 }
 #endif
 
 using BlockFn = void (*)(const Tile&, int64_t, int64_t, int64_t, int64_t);
 
 BlockFn block_fn(int64_t item) {
-#if CT_HAVE_AVX2_KERNELS
-  if (has_avx2() && item == 4) return block_avx2<uint32_t>;
-  if (has_avx2() && item == 8) return block_avx2<uint64_t>;
-#endif
   switch (item) {
-    case 1: return block_baseline<uint8_t>;
-    case 2: return block_baseline<uint16_t>;
-    case 4: return block_baseline<uint32_t>;
-    case 8: return block_baseline<uint64_t>;
+#if defined(__SSE2__)
+    case 1: return block_8;
+    case 2: return block_16;
+#else
+    case 1: return block_scalar<uint8_t>;
+    case 2: return block_scalar<uint16_t>;
+#endif
+#if CT_HAVE_AVX2_KERNELS
+    case 4: return has_avx2() ? block_32 : block_scalar<uint32_t>;
+    case 8: return has_avx2() ? block_64 : block_scalar<uint64_t>;
+#else
+    case 4: return block_scalar<uint32_t>;
+    case 8: return block_scalar<uint64_t>;
+#endif
     default: return nullptr;
   }
 }
