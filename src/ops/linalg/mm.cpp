@@ -69,12 +69,27 @@ void bmm_meta(const Frame& f, MetaResult& m) {
   m.compute = product_dtype("bmm", a, b);
   set_output(m, 0, {a.sym_size(0), a.sym_size(1), b.sym_size(2)}, m.compute, dev);
 }
+// Matrix i of a batch operand: its first element, or null for an operand with no elements.
+const char* matrix(const Tensor& t, int64_t i) {
+  const char* base = static_cast<const char*>(t->data());
+  return base ? base + i * t->stride(0) * static_cast<int64_t>(itemsize(t->dtype())) : nullptr;
+}
+
 void bmm_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Tensor a = Tensor::borrow(&f.tensor(0)), b = Tensor::borrow(&f.tensor(1));
-  const int64_t batch = a->size(0);
+  const DType d = outs[0]->dtype();
+  const int64_t batch = a->size(0), m = a->size(1), k = a->size(2), n = b->size(2);
+  // Each side is one operand for the whole batch, converted or copied once if BLAS cannot read its
+  // matrices as they lie; the matrices are then addressed by pointer. Selecting three views per
+  // matrix went through the dispatcher and cost ~2 us a matrix (bmm of 32 64x64 matrices: 40%).
+  const Tensor A = operand(a, d, m, k, a->stride(1), a->stride(2)), B = operand(b, d, k, n, b->stride(1), b->stride(2));
+  char* c = static_cast<char*>(outs[0]->data());
+  const int64_t c_step = m * n * static_cast<int64_t>(itemsize(d));
   // Batches in parallel; each gemm then runs on one thread (nested regions stay inline).
   cpu::parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
-    for (int64_t i = b0; i < b1; ++i) gemm_2d(select(a, 0, i), select(b, 0, i), Scalar(1), Scalar(0), *select(outs[0], 0, i));
+    for (int64_t i = b0; i < b1; ++i)
+      cpu::gemm(d, m, n, k, Scalar(1), {matrix(A, i), A->stride(1), A->stride(2)}, {matrix(B, i), B->stride(1), B->stride(2)},
+                Scalar(0), c ? c + i * c_step : nullptr, n);
   });
 }
 
