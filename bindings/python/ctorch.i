@@ -703,6 +703,7 @@ static PyTypeObject* ct_py_dtype_type = NULL;  /* ctorch.dtype, whose .code is a
 static PyObject* ct_py_code_name = NULL;       /* "code" */
 static const ct_op* ct_py_slice_op = NULL;     /* slice.Tensor, for x[a:b:c] */
 static const ct_op* ct_py_copy_op = NULL;      /* copy_, for x[...] = value */
+static const ct_op* ct_py_index_op = NULL;     /* index.Tensor, for x[idx], x[:, mask] */
 
 /* The handle of a Tensor (or subclass) object, or NULL when o is none or its _h is not a handle. */
 static const ct_tensor* ct_py_handle_of(PyObject* o) {
@@ -927,7 +928,8 @@ static PyObject* ct_py_set_tensor_type(PyObject* tensor_type, PyObject* dtype_ty
     return NULL;
   }
   if ((!ct_py_slice_op && ct_op_find("slice.Tensor", &ct_py_slice_op) != CT_OK) ||
-      (!ct_py_copy_op && ct_op_find("copy_", &ct_py_copy_op) != CT_OK)) {
+      (!ct_py_copy_op && ct_op_find("copy_", &ct_py_copy_op) != CT_OK) ||
+      (!ct_py_index_op && ct_op_find("index.Tensor", &ct_py_index_op) != CT_OK)) {
     ct_py_raise(CT_ERROR_INVALID_ARGUMENT);
     return NULL;
   }
@@ -943,11 +945,13 @@ static PyObject* ct_py_set_tensor_type(PyObject* tensor_type, PyObject* dtype_ty
 }
 
 /* self[index] for basic indices (ints, slices of ints, None, Ellipsis, or a tuple of them): a new
- * Tensor viewing self, as ctorch._tensor._apply_basic makes it (same library calls, same errors).
- * None for any other index, or a tensor whose sizes are symbolic while a function is traced: the
- * caller's general path handles those. */
+ * Tensor viewing self, as ctorch._tensor._apply_basic makes it (same library calls, same errors);
+ * with index tensors of 1 or more dims among them, the index.Tensor operator's copy, as
+ * Tensor.__getitem__ calls it. None for any other index (lists, numpy arrays, 0-dim tensors), or
+ * a tensor whose sizes are symbolic while a function is traced: the caller's general path handles
+ * those. */
 static PyObject* ct_py_index(PyObject* self, PyObject* index) {
-  enum { IDX_NONE, IDX_ELLIPSIS, IDX_INT, IDX_SLICE };
+  enum { IDX_NONE, IDX_ELLIPSIS, IDX_INT, IDX_SLICE, IDX_TENSOR };
   const ct_tensor* base = ct_py_handle_of(self);
   if (!base || ct_py_symbolic_proxy(base)) Py_RETURN_NONE;
   PyObject* const* items = &index;
@@ -958,12 +962,26 @@ static PyObject* ct_py_index(PyObject* self, PyObject* index) {
   }
   if (n > 64) Py_RETURN_NONE;
   int kind[64];
-  int64_t value[64][3];      /* an int's value; a slice's start, stop, step */
+  int64_t value[64][3];      /* an int's value; a slice's start, stop, step; a tensor's dims spanned */
   unsigned char given[64][3]; /* which of a slice's start, stop, step are not None */
-  size_t consumed = 0;
+  const ct_tensor* tensors[64];
+  int64_t tensor_dims[64];
+  size_t consumed = 0, ntensors = 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* it = items[i];
-    if (it == Py_None) {
+    if (PyObject_TypeCheck(it, ct_py_tensor_type)) {
+      /* An index tensor of 1 or more dims (a 0-dim one acts as an int: the general path), as
+       * _apply_basic takes it: a bool or uint8 mask spans its ndim dims, any other one dim. */
+      const ct_tensor* t = ct_py_handle_of(it);
+      size_t tdim = 0;
+      ct_dtype tdtype;
+      if (!t || ct_tensor_ndim(t, &tdim) != CT_OK || tdim == 0 || ct_tensor_dtype(t, &tdtype) != CT_OK)
+        Py_RETURN_NONE;
+      kind[i] = IDX_TENSOR;
+      value[i][0] = (tdtype == CT_BOOL || tdtype == CT_UINT8) ? (int64_t)tdim : 1;
+      consumed += (size_t)value[i][0];
+      tensors[ntensors++] = t;
+    } else if (it == Py_None) {
       kind[i] = IDX_NONE;
     } else if (it == Py_Ellipsis) {
       kind[i] = IDX_ELLIPSIS;
@@ -997,10 +1015,15 @@ static PyObject* ct_py_index(PyObject* self, PyObject* index) {
   ct_tensor* owned = NULL; /* cur when it is an intermediate view of ours */
   int64_t dim = 0;
   int expanded = 0;
+  size_t tensor_at = 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
     ct_tensor* next = NULL;
     s = CT_OK;
     switch (kind[i]) {
+      case IDX_TENSOR: /* indexed after the views, at the dim of the view it stands at */
+        tensor_dims[tensor_at++] = dim;
+        dim += value[i][0];
+        break;
       case IDX_NONE:
         s = ct_tensor_unsqueeze(cur, dim, &next);
         ++dim;
@@ -1046,6 +1069,28 @@ static PyObject* ct_py_index(PyObject* self, PyObject* index) {
       cur = owned = next;
     }
   }
+  if (ntensors) { /* index.Tensor(self, indices, dims), as Tensor.__getitem__'s general path calls it */
+    ct_value args[3];
+    memset(args, 0, sizeof args);
+    args[0].kind = CT_VALUE_TENSOR;
+    args[0].tensor = cur;
+    args[1].kind = CT_VALUE_TENSORS;
+    args[1].tensors = tensors;
+    args[1].len = ntensors;
+    args[2].kind = CT_VALUE_INTS;
+    args[2].ints = tensor_dims;
+    args[2].len = ntensors;
+    ct_tensor* out = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    s = ct_op_call_op(ct_py_index_op, args, 3, &out, 1);
+    Py_END_ALLOW_THREADS
+    ct_tensor_release(owned);
+    if (s != CT_OK) {
+      ct_py_raise(s);
+      return NULL;
+    }
+    return ct_py_new_tensor(out);
+  }
   if (!owned) { /* x[...], x[:]: a view of the whole tensor, not the tensor itself */
     int64_t sizes[64];
     if (ndim > 64) Py_RETURN_NONE;
@@ -1072,6 +1117,11 @@ static PyObject* ct_py_setitem(PyObject* self, PyObject* index, PyObject* value)
     PyErr_Clear();
     Py_RETURN_NONE;
   }
+  /* Index tensors write with index_put_: the general path (ct_py_index would give a copy). */
+  if (PyObject_TypeCheck(index, ct_py_tensor_type)) Py_RETURN_NONE;
+  if (PyTuple_Check(index))
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(index); ++i)
+      if (PyObject_TypeCheck(PyTuple_GET_ITEM(index, i), ct_py_tensor_type)) Py_RETURN_NONE;
   PyObject* view = ct_py_index(self, index);
   if (!view || view == Py_None) return view;
   const ct_tensor* dst = ct_py_handle_of(view);

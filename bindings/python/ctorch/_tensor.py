@@ -436,12 +436,12 @@ class Tensor:
     def add(self, other, alpha=1):
         if alpha == 1:
             return self + other
-        return _call("add", self, other, alpha=alpha)
+        return _call("add.Tensor" if isinstance(other, Tensor) else "add.Scalar", self, other, alpha=alpha)
 
     def sub(self, other, alpha=1):
         if alpha == 1:
             return self - other
-        return _call("sub", self, other, alpha=alpha)
+        return _call("sub.Tensor" if isinstance(other, Tensor) else "sub.Scalar", self, other, alpha=alpha)
 
     def mul(self, other):
         return self * other
@@ -455,13 +455,13 @@ class Tensor:
     def add_(self, other, alpha=1):
         if alpha == 1:
             return self.__iadd__(other)
-        _call("add_", self, other, alpha=alpha)
+        _call("add_.Tensor" if isinstance(other, Tensor) else "add_.Scalar", self, other, alpha=alpha)
         return self
 
     def sub_(self, other, alpha=1):
         if alpha == 1:
             return self.__isub__(other)
-        _call("sub_", self, other, alpha=alpha)
+        _call("sub_.Tensor" if isinstance(other, Tensor) else "sub_.Scalar", self, other, alpha=alpha)
         return self
 
     def mul_(self, other):
@@ -1113,8 +1113,8 @@ class Tensor:
                  builtins.bool(_C.ct_tensor_requires_grad(self._h)), data, sys.byteorder), state)
 
     # ---- indexing: ints, slices, None and Ellipsis give views; tensors and lists index (a copy) ----
-    # Basic indices (ints, slices, None, ...) take _basic_index, in C (Note [Python fast paths] in
-    # ctorch.i); it answers None for anything else, and _apply_basic applies it here.
+    # Basic indices (ints, slices, None, ...) and index tensors take _basic_index, in C (Note [Python
+    # fast paths] in ctorch.i); it answers None for anything else, and _apply_basic applies it here.
     def __getitem__(self, index):
         t = _basic_index(self, index)
         if t is not None:
@@ -1127,11 +1127,7 @@ class Tensor:
     def __setitem__(self, index, value):
         if _basic_setitem(self, index, value):  # basic indices, a number or a tensor: in C
             return
-        t = _basic_index(self, index)
-        if t is not None:
-            tensors = None
-        else:
-            t, tensors, dims = _apply_basic(self, index)
+        t, tensors, dims = _apply_basic(self, index)
         if not isinstance(value, Tensor):
             value = full((), value, dtype=t.dtype)
         elif value.dtype is not t.dtype:
@@ -1341,10 +1337,16 @@ def _apply_basic(self, index):
     return t, tensors, dims
 
 
-def _call(name, *args, **kwargs):
-    from . import ops  # imported here: ops imports this module
+_op_functions = {}  # operator name -> ops.function(name), for _call
 
-    return ops.function(name)(*args, **kwargs)
+
+def _call(name, *args, **kwargs):
+    fn = _op_functions.get(name)
+    if fn is None:
+        from . import ops  # imported here: ops imports this module
+
+        fn = _op_functions[name] = ops.function(name)
+    return fn(*args, **kwargs)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):

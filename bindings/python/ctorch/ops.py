@@ -243,7 +243,11 @@ _callers = {}  # operator name -> (C key, whether C's result is the one to retur
 def _caller(name):
     c = _callers.get(name)
     if c is None:
-        ops_ = overloads(name)
+        _, dot, overload = name.rpartition("::")[2].partition(".")
+        if dot:  # a full name, "add.Tensor": that overload alone
+            ops_ = [o for o in overloads(name[:-len(overload) - 1]) if o["overload"] == overload]
+        else:
+            ops_ = overloads(name)
         nouts, types = _result_type(name)
         # One built-in overload: found once, keywords placed in C by its argument names. Custom
         # operators may gain overloads later (ct_library_define): called by name, keywords by

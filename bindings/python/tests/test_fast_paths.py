@@ -77,6 +77,41 @@ def test_basic_index_error_messages():
         cx[9]
 
 
+TENSOR_INDICES = [
+    lambda m: m.tensor([2, 0, 2]), lambda m: (slice(None), m.tensor([4, -1])), lambda m: (m.tensor([[1], [3]]), m.tensor([0, 2])),
+    lambda m: (None, m.tensor([1, 1])), lambda m: (Ellipsis, m.tensor([5, 0])), lambda m: (m.tensor([3]), slice(1, 3)),
+    lambda m: (1, m.tensor([0, 4]), slice(None, None, 2)), lambda m: m.tensor([True, False, True, True]),
+    lambda m: (slice(None), m.tensor([True, False, True, False, True])),
+    lambda m: m.tensor([[True] * 5, [False] * 5, [True, False] * 2 + [True], [False] * 5]),
+    lambda m: (m.tensor([0, 1]), None, Ellipsis, m.tensor([2, 3])),
+]
+
+
+@pytest.mark.parametrize("i", range(len(TENSOR_INDICES)))
+def test_tensor_index_reads_as_torch(i):
+    a = np.random.default_rng(i).standard_normal((4, 5, 6))
+    cx, tx = ctorch.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    cy, ty = cx[TENSOR_INDICES[i](ctorch)], tx[TENSOR_INDICES[i](torch)]
+    compare(cy.detach(), ty.detach())
+    w = np.random.default_rng(40 + i).standard_normal(tuple(ty.shape))
+    (cy * ctorch.tensor(w)).sum().backward()
+    (ty * torch.tensor(w)).sum().backward()
+    compare(cx.grad, tx.grad)
+
+
+def test_tensor_index_errors_as_torch():
+    for lib in (ctorch, torch):
+        x = lib.zeros(4, 5)
+        with pytest.raises(IndexError):
+            x[lib.tensor([0, 4])]  # out of range
+        with pytest.raises(IndexError):
+            x[lib.zeros(4, 5, 2, dtype=lib.bool)]  # a mask of more dims than x
+        with pytest.raises(IndexError):
+            x[0, 0, lib.tensor([0])]  # too many indices
+        with pytest.raises(IndexError):
+            x[lib.ones(3, dtype=lib.bool)]  # a mask of the wrong size
+
+
 def test_other_indices_still_take_the_general_path():
     cx, tx = _pair()
     for index in [np.int64(2), (np.int64(1), slice(None)), ctorch.tensor(2), [0, 2], (slice(1, 3), [1, 1]),
@@ -233,7 +268,19 @@ def test_keywords_placed_in_c_as_the_schema_says():
         compare(ctorch.topk(cx, **kwargs).indices, torch.topk(tx, **kwargs).indices)
     compare(ctorch.nn.functional.softmax(cx, dim=0, dtype=ctorch.float64),
             torch.nn.functional.softmax(tx, dim=0, dtype=torch.float64))
-    compare(ctorch.index_add(cx, 0, ctorch.tensor([1]), cx[:1], alpha=0.5), torch.index_add(tx, 0, torch.tensor([1]), tx[:1], alpha=0.5))
+    compare(ctorch.index_add(cx, 0, ctorch.tensor([1]), cx[:1], alpha=0.5),
+            torch.index_add(tx, 0, torch.tensor([1]), tx[:1], alpha=0.5))
+    for other in (cx * 2, 3, 2.5):  # add.Tensor and add.Scalar by their full names
+        tother = tx * 2 if isinstance(other, ctorch.Tensor) else other
+        compare(cx.add(other, alpha=2), tx.add(tother, alpha=2))
+        compare(cx.sub(other, alpha=0.5), tx.sub(tother, alpha=0.5))
+        cy, ty = cx.clone(), tx.clone()
+        assert cy.add_(other, alpha=3) is cy
+        ty.add_(tother, alpha=3)
+        cy.sub_(other, alpha=2)
+        ty.sub_(tother, alpha=2)
+        compare(cy, ty)
+    compare(ctorch.ops.call("add.Tensor", cx, cx, alpha=3), tx.add(tx, alpha=3))
 
 
 def test_resolved_operator_with_several_overloads():
