@@ -5,14 +5,14 @@
 // every step: each read touches another cache line and, past a few KiB of row, another page, so a
 // 2048x2048 float32 transpose ran at about 7 ns an element. Here the plan's two dims that matter -
 // j, the output's innermost, and i, the dim the input steps across most closely - are cut into
-// kBlock x kBlock tiles (below); both operands' lines and pages of one tile stay in L1 and the TLB while it
-// is copied. Inside a tile, with elements dense along i in the input and along j in the output,
+// square tiles (kBlockBytes, below); both operands' lines and pages of one tile stay in L1 and the
+// TLB while it is copied. Inside a tile, with elements dense along i in the input and along j in the output,
 // 8x8 blocks (4x4 of 8-byte values) go through registers: a load per row, an in-register transpose
 // (unpacks, shuffles, lane moves: no arithmetic, so every value, NaNs included, arrives unchanged),
 // a store per row. 1- and 2-byte values use SSE2, which every x86-64 CPU has; 4- and 8-byte values
 // use AVX2 where the CPU has it (Note [CPU capability dispatch]). Everything else, and the edges of
 // sizes that are not multiples of 8, is copied element by element. Threads take whole strips of
-// kBlock values of i; each output element is written once, by one thread, so the bytes cannot
+// a tile's side of i; each output element is written once, by one thread, so the bytes cannot
 // depend on the thread count.
 #include "ops/cpu/copy_tiled.h"
 
@@ -27,7 +27,7 @@
 namespace ct::cpu {
 namespace {
 
-// A tile is kBlock x kBlock values, kBlock = max(64, kBlockBytes / item): 64 x 64 float32 is 16 KiB
+// A tile is side x side values, side = max(64, kBlockBytes / item): 64 x 64 float32 is 16 KiB
 // per operand, both in L1 beside each other over 64 pages at most; 1- and 2-byte values take rows of
 // 256 bytes too (256 x 256 uint8: 2048x2048 in 0.8 ms against 1.3 with 64 x 64).
 constexpr int64_t kBlockBytes = 256;
@@ -206,9 +206,9 @@ bool copy_tiled(const LoopPlan& p, int64_t item) {
       outer *= p.shape[d];
     }
   const int64_t ni = p.shape[k], nj = p.shape[L];
-  const int64_t kBlock = std::max<int64_t>(64, kBlockBytes / item);
-  const int64_t strips = (ni + kBlock - 1) / kBlock;
-  auto run = [&, kBlock](int64_t u0, int64_t u1) {
+  const int64_t side = std::max<int64_t>(64, kBlockBytes / item);
+  const int64_t strips = (ni + side - 1) / side;
+  auto run = [&, side](int64_t u0, int64_t u1) {
     for (int64_t u = u0; u < u1; ++u) {
       int64_t rest = u / strips, o_off = 0, i_off = 0;
       for (int x = nod - 1; x >= 0; --x) {
@@ -219,12 +219,12 @@ bool copy_tiled(const LoopPlan& p, int64_t item) {
         i_off += idx * is[d];
       }
       const Tile t{p.base[0] + o_off, p.base[1] + i_off, os[k], os[L], is[k], is[L]};
-      const int64_t i0 = (u % strips) * kBlock, i1 = std::min(ni, i0 + kBlock);
-      for (int64_t j0 = 0; j0 < nj; j0 += kBlock) block(t, i0, i1, j0, std::min(nj, j0 + kBlock));
+      const int64_t i0 = (u % strips) * side, i1 = std::min(ni, i0 + side);
+      for (int64_t j0 = 0; j0 < nj; j0 += side) block(t, i0, i1, j0, std::min(nj, j0 + side));
     }
   };
   const int64_t units = outer * strips;
-  const int64_t per_unit = std::min(ni, kBlock) * nj;
+  const int64_t per_unit = std::min(ni, side) * nj;
   if (p.numel < kElementwiseGrain || get_num_threads() == 1) run(0, units);
   else parallel_for(0, units, std::max<int64_t>(1, kElementwiseGrain / per_unit), run);
   return true;
