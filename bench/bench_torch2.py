@@ -134,6 +134,12 @@ def gelu_chain(x):
     return 0.5 * x * (1.0 + (x * 0.7071067811865476).erf())
 
 
+def cross_entropy(lib):
+    def f(logits, target):
+        return lib.nn.functional.cross_entropy(logits, target)
+    return f
+
+
 def compile_timed(lib, fn, *args):
     t = time.perf_counter()
     c = lib.compile(fn)
@@ -147,11 +153,14 @@ def compiled_rows():
     x, cx = both(lambda: torch.randn(4096, 1024, generator=g))
     w, cw = both(lambda: torch.randn(1024, generator=g))
     b, cb = both(lambda: torch.randn(1024, generator=g))
+    t = torch.randint(0, 1024, (4096,), generator=g)
+    ct = ctorch.from_numpy(t.numpy().copy())
     cases = [
         ("RMSNorm x*rsqrt(mean(x*x,-1)+eps)*w 4096x1024", rmsnorm(torch), rmsnorm(ctorch), (x, w), (cx, cw)),
         ("manual softmax (amax,sub,exp,sum,div) 4096x1024", manual_softmax, manual_softmax, (x,), (cx,)),
         ("manual layer norm 4096x1024", layernorm_manual, layernorm_manual, (x, w, b), (cx, cw, cb)),
         ("pointwise chain 0.5*x*(1+erf(x/sqrt2)) 4096x1024", gelu_chain, gelu_chain, (x,), (cx,)),
+        ("cross_entropy of 4096x1024 logits", cross_entropy(torch), cross_entropy(ctorch), (x, t), (cx, ct)),
     ]
     print("compiled, 1 thread (torch.compile, Inductor, vs ctorch.compile; cold compile in ms)")
     for name, ft, fc, at, ac in cases:

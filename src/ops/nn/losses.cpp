@@ -184,17 +184,20 @@ Tensor along_classes(const Tensor& v, const Tensor& x) {
 }
 
 struct Picked {
-  Tensor hit;     // bool, x's sizes: the target's class
+  Tensor index;   // the target with ignore_index replaced by class 0: safe to gather with
+  Tensor valid;   // bool, the target's sizes: target != ignore_index
   Tensor weight;  // per target element: weight[target], 0 where target == ignore_index
 };
 
-// Validates target against x ([C] or [N, C, d1, ...]) and marks each target's class. Written with
-// comparisons against the class numbers instead of a gather, so every step is differentiable.
+// Validates target against x ([C] or [N, C, d1, ...]) and gathers what each target element picks.
+// A gather (whose derivative scatters, as torch's nll_loss backward does), not a comparison of
+// every element with its class number: O(N) instead of several passes over N x C (nll_loss of
+// 4096 x 1024 took 4 ms).
 Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor& w, int64_t ignore_index) {
   CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, op, ": input is 0-dim; it needs [C] or [N, C, ...]");
   CT_CHECK(target->dtype() == DType::Int64, CT_ERROR_DTYPE, op, ": target is ", target->dtype(),
            "; class indices must be int64. Convert with to(int64)");
-  // The class count sizes the class numbers below: specialized (a guard) when symbolic.
+  // The class count bounds the targets below: specialized (a guard) when symbolic.
   const int64_t cd = class_dim(x), c = x->sym_size(cd).guard_int();
   bool fits = target->dim() + 1 == x->dim();
   for (size_t d = 0, e = 0; fits && d < x->dim(); ++d)
@@ -210,22 +213,24 @@ Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor&
       CT_CHECK(p[i] == ignore_index || (p[i] >= 0 && p[i] < c), CT_ERROR_INDEX, op, ": target ", p[i],
                " is out of bounds for ", c, " classes. Pass class indices in [0, ", c, ") or ignore_index");
   }
-  const Tensor classes = along_classes(arange(0, static_cast<double>(c), 1, DType::Int64, x->device()), x);
   Picked out;
-  out.hit = eq(x->dim() == 1 ? target : unsqueeze(target, 1), classes);
-  const DType d = x->dtype();
-  const Tensor valid = to(ne(target, Scalar(ignore_index)), d);
-  const int64_t cdims[1] = {cd};
-  out.weight = w.defined() ? mul(sum(mul(to(out.hit, d), along_classes(to(w, d), x)), IntArrayRef(cdims, 1), false), valid)
+  out.valid = ne(target, Scalar(ignore_index));
+  out.index = where(out.valid, target, zero_like(target));
+  const Tensor valid = to(out.valid, x->dtype());
+  out.weight = w.defined() ? mul(view_symint(index_select(to(w, x->dtype()), 0, reshape(out.index, {-1})),
+                                             target->sym_sizes()),
+                                 valid)
                            : valid;
   return out;
 }
 
-// -weight[t] x[t] per element; the mean divides by the sum of the weights that took part.
+// -weight[t] x[t] per element; the mean divides by the sum of the weights that took part. An
+// ignored element contributes an exact 0, whatever x holds at class 0 (-inf times 0 would be NaN).
 Tensor nll(const char* op, const Tensor& x, const Tensor& target, const Tensor& w, Reduction r, int64_t ignore_index) {
   const Picked p = pick(op, x, target, w, ignore_index);
-  const int64_t cdims[1] = {class_dim(x)};
-  const Tensor picked = sum(where(p.hit, x, zero_like(x)), IntArrayRef(cdims, 1), false);
+  const int64_t cd = class_dim(x);
+  const Tensor gathered = squeeze(gather(x, cd, unsqueeze(p.index, cd)), cd);
+  const Tensor picked = where(p.valid, gathered, zero_like(gathered));
   const Tensor loss = neg(mul(picked, p.weight));
   if (r != Reduction::Mean) return reduce_loss(loss, r);
   return div(sum(loss, {}, false), sum(p.weight, {}, false));
