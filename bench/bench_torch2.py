@@ -71,6 +71,11 @@ def eager_rows(threads):
     feat, cfeat = both(lambda: torch.randn(4096, 1024, generator=g))
     lnw, clnw = both(lambda: torch.randn(1024, generator=g))
     lnb, clnb = both(lambda: torch.randn(1024, generator=g))
+    target = torch.randint(0, 1024, (4096,), generator=g)
+    ctarget = ctorch.from_numpy(target.numpy().copy())
+    a, ca = both(lambda: torch.randn(512, 256, generator=g))
+    b, cb = both(lambda: torch.randn(256, 1024, generator=g))
+    q, cq = both(lambda: torch.randn(32, 64, 64, generator=g))
     F, CF = torch.nn.functional, ctorch.nn.functional
     img.requires_grad_(True)
     wconv.requires_grad_(True)
@@ -105,6 +110,10 @@ def eager_rows(threads):
          lambda: CF.batch_norm(cact, None, None, training=True)),
         ("conv2d 3x3 fwd+bwd 8x16x32x32 -> 32", lambda: conv_step(torch, img, wconv),
          lambda: conv_step(ctorch, cimg, cwconv)),
+        ("nll_loss 4096x1024", lambda: F.nll_loss(feat, target), lambda: CF.nll_loss(cfeat, ctarget)),
+        ("cross_entropy 4096x1024", lambda: F.cross_entropy(feat, target), lambda: CF.cross_entropy(cfeat, ctarget)),
+        ("mm 512x256 @ 256x1024 (BLAS)", lambda: a @ b, lambda: ca @ cb),
+        ("bmm 32 x (64x64 @ 64x64)", lambda: q @ q.transpose(1, 2), lambda: cq @ cq.transpose(1, 2)),
     ]
     print(f"eager, {threads} thread{'s' if threads > 1 else ''} (torch {torch.__version__} eager vs ctorch)")
     for name, ft, fc in cases:
