@@ -704,6 +704,7 @@ static PyObject* ct_py_code_name = NULL;       /* "code" */
 static const ct_op* ct_py_slice_op = NULL;     /* slice.Tensor, for x[a:b:c] */
 static const ct_op* ct_py_copy_op = NULL;      /* copy_, for x[...] = value */
 static const ct_op* ct_py_index_op = NULL;     /* index.Tensor, for x[idx], x[:, mask] */
+static const ct_op* ct_py_index_put_op = NULL; /* index_put_, for x[idx] = value */
 
 /* The handle of a Tensor (or subclass) object, or NULL when o is none or its _h is not a handle. */
 static const ct_tensor* ct_py_handle_of(PyObject* o) {
@@ -929,7 +930,8 @@ static PyObject* ct_py_set_tensor_type(PyObject* tensor_type, PyObject* dtype_ty
   }
   if ((!ct_py_slice_op && ct_op_find("slice.Tensor", &ct_py_slice_op) != CT_OK) ||
       (!ct_py_copy_op && ct_op_find("copy_", &ct_py_copy_op) != CT_OK) ||
-      (!ct_py_index_op && ct_op_find("index.Tensor", &ct_py_index_op) != CT_OK)) {
+      (!ct_py_index_op && ct_op_find("index.Tensor", &ct_py_index_op) != CT_OK) ||
+      (!ct_py_index_put_op && ct_op_find("index_put_", &ct_py_index_put_op) != CT_OK)) {
     ct_py_raise(CT_ERROR_INVALID_ARGUMENT);
     return NULL;
   }
@@ -1104,10 +1106,11 @@ static PyObject* ct_py_index(PyObject* self, PyObject* index) {
   return ct_py_new_tensor(owned);
 }
 
-/* self[index] = value for basic indices and a value that is a number (bool, int, float) or a Tensor:
- * value as a 0-dim tensor of the view's dtype (ct_tensor_full), or the tensor in that dtype
- * (ct_tensor_to), copied into the view (copy_), as Tensor.__setitem__'s general path does. True when
- * done; None, before anything is written, for other indices or values (the general path). */
+/* self[index] = value for basic indices, or one index tensor, and a value that is a number (bool,
+ * int, float) or a Tensor: value as a 0-dim tensor of self's dtype (ct_tensor_full), or the tensor
+ * in that dtype (ct_tensor_to), copied into the view (copy_) or put at the index (index_put_), as
+ * Tensor.__setitem__'s general path does. True when done; None, before anything is written, for
+ * other indices or values (the general path). */
 static PyObject* ct_py_setitem(PyObject* self, PyObject* index, PyObject* value) {
   const ct_tensor* src = NULL;
   ct_scalar number;
@@ -1117,12 +1120,25 @@ static PyObject* ct_py_setitem(PyObject* self, PyObject* index, PyObject* value)
     PyErr_Clear();
     Py_RETURN_NONE;
   }
-  /* Index tensors write with index_put_: the general path (ct_py_index would give a copy). */
-  if (PyObject_TypeCheck(index, ct_py_tensor_type)) Py_RETURN_NONE;
-  if (PyTuple_Check(index))
+  /* One index tensor of 1 or more dims (x[idx] = v, x[mask] = v) writes with index_put_(self,
+   * [idx], value, False, [0]), as the general path; index tensors among other indices go there. */
+  const ct_tensor* idx = NULL;
+  if (PyObject_TypeCheck(index, ct_py_tensor_type)) {
+    const ct_tensor* base = ct_py_handle_of(self);
+    size_t ndim = 0, idim = 0;
+    ct_dtype idtype;
+    if (!base || ct_py_symbolic_proxy(base) || !(idx = ct_py_handle_of(index)) || ct_tensor_ndim(idx, &idim) != CT_OK ||
+        idim == 0 || ct_tensor_dtype(idx, &idtype) != CT_OK || ct_tensor_ndim(base, &ndim) != CT_OK)
+      Py_RETURN_NONE;
+    if ((idtype == CT_BOOL || idtype == CT_UINT8 ? idim : 1) > ndim) {
+      PyErr_Format(PyExc_IndexError, "too many indices for tensor of dimension %zu", ndim);
+      return NULL;
+    }
+  } else if (PyTuple_Check(index)) {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(index); ++i)
       if (PyObject_TypeCheck(PyTuple_GET_ITEM(index, i), ct_py_tensor_type)) Py_RETURN_NONE;
-  PyObject* view = ct_py_index(self, index);
+  }
+  PyObject* view = idx ? (Py_INCREF(self), self) : ct_py_index(self, index);
   if (!view || view == Py_None) return view;
   const ct_tensor* dst = ct_py_handle_of(view);
   ct_tensor* converted = NULL; /* value as a tensor of dst's dtype, when it is not already one */
@@ -1134,14 +1150,28 @@ static PyObject* ct_py_setitem(PyObject* self, PyObject* index, PyObject* value)
     s = ct_tensor_to(src, dtype, &converted);
   }
   if (s == CT_OK) {
-    ct_value args[2];
+    ct_value args[5];
     memset(args, 0, sizeof args);
-    args[0].kind = args[1].kind = CT_VALUE_TENSOR;
-    args[0].tensor = dst;
-    args[1].tensor = converted ? converted : src;
+    const int64_t dim0 = 0;
     ct_tensor* out = NULL;
+    args[0].kind = CT_VALUE_TENSOR;
+    args[0].tensor = dst;
+    if (idx) { /* index_put_(self, indices, values, accumulate, dims) */
+      args[1].kind = CT_VALUE_TENSORS;
+      args[1].tensors = &idx;
+      args[1].len = 1;
+      args[2].kind = CT_VALUE_TENSOR;
+      args[2].tensor = converted ? converted : src;
+      args[3].kind = CT_VALUE_BOOL;
+      args[4].kind = CT_VALUE_INTS;
+      args[4].ints = &dim0;
+      args[4].len = 1;
+    } else { /* copy_(view, value) */
+      args[1].kind = CT_VALUE_TENSOR;
+      args[1].tensor = converted ? converted : src;
+    }
     Py_BEGIN_ALLOW_THREADS
-    s = ct_op_call_op(ct_py_copy_op, args, 2, &out, 1);
+    s = ct_op_call_op(idx ? ct_py_index_put_op : ct_py_copy_op, args, idx ? 5 : 2, &out, 1);
     Py_END_ALLOW_THREADS
     ct_tensor_release(out);
   }

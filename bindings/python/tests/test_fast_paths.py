@@ -214,6 +214,30 @@ def test_setitem_converts_values_as_torch():
         compare(cx, tx)
 
 
+def test_setitem_at_an_index_tensor_as_torch():
+    a = np.arange(20).reshape(4, 5)
+    for dtype in ("int64", "float32", "bool"):
+        cx, tx = ctorch.tensor(a).to(getattr(ctorch, dtype)), torch.tensor(a).to(getattr(torch, dtype))
+        for make, value in [(lambda m: m.tensor([2, 0]), 7), (lambda m: m.tensor([-1]), 2.5),
+                            (lambda m: m.tensor([True, False, True, False]), 0),
+                            (lambda m: m.tensor([[True, False] * 2 + [True]] * 4), 1.0),
+                            (lambda m: m.tensor([1, 3]), "row")]:
+            cv, tv = (value,) * 2
+            if value == "row":  # a tensor of x's dtype (torch 1.13 refuses another for index_put_)
+                cv, tv = ctorch.tensor([9, 8, 0, 6, 5]).to(cx.dtype), torch.tensor([9, 8, 0, 6, 5]).to(tx.dtype)
+            cx[make(ctorch)] = cv
+            tx[make(torch)] = tv
+            compare(cx, tx)
+    for lib in (ctorch, torch):
+        x = lib.zeros(4, 5)
+        with pytest.raises(IndexError):
+            x[lib.tensor([4])] = 1.0
+        with pytest.raises(IndexError):
+            x[lib.zeros(4, 5, 1, dtype=lib.bool)] = 1.0
+        with pytest.raises(RuntimeError):
+            x[lib.tensor([0, 1])] = lib.ones(3)
+
+
 def test_setitem_errors_as_torch():
     for lib in (ctorch, torch):
         x = lib.zeros(4, 6)
