@@ -25,8 +25,8 @@ thread_local bool t_in_parallel = false;
 // Waking a thread that sleeps on a condition variable takes a futex call and a reschedule: tens of
 // microseconds on a virtual machine whose idle vCPU was halted (65 us per parallel region was
 // measured on a 2-vCPU VM), more than the whole of a 0.5 MiB copy. So a worker that finishes a job
-// spins for kSpinFor on the job counter before it sleeps, and the caller spins as long on the
-// workers' count before it sleeps; back-to-back operators then hand work over through memory, as
+// spins for kSpinFor on the job word before it sleeps, and the caller spins as long on the count of
+// unfinished chunks before it sleeps; back-to-back operators then hand work over through memory, as
 // OpenMP's spinning workers do. The spin is bounded so an idle process gives its cores back.
 constexpr auto kSpinFor = std::chrono::microseconds(200);
 
@@ -45,8 +45,15 @@ bool spin_until(const Done& done) {
   }
 }
 
-// Workers wait for a generation number to change, run their share of the current job, and report
-// back. One job at a time; concurrent callers take turns on job_mu.
+// Note [Claimed chunks]
+// A job's chunks 1..n-1 are claimed one at a time from job_ (the job's generation in the high 32
+// bits, the next unclaimed chunk in the low 32), by the workers and, once its own chunk 0 is done,
+// by the caller too. A worker whose core is busy with another process can take milliseconds to be
+// scheduled; the caller then runs that worker's chunk itself instead of waiting for it. A claim
+// names the generation, so a worker that wakes late never runs a chunk of a later job with an
+// earlier job's function. The chunks are the same whoever runs them, so results are too.
+//
+// One job at a time; concurrent callers take turns on job_mu.
 class Pool {
  public:
   explicit Pool(int workers) {
@@ -55,7 +62,7 @@ class Pool {
     // construction: the threads already started use this object, which must then never go away.
     for (; workers_ < workers; ++workers_) {
       try {
-        std::thread([this, i = workers_] { loop(i); }).detach();
+        std::thread([this] { loop(); }).detach();
       } catch (const std::exception&) {
         break;
       }
@@ -63,17 +70,19 @@ class Pool {
   }
   int workers() const { return workers_; }
 
-  // Runs task(i) for i in [0, n): index 0 on the caller, the rest on workers 0..n-2.
+  // Runs task(i) for i in [0, n): index 0 on the caller, the rest on whichever thread claims it.
   void run(int n, const std::function<void(int)>& task) {
     std::lock_guard<std::mutex> job(job_mu_);
+    uint64_t gen;
     {
       std::lock_guard<std::mutex> g(mu_);
       task_ = &task;
       denormals_ = denormal_mode();  // the workers compute as the caller does (set_flush_denormal)
-      active_ = n - 1;
+      n_ = n;
       pending_.store(n - 1, std::memory_order_relaxed);
       error_ = nullptr;
-      generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+      gen = (job_.load(std::memory_order_relaxed) >> 32) + 1;
+      job_.store(gen << 32 | 1, std::memory_order_release);
     }
     cv_.notify_all();
     std::exception_ptr mine;
@@ -82,6 +91,7 @@ class Pool {
     } catch (...) {
       mine = std::current_exception();
     }
+    run_chunks(gen, &task, n);
     spin_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
     std::unique_lock<std::mutex> g(mu_);
     done_cv_.wait(g, [this] { return pending_.load(std::memory_order_relaxed) == 0; });
@@ -91,31 +101,48 @@ class Pool {
   }
 
  private:
-  [[noreturn]] void loop(int id) {
-    t_in_parallel = true;
-    uint64_t seen = 0;
+  // Runs chunks of job gen while some are unclaimed (Note [Claimed chunks]). task is only called
+  // after a claim succeeded, which means the job is still running and task is its function.
+  void run_chunks(uint64_t gen, const std::function<void(int)>* task, int n) {
     for (;;) {
-      const std::function<void(int)>* task;
-      uint32_t denormals;
-      spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
-      {
-        std::unique_lock<std::mutex> g(mu_);
-        cv_.wait(g, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
-        seen = generation_.load(std::memory_order_relaxed);
-        if (id >= active_) continue;
-        task = task_;
-        denormals = denormals_;
-      }
-      apply_denormal_mode(denormals);
+      uint64_t v = job_.load(std::memory_order_acquire);
+      if ((v >> 32) != gen || static_cast<int64_t>(v & 0xffffffffu) >= n) return;
+      if (!job_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) continue;
       std::exception_ptr err;
       try {
-        (*task)(id + 1);
+        (*task)(static_cast<int>(v & 0xffffffffu));
       } catch (...) {
         err = std::current_exception();
       }
-      std::lock_guard<std::mutex> g(mu_);
-      if (err && !error_) error_ = err;
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_cv_.notify_one();
+      if (err) {
+        std::lock_guard<std::mutex> g(mu_);
+        if (!error_) error_ = err;
+      }
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> g(mu_);  // the caller checks pending_ under mu_ before it sleeps
+        done_cv_.notify_one();
+      }
+    }
+  }
+
+  [[noreturn]] void loop() {
+    t_in_parallel = true;
+    uint64_t seen = 0;
+    for (;;) {
+      spin_until([&] { return (job_.load(std::memory_order_acquire) >> 32) != seen; });
+      const std::function<void(int)>* task;
+      uint32_t denormals;
+      int n;
+      {
+        std::unique_lock<std::mutex> g(mu_);
+        cv_.wait(g, [&] { return (job_.load(std::memory_order_relaxed) >> 32) != seen; });
+        seen = job_.load(std::memory_order_relaxed) >> 32;
+        task = task_;
+        denormals = denormals_;
+        n = n_;
+      }
+      apply_denormal_mode(denormals);
+      run_chunks(seen, task, n);
     }
   }
 
@@ -125,9 +152,9 @@ class Pool {
   std::condition_variable cv_, done_cv_;
   const std::function<void(int)>* task_ = nullptr;
   uint32_t denormals_ = 0;
-  int active_ = 0;
-  std::atomic<int> pending_{0};  // written under mu_; read without it while spinning
-  std::atomic<uint64_t> generation_{0};  // likewise
+  int n_ = 0;
+  std::atomic<int> pending_{0};    // chunks 1..n-1 not finished; written under mu_ or atomically
+  std::atomic<uint64_t> job_{0};   // generation << 32 | next unclaimed chunk; read while spinning
   std::exception_ptr error_;
 };
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -130,9 +131,18 @@ namespace {
 size_t distinct_threads_of_a_two_chunk_loop() {
   std::mutex mu;
   std::set<std::thread::id> ids;
+  std::atomic<int> started{0};
   ct::cpu::parallel_for(0, 2, 1, [&](int64_t, int64_t) {
-    std::lock_guard<std::mutex> g(mu);
-    ids.insert(std::this_thread::get_id());
+    {
+      std::lock_guard<std::mutex> g(mu);
+      ids.insert(std::this_thread::get_id());
+    }
+    // Each chunk waits (up to a second) for the other to start, so the caller cannot run both
+    // itself while the worker is still waking up (Note [Claimed chunks]); run inline, the loop
+    // still shows one thread.
+    ++started;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (started.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
   });
   return ids.size();
 }
@@ -195,8 +205,13 @@ TEST(ParallelFor, AForkedChildStartsItsOwnPool) {
     std::mutex mu;
     ct::cpu::parallel_for(0, 4000, 1000, [&](int64_t, int64_t) {
       ++chunks;
-      std::lock_guard<std::mutex> g(mu);
-      ids.insert(std::this_thread::get_id());
+      {
+        std::lock_guard<std::mutex> g(mu);
+        ids.insert(std::this_thread::get_id());
+      }
+      // Long enough for the new workers to start and claim chunks before the caller has run them
+      // all itself (Note [Claimed chunks]).
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     });
     _exit(chunks.load() == 4 && ids.size() > 1 ? 0 : 1);
   }
