@@ -48,6 +48,31 @@ void blas_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixRef a, MatrixRef 
            CT_ERROR_NOT_IMPLEMENTED, "mm: sizes (", m, ", ", n, ", ", k,
            ") exceed the 32-bit BLAS interface. Split the product into smaller blocks");
   const auto ta = la.trans ? CblasTrans : CblasNoTrans, tb = lb.trans ? CblasTrans : CblasNoTrans;
+  // A matrix times a vector (n == 1) or a vector times a matrix (m == 1) is gemv: gemm with one
+  // column took twice as long (1024x1024 @ 1024 float32: 287 us against 145 for torch's gemv).
+  // The vector is B's column (stride b.s0) or A's row (stride a.s1); the result steps by ldc or 1.
+  if (k > 0 && (n == 1 || m == 1)) {
+    const bool column = n == 1;
+    const BlasLayout& lm = column ? la : lb;  // the matrix: A (m x k) or B (k x n)
+    const void* mat = column ? a.data : b.data;
+    const void* vec = column ? b.data : a.data;
+    const int64_t incx = column ? b.s0 : a.s1, incy = column ? ldc : 1;
+    // Row-major storage of the matrix as it lies: rows x cols, read transposed when its layout is.
+    const int64_t rows = column ? (lm.trans ? k : m) : (lm.trans ? n : k);
+    const int64_t cols = column ? (lm.trans ? m : k) : (lm.trans ? k : n);
+    // y = M x for A x; y = B^T x for x^T B: trans flips for the second.
+    const bool trans = column ? lm.trans : !lm.trans;
+    if (incx != 0 && incx < INT_MAX) {
+      const auto t = trans ? CblasTrans : CblasNoTrans;
+      if constexpr (std::is_same<T, float>::value)
+        cblas_sgemv(CblasRowMajor, t, int(rows), int(cols), alpha, static_cast<const float*>(mat), int(lm.ld),
+                    static_cast<const float*>(vec), int(incx), beta, c, int(incy));
+      else
+        cblas_dgemv(CblasRowMajor, t, int(rows), int(cols), alpha, static_cast<const double*>(mat), int(lm.ld),
+                    static_cast<const double*>(vec), int(incx), beta, c, int(incy));
+      return;
+    }
+  }
   if constexpr (std::is_same<T, float>::value)
     cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, static_cast<const float*>(a.data), int(la.ld),
                 static_cast<const float*>(b.data), int(lb.ld), beta, c, int(ldc));
