@@ -81,6 +81,11 @@ int main(void) {
   digest("exp_v", OK(ct_tensor_exp(v, &r), r));
   digest("expm1", OK(ct_tensor_expm1(v, &r), r));
   digest("log1p", OK(ct_tensor_log1p(s, &r), r));
+  /* log over x (negative: NaN, 0: -inf) and over x scaled into the subnormals. */
+  digest("log", OK(ct_tensor_log(x, &r), r));
+  const ct_scalar ksub = {CT_SCALAR_FLOAT, 0, 1e-40};
+  ct_tensor* xs = OK(ct_tensor_mul_scalar(i, &ksub, &r), r);
+  digest("log_sub", OK(ct_tensor_log(xs, &r), r));
   digest("erf", OK(ct_tensor_erf(v, &r), r));
   digest("gelu", OK(ct_tensor_gelu(v, "none", &r), r));
   digest("gelu_t", OK(ct_tensor_gelu(v, "tanh", &r), r));

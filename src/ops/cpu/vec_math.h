@@ -1,4 +1,4 @@
-// vec_math.h - float32 exp, expm1, log1p, tanh, erf, sigmoid, sin and cos that the compiler
+// vec_math.h - float32 exp, expm1, log, log1p, tanh, erf, sigmoid, sin and cos that the compiler
 // vectorizes inside the loop engines, for the pointwise operators and softmax. double keeps libm (the
 // overloads below).
 //
@@ -208,6 +208,33 @@ constexpr float kSinCosMax = 0x1p22f;
   return pick(std::fabs(x) < 0x1p-24f, x, y);  // tiny arguments and -0 are their own result
 }
 
+/// log(x) (musl/fdlibm logf, as log1p above without its rounding correction): x = 2^k m with m in
+/// [sqrt(1/2), sqrt(2)), log(m) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f/(2+f), f = m - 1 exact.
+/// Subnormal arguments are scaled by 2^23 first. 0 gives -inf, negatives NaN, inf inf, NaN itself.
+[[gnu::always_inline]] inline float log(float x) {
+  using namespace detail;
+  const bool sub = x < 0x1p-126f;
+  const float xs = pick(sub, x * 0x1p23f, x);
+  const uint32_t ix = bits(xs) + (0x3f800000u - 0x3f3504f3u);
+  const int32_t k = static_cast<int32_t>(ix >> 23) - 127 - 23 * static_cast<int32_t>(sub);
+  const float m = from_bits((ix & 0x007fffffu) + 0x3f3504f3u);
+  const float f = m - 1.0f;
+  const float s = f / (2.0f + f);
+  const float z = s * s;
+  float R = 2.0f / 9;  // 2 atanh(s) = 2s + s R, as in log1p
+  R = std::fma(R, z, 2.0f / 7);
+  R = std::fma(R, z, 2.0f / 5);
+  R = std::fma(R, z, 2.0f / 3);
+  R = R * z;
+  const float hfsq = 0.5f * f * f;
+  const float kf = static_cast<float>(k);
+  float y = std::fma(kf, kLn2Hi, f - (hfsq - std::fma(s, hfsq + R, kf * kLn2Lo)));
+  y = pick(x == INFINITY, x, y);
+  y = pick(x == 0.0f, -INFINITY, y);
+  y = pick(x < 0.0f, NAN, y);
+  return pick(x != x, x, y);
+}
+
 /// tanh(x) = e / (e + 2), e = expm1(2|x|), with x's sign: accurate near 0 too. Above 9.1 the result
 /// rounds to 1; clamping there keeps e finite.
 [[gnu::always_inline]] inline float tanh(float x) {
@@ -318,6 +345,7 @@ inline float cos_wide(float x) { return sin_cos_in_range(x) ? cos(x) : static_ca
 // double: libm (no vectorized double kernels; PyTorch's double paths are libm-accurate too).
 inline double exp(double x) { return std::exp(x); }
 inline double expm1(double x) { return std::expm1(x); }
+inline double log(double x) { return std::log(x); }
 inline double log1p(double x) { return std::log1p(x); }
 inline double tanh(double x) { return std::tanh(x); }
 inline double erf(double x) { return std::erf(x); }

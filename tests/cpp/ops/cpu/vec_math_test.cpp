@@ -132,6 +132,15 @@ TEST(VecMath, Log1pWithin1p5Ulp) {
   EXPECT_LE(max_ulp("log1p", -1, 20, [](float x) { return vm::log1p(x); }, [](double x) { return std::log1p(x); }),
             1.5);
 }
+// log: the strided sweep of every magnitude (subnormals, negatives, inf, NaN), [0, 100] densely,
+// every float in [1/2, 2] (where log is near 0 and the reduction switches at sqrt(1/2), sqrt(2))
+// and every 64th subnormal.
+TEST(VecMath, LogWithin1Ulp) {
+  std::vector<float> xs = inputs(0, 100, 3000000);
+  for (uint32_t u = bits(0.5f); u <= bits(2.0f); ++u) xs.push_back(from_bits(u));
+  for (uint32_t u = 0; u < 0x00800000u; u += 64) xs.push_back(from_bits(u));
+  EXPECT_LE(max_ulp_over("log", xs, [](float x) { return vm::log(x); }, [](double x) { return std::log(x); }), 1.0);
+}
 TEST(VecMath, TanhWithin3Ulp) {
   EXPECT_LE(max_ulp("tanh", -10, 10, [](float x) { return vm::tanh(x); }, [](double x) { return std::tanh(x); }), 3.0);
 }
@@ -234,6 +243,7 @@ TEST(VecMath, SpecialValuesMatchLibm) {
     EXPECT_PRED2(same, vm::exp(x), std::exp(x)) << "exp(" << x << ")";
     EXPECT_PRED2(same, vm::expm1(x), std::expm1(x)) << "expm1(" << x << ")";
     EXPECT_PRED2(same, vm::log1p(x), std::log1p(x)) << "log1p(" << x << ")";
+    EXPECT_PRED2(same, vm::log(x), std::log(x)) << "log(" << x << ")";
     EXPECT_PRED2(same, vm::tanh(x), std::tanh(x)) << "tanh(" << x << ")";
     EXPECT_PRED2(same, vm::erf(x), std::erf(x)) << "erf(" << x << ")";
   }
