@@ -1,0 +1,58 @@
+"""Row kernels rewritten for speed keep torch's answers: max/min/argmax/argmin along contiguous rows
+(Note [Argmax of rows]) name the first extremum and the first NaN, at odd row lengths, and give the
+same bytes on one thread and on two."""
+
+import numpy as np
+import pytest
+
+ctorch = pytest.importorskip("ctorch")
+torch = pytest.importorskip("torch")
+
+# Row lengths around the 16-element groups of the search and the engine's 16384-element blocks.
+LENGTHS = [1, 2, 15, 16, 17, 33, 1000, 16385]
+
+
+def _rows(k, dtype, seed, kind):
+    rng = np.random.default_rng(seed)
+    m = 5
+    if kind == "ties":  # few distinct values: every row has its extremum many times
+        a = rng.integers(-2, 3, size=(m, k)).astype(dtype)
+    else:
+        a = rng.standard_normal((m, k)).astype(dtype) if dtype != np.int32 else rng.integers(-1000, 1000, size=(m, k)).astype(dtype)
+    if kind == "nan" and np.issubdtype(dtype, np.floating):
+        a[0, k // 2] = np.nan  # one NaN
+        a[1, -1] = np.nan  # at the end
+        a[2, :] = np.nan  # all NaN: index 0
+        if k > 2:
+            a[3, [1, k - 1]] = np.nan  # two: the first wins
+    return a
+
+
+def _both_threads(f):
+    out, before = [], ctorch.get_num_threads()
+    try:
+        for n in (1, 2):
+            ctorch.set_num_threads(n)
+            out.append(f())
+    finally:
+        ctorch.set_num_threads(before)
+    return out
+
+
+@pytest.mark.parametrize("k", LENGTHS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("kind", ["random", "ties", "nan"])
+def test_max_min_along_rows_as_torch(k, dtype, kind):
+    a = _rows(k, dtype, k, kind)
+    c, t = ctorch.tensor(a), torch.tensor(a)
+    for name in ("max", "min"):
+        tv, ti = getattr(t, name)(-1)
+        (cv1, ci1), (cv2, ci2) = _both_threads(lambda: getattr(c, name)(-1))
+        np.testing.assert_array_equal(ci1.numpy(), ti.numpy())
+        np.testing.assert_array_equal(cv1.numpy(), tv.numpy())
+        assert ci1.numpy().tobytes() == ci2.numpy().tobytes() and cv1.numpy().tobytes() == cv2.numpy().tobytes()
+    for name in ("argmax", "argmin"):
+        ti = getattr(t, name)(-1)
+        c1, c2 = _both_threads(lambda: getattr(c, name)(-1))
+        np.testing.assert_array_equal(c1.numpy(), ti.numpy())
+        assert c1.numpy().tobytes() == c2.numpy().tobytes()
