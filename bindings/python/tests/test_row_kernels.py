@@ -56,3 +56,23 @@ def test_max_min_along_rows_as_torch(k, dtype, kind):
         c1, c2 = _both_threads(lambda: getattr(c, name)(-1))
         np.testing.assert_array_equal(c1.numpy(), ti.numpy())
         assert c1.numpy().tobytes() == c2.numpy().tobytes()
+
+
+@pytest.mark.parametrize("shape,dim", [((5, 1), -1), ((7, 33), -1), ((3, 16385), -1), ((33, 7), 0), ((4, 5, 6), (0, 2)),
+                                       ((4, 5, 6), None), ((6, 0), -1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_norm_as_torch(shape, dim, dtype):
+    # The 2-norm's one-pass kernel: torch's value to rounding (checked in float64), the same bytes
+    # on one and two threads, and inf/NaN carried through.
+    a = np.random.default_rng(len(shape)).standard_normal(shape).astype(dtype)
+    if a.size > 2:
+        a.reshape(-1)[1] = np.nan
+        a.reshape(-1)[-1] = np.inf
+    c = ctorch.tensor(a)
+    want = torch.tensor(a.astype(np.float64)).norm(dim=dim).numpy()
+    r1, r2 = _both_threads(lambda: c.norm(dim=dim))
+    assert r1.numpy().dtype == dtype and r1.numpy().tobytes() == r2.numpy().tobytes()
+    np.testing.assert_allclose(r1.numpy(), want, rtol=1e-6 if dtype == np.float32 else 1e-12)
+    r1k = ctorch.linalg.vector_norm(c, 2, dim=dim, keepdim=True)
+    np.testing.assert_allclose(r1k.numpy(), torch.tensor(a.astype(np.float64)).norm(dim=dim, keepdim=True).numpy(),
+                               rtol=1e-6 if dtype == np.float32 else 1e-12)
