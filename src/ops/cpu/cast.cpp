@@ -2,8 +2,47 @@
 
 #include "ops/cpu/isa.h"
 
+#include <cstring>
+
 namespace ct::cpu {
 namespace {
+
+// Note [Vectorized float32 to 16-bit float]
+// Half::from_float and BFloat16::from_float branch on the special cases, so a loop of them runs one
+// element at a time. These compute every case and pick one with masks: the same bits (the same
+// formulas; CastHalf tests every float's result against Half and BFloat16), and the dense loop
+// vectorizes. float32 -> float16 of 1024x1024: 960 -> 150 us.
+[[gnu::always_inline]] inline uint32_t f32_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+[[gnu::always_inline]] inline float f32_of(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+[[gnu::always_inline]] inline uint16_t half_bits_of(float f) {
+  const uint32_t u = f32_bits(f);
+  const uint32_t sign = (u >> 16) & 0x8000u;
+  const uint32_t abs = u & 0x7fffffffu;
+  // NaN: a quiet NaN; infinity and 65536 and up (rounding to inf): inf.
+  const uint32_t big = 0x7c00u | ((0u - static_cast<uint32_t>(abs > 0x7f800000u)) & 0x0200u);
+  // Subnormal or zero in half: float addition does the rounding (0.5 aligns the half subnormal
+  // ulp, 2^-24, with the float ulp).
+  const uint32_t small = f32_bits(f32_of(abs) + 0.5f) - 0x3f000000u;
+  // Normal: rebias the exponent (127 -> 15) and round to nearest even.
+  const uint32_t normal = (abs + 0xc8000fffu + ((abs >> 13) & 1u)) >> 13;
+  const uint32_t is_big = 0u - static_cast<uint32_t>(abs >= 0x47800000u);
+  const uint32_t is_small = 0u - static_cast<uint32_t>(abs < 0x38800000u);
+  return static_cast<uint16_t>(sign | (big & is_big) | (small & is_small) | (normal & ~(is_big | is_small)));
+}
+[[gnu::always_inline]] inline uint16_t bfloat16_bits_of(float f) {
+  const uint32_t u = f32_bits(f);
+  const uint32_t is_nan = 0u - static_cast<uint32_t>((u & 0x7fffffffu) > 0x7f800000u);
+  const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;  // to nearest even
+  return static_cast<uint16_t>((((u >> 16) | 0x40u) & is_nan) | (rounded & ~is_nan));
+}
 
 template <typename D, typename S>
 [[gnu::always_inline]] inline void cast_line_body(const char* src, int64_t stride, char* dst, int64_t n) {
@@ -11,6 +50,14 @@ template <typename D, typename S>
   D* __restrict out = reinterpret_cast<D*>(dst);
   if (stride == static_cast<int64_t>(sizeof(S))) {  // dense: a loop the compiler vectorizes
     const S* __restrict in = reinterpret_cast<const S*>(src);
+    if constexpr (std::is_same_v<S, float> && (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>)) {
+      uint16_t* __restrict o = reinterpret_cast<uint16_t*>(dst);  // Note [Vectorized float32 to 16-bit float]
+      if constexpr (std::is_same_v<D, Half>)
+        for (int64_t i = 0; i < n; ++i) o[i] = half_bits_of(in[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) o[i] = bfloat16_bits_of(in[i]);
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) out[i] = cast_value<D>(in[i]);
     return;
   }
