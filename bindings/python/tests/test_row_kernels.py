@@ -76,3 +76,29 @@ def test_two_norm_as_torch(shape, dim, dtype):
     r1k = ctorch.linalg.vector_norm(c, 2, dim=dim, keepdim=True)
     np.testing.assert_allclose(r1k.numpy(), torch.tensor(a.astype(np.float64)).norm(dim=dim, keepdim=True).numpy(),
                                rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("shape", [(1,), (3, 1), (7, 33), (2, 4097), (5, 9000)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scan_along_last_dim_as_torch(shape, dtype, name):
+    # Scans along the last dim keep their running value in a register: torch's values (checked in
+    # float64; float32 accumulates in double, so each output is rounded once), NaN carried on, and
+    # the same bytes on one and two threads; lines crossing the 4096-element chunks included.
+    rng = np.random.default_rng(shape[-1])
+    if dtype == np.int32:
+        a = rng.integers(-1, 2, size=shape).astype(dtype) if name == "cumprod" else rng.integers(-3, 4, size=shape).astype(dtype)
+    else:
+        a = (1 + 0.001 * rng.standard_normal(shape) if name == "cumprod" else rng.standard_normal(shape)).astype(dtype)
+        if a.size > 3:
+            a.reshape(-1)[2] = np.nan
+    c = ctorch.tensor(a)
+    r1, r2 = _both_threads(lambda: getattr(c, name)(-1))
+    assert r1.numpy().tobytes() == r2.numpy().tobytes()
+    want = getattr(torch.tensor(a.astype(np.float64) if dtype != np.int32 else a.astype(np.int64)), name)(-1).numpy()
+    got = r1.numpy()
+    if dtype == np.int32:
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, want.astype(dtype), rtol=1e-6 if dtype == np.float32 else 1e-12, atol=1e-5 if dtype == np.float32 else 1e-12)
