@@ -4,6 +4,10 @@
 
 #include <cstring>
 
+#if CT_HAVE_AVX2_KERNELS
+#include <immintrin.h>
+#endif
+
 namespace ct::cpu {
 namespace {
 
@@ -11,7 +15,8 @@ namespace {
 // Half::from_float and BFloat16::from_float branch on the special cases, so a loop of them runs one
 // element at a time. These compute every case and pick one with masks: the same bits (the same
 // formulas; CastHalf tests every float's result against Half and BFloat16), and the dense loop
-// vectorizes. float32 -> float16 of 1024x1024: 960 -> 150 us.
+// vectorizes. float32 -> float16 of 1024x1024: 960 -> 620 us. Where the CPU has F16C the float16
+// conversion is its vcvtps2ph instead (half_line_f16c).
 [[gnu::always_inline]] inline uint32_t f32_bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -77,6 +82,35 @@ CT_TARGET_AVX2 void cast_line_avx2(const char* src, int64_t stride, char* dst, i
 }
 #endif
 
+#if CT_HAVE_AVX2_KERNELS
+// float32 -> float16 by F16C's vcvtps2ph, rounding to nearest even: IEEE's conversion, as
+// half_bits_of is, for every float but NaN, whose payload vcvtps2ph keeps; NaN lanes are set to
+// half_bits_of's sign | 0x7e00. 1024x1024: 620 -> 218 us (torch 2.15: 217 us).
+__attribute__((target("avx2,fma,f16c"))) void half_line_f16c(const char* src, int64_t stride, char* dst, int64_t n) {
+  if (stride != static_cast<int64_t>(sizeof(float))) {
+    cast_line_body<Half, float>(src, stride, dst, n);
+    return;
+  }
+  const float* in = reinterpret_cast<const float*>(src);
+  uint16_t* out = reinterpret_cast<uint16_t*>(dst);
+  int64_t i = 0;
+  const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+  const __m128i qnan = _mm_set1_epi16(0x7e00);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(in + i);
+    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256i u = _mm256_castps_si256(x);
+    const __m256i is_nan32 = _mm256_cmpgt_epi32(_mm256_and_si256(u, abs_mask), inf);
+    // The 32-bit masks and signs narrowed to 16 bits (packs saturates -1 to -1, 0 to 0).
+    const __m128i is_nan = _mm_packs_epi32(_mm256_castsi256_si128(is_nan32), _mm256_extracti128_si256(is_nan32, 1));
+    const __m128i sign = _mm_and_si128(h, _mm_set1_epi16(static_cast<short>(0x8000)));
+    const __m128i r = _mm_blendv_epi8(h, _mm_or_si128(sign, qnan), is_nan);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), r);
+  }
+  cast_line_body<Half, float>(reinterpret_cast<const char*>(in + i), stride, reinterpret_cast<char*>(out + i), n - i);
+}
+#endif
+
 }  // namespace
 
 CastLine cast_line(DType from, DType to) {
@@ -86,6 +120,8 @@ CastLine cast_line(DType from, DType to) {
     return visit_dtype(from, "cast", [&](auto st) -> CastLine {
       using S = typename decltype(st)::type;
 #if CT_HAVE_AVX2_KERNELS
+      if constexpr (std::is_same_v<D, Half> && std::is_same_v<S, float>)
+        if (has_avx2() && __builtin_cpu_supports("f16c")) return &half_line_f16c;
       if (has_avx2()) return &cast_line_avx2<D, S>;
 #endif
       return &cast_line_baseline<D, S>;
