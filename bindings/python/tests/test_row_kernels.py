@@ -102,3 +102,23 @@ def test_scan_along_last_dim_as_torch(shape, dtype, name):
     else:
         assert got.dtype == dtype
         np.testing.assert_allclose(got, want.astype(dtype), rtol=1e-6 if dtype == np.float32 else 1e-12, atol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 1, 1), (2, 5, 7, 9), (1, 2, 130, 131), (3, 16, 8, 8)])
+@pytest.mark.parametrize("size", [1, (2, 1), (3, 1), (1, 2), (4, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_adaptive_avg_pool2d_as_torch(shape, size, dtype):
+    # Windows of whole rows are summed by the reduction engine: torch's means (checked in float64),
+    # uneven windows, planes past the engine's 16384-element block, NaN, and the same bytes on one
+    # and two threads.
+    import ctorch.nn.functional as CF
+    import torch.nn.functional as F
+
+    a = np.random.default_rng(shape[-1]).standard_normal(shape).astype(dtype)
+    a.reshape(-1)[0] = np.nan
+    c = ctorch.tensor(a)
+    r1, r2 = _both_threads(lambda: CF.adaptive_avg_pool2d(c, size))
+    assert r1.numpy().tobytes() == r2.numpy().tobytes()
+    want = F.adaptive_avg_pool2d(torch.tensor(a.astype(np.float64)), size).numpy()
+    np.testing.assert_allclose(r1.numpy(), want, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                               atol=1e-6 if dtype == np.float32 else 1e-12)
