@@ -86,6 +86,8 @@ int main(void) {
   const ct_scalar ksub = {CT_SCALAR_FLOAT, 0, 1e-40};
   ct_tensor* xs = OK(ct_tensor_mul_scalar(i, &ksub, &r), r);
   digest("log_sub", OK(ct_tensor_log(xs, &r), r));
+  digest("log2", OK(ct_tensor_log2(x, &r), r));
+  digest("log10", OK(ct_tensor_log10(x, &r), r));
   digest("erf", OK(ct_tensor_erf(v, &r), r));
   digest("gelu", OK(ct_tensor_gelu(v, "none", &r), r));
   digest("gelu_t", OK(ct_tensor_gelu(v, "tanh", &r), r));

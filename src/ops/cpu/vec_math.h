@@ -1,4 +1,4 @@
-// vec_math.h - float32 exp, expm1, log, log1p, tanh, erf, sigmoid, sin and cos that the compiler
+// vec_math.h - float32 exp, expm1, log, log2, log10, log1p, tanh, erf, sigmoid, sin and cos that the compiler
 // vectorizes inside the loop engines, for the pointwise operators and softmax. double keeps libm (the
 // overloads below).
 //
@@ -235,6 +235,56 @@ constexpr float kSinCosMax = 0x1p22f;
   return pick(x != x, x, y);
 }
 
+namespace detail {
+/// The reduction of log above for log2 and log10 (musl/fdlibm log2f, log10f): x = 2^k (1 + f), and
+/// log(1 + f) = hi + lo with hi = f - f^2/2 cut to its top 12 bits, so hi times the constants'
+/// high parts is exact. Special values are left to the caller.
+[[gnu::always_inline]] inline void log_parts(float x, float& kf, float& hi, float& lo) {
+  const bool sub = x < 0x1p-126f;
+  const float xs = pick(sub, x * 0x1p23f, x);
+  const uint32_t ix = bits(xs) + (0x3f800000u - 0x3f3504f3u);
+  const int32_t k = static_cast<int32_t>(ix >> 23) - 127 - 23 * static_cast<int32_t>(sub);
+  const float f = from_bits((ix & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+  const float s = f / (2.0f + f);
+  const float z = s * s;
+  float R = 2.0f / 9;
+  R = std::fma(R, z, 2.0f / 7);
+  R = std::fma(R, z, 2.0f / 5);
+  R = std::fma(R, z, 2.0f / 3);
+  R = R * z;
+  const float hfsq = 0.5f * f * f;
+  hi = from_bits(bits(f - hfsq) & 0xfffff000u);
+  lo = ((f - hi) - hfsq) + s * (hfsq + R);
+  kf = static_cast<float>(k);
+}
+[[gnu::always_inline]] inline float log_specials(float x, float y) {
+  y = pick(x == INFINITY, x, y);
+  y = pick(x == 0.0f, -INFINITY, y);
+  y = pick(x < 0.0f, NAN, y);
+  return pick(x != x, x, y);
+}
+}  // namespace detail
+
+/// log2(x): exact k at x = 2^k.
+[[gnu::always_inline]] inline float log2(float x) {
+  using namespace detail;
+  float kf, hi, lo;
+  log_parts(x, kf, hi, lo);
+  constexpr float kIvln2Hi = 1.4428710938e+00f, kIvln2Lo = -1.7605285393e-04f;
+  return log_specials(x, (lo + hi) * kIvln2Lo + lo * kIvln2Hi + hi * kIvln2Hi + kf);
+}
+
+/// log10(x).
+[[gnu::always_inline]] inline float log10(float x) {
+  using namespace detail;
+  float kf, hi, lo;
+  log_parts(x, kf, hi, lo);
+  constexpr float kIvln10Hi = 4.3432617188e-01f, kIvln10Lo = -3.1689971365e-05f;
+  constexpr float kLog10_2Hi = 3.0102920532e-01f, kLog10_2Lo = 7.9034151668e-07f;
+  return log_specials(
+      x, kf * kLog10_2Lo + (lo + hi) * kIvln10Lo + lo * kIvln10Hi + hi * kIvln10Hi + kf * kLog10_2Hi);
+}
+
 /// tanh(x) = e / (e + 2), e = expm1(2|x|), with x's sign: accurate near 0 too. Above 9.1 the result
 /// rounds to 1; clamping there keeps e finite.
 [[gnu::always_inline]] inline float tanh(float x) {
@@ -347,6 +397,8 @@ inline double exp(double x) { return std::exp(x); }
 inline double expm1(double x) { return std::expm1(x); }
 inline double log(double x) { return std::log(x); }
 inline double log1p(double x) { return std::log1p(x); }
+inline double log2(double x) { return std::log2(x); }
+inline double log10(double x) { return std::log10(x); }
 inline double tanh(double x) { return std::tanh(x); }
 inline double erf(double x) { return std::erf(x); }
 inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }

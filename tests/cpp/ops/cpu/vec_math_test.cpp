@@ -141,6 +141,15 @@ TEST(VecMath, LogWithin1Ulp) {
   for (uint32_t u = 0; u < 0x00800000u; u += 64) xs.push_back(from_bits(u));
   EXPECT_LE(max_ulp_over("log", xs, [](float x) { return vm::log(x); }, [](double x) { return std::log(x); }), 1.0);
 }
+TEST(VecMath, Log2AndLog10Within1Ulp) {
+  std::vector<float> xs = inputs(0, 100, 3000000);
+  for (uint32_t u = bits(0.5f); u <= bits(2.0f); ++u) xs.push_back(from_bits(u));
+  for (uint32_t u = 0; u < 0x00800000u; u += 64) xs.push_back(from_bits(u));
+  EXPECT_LE(max_ulp_over("log2", xs, [](float x) { return vm::log2(x); }, [](double x) { return std::log2(x); }), 1.0);
+  EXPECT_LE(max_ulp_over("log10", xs, [](float x) { return vm::log10(x); }, [](double x) { return std::log10(x); }),
+            1.0);
+  for (int k = -149; k < 128; ++k) EXPECT_EQ(vm::log2(std::ldexp(1.0f, k)), static_cast<float>(k)) << k;
+}
 TEST(VecMath, TanhWithin3Ulp) {
   EXPECT_LE(max_ulp("tanh", -10, 10, [](float x) { return vm::tanh(x); }, [](double x) { return std::tanh(x); }), 3.0);
 }
@@ -244,6 +253,8 @@ TEST(VecMath, SpecialValuesMatchLibm) {
     EXPECT_PRED2(same, vm::expm1(x), std::expm1(x)) << "expm1(" << x << ")";
     EXPECT_PRED2(same, vm::log1p(x), std::log1p(x)) << "log1p(" << x << ")";
     EXPECT_PRED2(same, vm::log(x), std::log(x)) << "log(" << x << ")";
+    EXPECT_PRED2(same, vm::log2(x), std::log2(x)) << "log2(" << x << ")";
+    EXPECT_PRED2(same, vm::log10(x), std::log10(x)) << "log10(" << x << ")";
     EXPECT_PRED2(same, vm::tanh(x), std::tanh(x)) << "tanh(" << x << ")";
     EXPECT_PRED2(same, vm::erf(x), std::erf(x)) << "erf(" << x << ")";
   }
