@@ -122,3 +122,28 @@ def test_adaptive_avg_pool2d_as_torch(shape, size, dtype):
     want = F.adaptive_avg_pool2d(torch.tensor(a.astype(np.float64)), size).numpy()
     np.testing.assert_allclose(r1.numpy(), want, rtol=1e-5 if dtype == np.float32 else 1e-12,
                                atol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 6, 5, 7), 3), ((16, 64, 4, 4), 8), ((1, 4, 130, 131), 2), ((3, 5, 1), 5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_group_norm_as_torch(shape, groups, dtype):
+    # group_norm's variance from the 2-norm of the deviations: torch's values (checked in float64),
+    # with weight and bias, the same bytes on one and two threads, and torch's gradient.
+    import ctorch.nn.functional as CF
+    import torch.nn.functional as F
+
+    rng = np.random.default_rng(shape[1])
+    a = (3 + 2 * rng.standard_normal(shape)).astype(dtype)
+    w = rng.standard_normal(shape[1]).astype(dtype)
+    b = rng.standard_normal(shape[1]).astype(dtype)
+    c = ctorch.tensor(a)
+    r1, r2 = _both_threads(lambda: CF.group_norm(c, groups, ctorch.tensor(w), ctorch.tensor(b)))
+    assert r1.numpy().tobytes() == r2.numpy().tobytes()
+    t = torch.tensor(a.astype(np.float64), requires_grad=True)
+    want = F.group_norm(t, groups, torch.tensor(w.astype(np.float64)), torch.tensor(b.astype(np.float64)))
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(r1.numpy(), want.detach().numpy(), rtol=tol, atol=tol)
+    cg = ctorch.tensor(a, requires_grad=True)
+    CF.group_norm(cg, groups, ctorch.tensor(w), ctorch.tensor(b)).pow(2).sum().backward()
+    want.pow(2).sum().backward()
+    np.testing.assert_allclose(cg.grad.numpy(), t.grad.numpy(), rtol=tol * 10, atol=tol * 10)
