@@ -6,8 +6,10 @@
 // function compiled with target("avx2,fma"); each call picks one by a flag read once from the CPU.
 // The body is the same source either way. The library is compiled with -ffp-contract=off, so the
 // AVX2 build never fuses a multiply and an add that the baseline build rounds separately: both
-// give the same bits, and results do not depend on the machine's vector width. The compiler's fused
-// kernels (src/compile/fuse.cpp) add a third build, for AVX-512, under the same rules.
+// give the same bits, and results do not depend on the machine's vector width. Loops whose
+// arithmetic, not memory, sets their speed add a third build, for AVX-512, under the same rules:
+// the compiler's fused kernels (src/compile/fuse.cpp), the elementwise engine's float32 functions
+// of one float32 input (loop.h) and softmax's rows (softmax.cpp).
 #pragma once
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -24,8 +26,8 @@ namespace ct::cpu {
 /// variable CTORCH_CPU_CAPABILITY is not "default".
 bool has_avx2();
 /// True when, besides, the CPU has AVX-512 (F, DQ, VL) and CTORCH_CPU_CAPABILITY is not "default"
-/// or "avx2". Only the fused kernels of the compiler use it (their loops issue half the
-/// instructions there); lane for lane they compute what the AVX2 loops do, so the bits agree.
+/// or "avx2". The arithmetic-bound loops of Note [CPU capability dispatch] use it (they issue half
+/// the instructions there); lane for lane they compute what the AVX2 loops do, so the bits agree.
 bool has_avx512();
 
 }  // namespace ct::cpu
