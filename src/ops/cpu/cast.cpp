@@ -5,6 +5,7 @@
 #include <cstring>
 
 #if CT_HAVE_AVX2_KERNELS
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -109,6 +110,16 @@ __attribute__((target("avx2,fma,f16c"))) void half_line_f16c(const char* src, in
   }
   cast_line_body<Half, float>(reinterpret_cast<const char*>(in + i), stride, reinterpret_cast<char*>(out + i), n - i);
 }
+
+// F16C, read from CPUID leaf 1 (ECX bit 29) rather than __builtin_cpu_supports, whose feature
+// names differ between compilers (clang's has no "f16c").
+bool has_f16c() {
+  static const bool ok = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+  }();
+  return ok;
+}
 #endif
 
 }  // namespace
@@ -121,7 +132,7 @@ CastLine cast_line(DType from, DType to) {
       using S = typename decltype(st)::type;
 #if CT_HAVE_AVX2_KERNELS
       if constexpr (std::is_same_v<D, Half> && std::is_same_v<S, float>)
-        if (has_avx2() && __builtin_cpu_supports("f16c")) return &half_line_f16c;
+        if (has_avx2() && has_f16c()) return &half_line_f16c;
       if (has_avx2()) return &cast_line_avx2<D, S>;
 #endif
       return &cast_line_baseline<D, S>;
