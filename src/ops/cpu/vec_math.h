@@ -138,6 +138,16 @@ constexpr float kSinCosMax = 0x1p22f;
   return w + std::fma(z * z, p, std::fma(-hi, lo, e));
 }
 
+/// R of 2 atanh(s) = 2s + s R, z = s^2 (log1p's and log's series, fdlibm's): R = 2z/3 + 2z^2/5 +
+/// 2z^3/7 + 2z^4/9, cut where a term is below 1e-9.
+[[gnu::always_inline]] inline float atanh_series(float z) {
+  float R = 2.0f / 9;
+  R = std::fma(R, z, 2.0f / 7);
+  R = std::fma(R, z, 2.0f / 5);
+  R = std::fma(R, z, 2.0f / 3);
+  return R * z;
+}
+
 }  // namespace detail
 
 /// c ? a : b for float32 loops that should vectorize: a plain ?: lets the compiler move the work
@@ -193,11 +203,7 @@ constexpr float kSinCosMax = 0x1p22f;
   const float c = pick(k < 25, lost / u, 0.0f);
   const float s = f / (2.0f + f);
   const float z = s * s;
-  float R = 2.0f / 9;  // 2 atanh(s) = 2s + s R: R = 2z/3 + 2z^2/5 + ..., cut where it is < 1e-9
-  R = std::fma(R, z, 2.0f / 7);
-  R = std::fma(R, z, 2.0f / 5);
-  R = std::fma(R, z, 2.0f / 3);
-  R = R * z;
+  const float R = detail::atanh_series(z);
   const float hfsq = 0.5f * f * f;
   const float kf = static_cast<float>(k);
   float y = std::fma(kf, kLn2Hi, f - (hfsq - std::fma(s, hfsq + R, std::fma(kf, kLn2Lo, c))));
@@ -221,11 +227,7 @@ constexpr float kSinCosMax = 0x1p22f;
   const float f = m - 1.0f;
   const float s = f / (2.0f + f);
   const float z = s * s;
-  float R = 2.0f / 9;  // 2 atanh(s) = 2s + s R, as in log1p
-  R = std::fma(R, z, 2.0f / 7);
-  R = std::fma(R, z, 2.0f / 5);
-  R = std::fma(R, z, 2.0f / 3);
-  R = R * z;
+  const float R = detail::atanh_series(z);
   const float hfsq = 0.5f * f * f;
   const float kf = static_cast<float>(k);
   float y = std::fma(kf, kLn2Hi, f - (hfsq - std::fma(s, hfsq + R, kf * kLn2Lo)));

@@ -10,21 +10,13 @@
 
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"
+#include "scoped_threads.h"
 
 using ct::DType;
 using ct::Tensor;
 using ct::TensorImpl;
 
 namespace {
-
-class Threads {
- public:
-  explicit Threads(int n) : saved_(ct::cpu::get_num_threads()) { ct::cpu::set_num_threads(n); }
-  ~Threads() { ct::cpu::set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
 
 constexpr DType kAllDTypes[] = {DType::Bool,    DType::UInt8,    DType::Int8,    DType::Int16, DType::Int32,
                                 DType::Int64,   DType::Float16,  DType::BFloat16, DType::Float32, DType::Float64};
@@ -79,7 +71,7 @@ Tensor view_of(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64
 void expect_contiguous_copies(const Tensor& v, const char* what) {
   const std::vector<unsigned char> want = elements(v);
   for (int threads : {1, 2}) {
-    Threads t(threads);
+    ScopedThreads t(threads);
     const Tensor c = ct::ops::contiguous(v);
     ASSERT_TRUE(c->is_contiguous());
     EXPECT_TRUE(raw(c) == want) << what << " " << v->dtype() << " sizes " << v->sizes() << " strides "
@@ -133,7 +125,7 @@ TEST(CopyTiled, SlicedFlippedAndExpandedViewsMatchTheReference) {
 TEST(CopyTiled, CopyIntoATransposedDestinationWritesEveryElementOnce) {
   for (DType dt : {DType::UInt8, DType::Float16, DType::Float32, DType::Float64}) {
     for (int threads : {1, 2}) {
-      Threads t(threads);
+      ScopedThreads t(threads);
       const Tensor src = patterned({130, 67}, dt, 6);
       const Tensor dst_base = ct::ops::empty({67, 130}, dt, ct::kCPU);
       const Tensor dst = ct::ops::transpose(dst_base, 0, 1);  // sizes [130, 67], strides [1, 130]

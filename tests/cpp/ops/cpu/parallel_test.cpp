@@ -13,16 +13,9 @@
 
 #include "core/error.h"
 #include "ops/cpu/parallel.h"
+#include "scoped_threads.h"
 
 namespace {
-class Threads {
- public:
-  explicit Threads(int n) : saved_(ct::cpu::get_num_threads()) { ct::cpu::set_num_threads(n); }
-  ~Threads() { ct::cpu::set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
 // Runs f on a fresh thread. Tests that make parallel_for throw use it, so that whatever state an
 // exception leaves on the calling thread cannot change how later tests run.
 template <typename F>
@@ -35,7 +28,7 @@ void on_fresh_thread(F f) {
 
 TEST(ParallelFor, CoversTheRangeExactlyOnce) {
   for (int threads : {1, 2, 3, 8}) {
-    Threads t(threads);
+    ScopedThreads t(threads);
     for (int64_t grain : {1, 7, 100, 5000}) {
       const int64_t begin = 13, end = 10013;
       std::vector<std::atomic<int>> hits(static_cast<size_t>(end));
@@ -64,7 +57,7 @@ TEST(ParallelFor, EmptyRangeCallsNothing) {
 }
 
 TEST(ParallelFor, ChunksRespectTheGrain) {
-  Threads t(4);
+  ScopedThreads t(4);
   std::mutex mu;
   std::vector<std::pair<int64_t, int64_t>> seen;
   ct::cpu::parallel_for(0, 1000, 300, [&](int64_t b, int64_t e) {
@@ -76,7 +69,7 @@ TEST(ParallelFor, ChunksRespectTheGrain) {
 }
 
 TEST(ParallelFor, RethrowsAnExceptionFromAWorkerChunk) {
-  Threads t(2);
+  ScopedThreads t(2);
   on_fresh_thread([] {
     try {
       ct::cpu::parallel_for(0, 100, 1, [](int64_t b, int64_t) {
@@ -90,7 +83,7 @@ TEST(ParallelFor, RethrowsAnExceptionFromAWorkerChunk) {
 }
 
 TEST(ParallelFor, RethrowsAnExceptionFromTheCallersChunk) {
-  Threads t(2);
+  ScopedThreads t(2);
   on_fresh_thread([] {
     try {
       ct::cpu::parallel_for(0, 100, 1, [](int64_t b, int64_t) {
@@ -104,7 +97,7 @@ TEST(ParallelFor, RethrowsAnExceptionFromTheCallersChunk) {
 }
 
 TEST(ParallelFor, RethrowsCtErrorsWithTheirStatus) {
-  Threads t(2);
+  ScopedThreads t(2);
   on_fresh_thread([] {
     try {
       ct::cpu::parallel_for(0, 64, 1, [](int64_t, int64_t) { ct::fail(CT_ERROR_INDEX, "bad index"); });
@@ -116,7 +109,7 @@ TEST(ParallelFor, RethrowsCtErrorsWithTheirStatus) {
 }
 
 TEST(ParallelFor, PoolStillWorksAfterAnException) {
-  Threads t(2);
+  ScopedThreads t(2);
   on_fresh_thread([] {
     EXPECT_ANY_THROW(ct::cpu::parallel_for(0, 10, 1, [](int64_t, int64_t) { throw 1; }));
     std::atomic<int64_t> sum{0};
@@ -151,7 +144,7 @@ size_t distinct_threads_of_a_two_chunk_loop() {
 // Runs on a fresh thread, so a thread left marked "inside a parallel region" cannot leak into
 // other tests.
 TEST(ParallelFor, ExceptionInTheCallersChunkDoesNotLeaveTheThreadSerial) {
-  Threads t(2);
+  ScopedThreads t(2);
   size_t before = 0, after = 0;
   std::thread th([&] {
     before = distinct_threads_of_a_two_chunk_loop();
@@ -169,7 +162,7 @@ TEST(ParallelFor, ExceptionInTheCallersChunkDoesNotLeaveTheThreadSerial) {
 }
 
 TEST(ParallelFor, NestedCallsRunInline) {
-  Threads t(2);
+  ScopedThreads t(2);
   std::atomic<int> inner_chunks{0};
   ct::cpu::parallel_for(0, 2, 1, [&](int64_t, int64_t) {
     ct::cpu::parallel_for(0, 100, 1, [&](int64_t b, int64_t e) {
@@ -192,7 +185,7 @@ TEST(ParallelFor, SetNumThreadsIsReadBack) {
 // Note [Thread pools across fork]: a forked child has none of the pool's workers; its first
 // parallel job must start new ones instead of waiting for the parent's forever.
 TEST(ParallelFor, AForkedChildStartsItsOwnPool) {
-  Threads t(4);
+  ScopedThreads t(4);
   std::atomic<int> before{0};
   ct::cpu::parallel_for(0, 4000, 1000, [&](int64_t, int64_t) { ++before; });  // the parent's pool exists
   ASSERT_EQ(before.load(), 4);

@@ -8,21 +8,13 @@
 
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"
+#include "../cpu/scoped_threads.h"
 
 using ct::DType;
 using ct::Tensor;
 using ct::TensorImpl;
 
 namespace {
-
-class Threads {
- public:
-  explicit Threads(int n) : saved_(ct::cpu::get_num_threads()) { ct::cpu::set_num_threads(n); }
-  ~Threads() { ct::cpu::set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
 
 Tensor patterned(std::vector<int64_t> sizes, DType dtype, uint32_t seed) {
   Tensor t = ct::ops::empty(sizes, dtype, ct::kCPU);
@@ -109,7 +101,7 @@ TEST(IndexSelect, LargeGathersGiveTheSameBytesAtOneAndTwoThreads) {
   const Tensor table = patterned({10000, 128}, DType::Float32, 12);
   const std::vector<unsigned char> want = expected_rows(table, 0, idx);
   for (int threads : {1, 2}) {
-    Threads t(threads);
+    ScopedThreads t(threads);
     EXPECT_TRUE(raw(ct::ops::index_select(table, 0, indices(idx))) == want) << threads << " threads";
     const Tensor e = ct::ops::embedding(table, ct::ops::reshape(indices(idx), {60, 100}));
     ASSERT_EQ(e->dim(), 3u);
