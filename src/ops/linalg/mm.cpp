@@ -80,8 +80,8 @@ void bmm_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const DType d = outs[0]->dtype();
   const int64_t batch = a->size(0), m = a->size(1), k = a->size(2), n = b->size(2);
   // Each side is one operand for the whole batch, converted or copied once if BLAS cannot read its
-  // matrices as they lie; the matrices are then addressed by pointer. Selecting three views per
-  // matrix went through the dispatcher and cost ~2 us a matrix (bmm of 32 64x64 matrices: 40%).
+  // matrices as they lie; the matrices are then addressed by pointer. Three views selected per
+  // matrix went through the dispatcher (32 matrices of 64x64 on one thread: 210 -> 178 us).
   const Tensor A = operand(a, d, m, k, a->stride(1), a->stride(2)), B = operand(b, d, k, n, b->stride(1), b->stride(2));
   char* c = static_cast<char*>(outs[0]->data());
   const int64_t c_step = m * n * static_cast<int64_t>(itemsize(d));
