@@ -11,6 +11,7 @@
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"
 #include "scoped_threads.h"
+#include "../patterned_tensor.h"
 
 using ct::DType;
 using ct::Tensor;
@@ -20,22 +21,6 @@ namespace {
 
 constexpr DType kAllDTypes[] = {DType::Bool,    DType::UInt8,    DType::Int8,    DType::Int16, DType::Int32,
                                 DType::Int64,   DType::Float16,  DType::BFloat16, DType::Float32, DType::Float64};
-
-// A contiguous tensor whose bytes all differ from their neighbours' (any bits for numbers, NaN
-// patterns included; 0 or 1 for bool), so a misplaced or half-copied element shows.
-Tensor patterned(std::vector<int64_t> sizes, DType dtype, uint32_t seed = 1) {
-  Tensor t = ct::ops::empty(sizes, dtype, ct::kCPU);
-  auto* p = static_cast<unsigned char*>(t->data());
-  const size_t n = static_cast<size_t>(t->numel()) * ct::itemsize(dtype);
-  uint32_t x = seed * 2654435761u + 12345u;
-  for (size_t i = 0; i < n; ++i) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    p[i] = dtype == DType::Bool ? static_cast<unsigned char>(x & 1) : static_cast<unsigned char>(x);
-  }
-  return t;
-}
 
 // The bytes of t's elements in row-major order, read through its strides one at a time.
 std::vector<unsigned char> elements(const Tensor& t) {

@@ -9,26 +9,13 @@
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"
 #include "../cpu/scoped_threads.h"
+#include "../patterned_tensor.h"
 
 using ct::DType;
 using ct::Tensor;
 using ct::TensorImpl;
 
 namespace {
-
-Tensor patterned(std::vector<int64_t> sizes, DType dtype, uint32_t seed) {
-  Tensor t = ct::ops::empty(sizes, dtype, ct::kCPU);
-  auto* p = static_cast<unsigned char*>(t->data());
-  const size_t n = static_cast<size_t>(t->numel()) * ct::itemsize(dtype);
-  uint32_t x = seed * 2654435761u + 7u;
-  for (size_t i = 0; i < n; ++i) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    p[i] = dtype == DType::Bool ? static_cast<unsigned char>(x & 1) : static_cast<unsigned char>(x);
-  }
-  return t;
-}
 
 Tensor indices(const std::vector<int64_t>& v, DType dtype = DType::Int64) {
   Tensor t = ct::ops::empty({static_cast<int64_t>(v.size())}, DType::Int64, ct::kCPU);
