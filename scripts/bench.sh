@@ -62,9 +62,11 @@ torch_python=$(ctorch_bench_torch_venv)
 CTORCH_BENCH_TORCH_PYTHON=$torch_python "$build_dir/bench/distributed/bench_allreduce"
 echo
 # ctorch beside torch 2.x in one process: the venv's Python (the system's minor version) imports
-# ctorch's package from the build (about 5 minutes, most of it Inductor compiling).
+# ctorch's package from the build (about 5 minutes, most of it Inductor compiling). torch runs with
+# its own default OpenMP wait policy, as its users run it: under PASSIVE each parallel region pays a
+# wake-up (a 2-thread embedding of 32x64 rows took 84 us against 10).
 if [[ -n $torch_python ]]; then
-  PYTHONPATH="$build_dir/bindings/python" "$torch_python" bench/bench_torch2.py
+  env -u OMP_WAIT_POLICY PYTHONPATH="$build_dir/bindings/python" "$torch_python" bench/bench_torch2.py
   echo
 fi
 # CTorch.jl's per-op cost beside the C ABI (bench/julia/per_op.jl), when julia is installed.
