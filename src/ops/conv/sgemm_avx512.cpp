@@ -1,5 +1,7 @@
 #include "ops/conv/sgemm_avx512.h"
 
+#include "ops/cpu/copy_tiled.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -91,39 +93,18 @@ __attribute__((target("avx512f"))) void pack_b(const float* b, int64_t ldb, int6
       _mm512_storeu_ps(bp + p * kNR + 16 * v, _mm512_maskz_loadu_ps(mk.m[v], b + p * ldb + 16 * v));
 }
 
-// 8 x 8 floats transposed in registers: the three unpack/shuffle stages of a 256-bit transpose.
-__attribute__((target("avx2"))) void transpose8x8(const float* src, int64_t ld, float* dst, int64_t ldd) {
-  __m256 r[8], t[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 8; i += 4) {
-    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
-    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-  }
-  for (int i = 0; i < 4; ++i) {
-    _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
-    _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
-  }
-}
 #endif
 
 }  // namespace
 
 void interleave8(const float* rows, int64_t l, int64_t count, float* panel) {
-#if CT_HAVE_AVX512_SGEMM
   if (count == 8) {
     int64_t p = 0;
-    for (; p + 8 <= l; p += 8) transpose8x8(rows + p, l, panel + p * kPanel, kPanel);
+    for (; p + 8 <= l; p += 8) cpu::transpose_8x8_f32(rows + p, l, panel + p * kPanel, kPanel);
     for (; p < l; ++p)
       for (int64_t i = 0; i < 8; ++i) panel[p * kPanel + i] = rows[i * l + p];
     return;
   }
-#endif
   for (int64_t p = 0; p < l; ++p)
     for (int64_t i = 0; i < 8; ++i) panel[p * kPanel + i] = i < count ? rows[i * l + p] : 0.0f;
 }

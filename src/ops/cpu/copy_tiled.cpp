@@ -230,4 +230,17 @@ bool copy_tiled(const LoopPlan& p, int64_t item) {
   return true;
 }
 
+void transpose_8x8_f32(const float* in, int64_t ld_in, float* out, int64_t ld_out) {
+#if CT_HAVE_AVX2_KERNELS
+  if (has_avx2()) {
+    constexpr int64_t item = sizeof(float);
+    block_32({reinterpret_cast<char*>(out), reinterpret_cast<const char*>(in), ld_out * item, item, item, ld_in * item},
+             0, 8, 0, 8);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < 8; ++i)
+    for (int64_t j = 0; j < 8; ++j) out[i * ld_out + j] = in[j * ld_in + i];
+}
+
 }  // namespace ct::cpu
