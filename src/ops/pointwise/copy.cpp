@@ -95,8 +95,7 @@ void contiguous_kernel(void*, Frame& f) {
     f.outs[0] = Tensor::borrow(&a);
     return;
   }
-  f.outs[0] = empty_like_sizes(a, a.dtype());
-  copy_(f.outs[0], Tensor::borrow(&a));
+  f.outs[0] = clone(Tensor::borrow(&a));
 }
 
 void clone_kernel(void*, Frame& f) {
@@ -174,6 +173,10 @@ void to_device_backward(autograd::GradCtx& c) { c.set("self", c.grad()); }
 // was broadcast along and converted back to its dtype (by set).
 void copy_backward(autograd::GradCtx& c) { c.set("src", c.grad()); }
 
+// A derivative of its own, as in PyTorch (CloneBackward), rather than those of the empty_like and
+// copy_ it runs: a compiled backward then sees one functional operator, not a write in place.
+void clone_backward(autograd::GradCtx& c) { c.set("self", c.grad()); }
+
 // self narrowed to one element along each dim it was expanded over (stride 0): the same memory
 // locations, each once, so that filling an expanded tensor works as torch's fill_ does where
 // copy_ refuses to write one location twice.
@@ -224,7 +227,7 @@ void define_copy(Registry& r) {
       .composite(to_device)
       .derivative(to_device_backward);
   r.def("contiguous(Tensor(a) self) -> Tensor(a)").composite(contiguous_kernel);
-  r.def("clone(Tensor self) -> Tensor").composite(clone_kernel);
+  r.def("clone(Tensor self) -> Tensor").composite(clone_kernel).derivative(clone_backward);
   r.def("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)").composite(fill_scalar_kernel);
   r.def("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)").composite(fill_tensor_kernel);
   r.def("zero_(Tensor(a!) self) -> Tensor(a!)").composite(zero_kernel);

@@ -2610,7 +2610,7 @@ The operator `clone`:
 
     clone(Tensor self) -> Tensor
 
-Derivative: implicit. Returns a `Tensor`.
+Derivative: defined. Returns a `Tensor`.
 """
 clone(args...; kwargs...) = call_overloads("clone", @inbounds(TABLES[19]), args, kwargs)
 
