@@ -3473,9 +3473,19 @@ CT_API CT_NODISCARD ct_status ct_tensor_sym_item(const ct_tensor* t, ct_symint**
  * After recompile_limit entries, calls that miss run eagerly (a warning once; under fullgraph
  * CT_ERROR_RECOMPILE_LIMIT).
  *
- * Autograd: when an input (or a captured tensor) requires grad and grad mode is on, the graph's
- * operators replay through the dispatcher without fusion, so autograd records them and gradients
- * equal eager gradients; the backward runs eagerly.
+ * Autograd: when an input (or a captured tensor) requires grad and grad mode is on, the backward is
+ * compiled too (since 0.9), as torch.compile's AOTAutograd does: the function is traced once more
+ * with autograd live into one forward and backward graph, which is split into a forward graph
+ * (returning, after the outputs, the values the backward reads) and a backward graph, each
+ * optimized and fused. A call runs the forward graph and links the outputs to one backward node,
+ * CompiledFunctionBackward, that runs the backward graph; the operators are those eager autograd
+ * records, so gradients equal eager gradients. That backward is not itself differentiable: a
+ * backward with create_graph through it fails with CT_ERROR_NOT_IMPLEMENTED, as under torch.compile
+ * (compile with the option fusion=false for higher derivatives). Where the backward cannot be
+ * compiled (a write in place in the forward, symbolic sizes, an output that is an input as is;
+ * ct_compiled_graph says why), and under fusion=false or the "eager" backend, the graph's operators
+ * replay through the dispatcher without fusion, so autograd records them; the backward then runs
+ * eagerly. Whether each captured tensor requires grad is part of the guards.
  *
  * The traced function runs more than once (once per trace, and again eagerly after a graph
  * break): it must not depend on side effects. Since 0.6.
@@ -3581,7 +3591,9 @@ CT_API CT_NODISCARD ct_status ct_compiled_call(ct_compiled* compiled, const ct_t
 /*
  * ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
  * per line (FX style: "%add : f32[s0, 8] = add.Tensor(%x0, %x1, alpha=1)"), or a line saying the
- * entry runs eagerly and why. ct_compiled_num_entries gives the number of entries.
+ * entry runs eagerly and why. An entry with a compiled backward prints "forward:" and its graph,
+ * then "backward:" and its graph; one whose backward runs eagerly ends with a line
+ * "# backward runs eagerly: <why>". ct_compiled_num_entries gives the number of entries.
  *
  *   out  on CT_OK, a new string; free it with ct_string_release. Otherwise NULL.
  *

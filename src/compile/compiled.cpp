@@ -5,6 +5,7 @@
 
 #include "compile/cuda_graph.h"
 #include "compile/fuse.h"
+#include "compile/joint.h"
 #include "compile/passes.h"
 #include "compile/run.h"
 #include "dispatch/grad_mode.h"
@@ -76,6 +77,13 @@ struct CompiledFunction::Entry {
   sym::Program guard_code;
   size_t num_guards = 0;
   std::unique_ptr<CudaGraphReplay> replay;  // mode "reduce-overhead" on CUDA, when replayable
+  // Where gradients are needed: the compiled forward and backward (Note [Partitioning a joint
+  // graph]), or null, and then why (graph replays its calls through autograd instead).
+  std::shared_ptr<const JointPlan> joint;
+  std::string joint_reason;
+  // Every captured tensor and whether it required grad when traced, a guard like the inputs':
+  // a parameter frozen or unfrozen since changes what the graph must record.
+  std::vector<std::pair<Tensor, bool>> captured;
 };
 
 // ---- options ----
@@ -200,6 +208,8 @@ std::string CompiledFunction::graph_string(size_t i) const {
            entries_.size(), " compiled entries");
   const Entry& e = *entries_[i];
   if (!e.break_reason.empty()) return "graph break (runs eagerly): " + e.break_reason + "\n";
+  if (e.joint) return e.joint->to_string();
+  if (!e.joint_reason.empty()) return e.graph.to_string() + "# backward runs eagerly: " + e.joint_reason + "\n";
   return e.graph.to_string();
 }
 
@@ -217,6 +227,7 @@ CompiledFunction::Entry* CompiledFunction::lookup(ArrayRef<const TensorImpl*> in
            t.dim() == ig.sizes.size() && !t.is_symbolic();
       if (ok) ok = ig.strides.empty() ? t.is_contiguous() : t.strides().equals(IntArrayRef(ig.strides));
     }
+    for (size_t i = 0; ok && i < e.captured.size(); ++i) ok = e.captured[i].first->requires_grad() == e.captured[i].second;
     if (!ok) continue;
     if (!e.break_reason.empty()) return &e;
     // Bind each symbol from its first use; later uses must agree. Symbols come in the range they
@@ -330,13 +341,15 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
                            ": graph break, this signature runs eagerly: ", err.message()));
   }
   if (e->break_reason.empty()) {
-    for (const Tensor& c : e->graph.constants) needs_grad |= c->requires_grad() && autograd::grad_enabled();
-    if (options_.flag("dce")) eliminate_dead_code(e->graph);
-    if (options_.flag("cse")) eliminate_common_subexpressions(e->graph);
-    if (options_.flag("constant_folding")) fold_constants(e->graph);
-    // Fused kernels record no autograd nodes: a graph that must be differentiated replays its
-    // calls through the dispatcher instead (the backward runs eagerly).
-    if (options_.backend == "fused" && options_.flag("fusion") && !needs_grad) fuse(e->graph);
+    for (const Tensor& c : e->graph.constants) {
+      e->captured.emplace_back(c, c->requires_grad());
+      needs_grad |= c->requires_grad() && autograd::grad_enabled();
+    }
+    // Fused kernels record no autograd nodes: a graph that must be differentiated runs as a
+    // compiled forward and backward, or else replays its calls through autograd.
+    const bool fusing = options_.backend == "fused" && options_.flag("fusion");
+    optimize(e->graph, fusing && !needs_grad);
+    if (fusing && needs_grad) compile_joint(*e, inputs, specs);
     for (const sym::Node* g : env->guards()) e->guard_code.add_root(g);
     e->num_guards = env->num_guards();
     if (options_.mode == "reduce-overhead" && !needs_grad) e->replay = CudaGraphReplay::make_if_replayable(e->graph);
@@ -350,6 +363,39 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
   }
   entries_.push_back(std::move(e));
   return entries_.back().get();
+}
+
+void CompiledFunction::optimize(Graph& g, bool fusing) const {
+  if (options_.flag("dce")) eliminate_dead_code(g);
+  if (options_.flag("cse")) eliminate_common_subexpressions(g);
+  if (options_.flag("constant_folding")) fold_constants(g);
+  if (fusing) fuse(g);
+}
+
+void CompiledFunction::compile_joint(Entry& e, ArrayRef<const TensorImpl*> inputs,
+                                     const std::vector<ProxySpec>& specs) const {
+  if (!e.graph.sources.empty()) {
+    e.joint_reason = "a compiled backward needs static sizes; this graph has symbolic ones";
+    return;
+  }
+  std::vector<bool> requires_grad;
+  for (const TensorImpl* t : inputs) requires_grad.push_back(t->requires_grad());
+  // Its own env: whatever the joint trace specializes must not become the entry's guards.
+  sym::ShapeEnv* env = sym::ShapeEnv::create();
+  struct EnvRef {
+    sym::ShapeEnv* env;
+    ~EnvRef() { env->release(); }
+  } hold{env};
+  try {
+    auto plan = std::make_shared<JointPlan>(partition(trace_joint(env, specs, requires_grad, fn_, e.nouts)));
+    optimize(plan->forward, true);
+    optimize(plan->backward, true);
+    e.joint = std::move(plan);
+  } catch (const Error& err) {
+    // What the joint trace refuses (a write in place, an operator with no derivative) runs as
+    // before: the graph's calls replayed through autograd, which also reports a real error.
+    e.joint_reason = err.message();
+  }
 }
 
 void CompiledFunction::call(ArrayRef<const TensorImpl*> inputs, size_t nouts, std::vector<Tensor>& outs) {
@@ -383,6 +429,7 @@ void CompiledFunction::call(ArrayRef<const TensorImpl*> inputs, size_t nouts, st
   }
   if (!e->break_reason.empty()) return run_eager(inputs, nouts, outs);
   if (e->replay) return e->replay->run(e->graph, inputs, binding, outs);
+  if (e->joint) return run_joint(e->joint, inputs, outs);
   run_graph(e->graph, inputs, binding, outs);
 }
 

@@ -4,10 +4,11 @@
 // A call looks for a cached entry whose guards hold: per input its dtype, device, rank,
 // requires_grad, layout (contiguous, or the exact strides), each static size, and for symbolic
 // sizes the facts the ShapeEnv recorded while tracing (s0 == s1, s0 >= 3), compiled to postfix
-// code; and the global switches a result depends on (grad mode, deterministic mode, default dtype
-// and device, matmul precision). On a miss it traces again. With dynamic "automatic" the first
-// trace is static; a size that differs from the one an earlier entry was traced with becomes a
-// symbol (sizes 0 and 1 stay static, as in PyTorch), so one new entry serves every size >= 2.
+// code; whether each captured tensor requires grad; and the global switches a result depends on
+// (grad mode, deterministic mode, default dtype and device, matmul precision). On a miss it traces
+// again. With dynamic "automatic" the first trace is static; a size that differs from the one an
+// earlier entry was traced with becomes a symbol (sizes 0 and 1 stay static, as in PyTorch), so
+// one new entry serves every size >= 2.
 // A trace that fails (a data read, an operator with no meta function) is a graph break: the entry
 // remembers it and runs the function eagerly, after one warning; under fullgraph it is an error.
 #pragma once
@@ -100,6 +101,11 @@ class CompiledFunction {
   Entry* lookup(ArrayRef<const TensorImpl*> inputs, size_t nouts, std::vector<sym::BoundValue>& binding) const;
   Entry* compile(ArrayRef<const TensorImpl*> inputs, size_t nouts);
   void run_eager(ArrayRef<const TensorImpl*> inputs, size_t nouts, std::vector<Tensor>& outs);
+  /// Dead code, common subexpressions and constant folding, as the options say, then fusion.
+  void optimize(Graph& g, bool fusing) const;
+  /// Traces e's function again with autograd live and gives e a compiled forward and backward, or
+  /// the reason it cannot (then e's graph replays through autograd).
+  void compile_joint(Entry& e, ArrayRef<const TensorImpl*> inputs, const std::vector<ProxySpec>& specs) const;
 
   TraceFn fn_;
   CompileOptions options_;

@@ -4,7 +4,10 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "autograd/engine.h"
+#include "autograd/meta.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/grad_mode.h"
 #include "dispatch/registry.h"
 #include "runtime/defaults.h"
 
@@ -23,13 +26,51 @@ struct TraceState {
   std::unordered_map<const TensorImpl*, Ref> refs;  // proxies and every result computed from them
   std::unordered_map<const TensorImpl*, Captured> captured;
   std::vector<Tensor> keep;  // holds every proxy, so no address in refs is reused while tracing
+  // Joint tracing (Note [Joint forward/backward graphs]).
+  bool joint = false;
+  bool backward = false;  // autograd.grad is running: writes in place may only touch its own results
+  int32_t first_tangent = 0;  // the node number where the backward's placeholders start
+  Device device;          // what a meta device argument stands for
+  std::vector<std::pair<int64_t, Tensor>> grad_constants;  // (constants index, standin requiring grad)
+  std::unordered_map<const StorageImpl*, std::vector<const TensorImpl*>> by_storage;
+  std::vector<const OperatorDef*> composites;  // the composites running, outermost first (for messages)
 };
+
+/// " (inside layer_norm)" while a composite of a joint trace runs, for messages.
+std::string inside(const TraceState& s) {
+  std::string r;
+  for (const OperatorDef* op : s.composites) r += (r.empty() ? " (inside " : " < ") + op->full_name;
+  return r.empty() ? r : r + ")";
+}
 
 thread_local TraceState* t_active = nullptr;
 
 int32_t append(TraceState& s, Node&& n) {
   s.graph.nodes.push_back(std::move(n));
   return static_cast<int32_t>(s.graph.nodes.size() - 1);
+}
+
+/// Names t by r for the rest of the trace, keeping t alive so its address is not reused.
+void bind(TraceState& s, Tensor t, Ref r) {
+  s.refs[t.impl()] = r;
+  if (s.joint) s.by_storage[t->storage()].push_back(t.impl());
+  s.keep.push_back(std::move(t));
+}
+
+/// In a joint trace: the Ref of a known tensor with t's elements (a saved tensor's alias).
+bool find_alias(TraceState& s, const TensorImpl* t, Ref& ref) {
+  if (!s.joint || t->is_symbolic()) return false;
+  auto it = s.by_storage.find(t->storage());
+  if (it == s.by_storage.end()) return false;
+  for (const TensorImpl* k : it->second) {
+    if (k->dtype() != t->dtype() || k->storage_offset() != t->storage_offset() || !k->sizes().equals(t->sizes()) ||
+        !k->strides().equals(t->strides()))
+      continue;
+    ref = s.refs.at(k);
+    bind(s, Tensor::borrow(t), ref);
+    return true;
+  }
+  return false;
 }
 
 /// The graph's name for tensor argument t of op, and the tensor the meta computation reads for it.
@@ -42,6 +83,7 @@ const TensorImpl* enter(TraceState& s, const TensorImpl* t, Ref& ref, const Oper
     ref = it->second.ref;
     return it->second.standin.impl();
   }
+  if (find_alias(s, t, ref)) return t;
   CT_CHECK(!t->device().is_meta() || t->shape_env() != s.env, CT_ERROR_GRAPH_BREAK, op.full_name,
            ": an argument (", t->sym_sizes(), ", ", t->dtype(), ") was made from traced tensors outside the "
            "operator library, so the graph cannot say how. Compute it with ctorch operators");
@@ -50,13 +92,18 @@ const TensorImpl* enter(TraceState& s, const TensorImpl* t, Ref& ref, const Oper
   Node c;
   c.kind = Node::Kind::Constant;
   c.name = s.graph.fresh_name("c");
-  c.index = static_cast<int64_t>(s.graph.constants.size());
+  const int64_t c_index = static_cast<int64_t>(s.graph.constants.size());
+  c.index = c_index;
   c.outs.push_back(TensorMeta{t->sym_sizes(), t->dtype(), t->device()});
   s.graph.constants.push_back(Tensor::borrow(t));
   ref = Ref{append(s, std::move(c)), 0};
   Tensor standin = Tensor::adopt(TensorImpl::empty_sym(t->sym_sizes(), t->dtype(), Device{DeviceType::Meta, 0}, s.env));
   const TensorImpl* m = standin.impl();
-  s.refs[m] = ref;
+  if (s.joint && t->requires_grad()) {
+    autograd::set_requires_grad(*m, true, "ct_compile");
+    s.grad_constants.emplace_back(c_index, standin);
+  }
+  bind(s, standin, ref);
   s.captured.emplace(t, Captured{ref, std::move(standin)});
   return m;
 }
@@ -84,12 +131,27 @@ Arg to_arg(const Value& v) {
   return a;
 }
 
+bool any_requires_grad(const std::vector<Value>& args) {
+  for (const Value& v : args) {
+    if (v.is_tensor() && v.tensor().requires_grad()) return true;
+    if (v.kind() == Value::Kind::TensorList)
+      for (const TensorImpl* t : v.tensor_list())
+        if (t->requires_grad()) return true;
+  }
+  return false;
+}
+
 // Note [The Tracer fallback] records op as a node, then computes it on the meta device with the
 // Tracer and Autograd keys off: proxies carry no gradients, and composites record as one node.
+// A joint trace keeps Autograd on where an argument requires grad (Note [Joint forward/backward
+// graphs]).
 void tracer_kernel(void*, Frame& f) {
   TraceState* s = t_active;
   if (!s) return redispatch(f);
   const OperatorDef& op = f.op;
+  // A meta device made by the joint trace's backward (zeros for a missing gradient) is the
+  // inputs' device in the graph.
+  auto real = [s](Device d) { return s->joint && d.is_meta() ? s->device : d; };
   Node node;
   node.kind = Node::Kind::Call;
   node.op = &op;
@@ -123,22 +185,42 @@ void tracer_kernel(void*, Frame& f) {
                ": an explicit generator cannot be traced (its state is not part of the graph). Leave the "
                "generator out to draw from the default one");
       node.args.push_back(to_arg(v));
+      if (v.kind() == Value::Kind::Device) node.args.back().device = real(v.device());
     }
   }
   // Any other Device argument says where the result goes (to.device, zeros_like(device=...)).
   for (size_t i = 0; i < f.nargs && op.device_arg < 0; ++i)
-    if (f.args[i].kind() == Value::Kind::Device) device = f.args[i].device();
+    if (f.args[i].kind() == Value::Kind::Device) device = real(f.args[i].device());
   if (op.device_arg >= 0) {
     const Value& d = f.args[op.device_arg];
-    device = d.kind() == Value::Kind::Device ? d.device() : runtime::current_device();
+    device = d.kind() == Value::Kind::Device ? real(d.device()) : runtime::current_device();
     args[op.device_arg] = Value(Device{DeviceType::Meta, 0});
   }
-  if (op.schema.mutates() && f.nargs && f.args[0].is_tensor())
+  const bool mutates = op.schema.mutates() && f.nargs && f.args[0].is_tensor();
+  if (mutates)
     CT_CHECK(s->graph.nodes[node.args[0].refs[0].node].kind != Node::Kind::Constant, CT_ERROR_GRAPH_BREAK,
              op.full_name, ": writes in place to a tensor captured from outside the traced function. Pass that "
              "tensor as an input, or write to a copy");
+  const bool record_grad = s->joint && autograd::grad_enabled() && any_requires_grad(args);
+  if (s->joint && mutates)
+    CT_CHECK(s->backward && node.args[0].refs[0].node >= s->first_tangent, CT_ERROR_NOT_IMPLEMENTED, op.full_name,
+             inside(*s), ": writes in place to a tensor of the forward computation; a compiled backward needs the forward "
+             "free of in-place writes. Write out of place");
+  if (record_grad && (op.functional ? *op.functional : op).derivative.kind == Differentiability::Implicit) {
+    // The composite's own operators record themselves, each with its derivative.
+    const Kernel& k = op.kernels[static_cast<int>(DispatchKey::Meta)];
+    CT_CHECK(k.fn, CT_ERROR_NOT_IMPLEMENTED, op.full_name, ": a composite with no meta kernel cannot be traced "
+             "with autograd");
+    Frame inner{op, args.data(), args.size(), DispatchKeySet(), f.outs, f.nouts};
+    s->composites.push_back(&op);
+    k.fn(k.data, inner);
+    s->composites.pop_back();
+    return;
+  }
   {
-    DispatchKeyGuard off(DispatchKeySet(), DispatchKeySet(DispatchKey::Tracer).add(DispatchKey::Autograd));
+    const DispatchKeySet off = record_grad ? DispatchKeySet(DispatchKey::Tracer)
+                                           : DispatchKeySet(DispatchKey::Tracer).add(DispatchKey::Autograd);
+    DispatchKeyGuard guard(DispatchKeySet(), off);
     dispatch(op, args.data(), args.size(), f.outs, f.nouts);
   }
   for (size_t i = 0; i < f.nouts; ++i)
@@ -146,11 +228,8 @@ void tracer_kernel(void*, Frame& f) {
                                             : TensorMeta{});
   node.name = s->graph.fresh_name(op.schema.name);
   const int32_t idx = append(*s, std::move(node));
-  for (size_t i = 0; i < f.nouts; ++i) {
-    if (!f.outs[i].defined()) continue;
-    s->refs[f.outs[i].impl()] = Ref{idx, static_cast<int32_t>(i)};
-    s->keep.push_back(f.outs[i]);
-  }
+  for (size_t i = 0; i < f.nouts; ++i)
+    if (f.outs[i].defined()) bind(*s, f.outs[i], Ref{idx, static_cast<int32_t>(i)});
 }
 
 void install_tracer() {
@@ -186,6 +265,20 @@ struct ActiveTrace {
   DispatchKeyGuard keys;
 };
 
+/// Appends the next placeholder, for a proxy of spec, and returns the proxy.
+const TensorImpl* add_placeholder(TraceState& s, const ProxySpec& spec, const std::string& name) {
+  Tensor p = make_proxy(spec, s.env);
+  Node n;
+  n.kind = Node::Kind::Placeholder;
+  n.name = s.graph.fresh_name(name);
+  n.index = 0;
+  for (const Node& m : s.graph.nodes) n.index += m.kind == Node::Kind::Placeholder;
+  n.outs.push_back(TensorMeta{p->sym_sizes(), spec.dtype, spec.device});
+  const TensorImpl* impl = p.impl();
+  bind(s, std::move(p), Ref{append(s, std::move(n)), 0});
+  return impl;
+}
+
 }  // namespace
 
 Graph trace(sym::ShapeEnv* env, const std::vector<ProxySpec>& inputs, std::vector<SymbolSource> sources,
@@ -197,17 +290,7 @@ Graph trace(sym::ShapeEnv* env, const std::vector<ProxySpec>& inputs, std::vecto
   s.graph.num_inputs = inputs.size();
   s.graph.sources = std::move(sources);
   std::vector<const TensorImpl*> proxies;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Tensor p = make_proxy(inputs[i], env);
-    Node n;
-    n.kind = Node::Kind::Placeholder;
-    n.name = s.graph.fresh_name("x" + std::to_string(i));
-    n.index = static_cast<int64_t>(i);
-    n.outs.push_back(TensorMeta{p->sym_sizes(), inputs[i].dtype, inputs[i].device});
-    s.refs[p.impl()] = Ref{append(s, std::move(n)), 0};
-    proxies.push_back(p.impl());
-    s.keep.push_back(std::move(p));
-  }
+  for (size_t i = 0; i < inputs.size(); ++i) proxies.push_back(add_placeholder(s, inputs[i], "x" + std::to_string(i)));
   std::vector<Tensor> outs(nouts);
   {
     ActiveTrace active(&s);
@@ -238,6 +321,81 @@ Graph trace(sym::ShapeEnv* env, const std::vector<ProxySpec>& inputs, std::vecto
     s.graph.asserts.push_back(std::move(a));
   }
   return std::move(s.graph);
+}
+
+JointTrace trace_joint(sym::ShapeEnv* env, const std::vector<ProxySpec>& inputs, const std::vector<bool>& requires_grad,
+                       const TraceFn& fn, size_t nouts) {
+  install_tracer();
+  TraceState s;
+  s.env = env;
+  s.joint = true;
+  s.device = inputs.empty() ? runtime::current_device() : inputs[0].device;
+  s.graph.set_env(env);
+  s.graph.num_inputs = inputs.size();
+  std::vector<const TensorImpl*> proxies;
+  std::vector<Tensor> leaves;
+  JointTrace j;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    proxies.push_back(add_placeholder(s, inputs[i], "x" + std::to_string(i)));
+    if (!requires_grad[i]) continue;
+    autograd::set_requires_grad(*proxies.back(), true, "ct_compile");
+    leaves.push_back(Tensor::borrow(proxies.back()));
+    j.leaves.push_back(GradLeaf{static_cast<int32_t>(i), -1});
+  }
+  std::vector<Tensor> outs(nouts), grads;
+  {
+    ActiveTrace active(&s);
+    fn(proxies.data(), proxies.size(), outs.data(), nouts);
+    for (const auto& [index, standin] : s.grad_constants) {
+      leaves.push_back(standin);
+      j.leaves.push_back(GradLeaf{-1, index});
+    }
+    std::vector<Tensor> roots, tangents;
+    s.first_tangent = static_cast<int32_t>(s.graph.nodes.size());
+    for (size_t k = 0; k < nouts; ++k) {
+      CT_CHECK(outs[k].defined(), CT_ERROR_INVALID_ARGUMENT, "trace: the function left output ", k, " unset");
+      Ref r;
+      CT_CHECK(s.refs.count(outs[k].impl()) || find_alias(s, outs[k].impl(), r), CT_ERROR_NOT_IMPLEMENTED,
+               "trace: output ", k, " is a captured tensor or was made outside the operator library");
+      r = s.refs.at(outs[k].impl());
+      const Node::Kind kind = s.graph.nodes[r.node].kind;
+      CT_CHECK(kind == Node::Kind::Call, CT_ERROR_NOT_IMPLEMENTED, "trace: output ", k,
+               " is an input or a captured tensor as is; a compiled backward needs every output computed");
+      CT_CHECK(std::find(s.graph.outputs.begin(), s.graph.outputs.end(), r) == s.graph.outputs.end(),
+               CT_ERROR_NOT_IMPLEMENTED, "trace: output ", k, " repeats an earlier output");
+      s.graph.outputs.push_back(r);
+      j.tangent.push_back(-1);
+      if (!outs[k]->requires_grad()) continue;
+      ProxySpec spec;
+      for (int64_t n : outs[k]->sizes()) spec.sizes.push_back(SymInt(n));
+      spec.dtype = outs[k]->dtype();
+      spec.device = s.graph.meta(r).device;
+      j.tangent.back() = static_cast<int32_t>(tangents.size());
+      tangents.push_back(Tensor::borrow(add_placeholder(s, spec, "tangent" + std::to_string(tangents.size()))));
+      roots.push_back(outs[k]);
+    }
+    s.backward = true;
+    if (!roots.empty() && !leaves.empty()) {
+      autograd::BackwardOptions opt;
+      opt.allow_unused = true;
+      grads = autograd::grad(roots, tangents, leaves, opt, "ct_compile");
+    }
+  }
+  // A leaf no output depends on gets no gradient output.
+  std::vector<GradLeaf> used;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined()) continue;
+    Ref r;
+    CT_CHECK(s.refs.count(grads[i].impl()) || find_alias(s, grads[i].impl(), r), CT_ERROR_NOT_IMPLEMENTED,
+             "trace: the gradient of a leaf was made outside the operator library");
+    s.graph.outputs.push_back(s.refs.at(grads[i].impl()));
+    used.push_back(j.leaves[i]);
+  }
+  j.leaves = std::move(used);
+  CT_CHECK(env->num_symbols() == 0, CT_ERROR_NOT_IMPLEMENTED, "trace: a joint graph needs static sizes");
+  j.num_outputs = nouts;
+  j.graph = std::move(s.graph);
+  return j;
 }
 
 // A composite operator may build a result without the env (a 0-dim meta tensor from a factory),

@@ -57,6 +57,18 @@ static ct_status silu_sum(void* ud, const ct_tensor* const* in, size_t n, ct_ten
   return st;
 }
 
+/* sum(sigmoid(x * w) * x), w captured through user_data */
+static ct_status gated_sum(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
+  (void)n, (void)nout;
+  ct_tensor *a = NULL, *s = NULL, *m = NULL;
+  ct_status st = ct_tensor_mul(in[0], (const ct_tensor*)ud, &a);
+  if (!st) st = ct_tensor_sigmoid(a, &s);
+  if (!st) st = ct_tensor_mul(s, in[0], &m);
+  if (!st) st = ct_tensor_sum(m, NULL, 0, 0, &out[0]);
+  ct_tensor_release(a), ct_tensor_release(s), ct_tensor_release(m);
+  return st;
+}
+
 /* reshape(x, [size(x, 0) * size(x, 1)]): reads sizes as integers, so they specialize */
 static ct_status flatten_by_sizes(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
   (void)ud, (void)n, (void)nout;
@@ -371,6 +383,63 @@ static void test_gradients_through_a_compiled_function_equal_eager(void) {
   ct_compiled_release(c);
   ct_tensor_release(x1), ct_tensor_release(x2), ct_tensor_release(loss1), ct_tensor_release(loss2);
   ct_tensor_release(g_eager), ct_tensor_release(g_compiled);
+}
+
+/* Runs gated_sum compiled (c) or eagerly (c NULL) on x and w, backward, and returns the grads. */
+static void gated_sum_grads(ct_compiled* c, ct_tensor* x, ct_tensor* w, ct_tensor** gx, ct_tensor** gw) {
+  CHECK_OK(ct_tensor_set_grad(x, NULL));
+  CHECK_OK(ct_tensor_set_grad(w, NULL));
+  const ct_tensor* in[1] = {x};
+  ct_tensor* loss = NULL;
+  CHECK_OK(c ? ct_compiled_call(c, in, 1, &loss, 1) : gated_sum(w, in, 1, &loss, 1));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK_OK(ct_tensor_grad(x, gx));
+  CHECK_OK(ct_tensor_grad(w, gw));
+  ct_tensor_release(loss);
+}
+
+static void test_a_compiled_function_compiles_its_backward_too(void) {
+  float data[30];
+  for (int i = 0; i < 30; ++i) data[i] = (float)cos(i * 0.3) * 2.0f;
+  ct_tensor *x = NULL, *w = T(CT_FLOAT32, S(5), 0.5, -1, 2, 0.25, 1.5);
+  CHECK_OK(ct_tensor_from_data(data, SZ(6, 5), 2, CT_FLOAT32, &x));
+  CHECK_OK(ct_tensor_set_requires_grad(x, 1));
+  CHECK_OK(ct_tensor_set_requires_grad(w, 1));
+  ct_compiled* c = NULL;
+  CHECK_OK(ct_compile(gated_sum, w, NULL, NULL, &c));
+  ct_tensor *gx = NULL, *gw = NULL, *want_x = NULL, *want_w = NULL;
+  gated_sum_grads(NULL, x, w, &want_x, &want_w);
+  gated_sum_grads(c, x, w, &gx, &gw);
+  CHECK(same_bits(gx, want_x) && same_bits(gw, want_w));
+  char* text = NULL;
+  CHECK_OK(ct_compiled_graph(c, 0, &text));
+  CHECK(strncmp(text, "forward:", 8) == 0 && strstr(text, "backward:") && strstr(text, "fused["));
+  ct_string_release(text);
+  ct_tensor_release(gx), ct_tensor_release(gw);
+
+  /* The saved values go with the first backward, as in eager autograd; retain_graph keeps them. */
+  const ct_tensor* in[1] = {x};
+  ct_tensor* loss = NULL;
+  CHECK_OK(ct_compiled_call(c, in, 1, &loss, 1));
+  CHECK_OK(ct_tensor_backward(loss, NULL, CT_GRAD_RETAIN_GRAPH));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK_STATUS(ct_tensor_backward(loss, NULL, 0), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(ct_last_error(), "CompiledFunctionBackward"));
+  ct_tensor_release(loss);
+
+  /* As under torch.compile, the compiled backward is not differentiable itself. */
+  CHECK_OK(ct_compiled_call(c, in, 1, &loss, 1));
+  CHECK_STATUS(ct_tensor_backward(loss, NULL, CT_GRAD_CREATE_GRAPH), CT_ERROR_NOT_IMPLEMENTED);
+  CHECK(strstr(ct_last_error(), "create_graph"));
+  ct_tensor_release(loss);
+
+  /* A captured tensor frozen after compiling gets no gradient. */
+  CHECK_OK(ct_tensor_set_requires_grad(w, 0));
+  gated_sum_grads(c, x, w, &gx, &gw);
+  CHECK(same_bits(gx, want_x) && gw == NULL);
+  ct_tensor_release(gx);
+  ct_compiled_release(c);
+  ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(want_x), ct_tensor_release(want_w);
 }
 
 static void test_captured_tensors_are_held_by_reference(void) {
@@ -782,6 +851,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_data_read_is_a_graph_break),
     CAPI_TEST(test_operator_errors_reach_the_caller),
     CAPI_TEST(test_gradients_through_a_compiled_function_equal_eager),
+    CAPI_TEST(test_a_compiled_function_compiles_its_backward_too),
     CAPI_TEST(test_captured_tensors_are_held_by_reference),
     CAPI_TEST(test_noncontiguous_inputs_get_their_own_entry),
     CAPI_TEST(test_size_reads_specialize),

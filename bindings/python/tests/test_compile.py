@@ -371,6 +371,88 @@ def test_gradients_through_a_compiled_function_equal_eager():
         assert not f(a, w).requires_grad
 
 
+def grads_of(model, step):
+    for p in model.parameters():
+        p.grad = None
+    step()
+    return [p.grad.clone() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("which", ["mlp", "transformer block"])
+def test_a_compiled_training_step_compiles_the_backward_and_matches_eager(which):
+    nn = ctorch.nn
+    ctorch.manual_seed(0)
+    if which == "mlp":
+        model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32), nn.GELU(), nn.Linear(32, 4))
+        x, loss = randn(8, 16), lambda y: nn.functional.cross_entropy(y, ctorch.arange(8) % 4)
+    else:
+        model = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+        x, loss = randn(2, 5, 32), lambda y: (y * y).mean()
+    compiled = ctorch.compile(model)
+    want = grads_of(model, lambda: loss(model(x)).backward())
+    got = grads_of(model, lambda: loss(compiled(x)).backward())
+    assert compiled(x).grad_fn.name() == "CompiledFunctionBackward"
+    graph = compiled.graphs()[0]
+    assert graph.startswith("forward:") and "\nbackward:\n" in graph and "fused[" in graph.split("backward:")[1]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_compiled_backward_handles_what_eager_autograd_does():
+    def two_outputs(a, b):
+        y = (a * b).tanh()
+        return y * 2, y.sum(-1), y.argmax(-1)
+
+    f = ctorch.compile(two_outputs)
+    a, b, unused = randn(4, 3).requires_grad_(), randn(3).requires_grad_(), randn(2).requires_grad_()
+    for pick in (0, 1):  # the other output gets no gradient: its tangent is zeros
+        got = ctorch.autograd.grad(f(a, b)[pick].sum(), (a, b))
+        want = ctorch.autograd.grad(two_outputs(a, b)[pick].sum(), (a, b))
+        assert all(np.allclose(g.numpy(), w.numpy(), rtol=1e-6, atol=1e-7) for g, w in zip(got, want))
+    y, s, idx = f(a, b)
+    assert idx.grad_fn is None and not idx.requires_grad
+    # A hook on an output, retain_graph, and the second backward that finds the saved values gone.
+    seen = []
+    y.register_hook(lambda g: seen.append(g.shape))
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()
+    assert seen == [(4, 3), (4, 3)]
+    with pytest.raises(Exception, match="second time"):
+        y.sum().backward()
+    with pytest.raises(NotImplementedError, match="create_graph"):
+        ctorch.autograd.grad(f(a, b)[1].sum(), a, create_graph=True)
+    # An input that requires grad but that no output reads gets none.
+    g = ctorch.compile(lambda a, u: a * 3)
+    assert ctorch.autograd.grad(g(a, unused).sum(), (a, unused), allow_unused=True)[1] is None
+
+
+def test_a_forward_that_writes_in_place_keeps_the_eager_backward():
+    def inplace(a):
+        h = a * 2
+        h.add_(1)
+        return (h * a).sum()
+
+    f = ctorch.compile(inplace)
+    a = randn(5).requires_grad_()
+    (got,) = ctorch.autograd.grad(f(a), a)
+    (want,) = ctorch.autograd.grad(inplace(a), a)
+    assert same(got, want)
+    why = f.graphs()[0].splitlines()[-1]
+    assert why.startswith("# backward runs eagerly: ") and "add_.Scalar: writes in place" in why
+
+
+def test_freezing_a_captured_parameter_recompiles():
+    w = randn(3).requires_grad_()
+    f = ctorch.compile(lambda x: (x * w).sigmoid().sum())
+    x = randn(2, 3).requires_grad_()
+    f(x).backward()
+    assert w.grad is not None
+    w.grad = None
+    w.requires_grad_(False)
+    f(x).backward()
+    assert w.grad is None and len(f.graphs()) == 2
+
+
 def test_calls_from_several_threads():
     f = ctorch.compile(lambda a, b: (a * b).sin() + 1)
     failures = []
@@ -394,13 +476,18 @@ def test_compiled_functions_leave_no_tensors_behind():
     gc.collect()
     before = ctorch.metric("tensors.live")
     f = ctorch.compile(lambda x: (x * w).relu().sum(-1))
+    trained = ctorch.compile(lambda x: (x * w).relu().sum())
     g = ctorch.compile(lambda x: x * x.sum().item(), name="leak_check_breaks")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i in range(20):
             f(randn(2 + i % 4, 16))
             g(randn(3))
-    del f, g
+            w.requires_grad_(i % 2 == 0)
+            trained(randn(4, 16)).backward() if i % 2 == 0 else trained(randn(4, 16))
+    w.requires_grad_(False)
+    w.grad = None
+    del f, g, trained
     gc.collect()
     assert ctorch.metric("tensors.live") == before
 
