@@ -30,6 +30,26 @@ class CompileTest {
   }
 
   @Test
+  void theBackwardIsCompiledTooAndReachesCapturedWeights() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor w = Tensor.of(new float[] {0.5f, -1, 2}).setRequiresGrad(true);
+      Tensor x = Tensor.of(new float[] {-1, 0, 1, 2, 3, 4}, 2, 3).setRequiresGrad(true);
+      TracedFunction gate = xs -> new Tensor[] {xs[0].mul(w).sigmoid().mul(xs[0]).sum()};
+      gate.apply(new Tensor[] {x})[0].backward();
+      float[] wantX = x.grad().toFloatArray(), wantW = w.grad().toFloatArray();
+      x.setGrad(null);
+      w.setGrad(null);
+      Compiled f = CTorch.compile(gate, 1, null);
+      Tensor loss = f.call(x)[0];
+      assertEquals("CompiledFunctionBackward", loss.gradFnName());
+      loss.backward();
+      assertArrayEquals(wantX, x.grad().toFloatArray(), 0f);
+      assertArrayEquals(wantW, w.grad().toFloatArray(), 0f);
+      assertTrue(f.graph(0).startsWith("forward:") && f.graph(0).contains("\nbackward:\n"), f.graph(0));
+    }
+  }
+
+  @Test
   void exceptionInTheCompiledLambdaReachesTheCaller() {
     try (TensorScope scope = new TensorScope()) {
       Compiled f = CTorch.compile(xs -> {

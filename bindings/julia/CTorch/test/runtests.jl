@@ -664,6 +664,19 @@ end
     backward(c(w))
     @test Array(grad(w)) == Float32[6, 12, 18]
     @test CTorch.metric("compile.compiles") >= 3
+    # The backward is compiled too, and reaches a captured weight as eager autograd does
+    v = Tensor(Float32[0.5 -1 2]; requires_grad = true)
+    x = Tensor(Float32[-1 0 1; 2 3 4]; requires_grad = true)
+    gate(x) = ops.sum(ops.sigmoid(x .* v) .* x)
+    backward(gate(x))
+    want_x, want_v = Array(grad(x)), Array(grad(v))
+    CTorch.set_grad!(x, nothing); CTorch.set_grad!(v, nothing)
+    cg = CTorch.compile(gate)
+    loss = cg(x)
+    @test CTorch.grad_fn_name(loss) == "CompiledFunctionBackward"
+    backward(loss)
+    @test Array(grad(x)) == want_x && Array(grad(v)) == want_v
+    @test startswith(only(CTorch.graphs(cg)), "forward:") && occursin("\nbackward:\n", only(CTorch.graphs(cg)))
 end
 
 @testset "Custom operators with Julia kernels" begin

@@ -180,6 +180,27 @@ fn gradients_flow_through_a_compiled_function() -> Result<()> {
 }
 
 #[test]
+fn the_backward_is_compiled_too_and_reaches_captured_weights() -> Result<()> {
+    let w = Tensor::randn(&[5])?.set_requires_grad(true)?;
+    let weight = w.clone();
+    let gate = move |xs: &[Tensor]| -> Result<Vec<Tensor>> { Ok(vec![((&xs[0] * &weight)?.sigmoid()? * &xs[0])?.sum()?]) };
+    let x = Tensor::randn(&[6, 5])?.set_requires_grad(true)?;
+    gate(std::slice::from_ref(&x))?[0].backward()?;
+    let (want_x, want_w) = (x.grad().expect("x.grad"), w.grad().expect("w.grad"));
+    x.set_grad(None)?;
+    w.set_grad(None)?;
+    let f = compile(gate, 1, &CompileOptions::new())?;
+    let loss = f.call(&[&x])?.remove(0);
+    assert_eq!(loss.grad_fn_name().as_deref(), Some("CompiledFunctionBackward"));
+    loss.backward()?;
+    assert_eq!(bits(&x.grad().expect("x.grad"))?, bits(&want_x)?);
+    assert_eq!(bits(&w.grad().expect("w.grad"))?, bits(&want_w)?);
+    let graph = f.graph(0)?;
+    assert!(graph.starts_with("forward:") && graph.contains("\nbackward:\n"), "{graph}");
+    Ok(())
+}
+
+#[test]
 fn the_closure_lives_as_long_as_the_last_clone() -> Result<()> {
     fn send_sync<T: Send + Sync + Clone>() {}
     send_sync::<Compiled>();
