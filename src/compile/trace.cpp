@@ -131,6 +131,19 @@ Arg to_arg(const Value& v) {
   return a;
 }
 
+/// A joint trace's forward may write in place to a tensor it just made (dropout's bernoulli_ into
+/// an empty tensor): no other node has read it, it needs no gradient and aliases nothing, so the
+/// write is as functional as the factory and the partition may treat both as one value.
+bool is_fresh(const TraceState& s, Ref target, const Value& v) {
+  const Node& made = s.graph.nodes[target.node];
+  if (made.kind != Node::Kind::Call || made.op->is_view || v.tensor().requires_grad()) return false;
+  for (size_t i = static_cast<size_t>(target.node) + 1; i < s.graph.nodes.size(); ++i)
+    for (const Arg& a : s.graph.nodes[i].args)
+      for (Ref r : a.refs)
+        if (r.node == target.node) return false;
+  return true;
+}
+
 bool any_requires_grad(const std::vector<Value>& args) {
   for (const Value& v : args) {
     if (v.is_tensor() && v.tensor().requires_grad()) return true;
@@ -203,9 +216,9 @@ void tracer_kernel(void*, Frame& f) {
              "tensor as an input, or write to a copy");
   const bool record_grad = s->joint && autograd::grad_enabled() && any_requires_grad(args);
   if (s->joint && mutates)
-    CT_CHECK(s->backward && node.args[0].refs[0].node >= s->first_tangent, CT_ERROR_NOT_IMPLEMENTED, op.full_name,
-             inside(*s), ": writes in place to a tensor of the forward computation; a compiled backward needs the forward "
-             "free of in-place writes. Write out of place");
+    CT_CHECK(s->backward ? node.args[0].refs[0].node >= s->first_tangent : is_fresh(*s, node.args[0].refs[0], args[0]),
+             CT_ERROR_NOT_IMPLEMENTED, op.full_name, inside(*s), ": writes in place to a tensor of the forward "
+             "computation that was read before or needs a gradient; a compiled backward needs such writes out of place");
   if (record_grad && (op.functional ? *op.functional : op).derivative.kind == Differentiability::Implicit) {
     // The composite's own operators record themselves, each with its derivative.
     const Kernel& k = op.kernels[static_cast<int>(DispatchKey::Meta)];
