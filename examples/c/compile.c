@@ -1,5 +1,6 @@
 /* compile.c - ct_compile and ct_export from C: a pointwise chain compiled into one fused kernel,
- * automatic dynamic shapes across batch sizes, the printed graph and the metrics; a program
+ * automatic dynamic shapes across batch sizes, the printed graph and the metrics; a training loop
+ * whose loss is compiled with its backward (CompiledFunctionBackward); a program
  * exported with a dynamic batch, saved and loaded back; and topk with a dynamic k, both ways. */
 #include <ctorch.h>
 #include <stdio.h>
@@ -53,6 +54,19 @@ static ct_tensor* randn(int64_t rows, int64_t cols) {
   const int64_t sizes[2] = {rows, cols};
   TRY(ct_tensor_randn(sizes, 2, CT_FLOAT32, "cpu", NULL, &t));
   return t;
+}
+
+/* mean((sigmoid(x * w) - target)^2): a loss to train w on, w captured through user_data */
+static ct_status gated_mse(void* w, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
+  (void)n, (void)nout;
+  ct_tensor *p = NULL, *s = NULL, *d = NULL, *sq = NULL;
+  ct_status st = ct_tensor_mul(in[0], (const ct_tensor*)w, &p);
+  if (!st) st = ct_tensor_sigmoid(p, &s);
+  if (!st) st = ct_tensor_sub(s, in[1], &d);
+  if (!st) st = ct_tensor_mul(d, d, &sq);
+  if (!st) st = ct_tensor_mean(sq, NULL, 0, 0, &out[0]);
+  ct_tensor_release(p), ct_tensor_release(s), ct_tensor_release(d), ct_tensor_release(sq);
+  return st;
 }
 
 /* 1 when every element of a equals b's. */
@@ -114,6 +128,44 @@ int main(void) {
   printf("metrics: %s\n", text);
   ct_string_release(text);
   ct_compiled_release(fn);
+
+  /* ---- training through a compiled loss: its backward is compiled too ---- */
+  ct_tensor *w = randn(1, 8), *inputs = randn(16, 8), *target = randn(16, 8);
+  TRY(ct_tensor_set_requires_grad(w, 1));
+  ct_compiled* loss_fn = NULL;
+  TRY(ct_compile(gated_mse, w, NULL, NULL, &loss_fn));
+  const ct_tensor* batch[2] = {inputs, target};
+  const ct_scalar lr = {CT_SCALAR_FLOAT, 0, 2.0};
+  for (int step = 1; step <= 3; ++step) {
+    ct_tensor *loss = NULL, *g = NULL, *g_eager = NULL, *eager = NULL, *update = NULL;
+    TRY(ct_tensor_set_grad(w, NULL));
+    TRY(gated_mse(w, batch, 2, &eager, 1)); /* the eager gradient, for comparison */
+    TRY(ct_tensor_backward(eager, NULL, 0));
+    TRY(ct_tensor_grad(w, &g_eager));
+    TRY(ct_tensor_set_grad(w, NULL));
+    TRY(ct_compiled_call(loss_fn, batch, 2, &loss, 1));
+    TRY(ct_tensor_grad_fn_name(loss, &text));
+    TRY(ct_tensor_backward(loss, NULL, 0));
+    TRY(ct_tensor_grad(w, &g));
+    ct_scalar v;
+    TRY(ct_tensor_item(loss, &v));
+    printf("step %d: loss %.6f, grad_fn %s, gradient compiled == eager: %s\n", step, v.f, text,
+           all_equal(g, g_eager) ? "yes" : "no");
+    ct_string_release(text);
+    ct_grad_mode prev; /* w -= lr * grad, unrecorded, as an optimizer does */
+    TRY(ct_grad_mode_set(CT_GRAD_MODE_NO_GRAD, &prev));
+    TRY(ct_tensor_mul_scalar(g, &lr, &update));
+    TRY(ct_tensor_sub_(w, update));
+    TRY(ct_grad_mode_set(prev, NULL));
+    ct_tensor_release(loss), ct_tensor_release(g), ct_tensor_release(g_eager), ct_tensor_release(eager);
+    ct_tensor_release(update);
+  }
+  /* The entry prints "forward:" with its graph, then "backward:" with the gradient's graph. */
+  TRY(ct_compiled_graph(loss_fn, 0, &text));
+  printf("%s", strstr(text, "backward:"));
+  ct_string_release(text);
+  ct_compiled_release(loss_fn);
+  ct_tensor_release(w), ct_tensor_release(inputs), ct_tensor_release(target);
 
   /* ---- ct_export: a program for every batch in [1, 1024], saved and loaded back ---- */
   ct_tensor *x = randn(4, 8), *y = randn(4, 8), *z = randn(4, 8);

@@ -135,8 +135,12 @@ std::string arg_to_string(const Graph& g, const Arg& a) {
 
 std::string Graph::to_string() const {
   std::ostringstream os;
+  std::vector<std::string> params(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) params[i] = "x" + std::to_string(i);
+  for (const Node& n : nodes)
+    if (n.kind == Node::Kind::Placeholder && static_cast<size_t>(n.index) < num_inputs) params[n.index] = n.name;
   os << "graph(";
-  for (size_t i = 0; i < num_inputs; ++i) os << (i ? ", " : "") << "x" << i;
+  for (size_t i = 0; i < num_inputs; ++i) os << (i ? ", " : "") << params[i];
   os << "):\n";
   for (const Node& n : nodes) {
     os << "    %" << n.name << " : ";
