@@ -171,4 +171,33 @@ void fold_constants(Graph& g) {
   if (changed) eliminate_dead_code(g);
 }
 
+void scalarize_wrapped_numbers(Graph& g) {
+  for (Node& n : g.nodes) {
+    if (n.kind != Node::Kind::Call || n.op->element_form != ElementForm::Binary || n.args.size() < 2 ||
+        n.args[1].kind != Arg::Kind::Tensor)
+      continue;
+    const Node& c = g.nodes[n.args[1].refs[0].node];
+    if (c.kind != Node::Kind::Constant) continue;
+    const TensorImpl& t = *g.constants[c.index];
+    if (!t.is_wrapped_number() || t.dim() != 0 || !t.device().is_cpu()) continue;
+    const OperatorDef* scalar = nullptr;
+    for (const OperatorDef* o : Registry::get().overloads(n.op->schema.name))
+      if (o->element_form == ElementForm::BinaryScalar && o->schema.args.size() == n.args.size()) scalar = o;
+    if (!scalar) continue;
+    Arg a;
+    if (t.dtype() == DType::Float64) {
+      a.kind = Arg::Kind::Double;
+      a.d = *t.data_as<double>();
+    } else if (t.dtype() == DType::Int64) {
+      a.kind = Arg::Kind::Int;
+      a.i = *t.data_as<int64_t>();
+    } else {
+      continue;
+    }
+    n.op = scalar;
+    n.args[1] = std::move(a);
+  }
+}
+
+
 }  // namespace ct::compile

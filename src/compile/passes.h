@@ -36,6 +36,12 @@ void eliminate_common_subexpressions(Graph& g);
 /// turns it into a folded constant. Then drops the nodes that folding left unused.
 void fold_constants(Graph& g);
 
+/// Rewrites each binary elementwise call whose second operand is a wrapped number (the 0-dim cpu
+/// tensor a composite's ops::mul(x, Scalar) makes, which no caller holds or changes) into the
+/// operator's Scalar overload (mul.Tensor(x, c) -> mul.Scalar(x, 0.5)), so fusion, which reads
+/// numbers but not tensors of another dtype, takes it into a group.
+void scalarize_wrapped_numbers(Graph& g);
+
 /// Results larger than this stay computed at run time: folding trades memory for time.
 constexpr int64_t kMaxFoldedNumel = 65536;
 

@@ -138,5 +138,26 @@ TEST(Passes, FoldConstantsLeavesCapturedConstantsAndOutputs) {
   EXPECT_EQ(b.g.nodes[4].kind, Node::Kind::Call);  // neg, an output
 }
 
+TEST(Passes, WrappedNumbersBecomeTheScalarOverload) {
+  GraphBuilder b;
+  const Ref x = b.input(filled({4}));
+  Tensor half = ops::full({}, Scalar(0.5), DType::Float64, kCPU);
+  half->set_wrapped_number(true);
+  const Tensor held = ops::full({}, Scalar(0.5), DType::Float64, kCPU);  // a tensor a caller holds
+  const Ref scaled = b.call("mul.Tensor", {t(x), t(b.constant(half))});
+  const Ref y = b.call("add.Tensor", {t(scaled), t(b.constant(held)), int_arg(1)});
+  b.g.outputs = {y};
+  const Tensor want = b.value(y);
+  scalarize_wrapped_numbers(b.g);
+  eliminate_dead_code(b.g);
+  EXPECT_EQ(body(b.g),
+            "graph(x0):\n"
+            "    %x0 : f32[4] = placeholder[0]\n"
+            "    %mul : f32[4] = mul.Scalar(%x0, 0.5)\n"
+            "    %c_1 : f64[] = constant[0]\n"
+            "    %add : f32[4] = add.Tensor(%mul, %c_1, alpha=1)\n");
+  EXPECT_TRUE(same_bits(b.run()[0], want));
+}
+
 }  // namespace
 }  // namespace ct::compile
