@@ -3,13 +3,14 @@ and 2 threads, compiled graphs against torch.compile (Inductor), training steps 
 Python per-call costs, and peak memory; one table from one run.
 
     PYTHONPATH=build/bindings/python ~/.cache/ctorch/bench-torch-venv/bin/python bench/bench_torch2.py \
-        [eager compiled training overhead memory] [--quick]
+        [eager compiled compiled_backward training overhead memory] [--quick]
 
 scripts/bench.sh makes the venv and runs this. Both libraries run in this one process on the same
 inputs (ctorch's copied from torch's through numpy). Each time is the best of 7 repetitions of
 enough calls to take at least 2 ms; the ratio is torch time / ctorch time, so above 1 means ctorch
 is faster. Compiled rows time the warm call and print each side's cold compile (first call) time
-and the largest difference between the two results. Memory rows run each library in a fresh
+and the largest difference between the two results; compiled backward rows time autograd.grad
+through the compiled call, whose backward both libraries compile. Memory rows run each library in a fresh
 process. No timing is asserted anywhere (DESIGN.md §13)."""
 
 import argparse
@@ -182,6 +183,45 @@ def compiled_rows():
         print(f"  {'':<58} cold compile: inductor {t_cold:8.0f} ms  ctorch {ct_cold:6.1f} ms  max|diff| {err:.1e}")
 
 
+def compiled_backward_rows():
+    """Forward and backward of compiled graphs: torch.compile's AOTAutograd graphs against ctorch's
+    joint forward/backward graph, each timed as autograd.grad of the compiled call's output."""
+    set_threads(1)
+    g = torch.Generator().manual_seed(1)
+    x, cx = both(lambda: torch.randn(2048, 1024, generator=g))
+    w, cw = both(lambda: torch.randn(1024, generator=g))
+    b, cb = both(lambda: torch.randn(1024, generator=g))
+    go, cgo = both(lambda: torch.randn(2048, 1024, generator=g))
+    cases = [
+        ("RMSNorm 2048x1024, forward + backward", rmsnorm(torch), rmsnorm(ctorch), (x, w), (cx, cw)),
+        ("manual layer norm 2048x1024, forward + backward", layernorm_manual, layernorm_manual, (x, w, b),
+         (cx, cw, cb)),
+        ("pointwise chain 0.5*x*(1+erf(x/sqrt2)), forward + backward", gelu_chain, gelu_chain, (x,), (cx,)),
+    ]
+    print("compiled forward + backward, 1 thread (torch.compile vs ctorch.compile; autograd.grad of the output)")
+    for name, ft, fc, at, ac in cases:
+        torch._dynamo.reset()
+        at = tuple(a.detach().clone().requires_grad_() for a in at)
+        ac = tuple(a.detach().clone().requires_grad_() for a in ac)
+        t_fn, c_fn = torch.compile(ft), ctorch.compile(fc)
+
+        def t_step():
+            return torch.autograd.grad(t_fn(*at), at, go)
+
+        def c_step():
+            return ctorch.autograd.grad(c_fn(*ac), ac, cgo)
+
+        try:
+            err = max(float(np.max(np.abs(c.numpy() - t.numpy()))) for c, t in zip(c_step(), t_step()))
+        except Exception as e:  # Inductor's generated C++ may not build or load on this machine
+            why = next((ln for ln in str(e).splitlines() if "Error" in ln), str(e).splitlines()[0])
+            print(f"  {name:<58} skipped: torch.compile failed: {why.strip()[:140]}")
+            continue
+        row(name, best_us(t_step), best_us(c_step), "inductor")
+        compiled_bwd = c_fn.graphs()[0].startswith("forward:")
+        print(f"  {'':<58} max|grad diff| {err:.1e}  ctorch backward compiled: {'yes' if compiled_bwd else 'no'}")
+
+
 def overhead_rows():
     set_threads(1)
     a, ca = both(lambda: torch.randn(4, 4))
@@ -300,7 +340,7 @@ def peak_rss_rows():
 
 
 SECTIONS = {"eager": lambda: (eager_rows(1), print(), eager_rows(2)), "compiled": compiled_rows,
-            "training": train_step_rows, "overhead": overhead_rows, "memory": peak_rss_rows}
+            "compiled_backward": compiled_backward_rows, "training": train_step_rows, "overhead": overhead_rows, "memory": peak_rss_rows}
 
 
 def main():

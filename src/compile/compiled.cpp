@@ -366,7 +366,10 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
 }
 
 void CompiledFunction::optimize(Graph& g, bool fusing) const {
-  if (fusing) scalarize_wrapped_numbers(g);
+  if (fusing) {
+    scalarize_wrapped_numbers(g);
+    absorb_expands(g);
+  }
   if (options_.flag("dce")) eliminate_dead_code(g);
   if (options_.flag("cse")) eliminate_common_subexpressions(g);
   if (options_.flag("constant_folding")) fold_constants(g);

@@ -36,6 +36,41 @@ std::vector<bool> reach(const Graph& g, const std::vector<Ref>& roots, Stop stop
 bool is_placeholder(const Graph& g, int32_t i) { return g.nodes[i].kind == Node::Kind::Placeholder; }
 bool is_constant(const Graph& g, int32_t i) { return g.nodes[i].kind == Node::Kind::Constant; }
 
+/// See Note [Partitioning a joint graph]: takes out of saved each value that a pointwise operator
+/// makes from what the backward holds anyway (saved values, inputs, constants); the backward then
+/// computes it again. Returns the nodes to copy into the backward for that. (Saving a smaller
+/// value to recompute a larger one, layer norm's x - mean from the mean, measured slower: fusion
+/// does not copy the recomputation into each group that reads it, so the backward writes it.)
+std::vector<bool> choose_recomputed(const Graph& g, const std::vector<Ref>& outputs, std::vector<Ref>& saved) {
+  std::vector<bool> recompute(g.nodes.size(), false);
+  auto held = [&](Ref r) {
+    const Node& n = g.nodes[r.node];
+    return n.kind == Node::Kind::Constant || n.kind == Node::Kind::Placeholder || recompute[r.node] ||
+           std::find(saved.begin(), saved.end(), r) != saved.end();
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = saved.begin(); it != saved.end(); ++it) {
+      const Node& n = g.nodes[it->node];
+      if (n.kind != Node::Kind::Call || !n.op->has(Tag::Pointwise) || is_random(*n.op) || n.op->schema.mutates() ||
+          n.outs.size() != 1 || std::find(outputs.begin(), outputs.end(), *it) != outputs.end())
+        continue;
+      bool from_held = true;
+      for (const Arg& a : n.args)
+        for (Ref r : a.refs) from_held &= !(r == *it) && held(r);
+      if (!from_held) continue;
+      recompute[it->node] = true;
+      saved.erase(it);
+      for (const Arg& a : n.args)  // an input it reads is saved now if it was not
+        for (Ref r : a.refs)
+          if (is_placeholder(g, r.node) && std::find(saved.begin(), saved.end(), r) == saved.end()) saved.push_back(r);
+      changed = true;
+      break;
+    }
+  }
+  return recompute;
+}
+
 }  // namespace
 
 JointPlan partition(JointTrace&& j) {
@@ -65,6 +100,7 @@ JointPlan partition(JointTrace&& j) {
       for (Ref r : a.refs) note(r);
   }
   for (Ref r : grads) note(r);
+  const std::vector<bool> recompute = choose_recomputed(g, outputs, saved);
 
   JointPlan plan;
   plan.num_outputs = nouts;
@@ -99,13 +135,9 @@ JointPlan partition(JointTrace&& j) {
     if (n.kind == Node::Kind::Placeholder && static_cast<size_t>(n.index) >= g.num_inputs)
       to_b[i].assign(1, placeholder(n.outs[0], n.name));
   }
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (!bwd[i] || (fwd[i] && !is_constant(g, static_cast<int32_t>(i))) || is_placeholder(g, static_cast<int32_t>(i)))
-      continue;
+  auto copy = [&](size_t i) {
     Node n = g.nodes[i];
     n.name = b.fresh_name(n.name);
-    for (Arg& a : n.args)
-      for (Ref& r : a.refs) r = to_b[r.node][r.out];
     if (n.kind == Node::Kind::Constant) {
       b.constants.push_back(g.constants[n.index]);
       n.index = static_cast<int64_t>(b.constants.size() - 1);
@@ -114,8 +146,21 @@ JointPlan partition(JointTrace&& j) {
     to_b[i].clear();
     for (size_t k = 0; k < b.nodes.back().outs.size(); ++k)
       to_b[i].push_back(Ref{static_cast<int32_t>(b.nodes.size() - 1), static_cast<int32_t>(k)});
+  };
+  // A constant is copied where the backward first reads it.
+  auto in_b = [&](Ref r) {
+    if (to_b[r.node].empty() && is_constant(g, r.node)) copy(static_cast<size_t>(r.node));
+    return to_b[r.node][r.out];
+  };
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != Node::Kind::Call || !((bwd[i] && !fwd[i]) || recompute[i])) continue;
+    std::vector<Arg> args = g.nodes[i].args;
+    for (Arg& a : args)
+      for (Ref& r : a.refs) r = in_b(r);
+    copy(i);
+    b.nodes.back().args = std::move(args);
   }
-  for (Ref r : grads) b.outputs.push_back(to_b[r.node][r.out]);
+  for (Ref r : grads) b.outputs.push_back(in_b(r));
 
   // The forward graph: the joint graph down to what its outputs and the saved values need.
   Graph& f = plan.forward;

@@ -6,7 +6,10 @@
 // moves to the backward graph, which recomputes it from saved values there instead of keeping it
 // alive between the two. The values the backward reads from the forward (an input, an output, an
 // intermediate) are saved: the forward graph returns them after its outputs, and they are the
-// backward graph's first placeholders, before the tangents. Constants are copied into both rather
+// backward graph's first placeholders, before the tangents. A saved intermediate that a pointwise
+// operator makes from what the backward holds anyway (RMSNorm's x * rsqrt from x and the rsqrt)
+// is computed again in the backward rather than written by the forward and read back: memory
+// traffic, not arithmetic, is what such an operator costs. Constants are copied into both rather
 // than saved. Each graph is then optimized and fused on its own, so a compiled training step runs
 // fused kernels in both directions and autograd records one node per call instead of one per
 // operator.

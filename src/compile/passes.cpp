@@ -200,4 +200,48 @@ void scalarize_wrapped_numbers(Graph& g) {
 }
 
 
+namespace {
+
+// Whether broadcasting a against b gives out, judged from the sizes alone (SymInts by identity).
+bool broadcasts_to(SymIntArrayRef a, SymIntArrayRef b, SymIntArrayRef out) {
+  if (out.size() != std::max(a.size(), b.size())) return false;
+  for (size_t k = 1; k <= out.size(); ++k) {
+    const SymInt x = k <= a.size() ? a[a.size() - k] : SymInt(1);
+    const SymInt y = k <= b.size() ? b[b.size() - k] : SymInt(1);
+    auto one = [](SymInt v) { return !v.is_symbolic() && v.raw() == 1; };
+    SymInt want;
+    if (x.raw() == y.raw() || one(y)) {
+      want = x;
+    } else if (one(x)) {
+      want = y;
+    } else {
+      return false;
+    }
+    if (want.raw() != out[out.size() - k].raw()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void absorb_expands(Graph& g) {
+  const OperatorDef& expand = builtin_op("expand");
+  bool changed = false;
+  for (Node& n : g.nodes) {
+    if (n.kind != Node::Kind::Call || n.op->element_form != ElementForm::Binary || n.args.size() < 2 ||
+        n.args[0].kind != Arg::Kind::Tensor || n.args[1].kind != Arg::Kind::Tensor)
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      const Node& e = g.nodes[n.args[side].refs[0].node];
+      if (e.kind != Node::Kind::Call || e.op != &expand) continue;
+      const Ref src = e.args[0].refs[0];
+      const Ref other = n.args[1 - side].refs[0];
+      if (!broadcasts_to(g.meta(src).sizes, g.meta(other).sizes, n.outs[0].sizes)) continue;
+      n.args[side].refs[0] = src;
+      changed = true;
+    }
+  }
+  if (changed) eliminate_dead_code(g);
+}
+
 }  // namespace ct::compile

@@ -42,6 +42,12 @@ void fold_constants(Graph& g);
 /// numbers but not tensors of another dtype, takes it into a group.
 void scalarize_wrapped_numbers(Graph& g);
 
+/// Replaces an operand expand(r, sizes) of a binary elementwise call by r where broadcasting r
+/// against the other operand gives the call's result sizes anyway (a sum's gradient, expanded and
+/// multiplied), so a fused group reads r as a broadcast input instead of falling back for a
+/// stride-0 tensor. The expands left unused go with dead code.
+void absorb_expands(Graph& g);
+
 /// Results larger than this stay computed at run time: folding trades memory for time.
 constexpr int64_t kMaxFoldedNumel = 65536;
 

@@ -428,6 +428,23 @@ def test_a_compiled_backward_handles_what_eager_autograd_does():
     assert ctorch.autograd.grad(g(a, unused).sum(), (a, unused), allow_unused=True)[1] is None
 
 
+def test_a_compiled_backward_recomputes_pointwise_values_and_reads_broadcasts():
+    def rms_norm(x, w):
+        return x * (x * x).mean(-1, keepdim=True).add(1e-6).rsqrt() * w
+
+    f = ctorch.compile(rms_norm)
+    x, w, go = randn(16, 32).requires_grad_(), randn(32).requires_grad_(), randn(16, 32)
+    got = ctorch.autograd.grad(f(x, w), (x, w), go)
+    want = ctorch.autograd.grad(rms_norm(x, w), (x, w), go)
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-5, atol=1e-6)
+    backward = f.graphs()[0].split("backward:\n")[1]
+    # x * rsqrt(...) is recomputed from x and the [16, 1] rsqrt: the only full-size values the
+    # backward reads are the input and the tangent. The mean's gradient is read as a broadcast.
+    assert backward.count("f32[16, 32] = placeholder") == 2 and "f32[16, 1] = placeholder" in backward
+    assert "expand" not in backward
+
+
 def test_a_forward_that_writes_in_place_keeps_the_eager_backward():
     def inplace(a):
         h = a * 2

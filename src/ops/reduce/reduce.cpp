@@ -255,8 +255,10 @@ int64_t group_size(GradCtx& c, const char* op) {
 }
 
 void sum_backward(GradCtx& c) { c.set("self", expand_back(c, "sum", c.grad())); }
+// Scaled before it is expanded: one multiply per group instead of one per element (the same
+// values), and a compiled backward then sees the expand where a broadcast can take its place.
 void mean_backward(GradCtx& c) {
-  c.set("self", mul(expand_back(c, "mean", c.grad()), Scalar(1.0 / static_cast<double>(group_size(c, "mean")))));
+  c.set("self", expand_back(c, "mean", mul(c.grad(), Scalar(1.0 / static_cast<double>(group_size(c, "mean"))))));
 }
 
 // d prod / dx_i is the product of the other elements. Without zeros in a group that is

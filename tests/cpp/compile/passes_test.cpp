@@ -159,5 +159,29 @@ TEST(Passes, WrappedNumbersBecomeTheScalarOverload) {
   EXPECT_TRUE(same_bits(b.run()[0], want));
 }
 
+TEST(Passes, ExpandsThatBroadcastingWouldRedoAreDropped) {
+  GraphBuilder b;
+  const Ref r = b.input(filled({4, 1}));
+  const Ref x = b.input(filled({4, 3}, DType::Float32, 2));
+  const Ref col = b.input(filled({4, 1}, DType::Float32, 3));
+  const Ref y = b.call("mul.Tensor", {t(b.call("expand", {t(r), list_arg({4, 3}), bool_arg(false)})), t(x)});
+  // Here the expand makes the result's sizes: [4, 1] against [4, 1] broadcasts to [4, 1] only.
+  const Ref z = b.call("add.Tensor", {t(b.call("expand", {t(r), list_arg({4, 3}), bool_arg(false)})), t(col),
+                                      int_arg(1)});
+  b.g.outputs = {y, z};
+  const Tensor want_y = b.value(y), want_z = b.value(z);
+  absorb_expands(b.g);
+  EXPECT_EQ(body(b.g),
+            "graph(x0, x1, x2):\n"
+            "    %x0 : f32[4, 1] = placeholder[0]\n"
+            "    %x1 : f32[4, 3] = placeholder[1]\n"
+            "    %x2 : f32[4, 1] = placeholder[2]\n"
+            "    %mul : f32[4, 3] = mul.Tensor(%x0, %x1)\n"
+            "    %expand_1 : f32[4, 3] = expand(%x0, [4, 3], False)\n"
+            "    %add : f32[4, 3] = add.Tensor(%expand_1, %x2, alpha=1)\n");
+  const std::vector<Tensor> got = b.run();
+  EXPECT_TRUE(same_bits(got[0], want_y) && same_bits(got[1], want_z));
+}
+
 }  // namespace
 }  // namespace ct::compile
