@@ -431,6 +431,12 @@ def test_a_compiled_backward_handles_what_eager_autograd_does():
         y.sum().backward()
     with pytest.raises(NotImplementedError, match="create_graph"):
         ctorch.autograd.grad(f(a, b)[1].sum(), a, create_graph=True)
+    # A saved input changed in place since the forward is reported, as eager autograd does.
+    y = f(a, b)[1].sum()
+    with ctorch.no_grad():
+        a.mul_(2)
+    with pytest.raises(Exception, match="CompiledFunctionBackward.*modified by an in-place operation"):
+        y.backward()
     # An input that requires grad but that no output reads gets none.
     g = ctorch.compile(lambda a, u: a * 3)
     assert ctorch.autograd.grad(g(a, unused).sum(), (a, unused), allow_unused=True)[1] is None
