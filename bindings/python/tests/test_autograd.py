@@ -1039,3 +1039,14 @@ def test_post_accumulate_grad_hook_keeps_no_cycle():
         del w
     gc.collect()
     assert ctorch._C.ct_metric_get("tensors.live") == before
+
+
+def test_relu_gradient_is_torchs_threshold_backward():
+    # 0 where the result is <= 0 whatever the incoming gradient (an infinite or NaN one too, and +0
+    # rather than -0); the gradient as it came elsewhere, a NaN input included.
+    grads = []
+    for lib in (torch, ctorch):
+        x = lib.tensor([-1.0, 2.0, -3.0, 0.0, float("nan")]).requires_grad_()
+        x.relu().backward(lib.tensor([float("inf"), 1.0, -2.0, float("nan"), 5.0]))
+        grads.append(x.grad.numpy().view(np.uint32))
+    np.testing.assert_array_equal(grads[1], grads[0])

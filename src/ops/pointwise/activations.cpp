@@ -107,8 +107,6 @@ void selu_kernel(void*, Frame& f) {
   f.outs[0] = elu(Tensor::borrow(&f.tensor(0)), kSeluAlpha, kSeluScale, 1.0);
 }
 
-Tensor num(double v, const Tensor& like) { return full({}, Scalar(v), like->dtype(), like->device()); }
-
 Tensor floating_self(const Frame& f, const char* op) {
   Tensor x = Tensor::borrow(&f.tensor(0));
   CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, op, ": needs a floating input, got ", x->dtype(), " ",
@@ -138,7 +136,7 @@ void hardshrink_kernel(void*, Frame& f) {
   const Tensor x = floating_self(f, "hardshrink");
   const Scalar l = f.arg(1).to_scalar();
   const Tensor inside = logical_and(ge(x, Scalar(-l.to_double())), le(x, l));
-  f.outs[0] = where(inside, num(0, x), x);
+  f.outs[0] = where(inside, number_like(0, x), x);
 }
 
 // softshrink(Tensor self, Scalar lambd=0.5): x - lambd above lambd, x + lambd below -lambd, else 0
@@ -261,18 +259,18 @@ void leaky_relu_backward(GradCtx& c) {
 void hardtanh_backward(GradCtx& c) {
   const Tensor x = c.saved("self");
   const Tensor inside = mul(gt(x, c.arg("min_val").to_scalar()), lt(x, c.arg("max_val").to_scalar()));
-  c.set("self", where(inside, c.grad(), num(0, c.grad())));
+  c.set("self", where(inside, c.grad(), number_like(0, c.grad())));
 }
 void hardsigmoid_backward(GradCtx& c) {  // 1/6 strictly inside (-3, 3)
   const Tensor x = c.saved("self");
   const Tensor inside = mul(gt(x, -3), lt(x, 3));
-  c.set("self", where(inside, mul(c.grad(), Scalar(1.0 / 6.0)), num(0, c.grad())));
+  c.set("self", where(inside, mul(c.grad(), Scalar(1.0 / 6.0)), number_like(0, c.grad())));
 }
 void hardswish_backward(GradCtx& c) {  // 0 below -3, x/3 + 1/2 up to 3, 1 above
   const Tensor x = c.saved("self");
   const Tensor& g = c.grad();
   const Tensor mid = mul(g, add(mul(x, Scalar(1.0 / 3.0)), 0.5));
-  c.set("self", where(lt(x, -3), num(0, g), where(le(x, 3), mid, g)));
+  c.set("self", where(lt(x, -3), number_like(0, g), where(le(x, 3), mid, g)));
 }
 
 }  // namespace

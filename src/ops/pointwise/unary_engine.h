@@ -120,6 +120,8 @@ OpBuilder define_unary(Registry& r, BackwardFn backward, Saves saves) {
 // Small helpers for derivative formulas (operators, so they are differentiable again).
 inline Tensor g_times(autograd::GradCtx& c, const Tensor& t) { return mul(c.grad(), t); }
 inline Tensor mask_as(const Tensor& mask, const Tensor& like) { return to(mask, like->dtype()); }
+/// v as a 0-dim tensor of like's dtype and device: the other side of a where().
+inline Tensor number_like(double v, const Tensor& like) { return full({}, Scalar(v), like->dtype(), like->device()); }
 /// The zero gradient of step functions (floor, sign): zeros, not grad * 0 (which keeps NaN).
 inline Tensor zeros_like_grad(autograd::GradCtx& c) {
   const Tensor& g = c.grad();
