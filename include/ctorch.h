@@ -3481,11 +3481,13 @@ CT_API CT_NODISCARD ct_status ct_tensor_sym_item(const ct_tensor* t, ct_symint**
  * CompiledFunctionBackward, that runs the backward graph; the operators are those eager autograd
  * records, so gradients equal eager gradients. That backward is not itself differentiable: a
  * backward with create_graph through it fails with CT_ERROR_NOT_IMPLEMENTED, as under torch.compile
- * (compile with the option fusion=false for higher derivatives). Where the backward cannot be
- * compiled (a write in place in the forward, symbolic sizes, an output that is an input as is;
- * ct_compiled_graph says why), and under fusion=false or the "eager" backend, the graph's operators
- * replay through the dispatcher without fusion, so autograd records them; the backward then runs
- * eagerly. Whether each captured tensor requires grad is part of the guards.
+ * (compile with the option fusion=false for higher derivatives). An entry with symbolic sizes
+ * compiles its forward and backward for each set of input sizes it runs at, up to recompile_limit
+ * of them. Where the backward cannot be compiled (a write in place in the forward to a value it
+ * read, an output that is an input as is; ct_compiled_graph says why), past that limit, and under
+ * fusion=false or the "eager" backend, the graph's operators replay through the dispatcher without
+ * fusion, so autograd records them; the backward then runs eagerly. Whether each captured tensor
+ * requires grad is part of the guards.
  *
  * The traced function runs more than once (once per trace, and again eagerly after a graph
  * break): it must not depend on side effects. Since 0.6.

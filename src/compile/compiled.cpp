@@ -81,6 +81,11 @@ struct CompiledFunction::Entry {
   // graph]), or null, and then why (graph replays its calls through autograd instead).
   std::shared_ptr<const JointPlan> joint;
   std::string joint_reason;
+  // A graph with symbolic sizes that needs gradients: a compiled forward and backward per set of
+  // input sizes it runs at, traced static on first use (null: that trace failed, see
+  // joint_reason), up to recompile_limit of them; other sizes replay through autograd.
+  bool sized_joints = false;
+  std::vector<std::pair<std::vector<DimVector>, std::shared_ptr<const JointPlan>>> sized;
   // Every captured tensor and whether it required grad when traced, a guard like the inputs':
   // a parameter frozen or unfrozen since changes what the graph must record.
   std::vector<std::pair<Tensor, bool>> captured;
@@ -209,6 +214,12 @@ std::string CompiledFunction::graph_string(size_t i) const {
   const Entry& e = *entries_[i];
   if (!e.break_reason.empty()) return "graph break (runs eagerly): " + e.break_reason + "\n";
   if (e.joint) return e.joint->to_string();
+  if (e.sized_joints) {
+    size_t compiled = 0;
+    for (const auto& s : e.sized) compiled += s.second != nullptr;
+    return e.graph.to_string() + str("# backward compiled for each size it runs at: ", compiled, " of ", e.sized.size(),
+                                     " sizes so far", e.joint_reason.empty() ? "" : "; not: " + e.joint_reason, "\n");
+  }
   if (!e.joint_reason.empty()) return e.graph.to_string() + "# backward runs eagerly: " + e.joint_reason + "\n";
   return e.graph.to_string();
 }
@@ -349,7 +360,8 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
     // compiled forward and backward, or else replays its calls through autograd.
     const bool fusing = options_.backend == "fused" && options_.flag("fusion");
     optimize(e->graph, fusing && !needs_grad);
-    if (fusing && needs_grad) compile_joint(*e, inputs, specs);
+    if (fusing && needs_grad && e->graph.sources.empty()) e->joint = compile_joint(inputs, specs, nouts, e->joint_reason);
+    e->sized_joints = fusing && needs_grad && !e->graph.sources.empty();
     for (const sym::Node* g : env->guards()) e->guard_code.add_root(g);
     e->num_guards = env->num_guards();
     if (options_.mode == "reduce-overhead" && !needs_grad) e->replay = CudaGraphReplay::make_if_replayable(e->graph);
@@ -376,12 +388,9 @@ void CompiledFunction::optimize(Graph& g, bool fusing) const {
   if (fusing) fuse(g);
 }
 
-void CompiledFunction::compile_joint(Entry& e, ArrayRef<const TensorImpl*> inputs,
-                                     const std::vector<ProxySpec>& specs) const {
-  if (!e.graph.sources.empty()) {
-    e.joint_reason = "a compiled backward needs static sizes; this graph has symbolic ones";
-    return;
-  }
+std::shared_ptr<const JointPlan> CompiledFunction::compile_joint(ArrayRef<const TensorImpl*> inputs,
+                                                                 const std::vector<ProxySpec>& specs, size_t nouts,
+                                                                 std::string& why) const {
   std::vector<bool> requires_grad;
   for (const TensorImpl* t : inputs) requires_grad.push_back(t->requires_grad());
   // Its own env: whatever the joint trace specializes must not become the entry's guards.
@@ -391,15 +400,40 @@ void CompiledFunction::compile_joint(Entry& e, ArrayRef<const TensorImpl*> input
     ~EnvRef() { env->release(); }
   } hold{env};
   try {
-    auto plan = std::make_shared<JointPlan>(partition(trace_joint(env, specs, requires_grad, fn_, e.nouts)));
+    auto plan = std::make_shared<JointPlan>(partition(trace_joint(env, specs, requires_grad, fn_, nouts)));
     optimize(plan->forward, true);
     optimize(plan->backward, true);
-    e.joint = std::move(plan);
+    return plan;
   } catch (const Error& err) {
     // What the joint trace refuses (a write in place, an operator with no derivative) runs as
     // before: the graph's calls replayed through autograd, which also reports a real error.
-    e.joint_reason = err.message();
+    why = err.message();
+    return nullptr;
   }
+}
+
+std::shared_ptr<const JointPlan> CompiledFunction::sized_joint(Entry& e, ArrayRef<const TensorImpl*> inputs) const {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  for (const auto& [sizes, plan] : e.sized) {
+    bool same = sizes.size() == inputs.size();
+    for (size_t i = 0; same && i < inputs.size(); ++i) same = inputs[i]->sizes().equals(IntArrayRef(sizes[i]));
+    if (same) return plan;
+  }
+  if (static_cast<int64_t>(e.sized.size()) >= options_.recompile_limit) return nullptr;
+  std::vector<ProxySpec> specs;
+  std::vector<DimVector> sizes;
+  for (const TensorImpl* t : inputs) {
+    ProxySpec spec;
+    spec.dtype = t->dtype();
+    spec.device = t->device();
+    for (int64_t n : t->sizes()) spec.sizes.push_back(SymInt(n));
+    if (!t->is_contiguous()) spec.strides.assign(t->strides().begin(), t->strides().end());
+    specs.push_back(std::move(spec));
+    sizes.emplace_back(t->sizes());
+  }
+  std::shared_ptr<const JointPlan> plan = compile_joint(inputs, specs, e.nouts, e.joint_reason);
+  e.sized.emplace_back(std::move(sizes), plan);
+  return plan;
 }
 
 void CompiledFunction::call(ArrayRef<const TensorImpl*> inputs, size_t nouts, std::vector<Tensor>& outs) {
@@ -434,6 +468,8 @@ void CompiledFunction::call(ArrayRef<const TensorImpl*> inputs, size_t nouts, st
   if (!e->break_reason.empty()) return run_eager(inputs, nouts, outs);
   if (e->replay) return e->replay->run(e->graph, inputs, binding, outs);
   if (e->joint) return run_joint(e->joint, inputs, outs);
+  if (e->sized_joints)
+    if (std::shared_ptr<const JointPlan> plan = sized_joint(*e, inputs)) return run_joint(plan, inputs, outs);
   run_graph(e->graph, inputs, binding, outs);
 }
 

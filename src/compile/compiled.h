@@ -80,6 +80,8 @@ struct CompileMetrics {
 };
 CompileMetrics& global_metrics();
 
+struct JointPlan;  // joint.h
+
 class CompiledFunction {
  public:
   CompiledFunction(TraceFn fn, CompileOptions options);
@@ -103,9 +105,13 @@ class CompiledFunction {
   void run_eager(ArrayRef<const TensorImpl*> inputs, size_t nouts, std::vector<Tensor>& outs);
   /// Dead code, common subexpressions and constant folding, as the options say, then fusion.
   void optimize(Graph& g, bool fusing) const;
-  /// Traces e's function again with autograd live and gives e a compiled forward and backward, or
-  /// the reason it cannot (then e's graph replays through autograd).
-  void compile_joint(Entry& e, ArrayRef<const TensorImpl*> inputs, const std::vector<ProxySpec>& specs) const;
+  /// Traces the function again with autograd live into a compiled forward and backward for
+  /// proxies of specs, or null and why it cannot (the entry's graph then replays through autograd).
+  std::shared_ptr<const JointPlan> compile_joint(ArrayRef<const TensorImpl*> inputs, const std::vector<ProxySpec>& specs,
+                                                 size_t nouts, std::string& why) const;
+  /// For an entry with symbolic sizes: the compiled forward and backward for the inputs' sizes,
+  /// traced on first use; null past recompile_limit sizes or when that trace failed.
+  std::shared_ptr<const JointPlan> sized_joint(Entry& e, ArrayRef<const TensorImpl*> inputs) const;
 
   TraceFn fn_;
   CompileOptions options_;

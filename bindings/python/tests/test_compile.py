@@ -459,6 +459,24 @@ def test_a_compiled_backward_recomputes_pointwise_values_and_reads_broadcasts():
     assert "expand" not in backward
 
 
+def test_a_dynamic_entry_compiles_its_backward_for_each_size_it_runs_at():
+    w = randn(8).requires_grad_()
+
+    def gate(x):
+        return ((x * w).sigmoid() * x).sum()
+
+    f = ctorch.compile(gate, dynamic=True, recompile_limit=2)
+    for n in (3, 5, 3, 7):  # 7 is past the limit of two sizes: it replays through autograd
+        x = randn(n, 8).requires_grad_()
+        y = f(x)
+        assert y.grad_fn.name() == ("CompiledFunctionBackward" if n != 7 else "SumBackward")
+        got = ctorch.autograd.grad(y, (x, w))
+        want = ctorch.autograd.grad(gate(x), (x, w))
+        assert all(same(g, e) for g, e in zip(got, want))
+    assert len(f.graphs()) == 1 and "s0" in f.graphs()[0]
+    assert f.graphs()[0].splitlines()[-1] == "# backward compiled for each size it runs at: 2 of 2 sizes so far"
+
+
 def test_a_forward_that_writes_in_place_keeps_the_eager_backward():
     def inplace(a):
         h = a * 2
