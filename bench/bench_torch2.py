@@ -83,6 +83,17 @@ def eager_rows(threads):
     cimg.requires_grad_(True)
     cwconv.requires_grad_(True)
 
+    hidden, chidden = both(lambda: torch.randn(512, 1024, generator=g))
+    grad_out, cgrad_out = both(lambda: torch.randn(512, 1024, generator=g))
+    other, cother = both(lambda: torch.randn(512, 1024, generator=g))
+    mask, cmask = hidden > 0, chidden > 0
+    hidden.requires_grad_(True)
+    chidden.requires_grad_(True)
+
+    def relu_step(lib, h, go):
+        lib.relu(h).backward(go)
+        h.grad = None
+
     def conv_step(lib, i, w):
         y = lib.nn.functional.conv2d(i, w, padding=1)
         y.sum().backward()
@@ -97,6 +108,10 @@ def eager_rows(threads):
         ("softmax last dim 2048x2048", lambda: x.softmax(-1), lambda: cx.softmax(-1)),
         ("log_softmax last dim 2048x2048", lambda: x.log_softmax(-1), lambda: cx.log_softmax(-1)),
         ("gelu (erf) 2048x2048", lambda: F.gelu(x), lambda: CF.gelu(cx)),
+        ("relu forward + backward 512x1024", lambda: relu_step(torch, hidden, grad_out),
+         lambda: relu_step(ctorch, chidden, cgrad_out)),
+        ("where(random mask, x, y) 512x1024", lambda: torch.where(mask, grad_out, other),
+         lambda: ctorch.where(cmask, cgrad_out, cother)),
         ("sum 2048x2048", lambda: x.sum(), lambda: cx.sum()),
         ("sum(-1) 2048x2048", lambda: x.sum(-1), lambda: cx.sum(-1)),
         ("sum(0) 2048x2048", lambda: x.sum(0), lambda: cx.sum(0)),
