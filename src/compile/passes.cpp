@@ -173,8 +173,8 @@ void fold_constants(Graph& g) {
 
 void scalarize_wrapped_numbers(Graph& g) {
   for (Node& n : g.nodes) {
-    if (n.kind != Node::Kind::Call || n.op->element_form != ElementForm::Binary || n.args.size() < 2 ||
-        n.args[1].kind != Arg::Kind::Tensor)
+    if (n.kind != Node::Kind::Call || n.op->element_form != ElementForm::Binary || n.op->schema.mutates() ||
+        n.args.size() < 2 || n.args[1].kind != Arg::Kind::Tensor)
       continue;
     const Node& c = g.nodes[n.args[1].refs[0].node];
     if (c.kind != Node::Kind::Constant) continue;
@@ -198,7 +198,6 @@ void scalarize_wrapped_numbers(Graph& g) {
     n.args[1] = std::move(a);
   }
 }
-
 
 namespace {
 
@@ -228,8 +227,8 @@ void absorb_expands(Graph& g) {
   const OperatorDef& expand = builtin_op("expand");
   bool changed = false;
   for (Node& n : g.nodes) {
-    if (n.kind != Node::Kind::Call || n.op->element_form != ElementForm::Binary || n.args.size() < 2 ||
-        n.args[0].kind != Arg::Kind::Tensor || n.args[1].kind != Arg::Kind::Tensor)
+    if (n.kind != Node::Kind::Call || n.op->element_form != ElementForm::Binary || n.op->schema.mutates() ||
+        n.args.size() < 2 || n.args[0].kind != Arg::Kind::Tensor || n.args[1].kind != Arg::Kind::Tensor)
       continue;
     for (int side = 0; side < 2; ++side) {
       const Node& e = g.nodes[n.args[side].refs[0].node];
