@@ -15,4 +15,8 @@ namespace ct::autograd {
 /// Registers the autograd kernel as the Autograd key's fallback.
 void install(Registry& r);
 
+/// Whether a tensor among args (one, or in a list) requires grad: what puts a call on the Autograd
+/// key when grad mode is on.
+bool any_requires_grad(const Value* args, size_t n);
+
 }  // namespace ct::autograd

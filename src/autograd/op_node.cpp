@@ -107,11 +107,9 @@ void GradCtx::set(size_t arg, size_t j, Tensor g) {
   out_[e] = std::move(g);
 }
 
-namespace {
-
-bool any_requires_grad(const Frame& f) {
-  for (size_t i = 0; i < f.nargs; ++i) {
-    const Value& v = f.args[i];
+bool any_requires_grad(const Value* args, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const Value& v = args[i];
     if (v.is_tensor() && v.tensor().requires_grad()) return true;
     if (v.kind() == Value::Kind::TensorList)
       for (const TensorImpl* t : v.tensor_list())
@@ -119,6 +117,8 @@ bool any_requires_grad(const Frame& f) {
   }
   return false;
 }
+
+namespace {
 
 void run_below_autograd(Frame& f) {
   DispatchKeyGuard g({}, DispatchKeySet(DispatchKey::Autograd));
@@ -196,7 +196,7 @@ void autograd_kernel(void*, Frame& f) {
     redispatch(f);
     return;
   }
-  if (kind == Differentiability::None || !any_requires_grad(f)) {
+  if (kind == Differentiability::None || !any_requires_grad(f.args, f.nargs)) {
     run_below_autograd(f);
     return;
   }

@@ -61,6 +61,12 @@ struct InputGuard {
   DimVector strides;  // empty: contiguous
 };
 
+/// Releases a ShapeEnv made for one trace (graphs retain what they keep).
+struct EnvRef {
+  sym::ShapeEnv* env;
+  ~EnvRef() { env->release(); }
+};
+
 int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -278,10 +284,7 @@ CompiledFunction::Entry* CompiledFunction::compile(ArrayRef<const TensorImpl*> i
   // One allocation each, checked whole: an allocation failure leaves the old history or none.
   if (seen_.size() != inputs.size()) seen_.assign(inputs.size(), {});
   sym::ShapeEnv* env = sym::ShapeEnv::create();
-  struct EnvRef {
-    sym::ShapeEnv* env;
-    ~EnvRef() { env->release(); }
-  } hold{env};
+  const EnvRef hold{env};
   std::vector<ProxySpec> specs;
   std::vector<SymbolSource> sources;
   bool needs_grad = false;
@@ -395,10 +398,7 @@ std::shared_ptr<const JointPlan> CompiledFunction::compile_joint(ArrayRef<const 
   for (const TensorImpl* t : inputs) requires_grad.push_back(t->requires_grad());
   // Its own env: whatever the joint trace specializes must not become the entry's guards.
   sym::ShapeEnv* env = sym::ShapeEnv::create();
-  struct EnvRef {
-    sym::ShapeEnv* env;
-    ~EnvRef() { env->release(); }
-  } hold{env};
+  const EnvRef hold{env};
   try {
     auto plan = std::make_shared<JointPlan>(partition(trace_joint(env, specs, requires_grad, fn_, nouts)));
     optimize(plan->forward, true);

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "autograd/autograd.h"
 #include "autograd/engine.h"
 #include "autograd/meta.h"
 #include "dispatch/dispatcher.h"
@@ -71,6 +72,15 @@ bool find_alias(TraceState& s, const TensorImpl* t, Ref& ref) {
     return true;
   }
   return false;
+}
+
+/// The Ref of t when the trace knows it, directly or as an alias.
+bool known(TraceState& s, const TensorImpl* t, Ref& ref) {
+  if (auto it = s.refs.find(t); it != s.refs.end()) {
+    ref = it->second;
+    return true;
+  }
+  return find_alias(s, t, ref);
 }
 
 /// The graph's name for tensor argument t of op, and the tensor the meta computation reads for it.
@@ -144,16 +154,6 @@ bool is_fresh(const TraceState& s, Ref target, const Value& v) {
   return true;
 }
 
-bool any_requires_grad(const std::vector<Value>& args) {
-  for (const Value& v : args) {
-    if (v.is_tensor() && v.tensor().requires_grad()) return true;
-    if (v.kind() == Value::Kind::TensorList)
-      for (const TensorImpl* t : v.tensor_list())
-        if (t->requires_grad()) return true;
-  }
-  return false;
-}
-
 // Note [The Tracer fallback] records op as a node, then computes it on the meta device with the
 // Tracer and Autograd keys off: proxies carry no gradients, and composites record as one node.
 // A joint trace keeps Autograd on where an argument requires grad (Note [Joint forward/backward
@@ -214,7 +214,7 @@ void tracer_kernel(void*, Frame& f) {
     CT_CHECK(s->graph.nodes[node.args[0].refs[0].node].kind != Node::Kind::Constant, CT_ERROR_GRAPH_BREAK,
              op.full_name, ": writes in place to a tensor captured from outside the traced function. Pass that "
              "tensor as an input, or write to a copy");
-  const bool record_grad = s->joint && autograd::grad_enabled() && any_requires_grad(args);
+  const bool record_grad = s->joint && autograd::grad_enabled() && autograd::any_requires_grad(args.data(), args.size());
   if (s->joint && mutates)
     CT_CHECK(s->backward ? node.args[0].refs[0].node >= s->first_tangent : is_fresh(*s, node.args[0].refs[0], args[0]),
              CT_ERROR_NOT_IMPLEMENTED, op.full_name, inside(*s), ": writes in place to a tensor of the forward "
@@ -368,9 +368,8 @@ JointTrace trace_joint(sym::ShapeEnv* env, const std::vector<ProxySpec>& inputs,
     for (size_t k = 0; k < nouts; ++k) {
       CT_CHECK(outs[k].defined(), CT_ERROR_INVALID_ARGUMENT, "trace: the function left output ", k, " unset");
       Ref r;
-      CT_CHECK(s.refs.count(outs[k].impl()) || find_alias(s, outs[k].impl(), r), CT_ERROR_NOT_IMPLEMENTED,
-               "trace: output ", k, " is a captured tensor or was made outside the operator library");
-      r = s.refs.at(outs[k].impl());
+      CT_CHECK(known(s, outs[k].impl(), r), CT_ERROR_NOT_IMPLEMENTED, "trace: output ", k,
+               " is a captured tensor or was made outside the operator library");
       const Node::Kind kind = s.graph.nodes[r.node].kind;
       CT_CHECK(kind == Node::Kind::Call, CT_ERROR_NOT_IMPLEMENTED, "trace: output ", k,
                " is an input or a captured tensor as is; a compiled backward needs every output computed");
@@ -399,9 +398,9 @@ JointTrace trace_joint(sym::ShapeEnv* env, const std::vector<ProxySpec>& inputs,
   for (size_t i = 0; i < grads.size(); ++i) {
     if (!grads[i].defined()) continue;
     Ref r;
-    CT_CHECK(s.refs.count(grads[i].impl()) || find_alias(s, grads[i].impl(), r), CT_ERROR_NOT_IMPLEMENTED,
+    CT_CHECK(known(s, grads[i].impl(), r), CT_ERROR_NOT_IMPLEMENTED,
              "trace: the gradient of a leaf was made outside the operator library");
-    s.graph.outputs.push_back(s.refs.at(grads[i].impl()));
+    s.graph.outputs.push_back(r);
     used.push_back(j.leaves[i]);
   }
   j.leaves = std::move(used);
