@@ -1050,3 +1050,13 @@ def test_relu_gradient_is_torchs_threshold_backward():
         x.relu().backward(lib.tensor([float("inf"), 1.0, -2.0, float("nan"), 5.0]))
         grads.append(x.grad.numpy().view(np.uint32))
     np.testing.assert_array_equal(grads[1], grads[0])
+
+
+def test_clamp_gradient_is_zero_outside_the_bounds_whatever_arrives():
+    # torch selects: 0 outside [min, max] even for an infinite or NaN gradient, and +0, not -0.
+    grads = []
+    for lib in (torch, ctorch):
+        x = lib.tensor([-2.0, 0.5, 3.0, 1.0, -1.0]).requires_grad_()
+        x.clamp(-1.0, 1.0).backward(lib.tensor([float("inf"), 2.0, float("nan"), -3.0, -4.0]))
+        grads.append(x.grad.numpy().view(np.uint32))
+    np.testing.assert_array_equal(grads[1], grads[0])

@@ -9,6 +9,7 @@
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
+#include "ops/pointwise/unary_engine.h"
 
 namespace ct::ops {
 namespace {
@@ -104,12 +105,13 @@ void clamp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 // The gradient goes to the input the condition picked.
 void where_backward(autograd::GradCtx& c) {
   const Tensor& g = c.grad();
-  const Tensor cond = c.saved("condition"), zero = zeros({}, g->dtype(), g->device());
+  const Tensor cond = c.saved("condition"), zero = unary_engine::number_like(0, g);
   if (c.needs("self")) c.set("self", where(cond, g, zero));
   if (c.needs("other")) c.set("other", where(cond, zero, g));
 }
 
-// The gradient passes where the input lies within [min, max], bounds included, as in PyTorch.
+// The gradient passes where the input lies within [min, max], bounds included, and is 0 elsewhere
+// (selected, as in PyTorch: a product with the mask gave NaN for an infinite gradient there).
 void clamp_backward(autograd::GradCtx& c) {
   const Tensor x = c.saved("self");
   Tensor pass;
@@ -118,7 +120,7 @@ void clamp_backward(autograd::GradCtx& c) {
     const Tensor below = le(x, c.arg("max").to_scalar());
     pass = pass.defined() ? mul(pass, below) : below;
   }
-  c.set("self", pass.defined() ? mul(c.grad(), pass) : c.grad());
+  c.set("self", pass.defined() ? where(pass, c.grad(), unary_engine::number_like(0, c.grad())) : c.grad());
 }
 
 // clamp_min(Tensor self, Scalar min) / clamp_max(Tensor self, Scalar max): clamp with one bound
