@@ -398,14 +398,18 @@ def test_a_compiled_training_step_compiles_the_backward_and_matches_eager(which)
     assert graph.startswith("forward:") and "\nbackward:\n" in graph and "fused[" in graph.split("backward:")[1]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
-    # The same bits whatever the thread count, as every CPU kernel promises.
+    # The same bits run to run. Not across thread counts: these models' matrix products are
+    # deterministic for a fixed thread count only (OpenBLAS splits some products' sums by thread
+    # on some CPUs), so another thread count agrees within rounding.
+    assert all(same(a, b) for a, b in zip(got, grads_of(model, lambda: loss(compiled(x)).backward())))
     threads = ctorch.get_num_threads()
     try:
         ctorch.set_num_threads(1 if threads > 1 else 2)
         other = grads_of(model, lambda: loss(compiled(x)).backward())
     finally:
         ctorch.set_num_threads(threads)
-    assert all(same(a, b) for a, b in zip(got, other))
+    for a, b in zip(got, other):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_a_compiled_backward_handles_what_eager_autograd_does():

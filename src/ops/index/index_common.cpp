@@ -88,7 +88,11 @@ DimLoop make_dim_loop(IntArrayRef shape, int64_t dim, const LoopOperand* ops, in
     dim_sum += std::abs(L.dim_stride[k]);
     inner_sum += std::abs(L.inner_stride[k]);
   }
-  L.dim_innermost = inner_dim >= 0 && dim_sum < inner_sum;
+  // Smaller strides walk innermost, unless dim is short and the rest dim long: then a segment's
+  // fixed cost outweighs the strides, and one element per segment leaves too few loads in
+  // flight (gathering one class per row of [4096, 1024] took 17 us this way, 5 us the other).
+  constexpr int64_t kShortSegment = 16;
+  L.dim_innermost = inner_dim >= 0 && dim_sum < inner_sum && L.n >= std::min(L.inner, kShortSegment);
   if (L.outer == 0 || L.inner == 0) {
     L.outer = 0;
     return L;

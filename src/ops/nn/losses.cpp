@@ -184,15 +184,16 @@ Tensor along_classes(const Tensor& v, const Tensor& x) {
 }
 
 struct Picked {
-  Tensor index;   // the target with ignore_index replaced by class 0: safe to gather with
-  Tensor valid;   // bool, the target's sizes: target != ignore_index
-  Tensor weight;  // per target element: weight[target], 0 where target == ignore_index
+  Tensor index;   // the target, with ignore_index replaced by class 0: safe to gather with
+  Tensor valid;   // bool, target != ignore_index; undefined when the values show none is ignored
+  Tensor weight;  // per target element: weight[target], 0 where ignored; undefined when all weigh 1
 };
 
 // Validates target against x ([C] or [N, C, d1, ...]) and gathers what each target element picks.
 // A gather (whose derivative scatters, as torch's nll_loss backward does), not a comparison of
 // every element with its class number: O(N) instead of several passes over N x C (nll_loss of
-// 4096 x 1024 took 4 ms).
+// 4096 x 1024 took 4 ms). The check of the values also tells whether any is ignored; when none
+// is (the usual case), the masks are left out: they were half of nll_loss's operators.
 Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor& w, int64_t ignore_index) {
   CT_CHECK(x->dim() >= 1, CT_ERROR_SHAPE, op, ": input is 0-dim; it needs [C] or [N, C, ...]");
   CT_CHECK(target->dtype() == DType::Int64, CT_ERROR_DTYPE, op, ": target is ", target->dtype(),
@@ -206,21 +207,29 @@ Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor&
            ". The target needs the input's sizes without the class dim ", cd);
   CT_CHECK(!w.defined() || (w->dim() == 1 && w->sym_numel() == c), CT_ERROR_SHAPE, op, ": weight has sizes ",
            w.defined() ? w->sym_sizes() : SymIntArrayRef(), "; it needs one value per class [", c, "]");
+  bool any_ignored = true;  // a meta target has no values to tell
   if (target->device().type != DeviceType::Meta) {
     const Tensor tc = host_contiguous(target);  // Note [Values read on the host]
     const int64_t* p = tc->data_as<int64_t>();
-    for (int64_t i = 0; i < tc->numel(); ++i)
+    any_ignored = false;
+    for (int64_t i = 0; i < tc->numel(); ++i) {
+      any_ignored |= p[i] == ignore_index;
       CT_CHECK(p[i] == ignore_index || (p[i] >= 0 && p[i] < c), CT_ERROR_INDEX, op, ": target ", p[i],
                " is out of bounds for ", c, " classes. Pass class indices in [0, ", c, ") or ignore_index");
+    }
   }
   Picked out;
-  out.valid = ne(target, Scalar(ignore_index));
-  out.index = where(out.valid, target, zero_like(target));
-  const Tensor valid = to(out.valid, x->dtype());
-  out.weight = w.defined() ? mul(view_symint(index_select(to(w, x->dtype()), 0, reshape(out.index, {-1})),
-                                             target->sym_sizes()),
-                                 valid)
-                           : valid;
+  out.index = target;
+  if (any_ignored) {
+    out.valid = ne(target, Scalar(ignore_index));
+    out.index = where(out.valid, target, zero_like(target));
+  }
+  if (w.defined()) {
+    out.weight = view_symint(index_select(to(w, x->dtype()), 0, reshape(out.index, {-1})), target->sym_sizes());
+    if (out.valid.defined()) out.weight = mul(out.weight, to(out.valid, x->dtype()));
+  } else if (out.valid.defined()) {
+    out.weight = to(out.valid, x->dtype());
+  }
   return out;
 }
 
@@ -229,11 +238,14 @@ Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor&
 Tensor nll(const char* op, const Tensor& x, const Tensor& target, const Tensor& w, Reduction r, int64_t ignore_index) {
   const Picked p = pick(op, x, target, w, ignore_index);
   const int64_t cd = class_dim(x);
-  const Tensor gathered = squeeze(gather(x, cd, unsqueeze(p.index, cd)), cd);
-  const Tensor picked = where(p.valid, gathered, zero_like(gathered));
-  const Tensor loss = neg(mul(picked, p.weight));
+  Tensor picked = squeeze(gather(x, cd, unsqueeze(p.index, cd)), cd);
+  if (p.valid.defined()) picked = where(p.valid, picked, zero_like(picked));
+  const Tensor loss = neg(p.weight.defined() ? mul(picked, p.weight) : picked);
   if (r != Reduction::Mean) return reduce_loss(loss, r);
-  return div(sum(loss, {}, false), sum(p.weight, {}, false));
+  // Unweighted and nothing ignored: the weights' sum is the element count.
+  const Tensor total = p.weight.defined() ? sum(p.weight, {}, false)
+                                          : full({}, Scalar(static_cast<double>(target->numel())), x->dtype(), x->device());
+  return div(sum(loss, {}, false), total);
 }
 
 DType floating_input(const char* op, const Tensor& x) {
