@@ -1,6 +1,7 @@
-"""Row kernels rewritten for speed keep torch's answers: max/min/argmax/argmin along contiguous rows
-(Note [Argmax of rows]) name the first extremum and the first NaN, at odd row lengths, and give the
-same bytes on one thread and on two."""
+"""Kernels rewritten for speed keep torch's answers: max/min/argmax/argmin along contiguous rows
+(Note [Argmax of rows]) name the first extremum and the first NaN, at odd row lengths, `where`'s
+vectorized blend picks torch's bits with either side a tensor or a number, and each gives the same
+bytes on one thread and on two."""
 
 import numpy as np
 import pytest
@@ -147,3 +148,32 @@ def test_group_norm_as_torch(shape, groups, dtype):
     CF.group_norm(cg, groups, ctorch.tensor(w), ctorch.tensor(b)).pow(2).sum().backward()
     want.pow(2).sum().backward()
     np.testing.assert_allclose(cg.grad.numpy(), t.grad.numpy(), rtol=tol * 10, atol=tol * 10)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 100003])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64, np.int8])
+@pytest.mark.parametrize("form", ["tensors", "number first", "number second"])
+def test_where_blends_torch_bits(n, dtype, form):
+    rng = np.random.default_rng(n)
+    cond = rng.random(n) < 0.5
+    x = (rng.standard_normal(n) * 100).astype(dtype)
+    y = (rng.standard_normal(n) * 100).astype(dtype)
+    if np.issubdtype(dtype, np.floating):
+        x[: min(n, 4)] = np.array([np.nan, -0.0, np.inf, -np.inf])[: min(n, 4)].astype(dtype)
+        y[-min(n, 2):] = np.array([-0.0, np.nan])[: min(n, 2)].astype(dtype)
+    zero = np.array(-0.0 if np.issubdtype(dtype, np.floating) else 0, dtype=dtype)
+
+    def run(lib, frm):
+        c = frm(cond)
+        a, b = frm(x), frm(y)
+        if form == "number first":
+            a = frm(zero)
+        elif form == "number second":
+            b = frm(zero)
+        return lib.where(c, a, b)
+
+    want = run(torch, lambda a: torch.from_numpy(np.array(a)))
+    got = _both_threads(lambda: run(ctorch, lambda a: ctorch.from_numpy(np.array(a))).numpy())
+    for g in got:
+        assert g.dtype == want.numpy().dtype
+        assert g.tobytes() == want.numpy().tobytes()

@@ -162,6 +162,27 @@ template <typename Out, typename... In, typename F, size_t... I>
       }
     }
   }
+  if constexpr (N == 3) {
+    // One of the last two broadcast (where(c, x, 0), relu's gradient): hoisted, as above.
+    using A = std::tuple_element_t<0, std::tuple<In...>>;
+    using B = std::tuple_element_t<1, std::tuple<In...>>;
+    using C = std::tuple_element_t<2, std::tuple<In...>>;
+    if (strides[0] == static_cast<int64_t>(sizeof(Out)) && strides[1] == static_cast<int64_t>(sizeof(A))) {
+      const A* a = reinterpret_cast<const A*>(ptrs[1]);
+      if (strides[2] == 0 && strides[3] == static_cast<int64_t>(sizeof(C))) {
+        const B b = *reinterpret_cast<const B*>(ptrs[2]);
+        const C* c = reinterpret_cast<const C*>(ptrs[3]);
+        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b, c[i]);
+        return;
+      }
+      if (strides[2] == static_cast<int64_t>(sizeof(B)) && strides[3] == 0) {
+        const B* b = reinterpret_cast<const B*>(ptrs[2]);
+        const C c = *reinterpret_cast<const C*>(ptrs[3]);
+        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i], c);
+        return;
+      }
+    }
+  }
   char* o = ptrs[0];
   [[maybe_unused]] char* in[N ? N : 1] = {ptrs[I + 1]...};
   for (int64_t i = 0; i < n; ++i) {

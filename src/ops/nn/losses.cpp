@@ -240,12 +240,15 @@ Tensor nll(const char* op, const Tensor& x, const Tensor& target, const Tensor& 
   const int64_t cd = class_dim(x);
   Tensor picked = squeeze(gather(x, cd, unsqueeze(p.index, cd)), cd);
   if (p.valid.defined()) picked = where(p.valid, picked, zero_like(picked));
-  const Tensor loss = neg(p.weight.defined() ? mul(picked, p.weight) : picked);
-  if (r != Reduction::Mean) return reduce_loss(loss, r);
+  if (p.weight.defined()) picked = mul(picked, p.weight);
+  // The minus sign goes on last, onto the sum or the divisor: negation commutes with rounding, so
+  // the bits are those of negating every element, without that pass.
+  if (r == Reduction::None) return neg(picked);
+  const Tensor total = sum(picked, {}, false);
+  if (r == Reduction::Sum) return neg(total);
   // Unweighted and nothing ignored: the weights' sum is the element count.
-  const Tensor total = p.weight.defined() ? sum(p.weight, {}, false)
-                                          : full({}, Scalar(static_cast<double>(target->numel())), x->dtype(), x->device());
-  return div(sum(loss, {}, false), total);
+  return div(total, p.weight.defined() ? neg(sum(p.weight, {}, false))
+                                       : full({}, Scalar(-static_cast<double>(target->numel())), x->dtype(), x->device()));
 }
 
 DType floating_input(const char* op, const Tensor& x) {
