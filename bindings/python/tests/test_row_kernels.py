@@ -1,7 +1,8 @@
 """Kernels rewritten for speed keep torch's answers: max/min/argmax/argmin along contiguous rows
 (Note [Argmax of rows]) name the first extremum and the first NaN, at odd row lengths, `where`'s
-vectorized blend picks torch's bits with either side a tensor or a number, and each gives the same
-bytes on one thread and on two."""
+vectorized blend picks torch's bits with either side a tensor or a number, loops over bool masks
+(read as bytes so they vectorize) give torch's values, and each gives the same bytes on one thread
+and on two."""
 
 import numpy as np
 import pytest
@@ -177,3 +178,36 @@ def test_where_blends_torch_bits(n, dtype, form):
     for g in got:
         assert g.dtype == want.numpy().dtype
         assert g.tobytes() == want.numpy().tobytes()
+
+
+BOOL_OPS = {
+    "masked_fill": lambda lib, x, m: x.masked_fill(m, -0.0),
+    "logical_not": lambda lib, x, m: lib.logical_not(m),
+    "invert": lambda lib, x, m: ~m,
+    "to float32": lambda lib, x, m: m.to(lib.float32),
+    "to int64": lambda lib, x, m: m.to(lib.int64),
+    "to float16": lambda lib, x, m: m.to(lib.float16),
+    "times a float": lambda lib, x, m: x * m,
+    "sum": lambda lib, x, m: m.sum(),
+    "sum(-1)": lambda lib, x, m: m.sum(-1),
+    "any": lambda lib, x, m: m.any(),
+    "all": lambda lib, x, m: m.all(),
+}
+
+
+@pytest.mark.parametrize("n", [1, 15, 64, 65, 1000, 100003])
+@pytest.mark.parametrize("name", sorted(BOOL_OPS))
+def test_loops_over_bool_masks_give_torch_values(n, name):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((2, n)).astype(np.float32)
+    m = rng.random((2, n)) < 0.5
+    if name == "all":
+        m[1] = True
+
+    def run(lib):
+        return BOOL_OPS[name](lib, lib.from_numpy(x.copy()), lib.from_numpy(m.copy()))
+
+    want = run(torch).numpy()
+    for got in _both_threads(lambda: run(ctorch).numpy()):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -131,6 +132,14 @@ void run_plan(const LoopPlan& p, Inner inner) {
 
 namespace detail {
 
+/// in[i], a bool read as the byte it is (0 or 1): g++ vectorizes no load of a bool, so a loop over
+/// bools ran an element at a time (logical_not 14x, masked_fill 35x slower than with bytes).
+template <typename T>
+[[gnu::always_inline]] inline T load(const T* in, int64_t i) {
+  if constexpr (std::is_same<T, bool>::value) return reinterpret_cast<const uint8_t*>(in)[i] != 0;
+  else return in[i];
+}
+
 template <typename Out, typename... In, typename F, size_t... I>
 [[gnu::always_inline]] inline void elementwise_body(char** ptrs, const int64_t* strides, int64_t n, const F& f,
                                                     std::index_sequence<I...>) {
@@ -140,7 +149,7 @@ template <typename Out, typename... In, typename F, size_t... I>
                      ((strides[I + 1] == static_cast<int64_t>(sizeof(In))) && ...);
   if (dense) {
     std::tuple<const In*...> in{reinterpret_cast<const In*>(ptrs[I + 1])...};
-    for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(in)[i]...);
+    for (int64_t i = 0; i < n; ++i) out[i] = f(load(std::get<I>(in), i)...);
     return;
   }
   if constexpr (N == 2) {
@@ -151,13 +160,13 @@ template <typename Out, typename... In, typename F, size_t... I>
       if (strides[1] == static_cast<int64_t>(sizeof(A)) && strides[2] == 0) {
         const A* a = reinterpret_cast<const A*>(ptrs[1]);
         const B b = *reinterpret_cast<const B*>(ptrs[2]);
-        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b);
+        for (int64_t i = 0; i < n; ++i) out[i] = f(load(a, i), b);
         return;
       }
       if (strides[1] == 0 && strides[2] == static_cast<int64_t>(sizeof(B))) {
         const A a = *reinterpret_cast<const A*>(ptrs[1]);
         const B* b = reinterpret_cast<const B*>(ptrs[2]);
-        for (int64_t i = 0; i < n; ++i) out[i] = f(a, b[i]);
+        for (int64_t i = 0; i < n; ++i) out[i] = f(a, load(b, i));
         return;
       }
     }
@@ -172,13 +181,13 @@ template <typename Out, typename... In, typename F, size_t... I>
       if (strides[2] == 0 && strides[3] == static_cast<int64_t>(sizeof(C))) {
         const B b = *reinterpret_cast<const B*>(ptrs[2]);
         const C* c = reinterpret_cast<const C*>(ptrs[3]);
-        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b, c[i]);
+        for (int64_t i = 0; i < n; ++i) out[i] = f(load(a, i), b, load(c, i));
         return;
       }
       if (strides[2] == static_cast<int64_t>(sizeof(B)) && strides[3] == 0) {
         const B* b = reinterpret_cast<const B*>(ptrs[2]);
         const C c = *reinterpret_cast<const C*>(ptrs[3]);
-        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i], c);
+        for (int64_t i = 0; i < n; ++i) out[i] = f(load(a, i), load(b, i), c);
         return;
       }
     }
@@ -217,6 +226,27 @@ template <typename Out, typename... In>
 constexpr bool kAvx512Loop = sizeof...(In) == 1 && std::is_same<Out, float>::value && (std::is_same<In, float>::value && ...);
 
 }  // namespace detail
+
+/// x where c, else y, without a branch: a mask blends the bits. `c ? x : y` compiled to a branch
+/// per element, which a random condition (ReLU's gradient mask) mispredicts half the time: 4 ns
+/// per element against 0.1 for the blend, which vectorizes (elementwise reads bools as bytes).
+template <typename T>
+[[gnu::always_inline]] inline T select(bool c, T x, T y) {
+  using U = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t,
+            std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  if constexpr (sizeof(T) == sizeof(U) && std::is_trivially_copyable_v<T>) {
+    U a, b;
+    std::memcpy(&a, &x, sizeof a);
+    std::memcpy(&b, &y, sizeof b);
+    const U mask = static_cast<U>(U(0) - static_cast<U>(c));
+    const U r = static_cast<U>((a & mask) | (b & static_cast<U>(~mask)));
+    T out;
+    std::memcpy(static_cast<void*>(&out), &r, sizeof out);
+    return out;
+  } else {
+    return c ? x : y;
+  }
+}
 
 /// out = f(in...) elementwise over a plan whose operands have exactly the types Out, In....
 template <typename Out, typename... In, typename F>

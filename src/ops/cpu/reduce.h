@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "ops/cpu/isa.h"
@@ -33,9 +34,12 @@ template <typename Op, typename T>
   A lanes[kLanes];
   for (int j = 0; j < kLanes; ++j) lanes[j] = Op::identity();
   int64_t i = 0;
+  // A bool is read as the byte it is (0 or 1): g++ vectorizes no load of a bool.
+  using Load = std::conditional_t<std::is_same<T, bool>::value, uint8_t, T>;
+  const Load* q = reinterpret_cast<const Load*>(p);
   for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) lanes[j] = Op::step(lanes[j], p[i + j], base + i + j);
-  for (int j = 0; i < n; ++i, ++j) lanes[j] = Op::step(lanes[j], p[i], base + i);
+    for (int j = 0; j < kLanes; ++j) lanes[j] = Op::step(lanes[j], static_cast<T>(q[i + j]), base + i + j);
+  for (int j = 0; i < n; ++i, ++j) lanes[j] = Op::step(lanes[j], static_cast<T>(q[i]), base + i);
   // The pairwise tree over the lanes, skipping the merges with lanes still at the identity (a short
   // block leaves them so): merge(a, identity) is a itself for every fold, so the bits are those of
   // the whole tree, and a block of 3 elements does not pay 63 merges.

@@ -54,7 +54,7 @@ void masked_fill_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   visit_dtype(m.compute, "masked_fill", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = cpu::cast_value<T>(value.template to<opmath_t<T>>());
-    cpu::elementwise<T, T, bool>(plan, [v](T x, bool c) { return c ? v : x; });
+    cpu::elementwise<T, T, bool>(plan, [v](T x, bool c) { return cpu::select(c, v, x); });
   });
 }
 

@@ -1,9 +1,5 @@
 // where_clamp.cpp - where (select by a bool condition) and clamp (bound by optional scalars), with
 // clamp_min and clamp_max, its one-bound forms.
-#include <cstdint>
-#include <cstring>
-#include <type_traits>
-
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/cpu/loop.h"
@@ -33,28 +29,6 @@ void where_meta(const Frame& f, MetaResult& m) {
   set_output(m, 0, s, m.compute, dev);
 }
 
-// x where c, else y, without a branch: a mask blends the bits. `c ? x : y` compiled to a branch
-// per element, which a random condition (ReLU's gradient mask) mispredicts half the time: 4 ns
-// per element against 0.5 for the blend. The condition is read as the byte it is (0 or 1): g++
-// vectorizes no load of a bool, and the blend then runs 8 or 16 lanes at a time (0.5 -> 0.1 ns).
-template <typename T>
-inline T select(uint8_t c, T x, T y) {
-  using U = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t,
-            std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-  if constexpr (sizeof(T) == sizeof(U) && std::is_trivially_copyable_v<T>) {
-    U a, b;
-    std::memcpy(&a, &x, sizeof a);
-    std::memcpy(&b, &y, sizeof b);
-    const U mask = static_cast<U>(U(0) - static_cast<U>(c));
-    const U r = static_cast<U>((a & mask) | (b & static_cast<U>(~mask)));
-    T out;
-    std::memcpy(static_cast<void*>(&out), &r, sizeof out);
-    return out;
-  } else {
-    return c ? x : y;
-  }
-}
-
 void where_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const TensorImpl* in[3] = {&f.tensor(0), &f.tensor(1), &f.tensor(2)};
   cpu::LoopCasts casts = cpu::loop_casts(in, 3, m.compute);  // Note [Casting in the loop]
@@ -63,7 +37,7 @@ void where_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 3);
   visit_dtype(m.compute, "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    cpu::elementwise<T, uint8_t, T, T>(plan, [](uint8_t c, T x, T y) { return select(c, x, y); }, casts);
+    cpu::elementwise<T, bool, T, T>(plan, [](bool c, T x, T y) { return cpu::select(c, x, y); }, casts);
   });
 }
 
