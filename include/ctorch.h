@@ -1688,7 +1688,9 @@ CT_API CT_NODISCARD ct_status ct_tensor_is_pinned(const ct_tensor* t, int* out);
 
 /*
  * ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
- * ct_tensor_clone - always a new contiguous copy that shares nothing with a.
+ * ct_tensor_clone - always a new contiguous copy that shares nothing with a. The boxed operator
+ *   "clone" takes torch's memory_format (0 contiguous, 1 preserve: a permuted dense layout keeps its
+ *   strides, 2 channels_last, 3 channels_last_3d; none: contiguous).
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released); CT_ERROR_OUT_OF_MEMORY. Since 0.1.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_contiguous(const ct_tensor* a, ct_tensor** out);

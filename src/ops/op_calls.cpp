@@ -131,9 +131,9 @@ Tensor contiguous(const Tensor& self) {
   static const OperatorDef& op_ = builtin_op("contiguous");
   return call(op_, {self});
 }
-Tensor clone(const Tensor& self) {
+Tensor clone(const Tensor& self, std::optional<int64_t> memory_format) {
   static const OperatorDef& op_ = builtin_op("clone");
-  return call(op_, {self});
+  return call(op_, {self, opt(memory_format)});
 }
 Tensor fill_(const Tensor& self, const Scalar& value) {
   static const OperatorDef& op_ = builtin_op("fill_.Scalar");

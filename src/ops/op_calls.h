@@ -78,8 +78,8 @@ Tensor to(const Tensor& self, DType dtype);
 Tensor to(const Tensor& self, Device device, std::optional<DType> dtype = std::nullopt, bool copy = false);
 /// contiguous(Tensor(a) self) -> Tensor(a)
 Tensor contiguous(const Tensor& self);
-/// clone(Tensor self) -> Tensor
-Tensor clone(const Tensor& self);
+/// clone(Tensor self, *, int? memory_format=None) -> Tensor
+Tensor clone(const Tensor& self, std::optional<int64_t> memory_format = std::nullopt);
 /// fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 Tensor fill_(const Tensor& self, const Scalar& value);
 /// fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)

@@ -1,4 +1,6 @@
 /* Conversion and copies: to, contiguous, clone. */
+#include <string.h>
+
 #include "capi_test.h"
 
 typedef ct_status (*copy_fn)(const ct_tensor*, ct_tensor**);
@@ -167,6 +169,34 @@ static void test_clone_of_view_is_contiguous(void) {
   RELEASE(a, col, c);
 }
 
+/* clone's memory_format (Note [Memory formats]): preserve keeps a permuted layout, channels_last
+   lays out NHWC, contiguous (and ct_tensor_clone) row-major; a wrong rank or number is refused. */
+static void test_clone_memory_formats(void) {
+  ct_tensor* a = T(CT_FLOAT32, S(2, 3), 1, 2, 3, 4, 5, 6);
+  ct_tensor *t = NULL, *kept = NULL, *row = NULL, *x = NULL, *nhwc = NULL, *bad = NULL;
+  CHECK_OK(ct_tensor_transpose(a, 0, 1, &t));
+  ct_value preserve[] = {VT(t), VI(1)}, contiguous[] = {VT(t), VI(0)};
+  CHECK_OK(ct_op_call("clone", preserve, 2, &kept, 1));
+  CHECK_OK(ct_op_call("clone", contiguous, 2, &row, 1));
+  int64_t st[4] = {0};
+  CHECK_OK(ct_tensor_strides(kept, st, 2));
+  CHECK(st[0] == 1 && st[1] == 3);
+  CHECK_OK(ct_tensor_strides(row, st, 2));
+  CHECK(st[0] == 2 && st[1] == 1);
+  CHECK_TENSOR(kept, CT_FLOAT32, S(3, 2), 1, 4, 2, 5, 3, 6);
+  CHECK_TENSOR(row, CT_FLOAT32, S(3, 2), 1, 4, 2, 5, 3, 6);
+  CHECK_OK(ct_tensor_zeros(S(2, 3, 4, 5), CT_FLOAT32, "cpu", &x));
+  ct_value channels_last[] = {VT(x), VI(2)}, wrong_rank[] = {VT(t), VI(2)}, wrong_number[] = {VT(t), VI(7)};
+  CHECK_OK(ct_op_call("clone", channels_last, 2, &nhwc, 1));
+  CHECK_OK(ct_tensor_strides(nhwc, st, 4));
+  CHECK(st[0] == 60 && st[1] == 1 && st[2] == 15 && st[3] == 3);
+  CHECK_STATUS(ct_op_call("clone", wrong_rank, 2, &bad, 1), CT_ERROR_SHAPE);
+  CHECK(strstr(ct_last_error(), "channels_last needs a 4-D tensor") != NULL);
+  CHECK_STATUS(ct_op_call("clone", wrong_number, 2, &bad, 1), CT_ERROR_INVALID_ARGUMENT);
+  CHECK(bad == NULL);
+  RELEASE(a, t, kept, row, x, nhwc);
+}
+
 static void test_contiguous_and_clone_null_and_released(void) {
   static const struct {
     const char* name;
@@ -213,6 +243,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_contiguous_of_transposed_copies),
     CAPI_TEST(test_clone_shares_nothing),
     CAPI_TEST(test_clone_of_view_is_contiguous),
+    CAPI_TEST(test_clone_memory_formats),
     CAPI_TEST(test_contiguous_and_clone_null_and_released),
     CAPI_TEST(test_contiguous_and_clone_on_meta),
 };

@@ -35,6 +35,22 @@ class OperatorsTest {
   }
 
   @Test
+  void deepCloneWithAMemoryFormatKeepsOrSetsTheLayout() {
+    try (TensorScope scope = new TensorScope()) {
+      // torch's numbers: 0 contiguous_format, 1 preserve_format, 2 channels_last.
+      Tensor t = Tensor.of(new float[] {0, 1, 2, 3, 4, 5}, 2, 3).transpose(0, 1);
+      Tensor kept = t.deepClone(1L);
+      assertArrayEquals(new long[] {1, 3}, kept.strides(), "a permuted dense layout is preserved");
+      assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, kept.toFloatArray());
+      assertArrayEquals(new long[] {2, 1}, t.deepClone().strides(), "no format: a row-major copy");
+      Tensor x = Tensor.zeros(new long[] {2, 3, 4, 5});
+      assertArrayEquals(new long[] {60, 1, 15, 3}, x.deepClone(2L).strides());
+      CTorchException e = assertThrows(CTorchException.class, () -> t.deepClone(2L));
+      assertTrue(e.getMessage().contains("channels_last needs a 4-D tensor"), e.getMessage());
+    }
+  }
+
+  @Test
   void methodsChainLikePyTorch() {
     try (TensorScope scope = new TensorScope()) {
       Tensor x = Tensor.of(new float[] {1, -2, 3, -4}, 2, 2);

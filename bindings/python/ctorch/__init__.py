@@ -69,8 +69,9 @@ autocast_increment_nesting = amp.increment_nesting
 autocast_decrement_nesting = amp.decrement_nesting
 from . import linalg, special
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
-from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
-                     iinfo, int, int8, int16, int32, int64, layout, long, set_default_dtype, short, strided, uint8)
+from ._dtype import (bfloat16, bool, channels_last, channels_last_3d, contiguous_format, double, dtype, finfo, float,
+                     float16, float32, float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64, layout,
+                     long, memory_format, preserve_format, set_default_dtype, short, strided, uint8)
 from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                       IntTensor, LongTensor, ShortTensor)
 from ._errors import (BackendError, DeviceError, DTypeError, Error, FileError, FormatError, GraphBreakError, GuardError,

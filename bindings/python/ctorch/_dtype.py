@@ -2,7 +2,8 @@
 
 from . import _C
 
-__all__ = ["dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+__all__ = ["dtype", "memory_format", "contiguous_format", "preserve_format", "channels_last",
+           "channels_last_3d", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
            "float64", "get_default_dtype", "set_default_dtype", "finfo", "iinfo"]
 
 
@@ -42,6 +43,27 @@ class layout:
 
 
 strided = layout("strided")
+
+
+class memory_format(int):
+    """How clone, contiguous, is_contiguous and to lay out a tensor's elements, as torch's. Its int
+    value is the number the clone operator's memory_format argument takes (Note [Memory formats]
+    in src/ops/pointwise/copy.cpp)."""
+
+    __slots__ = ()
+    _names = ("contiguous_format", "preserve_format", "channels_last", "channels_last_3d")
+
+    def __repr__(self):
+        return "ctorch." + self._names[self]
+
+    def __reduce__(self):
+        return self._names[self]
+
+
+contiguous_format = memory_format(0)
+preserve_format = memory_format(1)
+channels_last = memory_format(2)
+channels_last_3d = memory_format(3)
 
 _py_bool = bool
 bool = dtype(_C.CT_BOOL, "bool", False, False)

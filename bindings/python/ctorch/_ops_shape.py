@@ -11,6 +11,7 @@ import builtins
 import numbers
 
 from . import _C
+from . import _dtype
 from . import ops
 from ._errors import IndexError as _IndexError, InvalidArgumentError, ShapeError
 from ._symbolic import SymInt
@@ -226,14 +227,14 @@ _VIEW_COPIES = ("alias", "detach", "diagonal", "expand", "permute", "select", "s
 def _view_copy(view):
     def fn(input, *args, **kwargs):
         if view == "alias":
-            return input.clone()
+            return input.clone(memory_format=_dtype.contiguous_format)
         if view == "slice":
             result = ops.call("slice", input, *args, **kwargs)
         else:
             result = getattr(input, view)(*args, **kwargs)
         if isinstance(result, (tuple, list)):
-            return [t.clone() for t in result]
-        return result.clone()
+            return [t.clone(memory_format=_dtype.contiguous_format) for t in result]
+        return result.clone(memory_format=_dtype.contiguous_format)
 
     fn.__name__ = fn.__qualname__ = view + "_copy"
     fn.__doc__ = f"torch.{view}_copy: {view}'s result as a new contiguous tensor (not a view)."

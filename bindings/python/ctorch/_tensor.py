@@ -276,8 +276,24 @@ class Tensor:
             pass
         return _symbolic._sym_numel(self._h)
 
-    def is_contiguous(self):
-        return builtins.bool(_C.ct_tensor_is_contiguous(self._h))
+    def is_contiguous(self, memory_format=_d.contiguous_format):
+        """Row-major (the default), or laid out as channels_last (4-D) or channels_last_3d (5-D)
+        ask for: channels vary fastest, as torch checks it (dims of size 1 match any stride)."""
+        if memory_format == _d.contiguous_format:
+            return builtins.bool(_C.ct_tensor_is_contiguous(self._h))
+        if memory_format not in (_d.channels_last, _d.channels_last_3d):
+            raise RuntimeError(f"is_contiguous: memory_format {memory_format!r} is not a layout to check. Pass "
+                               "ctorch.contiguous_format, ctorch.channels_last or ctorch.channels_last_3d")
+        rank = 4 if memory_format == _d.channels_last else 5
+        if self.dim() != rank:
+            return False
+        sizes, strides, expected = self.shape, self.stride(), 1
+        for d in [1, *range(rank - 1, 1, -1), 0]:
+            if sizes[d] != 1:
+                if strides[d] != expected:
+                    return False
+                expected *= sizes[d]
+        return True
 
     def pin_memory(self):
         """A copy in page-locked host memory, which CUDA copies without staging (needs CUDA)."""
@@ -797,11 +813,22 @@ class Tensor:
         dtype, device = self._new_like(dtype, device)
         return tensor(data, dtype=dtype, requires_grad=requires_grad).to(device)
 
-    def contiguous(self):
-        return _wrap(_C.ct_tensor_contiguous(self._h))
+    def contiguous(self, memory_format=_d.contiguous_format):
+        """self when already laid out as memory_format asks, else a copy laid out so."""
+        if memory_format == _d.contiguous_format:
+            return _wrap(_C.ct_tensor_contiguous(self._h))
+        if memory_format == _d.preserve_format:
+            raise RuntimeError("contiguous: preserve_format is not a layout to make. Pass ctorch.contiguous_format, "
+                               "ctorch.channels_last or ctorch.channels_last_3d")
+        return self if self.is_contiguous(memory_format=memory_format) else self.clone(memory_format=memory_format)
 
-    def clone(self):
-        return _wrap(_C.ct_tensor_clone(self._h))
+    def clone(self, *, memory_format=_d.preserve_format):
+        """A copy that shares nothing with self. preserve_format (torch's default) keeps self's
+        strides when they cover its elements once with no gaps (a permuted tensor's clone is then a
+        plain copy of memory), else the copy is row-major (Note [Memory formats])."""
+        if memory_format == _d.contiguous_format:
+            return _wrap(_C.ct_tensor_clone(self._h))
+        return _call("clone", self, memory_format=builtins.int(memory_format))
 
     def copy_(self, src):
         _call("copy_", self, src)

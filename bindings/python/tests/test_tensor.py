@@ -853,3 +853,66 @@ def test_rsub_and_addmm_method_match_torch():
     m, tm = ctorch.ones(2, 3), torch.ones(2, 3)
     n, tn = ctorch.ones(3, 2), torch.ones(3, 2)
     compare(ctorch.zeros(2, 2).addmm(m, n, beta=0.5, alpha=2), torch.zeros(2, 2).addmm(tm, tn, beta=0.5, alpha=2))
+
+
+# ---------------------------------------------------------------------------------------------------
+# memory formats (Note [Memory formats]): clone, contiguous and is_contiguous as torch lays them out
+
+LAYOUTS = {
+    "row-major": lambda lib: lib.arange(120.0).reshape(2, 3, 4, 5),
+    "permuted": lambda lib: lib.arange(120.0).reshape(2, 3, 4, 5).permute(3, 1, 0, 2),
+    "transposed 2-D": lambda lib: lib.arange(12.0).reshape(3, 4).t(),
+    "sliced": lambda lib: lib.arange(120.0).reshape(2, 3, 4, 5)[:, :, ::2],
+    "channels_last": lambda lib: lib.arange(120.0).reshape(2, 3, 4, 5).contiguous(memory_format=lib.channels_last),
+    "unit dims": lambda lib: lib.arange(6.0).reshape(1, 6, 1, 1).permute(0, 2, 3, 1),
+}
+FORMATS = ["contiguous_format", "preserve_format", "channels_last"]
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_clone_lays_out_as_torch(layout, fmt):
+    want, got = LAYOUTS[layout](torch), LAYOUTS[layout](ctorch)
+    if fmt == "channels_last" and want.dim() != 4:
+        with pytest.raises(Exception):
+            want.clone(memory_format=torch.channels_last)
+        with pytest.raises(ctorch.ShapeError, match="channels_last needs a 4-D tensor"):
+            got.clone(memory_format=ctorch.channels_last)
+        return
+    w, g = want.clone(memory_format=getattr(torch, fmt)), got.clone(memory_format=getattr(ctorch, fmt))
+    assert g.stride() == w.stride() and g.shape == w.shape
+    np.testing.assert_array_equal(g.numpy(), w.numpy())
+    g.add_(1)  # shares nothing
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_contiguous_and_is_contiguous_by_memory_format_as_torch(layout):
+    want, got = LAYOUTS[layout](torch), LAYOUTS[layout](ctorch)
+    for fmt in ("contiguous_format", "channels_last", "channels_last_3d"):
+        assert got.is_contiguous(memory_format=getattr(ctorch, fmt)) == want.is_contiguous(memory_format=getattr(torch, fmt))
+    if want.dim() == 4:
+        w, g = want.contiguous(memory_format=torch.channels_last), got.contiguous(memory_format=ctorch.channels_last)
+        assert g.stride() == w.stride()
+        assert (g is got) == want.is_contiguous(memory_format=torch.channels_last)
+    with pytest.raises(RuntimeError, match="preserve_format"):
+        got.contiguous(memory_format=ctorch.preserve_format)
+
+
+def test_memory_formats_are_torch_names_and_pickle():
+    import pickle
+
+    assert repr(ctorch.channels_last) == "ctorch.channels_last"
+    assert isinstance(ctorch.preserve_format, ctorch.memory_format)
+    for fmt in (ctorch.contiguous_format, ctorch.preserve_format, ctorch.channels_last, ctorch.channels_last_3d):
+        assert pickle.loads(pickle.dumps(fmt)) is fmt
+    x = ctorch.randn(3, 4).t()
+    assert ctorch.clone(x).stride() == x.stride()  # torch.clone's default is preserve_format too
+
+
+def test_a_preserved_clone_carries_gradients():
+    x = ctorch.randn(4, 5, requires_grad=True)
+    y = x.t().clone()
+    assert y.stride() == (1, 5) and y.grad_fn.name() == "CloneBackward"
+    (y * ctorch.arange(20.0).view(5, 4)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.arange(20.0, dtype=np.float32).reshape(5, 4).T)

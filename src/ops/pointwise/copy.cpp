@@ -3,6 +3,7 @@
 // a copy of one value into every element.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/device_backend.h"
 #include "dispatch/dispatcher.h"
@@ -98,10 +99,79 @@ void contiguous_kernel(void*, Frame& f) {
   f.outs[0] = clone(Tensor::borrow(&a));
 }
 
+// Note [Memory formats]
+// clone's memory_format is torch's MemoryFormat number: 0 contiguous_format, 1 preserve_format,
+// 2 channels_last (4-D, NHWC), 3 channels_last_3d (5-D, NDHWC). None is a row-major copy, the
+// promise of ct_tensor_clone; Python's Tensor.clone passes preserve_format, torch's default. A
+// preserved layout keeps self's strides when they cover its elements once with no gaps (a
+// permutation of a row-major layout: the copy is then a memcpy); any other layout, and a traced
+// proxy with symbolic sizes, gets a row-major copy, as torch gives one that is not channels-last.
+enum MemoryFormat : int64_t { kContiguousFormat = 0, kPreserveFormat = 1, kChannelsLast = 2, kChannelsLast3d = 3 };
+
+// True when a's strides reach each of its elements once with no gaps between them.
+bool non_overlapping_and_dense(const TensorImpl& a) {
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < a.dim(); ++d)
+    if (a.sizes()[d] != 1) dims.push_back(d);
+  std::sort(dims.begin(), dims.end(), [&](size_t x, size_t y) { return a.strides()[x] < a.strides()[y]; });
+  int64_t expected = 1;
+  for (size_t d : dims) {
+    if (a.strides()[d] != expected) return false;
+    expected *= a.sizes()[d];
+  }
+  return true;
+}
+
+// NHWC (or NDHWC) strides for sizes [N, C, spatial...]: channels vary fastest.
+DimVector channels_last_strides(IntArrayRef sizes) {
+  DimVector st;
+  st.resize(sizes.size());
+  int64_t stride = 1;
+  st[1] = stride;
+  stride *= std::max<int64_t>(sizes[1], 1);
+  for (size_t d = sizes.size() - 1; d >= 2; --d) {
+    st[d] = stride;
+    stride *= std::max<int64_t>(sizes[d], 1);
+  }
+  st[0] = stride;
+  return st;
+}
+
+// The strides clone gives its result; empty for a row-major one.
+DimVector clone_strides(const TensorImpl& a, const Value& format) {
+  if (format.is_none() || a.is_symbolic()) return {};
+  const int64_t fmt = format.to_int();
+  switch (fmt) {
+    case kContiguousFormat: return {};
+    case kPreserveFormat:
+      // Exactly self's strides, as torch keeps them, also those of size-1 dims.
+      if (!non_overlapping_and_dense(a) || a.strides().equals(contiguous_strides(a.sizes()))) return {};
+      return DimVector(a.strides());
+    case kChannelsLast:
+    case kChannelsLast3d: {
+      const size_t rank = fmt == kChannelsLast ? 4 : 5;
+      CT_CHECK(a.dim() == rank, CT_ERROR_SHAPE, "clone: ", fmt == kChannelsLast ? "channels_last" : "channels_last_3d",
+               " needs a ", rank, "-D tensor, got ", a.sym_sizes(), ". Use contiguous_format for other ranks");
+      return channels_last_strides(a.sizes());
+    }
+    default:
+      fail(CT_ERROR_INVALID_ARGUMENT, str("clone: memory_format is ", fmt, ". Pass 0 (contiguous_format), 1 "
+                                          "(preserve_format), 2 (channels_last) or 3 (channels_last_3d)"));
+  }
+}
+
 void clone_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
-  f.outs[0] = empty_like_sizes(a, a.dtype());
-  copy_(f.outs[0], Tensor::borrow(&a));
+  // Callers inside the library (ct_tensor_clone, the dispatcher's copies) pass self alone.
+  const DimVector strides = f.nargs > 1 ? clone_strides(a, f.arg(1)) : DimVector();
+  Tensor out = empty_like_sizes(a, a.dtype());
+  // Every layout above covers numel elements, so the fresh storage is laid out anew, not grown.
+  if (!strides.empty()) {
+    out->storage()->retain();
+    out = Tensor::adopt(TensorImpl::create(out->storage(), a.sizes(), strides, 0, a.dtype()));
+  }
+  copy_(out, Tensor::borrow(&a));
+  f.outs[0] = out;
 }
 
 // Note [Moving tensors between devices]
@@ -227,7 +297,7 @@ void define_copy(Registry& r) {
       .composite(to_device)
       .derivative(to_device_backward);
   r.def("contiguous(Tensor(a) self) -> Tensor(a)").composite(contiguous_kernel);
-  r.def("clone(Tensor self) -> Tensor").composite(clone_kernel).derivative(clone_backward);
+  r.def("clone(Tensor self, *, int? memory_format=None) -> Tensor").composite(clone_kernel).derivative(clone_backward);
   r.def("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)").composite(fill_scalar_kernel);
   r.def("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)").composite(fill_tensor_kernel);
   r.def("zero_(Tensor(a!) self) -> Tensor(a!)").composite(zero_kernel);

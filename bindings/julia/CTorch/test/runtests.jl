@@ -266,6 +266,16 @@ end
     @test Array(ops.multiply(a, 3)) == Array(ops.mul(a, 3))
     @test Array(ops.swapaxes(a, 0, 1)) == Float32[1 3; 2 4]
     @test Array(ops.arccos(Tensor([0.5]))) ≈ [acos(0.5)]
+    # clone's memory_format, torch's numbers (0 contiguous, 1 preserve, 2 channels_last): a Julia
+    # matrix's column-major layout is a permuted dense one, which preserve keeps.
+    m = Tensor(Float32[0 1 2; 3 4 5])
+    @test strides(m) == (1, 2)
+    kept = ops.clone(m; memory_format = 1)
+    @test strides(kept) == (1, 2) && Array(kept) == Float32[0 1 2; 3 4 5]
+    @test strides(ops.clone(m)) == (3, 1)
+    @test strides(ops.clone(ops.zeros([2, 3, 4, 5]); memory_format = 2)) == (60, 1, 15, 3)
+    e = ctorch_error(() -> ops.clone(m; memory_format = 2))
+    @test e.kind === :CT_ERROR_SHAPE && occursin("channels_last needs a 4-D tensor", e.message)
 end
 
 @testset "Elementwise math defined by element functions" begin

@@ -1182,10 +1182,20 @@ impl Tensor {
         Ok(r)
     }
 
-    /// `clone(Tensor self) -> Tensor`
+    /// `clone(Tensor self, *, int? memory_format=None) -> Tensor`
+    ///
+    /// Takes the defaults `memory_format=None`; [`Tensor::deep_clone_with`] takes every argument.
     pub fn deep_clone(&self) -> Result<Tensor> {
         static OP: Op = Op::new(c"clone");
         let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `clone(Tensor self, *, int? memory_format=None) -> Tensor`: every argument (see [`Tensor::deep_clone`]).
+    pub fn deep_clone_with(&self, memory_format: Option<i64>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"clone");
+        let args = [arg::tensor(self), arg::opt_int(memory_format)];
         let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }
@@ -8977,6 +8987,11 @@ macro_rules! tensor_result_methods {
         /// [`Tensor::deep_clone`] of the tensor, or the chain's first error.
         fn deep_clone(self) -> Result<Tensor> {
             self.tensor()?.deep_clone()
+        }
+
+        /// [`Tensor::deep_clone_with`] of the tensor, or the chain's first error.
+        fn deep_clone_with(self, memory_format: Option<i64>) -> Result<Tensor> {
+            self.tensor()?.deep_clone_with(memory_format)
         }
 
         /// [`Tensor::fill_scalar_`] of the tensor, or the chain's first error.

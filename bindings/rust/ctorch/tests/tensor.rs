@@ -108,6 +108,21 @@ fn clone_retains_and_deep_clone_copies() {
 }
 
 #[test]
+fn deep_clone_with_a_memory_format_keeps_or_sets_the_layout() {
+    // torch's numbers: 0 contiguous_format, 1 preserve_format, 2 channels_last.
+    let a = Tensor::from_data(&(0..6).map(|i| i as f32).collect::<Vec<_>>(), &[2, 3]).unwrap();
+    let t = a.transpose(0, 1).unwrap();
+    let kept = t.deep_clone_with(Some(1)).unwrap();
+    assert_eq!(kept.stride(), vec![1, 3], "a permuted dense layout is preserved");
+    assert_eq!(kept.to_vec::<f32>().unwrap(), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    assert_eq!(t.deep_clone().unwrap().stride(), vec![2, 1], "no format: a row-major copy");
+    let x = Tensor::zeros(&[2, 3, 4, 5]).unwrap();
+    assert_eq!(x.deep_clone_with(Some(2)).unwrap().stride(), vec![60, 1, 15, 3]);
+    let err = t.deep_clone_with(Some(2)).unwrap_err();
+    assert!(err.to_string().contains("channels_last needs a 4-D tensor"), "{err}");
+}
+
+#[test]
 fn tensors_are_shared_across_eight_threads() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Tensor>();

@@ -724,6 +724,7 @@ abstract class TensorOps extends NativeObject {
   private static final Op OP_COPY_ = new Op("copy_");
   private static final Op OP_TO_DTYPE = new Op("to.dtype");
   private static final Op OP_TO_DEVICE = new Op("to.device");
+  private static final Op OP_CLONE = new Op("clone");
   private static final Op OP_FILL__SCALAR = new Op("fill_.Scalar");
   private static final Op OP_FILL__TENSOR = new Op("fill_.Tensor");
   private static final Op OP_ZERO_ = new Op("zero_");
@@ -1959,12 +1960,24 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
-   * {@code clone(Tensor self) -> Tensor}.
+   * {@code clone(Tensor self, *, int? memory_format=None) -> Tensor}.
+   * Takes the defaults {@code memory_format=None}; an overload with every argument exists.
    * @return the result
    * @throws CTorchException when the operator fails (the subclass names the kind)
    */
   public final Tensor deepClone() {
     return Native.unary(CTorchNative::ct_tensor_clone, self());
+  }
+
+  /**
+   * {@code clone(Tensor self, *, int? memory_format=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param memoryFormat the schema's {@code memory_format} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor deepClone(Long memoryFormat) {
+    return new Args(2).tensor(self(), "self").optInteger(memoryFormat).call1(OP_CLONE);
   }
 
   /**
@@ -12009,6 +12022,17 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor sgnInPlace() {
     return new Args(1).tensor(self(), "self").callInPlace(OP_SGN_, self());
+  }
+
+  /**
+   * {@code clone(Tensor self, *, int? memory_format=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param memoryFormat the schema's {@code memory_format}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor deepClone(long memoryFormat) {
+    return new Args(2).tensor(self(), "self").integer(memoryFormat).call1(OP_CLONE);
   }
 
   /**

@@ -638,7 +638,7 @@ const OVERLOADS = Dict{String,Vector{Overload}}(
         Overload("contiguous", [Arg(:self, "Tensor(a)", false, false)], 1, "contiguous(Tensor(a) self) -> Tensor(a)"),
     ],
     "clone" => Overload[
-        Overload("clone", [Arg(:self, "Tensor", false, false)], 1, "clone(Tensor self) -> Tensor"),
+        Overload("clone", [Arg(:self, "Tensor", false, false), Arg(:memory_format, "int?", true, true)], 1, "clone(Tensor self, *, int? memory_format=None) -> Tensor"),
     ],
     "fill_" => Overload[
         Overload("fill_.Scalar", [Arg(:self, "Tensor(a!)", false, false), Arg(:value, "Scalar", false, false)], 1, "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)"),
@@ -2604,11 +2604,11 @@ Derivative: implicit. Returns a `Tensor`.
 contiguous(args...; kwargs...) = call_overloads("contiguous", @inbounds(TABLES[18]), args, kwargs)
 
 """
-    ops.clone(self)
+    ops.clone(self; memory_format)
 
 The operator `clone`:
 
-    clone(Tensor self) -> Tensor
+    clone(Tensor self, *, int? memory_format=None) -> Tensor
 
 Derivative: defined. Returns a `Tensor`.
 """
