@@ -115,6 +115,7 @@ def eager_rows(threads):
         ("masked_fill(random mask, 0) 512x1024", lambda: grad_out.masked_fill(mask, 0.0),
          lambda: cgrad_out.masked_fill(cmask, 0.0)),
         ("~mask / mask.sum() 512x1024", lambda: ((~mask), mask.sum()), lambda: ((~cmask), cmask.sum())),
+        ("x[random mask] 512x1024", lambda: grad_out[mask], lambda: cgrad_out[cmask]),
         ("sum 2048x2048", lambda: x.sum(), lambda: cx.sum()),
         ("sum(-1) 2048x2048", lambda: x.sum(-1), lambda: cx.sum(-1)),
         ("sum(0) 2048x2048", lambda: x.sum(0), lambda: cx.sum(0)),

@@ -1,7 +1,7 @@
 """Kernels rewritten for speed keep torch's answers: max/min/argmax/argmin along contiguous rows
 (Note [Argmax of rows]) name the first extremum and the first NaN, at odd row lengths, `where`'s
 vectorized blend picks torch's bits with either side a tensor or a number, loops over bool masks
-(read as bytes so they vectorize) give torch's values, and each gives the same bytes on one thread
+(read as bytes so they vectorize, nonzero's without a branch) give torch's values, and each gives the same bytes on one thread
 and on two."""
 
 import numpy as np
@@ -192,6 +192,10 @@ BOOL_OPS = {
     "sum(-1)": lambda lib, x, m: m.sum(-1),
     "any": lambda lib, x, m: m.any(),
     "all": lambda lib, x, m: m.all(),
+    "nonzero": lambda lib, x, m: lib.nonzero(m),
+    "nonzero of floats": lambda lib, x, m: lib.nonzero(x * m),
+    "masked_select": lambda lib, x, m: x.masked_select(m),
+    "x[m]": lambda lib, x, m: x[m],
 }
 
 

@@ -1,5 +1,8 @@
 // masked.cpp - operators driven by a boolean mask: masked_fill, masked_scatter, and the two whose
 // output size depends on the data, masked_select and nonzero (composites that refuse the meta device).
+#include <type_traits>
+#include <vector>
+
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
@@ -96,21 +99,45 @@ void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   if (dst.impl() != out.impl()) copy_(out, dst);
 }
 
-// Row-major positions of the true elements of a bool tensor.
+// Walks the nonzero elements of t in row-major order without a branch per element, which a random
+// mask mispredicts half the time (x[mask] of 512x1024 took 4.8 ms, torch 3.1): a counting pass
+// (a bool read as its byte, so it vectorizes), then visit(i, k, nonzero) for every element i, k
+// being the number of nonzero elements before it; a visitor writes slot k always and the next
+// slot is taken only after a nonzero element, so the buffers need count + 1 slots.
+template <typename Visit>
+int64_t count_then_visit(const Tensor& c, const Visit& visit) {
+  int64_t count = 0;
+  visit_dtype(c->dtype(), "nonzero", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Load = std::conditional_t<std::is_same<T, bool>::value, uint8_t, T>;
+    const Load* p = reinterpret_cast<const Load*>(c->data());
+    const int64_t n = c->numel();
+    for (int64_t i = 0; i < n; ++i) count += cpu::cast_value<bool>(p[i]);
+    visit(count, [p](int64_t i) { return cpu::cast_value<bool>(p[i]); });
+  });
+  return count;
+}
+
+// Row-major positions of the nonzero elements of t.
 std::vector<int64_t> true_positions(const TensorImpl& t) {
   const Tensor c = host_contiguous(Tensor::borrow(&t));  // Note [Values read on the host]
   std::vector<int64_t> pos;
-  visit_dtype(t.dtype(), "nonzero", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* p = c->template data_as<const T>();
-    const int64_t n = c->numel();
-    for (int64_t i = 0; i < n; ++i)
-      if (cpu::cast_value<bool>(p[i])) pos.push_back(i);
+  const int64_t n = c->numel();
+  const int64_t count = count_then_visit(c, [&](int64_t total, const auto& nonzero) {
+    pos.resize(static_cast<size_t>(total) + 1);
+    int64_t* out = pos.data();
+    for (int64_t i = 0, k = 0; i < n; ++i) {
+      out[k] = i;
+      k += nonzero(i);
+    }
   });
+  pos.resize(static_cast<size_t>(count));
   return pos;
 }
 
 // nonzero(Tensor self) -> Tensor
+// The coordinates come from an odometer over the dims, not from dividing each position by the
+// sizes (two 64-bit divisions per dim and element were most of its time).
 void nonzero_kernel(void*, Frame& f) {
   const TensorImpl& self = f.tensor(0);
   const int64_t nd = static_cast<int64_t>(self.dim());
@@ -119,18 +146,28 @@ void nonzero_kernel(void*, Frame& f) {
     return;
   }
   indexing::check_not_meta("nonzero", self);
-  const std::vector<int64_t> pos = true_positions(self);
-  const int64_t n = static_cast<int64_t>(pos.size());
-  Tensor out = empty({n, nd}, DType::Int64, kCPU);
-  int64_t* o = out->data_as<int64_t>();
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rem = pos[static_cast<size_t>(i)];
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      o[i * nd + d] = rem % self.size(d);
-      rem /= self.size(d);
+  const Tensor c = host_contiguous(Tensor::borrow(&self));  // Note [Values read on the host]
+  Tensor out;
+  const int64_t count = count_then_visit(c, [&](int64_t total, const auto& nonzero) {
+    out = empty({total + 1, nd}, DType::Int64, kCPU);
+    int64_t* o = out->data_as<int64_t>();
+    if (nd == 0 || c->numel() == 0) return;
+    const int64_t last = self.size(nd - 1), outer = c->numel() / last;
+    DimVector at;
+    at.resize(static_cast<size_t>(nd));
+    for (int64_t d = 0; d < nd; ++d) at[d] = 0;
+    int64_t k = 0;
+    for (int64_t r = 0; r < outer; ++r) {
+      for (int64_t j = 0; j < last; ++j) {
+        int64_t* row = o + k * nd;
+        for (int64_t d = 0; d + 1 < nd; ++d) row[d] = at[d];
+        row[nd - 1] = j;
+        k += nonzero(r * last + j);
+      }
+      for (int64_t d = nd - 2; d >= 0 && ++at[d] == self.size(d); --d) at[d] = 0;
     }
-  }
-  f.outs[0] = to(out, self.device(), DType::Int64);
+  });
+  f.outs[0] = to(narrow(out, 0, 0, count), self.device(), DType::Int64);
 }
 
 // masked_select(Tensor self, Tensor mask) -> Tensor
