@@ -50,14 +50,14 @@ void batch_norm_kernel(void*, Frame& f) {
   DimVector red{0};
   for (size_t d = 2; d < nd; ++d) red.push_back(static_cast<int64_t>(d));
   const Tensor xc = up(x);
-  Tensor mean, var;
+  Tensor mean, var, centered;
   if (training) {
     const SymInt count = c ? x->sym_numel() / c : SymInt(0);
     CT_CHECK(count > 1, CT_ERROR_INVALID_ARGUMENT, "batch_norm: training needs more than 1 value per channel, input ",
              x->sym_sizes(), " has ", count, ". Use a larger batch or eval mode");
     mean = ops::mean(xc, red, true);
-    const Tensor d = sub(xc, mean);
-    var = ops::mean(mul(d, d), red, true);
+    centered = sub(xc, mean);
+    var = ops::mean(mul(centered, centered), red, true);
     // The running statistics are state, not part of the graph: updated in place, unbiased variance.
     autograd::GradModeGuard no_grad(autograd::GradMode::NoGrad);
     const DimVector flat{c};
@@ -73,9 +73,13 @@ void batch_norm_kernel(void*, Frame& f) {
              "batch_norm: eval mode (training=false) normalizes with running_mean and running_var; pass both");
     mean = per_channel(up(rm), nd);
     var = per_channel(up(rv), nd);
+    centered = sub(xc, mean);
   }
-  Tensor y = mul(sub(xc, mean), rsqrt(add(var, Scalar(eps))));
-  if (w.defined()) y = mul(y, per_channel(w, nd));
+  // The weight joins the per-channel scale, so the full-size passes are the centring (shared with
+  // the variance in training), one product and the bias: torch folds them the same way.
+  Tensor scale = rsqrt(add(var, Scalar(eps)));
+  if (w.defined()) scale = mul(scale, per_channel(w, nd));
+  Tensor y = mul(centered, scale);
   if (b.defined()) y = add(y, per_channel(b, nd));
   f.outs[0] = y->dtype() == x->dtype() ? y : to(y, x->dtype());
 }
