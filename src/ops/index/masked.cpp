@@ -101,9 +101,9 @@ void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 
 // Walks the nonzero elements of t in row-major order without a branch per element, which a random
 // mask mispredicts half the time (x[mask] of 512x1024 took 4.8 ms, torch 3.1): a counting pass
-// (a bool read as its byte, so it vectorizes), then visit(i, k, nonzero) for every element i, k
-// being the number of nonzero elements before it; a visitor writes slot k always and the next
-// slot is taken only after a nonzero element, so the buffers need count + 1 slots.
+// (a bool read as its byte, so it vectorizes), then visit(count, nonzero), nonzero(i) telling
+// whether element i is. A visitor writes every element's slot k and moves k on only after a
+// nonzero one, so its buffers need count + 1 slots.
 template <typename Visit>
 int64_t count_then_visit(const Tensor& c, const Visit& visit) {
   int64_t count = 0;
