@@ -1,5 +1,6 @@
 #include "core/tensor_impl.h"
 
+#include <algorithm>
 #include <new>
 #include <utility>
 
@@ -78,6 +79,19 @@ bool has_internal_overlap(const TensorImpl& t) {
   for (size_t d = 0; d < t.dim(); ++d)
     if (t.sym_stride(d).maybe_int() == 0 && t.sym_size(d) > 1) return true;  // may guard `s > 1`
   return false;
+}
+
+bool is_non_overlapping_and_dense(const TensorImpl& t) {
+  DimVector dims;  // the dims of size > 1, by increasing stride
+  for (size_t d = 0; d < t.dim(); ++d)
+    if (t.sizes()[d] != 1) dims.push_back(static_cast<int64_t>(d));
+  std::sort(dims.begin(), dims.end(), [&](int64_t x, int64_t y) { return t.strides()[x] < t.strides()[y]; });
+  int64_t expected = 1;
+  for (int64_t d : dims) {
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
 }
 
 bool overlaps_differently(const TensorImpl& a, const TensorImpl& b) {

@@ -153,6 +153,9 @@ static_assert(sizeof(TensorImpl) <= 192, "See Note [TensorImpl size constraints]
 /// True when some memory location backs more than one element (a stride of 0 on a dim of size > 1,
 /// as expand makes). Writing such a tensor in place is ill-defined.
 bool has_internal_overlap(const TensorImpl& t);
+/// True when t's strides reach each of its elements exactly once with no gaps between them: a
+/// permutation of a row-major layout (size-1 dims take any stride). Concrete sizes only.
+bool is_non_overlapping_and_dense(const TensorImpl& t);
 /// True when a and b read the same storage through a different layout, so writing one while
 /// reading the other elementwise would read already-written values. Conservative: disjoint views
 /// of one storage also count.

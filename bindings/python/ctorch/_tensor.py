@@ -826,8 +826,12 @@ class Tensor:
         """A copy that shares nothing with self. preserve_format (torch's default) keeps self's
         strides when they cover its elements once with no gaps (a permuted tensor's clone is then a
         plain copy of memory), else the copy is row-major (Note [Memory formats])."""
-        if memory_format == _d.contiguous_format:
-            return _wrap(_C.ct_tensor_clone(self._h))
+        # A row-major tensor keeps its layout through the typed, cheaper call; with a size-1 dim its
+        # strides there may differ from row-major ones, which preserve_format keeps as they are.
+        h = self._h
+        if memory_format is _d.contiguous_format or (
+                memory_format is _d.preserve_format and _C.ct_tensor_is_contiguous(h) and 1 not in _C.ct_py_dims(h, 0)):
+            return _wrap(_C.ct_tensor_clone(h))
         return _call("clone", self, memory_format=builtins.int(memory_format))
 
     def copy_(self, src):

@@ -64,14 +64,9 @@ template <typename D, typename S>
         for (int64_t i = 0; i < n; ++i) o[i] = bfloat16_bits_of(in[i]);
       return;
     }
-    if constexpr (std::is_same_v<S, bool>) {
-      // A bool read as the byte it is (0 or 1), which casts to the same value: g++ vectorizes no
-      // load of a bool (bool to int64 ran 2.6x torch's time).
-      const uint8_t* __restrict bytes = reinterpret_cast<const uint8_t*>(src);
-      for (int64_t i = 0; i < n; ++i) out[i] = cast_value<D>(bytes[i]);
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i) out[i] = cast_value<D>(in[i]);
+    // A bool's byte casts to the bool's value.
+    const loaded_t<S>* __restrict loaded = reinterpret_cast<const loaded_t<S>*>(src);
+    for (int64_t i = 0; i < n; ++i) out[i] = cast_value<D>(loaded[i]);
     return;
   }
   for (int64_t i = 0; i < n; ++i) out[i] = cast_value<D>(*reinterpret_cast<const S*>(src + i * stride));

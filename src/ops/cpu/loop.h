@@ -132,12 +132,10 @@ void run_plan(const LoopPlan& p, Inner inner) {
 
 namespace detail {
 
-/// in[i], a bool read as the byte it is (0 or 1): g++ vectorizes no load of a bool, so a loop over
-/// bools ran an element at a time (logical_not 14x, masked_fill 35x slower than with bytes).
+/// in[i], read as loaded_t<T> (cast.h: a bool as its byte, so the loop vectorizes).
 template <typename T>
 [[gnu::always_inline]] inline T load(const T* in, int64_t i) {
-  if constexpr (std::is_same<T, bool>::value) return reinterpret_cast<const uint8_t*>(in)[i] != 0;
-  else return in[i];
+  return static_cast<T>(reinterpret_cast<const loaded_t<T>*>(in)[i]);
 }
 
 template <typename Out, typename... In, typename F, size_t... I>

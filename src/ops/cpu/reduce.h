@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <type_traits>
 #include <vector>
 
+#include "ops/cpu/cast.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
 
@@ -34,9 +34,7 @@ template <typename Op, typename T>
   A lanes[kLanes];
   for (int j = 0; j < kLanes; ++j) lanes[j] = Op::identity();
   int64_t i = 0;
-  // A bool is read as the byte it is (0 or 1): g++ vectorizes no load of a bool.
-  using Load = std::conditional_t<std::is_same<T, bool>::value, uint8_t, T>;
-  const Load* q = reinterpret_cast<const Load*>(p);
+  const loaded_t<T>* q = reinterpret_cast<const loaded_t<T>*>(p);  // cast.h: a bool as its byte
   for (; i + kLanes <= n; i += kLanes)
     for (int j = 0; j < kLanes; ++j) lanes[j] = Op::step(lanes[j], static_cast<T>(q[i + j]), base + i + j);
   for (int j = 0; i < n; ++i, ++j) lanes[j] = Op::step(lanes[j], static_cast<T>(q[i]), base + i);

@@ -1,6 +1,5 @@
 // masked.cpp - operators driven by a boolean mask: masked_fill, masked_scatter, and the two whose
 // output size depends on the data, masked_select and nonzero (composites that refuse the meta device).
-#include <type_traits>
 #include <vector>
 
 #include "dispatch/dispatcher.h"
@@ -109,8 +108,7 @@ int64_t count_then_visit(const Tensor& c, const Visit& visit) {
   int64_t count = 0;
   visit_dtype(c->dtype(), "nonzero", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Load = std::conditional_t<std::is_same<T, bool>::value, uint8_t, T>;
-    const Load* p = reinterpret_cast<const Load*>(c->data());
+    const cpu::loaded_t<T>* p = reinterpret_cast<const cpu::loaded_t<T>*>(c->data());
     const int64_t n = c->numel();
     for (int64_t i = 0; i < n; ++i) count += cpu::cast_value<bool>(p[i]);
     visit(count, [p](int64_t i) { return cpu::cast_value<bool>(p[i]); });

@@ -3,7 +3,6 @@
 // a copy of one value into every element.
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "core/device_backend.h"
 #include "dispatch/dispatcher.h"
@@ -108,20 +107,6 @@ void contiguous_kernel(void*, Frame& f) {
 // proxy with symbolic sizes, gets a row-major copy, as torch gives one that is not channels-last.
 enum MemoryFormat : int64_t { kContiguousFormat = 0, kPreserveFormat = 1, kChannelsLast = 2, kChannelsLast3d = 3 };
 
-// True when a's strides reach each of its elements once with no gaps between them.
-bool non_overlapping_and_dense(const TensorImpl& a) {
-  std::vector<size_t> dims;
-  for (size_t d = 0; d < a.dim(); ++d)
-    if (a.sizes()[d] != 1) dims.push_back(d);
-  std::sort(dims.begin(), dims.end(), [&](size_t x, size_t y) { return a.strides()[x] < a.strides()[y]; });
-  int64_t expected = 1;
-  for (size_t d : dims) {
-    if (a.strides()[d] != expected) return false;
-    expected *= a.sizes()[d];
-  }
-  return true;
-}
-
 // NHWC (or NDHWC) strides for sizes [N, C, spatial...]: channels vary fastest.
 DimVector channels_last_strides(IntArrayRef sizes) {
   DimVector st;
@@ -145,7 +130,7 @@ DimVector clone_strides(const TensorImpl& a, const Value& format) {
     case kContiguousFormat: return {};
     case kPreserveFormat:
       // Exactly self's strides, as torch keeps them, also those of size-1 dims.
-      if (!non_overlapping_and_dense(a) || a.strides().equals(contiguous_strides(a.sizes()))) return {};
+      if (!is_non_overlapping_and_dense(a) || a.strides().equals(contiguous_strides(a.sizes()))) return {};
       return DimVector(a.strides());
     case kChannelsLast:
     case kChannelsLast3d: {
