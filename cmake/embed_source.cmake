@@ -1,7 +1,8 @@
 # embed_source.cmake - writes OUT, a C++ file defining `const char NAME[]` (in namespace ct) as the
 # text of the headers IN (a ;-list), concatenated with their #pragma once and quoted #include lines
-# removed and PREFIX put first. It lets NVRTC compile the very headers the host build compiles
-# (Note [Element functions] in src/ops/pointwise/element_math.h).
+# removed and PREFIX put first. It lets NVRTC, and the host compiler that builds the graph
+# compiler's C++ kernels, compile the very headers the library is built from (Note [Element
+# functions] in src/ops/pointwise/element_math.h, Note [C++ kernels] in src/compile/fuse_cpp.cpp).
 #   cmake -DOUT=... -DNAME=... -DPREFIX=... -DIN="a.h;b.h" -DHEADER=... -P embed_source.cmake
 set(text "${PREFIX}\n")
 foreach(f IN LISTS IN)

@@ -3523,10 +3523,13 @@ CT_API void ct_compile_options_release(ct_compile_options* options);
 /*
  * Setters. Each validates its value at once:
  *   _set_backend       "fused" (default) or "eager" (replays the graph through the dispatcher)
- *   _set_mode          "default", "reduce-overhead", "max-autotune" (all three run the same
- *                      kernels today, fused CPU loops or generated CUDA kernels)
+ *   _set_mode          "default", "reduce-overhead", "max-autotune" ("max-autotune" turns on
+ *                      "cpp_kernels"; otherwise the three run the same kernels today)
  *   _set_option        key = value, booleans "true"/"false": "fusion", "cse", "dce",
- *                      "constant_folding" (all true by default)
+ *                      "constant_folding" (all true by default), "cpp_kernels" (false by default:
+ *                      fused CPU kernels are C++ built by the system compiler, $CXX or c++, and
+ *                      cached under $CTORCH_CACHE_DIR, else ~/.cache/ctorch/kernels; where that
+ *                      fails they run the fused CPU loops, with a warning; since 0.9)
  *   _set_dynamic       CT_DYNAMIC_OFF (every size static), _ON (every size >= 2 symbolic from
  *                      the first trace), _AUTOMATIC
  *   _set_fullgraph     nonzero: a graph break is an error, not an eager fallback

@@ -21,7 +21,7 @@ namespace {
 const std::vector<std::string> kModes = {"default", "reduce-overhead", "max-autotune"};
 // Boolean option keys and their defaults.
 const std::vector<std::pair<std::string, bool>> kFlags = {
-    {"fusion", true}, {"cse", true}, {"dce", true}, {"constant_folding", true}};
+    {"fusion", true}, {"cse", true}, {"dce", true}, {"constant_folding", true}, {"cpp_kernels", false}};
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -130,6 +130,8 @@ void CompileOptions::validate(bool whole) const {
 bool CompileOptions::flag(const std::string& key) const {
   for (auto it = options.rbegin(); it != options.rend(); ++it)
     if (it->first == key) return parse_flag(key, it->second);
+  // Mode "max-autotune" spends compile time for speed: the system compiler builds cpu kernels.
+  if (key == "cpp_kernels" && mode == "max-autotune") return true;
   for (const auto& f : kFlags)
     if (f.first == key) return f.second;
   return false;
@@ -388,7 +390,7 @@ void CompiledFunction::optimize(Graph& g, bool fusing) const {
   if (options_.flag("dce")) eliminate_dead_code(g);
   if (options_.flag("cse")) eliminate_common_subexpressions(g);
   if (options_.flag("constant_folding")) fold_constants(g);
-  if (fusing) fuse(g);
+  if (fusing) fuse(g, options_.flag("cpp_kernels"));
 }
 
 std::shared_ptr<const JointPlan> CompiledFunction::compile_joint(ArrayRef<const TensorImpl*> inputs,

@@ -49,8 +49,10 @@
 #include <memory>
 #include <type_traits>
 
+#include "compile/fuse_cpp.h"
 #include "compile/fuse_cuda.h"
 #include "compile/fuse_plan.h"
+#include "compile/fused_fold.h"
 #include "compile/passes.h"
 #include "compile/run.h"
 #include "dispatch/dispatcher.h"
@@ -58,12 +60,14 @@
 #include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
 #include "ops/cpu/reduce.h"
+#include "runtime/log.h"
 
 namespace ct::compile {
 namespace {
 
 constexpr int64_t kTileBytes = 32 * 1024;    // tiles of whole rows: L1 (see Execution in the Note)
 constexpr int64_t kFlatTileBytes = 8 * 1024;  // pointwise-only tiles (see Execution in the Note)
+constexpr int64_t kCppTileBytes = 64 * 1024;  // C++ kernels (Note [C++ kernels]): see Kernel::execute
 constexpr int64_t kMinTile = 256, kMaxTile = 16384;  // elements
 
 
@@ -94,26 +98,9 @@ Code reduction_code(FusedReduction r) {
   return Code::Element;
 }
 
-// The fold of a reduction, as reduce.cpp's SumOp and ExtremumOp (NaN wins).
 template <Code K, typename T>
-struct Fold {
-  using acc_t = T;
-  static T identity() {
-    if constexpr (K == Code::Amax) return -std::numeric_limits<T>::infinity();
-    else if constexpr (K == Code::Amin) return std::numeric_limits<T>::infinity();
-    else return T(0);
-  }
-  static T merge(T a, T b) {
-    if constexpr (K == Code::Sum || K == Code::Mean) {
-      return a + b;
-    } else {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-      return (K == Code::Amax ? b > a : b < a) ? b : a;
-    }
-  }
-  static T step(T a, T x, int64_t) { return merge(a, x); }
-};
+using FoldOf = std::conditional_t<K == Code::Amax, ExtremumFold<T, true>,
+                                  std::conditional_t<K == Code::Amin, ExtremumFold<T, false>, SumFold<T>>>;
 
 // Rows [r0, r0 + rows) and columns [c0, c0 + cols) of [R, C]: all columns unless rows == 1, so a
 // Full value's part of a tile is contiguous.
@@ -131,7 +118,7 @@ template <Code K, typename T>
   T* __restrict o = ptr[in.dst];
   const T* a = ptr[in.a.slot];
   for (int64_t i = 0; i < t.rows; ++i) {
-    const T acc = cpu::reduce_row<Fold<K, T>>(a + i * t.cols, t.cols);
+    const T acc = cpu::reduce_row<FoldOf<K, T>>(a + i * t.cols, t.cols);
     o[i] = K == Code::Mean ? acc / T(t.cols) : acc;
   }
 }
@@ -202,9 +189,18 @@ void run_tile(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
 
 class Kernel final : public FusedKernel {
  public:
-  explicit Kernel(Plan p) : p_(std::move(p)), cuda_source_(p_.device.is_cpu() ? "" : cuda_source(p_)) {}
+  Kernel(Plan p, bool cpp_kernels) : p_(std::move(p)), cuda_source_(p_.device.is_cpu() ? "" : cuda_source(p_)) {
+    // Plans a C++ kernel cannot compute with eager's bits (cpp_unsupported) keep their tile loops
+    // quietly, as documented; a compiler or cache that fails is worth a warning.
+    if (!cpp_kernels || !cpp_unsupported(p_).empty()) return;
+    std::string why;
+    cpp_tile_ = load_cpp_kernel(cpp_source(p_), why);
+    if (!cpp_tile_)
+      runtime::warn_once(str("cpp_kernel:", why), str("ctorch.compile: ", p_.description,
+                                                       " runs its tile loops, not a C++ kernel: ", why));
+  }
   void run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const override;
-  std::string describe() const override { return p_.description; }
+  std::string describe() const override { return cpp_tile_ ? "fused_cpp" + p_.description.substr(5) : p_.description; }
   std::string device_source() const override { return cuda_source_; }
   std::vector<std::pair<bool, int32_t>> device_params() const override {
     return p_.device.is_cpu() ? std::vector<std::pair<bool, int32_t>>{} : cuda_params(p_);
@@ -218,6 +214,7 @@ class Kernel final : public FusedKernel {
 
   const Plan p_;
   const std::string cuda_source_;  // see Note [Fused CUDA kernels]
+  void* cpp_tile_ = nullptr;       // the plan's C++ tile function, when built (Note [C++ kernels])
   mutable cuda::KernelCache cuda_fn_;  // its compiled function per device
 };
 
@@ -269,11 +266,14 @@ void Kernel::execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t c
     cols *= rows;
     rows = 1;
   }
-  const int64_t bytes = p_.whole_rows ? kTileBytes : kFlatTileBytes;
+  // A C++ kernel keeps no scratch buffers and streams through its tile: only its inputs and outputs
+  // take room, and short tiles would only add calls.
+  const int64_t bytes = cpp_tile_ ? kCppTileBytes : p_.whole_rows ? kTileBytes : kFlatTileBytes;
+  const int64_t live = cpp_tile_ ? std::max(p_.live_full - p_.num_scratch, 1) : p_.live_full;
   // A multiple of 64 elements, so every tile but the last runs whole vector iterations: a scalar
   // remainder of sin or sigmoid costs as much as a few vectors.
   const int64_t budget =
-      std::clamp<int64_t>(bytes / (static_cast<int64_t>(sizeof(T)) * p_.live_full), kMinTile, kMaxTile) / 64 * 64;
+      std::clamp<int64_t>(bytes / (static_cast<int64_t>(sizeof(T)) * live), kMinTile, kMaxTile) / 64 * 64;
   // Tiles of `per_tile` whole rows, or column chunks of `chunk` elements of one row.
   const bool row_tiles = p_.whole_rows || cols <= budget;
   const int64_t per_tile = row_tiles ? std::max<int64_t>(1, budget / cols) : 1;
@@ -290,8 +290,11 @@ void Kernel::execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t c
     else if (sl.kind == Slot::Kind::Output) base[s] = outs[sl.index]->template data_as<T>();
     else if (sl.kind == Slot::Kind::Imm) base[s] = &imm[sl.index];
   }
+  using TileFn = void (*)(T* const*, int64_t, int64_t);
+  const TileFn cpp = reinterpret_cast<TileFn>(cpp_tile_);
   cpu::parallel_for(0, ntiles, std::max<int64_t>(1, cpu::kElementwiseGrain / cap), [&](int64_t t0, int64_t t1) {
-    std::unique_ptr<T[]> scratch(new T[static_cast<size_t>(p_.num_scratch * cap)]);
+    // A C++ kernel keeps its intermediates in registers: no scratch buffers.
+    std::unique_ptr<T[]> scratch(cpp ? nullptr : new T[static_cast<size_t>(p_.num_scratch * cap)]);
     std::vector<T*> ptr(p_.slots.size());
     for (int64_t u = t0; u < t1; ++u) {
       Tile t;
@@ -310,7 +313,8 @@ void Kernel::execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t c
         else if (sl.cls == Cls::Col) ptr[s] = base[s] + t.c0;
         else ptr[s] = base[s];
       }
-      run_tile(p_.code.data(), p_.code.size(), ptr.data(), t);
+      if (cpp) cpp(ptr.data(), t.rows, t.cols);
+      else run_tile(p_.code.data(), p_.code.size(), ptr.data(), t);
     }
   });
 }
@@ -510,7 +514,7 @@ class Grouper {
 
 // The kernel of a group whose inputs and outputs (members used outside) are given.
 std::shared_ptr<const Kernel> build_kernel(const Graph& g, const Group& gr, const std::vector<Ref>& inputs,
-                                     const std::vector<int32_t>& outputs) {
+                                           const std::vector<int32_t>& outputs, bool cpp_kernels) {
   Plan p;
   const size_t nm = gr.members.size();
   p.dtype = g.nodes[gr.members[0]].outs[0].dtype;
@@ -599,12 +603,12 @@ std::shared_ptr<const Kernel> build_kernel(const Graph& g, const Group& gr, cons
     p.calls.push_back(std::move(c));
   }
   for (int32_t node : outputs) p.output_calls.push_back(member_of(node));
-  return std::make_shared<const Kernel>(std::move(p));
+  return std::make_shared<const Kernel>(std::move(p), cpp_kernels);
 }
 
 }  // namespace
 
-void fuse(Graph& g) {
+void fuse(Graph& g, bool cpp_kernels) {
   Grouper grouper(g);
   const std::vector<Group> groups = grouper.run();
   if (groups.empty()) return;
@@ -637,7 +641,7 @@ void fuse(Graph& g) {
       f.outs.push_back(g.nodes[outputs[k]].outs[0]);
       forward[outputs[k]] = Ref{gr.members.back(), static_cast<int32_t>(k)};
     }
-    f.fused = build_kernel(g, gr, inputs, outputs);
+    f.fused = build_kernel(g, gr, inputs, outputs, cpp_kernels);
     fused.push_back(std::move(f));
     for (int32_t m : gr.members) keep[m] = false;
   }

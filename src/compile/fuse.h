@@ -29,6 +29,8 @@ class FusedKernel {
 };
 
 /// Replaces each fusible group of call nodes of g by one Fused node (see the Note in fuse.cpp).
-void fuse(Graph& g);
+/// With cpp_kernels, cpu groups run as C++ built by the system compiler (Note [C++ kernels] in
+/// fuse_cpp.cpp) where it can be built.
+void fuse(Graph& g, bool cpp_kernels = false);
 
 }  // namespace ct::compile

@@ -37,7 +37,7 @@ class Emitter {
   }
 
  private:
-  bool row_value(size_t k) const { return is_reduction(p_.code[k].code) || p_.code[k].cls == Cls::Row; }
+  bool row_value(size_t k) const { return compile::row_value(p_, k); }
   bool is_output(size_t k) const { return p_.slots[k].kind == Slot::Kind::Output; }
 
   // A number of the plan as its exact bits in T.
@@ -65,23 +65,15 @@ class Emitter {
     return str("s", o.slot, "[", at, "]");
   }
 
-  // The operator's element function, the functor its eager kernels call (Note [Element functions]).
   std::string expr(const Instr& in) const {
     CT_CHECK(in.code == Code::Element, CT_ERROR_INTERNAL, "fused cuda kernel: no element function for a reduction");
-    std::string e = str("ct::fn::", in.fn->functor, "{}(", operand(in.a));
-    if (in.b.slot >= 0) e += ", " + operand(in.b);
-    if (in.alpha >= 0) e += ", " + operand(Operand{in.alpha, Cls::Scalar});
-    return e + ")";
+    return element_call(in, [this](const Operand& o) { return operand(o); });
   }
 
   // Emits, in program order, the per-element values the targets need (row values are computed
   // outside the column loops, so the closure stops at them).
   void emit_elements(std::vector<bool> need, const char* indent) {
-    for (size_t k = n_; k-- > 0;) {
-      if (!need[k] || row_value(k)) continue;
-      for (const Operand& o : {p_.code[k].a, p_.code[k].b})
-        if (o.slot >= 0 && static_cast<size_t>(o.slot) < n_) need[o.slot] = true;
-    }
+    close_over_elements(p_, need);
     for (size_t k = 0; k < n_; ++k)
       if (need[k] && !row_value(k)) s_ += str(indent, "const T v", k, " = ", expr(p_.code[k]), ";\n");
   }

@@ -60,4 +60,31 @@ struct Plan {
   std::string description;
 };
 
+// ---- What the generated kernels (fuse_cuda.cpp, fuse_cpp.cpp) share.
+
+/// Whether instruction k's value is one per row (a reduction, or a Row element): computed once per
+/// row, outside the loops over columns.
+inline bool row_value(const Plan& p, size_t k) { return is_reduction(p.code[k].code) || p.code[k].cls == Cls::Row; }
+
+/// Adds to need the per-element instructions that the needed ones read, up to row values and the
+/// leaves given (values a loop reads instead of computing): what a loop over columns computes to
+/// have them.
+inline void close_over_elements(const Plan& p, std::vector<bool>& need, const std::vector<bool>* leaves = nullptr) {
+  for (size_t k = p.code.size(); k-- > 0;) {
+    if (!need[k] || row_value(p, k) || (leaves && (*leaves)[k])) continue;
+    for (const Operand& o : {p.code[k].a, p.code[k].b})
+      if (o.slot >= 0 && static_cast<size_t>(o.slot) < p.code.size()) need[o.slot] = true;
+  }
+}
+
+/// The call of an element instruction's functor, the one its eager kernels call (Note [Element
+/// functions]): "ct::fn::Mul{}(a, b)", with its operands (and alpha) spelled by name(Operand).
+template <typename Name>
+std::string element_call(const Instr& in, Name name) {
+  std::string e = std::string("ct::fn::") + in.fn->functor + "{}(" + name(in.a);
+  if (in.b.slot >= 0) e += ", " + name(in.b);
+  if (in.alpha >= 0) e += ", " + name(Operand{in.alpha, Cls::Scalar});
+  return e + ")";
+}
+
 }  // namespace ct::compile

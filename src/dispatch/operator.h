@@ -123,6 +123,7 @@ struct ElementFn {
   const char* functor;  // "Add": ct::fn::Add
   int arity;            // 1 or 2
   bool has_alpha;       // a scaled form f(a, b, alpha) exists (add, sub)
+  bool has_wide_form;   // lines switch to f.wide over a run with a large argument (sin, cos)
   Line lines[2][3];     // [float32, float64][baseline, avx2, avx512] (Note [CPU capability dispatch])
 };
 

@@ -1,7 +1,7 @@
 /* test_compile.c - ct_compile and ct_export through the C ABI: options validation, caching and
  * guards, automatic dynamic shapes, graph breaks, the recompile limit, autograd through a compiled
- * function, captured tensors, exported programs (dynamic dims, specs, save and load) and topk with
- * a dynamic k both ways. */
+ * function, C++ kernels (mode "max-autotune"), captured tensors, exported programs (dynamic dims,
+ * specs, save and load) and topk with a dynamic k both ways. */
 #include "capi_test.h"
 
 #include <pthread.h>
@@ -21,6 +21,34 @@ static ct_status chain(void* ud, const ct_tensor* const* in, size_t n, ct_tensor
   if (!st) st = ct_tensor_add(a, c, &d);
   if (!st) st = ct_tensor_sub(d, in[2], &out[0]);
   ct_tensor_release(s), ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c), ct_tensor_release(d);
+  return st;
+}
+
+/* Three row kernels of x [R, C] and w [C]: layer norm (d * rsqrt(mean(d * d) + eps) * w with
+ * d = x - mean(x)), softmax (exp(x - amax) / sum), and amin(x) per row (not keepdim). */
+static ct_status row_kernels(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
+  (void)ud, (void)n, (void)nout;
+  const int64_t last = -1;
+  ct_tensor *mu = NULL, *d = NULL, *dd = NULL, *var = NULL, *ve = NULL, *r = NULL, *dr = NULL;
+  ct_tensor *m = NULL, *xm = NULL, *e = NULL, *s = NULL;
+  ct_scalar eps = {CT_SCALAR_FLOAT, 0, 1e-5};
+  ct_status st = ct_tensor_mean(in[0], &last, 1, 1, &mu);
+  if (!st) st = ct_tensor_sub(in[0], mu, &d);
+  if (!st) st = ct_tensor_mul(d, d, &dd);
+  if (!st) st = ct_tensor_mean(dd, &last, 1, 1, &var);
+  if (!st) st = ct_tensor_add_scalar(var, &eps, &ve);
+  if (!st) st = ct_tensor_rsqrt(ve, &r);
+  if (!st) st = ct_tensor_mul(d, r, &dr);
+  if (!st) st = ct_tensor_mul(dr, in[1], &out[0]);
+  if (!st) st = ct_tensor_amax(in[0], &last, 1, 1, &m);
+  if (!st) st = ct_tensor_sub(in[0], m, &xm);
+  if (!st) st = ct_tensor_exp(xm, &e);
+  if (!st) st = ct_tensor_sum(e, &last, 1, 1, &s);
+  if (!st) st = ct_tensor_div(e, s, &out[1]);
+  if (!st) st = ct_tensor_amin(in[0], &last, 1, 0, &out[2]);
+  ct_tensor_release(mu), ct_tensor_release(d), ct_tensor_release(dd), ct_tensor_release(var);
+  ct_tensor_release(ve), ct_tensor_release(r), ct_tensor_release(dr), ct_tensor_release(m);
+  ct_tensor_release(xm), ct_tensor_release(e), ct_tensor_release(s);
   return st;
 }
 
@@ -213,6 +241,63 @@ static void test_pointwise_chain_is_fused_and_matches_eager_bitwise(void) {
   CHECK_STATUS(ct_compiled_graph(c, 1, &g), CT_ERROR_INDEX);
   ct_compiled_release(c);
   ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(z), ct_tensor_release(want), ct_tensor_release(got);
+}
+
+/* Runs row_kernels compiled with options on x [rows, cols]: its three results must have eager's
+ * bits; the graph must show fused_cpp kernels exactly when want_cpp. */
+static void check_row_kernels(const ct_compile_options* o, int64_t rows, int64_t cols, int want_cpp) {
+  ct_tensor *x = randn(rows, cols), *w = NULL;
+  CHECK_OK(ct_tensor_randn(&cols, 1, CT_FLOAT32, "cpu", NULL, &w));
+  const ct_tensor* in[2] = {x, w};
+  ct_tensor *want[3] = {NULL, NULL, NULL}, *got[3] = {NULL, NULL, NULL};
+  CHECK_OK(row_kernels(NULL, in, 2, want, 3));
+  ct_compiled* c = NULL;
+  CHECK_OK(ct_compile(row_kernels, NULL, NULL, o, &c));
+  CHECK_OK(ct_compiled_call(c, in, 2, got, 3));
+  for (int k = 0; k < 3; ++k) CHECK(same_bits(got[k], want[k]));
+  char* g = NULL;
+  CHECK_OK(ct_compiled_graph(c, 0, &g));
+  CHECK(!strstr(g, "fused_cpp[") == !want_cpp);
+  CHECK(!strstr(g, "fused[") == !!want_cpp);
+  ct_string_release(g);
+  ct_compiled_release(c);
+  for (int k = 0; k < 3; ++k) ct_tensor_release(want[k]), ct_tensor_release(got[k]);
+  ct_tensor_release(x), ct_tensor_release(w);
+}
+
+static void test_cpp_kernels_have_the_tile_loops_bits(void) {
+  /* A fresh kernel cache, so the compiler runs; rows of 40000 fold in three blocks. */
+  char dir[] = "/tmp/ctorch_kernels_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(setenv("CTORCH_CACHE_DIR", dir, 1) == 0);
+  ct_compile_options* o = NULL;
+  CHECK_OK(ct_compile_options_create(&o));
+  CHECK_OK(ct_compile_options_set_mode(o, "max-autotune"));
+  check_row_kernels(o, 37, 129, 1);
+  check_row_kernels(o, 3, 40000, 1);
+  check_row_kernels(o, 37, 129, 1); /* now from the cache */
+  /* No compiler: the tile loops run, with a warning, and the same bits. */
+  const char* cxx = getenv("CXX");
+  char* saved = cxx ? strdup(cxx) : NULL;
+  CHECK(setenv("CXX", "/nonexistent/c++", 1) == 0);
+  char blocked[96]; /* under a plain file: no directory can be made there, even by root */
+  snprintf(blocked, sizeof blocked, "%s/file", dir);
+  FILE* f = fopen(blocked, "w");
+  CHECK(f != NULL);
+  if (f) fclose(f);
+  strncat(blocked, "/kernels", sizeof blocked - strlen(blocked) - 1);
+  CHECK(setenv("CTORCH_CACHE_DIR", blocked, 1) == 0);
+  check_row_kernels(o, 5, 33, 0);
+  CHECK(setenv("CTORCH_CACHE_DIR", dir, 1) == 0); /* writable, but no compiler */
+  check_row_kernels(o, 6, 31, 0);
+  if (saved) setenv("CXX", saved, 1);
+  else unsetenv("CXX");
+  free(saved);
+  unsetenv("CTORCH_CACHE_DIR");
+  ct_compile_options_release(o);
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
 }
 
 static void test_eager_backend_replays_the_graph(void) {
@@ -844,6 +929,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_options_validate_each_value_and_list_the_known),
     CAPI_TEST(test_destroy_runs_once_on_release_and_on_failure),
     CAPI_TEST(test_pointwise_chain_is_fused_and_matches_eager_bitwise),
+    CAPI_TEST(test_cpp_kernels_have_the_tile_loops_bits),
     CAPI_TEST(test_eager_backend_replays_the_graph),
     CAPI_TEST(test_automatic_dynamic_compiles_twice_for_twenty_batch_sizes),
     CAPI_TEST(test_broadcast_guard_separates_size_one),

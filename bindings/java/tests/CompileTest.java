@@ -30,6 +30,21 @@ class CompileTest {
   }
 
   @Test
+  void maxAutotuneBuildsCppKernelsWithEagerBits() {
+    // Softmax over the last dim: the system compiler builds its kernel, which must give eager's bits.
+    TracedFunction softmax = xs -> {
+      Tensor e = xs[0].sub(xs[0].amax(new long[] {-1}, true)).exp();
+      return new Tensor[] {e.div(e.sum(new long[] {-1}, true))};
+    };
+    try (TensorScope scope = new TensorScope(); CompileOptions o = new CompileOptions().mode("max-autotune")) {
+      Compiled f = CTorch.compile(softmax, 1, o);
+      Tensor x = Tensor.randn(6, 70);
+      assertArrayEquals(softmax.apply(new Tensor[] {x})[0].toFloatArray(), f.call(x)[0].toFloatArray(), 0f);
+      assertTrue(f.graph(0).contains("fused_cpp["), f.graph(0));
+    }
+  }
+
+  @Test
   void theBackwardIsCompiledTooAndReachesCapturedWeights() {
     try (TensorScope scope = new TensorScope()) {
       Tensor w = Tensor.of(new float[] {0.5f, -1, 2}).setRequiresGrad(true);

@@ -347,8 +347,10 @@ def compile(fn=None, *, fullgraph=False, dynamic=None, backend="fused", mode=Non
     dynamic     None: sizes that change between calls become symbolic (the default); True: every
                 size >= 2 is symbolic from the first trace; False: every size is static
     backend     "fused" (pointwise chains and their reductions become one kernel) or "eager"
-    mode        "default", "reduce-overhead" or "max-autotune" (the same kernels on the CPU)
-    options     {"fusion": bool, "cse": bool, "dce": bool, "constant_folding": bool}; not with mode
+    mode        "default", "reduce-overhead" or "max-autotune" (cpu kernels built as C++ by the
+                system compiler, as "cpp_kernels")
+    options     {"fusion": bool, "cse": bool, "dce": bool, "constant_folding": bool,
+                "cpp_kernels": bool}; not with mode
     disable     calls run fn as is
     name        for messages and metrics (default: fn's qualified name)
     recompile_limit  compiled entries per signature, and signatures of non-tensor arguments, after

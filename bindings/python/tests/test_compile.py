@@ -95,6 +95,65 @@ def test_a_layer_norm_chain_with_reductions_is_close_to_torch():
     assert "mean" in layer_norm.graphs()[0] and "fused[" in layer_norm.graphs()[0]
 
 
+def row_programs(x, w):
+    """RMSNorm, layer norm, softmax, log-softmax, an erf chain over a bias, and a per-row minimum."""
+    rms = x * ctorch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w
+    mu = x.mean(-1, keepdim=True)
+    d = x - mu
+    ln = d * ((d * d).mean(-1, keepdim=True) + 1e-5).rsqrt() * w + 0.5
+    m = x.amax(-1, keepdim=True)
+    e = (x - m).exp()
+    softmax = e / e.sum(-1, keepdim=True)
+    log_softmax = x - m - (x - m).exp().sum(-1, keepdim=True).log()
+    gelu = 0.5 * (x + w) * (1.0 + ((x + w) * 0.7071067811865476).erf())
+    return rms, ln, softmax, log_softmax, gelu, x.amin(-1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cpp_kernels_have_the_tile_loops_bits(dtype, tmp_path, monkeypatch):
+    # mode "max-autotune" builds C++ kernels with the system compiler, into a fresh cache here;
+    # their results must be eager's bits, rows of 20000 (two fold blocks) included.
+    monkeypatch.setenv("CTORCH_CACHE_DIR", str(tmp_path))
+    dt = getattr(ctorch, dtype)
+    f = ctorch.compile(row_programs, mode="max-autotune")
+    for rows, cols in ((33, 257), (2, 20000), (5, 3)):
+        x, w = randn(rows, cols).to(dt), randn(cols).to(dt)
+        for got, want in zip(f(x, w), row_programs(x, w)):
+            assert same(got, want)
+    assert all("fused_cpp[" in g and "fused[" not in g for g in f.graphs())
+    assert any(p.suffix == ".cpp" for p in tmp_path.iterdir())  # the source stays beside its object
+
+
+def test_cpp_kernels_fall_back_to_the_tile_loops(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTORCH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
+    f = ctorch.compile(row_programs, options={"cpp_kernels": True})
+    x, w = randn(7, 40), randn(40)
+    for got, want in zip(f(x, w), row_programs(x, w)):
+        assert same(got, want)
+    assert "fused[" in f.graphs()[0] and "fused_cpp[" not in f.graphs()[0]
+    # sin and cos switch to their wide form per run of elements: their groups keep the tile loops.
+    g = ctorch.compile(chain, mode="max-autotune")
+    x, y, z = randn(4, 9), randn(4, 9), randn(4, 9)
+    assert same(g(x, y, z), chain(x, y, z)) and "fused[" in g.graphs()[0]
+
+
+def test_cpp_kernels_compile_the_backward_with_the_same_bits(tmp_path, monkeypatch):
+    monkeypatch.setenv("CTORCH_CACHE_DIR", str(tmp_path))
+
+    def rms(x, w):
+        return x * ctorch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w
+
+    x, w, go = randn(16, 64).requires_grad_(), randn(64).requires_grad_(), randn(16, 64)
+    grads = []
+    for mode in ("default", "max-autotune"):
+        f = ctorch.compile(rms, mode=mode)
+        grads.append(ctorch.autograd.grad(f(x, w), (x, w), go))
+        assert f.graphs()[0].startswith("forward:")
+    assert "fused_cpp[" in f.graphs()[0]
+    assert all(same(a, b) for a, b in zip(*grads))
+
+
 def test_outputs_keep_their_structure():
     @ctorch.compile
     def several(x):

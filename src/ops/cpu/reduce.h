@@ -16,37 +16,17 @@
 #include "ops/cpu/cast.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
+#include "ops/cpu/row_fold.h"
 
 namespace ct::cpu {
 
-constexpr int64_t kReduceBlock = 16384;
-/// 64 lanes are four AVX-512 (eight AVX2) registers of float: four chains of adds in flight hide the
-/// add's latency, where 16 lanes waited on it (sum(-1) of 64 rows of 2048 from cache: 11.6 us
-/// against 4).
-constexpr int kLanes = 64;
-
 namespace detail {
 
-/// Op: acc_t, identity(), step(acc, x, index), merge(a, b); a block starting at element `base`.
+/// A block of n contiguous elements starting at element `base` of its row, in row_fold.h's order.
 template <typename Op, typename T>
 [[gnu::always_inline]] inline typename Op::acc_t reduce_block_body(const T* p, int64_t n, int64_t base) {
-  using A = typename Op::acc_t;
-  A lanes[kLanes];
-  for (int j = 0; j < kLanes; ++j) lanes[j] = Op::identity();
-  int64_t i = 0;
   const loaded_t<T>* q = reinterpret_cast<const loaded_t<T>*>(p);  // cast.h: a bool as its byte
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) lanes[j] = Op::step(lanes[j], static_cast<T>(q[i + j]), base + i + j);
-  for (int j = 0; i < n; ++i, ++j) lanes[j] = Op::step(lanes[j], static_cast<T>(q[i]), base + i);
-  // The pairwise tree over the lanes, skipping the merges with lanes still at the identity (a short
-  // block leaves them so): merge(a, identity) is a itself for every fold, so the bits are those of
-  // the whole tree, and a block of 3 elements does not pay 63 merges.
-  int64_t live = std::min<int64_t>(n, kLanes);
-  for (int w = kLanes / 2; w >= 1; w /= 2) {
-    for (int j = 0; j + w < live; ++j) lanes[j] = Op::merge(lanes[j], lanes[j + w]);
-    live = std::min<int64_t>(live, w);
-  }
-  return lanes[0];
+  return fold_block<Op>(n, base, [q](int64_t i) { return static_cast<T>(q[i]); });
 }
 
 // The body compiled twice; see Note [CPU capability dispatch].
@@ -78,18 +58,12 @@ typename Op::acc_t reduce_row(const T* p, int64_t k) {
   using A = typename Op::acc_t;
   if (k <= kReduceBlock) return reduce_block<Op>(p, k, 0);
   int64_t nb = (k + kReduceBlock - 1) / kReduceBlock;
-  std::vector<A> part(static_cast<size_t>(nb));
+  std::unique_ptr<A[]> part(new A[static_cast<size_t>(nb)]);  // A may be bool: no vector<bool>
   parallel_for(0, nb, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b)
       part[b] = reduce_block<Op>(p + b * kReduceBlock, std::min(kReduceBlock, k - b * kReduceBlock), b * kReduceBlock);
   });
-  while (nb > 1) {
-    const int64_t half = nb / 2;
-    for (int64_t i = 0; i < half; ++i) part[i] = Op::merge(part[2 * i], part[2 * i + 1]);
-    if (nb % 2) part[half] = part[nb - 1];
-    nb = half + nb % 2;
-  }
-  return part[0];
+  return merge_blocks<Op>(part.get(), nb);
 }
 
 namespace detail {

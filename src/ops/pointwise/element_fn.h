@@ -93,7 +93,7 @@ CT_TARGET_AVX512 void line_avx512(void* o, const void* a, bool av, const void* b
 template <typename F>
 const ElementFn& element_fn(const char* functor) {
   using namespace element_detail;
-  static const ElementFn fn{functor, arity<F>::value, has_alpha<F>::value,
+  static const ElementFn fn{functor, arity<F>::value, has_alpha<F>::value, has_wide_form<F>::value,
                             {CT_ELEMENT_LINES(F, float), CT_ELEMENT_LINES(F, double)}};
   return fn;
 }

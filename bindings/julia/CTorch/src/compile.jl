@@ -51,8 +51,9 @@ Compile a Julia function of tensors (torch.compile): the first call traces `f` o
 later calls whose inputs pass the graph's guards reuse it. `f` takes tensors only (capture other
 values in the closure) and returns a tensor or a tuple of them; `nout` says how many (by default
 the first trace finds out). Options as `ct_compile_options_set_*`: `backend` "fused" or "eager";
-`mode` "default", "reduce-overhead", "max-autotune"; `options` booleans "fusion", "cse", "dce",
-"constant_folding"; `dynamic` `true`, `false` or `:auto`.
+`mode` "default", "reduce-overhead", "max-autotune" (cpu kernels built as C++ by the system
+compiler); `options` booleans "fusion", "cse", "dce", "constant_folding", "cpp_kernels"; `dynamic`
+`true`, `false` or `:auto`.
 
 Reading a proxy's data inside `f` (`Array(t)`, `item`, printing) is a graph break: under
 `fullgraph=true` the call throws `CTorchError` `CT_ERROR_GRAPH_BREAK`, otherwise those inputs run

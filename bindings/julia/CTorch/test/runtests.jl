@@ -687,6 +687,15 @@ end
     backward(loss)
     @test Array(grad(x)) == want_x && Array(grad(v)) == want_v
     @test startswith(only(CTorch.graphs(cg)), "forward:") && occursin("\nbackward:\n", only(CTorch.graphs(cg)))
+    # mode "max-autotune": the system compiler builds the kernels, with eager's bits
+    function softmax(x)
+        e = ops.exp(x .- ops.amax(x, [-1]; keepdim = true))
+        e ./ ops.sum(e, [-1]; keepdim = true)
+    end
+    sm = CTorch.compile(softmax; mode = "max-autotune")
+    s = CTorch.randn(Float32, 5, 40)
+    @test Array(sm(s)) == Array(softmax(s))
+    @test occursin("fused_cpp[", only(CTorch.graphs(sm)))
 end
 
 @testset "Custom operators with Julia kernels" begin

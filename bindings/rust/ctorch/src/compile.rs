@@ -75,14 +75,16 @@ impl CompileOptions {
         self
     }
 
-    /// `"default"`, `"reduce-overhead"` or `"max-autotune"`; not together with [`Self::option`].
+    /// `"default"`, `"reduce-overhead"` or `"max-autotune"` (cpu kernels built as C++ by the system
+    /// compiler, as the option `"cpp_kernels"`); not together with [`Self::option`].
     pub fn mode(mut self, mode: &str) -> CompileOptions {
         self.mode = Some(mode.to_owned());
         self
     }
 
     /// One backend option: `"fusion"`, `"cse"`, `"dce"`, `"constant_folding"` (booleans, all true
-    /// by default).
+    /// by default), `"cpp_kernels"` (false by default: cpu kernels built as C++ by the system
+    /// compiler).
     pub fn option(mut self, key: &str, value: impl ToString) -> CompileOptions {
         self.options.push((key.to_owned(), value.to_string()));
         self

@@ -49,6 +49,29 @@ fn results_equal_eager_bitwise() -> Result<()> {
     Ok(())
 }
 
+/// Softmax and RMSNorm over the last dim: row kernels with reductions.
+fn row_kernels(xs: &[Tensor]) -> Result<Vec<Tensor>> {
+    let (x, w) = (&xs[0], &xs[1]);
+    let e = (x - x.amax_with(Some(&[-1]), true)?)?.exp()?;
+    let softmax = (&e / e.sum_with(Some(&[-1]), true)?)?;
+    let ms = (x * x)?.mean_with(Some(&[-1]), true)?;
+    let rms = ((x * ms.add_scalar(1e-6)?.rsqrt()?)? * w)?;
+    Ok(vec![softmax, rms])
+}
+
+#[test]
+fn max_autotune_builds_cpp_kernels_with_eager_bits() -> Result<()> {
+    // The system compiler builds the kernels; they must give the eager results bit for bit.
+    let f = compile(row_kernels, 2, &CompileOptions::new().mode("max-autotune"))?;
+    let inputs = [Tensor::randn(&[9, 130])?, Tensor::randn(&[130])?];
+    for (c, e) in f.call(&inputs)?.iter().zip(row_kernels(&inputs)?) {
+        assert_eq!(bits(c)?, bits(&e)?);
+    }
+    let graph = f.graph(0)?;
+    assert!(graph.contains("fused_cpp["), "{graph}");
+    Ok(())
+}
+
 #[test]
 fn the_cache_serves_equal_shapes_and_recompiles_others() -> Result<()> {
     let f = compile(gelu_ish, 1, &CompileOptions::new().dynamic(Dynamic::Off).name("gelu_ish"))?;

@@ -47,7 +47,8 @@ public final class CompileOptions extends NativeObject {
   /**
    * The mode (not together with {@link #option}).
    *
-   * @param mode "default", "reduce-overhead" or "max-autotune"
+   * @param mode "default", "reduce-overhead" or "max-autotune" (cpu kernels built as C++ by the
+   *     system compiler, as the option "cpp_kernels")
    * @return this
    */
   public CompileOptions mode(String mode) {
@@ -58,7 +59,7 @@ public final class CompileOptions extends NativeObject {
   /**
    * A pass switch.
    *
-   * @param key "fusion", "cse", "dce" or "constant_folding"
+   * @param key "fusion", "cse", "dce", "constant_folding" or "cpp_kernels"
    * @param value "true" or "false"
    * @return this
    */

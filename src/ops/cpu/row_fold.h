@@ -1,0 +1,66 @@
+// row_fold.h - the order in which the reduction engine folds a row (Note [Reproducible reductions]
+// in reduce.h), over any loader of its elements. Self-contained (standard headers only): the C++
+// kernels the graph compiler generates receive its text and fold in this very order, so their sums
+// have the eager reductions' bits (Note [C++ kernels] in compile/fuse_cpp.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+namespace ct::cpu {
+
+constexpr int64_t kReduceBlock = 16384;
+/// 64 lanes are four AVX-512 (eight AVX2) registers of float: four chains of adds in flight hide the
+/// add's latency, where 16 lanes waited on it (sum(-1) of 64 rows of 2048 from cache: 11.6 us
+/// against 4).
+constexpr int kLanes = 64;
+
+/// Op: acc_t, identity(), step(acc, x, index), merge(a, b). Folds load(0) ... load(n - 1), the
+/// block of a row starting at element `base`: kLanes interleaved accumulators, then their pairwise
+/// tree.
+template <typename Op, typename Load>
+[[gnu::always_inline]] inline typename Op::acc_t fold_block(int64_t n, int64_t base, Load load) {
+  using A = typename Op::acc_t;
+  A lanes[kLanes];
+  for (int j = 0; j < kLanes; ++j) lanes[j] = Op::identity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lanes[j] = Op::step(lanes[j], load(i + j), base + i + j);
+  for (int j = 0; i < n; ++i, ++j) lanes[j] = Op::step(lanes[j], load(i), base + i);
+  // The pairwise tree over the lanes, skipping the merges with lanes still at the identity (a short
+  // block leaves them so): merge(a, identity) is a itself for every fold, so the bits are those of
+  // the whole tree, and a block of 3 elements does not pay 63 merges.
+  int64_t live = n < kLanes ? n : kLanes;
+  for (int w = kLanes / 2; w >= 1; w /= 2) {
+    for (int j = 0; j + w < live; ++j) lanes[j] = Op::merge(lanes[j], lanes[j + w]);
+    live = live < w ? live : w;
+  }
+  return lanes[0];
+}
+
+/// Combines the results of a row's nb blocks pairwise, in place; part[0] is the row's.
+template <typename Op, typename A>
+inline A merge_blocks(A* part, int64_t nb) {
+  while (nb > 1) {
+    const int64_t half = nb / 2;
+    for (int64_t i = 0; i < half; ++i) part[i] = Op::merge(part[2 * i], part[2 * i + 1]);
+    if (nb % 2) part[half] = part[nb - 1];
+    nb = half + nb % 2;
+  }
+  return part[0];
+}
+
+/// Folds a row of k elements, load(0) ... load(k - 1), on the calling thread, in reduce_row's order.
+template <typename Op, typename Load>
+[[gnu::always_inline]] inline typename Op::acc_t fold_row(int64_t k, Load load) {
+  if (k <= kReduceBlock) return fold_block<Op>(k, 0, load);
+  const int64_t nb = (k + kReduceBlock - 1) / kReduceBlock;
+  std::unique_ptr<typename Op::acc_t[]> part(new typename Op::acc_t[nb]);
+  for (int64_t b = 0; b < nb; ++b) {
+    const int64_t first = b * kReduceBlock, n = k - first < kReduceBlock ? k - first : kReduceBlock;
+    part[b] = fold_block<Op>(n, first, [&](int64_t i) { return load(first + i); });
+  }
+  return merge_blocks<Op>(part.get(), nb);
+}
+
+}  // namespace ct::cpu
