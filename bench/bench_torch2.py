@@ -9,15 +9,19 @@ scripts/bench.sh makes the venv and runs this. Both libraries run in this one pr
 inputs (ctorch's copied from torch's through numpy). Each time is the best of 7 repetitions of
 enough calls to take at least 2 ms; the ratio is torch time / ctorch time, so above 1 means ctorch
 is faster. Compiled rows time the warm call and print each side's cold compile (first call) time
-and the largest difference between the two results; compiled backward rows time autograd.grad
+and the largest difference between the two results; each has a max-autotune row beside it, ctorch's
+C++ kernels (Note [C++ kernels]) against the same Inductor time; compiled backward rows time autograd.grad
 through the compiled call, whose backward both libraries compile. Memory rows run each library in a fresh
 process. No timing is asserted anywhere (DESIGN.md §13)."""
 
 import argparse
+import atexit
 import gc
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import timeit
 
@@ -176,6 +180,18 @@ def compile_timed(lib, fn, *args):
     return c, (time.perf_counter() - t) * 1e3
 
 
+def compile_timed_cpp(fn, *args):
+    """ctorch.compile(fn, mode="max-autotune") and its first call, with the C++ kernels built into
+    an empty cache (made once per run), so the cold time includes the system compiler."""
+    if "CTORCH_CACHE_DIR" not in os.environ:
+        os.environ["CTORCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="ctorch-bench-kernels-")
+        atexit.register(shutil.rmtree, os.environ["CTORCH_CACHE_DIR"], True)
+    t = time.perf_counter()
+    c = ctorch.compile(fn, mode="max-autotune")
+    c(*args)
+    return c, (time.perf_counter() - t) * 1e3
+
+
 def compiled_rows():
     set_threads(1)
     g = torch.Generator().manual_seed(0)
@@ -191,15 +207,21 @@ def compiled_rows():
         ("pointwise chain 0.5*x*(1+erf(x/sqrt2)) 4096x1024", gelu_chain, gelu_chain, (x,), (cx,)),
         ("cross_entropy of 4096x1024 logits", cross_entropy(torch), cross_entropy(ctorch), (x, t), (cx, ct)),
     ]
-    print("compiled, 1 thread (torch.compile, Inductor, vs ctorch.compile; cold compile in ms)")
+    print("compiled, 1 thread (torch.compile, Inductor, vs ctorch.compile; cold compile in ms;")
+    print("  max-autotune: ctorch's C++ kernels, built by the system compiler into an empty kernel cache)")
     for name, ft, fc, at, ac in cases:
         torch._dynamo.reset()
         ct_fn, ct_cold = compile_timed(ctorch, fc, *ac)
+        cpp_fn, cpp_cold = compile_timed_cpp(fc, *ac)
         t_fn, t_cold = compile_timed(torch, ft, *at)
         got, want = ct_fn(*ac).numpy(), t_fn(*at).numpy()
         err = float(np.max(np.abs(got - want)))
-        row(name, best_us(lambda: t_fn(*at)), best_us(lambda: ct_fn(*ac)), "inductor")
-        print(f"  {'':<58} cold compile: inductor {t_cold:8.0f} ms  ctorch {ct_cold:6.1f} ms  max|diff| {err:.1e}")
+        same = np.array_equal(cpp_fn(*ac).numpy(), got)
+        t_torch = best_us(lambda: t_fn(*at))
+        row(name, t_torch, best_us(lambda: ct_fn(*ac)), "inductor")
+        row("  max-autotune", t_torch, best_us(lambda: cpp_fn(*ac)), "inductor")
+        print(f"  {'':<58} cold compile: inductor {t_cold:8.0f} ms  ctorch {ct_cold:6.1f} ms  max-autotune "
+              f"{cpp_cold:6.0f} ms  max|diff| {err:.1e}  max-autotune bits = default's: {'yes' if same else 'NO'}")
 
 
 def compiled_backward_rows():
@@ -223,6 +245,7 @@ def compiled_backward_rows():
         at = tuple(a.detach().clone().requires_grad_() for a in at)
         ac = tuple(a.detach().clone().requires_grad_() for a in ac)
         t_fn, c_fn = torch.compile(ft), ctorch.compile(fc)
+        cpp_fn, _ = compile_timed_cpp(fc, *ac)
 
         def t_step():
             return torch.autograd.grad(t_fn(*at), at, go)
@@ -230,13 +253,18 @@ def compiled_backward_rows():
         def c_step():
             return ctorch.autograd.grad(c_fn(*ac), ac, cgo)
 
+        def cpp_step():
+            return ctorch.autograd.grad(cpp_fn(*ac), ac, cgo)
+
         try:
             err = max(float(np.max(np.abs(c.numpy() - t.numpy()))) for c, t in zip(c_step(), t_step()))
         except Exception as e:  # Inductor's generated C++ may not build or load on this machine
             why = next((ln for ln in str(e).splitlines() if "Error" in ln), str(e).splitlines()[0])
             print(f"  {name:<58} skipped: torch.compile failed: {why.strip()[:140]}")
             continue
-        row(name, best_us(t_step), best_us(c_step), "inductor")
+        t_torch = best_us(t_step)
+        row(name, t_torch, best_us(c_step), "inductor")
+        row("  max-autotune", t_torch, best_us(cpp_step), "inductor")
         compiled_bwd = c_fn.graphs()[0].startswith("forward:")
         print(f"  {'':<58} max|grad diff| {err:.1e}  ctorch backward compiled: {'yes' if compiled_bwd else 'no'}")
 
@@ -293,10 +321,10 @@ def train_step_rows():
         times = {}
         for lib, model, inp in ((torch, tm, x), (ctorch, cm, cx)):
             opt = lib.optim.SGD(model.parameters(), lr=1e-3)
-            for mode in ("eager", "compiled"):
+            for mode in ("eager", "compiled") + (("max-autotune",) if lib is ctorch else ()):
                 if lib is torch:
                     torch._dynamo.reset()
-                fwd = model if mode == "eager" else lib.compile(model)
+                fwd = model if mode == "eager" else lib.compile(model, **({"mode": mode} if mode != "compiled" else {}))
 
                 def step():
                     opt.zero_grad()
@@ -307,10 +335,10 @@ def train_step_rows():
                 step()
                 cold = (time.perf_counter() - t0) * 1e3
                 times[(lib.__name__, mode)] = (best_us(step), cold)
-        for mode in ("eager", "compiled"):
-            (tt, tc), (ct, cc) = times[("torch", mode)], times[("ctorch", mode)]
+        for mode in ("eager", "compiled", "max-autotune"):
+            (tt, tc), (ct, cc) = times[("torch", "compiled" if mode == "max-autotune" else mode)], times[("ctorch", mode)]
             row(f"{name}, {mode}", tt, ct, "torch" if mode == "eager" else "inductor")
-            if mode == "compiled":
+            if mode != "eager":
                 print(f"  {'':<58} first step (compiles): torch {tc:8.0f} ms  ctorch {cc:6.1f} ms")
 
 
