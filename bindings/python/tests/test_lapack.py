@@ -45,6 +45,22 @@ def test_linalg_error_names_the_batch_element_and_is_a_runtime_error():
     assert info.tolist() == [0, 2]
 
 
+@pytest.mark.parametrize("n", [2, 3, 8])
+def test_svd_of_non_finite_input_answers_as_torch(n):
+    """LAPACK's gesdd here hung on a 3x3 matrix with one inf and returned negative singular values
+    for a NaN: a NaN is torch's error, an inf gives NaN singular values (and matrix_rank 0)."""
+    x = ctorch.randn(2, n, n)
+    x[1, 0, 0] = float("nan")
+    with pytest.raises(ctorch.linalg.LinAlgError, match="input matrix contained non-finite values"):
+        ctorch.linalg.svdvals(x)
+    x[1, 0, 0] = float("inf")
+    s = ctorch.linalg.svdvals(x)
+    assert np.isnan(s[1].numpy()).all() and np.isfinite(s[0].numpy()).all()
+    assert ctorch.linalg.matrix_rank(x[1]).item() == 0
+    u, s, vh = ctorch.linalg.svd(x[1])
+    assert np.isnan(u.numpy()).all() and np.isnan(vh.numpy()).all()
+
+
 def test_results_are_named_as_torch_names_them():
     a = ctorch.tensor([[2.0, 1.0], [1.0, 2.0]])
     assert ctorch.linalg.eigh(a).eigenvalues.tolist() == pytest.approx([1.0, 3.0])

@@ -141,14 +141,36 @@ void svd_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     copy_(outs[2], expand(eye(full ? n : k, n, a->dtype()), outs[2]->sizes()));
     return;
   }
+  // Note [Non-finite input to the SVD]: this LAPACK's gesdd neither checks for NaN nor stops on
+  // infinity (it returned negative "singular values" for a NaN, and never returned on a 3x3 matrix
+  // with one inf, which the sequence fuzzer found). So the matrices are scanned first, and as
+  // PyTorch does: a NaN is an error, an infinity gives NaN singular values and vectors.
   std::vector<int> info(static_cast<size_t>(h.batch));
+  std::vector<char> has_nan(static_cast<size_t>(h.batch), 0);
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     T* s = outs[1]->data_as<T>();
     linalg::for_each_matrix(h.batch, 8.0 * m * n * k, [&](int64_t i) {
+      const T* x = h.matrix<T>(i);
+      bool finite = true;
+      for (int64_t j = 0; j < int64_t{m} * n; ++j) {
+        has_nan[i] |= std::isnan(x[j]);
+        finite &= std::isfinite(x[j]);
+      }
+      if (!finite) {
+        const T nan = std::numeric_limits<T>::quiet_NaN();
+        std::fill(s + i * k, s + (i + 1) * k, nan);
+        std::fill(u.matrix<T>(i), u.matrix<T>(i) + u.rows * u.cols, nan);
+        std::fill(vh.matrix<T>(i), vh.matrix<T>(i) + vh.rows * vh.cols, nan);
+        return;
+      }
       info[i] = lapack::gesdd<T>(true, full, m, n, h.matrix<T>(i), s + i * k, u.matrix<T>(i), vh.matrix<T>(i));
     });
   });
+  for (int64_t i = 0; i < h.batch; ++i)
+    if (has_nan[i])
+      fail_matrix(fn, a->dim() > 2, i,
+                  "The algorithm failed to converge because the input matrix contained non-finite values.");
   for (int64_t i = 0; i < h.batch; ++i)
     if (info[i] > 0)
       fail_matrix(fn, a->dim() > 2, i,
