@@ -268,6 +268,7 @@ void* load_cpp_kernel(const std::string& source, std::string& why) {
   std::string keyed = source + "\n// " + cxx;
   for (const std::string& f : flags) keyed += " " + f;
   const uint64_t key = fnv1a(keyed);
+  why.clear();  // below, an empty why means every step so far went well
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
   const std::string dir = cache_dir();
@@ -283,20 +284,18 @@ void* load_cpp_kernel(const std::string& source, std::string& why) {
     {
       std::ofstream out(tmp + ".cpp");
       out << source;
-      if (!out.flush()) {
-        why = str("cannot write ", tmp, ".cpp; set $CTORCH_CACHE_DIR to a writable directory");
-        return nullptr;
-      }
+      if (!out.flush()) why = str("cannot write ", tmp, ".cpp; set $CTORCH_CACHE_DIR to a writable directory");
     }
     std::vector<std::string> argv = {cxx};
     argv.insert(argv.end(), flags.begin(), flags.end());
     for (const std::string& a : {std::string("-o"), tmp + ".so", tmp + ".cpp"}) argv.push_back(a);
-    const bool built = run_compiler(argv, tmp + ".log", why);
-    // The source stays beside its object, for whoever wants to read what runs.
-    if (built && (std::rename((tmp + ".cpp").c_str(), (stem + ".cpp").c_str()) != 0 ||
-                  std::rename((tmp + ".so").c_str(), so.c_str()) != 0))
-      why = str("cannot rename ", tmp, ".so to ", so, " (", std::strerror(errno), ")");
-    for (const char* ext : {".cpp", ".log", ".so"}) std::remove((tmp + ext).c_str());
+    if (why.empty() && run_compiler(argv, tmp + ".log", why)) {
+      // The source stays beside its object, for whoever wants to read what runs.
+      for (const char* ext : {".cpp", ".so"})
+        if (why.empty() && std::rename((tmp + ext).c_str(), (stem + ext).c_str()) != 0)
+          why = str("cannot rename ", tmp, ext, " to ", stem, ext, " (", std::strerror(errno), ")");
+    }
+    for (const char* ext : {".cpp", ".log", ".so"}) std::remove((tmp + ext).c_str());  // what is left
     if (::access(so.c_str(), R_OK) != 0) return nullptr;
   }
   void* handle = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
