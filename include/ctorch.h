@@ -3523,13 +3523,17 @@ CT_API void ct_compile_options_release(ct_compile_options* options);
 /*
  * Setters. Each validates its value at once:
  *   _set_backend       "fused" (default) or "eager" (replays the graph through the dispatcher)
- *   _set_mode          "default", "reduce-overhead", "max-autotune" ("max-autotune" turns on
- *                      "cpp_kernels"; otherwise the three run the same kernels today)
+ *   _set_mode          "default", "reduce-overhead", "max-autotune" ("max-autotune" sets
+ *                      "cpp_kernels" to "true"; otherwise the three run the same kernels today)
  *   _set_option        key = value, booleans "true"/"false": "fusion", "cse", "dce",
- *                      "constant_folding" (all true by default), "cpp_kernels" (false by default:
- *                      fused CPU kernels are C++ built by the system compiler, $CXX or c++, and
- *                      cached under $CTORCH_CACHE_DIR, else ~/.cache/ctorch/kernels; where that
- *                      fails they run the fused CPU loops, with a warning; since 0.9)
+ *                      "constant_folding" (all true by default); "cpp_kernels", "true", "false"
+ *                      or "auto" (the default; since 0.9): fused CPU kernels run as C++ built by
+ *                      the system compiler, $CXX or c++, and cached under $CTORCH_CACHE_DIR, else
+ *                      ~/.cache/ctorch/kernels. "true" builds them while compiling, "auto" once
+ *                      they are hot, in the background (ct_compile_wait_kernels), "false" never.
+ *                      Where building fails they run the fused CPU loops, with a warning;
+ *                      "cpp_kernels_hot_ms", milliseconds from 0 to 1e12 ("100" by default): how
+ *                      long a kernel runs its loops before "auto" builds it
  *   _set_dynamic       CT_DYNAMIC_OFF (every size static), _ON (every size >= 2 symbolic from
  *                      the first trace), _AUTOMATIC
  *   _set_fullgraph     nonzero: a graph break is an error, not an eager fallback
@@ -3621,6 +3625,17 @@ CT_API CT_NODISCARD ct_status ct_compiled_num_entries(const ct_compiled* compile
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released arguments. Since 0.6.
  */
 CT_API CT_NODISCARD ct_status ct_compiled_metrics_json(const ct_compiled* compiled, char** out);
+
+/*
+ * ct_compile_wait_kernels - blocks until the background builder has built (or failed to build)
+ * every C++ kernel asked of it so far. With the option "cpp_kernels" at its default "auto", a fused
+ * CPU kernel starts on its loops and, once it has run them for "cpp_kernels_hot_ms" (100 ms
+ * by default), is built as C++ by one builder thread per process while the program goes on; its
+ * next call after that runs the C++ kernel, with the same bits. Programs never need to wait;
+ * benchmarks that time the steady state and tests that inspect it call this. Threads: any.
+ * Since 0.9.
+ */
+CT_API void ct_compile_wait_kernels(void);
 
 /* ---- Export: programs ---- */
 

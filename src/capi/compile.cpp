@@ -8,6 +8,7 @@
 #include "capi/handle.h"
 #include "compile/compiled.h"
 #include "compile/export.h"
+#include "compile/fuse_cpp.h"
 #include "capi/tagged_handle.h"
 #include "core/fault_injection.h"
 #include "io/file.h"
@@ -233,6 +234,8 @@ ct_status ct_compiled_metrics_json(const ct_compiled* c, char** out) {
     *out = capi::copy_string(f.metrics().to_json());
   });
 }
+
+void ct_compile_wait_kernels(void) { compile::wait_for_background_builds(); }
 
 // ---- export ----
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "compile/cuda_graph.h"
 #include "compile/fuse.h"
@@ -21,7 +22,11 @@ namespace {
 const std::vector<std::string> kModes = {"default", "reduce-overhead", "max-autotune"};
 // Boolean option keys and their defaults.
 const std::vector<std::pair<std::string, bool>> kFlags = {
-    {"fusion", true}, {"cse", true}, {"dce", true}, {"constant_folding", true}, {"cpp_kernels", false}};
+    {"fusion", true}, {"cse", true}, {"dce", true}, {"constant_folding", true}};
+// A boolean or "auto", and a number of milliseconds (Note [Building C++ kernels in the background]);
+// CompileOptions::cpp_kernels reads them.
+const char kCppKernelsKey[] = "cpp_kernels";
+const char kHotMsKey[] = "cpp_kernels_hot_ms";
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -33,7 +38,21 @@ bool parse_flag(const std::string& key, const std::string& v) {
   if (v == "1" || v == "true" || v == "True") return true;
   if (v == "0" || v == "false" || v == "False") return false;
   fail(CT_ERROR_INVALID_ARGUMENT, str("ct_compile: option \"", key, "\" = \"", v,
-                                      "\" is not a boolean. Use \"true\" or \"false\""));
+                                      "\" is not a boolean. Use \"true\" or \"false\"",
+                                      key == kCppKernelsKey ? " (or \"auto\")" : ""));
+}
+
+CppKernels::When parse_cpp_kernels(const std::string& v) {
+  if (v == "auto") return CppKernels::WhenHot;
+  return parse_flag(kCppKernelsKey, v) ? CppKernels::Always : CppKernels::Never;
+}
+
+int64_t parse_hot_ns(const std::string& v) {
+  char* end = nullptr;
+  const double ms = std::strtod(v.c_str(), &end);
+  CT_CHECK(!v.empty() && *end == '\0' && ms >= 0 && ms <= 1e12, CT_ERROR_INVALID_ARGUMENT, "ct_compile: option \"",
+           kHotMsKey, "\" = \"", v, "\" is not a number of milliseconds from 0 to 1e12 (\"100\", \"0.5\")");
+  return static_cast<int64_t>(ms * 1e6);
 }
 
 /// The global switches a traced graph's results depend on.
@@ -117,10 +136,16 @@ void CompileOptions::validate(bool whole) const {
   for (const auto& option : options) {
     // Not a structured binding: clang before 16 cannot capture one in the lambda below.
     const std::string& key = option.first;
+    if (key == kCppKernelsKey || key == kHotMsKey) {
+      key == kHotMsKey ? void(parse_hot_ns(option.second)) : void(parse_cpp_kernels(option.second));
+      continue;
+    }
     auto it = std::find_if(kFlags.begin(), kFlags.end(), [&](const auto& f) { return f.first == key; });
     if (it == kFlags.end()) {
       std::vector<std::string> known;
       for (const auto& f : kFlags) known.push_back(f.first);
+      known.push_back(kCppKernelsKey);
+      known.push_back(kHotMsKey);
       fail(CT_ERROR_INVALID_ARGUMENT, str("ct_compile: unknown option \"", key, "\". Known options: ", join(known)));
     }
     parse_flag(key, option.second);
@@ -130,11 +155,21 @@ void CompileOptions::validate(bool whole) const {
 bool CompileOptions::flag(const std::string& key) const {
   for (auto it = options.rbegin(); it != options.rend(); ++it)
     if (it->first == key) return parse_flag(key, it->second);
-  // Mode "max-autotune" spends compile time for speed: the system compiler builds cpu kernels.
-  if (key == "cpp_kernels" && mode == "max-autotune") return true;
   for (const auto& f : kFlags)
     if (f.first == key) return f.second;
   return false;
+}
+
+CppKernels CompileOptions::cpp_kernels() const {
+  // Mode "max-autotune" spends compile time for speed: every cpu kernel is built while compiling.
+  // Otherwise compiling stays quick, and the kernels that turn out hot are built in the background.
+  CppKernels k;
+  k.when = mode == "max-autotune" ? CppKernels::Always : CppKernels::WhenHot;
+  for (const auto& [key, value] : options) {  // the last setting of a key wins
+    if (key == kCppKernelsKey) k.when = parse_cpp_kernels(value);
+    if (key == kHotMsKey) k.hot_after_ns = parse_hot_ns(value);
+  }
+  return k;
 }
 
 // ---- metrics ----
@@ -390,7 +425,7 @@ void CompiledFunction::optimize(Graph& g, bool fusing) const {
   if (options_.flag("dce")) eliminate_dead_code(g);
   if (options_.flag("cse")) eliminate_common_subexpressions(g);
   if (options_.flag("constant_folding")) fold_constants(g);
-  if (fusing) fuse(g, options_.flag("cpp_kernels"));
+  if (fusing) fuse(g, options_.cpp_kernels());
 }
 
 std::shared_ptr<const JointPlan> CompiledFunction::compile_joint(ArrayRef<const TensorImpl*> inputs,

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "compile/fuse.h"
 #include "compile/trace.h"
 
 namespace ct::compile {
@@ -42,6 +43,9 @@ struct CompileOptions {
   void validate(bool whole = true) const;
   /// The boolean option key ("fusion", "cse", ...), or its default.
   bool flag(const std::string& key) const;
+  /// The options "cpp_kernels" ("true", "false" or "auto") and "cpp_kernels_hot_ms", or the mode's
+  /// defaults.
+  CppKernels cpp_kernels() const;
 };
 
 /// The backends, modes and option keys validate() knows, for messages and docs.

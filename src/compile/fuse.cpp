@@ -44,6 +44,8 @@
 #include "compile/fuse.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <type_traits>
@@ -188,18 +190,22 @@ void run_tile(const Instr* code, size_t n, T* const* ptr, const Tile& t) {
 
 class Kernel final : public FusedKernel {
  public:
-  Kernel(Plan p, bool cpp_kernels) : p_(std::move(p)), cuda_source_(p_.device.is_cpu() ? "" : cuda_source(p_)) {
+  Kernel(Plan p, CppKernels cpp_kernels) : p_(std::move(p)), cuda_source_(p_.device.is_cpu() ? "" : cuda_source(p_)) {
     // Plans a C++ kernel cannot compute with eager's bits (cpp_unsupported) keep their tile loops
     // quietly, as documented; a compiler or cache that fails is worth a warning.
-    if (!cpp_kernels || !cpp_unsupported(p_).empty()) return;
+    if (cpp_kernels.when == CppKernels::Never || !cpp_unsupported(p_).empty()) return;
+    if (cpp_kernels.when == CppKernels::WhenHot) {
+      hot_after_ns_ = cpp_kernels.hot_after_ns;
+      return;
+    }
     std::string why;
-    cpp_tile_ = load_cpp_kernel(cpp_source(p_), why);
-    if (!cpp_tile_)
-      runtime::warn_once(str("cpp_kernel:", why), str("ctorch.compile: ", p_.description,
-                                                       " runs its tile loops, not a C++ kernel: ", why));
+    cpp_->fn.store(load_cpp_kernel(cpp_source(p_), why), std::memory_order_relaxed);
+    if (!cpp_->fn.load(std::memory_order_relaxed)) warn_tile_loops(why);
   }
   void run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const override;
-  std::string describe() const override { return cpp_tile_ ? "fused_cpp" + p_.description.substr(5) : p_.description; }
+  std::string describe() const override {
+    return cpp_->fn.load(std::memory_order_acquire) ? "fused_cpp" + p_.description.substr(5) : p_.description;
+  }
   std::string device_source() const override { return cuda_source_; }
   std::vector<std::pair<bool, int32_t>> device_params() const override {
     return p_.device.is_cpu() ? std::vector<std::pair<bool, int32_t>>{} : cuda_params(p_);
@@ -208,12 +214,22 @@ class Kernel final : public FusedKernel {
  private:
   bool fits(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols) const;
   void fallback(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> binding, Tensor* outs) const;
+  void run_cpu(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols, Tensor* outs) const;
   template <typename T>
-  void execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols, Tensor* outs) const;
+  void execute(void* cpp_tile, ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols, Tensor* outs) const;
+  void warn_tile_loops(const std::string& why) const {
+    runtime::warn_once(str("cpp_kernel:", why), str("ctorch.compile: ", p_.description,
+                                                     " runs its tile loops, not a C++ kernel: ", why));
+  }
 
   const Plan p_;
   const std::string cuda_source_;  // see Note [Fused CUDA kernels]
-  void* cpp_tile_ = nullptr;       // the plan's C++ tile function, when built (Note [C++ kernels])
+  // The plan's C++ tile function, when built (Note [C++ kernels]); shared with the background
+  // builder, which may outlive this kernel.
+  const std::shared_ptr<CppKernelSlot> cpp_ = std::make_shared<CppKernelSlot>();
+  int64_t hot_after_ns_ = -1;  // < 0: nothing to build in the background
+  mutable std::atomic<int64_t> tile_loop_ns_{0};  // time in the tile loops so far, while < hot_after_ns_
+  mutable std::atomic<bool> build_asked_{false}, failure_told_{false};
   mutable cuda::KernelCache cuda_fn_;  // its compiled function per device
 };
 
@@ -255,20 +271,41 @@ void Kernel::run(ArrayRef<const TensorImpl*> inputs, ArrayRef<sym::BoundValue> b
     outs[k] = Tensor::adopt(TensorImpl::empty(sizes, p_.dtype, p_.device));
   }
   if (!p_.device.is_cpu()) return run_cuda(p_, cuda_source_, cuda_fn_, inputs, rows, cols, outs);
-  if (p_.dtype == DType::Float32) execute<float>(inputs, rows, cols, outs);
-  else execute<double>(inputs, rows, cols, outs);
+  run_cpu(inputs, rows, cols, outs);
+}
+
+void Kernel::run_cpu(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols, Tensor* outs) const {
+  auto execute_with = [&](void* cpp_tile) {
+    if (p_.dtype == DType::Float32) execute<float>(cpp_tile, inputs, rows, cols, outs);
+    else execute<double>(cpp_tile, inputs, rows, cols, outs);
+  };
+  void* cpp_tile = cpp_->fn.load(std::memory_order_acquire);
+  if (cpp_tile || hot_after_ns_ < 0 || build_asked_.load(std::memory_order_relaxed)) {
+    // Told here, on a caller's thread, where a log handler expects to be called.
+    if (!cpp_tile && cpp_->failed.load(std::memory_order_acquire) && !failure_told_.exchange(true))
+      warn_tile_loops(cpp_->why);
+    return execute_with(cpp_tile);
+  }
+  // Until the kernel is hot, its tile loops are timed (Note [Building C++ kernels in the background]).
+  const auto start = std::chrono::steady_clock::now();
+  execute_with(nullptr);
+  const int64_t ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  if (tile_loop_ns_.fetch_add(ns, std::memory_order_relaxed) + ns >= hot_after_ns_ && !build_asked_.exchange(true))
+    build_in_background(cpp_source(p_), cpp_);
 }
 
 template <typename T>
-void Kernel::execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols, Tensor* outs) const {
+void Kernel::execute(void* cpp_tile, ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols,
+                     Tensor* outs) const {
   if (p_.flat) {
     cols *= rows;
     rows = 1;
   }
   // A C++ kernel keeps no scratch buffers and streams through its tile: only its inputs and outputs
   // take room, and short tiles would only add calls.
-  const int64_t bytes = cpp_tile_ ? kCppTileBytes : p_.whole_rows ? kTileBytes : kFlatTileBytes;
-  const int64_t live = cpp_tile_ ? std::max(p_.live_full - p_.num_scratch, 1) : p_.live_full;
+  const int64_t bytes = cpp_tile ? kCppTileBytes : p_.whole_rows ? kTileBytes : kFlatTileBytes;
+  const int64_t live = cpp_tile ? std::max(p_.live_full - p_.num_scratch, 1) : p_.live_full;
   // A multiple of 64 elements, so every tile but the last runs whole vector iterations: a scalar
   // remainder of sin or sigmoid costs as much as a few vectors.
   const int64_t budget =
@@ -290,7 +327,7 @@ void Kernel::execute(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t c
     else if (sl.kind == Slot::Kind::Imm) base[s] = &imm[sl.index];
   }
   using TileFn = void (*)(T* const*, int64_t, int64_t);
-  const TileFn cpp = reinterpret_cast<TileFn>(cpp_tile_);
+  const TileFn cpp = reinterpret_cast<TileFn>(cpp_tile);
   cpu::parallel_for(0, ntiles, std::max<int64_t>(1, cpu::kElementwiseGrain / cap), [&](int64_t t0, int64_t t1) {
     // A C++ kernel keeps its intermediates in registers: no scratch buffers.
     std::unique_ptr<T[]> scratch(cpp ? nullptr : new T[static_cast<size_t>(p_.num_scratch * cap)]);
@@ -513,7 +550,7 @@ class Grouper {
 
 // The kernel of a group whose inputs and outputs (members used outside) are given.
 std::shared_ptr<const Kernel> build_kernel(const Graph& g, const Group& gr, const std::vector<Ref>& inputs,
-                                           const std::vector<int32_t>& outputs, bool cpp_kernels) {
+                                           const std::vector<int32_t>& outputs, CppKernels cpp_kernels) {
   Plan p;
   const size_t nm = gr.members.size();
   p.dtype = g.nodes[gr.members[0]].outs[0].dtype;
@@ -607,7 +644,7 @@ std::shared_ptr<const Kernel> build_kernel(const Graph& g, const Group& gr, cons
 
 }  // namespace
 
-void fuse(Graph& g, bool cpp_kernels) {
+void fuse(Graph& g, CppKernels cpp_kernels) {
   Grouper grouper(g);
   const std::vector<Group> groups = grouper.run();
   if (groups.empty()) return;

@@ -28,9 +28,15 @@ class FusedKernel {
   virtual std::vector<std::pair<bool, int32_t>> device_params() const { return {}; }
 };
 
+/// When cpu groups run as C++ built by the system compiler (Note [C++ kernels] in fuse_cpp.cpp)
+/// instead of their tile loops: never, once hot (built in the background: Note [Building C++
+/// kernels in the background]), or from the start (built while fusing).
+struct CppKernels {
+  enum When { Never, WhenHot, Always } when = Never;
+  int64_t hot_after_ns = 100'000'000;  // WhenHot: time a group runs its tile loops before its build
+};
+
 /// Replaces each fusible group of call nodes of g by one Fused node (see the Note in fuse.cpp).
-/// With cpp_kernels, cpu groups run as C++ built by the system compiler (Note [C++ kernels] in
-/// fuse_cpp.cpp) where it can be built.
-void fuse(Graph& g, bool cpp_kernels = false);
+void fuse(Graph& g, CppKernels cpp_kernels = {});
 
 }  // namespace ct::compile

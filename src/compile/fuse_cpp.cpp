@@ -5,12 +5,13 @@
 // intermediate is stored to an L1 buffer and loaded again by the next instruction. RMSNorm
 // (x * rsqrt(mean(x * x) + eps) * w) thus makes four passes over each row where a compiler would
 // make two, with every value of the chain in registers: 1.1 ms against Inductor's 0.69 ms on
-// 4096x1024. With the option "cpp_kernels" (on in mode "max-autotune"), a cpu plan becomes C++ source
-// instead, as Inductor's cpp backend does: per row, one loop over the columns per reduction (its
-// operand's chain inlined into the fold), row values in scalars, and one loop for the per-element
-// outputs. The system compiler builds it (a fraction of a second; `$CXX`, else `c++`), and the
-// library loads it with dlopen and calls it from the same tile loop, threads and tiles, so only
-// the inner loops change.
+// 4096x1024. With the option "cpp_kernels", a cpu plan becomes C++ source instead, as Inductor's
+// cpp backend does: per row, one loop over the columns per reduction (its operand's chain inlined
+// into the fold), row values in scalars, and one loop for the per-element outputs. The system
+// compiler builds it (while compiling in mode "max-autotune"; by default in the background, once
+// the kernel is hot: Note [Building C++ kernels in the background]; a fraction of a second,
+// `$CXX`, else `c++`), and the library loads it with dlopen and calls it from the same tile loop,
+// threads and tiles, so only the inner loops change.
 //
 // Same bits. The source starts with the text of the headers the eager kernels are compiled from
 // (vec_math.h, element_math.h and fns.h for the element functions; row_fold.h and fused_fold.h for
@@ -25,8 +26,10 @@
 // Cache. Sources are keyed by a 64-bit FNV-1a hash of their text, the compiler and its flags; the
 // shared object goes to $CTORCH_CACHE_DIR, else $XDG_CACHE_HOME/ctorch/kernels, else
 // ~/.cache/ctorch/kernels (with its source beside it, <key>.cpp), written under a temporary name and
-// renamed, so processes that compile the same kernel at once each see a whole file. A process loads each kernel once. Where no compiler
-// runs or nothing can be written, the plan keeps its tile loops, and a warning says why.
+// renamed, so processes and threads that compile the same kernel at once each see a whole file. A
+// process loads each kernel once. Where no compiler runs or nothing can be written, the plan keeps
+// its tile loops, and a warning says why. When kernels are built: Note [Building C++ kernels in the
+// background].
 #include "compile/fuse_cpp.h"
 
 #include <dlfcn.h>
@@ -36,14 +39,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -259,9 +268,22 @@ std::string cpp_unsupported(const Plan& p) {
 
 std::string cpp_source(const Plan& p) { return CppEmitter(p).source(); }
 
+namespace {
+
+// The process's loaded kernels, by key: they stay loaded. Never destroyed, as the background
+// builder may still use it while the process exits.
+struct LoadedKernels {
+  std::mutex mu;
+  std::unordered_map<uint64_t, void*> fns;
+};
+LoadedKernels& loaded_kernels() {
+  static LoadedKernels* k = new LoadedKernels;
+  return *k;
+}
+
+}  // namespace
+
 void* load_cpp_kernel(const std::string& source, std::string& why) {
-  static std::mutex mu;
-  static std::unordered_map<uint64_t, void*> loaded;  // the process's kernels: they stay loaded
   const char* cxx_env = std::getenv("CXX");
   const std::string cxx = cxx_env && *cxx_env ? cxx_env : "c++";
   const std::vector<std::string> flags = compiler_flags();
@@ -269,8 +291,13 @@ void* load_cpp_kernel(const std::string& source, std::string& why) {
   for (const std::string& f : flags) keyed += " " + f;
   const uint64_t key = fnv1a(keyed);
   why.clear();  // below, an empty why means every step so far went well
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = loaded.find(key); it != loaded.end()) return it->second;
+  LoadedKernels& loaded = loaded_kernels();
+  {
+    // Held only to look up and to record: the compiler runs unlocked, so a kernel built while
+    // compiling does not wait for one the background builder is building.
+    std::lock_guard<std::mutex> lock(loaded.mu);
+    if (auto it = loaded.fns.find(key); it != loaded.fns.end()) return it->second;
+  }
   const std::string dir = cache_dir();
   if (dir.empty() || !make_dirs(dir)) {
     why = str("the kernel cache directory \"", dir, "\" cannot be made; set $CTORCH_CACHE_DIR to a writable one");
@@ -280,7 +307,9 @@ void* load_cpp_kernel(const std::string& source, std::string& why) {
   std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(key));
   const std::string stem = str(dir, "/", name), so = stem + ".so";
   if (::access(so.c_str(), R_OK) != 0) {
-    const std::string tmp = str(stem, ".", ::getpid());
+    // Unique per process and call: two threads may build the same kernel at once.
+    static std::atomic<uint64_t> calls{0};
+    const std::string tmp = str(stem, ".", ::getpid(), ".", calls.fetch_add(1));
     {
       std::ofstream out(tmp + ".cpp");
       out << source;
@@ -305,8 +334,115 @@ void* load_cpp_kernel(const std::string& source, std::string& why) {
     why = str("cannot load the C++ kernel ", so, ": ", e ? e : "no ct_fused_tile in it");
     return nullptr;
   }
-  loaded.emplace(key, fn);
-  return fn;
+  std::lock_guard<std::mutex> lock(loaded.mu);
+  return loaded.fns.emplace(key, fn).first->second;  // dlopen of one path twice gives one object
+}
+
+// Note [Building C++ kernels in the background]
+// Mode "max-autotune" builds every C++ kernel while compiling: a fraction of a second each, on
+// top of a compile that otherwise takes milliseconds. The default ("cpp_kernels": "auto") compiles
+// in milliseconds and starts on the tile loops, as a tiered JIT starts in its interpreter: a kernel
+// that has spent "cpp_kernels_hot_ms" milliseconds (an option, 100 by default) in its tile loops
+// has shown it runs in a loop, and its source is queued for the process's one builder thread. The thread builds
+// kernels one at a time (the system compiler takes a core; more at once would take the cores the
+// program computes on) and stores each in its slot; the kernel's next run calls it. A C++ kernel
+// gives the tile loops' bits (Note [C++ kernels]), so nothing a program computes depends on when
+// the switch happens, only its speed.
+//
+// Lifetime. The thread is detached and its state never destroyed: a process may exit while it
+// builds (its compiler child then finishes alone, and the cache's rename keeps the file whole).
+// A job holds its slot, not the kernel, so a graph released while its kernel builds is freed as
+// usual. fork: the child has no builder thread, so the child's handler (pthread_atfork, both locks
+// held across the fork) forgets the parent's queue and lets the child start a thread of its own.
+namespace {
+
+struct BuildJob {
+  std::string source;
+  std::shared_ptr<CppKernelSlot> slot;
+};
+
+struct Builder {
+  std::mutex mu;
+  std::condition_variable queued, idle;
+  std::deque<BuildJob> jobs;
+  int64_t pending = 0;  // queued or building
+  bool started = false;
+};
+
+Builder& builder();
+
+void lock_for_fork() {
+  builder().mu.lock();
+  loaded_kernels().mu.lock();
+}
+void unlock_after_fork() {
+  loaded_kernels().mu.unlock();
+  builder().mu.unlock();
+}
+void reset_in_child() {
+  Builder& b = builder();
+  b.jobs.clear();
+  b.pending = 0;
+  b.started = false;
+  unlock_after_fork();
+}
+
+Builder& builder() {
+  static Builder* b = [] {
+    auto* made = new Builder;  // never destroyed: see Lifetime in the Note
+    ::pthread_atfork(lock_for_fork, unlock_after_fork, reset_in_child);
+    return made;
+  }();
+  return *b;
+}
+
+void build_jobs() {
+  Builder& b = builder();
+  for (;;) {
+    BuildJob job;
+    {
+      std::unique_lock<std::mutex> lock(b.mu);
+      b.queued.wait(lock, [&] { return !b.jobs.empty(); });
+      job = std::move(b.jobs.front());
+      b.jobs.pop_front();
+    }
+    std::string why;
+    if (void* fn = load_cpp_kernel(job.source, why)) {
+      job.slot->fn.store(fn, std::memory_order_release);
+    } else {
+      job.slot->why = why;
+      job.slot->failed.store(true, std::memory_order_release);
+    }
+    job = {};
+    std::lock_guard<std::mutex> lock(b.mu);
+    if (--b.pending == 0) b.idle.notify_all();
+  }
+}
+
+}  // namespace
+
+void build_in_background(std::string source, std::shared_ptr<CppKernelSlot> slot) {
+  Builder& b = builder();
+  std::lock_guard<std::mutex> lock(b.mu);
+  if (!b.started) {
+    try {
+      std::thread(build_jobs).detach();
+      b.started = true;
+    } catch (const std::system_error& e) {
+      slot->why = str("no thread could be started to build it (", e.what(), ")");
+      slot->failed.store(true, std::memory_order_release);
+      return;
+    }
+  }
+  b.jobs.push_back({std::move(source), std::move(slot)});
+  ++b.pending;
+  b.queued.notify_one();
+}
+
+void wait_for_background_builds() {
+  Builder& b = builder();
+  std::unique_lock<std::mutex> lock(b.mu);
+  b.idle.wait(lock, [&] { return b.pending == 0; });
 }
 
 }  // namespace ct::compile

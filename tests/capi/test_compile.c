@@ -175,6 +175,12 @@ static void test_options_validate_each_value_and_list_the_known(void) {
   CHECK_STATUS(ct_compile_options_set_option(o, "unroll", "true"), CT_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("\"fusion\"");
   CHECK_STATUS(ct_compile_options_set_option(o, "fusion", "maybe"), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_compile_options_set_option(o, "fusion", "auto"), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_compile_options_set_option(o, "cpp_kernels", "maybe"), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("\"auto\"");
+  CHECK_STATUS(ct_compile_options_set_option(o, "cpp_kernels_hot_ms", "-1"), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_compile_options_set_option(o, "cpp_kernels_hot_ms", "1ms"), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("milliseconds");
   CHECK_STATUS(ct_compile_options_set_recompile_limit(o, 0), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_compile_options_set_dynamic(o, (ct_dynamic)7), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_compile_options_set_name(o, NULL), CT_ERROR_INVALID_ARGUMENT);
@@ -295,6 +301,65 @@ static void test_cpp_kernels_have_the_tile_loops_bits(void) {
   free(saved);
   unsetenv("CTORCH_CACHE_DIR");
   ct_compile_options_release(o);
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
+}
+
+/* row_kernels compiled with options o (NULL: the defaults), called once, then again after the
+   background builder is done: same bits as eager both times; fused_cpp nodes after it iff want_cpp.
+   Between the first call and the wait the builder may or may not be done, which is not checked. */
+static void check_background_build(const ct_compile_options* o, int want_cpp) {
+  int64_t rows = 37, cols = 129;
+  ct_tensor *x = randn(rows, cols), *w = NULL;
+  CHECK_OK(ct_tensor_randn(&cols, 1, CT_FLOAT32, "cpu", NULL, &w));
+  const ct_tensor* in[2] = {x, w};
+  ct_tensor *want[3] = {NULL, NULL, NULL}, *got[3] = {NULL, NULL, NULL};
+  CHECK_OK(row_kernels(NULL, in, 2, want, 3));
+  ct_compiled* c = NULL;
+  CHECK_OK(ct_compile(row_kernels, NULL, NULL, o, &c));
+  char* g = NULL;
+  for (int pass = 0; pass < 2; ++pass) {
+    CHECK_OK(ct_compiled_call(c, in, 2, got, 3));
+    for (int k = 0; k < 3; ++k) {
+      CHECK(same_bits(got[k], want[k]));
+      ct_tensor_release(got[k]);
+    }
+    ct_compile_wait_kernels();
+    CHECK_OK(ct_compiled_graph(c, 0, &g));
+    CHECK(!strstr(g, "fused_cpp[") == !want_cpp);
+    ct_string_release(g);
+  }
+  ct_compiled_release(c);
+  for (int k = 0; k < 3; ++k) ct_tensor_release(want[k]);
+  ct_tensor_release(x), ct_tensor_release(w);
+}
+
+static void test_hot_kernels_are_built_in_the_background(void) {
+  char dir[] = "/tmp/ctorch_kernels_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(setenv("CTORCH_CACHE_DIR", dir, 1) == 0);
+  ct_compile_options* o = NULL;
+  CHECK_OK(ct_compile_options_create(&o));
+  CHECK_OK(ct_compile_options_set_option(o, "cpp_kernels_hot_ms", "0")); /* hot from its first call */
+  check_background_build(o, 1);
+  CHECK_OK(ct_compile_options_set_option(o, "cpp_kernels", "false"));
+  check_background_build(o, 0);
+  CHECK_OK(ct_compile_options_set_option(o, "cpp_kernels", "auto"));
+  check_background_build(o, 1);
+  /* A build that fails leaves the tile loops, and a warning at the next call. */
+  const char* cxx = getenv("CXX");
+  char* saved = cxx ? strdup(cxx) : NULL;
+  CHECK(setenv("CXX", "/nonexistent/c++", 1) == 0);
+  check_background_build(o, 0);
+  if (saved) setenv("CXX", saved, 1);
+  else unsetenv("CXX");
+  free(saved);
+  /* Not hot yet: an hour of tile loops before a build. */
+  CHECK_OK(ct_compile_options_set_option(o, "cpp_kernels_hot_ms", "3600000"));
+  check_background_build(o, 0);
+  ct_compile_options_release(o);
+  unsetenv("CTORCH_CACHE_DIR");
   char cmd[64];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   CHECK(system(cmd) == 0);
@@ -930,6 +995,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_destroy_runs_once_on_release_and_on_failure),
     CAPI_TEST(test_pointwise_chain_is_fused_and_matches_eager_bitwise),
     CAPI_TEST(test_cpp_kernels_have_the_tile_loops_bits),
+    CAPI_TEST(test_hot_kernels_are_built_in_the_background),
     CAPI_TEST(test_eager_backend_replays_the_graph),
     CAPI_TEST(test_automatic_dynamic_compiles_twice_for_twenty_batch_sizes),
     CAPI_TEST(test_broadcast_guard_separates_size_one),

@@ -45,6 +45,26 @@ class CompileTest {
   }
 
   @Test
+  void hotKernelsAreBuiltInTheBackground() {
+    // "cpp_kernels" "auto" (the default) builds a kernel once it is hot: here from its first call.
+    TracedFunction softmax = xs -> {
+      Tensor e = xs[0].sub(xs[0].amax(new long[] {-1}, true)).exp();
+      return new Tensor[] {e.div(e.sum(new long[] {-1}, true))};
+    };
+    try (TensorScope scope = new TensorScope();
+        CompileOptions o = new CompileOptions().option("cpp_kernels_hot_ms", "0")) {
+      Compiled f = CTorch.compile(softmax, 1, o);
+      Tensor x = Tensor.randn(7, 90);
+      float[] want = softmax.apply(new Tensor[] {x})[0].toFloatArray();
+      for (int pass = 0; pass < 2; ++pass) {
+        assertArrayEquals(want, f.call(x)[0].toFloatArray(), 0f);
+        Compiled.waitKernels();
+      }
+      assertTrue(f.graph(0).contains("fused_cpp["), f.graph(0));
+    }
+  }
+
+  @Test
   void theBackwardIsCompiledTooAndReachesCapturedWeights() {
     try (TensorScope scope = new TensorScope()) {
       Tensor w = Tensor.of(new float[] {0.5f, -1, 2}).setRequiresGrad(true);

@@ -19,7 +19,7 @@ from . import _ops_reduce
 from ._ops_reduce import allclose, equal, norm, unique, unique_consecutive
 from . import profiler
 from . import cuda
-from . import amp, backends, jit, onnx
+from . import amp, backends, compiler, jit, onnx
 from .amp import autocast
 
 

@@ -9,6 +9,7 @@ from . import safetensors as safetensors
 from .safetensors import load_file as load_file, save_file as save_file
 from . import ops as ops
 from . import profiler as profiler
+from . import compiler as compiler
 from . import cuda as cuda
 from . import linalg as linalg
 from . import special as special

@@ -138,6 +138,30 @@ def test_cpp_kernels_fall_back_to_the_tile_loops(tmp_path, monkeypatch):
     assert same(g(x, y, z), chain(x, y, z)) and "fused[" in g.graphs()[0]
 
 
+def test_hot_kernels_are_built_in_the_background(tmp_path, monkeypatch):
+    # The default "cpp_kernels": "auto" starts on the tile loops and builds a kernel once it is hot
+    # (here from its first call); ctorch.compiler.wait_kernels waits for the builder.
+    monkeypatch.setenv("CTORCH_CACHE_DIR", str(tmp_path))
+    x, w = randn(9, 300).double(), randn(300).double()
+    want = row_programs(x, w)
+    f = ctorch.compile(row_programs, options={"cpp_kernels_hot_ms": 0})
+    never = ctorch.compile(row_programs, options={"cpp_kernels": False})
+    for g in (f, never):  # (f's kernels may be built by now, or not: the builder takes its time)
+        assert all(same(a, b) for a, b in zip(g(x, w), want))
+    ctorch.compiler.wait_kernels()
+    assert all(same(a, b) for a, b in zip(f(x, w), want))
+    assert "fused_cpp[" in f.graphs()[0] and "fused_cpp[" not in never(x, w) and never.graphs()[0]
+    # A training step: the compiled backward's kernels too.
+    xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
+    t = ctorch.compile(lambda a, b: row_programs(a, b)[0].sum(), options={"cpp_kernels_hot_ms": 0})
+    for _ in range(2):
+        got = ctorch.autograd.grad(t(xg, wg), (xg, wg))
+        ctorch.compiler.wait_kernels()
+    want = ctorch.autograd.grad(row_programs(xg, wg)[0].sum(), (xg, wg))
+    assert all(same(a, b) for a, b in zip(got, want))
+    assert t.graphs()[0].count("fused_cpp[") >= 2  # forward and backward
+
+
 def test_cpp_kernels_compile_the_backward_with_the_same_bits(tmp_path, monkeypatch):
     monkeypatch.setenv("CTORCH_CACHE_DIR", str(tmp_path))
 
@@ -387,6 +411,8 @@ def test_disable_runs_the_function_as_is():
     ({"mode": "max-autotune", "options": {"fusion": False}}, "mode \"max-autotune\" and options were both given"),
     ({"options": {"unroll": True}}, r'unknown option "unroll". Known options: "fusion", "cse", "dce"'),
     ({"options": {"fusion": "maybe"}}, "is not a boolean"),
+    ({"options": {"cpp_kernels": "maybe"}}, '(or "auto")'),
+    ({"options": {"cpp_kernels_hot_ms": -1}}, "milliseconds"),
     ({"recompile_limit": 0}, "recompile_limit 0 must be at least 1"),
 ])
 def test_bad_options_raise_with_the_library_message(kwargs, message):

@@ -52,8 +52,9 @@ later calls whose inputs pass the graph's guards reuse it. `f` takes tensors onl
 values in the closure) and returns a tensor or a tuple of them; `nout` says how many (by default
 the first trace finds out). Options as `ct_compile_options_set_*`: `backend` "fused" or "eager";
 `mode` "default", "reduce-overhead", "max-autotune" (cpu kernels built as C++ by the system
-compiler); `options` booleans "fusion", "cse", "dce", "constant_folding", "cpp_kernels"; `dynamic`
-`true`, `false` or `:auto`.
+compiler while compiling); `options` booleans "fusion", "cse", "dce", "constant_folding", and
+"cpp_kernels" (a boolean or "auto", the default: a cpu kernel is built as C++ in the background once
+it is hot, see `CTorch.wait_kernels`); `dynamic` `true`, `false` or `:auto`.
 
 Reading a proxy's data inside `f` (`Array(t)`, `item`, printing) is a graph break: under
 `fullgraph=true` the call throws `CTorchError` `CT_ERROR_GRAPH_BREAK`, otherwise those inputs run
@@ -113,3 +114,14 @@ The function's counters: calls, compiles, recompiles, graph_breaks, eager_calls,
 guards, compile latency percentiles.
 """
 compile_metrics(c::CompiledFunction) = JSON.parse(string_out(out -> L.ct_compiled_metrics_json(c, out)))
+
+"""
+    CTorch.wait_kernels()
+
+Blocks until the background builder has built (or failed to build) every C++ kernel asked of it
+so far (`ct_compile_wait_kernels`). With "cpp_kernels" "auto", the default, a fused cpu kernel
+starts on its loops and is built as C++ once it has run them for option "cpp_kernels_hot_ms" (100
+ms by default); later calls run it, with the same bits. Programs never need to wait; a benchmark
+of the steady state, or a test of it, does.
+"""
+wait_kernels() = (L.ct_compile_wait_kernels(); nothing)

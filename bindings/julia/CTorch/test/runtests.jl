@@ -696,6 +696,13 @@ end
     s = CTorch.randn(Float32, 5, 40)
     @test Array(sm(s)) == Array(softmax(s))
     @test occursin("fused_cpp[", only(CTorch.graphs(sm)))
+    # the default mode builds a kernel once it is hot (here from its first call), in the background
+    hot = CTorch.compile(softmax; options = Dict("cpp_kernels_hot_ms" => 0))
+    h = CTorch.randn(Float64, 6, 70)
+    @test Array(hot(h)) == Array(softmax(h))
+    CTorch.wait_kernels()
+    @test Array(hot(h)) == Array(softmax(h))
+    @test occursin("fused_cpp[", only(CTorch.graphs(hot)))
 end
 
 @testset "Custom operators with Julia kernels" begin

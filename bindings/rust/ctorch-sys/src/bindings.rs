@@ -809,6 +809,7 @@ extern "C" {
     pub fn ct_compiled_graph(compiled: *const ct_compiled, entry: usize, out: *mut *mut c_char) -> ct_status;
     pub fn ct_compiled_num_entries(compiled: *const ct_compiled, out: *mut usize) -> ct_status;
     pub fn ct_compiled_metrics_json(compiled: *const ct_compiled, out: *mut *mut c_char) -> ct_status;
+    pub fn ct_compile_wait_kernels();
     pub fn ct_dynamic_shapes_create(out: *mut *mut ct_dynamic_shapes) -> ct_status;
     pub fn ct_dynamic_shapes_release(shapes: *mut ct_dynamic_shapes);
     pub fn ct_dynamic_shapes_set_dim(shapes: *mut ct_dynamic_shapes, input: usize, dim: i64, name: *const c_char, min: i64, max: i64) -> ct_status;

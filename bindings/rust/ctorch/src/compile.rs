@@ -76,15 +76,16 @@ impl CompileOptions {
     }
 
     /// `"default"`, `"reduce-overhead"` or `"max-autotune"` (cpu kernels built as C++ by the system
-    /// compiler, as the option `"cpp_kernels"`); not together with [`Self::option`].
+    /// compiler while compiling: the option `"cpp_kernels"` true); not together with [`Self::option`].
     pub fn mode(mut self, mode: &str) -> CompileOptions {
         self.mode = Some(mode.to_owned());
         self
     }
 
     /// One backend option: `"fusion"`, `"cse"`, `"dce"`, `"constant_folding"` (booleans, all true
-    /// by default), `"cpp_kernels"` (false by default: cpu kernels built as C++ by the system
-    /// compiler).
+    /// by default), `"cpp_kernels"` (`"auto"` by default: a cpu kernel is built as C++ by the system
+    /// compiler in the background once it has run its loops for `"cpp_kernels_hot_ms"`, 100 by
+    /// default, see [`wait_kernels`]; `true`: all of them while compiling; `false`: never).
     pub fn option(mut self, key: &str, value: impl ToString) -> CompileOptions {
         self.options.push((key.to_owned(), value.to_string()));
         self
@@ -243,6 +244,13 @@ impl std::fmt::Debug for Compiled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Compiled({} entries, {} outputs)", self.num_entries(), self.n_outputs)
     }
+}
+
+/// Blocks until the background builder has built (or failed to build) every C++ kernel asked of it
+/// so far (`ct_compile_wait_kernels`); from then on those kernels run as C++, with the same bits.
+/// Programs never need to wait; a benchmark of the steady state, or a test of it, does.
+pub fn wait_kernels() {
+    unsafe { sys::ct_compile_wait_kernels() }
 }
 
 /// Compiles `f`, a function of its input tensors returning exactly `n_outputs` tensors. Nothing is

@@ -63,7 +63,7 @@ pub use autograd::{
     backward, enable_grad, grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_mode, GradFlags,
     GradMode, GradModeGuard, HookId,
 };
-pub use compile::{compile, CompileOptions, Compiled, Dynamic};
+pub use compile::{compile, wait_kernels, CompileOptions, Compiled, Dynamic};
 pub use device::{Device, DeviceType};
 pub use dtype::{DType, Element};
 pub use error::{Error, ErrorKind, Result};

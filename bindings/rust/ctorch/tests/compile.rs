@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use ctorch::compile::{compile, CompileOptions, Compiled, Dynamic};
+use ctorch::compile::{compile, wait_kernels, CompileOptions, Compiled, Dynamic};
 use ctorch::{sys, Error, ErrorKind, Result, Tensor};
 
 fn gelu_ish(xs: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -66,6 +66,22 @@ fn max_autotune_builds_cpp_kernels_with_eager_bits() -> Result<()> {
     let inputs = [Tensor::randn(&[9, 130])?, Tensor::randn(&[130])?];
     for (c, e) in f.call(&inputs)?.iter().zip(row_kernels(&inputs)?) {
         assert_eq!(bits(c)?, bits(&e)?);
+    }
+    let graph = f.graph(0)?;
+    assert!(graph.contains("fused_cpp["), "{graph}");
+    Ok(())
+}
+
+#[test]
+fn hot_kernels_are_built_in_the_background() -> Result<()> {
+    // "cpp_kernels" "auto" (the default) builds a kernel once it is hot: here from its first call.
+    let f = compile(row_kernels, 2, &CompileOptions::new().option("cpp_kernels_hot_ms", 0))?;
+    let inputs = [Tensor::randn(&[11, 130])?, Tensor::randn(&[130])?];
+    for _ in 0..2 {
+        for (c, e) in f.call(&inputs)?.iter().zip(row_kernels(&inputs)?) {
+            assert_eq!(bits(c)?, bits(&e)?);
+        }
+        wait_kernels();
     }
     let graph = f.graph(0)?;
     assert!(graph.contains("fused_cpp["), "{graph}");

@@ -48,7 +48,7 @@ public final class CompileOptions extends NativeObject {
    * The mode (not together with {@link #option}).
    *
    * @param mode "default", "reduce-overhead" or "max-autotune" (cpu kernels built as C++ by the
-   *     system compiler, as the option "cpp_kernels")
+   *     system compiler while compiling: the option "cpp_kernels" "true")
    * @return this
    */
   public CompileOptions mode(String mode) {
@@ -57,10 +57,14 @@ public final class CompileOptions extends NativeObject {
   }
 
   /**
-   * A pass switch.
+   * A pass switch or setting.
    *
-   * @param key "fusion", "cse", "dce", "constant_folding" or "cpp_kernels"
-   * @param value "true" or "false"
+   * @param key "fusion", "cse", "dce", "constant_folding" (booleans, "true" by default);
+   *     "cpp_kernels" ("auto" by default: a cpu kernel is built as C++ by the system compiler in the
+   *     background once it has run its loops for "cpp_kernels_hot_ms", see {@link
+   *     Compiled#waitKernels}; "true": all of them while compiling; "false": never);
+   *     "cpp_kernels_hot_ms" (milliseconds, "100" by default)
+   * @param value "true" or "false", "auto", or a number
    * @return this
    */
   public CompileOptions option(String key, String value) {

@@ -64,6 +64,15 @@ public final class Compiled extends NativeObject {
   }
 
   /**
+   * Blocks until the background builder has built (or failed to build) every C++ kernel asked of
+   * it so far (ct_compile_wait_kernels); from then on those kernels run as C++, with the same bits.
+   * Programs never need to wait; a benchmark of the steady state, or a test of it, does.
+   */
+  public static void waitKernels() {
+    CTorchNative.ct_compile_wait_kernels();
+  }
+
+  /**
    * This function's compile metrics (entries, recompiles, guards, graph breaks) as JSON.
    *
    * @return the JSON

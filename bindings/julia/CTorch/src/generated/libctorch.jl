@@ -681,6 +681,7 @@ const FUNCTION_NAMES = (
     :ct_compiled_graph,
     :ct_compiled_num_entries,
     :ct_compiled_metrics_json,
+    :ct_compile_wait_kernels,
     :ct_dynamic_shapes_create,
     :ct_dynamic_shapes_release,
     :ct_dynamic_shapes_set_dim,
@@ -783,7 +784,7 @@ const FUNCTION_NAMES = (
     :ct_work_release,
     :ct_tensor_register_post_accumulate_grad_hook,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 528)
+const FUNCTION_POINTERS = fill(C_NULL, 529)
 
 """
     ct_version()
@@ -4629,13 +4630,22 @@ Header: ct_compiled_metrics_json - this function's counters as JSON: {"calls", "
 @inline ct_compiled_metrics_json(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[427]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{UInt8}}), compiled, out)
 
 """
+    ct_compile_wait_kernels()
+
+`ccall` of `void ct_compile_wait_kernels(void)`.
+
+Header: ct_compile_wait_kernels - blocks until the background builder has built (or failed to build)
+"""
+@inline ct_compile_wait_kernels() = ccall(@inbounds(FUNCTION_POINTERS[428]), Cvoid, ())
+
+"""
     ct_dynamic_shapes_create(out)
 
 `ccall` of `ct_status ct_dynamic_shapes_create(ct_dynamic_shapes** out)`.
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[428]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
+@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[429]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
 
 """
     ct_dynamic_shapes_release(shapes)
@@ -4644,7 +4654,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[429]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
+@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[430]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
 
 """
     ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max)
@@ -4653,7 +4663,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[430]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
+@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[431]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
 
 """
     ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
@@ -4662,7 +4672,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or meta tensors) and returns
 """
-@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[431]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
+@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
 
 """
     ct_program_retain(program)
@@ -4671,7 +4681,7 @@ Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or me
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (Ptr{ct_program},), program)
+@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[433]), ct_status, (Ptr{ct_program},), program)
 
 """
     ct_program_release(program)
@@ -4680,7 +4690,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[433]), Cvoid, (Ptr{ct_program},), program)
+@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[434]), Cvoid, (Ptr{ct_program},), program)
 
 """
     ct_program_call(program, inputs, n_inputs, outputs, n_outputs)
@@ -4689,7 +4699,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing n_outputs new
 """
-@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[434]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
+@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[435]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_program_num_inputs(program, out)
@@ -4698,7 +4708,7 @@ Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing 
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[435]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_num_outputs(program, out)
@@ -4707,7 +4717,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_graph(program, out)
@@ -4716,7 +4726,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_json(program, out)
@@ -4725,7 +4735,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_save(program, path)
@@ -4734,7 +4744,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
+@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
 
 """
     ct_program_save_buffer(program, data, size)
@@ -4743,7 +4753,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
+@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
 
 """
     ct_program_load(path, out)
@@ -4752,7 +4762,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
+@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
 
 """
     ct_program_load_buffer(data, size, out)
@@ -4761,7 +4771,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
+@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
 
 """
     ct_checkpoint_open(path, out)
@@ -4770,7 +4780,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 """
-@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
+@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
 
 """
     ct_checkpoint_open_buffer(data, size, out)
@@ -4779,7 +4789,7 @@ Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 
 Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's bytes held in memory.
 """
-@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
+@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
 
 """
     ct_checkpoint_retain(ckpt)
@@ -4788,7 +4798,7 @@ Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's 
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_release(ckpt)
@@ -4797,7 +4807,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[446]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[447]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_num_tensors(ckpt, out)
@@ -4806,7 +4816,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is not a tensor).
 """
-@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
+@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
 
 """
     ct_checkpoint_name(ckpt, index, out)
@@ -4815,7 +4825,7 @@ Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is
 
 Header: ct_checkpoint_name - the name of tensor index, in the order of the tensors' data in the file.
 """
-@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
+@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
 
 """
     ct_checkpoint_get(ckpt, name, out)
@@ -4824,7 +4834,7 @@ Header: ct_checkpoint_name - the name of tensor index, in the order of the tenso
 
 Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 """
-@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
+@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
 
 """
     ct_checkpoint_metadata_json(ckpt, out)
@@ -4833,7 +4843,7 @@ Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 
 Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compact JSON text
 """
-@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
+@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
 
 """
     ct_checkpoint_metadata_get(ckpt, key, out)
@@ -4842,7 +4852,7 @@ Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compac
 
 Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 """
-@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
+@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
 
 """
     ct_checkpoint_save(path, names, tensors, n, metadata_json)
@@ -4851,7 +4861,7 @@ Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 
 Header: ct_checkpoint_save - writes n named tensors to a safetensors file at path, replacing it.
 """
-@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
+@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
 
 """
     ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size)
@@ -4860,7 +4870,7 @@ Header: ct_checkpoint_save - writes n named tensors to a safetensors file at pat
 
 Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in memory.
 """
-@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
+@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
 
 """
     ct_torch_load(path, out)
@@ -4869,7 +4879,7 @@ Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in
 
 Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights_only=True)).
 """
-@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
+@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
 
 """
     ct_torch_load_buffer(data, size, out)
@@ -4878,7 +4888,7 @@ Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights
 
 Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load of an io.BytesIO). The
 """
-@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
+@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
 
 """
     ct_torch_file_release(file)
@@ -4887,7 +4897,7 @@ Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load
 
 Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL and released files are
 """
-@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[456]), Cvoid, (Ptr{ct_torch_file},), file)
+@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[457]), Cvoid, (Ptr{ct_torch_file},), file)
 
 """
     ct_torch_file_structure(file, out)
@@ -4896,7 +4906,7 @@ Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL a
 
 Header: ct_torch_file_structure - the saved object as JSON text (see above).
 """
-@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
+@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
 
 """
     ct_torch_file_num_tensors(file, out)
@@ -4905,7 +4915,7 @@ Header: ct_torch_file_structure - the saved object as JSON text (see above).
 
 Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"tensor": 0} to n - 1).
 """
-@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
+@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
 
 """
     ct_torch_file_tensor(file, index, out)
@@ -4914,7 +4924,7 @@ Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"
 
 Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same tensor each call).
 """
-@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
+@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
 
 """
     ct_torch_file_tensor_name(file, index, out)
@@ -4923,7 +4933,7 @@ Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same 
 
 Header: ct_torch_file_tensor_name - where tensor index is first met in the saved object: the dict keys
 """
-@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
+@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
 
 """
     ct_torch_save(path, structure, tensors, n)
@@ -4932,7 +4942,7 @@ Header: ct_torch_file_tensor_name - where tensor index is first met in the saved
 
 Header: ct_torch_save - writes structure (JSON, see above) over tensors to path as torch.save does, so
 """
-@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
+@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
 
 """
     ct_torch_save_buffer(structure, tensors, n, data, size)
@@ -4941,7 +4951,7 @@ Header: ct_torch_save - writes structure (JSON, see above) over tensors to path 
 
 Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (torch.save to a BytesIO).
 """
-@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
+@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
 
 """
     ct_optimizer_options_default(kind, out)
@@ -4950,7 +4960,7 @@ Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (t
 
 Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kind.
 """
-@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
+@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
 
 """
     ct_optimizer_create(params, n, options, out)
@@ -4959,7 +4969,7 @@ Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kin
 
 Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(params, ...) and friends).
 """
-@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
+@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
 
 """
     ct_optimizer_retain(opt)
@@ -4968,7 +4978,7 @@ Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(pa
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_release(opt)
@@ -4977,7 +4987,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[466]), Cvoid, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[467]), Cvoid, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step(opt)
@@ -4986,7 +4996,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_step - one update of every parameter that has a grad (optimizer.step()).
 """
-@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step_closure(opt, closure, user_data, loss)
@@ -4995,7 +5005,7 @@ Header: ct_optimizer_step - one update of every parameter that has a grad (optim
 
 Header: ct_optimizer_step_closure - optimizer.step(closure).
 """
-@inline ct_optimizer_step_closure(opt, closure, user_data, loss) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_optimizer}, ct_optimizer_closure, Ptr{Cvoid}, Ptr{Cdouble}), opt, closure, user_data, loss)
+@inline ct_optimizer_step_closure(opt, closure, user_data, loss) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_optimizer}, ct_optimizer_closure, Ptr{Cvoid}, Ptr{Cdouble}), opt, closure, user_data, loss)
 
 """
     ct_optimizer_zero_grad(opt, set_to_none)
@@ -5004,7 +5014,7 @@ Header: ct_optimizer_step_closure - optimizer.step(closure).
 
 Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero_grad(set_to_none)).
 """
-@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
+@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
 
 """
     ct_optimizer_get_lr(opt, out)
@@ -5013,7 +5023,7 @@ Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
+@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
 
 """
     ct_optimizer_set_lr(opt, lr)
@@ -5022,7 +5032,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
+@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
 
 """
     ct_optimizer_get_options(opt, out)
@@ -5031,7 +5041,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
+@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
 
 """
     ct_optimizer_set_options(opt, options)
@@ -5040,7 +5050,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
+@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
 
 """
     ct_optimizer_num_params(opt, out)
@@ -5049,7 +5059,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
+@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
 
 """
     ct_optimizer_param(opt, i, out)
@@ -5058,7 +5068,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
+@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
 
 """
     ct_optimizer_state_name(kind, j, out)
@@ -5067,7 +5077,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_state_name - the kind's j-th per-parameter state name, as torch names the keys of
 """
-@inline ct_optimizer_state_name(kind, j, out) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (ct_optimizer_kind, Csize_t, Ptr{Ptr{UInt8}}), kind, j, out)
+@inline ct_optimizer_state_name(kind, j, out) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (ct_optimizer_kind, Csize_t, Ptr{Ptr{UInt8}}), kind, j, out)
 
 """
     ct_optimizer_state_get(opt, i, name, out)
@@ -5076,7 +5086,7 @@ Header: ct_optimizer_state_name - the kind's j-th per-parameter state name, as t
 
 Header: ct_optimizer_state_get - parameter i's state entry called name (optimizer.state[p][name]).
 """
-@inline ct_optimizer_state_get(opt, i, name, out) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), opt, i, name, out)
+@inline ct_optimizer_state_get(opt, i, name, out) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), opt, i, name, out)
 
 """
     ct_optimizer_state_save(opt, data, size)
@@ -5085,7 +5095,7 @@ Header: ct_optimizer_state_get - parameter i's state entry called name (optimize
 
 Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.state_dict()): the kind, the
 """
-@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
+@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
 
 """
     ct_optimizer_state_load(opt, data, size)
@@ -5094,7 +5104,7 @@ Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.stat
 
 Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_optimizer_state_save
 """
-@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
+@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[480]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
 
 """
     ct_lr_scheduler_options_default(kind, out)
@@ -5103,7 +5113,7 @@ Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_
 
 Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above). Returns CT_OK;
 """
-@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[480]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
+@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[481]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
 
 """
     ct_lr_scheduler_create(opt, options, out)
@@ -5112,7 +5122,7 @@ Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above)
 
 Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's constructor with
 """
-@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[481]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
+@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[482]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
 
 """
     ct_lr_scheduler_retain(sched)
@@ -5121,7 +5131,7 @@ Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's co
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[482]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[483]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_release(sched)
@@ -5130,7 +5140,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[483]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[484]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_step(sched)
@@ -5139,7 +5149,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[484]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_get_last_lr(sched, out)
@@ -5148,7 +5158,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
+@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[486]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
 
 """
     ct_lr_scheduler_get_last_epoch(sched, out)
@@ -5157,7 +5167,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[486]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
+@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
 
 """
     ct_lr_scheduler_restart(sched)
@@ -5166,7 +5176,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_restart - start the schedule again from its base lr (scheduler.step(0), as
 """
-@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[488]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm)
@@ -5175,7 +5185,7 @@ Header: ct_lr_scheduler_restart - start the schedule again from its base lr (sch
 
 Header: ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most
 """
-@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[488]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
+@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[489]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
 
 """
     ct_clip_grad_value(params, n, clip_value)
@@ -5184,7 +5194,7 @@ Header: ct_clip_grad_norm - scale the gradients of params so that their combined
 
 Header: ct_clip_grad_value - clamp every element of the params' grads into [-clip_value, clip_value], in
 """
-@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[489]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
+@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[490]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
 
 """
     ct_init_uniform_(t, a, b, gen)
@@ -5193,7 +5203,7 @@ Header: ct_clip_grad_value - clamp every element of the params' grads into [-cli
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[490]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
+@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[491]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
 
 """
     ct_init_normal_(t, mean, std, gen)
@@ -5202,7 +5212,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[491]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
+@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[492]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
 
 """
     ct_init_xavier_uniform_(t, gain, gen)
@@ -5211,7 +5221,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[492]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[493]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_xavier_normal_(t, gain, gen)
@@ -5220,7 +5230,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[493]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[494]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen)
@@ -5229,7 +5239,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[494]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[495]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen)
@@ -5238,7 +5248,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[495]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[496]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_trunc_normal_(t, mean, std, a, b, gen)
@@ -5247,7 +5257,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_trunc_normal_(t, mean, std, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[496]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, a, b, gen)
+@inline ct_init_trunc_normal_(t, mean, std, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[497]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, a, b, gen)
 
 """
     ct_init_orthogonal_(t, gain, gen)
@@ -5256,7 +5266,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_orthogonal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[497]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_orthogonal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[498]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_sparse_(t, sparsity, std, gen)
@@ -5265,7 +5275,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_sparse_(t, sparsity, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[498]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, sparsity, std, gen)
+@inline ct_init_sparse_(t, sparsity, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[499]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, sparsity, std, gen)
 
 """
     ct_init_eye_(t)
@@ -5274,7 +5284,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_eye_(t) = ccall(@inbounds(FUNCTION_POINTERS[499]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_init_eye_(t) = ccall(@inbounds(FUNCTION_POINTERS[500]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_init_dirac_(t, groups)
@@ -5283,7 +5293,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_dirac_(t, groups) = ccall(@inbounds(FUNCTION_POINTERS[500]), ct_status, (Ptr{ct_tensor}, Int64), t, groups)
+@inline ct_init_dirac_(t, groups) = ccall(@inbounds(FUNCTION_POINTERS[501]), ct_status, (Ptr{ct_tensor}, Int64), t, groups)
 
 """
     ct_init_linear_(weight, bias, gen)
@@ -5292,7 +5302,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
 """
-@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[501]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
+@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[502]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
 
 """
     ct_init_calculate_gain(nonlinearity, param, out)
@@ -5301,7 +5311,7 @@ Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of C
 
 Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
 """
-@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[502]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
+@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[503]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
 
 """
     ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out)
@@ -5310,7 +5320,7 @@ Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "
 
 Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
 """
-@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[503]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
+@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[504]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
 
 """
     ct_dist_is_backend_available(backend, out)
@@ -5319,7 +5329,7 @@ Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_a
 
 Header: ct_dist_is_backend_available - write 1 to out when the engine named backend ("gloo", "mpi",
 """
-@inline ct_dist_is_backend_available(backend, out) = ccall(@inbounds(FUNCTION_POINTERS[504]), ct_status, (Ptr{UInt8}, Ptr{Cint}), backend, out)
+@inline ct_dist_is_backend_available(backend, out) = ccall(@inbounds(FUNCTION_POINTERS[505]), ct_status, (Ptr{UInt8}, Ptr{Cint}), backend, out)
 
 """
     ct_dist_init_process_group(backend, init_method, rank, world_size, timeout_seconds, out)
@@ -5328,7 +5338,7 @@ Header: ct_dist_is_backend_available - write 1 to out when the engine named back
 
 Header: ct_dist_init_process_group - join the processes of one job into a group
 """
-@inline ct_dist_init_process_group(backend, init_method, rank, world_size, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[505]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Cint, Cint, Cdouble, Ptr{Ptr{ct_process_group}}), backend, init_method, rank, world_size, timeout_seconds, out)
+@inline ct_dist_init_process_group(backend, init_method, rank, world_size, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[506]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Cint, Cint, Cdouble, Ptr{Ptr{ct_process_group}}), backend, init_method, rank, world_size, timeout_seconds, out)
 
 """
     ct_dist_new_group(pg, ranks, n_ranks, timeout_seconds, out)
@@ -5337,7 +5347,7 @@ Header: ct_dist_init_process_group - join the processes of one job into a group
 
 Header: ct_dist_new_group - a group of some of pg's ranks (torch.distributed.new_group). Every rank of pg
 """
-@inline ct_dist_new_group(pg, ranks, n_ranks, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[506]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}, Csize_t, Cdouble, Ptr{Ptr{ct_process_group}}), pg, ranks, n_ranks, timeout_seconds, out)
+@inline ct_dist_new_group(pg, ranks, n_ranks, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[507]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}, Csize_t, Cdouble, Ptr{Ptr{ct_process_group}}), pg, ranks, n_ranks, timeout_seconds, out)
 
 """
     ct_process_group_destroy(pg)
@@ -5346,7 +5356,7 @@ Header: ct_dist_new_group - a group of some of pg's ranks (torch.distributed.new
 
 Header: ct_process_group_destroy - finish the operations still queued, close the group's connections and
 """
-@inline ct_process_group_destroy(pg) = ccall(@inbounds(FUNCTION_POINTERS[507]), Cvoid, (Ptr{ct_process_group},), pg)
+@inline ct_process_group_destroy(pg) = ccall(@inbounds(FUNCTION_POINTERS[508]), Cvoid, (Ptr{ct_process_group},), pg)
 
 """
     ct_dist_get_rank(pg, out)
@@ -5355,7 +5365,7 @@ Header: ct_process_group_destroy - finish the operations still queued, close the
 
 Header: This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
 """
-@inline ct_dist_get_rank(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[508]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
+@inline ct_dist_get_rank(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[509]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
 
 """
     ct_dist_get_world_size(pg, out)
@@ -5364,7 +5374,7 @@ Header: This process's rank in pg (-1 when not a member), pg's number of ranks, 
 
 Header: This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
 """
-@inline ct_dist_get_world_size(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[509]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
+@inline ct_dist_get_world_size(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[510]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
 
 """
     ct_dist_get_backend(pg, out)
@@ -5373,7 +5383,7 @@ Header: This process's rank in pg (-1 when not a member), pg's number of ranks, 
 
 Header: This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
 """
-@inline ct_dist_get_backend(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[510]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{UInt8}}), pg, out)
+@inline ct_dist_get_backend(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[511]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{UInt8}}), pg, out)
 
 """
     ct_dist_all_reduce(pg, t, op, work)
@@ -5382,7 +5392,7 @@ Header: This process's rank in pg (-1 when not a member), pg's number of ranks, 
 
 Header: t := op over every rank's t (torch.distributed.all_reduce).
 """
-@inline ct_dist_all_reduce(pg, t, op, work) = ccall(@inbounds(FUNCTION_POINTERS[511]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, op, work)
+@inline ct_dist_all_reduce(pg, t, op, work) = ccall(@inbounds(FUNCTION_POINTERS[512]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, op, work)
 
 """
     ct_dist_broadcast(pg, t, src, work)
@@ -5391,7 +5401,7 @@ Header: t := op over every rank's t (torch.distributed.all_reduce).
 
 Header: t := src's t on every rank.
 """
-@inline ct_dist_broadcast(pg, t, src, work) = ccall(@inbounds(FUNCTION_POINTERS[512]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_work}}), pg, t, src, work)
+@inline ct_dist_broadcast(pg, t, src, work) = ccall(@inbounds(FUNCTION_POINTERS[513]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_work}}), pg, t, src, work)
 
 """
     ct_dist_reduce(pg, t, dst, op, work)
@@ -5400,7 +5410,7 @@ Header: t := src's t on every rank.
 
 Header: On dst, t := op over every rank's t; other ranks' t is left as it was.
 """
-@inline ct_dist_reduce(pg, t, dst, op, work) = ccall(@inbounds(FUNCTION_POINTERS[513]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, dst, op, work)
+@inline ct_dist_reduce(pg, t, dst, op, work) = ccall(@inbounds(FUNCTION_POINTERS[514]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, dst, op, work)
 
 """
     ct_dist_all_gather(pg, outputs, n_outputs, input, work)
@@ -5409,7 +5419,7 @@ Header: On dst, t := op over every rank's t; other ranks' t is left as it was.
 
 Header: outputs[r] := rank r's input, on every rank (torch.distributed.all_gather).
 """
-@inline ct_dist_all_gather(pg, outputs, n_outputs, input, work) = ccall(@inbounds(FUNCTION_POINTERS[514]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, outputs, n_outputs, input, work)
+@inline ct_dist_all_gather(pg, outputs, n_outputs, input, work) = ccall(@inbounds(FUNCTION_POINTERS[515]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, outputs, n_outputs, input, work)
 
 """
     ct_dist_all_gather_into_tensor(pg, output, input, work)
@@ -5418,7 +5428,7 @@ Header: outputs[r] := rank r's input, on every rank (torch.distributed.all_gathe
 
 Header: output (size * input's first dim, or [size, *input.sizes] flattened to the same elements) :=
 """
-@inline ct_dist_all_gather_into_tensor(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[515]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
+@inline ct_dist_all_gather_into_tensor(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[516]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
 
 """
     ct_dist_reduce_scatter(pg, output, inputs, n_inputs, op, work)
@@ -5427,7 +5437,7 @@ Header: output (size * input's first dim, or [size, *input.sizes] flattened to t
 
 Header: output := op over every rank's inputs[this rank] (torch.distributed.reduce_scatter).
 """
-@inline ct_dist_reduce_scatter(pg, output, inputs, n_inputs, op, work) = ccall(@inbounds(FUNCTION_POINTERS[516]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, op, work)
+@inline ct_dist_reduce_scatter(pg, output, inputs, n_inputs, op, work) = ccall(@inbounds(FUNCTION_POINTERS[517]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, op, work)
 
 """
     ct_dist_reduce_scatter_tensor(pg, output, input, op, work)
@@ -5436,7 +5446,7 @@ Header: output := op over every rank's inputs[this rank] (torch.distributed.redu
 
 Header: output := op over every rank's block `this rank` of input, input being size blocks of output's
 """
-@inline ct_dist_reduce_scatter_tensor(pg, output, input, op, work) = ccall(@inbounds(FUNCTION_POINTERS[517]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, input, op, work)
+@inline ct_dist_reduce_scatter_tensor(pg, output, input, op, work) = ccall(@inbounds(FUNCTION_POINTERS[518]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, input, op, work)
 
 """
     ct_dist_gather(pg, input, outputs, n_outputs, dst, work)
@@ -5445,7 +5455,7 @@ Header: output := op over every rank's block `this rank` of input, input being s
 
 Header: On dst, outputs[r] := rank r's input; other ranks pass n_outputs = 0 (torch.distributed.gather).
 """
-@inline ct_dist_gather(pg, input, outputs, n_outputs, dst, work) = ccall(@inbounds(FUNCTION_POINTERS[518]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, input, outputs, n_outputs, dst, work)
+@inline ct_dist_gather(pg, input, outputs, n_outputs, dst, work) = ccall(@inbounds(FUNCTION_POINTERS[519]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, input, outputs, n_outputs, dst, work)
 
 """
     ct_dist_scatter(pg, output, inputs, n_inputs, src, work)
@@ -5454,7 +5464,7 @@ Header: On dst, outputs[r] := rank r's input; other ranks pass n_outputs = 0 (to
 
 Header: output := src's inputs[this rank]; ranks other than src pass n_inputs = 0 (torch.distributed.scatter).
 """
-@inline ct_dist_scatter(pg, output, inputs, n_inputs, src, work) = ccall(@inbounds(FUNCTION_POINTERS[519]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, src, work)
+@inline ct_dist_scatter(pg, output, inputs, n_inputs, src, work) = ccall(@inbounds(FUNCTION_POINTERS[520]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, src, work)
 
 """
     ct_dist_all_to_all(pg, outputs, inputs, n, work)
@@ -5463,7 +5473,7 @@ Header: output := src's inputs[this rank]; ranks other than src pass n_inputs = 
 
 Header: outputs[r] := rank r's inputs[this rank] (torch.distributed.all_to_all; equal sizes).
 """
-@inline ct_dist_all_to_all(pg, outputs, inputs, n, work) = ccall(@inbounds(FUNCTION_POINTERS[520]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_work}}), pg, outputs, inputs, n, work)
+@inline ct_dist_all_to_all(pg, outputs, inputs, n, work) = ccall(@inbounds(FUNCTION_POINTERS[521]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_work}}), pg, outputs, inputs, n, work)
 
 """
     ct_dist_all_to_all_single(pg, output, input, work)
@@ -5472,7 +5482,7 @@ Header: outputs[r] := rank r's inputs[this rank] (torch.distributed.all_to_all; 
 
 Header: output's block r := rank r's input block `this rank`, blocks being equal splits of the first dim
 """
-@inline ct_dist_all_to_all_single(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[521]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
+@inline ct_dist_all_to_all_single(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[522]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
 
 """
     ct_dist_send(pg, t, dst, tag, work)
@@ -5481,7 +5491,7 @@ Header: output's block r := rank r's input block `this rank`, blocks being equal
 
 Header: Point to point: t goes to rank dst, which receives it into a tensor of the same sizes and dtype
 """
-@inline ct_dist_send(pg, t, dst, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[522]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, dst, tag, work)
+@inline ct_dist_send(pg, t, dst, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[523]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, dst, tag, work)
 
 """
     ct_dist_recv(pg, t, src, tag, work)
@@ -5490,7 +5500,7 @@ Header: Point to point: t goes to rank dst, which receives it into a tensor of t
 
 Header: Point to point: t goes to rank dst, which receives it into a tensor of the same sizes and dtype
 """
-@inline ct_dist_recv(pg, t, src, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[523]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, src, tag, work)
+@inline ct_dist_recv(pg, t, src, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[524]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, src, tag, work)
 
 """
     ct_dist_barrier(pg, work)
@@ -5499,7 +5509,7 @@ Header: Point to point: t goes to rank dst, which receives it into a tensor of t
 
 Header: Returns once every rank of pg has called it (torch.distributed.barrier).
 """
-@inline ct_dist_barrier(pg, work) = ccall(@inbounds(FUNCTION_POINTERS[524]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_work}}), pg, work)
+@inline ct_dist_barrier(pg, work) = ccall(@inbounds(FUNCTION_POINTERS[525]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_work}}), pg, work)
 
 """
     ct_work_wait(w, timeout_seconds)
@@ -5508,7 +5518,7 @@ Header: Returns once every rank of pg has called it (torch.distributed.barrier).
 
 Header: ct_work_wait - wait until an asynchronous operation finishes, at most timeout_seconds (<= 0: the
 """
-@inline ct_work_wait(w, timeout_seconds) = ccall(@inbounds(FUNCTION_POINTERS[525]), ct_status, (Ptr{ct_work}, Cdouble), w, timeout_seconds)
+@inline ct_work_wait(w, timeout_seconds) = ccall(@inbounds(FUNCTION_POINTERS[526]), ct_status, (Ptr{ct_work}, Cdouble), w, timeout_seconds)
 
 """
     ct_work_is_completed(w, out)
@@ -5517,7 +5527,7 @@ Header: ct_work_wait - wait until an asynchronous operation finishes, at most ti
 
 Header: ct_work_is_completed - write 1 to out when w has finished (successfully or not), else 0; never
 """
-@inline ct_work_is_completed(w, out) = ccall(@inbounds(FUNCTION_POINTERS[526]), ct_status, (Ptr{ct_work}, Ptr{Cint}), w, out)
+@inline ct_work_is_completed(w, out) = ccall(@inbounds(FUNCTION_POINTERS[527]), ct_status, (Ptr{ct_work}, Ptr{Cint}), w, out)
 
 """
     ct_work_release(w)
@@ -5526,7 +5536,7 @@ Header: ct_work_is_completed - write 1 to out when w has finished (successfully 
 
 Header: ct_work_release - drop the handle; an unfinished operation still runs to its end. NULL is a
 """
-@inline ct_work_release(w) = ccall(@inbounds(FUNCTION_POINTERS[527]), Cvoid, (Ptr{ct_work},), w)
+@inline ct_work_release(w) = ccall(@inbounds(FUNCTION_POINTERS[528]), Cvoid, (Ptr{ct_work},), w)
 
 """
     ct_tensor_register_post_accumulate_grad_hook(t, fn, user_data, destroy, id)
@@ -5535,4 +5545,4 @@ Header: ct_work_release - drop the handle; an unfinished operation still runs to
 
 Header: ct_tensor_register_post_accumulate_grad_hook - run fn after each later backward has accumulated
 """
-@inline ct_tensor_register_post_accumulate_grad_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[528]), ct_status, (Ptr{ct_tensor}, ct_post_accumulate_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
+@inline ct_tensor_register_post_accumulate_grad_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[529]), ct_status, (Ptr{ct_tensor}, ct_post_accumulate_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
