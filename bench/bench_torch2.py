@@ -8,11 +8,15 @@ Python per-call costs, and peak memory; one table from one run.
 scripts/bench.sh makes the venv and runs this. Both libraries run in this one process on the same
 inputs (ctorch's copied from torch's through numpy). Each time is the best of 7 repetitions of
 enough calls to take at least 2 ms; the ratio is torch time / ctorch time, so above 1 means ctorch
-is faster. Compiled rows time the warm call and print each side's cold compile (first call) time
-and the largest difference between the two results; each has a max-autotune row beside it, ctorch's
-C++ kernels (Note [C++ kernels]) against the same Inductor time; compiled backward rows time autograd.grad
-through the compiled call, whose backward both libraries compile. Memory rows run each library in a fresh
-process. No timing is asserted anywhere (DESIGN.md §13)."""
+is faster. Compiled rows time the steady state of a loop: ctorch's default mode builds a fused kernel
+as C++ in the background once it has run its loops for 20 ms (Note [Building C++ kernels in the
+background]), so each compiled function is first called for STEADY_S seconds and then waits for the
+builder (ctorch.compiler.wait_kernels). A "tile loops" row beside it times the kernels the first 20
+ms run ("cpp_kernels": False), against the same Inductor time. Each prints both sides' cold compile
+(first call) times, max-autotune's (every C++ kernel built while compiling, into an empty cache),
+and the largest difference between the two libraries' results. Compiled backward rows time
+autograd.grad through the compiled call, whose backward both libraries compile. Memory rows run each
+library in a fresh process. No timing is asserted anywhere (DESIGN.md §13)."""
 
 import argparse
 import atexit
@@ -31,6 +35,7 @@ import torch
 import ctorch
 
 REPEAT = 7
+STEADY_S = 0.5  # seconds of calls before a compiled function is timed: see steady()
 
 
 def best_us(fn, repeat=None):
@@ -180,16 +185,32 @@ def compile_timed(lib, fn, *args):
     return c, (time.perf_counter() - t) * 1e3
 
 
-def compile_timed_cpp(fn, *args):
-    """ctorch.compile(fn, mode="max-autotune") and its first call, with the C++ kernels built into
-    an empty cache (made once per run), so the cold time includes the system compiler."""
+def empty_kernel_cache():
+    """An empty ctorch kernel cache for this run, so that every C++ kernel is built, not loaded."""
     if "CTORCH_CACHE_DIR" not in os.environ:
         os.environ["CTORCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="ctorch-bench-kernels-")
         atexit.register(shutil.rmtree, os.environ["CTORCH_CACHE_DIR"], True)
+
+
+def compile_timed_cpp(fn, *args):
+    """ctorch.compile(fn, mode="max-autotune") and its first call, with the C++ kernels built into
+    an empty cache, so the cold time includes the system compiler."""
+    empty_kernel_cache()
     t = time.perf_counter()
     c = ctorch.compile(fn, mode="max-autotune")
     c(*args)
     return c, (time.perf_counter() - t) * 1e3
+
+
+def steady(step):
+    """Runs step, a loop's body over a ctorch compiled function, for STEADY_S seconds, then waits for
+    the background builder: the state a long loop reaches, with the kernels that turned hot in it
+    running as C++."""
+    empty_kernel_cache()
+    t = time.perf_counter()
+    while time.perf_counter() - t < STEADY_S:
+        step()
+    ctorch.compiler.wait_kernels()
 
 
 def compiled_rows():
@@ -207,21 +228,31 @@ def compiled_rows():
         ("pointwise chain 0.5*x*(1+erf(x/sqrt2)) 4096x1024", gelu_chain, gelu_chain, (x,), (cx,)),
         ("cross_entropy of 4096x1024 logits", cross_entropy(torch), cross_entropy(ctorch), (x, t), (cx, ct)),
     ]
-    print("compiled, 1 thread (torch.compile, Inductor, vs ctorch.compile; cold compile in ms;")
-    print("  max-autotune: ctorch's C++ kernels, built by the system compiler into an empty kernel cache)")
+    print("compiled, 1 thread (torch.compile, Inductor, vs ctorch.compile after STEADY_S s of calls; cold compile")
+    print("  in ms, max-autotune's with its C++ kernels built into an empty kernel cache)")
     for name, ft, fc, at, ac in cases:
         torch._dynamo.reset()
         ct_fn, ct_cold = compile_timed(ctorch, fc, *ac)
-        cpp_fn, cpp_cold = compile_timed_cpp(fc, *ac)
+        loops_fn = ctorch.compile(fc, options={"cpp_kernels": False})
+        _, cpp_cold = compile_timed_cpp(fc, *ac)
         t_fn, t_cold = compile_timed(torch, ft, *at)
+        steady(lambda: ct_fn(*ac))
         got, want = ct_fn(*ac).numpy(), t_fn(*at).numpy()
         err = float(np.max(np.abs(got - want)))
-        same = np.array_equal(cpp_fn(*ac).numpy(), got)
+        same = np.array_equal(loops_fn(*ac).numpy(), got)
         t_torch = best_us(lambda: t_fn(*at))
         row(name, t_torch, best_us(lambda: ct_fn(*ac)), "inductor")
-        row("  max-autotune", t_torch, best_us(lambda: cpp_fn(*ac)), "inductor")
+        row("  tile loops (before the kernels are hot)", t_torch, best_us(lambda: loops_fn(*ac)), "inductor")
         print(f"  {'':<58} cold compile: inductor {t_cold:8.0f} ms  ctorch {ct_cold:6.1f} ms  max-autotune "
-              f"{cpp_cold:6.0f} ms  max|diff| {err:.1e}  max-autotune bits = default's: {'yes' if same else 'NO'}")
+              f"{cpp_cold:6.0f} ms  max|diff| {err:.1e}  C++ kernels: {kernels_of(ct_fn)}  bits = tile loops': "
+              f"{'yes' if same else 'NO'}")
+
+
+def kernels_of(f):
+    """How many of a ctorch compiled function's fused kernels run as C++, of how many."""
+    graph = "\n".join(f.graphs())
+    cpp = graph.count("= fused_cpp[")
+    return f"{cpp}/{cpp + graph.count('= fused[')}"
 
 
 def compiled_backward_rows():
@@ -245,7 +276,7 @@ def compiled_backward_rows():
         at = tuple(a.detach().clone().requires_grad_() for a in at)
         ac = tuple(a.detach().clone().requires_grad_() for a in ac)
         t_fn, c_fn = torch.compile(ft), ctorch.compile(fc)
-        cpp_fn, _ = compile_timed_cpp(fc, *ac)
+        loops_fn = ctorch.compile(fc, options={"cpp_kernels": False})
 
         def t_step():
             return torch.autograd.grad(t_fn(*at), at, go)
@@ -253,8 +284,8 @@ def compiled_backward_rows():
         def c_step():
             return ctorch.autograd.grad(c_fn(*ac), ac, cgo)
 
-        def cpp_step():
-            return ctorch.autograd.grad(cpp_fn(*ac), ac, cgo)
+        def loops_step():
+            return ctorch.autograd.grad(loops_fn(*ac), ac, cgo)
 
         try:
             err = max(float(np.max(np.abs(c.numpy() - t.numpy()))) for c, t in zip(c_step(), t_step()))
@@ -262,11 +293,14 @@ def compiled_backward_rows():
             why = next((ln for ln in str(e).splitlines() if "Error" in ln), str(e).splitlines()[0])
             print(f"  {name:<58} skipped: torch.compile failed: {why.strip()[:140]}")
             continue
+        steady(c_step)
+        same = all(np.array_equal(a.numpy(), b.numpy()) for a, b in zip(c_step(), loops_step()))
         t_torch = best_us(t_step)
         row(name, t_torch, best_us(c_step), "inductor")
-        row("  max-autotune", t_torch, best_us(cpp_step), "inductor")
+        row("  tile loops (before the kernels are hot)", t_torch, best_us(loops_step), "inductor")
         compiled_bwd = c_fn.graphs()[0].startswith("forward:")
-        print(f"  {'':<58} max|grad diff| {err:.1e}  ctorch backward compiled: {'yes' if compiled_bwd else 'no'}")
+        print(f"  {'':<58} max|grad diff| {err:.1e}  ctorch backward compiled: {'yes' if compiled_bwd else 'no'}  "
+              f"C++ kernels: {kernels_of(c_fn)}  bits = tile loops': {'yes' if same else 'NO'}")
 
 
 def overhead_rows():
@@ -334,6 +368,8 @@ def train_step_rows():
                 t0 = time.perf_counter()
                 step()
                 cold = (time.perf_counter() - t0) * 1e3
+                if lib is ctorch and mode == "compiled":
+                    steady(step)
                 times[(lib.__name__, mode)] = (best_us(step), cold)
         for mode in ("eager", "compiled", "max-autotune"):
             (tt, tc), (ct, cc) = times[("torch", "compiled" if mode == "max-autotune" else mode)], times[("ctorch", mode)]

@@ -3532,7 +3532,7 @@ CT_API void ct_compile_options_release(ct_compile_options* options);
  *                      ~/.cache/ctorch/kernels. "true" builds them while compiling, "auto" once
  *                      they are hot, in the background (ct_compile_wait_kernels), "false" never.
  *                      Where building fails they run the fused CPU loops, with a warning;
- *                      "cpp_kernels_hot_ms", milliseconds from 0 to 1e12 ("100" by default): how
+ *                      "cpp_kernels_hot_ms", milliseconds from 0 to 1e12 ("20" by default): how
  *                      long a kernel runs its loops before "auto" builds it
  *   _set_dynamic       CT_DYNAMIC_OFF (every size static), _ON (every size >= 2 symbolic from
  *                      the first trace), _AUTOMATIC
@@ -3629,7 +3629,7 @@ CT_API CT_NODISCARD ct_status ct_compiled_metrics_json(const ct_compiled* compil
 /*
  * ct_compile_wait_kernels - blocks until the background builder has built (or failed to build)
  * every C++ kernel asked of it so far. With the option "cpp_kernels" at its default "auto", a fused
- * CPU kernel starts on its loops and, once it has run them for "cpp_kernels_hot_ms" (100 ms
+ * CPU kernel starts on its loops and, once it has run them for "cpp_kernels_hot_ms" (20 ms
  * by default), is built as C++ by one builder thread per process while the program goes on; its
  * next call after that runs the C++ kernel, with the same bits. Programs never need to wait;
  * benchmarks that time the steady state and tests that inspect it call this. Threads: any.

@@ -33,7 +33,7 @@ class FusedKernel {
 /// kernels in the background]), or from the start (built while fusing).
 struct CppKernels {
   enum When { Never, WhenHot, Always } when = Never;
-  int64_t hot_after_ns = 100'000'000;  // WhenHot: time a group runs its tile loops before its build
+  int64_t hot_after_ns = 20'000'000;   // WhenHot: time a group runs its tile loops before its build
 };
 
 /// Replaces each fusible group of call nodes of g by one Fused node (see the Note in fuse.cpp).

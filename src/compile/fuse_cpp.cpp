@@ -342,7 +342,7 @@ void* load_cpp_kernel(const std::string& source, std::string& why) {
 // Mode "max-autotune" builds every C++ kernel while compiling: a fraction of a second each, on
 // top of a compile that otherwise takes milliseconds. The default ("cpp_kernels": "auto") compiles
 // in milliseconds and starts on the tile loops, as a tiered JIT starts in its interpreter: a kernel
-// that has spent "cpp_kernels_hot_ms" milliseconds (an option, 100 by default) in its tile loops
+// that has spent "cpp_kernels_hot_ms" milliseconds (an option, 20 by default) in its tile loops
 // has shown it runs in a loop, and its source is queued for the process's one builder thread. The thread builds
 // kernels one at a time (the system compiler takes a core; more at once would take the cores the
 // program computes on) and stores each in its slot; the kernel's next run calls it. A C++ kernel

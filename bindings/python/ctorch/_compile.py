@@ -352,7 +352,7 @@ def compile(fn=None, *, fullgraph=False, dynamic=None, backend="fused", mode=Non
     options     {"fusion": bool, "cse": bool, "dce": bool, "constant_folding": bool,
                 "cpp_kernels": bool or "auto", "cpp_kernels_hot_ms": float}; not with mode.
                 "cpp_kernels" "auto" (the default) builds a cpu kernel as C++ in the background
-                once it has run its loops for "cpp_kernels_hot_ms" (100) (ctorch.compiler.wait_kernels)
+                once it has run its loops for "cpp_kernels_hot_ms" (20) (ctorch.compiler.wait_kernels)
     disable     calls run fn as is
     name        for messages and metrics (default: fn's qualified name)
     recompile_limit  compiled entries per signature, and signatures of non-tensor arguments, after

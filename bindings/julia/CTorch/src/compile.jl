@@ -120,7 +120,7 @@ compile_metrics(c::CompiledFunction) = JSON.parse(string_out(out -> L.ct_compile
 
 Blocks until the background builder has built (or failed to build) every C++ kernel asked of it
 so far (`ct_compile_wait_kernels`). With "cpp_kernels" "auto", the default, a fused cpu kernel
-starts on its loops and is built as C++ once it has run them for option "cpp_kernels_hot_ms" (100
+starts on its loops and is built as C++ once it has run them for option "cpp_kernels_hot_ms" (20
 ms by default); later calls run it, with the same bits. Programs never need to wait; a benchmark
 of the steady state, or a test of it, does.
 """

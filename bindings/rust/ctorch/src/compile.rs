@@ -84,7 +84,7 @@ impl CompileOptions {
 
     /// One backend option: `"fusion"`, `"cse"`, `"dce"`, `"constant_folding"` (booleans, all true
     /// by default), `"cpp_kernels"` (`"auto"` by default: a cpu kernel is built as C++ by the system
-    /// compiler in the background once it has run its loops for `"cpp_kernels_hot_ms"`, 100 by
+    /// compiler in the background once it has run its loops for `"cpp_kernels_hot_ms"`, 20 by
     /// default, see [`wait_kernels`]; `true`: all of them while compiling; `false`: never).
     pub fn option(mut self, key: &str, value: impl ToString) -> CompileOptions {
         self.options.push((key.to_owned(), value.to_string()));

@@ -63,7 +63,7 @@ public final class CompileOptions extends NativeObject {
    *     "cpp_kernels" ("auto" by default: a cpu kernel is built as C++ by the system compiler in the
    *     background once it has run its loops for "cpp_kernels_hot_ms", see {@link
    *     Compiled#waitKernels}; "true": all of them while compiling; "false": never);
-   *     "cpp_kernels_hot_ms" (milliseconds, "100" by default)
+   *     "cpp_kernels_hot_ms" (milliseconds, "20" by default)
    * @param value "true" or "false", "auto", or a number
    * @return this
    */
