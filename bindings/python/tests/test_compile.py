@@ -162,6 +162,30 @@ def test_hot_kernels_are_built_in_the_background(tmp_path, monkeypatch):
     assert t.graphs()[0].count("fused_cpp[") >= 2  # forward and backward
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_builds_its_own_kernels(tmp_path, monkeypatch):
+    # fork while the parent's builder may be running the compiler: the child starts a builder of its
+    # own (pthread_atfork), and neither waits forever.
+    monkeypatch.setenv("CTORCH_CACHE_DIR", str(tmp_path))
+    x, w = randn(31, 190), randn(190)
+    f = ctorch.compile(row_programs, options={"cpp_kernels_hot_ms": 0})
+    g = ctorch.compile(lambda a, b: (a - a.amax(-1, keepdim=True)).exp() * b, options={"cpp_kernels_hot_ms": 0})
+    f(x, w)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            g(x, w)
+            ctorch.compiler.wait_kernels()
+            code = 0 if "fused_cpp[" in g.graphs()[0] and same(g(x, w), (x - x.amax(-1, keepdim=True)).exp() * w) else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    ctorch.compiler.wait_kernels()
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert "fused_cpp[" in f.graphs()[0]
+
+
 def test_cpp_kernels_compile_the_backward_with_the_same_bits(tmp_path, monkeypatch):
     monkeypatch.setenv("CTORCH_CACHE_DIR", str(tmp_path))
 

@@ -415,6 +415,20 @@ def test_to_same_dtype_and_contiguous_return_self_values():
     assert a[1].item() == 8.0
 
 
+@pytest.mark.parametrize("value, dtype", [(-0.0, "float32"), (float("nan"), "float64"), (-(2**62) - 3, "int64"),
+                                          (True, "bool"), (1.5, "float16")])
+def test_copying_an_expanded_scalar_fills_its_bits(value, dtype):
+    # One value broadcast to every element (as autograd hands a sum's gradient on) is filled, bits
+    # and all, into a fresh layout, into a strided destination and across dtypes.
+    src = ctorch.tensor(value, dtype=ct_dtype(dtype)).expand(3, 5, 7)
+    want = np.full((3, 5, 7), np.array(value, dtype=dtype))
+    assert src.contiguous().numpy().tobytes() == want.tobytes()
+    dst = ctorch.zeros(7, 5, 3, dtype=ct_dtype(dtype)).permute(2, 1, 0)
+    dst.copy_(src)
+    assert dst.contiguous().numpy().tobytes() == want.tobytes()
+    np.testing.assert_array_equal(ctorch.zeros(3, 5, 7, dtype=ctorch.float64).copy_(src).numpy(), want.astype("float64"))
+
+
 def test_views_share_memory():
     a = ctorch.zeros(3, 4)
     a.view(12)[5] = 1.0
