@@ -98,13 +98,7 @@ __attribute__((target("avx512f"))) void pack_b(const float* b, int64_t ldb, int6
 }  // namespace
 
 void interleave8(const float* rows, int64_t l, int64_t count, float* panel) {
-  if (count == 8) {
-    int64_t p = 0;
-    for (; p + 8 <= l; p += 8) cpu::transpose_8x8_f32(rows + p, l, panel + p * kPanel, kPanel);
-    for (; p < l; ++p)
-      for (int64_t i = 0; i < 8; ++i) panel[p * kPanel + i] = rows[i * l + p];
-    return;
-  }
+  if (count == 8) return cpu::transpose_8xn_f32(rows, l, l, panel, kPanel);
   for (int64_t p = 0; p < l; ++p)
     for (int64_t i = 0; i < 8; ++i) panel[p * kPanel + i] = i < count ? rows[i * l + p] : 0.0f;
 }

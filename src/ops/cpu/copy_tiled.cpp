@@ -230,17 +230,13 @@ bool copy_tiled(const LoopPlan& p, int64_t item) {
   return true;
 }
 
-void transpose_8x8_f32(const float* in, int64_t ld_in, float* out, int64_t ld_out) {
+void transpose_8xn_f32(const float* in, int64_t ld_in, int64_t n, float* out, int64_t ld_out) {
+  constexpr int64_t item = sizeof(float);
+  const Tile t{reinterpret_cast<char*>(out), reinterpret_cast<const char*>(in), ld_out * item, item, item, ld_in * item};
 #if CT_HAVE_AVX2_KERNELS
-  if (has_avx2()) {
-    constexpr int64_t item = sizeof(float);
-    block_32({reinterpret_cast<char*>(out), reinterpret_cast<const char*>(in), ld_out * item, item, item, ld_in * item},
-             0, 8, 0, 8);
-    return;
-  }
+  if (has_avx2()) return block_32(t, 0, n, 0, 8);
 #endif
-  for (int64_t i = 0; i < 8; ++i)
-    for (int64_t j = 0; j < 8; ++j) out[i * ld_out + j] = in[j * ld_in + i];
+  tile_scalar<uint32_t>(t, 0, n, 0, 8);
 }
 
 }  // namespace ct::cpu
