@@ -1,6 +1,7 @@
 """conv2d's derivatives against torch, over the two routes of the input gradient (a stride-1
-convolution with the flipped kernel, or conv_transpose2d for other strides) and the weight
-gradient's runs of samples, and the same bits for any thread count."""
+convolution with the flipped kernel, or conv_transpose2d for other strides), the weight gradient's
+two routes (a channels-last image read in place where the kernel's width is not dilated, im2col
+panels where it is) and its runs of samples, and the same bits for any thread count."""
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ CASES = [
     (4, 8, 7, 7, 8, (3, 3), 1, 1, 1, 8),  # depthwise
     (2, 3, 6, 6, 5, (3, 3), 1, 3, 1, 1),  # padding wider than the kernel's reach: transpose route
     (17, 3, 5, 5, 4, (2, 2), 1, 1, 1, 1),  # more samples than the weight gradient's runs
+    (2, 12, 7, 9, 6, (3, 3), (2, 1), 1, (2, 1), 1),  # 8 + 4 channels, rows strided and dilated
 ]
 
 

@@ -17,6 +17,7 @@
 #include "dispatch/grad_mode.h"
 #include "ops/conv/conv_common.h"
 #include "ops/conv/sgemm_avx512.h"
+#include "ops/cpu/copy_tiled.h"
 #include "ops/cpu/gemm.h"
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"
@@ -445,6 +446,41 @@ Tensor stride_one_input_grad(const Tensor& gy, const Tensor& w, IntArrayRef padd
   return conv2d(gy, flip(wt, {2, 3}), Tensor(), one, pad, dilation, groups);
 }
 
+// Note [Weight gradient over a channels-last image]
+// The weight gradient's GEMM reads, for output position p and column (c, ki, kj), the input at
+// (c, p's row + ki * dh, p's column + kj). With the image zero-padded and stored channels-last
+// (position-major, its cg channels adjacent), the kw taps of one ki at one position are kw * cg
+// adjacent floats when dw is 1: B's row p, for the columns (ki, kj, c), is the image read in place
+// at offset(p) + ki * dh * wp * cg (gemm_shifted), with no im2col rows and no transposed panels,
+// which took half of the gradient at 8x16x32x32, 3x3. Every output element folds the same products
+// in the same order as through the panels (its own column of the same GEMM), so the bits are the
+// same; only the columns' order differs, and the sum into the result puts them back in place.
+struct ChannelsLast {
+  int64_t cg, hp, wp, run;        // run: one ki's columns, kw * cg
+  bool usable;                    // dw 1 and an image of at most 4 MiB
+  std::vector<int64_t> offsets;   // per output position: where its row of B starts, ki = 0
+  const Geometry& g;
+  ChannelsLast(const Geometry& geo, int64_t channels)
+      : cg(channels), hp(geo.h + 2 * geo.ph), wp(geo.w + 2 * geo.pw), run(geo.kw * channels),
+        usable(geo.dw == 1 && channels * hp * wp <= (int64_t(1) << 20)), g(geo) {
+    if (!usable) return;
+    for (int64_t oh = 0; oh < g.oh; ++oh)
+      for (int64_t ow = 0; ow < g.ow; ++ow) offsets.push_back((oh * g.sh * wp + ow * g.sw) * cg);
+  }
+  // The padded image plus kPanel floats: a panel of the last position reads past it.
+  int64_t size() const { return cg * hp * wp + conv::kPanel; }
+  // The interior of image (borders left as they are: zero) from x's cg channels (NCHW).
+  void fill(const float* x, float* image) const {
+    for (int64_t y = 0; y < g.h; ++y) {
+      float* dst = image + ((y + g.ph) * wp + g.pw) * cg;
+      int64_t c = 0;
+      for (; c + 8 <= cg; c += 8) cpu::transpose_8xn_f32(x + (c * g.h + y) * g.w, g.h * g.w, g.w, dst + c, cg);
+      for (; c < cg; ++c)
+        for (int64_t xw = 0; xw < g.w; ++xw) dst[xw * cg + c] = x[(c * g.h + y) * g.w + xw];
+    }
+  }
+};
+
 // conv2d's weight gradient computed directly when the backward is not recorded: per sample and
 // group, dW_g += dY_g (og x L) @ cols^T (L x k). The samples are cut into `parts` runs, a number set
 // by the sizes alone, never by the thread count; each run is summed in sample order into its own
@@ -467,23 +503,36 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
       1, std::min<int64_t>({batch, 8, (int64_t(64) << 20) / std::max<int64_t>(1, wnumel * int64_t(itemsize(dt)))}));
   Tensor result = zeros(wsizes, dt, x->device());
   if (dt == DType::Float32 && conv::has_avx512_sgemm()) {
-    // dW_g (og x k) += dY_g (og x L) @ cols^T (L x k): dY_g packed as the GEMM's A, cols^T as
-    // panels of kPanel im2col rows built straight from the image (8 rows at a time, interleaved);
-    // each run accumulates its samples, and the runs' sums are added in order.
+    // dW_g (og x k) += dY_g (og x L) @ cols^T (L x k), dY_g packed as the GEMM's A. B is the image
+    // in channels-last order where it can be (Note [Weight gradient over a channels-last image]),
+    // else panels of kPanel im2col rows built straight from the image (8 rows at a time,
+    // interleaved). Each run accumulates its samples, and the runs' sums are added in order.
     constexpr int64_t kP = conv::kPanel;
+    const ChannelsLast cl(g, cg);
     std::vector<std::vector<float>> partial(static_cast<size_t>(parts));
     const int64_t per = (batch + parts - 1) / parts;
     cpu::parallel_blas_calls(parts, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         std::vector<float>& acc = partial[size_t(t)];
         acc.assign(size_t(wnumel), 0.0f);
-        // Uninitialized: every element is written before it is read (interleave8 zero-fills the
-        // panel's columns past nr), and zeroing them took 5% of the gradient.
-        std::unique_ptr<float[]> rows(new float[size_t(8 * l)]), panel(new float[size_t(l * kP)]);
+        // Uninitialized where every element is written before it is read (interleave8 zero-fills
+        // the panel's columns past nr): zeroing them took 5% of the gradient.
+        std::vector<float> image(cl.usable ? size_t(cl.size()) : 0, 0.0f);  // its borders stay zero
+        std::unique_ptr<float[]> rows(cl.usable ? nullptr : new float[size_t(8 * l)]),
+            panel(cl.usable ? nullptr : new float[size_t(l * kP)]);
         for (int64_t n = t * per; n < std::min(batch, (t + 1) * per); ++n)
           for (int64_t grp = 0; grp < groups; ++grp) {
             const float* xs = x->data_as<float>() + (n * cin + grp * cg) * g.h * g.w;
             const conv::PackedA ga = conv::pack_a(gy->data_as<float>() + (n * cout + grp * og) * l, og, l, l, 1);
+            float* c = acc.data() + grp * og * k;
+            if (cl.usable) {
+              cl.fill(xs, image.data());
+              for (int64_t ki = 0; ki < g.kh; ++ki)
+                for (int64_t j0 = 0; j0 < cl.run; j0 += kP)
+                  conv::gemm_shifted(ga, image.data() + ki * g.dh * cl.wp * cg + j0, cl.offsets.data(),
+                                     std::min(kP, cl.run - j0), c + ki * cl.run + j0, k, true);
+              continue;
+            }
             for (int64_t q0 = 0; q0 < k; q0 += kP) {
               const int64_t nr = std::min(kP, k - q0);
               for (int64_t i0 = 0; i0 < kP; i0 += 8) {
@@ -491,14 +540,19 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
                 for (int64_t i = 0; i < qn; ++i) im2col_row(xs, q0 + i0 + i, g, rows.get() + i * l);
                 conv::interleave8(rows.get(), l, qn, panel.get() + i0);
               }
-              conv::gemm_panel(ga, panel.get(), nr, acc.data() + grp * og * k + q0, k, true);
+              conv::gemm_panel(ga, panel.get(), nr, c + q0, k, true);
             }
           }
       }
     });
-    float* out = result->data_as<float>();  // (groups * og, k), as acc
+    // acc is (groups * og, k); channels-last columns are (ki, kj, c), the weight's (c, ki, kj).
+    float* out = result->data_as<float>();
+    const int64_t taps = g.kh * g.kw;
     for (const auto& acc : partial)
-      for (int64_t i = 0; i < wnumel; ++i) out[i] += acc[size_t(i)];
+      for (int64_t i = 0; i < wnumel; ++i) {
+        const int64_t row = i / k, q = i % k;
+        out[cl.usable ? row * k + (q % cg) * taps + q / cg : i] += acc[size_t(i)];
+      }
     return result;
   }
   visit_dtype<dtype_bit(DType::Float32) | dtype_bit(DType::Float64)>(dt, "conv2d_backward", [&](auto tag) {

@@ -148,11 +148,12 @@ void gemm_panel(const PackedA& a, const float* panel, int64_t nr, float* c, int6
 #endif
 }
 
-void gemm_shifted(const PackedA& a, const float* b, const int64_t* offsets, int64_t nr, float* c, int64_t ldc) {
+void gemm_shifted(const PackedA& a, const float* b, const int64_t* offsets, int64_t nr, float* c, int64_t ldc,
+                  bool accumulate) {
 #if CT_HAVE_AVX512_SGEMM
-  gemm_rows(a, OffsetRows{b, offsets}, nr, c, ldc, false);
+  gemm_rows(a, OffsetRows{b, offsets}, nr, c, ldc, accumulate);
 #else
-  (void)a, (void)b, (void)offsets, (void)nr, (void)c, (void)ldc;
+  (void)a, (void)b, (void)offsets, (void)nr, (void)c, (void)ldc, (void)accumulate;
 #endif
 }
 

@@ -39,6 +39,8 @@ void interleave8(const float* rows, int64_t l, int64_t count, float* panel);
 /// C[:, 0..nr) (m x nr, ldc) = A @ B, where row p of B is the kPanel floats at b + offsets[p] (all
 /// readable; columns past nr are ignored). A stride-1 convolution over a padded image is this GEMM
 /// with no packing at all: each tap's row is the image shifted by the tap's offset.
-void gemm_shifted(const PackedA& a, const float* b, const int64_t* offsets, int64_t nr, float* c, int64_t ldc);
+/// accumulate: C += A @ B instead.
+void gemm_shifted(const PackedA& a, const float* b, const int64_t* offsets, int64_t nr, float* c, int64_t ldc,
+                  bool accumulate = false);
 
 }  // namespace ct::ops::conv
