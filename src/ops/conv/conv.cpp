@@ -548,11 +548,15 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
     // acc is (groups * og, k); channels-last columns are (ki, kj, c), the weight's (c, ki, kj).
     float* out = result->data_as<float>();
     const int64_t taps = g.kh * g.kw;
-    for (const auto& acc : partial)
-      for (int64_t i = 0; i < wnumel; ++i) {
-        const int64_t row = i / k, q = i % k;
-        out[cl.usable ? row * k + (q % cg) * taps + q / cg : i] += acc[size_t(i)];
+    for (const auto& acc : partial) {
+      if (!cl.usable) {
+        for (int64_t i = 0; i < wnumel; ++i) out[i] += acc[size_t(i)];
+        continue;
       }
+      for (int64_t row = 0; row < wnumel / k; ++row)
+        for (int64_t tap = 0; tap < taps; ++tap)
+          for (int64_t c = 0; c < cg; ++c) out[row * k + c * taps + tap] += acc[size_t(row * k + tap * cg + c)];
+    }
     return result;
   }
   visit_dtype<dtype_bit(DType::Float32) | dtype_bit(DType::Float64)>(dt, "conv2d_backward", [&](auto tag) {
