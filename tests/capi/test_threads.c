@@ -1,6 +1,11 @@
 /* test_threads.c - the threading promises of ctorch.h: distinct handles from many threads,
- * concurrent reads of one tensor, thread-local error messages, reference counts under contention. */
+ * concurrent reads of one tensor, thread-local error messages, reference counts under contention,
+ * and compiled kernels switching to C++ while threads call them. */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv */
+#endif
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capi_test.h"
@@ -121,10 +126,81 @@ static void test_concurrent_retain_and_release_keep_the_count(void) {
   RELEASE(probe, shared_b, shared_a);
 }
 
+/* x * sigmoid(x) * rsqrt(mean(x * x, -1) + 1e-6): one fused kernel with a reduction. */
+static ct_status gated_norm(void* ud, const ct_tensor* const* in, size_t n, ct_tensor** out, size_t nout) {
+  (void)ud, (void)n, (void)nout;
+  const int64_t last = -1;
+  ct_scalar eps = {CT_SCALAR_FLOAT, 0, 1e-6};
+  ct_tensor *sg = NULL, *g = NULL, *sq = NULL, *ms = NULL, *me = NULL, *r = NULL;
+  ct_status st = ct_tensor_sigmoid(in[0], &sg);
+  if (!st) st = ct_tensor_mul(in[0], sg, &g);
+  if (!st) st = ct_tensor_mul(in[0], in[0], &sq);
+  if (!st) st = ct_tensor_mean(sq, &last, 1, 1, &ms);
+  if (!st) st = ct_tensor_add_scalar(ms, &eps, &me);
+  if (!st) st = ct_tensor_rsqrt(me, &r);
+  if (!st) st = ct_tensor_mul(g, r, &out[0]);
+  RELEASE(r, me, ms, sq, g, sg);
+  return st;
+}
+
+static ct_compiled* shared_fn;
+static ct_tensor* shared_want; /* gated_norm(shared_a), eager */
+
+static int same_floats(const ct_tensor* a, const ct_tensor* b) {
+  float x[33 * 70], y[33 * 70];
+  return !ct_tensor_copy_to(a, x, sizeof x) && !ct_tensor_copy_to(b, y, sizeof y) && !memcmp(x, y, sizeof x);
+}
+
+/* Calls shared_fn, whose kernel the background builder replaces while the threads run. */
+static void* call_compiled(void* arg) {
+  worker* w = (worker*)arg;
+  for (int i = 0; i < 40; ++i) {
+    ct_tensor* got = NULL;
+    const ct_tensor* in[1] = {shared_a};
+    if (ct_compiled_call(shared_fn, in, 1, &got, 1) != CT_OK) note(w, "call");
+    else if (!same_floats(got, shared_want)) note(w, "bits differ from eager");
+    ct_tensor_release(got);
+  }
+  return NULL;
+}
+
+static void test_kernels_switch_to_cpp_while_threads_call_them(void) {
+  char dir[] = "/tmp/ctorch_kernels_XXXXXX"; /* empty: the compiler runs while the threads call */
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(setenv("CTORCH_CACHE_DIR", dir, 1) == 0);
+  CHECK_OK(ct_tensor_randn(S(33, 70), CT_FLOAT32, "cpu", NULL, &shared_a));
+  const ct_tensor* in[1] = {shared_a};
+  CHECK_OK(gated_norm(NULL, in, 1, &shared_want, 1));
+  ct_compile_options* o = NULL;
+  CHECK_OK(ct_compile_options_create(&o));
+  CHECK_OK(ct_compile_options_set_option(o, "cpp_kernels_hot_ms", "0"));
+  CHECK_OK(ct_compile(gated_norm, NULL, NULL, o, &shared_fn));
+  ct_compile_options_release(o);
+  worker ws[kThreads];
+  run_threads(call_compiled, ws, kThreads);
+  ct_compile_wait_kernels();
+  run_threads(call_compiled, ws, 2); /* now on the C++ kernel */
+  for (int i = 0; i < kThreads; ++i) {
+    if (ws[i].failures) printf("  thread %d: %d failures, first: %s\n", i, ws[i].failures, ws[i].first_error);
+    CHECK(ws[i].failures == 0);
+  }
+  char* g = NULL;
+  CHECK_OK(ct_compiled_graph(shared_fn, 0, &g));
+  CHECK(strstr(g, "fused_cpp[") != NULL);
+  ct_string_release(g);
+  ct_compiled_release(shared_fn);
+  RELEASE(shared_want, shared_a);
+  unsetenv("CTORCH_CACHE_DIR");
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_many_threads_compute_on_shared_inputs),
     CAPI_TEST(test_error_messages_are_thread_local),
     CAPI_TEST(test_concurrent_retain_and_release_keep_the_count),
+    CAPI_TEST(test_kernels_switch_to_cpp_while_threads_call_them),
 };
 
 CAPI_MAIN(TESTS)
