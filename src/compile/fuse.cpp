@@ -48,6 +48,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <new>
 #include <type_traits>
 
 #include "compile/fuse_cpp.h"
@@ -56,6 +57,7 @@
 #include "compile/fused_fold.h"
 #include "compile/passes.h"
 #include "compile/run.h"
+#include "core/fault_injection.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_mode.h"
 #include "ops/cpu/isa.h"
@@ -291,8 +293,15 @@ void Kernel::run_cpu(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t c
   execute_with(nullptr);
   const int64_t ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-  if (tile_loop_ns_.fetch_add(ns, std::memory_order_relaxed) + ns >= hot_after_ns_ && !build_asked_.exchange(true))
-    build_in_background(cpp_source(p_), cpp_);
+  if (tile_loop_ns_.fetch_add(ns, std::memory_order_relaxed) + ns >= hot_after_ns_ && !build_asked_.exchange(true)) {
+    try {
+      build_in_background(cpp_source(p_), cpp_);
+    } catch (const std::bad_alloc&) {
+      // The call itself succeeded: its results stand, and a later call asks again.
+      fault::failure_absorbed();
+      build_asked_.store(false, std::memory_order_relaxed);
+    }
+  }
 }
 
 template <typename T>

@@ -50,6 +50,7 @@
 #include <deque>
 #include <fstream>
 #include <mutex>
+#include <new>
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -57,6 +58,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/fault_injection.h"
 #include "ops/cpu/isa.h"
 
 extern char** environ;
@@ -396,6 +398,24 @@ Builder& builder() {
   return *b;
 }
 
+// Builds one job into its slot. Nothing escapes: an exception here would end the process.
+void build(BuildJob& job) noexcept {
+  try {
+    std::string why;
+    if (void* fn = load_cpp_kernel(job.source, why)) return job.slot->fn.store(fn, std::memory_order_release);
+    job.slot->why = std::move(why);
+  } catch (const std::exception& e) {
+    // Out of memory, most likely: absorbed on purpose, as the kernel keeps its tile loops and its
+    // next call says why.
+    if (dynamic_cast<const std::bad_alloc*>(&e)) fault::failure_absorbed();
+    try {
+      job.slot->why = str("building it failed (", e.what(), ")");
+    } catch (...) {
+    }
+  }
+  job.slot->failed.store(true, std::memory_order_release);
+}
+
 void build_jobs() {
   Builder& b = builder();
   for (;;) {
@@ -406,13 +426,7 @@ void build_jobs() {
       job = std::move(b.jobs.front());
       b.jobs.pop_front();
     }
-    std::string why;
-    if (void* fn = load_cpp_kernel(job.source, why)) {
-      job.slot->fn.store(fn, std::memory_order_release);
-    } else {
-      job.slot->why = why;
-      job.slot->failed.store(true, std::memory_order_release);
-    }
+    build(job);
     job = {};
     std::lock_guard<std::mutex> lock(b.mu);
     if (--b.pending == 0) b.idle.notify_all();
@@ -424,25 +438,30 @@ void build_jobs() {
 void build_in_background(std::string source, std::shared_ptr<CppKernelSlot> slot) {
   Builder& b = builder();
   std::lock_guard<std::mutex> lock(b.mu);
+  b.jobs.push_back({std::move(source), slot});  // may throw, before anything changed
   if (!b.started) {
     try {
       std::thread(build_jobs).detach();
       b.started = true;
-    } catch (const std::system_error& e) {
+    } catch (const std::exception& e) {  // no thread (std::system_error) or no memory for one
+      if (dynamic_cast<const std::bad_alloc*>(&e)) fault::failure_absorbed();
+      b.jobs.pop_back();
       slot->why = str("no thread could be started to build it (", e.what(), ")");
       slot->failed.store(true, std::memory_order_release);
       return;
     }
   }
-  b.jobs.push_back({std::move(source), std::move(slot)});
   ++b.pending;
   b.queued.notify_one();
 }
 
-void wait_for_background_builds() {
-  Builder& b = builder();
-  std::unique_lock<std::mutex> lock(b.mu);
-  b.idle.wait(lock, [&] { return b.pending == 0; });
+void wait_for_background_builds() noexcept {
+  try {
+    Builder& b = builder();  // throws only when it cannot be made: then nothing was ever queued
+    std::unique_lock<std::mutex> lock(b.mu);
+    b.idle.wait(lock, [&] { return b.pending == 0; });
+  } catch (...) {
+  }
 }
 
 }  // namespace ct::compile

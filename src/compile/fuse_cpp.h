@@ -38,11 +38,12 @@ struct CppKernelSlot {
 };
 
 /// Queues source for the process's background builder thread (Note [Building C++ kernels in the
-/// background]), which fills slot when done. Safe from any thread.
+/// background]), which fills slot when done. Safe from any thread. Throws std::bad_alloc, and then
+/// nothing was queued; a thread that cannot be started fails the slot instead.
 void build_in_background(std::string source, std::shared_ptr<CppKernelSlot> slot);
 
 /// Blocks until the background builder has nothing queued or building: every slot handed to it
 /// so far is filled or failed.
-void wait_for_background_builds();
+void wait_for_background_builds() noexcept;
 
 }  // namespace ct::compile

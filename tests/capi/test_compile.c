@@ -249,9 +249,11 @@ static void test_pointwise_chain_is_fused_and_matches_eager_bitwise(void) {
   ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(z), ct_tensor_release(want), ct_tensor_release(got);
 }
 
-/* Runs row_kernels compiled with options on x [rows, cols]: its three results must have eager's
- * bits; the graph must show fused_cpp kernels exactly when want_cpp. */
-static void check_row_kernels(const ct_compile_options* o, int64_t rows, int64_t cols, int want_cpp) {
+/* Runs row_kernels compiled with options o (NULL: the defaults) on x [rows, cols], `calls` times,
+ * waiting for the background builder after each call: its three results must have eager's bits
+ * every time, and after the last wait the graph shows fused_cpp kernels exactly when want_cpp.
+ * (Between a call and its wait the builder may or may not be done, which is not checked.) */
+static void check_row_kernels(const ct_compile_options* o, int64_t rows, int64_t cols, int calls, int want_cpp) {
   ct_tensor *x = randn(rows, cols), *w = NULL;
   CHECK_OK(ct_tensor_randn(&cols, 1, CT_FLOAT32, "cpu", NULL, &w));
   const ct_tensor* in[2] = {x, w};
@@ -259,33 +261,62 @@ static void check_row_kernels(const ct_compile_options* o, int64_t rows, int64_t
   CHECK_OK(row_kernels(NULL, in, 2, want, 3));
   ct_compiled* c = NULL;
   CHECK_OK(ct_compile(row_kernels, NULL, NULL, o, &c));
-  CHECK_OK(ct_compiled_call(c, in, 2, got, 3));
-  for (int k = 0; k < 3; ++k) CHECK(same_bits(got[k], want[k]));
+  for (int call = 0; call < calls; ++call) {
+    CHECK_OK(ct_compiled_call(c, in, 2, got, 3));
+    for (int k = 0; k < 3; ++k) {
+      CHECK(same_bits(got[k], want[k]));
+      ct_tensor_release(got[k]);
+    }
+    ct_compile_wait_kernels();
+  }
   char* g = NULL;
   CHECK_OK(ct_compiled_graph(c, 0, &g));
   CHECK(!strstr(g, "fused_cpp[") == !want_cpp);
   CHECK(!strstr(g, "fused[") == !!want_cpp);
   ct_string_release(g);
   ct_compiled_release(c);
-  for (int k = 0; k < 3; ++k) ct_tensor_release(want[k]), ct_tensor_release(got[k]);
+  for (int k = 0; k < 3; ++k) ct_tensor_release(want[k]);
   ct_tensor_release(x), ct_tensor_release(w);
 }
 
-static void test_cpp_kernels_have_the_tile_loops_bits(void) {
-  /* A fresh kernel cache, so the compiler runs; rows of 40000 fold in three blocks. */
-  char dir[] = "/tmp/ctorch_kernels_XXXXXX";
+/* A fresh kernel cache in dir (a mkdtemp template) as $CTORCH_CACHE_DIR, so the compiler runs;
+   drop_kernel_cache removes it. */
+static void use_fresh_kernel_cache(char* dir) {
   CHECK(mkdtemp(dir) != NULL);
   CHECK(setenv("CTORCH_CACHE_DIR", dir, 1) == 0);
+}
+static void drop_kernel_cache(const char* dir) {
+  unsetenv("CTORCH_CACHE_DIR");
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
+}
+
+/* $CXX names a compiler that does not exist; restore_cxx(*saved) puts the old value back. */
+static void break_cxx(char** saved) {
+  const char* cxx = getenv("CXX");
+  *saved = cxx ? strdup(cxx) : NULL;
+  CHECK(setenv("CXX", "/nonexistent/c++", 1) == 0);
+}
+static void restore_cxx(char* saved) {
+  if (saved) setenv("CXX", saved, 1);
+  else unsetenv("CXX");
+  free(saved);
+}
+
+static void test_cpp_kernels_have_the_tile_loops_bits(void) {
+  /* Rows of 40000 fold in three blocks. */
+  char dir[] = "/tmp/ctorch_kernels_XXXXXX";
+  use_fresh_kernel_cache(dir);
   ct_compile_options* o = NULL;
   CHECK_OK(ct_compile_options_create(&o));
   CHECK_OK(ct_compile_options_set_mode(o, "max-autotune"));
-  check_row_kernels(o, 37, 129, 1);
-  check_row_kernels(o, 3, 40000, 1);
-  check_row_kernels(o, 37, 129, 1); /* now from the cache */
+  check_row_kernels(o, 37, 129, 1, 1);
+  check_row_kernels(o, 3, 40000, 1, 1);
+  check_row_kernels(o, 37, 129, 1, 1); /* now from the cache */
   /* No compiler: the tile loops run, with a warning, and the same bits. */
-  const char* cxx = getenv("CXX");
-  char* saved = cxx ? strdup(cxx) : NULL;
-  CHECK(setenv("CXX", "/nonexistent/c++", 1) == 0);
+  char* saved = NULL;
+  break_cxx(&saved);
   char blocked[96]; /* under a plain file: no directory can be made there, even by root */
   snprintf(blocked, sizeof blocked, "%s/file", dir);
   FILE* f = fopen(blocked, "w");
@@ -293,76 +324,35 @@ static void test_cpp_kernels_have_the_tile_loops_bits(void) {
   if (f) fclose(f);
   strncat(blocked, "/kernels", sizeof blocked - strlen(blocked) - 1);
   CHECK(setenv("CTORCH_CACHE_DIR", blocked, 1) == 0);
-  check_row_kernels(o, 5, 33, 0);
+  check_row_kernels(o, 5, 33, 1, 0);
   CHECK(setenv("CTORCH_CACHE_DIR", dir, 1) == 0); /* writable, but no compiler */
-  check_row_kernels(o, 6, 31, 0);
-  if (saved) setenv("CXX", saved, 1);
-  else unsetenv("CXX");
-  free(saved);
-  unsetenv("CTORCH_CACHE_DIR");
+  check_row_kernels(o, 6, 31, 1, 0);
+  restore_cxx(saved);
   ct_compile_options_release(o);
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  CHECK(system(cmd) == 0);
-}
-
-/* row_kernels compiled with options o (NULL: the defaults), called once, then again after the
-   background builder is done: same bits as eager both times; fused_cpp nodes after it iff want_cpp.
-   Between the first call and the wait the builder may or may not be done, which is not checked. */
-static void check_background_build(const ct_compile_options* o, int want_cpp) {
-  int64_t rows = 37, cols = 129;
-  ct_tensor *x = randn(rows, cols), *w = NULL;
-  CHECK_OK(ct_tensor_randn(&cols, 1, CT_FLOAT32, "cpu", NULL, &w));
-  const ct_tensor* in[2] = {x, w};
-  ct_tensor *want[3] = {NULL, NULL, NULL}, *got[3] = {NULL, NULL, NULL};
-  CHECK_OK(row_kernels(NULL, in, 2, want, 3));
-  ct_compiled* c = NULL;
-  CHECK_OK(ct_compile(row_kernels, NULL, NULL, o, &c));
-  char* g = NULL;
-  for (int pass = 0; pass < 2; ++pass) {
-    CHECK_OK(ct_compiled_call(c, in, 2, got, 3));
-    for (int k = 0; k < 3; ++k) {
-      CHECK(same_bits(got[k], want[k]));
-      ct_tensor_release(got[k]);
-    }
-    ct_compile_wait_kernels();
-    CHECK_OK(ct_compiled_graph(c, 0, &g));
-    CHECK(!strstr(g, "fused_cpp[") == !want_cpp);
-    ct_string_release(g);
-  }
-  ct_compiled_release(c);
-  for (int k = 0; k < 3; ++k) ct_tensor_release(want[k]);
-  ct_tensor_release(x), ct_tensor_release(w);
+  drop_kernel_cache(dir);
 }
 
 static void test_hot_kernels_are_built_in_the_background(void) {
   char dir[] = "/tmp/ctorch_kernels_XXXXXX";
-  CHECK(mkdtemp(dir) != NULL);
-  CHECK(setenv("CTORCH_CACHE_DIR", dir, 1) == 0);
+  use_fresh_kernel_cache(dir);
   ct_compile_options* o = NULL;
   CHECK_OK(ct_compile_options_create(&o));
   CHECK_OK(ct_compile_options_set_option(o, "cpp_kernels_hot_ms", "0")); /* hot from its first call */
-  check_background_build(o, 1);
+  check_row_kernels(o, 37, 129, 2, 1);
   CHECK_OK(ct_compile_options_set_option(o, "cpp_kernels", "false"));
-  check_background_build(o, 0);
+  check_row_kernels(o, 37, 129, 2, 0);
   CHECK_OK(ct_compile_options_set_option(o, "cpp_kernels", "auto"));
-  check_background_build(o, 1);
+  check_row_kernels(o, 37, 129, 2, 1);
   /* A build that fails leaves the tile loops, and a warning at the next call. */
-  const char* cxx = getenv("CXX");
-  char* saved = cxx ? strdup(cxx) : NULL;
-  CHECK(setenv("CXX", "/nonexistent/c++", 1) == 0);
-  check_background_build(o, 0);
-  if (saved) setenv("CXX", saved, 1);
-  else unsetenv("CXX");
-  free(saved);
+  char* saved = NULL;
+  break_cxx(&saved);
+  check_row_kernels(o, 37, 129, 2, 0);
+  restore_cxx(saved);
   /* Not hot yet: an hour of tile loops before a build. */
   CHECK_OK(ct_compile_options_set_option(o, "cpp_kernels_hot_ms", "3600000"));
-  check_background_build(o, 0);
+  check_row_kernels(o, 37, 129, 2, 0);
   ct_compile_options_release(o);
-  unsetenv("CTORCH_CACHE_DIR");
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  CHECK(system(cmd) == 0);
+  drop_kernel_cache(dir);
 }
 
 static void test_eager_backend_replays_the_graph(void) {
