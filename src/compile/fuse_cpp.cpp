@@ -345,11 +345,12 @@ void* load_cpp_kernel(const std::string& source, std::string& why) {
 // top of a compile that otherwise takes milliseconds. The default ("cpp_kernels": "auto") compiles
 // in milliseconds and starts on the tile loops, as a tiered JIT starts in its interpreter: a kernel
 // that has spent "cpp_kernels_hot_ms" milliseconds (an option, 20 by default) in its tile loops
-// has shown it runs in a loop, and its source is queued for the process's one builder thread. The thread builds
-// kernels one at a time (the system compiler takes a core; more at once would take the cores the
-// program computes on) and stores each in its slot; the kernel's next run calls it. A C++ kernel
-// gives the tile loops' bits (Note [C++ kernels]), so nothing a program computes depends on when
-// the switch happens, only its speed.
+// has shown it runs in a loop, and its source is queued for the process's one builder thread. The
+// thread builds kernels one at a time (the system compiler takes a core; more at once would take
+// the cores the program computes on) and stores each in its slot; the kernel's next run calls it.
+// A C++ kernel gives the tile loops' bits (Note [C++ kernels]), so nothing a program computes
+// depends on when the switch happens, only its speed. Out of memory while queueing or building is
+// absorbed: the kernel keeps its tile loops, and its next call warns, or asks again.
 //
 // Lifetime. The thread is detached and its state never destroyed: a process may exit while it
 // builds (its compiler child then finishes alone, and the cache's rename keeps the file whole).

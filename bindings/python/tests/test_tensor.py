@@ -426,7 +426,8 @@ def test_copying_an_expanded_scalar_fills_its_bits(value, dtype):
     dst = ctorch.zeros(7, 5, 3, dtype=ct_dtype(dtype)).permute(2, 1, 0)
     dst.copy_(src)
     assert dst.contiguous().numpy().tobytes() == want.tobytes()
-    np.testing.assert_array_equal(ctorch.zeros(3, 5, 7, dtype=ctorch.float64).copy_(src).numpy(), want.astype("float64"))
+    into_double = ctorch.zeros(3, 5, 7, dtype=ctorch.float64).copy_(src)
+    np.testing.assert_array_equal(into_double.numpy(), want.astype("float64"))
 
 
 def test_views_share_memory():

@@ -232,7 +232,8 @@ bool copy_tiled(const LoopPlan& p, int64_t item) {
 
 void transpose_8xn_f32(const float* in, int64_t ld_in, int64_t n, float* out, int64_t ld_out) {
   constexpr int64_t item = sizeof(float);
-  const Tile t{reinterpret_cast<char*>(out), reinterpret_cast<const char*>(in), ld_out * item, item, item, ld_in * item};
+  const Tile t{reinterpret_cast<char*>(out), reinterpret_cast<const char*>(in), ld_out * item, item, item,
+               ld_in * item};
 #if CT_HAVE_AVX2_KERNELS
   if (has_avx2()) return block_32(t, 0, n, 0, 8);
 #endif
