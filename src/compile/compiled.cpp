@@ -136,8 +136,12 @@ void CompileOptions::validate(bool whole) const {
   for (const auto& option : options) {
     // Not a structured binding: clang before 16 cannot capture one in the lambda below.
     const std::string& key = option.first;
-    if (key == kCppKernelsKey || key == kHotMsKey) {
-      key == kHotMsKey ? void(parse_hot_ns(option.second)) : void(parse_cpp_kernels(option.second));
+    if (key == kCppKernelsKey) {
+      parse_cpp_kernels(option.second);
+      continue;
+    }
+    if (key == kHotMsKey) {
+      parse_hot_ns(option.second);
       continue;
     }
     auto it = std::find_if(kFlags.begin(), kFlags.end(), [&](const auto& f) { return f.first == key; });
