@@ -3541,9 +3541,10 @@ CT_API void ct_compile_options_release(ct_compile_options* options);
  *   _set_name          used in messages and metrics
  *   _set_disable       nonzero: ct_compiled_call runs the function eagerly
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for NULL or released options, a NULL string, an unknown
- * backend, mode or option key (the message lists the known ones), a non-boolean option value, a
- * dynamic value outside ct_dynamic, or a limit below 1. A mode together with options is refused by
- * ct_compile. Since 0.6.
+ * backend, mode or option key (the message lists the known ones), a non-boolean option value
+ * ("auto" is also accepted for "cpp_kernels"), a "cpp_kernels_hot_ms" that is not a number from 0
+ * to 1e12, a dynamic value outside ct_dynamic, or a limit below 1. A mode together with options is
+ * refused by ct_compile. Since 0.6.
  */
 CT_API CT_NODISCARD ct_status ct_compile_options_set_backend(ct_compile_options* options, const char* backend);
 CT_API CT_NODISCARD ct_status ct_compile_options_set_mode(ct_compile_options* options, const char* mode);
@@ -3632,7 +3633,9 @@ CT_API CT_NODISCARD ct_status ct_compiled_metrics_json(const ct_compiled* compil
  * CPU kernel starts on its loops and, once it has run them for "cpp_kernels_hot_ms" (20 ms
  * by default), is built as C++ by one builder thread per process while the program goes on; its
  * next call after that runs the C++ kernel, with the same bits. Programs never need to wait;
- * benchmarks that time the steady state and tests that inspect it call this. Threads: any.
+ * benchmarks that time the steady state and tests that inspect it call this. Takes no arguments
+ * and cannot fail: a build that failed is reported by a warning at its kernel's next call, and
+ * that kernel keeps its loops. Threads: any (after fork, a child waits only for its own builds).
  * Since 0.9.
  */
 CT_API void ct_compile_wait_kernels(void);

@@ -51,7 +51,6 @@
 #include <fstream>
 #include <mutex>
 #include <new>
-#include <sstream>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -334,6 +333,7 @@ void* load_cpp_kernel(const std::string& source, std::string& why) {
   if (!fn) {
     const char* e = ::dlerror();
     why = str("cannot load the C++ kernel ", so, ": ", e ? e : "no ct_fused_tile in it");
+    if (handle) ::dlclose(handle);
     return nullptr;
   }
   std::lock_guard<std::mutex> lock(loaded.mu);

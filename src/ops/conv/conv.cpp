@@ -515,9 +515,9 @@ Tensor conv2d_weight_grad_direct(const Tensor& x_in, const Tensor& gy_in, IntArr
       for (int64_t t = t0; t < t1; ++t) {
         std::vector<float>& acc = partial[size_t(t)];
         acc.assign(size_t(wnumel), 0.0f);
-        // Uninitialized where every element is written before it is read (interleave8 zero-fills
-        // the panel's columns past nr): zeroing them took 5% of the gradient.
         std::vector<float> image(cl.usable ? size_t(cl.size()) : 0, 0.0f);  // its borders stay zero
+        // Uninitialized: every element is written before it is read (interleave8 zero-fills the
+        // panel's columns past nr), and zeroing them took 5% of the gradient.
         std::unique_ptr<float[]> rows(cl.usable ? nullptr : new float[size_t(8 * l)]),
             panel(cl.usable ? nullptr : new float[size_t(l * kP)]);
         for (int64_t n = t * per; n < std::min(batch, (t + 1) * per); ++n)
