@@ -202,9 +202,19 @@ TEST(ParallelFor, AForkedChildStartsItsOwnPool) {
         std::lock_guard<std::mutex> g(mu);
         ids.insert(std::this_thread::get_id());
       }
-      // Long enough for the new workers to start and claim chunks before the caller has run them
-      // all itself (Note [Claimed chunks]).
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      // Each chunk waits until a second thread has taken one, so the caller cannot run them all
+      // before the new workers start (Note [Claimed chunks]) however slowly they do: a fixed sleep
+      // of 20 ms was too short under ASan on a loaded machine. A pool that never starts workers
+      // still fails, after the deadline.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      for (;;) {
+        {
+          std::lock_guard<std::mutex> g(mu);
+          if (ids.size() > 1) break;
+        }
+        if (std::chrono::steady_clock::now() > deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
     });
     _exit(chunks.load() == 4 && ids.size() > 1 ? 0 : 1);
   }
