@@ -153,7 +153,13 @@ class Saver {
     work_ += costs_[i].walk;
     return i;
   }
-  uint32_t use(SymInt v) { return v.is_symbolic() ? use(v.node()) : int_expr(v.raw()); }
+  // A size or int argument whose range has narrowed to one value since it was made (a guard
+  // recorded after it, say) is written as that value: loading would make it one (SymInt's
+  // constructor folds such a node), and writing it so keeps a loaded program saving to the same bytes.
+  uint32_t use(SymInt v) {
+    if (!v.is_symbolic()) return int_expr(v.raw());
+    return v.node()->range.is_point() ? int_expr(v.node()->range.lo) : use(v.node());
+  }
 
   void sizes(Writer& w, const SymDimVector& s) {
     w.u32(s.size());

@@ -168,6 +168,33 @@ TEST(ProgramFile, ItemNodesAndRuntimeAssertionsSurviveLoading) {
   }
 }
 
+// A runtime assertion recorded after a size was made can pin its symbol to one value: x[:k] over a
+// dim of size 0 asserts 0 <= k <= 0. The file writes such a size as that value, which is what
+// loading makes of it, so a loaded program saves to the same bytes (fuzz_program found a guard on
+// a backed symbol doing the same; its input is in the corpus).
+TEST(ProgramFile, ASizePinnedToOneValueSavesAsThatValue) {
+  ProgramRef p = export_fn(
+      [](const TensorImpl* const* in, size_t, Tensor* out, size_t) {
+        SymInt k(in[1]->shape_env()->create_unbacked(sym::Type::Int));
+        record_item(*in[1], k);
+        out[0] = ops::mul(ops::narrow_symint(Tensor::borrow(in[0]), 0, 0, k), Scalar(2.0));
+      },
+      {values({0, 3}), ops::full({}, Scalar(int64_t{0}), DType::Int64, kCPU)}, {}, 1);
+  ASSERT_NE(p->graph().to_string().find("f32[u0, 3]"), std::string::npos) << p->graph().to_string();
+  const std::string bytes = save_program(*p);
+  ProgramRef q = load(bytes);
+  EXPECT_EQ(save_program(*q), bytes);
+  EXPECT_NE(q->graph().to_string().find("f32[0, 3]"), std::string::npos) << q->graph().to_string();
+  const std::vector<Tensor> in = {values({0, 3}), ops::full({}, Scalar(int64_t{0}), DType::Int64, kCPU)};
+  expect_same_results(*p, *q, in);
+  try {
+    run(*q, {values({0, 3}), ops::full({}, Scalar(int64_t{1}), DType::Int64, kCPU)});
+    ADD_FAILURE() << "ran past the runtime assertion";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), CT_ERROR_GUARD) << e.what();
+  }
+}
+
 // A hand-built graph: x0 : f32[2] = placeholder[0], then `last` reading it, returned.
 ProgramRef by_hand(Node last) {
   Graph g;
