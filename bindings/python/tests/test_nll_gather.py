@@ -43,3 +43,41 @@ def test_loss_and_gradient_match_torch(shapes, reduction, weighted, fn, smoothin
 def test_nll_loss_refuses_targets_out_of_range():
     with pytest.raises(IndexError, match="out of bounds"):
         ctorch.nn.functional.nll_loss(ctorch.randn(2, 3), ctorch.tensor([0, 3]))
+
+
+# The targets and indices are checked in one vectorized pass over 16 lanes, then a scalar tail:
+# lengths around those boundaries, with the bad value in the vector body and in the tail.
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 100])
+@pytest.mark.parametrize("ignore_index", [-100, 2, 0])
+def test_nll_loss_checks_every_target_and_names_the_first_bad_one(n, ignore_index):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((n, 5))
+    t = rng.integers(0, 5, n)
+    t[n // 2] = ignore_index if ignore_index >= 0 else 1
+    got = ctorch.nn.functional.nll_loss(ctorch.tensor(x), ctorch.tensor(t), ignore_index=ignore_index)
+    want = torch.nn.functional.nll_loss(torch.tensor(x), torch.tensor(t), ignore_index=ignore_index)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    for bad_at in sorted({0, n // 2, n - 1}):
+        bad = t.copy()
+        bad[bad_at] = 7
+        bad[n - 1] = -1 if bad_at != n - 1 else 7
+        with pytest.raises(IndexError, match="nll_loss: target 7 is out of bounds for 5 classes"):
+            ctorch.nn.functional.nll_loss(ctorch.tensor(x), ctorch.tensor(bad), ignore_index=ignore_index)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 100])
+def test_gather_and_take_check_every_index_and_name_the_first_bad_one(n):
+    x = ctorch.arange(float(4 * n)).reshape(4, n)
+    idx = np.arange(n) % 4
+    for bad_at in sorted({0, n // 2, n - 1}):
+        bad = idx.copy()
+        bad[bad_at] = 9
+        if bad_at != n - 1:
+            bad[n - 1] = -5
+        with pytest.raises(IndexError, match="gather: index 9 is out of range for dim 0 of size 4"):
+            x.gather(0, ctorch.tensor(bad).reshape(1, n))
+    # take wraps negative indices: every value in [-size, size) is in range, the rest are not.
+    flat = np.arange(4 * n) - 4 * n
+    np.testing.assert_array_equal(x.take(ctorch.tensor(flat)).numpy(), np.arange(4 * n))
+    with pytest.raises(IndexError, match=f"take: index {-4 * n - 1} is out of range"):
+        x.take(ctorch.tensor(np.append(flat, -4 * n - 1)))

@@ -25,6 +25,14 @@ namespace ct::ops::indexing {
 /// Raises CT_ERROR_DTYPE unless index is int64 (or int32 when int32 is allowed, as torch does).
 void check_index_dtype(const char* op, const TensorImpl& index, bool allow_int32);
 
+/// The smallest and largest of p[0..n), n > 0.
+struct ValueRange {
+  int64_t lo, hi;
+};
+/// One branch-free pass, vectorized: checking that indices lie in a range then costs a fraction of
+/// the gather that reads them (a loop that tests each value and may raise does not vectorize).
+ValueRange value_range(const int64_t* p, int64_t n);
+
 /// The index values as a contiguous int64 tensor, each checked to lie in [0, size) (or in
 /// [-size, size) and wrapped when wrap); CT_ERROR_INDEX names op, the value, the dim and size.
 /// dim < 0: size counts the elements of a flattened tensor (take, put). On the meta device the

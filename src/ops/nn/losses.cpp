@@ -7,6 +7,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
+#include "ops/index/index_common.h"
 #include "ops/nn/nn.h"
 #include "ops/op_common.h"
 
@@ -211,8 +212,14 @@ Picked pick(const char* op, const Tensor& x, const Tensor& target, const Tensor&
   if (target->device().type != DeviceType::Meta) {
     const Tensor tc = host_contiguous(target);  // Note [Values read on the host]
     const int64_t* p = tc->data_as<int64_t>();
+    const int64_t n = tc->numel();
     any_ignored = false;
-    for (int64_t i = 0; i < tc->numel(); ++i) {
+    // The usual case in one vectorized pass: every target a class, and ignore_index none.
+    const bool all_classes = n == 0 || [&] {
+      const indexing::ValueRange r = indexing::value_range(p, n);
+      return r.lo >= 0 && r.hi < c && (ignore_index < 0 || ignore_index >= c);
+    }();
+    for (int64_t i = 0; !all_classes && i < n; ++i) {
       any_ignored |= p[i] == ignore_index;
       CT_CHECK(p[i] == ignore_index || (p[i] >= 0 && p[i] < c), CT_ERROR_INDEX, op, ": target ", p[i],
                " is out of bounds for ", c, " classes. Pass class indices in [0, ", c, ") or ignore_index");
