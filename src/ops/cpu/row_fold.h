@@ -32,8 +32,15 @@ template <typename Op, typename Load>
 [[gnu::always_inline]] inline typename Op::acc_t fold_block(int64_t n, int64_t base, Load load) {
   using A = typename Op::acc_t;
   A lanes[kLanes];
-  for (int j = 0; j < kLanes; ++j) lanes[j] = Op::identity();
   int64_t i = 0;
+  // The first step of each lane is peeled, so that the lanes start in registers: an array set to
+  // the identity first became a `rep stos` of 256 bytes, a third of the cost of a row of 2048.
+  if (n >= kLanes) {
+    for (int j = 0; j < kLanes; ++j) lanes[j] = Op::step(Op::identity(), load(j), base + j);
+    i = kLanes;
+  } else {
+    for (int j = 0; j < kLanes; ++j) lanes[j] = Op::identity();
+  }
   for (; i + kLanes <= n; i += kLanes)
     for (int j = 0; j < kLanes; ++j) lanes[j] = Op::step(lanes[j], load(i + j), base + i + j);
   for (int j = 0; i < n; ++i, ++j) lanes[j] = Op::step(lanes[j], load(i), base + i);
