@@ -31,8 +31,19 @@ constexpr int kSumLanes = 32;  // two sets of lanes: 8 AVX2 registers, the rest 
 /// s = sum of x[0, n), q = sum of their squares, each in kSumLanes lanes combined pairwise.
 template <typename C>
 [[gnu::always_inline]] inline void sum_and_squares(const C* x, int64_t n, C& s, C& q) {
-  C ls[kSumLanes] = {}, lq[kSumLanes] = {};
+  C ls[kSumLanes], lq[kSumLanes];
   int64_t i = 0;
+  // The first step peeled (0 + x keeps the sum's bits, -0 included): the lanes start in
+  // registers, where arrays set to zero first cost two 128-byte `rep stos` per row.
+  if (n >= kSumLanes) {
+    for (int j = 0; j < kSumLanes; ++j) {
+      ls[j] = C(0) + x[j];
+      lq[j] = C(0) + x[j] * x[j];
+    }
+    i = kSumLanes;
+  } else {
+    for (int j = 0; j < kSumLanes; ++j) ls[j] = lq[j] = C(0);
+  }
   for (; i + kSumLanes <= n; i += kSumLanes)
     for (int j = 0; j < kSumLanes; ++j) {
       ls[j] += x[i + j];
