@@ -83,15 +83,16 @@ template <typename T>
   const C rstd = C(1) / std::sqrt(var / C(n) + eps);
   // (x - mean) * rstd rather than PyTorch's x * rstd - mean * rstd, which cancels where x is near
   // the mean and loses up to |x| * rstd * eps there.
+  // One loop per case: a test of w and b per element kept the loop from vectorizing (layer_norm
+  // without an affine part took 2.4 times as long as with one).
   if (w && b) {
     for (int64_t q = 0; q < n; ++q) y[q] = T((xs[q] - mean) * rstd * C(w[q]) + C(b[q]));
+  } else if (w) {
+    for (int64_t q = 0; q < n; ++q) y[q] = T((xs[q] - mean) * rstd * C(w[q]));
+  } else if (b) {
+    for (int64_t q = 0; q < n; ++q) y[q] = T((xs[q] - mean) * rstd + C(b[q]));
   } else {
-    for (int64_t q = 0; q < n; ++q) {
-      C o = (xs[q] - mean) * rstd;
-      if (w) o = o * C(w[q]);
-      if (b) o = o + C(b[q]);
-      y[q] = T(o);
-    }
+    for (int64_t q = 0; q < n; ++q) y[q] = T((xs[q] - mean) * rstd);
   }
 }
 
