@@ -57,10 +57,17 @@ def row(name, t_torch, t_ct, anchor="torch"):
     return ratio
 
 
+def own(a):
+    """A ctorch copy of the numpy array a in ctorch's own storage (64-byte aligned, as torch's is).
+    from_numpy would share numpy's buffer, which is 16-byte aligned: the compiled row kernels read
+    it up to 1.5x slower (docs/performance.md), and torch's side of each row never pays that."""
+    return ctorch.tensor(a)
+
+
 def both(shape_fn):
-    """The same random float32 data as a torch tensor and a ctorch tensor."""
+    """The same random data as a torch tensor and a ctorch tensor, each in its library's memory."""
     t = shape_fn()
-    return t, ctorch.from_numpy(t.numpy().copy())
+    return t, own(t.numpy())
 
 
 def set_threads(n):
@@ -74,7 +81,7 @@ def eager_rows(threads):
     x, cx = both(lambda: torch.randn(2048, 2048, generator=g))
     table, ctable = both(lambda: torch.randn(1000, 64, generator=g))
     idx = torch.randint(0, 1000, (32, 64), generator=g)
-    cidx = ctorch.from_numpy(idx.numpy().copy())
+    cidx = own(idx.numpy())
     img, cimg = both(lambda: torch.randn(8, 16, 32, 32, generator=g))
     wconv, cwconv = both(lambda: torch.randn(32, 16, 3, 3, generator=g))
     act, cact = both(lambda: torch.randn(64, 128, 32, 32, generator=g))
@@ -82,7 +89,7 @@ def eager_rows(threads):
     lnw, clnw = both(lambda: torch.randn(1024, generator=g))
     lnb, clnb = both(lambda: torch.randn(1024, generator=g))
     target = torch.randint(0, 1024, (4096,), generator=g)
-    ctarget = ctorch.from_numpy(target.numpy().copy())
+    ctarget = own(target.numpy())
     a, ca = both(lambda: torch.randn(512, 256, generator=g))
     b, cb = both(lambda: torch.randn(256, 1024, generator=g))
     q, cq = both(lambda: torch.randn(32, 64, 64, generator=g))
@@ -135,6 +142,8 @@ def eager_rows(threads):
         ("avg_pool2d 2x2 on 64x128x32x32", lambda: F.avg_pool2d(act, 2), lambda: CF.avg_pool2d(cact, 2)),
         ("layer_norm 4096x1024", lambda: F.layer_norm(feat, (1024,), lnw, lnb),
          lambda: CF.layer_norm(cfeat, (1024,), clnw, clnb)),
+        ("layer_norm 4096x1024, no weight or bias", lambda: F.layer_norm(feat, (1024,)),
+         lambda: CF.layer_norm(cfeat, (1024,))),
         ("batch_norm (training) 64x128x32x32", lambda: F.batch_norm(act, None, None, training=True),
          lambda: CF.batch_norm(cact, None, None, training=True)),
         ("conv2d 3x3 fwd+bwd 8x16x32x32 -> 32", lambda: conv_step(torch, img, wconv),
@@ -220,7 +229,7 @@ def compiled_rows():
     w, cw = both(lambda: torch.randn(1024, generator=g))
     b, cb = both(lambda: torch.randn(1024, generator=g))
     t = torch.randint(0, 1024, (4096,), generator=g)
-    ct = ctorch.from_numpy(t.numpy().copy())
+    ct = own(t.numpy())
     cases = [
         ("RMSNorm x*rsqrt(mean(x*x,-1)+eps)*w 4096x1024", rmsnorm(torch), rmsnorm(ctorch), (x, w), (cx, cw)),
         ("manual softmax (amax,sub,exp,sum,div) 4096x1024", manual_softmax, manual_softmax, (x,), (cx,)),
@@ -350,7 +359,7 @@ def train_step_rows():
         torch.manual_seed(0)
         tm = make(torch)
         cm = make(ctorch)
-        cm.load_state_dict({k: ctorch.from_numpy(v.detach().numpy().copy()) for k, v in tm.state_dict().items()})
+        cm.load_state_dict({k: own(v.detach().numpy()) for k, v in tm.state_dict().items()})
         x, cx = both(data)
         times = {}
         for lib, model, inp in ((torch, tm, x), (ctorch, cm, cx)):
