@@ -26,7 +26,7 @@ namespace detail {
 template <typename Op, typename T>
 [[gnu::always_inline]] inline typename Op::acc_t reduce_block_body(const T* p, int64_t n, int64_t base) {
   const loaded_t<T>* q = reinterpret_cast<const loaded_t<T>*>(p);  // cast.h: a bool as its byte
-  return fold_block<Op>(n, base, [q](int64_t i) { return static_cast<T>(q[i]); });
+  return fold_block<Op, true>(n, base, [q](int64_t i) { return static_cast<T>(q[i]); });
 }
 
 // The body compiled twice; see Note [CPU capability dispatch].
