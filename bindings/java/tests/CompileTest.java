@@ -65,6 +65,18 @@ class CompileTest {
   }
 
   @Test
+  void badCppKernelOptionsAreRefusedWithTheValuesAllowed() {
+    String[][] cases = {{"cpp_kernels", "maybe", "\"auto\""}, {"cpp_kernels_hot_ms", "-1", "from 0 to 1e12"},
+                        {"cpp_kernels_hot_ms", "1ms", "from 0 to 1e12"}};
+    for (String[] c : cases) {
+      try (CompileOptions o = new CompileOptions()) {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> o.option(c[0], c[1]));
+        assertTrue(e.getMessage().contains(c[0]) && e.getMessage().contains(c[2]), e.getMessage());
+      }
+    }
+  }
+
+  @Test
   void theBackwardIsCompiledTooAndReachesCapturedWeights() {
     try (TensorScope scope = new TensorScope()) {
       Tensor w = Tensor.of(new float[] {0.5f, -1, 2}).setRequiresGrad(true);

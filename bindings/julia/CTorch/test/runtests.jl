@@ -703,6 +703,12 @@ end
     CTorch.wait_kernels()
     @test Array(hot(h)) == Array(softmax(h))
     @test occursin("fused_cpp[", only(CTorch.graphs(hot)))
+    # bad values of the two options are refused, naming what is allowed
+    for (key, value, allowed) in (("cpp_kernels", "maybe", "\"auto\""), ("cpp_kernels_hot_ms", -1, "from 0 to 1e12"),
+                                  ("cpp_kernels_hot_ms", "1ms", "from 0 to 1e12"))
+        e = ctorch_error(() -> CTorch.compile(softmax; options = Dict(key => value)))
+        @test e.kind === :CT_ERROR_INVALID_ARGUMENT && occursin(key, e.message) && occursin(allowed, e.message)
+    end
 end
 
 @testset "Custom operators with Julia kernels" begin

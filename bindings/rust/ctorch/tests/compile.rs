@@ -89,6 +89,20 @@ fn hot_kernels_are_built_in_the_background() -> Result<()> {
 }
 
 #[test]
+fn bad_cpp_kernel_options_are_refused_with_the_values_allowed() -> Result<()> {
+    for (key, value, allowed) in [
+        ("cpp_kernels", "maybe", "\"auto\""),
+        ("cpp_kernels_hot_ms", "-1", "from 0 to 1e12"),
+        ("cpp_kernels_hot_ms", "1ms", "from 0 to 1e12"),
+    ] {
+        let e = compile(row_kernels, 2, &CompileOptions::new().option(key, value)).err().expect("a bad value compiled");
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+        assert!(e.to_string().contains(key) && e.to_string().contains(allowed), "{e}");
+    }
+    Ok(())
+}
+
+#[test]
 fn the_cache_serves_equal_shapes_and_recompiles_others() -> Result<()> {
     let f = compile(gelu_ish, 1, &CompileOptions::new().dynamic(Dynamic::Off).name("gelu_ish"))?;
     let a = [Tensor::randn(&[4, 8])?, Tensor::randn(&[4, 8])?];
