@@ -1,6 +1,7 @@
 // program_write.cpp - save_program: a Program as a versioned binary file. The layout, field by
 // field, is in docs/program-format.md; program_read.cpp reads it back.
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -153,12 +154,14 @@ class Saver {
     work_ += costs_[i].walk;
     return i;
   }
-  // A size or int argument whose range has narrowed to one value since it was made (a guard
-  // recorded after it, say) is written as that value: loading would make it one (SymInt's
-  // constructor folds such a node), and writing it so keeps a loaded program saving to the same bytes.
+  // A size or int argument that the facts recorded since it was made (a guard, a runtime assertion)
+  // allow one value is written as that value: loading, which records the facts before it reads
+  // the sizes and the graph, may make it one (SymInt's constructor folds a node whose range is one
+  // point), and writing it so keeps a loaded program saving to the same bytes.
   uint32_t use(SymInt v) {
     if (!v.is_symbolic()) return int_expr(v.raw());
-    return v.node()->range.is_point() ? int_expr(v.node()->range.lo) : use(v.node());
+    const std::optional<int64_t> known = env_.known_int(v.node());
+    return known ? int_expr(*known) : use(v.node());
   }
 
   void sizes(Writer& w, const SymDimVector& s) {
@@ -243,7 +246,7 @@ class Saver {
 
   const Program& p_;
   const Graph& g_;
-  const sym::ShapeEnv& env_;
+  sym::ShapeEnv& env_;  // not const: known_int refreshes a node's cached range
   Writer exprs_;
   std::vector<Cost> costs_;
   std::unordered_map<const sym::Node*, uint32_t> index_;

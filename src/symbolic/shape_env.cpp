@@ -119,6 +119,15 @@ bool ShapeEnv::guard_bool(Node* b) {
   return v;
 }
 
+std::optional<int64_t> ShapeEnv::known_int(Node* n) {
+  CT_CHECK(n->type == Type::Int, CT_ERROR_INVALID_ARGUMENT, "known_int: not an int expression");
+  if (n->is_const()) return n->int_value();
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  refresh(n);
+  if (n->range.is_point()) return n->range.lo;
+  return std::nullopt;
+}
+
 int64_t ShapeEnv::guard_int(Node* n) {
   CT_CHECK(n->type == Type::Int, CT_ERROR_INVALID_ARGUMENT, "guard_int: not an int expression");
   if (n->is_const()) return n->int_value();

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -94,6 +95,10 @@ class ShapeEnv {
   /// The value of an Int node under the hints; records `n == value`.
   int64_t guard_int(Node* n);
   double guard_float(Node* n);
+  /// The value of an Int node when the facts recorded so far (guards, runtime assertions) allow
+  /// only one, else nullopt; records no guard. A node's range is refreshed lazily, so this can
+  /// know a value its cached range does not show yet.
+  std::optional<int64_t> known_int(Node* n);
   /// Requires cond: fails with (status, message) when it is false under the hints (recording the
   /// guard otherwise); a condition on unbacked symbols becomes a runtime assertion instead.
   void check(Node* cond, ct_status status, const std::string& message);

@@ -155,6 +155,22 @@ TEST(ShapeEnv, UnbackedBranchingIsAGuardErrorButCheckBecomesARuntimeAssertion) {
   EXPECT_EQ(e.env->first_failing_guard(e.binding({-1})), 0);
 }
 
+// A node's range is refreshed lazily: after assertions pin u0 to 0, a product made before them
+// still caches a wide range, and known_int refreshes it to tell the one value (what program files
+// write for such a size; found by fuzz_program).
+TEST(ShapeEnv, KnownIntSeesFactsRecordedAfterANodeWasMade) {
+  Env e;
+  const SymInt u = SymInt(e.env->create_unbacked(ct::sym::Type::Int));
+  const SymInt m = u * SymInt(-3);
+  ASSERT_TRUE(m.is_symbolic());
+  EXPECT_EQ(e.env->known_int(m.node()), std::nullopt);
+  CT_SYM_CHECK(u >= 0, CT_ERROR_INVALID_ARGUMENT, "u0 must be a size");
+  CT_SYM_CHECK(u <= 0, CT_ERROR_INVALID_ARGUMENT, "u0 must fit a dim of size 0");
+  EXPECT_EQ(e.env->known_int(m.node()), std::optional<int64_t>(0));
+  EXPECT_EQ(e.env->known_int(u.node()), std::optional<int64_t>(0));
+  EXPECT_EQ(e.env->num_guards(), 0u) << "known_int records no guard";
+}
+
 TEST(ShapeEnv, SymbolsOfTwoEnvsDoNotMix) {
   Env e1, e2;
   const SymInt a = e1.symbol(2), b = e2.symbol(3);
