@@ -23,7 +23,7 @@ namespace {
 
 // Four vectors of four lanes each, so that the compare-and-blend chains are four and independent
 // (one chain takes 3 cycles per vector; written as a plain loop, the compiler makes one chain).
-__attribute__((always_inline)) inline ValueRange value_range_body(const int64_t* p, int64_t n) {
+[[gnu::always_inline]] inline ValueRange value_range_body(const int64_t* p, int64_t n) {
   typedef int64_t V __attribute__((vector_size(32)));
   constexpr int64_t kLanes = 16;
   V lo[4], hi[4];
