@@ -14,6 +14,7 @@
 // ShapeEnv's or an operator's included, becomes CT_ERROR_FORMAT naming the item and the offset.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "compile/export.h"
@@ -447,6 +448,7 @@ class Loader : public Reader {
       replay(node);
       g_.nodes.push_back(std::move(node));
     }
+    check_pinned_sizes();
     const uint32_t nout = count("output count", 8);
     for (uint32_t k = 0; k < nout; ++k) {
       where_ = str("output ", k);
@@ -459,6 +461,28 @@ class Loader : public Reader {
         fail("", "no item node binds this unbacked symbol");
     }
     g_.num_inputs = inputs_.size();
+  }
+
+  /// Every result whose symbolic sizes the facts recorded by the whole graph pin to values has its
+  /// bytes checked as those concrete sizes: save_program writes them so (program_write.cpp), and
+  /// loading that file checks them as any concrete size, so a file that loads saves to one that
+  /// loads. (A symbolic size's bytes cannot be checked while its symbol may still grow.)
+  void check_pinned_sizes() {
+    for (size_t i = 0; i < g_.nodes.size(); ++i)
+      for (size_t k = 0; k < g_.nodes[i].outs.size(); ++k) {
+        const TensorMeta& m = g_.nodes[i].outs[k];
+        DimVector concrete;
+        bool pinned = false;
+        for (SymInt s : m.sizes) {
+          const std::optional<int64_t> v = s.is_symbolic() ? env_->known_int(s.node()) : s.raw();
+          if (!v) break;
+          pinned |= s.is_symbolic();
+          concrete.push_back(*v);
+        }
+        if (!pinned || concrete.size() != m.sizes.size()) continue;
+        where_ = str("node ", i, " (", g_.nodes[i].name, ") result ", k);
+        checked_nbytes(concrete, m.dtype, "sizes pinned by the guards and runtime assertions");
+      }
   }
 
   /// A reference to a defined result of a node before node `before`.
