@@ -54,12 +54,12 @@
 #include "compile/fuse_cpp.h"
 #include "compile/fuse_cuda.h"
 #include "compile/fuse_plan.h"
-#include "compile/fused_fold.h"
 #include "compile/passes.h"
 #include "compile/run.h"
 #include "core/fault_injection.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_mode.h"
+#include "ops/cpu/folds.h"
 #include "ops/cpu/isa.h"
 #include "ops/cpu/parallel.h"
 #include "ops/cpu/reduce.h"
@@ -102,8 +102,8 @@ Code reduction_code(FusedReduction r) {
 }
 
 template <Code K, typename T>
-using FoldOf = std::conditional_t<K == Code::Amax, ExtremumFold<T, true>,
-                                  std::conditional_t<K == Code::Amin, ExtremumFold<T, false>, SumFold<T>>>;
+using FoldOf = std::conditional_t<K == Code::Amax, cpu::ExtremumFold<T, true>,
+                                  std::conditional_t<K == Code::Amin, cpu::ExtremumFold<T, false>, cpu::SumFold<T>>>;
 
 // Rows [r0, r0 + rows) and columns [c0, c0 + cols) of [R, C]: all columns unless rows == 1, so a
 // Full value's part of a tile is contiguous.

@@ -14,7 +14,7 @@
 // threads and tiles, so only the inner loops change.
 //
 // Same bits. The source starts with the text of the headers the eager kernels are compiled from
-// (vec_math.h, element_math.h and fns.h for the element functions; row_fold.h and fused_fold.h for
+// (vec_math.h, element_math.h and fns.h for the element functions; row_fold.h and folds.h for
 // the order and the folds of reductions), embedded at build time (cmake/embed_source.cmake), and is
 // built with the library's floating-point flags (-ffp-contract=off: no fused multiply-add that the
 // eager kernels do not make) for the ISA the eager kernels dispatch to. Each element is computed by
@@ -93,7 +93,7 @@ class CppEmitter {
         const char* fold = in.code == Code::Amax   ? "ExtremumFold<T, true>"
                            : in.code == Code::Amin ? "ExtremumFold<T, false>"
                                                    : "SumFold<T>";
-        s_ += str("    const T v", k, " = ct::cpu::fold_row<ct::compile::", fold, ">(C, [&](int64_t i) -> T {\n");
+        s_ += str("    const T v", k, " = ct::cpu::fold_row<ct::cpu::", fold, ">(C, [&](int64_t i) -> T {\n");
         elements(loop++, "      ");
         s_ += str("      return ", operand(in.a), ";\n    })", in.code == Code::Mean ? " / T(C)" : "", ";\n");
       } else {

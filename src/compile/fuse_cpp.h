@@ -10,7 +10,7 @@
 #include "compile/fuse_plan.h"
 
 namespace ct {
-/// vec_math.h, element_math.h, fns.h, row_fold.h and fused_fold.h as one text, which every
+/// vec_math.h, element_math.h, fns.h, row_fold.h and folds.h as one text, which every
 /// generated C++ kernel starts with; embedded at build time by cmake/embed_source.cmake.
 extern const char kCpuKernelPreamble[];
 }  // namespace ct

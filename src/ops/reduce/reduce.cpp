@@ -8,6 +8,7 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
+#include "ops/cpu/folds.h"
 #include "ops/cpu/reduce.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -26,11 +27,11 @@ bool is_nan(T x) {
   else return false;
 }
 
-template <typename T> struct SumOp {
+// Sum and the extrema fold as cpu/folds.h says (so do the compiler's fused reductions); these add
+// the conversion of an element to the accumulator.
+template <typename T> struct SumOp : cpu::SumFold<sum_acc_t<T>> {
   using acc_t = sum_acc_t<T>;
-  static acc_t identity() { return acc_t(0); }
   static acc_t step(acc_t a, T x, int64_t) { return a + acc_t(M<T>(x)); }
-  static acc_t merge(acc_t a, acc_t b) { return a + b; }
 };
 template <typename T> struct NanSumOp {  // NaN counts as zero
   using acc_t = sum_acc_t<T>;
@@ -48,19 +49,9 @@ template <typename T> struct ProdOp {
   static acc_t step(acc_t a, T x, int64_t) { return a * acc_t(M<T>(x)); }
   static acc_t merge(acc_t a, acc_t b) { return a * b; }
 };
-template <typename T, bool Max> struct ExtremumOp {  // NaN wins, as in PyTorch
+template <typename T, bool Max> struct ExtremumOp : cpu::ExtremumFold<M<T>, Max> {  // NaN wins
   using acc_t = M<T>;
-  static acc_t identity() {
-    if constexpr (std::is_floating_point<acc_t>::value)
-      return Max ? -std::numeric_limits<acc_t>::infinity() : std::numeric_limits<acc_t>::infinity();
-    else return Max ? std::numeric_limits<acc_t>::lowest() : std::numeric_limits<acc_t>::max();
-  }
-  static acc_t merge(acc_t a, acc_t b) {
-    if (is_nan(a)) return a;
-    if (is_nan(b)) return b;
-    return (Max ? b > a : b < a) ? b : a;
-  }
-  static acc_t step(acc_t a, T x, int64_t) { return merge(a, acc_t(x)); }
+  static acc_t step(acc_t a, T x, int64_t) { return cpu::ExtremumFold<M<T>, Max>::merge(a, acc_t(x)); }
 };
 template <typename T> using AmaxOp = ExtremumOp<T, true>;
 template <typename T> using AminOp = ExtremumOp<T, false>;
