@@ -23,6 +23,8 @@ namespace {
 
 // Four vectors of four lanes each, so that the compare-and-blend chains are four and independent
 // (one chain takes 3 cycles per vector; written as a plain loop, the compiler makes one chain).
+// Not the reduction engine with cpu/folds.h's extremum folds: that takes a pass for the smallest
+// and another for the largest, and nll_loss 4096x1024 took 8.2 us that way against 7.4 here.
 [[gnu::always_inline]] inline ValueRange value_range_body(const int64_t* p, int64_t n) {
   typedef int64_t V __attribute__((vector_size(32)));
   constexpr int64_t kLanes = 16;
