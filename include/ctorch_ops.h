@@ -1628,6 +1628,18 @@ CT_API CT_NODISCARD ct_status ct_tensor_addcdiv_(ct_tensor* self, const ct_tenso
 CT_API CT_NODISCARD ct_status ct_tensor_clamp_(ct_tensor* self, const ct_scalar* min, const ct_scalar* max);
 
 /*
+ * ct_tensor_threshold_backward - threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "threshold_backward".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_threshold_backward(const ct_tensor* grad_output,
+                                                           const ct_tensor* self, const ct_scalar* threshold,
+                                                           ct_tensor** out);
+
+/*
  * ct_tensor_clamp_min_ - clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
  *
  * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta

@@ -1402,6 +1402,16 @@ ct_status ct_tensor_clamp_(ct_tensor* self, const ct_scalar* min, const ct_scala
   });
 }
 
+ct_status ct_tensor_threshold_backward(const ct_tensor* grad_output, const ct_tensor* self,
+                                       const ct_scalar* threshold, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_threshold_backward";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "threshold_backward");
+    return call(op_, {&tensor_arg(grad_output, fn_, "grad_output"), &tensor_arg(self, fn_, "self"),
+                      Value(capi::scalar_arg(threshold, fn_, "threshold"))});
+  });
+}
+
 ct_status ct_tensor_clamp_min_(ct_tensor* self, const ct_scalar* min) {
   const char* const fn_ = "ct_tensor_clamp_min_";
   return capi::guard([&] {

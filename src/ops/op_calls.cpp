@@ -1151,6 +1151,10 @@ Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scala
   static const OperatorDef& op_ = builtin_op("clamp_");
   return call(op_, {self, opt(min), opt(max)});
 }
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  static const OperatorDef& op_ = builtin_op("threshold_backward");
+  return call(op_, {grad_output, self, threshold});
+}
 Tensor clamp_min(const Tensor& self, const Scalar& min) {
   static const OperatorDef& op_ = builtin_op("clamp_min");
   return call(op_, {self, min});

@@ -588,6 +588,8 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 Tensor clamp(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::optional<Scalar> max = std::nullopt);
 /// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 Tensor clamp_(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::optional<Scalar> max = std::nullopt);
+/// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
 /// clamp_min(Tensor self, Scalar min) -> Tensor
 Tensor clamp_min(const Tensor& self, const Scalar& min);
 /// clamp_max(Tensor self, Scalar max) -> Tensor

@@ -1052,6 +1052,27 @@ def test_relu_gradient_is_torchs_threshold_backward():
     np.testing.assert_array_equal(grads[1], grads[0])
 
 
+@pytest.mark.parametrize("threshold", [0, 1, -0.5])
+def test_threshold_backward_is_torchs(threshold):
+    # The operator itself, as torch.ops.aten.threshold_backward: NaN and inf in either input, a
+    # broadcast self, the dtype promoted from both, any threshold (1 is no special case).
+    g = np.array([[np.inf, 1.0, -2.0, np.nan, 5.0, -0.0, 3.0]], dtype=np.float32)
+    x = np.array([[-1.0], [2.0], [0.0], [np.nan], [1.0], [-0.5]], dtype=np.float64)
+    for cg, cx, tg, tx in [(ctorch.tensor(g), ctorch.tensor(x), torch.tensor(g), torch.tensor(x)),
+                           (ctorch.tensor(g).expand(6, 7), ctorch.tensor(x).float().expand(6, 7),
+                            torch.tensor(g).expand(6, 7), torch.tensor(x).float().expand(6, 7))]:
+        want = torch.ops.aten.threshold_backward(tg, tx, threshold)
+        got = ctorch.ops.threshold_backward(cg, cx, threshold)
+        assert got.dtype == getattr(ctorch, str(want.dtype).split(".")[1])
+        np.testing.assert_array_equal(got.numpy().view(np.uint8), want.numpy().view(np.uint8))
+    ints = ctorch.ops.threshold_backward(ctorch.tensor([5, 6, 7]), ctorch.tensor([-1, 0, 3]), 0)
+    assert ints.tolist() == [0, 0, 7] and ints.dtype == ctorch.int64
+    with pytest.raises(ctorch.Error, match="threshold_backward: not supported for bool"):
+        ctorch.ops.threshold_backward(ctorch.tensor([True]), ctorch.tensor([False]), 0)
+    with pytest.raises(ctorch.Error, match="threshold_backward"):
+        ctorch.ops.threshold_backward(ctorch.ones(3), ctorch.ones(4), 0)
+
+
 def test_clamp_gradient_is_zero_outside_the_bounds_whatever_arrives():
     # torch selects: 0 outside [min, max] even for an infinite or NaN gradient, and +0, not -0.
     grads = []

@@ -404,6 +404,27 @@ def clamp_cases():
     return cs
 
 
+def threshold_backward_cases():
+    def f(threshold):
+        return lambda m, g, x: (m.ops.aten if m is torch else m.ops).threshold_backward(g, x, threshold)
+    # torch 1.13 has no float16 kernel (torch_reference computes it in float32) and refuses bool.
+    cs = [Case(f"{dt}", f(0), [In((3, 4), dt), In((3, 4), dt)]) for dt in DTYPE_NAMES]
+    cs += [
+        Case("threshold_1", f(1), [In((3, 4)), In((3, 4))]),
+        Case("int_fraction", f(-0.5), [In((3, 4), "int32"), In((3, 4), "int32")]),
+        Case("overflow", f(1e10), [In((3, 4), "int32"), In((3, 4), "int32")]),
+        Case("mixed_float32_float64", f(0), [In((3, 4)), In((3, 4), "float64")]),
+        Case("mixed_int64_float32", f(0), [In((3, 4), "int64"), In((3, 4))]),
+        Case("special_values", f(0), [In((3, 4), kind="special"), In((3, 4), kind="special")]),
+        Case("bcast", f(0), [In((3, 1)), In((4,))]),
+        Case("0dim_self", f(0), [In((3, 4)), In(())]),
+        Case("transposed", f(0), [In((3, 4), layout="T"), In((3, 4), layout="step")]),
+        Case("empty", f(0), [In((0, 4)), In((4,))]),
+        Case("mismatch", f(0), [In((3, 4)), In((3,))]),
+    ]
+    return cs
+
+
 def to_cases():
     cs = []
     for src in DTYPE_NAMES:
@@ -759,6 +780,7 @@ CASES["where"] = where_cases()
 CASES["rsub"] = rsub_cases()
 CASES["slice"] = slice_cases()
 CASES["clamp"] = clamp_cases()
+CASES["threshold_backward"] = threshold_backward_cases()
 CASES["to"] = to_cases()
 CASES.update(view_cases())
 for _op in VIEW_EXTRAS:

@@ -301,9 +301,9 @@ void abs_backward(GradCtx& c) {  // g * sign(x), 0 at 0
   const Tensor x = c.saved("self");
   c.set("self", g_times(c, sub(mask_as(gt(x, 0), x), mask_as(lt(x, 0), x))));
 }
-// PyTorch's threshold_backward: 0 where the result is <= 0, else the gradient as it came. A
-// product with the mask would give -0 for a negative gradient and NaN for an infinite one.
-void relu_backward(GradCtx& c) { c.set("self", where(le(c.result(), 0), number_like(0, c.grad()), c.grad())); }
+// 0 where the result is <= 0, else the gradient as it came. A product with the mask would give -0
+// for a negative gradient and NaN for an infinite one.
+void relu_backward(GradCtx& c) { c.set("self", threshold_backward(c.grad(), c.result(), 0)); }
 void exp_backward(GradCtx& c) { c.set("self", g_times(c, c.result())); }
 void log_backward(GradCtx& c) { c.set("self", div(c.grad(), c.saved("self"))); }
 void sqrt_backward(GradCtx& c) { c.set("self", div(c.grad(), mul(c.result(), Scalar(2.0)))); }

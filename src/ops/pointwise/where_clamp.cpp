@@ -1,5 +1,6 @@
 // where_clamp.cpp - where (select by a bool condition) and clamp (bound by optional scalars), with
-// clamp_min and clamp_max, its one-bound forms.
+// clamp_min and clamp_max, its one-bound forms; threshold_backward (relu's gradient), a select by
+// comparison.
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/cpu/loop.h"
@@ -77,6 +78,50 @@ void clamp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   });
 }
 
+// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor: 0 where self <=
+// threshold, else grad_output as it came (NaN in self passes it), PyTorch's gradient of relu and
+// threshold. Its own pass on the cpu: le then where also wrote and read a bool mask.
+void threshold_backward_meta(const Frame& f, MetaResult& m) {
+  const TensorImpl& g = f.tensor(0);
+  const TensorImpl& x = f.tensor(1);
+  const Device dev = common_device(f);
+  ResultType rt;
+  rt.add(g);
+  rt.add(x);
+  m.compute = rt.result();
+  CT_CHECK(m.compute != DType::Bool, CT_ERROR_DTYPE, "threshold_backward: not supported for bool tensors (grad_output ",
+           g.sym_sizes(), ", self ", x.sym_sizes(), "). Convert with to() first");
+  check_scalar_fits("threshold_backward", "threshold", f.arg(2).to_scalar(), m.compute);
+  set_output(m, 0, broadcast_shapes("threshold_backward", g.sym_sizes(), x.sym_sizes()), m.compute, dev);
+}
+
+void threshold_backward_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
+  const TensorImpl* in[2] = {&f.tensor(0), &f.tensor(1)};
+  const cpu::LoopCasts casts = cpu::loop_casts(in, 2, m.compute);  // Note [Casting in the loop]
+  const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 2);
+  visit_dtype<kNumericDTypes>(m.compute, "threshold_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const M<T> threshold = f.arg(2).to_scalar().template to<M<T>>();
+    cpu::elementwise<T, T, T>(plan, [threshold](T g, T x) { return cpu::select(M<T>(x) <= threshold, T(0), g); },
+                              casts);
+  });
+}
+
+// Other devices compose it from their comparison and where.
+void threshold_backward_composite(void*, Frame& f) {
+  const Tensor g = Tensor::borrow(&f.tensor(0)), x = Tensor::borrow(&f.tensor(1));
+  ResultType rt;
+  rt.add(*g);
+  rt.add(*x);
+  const DType d = rt.result();
+  f.outs[0] = where(le(x, f.arg(2).to_scalar()), zeros({}, d, g->device()), to(g, d));
+}
+
+// Only grad_output carries a gradient: the selection is a step in self.
+void threshold_backward_backward(autograd::GradCtx& c) {
+  c.set("grad_output", threshold_backward(c.grad(), c.saved("self"), c.arg("threshold").to_scalar()));
+}
+
 // The gradient goes to the input the condition picked.
 void where_backward(autograd::GradCtx& c) {
   const Tensor& g = c.grad();
@@ -120,6 +165,12 @@ void define_where_clamp(Registry& r) {
       .compute(DispatchKey::CPU, clamp_cpu, Determinism::Bitwise)
       .derivative(clamp_backward, save("self"))
       .inplace("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)");
+  // The composite serves the devices without a kernel; the cpu's own replaces it.
+  r.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor")
+      .composite(threshold_backward_composite)
+      .meta(threshold_backward_meta)
+      .compute(DispatchKey::CPU, threshold_backward_cpu, Determinism::Bitwise)
+      .derivative(threshold_backward_backward, save("self"));
   r.def("clamp_min(Tensor self, Scalar min) -> Tensor").composite(one_bound<true>);
   r.def("clamp_max(Tensor self, Scalar max) -> Tensor").composite(one_bound<false>);
   r.def("clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)").composite(one_bound<true, true>);

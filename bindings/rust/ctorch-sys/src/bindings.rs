@@ -1076,6 +1076,7 @@ extern "C" {
     pub fn ct_tensor_addcmul_(self_: *mut ct_tensor, tensor1: *const ct_tensor, tensor2: *const ct_tensor, value: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_addcdiv_(self_: *mut ct_tensor, tensor1: *const ct_tensor, tensor2: *const ct_tensor, value: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_clamp_(self_: *mut ct_tensor, min: *const ct_scalar, max: *const ct_scalar) -> ct_status;
+    pub fn ct_tensor_threshold_backward(grad_output: *const ct_tensor, self_: *const ct_tensor, threshold: *const ct_scalar, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_clamp_min_(self_: *mut ct_tensor, min: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_clamp_max_(self_: *mut ct_tensor, max: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_isclose(self_: *const ct_tensor, other: *const ct_tensor, rtol: f64, atol: f64, equal_nan: c_int, out: *mut *mut ct_tensor) -> ct_status;

@@ -293,6 +293,7 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "where.self",
     "clamp",
     "clamp_",
+    "threshold_backward",
     "clamp_min",
     "clamp_max",
     "clamp_min_",
@@ -3560,6 +3561,14 @@ impl Tensor {
     pub fn clamp_with_(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
         static OP: Op = Op::new(c"clamp_");
         let args = [arg::tensor(self), arg::opt_scalar(min), arg::opt_scalar(max)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor`
+    pub fn threshold_backward(grad_output: &Tensor, self_: &Tensor, threshold: impl Into<Scalar>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"threshold_backward");
+        let args = [arg::tensor(grad_output), arg::tensor(self_), arg::scalar(threshold.into())];
         let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
     }

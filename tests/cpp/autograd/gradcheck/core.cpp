@@ -87,6 +87,7 @@ std::vector<Case> core_cases() {
       {{"clamp"}, {m}, [](const Inputs& x) {
          return ops::add(op("clamp", {x[0], -0.5, 0.5}), op("clamp", {x[0], 0.2, Value()}));
        }},
+      {{"threshold_backward"}, {m, m}, [](const Inputs& x) { return op("threshold_backward", {x[0], x[1], 0.1}); }},
       {{"copy_"}, {m, row}, [](const Inputs& x) {
          Tensor c = copy_of(x[0]);
          op("copy_", {c, x[1]});  // broadcasts x[1] over c; x[0]'s values are overwritten

@@ -294,6 +294,7 @@ abstract class TensorOps extends NativeObject {
     "where.self",
     "clamp",
     "clamp_",
+    "threshold_backward",
     "clamp_min",
     "clamp_max",
     "clamp_min_",
@@ -907,6 +908,7 @@ abstract class TensorOps extends NativeObject {
   private static final Op OP_WHERE_SELF = new Op("where.self");
   private static final Op OP_CLAMP = new Op("clamp");
   private static final Op OP_CLAMP_ = new Op("clamp_");
+  private static final Op OP_THRESHOLD_BACKWARD = new Op("threshold_backward");
   private static final Op OP_CLAMP_MIN = new Op("clamp_min");
   private static final Op OP_CLAMP_MAX = new Op("clamp_max");
   private static final Op OP_CLAMP_MIN_ = new Op("clamp_min_");
@@ -4830,6 +4832,18 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor clampInPlace(Number min, Number max) {
     return new Args(3).tensor(self(), "self").optScalar(min, "min").optScalar(max, "max").callInPlace(OP_CLAMP_, self());
+  }
+
+  /**
+   * {@code threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor}.
+   * @param gradOutput the schema's {@code grad_output} (null: none)
+   * @param self the schema's {@code self} (null: none)
+   * @param threshold the schema's {@code threshold} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor thresholdBackward(Tensor gradOutput, Tensor self, Number threshold) {
+    return new Args(3).tensor(gradOutput, "grad_output").tensor(self, "self").scalar(threshold, "threshold").call1(OP_THRESHOLD_BACKWARD);
   }
 
   /**
