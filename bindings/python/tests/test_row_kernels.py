@@ -1,8 +1,9 @@
 """Kernels rewritten for speed keep torch's answers: max/min/argmax/argmin along contiguous rows
 (Note [Argmax of rows]) name the first extremum and the first NaN, at odd row lengths, `where`'s
 vectorized blend picks torch's bits with either side a tensor or a number, loops over bool masks
-(read as bytes so they vectorize, nonzero's without a branch) give torch's values, and each gives the same bytes on one thread
-and on two."""
+(read as bytes so they vectorize, nonzero's without a branch) give torch's values, avg_pool2d's
+interior windows (summed a row at a time) give torch's bytes, and each gives the same bytes on one
+thread and on two."""
 
 import numpy as np
 import pytest
@@ -124,6 +125,36 @@ def test_adaptive_avg_pool2d_as_torch(shape, size, dtype):
     want = F.adaptive_avg_pool2d(torch.tensor(a.astype(np.float64)), size).numpy()
     np.testing.assert_allclose(r1.numpy(), want, rtol=1e-5 if dtype == np.float32 else 1e-12,
                                atol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 7, 9), (1, 2, 32, 33), (2, 1, 4, 4), (1, 1, 2, 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_avg_pool2d_is_torchs(shape, dtype):
+    # Windows wholly inside the input are summed across a row at a time, the edge ones one by one:
+    # both add in torch's (ih, iw) order, so torch's bytes for every geometry (kernel, stride,
+    # padding, ceil_mode, count_include_pad, divisor_override), -0.0 included, on one and two threads.
+    import ctorch.nn.functional as CF
+    import torch.nn.functional as F
+
+    a = np.random.default_rng(shape[-1]).standard_normal(shape).astype(dtype)
+    a.reshape(-1)[:3] = -0.0
+    c, t = ctorch.tensor(a), torch.tensor(a)
+    for k in (1, 2, 3, (3, 2)):
+        for stride in (None, 1, 2, 3):
+            for pad in (0, 1):
+                if 2 * pad > (k if isinstance(k, int) else min(k)):
+                    continue
+                for ceil in (False, True):
+                    for cip in (True, False):
+                        for div in (None, 3):
+                            try:
+                                want = F.avg_pool2d(t, k, stride, pad, ceil, cip, div).numpy()
+                            except RuntimeError:
+                                with pytest.raises(ctorch.Error):
+                                    CF.avg_pool2d(c, k, stride, pad, ceil, cip, div)
+                                continue
+                            r1, r2 = _both_threads(lambda: CF.avg_pool2d(c, k, stride, pad, ceil, cip, div).numpy())
+                            assert r1.tobytes() == r2.tobytes() == want.tobytes(), (k, stride, pad, ceil, cip, div)
 
 
 @pytest.mark.parametrize("shape,groups", [((2, 6, 5, 7), 3), ((16, 64, 4, 4), 8), ((1, 4, 130, 131), 2), ((3, 5, 1), 5)])
