@@ -38,6 +38,16 @@
 // amin match eager bitwise too (a NaN may differ in payload). Tiles never decide a result: the bits
 // do not depend on the thread count.
 //
+// Note [Fused column sums]
+// A sum over the rows of a 2-D value (a bias's or a norm weight's gradient, `sum(g * x, 0)`) joins
+// the group that makes its operand, on the cpu, so the operand is never written out and read back:
+// its result is Col, and nothing in the group reads it (it is complete only after every row). Its
+// rows fold as eager's column reductions fold them (Note [Column reductions]): in blocks of
+// kRowBlock rows, each from the identity in row order, the blocks then joined by the same
+// ColumnCascade. So tiles hold a power of two of rows up to kRowBlock, threads take whole blocks
+// and run their tiles in order, each block's sums go to its own row of a buffer, and the cascade
+// runs over that buffer at the end: eager's bits for any thread count.
+//
 // Fallback. When the inputs at run time do not fit the plan (non-contiguous, another dtype or
 // device, no elements) or autograd must record the calls, the kernel dispatches its calls one by
 // one as the graph had them, so its results are always eager's.
@@ -126,6 +136,13 @@ template <Code K, typename T>
   }
 }
 
+// The tile's rows, in order, into its block's sums (ptr[in.dst]: see Note [Fused column sums]), by
+// the loop eager's column reductions run.
+template <typename T>
+void sum_columns(const Instr& in, T* const* ptr, const Tile& t) {
+  cpu::fold_rows<cpu::SumFold<T>>(ptr[in.a.slot], t.rows, t.cols, t.cols, 0, ptr[in.dst]);
+}
+
 // An element function over the tile: one line, or one per row when a Row or Col operand
 // broadcasts along it. Isa indexes ElementFn::lines.
 template <typename T>
@@ -161,6 +178,7 @@ template <typename T, int Isa>
       case Code::Mean: reduce_rows<Code::Mean>(code[k], ptr, t); break;
       case Code::Amax: reduce_rows<Code::Amax>(code[k], ptr, t); break;
       case Code::Amin: reduce_rows<Code::Amin>(code[k], ptr, t); break;
+      case Code::ColumnSum: sum_columns(code[k], ptr, t); break;
     }
   }
 }
@@ -237,6 +255,10 @@ class Kernel final : public FusedKernel {
 
 bool Kernel::fits(ArrayRef<const TensorImpl*> inputs, int64_t rows, int64_t cols) const {
   if (rows * cols == 0) return false;
+  // Eager folds a single row or column otherwise than as columns (Note [Fused column sums]).
+  const bool column_sums =
+      std::any_of(p_.code.begin(), p_.code.end(), [](const Instr& in) { return in.code == Code::ColumnSum; });
+  if (column_sums && (rows < 2 || cols < 2)) return false;
   // Fused kernels record no autograd nodes: the calls must, when an input requires grad.
   const bool grad = autograd::grad_enabled();
   for (const Slot& s : p_.slots) {
@@ -321,11 +343,25 @@ void Kernel::execute(void* cpp_tile, ArrayRef<const TensorImpl*> inputs, int64_t
       std::clamp<int64_t>(bytes / (static_cast<int64_t>(sizeof(T)) * live), kMinTile, kMaxTile) / 64 * 64;
   // Tiles of `per_tile` whole rows, or column chunks of `chunk` elements of one row.
   const bool row_tiles = p_.whole_rows || cols <= budget;
-  const int64_t per_tile = row_tiles ? std::max<int64_t>(1, budget / cols) : 1;
+  int64_t per_tile = row_tiles ? std::max<int64_t>(1, budget / cols) : 1;
+  // Column sums: a power of two of rows up to a block, whole blocks to a thread, each block's sums
+  // in its row of a buffer (Note [Fused column sums]).
+  std::vector<int32_t> column_sums;
+  for (size_t k = 0; k < p_.code.size(); ++k)
+    if (p_.code[k].code == Code::ColumnSum) column_sums.push_back(static_cast<int32_t>(k));
+  int64_t tiles_per_unit = 1;
+  if (!column_sums.empty()) {
+    per_tile = std::min(per_tile, cpu::kRowBlock);
+    while (per_tile & (per_tile - 1)) per_tile &= per_tile - 1;
+    tiles_per_unit = cpu::kRowBlock / per_tile;
+  }
   const int64_t chunk = row_tiles ? cols : budget;
   const int64_t chunks_per_row = (cols + chunk - 1) / chunk;
   const int64_t ntiles = row_tiles ? (rows + per_tile - 1) / per_tile : rows * chunks_per_row;
+  const int64_t nunits = (ntiles + tiles_per_unit - 1) / tiles_per_unit;
   const int64_t cap = per_tile * chunk;  // elements of a Full value in one tile
+  std::vector<std::unique_ptr<T[]>> block_sums;  // per column sum, [block][column]
+  for (size_t c = 0; c < column_sums.size(); ++c) block_sums.emplace_back(new T[static_cast<size_t>(nunits * cols)]);
   std::vector<T> imm(p_.imms.size());
   for (size_t k = 0; k < p_.imms.size(); ++k) imm[k] = p_.imms[k].to<T>();
   std::vector<T*> base(p_.slots.size(), nullptr);
@@ -337,11 +373,12 @@ void Kernel::execute(void* cpp_tile, ArrayRef<const TensorImpl*> inputs, int64_t
   }
   using TileFn = void (*)(T* const*, int64_t, int64_t);
   const TileFn cpp = reinterpret_cast<TileFn>(cpp_tile);
-  cpu::parallel_for(0, ntiles, std::max<int64_t>(1, cpu::kElementwiseGrain / cap), [&](int64_t t0, int64_t t1) {
+  const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / (cap * tiles_per_unit));
+  cpu::parallel_for(0, nunits, grain, [&](int64_t u0, int64_t u1) {
     // A C++ kernel keeps its intermediates in registers: no scratch buffers.
     std::unique_ptr<T[]> scratch(cpp ? nullptr : new T[static_cast<size_t>(p_.num_scratch * cap)]);
     std::vector<T*> ptr(p_.slots.size());
-    for (int64_t u = t0; u < t1; ++u) {
+    for (int64_t u = u0 * tiles_per_unit; u < std::min(ntiles, u1 * tiles_per_unit); ++u) {
       Tile t;
       if (row_tiles) {
         t = {u * per_tile, std::min(per_tile, rows - u * per_tile), 0, cols};
@@ -358,10 +395,19 @@ void Kernel::execute(void* cpp_tile, ArrayRef<const TensorImpl*> inputs, int64_t
         else if (sl.cls == Cls::Col) ptr[s] = base[s] + t.c0;
         else ptr[s] = base[s];
       }
+      for (size_t c = 0; c < column_sums.size(); ++c) {
+        T* sums = ptr[column_sums[c]] = block_sums[c].get() + (t.r0 / cpu::kRowBlock) * cols;
+        if (t.r0 % cpu::kRowBlock == 0) std::fill(sums, sums + cols, cpu::SumFold<T>::identity());
+      }
       if (cpp) cpp(ptr.data(), t.rows, t.cols);
       else run_tile(p_.code.data(), p_.code.size(), ptr.data(), t);
     }
   });
+  for (size_t c = 0; c < column_sums.size(); ++c) {
+    cpu::ColumnCascade<cpu::SumFold<T>> cascade(cols);
+    for (int64_t b = 0; b < nunits; ++b) cascade.push(block_sums[c].get() + b * cols, cols);
+    cascade.finish(base[column_sums[c]], cols);
+  }
 }
 
 // ---- Grouping.
@@ -396,6 +442,15 @@ std::vector<Ref> operands(const Node& n, Form f) {
   return {n.args[0].refs[0]};
 }
 
+// A sum over dim 0 of a 2-D value (Note [Fused column sums]).
+bool column_sum(const Graph& g, const Node& n) {
+  if (n.kind != Node::Kind::Call || form_of(*n.op) != Form::Reduce || n.op->fused_reduction != FusedReduction::Sum)
+    return false;
+  const Arg& dim = n.args[1];
+  return g.meta(n.args[0].refs[0]).sizes.size() == 2 && dim.kind == Arg::Kind::IntList && dim.ints.size() == 1 &&
+         (dim.ints[0].raw() == 0 || dim.ints[0].raw() == -2);
+}
+
 // A call that could be in some group: checks that do not depend on the group.
 bool fusible(const Graph& g, const Node& n) {
   if (n.kind != Node::Kind::Call || n.outs.size() != 1) return false;
@@ -409,7 +464,8 @@ bool fusible(const Graph& g, const Node& n) {
   if (form == Form::BinaryScalar || form == Form::ReverseScalar)
     if (!is_number(n.args[1])) return false;
   if (form != Form::Unary && form != Form::Reduce && n.args.size() > 2 && !is_number(n.args[2])) return false;
-  if (form == Form::Reduce) {  // over the last dim only
+  if (column_sum(g, n)) return out.device.is_cpu();  // the tile loops and C++ kernels only
+  if (form == Form::Reduce) {  // over the last dim, or the column sums above
     const int64_t nd = static_cast<int64_t>(g.meta(n.args[0].refs[0]).sizes.size());
     const Arg& dim = n.args[1];
     if (nd == 0) return false;
@@ -436,7 +492,13 @@ bool classify(const Graph& g, const std::vector<int32_t>& members, SymIntArrayRe
     const Form form = form_of(*n.op);
     const SymIntArrayRef out = n.outs[0].sizes;
     Planned& p = plan[k];
-    if (identical(out, full)) p.out = Cls::Full;
+    if (column_sum(g, n)) {  // of the group's whole [R, C], with R and C above 1
+      if (!identical(g.meta(n.args[0].refs[0]).sizes, full) || is_one(full[0]) || is_one(full.back()) ||
+          !col_shape(out, full))
+        return false;
+      p.out = Cls::Col;
+      p.in[0] = Cls::Full;
+    } else if (identical(out, full)) p.out = Cls::Full;
     else if (keepdim_row(out, full) || flat_row(out, full)) p.out = Cls::Row;
     else return false;
     const std::vector<Ref> ops = operands(n, form);
@@ -458,9 +520,12 @@ bool classify(const Graph& g, const std::vector<int32_t>& members, SymIntArrayRe
       } else {
         return false;
       }
-      // A group's result has the one layout its call gave it.
+      // A group's result has the one layout its call gave it; a column sum is complete only after
+      // the group's last row, so nothing in the group reads it.
       const auto it = std::lower_bound(members.begin(), members.end(), ops[i].node);
-      if (it != members.end() && *it == ops[i].node && plan[it - members.begin()].out != c) return false;
+      if (it != members.end() && *it == ops[i].node &&
+          (plan[it - members.begin()].out != c || column_sum(g, g.nodes[*it])))
+        return false;
     }
   }
   return true;
@@ -602,8 +667,8 @@ std::shared_ptr<const Kernel> build_kernel(const Graph& g, const Group& gr, cons
       in[i] = {mem >= 0 ? mem : input_slot(ops[i], gr.plan[m].in[i]), gr.plan[m].in[i]};
       p.flat &= in[i].cls == Cls::Full || in[i].cls == Cls::Scalar;
     }
-    Instr ins{reduction_code(n.op->fused_reduction), n.op->element, gr.plan[m].out, false, static_cast<int32_t>(m),
-              in[0], in[1]};
+    Instr ins{column_sum(g, n) ? Code::ColumnSum : reduction_code(n.op->fused_reduction), n.op->element,
+              gr.plan[m].out, false, static_cast<int32_t>(m), in[0], in[1]};
     if (form == Form::BinaryScalar) ins.b = imm_slot(n.args[1]);
     if (form == Form::ReverseScalar) {
       ins.b = in[0];

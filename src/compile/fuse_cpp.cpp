@@ -104,8 +104,13 @@ class CppEmitter {
     if (loop < loops_.size()) {
       s_ += "    for (int64_t i = 0; i < C; ++i) {\n";
       elements(loop, "      ");
-      for (size_t k = 0; k < n_; ++k)
-        if (p_.slots[k].kind == Slot::Kind::Output && !row_value(p_, k)) s_ += str("      s", k, "[r * C + i] = v", k, ";\n");
+      for (size_t k = 0; k < n_; ++k) {
+        if (p_.slots[k].kind != Slot::Kind::Output || row_value(p_, k)) continue;
+        // A column sum adds the row to its block's sums (Note [Fused column sums] in fuse.cpp).
+        if (p_.code[k].code == Code::ColumnSum)
+          s_ += str("      s", k, "[i] = ct::cpu::SumFold<T>::step(s", k, "[i], ", operand(p_.code[k].a), ", 0);\n");
+        else s_ += str("      s", k, "[r * C + i] = v", k, ";\n");
+      }
       s_ += "    }\n";
     }
     s_ += "  }\n}\n";
@@ -162,7 +167,7 @@ class CppEmitter {
     for (const auto& [k, at] : kept_) read_back[k] = static_cast<size_t>(at) < l;
     close_over_elements(p_, need, &read_back);
     for (size_t k = 0; k < n_; ++k) {
-      if (!need[k] || row_value(p_, k)) continue;
+      if (!need[k] || row_value(p_, k) || p_.code[k].code == Code::ColumnSum) continue;
       const auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == k; });
       const std::string at = str("kept[", kept - kept_.begin(), " * C + i]");
       if (read_back[k]) {

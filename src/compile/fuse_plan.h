@@ -10,11 +10,13 @@
 
 namespace ct::compile {
 
-/// What an instruction computes: its operator's element function (Instr::fn), or one of the fused
-/// reductions over the last dim.
-enum class Code : uint8_t { Element, Sum, Mean, Amax, Amin };
+/// What an instruction computes: its operator's element function (Instr::fn), one of the fused
+/// reductions over the last dim, or a sum over the rows (ColumnSum: a Col result, cpu only; Note
+/// [Fused column sums] in fuse.cpp).
+enum class Code : uint8_t { Element, Sum, Mean, Amax, Amin, ColumnSum };
 
-constexpr bool is_reduction(Code k) { return k != Code::Element; }
+/// A reduction over the last dim: one value per row.
+constexpr bool is_reduction(Code k) { return k != Code::Element && k != Code::ColumnSum; }
 
 /// How a value covers the group's [R, C] iteration space (Note [Fused CPU kernels] in fuse.cpp).
 enum class Cls : uint8_t { Full, Row, Col, Scalar };

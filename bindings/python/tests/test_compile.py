@@ -204,6 +204,44 @@ def test_cpp_kernels_compile_the_backward_with_the_same_bits(tmp_path, monkeypat
     assert all(same(a, b) for a, b in zip(*grads))
 
 
+def column_sums(x, w, g):
+    """A bias's and a norm weight's gradients: sums over the rows of products, beside a row reduction."""
+    p = x * w * g
+    return g.sum(0), p.sum(0), (p * (x * x).mean(-1, keepdim=True).rsqrt()).sum(-2, keepdim=True)
+
+
+@pytest.mark.parametrize("mode", ["default", "max-autotune"])
+def test_column_sums_fuse_with_their_operands_and_keep_eager_bits(mode, tmp_path, monkeypatch):
+    # Tile loops and C++ kernels: blocks of 64 rows joined in eager's cascade, one and two threads.
+    monkeypatch.setenv("CTORCH_CACHE_DIR", str(tmp_path))
+    f = ctorch.compile(column_sums, mode=mode)
+    before = ctorch.get_num_threads()
+    try:
+        for rows, cols in ((63, 7), (64, 33), (300, 1025), (2, 2)):
+            x, w, g = randn(rows, cols), randn(cols), randn(rows, cols)
+            for threads in (1, 2):
+                ctorch.set_num_threads(threads)
+                assert all(same(a, b) for a, b in zip(f(x, w, g), column_sums(x, w, g)))
+    finally:
+        ctorch.set_num_threads(before)
+    graph = f.graphs()[0]
+    # Both sums of products in the kernel that makes them; g.sum(0) alone stays one call.
+    assert re.search(r"fused(_cpp)?\[[^]]*, sum, [^]]*, sum\]", graph) and graph.count("sum.dim_IntList") == 1, graph
+    assert ("fused_cpp[" in graph) == (mode == "max-autotune")
+
+
+def test_a_compiled_norm_backward_sums_its_weight_gradient_in_the_fused_kernel():
+    def rms(x, w):
+        return x * ctorch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w
+
+    x, w, go = randn(130, 64).requires_grad_(), randn(64).requires_grad_(), randn(130, 64)
+    f = ctorch.compile(rms)
+    got, want = ctorch.autograd.grad(f(x, w), (x, w), go), ctorch.autograd.grad(rms(x, w), (x, w), go)
+    assert all(same(a, b) for a, b in zip(got, want))
+    backward = f.graphs()[0].split("backward:")[1]
+    assert "sum.dim_IntList" not in backward and ", sum]" in backward, backward
+
+
 def test_outputs_keep_their_structure():
     @ctorch.compile
     def several(x):

@@ -77,19 +77,33 @@ template <typename Op, typename T>
     for (int64_t j = 0; j < n; ++j) acc[j] = Op::step(acc[j], row[j], first_row + i);
   }
 }
+// Not inlined: a caller compiled for AVX-512 (the fused tile loops) runs the same loop as eager's
+// column reductions, so even a NaN's sign, which depends on the operand order the compiler picks
+// for each add, is the same.
 template <typename Op, typename T>
-void fold_rows_baseline(const T* p, int64_t k, int64_t stride, int64_t n, int64_t first, typename Op::acc_t* acc) {
+[[gnu::noinline]] void fold_rows_baseline(const T* p, int64_t k, int64_t stride, int64_t n, int64_t first,
+                                          typename Op::acc_t* acc) {
   fold_rows_body<Op>(p, k, stride, n, first, acc);
 }
 #if CT_HAVE_AVX2_KERNELS
 template <typename Op, typename T>
-CT_TARGET_AVX2 void fold_rows_avx2(const T* p, int64_t k, int64_t stride, int64_t n, int64_t first,
-                                   typename Op::acc_t* acc) {
+[[gnu::noinline]] CT_TARGET_AVX2 void fold_rows_avx2(const T* p, int64_t k, int64_t stride, int64_t n, int64_t first,
+                                                     typename Op::acc_t* acc) {
   fold_rows_body<Op>(p, k, stride, n, first, acc);
 }
 #endif
 
 }  // namespace detail
+
+/// Folds rows [0, k) of columns [0, n) (row stride `stride`) into acc[0, n), rows in order; `first`
+/// is the index of row 0 in its column.
+template <typename Op, typename T>
+void fold_rows(const T* p, int64_t k, int64_t stride, int64_t n, int64_t first, typename Op::acc_t* acc) {
+#if CT_HAVE_AVX2_KERNELS
+  if (has_avx2()) return detail::fold_rows_avx2<Op>(p, k, stride, n, first, acc);
+#endif
+  detail::fold_rows_baseline<Op>(p, k, stride, n, first, acc);
+}
 
 constexpr int64_t kColumnChunk = 1024;  // columns folded together: their accumulators stay in L1
 constexpr int64_t kRowBlock = 64;      // rows folded in order before a block joins the cascade
@@ -100,53 +114,73 @@ constexpr int64_t kRowBlock = 64;      // rows folded in order before a block jo
 /// through memory in order and fold into a vector of accumulators. Blocks of kRowBlock rows join a
 /// binary cascade (pairwise summation, so rounding error grows with log k, not k). Threads split
 /// (slice, column chunk) pairs, so each output's order of combination depends on k alone: the
-/// bits do not depend on the thread count (see Note [Reproducible reductions]).
+/// bits do not depend on the thread count (see Note [Reproducible reductions]). The compiler's
+/// fused column sums (compile/fuse.cpp) fold the same blocks and join them in the same cascade.
+
+/// The cascade of Note [Column reductions] over columns of at most `width` accumulators: blocks
+/// are pushed in row order, each the fold of its rows from Op::identity(); finish() gives the fold
+/// of them all. Earlier rows always stay on the left of a merge.
+template <typename Op>
+class ColumnCascade {
+ public:
+  using A = typename Op::acc_t;
+  explicit ColumnCascade(int64_t width) : width_(width) {}
+  void reset() { std::fill(used_.begin(), used_.end(), false); }
+  /// Joins the n values of block (which it overwrites).
+  void push(A* block, int64_t n) {
+    size_t l = 0;  // carry the block up the cascade
+    for (; l < used_.size() && used_[l]; ++l) {
+      for (int64_t j = 0; j < n; ++j) block[j] = Op::merge(levels_[l][j], block[j]);
+      used_[l] = false;
+    }
+    if (l == used_.size()) {
+      // Owned before the vector grows: a growth that fails would leak an array emplaced raw.
+      std::unique_ptr<A[]> level(new A[static_cast<size_t>(width_)]);
+      levels_.push_back(std::move(level));
+      used_.push_back(false);
+    }
+    std::copy(block, block + n, levels_[l].get());
+    used_[l] = true;
+  }
+  /// The fold of every block pushed since reset(), into out (n values; at least one block pushed).
+  void finish(A* out, int64_t n) const {
+    bool any = false;  // higher levels hold earlier rows: combine from the top down
+    for (size_t l = used_.size(); l-- > 0;) {
+      if (!used_[l]) continue;
+      if (!any) std::copy(levels_[l].get(), levels_[l].get() + n, out);
+      else
+        for (int64_t j = 0; j < n; ++j) out[j] = Op::merge(out[j], levels_[l][j]);
+      any = true;
+    }
+  }
+
+ private:
+  int64_t width_;
+  // Plain arrays, not std::vector<A>: A may be bool, and vector<bool> has no data().
+  std::vector<std::unique_ptr<A[]>> levels_;  // levels_[l] holds the fold of 2^l blocks when used_[l]
+  std::vector<char> used_;
+};
+
 template <typename Op, typename T, typename O, typename Finish>
 void reduce_columns(const T* p, int64_t outer, int64_t k, int64_t inner, O* out, Finish finish) {
   using A = typename Op::acc_t;
   const int64_t chunks = (inner + kColumnChunk - 1) / kColumnChunk;
   const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(k * kColumnChunk, 1));
   parallel_for(0, outer * chunks, grain, [&](int64_t u0, int64_t u1) {
-    // Plain arrays, not std::vector<A>: A may be bool, and vector<bool> has no data().
-    std::vector<std::unique_ptr<A[]>> levels;  // levels[l] holds the fold of 2^l blocks when used[l]
-    std::vector<char> used;
+    ColumnCascade<Op> cascade(kColumnChunk);
     std::unique_ptr<A[]> block(new A[kColumnChunk]);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t o = u / chunks, j0 = (u % chunks) * kColumnChunk, n = std::min(kColumnChunk, inner - j0);
       const T* base = p + o * k * inner + j0;
-      std::fill(used.begin(), used.end(), false);
+      cascade.reset();
       for (int64_t r = 0; r < k || r == 0; r += kRowBlock) {
         const int64_t rows = std::min(kRowBlock, k - r);
         std::fill(block.get(), block.get() + n, Op::identity());
-#if CT_HAVE_AVX2_KERNELS
-        if (has_avx2()) detail::fold_rows_avx2<Op>(base + r * inner, rows, inner, n, r, block.get());
-        else
-#endif
-          detail::fold_rows_baseline<Op>(base + r * inner, rows, inner, n, r, block.get());
-        size_t l = 0;  // carry the block up the cascade: earlier rows always on the left
-        for (; l < used.size() && used[l]; ++l) {
-          for (int64_t j = 0; j < n; ++j) block[j] = Op::merge(levels[l][j], block[j]);
-          used[l] = false;
-        }
-        if (l == used.size()) {
-          // Owned before the vector grows: a growth that fails would leak an array emplaced raw.
-          std::unique_ptr<A[]> level(new A[kColumnChunk]);
-          levels.push_back(std::move(level));
-          used.push_back(false);
-        }
-        std::copy(block.get(), block.get() + n, levels[l].get());
-        used[l] = true;
+        fold_rows<Op>(base + r * inner, rows, inner, n, r, block.get());
+        cascade.push(block.get(), n);
         if (k == 0) break;
       }
-      // Higher levels hold earlier rows: combine from the top down.
-      bool any = false;
-      for (size_t l = used.size(); l-- > 0;) {
-        if (!used[l]) continue;
-        if (!any) std::copy(levels[l].get(), levels[l].get() + n, block.get());
-        else
-          for (int64_t j = 0; j < n; ++j) block[j] = Op::merge(block[j], levels[l][j]);
-        any = true;
-      }
+      cascade.finish(block.get(), n);
       O* dst = out + o * inner + j0;
       for (int64_t j = 0; j < n; ++j) dst[j] = finish(block[j]);
     }

@@ -229,6 +229,77 @@ TEST(Fuse, OtherBroadcastsAndPromotionsStayUnfused) {
   expect_eager_bits(b, {b.call("neg", {t(b.call("mul.Tensor", {t(a), t(z)}))})}, 0);
 }
 
+// sum(x * w * g, 0) with a layer norm's rows beside it: the column sum joins the group that makes
+// its operand (Note [Fused column sums]), keepdim or not, by dim 0 or -2.
+std::vector<Ref> column_sums(GraphBuilder& b, Ref x, Ref w, Ref g) {
+  const Ref p = b.call("mul.Tensor", {t(b.call("mul.Tensor", {t(x), t(w)})), t(g)});
+  const Ref rms = b.call("rsqrt", {t(b.call("mean.dim_IntList", {t(b.call("mul.Tensor", {t(x), t(x)})), list_arg({-1}),
+                                                                 bool_arg(true)}))});
+  const Ref q = b.call("mul.Tensor", {t(p), t(rms)});
+  return {b.call("sum.dim_IntList", {t(p), list_arg({0}), bool_arg(false)}),
+          b.call("sum.dim_IntList", {t(q), list_arg({-2}), bool_arg(true)})};
+}
+
+TEST(Fuse, ColumnSumsJoinTheirProducersWithEagerBits) {
+  // Blocks of 64 rows and their cascade (63, 64, 65, 300 rows), tiles of one row (40000 columns),
+  // NaN and signed zeros; a single row or column is eager's own calls at run time.
+  const std::vector<std::vector<int64_t>> shapes = {{2, 2}, {63, 7}, {64, 5}, {65, 130}, {300, 1025}, {130, 40000}};
+  const int before = cpu::get_num_threads();
+  for (DType d : {DType::Float32, DType::Float64})
+    for (const std::vector<int64_t>& s : shapes)
+      for (int threads : {1, 3}) {
+        SCOPED_TRACE(::testing::Message() << d << " [" << s[0] << ", " << s[1] << "] threads " << threads);
+        cpu::set_num_threads(threads);
+        GraphBuilder b;
+        const Ref x = b.input(with_specials(s, d, 1)), w = b.input(filled({s[1]}, d, 2));
+        const Ref g = b.input(filled(s, d, 3));
+        expect_eager_bits(b, column_sums(b, x, w, g), 1);
+        EXPECT_EQ(b.g.nodes.back().fused->describe(), "fused[mul, mul, mul, mean, rsqrt, mul, sum, sum]");
+      }
+  cpu::set_num_threads(before);
+}
+
+TEST(Fuse, ColumnSumsOfOneRowOrColumnRunTheCalls) {
+  for (const std::vector<int64_t>& s : std::vector<std::vector<int64_t>>{{1, 9}, {9, 1}}) {
+    GraphBuilder b;
+    const Ref x = b.input(filled(s)), w = b.input(filled({s[1]}, DType::Float32, 2));
+    const Ref g = b.input(filled(s, DType::Float32, 3));
+    expect_eager_bits(b, column_sums(b, x, w, g), 1);  // sizes of 1 are known: the sums stay out
+    EXPECT_EQ(b.g.nodes[b.g.nodes.size() - 3].fused->describe(), "fused[mul, mul, mul, mean, rsqrt, mul]");
+  }
+  // With symbolic rows the group forms; a single row at run time takes the calls.
+  GraphBuilder b;
+  const Ref x = b.input(filled({7, 6})), g = b.input(filled({7, 6}, DType::Float32, 2));
+  b.g.outputs = {b.call("sum.dim_IntList", {t(b.call("mul.Tensor", {t(x), t(g)})), list_arg({0}), bool_arg(false)})};
+  sym::ShapeEnv* env = sym::ShapeEnv::create();
+  b.g.set_env(env);
+  env->release();
+  const SymInt s0(env->create_symbol(7, 1, 1 << 20));
+  b.g.sources = {SymbolSource{SymbolSource::Kind::InputSize, 0, 0, -1}};
+  for (Node& n : b.g.nodes)
+    for (TensorMeta& m : n.outs)
+      if (!m.sizes.empty() && m.sizes[0].raw() == 7) m.sizes[0] = s0;
+  fuse(b.g);
+  ASSERT_EQ(count(b.g, Node::Kind::Fused), 1u);
+  for (int64_t rows : {1, 2, 200}) {
+    GraphBuilder eager;
+    const Ref ex = eager.input(filled({rows, 6}, DType::Float32, 5)), eg = eager.input(filled({rows, 6}, DType::Float32, 6));
+    const Tensor want = eager.value(
+        eager.call("sum.dim_IntList", {t(eager.call("mul.Tensor", {t(ex), t(eg)})), list_arg({0}), bool_arg(false)}));
+    EXPECT_TRUE(same_bits(b.run(eager.inputs)[0], want)) << rows << " rows";
+  }
+}
+
+TEST(Fuse, NothingInAGroupReadsItsColumnSum) {
+  // x - sum(x * 2, 0) needs every row's sum before its first row: the sub is not in the group.
+  GraphBuilder b;
+  const Ref x = b.input(filled({70, 9}));
+  const Ref s = b.call("sum.dim_IntList", {t(b.call("mul.Scalar", {t(x), int_arg(2)})), list_arg({0}), bool_arg(false)});
+  const Ref out = b.call("exp", {t(b.call("sub.Tensor", {t(x), t(s), int_arg(1)}))});
+  expect_eager_bits(b, {out}, 2);
+  EXPECT_EQ(b.g.nodes.back().fused->describe(), "fused[sub, exp]");
+}
+
 TEST(Fuse, ResultsDoNotDependOnTheThreadCount) {
   const int before = cpu::get_num_threads();
   std::vector<Tensor> results;
