@@ -127,6 +127,25 @@ def test_adaptive_avg_pool2d_as_torch(shape, size, dtype):
                                atol=1e-6 if dtype == np.float32 else 1e-12)
 
 
+@pytest.mark.parametrize("rows", [1, 3, 700])  # results of 64 KB and less are copied as bytes
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cat_is_torchs(rows, dim):
+    # Inputs of the result's dtype and dense copy as bytes when the result is small; a strided or
+    # other-dtype input, or a large result, takes copy_. A 1-D empty tensor is skipped, as in torch.
+    rng = np.random.default_rng(rows)
+    a = rng.standard_normal((rows, 5, 8)).astype(np.float32)
+    b = rng.standard_normal((rows, 5, 8)).astype(np.float32)
+    want = torch.cat([torch.tensor(a), torch.tensor(b), torch.empty(0)], dim).numpy()
+    got = ctorch.cat([ctorch.tensor(a), ctorch.tensor(b), ctorch.empty(0)], dim).numpy()
+    assert got.tobytes() == want.tobytes()
+    wide = np.zeros((rows, 5, 16), np.float32)
+    wide[..., ::2] = b
+    strided = ctorch.tensor(wide)[..., ::2]  # b's values, every other element
+    assert not strided.is_contiguous()
+    mixed = ctorch.cat([ctorch.tensor(a).to(ctorch.float16), strided], dim)
+    assert mixed.numpy().tobytes() == torch.cat([torch.tensor(a).half(), torch.tensor(b)], dim).numpy().tobytes()
+
+
 @pytest.mark.parametrize("shape", [(2, 3, 7, 9), (1, 2, 32, 33), (2, 1, 4, 4), (1, 1, 2, 1)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_avg_pool2d_is_torchs(shape, dtype):

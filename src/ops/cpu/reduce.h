@@ -166,21 +166,25 @@ void reduce_columns(const T* p, int64_t outer, int64_t k, int64_t inner, O* out,
   using A = typename Op::acc_t;
   const int64_t chunks = (inner + kColumnChunk - 1) / kColumnChunk;
   const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(k * kColumnChunk, 1));
+  const int64_t width = std::min(kColumnChunk, inner);  // a small input allocates little
   parallel_for(0, outer * chunks, grain, [&](int64_t u0, int64_t u1) {
-    ColumnCascade<Op> cascade(kColumnChunk);
-    std::unique_ptr<A[]> block(new A[kColumnChunk]);
+    ColumnCascade<Op> cascade(width);
+    std::unique_ptr<A[]> block(new A[static_cast<size_t>(std::max<int64_t>(width, 1))]);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t o = u / chunks, j0 = (u % chunks) * kColumnChunk, n = std::min(kColumnChunk, inner - j0);
       const T* base = p + o * k * inner + j0;
-      cascade.reset();
-      for (int64_t r = 0; r < k || r == 0; r += kRowBlock) {
-        const int64_t rows = std::min(kRowBlock, k - r);
+      if (k <= kRowBlock) {  // one block is the whole fold: no cascade to keep
         std::fill(block.get(), block.get() + n, Op::identity());
-        fold_rows<Op>(base + r * inner, rows, inner, n, r, block.get());
-        cascade.push(block.get(), n);
-        if (k == 0) break;
+        fold_rows<Op>(base, k, inner, n, 0, block.get());
+      } else {
+        cascade.reset();
+        for (int64_t r = 0; r < k; r += kRowBlock) {
+          std::fill(block.get(), block.get() + n, Op::identity());
+          fold_rows<Op>(base + r * inner, std::min(kRowBlock, k - r), inner, n, r, block.get());
+          cascade.push(block.get(), n);
+        }
+        cascade.finish(block.get(), n);
       }
-      cascade.finish(block.get(), n);
       O* dst = out + o * inner + j0;
       for (int64_t j = 0; j < n; ++j) dst[j] = finish(block[j]);
     }
