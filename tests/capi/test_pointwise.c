@@ -192,6 +192,21 @@ static void test_parametrized_activations(void) {
   RELEASE(a, g, gt, sp, e, lr, ht);
 }
 
+/* relu's gradient: 0 where self <= threshold, else grad_output as it came (an infinite one too). */
+static void test_threshold_backward(void) {
+  ct_tensor* grad = T(CT_FLOAT32, S(4), INFINITY, 1, -2, 3);
+  ct_tensor* self = T(CT_FLOAT64, S(4), -1, 0.5, 0.25, 2);
+  const ct_scalar quarter = SF(0.25);
+  ct_tensor *out = NULL, *bad = NULL;
+  CHECK_OK(ct_tensor_threshold_backward(grad, self, &quarter, &out));
+  CHECK_TENSOR(out, CT_FLOAT64, S(4), 0, 1, 0, 3); /* promoted to float64 */
+  ct_tensor* other = T(CT_FLOAT32, S(3), 1, 2, 3);
+  CHECK_STATUS(ct_tensor_threshold_backward(grad, other, &quarter, &bad), CT_ERROR_SHAPE);
+  CHECK(bad == NULL);
+  CHECK_CONTAINS(ct_last_error(), "threshold_backward");
+  RELEASE(grad, self, out, other);
+}
+
 /* gelu (erf form) against x/2 (1 + erf(x / sqrt 2)) in double over [-12, 12] and at extremes. float32
    rounds erf near -1 to 6e-8, so for x < 0 the error allowed grows to |x| 3e-8 (PyTorch's is
    larger); elsewhere 2 ulp. Huge negative inputs give +0 (as x/2 + x/2 erf rounds), huge positive
@@ -418,6 +433,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_nan_to_num_defaults_and_values),
     CAPI_TEST(test_clamp_min_max),
     CAPI_TEST(test_parametrized_activations),
+    CAPI_TEST(test_threshold_backward),
     CAPI_TEST(test_gelu_matches_double_at_extreme_inputs),
     CAPI_TEST(test_activation_bad_arguments),
     CAPI_TEST(test_binary_float32_values),

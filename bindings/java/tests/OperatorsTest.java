@@ -70,6 +70,18 @@ class OperatorsTest {
   }
 
   @Test
+  void thresholdBackwardIsReluGradient() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor grad = Tensor.of(new float[] {Float.POSITIVE_INFINITY, 1, -2, 3});
+      Tensor self = Tensor.of(new float[] {-1, 0.5f, 0.25f, 2});
+      assertArrayEquals(new float[] {0, 1, 0, 3}, Tensor.thresholdBackward(grad, self, 0.25).toFloatArray());
+      CTorchException e = assertThrows(CTorchException.class,
+          () -> Tensor.thresholdBackward(grad, Tensor.of(new float[] {1, 2, 3}), 0));
+      assertTrue(e.getMessage().contains("threshold_backward"), e.getMessage());
+    }
+  }
+
+  @Test
   void staticFactoriesAndListArguments() {
     try (TensorScope scope = new TensorScope()) {
       assertArrayEquals(new long[] {2, 3}, Tensor.zeros(2, 3).sizes());

@@ -258,6 +258,9 @@ end
     @test Array(ops.call("add.Tensor", a, a)) == Float32[2 4; 6 8]
     @test Array(ops.call("mul", a, 3)) == Float32[3 6; 9 12]
     @test Array(ops.where(a .> 2, a, CTorch.zeros(Float32, 2, 2))) == Float32[0 0; 3 4]
+    # relu's gradient: 0 where self <= threshold, else grad_output as it came.
+    @test Array(ops.threshold_backward(Tensor(Float32[Inf, 1, -2, 3]), Tensor(Float32[-1, 0.5, 0.25, 2]), 0.25)) ==
+          Float32[0, 1, 0, 3]
     @test occursin("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", ops.schema("add"))
     @test Array(ops.cat([a, a], 0)) == vcat(Float32[1 2; 3 4], Float32[1 2; 3 4])
     @test Array(ops.zeros([2]; dtype = Int32)) == Int32[0, 0]

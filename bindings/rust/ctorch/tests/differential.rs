@@ -54,6 +54,14 @@ fn unary_operators() {
     let tanh_gelu = c"tanh";
     same(&x.gelu_with("tanh").unwrap(), &c_call(|o| unsafe { sys::ct_tensor_gelu(x.as_ptr(), tanh_gelu.as_ptr(), o) }));
     same(&x.leaky_relu_with(0.2).unwrap(), &c_call(|o| unsafe { sys::ct_tensor_leaky_relu(x.as_ptr(), 0.2, o) }));
+    // relu's gradient: a generated associated function, as its first argument is not `self`.
+    let g = input(&[3, 5], 7);
+    let quarter = sys::ct_scalar { kind: sys::CT_SCALAR_FLOAT, i: 0, f: 0.25 };
+    same(&Tensor::threshold_backward(&g, &x, 0.25).unwrap(),
+         &c_call(|o| unsafe { sys::ct_tensor_threshold_backward(g.as_ptr(), x.as_ptr(), &quarter, o) }));
+    let picked = Tensor::threshold_backward(&Tensor::from_slice(&[5.0f32, 6.0, 7.0]), &Tensor::from_slice(&[-1.0f32, 0.25, 3.0]), 0.25)
+        .unwrap();
+    assert_eq!(picked.to_vec::<f32>().unwrap(), vec![0.0, 0.0, 7.0]);
 }
 
 #[test]
