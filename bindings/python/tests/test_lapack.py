@@ -61,6 +61,22 @@ def test_svd_of_non_finite_input_answers_as_torch(n):
     assert np.isnan(u.numpy()).all() and np.isnan(vh.numpy()).all()
 
 
+@pytest.mark.parametrize("where,upper,info", [((0, 0), False, 1), ((1, 1), False, 2), ((2, 0), False, 3),
+                                               ((2, 0), True, 0), ((0, 2), True, 3), ((2, 2), False, 3)])
+def test_cholesky_stops_at_a_nan_pivot_as_torch(where, upper, info):
+    """OpenBLAS's potrf factored on through a NaN and reported success; torch 2.15 (whose LAPACK
+    stops there, as reference LAPACK does) gives these infos, and cholesky raises. A NaN in the
+    triangle not read (the lower one for upper=True) changes nothing."""
+    a = np.array([[4.0, 1, 0.5], [1, 3, 0.25], [0.5, 0.25, 2]])
+    b = a.copy()
+    b[where] = np.nan
+    x = ctorch.tensor(np.stack([a, b]))
+    assert ctorch.linalg.cholesky_ex(x, upper=upper).info.tolist() == [0, info]
+    if info:
+        with pytest.raises(ctorch.linalg.LinAlgError, match=f"Batch element 1.*leading minor of order {info} "):
+            ctorch.linalg.cholesky(x, upper=upper)
+
+
 def test_results_are_named_as_torch_names_them():
     a = ctorch.tensor([[2.0, 1.0], [1.0, 2.0]])
     assert ctorch.linalg.eigh(a).eigenvalues.tolist() == pytest.approx([1.0, 3.0])

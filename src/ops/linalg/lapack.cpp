@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -102,6 +103,12 @@ int potrf(bool upper, int n, T* a) {
   const int ld = at_least_1(n);
   const char uplo = upper ? 'U' : 'L';
   pick<T>(spotrf_, dpotrf_)(&uplo, &n, a, &ld, &info, 1);
+  // Reference LAPACK stops at a NaN pivot as at a non-positive one; OpenBLAS's potrf takes NaN as
+  // positive and factors on, handing back NaN as a factor with info 0. The first NaN pivot, before
+  // any it stopped at, is reported as reference LAPACK (and so torch) reports it.
+  const int checked = info > 0 ? info - 1 : n;
+  for (int j = 0; j < checked; ++j)
+    if (std::isnan(a[static_cast<int64_t>(j) * ld + j])) return j + 1;
   return info;
 }
 
