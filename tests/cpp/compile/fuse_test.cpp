@@ -172,20 +172,25 @@ TEST(Fuse, NonContiguousInputFallsBackToTheCalls) {
   EXPECT_TRUE(same_bits(b.run({xt, b.inputs[1], b.inputs[2]})[0], want));
 }
 
+// Makes every size `rows` of b's graph one symbol, the first input's size 0, in [1, 2^20].
+void symbolic_rows(GraphBuilder& b, int64_t rows) {
+  sym::ShapeEnv* env = sym::ShapeEnv::create();
+  b.g.set_env(env);
+  env->release();
+  const SymInt s0(env->create_symbol(rows, 1, 1 << 20));
+  b.g.sources = {SymbolSource{SymbolSource::Kind::InputSize, 0, 0, -1}};
+  for (Node& n : b.g.nodes)
+    for (TensorMeta& m : n.outs)
+      for (size_t d = 0; d < m.sizes.size(); ++d)
+        if (m.sizes[d].raw() == rows) m.sizes[d] = s0;
+}
+
 TEST(Fuse, SymbolicRowsRunAtAnySize) {
   GraphBuilder b;
   const Ref x = b.input(filled({7, 13})), w = b.input(filled({13}, DType::Float32, 2));
   const Ref bias = b.input(filled({13}, DType::Float32, 3));
   b.g.outputs = {layer_norm(b, x, w, bias)};
-  sym::ShapeEnv* env = sym::ShapeEnv::create();
-  b.g.set_env(env);
-  env->release();
-  const SymInt s0(env->create_symbol(7, 1, 1 << 20));
-  b.g.sources = {SymbolSource{SymbolSource::Kind::InputSize, 0, 0, -1}};
-  for (Node& n : b.g.nodes)
-    for (TensorMeta& m : n.outs)
-      for (size_t d = 0; d < m.sizes.size(); ++d)
-        if (m.sizes[d].raw() == 7) m.sizes[d] = s0;
+  symbolic_rows(b, 7);
   fuse(b.g);
   ASSERT_EQ(count(b.g, Node::Kind::Fused), 1u);
   for (int64_t rows : {1, 3, 200}) {
@@ -271,14 +276,7 @@ TEST(Fuse, ColumnSumsOfOneRowOrColumnRunTheCalls) {
   GraphBuilder b;
   const Ref x = b.input(filled({7, 6})), g = b.input(filled({7, 6}, DType::Float32, 2));
   b.g.outputs = {b.call("sum.dim_IntList", {t(b.call("mul.Tensor", {t(x), t(g)})), list_arg({0}), bool_arg(false)})};
-  sym::ShapeEnv* env = sym::ShapeEnv::create();
-  b.g.set_env(env);
-  env->release();
-  const SymInt s0(env->create_symbol(7, 1, 1 << 20));
-  b.g.sources = {SymbolSource{SymbolSource::Kind::InputSize, 0, 0, -1}};
-  for (Node& n : b.g.nodes)
-    for (TensorMeta& m : n.outs)
-      if (!m.sizes.empty() && m.sizes[0].raw() == 7) m.sizes[0] = s0;
+  symbolic_rows(b, 7);
   fuse(b.g);
   ASSERT_EQ(count(b.g, Node::Kind::Fused), 1u);
   for (int64_t rows : {1, 2, 200}) {
