@@ -69,7 +69,10 @@ bool cat_small_by_bytes(ArrayRef<const TensorImpl*> ts, const TensorImpl& out, i
   for (const TensorImpl* t : ts)
     if (!skipped(*t) && (t->dtype() != out.dtype() || !t->is_contiguous())) return false;
   int64_t outer = 1, inner = item;
-  for (int64_t i = 0; i < out.dim(); ++i) (i < d ? outer : inner) *= i == d ? 1 : out.size(i);
+  for (int64_t i = 0; i < static_cast<int64_t>(out.dim()); ++i) {
+    if (i < d) outer *= out.size(i);
+    else if (i > d) inner *= out.size(i);
+  }
   const int64_t row = out.size(d) * inner;  // bytes of one outer run of the result
   char* dst = static_cast<char*>(out.data());
   int64_t offset = 0;
