@@ -77,6 +77,18 @@ def test_cholesky_stops_at_a_nan_pivot_as_torch(where, upper, info):
             ctorch.linalg.cholesky(x, upper=upper)
 
 
+def test_matrix_exp_of_non_finite_matrices_is_nan_as_torch():
+    """torch 2.15 gives NaN throughout a matrix holding NaN or inf, the others of the batch as
+    alone, and exp of a 1 x 1 matrix's entry (inf for inf); ctorch raised for any of them."""
+    a = ctorch.tensor([[[0.1, 0.2], [0.3, 0.4]], [[1.0, float("inf")], [0.0, 1.0]], [[float("nan"), 0.0], [0.0, 1.0]]],
+                      dtype=ctorch.float64)
+    e = ctorch.linalg.matrix_exp(a).numpy()
+    assert np.isnan(e[1:]).all()
+    assert e[0].tobytes() == ctorch.linalg.matrix_exp(a[0]).numpy().tobytes()
+    one = ctorch.tensor([[[float("inf")]], [[-float("inf")]], [[0.5]]], dtype=ctorch.float64)
+    assert ctorch.linalg.matrix_exp(one).flatten().tolist() == [float("inf"), 0.0, np.exp(0.5)]
+
+
 def test_results_are_named_as_torch_names_them():
     a = ctorch.tensor([[2.0, 1.0], [1.0, 2.0]])
     assert ctorch.linalg.eigh(a).eigenvalues.tolist() == pytest.approx([1.0, 3.0])

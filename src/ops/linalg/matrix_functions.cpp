@@ -1,6 +1,7 @@
 // matrix_functions.cpp - matrix_power and matrix_exp (torch.linalg's, with their torch.* names):
 // composites over matmul, so their derivatives, batching and devices are matmul's.
 #include <cmath>
+#include <limits>
 
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
@@ -74,22 +75,31 @@ void matrix_exp_kernel(void*, Frame& f) {
     f.outs[0] = clone(a);
     return;
   }
-  const Tensor norms = amax(sum(abs(a), IntArrayRef{-2}), IntArrayRef{-1});  // each matrix's 1-norm
+  if (a->size(a->dim() - 1) == 1) {  // as torch: a 1 x 1 matrix's exponential is its entry's (inf too)
+    f.outs[0] = exp(a);
+    return;
+  }
+  // As torch, a matrix holding a non-finite value gives NaN everywhere, and the others their
+  // exponential, scaled by the largest finite norm.
+  Tensor norms = amax(sum(abs(a), IntArrayRef{-2}), IntArrayRef{-1});  // each matrix's 1-norm
+  const Tensor finite = unsqueeze(unsqueeze(isfinite(norms), -1), -1);
+  const bool all_finite = host_contiguous(all(finite))->data_as<bool>()[0];
+  const Tensor zero = zeros({}, a->dtype(), a->device());
+  if (!all_finite) norms = where(isfinite(norms), norms, zero);
+  const Tensor base = all_finite ? a : where(finite, a, zero);
   const double norm = to(amax(norms), kCPU, DType::Float64)->data_as<double>()[0];
-  CT_CHECK(std::isfinite(norm), CT_ERROR_INVALID_ARGUMENT, op, ": A holds a non-finite value (its 1-norm is ", norm,
-           "); the exponential is defined for finite matrices");
   const int s = norm > 0.5 ? static_cast<int>(std::ceil(std::log2(norm / 0.5))) : 0;
   const double x = std::ldexp(norm, -s);
   const double unit = a->dtype() == DType::Float64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
   int m = 0;
   for (double term = x; term > unit && m < 30; term *= x / (m + 2)) ++m;  // term = x^(m+1) / (m+1)!
-  const Tensor scaled = s > 0 ? mul(a, Scalar(std::ldexp(1.0, -s))) : a;
+  const Tensor scaled = s > 0 ? mul(base, Scalar(std::ldexp(1.0, -s))) : base;
   const Tensor eye_a = linalg::identity_like(a);
   // Horner: P = I + X (I + X/2 (I + ... (I + X/m))).
   Tensor p = eye_a;
   for (int k = m; k >= 1; --k) p = add(eye_a, div(matmul(scaled, p), Scalar(static_cast<double>(k))));
   for (int i = 0; i < s; ++i) p = matmul(p, p);
-  f.outs[0] = p;
+  f.outs[0] = all_finite ? p : where(finite, p, full({}, std::numeric_limits<double>::quiet_NaN(), a->dtype(), a->device()));
 }
 
 }  // namespace
