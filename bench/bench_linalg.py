@@ -1,8 +1,9 @@
 """bench_linalg.py - torch.linalg on LAPACK: inv, solve, det, cholesky, qr, eigh, svd of one 512 x 512
 matrix (float64 and float32) and of a batch of 4096 8 x 8 matrices, ctorch beside torch from one run,
-both on their LAPACK (ctorch: OpenBLAS's; torch: the one it was built with).
+both on their LAPACK (ctorch: OpenBLAS's; torch: the one it was built with, MKL's for the wheel).
 
-    PYTHONPATH=build/bindings/python /usr/bin/python3 bench/bench_linalg.py
+    PYTHONPATH=build/bindings/python ~/.cache/ctorch/bench-torch-venv/bin/python bench/bench_linalg.py
+    PYTHONPATH=build/bindings/python /usr/bin/python3 bench/bench_linalg.py     # Debian's torch 1.13
 
 Each row is the best of 5 repetitions after one warm-up call, all threads. The ratio is torch's time
 over ctorch's (above 1: ctorch is faster). Timings are reported, never asserted (DESIGN.md §13)."""

@@ -79,7 +79,12 @@ PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py
 echo
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_optim.py
 echo
-PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_linalg.py
+# torch.linalg beside current torch when the venv is there (its LAPACK is MKL's), else beside Debian's.
+if [[ -n $torch_python ]]; then
+  env -u OMP_WAIT_POLICY PYTHONPATH="$build_dir/bindings/python" "$torch_python" bench/bench_linalg.py
+else
+  PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_linalg.py
+fi
 echo
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_training.py --build-dir "$build_dir"
 if [[ -f "$build_dir/bindings/rust/CTestTestfile.cmake" ]]; then
