@@ -348,18 +348,22 @@ void inv_kernel(void*, Frame& f) { f.outs[0] = linalg_inv_ex(Tensor::borrow(&f.t
 
 // ---- det and slogdet, from U's diagonal and the number of row swaps
 
-// det (0) or (sign, log|det|) (1) of each LU: what their kernels share.
-template <typename T>
+// det (kLog false) or (sign, log|det|) (kLog true) of each LU: what their kernels share.
+template <bool kLog, typename T>
 void lu_determinants(const ColumnMajor& lu, const int* piv, int64_t i, T& sign, T& logabs, T& det) {
   const int64_t n = lu.rows;
   const T* a = lu.matrix<T>(i);
   sign = T(1), logabs = T(0), det = T(1);
   for (int64_t j = 0; j < n; ++j) {
     const T u = a[j * n + j];
-    if (piv[j] != j + 1) sign = -sign, det = -det;
-    det *= u;
-    sign = u < 0 ? -sign : u > 0 ? sign : T(0);
-    logabs += std::log(std::abs(u));
+    if constexpr (kLog) {
+      if (piv[j] != j + 1) sign = -sign;
+      sign = u < 0 ? -sign : u > 0 ? sign : T(0);
+      logabs += std::log(std::abs(u));
+    } else {
+      if (piv[j] != j + 1) det = -det;
+      det *= u;
+    }
   }
 }
 
@@ -385,9 +389,13 @@ void determinant_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     linalg::for_each_matrix(outs[0]->numel(), 2.0 * n * n * n / 3, [&](int64_t i) {
       T sign = 1, logabs = 0, det = 1;
       if (lu.batch) {
-        std::vector<int> piv(static_cast<size_t>(n));
-        lapack::getrf<T>(n, n, lu.matrix<T>(i), piv.data());
-        lu_determinants<T>(lu, piv.data(), i, sign, logabs, det);
+        // The pivots of a small matrix live on the stack: a batch of 8 x 8 matrices paid an
+        // allocation per matrix.
+        int small[64];
+        std::vector<int> large(n > 64 ? static_cast<size_t>(n) : 0);
+        int* piv = n > 64 ? large.data() : small;
+        lapack::getrf<T>(n, n, lu.matrix<T>(i), piv);
+        lu_determinants<kLog, T>(lu, piv, i, sign, logabs, det);
       }
       if constexpr (kLog) {
         out0[i] = sign, out1[i] = logabs;
