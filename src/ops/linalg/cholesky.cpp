@@ -116,11 +116,16 @@ void cholesky_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   std::fill(info, info + outs[1]->numel(), 0);
   with_real_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
-    linalg::for_each_matrix(l.batch, 1.0 * n * n * n / 3,
-                            [&](int64_t i) { info[i] = lapack::potrf<T>(upper, n, l.matrix<T>(i)); });
+    linalg::for_each_matrix(l.batch, 1.0 * n * n * n / 3, [&](int64_t i) {
+      T* m = l.matrix<T>(i);
+      info[i] = lapack::potrf<T>(upper, n, m);
+      // potrf leaves the other triangle as A had it: the factor is the one triangle. Cleared here,
+      // while the matrix is in cache (a tril of the batch took another pass and a mask).
+      for (int64_t j = 0; j < n; ++j)  // column j, rows above (lower) or below (upper) the diagonal
+        std::fill(m + j * n + (upper ? j + 1 : 0), m + j * n + (upper ? n : j), T(0));
+    });
   });
-  // potrf leaves the other triangle as A had it: the factor is the one triangle.
-  copy_(outs[0], upper ? triu(l.matrices()) : tril(l.matrices()));
+  copy_(outs[0], l.matrices());
   if (!f.arg(2).to_bool()) return;
   for (int64_t i = 0; i < l.batch; ++i)
     if (info[i] > 0)
