@@ -89,6 +89,20 @@ def test_matrix_exp_of_non_finite_matrices_is_nan_as_torch():
     assert ctorch.linalg.matrix_exp(one).flatten().tolist() == [float("inf"), 0.0, np.exp(0.5)]
 
 
+def test_cholesky_inverse_of_a_singular_factor_raises_as_torch():
+    """A zero on the factor's diagonal gave infinities; torch 2.15 raises, naming the element and the
+    batch element (the messages here are its own)."""
+    singular = ctorch.tensor([[1.0, 0.0], [1.0, 0.0]])
+    with pytest.raises(ctorch.linalg.LinAlgError, match=r"^cholesky_inverse: The diagonal element 2 is zero, the "
+                       r"inversion could not be completed because the input matrix is singular\.$"):
+        ctorch.cholesky_inverse(singular)
+    with pytest.raises(ctorch.linalg.LinAlgError, match=r"^cholesky_inverse: \(Batch element 1\): The diagonal element 2 "):
+        ctorch.cholesky_inverse(ctorch.stack([ctorch.eye(2), singular]))
+    factor = ctorch.tensor([[2.0, 0.0], [1.0, 3.0]])
+    np.testing.assert_allclose(ctorch.cholesky_inverse(factor).numpy(),
+                               np.linalg.inv((factor @ factor.mT).numpy()), rtol=1e-6)
+
+
 def test_results_are_named_as_torch_names_them():
     a = ctorch.tensor([[2.0, 1.0], [1.0, 2.0]])
     assert ctorch.linalg.eigh(a).eigenvalues.tolist() == pytest.approx([1.0, 3.0])

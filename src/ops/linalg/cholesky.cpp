@@ -163,10 +163,24 @@ void cholesky_solve_kernel(void*, Frame& f) {
   check_matrices("cholesky_solve", *factor, true);
   f.outs[0] = solve_with_factor(b, factor, f.arg(2).to_bool());
 }
-// cholesky_inverse(Tensor self, bool upper=False) -> Tensor: A^-1 from A's Cholesky factor.
+// cholesky_inverse(Tensor self, bool upper=False) -> Tensor: A^-1 from A's Cholesky factor. A zero
+// on a factor's diagonal is torch's error (LAPACK's potri reports it), not infinities.
 void cholesky_inverse_kernel(void*, Frame& f) {
+  const char* fn = "cholesky_inverse";
   const Tensor factor = Tensor::borrow(&f.tensor(0));
-  check_matrices("cholesky_inverse", *factor, true);
+  check_matrices(fn, *factor, true);
+  const int64_t n = factor->size(factor->dim() - 1);
+  if (!factor->device().is_meta() && factor->numel() > 0) {
+    const Tensor zero = eq(diagonal(factor, 0, -2, -1), 0);
+    if (host_contiguous(any(zero))->data_as<bool>()[0]) {
+      const Tensor z = host_contiguous(reshape(zero, {-1, n}));
+      const bool* p = z->data_as<bool>();
+      const int64_t at = std::find(p, p + z->numel(), true) - p;
+      fail_matrix(fn, factor->dim() > 2, at / n,
+                  str("The diagonal element ", at % n + 1, " is zero, the inversion could not be completed because "
+                      "the input matrix is singular."));
+    }
+  }
   f.outs[0] = solve_with_factor(linalg::identity_like(factor), factor, f.arg(1).to_bool());
 }
 
