@@ -103,6 +103,19 @@ def test_cholesky_inverse_of_a_singular_factor_raises_as_torch():
                                np.linalg.inv((factor @ factor.mT).numpy()), rtol=1e-6)
 
 
+def test_singular_matrices_answer_as_torch_in_cond_and_lu_factor():
+    """cond by a norm other than 2 is inf for a singular matrix (it raised, from inv), and
+    lu_factor names U's zero pivot 1-based, as torch 2.15's message does (it said U[1,1] for U[2,2])."""
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    a = ctorch.tensor(np.stack([singular, [[2.0, 1.0], [1.0, 3.0]]]))
+    for p in ("fro", "nuc", 1, -1, float("inf"), -float("inf")):
+        c = ctorch.linalg.cond(a, p).tolist()
+        assert c[0] == float("inf") and np.isfinite(c[1]), p
+    assert ctorch.linalg.cond(a, "fro").tolist()[1] == pytest.approx(3.0)
+    with pytest.raises(ctorch.linalg.LinAlgError, match=r"\(Batch element 0\): U\[2,2\] is zero and using it on lu_solve"):
+        ctorch.linalg.lu_factor(a)
+
+
 def test_results_are_named_as_torch_names_them():
     a = ctorch.tensor([[2.0, 1.0], [1.0, 2.0]])
     assert ctorch.linalg.eigh(a).eigenvalues.tolist() == pytest.approx([1.0, 3.0])

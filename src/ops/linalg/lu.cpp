@@ -72,7 +72,7 @@ void lu_factor_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   for (int64_t i = 0; i < lu.batch; ++i)
     if (info[i] > 0)
       fail_matrix(fn, a->dim() > 2, i,
-                  str("U[", info[i] - 1, ",", info[i] - 1, "] is zero and using it on lu_solve would result in a "
+                  str("U[", info[i], ",", info[i], "] is zero and using it on lu_solve would result in a "
                       "division by zero. If you still want to perform the factorization, consider calling "
                       "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"));
 }

@@ -331,11 +331,15 @@ void cond_kernel(void*, Frame& f) {
   check_matrices("linalg.cond", *a, !by_svd);
   const int64_t dims[2] = {-2, -1};
   if (!by_svd) {
-    const Tensor inv = linalg_inv(a);
-    f.outs[0] = p.kind() == Value::Kind::String
-                    ? mul(linalg_norm(a, p.str(), IntArrayRef(dims, 2)), linalg_norm(inv, p.str(), IntArrayRef(dims, 2)))
-                    : mul(linalg_norm(a, p.to_scalar(), IntArrayRef(dims, 2)),
-                          linalg_norm(inv, p.to_scalar(), IntArrayRef(dims, 2)));
+    // As torch: a singular matrix's condition number is inf, not an error.
+    const auto inv_info = linalg_inv_ex(a, /*check_errors=*/false);
+    const Tensor& inv = inv_info[0];
+    const Tensor cond = p.kind() == Value::Kind::String
+                            ? mul(linalg_norm(a, p.str(), IntArrayRef(dims, 2)), linalg_norm(inv, p.str(), IntArrayRef(dims, 2)))
+                            : mul(linalg_norm(a, p.to_scalar(), IntArrayRef(dims, 2)),
+                                  linalg_norm(inv, p.to_scalar(), IntArrayRef(dims, 2)));
+    f.outs[0] = where(gt(inv_info[1], 0), full({}, std::numeric_limits<double>::infinity(), cond->dtype(), cond->device()),
+                      cond);
     return;
   }
   const Tensor s = linalg_svdvals(a);
