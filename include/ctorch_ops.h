@@ -3189,6 +3189,26 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_eigvalsh(const ct_tensor* A, cons
                                                         ct_tensor** out);
 
 /*
+ * ct_tensor_linalg_matrix_sqrth - linalg_matrix_sqrth(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_matrix_sqrth".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_matrix_sqrth(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_polar - linalg_polar(Tensor A) -> (Tensor U, Tensor H)
+ *
+ *   U, H  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_polar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_polar(const ct_tensor* A, ct_tensor** U, ct_tensor** H);
+
+/*
  * ct_tensor_symeig - symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)
  *
  *   eigenvectors  PyTorch's default: False.

@@ -2620,6 +2620,23 @@ ct_status ct_tensor_linalg_eigvalsh(const ct_tensor* A, const char* UPLO, ct_ten
   });
 }
 
+ct_status ct_tensor_linalg_matrix_sqrth(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_matrix_sqrth";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_matrix_sqrth");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_linalg_polar(const ct_tensor* A, ct_tensor** U, ct_tensor** H) {
+  const char* const fn_ = "ct_tensor_linalg_polar";
+  return capi::tensors_result({U, H}, fn_, {"U", "H"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_polar");
+    const Value args_[] = {&tensor_arg(A, fn_, "A")};
+    dispatch(op_, args_, 1, outs_, 2);
+  });
+}
+
 ct_status ct_tensor_symeig(const ct_tensor* self, int eigenvectors, int upper, ct_tensor** out0,
                            ct_tensor** out1) {
   const char* const fn_ = "ct_tensor_symeig";

@@ -1855,6 +1855,14 @@ Tensor linalg_eigvalsh(const Tensor& A, const char* UPLO) {
   static const OperatorDef& op_ = builtin_op("linalg_eigvalsh");
   return call(op_, {A, UPLO});
 }
+Tensor linalg_matrix_sqrth(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("linalg_matrix_sqrth");
+  return call(op_, {self});
+}
+std::array<Tensor, 2> linalg_polar(const Tensor& A) {
+  static const OperatorDef& op_ = builtin_op("linalg_polar");
+  return call_n<2>(op_, {A});
+}
 std::array<Tensor, 2> symeig(const Tensor& self, bool eigenvectors, bool upper) {
   static const OperatorDef& op_ = builtin_op("symeig");
   return call_n<2>(op_, {self, eigenvectors, upper});

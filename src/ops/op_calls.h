@@ -940,6 +940,10 @@ Tensor ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, boo
 std::array<Tensor, 2> linalg_eigh(const Tensor& A, const char* UPLO = "L");
 /// linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor
 Tensor linalg_eigvalsh(const Tensor& A, const char* UPLO = "L");
+/// linalg_matrix_sqrth(Tensor self) -> Tensor
+Tensor linalg_matrix_sqrth(const Tensor& self);
+/// linalg_polar(Tensor A) -> (Tensor U, Tensor H)
+std::array<Tensor, 2> linalg_polar(const Tensor& A);
 /// symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)
 std::array<Tensor, 2> symeig(const Tensor& self, bool eigenvectors = false, bool upper = true);
 /// linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)

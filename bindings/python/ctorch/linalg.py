@@ -180,6 +180,18 @@ def eigvalsh(A, UPLO="L"):
     return _ops.call("linalg_eigvalsh", A, UPLO)
 
 
+def matrix_sqrth(A):
+    """torch.linalg.matrix_sqrth: the symmetric positive-(semi)definite square root of symmetric matrices
+    (read from the lower triangle), from eigh; eigenvalues below 0 are taken as 0."""
+    return _ops.call("linalg_matrix_sqrth", A)
+
+
+def polar(A):
+    """torch.linalg.polar: (U, H) with A = U H, U's columns orthonormal and H symmetric positive-
+    semidefinite, for m x n matrices with m >= n, from the reduced SVD."""
+    return _ops.call("linalg_polar", A)
+
+
 def svd(A, full_matrices=True, *, driver=None):
     """torch.linalg.svd: (U, S, Vh), S descending."""
     return _ops.call("linalg_svd", A, full_matrices, driver=driver)
@@ -258,5 +270,5 @@ def __getattr__(name):
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "vecdot", "multi_dot", "matrix_power", "matrix_exp", "det",
            "slogdet", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "cholesky", "cholesky_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu_factor",
-           "lu_factor_ex", "lu", "lu_solve", "qr", "householder_product", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq",
+           "lu_factor_ex", "lu", "lu_solve", "qr", "householder_product", "eigh", "eigvalsh", "matrix_sqrth", "svd", "svdvals", "polar", "pinv", "matrix_rank", "cond", "lstsq",
            "tensorinv", "tensorsolve", "vander", "diagonal", "matmul", "LinAlgError"]

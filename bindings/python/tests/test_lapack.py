@@ -116,6 +116,25 @@ def test_singular_matrices_answer_as_torch_in_cond_and_lu_factor():
         ctorch.linalg.lu_factor(a)
 
 
+def test_matrix_sqrth_and_polar_are_torchs():
+    """torch 2.x's linalg.matrix_sqrth (torch's own example, and an indefinite input's negative
+    eigenvalue taken as 0) and linalg.polar (A = U H, U's columns orthonormal, H symmetric
+    positive-semidefinite; a wide matrix refused as torch refuses it)."""
+    np.testing.assert_allclose(ctorch.linalg.matrix_sqrth(ctorch.tensor([[2.0, 0.0], [0.0, 9.0]])).numpy(),
+                               [[np.sqrt(2.0), 0.0], [0.0, 3.0]], rtol=1e-6)
+    np.testing.assert_allclose(ctorch.linalg.matrix_sqrth(ctorch.tensor([[2.0, 0.0], [0.0, -9.0]])).numpy(),
+                               [[np.sqrt(2.0), 0.0], [0.0, 0.0]], rtol=1e-6, atol=1e-7)
+    a = ctorch.randn(2, 5, 3, dtype=ctorch.float64)
+    u, h = ctorch.linalg.polar(a)
+    np.testing.assert_allclose((u @ h).numpy(), a.numpy(), atol=1e-12)
+    np.testing.assert_allclose((u.mT @ u).numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)), atol=1e-12)
+    np.testing.assert_allclose(h.numpy(), h.mT.numpy(), atol=1e-12)
+    assert (ctorch.linalg.eigvalsh(h).numpy() > -1e-12).all()
+    assert ctorch.linalg.polar(a).H is not None
+    with pytest.raises(ctorch.ShapeError, match="at least as many rows as columns, but got 2 by 3"):
+        ctorch.linalg.polar(ctorch.ones(2, 3))
+
+
 def test_results_are_named_as_torch_names_them():
     a = ctorch.tensor([[2.0, 1.0], [1.0, 2.0]])
     assert ctorch.linalg.eigh(a).eigenvalues.tolist() == pytest.approx([1.0, 3.0])

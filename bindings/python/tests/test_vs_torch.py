@@ -1019,6 +1019,7 @@ SYMBOLIC_TODO = {
     "linalg_cholesky_ex", "cholesky", "cholesky_solve", "cholesky_inverse", "linalg_solve_triangular",
     "triangular_solve", "linalg_lstsq", "ormqr", "orgqr", "linalg_householder_product", "linalg_matrix_rank",
     "linalg_cond", "linalg_tensorsolve", "linalg_tensorinv", "svd-no_uv",
+    "linalg_matrix_sqrth", "linalg_polar",
 }
 
 

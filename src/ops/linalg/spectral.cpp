@@ -1,6 +1,6 @@
 // spectral.cpp - the symmetric eigendecomposition (LAPACK syevd) and the singular value
-// decomposition (gesdd), with what torch builds on them: linalg.eigh, eigvalsh, svd, svdvals, pinv,
-// matrix_rank, cond, lstsq and the older symeig, svd and pinverse. The derivatives are torch's formulas; where
+// decomposition (gesdd), with what torch builds on them: linalg.eigh, eigvalsh, matrix_sqrth, svd,
+// svdvals, polar, pinv, matrix_rank, cond, lstsq and the older symeig, svd and pinverse. The derivatives are torch's formulas; where
 // eigenvalues or singular values repeat, the terms of eigenvectors or singular vectors divide by
 // zero, as torch's do (their gradients are not defined there).
 #include <cmath>
@@ -95,6 +95,32 @@ void eigh_backward(GradCtx& c) {
 
 // linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 void eigvalsh_kernel(void*, Frame& f) { f.outs[0] = linalg_eigh(Tensor::borrow(&f.tensor(0)), f.arg(1).str())[0]; }
+
+// linalg_matrix_sqrth(Tensor self) -> Tensor: the symmetric positive-(semi)definite square root of
+// symmetric matrices, from the lower triangle as eigh reads it: V diag(sqrt(L)) V^T, an eigenvalue
+// below 0 (rounding, or an indefinite input) taken as 0, as torch does.
+void matrix_sqrth_kernel(void*, Frame& f) {
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  check_matrices("linalg.matrix_sqrth", *a, true);
+  const auto lv = linalg_eigh(a);
+  const Tensor root = sqrt(clamp_min(lv[0], 0));
+  f.outs[0] = matmul(mul(lv[1], unsqueeze(root, -2)), mT(lv[1]));
+}
+
+// linalg_polar(Tensor A) -> (Tensor U, Tensor H): A = U H for m x n A with m >= n, U's columns
+// orthonormal and H symmetric positive-semidefinite, from the reduced SVD A = W S V^T: U = W V^T and
+// H = V S V^T (torch's cpu computation).
+void polar_kernel(void*, Frame& f) {
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  check_matrices("linalg.polar", *a, false);
+  const int64_t m = a->size(a->dim() - 2), n = a->size(a->dim() - 1);
+  CT_CHECK(m >= n, CT_ERROR_SHAPE, "linalg.polar: input must have at least as many rows as columns, but got ", m,
+           " by ", n, " matrices. Transpose A (A^T = H U^T) or use linalg.svd");
+  const auto usv = linalg_svd(a, false);
+  const Tensor v = mT(usv[2]);
+  f.outs[0] = matmul(usv[0], usv[2]);
+  f.outs[1] = matmul(mul(v, unsqueeze(usv[1], -2)), usv[2]);
+}
 
 // symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)
 // The older spelling of eigh: its default triangle is the upper one, and without eigenvectors the
@@ -402,6 +428,8 @@ void define_spectral(Registry& r) {
       .compute(DispatchKey::CPU, eigh_cpu, Determinism::Deterministic)
       .derivative(eigh_backward, save_result());
   r.def("linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor").composite(eigvalsh_kernel);
+  r.def("linalg_matrix_sqrth(Tensor self) -> Tensor").composite(matrix_sqrth_kernel);
+  r.def("linalg_polar(Tensor A) -> (Tensor U, Tensor H)").composite(polar_kernel);
   r.def("symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)")
       .composite(symeig_kernel);
   r.def("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)")

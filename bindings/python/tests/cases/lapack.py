@@ -421,6 +421,56 @@ def eigh_cases(spelling):
     return cs
 
 
+def matrix_sqrth(m, a):
+    """torch.linalg.matrix_sqrth where the module has it. torch 1.13 has not: its reference is the
+    function's definition in torch 2.15 (checked there), V diag(sqrt(max(L, 0))) V^T from eigh."""
+    if hasattr(m.linalg, "matrix_sqrth"):
+        return m.linalg.matrix_sqrth(a)
+    values, vectors = m.linalg.eigh(a)
+    return (vectors * values.clamp_min(0).sqrt().unsqueeze(-2)) @ vectors.mT
+
+
+def polar(m, a):
+    """torch.linalg.polar where the module has it; for torch 1.13, torch 2.15's cpu definition: from
+    the reduced SVD W S V^T, U = W V^T and H = V S V^T (the sign of each singular pair cancels)."""
+    if hasattr(m.linalg, "polar"):
+        return tuple(m.linalg.polar(a))
+    if a.shape[-2] < a.shape[-1]:
+        raise RuntimeError("linalg.polar: input must have at least as many rows as columns")
+    w, s, vh = m.linalg.svd(a, full_matrices=False)
+    return w @ vh, (vh.mT * s.unsqueeze(-2)) @ vh
+
+
+def matrix_sqrth_cases():
+    # In float32 two eigendecompositions give roots further apart than the harness allows: there the
+    # case checks that the root squares to A within float32's rounding.
+    def f(m, a):
+        x = matrix_sqrth(m, spd(a))
+        return (x @ x - spd(a)).abs().amax() < 1e-4 * spd(a).abs().amax() if a.dtype == m.float32 else x
+    return square_cases(f, grad=False) + [
+        Case("grad", grads_of(f), [In((2, 3, 3), "float64")]),
+        Case("indefinite", lambda m, a: matrix_sqrth(m, a + a.mT), [In((4, 4), "float64")]),
+        Case("lower_triangle_read", lambda m, a: matrix_sqrth(m, spd(a).tril()), [In((3, 3), "float64")]),
+    ]
+
+
+def polar_cases():
+    f = lambda m, a: polar(m, a)  # noqa: E731
+    # In float32 the factors of two SVDs differ by more than the harness allows; their product and
+    # U's orthonormality do not.
+    product = lambda m, a: (lambda u, h: (u @ h, u.mT @ u))(*polar(m, a))  # noqa: E731
+    return [Case(dt, f if dt == "float64" else product, [In((4, 3), dt)]) for dt in FLOATS] + [
+        Case("batched", f, [In((2, 5, 3), "float64")]),
+        Case("square", f, [In((3, 3), "float64")]),
+        Case("T", f, [In((3, 4), "float64", layout="T")]),
+        Case("empty", f, [In((0, 0), "float64")]),
+        Case("wide", f, [In((2, 3), "float64")]),
+        Case("vector", f, [In((3,))]),
+        Case("int", f, [In((3, 2), "int64")]),
+        Case("grad", grads_of(f), [In((2, 4, 3), "float64")]),
+    ]
+
+
 def svd_cases(spelling):
     def vectors_up_to_sign(r):
         u, s, v = r
@@ -598,6 +648,8 @@ CASES = {
     "symeig": eigh_cases("symeig"),
     "linalg_svd": svd_cases("linalg.svd"),
     "linalg_svdvals": svd_cases("linalg.svdvals"),
+    "linalg_matrix_sqrth": matrix_sqrth_cases(),
+    "linalg_polar": polar_cases(),
     "svd": svd_cases("svd"),
     "linalg_pinv": pinv_cases("linalg.pinv"),
     "pinverse": pinv_cases("pinverse"),

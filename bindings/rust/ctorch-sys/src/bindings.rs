@@ -1207,6 +1207,8 @@ extern "C" {
     pub fn ct_tensor_ormqr(self_: *const ct_tensor, input2: *const ct_tensor, input3: *const ct_tensor, left: c_int, transpose: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_linalg_eigh(A: *const ct_tensor, UPLO: *const c_char, eigenvalues: *mut *mut ct_tensor, eigenvectors: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_linalg_eigvalsh(A: *const ct_tensor, UPLO: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_linalg_matrix_sqrth(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_linalg_polar(A: *const ct_tensor, U: *mut *mut ct_tensor, H: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_symeig(self_: *const ct_tensor, eigenvectors: c_int, upper: c_int, out0: *mut *mut ct_tensor, out1: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_linalg_svd(A: *const ct_tensor, full_matrices: c_int, driver: *const c_char, U: *mut *mut ct_tensor, S: *mut *mut ct_tensor, Vh: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_linalg_svdvals(A: *const ct_tensor, driver: *const c_char, out: *mut *mut ct_tensor) -> ct_status;

@@ -469,6 +469,8 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "ormqr",
     "linalg_eigh",
     "linalg_eigvalsh",
+    "linalg_matrix_sqrth",
+    "linalg_polar",
     "symeig",
     "linalg_svd",
     "linalg_svdvals",
@@ -5947,6 +5949,22 @@ impl Tensor {
         let args = [arg::tensor(a), arg::string(&uplo_c)];
         let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
+    }
+
+    /// `linalg_matrix_sqrth(Tensor self) -> Tensor`
+    pub fn linalg_matrix_sqrth(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_matrix_sqrth");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_polar(Tensor A) -> (Tensor U, Tensor H)`
+    pub fn linalg_polar(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_polar");
+        let args = [arg::tensor(a)];
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
+        Ok((r0, r1))
     }
 
     /// `symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)`
@@ -11516,6 +11534,11 @@ macro_rules! tensor_result_methods {
         /// [`Tensor::ormqr_with`] of the tensor, or the chain's first error.
         fn ormqr_with(self, input2: &Tensor, input3: &Tensor, left: bool, transpose: bool) -> Result<Tensor> {
             self.tensor()?.ormqr_with(input2, input3, left, transpose)
+        }
+
+        /// [`Tensor::linalg_matrix_sqrth`] of the tensor, or the chain's first error.
+        fn linalg_matrix_sqrth(self) -> Result<Tensor> {
+            self.tensor()?.linalg_matrix_sqrth()
         }
 
         /// [`Tensor::symeig`] of the tensor, or the chain's first error.

@@ -103,6 +103,13 @@ std::vector<Case> lapack_cases() {
          return ops::add(ops::unsqueeze(lv[0], -2), squares(lv[1]));
        }},
       {{"linalg_eigvalsh"}, {b3}, [](const Inputs& x) { return ops::linalg_eigvalsh(sym(x[0]), "U"); }},
+      {{"linalg_matrix_sqrth"}, {b3}, [](const Inputs& x) { return ops::linalg_matrix_sqrth(spd(x[0])); }},
+      {{"linalg_polar"},
+       {t43},
+       [](const Inputs& x) {
+         const auto uh = ops::linalg_polar(x[0]);
+         return ops::add(ops::sum(uh[0]), ops::sum(uh[1]));
+       }},
       {{"symeig"},
        {m3},
        [](const Inputs& x) {

@@ -470,6 +470,8 @@ abstract class TensorOps extends NativeObject {
     "ormqr",
     "linalg_eigh",
     "linalg_eigvalsh",
+    "linalg_matrix_sqrth",
+    "linalg_polar",
     "symeig",
     "linalg_svd",
     "linalg_svdvals",
@@ -1080,6 +1082,8 @@ abstract class TensorOps extends NativeObject {
   private static final Op OP_ORMQR = new Op("ormqr");
   private static final Op OP_LINALG_EIGH = new Op("linalg_eigh");
   private static final Op OP_LINALG_EIGVALSH = new Op("linalg_eigvalsh");
+  private static final Op OP_LINALG_MATRIX_SQRTH = new Op("linalg_matrix_sqrth");
+  private static final Op OP_LINALG_POLAR = new Op("linalg_polar");
   private static final Op OP_SYMEIG = new Op("symeig");
   private static final Op OP_LINALG_SVD = new Op("linalg_svd");
   private static final Op OP_LINALG_SVDVALS = new Op("linalg_svdvals");
@@ -7852,6 +7856,25 @@ abstract class TensorOps extends NativeObject {
    */
   public static Tensor linalgEigvalsh(Tensor A, String UPLO) {
     return new Args(2).tensor(A, "A").string(UPLO, "UPLO").call1(OP_LINALG_EIGVALSH);
+  }
+
+  /**
+   * {@code linalg_matrix_sqrth(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor linalgMatrixSqrth() {
+    return new Args(1).tensor(self(), "self").call1(OP_LINALG_MATRIX_SQRTH);
+  }
+
+  /**
+   * {@code linalg_polar(Tensor A) -> (Tensor U, Tensor H)}.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgPolar(Tensor A) {
+    return new Args(1).tensor(A, "A").call(OP_LINALG_POLAR, 2);
   }
 
   /**
