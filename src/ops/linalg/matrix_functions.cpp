@@ -79,15 +79,18 @@ void matrix_exp_kernel(void*, Frame& f) {
     f.outs[0] = exp(a);
     return;
   }
-  // As torch, a matrix holding a non-finite value gives NaN everywhere, and the others their
-  // exponential, scaled by the largest finite norm.
-  Tensor norms = amax(sum(abs(a), IntArrayRef{-2}), IntArrayRef{-1});  // each matrix's 1-norm
-  const Tensor finite = unsqueeze(unsqueeze(isfinite(norms), -1), -1);
-  const bool all_finite = host_contiguous(all(finite))->data_as<bool>()[0];
-  const Tensor zero = zeros({}, a->dtype(), a->device());
-  if (!all_finite) norms = where(isfinite(norms), norms, zero);
-  const Tensor base = all_finite ? a : where(finite, a, zero);
-  const double norm = to(amax(norms), kCPU, DType::Float64)->data_as<double>()[0];
+  auto host_max = [](const Tensor& t) { return to(amax(t), kCPU, DType::Float64)->data_as<double>()[0]; };
+  const Tensor norms = amax(sum(abs(a), IntArrayRef{-2}), IntArrayRef{-1});  // each matrix's 1-norm
+  double norm = host_max(norms);
+  // As torch, a matrix holding a non-finite value (its norm NaN or inf, and so the largest) gives
+  // NaN everywhere, and the others their exponential, scaled by the largest finite norm.
+  Tensor base = a, finite;
+  if (!std::isfinite(norm)) {
+    const Tensor zero = zeros({}, a->dtype(), a->device());
+    finite = unsqueeze(unsqueeze(isfinite(norms), -1), -1);
+    base = where(finite, a, zero);
+    norm = host_max(where(isfinite(norms), norms, zero));
+  }
   const int s = norm > 0.5 ? static_cast<int>(std::ceil(std::log2(norm / 0.5))) : 0;
   const double x = std::ldexp(norm, -s);
   const double unit = a->dtype() == DType::Float64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
@@ -99,7 +102,8 @@ void matrix_exp_kernel(void*, Frame& f) {
   Tensor p = eye_a;
   for (int k = m; k >= 1; --k) p = add(eye_a, div(matmul(scaled, p), Scalar(static_cast<double>(k))));
   for (int i = 0; i < s; ++i) p = matmul(p, p);
-  f.outs[0] = all_finite ? p : where(finite, p, full({}, std::numeric_limits<double>::quiet_NaN(), a->dtype(), a->device()));
+  f.outs[0] = finite.defined() ? where(finite, p, full({}, std::numeric_limits<double>::quiet_NaN(), a->dtype(), a->device()))
+                               : p;
 }
 
 }  // namespace
