@@ -69,6 +69,25 @@ static void test_eigh_svd_qr(void) {
   RELEASE(a, u, s, vh, m, qr);
 }
 
+/* torch 2.x's matrix_sqrth (from eigh) and polar (from the SVD): A = U H; a wide A refused. */
+static void test_matrix_sqrth_and_polar(void) {
+  ct_tensor* d = T(CT_FLOAT64, S(2, 2), 2, 0, 0, 9);
+  ct_tensor* a = T(CT_FLOAT64, S(2, 2), 3, 0, 0, -2);
+  ct_tensor* wide = T(CT_FLOAT64, S(2, 3), 1, 2, 3, 4, 5, 6);
+  ct_tensor *root = NULL, *u = NULL, *h = NULL;
+  CHECK_OK(ct_tensor_linalg_matrix_sqrth(d, &root));
+  CHECK_TENSOR_NEAR(root, CT_FLOAT64, 1e-15, S(2, 2), 1.4142135623730951, 0, 0, 3);
+  CHECK_OK(ct_tensor_linalg_polar(a, &u, &h));
+  CHECK_TENSOR_NEAR(u, CT_FLOAT64, 1e-15, S(2, 2), 1, 0, 0, -1);
+  CHECK_TENSOR_NEAR(h, CT_FLOAT64, 1e-15, S(2, 2), 3, 0, 0, 2);
+  RELEASE(u, h);
+  u = h = NULL;
+  CHECK_STATUS(ct_tensor_linalg_polar(wide, &u, &h), CT_ERROR_SHAPE);
+  CHECK(u == NULL && h == NULL);
+  CHECK_ERROR_CONTAINS("linalg.polar: input must have at least as many rows as columns, but got 2 by 3");
+  RELEASE(d, a, wide, root);
+}
+
 /* An indefinite symmetric matrix has no Cholesky factor but an LDL^T one. */
 static void test_ldl_solves_an_indefinite_system(void) {
   ct_tensor* a = T(CT_FLOAT64, S(2, 2), 1, 2, 2, 1); /* eigenvalues 3 and -1 */
@@ -140,6 +159,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_singular_matrix_is_linalg_error_naming_the_batch_element),
     CAPI_TEST(test_cholesky_and_its_refusal),
     CAPI_TEST(test_eigh_svd_qr),
+    CAPI_TEST(test_matrix_sqrth_and_polar),
     CAPI_TEST(test_ldl_solves_an_indefinite_system),
     CAPI_TEST(test_lstsq_fits_a_line),
     CAPI_TEST(test_refusals),

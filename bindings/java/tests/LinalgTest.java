@@ -28,6 +28,19 @@ class LinalgTest {
   }
 
   @Test
+  void matrixSqrthAndPolar() {
+    try (TensorScope scope = new TensorScope()) {
+      close(new double[] {Math.sqrt(2), 0, 0, 3}, Tensor.of(new double[] {2, 0, 0, 9}, 2, 2).linalgMatrixSqrth());
+      Tensor[] uh = Tensor.linalgPolar(Tensor.of(new double[] {3, 0, 0, -2}, 2, 2));
+      close(new double[] {1, 0, 0, -1}, uh[0]);
+      close(new double[] {3, 0, 0, 2}, uh[1]);
+      CTorchException e = assertThrows(CTorchException.class,
+          () -> Tensor.linalgPolar(Tensor.of(new double[] {1, 2, 3, 4, 5, 6}, 2, 3)));
+      assertTrue(e.getMessage().contains("at least as many rows as columns"), e.getMessage());
+    }
+  }
+
+  @Test
   void factorizationsAndLeastSquares() {
     try (TensorScope scope = new TensorScope()) {
       Tensor[] wv = Tensor.linalgEigh(Tensor.of(new double[] {2, 1, 1, 2}, 2, 2));

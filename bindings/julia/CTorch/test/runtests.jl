@@ -954,6 +954,11 @@ end
     @test e.kind === :CT_ERROR_LINALG
     @test occursin("singular", e.message)
     @test ctorch_error(() -> CTorch.ops.linalg_det(Tensor([1.0 2.0 3.0]))).kind === :CT_ERROR_SHAPE
+    # torch 2.x's matrix_sqrth and polar (A = U H; a wide A refused)
+    @test Array(CTorch.ops.linalg_matrix_sqrth(Tensor([2.0 0.0; 0.0 9.0]))) ≈ [sqrt(2.0) 0.0; 0.0 3.0]
+    pu, ph = CTorch.ops.linalg_polar(Tensor([3.0 0.0; 0.0 -2.0]))
+    @test Array(pu) ≈ [1.0 0.0; 0.0 -1.0] && Array(ph) ≈ [3.0 0.0; 0.0 2.0]
+    @test ctorch_error(() -> CTorch.ops.linalg_polar(Tensor([1.0 2.0 3.0; 4.0 5.0 6.0]))).kind === :CT_ERROR_SHAPE
 end
 
 @testset "What the library refuses instead of crashing" begin

@@ -45,6 +45,16 @@ fn factorizations() {
 }
 
 #[test]
+fn matrix_sqrth_and_polar() {
+    close(&vals(&matrix(&[2.0, 0.0, 0.0, 9.0], 2, 2).linalg_matrix_sqrth().unwrap()), &[2f64.sqrt(), 0.0, 0.0, 3.0]);
+    let (u, h) = Tensor::linalg_polar(&matrix(&[3.0, 0.0, 0.0, -2.0], 2, 2)).unwrap();
+    close(&vals(&u), &[1.0, 0.0, 0.0, -1.0]);
+    close(&vals(&h), &[3.0, 0.0, 0.0, 2.0]);
+    let e = Tensor::linalg_polar(&matrix(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 2, 3)).unwrap_err();
+    assert!(e.to_string().contains("at least as many rows as columns"), "{e}");
+}
+
+#[test]
 fn ldl_solves_an_indefinite_system() {
     // [[1, 2], [2, 1]] (eigenvalues 3 and -1) x = [3, 3] at x = [1, 1].
     let a = matrix(&[1.0, 2.0, 2.0, 1.0], 2, 2);
