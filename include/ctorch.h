@@ -478,11 +478,14 @@ typedef enum ct_dtype {
   CT_FLOAT16 = 6,
   CT_BFLOAT16 = 7,
   CT_FLOAT32 = 8,
-  CT_FLOAT64 = 9
+  CT_FLOAT64 = 9,
+  CT_COMPLEX64 = 10, /* (real, imaginary) float32 pairs, C's float _Complex layout. Since 0.9. */
+  CT_COMPLEX128 = 11 /* (real, imaginary) float64 pairs, C's double _Complex layout. Since 0.9. */
 } ct_dtype;
 
 /*
- * ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value outside ct_dtype.
+ * ct_dtype_name - "bool", "uint8", ..., "float64", "complex64", "complex128"; "unknown" for a value
+ * outside ct_dtype.
  * ct_dtype_itemsize - bytes per element; 0 for a value outside ct_dtype.
  * Since 0.1.
  */
@@ -491,10 +494,11 @@ CT_API size_t ct_dtype_itemsize(ct_dtype dtype);
 
 /*
  * ct_promote_types - the dtype two tensors of dtypes a and b combine to (torch.promote_types):
- * the wider kind (bool < integers < floating) and, within a kind, the wider type; uint8 with int8
- * is int16, float16 with bfloat16 is float32.
+ * the wider kind (bool < integers < floating < complex) and, within a kind, the wider type; uint8
+ * with int8 is int16, float16 with bfloat16 is float32, complex64 with float64 is complex128.
  * ct_can_cast - whether an operator may write a result of dtype from into a tensor of dtype to
- * (torch.can_cast): not floating into integral or bool, not integral into bool.
+ * (torch.can_cast): not complex into real, not floating into integral or bool, not integral into
+ * bool.
  *
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT for a value outside ct_dtype or a NULL out. Since 0.9.
  */
@@ -1115,9 +1119,31 @@ CT_API CT_NODISCARD ct_status ct_tensor_copy_to(const ct_tensor* t, void* dst, s
  * Bool tensors give CT_SCALAR_BOOL, integer ones CT_SCALAR_INT, floating ones CT_SCALAR_FLOAT.
  *
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released t); CT_ERROR_SHAPE when numel != 1;
- * CT_ERROR_DEVICE for meta tensors. Since 0.1.
+ * CT_ERROR_DEVICE for meta tensors; CT_ERROR_DTYPE for complex tensors (ct_tensor_item_complex
+ * reads those). Since 0.1.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out);
+
+/*
+ * ct_tensor_item_complex - the value of a one-element tensor as a complex number: its real and
+ * imaginary parts as doubles (imaginary 0 for a real dtype). ct_tensor_item refuses complex
+ * tensors (CT_ERROR_DTYPE), whose values a ct_scalar cannot hold.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released t); CT_ERROR_SHAPE when numel != 1;
+ * CT_ERROR_DEVICE for meta tensors. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_item_complex(const ct_tensor* t, double* real, double* imag);
+
+/*
+ * ct_tensor_complex_scalar - a complex number as an operand: a new 0-dim complex128 cpu tensor that
+ * promotes as a Python number does (Note on ct_scalar above): a float32 tensor times it is
+ * complex64, and so is an integer tensor times it (the default complex dtype), where a 0-dim
+ * complex128 tensor would make the integer product complex128. Pass it where a tensor goes
+ * (ct_tensor_mul(t, z, &out)); ct_scalar has no complex kind.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT when out is NULL. Since 0.9.
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_complex_scalar(double real, double imag, ct_tensor** out);
 
 /*
  * ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1., 2.],\n        [3., 4.]])".
@@ -1184,7 +1210,7 @@ struct DLManagedTensor;
  * capsule. Writes through t or its views are seen through the capsule's data and the other way
  * round. Dtypes map to DLPack (code, bits) as: bool (kDLBool, 8), uint8 (kDLUInt, 8), int8 to
  * int64 (kDLInt, 8 to 64), float16 (kDLFloat, 16), bfloat16 (kDLBfloat, 16), float32 and float64
- * (kDLFloat, 32 and 64); lanes is always 1. manager_ctx is private to ctorch.
+ * (kDLFloat, 32 and 64), complex64 and complex128 (kDLComplex, 64 and 128); lanes is always 1. manager_ctx is private to ctorch.
  *
  *   t    borrowed; the capsule retains it until its deleter runs.
  *   out  on CT_OK, a new capsule: hand it to one consumer, which calls out->deleter(out) exactly

@@ -1656,6 +1656,129 @@ CT_API CT_NODISCARD ct_status ct_tensor_clamp_min_(ct_tensor* self, const ct_sca
 CT_API CT_NODISCARD ct_status ct_tensor_clamp_max_(ct_tensor* self, const ct_scalar* max);
 
 /*
+ * ct_tensor_view_as_real - view_as_real(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "view_as_real".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_view_as_real(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_view_as_complex - view_as_complex(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "view_as_complex".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_view_as_complex(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_real - real(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "real".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_real(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_imag - imag(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "imag".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_imag(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_conj_physical - conj_physical(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "conj_physical".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conj_physical(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_conj_physical_ - conj_physical_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "conj_physical_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conj_physical_(ct_tensor* self);
+
+/*
+ * ct_tensor_conj - conj(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "conj".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_conj(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_resolve_conj - resolve_conj(Tensor(a) self) -> Tensor(a)
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "resolve_conj".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_resolve_conj(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_complex - complex(Tensor real, Tensor imag) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "complex".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_complex(const ct_tensor* real, const ct_tensor* imag,
+                                                ct_tensor** out);
+
+/*
+ * ct_tensor_polar - polar(Tensor abs, Tensor angle) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "polar".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_polar(const ct_tensor* abs, const ct_tensor* angle, ct_tensor** out);
+
+/*
+ * ct_tensor_angle - angle(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "angle".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_angle(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_sgn - sgn(Tensor self) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "sgn".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_sgn(const ct_tensor* self, ct_tensor** out);
+
+/*
+ * ct_tensor_sgn_ - sgn_(Tensor(a!) self) -> Tensor(a!)
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "sgn_".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_sgn_(ct_tensor* self);
+
+/*
  * ct_tensor_isclose - isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
  *
  *   rtol       PyTorch's default: 1e-05.
@@ -5580,24 +5703,6 @@ CT_API CT_NODISCARD ct_status ct_tensor_row_stack(const ct_tensor* const* tensor
  * bitwise. ct_op_call name: "vdot".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_vdot(const ct_tensor* self, const ct_tensor* tensor, ct_tensor** out);
-
-/*
- * ct_tensor_sgn - sgn(Tensor self) -> Tensor
- *
- *   out  a new reference on CT_OK, else NULL.
- *
- * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
- * name: "sgn".
- */
-CT_API CT_NODISCARD ct_status ct_tensor_sgn(const ct_tensor* self, ct_tensor** out);
-
-/*
- * ct_tensor_sgn_ - sgn_(Tensor(a!) self) -> Tensor(a!)
- *
- * Differentiable through the operators it calls. Determinism: cpu bitwise, meta bitwise. ct_op_call
- * name: "sgn_".
- */
-CT_API CT_NODISCARD ct_status ct_tensor_sgn_(ct_tensor* self);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@ void define_factories(Registry& r);
 void define_windows(Registry& r);
 void define_copy(Registry& r);
 void define_binary_ops(Registry& r);
+void define_complex(Registry& r);
 void define_unary_ops(Registry& r);
 void define_activations(Registry& r);
 void define_ternary_ops(Registry& r);
@@ -86,6 +87,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_activations(r);
   ops::define_ternary_ops(r);
   ops::define_where_clamp(r);
+  ops::define_complex(r);
   ops::define_closeness(r);
   ops::define_classify(r);
   ops::define_views(r);

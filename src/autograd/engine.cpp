@@ -26,7 +26,7 @@ std::atomic<bool> anomaly_on{false}, anomaly_nan{true};
 void check_no_nan(const Node& n, const std::vector<Tensor>& outs) {
   for (size_t k = 0; k < outs.size(); ++k) {
     const Tensor& g = outs[k];
-    if (!g.defined() || !is_floating(g->dtype()) || g->device().is_meta()) continue;
+    if (!g.defined() || !is_floating(g->dtype()) || g->device().is_meta()) continue;  // isnan takes real dtypes
     GradModeGuard no_grad(GradMode::NoGrad);
     const Tensor any = ops::to(ops::any(ops::isnan(g)), kCPU, DType::Bool);
     CT_CHECK(!any->data_as<bool>()[0], CT_ERROR_INVALID_ARGUMENT, "Function '", n.name(),

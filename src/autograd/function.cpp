@@ -95,7 +95,7 @@ std::vector<Tensor> apply_function(const std::string& name, const std::vector<Te
     for (const Tensor& t : inputs)  // an input handed back as is becomes a new tensor with this history
       if (t.impl() == outs[k].impl()) outs[k] = detach(*outs[k]);
     node->outputs.push_back(OutputInfo{DimVector(outs[k]->sizes()), outs[k]->dtype(), outs[k]->device()});
-    if (is_floating(outs[k]->dtype())) set_history(*outs[k], node, static_cast<uint32_t>(k));
+    if (is_differentiable(outs[k]->dtype())) set_history(*outs[k], node, static_cast<uint32_t>(k));
   }
   FunctionCtx& ctx = node->ctx;
   for (const Tensor& t : ctx.to_save_) {

@@ -59,8 +59,8 @@ void set_requires_grad(const TensorImpl& t, bool requires_grad, const char* fn) 
     return;
   }
   if (requires_grad) {
-    CT_CHECK(is_floating(t.dtype()), CT_ERROR_DTYPE, fn,
-             ": only tensors of a floating dtype can require gradients, and this one is ", t.dtype(),
+    CT_CHECK(is_differentiable(t.dtype()), CT_ERROR_DTYPE, fn,
+             ": only tensors of a floating or complex dtype can require gradients, and this one is ", t.dtype(),
              ". Convert it with to() first");
     CT_CHECK(!t.is_inference() || grad_mode() == GradMode::Inference, CT_ERROR_INVALID_ARGUMENT, fn,
              ": an inference tensor cannot require grad outside inference mode. Clone it first");

@@ -218,18 +218,18 @@ void autograd_kernel(void*, Frame& f) {
   std::shared_ptr<OpNode> node = record(def, f, inplace, std::move(self_edge), std::move(self_before));
   run_below_autograd(f);
   bool differentiable = false;
-  for (size_t k = 0; k < f.nouts; ++k) differentiable |= f.outs[k].defined() && is_floating(f.outs[k]->dtype());
+  for (size_t k = 0; k < f.nouts; ++k) differentiable |= f.outs[k].defined() && is_differentiable(f.outs[k]->dtype());
   if (!differentiable) return;
   for (size_t k = 0; k < f.nouts; ++k) {
     const Tensor& out = f.outs[k];
     node->outputs.push_back(OutputInfo{DimVector(out->sizes()), out->dtype(), out->device()});
-    if (is_floating(out->dtype())) set_history(*out, node, static_cast<uint32_t>(k));
+    if (is_differentiable(out->dtype())) set_history(*out, node, static_cast<uint32_t>(k));
   }
   // Every result: a factorization's derivative reads all of its factors (U, S and Vh of svd). An
   // integer result (pivots, info) has no history to link back to on unpack.
   if (def.derivative.saves_result)
     for (size_t k = 0; k < f.nouts; ++k)
-      node->results.emplace_back(f.outs[k], is_floating(f.outs[k]->dtype()), static_cast<uint32_t>(k));
+      node->results.emplace_back(f.outs[k], is_differentiable(f.outs[k]->dtype()), static_cast<uint32_t>(k));
 }
 
 }  // namespace

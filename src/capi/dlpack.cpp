@@ -65,6 +65,8 @@ DLDataType to_dl_dtype(DType d) {
     case DType::BFloat16: return dl_dtype(kDLBfloat, 16);
     case DType::Float32: return dl_dtype(kDLFloat, 32);
     case DType::Float64: return dl_dtype(kDLFloat, 64);
+    case DType::Complex64: return dl_dtype(kDLComplex, 64);
+    case DType::Complex128: return dl_dtype(kDLComplex, 128);
   }
   fail(CT_ERROR_INTERNAL, str("ct_tensor_to_dlpack: no DLPack dtype for ", d, ". Please report it"));
 }
@@ -93,10 +95,14 @@ DType from_dl_dtype(DLDataType t, const char* fn) {
     case kDLBfloat:
       if (t.bits == 16) return DType::BFloat16;
       break;
+    case kDLComplex:
+      if (t.bits == 64) return DType::Complex64;
+      if (t.bits == 128) return DType::Complex128;
+      break;
   }
   fail(CT_ERROR_DTYPE, str(fn, ": the capsule's dtype (code ", int(t.code), ", bits ", int(t.bits),
                            ") has no ctorch dtype. Convert it to bool, uint8, int8/16/32/64, float16, bfloat16, "
-                           "float32 or float64 before exporting"));
+                           "float32, float64, complex64 or complex128 before exporting"));
 }
 
 std::string dl_device_name(DLDevice d) {

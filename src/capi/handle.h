@@ -66,7 +66,7 @@ int raw_enum(const E& e) {
 inline DType dtype_arg(const ct_dtype& d, const char* fn) {
   const int v = raw_enum(d);
   CT_CHECK(v >= 0 && v < kNumDTypes, CT_ERROR_INVALID_ARGUMENT, fn, ": dtype ", v,
-           " is not a ct_dtype. Use one of CT_BOOL .. CT_FLOAT64");
+           " is not a ct_dtype. Use one of CT_BOOL .. CT_COMPLEX128");
   return static_cast<DType>(v);
 }
 /// A device string from C; NULL is this thread's current device (see runtime::current_device).

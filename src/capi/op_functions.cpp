@@ -1428,6 +1428,110 @@ ct_status ct_tensor_clamp_max_(ct_tensor* self, const ct_scalar* max) {
   });
 }
 
+ct_status ct_tensor_view_as_real(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_view_as_real";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "view_as_real");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_view_as_complex(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_view_as_complex";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "view_as_complex");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_real(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_real";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "real");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_imag(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_imag";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "imag");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_conj_physical(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_conj_physical";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "conj_physical");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_conj_physical_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_conj_physical_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "conj_physical_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_conj(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_conj";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "conj");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_resolve_conj(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_resolve_conj";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "resolve_conj");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_complex(const ct_tensor* real, const ct_tensor* imag, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_complex";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "complex");
+    return call(op_, {&tensor_arg(real, fn_, "real"), &tensor_arg(imag, fn_, "imag")});
+  });
+}
+
+ct_status ct_tensor_polar(const ct_tensor* abs, const ct_tensor* angle, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_polar";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "polar");
+    return call(op_, {&tensor_arg(abs, fn_, "abs"), &tensor_arg(angle, fn_, "angle")});
+  });
+}
+
+ct_status ct_tensor_angle(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_angle";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "angle");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_sgn(const ct_tensor* self, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_sgn";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "sgn");
+    return call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
+ct_status ct_tensor_sgn_(ct_tensor* self) {
+  const char* const fn_ = "ct_tensor_sgn_";
+  return capi::guard([&] {
+    CT_OPERATOR(op_, "sgn_");
+    call(op_, {&tensor_arg(self, fn_, "self")});
+  });
+}
+
 ct_status ct_tensor_isclose(const ct_tensor* self, const ct_tensor* other, double rtol, double atol,
                             int equal_nan, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_isclose";
@@ -4589,22 +4693,6 @@ ct_status ct_tensor_vdot(const ct_tensor* self, const ct_tensor* tensor, ct_tens
   return capi::tensor_result(out, fn_, [&] {
     CT_OPERATOR(op_, "vdot");
     return call(op_, {&tensor_arg(self, fn_, "self"), &tensor_arg(tensor, fn_, "tensor")});
-  });
-}
-
-ct_status ct_tensor_sgn(const ct_tensor* self, ct_tensor** out) {
-  const char* const fn_ = "ct_tensor_sgn";
-  return capi::tensor_result(out, fn_, [&] {
-    CT_OPERATOR(op_, "sgn");
-    return call(op_, {&tensor_arg(self, fn_, "self")});
-  });
-}
-
-ct_status ct_tensor_sgn_(ct_tensor* self) {
-  const char* const fn_ = "ct_tensor_sgn_";
-  return capi::guard([&] {
-    CT_OPERATOR(op_, "sgn_");
-    call(op_, {&tensor_arg(self, fn_, "self")});
   });
 }
 

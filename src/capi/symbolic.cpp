@@ -493,7 +493,7 @@ ct_status ct_tensor_sym_item(const ct_tensor* t, ct_symint** out) {
     CT_CHECK(x.device().is_meta() && x.shape_env(), CT_ERROR_DEVICE, fn, ": t (", x.sym_sizes(), ", ", x.dtype(),
              ", ", x.device(), ") is not a meta tensor of a ShapeEnv, so its value is not a symbol. Read data "
              "with ct_tensor_item");
-    CT_CHECK(!is_floating(x.dtype()), CT_ERROR_DTYPE, fn, ": t is ", x.dtype(),
+    CT_CHECK(is_integral(x.dtype(), true), CT_ERROR_DTYPE, fn, ": t is ", x.dtype(),
              "; a symbolic size or count comes from an integer or bool tensor");
     CT_CHECK(x.sym_numel().maybe_int() == 1, CT_ERROR_INVALID_ARGUMENT, fn, ": t has ", x.sym_numel(),
              " elements (sizes ", x.sym_sizes(), "); item() needs exactly one");

@@ -1,4 +1,5 @@
 // tensor.cpp - tensor lifecycle, creation, inspection and printing through the C ABI.
+#include <complex>
 #include <cstring>
 
 #include "capi/handle.h"
@@ -310,6 +311,8 @@ ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out) {
     CT_CHECK(x.sym_numel() == 1, CT_ERROR_SHAPE, "ct_tensor_item: the tensor ", x.sym_sizes(), " has ",
              x.sym_numel(), " elements, not 1. Select or reduce to one element first");
     CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_item: a meta tensor has no value");
+    CT_CHECK(!is_complex(x.dtype()), CT_ERROR_DTYPE, "ct_tensor_item: the value of a ", x.dtype(),
+             " tensor is complex, which a ct_scalar cannot hold. Read it with ct_tensor_item_complex");
     const Tensor host = on_host(x);
     visit_dtype(x.dtype(), "item", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -327,6 +330,31 @@ ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out) {
       }
       *out = s;
     });
+  });
+}
+
+ct_status ct_tensor_item_complex(const ct_tensor* t, double* real, double* imag) {
+  return capi::guard([&] {
+    const TensorImpl& x = tensor_arg(t, "ct_tensor_item_complex", "t");
+    capi::require_out(real, "ct_tensor_item_complex", "real");
+    capi::require_out(imag, "ct_tensor_item_complex", "imag");
+    compile::check_data_read(x, "ct_tensor_item_complex");
+    CT_CHECK(x.sym_numel() == 1, CT_ERROR_SHAPE, "ct_tensor_item_complex: the tensor ", x.sym_sizes(), " has ",
+             x.sym_numel(), " elements, not 1. Select or reduce to one element first");
+    CT_CHECK(!x.device().is_meta(), CT_ERROR_DEVICE, "ct_tensor_item_complex: a meta tensor has no value");
+    const Tensor z = ops::to(on_host(x), DType::Complex128);
+    const std::complex<double> v = *z->data_as<std::complex<double>>();
+    *real = v.real();
+    *imag = v.imag();
+  });
+}
+
+ct_status ct_tensor_complex_scalar(double real, double imag, ct_tensor** out) {
+  return capi::tensor_result(out, "ct_tensor_complex_scalar", [&] {
+    Tensor t = Tensor::adopt(TensorImpl::empty({}, DType::Complex128, kCPU));
+    *t->data_as<std::complex<double>>() = std::complex<double>(real, imag);
+    t->set_wrapped_number(true);  // Note [Wrapped numbers]: it promotes as a Python complex
+    return t;
   });
 }
 

@@ -84,6 +84,8 @@ const char* short_dtype(DType d) {
     case DType::BFloat16: return "bf16";
     case DType::Float32: return "f32";
     case DType::Float64: return "f64";
+    case DType::Complex64: return "c64";
+    case DType::Complex128: return "c128";
   }
   return "?";
 }

@@ -15,7 +15,7 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the program file store
 
 // The file numbers these enums by their C++ values (docs/program-format.md lists them).
 static_assert(static_cast<int>(sym::Op::ToInt) == 19 && static_cast<int>(Arg::Kind::String) == 11 &&
-                  static_cast<int>(Node::Kind::Item) == 3 && kNumDTypes == 10 && static_cast<int>(DeviceType::Meta) == 2,
+                  static_cast<int>(Node::Kind::Item) == 3 && kNumDTypes == 12 && static_cast<int>(DeviceType::Meta) == 2,
               "renumbering an enum the program file stores changes the format: give it a new version");
 
 constexpr char kMagic[8] = {'C', 'T', 'P', 'R', 'O', 'G', '\0', '\0'};

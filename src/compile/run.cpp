@@ -50,7 +50,7 @@ namespace {
 
 int64_t read_item(const Graph& g, const Node& n, const Tensor& t) {
   const TensorImpl& x = *t.impl();
-  CT_CHECK(x.numel() == 1 && !is_floating(x.dtype()), CT_ERROR_SHAPE, "item node ", n.name, " (",
+  CT_CHECK(x.numel() == 1 && is_integral(x.dtype(), true), CT_ERROR_SHAPE, "item node ", n.name, " (",
            g.env().symbols()[n.index].name, "): needs one integer or bool element, got ", x.sizes(), " of ",
            x.dtype(), ". Pass a one-element integer tensor");
   CT_CHECK(x.device().is_cpu(), CT_ERROR_DEVICE, "item node ", n.name, ": the tensor is on ", x.device(),

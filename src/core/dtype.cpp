@@ -4,7 +4,8 @@ namespace ct {
 
 const char* dtype_name(DType d) {
   static constexpr const char* names[kNumDTypes] = {"bool",    "uint8",    "int8",    "int16",   "int32",
-                                                    "int64",   "float16",  "bfloat16", "float32", "float64"};
+                                                    "int64",   "float16",  "bfloat16", "float32", "float64",
+                                                    "complex64", "complex128"};
   return names[static_cast<int>(d)];
 }
 
@@ -15,21 +16,26 @@ DType dtype_from_c(int value) {
 }
 
 DType promote_types(DType a, DType b) {
-  // Rows and columns in enum order: b1 u1 i1 i2 i4 i8 f2 bf f4 f8 (torch.promote_types).
+  // Rows and columns in enum order: b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c8 c16 (torch.promote_types).
+  // A complex dtype wins, with parts as wide as the wider floating side (complex64 with float64 is
+  // complex128).
   using D = DType;
   constexpr D b1 = D::Bool, u1 = D::UInt8, i1 = D::Int8, i2 = D::Int16, i4 = D::Int32, i8 = D::Int64,
-              f2 = D::Float16, bf = D::BFloat16, f4 = D::Float32, f8 = D::Float64;
+              f2 = D::Float16, bf = D::BFloat16, f4 = D::Float32, f8 = D::Float64, c8 = D::Complex64,
+              c16 = D::Complex128;
   static constexpr D table[kNumDTypes][kNumDTypes] = {
-      /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},
-      /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8},
-      /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8},
-      /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8},
-      /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8},
-      /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8},
-      /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8},
-      /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8},
-      /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8},
-      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+      /* b1  */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8, c8, c16},
+      /* u1  */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8, c8, c16},
+      /* i1  */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8, c8, c16},
+      /* i2  */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8, c8, c16},
+      /* i4  */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8, c8, c16},
+      /* i8  */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8, c8, c16},
+      /* f2  */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8, c8, c16},
+      /* bf  */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8, c8, c16},
+      /* f4  */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8, c8, c16},
+      /* f8  */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8, c16, c16},
+      /* c8  */ {c8, c8, c8, c8, c8, c8, c8, c8, c8, c16, c8, c16},
+      /* c16 */ {c16, c16, c16, c16, c16, c16, c16, c16, c16, c16, c16, c16},
   };
   return table[static_cast<int>(a)][static_cast<int>(b)];
 }

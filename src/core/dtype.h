@@ -1,6 +1,7 @@
 // dtype.h - DType, its C++ types, PyTorch's promotion lattice, and the one dtype dispatch helper.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -13,17 +14,33 @@
 namespace ct {
 
 /// Element types; values equal ct_dtype's.
-enum class DType : uint8_t { Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64 };
-constexpr int kNumDTypes = 10;
+/// Complex64 and Complex128 are pairs (real, imaginary) of float32 and float64, std::complex's layout.
+enum class DType : uint8_t {
+  Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64, Complex64, Complex128
+};
+constexpr int kNumDTypes = 12;
 
 inline size_t itemsize(DType d) {
-  constexpr unsigned char sizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  constexpr unsigned char sizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
   return sizes[static_cast<int>(d)];
 }
 const char* dtype_name(DType d);
 inline std::ostream& operator<<(std::ostream& os, DType d) { return os << dtype_name(d); }
 
-inline bool is_floating(DType d) { return d >= DType::Float16; }
+/// Real floating dtypes only: complex ones are their own category (torch.is_floating_point).
+inline bool is_floating(DType d) { return d >= DType::Float16 && d <= DType::Float64; }
+inline bool is_complex(DType d) { return d == DType::Complex64 || d == DType::Complex128; }
+/// Whether gradients flow through tensors of d (torch's isDifferentiableType): floating and complex.
+inline bool is_differentiable(DType d) { return is_floating(d) || is_complex(d); }
+/// The dtype of a complex dtype's parts (complex64 -> float32); any other dtype is returned as is.
+inline DType real_dtype(DType d) {
+  return d == DType::Complex64 ? DType::Float32 : d == DType::Complex128 ? DType::Float64 : d;
+}
+/// The complex dtype whose parts are d (float64 -> complex128; float32 and the 16-bit floats ->
+/// complex64, as torch has no complex32 arithmetic); a complex d is returned as is.
+inline DType complex_dtype(DType d) {
+  return is_complex(d) ? d : d == DType::Float64 ? DType::Complex128 : DType::Complex64;
+}
 inline bool is_integral(DType d, bool include_bool) {
   return d == DType::Bool ? include_bool : d <= DType::Int64;
 }
@@ -45,6 +62,8 @@ CT_DTYPE_OF(Half, Float16)
 CT_DTYPE_OF(BFloat16, BFloat16)
 CT_DTYPE_OF(float, Float32)
 CT_DTYPE_OF(double, Float64)
+CT_DTYPE_OF(std::complex<float>, Complex64)
+CT_DTYPE_OF(std::complex<double>, Complex128)
 #undef CT_DTYPE_OF
 
 /// The type arithmetic on T happens in: float for the 16-bit floats, T otherwise.
@@ -69,15 +88,20 @@ inline I float_to_integer(F x) {
 template <typename T> struct TypeTag { using type = T; };
 
 /// Calls f(TypeTag<T>{}) with T the C++ type of d. This is the only dtype switch kernels use;
-/// `Allowed` is a bitmask of dtypes (see dtype_mask) so kernels instantiate only what they accept.
+/// `Allowed` is a bitmask of dtypes (see dtype_mask) so kernels instantiate only what they accept;
+/// the default, kAllDTypes, is the real dtypes: a kernel takes complex ones only where it says so.
 template <unsigned Allowed = 0x3ffu, typename F>
 decltype(auto) visit_dtype(DType d, const char* op, F&& f);
 
 constexpr unsigned dtype_bit(DType d) { return 1u << static_cast<unsigned>(d); }
-constexpr unsigned kAllDTypes = 0x3ffu;
+constexpr unsigned kAllDTypes = 0x3ffu;  // every real dtype, bool to float64
 constexpr unsigned kFloatingDTypes = dtype_bit(DType::Float16) | dtype_bit(DType::BFloat16) |
                                      dtype_bit(DType::Float32) | dtype_bit(DType::Float64);
 constexpr unsigned kNumericDTypes = kAllDTypes & ~dtype_bit(DType::Bool);
+constexpr unsigned kComplexDTypes = dtype_bit(DType::Complex64) | dtype_bit(DType::Complex128);
+constexpr unsigned kAllDTypesAndComplex = kAllDTypes | kComplexDTypes;
+/// The widest element any dtype has (complex128), for buffers that hold a chunk of any dtype.
+constexpr size_t kMaxItemsize = 16;
 
 [[noreturn]] void fail_unsupported_dtype(const char* op, DType d);
 
@@ -98,6 +122,8 @@ decltype(auto) visit_dtype(DType d, const char* op, F&& f) {
     CT_VISIT_CASE(BFloat16, BFloat16)
     CT_VISIT_CASE(Float32, float)
     CT_VISIT_CASE(Float64, double)
+    CT_VISIT_CASE(Complex64, std::complex<float>)
+    CT_VISIT_CASE(Complex128, std::complex<double>)
   }
 #undef CT_VISIT_CASE
   fail_unsupported_dtype(op, d);

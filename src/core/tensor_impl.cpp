@@ -287,6 +287,13 @@ TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntAr
   return t;
 }
 
+TensorImpl* TensorImpl::view_of(const TensorImpl& base, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset,
+                                DType dtype) {
+  TensorImpl* t = view_of(base, sizes, strides, offset);
+  t->dtype_ = dtype;  // geometry counts elements, so only the reading of them changes
+  return t;
+}
+
 TensorImpl* TensorImpl::alias_of(const TensorImpl& base) {
   base.storage_->retain();
   Making t(over(base.storage_, base.dtype_));

@@ -47,6 +47,10 @@ class TensorImpl {
   /// sizes' product overflows. is_view() is true on the result.
   static TensorImpl* view_of(const TensorImpl& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
   static TensorImpl* view_of(const TensorImpl& base, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset);
+  /// The same, reading base's bytes as dtype (view_as_real, view_as_complex): sizes, strides and
+  /// offset count elements of dtype, which the caller has checked lie within base's elements.
+  static TensorImpl* view_of(const TensorImpl& base, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset,
+                             DType dtype);
   /// Another tensor over exactly base's elements, with no autograd state (detach, saved outputs).
   static TensorImpl* alias_of(const TensorImpl& base);
 

@@ -26,6 +26,11 @@ unsigned class_of(DType compute) {
   return c == DType::Bool ? kB : is_floating(c) ? kF : kI;
 }
 
+void no_complex_kernels(DType d) {
+  fail(CT_ERROR_NOT_IMPLEMENTED, str("cuda: no kernel for ", d, " tensors: complex tensors compute on the cpu only in "
+                                     "this build. Move them with to(\"cpu\")"));
+}
+
 void unsupported(const char* op, DType d, const char* what) {
   fail(CT_ERROR_NOT_IMPLEMENTED, str(op, ": not implemented for ", d, " tensors on cuda", *what ? " (" : "", what,
                                      *what ? ")" : "", ". Convert with to() first, or compute it on the cpu"));

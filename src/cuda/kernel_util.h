@@ -13,8 +13,13 @@
 
 namespace ct::cuda {
 
-/// The ct_dtype code the table takes (DType's value).
-inline int code(DType d) { return static_cast<int>(d); }
+[[noreturn]] void no_complex_kernels(DType d);
+/// The ct_dtype code the table takes (DType's value). The table has no complex kernels: a complex
+/// dtype raises CT_ERROR_NOT_IMPLEMENTED here, before any call.
+inline int code(DType d) {
+  if (is_complex(d)) no_complex_kernels(d);
+  return static_cast<int>(d);
+}
 
 /// The dtype the table computes in for a computation ctorch runs in d: float32 for the 16-bit
 /// floats and float32, float64, int64 for the integers, bool.

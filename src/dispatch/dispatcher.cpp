@@ -12,7 +12,8 @@
 namespace ct {
 
 bool can_cast(DType from, DType to) {
-  if (is_floating(from) && !is_floating(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating(from) && !is_floating(to) && !is_complex(to)) return false;
   if (from != DType::Bool && to == DType::Bool) return false;
   return true;
 }
@@ -245,8 +246,27 @@ void structured_kernel(void*, Frame& f) {
   if (c && !all_empty(f, m)) c(f, m, f.outs);
 }
 
+// A complex tensor reaching an operator whose functions do not take one: refused by name here, so
+// that no meta function picks a real compute dtype for it and no kernel reads it as real numbers.
+[[noreturn]] void refuse_complex(const Frame& f, const TensorImpl& t, size_t arg) {
+  const std::string& name = arg < f.op.schema.args.size() ? f.op.schema.args[arg].name : f.op.schema.name;
+  fail(CT_ERROR_DTYPE, str(f.op.schema.name, ": not supported for ", t.dtype(), " tensors (", name, ", sizes ",
+                           t.sym_sizes(), "). Pass real tensors: view_as_real(t), t.real or t.abs() are real views "
+                           "or values of a complex t"));
+}
+void check_complex_taken(const Frame& f) {
+  for (size_t i = 0; i < f.nargs; ++i) {
+    const Value& v = f.args[i];
+    if (v.is_tensor() && is_complex(v.tensor().dtype())) refuse_complex(f, v.tensor(), i);
+    if (v.kind() == Value::Kind::TensorList)
+      for (const TensorImpl* t : v.tensor_list())
+        if (t && is_complex(t->dtype())) refuse_complex(f, *t, i);
+  }
+}
+
 MetaResult structured_outputs(Frame& f) {
   MetaResult m;
+  if (!f.op.takes_complex) check_complex_taken(f);
   f.op.meta(f, m);
   sym::ShapeEnv* env = m.outs[0].device.is_meta() ? frame_shape_env(f) : nullptr;
   for (size_t i = 0; i < m.n; ++i) {

@@ -175,6 +175,9 @@ struct OperatorDef {
   /// (Note [One device per call]); one the call writes is memory like any other.
   bool is_number(const TensorImpl& t, size_t arg) const { return t.dim() == 0 && t.device().is_cpu() && !writes(arg); }
   bool is_view = false;  // the output aliases the first input's storage
+  // Its meta and compute functions take complex tensors (OpBuilder::takes_complex); the dispatcher
+  // refuses them to every other operator with kernels of its own (Note [Complex tensors]).
+  bool takes_complex = false;
   // In-place variants whose kernel reads other tensors at elements other than the one it writes
   // (scatter_'s index): see Note [In-place aliasing].
   bool inplace_reads_anywhere = false;

@@ -210,6 +210,11 @@ OpBuilder& OpBuilder::view(KernelFn fn) {
   return *this;
 }
 
+OpBuilder& OpBuilder::takes_complex() {
+  op_.takes_complex = true;
+  return *this;
+}
+
 OpBuilder& OpBuilder::derivative(BackwardFn fn, Saves saves) {
   Derivative d{fn, 0, saves.result, Differentiability::Defined};
   for (const char* name : saves.names) {
@@ -253,6 +258,7 @@ OpBuilder& OpBuilder::inplace(const std::string& schema, Reads reads) {
   ip.functional = &op_;
   ip.meta = op_.meta;
   ip.inplace_reads_anywhere = reads == Reads::Anywhere;
+  ip.takes_complex = op_.takes_complex;
   for (int k = 0; k < kNumDispatchKeys; ++k) {
     if (!op_.kernels[k].fn) continue;
     ip.compute[k] = op_.compute[k];

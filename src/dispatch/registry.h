@@ -88,6 +88,9 @@ class OpBuilder {
   /// operator's meta and compute functions, writing into self. Call it after every compute().
   /// Anywhere: the kernel reads other tensors at elements other than the one it writes (an index).
   OpBuilder& inplace(const std::string& schema, Reads reads = Reads::Elementwise);
+  /// Its meta and compute functions take complex tensors; without it the dispatcher refuses them
+  /// before the meta function runs. Call it before inplace(), whose variant inherits it.
+  OpBuilder& takes_complex();
   /// Declares what the operator is (Tag::Pointwise...).
   OpBuilder& tag(Tag t);
   /// The operator is pointwise, computing fn (ops/pointwise/element_fn.h), and fusible unless

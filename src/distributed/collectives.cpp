@@ -43,6 +43,9 @@ void check_tensor(const ProcessGroup& pg, const Tensor& t, const char* fn, const
            " backend for those tensors");
   CT_CHECK(t->is_contiguous(), CT_ERROR_SHAPE, fn, ": ", what, " (sizes ", t->sizes(), ", strides ", t->strides(),
            ") is not contiguous. Pass t.contiguous(), as torch.distributed requires");
+  // The engines' element types are the real dtypes; a complex tensor travels as its real view.
+  CT_CHECK(!is_complex(t->dtype()), CT_ERROR_DTYPE, fn, ": ", what, " is ", t->dtype(), "; collectives take real "
+           "dtypes. Pass view_as_real(t), whose sums are the complex sums");
 }
 
 /// Every tensor of a list must be like `like` (sizes and dtype) and there must be one per rank.

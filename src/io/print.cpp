@@ -91,6 +91,26 @@ class Formatter {
   size_t width_ = 1;
 };
 
+// Complex elements as torch writes them: the real parts padded to one width, then the imaginary
+// parts with their sign and a j (1.+2.j, -0.5000-1.2500j); each part's notation chosen over its
+// own values, as torch's two formatters do.
+class ComplexFormatter {
+ public:
+  ComplexFormatter(const Values& re, const Values& im, const std::vector<int64_t>& shown,
+                   const runtime::PrintOptions& o)
+      : re_(DType::Float64, re, shown, o), im_(DType::Float64, im, shown, o) {}
+  std::string padded(int64_t offset) const {
+    std::string imag = im_.padded(offset);
+    imag.erase(0, imag.find_first_not_of(' '));
+    if (imag[0] != '-' && imag[0] != '+') imag.insert(0, "+");
+    return re_.padded(offset) + imag + "j";
+  }
+  size_t width() const { return re_.width() + im_.width() + 2; }
+
+ private:
+  Formatter re_, im_;
+};
+
 struct Printer {
   IntArrayRef sizes;
   DimVector strides;  // of the contiguous value buffer
@@ -118,7 +138,8 @@ struct Printer {
     for (int64_t i : shown(d))
       if (i >= 0) collect(d + 1, offset + i * strides[d], out);
   }
-  std::string emit(size_t d, int64_t offset, size_t indent, const Formatter& fmt) const {
+  template <typename Fmt>
+  std::string emit(size_t d, int64_t offset, size_t indent, const Fmt& fmt) const {
     const size_t rest = sizes.size() - d;
     if (rest == 1) {
       std::vector<std::string> items;
@@ -158,8 +179,9 @@ std::string to_string(const Tensor& t) {
   const DType d = t->dtype();
   // PyTorch names every dtype but the default float dtype (float32 unless set_default_dtype changed
   // it) and, when elements show it, int64 and bool: an empty tensor's do not (tensor([], dtype=int64)).
-  const bool default_dtype =
-      d == runtime::default_dtype() || ((d == DType::Int64 || d == DType::Bool) && t->numel() > 0);
+  // The default complex dtype (complex64 beside float32) goes unnamed as well.
+  const bool default_dtype = d == runtime::default_dtype() || d == complex_dtype(runtime::default_dtype()) ||
+                             ((d == DType::Int64 || d == DType::Bool) && t->numel() > 0);
   std::string body;
   if (t->device().is_meta()) {
     body = "...";
@@ -169,20 +191,32 @@ std::string to_string(const Tensor& t) {
     body = "[]";
     suffix.push_back(size_suffix(t->sizes()));
   } else {
+    const runtime::PrintOptions o = runtime::print_options();
+    Printer p{t->sizes(), contiguous_strides(t->sizes()), t->numel() > o.threshold, o.edgeitems, o.linewidth};
+    std::vector<int64_t> shown;
+    p.collect(0, 0, shown);
     Values values;
-    if (is_floating(d)) {
+    if (is_complex(d)) {
+      const Tensor c = expect_contiguous(to(t, DType::Complex128));
+      const double* z = reinterpret_cast<const double*>(c->data());
+      Values re, im;
+      for (int64_t k = 0; k < c->numel(); ++k) {
+        re.f.push_back(z[2 * k]);
+        im.f.push_back(z[2 * k + 1]);
+      }
+      ComplexFormatter fmt(re, im, shown, o);
+      body = t->dim() == 0 ? fmt.padded(0) : p.emit(0, 0, 7, fmt);
+    } else if (is_floating(d)) {
       Tensor c = expect_contiguous(to(t, DType::Float64));
       values.f.assign(c->data_as<double>(), c->data_as<double>() + c->numel());
     } else {
       Tensor c = expect_contiguous(to(t, DType::Int64));
       values.i.assign(c->data_as<int64_t>(), c->data_as<int64_t>() + c->numel());
     }
-    const runtime::PrintOptions o = runtime::print_options();
-    Printer p{t->sizes(), contiguous_strides(t->sizes()), t->numel() > o.threshold, o.edgeitems, o.linewidth};
-    std::vector<int64_t> shown;
-    p.collect(0, 0, shown);
-    Formatter fmt(d, values, shown, o);
-    body = t->dim() == 0 ? fmt.padded(0) : p.emit(0, 0, 7, fmt);
+    if (!is_complex(d)) {
+      Formatter fmt(d, values, shown, o);
+      body = t->dim() == 0 ? fmt.padded(0) : p.emit(0, 0, 7, fmt);
+    }
   }
   if (!default_dtype) suffix.push_back(std::string("dtype=") + dtype_name(d));
   if (const autograd::AutogradMeta* m = autograd::meta_of(*t); m && m->grad_fn)

@@ -39,7 +39,7 @@ constexpr StDType kDTypes[] = {
     {"I32", 32, static_cast<int8_t>(DType::Int32), 15},
     {"U32", 32, -1, 16},
     {"F32", 32, static_cast<int8_t>(DType::Float32), 17},
-    {"C64", 64, -1, 18},
+    {"C64", 64, static_cast<int8_t>(DType::Complex64), 18},
     {"F64", 64, static_cast<int8_t>(DType::Float64), 19},
     {"I64", 64, static_cast<int8_t>(DType::Int64), 20},
     {"U64", 64, -1, 21},
@@ -176,7 +176,9 @@ const StDType* find_st_dtype(std::string_view name) {
 const StDType& st_dtype_of(DType d) {
   for (const StDType& k : kDTypes)
     if (k.ctorch == static_cast<int8_t>(d)) return k;
-  fail(CT_ERROR_INTERNAL, str("safetensors: no format dtype for ", d));
+  // complex128 is the one ctorch dtype the format has no name for (its complex type is C64).
+  fail(CT_ERROR_DTYPE, str("safetensors: the format has no dtype for ", d, " tensors (its only complex dtype is C64, "
+                           "complex64). Convert the tensor with to(complex64), or save view_as_real(t) as float64"));
 }
 
 Header parse_header(const uint8_t* bytes, size_t size, const std::string& context) {

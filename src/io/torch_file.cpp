@@ -35,7 +35,8 @@ constexpr StorageType kStorageTypes[] = {
     {"FloatStorage", DType::Float32}, {"DoubleStorage", DType::Float64}, {"HalfStorage", DType::Float16},
     {"BFloat16Storage", DType::BFloat16}, {"LongStorage", DType::Int64}, {"IntStorage", DType::Int32},
     {"ShortStorage", DType::Int16}, {"CharStorage", DType::Int8}, {"ByteStorage", DType::UInt8},
-    {"BoolStorage", DType::Bool},
+    {"BoolStorage", DType::Bool}, {"ComplexFloatStorage", DType::Complex64},
+    {"ComplexDoubleStorage", DType::Complex128},
 };
 
 const StorageType* storage_type(const std::string& global) {
@@ -172,7 +173,7 @@ class Loader : public PicklePolicy {
     return true;
   }
   void require_grad(const Tensor& t, size_t at) {
-    if (!is_floating(t->dtype())) fail(at, str("a ", t->dtype(), " tensor is saved as requiring grad"));
+    if (!is_differentiable(t->dtype())) fail(at, str("a ", t->dtype(), " tensor is saved as requiring grad"));
     autograd::set_requires_grad(*t, true, context_.c_str());
   }
 

@@ -20,8 +20,7 @@ void define_aliases(Registry& r) {
       {"less_equal", "le"},       {"not_equal", "ne"},         {"fix", "trunc"},
       {"fix_", "trunc_"},         {"swapaxes", "transpose"},   {"swapdims", "transpose"},
       {"argwhere", "nonzero"},    {"clip", "clamp"},           {"clip_", "clamp_"},
-      {"row_stack", "vstack"},    {"vdot", "dot"},             // vdot and sgn differ from dot and sign
-      {"sgn", "sign"},            {"sgn_", "sign_"},           // only for complex dtypes, which ctorch has not
+      {"row_stack", "vstack"},    {"vdot", "dot"},  // vdot differs from dot for complex dtypes, which dot refuses
   };
   for (const auto& [name, target] : kAliases) r.alias(name, target);
 }

@@ -17,6 +17,10 @@ Tensor empty_symint(SymIntArrayRef sizes, DType dtype, Device device);
 Tensor empty_like_sizes(const TensorImpl& like, DType dtype);
 Tensor full_symint(SymIntArrayRef sizes, const Scalar& value, DType dtype, Device device);
 
+/// t's conjugate (conj_physical) when t is complex, else t itself without dispatching: the
+/// derivatives of products (Note [Complex tensors] in complex.cpp).
+Tensor conj_if_complex(const Tensor& t);
+
 /// a when it is already contiguous (without dispatching), else contiguous(a).
 Tensor expect_contiguous(const Tensor& a);
 

@@ -1171,6 +1171,58 @@ Tensor clamp_max_(const Tensor& self, const Scalar& max) {
   static const OperatorDef& op_ = builtin_op("clamp_max_");
   return call(op_, {self, max});
 }
+Tensor view_as_real(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("view_as_real");
+  return call(op_, {self});
+}
+Tensor view_as_complex(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("view_as_complex");
+  return call(op_, {self});
+}
+Tensor real(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("real");
+  return call(op_, {self});
+}
+Tensor imag(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("imag");
+  return call(op_, {self});
+}
+Tensor conj_physical(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("conj_physical");
+  return call(op_, {self});
+}
+Tensor conj_physical_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("conj_physical_");
+  return call(op_, {self});
+}
+Tensor conj(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("conj");
+  return call(op_, {self});
+}
+Tensor resolve_conj(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("resolve_conj");
+  return call(op_, {self});
+}
+Tensor complex(const Tensor& real, const Tensor& imag) {
+  static const OperatorDef& op_ = builtin_op("complex");
+  return call(op_, {real, imag});
+}
+Tensor polar(const Tensor& abs, const Tensor& angle) {
+  static const OperatorDef& op_ = builtin_op("polar");
+  return call(op_, {abs, angle});
+}
+Tensor angle(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("angle");
+  return call(op_, {self});
+}
+Tensor sgn(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("sgn");
+  return call(op_, {self});
+}
+Tensor sgn_(const Tensor& self) {
+  static const OperatorDef& op_ = builtin_op("sgn_");
+  return call(op_, {self});
+}
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
   static const OperatorDef& op_ = builtin_op("isclose");
   return call(op_, {self, other, rtol, atol, equal_nan});
@@ -2762,14 +2814,6 @@ Tensor row_stack(ArrayRef<const TensorImpl*> tensors) {
 Tensor vdot(const Tensor& self, const Tensor& tensor) {
   static const OperatorDef& op_ = builtin_op("vdot");
   return call(op_, {self, tensor});
-}
-Tensor sgn(const Tensor& self) {
-  static const OperatorDef& op_ = builtin_op("sgn");
-  return call(op_, {self});
-}
-Tensor sgn_(const Tensor& self) {
-  static const OperatorDef& op_ = builtin_op("sgn_");
-  return call(op_, {self});
 }
 
 }  // namespace ct::ops

@@ -598,6 +598,32 @@ Tensor clamp_max(const Tensor& self, const Scalar& max);
 Tensor clamp_min_(const Tensor& self, const Scalar& min);
 /// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
 Tensor clamp_max_(const Tensor& self, const Scalar& max);
+/// view_as_real(Tensor(a) self) -> Tensor(a)
+Tensor view_as_real(const Tensor& self);
+/// view_as_complex(Tensor(a) self) -> Tensor(a)
+Tensor view_as_complex(const Tensor& self);
+/// real(Tensor(a) self) -> Tensor(a)
+Tensor real(const Tensor& self);
+/// imag(Tensor(a) self) -> Tensor(a)
+Tensor imag(const Tensor& self);
+/// conj_physical(Tensor self) -> Tensor
+Tensor conj_physical(const Tensor& self);
+/// conj_physical_(Tensor(a!) self) -> Tensor(a!)
+Tensor conj_physical_(const Tensor& self);
+/// conj(Tensor(a) self) -> Tensor(a)
+Tensor conj(const Tensor& self);
+/// resolve_conj(Tensor(a) self) -> Tensor(a)
+Tensor resolve_conj(const Tensor& self);
+/// complex(Tensor real, Tensor imag) -> Tensor
+Tensor complex(const Tensor& real, const Tensor& imag);
+/// polar(Tensor abs, Tensor angle) -> Tensor
+Tensor polar(const Tensor& abs, const Tensor& angle);
+/// angle(Tensor self) -> Tensor
+Tensor angle(const Tensor& self);
+/// sgn(Tensor self) -> Tensor
+Tensor sgn(const Tensor& self);
+/// sgn_(Tensor(a!) self) -> Tensor(a!)
+Tensor sgn_(const Tensor& self);
 /// isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false);
 /// isposinf(Tensor self) -> Tensor
@@ -1394,9 +1420,5 @@ Tensor clip_(const Tensor& self, std::optional<Scalar> min = std::nullopt, std::
 Tensor row_stack(ArrayRef<const TensorImpl*> tensors);
 /// vdot(Tensor self, Tensor tensor) -> Tensor
 Tensor vdot(const Tensor& self, const Tensor& tensor);
-/// sgn(Tensor self) -> Tensor
-Tensor sgn(const Tensor& self);
-/// sgn_(Tensor(a!) self) -> Tensor(a!)
-Tensor sgn_(const Tensor& self);
 
 }  // namespace ct::ops

@@ -35,10 +35,11 @@ Device common_device(const Frame& f) {
 void check_scalar_fits(const char* op, const char* what, const Scalar& v, DType dtype) {
   if (dtype == DType::Bool || v.is_bool()) return;
   bool fits = true;
-  if (is_floating(dtype)) {
-    const double largest = dtype == DType::Float16 ? 65504.0
-                           : dtype == DType::BFloat16 ? 3.3895313892515355e38
-                           : dtype == DType::Float32 ? static_cast<double>(std::numeric_limits<float>::max())
+  const DType parts = real_dtype(dtype);  // a complex dtype holds numbers its parts' type holds
+  if (is_floating(parts)) {
+    const double largest = parts == DType::Float16 ? 65504.0
+                           : parts == DType::BFloat16 ? 3.3895313892515355e38
+                           : parts == DType::Float32 ? static_cast<double>(std::numeric_limits<float>::max())
                                                      : std::numeric_limits<double>::max();
     const double d = v.to_double();
     fits = !std::isfinite(d) || std::fabs(d) <= largest;
@@ -104,6 +105,10 @@ int ResultType::combine(int higher, int lower) {
   if (higher < 0) return lower;
   if (lower < 0) return higher;
   const DType h = static_cast<DType>(higher), l = static_cast<DType>(lower);
+  if (is_complex(h)) return higher;
+  // A complex lower group makes the result complex, with the higher group's float width when it
+  // has one (float64 tensor + complex64 0-dim tensor is complex128).
+  if (is_complex(l)) return static_cast<int>(is_floating(h) ? complex_dtype(h) : l);
   if (is_floating(h)) return higher;
   if (h == DType::Bool || is_floating(l)) return static_cast<int>(promote_types(h, l));
   return higher;
@@ -116,7 +121,9 @@ void ResultType::add(const TensorImpl& t, DType d) {
     return acc < 0 ? static_cast<int>(d) : static_cast<int>(promote_types(static_cast<DType>(acc), d));
   };
   if (t.is_wrapped_number()) {
-    wrapped_ = promote(wrapped_, is_floating(d) ? runtime::default_dtype() : d);
+    // A wrapped float counts as the default dtype, a wrapped complex as its complex counterpart.
+    const DType as = is_floating(d) ? runtime::default_dtype() : is_complex(d) ? complex_dtype(runtime::default_dtype()) : d;
+    wrapped_ = promote(wrapped_, as);
   } else if (t.dim() == 0) {
     zero_ = promote(zero_, d);
   } else {

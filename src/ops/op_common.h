@@ -18,8 +18,9 @@ SymDimVector broadcast_shapes(const char* op, SymIntArrayRef a, SymIntArrayRef b
 
 /// Note [Type promotion]: torch.result_type. Inputs fall in three groups, dimensioned tensors,
 /// 0-dim tensors and wrapped numbers (see Note [Wrapped numbers]); each group promotes within
-/// itself, and a lower group only counts when its category (bool < integer < floating) is higher.
-/// A wrapped float counts as the default float dtype (float32).
+/// itself, and a lower group only counts when its category (bool < integer < floating < complex) is
+/// higher. A wrapped float counts as the default float dtype (float32), a wrapped complex as the
+/// default complex dtype (complex64).
 class ResultType {
  public:
   void add(const TensorImpl& t);

@@ -201,14 +201,16 @@ static inline uint16_t capi_float_to_bf16(float f) {
   return (uint16_t)(u >> 16);
 }
 
-/* ---- Element conversion between doubles and raw dtype buffers ---- */
+/* ---- Element conversion between doubles and raw dtype buffers ----
+ * A complex element is (v, 0) in and its real part out: T(CT_COMPLEX64, ...) makes real values. */
 
 static inline size_t capi_itemsize(ct_dtype dt) {
   switch (dt) {
     case CT_BOOL: case CT_UINT8: case CT_INT8: return 1;
     case CT_INT16: case CT_FLOAT16: case CT_BFLOAT16: return 2;
     case CT_INT32: case CT_FLOAT32: return 4;
-    case CT_INT64: case CT_FLOAT64: return 8;
+    case CT_INT64: case CT_FLOAT64: case CT_COMPLEX64: return 8;
+    case CT_COMPLEX128: return 16;
   }
   return 0;
 }
@@ -225,6 +227,8 @@ static inline void capi_store(ct_dtype dt, void* p, size_t i, double v) {
     case CT_BFLOAT16: ((uint16_t*)p)[i] = capi_float_to_bf16((float)v); break;
     case CT_FLOAT32: ((float*)p)[i] = (float)v; break;
     case CT_FLOAT64: ((double*)p)[i] = v; break;
+    case CT_COMPLEX64: ((float*)p)[2 * i] = (float)v; ((float*)p)[2 * i + 1] = 0; break;
+    case CT_COMPLEX128: ((double*)p)[2 * i] = v; ((double*)p)[2 * i + 1] = 0; break;
   }
 }
 
@@ -240,6 +244,8 @@ static inline double capi_load(ct_dtype dt, const void* p, size_t i) {
     case CT_BFLOAT16: return capi_bf16_to_float(((const uint16_t*)p)[i]);
     case CT_FLOAT32: return ((const float*)p)[i];
     case CT_FLOAT64: return ((const double*)p)[i];
+    case CT_COMPLEX64: return ((const float*)p)[2 * i];
+    case CT_COMPLEX128: return ((const double*)p)[2 * i];
   }
   return NAN;
 }

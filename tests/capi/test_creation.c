@@ -97,7 +97,7 @@ static void test_from_data_bad_arguments_are_invalid_argument(void) {
   CHECK_STATUS(ct_tensor_from_data(v, sizes65, 65, CT_FLOAT32, &out), CT_ERROR_INVALID_ARGUMENT);
   CHECK(out == NULL);
   out = SENTINEL;
-  CHECK_STATUS(ct_tensor_from_data(v, S(2), (ct_dtype)10, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_from_data(v, S(2), (ct_dtype)12, &out), CT_ERROR_INVALID_ARGUMENT);
   CHECK(out == NULL);
   out = SENTINEL;
   CHECK_STATUS(ct_tensor_from_data(v, S(2), (ct_dtype)-1, &out), CT_ERROR_INVALID_ARGUMENT);
@@ -562,7 +562,7 @@ static void test_arange_bad_arguments_are_invalid_argument(void) {
   CHECK_STATUS(ct_tensor_arange(NAN, 5, 1, CT_FLOAT32, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
   CHECK(out == NULL);
   out = SENTINEL;
-  CHECK_STATUS(ct_tensor_arange(0, 5, 1, (ct_dtype)11, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_arange(0, 5, 1, (ct_dtype)12, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
   CHECK(out == NULL);
   out = SENTINEL;
   CHECK_STATUS(ct_tensor_arange(0, 5, 1, CT_FLOAT32, "gpu", &out), CT_ERROR_INVALID_ARGUMENT);

@@ -337,7 +337,8 @@ static const struct {
 } kDTypes[] = {
     {CT_BOOL, kDLBool, 8},      {CT_UINT8, kDLUInt, 8},     {CT_INT8, kDLInt, 8},       {CT_INT16, kDLInt, 16},
     {CT_INT32, kDLInt, 32},     {CT_INT64, kDLInt, 64},     {CT_FLOAT16, kDLFloat, 16}, {CT_BFLOAT16, kDLBfloat, 16},
-    {CT_FLOAT32, kDLFloat, 32}, {CT_FLOAT64, kDLFloat, 64},
+    {CT_FLOAT32, kDLFloat, 32}, {CT_FLOAT64, kDLFloat, 64}, {CT_COMPLEX64, kDLComplex, 64},
+    {CT_COMPLEX128, kDLComplex, 128},
 };
 
 static void test_every_dtype_exports_to_its_dlpack_code_and_bits(void) {
@@ -357,7 +358,7 @@ static void test_every_dtype_exports_to_its_dlpack_code_and_bits(void) {
 static void test_every_dlpack_code_and_bits_imports_to_its_dtype(void) {
   for (size_t i = 0; i < sizeof kDTypes / sizeof *kDTypes; ++i) {
     capi_context = ct_dtype_name(kDTypes[i].ct);
-    uint64_t buf[3];
+    uint64_t buf[6];  /* three elements of up to 16 bytes */
     memset(buf, 0, sizeof buf);
     capi_store(kDTypes[i].ct, buf, 0, 1.0);
     capi_store(kDTypes[i].ct, buf, 2, 1.0);
@@ -475,7 +476,7 @@ static void test_import_of_memory_on_a_missing_cuda_device_is_device_error(void)
 }
 
 static void test_import_of_an_unsupported_dtype_is_dtype_error(void) {
-  const DLDataType bad[] = {dt(kDLComplex, 64), dt(kDLOpaqueHandle, 64), dt(kDLUInt, 16), dt(kDLUInt, 32),
+  const DLDataType bad[] = {dt(kDLComplex, 32), dt(kDLOpaqueHandle, 64), dt(kDLUInt, 16), dt(kDLUInt, 32),
                             dt(kDLUInt, 64),    dt(kDLFloat, 8),         dt(kDLInt, 1),   dt(kDLBool, 1),
                             dt(kDLBfloat, 32),  dt(7, 8)};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
@@ -484,7 +485,7 @@ static void test_import_of_an_unsupported_dtype_is_dtype_error(void) {
     CHECK_IMPORT_FAILS(c, CT_ERROR_DTYPE, "has no ctorch dtype");
   }
   ucapsule u;
-  ucapsule_init(&u, g_buf, dt(kDLComplex, 64), 1, SZ(2));
+  ucapsule_init(&u, g_buf, dt(kDLComplex, 32), 1, SZ(2));  /* complex32: no ctorch dtype */
   ct_tensor* t = SENTINEL;
   CHECK_STATUS(ct_tensor_from_dlpack_unversioned(&u.m, &t), CT_ERROR_DTYPE);
   CHECK(t == NULL && u.deleted == 0);

@@ -72,16 +72,16 @@ static void test_status_name_of_unknown_value_is_unknown(void) {
 }
 
 static void test_dtype_name_and_itemsize(void) {
-  static const char* const names[] = {"bool",    "uint8",    "int8",     "int16",   "int32",
-                                      "int64",   "float16",  "bfloat16", "float32", "float64"};
-  static const size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-  for (int d = 0; d <= 9; ++d) {
+  static const char* const names[] = {"bool",    "uint8",    "int8",     "int16",   "int32",     "int64",
+                                      "float16", "bfloat16", "float32",  "float64", "complex64", "complex128"};
+  static const size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
+  for (int d = 0; d <= 11; ++d) {
     CHECK_STR_EQ(ct_dtype_name((ct_dtype)d), names[d]);
     CHECK(ct_dtype_itemsize((ct_dtype)d) == sizes[d]);
   }
-  CHECK_STR_EQ(ct_dtype_name((ct_dtype)10), "unknown");
+  CHECK_STR_EQ(ct_dtype_name((ct_dtype)12), "unknown");
   CHECK_STR_EQ(ct_dtype_name((ct_dtype)-1), "unknown");
-  CHECK(ct_dtype_itemsize((ct_dtype)10) == 0);
+  CHECK(ct_dtype_itemsize((ct_dtype)12) == 0);
   CHECK(ct_dtype_itemsize((ct_dtype)-1) == 0);
 }
 

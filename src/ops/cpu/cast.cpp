@@ -128,9 +128,9 @@ bool has_f16c() {
 
 CastLine cast_line(DType from, DType to) {
   if (from == to) return nullptr;
-  return visit_dtype(to, "cast", [&](auto dt) {
+  return visit_dtype<kAllDTypesAndComplex>(to, "cast", [&](auto dt) {
     using D = typename decltype(dt)::type;
-    return visit_dtype(from, "cast", [&](auto st) -> CastLine {
+    return visit_dtype<kAllDTypesAndComplex>(from, "cast", [&](auto st) -> CastLine {
       using S = typename decltype(st)::type;
 #if CT_HAVE_AVX2_KERNELS
       if constexpr (std::is_same_v<D, Half> && std::is_same_v<S, float>)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <complex>
 #include <vector>
 
 #include "core/error.h"
@@ -91,6 +92,26 @@ void blas_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixRef a, MatrixRef 
                 int(la.ld), static_cast<const double*>(b.data), int(lb.ld), beta, c, int(ldc));
 }
 
+// complex64 and complex128: cgemm and zgemm, which take alpha and beta by address. Every shape goes
+// to gemm (no dot or gemv forms), so the order of the products is one BLAS routine's.
+template <typename C>
+void blas_complex_gemm(int64_t m, int64_t n, int64_t k, C alpha, MatrixRef a, MatrixRef b, C beta, C* c,
+                       int64_t ldc) {
+  BlasLayout la{}, lb{};
+  CT_CHECK(layout(m, k, a.s0, a.s1, &la) && layout(k, n, b.s0, b.s1, &lb), CT_ERROR_INTERNAL,
+           "gemm: operands not readable by BLAS");
+  CT_CHECK(m < INT_MAX && n < INT_MAX && k < INT_MAX && la.ld < INT_MAX && lb.ld < INT_MAX && ldc < INT_MAX,
+           CT_ERROR_NOT_IMPLEMENTED, "mm: sizes (", m, ", ", n, ", ", k,
+           ") exceed the 32-bit BLAS interface. Split the product into smaller blocks");
+  const auto ta = la.trans ? CblasTrans : CblasNoTrans, tb = lb.trans ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same<C, std::complex<float>>::value)
+    cblas_cgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &alpha, a.data, int(la.ld), b.data, int(lb.ld), &beta,
+                c, int(ldc));
+  else
+    cblas_zgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &alpha, a.data, int(la.ld), b.data, int(lb.ld), &beta,
+                c, int(ldc));
+}
+
 // Rows of C in parallel; for each row, k-blocks of A times rows of B accumulate into a row buffer
 // in the opmath type (float for float16/bfloat16).
 template <typename T>
@@ -162,9 +183,11 @@ void gemm(DType dtype, int64_t m, int64_t n, int64_t k, const Scalar& alpha, Mat
     blas_gemm<double>(m, n, k, alpha.to<double>(), a, b, beta.to<double>(), static_cast<double*>(c), ldc);
     return;
   }
-  visit_dtype<kNumericDTypes>(dtype, "mm", [&](auto tag) {
+  visit_dtype<kNumericDTypes | kComplexDTypes>(dtype, "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+      blas_complex_gemm<T>(m, n, k, alpha.to<T>(), a, b, beta.to<T>(), static_cast<T*>(c), ldc);
+    else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
       widened_gemm<T>(m, n, k, alpha, a, b, beta, static_cast<T*>(c), ldc);
     else
       loop_gemm<T>(m, n, k, alpha, a, b, beta, static_cast<T*>(c), ldc);

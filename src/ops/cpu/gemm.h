@@ -1,5 +1,5 @@
-// gemm.h - C = alpha * A @ B + beta * C on the CPU: OpenBLAS for float32/float64, a blocked loop
-// for every other dtype.
+// gemm.h - C = alpha * A @ B + beta * C on the CPU: OpenBLAS for float32/float64 and complex64/
+// complex128, a blocked loop for every other dtype.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,7 @@ struct MatrixRef {
 bool blas_readable(int64_t rows, int64_t cols, int64_t s0, int64_t s1);
 
 /// C (m x n, row-major, leading dimension ldc) = alpha * A (m x k) @ B (k x n) + beta * C. When beta
-/// is 0, C is not read. A and B must be blas_readable for float32/float64.
+/// is 0, C is not read. A and B must be blas_readable for float32/float64 and the complex dtypes.
 void gemm(DType dtype, int64_t m, int64_t n, int64_t k, const Scalar& alpha, MatrixRef a, MatrixRef b,
           const Scalar& beta, void* c, int64_t ldc);
 

@@ -101,7 +101,7 @@ struct CastingSegments {
   const void* ctx;
   int nops;
   void operator()(char** ptrs, const int64_t* strides, int64_t n) const {
-    alignas(64) char buf[kMaxOperands - 1][kCastChunk * 8];  // 8: the widest dtype
+    alignas(64) char buf[kMaxOperands - 1][kCastChunk * kMaxItemsize];
     const int64_t item = static_cast<int64_t>(itemsize(casts->compute));
     char* p[kMaxOperands];
     int64_t s[kMaxOperands];

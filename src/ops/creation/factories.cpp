@@ -22,7 +22,7 @@ Device device_of(const Value& v) { return v.is_none() ? runtime::current_device(
 // Fills a fresh contiguous output with one value.
 void fill(const TensorImpl& out, const Scalar& v) {
   const cpu::LoopPlan plan = cpu::make_plan(out, nullptr, 0);
-  visit_dtype(out.dtype(), "fill", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(out.dtype(), "fill", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T x = v.to<T>();
     cpu::elementwise<T>(plan, [x]() { return x; });
@@ -203,7 +203,7 @@ void eye_cpu(const Frame&, const MetaResult&, Tensor* outs) {
   const TensorImpl& out = *outs[0];
   fill(out, Scalar(0));
   const int64_t n = out.size(0), cols = out.size(1);
-  visit_dtype(out.dtype(), "eye", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(out.dtype(), "eye", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = out.data_as<T>();
     for (int64_t i = 0; i < n && i < cols; ++i) p[i * cols + i] = Scalar(1).to<T>();
@@ -220,7 +220,7 @@ void empty_cpu(const Frame&, const MetaResult&, Tensor* outs) {
     if (out.dtype() == DType::Bool) fill(out, Scalar(false));
     return;
   }
-  visit_dtype(out.dtype(), "empty", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(out.dtype(), "empty", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>)
       fill(out, Scalar(static_cast<int64_t>(std::numeric_limits<T>::max())));

@@ -114,10 +114,11 @@ void addmm_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   gemm_2d(Tensor::borrow(&f.tensor(1)), Tensor::borrow(&f.tensor(2)), alpha, beta, *outs[0]);
 }
 
-// ---- Derivatives: for C = A B, dA = dC B^T and dB = A^T dC (batched: per matrix).
+// ---- Derivatives: for C = A B, dA = dC B^H and dB = A^H dC (batched: per matrix); the conjugate
+// transpose is the transpose for real matrices.
 using autograd::GradCtx;
 
-Tensor t2(const Tensor& m) { return transpose(m, -2, -1); }
+Tensor t2(const Tensor& m) { return conj_if_complex(transpose(m, -2, -1)); }
 
 // The gradients of the product a b for the matrices named a and b, scaled by alpha.
 using autograd::scaled;
@@ -141,14 +142,17 @@ void define_mm(Registry& r) {
   r.def("mm(Tensor self, Tensor mat2) -> Tensor")
       .meta(mm_meta)
       .compute(DispatchKey::CPU, mm_cpu, Determinism::Deterministic)
+      .takes_complex()  // cgemm and zgemm
       .derivative(mm_backward, save("self", "mat2"));
   r.def("bmm(Tensor self, Tensor mat2) -> Tensor")
       .meta(bmm_meta)
       .compute(DispatchKey::CPU, bmm_cpu, Determinism::Deterministic)
+      .takes_complex()
       .derivative(bmm_backward, save("self", "mat2"));
   r.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
       .meta(addmm_meta)
       .compute(DispatchKey::CPU, addmm_cpu, Determinism::Deterministic)
+      .takes_complex()
       .derivative(addmm_backward, save("mat1", "mat2"));
 }
 

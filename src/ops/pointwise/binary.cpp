@@ -12,6 +12,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
+#include "ops/cpu/cast.h"
 #include "ops/cpu/int_div.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
@@ -77,14 +78,20 @@ void extremum_backward(GradCtx& c, BinaryCall wins) {
 }
 
 struct Add {
-  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr unsigned dtypes = kAllDTypesAndComplex;
   static constexpr bool divides = false;
   static constexpr const char* name = "add";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
   CT_ELEMENT_OF(Add)
-  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
-  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(Fn{}(M<T>(a), M<T>(b), alpha)); }
+  template <typename T> static T apply(T a, T b) {
+    if constexpr (cpu::is_complex_t<T>::value) return a + b;
+    else return T(Fn{}(M<T>(a), M<T>(b)));
+  }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) {
+    if constexpr (cpu::is_complex_t<T>::value) return a + alpha * b;
+    else return T(Fn{}(M<T>(a), M<T>(b), alpha));
+  }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
     c.set("self", c.grad());
@@ -92,14 +99,20 @@ struct Add {
   }
 };
 struct Sub {
-  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr unsigned dtypes = kAllDTypesAndComplex;
   static constexpr bool divides = false;
   static constexpr const char* name = "sub";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = true;
   CT_ELEMENT_OF(Sub)
-  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
-  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) { return T(Fn{}(M<T>(a), M<T>(b), alpha)); }
+  template <typename T> static T apply(T a, T b) {
+    if constexpr (cpu::is_complex_t<T>::value) return a - b;
+    else return T(Fn{}(M<T>(a), M<T>(b)));
+  }
+  template <typename T> static T apply_alpha(T a, T b, M<T> alpha) {
+    if constexpr (cpu::is_complex_t<T>::value) return a - alpha * b;
+    else return T(Fn{}(M<T>(a), M<T>(b), alpha));
+  }
   static constexpr Saves saves{};
   static void backward(GradCtx& c) {
     c.set("self", c.grad());
@@ -107,32 +120,39 @@ struct Sub {
   }
 };
 struct Mul {
-  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr unsigned dtypes = kAllDTypesAndComplex;
   static constexpr bool divides = false;
   static constexpr const char* name = "mul";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
   CT_ELEMENT_OF(Mul)
-  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
+  template <typename T> static T apply(T a, T b) {
+    if constexpr (cpu::is_complex_t<T>::value) return a * b;
+    else return T(Fn{}(M<T>(a), M<T>(b)));
+  }
   static constexpr Saves saves = save("self", "other");
-  static void backward(GradCtx& c) {
-    if (c.needs("self")) c.set("self", ops::mul(c.grad(), c.saved("other")));
-    if (c.needs("other")) c.set("other", ops::mul(c.grad(), c.saved("self")));
+  static void backward(GradCtx& c) {  // with the conjugate for complex operands (Note [Complex tensors])
+    if (c.needs("self")) c.set("self", ops::mul(c.grad(), conj_if_complex(c.saved("other"))));
+    if (c.needs("other")) c.set("other", ops::mul(c.grad(), conj_if_complex(c.saved("self"))));
   }
 };
 struct Div {
-  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr unsigned dtypes = kAllDTypesAndComplex;
   static constexpr bool divides = false;
   static constexpr const char* name = "div";
   static constexpr Rule rule = Rule::TrueDivide;
   static constexpr bool has_alpha = false;
   CT_ELEMENT_OF(Div)
-  template <typename T> static T apply(T a, T b) { return T(Fn{}(M<T>(a), M<T>(b))); }
+  template <typename T> static T apply(T a, T b) {
+    if constexpr (cpu::is_complex_t<T>::value) return a / b;
+    else return T(Fn{}(M<T>(a), M<T>(b)));
+  }
   static constexpr Saves saves = save("self", "other");
-  static void backward(GradCtx& c) {  // d(a/b) = da/b - (a/b) db/b
-    const Tensor ga = ops::div(c.grad(), c.saved("other"));
+  static void backward(GradCtx& c) {  // d(a/b) = da/b - (a/b) db/b, conjugated for complex operands
+    const Tensor b = conj_if_complex(c.saved("other"));
+    const Tensor ga = ops::div(c.grad(), b);
     c.set("self", ga);
-    if (c.needs("other")) c.set("other", ops::neg(ops::mul(ga, ops::div(c.saved("self"), c.saved("other")))));
+    if (c.needs("other")) c.set("other", ops::neg(ops::mul(ga, ops::div(conj_if_complex(c.saved("self")), b))));
   }
 };
 struct Pow {
@@ -181,22 +201,23 @@ struct Minimum {
   static constexpr Saves saves = save("self", "other");
   static void backward(GradCtx& c) { extremum_backward(c, ops::lt); }
 };
-#define CT_COMPARISON(Name, str, expr)                                              \
+#define CT_COMPARISON(Name, str, allowed, expr)                                     \
   struct Name {                                                                     \
     static constexpr const char* name = str;                                        \
-    static constexpr unsigned dtypes = kAllDTypes;                                  \
+    static constexpr unsigned dtypes = allowed;                                     \
     static constexpr bool divides = false;                                          \
     static constexpr Rule rule = Rule::Compare;                                     \
     static constexpr bool has_alpha = false;                                        \
     template <typename T> static bool apply(T a, T b) { return M<T>(a) expr M<T>(b); } \
     static constexpr BackwardFn backward = nullptr;                                 \
   };
-CT_COMPARISON(Eq, "eq", ==)
-CT_COMPARISON(Ne, "ne", !=)
-CT_COMPARISON(Lt, "lt", <)
-CT_COMPARISON(Le, "le", <=)
-CT_COMPARISON(Gt, "gt", >)
-CT_COMPARISON(Ge, "ge", >=)
+// Complex numbers have equality but no order, as in torch.
+CT_COMPARISON(Eq, "eq", kAllDTypesAndComplex, ==)
+CT_COMPARISON(Ne, "ne", kAllDTypesAndComplex, !=)
+CT_COMPARISON(Lt, "lt", kAllDTypes, <)
+CT_COMPARISON(Le, "le", kAllDTypes, <=)
+CT_COMPARISON(Gt, "gt", kAllDTypes, >)
+CT_COMPARISON(Ge, "ge", kAllDTypes, >=)
 #undef CT_COMPARISON
 
 // Logical operators: nonzero is true, NaN included; the result is bool, as for comparisons.
@@ -508,11 +529,11 @@ void binary_meta(const Frame& f, MetaResult& m) {
            "into it. Use float_power (not in place), or convert the base to float64");
   if (Op::has_alpha && f.nargs > 2) {
     const Value& alpha = f.arg(2);
-    CT_CHECK(is_floating(common) || alpha.kind() != Value::Kind::Double, CT_ERROR_DTYPE, Op::name,
+    CT_CHECK(is_floating(common) || is_complex(common) || alpha.kind() != Value::Kind::Double, CT_ERROR_DTYPE, Op::name,
              ": alpha ", alpha.to_double(), " is a float but the inputs are ", common,
              ". Pass an integer alpha, or convert the inputs to a floating dtype");
   }
-  if (Op::rule == Rule::TrueDivide && !is_floating(common)) common = runtime::default_dtype();
+  if (Op::rule == Rule::TrueDivide && !is_floating(common) && !is_complex(common)) common = runtime::default_dtype();
   if (Op::rule == Rule::Double) common = DType::Float64;
   CT_CHECK(!same_dtypes_t<Op>::value || a.dtype() == b.dtype(), CT_ERROR_DTYPE, Op::name, ": the inputs must have one dtype (",
            a.dtype(), " and ", b.dtype(), "), as in PyTorch. Convert one with to() first");
@@ -616,6 +637,7 @@ void define_binary(Registry& r, bool with_inplace, const char* scalar = "Scalar"
   constexpr bool differentiable = std::is_function<decltype(Op::backward)>::value;
   OpBuilder b = r.def(n + ".Tensor(Tensor self, Tensor other" + alpha + ") -> Tensor");
   b.meta(binary_meta<Op>).compute(DispatchKey::CPU, binary_cpu<Op>, Determinism::Bitwise).tag(Tag::Pointwise);
+  if constexpr ((Op::dtypes & kComplexDTypes) != 0) b.takes_complex();
   // The element function is compiled for float and double (the fused cpu lines): integer-only and
   // bool-valued operators keep their own kernels. Fused kernels compute in the inputs' dtype, so an
   // operator whose result dtype differs (float_power's float64) is elementwise but not fusible.

@@ -1,6 +1,6 @@
 // classify.cpp - isposinf, isneginf and isreal: per-element predicates beside isnan, isinf and
 // isfinite (pointwise/unary.cpp), composites of them. Every dtype is accepted; integers and bool
-// are never infinite, and with no complex dtypes every element is real.
+// are never infinite, and an element of a real dtype is real.
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -15,9 +15,13 @@ void signed_inf_kernel(void*, Frame& f) {
   f.outs[0] = logical_and(isinf(self), Positive ? gt(self, Scalar(0)) : lt(self, Scalar(0)));
 }
 
-// isreal(Tensor self) -> Tensor
+// isreal(Tensor self) -> Tensor: a complex element is real when its imaginary part is 0.
 void isreal_kernel(void*, Frame& f) {
   const TensorImpl& a = f.tensor(0);
+  if (is_complex(a.dtype())) {
+    f.outs[0] = eq(imag(Tensor::borrow(&a)), Scalar(0));
+    return;
+  }
   f.outs[0] = full_symint(a.sym_sizes(), Scalar(true), DType::Bool, a.device());
 }
 

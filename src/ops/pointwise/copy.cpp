@@ -52,14 +52,14 @@ void copy_cpu(void*, Frame& f) {
       // One value into every element: an expanded scalar, as autograd hands a sum's gradient on. A
       // fill, where the elementwise loop read it again per element (59 us against 8 for torch's on
       // 8x32x32x32).
-      visit_dtype(self.dtype(), "copy_", [&](auto dt) {
+      visit_dtype<kAllDTypesAndComplex>(self.dtype(), "copy_", [&](auto dt) {
         using T = typename decltype(dt)::type;
         T v;
         std::memcpy(&v, src->data(), sizeof v);
         cpu::elementwise<T>(cpu::make_plan(self, nullptr, 0), [v]() { return v; });
       });
     } else {
-      visit_dtype(self.dtype(), "copy_", [&](auto dt) {
+      visit_dtype<kAllDTypesAndComplex>(self.dtype(), "copy_", [&](auto dt) {
         using T = typename decltype(dt)::type;
         cpu::elementwise<T, T>(plan, [](T x) { return x; });
       });
@@ -70,7 +70,7 @@ void copy_cpu(void*, Frame& f) {
     cpu::run_plan(plan, [line, item](char** ptrs, const int64_t* strides, int64_t n) {
       if (strides[0] == item) return line(ptrs[1], strides[1], ptrs[0], n);
       constexpr int64_t kChunk = 256;  // a strided self: convert a chunk, then scatter it
-      alignas(64) char buf[kChunk * 8];
+      alignas(64) char buf[kChunk * kMaxItemsize];
       for (int64_t done = 0; done < n; done += kChunk) {
         const int64_t m = std::min(kChunk, n - done);
         line(ptrs[1] + done * strides[1], strides[1], buf, m);

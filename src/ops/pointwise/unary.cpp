@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/cpu/cast.h"
 #include "ops/cpu/parallel.h"
 #include "ops/cpu/vec_math.h"
 #include "ops/pointwise/unary_engine.h"
@@ -63,22 +64,42 @@ X erfinv_impl(X y) {
     }                                                              \
   };
 #define CT_RET(expr) return T(expr);
+// The complex form of an operator that takes complex tensors (complex in its dtypes): std::complex's
+// function, which keeps C99's special values (Note [Complex tensors] in complex.cpp).
+// Keyed also by the element type, so that the name is looked up where a kernel instantiates it,
+// after the forms below.
+template <typename Op, typename C> struct ComplexForm;
+
 // An operator whose element function is fns.h's functor fn::Name: its eager kernel and the fused
-// kernels (define_unary declares it elementwise) compute that one formula.
+// kernels (define_unary declares it elementwise) compute that one formula; complex elements, where
+// the operator takes them, its ComplexForm.
 #define CT_UNARY_FN(Name, str, rule, allowed)                                                    \
   struct Name : NoParams {                                                                       \
     static constexpr const char* name = str;                                                     \
     static constexpr Out out = rule;                                                             \
     static constexpr unsigned dtypes = allowed;                                                  \
     CT_ELEMENT_OF(Name)                                                                          \
-    template <typename T> [[gnu::always_inline]] static T apply(T t, const M<T>*) { return T(Fn{}(M<T>(t))); } \
+    template <typename T> [[gnu::always_inline]] static auto apply(T t, const M<T>*) {          \
+      if constexpr (cpu::is_complex_t<T>::value) return ComplexForm<Name, T>::apply(t);         \
+      else return T(Fn{}(M<T>(t)));                                                              \
+    }                                                                                            \
   };
-CT_UNARY_FN(Neg, "neg", Out::Same, kNumericDTypes)
-CT_UNARY_FN(Abs, "abs", Out::Same, kAllDTypes)
+#define CT_COMPLEX_FORM(Name, expr)                                          \
+  template <typename C> struct ComplexForm<Name, C> {                        \
+    static auto apply(C z) { return expr; }                                  \
+  };
+constexpr unsigned kFloatingAndComplex = kFloatingDTypes | kComplexDTypes;
+CT_UNARY_FN(Neg, "neg", Out::Same, kNumericDTypes | kComplexDTypes)
+CT_UNARY_FN(Abs, "abs", Out::SameOrReal, kAllDTypesAndComplex)
 CT_UNARY_FN(Relu, "relu", Out::Same, kNumericDTypes)  // NaN stays NaN
-CT_UNARY_FN(Exp, "exp", Out::Float, kFloatingDTypes)
-CT_UNARY_FN(Log, "log", Out::Float, kFloatingDTypes)
-CT_UNARY_FN(Sqrt, "sqrt", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Exp, "exp", Out::Float, kFloatingAndComplex)
+CT_UNARY_FN(Log, "log", Out::Float, kFloatingAndComplex)
+CT_UNARY_FN(Sqrt, "sqrt", Out::Float, kFloatingAndComplex)
+CT_COMPLEX_FORM(Neg, -z)
+CT_COMPLEX_FORM(Abs, std::abs(z))
+CT_COMPLEX_FORM(Exp, std::exp(z))
+CT_COMPLEX_FORM(Log, std::log(z))
+CT_COMPLEX_FORM(Sqrt, std::sqrt(z))
 CT_UNARY_FN(Rsqrt, "rsqrt", Out::Float, kFloatingDTypes)
 // sin and cos: float32 arguments beyond 2^22 need libm (Note [sin and cos of large arguments]).
 // Whether the input holds one is found once per call; the usual call runs the vectorized loop.
@@ -118,7 +139,8 @@ struct SinCos : NoParams {
 };
 using Sin = SinCos<false>;
 using Cos = SinCos<true>;
-CT_UNARY_FN(Tanh, "tanh", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Tanh, "tanh", Out::Float, kFloatingAndComplex)
+CT_COMPLEX_FORM(Tanh, std::tanh(z))
 CT_UNARY_FN(Sigmoid, "sigmoid", Out::Float, kFloatingDTypes)
 CT_UNARY_FN(Reciprocal, "reciprocal", Out::Float, kFloatingDTypes)
 CT_UNARY_FN(Exp2, "exp2", Out::Float, kFloatingDTypes)
@@ -297,16 +319,18 @@ void frexp_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 using autograd::GradCtx;
 
 void neg_backward(GradCtx& c) { c.set("self", neg(c.grad())); }
-void abs_backward(GradCtx& c) {  // g * sign(x), 0 at 0
+void abs_backward(GradCtx& c) {  // g * sign(x), 0 at 0; g z / |z| for complex z
   const Tensor x = c.saved("self");
-  c.set("self", g_times(c, sub(mask_as(gt(x, 0), x), mask_as(lt(x, 0), x))));
+  if (is_complex(x->dtype())) c.set("self", g_times(c, sgn(x)));
+  else c.set("self", g_times(c, sub(mask_as(gt(x, 0), x), mask_as(lt(x, 0), x))));
 }
 // 0 where the result is <= 0, else the gradient as it came. A product with the mask would give -0
 // for a negative gradient and NaN for an infinite one.
 void relu_backward(GradCtx& c) { c.set("self", threshold_backward(c.grad(), c.result(), 0)); }
-void exp_backward(GradCtx& c) { c.set("self", g_times(c, c.result())); }
-void log_backward(GradCtx& c) { c.set("self", div(c.grad(), c.saved("self"))); }
-void sqrt_backward(GradCtx& c) { c.set("self", div(c.grad(), mul(c.result(), Scalar(2.0)))); }
+// For complex inputs the derivative's factor is conjugated (Note [Complex tensors] in complex.cpp).
+void exp_backward(GradCtx& c) { c.set("self", g_times(c, conj_if_complex(c.result()))); }
+void log_backward(GradCtx& c) { c.set("self", div(c.grad(), conj_if_complex(c.saved("self")))); }
+void sqrt_backward(GradCtx& c) { c.set("self", div(c.grad(), mul(conj_if_complex(c.result()), Scalar(2.0)))); }
 void rsqrt_backward(GradCtx& c) {  // -y^3 / 2
   const Tensor y = c.result();
   c.set("self", g_times(c, mul(mul(y, mul(y, y)), Scalar(-0.5))));
@@ -315,7 +339,7 @@ void sin_backward(GradCtx& c) { c.set("self", g_times(c, cos(c.saved("self"))));
 void cos_backward(GradCtx& c) { c.set("self", neg(g_times(c, sin(c.saved("self"))))); }
 void tanh_backward(GradCtx& c) {  // 1 - y^2
   const Tensor y = c.result();
-  c.set("self", g_times(c, rsub(mul(y, y), 1)));
+  c.set("self", g_times(c, conj_if_complex(rsub(mul(y, y), 1))));
 }
 void sigmoid_backward(GradCtx& c) {  // y (1 - y)
   const Tensor y = c.result();

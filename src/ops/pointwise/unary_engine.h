@@ -26,7 +26,8 @@ enum class Out {
   Same,         // the input's dtype (neg, floor, gelu)
   Float,        // integers and bool become the default float dtype (exp, sin, erf)
   Bool,         // a bool result computed in the input's dtype (isnan, logical_not)
-  SameLongBool  // the input's dtype, bool counted as int64 (square = pow(x, 2))
+  SameLongBool,  // the input's dtype, bool counted as int64 (square = pow(x, 2))
+  SameOrReal     // the input's dtype, and a complex one's real dtype (abs)
 };
 
 constexpr int kMaxParams = 4;
@@ -63,13 +64,14 @@ template <typename Op>
 void unary_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
   DType d = a.dtype();
-  if (Op::out == Out::Float && !is_floating(d)) d = runtime::default_dtype();
+  if (Op::out == Out::Float && !is_floating(d) && !is_complex(d)) d = runtime::default_dtype();
   if (Op::out == Out::SameLongBool && d == DType::Bool) d = DType::Int64;
   CT_CHECK((Op::dtypes & dtype_bit(d)) != 0, CT_ERROR_DTYPE, Op::name, ": not supported for ", d, " tensors (",
            a.sym_sizes(), "). Convert with to() first");
   Op::check(f);
   m.compute = d;
-  set_output(m, 0, a.sym_sizes(), Op::out == Out::Bool ? DType::Bool : d, a.device());
+  const DType out = Op::out == Out::Bool ? DType::Bool : Op::out == Out::SameOrReal ? real_dtype(d) : d;
+  set_output(m, 0, a.sym_sizes(), out, a.device());
 }
 
 template <typename Op>
@@ -105,6 +107,7 @@ OpBuilder define_unary(Registry& r, BackwardFn backward, Saves saves) {
   const std::string overload = *Op::overload ? std::string(".") + Op::overload : "";
   OpBuilder b = r.def(Op::name + overload + Op::args + " -> Tensor");
   b.meta(unary_meta<Op>).compute(DispatchKey::CPU, unary_cpu<Op>, Determinism::Bitwise).tag(Tag::Pointwise);
+  if constexpr ((Op::dtypes & kComplexDTypes) != 0) b.takes_complex();
   // Fused kernels compute in the input's float dtype: operators with a bool result do not fuse.
   if constexpr (Op::out != Out::Bool && (Op::dtypes & kFloatingDTypes) != 0) declare_element_fn<Op>(b);
   if (backward) b.derivative(backward, saves);

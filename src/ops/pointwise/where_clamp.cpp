@@ -36,7 +36,7 @@ void where_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   casts.line[0] = nullptr;  // the condition is read as the bool it is
   casts.any = casts.line[1] || casts.line[2];
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 3);
-  visit_dtype(m.compute, "where", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(m.compute, "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
     cpu::elementwise<T, bool, T, T>(plan, [](bool c, T x, T y) { return cpu::select(c, x, y); }, casts);
   });
@@ -159,6 +159,7 @@ void define_where_clamp(Registry& r) {
   r.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor")
       .meta(where_meta)
       .compute(DispatchKey::CPU, where_cpu, Determinism::Bitwise)
+      .takes_complex()
       .derivative(where_backward, save("condition"));
   r.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
       .meta(clamp_meta)

@@ -166,8 +166,8 @@ void reduce_meta(const Frame& f, MetaResult& m) {
              a.dtype(), "). Pass an integer or floating dtype");
   }
   if (K == Kind::Mean)
-    CT_CHECK(is_floating(out), CT_ERROR_DTYPE, "mean: needs a floating input, got ", out, " (", a.sym_sizes(),
-             "). Convert with to(float32) first");
+    CT_CHECK(is_floating(out) || is_complex(out), CT_ERROR_DTYPE, "mean: needs a floating or complex input, got ", out,
+             " (", a.sym_sizes(), "). Convert with to(float32) first");
   if (arg) out = DType::Int64;
   m.compute = a.dtype();
   set_output(m, 0, sizes, out, a.device());
@@ -189,9 +189,32 @@ void nansum_with_dtype(const Frame& f, const MetaResult& m, Tensor* outs) {
   copy_(outs[0], tmp[0]);
 }
 
+// A complex sum or mean is that of the real parts and of the imaginary parts: the real reduction of
+// view_as_real over the same dims, so each part gets a real tensor's arithmetic and bits.
+template <Kind K>
+void reduce_complex_by_parts(const Frame& f, Tensor* outs) {
+  const TensorImpl& a = f.tensor(0);
+  const int64_t nd = static_cast<int64_t>(a.dim());
+  bool all = false;
+  const uint64_t mask = reduced_mask(kind_name<K>(), f.arg(1), nd, &all);
+  DimVector dims;
+  for (int64_t d = 0; d < nd; ++d)
+    if (mask >> d & 1) dims.push_back(d);
+  const Tensor parts = view_as_real(Tensor::borrow(&a));
+  const bool keepdim = f.arg(2).to_bool();
+  // No dim to reduce (a 0-dim input): each element is its own sum. An empty list would mean every
+  // dim of parts, the pairs' included.
+  const Tensor r = dims.empty()      ? parts
+                   : K == Kind::Sum ? sum(parts, dims.ref(), keepdim)
+                                    : mean(parts, dims.ref(), keepdim);
+  copy_(view_as_real(outs[0]), r);
+}
+
 template <Kind K>
 void reduce_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   constexpr bool arg = K == Kind::Argmax || K == Kind::Argmin;
+  if constexpr (K == Kind::Sum || K == Kind::Mean)
+    if (is_complex(f.tensor(0).dtype())) return reduce_complex_by_parts<K>(f, outs);
   if constexpr (K == Kind::NanSum)
     if (!f.arg(3).is_none() && f.arg(3).dtype() != f.tensor(0).dtype()) return nansum_with_dtype(f, m, outs);
   const TensorImpl& a = f.tensor(0);
@@ -304,8 +327,14 @@ void nanmean_kernel(void*, Frame& f) {
 
 void define_reductions(Registry& r) {
   const std::string list = ".dim_IntList(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor";
-  define_reduction<Kind::Sum>(r, "sum" + list).derivative(sum_backward).fused_reduction(FusedReduction::Sum);
-  define_reduction<Kind::Mean>(r, "mean" + list).derivative(mean_backward).fused_reduction(FusedReduction::Mean);
+  define_reduction<Kind::Sum>(r, "sum" + list)
+      .derivative(sum_backward)
+      .fused_reduction(FusedReduction::Sum)
+      .takes_complex();  // by parts: reduce_complex_by_parts
+  define_reduction<Kind::Mean>(r, "mean" + list)
+      .derivative(mean_backward)
+      .fused_reduction(FusedReduction::Mean)
+      .takes_complex();
   define_reduction<Kind::Prod>(r, "prod" + list).derivative(prod_backward, save("self"));
   define_reduction<Kind::Amax>(r, "amax" + list)
       .derivative(extremum_backward<Kind::Amax>, save_result(save("self")))

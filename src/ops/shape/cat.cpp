@@ -201,6 +201,7 @@ void define_cat(Registry& r) {
   r.def("cat(Tensor[] tensors, int dim=0) -> Tensor")
       .meta(cat_meta)
       .compute(DispatchKey::CPU, cat_compute, Determinism::Bitwise)
+      .takes_complex()  // bytes moved, whatever they hold
       .derivative(cat_backward);
   r.def("stack(Tensor[] tensors, int dim=0) -> Tensor").composite(stack_kernel);
   r.def("hstack(Tensor[] tensors) -> Tensor").composite(stacking_kernel<Stacking::H>);

@@ -61,6 +61,8 @@ pub const CT_FLOAT16: ct_dtype = 6;
 pub const CT_BFLOAT16: ct_dtype = 7;
 pub const CT_FLOAT32: ct_dtype = 8;
 pub const CT_FLOAT64: ct_dtype = 9;
+pub const CT_COMPLEX64: ct_dtype = 10;
+pub const CT_COMPLEX128: ct_dtype = 11;
 
 pub type ct_device_type = c_int;
 pub const CT_DEVICE_CPU: ct_device_type = 0;
@@ -476,6 +478,8 @@ extern "C" {
     pub fn ct_tensor_data_ptr(t: *const ct_tensor, out: *mut *mut c_void) -> ct_status;
     pub fn ct_tensor_copy_to(t: *const ct_tensor, dst: *mut c_void, nbytes: usize) -> ct_status;
     pub fn ct_tensor_item(t: *const ct_tensor, out: *mut ct_scalar) -> ct_status;
+    pub fn ct_tensor_item_complex(t: *const ct_tensor, real: *mut f64, imag: *mut f64) -> ct_status;
+    pub fn ct_tensor_complex_scalar(real: f64, imag: f64, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_to_string(t: *const ct_tensor, out: *mut *mut c_char) -> ct_status;
     pub fn ct_print_options_default(out: *mut ct_print_options) -> ct_status;
     pub fn ct_get_print_options(out: *mut ct_print_options) -> ct_status;
@@ -1079,6 +1083,19 @@ extern "C" {
     pub fn ct_tensor_threshold_backward(grad_output: *const ct_tensor, self_: *const ct_tensor, threshold: *const ct_scalar, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_clamp_min_(self_: *mut ct_tensor, min: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_clamp_max_(self_: *mut ct_tensor, max: *const ct_scalar) -> ct_status;
+    pub fn ct_tensor_view_as_real(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_view_as_complex(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_real(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_imag(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_conj_physical(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_conj_physical_(self_: *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_conj(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_resolve_conj(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_complex(real: *const ct_tensor, imag: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_polar(abs: *const ct_tensor, angle: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_angle(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_sgn(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_sgn_(self_: *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_isclose(self_: *const ct_tensor, other: *const ct_tensor, rtol: f64, atol: f64, equal_nan: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_isposinf(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_isneginf(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
@@ -1396,6 +1413,4 @@ extern "C" {
     pub fn ct_tensor_clip_(self_: *mut ct_tensor, min: *const ct_scalar, max: *const ct_scalar) -> ct_status;
     pub fn ct_tensor_row_stack(tensors: *const *const ct_tensor, tensors_count: usize, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_vdot(self_: *const ct_tensor, tensor: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
-    pub fn ct_tensor_sgn(self_: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
-    pub fn ct_tensor_sgn_(self_: *mut ct_tensor) -> ct_status;
 }

@@ -299,6 +299,19 @@ abstract class TensorOps extends NativeObject {
     "clamp_max",
     "clamp_min_",
     "clamp_max_",
+    "view_as_real",
+    "view_as_complex",
+    "real",
+    "imag",
+    "conj_physical",
+    "conj_physical_",
+    "conj",
+    "resolve_conj",
+    "complex",
+    "polar",
+    "angle",
+    "sgn",
+    "sgn_",
     "isclose",
     "isposinf",
     "isneginf",
@@ -697,8 +710,6 @@ abstract class TensorOps extends NativeObject {
     "clip_",
     "row_stack",
     "vdot",
-    "sgn",
-    "sgn_",
   };
 
   private static final Op OP_EMPTY = new Op("empty");
@@ -915,6 +926,19 @@ abstract class TensorOps extends NativeObject {
   private static final Op OP_CLAMP_MAX = new Op("clamp_max");
   private static final Op OP_CLAMP_MIN_ = new Op("clamp_min_");
   private static final Op OP_CLAMP_MAX_ = new Op("clamp_max_");
+  private static final Op OP_VIEW_AS_REAL = new Op("view_as_real");
+  private static final Op OP_VIEW_AS_COMPLEX = new Op("view_as_complex");
+  private static final Op OP_REAL = new Op("real");
+  private static final Op OP_IMAG = new Op("imag");
+  private static final Op OP_CONJ_PHYSICAL = new Op("conj_physical");
+  private static final Op OP_CONJ_PHYSICAL_ = new Op("conj_physical_");
+  private static final Op OP_CONJ = new Op("conj");
+  private static final Op OP_RESOLVE_CONJ = new Op("resolve_conj");
+  private static final Op OP_COMPLEX = new Op("complex");
+  private static final Op OP_POLAR = new Op("polar");
+  private static final Op OP_ANGLE = new Op("angle");
+  private static final Op OP_SGN = new Op("sgn");
+  private static final Op OP_SGN_ = new Op("sgn_");
   private static final Op OP_ISCLOSE = new Op("isclose");
   private static final Op OP_ISPOSINF = new Op("isposinf");
   private static final Op OP_ISNEGINF = new Op("isneginf");
@@ -1304,8 +1328,6 @@ abstract class TensorOps extends NativeObject {
   private static final Op OP_CLIP_ = new Op("clip_");
   private static final Op OP_ROW_STACK = new Op("row_stack");
   private static final Op OP_VDOT = new Op("vdot");
-  private static final Op OP_SGN = new Op("sgn");
-  private static final Op OP_SGN_ = new Op("sgn_");
 
   TensorOps(long handle) {
     super(handle, Kinds.TENSOR);
@@ -4888,6 +4910,127 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor clampMaxInPlace(Number max) {
     return new Args(2).tensor(self(), "self").scalar(max, "max").callInPlace(OP_CLAMP_MAX_, self());
+  }
+
+  /**
+   * {@code view_as_real(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor viewAsReal() {
+    return new Args(1).tensor(self(), "self").call1(OP_VIEW_AS_REAL);
+  }
+
+  /**
+   * {@code view_as_complex(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor viewAsComplex() {
+    return new Args(1).tensor(self(), "self").call1(OP_VIEW_AS_COMPLEX);
+  }
+
+  /**
+   * {@code real(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor real() {
+    return new Args(1).tensor(self(), "self").call1(OP_REAL);
+  }
+
+  /**
+   * {@code imag(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor imag() {
+    return new Args(1).tensor(self(), "self").call1(OP_IMAG);
+  }
+
+  /**
+   * {@code conj_physical(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor conjPhysical() {
+    return new Args(1).tensor(self(), "self").call1(OP_CONJ_PHYSICAL);
+  }
+
+  /**
+   * {@code conj_physical_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor conjPhysicalInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace(OP_CONJ_PHYSICAL_, self());
+  }
+
+  /**
+   * {@code conj(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor conj() {
+    return new Args(1).tensor(self(), "self").call1(OP_CONJ);
+  }
+
+  /**
+   * {@code resolve_conj(Tensor(a) self) -> Tensor(a)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor resolveConj() {
+    return new Args(1).tensor(self(), "self").call1(OP_RESOLVE_CONJ);
+  }
+
+  /**
+   * {@code complex(Tensor real, Tensor imag) -> Tensor}.
+   * @param real the schema's {@code real} (null: none)
+   * @param imag the schema's {@code imag} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor complex(Tensor real, Tensor imag) {
+    return new Args(2).tensor(real, "real").tensor(imag, "imag").call1(OP_COMPLEX);
+  }
+
+  /**
+   * {@code polar(Tensor abs, Tensor angle) -> Tensor}.
+   * @param abs the schema's {@code abs} (null: none)
+   * @param angle the schema's {@code angle} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor polar(Tensor abs, Tensor angle) {
+    return new Args(2).tensor(abs, "abs").tensor(angle, "angle").call1(OP_POLAR);
+  }
+
+  /**
+   * {@code angle(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor angle() {
+    return new Args(1).tensor(self(), "self").call1(OP_ANGLE);
+  }
+
+  /**
+   * {@code sgn(Tensor self) -> Tensor}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sgn() {
+    return new Args(1).tensor(self(), "self").call1(OP_SGN);
+  }
+
+  /**
+   * {@code sgn_(Tensor(a!) self) -> Tensor(a!)}.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor sgnInPlace() {
+    return new Args(1).tensor(self(), "self").callInPlace(OP_SGN_, self());
   }
 
   /**
@@ -12041,24 +12184,6 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor vdot(Tensor tensor) {
     return new Args(2).tensor(self(), "self").tensor(tensor, "tensor").call1(OP_VDOT);
-  }
-
-  /**
-   * {@code sgn(Tensor self) -> Tensor}.
-   * @return the result
-   * @throws CTorchException when the operator fails (the subclass names the kind)
-   */
-  public final Tensor sgn() {
-    return new Args(1).tensor(self(), "self").call1(OP_SGN);
-  }
-
-  /**
-   * {@code sgn_(Tensor(a!) self) -> Tensor(a!)}.
-   * @return the result
-   * @throws CTorchException when the operator fails (the subclass names the kind)
-   */
-  public final Tensor sgnInPlace() {
-    return new Args(1).tensor(self(), "self").callInPlace(OP_SGN_, self());
   }
 
   /**

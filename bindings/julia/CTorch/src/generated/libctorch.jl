@@ -57,6 +57,8 @@ const CT_FLOAT16 = Cint(6)
 const CT_BFLOAT16 = Cint(7)
 const CT_FLOAT32 = Cint(8)
 const CT_FLOAT64 = Cint(9)
+const CT_COMPLEX64 = Cint(10)
+const CT_COMPLEX128 = Cint(11)
 const ct_device_type = Cint
 const CT_DEVICE_CPU = Cint(0)
 const CT_DEVICE_CUDA = Cint(1)
@@ -348,6 +350,8 @@ const FUNCTION_NAMES = (
     :ct_tensor_data_ptr,
     :ct_tensor_copy_to,
     :ct_tensor_item,
+    :ct_tensor_item_complex,
+    :ct_tensor_complex_scalar,
     :ct_tensor_to_string,
     :ct_print_options_default,
     :ct_get_print_options,
@@ -784,7 +788,7 @@ const FUNCTION_NAMES = (
     :ct_work_release,
     :ct_tensor_register_post_accumulate_grad_hook,
 )
-const FUNCTION_POINTERS = fill(C_NULL, 529)
+const FUNCTION_POINTERS = fill(C_NULL, 531)
 
 """
     ct_version()
@@ -1025,7 +1029,7 @@ Header: ct_set_warn_always / ct_is_warn_always_enabled - torch.set_warn_always: 
 
 `ccall` of `const char* ct_dtype_name(ct_dtype dtype)`.
 
-Header: ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value outside ct_dtype.
+Header: ct_dtype_name - "bool", "uint8", ..., "float64", "complex64", "complex128"; "unknown" for a value
 """
 @inline ct_dtype_name(dtype) = ccall(@inbounds(FUNCTION_POINTERS[27]), Ptr{UInt8}, (ct_dtype,), dtype)
 
@@ -1034,7 +1038,7 @@ Header: ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value o
 
 `ccall` of `size_t ct_dtype_itemsize(ct_dtype dtype)`.
 
-Header: ct_dtype_name - "bool", "uint8", ..., "float64"; "unknown" for a value outside ct_dtype.
+Header: ct_dtype_name - "bool", "uint8", ..., "float64", "complex64", "complex128"; "unknown" for a value
 """
 @inline ct_dtype_itemsize(dtype) = ccall(@inbounds(FUNCTION_POINTERS[28]), Csize_t, (ct_dtype,), dtype)
 
@@ -1633,13 +1637,31 @@ Header: ct_tensor_item - the value of a one-element tensor as a scalar.
 @inline ct_tensor_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[94]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), t, out)
 
 """
+    ct_tensor_item_complex(t, real, imag)
+
+`ccall` of `ct_status ct_tensor_item_complex(const ct_tensor* t, double* real, double* imag)`.
+
+Header: ct_tensor_item_complex - the value of a one-element tensor as a complex number: its real and
+"""
+@inline ct_tensor_item_complex(t, real, imag) = ccall(@inbounds(FUNCTION_POINTERS[95]), ct_status, (Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Cdouble}), t, real, imag)
+
+"""
+    ct_tensor_complex_scalar(real, imag, out)
+
+`ccall` of `ct_status ct_tensor_complex_scalar(double real, double imag, ct_tensor** out)`.
+
+Header: ct_tensor_complex_scalar - a complex number as an operand: a new 0-dim complex128 cpu tensor that
+"""
+@inline ct_tensor_complex_scalar(real, imag, out) = ccall(@inbounds(FUNCTION_POINTERS[96]), ct_status, (Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), real, imag, out)
+
+"""
     ct_tensor_to_string(t, out)
 
 `ccall` of `ct_status ct_tensor_to_string(const ct_tensor* t, char** out)`.
 
 Header: ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1., 2.],\\n        [3., 4.]])".
 """
-@inline ct_tensor_to_string(t, out) = ccall(@inbounds(FUNCTION_POINTERS[95]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
+@inline ct_tensor_to_string(t, out) = ccall(@inbounds(FUNCTION_POINTERS[97]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
 
 """
     ct_print_options_default(out)
@@ -1648,7 +1670,7 @@ Header: ct_tensor_to_string - t printed as PyTorch prints it, e.g. "tensor([[1.,
 
 Header: ct_print_options_default fills *out with torch's defaults (torch.set_printoptions(profile=
 """
-@inline ct_print_options_default(out) = ccall(@inbounds(FUNCTION_POINTERS[96]), ct_status, (Ptr{ct_print_options},), out)
+@inline ct_print_options_default(out) = ccall(@inbounds(FUNCTION_POINTERS[98]), ct_status, (Ptr{ct_print_options},), out)
 
 """
     ct_get_print_options(out)
@@ -1657,7 +1679,7 @@ Header: ct_print_options_default fills *out with torch's defaults (torch.set_pri
 
 Header: ct_print_options_default fills *out with torch's defaults (torch.set_printoptions(profile=
 """
-@inline ct_get_print_options(out) = ccall(@inbounds(FUNCTION_POINTERS[97]), ct_status, (Ptr{ct_print_options},), out)
+@inline ct_get_print_options(out) = ccall(@inbounds(FUNCTION_POINTERS[99]), ct_status, (Ptr{ct_print_options},), out)
 
 """
     ct_set_print_options(options)
@@ -1666,7 +1688,7 @@ Header: ct_print_options_default fills *out with torch's defaults (torch.set_pri
 
 Header: ct_print_options_default fills *out with torch's defaults (torch.set_printoptions(profile=
 """
-@inline ct_set_print_options(options) = ccall(@inbounds(FUNCTION_POINTERS[98]), ct_status, (Ptr{ct_print_options},), options)
+@inline ct_set_print_options(options) = ccall(@inbounds(FUNCTION_POINTERS[100]), ct_status, (Ptr{ct_print_options},), options)
 
 """
     ct_string_release(s)
@@ -1675,7 +1697,7 @@ Header: ct_print_options_default fills *out with torch's defaults (torch.set_pri
 
 Header: ct_string_release - free a string the library returned. NULL is a no-op. Since 0.1.
 """
-@inline ct_string_release(s) = ccall(@inbounds(FUNCTION_POINTERS[99]), Cvoid, (Ptr{UInt8},), s)
+@inline ct_string_release(s) = ccall(@inbounds(FUNCTION_POINTERS[101]), Cvoid, (Ptr{UInt8},), s)
 
 """
     ct_tensor_to_dlpack(t, out)
@@ -1684,7 +1706,7 @@ Header: ct_string_release - free a string the library returned. NULL is a no-op.
 
 Header: ct_tensor_to_dlpack - a DLPack 1.0 capsule viewing t's memory, without copying.
 """
-@inline ct_tensor_to_dlpack(t, out) = ccall(@inbounds(FUNCTION_POINTERS[100]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
+@inline ct_tensor_to_dlpack(t, out) = ccall(@inbounds(FUNCTION_POINTERS[102]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
 
 """
     ct_tensor_to_dlpack_unversioned(t, out)
@@ -1693,7 +1715,7 @@ Header: ct_tensor_to_dlpack - a DLPack 1.0 capsule viewing t's memory, without c
 
 Header: ct_tensor_to_dlpack_unversioned - the same as ct_tensor_to_dlpack, as a legacy (pre-1.0)
 """
-@inline ct_tensor_to_dlpack_unversioned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[101]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
+@inline ct_tensor_to_dlpack_unversioned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[103]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{Cvoid}}), t, out)
 
 """
     ct_tensor_from_dlpack(src, out)
@@ -1702,7 +1724,7 @@ Header: ct_tensor_to_dlpack_unversioned - the same as ct_tensor_to_dlpack, as a 
 
 Header: ct_tensor_from_dlpack - a tensor over a DLPack 1.0 capsule's memory, without copying: on the
 """
-@inline ct_tensor_from_dlpack(src, out) = ccall(@inbounds(FUNCTION_POINTERS[102]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
+@inline ct_tensor_from_dlpack(src, out) = ccall(@inbounds(FUNCTION_POINTERS[104]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
 
 """
     ct_tensor_from_dlpack_unversioned(src, out)
@@ -1711,7 +1733,7 @@ Header: ct_tensor_from_dlpack - a tensor over a DLPack 1.0 capsule's memory, wit
 
 Header: ct_tensor_from_dlpack_unversioned - ct_tensor_from_dlpack for the pre-1.0 DLManagedTensor.
 """
-@inline ct_tensor_from_dlpack_unversioned(src, out) = ccall(@inbounds(FUNCTION_POINTERS[103]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
+@inline ct_tensor_from_dlpack_unversioned(src, out) = ccall(@inbounds(FUNCTION_POINTERS[105]), ct_status, (Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}), src, out)
 
 """
     ct_tensor_add(a, b, out)
@@ -1720,7 +1742,7 @@ Header: ct_tensor_from_dlpack_unversioned - ct_tensor_from_dlpack for the pre-1.
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[104]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[106]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_sub(a, b, out)
@@ -1729,7 +1751,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[105]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[107]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_mul(a, b, out)
@@ -1738,7 +1760,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[106]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[108]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_div(a, b, out)
@@ -1747,7 +1769,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_div(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[107]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_div(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[109]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_pow(a, b, out)
@@ -1756,7 +1778,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[108]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[110]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_maximum(a, b, out)
@@ -1765,7 +1787,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_maximum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[109]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_maximum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[111]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_minimum(a, b, out)
@@ -1774,7 +1796,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_minimum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[110]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_minimum(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[112]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_eq(a, b, out)
@@ -1783,7 +1805,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[111]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[113]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_ne(a, b, out)
@@ -1792,7 +1814,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[112]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[114]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_lt(a, b, out)
@@ -1801,7 +1823,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[113]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[115]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_le(a, b, out)
@@ -1810,7 +1832,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[114]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[116]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_gt(a, b, out)
@@ -1819,7 +1841,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[115]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[117]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_ge(a, b, out)
@@ -1828,7 +1850,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mul, ct_tensor_div,
 """
-@inline ct_tensor_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[116]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[118]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_add_scalar(a, s, out)
@@ -1837,7 +1859,7 @@ Header: Binary elementwise operators: ct_tensor_add, ct_tensor_sub, ct_tensor_mu
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_add_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[117]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_add_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[119]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_sub_scalar(a, s, out)
@@ -1846,7 +1868,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_sub_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[118]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_sub_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[120]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_mul_scalar(a, s, out)
@@ -1855,7 +1877,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_mul_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[119]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_mul_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[121]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_div_scalar(a, s, out)
@@ -1864,7 +1886,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_div_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[120]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_div_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[122]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_pow_scalar(a, s, out)
@@ -1873,7 +1895,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_pow_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[121]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_pow_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[123]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_eq_scalar(a, s, out)
@@ -1882,7 +1904,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_eq_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[122]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_eq_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[124]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_ne_scalar(a, s, out)
@@ -1891,7 +1913,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_ne_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[123]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_ne_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[125]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_lt_scalar(a, s, out)
@@ -1900,7 +1922,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_lt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[124]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_lt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[126]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_le_scalar(a, s, out)
@@ -1909,7 +1931,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_le_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[125]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_le_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[127]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_gt_scalar(a, s, out)
@@ -1918,7 +1940,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_gt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[126]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_gt_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[128]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_ge_scalar(a, s, out)
@@ -1927,7 +1949,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 """
-@inline ct_tensor_ge_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[127]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_ge_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[129]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_add_(self, b)
@@ -1936,7 +1958,7 @@ Header: Tensor-scalar forms: ct_tensor_add_scalar ... ct_tensor_ge_scalar.
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_add_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[128]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_add_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[130]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_sub_(self, b)
@@ -1945,7 +1967,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_sub_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[129]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_sub_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[131]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_mul_(self, b)
@@ -1954,7 +1976,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_mul_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[130]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_mul_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[132]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_div_(self, b)
@@ -1963,7 +1985,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_div_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[131]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
+@inline ct_tensor_div_(self, b) = ccall(@inbounds(FUNCTION_POINTERS[133]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), self, b)
 
 """
     ct_tensor_add_scalar_(self, s)
@@ -1972,7 +1994,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_add_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[132]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_add_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[134]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_sub_scalar_(self, s)
@@ -1981,7 +2003,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_sub_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[133]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_sub_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[135]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_mul_scalar_(self, s)
@@ -1990,7 +2012,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_mul_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[134]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_mul_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[136]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_div_scalar_(self, s)
@@ -1999,7 +2021,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_tensor_div_ and their
 """
-@inline ct_tensor_div_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[135]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
+@inline ct_tensor_div_scalar_(self, s) = ccall(@inbounds(FUNCTION_POINTERS[137]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}), self, s)
 
 """
     ct_tensor_neg(a, out)
@@ -2008,7 +2030,7 @@ Header: In-place arithmetic: ct_tensor_add_, ct_tensor_sub_, ct_tensor_mul_, ct_
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[136]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[138]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_abs(a, out)
@@ -2017,7 +2039,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_abs(a, out) = ccall(@inbounds(FUNCTION_POINTERS[137]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_abs(a, out) = ccall(@inbounds(FUNCTION_POINTERS[139]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_exp(a, out)
@@ -2026,7 +2048,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_exp(a, out) = ccall(@inbounds(FUNCTION_POINTERS[138]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_exp(a, out) = ccall(@inbounds(FUNCTION_POINTERS[140]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log(a, out)
@@ -2035,7 +2057,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_log(a, out) = ccall(@inbounds(FUNCTION_POINTERS[139]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log(a, out) = ccall(@inbounds(FUNCTION_POINTERS[141]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sqrt(a, out)
@@ -2044,7 +2066,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_sqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[140]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[142]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_rsqrt(a, out)
@@ -2053,7 +2075,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_rsqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[141]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_rsqrt(a, out) = ccall(@inbounds(FUNCTION_POINTERS[143]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sin(a, out)
@@ -2062,7 +2084,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_sin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[142]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[144]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_cos(a, out)
@@ -2071,7 +2093,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_cos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[143]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_cos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[145]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_tanh(a, out)
@@ -2080,7 +2102,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_tanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[144]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_tanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[146]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sigmoid(a, out)
@@ -2089,7 +2111,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_sigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[145]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[147]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_relu(a, out)
@@ -2098,7 +2120,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp, ct_tensor_log,
 """
-@inline ct_tensor_relu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[146]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_relu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[148]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_where(cond, a, b, out)
@@ -2107,7 +2129,7 @@ Header: Unary elementwise operators: ct_tensor_neg, ct_tensor_abs, ct_tensor_exp
 
 Header: ct_tensor_where - out[i] = cond[i] ? a[i] : b[i], broadcasting all three.
 """
-@inline ct_tensor_where(cond, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[147]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), cond, a, b, out)
+@inline ct_tensor_where(cond, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[149]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), cond, a, b, out)
 
 """
     ct_tensor_clamp(a, lo, hi, out)
@@ -2116,7 +2138,7 @@ Header: ct_tensor_where - out[i] = cond[i] ? a[i] : b[i], broadcasting all three
 
 Header: ct_tensor_clamp - out = min(max(a, lo), hi); lo or hi may be NULL (no bound), not both.
 """
-@inline ct_tensor_clamp(a, lo, hi, out) = ccall(@inbounds(FUNCTION_POINTERS[148]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, lo, hi, out)
+@inline ct_tensor_clamp(a, lo, hi, out) = ccall(@inbounds(FUNCTION_POINTERS[150]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, lo, hi, out)
 
 """
     ct_tensor_exp2(a, out)
@@ -2125,7 +2147,7 @@ Header: ct_tensor_clamp - out = min(max(a, lo), hi); lo or hi may be NULL (no bo
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_exp2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[149]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_exp2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[151]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_expm1(a, out)
@@ -2134,7 +2156,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_expm1(a, out) = ccall(@inbounds(FUNCTION_POINTERS[150]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_expm1(a, out) = ccall(@inbounds(FUNCTION_POINTERS[152]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log1p(a, out)
@@ -2143,7 +2165,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_log1p(a, out) = ccall(@inbounds(FUNCTION_POINTERS[151]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log1p(a, out) = ccall(@inbounds(FUNCTION_POINTERS[153]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log2(a, out)
@@ -2152,7 +2174,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_log2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[152]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log2(a, out) = ccall(@inbounds(FUNCTION_POINTERS[154]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_log10(a, out)
@@ -2161,7 +2183,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_log10(a, out) = ccall(@inbounds(FUNCTION_POINTERS[153]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_log10(a, out) = ccall(@inbounds(FUNCTION_POINTERS[155]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_tan(a, out)
@@ -2170,7 +2192,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_tan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[154]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_tan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[156]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_asin(a, out)
@@ -2179,7 +2201,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_asin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[155]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_asin(a, out) = ccall(@inbounds(FUNCTION_POINTERS[157]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_acos(a, out)
@@ -2188,7 +2210,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_acos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[156]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_acos(a, out) = ccall(@inbounds(FUNCTION_POINTERS[158]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_atan(a, out)
@@ -2197,7 +2219,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_atan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[157]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_atan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[159]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sinh(a, out)
@@ -2206,7 +2228,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_sinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[158]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[160]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_cosh(a, out)
@@ -2215,7 +2237,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_cosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[159]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_cosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[161]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_asinh(a, out)
@@ -2224,7 +2246,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_asinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[160]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_asinh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[162]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_acosh(a, out)
@@ -2233,7 +2255,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_acosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[161]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_acosh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[163]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_atanh(a, out)
@@ -2242,7 +2264,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_atanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[162]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_atanh(a, out) = ccall(@inbounds(FUNCTION_POINTERS[164]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_erf(a, out)
@@ -2251,7 +2273,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_erf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[163]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_erf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[165]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_erfc(a, out)
@@ -2260,7 +2282,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_erfc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[164]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_erfc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[166]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_erfinv(a, out)
@@ -2269,7 +2291,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_erfinv(a, out) = ccall(@inbounds(FUNCTION_POINTERS[165]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_erfinv(a, out) = ccall(@inbounds(FUNCTION_POINTERS[167]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_reciprocal(a, out)
@@ -2278,7 +2300,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_log2, ct_tensor_log10,
 """
-@inline ct_tensor_reciprocal(a, out) = ccall(@inbounds(FUNCTION_POINTERS[166]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_reciprocal(a, out) = ccall(@inbounds(FUNCTION_POINTERS[168]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_floor(a, out)
@@ -2287,7 +2309,7 @@ Header: Unary math: ct_tensor_exp2, ct_tensor_expm1, ct_tensor_log1p, ct_tensor_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_floor(a, out) = ccall(@inbounds(FUNCTION_POINTERS[167]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_floor(a, out) = ccall(@inbounds(FUNCTION_POINTERS[169]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_ceil(a, out)
@@ -2296,7 +2318,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_ceil(a, out) = ccall(@inbounds(FUNCTION_POINTERS[168]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_ceil(a, out) = ccall(@inbounds(FUNCTION_POINTERS[170]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_round(a, out)
@@ -2305,7 +2327,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_round(a, out) = ccall(@inbounds(FUNCTION_POINTERS[169]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_round(a, out) = ccall(@inbounds(FUNCTION_POINTERS[171]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_trunc(a, out)
@@ -2314,7 +2336,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_trunc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[170]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_trunc(a, out) = ccall(@inbounds(FUNCTION_POINTERS[172]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_frac(a, out)
@@ -2323,7 +2345,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_frac(a, out) = ccall(@inbounds(FUNCTION_POINTERS[171]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_frac(a, out) = ccall(@inbounds(FUNCTION_POINTERS[173]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_sign(a, out)
@@ -2332,7 +2354,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_sign(a, out) = ccall(@inbounds(FUNCTION_POINTERS[172]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_sign(a, out) = ccall(@inbounds(FUNCTION_POINTERS[174]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_square(a, out)
@@ -2341,7 +2363,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_square(a, out) = ccall(@inbounds(FUNCTION_POINTERS[173]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_square(a, out) = ccall(@inbounds(FUNCTION_POINTERS[175]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_round_decimals(a, decimals, out)
@@ -2350,7 +2372,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_tensor_trunc,
 """
-@inline ct_tensor_round_decimals(a, decimals, out) = ccall(@inbounds(FUNCTION_POINTERS[174]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, decimals, out)
+@inline ct_tensor_round_decimals(a, decimals, out) = ccall(@inbounds(FUNCTION_POINTERS[176]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, decimals, out)
 
 """
     ct_tensor_isnan(a, out)
@@ -2359,7 +2381,7 @@ Header: Rounding and sign: ct_tensor_floor, ct_tensor_ceil, ct_tensor_round, ct_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_isnan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[175]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_isnan(a, out) = ccall(@inbounds(FUNCTION_POINTERS[177]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_isinf(a, out)
@@ -2368,7 +2390,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_isinf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[176]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_isinf(a, out) = ccall(@inbounds(FUNCTION_POINTERS[178]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_isfinite(a, out)
@@ -2377,7 +2399,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_isfinite(a, out) = ccall(@inbounds(FUNCTION_POINTERS[177]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_isfinite(a, out) = ccall(@inbounds(FUNCTION_POINTERS[179]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_logical_not(a, out)
@@ -2386,7 +2408,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_logical_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[178]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_logical_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[180]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_bitwise_not(a, out)
@@ -2395,7 +2417,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_isfinite,
 """
-@inline ct_tensor_bitwise_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[179]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_bitwise_not(a, out) = ccall(@inbounds(FUNCTION_POINTERS[181]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_nan_to_num(a, nan, posinf, neginf, out)
@@ -2404,7 +2426,7 @@ Header: Predicates and logical not: ct_tensor_isnan, ct_tensor_isinf, ct_tensor_
 
 Header: ct_tensor_nan_to_num - out = a with NaN, +inf and -inf replaced.
 """
-@inline ct_tensor_nan_to_num(a, nan, posinf, neginf, out) = ccall(@inbounds(FUNCTION_POINTERS[180]), ct_status, (Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), a, nan, posinf, neginf, out)
+@inline ct_tensor_nan_to_num(a, nan, posinf, neginf, out) = ccall(@inbounds(FUNCTION_POINTERS[182]), ct_status, (Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), a, nan, posinf, neginf, out)
 
 """
     ct_tensor_clamp_min(a, bound, out)
@@ -2413,7 +2435,7 @@ Header: ct_tensor_nan_to_num - out = a with NaN, +inf and -inf replaced.
 
 Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, bound).
 """
-@inline ct_tensor_clamp_min(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[181]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
+@inline ct_tensor_clamp_min(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[183]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
 
 """
     ct_tensor_clamp_max(a, bound, out)
@@ -2422,7 +2444,7 @@ Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, 
 
 Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, bound).
 """
-@inline ct_tensor_clamp_max(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[182]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
+@inline ct_tensor_clamp_max(a, bound, out) = ccall(@inbounds(FUNCTION_POINTERS[184]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, bound, out)
 
 """
     ct_tensor_silu(a, out)
@@ -2431,7 +2453,7 @@ Header: ct_tensor_clamp_min, ct_tensor_clamp_max - out = max(a, bound) / min(a, 
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_silu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[183]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_silu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[185]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_mish(a, out)
@@ -2440,7 +2462,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_mish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[184]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_mish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[186]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_selu(a, out)
@@ -2449,7 +2471,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_selu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[185]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_selu(a, out) = ccall(@inbounds(FUNCTION_POINTERS[187]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_hardsigmoid(a, out)
@@ -2458,7 +2480,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_hardsigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[186]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_hardsigmoid(a, out) = ccall(@inbounds(FUNCTION_POINTERS[188]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_hardswish(a, out)
@@ -2467,7 +2489,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_hardswish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[187]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_hardswish(a, out) = ccall(@inbounds(FUNCTION_POINTERS[189]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_gelu(a, approximate, out)
@@ -2476,7 +2498,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_gelu(a, approximate, out) = ccall(@inbounds(FUNCTION_POINTERS[188]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, approximate, out)
+@inline ct_tensor_gelu(a, approximate, out) = ccall(@inbounds(FUNCTION_POINTERS[190]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, approximate, out)
 
 """
     ct_tensor_softplus(a, beta, threshold, out)
@@ -2485,7 +2507,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_softplus(a, beta, threshold, out) = ccall(@inbounds(FUNCTION_POINTERS[189]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, beta, threshold, out)
+@inline ct_tensor_softplus(a, beta, threshold, out) = ccall(@inbounds(FUNCTION_POINTERS[191]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, beta, threshold, out)
 
 """
     ct_tensor_elu(a, alpha, scale, input_scale, out)
@@ -2494,7 +2516,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_elu(a, alpha, scale, input_scale, out) = ccall(@inbounds(FUNCTION_POINTERS[190]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, alpha, scale, input_scale, out)
+@inline ct_tensor_elu(a, alpha, scale, input_scale, out) = ccall(@inbounds(FUNCTION_POINTERS[192]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, alpha, scale, input_scale, out)
 
 """
     ct_tensor_leaky_relu(a, negative_slope, out)
@@ -2503,7 +2525,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_leaky_relu(a, negative_slope, out) = ccall(@inbounds(FUNCTION_POINTERS[191]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), a, negative_slope, out)
+@inline ct_tensor_leaky_relu(a, negative_slope, out) = ccall(@inbounds(FUNCTION_POINTERS[193]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), a, negative_slope, out)
 
 """
     ct_tensor_hardtanh(a, min_val, max_val, out)
@@ -2512,7 +2534,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_hardsigmoid,
 """
-@inline ct_tensor_hardtanh(a, min_val, max_val, out) = ccall(@inbounds(FUNCTION_POINTERS[192]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, min_val, max_val, out)
+@inline ct_tensor_hardtanh(a, min_val, max_val, out) = ccall(@inbounds(FUNCTION_POINTERS[194]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), a, min_val, max_val, out)
 
 """
     ct_tensor_atan2(a, b, out)
@@ -2521,7 +2543,7 @@ Header: Activations: ct_tensor_silu, ct_tensor_mish, ct_tensor_selu, ct_tensor_h
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_atan2(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[193]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_atan2(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[195]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_hypot(a, b, out)
@@ -2530,7 +2552,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_hypot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[194]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_hypot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[196]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_fmod(a, b, out)
@@ -2539,7 +2561,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_fmod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[195]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_fmod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[197]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_remainder(a, b, out)
@@ -2548,7 +2570,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_remainder(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[196]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_remainder(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[198]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_floor_divide(a, b, out)
@@ -2557,7 +2579,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_floor_divide(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[197]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_floor_divide(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[199]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_fmod_scalar(a, s, out)
@@ -2566,7 +2588,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_fmod_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[198]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_fmod_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[200]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_remainder_scalar(a, s, out)
@@ -2575,7 +2597,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_remainder_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[199]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_remainder_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[201]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_floor_divide_scalar(a, s, out)
@@ -2584,7 +2606,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor_remainder,
 """
-@inline ct_tensor_floor_divide_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[200]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
+@inline ct_tensor_floor_divide_scalar(a, s, out) = ccall(@inbounds(FUNCTION_POINTERS[202]), ct_status, (Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, s, out)
 
 """
     ct_tensor_bitwise_and(a, b, out)
@@ -2593,7 +2615,7 @@ Header: Binary math: ct_tensor_atan2, ct_tensor_hypot, ct_tensor_fmod, ct_tensor
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[201]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[203]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_or(a, b, out)
@@ -2602,7 +2624,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[202]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[204]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_xor(a, b, out)
@@ -2611,7 +2633,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[203]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[205]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_left_shift(a, b, out)
@@ -2620,7 +2642,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_left_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[204]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_left_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[206]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bitwise_right_shift(a, b, out)
@@ -2629,7 +2651,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_bitwise_right_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[205]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bitwise_right_shift(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[207]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_logical_and(a, b, out)
@@ -2638,7 +2660,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_logical_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[206]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_logical_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[208]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_logical_or(a, b, out)
@@ -2647,7 +2669,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_logical_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[207]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_logical_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[209]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_logical_xor(a, b, out)
@@ -2656,7 +2678,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_or,
 """
-@inline ct_tensor_logical_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[208]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_logical_xor(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[210]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_lerp(a, end_, weight, out)
@@ -2665,7 +2687,7 @@ Header: Bitwise and logical binaries: ct_tensor_bitwise_and, ct_tensor_bitwise_o
 
 Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 """
-@inline ct_tensor_lerp(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[209]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
+@inline ct_tensor_lerp(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[211]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
 
 """
     ct_tensor_lerp_tensor(a, end_, weight, out)
@@ -2674,7 +2696,7 @@ Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 
 Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 """
-@inline ct_tensor_lerp_tensor(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[210]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
+@inline ct_tensor_lerp_tensor(a, end_, weight, out) = ccall(@inbounds(FUNCTION_POINTERS[212]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, end_, weight, out)
 
 """
     ct_tensor_addcmul(a, t1, t2, value, out)
@@ -2683,7 +2705,7 @@ Header: ct_tensor_lerp, ct_tensor_lerp_tensor - out = a + weight (end - a).
 
 Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + value * t1 / t2.
 """
-@inline ct_tensor_addcmul(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[211]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
+@inline ct_tensor_addcmul(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[213]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
 
 """
     ct_tensor_addcdiv(a, t1, t2, value, out)
@@ -2692,7 +2714,7 @@ Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + va
 
 Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + value * t1 / t2.
 """
-@inline ct_tensor_addcdiv(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[212]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
+@inline ct_tensor_addcdiv(a, t1, t2, value, out) = ccall(@inbounds(FUNCTION_POINTERS[214]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, t1, t2, value, out)
 
 """
     ct_tensor_to(a, dtype, out)
@@ -2701,7 +2723,7 @@ Header: ct_tensor_addcmul, ct_tensor_addcdiv - out = a + value * t1 * t2, a + va
 
 Header: ct_tensor_to - a with its elements converted to dtype (operator "to.dtype").
 """
-@inline ct_tensor_to(a, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[213]), ct_status, (Ptr{ct_tensor}, ct_dtype, Ptr{Ptr{ct_tensor}}), a, dtype, out)
+@inline ct_tensor_to(a, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[215]), ct_status, (Ptr{ct_tensor}, ct_dtype, Ptr{Ptr{ct_tensor}}), a, dtype, out)
 
 """
     ct_tensor_to_device(a, device, out)
@@ -2710,7 +2732,7 @@ Header: ct_tensor_to - a with its elements converted to dtype (operator "to.dtyp
 
 Header: ct_tensor_to_device - a on device ("cpu", "cuda:0", a plugin's name, "meta"), with its dtype
 """
-@inline ct_tensor_to_device(a, device, out) = ccall(@inbounds(FUNCTION_POINTERS[214]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, device, out)
+@inline ct_tensor_to_device(a, device, out) = ccall(@inbounds(FUNCTION_POINTERS[216]), ct_status, (Ptr{ct_tensor}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), a, device, out)
 
 """
     ct_tensor_pin_memory(t, out)
@@ -2719,7 +2741,7 @@ Header: ct_tensor_to_device - a on device ("cpu", "cuda:0", a plugin's name, "me
 
 Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-locked host memory
 """
-@inline ct_tensor_pin_memory(t, out) = ccall(@inbounds(FUNCTION_POINTERS[215]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_pin_memory(t, out) = ccall(@inbounds(FUNCTION_POINTERS[217]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_is_pinned(t, out)
@@ -2728,7 +2750,7 @@ Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-loc
 
 Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-locked host memory
 """
-@inline ct_tensor_is_pinned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[216]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_pinned(t, out) = ccall(@inbounds(FUNCTION_POINTERS[218]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_contiguous(a, out)
@@ -2737,7 +2759,7 @@ Header: ct_tensor_pin_memory - a contiguous copy of the cpu tensor t in page-loc
 
 Header: ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
 """
-@inline ct_tensor_contiguous(a, out) = ccall(@inbounds(FUNCTION_POINTERS[217]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_contiguous(a, out) = ccall(@inbounds(FUNCTION_POINTERS[219]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_clone(a, out)
@@ -2746,7 +2768,7 @@ Header: ct_tensor_contiguous - a itself (a new reference) when already contiguou
 
 Header: ct_tensor_contiguous - a itself (a new reference) when already contiguous, else a contiguous copy.
 """
-@inline ct_tensor_clone(a, out) = ccall(@inbounds(FUNCTION_POINTERS[218]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_clone(a, out) = ccall(@inbounds(FUNCTION_POINTERS[220]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_index_select(a, dim, index, out)
@@ -2755,7 +2777,7 @@ Header: ct_tensor_contiguous - a itself (a new reference) when already contiguou
 
 Header: ct_tensor_index_select - the slices of a at the given positions along dim.
 """
-@inline ct_tensor_index_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[219]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
+@inline ct_tensor_index_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[221]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
 
 """
     ct_tensor_gather(a, dim, index, out)
@@ -2764,7 +2786,7 @@ Header: ct_tensor_index_select - the slices of a at the given positions along di
 
 Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
 """
-@inline ct_tensor_gather(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[220]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
+@inline ct_tensor_gather(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[222]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
 
 """
     ct_tensor_scatter(a, dim, index, src, out)
@@ -2773,7 +2795,7 @@ Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index 
 
 Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
 """
-@inline ct_tensor_scatter(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[221]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
+@inline ct_tensor_scatter(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[223]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
 
 """
     ct_tensor_scatter_add(a, dim, index, src, out)
@@ -2782,7 +2804,7 @@ Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index 
 
 Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index per element along dim.
 """
-@inline ct_tensor_scatter_add(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[222]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
+@inline ct_tensor_scatter_add(a, dim, index, src, out) = ccall(@inbounds(FUNCTION_POINTERS[224]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, dim, index, src, out)
 
 """
     ct_tensor_index_add(a, dim, index, source, alpha, out)
@@ -2791,7 +2813,7 @@ Header: ct_tensor_gather / ct_tensor_scatter / ct_tensor_scatter_add - an index 
 
 Header: ct_tensor_index_add - a copy of a with alpha * source's slices added at index along dim.
 """
-@inline ct_tensor_index_add(a, dim, index, source, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[223]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, dim, index, source, alpha, out)
+@inline ct_tensor_index_add(a, dim, index, source, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[225]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, dim, index, source, alpha, out)
 
 """
     ct_tensor_masked_fill(a, mask, value, out)
@@ -2800,7 +2822,7 @@ Header: ct_tensor_index_add - a copy of a with alpha * source's slices added at 
 
 Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
 """
-@inline ct_tensor_masked_fill(a, mask, value, out) = ccall(@inbounds(FUNCTION_POINTERS[224]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, mask, value, out)
+@inline ct_tensor_masked_fill(a, mask, value, out) = ccall(@inbounds(FUNCTION_POINTERS[226]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, mask, value, out)
 
 """
     ct_tensor_masked_select(a, mask, out)
@@ -2809,7 +2831,7 @@ Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - bo
 
 Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
 """
-@inline ct_tensor_masked_select(a, mask, out) = ccall(@inbounds(FUNCTION_POINTERS[225]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, mask, out)
+@inline ct_tensor_masked_select(a, mask, out) = ccall(@inbounds(FUNCTION_POINTERS[227]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, mask, out)
 
 """
     ct_tensor_nonzero(a, out)
@@ -2818,7 +2840,7 @@ Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - bo
 
 Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - boolean masks.
 """
-@inline ct_tensor_nonzero(a, out) = ccall(@inbounds(FUNCTION_POINTERS[226]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_nonzero(a, out) = ccall(@inbounds(FUNCTION_POINTERS[228]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_index(a, indices, n, out)
@@ -2827,7 +2849,7 @@ Header: ct_tensor_masked_fill / ct_tensor_masked_select / ct_tensor_nonzero - bo
 
 Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
 """
-@inline ct_tensor_index(a, indices, n, out) = ccall(@inbounds(FUNCTION_POINTERS[227]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), a, indices, n, out)
+@inline ct_tensor_index(a, indices, n, out) = ccall(@inbounds(FUNCTION_POINTERS[229]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), a, indices, n, out)
 
 """
     ct_tensor_index_put(a, indices, n, values, accumulate, out)
@@ -2836,7 +2858,7 @@ Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced 
 
 Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
 """
-@inline ct_tensor_index_put(a, indices, n, values, accumulate, out) = ccall(@inbounds(FUNCTION_POINTERS[228]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_tensor}}), a, indices, n, values, accumulate, out)
+@inline ct_tensor_index_put(a, indices, n, values, accumulate, out) = ccall(@inbounds(FUNCTION_POINTERS[230]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_tensor}}), a, indices, n, values, accumulate, out)
 
 """
     ct_tensor_index_put_(a, indices, n, values, accumulate)
@@ -2845,7 +2867,7 @@ Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced 
 
 Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced indexing, a[i, j] and
 """
-@inline ct_tensor_index_put_(a, indices, n, values, accumulate) = ccall(@inbounds(FUNCTION_POINTERS[229]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint), a, indices, n, values, accumulate)
+@inline ct_tensor_index_put_(a, indices, n, values, accumulate) = ccall(@inbounds(FUNCTION_POINTERS[231]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Cint), a, indices, n, values, accumulate)
 
 """
     ct_tensor_view(a, sizes, n, out)
@@ -2854,7 +2876,7 @@ Header: ct_tensor_index / ct_tensor_index_put / ct_tensor_index_put_ - advanced 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_view(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[230]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_view(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[232]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_reshape(a, sizes, n, out)
@@ -2863,7 +2885,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_reshape(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[231]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_reshape(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[233]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_permute(a, dims, n, out)
@@ -2872,7 +2894,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_permute(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[232]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
+@inline ct_tensor_permute(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[234]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
 
 """
     ct_tensor_transpose(a, dim0, dim1, out)
@@ -2881,7 +2903,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_transpose(a, dim0, dim1, out) = ccall(@inbounds(FUNCTION_POINTERS[233]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim0, dim1, out)
+@inline ct_tensor_transpose(a, dim0, dim1, out) = ccall(@inbounds(FUNCTION_POINTERS[235]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim0, dim1, out)
 
 """
     ct_tensor_expand(a, sizes, n, out)
@@ -2890,7 +2912,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_expand(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[234]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_expand(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[236]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_squeeze(a, out)
@@ -2899,7 +2921,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_squeeze(a, out) = ccall(@inbounds(FUNCTION_POINTERS[235]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
+@inline ct_tensor_squeeze(a, out) = ccall(@inbounds(FUNCTION_POINTERS[237]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, out)
 
 """
     ct_tensor_squeeze_dim(a, dim, out)
@@ -2908,7 +2930,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_squeeze_dim(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[236]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
+@inline ct_tensor_squeeze_dim(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[238]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
 
 """
     ct_tensor_unsqueeze(a, dim, out)
@@ -2917,7 +2939,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_unsqueeze(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[237]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
+@inline ct_tensor_unsqueeze(a, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[239]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, dim, out)
 
 """
     ct_tensor_narrow(a, dim, start, length, out)
@@ -2926,7 +2948,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_narrow(a, dim, start, length, out) = ccall(@inbounds(FUNCTION_POINTERS[238]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, start, length, out)
+@inline ct_tensor_narrow(a, dim, start, length, out) = ccall(@inbounds(FUNCTION_POINTERS[240]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, start, length, out)
 
 """
     ct_tensor_select(a, dim, index, out)
@@ -2935,7 +2957,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[239]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
+@inline ct_tensor_select(a, dim, index, out) = ccall(@inbounds(FUNCTION_POINTERS[241]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, dim, index, out)
 
 """
     ct_tensor_flatten(a, start_dim, end_dim, out)
@@ -2944,7 +2966,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, ct_tensor_expand,
 """
-@inline ct_tensor_flatten(a, start_dim, end_dim, out) = ccall(@inbounds(FUNCTION_POINTERS[240]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, start_dim, end_dim, out)
+@inline ct_tensor_flatten(a, start_dim, end_dim, out) = ccall(@inbounds(FUNCTION_POINTERS[242]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, start_dim, end_dim, out)
 
 """
     ct_tensor_cat(tensors, n, dim, out)
@@ -2953,7 +2975,7 @@ Header: View operators: ct_tensor_view, ct_tensor_permute, ct_tensor_transpose, 
 
 Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or along a new dim (stack).
 """
-@inline ct_tensor_cat(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[241]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
+@inline ct_tensor_cat(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[243]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
 
 """
     ct_tensor_stack(tensors, n, dim, out)
@@ -2962,7 +2984,7 @@ Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or alon
 
 Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or along a new dim (stack).
 """
-@inline ct_tensor_stack(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[242]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
+@inline ct_tensor_stack(tensors, n, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[244]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}), tensors, n, dim, out)
 
 """
     ct_tensor_repeat(a, repeats, n, out)
@@ -2971,7 +2993,7 @@ Header: ct_tensor_cat / ct_tensor_stack - join n tensors along dim (cat) or alon
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_repeat(a, repeats, n, out) = ccall(@inbounds(FUNCTION_POINTERS[243]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, repeats, n, out)
+@inline ct_tensor_repeat(a, repeats, n, out) = ccall(@inbounds(FUNCTION_POINTERS[245]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, repeats, n, out)
 
 """
     ct_tensor_roll(a, shifts, dims, n, out)
@@ -2980,7 +3002,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_roll(a, shifts, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[244]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, shifts, dims, n, out)
+@inline ct_tensor_roll(a, shifts, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[246]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, shifts, dims, n, out)
 
 """
     ct_tensor_flip(a, dims, n, out)
@@ -2989,7 +3011,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_flip(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[245]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
+@inline ct_tensor_flip(a, dims, n, out) = ccall(@inbounds(FUNCTION_POINTERS[247]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, dims, n, out)
 
 """
     ct_tensor_tril(a, diagonal, out)
@@ -2998,7 +3020,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_tril(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[246]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
+@inline ct_tensor_tril(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[248]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
 
 """
     ct_tensor_triu(a, diagonal, out)
@@ -3007,7 +3029,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor_flip, ct_tensor_tril,
 """
-@inline ct_tensor_triu(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[247]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
+@inline ct_tensor_triu(a, diagonal, out) = ccall(@inbounds(FUNCTION_POINTERS[249]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}), a, diagonal, out)
 
 """
     ct_tensor_diagonal(a, offset, dim1, dim2, out)
@@ -3016,7 +3038,7 @@ Header: Copies in a new arrangement: ct_tensor_repeat, ct_tensor_roll, ct_tensor
 
 Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
 """
-@inline ct_tensor_diagonal(a, offset, dim1, dim2, out) = ccall(@inbounds(FUNCTION_POINTERS[248]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, offset, dim1, dim2, out)
+@inline ct_tensor_diagonal(a, offset, dim1, dim2, out) = ccall(@inbounds(FUNCTION_POINTERS[250]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Int64, Ptr{Ptr{ct_tensor}}), a, offset, dim1, dim2, out)
 
 """
     ct_tensor_movedim(a, source, destination, n, out)
@@ -3025,7 +3047,7 @@ Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (op
 
 Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
 """
-@inline ct_tensor_movedim(a, source, destination, n, out) = ccall(@inbounds(FUNCTION_POINTERS[249]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, source, destination, n, out)
+@inline ct_tensor_movedim(a, source, destination, n, out) = ccall(@inbounds(FUNCTION_POINTERS[251]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, source, destination, n, out)
 
 """
     ct_tensor_broadcast_to(a, sizes, n, out)
@@ -3034,7 +3056,7 @@ Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (op
 
 Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (operators "diagonal",
 """
-@inline ct_tensor_broadcast_to(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[250]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
+@inline ct_tensor_broadcast_to(a, sizes, n, out) = ccall(@inbounds(FUNCTION_POINTERS[252]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{Ptr{ct_tensor}}), a, sizes, n, out)
 
 """
     ct_tensor_pad(a, pad, n, mode, value, out)
@@ -3043,7 +3065,7 @@ Header: Views: ct_tensor_diagonal, ct_tensor_movedim, ct_tensor_broadcast_to (op
 
 Header: ct_tensor_pad - a padded as torch.nn.functional.pad(a, pad, mode, value) (operator "pad").
 """
-@inline ct_tensor_pad(a, pad, n, mode, value, out) = ccall(@inbounds(FUNCTION_POINTERS[251]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{UInt8}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, pad, n, mode, value, out)
+@inline ct_tensor_pad(a, pad, n, mode, value, out) = ccall(@inbounds(FUNCTION_POINTERS[253]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{UInt8}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), a, pad, n, mode, value, out)
 
 """
     ct_tensor_split(a, split_size, dim, outs, capacity, count)
@@ -3052,7 +3074,7 @@ Header: ct_tensor_pad - a padded as torch.nn.functional.pad(a, pad, mode, value)
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_split(a, split_size, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[252]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, split_size, dim, outs, capacity, count)
+@inline ct_tensor_split(a, split_size, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[254]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, split_size, dim, outs, capacity, count)
 
 """
     ct_tensor_split_with_sizes(a, sizes, n, dim, outs, capacity, count)
@@ -3061,7 +3083,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_split_with_sizes(a, sizes, n, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[253]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, sizes, n, dim, outs, capacity, count)
+@inline ct_tensor_split_with_sizes(a, sizes, n, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[255]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, sizes, n, dim, outs, capacity, count)
 
 """
     ct_tensor_chunk(a, chunks, dim, outs, capacity, count)
@@ -3070,7 +3092,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_chunk(a, chunks, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[254]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, chunks, dim, outs, capacity, count)
+@inline ct_tensor_chunk(a, chunks, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[256]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, chunks, dim, outs, capacity, count)
 
 """
     ct_tensor_unbind(a, dim, outs, capacity, count)
@@ -3079,7 +3101,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_chunk, ct_tensor_unbind.
 """
-@inline ct_tensor_unbind(a, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[255]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, dim, outs, capacity, count)
+@inline ct_tensor_unbind(a, dim, outs, capacity, count) = ccall(@inbounds(FUNCTION_POINTERS[257]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Csize_t}), a, dim, outs, capacity, count)
 
 """
     ct_tensor_sum(a, dims, n, keepdim, out)
@@ -3088,7 +3110,7 @@ Header: Lists of views: ct_tensor_split, ct_tensor_split_with_sizes, ct_tensor_c
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_sum(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[256]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_sum(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[258]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_mean(a, dims, n, keepdim, out)
@@ -3097,7 +3119,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_mean(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[257]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_mean(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[259]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_prod(a, dims, n, keepdim, out)
@@ -3106,7 +3128,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_prod(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[258]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_prod(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[260]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_amax(a, dims, n, keepdim, out)
@@ -3115,7 +3137,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_amax(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[259]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_amax(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[261]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_amin(a, dims, n, keepdim, out)
@@ -3124,7 +3146,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_tensor_amax,
 """
-@inline ct_tensor_amin(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[260]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_amin(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[262]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_argmax(a, dim, keepdim, out)
@@ -3133,7 +3155,7 @@ Header: Reductions over dims: ct_tensor_sum, ct_tensor_mean, ct_tensor_prod, ct_
 
 Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (smallest) element.
 """
-@inline ct_tensor_argmax(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[261]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_argmax(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[263]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_argmin(a, dim, keepdim, out)
@@ -3142,7 +3164,7 @@ Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (
 
 Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (smallest) element.
 """
-@inline ct_tensor_argmin(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[262]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_argmin(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[264]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_var(a, dims, n, correction, keepdim, out)
@@ -3151,7 +3173,7 @@ Header: ct_tensor_argmax / ct_tensor_argmin - int64 index of the first largest (
 
 Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dims.
 """
-@inline ct_tensor_var(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[263]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
+@inline ct_tensor_var(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[265]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
 
 """
     ct_tensor_std(a, dims, n, correction, keepdim, out)
@@ -3160,7 +3182,7 @@ Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dim
 
 Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dims.
 """
-@inline ct_tensor_std(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[264]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
+@inline ct_tensor_std(a, dims, n, correction, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[266]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cdouble, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, correction, keepdim, out)
 
 """
     ct_tensor_norm(a, p, dims, n, keepdim, out)
@@ -3169,7 +3191,7 @@ Header: ct_tensor_var / ct_tensor_std - variance and standard deviation over dim
 
 Header: ct_tensor_norm - the vector p-norm over dims (torch.linalg.vector_norm).
 """
-@inline ct_tensor_norm(a, p, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[265]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, p, dims, n, keepdim, out)
+@inline ct_tensor_norm(a, p, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[267]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, p, dims, n, keepdim, out)
 
 """
     ct_tensor_logsumexp(a, dims, n, keepdim, out)
@@ -3178,7 +3200,7 @@ Header: ct_tensor_norm - the vector p-norm over dims (torch.linalg.vector_norm).
 
 Header: ct_tensor_logsumexp - log(sum(exp(a))) over dims, computed without overflow.
 """
-@inline ct_tensor_logsumexp(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[266]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
+@inline ct_tensor_logsumexp(a, dims, n, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[268]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), a, dims, n, keepdim, out)
 
 """
     ct_tensor_all(a, dim, keepdim, out)
@@ -3187,7 +3209,7 @@ Header: ct_tensor_logsumexp - log(sum(exp(a))) over dims, computed without overf
 
 Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 """
-@inline ct_tensor_all(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[267]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_all(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[269]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_any(a, dim, keepdim, out)
@@ -3196,7 +3218,7 @@ Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 
 Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 """
-@inline ct_tensor_any(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[268]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
+@inline ct_tensor_any(a, dim, keepdim, out) = ccall(@inbounds(FUNCTION_POINTERS[270]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Cint, Ptr{Ptr{ct_tensor}}), a, dim, keepdim, out)
 
 """
     ct_tensor_cumsum(a, dim, dtype, out)
@@ -3205,7 +3227,7 @@ Header: ct_tensor_all / ct_tensor_any - whether every (any) element is non-zero.
 
 Header: ct_tensor_cumsum - running sums along dim.
 """
-@inline ct_tensor_cumsum(a, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[269]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), a, dim, dtype, out)
+@inline ct_tensor_cumsum(a, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[271]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), a, dim, dtype, out)
 
 """
     ct_tensor_sort(a, dim, descending, values, indices)
@@ -3214,7 +3236,7 @@ Header: ct_tensor_cumsum - running sums along dim.
 
 Header: ct_tensor_sort - a's elements along dim in ascending (descending != 0: descending) order.
 """
-@inline ct_tensor_sort(a, dim, descending, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[270]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, dim, descending, values, indices)
+@inline ct_tensor_sort(a, dim, descending, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[272]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, dim, descending, values, indices)
 
 """
     ct_tensor_argsort(a, dim, descending, out)
@@ -3223,7 +3245,7 @@ Header: ct_tensor_sort - a's elements along dim in ascending (descending != 0: d
 
 Header: ct_tensor_argsort - the int64 indices ct_tensor_sort writes, alone.
 """
-@inline ct_tensor_argsort(a, dim, descending, out) = ccall(@inbounds(FUNCTION_POINTERS[271]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}), a, dim, descending, out)
+@inline ct_tensor_argsort(a, dim, descending, out) = ccall(@inbounds(FUNCTION_POINTERS[273]), ct_status, (Ptr{ct_tensor}, Int64, Cint, Ptr{Ptr{ct_tensor}}), a, dim, descending, out)
 
 """
     ct_tensor_topk(a, k, dim, largest, sorted, values, indices)
@@ -3232,7 +3254,7 @@ Header: ct_tensor_argsort - the int64 indices ct_tensor_sort writes, alone.
 
 Header: ct_tensor_topk - the k largest (largest == 0: smallest) elements along dim.
 """
-@inline ct_tensor_topk(a, k, dim, largest, sorted, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[272]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Cint, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, k, dim, largest, sorted, values, indices)
+@inline ct_tensor_topk(a, k, dim, largest, sorted, values, indices) = ccall(@inbounds(FUNCTION_POINTERS[274]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Cint, Cint, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), a, k, dim, largest, sorted, values, indices)
 
 """
     ct_tensor_mm(a, b, out)
@@ -3241,7 +3263,7 @@ Header: ct_tensor_topk - the k largest (largest == 0: smallest) elements along d
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_mm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[273]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_mm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[275]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_bmm(a, b, out)
@@ -3250,7 +3272,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_bmm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[274]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_bmm(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[276]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_matmul(a, b, out)
@@ -3259,7 +3281,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_matmul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[275]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_matmul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[277]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_addmm(self, m1, m2, beta, alpha, out)
@@ -3268,7 +3290,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ [b,k,m]),
 """
-@inline ct_tensor_addmm(self, m1, m2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[276]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, m1, m2, beta, alpha, out)
+@inline ct_tensor_addmm(self, m1, m2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[278]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, m1, m2, beta, alpha, out)
 
 """
     ct_tensor_dot(a, b, out)
@@ -3277,7 +3299,7 @@ Header: Matrix products: ct_tensor_mm ([n,k] @ [k,m]), ct_tensor_bmm ([b,n,k] @ 
 
 Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
 """
-@inline ct_tensor_dot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[277]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_dot(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[279]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_outer(a, b, out)
@@ -3286,7 +3308,7 @@ Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D 
 
 Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
 """
-@inline ct_tensor_outer(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[278]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_outer(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[280]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_mv(a, b, out)
@@ -3295,7 +3317,7 @@ Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D 
 
 Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D tensors of one size and
 """
-@inline ct_tensor_mv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[279]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
+@inline ct_tensor_mv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[281]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), a, b, out)
 
 """
     ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, out)
@@ -3304,7 +3326,7 @@ Header: Vector and matrix products with PyTorch's rules: ct_tensor_dot (two 1-D 
 
 Header: ct_tensor_baddbmm - out = beta * self + alpha * (batch1 @ batch2) (torch.baddbmm): batch1
 """
-@inline ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[280]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, batch1, batch2, beta, alpha, out)
+@inline ct_tensor_baddbmm(self, batch1, batch2, beta, alpha, out) = ccall(@inbounds(FUNCTION_POINTERS[282]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_scalar}, Ptr{ct_scalar}, Ptr{Ptr{ct_tensor}}), self, batch1, batch2, beta, alpha, out)
 
 """
     ct_tensor_einsum(equation, operands, n, out)
@@ -3313,7 +3335,7 @@ Header: ct_tensor_baddbmm - out = beta * self + alpha * (batch1 @ batch2) (torch
 
 Header: ct_tensor_einsum - Einstein summation (torch.einsum): equation such as "ij,jk->ik", "bij,bjk", "ii->i" or
 """
-@inline ct_tensor_einsum(equation, operands, n, out) = ccall(@inbounds(FUNCTION_POINTERS[281]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), equation, operands, n, out)
+@inline ct_tensor_einsum(equation, operands, n, out) = ccall(@inbounds(FUNCTION_POINTERS[283]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}), equation, operands, n, out)
 
 """
     ct_tensor_linear(input, weight, bias, out)
@@ -3322,7 +3344,7 @@ Header: ct_tensor_einsum - Einstein summation (torch.einsum): equation such as "
 
 Header: ct_tensor_linear - out = input @ weight^T + bias (torch.nn.functional.linear): input [..., in],
 """
-@inline ct_tensor_linear(input, weight, bias, out) = ccall(@inbounds(FUNCTION_POINTERS[282]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), input, weight, bias, out)
+@inline ct_tensor_linear(input, weight, bias, out) = ccall(@inbounds(FUNCTION_POINTERS[284]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), input, weight, bias, out)
 
 """
     ct_tensor_conv2d(input, weight, bias, options, out)
@@ -3331,7 +3353,7 @@ Header: ct_tensor_linear - out = input @ weight^T + bias (torch.nn.functional.li
 
 Header: 2-D convolution (torch.nn.functional.conv2d; cross-correlation, NCHW): input [N, C, H, W] or
 """
-@inline ct_tensor_conv2d(input, weight, bias, options, out) = ccall(@inbounds(FUNCTION_POINTERS[283]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_conv2d_options}, Ptr{Ptr{ct_tensor}}), input, weight, bias, options, out)
+@inline ct_tensor_conv2d(input, weight, bias, options, out) = ccall(@inbounds(FUNCTION_POINTERS[285]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_conv2d_options}, Ptr{Ptr{ct_tensor}}), input, weight, bias, options, out)
 
 """
     ct_tensor_max_pool2d(input, options, out, indices)
@@ -3340,7 +3362,7 @@ Header: 2-D convolution (torch.nn.functional.conv2d; cross-correlation, NCHW): i
 
 Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 """
-@inline ct_tensor_max_pool2d(input, options, out, indices) = ccall(@inbounds(FUNCTION_POINTERS[284]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), input, options, out, indices)
+@inline ct_tensor_max_pool2d(input, options, out, indices) = ccall(@inbounds(FUNCTION_POINTERS[286]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}), input, options, out, indices)
 
 """
     ct_tensor_avg_pool2d(input, options, count_include_pad, divisor_override, out)
@@ -3349,7 +3371,7 @@ Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 
 Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 """
-@inline ct_tensor_avg_pool2d(input, options, count_include_pad, divisor_override, out) = ccall(@inbounds(FUNCTION_POINTERS[285]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Cint, Int64, Ptr{Ptr{ct_tensor}}), input, options, count_include_pad, divisor_override, out)
+@inline ct_tensor_avg_pool2d(input, options, count_include_pad, divisor_override, out) = ccall(@inbounds(FUNCTION_POINTERS[287]), ct_status, (Ptr{ct_tensor}, Ptr{ct_pool2d_options}, Cint, Int64, Ptr{Ptr{ct_tensor}}), input, options, count_include_pad, divisor_override, out)
 
 """
     ct_tensor_adaptive_avg_pool2d(input, output_h, output_w, out)
@@ -3358,7 +3380,7 @@ Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 
 Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 """
-@inline ct_tensor_adaptive_avg_pool2d(input, output_h, output_w, out) = ccall(@inbounds(FUNCTION_POINTERS[286]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), input, output_h, output_w, out)
+@inline ct_tensor_adaptive_avg_pool2d(input, output_h, output_w, out) = ccall(@inbounds(FUNCTION_POINTERS[288]), ct_status, (Ptr{ct_tensor}, Int64, Int64, Ptr{Ptr{ct_tensor}}), input, output_h, output_w, out)
 
 """
     ct_result_type(args, n, out)
@@ -3367,7 +3389,7 @@ Header: Pools over the last two dims of input [N, C, H, W] or [C, H, W].
 
 Header: ct_result_type - the dtype an operator combining these arguments computes in (torch.result_type):
 """
-@inline ct_result_type(args, n, out) = ccall(@inbounds(FUNCTION_POINTERS[287]), ct_status, (Ptr{ct_value}, Csize_t, Ptr{ct_dtype}), args, n, out)
+@inline ct_result_type(args, n, out) = ccall(@inbounds(FUNCTION_POINTERS[289]), ct_status, (Ptr{ct_value}, Csize_t, Ptr{ct_dtype}), args, n, out)
 
 """
     ct_op_call(name, args, nargs, outs, nouts)
@@ -3376,7 +3398,7 @@ Header: ct_result_type - the dtype an operator combining these arguments compute
 
 Header: ct_op_call - call any registered operator by name with boxed arguments.
 """
-@inline ct_op_call(name, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[288]), ct_status, (Ptr{UInt8}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, args, nargs, outs, nouts)
+@inline ct_op_call(name, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[290]), ct_status, (Ptr{UInt8}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, args, nargs, outs, nouts)
 
 """
     ct_op_find(name, out)
@@ -3385,7 +3407,7 @@ Header: ct_op_call - call any registered operator by name with boxed arguments.
 
 Header: ct_op_find, ct_op_call_op - find one overload once, then call it without looking it up again.
 """
-@inline ct_op_find(name, out) = ccall(@inbounds(FUNCTION_POINTERS[289]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_op}}), name, out)
+@inline ct_op_find(name, out) = ccall(@inbounds(FUNCTION_POINTERS[291]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_op}}), name, out)
 
 """
     ct_op_call_op(op, args, nargs, outs, nouts)
@@ -3394,7 +3416,7 @@ Header: ct_op_find, ct_op_call_op - find one overload once, then call it without
 
 Header: ct_op_find, ct_op_call_op - find one overload once, then call it without looking it up again.
 """
-@inline ct_op_call_op(op, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[290]), ct_status, (Ptr{ct_op}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), op, args, nargs, outs, nouts)
+@inline ct_op_call_op(op, args, nargs, outs, nouts) = ccall(@inbounds(FUNCTION_POINTERS[292]), ct_status, (Ptr{ct_op}, Ptr{ct_value}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), op, args, nargs, outs, nouts)
 
 """
     ct_op_schema(name, out)
@@ -3403,7 +3425,7 @@ Header: ct_op_find, ct_op_call_op - find one overload once, then call it without
 
 Header: ct_op_schema - the schemas of every overload of name, one per line, e.g.
 """
-@inline ct_op_schema(name, out) = ccall(@inbounds(FUNCTION_POINTERS[291]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}), name, out)
+@inline ct_op_schema(name, out) = ccall(@inbounds(FUNCTION_POINTERS[293]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}), name, out)
 
 """
     ct_op_registry_json(out)
@@ -3412,7 +3434,7 @@ Header: ct_op_schema - the schemas of every overload of name, one per line, e.g.
 
 Header: ct_op_registry_json - every registered operator as one JSON document.
 """
-@inline ct_op_registry_json(out) = ccall(@inbounds(FUNCTION_POINTERS[292]), ct_status, (Ptr{Ptr{UInt8}},), out)
+@inline ct_op_registry_json(out) = ccall(@inbounds(FUNCTION_POINTERS[294]), ct_status, (Ptr{Ptr{UInt8}},), out)
 
 """
     ct_tensor_softmax(input, dim, dtype, out)
@@ -3421,7 +3443,7 @@ Header: ct_op_registry_json - every registered operator as one JSON document.
 
 Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - max)) along dim, and its
 """
-@inline ct_tensor_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[293]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
+@inline ct_tensor_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[295]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
 
 """
     ct_tensor_log_softmax(input, dim, dtype, out)
@@ -3430,7 +3452,7 @@ Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - m
 
 Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - max)) along dim, and its
 """
-@inline ct_tensor_log_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[294]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
+@inline ct_tensor_log_softmax(input, dim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[296]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{ct_dtype}, Ptr{Ptr{ct_tensor}}), input, dim, dtype, out)
 
 """
     ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out)
@@ -3439,7 +3461,7 @@ Header: ct_tensor_softmax / ct_tensor_log_softmax - exp(x - max) / sum(exp(x - m
 
 Header: ct_tensor_layer_norm - (x - mean) / sqrt(var + eps) * weight + bias over the last n dims
 """
-@inline ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[295]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, bias, eps, out)
+@inline ct_tensor_layer_norm(input, normalized_shape, n, weight, bias, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[297]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, bias, eps, out)
 
 """
     ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out)
@@ -3448,7 +3470,7 @@ Header: ct_tensor_layer_norm - (x - mean) / sqrt(var + eps) * weight + bias over
 
 Header: ct_tensor_rms_norm - x / sqrt(mean(x^2) + eps) * weight over the last n dims
 """
-@inline ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[296]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, eps, out)
+@inline ct_tensor_rms_norm(input, normalized_shape, n, weight, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[298]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Csize_t, Ptr{ct_tensor}, Ptr{Cdouble}, Ptr{Ptr{ct_tensor}}), input, normalized_shape, n, weight, eps, out)
 
 """
     ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out)
@@ -3457,7 +3479,7 @@ Header: ct_tensor_rms_norm - x / sqrt(mean(x^2) + eps) * weight over the last n 
 
 Header: ct_tensor_batch_norm - normalize input [N, C, ...] per channel C (torch.nn.functional.batch_norm).
 """
-@inline ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[297]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cint, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), input, weight, bias, running_mean, running_var, training, momentum, eps, out)
+@inline ct_tensor_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, out) = ccall(@inbounds(FUNCTION_POINTERS[299]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cint, Cdouble, Cdouble, Ptr{Ptr{ct_tensor}}), input, weight, bias, running_mean, running_var, training, momentum, eps, out)
 
 """
     ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out)
@@ -3466,7 +3488,7 @@ Header: ct_tensor_batch_norm - normalize input [N, C, ...] per channel C (torch.
 
 Header: ct_tensor_cross_entropy - log_softmax of input along its class dim, then the negative
 """
-@inline ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out) = ccall(@inbounds(FUNCTION_POINTERS[298]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Int64, Cdouble, Ptr{Ptr{ct_tensor}}), input, target, weight, reduction, ignore_index, label_smoothing, out)
+@inline ct_tensor_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing, out) = ccall(@inbounds(FUNCTION_POINTERS[300]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Int64, Cdouble, Ptr{Ptr{ct_tensor}}), input, target, weight, reduction, ignore_index, label_smoothing, out)
 
 """
     ct_tensor_mse_loss(input, target, reduction, out)
@@ -3475,7 +3497,7 @@ Header: ct_tensor_cross_entropy - log_softmax of input along its class dim, then
 
 Header: ct_tensor_mse_loss - (input - target)^2, reduced (torch.nn.functional.mse_loss); input and
 """
-@inline ct_tensor_mse_loss(input, target, reduction, out) = ccall(@inbounds(FUNCTION_POINTERS[299]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Ptr{Ptr{ct_tensor}}), input, target, reduction, out)
+@inline ct_tensor_mse_loss(input, target, reduction, out) = ccall(@inbounds(FUNCTION_POINTERS[301]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduction, Ptr{Ptr{ct_tensor}}), input, target, reduction, out)
 
 """
     ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
@@ -3484,7 +3506,7 @@ Header: ct_tensor_mse_loss - (input - target)^2, reduced (torch.nn.functional.ms
 
 Header: ct_tensor_scaled_dot_product_attention - softmax(query @ key^T * scale + mask) @ value, with
 """
-@inline ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[300]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Cint, Ptr{Cdouble}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
+@inline ct_tensor_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out) = ccall(@inbounds(FUNCTION_POINTERS[302]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_tensor}, Cdouble, Cint, Ptr{Cdouble}, Ptr{ct_generator}, Ptr{Ptr{ct_tensor}}), query, key, value, attn_mask, dropout_p, is_causal, scale, gen, out)
 
 """
     ct_library_define(schema)
@@ -3493,7 +3515,7 @@ Header: ct_tensor_scaled_dot_product_attention - softmax(query @ key^T * scale +
 
 Header: ct_library_define - register a new operator from its schema, e.g.
 """
-@inline ct_library_define(schema) = ccall(@inbounds(FUNCTION_POINTERS[301]), ct_status, (Ptr{UInt8},), schema)
+@inline ct_library_define(schema) = ccall(@inbounds(FUNCTION_POINTERS[303]), ct_status, (Ptr{UInt8},), schema)
 
 """
     ct_library_impl(name, device, fn, user_data, destroy)
@@ -3502,7 +3524,7 @@ Header: ct_library_define - register a new operator from its schema, e.g.
 
 Header: ct_library_impl - give an operator a kernel for a device ("cpu", "meta", "cuda", or a name
 """
-@inline ct_library_impl(name, device, fn, user_data, destroy) = ccall(@inbounds(FUNCTION_POINTERS[302]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_kernel_fn, Ptr{Cvoid}, ct_destroy_fn), name, device, fn, user_data, destroy)
+@inline ct_library_impl(name, device, fn, user_data, destroy) = ccall(@inbounds(FUNCTION_POINTERS[304]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_kernel_fn, Ptr{Cvoid}, ct_destroy_fn), name, device, fn, user_data, destroy)
 
 """
     ct_backend_register(name, backend, user_data, type_)
@@ -3511,7 +3533,7 @@ Header: ct_library_impl - give an operator a kernel for a device ("cpu", "meta",
 
 Header: ct_backend_register - register a device backend under name.
 """
-@inline ct_backend_register(name, backend, user_data, type_) = ccall(@inbounds(FUNCTION_POINTERS[303]), ct_status, (Ptr{UInt8}, Ptr{ct_backend}, Ptr{Cvoid}, Ptr{ct_device_type}), name, backend, user_data, type_)
+@inline ct_backend_register(name, backend, user_data, type_) = ccall(@inbounds(FUNCTION_POINTERS[305]), ct_status, (Ptr{UInt8}, Ptr{ct_backend}, Ptr{Cvoid}, Ptr{ct_device_type}), name, backend, user_data, type_)
 
 """
     ct_library_set_determinism(name, device, determinism)
@@ -3520,7 +3542,7 @@ Header: ct_backend_register - register a device backend under name.
 
 Header: ct_library_set_determinism - declare how reproducible an operator's C kernel for a device is.
 """
-@inline ct_library_set_determinism(name, device, determinism) = ccall(@inbounds(FUNCTION_POINTERS[304]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_determinism), name, device, determinism)
+@inline ct_library_set_determinism(name, device, determinism) = ccall(@inbounds(FUNCTION_POINTERS[306]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, ct_determinism), name, device, determinism)
 
 """
     ct_tensor_set_requires_grad(t, requires_grad)
@@ -3529,7 +3551,7 @@ Header: ct_library_set_determinism - declare how reproducible an operator's C ke
 
 Header: ct_tensor_set_requires_grad - mark a leaf tensor as one whose gradient backward computes.
 """
-@inline ct_tensor_set_requires_grad(t, requires_grad) = ccall(@inbounds(FUNCTION_POINTERS[305]), ct_status, (Ptr{ct_tensor}, Cint), t, requires_grad)
+@inline ct_tensor_set_requires_grad(t, requires_grad) = ccall(@inbounds(FUNCTION_POINTERS[307]), ct_status, (Ptr{ct_tensor}, Cint), t, requires_grad)
 
 """
     ct_tensor_requires_grad(t, out)
@@ -3538,7 +3560,7 @@ Header: ct_tensor_set_requires_grad - mark a leaf tensor as one whose gradient b
 
 Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 """
-@inline ct_tensor_requires_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[306]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_requires_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[308]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_is_leaf(t, out)
@@ -3547,7 +3569,7 @@ Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 
 Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 """
-@inline ct_tensor_is_leaf(t, out) = ccall(@inbounds(FUNCTION_POINTERS[307]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_leaf(t, out) = ccall(@inbounds(FUNCTION_POINTERS[309]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_grad(t, out)
@@ -3556,7 +3578,7 @@ Header: ct_tensor_requires_grad / ct_tensor_is_leaf - write 1 or 0 to out.
 
 Header: ct_tensor_grad - the gradient accumulated into t by backward (a new reference), or NULL in
 """
-@inline ct_tensor_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[308]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[310]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_set_grad(t, grad)
@@ -3565,7 +3587,7 @@ Header: ct_tensor_grad - the gradient accumulated into t by backward (a new refe
 
 Header: ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad does).
 """
-@inline ct_tensor_set_grad(t, grad) = ccall(@inbounds(FUNCTION_POINTERS[309]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), t, grad)
+@inline ct_tensor_set_grad(t, grad) = ccall(@inbounds(FUNCTION_POINTERS[311]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}), t, grad)
 
 """
     ct_tensor_retain_grad(t)
@@ -3574,7 +3596,7 @@ Header: ct_tensor_set_grad - replace t's gradient (NULL clears it, as zero_grad 
 
 Header: ct_tensor_retain_grad - keep a non-leaf tensor's gradient in its grad after backward (a no-op
 """
-@inline ct_tensor_retain_grad(t) = ccall(@inbounds(FUNCTION_POINTERS[310]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_tensor_retain_grad(t) = ccall(@inbounds(FUNCTION_POINTERS[312]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_tensor_retains_grad(t, out)
@@ -3583,7 +3605,7 @@ Header: ct_tensor_retain_grad - keep a non-leaf tensor's gradient in its grad af
 
 Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was called on the non-leaf t,
 """
-@inline ct_tensor_retains_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[311]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_retains_grad(t, out) = ccall(@inbounds(FUNCTION_POINTERS[313]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_output_nr(t, out)
@@ -3592,7 +3614,7 @@ Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was c
 
 Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was called on the non-leaf t,
 """
-@inline ct_tensor_output_nr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[312]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
+@inline ct_tensor_output_nr(t, out) = ccall(@inbounds(FUNCTION_POINTERS[314]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}), t, out)
 
 """
     ct_tensor_grad_fn_name(t, out)
@@ -3601,7 +3623,7 @@ Header: ct_tensor_retains_grad - write 1 to out when ct_tensor_retain_grad was c
 
 Header: ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward", "AddmmBackward", a
 """
-@inline ct_tensor_grad_fn_name(t, out) = ccall(@inbounds(FUNCTION_POINTERS[313]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
+@inline ct_tensor_grad_fn_name(t, out) = ccall(@inbounds(FUNCTION_POINTERS[315]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{UInt8}}), t, out)
 
 """
     ct_tensor_detach(t, out)
@@ -3610,7 +3632,7 @@ Header: ct_tensor_grad_fn_name - the name of the node that made t ("MulBackward"
 
 Header: ct_tensor_detach - a new tensor sharing t's elements that does not require grad and has no
 """
-@inline ct_tensor_detach(t, out) = ccall(@inbounds(FUNCTION_POINTERS[314]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
+@inline ct_tensor_detach(t, out) = ccall(@inbounds(FUNCTION_POINTERS[316]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}), t, out)
 
 """
     ct_tensor_backward(output, grad, flags)
@@ -3619,7 +3641,7 @@ Header: ct_tensor_detach - a new tensor sharing t's elements that does not requi
 
 Header: ct_tensor_backward - add the gradient of output with respect to every leaf it depends on into
 """
-@inline ct_tensor_backward(output, grad, flags) = ccall(@inbounds(FUNCTION_POINTERS[315]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Cint), output, grad, flags)
+@inline ct_tensor_backward(output, grad, flags) = ccall(@inbounds(FUNCTION_POINTERS[317]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Cint), output, grad, flags)
 
 """
     ct_autograd_backward(outputs, grads, n, flags)
@@ -3628,7 +3650,7 @@ Header: ct_tensor_backward - add the gradient of output with respect to every le
 
 Header: ct_autograd_backward - ct_tensor_backward from several outputs at once (their gradients add up).
 """
-@inline ct_autograd_backward(outputs, grads, n, flags) = ccall(@inbounds(FUNCTION_POINTERS[316]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint), outputs, grads, n, flags)
+@inline ct_autograd_backward(outputs, grads, n, flags) = ccall(@inbounds(FUNCTION_POINTERS[318]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint), outputs, grads, n, flags)
 
 """
     ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
@@ -3637,7 +3659,7 @@ Header: ct_autograd_backward - ct_tensor_backward from several outputs at once (
 
 Header: ct_autograd_grad - the gradients of outputs with respect to inputs, returned instead of being
 """
-@inline ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads) = ccall(@inbounds(FUNCTION_POINTERS[317]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
+@inline ct_autograd_grad(outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads) = ccall(@inbounds(FUNCTION_POINTERS[319]), ct_status, (Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_tensor}}), outputs, grad_outputs, n_outputs, inputs, n_inputs, flags, grads)
 
 """
     ct_grad_mode_set(mode, previous)
@@ -3646,7 +3668,7 @@ Header: ct_autograd_grad - the gradients of outputs with respect to inputs, retu
 
 Header: ct_grad_mode_set - set this thread's grad mode; the mode it replaces goes to *previous (may be
 """
-@inline ct_grad_mode_set(mode, previous) = ccall(@inbounds(FUNCTION_POINTERS[318]), ct_status, (ct_grad_mode, Ptr{ct_grad_mode}), mode, previous)
+@inline ct_grad_mode_set(mode, previous) = ccall(@inbounds(FUNCTION_POINTERS[320]), ct_status, (ct_grad_mode, Ptr{ct_grad_mode}), mode, previous)
 
 """
     ct_grad_mode_get()
@@ -3655,7 +3677,7 @@ Header: ct_grad_mode_set - set this thread's grad mode; the mode it replaces goe
 
 Header: ct_grad_mode_get - this thread's grad mode. Since 0.2.
 """
-@inline ct_grad_mode_get() = ccall(@inbounds(FUNCTION_POINTERS[319]), ct_grad_mode, ())
+@inline ct_grad_mode_get() = ccall(@inbounds(FUNCTION_POINTERS[321]), ct_grad_mode, ())
 
 """
     ct_set_anomaly_enabled(enabled, check_nan)
@@ -3664,7 +3686,7 @@ Header: ct_grad_mode_get - this thread's grad mode. Since 0.2.
 
 Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
 """
-@inline ct_set_anomaly_enabled(enabled, check_nan) = ccall(@inbounds(FUNCTION_POINTERS[320]), Cvoid, (Cint, Cint), enabled, check_nan)
+@inline ct_set_anomaly_enabled(enabled, check_nan) = ccall(@inbounds(FUNCTION_POINTERS[322]), Cvoid, (Cint, Cint), enabled, check_nan)
 
 """
     ct_is_anomaly_enabled()
@@ -3673,7 +3695,7 @@ Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_a
 
 Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
 """
-@inline ct_is_anomaly_enabled() = ccall(@inbounds(FUNCTION_POINTERS[321]), Cint, ())
+@inline ct_is_anomaly_enabled() = ccall(@inbounds(FUNCTION_POINTERS[323]), Cint, ())
 
 """
     ct_is_anomaly_check_nan_enabled()
@@ -3682,7 +3704,7 @@ Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_a
 
 Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_anomaly_enabled,
 """
-@inline ct_is_anomaly_check_nan_enabled() = ccall(@inbounds(FUNCTION_POINTERS[322]), Cint, ())
+@inline ct_is_anomaly_check_nan_enabled() = ccall(@inbounds(FUNCTION_POINTERS[324]), Cint, ())
 
 """
     ct_tensor_is_inference(t, out)
@@ -3691,7 +3713,7 @@ Header: ct_set_anomaly_enabled - torch.autograd's anomaly detection (torch.set_a
 
 Header: ct_tensor_is_inference - write 1 to out when t was made in inference mode, else 0.
 """
-@inline ct_tensor_is_inference(t, out) = ccall(@inbounds(FUNCTION_POINTERS[323]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_inference(t, out) = ccall(@inbounds(FUNCTION_POINTERS[325]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_register_hook(t, fn, user_data, destroy, id)
@@ -3700,7 +3722,7 @@ Header: ct_tensor_is_inference - write 1 to out when t was made in inference mod
 
 Header: ct_tensor_register_hook - run fn on t's gradient during every later backward; *id names the hook
 """
-@inline ct_tensor_register_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[324]), ct_status, (Ptr{ct_tensor}, ct_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
+@inline ct_tensor_register_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[326]), ct_status, (Ptr{ct_tensor}, ct_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
 
 """
     ct_tensor_remove_hook(t, id)
@@ -3709,7 +3731,7 @@ Header: ct_tensor_register_hook - run fn on t's gradient during every later back
 
 Header: ct_tensor_remove_hook - remove a hook registered on t. Returns CT_OK; CT_ERROR_INVALID_ARGUMENT
 """
-@inline ct_tensor_remove_hook(t, id) = ccall(@inbounds(FUNCTION_POINTERS[325]), ct_status, (Ptr{ct_tensor}, Int64), t, id)
+@inline ct_tensor_remove_hook(t, id) = ccall(@inbounds(FUNCTION_POINTERS[327]), ct_status, (Ptr{ct_tensor}, Int64), t, id)
 
 """
     ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
@@ -3718,7 +3740,7 @@ Header: ct_tensor_remove_hook - remove a hook registered on t. Returns CT_OK; CT
 
 Header: ct_autograd_function_apply - run a differentiable function given by its forward and backward
 """
-@inline ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[326]), ct_status, (Ptr{UInt8}, ct_function_forward_fn, ct_function_backward_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
+@inline ct_autograd_function_apply(name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[328]), ct_status, (Ptr{UInt8}, ct_function_forward_fn, ct_function_backward_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), name, forward, backward, user_data, destroy, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_autograd_ctx_save(ctx, t)
@@ -3727,7 +3749,7 @@ Header: ct_autograd_function_apply - run a differentiable function given by its 
 
 Header: ct_autograd_ctx_save - in forward: keep t for backward (t is retained; an output is kept
 """
-@inline ct_autograd_ctx_save(ctx, t) = ccall(@inbounds(FUNCTION_POINTERS[327]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{ct_tensor}), ctx, t)
+@inline ct_autograd_ctx_save(ctx, t) = ccall(@inbounds(FUNCTION_POINTERS[329]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{ct_tensor}), ctx, t)
 
 """
     ct_autograd_ctx_saved(ctx, i, out)
@@ -3736,7 +3758,7 @@ Header: ct_autograd_ctx_save - in forward: keep t for backward (t is retained; a
 
 Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new reference), and
 """
-@inline ct_autograd_ctx_saved(ctx, i, out) = ccall(@inbounds(FUNCTION_POINTERS[328]), ct_status, (Ptr{ct_autograd_ctx}, Csize_t, Ptr{Ptr{ct_tensor}}), ctx, i, out)
+@inline ct_autograd_ctx_saved(ctx, i, out) = ccall(@inbounds(FUNCTION_POINTERS[330]), ct_status, (Ptr{ct_autograd_ctx}, Csize_t, Ptr{Ptr{ct_tensor}}), ctx, i, out)
 
 """
     ct_autograd_ctx_saved_count(ctx, out)
@@ -3745,7 +3767,7 @@ Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new refere
 
 Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new reference), and
 """
-@inline ct_autograd_ctx_saved_count(ctx, out) = ccall(@inbounds(FUNCTION_POINTERS[329]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{Csize_t}), ctx, out)
+@inline ct_autograd_ctx_saved_count(ctx, out) = ccall(@inbounds(FUNCTION_POINTERS[331]), ct_status, (Ptr{ct_autograd_ctx}, Ptr{Csize_t}), ctx, out)
 
 """
     ct_shape_env_create(out)
@@ -3754,7 +3776,7 @@ Header: ct_autograd_ctx_saved - in backward: the i-th saved tensor (a new refere
 
 Header: ct_shape_env_create - a new, empty ShapeEnv.
 """
-@inline ct_shape_env_create(out) = ccall(@inbounds(FUNCTION_POINTERS[330]), ct_status, (Ptr{Ptr{ct_shape_env}},), out)
+@inline ct_shape_env_create(out) = ccall(@inbounds(FUNCTION_POINTERS[332]), ct_status, (Ptr{Ptr{ct_shape_env}},), out)
 
 """
     ct_shape_env_retain(env)
@@ -3763,7 +3785,7 @@ Header: ct_shape_env_create - a new, empty ShapeEnv.
 
 Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NULL is a no-op). Since 0.5.
 """
-@inline ct_shape_env_retain(env) = ccall(@inbounds(FUNCTION_POINTERS[331]), ct_status, (Ptr{ct_shape_env},), env)
+@inline ct_shape_env_retain(env) = ccall(@inbounds(FUNCTION_POINTERS[333]), ct_status, (Ptr{ct_shape_env},), env)
 
 """
     ct_shape_env_release(env)
@@ -3772,7 +3794,7 @@ Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NUL
 
 Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NULL is a no-op). Since 0.5.
 """
-@inline ct_shape_env_release(env) = ccall(@inbounds(FUNCTION_POINTERS[332]), Cvoid, (Ptr{ct_shape_env},), env)
+@inline ct_shape_env_release(env) = ccall(@inbounds(FUNCTION_POINTERS[334]), Cvoid, (Ptr{ct_shape_env},), env)
 
 """
     ct_shape_env_create_symbol(env, name, hint, min, max, out)
@@ -3781,7 +3803,7 @@ Header: ct_shape_env_retain adds a reference; ct_shape_env_release ends one (NUL
 
 Header: ct_shape_env_create_symbol - a new size symbol with a range and a hint, like Dim("batch", min=1,
 """
-@inline ct_shape_env_create_symbol(env, name, hint, min, max, out) = ccall(@inbounds(FUNCTION_POINTERS[333]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt8}, Int64, Int64, Int64, Ptr{Ptr{ct_symint}}), env, name, hint, min, max, out)
+@inline ct_shape_env_create_symbol(env, name, hint, min, max, out) = ccall(@inbounds(FUNCTION_POINTERS[335]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt8}, Int64, Int64, Int64, Ptr{Ptr{ct_symint}}), env, name, hint, min, max, out)
 
 """
     ct_shape_env_create_unbacked(env, out)
@@ -3790,7 +3812,7 @@ Header: ct_shape_env_create_symbol - a new size symbol with a range and a hint, 
 
 Header: ct_shape_env_create_unbacked - a new unbacked int symbol (u<k>): a value known only when the
 """
-@inline ct_shape_env_create_unbacked(env, out) = ccall(@inbounds(FUNCTION_POINTERS[334]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{ct_symint}}), env, out)
+@inline ct_shape_env_create_unbacked(env, out) = ccall(@inbounds(FUNCTION_POINTERS[336]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{ct_symint}}), env, out)
 
 """
     ct_shape_env_num_symbols(env, out)
@@ -3799,7 +3821,7 @@ Header: ct_shape_env_create_unbacked - a new unbacked int symbol (u<k>): a value
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_num_symbols(env, out) = ccall(@inbounds(FUNCTION_POINTERS[335]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
+@inline ct_shape_env_num_symbols(env, out) = ccall(@inbounds(FUNCTION_POINTERS[337]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
 
 """
     ct_shape_env_num_guards(env, out)
@@ -3808,7 +3830,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_num_guards(env, out) = ccall(@inbounds(FUNCTION_POINTERS[336]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
+@inline ct_shape_env_num_guards(env, out) = ccall(@inbounds(FUNCTION_POINTERS[338]), ct_status, (Ptr{ct_shape_env}, Ptr{Csize_t}), env, out)
 
 """
     ct_shape_env_guard_requests(env, out)
@@ -3817,7 +3839,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked); the length of a binding.
 """
-@inline ct_shape_env_guard_requests(env, out) = ccall(@inbounds(FUNCTION_POINTERS[337]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt64}), env, out)
+@inline ct_shape_env_guard_requests(env, out) = ccall(@inbounds(FUNCTION_POINTERS[339]), ct_status, (Ptr{ct_shape_env}, Ptr{UInt64}), env, out)
 
 """
     ct_shape_env_guards_json(env, out)
@@ -3826,7 +3848,7 @@ Header: ct_shape_env_num_symbols - how many symbols env has (backed and unbacked
 
 Header: ct_shape_env_guards_json - env's symbols, guards and runtime assertions as one JSON document:
 """
-@inline ct_shape_env_guards_json(env, out) = ccall(@inbounds(FUNCTION_POINTERS[338]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{UInt8}}), env, out)
+@inline ct_shape_env_guards_json(env, out) = ccall(@inbounds(FUNCTION_POINTERS[340]), ct_status, (Ptr{ct_shape_env}, Ptr{Ptr{UInt8}}), env, out)
 
 """
     ct_shape_env_check_guards(env, values, n, failing)
@@ -3835,7 +3857,7 @@ Header: ct_shape_env_guards_json - env's symbols, guards and runtime assertions 
 
 Header: ct_shape_env_check_guards - evaluates every guard and runtime assertion of env under a binding.
 """
-@inline ct_shape_env_check_guards(env, values, n, failing) = ccall(@inbounds(FUNCTION_POINTERS[339]), ct_status, (Ptr{ct_shape_env}, Ptr{Int64}, Csize_t, Ptr{Int64}), env, values, n, failing)
+@inline ct_shape_env_check_guards(env, values, n, failing) = ccall(@inbounds(FUNCTION_POINTERS[341]), ct_status, (Ptr{ct_shape_env}, Ptr{Int64}, Csize_t, Ptr{Int64}), env, values, n, failing)
 
 """
     ct_symint_from_int(value, out)
@@ -3844,7 +3866,7 @@ Header: ct_shape_env_check_guards - evaluates every guard and runtime assertion 
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symint_from_int(value, out) = ccall(@inbounds(FUNCTION_POINTERS[340]), ct_status, (Int64, Ptr{Ptr{ct_symint}}), value, out)
+@inline ct_symint_from_int(value, out) = ccall(@inbounds(FUNCTION_POINTERS[342]), ct_status, (Int64, Ptr{Ptr{ct_symint}}), value, out)
 
 """
     ct_symfloat_from_double(value, out)
@@ -3853,7 +3875,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symfloat_from_double(value, out) = ccall(@inbounds(FUNCTION_POINTERS[341]), ct_status, (Cdouble, Ptr{Ptr{ct_symfloat}}), value, out)
+@inline ct_symfloat_from_double(value, out) = ccall(@inbounds(FUNCTION_POINTERS[343]), ct_status, (Cdouble, Ptr{Ptr{ct_symfloat}}), value, out)
 
 """
     ct_symbool_from_bool(value, out)
@@ -3862,7 +3884,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a concrete number as a handle
 """
-@inline ct_symbool_from_bool(value, out) = ccall(@inbounds(FUNCTION_POINTERS[342]), ct_status, (Cint, Ptr{Ptr{ct_symbool}}), value, out)
+@inline ct_symbool_from_bool(value, out) = ccall(@inbounds(FUNCTION_POINTERS[344]), ct_status, (Cint, Ptr{Ptr{ct_symbool}}), value, out)
 
 """
     ct_symint_retain(s)
@@ -3871,7 +3893,7 @@ Header: ct_symint_from_int, ct_symfloat_from_double, ct_symbool_from_bool - a co
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symint_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[343]), ct_status, (Ptr{ct_symint},), s)
+@inline ct_symint_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[345]), ct_status, (Ptr{ct_symint},), s)
 
 """
     ct_symint_release(s)
@@ -3880,7 +3902,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symint_release(s) = ccall(@inbounds(FUNCTION_POINTERS[344]), Cvoid, (Ptr{ct_symint},), s)
+@inline ct_symint_release(s) = ccall(@inbounds(FUNCTION_POINTERS[346]), Cvoid, (Ptr{ct_symint},), s)
 
 """
     ct_symfloat_retain(s)
@@ -3889,7 +3911,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symfloat_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[345]), ct_status, (Ptr{ct_symfloat},), s)
+@inline ct_symfloat_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[347]), ct_status, (Ptr{ct_symfloat},), s)
 
 """
     ct_symfloat_release(s)
@@ -3898,7 +3920,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symfloat_release(s) = ccall(@inbounds(FUNCTION_POINTERS[346]), Cvoid, (Ptr{ct_symfloat},), s)
+@inline ct_symfloat_release(s) = ccall(@inbounds(FUNCTION_POINTERS[348]), Cvoid, (Ptr{ct_symfloat},), s)
 
 """
     ct_symbool_retain(s)
@@ -3907,7 +3929,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symbool_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[347]), ct_status, (Ptr{ct_symbool},), s)
+@inline ct_symbool_retain(s) = ccall(@inbounds(FUNCTION_POINTERS[349]), ct_status, (Ptr{ct_symbool},), s)
 
 """
     ct_symbool_release(s)
@@ -3916,7 +3938,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released); _release ends one
 """
-@inline ct_symbool_release(s) = ccall(@inbounds(FUNCTION_POINTERS[348]), Cvoid, (Ptr{ct_symbool},), s)
+@inline ct_symbool_release(s) = ccall(@inbounds(FUNCTION_POINTERS[350]), Cvoid, (Ptr{ct_symbool},), s)
 
 """
     ct_symint_is_symbolic(s, out)
@@ -3925,7 +3947,7 @@ Header: _retain adds a reference (CT_ERROR_INVALID_ARGUMENT for NULL or released
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symint_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[349]), ct_status, (Ptr{ct_symint}, Ptr{Cint}), s, out)
+@inline ct_symint_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[351]), ct_status, (Ptr{ct_symint}, Ptr{Cint}), s, out)
 
 """
     ct_symfloat_is_symbolic(s, out)
@@ -3934,7 +3956,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symfloat_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[350]), ct_status, (Ptr{ct_symfloat}, Ptr{Cint}), s, out)
+@inline ct_symfloat_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[352]), ct_status, (Ptr{ct_symfloat}, Ptr{Cint}), s, out)
 
 """
     ct_symbool_is_symbolic(s, out)
@@ -3943,7 +3965,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symbool_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[351]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
+@inline ct_symbool_is_symbolic(s, out) = ccall(@inbounds(FUNCTION_POINTERS[353]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
 
 """
     ct_symint_maybe_int(s, value, is_concrete)
@@ -3952,7 +3974,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symint_maybe_int(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[352]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symint_maybe_int(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[354]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symfloat_maybe_double(s, value, is_concrete)
@@ -3961,7 +3983,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symfloat_maybe_double(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[353]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symfloat_maybe_double(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[355]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symbool_maybe_bool(s, value, is_concrete)
@@ -3970,7 +3992,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s holds an expression, 0 when
 """
-@inline ct_symbool_maybe_bool(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[354]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}, Ptr{Cint}), s, value, is_concrete)
+@inline ct_symbool_maybe_bool(s, value, is_concrete) = ccall(@inbounds(FUNCTION_POINTERS[356]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}, Ptr{Cint}), s, value, is_concrete)
 
 """
     ct_symint_guard_int(s, out)
@@ -3979,7 +4001,7 @@ Header: ct_symint_is_symbolic (and _symfloat_, _symbool_) - *out = 1 when s hold
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symint_guard_int(s, out) = ccall(@inbounds(FUNCTION_POINTERS[355]), ct_status, (Ptr{ct_symint}, Ptr{Int64}), s, out)
+@inline ct_symint_guard_int(s, out) = ccall(@inbounds(FUNCTION_POINTERS[357]), ct_status, (Ptr{ct_symint}, Ptr{Int64}), s, out)
 
 """
     ct_symfloat_guard_float(s, out)
@@ -3988,7 +4010,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symfloat_guard_float(s, out) = ccall(@inbounds(FUNCTION_POINTERS[356]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}), s, out)
+@inline ct_symfloat_guard_float(s, out) = ccall(@inbounds(FUNCTION_POINTERS[358]), ct_status, (Ptr{ct_symfloat}, Ptr{Cdouble}), s, out)
 
 """
     ct_symbool_guard_bool(s, out)
@@ -3997,7 +4019,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - the concrete value, as
 """
-@inline ct_symbool_guard_bool(s, out) = ccall(@inbounds(FUNCTION_POINTERS[357]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
+@inline ct_symbool_guard_bool(s, out) = ccall(@inbounds(FUNCTION_POINTERS[359]), ct_status, (Ptr{ct_symbool}, Ptr{Cint}), s, out)
 
 """
     ct_symint_to_string(s, out)
@@ -4006,7 +4028,7 @@ Header: ct_symint_guard_int, ct_symfloat_guard_float, ct_symbool_guard_bool - th
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symint_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[358]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symint_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[360]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symfloat_to_string(s, out)
@@ -4015,7 +4037,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symfloat_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[359]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symfloat_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[361]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symbool_to_string(s, out)
@@ -4024,7 +4046,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*s0 + 1", "s0 >= 2",
 """
-@inline ct_symbool_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[360]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{UInt8}}), s, out)
+@inline ct_symbool_to_string(s, out) = ccall(@inbounds(FUNCTION_POINTERS[362]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{UInt8}}), s, out)
 
 """
     ct_symint_evaluate(s, values, n, out)
@@ -4033,7 +4055,7 @@ Header: ct_symint_to_string (and _symfloat_, _symbool_) - Python-style text: "2*
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symint_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[361]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Csize_t, Ptr{Int64}), s, values, n, out)
+@inline ct_symint_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[363]), ct_status, (Ptr{ct_symint}, Ptr{Int64}, Csize_t, Ptr{Int64}), s, values, n, out)
 
 """
     ct_symfloat_evaluate(s, values, n, out)
@@ -4042,7 +4064,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symfloat_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[362]), ct_status, (Ptr{ct_symfloat}, Ptr{Int64}, Csize_t, Ptr{Cdouble}), s, values, n, out)
+@inline ct_symfloat_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[364]), ct_status, (Ptr{ct_symfloat}, Ptr{Int64}, Csize_t, Ptr{Cdouble}), s, values, n, out)
 
 """
     ct_symbool_evaluate(s, values, n, out)
@@ -4051,7 +4073,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's value under a binding
 """
-@inline ct_symbool_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[363]), ct_status, (Ptr{ct_symbool}, Ptr{Int64}, Csize_t, Ptr{Cint}), s, values, n, out)
+@inline ct_symbool_evaluate(s, values, n, out) = ccall(@inbounds(FUNCTION_POINTERS[365]), ct_status, (Ptr{ct_symbool}, Ptr{Int64}, Csize_t, Ptr{Cint}), s, values, n, out)
 
 """
     ct_symint_add(a, b, out)
@@ -4060,7 +4082,7 @@ Header: ct_symint_evaluate (and ct_symfloat_evaluate, ct_symbool_evaluate) - s's
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[364]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[366]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_sub(a, b, out)
@@ -4069,7 +4091,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[365]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[367]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_mul(a, b, out)
@@ -4078,7 +4100,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[366]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[368]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_floordiv(a, b, out)
@@ -4087,7 +4109,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[367]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[369]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_mod(a, b, out)
@@ -4096,7 +4118,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[368]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[370]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_pow(a, b, out)
@@ -4105,7 +4127,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[369]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[371]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_min(a, b, out)
@@ -4114,7 +4136,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[370]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[372]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_max(a, b, out)
@@ -4123,7 +4145,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[371]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
+@inline ct_symint_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[373]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, b, out)
 
 """
     ct_symint_neg(a, out)
@@ -4132,7 +4154,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[372]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, out)
+@inline ct_symint_neg(a, out) = ccall(@inbounds(FUNCTION_POINTERS[374]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), a, out)
 
 """
     ct_symint_truediv(a, b, out)
@@ -4141,7 +4163,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Python's: floor division,
 """
-@inline ct_symint_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[373]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symint_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[375]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symint_eq(a, b, out)
@@ -4150,7 +4172,7 @@ Header: Arithmetic on symbolic ints: a + b, a - b, a * b, a // b and a % b (Pyth
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[374]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[376]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_ne(a, b, out)
@@ -4159,7 +4181,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[375]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[377]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_lt(a, b, out)
@@ -4168,7 +4190,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[376]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[378]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_le(a, b, out)
@@ -4177,7 +4199,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[377]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[379]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_gt(a, b, out)
@@ -4186,7 +4208,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[378]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[380]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symint_ge(a, b, out)
@@ -4195,7 +4217,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >= b, as a ct_symbool.
 """
-@inline ct_symint_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[379]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symint_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[381]), ct_status, (Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_add(a, b, out)
@@ -4204,7 +4226,7 @@ Header: Comparisons of symbolic ints: a == b, a != b, a < b, a <= b, a > b, a >=
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[380]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_add(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[382]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_sub(a, b, out)
@@ -4213,7 +4235,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[381]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_sub(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[383]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_mul(a, b, out)
@@ -4222,7 +4244,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[382]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_mul(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[384]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_truediv(a, b, out)
@@ -4231,7 +4253,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[383]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_truediv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[385]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_floordiv(a, b, out)
@@ -4240,7 +4262,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[384]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_floordiv(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[386]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_mod(a, b, out)
@@ -4249,7 +4271,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[385]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_mod(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[387]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_pow(a, b, out)
@@ -4258,7 +4280,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[386]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_pow(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[388]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_min(a, b, out)
@@ -4267,7 +4289,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[387]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_min(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[389]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_max(a, b, out)
@@ -4276,7 +4298,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[388]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
+@inline ct_symfloat_max(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[390]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), a, b, out)
 
 """
     ct_symfloat_eq(a, b, out)
@@ -4285,7 +4307,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[389]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_eq(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[391]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_ne(a, b, out)
@@ -4294,7 +4316,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[390]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_ne(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[392]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_lt(a, b, out)
@@ -4303,7 +4325,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[391]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_lt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[393]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_le(a, b, out)
@@ -4312,7 +4334,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[392]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_le(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[394]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_gt(a, b, out)
@@ -4321,7 +4343,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[393]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_gt(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[395]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symfloat_ge(a, b, out)
@@ -4330,7 +4352,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), // and % (Python's),
 """
-@inline ct_symfloat_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[394]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symfloat_ge(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[396]), ct_status, (Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symbool_and(a, b, out)
@@ -4339,7 +4361,7 @@ Header: Arithmetic and comparisons of symbolic floats: + - * / (true division), 
 
 Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated; a constant operand
 """
-@inline ct_symbool_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[395]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symbool_and(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[397]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_symbool_or(a, b, out)
@@ -4348,7 +4370,7 @@ Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated
 
 Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated; a constant operand
 """
-@inline ct_symbool_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[396]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
+@inline ct_symbool_or(a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[398]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), a, b, out)
 
 """
     ct_sym_max(xs, n, out)
@@ -4357,7 +4379,7 @@ Header: ct_symbool_and, ct_symbool_or - a and b, a or b (flattened, deduplicated
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_max(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[397]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_max(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[399]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_min(xs, n, out)
@@ -4366,7 +4388,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_min(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[398]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_min(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[400]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_sum(xs, n, out)
@@ -4375,7 +4397,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_sum(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[399]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
+@inline ct_sym_sum(xs, n, out) = ccall(@inbounds(FUNCTION_POINTERS[401]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, Ptr{Ptr{ct_symint}}), xs, n, out)
 
 """
     ct_sym_ite(c, a, b, out)
@@ -4384,7 +4406,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_ite(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[400]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), c, a, b, out)
+@inline ct_sym_ite(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[402]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symint}, Ptr{ct_symint}, Ptr{Ptr{ct_symint}}), c, a, b, out)
 
 """
     ct_sym_ite_float(c, a, b, out)
@@ -4393,7 +4415,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_ite_float(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[401]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), c, a, b, out)
+@inline ct_sym_ite_float(c, a, b, out) = ccall(@inbounds(FUNCTION_POINTERS[403]), ct_status, (Ptr{ct_symbool}, Ptr{ct_symfloat}, Ptr{ct_symfloat}, Ptr{Ptr{ct_symfloat}}), c, a, b, out)
 
 """
     ct_sym_not(b, out)
@@ -4402,7 +4424,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_not(b, out) = ccall(@inbounds(FUNCTION_POINTERS[402]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), b, out)
+@inline ct_sym_not(b, out) = ccall(@inbounds(FUNCTION_POINTERS[404]), ct_status, (Ptr{ct_symbool}, Ptr{Ptr{ct_symbool}}), b, out)
 
 """
     ct_sym_float(a, out)
@@ -4411,7 +4433,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_float(a, out) = ccall(@inbounds(FUNCTION_POINTERS[403]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, out)
+@inline ct_sym_float(a, out) = ccall(@inbounds(FUNCTION_POINTERS[405]), ct_status, (Ptr{ct_symint}, Ptr{Ptr{ct_symfloat}}), a, out)
 
 """
     ct_sym_int(a, out)
@@ -4420,7 +4442,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n ints as one n-ary
 """
-@inline ct_sym_int(a, out) = ccall(@inbounds(FUNCTION_POINTERS[404]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{ct_symint}}), a, out)
+@inline ct_sym_int(a, out) = ccall(@inbounds(FUNCTION_POINTERS[406]), ct_status, (Ptr{ct_symfloat}, Ptr{Ptr{ct_symint}}), a, out)
 
 """
     ct_tensor_empty_symbolic(sizes, ndim, dtype, out)
@@ -4429,7 +4451,7 @@ Header: Builders that never guard: ct_sym_max / ct_sym_min / ct_sym_sum of n int
 
 Header: ct_tensor_empty_symbolic - a meta tensor (no data) whose sizes may be symbolic, contiguous, of
 """
-@inline ct_tensor_empty_symbolic(sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[405]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, out)
+@inline ct_tensor_empty_symbolic(sizes, ndim, dtype, out) = ccall(@inbounds(FUNCTION_POINTERS[407]), ct_status, (Ptr{Ptr{ct_symint}}, Csize_t, ct_dtype, Ptr{Ptr{ct_tensor}}), sizes, ndim, dtype, out)
 
 """
     ct_tensor_is_symbolic(t, out)
@@ -4438,7 +4460,7 @@ Header: ct_tensor_empty_symbolic - a meta tensor (no data) whose sizes may be sy
 
 Header: ct_tensor_is_symbolic - *out = 1 when t has a symbolic size, stride, element count or offset.
 """
-@inline ct_tensor_is_symbolic(t, out) = ccall(@inbounds(FUNCTION_POINTERS[406]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
+@inline ct_tensor_is_symbolic(t, out) = ccall(@inbounds(FUNCTION_POINTERS[408]), ct_status, (Ptr{ct_tensor}, Ptr{Cint}), t, out)
 
 """
     ct_tensor_sym_size(t, dim, out)
@@ -4447,7 +4469,7 @@ Header: ct_tensor_is_symbolic - *out = 1 when t has a symbolic size, stride, ele
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[407]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
+@inline ct_tensor_sym_size(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[409]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
 
 """
     ct_tensor_sym_stride(t, dim, out)
@@ -4456,7 +4478,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_stride(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[408]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
+@inline ct_tensor_sym_stride(t, dim, out) = ccall(@inbounds(FUNCTION_POINTERS[410]), ct_status, (Ptr{ct_tensor}, Int64, Ptr{Ptr{ct_symint}}), t, dim, out)
 
 """
     ct_tensor_sym_numel(t, out)
@@ -4465,7 +4487,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negative counts from the end);
 """
-@inline ct_tensor_sym_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[409]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
+@inline ct_tensor_sym_numel(t, out) = ccall(@inbounds(FUNCTION_POINTERS[411]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
 
 """
     ct_tensor_sym_item(t, out)
@@ -4474,7 +4496,7 @@ Header: ct_tensor_sym_size, ct_tensor_sym_stride - size or stride of dim (negati
 
 Header: ct_tensor_sym_item - the value of a one-element integer or bool meta tensor that belongs to a
 """
-@inline ct_tensor_sym_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[410]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
+@inline ct_tensor_sym_item(t, out) = ccall(@inbounds(FUNCTION_POINTERS[412]), ct_status, (Ptr{ct_tensor}, Ptr{Ptr{ct_symint}}), t, out)
 
 """
     ct_compile_options_create(out)
@@ -4483,7 +4505,7 @@ Header: ct_tensor_sym_item - the value of a one-element integer or bool meta ten
 
 Header: ct_compile_options_create - options for ct_compile, with torch.compile's defaults: backend
 """
-@inline ct_compile_options_create(out) = ccall(@inbounds(FUNCTION_POINTERS[411]), ct_status, (Ptr{Ptr{ct_compile_options}},), out)
+@inline ct_compile_options_create(out) = ccall(@inbounds(FUNCTION_POINTERS[413]), ct_status, (Ptr{Ptr{ct_compile_options}},), out)
 
 """
     ct_compile_options_release(options)
@@ -4492,7 +4514,7 @@ Header: ct_compile_options_create - options for ct_compile, with torch.compile's
 
 Header: ct_compile_options_create - options for ct_compile, with torch.compile's defaults: backend
 """
-@inline ct_compile_options_release(options) = ccall(@inbounds(FUNCTION_POINTERS[412]), Cvoid, (Ptr{ct_compile_options},), options)
+@inline ct_compile_options_release(options) = ccall(@inbounds(FUNCTION_POINTERS[414]), Cvoid, (Ptr{ct_compile_options},), options)
 
 """
     ct_compile_options_set_backend(options, backend)
@@ -4501,7 +4523,7 @@ Header: ct_compile_options_create - options for ct_compile, with torch.compile's
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_backend(options, backend) = ccall(@inbounds(FUNCTION_POINTERS[413]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, backend)
+@inline ct_compile_options_set_backend(options, backend) = ccall(@inbounds(FUNCTION_POINTERS[415]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, backend)
 
 """
     ct_compile_options_set_mode(options, mode)
@@ -4510,7 +4532,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_mode(options, mode) = ccall(@inbounds(FUNCTION_POINTERS[414]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, mode)
+@inline ct_compile_options_set_mode(options, mode) = ccall(@inbounds(FUNCTION_POINTERS[416]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, mode)
 
 """
     ct_compile_options_set_option(options, key, value)
@@ -4519,7 +4541,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_option(options, key, value) = ccall(@inbounds(FUNCTION_POINTERS[415]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}, Ptr{UInt8}), options, key, value)
+@inline ct_compile_options_set_option(options, key, value) = ccall(@inbounds(FUNCTION_POINTERS[417]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}, Ptr{UInt8}), options, key, value)
 
 """
     ct_compile_options_set_dynamic(options, dynamic)
@@ -4528,7 +4550,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_dynamic(options, dynamic) = ccall(@inbounds(FUNCTION_POINTERS[416]), ct_status, (Ptr{ct_compile_options}, ct_dynamic), options, dynamic)
+@inline ct_compile_options_set_dynamic(options, dynamic) = ccall(@inbounds(FUNCTION_POINTERS[418]), ct_status, (Ptr{ct_compile_options}, ct_dynamic), options, dynamic)
 
 """
     ct_compile_options_set_fullgraph(options, fullgraph)
@@ -4537,7 +4559,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_fullgraph(options, fullgraph) = ccall(@inbounds(FUNCTION_POINTERS[417]), ct_status, (Ptr{ct_compile_options}, Cint), options, fullgraph)
+@inline ct_compile_options_set_fullgraph(options, fullgraph) = ccall(@inbounds(FUNCTION_POINTERS[419]), ct_status, (Ptr{ct_compile_options}, Cint), options, fullgraph)
 
 """
     ct_compile_options_set_recompile_limit(options, limit)
@@ -4546,7 +4568,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_recompile_limit(options, limit) = ccall(@inbounds(FUNCTION_POINTERS[418]), ct_status, (Ptr{ct_compile_options}, Int64), options, limit)
+@inline ct_compile_options_set_recompile_limit(options, limit) = ccall(@inbounds(FUNCTION_POINTERS[420]), ct_status, (Ptr{ct_compile_options}, Int64), options, limit)
 
 """
     ct_compile_options_set_name(options, name)
@@ -4555,7 +4577,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_name(options, name) = ccall(@inbounds(FUNCTION_POINTERS[419]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, name)
+@inline ct_compile_options_set_name(options, name) = ccall(@inbounds(FUNCTION_POINTERS[421]), ct_status, (Ptr{ct_compile_options}, Ptr{UInt8}), options, name)
 
 """
     ct_compile_options_set_disable(options, disable)
@@ -4564,7 +4586,7 @@ Header: Setters. Each validates its value at once:
 
 Header: Setters. Each validates its value at once:
 """
-@inline ct_compile_options_set_disable(options, disable) = ccall(@inbounds(FUNCTION_POINTERS[420]), ct_status, (Ptr{ct_compile_options}, Cint), options, disable)
+@inline ct_compile_options_set_disable(options, disable) = ccall(@inbounds(FUNCTION_POINTERS[422]), ct_status, (Ptr{ct_compile_options}, Cint), options, disable)
 
 """
     ct_compile(fn, user_data, destroy, options, out)
@@ -4573,7 +4595,7 @@ Header: Setters. Each validates its value at once:
 
 Header: ct_compile - a compiled callable over fn.
 """
-@inline ct_compile(fn, user_data, destroy, options, out) = ccall(@inbounds(FUNCTION_POINTERS[421]), ct_status, (ct_traced_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{ct_compile_options}, Ptr{Ptr{ct_compiled}}), fn, user_data, destroy, options, out)
+@inline ct_compile(fn, user_data, destroy, options, out) = ccall(@inbounds(FUNCTION_POINTERS[423]), ct_status, (ct_traced_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{ct_compile_options}, Ptr{Ptr{ct_compiled}}), fn, user_data, destroy, options, out)
 
 """
     ct_compiled_retain(compiled)
@@ -4582,7 +4604,7 @@ Header: ct_compile - a compiled callable over fn.
 
 Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL and released handles are
 """
-@inline ct_compiled_retain(compiled) = ccall(@inbounds(FUNCTION_POINTERS[422]), ct_status, (Ptr{ct_compiled},), compiled)
+@inline ct_compiled_retain(compiled) = ccall(@inbounds(FUNCTION_POINTERS[424]), ct_status, (Ptr{ct_compiled},), compiled)
 
 """
     ct_compiled_release(compiled)
@@ -4591,7 +4613,7 @@ Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL 
 
 Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL and released handles are
 """
-@inline ct_compiled_release(compiled) = ccall(@inbounds(FUNCTION_POINTERS[423]), Cvoid, (Ptr{ct_compiled},), compiled)
+@inline ct_compiled_release(compiled) = ccall(@inbounds(FUNCTION_POINTERS[425]), Cvoid, (Ptr{ct_compiled},), compiled)
 
 """
     ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs)
@@ -4600,7 +4622,7 @@ Header: ct_compiled_retain adds a reference; ct_compiled_release ends one (NULL 
 
 Header: ct_compiled_call - runs the compiled function on n_inputs borrowed inputs (concrete tensors),
 """
-@inline ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[424]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), compiled, inputs, n_inputs, outputs, n_outputs)
+@inline ct_compiled_call(compiled, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[426]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), compiled, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_compiled_graph(compiled, entry, out)
@@ -4609,7 +4631,7 @@ Header: ct_compiled_call - runs the compiled function on n_inputs borrowed input
 
 Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
 """
-@inline ct_compiled_graph(compiled, entry, out) = ccall(@inbounds(FUNCTION_POINTERS[425]), ct_status, (Ptr{ct_compiled}, Csize_t, Ptr{Ptr{UInt8}}), compiled, entry, out)
+@inline ct_compiled_graph(compiled, entry, out) = ccall(@inbounds(FUNCTION_POINTERS[427]), ct_status, (Ptr{ct_compiled}, Csize_t, Ptr{Ptr{UInt8}}), compiled, entry, out)
 
 """
     ct_compiled_num_entries(compiled, out)
@@ -4618,7 +4640,7 @@ Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first comp
 
 Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first compiled) as text, one node
 """
-@inline ct_compiled_num_entries(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[426]), ct_status, (Ptr{ct_compiled}, Ptr{Csize_t}), compiled, out)
+@inline ct_compiled_num_entries(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[428]), ct_status, (Ptr{ct_compiled}, Ptr{Csize_t}), compiled, out)
 
 """
     ct_compiled_metrics_json(compiled, out)
@@ -4627,7 +4649,7 @@ Header: ct_compiled_graph - the graph of cache entry `entry` (0 = the first comp
 
 Header: ct_compiled_metrics_json - this function's counters as JSON: {"calls", "compiles", "recompiles"
 """
-@inline ct_compiled_metrics_json(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[427]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{UInt8}}), compiled, out)
+@inline ct_compiled_metrics_json(compiled, out) = ccall(@inbounds(FUNCTION_POINTERS[429]), ct_status, (Ptr{ct_compiled}, Ptr{Ptr{UInt8}}), compiled, out)
 
 """
     ct_compile_wait_kernels()
@@ -4636,7 +4658,7 @@ Header: ct_compiled_metrics_json - this function's counters as JSON: {"calls", "
 
 Header: ct_compile_wait_kernels - blocks until the background builder has built (or failed to build)
 """
-@inline ct_compile_wait_kernels() = ccall(@inbounds(FUNCTION_POINTERS[428]), Cvoid, ())
+@inline ct_compile_wait_kernels() = ccall(@inbounds(FUNCTION_POINTERS[430]), Cvoid, ())
 
 """
     ct_dynamic_shapes_create(out)
@@ -4645,7 +4667,7 @@ Header: ct_compile_wait_kernels - blocks until the background builder has built 
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[429]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
+@inline ct_dynamic_shapes_create(out) = ccall(@inbounds(FUNCTION_POINTERS[431]), ct_status, (Ptr{Ptr{ct_dynamic_shapes}},), out)
 
 """
     ct_dynamic_shapes_release(shapes)
@@ -4654,7 +4676,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[430]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
+@inline ct_dynamic_shapes_release(shapes) = ccall(@inbounds(FUNCTION_POINTERS[432]), Cvoid, (Ptr{ct_dynamic_shapes},), shapes)
 
 """
     ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max)
@@ -4663,7 +4685,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (every dim static);
 """
-@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[431]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
+@inline ct_dynamic_shapes_set_dim(shapes, input, dim, name, min, max) = ccall(@inbounds(FUNCTION_POINTERS[433]), ct_status, (Ptr{ct_dynamic_shapes}, Csize_t, Int64, Ptr{UInt8}, Int64, Int64), shapes, input, dim, name, min, max)
 
 """
     ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
@@ -4672,7 +4694,7 @@ Header: ct_dynamic_shapes_create - an empty set of dynamic dim declarations (eve
 
 Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or meta tensors) and returns
 """
-@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[432]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
+@inline ct_export(fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out) = ccall(@inbounds(FUNCTION_POINTERS[434]), ct_status, (ct_traced_fn, Ptr{Cvoid}, Ptr{Ptr{ct_tensor}}, Csize_t, Csize_t, Ptr{ct_dynamic_shapes}, Ptr{Ptr{ct_program}}), fn, user_data, example_inputs, n_inputs, n_outputs, dynamic_shapes, out)
 
 """
     ct_program_retain(program)
@@ -4681,7 +4703,7 @@ Header: ct_export - traces fn on proxies of example_inputs (borrowed; real or me
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[433]), ct_status, (Ptr{ct_program},), program)
+@inline ct_program_retain(program) = ccall(@inbounds(FUNCTION_POINTERS[435]), ct_status, (Ptr{ct_program},), program)
 
 """
     ct_program_release(program)
@@ -4690,7 +4712,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_retain adds a reference; ct_program_release ends one (NULL and released handles are
 """
-@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[434]), Cvoid, (Ptr{ct_program},), program)
+@inline ct_program_release(program) = ccall(@inbounds(FUNCTION_POINTERS[436]), Cvoid, (Ptr{ct_program},), program)
 
 """
     ct_program_call(program, inputs, n_inputs, outputs, n_outputs)
@@ -4699,7 +4721,7 @@ Header: ct_program_retain adds a reference; ct_program_release ends one (NULL an
 
 Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing n_outputs new
 """
-@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[435]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
+@inline ct_program_call(program, inputs, n_inputs, outputs, n_outputs) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_program}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_tensor}}, Csize_t), program, inputs, n_inputs, outputs, n_outputs)
 
 """
     ct_program_num_inputs(program, out)
@@ -4708,7 +4730,7 @@ Header: ct_program_call - runs the program on n_inputs borrowed inputs, writing 
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[436]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_inputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_num_outputs(program, out)
@@ -4717,7 +4739,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_program_call takes and how
 """
-@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[437]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
+@inline ct_program_num_outputs(program, out) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{ct_program}, Ptr{Csize_t}), program, out)
 
 """
     ct_program_graph(program, out)
@@ -4726,7 +4748,7 @@ Header: ct_program_num_inputs, ct_program_num_outputs - how many inputs ct_progr
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[438]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_graph(program, out) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_json(program, out)
@@ -4735,7 +4757,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). ct_program_json - its
 """
-@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[439]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
+@inline ct_program_json(program, out) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}), program, out)
 
 """
     ct_program_save(program, path)
@@ -4744,7 +4766,7 @@ Header: ct_program_graph - the program's graph as text (as ct_compiled_graph). c
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[440]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
+@inline ct_program_save(program, path) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{ct_program}, Ptr{UInt8}), program, path)
 
 """
     ct_program_save_buffer(program, data, size)
@@ -4753,7 +4775,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_save - writes the program file (format: docs/program-format.md) to path, replacing
 """
-@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[441]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
+@inline ct_program_save_buffer(program, data, size) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{ct_program}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), program, data, size)
 
 """
     ct_program_load(path, out)
@@ -4762,7 +4784,7 @@ Header: ct_program_save - writes the program file (format: docs/program-format.m
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[442]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
+@inline ct_program_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_program}}), path, out)
 
 """
     ct_program_load_buffer(data, size, out)
@@ -4771,7 +4793,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_program_load - reads a program file; ct_program_load_buffer reads the bytes in memory. No
 """
-@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[443]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
+@inline ct_program_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_program}}), data, size, out)
 
 """
     ct_checkpoint_open(path, out)
@@ -4780,7 +4802,7 @@ Header: ct_program_load - reads a program file; ct_program_load_buffer reads the
 
 Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 """
-@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[444]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
+@inline ct_checkpoint_open(path, out) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_checkpoint}}), path, out)
 
 """
     ct_checkpoint_open_buffer(data, size, out)
@@ -4789,7 +4811,7 @@ Header: ct_checkpoint_open - opens and validates the safetensors file at path.
 
 Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's bytes held in memory.
 """
-@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[445]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
+@inline ct_checkpoint_open_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[447]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_checkpoint}}), data, size, out)
 
 """
     ct_checkpoint_retain(ckpt)
@@ -4798,7 +4820,7 @@ Header: ct_checkpoint_open_buffer - the same as ct_checkpoint_open for a file's 
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[446]), ct_status, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_retain(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_release(ckpt)
@@ -4807,7 +4829,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release ends one (NULL and released
 """
-@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[447]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
+@inline ct_checkpoint_release(ckpt) = ccall(@inbounds(FUNCTION_POINTERS[449]), Cvoid, (Ptr{ct_checkpoint},), ckpt)
 
 """
     ct_checkpoint_num_tensors(ckpt, out)
@@ -4816,7 +4838,7 @@ Header: ct_checkpoint_retain adds a reference to ckpt; ct_checkpoint_release end
 
 Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is not a tensor).
 """
-@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[448]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
+@inline ct_checkpoint_num_tensors(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{ct_checkpoint}, Ptr{Csize_t}), ckpt, out)
 
 """
     ct_checkpoint_name(ckpt, index, out)
@@ -4825,7 +4847,7 @@ Header: ct_checkpoint_num_tensors - how many tensors the file holds (metadata is
 
 Header: ct_checkpoint_name - the name of tensor index, in the order of the tensors' data in the file.
 """
-@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[449]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
+@inline ct_checkpoint_name(ckpt, index, out) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{ct_checkpoint}, Csize_t, Ptr{Ptr{UInt8}}), ckpt, index, out)
 
 """
     ct_checkpoint_get(ckpt, name, out)
@@ -4834,7 +4856,7 @@ Header: ct_checkpoint_name - the name of tensor index, in the order of the tenso
 
 Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 """
-@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[450]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
+@inline ct_checkpoint_get(ckpt, name, out) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), ckpt, name, out)
 
 """
     ct_checkpoint_metadata_json(ckpt, out)
@@ -4843,7 +4865,7 @@ Header: ct_checkpoint_get - the tensor called name, as a contiguous CPU tensor.
 
 Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compact JSON text
 """
-@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[451]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
+@inline ct_checkpoint_metadata_json(ckpt, out) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{ct_checkpoint}, Ptr{Ptr{UInt8}}), ckpt, out)
 
 """
     ct_checkpoint_metadata_get(ckpt, key, out)
@@ -4852,7 +4874,7 @@ Header: ct_checkpoint_metadata_json - the file's "__metadata__" object as compac
 
 Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 """
-@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[452]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
+@inline ct_checkpoint_metadata_get(ckpt, key, out) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{ct_checkpoint}, Ptr{UInt8}, Ptr{Ptr{UInt8}}), ckpt, key, out)
 
 """
     ct_checkpoint_save(path, names, tensors, n, metadata_json)
@@ -4861,7 +4883,7 @@ Header: ct_checkpoint_metadata_get - the metadata value stored under key.
 
 Header: ct_checkpoint_save - writes n named tensors to a safetensors file at path, replacing it.
 """
-@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[453]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
+@inline ct_checkpoint_save(path, names, tensors, n, metadata_json) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}), path, names, tensors, n, metadata_json)
 
 """
     ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size)
@@ -4870,7 +4892,7 @@ Header: ct_checkpoint_save - writes n named tensors to a safetensors file at pat
 
 Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in memory.
 """
-@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[454]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
+@inline ct_checkpoint_save_buffer(names, tensors, n, metadata_json, data, size) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{Ptr{UInt8}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{UInt8}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), names, tensors, n, metadata_json, data, size)
 
 """
     ct_torch_load(path, out)
@@ -4879,7 +4901,7 @@ Header: ct_checkpoint_save_buffer - the bytes ct_checkpoint_save would write, in
 
 Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights_only=True)).
 """
-@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[455]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
+@inline ct_torch_load(path, out) = ccall(@inbounds(FUNCTION_POINTERS[457]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_torch_file}}), path, out)
 
 """
     ct_torch_load_buffer(data, size, out)
@@ -4888,7 +4910,7 @@ Header: ct_torch_load - reads the PyTorch file at path (torch.load(path, weights
 
 Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load of an io.BytesIO). The
 """
-@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[456]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
+@inline ct_torch_load_buffer(data, size, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{Cvoid}, Csize_t, Ptr{Ptr{ct_torch_file}}), data, size, out)
 
 """
     ct_torch_file_release(file)
@@ -4897,7 +4919,7 @@ Header: ct_torch_load_buffer - the same for a file's bytes in memory (torch.load
 
 Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL and released files are
 """
-@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[457]), Cvoid, (Ptr{ct_torch_file},), file)
+@inline ct_torch_file_release(file) = ccall(@inbounds(FUNCTION_POINTERS[459]), Cvoid, (Ptr{ct_torch_file},), file)
 
 """
     ct_torch_file_structure(file, out)
@@ -4906,7 +4928,7 @@ Header: ct_torch_file_release - frees a loaded file; its tensors live on. NULL a
 
 Header: ct_torch_file_structure - the saved object as JSON text (see above).
 """
-@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[458]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
+@inline ct_torch_file_structure(file, out) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_torch_file}, Ptr{Ptr{UInt8}}), file, out)
 
 """
     ct_torch_file_num_tensors(file, out)
@@ -4915,7 +4937,7 @@ Header: ct_torch_file_structure - the saved object as JSON text (see above).
 
 Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"tensor": 0} to n - 1).
 """
-@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[459]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
+@inline ct_torch_file_num_tensors(file, out) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{ct_torch_file}, Ptr{Csize_t}), file, out)
 
 """
     ct_torch_file_tensor(file, index, out)
@@ -4924,7 +4946,7 @@ Header: ct_torch_file_num_tensors - how many tensors the structure refers to ({"
 
 Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same tensor each call).
 """
-@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[460]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
+@inline ct_torch_file_tensor(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{ct_tensor}}), file, index, out)
 
 """
     ct_torch_file_tensor_name(file, index, out)
@@ -4933,7 +4955,7 @@ Header: ct_torch_file_tensor - tensor index of the file (a CPU tensor; the same 
 
 Header: ct_torch_file_tensor_name - where tensor index is first met in the saved object: the dict keys
 """
-@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[461]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
+@inline ct_torch_file_tensor_name(file, index, out) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{ct_torch_file}, Csize_t, Ptr{Ptr{UInt8}}), file, index, out)
 
 """
     ct_torch_save(path, structure, tensors, n)
@@ -4942,7 +4964,7 @@ Header: ct_torch_file_tensor_name - where tensor index is first met in the saved
 
 Header: ct_torch_save - writes structure (JSON, see above) over tensors to path as torch.save does, so
 """
-@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[462]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
+@inline ct_torch_save(path, structure, tensors, n) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t), path, structure, tensors, n)
 
 """
     ct_torch_save_buffer(structure, tensors, n, data, size)
@@ -4951,7 +4973,7 @@ Header: ct_torch_save - writes structure (JSON, see above) over tensors to path 
 
 Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (torch.save to a BytesIO).
 """
-@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[463]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
+@inline ct_torch_save_buffer(structure, tensors, n, data, size) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{UInt8}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), structure, tensors, n, data, size)
 
 """
     ct_optimizer_options_default(kind, out)
@@ -4960,7 +4982,7 @@ Header: ct_torch_save_buffer - the bytes ct_torch_save would write, in memory (t
 
 Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kind.
 """
-@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[464]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
+@inline ct_optimizer_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (ct_optimizer_kind, Ptr{ct_optimizer_options}), kind, out)
 
 """
     ct_optimizer_create(params, n, options, out)
@@ -4969,7 +4991,7 @@ Header: ct_optimizer_options_default - fill *out with PyTorch's defaults for kin
 
 Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(params, ...) and friends).
 """
-@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[465]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
+@inline ct_optimizer_create(params, n, options, out) = ccall(@inbounds(FUNCTION_POINTERS[467]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_optimizer_options}, Ptr{Ptr{ct_optimizer}}), params, n, options, out)
 
 """
     ct_optimizer_retain(opt)
@@ -4978,7 +5000,7 @@ Header: ct_optimizer_create - an optimizer over n parameters (torch.optim.SGD(pa
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[466]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_retain(opt) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_release(opt)
@@ -4987,7 +5009,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NULL and released handles
 """
-@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[467]), Cvoid, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_release(opt) = ccall(@inbounds(FUNCTION_POINTERS[469]), Cvoid, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step(opt)
@@ -4996,7 +5018,7 @@ Header: ct_optimizer_retain adds a reference; ct_optimizer_release ends one (NUL
 
 Header: ct_optimizer_step - one update of every parameter that has a grad (optimizer.step()).
 """
-@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[468]), ct_status, (Ptr{ct_optimizer},), opt)
+@inline ct_optimizer_step(opt) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_optimizer},), opt)
 
 """
     ct_optimizer_step_closure(opt, closure, user_data, loss)
@@ -5005,7 +5027,7 @@ Header: ct_optimizer_step - one update of every parameter that has a grad (optim
 
 Header: ct_optimizer_step_closure - optimizer.step(closure).
 """
-@inline ct_optimizer_step_closure(opt, closure, user_data, loss) = ccall(@inbounds(FUNCTION_POINTERS[469]), ct_status, (Ptr{ct_optimizer}, ct_optimizer_closure, Ptr{Cvoid}, Ptr{Cdouble}), opt, closure, user_data, loss)
+@inline ct_optimizer_step_closure(opt, closure, user_data, loss) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_optimizer}, ct_optimizer_closure, Ptr{Cvoid}, Ptr{Cdouble}), opt, closure, user_data, loss)
 
 """
     ct_optimizer_zero_grad(opt, set_to_none)
@@ -5014,7 +5036,7 @@ Header: ct_optimizer_step_closure - optimizer.step(closure).
 
 Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero_grad(set_to_none)).
 """
-@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[470]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
+@inline ct_optimizer_zero_grad(opt, set_to_none) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_optimizer}, Cint), opt, set_to_none)
 
 """
     ct_optimizer_get_lr(opt, out)
@@ -5023,7 +5045,7 @@ Header: ct_optimizer_zero_grad - clear the parameters' gradients (optimizer.zero
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[471]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
+@inline ct_optimizer_get_lr(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_optimizer}, Ptr{Cdouble}), opt, out)
 
 """
     ct_optimizer_set_lr(opt, lr)
@@ -5032,7 +5054,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_groups[0]["lr"]). A
 """
-@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[472]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
+@inline ct_optimizer_set_lr(opt, lr) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_optimizer}, Cdouble), opt, lr)
 
 """
     ct_optimizer_get_options(opt, out)
@@ -5041,7 +5063,7 @@ Header: ct_optimizer_get_lr / ct_optimizer_set_lr - the learning rate (param_gro
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[473]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
+@inline ct_optimizer_get_options(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, out)
 
 """
     ct_optimizer_set_options(opt, options)
@@ -5050,7 +5072,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparameter at once (the rest of
 """
-@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[474]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
+@inline ct_optimizer_set_options(opt, options) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_optimizer_options}), opt, options)
 
 """
     ct_optimizer_num_params(opt, out)
@@ -5059,7 +5081,7 @@ Header: ct_optimizer_get_options / ct_optimizer_set_options - every hyperparamet
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[475]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
+@inline ct_optimizer_num_params(opt, out) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (Ptr{ct_optimizer}, Ptr{Csize_t}), opt, out)
 
 """
     ct_optimizer_param(opt, i, out)
@@ -5068,7 +5090,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_param - parameter i (a new
 """
-@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[476]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
+@inline ct_optimizer_param(opt, i, out) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{Ptr{ct_tensor}}), opt, i, out)
 
 """
     ct_optimizer_state_name(kind, j, out)
@@ -5077,7 +5099,7 @@ Header: ct_optimizer_num_params - how many parameters opt holds. ct_optimizer_pa
 
 Header: ct_optimizer_state_name - the kind's j-th per-parameter state name, as torch names the keys of
 """
-@inline ct_optimizer_state_name(kind, j, out) = ccall(@inbounds(FUNCTION_POINTERS[477]), ct_status, (ct_optimizer_kind, Csize_t, Ptr{Ptr{UInt8}}), kind, j, out)
+@inline ct_optimizer_state_name(kind, j, out) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (ct_optimizer_kind, Csize_t, Ptr{Ptr{UInt8}}), kind, j, out)
 
 """
     ct_optimizer_state_get(opt, i, name, out)
@@ -5086,7 +5108,7 @@ Header: ct_optimizer_state_name - the kind's j-th per-parameter state name, as t
 
 Header: ct_optimizer_state_get - parameter i's state entry called name (optimizer.state[p][name]).
 """
-@inline ct_optimizer_state_get(opt, i, name, out) = ccall(@inbounds(FUNCTION_POINTERS[478]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), opt, i, name, out)
+@inline ct_optimizer_state_get(opt, i, name, out) = ccall(@inbounds(FUNCTION_POINTERS[480]), ct_status, (Ptr{ct_optimizer}, Csize_t, Ptr{UInt8}, Ptr{Ptr{ct_tensor}}), opt, i, name, out)
 
 """
     ct_optimizer_state_save(opt, data, size)
@@ -5095,7 +5117,7 @@ Header: ct_optimizer_state_get - parameter i's state entry called name (optimize
 
 Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.state_dict()): the kind, the
 """
-@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[479]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
+@inline ct_optimizer_state_save(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[481]), ct_status, (Ptr{ct_optimizer}, Ptr{Ptr{UInt8}}, Ptr{Csize_t}), opt, data, size)
 
 """
     ct_optimizer_state_load(opt, data, size)
@@ -5104,7 +5126,7 @@ Header: ct_optimizer_state_save - the optimizer's state as bytes (optimizer.stat
 
 Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_optimizer_state_save
 """
-@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[480]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
+@inline ct_optimizer_state_load(opt, data, size) = ccall(@inbounds(FUNCTION_POINTERS[482]), ct_status, (Ptr{ct_optimizer}, Ptr{Cvoid}, Csize_t), opt, data, size)
 
 """
     ct_lr_scheduler_options_default(kind, out)
@@ -5113,7 +5135,7 @@ Header: ct_optimizer_state_load - replace opt's options and state with bytes ct_
 
 Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above). Returns CT_OK;
 """
-@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[481]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
+@inline ct_lr_scheduler_options_default(kind, out) = ccall(@inbounds(FUNCTION_POINTERS[483]), ct_status, (ct_lr_scheduler_kind, Ptr{ct_lr_scheduler_options}), kind, out)
 
 """
     ct_lr_scheduler_create(opt, options, out)
@@ -5122,7 +5144,7 @@ Header: ct_lr_scheduler_options_default - fill *out with kind's defaults (above)
 
 Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's constructor with
 """
-@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[482]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
+@inline ct_lr_scheduler_create(opt, options, out) = ccall(@inbounds(FUNCTION_POINTERS[484]), ct_status, (Ptr{ct_optimizer}, Ptr{ct_lr_scheduler_options}, Ptr{Ptr{ct_lr_scheduler}}), opt, options, out)
 
 """
     ct_lr_scheduler_retain(sched)
@@ -5131,7 +5153,7 @@ Header: ct_lr_scheduler_create - a schedule over opt's learning rate (torch's co
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[483]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_retain(sched) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_release(sched)
@@ -5140,7 +5162,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retain and _release (the
 """
-@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[484]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_release(sched) = ccall(@inbounds(FUNCTION_POINTERS[486]), Cvoid, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_step(sched)
@@ -5149,7 +5171,7 @@ Header: ct_lr_scheduler_retain / ct_lr_scheduler_release - as ct_optimizer_retai
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[485]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_step(sched) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_lr_scheduler_get_last_lr(sched, out)
@@ -5158,7 +5180,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[486]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
+@inline ct_lr_scheduler_get_last_lr(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[488]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Cdouble}), sched, out)
 
 """
     ct_lr_scheduler_get_last_epoch(sched, out)
@@ -5167,7 +5189,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (scheduler.step(); call it
 """
-@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[487]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
+@inline ct_lr_scheduler_get_last_epoch(sched, out) = ccall(@inbounds(FUNCTION_POINTERS[489]), ct_status, (Ptr{ct_lr_scheduler}, Ptr{Int64}), sched, out)
 
 """
     ct_lr_scheduler_restart(sched)
@@ -5176,7 +5198,7 @@ Header: ct_lr_scheduler_step - advance one step and set the optimizer's lr (sche
 
 Header: ct_lr_scheduler_restart - start the schedule again from its base lr (scheduler.step(0), as
 """
-@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[488]), ct_status, (Ptr{ct_lr_scheduler},), sched)
+@inline ct_lr_scheduler_restart(sched) = ccall(@inbounds(FUNCTION_POINTERS[490]), ct_status, (Ptr{ct_lr_scheduler},), sched)
 
 """
     ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm)
@@ -5185,7 +5207,7 @@ Header: ct_lr_scheduler_restart - start the schedule again from its base lr (sch
 
 Header: ct_clip_grad_norm - scale the gradients of params so that their combined norm is at most
 """
-@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[489]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
+@inline ct_clip_grad_norm(params, n, max_norm, norm_type, total_norm) = ccall(@inbounds(FUNCTION_POINTERS[491]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble, Cdouble, Ptr{Cdouble}), params, n, max_norm, norm_type, total_norm)
 
 """
     ct_clip_grad_value(params, n, clip_value)
@@ -5194,7 +5216,7 @@ Header: ct_clip_grad_norm - scale the gradients of params so that their combined
 
 Header: ct_clip_grad_value - clamp every element of the params' grads into [-clip_value, clip_value], in
 """
-@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[490]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
+@inline ct_clip_grad_value(params, n, clip_value) = ccall(@inbounds(FUNCTION_POINTERS[492]), ct_status, (Ptr{Ptr{ct_tensor}}, Csize_t, Cdouble), params, n, clip_value)
 
 """
     ct_init_uniform_(t, a, b, gen)
@@ -5203,7 +5225,7 @@ Header: ct_clip_grad_value - clamp every element of the params' grads into [-cli
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[491]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
+@inline ct_init_uniform_(t, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[493]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, a, b, gen)
 
 """
     ct_init_normal_(t, mean, std, gen)
@@ -5212,7 +5234,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[492]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
+@inline ct_init_normal_(t, mean, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[494]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, gen)
 
 """
     ct_init_xavier_uniform_(t, gain, gen)
@@ -5221,7 +5243,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[493]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_uniform_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[495]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_xavier_normal_(t, gain, gen)
@@ -5230,7 +5252,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[494]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_xavier_normal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[496]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen)
@@ -5239,7 +5261,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[495]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_uniform_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[497]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen)
@@ -5248,7 +5270,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (so a parameter that
 """
-@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[496]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
+@inline ct_init_kaiming_normal_(t, a, mode, nonlinearity, gen) = ccall(@inbounds(FUNCTION_POINTERS[498]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{UInt8}, Ptr{UInt8}, Ptr{ct_generator}), t, a, mode, nonlinearity, gen)
 
 """
     ct_init_trunc_normal_(t, mean, std, a, b, gen)
@@ -5257,7 +5279,7 @@ Header: Initializers (torch.nn.init). Each fills t in place with grad mode off (
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_trunc_normal_(t, mean, std, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[497]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, a, b, gen)
+@inline ct_init_trunc_normal_(t, mean, std, a, b, gen) = ccall(@inbounds(FUNCTION_POINTERS[499]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Cdouble, Cdouble, Ptr{ct_generator}), t, mean, std, a, b, gen)
 
 """
     ct_init_orthogonal_(t, gain, gen)
@@ -5266,7 +5288,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_orthogonal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[498]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
+@inline ct_init_orthogonal_(t, gain, gen) = ccall(@inbounds(FUNCTION_POINTERS[500]), ct_status, (Ptr{ct_tensor}, Cdouble, Ptr{ct_generator}), t, gain, gen)
 
 """
     ct_init_sparse_(t, sparsity, std, gen)
@@ -5275,7 +5297,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_sparse_(t, sparsity, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[499]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, sparsity, std, gen)
+@inline ct_init_sparse_(t, sparsity, std, gen) = ccall(@inbounds(FUNCTION_POINTERS[501]), ct_status, (Ptr{ct_tensor}, Cdouble, Cdouble, Ptr{ct_generator}), t, sparsity, std, gen)
 
 """
     ct_init_eye_(t)
@@ -5284,7 +5306,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_eye_(t) = ccall(@inbounds(FUNCTION_POINTERS[500]), ct_status, (Ptr{ct_tensor},), t)
+@inline ct_init_eye_(t) = ccall(@inbounds(FUNCTION_POINTERS[502]), ct_status, (Ptr{ct_tensor},), t)
 
 """
     ct_init_dirac_(t, groups)
@@ -5293,7 +5315,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: The structured initializers of torch.nn.init, filling t in place as those above (grad mode off,
 """
-@inline ct_init_dirac_(t, groups) = ccall(@inbounds(FUNCTION_POINTERS[501]), ct_status, (Ptr{ct_tensor}, Int64), t, groups)
+@inline ct_init_dirac_(t, groups) = ccall(@inbounds(FUNCTION_POINTERS[503]), ct_status, (Ptr{ct_tensor}, Int64), t, groups)
 
 """
     ct_init_linear_(weight, bias, gen)
@@ -5302,7 +5324,7 @@ Header: The structured initializers of torch.nn.init, filling t in place as thos
 
 Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of Conv1d/2d/3d (their
 """
-@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[502]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
+@inline ct_init_linear_(weight, bias, gen) = ccall(@inbounds(FUNCTION_POINTERS[504]), ct_status, (Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{ct_generator}), weight, bias, gen)
 
 """
     ct_init_calculate_gain(nonlinearity, param, out)
@@ -5311,7 +5333,7 @@ Header: ct_init_linear_ - the default initialization of torch.nn.Linear and of C
 
 Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "conv1d", "conv2d",
 """
-@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[503]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
+@inline ct_init_calculate_gain(nonlinearity, param, out) = ccall(@inbounds(FUNCTION_POINTERS[505]), ct_status, (Ptr{UInt8}, Cdouble, Ptr{Cdouble}), nonlinearity, param, out)
 
 """
     ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out)
@@ -5320,7 +5342,7 @@ Header: ct_init_calculate_gain - torch.nn.init.calculate_gain: 1 for "linear", "
 
 Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_and_fan_out: for sizes
 """
-@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[504]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
+@inline ct_init_calculate_fan_in_and_fan_out(t, fan_in, fan_out) = ccall(@inbounds(FUNCTION_POINTERS[506]), ct_status, (Ptr{ct_tensor}, Ptr{Int64}, Ptr{Int64}), t, fan_in, fan_out)
 
 """
     ct_dist_is_backend_available(backend, out)
@@ -5329,7 +5351,7 @@ Header: ct_init_calculate_fan_in_and_fan_out - torch.nn.init._calculate_fan_in_a
 
 Header: ct_dist_is_backend_available - write 1 to out when the engine named backend ("gloo", "mpi",
 """
-@inline ct_dist_is_backend_available(backend, out) = ccall(@inbounds(FUNCTION_POINTERS[505]), ct_status, (Ptr{UInt8}, Ptr{Cint}), backend, out)
+@inline ct_dist_is_backend_available(backend, out) = ccall(@inbounds(FUNCTION_POINTERS[507]), ct_status, (Ptr{UInt8}, Ptr{Cint}), backend, out)
 
 """
     ct_dist_init_process_group(backend, init_method, rank, world_size, timeout_seconds, out)
@@ -5338,7 +5360,7 @@ Header: ct_dist_is_backend_available - write 1 to out when the engine named back
 
 Header: ct_dist_init_process_group - join the processes of one job into a group
 """
-@inline ct_dist_init_process_group(backend, init_method, rank, world_size, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[506]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Cint, Cint, Cdouble, Ptr{Ptr{ct_process_group}}), backend, init_method, rank, world_size, timeout_seconds, out)
+@inline ct_dist_init_process_group(backend, init_method, rank, world_size, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[508]), ct_status, (Ptr{UInt8}, Ptr{UInt8}, Cint, Cint, Cdouble, Ptr{Ptr{ct_process_group}}), backend, init_method, rank, world_size, timeout_seconds, out)
 
 """
     ct_dist_new_group(pg, ranks, n_ranks, timeout_seconds, out)
@@ -5347,7 +5369,7 @@ Header: ct_dist_init_process_group - join the processes of one job into a group
 
 Header: ct_dist_new_group - a group of some of pg's ranks (torch.distributed.new_group). Every rank of pg
 """
-@inline ct_dist_new_group(pg, ranks, n_ranks, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[507]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}, Csize_t, Cdouble, Ptr{Ptr{ct_process_group}}), pg, ranks, n_ranks, timeout_seconds, out)
+@inline ct_dist_new_group(pg, ranks, n_ranks, timeout_seconds, out) = ccall(@inbounds(FUNCTION_POINTERS[509]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}, Csize_t, Cdouble, Ptr{Ptr{ct_process_group}}), pg, ranks, n_ranks, timeout_seconds, out)
 
 """
     ct_process_group_destroy(pg)
@@ -5356,7 +5378,7 @@ Header: ct_dist_new_group - a group of some of pg's ranks (torch.distributed.new
 
 Header: ct_process_group_destroy - finish the operations still queued, close the group's connections and
 """
-@inline ct_process_group_destroy(pg) = ccall(@inbounds(FUNCTION_POINTERS[508]), Cvoid, (Ptr{ct_process_group},), pg)
+@inline ct_process_group_destroy(pg) = ccall(@inbounds(FUNCTION_POINTERS[510]), Cvoid, (Ptr{ct_process_group},), pg)
 
 """
     ct_dist_get_rank(pg, out)
@@ -5365,7 +5387,7 @@ Header: ct_process_group_destroy - finish the operations still queued, close the
 
 Header: This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
 """
-@inline ct_dist_get_rank(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[509]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
+@inline ct_dist_get_rank(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[511]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
 
 """
     ct_dist_get_world_size(pg, out)
@@ -5374,7 +5396,7 @@ Header: This process's rank in pg (-1 when not a member), pg's number of ranks, 
 
 Header: This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
 """
-@inline ct_dist_get_world_size(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[510]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
+@inline ct_dist_get_world_size(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[512]), ct_status, (Ptr{ct_process_group}, Ptr{Cint}), pg, out)
 
 """
     ct_dist_get_backend(pg, out)
@@ -5383,7 +5405,7 @@ Header: This process's rank in pg (-1 when not a member), pg's number of ranks, 
 
 Header: This process's rank in pg (-1 when not a member), pg's number of ranks, and its engine's name
 """
-@inline ct_dist_get_backend(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[511]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{UInt8}}), pg, out)
+@inline ct_dist_get_backend(pg, out) = ccall(@inbounds(FUNCTION_POINTERS[513]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{UInt8}}), pg, out)
 
 """
     ct_dist_all_reduce(pg, t, op, work)
@@ -5392,7 +5414,7 @@ Header: This process's rank in pg (-1 when not a member), pg's number of ranks, 
 
 Header: t := op over every rank's t (torch.distributed.all_reduce).
 """
-@inline ct_dist_all_reduce(pg, t, op, work) = ccall(@inbounds(FUNCTION_POINTERS[512]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, op, work)
+@inline ct_dist_all_reduce(pg, t, op, work) = ccall(@inbounds(FUNCTION_POINTERS[514]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, op, work)
 
 """
     ct_dist_broadcast(pg, t, src, work)
@@ -5401,7 +5423,7 @@ Header: t := op over every rank's t (torch.distributed.all_reduce).
 
 Header: t := src's t on every rank.
 """
-@inline ct_dist_broadcast(pg, t, src, work) = ccall(@inbounds(FUNCTION_POINTERS[513]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_work}}), pg, t, src, work)
+@inline ct_dist_broadcast(pg, t, src, work) = ccall(@inbounds(FUNCTION_POINTERS[515]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Ptr{Ptr{ct_work}}), pg, t, src, work)
 
 """
     ct_dist_reduce(pg, t, dst, op, work)
@@ -5410,7 +5432,7 @@ Header: t := src's t on every rank.
 
 Header: On dst, t := op over every rank's t; other ranks' t is left as it was.
 """
-@inline ct_dist_reduce(pg, t, dst, op, work) = ccall(@inbounds(FUNCTION_POINTERS[514]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, dst, op, work)
+@inline ct_dist_reduce(pg, t, dst, op, work) = ccall(@inbounds(FUNCTION_POINTERS[516]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, t, dst, op, work)
 
 """
     ct_dist_all_gather(pg, outputs, n_outputs, input, work)
@@ -5419,7 +5441,7 @@ Header: On dst, t := op over every rank's t; other ranks' t is left as it was.
 
 Header: outputs[r] := rank r's input, on every rank (torch.distributed.all_gather).
 """
-@inline ct_dist_all_gather(pg, outputs, n_outputs, input, work) = ccall(@inbounds(FUNCTION_POINTERS[515]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, outputs, n_outputs, input, work)
+@inline ct_dist_all_gather(pg, outputs, n_outputs, input, work) = ccall(@inbounds(FUNCTION_POINTERS[517]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, outputs, n_outputs, input, work)
 
 """
     ct_dist_all_gather_into_tensor(pg, output, input, work)
@@ -5428,7 +5450,7 @@ Header: outputs[r] := rank r's input, on every rank (torch.distributed.all_gathe
 
 Header: output (size * input's first dim, or [size, *input.sizes] flattened to the same elements) :=
 """
-@inline ct_dist_all_gather_into_tensor(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[516]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
+@inline ct_dist_all_gather_into_tensor(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[518]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
 
 """
     ct_dist_reduce_scatter(pg, output, inputs, n_inputs, op, work)
@@ -5437,7 +5459,7 @@ Header: output (size * input's first dim, or [size, *input.sizes] flattened to t
 
 Header: output := op over every rank's inputs[this rank] (torch.distributed.reduce_scatter).
 """
-@inline ct_dist_reduce_scatter(pg, output, inputs, n_inputs, op, work) = ccall(@inbounds(FUNCTION_POINTERS[517]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, op, work)
+@inline ct_dist_reduce_scatter(pg, output, inputs, n_inputs, op, work) = ccall(@inbounds(FUNCTION_POINTERS[519]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, op, work)
 
 """
     ct_dist_reduce_scatter_tensor(pg, output, input, op, work)
@@ -5446,7 +5468,7 @@ Header: output := op over every rank's inputs[this rank] (torch.distributed.redu
 
 Header: output := op over every rank's block `this rank` of input, input being size blocks of output's
 """
-@inline ct_dist_reduce_scatter_tensor(pg, output, input, op, work) = ccall(@inbounds(FUNCTION_POINTERS[518]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, input, op, work)
+@inline ct_dist_reduce_scatter_tensor(pg, output, input, op, work) = ccall(@inbounds(FUNCTION_POINTERS[520]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, ct_reduce_op, Ptr{Ptr{ct_work}}), pg, output, input, op, work)
 
 """
     ct_dist_gather(pg, input, outputs, n_outputs, dst, work)
@@ -5455,7 +5477,7 @@ Header: output := op over every rank's block `this rank` of input, input being s
 
 Header: On dst, outputs[r] := rank r's input; other ranks pass n_outputs = 0 (torch.distributed.gather).
 """
-@inline ct_dist_gather(pg, input, outputs, n_outputs, dst, work) = ccall(@inbounds(FUNCTION_POINTERS[519]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, input, outputs, n_outputs, dst, work)
+@inline ct_dist_gather(pg, input, outputs, n_outputs, dst, work) = ccall(@inbounds(FUNCTION_POINTERS[521]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, input, outputs, n_outputs, dst, work)
 
 """
     ct_dist_scatter(pg, output, inputs, n_inputs, src, work)
@@ -5464,7 +5486,7 @@ Header: On dst, outputs[r] := rank r's input; other ranks pass n_outputs = 0 (to
 
 Header: output := src's inputs[this rank]; ranks other than src pass n_inputs = 0 (torch.distributed.scatter).
 """
-@inline ct_dist_scatter(pg, output, inputs, n_inputs, src, work) = ccall(@inbounds(FUNCTION_POINTERS[520]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, src, work)
+@inline ct_dist_scatter(pg, output, inputs, n_inputs, src, work) = ccall(@inbounds(FUNCTION_POINTERS[522]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{Ptr{ct_tensor}}, Csize_t, Cint, Ptr{Ptr{ct_work}}), pg, output, inputs, n_inputs, src, work)
 
 """
     ct_dist_all_to_all(pg, outputs, inputs, n, work)
@@ -5473,7 +5495,7 @@ Header: output := src's inputs[this rank]; ranks other than src pass n_inputs = 
 
 Header: outputs[r] := rank r's inputs[this rank] (torch.distributed.all_to_all; equal sizes).
 """
-@inline ct_dist_all_to_all(pg, outputs, inputs, n, work) = ccall(@inbounds(FUNCTION_POINTERS[521]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_work}}), pg, outputs, inputs, n, work)
+@inline ct_dist_all_to_all(pg, outputs, inputs, n, work) = ccall(@inbounds(FUNCTION_POINTERS[523]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_tensor}}, Ptr{Ptr{ct_tensor}}, Csize_t, Ptr{Ptr{ct_work}}), pg, outputs, inputs, n, work)
 
 """
     ct_dist_all_to_all_single(pg, output, input, work)
@@ -5482,7 +5504,7 @@ Header: outputs[r] := rank r's inputs[this rank] (torch.distributed.all_to_all; 
 
 Header: output's block r := rank r's input block `this rank`, blocks being equal splits of the first dim
 """
-@inline ct_dist_all_to_all_single(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[522]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
+@inline ct_dist_all_to_all_single(pg, output, input, work) = ccall(@inbounds(FUNCTION_POINTERS[524]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Ptr{ct_tensor}, Ptr{Ptr{ct_work}}), pg, output, input, work)
 
 """
     ct_dist_send(pg, t, dst, tag, work)
@@ -5491,7 +5513,7 @@ Header: output's block r := rank r's input block `this rank`, blocks being equal
 
 Header: Point to point: t goes to rank dst, which receives it into a tensor of the same sizes and dtype
 """
-@inline ct_dist_send(pg, t, dst, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[523]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, dst, tag, work)
+@inline ct_dist_send(pg, t, dst, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[525]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, dst, tag, work)
 
 """
     ct_dist_recv(pg, t, src, tag, work)
@@ -5500,7 +5522,7 @@ Header: Point to point: t goes to rank dst, which receives it into a tensor of t
 
 Header: Point to point: t goes to rank dst, which receives it into a tensor of the same sizes and dtype
 """
-@inline ct_dist_recv(pg, t, src, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[524]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, src, tag, work)
+@inline ct_dist_recv(pg, t, src, tag, work) = ccall(@inbounds(FUNCTION_POINTERS[526]), ct_status, (Ptr{ct_process_group}, Ptr{ct_tensor}, Cint, Cint, Ptr{Ptr{ct_work}}), pg, t, src, tag, work)
 
 """
     ct_dist_barrier(pg, work)
@@ -5509,7 +5531,7 @@ Header: Point to point: t goes to rank dst, which receives it into a tensor of t
 
 Header: Returns once every rank of pg has called it (torch.distributed.barrier).
 """
-@inline ct_dist_barrier(pg, work) = ccall(@inbounds(FUNCTION_POINTERS[525]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_work}}), pg, work)
+@inline ct_dist_barrier(pg, work) = ccall(@inbounds(FUNCTION_POINTERS[527]), ct_status, (Ptr{ct_process_group}, Ptr{Ptr{ct_work}}), pg, work)
 
 """
     ct_work_wait(w, timeout_seconds)
@@ -5518,7 +5540,7 @@ Header: Returns once every rank of pg has called it (torch.distributed.barrier).
 
 Header: ct_work_wait - wait until an asynchronous operation finishes, at most timeout_seconds (<= 0: the
 """
-@inline ct_work_wait(w, timeout_seconds) = ccall(@inbounds(FUNCTION_POINTERS[526]), ct_status, (Ptr{ct_work}, Cdouble), w, timeout_seconds)
+@inline ct_work_wait(w, timeout_seconds) = ccall(@inbounds(FUNCTION_POINTERS[528]), ct_status, (Ptr{ct_work}, Cdouble), w, timeout_seconds)
 
 """
     ct_work_is_completed(w, out)
@@ -5527,7 +5549,7 @@ Header: ct_work_wait - wait until an asynchronous operation finishes, at most ti
 
 Header: ct_work_is_completed - write 1 to out when w has finished (successfully or not), else 0; never
 """
-@inline ct_work_is_completed(w, out) = ccall(@inbounds(FUNCTION_POINTERS[527]), ct_status, (Ptr{ct_work}, Ptr{Cint}), w, out)
+@inline ct_work_is_completed(w, out) = ccall(@inbounds(FUNCTION_POINTERS[529]), ct_status, (Ptr{ct_work}, Ptr{Cint}), w, out)
 
 """
     ct_work_release(w)
@@ -5536,7 +5558,7 @@ Header: ct_work_is_completed - write 1 to out when w has finished (successfully 
 
 Header: ct_work_release - drop the handle; an unfinished operation still runs to its end. NULL is a
 """
-@inline ct_work_release(w) = ccall(@inbounds(FUNCTION_POINTERS[528]), Cvoid, (Ptr{ct_work},), w)
+@inline ct_work_release(w) = ccall(@inbounds(FUNCTION_POINTERS[530]), Cvoid, (Ptr{ct_work},), w)
 
 """
     ct_tensor_register_post_accumulate_grad_hook(t, fn, user_data, destroy, id)
@@ -5545,4 +5567,4 @@ Header: ct_work_release - drop the handle; an unfinished operation still runs to
 
 Header: ct_tensor_register_post_accumulate_grad_hook - run fn after each later backward has accumulated
 """
-@inline ct_tensor_register_post_accumulate_grad_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[529]), ct_status, (Ptr{ct_tensor}, ct_post_accumulate_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)
+@inline ct_tensor_register_post_accumulate_grad_hook(t, fn, user_data, destroy, id) = ccall(@inbounds(FUNCTION_POINTERS[531]), ct_status, (Ptr{ct_tensor}, ct_post_accumulate_hook_fn, Ptr{Cvoid}, ct_destroy_fn, Ptr{Int64}), t, fn, user_data, destroy, id)

@@ -1,0 +1,132 @@
+/* Complex tensors through the C ABI: C's complex layout in and out, the part views, arithmetic and
+ * promotion, the complex number operand, item, printing, DLPack, and the refusals. */
+#include <string.h>
+
+#include "capi_test.h"
+
+/* A complex64 tensor from (real, imaginary) float pairs. */
+static ct_tensor* c64(const float* pairs, const int64_t* sizes, size_t ndim) {
+  ct_tensor* t = NULL;
+  return ct_tensor_from_data(pairs, sizes, ndim, CT_COMPLEX64, &t) == CT_OK ? t : NULL;
+}
+
+static void test_complex_dtypes_have_names_sizes_and_promotion(void) {
+  CHECK_STR_EQ(ct_dtype_name(CT_COMPLEX64), "complex64");
+  CHECK(ct_dtype_itemsize(CT_COMPLEX128) == 16);
+  ct_dtype d;
+  CHECK_OK(ct_promote_types(CT_COMPLEX64, CT_FLOAT64, &d));
+  CHECK(d == CT_COMPLEX128);
+  CHECK_OK(ct_promote_types(CT_INT64, CT_COMPLEX64, &d));
+  CHECK(d == CT_COMPLEX64);
+  int ok = 1;
+  CHECK_OK(ct_can_cast(CT_COMPLEX64, CT_FLOAT64, &ok));
+  CHECK(ok == 0);
+  CHECK_OK(ct_can_cast(CT_FLOAT64, CT_COMPLEX64, &ok));
+  CHECK(ok == 1);
+}
+
+static void test_view_as_real_reads_the_pairs(void) {
+  const float v[] = {1, 2, 3, -4};
+  ct_tensor* z = c64(v, S(2));
+  ct_tensor *r = NULL, *re = NULL, *im = NULL, *back = NULL;
+  CHECK_OK(ct_tensor_view_as_real(z, &r));
+  CHECK_TENSOR(r, CT_FLOAT32, S(2, 2), 1, 2, 3, -4);
+  CHECK_OK(ct_tensor_real(z, &re));
+  CHECK_TENSOR(re, CT_FLOAT32, S(2), 1, 3);
+  CHECK_OK(ct_tensor_imag(z, &im));
+  CHECK_TENSOR(im, CT_FLOAT32, S(2), 2, -4);
+  CHECK_OK(ct_tensor_view_as_complex(r, &back));
+  double a = 0, b = 0;
+  ct_tensor* second = NULL;
+  CHECK_OK(ct_tensor_select(back, 0, 1, &second));
+  CHECK_OK(ct_tensor_item_complex(second, &a, &b));
+  CHECK(a == 3 && b == -4);
+  /* A write through the real view is seen through the complex tensor. */
+  float* p = NULL;
+  CHECK_OK(ct_tensor_data_ptr(r, (void**)&p));
+  p[1] = 7;
+  CHECK_OK(ct_tensor_data_ptr(z, (void**)&p));
+  CHECK(p[1] == 7);
+  RELEASE(z, r, re, im, back, second);
+}
+
+static void test_products_and_promotion(void) {
+  const float v[] = {1, 2, 3, -1};
+  ct_tensor* z = c64(v, S(2));
+  ct_tensor* x = T(CT_FLOAT64, S(2), 2, 0.5);
+  ct_tensor *p = NULL, *q = NULL, *pr = NULL, *n = NULL, *ni = NULL, *m = NULL, *mr = NULL, *i = NULL, *ir = NULL;
+  CHECK_OK(ct_tensor_mul(z, z, &p));  /* (1+2i)^2 = -3+4i, (3-i)^2 = 8-6i */
+  CHECK_OK(ct_tensor_view_as_real(p, &pr));
+  CHECK_TENSOR(pr, CT_FLOAT32, S(2, 2), -3, 4, 8, -6);
+  CHECK_OK(ct_tensor_mul(z, x, &q));  /* complex64 with float64: complex128 */
+  ct_dtype d;
+  CHECK_OK(ct_tensor_dtype(q, &d));
+  CHECK(d == CT_COMPLEX128);
+  /* A complex number operand promotes as a Python number: int64 * 1i is complex64. */
+  ct_tensor* k = T(CT_INT64, S(2), 1, 2);
+  CHECK_OK(ct_tensor_complex_scalar(0, 1, &n));
+  CHECK_OK(ct_tensor_mul(k, n, &ni));
+  CHECK_OK(ct_tensor_dtype(ni, &d));
+  CHECK(d == CT_COMPLEX64);
+  /* matmul on cgemm: [1+2i, 3-i] @ [1+2i, 3-i]^T = (-3+4i) + (8-6i) */
+  CHECK_OK(ct_tensor_matmul(z, z, &m));
+  double a = 0, b = 0;
+  CHECK_OK(ct_tensor_item_complex(m, &a, &b));
+  CHECK(a == 5 && b == -2);
+  CHECK_OK(ct_tensor_abs(z, &mr));
+  CHECK_TENSOR_NEAR(mr, CT_FLOAT32, 1e-6, S(2), 2.2360680, 3.1622777);
+  CHECK_OK(ct_tensor_angle(z, &i));
+  CHECK_TENSOR_NEAR(i, CT_FLOAT32, 1e-6, S(2), 1.1071487, -0.32175055);
+  ct_tensor* c = NULL;
+  CHECK_OK(ct_tensor_conj(z, &c));
+  CHECK_OK(ct_tensor_view_as_real(c, &ir));
+  CHECK_TENSOR(ir, CT_FLOAT32, S(2, 2), 1, -2, 3, 1);
+  RELEASE(z, x, p, q, pr, k, n, ni, m, mr, i, c, ir);
+}
+
+static void test_item_and_printing(void) {
+  const float v[] = {1.5f, -2};
+  ct_tensor* z = c64(v, S(1));
+  ct_scalar s;
+  CHECK_STATUS(ct_tensor_item(z, &s), CT_ERROR_DTYPE);
+  CHECK_ERROR_CONTAINS("ct_tensor_item_complex");
+  double a = 0, b = 0;
+  CHECK_OK(ct_tensor_item_complex(z, &a, &b));
+  CHECK(a == 1.5 && b == -2);
+  CHECK_STATUS(ct_tensor_item_complex(z, NULL, &b), CT_ERROR_INVALID_ARGUMENT);
+  char* str = NULL;
+  CHECK_OK(ct_tensor_to_string(z, &str));
+  CHECK_STR_EQ(str, "tensor([1.5000-2.j])");
+  ct_string_release(str);
+  ct_tensor* x = T(CT_FLOAT32, S(1), 4);
+  CHECK_OK(ct_tensor_item_complex(x, &a, &b));
+  CHECK(a == 4 && b == 0);
+  RELEASE(z, x);
+}
+
+static void test_refusals_name_the_operator_and_dtype(void) {
+  const float v[] = {1, 2, 3, 4};
+  ct_tensor* z = c64(v, S(2));
+  ct_tensor* x = T(CT_FLOAT32, S(3), 1, 2, 3);
+  ct_tensor* out = NULL;
+  CHECK_STATUS(ct_tensor_lt(z, z, &out), CT_ERROR_DTYPE);
+  CHECK_ERROR_CONTAINS("complex64");
+  CHECK(out == NULL);
+  CHECK_STATUS(ct_tensor_view_as_complex(x, &out), CT_ERROR_SHAPE);
+  CHECK_ERROR_CONTAINS("last dimension of size 2");
+  CHECK_STATUS(ct_tensor_imag(x, &out), CT_ERROR_DTYPE);
+  CHECK_STATUS(ct_tensor_view_as_real(x, &out), CT_ERROR_DTYPE);
+  CHECK_STATUS(ct_tensor_sigmoid(z, &out), CT_ERROR_DTYPE);
+  CHECK_STATUS(ct_tensor_amax(z, NULL, 0, 0, &out), CT_ERROR_DTYPE);
+  CHECK(out == NULL);
+  RELEASE(z, x);
+}
+
+static const capi_test TESTS[] = {
+    CAPI_TEST(test_complex_dtypes_have_names_sizes_and_promotion),
+    CAPI_TEST(test_view_as_real_reads_the_pairs),
+    CAPI_TEST(test_products_and_promotion),
+    CAPI_TEST(test_item_and_printing),
+    CAPI_TEST(test_refusals_name_the_operator_and_dtype),
+};
+CAPI_MAIN(TESTS)

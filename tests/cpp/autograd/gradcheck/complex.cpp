@@ -1,0 +1,75 @@
+// complex.cpp - gradcheck cases of the complex-number operators and of the complex forms of the
+// arithmetic, math, reduction and product operators. Each case is a real function of real inputs
+// that goes through complex tensors (complex() in, view_as_real() or a real part out), so a finite
+// difference of real numbers checks torch's convention for complex gradients: the gradient with
+// respect to z = x + iy is dL/dx + i dL/dy, and products pass it on through the conjugate.
+#include "gradcheck.h"
+
+namespace ct::gradcheck {
+namespace {
+
+Tensor z_of(const Inputs& x, size_t i) { return ops::complex(x[i], x[i + 1]); }
+Tensor parts(const Tensor& z) { return ops::view_as_real(z); }
+// The harness also passes inputs laid out transposed: view_as_complex needs its pairs adjacent.
+Tensor pairs_of(const Tensor& x) { return ops::view_as_complex(ops::contiguous(x)); }
+// An in-place operator on a copy of z (a non-leaf), seen through its parts.
+Tensor in_place(const char* name, const Tensor& z) {
+  const Tensor c = ops::mul(z, Scalar(1.0));
+  Value args[1] = {Value(c)};
+  Tensor out;
+  dispatch(builtin_op(name), args, 1, &out, 1);
+  return parts(c);
+}
+
+std::vector<Case> complex_cases() {
+  const Input v{{3}}, m{{2, 3}}, pairs{{3, 2}}, far{{3}, 0.5, 1.5}, sq{{3, 3}};
+  return {
+      {{"view_as_real", "view_as_complex", "mul"},
+       {pairs, pairs},
+       [](const Inputs& x) { return parts(ops::mul(pairs_of(x[0]), pairs_of(x[1]))); }},
+      {{"complex", "real", "imag"},
+       {v, v, v, v},
+       [](const Inputs& x) {
+         const Tensor p = ops::mul(z_of(x, 0), z_of(x, 2));
+         return ops::add(ops::real(p), ops::mul(ops::imag(p), Scalar(2.0)));
+       }},
+      {{"conj_physical", "conj", "resolve_conj"},
+       {v, v, v, v},
+       [](const Inputs& x) {
+         const Tensor a = z_of(x, 0), b = z_of(x, 2);
+         return parts(ops::add(ops::mul(ops::conj_physical(a), b), ops::mul(ops::resolve_conj(ops::conj(b)), b)));
+       }},
+      {{"angle"}, {far, v}, [](const Inputs& x) { return ops::angle(z_of(x, 0)); }},
+      {{"sgn"}, {far, v}, [](const Inputs& x) { return parts(ops::sgn(z_of(x, 0))); }},
+      {{"sgn_"}, {far, v}, [](const Inputs& x) { return in_place("sgn_", z_of(x, 0)); }},
+      {{"conj_physical_"}, {v, v}, [](const Inputs& x) { return in_place("conj_physical_", z_of(x, 0)); }},
+      {{"polar"}, {far, v}, [](const Inputs& x) { return parts(ops::polar(x[0], x[1])); }},
+      {{"div", "sub", "add"},
+       {far, v, v, v},
+       [](const Inputs& x) {
+         const Tensor a = z_of(x, 0), b = z_of(x, 2);
+         return parts(ops::add(ops::div(b, a), ops::sub(a, b), Scalar(2)));
+       }},
+      {{"abs", "exp", "log", "sqrt", "tanh"},
+       {far, v},
+       [](const Inputs& x) {
+         const Tensor z = z_of(x, 0);
+         const Tensor w = ops::add(ops::add(ops::exp(z), ops::log(z)), ops::add(ops::sqrt(z), ops::tanh(z)));
+         return ops::add(parts(w), ops::unsqueeze(ops::abs(z), -1));
+       }},
+      {{"sum", "mean"},
+       {m, m},
+       [](const Inputs& x) {
+         const Tensor z = ops::mul(z_of(x, 0), z_of(x, 0));
+         return ops::add(parts(ops::sum(z, IntArrayRef{0})), parts(ops::mean(z, IntArrayRef{0})));
+       }},
+      {{"matmul", "mm"},
+       {sq, sq, sq, sq},
+       [](const Inputs& x) { return parts(ops::matmul(z_of(x, 0), z_of(x, 2))); }},
+  };
+}
+
+const GradCheckFamily family(complex_cases);
+
+}  // namespace
+}  // namespace ct::gradcheck
