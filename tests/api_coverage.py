@@ -33,7 +33,7 @@ LEFT_OUT = {
     r"prepare_multiprocessing_environment)$": "not torch's API: typing names, loop leftovers and internals in its namespace",
     r"^storage$|^storage_type$|typed_storage|^share_memory_$|^is_shared$|^set_$": "storages (ctorch exposes memory through numpy and DLPack)",
     r"xpu|ipu|hpu|mps|vulkan|mkldnn|miopen|cudnn|mtia|^is_ort|^ort|^is_xla|^xla|^is_ve$|^ve$|nested|^to_padded": "other devices and backends",
-    r"^is_(conj|neg)$|^conj_physical|^resolve_(conj|neg)|^_conj|view_as_(real|complex)|^imag$|^real$|^angle$|^polar$|^complex$|^cdouble$|^cfloat$|^chalf$": "complex tensors",
+    r"^chalf$|complex32": "complex32 (ctorch's complex dtypes are complex64 and complex128)",
 }
 
 # torch.* functions and Tensor methods that torch 1.9 removed in favour of torch.linalg's: torch 1.13
@@ -42,10 +42,10 @@ REMOVED_FOR_LINALG = {"eig", "lstsq", "solve", "matrix_rank"}
 
 # What the package does not have yet, deliberately, and why: printed under each namespace's figure.
 NOT_YET = {
-    "stft": "needs complex dtypes and an FFT (torch.fft is not in ctorch yet)",
-    "istft": "needs complex dtypes and an FFT (torch.fft is not in ctorch yet)",
-    "eig": "a general real matrix's eigenvalues are complex; ctorch has no complex dtypes yet",
-    "eigvals": "a general real matrix's eigenvalues are complex; ctorch has no complex dtypes yet",
+    "stft": "needs an FFT (torch.fft is not in ctorch yet)",
+    "istft": "needs an FFT (torch.fft is not in ctorch yet)",
+    "eig": "a general matrix's complex eigendecomposition (LAPACK geev) is not implemented yet",
+    "eigvals": "a general matrix's complex eigendecomposition (LAPACK geev) is not implemented yet",
     "name": "named tensors' attribute (named tensors are left out)",
     "record_stream": "CUDA stream bookkeeping of torch's caching allocator; ctorch's streams do not share tensors",
     "batch_norm_stats": "SyncBatchNorm's CUDA kernels (torch's CPU has only batch_norm_update_stats)",
@@ -104,7 +104,10 @@ def namespaces():
     def _has(obj, dotted):
         for part in dotted.split("."):
             if part in dir(type(obj)) or part in getattr(obj, "__dict__", {}):
-                obj = getattr(obj, part, None)
+                try:
+                    obj = getattr(obj, part, None)
+                except Exception:  # noqa: BLE001 - a property refusing this tensor (x.imag of a real x), as torch's
+                    obj = None
                 continue
             try:  # names the package makes on demand (every operator: ctorch.erfinv, x.topk)
                 obj = getattr(obj, part)

@@ -62,6 +62,9 @@ NOT_APPLICABLE = {
        for op in ("geqrf", "linalg_ldl_factor_ex", "linalg_ldl_factor", "linalg_ldl_solve")},
     **{op: {"errors": _ACCEPTS_ALL} for op in ("abs", "exp", "log", "sin", "cos", "sqrt", "rsqrt", "tanh",
                                                 "sigmoid", "reciprocal")},
+    # Complex numbers' operators that torch defines for every dtype (the real ones give their input,
+    # or its angle 0 or pi, or its sign).
+    **{op: {"errors": _ACCEPTS_ALL} for op in ("real", "conj", "conj_physical", "resolve_conj", "angle", "sgn")},
 }
 
 # Random operators: their values come from ctorch's Philox stream and cannot equal torch's, so they

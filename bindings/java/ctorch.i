@@ -264,6 +264,7 @@ CT_JAVA_FILLED(uint8_t*, state, n, jbyteArray, byte[], GetByteArrayRegion, SetBy
 %ignore ct_tensor_from_blob_v2;
 %ignore ct_tensor_copy_to;
 %ignore ct_tensor_item;
+%ignore ct_tensor_item_complex;
 %ignore ct_op_call;
 /* ct_java_op_find and ct_java_op_call_op (jni_helpers.i) take the handle as a long and Args' arrays. */
 %ignore ct_op_find;

@@ -270,6 +270,19 @@ static jint ct_java_item(JNIEnv* env, jlong t, jlongArray values) {
   return (jint)s.kind;
 }
 
+/* The value of a one-element tensor as a complex number: parts[0] the real part, parts[1] the
+ * imaginary part (0 for real dtypes). */
+static void ct_java_item_complex(JNIEnv* env, jlong t, jdoubleArray parts) {
+  double re = 0, im = 0;
+  ct_status st = ct_tensor_item_complex((const ct_tensor*)(intptr_t)t, &re, &im);
+  if (st != CT_OK) {
+    ct_java_throw(env, st);
+    return;
+  }
+  const jdouble out[2] = {re, im};
+  (*env)->SetDoubleArrayRegion(env, parts, 0, 2, out);
+}
+
 
 /* ct_op_call over org.ctorch.Args' arrays: outs (one slot per output) gets the new references. */
 static void ct_java_op_call(JNIEnv* env, jstring name, jint nargs, jintArray kinds, jlongArray ints,

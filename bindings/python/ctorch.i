@@ -322,6 +322,8 @@ static PyObject* ct_py_from_scalar(const ct_scalar* s) {
                           ct_scalar* out (ct_scalar tmp), char** out (char* tmp = NULL) { $1 = &tmp; }
 %typemap(argout) int64_t* out { $result = SWIG_Python_AppendOutput($result, PyLong_FromLongLong(tmp$argnum)); }
 /* Symbolic numbers: ct_symint_maybe_int (value, is_concrete), evaluations, check_guards' failing index. */
+%typemap(in, numinputs=0) double* real (double tmp = 0), double* imag (double tmp = 0) { $1 = &tmp; }
+%typemap(argout) double* real, double* imag { $result = SWIG_Python_AppendOutput($result, PyFloat_FromDouble(tmp$argnum)); }
 %typemap(in, numinputs=0) double* out (double tmp = 0), double* value (double tmp = 0),
                           int64_t* value (int64_t tmp = 0), int64_t* failing (int64_t tmp = -1),
                           int* value (int tmp = 0), int* is_concrete (int tmp = 0) { $1 = &tmp; }

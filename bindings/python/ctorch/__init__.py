@@ -69,9 +69,10 @@ autocast_increment_nesting = amp.increment_nesting
 autocast_decrement_nesting = amp.decrement_nesting
 from . import linalg, special
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
-from ._dtype import (bfloat16, bool, channels_last, channels_last_3d, contiguous_format, double, dtype, finfo, float,
-                     float16, float32, float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64, layout,
-                     long, memory_format, preserve_format, set_default_dtype, short, strided, uint8)
+from ._dtype import (bfloat16, bool, cdouble, cfloat, channels_last, channels_last_3d, complex64, complex128,
+                     contiguous_format, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
+                     iinfo, int, int8, int16, int32, int64, layout, long, memory_format, preserve_format,
+                     set_default_dtype, short, strided, uint8)
 from ._legacy import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                       IntTensor, LongTensor, ShortTensor)
 from ._errors import (BackendError, DeviceError, DTypeError, Error, FileError, FormatError, GraphBreakError, GuardError,
@@ -179,13 +180,28 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
     shape, flat = [], []
     _flatten(data, shape, flat)
+    has_complex = _builtins.any(isinstance(x, _builtins.complex) for x in flat)
     if dtype is None:
         if all(isinstance(x, _builtins.bool) for x in flat) and flat:
             dtype = bool
         elif all(isinstance(x, _numbers.Integral) for x in flat) and flat:
             dtype = int64
+        elif has_complex:
+            dtype = get_default_dtype().to_complex()  # complex64 unless the default dtype is float64
         else:
             dtype = get_default_dtype()
+    if has_complex or dtype.is_complex:
+        # Staged as (real, imaginary) float64 pairs, read as complex128 (view_as_complex), converted.
+        pairs = []
+        for x in flat:
+            z = _builtins.complex(x)
+            pairs += (z.real, z.imag)
+        staged = _wrap(_C.ct_py_from_buffer(array.array("d", pairs), float64.code)).reshape([len(flat), 2])
+        t = staged.view_as_complex().reshape(shape)
+        t = t.clone() if dtype is complex128 else t.to(dtype)
+        if device is not None and str(device) != "cpu":
+            raise NotImplementedError(f"tensor: creating tensors on {device} from data needs a backend for it")
+        return _requires_grad(t, requires_grad)
     # Stage as bool, int64 or float64 (what Python numbers hold exactly), then convert.
     code, staged = {bool: ("B", bool), int64: ("q", int64)}.get(dtype, ("d", float64))
     try:
@@ -398,6 +414,28 @@ def is_storage(obj):
 
 def is_complex(input):
     return input.is_complex()
+
+
+def is_conj(input):
+    return input.is_conj()
+
+
+def is_neg(input):
+    return input.is_neg()
+
+
+def resolve_neg(input):
+    return input.resolve_neg()
+
+
+def view_as_real_copy(input):
+    """view_as_real's values in a tensor of their own."""
+    return view_as_real(input).clone()
+
+
+def view_as_complex_copy(input):
+    """view_as_complex's values in a tensor of their own."""
+    return view_as_complex(input).clone()
 
 
 def is_floating_point(input):

@@ -4,20 +4,34 @@ from . import _C
 
 __all__ = ["dtype", "memory_format", "contiguous_format", "preserve_format", "channels_last",
            "channels_last_3d", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-           "float64", "get_default_dtype", "set_default_dtype", "finfo", "iinfo"]
+           "float64", "complex64", "complex128", "get_default_dtype", "set_default_dtype", "finfo", "iinfo"]
 
 
 class dtype:
     """An element type. Compare with `is` or `==`; `code` is the C ABI's ct_dtype value."""
 
-    __slots__ = ("code", "name", "itemsize", "is_floating_point", "is_signed")
+    __slots__ = ("code", "name", "itemsize", "is_floating_point", "is_signed", "is_complex")
 
-    def __init__(self, code, name, is_floating_point, is_signed):
+    def __init__(self, code, name, is_floating_point, is_signed, is_complex=False):
         self.code = code
         self.name = name
         self.itemsize = _C.ct_dtype_itemsize(code)
         self.is_floating_point = is_floating_point
         self.is_signed = is_signed
+        self.is_complex = is_complex
+
+    def to_real(self):
+        """The dtype of a complex dtype's parts (complex64 -> float32); any other dtype itself."""
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self):
+        """The complex dtype whose parts are this dtype (float64 -> complex128, float32 and the
+        16-bit floats -> complex64); a complex dtype itself."""
+        if self.is_complex:
+            return self
+        if not self.is_floating_point:
+            raise RuntimeError(f"to_complex is only supported for floating point dtypes, got {self!r}")
+        return complex128 if self is float64 else complex64
 
     def __repr__(self):
         return "ctorch." + self.name
@@ -76,15 +90,18 @@ float16 = dtype(_C.CT_FLOAT16, "float16", True, True)
 bfloat16 = dtype(_C.CT_BFLOAT16, "bfloat16", True, True)
 float32 = dtype(_C.CT_FLOAT32, "float32", True, True)
 float64 = dtype(_C.CT_FLOAT64, "float64", True, True)
+complex64 = dtype(_C.CT_COMPLEX64, "complex64", False, True, True)
+complex128 = dtype(_C.CT_COMPLEX128, "complex128", False, True, True)
 
 # torch's aliases
 half, float, double, short, int, long = float16, float32, float64, int16, int32, int64
+cfloat, cdouble = complex64, complex128
 
-by_code = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+by_code = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
 
 # numpy type strings (bfloat16 has none: numpy cannot hold it, as in torch)
 numpy_typestr = {bool: "|b1", uint8: "|u1", int8: "|i1", int16: "<i2", int32: "<i4", int64: "<i8",
-                 float16: "<f2", float32: "<f4", float64: "<f8"}
+                 float16: "<f2", float32: "<f4", float64: "<f8", complex64: "<c8", complex128: "<c16"}
 
 
 def get_default_dtype():
@@ -114,7 +131,7 @@ def from_numpy_dtype(np_dtype):
         if s[1:] == np_dtype.str[1:] and (np_dtype.str[0] in "<|="):
             return d
     raise TypeError(f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
-                    "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+                    "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
 
 
 # ---- finfo / iinfo: the limits of a dtype, as torch.finfo and torch.iinfo
@@ -134,6 +151,8 @@ class finfo:
 
     def __init__(self, type=None):
         type = get_default_dtype() if type is None else type
+        if isinstance(type, dtype) and type.is_complex:
+            type = type.to_real()  # a complex dtype's limits are its parts', as torch.finfo gives them
         if not isinstance(type, dtype) or not type.is_floating_point:
             raise TypeError(f"finfo: needs a floating dtype, got {type!r}. Use ctorch.iinfo for integer dtypes")
         self.bits, self.eps, self.max, self.tiny, self.resolution = _FLOAT_LIMITS[type.name]
@@ -156,7 +175,7 @@ class iinfo:
     """iinfo(dtype): bits, min and max of an integer dtype (bool has none, as in torch)."""
 
     def __init__(self, type):
-        if not isinstance(type, dtype) or type.is_floating_point or type is bool:
+        if not isinstance(type, dtype) or type.is_floating_point or type.is_complex or type is bool:
             raise TypeError(f"iinfo: needs an integer dtype other than bool, got {type!r}. "
                             "Use ctorch.finfo for floating dtypes")
         self.bits = 8 * type.itemsize

@@ -141,6 +141,8 @@ def _binary(tensor_fn, scalar_fn):
             return _wrap(ft(self._h, other._h))
         if isinstance(other, Tensor):
             return _wrap(ft(self._h, other._h))
+        if isinstance(other, complex):  # a complex number takes part as a wrapped complex128 tensor
+            return _wrap(ft(self._h, _C.ct_tensor_complex_scalar(other.real, other.imag)))
         if fs is not None and _is_number(other):
             return _wrap(fs(self._h, other))
         stand_in = _symbolic_operand(self, other)
@@ -175,6 +177,8 @@ def _inplace(tensor_fn, scalar_fn):
     def op(self, other):
         if isinstance(other, Tensor):
             ft(self._h, other._h)
+        elif isinstance(other, complex):
+            ft(self._h, _C.ct_tensor_complex_scalar(other.real, other.imag))
         elif _is_number(other):
             fs(self._h, other)
         else:
@@ -330,6 +334,8 @@ class Tensor:
         """The value of a one-element tensor. For a symbolic meta tensor (one computed from symbolic
         sizes), and for a traced integer tensor while ctorch.export traces, an unbacked SymInt u<k>:
         the value it will hold when the program runs. Under ctorch.compile it is a graph break."""
+        if self.dtype.is_complex and self.device.type != "meta":
+            return builtins.complex(*_C.ct_tensor_item_complex(self._h))
         try:
             return _C.ct_tensor_item(self._h)
         except Error as e:
@@ -347,6 +353,9 @@ class Tensor:
 
     def __float__(self):
         return builtins.float(self.item())
+
+    def __complex__(self):
+        return builtins.complex(self.item())
 
     def __int__(self):
         return builtins.int(self.item())
@@ -433,6 +442,8 @@ class Tensor:
     __abs__ = _unary("ct_tensor_abs")
 
     def __rsub__(self, other):
+        if isinstance(other, complex):
+            return _wrap(_C.ct_tensor_sub(_C.ct_tensor_complex_scalar(other.real, other.imag), self._h))
         if not _is_number(other):
             return NotImplemented
         return _call("rsub", self, other)
@@ -445,6 +456,9 @@ class Tensor:
         return full((), other, dtype=_d.float64 if self.dtype is _d.float64 else None, device=self.device) ** self
 
     def __rtruediv__(self, other):
+        if isinstance(other, complex) or (_is_number(other) and self.dtype.is_complex):
+            z = builtins.complex(other)
+            return _wrap(_C.ct_tensor_div(_C.ct_tensor_complex_scalar(z.real, z.imag), self._h))
         if not _is_number(other):
             return NotImplemented
         return self.reciprocal() * other
@@ -593,6 +607,12 @@ class Tensor:
     def bfloat16(self):
         return self.to(_d.bfloat16)
 
+    def cfloat(self):
+        return self.to(_d.complex64)
+
+    def cdouble(self):
+        return self.to(_d.complex128)
+
     def byte(self):
         return self.to(_d.uint8)
 
@@ -624,7 +644,26 @@ class Tensor:
         return self.dtype.is_signed
 
     def is_complex(self):
-        return False  # ctorch has no complex dtypes
+        return self.dtype.is_complex
+
+    def is_conj(self):
+        return False  # conj is eager: no tensor carries torch's lazy conjugate bit
+
+    def is_neg(self):
+        return False  # nor its lazy negation bit
+
+    def resolve_neg(self):
+        return self
+
+    @property
+    def real(self):
+        """The real parts: a view for a complex tensor, the tensor itself for a real one."""
+        return _call("real", self)
+
+    @property
+    def imag(self):
+        """The imaginary parts of a complex tensor, a view (a real tensor raises, as in torch)."""
+        return _call("imag", self)
 
     @property
     def is_cpu(self):
@@ -749,16 +788,17 @@ class Tensor:
         return self
 
     def conj(self):
-        """self: with no complex dtypes every tensor is its own conjugate (torch returns self for real ones)."""
-        return self
+        """The complex conjugate: a new tensor for complex dtypes (eager, so is_conj() stays False);
+        self for real ones, as torch returns."""
+        return _call("conj", self)
 
     def adjoint(self):
-        """The conjugate transpose of the last two dims: their transpose, for real dtypes (a view)."""
+        """The conjugate transpose of the last two dims: their transpose (a view) for real dtypes."""
         if self.dim() < 2:
             from ._errors import ShapeError
             raise ShapeError(_C.CT_ERROR_SHAPE, "tensor.adjoint() is only supported on matrices or batches of "
                              f"matrices. Got {self.dim()}-D tensor.")
-        return self.transpose(-2, -1)
+        return self.transpose(-2, -1).conj()
 
     @property
     def mT(self):
@@ -769,7 +809,10 @@ class Tensor:
                              f"Got {self.dim()}-D tensor.")
         return self.transpose(-2, -1)
 
-    mH = mT  # the conjugate transpose: the transpose for real dtypes
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two dims: mT for real dtypes (a view)."""
+        return self.mT.conj()
 
     @property
     def H(self):
@@ -778,7 +821,7 @@ class Tensor:
             from ._errors import ShapeError
             raise ShapeError(_C.CT_ERROR_SHAPE, f"tensor.H is only supported on matrices (2-D tensors). Got "
                              f"{self.dim()}-D tensor.")
-        return self.t() if self.dim() == 2 else self
+        return (self.t() if self.dim() == 2 else self).conj()
 
     # ---- new tensors with self's dtype and device (torch's new_* methods) ----
     def _new_like(self, dtype, device_):

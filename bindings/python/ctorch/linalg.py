@@ -3,7 +3,7 @@ ldl_factor, qr, eigh, svd), solvers (solve, solve_triangular, lu_solve, ldl_solv
 pinv are registered operators with their derivatives (ldl's have none, as in torch); inv, lstsq,
 matrix_rank, cond, tensorinv, tensorsolve and the rest compose them. A matrix LAPACK cannot handle
 (singular, not positive-definite, no convergence) raises LinAlgError naming the batch element. eig
-and eigvals need complex results, which ctorch does not have yet."""
+and eigvals (complex results of general matrices) are not implemented yet."""
 
 import builtins
 
@@ -263,8 +263,8 @@ def __getattr__(name):
     if name.startswith("_"):
         raise AttributeError(name)
     if name in ("eig", "eigvals"):
-        raise AttributeError(f"ctorch.linalg.{name}: the eigenvalues of a general real matrix are complex, and ctorch "
-                             "has no complex dtypes yet. For symmetric matrices use linalg.eigh or linalg.eigvalsh")
+        raise AttributeError(f"ctorch.linalg.{name}: the eigendecomposition of general matrices (complex results) is "
+                             "not implemented yet. For symmetric matrices use linalg.eigh or linalg.eigvalsh")
     raise AttributeError(f"module 'ctorch.linalg' has no attribute '{name}'")
 
 

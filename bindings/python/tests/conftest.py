@@ -15,6 +15,7 @@ torch = pytest.importorskip("torch")
 DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 FLOAT_NAMES = ["float16", "bfloat16", "float32", "float64"]
 INT_NAMES = ["uint8", "int8", "int16", "int32", "int64"]
+COMPLEX_NAMES = ["complex64", "complex128"]
 
 # (rtol, atol) per result dtype
 TOLERANCES = {
@@ -22,6 +23,8 @@ TOLERANCES = {
     "bfloat16": (1e-2, 1e-2),
     "float32": (1e-5, 1e-6),
     "float64": (1e-12, 1e-12),
+    "complex64": (1e-5, 1e-6),
+    "complex128": (1e-12, 1e-12),
 }
 
 # torch's CPU errors for the same mistake come in these classes
@@ -52,6 +55,8 @@ def to_torch(ct):
         wide = torch.bool
     elif name in FLOAT_NAMES:
         wide = torch.float64
+    elif name in COMPLEX_NAMES:
+        wide = torch.complex128
     else:
         wide = torch.int64
     values = ct.tolist()
@@ -75,11 +80,12 @@ def compare(ct_result, torch_result, rtol=None, atol=None):
     ct_name, th_name = dtype_name(ct_result.dtype), dtype_name(torch_result.dtype)
     assert ct_name == th_name, f"dtype: ctorch {ct_name} vs torch {th_name}"
     actual = to_torch(ct_result)
-    if th_name in FLOAT_NAMES:
+    if th_name in FLOAT_NAMES or th_name in COMPLEX_NAMES:
         r, a = TOLERANCES[th_name]
         r = r if rtol is None else rtol
         a = a if atol is None else atol
-        torch.testing.assert_close(actual, torch_result.to(torch.float64), rtol=r, atol=a, equal_nan=True)
+        wide = torch.complex128 if th_name in COMPLEX_NAMES else torch.float64
+        torch.testing.assert_close(actual, torch_result.resolve_conj().to(wide), rtol=r, atol=a, equal_nan=True)
     elif th_name == "bool":
         assert torch.equal(actual, torch_result), f"values differ:\nctorch {actual}\ntorch  {torch_result}"
     else:

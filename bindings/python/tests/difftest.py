@@ -7,7 +7,7 @@ library's, each module defining CASES = {operator name: [Case, ...]}.
 import numpy as np
 import pytest
 
-from conftest import FLOAT_NAMES, INT_NAMES, BothRaised, assert_same_error, compare, dtype_name, pair_from_numpy, to_torch
+from conftest import COMPLEX_NAMES, FLOAT_NAMES, INT_NAMES, BothRaised, assert_same_error, compare, dtype_name, pair_from_numpy, to_torch
 
 ctorch = pytest.importorskip("ctorch")
 torch = pytest.importorskip("torch")
@@ -31,6 +31,9 @@ class In:
 def gen_values(rng, shape, name, kind):
     if not isinstance(kind, str):
         return np.array(kind).reshape(shape)
+    if name in COMPLEX_NAMES:  # each part as a float64 input of the same kind would be
+        part = "float64"
+        return gen_values(rng, shape, part, kind) + 1j * gen_values(rng, shape, part, kind)
     if name == "bool":
         return rng.integers(0, 2, size=shape).astype(bool)
     if kind == "special" and name in FLOAT_NAMES:
@@ -368,7 +371,11 @@ def _exact_signature(result):
         return [_exact_signature(r) for r in result]
     if isinstance(result, ctorch.Tensor):
         values = np.array(to_torch(result).numpy(), dtype=object if result.numel() == 0 else None)
-        flat = ["nan" if isinstance(v, float) and v != v else v for v in values.reshape(-1).tolist()]
+        def exact(v):
+            if isinstance(v, complex):  # each part, so that NaN parts compare equal too
+                return (exact(v.real), exact(v.imag))
+            return "nan" if isinstance(v, float) and v != v else v
+        flat = [exact(v) for v in values.reshape(-1).tolist()]
         return (tuple(result.shape), dtype_name(result.dtype), flat)
     return result
 

@@ -796,13 +796,21 @@ FUNCTIONS = {}
 DATA_DEPENDENT = set()
 
 # The operator library's cases, one module per family under cases/; each defines CASES and may
-# define FUNCTIONS and DATA_DEPENDENT.
+# define FUNCTIONS, DATA_DEPENDENT and EXTRA (more cases of operators another family owns, run
+# under ids prefixed with the family's name: complex.py's complex additions).
+_EXTRA = []
 for _module in pkgutil.iter_modules([os.path.join(os.path.dirname(__file__), "cases")]):
     _family = importlib.import_module("cases." + _module.name)
     assert not set(_family.CASES) & set(CASES), f"cases/{_module.name}.py repeats operators"
     CASES.update(_family.CASES)
     FUNCTIONS.update(getattr(_family, "FUNCTIONS", {}))
     DATA_DEPENDENT |= set(getattr(_family, "DATA_DEPENDENT", ()))
+    _EXTRA += [(_module.name, name, cs) for name, cs in getattr(_family, "EXTRA", {}).items()]
+for _family_name, _name, _cases in _EXTRA:
+    assert _name in CASES, f"cases/{_family_name}.py adds cases to {_name}, which no family owns"
+    for _case in _cases:
+        _case.id = f"{_family_name}_{_case.id}"
+    CASES[_name] = CASES[_name] + _cases
 
 # Registered operators that need no differential case here: the random operators, whose values come
 # from ctorch's Philox stream and so cannot equal torch's; test_random.py compares their sizes,

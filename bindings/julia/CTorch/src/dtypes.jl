@@ -21,8 +21,9 @@ Base.convert(::Type{BFloat16}, x::Real) = BFloat16(x)
 Base.convert(::Type{T}, x::BFloat16) where {T<:Union{Float32,Float64}} = T(x)
 Base.show(io::IO, x::BFloat16) = print(io, "BFloat16(", Float32(x), ")")
 
-"""Element types with a ctorch dtype, in ct_dtype order."""
-const ELTYPES = (Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64)
+"""Element types with a ctorch dtype, in ct_dtype order (`ComplexF32` and `ComplexF64` are
+complex64 and complex128, whose (real, imaginary) layout is Julia's)."""
+const ELTYPES = (Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64, ComplexF32, ComplexF64)
 
 """
     CTorch.dtype(T::Type) -> Int32
@@ -51,7 +52,7 @@ end
     CTorch.can_cast(from, to) -> Bool
 
 ctorch's promotion of two element types (`torch.promote_types`: `UInt8` with `Int8` is `Int16`,
-`Float16` with `BFloat16` is `Float32`), and whether an operator may write a result of type `from`
+`Float16` with `BFloat16` is `Float32`, `ComplexF32` with `Float64` is `ComplexF64`), and whether an operator may write a result of type `from`
 into a tensor of type `to` (`torch.can_cast`).
 """
 function promote_types(T1::Type, T2::Type)

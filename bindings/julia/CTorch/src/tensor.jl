@@ -273,9 +273,14 @@ end
     item(t::Tensor)
 
 The value of a one-element tensor as a Julia number (`Bool`, `Int64` or `Float64`, as the library's
-scalar kinds). `t[]` is the same.
+scalar kinds, and `ComplexF64` for a complex tensor). `t[]` is the same.
 """
 function item(t::Tensor)
+    if eltype(t) <: Complex
+        re, im = Ref{Float64}(0), Ref{Float64}(0)
+        check(L.ct_tensor_item_complex(t, re, im))
+        return ComplexF64(re[], im[])
+    end
     out = Ref{L.ct_scalar}()
     check(L.ct_tensor_item(t, out))
     return unscalar(out[])

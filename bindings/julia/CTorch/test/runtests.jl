@@ -74,7 +74,7 @@ end
     b = Tensor(CTorch.BFloat16.(Float32[1.5, -2.25]))
     @test eltype(b) === CTorch.BFloat16
     @test Float32.(Array(b)) == Float32[1.5, -2.25]
-    @test_throws ArgumentError Tensor(ComplexF64[1im])
+    @test_throws ArgumentError Tensor(Complex{Int64}[1im])  # ComplexF32/ComplexF64 only
 end
 
 @testset "Printing looks like PyTorch's" begin
@@ -382,6 +382,20 @@ end
     @test CTorch.promote_types(UInt8, Int8) === Int16
     @test CTorch.promote_types(Float16, CTorch.BFloat16) === Float32
     @test CTorch.can_cast(Int64, Float32) && !CTorch.can_cast(Float32, Int64)
+end
+
+@testset "Complex tensors hold Julia's ComplexF32 and ComplexF64" begin
+    @test CTorch.promote_types(ComplexF32, Float64) === ComplexF64
+    @test !CTorch.can_cast(ComplexF32, Float64)
+    z = Tensor(ComplexF32[1 + 2im, 3 - 1im])
+    @test eltype(z) === ComplexF32
+    @test Array(z * 2) == ComplexF32[2 + 4im, 6 - 2im]
+    @test Array(ops.mul(z, z)) == ComplexF32[-3 + 4im, 8 - 6im]
+    @test Array(ops.view_as_real(z)) == Float32[1 2; 3 -1]  # a row per element: (real, imaginary)
+    @test Array(ops.abs(z)) ≈ Float32[sqrt(5), sqrt(10)]
+    @test CTorch.item(ops.matmul(z, z)) == ComplexF64(5, -2)
+    @test Array(ops.conj(z)) == ComplexF32[1 - 2im, 3 + 1im]
+    @test ctorch_error(() -> ops.lt(z, z)).kind === :CT_ERROR_DTYPE
 end
 
 @testset "Autocast casts by operator and restores" begin

@@ -30,6 +30,11 @@ pub enum DType {
     Float32,
     /// `f64`.
     Float64,
+    /// (real, imaginary) pairs of `f32`, C's `float _Complex` layout. No Rust type holds it: read
+    /// it as `f32` pairs through `view_as_real`.
+    Complex64,
+    /// (real, imaginary) pairs of `f64` (likewise).
+    Complex128,
 }
 
 impl DType {
@@ -46,6 +51,8 @@ impl DType {
             DType::BFloat16 => sys::CT_BFLOAT16,
             DType::Float32 => sys::CT_FLOAT32,
             DType::Float64 => sys::CT_FLOAT64,
+            DType::Complex64 => sys::CT_COMPLEX64,
+            DType::Complex128 => sys::CT_COMPLEX128,
         }
     }
 
@@ -62,12 +69,14 @@ impl DType {
             sys::CT_BFLOAT16 => DType::BFloat16,
             sys::CT_FLOAT32 => DType::Float32,
             sys::CT_FLOAT64 => DType::Float64,
+            sys::CT_COMPLEX64 => DType::Complex64,
+            sys::CT_COMPLEX128 => DType::Complex128,
             other => return Err(Error::new(ErrorKind::Internal, format!("unknown ct_dtype {other}: update the ctorch crate"))),
         })
     }
 
     /// The dtype tensors of `self` and `other` combine to (`torch.promote_types`): uint8 with int8
-    /// is int16, float16 with bfloat16 is float32.
+    /// is int16, float16 with bfloat16 is float32, complex64 with float64 is complex128.
     pub fn promote(self, other: DType) -> DType {
         let mut out = sys::CT_FLOAT32;
         // Both are valid dtypes, so the call cannot fail.
@@ -76,7 +85,8 @@ impl DType {
     }
 
     /// Whether an operator may write a result of dtype `self` into a tensor of dtype `to`
-    /// (`torch.can_cast`): not floating into integral or bool, not integral into bool.
+    /// (`torch.can_cast`): not complex into real, not floating into integral or bool, not integral
+    /// into bool.
     pub fn can_cast(self, to: DType) -> bool {
         let mut out = 0;
         let _ = unsafe { sys::ct_can_cast(self.to_c(), to.to_c(), &mut out) };
@@ -89,9 +99,14 @@ impl DType {
         unsafe { sys::ct_dtype_itemsize(self.to_c()) }
     }
 
-    /// Whether the dtype is a floating type.
+    /// Whether the dtype is a real floating type (complex ones are not, as in torch).
     pub fn is_floating_point(self) -> bool {
         matches!(self, DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Float64)
+    }
+
+    /// Whether the dtype is complex64 or complex128.
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::Complex64 | DType::Complex128)
     }
 
     /// The name ctorch prints: `"float32"`, `"int64"`, ...

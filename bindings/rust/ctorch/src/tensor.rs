@@ -193,6 +193,14 @@ impl Tensor {
         Ok(Scalar::from_c(&s))
     }
 
+    /// The one element as a complex number, `(real, imaginary)` (imaginary 0 for a real dtype):
+    /// [`item`](Self::item) refuses complex tensors, whose values a `Scalar` cannot hold.
+    pub fn complex_value(&self) -> Result<(f64, f64)> {
+        let (mut re, mut im) = (0.0, 0.0);
+        check(unsafe { sys::ct_tensor_item_complex(self.as_ptr(), &mut re, &mut im) })?;
+        Ok((re, im))
+    }
+
     /// The one element as a float.
     pub fn double_value(&self) -> Result<f64> {
         self.item().map(Scalar::to_f64)

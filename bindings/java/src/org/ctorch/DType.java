@@ -21,7 +21,11 @@ public enum DType {
   /** float32, the default dtype. */
   FLOAT32(8, 4),
   /** float64. */
-  FLOAT64(9, 8);
+  FLOAT64(9, 8),
+  /** complex64: (real, imaginary) float32 pairs; read them as floats through viewAsReal. */
+  COMPLEX64(10, 8),
+  /** complex128: (real, imaginary) float64 pairs. */
+  COMPLEX128(11, 16);
 
   private final int code;
   private final int itemSize;
@@ -56,6 +60,15 @@ public enum DType {
    */
   public boolean isFloatingPoint() {
     return this == FLOAT16 || this == BFLOAT16 || this == FLOAT32 || this == FLOAT64;
+  }
+
+  /**
+   * Whether elements are complex numbers (complex dtypes are not floating point, as in torch).
+   *
+   * @return true for complex64 and complex128
+   */
+  public boolean isComplex() {
+    return this == COMPLEX64 || this == COMPLEX128;
   }
 
   /**

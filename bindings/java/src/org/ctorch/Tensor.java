@@ -377,6 +377,23 @@ public final class Tensor extends TensorOps {
   // ---- Data out (copies) ----
 
   /**
+   * The value of a one-element tensor as a complex number, for complex tensors, whose values
+   * {@link #item()} refuses (imaginary part 0 for a real dtype).
+   *
+   * @return {real, imaginary}
+   * @throws ShapeException when the tensor has more than one element
+   */
+  public double[] itemComplex() {
+    double[] parts = new double[2];
+    try {
+      CTorchNative.ct_java_item_complex(handle(), parts);
+    } finally {
+      Reference.reachabilityFence(this);
+    }
+    return parts;
+  }
+
+  /**
    * The value of a one-element tensor: a Boolean, a Long (integer dtypes) or a Double.
    *
    * @return the value

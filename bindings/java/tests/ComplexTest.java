@@ -1,0 +1,41 @@
+package org.ctorch;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Complex tensors through the generated methods: made from their parts, multiplied, read back as
+ * float pairs through {@code viewAsReal}, promotion, and the refusal of an order between complex
+ * numbers.
+ */
+class ComplexTest {
+  private static Tensor z() { // [1+2i, 3-1i]
+    return Tensor.complex(Tensor.of(new float[] {1, 3}, 2), Tensor.of(new float[] {2, -1}, 2));
+  }
+
+  @Test
+  void productsAndParts() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor z = z();
+      assertEquals(DType.COMPLEX64, z.dtype());
+      assertTrue(z.dtype().isComplex());
+      assertFalse(z.dtype().isFloatingPoint());
+      // (1+2i)^2 = -3+4i, (3-i)^2 = 8-6i
+      assertArrayEquals(new float[] {-3, 4, 8, -6}, z.mul(z).viewAsReal().toFloatArray());
+      assertArrayEquals(new double[] {5, -2}, z.matmul(z).itemComplex());
+      assertArrayEquals(new float[] {1, -2, 3, 1}, z.conj().viewAsReal().toFloatArray());
+      assertEquals(DType.FLOAT32, z.abs().dtype());
+      assertEquals(DType.COMPLEX128, z.mul(Tensor.of(new double[] {2, 0.5}, 2)).dtype());
+    }
+  }
+
+  @Test
+  void orderIsRefused() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor z = z();
+      CTorchException e = assertThrows(CTorchException.class, () -> z.lt(z));
+      assertTrue(e.getMessage().contains("complex64"), e.getMessage());
+    }
+  }
+}

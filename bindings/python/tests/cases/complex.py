@@ -1,0 +1,137 @@
+"""Differential cases of the complex-number operators (view_as_real, view_as_complex, real, imag,
+conj, conj_physical, resolve_conj, complex, polar, angle, sgn) and of the operators that take
+complex tensors beside real ones (arithmetic, comparisons for equality, abs, exp, log, sqrt, tanh,
+sum, mean, matmul), against torch's values and refusals. Complex inputs have parts that are
+multiples of 1/8, exact in both libraries."""
+
+from difftest import Case, In
+
+COMPLEX = ["complex64", "complex128"]
+
+
+def complex_cases(f):
+    """Cases for an operator of one complex tensor: both complex dtypes, layouts, empty and 0-dim
+    inputs."""
+    return [Case(dt, f, [In((3, 4), dt)]) for dt in COMPLEX] + [
+        Case("T", f, [In((3, 4), "complex128", layout="T")]),
+        Case("step", f, [In((3, 4), "complex64", layout="step")]),
+        Case("empty", f, [In((0, 3), "complex64")]),
+        Case("0dim", f, [In((), "complex128")]),
+    ]
+
+
+def part_cases(f):
+    """complex_cases, and real inputs, which the operator takes or refuses as torch does."""
+    return complex_cases(f) + [
+        Case("float32", f, [In((2, 3), "float32")]),
+        Case("int64", f, [In((2, 3), "int64")]),
+        Case("bool", f, [In((2, 3), "bool")]),
+    ]
+
+
+def binary_cases(f):
+    """Cases for an operator of two tensors that takes complex ones: complex with complex, with a
+    real tensor (promotion), broadcasting, layouts, empty and 0-dim operands."""
+    return [
+        Case("c64", f, [In((3, 4), "complex64"), In((3, 4), "complex64")]),
+        Case("c128_f32", f, [In((3, 4), "complex128"), In((3, 4), "float32")]),
+        Case("f64_c64", f, [In((2, 3), "float64"), In((2, 3), "complex64")]),
+        Case("int_c64", f, [In((2, 3), "int64"), In((2, 3), "complex64")]),
+        Case("broadcast", f, [In((2, 1, 3), "complex64"), In((4, 1), "complex128")]),
+        Case("T", f, [In((3, 3), "complex128", layout="T"), In((3, 3), "complex128", layout="step")]),
+        Case("empty", f, [In((0, 3), "complex64"), In((1, 3), "complex64")]),
+        Case("0dim", f, [In((), "complex64"), In((2,), "float32")]),
+    ]
+
+
+def view_as_complex_cases():
+    f = lambda m, a: m.view_as_complex(a)  # noqa: E731
+    return [
+        Case("float32", f, [In((3, 2), "float32")]),
+        Case("float64", f, [In((2, 3, 2), "float64")]),
+        Case("empty", f, [In((0, 2), "float32")]),
+        Case("last_not_2", f, [In((3, 3), "float32")]),
+        Case("last_strided", f, [In((2, 3), "float32", layout="T")]),
+        Case("int", f, [In((3, 2), "int64")]),
+        Case("0dim", f, [In((), "float32")]),
+        Case("step", f, [In((2, 2), "float64", layout="step")]),
+    ]
+
+
+def from_parts_cases(name):
+    f = (lambda m, a, b: m.complex(a, b)) if name == "complex" else (lambda m, a, b: m.polar(m.abs(a), b))
+    return [
+        Case("float32", f, [In((3, 4), "float32"), In((3, 4), "float32")]),
+        Case("float64", f, [In((2, 3), "float64"), In((2, 3), "float64")]),
+        Case("broadcast", f, [In((2, 1), "float64"), In((3,), "float64")]),
+        Case("T", f, [In((3, 3), "float32", layout="T"), In((3, 3), "float32", layout="step")]),
+        Case("empty", f, [In((0, 2), "float32"), In((0, 2), "float32")]),
+        Case("0dim", f, [In((), "float64"), In((2,), "float64")]),
+        Case("mixed", f, [In((2,), "float32"), In((2,), "float64")]),
+        Case("int", f, [In((2,), "int64"), In((2,), "int64")]),
+        Case("complex", f, [In((2,), "complex64"), In((2,), "complex64")]),
+    ]
+
+
+def reduce_cases(name):
+    f = getattr
+    cs = []
+    for dims in (None, 0, (0, 1), -1):
+        if dims is None:
+            g = lambda m, a, name=name: getattr(m, name)(a)  # noqa: E731
+        else:
+            g = lambda m, a, name=name, dims=dims: getattr(m, name)(a, dims, keepdim=dims == 0)  # noqa: E731
+        cs.append(Case(f"dims_{dims}", g, [In((3, 4, 2), "complex64")]))
+    cs += [
+        Case("c128_T", lambda m, a: f(m, name)(a, 1), [In((3, 3), "complex128", layout="T")]),
+        Case("empty", lambda m, a: f(m, name)(a, 0), [In((0, 3), "complex64")]),
+        Case("0dim", lambda m, a: f(m, name)(a), [In((), "complex128")]),
+    ]
+    return cs
+
+
+def matmul_cases():
+    f = lambda m, a, b: m.matmul(a, b)  # noqa: E731
+    return [
+        Case("c64", f, [In((3, 4), "complex64"), In((4, 2), "complex64")]),
+        Case("c128_batched", f, [In((2, 3, 4), "complex128"), In((4, 5), "complex128")]),
+        Case("T", f, [In((3, 3), "complex128", layout="T"), In((3, 2), "complex128")]),
+        Case("vector", f, [In((4,), "complex64"), In((4, 3), "complex64")]),
+        Case("empty", f, [In((0, 3), "complex64"), In((3, 2), "complex64")]),
+        Case("inner", f, [In((2, 3), "complex64"), In((2, 3), "complex64")]),
+    ]
+
+
+CASES = {
+    "view_as_real": part_cases(lambda m, a: m.view_as_real(a)),
+    "view_as_complex": view_as_complex_cases(),
+    "real": part_cases(lambda m, a: m.real(a)),
+    "imag": part_cases(lambda m, a: m.imag(a)),
+    "conj": part_cases(lambda m, a: m.conj(a).resolve_conj()),
+    "conj_physical": part_cases(lambda m, a: m.conj_physical(a)),
+    "resolve_conj": part_cases(lambda m, a: m.resolve_conj(m.conj(a))),
+    "angle": part_cases(lambda m, a: m.angle(a)),
+    "sgn": part_cases(lambda m, a: m.sgn(a)),
+    "complex": from_parts_cases("complex"),
+    "polar": from_parts_cases("polar"),
+}
+
+# The complex forms of operators whose other cases live in pointwise.py and reduce.py: they are run
+# under their own names here, as additional cases.
+EXTRA = {
+    "add": binary_cases(lambda m, a, b: m.add(a, b, alpha=2)),
+    "sub": binary_cases(lambda m, a, b: a - b),
+    "mul": binary_cases(lambda m, a, b: a * b),
+    "div": binary_cases(lambda m, a, b: a / b),
+    "eq": binary_cases(lambda m, a, b: m.eq(a, b)),
+    "ne": binary_cases(lambda m, a, b: m.ne(a, a)),
+    "abs": complex_cases(lambda m, a: m.abs(a)),
+    "neg": complex_cases(lambda m, a: m.neg(a)),
+    "exp": complex_cases(lambda m, a: m.exp(a)),
+    "log": complex_cases(lambda m, a: m.log(a)),
+    "sqrt": complex_cases(lambda m, a: m.sqrt(a)),
+    "tanh": complex_cases(lambda m, a: m.tanh(a)),
+    "sum": reduce_cases("sum"),
+    "mean": reduce_cases("mean"),
+    "matmul": matmul_cases(),
+}

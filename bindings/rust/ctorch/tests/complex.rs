@@ -1,0 +1,36 @@
+//! Complex tensors through the crate: made from their parts, multiplied, read back as `f32` pairs
+//! through `view_as_real`, one value as `(re, im)`, promotion, and the refusal of an order.
+
+use ctorch::{DType, ErrorKind, Tensor};
+
+fn z() -> Tensor {
+    // [1+2i, 3-1i]
+    Tensor::complex(&Tensor::from_slice(&[1f32, 3.0]), &Tensor::from_slice(&[2f32, -1.0])).unwrap()
+}
+
+#[test]
+fn products_and_parts() {
+    let z = z();
+    assert_eq!(z.kind(), DType::Complex64);
+    assert!(z.kind().is_complex() && !z.kind().is_floating_point());
+    let zz = z.mul(&z).unwrap();
+    // (1+2i)^2 = -3+4i, (3-i)^2 = 8-6i
+    assert_eq!(zz.view_as_real().unwrap().to_vec::<f32>().unwrap(), vec![-3.0, 4.0, 8.0, -6.0]);
+    assert_eq!(z.matmul(&z).unwrap().complex_value().unwrap(), (5.0, -2.0));
+    let back = z.view_as_real().unwrap().view_as_complex().unwrap();
+    assert_eq!(back.conj().unwrap().view_as_real().unwrap().to_vec::<f32>().unwrap(), vec![1.0, -2.0, 3.0, 1.0]);
+    assert_eq!(z.abs().unwrap().kind(), DType::Float32);
+}
+
+#[test]
+fn promotion_and_refusals() {
+    assert_eq!(DType::Complex64.promote(DType::Float64), DType::Complex128);
+    assert!(!DType::Complex64.can_cast(DType::Float64));
+    let z = z();
+    let e = z.lt(&z).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(e.message().contains("complex64"), "{}", e.message());
+    let e = z.select(0, 0).unwrap().item().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(e.message().contains("ct_tensor_item_complex"), "{}", e.message());
+}
