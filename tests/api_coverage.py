@@ -68,7 +68,7 @@ NOT_YET = {
 
 # How many names the package had when each floor was last raised (against torch 1.13): a change that
 # removes a name fails, and an addition should raise its floor. The goal is 95% of each namespace.
-FLOORS = {"Tensor methods": 520, "torch functions": 564, "torch.linalg": 40, "torch.nn.functional": 124,
+FLOORS = {"Tensor methods": 531, "torch functions": 579, "torch.linalg": 40, "torch.nn.functional": 124,
           "torch.nn modules": 155, "torch.optim": 29}
 
 
