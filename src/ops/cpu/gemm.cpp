@@ -40,14 +40,20 @@ bool layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, BlasLayout* out)
   return false;
 }
 
+// How BLAS reads A (m x k) and B (k x n); sizes past the 32-bit interface are refused.
+void blas_layouts(int64_t m, int64_t n, int64_t k, MatrixRef a, MatrixRef b, int64_t ldc, BlasLayout* la,
+                  BlasLayout* lb) {
+  CT_CHECK(layout(m, k, a.s0, a.s1, la) && layout(k, n, b.s0, b.s1, lb), CT_ERROR_INTERNAL,
+           "gemm: operands not readable by BLAS");
+  CT_CHECK(m < INT_MAX && n < INT_MAX && k < INT_MAX && la->ld < INT_MAX && lb->ld < INT_MAX && ldc < INT_MAX,
+           CT_ERROR_NOT_IMPLEMENTED, "mm: sizes (", m, ", ", n, ", ", k,
+           ") exceed the 32-bit BLAS interface. Split the product into smaller blocks");
+}
+
 template <typename T>
 void blas_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixRef a, MatrixRef b, T beta, T* c, int64_t ldc) {
   BlasLayout la{}, lb{};
-  CT_CHECK(layout(m, k, a.s0, a.s1, &la) && layout(k, n, b.s0, b.s1, &lb), CT_ERROR_INTERNAL,
-           "gemm: operands not readable by BLAS");
-  CT_CHECK(m < INT_MAX && n < INT_MAX && k < INT_MAX && la.ld < INT_MAX && lb.ld < INT_MAX && ldc < INT_MAX,
-           CT_ERROR_NOT_IMPLEMENTED, "mm: sizes (", m, ", ", n, ", ", k,
-           ") exceed the 32-bit BLAS interface. Split the product into smaller blocks");
+  blas_layouts(m, n, k, a, b, ldc, &la, &lb);
   const auto ta = la.trans ? CblasTrans : CblasNoTrans, tb = lb.trans ? CblasTrans : CblasNoTrans;
   // One row times one column is BLAS dot, as torch's dot: its bits (the same OpenBLAS).
   if (k > 0 && m == 1 && n == 1 && a.s1 != 0 && b.s0 != 0 && a.s1 < INT_MAX && b.s0 < INT_MAX) {
@@ -98,11 +104,7 @@ template <typename C>
 void blas_complex_gemm(int64_t m, int64_t n, int64_t k, C alpha, MatrixRef a, MatrixRef b, C beta, C* c,
                        int64_t ldc) {
   BlasLayout la{}, lb{};
-  CT_CHECK(layout(m, k, a.s0, a.s1, &la) && layout(k, n, b.s0, b.s1, &lb), CT_ERROR_INTERNAL,
-           "gemm: operands not readable by BLAS");
-  CT_CHECK(m < INT_MAX && n < INT_MAX && k < INT_MAX && la.ld < INT_MAX && lb.ld < INT_MAX && ldc < INT_MAX,
-           CT_ERROR_NOT_IMPLEMENTED, "mm: sizes (", m, ", ", n, ", ", k,
-           ") exceed the 32-bit BLAS interface. Split the product into smaller blocks");
+  blas_layouts(m, n, k, a, b, ldc, &la, &lb);
   const auto ta = la.trans ? CblasTrans : CblasNoTrans, tb = lb.trans ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same<C, std::complex<float>>::value)
     cblas_cgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), &alpha, a.data, int(la.ld), b.data, int(lb.ld), &beta,
