@@ -127,7 +127,10 @@ struct Mul {
   static constexpr bool has_alpha = false;
   CT_ELEMENT_OF(Mul)
   template <typename T> static T apply(T a, T b) {
-    if constexpr (cpu::is_complex_t<T>::value) return a * b;
+    // torch's product, the textbook one: std::complex's operator* also repairs infinite parts that
+    // came out NaN (C99 Annex G), with a library call per element that kept the loop scalar.
+    if constexpr (cpu::is_complex_t<T>::value)
+      return T(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
     else return T(Fn{}(M<T>(a), M<T>(b)));
   }
   static constexpr Saves saves = save("self", "other");
