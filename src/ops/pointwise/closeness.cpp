@@ -1,7 +1,8 @@
 // closeness.cpp - isclose: whether two tensors' elements are equal within a tolerance,
 // |self - other| <= atol + |rtol * other|, as torch decides it (infinities close only to
 // themselves, NaN to NaN only with equal_nan). A composite of the pointwise operators, computed in
-// the inputs' dtype as torch does (integers and bool in the default dtype).
+// the inputs' dtype as torch does (integers and bool in the default dtype; complex numbers with
+// their magnitudes, an element NaN when either part is).
 #include "dispatch/dispatcher.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -19,8 +20,11 @@ void isclose_kernel(void*, Frame& f) {
   CT_CHECK(rtol >= 0 && atol >= 0, CT_ERROR_INVALID_ARGUMENT, "isclose: rtol (", rtol, ") and atol (", atol,
            ") must be >= 0");
   Tensor close = eq(a, b);
-  const bool floating = is_floating(a->dtype());
-  if (f.arg(4).to_bool() && floating) close = logical_or(close, logical_and(isnan(a), isnan(b)));
+  const bool complex = is_complex(a->dtype()), floating = is_floating(a->dtype()) || complex;
+  if (f.arg(4).to_bool() && floating) {
+    const auto nan = [complex](const Tensor& t) { return complex ? any(isnan(view_as_real(t)), -1) : isnan(t); };
+    close = logical_or(close, logical_and(nan(a), nan(b)));
+  }
   if (rtol == 0 && atol == 0) {
     f.outs[0] = close;
     return;

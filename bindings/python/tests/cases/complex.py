@@ -134,4 +134,12 @@ EXTRA = {
     "sum": reduce_cases("sum"),
     "mean": reduce_cases("mean"),
     "matmul": matmul_cases(),
+    "isclose": [
+        Case("c64", lambda m, a, b: m.isclose(a, a + b * 1e-7, rtol=1e-6),
+             [In((3, 4), "complex64"), In((3, 4), "complex64")]),
+        Case("c128", lambda m, a, b: m.isclose(a, b, rtol=0.5, atol=0.5),
+             [In((3, 4), "complex128"), In((3, 4), "complex128")]),
+        Case("equal_nan", lambda m, a, b: m.isclose(a * float("nan"), b * float("nan"), equal_nan=True),
+             [In((2, 3), "complex64"), In((2, 3), "complex64")]),
+    ],
 }
