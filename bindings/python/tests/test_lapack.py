@@ -150,3 +150,10 @@ def test_eig_says_it_needs_complex_dtypes():
         ctorch.linalg.eig  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute"):
         ctorch.linalg.no_such_function  # noqa: B018
+
+
+def test_matrix_power_of_the_most_negative_exponent():
+    # -(-2^63) is no int64: the kernel once negated it and recursed until the stack ran out (fuzzer).
+    eye = ctorch.eye(2, dtype=ctorch.float64)
+    assert ctorch.linalg.matrix_power(eye, -2 ** 63).tolist() == eye.tolist()
+    assert ctorch.linalg.matrix_power(-eye, -2 ** 63).tolist() == eye.tolist()

@@ -29,7 +29,11 @@ void matrix_power_kernel(void*, Frame& f) {
   check_square(op, *a);
   CT_CHECK(a->dtype() != DType::Bool, CT_ERROR_DTYPE, op, ": bool matrices are not supported. Convert A with to()");
   if (n < 0) {  // (A^-1)^|n|; LinAlgError when A is singular
-    f.outs[0] = matrix_power(linalg_inv(a), -n);
+    const Tensor inverse = linalg_inv(a);
+    // |INT64_MIN| is no int64: one factor is taken out first (negating it recursed without end).
+    f.outs[0] = n == std::numeric_limits<int64_t>::min()
+                    ? matmul(matrix_power(inverse, std::numeric_limits<int64_t>::max()), inverse)
+                    : matrix_power(inverse, -n);
     return;
   }
   if (n == 0) {
