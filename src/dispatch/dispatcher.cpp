@@ -246,6 +246,8 @@ void structured_kernel(void*, Frame& f) {
   if (c && !all_empty(f, m)) c(f, m, f.outs);
 }
 
+namespace {
+
 // A complex tensor reaching an operator whose functions do not take one: refused by name here, so
 // that no meta function picks a real compute dtype for it and no kernel reads it as real numbers.
 [[noreturn]] void refuse_complex(const Frame& f, const TensorImpl& t, size_t arg) {
@@ -263,6 +265,8 @@ void check_complex_taken(const Frame& f) {
         if (t && is_complex(t->dtype())) refuse_complex(f, *t, i);
   }
 }
+
+}  // namespace
 
 MetaResult structured_outputs(Frame& f) {
   MetaResult m;
