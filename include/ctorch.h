@@ -1129,8 +1129,12 @@ CT_API CT_NODISCARD ct_status ct_tensor_item(const ct_tensor* t, ct_scalar* out)
  * imaginary parts as doubles (imaginary 0 for a real dtype). ct_tensor_item refuses complex
  * tensors (CT_ERROR_DTYPE), whose values a ct_scalar cannot hold.
  *
+ *   t           borrowed; a tensor on any device with data (its value is copied to the host).
+ *   real, imag  filled on CT_OK only.
+ *
  * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT (NULLs, released t); CT_ERROR_SHAPE when numel != 1;
- * CT_ERROR_DEVICE for meta tensors. Since 0.9.
+ * CT_ERROR_DEVICE for meta tensors; CT_ERROR_GRAPH_BREAK for a tensor being traced (its value is
+ * not known yet, as ct_tensor_item). Since 0.9.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_item_complex(const ct_tensor* t, double* real, double* imag);
 
@@ -1141,7 +1145,9 @@ CT_API CT_NODISCARD ct_status ct_tensor_item_complex(const ct_tensor* t, double*
  * complex128 tensor would make the integer product complex128. Pass it where a tensor goes
  * (ct_tensor_mul(t, z, &out)); ct_scalar has no complex kind.
  *
- * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT when out is NULL. Since 0.9.
+ *   out  on CT_OK, a new tensor (release it); NULL on failure.
+ *
+ * Returns CT_OK; CT_ERROR_INVALID_ARGUMENT when out is NULL; CT_ERROR_OUT_OF_MEMORY. Since 0.9.
  */
 CT_API CT_NODISCARD ct_status ct_tensor_complex_scalar(double real, double imag, ct_tensor** out);
 

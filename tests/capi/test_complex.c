@@ -94,6 +94,11 @@ static void test_item_and_printing(void) {
   CHECK_OK(ct_tensor_item_complex(z, &a, &b));
   CHECK(a == 1.5 && b == -2);
   CHECK_STATUS(ct_tensor_item_complex(z, NULL, &b), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_item_complex(NULL, &a, &b), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_complex_scalar(0, 1, NULL), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor* empty = c64(v, S(0));
+  CHECK_STATUS(ct_tensor_item_complex(empty, &a, &b), CT_ERROR_SHAPE);
+  ct_tensor_release(empty);
   char* str = NULL;
   CHECK_OK(ct_tensor_to_string(z, &str));
   CHECK_STR_EQ(str, "tensor([1.5000-2.j])");

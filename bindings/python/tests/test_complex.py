@@ -90,6 +90,13 @@ def test_gradients_match_torch():
     (zc * zc).abs().sum().backward()
     (zt * zt).abs().sum().backward()
     np.testing.assert_allclose(zc.grad.numpy(), zt.grad.numpy(), rtol=1e-12)
+    # At 0, where z / |z| divides 0 by 0, sgn's and abs's gradients are 0, as torch's (not NaN).
+    w = [0j, 1 + 1j, -2j]
+    zc = ctorch.tensor(w, dtype=ctorch.complex128, requires_grad=True)
+    zt = torch.tensor(w, dtype=torch.complex128, requires_grad=True)
+    (ctorch.view_as_real(ctorch.sgn(zc)).sum() + zc.abs().sum()).backward()
+    (torch.view_as_real(torch.sgn(zt)).sum() + zt.abs().sum()).backward()
+    np.testing.assert_allclose(zc.grad.numpy(), zt.grad.numpy(), rtol=1e-12, atol=1e-15)
 
 
 def test_files_hold_complex_tensors(tmp_path):

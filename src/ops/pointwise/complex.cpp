@@ -187,15 +187,17 @@ void angle_backward(GradCtx& c) {
   c.set("self", where(eq(r2, 0), zeros({}, g->dtype(), g->device()), g));
 }
 
-// sgn(Tensor self) -> Tensor: z / |z| (0 at 0) for complex z, sign(x) for real x.
+// sgn(Tensor self) -> Tensor: z / |z| (0 at 0) for complex z, sign(x) for real x. The division is
+// by 1 where |z| is 0, so that its derivative there is 0, as torch's, not 0/0.
 void sgn_kernel(void*, Frame& f) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
   if (!is_complex(a->dtype())) {
     f.outs[0] = sign(a);
     return;
   }
-  const Tensor r = abs(a);
-  f.outs[0] = where(eq(r, 0), zeros({}, a->dtype(), a->device()), div(a, r));
+  const Tensor r = abs(a), zero = eq(r, 0);
+  const Tensor safe = where(zero, ones({}, r->dtype(), r->device()), r);
+  f.outs[0] = where(zero, zeros({}, a->dtype(), a->device()), div(a, safe));
 }
 // From a copy of self: sgn's derivative reads the values that self's are about to replace.
 void sgn_inplace_kernel(void*, Frame& f) {
