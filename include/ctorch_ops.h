@@ -3457,6 +3457,353 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_lstsq(const ct_tensor* self, cons
                                                      ct_tensor** rank, ct_tensor** singular_values);
 
 /*
+ * ct_tensor__fft_c2c - _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "_fft_c2c".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor__fft_c2c(const ct_tensor* self, const int64_t* dim, size_t dim_len,
+                                                 int64_t normalization, int forward, ct_tensor** out);
+
+/*
+ * ct_tensor__fft_r2c - _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "_fft_r2c".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor__fft_r2c(const ct_tensor* self, const int64_t* dim, size_t dim_len,
+                                                 int64_t normalization, int onesided, ct_tensor** out);
+
+/*
+ * ct_tensor__fft_c2r - _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "_fft_c2r".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor__fft_c2r(const ct_tensor* self, const int64_t* dim, size_t dim_len,
+                                                 int64_t normalization, int64_t last_dim_size,
+                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_fft_fft - fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+ *
+ *   n     NULL for None.
+ *   dim   PyTorch's default: -1.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_fft".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_fft(const ct_tensor* self, const int64_t* n, int64_t dim,
+                                                const char* norm, ct_tensor** out);
+
+/*
+ * ct_tensor_fft_fft2 - fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   PyTorch's default: [-2, -1].
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_fft2".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_fft2(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                 const int64_t* dim, size_t dim_len, const char* norm,
+                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_fft_fftn - fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   NULL for None.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_fftn".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_fftn(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                 const int64_t* dim, size_t dim_len, const char* norm,
+                                                 ct_tensor** out);
+
+/*
+ * ct_tensor_fft_ifft - fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+ *
+ *   n     NULL for None.
+ *   dim   PyTorch's default: -1.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_ifft".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_ifft(const ct_tensor* self, const int64_t* n, int64_t dim,
+                                                 const char* norm, ct_tensor** out);
+
+/*
+ * ct_tensor_fft_ifft2 - fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   PyTorch's default: [-2, -1].
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_ifft2".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_ifft2(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                  const int64_t* dim, size_t dim_len, const char* norm,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_fft_ifftn - fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   NULL for None.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_ifftn".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_ifftn(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                  const int64_t* dim, size_t dim_len, const char* norm,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_fft_rfft - fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+ *
+ *   n     NULL for None.
+ *   dim   PyTorch's default: -1.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_rfft".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_rfft(const ct_tensor* self, const int64_t* n, int64_t dim,
+                                                 const char* norm, ct_tensor** out);
+
+/*
+ * ct_tensor_fft_rfft2 - fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   PyTorch's default: [-2, -1].
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_rfft2".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_rfft2(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                  const int64_t* dim, size_t dim_len, const char* norm,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_fft_rfftn - fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   NULL for None.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_rfftn".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_rfftn(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                  const int64_t* dim, size_t dim_len, const char* norm,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_fft_irfft - fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+ *
+ *   n     NULL for None.
+ *   dim   PyTorch's default: -1.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_irfft".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_irfft(const ct_tensor* self, const int64_t* n, int64_t dim,
+                                                  const char* norm, ct_tensor** out);
+
+/*
+ * ct_tensor_fft_irfft2 - fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   PyTorch's default: [-2, -1].
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_irfft2".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_irfft2(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                   const int64_t* dim, size_t dim_len, const char* norm,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_fft_irfftn - fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   NULL for None.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_irfftn".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_irfftn(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                   const int64_t* dim, size_t dim_len, const char* norm,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_fft_hfft - fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+ *
+ *   n     NULL for None.
+ *   dim   PyTorch's default: -1.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_hfft".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_hfft(const ct_tensor* self, const int64_t* n, int64_t dim,
+                                                 const char* norm, ct_tensor** out);
+
+/*
+ * ct_tensor_fft_hfft2 - fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   PyTorch's default: [-2, -1].
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_hfft2".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_hfft2(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                  const int64_t* dim, size_t dim_len, const char* norm,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_fft_hfftn - fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   NULL for None.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_hfftn".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_hfftn(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                  const int64_t* dim, size_t dim_len, const char* norm,
+                                                  ct_tensor** out);
+
+/*
+ * ct_tensor_fft_ihfft - fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+ *
+ *   n     NULL for None.
+ *   dim   PyTorch's default: -1.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_ihfft".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_ihfft(const ct_tensor* self, const int64_t* n, int64_t dim,
+                                                  const char* norm, ct_tensor** out);
+
+/*
+ * ct_tensor_fft_ihfft2 - fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   PyTorch's default: [-2, -1].
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_ihfft2".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_ihfft2(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                   const int64_t* dim, size_t dim_len, const char* norm,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_fft_ihfftn - fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+ *
+ *   s     NULL for None.
+ *   dim   NULL for None.
+ *   norm  NULL for None.
+ *   out   a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_ihfftn".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_ihfftn(const ct_tensor* self, const int64_t* s, size_t s_len,
+                                                   const int64_t* dim, size_t dim_len, const char* norm,
+                                                   ct_tensor** out);
+
+/*
+ * ct_tensor_fft_fftfreq - fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   d       PyTorch's default: 1.0.
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "fft_fftfreq".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_fftfreq(int64_t n, double d, const ct_dtype* dtype,
+                                                    const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_fft_rfftfreq - fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+ *
+ *   d       PyTorch's default: 1.0.
+ *   dtype   NULL for None.
+ *   device  NULL for None.
+ *   out     a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu bitwise, cuda bitwise, meta bitwise. ct_op_call name:
+ * "fft_rfftfreq".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_rfftfreq(int64_t n, double d, const ct_dtype* dtype,
+                                                     const char* device, ct_tensor** out);
+
+/*
+ * ct_tensor_fft_fftshift - fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor
+ *
+ *   dim  NULL for None.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_fftshift".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_fftshift(const ct_tensor* self, const int64_t* dim,
+                                                     size_t dim_len, ct_tensor** out);
+
+/*
+ * ct_tensor_fft_ifftshift - fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor
+ *
+ *   dim  NULL for None.
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "fft_ifftshift".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_fft_ifftshift(const ct_tensor* self, const int64_t* dim,
+                                                      size_t dim_len, ct_tensor** out);
+
+/*
  * ct_tensor_bernoulli_p - bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
  *
  *   generator  NULL for the default generator.

@@ -10,7 +10,7 @@
 # MPI tests.
 CTORCH_PACKAGES=(cmake g++ ninja-build pkg-config libopenblas-dev googletest libgtest-dev binutils
                  swig python3-dev python3-numpy python3-pytest python3-hypothesis python3-torch
-                 default-jdk-headless junit5 libgloo-dev libopenmpi-dev openmpi-bin)
+                 default-jdk-headless junit5 libgloo-dev libopenmpi-dev openmpi-bin libkissfft-dev)
 
 ctorch_log() { printf '== %s\n' "$*" >&2; }
 

@@ -2835,6 +2835,273 @@ ct_status ct_tensor_linalg_lstsq(const ct_tensor* self, const ct_tensor* b, cons
   });
 }
 
+ct_status ct_tensor__fft_c2c(const ct_tensor* self, const int64_t* dim, size_t dim_len, int64_t normalization,
+                             int forward, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor__fft_c2c";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "_fft_c2c");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::int_list_arg(dim, dim_len, fn_, "dim")),
+                      normalization, forward != 0});
+  });
+}
+
+ct_status ct_tensor__fft_r2c(const ct_tensor* self, const int64_t* dim, size_t dim_len, int64_t normalization,
+                             int onesided, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor__fft_r2c";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "_fft_r2c");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::int_list_arg(dim, dim_len, fn_, "dim")),
+                      normalization, onesided != 0});
+  });
+}
+
+ct_status ct_tensor__fft_c2r(const ct_tensor* self, const int64_t* dim, size_t dim_len, int64_t normalization,
+                             int64_t last_dim_size, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor__fft_c2r";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "_fft_c2r");
+    return call(op_, {&tensor_arg(self, fn_, "self"), Value(capi::int_list_arg(dim, dim_len, fn_, "dim")),
+                      normalization, last_dim_size});
+  });
+}
+
+ct_status ct_tensor_fft_fft(const ct_tensor* self, const int64_t* n, int64_t dim, const char* norm,
+                            ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_fft";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_fft");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n ? Value(*n) : Value(), dim,
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_fft2(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                             size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_fft2";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_fft2");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      Value(capi::int_list_arg(dim, dim_len, fn_, "dim")), norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_fftn(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                             size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_fftn";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_fftn");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value(),
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_ifft(const ct_tensor* self, const int64_t* n, int64_t dim, const char* norm,
+                             ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_ifft";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_ifft");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n ? Value(*n) : Value(), dim,
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_ifft2(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                              size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_ifft2";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_ifft2");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      Value(capi::int_list_arg(dim, dim_len, fn_, "dim")), norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_ifftn(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                              size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_ifftn";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_ifftn");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value(),
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_rfft(const ct_tensor* self, const int64_t* n, int64_t dim, const char* norm,
+                             ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_rfft";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_rfft");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n ? Value(*n) : Value(), dim,
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_rfft2(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                              size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_rfft2";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_rfft2");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      Value(capi::int_list_arg(dim, dim_len, fn_, "dim")), norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_rfftn(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                              size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_rfftn";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_rfftn");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value(),
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_irfft(const ct_tensor* self, const int64_t* n, int64_t dim, const char* norm,
+                              ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_irfft";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_irfft");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n ? Value(*n) : Value(), dim,
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_irfft2(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                               size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_irfft2";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_irfft2");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      Value(capi::int_list_arg(dim, dim_len, fn_, "dim")), norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_irfftn(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                               size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_irfftn";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_irfftn");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value(),
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_hfft(const ct_tensor* self, const int64_t* n, int64_t dim, const char* norm,
+                             ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_hfft";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_hfft");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n ? Value(*n) : Value(), dim,
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_hfft2(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                              size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_hfft2";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_hfft2");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      Value(capi::int_list_arg(dim, dim_len, fn_, "dim")), norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_hfftn(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                              size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_hfftn";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_hfftn");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value(),
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_ihfft(const ct_tensor* self, const int64_t* n, int64_t dim, const char* norm,
+                              ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_ihfft";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_ihfft");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n ? Value(*n) : Value(), dim,
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_ihfft2(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                               size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_ihfft2";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_ihfft2");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      Value(capi::int_list_arg(dim, dim_len, fn_, "dim")), norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_ihfftn(const ct_tensor* self, const int64_t* s, size_t s_len, const int64_t* dim,
+                               size_t dim_len, const char* norm, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_ihfftn";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_ihfftn");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      s ? Value(capi::int_list_arg(s, s_len, fn_, "s")) : Value(),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value(),
+                      norm ? Value(norm) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_fftfreq(int64_t n, double d, const ct_dtype* dtype, const char* device,
+                                ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_fftfreq";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_fftfreq");
+    return call(op_, {n, d, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_rfftfreq(int64_t n, double d, const ct_dtype* dtype, const char* device,
+                                 ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_rfftfreq";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_rfftfreq");
+    return call(op_, {n, d, dtype ? Value(capi::dtype_arg(*dtype, fn_)) : Value(),
+                      device ? Value(parse_device(device)) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_fftshift(const ct_tensor* self, const int64_t* dim, size_t dim_len, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_fftshift";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_fftshift");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value()});
+  });
+}
+
+ct_status ct_tensor_fft_ifftshift(const ct_tensor* self, const int64_t* dim, size_t dim_len,
+                                  ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_fft_ifftshift";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "fft_ifftshift");
+    return call(op_, {&tensor_arg(self, fn_, "self"),
+                      dim ? Value(capi::int_list_arg(dim, dim_len, fn_, "dim")) : Value()});
+  });
+}
+
 ct_status ct_tensor_bernoulli_p(const ct_tensor* self, double p, ct_generator* generator, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_bernoulli_p";
   return capi::tensor_result(out, fn_, [&] {

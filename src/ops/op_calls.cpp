@@ -1955,6 +1955,106 @@ std::array<Tensor, 4> linalg_lstsq(const Tensor& self, const Tensor& b, std::opt
   static const OperatorDef& op_ = builtin_op("linalg_lstsq");
   return call_n<4>(op_, {self, b, opt(rcond), driver ? Value(driver) : Value()});
 }
+Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
+  static const OperatorDef& op_ = builtin_op("_fft_c2c");
+  return call(op_, {self, dim, normalization, forward});
+}
+Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
+  static const OperatorDef& op_ = builtin_op("_fft_r2c");
+  return call(op_, {self, dim, normalization, onesided});
+}
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  static const OperatorDef& op_ = builtin_op("_fft_c2r");
+  return call(op_, {self, dim, normalization, last_dim_size});
+}
+Tensor fft_fft(const Tensor& self, std::optional<int64_t> n, int64_t dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_fft");
+  return call(op_, {self, opt(n), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_fft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_fft2");
+  return call(op_, {self, opt(s), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_fftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_fftn");
+  return call(op_, {self, opt(s), opt(dim), norm ? Value(norm) : Value()});
+}
+Tensor fft_ifft(const Tensor& self, std::optional<int64_t> n, int64_t dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_ifft");
+  return call(op_, {self, opt(n), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_ifft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_ifft2");
+  return call(op_, {self, opt(s), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_ifftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_ifftn");
+  return call(op_, {self, opt(s), opt(dim), norm ? Value(norm) : Value()});
+}
+Tensor fft_rfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_rfft");
+  return call(op_, {self, opt(n), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_rfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_rfft2");
+  return call(op_, {self, opt(s), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_rfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_rfftn");
+  return call(op_, {self, opt(s), opt(dim), norm ? Value(norm) : Value()});
+}
+Tensor fft_irfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_irfft");
+  return call(op_, {self, opt(n), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_irfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_irfft2");
+  return call(op_, {self, opt(s), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_irfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_irfftn");
+  return call(op_, {self, opt(s), opt(dim), norm ? Value(norm) : Value()});
+}
+Tensor fft_hfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_hfft");
+  return call(op_, {self, opt(n), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_hfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_hfft2");
+  return call(op_, {self, opt(s), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_hfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_hfftn");
+  return call(op_, {self, opt(s), opt(dim), norm ? Value(norm) : Value()});
+}
+Tensor fft_ihfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_ihfft");
+  return call(op_, {self, opt(n), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_ihfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_ihfft2");
+  return call(op_, {self, opt(s), dim, norm ? Value(norm) : Value()});
+}
+Tensor fft_ihfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, const char* norm) {
+  static const OperatorDef& op_ = builtin_op("fft_ihfftn");
+  return call(op_, {self, opt(s), opt(dim), norm ? Value(norm) : Value()});
+}
+Tensor fft_fftfreq(int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("fft_fftfreq");
+  return call(op_, {n, d, opt(dtype), opt(device)});
+}
+Tensor fft_rfftfreq(int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorDef& op_ = builtin_op("fft_rfftfreq");
+  return call(op_, {n, d, opt(dtype), opt(device)});
+}
+Tensor fft_fftshift(const Tensor& self, OptionalIntArrayRef dim) {
+  static const OperatorDef& op_ = builtin_op("fft_fftshift");
+  return call(op_, {self, opt(dim)});
+}
+Tensor fft_ifftshift(const Tensor& self, OptionalIntArrayRef dim) {
+  static const OperatorDef& op_ = builtin_op("fft_ifftshift");
+  return call(op_, {self, opt(dim)});
+}
 Tensor rand(IntArrayRef size, runtime::Generator* generator, std::optional<DType> dtype, std::optional<Device> device) {
   static const OperatorDef& op_ = builtin_op("rand");
   return call(op_, {size, generator, opt(dtype), opt(device)});

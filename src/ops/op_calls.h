@@ -990,6 +990,56 @@ Tensor linalg_cond(const Tensor& A, std::optional<Scalar> p = std::nullopt);
 Tensor linalg_cond(const Tensor& A, const char* p);
 /// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
 std::array<Tensor, 4> linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond = std::nullopt, const char* driver = nullptr);
+/// _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
+Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward);
+/// _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided);
+/// _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size);
+/// fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+Tensor fft_fft(const Tensor& self, std::optional<int64_t> n = std::nullopt, int64_t dim = -1, const char* norm = nullptr);
+/// fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+Tensor fft_fft2(const Tensor& self, OptionalIntArrayRef s = std::nullopt, IntArrayRef dim = IntArrayRef{-2, -1}, const char* norm = nullptr);
+/// fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+Tensor fft_fftn(const Tensor& self, OptionalIntArrayRef s = std::nullopt, OptionalIntArrayRef dim = std::nullopt, const char* norm = nullptr);
+/// fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+Tensor fft_ifft(const Tensor& self, std::optional<int64_t> n = std::nullopt, int64_t dim = -1, const char* norm = nullptr);
+/// fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+Tensor fft_ifft2(const Tensor& self, OptionalIntArrayRef s = std::nullopt, IntArrayRef dim = IntArrayRef{-2, -1}, const char* norm = nullptr);
+/// fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+Tensor fft_ifftn(const Tensor& self, OptionalIntArrayRef s = std::nullopt, OptionalIntArrayRef dim = std::nullopt, const char* norm = nullptr);
+/// fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+Tensor fft_rfft(const Tensor& self, std::optional<int64_t> n = std::nullopt, int64_t dim = -1, const char* norm = nullptr);
+/// fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+Tensor fft_rfft2(const Tensor& self, OptionalIntArrayRef s = std::nullopt, IntArrayRef dim = IntArrayRef{-2, -1}, const char* norm = nullptr);
+/// fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+Tensor fft_rfftn(const Tensor& self, OptionalIntArrayRef s = std::nullopt, OptionalIntArrayRef dim = std::nullopt, const char* norm = nullptr);
+/// fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+Tensor fft_irfft(const Tensor& self, std::optional<int64_t> n = std::nullopt, int64_t dim = -1, const char* norm = nullptr);
+/// fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+Tensor fft_irfft2(const Tensor& self, OptionalIntArrayRef s = std::nullopt, IntArrayRef dim = IntArrayRef{-2, -1}, const char* norm = nullptr);
+/// fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+Tensor fft_irfftn(const Tensor& self, OptionalIntArrayRef s = std::nullopt, OptionalIntArrayRef dim = std::nullopt, const char* norm = nullptr);
+/// fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+Tensor fft_hfft(const Tensor& self, std::optional<int64_t> n = std::nullopt, int64_t dim = -1, const char* norm = nullptr);
+/// fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+Tensor fft_hfft2(const Tensor& self, OptionalIntArrayRef s = std::nullopt, IntArrayRef dim = IntArrayRef{-2, -1}, const char* norm = nullptr);
+/// fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+Tensor fft_hfftn(const Tensor& self, OptionalIntArrayRef s = std::nullopt, OptionalIntArrayRef dim = std::nullopt, const char* norm = nullptr);
+/// fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+Tensor fft_ihfft(const Tensor& self, std::optional<int64_t> n = std::nullopt, int64_t dim = -1, const char* norm = nullptr);
+/// fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor
+Tensor fft_ihfft2(const Tensor& self, OptionalIntArrayRef s = std::nullopt, IntArrayRef dim = IntArrayRef{-2, -1}, const char* norm = nullptr);
+/// fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+Tensor fft_ihfftn(const Tensor& self, OptionalIntArrayRef s = std::nullopt, OptionalIntArrayRef dim = std::nullopt, const char* norm = nullptr);
+/// fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor fft_fftfreq(int64_t n, double d = 1.0, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+Tensor fft_rfftfreq(int64_t n, double d = 1.0, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
+/// fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor
+Tensor fft_fftshift(const Tensor& self, OptionalIntArrayRef dim = std::nullopt);
+/// fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor
+Tensor fft_ifftshift(const Tensor& self, OptionalIntArrayRef dim = std::nullopt);
 /// rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand(IntArrayRef size, runtime::Generator* generator = nullptr, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 /// randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor

@@ -494,6 +494,31 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "linalg_cond",
     "linalg_cond.p_str",
     "linalg_lstsq",
+    "_fft_c2c",
+    "_fft_r2c",
+    "_fft_c2r",
+    "fft_fft",
+    "fft_fft2",
+    "fft_fftn",
+    "fft_ifft",
+    "fft_ifft2",
+    "fft_ifftn",
+    "fft_rfft",
+    "fft_rfft2",
+    "fft_rfftn",
+    "fft_irfft",
+    "fft_irfft2",
+    "fft_irfftn",
+    "fft_hfft",
+    "fft_hfft2",
+    "fft_hfftn",
+    "fft_ihfft",
+    "fft_ihfft2",
+    "fft_ihfftn",
+    "fft_fftfreq",
+    "fft_rfftfreq",
+    "fft_fftshift",
+    "fft_ifftshift",
     "rand",
     "randn",
     "randint.low",
@@ -6256,6 +6281,446 @@ impl Tensor {
         Ok((r0, r1, r2, r3))
     }
 
+    /// `_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor`
+    pub fn _fft_c2c(&self, dim: &[i64], normalization: i64, forward: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"_fft_c2c");
+        let args = [arg::tensor(self), arg::ints(dim), arg::int(normalization), arg::bool(forward)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor`
+    pub fn _fft_r2c(&self, dim: &[i64], normalization: i64, onesided: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"_fft_r2c");
+        let args = [arg::tensor(self), arg::ints(dim), arg::int(normalization), arg::bool(onesided)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor`
+    pub fn _fft_c2r(&self, dim: &[i64], normalization: i64, last_dim_size: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"_fft_c2r");
+        let args = [arg::tensor(self), arg::ints(dim), arg::int(normalization), arg::int(last_dim_size)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `n=None`, `dim=-1`, `norm=None`; [`Tensor::fft_fft_with`] takes every argument.
+    pub fn fft_fft(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fft");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_fft`]).
+    pub fn fft_fft_with(&self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fft");
+        let norm_c = norm.map(|s| c_string("fft_fft", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_int(n), arg::int(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=[-2, -1]`, `norm=None`; [`Tensor::fft_fft2_with`] takes every argument.
+    pub fn fft_fft2(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fft2");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_fft2`]).
+    pub fn fft_fft2_with(&self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fft2");
+        let norm_c = norm.map(|s| c_string("fft_fft2", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=None`, `norm=None`; [`Tensor::fft_fftn_with`] takes every argument.
+    pub fn fft_fftn(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fftn");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_fftn`]).
+    pub fn fft_fftn_with(&self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fftn");
+        let norm_c = norm.map(|s| c_string("fft_fftn", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::opt_ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `n=None`, `dim=-1`, `norm=None`; [`Tensor::fft_ifft_with`] takes every argument.
+    pub fn fft_ifft(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ifft");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_ifft`]).
+    pub fn fft_ifft_with(&self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ifft");
+        let norm_c = norm.map(|s| c_string("fft_ifft", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_int(n), arg::int(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=[-2, -1]`, `norm=None`; [`Tensor::fft_ifft2_with`] takes every argument.
+    pub fn fft_ifft2(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ifft2");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_ifft2`]).
+    pub fn fft_ifft2_with(&self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ifft2");
+        let norm_c = norm.map(|s| c_string("fft_ifft2", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=None`, `norm=None`; [`Tensor::fft_ifftn_with`] takes every argument.
+    pub fn fft_ifftn(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ifftn");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_ifftn`]).
+    pub fn fft_ifftn_with(&self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ifftn");
+        let norm_c = norm.map(|s| c_string("fft_ifftn", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::opt_ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `n=None`, `dim=-1`, `norm=None`; [`Tensor::fft_rfft_with`] takes every argument.
+    pub fn fft_rfft(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_rfft");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_rfft`]).
+    pub fn fft_rfft_with(&self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_rfft");
+        let norm_c = norm.map(|s| c_string("fft_rfft", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_int(n), arg::int(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=[-2, -1]`, `norm=None`; [`Tensor::fft_rfft2_with`] takes every argument.
+    pub fn fft_rfft2(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_rfft2");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_rfft2`]).
+    pub fn fft_rfft2_with(&self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_rfft2");
+        let norm_c = norm.map(|s| c_string("fft_rfft2", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=None`, `norm=None`; [`Tensor::fft_rfftn_with`] takes every argument.
+    pub fn fft_rfftn(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_rfftn");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_rfftn`]).
+    pub fn fft_rfftn_with(&self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_rfftn");
+        let norm_c = norm.map(|s| c_string("fft_rfftn", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::opt_ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `n=None`, `dim=-1`, `norm=None`; [`Tensor::fft_irfft_with`] takes every argument.
+    pub fn fft_irfft(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_irfft");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_irfft`]).
+    pub fn fft_irfft_with(&self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_irfft");
+        let norm_c = norm.map(|s| c_string("fft_irfft", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_int(n), arg::int(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=[-2, -1]`, `norm=None`; [`Tensor::fft_irfft2_with`] takes every argument.
+    pub fn fft_irfft2(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_irfft2");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_irfft2`]).
+    pub fn fft_irfft2_with(&self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_irfft2");
+        let norm_c = norm.map(|s| c_string("fft_irfft2", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=None`, `norm=None`; [`Tensor::fft_irfftn_with`] takes every argument.
+    pub fn fft_irfftn(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_irfftn");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_irfftn`]).
+    pub fn fft_irfftn_with(&self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_irfftn");
+        let norm_c = norm.map(|s| c_string("fft_irfftn", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::opt_ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `n=None`, `dim=-1`, `norm=None`; [`Tensor::fft_hfft_with`] takes every argument.
+    pub fn fft_hfft(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_hfft");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_hfft`]).
+    pub fn fft_hfft_with(&self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_hfft");
+        let norm_c = norm.map(|s| c_string("fft_hfft", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_int(n), arg::int(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=[-2, -1]`, `norm=None`; [`Tensor::fft_hfft2_with`] takes every argument.
+    pub fn fft_hfft2(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_hfft2");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_hfft2`]).
+    pub fn fft_hfft2_with(&self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_hfft2");
+        let norm_c = norm.map(|s| c_string("fft_hfft2", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=None`, `norm=None`; [`Tensor::fft_hfftn_with`] takes every argument.
+    pub fn fft_hfftn(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_hfftn");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_hfftn`]).
+    pub fn fft_hfftn_with(&self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_hfftn");
+        let norm_c = norm.map(|s| c_string("fft_hfftn", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::opt_ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `n=None`, `dim=-1`, `norm=None`; [`Tensor::fft_ihfft_with`] takes every argument.
+    pub fn fft_ihfft(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ihfft");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_ihfft`]).
+    pub fn fft_ihfft_with(&self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ihfft");
+        let norm_c = norm.map(|s| c_string("fft_ihfft", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_int(n), arg::int(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=[-2, -1]`, `norm=None`; [`Tensor::fft_ihfft2_with`] takes every argument.
+    pub fn fft_ihfft2(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ihfft2");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_ihfft2`]).
+    pub fn fft_ihfft2_with(&self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ihfft2");
+        let norm_c = norm.map(|s| c_string("fft_ihfft2", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`
+    ///
+    /// Takes the defaults `s=None`, `dim=None`, `norm=None`; [`Tensor::fft_ihfftn_with`] takes every argument.
+    pub fn fft_ihfftn(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ihfftn");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor`: every argument (see [`Tensor::fft_ihfftn`]).
+    pub fn fft_ihfftn_with(&self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ihfftn");
+        let norm_c = norm.map(|s| c_string("fft_ihfftn", s)).transpose()?;
+        let args = [arg::tensor(self), arg::opt_ints(s), arg::opt_ints(dim), arg::opt_string(norm_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
+    ///
+    /// Takes the defaults `d=1.0`, `dtype=None`, `device=None`; [`Tensor::fft_fftfreq_with`] takes every argument.
+    pub fn fft_fftfreq(n: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fftfreq");
+        let args = [arg::int(n)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::fft_fftfreq`]).
+    pub fn fft_fftfreq_with(n: i64, d: f64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fftfreq");
+        let device_c = device.map(Device::to_cstring);
+        let args = [arg::int(n), arg::float(d), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`
+    ///
+    /// Takes the defaults `d=1.0`, `dtype=None`, `device=None`; [`Tensor::fft_rfftfreq_with`] takes every argument.
+    pub fn fft_rfftfreq(n: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_rfftfreq");
+        let args = [arg::int(n)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor`: every argument (see [`Tensor::fft_rfftfreq`]).
+    pub fn fft_rfftfreq_with(n: i64, d: f64, dtype: Option<DType>, device: Option<Device>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_rfftfreq");
+        let device_c = device.map(Device::to_cstring);
+        let args = [arg::int(n), arg::float(d), arg::opt_dtype(dtype), arg::opt_device(device_c.as_deref())];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`; [`Tensor::fft_fftshift_with`] takes every argument.
+    pub fn fft_fftshift(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fftshift");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor`: every argument (see [`Tensor::fft_fftshift`]).
+    pub fn fft_fftshift_with(&self, dim: Option<&[i64]>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_fftshift");
+        let args = [arg::tensor(self), arg::opt_ints(dim)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor`
+    ///
+    /// Takes the defaults `dim=None`; [`Tensor::fft_ifftshift_with`] takes every argument.
+    pub fn fft_ifftshift(&self) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ifftshift");
+        let args = [arg::tensor(self)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor`: every argument (see [`Tensor::fft_ifftshift`]).
+    pub fn fft_ifftshift_with(&self, dim: Option<&[i64]>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"fft_ifftshift");
+        let args = [arg::tensor(self), arg::opt_ints(dim)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
     /// `rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::rand_with`] takes every argument.
@@ -11733,6 +12198,221 @@ macro_rules! tensor_result_methods {
         /// [`Tensor::linalg_lstsq_with`] of the tensor, or the chain's first error.
         fn linalg_lstsq_with(self, b: &Tensor, rcond: Option<f64>, driver: Option<&str>) -> Result<(Tensor, Tensor, Tensor, Tensor)> {
             self.tensor()?.linalg_lstsq_with(b, rcond, driver)
+        }
+
+        /// [`Tensor::_fft_c2c`] of the tensor, or the chain's first error.
+        fn _fft_c2c(self, dim: &[i64], normalization: i64, forward: bool) -> Result<Tensor> {
+            self.tensor()?._fft_c2c(dim, normalization, forward)
+        }
+
+        /// [`Tensor::_fft_r2c`] of the tensor, or the chain's first error.
+        fn _fft_r2c(self, dim: &[i64], normalization: i64, onesided: bool) -> Result<Tensor> {
+            self.tensor()?._fft_r2c(dim, normalization, onesided)
+        }
+
+        /// [`Tensor::_fft_c2r`] of the tensor, or the chain's first error.
+        fn _fft_c2r(self, dim: &[i64], normalization: i64, last_dim_size: i64) -> Result<Tensor> {
+            self.tensor()?._fft_c2r(dim, normalization, last_dim_size)
+        }
+
+        /// [`Tensor::fft_fft`] of the tensor, or the chain's first error.
+        fn fft_fft(self) -> Result<Tensor> {
+            self.tensor()?.fft_fft()
+        }
+
+        /// [`Tensor::fft_fft_with`] of the tensor, or the chain's first error.
+        fn fft_fft_with(self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_fft_with(n, dim, norm)
+        }
+
+        /// [`Tensor::fft_fft2`] of the tensor, or the chain's first error.
+        fn fft_fft2(self) -> Result<Tensor> {
+            self.tensor()?.fft_fft2()
+        }
+
+        /// [`Tensor::fft_fft2_with`] of the tensor, or the chain's first error.
+        fn fft_fft2_with(self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_fft2_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_fftn`] of the tensor, or the chain's first error.
+        fn fft_fftn(self) -> Result<Tensor> {
+            self.tensor()?.fft_fftn()
+        }
+
+        /// [`Tensor::fft_fftn_with`] of the tensor, or the chain's first error.
+        fn fft_fftn_with(self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_fftn_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_ifft`] of the tensor, or the chain's first error.
+        fn fft_ifft(self) -> Result<Tensor> {
+            self.tensor()?.fft_ifft()
+        }
+
+        /// [`Tensor::fft_ifft_with`] of the tensor, or the chain's first error.
+        fn fft_ifft_with(self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_ifft_with(n, dim, norm)
+        }
+
+        /// [`Tensor::fft_ifft2`] of the tensor, or the chain's first error.
+        fn fft_ifft2(self) -> Result<Tensor> {
+            self.tensor()?.fft_ifft2()
+        }
+
+        /// [`Tensor::fft_ifft2_with`] of the tensor, or the chain's first error.
+        fn fft_ifft2_with(self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_ifft2_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_ifftn`] of the tensor, or the chain's first error.
+        fn fft_ifftn(self) -> Result<Tensor> {
+            self.tensor()?.fft_ifftn()
+        }
+
+        /// [`Tensor::fft_ifftn_with`] of the tensor, or the chain's first error.
+        fn fft_ifftn_with(self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_ifftn_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_rfft`] of the tensor, or the chain's first error.
+        fn fft_rfft(self) -> Result<Tensor> {
+            self.tensor()?.fft_rfft()
+        }
+
+        /// [`Tensor::fft_rfft_with`] of the tensor, or the chain's first error.
+        fn fft_rfft_with(self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_rfft_with(n, dim, norm)
+        }
+
+        /// [`Tensor::fft_rfft2`] of the tensor, or the chain's first error.
+        fn fft_rfft2(self) -> Result<Tensor> {
+            self.tensor()?.fft_rfft2()
+        }
+
+        /// [`Tensor::fft_rfft2_with`] of the tensor, or the chain's first error.
+        fn fft_rfft2_with(self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_rfft2_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_rfftn`] of the tensor, or the chain's first error.
+        fn fft_rfftn(self) -> Result<Tensor> {
+            self.tensor()?.fft_rfftn()
+        }
+
+        /// [`Tensor::fft_rfftn_with`] of the tensor, or the chain's first error.
+        fn fft_rfftn_with(self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_rfftn_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_irfft`] of the tensor, or the chain's first error.
+        fn fft_irfft(self) -> Result<Tensor> {
+            self.tensor()?.fft_irfft()
+        }
+
+        /// [`Tensor::fft_irfft_with`] of the tensor, or the chain's first error.
+        fn fft_irfft_with(self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_irfft_with(n, dim, norm)
+        }
+
+        /// [`Tensor::fft_irfft2`] of the tensor, or the chain's first error.
+        fn fft_irfft2(self) -> Result<Tensor> {
+            self.tensor()?.fft_irfft2()
+        }
+
+        /// [`Tensor::fft_irfft2_with`] of the tensor, or the chain's first error.
+        fn fft_irfft2_with(self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_irfft2_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_irfftn`] of the tensor, or the chain's first error.
+        fn fft_irfftn(self) -> Result<Tensor> {
+            self.tensor()?.fft_irfftn()
+        }
+
+        /// [`Tensor::fft_irfftn_with`] of the tensor, or the chain's first error.
+        fn fft_irfftn_with(self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_irfftn_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_hfft`] of the tensor, or the chain's first error.
+        fn fft_hfft(self) -> Result<Tensor> {
+            self.tensor()?.fft_hfft()
+        }
+
+        /// [`Tensor::fft_hfft_with`] of the tensor, or the chain's first error.
+        fn fft_hfft_with(self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_hfft_with(n, dim, norm)
+        }
+
+        /// [`Tensor::fft_hfft2`] of the tensor, or the chain's first error.
+        fn fft_hfft2(self) -> Result<Tensor> {
+            self.tensor()?.fft_hfft2()
+        }
+
+        /// [`Tensor::fft_hfft2_with`] of the tensor, or the chain's first error.
+        fn fft_hfft2_with(self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_hfft2_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_hfftn`] of the tensor, or the chain's first error.
+        fn fft_hfftn(self) -> Result<Tensor> {
+            self.tensor()?.fft_hfftn()
+        }
+
+        /// [`Tensor::fft_hfftn_with`] of the tensor, or the chain's first error.
+        fn fft_hfftn_with(self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_hfftn_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_ihfft`] of the tensor, or the chain's first error.
+        fn fft_ihfft(self) -> Result<Tensor> {
+            self.tensor()?.fft_ihfft()
+        }
+
+        /// [`Tensor::fft_ihfft_with`] of the tensor, or the chain's first error.
+        fn fft_ihfft_with(self, n: Option<i64>, dim: i64, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_ihfft_with(n, dim, norm)
+        }
+
+        /// [`Tensor::fft_ihfft2`] of the tensor, or the chain's first error.
+        fn fft_ihfft2(self) -> Result<Tensor> {
+            self.tensor()?.fft_ihfft2()
+        }
+
+        /// [`Tensor::fft_ihfft2_with`] of the tensor, or the chain's first error.
+        fn fft_ihfft2_with(self, s: Option<&[i64]>, dim: &[i64], norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_ihfft2_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_ihfftn`] of the tensor, or the chain's first error.
+        fn fft_ihfftn(self) -> Result<Tensor> {
+            self.tensor()?.fft_ihfftn()
+        }
+
+        /// [`Tensor::fft_ihfftn_with`] of the tensor, or the chain's first error.
+        fn fft_ihfftn_with(self, s: Option<&[i64]>, dim: Option<&[i64]>, norm: Option<&str>) -> Result<Tensor> {
+            self.tensor()?.fft_ihfftn_with(s, dim, norm)
+        }
+
+        /// [`Tensor::fft_fftshift`] of the tensor, or the chain's first error.
+        fn fft_fftshift(self) -> Result<Tensor> {
+            self.tensor()?.fft_fftshift()
+        }
+
+        /// [`Tensor::fft_fftshift_with`] of the tensor, or the chain's first error.
+        fn fft_fftshift_with(self, dim: Option<&[i64]>) -> Result<Tensor> {
+            self.tensor()?.fft_fftshift_with(dim)
+        }
+
+        /// [`Tensor::fft_ifftshift`] of the tensor, or the chain's first error.
+        fn fft_ifftshift(self) -> Result<Tensor> {
+            self.tensor()?.fft_ifftshift()
+        }
+
+        /// [`Tensor::fft_ifftshift_with`] of the tensor, or the chain's first error.
+        fn fft_ifftshift_with(self, dim: Option<&[i64]>) -> Result<Tensor> {
+            self.tensor()?.fft_ifftshift_with(dim)
         }
 
         /// [`Tensor::bernoulli`] of the tensor, or the chain's first error.

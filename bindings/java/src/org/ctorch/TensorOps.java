@@ -495,6 +495,31 @@ abstract class TensorOps extends NativeObject {
     "linalg_cond",
     "linalg_cond.p_str",
     "linalg_lstsq",
+    "_fft_c2c",
+    "_fft_r2c",
+    "_fft_c2r",
+    "fft_fft",
+    "fft_fft2",
+    "fft_fftn",
+    "fft_ifft",
+    "fft_ifft2",
+    "fft_ifftn",
+    "fft_rfft",
+    "fft_rfft2",
+    "fft_rfftn",
+    "fft_irfft",
+    "fft_irfft2",
+    "fft_irfftn",
+    "fft_hfft",
+    "fft_hfft2",
+    "fft_hfftn",
+    "fft_ihfft",
+    "fft_ihfft2",
+    "fft_ihfftn",
+    "fft_fftfreq",
+    "fft_rfftfreq",
+    "fft_fftshift",
+    "fft_ifftshift",
     "rand",
     "randn",
     "randint.low",
@@ -1118,6 +1143,31 @@ abstract class TensorOps extends NativeObject {
   private static final Op OP_LINALG_COND = new Op("linalg_cond");
   private static final Op OP_LINALG_COND_P_STR = new Op("linalg_cond.p_str");
   private static final Op OP_LINALG_LSTSQ = new Op("linalg_lstsq");
+  private static final Op OP__FFT_C2C = new Op("_fft_c2c");
+  private static final Op OP__FFT_R2C = new Op("_fft_r2c");
+  private static final Op OP__FFT_C2R = new Op("_fft_c2r");
+  private static final Op OP_FFT_FFT = new Op("fft_fft");
+  private static final Op OP_FFT_FFT2 = new Op("fft_fft2");
+  private static final Op OP_FFT_FFTN = new Op("fft_fftn");
+  private static final Op OP_FFT_IFFT = new Op("fft_ifft");
+  private static final Op OP_FFT_IFFT2 = new Op("fft_ifft2");
+  private static final Op OP_FFT_IFFTN = new Op("fft_ifftn");
+  private static final Op OP_FFT_RFFT = new Op("fft_rfft");
+  private static final Op OP_FFT_RFFT2 = new Op("fft_rfft2");
+  private static final Op OP_FFT_RFFTN = new Op("fft_rfftn");
+  private static final Op OP_FFT_IRFFT = new Op("fft_irfft");
+  private static final Op OP_FFT_IRFFT2 = new Op("fft_irfft2");
+  private static final Op OP_FFT_IRFFTN = new Op("fft_irfftn");
+  private static final Op OP_FFT_HFFT = new Op("fft_hfft");
+  private static final Op OP_FFT_HFFT2 = new Op("fft_hfft2");
+  private static final Op OP_FFT_HFFTN = new Op("fft_hfftn");
+  private static final Op OP_FFT_IHFFT = new Op("fft_ihfft");
+  private static final Op OP_FFT_IHFFT2 = new Op("fft_ihfft2");
+  private static final Op OP_FFT_IHFFTN = new Op("fft_ihfftn");
+  private static final Op OP_FFT_FFTFREQ = new Op("fft_fftfreq");
+  private static final Op OP_FFT_RFFTFREQ = new Op("fft_rfftfreq");
+  private static final Op OP_FFT_FFTSHIFT = new Op("fft_fftshift");
+  private static final Op OP_FFT_IFFTSHIFT = new Op("fft_ifftshift");
   private static final Op OP_RAND = new Op("rand");
   private static final Op OP_RANDN = new Op("randn");
   private static final Op OP_RANDINT_LOW = new Op("randint.low");
@@ -8241,6 +8291,548 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor}.
+   * @param dim the schema's {@code dim}
+   * @param normalization the schema's {@code normalization}
+   * @param forward the schema's {@code forward}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor _fftC2c(long[] dim, long normalization, boolean forward) {
+    return new Args(4).tensor(self(), "self").ints(dim, "dim").integer(normalization).bool(forward).call1(OP__FFT_C2C);
+  }
+
+  /**
+   * {@code _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor}.
+   * @param dim the schema's {@code dim}
+   * @param normalization the schema's {@code normalization}
+   * @param onesided the schema's {@code onesided}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor _fftR2c(long[] dim, long normalization, boolean onesided) {
+    return new Args(4).tensor(self(), "self").ints(dim, "dim").integer(normalization).bool(onesided).call1(OP__FFT_R2C);
+  }
+
+  /**
+   * {@code _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor}.
+   * @param dim the schema's {@code dim}
+   * @param normalization the schema's {@code normalization}
+   * @param lastDimSize the schema's {@code last_dim_size}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor _fftC2r(long[] dim, long normalization, long lastDimSize) {
+    return new Args(4).tensor(self(), "self").ints(dim, "dim").integer(normalization).integer(lastDimSize).call1(OP__FFT_C2R);
+  }
+
+  /**
+   * {@code fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code n=None}, {@code dim=-1}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftFft() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_FFT);
+  }
+
+  /**
+   * {@code fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftFft(Long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInteger(n).integer(dim).optString(norm, "norm").call1(OP_FFT_FFT);
+  }
+
+  /**
+   * {@code fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=[-2, -1]}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftFft2() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_FFT2);
+  }
+
+  /**
+   * {@code fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftFft2(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").ints(dim, "dim").optString(norm, "norm").call1(OP_FFT_FFT2);
+  }
+
+  /**
+   * {@code fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=None}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftFftn() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_FFTN);
+  }
+
+  /**
+   * {@code fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftFftn(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").optInts(dim, "dim").optString(norm, "norm").call1(OP_FFT_FFTN);
+  }
+
+  /**
+   * {@code fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code n=None}, {@code dim=-1}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIfft() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IFFT);
+  }
+
+  /**
+   * {@code fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIfft(Long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInteger(n).integer(dim).optString(norm, "norm").call1(OP_FFT_IFFT);
+  }
+
+  /**
+   * {@code fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=[-2, -1]}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIfft2() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IFFT2);
+  }
+
+  /**
+   * {@code fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIfft2(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").ints(dim, "dim").optString(norm, "norm").call1(OP_FFT_IFFT2);
+  }
+
+  /**
+   * {@code fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=None}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIfftn() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IFFTN);
+  }
+
+  /**
+   * {@code fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIfftn(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").optInts(dim, "dim").optString(norm, "norm").call1(OP_FFT_IFFTN);
+  }
+
+  /**
+   * {@code fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code n=None}, {@code dim=-1}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftRfft() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_RFFT);
+  }
+
+  /**
+   * {@code fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftRfft(Long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInteger(n).integer(dim).optString(norm, "norm").call1(OP_FFT_RFFT);
+  }
+
+  /**
+   * {@code fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=[-2, -1]}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftRfft2() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_RFFT2);
+  }
+
+  /**
+   * {@code fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftRfft2(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").ints(dim, "dim").optString(norm, "norm").call1(OP_FFT_RFFT2);
+  }
+
+  /**
+   * {@code fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=None}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftRfftn() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_RFFTN);
+  }
+
+  /**
+   * {@code fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftRfftn(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").optInts(dim, "dim").optString(norm, "norm").call1(OP_FFT_RFFTN);
+  }
+
+  /**
+   * {@code fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code n=None}, {@code dim=-1}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIrfft() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IRFFT);
+  }
+
+  /**
+   * {@code fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIrfft(Long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInteger(n).integer(dim).optString(norm, "norm").call1(OP_FFT_IRFFT);
+  }
+
+  /**
+   * {@code fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=[-2, -1]}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIrfft2() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IRFFT2);
+  }
+
+  /**
+   * {@code fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIrfft2(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").ints(dim, "dim").optString(norm, "norm").call1(OP_FFT_IRFFT2);
+  }
+
+  /**
+   * {@code fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=None}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIrfftn() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IRFFTN);
+  }
+
+  /**
+   * {@code fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIrfftn(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").optInts(dim, "dim").optString(norm, "norm").call1(OP_FFT_IRFFTN);
+  }
+
+  /**
+   * {@code fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code n=None}, {@code dim=-1}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftHfft() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_HFFT);
+  }
+
+  /**
+   * {@code fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftHfft(Long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInteger(n).integer(dim).optString(norm, "norm").call1(OP_FFT_HFFT);
+  }
+
+  /**
+   * {@code fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=[-2, -1]}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftHfft2() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_HFFT2);
+  }
+
+  /**
+   * {@code fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftHfft2(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").ints(dim, "dim").optString(norm, "norm").call1(OP_FFT_HFFT2);
+  }
+
+  /**
+   * {@code fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=None}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftHfftn() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_HFFTN);
+  }
+
+  /**
+   * {@code fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftHfftn(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").optInts(dim, "dim").optString(norm, "norm").call1(OP_FFT_HFFTN);
+  }
+
+  /**
+   * {@code fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code n=None}, {@code dim=-1}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIhfft() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IHFFT);
+  }
+
+  /**
+   * {@code fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n} (null: none)
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIhfft(Long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInteger(n).integer(dim).optString(norm, "norm").call1(OP_FFT_IHFFT);
+  }
+
+  /**
+   * {@code fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=[-2, -1]}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIhfft2() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IHFFT2);
+  }
+
+  /**
+   * {@code fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2, -1], str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIhfft2(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").ints(dim, "dim").optString(norm, "norm").call1(OP_FFT_IHFFT2);
+  }
+
+  /**
+   * {@code fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Takes the defaults {@code s=None}, {@code dim=None}, {@code norm=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIhfftn() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IHFFTN);
+  }
+
+  /**
+   * {@code fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param s the schema's {@code s}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIhfftn(long[] s, long[] dim, String norm) {
+    return new Args(4).tensor(self(), "self").optInts(s, "s").optInts(dim, "dim").optString(norm, "norm").call1(OP_FFT_IHFFTN);
+  }
+
+  /**
+   * {@code fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code d=1.0}, {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param n the schema's {@code n}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor fftFftfreq(long n) {
+    return new Args(1).integer(n).call1(OP_FFT_FFTFREQ);
+  }
+
+  /**
+   * {@code fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n}
+   * @param d the schema's {@code d}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor fftFftfreq(long n, double d, DType dtype, Device device) {
+    return new Args(4).integer(n).real(d).optDtype(dtype, "dtype").optDevice(device, "device").call1(OP_FFT_FFTFREQ);
+  }
+
+  /**
+   * {@code fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Takes the defaults {@code d=1.0}, {@code dtype=None}, {@code device=None}; an overload with every argument exists.
+   * @param n the schema's {@code n}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor fftRfftfreq(long n) {
+    return new Args(1).integer(n).call1(OP_FFT_RFFTFREQ);
+  }
+
+  /**
+   * {@code fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Device? device=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n}
+   * @param d the schema's {@code d}
+   * @param dtype the schema's {@code dtype} (null: none)
+   * @param device the schema's {@code device} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor fftRfftfreq(long n, double d, DType dtype, Device device) {
+    return new Args(4).integer(n).real(d).optDtype(dtype, "dtype").optDevice(device, "device").call1(OP_FFT_RFFTFREQ);
+  }
+
+  /**
+   * {@code fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor}.
+   * Takes the defaults {@code dim=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftFftshift() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_FFTSHIFT);
+  }
+
+  /**
+   * {@code fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftFftshift(long[] dim) {
+    return new Args(2).tensor(self(), "self").optInts(dim, "dim").call1(OP_FFT_FFTSHIFT);
+  }
+
+  /**
+   * {@code fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor}.
+   * Takes the defaults {@code dim=None}; an overload with every argument exists.
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIfftshift() {
+    return new Args(1).tensor(self(), "self").call1(OP_FFT_IFFTSHIFT);
+  }
+
+  /**
+   * {@code fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param dim the schema's {@code dim}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIfftshift(long[] dim) {
+    return new Args(2).tensor(self(), "self").optInts(dim, "dim").call1(OP_FFT_IFFTSHIFT);
+  }
+
+  /**
    * {@code rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor}.
    * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
    * @param size the schema's {@code size}
@@ -12852,6 +13444,84 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor[] linalgLstsq(Tensor b, double rcond, String driver) {
     return new Args(4).tensor(self(), "self").tensor(b, "b").real(rcond).optString(driver, "driver").call(OP_LINALG_LSTSQ, 4);
+  }
+
+  /**
+   * {@code fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftFft(long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").integer(n).integer(dim).optString(norm, "norm").call1(OP_FFT_FFT);
+  }
+
+  /**
+   * {@code fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIfft(long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").integer(n).integer(dim).optString(norm, "norm").call1(OP_FFT_IFFT);
+  }
+
+  /**
+   * {@code fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftRfft(long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").integer(n).integer(dim).optString(norm, "norm").call1(OP_FFT_RFFT);
+  }
+
+  /**
+   * {@code fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIrfft(long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").integer(n).integer(dim).optString(norm, "norm").call1(OP_FFT_IRFFT);
+  }
+
+  /**
+   * {@code fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftHfft(long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").integer(n).integer(dim).optString(norm, "norm").call1(OP_FFT_HFFT);
+  }
+
+  /**
+   * {@code fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param n the schema's {@code n}
+   * @param dim the schema's {@code dim}
+   * @param norm the schema's {@code norm}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor fftIhfft(long n, long dim, String norm) {
+    return new Args(4).tensor(self(), "self").integer(n).integer(dim).optString(norm, "norm").call1(OP_FFT_IHFFT);
   }
 
   /**
