@@ -100,6 +100,17 @@ static void test_refusals_name_the_function(void) {
   CHECK_ERROR_CONTAINS("unique");
   CHECK_STATUS(ct_tensor_fft_fft2(x, S(3), S(0, 1), NULL, &out), CT_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(ct_tensor_fft_fft(NULL, NULL, -1, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  /* A 0-dim tensor has no dim to transform. */
+  ct_tensor* scalar = NULL;
+  CHECK_OK(ct_tensor_select(x, 0, 0, &out));
+  CHECK_OK(ct_tensor_select(out, 0, 0, &scalar));
+  ct_tensor_release(out);
+  out = NULL;
+  CHECK_STATUS(ct_tensor__fft_r2c(scalar, S(0), 0, 1, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("0-dim");
+  CHECK_STATUS(ct_tensor_fft_rfft(scalar, NULL, -1, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(ct_tensor_fft_fftshift(scalar, NULL, 0, &out), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor_release(scalar);
   CHECK_STATUS(ct_tensor__fft_c2r(z, S(0), 0, 9, &out), CT_ERROR_SHAPE);
   CHECK_ERROR_CONTAINS("needs 5 input points");
   CHECK(out == NULL);

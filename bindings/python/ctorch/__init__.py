@@ -67,7 +67,7 @@ set_autocast_cache_enabled = amp.set_cache_enabled
 clear_autocast_cache = amp.clear_cache
 autocast_increment_nesting = amp.increment_nesting
 autocast_decrement_nesting = amp.decrement_nesting
-from . import linalg, special
+from . import fft, linalg, special
 from . import _ops_pointwise  # noqa: F401  (Tensor's ~ & | ^ << >> % //)
 from ._dtype import (bfloat16, bool, cdouble, cfloat, channels_last, channels_last_3d, complex64, complex128,
                      contiguous_format, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,

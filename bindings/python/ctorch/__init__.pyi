@@ -11,6 +11,7 @@ from . import ops as ops
 from . import profiler as profiler
 from . import compiler as compiler
 from . import cuda as cuda
+from . import fft as fft
 from . import linalg as linalg
 from . import special as special
 from . import nn as nn

@@ -8,7 +8,8 @@
 // Each one-dimensional transform along a dim runs on one thread (plan.h), lines shared out across
 // threads, so results are the same bits for any thread count. Derivatives are the adjoint
 // transforms: a transform is linear, and torch's convention for complex gradients makes the
-// gradient of a linear map its conjugate transpose (the inverse transform, unscaled).
+// gradient of a linear map its conjugate transpose, the transform the other way with the same
+// scale.
 #include <cmath>
 #include <complex>
 #include <memory>
@@ -29,6 +30,8 @@ using autograd::GradCtx;
 DimVector transform_dims(const char* op, const TensorImpl& a, IntArrayRef dims, bool may_be_empty) {
   CT_CHECK(may_be_empty || !dims.empty(), CT_ERROR_INVALID_ARGUMENT, op,
            ": expected at least one dim to transform, but got none (input sizes ", a.sym_sizes(), ")");
+  CT_CHECK(dims.empty() || a.dim() > 0, CT_ERROR_INVALID_ARGUMENT, op,
+           ": a 0-dim tensor has no dim to transform. Pass a tensor with at least one dim");
   DimVector out;
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(op, d, static_cast<int64_t>(a.dim()));

@@ -398,6 +398,22 @@ end
     @test ctorch_error(() -> ops.lt(z, z)).kind === :CT_ERROR_DTYPE
 end
 
+@testset "torch.fft: transforms, frequencies and shifts" begin
+    x = Tensor([1.0, 2.0, 3.0, 4.0])
+    h = ops.fft_rfft(x)
+    @test eltype(h) === ComplexF64
+    @test Array(h) ≈ ComplexF64[10, -2 + 2im, -2]
+    @test Array(ops.fft_rfft(x, nothing, -1, "ortho")) ≈ ComplexF64[5, -1 + 1im, -1]
+    @test Array(ops.fft_irfft(h, 4)) ≈ [1.0, 2.0, 3.0, 4.0]
+    z = Tensor(ComplexF64[cis(0.1 * k^2) for k in 0:100])  # 101 points, a prime: Bluestein's
+    @test Array(ops.fft_ifft(ops.fft_fft(z))) ≈ Array(z)
+    @test Array(ops.fft_fft2(Tensor(Float32[1 2; 3 4]); norm = "ortho")) ≈ ComplexF32[5 -1; -2 0]
+    @test Array(ops.fft_fftfreq(5, 0.5; dtype = Float64)) ≈ [0, 0.4, 0.8, -0.8, -0.4]
+    @test Array(ops.fft_fftshift(Tensor([0, 1, 2, -2, -1]))) == [-2, -1, 0, 1, 2]
+    @test ctorch_error(() -> ops.fft_rfft(h)).kind === :CT_ERROR_DTYPE
+    @test occursin("Invalid number of data points", ctorch_error(() -> ops.fft_fft(x, 0)).message)
+end
+
 @testset "Autocast casts by operator and restores" begin
     a = ops.reshape(Tensor(Float32[1, 2, 3, 4, 5, 6]), [2, 3])
     b = ops.reshape(Tensor(Float32[1, 0, 0, 1, 1, 1]), [3, 2])

@@ -1,0 +1,60 @@
+package org.ctorch;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * torch.fft through the generated methods: the spectrum of a ramp and back, a 2-D transform with a
+ * norm, the sample frequencies and shifts, a gradient through a transform, and the refusals.
+ */
+class FftTest {
+  @Test
+  void spectrumOfARampAndBack() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new double[] {1, 2, 3, 4}, 4);
+      Tensor h = x.fftRfft();
+      assertEquals(DType.COMPLEX128, h.dtype());
+      assertArrayEquals(new double[] {10, 0, -2, 2, -2, 0}, h.viewAsReal().toDoubleArray(), 1e-15);
+      assertArrayEquals(new double[] {5, 0, -1, 1, -1, 0}, x.fftRfft(null, -1, "ortho").viewAsReal().toDoubleArray(), 1e-15);
+      assertArrayEquals(new double[] {1, 2, 3, 4}, h.fftIrfft(4L, -1, null).toDoubleArray(), 1e-15);
+    }
+  }
+
+  @Test
+  void twoDimsFrequenciesAndShifts() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor img = Tensor.of(new float[] {1, 2, 3, 4}, 2, 2);
+      Tensor f = img.fftFft2(null, new long[] {-2, -1}, "ortho");
+      assertArrayEquals(new float[] {5, 0, -1, 0, -2, 0, 0, 0}, f.viewAsReal().toFloatArray());
+      assertArrayEquals(new double[] {0, 0.4, 0.8, -0.8, -0.4},
+                        Tensor.fftFftfreq(5, 0.5, DType.FLOAT64, null).toDoubleArray(), 1e-15);
+      Tensor k = Tensor.of(new double[] {0, 1, 2, -2, -1}, 5);
+      assertArrayEquals(new double[] {-2, -1, 0, 1, 2}, k.fftFftshift().toDoubleArray(), 0);
+    }
+  }
+
+  @Test
+  void gradientThroughATransform() {
+    try (TensorScope scope = new TensorScope()) {
+      // E = sum |rfft(x)|^2 at x = e0: dE/dx_j = 2 (1 + cos(pi j / 2) + cos(pi j))
+      Tensor x = Tensor.of(new double[] {1, 0, 0, 0}, 4).setRequiresGrad(true);
+      x.fftRfft().abs().mul(x.fftRfft().abs()).sum().backward();
+      assertArrayEquals(new double[] {6, 0, 2, 0}, x.grad().toDoubleArray(), 1e-14);
+    }
+  }
+
+  @Test
+  void refusalsNameTheFunction() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor z = Tensor.of(new double[] {1, 2}, 2).fftFft();
+      CTorchException e = assertThrows(CTorchException.class, () -> z.fftRfft());
+      assertTrue(e.getMessage().contains("fft_rfft"), e.getMessage());
+      Tensor x = Tensor.of(new float[] {1, 2}, 2);
+      e = assertThrows(CTorchException.class, () -> x.fftFft(0L, -1, null));
+      assertTrue(e.getMessage().contains("Invalid number of data points"), e.getMessage());
+      e = assertThrows(CTorchException.class, () -> x.fftFft(null, -1, "half"));
+      assertTrue(e.getMessage().contains("Invalid normalization mode"), e.getMessage());
+    }
+  }
+}
