@@ -3,7 +3,8 @@
 # bench_allreduce (the distributed engines' all_reduce bandwidth beside each engine and torch.distributed),
 # bench_torch2 (current torch from PyPI, eager and torch.compile, beside ctorch: operators, compiled
 # graphs, training steps, per-call costs and peak memory),
-# bench_python, bench_optim (Adam over 10M parameters vs torch), bench_linalg (torch.linalg vs torch), bench_complex (complex arithmetic and products vs torch), bench_training (the digits MLP and
+# bench_python, bench_optim (Adam over 10M parameters vs torch), bench_linalg (torch.linalg vs torch), bench_complex (complex arithmetic and products vs torch), bench_fft (torch.fft vs torch
+# and numpy), bench_training (the digits MLP and
 # CNN per epoch: ctorch C and Python vs PyTorch) and the Rust crate's per_op: ctorch beside its anchors (OpenBLAS, plain loops, libtorch; torch
 # and numpy for the Python package; the raw C ABI for the Rust binding).
 #
@@ -79,9 +80,9 @@ PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_python.py
 echo
 PYTHONPATH="$build_dir/bindings/python" /usr/bin/python3 bench/bench_optim.py
 echo
-# torch.linalg and complex tensors beside current torch when the venv is there (its LAPACK is MKL's),
-# else beside Debian's.
-for b in bench_linalg bench_complex; do
+# torch.linalg, complex tensors and torch.fft beside current torch when the venv is there (its LAPACK
+# and FFT are MKL's), else beside Debian's.
+for b in bench_linalg bench_complex bench_fft; do
   if [[ -n $torch_python ]]; then
     env -u OMP_WAIT_POLICY PYTHONPATH="$build_dir/bindings/python" "$torch_python" "bench/$b.py"
   else
