@@ -289,9 +289,40 @@ void transform_real(int64_t n, const T* in, std::complex<T>* out) {
   std::copy(z.begin() + n, z.begin() + n + n / 2 + 1, out);
 }
 
+// An even n: transform_real backwards. The spectrum's points k and h + k give the transforms of the
+// even and the odd samples, E_k = (X_k + X_{h+k}) / 2 and O_k = (X_k - X_{h+k}) / (2 w^k), and
+// X_{h+k} = conj(X_{h-k}); the inverse transform of length h of Z = 2 (E + i O) is then the pairs
+// (y_2j, y_2j+1) of the unscaled result. An odd n goes through the whole spectrum.
+template <typename T>
+void transform_hermitian(int64_t n, const std::complex<T>* in, T* out) {
+  using C = std::complex<T>;
+  if (n % 2 == 0) {
+    const int64_t h = n / 2;
+    std::vector<C>& z = scratch<T>(static_cast<size_t>(h));
+    const C* w = plan_for<T>(h, false).real_twiddles().data();
+    const C first(in[0].real(), 0), middle(in[h].real(), 0);
+    for (int64_t k = 0; k < h; ++k) {
+      const C a = k == 0 ? first : in[k], b = std::conj(k == 0 ? middle : in[h - k]);
+      const C odd = (a - b) * std::conj(w[k]);
+      z[k] = (a + b) + C(-odd.imag(), odd.real());
+    }
+    fft::transform<T>(h, true, z.data(), reinterpret_cast<C*>(out));
+    return;
+  }
+  std::vector<C>& z = scratch<T>(static_cast<size_t>(2 * n));
+  const int64_t half = n / 2 + 1;
+  z[0] = C(in[0].real(), 0);
+  for (int64_t k = 1; k < half; ++k) z[k] = in[k];
+  for (int64_t k = half; k < n; ++k) z[k] = std::conj(z[n - k]);
+  fft::transform<T>(n, true, z.data(), z.data() + n);
+  for (int64_t j = 0; j < n; ++j) out[j] = z[n + j].real();
+}
+
 template void transform<float>(int64_t, bool, const std::complex<float>*, std::complex<float>*);
 template void transform<double>(int64_t, bool, const std::complex<double>*, std::complex<double>*);
 template void transform_real<float>(int64_t, const float*, std::complex<float>*);
 template void transform_real<double>(int64_t, const double*, std::complex<double>*);
+template void transform_hermitian<float>(int64_t, const std::complex<float>*, float*);
+template void transform_hermitian<double>(int64_t, const std::complex<double>*, double*);
 
 }  // namespace ct::ops::fft

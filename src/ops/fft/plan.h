@@ -22,9 +22,17 @@ void transform(int64_t n, bool inverse, const std::complex<T>* in, std::complex<
 template <typename T>
 void transform_real(int64_t n, const T* in, std::complex<T>* out);
 
+/// The n real points of the inverse transform (unscaled) of the Hermitian spectrum whose first
+/// n / 2 + 1 points are in (the others are their conjugates; the imaginary parts of in[0] and, for
+/// an even n, in[n / 2] are ignored). out holds n contiguous elements.
+template <typename T>
+void transform_hermitian(int64_t n, const std::complex<T>* in, T* out);
+
 extern template void transform<float>(int64_t, bool, const std::complex<float>*, std::complex<float>*);
 extern template void transform<double>(int64_t, bool, const std::complex<double>*, std::complex<double>*);
 extern template void transform_real<float>(int64_t, const float*, std::complex<float>*);
 extern template void transform_real<double>(int64_t, const double*, std::complex<double>*);
+extern template void transform_hermitian<float>(int64_t, const std::complex<float>*, float*);
+extern template void transform_hermitian<double>(int64_t, const std::complex<double>*, double*);
 
 }  // namespace ct::ops::fft

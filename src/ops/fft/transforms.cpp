@@ -308,16 +308,22 @@ void c2r_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     const T s = static_cast<T>(scale);
     const C* src = spectrum->data_as<C>();
     T* dst = out->data_as<T>();
-    for_each_line<T>(in, 4 * n, [&](int64_t l, T* raw) {
-      C* buf = reinterpret_cast<C*>(raw);
+    for_each_line<T>(in, 2 * half + n, [&](int64_t l, T* raw) {
+      C* spectrum_line = reinterpret_cast<C*>(raw);
       const C* line = src + in.offset(l);
-      for (int64_t k = 0; k < half; ++k) buf[k] = line[k * in.stride];
-      buf[0] = C(buf[0].real(), 0);
-      if (n % 2 == 0) buf[n / 2] = C(buf[n / 2].real(), 0);
-      for (int64_t k = half; k < n; ++k) buf[k] = std::conj(buf[n - k]);
-      fft::transform<T>(n, true, buf, buf + n);
+      if (in.stride != 1) {
+        for (int64_t k = 0; k < half; ++k) spectrum_line[k] = line[k * in.stride];
+        line = spectrum_line;
+      }
       T* o = dst + to.offset(l);
-      for (int64_t j = 0; j < n; ++j) o[j * to.stride] = buf[n + j].real() * s;
+      T* y = to.stride == 1 ? o : raw + 2 * half;
+      fft::transform_hermitian<T>(n, line, y);
+      if (to.stride == 1) {
+        if (s != T(1))
+          for (int64_t j = 0; j < n; ++j) o[j] *= s;
+        return;
+      }
+      for (int64_t j = 0; j < n; ++j) o[j * to.stride] = y[j] * s;
     });
   });
 }
