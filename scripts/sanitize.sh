@@ -6,7 +6,7 @@
 #                   allocation-failure injection: the whole C and C++ test suite (C ABI tests, C++
 #                   unit tests, examples, plugins), the allocation-failure scenarios and the
 #                   C ABI tests with their allocations failing in turn (fault.*), the fuzzers'
-#                   corpora, and the fuzzers for CTORCH_FUZZ_SECONDS seconds each (default 60),
+#                   corpora, and the fuzzers for CTORCH_FUZZ_SECONDS seconds each (default 30),
 #                   each with a new seed (printed; CTORCH_FUZZ_SEED=N replays one)
 #   build-tsan      ThreadSanitizer: the threading tests (capi_test_threads, capi_test_stress)
 #
@@ -27,7 +27,7 @@ common=(-G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DCMAKE
 status=0
 ctorch_log "configuring build-sanitize (clang, address;undefined, fuzzers, fault injection)"
 CC=clang CXX=clang++ cmake -S . -B build-sanitize "${common[@]}" -DCTORCH_SANITIZE="address;undefined" \
-  -DCTORCH_BUILD_FUZZERS=ON -DCTORCH_FAULT_INJECTION=ON -DCTORCH_FUZZ_SECONDS="${CTORCH_FUZZ_SECONDS:-60}" \
+  -DCTORCH_BUILD_FUZZERS=ON -DCTORCH_FAULT_INJECTION=ON -DCTORCH_FUZZ_SECONDS="${CTORCH_FUZZ_SECONDS:-30}" \
   -DCTORCH_FUZZ_SEED="${CTORCH_FUZZ_SEED:-0}"
 ctorch_build build-sanitize
 # ASan's leak checker runs at every test's exit; UBSan stops at the first finding (the build says

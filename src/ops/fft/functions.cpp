@@ -42,7 +42,8 @@ Tensor promoted(const char* fn, const Tensor& x, bool to_complex) {
 }
 
 void check_points(const char* fn, int64_t n) {
-  CT_CHECK(n >= 1, CT_ERROR_INVALID_ARGUMENT, fn, ": Invalid number of data points (", n, ") specified");
+  CT_CHECK(n >= 1, CT_ERROR_INVALID_ARGUMENT, fn, ": Invalid number of data points (", n,
+           ") specified. Pass a length of at least 1");
 }
 
 // x padded with zeros, or trimmed, at the end of each dims[i] to sizes[i].
