@@ -1,5 +1,6 @@
 /* Complex tensors through the C ABI: C's complex layout in and out, the part views, arithmetic and
  * promotion, the complex number operand, item, printing, DLPack, and the refusals. */
+#include <math.h>
 #include <string.h>
 
 #include "capi_test.h"
@@ -127,11 +128,39 @@ static void test_refusals_name_the_operator_and_dtype(void) {
   RELEASE(z, x);
 }
 
+/* rand and randn draw both parts: uniform on [0, 1), and normal with variance 1/2. */
+static void test_random_complex_tensors(void) {
+  const int64_t n = 4096;
+  ct_tensor *u = NULL, *z = NULL, *parts = NULL, *lo = NULL, *hi = NULL, *sq = NULL, *mean = NULL;
+  CHECK_OK(ct_manual_seed(3));
+  CHECK_OK(ct_tensor_rand(&n, 1, CT_COMPLEX128, NULL, NULL, &u));
+  ct_dtype d;
+  CHECK_OK(ct_tensor_dtype(u, &d));
+  CHECK(d == CT_COMPLEX128);
+  CHECK_OK(ct_tensor_view_as_real(u, &parts));
+  CHECK_OK(ct_tensor_amin(parts, NULL, 0, 0, &lo));
+  CHECK_OK(ct_tensor_amax(parts, NULL, 0, 0, &hi));
+  ct_scalar a, b;
+  CHECK_OK(ct_tensor_item(lo, &a));
+  CHECK_OK(ct_tensor_item(hi, &b));
+  CHECK(a.f >= 0 && b.f < 1);
+  CHECK_OK(ct_tensor_randn(&n, 1, CT_COMPLEX64, NULL, NULL, &z));
+  CHECK_OK(ct_tensor_abs(z, &sq));
+  ct_tensor* sq2 = NULL;
+  CHECK_OK(ct_tensor_mul(sq, sq, &sq2));
+  CHECK_OK(ct_tensor_mean(sq2, NULL, 0, 0, &mean));
+  ct_scalar m;
+  CHECK_OK(ct_tensor_item(mean, &m));
+  CHECK(fabs(m.f - 1.0) < 0.1); /* E|z|^2 = 1; 4096 draws give about 1 +- 0.016 */
+  RELEASE(u, z, parts, lo, hi, sq, sq2, mean);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_complex_dtypes_have_names_sizes_and_promotion),
     CAPI_TEST(test_view_as_real_reads_the_pairs),
     CAPI_TEST(test_products_and_promotion),
     CAPI_TEST(test_item_and_printing),
     CAPI_TEST(test_refusals_name_the_operator_and_dtype),
+    CAPI_TEST(test_random_complex_tensors),
 };
 CAPI_MAIN(TESTS)

@@ -103,24 +103,30 @@ void sized_random_meta(const Frame& f, MetaResult& m) {
   const SymIntArrayRef sizes = f.arg(0).sym_int_list();
   checked_numel(sizes, name);
   const DType d = f.arg(2).is_none() ? runtime::default_dtype() : f.arg(2).dtype();
-  CT_CHECK(is_floating(d), CT_ERROR_DTYPE, name, ": draws floating-point numbers, so dtype ", d,
-           " is not allowed. Pass a floating dtype, or use randint for integers");
+  CT_CHECK(is_floating(d) || is_complex(d), CT_ERROR_DTYPE, name, ": draws floating-point numbers, so dtype ", d,
+           " is not allowed. Pass a floating or complex dtype, or use randint for integers");
   set_output(m, 0, sizes, d, f.arg(3).is_none() ? runtime::current_device() : f.arg(3).device());
 }
 
+// A complex tensor is filled as the real one of twice its elements that holds its parts: rand
+// draws both parts uniform on [0, 1), randn both normal with variance 1/2, so that E|z|^2 is 1, as
+// torch's complex randn.
 void rand_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& out = *outs[0];
-  visit_dtype<kFloatingDTypes>(out.dtype(), "rand", [&](auto tag) {
+  const int64_t parts = is_complex(out.dtype()) ? 2 : 1;
+  visit_dtype<kFloatingDTypes>(real_dtype(out.dtype()), "rand", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    fill_uniform(out.data_as<T>(), out.numel(), random_generator(f.arg(1), out.device()), 0.0, 1.0);
+    fill_uniform(static_cast<T*>(out.data()), parts * out.numel(), random_generator(f.arg(1), out.device()), 0.0, 1.0);
   });
 }
 
 void randn_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& out = *outs[0];
-  visit_dtype<kFloatingDTypes>(out.dtype(), "randn", [&](auto tag) {
+  const bool complex = is_complex(out.dtype());
+  visit_dtype<kFloatingDTypes>(real_dtype(out.dtype()), "randn", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    fill_normal(out.data_as<T>(), out.numel(), random_generator(f.arg(1), out.device()), 0.0, 1.0);
+    fill_normal(static_cast<T*>(out.data()), (complex ? 2 : 1) * out.numel(), random_generator(f.arg(1), out.device()),
+                0.0, complex ? 0.70710678118654752440 : 1.0);
   });
 }
 
