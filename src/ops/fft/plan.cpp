@@ -49,6 +49,9 @@ constexpr int64_t kLargestDirectPrime = 61;
 constexpr int64_t kLargestDirect = int64_t{1} << 14;
 // Plans a thread keeps besides the ones in use; a 2^20-point double plan holds 32 MiB.
 constexpr size_t kCacheBytes = size_t{64} << 20;
+// A length splits into four steps only with a factor this long or longer, so that each row's
+// transform outweighs its share of the transposes; otherwise KISS FFT takes it whole.
+constexpr int64_t kShortestFourStepFactor = 32;
 // Square tiles of transposes.
 constexpr int64_t kTile = 32;
 
@@ -115,7 +118,7 @@ class Plan {
   Plan(int64_t n, bool inverse) : n_(n), inverse_(inverse) {
     const bool smooth = largest_prime_factor(n) <= kLargestDirectPrime;
     const int64_t n1 = smooth && n > kLargestDirect ? square_root_divisor(n) : 1;
-    kind_ = !smooth ? Kind::Bluestein : n1 >= kTile ? Kind::FourStep : Kind::Direct;
+    kind_ = !smooth ? Kind::Bluestein : n1 >= kShortestFourStepFactor ? Kind::FourStep : Kind::Direct;
     const double sign = inverse ? 1.0 : -1.0;
     if (kind_ == Kind::Direct) {
       direct_.emplace(static_cast<size_t>(n), inverse);
