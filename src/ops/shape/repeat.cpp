@@ -228,6 +228,7 @@ void define_repeat(Registry& r) {
   r.def("flip(Tensor self, int[] dims) -> Tensor")
       .meta(flip_meta)
       .compute(DispatchKey::CPU, flip_compute, Determinism::Bitwise)
+      .takes_complex()  // a copy through a reversed view: the copy kernel moves complex elements
       .derivative(flip_backward);
   r.def("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor").composite(rot90_kernel);
   r.def("fliplr(Tensor self) -> Tensor").composite(flip_one_kernel<1>);

@@ -134,6 +134,11 @@ EXTRA = {
     "sum": reduce_cases("sum"),
     "mean": reduce_cases("mean"),
     "matmul": matmul_cases(),
+    "flip": [
+        Case("c64", lambda m, a: m.flip(a, [0, 1]), [In((3, 4), "complex64")]),
+        Case("c128_T", lambda m, a: m.flip(a, [1]), [In((3, 3), "complex128", layout="T")]),
+        Case("empty", lambda m, a: m.flip(a, [0]), [In((0, 3), "complex64")]),
+    ],
     "isclose": [
         Case("c64", lambda m, a, b: m.isclose(a, a + b * 1e-7, rtol=1e-6),
              [In((3, 4), "complex64"), In((3, 4), "complex64")]),
