@@ -74,6 +74,8 @@ def same_call(fn):
     lambda m: m.randn(2, 3, dtype=m.complex64),
     lambda m: m.rand(4, dtype=m.complex128),
     lambda m: m.randn_like(m.ones(3, dtype=m.complex64)),
+    lambda m: m.ones(3, dtype=m.complex64).normal_(2, 3),
+    lambda m: m.ones(3, dtype=m.complex128).uniform_(-1, 1),
 ], ids=lambda c: "")
 def test_same_sizes_dtypes_and_errors_as_torch(call):
     same_call(call)
@@ -131,6 +133,8 @@ def test_generator_state_offset_and_independence():
     (lambda: ctorch.randn(200000, dtype=ctorch.complex64).real, 0.0, math.sqrt(0.5)),
     (lambda: ctorch.randn(200000, dtype=ctorch.complex128).imag, 0.0, math.sqrt(0.5)),
     (lambda: ctorch.rand(200000, dtype=ctorch.complex64).imag, 0.5, math.sqrt(1 / 12)),
+    (lambda: ctorch.empty(200000, dtype=ctorch.complex64).normal_(2, 3).real, 2.0, 3 / math.sqrt(2)),
+    (lambda: ctorch.empty(200000, dtype=ctorch.complex128).uniform_(-1, 3).imag, 1.0, 4 / math.sqrt(12)),
     (lambda: ctorch.empty(200000).normal_(3, 0.5), 3.0, 0.5),
     (lambda: ctorch.empty(200000, dtype=ctorch.float64).uniform_(-1, 3), 1.0, 4 / math.sqrt(12)),
     (lambda: ctorch.randint(0, 10, (200000,)).to(ctorch.float64), 4.5, math.sqrt(99 / 12)),

@@ -110,7 +110,7 @@ void sized_random_meta(const Frame& f, MetaResult& m) {
 
 // A complex tensor is filled as the real one of twice its elements that holds its parts: rand
 // draws both parts uniform on [0, 1), randn both normal with variance 1/2, so that E|z|^2 is 1, as
-// torch's complex randn.
+// torch's complex randn (uniform_ and normal_ below likewise).
 void rand_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& out = *outs[0];
   const int64_t parts = is_complex(out.dtype()) ? 2 : 1;
@@ -229,8 +229,9 @@ void check_in_place(const Frame& f) {
     check_probability(name, a);
   } else {
     const double b = f.arg(2).to_double();
-    CT_CHECK(is_floating(self.dtype()), CT_ERROR_DTYPE, name, ": self is ", self.dtype(), " (sizes ", self.sym_sizes(),
-             "), but it draws floating-point numbers. Use a floating tensor, or randint for integers");
+    CT_CHECK(is_floating(self.dtype()) || is_complex(self.dtype()), CT_ERROR_DTYPE, name, ": self is ", self.dtype(),
+             " (sizes ", self.sym_sizes(), "), but it draws floating-point numbers. Use a floating or complex tensor, or "
+             "randint for integers");
     if constexpr (K == InPlace::Uniform)
       CT_CHECK(std::isfinite(a) && std::isfinite(b) && a <= b, CT_ERROR_INVALID_ARGUMENT, name, ": [from, to) is [",
                a, ", ", b, "). Pass finite bounds with from <= to");
@@ -250,11 +251,15 @@ void in_place_cpu(void*, Frame& f) {
     if constexpr (K == InPlace::Bernoulli) {
       bernoulli_to(out, a, g);
     } else {
+      // A complex self draws both parts, as rand and randn do: normal_'s std is split between them.
+      const bool complex = is_complex(out.dtype());
       const double b = f.arg(2).to_double();
-      visit_dtype<kFloatingDTypes>(out.dtype(), f.op.schema.name.c_str(), [&](auto tag) {
+      const int64_t n = (complex ? 2 : 1) * out.numel();
+      visit_dtype<kFloatingDTypes>(real_dtype(out.dtype()), f.op.schema.name.c_str(), [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if constexpr (K == InPlace::Uniform) fill_uniform(out.data_as<T>(), out.numel(), g, a, b);
-        else fill_normal(out.data_as<T>(), out.numel(), g, a, b);
+        T* data = static_cast<T*>(out.data());
+        if constexpr (K == InPlace::Uniform) fill_uniform(data, n, g, a, b);
+        else fill_normal(data, n, g, a, complex ? b * 0.70710678118654752440 : b);
       });
     }
   });
