@@ -47,8 +47,13 @@ namespace {
 constexpr int64_t kLargestDirectPrime = 61;
 // Longer lengths run as four steps: 2^14 complex doubles (256 KiB) still fit in L2.
 constexpr int64_t kLargestDirect = int64_t{1} << 14;
-// Plans a thread keeps besides the ones in use; a 2^20-point double plan holds 32 MiB.
+// Plans a thread keeps besides the one used last; a 2^20-point double plan holds 48 MiB.
 constexpr size_t kCacheBytes = size_t{64} << 20;
+// A plan larger than this (past 2^22 double points) is dropped once used, so that one huge transform
+// does not pin its memory to the thread; a repeated one rebuilds it, a cost of the order of one call.
+constexpr size_t kLargestKeptPlanBytes = size_t{256} << 20;
+// Work space a thread keeps between calls; a larger one is allocated for its call alone.
+constexpr size_t kKeptScratchBytes = size_t{1} << 20;
 // A length splits into four steps only with a factor this long or longer, so that each row's
 // transform outweighs its share of the transposes; otherwise KISS FFT takes it whole.
 constexpr int64_t kShortestFourStepFactor = 32;
@@ -150,22 +155,32 @@ class Plan {
 
   int64_t n() const { return n_; }
   bool inverse() const { return inverse_; }
-  bool busy() const { return busy_; }
+  // In use: running, or held by a caller that reads its twiddles. A plan in use is never evicted.
+  bool busy() const { return users_ > 0; }
+  void hold() { ++users_; }
+  void release() { --users_; }
   size_t bytes() const {
     return sizeof(C) * (static_cast<size_t>(kind_ == Kind::Direct ? n_ : 0) + twiddles_.size() + a_.size() +
                         b_.size() + chirp_.size() + filter_.size() + real_twiddles_.size());
   }
 
   void run(const C* in, C* out) {
-    busy_ = true;  // the transforms it calls must not evict it from the cache
-    struct Idle {
-      bool& busy;
-      ~Idle() { busy = false; }
-    } idle{busy_};
+    Held held(*this);  // the transforms it calls must not evict it from the cache
     if (kind_ == Kind::Direct) direct_->transform(in, out);
     else if (kind_ == Kind::FourStep) run_four_step(in, out);
     else run_bluestein(in, out);
   }
+
+  class Held {
+   public:
+    explicit Held(Plan& p) : p_(p) { p_.hold(); }
+    ~Held() { p_.release(); }
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+
+   private:
+    Plan& p_;
+  };
 
   // w_{2n}^k for k in [0, n]: the twiddles that make the transform of 2n real points from this
   // (forward) plan's transform of their n pairs.
@@ -213,7 +228,7 @@ class Plan {
   int64_t n_;
   bool inverse_;
   Kind kind_ = Kind::Direct;
-  bool busy_ = false;
+  int users_ = 0;
   std::optional<kissfft<T>> direct_;
   int64_t n1_ = 0, n2_ = 0;      // four-step
   int64_t m_ = 0;                // Bluestein's convolution length
@@ -224,11 +239,16 @@ class Plan {
 };
 
 // A thread's plans, the most recently used first. Per thread: KISS FFT's generic butterfly and the
-// four-step and Bluestein plans write into work space the plan owns. A plan in use (whose run
-// called for another) is never evicted.
+// four-step and Bluestein plans write into work space the plan owns.
+template <typename T>
+std::vector<std::unique_ptr<Plan<T>>>& plans() {
+  thread_local std::vector<std::unique_ptr<Plan<T>>> cache;
+  return cache;
+}
+
 template <typename T>
 Plan<T>& plan_for(int64_t n, bool inverse) {
-  thread_local std::vector<std::unique_ptr<Plan<T>>> cache;
+  auto& cache = plans<T>();
   for (size_t i = 0; i < cache.size(); ++i)
     if (cache[i]->n() == n && cache[i]->inverse() == inverse) {
       const auto at = cache.begin() + static_cast<std::ptrdiff_t>(i);
@@ -247,18 +267,50 @@ Plan<T>& plan_for(int64_t n, bool inverse) {
   return *cache.front();
 }
 
-template <typename T>
-std::vector<std::complex<T>>& scratch(size_t n) {
-  thread_local std::vector<std::complex<T>> buffer;
-  if (buffer.size() < n) buffer.resize(n);
-  return buffer;
+// fn(plan) with the plan held, then the plan dropped if it is too large to keep
+// (kLargestKeptPlanBytes).
+template <typename T, typename F>
+void with_plan(int64_t n, bool inverse, const F& fn) {
+  Plan<T>& p = plan_for<T>(n, inverse);
+  {
+    typename Plan<T>::Held held(p);
+    fn(p);
+  }
+  if (p.busy() || p.bytes() <= kLargestKeptPlanBytes) return;
+  auto& cache = plans<T>();
+  for (size_t i = 0; i < cache.size(); ++i)
+    if (cache[i].get() == &p) {
+      cache.erase(cache.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
 }
+
+// n elements of work space for one call: the thread's kept buffer when small, else its own.
+template <typename T>
+class Scratch {
+ public:
+  explicit Scratch(size_t n) {
+    thread_local std::vector<std::complex<T>> kept;
+    if (n * sizeof(std::complex<T>) > kKeptScratchBytes) {
+      own_.resize(n);
+      data_ = own_.data();
+      return;
+    }
+    if (kept.size() < n) kept.resize(n);
+    data_ = kept.data();
+  }
+  std::complex<T>* data() { return data_; }
+
+ private:
+  std::vector<std::complex<T>> own_;
+  std::complex<T>* data_ = nullptr;
+};
 
 }  // namespace
 
 template <typename T>
 void transform(int64_t n, bool inverse, const std::complex<T>* in, std::complex<T>* out) {
-  plan_for<T>(n, inverse).run(in, out);
+  with_plan<T>(n, inverse, [&](Plan<T>& p) { p.run(in, out); });
 }
 
 // An even n: the n / 2 pairs (x_2j, x_2j+1) as complex numbers z_j, whose transform Z gives
@@ -270,26 +322,29 @@ void transform_real(int64_t n, const T* in, std::complex<T>* out) {
   using C = std::complex<T>;
   if (n % 2 == 0) {
     const int64_t h = n / 2;
-    fft::transform<T>(h, false, reinterpret_cast<const C*>(in), out);
-    const C* w = plan_for<T>(h, false).real_twiddles().data();
-    const auto point = [](C a, C b, C wk) {  // from Z_k = a and conj(Z_{h-k}) = b
-      const C even = (a + b) * T(0.5), odd = (a - b) * T(0.5);
-      return even + wk * C(odd.imag(), -odd.real());
-    };
-    const C z0 = out[0];
-    for (int64_t k = 1, j = h - 1; k <= j; ++k, --j) {
-      const C zk = out[k], zj = out[j];
-      out[k] = point(zk, std::conj(zj), w[k]);
-      if (j != k) out[j] = point(zj, std::conj(zk), w[j]);
-    }
-    out[0] = C(z0.real() + z0.imag(), 0);
-    out[h] = C(z0.real() - z0.imag(), 0);
+    with_plan<T>(h, false, [&](Plan<T>& p) {
+      p.run(reinterpret_cast<const C*>(in), out);
+      const C* w = p.real_twiddles().data();
+      const auto point = [](C a, C b, C wk) {  // from Z_k = a and conj(Z_{h-k}) = b
+        const C even = (a + b) * T(0.5), odd = (a - b) * T(0.5);
+        return even + wk * C(odd.imag(), -odd.real());
+      };
+      const C z0 = out[0];
+      for (int64_t k = 1, j = h - 1; k <= j; ++k, --j) {
+        const C zk = out[k], zj = out[j];
+        out[k] = point(zk, std::conj(zj), w[k]);
+        if (j != k) out[j] = point(zj, std::conj(zk), w[j]);
+      }
+      out[0] = C(z0.real() + z0.imag(), 0);
+      out[h] = C(z0.real() - z0.imag(), 0);
+    });
     return;
   }
-  std::vector<C>& z = scratch<T>(static_cast<size_t>(2 * n));
+  Scratch<T> scratch(static_cast<size_t>(2 * n));
+  C* z = scratch.data();
   for (int64_t j = 0; j < n; ++j) z[j] = C(in[j], 0);
-  fft::transform<T>(n, false, z.data(), z.data() + n);
-  std::copy(z.begin() + n, z.begin() + n + n / 2 + 1, out);
+  fft::transform<T>(n, false, z, z + n);
+  std::copy(z + n, z + n + n / 2 + 1, out);
 }
 
 // An even n: transform_real backwards. The spectrum's points k and h + k give the transforms of the
@@ -301,23 +356,27 @@ void transform_hermitian(int64_t n, const std::complex<T>* in, T* out) {
   using C = std::complex<T>;
   if (n % 2 == 0) {
     const int64_t h = n / 2;
-    std::vector<C>& z = scratch<T>(static_cast<size_t>(h));
-    const C* w = plan_for<T>(h, false).real_twiddles().data();
-    const C first(in[0].real(), 0), middle(in[h].real(), 0);
-    for (int64_t k = 0; k < h; ++k) {
-      const C a = k == 0 ? first : in[k], b = std::conj(k == 0 ? middle : in[h - k]);
-      const C odd = (a - b) * std::conj(w[k]);
-      z[k] = (a + b) + C(-odd.imag(), odd.real());
-    }
-    fft::transform<T>(h, true, z.data(), reinterpret_cast<C*>(out));
+    Scratch<T> scratch(static_cast<size_t>(h));
+    C* z = scratch.data();
+    with_plan<T>(h, false, [&](Plan<T>& forward) {  // held for its twiddles
+      const C* w = forward.real_twiddles().data();
+      const C first(in[0].real(), 0), middle(in[h].real(), 0);
+      for (int64_t k = 0; k < h; ++k) {
+        const C a = k == 0 ? first : in[k], b = std::conj(k == 0 ? middle : in[h - k]);
+        const C odd = (a - b) * std::conj(w[k]);
+        z[k] = (a + b) + C(-odd.imag(), odd.real());
+      }
+    });
+    fft::transform<T>(h, true, z, reinterpret_cast<C*>(out));
     return;
   }
-  std::vector<C>& z = scratch<T>(static_cast<size_t>(2 * n));
+  Scratch<T> scratch(static_cast<size_t>(2 * n));
+  C* z = scratch.data();
   const int64_t half = n / 2 + 1;
   z[0] = C(in[0].real(), 0);
   for (int64_t k = 1; k < half; ++k) z[k] = in[k];
   for (int64_t k = half; k < n; ++k) z[k] = std::conj(z[n - k]);
-  fft::transform<T>(n, true, z.data(), z.data() + n);
+  fft::transform<T>(n, true, z, z + n);
   for (int64_t j = 0; j < n; ++j) out[j] = z[n + j].real();
 }
 

@@ -245,22 +245,25 @@ void r2c_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   });
   c2c_over(out, rest.ref(), false, scale);
 }
+// g padded with zeros at the end of dim to `size` points.
+Tensor zero_padded(const Tensor& g, int64_t dim, int64_t size) {
+  DimVector pad(2 * g->dim(), 0);
+  pad[2 * (g->dim() - 1 - static_cast<size_t>(dim)) + 1] = size - g->size(dim);
+  return constant_pad_nd(g, pad.ref());
+}
+
 // The gradient of a half spectrum is that of the whole one with zeros where the half left off.
 void r2c_backward(GradCtx& c) {
   const IntArrayRef dim = c.arg("dim").int_list();
   const int64_t ndim = static_cast<int64_t>(c.sizes("self").size());
   const int64_t last = wrap_dim("_fft_r2c", dim.back(), ndim);
   const int64_t n = c.sizes("self")[last];
-  Tensor g = c.grad();
-  if (g->size(last) < n) {
-    DimVector pad_sizes(g->sizes());
-    pad_sizes[last] = n - g->size(last);
-    g = cat({g.impl(), zeros(pad_sizes.ref(), g->dtype(), g->device()).impl()}, last);
-  }
-  c.set("self", real(_fft_c2c(g, dim, c.arg("normalization").to_int(), false)));
+  const Tensor& g = c.grad();
+  c.set("self", real(_fft_c2c(g->size(last) < n ? zero_padded(g, last, n) : g, dim,
+                              c.arg("normalization").to_int(), false)));
 }
 
-// _fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor: the last dim
+// _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor: the last dim
 // listed holds the first last_dim_size / 2 + 1 points of a Hermitian spectrum (the imaginary parts
 // of its first point, and of point n / 2 for an even n, are ignored), the rest follow by symmetry.
 void c2r_meta(const Frame& f, MetaResult& m) {
@@ -341,12 +344,7 @@ void c2r_backward(GradCtx& c) {
                  rest = narrow(g, last, 1 + twice, half - 1 - twice);
     g = cat({first.impl(), doubled.impl(), rest.impl()}, last);
   }
-  if (self_sizes[last] > half) {
-    DimVector pad_sizes(g->sizes());
-    pad_sizes[last] = self_sizes[last] - half;
-    g = cat({g.impl(), zeros(pad_sizes.ref(), g->dtype(), g->device()).impl()}, last);
-  }
-  c.set("self", g);
+  c.set("self", self_sizes[last] > half ? zero_padded(g, last, self_sizes[last]) : g);
 }
 
 }  // namespace

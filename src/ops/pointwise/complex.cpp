@@ -9,8 +9,9 @@
 // operator with kernels of its own takes complex tensors only where it says so
 // (OpBuilder::takes_complex); the dispatcher refuses them to the others before their meta function
 // runs, so no kernel reads complex elements as real ones, and visit_dtype's default mask is the
-// real dtypes. Composites and views need no flag: the operators they call check. conj is eager: torch's lazy conjugate bit (is_conj) is never set
-// here, so conj of a complex tensor is a new tensor and is_conj() is false. Derivatives follow
+// real dtypes. Composites and views need no flag: the operators they call check. conj is eager:
+// torch's lazy conjugate bit (is_conj) is never set here, so conj of a complex tensor is a new
+// tensor and is_conj() is false. Derivatives follow
 // torch's convention: the gradient of a real loss L with respect to z = x + iy is dL/dx + i dL/dy,
 // which makes the derivative of a product a product with the conjugate (mul's, in binary.cpp).
 #include <cmath>
