@@ -77,6 +77,16 @@ void extremum_backward(GradCtx& c, BinaryCall wins) {
   if (c.needs("other")) c.set("other", ops::sub(c.grad(), ga));
 }
 
+// torch's complex product, the textbook one: std::complex's operator* also repairs infinite parts
+// that came out NaN (C99 Annex G), with a library call per element that kept the loop scalar.
+template <typename C>
+[[gnu::always_inline]] inline C textbook_product(C a, C b) {
+  return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+}
+
+// Complex add and sub are torch's a + alpha b with alpha = 1 or -1 as a complex number, multiplied
+// out: so an infinite part of b gives a NaN in the other part ((1 + 0i) + (inf + 0i) is inf + NaN i
+// in torch, and b + a is inf + 0i), and ctorch's numbers are torch's.
 struct Add {
   static constexpr unsigned dtypes = kAllDTypesAndComplex;
   static constexpr bool divides = false;
@@ -85,11 +95,11 @@ struct Add {
   static constexpr bool has_alpha = true;
   CT_ELEMENT_OF(Add)
   template <typename T> static T apply(T a, T b) {
-    if constexpr (cpu::is_complex_t<T>::value) return a + b;
+    if constexpr (cpu::is_complex_t<T>::value) return a + textbook_product(T(1), b);
     else return T(Fn{}(M<T>(a), M<T>(b)));
   }
   template <typename T> static T apply_alpha(T a, T b, M<T> alpha) {
-    if constexpr (cpu::is_complex_t<T>::value) return a + alpha * b;
+    if constexpr (cpu::is_complex_t<T>::value) return a + textbook_product(T(alpha), b);
     else return T(Fn{}(M<T>(a), M<T>(b), alpha));
   }
   static constexpr Saves saves{};
@@ -106,11 +116,11 @@ struct Sub {
   static constexpr bool has_alpha = true;
   CT_ELEMENT_OF(Sub)
   template <typename T> static T apply(T a, T b) {
-    if constexpr (cpu::is_complex_t<T>::value) return a - b;
+    if constexpr (cpu::is_complex_t<T>::value) return a + textbook_product(T(-1), b);
     else return T(Fn{}(M<T>(a), M<T>(b)));
   }
   template <typename T> static T apply_alpha(T a, T b, M<T> alpha) {
-    if constexpr (cpu::is_complex_t<T>::value) return a - alpha * b;
+    if constexpr (cpu::is_complex_t<T>::value) return a + textbook_product(T(-alpha), b);
     else return T(Fn{}(M<T>(a), M<T>(b), alpha));
   }
   static constexpr Saves saves{};
@@ -127,10 +137,7 @@ struct Mul {
   static constexpr bool has_alpha = false;
   CT_ELEMENT_OF(Mul)
   template <typename T> static T apply(T a, T b) {
-    // torch's product, the textbook one: std::complex's operator* also repairs infinite parts that
-    // came out NaN (C99 Annex G), with a library call per element that kept the loop scalar.
-    if constexpr (cpu::is_complex_t<T>::value)
-      return T(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+    if constexpr (cpu::is_complex_t<T>::value) return textbook_product(a, b);
     else return T(Fn{}(M<T>(a), M<T>(b)));
   }
   static constexpr Saves saves = save("self", "other");

@@ -74,7 +74,13 @@ void view_as_complex_kernel(void*, Frame& f) {
   f.outs[0] = Tensor::adopt(TensorImpl::view_of(a, sizes.ref(), strides.ref(), SymInt(offset / 2), complex_dtype(d)));
 }
 
-void view_as_real_backward(GradCtx& c) { c.set("self", view_as_complex(expect_contiguous(c.grad()))); }
+// The pairs of the gradient as complex numbers: complex() of its two halves rather than
+// view_as_complex, which needs pairs that start at an even offset (a gradient narrowed out of a
+// larger one, as cat's, may start at any).
+void view_as_real_backward(GradCtx& c) {
+  const Tensor& g = c.grad();
+  c.set("self", complex(select(g, -1, 0), select(g, -1, 1)));
+}
 void view_as_complex_backward(GradCtx& c) { c.set("self", view_as_real(c.grad())); }
 
 // real(Tensor(a) self) -> Tensor(a): the real parts of a complex tensor, a view; a real tensor itself.
