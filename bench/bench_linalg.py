@@ -1,5 +1,6 @@
-"""bench_linalg.py - torch.linalg on LAPACK: inv, solve, det, cholesky, qr, eigh, svd of one 512 x 512
-matrix (float64 and float32) and of a batch of 4096 8 x 8 matrices, ctorch beside torch from one run,
+"""bench_linalg.py - torch.linalg on LAPACK: inv, solve, det, cholesky, qr, eigh, eig, eigvals, svd of
+one 512 x 512 matrix (float64 and float32), the LU family on a complex128 one, and the same on a batch
+of 4096 8 x 8 matrices, ctorch beside torch from one run,
 both on their LAPACK (ctorch: OpenBLAS's; torch: the one it was built with, MKL's for the wheel).
 
     PYTHONPATH=build/bindings/python ~/.cache/ctorch/bench-torch-venv/bin/python bench/bench_linalg.py
@@ -28,7 +29,25 @@ def cases(lib, dtype, n, batch):
         ("cholesky", lambda: lib.linalg.cholesky(spd)),
         ("qr", lambda: lib.linalg.qr(a)),
         ("eigh", lambda: lib.linalg.eigh(sym)),
+        ("eig", lambda: lib.linalg.eig(a)),
+        ("eigvals", lambda: lib.linalg.eigvals(a)),
         ("svd (reduced)", lambda: lib.linalg.svd(a, full_matrices=False)),
+    ]
+
+
+def complex_cases(lib, n, batch):
+    """The functions that take complex matrices (LAPACK's z* routines)."""
+    lib.manual_seed(0)
+    shape = (batch, n, n) if batch else (n, n)
+    a = lib.complex(lib.randn(*shape, dtype=lib.float64), lib.randn(*shape, dtype=lib.float64))
+    well = a + n * lib.eye(n, dtype=lib.float64)
+    b = lib.complex(lib.randn(*(shape[:-1] + (16,)), dtype=lib.float64), lib.randn(*(shape[:-1] + (16,)),
+                                                                                  dtype=lib.float64))
+    return [
+        ("inv", lambda: lib.linalg.inv(well)),
+        ("solve (16 rhs)", lambda: lib.linalg.solve(well, b)),
+        ("det", lambda: lib.linalg.det(well)),
+        ("eig", lambda: lib.linalg.eig(a)),
     ]
 
 
@@ -44,11 +63,14 @@ def main():
     torch.set_num_threads(ctorch.get_num_threads())
     print(f"torch.linalg, {ctorch.get_num_threads()} threads; ctorch {ctorch.__version__}, torch {torch.__version__}")
     for n, batch in ((512, 0), (8, 4096)):
-        for dt in ("float64", "float32"):
+        for dt in ("float64", "float32", "complex128"):
             label = f"{n} x {n}" if not batch else f"{batch} x {n} x {n}"
             print(f"\n{label} {dt:8s} {'ctorch ms':>10s} {'torch ms':>10s} {'ratio':>7s}")
-            ct_cases = cases(ctorch, getattr(ctorch, dt), n, batch)
-            th_cases = cases(torch, getattr(torch, dt), n, batch)
+            if dt == "complex128":
+                ct_cases, th_cases = complex_cases(ctorch, n, batch), complex_cases(torch, n, batch)
+            else:
+                ct_cases = cases(ctorch, getattr(ctorch, dt), n, batch)
+                th_cases = cases(torch, getattr(torch, dt), n, batch)
             for (name, ct_fn), (_, th_fn) in zip(ct_cases, th_cases):
                 ct, th = seconds(ct_fn), seconds(th_fn)
                 print(f"{name:22s} {ct * 1e3:10.2f} {th * 1e3:10.2f} {th / ct:6.2f}x")

@@ -3457,6 +3457,36 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_lstsq(const ct_tensor* self, cons
                                                      ct_tensor** rank, ct_tensor** singular_values);
 
 /*
+ * ct_tensor_linalg_eig - linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+ *
+ *   eigenvalues, eigenvectors  new references on CT_OK, else NULL.
+ *
+ * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_eig".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_eig(const ct_tensor* A, ct_tensor** eigenvalues,
+                                                   ct_tensor** eigenvectors);
+
+/*
+ * ct_tensor__linalg_eigvals - _linalg_eigvals(Tensor A) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Not differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name:
+ * "_linalg_eigvals".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor__linalg_eigvals(const ct_tensor* A, ct_tensor** out);
+
+/*
+ * ct_tensor_linalg_eigvals - linalg_eigvals(Tensor A) -> Tensor
+ *
+ *   out  a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "linalg_eigvals".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_linalg_eigvals(const ct_tensor* A, ct_tensor** out);
+
+/*
  * ct_tensor__fft_c2c - _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
  *
  *   out  a new reference on CT_OK, else NULL.

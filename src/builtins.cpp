@@ -43,6 +43,7 @@ void define_lu(Registry& r);
 void define_cholesky(Registry& r);
 void define_qr(Registry& r);
 void define_spectral(Registry& r);
+void define_eig(Registry& r);
 void define_fft_transforms(Registry& r);
 void define_fft_functions(Registry& r);
 void define_random(Registry& r);
@@ -115,6 +116,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_cholesky(r);
   ops::define_qr(r);
   ops::define_spectral(r);
+  ops::define_eig(r);
   ops::define_fft_transforms(r);
   ops::define_fft_functions(r);
   ops::define_random(r);

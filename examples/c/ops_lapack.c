@@ -1,5 +1,6 @@
 /* ops_lapack.c - linear algebra on LAPACK through the C ABI: a linear system, a least-squares line,
- * the eigenvalues of a symmetric matrix, and what a singular matrix answers. */
+ * the eigenvalues of a symmetric matrix and of a rotation (complex), and what a singular matrix
+ * answers. */
 #include <ctorch.h>
 #include <stdio.h>
 
@@ -34,6 +35,14 @@ int main(void) {
   TRY(ct_tensor_linalg_eigh(a, "L", &w, &v));
   if (show("linalg_eigh(A) eigenvalues", w)) return 1;
 
+  /* A rotation by 90 degrees has no real eigenvalues: linalg_eigvals answers i and -i (complex128). */
+  double r_vals[4] = {0, -1, 1, 0};
+  const int64_t r_sizes[2] = {2, 2};
+  ct_tensor *r = NULL, *ev = NULL;
+  TRY(ct_tensor_from_blob(r_vals, r_sizes, NULL, 2, CT_FLOAT64, NULL, NULL, &r));
+  TRY(ct_tensor_linalg_eigvals(r, &ev));
+  if (show("linalg_eigvals of a rotation", ev)) return 1;
+
   /* The least-squares line through (0, 1), (1, 3), (2, 4), (3, 7): intercept and slope. */
   double t_vals[8] = {1, 0, 1, 1, 1, 2, 1, 3}, y_vals[4] = {1, 3, 4, 7};
   const int64_t t_sizes[2] = {4, 2}, y_sizes[2] = {4, 1};
@@ -57,6 +66,8 @@ int main(void) {
   ct_tensor_release(det);
   ct_tensor_release(w);
   ct_tensor_release(v);
+  ct_tensor_release(r);
+  ct_tensor_release(ev);
   ct_tensor_release(t);
   ct_tensor_release(y);
   ct_tensor_release(fit);

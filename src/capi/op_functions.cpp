@@ -2835,6 +2835,31 @@ ct_status ct_tensor_linalg_lstsq(const ct_tensor* self, const ct_tensor* b, cons
   });
 }
 
+ct_status ct_tensor_linalg_eig(const ct_tensor* A, ct_tensor** eigenvalues, ct_tensor** eigenvectors) {
+  const char* const fn_ = "ct_tensor_linalg_eig";
+  return capi::tensors_result({eigenvalues, eigenvectors}, fn_, {"eigenvalues", "eigenvectors"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "linalg_eig");
+    const Value args_[] = {&tensor_arg(A, fn_, "A")};
+    dispatch(op_, args_, 1, outs_, 2);
+  });
+}
+
+ct_status ct_tensor__linalg_eigvals(const ct_tensor* A, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor__linalg_eigvals";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "_linalg_eigvals");
+    return call(op_, {&tensor_arg(A, fn_, "A")});
+  });
+}
+
+ct_status ct_tensor_linalg_eigvals(const ct_tensor* A, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_linalg_eigvals";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "linalg_eigvals");
+    return call(op_, {&tensor_arg(A, fn_, "A")});
+  });
+}
+
 ct_status ct_tensor__fft_c2c(const ct_tensor* self, const int64_t* dim, size_t dim_len, int64_t normalization,
                              int forward, ct_tensor** out) {
   const char* const fn_ = "ct_tensor__fft_c2c";

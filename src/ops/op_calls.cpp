@@ -1955,6 +1955,18 @@ std::array<Tensor, 4> linalg_lstsq(const Tensor& self, const Tensor& b, std::opt
   static const OperatorDef& op_ = builtin_op("linalg_lstsq");
   return call_n<4>(op_, {self, b, opt(rcond), driver ? Value(driver) : Value()});
 }
+std::array<Tensor, 2> linalg_eig(const Tensor& A) {
+  static const OperatorDef& op_ = builtin_op("linalg_eig");
+  return call_n<2>(op_, {A});
+}
+Tensor _linalg_eigvals(const Tensor& A) {
+  static const OperatorDef& op_ = builtin_op("_linalg_eigvals");
+  return call(op_, {A});
+}
+Tensor linalg_eigvals(const Tensor& A) {
+  static const OperatorDef& op_ = builtin_op("linalg_eigvals");
+  return call(op_, {A});
+}
 Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
   static const OperatorDef& op_ = builtin_op("_fft_c2c");
   return call(op_, {self, dim, normalization, forward});

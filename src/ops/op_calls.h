@@ -990,6 +990,12 @@ Tensor linalg_cond(const Tensor& A, std::optional<Scalar> p = std::nullopt);
 Tensor linalg_cond(const Tensor& A, const char* p);
 /// linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
 std::array<Tensor, 4> linalg_lstsq(const Tensor& self, const Tensor& b, std::optional<double> rcond = std::nullopt, const char* driver = nullptr);
+/// linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
+std::array<Tensor, 2> linalg_eig(const Tensor& A);
+/// _linalg_eigvals(Tensor A) -> Tensor
+Tensor _linalg_eigvals(const Tensor& A);
+/// linalg_eigvals(Tensor A) -> Tensor
+Tensor linalg_eigvals(const Tensor& A);
 /// _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
 Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward);
 /// _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor

@@ -1,6 +1,7 @@
 /* test_lapack.c - linear algebra on LAPACK through the C ABI: solvers, inverses, determinants and
- * factorizations by their typed functions, their refusals (CT_ERROR_LINALG naming the batch
- * element, shapes, dtypes, NULL handles), the meta device and a derivative. */
+ * factorizations by their typed functions, complex matrices, the eigendecomposition of general
+ * matrices, their refusals (CT_ERROR_LINALG naming the batch element, shapes, dtypes, NULL handles),
+ * the meta device and a derivative. */
 #include <math.h>
 
 #include "capi_test.h"
@@ -154,6 +155,89 @@ static void test_det_gradient_is_the_cofactor_matrix(void) {
   RELEASE(a, det, g);
 }
 
+/* A complex128 tensor from (real, imaginary) pairs. */
+static ct_tensor* c128(const double* pairs, const int64_t* sizes, size_t ndim) {
+  ct_tensor* t = NULL;
+  return ct_tensor_from_data(pairs, sizes, ndim, CT_COMPLEX128, &t) == CT_OK ? t : NULL;
+}
+
+/* t's dtype; an invalid value (which no CHECK below accepts) when t is not a tensor. */
+static ct_dtype dtype_of(const ct_tensor* t) {
+  ct_dtype d = (ct_dtype)-1;
+  return ct_tensor_dtype(t, &d) == CT_OK ? d : (ct_dtype)-1;
+}
+
+/* B = [[2, i], [i, 1]]: det 2 - i^2 = 3, inverse [[1, -i], [-i, 2]] / 3; B x = [2 + i, i + 1] at
+ * x = [1, 1]. */
+static void test_complex_solve_inv_det(void) {
+  const double b_pairs[] = {2, 0, 0, 1, 0, 1, 1, 0}, rhs_pairs[] = {2, 1, 1, 1};
+  ct_tensor *b = c128(b_pairs, S(2, 2)), *rhs = c128(rhs_pairs, S(2));
+  ct_tensor *det = NULL, *detr = NULL, *inv = NULL, *invr = NULL, *x = NULL, *xr = NULL, *sign = NULL, *logabs = NULL;
+  CHECK_OK(ct_tensor_linalg_det(b, &det));
+  CHECK_OK(ct_tensor_view_as_real(det, &detr));
+  CHECK_TENSOR_NEAR(detr, CT_FLOAT64, 1e-15, S(2), 3, 0);
+  CHECK_OK(ct_tensor_linalg_inv(b, &inv));
+  CHECK_OK(ct_tensor_view_as_real(inv, &invr));
+  CHECK_TENSOR_NEAR(invr, CT_FLOAT64, 1e-15, S(2, 2, 2), 1.0 / 3, 0, 0, -1.0 / 3, 0, -1.0 / 3, 2.0 / 3, 0);
+  CHECK_OK(ct_tensor_linalg_solve(b, rhs, 1, &x));
+  CHECK_OK(ct_tensor_view_as_real(x, &xr));
+  CHECK_TENSOR_NEAR(xr, CT_FLOAT64, 1e-15, S(2, 2), 1, 0, 1, 0);
+  /* slogdet: the sign in B's dtype (here 1 + 0i), log|det| real */
+  CHECK_OK(ct_tensor_linalg_slogdet(b, &sign, &logabs));
+  CHECK(dtype_of(sign) == CT_COMPLEX128 && dtype_of(logabs) == CT_FLOAT64);
+  CHECK_TENSOR_NEAR(logabs, CT_FLOAT64, 1e-15, S(), log(3.0));
+  RELEASE(b, rhs, det, detr, inv, invr, x, xr, sign, logabs);
+}
+
+/* eig of a real matrix: complex results. A rotation by 90 degrees has eigenvalues i and -i (a
+ * conjugate pair, the positive imaginary part first); A V = V diag(L) for the vectors. */
+static void test_eig_of_a_rotation(void) {
+  ct_tensor* a = T(CT_FLOAT64, S(2, 2), 0, -1, 1, 0);
+  ct_tensor *l = NULL, *v = NULL, *lr = NULL, *ac = NULL, *av = NULL, *vl = NULL, *d = NULL, *m = NULL, *worst = NULL;
+  CHECK_OK(ct_tensor_linalg_eig(a, &l, &v));
+  CHECK(dtype_of(l) == CT_COMPLEX128 && dtype_of(v) == CT_COMPLEX128);
+  CHECK_OK(ct_tensor_view_as_real(l, &lr));
+  CHECK_TENSOR_NEAR(lr, CT_FLOAT64, 1e-15, S(2, 2), 0, 1, 0, -1);
+  CHECK_OK(ct_tensor_to(a, CT_COMPLEX128, &ac));
+  CHECK_OK(ct_tensor_matmul(ac, v, &av));
+  CHECK_OK(ct_tensor_mul(v, l, &vl)); /* column j times L[j] */
+  CHECK_OK(ct_tensor_sub(av, vl, &d));
+  CHECK_OK(ct_tensor_abs(d, &m));
+  CHECK_OK(ct_tensor_amax(m, NULL, 0, 0, &worst));
+  ct_scalar w;
+  CHECK_OK(ct_tensor_item(worst, &w));
+  CHECK(w.kind == CT_SCALAR_FLOAT && w.f < 1e-15);
+  ct_tensor* values = NULL;
+  CHECK_OK(ct_tensor_linalg_eigvals(a, &values));
+  CHECK(dtype_of(values) == CT_COMPLEX128);
+  RELEASE(a, l, v, lr, ac, av, vl, d, m, worst, values);
+}
+
+/* eig refuses a NaN (its QR iterations would not end), integers, and a non-square matrix; on the
+ * meta device it gives sizes and the complex dtype. */
+static void test_eig_refusals_and_meta(void) {
+  ct_tensor* nan = T(CT_FLOAT32, S(2, 2), 1, NAN, 0, 1);
+  ct_tensor* ints = T(CT_INT64, S(2, 2), A_VALS);
+  ct_tensor* rect = T(CT_FLOAT64, S(2, 3), 1, 2, 3, 4, 5, 6);
+  ct_tensor *l = NULL, *v = NULL;
+  CHECK_STATUS(ct_tensor_linalg_eig(nan, &l, &v), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("linalg.eig: input tensor should not contain infs or NaNs");
+  CHECK(l == NULL && v == NULL);
+  CHECK_STATUS(ct_tensor_linalg_eigvals(ints, &l), CT_ERROR_DTYPE);
+  CHECK_STATUS(ct_tensor_linalg_eig(rect, &l, &v), CT_ERROR_SHAPE);
+  CHECK_ERROR_CONTAINS("square");
+  CHECK_STATUS(ct_tensor_linalg_eig(NULL, &l, &v), CT_ERROR_INVALID_ARGUMENT);
+  ct_tensor* meta = NULL;
+  CHECK_OK(ct_tensor_zeros(S(5, 3, 3), CT_FLOAT32, "meta", &meta));
+  CHECK_OK(ct_tensor_linalg_eig(meta, &l, &v));
+  int64_t sizes[3];
+  CHECK_OK(ct_tensor_sizes(l, sizes, 2));
+  CHECK(sizes[0] == 5 && sizes[1] == 3 && dtype_of(l) == CT_COMPLEX64);
+  CHECK_OK(ct_tensor_sizes(v, sizes, 3));
+  CHECK(sizes[0] == 5 && sizes[1] == 3 && sizes[2] == 3 && dtype_of(v) == CT_COMPLEX64);
+  RELEASE(nan, ints, rect, meta, l, v);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_solve_inv_det),
     CAPI_TEST(test_singular_matrix_is_linalg_error_naming_the_batch_element),
@@ -165,5 +249,8 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_refusals),
     CAPI_TEST(test_meta_gives_sizes),
     CAPI_TEST(test_det_gradient_is_the_cofactor_matrix),
+    CAPI_TEST(test_complex_solve_inv_det),
+    CAPI_TEST(test_eig_of_a_rotation),
+    CAPI_TEST(test_eig_refusals_and_meta),
 };
 CAPI_MAIN(TESTS)

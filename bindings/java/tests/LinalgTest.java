@@ -79,4 +79,32 @@ class LinalgTest {
       assertThrows(DTypeException.class, () -> Tensor.linalgDet(Tensor.of(new long[] {1, 0, 0, 1}, 2, 2)));
     }
   }
+
+  @Test
+  void eigOfAGeneralMatrixIsComplex() {
+    try (TensorScope scope = new TensorScope()) {
+      Tensor a = Tensor.of(new double[] {0, -1, 1, 0}, 2, 2); // a rotation: eigenvalues i and -i
+      Tensor[] lv = Tensor.linalgEig(a);
+      assertEquals(DType.COMPLEX128, lv[0].dtype());
+      assertArrayEquals(new double[] {0, 1, 0, -1}, lv[0].viewAsReal().toDoubleArray(), 1e-15);
+      // A V = V diag(L)
+      Tensor residual = a.to(DType.COMPLEX128).matmul(lv[1]).sub(lv[1].mul(lv[0])).abs().amax();
+      assertTrue(residual.toDoubleArray()[0] < 1e-15);
+      assertArrayEquals(new double[] {0, 1, 0, -1}, Tensor.linalgEigvals(a).viewAsReal().toDoubleArray(), 1e-15);
+      CTorchException e = assertThrows(CTorchException.class,
+          () -> Tensor.linalgEig(Tensor.of(new double[] {1, Double.NaN, 0, 1}, 2, 2)));
+      assertTrue(e.getMessage().contains("infs or NaNs"), e.getMessage());
+    }
+  }
+
+  @Test
+  void complexSolveAndDeterminant() {
+    try (TensorScope scope = new TensorScope()) {
+      // B = [[2, i], [i, 1]]: det 3; B [1, 1] = [2 + i, 1 + i]
+      Tensor b = Tensor.complex(Tensor.of(new double[] {2, 0, 0, 1}, 2, 2), Tensor.of(new double[] {0, 1, 1, 0}, 2, 2));
+      Tensor rhs = Tensor.complex(Tensor.of(new double[] {2, 1}, 2), Tensor.of(new double[] {1, 1}, 2));
+      assertArrayEquals(new double[] {3, 0}, Tensor.linalgDet(b).viewAsReal().toDoubleArray(), 1e-15);
+      assertArrayEquals(new double[] {1, 0, 1, 0}, Tensor.linalgSolve(b, rhs).viewAsReal().toDoubleArray(), 1e-15);
+    }
+  }
 }

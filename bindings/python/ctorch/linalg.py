@@ -169,6 +169,17 @@ def householder_product(A, tau):
     return _ops.call("linalg_householder_product", A, tau)
 
 
+def eig(A):
+    """torch.linalg.eig: (eigenvalues, eigenvectors as columns) of general square matrices, complex whatever A's
+    dtype; each eigenvector has norm 1 and its largest component real (LAPACK's geev)."""
+    return _ops.call("linalg_eig", A)
+
+
+def eigvals(A):
+    """torch.linalg.eigvals: the eigenvalues of general square matrices, complex, in linalg.eig's order."""
+    return _ops.call("linalg_eigvals", A)
+
+
 def eigh(A, UPLO="L"):
     """torch.linalg.eigh: (eigenvalues ascending, eigenvectors as columns) of symmetric matrices, read from the
     UPLO triangle."""
@@ -262,13 +273,10 @@ def matmul(input, other):
 def __getattr__(name):
     if name.startswith("_"):
         raise AttributeError(name)
-    if name in ("eig", "eigvals"):
-        raise AttributeError(f"ctorch.linalg.{name}: the eigendecomposition of general matrices (complex results) is "
-                             "not implemented yet. For symmetric matrices use linalg.eigh or linalg.eigvalsh")
     raise AttributeError(f"module 'ctorch.linalg' has no attribute '{name}'")
 
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "vecdot", "multi_dot", "matrix_power", "matrix_exp", "det",
            "slogdet", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "cholesky", "cholesky_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu_factor",
-           "lu_factor_ex", "lu", "lu_solve", "qr", "householder_product", "eigh", "eigvalsh", "matrix_sqrth", "svd", "svdvals", "polar", "pinv", "matrix_rank", "cond", "lstsq",
+           "lu_factor_ex", "lu", "lu_solve", "qr", "householder_product", "eig", "eigvals", "eigh", "eigvalsh", "matrix_sqrth", "svd", "svdvals", "polar", "pinv", "matrix_rank", "cond", "lstsq",
            "tensorinv", "tensorsolve", "vander", "diagonal", "matmul", "LinAlgError"]

@@ -21,6 +21,8 @@ def test_results_do_not_depend_on_the_thread_count(size):
         "qr": lambda: ctorch.linalg.qr(a)[1],
         "eigh": lambda: ctorch.linalg.eigh(sym)[1],
         "svd": lambda: ctorch.linalg.svd(a)[0],
+        "eig": lambda: ctorch.linalg.eig(a)[1],
+        "complex_inv": lambda: ctorch.linalg.inv(ctorch.complex(a, sym)),
         "cholesky": lambda: ctorch.linalg.cholesky(a @ a.mT + size * ctorch.eye(size, dtype=ctorch.float64)),
     }
     before = ctorch.get_num_threads()
@@ -145,9 +147,14 @@ def test_results_are_named_as_torch_names_them():
     assert ctorch.linalg.lu_factor(a).pivots.dtype == ctorch.int32
 
 
-def test_eig_says_it_needs_complex_dtypes():
-    with pytest.raises(AttributeError, match="complex"):
-        ctorch.linalg.eig  # noqa: B018
+def test_eig_answers_complex_named_results_and_refuses_a_phase_dependent_loss():
+    a = ctorch.tensor([[2.0, 1.0], [0.0, 3.0]])
+    r = ctorch.linalg.eig(a)
+    assert r.eigenvalues.dtype == ctorch.complex64 and r.eigenvectors.dtype == ctorch.complex64
+    assert r.eigenvalues.tolist() == [2 + 0j, 3 + 0j]
+    x = ctorch.tensor([[0.0, -1.0], [1.0, 0.5]], requires_grad=True)  # complex eigenvectors
+    with pytest.raises(RuntimeError, match="e\\^\\{i phi\\}"):
+        ctorch.linalg.eig(x)[1].real.sum().backward()
     with pytest.raises(AttributeError, match="no attribute"):
         ctorch.linalg.no_such_function  # noqa: B018
 

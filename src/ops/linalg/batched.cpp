@@ -5,15 +5,16 @@
 
 namespace ct::ops::linalg {
 
-void check_matrices(const char* fn, const TensorImpl& a, bool square) {
+void check_matrices(const char* fn, const TensorImpl& a, bool square, Complex complex) {
   CT_CHECK(a.dim() >= 2, CT_ERROR_SHAPE, fn, ": A must have at least 2 dimensions (batches of matrices), got sizes ",
            a.sym_sizes());
   if (square)
     CT_CHECK(a.sym_size(a.dim() - 1) == a.sym_size(a.dim() - 2), CT_ERROR_SHAPE, fn,
              ": A must be batches of square matrices, but they are ", a.sym_size(a.dim() - 2), " by ",
              a.sym_size(a.dim() - 1), " matrices");
-  CT_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, CT_ERROR_DTYPE, fn,
-           ": expected a float32 or float64 tensor, got ", a.dtype(),
+  if (complex == Complex::Taken && is_complex(a.dtype())) return;
+  CT_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, CT_ERROR_DTYPE, fn, ": expected a float32 or float64",
+           complex == Complex::Taken ? " (or complex64 or complex128)" : "", " tensor, got ", a.dtype(),
            " (LAPACK computes in single or double precision). Convert A with to(float32) or to(float64)");
 }
 

@@ -3,6 +3,7 @@
 // routine per matrix, and reporting a matrix LAPACK could not handle with its batch element.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -13,9 +14,14 @@
 
 namespace ct::ops::linalg {
 
+/// Whether a function takes complex matrices besides real ones (those whose LAPACK routines ctorch
+/// calls in their complex forms too).
+enum class Complex { Refused, Taken };
+
 /// A's matrices: at least 2 dims, and square when `square`; float32 or float64 (torch.linalg's
-/// real dtypes; the 16-bit floats and integers are refused naming fn, as torch refuses them).
-void check_matrices(const char* fn, const TensorImpl& a, bool square);
+/// real dtypes; the 16-bit floats and integers are refused naming fn, as torch refuses them), or
+/// complex64 and complex128 too where complex is Taken.
+void check_matrices(const char* fn, const TensorImpl& a, bool square, Complex complex = Complex::Refused);
 
 /// A batch of matrices [..., rows, cols] copied to one contiguous tensor whose matrices each lie
 /// column-major, so LAPACK writes into it in place.
@@ -53,6 +59,17 @@ void with_real_type(DType d, F&& body) {
   }
 }
 
+/// Calls body(T{}) with T float, double, std::complex<float> or std::complex<double> for float32,
+/// float64, complex64 and complex128.
+template <typename F>
+void with_lapack_type(DType d, F&& body) {
+  switch (d) {
+    case DType::Complex64: return body(std::complex<float>{});
+    case DType::Complex128: return body(std::complex<double>{});
+    default: return with_real_type(d, body);
+  }
+}
+
 /// Runs body(i) for each matrix i < count of a batch, each costing about `flops`, with BLAS on one
 /// thread (cpu::SingleThreadedBlas): the matrices are shared out among ctorch's threads, except
 /// ones too cheap to be worth it (an 8 x 8 LU), which run in turn. So a factorization's bits never
@@ -71,5 +88,7 @@ Tensor identity_like(const Tensor& a);
 
 /// The last two dims swapped.
 inline Tensor mT(const Tensor& a) { return transpose(a, -2, -1); }
+/// The conjugate transpose: mT for a real tensor.
+inline Tensor mH(const Tensor& a) { return conj_if_complex(transpose(a, -2, -1)); }
 
 }  // namespace ct::ops::linalg

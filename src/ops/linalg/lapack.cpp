@@ -1,5 +1,5 @@
 // lapack.cpp - the LAPACK and BLAS triangular-solve calls of lapack.h, over OpenBLAS's Fortran
-// LAPACK (s* for float, d* for double).
+// LAPACK (s* for float, d* for double, c* and z* for their complex numbers).
 #include "ops/linalg/lapack.h"
 
 #include <cblas.h>
@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <complex>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
+#include "ops/cpu/cast.h"
 #include "ops/cpu/parallel.h"
 
 extern "C" {
@@ -36,25 +39,61 @@ extern "C" {
 CT_LAPACK_DECLARE(float, s)
 CT_LAPACK_DECLARE(double, d)
 #undef CT_LAPACK_DECLARE
+#define CT_LAPACK_DECLARE_LU(T, p)                                                                                 \
+  void p##getrf_(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);                          \
+  void p##getrs_(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv,    \
+                 T* b, const int* ldb, int* info, size_t);                                                         \
+  void p##getri_(const int* n, T* a, const int* lda, const int* ipiv, T* work, const int* lwork, int* info);
+CT_LAPACK_DECLARE_LU(std::complex<float>, c)
+CT_LAPACK_DECLARE_LU(std::complex<double>, z)
+#undef CT_LAPACK_DECLARE_LU
+// geev: a real matrix's eigenvalues come as real and imaginary parts (wr, wi), a complex one's as
+// complex numbers with a real workspace (rwork) beside the complex one.
+#define CT_LAPACK_DECLARE_GEEV(T, p)                                                                               \
+  void p##geev_(const char* jobvl, const char* jobvr, const int* n, T* a, const int* lda, T* wr, T* wi, T* vl,    \
+                const int* ldvl, T* vr, const int* ldvr, T* work, const int* lwork, int* info, size_t, size_t);
+CT_LAPACK_DECLARE_GEEV(float, s)
+CT_LAPACK_DECLARE_GEEV(double, d)
+#undef CT_LAPACK_DECLARE_GEEV
+#define CT_LAPACK_DECLARE_GEEV(T, R, p)                                                                            \
+  void p##geev_(const char* jobvl, const char* jobvr, const int* n, T* a, const int* lda, T* w, T* vl,            \
+                const int* ldvl, T* vr, const int* ldvr, T* work, const int* lwork, R* rwork, int* info, size_t,  \
+                size_t);
+CT_LAPACK_DECLARE_GEEV(std::complex<float>, float, c)
+CT_LAPACK_DECLARE_GEEV(std::complex<double>, double, z)
+#undef CT_LAPACK_DECLARE_GEEV
 }
 
 namespace ct::ops::lapack {
 namespace {
 
-// The routine for T: float picks the s* one, double the d* one.
+// The routine for T: float picks the s* one, double the d* one (and, where a routine has complex
+// forms, std::complex<float> the c* one and std::complex<double> the z* one).
 template <typename T, typename S, typename D>
 constexpr auto pick(S s, D d) {
-  if constexpr (sizeof(T) == sizeof(float)) {
+  if constexpr (std::is_same_v<T, float>) {
     return s;
   } else {
+    static_assert(std::is_same_v<T, double>);
     return d;
   }
 }
+template <typename T, typename S, typename D, typename C, typename Z>
+constexpr auto pick(S s, D d, C c, Z z) {
+  if constexpr (std::is_same_v<T, std::complex<float>>) {
+    return c;
+  } else if constexpr (std::is_same_v<T, std::complex<double>>) {
+    return z;
+  } else {
+    return pick<T>(s, d);
+  }
+}
 
-// A workspace of the size a query (lwork = -1) answered, at least `least`.
+// A workspace of the size a query (lwork = -1) answered (a complex routine answers in the real
+// part), at least `least`.
 template <typename T>
 std::vector<T> workspace(T answered, int least) {
-  return std::vector<T>(static_cast<size_t>(std::max(least, static_cast<int>(answered))));
+  return std::vector<T>(static_cast<size_t>(std::max(least, static_cast<int>(std::real(answered)))));
 }
 
 int at_least_1(int n) { return std::max(n, 1); }
@@ -71,7 +110,7 @@ template <typename T>
 int getrf(int m, int n, T* a, int* ipiv) {
   int info = 0;
   const int lda = at_least_1(m);
-  pick<T>(sgetrf_, dgetrf_)(&m, &n, a, &lda, ipiv, &info);
+  pick<T>(sgetrf_, dgetrf_, cgetrf_, zgetrf_)(&m, &n, a, &lda, ipiv, &info);
   return info;
 }
 
@@ -80,7 +119,7 @@ int getrs(bool trans, int n, int nrhs, const T* lu, const int* ipiv, T* b) {
   int info = 0;
   const int ld = at_least_1(n);
   const char t = trans ? 'T' : 'N';
-  pick<T>(sgetrs_, dgetrs_)(&t, &n, &nrhs, lu, &ld, ipiv, b, &ld, &info, 1);
+  pick<T>(sgetrs_, dgetrs_, cgetrs_, zgetrs_)(&t, &n, &nrhs, lu, &ld, ipiv, b, &ld, &info, 1);
   return info;
 }
 
@@ -89,7 +128,7 @@ int getri(int n, T* lu, const int* ipiv) {
   int info = 0, query = -1;
   const int ld = at_least_1(n);
   T best = 0;
-  const auto f = pick<T>(sgetri_, dgetri_);
+  const auto f = pick<T>(sgetri_, dgetri_, cgetri_, zgetri_);
   f(&n, lu, &ld, ipiv, &best, &query, &info);
   std::vector<T> work = workspace(best, at_least_1(n));
   const int lwork = static_cast<int>(work.size());
@@ -202,6 +241,56 @@ int gesdd(bool vectors, bool full, int m, int n, T* a, T* s, T* u, T* vt) {
   return info;
 }
 
+template <typename T, typename C>
+int geev(bool vectors, int n, T* a, C* w, C* v) {
+  int info = 0, query = -1, one = 1;
+  const int lda = at_least_1(n), ldv = vectors ? lda : 1;
+  const char jobvl = 'N', jobvr = vectors ? 'V' : 'N';
+  T best = 0;
+  if constexpr (cpu::is_complex_t<T>::value) {
+    // Written straight into w and v.
+    using R = typename T::value_type;
+    std::vector<R> rwork(static_cast<size_t>(2 * at_least_1(n)));
+    const auto f = pick<T>(nullptr, nullptr, cgeev_, zgeev_);
+    f(&jobvl, &jobvr, &n, a, &lda, w, nullptr, &one, v, &ldv, &best, &query, rwork.data(), &info, 1, 1);
+    std::vector<T> work = workspace(best, 2 * at_least_1(n));
+    const int lwork = static_cast<int>(work.size());
+    f(&jobvl, &jobvr, &n, a, &lda, w, nullptr, &one, v, &ldv, work.data(), &lwork, rwork.data(), &info, 1, 1);
+  } else {
+    // A real matrix's eigenvalues come as (wr, wi), a complex conjugate pair at j, j + 1 with
+    // wi[j] > 0, and its vectors as real columns: column j the real one of a real eigenvalue; for a
+    // pair, columns j and j + 1 the real and imaginary parts of the first vector, the second its
+    // conjugate.
+    std::vector<T> wr(static_cast<size_t>(at_least_1(n))), wi(wr.size());
+    std::vector<T> vr(vectors ? static_cast<size_t>(n) * n : 1);
+    const auto f = pick<T>(sgeev_, dgeev_);
+    f(&jobvl, &jobvr, &n, a, &lda, wr.data(), wi.data(), nullptr, &one, vr.data(), &ldv, &best, &query, &info, 1, 1);
+    std::vector<T> work = workspace(best, (vectors ? 4 : 3) * at_least_1(n));
+    const int lwork = static_cast<int>(work.size());
+    f(&jobvl, &jobvr, &n, a, &lda, wr.data(), wi.data(), nullptr, &one, vr.data(), &ldv, work.data(), &lwork, &info,
+      1, 1);
+    if (info != 0) return info;
+    const int64_t rows = n;
+    for (int64_t j = 0; j < n; ++j) {
+      w[j] = C(wr[j], wi[j]);
+      if (!vectors) continue;
+      const T* re = vr.data() + j * rows;
+      if (wi[j] == T(0)) {
+        for (int64_t i = 0; i < rows; ++i) v[j * rows + i] = C(re[i], 0);
+        continue;
+      }
+      const T* im = re + rows;
+      for (int64_t i = 0; i < rows; ++i) {
+        v[j * rows + i] = C(re[i], im[i]);
+        v[(j + 1) * rows + i] = C(re[i], -im[i]);
+      }
+      w[j + 1] = C(wr[j + 1], wi[j + 1]);
+      ++j;
+    }
+  }
+  return info;
+}
+
 #define CT_LAPACK_INSTANTIATE(T)                                                \
   template int getrf<T>(int, int, T*, int*);                                   \
   template int getrs<T>(bool, int, int, const T*, const int*, T*);             \
@@ -217,6 +306,19 @@ int gesdd(bool vectors, bool full, int m, int n, T* a, T* s, T* u, T* vt) {
 CT_LAPACK_INSTANTIATE(float)
 CT_LAPACK_INSTANTIATE(double)
 #undef CT_LAPACK_INSTANTIATE
+#define CT_LAPACK_INSTANTIATE_COMPLEX(T)                                        \
+  template int getrf<T>(int, int, T*, int*);                                   \
+  template int getrs<T>(bool, int, int, const T*, const int*, T*);             \
+  template int getri<T>(int, T*, const int*);
+CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<float>)
+CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<double>)
+#undef CT_LAPACK_INSTANTIATE_COMPLEX
+template int geev<float, std::complex<float>>(bool, int, float*, std::complex<float>*, std::complex<float>*);
+template int geev<double, std::complex<double>>(bool, int, double*, std::complex<double>*, std::complex<double>*);
+template int geev<std::complex<float>, std::complex<float>>(bool, int, std::complex<float>*, std::complex<float>*,
+                                                            std::complex<float>*);
+template int geev<std::complex<double>, std::complex<double>>(bool, int, std::complex<double>*,
+                                                              std::complex<double>*, std::complex<double>*);
 
 void qr_reduced(double* a, int64_t m64, int64_t n64, double* r_diag, const char* fn) {
   CT_CHECK(m64 >= n64 && n64 >= 1, CT_ERROR_SHAPE, fn, ": a QR of ", m64, " x ", n64,

@@ -1,5 +1,7 @@
 // lapack.h - the LAPACK routines ctorch calls, from the LAPACK that Debian's OpenBLAS carries (the
-// library ctorch already links for BLAS), as small C++ functions over float and double.
+// library ctorch already links for BLAS), as small C++ functions over float and double, and over
+// std::complex<float> and std::complex<double> where a complex operator needs them (the LU family
+// and geev).
 //
 // Note [LAPACK calls]
 // Every matrix is column-major with its leading dimension equal to its row count: a row-major
@@ -14,6 +16,7 @@
 // split sums, and their bits would follow the thread count.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 
 namespace ct::ops::lapack {
@@ -25,7 +28,8 @@ int lapack_dim(int64_t n, const char* fn);
 /// the 1-based row swaps. info > 0: U(info, info) is exactly zero.
 template <typename T>
 int getrf(int m, int n, T* a, int* ipiv);
-/// Solves A X = B (trans: A^T X = B) for nrhs columns of b, from getrf's LU of the n x n A.
+/// Solves A X = B (trans: A^T X = B, the plain transpose for complex A too) for nrhs columns of b,
+/// from getrf's LU of the n x n A.
 template <typename T>
 int getrs(bool trans, int n, int nrhs, const T* lu, const int* ipiv, T* b);
 /// The inverse of the n x n A from getrf's LU of it, in place of the LU.
@@ -64,6 +68,13 @@ int syevd(bool vectors, bool upper, int n, T* a, T* w);
 /// info > 0: no convergence.
 template <typename T>
 int gesdd(bool vectors, bool full, int m, int n, T* a, T* s, T* u, T* vt);
+
+/// The eigenvalues of the general n x n a into w[n] and, with vectors, its right eigenvectors into
+/// v (n x n, one per column, each of Euclidean norm 1 and largest component real), in LAPACK's
+/// order; a is destroyed. T is real (a real matrix's complex conjugate pairs of eigenvalues and
+/// vectors are unpacked into w and v) or complex. info > 0: the QR algorithm did not converge.
+template <typename T, typename C>
+int geev(bool vectors, int n, T* a, C* w, C* v);
 
 /// The Householder QR of the m x n column-major matrix a (m >= n): overwrites a with the reduced Q
 /// (m x n, orthonormal columns) and writes R's diagonal to r_diag[n]. Raises CT_ERROR_INTERNAL

@@ -2,12 +2,15 @@
 // det, slogdet, tensorinv and tensorsolve, and the torch.* spellings (lu_unpack, lu_solve, inverse,
 // det, slogdet, logdet).
 // lu_factor_ex, solve_ex, det and slogdet run getrf and have their own derivatives; the rest are
-// composites over them and over solve_triangular, so their derivatives come from those.
+// composites over them and over solve_triangular, so their derivatives come from those. solve, inv,
+// det and slogdet take complex matrices too (LAPACK's c* and z* routines); their derivatives are
+// the real ones with the transposes made conjugate transposes (Note [Complex tensors]).
 #include <cmath>
 #include <vector>
 
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
+#include "ops/cpu/cast.h"
 #include "ops/functions.h"
 #include "ops/linalg/batched.h"
 #include "ops/linalg/lapack.h"
@@ -22,7 +25,10 @@ using linalg::check_matrices;
 using linalg::column_major;
 using linalg::ColumnMajor;
 using linalg::fail_matrix;
+using linalg::Complex;
+using linalg::mH;
 using linalg::mT;
+using linalg::with_lapack_type;
 using linalg::with_real_type;
 
 int64_t product(IntArrayRef sizes) {
@@ -225,7 +231,7 @@ void solve_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& b = f.tensor(1);
   const Device dev = common_device(f);
   const bool left = f.arg(2).to_bool();
-  check_matrices(fn, a, true);
+  check_matrices(fn, a, true, Complex::Taken);
   CT_CHECK(a.dtype() == b.dtype(), CT_ERROR_DTYPE, fn, ": expected A and B to have the same dtype, but found A of type ",
            a.dtype(), " and B of type ", b.dtype(), " instead");
   const bool vector = vector_rhs(a, b);
@@ -267,7 +273,7 @@ void solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   int32_t* info = outs[1]->data_as<int32_t>();
   std::fill(info, info + outs[1]->numel(), 0);
   std::vector<int> piv(static_cast<size_t>(std::max<int64_t>(lu.batch * n, 1)));
-  with_real_type(a->dtype(), [&](auto t) {
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     linalg::for_each_matrix(lu.batch, 2.0 * n * n * n / 3, [&](int64_t i) {
       info[i] = lapack::getrf<T>(ni, ni, lu.matrix<T>(i), piv.data() + i * n);
@@ -284,18 +290,19 @@ void solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   if (!left) r = mT(r);
   copy_(outs[0], vector ? squeeze(r, -1) : r);
 }
-// Left: X = A^-1 B, so gB = A^-T g and gA = -gB X^T; right: X = B A^-1, gB = g A^-T, gA = -X^T gB.
+// Left: X = A^-1 B, so gB = A^-H g and gA = -gB X^H; right: X = B A^-1, gB = g A^-H, gA = -X^H gB
+// (^H the transpose for real matrices).
 void solve_backward(GradCtx& c) {
   const Tensor a = c.saved("A"), x = c.result(0);
   const bool left = c.arg("left").to_bool();
-  const Tensor gb = linalg_solve(mT(a), c.grad(0), left);
+  const Tensor gb = linalg_solve(mH(a), c.grad(0), left);
   if (c.needs("B")) c.set("B", gb);
   if (!c.needs("A")) return;
   if (vector_rhs(c.sizes("A"), c.sizes("B"))) {
-    c.set("A", neg(mul(unsqueeze(gb, -1), unsqueeze(x, -2))));
+    c.set("A", neg(mul(unsqueeze(gb, -1), unsqueeze(conj_if_complex(x), -2))));
     return;
   }
-  c.set("A", neg(left ? matmul(gb, mT(x)) : matmul(mT(x), gb)));
+  c.set("A", neg(left ? matmul(gb, mH(x)) : matmul(mH(x), gb)));
 }
 
 // linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
@@ -309,7 +316,7 @@ void linalg_solve_kernel(void*, Frame& f) {
 // linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
 void inv_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices("linalg.inv", a, true);
+  check_matrices("linalg.inv", a, true, Complex::Taken);
   m.n = 2;
   m.compute = a.dtype();
   set_output(m, 0, a.sym_sizes(), a.dtype(), a.device());
@@ -322,7 +329,7 @@ void inv_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int n = lapack::lapack_dim(x.rows, fn);
   int32_t* info = outs[1]->data_as<int32_t>();
   std::fill(info, info + outs[1]->numel(), 0);
-  with_real_type(a->dtype(), [&](auto t) {
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     linalg::for_each_matrix(x.batch, 2.0 * n * n * n, [&](int64_t i) {
       std::vector<int> piv(static_cast<size_t>(n));
@@ -338,9 +345,9 @@ void inv_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
                         "the input matrix is singular."));
   copy_(outs[0], x.matrices());
 }
-// X = A^-1: dX = -X dA X, so gA = -X^T g X^T.
+// X = A^-1: dX = -X dA X, so gA = -X^H g X^H.
 void inv_backward(GradCtx& c) {
-  const Tensor x = mT(c.result(0));
+  const Tensor x = mH(c.result(0));
   c.set("A", neg(matmul(matmul(x, c.grad(0)), x)));
 }
 // linalg_inv(Tensor A) -> Tensor; inverse(Tensor self) -> Tensor
@@ -348,18 +355,24 @@ void inv_kernel(void*, Frame& f) { f.outs[0] = linalg_inv_ex(Tensor::borrow(&f.t
 
 // ---- det and slogdet, from U's diagonal and the number of row swaps
 
-// det (kLog false) or (sign, log|det|) (kLog true) of each LU: what their kernels share.
-template <bool kLog, typename T>
-void lu_determinants(const ColumnMajor& lu, const int* piv, int64_t i, T& sign, T& logabs, T& det) {
+// det (kLog false) or (sign, log|det|) (kLog true) of each LU: what their kernels share. A complex
+// determinant's sign is det / |det| (0 where det is).
+template <bool kLog, typename T, typename R>
+void lu_determinants(const ColumnMajor& lu, const int* piv, int64_t i, T& sign, R& logabs, T& det) {
   const int64_t n = lu.rows;
   const T* a = lu.matrix<T>(i);
-  sign = T(1), logabs = T(0), det = T(1);
+  sign = T(1), logabs = R(0), det = T(1);
   for (int64_t j = 0; j < n; ++j) {
     const T u = a[j * n + j];
     if constexpr (kLog) {
       if (piv[j] != j + 1) sign = -sign;
-      sign = u < 0 ? -sign : u > 0 ? sign : T(0);
-      logabs += std::log(std::abs(u));
+      const R size = std::abs(u);
+      if constexpr (cpu::is_complex_t<T>::value) {
+        sign = size == R(0) ? T(0) : sign * (u / size);
+      } else {
+        sign = u < 0 ? -sign : u > 0 ? sign : T(0);
+      }
+      logabs += std::log(size);
     } else {
       if (piv[j] != j + 1) det = -det;
       det *= u;
@@ -369,11 +382,12 @@ void lu_determinants(const ColumnMajor& lu, const int* piv, int64_t i, T& sign, 
 
 void determinant_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices(f.op.schema.name == "linalg_det" ? "linalg.det" : "linalg.slogdet", a, true);
+  check_matrices(f.op.schema.name == "linalg_det" ? "linalg.det" : "linalg.slogdet", a, true, Complex::Taken);
   const SymDimVector batch = batch_dims(a);
   m.n = f.op.schema.returns.size();
   m.compute = a.dtype();
-  for (size_t i = 0; i < m.n; ++i) set_output(m, i, batch.ref(), a.dtype(), a.device());
+  // det, or sign in A's dtype; logabsdet real.
+  for (size_t i = 0; i < m.n; ++i) set_output(m, i, batch.ref(), i == 0 ? a.dtype() : real_dtype(a.dtype()), a.device());
 }
 template <bool kLog>
 void determinant_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -381,13 +395,15 @@ void determinant_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
   const ColumnMajor lu = column_major(a);
   const int n = lapack::lapack_dim(lu.rows, fn);
-  with_real_type(a->dtype(), [&](auto t) {
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
+    using R = decltype(std::abs(t));
     T* out0 = outs[0]->data_as<T>();
-    T* out1 = kLog ? outs[1]->data_as<T>() : nullptr;
+    R* out1 = kLog ? outs[1]->data_as<R>() : nullptr;
     // Every matrix of the batch, a 0 x 0 one (no LU) having determinant 1.
     linalg::for_each_matrix(outs[0]->numel(), 2.0 * n * n * n / 3, [&](int64_t i) {
-      T sign = 1, logabs = 0, det = 1;
+      T sign = 1, det = 1;
+      R logabs = 0;
       if (lu.batch) {
         // The pivots of a small matrix live on the stack: a batch of 8 x 8 matrices paid an
         // allocation per matrix.
@@ -395,7 +411,7 @@ void determinant_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         std::vector<int> large(n > 64 ? static_cast<size_t>(n) : 0);
         int* piv = n > 64 ? large.data() : small;
         lapack::getrf<T>(n, n, lu.matrix<T>(i), piv);
-        lu_determinants<kLog, T>(lu, piv, i, sign, logabs, det);
+        lu_determinants<kLog>(lu, piv, i, sign, logabs, det);
       }
       if constexpr (kLog) {
         out0[i] = sign, out1[i] = logabs;
@@ -406,17 +422,20 @@ void determinant_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   });
 }
 
-// The cofactor matrix of A (the gradient of det): det(A) A^-T where A is invertible. Where a matrix
-// of the batch is singular, from A = U S V^T: det(U) det(V^T) U diag(prod_{j != i} s_j) V^T for all,
-// which is exact everywhere.
+// The cofactor matrix of A (the gradient of det): det(A) A^-T where A is invertible (conjugated for
+// complex A: g conj(det) A^-H). Where a matrix of the batch is singular, from A = U S V^T: det(U)
+// det(V^T) U diag(prod_{j != i} s_j) V^T for all, which is exact everywhere.
 void det_backward(GradCtx& c) {
   const Tensor a = c.saved("A"), det = c.result(0);
-  const Tensor g = unsqueeze(unsqueeze(mul(c.grad(0), det), -1), -1);
+  const Tensor g = unsqueeze(unsqueeze(mul(c.grad(0), conj_if_complex(det)), -1), -1);
   // Which formula is a choice made on the values; on the meta device only the sizes matter.
   if (det->device().is_meta() || !host_contiguous(any(eq(det, 0)))->data_as<bool>()[0]) {
-    c.set("A", mul(g, mT(linalg_inv(a))));
+    c.set("A", mul(g, mH(linalg_inv(a))));
     return;
   }
+  CT_CHECK(!is_complex(a->dtype()), CT_ERROR_NOT_IMPLEMENTED, "linalg.det: the derivative at a singular complex ",
+           "matrix (sizes ", a->sizes(), ", ", a->dtype(), ") needs the complex SVD, which ctorch does not have yet. ",
+           "Differentiate at an invertible matrix, or through the real and imaginary parts as a real 2n x 2n matrix");
   const auto usv = linalg_svd(a, /*full_matrices=*/false);
   const Tensor &u = usv[0], &s = usv[1], &vh = usv[2];
   // prod_{j != i} s_j as the product of the prefix before i and the suffix after it.
@@ -428,10 +447,12 @@ void det_backward(GradCtx& c) {
   const Tensor cof = matmul(mul(u, unsqueeze(mul(before, after), -2)), vh);
   c.set("A", mul(unsqueeze(unsqueeze(mul(c.grad(0), sign), -1), -1), cof));
 }
-// d log|det A| = tr(A^-1 dA): gA = g A^-T. The sign is piecewise constant.
+// d log|det A| = Re tr(A^-1 dA): gA = g A^-H. A real sign is piecewise constant; a complex one,
+// det / |det|, moves by sign i Im tr(A^-1 dA), which adds -i Im(conj(g_sign) sign) to g.
 void slogdet_backward(GradCtx& c) {
-  const Tensor g = unsqueeze(unsqueeze(c.grad(1), -1), -1);
-  c.set("A", mul(g, mT(linalg_inv_ex(c.saved("A"))[0])));
+  Tensor g = c.grad(1);
+  if (is_complex(c.result(0)->dtype())) g = complex(g, neg(imag(mul(conj(c.grad(0)), c.result(0)))));
+  c.set("A", mul(unsqueeze(unsqueeze(g, -1), -1), mH(linalg_inv_ex(c.saved("A"))[0])));
 }
 
 // det(Tensor self) -> Tensor; slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
@@ -441,9 +462,14 @@ void slogdet_kernel(void*, Frame& f) {
   f.outs[0] = r[0];
   f.outs[1] = r[1];
 }
-// logdet(Tensor self) -> Tensor: log det A, NaN where det A < 0 and -inf where it is 0.
+// logdet(Tensor self) -> Tensor: log det A, NaN where det A < 0 and -inf where it is 0; for complex
+// A, log(sign) + log|det A|.
 void logdet_kernel(void*, Frame& f) {
   auto r = linalg_slogdet(Tensor::borrow(&f.tensor(0)));
+  if (is_complex(r[0]->dtype())) {
+    f.outs[0] = add(log(r[0]), r[1]);
+    return;
+  }
   f.outs[0] = where(lt(r[0], 0), full({}, Scalar(NAN), r[1]->dtype(), r[1]->device()), r[1]);
 }
 
@@ -506,24 +532,28 @@ void define_lu(Registry& r) {
   r.def("lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor").composite(legacy_lu_solve_kernel);
   r.def("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)")
       .meta(solve_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, solve_cpu, Determinism::Deterministic)
       .derivative(solve_backward, save_result(save("A")));
   r.def("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor").composite(linalg_solve_kernel);
   r.def("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)")
       .meta(inv_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, inv_cpu, Determinism::Deterministic)
       .derivative(inv_backward, save_result());
   r.def("linalg_inv(Tensor A) -> Tensor").composite(inv_kernel);
   r.def("inverse(Tensor self) -> Tensor").composite(inv_kernel);
   r.def("linalg_det(Tensor A) -> Tensor")
       .meta(determinant_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, determinant_cpu<false>, Determinism::Deterministic)
       .derivative(det_backward, save_result(save("A")));
   r.def("det(Tensor self) -> Tensor").composite(det_kernel);
   r.def("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)")
       .meta(determinant_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, determinant_cpu<true>, Determinism::Deterministic)
-      .derivative(slogdet_backward, save("A"));
+      .derivative(slogdet_backward, save_result(save("A")));
   r.def("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)").composite(slogdet_kernel);
   r.def("logdet(Tensor self) -> Tensor").composite(logdet_kernel);
   r.def("linalg_tensorinv(Tensor A, int ind=2) -> Tensor").composite(tensorinv_kernel);

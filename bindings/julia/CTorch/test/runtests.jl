@@ -989,6 +989,17 @@ end
     pu, ph = CTorch.ops.linalg_polar(Tensor([3.0 0.0; 0.0 -2.0]))
     @test Array(pu) ≈ [1.0 0.0; 0.0 -1.0] && Array(ph) ≈ [3.0 0.0; 0.0 2.0]
     @test ctorch_error(() -> CTorch.ops.linalg_polar(Tensor([1.0 2.0 3.0; 4.0 5.0 6.0]))).kind === :CT_ERROR_SHAPE
+    # A general matrix's eigenvalues are complex: a rotation by 90 degrees has i and -i
+    rot = Tensor([0.0 -1.0; 1.0 0.0])
+    l, v = CTorch.ops.linalg_eig(rot)
+    @test eltype(l) === ComplexF64 && Array(l) ≈ ComplexF64[1im, -1im]
+    @test Array(rot) * Array(v) ≈ Array(v) .* transpose(Array(l))  # A V = V diag(L)
+    @test Array(CTorch.ops.linalg_eigvals(rot)) ≈ ComplexF64[1im, -1im]
+    @test occursin("infs or NaNs", ctorch_error(() -> CTorch.ops.linalg_eig(Tensor([1.0 NaN; 0.0 1.0]))).message)
+    # Complex matrices: B = [2 i; i 1] has det 3 and B [1, 1] = [2 + i, 1 + i]
+    b = Tensor(ComplexF64[2 1im; 1im 1])
+    @test Array(CTorch.ops.linalg_det(b))[] ≈ 3
+    @test Array(CTorch.ops.linalg_solve(b, Tensor(ComplexF64[2 + 1im, 1 + 1im]))) ≈ ComplexF64[1, 1]
 end
 
 @testset "What the library refuses instead of crashing" begin

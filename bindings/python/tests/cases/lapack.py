@@ -9,6 +9,7 @@ change (squares, products), since LAPACK may return either sign."""
 from difftest import Case, In
 
 FLOATS = ["float32", "float64"]
+COMPLEX = ["complex64", "complex128"]
 
 
 def well(a):
@@ -22,14 +23,25 @@ def spd(a):
 
 
 def grads_of(op):
-    """The value of op and the gradients of (y * y).sum() for every input (float64 inputs)."""
+    """The value of op and the gradients of (y * y).sum() for every input (float64 inputs), |y|^2 for a
+    complex y."""
     def fn(m, *ts):
         ts = [t.detach().requires_grad_() for t in ts]
         y = op(m, *ts)
         ys = y if isinstance(y, tuple) else (y,)
-        sum(((v * v).sum() for v in ys if v.dtype.is_floating_point), ys[0].sum() * 0).backward()
+        sum(((v * v.conj()).real.sum() if v.is_complex() else (v * v).sum()
+             for v in ys if v.dtype.is_floating_point or v.is_complex()), ys[0].real.sum() * 0).backward()
         return tuple([v.detach() for v in ys] + [t.grad for t in ts])
     return fn
+
+
+def complex_cases(f, inputs, grad=True):
+    """A function's cases on complex matrices (the LU family and eig): both complex dtypes, and the
+    gradient in complex128. inputs maps a complex dtype to the function's In specs."""
+    cs = [Case(dt, f, inputs(dt)) for dt in COMPLEX]
+    if grad:
+        cs.append(Case("grad_complex", grads_of(f), inputs("complex128")))
+    return cs
 
 
 def square_cases(f, *, grad=True, method=None, extra=()):
@@ -161,7 +173,13 @@ def solve_cases(name):
         Case("not_square", f, [In((2, 3), "float64"), In((2, 2), "float64")]),
         Case("right_vector", lambda m, a, b: getattr(m.linalg, name)(well(a), b, left=False),
              [In((3, 3), "float64"), In((3,), "float64")]),
-    ]
+        Case("complex_right", grads_of(lambda m, a, b: first(getattr(m.linalg, name)(well(a), b, left=False))),
+             [In((3, 3), "complex128"), In((2, 3), "complex128")]),
+        Case("complex_vector", grads_of(lambda m, a, b: first(getattr(m.linalg, name)(well(a), b))),
+             [In((2, 3, 3), "complex128"), In((3,), "complex128")]),
+        Case("complex_with_real", f, [In((3, 3), "complex64"), In((3, 2), "float32")]),
+    ] + complex_cases(lambda m, a, b: first(getattr(m.linalg, name)(well(a), b)),
+                      lambda dt: [In((2, 3, 3), dt), In((3, 2), dt)])
 
 
 def inv_cases(spelling):
@@ -177,7 +195,8 @@ def inv_cases(spelling):
         Case("singular_batched", h, [In((2, 2, 2), "float64", kind=[1, 0, 0, 1, 1, 2, 2, 4])]),
         Case("singular_check", lambda m, a: m.linalg.inv_ex(a, check_errors=True),
              [In((2, 2), "float64", kind=[1, 2, 2, 4])]),
-    ]
+        Case("singular_complex", h, [In((2, 2), "complex128", kind=[1, 1j, 1j, -1])]),
+    ] + complex_cases(f, lambda dt: [In((2, 3, 3), dt)])
 
 
 def det_cases(spelling):
@@ -187,7 +206,8 @@ def det_cases(spelling):
         Case("grad_singular", grads_of(g), [In((3, 3), "float64", kind=[1, 2, 3, 2, 4, 6, 0, 1, 1])]),
         Case("grad_rank1", grads_of(g), [In((3, 3), "float64", kind=[1, 2, 3, 2, 4, 6, 3, 6, 9])]),
         Case("grad_mixed_batch", grads_of(g), [In((2, 2, 2), "float64", kind=[1, 2, 2, 4, 3, 1, 1, 2])]),
-    ]
+        Case("singular_complex", g, [In((2, 2), "complex128", kind=[1, 1j, 1j, -1])]),
+    ] + complex_cases(g, lambda dt: [In((2, 3, 3), dt)])
 
 
 def slogdet_cases(spelling):
@@ -197,7 +217,8 @@ def slogdet_cases(spelling):
     return square_cases(g, method=method) + [
         Case("singular", g, [In((3, 3), "float64", kind=[1, 2, 3, 2, 4, 6, 0, 1, 1])]),
         Case("negative", g, [In((2, 2), "float64", kind=[0, 1, 1, 0])]),
-    ]
+        Case("singular_complex", g, [In((2, 2), "complex128", kind=[1, 1j, 1j, -1])]),
+    ] + complex_cases(g, lambda dt: [In((2, 3, 3), dt)])
 
 
 def tensorinv_cases():
@@ -418,6 +439,47 @@ def eigh_cases(spelling):
     if spelling == "linalg.eigh":
         cs.append(Case("grad_values_only", grads_of(lambda m, a: m.linalg.eigh(a + a.mT)[0]),
                        [In((3, 3), "float64")]))
+    return cs
+
+
+def eig_cases(spelling):
+    """linalg.eig and linalg.eigvals: the reference calls the same LAPACK routine (geev), so the
+    eigenvalues come in the same order; eigenvectors are compared through their moduli, which the
+    phase each one is defined up to leaves alone."""
+    if spelling == "linalg.eig":
+        def f(m, a):
+            values, vectors = m.linalg.eig(a)
+            return values, vectors.abs()
+    elif spelling == "linalg.eigvals":
+        f = lambda m, a: m.linalg.eigvals(a)  # noqa: E731
+    else:  # the values-only kernel; torch 1.13 has no _linalg_eigvals, and its linalg.eigvals is the same
+        f = lambda m, a: m.linalg.eigvals(a) if m.__name__ == "torch" else m.ops._linalg_eigvals(a)  # noqa: E731
+    # Moduli of eigenvalues and of eigenvectors, whose gradients do not depend on the phases.
+    g = grads_of(lambda m, a: (lambda r: (r[0].abs(), r[1].abs()) if isinstance(r, tuple) else r.abs())(
+        m.linalg.eig(a) if spelling == "linalg.eig" else f(m, a)))
+    cs = square_cases(f, grad=False) + [
+        Case("complex64", f, [In((3, 3), "complex64")]),
+        Case("complex128_batched", f, [In((2, 4, 4), "complex128")]),
+        Case("real_eigenvalues", f, [In((3, 3), "float64", kind=[2, 1, 0, 0, 3, 1, 0, 0, 5])]),
+        Case("rotation", f, [In((2, 2), "float64", kind=[0, -1, 1, 0])]),
+    ]
+    # A NaN or an infinity is refused, as torch's eig refuses it; torch's eigvals hands it to LAPACK,
+    # whose answer is undefined there (torch 1.13 printed LAPACK's illegal-argument errors), so both
+    # eigvals are checked against torch's eig.
+    refused = (lambda m, a: m.linalg.eig(a)[0]) if spelling != "linalg.eig" else None  # noqa: E731
+    cs += [Case("nan", f, [In((2, 2), "float64", kind=[1, float("nan"), 0, 1])], torch_fn=refused),
+           Case("inf_batched", f, [In((2, 2, 2), "float32", kind=[1, 0, 0, 1, 1, float("inf"), 0, 1])],
+                torch_fn=refused)]
+    if spelling != "_linalg_eigvals":
+        cs += [Case("grad", g, [In((2, 3, 3), "float64")]),
+               Case("grad_complex", g, [In((3, 3), "complex128")])]
+    if spelling == "linalg.eig":
+        # A loss that depends on the phases of the eigenvectors has no gradient: torch and ctorch refuse it.
+        cs += [Case("grad_values_only", grads_of(lambda m, a: m.linalg.eig(a)[0]), [In((3, 3), "float64")]),
+               Case("grad_phase_dependent", grads_of(lambda m, a: m.linalg.eig(a)[1].real), [In((3, 3), "float64")]),
+               Case("grad_phase_free", grads_of(lambda m, a: (lambda lv: lv[1] * lv[1][..., :1, :].conj() /
+                                                              lv[1][..., :1, :].abs())(m.linalg.eig(a))),
+                    [In((3, 3), "float64")])]
     return cs
 
 
@@ -643,6 +705,9 @@ CASES = {
     "linalg_householder_product": householder_cases("linalg.householder_product"),
     "orgqr": householder_cases("orgqr"),
     "ormqr": ormqr_cases(),
+    "linalg_eig": eig_cases("linalg.eig"),
+    "linalg_eigvals": eig_cases("linalg.eigvals"),
+    "_linalg_eigvals": eig_cases("_linalg_eigvals"),
     "linalg_eigh": eigh_cases("linalg.eigh"),
     "linalg_eigvalsh": eigh_cases("linalg.eigvalsh"),
     "symeig": eigh_cases("symeig"),

@@ -1236,6 +1236,9 @@ extern "C" {
     pub fn ct_tensor_linalg_cond(A: *const ct_tensor, p: *const ct_scalar, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_linalg_cond_p_str(A: *const ct_tensor, p: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_linalg_lstsq(self_: *const ct_tensor, b: *const ct_tensor, rcond: *const f64, driver: *const c_char, solution: *mut *mut ct_tensor, residuals: *mut *mut ct_tensor, rank: *mut *mut ct_tensor, singular_values: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_linalg_eig(A: *const ct_tensor, eigenvalues: *mut *mut ct_tensor, eigenvectors: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor__linalg_eigvals(A: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_linalg_eigvals(A: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor__fft_c2c(self_: *const ct_tensor, dim: *const i64, dim_len: usize, normalization: i64, forward: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor__fft_r2c(self_: *const ct_tensor, dim: *const i64, dim_len: usize, normalization: i64, onesided: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor__fft_c2r(self_: *const ct_tensor, dim: *const i64, dim_len: usize, normalization: i64, last_dim_size: i64, out: *mut *mut ct_tensor) -> ct_status;

@@ -494,6 +494,9 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "linalg_cond",
     "linalg_cond.p_str",
     "linalg_lstsq",
+    "linalg_eig",
+    "_linalg_eigvals",
+    "linalg_eigvals",
     "_fft_c2c",
     "_fft_r2c",
     "_fft_c2r",
@@ -6279,6 +6282,30 @@ impl Tensor {
         let args = [arg::tensor(self), arg::tensor(b), arg::opt_float(rcond), arg::opt_string(driver_c.as_deref())];
         let [r0, r1, r2, r3] = call_n::<4>(&OP, &args)?;
         Ok((r0, r1, r2, r3))
+    }
+
+    /// `linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)`
+    pub fn linalg_eig(a: &Tensor) -> Result<(Tensor, Tensor)> {
+        static OP: Op = Op::new(c"linalg_eig");
+        let args = [arg::tensor(a)];
+        let [r0, r1] = call_n::<2>(&OP, &args)?;
+        Ok((r0, r1))
+    }
+
+    /// `_linalg_eigvals(Tensor A) -> Tensor`
+    pub fn _linalg_eigvals(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"_linalg_eigvals");
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `linalg_eigvals(Tensor A) -> Tensor`
+    pub fn linalg_eigvals(a: &Tensor) -> Result<Tensor> {
+        static OP: Op = Op::new(c"linalg_eigvals");
+        let args = [arg::tensor(a)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
     }
 
     /// `_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor`

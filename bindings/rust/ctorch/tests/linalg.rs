@@ -84,3 +84,33 @@ fn singular_matrix_is_a_linalg_error() {
     let ints = Tensor::from_slice(&[1i64, 0, 0, 1]).reshape(&[2, 2]).unwrap();
     assert_eq!(Tensor::linalg_det(&ints).unwrap_err().kind(), ErrorKind::DType);
 }
+
+#[test]
+fn eig_of_a_general_matrix_is_complex() {
+    // A rotation by 90 degrees: eigenvalues i and -i, the positive imaginary part first.
+    let a = matrix(&[0.0, -1.0, 1.0, 0.0], 2, 2);
+    let (l, v) = Tensor::linalg_eig(&a).unwrap();
+    assert_eq!(l.kind(), DType::Complex128);
+    close(&l.view_as_real().unwrap().to_vec::<f64>().unwrap(), &[0.0, 1.0, 0.0, -1.0]);
+    // A V = V diag(L)
+    let av = a.to(DType::Complex128).unwrap().matmul(&v).unwrap();
+    let vl = v.mul(&l).unwrap();
+    let residual = av.sub(&vl).unwrap().abs().unwrap().amax().unwrap();
+    assert!(vals(&residual)[0] < 1e-15);
+    let values = Tensor::linalg_eigvals(&a).unwrap();
+    close(&values.view_as_real().unwrap().to_vec::<f64>().unwrap(), &[0.0, 1.0, 0.0, -1.0]);
+    let nan = matrix(&[1.0, f64::NAN, 0.0, 1.0], 2, 2);
+    let err = Tensor::linalg_eig(&nan).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+    assert!(err.message().contains("infs or NaNs"), "{err}");
+}
+
+#[test]
+fn complex_solve_and_determinant() {
+    // B = [[2, i], [i, 1]]: det 3; B [1, 1] = [2 + i, 1 + i].
+    let b = Tensor::complex(&matrix(&[2.0, 0.0, 0.0, 1.0], 2, 2), &matrix(&[0.0, 1.0, 1.0, 0.0], 2, 2)).unwrap();
+    let rhs = Tensor::complex(&Tensor::from_slice(&[2.0f64, 1.0]), &Tensor::from_slice(&[1.0f64, 1.0])).unwrap();
+    close(&Tensor::linalg_det(&b).unwrap().view_as_real().unwrap().to_vec::<f64>().unwrap(), &[3.0, 0.0]);
+    let x = Tensor::linalg_solve(&b, &rhs).unwrap();
+    close(&x.view_as_real().unwrap().to_vec::<f64>().unwrap(), &[1.0, 0.0, 1.0, 0.0]);
+}

@@ -22,6 +22,26 @@ Tensor squares(const Tensor& v) {
   const Tensor w = ops::reshape(ops::arange(Scalar(1), Scalar(n + 1), Scalar(1), DType::Float64), v->sizes());
   return ops::mul(ops::mul(v, v), w);
 }
+// The entries of tensors of any sizes, one after another, as one vector (a case's single output).
+Tensor flat(std::initializer_list<Tensor> ts) {
+  std::vector<const TensorImpl*> pieces;
+  std::vector<Tensor> keep;
+  for (const Tensor& t : ts) keep.push_back(ops::reshape(t, {-1}));
+  for (const Tensor& t : keep) pieces.push_back(t.impl());
+  return ops::cat(pieces, 0);
+}
+Tensor parts(const Tensor& z) { return ops::view_as_real(z); }
+// Eigenvalues 1 +- 2i (nearly) and 4: apart, so that eig's derivative is well conditioned.
+const Input kGeneral{{3, 3}, -1, 1, {1, 2, 0, -2, 1, 0.5, 0.3, 0, 4}};
+const Input kGeneralIm{{3, 3}, -1, 1, {0.2, -0.1, 0.3, 0, 0.5, -0.2, 0.1, 0.4, -0.3}};
+// eig's results without the phase each eigenvector is defined up to: the eigenvalues' parts, the
+// eigenvectors' weighted squared moduli, and each eigenvector times the conjugate phase of its
+// first entry.
+Tensor phase_free(const std::array<Tensor, 2>& lv) {
+  const Tensor first = ops::narrow(lv[1], -2, 0, 1);
+  const Tensor turned = ops::mul(lv[1], ops::div(ops::conj(first), ops::abs(first)));
+  return flat({parts(lv[0]), squares(ops::abs(lv[1])), parts(turned)});
+}
 Tensor lu_of(const Tensor& a) { return ops::linalg_lu_factor(well(a))[0]; }
 Tensor pivots_of(const Tensor& a) { return ops::linalg_lu_factor(well(a))[1]; }
 
@@ -141,6 +161,20 @@ std::vector<Case> lapack_cases() {
          return ops::add(ops::nuclear_norm(x[0]), ops::nuclear_norm(ops::unsqueeze(x[0], 0), IntArrayRef{1, 2}));
        }},
       {{"linalg_vander"}, {{{3}}}, [](const Inputs& x) { return ops::linalg_vander(x[0], 4); }},
+      {{"linalg_eig"}, {kGeneral}, [](const Inputs& x) { return phase_free(ops::linalg_eig(x[0])); }},
+      {{"linalg_eig"},
+       {kGeneral, kGeneralIm},
+       [](const Inputs& x) { return phase_free(ops::linalg_eig(ops::complex(x[0], x[1]))); }},
+      {{"linalg_eigvals"}, {kGeneral}, [](const Inputs& x) { return parts(ops::linalg_eigvals(x[0])); }},
+      // The LU family on complex matrices: the conjugate transposes in their derivatives.
+      {{"linalg_solve_ex", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "logdet"},
+       {m3, m3, r32, r32},
+       [](const Inputs& x) {
+         const Tensor a = ops::complex(well(x[0]), x[1]), b = ops::complex(x[2], x[3]);
+         const auto sl = ops::linalg_slogdet(a);
+         return flat({parts(ops::linalg_solve(a, b)), parts(ops::linalg_inv(a)), parts(ops::linalg_det(a)),
+                      parts(sl[0]), sl[1], parts(ops::logdet(a))});
+       }},
   };
   return cs;
 }

@@ -495,6 +495,9 @@ abstract class TensorOps extends NativeObject {
     "linalg_cond",
     "linalg_cond.p_str",
     "linalg_lstsq",
+    "linalg_eig",
+    "_linalg_eigvals",
+    "linalg_eigvals",
     "_fft_c2c",
     "_fft_r2c",
     "_fft_c2r",
@@ -1143,6 +1146,9 @@ abstract class TensorOps extends NativeObject {
   private static final Op OP_LINALG_COND = new Op("linalg_cond");
   private static final Op OP_LINALG_COND_P_STR = new Op("linalg_cond.p_str");
   private static final Op OP_LINALG_LSTSQ = new Op("linalg_lstsq");
+  private static final Op OP_LINALG_EIG = new Op("linalg_eig");
+  private static final Op OP__LINALG_EIGVALS = new Op("_linalg_eigvals");
+  private static final Op OP_LINALG_EIGVALS = new Op("linalg_eigvals");
   private static final Op OP__FFT_C2C = new Op("_fft_c2c");
   private static final Op OP__FFT_R2C = new Op("_fft_r2c");
   private static final Op OP__FFT_C2R = new Op("_fft_c2r");
@@ -8288,6 +8294,36 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor[] linalgLstsq(Tensor b, Double rcond, String driver) {
     return new Args(4).tensor(self(), "self").tensor(b, "b").optReal(rcond).optString(driver, "driver").call(OP_LINALG_LSTSQ, 4);
+  }
+
+  /**
+   * {@code linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)}.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 2 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] linalgEig(Tensor A) {
+    return new Args(1).tensor(A, "A").call(OP_LINALG_EIG, 2);
+  }
+
+  /**
+   * {@code _linalg_eigvals(Tensor A) -> Tensor}.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor _linalgEigvals(Tensor A) {
+    return new Args(1).tensor(A, "A").call1(OP__LINALG_EIGVALS);
+  }
+
+  /**
+   * {@code linalg_eigvals(Tensor A) -> Tensor}.
+   * @param A the schema's {@code A} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor linalgEigvals(Tensor A) {
+    return new Args(1).tensor(A, "A").call1(OP_LINALG_EIGVALS);
   }
 
   /**
