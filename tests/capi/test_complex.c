@@ -122,13 +122,26 @@ static void test_refusals_name_the_operator_and_dtype(void) {
   CHECK_ERROR_CONTAINS("last dimension of size 2");
   CHECK_STATUS(ct_tensor_imag(x, &out), CT_ERROR_DTYPE);
   CHECK_STATUS(ct_tensor_view_as_real(x, &out), CT_ERROR_DTYPE);
-  CHECK_STATUS(ct_tensor_sigmoid(z, &out), CT_ERROR_DTYPE);
+  CHECK_STATUS(ct_tensor_floor(z, &out), CT_ERROR_DTYPE);
   CHECK_STATUS(ct_tensor_amax(z, NULL, 0, 0, &out), CT_ERROR_DTYPE);
   CHECK(out == NULL);
   RELEASE(z, x);
 }
 
 /* rand and randn draw both parts: uniform on [0, 1), and normal with variance 1/2. */
+/* The pointwise math on complex numbers: sin(1 + i) = sin 1 cosh 1 + i cos 1 sinh 1, sin(inf) is
+ * NaN + 0i (C99), and isfinite looks at both parts. */
+static void test_pointwise_math(void) {
+  const float v[] = {1, 1, INFINITY, 0};
+  ct_tensor *z = c64(v, S(2)), *s = NULL, *r = NULL, *fin = NULL;
+  CHECK_OK(ct_tensor_sin(z, &s));
+  CHECK_OK(ct_tensor_view_as_real(s, &r));
+  CHECK_TENSOR_NEAR(r, CT_FLOAT32, 1e-6, S(2, 2), sin(1.0) * cosh(1.0), cos(1.0) * sinh(1.0), NAN, 0);
+  CHECK_OK(ct_tensor_isfinite(z, &fin));
+  CHECK_TENSOR(fin, CT_BOOL, S(2), 1, 0);
+  RELEASE(z, s, r, fin);
+}
+
 static void test_random_complex_tensors(void) {
   const int64_t n = 4096;
   ct_tensor *u = NULL, *z = NULL, *parts = NULL, *lo = NULL, *hi = NULL, *sq = NULL, *mean = NULL;
@@ -162,5 +175,6 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_item_and_printing),
     CAPI_TEST(test_refusals_name_the_operator_and_dtype),
     CAPI_TEST(test_random_complex_tensors),
+    CAPI_TEST(test_pointwise_math),
 };
 CAPI_MAIN(TESTS)

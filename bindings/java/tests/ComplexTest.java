@@ -38,4 +38,17 @@ class ComplexTest {
       assertTrue(e.getMessage().contains("complex64"), e.getMessage());
     }
   }
+
+  @Test
+  void pointwiseMathOnComplexNumbers() {
+    try (TensorScope scope = new TensorScope()) {
+      // sin(1+i) = sin 1 cosh 1 + i cos 1 sinh 1
+      Tensor onePlusI = Tensor.complex(Tensor.of(new double[] {1}, 1), Tensor.of(new double[] {1}, 1));
+      assertArrayEquals(new double[] {Math.sin(1) * Math.cosh(1), Math.cos(1) * Math.sinh(1)},
+                        onePlusI.sin().viewAsReal().toDoubleArray(), 1e-15);
+      assertArrayEquals(new float[] {-3, 4, 8, -6}, z().square().viewAsReal().toFloatArray());
+      Tensor inf = Tensor.complex(Tensor.of(new float[] {Float.POSITIVE_INFINITY, 1}, 2), Tensor.of(new float[] {0, 0}, 2));
+      assertArrayEquals(new boolean[] {false, true}, inf.isfinite().toBooleanArray());
+    }
+  }
 }

@@ -116,8 +116,8 @@ def test_refusals_name_the_operator_and_the_dtype():
     z = ctorch.tensor([1 + 2j, 3j])
     with pytest.raises(ctorch.DTypeError, match="lt: not supported for complex64"):
         z < z
-    with pytest.raises(ctorch.DTypeError, match="sigmoid: not supported for complex64"):
-        z.sigmoid()
+    with pytest.raises(ctorch.DTypeError, match="floor: not supported for complex64"):
+        z.floor()
     with pytest.raises(ctorch.DTypeError, match="imag"):
         ctorch.ones(2).imag
     with pytest.raises(ctorch.ShapeError, match="last dimension of size 2"):

@@ -13,8 +13,9 @@ void check_matrices(const char* fn, const TensorImpl& a, bool square, Complex co
              ": A must be batches of square matrices, but they are ", a.sym_size(a.dim() - 2), " by ",
              a.sym_size(a.dim() - 1), " matrices");
   if (complex == Complex::Taken && is_complex(a.dtype())) return;
-  CT_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, CT_ERROR_DTYPE, fn, ": expected a float32 or float64",
-           complex == Complex::Taken ? " (or complex64 or complex128)" : "", " tensor, got ", a.dtype(),
+  CT_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, CT_ERROR_DTYPE, fn,
+           ": expected a float32 or float64", complex == Complex::Taken ? " (or complex64 or complex128)" : "",
+           " tensor, got ", a.dtype(),
            " (LAPACK computes in single or double precision). Convert A with to(float32) or to(float64)");
 }
 

@@ -19,6 +19,7 @@ using namespace unary_engine;
 constexpr unsigned kIntegerDTypes = kNumericDTypes & ~kFloatingDTypes;  // no bool
 constexpr unsigned kBitDTypes = kIntegerDTypes | dtype_bit(DType::Bool);
 constexpr double kPi = 3.14159265358979323846;
+constexpr double kLn2 = 0.69314718055994530942;
 
 // erfinv as PyTorch computes it (calc_erfinv): a rational first guess, then two Newton steps.
 template <typename X>
@@ -100,7 +101,8 @@ CT_COMPLEX_FORM(Abs, std::abs(z))
 CT_COMPLEX_FORM(Exp, std::exp(z))
 CT_COMPLEX_FORM(Log, std::log(z))
 CT_COMPLEX_FORM(Sqrt, std::sqrt(z))
-CT_UNARY_FN(Rsqrt, "rsqrt", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Rsqrt, "rsqrt", Out::Float, kFloatingAndComplex)
+CT_COMPLEX_FORM(Rsqrt, C(1) / std::sqrt(z))
 // sin and cos: float32 arguments beyond 2^22 need libm (Note [sin and cos of large arguments]).
 // Whether the input holds one is found once per call; the usual call runs the vectorized loop.
 bool beyond_sin_cos_range(const TensorImpl& t) {
@@ -122,7 +124,7 @@ template <bool Cos>
 struct SinCos : NoParams {
   static constexpr const char* name = Cos ? "cos" : "sin";
   static constexpr Out out = Out::Float;
-  static constexpr unsigned dtypes = kFloatingDTypes;
+  static constexpr unsigned dtypes = kFloatingAndComplex;
   static constexpr bool two_forms = true;
   using Fn = std::conditional_t<Cos, fn::Cos, fn::Sin>;
   static constexpr const char* fn_name = Cos ? "Cos" : "Sin";
@@ -130,7 +132,8 @@ struct SinCos : NoParams {
     p[0] = std::is_same_v<M<T>, float> && beyond_sin_cos_range(f.tensor(0)) ? M<T>(1) : M<T>(0);
   }
   template <bool Wide, typename T> [[gnu::always_inline]] static T apply_form(T t, const M<T>*) {
-    if constexpr (Wide) return T(Fn{}.wide(M<T>(t)));
+    if constexpr (cpu::is_complex_t<T>::value) return Cos ? std::cos(t) : std::sin(t);
+    else if constexpr (Wide) return T(Fn{}.wide(M<T>(t)));
     else return T(Fn{}(M<T>(t)));
   }
   template <typename T> static T apply(T t, const M<T>* p) {  // the engine loops over apply_form
@@ -141,22 +144,51 @@ using Sin = SinCos<false>;
 using Cos = SinCos<true>;
 CT_UNARY_FN(Tanh, "tanh", Out::Float, kFloatingAndComplex)
 CT_COMPLEX_FORM(Tanh, std::tanh(z))
-CT_UNARY_FN(Sigmoid, "sigmoid", Out::Float, kFloatingDTypes)
-CT_UNARY_FN(Reciprocal, "reciprocal", Out::Float, kFloatingDTypes)
+CT_UNARY_FN(Sigmoid, "sigmoid", Out::Float, kFloatingAndComplex)
+CT_COMPLEX_FORM(Sigmoid, C(1) / (C(1) + std::exp(-z)))
+CT_UNARY_FN(Reciprocal, "reciprocal", Out::Float, kFloatingAndComplex)
+CT_COMPLEX_FORM(Reciprocal, C(1) / z)
 CT_UNARY_FN(Exp2, "exp2", Out::Float, kFloatingDTypes)
-CT_UNARY_FN(Expm1, "expm1", Out::Float, kFloatingDTypes)
-CT_UNARY_FN(Log1p, "log1p", Out::Float, kFloatingDTypes)
-CT_UNARY(Log2, "log2", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::log2(x)))
-CT_UNARY(Log10, "log10", Out::Float, kFloatingDTypes, CT_RET(cpu::vm::log10(x)))
-CT_UNARY(Tan, "tan", Out::Float, kFloatingDTypes, CT_RET(std::tan(x)))
-CT_UNARY(Asin, "asin", Out::Float, kFloatingDTypes, CT_RET(std::asin(x)))
-CT_UNARY(Acos, "acos", Out::Float, kFloatingDTypes, CT_RET(std::acos(x)))
-CT_UNARY(Atan, "atan", Out::Float, kFloatingDTypes, CT_RET(std::atan(x)))
-CT_UNARY(Sinh, "sinh", Out::Float, kFloatingDTypes, CT_RET(std::sinh(x)))
-CT_UNARY(Cosh, "cosh", Out::Float, kFloatingDTypes, CT_RET(std::cosh(x)))
-CT_UNARY(Asinh, "asinh", Out::Float, kFloatingDTypes, CT_RET(std::asinh(x)))
-CT_UNARY(Acosh, "acosh", Out::Float, kFloatingDTypes, CT_RET(std::acosh(x)))
-CT_UNARY(Atanh, "atanh", Out::Float, kFloatingDTypes, CT_RET(std::atanh(x)))
+// e^z - 1 = (e^x cos y - 1) + i e^x sin y, its real part as expm1(x) cos y - 2 sin^2(y / 2) so that
+// a small z keeps its digits (e^x cos y - 1 would cancel them).
+CT_UNARY_FN(Expm1, "expm1", Out::Float, kFloatingAndComplex)
+template <typename C>
+C complex_expm1(C z) {
+  using R = typename C::value_type;
+  const R x = z.real(), y = z.imag(), half = std::sin(y / 2);
+  return C(std::expm1(x) * std::cos(y) - 2 * half * half, std::exp(x) * std::sin(y));
+}
+CT_COMPLEX_FORM(Expm1, complex_expm1(z))
+// log(1 + z) = log|1 + z| + i arg(1 + z); for |z| < 1/2, log|1 + z| = log1p(x (2 + x) + y^2) / 2,
+// which keeps a small z's digits (|1 + z| would round them away).
+CT_UNARY_FN(Log1p, "log1p", Out::Float, kFloatingAndComplex)
+template <typename C>
+C complex_log1p(C z) {
+  using R = typename C::value_type;
+  const R x = z.real(), y = z.imag(), arg = std::atan2(y, x + R(1));
+  if (std::abs(z) >= R(0.5)) return C(std::log(std::hypot(x + R(1), y)), arg);
+  const R r = x * (R(2) + x) + y * y;
+  return C(r == R(0) ? x : R(0.5) * std::log1p(r), arg);
+}
+CT_COMPLEX_FORM(Log1p, complex_log1p(z))
+// The complex forms of the functions below are std::complex's (C99's special values), log2 torch's
+// log(z) / log(2).
+#define CT_COMPLEX_OR(complex_expr, real_expr)                                 \
+  if constexpr (cpu::is_complex_t<T>::value) return T(complex_expr);          \
+  else return T(real_expr);
+CT_UNARY(Log2, "log2", Out::Float, kFloatingAndComplex,
+         CT_COMPLEX_OR(std::log(x) / typename T::value_type(kLn2), cpu::vm::log2(x)))
+CT_UNARY(Log10, "log10", Out::Float, kFloatingAndComplex, CT_COMPLEX_OR(std::log10(x), cpu::vm::log10(x)))
+#undef CT_COMPLEX_OR
+CT_UNARY(Tan, "tan", Out::Float, kFloatingAndComplex, CT_RET(std::tan(x)))
+CT_UNARY(Asin, "asin", Out::Float, kFloatingAndComplex, CT_RET(std::asin(x)))
+CT_UNARY(Acos, "acos", Out::Float, kFloatingAndComplex, CT_RET(std::acos(x)))
+CT_UNARY(Atan, "atan", Out::Float, kFloatingAndComplex, CT_RET(std::atan(x)))
+CT_UNARY(Sinh, "sinh", Out::Float, kFloatingAndComplex, CT_RET(std::sinh(x)))
+CT_UNARY(Cosh, "cosh", Out::Float, kFloatingAndComplex, CT_RET(std::cosh(x)))
+CT_UNARY(Asinh, "asinh", Out::Float, kFloatingAndComplex, CT_RET(std::asinh(x)))
+CT_UNARY(Acosh, "acosh", Out::Float, kFloatingAndComplex, CT_RET(std::acosh(x)))
+CT_UNARY(Atanh, "atanh", Out::Float, kFloatingAndComplex, CT_RET(std::atanh(x)))
 CT_UNARY_FN(Erf, "erf", Out::Float, kFloatingDTypes)
 CT_UNARY(Erfc, "erfc", Out::Float, kFloatingDTypes, CT_RET(std::erfc(x)))
 CT_UNARY(Erfinv, "erfinv", Out::Float, kFloatingDTypes, CT_RET(erfinv_impl(x)))
@@ -170,14 +202,21 @@ CT_UNARY(Frac, "frac", Out::Same, kFloatingDTypes, CT_RET(x - std::trunc(x)))
 CT_UNARY(Sign, "sign", Out::Same, kAllDTypes,
          if constexpr (std::is_same<T, bool>::value) return t; else return T(int(M<T>(0) < x) - int(x < M<T>(0)));)
 // Integers wrap on overflow, as in PyTorch.
-CT_UNARY_FN(Square, "square", Out::SameLongBool, kNumericDTypes)
+CT_UNARY_FN(Square, "square", Out::SameLongBool, kNumericDTypes | kComplexDTypes)
+CT_COMPLEX_FORM(Square, C(z.real() * z.real() - z.imag() * z.imag(), 2 * z.real() * z.imag()))
 CT_UNARY(BitwiseNot, "bitwise_not", Out::Same, kBitDTypes,
          if constexpr (std::is_same<T, bool>::value) return !t; else return T(~t);)
 CT_UNARY(LogicalNot, "logical_not", Out::Bool, kAllDTypes, return !(x != M<T>(0));)
-CT_UNARY(IsNan, "isnan", Out::Bool, kAllDTypes, if constexpr (is_float_v<T>) return std::isnan(x); else return false;)
-CT_UNARY(IsInf, "isinf", Out::Bool, kAllDTypes, if constexpr (is_float_v<T>) return std::isinf(x); else return false;)
-CT_UNARY(IsFinite, "isfinite", Out::Bool, kAllDTypes,
-         if constexpr (is_float_v<T>) return std::isfinite(x); else return true;)
+// A complex number is NaN or infinite when either part is, finite when both are.
+CT_UNARY(IsNan, "isnan", Out::Bool, kAllDTypesAndComplex,
+         if constexpr (cpu::is_complex_t<T>::value) return std::isnan(x.real()) || std::isnan(x.imag());
+         else if constexpr (is_float_v<T>) return std::isnan(x); else return false;)
+CT_UNARY(IsInf, "isinf", Out::Bool, kAllDTypesAndComplex,
+         if constexpr (cpu::is_complex_t<T>::value) return std::isinf(x.real()) || std::isinf(x.imag());
+         else if constexpr (is_float_v<T>) return std::isinf(x); else return false;)
+CT_UNARY(IsFinite, "isfinite", Out::Bool, kAllDTypesAndComplex,
+         if constexpr (cpu::is_complex_t<T>::value) return std::isfinite(x.real()) && std::isfinite(x.imag());
+         else if constexpr (is_float_v<T>) return std::isfinite(x); else return true;)
 CT_UNARY_FN(Deg2rad, "deg2rad", Out::Float, kFloatingDTypes)
 CT_UNARY_FN(Rad2deg, "rad2deg", Out::Float, kFloatingDTypes)
 CT_UNARY_FN(Sinc, "sinc", Out::Float, kFloatingDTypes)
@@ -331,58 +370,66 @@ void relu_backward(GradCtx& c) { c.set("self", threshold_backward(c.grad(), c.re
 void exp_backward(GradCtx& c) { c.set("self", g_times(c, conj_if_complex(c.result()))); }
 void log_backward(GradCtx& c) { c.set("self", div(c.grad(), conj_if_complex(c.saved("self")))); }
 void sqrt_backward(GradCtx& c) { c.set("self", div(c.grad(), mul(conj_if_complex(c.result()), Scalar(2.0)))); }
+// The factors below are conjugated for complex inputs too (conj_if_complex is nothing for real ones).
 void rsqrt_backward(GradCtx& c) {  // -y^3 / 2
   const Tensor y = c.result();
-  c.set("self", g_times(c, mul(mul(y, mul(y, y)), Scalar(-0.5))));
+  c.set("self", g_times(c, conj_if_complex(mul(mul(y, mul(y, y)), Scalar(-0.5)))));
 }
-void sin_backward(GradCtx& c) { c.set("self", g_times(c, cos(c.saved("self")))); }
-void cos_backward(GradCtx& c) { c.set("self", neg(g_times(c, sin(c.saved("self"))))); }
+void sin_backward(GradCtx& c) { c.set("self", g_times(c, conj_if_complex(cos(c.saved("self"))))); }
+void cos_backward(GradCtx& c) { c.set("self", neg(g_times(c, conj_if_complex(sin(c.saved("self")))))); }
 void tanh_backward(GradCtx& c) {  // 1 - y^2
   const Tensor y = c.result();
   c.set("self", g_times(c, conj_if_complex(rsub(mul(y, y), 1))));
 }
 void sigmoid_backward(GradCtx& c) {  // y (1 - y)
   const Tensor y = c.result();
-  c.set("self", g_times(c, mul(y, rsub(y, 1))));
+  c.set("self", g_times(c, conj_if_complex(mul(y, rsub(y, 1)))));
 }
 void reciprocal_backward(GradCtx& c) {  // -y^2
   const Tensor y = c.result();
-  c.set("self", neg(g_times(c, mul(y, y))));
+  c.set("self", neg(g_times(c, conj_if_complex(mul(y, y)))));
 }
 void exp2_backward(GradCtx& c) { c.set("self", g_times(c, mul(c.result(), Scalar(std::log(2.0))))); }
-void expm1_backward(GradCtx& c) { c.set("self", g_times(c, add(c.result(), 1))); }
-void log1p_backward(GradCtx& c) { c.set("self", div(c.grad(), add(c.saved("self"), 1))); }
-void log2_backward(GradCtx& c) { c.set("self", div(c.grad(), mul(c.saved("self"), Scalar(std::log(2.0))))); }
-void log10_backward(GradCtx& c) { c.set("self", div(c.grad(), mul(c.saved("self"), Scalar(std::log(10.0))))); }
+void expm1_backward(GradCtx& c) { c.set("self", g_times(c, conj_if_complex(add(c.result(), 1)))); }
+void log1p_backward(GradCtx& c) { c.set("self", div(c.grad(), conj_if_complex(add(c.saved("self"), 1)))); }
+void log2_backward(GradCtx& c) {
+  c.set("self", div(c.grad(), conj_if_complex(mul(c.saved("self"), Scalar(std::log(2.0))))));
+}
+void log10_backward(GradCtx& c) {
+  c.set("self", div(c.grad(), conj_if_complex(mul(c.saved("self"), Scalar(std::log(10.0))))));
+}
 void tan_backward(GradCtx& c) {  // 1 + y^2
   const Tensor y = c.result();
-  c.set("self", g_times(c, add(mul(y, y), 1)));
+  c.set("self", g_times(c, conj_if_complex(add(mul(y, y), 1))));
 }
 void asin_backward(GradCtx& c) {  // 1 / sqrt(1 - x^2)
   const Tensor x = c.saved("self");
-  c.set("self", g_times(c, rsqrt(rsub(mul(x, x), 1))));
+  c.set("self", g_times(c, conj_if_complex(rsqrt(rsub(mul(x, x), 1)))));
 }
 void acos_backward(GradCtx& c) {
   const Tensor x = c.saved("self");
-  c.set("self", neg(g_times(c, rsqrt(rsub(mul(x, x), 1)))));
+  c.set("self", neg(g_times(c, conj_if_complex(rsqrt(rsub(mul(x, x), 1))))));
 }
 void atan_backward(GradCtx& c) {  // 1 / (1 + x^2)
   const Tensor x = c.saved("self");
-  c.set("self", div(c.grad(), add(mul(x, x), 1)));
+  c.set("self", div(c.grad(), conj_if_complex(add(mul(x, x), 1))));
 }
-void sinh_backward(GradCtx& c) { c.set("self", g_times(c, cosh(c.saved("self")))); }
-void cosh_backward(GradCtx& c) { c.set("self", g_times(c, sinh(c.saved("self")))); }
+void sinh_backward(GradCtx& c) { c.set("self", g_times(c, conj_if_complex(cosh(c.saved("self"))))); }
+void cosh_backward(GradCtx& c) { c.set("self", g_times(c, conj_if_complex(sinh(c.saved("self"))))); }
 void asinh_backward(GradCtx& c) {  // 1 / sqrt(x^2 + 1)
   const Tensor x = c.saved("self");
-  c.set("self", g_times(c, rsqrt(add(mul(x, x), 1))));
+  c.set("self", g_times(c, conj_if_complex(rsqrt(add(mul(x, x), 1)))));
 }
-void acosh_backward(GradCtx& c) {  // 1 / sqrt(x^2 - 1)
+// 1 / sqrt(x^2 - 1); for complex x 1 / (sqrt(x - 1) sqrt(x + 1)), which has acosh's branch cut
+// (sqrt(x^2 - 1) flips sign across the imaginary axis, where acosh does not).
+void acosh_backward(GradCtx& c) {
   const Tensor x = c.saved("self");
-  c.set("self", g_times(c, rsqrt(sub(mul(x, x), 1))));
+  const Tensor d = is_complex(x->dtype()) ? mul(rsqrt(sub(x, 1)), rsqrt(add(x, 1))) : rsqrt(sub(mul(x, x), 1));
+  c.set("self", g_times(c, conj_if_complex(d)));
 }
 void atanh_backward(GradCtx& c) {  // 1 / (1 - x^2)
   const Tensor x = c.saved("self");
-  c.set("self", div(c.grad(), rsub(mul(x, x), 1)));
+  c.set("self", div(c.grad(), conj_if_complex(rsub(mul(x, x), 1))));
 }
 void erf_backward(GradCtx& c) {  // 2 / sqrt(pi) exp(-x^2)
   const Tensor x = c.saved("self");
@@ -427,7 +474,7 @@ void frexp_backward(GradCtx& c) {  // d mantissa / dx = 2^-exponent; the exponen
   c.set("self", mul(c.grad(0), exp2(neg(to(exponent, c.grad(0)->dtype())))));
 }
 void identity_backward(GradCtx& c) { c.set("self", c.grad()); }
-void square_backward(GradCtx& c) { c.set("self", g_times(c, mul(c.saved("self"), Scalar(2.0)))); }
+void square_backward(GradCtx& c) { c.set("self", g_times(c, conj_if_complex(mul(c.saved("self"), Scalar(2.0))))); }
 void nan_to_num_backward(GradCtx& c) {  // passes where x is finite
   c.set("self", g_times(c, isfinite(c.saved("self"))));
 }

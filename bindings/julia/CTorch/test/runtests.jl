@@ -396,6 +396,12 @@ end
     @test CTorch.item(ops.matmul(z, z)) == ComplexF64(5, -2)
     @test Array(ops.conj(z)) == ComplexF32[1 - 2im, 3 + 1im]
     @test ctorch_error(() -> ops.lt(z, z)).kind === :CT_ERROR_DTYPE
+    # The pointwise math takes complex numbers: Julia's own functions give the same values
+    w = Tensor(ComplexF64[1 + 1im, -0.5 + 2im])
+    for (f, g) in ((ops.sin, sin), (ops.acosh, acosh), (ops.log1p, log1p), (ops.reciprocal, inv))
+        @test Array(f(w)) ≈ g.(ComplexF64[1 + 1im, -0.5 + 2im])
+    end
+    @test Array(ops.isfinite(Tensor(ComplexF64[Inf + 0im, 1]))) == [false, true]
 end
 
 @testset "torch.fft: transforms, frequencies and shifts" begin

@@ -1,7 +1,7 @@
 """Differential cases of the complex-number operators (view_as_real, view_as_complex, real, imag,
 conj, conj_physical, resolve_conj, complex, polar, angle, sgn) and of the operators that take
-complex tensors beside real ones (arithmetic, comparisons for equality, abs, exp, log, sqrt, tanh,
-sum, mean, matmul), against torch's values and refusals. Complex inputs have parts that are
+complex tensors beside real ones (arithmetic, comparisons for equality, the pointwise math, sum,
+mean, matmul), against torch's values, gradients and refusals. Complex inputs have parts that are
 multiples of 1/8, exact in both libraries."""
 
 from difftest import Case, In
@@ -18,6 +18,26 @@ def complex_cases(f):
         Case("empty", f, [In((0, 3), "complex64")]),
         Case("0dim", f, [In((), "complex128")]),
     ]
+
+
+def with_grad(f):
+    """f's value and the gradient of sum |f(z)|^2 with respect to z, in torch's convention for complex
+    gradients (dL/dx + i dL/dy)."""
+    def fn(m, a):
+        z = a.detach().requires_grad_()
+        y = f(m, z)
+        (y * y.conj()).real.sum().backward()
+        return y.detach(), z.grad
+    return fn
+
+
+def math_cases(name, torch_fn=None):
+    """complex_cases of the function `name`, and its gradient in complex128. torch_fn, where torch 1.13
+    has no complex kernel for it (torch 2.x has), computes the reference from others."""
+    f = lambda m, a: getattr(m, name)(a)  # noqa: E731
+    cs = [Case(c.id, c.fn, c.inputs, torch_fn=torch_fn) for c in complex_cases(f)]
+    g = torch_fn and with_grad(torch_fn)
+    return cs + [Case("grad", with_grad(f), [In((3, 4), "complex128")], torch_fn=g)]
 
 
 def part_cases(f):
@@ -131,6 +151,14 @@ EXTRA = {
     "log": complex_cases(lambda m, a: m.log(a)),
     "sqrt": complex_cases(lambda m, a: m.sqrt(a)),
     "tanh": complex_cases(lambda m, a: m.tanh(a)),
+    **{name: math_cases(name) for name in ["sin", "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh",
+                                           "acosh", "atanh", "sigmoid", "reciprocal", "rsqrt", "log2", "log10",
+                                           "square"]},
+    "expm1": math_cases("expm1", torch_fn=lambda m, a: m.exp(a) - 1),
+    "log1p": math_cases("log1p", torch_fn=lambda m, a: m.log(1 + a)),
+    **{name: complex_cases(lambda m, a, name=name: getattr(m, name)(a)) +
+       [Case("special", lambda m, a, name=name: getattr(m, name)(a), [In((4, 6), "complex128", kind="special")])]
+       for name in ["isnan", "isinf", "isfinite"]},
     "sum": reduce_cases("sum"),
     "mean": reduce_cases("mean"),
     "matmul": matmul_cases(),

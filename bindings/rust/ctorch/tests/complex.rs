@@ -34,3 +34,14 @@ fn promotion_and_refusals() {
     assert_eq!(e.kind(), ErrorKind::DType);
     assert!(e.message().contains("ct_tensor_item_complex"), "{}", e.message());
 }
+
+#[test]
+fn pointwise_math_on_complex_numbers() {
+    // sin(1+i) = sin 1 cosh 1 + i cos 1 sinh 1; square(1+2i) = -3+4i; isfinite(inf+0i) is false.
+    let one_plus_i = Tensor::complex(&Tensor::from_slice(&[1f64]), &Tensor::from_slice(&[1f64])).unwrap();
+    let (re, im) = one_plus_i.sin().unwrap().select(0, 0).unwrap().complex_value().unwrap();
+    assert!((re - 1f64.sin() * 1f64.cosh()).abs() < 1e-15 && (im - 1f64.cos() * 1f64.sinh()).abs() < 1e-15);
+    assert_eq!(z().square().unwrap().view_as_real().unwrap().to_vec::<f32>().unwrap(), vec![-3.0, 4.0, 8.0, -6.0]);
+    let inf = Tensor::complex(&Tensor::from_slice(&[f32::INFINITY, 1.0]), &Tensor::from_slice(&[0f32, 0.0])).unwrap();
+    assert_eq!(inf.isfinite().unwrap().to_vec::<bool>().unwrap(), vec![false, true]);
+}

@@ -1,8 +1,8 @@
 // complex.cpp - gradcheck cases of the complex-number operators and of the complex forms of the
-// arithmetic, math, reduction and product operators. Each case is a real function of real inputs
-// that goes through complex tensors (complex() in, view_as_real() or a real part out), so a finite
-// difference of real numbers checks torch's convention for complex gradients: the gradient with
-// respect to z = x + iy is dL/dx + i dL/dy, and products pass it on through the conjugate.
+// arithmetic, pointwise math, reduction and product operators. Each case is a real function of real
+// inputs that goes through complex tensors (complex() in, view_as_real() or a real part out), so a
+// finite difference of real numbers checks torch's convention for complex gradients: the gradient
+// with respect to z = x + iy is dL/dx + i dL/dy, and products pass it on through the conjugate.
 #include "gradcheck.h"
 
 namespace ct::gradcheck {
@@ -56,6 +56,26 @@ std::vector<Case> complex_cases() {
          const Tensor z = z_of(x, 0);
          const Tensor w = ops::add(ops::add(ops::exp(z), ops::log(z)), ops::add(ops::sqrt(z), ops::tanh(z)));
          return ops::add(parts(w), ops::unsqueeze(ops::abs(z), -1));
+       }},
+      {{"sin", "cos", "tan", "sinh", "cosh", "sigmoid", "reciprocal", "rsqrt", "square"},
+       {far, v},
+       [](const Inputs& x) {
+         const Tensor z = z_of(x, 0);
+         const Tensor w = ops::add(ops::add(ops::add(ops::sin(z), ops::cos(z)), ops::add(ops::tan(z), ops::sinh(z))),
+                                   ops::add(ops::add(ops::cosh(z), ops::sigmoid(z)),
+                                            ops::add(ops::add(ops::reciprocal(z), ops::rsqrt(z)), ops::square(z))));
+         return parts(w);
+       }},
+      // Off the real axis (imaginary parts in [0.5, 1.5]), away from the inverse functions' branch cuts.
+      {{"asin", "acos", "atan", "asinh", "acosh", "atanh", "log2", "log10", "expm1", "log1p"},
+       {v, far},
+       [](const Inputs& x) {
+         const Tensor z = z_of(x, 0);
+         const Tensor w = ops::add(ops::add(ops::add(ops::asin(z), ops::acos(z)), ops::add(ops::atan(z), ops::asinh(z))),
+                                   ops::add(ops::add(ops::acosh(z), ops::atanh(z)),
+                                            ops::add(ops::add(ops::log2(z), ops::log10(z)),
+                                                     ops::add(ops::expm1(z), ops::log1p(z)))));
+         return parts(w);
        }},
       {{"sum", "mean"},
        {m, m},
