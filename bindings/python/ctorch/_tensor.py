@@ -1202,7 +1202,11 @@ class Tensor:
         if _basic_setitem(self, index, value):  # basic indices, a number or a tensor: in C
             return
         t, tensors, dims = _apply_basic(self, index)
-        if not isinstance(value, Tensor):
+        if isinstance(value, complex):  # no complex number kind in C: a 0-dim complex tensor, for complex t only
+            if not t.dtype.is_complex:
+                raise RuntimeError(f"value cannot be converted to type {t.dtype} without overflow")
+            value = _wrap(_C.ct_tensor_complex_scalar(value.real, value.imag)).to(t.dtype)
+        elif not isinstance(value, Tensor):
             value = full((), value, dtype=t.dtype)
         elif value.dtype is not t.dtype:
             value = value.to(t.dtype)

@@ -61,6 +61,9 @@ def _box(x):
         return (_INT, int(x))
     if isinstance(x, numbers.Real):
         return (_FLOAT, float(x))
+    if isinstance(x, complex):  # a wrapped complex128 number (C's values have no complex kind), kept alive
+        t = _wrap(_C.ct_tensor_complex_scalar(x.real, x.imag))  # by the third item through the call
+        return (_TENSOR, t._h, t)
     if isinstance(x, _d.dtype):
         return (_DTYPE, x.code)
     if isinstance(x, device):
@@ -90,7 +93,7 @@ def _fits(value, type_text):
     if value is None:
         return optional
     if base == "Tensor":
-        return isinstance(value, Tensor)
+        return isinstance(value, (Tensor, complex))  # a complex number goes as a 0-dim tensor (_box)
     if base.startswith("Tensor["):
         return isinstance(value, (list, tuple)) and all(isinstance(v, Tensor) for v in value)
     if base.startswith("int["):
@@ -98,7 +101,7 @@ def _fits(value, type_text):
     if base in ("int", "bool"):
         return isinstance(value, (numbers.Integral, SymInt, SymBool))
     if base in ("float", "Scalar"):
-        return isinstance(value, numbers.Number) and not isinstance(value, Tensor)
+        return isinstance(value, numbers.Real) and not isinstance(value, Tensor)
     if base == "ScalarType":
         return isinstance(value, _d.dtype)
     if base in ("Device", "str"):

@@ -221,4 +221,16 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
   return call(op, {self, index, source, accumulate});
 }
 
+void check_fill_value(const char* op, const Frame& f, size_t i, const TensorImpl& self) {
+  if (!f.arg(i).is_tensor()) {
+    check_scalar_fits(op, "value", f.arg(i).to_scalar(), self.dtype());
+    return;
+  }
+  const TensorImpl& v = f.tensor(i);
+  CT_CHECK(v.dim() == 0, CT_ERROR_SHAPE, op, ": value must be a 0-dim tensor, got ", v.sizes(),
+           ". Pass a number or a 0-dim tensor");
+  CT_CHECK(!is_complex(v.dtype()) || is_complex(self.dtype()), CT_ERROR_DTYPE, op, ": value is ", v.dtype(),
+           " but self is ", self.dtype(), ", which cannot hold a complex number. Convert self to a complex dtype");
+}
+
 }  // namespace ct::ops::indexing

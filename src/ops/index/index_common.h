@@ -18,6 +18,7 @@
 
 #include "core/tensor.h"
 #include "dispatch/operator.h"
+#include "ops/cpu/cast.h"
 #include "ops/cpu/parallel.h"
 
 namespace ct::ops::indexing {
@@ -130,6 +131,21 @@ auto each(const F& f) {
 
 /// out = self.index_select(dim, idx) for a checked idx (checked_index); out has the result's sizes.
 void index_select_into(const Tensor& out, const TensorImpl& self, int64_t dim, const Tensor& idx);
+
+/// Checks op's fill value, argument i, for self (index_fill, masked_fill): a number that fits self's
+/// dtype, or a 0-dim tensor, whose complex value a real self cannot hold.
+void check_fill_value(const char* op, const Frame& f, size_t i, const TensorImpl& self);
+/// The fill value, argument i, as T: a number, or the element of a 0-dim tensor of any dtype
+/// (complex included), converted as to() converts.
+template <typename T>
+T fill_value(const Frame& f, size_t i) {
+  if (!f.arg(i).is_tensor()) return cpu::cast_value<T>(f.arg(i).to_scalar().template to<opmath_t<T>>());
+  const TensorImpl& v = f.tensor(i);
+  return visit_dtype<kAllDTypesAndComplex>(v.dtype(), "fill value", [&](auto tag) {
+    using V = typename decltype(tag)::type;
+    return cpu::cast_value<T>(*static_cast<const V*>(v.data()));
+  });
+}
 
 /// Copies self into out unless they are the same tensor (the in-place variants).
 void copy_into(const Tensor& out, const TensorImpl& self);

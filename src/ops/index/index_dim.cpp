@@ -102,7 +102,7 @@ void indexing::index_select_into(const Tensor& out, const TensorImpl& self, int6
                               {static_cast<char*>(self.data()), ss},
                               {static_cast<char*>(idx->data()), is}};
   const indexing::DimLoop L = indexing::make_dim_loop(shape, dim, ops, 3);
-  visit_dtype(self.dtype(), "index_select", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(self.dtype(), "index_select", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = reinterpret_cast<T*>(L.base[0]);
     const T* s = reinterpret_cast<const T*>(L.base[1]);
@@ -218,7 +218,7 @@ void along_source(const char* op, const Frame& f, const Tensor& out, const F& bo
 
 void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   along_source("index_add", f, outs[0], [&](const indexing::DimLoop& L, int64_t ods) {
-    visit_dtype(f.tensor(0).dtype(), "index_add", [&](auto tag) {
+    visit_dtype<kAllDTypesAndComplex>(f.tensor(0).dtype(), "index_add", [&](auto tag) {
       using T = typename decltype(tag)::type;
       using M = opmath_t<T>;
       const M alpha = f.arg(4).to_scalar().template to<M>();
@@ -282,7 +282,7 @@ void index_add_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 
 void index_copy_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   along_source("index_copy", f, outs[0], [&](const indexing::DimLoop& L, int64_t ods) {
-    visit_dtype(f.tensor(0).dtype(), "index_copy", [&](auto tag) {
+    visit_dtype<kAllDTypesAndComplex>(f.tensor(0).dtype(), "index_copy", [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* o = reinterpret_cast<T*>(L.base[0]);
       const T* s = reinterpret_cast<const T*>(L.base[1]);
@@ -301,25 +301,9 @@ void index_fill_meta(const Frame& f, MetaResult& m) {
   dim_arg("index_fill", f, 1, self);
   check_index_dtype("index_fill", index, false);
   check_index_vector("index_fill", index);
-  if (f.arg(3).is_tensor())
-    CT_CHECK(f.tensor(3).dim() == 0, CT_ERROR_SHAPE, "index_fill: value must be a 0-dim tensor, got ",
-             f.tensor(3).sizes(), ". Pass a number or a 0-dim tensor");
-  else
-    check_scalar_fits("index_fill", "value", f.arg(3).to_scalar(), self.dtype());
+  indexing::check_fill_value("index_fill", f, 3, self);
   m.compute = self.dtype();
   set_output(m, 0, self.sym_sizes(), self.dtype(), self.device());
-}
-
-Scalar value_arg(const Frame& f, size_t i) {
-  if (!f.arg(i).is_tensor()) return f.arg(i).to_scalar();
-  const TensorImpl& v = f.tensor(i);
-  return visit_dtype(v.dtype(), "item", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T x = *static_cast<const T*>(v.data());
-    if constexpr (std::is_same<T, bool>::value) return Scalar(x);
-    else if constexpr (std::is_integral<T>::value) return Scalar(static_cast<int64_t>(x));
-    else return Scalar(static_cast<double>(x));
-  });
 }
 
 void index_fill_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -327,7 +311,6 @@ void index_fill_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int64_t dim = dim_arg("index_fill", f, 1, self);
   const DimVector ss = sizes_1d(self);
   const Tensor idx = checked_index("index_fill", f.tensor(2), ss[dim], dim, true);
-  const Scalar value = value_arg(f, 3);
   indexing::copy_into(outs[0], self);
   DimVector shape(ss);
   shape[dim] = idx->numel();
@@ -339,9 +322,9 @@ void index_fill_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   for (size_t d = 0; d < shape.size(); ++d) is[d] = static_cast<int64_t>(d) == dim ? 1 : 0;
   const LoopOperand ops[2] = {{static_cast<char*>(outs[0]->data()), os}, {static_cast<char*>(idx->data()), is}};
   const indexing::DimLoop L = indexing::make_dim_loop(shape, dim, ops, 2);
-  visit_dtype(self.dtype(), "index_fill", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(self.dtype(), "index_fill", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T v = cpu::cast_value<T>(value.template to<opmath_t<T>>());
+    const T v = indexing::fill_value<T>(f, 3);
     T* o = reinterpret_cast<T*>(L.base[0]);
     const int64_t* ix = reinterpret_cast<const int64_t*>(L.base[1]);
     indexing::run_dim_loop(L, false, indexing::each([&](const int64_t* off) { o[off[0] + ix[off[1]] * ods] = v; }));
@@ -399,28 +382,33 @@ void index_fill_tensor_backward(GradCtx& c) {
 void define_index_dim(Registry& r) {
   r.def("index_select(Tensor self, int dim, Tensor index) -> Tensor")
       .meta(index_select_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, index_select_cpu, Determinism::Bitwise)
       .derivative(index_select_backward, save("index"));
   r.def("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor")
       .meta(index_add_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, index_add_cpu, Determinism::Bitwise)
       .derivative(index_add_backward, save("index"))
       .inplace("index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor")
       .meta(index_copy_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, index_copy_cpu, Determinism::Bitwise)
       .derivative(index_copy_backward, save("index"))
       .inplace("index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
       .meta(index_fill_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, index_fill_cpu, Determinism::Bitwise)
       .derivative(index_fill_backward, save("index"))
       .inplace("index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor")
       .meta(index_fill_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, index_fill_cpu, Determinism::Bitwise)
       .derivative(index_fill_tensor_backward, save("index"))
       .inplace("index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)",

@@ -26,36 +26,19 @@ const TensorImpl* bool_mask(const TensorImpl& mask, Tensor& holder) { return as_
 void masked_fill_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& self = f.tensor(0);
   check_mask("masked_fill", f.tensor(1));
-  if (f.arg(2).is_tensor())
-    CT_CHECK(f.tensor(2).dim() == 0, CT_ERROR_SHAPE, "masked_fill: value must be a 0-dim tensor, got ",
-             f.tensor(2).sizes(), ". Pass a number or a 0-dim tensor");
-  else
-    check_scalar_fits("masked_fill", "value", f.arg(2).to_scalar(), self.dtype());
+  indexing::check_fill_value("masked_fill", f, 2, self);
   m.compute = self.dtype();
   set_output(m, 0, broadcast_shapes("masked_fill", self.sym_sizes(), f.tensor(1).sym_sizes()), self.dtype(),
              common_device(f));
-}
-
-Scalar value_arg(const Frame& f, size_t i) {
-  if (!f.arg(i).is_tensor()) return f.arg(i).to_scalar();
-  const TensorImpl& v = f.tensor(i);
-  return visit_dtype(v.dtype(), "masked_fill", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T x = *static_cast<const T*>(v.data());
-    if constexpr (std::is_same<T, bool>::value) return Scalar(x);
-    else if constexpr (std::is_integral<T>::value) return Scalar(static_cast<int64_t>(x));
-    else return Scalar(static_cast<double>(x));
-  });
 }
 
 void masked_fill_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   Tensor hm;
   const TensorImpl* in[2] = {&f.tensor(0), bool_mask(f.tensor(1), hm)};
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 2);
-  const Scalar value = value_arg(f, 2);
-  visit_dtype(m.compute, "masked_fill", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(m.compute, "masked_fill", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T v = cpu::cast_value<T>(value.template to<opmath_t<T>>());
+    const T v = indexing::fill_value<T>(f, 2);
     cpu::elementwise<T, T, bool>(plan, [v](T x, bool c) { return cpu::select(c, v, x); });
   });
 }
@@ -87,7 +70,7 @@ void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
            ". Give source at least as many elements");
   indexing::copy_into(out, f.tensor(0));
   const Tensor dst = out->is_contiguous() ? out : expect_contiguous(out);
-  visit_dtype(m.compute, "masked_scatter", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(m.compute, "masked_scatter", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = dst->template data_as<T>();
     const T* s = source->template data_as<const T>();
@@ -106,7 +89,7 @@ void masked_scatter_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
 template <typename Visit>
 int64_t count_then_visit(const Tensor& c, const Visit& visit) {
   int64_t count = 0;
-  visit_dtype(c->dtype(), "nonzero", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(c->dtype(), "nonzero", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const cpu::loaded_t<T>* p = reinterpret_cast<const cpu::loaded_t<T>*>(c->data());
     const int64_t n = c->numel();
@@ -228,16 +211,19 @@ void masked_scatter_backward(GradCtx& c) {
 void define_masked(Registry& r) {
   r.def("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor")
       .meta(masked_fill_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, masked_fill_cpu, Determinism::Bitwise)
       .derivative(masked_fill_backward, save("mask"))
       .inplace("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)");
   r.def("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor")
       .meta(masked_fill_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, masked_fill_cpu, Determinism::Bitwise)
       .derivative(masked_fill_tensor_backward, save("mask"))
       .inplace("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)");
   r.def("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor")
       .meta(masked_scatter_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, masked_scatter_cpu, Determinism::Bitwise)
       .derivative(masked_scatter_backward, save("mask"))
       .inplace("masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)",

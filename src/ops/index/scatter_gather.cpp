@@ -85,7 +85,7 @@ void gather_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int64_t dim = dim_arg("gather", f, self);
   const IndexedLoop r = indexed_loop("gather", self, f.tensor(2), dim, outs[0].impl());
   const int64_t xs = r.indexed_stride;
-  visit_dtype(self.dtype(), "gather", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(self.dtype(), "gather", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* s = reinterpret_cast<const T*>(r.L.base[0]);
     const int64_t* ix = reinterpret_cast<const int64_t*>(r.L.base[1]);
@@ -115,14 +115,15 @@ void scatter_add_meta(const Frame& f, MetaResult& m) { scatter_meta_named("scatt
 
 // Walks index in order along dim within each unit, so repeated targets see their entries in index
 // order on every run and thread count (the last one wins for scatter, they add for scatter_add).
-template <typename Body>
+// kDTypes: the dtypes the operator takes (scatter_reduce's reductions have no complex forms).
+template <unsigned kDTypes = kAllDTypesAndComplex, typename Body>
 void scatter_loop(const char* op, const Frame& f, const Tensor& out, const Body& body) {
   const TensorImpl& self = f.tensor(0);
   const int64_t dim = dim_arg(op, f, self);
   const TensorImpl* src = f.arg(3).is_tensor() ? &f.tensor(3) : nullptr;
   IndexedLoop r = indexed_loop(op, *out, f.tensor(2), dim, src);  // checks before self is copied
   indexing::copy_into(out, self);
-  visit_dtype(self.dtype(), op, [&](auto tag) {
+  visit_dtype<kDTypes>(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     body(tag, r, reinterpret_cast<T*>(r.L.base[0]), reinterpret_cast<const int64_t*>(r.L.base[1]),
          reinterpret_cast<const T*>(r.L.base[2]));
@@ -202,7 +203,7 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   // mean needs a count per element of self: entries scattered there, plus one for self itself.
   Tensor count;
   if (red == Reduce::Mean) count = full(self.sizes(), Scalar(int64_t(include_self ? 1 : 0)), DType::Int64, kCPU);
-  scatter_loop("scatter_reduce", f, outs[0], [&](auto tag, const IndexedLoop& r, auto* o, const int64_t* ix,
+  scatter_loop<kAllDTypes>("scatter_reduce", f, outs[0], [&](auto tag, const IndexedLoop& r, auto* o, const int64_t* ix,
                                                 const auto* s) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same<T, bool>::value) {
@@ -413,16 +414,19 @@ void define_scatter_gather(Registry& r) {
   r.def("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor").composite(take_along_dim_kernel);
   r.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor")
       .meta(gather_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, gather_cpu, Determinism::Bitwise)
       .derivative(gather_backward, save("index"));
   r.def("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
       .meta(scatter_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, scatter_cpu, Determinism::Bitwise)
       .derivative(scatter_backward, save("index"))
       .inplace("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
                OpBuilder::Reads::Anywhere);
   r.def("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor")
       .meta(scatter_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, scatter_cpu, Determinism::Bitwise)
       .derivative(scatter_value_backward, save("index"))
       .inplace("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
@@ -437,6 +441,7 @@ void define_scatter_gather(Registry& r) {
       .composite(scatter_reduce_inplace_kernel);
   r.def("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor")
       .meta(scatter_add_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, scatter_add_cpu, Determinism::Bitwise)
       .derivative(scatter_add_backward, save("index"))
       .inplace("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",

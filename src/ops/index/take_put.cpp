@@ -23,7 +23,7 @@ void take_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Tensor flat = expect_contiguous(Tensor::borrow(&self));
   const int64_t n = idx->numel();
   const int64_t* ix = idx->data_as<const int64_t>();
-  visit_dtype(self.dtype(), "take", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(self.dtype(), "take", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* s = flat->template data_as<const T>();
     T* o = outs[0]->template data_as<T>();  // fresh, so contiguous
@@ -66,7 +66,7 @@ void put_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& out = *outs[0];
   const int64_t n = idx->numel();
   const int64_t* ix = idx->data_as<const int64_t>();
-  visit_dtype(self.dtype(), "put", [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(self.dtype(), "put", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     const T* s = src->template data_as<const T>();
@@ -103,10 +103,12 @@ void put_backward(GradCtx& c) {
 void define_take_put(Registry& r) {
   r.def("take(Tensor self, Tensor index) -> Tensor")
       .meta(take_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, take_cpu, Determinism::Bitwise)
       .derivative(take_backward, save("index"));
   r.def("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor")
       .meta(put_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, put_cpu, Determinism::Bitwise)
       .derivative(put_backward, save("index"))
       .inplace("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)",

@@ -122,6 +122,44 @@ def matmul_cases():
     ]
 
 
+def indexing_cases():
+    """The indexing operators on complex tensors: they move (or add) whole elements, so the values are
+    exact; the gradients of the selecting ones go back through their adding forms. Indices are inputs,
+    so that the cases run again on the meta device."""
+    i = In((3,), "int64", kind=[2, 0, 2])  # a repeated index: index_add adds both
+    g = In((2, 4), "int64", kind=[0, 2, 1, 0, 2, 1, 0, 1])
+    mask = lambda a: a.real > 0  # noqa: E731
+    c64, c128 = In((3, 4), "complex64"), In((3, 4), "complex128")
+    return {
+        "index_select": [Case("c64", lambda m, a, i: m.index_select(a, 0, i), [c64, i]),
+                         Case("grad", with_grad(lambda m, a: m.index_select(a, 0, a.real.new_zeros(2).long())), [c128])],
+        "index_add": [Case("c128", lambda m, a, i, b: a.index_add(0, i, b, alpha=2), [c128, i, c128])],
+        "index_copy": [Case("c64", lambda m, a, i, b: a.index_copy(0, i, b),
+                            [c64, In((2,), "int64", kind=[1, 0]), In((2, 4), "complex64")])],
+        "index_fill": [Case("c64", lambda m, a, i: a.index_fill(1, i, -2.5), [c64, In((2,), "int64", kind=[0, 3])]),
+                       Case("complex_value", lambda m, a, i, v: a.index_fill(1, i, v),
+                            [c128, In((1,), "int64", kind=[1]), In((), "complex128")])],
+        "gather": [Case("c64", lambda m, a, g: m.gather(a, 1, g), [c64, g]),
+                   Case("grad", with_grad(lambda m, a: m.gather(a, 1, a.real.new_zeros(2, 4).long())), [c128])],
+        "scatter": [Case("c128", lambda m, a, g, b: a.scatter(1, g, b), [c128, g, In((2, 4), "complex128")]),
+                    Case("value", lambda m, a, g: a.scatter(1, g, 1.5), [c64, g])],
+        "scatter_add": [Case("c64", lambda m, a, g, b: a.scatter_add(1, g, b), [c64, g, In((2, 4), "complex64")])],
+        "masked_fill": [Case("c64", lambda m, a: a.masked_fill(mask(a), 0.5), [c64]),
+                        Case("complex_value", lambda m, a: a.masked_fill(mask(a), 1 - 2j), [c128]),
+                        Case("grad", with_grad(lambda m, a: a.masked_fill(mask(a), 0.0)), [c128]),
+                        Case("complex_into_real", lambda m, a, v: a.masked_fill(a > 0, v),
+                             [In((3, 4), "float32"), In((), "complex64")])],
+        "masked_scatter": [Case("c128", lambda m, a, b: a.masked_scatter(mask(a), b), [c128, In((12,), "complex128")])],
+        "masked_select": [Case("c64", lambda m, a: a[mask(a)], [c64])],
+        "take": [Case("c128", lambda m, a, i: m.take(a, i), [c128, In((2, 2), "int64", kind=[11, 0, 5, 5])])],
+        "put": [Case("c64", lambda m, a, i, b: a.put(i, b, accumulate=True),
+                     [c64, In((3,), "int64", kind=[1, 7, 1]), In((3,), "complex64")])],
+        "nonzero": [Case("c64", lambda m, a: m.nonzero(a * (a.real > 0)), [c64])],
+        "index_put": [Case("c128", lambda m, a, i, b: a.index_put((i,), b),
+                           [c128, In((2,), "int64", kind=[0, 2]), In((2, 4), "complex128")])],
+    }
+
+
 CASES = {
     "view_as_real": part_cases(lambda m, a: m.view_as_real(a)),
     "view_as_complex": view_as_complex_cases(),
@@ -162,6 +200,7 @@ EXTRA = {
     "sum": reduce_cases("sum"),
     "mean": reduce_cases("mean"),
     "matmul": matmul_cases(),
+    **indexing_cases(),
     "flip": [
         Case("c64", lambda m, a: m.flip(a, [0, 1]), [In((3, 4), "complex64")]),
         Case("c128_T", lambda m, a: m.flip(a, [1]), [In((3, 3), "complex128", layout="T")]),

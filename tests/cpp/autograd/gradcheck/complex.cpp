@@ -77,6 +77,16 @@ std::vector<Case> complex_cases() {
                                                      ops::add(ops::expm1(z), ops::log1p(z)))));
          return parts(w);
        }},
+      // Indexing moves whole complex elements; the gradients go back through index_add and scatter_add.
+      {{"index_select", "gather", "masked_fill"},
+       {m, m},
+       [](const Inputs& x) {
+         const Tensor z = z_of(x, 0);
+         const Tensor rows = ops::index_select(z, 0, ops::full({3}, Scalar(1), DType::Int64));
+         const Tensor picked = ops::gather(z, 1, ops::full({2, 2}, Scalar(2), DType::Int64));
+         const Tensor filled = ops::masked_fill(z, ops::gt(x[0], 0), Scalar(0.5));
+         return ops::add(ops::sum(parts(rows)), ops::add(ops::sum(parts(picked)), ops::sum(parts(filled))));
+       }},
       {{"sum", "mean"},
        {m, m},
        [](const Inputs& x) {
