@@ -142,6 +142,23 @@ static void test_pointwise_math(void) {
   RELEASE(z, s, r, fin);
 }
 
+/* [1+2i, 3-i]: squared [-3+4i, 8-6i]; running sums [1+2i, 4+i]; variance (real) var(1, 3) +
+ * var(2, -1) = 2 + 4.5. */
+static void test_powers_running_sums_and_variance(void) {
+  const float v[] = {1, 2, 3, -1};
+  ct_tensor *z = c64(v, S(2)), *sq = NULL, *sqr = NULL, *run = NULL, *runr = NULL, *var = NULL;
+  const ct_scalar two = SF(2.0);
+  CHECK_OK(ct_tensor_pow_scalar(z, &two, &sq));
+  CHECK_OK(ct_tensor_view_as_real(sq, &sqr));
+  CHECK_TENSOR(sqr, CT_FLOAT32, S(2, 2), -3, 4, 8, -6);
+  CHECK_OK(ct_tensor_cumsum(z, 0, NULL, &run));
+  CHECK_OK(ct_tensor_view_as_real(run, &runr));
+  CHECK_TENSOR(runr, CT_FLOAT32, S(2, 2), 1, 2, 4, 1);
+  CHECK_OK(ct_tensor_var_correction(z, NULL, 0, NULL, 0, &var));
+  CHECK_TENSOR_NEAR(var, CT_FLOAT32, 1e-6, S(), 6.5);
+  RELEASE(z, sq, sqr, run, runr, var);
+}
+
 static void test_random_complex_tensors(void) {
   const int64_t n = 4096;
   ct_tensor *u = NULL, *z = NULL, *parts = NULL, *lo = NULL, *hi = NULL, *sq = NULL, *mean = NULL;
@@ -176,5 +193,6 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_refusals_name_the_operator_and_dtype),
     CAPI_TEST(test_random_complex_tensors),
     CAPI_TEST(test_pointwise_math),
+    CAPI_TEST(test_powers_running_sums_and_variance),
 };
 CAPI_MAIN(TESTS)

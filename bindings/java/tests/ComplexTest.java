@@ -51,4 +51,16 @@ class ComplexTest {
       assertArrayEquals(new boolean[] {false, true}, inf.isfinite().toBooleanArray());
     }
   }
+
+  @Test
+  void powersRunningSumsAndNorms() {
+    try (TensorScope scope = new TensorScope()) {
+      // z = [1+2i, 3-i]: z^2 = [-3+4i, 8-6i]; cumsum = [1+2i, 4+i]; |z| = sqrt(5 + 10), real
+      assertArrayEquals(new float[] {-3, 4, 8, -6}, z().pow(2).viewAsReal().toFloatArray());
+      assertArrayEquals(new float[] {1, 2, 4, 1}, z().cumsum(0).viewAsReal().toFloatArray());
+      Tensor norm = z().linalgVectorNorm();
+      assertEquals(DType.FLOAT32, norm.dtype());
+      assertEquals(Math.sqrt(15), norm.toFloatArray()[0], 1e-6);
+    }
+  }
 }

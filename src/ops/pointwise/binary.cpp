@@ -52,18 +52,22 @@ std::optional<double> wrapped_value(const TensorImpl& t) {
   return t.dtype() == DType::Float64 ? *t.data_as<double>() : static_cast<double>(*t.data_as<int64_t>());
 }
 
+// For complex operands the factors are conjugated, and a complex exponent counts as non-negative
+// where it is real and >= 0.
 void pow_backward(GradCtx& c, const Tensor& base, const Tensor& e) {
   if (c.needs("self")) {
     // grad * (e * base^(e-1)), associated as torch does; a number e stays a number, so that
     // base^(e-1) takes pow's arithmetic (pow_by_arithmetic) as torch's does: torch's bits.
     const std::optional<double> ev = wrapped_value(*e);
-    const Tensor d = ev ? ops::mul(c.grad(), ops::mul(ops::pow(base, Scalar(*ev - 1)), Scalar(*ev)))
-                        : ops::mul(c.grad(), ops::mul(e, ops::pow(base, ops::sub(e, 1))));
+    const Tensor d = ev ? ops::mul(c.grad(), conj_if_complex(ops::mul(ops::pow(base, Scalar(*ev - 1)), Scalar(*ev))))
+                        : ops::mul(c.grad(), conj_if_complex(ops::mul(e, ops::pow(base, ops::sub(e, 1)))));
     c.set("self", zero_where(ops::eq(e, 0), d));
   }
   if (c.needs("other")) {
-    const Tensor d = ops::mul(c.grad(), ops::mul(c.result(), ops::log(base)));
-    c.set("other", zero_where(ops::mul(ops::eq(base, 0), ops::ge(e, 0)), d));
+    const Tensor d = ops::mul(c.grad(), conj_if_complex(ops::mul(c.result(), ops::log(base))));
+    const Tensor non_negative = is_complex(e->dtype()) ? ops::mul(ops::eq(ops::imag(e), 0), ops::ge(ops::real(e), 0))
+                                                       : ops::ge(e, 0);
+    c.set("other", zero_where(ops::mul(ops::eq(base, 0), non_negative), d));
   }
 }
 
@@ -166,13 +170,13 @@ struct Div {
   }
 };
 struct Pow {
-  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr unsigned dtypes = kAllDTypesAndComplex;
   static constexpr bool divides = false;
   static constexpr const char* name = "pow";
   static constexpr Rule rule = Rule::Promote;
   static constexpr bool has_alpha = false;
   template <typename T> static T apply(T a, T b) {
-    if constexpr (std::is_floating_point<M<T>>::value) {
+    if constexpr (std::is_floating_point<M<T>>::value || cpu::is_complex_t<T>::value) {
       return T(std::pow(M<T>(a), M<T>(b)));
     } else {  // exact integer power by squaring (bool is refused by the meta function); negative
               // exponents as PyTorch: 1, +-1 or 0
@@ -560,7 +564,8 @@ void binary_meta(const Frame& f, MetaResult& m) {
 // pow(x, e) for a Python number e that torch computes by arithmetic instead of std::pow: x * x,
 // x * x * x, 1 / (x * x), sqrt, 1 / sqrt, 1 / x (and x for 1, which pow's derivative at 2 asks
 // for). Torch's numbers, and vectorized loops instead of a libm call per element (x ** 3 of 1M
-// float32 took 8 ms, torch 0.3 ms). False when e is another value: std::pow then.
+// float32 took 8 ms, torch 0.3 ms). False when e is another value: std::pow then. Complex x too,
+// with torch's textbook product.
 template <typename T>
 bool pow_by_arithmetic(const cpu::LoopPlan& plan, const cpu::LoopCasts& casts, const TensorImpl& exponent) {
   using A = M<T>;
@@ -568,11 +573,15 @@ bool pow_by_arithmetic(const cpu::LoopPlan& plan, const cpu::LoopCasts& casts, c
   if (!value) return false;
   const double e = *value;
   const auto run = [&](auto fn) { cpu::elementwise<T, T, T>(plan, [fn](T x, T) { return T(fn(A(x))); }, casts); };
+  const auto times = [](A x, A y) {
+    if constexpr (cpu::is_complex_t<A>::value) return textbook_product(x, y);
+    else return x * y;
+  };
   // torch rounds x * x to bfloat16 before the next step (float16 and the rest keep it in A).
-  const auto square = [](A x) { return std::is_same<T, BFloat16>::value ? A(T(x * x)) : x * x; };
+  const auto square = [times](A x) { return std::is_same<T, BFloat16>::value ? A(T(x * x)) : times(x, x); };
   if (e == 1) run([](A x) { return x; });
-  else if (e == 2) run([](A x) { return x * x; });
-  else if (e == 3) run([square](A x) { return square(x) * x; });
+  else if (e == 2) run([times](A x) { return times(x, x); });
+  else if (e == 3) run([square, times](A x) { return times(square(x), x); });
   else if (e == -2) run([square](A x) { return A(1) / square(x); });
   else if (e == 0.5) run([](A x) { return std::sqrt(x); });
   else if (e == -0.5) run([](A x) { return A(1) / std::sqrt(x); });
@@ -611,7 +620,7 @@ void binary_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
                ": ZeroDivisionError, an integer divisor is 0. Remove the zeros, or divide as floats");
       return;
     }
-    if constexpr (std::is_same<Op, Pow>::value && std::is_floating_point<M<T>>::value) {
+    if constexpr (std::is_same<Op, Pow>::value && (std::is_floating_point<M<T>>::value || cpu::is_complex_t<T>::value)) {
       if (pow_by_arithmetic<T>(plan, casts, *in[1])) return;
     }
     if constexpr (Op::has_alpha) {

@@ -68,10 +68,15 @@ void norm_dim_kernel(void*, Frame& f) {
 
 void vector_norm_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  CT_CHECK(is_floating(a.dtype()), CT_ERROR_DTYPE, kVectorNorm, ": needs a floating input, got ", a.dtype(), " (",
-           a.sym_sizes(), "). Convert with to(float32) first");
-  const DType d = f.arg(4).is_none() ? a.dtype() : f.arg(4).dtype();
-  CT_CHECK(is_floating(d), CT_ERROR_DTYPE, kVectorNorm, ": dtype must be floating, got ", d);
+  CT_CHECK(is_floating(a.dtype()) || is_complex(a.dtype()), CT_ERROR_DTYPE, kVectorNorm,
+           ": needs a floating or complex input, got ", a.dtype(), " (", a.sym_sizes(),
+           "). Convert with to(float32) first");
+  const DType given = f.arg(4).is_none() ? a.dtype() : f.arg(4).dtype();
+  CT_CHECK(is_complex(given) == is_complex(a.dtype()) && (is_floating(given) || is_complex(given)), CT_ERROR_DTYPE,
+           kVectorNorm, ": dtype must be ", is_complex(a.dtype()) ? "complex for a complex input" : "floating",
+           ", got ", given);
+  // A complex input's norm is real: the norm of its elements' moduli.
+  const DType d = real_dtype(given);
   bool all = false;
   const uint64_t mask = reduced_mask(kVectorNorm, f.arg(2), static_cast<int64_t>(a.dim()), &all);
   SymInt n = 1;
@@ -111,12 +116,12 @@ void vector_norm_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
     return;
   }
   const DimVector dims = norm_dims(kVectorNorm, f.arg(2), static_cast<int64_t>(x->dim()));
-  copy_(outs[0], vector_norm(kVectorNorm, x, p, dims, f.arg(3).to_bool()));
+  copy_(outs[0], vector_norm(kVectorNorm, is_complex(x->dtype()) ? abs(x) : x, p, dims, f.arg(3).to_bool()));
 }
 
-// As PyTorch's norm_backward: p = 0 has no gradient; p = 1 is sign(x); +-inf shares the gradient
-// among the elements whose |x| is the norm; otherwise sign(x) |x|^(p-1) / norm^(p-1), 0 where the
-// norm is 0.
+// As PyTorch's norm_backward: p = 0 has no gradient; p = 1 is sign(x) (sgn for complex x); +-inf
+// shares the gradient among the elements whose |x| is the norm; otherwise sign(x) |x|^(p-1) /
+// norm^(p-1), 0 where the norm is 0.
 void vector_norm_backward(autograd::GradCtx& c) {
   const Tensor x = with_dtype(c.saved("self"), c.arg("dtype"));
   const double p = c.arg("ord").to_double();
@@ -125,7 +130,8 @@ void vector_norm_backward(autograd::GradCtx& c) {
   const Tensor g = expand_reduced(c.grad(), dims, x->sizes(), keepdim);
   const Tensor y = expand_reduced(c.result(), dims, x->sizes(), keepdim);
   const Tensor zero = zeros({}, x->dtype(), x->device());
-  const Tensor sign = sub(to(gt(x, 0), x->dtype()), to(lt(x, 0), x->dtype()));
+  // sign(x), and for complex x its sgn, x / |x|: d|x| = Re(conj(sgn x) dx).
+  const Tensor sign = is_complex(x->dtype()) ? sgn(x) : sub(to(gt(x, 0), x->dtype()), to(lt(x, 0), x->dtype()));
   Tensor gx;
   if (p == 0.0) {
     gx = mul(x, Scalar(0.0));
@@ -235,6 +241,7 @@ void define_norms(Registry& r) {
   r.def("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor").composite(norm_dim_kernel);
   r.def("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
       .meta(vector_norm_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, vector_norm_cpu, Determinism::Bitwise)
       .derivative(vector_norm_backward, save_result(save("self")));
   r.def("linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")

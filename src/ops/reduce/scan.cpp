@@ -7,6 +7,7 @@
 // in int64) and round each output once.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <type_traits>
 
@@ -24,9 +25,12 @@ namespace {
 template <typename T> using M = opmath_t<T>;
 using autograd::GradCtx;
 
+// A complex<float> sum accumulates in complex<double>, as torch's does.
 template <typename T>
-using scan_acc_t = std::conditional_t<std::is_same<T, float>::value, double,
-                                      std::conditional_t<std::is_floating_point<M<T>>::value, M<T>, int64_t>>;
+using scan_acc_t = std::conditional_t<
+    std::is_same<T, float>::value, double,
+    std::conditional_t<std::is_floating_point<M<T>>::value, M<T>,
+                       std::conditional_t<cpu::is_complex_t<T>::value, std::complex<double>, int64_t>>>;
 
 // ---- cumsum / cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
@@ -54,7 +58,9 @@ void cum_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const int64_t item = static_cast<int64_t>(itemsize(a.dtype()));
   const Lines l = lines_of(a.sizes(), dim);
   const int64_t lines_per_chunk = std::max<int64_t>(1, 4096 / std::max<int64_t>(l.inner, 1));
-  visit_dtype<kNumericDTypes>(m.compute, Prod ? "cumprod" : "cumsum", [&](auto tag) {
+  // cumsum takes complex tensors (each running sum is its parts' running sums); cumprod does not yet.
+  constexpr unsigned kDTypes = Prod ? kNumericDTypes : kNumericDTypes | kComplexDTypes;
+  visit_dtype<kDTypes>(m.compute, Prod ? "cumprod" : "cumsum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = scan_acc_t<T>;
     const char* src = static_cast<const char*>(in->data());
@@ -300,6 +306,7 @@ void diff_kernel(void*, Frame& f) {
 void define_scans(Registry& r) {
   r.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
       .meta(cum_meta<false>)
+      .takes_complex()
       .compute(DispatchKey::CPU, cum_cpu<false>, Determinism::Bitwise)
       .derivative(cumsum_backward);
   r.def("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")

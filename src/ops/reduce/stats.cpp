@@ -57,19 +57,39 @@ template <Moment K>
 void moment_meta(const Frame& f, MetaResult& m) {
   const char* op = moment_name(K);
   const TensorImpl& a = f.tensor(0);
-  CT_CHECK(is_floating(a.dtype()), CT_ERROR_DTYPE, op, ": needs a floating input, got ", a.dtype(), " (",
-           a.sym_sizes(), "). Convert with to(float32) first");
+  CT_CHECK(is_floating(a.dtype()) || is_complex(a.dtype()), CT_ERROR_DTYPE, op,
+           ": needs a floating or complex input, got ", a.dtype(), " (", a.sym_sizes(),
+           "). Convert with to(float32) first");
   bool all = false;
   const uint64_t mask = reduced_mask(op, f.arg(1), static_cast<int64_t>(a.dim()), &all);
   const SymDimVector sizes = reduced_sizes(a.sym_sizes(), mask, f.arg(3).to_bool());
   m.compute = a.dtype();
   m.n = (K == Moment::VarMean || K == Moment::StdMean) ? 2 : 1;
-  for (size_t i = 0; i < m.n; ++i) set_output(m, i, sizes, a.dtype(), a.device());
+  // The variance is real (of a complex input too); the mean has the input's dtype.
+  for (size_t i = 0; i < m.n; ++i)
+    set_output(m, i, sizes, i == 0 ? real_dtype(a.dtype()) : a.dtype(), a.device());
+}
+
+// A complex input's variance is the sum of its parts' (E|z - mean|^2 = var(x) + var(y)), as torch
+// computes it; its mean is complex.
+template <Moment K>
+void complex_moment(const Frame& f, Tensor* outs) {
+  const Tensor z = Tensor::borrow(&f.tensor(0));
+  const OptionalIntArrayRef dims =
+      f.arg(1).is_none() ? OptionalIntArrayRef() : OptionalIntArrayRef(f.arg(1).int_list());
+  const std::optional<Scalar> corr =
+      f.arg(2).is_none() ? std::nullopt : std::optional<Scalar>(f.arg(2).to_scalar());
+  const bool keepdim = f.arg(3).to_bool();
+  Tensor var = add(var_correction(real(z), dims, corr, keepdim), var_correction(imag(z), dims, corr, keepdim));
+  if (K == Moment::Std || K == Moment::StdMean) var = sqrt(var);
+  copy_(outs[0], var);
+  if (K == Moment::VarMean || K == Moment::StdMean) copy_(outs[1], mean(z, dims, keepdim));
 }
 
 template <Moment K>
 void moment_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const TensorImpl& a = f.tensor(0);
+  if (is_complex(a.dtype())) return complex_moment<K>(f, outs);
   bool all = false;
   const uint64_t mask = reduced_mask(moment_name(K), f.arg(1), static_cast<int64_t>(a.dim()), &all);
   const ReduceLayout l = reduce_layout(a, mask);
@@ -92,7 +112,8 @@ void moment_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   });
 }
 
-// d var / dx = 2 (x - mean) / (N - correction); d std / dx = (x - mean) / ((N - correction) std).
+// d var / dx = 2 (x - mean) / (N - correction); d std / dx = (x - mean) / ((N - correction) std);
+// the same for complex x (var is real: a real loss's gradient in torch's convention).
 template <Moment K>
 void moment_backward(GradCtx& c) {
   const char* op = moment_name(K);
@@ -137,6 +158,7 @@ void define_moment(Registry& r) {
   const std::string ret = two ? " -> (Tensor, Tensor)" : " -> Tensor";
   r.def(n + ".correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)" + ret)
       .meta(moment_meta<K>)
+      .takes_complex()
       .compute(DispatchKey::CPU, moment_cpu<K>, Determinism::Bitwise)
       .derivative(moment_backward<K>, save("self"));
   r.def(n + ".dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False)" + ret).composite(moment_dim_kernel<K>);

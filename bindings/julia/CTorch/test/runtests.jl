@@ -402,6 +402,9 @@ end
         @test Array(f(w)) ≈ g.(ComplexF64[1 + 1im, -0.5 + 2im])
     end
     @test Array(ops.isfinite(Tensor(ComplexF64[Inf + 0im, 1]))) == [false, true]
+    @test Array(ops.pow(w, 3)) ≈ ComplexF64[1 + 1im, -0.5 + 2im] .^ 3
+    @test Array(ops.cumsum(w, 0)) ≈ cumsum(ComplexF64[1 + 1im, -0.5 + 2im])
+    @test CTorch.item(ops.linalg_vector_norm(w)) ≈ sqrt(2 + 0.25 + 4)  # real: the norm of the moduli
 end
 
 @testset "torch.fft: transforms, frequencies and shifts" begin

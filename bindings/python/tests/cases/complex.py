@@ -199,8 +199,37 @@ EXTRA = {
        for name in ["isnan", "isinf", "isfinite"]},
     "sum": reduce_cases("sum"),
     "mean": reduce_cases("mean"),
+    # var and std of a complex tensor are real: var(real) + var(imag); the mean of var_mean is complex.
+    "var": reduce_cases("var") + [Case("grad", with_grad(lambda m, a: a.var(0)), [In((3, 4), "complex128")]),
+                                  Case("correction", lambda m, a: m.var(a, 1, correction=0), [In((3, 4), "complex64")])],
+    "std": reduce_cases("std") + [Case("grad", with_grad(lambda m, a: a.std(1)), [In((3, 4), "complex128")])],
+    "var_mean": [Case("c64", lambda m, a: m.var_mean(a, 1), [In((3, 4), "complex64")]),
+                 Case("grad", with_grad(lambda m, a: m.var_mean(a, 0)[1]), [In((3, 4), "complex128")])],
+    "std_mean": [Case("c128", lambda m, a: m.std_mean(a, 0, keepdim=True), [In((3, 4), "complex128")])],
+    "cumsum": [Case("c64", lambda m, a: m.cumsum(a, 0), [In((3, 4), "complex64")]),
+               Case("c128_T", lambda m, a: m.cumsum(a, -1), [In((3, 4), "complex128", layout="T")]),
+               Case("empty", lambda m, a: m.cumsum(a, 0), [In((0, 3), "complex64")]),
+               Case("grad", with_grad(lambda m, a: m.cumsum(a, 1)), [In((3, 4), "complex128")])],
+    # The norms of a complex tensor are the norms of its elements' moduli, real.
+    "linalg_vector_norm": [Case(f"ord_{p}", lambda m, a, p=p: m.linalg.vector_norm(a, p), [In((3, 4), "complex64")])
+                           for p in [2, 1, 3, float("inf"), 0]] + [
+        Case("dim", lambda m, a: m.linalg.vector_norm(a, 2, dim=1, keepdim=True), [In((3, 4), "complex128")]),
+        Case("grad", with_grad(lambda m, a: m.linalg.vector_norm(a, 2, dim=0)), [In((3, 4), "complex128")]),
+        Case("grad_ord1", with_grad(lambda m, a: m.linalg.vector_norm(a, 1)), [In((3, 4), "complex128")]),
+        Case("grad_ord3", with_grad(lambda m, a: m.linalg.vector_norm(a, 3)), [In((3, 4), "complex128")]),
+        Case("real_dtype", lambda m, a: m.linalg.vector_norm(a, dtype=m.float64), [In((3, 4), "complex64")])],
+    "norm": [Case("c64", lambda m, a: a.norm(), [In((3, 4), "complex64")]),
+             Case("p1_dim", lambda m, a: m.norm(a, 1, dim=0), [In((3, 4), "complex128")])],
     "matmul": matmul_cases(),
     **indexing_cases(),
+    "pow": binary_cases(lambda m, a, b: m.pow(a, b)) + [
+        Case(f"number_{e}", lambda m, a, e=e: a ** e, [In((3, 4), "complex128")]) for e in [2, 3, -2, 0.5, -0.5, -1, 2.5, 1j]
+    ] + [Case("rpow", lambda m, a: 2 ** a, [In((3, 4), "complex64")]),
+         Case("grad", with_grad(lambda m, a: a ** 3), [In((3, 4), "complex128")]),
+         Case("grad_tensor", lambda m, a, b: (lambda x, y: (lambda r: ((r * r.conj()).real.sum().backward(), x.grad,
+                                                                         y.grad)[1:])(m.pow(x, y)))(
+             a.detach().requires_grad_(), b.detach().requires_grad_()),
+             [In((3, 4), "complex128"), In((3, 4), "complex128")])],
     "flip": [
         Case("c64", lambda m, a: m.flip(a, [0, 1]), [In((3, 4), "complex64")]),
         Case("c128_T", lambda m, a: m.flip(a, [1]), [In((3, 3), "complex128", layout="T")]),

@@ -45,3 +45,16 @@ fn pointwise_math_on_complex_numbers() {
     let inf = Tensor::complex(&Tensor::from_slice(&[f32::INFINITY, 1.0]), &Tensor::from_slice(&[0f32, 0.0])).unwrap();
     assert_eq!(inf.isfinite().unwrap().to_vec::<bool>().unwrap(), vec![false, true]);
 }
+
+#[test]
+fn powers_running_sums_and_norms() {
+    // z = [1+2i, 3-i]: z^2 = [-3+4i, 8-6i]; cumsum = [1+2i, 4+i]; |z| = sqrt(5 + 10), real.
+    let z = z();
+    let squared = z.pow_scalar(2.0).unwrap();
+    assert_eq!(squared.view_as_real().unwrap().to_vec::<f32>().unwrap(), vec![-3.0, 4.0, 8.0, -6.0]);
+    let running = z.cumsum(0).unwrap();
+    assert_eq!(running.view_as_real().unwrap().to_vec::<f32>().unwrap(), vec![1.0, 2.0, 4.0, 1.0]);
+    let norm = z.linalg_vector_norm().unwrap();
+    assert_eq!(norm.kind(), DType::Float32);
+    assert!((norm.to_vec::<f32>().unwrap()[0] - 15f32.sqrt()).abs() < 1e-6);
+}

@@ -77,6 +77,12 @@ std::vector<Case> complex_cases() {
                                                      ops::add(ops::expm1(z), ops::log1p(z)))));
          return parts(w);
        }},
+      {{"pow"},
+       {far, v, far, v},
+       [](const Inputs& x) {
+         const Tensor a = z_of(x, 0), b = z_of(x, 2);
+         return parts(ops::add(ops::pow(a, b), ops::pow(a, ops::full({}, Scalar(2.5), DType::Complex128))));
+       }},
       // Indexing moves whole complex elements; the gradients go back through index_add and scatter_add.
       {{"index_select", "gather", "masked_fill"},
        {m, m},
@@ -86,6 +92,18 @@ std::vector<Case> complex_cases() {
          const Tensor picked = ops::gather(z, 1, ops::full({2, 2}, Scalar(2), DType::Int64));
          const Tensor filled = ops::masked_fill(z, ops::gt(x[0], 0), Scalar(0.5));
          return ops::add(ops::sum(parts(rows)), ops::add(ops::sum(parts(picked)), ops::sum(parts(filled))));
+       }},
+      // Reductions with a real result (var, std, the norms) or a complex one (cumsum).
+      {{"cumsum", "var.correction", "std.correction", "linalg_vector_norm"},
+       {m, m},
+       [](const Inputs& x) {
+         const Tensor z = z_of(x, 0);
+         const Tensor running = ops::sum(parts(ops::cumsum(z, 1)), IntArrayRef{0});
+         const Tensor spread = ops::add(ops::sum(ops::var_correction(z, IntArrayRef{1})),
+                                        ops::sum(ops::std_correction(z, IntArrayRef{0})));
+         const Tensor norms = ops::add(ops::linalg_vector_norm(z, Scalar(2), IntArrayRef{1}),
+                                       ops::linalg_vector_norm(z, Scalar(3), IntArrayRef{1}));
+         return ops::add(ops::sum(running), ops::add(ops::sum(spread), ops::sum(norms)));
        }},
       {{"sum", "mean"},
        {m, m},
