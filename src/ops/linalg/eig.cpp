@@ -90,15 +90,8 @@ void eig_backward(GradCtx& c) {
   Tensor inner = diag_embed(c.grad(0));
   if (c.has_grad(1)) {
     const Tensor vhgv = matmul(vh, c.grad(1));
+    linalg::check_phase_free("linalg_eig_backward", vhgv);
     const Tensor diag = diagonal(vhgv, 0, -2, -1);
-    if (!diag->device().is_meta() && diag->numel() > 0) {
-      const double phase = host_contiguous(to(amax(abs(imag(diag))), DType::Float64))->data_as<double>()[0];
-      CT_CHECK(phase <= 1e-2, CT_ERROR_INVALID_ARGUMENT,
-               "linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
-               "e^{i phi}. The specified loss function depends on this phase term, making it ill-defined (the "
-               "imaginary part of diag(V^H gV) reaches ", phase, "). Make the loss depend on the eigenvectors "
-               "through phase-free quantities such as abs(V)");
-    }
     const Tensor lc = conj(l);
     const Tensor gaps = sub(unsqueeze(lc, -2), unsqueeze(lc, -1));
     Tensor off = sub(vhgv, matmul(vh, mul(v, unsqueeze(real(diag), -2))));

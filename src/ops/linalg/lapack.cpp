@@ -62,6 +62,14 @@ CT_LAPACK_DECLARE_GEEV(double, d)
 CT_LAPACK_DECLARE_GEEV(std::complex<float>, float, c)
 CT_LAPACK_DECLARE_GEEV(std::complex<double>, double, z)
 #undef CT_LAPACK_DECLARE_GEEV
+// The Hermitian eigendecomposition: syevd's complex form, with a real workspace beside the complex one.
+#define CT_LAPACK_DECLARE_HEEVD(T, R, p)                                                                           \
+  void p##heevd_(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, R* w, T* work,            \
+                 const int* lwork, R* rwork, const int* lrwork, int* iwork, const int* liwork, int* info, size_t,   \
+                 size_t);
+CT_LAPACK_DECLARE_HEEVD(std::complex<float>, float, c)
+CT_LAPACK_DECLARE_HEEVD(std::complex<double>, double, z)
+#undef CT_LAPACK_DECLARE_HEEVD
 }
 
 namespace ct::ops::lapack {
@@ -210,18 +218,30 @@ int orgqr(int m, int n, int k, T* a, const T* tau) {
   return info;
 }
 
-template <typename T>
-int syevd(bool vectors, bool upper, int n, T* a, T* w) {
+template <typename T, typename R>
+int syevd(bool vectors, bool upper, int n, T* a, R* w) {
   int info = 0, query = -1, ibest = 0;
   const int lda = at_least_1(n);
   const char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
   T best = 0;
-  const auto f = pick<T>(ssyevd_, dsyevd_);
-  f(&jobz, &uplo, &n, a, &lda, w, &best, &query, &ibest, &query, &info, 1, 1);
-  std::vector<T> work = workspace(best, 1);
-  std::vector<int> iwork(static_cast<size_t>(std::max(ibest, 1)));
-  const int lwork = static_cast<int>(work.size()), liwork = static_cast<int>(iwork.size());
-  f(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+  if constexpr (cpu::is_complex_t<T>::value) {  // heevd
+    R rbest = 0;
+    const auto f = pick<T>(nullptr, nullptr, cheevd_, zheevd_);
+    f(&jobz, &uplo, &n, a, &lda, w, &best, &query, &rbest, &query, &ibest, &query, &info, 1, 1);
+    std::vector<T> work = workspace(best, 1);
+    std::vector<R> rwork = workspace(rbest, 1);
+    std::vector<int> iwork(static_cast<size_t>(std::max(ibest, 1)));
+    const int lwork = static_cast<int>(work.size()), lrwork = static_cast<int>(rwork.size());
+    const int liwork = static_cast<int>(iwork.size());
+    f(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, rwork.data(), &lrwork, iwork.data(), &liwork, &info, 1, 1);
+  } else {
+    const auto f = pick<T>(ssyevd_, dsyevd_);
+    f(&jobz, &uplo, &n, a, &lda, w, &best, &query, &ibest, &query, &info, 1, 1);
+    std::vector<T> work = workspace(best, 1);
+    std::vector<int> iwork(static_cast<size_t>(std::max(ibest, 1)));
+    const int lwork = static_cast<int>(work.size()), liwork = static_cast<int>(iwork.size());
+    f(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+  }
   return info;
 }
 
@@ -301,7 +321,7 @@ int geev(bool vectors, int n, T* a, C* w, C* v) {
   template void trsm<T>(bool, bool, bool, bool, int, int, const T*, T*);       \
   template int geqrf<T>(int, int, T*, T*);                                     \
   template int orgqr<T>(int, int, int, T*, const T*);                          \
-  template int syevd<T>(bool, bool, int, T*, T*);                              \
+  template int syevd<T, T>(bool, bool, int, T*, T*);                           \
   template int gesdd<T>(bool, bool, int, int, T*, T*, T*, T*);
 CT_LAPACK_INSTANTIATE(float)
 CT_LAPACK_INSTANTIATE(double)
@@ -309,7 +329,8 @@ CT_LAPACK_INSTANTIATE(double)
 #define CT_LAPACK_INSTANTIATE_COMPLEX(T)                                        \
   template int getrf<T>(int, int, T*, int*);                                   \
   template int getrs<T>(bool, int, int, const T*, const int*, T*);             \
-  template int getri<T>(int, T*, const int*);
+  template int getri<T>(int, T*, const int*);                                  \
+  template int syevd<T, T::value_type>(bool, bool, int, T*, T::value_type*);
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<float>)
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<double>)
 #undef CT_LAPACK_INSTANTIATE_COMPLEX

@@ -1,7 +1,7 @@
 // lapack.h - the LAPACK routines ctorch calls, from the LAPACK that Debian's OpenBLAS carries (the
 // library ctorch already links for BLAS), as small C++ functions over float and double, and over
-// std::complex<float> and std::complex<double> where a complex operator needs them (the LU family
-// and geev).
+// std::complex<float> and std::complex<double> where a complex operator needs them (the LU family,
+// geev and heevd).
 //
 // Note [LAPACK calls]
 // Every matrix is column-major with its leading dimension equal to its row count: a row-major
@@ -58,11 +58,11 @@ int geqrf(int m, int n, T* a, T* tau);
 /// The m x n Q with orthonormal columns from the first k reflectors of geqrf (m >= n >= k), in a.
 template <typename T>
 int orgqr(int m, int n, int k, T* a, const T* tau);
-/// Eigenvalues (ascending) of the symmetric n x n a into w, reading its lower (or upper) triangle;
-/// with vectors, a is overwritten by the orthonormal eigenvectors, one per column. info > 0: no
-/// convergence.
-template <typename T>
-int syevd(bool vectors, bool upper, int n, T* a, T* w);
+/// Eigenvalues (ascending, real) of the symmetric (Hermitian, for complex T: heevd) n x n a into w,
+/// reading its lower (or upper) triangle; with vectors, a is overwritten by the orthonormal
+/// eigenvectors, one per column. info > 0: no convergence.
+template <typename T, typename R>
+int syevd(bool vectors, bool upper, int n, T* a, R* w);
 /// Singular values (descending) of the m x n a into s; with vectors, U (m x ucols) into u and V^T
 /// (vrows x n) into vt, where ucols = vrows = m and n (full) or min(m, n) (reduced). a is destroyed.
 /// info > 0: no convergence.

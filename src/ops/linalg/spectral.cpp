@@ -1,8 +1,9 @@
-// spectral.cpp - the symmetric eigendecomposition (LAPACK syevd) and the singular value
-// decomposition (gesdd), with what torch builds on them: linalg.eigh, eigvalsh, matrix_sqrth, svd,
-// svdvals, polar, pinv, matrix_rank, cond, lstsq and the older symeig, svd and pinverse. The derivatives are torch's formulas; where
-// eigenvalues or singular values repeat, the terms of eigenvectors or singular vectors divide by
-// zero, as torch's do (their gradients are not defined there).
+// spectral.cpp - the symmetric (and Hermitian) eigendecomposition (LAPACK syevd, heevd) and the
+// singular value decomposition (gesdd), with what torch builds on them: linalg.eigh, eigvalsh,
+// matrix_sqrth, svd, svdvals, polar, pinv, matrix_rank, cond, lstsq and the older symeig, svd and
+// pinverse. The derivatives are torch's formulas; where eigenvalues or singular values repeat, the
+// terms of eigenvectors or singular vectors divide by zero, as torch's do (their gradients are not
+// defined there).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -28,7 +29,10 @@ using linalg::column_major;
 using linalg::column_major_empty;
 using linalg::ColumnMajor;
 using linalg::fail_matrix;
+using linalg::Complex;
+using linalg::mH;
 using linalg::mT;
+using linalg::with_lapack_type;
 using linalg::with_real_type;
 
 // The matrix E with E[i][j] = x_j - x_i off the diagonal and ones on it: the gaps a derivative of
@@ -50,13 +54,13 @@ bool upper_of(const char* fn, const char* uplo) {
 // linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 void eigh_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices("linalg.eigh", a, true);
+  check_matrices("linalg.eigh", a, true, Complex::Taken);
   upper_of("linalg.eigh", f.arg(1).str());
   SymDimVector values = batch_dims(a);
   values.push_back(a.sym_size(a.dim() - 1));
   m.n = 2;
   m.compute = a.dtype();
-  set_output(m, 0, values.ref(), a.dtype(), a.device());
+  set_output(m, 0, values.ref(), real_dtype(a.dtype()), a.device());  // a Hermitian matrix's are real
   set_output(m, 1, a.sym_sizes(), a.dtype(), a.device());
 }
 void eigh_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -66,11 +70,12 @@ void eigh_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const ColumnMajor v = column_major(a);
   const int n = lapack::lapack_dim(v.rows, fn);
   std::vector<int> info(static_cast<size_t>(v.batch));
-  with_real_type(a->dtype(), [&](auto t) {
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
-    T* w = outs[0]->data_as<T>();
+    using R = decltype(std::abs(t));
+    R* w = outs[0]->data_as<R>();
     linalg::for_each_matrix(v.batch, 9.0 * n * n * n,
-                            [&](int64_t i) { info[i] = lapack::syevd<T>(true, upper, n, v.matrix<T>(i), w + i * n); });
+                            [&](int64_t i) { info[i] = lapack::syevd(true, upper, n, v.matrix<T>(i), w + i * n); });
   });
   for (int64_t i = 0; i < v.batch; ++i)
     if (info[i] > 0)
@@ -79,18 +84,23 @@ void eigh_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
                       "repeated eigenvalues (error code: ", info[i], ")."));
   copy_(outs[1], v.matrices());
 }
-// A = V diag(L) V^T: gA = V (diag(gL) + skew(V^T gV) / E) V^T, E the eigenvalue gaps (symmetric,
-// as A is: the skew part over antisymmetric gaps).
+// A = V diag(L) V^H: gA = V (diag(gL) + skew(V^H gV) / E) V^H, E the eigenvalue gaps (Hermitian,
+// as A is: the skew-Hermitian part over antisymmetric gaps). A complex V's columns are defined up
+// to phases: a loss that depends on them is refused (as torch), and the skew part's imaginary
+// diagonal, which that leaves near 0, is dropped for diag(gL), as torch does.
 void eigh_backward(GradCtx& c) {
   const bool has_vectors = c.has_grad(1);
   const Tensor l = c.result(0), v = c.result(1);
   const Tensor& gl = c.grad(0);
   Tensor inner = diag_embed(gl);
   if (has_vectors) {
-    const Tensor vgv = matmul(mT(v), c.grad(1));
-    inner = add(inner, div(mul(sub(vgv, mT(vgv)), Scalar(0.5)), gaps(l)));
+    const Tensor vgv = matmul(mH(v), c.grad(1));
+    linalg::check_phase_free("linalg_eigh_backward", vgv);
+    Tensor off = div(mul(sub(vgv, mH(vgv)), Scalar(0.5)), gaps(l));
+    if (is_complex(v->dtype())) off = sub(off, diag_embed(diagonal(off, 0, -2, -1)));
+    inner = add(inner, off);
   }
-  c.set("A", matmul(v, matmul(inner, mT(v))));
+  c.set("A", matmul(v, matmul(inner, mH(v))));
 }
 
 // linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
@@ -425,6 +435,7 @@ void lstsq_kernel(void*, Frame& f) {
 void define_spectral(Registry& r) {
   r.def("linalg_eigh(Tensor A, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)")
       .meta(eigh_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, eigh_cpu, Determinism::Deterministic)
       .derivative(eigh_backward, save_result());
   r.def("linalg_eigvalsh(Tensor A, str UPLO='L') -> Tensor").composite(eigvalsh_kernel);

@@ -439,6 +439,20 @@ def eigh_cases(spelling):
     if spelling == "linalg.eigh":
         cs.append(Case("grad_values_only", grads_of(lambda m, a: m.linalg.eigh(a + a.mT)[0]),
                        [In((3, 3), "float64")]))
+    if spelling != "symeig":
+        # Hermitian matrices (heevd): real eigenvalues; eigenvectors through their moduli and through
+        # each column turned by the conjugate phase of its first entry, which the phase leaves alone.
+        def phase_free(m, a):
+            r = g(m, a + a.mH)
+            if not isinstance(r, tuple):
+                return r
+            first = r[1][..., :1, :]
+            return r[0], r[1].abs(), r[1] * first.conj() / first.abs()
+        cs += [Case(f"hermitian_{dt}", phase_free, [In((2, 3, 3), dt)]) for dt in COMPLEX] + [
+            Case("grad_hermitian", grads_of(phase_free), [In((3, 3), "complex128")])]
+        if spelling == "linalg.eigh":
+            cs.append(Case("grad_phase_dependent", grads_of(lambda m, a: m.linalg.eigh(a + a.mH)[1].real),
+                           [In((3, 3), "complex128")]))
     return cs
 
 

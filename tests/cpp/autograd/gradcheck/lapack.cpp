@@ -165,6 +165,16 @@ std::vector<Case> lapack_cases() {
       {{"linalg_eig"},
        {kGeneral, kGeneralIm},
        [](const Inputs& x) { return phase_free(ops::linalg_eig(ops::complex(x[0], x[1]))); }},
+      // A Hermitian matrix from two real ones: real eigenvalues, eigenvectors without their phases.
+      {{"linalg_eigh", "linalg_eigvalsh"},
+       {m3, m3},
+       [](const Inputs& x) {
+         const Tensor z = ops::complex(x[0], x[1]);
+         const Tensor h = ops::add(z, ops::conj(mT(z)));
+         const auto lv = ops::linalg_eigh(h);
+         const Tensor values = ops::linalg_eigvalsh(h, "U");
+         return flat({values, phase_free({ops::complex(lv[0], ops::mul(lv[0], Scalar(0.0))), lv[1]})});
+       }},
       {{"linalg_eigvals"}, {kGeneral}, [](const Inputs& x) { return parts(ops::linalg_eigvals(x[0])); }},
       // The LU family on complex matrices: the conjugate transposes in their derivatives.
       {{"linalg_solve_ex", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "logdet"},
