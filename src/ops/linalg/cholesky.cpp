@@ -20,8 +20,11 @@ using linalg::batch_dims;
 using linalg::check_matrices;
 using linalg::column_major;
 using linalg::ColumnMajor;
+using linalg::Complex;
 using linalg::fail_matrix;
+using linalg::mH;
 using linalg::mT;
+using linalg::with_lapack_type;
 using linalg::with_real_type;
 
 // ---- solve_triangular
@@ -34,12 +37,12 @@ void solve_triangular_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& b = f.tensor(1);
   const Device dev = common_device(f);
   const bool left = f.arg(3).to_bool();
-  check_matrices(fn, a, true);
+  check_matrices(fn, a, true, Complex::Taken);
   CT_CHECK(b.dim() >= 2, CT_ERROR_SHAPE, fn, ": B must have at least 2 dimensions (batches of matrices), got sizes ",
            b.sym_sizes());
   const DType d = promote_types(a.dtype(), b.dtype());  // torch promotes B (and A) to the common dtype
-  CT_CHECK(d == DType::Float32 || d == DType::Float64, CT_ERROR_DTYPE, fn, ": B is ", b.dtype(),
-           "; A and B must promote to float32 or float64. Convert B with to()");
+  CT_CHECK(d == DType::Float32 || d == DType::Float64 || is_complex(d), CT_ERROR_DTYPE, fn, ": B is ", b.dtype(),
+           "; A and B must promote to float32, float64 or a complex dtype. Convert B with to()");
   const SymInt n = a.sym_size(a.dim() - 1), rows = b.sym_size(b.dim() - 2), cols = b.sym_size(b.dim() - 1);
   CT_CHECK(left ? rows == n : cols == n, CT_ERROR_SHAPE, fn, ": incompatible shapes of A and B for the equation ",
            left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows, "x", cols, ")");
@@ -61,7 +64,7 @@ void solve_triangular_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const ColumnMajor am = column_major(expand(a, asizes));
   const ColumnMajor x = column_major(expand(b, out));
   const int rows = lapack::lapack_dim(x.rows, fn), cols = lapack::lapack_dim(x.cols, fn);
-  with_real_type(d, [&](auto t) {
+  with_lapack_type(d, [&](auto t) {
     using T = decltype(t);
     const double flops = 1.0 * rows * cols * (left ? rows : cols);
     linalg::for_each_matrix(x.batch, flops, [&](int64_t i) {
@@ -70,16 +73,17 @@ void solve_triangular_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   });
   copy_(outs[0], x.matrices());
 }
-// Left: X = A^-1 B, gB = A^-T g, gA = -gB X^T; right: X = B A^-1, gB = g A^-T, gA = -X^T gB; gA kept
-// to the triangle A's values were read from (without its diagonal when unitriangular).
+// Left: X = A^-1 B, gB = A^-H g, gA = -gB X^H; right: X = B A^-1, gB = g A^-H, gA = -X^H gB (^H the
+// transpose for real matrices); gA kept to the triangle A's values were read from (without its
+// diagonal when unitriangular).
 void solve_triangular_backward(GradCtx& c) {
   const bool upper = c.arg("upper").to_bool(), left = c.arg("left").to_bool(), unit = c.arg("unitriangular").to_bool();
   const Tensor a = c.saved("A");
-  const Tensor gb = linalg_solve_triangular(mT(a), c.grad(0), !upper, left, unit);
+  const Tensor gb = linalg_solve_triangular(mH(a), c.grad(0), !upper, left, unit);
   if (c.needs("B")) c.set("B", gb);
   if (!c.needs("A")) return;
   const Tensor x = c.result(0);
-  const Tensor ga = neg(left ? matmul(gb, mT(x)) : matmul(mT(x), gb));
+  const Tensor ga = neg(left ? matmul(gb, mH(x)) : matmul(mH(x), gb));
   const int64_t off = unit ? 1 : 0;
   c.set("A", upper ? triu(ga, off) : tril(ga, -off));
 }
@@ -99,7 +103,7 @@ void triangular_solve_kernel(void*, Frame& f) {
 // linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
 void cholesky_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices("linalg.cholesky", a, true);
+  check_matrices("linalg.cholesky", a, true, Complex::Taken);
   const SymDimVector batch = batch_dims(a);
   m.n = 2;
   m.compute = a.dtype();
@@ -114,7 +118,7 @@ void cholesky_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int n = lapack::lapack_dim(l.rows, fn);
   int32_t* info = outs[1]->data_as<int32_t>();
   std::fill(info, info + outs[1]->numel(), 0);
-  with_real_type(a->dtype(), [&](auto t) {
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     linalg::for_each_matrix(l.batch, 1.0 * n * n * n / 3, [&](int64_t i) {
       T* m = l.matrix<T>(i);
@@ -133,18 +137,19 @@ void cholesky_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
                   str("The factorization could not be completed because the input is not positive-definite (the "
                       "leading minor of order ", info[i], " is not positive-definite)."));
 }
-// A = L L^T: L^-1 dA L^-T = X + X^T with X = L^-1 dL lower triangular, so dL = L phi(L^-1 dA L^-T)
-// (phi: the lower triangle, its diagonal halved) and gA = L^-T phi(L^T gL) L^-1, symmetrized as A is.
+// A = L L^H: L^-1 dA L^-H = X + X^H with X = L^-1 dL lower triangular, so dL = L phi(L^-1 dA L^-H)
+// (phi: the lower triangle, its diagonal halved) and gA = L^-H phi(L^H gL) L^-1, made Hermitian as A
+// is (^H the transpose for real matrices).
 void cholesky_backward(GradCtx& c) {
   const bool upper = c.arg("upper").to_bool();
-  const Tensor l = upper ? mT(c.result(0)) : c.result(0);
-  const Tensor gl = upper ? mT(c.grad(0)) : c.grad(0);
-  Tensor phi = tril(matmul(mT(l), gl));
+  const Tensor l = upper ? mH(c.result(0)) : c.result(0);
+  const Tensor gl = upper ? mH(c.grad(0)) : c.grad(0);
+  Tensor phi = tril(matmul(mH(l), gl));
   phi = sub(phi, mul(diag_embed(diagonal(phi, 0, -2, -1)), Scalar(0.5)));
-  // L^-T phi L^-1: solve L^T Y = phi, then Z L = Y.
-  Tensor ga = linalg_solve_triangular(mT(l), phi, /*upper=*/true);
+  // L^-H phi L^-1: solve L^H Y = phi, then Z L = Y.
+  Tensor ga = linalg_solve_triangular(mH(l), phi, /*upper=*/true);
   ga = linalg_solve_triangular(l, ga, /*upper=*/false, /*left=*/false);
-  c.set("A", mul(add(ga, mT(ga)), Scalar(0.5)));
+  c.set("A", mul(add(ga, mH(ga)), Scalar(0.5)));
 }
 
 // linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor; cholesky(Tensor self, bool upper=False) -> Tensor
@@ -153,14 +158,14 @@ void cholesky_kernel(void*, Frame& f) {
 }
 
 // cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor: X with A X = self for
-// A = L L^T (or U^T U), input2 the factor; two triangular solves, batches broadcast.
+// A = L L^H (or U^H U), input2 the factor; two triangular solves, batches broadcast.
 Tensor solve_with_factor(const Tensor& b, const Tensor& factor, bool upper) {
-  const Tensor l = upper ? mT(factor) : factor;
-  return linalg_solve_triangular(mT(l), linalg_solve_triangular(l, b, /*upper=*/false), /*upper=*/true);
+  const Tensor l = upper ? mH(factor) : factor;
+  return linalg_solve_triangular(mH(l), linalg_solve_triangular(l, b, /*upper=*/false), /*upper=*/true);
 }
 void cholesky_solve_kernel(void*, Frame& f) {
   const Tensor b = Tensor::borrow(&f.tensor(0)), factor = Tensor::borrow(&f.tensor(1));
-  check_matrices("cholesky_solve", *factor, true);
+  check_matrices("cholesky_solve", *factor, true, Complex::Taken);
   f.outs[0] = solve_with_factor(b, factor, f.arg(2).to_bool());
 }
 // cholesky_inverse(Tensor self, bool upper=False) -> Tensor: A^-1 from A's Cholesky factor. A zero
@@ -168,7 +173,7 @@ void cholesky_solve_kernel(void*, Frame& f) {
 void cholesky_inverse_kernel(void*, Frame& f) {
   const char* fn = "cholesky_inverse";
   const Tensor factor = Tensor::borrow(&f.tensor(0));
-  check_matrices(fn, *factor, true);
+  check_matrices(fn, *factor, true, Complex::Taken);
   const int64_t n = factor->size(factor->dim() - 1);
   if (!factor->device().is_meta() && factor->numel() > 0) {
     const Tensor zero = eq(diagonal(factor, 0, -2, -1), 0);
@@ -300,6 +305,7 @@ void ldl_solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 void define_cholesky(Registry& r) {
   r.def("linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor")
       .meta(solve_triangular_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, solve_triangular_cpu, Determinism::Deterministic)
       .derivative(solve_triangular_backward, save_result(save("A")));
   r.def("triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> "
@@ -307,6 +313,7 @@ void define_cholesky(Registry& r) {
       .composite(triangular_solve_kernel);
   r.def("linalg_cholesky_ex(Tensor A, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)")
       .meta(cholesky_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, cholesky_cpu, Determinism::Deterministic)
       .derivative(cholesky_backward, save_result());
   r.def("linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor").composite(cholesky_kernel);

@@ -43,7 +43,8 @@ CT_LAPACK_DECLARE(double, d)
   void p##getrf_(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);                          \
   void p##getrs_(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv,    \
                  T* b, const int* ldb, int* info, size_t);                                                         \
-  void p##getri_(const int* n, T* a, const int* lda, const int* ipiv, T* work, const int* lwork, int* info);
+  void p##getri_(const int* n, T* a, const int* lda, const int* ipiv, T* work, const int* lwork, int* info);    \
+  void p##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);
 CT_LAPACK_DECLARE_LU(std::complex<float>, c)
 CT_LAPACK_DECLARE_LU(std::complex<double>, z)
 #undef CT_LAPACK_DECLARE_LU
@@ -149,13 +150,13 @@ int potrf(bool upper, int n, T* a) {
   int info = 0;
   const int ld = at_least_1(n);
   const char uplo = upper ? 'U' : 'L';
-  pick<T>(spotrf_, dpotrf_)(&uplo, &n, a, &ld, &info, 1);
+  pick<T>(spotrf_, dpotrf_, cpotrf_, zpotrf_)(&uplo, &n, a, &ld, &info, 1);
   // Reference LAPACK stops at a NaN pivot as at a non-positive one; OpenBLAS's potrf takes NaN as
   // positive and factors on, handing back NaN as a factor with info 0. The first NaN pivot, before
   // any it stopped at, is reported as reference LAPACK (and so torch) reports it.
   const int checked = info > 0 ? info - 1 : n;
-  for (int j = 0; j < checked; ++j)
-    if (std::isnan(a[static_cast<int64_t>(j) * ld + j])) return j + 1;
+  for (int j = 0; j < checked; ++j)  // a Hermitian matrix's diagonal is real
+    if (std::isnan(std::real(a[static_cast<int64_t>(j) * ld + j]))) return j + 1;
   return info;
 }
 
@@ -189,7 +190,12 @@ void trsm(bool left, bool upper, bool trans, bool unit, int m, int n, const T* a
   const auto uplo = upper ? CblasUpper : CblasLower;
   const auto op = trans ? CblasTrans : CblasNoTrans;
   const auto diag = unit ? CblasUnit : CblasNonUnit;
-  pick<T>(cblas_strsm, cblas_dtrsm)(CblasColMajor, side, uplo, op, diag, m, n, T(1), a, lda, b, ldb);
+  if constexpr (cpu::is_complex_t<T>::value) {  // the complex forms take alpha by pointer
+    const T one(1);
+    pick<T>(nullptr, nullptr, cblas_ctrsm, cblas_ztrsm)(CblasColMajor, side, uplo, op, diag, m, n, &one, a, lda, b, ldb);
+  } else {
+    pick<T>(cblas_strsm, cblas_dtrsm)(CblasColMajor, side, uplo, op, diag, m, n, T(1), a, lda, b, ldb);
+  }
 }
 
 template <typename T>
@@ -330,6 +336,8 @@ CT_LAPACK_INSTANTIATE(double)
   template int getrf<T>(int, int, T*, int*);                                   \
   template int getrs<T>(bool, int, int, const T*, const int*, T*);             \
   template int getri<T>(int, T*, const int*);                                  \
+  template int potrf<T>(bool, int, T*);                                        \
+  template void trsm<T>(bool, bool, bool, bool, int, int, const T*, T*);       \
   template int syevd<T, T::value_type>(bool, bool, int, T*, T::value_type*);
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<float>)
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<double>)

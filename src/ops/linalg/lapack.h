@@ -1,7 +1,7 @@
 // lapack.h - the LAPACK routines ctorch calls, from the LAPACK that Debian's OpenBLAS carries (the
 // library ctorch already links for BLAS), as small C++ functions over float and double, and over
 // std::complex<float> and std::complex<double> where a complex operator needs them (the LU family,
-// geev and heevd).
+// geev, heevd, potrf and trsm).
 //
 // Note [LAPACK calls]
 // Every matrix is column-major with its leading dimension equal to its row count: a row-major
@@ -35,8 +35,9 @@ int getrs(bool trans, int n, int nrhs, const T* lu, const int* ipiv, T* b);
 /// The inverse of the n x n A from getrf's LU of it, in place of the LU.
 template <typename T>
 int getri(int n, T* lu, const int* ipiv);
-/// Cholesky of the symmetric positive-definite n x n a, lower (or upper) triangle written, the
-/// other left as it was. info > 0: the leading minor of order info is not positive-definite.
+/// Cholesky of the symmetric (Hermitian, for complex T) positive-definite n x n a, lower (or upper)
+/// triangle written, the other left as it was. info > 0: the leading minor of order info is not
+/// positive-definite.
 template <typename T>
 int potrf(bool upper, int n, T* a);
 /// Bunch-Kaufman LDL^T of the symmetric n x n a from its lower triangle: L (unit diagonal) below,
@@ -48,7 +49,7 @@ int sytrf(int n, T* a, int* ipiv);
 template <typename T>
 int sytrs(int n, int nrhs, const T* ld, const int* ipiv, T* b);
 /// B <- op(A)^-1 B (left) or B op(A)^-1 for the triangular A (k x k, k = m when left, n else) and
-/// the m x n b; op(A) = A^T when trans; unit: A's diagonal is taken as ones.
+/// the m x n b; op(A) = A^T (not conjugated) when trans; unit: A's diagonal is taken as ones.
 template <typename T>
 void trsm(bool left, bool upper, bool trans, bool unit, int m, int n, const T* a, T* b);
 /// Householder QR of the m x n a: R on and above the diagonal, the reflectors below, their scales

@@ -1009,6 +1009,11 @@ end
     b = Tensor(ComplexF64[2 1im; 1im 1])
     @test Array(CTorch.ops.linalg_det(b))[] ≈ 3
     @test Array(CTorch.ops.linalg_solve(b, Tensor(ComplexF64[2 + 1im, 1 + 1im]))) ≈ ComplexF64[1, 1]
+    # A Hermitian positive-definite matrix: real eigenvalues (heevd) and a Cholesky factor (A = L L^H)
+    h = ComplexF64[2 1im; -1im 2]  # eigenvalues 1 and 3
+    @test Array(CTorch.ops.linalg_eigvalsh(Tensor(h))) ≈ [1.0, 3.0]
+    l = Array(CTorch.ops.linalg_cholesky(Tensor(h)))
+    @test l * l' ≈ h
 end
 
 @testset "What the library refuses instead of crashing" begin

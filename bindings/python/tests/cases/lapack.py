@@ -18,8 +18,8 @@ def well(a):
 
 
 def spd(a):
-    """A symmetric positive-definite matrix from a."""
-    return a @ a.mT + a.shape[-1] * a.new_ones(a.shape[-1]).diag_embed()
+    """A symmetric (Hermitian, for complex a) positive-definite matrix from a."""
+    return a @ a.mH + a.shape[-1] * a.new_ones(a.shape[-1]).diag_embed()
 
 
 def grads_of(op):
@@ -266,7 +266,11 @@ def solve_triangular_cases():
         Case("vector", f, [In((3, 3), "float64"), In((3,), "float64")]),
         Case("shape_mismatch", f, [In((3, 3), "float64"), In((2, 2), "float64")]),
         Case("dtype_mismatch", f, [In((3, 3), "float64"), In((3, 2), "float32")]),
-    ]
+        Case("complex_real_b", f, [In((3, 3), "complex64"), In((3, 2), "float32")]),
+        Case("grad_complex_right", grads_of(lambda m, a, b: m.linalg.solve_triangular(well(a), b, upper=False,
+                                                                                    left=False)),
+             [In((3, 3), "complex128"), In((2, 3), "complex128")]),
+    ] + complex_cases(f, lambda dt: [In((2, 3, 3), dt), In((3, 2), dt)])
 
 
 def triangular_solve_cases():
@@ -298,7 +302,9 @@ def cholesky_cases(spelling):
         Case("not_pd_batched", g, [In((2, 2, 2), "float64", kind=[2, 0, 0, 2, 1, 2, 2, 1])]),
         Case("not_pd_check", lambda m, a: m.linalg.cholesky_ex(a, check_errors=True),
              [In((2, 2), "float64", kind=[1, 2, 2, 1])]),
-    ]
+        Case("grad_upper_complex", grads_of(lambda m, a: first(upper(m, a))), [In((3, 3), "complex128")]),
+        Case("not_pd_complex", g, [In((2, 2), "complex128", kind=[1, 2j, -2j, 1])]),
+    ] + complex_cases(lambda m, a: first(f(m, a)), lambda dt: [In((2, 3, 3), dt)])
 
 
 def ldl_factor_cases(name):
@@ -333,7 +339,9 @@ def cholesky_solve_cases():
         Case("grad", grads_of(f), [In((3, 2), "float64"), In((3, 3), "float64")]),
         Case("method", lambda m, b, a: b.cholesky_solve(m.linalg.cholesky(spd(a))), [In((3, 1)), In((3, 3))]),
         Case("not_square", lambda m, b, a: m.cholesky_solve(b, a), [In((3, 2), "float64"), In((3, 2), "float64")]),
-    ]
+        Case("upper_complex", lambda m, b, a: m.cholesky_solve(b, m.linalg.cholesky(spd(a), upper=True), True),
+             [In((3, 2), "complex128"), In((3, 3), "complex128")]),
+    ] + complex_cases(f, lambda dt: [In((3, 2), dt), In((3, 3), dt)])
 
 
 def cholesky_inverse_cases():
@@ -343,7 +351,7 @@ def cholesky_inverse_cases():
              [In((3, 3), "float64")]),
         Case("grad", grads_of(f), [In((3, 3), "float64")]),
         Case("method", lambda m, a: m.linalg.cholesky(spd(a)).cholesky_inverse(), [In((3, 3))]),
-    ]
+    ] + complex_cases(f, lambda dt: [In((3, 3), dt)])
 
 
 # ---- QR and reflectors

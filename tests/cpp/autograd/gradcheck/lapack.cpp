@@ -175,6 +175,16 @@ std::vector<Case> lapack_cases() {
          const Tensor values = ops::linalg_eigvalsh(h, "U");
          return flat({values, phase_free({ops::complex(lv[0], ops::mul(lv[0], Scalar(0.0))), lv[1]})});
        }},
+      // Cholesky and triangular solves of a Hermitian positive-definite complex matrix.
+      {{"linalg_cholesky_ex", "linalg_solve_triangular", "cholesky_solve", "cholesky_inverse"},
+       {m3, m3, r32, r32},
+       [](const Inputs& x) {
+         const Tensor z = ops::complex(x[0], x[1]), b = ops::complex(x[2], x[3]);
+         const Tensor h = ops::add(ops::matmul(z, ops::conj(mT(z))), ops::mul(eye_like(x[0]), Scalar(3.0)));
+         const Tensor l = ops::linalg_cholesky_ex(h, false)[0], u = ops::linalg_cholesky_ex(h, true)[0];
+         return flat({parts(l), parts(u), parts(ops::linalg_solve_triangular(u, b, true, true, false)),
+                      parts(ops::cholesky_solve(b, l, false)), parts(ops::cholesky_inverse(u, true))});
+       }},
       {{"linalg_eigvals"}, {kGeneral}, [](const Inputs& x) { return parts(ops::linalg_eigvals(x[0])); }},
       // The LU family on complex matrices: the conjugate transposes in their derivatives.
       {{"linalg_solve_ex", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "logdet"},
