@@ -29,8 +29,9 @@ using linalg::mH;
 using linalg::with_lapack_type;
 
 // linalg_eig(Tensor A) -> (Tensor eigenvalues, Tensor eigenvectors)
-// _linalg_eigvals(Tensor A) -> Tensor: the eigenvalues alone (geev without vectors, about a third of
-// the work), for linalg_eigvals when no gradient is wanted.
+// _linalg_eigvals(Tensor A) -> Tensor: the eigenvalues alone (geev without vectors: 226 against 269
+// ms for a 512 x 512 float64 matrix, bench/bench_linalg.py), for linalg_eigvals when no gradient is
+// wanted.
 template <bool kVectors>
 void eig_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
@@ -57,8 +58,9 @@ void eig_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     using T = decltype(t);
     using C = std::complex<decltype(std::abs(t))>;
     C* w = outs[0]->data_as<C>();
-    // geev's QR iterations reach no end on a NaN or an infinity: such a matrix is refused, as torch
-    // refuses it, before LAPACK sees it.
+    // LAPACK has no defined answer for a NaN or an infinity (geev's balancing reports an illegal
+    // argument, as torch 1.13's eigvals printed): such a matrix is refused before LAPACK sees it, as
+    // torch's eig refuses it.
     linalg::for_each_matrix(h.batch, 25.0 * n * n * n, [&](int64_t i) {
       const T* x = h.matrix<T>(i);
       for (int64_t j = 0; j < int64_t{n} * n; ++j)
