@@ -39,15 +39,18 @@ extern "C" {
 CT_LAPACK_DECLARE(float, s)
 CT_LAPACK_DECLARE(double, d)
 #undef CT_LAPACK_DECLARE
-#define CT_LAPACK_DECLARE_LU(T, p)                                                                                 \
+#define CT_LAPACK_DECLARE_COMPLEX(T, p)                                                                            \
   void p##getrf_(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);                          \
   void p##getrs_(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv,    \
                  T* b, const int* ldb, int* info, size_t);                                                         \
   void p##getri_(const int* n, T* a, const int* lda, const int* ipiv, T* work, const int* lwork, int* info);    \
-  void p##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);
-CT_LAPACK_DECLARE_LU(std::complex<float>, c)
-CT_LAPACK_DECLARE_LU(std::complex<double>, z)
-#undef CT_LAPACK_DECLARE_LU
+  void p##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);                        \
+  void p##geqrf_(const int* m, const int* n, T* a, const int* lda, T* tau, T* work, const int* lwork, int* info);  \
+  void p##ungqr_(const int* m, const int* n, const int* k, T* a, const int* lda, const T* tau, T* work,            \
+                 const int* lwork, int* info);
+CT_LAPACK_DECLARE_COMPLEX(std::complex<float>, c)
+CT_LAPACK_DECLARE_COMPLEX(std::complex<double>, z)
+#undef CT_LAPACK_DECLARE_COMPLEX
 // geev: a real matrix's eigenvalues come as real and imaginary parts (wr, wi), a complex one's as
 // complex numbers with a real workspace (rwork) beside the complex one.
 #define CT_LAPACK_DECLARE_GEEV(T, p)                                                                               \
@@ -203,7 +206,7 @@ int geqrf(int m, int n, T* a, T* tau) {
   int info = 0, query = -1;
   const int lda = at_least_1(m);
   T best = 0;
-  const auto f = pick<T>(sgeqrf_, dgeqrf_);
+  const auto f = pick<T>(sgeqrf_, dgeqrf_, cgeqrf_, zgeqrf_);
   f(&m, &n, a, &lda, tau, &best, &query, &info);
   std::vector<T> work = workspace(best, at_least_1(n));
   const int lwork = static_cast<int>(work.size());
@@ -216,7 +219,7 @@ int orgqr(int m, int n, int k, T* a, const T* tau) {
   int info = 0, query = -1;
   const int lda = at_least_1(m);
   T best = 0;
-  const auto f = pick<T>(sorgqr_, dorgqr_);
+  const auto f = pick<T>(sorgqr_, dorgqr_, cungqr_, zungqr_);  // ungqr: orgqr's complex form
   f(&m, &n, &k, a, &lda, tau, &best, &query, &info);
   std::vector<T> work = workspace(best, at_least_1(n));
   const int lwork = static_cast<int>(work.size());
@@ -338,6 +341,8 @@ CT_LAPACK_INSTANTIATE(double)
   template int getri<T>(int, T*, const int*);                                  \
   template int potrf<T>(bool, int, T*);                                        \
   template void trsm<T>(bool, bool, bool, bool, int, int, const T*, T*);       \
+  template int geqrf<T>(int, int, T*, T*);                                     \
+  template int orgqr<T>(int, int, int, T*, const T*);                          \
   template int syevd<T, T::value_type>(bool, bool, int, T*, T::value_type*);
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<float>)
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<double>)

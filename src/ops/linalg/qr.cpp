@@ -1,6 +1,6 @@
-// qr.cpp - the QR factorization on LAPACK's Householder routines (geqrf, orgqr): linalg.qr with its
-// three modes, the older qr(some), geqrf's packed form, and Q from the packed reflectors
-// (householder_product / orgqr, ormqr).
+// qr.cpp - the QR factorization on LAPACK's Householder routines (geqrf, orgqr; ungqr for complex
+// matrices): linalg.qr with its three modes, the older qr(some), geqrf's packed form, and Q from the
+// packed reflectors (householder_product / orgqr, ormqr).
 #include <cstring>
 #include <string>
 
@@ -23,7 +23,10 @@ using linalg::check_matrices;
 using linalg::column_major;
 using linalg::column_major_empty;
 using linalg::ColumnMajor;
+using linalg::Complex;
+using linalg::mH;
 using linalg::mT;
+using linalg::with_lapack_type;
 using linalg::with_real_type;
 
 enum class QrMode { Reduced, Complete, R };
@@ -41,7 +44,7 @@ QrMode qr_mode(const char* mode) {
 // R k x n only (Q empty).
 void qr_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices("linalg.qr", a, false);
+  check_matrices("linalg.qr", a, false, Complex::Taken);
   const QrMode mode = qr_mode(f.arg(1).str());
   const SymInt rows = a.sym_size(a.dim() - 2), cols = a.sym_size(a.dim() - 1), k = sym_min(rows, cols);
   SymDimVector q = batch_dims(a), r = batch_dims(a);
@@ -61,7 +64,7 @@ void qr_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int qcols = mode == QrMode::Complete ? m : k;
   const IntArrayRef batch(a->sizes().data(), a->dim() - 2);
   const ColumnMajor q = column_major_empty(batch, m, qcols, a->dtype());
-  with_real_type(a->dtype(), [&](auto t) {
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     linalg::for_each_matrix(fa.batch, 4.0 * m * n * k, [&](int64_t i) {
       std::vector<T> tau(static_cast<size_t>(std::max(k, 1)));
@@ -85,16 +88,21 @@ void qr_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   copy_(outs[1], triu(narrow(factored, -2, 0, outs[1]->size(outs[1]->dim() - 2))));
 }
 
-// For m >= n (reduced, or complete when square): with M = R gR^T - gQ^T Q,
-// gA = (gQ + Q copyltu(M)) R^-T, copyltu(M) the symmetric matrix with M's lower triangle.
+// For m >= n (reduced, or complete when square): with M = R gR^H - gQ^H Q,
+// gA = (gQ + Q copyltu(M)) R^-H, copyltu(M) the Hermitian matrix with M's strict lower triangle and
+// the real part of its diagonal (^H the transpose for real matrices). For complex A that comes from
+// Q^H dQ being skew-Hermitian and R's diagonal real (LAPACK's convention): the imaginary part of
+// Q^H dA R^-1's diagonal moves Q, its real part R.
 Tensor qr_backward_tall(const Tensor& q, const Tensor& r, const Tensor& gq, const Tensor& gr) {
-  const Tensor mm = sub(matmul(r, mT(gr)), matmul(mT(gq), q));
+  const Tensor mm = sub(matmul(r, mH(gr)), matmul(mH(gq), q));
   const Tensor low = tril(mm, -1);
-  const Tensor copyltu = add(add(low, mT(low)), diag_embed(diagonal(mm, 0, -2, -1)));
-  return linalg_solve_triangular(mT(r), add(gq, matmul(q, copyltu)), /*upper=*/false, /*left=*/false);
+  Tensor diag = diagonal(mm, 0, -2, -1);
+  if (is_complex(diag->dtype())) diag = real(diag);
+  const Tensor copyltu = add(add(low, mH(low)), diag_embed(diag));
+  return linalg_solve_triangular(mH(r), add(gq, matmul(q, copyltu)), /*upper=*/false, /*left=*/false);
 }
 // Reduced only. m < n: A = [X | Y] with X = Q U square and Y = Q V; Y's gradient is Q gV, and X's
-// is the square case's with gQ + Y gV^T for gQ.
+// is the square case's with gQ + Y gV^H for gQ.
 void qr_backward(GradCtx& c) {
   const QrMode mode = qr_mode(c.arg("mode").str());
   const IntArrayRef s = c.sizes("A");
@@ -112,7 +120,7 @@ void qr_backward(GradCtx& c) {
   const Tensor u = narrow(r, -1, 0, m), v = narrow(r, -1, m, n - m);
   const Tensor gu = narrow(gr, -1, 0, m), gv = narrow(gr, -1, m, n - m);
   const Tensor y = matmul(q, v);
-  const Tensor gx = qr_backward_tall(q, u, add(gq, matmul(y, mT(gv))), gu);
+  const Tensor gx = qr_backward_tall(q, u, add(gq, matmul(y, mH(gv))), gu);
   c.set("A", cat({gx.impl(), matmul(q, gv).impl()}, -1));
 }
 
@@ -221,6 +229,7 @@ void ormqr_kernel(void*, Frame& f) {
 void define_qr(Registry& r) {
   r.def("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)")
       .meta(qr_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, qr_cpu, Determinism::Deterministic)
       .derivative(qr_backward, save_result());
   r.def("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)").composite(legacy_qr_kernel);

@@ -381,7 +381,9 @@ def qr_cases(spelling):
         Case("vector", f, [In((3,))]),
         Case("int", f, [In((2, 2), "int64")]),
         Case("method", lambda m, a: a.qr(), [In((3, 2))]),
-    ]
+        Case("complex_wide", f, [In((2, 4), "complex128")]),
+        Case("grad_complex_wide", grads_of(f), [In((2, 4), "complex128")]),
+    ] + complex_cases(f, lambda dt: [In((2, 4, 3), dt)])
 
 
 def geqrf_cases():

@@ -185,6 +185,14 @@ std::vector<Case> lapack_cases() {
          return flat({parts(l), parts(u), parts(ops::linalg_solve_triangular(u, b, true, true, false)),
                       parts(ops::cholesky_solve(b, l, false)), parts(ops::cholesky_inverse(u, true))});
        }},
+      // QR of complex matrices, tall and wide (R's diagonal real, so Q and R are unique).
+      {{"linalg_qr"},
+       {t43, t43, r23, r23},
+       [](const Inputs& x) {
+         const auto tall = ops::linalg_qr(ops::complex(x[0], x[1]));
+         const auto wide = ops::linalg_qr(ops::complex(x[2], x[3]));
+         return flat({parts(tall[0]), parts(tall[1]), parts(wide[0]), parts(wide[1])});
+       }},
       {{"linalg_eigvals"}, {kGeneral}, [](const Inputs& x) { return parts(ops::linalg_eigvals(x[0])); }},
       // The LU family on complex matrices: the conjugate transposes in their derivatives.
       {{"linalg_solve_ex", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "logdet"},
