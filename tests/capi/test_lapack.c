@@ -189,6 +189,29 @@ static void test_complex_solve_inv_det(void) {
   RELEASE(b, rhs, det, detr, inv, invr, x, xr, sign, logabs);
 }
 
+/* The SVD and QR of a complex matrix: [[2i, 0], [0, -1]] has singular values 2 and 1 (real), and
+ * Q R gives it back with R's diagonal real. */
+static void test_complex_svd_and_qr(void) {
+  const double pairs[] = {0, 2, 0, 0, 0, 0, -1, 0};
+  ct_tensor *a = c128(pairs, S(2, 2)), *u = NULL, *sv = NULL, *vh = NULL, *q = NULL, *r = NULL, *qr = NULL;
+  ct_tensor *d = NULL, *m = NULL, *worst = NULL, *rd = NULL, *rdi = NULL;
+  CHECK_OK(ct_tensor_linalg_svd(a, 0, NULL, &u, &sv, &vh));
+  CHECK(dtype_of(sv) == CT_FLOAT64 && dtype_of(u) == CT_COMPLEX128);
+  CHECK_TENSOR_NEAR(sv, CT_FLOAT64, 1e-15, S(2), 2, 1);
+  CHECK_OK(ct_tensor_linalg_qr(a, "reduced", &q, &r));
+  CHECK_OK(ct_tensor_matmul(q, r, &qr));
+  CHECK_OK(ct_tensor_sub(qr, a, &d));
+  CHECK_OK(ct_tensor_abs(d, &m));
+  CHECK_OK(ct_tensor_amax(m, NULL, 0, 0, &worst));
+  ct_scalar w;
+  CHECK_OK(ct_tensor_item(worst, &w));
+  CHECK(w.kind == CT_SCALAR_FLOAT && w.f < 1e-15);
+  CHECK_OK(ct_tensor_diagonal(r, 0, -2, -1, &rd));
+  CHECK_OK(ct_tensor_imag(rd, &rdi));
+  CHECK_TENSOR(rdi, CT_FLOAT64, S(2), 0, 0);
+  RELEASE(a, u, sv, vh, q, r, qr, d, m, worst, rd, rdi);
+}
+
 /* eig of a real matrix: complex results. A rotation by 90 degrees has eigenvalues i and -i (a
  * conjugate pair, the positive imaginary part first); A V = V diag(L) for the vectors. */
 static void test_eig_of_a_rotation(void) {
@@ -251,6 +274,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_det_gradient_is_the_cofactor_matrix),
     CAPI_TEST(test_complex_solve_inv_det),
     CAPI_TEST(test_eig_of_a_rotation),
+    CAPI_TEST(test_complex_svd_and_qr),
     CAPI_TEST(test_eig_refusals_and_meta),
 };
 CAPI_MAIN(TESTS)

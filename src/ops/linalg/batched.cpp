@@ -72,16 +72,15 @@ void fail_matrix(const char* fn, bool batched, int64_t i, const std::string& wha
   fail(CT_ERROR_LINALG, str(fn, ": ", what));
 }
 
-void check_phase_free(const char* fn, const Tensor& vhgv) {
+void check_phase_free(const char* fn, const char* what, const Tensor& vhgv) {
   if (!is_complex(vhgv->dtype()) || vhgv->device().is_meta() || vhgv->numel() == 0) return;
   const Tensor phase = amax(abs(imag(diagonal(vhgv, 0, -2, -1))));
   const double worst = host_contiguous(to(phase, DType::Float64))->data_as<double>()[0];
   // torch's tolerance: a loss of the phases moves the diagonal by its derivative, far above rounding.
-  CT_CHECK(worst <= 1e-2, CT_ERROR_INVALID_ARGUMENT, fn,
-           ": The eigenvectors in the complex case are specified up to multiplication by e^{i phi}. The specified "
-           "loss function depends on this phase term, making it ill-defined (the imaginary part of diag(V^H gV) "
-           "reaches ", worst, "). Make the loss depend on the eigenvectors through phase-free quantities such as "
-           "abs(V)");
+  CT_CHECK(worst <= 1e-2, CT_ERROR_INVALID_ARGUMENT, fn, ": The ", what,
+           " in the complex case are specified up to multiplication by e^{i phi}. The specified loss function "
+           "depends on this phase term, making it ill-defined (the imaginary part of the diagonal that measures it "
+           "reaches ", worst, "). Make the loss depend on the ", what, " through phase-free quantities such as abs()");
 }
 
 Tensor identity_like(const Tensor& a) {

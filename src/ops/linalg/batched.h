@@ -82,10 +82,11 @@ void for_each_matrix(int64_t count, double flops, const std::function<void(int64
 /// was batched (batched), "fn: what" otherwise.
 [[noreturn]] void fail_matrix(const char* fn, bool batched, int64_t i, const std::string& what);
 
-/// Raises CT_ERROR_INVALID_ARGUMENT for a loss that depends on the phases of complex eigenvectors
-/// (each defined up to e^{i phi}), as torch does: such a loss shows as an imaginary diagonal of
-/// V^H gV, given here as vhgv. Nothing for real V or on the meta device.
-void check_phase_free(const char* fn, const Tensor& vhgv);
+/// Raises CT_ERROR_INVALID_ARGUMENT for a loss that depends on the phases of complex eigenvectors or
+/// singular vectors (`what`; each defined up to e^{i phi}), as torch does: such a loss shows as an
+/// imaginary diagonal of V^H gV (for singular vectors U^H gU + V^H gV), given here as vhgv. Nothing
+/// for real vectors or on the meta device.
+void check_phase_free(const char* fn, const char* what, const Tensor& vhgv);
 
 /// The identity of A's matrix size for each matrix of its batch, in A's dtype, from A's own
 /// diagonal so that symbolic sizes carry through.

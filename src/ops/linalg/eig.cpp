@@ -92,7 +92,7 @@ void eig_backward(GradCtx& c) {
   Tensor inner = diag_embed(c.grad(0));
   if (c.has_grad(1)) {
     const Tensor vhgv = matmul(vh, c.grad(1));
-    linalg::check_phase_free("linalg_eig_backward", vhgv);
+    linalg::check_phase_free("linalg_eig_backward", "eigenvectors", vhgv);
     const Tensor diag = diagonal(vhgv, 0, -2, -1);
     const Tensor lc = conj(l);
     const Tensor gaps = sub(unsqueeze(lc, -2), unsqueeze(lc, -1));

@@ -39,7 +39,7 @@ extern "C" {
 CT_LAPACK_DECLARE(float, s)
 CT_LAPACK_DECLARE(double, d)
 #undef CT_LAPACK_DECLARE
-#define CT_LAPACK_DECLARE_COMPLEX(T, p)                                                                            \
+#define CT_LAPACK_DECLARE_COMPLEX(T, R, p)                                                                         \
   void p##getrf_(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);                          \
   void p##getrs_(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv,    \
                  T* b, const int* ldb, int* info, size_t);                                                         \
@@ -47,9 +47,11 @@ CT_LAPACK_DECLARE(double, d)
   void p##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);                        \
   void p##geqrf_(const int* m, const int* n, T* a, const int* lda, T* tau, T* work, const int* lwork, int* info);  \
   void p##ungqr_(const int* m, const int* n, const int* k, T* a, const int* lda, const T* tau, T* work,            \
-                 const int* lwork, int* info);
-CT_LAPACK_DECLARE_COMPLEX(std::complex<float>, c)
-CT_LAPACK_DECLARE_COMPLEX(std::complex<double>, z)
+                 const int* lwork, int* info);                                                                     \
+  void p##gesdd_(const char* jobz, const int* m, const int* n, T* a, const int* lda, R* s, T* u, const int* ldu,  \
+                 T* vt, const int* ldvt, T* work, const int* lwork, R* rwork, int* iwork, int* info, size_t);
+CT_LAPACK_DECLARE_COMPLEX(std::complex<float>, float, c)
+CT_LAPACK_DECLARE_COMPLEX(std::complex<double>, double, z)
 #undef CT_LAPACK_DECLARE_COMPLEX
 // geev: a real matrix's eigenvalues come as real and imaginary parts (wr, wi), a complex one's as
 // complex numbers with a real workspace (rwork) beside the complex one.
@@ -254,19 +256,31 @@ int syevd(bool vectors, bool upper, int n, T* a, R* w) {
   return info;
 }
 
-template <typename T>
-int gesdd(bool vectors, bool full, int m, int n, T* a, T* s, T* u, T* vt) {
+template <typename T, typename R>
+int gesdd(bool vectors, bool full, int m, int n, T* a, R* s, T* u, T* vt) {
   int info = 0, query = -1;
   const int k = std::min(m, n);
   const char jobz = !vectors ? 'N' : full ? 'A' : 'S';
   const int lda = at_least_1(m), ldu = at_least_1(m), ldvt = at_least_1(full ? n : k);
   std::vector<int> iwork(static_cast<size_t>(8 * std::max(k, 1)));
   T best = 0;
-  const auto f = pick<T>(sgesdd_, dgesdd_);
-  f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &best, &query, iwork.data(), &info, 1);
-  std::vector<T> work = workspace(best, 1);
-  const int lwork = static_cast<int>(work.size());
-  f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work.data(), &lwork, iwork.data(), &info, 1);
+  if constexpr (cpu::is_complex_t<T>::value) {
+    // The real workspace's size is LAPACK's documented bound (no query answers it).
+    const int64_t mn = std::max(k, 1), mx = std::max({m, n, 1});
+    const int64_t lrwork = vectors ? std::max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn) : 7 * mn;
+    std::vector<R> rwork(static_cast<size_t>(lrwork));
+    const auto f = pick<T>(nullptr, nullptr, cgesdd_, zgesdd_);
+    f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &best, &query, rwork.data(), iwork.data(), &info, 1);
+    std::vector<T> work = workspace(best, 1);
+    const int lwork = static_cast<int>(work.size());
+    f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work.data(), &lwork, rwork.data(), iwork.data(), &info, 1);
+  } else {
+    const auto f = pick<T>(sgesdd_, dgesdd_);
+    f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &best, &query, iwork.data(), &info, 1);
+    std::vector<T> work = workspace(best, 1);
+    const int lwork = static_cast<int>(work.size());
+    f(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work.data(), &lwork, iwork.data(), &info, 1);
+  }
   return info;
 }
 
@@ -331,7 +345,7 @@ int geev(bool vectors, int n, T* a, C* w, C* v) {
   template int geqrf<T>(int, int, T*, T*);                                     \
   template int orgqr<T>(int, int, int, T*, const T*);                          \
   template int syevd<T, T>(bool, bool, int, T*, T*);                           \
-  template int gesdd<T>(bool, bool, int, int, T*, T*, T*, T*);
+  template int gesdd<T, T>(bool, bool, int, int, T*, T*, T*, T*);
 CT_LAPACK_INSTANTIATE(float)
 CT_LAPACK_INSTANTIATE(double)
 #undef CT_LAPACK_INSTANTIATE
@@ -343,7 +357,8 @@ CT_LAPACK_INSTANTIATE(double)
   template void trsm<T>(bool, bool, bool, bool, int, int, const T*, T*);       \
   template int geqrf<T>(int, int, T*, T*);                                     \
   template int orgqr<T>(int, int, int, T*, const T*);                          \
-  template int syevd<T, T::value_type>(bool, bool, int, T*, T::value_type*);
+  template int syevd<T, T::value_type>(bool, bool, int, T*, T::value_type*);   \
+  template int gesdd<T, T::value_type>(bool, bool, int, int, T*, T::value_type*, T*, T*);
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<float>)
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<double>)
 #undef CT_LAPACK_INSTANTIATE_COMPLEX

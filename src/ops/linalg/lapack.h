@@ -1,7 +1,7 @@
 // lapack.h - the LAPACK routines ctorch calls, from the LAPACK that Debian's OpenBLAS carries (the
 // library ctorch already links for BLAS), as small C++ functions over float and double, and over
 // std::complex<float> and std::complex<double> where a complex operator needs them (the LU family,
-// geev, heevd, potrf and trsm).
+// geev, heevd, potrf, trsm, geqrf/ungqr and gesdd).
 //
 // Note [LAPACK calls]
 // Every matrix is column-major with its leading dimension equal to its row count: a row-major
@@ -64,11 +64,11 @@ int orgqr(int m, int n, int k, T* a, const T* tau);
 /// eigenvectors, one per column. info > 0: no convergence.
 template <typename T, typename R>
 int syevd(bool vectors, bool upper, int n, T* a, R* w);
-/// Singular values (descending) of the m x n a into s; with vectors, U (m x ucols) into u and V^T
-/// (vrows x n) into vt, where ucols = vrows = m and n (full) or min(m, n) (reduced). a is destroyed.
-/// info > 0: no convergence.
-template <typename T>
-int gesdd(bool vectors, bool full, int m, int n, T* a, T* s, T* u, T* vt);
+/// Singular values (descending, real) of the m x n a into s; with vectors, U (m x ucols) into u and
+/// V^H (vrows x n) into vt, where ucols = vrows = m and n (full) or min(m, n) (reduced). a is
+/// destroyed. info > 0: no convergence.
+template <typename T, typename R>
+int gesdd(bool vectors, bool full, int m, int n, T* a, R* s, T* u, T* vt);
 
 /// The eigenvalues of the general n x n a into w[n] and, with vectors, its right eigenvectors into
 /// v (n x n, one per column, each of Euclidean norm 1 and largest component real), in LAPACK's

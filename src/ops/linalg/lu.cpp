@@ -423,8 +423,9 @@ void determinant_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
 }
 
 // The cofactor matrix of A (the gradient of det): det(A) A^-T where A is invertible (conjugated for
-// complex A: g conj(det) A^-H). Where a matrix of the batch is singular, from A = U S V^T: det(U)
-// det(V^T) U diag(prod_{j != i} s_j) V^T for all, which is exact everywhere.
+// complex A: g conj(det) A^-H). Where a matrix of the batch is singular, from A = U S V^H: det(U)
+// det(V^H) U diag(prod_{j != i} s_j) V^H for all, which is exact everywhere (its conjugate factor
+// conj(det(U) det(V^H)) for complex A).
 void det_backward(GradCtx& c) {
   const Tensor a = c.saved("A"), det = c.result(0);
   const Tensor g = unsqueeze(unsqueeze(mul(c.grad(0), conj_if_complex(det)), -1), -1);
@@ -433,9 +434,6 @@ void det_backward(GradCtx& c) {
     c.set("A", mul(g, mH(linalg_inv(a))));
     return;
   }
-  CT_CHECK(!is_complex(a->dtype()), CT_ERROR_NOT_IMPLEMENTED, "linalg.det: the derivative at a singular complex ",
-           "matrix (sizes ", a->sizes(), ", ", a->dtype(), ") needs the complex SVD, which ctorch does not have yet. ",
-           "Differentiate at an invertible matrix, or through the real and imaginary parts as a real 2n x 2n matrix");
   const auto usv = linalg_svd(a, /*full_matrices=*/false);
   const Tensor &u = usv[0], &s = usv[1], &vh = usv[2];
   // prod_{j != i} s_j as the product of the prefix before i and the suffix after it.
@@ -443,7 +441,7 @@ void det_backward(GradCtx& c) {
   const Tensor one = ones(narrow(s, -1, 0, 1)->sizes(), s->dtype(), s->device());
   const Tensor before = cat({one.impl(), narrow(cumprod(s, -1), -1, 0, n - 1).impl()}, -1);
   const Tensor after = flip(cat({one.impl(), narrow(cumprod(flip(s, {-1}), -1), -1, 0, n - 1).impl()}, -1), {-1});
-  const Tensor sign = mul(linalg_det(u), linalg_det(vh));
+  const Tensor sign = conj_if_complex(mul(linalg_det(u), linalg_det(vh)));
   const Tensor cof = matmul(mul(u, unsqueeze(mul(before, after), -2)), vh);
   c.set("A", mul(unsqueeze(unsqueeze(mul(c.grad(0), sign), -1), -1), cof));
 }

@@ -14,6 +14,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
+#include "ops/cpu/cast.h"
 #include "ops/functions.h"
 #include "ops/linalg/batched.h"
 #include "ops/linalg/lapack.h"
@@ -95,7 +96,7 @@ void eigh_backward(GradCtx& c) {
   Tensor inner = diag_embed(gl);
   if (has_vectors) {
     const Tensor vgv = matmul(mH(v), c.grad(1));
-    linalg::check_phase_free("linalg_eigh_backward", vgv);
+    linalg::check_phase_free("linalg_eigh_backward", "eigenvectors", vgv);
     Tensor off = div(mul(sub(vgv, mH(vgv)), Scalar(0.5)), gaps(l));
     if (is_complex(v->dtype())) off = sub(off, diag_embed(diagonal(off, 0, -2, -1)));
     inner = add(inner, off);
@@ -147,7 +148,7 @@ void symeig_kernel(void*, Frame& f) {
 // linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
 void svd_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices("linalg.svd", a, false);
+  check_matrices("linalg.svd", a, false, Complex::Taken);
   const bool full = f.arg(1).to_bool();
   const SymInt rows = a.sym_size(a.dim() - 2), cols = a.sym_size(a.dim() - 1), k = sym_min(rows, cols);
   const SymDimVector batch = batch_dims(a);
@@ -158,7 +159,7 @@ void svd_meta(const Frame& f, MetaResult& m) {
   m.n = 3;
   m.compute = a.dtype();
   set_output(m, 0, u.ref(), a.dtype(), a.device());
-  set_output(m, 1, s.ref(), a.dtype(), a.device());
+  set_output(m, 1, s.ref(), real_dtype(a.dtype()), a.device());  // singular values are real
   set_output(m, 2, vh.ref(), a.dtype(), a.device());
 }
 void svd_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -183,24 +184,27 @@ void svd_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   // PyTorch does: a NaN is an error, an infinity gives NaN singular values and vectors.
   std::vector<int> info(static_cast<size_t>(h.batch));
   std::vector<char> has_nan(static_cast<size_t>(h.batch), 0);
-  with_real_type(a->dtype(), [&](auto t) {
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
-    T* s = outs[1]->data_as<T>();
+    using R = decltype(std::abs(t));
+    R* s = outs[1]->data_as<R>();
     linalg::for_each_matrix(h.batch, 8.0 * m * n * k, [&](int64_t i) {
       const T* x = h.matrix<T>(i);
       bool finite = true;
-      for (int64_t j = 0; j < int64_t{m} * n; ++j) {
-        has_nan[i] |= std::isnan(x[j]);
-        finite &= std::isfinite(x[j]);
+      for (int64_t j = 0; j < int64_t{m} * n; ++j) {  // both parts of a complex element
+        has_nan[i] |= std::isnan(std::real(x[j])) || std::isnan(std::imag(x[j]));
+        finite &= std::isfinite(std::real(x[j])) && std::isfinite(std::imag(x[j]));
       }
       if (!finite) {
-        const T nan = std::numeric_limits<T>::quiet_NaN();
+        const R nan = std::numeric_limits<R>::quiet_NaN();
+        T nan_t = T(nan);
+        if constexpr (cpu::is_complex_t<T>::value) nan_t = T(nan, nan);
         std::fill(s + i * k, s + (i + 1) * k, nan);
-        std::fill(u.matrix<T>(i), u.matrix<T>(i) + u.rows * u.cols, nan);
-        std::fill(vh.matrix<T>(i), vh.matrix<T>(i) + vh.rows * vh.cols, nan);
+        std::fill(u.matrix<T>(i), u.matrix<T>(i) + u.rows * u.cols, nan_t);
+        std::fill(vh.matrix<T>(i), vh.matrix<T>(i) + vh.rows * vh.cols, nan_t);
         return;
       }
-      info[i] = lapack::gesdd<T>(true, full, m, n, h.matrix<T>(i), s + i * k, u.matrix<T>(i), vh.matrix<T>(i));
+      info[i] = lapack::gesdd(true, full, m, n, h.matrix<T>(i), s + i * k, u.matrix<T>(i), vh.matrix<T>(i));
     });
   });
   for (int64_t i = 0; i < h.batch; ++i)
@@ -216,8 +220,12 @@ void svd_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   copy_(outs[2], vh.matrices());
 }
 // A = U diag(S) Vh with k = min(m, n) (full matrices narrowed to their first k vectors):
-// gA = U (diag(gS) + (skew(U^T gU) S_j + S_i skew(Vh gVh^T)) / E) Vh, E[i][j] = S_j^2 - S_i^2, plus
-// the parts of gU (m > n) or gVh (m < n) outside the span of U or Vh.
+// gA = U (diag(gS) + (skew(U^H gU) S_j + S_i skew(Vh gVh^H)) / E) Vh, E[i][j] = S_j^2 - S_i^2, plus
+// the parts of gU (m > n) or gVh (m < n) outside the span of U or Vh (^H the transpose for real
+// matrices; skew(X) = X - X^H). Complex singular vectors are defined up to a phase shared by u_i and
+// v_i: a loss that depends on it is refused as torch refuses it (Im diag(U^H gU) + Im diag(V^H gV)
+// must vanish, which also cancels the skew parts' diagonals), and the phase U^H dU takes, i Im(U^H
+// dA V)_ii / s_i, adds i Im(U^H gU)_ii / s_i to the diagonal.
 void svd_backward(GradCtx& c) {
   const bool has_u = c.has_grad(0), has_vh = c.has_grad(2);
   const IntArrayRef sz = c.sizes("A");
@@ -230,23 +238,32 @@ void svd_backward(GradCtx& c) {
   }
   const Tensor gu = narrow(c.grad(0), -1, 0, k), gvh = narrow(c.grad(2), -2, 0, k);
   const Tensor e = gaps(mul(s, s));
+  const bool complex_vectors = is_complex(u->dtype());
   Tensor inner = diag_embed(gs);
+  Tensor phase;  // Im diag(U^H gU) + Im diag(V^H gV), as a diagonal matrix's worth of checks
   if (has_u) {
-    const Tensor j = matmul(mT(u), gu);
-    inner = add(inner, div(mul(sub(j, mT(j)), unsqueeze(s, -2)), e));
+    const Tensor j = matmul(mH(u), gu);
+    inner = add(inner, div(mul(sub(j, mH(j)), unsqueeze(s, -2)), e));
+    if (complex_vectors) {
+      const Tensor im = imag(diagonal(j, 0, -2, -1));
+      inner = add(inner, diag_embed(complex(mul(im, Scalar(0.0)), div(im, s))));
+      phase = j;
+    }
   }
   if (has_vh) {
-    const Tensor kk = matmul(vh, mT(gvh));
-    inner = add(inner, div(mul(unsqueeze(s, -1), sub(kk, mT(kk))), e));
+    const Tensor kk = matmul(vh, mH(gvh));
+    inner = add(inner, div(mul(unsqueeze(s, -1), sub(kk, mH(kk))), e));
+    if (complex_vectors) phase = phase.defined() ? add(phase, kk) : kk;
   }
+  if (phase.defined()) linalg::check_phase_free("svd_backward", "singular vectors", phase);
   Tensor ga;
   if (m > n && has_u) {
     const Tensor gus = div(gu, unsqueeze(s, -2));
-    ga = add(matmul(u, inner), sub(gus, matmul(u, matmul(mT(u), gus))));
+    ga = add(matmul(u, inner), sub(gus, matmul(u, matmul(mH(u), gus))));
     ga = matmul(ga, vh);
   } else if (m < n && has_vh) {
     const Tensor sgvh = div(gvh, unsqueeze(s, -1));
-    ga = add(matmul(inner, vh), sub(sgvh, matmul(matmul(sgvh, mT(vh)), vh)));
+    ga = add(matmul(inner, vh), sub(sgvh, matmul(matmul(sgvh, mH(vh)), vh)));
     ga = matmul(u, ga);
   } else {
     ga = matmul(u, matmul(inner, vh));
@@ -445,6 +462,7 @@ void define_spectral(Registry& r) {
       .composite(symeig_kernel);
   r.def("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)")
       .meta(svd_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, svd_cpu, Determinism::Deterministic)
       .derivative(svd_backward, save_result());
   r.def("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor").composite(svdvals_kernel);

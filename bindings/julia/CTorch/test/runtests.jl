@@ -1014,6 +1014,9 @@ end
     @test Array(CTorch.ops.linalg_eigvalsh(Tensor(h))) ≈ [1.0, 3.0]
     l = Array(CTorch.ops.linalg_cholesky(Tensor(h)))
     @test l * l' ≈ h
+    @test Array(CTorch.ops.linalg_svdvals(Tensor(ComplexF64[2im 0; 0 -1]))) ≈ [2.0, 1.0]  # real
+    cq, cr = CTorch.ops.linalg_qr(Tensor(h))
+    @test Array(cq) * Array(cr) ≈ h
 end
 
 @testset "What the library refuses instead of crashing" begin

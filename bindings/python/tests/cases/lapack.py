@@ -207,6 +207,8 @@ def det_cases(spelling):
         Case("grad_rank1", grads_of(g), [In((3, 3), "float64", kind=[1, 2, 3, 2, 4, 6, 3, 6, 9])]),
         Case("grad_mixed_batch", grads_of(g), [In((2, 2, 2), "float64", kind=[1, 2, 2, 4, 3, 1, 1, 2])]),
         Case("singular_complex", g, [In((2, 2), "complex128", kind=[1, 1j, 1j, -1])]),
+        Case("grad_singular_complex", grads_of(g), [In((3, 3), "complex128",
+                                                       kind=[1, 2j, 3, 2j, -4, 6j, 0, 1, 1 + 1j])]),
     ] + complex_cases(g, lambda dt: [In((2, 3, 3), dt)])
 
 
@@ -583,6 +585,24 @@ def svd_cases(spelling):
                  Case("no_uv", lambda m, a: m.svd(a, compute_uv=False), [In((4, 3), "float64")]),
                  Case("grad", grads_of(lambda m, a: m.svd(a)), [In((4, 3), "float64")]),
                  Case("method", lambda m, a: a.svd()[1], [In((3, 2))])]
+    if spelling == "linalg.svd":
+        # Complex singular vectors are defined up to a phase u_i and v_i share: compared through the
+        # products u_i v_i^H, which it leaves alone.
+        def phase_free(m, a, full=False):
+            u, s_, vh = m.linalg.svd(a, full_matrices=full)
+            k = s_.shape[-1]
+            p = u[..., :k].unsqueeze(-1) * vh[..., :k, :].unsqueeze(-3)
+            return s_, p.real
+        extra += [Case(f"complex_{dt}", phase_free, [In((2, 4, 3), dt)]) for dt in COMPLEX] + [
+            Case("complex_full_wide", lambda m, a: phase_free(m, a, True), [In((2, 4), "complex128")]),
+            Case("grad_complex_tall", grads_of(phase_free), [In((4, 3), "complex128")]),
+            Case("grad_complex_wide", grads_of(phase_free), [In((2, 4), "complex128")]),
+            Case("grad_complex_values", grads_of(lambda m, a: m.linalg.svd(a)[1]), [In((3, 3), "complex128")]),
+            Case("grad_phase_dependent", grads_of(lambda m, a: m.linalg.svd(a, full_matrices=False)[0].real),
+                 [In((3, 3), "complex128")])]
+    elif spelling == "linalg.svdvals":
+        extra += [Case(dt, f, [In((4, 3), dt)]) for dt in COMPLEX] + [
+            Case("grad_complex", grads_of(f), [In((3, 4), "complex128")])]
     return [Case(dt, f, [In((4, 3), dt)]) for dt in FLOATS] + extra + [
         Case("wide", f, [In((3, 5), "float64")]),
         Case("batched", f, [In((2, 3, 3), "float64")]),

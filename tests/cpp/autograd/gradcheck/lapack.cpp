@@ -193,6 +193,20 @@ std::vector<Case> lapack_cases() {
          const auto wide = ops::linalg_qr(ops::complex(x[2], x[3]));
          return flat({parts(tall[0]), parts(tall[1]), parts(wide[0]), parts(wide[1])});
        }},
+      // The SVD of complex matrices: singular values, and the products u_i v_i^H (phase-free).
+      {{"linalg_svd", "linalg_svdvals"},
+       {t43, t43},
+       [](const Inputs& x) {
+         const Tensor z = ops::complex(x[0], x[1]);
+         const auto usv = ops::linalg_svd(z, false);
+         const Tensor products = ops::mul(ops::unsqueeze(usv[0], -1), ops::unsqueeze(usv[2], -3));
+         return flat({usv[1], parts(products), ops::linalg_svdvals(ops::conj(mT(z)))});
+       }},
+      // det at a singular complex matrix: the cofactors through the complex SVD.
+      {{"linalg_det"},
+       {{{3, 3}, -1, 1, {1, 2, 3, 2, 4, 6, 0, 1, 1}}, {{3, 3}, -1, 1, {0.5, 1, 1.5, 1, 2, 3, 0, 0, 1}}},
+       [](const Inputs& x) { return parts(ops::linalg_det(ops::complex(x[0], x[1]))); },
+       false},
       {{"linalg_eigvals"}, {kGeneral}, [](const Inputs& x) { return parts(ops::linalg_eigvals(x[0])); }},
       // The LU family on complex matrices: the conjugate transposes in their derivatives.
       {{"linalg_solve_ex", "linalg_inv_ex", "linalg_det", "linalg_slogdet", "logdet"},
