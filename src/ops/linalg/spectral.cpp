@@ -282,12 +282,12 @@ void svdvals_kernel(void*, Frame& f) {
 void legacy_svd_kernel(void*, Frame& f) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
   const bool some = f.arg(1).to_bool(), compute_uv = f.arg(2).to_bool();
-  check_matrices("svd", *a, false);
+  check_matrices("svd", *a, false, Complex::Taken);
   auto r = linalg_svd(a, compute_uv ? !some : false);
   f.outs[1] = r[1];
   if (compute_uv) {
     f.outs[0] = r[0];
-    f.outs[2] = mT(r[2]);
+    f.outs[2] = mH(r[2]);
     return;
   }
   const int64_t m = a->size(a->dim() - 2), n = a->size(a->dim() - 1);
@@ -304,8 +304,8 @@ void legacy_svd_kernel(void*, Frame& f) {
 // 0 when only atol is.
 Tensor cutoff(const Tensor& a, const Tensor& largest, const Value& atol, const Value& rtol) {
   const int64_t m = a->size(a->dim() - 2), n = a->size(a->dim() - 1);
-  const double eps = a->dtype() == DType::Float64 ? std::numeric_limits<double>::epsilon()
-                                                   : static_cast<double>(std::numeric_limits<float>::epsilon());
+  const double eps = real_dtype(a->dtype()) == DType::Float64 ? std::numeric_limits<double>::epsilon()
+                                                              : static_cast<double>(std::numeric_limits<float>::epsilon());
   const double r = !rtol.is_none() ? rtol.to_double() : atol.is_none() ? eps * static_cast<double>(std::max(m, n)) : 0.0;
   const double at = atol.is_none() ? 0.0 : atol.to_double();
   return clamp_min(mul(largest, Scalar(r)), Scalar(at));
@@ -316,7 +316,7 @@ Tensor cutoff(const Tensor& a, const Tensor& largest, const Value& atol, const V
 // own formula (torch's), which does not depend on the factorization that computed it.
 void pinv_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices("linalg.pinv", a, f.arg(3).to_bool());
+  check_matrices("linalg.pinv", a, f.arg(3).to_bool(), Complex::Taken);
   SymDimVector out = batch_dims(a);
   out.push_back(a.sym_size(a.dim() - 1));
   out.push_back(a.sym_size(a.dim() - 2));
@@ -325,33 +325,35 @@ void pinv_meta(const Frame& f, MetaResult& m) {
 }
 void pinv_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
-  const Tensor zero = zeros({}, a->dtype(), a->device());
-  if (f.arg(3).to_bool()) {  // A = V diag(L) V^T: V diag(1 / L) V^T over the eigenvalues kept
+  // The kept singular values' (or eigenvalues') reciprocals, 0 for the others; real.
+  const Tensor zero = zeros({}, real_dtype(a->dtype()), a->device());
+  if (f.arg(3).to_bool()) {  // A = V diag(L) V^H: V diag(1 / L) V^H over the eigenvalues kept
     auto lv = linalg_eigh(a);
     const Tensor absl = abs(lv[0]);
     const Tensor largest = absl->size(absl->dim() - 1) ? amax(absl, IntArrayRef{-1}, true) : absl;
     const Tensor inv = where(gt(absl, cutoff(a, largest, f.arg(1), f.arg(2))), reciprocal(lv[0]), zero);
-    copy_(outs[0], matmul(mul(lv[1], unsqueeze(inv, -2)), mT(lv[1])));
+    copy_(outs[0], matmul(mul(lv[1], unsqueeze(inv, -2)), mH(lv[1])));
     return;
   }
   auto usv = linalg_svd(a, false);
   const Tensor& s = usv[1];
   const Tensor largest = s->size(s->dim() - 1) ? narrow(s, -1, 0, 1) : s;  // descending: the first
   const Tensor inv = where(gt(s, cutoff(a, largest, f.arg(1), f.arg(2))), reciprocal(s), zero);
-  copy_(outs[0], matmul(mul(mT(usv[2]), unsqueeze(inv, -2)), mT(usv[0])));
+  copy_(outs[0], matmul(mul(mH(usv[2]), unsqueeze(inv, -2)), mH(usv[0])));
 }
-// With P = pinv(A) (m x n A), grouped so the products are the smaller of m and n square.
+// With P = pinv(A) (m x n A), grouped so the products are the smaller of m and n square (^H the
+// transpose for real matrices).
 void pinv_backward(GradCtx& c) {
-  const Tensor a = c.saved("A"), p = c.result(0), ph = mT(p), gh = mT(c.grad(0));
+  const Tensor a = c.saved("A"), p = c.result(0), ph = mH(p), gh = mH(c.grad(0));
   const IntArrayRef s = c.sizes("A");
   if (s[s.size() - 2] <= s[s.size() - 1]) {
     const Tensor k = matmul(gh, p), kph = matmul(k, ph);
-    c.set("A", add(sub(add(neg(mT(matmul(p, k))), kph), matmul(matmul(a, p), kph)),
+    c.set("A", add(sub(add(neg(mH(matmul(p, k))), kph), matmul(matmul(a, p), kph)),
                    matmul(matmul(ph, p), sub(gh, matmul(k, a)))));
     return;
   }
   const Tensor k = matmul(p, gh), phk = matmul(ph, k);
-  c.set("A", sub(add(add(neg(mT(matmul(k, p))), matmul(matmul(sub(gh, matmul(a, k)), p), ph)), phk),
+  c.set("A", sub(add(add(neg(mH(matmul(k, p))), matmul(matmul(sub(gh, matmul(a, k)), p), ph)), phk),
                  matmul(matmul(phk, p), a)));
 }
 
@@ -364,7 +366,7 @@ void pinverse_kernel(void*, Frame& f) {
 void matrix_rank_kernel(void*, Frame& f) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
   const bool hermitian = f.arg(3).to_bool();
-  check_matrices("linalg.matrix_rank", *a, hermitian);
+  check_matrices("linalg.matrix_rank", *a, hermitian, Complex::Taken);
   const Tensor s = hermitian ? abs(linalg_eigvalsh(a)) : linalg_svdvals(a);
   if (s->size(s->dim() - 1) == 0) {
     f.outs[0] = zeros(IntArrayRef(s->sizes().data(), s->dim() - 1), DType::Int64, a->device());
@@ -381,7 +383,7 @@ void cond_kernel(void*, Frame& f) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
   const Value& p = f.arg(1);
   const bool by_svd = p.is_none() || (p.kind() != Value::Kind::String && std::fabs(p.to_double()) == 2.0);
-  check_matrices("linalg.cond", *a, !by_svd);
+  check_matrices("linalg.cond", *a, !by_svd, Complex::Taken);
   const int64_t dims[2] = {-2, -1};
   if (!by_svd) {
     // As torch: a singular matrix's condition number is inf, not an error.
@@ -415,7 +417,7 @@ void lstsq_kernel(void*, Frame& f) {
   const std::string driver = f.arg(3).is_none() ? "gelsy" : f.arg(3).str();
   CT_CHECK(driver == "gels" || driver == "gelsy" || driver == "gelsd" || driver == "gelss", CT_ERROR_INVALID_ARGUMENT,
            fn, ": parameter `driver` should be one of (gels, gelsy, gelsd, gelss), got ", driver);
-  check_matrices(fn, *a, false);
+  check_matrices(fn, *a, false, Complex::Taken);
   CT_CHECK(a->dtype() == b->dtype(), CT_ERROR_DTYPE, fn, ": expected input and other to have the same dtype, but got ",
            a->dtype(), " and ", b->dtype());
   const bool vector = b->dim() + 1 == a->dim();
@@ -423,28 +425,29 @@ void lstsq_kernel(void*, Frame& f) {
   const int64_t m = a->size(a->dim() - 2), n = a->size(a->dim() - 1);
   CT_CHECK(bm->dim() >= 2 && bm->size(bm->dim() - 2) == m, CT_ERROR_SHAPE, fn, ": input.size(-2) should match ",
            vector ? "other.size(-1)" : "other.size(-2)", " (A ", a->sizes(), ", B ", b->sizes(), ")");
-  const double eps = a->dtype() == DType::Float64 ? std::numeric_limits<double>::epsilon()
-                                                   : static_cast<double>(std::numeric_limits<float>::epsilon());
+  const double eps = real_dtype(a->dtype()) == DType::Float64 ? std::numeric_limits<double>::epsilon()
+                                                              : static_cast<double>(std::numeric_limits<float>::epsilon());
   const double rcond = f.arg(2).is_none() || f.arg(2).to_double() < 0 ? eps * static_cast<double>(std::max(m, n))
                                                                        : f.arg(2).to_double();
   const Tensor x = matmul(linalg_pinv(a, std::nullopt, rcond), bm);
   const Tensor rank = driver == "gels" ? empty({0}, DType::Int64, a->device())
                                        : linalg_matrix_rank(a, std::nullopt, rcond);
-  Tensor residuals = empty({0}, a->dtype(), a->device());
+  Tensor residuals = empty({0}, real_dtype(a->dtype()), a->device());  // squared norms: real
   if (m > n && driver != "gelsy") {
     // gels assumes A full rank; the others computed the rank above.
     const bool all_full = driver == "gels" || a->device().is_meta() ||
                           host_contiguous(all(eq(rank, n)))->data_as<bool>()[0];
     if (all_full) {
       const Tensor r = sub(matmul(a, x), bm);
-      residuals = sum(mul(r, r), IntArrayRef{-2});
+      residuals = sum(is_complex(r->dtype()) ? real(mul(r, conj(r))) : mul(r, r), IntArrayRef{-2});
       if (vector) residuals = squeeze(residuals, -1);
     }
   }
   f.outs[0] = vector ? squeeze(x, -1) : x;
   f.outs[1] = residuals;
   f.outs[2] = rank;
-  f.outs[3] = driver == "gelsd" || driver == "gelss" ? linalg_svdvals(a) : empty({0}, a->dtype(), a->device());
+  f.outs[3] = driver == "gelsd" || driver == "gelss" ? linalg_svdvals(a)
+                                                    : empty({0}, real_dtype(a->dtype()), a->device());
 }
 
 }  // namespace
@@ -470,6 +473,7 @@ void define_spectral(Registry& r) {
       .composite(legacy_svd_kernel);
   r.def("linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor")
       .meta(pinv_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, pinv_cpu, Determinism::Deterministic)
       .derivative(pinv_backward, save_result(save("A")));
   r.def("pinverse(Tensor self, float rcond=1e-15) -> Tensor").composite(pinverse_kernel);

@@ -152,14 +152,15 @@ void vector_norm_backward(autograd::GradCtx& c) {
 // minimum counterparts.
 Tensor matrix_norm(const Tensor& x, const char* ord, double p, int64_t d0, int64_t d1, bool keepdim) {
   const char* op = "linalg_norm";
-  CT_CHECK(is_floating(x->dtype()), CT_ERROR_DTYPE, op, ": needs a floating input, got ", x->dtype(),
-           ". Convert with to(float32) first");
+  CT_CHECK(is_floating(x->dtype()) || is_complex(x->dtype()), CT_ERROR_DTYPE, op,
+           ": needs a floating or complex input, got ", x->dtype(), ". Convert with to(float32) first");
+  // A complex matrix's norms are real: those of its elements' moduli, or of its singular values.
   const bool nuc = ord && std::strcmp(ord, "nuc") == 0;
   if (ord && !nuc) {
     CT_CHECK(std::strcmp(ord, "fro") == 0, CT_ERROR_INVALID_ARGUMENT, op, ": ord='", ord,
              "' is not a matrix norm (ctorch supports 'fro', 'nuc', 2, -2, 1, -1, inf and -inf for matrices)");
     const int64_t dims[2] = {std::min(d0, d1), std::max(d0, d1)};
-    return vector_norm(op, x, 2.0, IntArrayRef(dims, 2), keepdim);
+    return vector_norm(op, is_complex(x->dtype()) ? abs(x) : x, 2.0, IntArrayRef(dims, 2), keepdim);
   }
   if (nuc || p == 2 || p == -2) {  // from the singular values of the matrices moved to the last two dims
     const int64_t from[2] = {d0, d1}, to_dims[2] = {-2, -1};
@@ -172,7 +173,7 @@ Tensor matrix_norm(const Tensor& x, const char* ord, double p, int64_t d0, int64
            " is not a matrix norm (ctorch supports 'fro', 'nuc', 2, -2, 1, -1, inf and -inf for matrices)");
   // ord 1 sums over the rows (d0) and takes the extreme over columns; ord inf the other way round.
   const int64_t sum_dim = std::isinf(p) ? d1 : d0, pick_dim = std::isinf(p) ? d0 : d1;
-  const DType out = x->dtype();
+  const DType out = real_dtype(x->dtype());
   const Tensor xf = (out == DType::Float16 || out == DType::BFloat16) ? to(x, DType::Float32) : x;
   Tensor r = sum(abs(xf), IntArrayRef(&sum_dim, 1), true);
   r = p > 0 ? amax(r, IntArrayRef(&pick_dim, 1), true) : amin(r, IntArrayRef(&pick_dim, 1), true);

@@ -218,6 +218,11 @@ EXTRA = {
         Case("grad_ord1", with_grad(lambda m, a: m.linalg.vector_norm(a, 1)), [In((3, 4), "complex128")]),
         Case("grad_ord3", with_grad(lambda m, a: m.linalg.vector_norm(a, 3)), [In((3, 4), "complex128")]),
         Case("real_dtype", lambda m, a: m.linalg.vector_norm(a, dtype=m.float64), [In((3, 4), "complex64")])],
+    "linalg_norm": [Case(f"matrix_{o}", lambda m, a, o=o: m.linalg.norm(a, o), [In((2, 3, 4), "complex128")])
+                    for o in ["fro", "nuc", 1, -1, float("inf"), 2, -2]] + [
+        Case("grad_fro", with_grad(lambda m, a: m.linalg.norm(a, "fro")), [In((3, 4), "complex128")]),
+        Case("grad_nuc", with_grad(lambda m, a: m.linalg.norm(a, "nuc")), [In((3, 4), "complex128")])],
+    "nuclear_norm": [Case("c64", lambda m, a: m.nuclear_norm(a), [In((3, 4), "complex64")])],
     "norm": [Case("c64", lambda m, a: a.norm(), [In((3, 4), "complex64")]),
              Case("p1_dim", lambda m, a: m.norm(a, 1, dim=0), [In((3, 4), "complex128")])],
     "matmul": matmul_cases(),

@@ -623,14 +623,17 @@ def pinv_cases(spelling):
         Case("grad_tall", grads_of(g), [In((4, 3), "float64")]),
         Case("grad_wide", grads_of(g), [In((2, 3, 5), "float64", layout="T")]),
         Case("int", g, [In((2, 2), "int64")]),
-    ]
+        Case("complex_wide", g, [In((2, 4), "complex128")]),
+    ] + complex_cases(g, lambda dt: [In((2, 4, 3), dt)])
     if spelling == "linalg.pinv":
         cs += [Case("hermitian", lambda m, a: m.linalg.pinv(a + a.mT, hermitian=True), [In((3, 3), "float64")]),
                Case("grad_hermitian", grads_of(lambda m, a: m.linalg.pinv(a + a.mT, hermitian=True)),
                     [In((3, 3), "float64")]),
                Case("atol", lambda m, a: m.linalg.pinv(a, atol=5.0), [In((3, 3), "float64")]),
                Case("rtol", lambda m, a: m.linalg.pinv(a, rtol=0.5), [In((3, 3), "float64")]),
-               Case("rcond", lambda m, a: m.linalg.pinv(a, 0.5), [In((3, 3), "float64")])]
+               Case("rcond", lambda m, a: m.linalg.pinv(a, 0.5), [In((3, 3), "float64")]),
+               Case("grad_hermitian_complex", grads_of(lambda m, a: m.linalg.pinv(a + a.mH, hermitian=True)),
+                    [In((3, 3), "complex128")])]
     else:
         cs += [Case("rcond", lambda m, a: m.pinverse(a, 0.5), [In((3, 3), "float64")]),
                Case("method", lambda m, a: a.pinverse(), [In((3, 2))])]
@@ -647,6 +650,10 @@ def matrix_rank_cases():
         Case("rtol", lambda m, a: m.linalg.matrix_rank(a, rtol=0.3), [In((3, 3), "float64")]),
         Case("tol", lambda m, a: m.linalg.matrix_rank(a, 3.0), [In((3, 3), "float64")]),
         Case("empty", f, [In((0, 3), "float64")]),
+        Case("complex", f, [In((2, 3, 4), "complex64")]),
+        Case("complex_deficient", f, [In((3, 3), "complex128", kind=[1, 2j, 3, 2j, -4, 6j, 0, 1, 1 + 1j])]),
+        Case("complex_hermitian", lambda m, a: m.linalg.matrix_rank(a + a.mH, hermitian=True),
+             [In((3, 3), "complex128")]),
     ]
 
 
@@ -661,7 +668,8 @@ def cond_cases():
         Case("one", lambda m, a: m.linalg.cond(well(a), 1), [In((3, 3), "float64")]),
         Case("grad", grads_of(f), [In((3, 3), "float64")]),
         Case("fro_rect", lambda m, a: m.linalg.cond(a, "fro"), [In((4, 2), "float64")]),
-    ]
+        Case("complex_fro", lambda m, a: m.linalg.cond(well(a), "fro"), [In((3, 3), "complex128")]),
+    ] + complex_cases(f, lambda dt: [In((2, 3, 3), dt)])
 
 
 def lstsq_cases():
@@ -683,7 +691,8 @@ def lstsq_cases():
         Case("bad_driver", d("gelsx"), [In((3, 3), "float64"), In((3, 1), "float64")]),
         Case("mismatch", f, [In((3, 3), "float64"), In((4, 1), "float64")]),
         Case("dtype_mismatch", f, [In((3, 3), "float64"), In((3, 1), "float32")]),
-    ]
+        Case("complex_gelsd", d("gelsd"), [In((5, 3), "complex128"), In((5, 2), "complex128")]),
+    ] + complex_cases(lambda m, a, b: m.linalg.lstsq(a, b).solution, lambda dt: [In((5, 3), dt), In((5, 2), dt)])
 
 
 def nuclear_norm_cases():

@@ -202,6 +202,13 @@ std::vector<Case> lapack_cases() {
          const Tensor products = ops::mul(ops::unsqueeze(usv[0], -1), ops::unsqueeze(usv[2], -3));
          return flat({usv[1], parts(products), ops::linalg_svdvals(ops::conj(mT(z)))});
        }},
+      // pinv (and lstsq and cond through it and the SVD) of complex matrices.
+      {{"linalg_pinv", "linalg_lstsq", "linalg_cond"},
+       {t43, t43, {{4, 2}}, {{4, 2}}},
+       [](const Inputs& x) {
+         const Tensor z = ops::complex(x[0], x[1]), b = ops::complex(x[2], x[3]);
+         return flat({parts(ops::linalg_pinv(z)), parts(ops::linalg_lstsq(z, b)[0]), ops::linalg_cond(z)});
+       }},
       // det at a singular complex matrix: the cofactors through the complex SVD.
       {{"linalg_det"},
        {{{3, 3}, -1, 1, {1, 2, 3, 2, 4, 6, 0, 1, 1}}, {{3, 3}, -1, 1, {0.5, 1, 1.5, 1, 2, 3, 0, 0, 1}}},
