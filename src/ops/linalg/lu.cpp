@@ -48,7 +48,7 @@ SymDimVector with(SymDimVector sizes, std::initializer_list<SymInt> more) {
 //     -> (Tensor LU, Tensor pivots, Tensor info)
 void lu_factor_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices("linalg.lu_factor", a, false);
+  check_matrices("linalg.lu_factor", a, false, Complex::Taken);
   CT_CHECK(f.arg(1).to_bool(), CT_ERROR_NOT_IMPLEMENTED, "linalg.lu_factor",
            ": LU without pivoting is not implemented (ctorch factors with LAPACK's getrf, which always pivots). "
            "Pass pivot=True");
@@ -68,7 +68,7 @@ void lu_factor_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   int32_t* piv = outs[1]->data_as<int32_t>();
   int32_t* info = outs[2]->data_as<int32_t>();
   std::fill(info, info + outs[2]->numel(), 0);
-  with_real_type(a->dtype(), [&](auto t) {
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     linalg::for_each_matrix(lu.batch, 2.0 * m * n * k / 3,
                             [&](int64_t i) { info[i] = lapack::getrf<T>(m, n, lu.matrix<T>(i), piv + i * k); });
@@ -83,7 +83,7 @@ void lu_factor_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
                       "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"));
 }
 // A = P L U; with X = L^-1 P^T dA U^-1, dL = L tril(X, -1) and dU = triu(X) U, so
-// gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T for square A.
+// gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H for square A (^H the transpose for real A).
 void lu_factor_backward(GradCtx& c) {
   const IntArrayRef s = c.sizes("A");
   CT_CHECK(s[s.size() - 1] == s[s.size() - 2], CT_ERROR_NOT_IMPLEMENTED,
@@ -93,9 +93,9 @@ void lu_factor_backward(GradCtx& c) {
   const auto plu = lu_unpack(lu, c.result(1));
   const Tensor &p = plu[0], &l = plu[1], &u = plu[2];
   const Tensor& g = c.grad(0);
-  Tensor gx = add(tril(matmul(mT(l), tril(g, -1)), -1), triu(matmul(triu(g), mT(u))));
-  gx = linalg_solve_triangular(mT(l), gx, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
-  gx = linalg_solve_triangular(mT(u), gx, /*upper=*/false, /*left=*/false);
+  Tensor gx = add(tril(matmul(mH(l), tril(g, -1)), -1), triu(matmul(triu(g), mH(u))));
+  gx = linalg_solve_triangular(mH(l), gx, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+  gx = linalg_solve_triangular(mH(u), gx, /*upper=*/false, /*left=*/false);
   c.set("A", matmul(p, gx));
 }
 
@@ -119,7 +119,7 @@ void lu_unpack_kernel(void*, Frame& f) {
   CT_CHECK(piv->dim() >= 1 && piv->size(piv->dim() - 1) == k, CT_ERROR_SHAPE, fn,
            ": LU_pivots must have sizes [..., min(m, n)] = [..., ", k, "] for LU_data of sizes ", lu->sizes(),
            "; got ", piv->sizes());
-  check_matrices(fn, *lu, false);
+  check_matrices(fn, *lu, false, Complex::Taken);
   const DType d = lu->dtype();
   const Device dev = lu->device();
   if (f.arg(2).to_bool()) {
@@ -151,7 +151,7 @@ void lu_unpack_kernel(void*, Frame& f) {
   const int32_t* sw = pv->data_as<int32_t>();
   const int64_t batch = m == 0 ? 0 : p->numel() / (m * m);
   std::vector<int64_t> perm(static_cast<size_t>(m));
-  with_real_type(d, [&](auto t) {
+  with_lapack_type(d, [&](auto t) {
     using T = decltype(t);
     T* out = p->data_as<T>();
     for (int64_t b = 0; b < batch; ++b) {
@@ -178,21 +178,21 @@ void lu_kernel(void*, Frame& f) {
 
 // linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
 // Two triangular solves on the packed factors (L's unit diagonal implied), so the derivative in LU
-// is solve_triangular's.
+// is solve_triangular's. adjoint: A^H X = B (A^T X = B for real A); P is real either way.
 Tensor lu_solve_left(const Tensor& lu, const Tensor& p, const Tensor& b, bool adjoint) {
   if (!adjoint) {  // A X = P L U X = B
     const Tensor y = linalg_solve_triangular(lu, matmul(mT(p), b), /*upper=*/false, true, /*unitriangular=*/true);
     return linalg_solve_triangular(lu, y, /*upper=*/true);
   }
-  // A^T X = U^T L^T P^T X = B
-  const Tensor y = linalg_solve_triangular(mT(lu), b, /*upper=*/false);
-  return matmul(p, linalg_solve_triangular(mT(lu), y, /*upper=*/true, true, /*unitriangular=*/true));
+  // A^H X = U^H L^H P^T X = B
+  const Tensor y = linalg_solve_triangular(mH(lu), b, /*upper=*/false);
+  return matmul(p, linalg_solve_triangular(mH(lu), y, /*upper=*/true, true, /*unitriangular=*/true));
 }
 void lu_solve_kernel(void*, Frame& f) {
   const char* fn = "linalg.lu_solve";
   const Tensor lu = Tensor::borrow(&f.tensor(0)), piv = Tensor::borrow(&f.tensor(1)), b = Tensor::borrow(&f.tensor(2));
   const bool left = f.arg(3).to_bool(), adjoint = f.arg(4).to_bool();
-  check_matrices(fn, *lu, true);
+  check_matrices(fn, *lu, true, Complex::Taken);
   CT_CHECK(b->dim() >= 2, CT_ERROR_SHAPE, fn, ": B must have at least 2 dimensions, got sizes ", b->sizes());
   const int64_t n = lu->size(lu->dim() - 1);
   CT_CHECK(b->size(b->dim() - (left ? 2 : 1)) == n, CT_ERROR_SHAPE, fn, ": incompatible shapes of A and B for the equation ",
@@ -200,8 +200,8 @@ void lu_solve_kernel(void*, Frame& f) {
   CT_CHECK(b->dtype() == lu->dtype(), CT_ERROR_DTYPE, fn, ": expected LU and B to have the same dtype, but found LU of type ",
            lu->dtype(), " and B of type ", b->dtype(), " instead");
   const Tensor p = lu_unpack(lu, piv, /*unpack_data=*/false, /*unpack_pivots=*/true)[0];
-  // X A = B is A^T X^T = B^T: the other equation of the transposes.
-  f.outs[0] = left ? lu_solve_left(lu, p, b, adjoint) : mT(lu_solve_left(lu, p, mT(b), !adjoint));
+  // X A = B is A^H X^H = B^H: the other equation of the conjugate transposes (X A^H = B likewise).
+  f.outs[0] = left ? lu_solve_left(lu, p, b, adjoint) : mH(lu_solve_left(lu, p, mH(b), !adjoint));
 }
 
 // lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
@@ -519,6 +519,7 @@ void tensorsolve_kernel(void*, Frame& f) {
 void define_lu(Registry& r) {
   r.def("linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)")
       .meta(lu_factor_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, lu_factor_cpu, Determinism::Deterministic)
       .derivative(lu_factor_backward, save_result());
   r.def("linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)").composite(lu_factor_kernel);

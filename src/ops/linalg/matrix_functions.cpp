@@ -73,8 +73,8 @@ void matrix_exp_kernel(void*, Frame& f) {
   const char* op = f.op.schema.name.c_str();
   const Tensor a = Tensor::borrow(&f.tensor(0));
   check_square(op, *a);
-  CT_CHECK(is_floating(a->dtype()), CT_ERROR_DTYPE, op, ": A is ", a->dtype(),
-           "; the matrix exponential takes floating matrices. Convert A with to()");
+  CT_CHECK(is_floating(a->dtype()) || is_complex(a->dtype()), CT_ERROR_DTYPE, op, ": A is ", a->dtype(),
+           "; the matrix exponential takes floating or complex matrices. Convert A with to()");
   if (a->device().is_meta() || a->numel() == 0) {  // the result has A's sizes whatever its values
     f.outs[0] = clone(a);
     return;
@@ -90,14 +90,14 @@ void matrix_exp_kernel(void*, Frame& f) {
   // NaN everywhere, and the others their exponential, scaled by the largest finite norm.
   Tensor base = a, finite;
   if (!std::isfinite(norm)) {
-    const Tensor zero = zeros({}, a->dtype(), a->device());
+    const Tensor zero = zeros({}, a->dtype(), a->device()), zero_norm = zeros({}, norms->dtype(), a->device());
     finite = unsqueeze(unsqueeze(isfinite(norms), -1), -1);
     base = where(finite, a, zero);
-    norm = host_max(where(isfinite(norms), norms, zero));
+    norm = host_max(where(isfinite(norms), norms, zero_norm));
   }
   const int s = norm > 0.5 ? static_cast<int>(std::ceil(std::log2(norm / 0.5))) : 0;
   const double x = std::ldexp(norm, -s);
-  const double unit = a->dtype() == DType::Float64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
+  const double unit = real_dtype(a->dtype()) == DType::Float64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
   int m = 0;
   for (double term = x; term > unit && m < 30; term *= x / (m + 2)) ++m;  // term = x^(m+1) / (m+1)!
   const Tensor scaled = s > 0 ? mul(base, Scalar(std::ldexp(1.0, -s))) : base;
@@ -106,8 +106,13 @@ void matrix_exp_kernel(void*, Frame& f) {
   Tensor p = eye_a;
   for (int k = m; k >= 1; --k) p = add(eye_a, div(matmul(scaled, p), Scalar(static_cast<double>(k))));
   for (int i = 0; i < s; ++i) p = matmul(p, p);
-  f.outs[0] = finite.defined() ? where(finite, p, full({}, std::numeric_limits<double>::quiet_NaN(), a->dtype(), a->device()))
-                               : p;
+  if (!finite.defined()) {
+    f.outs[0] = p;
+    return;
+  }
+  Tensor nan = full({}, std::numeric_limits<double>::quiet_NaN(), real_dtype(a->dtype()), a->device());
+  if (is_complex(a->dtype())) nan = complex(nan, nan);  // NaN in both parts, as torch's
+  f.outs[0] = where(finite, p, nan);
 }
 
 }  // namespace

@@ -77,7 +77,8 @@ def lu_factor_ex_cases():
         Case("singular_check", lambda m, a: m.linalg.lu_factor_ex(a, check_errors=True),
              [In((2, 2), "float64", kind=[1, 2, 2, 4])]),
         Case("grad", grads_of(lambda m, a: m.linalg.lu_factor_ex(well(a))[0]), [In((2, 3, 3), "float64")]),
-    ]
+        Case("complex_wide", f, [In((2, 4), "complex128")]),
+    ] + complex_cases(lambda m, a: m.linalg.lu_factor_ex(well(a))[0], lambda dt: [In((2, 3, 3), dt)])
 
 
 def lu_factor_cases():
@@ -105,6 +106,7 @@ def lu_unpack_cases():
         Case("long_pivots", lambda m, a: m.lu_unpack(a, m.linalg.lu_factor(a)[1].long()), [In((2, 2), "float64")]),
         Case("pivots_of_another_batch", lambda m, a, b: m.lu_unpack(a, m.linalg.lu_factor(well(b))[1]),
              [In((2, 3, 3), "float64"), In((1, 3, 3), "float64")]),
+        Case("complex", f, [In((2, 3, 3), "complex128")]),
     ]
 
 
@@ -114,7 +116,7 @@ def lu_cases():
         Case("grad", grads_of(lambda m, a: m.linalg.lu(well(a))[1:]), [In((2, 3, 3), "float64")]),
         Case("wide", lambda m, a: m.linalg.lu(a), [In((2, 4), "float64")]),
         Case("no_pivot", lambda m, a: m.linalg.lu(a, pivot=False), [In((2, 2), "float64")]),
-    ]
+    ] + complex_cases(lambda m, a: m.linalg.lu(well(a))[1:], lambda dt: [In((2, 3, 3), dt)])
 
 
 def lu_solve_cases():
@@ -133,7 +135,12 @@ def lu_solve_cases():
         Case("shape_mismatch", f, [In((3, 3), "float64"), In((4, 2), "float64")]),
         Case("dtype_mismatch", f, [In((3, 3), "float64"), In((3, 2), "float32")]),
         Case("vector_b", f, [In((3, 3), "float64"), In((3,), "float64")]),
-    ]
+        Case("grad_complex_right_adjoint", grads_of(lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(well(a)), b,
+                                                                                    left=False, adjoint=True)),
+             [In((3, 3), "complex128"), In((2, 3), "complex128")]),
+        Case("complex_adjoint", lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(well(a)), b, adjoint=True),
+             [In((3, 3), "complex128"), In((3, 2), "complex128")]),
+    ] + complex_cases(f, lambda dt: [In((2, 3, 3), dt), In((3, 2), dt)])
 
 
 def legacy_lu_solve_cases():

@@ -162,6 +162,10 @@ def matrix_exp_cases(name):
         Case("int", f, [In((2, 2), "int64")]),
         Case("0dim", f, [In(())]),
         Case("method", lambda m, a: a.matrix_exp(), [In((2, 2))]),
+        Case("complex64", f, [In((3, 3), "complex64")]),
+        Case("complex128_batched", f, [In((2, 4, 4), "complex128")]),
+        Case("complex_non_finite", f, [In((2, 2, 2), "complex128",
+                                          kind=[[[0.1j, 0.2], [0.3, 0.4]], [[1.0, complex(float("inf"), 0)], [0.0, 1.0]]])]),
     ]
 
 

@@ -202,6 +202,18 @@ std::vector<Case> lapack_cases() {
          const Tensor products = ops::mul(ops::unsqueeze(usv[0], -1), ops::unsqueeze(usv[2], -3));
          return flat({usv[1], parts(products), ops::linalg_svdvals(ops::conj(mT(z)))});
        }},
+      // LU of complex matrices, and solves with its factors (adjoint, from the right).
+      {{"linalg_lu_factor_ex", "linalg_lu_solve", "lu_unpack"},
+       {m3, m3, r23, r23},
+       [](const Inputs& x) {
+         const Tensor z = ops::complex(well(x[0]), x[1]), b = ops::complex(x[2], x[3]);
+         const auto lu = ops::linalg_lu_factor(z);
+         const auto plu = ops::lu_unpack(lu[0], lu[1]);
+         return flat({parts(plu[1]), parts(plu[2]), parts(ops::linalg_lu_solve(lu[0], lu[1], b, false, true))});
+       }},
+      {{"linalg_matrix_exp"},
+       {m3, m3},
+       [](const Inputs& x) { return parts(ops::linalg_matrix_exp(ops::complex(x[0], x[1]))); }},
       // pinv (and lstsq and cond through it and the SVD) of complex matrices.
       {{"linalg_pinv", "linalg_lstsq", "linalg_cond"},
        {t43, t43, {{4, 2}}, {{4, 2}}},
