@@ -137,7 +137,7 @@ void legacy_qr_kernel(void*, Frame& f) {
 // the Householder vectors below, their scales in tau. Not differentiable, as in torch.
 void geqrf_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices("geqrf", a, false);
+  check_matrices("geqrf", a, false, Complex::Taken);
   SymDimVector tau = batch_dims(a);
   tau.push_back(sym_min(a.sym_size(a.dim() - 2), a.sym_size(a.dim() - 1)));
   m.n = 2;
@@ -150,7 +150,7 @@ void geqrf_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
   const ColumnMajor fa = column_major(a);
   const int m = lapack::lapack_dim(fa.rows, fn), n = lapack::lapack_dim(fa.cols, fn), k = std::min(m, n);
-  with_real_type(a->dtype(), [&](auto t) {
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
     T* tau = outs[1]->data_as<T>();
     linalg::for_each_matrix(fa.batch, 2.0 * m * n * k,
@@ -167,7 +167,7 @@ Tensor reflectors(const Tensor& packed) {
 }
 
 void check_reflectors(const char* fn, const Tensor& v, const Tensor& tau) {
-  check_matrices(fn, *v, false);
+  check_matrices(fn, *v, false, Complex::Taken);
   const int64_t m = v->size(v->dim() - 2), n = v->size(v->dim() - 1);
   CT_CHECK(tau->dim() == v->dim() - 1, CT_ERROR_SHAPE, fn, ": tau must have one dimension less than input (",
            v->dim() - 1, "), got sizes ", tau->sizes());
@@ -177,13 +177,14 @@ void check_reflectors(const char* fn, const Tensor& v, const Tensor& tau) {
            tau->dtype());
 }
 
-// H_i = I - tau_i v_i v_i^T applied to c from the left (c - tau_i v_i (v_i^T c)) or the right
-// (c - tau_i (c v_i) v_i^T): composites, so the derivatives in the reflectors, tau and c are the
-// products' own.
+// H_i = I - tau_i v_i v_i^H applied to c from the left (c - tau_i v_i (v_i^H c)) or the right
+// (c - tau_i (c v_i) v_i^H) (^H the transpose for real reflectors; LAPACK's complex reflectors are
+// I - tau v v^H, and H_i^H has conj(tau_i)): composites, so the derivatives in the reflectors, tau and
+// c are the products' own.
 Tensor reflect(const Tensor& c, const Tensor& v, const Tensor& tau, int64_t i, bool left) {
   const Tensor vi = narrow(v, -1, i, 1);                       // [..., m, 1]
   const Tensor ti = unsqueeze(narrow(tau, -1, i, 1), -1);      // [..., 1, 1]
-  return left ? sub(c, mul(ti, matmul(vi, matmul(mT(vi), c)))) : sub(c, mul(ti, matmul(matmul(c, vi), mT(vi))));
+  return left ? sub(c, mul(ti, matmul(vi, matmul(mH(vi), c)))) : sub(c, mul(ti, matmul(matmul(c, vi), mH(vi))));
 }
 
 // linalg_householder_product(Tensor A, Tensor tau) -> Tensor; orgqr(Tensor self, Tensor input2) -> Tensor
@@ -217,10 +218,12 @@ void ormqr_kernel(void*, Frame& f) {
   CT_CHECK(tau->dtype() == a->dtype(), CT_ERROR_DTYPE, fn, ": expected tau of input's dtype ", a->dtype(), ", got ",
            tau->dtype());
   const Tensor v = reflectors(narrow(a, -1, 0, k));
-  // Q = H_1 ... H_k. Q C applies H_k first; Q^T C applies H_1 first; C Q applies H_1 first; C Q^T H_k.
+  // Q = H_1 ... H_k. Q C applies H_k first; Q^H C applies H_1 first; C Q applies H_1 first; C Q^H H_k.
+  // transpose means Q^H for complex reflectors, whose H_i^H has conj(tau_i), as torch's.
   const bool forward = left == transpose;
+  const Tensor t = transpose ? conj_if_complex(tau) : tau;
   Tensor r = c;
-  for (int64_t j = 0; j < k; ++j) r = reflect(r, v, tau, forward ? j : k - 1 - j, left);
+  for (int64_t j = 0; j < k; ++j) r = reflect(r, v, t, forward ? j : k - 1 - j, left);
   f.outs[0] = k ? r : clone(r);
 }
 
@@ -236,6 +239,7 @@ void define_qr(Registry& r) {
   // No derivative, as torch defines none: an input that requires grad is refused.
   r.def("geqrf(Tensor self) -> (Tensor a, Tensor tau)")
       .meta(geqrf_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, geqrf_cpu, Determinism::Deterministic);
   r.def("linalg_householder_product(Tensor A, Tensor tau) -> Tensor").composite(householder_product_kernel);
   r.def("orgqr(Tensor self, Tensor input2) -> Tensor").composite(householder_product_kernel);

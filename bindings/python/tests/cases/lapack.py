@@ -402,7 +402,7 @@ def geqrf_cases():
         Case("batched", f, [In((2, 3, 3), "float64")]),
         Case("method", lambda m, a: a.geqrf(), [In((3, 2))]),
         Case("requires_grad", lambda m, a: m.geqrf(a.requires_grad_())[0].sum().backward(), [In((2, 2), "float64")]),
-    ]
+    ] + complex_cases(f, lambda dt: [In((2, 4, 3), dt)], grad=False)
 
 
 def householder_cases(spelling):
@@ -416,7 +416,9 @@ def householder_cases(spelling):
         Case("wide", lambda m, a, t: g(m, a, t), [In((2, 3), "float64"), In((2,), "float64")]),
         Case("too_many_tau", lambda m, a, t: g(m, a, t), [In((3, 2), "float64"), In((3,), "float64")]),
         Case("method", lambda m, a: a.orgqr(m.geqrf(a)[1]), [In((3, 2))]),
-    ]
+        Case("grad_complex", grads_of(lambda m, a, t: g(m, a, t * 0.25)), [In((4, 3), "complex128"),
+                                                                             In((2,), "complex128")]),
+    ] + complex_cases(f, lambda dt: [In((2, 4, 3), dt)], grad=False)
 
 
 def ormqr_cases():
@@ -431,7 +433,10 @@ def ormqr_cases():
         Case("batched", f, [In((2, 3, 3), "float64"), In((2, 3, 1), "float64")]),
         Case("mismatch", f, [In((4, 3), "float64"), In((3, 2), "float64")]),
         Case("method", lambda m, a, c: a.ormqr(m.geqrf(a)[1], c), [In((3, 2)), In((3, 3))]),
-    ]
+    ] + [Case(f"complex_{'left' if left else 'right'}{'_transpose' if tr else ''}",
+              lambda m, a, c, left=left, tr=tr: m.ormqr(*m.geqrf(a), c, left=left, transpose=tr),
+              [In((4, 3), "complex128"), In((4, 2) if left else (2, 4), "complex64" if tr else "complex128")])
+         for left in (True, False) for tr in (True, False)]  # torch 1.13 does not differentiate complex ormqr
 
 
 # ---- symmetric eigendecomposition and SVD

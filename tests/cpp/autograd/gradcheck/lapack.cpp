@@ -211,6 +211,14 @@ std::vector<Case> lapack_cases() {
          const auto plu = ops::lu_unpack(lu[0], lu[1]);
          return flat({parts(plu[1]), parts(plu[2]), parts(ops::linalg_lu_solve(lu[0], lu[1], b, false, true))});
        }},
+      // Complex reflectors (I - tau v v^H): Q from them, and Q^H applied from the right.
+      {{"linalg_householder_product", "ormqr"},
+       {t43, t43, {{2}}, {{2}}, {{2, 4}}, {{2, 4}}},
+       [](const Inputs& x) {
+         const Tensor a = ops::complex(x[0], x[1]), tau = ops::mul(ops::complex(x[2], x[3]), Scalar(0.25));
+         const Tensor c = ops::complex(x[4], x[5]);
+         return flat({parts(ops::linalg_householder_product(a, tau)), parts(ops::ormqr(a, tau, c, false, true))});
+       }},
       {{"linalg_matrix_exp"},
        {m3, m3},
        [](const Inputs& x) { return parts(ops::linalg_matrix_exp(ops::complex(x[0], x[1]))); }},
