@@ -25,7 +25,6 @@ using linalg::fail_matrix;
 using linalg::mH;
 using linalg::mT;
 using linalg::with_lapack_type;
-using linalg::with_real_type;
 
 // ---- solve_triangular
 
@@ -194,10 +193,11 @@ void cholesky_inverse_kernel(void*, Frame& f) {
 // linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False)
 //     -> (Tensor LD, Tensor pivots, Tensor info)
 // LD holds L below the diagonal and D's blocks on and next to it, read from A's lower triangle; its
-// upper triangle is zero, as torch's. For real matrices hermitian changes nothing.
+// upper triangle is zero, as torch's. A complex A is factored as symmetric (A = L D L^T, sytrf) or,
+// with hermitian, as Hermitian (A = L D L^H, hetrf); for real matrices hermitian changes nothing.
 void ldl_factor_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& a = f.tensor(0);
-  check_matrices("torch.linalg.ldl_factor_ex", a, true);
+  check_matrices("torch.linalg.ldl_factor_ex", a, true, Complex::Taken);
   SymDimVector piv = batch_dims(a);
   piv.push_back(a.sym_size(a.dim() - 1));
   m.n = 3;
@@ -214,10 +214,12 @@ void ldl_factor_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   int32_t* piv = outs[1]->data_as<int32_t>();
   int32_t* info = outs[2]->data_as<int32_t>();
   std::fill(info, info + outs[2]->numel(), 0);
-  with_real_type(a->dtype(), [&](auto t) {
+  const bool hermitian = f.arg(1).to_bool();
+  with_lapack_type(a->dtype(), [&](auto t) {
     using T = decltype(t);
-    linalg::for_each_matrix(ld.batch, 1.0 * n * n * n / 3,
-                            [&](int64_t i) { info[i] = lapack::sytrf<T>(n, ld.matrix<T>(i), piv + i * n); });
+    linalg::for_each_matrix(ld.batch, 1.0 * n * n * n / 3, [&](int64_t i) {
+      info[i] = lapack::sytrf<T>(hermitian, n, ld.matrix<T>(i), piv + i * n);
+    });
   });
   copy_(outs[0], tril(ld.matrices()));
   if (!f.arg(2).to_bool()) return;
@@ -243,7 +245,7 @@ void ldl_solve_meta(const Frame& f, MetaResult& m) {
   const TensorImpl& piv = f.tensor(1);
   const TensorImpl& b = f.tensor(2);
   const Device dev = common_device(f);
-  check_matrices(fn, ld, true);
+  check_matrices(fn, ld, true, Complex::Taken);
   CT_CHECK(piv.dtype() == DType::Int32, CT_ERROR_DTYPE, fn, ": pivots must be int32 (as ldl_factor returns them), got ",
            piv.dtype());
   CT_CHECK(piv.dim() + 1 == ld.dim(), CT_ERROR_SHAPE, fn, ": pivots must have sizes [..., n] for LD of sizes ",
@@ -291,10 +293,11 @@ void ldl_solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const int64_t* own = owner->data_as<int64_t>();
   const ColumnMajor x = column_major(expand(b, out));
   const int ni = lapack::lapack_dim(n, fn), ki = lapack::lapack_dim(nrhs, fn);
-  with_real_type(ld->dtype(), [&](auto t) {
+  const bool hermitian = f.arg(3).to_bool();
+  with_lapack_type(ld->dtype(), [&](auto t) {
     using T = decltype(t);
     linalg::for_each_matrix(x.batch, 2.0 * n * n * nrhs, [&](int64_t i) {
-      lapack::sytrs<T>(ni, ki, lm.matrix<T>(own[i]), p + own[i] * n, x.matrix<T>(i));
+      lapack::sytrs<T>(hermitian, ni, ki, lm.matrix<T>(own[i]), p + own[i] * n, x.matrix<T>(i));
     });
   });
   copy_(outs[0], x.matrices());
@@ -324,11 +327,13 @@ void define_cholesky(Registry& r) {
   r.def("linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> "
         "(Tensor LD, Tensor pivots, Tensor info)")
       .meta(ldl_factor_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, ldl_factor_cpu, Determinism::Deterministic);
   r.def("linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)")
       .composite(ldl_factor_kernel);
   r.def("linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor")
       .meta(ldl_solve_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, ldl_solve_cpu, Determinism::Deterministic);
 }
 

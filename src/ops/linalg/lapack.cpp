@@ -49,7 +49,15 @@ CT_LAPACK_DECLARE(double, d)
   void p##ungqr_(const int* m, const int* n, const int* k, T* a, const int* lda, const T* tau, T* work,            \
                  const int* lwork, int* info);                                                                     \
   void p##gesdd_(const char* jobz, const int* m, const int* n, T* a, const int* lda, R* s, T* u, const int* ldu,  \
-                 T* vt, const int* ldvt, T* work, const int* lwork, R* rwork, int* iwork, int* info, size_t);
+                 T* vt, const int* ldvt, T* work, const int* lwork, R* rwork, int* iwork, int* info, size_t);      \
+  void p##sytrf_(const char* uplo, const int* n, T* a, const int* lda, int* ipiv, T* work, const int* lwork,      \
+                 int* info, size_t);                                                                               \
+  void p##sytrs_(const char* uplo, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv,    \
+                 T* b, const int* ldb, int* info, size_t);                                                         \
+  void p##hetrf_(const char* uplo, const int* n, T* a, const int* lda, int* ipiv, T* work, const int* lwork,      \
+                 int* info, size_t);                                                                               \
+  void p##hetrs_(const char* uplo, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv,    \
+                 T* b, const int* ldb, int* info, size_t);
 CT_LAPACK_DECLARE_COMPLEX(std::complex<float>, float, c)
 CT_LAPACK_DECLARE_COMPLEX(std::complex<double>, double, z)
 #undef CT_LAPACK_DECLARE_COMPLEX
@@ -166,12 +174,13 @@ int potrf(bool upper, int n, T* a) {
 }
 
 template <typename T>
-int sytrf(int n, T* a, int* ipiv) {
+int sytrf(bool hermitian, int n, T* a, int* ipiv) {
   int info = 0, query = -1;
   const int ld = at_least_1(n);
   const char uplo = 'L';
   T best = 0;
-  const auto f = pick<T>(ssytrf_, dsytrf_);
+  // A complex matrix is factored as symmetric (sytrf) or Hermitian (hetrf); a real one is both.
+  const auto f = hermitian ? pick<T>(ssytrf_, dsytrf_, chetrf_, zhetrf_) : pick<T>(ssytrf_, dsytrf_, csytrf_, zsytrf_);
   f(&uplo, &n, a, &ld, ipiv, &best, &query, &info, 1);
   std::vector<T> work = workspace(best, 1);
   const int lwork = static_cast<int>(work.size());
@@ -180,11 +189,12 @@ int sytrf(int n, T* a, int* ipiv) {
 }
 
 template <typename T>
-int sytrs(int n, int nrhs, const T* ld, const int* ipiv, T* b) {
+int sytrs(bool hermitian, int n, int nrhs, const T* ld, const int* ipiv, T* b) {
   int info = 0;
   const int lda = at_least_1(n);
   const char uplo = 'L';
-  pick<T>(ssytrs_, dsytrs_)(&uplo, &n, &nrhs, ld, &lda, ipiv, b, &lda, &info, 1);
+  const auto f = hermitian ? pick<T>(ssytrs_, dsytrs_, chetrs_, zhetrs_) : pick<T>(ssytrs_, dsytrs_, csytrs_, zsytrs_);
+  f(&uplo, &n, &nrhs, ld, &lda, ipiv, b, &lda, &info, 1);
   return info;
 }
 
@@ -339,8 +349,8 @@ int geev(bool vectors, int n, T* a, C* w, C* v) {
   template int getrs<T>(bool, int, int, const T*, const int*, T*);             \
   template int getri<T>(int, T*, const int*);                                  \
   template int potrf<T>(bool, int, T*);                                        \
-  template int sytrf<T>(int, T*, int*);                                        \
-  template int sytrs<T>(int, int, const T*, const int*, T*);                   \
+  template int sytrf<T>(bool, int, T*, int*);                                  \
+  template int sytrs<T>(bool, int, int, const T*, const int*, T*);             \
   template void trsm<T>(bool, bool, bool, bool, int, int, const T*, T*);       \
   template int geqrf<T>(int, int, T*, T*);                                     \
   template int orgqr<T>(int, int, int, T*, const T*);                          \
@@ -358,7 +368,9 @@ CT_LAPACK_INSTANTIATE(double)
   template int geqrf<T>(int, int, T*, T*);                                     \
   template int orgqr<T>(int, int, int, T*, const T*);                          \
   template int syevd<T, T::value_type>(bool, bool, int, T*, T::value_type*);   \
-  template int gesdd<T, T::value_type>(bool, bool, int, int, T*, T::value_type*, T*, T*);
+  template int gesdd<T, T::value_type>(bool, bool, int, int, T*, T::value_type*, T*, T*);  \
+  template int sytrf<T>(bool, int, T*, int*);                                  \
+  template int sytrs<T>(bool, int, int, const T*, const int*, T*);
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<float>)
 CT_LAPACK_INSTANTIATE_COMPLEX(std::complex<double>)
 #undef CT_LAPACK_INSTANTIATE_COMPLEX

@@ -1,7 +1,7 @@
 // lapack.h - the LAPACK routines ctorch calls, from the LAPACK that Debian's OpenBLAS carries (the
 // library ctorch already links for BLAS), as small C++ functions over float and double, and over
 // std::complex<float> and std::complex<double> where a complex operator needs them (the LU family,
-// geev, heevd, potrf, trsm, geqrf/ungqr and gesdd).
+// geev, heevd, potrf, trsm, geqrf/ungqr, gesdd and sytrf/hetrf).
 //
 // Note [LAPACK calls]
 // Every matrix is column-major with its leading dimension equal to its row count: a row-major
@@ -40,14 +40,15 @@ int getri(int n, T* lu, const int* ipiv);
 /// positive-definite.
 template <typename T>
 int potrf(bool upper, int n, T* a);
-/// Bunch-Kaufman LDL^T of the symmetric n x n a from its lower triangle: L (unit diagonal) below,
-/// the 1 x 1 and 2 x 2 blocks of D on and next to the diagonal, ipiv[n] LAPACK's interchanges (a
-/// negative pair marks a 2 x 2 block). info > 0: D(info, info) is exactly zero.
+/// Bunch-Kaufman LDL^T (LDL^H for a hermitian complex a: hetrf) of the symmetric n x n a from its
+/// lower triangle: L (unit diagonal) below, the 1 x 1 and 2 x 2 blocks of D on and next to the
+/// diagonal, ipiv[n] LAPACK's interchanges (a negative pair marks a 2 x 2 block). info > 0:
+/// D(info, info) is exactly zero. For real T hermitian changes nothing.
 template <typename T>
-int sytrf(int n, T* a, int* ipiv);
-/// Solves A X = B for nrhs columns of b from sytrf's factors of the n x n A.
+int sytrf(bool hermitian, int n, T* a, int* ipiv);
+/// Solves A X = B for nrhs columns of b from sytrf's factors of the n x n A (hetrs when hermitian).
 template <typename T>
-int sytrs(int n, int nrhs, const T* ld, const int* ipiv, T* b);
+int sytrs(bool hermitian, int n, int nrhs, const T* ld, const int* ipiv, T* b);
 /// B <- op(A)^-1 B (left) or B op(A)^-1 for the triangular A (k x k, k = m when left, n else) and
 /// the m x n b; op(A) = A^T (not conjugated) when trans; unit: A's diagonal is taken as ones.
 template <typename T>

@@ -29,7 +29,6 @@ using linalg::Complex;
 using linalg::mH;
 using linalg::mT;
 using linalg::with_lapack_type;
-using linalg::with_real_type;
 
 int64_t product(IntArrayRef sizes) {
   int64_t p = 1;

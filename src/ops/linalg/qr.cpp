@@ -27,7 +27,6 @@ using linalg::Complex;
 using linalg::mH;
 using linalg::mT;
 using linalg::with_lapack_type;
-using linalg::with_real_type;
 
 enum class QrMode { Reduced, Complete, R };
 

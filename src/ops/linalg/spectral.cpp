@@ -34,7 +34,6 @@ using linalg::Complex;
 using linalg::mH;
 using linalg::mT;
 using linalg::with_lapack_type;
-using linalg::with_real_type;
 
 // The matrix E with E[i][j] = x_j - x_i off the diagonal and ones on it: the gaps a derivative of
 // eigenvectors or singular vectors divides by.
@@ -107,28 +106,29 @@ void eigh_backward(GradCtx& c) {
 // linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 void eigvalsh_kernel(void*, Frame& f) { f.outs[0] = linalg_eigh(Tensor::borrow(&f.tensor(0)), f.arg(1).str())[0]; }
 
-// linalg_matrix_sqrth(Tensor self) -> Tensor: the symmetric positive-(semi)definite square root of
-// symmetric matrices, from the lower triangle as eigh reads it: V diag(sqrt(L)) V^T, an eigenvalue
-// below 0 (rounding, or an indefinite input) taken as 0, as torch does.
+// linalg_matrix_sqrth(Tensor self) -> Tensor: the symmetric (Hermitian) positive-(semi)definite
+// square root of symmetric (Hermitian) matrices, from the lower triangle as eigh reads it:
+// V diag(sqrt(L)) V^H, an eigenvalue below 0 (rounding, or an indefinite input) taken as 0, as torch
+// does.
 void matrix_sqrth_kernel(void*, Frame& f) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
-  check_matrices("linalg.matrix_sqrth", *a, true);
+  check_matrices("linalg.matrix_sqrth", *a, true, Complex::Taken);
   const auto lv = linalg_eigh(a);
   const Tensor root = sqrt(clamp_min(lv[0], 0));
-  f.outs[0] = matmul(mul(lv[1], unsqueeze(root, -2)), mT(lv[1]));
+  f.outs[0] = matmul(mul(lv[1], unsqueeze(root, -2)), mH(lv[1]));
 }
 
 // linalg_polar(Tensor A) -> (Tensor U, Tensor H): A = U H for m x n A with m >= n, U's columns
-// orthonormal and H symmetric positive-semidefinite, from the reduced SVD A = W S V^T: U = W V^T and
-// H = V S V^T (torch's cpu computation).
+// orthonormal and H symmetric (Hermitian) positive-semidefinite, from the reduced SVD A = W S V^H:
+// U = W V^H and H = V S V^H (torch's cpu computation).
 void polar_kernel(void*, Frame& f) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
-  check_matrices("linalg.polar", *a, false);
+  check_matrices("linalg.polar", *a, false, Complex::Taken);
   const int64_t m = a->size(a->dim() - 2), n = a->size(a->dim() - 1);
   CT_CHECK(m >= n, CT_ERROR_SHAPE, "linalg.polar: input must have at least as many rows as columns, but got ", m,
            " by ", n, " matrices. Transpose A (A^T = H U^T) or use linalg.svd");
   const auto usv = linalg_svd(a, false);
-  const Tensor v = mT(usv[2]);
+  const Tensor v = mH(usv[2]);
   f.outs[0] = matmul(usv[0], usv[2]);
   f.outs[1] = matmul(mul(v, unsqueeze(usv[1], -2)), usv[2]);
 }

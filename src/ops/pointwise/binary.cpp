@@ -13,6 +13,7 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
+#include "ops/cpu/complex_math.h"
 #include "ops/cpu/int_div.h"
 #include "ops/cpu/loop.h"
 #include "ops/functions.h"
@@ -81,12 +82,7 @@ void extremum_backward(GradCtx& c, BinaryCall wins) {
   if (c.needs("other")) c.set("other", ops::sub(c.grad(), ga));
 }
 
-// torch's complex product, the textbook one: std::complex's operator* also repairs infinite parts
-// that came out NaN (C99 Annex G), with a library call per element that kept the loop scalar.
-template <typename C>
-[[gnu::always_inline]] inline C textbook_product(C a, C b) {
-  return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
-}
+using cpu::textbook_product;
 
 // Complex add and sub are torch's a + alpha b with alpha = 1 or -1 as a complex number, multiplied
 // out: so an infinite part of b gives a NaN in the other part ((1 + 0i) + (inf + 0i) is inf + NaN i

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "ops/cpu/cast.h"
+#include "ops/cpu/complex_math.h"
 #include "ops/cpu/parallel.h"
 #include "ops/cpu/vec_math.h"
 #include "ops/pointwise/unary_engine.h"
@@ -203,7 +204,7 @@ CT_UNARY(Sign, "sign", Out::Same, kAllDTypes,
          if constexpr (std::is_same<T, bool>::value) return t; else return T(int(M<T>(0) < x) - int(x < M<T>(0)));)
 // Integers wrap on overflow, as in PyTorch.
 CT_UNARY_FN(Square, "square", Out::SameLongBool, kNumericDTypes | kComplexDTypes)
-CT_COMPLEX_FORM(Square, C(z.real() * z.real() - z.imag() * z.imag(), 2 * z.real() * z.imag()))
+CT_COMPLEX_FORM(Square, cpu::textbook_product(z, z))
 CT_UNARY(BitwiseNot, "bitwise_not", Out::Same, kBitDTypes,
          if constexpr (std::is_same<T, bool>::value) return !t; else return T(~t);)
 CT_UNARY(LogicalNot, "logical_not", Out::Bool, kAllDTypes, return !(x != M<T>(0));)

@@ -14,6 +14,7 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
 #include "ops/cpu/cast.h"
+#include "ops/cpu/complex_math.h"
 #include "ops/cpu/parallel.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
@@ -58,11 +59,15 @@ void cum_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   const int64_t item = static_cast<int64_t>(itemsize(a.dtype()));
   const Lines l = lines_of(a.sizes(), dim);
   const int64_t lines_per_chunk = std::max<int64_t>(1, 4096 / std::max<int64_t>(l.inner, 1));
-  // cumsum takes complex tensors (each running sum is its parts' running sums); cumprod does not yet.
-  constexpr unsigned kDTypes = Prod ? kNumericDTypes : kNumericDTypes | kComplexDTypes;
-  visit_dtype<kDTypes>(m.compute, Prod ? "cumprod" : "cumsum", [&](auto tag) {
+  visit_dtype<kNumericDTypes | kComplexDTypes>(m.compute, Prod ? "cumprod" : "cumsum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = scan_acc_t<T>;
+    // One step of the fold; complex products are torch's textbook ones.
+    const auto step = [](A s, A v) {
+      if constexpr (!Prod) return s + v;
+      else if constexpr (cpu::is_complex_t<A>::value) return cpu::textbook_product(s, v);
+      else return s * v;
+    };
     const char* src = static_cast<const char*>(in->data());
     T* o = outs[0]->data_as<T>();
     const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / std::max<int64_t>(l.n * l.inner, 1));
@@ -83,7 +88,7 @@ void cum_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
             A s = acc[0];
             for (int64_t r = 0; r < lines; ++r) {
               const A v = A(M<T>(x[r]));
-              s = Prod ? s * v : s + v;
+              s = step(s, v);
               o[base + r] = cpu::cast_value<T>(s);
             }
             acc[0] = s;
@@ -95,7 +100,7 @@ void cum_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
             for (int64_t j = 0; j < l.inner; ++j) {
               const A v = A(M<T>(xr[j]));
               A& s = acc[static_cast<size_t>(j)];
-              s = Prod ? s * v : s + v;
+              s = step(s, v);
               orow[j] = cpu::cast_value<T>(s);
             }
           }
@@ -118,10 +123,11 @@ void cumsum_backward(GradCtx& c) { c.set("self", reverse_cumsum(c.grad(), grad_d
 // d y_j / d x_i is the product of x_0..x_j without x_i, for j >= i. Before a line's first zero that
 // is y_j / x_i, so the gradient is reverse_cumsum(g y) / x. At the first zero it is
 // reverse_cumsum(g y') there, y' the running product with that zero replaced by 1; after it every
-// product holds the zero: 0. All of it with operators, so it is differentiable again.
+// product holds the zero: 0. All of it with operators, so it is differentiable again. For complex x
+// y, y' and x enter conjugated (Note [Complex tensors]).
 void cumprod_backward(GradCtx& c) {
-  const Tensor y = c.result();
-  const Tensor x = to(c.saved("self"), y->dtype());
+  const Tensor y = conj_if_complex(c.result());
+  const Tensor x = conj_if_complex(to(c.saved("self"), y->dtype()));
   const int64_t dim = grad_dim(c);
   const Tensor g = c.grad();
   const Tensor one = ones({}, x->dtype(), x->device()), zero = zeros({}, x->dtype(), x->device());
@@ -130,7 +136,7 @@ void cumprod_backward(GradCtx& c) {
   const Tensor before = eq(zeros_so_far, 0);
   const Tensor first_zero = mul(is_zero, eq(zeros_so_far, 1));
   const Tensor a = div(reverse_cumsum(mul(g, y), dim), where(before, x, one));
-  const Tensor y1 = cumprod(where(first_zero, one, x), dim);
+  const Tensor y1 = cumprod(where(first_zero, one, x), dim);  // conj(y') from conj(x)
   const Tensor b = reverse_cumsum(mul(g, y1), dim);
   c.set("self", where(before, a, where(first_zero, b, zero)));
 }
@@ -311,6 +317,7 @@ void define_scans(Registry& r) {
       .derivative(cumsum_backward);
   r.def("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
       .meta(cum_meta<true>)
+      .takes_complex()
       .compute(DispatchKey::CPU, cum_cpu<true>, Determinism::Bitwise)
       .derivative(cumprod_backward, save_result(save("self")));
   r.def("logcumsumexp(Tensor self, int dim) -> Tensor")

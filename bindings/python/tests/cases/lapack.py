@@ -324,6 +324,12 @@ def ldl_factor_cases(name):
         Case("singular", g, [In((2, 2), "float64", kind=[0, 0, 0, 0])]),
         Case("requires_grad", lambda m, a: g(m, (a + a.mT).requires_grad_())[0].sum().backward(),
              [In((2, 2), "float64")]),
+        # Complex: symmetric (A = A^T, sytrf) and Hermitian (A = A^H, hetrf).
+        Case("complex_symmetric", f, [In((2, 3, 3), "complex128")]),
+        Case("complex64_hermitian", lambda m, a: m.linalg.ldl_factor(a + a.mH, hermitian=True),
+             [In((3, 3), "complex64")]),
+        Case("complex_hermitian_batched", lambda m, a: m.linalg.ldl_factor(a + a.mH, hermitian=True),
+             [In((2, 4, 4), "complex128")]),
     ]
 
 
@@ -337,6 +343,10 @@ def ldl_solve_cases():
         Case("rows_mismatch", f, [In((3, 3), "float64"), In((4, 2), "float64")]),
         Case("dtype_mismatch", f, [In((3, 3), "float64"), In((3, 2), "float32")]),
         Case("vector_b", f, [In((3, 3), "float64"), In((3,), "float64")]),
+        Case("complex_symmetric", f, [In((2, 3, 3), "complex128"), In((3, 2), "complex128")]),
+        Case("complex_hermitian", lambda m, a, b: m.linalg.ldl_solve(*m.linalg.ldl_factor(a + a.mH, hermitian=True), b,
+                                                                     hermitian=True),
+             [In((3, 3), "complex64"), In((2, 3, 2), "complex64")]),
     ]
 
 
@@ -523,22 +533,23 @@ def eig_cases(spelling):
 
 def matrix_sqrth(m, a):
     """torch.linalg.matrix_sqrth where the module has it. torch 1.13 has not: its reference is the
-    function's definition in torch 2.15 (checked there), V diag(sqrt(max(L, 0))) V^T from eigh."""
+    function's definition in torch 2.15 (checked there), V diag(sqrt(max(L, 0))) V^H from eigh."""
     if hasattr(m.linalg, "matrix_sqrth"):
         return m.linalg.matrix_sqrth(a)
     values, vectors = m.linalg.eigh(a)
-    return (vectors * values.clamp_min(0).sqrt().unsqueeze(-2)) @ vectors.mT
+    return (vectors * values.clamp_min(0).sqrt().unsqueeze(-2)) @ vectors.mH
 
 
 def polar(m, a):
     """torch.linalg.polar where the module has it; for torch 1.13, torch 2.15's cpu definition: from
-    the reduced SVD W S V^T, U = W V^T and H = V S V^T (the sign of each singular pair cancels)."""
+    the reduced SVD W S V^H, U = W V^H and H = V S V^H (the sign or phase of each singular pair
+    cancels)."""
     if hasattr(m.linalg, "polar"):
         return tuple(m.linalg.polar(a))
     if a.shape[-2] < a.shape[-1]:
         raise RuntimeError("linalg.polar: input must have at least as many rows as columns")
     w, s, vh = m.linalg.svd(a, full_matrices=False)
-    return w @ vh, (vh.mT * s.unsqueeze(-2)) @ vh
+    return w @ vh, (vh.mH * s.unsqueeze(-2)) @ vh
 
 
 def matrix_sqrth_cases():
@@ -551,6 +562,8 @@ def matrix_sqrth_cases():
         Case("grad", grads_of(f), [In((2, 3, 3), "float64")]),
         Case("indefinite", lambda m, a: matrix_sqrth(m, a + a.mT), [In((4, 4), "float64")]),
         Case("lower_triangle_read", lambda m, a: matrix_sqrth(m, spd(a).tril()), [In((3, 3), "float64")]),
+        Case("complex", lambda m, a: matrix_sqrth(m, spd(a)), [In((2, 3, 3), "complex128")]),
+        Case("grad_complex", grads_of(lambda m, a: matrix_sqrth(m, spd(a))), [In((3, 3), "complex128")]),
     ]
 
 
@@ -568,6 +581,8 @@ def polar_cases():
         Case("vector", f, [In((3,))]),
         Case("int", f, [In((3, 2), "int64")]),
         Case("grad", grads_of(f), [In((2, 4, 3), "float64")]),
+        Case("complex", f, [In((2, 4, 3), "complex128")]),
+        Case("grad_complex", grads_of(f), [In((4, 3), "complex128")]),
     ]
 
 
@@ -725,8 +740,9 @@ def nuclear_norm_cases():
 
 def vander_cases():
     f = lambda m, x: m.linalg.vander(x)  # noqa: E731
-    return [Case(dt, f, [In((4,), dt)]) for dt in ["float32", "float64", "int64"]] + [
+    return [Case(dt, f, [In((4,), dt)]) for dt in ["float32", "float64", "int64", "complex64"]] + [
         Case("batched", f, [In((2, 3), "float64")]),
+        Case("grad_complex", grads_of(lambda m, x: m.linalg.vander(x, N=3)), [In((3,), "complex128")]),
         Case("step", f, [In((2, 3), "float64", layout="step")]),
         Case("N", lambda m, x: m.linalg.vander(x, N=5), [In((3,), "float64")]),
         Case("grad", grads_of(lambda m, x: m.linalg.vander(x, N=3)), [In((3,), "float64")]),

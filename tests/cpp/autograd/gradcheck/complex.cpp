@@ -93,6 +93,13 @@ std::vector<Case> complex_cases() {
          const Tensor filled = ops::masked_fill(z, ops::gt(x[0], 0), Scalar(0.5));
          return ops::add(ops::sum(parts(rows)), ops::add(ops::sum(parts(picked)), ops::sum(parts(filled))));
        }},
+      {{"cumprod"}, {far, v}, [](const Inputs& x) { return parts(ops::cumprod(z_of(x, 0), 0)); }},
+      // cumprod through a zero: the first derivative before, at and after the first zero (its own
+      // derivative treats the gradient after the zero as 0, as the real case says: first order only).
+      {{"cumprod"},
+       {{{4}, -1, 1, {0.5, 0, 1.5, -1}}, {{4}, -1, 1, {0.25, 0, -0.5, 1}}},
+       [](const Inputs& x) { return parts(ops::cumprod(z_of(x, 0), 0)); },
+       false},
       // Reductions with a real result (var, std, the norms) or a complex one (cumsum).
       {{"cumsum", "var.correction", "std.correction", "linalg_vector_norm"},
        {m, m},

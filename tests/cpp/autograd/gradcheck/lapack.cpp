@@ -219,6 +219,14 @@ std::vector<Case> lapack_cases() {
          const Tensor c = ops::complex(x[4], x[5]);
          return flat({parts(ops::linalg_householder_product(a, tau)), parts(ops::ormqr(a, tau, c, false, true))});
        }},
+      {{"linalg_matrix_sqrth", "linalg_polar"},
+       {t43, t43},
+       [](const Inputs& x) {
+         const Tensor z = ops::complex(x[0], x[1]);
+         const Tensor h = ops::add(ops::matmul(ops::conj(mT(z)), z), ops::mul(eye_like(x[0]), Scalar(3.0)));
+         const auto uh = ops::linalg_polar(z);
+         return flat({parts(ops::linalg_matrix_sqrth(h)), parts(uh[0]), parts(uh[1])});
+       }},
       {{"linalg_matrix_exp"},
        {m3, m3},
        [](const Inputs& x) { return parts(ops::linalg_matrix_exp(ops::complex(x[0], x[1]))); }},
