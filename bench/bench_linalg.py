@@ -1,5 +1,5 @@
 """bench_linalg.py - torch.linalg on LAPACK: inv, solve, det, cholesky, qr, eigh, eig, eigvals, svd of
-one 512 x 512 matrix (float64 and float32), the LU family on a complex128 one, and the same on a batch
+one 512 x 512 matrix (float64 and float32), the complex128 forms, and the same on a batch
 of 4096 8 x 8 matrices, ctorch beside torch from one run,
 both on their LAPACK (ctorch: OpenBLAS's; torch: the one it was built with, MKL's for the wheel).
 
@@ -36,18 +36,23 @@ def cases(lib, dtype, n, batch):
 
 
 def complex_cases(lib, n, batch):
-    """The functions that take complex matrices (LAPACK's z* routines)."""
+    """The complex128 forms (LAPACK's z* routines)."""
     lib.manual_seed(0)
     shape = (batch, n, n) if batch else (n, n)
     a = lib.complex(lib.randn(*shape, dtype=lib.float64), lib.randn(*shape, dtype=lib.float64))
     well = a + n * lib.eye(n, dtype=lib.float64)
     b = lib.complex(lib.randn(*(shape[:-1] + (16,)), dtype=lib.float64), lib.randn(*(shape[:-1] + (16,)),
                                                                                   dtype=lib.float64))
+    herm = a @ a.mH + n * lib.eye(n, dtype=lib.float64)
     return [
         ("inv", lambda: lib.linalg.inv(well)),
         ("solve (16 rhs)", lambda: lib.linalg.solve(well, b)),
         ("det", lambda: lib.linalg.det(well)),
+        ("cholesky", lambda: lib.linalg.cholesky(herm)),
+        ("qr", lambda: lib.linalg.qr(a)),
+        ("eigh", lambda: lib.linalg.eigh(herm)),
         ("eig", lambda: lib.linalg.eig(a)),
+        ("svd (reduced)", lambda: lib.linalg.svd(a, full_matrices=False)),
     ]
 
 
