@@ -216,11 +216,35 @@ void reduce_complex_by_parts(const Frame& f, Tensor* outs) {
   }
 }
 
+// A complex product is the last running product (cumprod's: torch's textbook products, complex64
+// accumulating in complex128) along the reduced dims moved last and flattened; an empty group's is 1.
+void prod_complex(const Frame& f, Tensor* outs) {
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  const int64_t nd = static_cast<int64_t>(a->dim());
+  bool all = false;
+  const uint64_t mask = reduced_mask("prod", f.arg(1), nd, &all);
+  DimVector order, kept_sizes;
+  int64_t k = 1;
+  for (int64_t d = 0; d < nd; ++d)
+    if (!(mask >> d & 1)) order.push_back(d), kept_sizes.push_back(a->size(d));
+  for (int64_t d = 0; d < nd; ++d)
+    if (mask >> d & 1) order.push_back(d), k *= a->size(d);
+  if (k == 0) {
+    copy_(outs[0], ones({}, a->dtype(), a->device()));
+    return;
+  }
+  kept_sizes.push_back(k);
+  const Tensor running = cumprod(reshape(permute(a, order), kept_sizes), -1);
+  copy_(outs[0], reshape(select(running, -1, k - 1), outs[0]->sizes()));
+}
+
 template <Kind K>
 void reduce_cpu(const Frame& f, const MetaResult& m, Tensor* outs) {
   constexpr bool arg = K == Kind::Argmax || K == Kind::Argmin;
   if constexpr (K == Kind::Sum || K == Kind::Mean)
     if (is_complex(f.tensor(0).dtype())) return reduce_complex_by_parts<K>(f, outs);
+  if constexpr (K == Kind::Prod)
+    if (is_complex(f.tensor(0).dtype())) return prod_complex(f, outs);
   if constexpr (K == Kind::NanSum)
     if (!f.arg(3).is_none() && f.arg(3).dtype() != f.tensor(0).dtype()) return nansum_with_dtype(f, m, outs);
   const TensorImpl& a = f.tensor(0);
@@ -284,7 +308,7 @@ void mean_backward(GradCtx& c) {
 // d prod / dx_i is the product of the other elements. Without zeros in a group that is
 // result / x_i; with exactly one zero, the zero's entry is the product of the rest and the others
 // get 0; with two or more, every entry is 0. Written without dividing by zero, so that it stays
-// differentiable.
+// differentiable. Conjugated for complex x (Note [Complex tensors]).
 void prod_backward(GradCtx& c) {
   const Tensor x = c.saved("self");
   const DimVector dims = grad_reduced_dims(c, "prod");
@@ -296,7 +320,7 @@ void prod_backward(GradCtx& c) {
   const Tensor none_zero = eq(zeros_in_group, 0);
   const Tensor lone_zero = mul(is_zero, eq(zeros_in_group, 1));
   const Tensor others = where(none_zero, div(rest, x_no_zero), where(lone_zero, expand(rest, x->sizes()), zero));
-  c.set("self", mul(expand_back(c, "prod", c.grad()), others));
+  c.set("self", mul(expand_back(c, "prod", c.grad()), conj_if_complex(others)));
 }
 
 // amax / amin: the gradient is shared evenly by the elements equal to the extremum.
@@ -341,7 +365,9 @@ void define_reductions(Registry& r) {
       .derivative(mean_backward)
       .fused_reduction(FusedReduction::Mean)
       .takes_complex();
-  define_reduction<Kind::Prod>(r, "prod" + list).derivative(prod_backward, save("self"));
+  define_reduction<Kind::Prod>(r, "prod" + list)
+      .derivative(prod_backward, save("self"))
+      .takes_complex();  // prod_complex
   define_reduction<Kind::Amax>(r, "amax" + list)
       .derivative(extremum_backward<Kind::Amax>, save_result(save("self")))
       .fused_reduction(FusedReduction::Amax);

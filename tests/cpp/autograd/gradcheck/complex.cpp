@@ -93,7 +93,12 @@ std::vector<Case> complex_cases() {
          const Tensor filled = ops::masked_fill(z, ops::gt(x[0], 0), Scalar(0.5));
          return ops::add(ops::sum(parts(rows)), ops::add(ops::sum(parts(picked)), ops::sum(parts(filled))));
        }},
-      {{"cumprod"}, {far, v}, [](const Inputs& x) { return parts(ops::cumprod(z_of(x, 0), 0)); }},
+      {{"cumprod", "prod.dim_IntList"},
+       {far, v},
+       [](const Inputs& x) {
+         const Tensor z = z_of(x, 0);
+         return ops::add(ops::sum(parts(ops::cumprod(z, 0))), ops::sum(parts(ops::prod(z, IntArrayRef{0}))));
+       }},
       // cumprod through a zero: the first derivative before, at and after the first zero (its own
       // derivative treats the gradient after the zero as 0, as the real case says: first order only).
       {{"cumprod"},
