@@ -83,6 +83,11 @@ void check_phase_free(const char* fn, const char* what, const Tensor& vhgv) {
            "reaches ", worst, "). Make the loss depend on the ", what, " through phase-free quantities such as abs()");
 }
 
+Tensor gaps(const Tensor& x) {
+  const Tensor e = sub(unsqueeze(x, -2), unsqueeze(x, -1));
+  return add(e, diag_embed(ones(x->sizes(), x->dtype(), x->device())));
+}
+
 Tensor identity_like(const Tensor& a) {
   const Tensor d = diagonal(a, 0, -2, -1);
   return diag_embed(full_symint(d->sym_sizes(), Scalar(1), a->dtype(), a->device()));

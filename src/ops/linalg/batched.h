@@ -88,6 +88,10 @@ void for_each_matrix(int64_t count, double flops, const std::function<void(int64
 /// for real vectors or on the meta device.
 void check_phase_free(const char* fn, const char* what, const Tensor& vhgv);
 
+/// The matrix E with E[i][j] = x_j - x_i off the diagonal and ones on it, for each vector x of a
+/// batch: the gaps a derivative of eigenvectors or singular vectors divides by.
+Tensor gaps(const Tensor& x);
+
 /// The identity of A's matrix size for each matrix of its batch, in A's dtype, from A's own
 /// diagonal so that symbolic sizes carry through.
 Tensor identity_like(const Tensor& a);

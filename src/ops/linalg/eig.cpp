@@ -94,10 +94,8 @@ void eig_backward(GradCtx& c) {
     const Tensor vhgv = matmul(vh, c.grad(1));
     linalg::check_phase_free("linalg_eig_backward", "eigenvectors", vhgv);
     const Tensor diag = diagonal(vhgv, 0, -2, -1);
-    const Tensor lc = conj(l);
-    const Tensor gaps = sub(unsqueeze(lc, -2), unsqueeze(lc, -1));
     Tensor off = sub(vhgv, matmul(vh, mul(v, unsqueeze(real(diag), -2))));
-    off = div(off, add(gaps, linalg::identity_like(gaps)));  // the diagonal, divided by 1, is replaced below
+    off = div(off, linalg::gaps(conj(l)));  // the diagonal, divided by 1, is replaced below
     inner = add(inner, sub(off, diag_embed(diagonal(off, 0, -2, -1))));
   }
   c.set("A", linalg_solve(vh, matmul(inner, vh)));

@@ -30,17 +30,11 @@ using linalg::column_major;
 using linalg::column_major_empty;
 using linalg::ColumnMajor;
 using linalg::fail_matrix;
+using linalg::gaps;
 using linalg::Complex;
 using linalg::mH;
 using linalg::mT;
 using linalg::with_lapack_type;
-
-// The matrix E with E[i][j] = x_j - x_i off the diagonal and ones on it: the gaps a derivative of
-// eigenvectors or singular vectors divides by.
-Tensor gaps(const Tensor& x) {
-  const Tensor e = sub(unsqueeze(x, -2), unsqueeze(x, -1));
-  return add(e, diag_embed(ones(x->sizes(), x->dtype(), x->device())));
-}
 
 // ---- eigh
 
