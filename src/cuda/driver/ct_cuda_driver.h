@@ -59,6 +59,7 @@ extern "C" {
 #define CT_CUDA_ERR_CUBLAS (-6)           /* a cuBLAS call failed (message holds the cublasStatus_t) */
 #define CT_CUDA_ERR_NVRTC (-7)            /* NVRTC failed; for compile errors the message holds the log */
 #define CT_CUDA_ERR_NOT_READY (-8)        /* reserved: queries report readiness through an out-flag */
+#define CT_CUDA_ERR_CUSOLVER (-9)         /* a cuSOLVER call failed (message holds the cusolverStatus_t) */
 
 /* The per-thread default stream (cudaStreamPerThread), usable wherever a stream is taken. */
 #define CT_CUDA_STREAM_PER_THREAD ((void*)0x2)
@@ -379,6 +380,49 @@ enum ct_cuda_probability_check { CT_CUDA_CHECK_BERNOULLI = 0, CT_CUDA_CHECK_MULT
  * -inf for p[i] == 0 (multinomial without replacement takes the k largest, ties by index). */
 enum ct_cuda_sort_keys { CT_CUDA_SORT_KEYS_RANDPERM = 0, CT_CUDA_SORT_KEYS_MULTINOMIAL = 1 };
 
+/* ---- Dense linear algebra: types (appended) ---- */
+
+/* The cuSOLVER routines solver runs (LAPACK's, column-major, on float32 and float64), each on a
+ * batch of matrices in turn. Every matrix is contiguous column-major (leading dimension its row
+ * count), and matrix i of an operand starts i * (its rows * cols) elements past the pointer.
+ *   GETRF  a (m x n) <- L and U, ipiv[min(m, n)] LAPACK's 1-based row swaps, info.
+ *   GETRS  b (n x k) <- op(A)^-1 b with GETRF's a (n x n; m = n) and ipiv; op(A) = A^T when trans.
+ *   POTRF  the upper (upper) or lower triangle of a (n x n) <- its Cholesky factor; the other
+ *          triangle is left as it was.
+ *   SYEVD  w[n] <- the eigenvalues ascending, a (n x n) <- the eigenvectors (its columns), reading
+ *          the upper or lower triangle.
+ *   GESVD  m >= n: s[n] <- the singular values descending, u (m x m when full, else m x n) and
+ *          vt (n x n) <- the singular vectors; a is overwritten.
+ *   GEQRF  a (m x n) <- R above the diagonal and the reflectors below it, w[min(m, n)] <- tau.
+ *   ORGQR  a (m x n, m >= n >= k) <- the first n columns of Q from GEQRF's k reflectors and w. */
+enum ct_cuda_solver_op {
+  CT_CUDA_SOLVER_GETRF = 0,
+  CT_CUDA_SOLVER_GETRS = 1,
+  CT_CUDA_SOLVER_POTRF = 2,
+  CT_CUDA_SOLVER_SYEVD = 3,
+  CT_CUDA_SOLVER_GESVD = 4,
+  CT_CUDA_SOLVER_GEQRF = 5,
+  CT_CUDA_SOLVER_ORGQR = 6
+};
+
+/* One solver call; the pointers are device memory of the current device. info: batch int32s, each
+ * LAPACK's info for its matrix (0, or > 0: the routine's failure, such as a zero pivot, a minor
+ * that is not positive-definite or no convergence); written in stream order. */
+typedef struct ct_cuda_solver {
+  int32_t op;    /* ct_cuda_solver_op */
+  int32_t dtype; /* float32 or float64 */
+  int64_t m, n, k, batch;
+  int32_t upper; /* POTRF, SYEVD: the triangle */
+  int32_t trans; /* GETRS */
+  int32_t full;  /* GESVD: u is m x m */
+  void* a;
+  void* b;       /* GETRS: the right-hand sides; GESVD: u */
+  void* c;       /* GESVD: vt */
+  void* w;       /* SYEVD: eigenvalues; GESVD: singular values; GEQRF, ORGQR: tau */
+  int32_t* ipiv; /* GETRF, GETRS */
+  int32_t* info;
+} ct_cuda_solver;
+
 /* ---- The table ---- */
 
 typedef struct ct_cuda_driver {
@@ -662,6 +706,22 @@ typedef struct ct_cuda_driver {
    * stream order. */
   int (*multinomial_replacement)(int64_t* out, const double* p, int64_t rows, int64_t cols, int64_t k, uint64_t seed,
                                  uint64_t offset_block, void* workspace, void* stream);
+
+  /* ---- Dense linear algebra (appended) ---- */
+  /* Determinism: cuSOLVER runs in CUSOLVER_DETERMINISTIC_RESULTS mode and cuBLAS as in gemm (a
+   * handle per thread and device with a fixed workspace), so a call gives the same bits run to run
+   * on one GPU model. */
+
+  /* The device workspace, in bytes, that solver needs for args (sizes, op and dtype only). */
+  int (*solver_workspace)(const ct_cuda_solver* args, size_t* bytes);
+  /* Runs args (ct_cuda_solver_op) on stream; workspace: solver_workspace's bytes of device memory,
+   * borrowed in stream order. */
+  int (*solver)(const ct_cuda_solver* args, void* workspace, size_t workspace_bytes, void* stream);
+  /* cuBLAS trsm on a batch: B (m x n, column-major, ld m) <- op(A)^-1 B (left) or B op(A)^-1, A
+   * (m x m or n x n, column-major) upper or lower triangular, op(A) = A^T when trans, its diagonal
+   * taken as ones when unit. Matrix i at A + i strideA, B + i strideB elements; float32, float64. */
+  int (*trsm)(int dtype, int left, int upper, int trans, int unit, int64_t m, int64_t n, const void* A,
+              int64_t strideA, void* B, int64_t strideB, int64_t batch, void* stream);
 } ct_cuda_driver;
 
 /* The table for `version`, or NULL when this library does not implement it. The table is static:

@@ -79,6 +79,10 @@ ct_cuda_driver make_v1() {
   d.philox_randint = philox_randint;
   d.philox_sort_keys = philox_sort_keys;
   d.multinomial_replacement = multinomial_replacement;
+  // Dense linear algebra (appended)
+  d.solver_workspace = solver_workspace;
+  d.solver = solver;
+  d.trsm = trsm;
   return d;
 }
 

@@ -127,4 +127,10 @@ int philox_sort_keys(int mode, void* keys, const double* p, int64_t numel, uint6
 int multinomial_replacement(int64_t* out, const double* p, int64_t rows, int64_t cols, int64_t k, uint64_t seed,
                             uint64_t offset_block, void* workspace, void* stream);
 
+// solver.cu, blas.cu (dense linear algebra: appended)
+int solver_workspace(const ct_cuda_solver* args, size_t* bytes);
+int solver(const ct_cuda_solver* args, void* workspace, size_t workspace_bytes, void* stream);
+int trsm(int dtype, int left, int upper, int trans, int unit, int64_t m, int64_t n, const void* A, int64_t strideA,
+         void* B, int64_t strideB, int64_t batch, void* stream);
+
 }  // namespace ct::cuda

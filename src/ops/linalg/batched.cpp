@@ -36,17 +36,18 @@ ColumnMajor column_major(const Tensor& a) {
   // Always a copy: LAPACK overwrites it, and contiguous() of an input that already lies column-major
   // (a transposed view) would hand back the input's own memory.
   const IntArrayRef s = a->sizes();
-  ColumnMajor c = column_major_empty(IntArrayRef(s.data(), s.size() - 2), s[s.size() - 2], s[s.size() - 1], a->dtype());
+  ColumnMajor c =
+      column_major_empty(IntArrayRef(s.data(), s.size() - 2), s[s.size() - 2], s[s.size() - 1], a->dtype(), a->device());
   copy_(c.data, transpose(a, -2, -1));
   return c;
 }
 
-ColumnMajor column_major_empty(IntArrayRef batch, int64_t rows, int64_t cols, DType dtype) {
+ColumnMajor column_major_empty(IntArrayRef batch, int64_t rows, int64_t cols, DType dtype, Device device) {
   DimVector sizes(batch);
   sizes.push_back(cols);
   sizes.push_back(rows);
   ColumnMajor c;
-  c.data = empty(sizes, dtype);
+  c.data = empty(sizes, dtype, device);
   c.rows = rows;
   c.cols = cols;
   c.batch = rows * cols == 0 ? 0 : c.data->numel() / (rows * cols);
@@ -70,6 +71,38 @@ void for_each_matrix(int64_t count, double flops, const std::function<void(int64
 void fail_matrix(const char* fn, bool batched, int64_t i, const std::string& what) {
   if (batched) fail(CT_ERROR_LINALG, str(fn, ": (Batch element ", i, "): ", what));
   fail(CT_ERROR_LINALG, str(fn, ": ", what));
+}
+
+void check_infos(const char* fn, bool batched, const int32_t* info, int64_t count, Failure failure) {
+  for (int64_t i = 0; i < count; ++i) {
+    const int32_t k = info[i];
+    if (k <= 0) continue;
+    switch (failure) {
+      case Failure::LuZeroPivot:
+        fail_matrix(fn, batched, i,
+                    str("U[", k, ",", k, "] is zero and using it on lu_solve would result in a division by zero. If "
+                        "you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+                        "linalg.lu_factor_ex(A, pivot)"));
+      case Failure::SolveSingular:
+        fail_matrix(fn, batched, i, "The solver failed because the input matrix is singular.");
+      case Failure::InverseSingular:
+        fail_matrix(fn, batched, i,
+                    str("The diagonal element ", k, " is zero, the inversion could not be completed because the "
+                        "input matrix is singular."));
+      case Failure::NotPositiveDefinite:
+        fail_matrix(fn, batched, i,
+                    str("The factorization could not be completed because the input is not positive-definite (the "
+                        "leading minor of order ", k, " is not positive-definite)."));
+      case Failure::EighNoConvergence:
+        fail_matrix(fn, batched, i,
+                    str("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+                        "many repeated eigenvalues (error code: ", k, ")."));
+      case Failure::SvdNoConvergence:
+        fail_matrix(fn, batched, i,
+                    str("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+                        "many repeated singular values (error code: ", k, ")."));
+    }
+  }
 }
 
 void check_phase_free(const char* fn, const char* what, const Tensor& vhgv) {

@@ -44,10 +44,12 @@ SymDimVector batch_dims(const TensorImpl& a, size_t matrix_dims = 2);
 /// once and solves every right-hand side broadcast against it with those factors.
 Tensor broadcast_sources(IntArrayRef batch, IntArrayRef to);
 
-/// a's matrices, copied column-major into a new tensor of a's dtype (always a copy, never a's memory).
+/// a's matrices, copied column-major into a new tensor of a's dtype on a's device (always a copy,
+/// never a's memory). matrix<T>(i) is a device pointer for a cuda tensor (cuSOLVER reads the same
+/// layout).
 ColumnMajor column_major(const Tensor& a);
 /// A new column-major batch of `batch` sizes [..., rows, cols], uninitialized.
-ColumnMajor column_major_empty(IntArrayRef batch, int64_t rows, int64_t cols, DType dtype);
+ColumnMajor column_major_empty(IntArrayRef batch, int64_t rows, int64_t cols, DType dtype, Device device = kCPU);
 
 /// Calls body(T{}) with T float for float32 and double for float64.
 template <typename F>
@@ -81,6 +83,19 @@ void for_each_matrix(int64_t count, double flops, const std::function<void(int64
 /// Raises CT_ERROR_LINALG for matrix i of a batch: "fn: (Batch element i): what" when the input
 /// was batched (batched), "fn: what" otherwise.
 [[noreturn]] void fail_matrix(const char* fn, bool batched, int64_t i, const std::string& what);
+
+/// What a routine's info > 0 means (LAPACK's and cuSOLVER's alike), said in torch's words by
+/// check_infos: every device's kernel of a function reports a failed matrix the same way.
+enum class Failure {
+  LuZeroPivot,          // lu_factor: U[info, info] is zero
+  SolveSingular,        // solve
+  InverseSingular,      // inv: the diagonal element info is zero
+  NotPositiveDefinite,  // cholesky: the leading minor of order info
+  EighNoConvergence,    // eigh, eig
+  SvdNoConvergence,     // svd
+};
+/// Raises fail_matrix for the first of `count` matrices whose info (host memory) is > 0.
+void check_infos(const char* fn, bool batched, const int32_t* info, int64_t count, Failure failure);
 
 /// Raises CT_ERROR_INVALID_ARGUMENT for a loss that depends on the phases of complex eigenvectors or
 /// singular vectors (`what`; each defined up to e^{i phi}), as torch does: such a loss shows as an

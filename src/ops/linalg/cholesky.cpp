@@ -129,12 +129,8 @@ void cholesky_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     });
   });
   copy_(outs[0], l.matrices());
-  if (!f.arg(2).to_bool()) return;
-  for (int64_t i = 0; i < l.batch; ++i)
-    if (info[i] > 0)
-      fail_matrix(fn, a->dim() > 2, i,
-                  str("The factorization could not be completed because the input is not positive-definite (the "
-                      "leading minor of order ", info[i], " is not positive-definite)."));
+  if (f.arg(2).to_bool())
+    linalg::check_infos(fn, a->dim() > 2, info, l.batch, linalg::Failure::NotPositiveDefinite);
 }
 // A = L L^H: L^-1 dA L^-H = X + X^H with X = L^-1 dL lower triangular, so dL = L phi(L^-1 dA L^-H)
 // (phi: the lower triangle, its diagonal halved) and gA = L^-H phi(L^H gL) L^-1, made Hermitian as A

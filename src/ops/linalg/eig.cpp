@@ -74,11 +74,7 @@ void eig_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   for (int64_t i = 0; i < h.batch; ++i)
     CT_CHECK(finite[i], CT_ERROR_INVALID_ARGUMENT, fn, ": input tensor should not contain infs or NaNs (matrix ", i,
              " of A, sizes ", a->sizes(), "). Replace them, e.g. with nan_to_num, first");
-  for (int64_t i = 0; i < h.batch; ++i)
-    if (info[i] > 0)
-      fail_matrix(fn, a->dim() > 2, i,
-                  str("The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
-                      "repeated eigenvalues (error code: ", info[i], ")."));
+  linalg::check_infos(fn, a->dim() > 2, info.data(), h.batch, linalg::Failure::EighNoConvergence);
   if (kVectors) copy_(outs[1], v.matrices());
 }
 

@@ -25,6 +25,7 @@ using linalg::check_matrices;
 using linalg::column_major;
 using linalg::ColumnMajor;
 using linalg::fail_matrix;
+using linalg::Failure;
 using linalg::Complex;
 using linalg::mH;
 using linalg::mT;
@@ -73,13 +74,7 @@ void lu_factor_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
                             [&](int64_t i) { info[i] = lapack::getrf<T>(m, n, lu.matrix<T>(i), piv + i * k); });
   });
   copy_(outs[0], lu.matrices());
-  if (!f.arg(2).to_bool()) return;
-  for (int64_t i = 0; i < lu.batch; ++i)
-    if (info[i] > 0)
-      fail_matrix(fn, a->dim() > 2, i,
-                  str("U[", info[i], ",", info[i], "] is zero and using it on lu_solve would result in a "
-                      "division by zero. If you still want to perform the factorization, consider calling "
-                      "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"));
+  if (f.arg(2).to_bool()) linalg::check_infos(fn, a->dim() > 2, info, lu.batch, Failure::LuZeroPivot);
 }
 // A = P L U; with X = L^-1 P^T dA U^-1, dL = L tril(X, -1) and dU = triu(X) U, so
 // gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H for square A (^H the transpose for real A).
@@ -282,9 +277,7 @@ void solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       lapack::getrs<T>(!left, ni, ki, lu.matrix<T>(own[i]), piv.data() + own[i] * n, x.matrix<T>(i));
     });
   });
-  if (f.arg(3).to_bool())
-    for (int64_t i = 0; i < lu.batch; ++i)
-      if (info[i] > 0) fail_matrix(fn, a->dim() > 2, i, "The solver failed because the input matrix is singular.");
+  if (f.arg(3).to_bool()) linalg::check_infos(fn, a->dim() > 2, info, lu.batch, Failure::SolveSingular);
   Tensor r = x.matrices();
   if (!left) r = mT(r);
   copy_(outs[0], vector ? squeeze(r, -1) : r);
@@ -336,12 +329,7 @@ void inv_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
       if (info[i] == 0) lapack::getri<T>(n, x.matrix<T>(i), piv.data());
     });
   });
-  if (f.arg(1).to_bool())
-    for (int64_t i = 0; i < x.batch; ++i)
-      if (info[i] > 0)
-        fail_matrix(fn, a->dim() > 2, i,
-                    str("The diagonal element ", info[i], " is zero, the inversion could not be completed because "
-                        "the input matrix is singular."));
+  if (f.arg(1).to_bool()) linalg::check_infos(fn, a->dim() > 2, info, x.batch, Failure::InverseSingular);
   copy_(outs[0], x.matrices());
 }
 // X = A^-1: dX = -X dA X, so gA = -X^H g X^H.

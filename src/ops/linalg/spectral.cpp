@@ -71,11 +71,7 @@ void eigh_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     linalg::for_each_matrix(v.batch, 9.0 * n * n * n,
                             [&](int64_t i) { info[i] = lapack::syevd(true, upper, n, v.matrix<T>(i), w + i * n); });
   });
-  for (int64_t i = 0; i < v.batch; ++i)
-    if (info[i] > 0)
-      fail_matrix(fn, a->dim() > 2, i,
-                  str("The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
-                      "repeated eigenvalues (error code: ", info[i], ")."));
+  linalg::check_infos(fn, a->dim() > 2, info.data(), v.batch, linalg::Failure::EighNoConvergence);
   copy_(outs[1], v.matrices());
 }
 // A = V diag(L) V^H: gA = V (diag(gL) + skew(V^H gV) / E) V^H, E the eigenvalue gaps (Hermitian,
@@ -205,11 +201,7 @@ void svd_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     if (has_nan[i])
       fail_matrix(fn, a->dim() > 2, i,
                   "The algorithm failed to converge because the input matrix contained non-finite values.");
-  for (int64_t i = 0; i < h.batch; ++i)
-    if (info[i] > 0)
-      fail_matrix(fn, a->dim() > 2, i,
-                  str("The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
-                      "repeated singular values (error code: ", info[i], ")."));
+  linalg::check_infos(fn, a->dim() > 2, info.data(), h.batch, linalg::Failure::SvdNoConvergence);
   copy_(outs[0], u.matrices());
   copy_(outs[2], vh.matrices());
 }

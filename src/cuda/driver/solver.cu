@@ -1,0 +1,242 @@
+// solver.cu - LAPACK's factorizations on cuSOLVER's dense routines (ct_cuda_solver), one matrix of
+// a batch after another on the call's stream.
+//
+// One cuSOLVER handle per (thread, device) (handle_pool.h), in CUSOLVER_DETERMINISTIC_RESULTS mode,
+// bound to the call's stream each time. The workspace is the caller's (ctorch's caching allocator):
+// solver_workspace sizes it for the largest need of one matrix, and the matrices reuse it in turn.
+#include <cusolverDn.h>
+
+#include "dtype.h"
+#include "handle_pool.h"
+#include "status.h"
+
+namespace ct::cuda {
+namespace {
+
+const char* cusolver_name(cusolverStatus_t s) {
+  switch (s) {
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_INVALID_WORKSPACE: return "CUSOLVER_STATUS_INVALID_WORKSPACE";
+    default: return "cusolverStatus_t";
+  }
+}
+
+int check_cusolver(cusolverStatus_t s, const char* what) {
+  if (s == CUSOLVER_STATUS_SUCCESS) return 0;
+  cudaGetLastError();
+  const int code = s == CUSOLVER_STATUS_ALLOC_FAILED ? CT_CUDA_ERR_OOM : CT_CUDA_ERR_CUSOLVER;
+  return fail(code, "%s failed: %s (%d)", what, cusolver_name(s), static_cast<int>(s));
+}
+
+#define CT_CUSOLVER_TRY(call)                                       \
+  do {                                                              \
+    if (const int st_ = check_cusolver((call), #call)) return st_; \
+  } while (0)
+
+int handle_for_current_device(cusolverDnHandle_t* out) {
+  return HandlePool<cusolverDnHandle_t>::get(out, [](cusolverDnHandle_t* made) {
+    cusolverDnHandle_t h = nullptr;
+    int st = check_cusolver(cusolverDnCreate(&h), "cusolverDnCreate");
+    if (!st)
+      st = check_cusolver(cusolverDnSetDeterministicMode(h, CUSOLVER_DETERMINISTIC_RESULTS),
+                          "cusolverDnSetDeterministicMode");
+    if (st) {
+      if (h) cusolverDnDestroy(h);
+      return st;
+    }
+    *made = h;
+    return 0;
+  });
+}
+
+// The routines in one spelling for float (S) and double (D). ld is each matrix's row count.
+#define CT_SOLVER_ROUTINES(T, X)                                                                                   \
+  cusolverStatus_t getrf_size(cusolverDnHandle_t h, int m, int n, T* a, int* lwork) {                             \
+    return cusolverDn##X##getrf_bufferSize(h, m, n, a, m, lwork);                                                 \
+  }                                                                                                               \
+  cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, T* a, T* work, int* ipiv, int* info) {               \
+    return cusolverDn##X##getrf(h, m, n, a, m, work, ipiv, info);                                                 \
+  }                                                                                                               \
+  cusolverStatus_t getrs(cusolverDnHandle_t h, bool trans, int n, int k, const T* a, const int* ipiv, T* b,       \
+                         int* info) {                                                                             \
+    return cusolverDn##X##getrs(h, trans ? CUBLAS_OP_T : CUBLAS_OP_N, n, k, a, n, ipiv, b, n, info);              \
+  }                                                                                                               \
+  cusolverStatus_t potrf_size(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, T* a, int* lwork) {             \
+    return cusolverDn##X##potrf_bufferSize(h, uplo, n, a, n, lwork);                                              \
+  }                                                                                                               \
+  cusolverStatus_t potrf(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, T* a, T* work, int lwork,            \
+                         int* info) {                                                                             \
+    return cusolverDn##X##potrf(h, uplo, n, a, n, work, lwork, info);                                             \
+  }                                                                                                               \
+  cusolverStatus_t syevd_size(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, const T* a, const T* w,         \
+                              int* lwork) {                                                                       \
+    return cusolverDn##X##syevd_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, uplo, n, a, n, w, lwork);                 \
+  }                                                                                                               \
+  cusolverStatus_t syevd(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, T* a, T* w, T* work, int lwork,      \
+                         int* info) {                                                                             \
+    return cusolverDn##X##syevd(h, CUSOLVER_EIG_MODE_VECTOR, uplo, n, a, n, w, work, lwork, info);                \
+  }                                                                                                               \
+  cusolverStatus_t gesvd_size(cusolverDnHandle_t h, int m, int n, const T*, int* lwork) {                         \
+    return cusolverDn##X##gesvd_bufferSize(h, m, n, lwork);                                                       \
+  }                                                                                                               \
+  cusolverStatus_t gesvd(cusolverDnHandle_t h, bool full, int m, int n, T* a, T* s, T* u, T* vt, T* work,         \
+                         int lwork, T* rwork, int* info) {                                                        \
+    return cusolverDn##X##gesvd(h, full ? 'A' : 'S', 'A', m, n, a, m, s, u, m, vt, n, work, lwork, rwork, info);  \
+  }                                                                                                               \
+  cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, T* a, int* lwork) {                             \
+    return cusolverDn##X##geqrf_bufferSize(h, m, n, a, m, lwork);                                                 \
+  }                                                                                                               \
+  cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, T* a, T* tau, T* work, int lwork, int* info) {       \
+    return cusolverDn##X##geqrf(h, m, n, a, m, tau, work, lwork, info);                                           \
+  }                                                                                                               \
+  cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int n, int k, const T* a, const T* tau, int* lwork) {  \
+    return cusolverDn##X##orgqr_bufferSize(h, m, n, k, a, m, tau, lwork);                                         \
+  }                                                                                                               \
+  cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, T* a, const T* tau, T* work, int lwork,       \
+                         int* info) {                                                                             \
+    return cusolverDn##X##orgqr(h, m, n, k, a, m, tau, work, lwork, info);                                        \
+  }
+
+CT_SOLVER_ROUTINES(float, S)
+CT_SOLVER_ROUTINES(double, D)
+#undef CT_SOLVER_ROUTINES
+
+cublasFillMode_t fill_mode(const ct_cuda_solver& s) { return s.upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
+
+int check_args(const ct_cuda_solver& s) {
+  CT_CUDA_ARG(s.m >= 0 && s.n >= 0 && s.k >= 0 && s.batch >= 0, "solver: negative size (m %lld, n %lld, k %lld, "
+              "batch %lld)", (long long)s.m, (long long)s.n, (long long)s.k, (long long)s.batch);
+  // cuSOLVER's dense routines take int sizes, and the largest matrix holds m n elements.
+  CT_CUDA_ARG(s.m * s.n <= INT32_MAX && s.n * s.k <= INT32_MAX && s.m * s.m <= INT32_MAX, "solver: a matrix of the "
+              "call (m %lld, n %lld, k %lld) has 2^31 elements or more, more than cuSOLVER's 32-bit routines index",
+              (long long)s.m, (long long)s.n, (long long)s.k);
+  CT_CUDA_ARG(s.op >= CT_CUDA_SOLVER_GETRF && s.op <= CT_CUDA_SOLVER_ORGQR, "solver: unknown op %d", s.op);
+  CT_CUDA_ARG(s.op != CT_CUDA_SOLVER_GESVD || s.m >= s.n, "solver: GESVD needs m >= n (m %lld, n %lld); factor the "
+              "transpose", (long long)s.m, (long long)s.n);
+  CT_CUDA_ARG(s.op != CT_CUDA_SOLVER_ORGQR || (s.m >= s.n && s.n >= s.k), "solver: ORGQR needs m >= n >= k (m %lld, "
+              "n %lld, k %lld)", (long long)s.m, (long long)s.n, (long long)s.k);
+  return 0;
+}
+
+// What one matrix of s needs: lwork elements of T (and, for GESVD, n more for rwork).
+template <typename T>
+int work_elements(cusolverDnHandle_t h, const ct_cuda_solver& s, int64_t* elements) {
+  const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
+  T* a = static_cast<T*>(s.a);
+  T* w = static_cast<T*>(s.w);
+  int lwork = 0;
+  switch (s.op) {
+    case CT_CUDA_SOLVER_GETRF: CT_CUSOLVER_TRY(getrf_size(h, m, n, a, &lwork)); break;
+    case CT_CUDA_SOLVER_GETRS: break;
+    case CT_CUDA_SOLVER_POTRF: CT_CUSOLVER_TRY(potrf_size(h, fill_mode(s), n, a, &lwork)); break;
+    case CT_CUDA_SOLVER_SYEVD: CT_CUSOLVER_TRY(syevd_size(h, fill_mode(s), n, a, w, &lwork)); break;
+    case CT_CUDA_SOLVER_GESVD: CT_CUSOLVER_TRY(gesvd_size(h, m, n, a, &lwork)); lwork += n; break;
+    case CT_CUDA_SOLVER_GEQRF: CT_CUSOLVER_TRY(geqrf_size(h, m, n, a, &lwork)); break;
+    case CT_CUDA_SOLVER_ORGQR: CT_CUSOLVER_TRY(orgqr_size(h, m, n, k, a, w, &lwork)); break;
+  }
+  *elements = lwork;
+  return 0;
+}
+
+template <typename T>
+int run(cusolverDnHandle_t h, const ct_cuda_solver& s, void* workspace, size_t workspace_bytes) {
+  int64_t elements = 0;
+  if (const int st = work_elements<T>(h, s, &elements)) return st;
+  CT_CUDA_ARG(workspace_bytes >= static_cast<size_t>(elements) * sizeof(T), "solver: the workspace has %zu bytes, "
+              "fewer than the %zu solver_workspace asked for", workspace_bytes,
+              static_cast<size_t>(elements) * sizeof(T));
+  const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
+  const int mn = m < n ? m : n;
+  T* work = static_cast<T*>(workspace);
+  const int lwork = static_cast<int>(s.op == CT_CUDA_SOLVER_GESVD ? elements - n : elements);
+  T* a = static_cast<T*>(s.a);
+  T* b = static_cast<T*>(s.b);
+  T* c = static_cast<T*>(s.c);
+  T* w = static_cast<T*>(s.w);
+  for (int64_t i = 0; i < s.batch; ++i) {
+    int* info = s.info + i;
+    switch (s.op) {
+      case CT_CUDA_SOLVER_GETRF:
+        CT_CUSOLVER_TRY(getrf(h, m, n, a + i * m * n, work, s.ipiv + i * mn, info));
+        break;
+      case CT_CUDA_SOLVER_GETRS:
+        CT_CUSOLVER_TRY(getrs(h, s.trans != 0, n, k, a + i * n * n, s.ipiv + i * n, b + i * n * k, info));
+        break;
+      case CT_CUDA_SOLVER_POTRF:
+        CT_CUSOLVER_TRY(potrf(h, fill_mode(s), n, a + i * n * n, work, lwork, info));
+        break;
+      case CT_CUDA_SOLVER_SYEVD:
+        CT_CUSOLVER_TRY(syevd(h, fill_mode(s), n, a + i * n * n, w + i * n, work, lwork, info));
+        break;
+      case CT_CUDA_SOLVER_GESVD: {
+        const int64_t ucols = s.full ? m : n;
+        CT_CUSOLVER_TRY(gesvd(h, s.full != 0, m, n, a + i * m * n, w + i * n, b + i * m * ucols, c + i * n * n, work,
+                              lwork, work + lwork, info));
+        break;
+      }
+      case CT_CUDA_SOLVER_GEQRF:
+        CT_CUSOLVER_TRY(geqrf(h, m, n, a + i * m * n, w + i * mn, work, lwork, info));
+        break;
+      case CT_CUDA_SOLVER_ORGQR:
+        CT_CUSOLVER_TRY(orgqr(h, m, n, k, a + i * m * n, w + i * k, work, lwork, info));
+        break;
+    }
+  }
+  return 0;
+}
+
+int bind(void* stream, cusolverDnHandle_t* h) {
+  if (const int st = handle_for_current_device(h)) return st;
+  return check_cusolver(cusolverDnSetStream(*h, as_stream(stream)), "cusolverDnSetStream");
+}
+
+}  // namespace
+
+int solver_workspace(const ct_cuda_solver* args, size_t* bytes) {
+  CT_CUDA_ARG(args && bytes, "solver_workspace: NULL args or bytes");
+  if (const int st = check_args(*args)) return st;
+  if (args->batch == 0 || args->m == 0 || args->n == 0) return *bytes = 0, 0;
+  cusolverDnHandle_t h = nullptr;
+  if (const int st = handle_for_current_device(&h)) return st;
+  int64_t elements = 0;
+  switch (args->dtype) {
+    case kF32:
+      if (const int st = work_elements<float>(h, *args, &elements)) return st;
+      *bytes = static_cast<size_t>(elements) * sizeof(float);
+      return 0;
+    case kF64:
+      if (const int st = work_elements<double>(h, *args, &elements)) return st;
+      *bytes = static_cast<size_t>(elements) * sizeof(double);
+      return 0;
+    default:
+      return fail(CT_CUDA_ERR_UNSUPPORTED, "solver: no cuSOLVER routine for %s. Use float32 or float64",
+                  dtype_name(args->dtype));
+  }
+}
+
+int solver(const ct_cuda_solver* args, void* workspace, size_t workspace_bytes, void* stream) {
+  CT_CUDA_ARG(args, "solver: NULL args");
+  if (const int st = check_args(*args)) return st;
+  if (args->batch == 0 || args->m == 0 || args->n == 0 || (args->op == CT_CUDA_SOLVER_GETRS && args->k == 0))
+    return 0;
+  cusolverDnHandle_t h = nullptr;
+  switch (args->dtype) {
+    case kF32:
+      if (const int st = bind(stream, &h)) return st;
+      return run<float>(h, *args, workspace, workspace_bytes);
+    case kF64:
+      if (const int st = bind(stream, &h)) return st;
+      return run<double>(h, *args, workspace, workspace_bytes);
+    default:
+      return fail(CT_CUDA_ERR_UNSUPPORTED, "solver: no cuSOLVER routine for %s. Use float32 or float64",
+                  dtype_name(args->dtype));
+  }
+}
+
+}  // namespace ct::cuda
