@@ -309,7 +309,8 @@ void pinv_meta(const Frame& f, MetaResult& m) {
   m.compute = a.dtype();
   set_output(m, 0, out.ref(), a.dtype(), a.device());
 }
-void pinv_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
+// Operators only (eigh or svd, then products), so it runs on every device that has those.
+void pinv_compute(const Frame& f, const MetaResult&, Tensor* outs) {
   const Tensor a = Tensor::borrow(&f.tensor(0));
   // The kept singular values' (or eigenvalues') reciprocals, 0 for the others; real.
   const Tensor zero = zeros({}, real_dtype(a->dtype()), a->device());
@@ -460,7 +461,8 @@ void define_spectral(Registry& r) {
   r.def("linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor")
       .meta(pinv_meta)
       .takes_complex()
-      .compute(DispatchKey::CPU, pinv_cpu, Determinism::Deterministic)
+      .compute(DispatchKey::CPU, pinv_compute, Determinism::Deterministic)
+      .compute(DispatchKey::CUDA, pinv_compute, Determinism::Deterministic)
       .derivative(pinv_backward, save_result(save("A")));
   r.def("pinverse(Tensor self, float rcond=1e-15) -> Tensor").composite(pinverse_kernel);
   r.def("linalg_matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor")

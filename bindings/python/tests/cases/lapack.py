@@ -457,7 +457,9 @@ def eigh_cases(spelling):
     # The eigenvectors up to sign: their squares.
     f = lambda m, a: (lambda r: (r[0], r[1] * r[1]) if isinstance(r, tuple) else r)(g(m, a + a.mT))  # noqa: E731
     cs = square_cases(f, grad=False) + [
-        Case("grad", grads_of(lambda m, a: g(m, a + a.mT)), [In((2, 3, 3), "float64")]),
+        # Through the squares too: a loss that changes with a vector's sign has a gradient that
+        # does as well, and LAPACK and cuSOLVER may pick other signs (test_cuda_vs_cpu.py).
+        Case("grad", grads_of(f), [In((2, 3, 3), "float64")]),
         Case("nonsymmetric", f, [In((3, 3), "float64")]),
     ]
     if spelling == "symeig":
@@ -587,9 +589,15 @@ def polar_cases():
 
 
 def svd_cases(spelling):
-    def vectors_up_to_sign(r):
+    def vectors_up_to_sign(r, vh=True):  # and so their gradients (see eigh_cases)
+        """The first k singular vectors through their squares; the vectors past them span the
+        complement in a basis each library picks (LAPACK's gesdd, cuSOLVER's gesvd), compared
+        through its projector. vh: the third result is Vh (rows), else the legacy V (columns)."""
         u, s, v = r
-        return u * u, s, v * v
+        k = s.shape[-1]
+        uk, uc = u[..., :k], u[..., k:]
+        vk, vc = (v[..., :k, :], v[..., k:, :].mT) if vh else (v[..., :k], v[..., k:])
+        return uk * uk, s, vk * vk, uc @ uc.mT, vc @ vc.mT
 
     if spelling == "linalg.svd":
         f = lambda m, a: vectors_up_to_sign(m.linalg.svd(a))  # noqa: E731
@@ -597,9 +605,10 @@ def svd_cases(spelling):
                       [In((2, 5, 3), "float64")]),
                  Case("reduced_wide", lambda m, a: vectors_up_to_sign(m.linalg.svd(a, False)), [In((2, 4), "float64")]),
                  Case("driver", lambda m, a: m.linalg.svd(a, driver="gesvd"), [In((3, 3), "float64")]),
-                 Case("grad_reduced", grads_of(lambda m, a: m.linalg.svd(a, full_matrices=False)),
+                 Case("grad_reduced", grads_of(lambda m, a: vectors_up_to_sign(m.linalg.svd(a, full_matrices=False))),
                       [In((2, 4, 3), "float64")]),
-                 Case("grad_full_wide", grads_of(lambda m, a: m.linalg.svd(a)), [In((2, 4), "float64")]),
+                 Case("grad_full_wide", grads_of(lambda m, a: vectors_up_to_sign(m.linalg.svd(a))),
+                      [In((2, 4), "float64")]),
                  Case("grad_values", grads_of(lambda m, a: m.linalg.svd(a)[1]), [In((3, 3), "float64")]),
                  Case("grad_repeated_values", grads_of(lambda m, a: m.linalg.svd(a)[1]),
                       [In((3, 3), "float64", kind=[1, 0, 0, 0, 1, 0, 0, 0, 2])])]
@@ -607,10 +616,10 @@ def svd_cases(spelling):
         f = lambda m, a: m.linalg.svdvals(a)  # noqa: E731
         extra = [Case("grad", grads_of(f), [In((2, 4, 3), "float64")])]
     else:
-        f = lambda m, a: vectors_up_to_sign(m.svd(a))  # noqa: E731
-        extra = [Case("full", lambda m, a: vectors_up_to_sign(m.svd(a, some=False)), [In((4, 2), "float64")]),
+        f = lambda m, a: vectors_up_to_sign(m.svd(a), vh=False)  # noqa: E731
+        extra = [Case("full", lambda m, a: vectors_up_to_sign(m.svd(a, some=False), vh=False), [In((4, 2), "float64")]),
                  Case("no_uv", lambda m, a: m.svd(a, compute_uv=False), [In((4, 3), "float64")]),
-                 Case("grad", grads_of(lambda m, a: m.svd(a)), [In((4, 3), "float64")]),
+                 Case("grad", grads_of(lambda m, a: vectors_up_to_sign(m.svd(a), vh=False)), [In((4, 3), "float64")]),
                  Case("method", lambda m, a: a.svd()[1], [In((3, 2))])]
     if spelling == "linalg.svd":
         # Complex singular vectors are defined up to a phase u_i and v_i share: compared through the
