@@ -214,6 +214,59 @@ static void test_gradients_on_cuda(void) {
   RELEASE(x, d, sq, loss, g);
 }
 
+/* cuSOLVER and cuBLAS trsm against LAPACK: the values torch.linalg's functions give on both devices
+ * (eigenvalues and singular values, which no sign choice changes), and a singular matrix refused
+ * on cuda as on the cpu. */
+static void test_linalg_on_cuda_matches_cpu(void) {
+  if (!have_gpu()) return;
+  enum { n = 16 };
+  const int64_t sizes[3] = {2, n, n}, rhs_sizes[3] = {2, n, 3};
+  ct_tensor *x = NULL, *b = NULL, *eye = NULL, *a = NULL, *xt = NULL, *spd = NULL;
+  CHECK_OK(ct_manual_seed(11));
+  CHECK_OK(ct_tensor_randn(sizes, 3, CT_FLOAT32, "cpu", NULL, &x));
+  CHECK_OK(ct_tensor_randn(rhs_sizes, 3, CT_FLOAT32, "cpu", NULL, &b));
+  CHECK_OK(ct_tensor_eye(n, n, CT_FLOAT32, "cpu", &eye));
+  const ct_scalar shift = SI(n);
+  ct_tensor* shifted_eye = NULL;
+  CHECK_OK(ct_tensor_mul_scalar(eye, &shift, &shifted_eye));
+  CHECK_OK(ct_tensor_add(x, shifted_eye, &a)); /* well conditioned */
+  CHECK_OK(ct_tensor_transpose(a, 1, 2, &xt));
+  CHECK_OK(ct_tensor_matmul(a, xt, &spd)); /* symmetric positive-definite */
+  ct_tensor *da = on(a, "cuda"), *db = on(b, "cuda"), *dspd = on(spd, "cuda");
+  ct_tensor *s = NULL, *ds = NULL, *inv = NULL, *dinv = NULL, *det = NULL, *ddet = NULL, *l = NULL, *dl = NULL;
+  ct_tensor *w = NULL, *dw = NULL, *sv = NULL, *dsv = NULL, *q = NULL, *r = NULL, *dq = NULL, *dr = NULL;
+  CHECK_OK(ct_tensor_linalg_solve(a, b, 1, &s));
+  CHECK_OK(ct_tensor_linalg_solve(da, db, 1, &ds));
+  CHECK(max_diff(ds, s, 2 * n * 3) <= 1e-5);
+  CHECK_OK(ct_tensor_linalg_inv(a, &inv));
+  CHECK_OK(ct_tensor_linalg_inv(da, &dinv));
+  CHECK(max_diff(dinv, inv, 2 * n * n) <= 1e-5);
+  CHECK_OK(ct_tensor_linalg_det(a, &det));
+  CHECK_OK(ct_tensor_linalg_det(da, &ddet));
+  float host_det[2] = {0, 0};
+  CHECK_OK(ct_tensor_copy_to(det, host_det, sizeof host_det));
+  CHECK(max_diff(ddet, det, 2) <= 1e-4 * fmax(fabs(host_det[0]), fabs(host_det[1])));
+  CHECK_OK(ct_tensor_linalg_cholesky(spd, 0, &l));
+  CHECK_OK(ct_tensor_linalg_cholesky(dspd, 0, &dl));
+  CHECK(max_diff(dl, l, 2 * n * n) <= 1e-3);
+  CHECK_OK(ct_tensor_linalg_eigvalsh(spd, "L", &w));
+  CHECK_OK(ct_tensor_linalg_eigvalsh(dspd, "L", &dw));
+  CHECK(max_diff(dw, w, 2 * n) <= 1e-2);
+  CHECK_OK(ct_tensor_linalg_svdvals(a, NULL, &sv));
+  CHECK_OK(ct_tensor_linalg_svdvals(da, NULL, &dsv));
+  CHECK(max_diff(dsv, sv, 2 * n) <= 1e-4);
+  CHECK_OK(ct_tensor_linalg_qr(a, "reduced", &q, &r));
+  CHECK_OK(ct_tensor_linalg_qr(da, "reduced", &dq, &dr));
+  CHECK(max_diff(dr, r, 2 * n * n) <= 1e-4); /* Householder's signs on both */
+  ct_tensor *zeros = NULL, *dzeros = NULL, *bad = NULL;
+  CHECK_OK(ct_tensor_zeros(sizes, 3, CT_FLOAT32, "cpu", &zeros));
+  dzeros = on(zeros, "cuda");
+  CHECK_STATUS(ct_tensor_linalg_inv(dzeros, &bad), CT_ERROR_LINALG);
+  CHECK(strstr(ct_last_error(), "linalg.inv: (Batch element 0)") != NULL);
+  RELEASE(x, b, eye, shifted_eye, a, xt, spd, da, db, dspd, s, ds, inv, dinv, det, ddet, l, dl, w, dw, sv, dsv, q, r,
+          dq, dr, zeros, dzeros);
+}
+
 static void test_memory_is_cached_and_returned(void) {
   if (!have_gpu()) return;
   const int64_t sizes[1] = {1 << 20};
@@ -266,6 +319,7 @@ static const capi_test TESTS[] = {CAPI_TEST(test_without_a_device_cuda_is_absent
                                   CAPI_TEST(test_long_reductions_split_over_blocks_match_cpu),
                                CAPI_TEST(test_deterministic_reductions_repeat_bitwise),
                                   CAPI_TEST(test_gradients_on_cuda),
+                                  CAPI_TEST(test_linalg_on_cuda_matches_cpu),
                                   CAPI_TEST(test_memory_is_cached_and_returned),
                                   CAPI_TEST(test_pinned_memory_copies_both_ways),
                                   CAPI_TEST(test_out_of_memory_is_a_status)};

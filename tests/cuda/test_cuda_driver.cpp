@@ -927,6 +927,147 @@ void test_sampling() {
   EXPECT(bad == 0, "multinomial without replacement: %d differ", bad);
 }
 
+ct_cuda_solver solver_call(int op, int64_t m, int64_t n, int64_t k) {
+  ct_cuda_solver s{};
+  s.op = op, s.dtype = kF64, s.m = m, s.n = n, s.k = k, s.batch = 1;
+  return s;
+}
+
+// What the table refuses before it touches a device.
+void test_solver_arguments() {
+  size_t bytes = 0;
+  EXPECT(D->solver_workspace(nullptr, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "NULL args");
+  ct_cuda_solver s = solver_call(CT_CUDA_SOLVER_GESVD, 2, 3, 0);
+  EXPECT(D->solver_workspace(&s, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "gesvd with m < n");
+  s = solver_call(CT_CUDA_SOLVER_ORGQR, 3, 2, 3);
+  EXPECT(D->solver(&s, nullptr, 0, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "orgqr with k > n");
+  s = solver_call(11, 2, 2, 0);
+  EXPECT(D->solver(&s, nullptr, 0, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "unknown solver op");
+  s = solver_call(CT_CUDA_SOLVER_GETRF, -1, 2, 0);
+  EXPECT(D->solver_workspace(&s, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "negative size");
+  EXPECT(std::strstr(D->last_error(), "negative") != nullptr, "message says why: %s", D->last_error());
+  s = solver_call(CT_CUDA_SOLVER_GETRF, 70000, 70000, 0);
+  EXPECT(D->solver_workspace(&s, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "2^31 elements");
+  float dummy[4] = {0, 0, 0, 0};
+  EXPECT(D->trsm(kI64, 1, 0, 0, 0, 2, 2, dummy, 4, dummy, 4, 1, nullptr) == CT_CUDA_ERR_UNSUPPORTED, "trsm of int64");
+  EXPECT(D->trsm(kF32, 1, 0, 0, 0, -2, 2, dummy, 4, dummy, 4, 1, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT,
+         "trsm of a negative size");
+}
+
+// Each routine on a 4 x 4 (or 5 x 3) float64 matrix, checked by putting the results back together
+// on the host: L U = P A, A x = b, L L^T = A, A v = w v, U S VT = A, Q R = A, L X = B.
+void test_solver() {
+  const int n = 4;
+  // Column-major; SPD: diagonally dominant and symmetric.
+  const std::vector<double> A = {4, 1, 0.5, 0.2, 1, 5, 0.3, 0.1, 0.5, 0.3, 6, 0.7, 0.2, 0.1, 0.7, 7};
+  auto at = [&](const std::vector<double>& M, int rows, int i, int j) { return M[j * rows + i]; };
+  auto run = [&](ct_cuda_solver s) {
+    size_t bytes = 0;
+    OK(D->solver_workspace(&s, &bytes));
+    DevBuf work(bytes ? bytes : 1);
+    OK(D->solver(&s, work.p, bytes, g_stream));
+  };
+  DevBuf info(4);
+  {  // GETRF, GETRS: A x = b for b = A 1
+    DevBuf a(n * n * 8), piv(n * 4), b(n * 8);
+    a.put(A);
+    std::vector<double> rhs(n, 0.0);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) rhs[i] += at(A, n, i, j);
+    b.put(rhs);
+    ct_cuda_solver s = solver_call(CT_CUDA_SOLVER_GETRF, n, n, 0);
+    s.a = a.p, s.ipiv = static_cast<int32_t*>(piv.p), s.info = static_cast<int32_t*>(info.p);
+    run(s);
+    EXPECT(info.get<int32_t>(1)[0] == 0, "getrf info");
+    s.op = CT_CUDA_SOLVER_GETRS, s.k = 1, s.b = b.p;
+    run(s);
+    const std::vector<double> x = b.get<double>(n);
+    for (int i = 0; i < n; ++i) EXPECT(std::fabs(x[i] - 1) < 1e-12, "getrs x[%d] = %.17g", i, x[i]);
+  }
+  {  // POTRF (lower): L L^T = A
+    DevBuf a(n * n * 8);
+    a.put(A);
+    ct_cuda_solver s = solver_call(CT_CUDA_SOLVER_POTRF, n, n, 0);
+    s.a = a.p, s.info = static_cast<int32_t*>(info.p);
+    run(s);
+    const std::vector<double> L = a.get<double>(n * n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j <= i; ++j) {
+        double v = 0;
+        for (int p = 0; p <= j; ++p) v += at(L, n, i, p) * at(L, n, j, p);
+        EXPECT(std::fabs(v - at(A, n, i, j)) < 1e-12, "potrf (L L^T)[%d, %d] = %.17g", i, j, v);
+      }
+  }
+  {  // SYEVD: A v = w v, w ascending
+    DevBuf a(n * n * 8), w(n * 8);
+    a.put(A);
+    ct_cuda_solver s = solver_call(CT_CUDA_SOLVER_SYEVD, n, n, 0);
+    s.a = a.p, s.w = w.p, s.info = static_cast<int32_t*>(info.p);
+    run(s);
+    const std::vector<double> V = a.get<double>(n * n), W = w.get<double>(n);
+    for (int c = 0; c < n; ++c) {
+      if (c) EXPECT(W[c - 1] <= W[c], "syevd ascending: %g then %g", W[c - 1], W[c]);
+      for (int i = 0; i < n; ++i) {
+        double av = 0;
+        for (int p = 0; p < n; ++p) av += at(A, n, i, p) * at(V, n, p, c);
+        EXPECT(std::fabs(av - W[c] * at(V, n, i, c)) < 1e-12, "syevd (A v)[%d] of vector %d", i, c);
+      }
+    }
+  }
+  const int m = 5, k = 3;  // a tall matrix for the SVD and the QR
+  std::vector<double> T(m * k);
+  for (int i = 0; i < m * k; ++i) T[i] = std::sin(1.0 + i) + (i % (m + 1) == 0 ? 2 : 0);
+  {  // GESVD (reduced): U S VT = T
+    DevBuf a(m * k * 8), u(m * k * 8), vt(k * k * 8), sv(k * 8);
+    a.put(T);
+    ct_cuda_solver s = solver_call(CT_CUDA_SOLVER_GESVD, m, k, 0);
+    s.a = a.p, s.b = u.p, s.c = vt.p, s.w = sv.p, s.info = static_cast<int32_t*>(info.p);
+    run(s);
+    EXPECT(info.get<int32_t>(1)[0] == 0, "gesvd info");
+    const std::vector<double> U = u.get<double>(m * k), VT = vt.get<double>(k * k), S = sv.get<double>(k);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < k; ++j) {
+        double v = 0;
+        for (int p = 0; p < k; ++p) v += at(U, m, i, p) * S[p] * at(VT, k, p, j);
+        EXPECT(std::fabs(v - at(T, m, i, j)) < 1e-12, "gesvd (U S VT)[%d, %d] = %.17g", i, j, v);
+      }
+  }
+  {  // GEQRF, then ORGQR on a copy: Q R = T
+    DevBuf a(m * k * 8), tau(k * 8), q(m * k * 8);
+    a.put(T);
+    ct_cuda_solver s = solver_call(CT_CUDA_SOLVER_GEQRF, m, k, 0);
+    s.a = a.p, s.w = tau.p, s.info = static_cast<int32_t*>(info.p);
+    run(s);
+    const std::vector<double> R = a.get<double>(m * k);
+    q.put(R);
+    s.op = CT_CUDA_SOLVER_ORGQR, s.k = k, s.a = q.p;
+    run(s);
+    const std::vector<double> Q = q.get<double>(m * k);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < k; ++j) {
+        double v = 0;
+        for (int p = 0; p <= j; ++p) v += at(Q, m, i, p) * at(R, m, p, j);
+        EXPECT(std::fabs(v - at(T, m, i, j)) < 1e-12, "geqrf, orgqr (Q R)[%d, %d] = %.17g", i, j, v);
+      }
+  }
+  {  // TRSM: L X = B with L A's lower triangle, a batch of 2 (the second right-hand side doubled)
+    std::vector<double> B(2 * n * 2);
+    for (int i = 0; i < n * 2; ++i) B[i] = 1 + i, B[n * 2 + i] = 2 * (1 + i);
+    DevBuf a(n * n * 8), b(B.size() * 8);
+    a.put(A);
+    b.put(B);
+    OK(D->trsm(kF64, 1, 0, 0, 0, n, 2, a.p, 0, b.p, n * 2, 2, g_stream));
+    const std::vector<double> X = b.get<double>(B.size());
+    for (int bt = 0; bt < 2; ++bt)
+      for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < n; ++i) {
+          double v = 0;
+          for (int p = 0; p <= i; ++p) v += at(A, n, i, p) * X[bt * n * 2 + j * n + p];
+          EXPECT(std::fabs(v - B[bt * n * 2 + j * n + i]) < 1e-12, "trsm (L X)[%d][%d, %d] = %.17g", bt, i, j, v);
+        }
+  }
+}
+
 int main() {
   void* lib = dlopen(CT_CUDA_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -943,6 +1084,7 @@ int main() {
   test_argument_checks();
   test_argument_checks_more();
   test_sampling_arguments();
+  test_solver_arguments();
   if (count <= 0) {
     void* p = nullptr;
     const int rc = D->malloc(0, 16, &p);
@@ -960,6 +1102,7 @@ int main() {
     test_parametrized_pointwise_factories_scans();
     test_factories_scans();
     test_sampling();
+    test_solver();
     OK(D->stream_destroy(g_stream));
   }
   std::printf("%d passed, %d failed\n", g_passed, g_failed);
