@@ -2894,8 +2894,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_matrix_exp(const ct_tensor* A, ct
  *   check_errors      PyTorch's default: False.
  *   LU, pivots, info  new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name:
- * "linalg_lu_factor_ex".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_lu_factor_ex".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_lu_factor_ex(const ct_tensor* A, int pivot, int check_errors,
                                                             ct_tensor** LU, ct_tensor** pivots,
@@ -2971,7 +2971,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_lu_solve(const ct_tensor* self, const ct
  *   check_errors  PyTorch's default: False.
  *   result, info  new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_solve_ex".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_solve_ex".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_solve_ex(const ct_tensor* A, const ct_tensor* B, int left,
                                                         int check_errors, ct_tensor** result,
@@ -2995,7 +2996,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_solve(const ct_tensor* A, const c
  *   check_errors   PyTorch's default: False.
  *   inverse, info  new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_inv_ex".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_inv_ex".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_inv_ex(const ct_tensor* A, int check_errors,
                                                       ct_tensor** inverse, ct_tensor** info);
@@ -3025,7 +3027,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_inverse(const ct_tensor* self, ct_tensor
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_det".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_det".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_det(const ct_tensor* A, ct_tensor** out);
 
@@ -3044,7 +3047,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_det(const ct_tensor* self, ct_tensor** o
  *
  *   sign, logabsdet  new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_slogdet".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_slogdet".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_slogdet(const ct_tensor* A, ct_tensor** sign,
                                                        ct_tensor** logabsdet);
@@ -3101,8 +3105,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_tensorsolve(const ct_tensor* A, c
  *   unitriangular  PyTorch's default: False.
  *   out            a new reference on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name:
- * "linalg_solve_triangular".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_solve_triangular".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_solve_triangular(const ct_tensor* A, const ct_tensor* B,
                                                                 int upper, int left, int unitriangular,
@@ -3131,8 +3135,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_triangular_solve(const ct_tensor* self, 
  *   check_errors  PyTorch's default: False.
  *   L, info       new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name:
- * "linalg_cholesky_ex".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_cholesky_ex".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_cholesky_ex(const ct_tensor* A, int upper, int check_errors,
                                                            ct_tensor** L, ct_tensor** info);
@@ -3226,7 +3230,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_ldl_solve(const ct_tensor* LD, co
  *   mode  NULL for "reduced".
  *   Q, R  new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_qr".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_qr".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_qr(const ct_tensor* A, const char* mode, ct_tensor** Q,
                                                   ct_tensor** R);
@@ -3248,7 +3253,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_qr(const ct_tensor* self, int some, ct_t
  *   a, tau  new references on CT_OK, else NULL.
  *
  * No derivative: an input that requires grad is CT_ERROR_NOT_IMPLEMENTED. Determinism: cpu
- * deterministic, meta bitwise. ct_op_call name: "geqrf".
+ * deterministic, cuda deterministic, meta bitwise. ct_op_call name: "geqrf".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_geqrf(const ct_tensor* self, ct_tensor** a, ct_tensor** tau);
 
@@ -3294,7 +3299,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_ormqr(const ct_tensor* self, const ct_te
  *   UPLO                       NULL for "L".
  *   eigenvalues, eigenvectors  new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_eigh".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_eigh".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_eigh(const ct_tensor* A, const char* UPLO,
                                                     ct_tensor** eigenvalues, ct_tensor** eigenvectors);
@@ -3351,7 +3357,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_symeig(const ct_tensor* self, int eigenv
  *   driver         NULL for None.
  *   U, S, Vh       new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_svd".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_svd".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_svd(const ct_tensor* A, int full_matrices, const char* driver,
                                                    ct_tensor** U, ct_tensor** S, ct_tensor** Vh);
@@ -3389,7 +3396,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_svd(const ct_tensor* self, int some, int
  *   hermitian  PyTorch's default: False.
  *   out        a new reference on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_pinv".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_pinv".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_pinv(const ct_tensor* A, const double* atol,
                                                     const double* rtol, int hermitian, ct_tensor** out);
