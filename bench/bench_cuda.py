@@ -10,6 +10,8 @@ Rows (issue 9's targets printed beside each ratio; DESIGN.md §13: no timing is 
   matmul      8192^3 float32 (TF32 off, then on) and bfloat16, TFLOP/s
   softmax, layer_norm (last dim of [N / 4096, 4096]), sum: time per call
   launch      a + b on 1-element tensors: time per call (host overhead)
+  linalg      inv, solve (64 right-hand sides), eigh, svd of one 512 x 512 float64 matrix on cuSOLVER,
+              and torch's kernels for them (torch may pick other cuSOLVER routines or MAGMA): time per call
 Times are the best of 5 runs of `iters` calls each, with the device synchronized around them.
 --small shrinks N from 256M to 16M elements for a quick check."""
 
@@ -101,6 +103,19 @@ def main():
             ("sum (ms)", lambda: cx.sum(), lambda: tx.sum())):
         c_ms, t_ms = best(cfn, cs, 5) * 1e3, best(tfn, ts, 5) * 1e3
         print(row.format(name, f"{c_ms:.3f}", f"{t_ms:.3f}", f"{t_ms / c_ms:.2f}", ">= 1 (torch time / ctorch time)"))
+
+    ta = torch.randn(512, 512, device="cuda", dtype=torch.float64) + 512 * torch.eye(512, device="cuda",
+                                                                                     dtype=torch.float64)
+    tb = torch.randn(512, 64, device="cuda", dtype=torch.float64)
+    tsym = ta + ta.mT
+    ca, cb, csym = (ctorch.from_dlpack(t) for t in (ta, tb, tsym))
+    for name, cfn, tfn in (
+            ("linalg.inv 512 float64 (ms)", lambda: ctorch.linalg.inv(ca), lambda: torch.linalg.inv(ta)),
+            ("linalg.solve 512, 64 rhs (ms)", lambda: ctorch.linalg.solve(ca, cb), lambda: torch.linalg.solve(ta, tb)),
+            ("linalg.eigh 512 float64 (ms)", lambda: ctorch.linalg.eigh(csym), lambda: torch.linalg.eigh(tsym)),
+            ("linalg.svd 512 float64 (ms)", lambda: ctorch.linalg.svd(ca), lambda: torch.linalg.svd(ta))):
+        c_ms, t_ms = best(cfn, cs, 3) * 1e3, best(tfn, ts, 3) * 1e3
+        print(row.format(name, f"{c_ms:.3f}", f"{t_ms:.3f}", f"{t_ms / c_ms:.2f}", "torch time / ctorch time"))
 
     ca1, ta1 = ctorch.ones(1, device="cuda"), torch.ones(1, device="cuda")
     c_us, t_us = best(lambda: ca1 + ca1, cs, 20000) * 1e6, best(lambda: ta1 + ta1, ts, 20000) * 1e6

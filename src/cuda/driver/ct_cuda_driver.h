@@ -4,8 +4,8 @@
  * libctorch never links CUDA. On first CUDA use its host glue dlopens libctorch_cuda.so (found next
  * to libctorch), looks up the one exported symbol ct_cuda_driver_get, and from then on calls the
  * CUDA backend only through the table of C function pointers it returns. Everything that touches
- * CUDA (the runtime, cuBLAS, NVRTC, kernels) lives behind this table, so libctorch loads and runs
- * on machines with no CUDA libraries at all, and libctorch_cuda.so itself loads on a machine with
+ * CUDA (the runtime, cuBLAS, cuSOLVER, NVRTC, kernels) lives behind this table, so libctorch loads
+ * and runs on machines with no CUDA libraries at all, and libctorch_cuda.so itself loads on a machine with
  * the toolkit but no driver (libcuda is opened by cudart on the first CUDA call, not at load time).
  *
  * Conventions that hold for every member:
