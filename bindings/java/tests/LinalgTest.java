@@ -28,6 +28,22 @@ class LinalgTest {
   }
 
   @Test
+  void onCudaAsOnTheCpu() {
+    if (!Cuda.isAvailable()) return; // cuSOLVER needs a GPU; scripts/gpu_suite.sh runs this there
+    try (TensorScope scope = new TensorScope()) {
+      Tensor a = Tensor.of(new double[] {4, 1, 2, 3}, 2, 2).toDevice(Device.cuda(0));
+      close(new double[] {1, 1}, Tensor.linalgSolve(a, Tensor.of(new double[] {5, 5}, 2, 1).toDevice(Device.cuda(0)))
+          .toDevice(Device.CPU));
+      close(new double[] {0.3, -0.1, -0.2, 0.4}, Tensor.linalgInv(a).toDevice(Device.CPU));
+      close(new double[] {10}, Tensor.linalgDet(a).toDevice(Device.CPU));
+      close(new double[] {2, 0, 1, 2},
+          Tensor.linalgCholesky(Tensor.of(new double[] {4, 2, 2, 5}, 2, 2).toDevice(Device.cuda(0))).toDevice(Device.CPU));
+      assertThrows(LinAlgException.class,
+          () -> Tensor.linalgInv(Tensor.of(new double[] {1, 2, 2, 4}, 2, 2).toDevice(Device.cuda(0))));
+    }
+  }
+
+  @Test
   void matrixSqrthAndPolar() {
     try (TensorScope scope = new TensorScope()) {
       close(new double[] {Math.sqrt(2), 0, 0, 3}, Tensor.of(new double[] {2, 0, 0, 9}, 2, 2).linalgMatrixSqrth());

@@ -998,6 +998,13 @@ end
     pu, ph = CTorch.ops.linalg_polar(Tensor([3.0 0.0; 0.0 -2.0]))
     @test Array(pu) ≈ [1.0 0.0; 0.0 -1.0] && Array(ph) ≈ [3.0 0.0; 0.0 2.0]
     @test ctorch_error(() -> CTorch.ops.linalg_polar(Tensor([1.0 2.0 3.0; 4.0 5.0 6.0]))).kind === :CT_ERROR_SHAPE
+    if CTorch.cuda_device_count() > 0  # cuSOLVER: the same numbers and errors on a GPU
+        ga = CTorch.to(a, "cuda")
+        @test Array(CTorch.to(CTorch.ops.linalg_inv(ga), "cpu")) ≈ [0.3 -0.1; -0.2 0.4]
+        @test Array(CTorch.to(CTorch.ops.linalg_det(ga), "cpu"))[] ≈ 10.0
+        @test ctorch_error(() -> CTorch.ops.linalg_inv(CTorch.to(Tensor([1.0 2.0; 2.0 4.0]), "cuda"))).kind ===
+              :CT_ERROR_LINALG
+    end
     # A general matrix's eigenvalues are complex: a rotation by 90 degrees has i and -i
     rot = Tensor([0.0 -1.0; 1.0 0.0])
     l, v = CTorch.ops.linalg_eig(rot)

@@ -84,3 +84,30 @@ fn gpu_round_trip_and_matmul() {
     drop((ga, on_gpu));
     cuda::empty_cache().unwrap();
 }
+
+#[test]
+fn gpu_linalg_matches_the_cpu() {
+    if !cuda::is_available() {
+        return;
+    }
+    // A = [[4, 1], [2, 3]]: cuSOLVER's LU, Cholesky (of A A^T) and SVD against LAPACK's.
+    let a = Tensor::from_data(&[4.0f64, 1.0, 2.0, 3.0], &[2, 2]).unwrap();
+    let b = Tensor::from_data(&[5.0f64, 5.0], &[2, 1]).unwrap();
+    let ga = a.cuda().unwrap();
+    let gb = b.cuda().unwrap();
+    let spd = a.matmul(&a.transpose(0, 1).unwrap()).unwrap();
+    let close = |got: &Tensor, want: &Tensor| {
+        let (g, w) = (got.cpu().unwrap().to_vec::<f64>().unwrap(), want.to_vec::<f64>().unwrap());
+        assert_eq!(g.len(), w.len());
+        for (x, y) in g.iter().zip(&w) {
+            assert!((x - y).abs() < 1e-12, "{g:?} vs {w:?}");
+        }
+    };
+    close(&Tensor::linalg_solve(&ga, &gb).unwrap(), &Tensor::linalg_solve(&a, &b).unwrap());
+    close(&Tensor::linalg_inv(&ga).unwrap(), &Tensor::linalg_inv(&a).unwrap());
+    close(&Tensor::linalg_det(&ga).unwrap(), &Tensor::linalg_det(&a).unwrap());
+    close(&Tensor::linalg_cholesky(&spd.cuda().unwrap()).unwrap(), &Tensor::linalg_cholesky(&spd).unwrap());
+    close(&Tensor::linalg_svdvals(&ga).unwrap(), &Tensor::linalg_svdvals(&a).unwrap());
+    let singular = Tensor::zeros_with(&[2, 2], Some(DType::Float64), Some(Device::cuda(0))).unwrap();
+    assert_eq!(Tensor::linalg_inv(&singular).unwrap_err().kind(), ErrorKind::LinAlg);
+}
