@@ -3842,6 +3842,48 @@ CT_API CT_NODISCARD ct_status ct_tensor_fft_ifftshift(const ct_tensor* self, con
                                                       size_t dim_len, ct_tensor** out);
 
 /*
+ * ct_tensor_stft - stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor
+ *
+ *   hop_length      NULL for None.
+ *   win_length      NULL for None.
+ *   window          NULL for None.
+ *   center          PyTorch's default: True.
+ *   pad_mode        NULL for "reflect".
+ *   normalized      PyTorch's default: False.
+ *   onesided        NULL for None.
+ *   return_complex  NULL for None.
+ *   out             a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "stft".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_stft(const ct_tensor* self, int64_t n_fft, const int64_t* hop_length,
+                                             const int64_t* win_length, const ct_tensor* window, int center,
+                                             const char* pad_mode, int normalized, const int* onesided,
+                                             const int* return_complex, ct_tensor** out);
+
+/*
+ * ct_tensor_istft - istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+ *
+ *   hop_length      NULL for None.
+ *   win_length      NULL for None.
+ *   window          NULL for None.
+ *   center          PyTorch's default: True.
+ *   normalized      PyTorch's default: False.
+ *   onesided        NULL for None.
+ *   length          NULL for None.
+ *   return_complex  PyTorch's default: False.
+ *   out             a new reference on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "istft".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_istft(const ct_tensor* self, int64_t n_fft, const int64_t* hop_length,
+                                              const int64_t* win_length, const ct_tensor* window, int center,
+                                              int normalized, const int* onesided, const int64_t* length,
+                                              int return_complex, ct_tensor** out);
+
+/*
  * ct_tensor_bernoulli_p - bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
  *
  *   generator  NULL for the default generator.

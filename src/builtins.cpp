@@ -46,6 +46,7 @@ void define_spectral(Registry& r);
 void define_eig(Registry& r);
 void define_fft_transforms(Registry& r);
 void define_fft_functions(Registry& r);
+void define_stft(Registry& r);
 void define_random(Registry& r);
 void define_sampling(Registry& r);
 void define_softmax(Registry& r);
@@ -119,6 +120,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_eig(r);
   ops::define_fft_transforms(r);
   ops::define_fft_functions(r);
+  ops::define_stft(r);
   ops::define_random(r);
   ops::define_sampling(r);
   ops::define_softmax(r);

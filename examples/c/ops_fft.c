@@ -1,6 +1,7 @@
 /* ops_fft.c - torch.fft through the C ABI: the spectrum of a sampled tone (rfft) and its frequencies
- * (rfftfreq), the signal back from the spectrum (irfft), a 2-D transform, and the refusal of a real
- * transform of a complex input. */
+ * (rfftfreq), the signal back from the spectrum (irfft), its short-time spectrum (stft) and the
+ * signal back from that (istft), a 2-D transform, and the refusal of a real transform of a complex
+ * input. */
 #include <ctorch.h>
 #include <stdio.h>
 
@@ -37,6 +38,17 @@ int main(void) {
   TRY(ct_tensor_fft_irfft(spectrum, &n, -1, NULL, &back));
   if (show("irfft(rfft(x), 8)", back)) return 1;
 
+  /* Frames of 4 samples, 4 apart, not centered, no window: the spectrum of [2, 1, 0, 1] twice,
+   * [freq, frame]. istft overlap-adds the frames back into the signal. */
+  const int64_t hop = 4;
+  const int yes = 1;
+  ct_tensor *frames = NULL, *frame_magnitude = NULL, *signal = NULL;
+  TRY(ct_tensor_stft(x, 4, &hop, NULL, NULL, 0, NULL, 0, NULL, &yes, &frames));
+  TRY(ct_tensor_abs(frames, &frame_magnitude));
+  if (show("abs(stft(x, 4, hop_length=4, center=False, return_complex=True))", frame_magnitude)) return 1;
+  TRY(ct_tensor_istft(frames, 4, &hop, NULL, NULL, 0, 0, NULL, &n, 0, &signal));
+  if (show("istft(that, 4, hop_length=4, center=False, length=8)", signal)) return 1;
+
   /* A 2-D transform with the "ortho" scale, 1 / sqrt(2 * 2). */
   const float image[4] = {1, 2, 3, 4};
   const int64_t sizes[2] = {2, 2};
@@ -56,6 +68,9 @@ int main(void) {
   ct_tensor_release(magnitude);
   ct_tensor_release(freq);
   ct_tensor_release(back);
+  ct_tensor_release(frames);
+  ct_tensor_release(frame_magnitude);
+  ct_tensor_release(signal);
   ct_tensor_release(img);
   ct_tensor_release(f2);
   ct_tensor_release(parts);

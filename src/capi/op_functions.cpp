@@ -3127,6 +3127,35 @@ ct_status ct_tensor_fft_ifftshift(const ct_tensor* self, const int64_t* dim, siz
   });
 }
 
+ct_status ct_tensor_stft(const ct_tensor* self, int64_t n_fft, const int64_t* hop_length,
+                         const int64_t* win_length, const ct_tensor* window, int center, const char* pad_mode,
+                         int normalized, const int* onesided, const int* return_complex, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_stft";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "stft");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n_fft, hop_length ? Value(*hop_length) : Value(),
+                      win_length ? Value(*win_length) : Value(),
+                      window ? Value(&tensor_arg(window, fn_, "window")) : Value(), center != 0,
+                      pad_mode ? pad_mode : "reflect", normalized != 0,
+                      onesided ? Value(*onesided != 0) : Value(),
+                      return_complex ? Value(*return_complex != 0) : Value()});
+  });
+}
+
+ct_status ct_tensor_istft(const ct_tensor* self, int64_t n_fft, const int64_t* hop_length,
+                          const int64_t* win_length, const ct_tensor* window, int center, int normalized,
+                          const int* onesided, const int64_t* length, int return_complex, ct_tensor** out) {
+  const char* const fn_ = "ct_tensor_istft";
+  return capi::tensor_result(out, fn_, [&] {
+    CT_OPERATOR(op_, "istft");
+    return call(op_, {&tensor_arg(self, fn_, "self"), n_fft, hop_length ? Value(*hop_length) : Value(),
+                      win_length ? Value(*win_length) : Value(),
+                      window ? Value(&tensor_arg(window, fn_, "window")) : Value(), center != 0,
+                      normalized != 0, onesided ? Value(*onesided != 0) : Value(),
+                      length ? Value(*length) : Value(), return_complex != 0});
+  });
+}
+
 ct_status ct_tensor_bernoulli_p(const ct_tensor* self, double p, ct_generator* generator, ct_tensor** out) {
   const char* const fn_ = "ct_tensor_bernoulli_p";
   return capi::tensor_result(out, fn_, [&] {

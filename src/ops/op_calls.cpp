@@ -2067,6 +2067,14 @@ Tensor fft_ifftshift(const Tensor& self, OptionalIntArrayRef dim) {
   static const OperatorDef& op_ = builtin_op("fft_ifftshift");
   return call(op_, {self, opt(dim)});
 }
+Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length, const Tensor& window, bool center, const char* pad_mode, bool normalized, std::optional<bool> onesided, std::optional<bool> return_complex) {
+  static const OperatorDef& op_ = builtin_op("stft");
+  return call(op_, {self, n_fft, opt(hop_length), opt(win_length), opt(window), center, pad_mode, normalized, opt(onesided), opt(return_complex)});
+}
+Tensor istft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length, const Tensor& window, bool center, bool normalized, std::optional<bool> onesided, std::optional<int64_t> length, bool return_complex) {
+  static const OperatorDef& op_ = builtin_op("istft");
+  return call(op_, {self, n_fft, opt(hop_length), opt(win_length), opt(window), center, normalized, opt(onesided), opt(length), return_complex});
+}
 Tensor rand(IntArrayRef size, runtime::Generator* generator, std::optional<DType> dtype, std::optional<Device> device) {
   static const OperatorDef& op_ = builtin_op("rand");
   return call(op_, {size, generator, opt(dtype), opt(device)});

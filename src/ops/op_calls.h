@@ -1046,6 +1046,10 @@ Tensor fft_rfftfreq(int64_t n, double d = 1.0, std::optional<DType> dtype = std:
 Tensor fft_fftshift(const Tensor& self, OptionalIntArrayRef dim = std::nullopt);
 /// fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor
 Tensor fft_ifftshift(const Tensor& self, OptionalIntArrayRef dim = std::nullopt);
+/// stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor
+Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt, std::optional<int64_t> win_length = std::nullopt, const Tensor& window = Tensor(), bool center = true, const char* pad_mode = "reflect", bool normalized = false, std::optional<bool> onesided = std::nullopt, std::optional<bool> return_complex = std::nullopt);
+/// istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+Tensor istft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length = std::nullopt, std::optional<int64_t> win_length = std::nullopt, const Tensor& window = Tensor(), bool center = true, bool normalized = false, std::optional<bool> onesided = std::nullopt, std::optional<int64_t> length = std::nullopt, bool return_complex = false);
 /// rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor
 Tensor rand(IntArrayRef size, runtime::Generator* generator = nullptr, std::optional<DType> dtype = std::nullopt, std::optional<Device> device = std::nullopt);
 /// randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor

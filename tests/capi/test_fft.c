@@ -117,11 +117,32 @@ static void test_refusals_name_the_function(void) {
   RELEASE(z, x);
 }
 
+/* cos(pi n / 2) in frames of 8 (hop 8, no centering, no window): each frame's spectrum is 4 at
+ * frequency 2 and 0 elsewhere; istft gives the signal back. A real signal must say return_complex. */
+static void test_stft_of_a_cosine_and_back(void) {
+  ct_tensor* x = T(CT_FLOAT64, S(16), 1, 0, -1, 0, 1, 0, -1, 0, 1, 0, -1, 0, 1, 0, -1, 0);
+  ct_tensor *s = NULL, *sr = NULL, *y = NULL, *out = NULL;
+  const int64_t hop = 8, length = 16;
+  const int yes = 1;
+  CHECK_OK(ct_tensor_stft(x, 8, &hop, NULL, NULL, 0, NULL, 0, NULL, &yes, &s));
+  CHECK_OK(ct_tensor_view_as_real(s, &sr));
+  CHECK_TENSOR_NEAR(sr, CT_FLOAT64, 1e-15, S(5, 2, 2), 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  CHECK_OK(ct_tensor_istft(s, 8, &hop, NULL, NULL, 0, 0, NULL, &length, 0, &y));
+  CHECK_TENSOR_NEAR(y, CT_FLOAT64, 1e-15, S(16), 1, 0, -1, 0, 1, 0, -1, 0, 1, 0, -1, 0, 1, 0, -1, 0);
+  CHECK_STATUS(ct_tensor_stft(x, 8, &hop, NULL, NULL, 0, NULL, 0, NULL, NULL, &out), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("return_complex");
+  CHECK_STATUS(ct_tensor_istft(x, 8, &hop, NULL, NULL, 0, 0, NULL, NULL, 0, &out), CT_ERROR_DTYPE);
+  CHECK_ERROR_CONTAINS("istft");
+  CHECK(out == NULL);
+  RELEASE(x, s, sr, y);
+}
+
 static const capi_test TESTS[] = {
     CAPI_TEST(test_rfft_and_fft_of_a_ramp),
     CAPI_TEST(test_round_trips_at_any_length),
     CAPI_TEST(test_two_dims_and_padding),
     CAPI_TEST(test_frequencies_and_shifts),
     CAPI_TEST(test_refusals_name_the_function),
+    CAPI_TEST(test_stft_of_a_cosine_and_back),
 };
 CAPI_MAIN(TESTS)

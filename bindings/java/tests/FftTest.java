@@ -22,6 +22,24 @@ class FftTest {
   }
 
   @Test
+  void stftOfACosineAndBack() {
+    try (TensorScope scope = new TensorScope()) {
+      // cos(pi n / 2) in frames of 8 (hop 8, no centering, no window): 4 at frequency 2 in each frame.
+      double[] v = new double[16];
+      for (int n = 0; n < 16; ++n) v[n] = Math.cos(Math.PI / 2 * n);
+      Tensor x = Tensor.of(v, 16);
+      Tensor s = x.stft(8, 8L, null, null, false, "reflect", false, null, true);
+      double[] want = new double[20];
+      want[8] = 4;
+      want[10] = 4;
+      assertArrayEquals(want, s.viewAsReal().toDoubleArray(), 1e-13); // cos(pi n / 2) is 0 within 1e-15
+      assertArrayEquals(v, s.istft(8, 8L, null, null, false, false, null, 16L, false).toDoubleArray(), 1e-13);
+      CTorchException e = assertThrows(CTorchException.class, () -> x.stft(8));
+      assertTrue(e.getMessage().contains("return_complex"), e.getMessage());
+    }
+  }
+
+  @Test
   void twoDimsFrequenciesAndShifts() {
     try (TensorScope scope = new TensorScope()) {
       Tensor img = Tensor.of(new float[] {1, 2, 3, 4}, 2, 2);

@@ -421,6 +421,13 @@ end
     @test Array(ops.fft_fftshift(Tensor([0, 1, 2, -2, -1]))) == [-2, -1, 0, 1, 2]
     @test ctorch_error(() -> ops.fft_rfft(h)).kind === :CT_ERROR_DTYPE
     @test occursin("Invalid number of data points", ctorch_error(() -> ops.fft_fft(x, 0)).message)
+    # stft of cos(pi n / 2) in frames of 8 (no centering, no window): 4 at frequency 2; istft back
+    c = Tensor([cospi(n / 2) for n in 0:15])
+    s = ops.stft(c, 8, 8; center = false, return_complex = true)
+    @test size(s) == (5, 2)
+    @test Array(s) ≈ ComplexF64[0 0; 0 0; 4 4; 0 0; 0 0] atol = 1e-15
+    @test Array(ops.istft(s, 8, 8; center = false, length = 16)) ≈ Array(c) atol = 1e-15
+    @test occursin("return_complex", ctorch_error(() -> ops.stft(c, 8)).message)
 end
 
 @testset "Autocast casts by operator and restores" begin

@@ -193,3 +193,128 @@ for _name in ("fftfreq", "rfftfreq"):
     CASES["fft_" + _name] = freq_cases(_name)
 for _name in ("fftshift", "ifftshift"):
     CASES["fft_" + _name] = shift_cases(_name)
+
+
+def _grads(op):
+    """The value of op and the gradients of sum |y|^2 for every input."""
+    def fn(m, *ts):
+        ts = [t.detach().requires_grad_() for t in ts]
+        y = op(m, *ts)
+        (y * y.conj()).real.sum().backward() if y.is_complex() else (y * y).sum().backward()
+        return tuple([y.detach()] + [t.grad for t in ts])
+    return fn
+
+
+def _hann(m, x, n=16):
+    """A float64 Hann window on x's device (the meta cases run on meta tensors)."""
+    return m.hann_window(n, dtype=m.float64, device=x.device)
+
+
+def _hamming(m, x):
+    """A Hamming window (no zero at its ends: stft without centering inverts) on x's device."""
+    return m.hamming_window(8, dtype=m.float64, device=x.device)
+
+
+def stft_cases():
+    """torch.stft: windows shorter than n_fft, centering and its pad modes, the normalizations, one-
+    and two-sided spectra, complex signals and windows, batches, the real view, gradients, and the
+    refusals torch gives."""
+    def spec(**kw):
+        return lambda m, x: m.stft(x, 16, **{"return_complex": True, **kw})
+    cs = [
+        Case("defaults", spec(), [In((100,), "float64")]),
+        Case("hann_batched", lambda m, x: m.stft(x, 16, 4, window=_hann(m, x), return_complex=True),
+             [In((2, 100), "float64")]),
+        Case("short_window", lambda m, x: m.stft(x, 16, 4, 10, _hann(m, x, 10), return_complex=True),
+             [In((64,), "float64")]),
+        Case("short_no_window", spec(hop_length=3, win_length=9), [In((64,), "float64")]),
+        Case("not_centered", spec(center=False), [In((2, 50), "float64")]),
+        Case("pad_constant", spec(pad_mode="constant"), [In((40,), "float64")]),
+        Case("pad_replicate", spec(pad_mode="replicate"), [In((40,), "float64")]),
+        Case("pad_circular", spec(pad_mode="circular"), [In((40,), "float64")]),
+        Case("normalized", spec(normalized=True), [In((40,), "float64")]),
+        Case("two_sided", spec(onesided=False), [In((40,), "float64")]),
+        Case("odd_n_fft", lambda m, x: m.stft(x, 15, 5, return_complex=True), [In((2, 45), "float64")]),
+        Case("complex_signal", lambda m, x: m.stft(x, 16, 4), [In((40,), "complex128")]),
+        Case("complex_window",
+             lambda m, x: m.stft(x, 8, 2, window=m.ones(8, dtype=m.complex128, device=x.device) * (1 + 1j)),
+             [In((40,), "float64")]),
+        Case("real_view", spec(return_complex=False), [In((40,), "float64")]),
+        Case("float32", lambda m, x: m.stft(x, 16, 4, window=m.hann_window(16, device=x.device), return_complex=True),
+             [In((2, 64), "float32")], tol=SINGLE),
+        Case("method", lambda m, x: x.stft(8, 2, return_complex=True), [In((30,), "float64")]),
+        Case("window_input", lambda m, x, w: m.stft(x, 16, 4, window=w, return_complex=True),
+             [In((3, 50), "float64"), In((16,), "float64")]),
+        Case("step", spec(), [In((3, 40), "float64", layout="step")]),
+        Case("transposed", spec(), [In((40, 2), "float64", layout="T")]),
+        Case("empty_batch", spec(), [In((0, 40), "float64")]),
+        Case("0dim", spec(), [In((), "float64")]),
+        Case("grad", _grads(lambda m, x: m.stft(x, 16, 4, window=_hann(m, x), return_complex=True)),
+             [In((2, 50), "float64")]),
+        Case("grad_complex", _grads(lambda m, x: m.stft(x, 8, 3, center=False)), [In((30,), "complex128")]),
+        # torch 2.x refuses a real signal without return_complex; torch 1.13 (the reference here)
+        # only warned, so a refusal of its own stands in.
+        Case("no_return_complex", lambda m, x: m.stft(x, 16), [In((100,), "float64")],
+             torch_fn=lambda m, x: m.stft(x, 0, return_complex=True)),
+        Case("n_fft_too_long", spec(center=False), [In((10,), "float64")]),
+        Case("bad_window",
+             lambda m, x: m.stft(x, 16, window=m.ones(12, dtype=m.float64, device=x.device), return_complex=True),
+             [In((40,), "float64")]),
+        Case("hop_zero", spec(hop_length=0), [In((40,), "float64")]),
+        Case("long_window", spec(win_length=20), [In((40,), "float64")]),
+        Case("3d", spec(), [In((2, 2, 40), "float64")]),
+        Case("onesided_complex", lambda m, x: m.stft(x, 8, onesided=True), [In((40,), "complex128")]),
+        Case("int", spec(), [In((40,), "int64")]),
+    ]
+    return cs
+
+
+def istft_cases():
+    """torch.istft: the inverse of stft's results (lengths trimmed and padded, two-sided and complex
+    spectra, windows shorter than n_fft), arbitrary spectra, gradients, and the refusals torch
+    gives (a window that breaks the NOLA condition among them)."""
+    def roundtrip(stft_kw=None, **kw):
+        def fn(m, x):
+            s = m.stft(x, 16, 4, window=_hann(m, x), **{"return_complex": True, **(stft_kw or {})})
+            return m.istft(s, 16, 4, window=_hann(m, x), **kw)
+        return fn
+    cs = [
+        Case("roundtrip", roundtrip(), [In((2, 100), "float64")]),
+        Case("length", roundtrip(length=100), [In((100,), "float64")]),
+        Case("longer_length", roundtrip(length=130), [In((100,), "float64")]),
+        Case("shorter_length", roundtrip(length=37), [In((100,), "float64")]),
+        Case("normalized", roundtrip({"normalized": True}, normalized=True), [In((60,), "float64")]),
+        Case("two_sided", roundtrip({"onesided": False}, onesided=False), [In((60,), "float64")]),
+        Case("complex", roundtrip({"onesided": False}, onesided=False, return_complex=True),
+             [In((60,), "complex128")]),
+        Case("not_centered", lambda m, x: m.istft(m.stft(x, 8, 2, window=_hamming(m, x), center=False, return_complex=True),
+                                                 8, 2, window=_hamming(m, x), center=False),
+             [In((2, 40), "float64")]),
+        Case("no_window", lambda m, x: m.istft(m.stft(x, 8, 2, return_complex=True), 8, 2), [In((40,), "float64")]),
+        Case("short_window", lambda m, x: m.istft(m.stft(x, 16, 4, 10, _hann(m, x, 10), return_complex=True), 16, 4, 10,
+                                                 _hann(m, x, 10)), [In((64,), "float64")]),
+        Case("spectrum", lambda m, s: m.istft(s, 16, 4, window=_hann(m, s)), [In((9, 26), "complex128")]),
+        Case("window_input", lambda m, s, w: m.istft(s, 16, 4, window=w), [In((2, 9, 26), "complex128"),
+                                                                             In((16,), "float64")]),
+        Case("step", lambda m, s: m.istft(s, 16, 4), [In((9, 26), "complex128", layout="step")]),
+        Case("empty_batch", lambda m, s: m.istft(s, 16, 4), [In((0, 9, 26), "complex128")]),
+        Case("0dim", lambda m, s: m.istft(s, 16), [In((), "complex128")]),
+        Case("complex64", lambda m, s: m.istft(s, 16, 4, window=m.hann_window(16, device=s.device)),
+             [In((2, 9, 26), "complex64")], tol=SINGLE),
+        Case("grad", _grads(lambda m, s: m.istft(s, 16, 4, window=_hann(m, s))), [In((9, 12), "complex128")]),
+        # torch 2.x refuses every real input; torch 1.13 (the reference here) still read a [..., 2]
+        # one as complex, so its refusal of another real input stands in.
+        Case("real_input", lambda m, s: m.istft(s, 16, 4), [In((9, 26, 2), "float64")],
+             torch_fn=lambda m, s: m.istft(s[..., 0], 16, 4)),
+        Case("nola", lambda m, s: m.istft(s, 16, 4, window=m.zeros(16, dtype=m.float64, device=s.device)),
+             [In((9, 26), "complex128")]),
+        Case("bad_freq", lambda m, s: m.istft(s, 16, 4), [In((7, 26), "complex128")]),
+        Case("hop_past_window", lambda m, s: m.istft(s, 16, 20), [In((9, 26), "complex128")]),
+        Case("onesided_complex_out", lambda m, s: m.istft(s, 16, 4, return_complex=True), [In((9, 26), "complex128")]),
+        Case("1d", lambda m, s: m.istft(s, 16), [In((9,), "complex128")]),
+    ]
+    return cs
+
+
+CASES["stft"] = stft_cases()
+CASES["istft"] = istft_cases()

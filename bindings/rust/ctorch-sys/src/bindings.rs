@@ -1264,6 +1264,8 @@ extern "C" {
     pub fn ct_tensor_fft_rfftfreq(n: i64, d: f64, dtype: *const ct_dtype, device: *const c_char, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_fft_fftshift(self_: *const ct_tensor, dim: *const i64, dim_len: usize, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_fft_ifftshift(self_: *const ct_tensor, dim: *const i64, dim_len: usize, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_stft(self_: *const ct_tensor, n_fft: i64, hop_length: *const i64, win_length: *const i64, window: *const ct_tensor, center: c_int, pad_mode: *const c_char, normalized: c_int, onesided: *const c_int, return_complex: *const c_int, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_istft(self_: *const ct_tensor, n_fft: i64, hop_length: *const i64, win_length: *const i64, window: *const ct_tensor, center: c_int, normalized: c_int, onesided: *const c_int, length: *const i64, return_complex: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_bernoulli_p(self_: *const ct_tensor, p: f64, generator: *mut ct_generator, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_poisson(self_: *const ct_tensor, generator: *mut ct_generator, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_binomial(count: *const ct_tensor, prob: *const ct_tensor, generator: *mut ct_generator, out: *mut *mut ct_tensor) -> ct_status;

@@ -522,6 +522,8 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "fft_rfftfreq",
     "fft_fftshift",
     "fft_ifftshift",
+    "stft",
+    "istft",
     "rand",
     "randn",
     "randint.low",
@@ -6748,6 +6750,43 @@ impl Tensor {
         Ok(r)
     }
 
+    /// `stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor`
+    ///
+    /// Takes the defaults `hop_length=None`, `win_length=None`, `window=None`, `center=True`, `pad_mode='reflect'`, `normalized=False`, `onesided=None`, `return_complex=None`; [`Tensor::stft_with`] takes every argument.
+    pub fn stft(&self, n_fft: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"stft");
+        let args = [arg::tensor(self), arg::int(n_fft)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor`: every argument (see [`Tensor::stft`]).
+    pub fn stft_with(&self, n_fft: i64, hop_length: Option<i64>, win_length: Option<i64>, window: Option<&Tensor>, center: bool, pad_mode: &str, normalized: bool, onesided: Option<bool>, return_complex: Option<bool>) -> Result<Tensor> {
+        static OP: Op = Op::new(c"stft");
+        let pad_mode_c = c_string("stft", pad_mode)?;
+        let args = [arg::tensor(self), arg::int(n_fft), arg::opt_int(hop_length), arg::opt_int(win_length), arg::opt_tensor(window), arg::bool(center), arg::string(&pad_mode_c), arg::bool(normalized), arg::opt_bool(onesided), arg::opt_bool(return_complex)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor`
+    ///
+    /// Takes the defaults `hop_length=None`, `win_length=None`, `window=None`, `center=True`, `normalized=False`, `onesided=None`, `length=None`, `return_complex=False`; [`Tensor::istft_with`] takes every argument.
+    pub fn istft(&self, n_fft: i64) -> Result<Tensor> {
+        static OP: Op = Op::new(c"istft");
+        let args = [arg::tensor(self), arg::int(n_fft)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
+    /// `istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor`: every argument (see [`Tensor::istft`]).
+    pub fn istft_with(&self, n_fft: i64, hop_length: Option<i64>, win_length: Option<i64>, window: Option<&Tensor>, center: bool, normalized: bool, onesided: Option<bool>, length: Option<i64>, return_complex: bool) -> Result<Tensor> {
+        static OP: Op = Op::new(c"istft");
+        let args = [arg::tensor(self), arg::int(n_fft), arg::opt_int(hop_length), arg::opt_int(win_length), arg::opt_tensor(window), arg::bool(center), arg::bool(normalized), arg::opt_bool(onesided), arg::opt_int(length), arg::bool(return_complex)];
+        let [r] = call_n::<1>(&OP, &args)?;
+        Ok(r)
+    }
+
     /// `rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor`
     ///
     /// Takes the defaults `dtype=None`, `device=None`; [`Tensor::rand_with`] takes every argument.
@@ -12440,6 +12479,26 @@ macro_rules! tensor_result_methods {
         /// [`Tensor::fft_ifftshift_with`] of the tensor, or the chain's first error.
         fn fft_ifftshift_with(self, dim: Option<&[i64]>) -> Result<Tensor> {
             self.tensor()?.fft_ifftshift_with(dim)
+        }
+
+        /// [`Tensor::stft`] of the tensor, or the chain's first error.
+        fn stft(self, n_fft: i64) -> Result<Tensor> {
+            self.tensor()?.stft(n_fft)
+        }
+
+        /// [`Tensor::stft_with`] of the tensor, or the chain's first error.
+        fn stft_with(self, n_fft: i64, hop_length: Option<i64>, win_length: Option<i64>, window: Option<&Tensor>, center: bool, pad_mode: &str, normalized: bool, onesided: Option<bool>, return_complex: Option<bool>) -> Result<Tensor> {
+            self.tensor()?.stft_with(n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex)
+        }
+
+        /// [`Tensor::istft`] of the tensor, or the chain's first error.
+        fn istft(self, n_fft: i64) -> Result<Tensor> {
+            self.tensor()?.istft(n_fft)
+        }
+
+        /// [`Tensor::istft_with`] of the tensor, or the chain's first error.
+        fn istft_with(self, n_fft: i64, hop_length: Option<i64>, win_length: Option<i64>, window: Option<&Tensor>, center: bool, normalized: bool, onesided: Option<bool>, length: Option<i64>, return_complex: bool) -> Result<Tensor> {
+            self.tensor()?.istft_with(n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
         }
 
         /// [`Tensor::bernoulli`] of the tensor, or the chain's first error.

@@ -69,3 +69,20 @@ fn refusals_name_the_function() {
     let e = Tensor::from_slice(&[1f32, 2.0]).fft_fft_with(None, -1, Some("half")).unwrap_err();
     assert!(e.message().contains("Invalid normalization mode"), "{}", e.message());
 }
+
+#[test]
+fn stft_of_a_cosine_and_back() {
+    // cos(pi n / 2) in frames of 8 (hop 8, no centering, no window): 4 at frequency 2 in each frame.
+    let x = Tensor::from_slice(&(0..16).map(|n| (std::f64::consts::FRAC_PI_2 * n as f64).cos()).collect::<Vec<_>>());
+    let s = x.stft_with(8, Some(8), None, None, false, "reflect", false, None, Some(true)).unwrap();
+    assert_eq!(s.size(), vec![5, 2]);
+    let mut want = vec![0.0; 20];
+    (want[8], want[10]) = (4.0, 4.0);
+    assert!(close(&parts(&s), &want, 1e-13), "{:?}", parts(&s)); // cos(pi n / 2) is 0 within 1e-15
+    let y = s.istft_with(8, Some(8), None, None, false, false, None, Some(16), false).unwrap();
+    assert!(close(&y.to_vec::<f64>().unwrap(), &x.to_vec::<f64>().unwrap(), 1e-13));
+    // A real signal must say whether the result is complex, as torch requires.
+    let e = x.stft(8).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+    assert!(e.message().contains("return_complex"), "{e}");
+}

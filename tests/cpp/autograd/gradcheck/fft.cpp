@@ -1,5 +1,5 @@
 // fft.cpp - gradcheck cases of the discrete Fourier transforms: the three transforms (_fft_c2c,
-// _fft_r2c, _fft_c2r) and the torch.fft functions made of them. Each case is a real function of
+// _fft_r2c, _fft_c2r) and the torch.fft functions, stft and istft made of them. Each case is a real function of
 // real inputs (complex() in, view_as_real() out), so a finite difference of real numbers checks the
 // adjoint transforms, the doubled points of a half spectrum, the ignored imaginary parts of its
 // first and middle points, padding and trimming, and the norms.
@@ -63,6 +63,17 @@ std::vector<Case> fft_cases() {
          const Tensor z = z_of(x, 0);
          return joined({ops::fft_irfft2(z), ops::fft_irfftn(z, IntArrayRef{3, 5}), ops::fft_hfft2(z),
                         ops::fft_hfftn(z, std::nullopt, std::nullopt, "ortho")});
+       }},
+      // A batch of signals through stft (centered by reflection), and a spectrum of 9 frames back
+      // through istft (its overlap-add divided by the window's), trimmed to the centered signal or
+      // to a length.
+      {{"stft", "istft"},
+       {Input{{2, 24}}, Input{{5, 9}}, Input{{5, 9}}},
+       [](const Inputs& x) {
+         const Tensor w = ops::hann_window(8, DType::Float64);
+         const Tensor s = ops::stft(x[0], 8, 2, std::nullopt, w, true, "reflect", false, std::nullopt, true);
+         return joined({parts(s), ops::istft(z_of(x, 1), 8, 2, std::nullopt, w),
+                        ops::istft(z_of(x, 1), 8, 3, 6, Tensor(), true, true, std::nullopt, 20)});
        }},
       {{"fft_fftshift", "fft_ifftshift"},
        {grid},

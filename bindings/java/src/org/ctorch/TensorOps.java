@@ -523,6 +523,8 @@ abstract class TensorOps extends NativeObject {
     "fft_rfftfreq",
     "fft_fftshift",
     "fft_ifftshift",
+    "stft",
+    "istft",
     "rand",
     "randn",
     "randint.low",
@@ -1174,6 +1176,8 @@ abstract class TensorOps extends NativeObject {
   private static final Op OP_FFT_RFFTFREQ = new Op("fft_rfftfreq");
   private static final Op OP_FFT_FFTSHIFT = new Op("fft_fftshift");
   private static final Op OP_FFT_IFFTSHIFT = new Op("fft_ifftshift");
+  private static final Op OP_STFT = new Op("stft");
+  private static final Op OP_ISTFT = new Op("istft");
   private static final Op OP_RAND = new Op("rand");
   private static final Op OP_RANDN = new Op("randn");
   private static final Op OP_RANDINT_LOW = new Op("randint.low");
@@ -8869,6 +8873,66 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor}.
+   * Takes the defaults {@code hop_length=None}, {@code win_length=None}, {@code window=None}, {@code center=True}, {@code pad_mode='reflect'}, {@code normalized=False}, {@code onesided=None}, {@code return_complex=None}; an overload with every argument exists.
+   * @param nFft the schema's {@code n_fft}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor stft(long nFft) {
+    return new Args(2).tensor(self(), "self").integer(nFft).call1(OP_STFT);
+  }
+
+  /**
+   * {@code stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param nFft the schema's {@code n_fft}
+   * @param hopLength the schema's {@code hop_length} (null: none)
+   * @param winLength the schema's {@code win_length} (null: none)
+   * @param window the schema's {@code window} (null: none)
+   * @param center the schema's {@code center}
+   * @param padMode the schema's {@code pad_mode}
+   * @param normalized the schema's {@code normalized}
+   * @param onesided the schema's {@code onesided} (null: none)
+   * @param returnComplex the schema's {@code return_complex} (null: none)
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor stft(long nFft, Long hopLength, Long winLength, Tensor window, boolean center, String padMode, boolean normalized, Boolean onesided, Boolean returnComplex) {
+    return new Args(10).tensor(self(), "self").integer(nFft).optInteger(hopLength).optInteger(winLength).optTensor(window, "window").bool(center).string(padMode, "pad_mode").bool(normalized).optBool(onesided).optBool(returnComplex).call1(OP_STFT);
+  }
+
+  /**
+   * {@code istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor}.
+   * Takes the defaults {@code hop_length=None}, {@code win_length=None}, {@code window=None}, {@code center=True}, {@code normalized=False}, {@code onesided=None}, {@code length=None}, {@code return_complex=False}; an overload with every argument exists.
+   * @param nFft the schema's {@code n_fft}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor istft(long nFft) {
+    return new Args(2).tensor(self(), "self").integer(nFft).call1(OP_ISTFT);
+  }
+
+  /**
+   * {@code istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param nFft the schema's {@code n_fft}
+   * @param hopLength the schema's {@code hop_length} (null: none)
+   * @param winLength the schema's {@code win_length} (null: none)
+   * @param window the schema's {@code window} (null: none)
+   * @param center the schema's {@code center}
+   * @param normalized the schema's {@code normalized}
+   * @param onesided the schema's {@code onesided} (null: none)
+   * @param length the schema's {@code length} (null: none)
+   * @param returnComplex the schema's {@code return_complex}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor istft(long nFft, Long hopLength, Long winLength, Tensor window, boolean center, boolean normalized, Boolean onesided, Long length, boolean returnComplex) {
+    return new Args(10).tensor(self(), "self").integer(nFft).optInteger(hopLength).optInteger(winLength).optTensor(window, "window").bool(center).bool(normalized).optBool(onesided).optInteger(length).bool(returnComplex).call1(OP_ISTFT);
+  }
+
+  /**
    * {@code rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, Device? device=None) -> Tensor}.
    * Takes the defaults {@code dtype=None}, {@code device=None}; an overload with every argument exists.
    * @param size the schema's {@code size}
@@ -13558,6 +13622,44 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor fftIhfft(long n, long dim, String norm) {
     return new Args(4).tensor(self(), "self").integer(n).integer(dim).optString(norm, "norm").call1(OP_FFT_IHFFT);
+  }
+
+  /**
+   * {@code stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor}.
+   * Every argument of the schema.
+   * @param nFft the schema's {@code n_fft}
+   * @param hopLength the schema's {@code hop_length}
+   * @param winLength the schema's {@code win_length}
+   * @param window the schema's {@code window} (null: none)
+   * @param center the schema's {@code center}
+   * @param padMode the schema's {@code pad_mode}
+   * @param normalized the schema's {@code normalized}
+   * @param onesided the schema's {@code onesided}
+   * @param returnComplex the schema's {@code return_complex}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor stft(long nFft, long hopLength, long winLength, Tensor window, boolean center, String padMode, boolean normalized, boolean onesided, boolean returnComplex) {
+    return new Args(10).tensor(self(), "self").integer(nFft).integer(hopLength).integer(winLength).optTensor(window, "window").bool(center).string(padMode, "pad_mode").bool(normalized).bool(onesided).bool(returnComplex).call1(OP_STFT);
+  }
+
+  /**
+   * {@code istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor}.
+   * Every argument of the schema.
+   * @param nFft the schema's {@code n_fft}
+   * @param hopLength the schema's {@code hop_length}
+   * @param winLength the schema's {@code win_length}
+   * @param window the schema's {@code window} (null: none)
+   * @param center the schema's {@code center}
+   * @param normalized the schema's {@code normalized}
+   * @param onesided the schema's {@code onesided}
+   * @param length the schema's {@code length}
+   * @param returnComplex the schema's {@code return_complex}
+   * @return the result
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public final Tensor istft(long nFft, long hopLength, long winLength, Tensor window, boolean center, boolean normalized, boolean onesided, long length, boolean returnComplex) {
+    return new Args(10).tensor(self(), "self").integer(nFft).integer(hopLength).integer(winLength).optTensor(window, "window").bool(center).bool(normalized).bool(onesided).integer(length).bool(returnComplex).call1(OP_ISTFT);
   }
 
   /**
