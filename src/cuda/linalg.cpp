@@ -245,24 +245,32 @@ void svd_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   void* stream = stream_for(*a);
   const int64_t rows = a->size(a->dim() - 2), cols = a->size(a->dim() - 1);
   const DType d = a->dtype();
-  if (rows == 0 || cols == 0) {  // no singular values: U and Vh are identities (of no columns when reduced)
-    ops::copy_(outs[0], ops::expand(ops::eye(rows, outs[0]->size(outs[0]->dim() - 1), d, a->device()), outs[0]->sizes()));
-    ops::copy_(outs[2], ops::expand(ops::eye(outs[2]->size(outs[2]->dim() - 2), cols, d, a->device()), outs[2]->sizes()));
+  if (rows == 0 || cols == 0) {  // no singular values: U and Vh are identities (no columns when reduced)
+    const int64_t ucols = outs[0]->size(outs[0]->dim() - 1), vrows = outs[2]->size(outs[2]->dim() - 2);
+    ops::copy_(outs[0], ops::expand(ops::eye(rows, ucols, d, a->device()), outs[0]->sizes()));
+    ops::copy_(outs[2], ops::expand(ops::eye(vrows, cols, d, a->device()), outs[2]->sizes()));
     return;
   }
   // Note [Non-finite input to the SVD] (spectral.cpp): a NaN is an error, an infinity gives NaN
   // singular values and vectors, as on the cpu.
   const Tensor flat = ops::flatten(a, -2, -1);
-  const std::vector<uint8_t> has_nan =
-      read_back<uint8_t>(fn, ops::contiguous(ops::any(ops::isnan(flat), -1))->data(), flat->numel() / flat->size(flat->dim() - 1), stream);
+  const Tensor nan_in = ops::contiguous(ops::any(ops::isnan(flat), -1));
+  const std::vector<uint8_t> has_nan = read_back<uint8_t>(fn, nan_in->data(), nan_in->numel(), stream);
   for (size_t i = 0; i < has_nan.size(); ++i)
     if (has_nan[i])
-      ops::linalg::fail_matrix(fn, a->dim() > 2, static_cast<int64_t>(i),
-                               "The algorithm failed to converge because the input matrix contained non-finite values.");
+      ops::linalg::fail_matrix(
+          fn, a->dim() > 2, static_cast<int64_t>(i),
+          "The algorithm failed to converge because the input matrix contained non-finite values.");
   const Tensor finite = ops::all(ops::isfinite(flat), -1);
+  const Tensor keep = ops::unsqueeze(ops::unsqueeze(finite, -1), -1);
+  const Tensor zero = ops::zeros({}, d, a->device());
+  const Tensor nan = ops::full({}, Scalar(std::numeric_limits<double>::quiet_NaN()), d, a->device());
+  // A matrix holding an infinity is factored as zeros (its results are NaN below): gesvd is not
+  // handed values it may not converge on.
+  const Tensor finite_a = ops::where(keep, a, zero);
   const bool wide = rows < cols;
   const int64_t m = wide ? cols : rows, n = wide ? rows : cols;
-  const ColumnMajor h = column_major(wide ? ops::transpose(a, -2, -1) : a);
+  const ColumnMajor h = column_major(wide ? ops::transpose(finite_a, -2, -1) : finite_a);
   const ColumnMajor u = column_major_empty(batch_of(a), m, full ? m : n, d, a->device());
   const ColumnMajor vt = column_major_empty(batch_of(a), n, n, d, a->device());
   const Tensor s_values = empty_on(outs[1]->sizes(), outs[1]->dtype(), a->device());
@@ -279,8 +287,6 @@ void svd_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   // A = U S VT, or for a wide A: A^T = U S VT, so A = VT^T S U^T.
   const Tensor big_u = wide ? ops::transpose(vt.matrices(), -2, -1) : u.matrices();
   const Tensor big_vh = wide ? ops::transpose(u.matrices(), -2, -1) : vt.matrices();
-  const Tensor nan = ops::full({}, Scalar(std::numeric_limits<double>::quiet_NaN()), d, a->device());
-  const Tensor keep = ops::unsqueeze(ops::unsqueeze(finite, -1), -1);
   ops::copy_(outs[0], ops::where(keep, big_u, nan));
   ops::copy_(outs[1], ops::where(ops::unsqueeze(finite, -1), s_values, nan));
   ops::copy_(outs[2], ops::where(keep, big_vh, nan));

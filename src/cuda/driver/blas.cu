@@ -142,8 +142,10 @@ int trsm(int dtype, int left, int upper, int trans, int unit, int64_t m, int64_t
               (long long)n);
   if (m == 0 || n == 0 || batch == 0) return 0;
   switch (dtype) {
-    case kF32: return trsm_batch<float>(left, upper, trans, unit, int(m), int(n), A, strideA, B, strideB, batch, stream);
-    case kF64: return trsm_batch<double>(left, upper, trans, unit, int(m), int(n), A, strideA, B, strideB, batch, stream);
+    case kF32:
+      return trsm_batch<float>(left, upper, trans, unit, int(m), int(n), A, strideA, B, strideB, batch, stream);
+    case kF64:
+      return trsm_batch<double>(left, upper, trans, unit, int(m), int(n), A, strideA, B, strideB, batch, stream);
     default:
       return fail(CT_CUDA_ERR_UNSUPPORTED, "trsm: no cuBLAS kernel for %s. Use float32 or float64", dtype_name(dtype));
   }

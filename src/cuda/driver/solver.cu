@@ -107,7 +107,9 @@ CT_SOLVER_ROUTINES(float, S)
 CT_SOLVER_ROUTINES(double, D)
 #undef CT_SOLVER_ROUTINES
 
-cublasFillMode_t fill_mode(const ct_cuda_solver& s) { return s.upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
+cublasFillMode_t fill_mode(const ct_cuda_solver& s) {
+  return s.upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+}
 
 int check_args(const ct_cuda_solver& s) {
   CT_CUDA_ARG(s.m >= 0 && s.n >= 0 && s.k >= 0 && s.batch >= 0, "solver: negative size (m %lld, n %lld, k %lld, "

@@ -36,8 +36,8 @@ ColumnMajor column_major(const Tensor& a) {
   // Always a copy: LAPACK overwrites it, and contiguous() of an input that already lies column-major
   // (a transposed view) would hand back the input's own memory.
   const IntArrayRef s = a->sizes();
-  ColumnMajor c =
-      column_major_empty(IntArrayRef(s.data(), s.size() - 2), s[s.size() - 2], s[s.size() - 1], a->dtype(), a->device());
+  const IntArrayRef batch(s.data(), s.size() - 2);
+  ColumnMajor c = column_major_empty(batch, s[s.size() - 2], s[s.size() - 1], a->dtype(), a->device());
   copy_(c.data, transpose(a, -2, -1));
   return c;
 }
