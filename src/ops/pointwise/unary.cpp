@@ -149,7 +149,9 @@ CT_UNARY_FN(Sigmoid, "sigmoid", Out::Float, kFloatingAndComplex)
 CT_COMPLEX_FORM(Sigmoid, C(1) / (C(1) + std::exp(-z)))
 CT_UNARY_FN(Reciprocal, "reciprocal", Out::Float, kFloatingAndComplex)
 CT_COMPLEX_FORM(Reciprocal, C(1) / z)
-CT_UNARY_FN(Exp2, "exp2", Out::Float, kFloatingDTypes)
+// 2^z = e^{z ln 2}, as torch computes it for complex z.
+CT_UNARY_FN(Exp2, "exp2", Out::Float, kFloatingAndComplex)
+CT_COMPLEX_FORM(Exp2, std::exp(z * typename C::value_type(0.693147180559945309417232121458176568)))
 // e^z - 1 = (e^x cos y - 1) + i e^x sin y, its real part as expm1(x) cos y - 2 sin^2(y / 2) so that
 // a small z keeps its digits (e^x cos y - 1 would cancel them).
 CT_UNARY_FN(Expm1, "expm1", Out::Float, kFloatingAndComplex)
@@ -390,7 +392,9 @@ void reciprocal_backward(GradCtx& c) {  // -y^2
   const Tensor y = c.result();
   c.set("self", neg(g_times(c, conj_if_complex(mul(y, y)))));
 }
-void exp2_backward(GradCtx& c) { c.set("self", g_times(c, mul(c.result(), Scalar(std::log(2.0))))); }
+void exp2_backward(GradCtx& c) {
+  c.set("self", g_times(c, conj_if_complex(mul(c.result(), Scalar(std::log(2.0))))));
+}
 void expm1_backward(GradCtx& c) { c.set("self", g_times(c, conj_if_complex(add(c.result(), 1)))); }
 void log1p_backward(GradCtx& c) { c.set("self", div(c.grad(), conj_if_complex(add(c.saved("self"), 1)))); }
 void log2_backward(GradCtx& c) {

@@ -4,6 +4,8 @@ complex tensors beside real ones (arithmetic, comparisons for equality, the poin
 mean, matmul), against torch's values, gradients and refusals. Complex inputs have parts that are
 multiples of 1/8, exact in both libraries."""
 
+import math
+
 from difftest import Case, In
 
 COMPLEX = ["complex64", "complex128"]
@@ -193,6 +195,7 @@ EXTRA = {
                                            "acosh", "atanh", "sigmoid", "reciprocal", "rsqrt", "log2", "log10",
                                            "square"]},
     "expm1": math_cases("expm1", torch_fn=lambda m, a: m.exp(a) - 1),
+    "exp2": math_cases("exp2", torch_fn=lambda m, a: m.exp(a * math.log(2))),
     "log1p": math_cases("log1p", torch_fn=lambda m, a: m.log(1 + a)),
     **{name: complex_cases(lambda m, a, name=name: getattr(m, name)(a)) +
        [Case("special", lambda m, a, name=name: getattr(m, name)(a), [In((4, 6), "complex128", kind="special")])]

@@ -67,14 +67,14 @@ std::vector<Case> complex_cases() {
          return parts(w);
        }},
       // Off the real axis (imaginary parts in [0.5, 1.5]), away from the inverse functions' branch cuts.
-      {{"asin", "acos", "atan", "asinh", "acosh", "atanh", "log2", "log10", "expm1", "log1p"},
+      {{"asin", "acos", "atan", "asinh", "acosh", "atanh", "log2", "log10", "expm1", "log1p", "exp2"},
        {v, far},
        [](const Inputs& x) {
          const Tensor z = z_of(x, 0);
-         const Tensor w = ops::add(ops::add(ops::add(ops::asin(z), ops::acos(z)), ops::add(ops::atan(z), ops::asinh(z))),
-                                   ops::add(ops::add(ops::acosh(z), ops::atanh(z)),
-                                            ops::add(ops::add(ops::log2(z), ops::log10(z)),
-                                                     ops::add(ops::expm1(z), ops::log1p(z)))));
+         const Tensor sines = ops::add(ops::add(ops::asin(z), ops::acos(z)), ops::add(ops::atan(z), ops::asinh(z)));
+         const Tensor inverses = ops::add(sines, ops::add(ops::acosh(z), ops::atanh(z)));
+         const Tensor logs = ops::add(ops::add(ops::log2(z), ops::log10(z)), ops::log1p(z));
+         const Tensor w = ops::add(ops::add(inverses, logs), ops::add(ops::expm1(z), ops::exp2(z)));
          return parts(w);
        }},
       {{"pow"},
