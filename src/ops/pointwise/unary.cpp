@@ -290,32 +290,43 @@ struct RoundDecimals {
 };
 
 // nan_to_num(Tensor self, float? nan=None, float? posinf=None, neginf=None): None means 0 for NaN
-// and the dtype's largest / lowest finite value for the infinities. Integers pass through.
+// and the dtype's largest / lowest finite value for the infinities. Integers pass through; a
+// complex number's real and imaginary parts are replaced each on its own (torch 2.x's rule).
 struct NanToNum {
   static constexpr const char* name = "nan_to_num";
   static constexpr const char* overload = "";
   static constexpr const char* args = "(Tensor self, float? nan=None, float? posinf=None, float? neginf=None)";
   static constexpr Out out = Out::Same;
-  static constexpr unsigned dtypes = kAllDTypes;
+  static constexpr unsigned dtypes = kAllDTypesAndComplex;
   static constexpr int nparams = 3;
   static void check(const Frame&) {}
   template <typename T> static void load(const Frame& f, M<T>* p) {
-    if constexpr (is_float_v<T>) {
-      // The largest finite T, in opmath (65504 for float16).
+    if constexpr (is_float_v<T> || cpu::is_complex_t<T>::value) {
+      // The largest finite T (of a part, for complex T), in opmath (65504 for float16).
       M<T> big;
       if constexpr (std::is_same<T, Half>::value) big = 65504.0f;
       else if constexpr (std::is_same<T, BFloat16>::value) big = 3.38953139e38f;
+      else if constexpr (cpu::is_complex_t<T>::value) big = M<T>(std::numeric_limits<typename T::value_type>::max());
       else big = std::numeric_limits<T>::max();
       p[0] = f.arg(1).is_none() ? M<T>(0) : M<T>(f.arg(1).to_double());
       p[1] = f.arg(2).is_none() ? big : M<T>(f.arg(2).to_double());
       p[2] = f.arg(3).is_none() ? -big : M<T>(f.arg(3).to_double());
     }
   }
+  template <typename R> static R replaced(R x, R nan, R posinf, R neginf) {
+    return std::isnan(x) ? nan : x == std::numeric_limits<R>::infinity() ? posinf
+                               : x == -std::numeric_limits<R>::infinity() ? neginf : x;
+  }
   template <typename T> static T apply(T t, const M<T>* p) {
-    if constexpr (is_float_v<T>) {
+    if constexpr (cpu::is_complex_t<T>::value) {
+      using R = typename T::value_type;
+      const auto part = [&](R x) {
+        return replaced(x, R(p[0].real()), R(p[1].real()), R(p[2].real()));
+      };
+      return T(part(t.real()), part(t.imag()));
+    } else if constexpr (is_float_v<T>) {
       const M<T> x = M<T>(t);
-      return std::isnan(x) ? T(p[0]) : x == std::numeric_limits<M<T>>::infinity() ? T(p[1])
-                                     : x == -std::numeric_limits<M<T>>::infinity() ? T(p[2]) : t;
+      return std::isfinite(x) ? t : T(replaced(x, p[0], p[1], p[2]));
     } else {
       return t;
     }

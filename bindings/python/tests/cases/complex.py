@@ -178,7 +178,22 @@ CASES = {
 
 # The complex forms of operators whose other cases live in pointwise.py and reduce.py: they are run
 # under their own names here, as additional cases.
+def nan_to_num_cases():
+    """torch 2.x replaces NaN and the infinities in each part on its own; torch 1.13 has no complex
+    nan_to_num, so the reference does it to the parts."""
+    def by_parts(*args):
+        return lambda m, a: m.complex(m.nan_to_num(a.real, *args), m.nan_to_num(a.imag, *args))
+    return [Case(dt, lambda m, a: m.nan_to_num(a), [In((4, 6), dt, kind="special")], torch_fn=by_parts())
+            for dt in COMPLEX] + [
+        Case("values", lambda m, a: m.nan_to_num(a, 1.0, 2.0, -3.0), [In((4, 6), "complex128", kind="special")],
+             torch_fn=by_parts(1.0, 2.0, -3.0)),
+        Case("grad", with_grad(lambda m, a: m.nan_to_num(a)), [In((3, 4), "complex128")],
+             torch_fn=with_grad(by_parts())),
+    ]
+
+
 EXTRA = {
+    "nan_to_num": nan_to_num_cases(),
     "add": binary_cases(lambda m, a, b: m.add(a, b, alpha=2)),
     "sub": binary_cases(lambda m, a, b: a - b),
     "mul": binary_cases(lambda m, a, b: a * b),
