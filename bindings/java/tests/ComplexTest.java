@@ -49,6 +49,13 @@ class ComplexTest {
       assertArrayEquals(new float[] {-3, 4, 8, -6}, z().square().viewAsReal().toFloatArray());
       Tensor inf = Tensor.complex(Tensor.of(new float[] {Float.POSITIVE_INFINITY, 1}, 2), Tensor.of(new float[] {0, 0}, 2));
       assertArrayEquals(new boolean[] {false, true}, inf.isfinite().toBooleanArray());
+      // 2^(1+i) = 2 (cos ln 2 + i sin ln 2); nan_to_num replaces each part on its own.
+      double ln2 = Math.log(2);
+      assertArrayEquals(new double[] {2 * Math.cos(ln2), 2 * Math.sin(ln2)},
+                        onePlusI.exp2().viewAsReal().toDoubleArray(), 1e-15);
+      Tensor odd = Tensor.complex(Tensor.of(new double[] {Double.NaN, 1}, 2),
+                                  Tensor.of(new double[] {Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}, 2));
+      assertArrayEquals(new double[] {1, 2, 1, -3}, odd.nanToNum(1.0, 2.0, -3.0).viewAsReal().toDoubleArray(), 0);
     }
   }
 

@@ -398,10 +398,12 @@ end
     @test ctorch_error(() -> ops.lt(z, z)).kind === :CT_ERROR_DTYPE
     # The pointwise math takes complex numbers: Julia's own functions give the same values
     w = Tensor(ComplexF64[1 + 1im, -0.5 + 2im])
-    for (f, g) in ((ops.sin, sin), (ops.acosh, acosh), (ops.log1p, log1p), (ops.reciprocal, inv))
+    for (f, g) in ((ops.sin, sin), (ops.acosh, acosh), (ops.log1p, log1p), (ops.reciprocal, inv), (ops.exp2, exp2))
         @test Array(f(w)) ≈ g.(ComplexF64[1 + 1im, -0.5 + 2im])
     end
     @test Array(ops.isfinite(Tensor(ComplexF64[Inf + 0im, 1]))) == [false, true]
+    # nan_to_num replaces each part on its own
+    @test Array(ops.nan_to_num(Tensor([complex(NaN, Inf), complex(1.0, -Inf)]), 1.0, 2.0, -3.0)) == [1 + 2im, 1 - 3im]
     @test Array(ops.pow(w, 3)) ≈ ComplexF64[1 + 1im, -0.5 + 2im] .^ 3
     @test Array(ops.cumsum(w, 0)) ≈ cumsum(ComplexF64[1 + 1im, -0.5 + 2im])
     @test CTorch.item(ops.linalg_vector_norm(w)) ≈ sqrt(2 + 0.25 + 4)  # real: the norm of the moduli

@@ -44,6 +44,14 @@ fn pointwise_math_on_complex_numbers() {
     assert_eq!(z().square().unwrap().view_as_real().unwrap().to_vec::<f32>().unwrap(), vec![-3.0, 4.0, 8.0, -6.0]);
     let inf = Tensor::complex(&Tensor::from_slice(&[f32::INFINITY, 1.0]), &Tensor::from_slice(&[0f32, 0.0])).unwrap();
     assert_eq!(inf.isfinite().unwrap().to_vec::<bool>().unwrap(), vec![false, true]);
+    // 2^(1+i) = 2 (cos ln 2 + i sin ln 2); nan_to_num replaces each part on its own.
+    let (re, im) = one_plus_i.exp2().unwrap().select(0, 0).unwrap().complex_value().unwrap();
+    let ln2 = 2f64.ln();
+    assert!((re - 2.0 * ln2.cos()).abs() < 1e-15 && (im - 2.0 * ln2.sin()).abs() < 1e-15);
+    let parts = (Tensor::from_slice(&[f64::NAN, 1.0]), Tensor::from_slice(&[f64::INFINITY, -f64::INFINITY]));
+    let odd = Tensor::complex(&parts.0, &parts.1).unwrap();
+    let fixed = odd.nan_to_num_with(Some(1.0), Some(2.0), Some(-3.0)).unwrap();
+    assert_eq!(fixed.view_as_real().unwrap().to_vec::<f64>().unwrap(), vec![1.0, 2.0, 1.0, -3.0]);
 }
 
 #[test]
