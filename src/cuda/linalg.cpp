@@ -50,9 +50,9 @@ void run_solver(const char* fn, const ct_cuda_solver& s, Device device, void* st
 }
 
 // A contiguous int32 device tensor of sizes, zeroed (a batch with no matrices reports no failure).
-Tensor zeroed_int32(IntArrayRef sizes, Device device, void* stream) {
+Tensor zeroed_int32(const char* fn, IntArrayRef sizes, Device device, void* stream) {
   Tensor t = empty_on(sizes, DType::Int32, device);
-  fill("linalg", *t, Scalar(0), stream);
+  fill(fn, *t, Scalar(0), stream);
   return t;
 }
 
@@ -79,7 +79,7 @@ Lu lu_factor(const char* fn, const Tensor& a, void* stream) {
   Lu r{column_major(a), {}, {}};
   const int64_t k = std::min(r.lu.rows, r.lu.cols);
   r.pivots = empty_on(with(batch_of(a), {k}), DType::Int32, a->device());
-  r.info = zeroed_int32(batch_of(a), a->device(), stream);
+  r.info = zeroed_int32(fn, batch_of(a), a->device(), stream);
   ct_cuda_solver s = solver_args(CT_CUDA_SOLVER_GETRF, a->dtype(), r.lu.rows, r.lu.cols, r.lu.batch);
   s.a = r.lu.data->data();
   s.ipiv = r.pivots->data_as<int32_t>();
@@ -98,7 +98,7 @@ void lu_solve_in_place(const char* fn, const Tensor& factors, const Tensor& pivo
   s.a = factors->data();
   s.ipiv = pivots->data_as<int32_t>();
   s.b = x.data->data();
-  const Tensor info = zeroed_int32({std::max<int64_t>(x.batch, 1)}, x.data->device(), stream);
+  const Tensor info = zeroed_int32(fn, {std::max<int64_t>(x.batch, 1)}, x.data->device(), stream);
   s.info = info->data_as<int32_t>();
   run_solver(fn, s, x.data->device(), stream);
 }
@@ -185,7 +185,7 @@ void cholesky_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const bool upper = f.arg(1).to_bool();
   void* stream = stream_for(*a);
   const ColumnMajor l = column_major(a);
-  const Tensor info = zeroed_int32(batch_of(a), a->device(), stream);
+  const Tensor info = zeroed_int32(fn, batch_of(a), a->device(), stream);
   ct_cuda_solver s = solver_args(CT_CUDA_SOLVER_POTRF, a->dtype(), l.rows, l.cols, l.batch);
   s.upper = upper;
   s.a = l.data->data();
@@ -222,7 +222,7 @@ void eigh_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   void* stream = stream_for(*a);
   const ColumnMajor v = column_major(a);
   const Tensor w = empty_on(outs[0]->sizes(), outs[0]->dtype(), a->device());
-  const Tensor info = zeroed_int32(batch_of(a), a->device(), stream);
+  const Tensor info = zeroed_int32(fn, batch_of(a), a->device(), stream);
   ct_cuda_solver s = solver_args(CT_CUDA_SOLVER_SYEVD, a->dtype(), v.rows, v.cols, v.batch);
   s.upper = std::strcmp(uplo, "U") == 0 || std::strcmp(uplo, "u") == 0;  // 'L' or 'U': checked by the meta function
   s.a = v.data->data();
@@ -274,7 +274,7 @@ void svd_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const ColumnMajor u = column_major_empty(batch_of(a), m, full ? m : n, d, a->device());
   const ColumnMajor vt = column_major_empty(batch_of(a), n, n, d, a->device());
   const Tensor s_values = empty_on(outs[1]->sizes(), outs[1]->dtype(), a->device());
-  const Tensor info = zeroed_int32(batch_of(a), a->device(), stream);
+  const Tensor info = zeroed_int32(fn, batch_of(a), a->device(), stream);
   ct_cuda_solver s = solver_args(CT_CUDA_SOLVER_GESVD, d, m, n, h.batch);
   s.full = full;
   s.a = h.data->data();
@@ -301,7 +301,7 @@ Qr geqrf(const char* fn, const Tensor& a, void* stream) {
   Qr r{column_major(a), {}};
   const int64_t k = std::min(r.factored.rows, r.factored.cols);
   r.tau = empty_on(with(batch_of(a), {k}), a->dtype(), a->device());
-  const Tensor info = zeroed_int32({std::max<int64_t>(r.factored.batch, 1)}, a->device(), stream);
+  const Tensor info = zeroed_int32(fn, {std::max<int64_t>(r.factored.batch, 1)}, a->device(), stream);
   ct_cuda_solver s = solver_args(CT_CUDA_SOLVER_GEQRF, a->dtype(), r.factored.rows, r.factored.cols, r.factored.batch);
   s.a = r.factored.data->data();
   s.w = r.tau->data();
@@ -329,7 +329,7 @@ void qr_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
       const ColumnMajor q = column_major_empty(batch_of(a), m, qcols, a->dtype(), a->device());
       const int64_t c = std::min(n, qcols);
       ops::copy_(ops::narrow(q.data, -2, 0, c), ops::narrow(qr.factored.data, -2, 0, c));
-      const Tensor info = zeroed_int32({q.batch}, a->device(), stream);
+      const Tensor info = zeroed_int32(fn, {q.batch}, a->device(), stream);
       ct_cuda_solver s = solver_args(CT_CUDA_SOLVER_ORGQR, a->dtype(), m, qcols, q.batch);
       s.k = k;
       s.a = q.data->data();
