@@ -1,6 +1,6 @@
 // stft.cpp - the short-time Fourier transform and its inverse, torch.stft and torch.istft, with
 // PyTorch's arguments, defaults and checks. Both are composites over the transforms of
-// transforms.cpp, unfold (framing) and index_add (overlap-add), so their derivatives, batching and
+// transforms.cpp, unfold (framing) and col2im (overlap-add), so their derivatives, batching and
 // devices are those operators'.
 //
 // stft frames the signal (centered by padding n_fft / 2 on each side), multiplies each frame by the
@@ -40,15 +40,14 @@ Tensor padded_window(const char* fn, const Tensor& window, int64_t win_length, i
 }
 
 // frames [batch, n_frames, n_fft] added at their places, frame t from sample t * hop on:
-// [batch, length].
+// [batch, length]. That is col2im (fold) of one channel, one row high; col2im takes real values
+// only, as torch's, so complex frames are added part by part.
 Tensor overlap_add(const Tensor& frames, int64_t hop, int64_t length) {
-  const int64_t batch = frames->size(0), n_frames = frames->size(1), n_fft = frames->size(2);
-  const Device dev = frames->device();
-  const Tensor starts = mul(arange(Scalar(0), Scalar(n_frames), Scalar(1), DType::Int64, dev), Scalar(hop));
-  const Tensor taps = arange(Scalar(0), Scalar(n_fft), Scalar(1), DType::Int64, dev);
-  const Tensor position = reshape(add(unsqueeze(starts, 1), unsqueeze(taps, 0)), {n_frames * n_fft});
-  const Tensor out = zeros({batch, length}, frames->dtype(), dev);
-  return index_add(out, 1, position, reshape(frames, {batch, n_frames * n_fft}));
+  if (is_complex(frames->dtype()))
+    return complex(overlap_add(real(frames), hop, length), overlap_add(imag(frames), hop, length));
+  const int64_t batch = frames->size(0), n_fft = frames->size(2);
+  const Tensor columns = transpose(frames, 1, 2);  // [batch, n_fft, n_frames]: col2im's blocks
+  return reshape(col2im(columns, {1, length}, {1, n_fft}, {1, 1}, {0, 0}, {1, hop}), {batch, length});
 }
 
 // stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None,
