@@ -14,7 +14,8 @@
  * With CAPI_FORK=1 in the environment each test runs in a child process, so a crash in the
  * library is reported as that test's failure and the others still run. With CAPI_FAULT_SWEEP=K, in
  * a build with allocation-failure injection, each test runs with its allocations failing one at a
- * time (at most K points per test; see capi_fault_sweep.h).
+ * time (at most K points per test, fewer for a test registered with CAPI_TEST_SWEPT; see
+ * capi_fault_sweep.h).
  *
  * Tensor helpers: T(dtype, S(2, 3), 1, 2, 3, 4, 5, 6) makes a tensor from values given as doubles
  * (S0 for 0-dim; TE(dtype, S(0, 3)) for zeros, e.g. an empty one); CHECK_TENSOR(t, dtype, S(2), 1, 2) checks
@@ -45,9 +46,14 @@
 typedef struct capi_test {
   const char* name;
   void (*fn)(void);
+  int64_t sweep_points; /* 0: CAPI_FAULT_SWEEP's count; else at most this many (CAPI_TEST_SWEPT) */
 } capi_test;
 
-#define CAPI_TEST(fn) {#fn, fn}
+#define CAPI_TEST(fn) {#fn, fn, 0}
+/* A test whose every replay is costly for a reason other than its allocations (it runs the C++
+   compiler into a fresh kernel cache, or checks a kernel over thousands of shapes) is swept at
+   no more than k points: its failure paths are reached just as well, at a fraction of the time. */
+#define CAPI_TEST_SWEPT(fn, k) {#fn, fn, k}
 
 static const char* capi_current = "";
 static int capi_failed_now = 0;
@@ -474,7 +480,8 @@ static inline int capi_run(const capi_test* tests, size_t n, int argc, char** ar
     int ok;
 #if defined(__unix__)
     if (sweep > 0) {
-      ok = capi_fault_sweep(&tests[i], &hooks, sweep, &swept);
+      const int64_t points = tests[i].sweep_points && tests[i].sweep_points < sweep ? tests[i].sweep_points : sweep;
+      ok = capi_fault_sweep(&tests[i], &hooks, points, &swept);
     } else if (use_fork) {
       fflush(stdout);
       pid_t pid = fork();

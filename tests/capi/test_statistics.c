@@ -364,7 +364,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_sort_errors_leave_both_outputs_null),
     CAPI_TEST(test_topk),
     CAPI_TEST(test_topk_of_a_long_row_selects),
-    CAPI_TEST(test_topk_is_the_head_of_the_stable_sort),
+    CAPI_TEST_SWEPT(test_topk_is_the_head_of_the_stable_sort, 16),
     CAPI_TEST(test_kthvalue_is_the_kth_of_the_stable_sort),
     CAPI_TEST(test_topk_same_bytes_on_one_and_two_threads),
     CAPI_TEST(test_topk_errors),
