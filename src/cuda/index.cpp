@@ -215,9 +215,7 @@ void scatter_add_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
 void scatter_reduce_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const std::string r = f.arg(4).str();
   const int op = r == "sum" ? CT_CUDA_INDEX_ADD : r == "prod" ? CT_CUDA_INDEX_PROD : r == "mean" ? CT_CUDA_INDEX_MEAN
-               : r == "amax" ? CT_CUDA_INDEX_AMAX : CT_CUDA_INDEX_AMIN;  // the meta checked the name
-  if (f.tensor(0).dtype() == DType::Bool)
-    fail(CT_ERROR_DTYPE, "scatter_reduce: not supported for bool tensors. Convert self and src with to()");
+               : r == "amax" ? CT_CUDA_INDEX_AMAX : CT_CUDA_INDEX_AMIN;  // the meta checked the name and dtype
   scatter_common("scatter_reduce", f, outs, op, f.arg(5).to_bool());
 }
 

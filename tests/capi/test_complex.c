@@ -144,6 +144,25 @@ static void test_pointwise_math(void) {
 
 /* [1+2i, 3-i]: squared [-3+4i, 8-6i]; running sums [1+2i, 4+i]; variance (real) var(1, 3) +
  * var(2, -1) = 2 + 4.5. */
+/* scatter_reduce on complex numbers: both entries of z = [1+2i, 3-i] go to position 0, so prod
+ * gives (1+2i)(1+2i)(3-i) = -5+15i there and keeps 3-i; mean without self gives (4+i)/2. amax is
+ * refused: complex numbers have no order. */
+static void test_scatter_reduce(void) {
+  const float v[] = {1, 2, 3, -1};
+  ct_tensor *z = c64(v, S(2)), *index = T(CT_INT64, S(2), 0, 0), *p = NULL, *pr = NULL, *m = NULL, *mr = NULL;
+  ct_tensor* out = NULL;
+  CHECK_OK(ct_tensor_scatter_reduce(z, 0, index, z, "prod", 1, &p));
+  CHECK_OK(ct_tensor_view_as_real(p, &pr));
+  CHECK_TENSOR(pr, CT_FLOAT32, S(2, 2), -5, 15, 3, -1);
+  CHECK_OK(ct_tensor_scatter_reduce(z, 0, index, z, "mean", 0, &m));
+  CHECK_OK(ct_tensor_view_as_real(m, &mr));
+  CHECK_TENSOR(mr, CT_FLOAT32, S(2, 2), 2, 0.5, 3, -1);
+  CHECK_STATUS(ct_tensor_scatter_reduce(z, 0, index, z, "amax", 1, &out), CT_ERROR_DTYPE);
+  CHECK_ERROR_CONTAINS("no order");
+  CHECK(out == NULL);
+  RELEASE(z, index, p, pr, m, mr);
+}
+
 static void test_powers_running_sums_and_variance(void) {
   const float v[] = {1, 2, 3, -1};
   ct_tensor *z = c64(v, S(2)), *sq = NULL, *sqr = NULL, *run = NULL, *runr = NULL, *var = NULL;
@@ -194,5 +213,6 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_random_complex_tensors),
     CAPI_TEST(test_pointwise_math),
     CAPI_TEST(test_powers_running_sums_and_variance),
+    CAPI_TEST(test_scatter_reduce),
 };
 CAPI_MAIN(TESTS)

@@ -70,4 +70,16 @@ class ComplexTest {
       assertEquals(Math.sqrt(15), norm.toFloatArray()[0], 1e-6);
     }
   }
+  @Test
+  void scatterReduceMultipliesComplexNumbers() {
+    try (TensorScope scope = new TensorScope()) {
+      // Both entries of z go to position 0: (1+2i)(1+2i)(3-i) = -5+15i; position 1 keeps 3-i.
+      // Complex numbers have no order, so amax is refused.
+      Tensor z = z();
+      Tensor index = Tensor.of(new long[] {0, 0}, 2);
+      assertArrayEquals(new float[] {-5, 15, 3, -1}, z.scatterReduce(0, index, z, "prod").viewAsReal().toFloatArray());
+      CTorchException e = assertThrows(CTorchException.class, () -> z.scatterReduce(0, index, z, "amax"));
+      assertTrue(e.getMessage().contains("no order"), e.getMessage());
+    }
+  }
 }

@@ -115,15 +115,14 @@ void scatter_add_meta(const Frame& f, MetaResult& m) { scatter_meta_named("scatt
 
 // Walks index in order along dim within each unit, so repeated targets see their entries in index
 // order on every run and thread count (the last one wins for scatter, they add for scatter_add).
-// kDTypes: the dtypes the operator takes (scatter_reduce's reductions have no complex forms).
-template <unsigned kDTypes = kAllDTypesAndComplex, typename Body>
+template <typename Body>
 void scatter_loop(const char* op, const Frame& f, const Tensor& out, const Body& body) {
   const TensorImpl& self = f.tensor(0);
   const int64_t dim = dim_arg(op, f, self);
   const TensorImpl* src = f.arg(3).is_tensor() ? &f.tensor(3) : nullptr;
   IndexedLoop r = indexed_loop(op, *out, f.tensor(2), dim, src);  // checks before self is copied
   indexing::copy_into(out, self);
-  visit_dtype<kDTypes>(self.dtype(), op, [&](auto tag) {
+  visit_dtype<kAllDTypesAndComplex>(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     body(tag, r, reinterpret_cast<T*>(r.L.base[0]), reinterpret_cast<const int64_t*>(r.L.base[1]),
          reinterpret_cast<const T*>(r.L.base[2]));
@@ -174,26 +173,48 @@ Reduce reduce_arg(const Frame& f) {
 }
 
 void scatter_reduce_meta(const Frame& f, MetaResult& m) {
-  reduce_arg(f);
+  const Reduce red = reduce_arg(f);
+  const DType d = f.tensor(0).dtype();
+  // Complex numbers have no order, so no maximum or minimum (torch has no such kernel either).
+  CT_CHECK(!is_complex(d) || (red != Reduce::Amax && red != Reduce::Amin), CT_ERROR_DTYPE,
+           "scatter_reduce: reduce '", f.arg(4).str(), "' is not defined for ", d,
+           " tensors, as complex numbers have no order. Pass 'sum', 'prod' or 'mean', or reduce abs() instead");
+  CT_CHECK(d != DType::Bool, CT_ERROR_DTYPE, "scatter_reduce: not supported for bool tensors. Convert self and src with to()");
   scatter_meta_named("scatter_reduce", f, m);
 }
 
 template <typename M>
 M identity(Reduce r) {
-  switch (r) {
-    case Reduce::Prod: return M(1);
-    case Reduce::Amax: return std::numeric_limits<M>::has_infinity ? -std::numeric_limits<M>::infinity()
-                                                                    : std::numeric_limits<M>::lowest();
-    case Reduce::Amin: return std::numeric_limits<M>::has_infinity ? std::numeric_limits<M>::infinity()
-                                                                    : std::numeric_limits<M>::max();
-    default: return M(0);
+  if (r == Reduce::Prod) return M(1);
+  if constexpr (!cpu::is_complex_t<M>::value) {  // complex amax and amin are refused in scatter_reduce_meta
+    using L = std::numeric_limits<M>;
+    if (r == Reduce::Amax) return L::has_infinity ? -L::infinity() : L::lowest();
+    if (r == Reduce::Amin) return L::has_infinity ? L::infinity() : L::max();
   }
+  return M(0);
 }
 
 template <typename M>
 bool is_nan(M x) {
   if constexpr (std::is_floating_point<M>::value) return std::isnan(x);
   else return false;
+}
+
+// One step of reduction red: the running value a with the scattered b.
+template <typename M>
+M reduce_step(Reduce red, M a, M b) {
+  switch (red) {
+    case Reduce::Sum:
+    case Reduce::Mean: return a + b;
+    case Reduce::Prod: return a * b;
+    default: break;
+  }
+  if constexpr (cpu::is_complex_t<M>::value) {
+    return a;  // refused in scatter_reduce_meta
+  } else {
+    if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
+    return red == Reduce::Amax ? (a > b ? a : b) : (a < b ? a : b);
+  }
 }
 
 void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -203,12 +224,10 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   // mean needs a count per element of self: entries scattered there, plus one for self itself.
   Tensor count;
   if (red == Reduce::Mean) count = full(self.sizes(), Scalar(int64_t(include_self ? 1 : 0)), DType::Int64, kCPU);
-  scatter_loop<kAllDTypes>("scatter_reduce", f, outs[0], [&](auto tag, const IndexedLoop& r, auto* o, const int64_t* ix,
+  scatter_loop("scatter_reduce", f, outs[0], [&](auto tag, const IndexedLoop& r, auto* o, const int64_t* ix,
                                                 const auto* s) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same<T, bool>::value) {
-      fail(CT_ERROR_DTYPE, "scatter_reduce: not supported for bool tensors. Convert self and src with to()");
-    } else {
+    if constexpr (!std::is_same<T, bool>::value) {  // bool is refused in scatter_reduce_meta
       using M = opmath_t<T>;
       const int64_t xs = r.indexed_stride;
       if (!include_self)
@@ -217,14 +236,7 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
         }));
       indexing::run_dim_loop(r.L, false, indexing::each([&](const int64_t* off) {
         T& d = o[off[0] + ix[off[1]] * xs];
-        const M a = M(d), b = M(s[off[2]]);
-        switch (red) {
-          case Reduce::Sum:
-          case Reduce::Mean: d = T(a + b); break;
-          case Reduce::Prod: d = T(a * b); break;
-          case Reduce::Amax: d = T(is_nan(a) || is_nan(b) ? (is_nan(a) ? a : b) : (a > b ? a : b)); break;
-          case Reduce::Amin: d = T(is_nan(a) || is_nan(b) ? (is_nan(a) ? a : b) : (a < b ? a : b)); break;
-        }
+        d = T(reduce_step<M>(red, M(d), M(s[off[2]])));
       }));
     }
   });
@@ -239,7 +251,7 @@ void scatter_reduce_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
                             count);
   const TensorImpl* in[2] = {outs[0].impl(), safe.impl()};
   const cpu::LoopPlan plan = cpu::make_plan(*outs[0], in, 2);
-  visit_dtype<kNumericDTypes>(self.dtype(), "scatter_reduce", [&](auto tag) {
+  visit_dtype<kNumericDTypes | kComplexDTypes>(self.dtype(), "scatter_reduce", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     cpu::elementwise<T, T, int64_t>(plan, [](T x, int64_t n) {
@@ -344,9 +356,11 @@ void scatter_reduce_backward(GradCtx& c) {
     return;
   }
   const Tensor src = c.saved("src");
+  // Counts are real, in the dtype of g's parts.
+  const DType count_dtype = real_dtype(g->dtype());
   if (red == "mean") {
-    const Tensor n0 = full(c.sizes("self"), Scalar(include_self ? 1.0 : 0.0), g->dtype(), g->device());
-    const Tensor n = indexing::scatter_add(n0, dim, idx, ones(src->sizes(), g->dtype(), g->device()));
+    const Tensor n0 = full(c.sizes("self"), Scalar(include_self ? 1.0 : 0.0), count_dtype, g->device());
+    const Tensor n = indexing::scatter_add(n0, dim, idx, ones(src->sizes(), count_dtype, g->device()));
     const Tensor gs = div(g, clamp(n, kOne));
     if (c.needs("self")) c.set("self", self_part(gs));
     if (c.needs("src")) c.set("src", grow(indexing::gather(gs, dim, idx), c.sizes("src")));
@@ -356,17 +370,18 @@ void scatter_reduce_backward(GradCtx& c) {
   if (red == "prod") {
     // The derivative by one factor is the product of the others, zeros included: with P the product
     // of a position's nonzero factors and Z its count of zero factors, a nonzero factor x gets
-    // P / x when Z == 0 (else 0), a zero factor gets P when Z == 1 (else 0).
+    // P / x when Z == 0 (else 0), a zero factor gets P when Z == 1 (else 0). A complex factor's
+    // gradient is g times the conjugate of that product (torch's convention for complex gradients).
     const Tensor s = narrow_to(src, idx), zero = zeros({}, g->dtype(), g->device());
     const Tensor one = ones({}, g->dtype(), g->device());
     const Tensor s_zero = eq(s, Scalar(0.0)), self_zero = eq(self, Scalar(0.0));
     const Tensor base = include_self ? where(self_zero, one, self) : ones(c.sizes("self"), g->dtype(), g->device());
     const Tensor p = scatter_reduce(base, dim, idx, where(s_zero, one, s), "prod", true);
-    const Tensor z0 = include_self ? to(self_zero, g->dtype()) : zeros(c.sizes("self"), g->dtype(), g->device());
-    const Tensor z = indexing::scatter_add(z0, dim, idx, to(s_zero, g->dtype()));
+    const Tensor z0 = include_self ? to(self_zero, count_dtype) : zeros(c.sizes("self"), count_dtype, g->device());
+    const Tensor z = indexing::scatter_add(z0, dim, idx, to(s_zero, count_dtype));
     auto others = [&](const Tensor& x_zero, const Tensor& x_masked, const Tensor& pp, const Tensor& zz) {
-      return where(x_zero, where(eq(zz, Scalar(1.0)), pp, zero),
-                   where(gt(zz, Scalar(0.0)), zero, div(pp, x_masked)));
+      return conj_if_complex(where(x_zero, where(eq(zz, Scalar(1.0)), pp, zero),
+                                   where(gt(zz, Scalar(0.0)), zero, div(pp, x_masked))));
     };
     if (c.needs("self")) c.set("self", self_part(mul(g, others(self_zero, base, p, z))));
     if (c.needs("src")) {
@@ -449,6 +464,7 @@ void define_scatter_gather(Registry& r) {
   r.def("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) "
         "-> Tensor")
       .meta(scatter_reduce_meta)
+      .takes_complex()
       .compute(DispatchKey::CPU, scatter_reduce_cpu, Determinism::Bitwise)
       .derivative(scatter_reduce_backward, save_result(save("self", "index", "src")))
       .inplace("scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, "

@@ -407,6 +407,11 @@ end
     @test Array(ops.pow(w, 3)) ≈ ComplexF64[1 + 1im, -0.5 + 2im] .^ 3
     @test Array(ops.cumsum(w, 0)) ≈ cumsum(ComplexF64[1 + 1im, -0.5 + 2im])
     @test CTorch.item(ops.linalg_vector_norm(w)) ≈ sqrt(2 + 0.25 + 4)  # real: the norm of the moduli
+    # scatter_reduce multiplies complex numbers (both entries into position 1, Julia's index 1 being
+    # ctorch's 0); they have no order, so amax is refused
+    z = Tensor(ComplexF32[1 + 2im, 3 - 1im])
+    @test Array(ops.scatter_reduce(z, 0, Tensor([0, 0]), z, "prod")) == ComplexF32[(1 + 2im)^2 * (3 - 1im), 3 - 1im]
+    @test_throws CTorchError ops.scatter_reduce(z, 0, Tensor([0, 0]), z, "amax")
 end
 
 @testset "torch.fft: transforms, frequencies and shifts" begin

@@ -146,6 +146,16 @@ def indexing_cases():
         "scatter": [Case("c128", lambda m, a, g, b: a.scatter(1, g, b), [c128, g, In((2, 4), "complex128")]),
                     Case("value", lambda m, a, g: a.scatter(1, g, 1.5), [c64, g])],
         "scatter_add": [Case("c64", lambda m, a, g, b: a.scatter_add(1, g, b), [c64, g, In((2, 4), "complex64")])],
+        # sum, prod and mean take complex tensors; amax and amin refuse them (no order), as torch's do.
+        # torch refuses the gradient of a complex scatter_reduce; ctorch's is checked by gradcheck
+        # (tests/cpp/autograd/gradcheck/complex.cpp), and here its sum against scatter_add's.
+        "scatter_reduce": [Case(f"{red}_{inc}_{dt}", lambda m, a, g, b, red=red, inc=inc:
+                                a.scatter_reduce(1, g, b, red, include_self=inc), [In((3, 4), dt), g, In((2, 4), dt)])
+                           for red in ["sum", "prod", "mean"] for inc in (True, False) for dt in COMPLEX] + [
+            Case(red, lambda m, a, g, b, red=red: a.scatter_reduce(1, g, b, red), [c64, g, In((2, 4), "complex64")])
+            for red in ["amax", "amin"]] + [
+            Case("grad_sum", with_grad(lambda m, a: a.scatter_reduce(1, a.real.new_zeros(2, 4).long(), a[:2], "sum")),
+                 [c128], torch_fn=with_grad(lambda m, a: a.scatter_add(1, a.real.new_zeros(2, 4).long(), a[:2])))],
         "masked_fill": [Case("c64", lambda m, a: a.masked_fill(mask(a), 0.5), [c64]),
                         Case("complex_value", lambda m, a: a.masked_fill(mask(a), 1 - 2j), [c128]),
                         Case("grad", with_grad(lambda m, a: a.masked_fill(mask(a), 0.0)), [c128]),

@@ -66,3 +66,16 @@ fn powers_running_sums_and_norms() {
     assert_eq!(norm.kind(), DType::Float32);
     assert!((norm.to_vec::<f32>().unwrap()[0] - 15f32.sqrt()).abs() < 1e-6);
 }
+
+#[test]
+fn scatter_reduce_multiplies_complex_numbers() {
+    // Both entries of z go to position 0: (1+2i)(1+2i)(3-i) = -5+15i; position 1 keeps 3-i. Complex
+    // numbers have no order, so amax is refused.
+    let z = z();
+    let index = Tensor::from_slice(&[0i64, 0]);
+    let p = z.scatter_reduce(0, &index, &z, "prod").unwrap();
+    assert_eq!(p.view_as_real().unwrap().to_vec::<f32>().unwrap(), vec![-5.0, 15.0, 3.0, -1.0]);
+    let e = z.scatter_reduce(0, &index, &z, "amax").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(e.message().contains("no order"), "{}", e.message());
+}

@@ -93,6 +93,21 @@ std::vector<Case> complex_cases() {
          const Tensor filled = ops::masked_fill(z, ops::gt(x[0], 0), Scalar(0.5));
          return ops::add(ops::sum(parts(rows)), ops::add(ops::sum(parts(picked)), ops::sum(parts(filled))));
        }},
+      // scatter_reduce adds, averages or multiplies whole elements; prod's gradient passes g on through
+      // the conjugates of the other factors at each position (index 1 takes three of them).
+      {{"scatter_reduce.two"},
+       {far, v, far, v},
+       [](const Inputs& x) {
+         const Tensor z = z_of(x, 0), w = z_of(x, 2);
+         Tensor idx = ops::empty({3}, DType::Int64, kCPU);
+         int64_t* at = idx->data_as<int64_t>();
+         at[0] = 1, at[1] = 1, at[2] = 0;
+         const Tensor prod = ops::scatter_reduce(z, 0, idx, w, "prod", true);
+         const Tensor prod_without = ops::scatter_reduce(z, 0, idx, ops::mul(w, w), "prod", false);
+         const Tensor mean = ops::scatter_reduce(z, 0, idx, w, "mean", false);
+         const Tensor sum = ops::scatter_reduce(ops::mul(z, w), 0, idx, w, "sum", true);
+         return parts(ops::add(ops::add(prod, prod_without), ops::add(mean, sum)));
+       }},
       {{"cumprod", "prod.dim_IntList"},
        {far, v},
        [](const Inputs& x) {
