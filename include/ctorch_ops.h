@@ -3495,6 +3495,36 @@ CT_API CT_NODISCARD ct_status ct_tensor__linalg_eigvals(const ct_tensor* A, ct_t
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_eigvals(const ct_tensor* A, ct_tensor** out);
 
 /*
+ * ct_tensor_svd_lowrank - svd_lowrank(Tensor A, int? q=6, int? niter=2, Tensor? M=None) -> (Tensor U, Tensor S, Tensor V)
+ *
+ *   q        NULL for None.
+ *   niter    NULL for None.
+ *   M        NULL for None.
+ *   U, S, V  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "svd_lowrank".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_svd_lowrank(const ct_tensor* A, const int64_t* q,
+                                                    const int64_t* niter, const ct_tensor* M, ct_tensor** U,
+                                                    ct_tensor** S, ct_tensor** V);
+
+/*
+ * ct_tensor_pca_lowrank - pca_lowrank(Tensor A, int? q=None, bool center=True, int niter=2) -> (Tensor U, Tensor S, Tensor V)
+ *
+ *   q        NULL for None.
+ *   center   PyTorch's default: True.
+ *   niter    PyTorch's default: 2.
+ *   U, S, V  new references on CT_OK, else NULL.
+ *
+ * Differentiable through the operators it calls. Determinism: cpu bitwise, cuda bitwise, meta
+ * bitwise. ct_op_call name: "pca_lowrank".
+ */
+CT_API CT_NODISCARD ct_status ct_tensor_pca_lowrank(const ct_tensor* A, const int64_t* q, int center,
+                                                    int64_t niter, ct_tensor** U, ct_tensor** S,
+                                                    ct_tensor** V);
+
+/*
  * ct_tensor__fft_c2c - _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
  *
  *   out  a new reference on CT_OK, else NULL.

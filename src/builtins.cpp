@@ -44,6 +44,7 @@ void define_cholesky(Registry& r);
 void define_qr(Registry& r);
 void define_spectral(Registry& r);
 void define_eig(Registry& r);
+void define_lowrank(Registry& r);
 void define_fft_transforms(Registry& r);
 void define_fft_functions(Registry& r);
 void define_stft(Registry& r);
@@ -118,6 +119,7 @@ void register_builtin_operators(Registry& r) {
   ops::define_qr(r);
   ops::define_spectral(r);
   ops::define_eig(r);
+  ops::define_lowrank(r);
   ops::define_fft_transforms(r);
   ops::define_fft_functions(r);
   ops::define_stft(r);

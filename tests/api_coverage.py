@@ -55,8 +55,6 @@ NOT_YET = {
     "histogramdd": "not written yet: histogram in more than one dimension (torch.histogram is there)",
     "segment_reduce": "not written yet: a prototype in torch, undocumented",
     "lobpcg": "not written yet: torch's iterative generalized eigensolver",
-    "pca_lowrank": "not written yet: randomized low-rank PCA over linalg.qr and linalg.svd",
-    "svd_lowrank": "not written yet: randomized low-rank SVD over linalg.qr and linalg.svd",
     "get_num_interop_threads": "ctorch has one thread pool, no inter-op pool",
     "set_num_interop_threads": "ctorch has one thread pool, no inter-op pool",
     "init_num_threads": "ctorch's pool starts on first use",
@@ -64,7 +62,7 @@ NOT_YET = {
 
 # How many names the package had when each floor was last raised (against torch 1.13): a change that
 # removes a name fails, and an addition should raise its floor. The goal is 95% of each namespace.
-FLOORS = {"Tensor methods": 533, "torch functions": 581, "torch.linalg": 42, "torch.nn.functional": 124,
+FLOORS = {"Tensor methods": 533, "torch functions": 583, "torch.linalg": 42, "torch.nn.functional": 124,
           "torch.nn modules": 155, "torch.optim": 29}
 
 

@@ -2860,6 +2860,27 @@ ct_status ct_tensor_linalg_eigvals(const ct_tensor* A, ct_tensor** out) {
   });
 }
 
+ct_status ct_tensor_svd_lowrank(const ct_tensor* A, const int64_t* q, const int64_t* niter,
+                                const ct_tensor* M, ct_tensor** U, ct_tensor** S, ct_tensor** V) {
+  const char* const fn_ = "ct_tensor_svd_lowrank";
+  return capi::tensors_result({U, S, V}, fn_, {"U", "S", "V"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "svd_lowrank");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), q ? Value(*q) : Value(), niter ? Value(*niter) : Value(),
+                           M ? Value(&tensor_arg(M, fn_, "M")) : Value()};
+    dispatch(op_, args_, 4, outs_, 3);
+  });
+}
+
+ct_status ct_tensor_pca_lowrank(const ct_tensor* A, const int64_t* q, int center, int64_t niter,
+                                ct_tensor** U, ct_tensor** S, ct_tensor** V) {
+  const char* const fn_ = "ct_tensor_pca_lowrank";
+  return capi::tensors_result({U, S, V}, fn_, {"U", "S", "V"}, [&](Tensor* outs_) {
+    CT_OPERATOR(op_, "pca_lowrank");
+    const Value args_[] = {&tensor_arg(A, fn_, "A"), q ? Value(*q) : Value(), center != 0, niter};
+    dispatch(op_, args_, 4, outs_, 3);
+  });
+}
+
 ct_status ct_tensor__fft_c2c(const ct_tensor* self, const int64_t* dim, size_t dim_len, int64_t normalization,
                              int forward, ct_tensor** out) {
   const char* const fn_ = "ct_tensor__fft_c2c";

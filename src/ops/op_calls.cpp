@@ -1967,6 +1967,14 @@ Tensor linalg_eigvals(const Tensor& A) {
   static const OperatorDef& op_ = builtin_op("linalg_eigvals");
   return call(op_, {A});
 }
+std::array<Tensor, 3> svd_lowrank(const Tensor& A, std::optional<int64_t> q, std::optional<int64_t> niter, const Tensor& M) {
+  static const OperatorDef& op_ = builtin_op("svd_lowrank");
+  return call_n<3>(op_, {A, opt(q), opt(niter), opt(M)});
+}
+std::array<Tensor, 3> pca_lowrank(const Tensor& A, std::optional<int64_t> q, bool center, int64_t niter) {
+  static const OperatorDef& op_ = builtin_op("pca_lowrank");
+  return call_n<3>(op_, {A, opt(q), center, niter});
+}
 Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
   static const OperatorDef& op_ = builtin_op("_fft_c2c");
   return call(op_, {self, dim, normalization, forward});

@@ -996,6 +996,10 @@ std::array<Tensor, 2> linalg_eig(const Tensor& A);
 Tensor _linalg_eigvals(const Tensor& A);
 /// linalg_eigvals(Tensor A) -> Tensor
 Tensor linalg_eigvals(const Tensor& A);
+/// svd_lowrank(Tensor A, int? q=6, int? niter=2, Tensor? M=None) -> (Tensor U, Tensor S, Tensor V)
+std::array<Tensor, 3> svd_lowrank(const Tensor& A, std::optional<int64_t> q = 6, std::optional<int64_t> niter = 2, const Tensor& M = Tensor());
+/// pca_lowrank(Tensor A, int? q=None, bool center=True, int niter=2) -> (Tensor U, Tensor S, Tensor V)
+std::array<Tensor, 3> pca_lowrank(const Tensor& A, std::optional<int64_t> q = std::nullopt, bool center = true, int64_t niter = 2);
 /// _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
 Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward);
 /// _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor

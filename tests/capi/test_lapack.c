@@ -70,6 +70,25 @@ static void test_eigh_svd_qr(void) {
   RELEASE(a, u, s, vh, m, qr);
 }
 
+/* svd_lowrank of the rank-1 A = [1, 2, 2]^T [2, 1], whatever the random draw: singular values
+ * 3 sqrt 5 and 0, and U diag(S) V^T gives A back. pca_lowrank refuses a q above min(m, n). */
+static void test_randomized_low_rank_svd(void) {
+  ct_tensor* a = T(CT_FLOAT64, S(3, 2), 2, 1, 4, 2, 4, 2);
+  const int64_t q = 2, too_many = 3;
+  ct_tensor *u = NULL, *s = NULL, *v = NULL, *us = NULL, *vt = NULL, *back = NULL;
+  ct_tensor *pu = NULL, *ps = NULL, *pv = NULL;
+  CHECK_OK(ct_tensor_svd_lowrank(a, &q, NULL, NULL, &u, &s, &v));
+  CHECK_TENSOR_NEAR(s, CT_FLOAT64, 1e-12, S(2), 3 * sqrt(5.0), 0);
+  CHECK_OK(ct_tensor_mul(u, s, &us));
+  CHECK_OK(ct_tensor_transpose(v, 0, 1, &vt));
+  CHECK_OK(ct_tensor_matmul(us, vt, &back));
+  CHECK_TENSOR_NEAR(back, CT_FLOAT64, 1e-12, S(3, 2), 2, 1, 4, 2, 4, 2);
+  CHECK_STATUS(ct_tensor_pca_lowrank(a, &too_many, 1, 2, &pu, &ps, &pv), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("min(m, n) = 2");
+  CHECK(pu == NULL && ps == NULL && pv == NULL);
+  RELEASE(a, u, s, v, us, vt, back);
+}
+
 /* torch 2.x's matrix_sqrth (from eigh) and polar (from the SVD): A = U H; a wide A refused. */
 static void test_matrix_sqrth_and_polar(void) {
   ct_tensor* d = T(CT_FLOAT64, S(2, 2), 2, 0, 0, 9);
@@ -280,5 +299,6 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_eig_of_a_rotation),
     CAPI_TEST(test_complex_svd_and_qr),
     CAPI_TEST(test_eig_refusals_and_meta),
+    CAPI_TEST(test_randomized_low_rank_svd),
 };
 CAPI_MAIN(TESTS)

@@ -44,6 +44,20 @@ class LinalgTest {
   }
 
   @Test
+  void randomizedLowRankSvd() {
+    try (TensorScope scope = new TensorScope()) {
+      // A = [1, 2, 2]^T [2, 1] has rank 1: singular values 3 sqrt 5 and 0 whatever the random draw,
+      // and U diag(S) V^T gives A back. pcaLowrank refuses a q above min(m, n).
+      Tensor a = Tensor.of(new double[] {2, 1, 4, 2, 4, 2}, 3, 2);
+      Tensor[] usv = Tensor.svdLowrank(a, 2L, null, null);
+      close(new double[] {3 * Math.sqrt(5), 0}, usv[1]);
+      close(new double[] {2, 1, 4, 2, 4, 2}, usv[0].mul(usv[1]).matmul(usv[2].transpose(0, 1)));
+      CTorchException e = assertThrows(CTorchException.class, () -> Tensor.pcaLowrank(a, 3L, true, 2));
+      assertTrue(e.getMessage().contains("min(m, n) = 2"), e.getMessage());
+    }
+  }
+
+  @Test
   void matrixSqrthAndPolar() {
     try (TensorScope scope = new TensorScope()) {
       close(new double[] {Math.sqrt(2), 0, 0, 3}, Tensor.of(new double[] {2, 0, 0, 9}, 2, 2).linalgMatrixSqrth());

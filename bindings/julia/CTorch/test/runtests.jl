@@ -1001,6 +1001,13 @@ end
     m = Tensor([1.0 2.0; 3.0 4.0; 5.0 6.0])
     q, r = CTorch.ops.linalg_qr(m)
     @test Array(q * r) ≈ Array(m)
+    # svd_lowrank of the rank-1 [1, 2, 2] [2, 1]': singular values 3 sqrt 5 and 0 whatever the random
+    # draw, and U diag(S) V' gives it back; pca_lowrank refuses a q above min(m, n)
+    a = Tensor([2.0 1.0; 4.0 2.0; 4.0 2.0])
+    u, s, v = CTorch.ops.svd_lowrank(a, 2)
+    @test Array(s) ≈ [3 * sqrt(5.0), 0.0] atol = 1e-12
+    @test Array(u) * (Array(s) .* Array(v)') ≈ Array(a)
+    @test occursin("min(m, n) = 2", ctorch_error(() -> CTorch.ops.pca_lowrank(a, 3)).message)
     ld, piv = CTorch.ops.linalg_ldl_factor(Tensor([1.0 2.0; 2.0 1.0]))  # indefinite
     @test Array(CTorch.ops.linalg_ldl_solve(ld, piv, Tensor(reshape([3.0, 3.0], 2, 1)))) ≈ reshape([1.0, 1.0], 2, 1)
     e = ctorch_error(() -> CTorch.ops.linalg_inv(Tensor([1.0 2.0; 2.0 4.0])))

@@ -649,6 +649,73 @@ def svd_cases(spelling):
     ]
 
 
+def lowrank_cases(name):
+    """svd_lowrank and pca_lowrank draw a random test matrix, and ctorch's normal stream is not
+    torch's, so the cases compare what does not depend on the draw: for A = x @ y of rank 2 (less
+    than q), the product U diag(S) V^H (A itself, or A less M, or A centered), the two nonzero
+    singular values and the projector onto their left vectors, and the gradients of those. The
+    reference is those of A's exact SVD (torch.linalg.svd): torch 1.13's own svd_lowrank takes no
+    complex A, no M of another shape than A's, and no q above n, which torch 2.x fixed."""
+    def parts(r):
+        u, s, v = r
+        uk = u[..., :2]
+        return (u * s.unsqueeze(-2)) @ v.mH, s[..., :2], uk @ uk.mH
+
+    def exact(m, a):
+        u, s, vh = m.linalg.svd(a, full_matrices=False)
+        return parts((u, s, vh.mH))
+
+    def centered(a):
+        return a - a.mean(-2, keepdim=True)
+
+    def case(id, fn, ref, inputs, tol=(None, None)):
+        return Case(id, fn, inputs, torch_fn=ref, tol=tol)
+
+    def pair(dt="float64", m=6, k=5, layout="contig"):
+        return [In((m, 2), dt, layout=layout), In((2, k), dt)]
+
+    if name == "svd_lowrank":
+        def run(m, a, **kw):
+            return parts(m.svd_lowrank(a, **kw))
+
+        def ref(m, a, **kw):
+            return exact(m, a)
+        extra = [
+            case("M", lambda m, x, y, mu: run(m, x @ y + mu, q=3, M=mu), lambda m, x, y, mu: exact(m, x @ y),
+                 pair() + [In((1, 5), "float64")]),
+            case("M_wide", lambda m, x, y, mu: run(m, x @ y + mu, q=3, M=mu), lambda m, x, y, mu: exact(m, x @ y),
+                 pair(m=3, k=6) + [In((1, 6), "float64")]),
+            Case("negative_q", lambda m, x: m.svd_lowrank(x, q=-1), [In((4, 3), "float64")]),
+        ]
+    else:
+        def run(m, a, **kw):
+            return parts(m.pca_lowrank(a, **kw))
+
+        def ref(m, a, center=True, **kw):
+            return exact(m, centered(a) if center else a)
+        extra = [
+            case("uncentered", lambda m, x, y: run(m, x @ y, q=3, center=False),
+                 lambda m, x, y: ref(m, x @ y, center=False), pair()),
+            Case("q_too_big", lambda m, x: m.pca_lowrank(x, q=4), [In((5, 3), "float64")]),
+            Case("negative_niter", lambda m, x: m.pca_lowrank(x, niter=-1), [In((5, 3), "float64")]),
+        ]
+    f, g = (lambda m, x, y: run(m, x @ y, q=4)), (lambda m, x, y: ref(m, x @ y))
+    return [case(dt, f, g, pair(dt)) for dt in FLOATS + COMPLEX] + extra + [
+        case("default_q", lambda m, x, y: run(m, x @ y), g, pair(m=7, k=6)),
+        case("niter0", lambda m, x, y: run(m, x @ y, q=3, niter=0), g, pair()),
+        case("wide", f, g, pair(m=4, k=7)),
+        case("batched", f, g, [In((2, 6, 2), "float64"), In((2, 2, 5), "float64")]),
+        case("T", f, g, pair(layout="T")),
+        # The gradients go through the QRs of the random basis, whose terms cancel only to rounding.
+        case("grad", grads_of(lambda m, x, y: run(m, x @ y, q=3)[1:]), grads_of(lambda m, x, y: ref(m, x @ y)[1:]),
+             pair(), tol=(1e-8, 1e-8)),
+        case("grad_complex", grads_of(lambda m, x, y: run(m, x @ y, q=3)[1]),
+             grads_of(lambda m, x, y: ref(m, x @ y)[1]), pair("complex128", 5, 4), tol=(1e-8, 1e-8)),
+        Case("vector", lambda m, x: getattr(m, name)(x), [In((3,), "float64")]),
+        Case("int", lambda m, x: getattr(m, name)(x), [In((4, 3), "int64")]),
+    ]
+
+
 def pinv_cases(spelling):
     g = {"linalg.pinv": lambda m, a: m.linalg.pinv(a), "pinverse": lambda m, a: m.pinverse(a)}[spelling]
     cs = [Case(dt, g, [In((4, 3), dt)]) for dt in FLOATS] + [
@@ -806,6 +873,8 @@ CASES = {
     "linalg_matrix_sqrth": matrix_sqrth_cases(),
     "linalg_polar": polar_cases(),
     "svd": svd_cases("svd"),
+    "svd_lowrank": lowrank_cases("svd_lowrank"),
+    "pca_lowrank": lowrank_cases("pca_lowrank"),
     "linalg_pinv": pinv_cases("linalg.pinv"),
     "pinverse": pinv_cases("pinverse"),
     "linalg_matrix_rank": matrix_rank_cases(),

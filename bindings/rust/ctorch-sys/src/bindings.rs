@@ -1239,6 +1239,8 @@ extern "C" {
     pub fn ct_tensor_linalg_eig(A: *const ct_tensor, eigenvalues: *mut *mut ct_tensor, eigenvectors: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor__linalg_eigvals(A: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor_linalg_eigvals(A: *const ct_tensor, out: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_svd_lowrank(A: *const ct_tensor, q: *const i64, niter: *const i64, M: *const ct_tensor, U: *mut *mut ct_tensor, S: *mut *mut ct_tensor, V: *mut *mut ct_tensor) -> ct_status;
+    pub fn ct_tensor_pca_lowrank(A: *const ct_tensor, q: *const i64, center: c_int, niter: i64, U: *mut *mut ct_tensor, S: *mut *mut ct_tensor, V: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor__fft_c2c(self_: *const ct_tensor, dim: *const i64, dim_len: usize, normalization: i64, forward: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor__fft_r2c(self_: *const ct_tensor, dim: *const i64, dim_len: usize, normalization: i64, onesided: c_int, out: *mut *mut ct_tensor) -> ct_status;
     pub fn ct_tensor__fft_c2r(self_: *const ct_tensor, dim: *const i64, dim_len: usize, normalization: i64, last_dim_size: i64, out: *mut *mut ct_tensor) -> ct_status;

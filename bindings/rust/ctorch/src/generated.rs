@@ -497,6 +497,8 @@ pub const GENERATED_OVERLOADS: &[&str] = &[
     "linalg_eig",
     "_linalg_eigvals",
     "linalg_eigvals",
+    "svd_lowrank",
+    "pca_lowrank",
     "_fft_c2c",
     "_fft_r2c",
     "_fft_c2r",
@@ -6308,6 +6310,42 @@ impl Tensor {
         let args = [arg::tensor(a)];
         let [r] = call_n::<1>(&OP, &args)?;
         Ok(r)
+    }
+
+    /// `svd_lowrank(Tensor A, int? q=6, int? niter=2, Tensor? M=None) -> (Tensor U, Tensor S, Tensor V)`
+    ///
+    /// Takes the defaults `q=6`, `niter=2`, `M=None`; [`Tensor::svd_lowrank_with`] takes every argument.
+    pub fn svd_lowrank(a: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"svd_lowrank");
+        let args = [arg::tensor(a)];
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `svd_lowrank(Tensor A, int? q=6, int? niter=2, Tensor? M=None) -> (Tensor U, Tensor S, Tensor V)`: every argument (see [`Tensor::svd_lowrank`]).
+    pub fn svd_lowrank_with(a: &Tensor, q: Option<i64>, niter: Option<i64>, m: Option<&Tensor>) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"svd_lowrank");
+        let args = [arg::tensor(a), arg::opt_int(q), arg::opt_int(niter), arg::opt_tensor(m)];
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `pca_lowrank(Tensor A, int? q=None, bool center=True, int niter=2) -> (Tensor U, Tensor S, Tensor V)`
+    ///
+    /// Takes the defaults `q=None`, `center=True`, `niter=2`; [`Tensor::pca_lowrank_with`] takes every argument.
+    pub fn pca_lowrank(a: &Tensor) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"pca_lowrank");
+        let args = [arg::tensor(a)];
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
+        Ok((r0, r1, r2))
+    }
+
+    /// `pca_lowrank(Tensor A, int? q=None, bool center=True, int niter=2) -> (Tensor U, Tensor S, Tensor V)`: every argument (see [`Tensor::pca_lowrank`]).
+    pub fn pca_lowrank_with(a: &Tensor, q: Option<i64>, center: bool, niter: i64) -> Result<(Tensor, Tensor, Tensor)> {
+        static OP: Op = Op::new(c"pca_lowrank");
+        let args = [arg::tensor(a), arg::opt_int(q), arg::bool(center), arg::int(niter)];
+        let [r0, r1, r2] = call_n::<3>(&OP, &args)?;
+        Ok((r0, r1, r2))
     }
 
     /// `_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor`

@@ -45,6 +45,18 @@ fn factorizations() {
 }
 
 #[test]
+fn randomized_low_rank_svd() {
+    // A = [1, 2, 2]^T [2, 1] has rank 1: singular values 3 sqrt 5 and 0 whatever the random draw, and
+    // U diag(S) V^T gives A back. pca_lowrank refuses a q above min(m, n).
+    let a = matrix(&[2.0, 1.0, 4.0, 2.0, 4.0, 2.0], 3, 2);
+    let (u, s, v) = Tensor::svd_lowrank_with(&a, Some(2), None, None).unwrap();
+    close(&vals(&s), &[3.0 * 5f64.sqrt(), 0.0]);
+    close(&vals(&u.mul(&s).unwrap().matmul(&v.transpose(0, 1).unwrap()).unwrap()), &vals(&a));
+    let e = Tensor::pca_lowrank_with(&a, Some(3), true, 2).unwrap_err();
+    assert!(e.to_string().contains("min(m, n) = 2"), "{e}");
+}
+
+#[test]
 fn matrix_sqrth_and_polar() {
     close(&vals(&matrix(&[2.0, 0.0, 0.0, 9.0], 2, 2).linalg_matrix_sqrth().unwrap()), &[2f64.sqrt(), 0.0, 0.0, 3.0]);
     let (u, h) = Tensor::linalg_polar(&matrix(&[3.0, 0.0, 0.0, -2.0], 2, 2)).unwrap();

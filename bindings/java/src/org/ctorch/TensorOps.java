@@ -498,6 +498,8 @@ abstract class TensorOps extends NativeObject {
     "linalg_eig",
     "_linalg_eigvals",
     "linalg_eigvals",
+    "svd_lowrank",
+    "pca_lowrank",
     "_fft_c2c",
     "_fft_r2c",
     "_fft_c2r",
@@ -1151,6 +1153,8 @@ abstract class TensorOps extends NativeObject {
   private static final Op OP_LINALG_EIG = new Op("linalg_eig");
   private static final Op OP__LINALG_EIGVALS = new Op("_linalg_eigvals");
   private static final Op OP_LINALG_EIGVALS = new Op("linalg_eigvals");
+  private static final Op OP_SVD_LOWRANK = new Op("svd_lowrank");
+  private static final Op OP_PCA_LOWRANK = new Op("pca_lowrank");
   private static final Op OP__FFT_C2C = new Op("_fft_c2c");
   private static final Op OP__FFT_R2C = new Op("_fft_r2c");
   private static final Op OP__FFT_C2R = new Op("_fft_c2r");
@@ -8331,6 +8335,56 @@ abstract class TensorOps extends NativeObject {
   }
 
   /**
+   * {@code svd_lowrank(Tensor A, int? q=6, int? niter=2, Tensor? M=None) -> (Tensor U, Tensor S, Tensor V)}.
+   * Takes the defaults {@code q=6}, {@code niter=2}, {@code M=None}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] svdLowrank(Tensor A) {
+    return new Args(1).tensor(A, "A").call(OP_SVD_LOWRANK, 3);
+  }
+
+  /**
+   * {@code svd_lowrank(Tensor A, int? q=6, int? niter=2, Tensor? M=None) -> (Tensor U, Tensor S, Tensor V)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param q the schema's {@code q} (null: none)
+   * @param niter the schema's {@code niter} (null: none)
+   * @param M the schema's {@code M} (null: none)
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] svdLowrank(Tensor A, Long q, Long niter, Tensor M) {
+    return new Args(4).tensor(A, "A").optInteger(q).optInteger(niter).optTensor(M, "M").call(OP_SVD_LOWRANK, 3);
+  }
+
+  /**
+   * {@code pca_lowrank(Tensor A, int? q=None, bool center=True, int niter=2) -> (Tensor U, Tensor S, Tensor V)}.
+   * Takes the defaults {@code q=None}, {@code center=True}, {@code niter=2}; an overload with every argument exists.
+   * @param A the schema's {@code A} (null: none)
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] pcaLowrank(Tensor A) {
+    return new Args(1).tensor(A, "A").call(OP_PCA_LOWRANK, 3);
+  }
+
+  /**
+   * {@code pca_lowrank(Tensor A, int? q=None, bool center=True, int niter=2) -> (Tensor U, Tensor S, Tensor V)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param q the schema's {@code q} (null: none)
+   * @param center the schema's {@code center}
+   * @param niter the schema's {@code niter}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] pcaLowrank(Tensor A, Long q, boolean center, long niter) {
+    return new Args(4).tensor(A, "A").optInteger(q).bool(center).integer(niter).call(OP_PCA_LOWRANK, 3);
+  }
+
+  /**
    * {@code _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor}.
    * @param dim the schema's {@code dim}
    * @param normalization the schema's {@code normalization}
@@ -13544,6 +13598,34 @@ abstract class TensorOps extends NativeObject {
    */
   public final Tensor[] linalgLstsq(Tensor b, double rcond, String driver) {
     return new Args(4).tensor(self(), "self").tensor(b, "b").real(rcond).optString(driver, "driver").call(OP_LINALG_LSTSQ, 4);
+  }
+
+  /**
+   * {@code svd_lowrank(Tensor A, int? q=6, int? niter=2, Tensor? M=None) -> (Tensor U, Tensor S, Tensor V)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param q the schema's {@code q}
+   * @param niter the schema's {@code niter}
+   * @param M the schema's {@code M} (null: none)
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] svdLowrank(Tensor A, long q, long niter, Tensor M) {
+    return new Args(4).tensor(A, "A").integer(q).integer(niter).optTensor(M, "M").call(OP_SVD_LOWRANK, 3);
+  }
+
+  /**
+   * {@code pca_lowrank(Tensor A, int? q=None, bool center=True, int niter=2) -> (Tensor U, Tensor S, Tensor V)}.
+   * Every argument of the schema.
+   * @param A the schema's {@code A} (null: none)
+   * @param q the schema's {@code q}
+   * @param center the schema's {@code center}
+   * @param niter the schema's {@code niter}
+   * @return the 3 results, in schema order
+   * @throws CTorchException when the operator fails (the subclass names the kind)
+   */
+  public static Tensor[] pcaLowrank(Tensor A, long q, boolean center, long niter) {
+    return new Args(4).tensor(A, "A").integer(q).bool(center).integer(niter).call(OP_PCA_LOWRANK, 3);
   }
 
   /**
