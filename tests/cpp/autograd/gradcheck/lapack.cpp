@@ -31,6 +31,18 @@ Tensor flat(std::initializer_list<Tensor> ts) {
   return ops::cat(pieces, 0);
 }
 Tensor parts(const Tensor& z) { return ops::view_as_real(z); }
+// f() with the cpu's default generator seeded with seed, its state before put back after.
+template <typename F>
+auto with_seed(uint64_t seed, const F& f) {
+  runtime::Generator& g = runtime::Generator::default_for(kCPU);
+  uint8_t state[runtime::Generator::kStateSize];
+  g.get_state(state);
+  g.manual_seed(seed);
+  auto result = f();
+  g.set_state(state);
+  return result;
+}
+
 // Eigenvalues 1 +- 2i (nearly) and 4: apart, so that eig's derivative is well conditioned.
 const Input kGeneral{{3, 3}, -1, 1, {1, 2, 0, -2, 1, 0.5, 0.3, 0, 4}};
 const Input kGeneralIm{{3, 3}, -1, 1, {0.2, -0.1, 0.3, 0, 0.5, -0.2, 0.1, 0.4, -0.3}};
@@ -147,6 +159,21 @@ std::vector<Case> lapack_cases() {
        [](const Inputs& x) {
          const auto usv = ops::svd(x[0]);
          return ops::add(ops::add(ops::sum(squares(usv[0])), ops::sum(squares(usv[2]))), ops::sum(usv[1]));
+       }},
+      // The randomized SVDs with the default generator seeded before each evaluation, so that every
+      // one draws the same test matrix and the function differentiated is a smooth one of A (and
+      // M); q = 3 below A's rank, so that the singular values stay apart.
+      {{"svd_lowrank"},
+       {{{5, 4}}, {{1, 4}}},
+       [](const Inputs& x) {
+         const auto usv = with_seed(11, [&] { return ops::svd_lowrank(x[0], 3, 1, x[1]); });
+         return flat({squares(usv[0]), usv[1], squares(usv[2])});
+       }},
+      {{"pca_lowrank"},
+       {{{5, 4}}},
+       [](const Inputs& x) {
+         const auto usv = with_seed(11, [&] { return ops::pca_lowrank(x[0], 3, true, 1); });
+         return flat({squares(usv[0]), usv[1], squares(usv[2])});
        }},
       {{"linalg_svdvals"}, {t43}, [](const Inputs& x) { return ops::linalg_svdvals(x[0]); }},
       {{"linalg_pinv"}, {t43}, [](const Inputs& x) { return ops::linalg_pinv(x[0]); }},
