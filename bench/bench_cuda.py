@@ -12,6 +12,7 @@ Rows (issue 9's targets printed beside each ratio; DESIGN.md §13: no timing is 
   launch      a + b on 1-element tensors: time per call (host overhead)
   linalg      inv, solve (64 right-hand sides), eigh, svd of one 512 x 512 float64 matrix on cuSOLVER,
               and torch's kernels for them (torch may pick other cuSOLVER routines or MAGMA): time per call
+  fft         fft of one complex64 signal of 2^20 points and of 64 of 3*5*7*11*13, both on cuFFT
 Times are the best of 5 runs of `iters` calls each, with the device synchronized around them.
 --small shrinks N from 256M to 16M elements for a quick check."""
 
@@ -116,6 +117,15 @@ def main():
             ("linalg.svd 512 float64 (ms)", lambda: ctorch.linalg.svd(ca), lambda: torch.linalg.svd(ta))):
         c_ms, t_ms = best(cfn, cs, 3) * 1e3, best(tfn, ts, 3) * 1e3
         print(row.format(name, f"{c_ms:.3f}", f"{t_ms:.3f}", f"{t_ms / c_ms:.2f}", "torch time / ctorch time"))
+
+    # torch.fft on cuFFT: a power of two and 3*5*7*11*13 = 15015 points, complex64, 64 signals each.
+    for n in (1 << 20, 15015):
+        rows_fft = 64 if n < 1 << 20 else 1
+        tz = torch.randn(rows_fft, n, device="cuda", dtype=torch.complex64)
+        cz = ctorch.from_dlpack(tz)
+        c_ms, t_ms = (best(lambda: ctorch.fft.fft(cz), cs, 5) * 1e3, best(lambda: torch.fft.fft(tz), ts, 5) * 1e3)
+        print(row.format(f"fft.fft {rows_fft} x {n} complex64 (ms)", f"{c_ms:.3f}", f"{t_ms:.3f}", f"{t_ms / c_ms:.2f}",
+                         "torch time / ctorch time"))
 
     ca1, ta1 = ctorch.ones(1, device="cuda"), torch.ones(1, device="cuda")
     c_us, t_us = best(lambda: ca1 + ca1, cs, 20000) * 1e6, best(lambda: ta1 + ta1, ts, 20000) * 1e6

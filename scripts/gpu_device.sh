@@ -17,7 +17,7 @@ fi
 # The CUDA toolkit's own libraries first, then any a Python package brought (torch's).
 cuda_dirs=$(find /usr/local /opt -maxdepth 9 \( -name libcudart.so.13 -o -name libcublas.so.13 \
   -o -name libcublasLt.so.13 -o -name libnvrtc.so.13 -o -name libcusolver.so.12 -o -name libcusparse.so.12 \
-  -o -name libnvJitLink.so.13 \) -printf '%h\n' 2>/dev/null | awk '!seen[$0]++' | paste -sd:)
+  -o -name libnvJitLink.so.13 -o -name libcufft.so.12 \) -printf '%h\n' 2>/dev/null | awk '!seen[$0]++' | paste -sd:)
 export LD_LIBRARY_PATH="$PWD/.gpu/lib:$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 {
   nvidia-smi

@@ -27,8 +27,9 @@ unsigned class_of(DType compute) {
 }
 
 void no_complex_kernels(DType d) {
-  fail(CT_ERROR_NOT_IMPLEMENTED, str("cuda: no kernel for ", d, " tensors: complex tensors compute on the cpu only in "
-                                     "this build. Move them with to(\"cpu\")"));
+  fail(CT_ERROR_NOT_IMPLEMENTED, str("cuda: no kernel for ", d, " tensors: on cuda, complex tensors only move, copy, ",
+                                     "add, sum and go through torch.fft's transforms in this build. Compute the rest on ",
+                                     "the cpu: move them with to(\"cpu\")"));
 }
 
 void unsupported(const char* op, DType d, const char* what) {
@@ -83,8 +84,27 @@ const TensorImpl* on_device(const char* op, const TensorImpl& t, Device device, 
   return holder.impl();
 }
 
+Tensor pairs_of(const TensorImpl& t, int part) {
+  SymDimVector sizes, strides;
+  for (int64_t s : t.sizes()) sizes.push_back(SymInt(s));
+  for (int64_t s : t.strides()) strides.push_back(SymInt(2 * s));
+  int64_t offset = 2 * t.storage_offset();
+  if (part < 0) {
+    sizes.push_back(SymInt(2));
+    strides.push_back(SymInt(1));
+  } else {
+    offset += part;
+  }
+  return Tensor::adopt(TensorImpl::view_of(t, sizes.ref(), strides.ref(), SymInt(offset), real_dtype(t.dtype())));
+}
+
 void fill(const char* op, const TensorImpl& out, const Scalar& v, void* stream) {
   if (out.numel() == 0) return;
+  if (is_complex(out.dtype())) {
+    fill(op, *pairs_of(out, 0), v, stream);
+    fill(op, *pairs_of(out, 1), Scalar(0.0), stream);
+    return;
+  }
   const ct_cuda_loop loop = plan_loop(op, out, nullptr, 0);
   // The integer value for integer and bool dtypes: a float truncates toward zero (out of range
   // or NaN gives 0 rather than undefined behaviour); bool tests != 0.
@@ -109,6 +129,19 @@ static DType copy_compute(DType dst, DType src) {
 
 void copy_into(const char* op, const TensorImpl& dst, const TensorImpl& src, void* stream) {
   if (dst.numel() == 0) return;
+  if (is_complex(dst.dtype()) && is_complex(src.dtype())) {
+    copy_into(op, *pairs_of(dst), *pairs_of(src), stream);
+    return;
+  }
+  if (is_complex(dst.dtype())) {
+    copy_into(op, *pairs_of(dst, 0), src, stream);
+    fill(op, *pairs_of(dst, 1), Scalar(0.0), stream);
+    return;
+  }
+  if (is_complex(src.dtype()) && dst.dtype() != DType::Bool) {
+    copy_into(op, dst, *pairs_of(src, 0), stream);
+    return;
+  }
   const TensorImpl* in = &src;
   const ct_cuda_loop loop = plan_loop(op, dst, &in, 1);
   check(driver().unary(CT_CUDA_UNARY_COPY, code(dst.dtype()), code(src.dtype()),

@@ -15,7 +15,8 @@ namespace ct::cuda {
 
 [[noreturn]] void no_complex_kernels(DType d);
 /// The ct_dtype code the table takes (DType's value). The table has no complex kernels: a complex
-/// dtype raises CT_ERROR_NOT_IMPLEMENTED here, before any call.
+/// dtype raises CT_ERROR_NOT_IMPLEMENTED here, before any call. What moves complex values without
+/// arithmetic (fill, copy_into, the transforms) goes through their parts (pairs_of).
 inline int code(DType d) {
   if (is_complex(d)) no_complex_kernels(d);
   return static_cast<int>(d);
@@ -57,11 +58,18 @@ const TensorImpl* in_compute_dtype(const TensorImpl& t, DType compute, Tensor& h
 /// v as the compute dtype holds it, as the cpu kernels read a scalar operand (see the Note above).
 double as_compute(const Scalar& v, DType compute);
 
-/// Writes v (converted to out's dtype) to every element of out, whatever its strides.
+/// A complex tensor's (real, imaginary) pairs as a real one, view_as_real's layout (sizes + [2]);
+/// with part 0 or 1, only the real or the imaginary parts (t's sizes). Metadata only.
+Tensor pairs_of(const TensorImpl& t, int part = -1);
+
+/// Writes v (converted to out's dtype) to every element of out, whatever its strides. A complex
+/// out gets v as its real parts and zeros as its imaginary ones.
 void fill(const char* op, const TensorImpl& out, const Scalar& v, void* stream);
 
 /// dst = src converted to dst's dtype, src broadcast to dst's sizes; both on dst's device, no
-/// partial overlap (the caller clones an overlapping src first).
+/// partial overlap (the caller clones an overlapping src first). Complex values copy as their
+/// parts: a real src gives zero imaginary parts, and a real dst (not bool) takes the real parts, as
+/// torch's cast does.
 void copy_into(const char* op, const TensorImpl& dst, const TensorImpl& src, void* stream);
 
 /// t as a contiguous device tensor of dtype d (t itself when it already is one).

@@ -50,6 +50,7 @@ void register_cuda_kernels(Registry& r) {
   register_scan_kernels(r);
   register_sampling_kernels(r);
   register_linalg_kernels(r);
+  register_fft_kernels(r);
   // Last: the elementwise operators no family file gave a kernel get the derived one.
   register_element_kernels(r);
 }

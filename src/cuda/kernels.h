@@ -29,6 +29,7 @@ void register_shape_kernels(Registry& r);             // shape.cpp
 void register_scan_kernels(Registry& r);              // scan.cpp
 void register_sampling_kernels(Registry& r);          // sampling.cpp
 void register_linalg_kernels(Registry& r);            // linalg.cpp
+void register_fft_kernels(Registry& r);               // fft.cpp
 
 /// A structured operator's CUDA compute (run by structured_kernel), and the same for its in-place
 /// variant ("add_.Tensor" for "add.Tensor", "neg_" for "neg") when it has one, as

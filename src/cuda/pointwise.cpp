@@ -43,10 +43,35 @@ void unary_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
 
 // ---- Binary
 
+// add and sub of complex tensors: a + alpha b part by part (alpha is real), each operand first made
+// out's complex dtype (a real one gets zero imaginary parts), which is how the cpu computes it.
+void add_complex(const Frame& f, const TensorImpl& out, int op, double alpha) {
+  void* stream = stream_for(out);
+  Tensor held[2], converted[2];
+  const TensorImpl* in[2];
+  for (int i = 0; i < 2; ++i) {
+    in[i] = on_device(f.name(), f.tensor(static_cast<size_t>(i)), out.device(), stream, held[i]);
+    if (in[i]->dtype() == out.dtype()) continue;
+    converted[i] = empty_on(in[i]->sizes(), out.dtype(), out.device());
+    copy_into(f.name(), *converted[i], *in[i], stream);
+    in[i] = converted[i].impl();
+  }
+  const Tensor po = pairs_of(out), pa = pairs_of(*in[0]), pb = pairs_of(*in[1]);
+  const TensorImpl* parts[2] = {pa.impl(), pb.impl()};
+  const ct_cuda_loop loop = plan_loop(f.name(), *po, parts, 2);
+  const int real = code(po->dtype());
+  check(driver().binary(op, real, real, real, real, alpha, po->data(), pa->data(), pb->data(), &loop, stream),
+        f.name());
+}
+
 template <int Op, unsigned Classes>
 void binary_cuda(const Frame& f, const MetaResult& m, Tensor* outs) {
   const TensorImpl& out = *outs[0];
   if (out.numel() == 0) return;
+  if ((Op == CT_CUDA_BINARY_ADD || Op == CT_CUDA_BINARY_SUB) && is_complex(out.dtype())) {
+    add_complex(f, out, Op, f.nargs > 2 ? f.arg(2).to_double() : 1.0);
+    return;
+  }
   DType compute = table_compute(m.compute);
   double alpha = f.nargs > 2 ? f.arg(2).to_double() : 1.0;
   if (!(Classes & class_of(m.compute))) {

@@ -45,6 +45,11 @@ void reduce_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
     bool all = false;
     mask = ops::reduced_mask(f.name(), f.arg(1), nd, &all);
   }
+  if ((Op == CT_CUDA_REDUCE_SUM || Op == CT_CUDA_REDUCE_MEAN) && is_complex(a.dtype())) {
+    // The sums of the real and of the imaginary parts, as on the cpu: the pair dim is never reduced.
+    run_reduce(f.name(), Op, *pairs_of(a), mask, *pairs_of(out), 0.0);
+    return;
+  }
   if (Op == CT_CUDA_REDUCE_MEAN && !is_floating(a.dtype())) unsupported(f.name(), a.dtype(), "mean needs a floating input");
   run_reduce(f.name(), Op, a, mask, out, 0.0);
 }

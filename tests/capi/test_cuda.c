@@ -267,6 +267,39 @@ static void test_linalg_on_cuda_matches_cpu(void) {
           dq, dr, zeros, dzeros);
 }
 
+/* torch.fft on cuFFT against the cpu's transforms: rfft, fft with padding, irfft back, and fftn
+ * over both dims with the orthonormal scale, of 3 float32 signals of 40 points. */
+static void test_fft_on_cuda_matches_cpu(void) {
+  if (!have_gpu()) return;
+  const int64_t sizes[2] = {3, 40}, padded = 48, dims[2] = {0, 1};
+  ct_tensor *x = NULL, *dx = NULL;
+  CHECK_OK(ct_manual_seed(5));
+  CHECK_OK(ct_tensor_randn(sizes, 2, CT_FLOAT32, "cpu", NULL, &x));
+  dx = on(x, "cuda");
+  ct_tensor *r = NULL, *dr = NULL, *rp = NULL, *drp = NULL, *f = NULL, *df = NULL, *fp = NULL, *dfp = NULL;
+  ct_tensor *back = NULL, *dback = NULL, *n2 = NULL, *dn2 = NULL, *n2p = NULL, *dn2p = NULL;
+  CHECK_OK(ct_tensor_fft_rfft(x, NULL, -1, NULL, &r));
+  CHECK_OK(ct_tensor_fft_rfft(dx, NULL, -1, NULL, &dr));
+  CHECK_OK(ct_tensor_view_as_real(r, &rp));
+  CHECK_OK(ct_tensor_view_as_real(dr, &drp));
+  CHECK(max_diff(drp, rp, 3 * 21 * 2) <= 1e-4);
+  CHECK_OK(ct_tensor_fft_fft(x, &padded, -1, NULL, &f));
+  CHECK_OK(ct_tensor_fft_fft(dx, &padded, -1, NULL, &df));
+  CHECK_OK(ct_tensor_view_as_real(f, &fp));
+  CHECK_OK(ct_tensor_view_as_real(df, &dfp));
+  CHECK(max_diff(dfp, fp, 3 * 48 * 2) <= 1e-4);
+  CHECK_OK(ct_tensor_fft_irfft(r, &sizes[1], -1, NULL, &back));
+  CHECK_OK(ct_tensor_fft_irfft(dr, &sizes[1], -1, NULL, &dback));
+  CHECK(max_diff(dback, back, 3 * 40) <= 1e-5);
+  CHECK(max_diff(dback, x, 3 * 40) <= 1e-5);
+  CHECK_OK(ct_tensor_fft_fftn(x, NULL, 0, dims, 2, "ortho", &n2));
+  CHECK_OK(ct_tensor_fft_fftn(dx, NULL, 0, dims, 2, "ortho", &dn2));
+  CHECK_OK(ct_tensor_view_as_real(n2, &n2p));
+  CHECK_OK(ct_tensor_view_as_real(dn2, &dn2p));
+  CHECK(max_diff(dn2p, n2p, 3 * 40 * 2) <= 1e-5);
+  RELEASE(x, dx, r, dr, rp, drp, f, df, fp, dfp, back, dback, n2, dn2, n2p, dn2p);
+}
+
 static void test_memory_is_cached_and_returned(void) {
   if (!have_gpu()) return;
   const int64_t sizes[1] = {1 << 20};
@@ -320,6 +353,7 @@ static const capi_test TESTS[] = {CAPI_TEST(test_without_a_device_cuda_is_absent
                                CAPI_TEST(test_deterministic_reductions_repeat_bitwise),
                                   CAPI_TEST(test_gradients_on_cuda),
                                   CAPI_TEST(test_linalg_on_cuda_matches_cpu),
+                                  CAPI_TEST(test_fft_on_cuda_matches_cpu),
                                   CAPI_TEST(test_memory_is_cached_and_returned),
                                   CAPI_TEST(test_pinned_memory_copies_both_ways),
                                   CAPI_TEST(test_out_of_memory_is_a_status)};

@@ -1068,6 +1068,118 @@ void test_solver() {
   }
 }
 
+ct_cuda_fft fft_call(int kind, int dtype, std::initializer_list<int64_t> n, int64_t batch, void* in, void* out) {
+  ct_cuda_fft a{};
+  a.kind = kind, a.dtype = dtype, a.rank = static_cast<int32_t>(n.size()), a.batch = batch, a.in = in, a.out = out;
+  int i = 0;
+  for (int64_t v : n)
+    if (i < 3) a.n[i++] = v;  // a rank past 3 is refused before n is read
+  return a;
+}
+
+// What fft refuses before it touches a device; an empty batch needs no device at all.
+void test_fft_arguments() {
+  size_t bytes = 7;
+  double dummy[4] = {0, 0, 0, 0};
+  EXPECT(D->fft_workspace(nullptr, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "NULL args");
+  ct_cuda_fft a = fft_call(3, kF32, {4}, 1, dummy, dummy);
+  EXPECT(D->fft(&a, nullptr, 0, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "unknown kind");
+  a = fft_call(CT_CUDA_FFT_C2C, kI64, {4}, 1, dummy, dummy);
+  EXPECT(D->fft_workspace(&a, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "int64 transform");
+  a = fft_call(CT_CUDA_FFT_C2C, kF64, {2, 2, 2, 2}, 1, dummy, dummy);
+  EXPECT(D->fft_workspace(&a, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "rank 4");
+  a = fft_call(CT_CUDA_FFT_C2C, kF64, {3, 0}, 1, dummy, dummy);
+  EXPECT(D->fft(&a, nullptr, 0, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "a size of 0");
+  EXPECT(std::strstr(D->last_error(), "at least 1") != nullptr, "message says why: %s", D->last_error());
+  a = fft_call(CT_CUDA_FFT_R2C, kF32, {8}, 1, dummy, dummy);
+  EXPECT(D->fft(&a, nullptr, 0, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "a real transform in place");
+  a = fft_call(CT_CUDA_FFT_C2R, kF64, {8}, 0, nullptr, nullptr);
+  EXPECT(D->fft_workspace(&a, &bytes) == CT_CUDA_OK && bytes == 0, "an empty batch: no workspace");
+  EXPECT(D->fft(&a, nullptr, 0, nullptr) == CT_CUDA_OK, "an empty batch: nothing to do");
+}
+
+// The transforms against the definition, X[k] = sum_j x[j] e^(-2 pi i jk / n) (summed in double on
+// the host): C2C in float32 (two signals of 8), forward and inverse; R2C and C2R in float64 (three
+// signals of 6); a 3 x 5 C2C in float64 over both dims.
+void test_fft() {
+  auto run = [&](ct_cuda_fft a) {
+    size_t bytes = 0;
+    OK(D->fft_workspace(&a, &bytes));
+    DevBuf work(bytes ? bytes : 1);
+    OK(D->fft(&a, work.p, bytes, g_stream));
+  };
+  // The n-point DFT of the complex signal x (interleaved pairs), sign -1 forward, +1 inverse.
+  auto dft = [](const std::vector<double>& x, int64_t n, int sign) {
+    std::vector<double> y(2 * n, 0.0);
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t j = 0; j < n; ++j) {
+        const double t = sign * 2 * M_PI * static_cast<double>((j * k) % n) / static_cast<double>(n);
+        y[2 * k] += x[2 * j] * std::cos(t) - x[2 * j + 1] * std::sin(t);
+        y[2 * k + 1] += x[2 * j] * std::sin(t) + x[2 * j + 1] * std::cos(t);
+      }
+    return y;
+  };
+  {  // C2C float32, batch 2 of 8
+    std::vector<float> x(2 * 2 * 8);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.7 * static_cast<double>(i)) + 0.1 * i);
+    DevBuf in(x.size() * 4), out(x.size() * 4);
+    in.put(x);
+    run(fft_call(CT_CUDA_FFT_C2C, kF32, {8}, 2, in.p, out.p));
+    const std::vector<float> y = out.get<float>(x.size());
+    for (int b = 0; b < 2; ++b) {
+      const std::vector<double> sig(x.begin() + b * 16, x.begin() + (b + 1) * 16);
+      const std::vector<double> want = dft(sig, 8, -1);
+      for (int i = 0; i < 16; ++i)
+        EXPECT(std::fabs(y[b * 16 + i] - want[i]) < 1e-4, "c2c [%d][%d] = %g, want %g", b, i, y[b * 16 + i], want[i]);
+    }
+    ct_cuda_fft back = fft_call(CT_CUDA_FFT_C2C, kF32, {8}, 2, out.p, out.p);  // in place
+    back.inverse = 1;
+    run(back);
+    const std::vector<float> z = out.get<float>(x.size());
+    for (size_t i = 0; i < x.size(); ++i) EXPECT(std::fabs(z[i] - 8 * x[i]) < 1e-4, "inverse c2c [%zu] = %g", i, z[i]);
+  }
+  {  // R2C and C2R float64, batch 3 of 6: the half spectrum (4 points), then 6 times the signal back
+    std::vector<double> x(3 * 6);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(1.3 * static_cast<double>(i)) - 0.05 * i;
+    DevBuf in(x.size() * 8), half(3 * 4 * 2 * 8), back(x.size() * 8);
+    in.put(x);
+    run(fft_call(CT_CUDA_FFT_R2C, kF64, {6}, 3, in.p, half.p));
+    const std::vector<double> y = half.get<double>(3 * 4 * 2);
+    for (int b = 0; b < 3; ++b) {
+      std::vector<double> sig(12, 0.0);
+      for (int j = 0; j < 6; ++j) sig[2 * j] = x[b * 6 + j];
+      const std::vector<double> want = dft(sig, 6, -1);
+      for (int i = 0; i < 8; ++i)
+        EXPECT(std::fabs(y[b * 8 + i] - want[i]) < 1e-12, "r2c [%d][%d] = %.17g, want %.17g", b, i, y[b * 8 + i], want[i]);
+    }
+    run(fft_call(CT_CUDA_FFT_C2R, kF64, {6}, 3, half.p, back.p));
+    const std::vector<double> z = back.get<double>(x.size());
+    for (size_t i = 0; i < x.size(); ++i) EXPECT(std::fabs(z[i] - 6 * x[i]) < 1e-12, "c2r [%zu] = %.17g", i, z[i]);
+  }
+  {  // C2C float64 over a 3 x 5 signal: the 5-point DFT of each row, then the 3-point DFT of each column
+    std::vector<double> x(2 * 15);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.3 * static_cast<double>(i * i)) + 0.2;
+    DevBuf in(x.size() * 8), out(x.size() * 8);
+    in.put(x);
+    run(fft_call(CT_CUDA_FFT_C2C, kF64, {3, 5}, 1, in.p, out.p));
+    const std::vector<double> y = out.get<double>(x.size());
+    std::vector<double> rows(x.size());
+    for (int r = 0; r < 3; ++r) {
+      const std::vector<double> t = dft(std::vector<double>(x.begin() + r * 10, x.begin() + (r + 1) * 10), 5, -1);
+      std::copy(t.begin(), t.end(), rows.begin() + r * 10);
+    }
+    for (int c = 0; c < 5; ++c) {
+      std::vector<double> col(6);
+      for (int r = 0; r < 3; ++r) col[2 * r] = rows[r * 10 + 2 * c], col[2 * r + 1] = rows[r * 10 + 2 * c + 1];
+      const std::vector<double> want = dft(col, 3, -1);
+      for (int r = 0; r < 3; ++r)
+        for (int part = 0; part < 2; ++part)
+          EXPECT(std::fabs(y[r * 10 + 2 * c + part] - want[2 * r + part]) < 1e-12, "2-d c2c [%d, %d].%d = %.17g", r, c,
+                 part, y[r * 10 + 2 * c + part]);
+    }
+  }
+}
+
 int main() {
   void* lib = dlopen(CT_CUDA_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -1085,6 +1197,7 @@ int main() {
   test_argument_checks_more();
   test_sampling_arguments();
   test_solver_arguments();
+  test_fft_arguments();
   if (count <= 0) {
     void* p = nullptr;
     const int rc = D->malloc(0, 16, &p);
@@ -1103,6 +1216,7 @@ int main() {
     test_factories_scans();
     test_sampling();
     test_solver();
+    test_fft();
     OK(D->stream_destroy(g_stream));
   }
   std::printf("%d passed, %d failed\n", g_passed, g_failed);

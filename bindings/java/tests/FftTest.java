@@ -22,6 +22,17 @@ class FftTest {
   }
 
   @Test
+  void onCudaAsOnTheCpu() {
+    if (!Cuda.isAvailable()) return; // cuFFT needs a GPU; scripts/gpu_suite.sh runs this there
+    try (TensorScope scope = new TensorScope()) {
+      Tensor x = Tensor.of(new double[] {1, 2, 3, 4}, 4).toDevice(Device.cuda(0));
+      Tensor h = x.fftRfft();
+      assertArrayEquals(new double[] {10, 0, -2, 2, -2, 0}, h.viewAsReal().toDevice(Device.CPU).toDoubleArray(), 1e-12);
+      assertArrayEquals(new double[] {1, 2, 3, 4}, h.fftIrfft(4L, -1, null).toDevice(Device.CPU).toDoubleArray(), 1e-12);
+    }
+  }
+
+  @Test
   void stftOfACosineAndBack() {
     try (TensorScope scope = new TensorScope()) {
       // cos(pi n / 2) in frames of 8 (hop 8, no centering, no window): 4 at frequency 2 in each frame.

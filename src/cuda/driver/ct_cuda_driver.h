@@ -60,6 +60,7 @@ extern "C" {
 #define CT_CUDA_ERR_NVRTC (-7)            /* NVRTC failed; for compile errors the message holds the log */
 #define CT_CUDA_ERR_NOT_READY (-8)        /* reserved: queries report readiness through an out-flag */
 #define CT_CUDA_ERR_CUSOLVER (-9)         /* a cuSOLVER call failed (message holds the cusolverStatus_t) */
+#define CT_CUDA_ERR_CUFFT (-10)           /* a cuFFT call failed (message holds the cufftResult) */
 
 /* The per-thread default stream (cudaStreamPerThread), usable wherever a stream is taken. */
 #define CT_CUDA_STREAM_PER_THREAD ((void*)0x2)
@@ -423,6 +424,28 @@ typedef struct ct_cuda_solver {
   int32_t* info;
 } ct_cuda_solver;
 
+/* ---- Fourier transforms: types (appended) ---- */
+
+/* The transforms fft runs on cuFFT, unnormalized, each over the innermost `rank` dims (1 to 3) of
+ * `batch` contiguous signals laid one after another (cuFFT's basic layout):
+ *   C2C  complex n[0..rank) -> complex n[0..rank): exp(-2 pi i jk/n) forward, exp(+...) when inverse.
+ *        in == out is allowed.
+ *   R2C  real n[0..rank) -> complex with the last dim n[rank-1] / 2 + 1 (the half spectrum).
+ *   C2R  complex with the last dim n[rank-1] / 2 + 1 -> real n[0..rank); in is overwritten (cuFFT's
+ *        own rule), so pass a copy. */
+enum ct_cuda_fft_kind { CT_CUDA_FFT_C2C = 0, CT_CUDA_FFT_R2C = 1, CT_CUDA_FFT_C2R = 2 };
+
+typedef struct ct_cuda_fft {
+  int32_t kind;    /* ct_cuda_fft_kind */
+  int32_t dtype;   /* float32 or float64: the precision (complex64 or complex128 data) */
+  int32_t inverse; /* C2C only */
+  int32_t rank;    /* 1, 2 or 3 */
+  int64_t n[3];    /* the signal's sizes, outermost first (C2R: the real output's) */
+  int64_t batch;
+  void* in;
+  void* out;
+} ct_cuda_fft;
+
 /* ---- The table ---- */
 
 typedef struct ct_cuda_driver {
@@ -722,6 +745,15 @@ typedef struct ct_cuda_driver {
    * taken as ones when unit. Matrix i at A + i strideA, B + i strideB elements; float32, float64. */
   int (*trsm)(int dtype, int left, int upper, int trans, int unit, int64_t m, int64_t n, const void* A,
               int64_t strideA, void* B, int64_t strideB, int64_t batch, void* stream);
+
+  /* ---- Fourier transforms (appended) ---- */
+  /* The device workspace, in bytes, that fft needs for args (its kind, dtype, sizes and batch). */
+  int (*fft_workspace)(const ct_cuda_fft* args, size_t* bytes);
+  /* Runs args (ct_cuda_fft_kind) on stream, on the current device; workspace: fft_workspace's bytes
+   * of device memory, borrowed in stream order. The cuFFT plan for the sizes is made on first use
+   * and kept for later calls (the 32 most recent); cuFFT gives the same bits for the same plan on
+   * one GPU model. */
+  int (*fft)(const ct_cuda_fft* args, void* workspace, size_t workspace_bytes, void* stream);
 } ct_cuda_driver;
 
 /* The table for `version`, or NULL when this library does not implement it. The table is static:

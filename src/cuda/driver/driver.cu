@@ -83,6 +83,9 @@ ct_cuda_driver make_v1() {
   d.solver_workspace = solver_workspace;
   d.solver = solver;
   d.trsm = trsm;
+  // Fourier transforms (appended)
+  d.fft_workspace = fft_workspace;
+  d.fft = fft;
   return d;
 }
 

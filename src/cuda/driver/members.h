@@ -133,4 +133,8 @@ int solver(const ct_cuda_solver* args, void* workspace, size_t workspace_bytes, 
 int trsm(int dtype, int left, int upper, int trans, int unit, int64_t m, int64_t n, const void* A, int64_t strideA,
          void* B, int64_t strideB, int64_t batch, void* stream);
 
+// fft.cu (Fourier transforms: appended)
+int fft_workspace(const ct_cuda_fft* args, size_t* bytes);
+int fft(const ct_cuda_fft* args, void* workspace, size_t workspace_bytes, void* stream);
+
 }  // namespace ct::cuda

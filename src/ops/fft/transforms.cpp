@@ -340,7 +340,9 @@ void c2r_backward(GradCtx& c) {
   const int64_t n = c.arg("last_dim_size").to_int(), half = n / 2 + 1, twice = n - half;
   Tensor g = _fft_r2c(c.grad(), dim, c.arg("normalization").to_int(), true);
   if (twice > 0) {
-    const Tensor first = narrow(g, last, 0, 1), doubled = mul(narrow(g, last, 1, twice), Scalar(2)),
+    // Doubled through the parts, a real multiplication, which cuda computes too.
+    const Tensor first = narrow(g, last, 0, 1),
+                 doubled = view_as_complex(mul(view_as_real(narrow(g, last, 1, twice)), Scalar(2))),
                  rest = narrow(g, last, 1 + twice, half - 1 - twice);
     g = cat({first.impl(), doubled.impl(), rest.impl()}, last);
   }

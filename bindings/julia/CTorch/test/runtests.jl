@@ -428,6 +428,11 @@ end
     @test Array(ops.fft_fftshift(Tensor([0, 1, 2, -2, -1]))) == [-2, -1, 0, 1, 2]
     @test ctorch_error(() -> ops.fft_rfft(h)).kind === :CT_ERROR_DTYPE
     @test occursin("Invalid number of data points", ctorch_error(() -> ops.fft_fft(x, 0)).message)
+    if CTorch.cuda_device_count() > 0  # cuFFT: the same spectrum on a GPU, and back
+        gh = ops.fft_rfft(CTorch.to(x, "cuda"))
+        @test Array(CTorch.to(gh, "cpu")) ≈ ComplexF64[10, -2 + 2im, -2]
+        @test Array(CTorch.to(ops.fft_irfft(gh, 4), "cpu")) ≈ [1.0, 2.0, 3.0, 4.0]
+    end
     # stft of cos(pi n / 2) in frames of 8 (no centering, no window): 4 at frequency 2; istft back
     c = Tensor([cospi(n / 2) for n in 0:15])
     s = ops.stft(c, 8, 8; center = false, return_complex = true)
