@@ -164,8 +164,10 @@ void r2c_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
 }
 
 // _fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor: the complex
-// inverse transforms of the dims before the last group first, then the real inverse transform of
-// that group (the Hermitian dim innermost), on a copy, which cuFFT overwrites.
+// inverse transforms of the other dims first, then the real inverse transform of the last one alone,
+// on a copy, which cuFFT overwrites. One dim at a time, as the cpu: the imaginary parts a real
+// transform ignores (at frequencies 0 and n / 2) are then those of the same numbers on both
+// devices, even for a spectrum that is not Hermitian.
 void c2r_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const char* fn = "_fft_c2r";
   const TensorImpl& a = f.tensor(0);
@@ -176,9 +178,8 @@ void c2r_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const int64_t n = f.arg(3).to_int(), last = dims[dims.size() - 1];
   double points = static_cast<double>(n);
   for (size_t i = 0; i + 1 < dims.size(); ++i) points *= static_cast<double>(a.size(static_cast<size_t>(dims[i])));
-  const size_t take = std::min<size_t>(3, dims.size());
-  const DimVector group(IntArrayRef(dims.data() + dims.size() - take, take));
-  const DimVector rest(IntArrayRef(dims.data(), dims.size() - take));
+  const DimVector group{last};
+  const DimVector rest(IntArrayRef(dims.data(), dims.size() - 1));
   // The first n / 2 + 1 points of the Hermitian dim are the ones the transform reads.
   DimVector sizes(a.sizes());
   sizes[static_cast<size_t>(last)] = n / 2 + 1;
