@@ -1700,14 +1700,16 @@ CT_API CT_NODISCARD ct_status ct_tensor_imag(const ct_tensor* self, ct_tensor** 
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "conj_physical".
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "conj_physical".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_conj_physical(const ct_tensor* self, ct_tensor** out);
 
 /*
  * ct_tensor_conj_physical_ - conj_physical_(Tensor(a!) self) -> Tensor(a!)
  *
- * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "conj_physical_".
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "conj_physical_".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_conj_physical_(ct_tensor* self);
 
@@ -3529,7 +3531,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_pca_lowrank(const ct_tensor* A, const in
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "_fft_c2c".
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "_fft_c2c".
  */
 CT_API CT_NODISCARD ct_status ct_tensor__fft_c2c(const ct_tensor* self, const int64_t* dim, size_t dim_len,
                                                  int64_t normalization, int forward, ct_tensor** out);
@@ -3539,7 +3542,8 @@ CT_API CT_NODISCARD ct_status ct_tensor__fft_c2c(const ct_tensor* self, const in
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "_fft_r2c".
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "_fft_r2c".
  */
 CT_API CT_NODISCARD ct_status ct_tensor__fft_r2c(const ct_tensor* self, const int64_t* dim, size_t dim_len,
                                                  int64_t normalization, int onesided, ct_tensor** out);
@@ -3549,7 +3553,8 @@ CT_API CT_NODISCARD ct_status ct_tensor__fft_r2c(const ct_tensor* self, const in
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu bitwise, meta bitwise. ct_op_call name: "_fft_c2r".
+ * Differentiable. Determinism: cpu bitwise, cuda deterministic, meta bitwise. ct_op_call name:
+ * "_fft_c2r".
  */
 CT_API CT_NODISCARD ct_status ct_tensor__fft_c2r(const ct_tensor* self, const int64_t* dim, size_t dim_len,
                                                  int64_t normalization, int64_t last_dim_size,

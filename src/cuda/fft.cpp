@@ -8,25 +8,33 @@
 // to transform in groups of up to three, last group first: it copies the tensor with the group's
 // dims moved last (one contiguous copy, which also takes any strides), transforms them, and reads
 // the result back in the input's dim order. Normalization multiplies the output's parts by the
-// scale at the end, as cuFFT's transforms are unnormalized. Complex values move as their parts
-// (kernel_util.h: pairs_of); no other complex arithmetic runs on cuda.
+// scale at the end, as cuFFT's transforms are unnormalized. Complex values move and scale as their
+// parts (kernel_util.h: pairs_of).
 #include <algorithm>
-#include <cmath>
 
 #include "core/error.h"
 #include "cuda/driver_members.h"
 #include "cuda/kernel_util.h"
 #include "cuda/kernels.h"
 #include "cuda/loop_plan.h"
+#include "ops/fft/transforms.h"
 #include "ops/op_common.h"
 
 namespace ct::cuda {
 namespace {
 
-DimVector wrapped_dims(const char* fn, const TensorImpl& a, IntArrayRef dims) {
-  DimVector out;
-  for (int64_t d : dims) out.push_back(ops::wrap_dim(fn, d, static_cast<int64_t>(a.dim())));
-  return out;
+using ops::fft::normalization_of;
+using ops::fft::scale_of;
+using ops::fft::transform_dims;
+
+// The dims a call transforms (its second argument, wrapped) and how many points they hold in its
+// input.
+DimVector dims_of(const char* fn, const Frame& f, bool may_be_empty, double* points) {
+  const TensorImpl& a = f.tensor(0);
+  const DimVector dims = transform_dims(fn, a, f.arg(1).int_list(), may_be_empty);
+  *points = 1;
+  for (int64_t d : dims) *points *= static_cast<double>(a.size(static_cast<size_t>(d)));
+  return dims;
 }
 
 // The order that puts `last` (dims of t) after every other dim of t, keeping both in their order;
@@ -111,10 +119,6 @@ void store_scaled(const char* fn, const TensorImpl& out, const TensorImpl& t, do
         fn);
 }
 
-double scale_for(int64_t normalization, double points) {
-  return normalization == 0 ? 1.0 : normalization == 1 ? 1.0 / std::sqrt(points) : 1.0 / points;
-}
-
 // _fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
 void c2c_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const char* fn = "_fft_c2c";
@@ -122,11 +126,10 @@ void c2c_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& out = *outs[0];
   if (out.numel() == 0) return;
   void* stream = stream_for(out);
-  const DimVector dims = wrapped_dims(fn, a, f.arg(1).int_list());
   double points = 1;
-  for (int64_t d : dims) points *= static_cast<double>(a.size(static_cast<size_t>(d)));
+  const DimVector dims = dims_of(fn, f, true, &points);
   const Tensor result = c2c_over(fn, Tensor::borrow(&a), dims.ref(), !f.arg(3).to_bool(), stream);
-  store_scaled(fn, out, *result, scale_for(f.arg(2).to_int(), points), stream);
+  store_scaled(fn, out, *result, scale_of(normalization_of(fn, f.arg(2)), points), stream);
 }
 
 // _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor: the last dim listed
@@ -138,10 +141,9 @@ void r2c_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& out = *outs[0];
   if (out.numel() == 0) return;
   void* stream = stream_for(out);
-  const DimVector dims = wrapped_dims(fn, a, f.arg(1).int_list());
   double points = 1;
-  for (int64_t d : dims) points *= static_cast<double>(a.size(static_cast<size_t>(d)));
-  const double scale = scale_for(f.arg(2).to_int(), points);
+  const DimVector dims = dims_of(fn, f, false, &points);
+  const double scale = scale_of(normalization_of(fn, f.arg(2)), points);
   if (!f.arg(3).to_bool()) {
     const Tensor z = empty_on(a.sizes(), out.dtype(), a.device());
     copy_into(fn, *z, a, stream);
@@ -174,7 +176,7 @@ void c2r_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   const TensorImpl& out = *outs[0];
   if (out.numel() == 0) return;
   void* stream = stream_for(out);
-  const DimVector dims = wrapped_dims(fn, a, f.arg(1).int_list());
+  const DimVector dims = transform_dims(fn, a, f.arg(1).int_list(), false);
   const int64_t n = f.arg(3).to_int(), last = dims[dims.size() - 1];
   double points = static_cast<double>(n);
   for (size_t i = 0; i + 1 < dims.size(); ++i) points *= static_cast<double>(a.size(static_cast<size_t>(dims[i])));
@@ -190,11 +192,9 @@ void c2r_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   DimVector real_sizes(complex_in->sizes());
   real_sizes.back() = n;
   const Tensor real_out = empty_on(real_sizes.ref(), out.dtype(), a.device());
-  DimVector signal = sizes_along(a, group.ref());
-  signal.back() = n;
-  run_fft(fn, CT_CUDA_FFT_C2R, true, complex_in, real_out, signal.ref(), stream);
-  store_scaled(fn, out, *permuted(*real_out, inverse_of(perm.ref()).ref()), scale_for(f.arg(2).to_int(), points),
-               stream);
+  run_fft(fn, CT_CUDA_FFT_C2R, true, complex_in, real_out, {n}, stream);
+  store_scaled(fn, out, *permuted(*real_out, inverse_of(perm.ref()).ref()),
+               scale_of(normalization_of(fn, f.arg(2)), points), stream);
 }
 
 // conj_physical(Tensor self) -> Tensor: the real parts copied, the imaginary ones negated; a real

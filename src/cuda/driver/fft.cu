@@ -188,29 +188,38 @@ int exec(const Plan& p, const ct_cuda_fft* a) {
   }
 }
 
+// args checked, and the plan for them on the current device taken out of the pool; an empty batch
+// needs none (*taken stays false).
+int take_plan(const ct_cuda_fft* args, Plan* p, bool* taken) {
+  *taken = false;
+  if (const int st = check_args(args)) return st;
+  if (args->batch == 0) return 0;
+  int device = 0;
+  CT_CUDA_TRY(cudaGetDevice(&device));
+  if (const int st = pool().take(key_of(args, device), p)) return st;
+  *taken = true;
+  return 0;
+}
+
 }  // namespace
 
 int fft_workspace(const ct_cuda_fft* args, size_t* bytes) {
   CT_CUDA_ARG(bytes != nullptr, "fft_workspace: bytes is NULL");
   *bytes = 0;
-  if (const int st = check_args(args)) return st;
-  if (args->batch == 0) return 0;
-  int device = 0;
-  CT_CUDA_TRY(cudaGetDevice(&device));
   Plan p;
-  if (const int st = pool().take(key_of(args, device), &p)) return st;
+  bool taken = false;
+  if (const int st = take_plan(args, &p, &taken)) return st;
+  if (!taken) return 0;
   *bytes = p.work_bytes;
   pool().give_back(p);
   return 0;
 }
 
 int fft(const ct_cuda_fft* args, void* workspace, size_t workspace_bytes, void* stream) {
-  if (const int st = check_args(args)) return st;
-  if (args->batch == 0) return 0;
-  int device = 0;
-  CT_CUDA_TRY(cudaGetDevice(&device));
   Plan p;
-  if (const int st = pool().take(key_of(args, device), &p)) return st;
+  bool taken = false;
+  if (const int st = take_plan(args, &p, &taken)) return st;
+  if (!taken) return 0;
   int st = 0;
   if (workspace_bytes < p.work_bytes || (p.work_bytes > 0 && !workspace))
     st = fail(CT_CUDA_ERR_INVALID_ARGUMENT, "fft: the workspace has %zu bytes, fewer than the %zu fft_workspace asked for",

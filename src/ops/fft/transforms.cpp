@@ -18,15 +18,13 @@
 #include "dispatch/grad_ctx.h"
 #include "ops/cpu/parallel.h"
 #include "ops/fft/plan.h"
+#include "ops/fft/transforms.h"
 #include "ops/functions.h"
 #include "ops/op_common.h"
 
 namespace ct::ops {
-namespace {
+namespace fft {
 
-using autograd::GradCtx;
-
-// The dims of a transform, wrapped and checked: distinct, and at least one unless `may_be_empty`.
 DimVector transform_dims(const char* op, const TensorImpl& a, IntArrayRef dims, bool may_be_empty) {
   CT_CHECK(may_be_empty || !dims.empty(), CT_ERROR_INVALID_ARGUMENT, op,
            ": expected at least one dim to transform, but got none (input sizes ", a.sym_sizes(), ")");
@@ -50,10 +48,18 @@ int64_t normalization_of(const char* op, const Value& v) {
   return norm;
 }
 
-// The scale a normalization applies for n points in all.
 double scale_of(int64_t normalization, double n) {
   return normalization == 0 ? 1.0 : normalization == 1 ? 1.0 / std::sqrt(n) : 1.0 / n;
 }
+
+}  // namespace fft
+
+namespace {
+
+using autograd::GradCtx;
+using fft::normalization_of;
+using fft::scale_of;
+using fft::transform_dims;
 
 // f(float) for float32 and complex64, f(double) for float64 and complex128: the precision a
 // transform runs in.
