@@ -71,7 +71,8 @@ static void test_eigh_svd_qr(void) {
 }
 
 /* svd_lowrank of the rank-1 A = [1, 2, 2]^T [2, 1], whatever the random draw: singular values
- * 3 sqrt 5 and 0, and U diag(S) V^T gives A back. pca_lowrank refuses a q above min(m, n). */
+ * 3 sqrt 5 and 0, and U diag(S) V^T gives A back. pca_lowrank refuses a q above min(m, n);
+ * svd_lowrank refuses float16 and a mean M that does not broadcast to A. */
 static void test_randomized_low_rank_svd(void) {
   ct_tensor* a = T(CT_FLOAT64, S(3, 2), 2, 1, 4, 2, 4, 2);
   const int64_t q = 2, too_many = 3;
@@ -86,7 +87,14 @@ static void test_randomized_low_rank_svd(void) {
   CHECK_STATUS(ct_tensor_pca_lowrank(a, &too_many, 1, 2, &pu, &ps, &pv), CT_ERROR_INVALID_ARGUMENT);
   CHECK_ERROR_CONTAINS("min(m, n) = 2");
   CHECK(pu == NULL && ps == NULL && pv == NULL);
-  RELEASE(a, u, s, v, us, vt, back);
+  ct_tensor *half = NULL, *wrong_mean = T(CT_FLOAT64, S(2, 2), 1, 2, 3, 4);
+  CHECK_OK(ct_tensor_to(a, CT_FLOAT16, &half));
+  CHECK_STATUS(ct_tensor_svd_lowrank(half, &q, NULL, NULL, &pu, &ps, &pv), CT_ERROR_DTYPE);
+  CHECK_ERROR_CONTAINS("svd_lowrank: A is float16");
+  CHECK_STATUS(ct_tensor_svd_lowrank(a, &q, NULL, wrong_mean, &pu, &ps, &pv), CT_ERROR_SHAPE);
+  CHECK_ERROR_CONTAINS("svd_lowrank");
+  CHECK(pu == NULL && ps == NULL && pv == NULL);
+  RELEASE(a, u, s, v, us, vt, back, half, wrong_mean);
 }
 
 /* torch 2.x's matrix_sqrth (from eigh) and polar (from the SVD): A = U H; a wide A refused. */

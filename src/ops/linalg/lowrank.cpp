@@ -19,8 +19,10 @@ using linalg::mH;
 void check_lowrank_input(const char* op, const Tensor& a) {
   CT_CHECK(a->dim() >= 2, CT_ERROR_SHAPE, op, ": A must have at least 2 dimensions (batches of m x n matrices), got "
            "sizes ", a->sym_sizes());
-  CT_CHECK(is_floating(a->dtype()) || is_complex(a->dtype()), CT_ERROR_DTYPE, op, ": A is ", a->dtype(),
-           "; it must be a floating or complex tensor. Convert it with to(float32)");
+  const DType d = a->dtype();
+  CT_CHECK(d == DType::Float32 || d == DType::Float64 || is_complex(d), CT_ERROR_DTYPE, op, ": A is ", d,
+           "; it must be float32, float64 or complex (its QR and SVD run on LAPACK, in single or double "
+           "precision). Convert it with to(float32)");
 }
 
 // A - M, and A^H - M^H, applied to X without forming A - M: M is the mean that pca_lowrank takes
@@ -81,7 +83,12 @@ void svd_lowrank_kernel(void*, Frame& f) {
   const int64_t q = count_arg("svd_lowrank", "q", f.arg(1), 6);
   const int64_t niter = count_arg("svd_lowrank", "niter", f.arg(2), 2);
   std::optional<Tensor> m;
-  if (!f.arg(3).is_none()) m = Tensor::borrow(&f.tensor(3));
+  if (!f.arg(3).is_none()) {
+    m = Tensor::borrow(&f.tensor(3));
+    const SymDimVector both = broadcast_shapes("svd_lowrank", (*m)->sym_sizes(), a->sym_sizes());
+    CT_CHECK(both.ref().equals(a->sym_sizes()), CT_ERROR_SHAPE, "svd_lowrank: M (sizes ", (*m)->sym_sizes(),
+             ") must broadcast to A's sizes ", a->sym_sizes(), ": it is A's mean, of sizes [..., 1, n] or A's own");
+  }
   auto [u, s, v] = svd_lowrank_of(a, q, niter, m);
   f.outs[0] = u, f.outs[1] = s, f.outs[2] = v;
 }

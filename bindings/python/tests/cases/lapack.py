@@ -686,6 +686,8 @@ def lowrank_cases(name):
             case("M_wide", lambda m, x, y, mu: run(m, x @ y + mu, q=3, M=mu), lambda m, x, y, mu: exact(m, x @ y),
                  pair(m=3, k=6) + [In((1, 6), "float64")]),
             Case("negative_q", lambda m, x: m.svd_lowrank(x, q=-1), [In((4, 3), "float64")]),
+            Case("M_not_broadcast", lambda m, x, mu: m.svd_lowrank(x, q=2, M=mu),
+                 [In((4, 3), "float64"), In((2, 3), "float64")]),
         ]
     else:
         def run(m, a, **kw):
