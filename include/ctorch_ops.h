@@ -3196,7 +3196,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_cholesky_inverse(const ct_tensor* self, 
  *   LD, pivots, info  new references on CT_OK, else NULL.
  *
  * No derivative: an input that requires grad is CT_ERROR_NOT_IMPLEMENTED. Determinism: cpu
- * deterministic, meta bitwise. ct_op_call name: "linalg_ldl_factor_ex".
+ * deterministic, cuda deterministic, meta bitwise. ct_op_call name: "linalg_ldl_factor_ex".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_ldl_factor_ex(const ct_tensor* self, int hermitian,
                                                              int check_errors, ct_tensor** LD,
@@ -3221,7 +3221,7 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_ldl_factor(const ct_tensor* self,
  *   out        a new reference on CT_OK, else NULL.
  *
  * No derivative: an input that requires grad is CT_ERROR_NOT_IMPLEMENTED. Determinism: cpu
- * deterministic, meta bitwise. ct_op_call name: "linalg_ldl_solve".
+ * deterministic, cuda deterministic, meta bitwise. ct_op_call name: "linalg_ldl_solve".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_ldl_solve(const ct_tensor* LD, const ct_tensor* pivots,
                                                          const ct_tensor* B, int hermitian, ct_tensor** out);

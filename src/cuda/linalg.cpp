@@ -1,6 +1,6 @@
 // linalg.cpp - CUDA compute for the LAPACK-backed operators of torch.linalg, on cuSOLVER (the
 // table's solver member) and cuBLAS trsm: lu_factor_ex, solve_ex, inv_ex, det, slogdet,
-// cholesky_ex, solve_triangular, eigh, svd, qr and geqrf. Their meta functions and derivatives are
+// cholesky_ex, solve_triangular, eigh, svd, qr, geqrf, ldl_factor_ex and ldl_solve. Their meta functions and derivatives are
 // the ops' own (src/ops/linalg/); the composites over them (solve, inv, lu, lu_solve, cholesky_solve,
 // eigvalsh, svdvals, matrix_rank, cond, lstsq, the matrix norms, ...) run on cuda through them.
 //
@@ -8,7 +8,7 @@
 // kernels do for LAPACK), runs one routine per matrix on the call's stream, and reports a failed
 // matrix as the cpu kernel does (linalg::check_infos), which reads the infos back: the same sync
 // torch makes for its errors. float32 and float64; complex tensors are refused by code() as every
-// cuda kernel refuses them. eig, eigvals and the LDL functions run on the cpu only.
+// cuda kernel refuses them. eig and eigvals run on the cpu only.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -350,6 +350,51 @@ void geqrf_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   ops::copy_(outs[1], qr.tau);
 }
 
+// linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False)
+//     -> (LD, pivots, info): sytrf on the lower triangle, as the cpu; LD keeps that triangle.
+void ldl_factor_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
+  const char* fn = "torch.linalg.ldl_factor";
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  void* stream = stream_for(*a);
+  const ColumnMajor ld = column_major(a);
+  fill(fn, *outs[2], Scalar(0), stream);  // a batch with no matrices reports no failure
+  ct_cuda_solver s = solver_args(CT_CUDA_SOLVER_SYTRF, a->dtype(), ld.rows, ld.cols, ld.batch);
+  s.a = ld.data->data();
+  s.ipiv = outs[1]->data_as<int32_t>();
+  s.info = outs[2]->data_as<int32_t>();
+  run_solver(fn, s, a->device(), stream);
+  ops::copy_(outs[0], ops::tril(ld.matrices()));
+  if (f.arg(2).to_bool()) check_device_infos(fn, a->dim() > 2, outs[2], Failure::LdlSingular, stream);
+}
+
+// linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor: the
+// pivots are read back and checked to be LAPACK's first (sytrs indexes rows with them, as the cpu
+// kernel checks), then LD and the pivots are broadcast to B's batch for one sytrs per matrix.
+void ldl_solve_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
+  const char* fn = "torch.linalg.ldl_solve";
+  const Tensor ld = Tensor::borrow(&f.tensor(0)), piv = Tensor::borrow(&f.tensor(1)), b = Tensor::borrow(&f.tensor(2));
+  void* stream = stream_for(*outs[0]);
+  const int64_t n = ld->size(ld->dim() - 1);
+  const Tensor pivots = contiguous_as(*piv, DType::Int32);
+  const std::vector<int32_t> host = read_back<int32_t>(fn, pivots->data(), pivots->numel(), stream);
+  ops::linalg::check_ldl_pivots(fn, host.data(), pivots->numel() / std::max<int64_t>(n, 1), n);
+  const IntArrayRef out = outs[0]->sizes();
+  const DimVector batch(IntArrayRef(out.data(), out.size() - 2));
+  const int64_t nrhs = out[out.size() - 1];
+  const ColumnMajor x = column_major(ops::expand(b, out));
+  const ColumnMajor factors = column_major(ops::expand(ld, with(batch, {n, n})));
+  const Tensor wide_pivots = ops::contiguous(ops::expand(pivots, with(batch, {n})));
+  ct_cuda_solver s = solver_args(CT_CUDA_SOLVER_SYTRS, ld->dtype(), n, n, x.batch);
+  s.k = nrhs;
+  s.a = factors.data->data();
+  s.ipiv = wide_pivots->data_as<int32_t>();
+  s.b = x.data->data();
+  const Tensor info = zeroed_int32(fn, {std::max<int64_t>(x.batch, 1)}, ld->device(), stream);
+  s.info = info->data_as<int32_t>();
+  run_solver(fn, s, ld->device(), stream);
+  ops::copy_(outs[0], x.matrices());
+}
+
 }  // namespace
 
 void register_linalg_kernels(Registry& r) {
@@ -364,6 +409,8 @@ void register_linalg_kernels(Registry& r) {
   set_cuda_compute(r, "linalg_svd", svd_cuda);
   set_cuda_compute(r, "linalg_qr", qr_cuda);
   set_cuda_compute(r, "geqrf", geqrf_cuda);
+  set_cuda_compute(r, "linalg_ldl_factor_ex", ldl_factor_cuda);
+  set_cuda_compute(r, "linalg_ldl_solve", ldl_solve_cuda);
 }
 
 }  // namespace ct::cuda

@@ -258,6 +258,16 @@ static void test_linalg_on_cuda_matches_cpu(void) {
   CHECK_OK(ct_tensor_linalg_qr(a, "reduced", &q, &r));
   CHECK_OK(ct_tensor_linalg_qr(da, "reduced", &dq, &dr));
   CHECK(max_diff(dr, r, 2 * n * n) <= 1e-4); /* Householder's signs on both */
+  /* LDL^T of the symmetric A + A^T, and the solve with it */
+  ct_tensor *sym = NULL, *dsym = NULL, *ld = NULL, *piv = NULL, *dld = NULL, *dpiv = NULL, *lx = NULL, *dlx = NULL;
+  CHECK_OK(ct_tensor_add(a, xt, &sym));
+  dsym = on(sym, "cuda");
+  CHECK_OK(ct_tensor_linalg_ldl_factor(sym, 0, &ld, &piv));
+  CHECK_OK(ct_tensor_linalg_ldl_factor(dsym, 0, &dld, &dpiv));
+  CHECK_OK(ct_tensor_linalg_ldl_solve(ld, piv, b, 0, &lx));
+  CHECK_OK(ct_tensor_linalg_ldl_solve(dld, dpiv, db, 0, &dlx));
+  CHECK(max_diff(dlx, lx, 2 * n * 3) <= 1e-4);
+  RELEASE(sym, dsym, ld, piv, dld, dpiv, lx, dlx);
   ct_tensor *zeros = NULL, *dzeros = NULL, *bad = NULL;
   CHECK_OK(ct_tensor_zeros(sizes, 3, CT_FLOAT32, "cpu", &zeros));
   dzeros = on(zeros, "cuda");

@@ -948,6 +948,10 @@ void test_solver_arguments() {
   EXPECT(std::strstr(D->last_error(), "negative") != nullptr, "message says why: %s", D->last_error());
   s = solver_call(CT_CUDA_SOLVER_GETRF, 70000, 70000, 0);
   EXPECT(D->solver_workspace(&s, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "2^31 elements");
+  s = solver_call(CT_CUDA_SOLVER_SYTRF, 3, 2, 0);
+  EXPECT(D->solver_workspace(&s, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "sytrf of a 3 x 2 matrix");
+  s = solver_call(CT_CUDA_SOLVER_SYTRS, 3, 3, 0);
+  EXPECT(D->solver_workspace(&s, &bytes) == CT_CUDA_OK && bytes == 0, "sytrs without right-hand sides needs nothing");
   float dummy[4] = {0, 0, 0, 0};
   EXPECT(D->trsm(kI64, 1, 0, 0, 0, 2, 2, dummy, 4, dummy, 4, 1, nullptr) == CT_CUDA_ERR_UNSUPPORTED, "trsm of int64");
   EXPECT(D->trsm(kF32, 1, 0, 0, 0, -2, 2, dummy, 4, dummy, 4, 1, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT,
@@ -1049,6 +1053,21 @@ void test_solver() {
         for (int p = 0; p <= j; ++p) v += at(Q, m, i, p) * at(R, m, p, j);
         EXPECT(std::fabs(v - at(T, m, i, j)) < 1e-12, "geqrf, orgqr (Q R)[%d, %d] = %.17g", i, j, v);
       }
+  }
+  {  // SYTRF, SYTRS on the indefinite [[1, 2], [2, 1]] and [[3, 1], [1, -2]] (a batch of 2): A x = A 1
+    const std::vector<double> S = {1, 2, 2, 1, 3, 1, 1, -2};
+    DevBuf a(8 * 8), piv(2 * 2 * 4), b(4 * 8), infos(2 * 4);
+    a.put(S);
+    b.put(std::vector<double>{3, 3, 4, -1});
+    ct_cuda_solver s = solver_call(CT_CUDA_SOLVER_SYTRF, 2, 2, 0);
+    s.batch = 2, s.a = a.p, s.ipiv = static_cast<int32_t*>(piv.p), s.info = static_cast<int32_t*>(infos.p);
+    run(s);
+    const std::vector<int32_t> fi = infos.get<int32_t>(2);
+    EXPECT(fi[0] == 0 && fi[1] == 0, "sytrf infos %d %d", fi[0], fi[1]);
+    s.op = CT_CUDA_SOLVER_SYTRS, s.k = 1, s.b = b.p;
+    run(s);
+    const std::vector<double> x = b.get<double>(4);
+    for (int i = 0; i < 4; ++i) EXPECT(std::fabs(x[i] - 1) < 1e-12, "sytrs x[%d] = %.17g", i, x[i]);
   }
   {  // TRSM: L X = B with L A's lower triangle, a batch of 2 (the second right-hand side doubled)
     std::vector<double> B(2 * n * 2);

@@ -38,6 +38,10 @@ class LinalgTest {
       close(new double[] {10}, Tensor.linalgDet(a).toDevice(Device.CPU));
       close(new double[] {2, 0, 1, 2},
           Tensor.linalgCholesky(Tensor.of(new double[] {4, 2, 2, 5}, 2, 2).toDevice(Device.cuda(0))).toDevice(Device.CPU));
+      Tensor[] ldl = Tensor.of(new double[] {1, 2, 2, 1}, 2, 2).toDevice(Device.cuda(0)).linalgLdlFactor(); // indefinite
+      close(new double[] {1, 1},
+          Tensor.linalgLdlSolve(ldl[0], ldl[1], Tensor.of(new double[] {3, 3}, 2, 1).toDevice(Device.cuda(0)))
+              .toDevice(Device.CPU));
       assertThrows(LinAlgException.class,
           () -> Tensor.linalgInv(Tensor.of(new double[] {1, 2, 2, 4}, 2, 2).toDevice(Device.cuda(0))));
     }

@@ -26,9 +26,9 @@ INTEGER_MATMUL = {"mm", "bmm", "mv", "dot", "outer", "kron", "matmul", "addmm", 
 
 # Where ctorch's cuda does not reach yet, unlike torch's (each said in docs/operators/lapack.md and
 # complex.md): on cuda, complex tensors only move, copy, add, sum and go through torch.fft's transforms,
-# so a complex case that needs other complex arithmetic is refused with that reason; eig, eigvals
-# and the LDL functions have no cuSOLVER kernel here. The refusal names the gap, whatever the cpu did.
-CPU_ONLY_OPERATORS = {"linalg_eig", "_linalg_eigvals", "linalg_ldl_factor_ex", "linalg_ldl_solve"}
+# so a complex case that needs other complex arithmetic is refused with that reason; eig and eigvals
+# have no cuSOLVER kernel here. The refusal names the gap, whatever the cpu did.
+CPU_ONLY_OPERATORS = {"linalg_eig", "_linalg_eigvals"}
 
 
 def not_on_cuda_yet(cuda_error):

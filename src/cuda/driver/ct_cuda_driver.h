@@ -395,7 +395,11 @@ enum ct_cuda_sort_keys { CT_CUDA_SORT_KEYS_RANDPERM = 0, CT_CUDA_SORT_KEYS_MULTI
  *   GESVD  m >= n: s[n] <- the singular values descending, u (m x m when full, else m x n) and
  *          vt (n x n) <- the singular vectors; a is overwritten.
  *   GEQRF  a (m x n) <- R above the diagonal and the reflectors below it, w[min(m, n)] <- tau.
- *   ORGQR  a (m x n, m >= n >= k) <- the first n columns of Q from GEQRF's k reflectors and w. */
+ *   ORGQR  a (m x n, m >= n >= k) <- the first n columns of Q from GEQRF's k reflectors and w.
+ *   SYTRF  the upper (upper) or lower triangle of a (n x n; m = n) <- its LDL^T factors
+ *          (Bunch-Kaufman), ipiv[n] LAPACK's 1-based pivots (a negative pair for a 2 x 2 block).
+ *   SYTRS  b (n x k) <- A^-1 b with SYTRF's a and ipiv (m = n), which the caller has checked are
+ *          LAPACK's; the same triangle as SYTRF's. */
 enum ct_cuda_solver_op {
   CT_CUDA_SOLVER_GETRF = 0,
   CT_CUDA_SOLVER_GETRS = 1,
@@ -403,7 +407,9 @@ enum ct_cuda_solver_op {
   CT_CUDA_SOLVER_SYEVD = 3,
   CT_CUDA_SOLVER_GESVD = 4,
   CT_CUDA_SOLVER_GEQRF = 5,
-  CT_CUDA_SOLVER_ORGQR = 6
+  CT_CUDA_SOLVER_ORGQR = 6,
+  CT_CUDA_SOLVER_SYTRF = 7, /* appended */
+  CT_CUDA_SOLVER_SYTRS = 8  /* appended */
 };
 
 /* One solver call; the pointers are device memory of the current device. info: batch int32s, each
@@ -413,14 +419,14 @@ typedef struct ct_cuda_solver {
   int32_t op;    /* ct_cuda_solver_op */
   int32_t dtype; /* float32 or float64 */
   int64_t m, n, k, batch;
-  int32_t upper; /* POTRF, SYEVD: the triangle */
+  int32_t upper; /* POTRF, SYEVD, SYTRF, SYTRS: the triangle */
   int32_t trans; /* GETRS */
   int32_t full;  /* GESVD: u is m x m */
   void* a;
-  void* b;       /* GETRS: the right-hand sides; GESVD: u */
+  void* b;       /* GETRS, SYTRS: the right-hand sides; GESVD: u */
   void* c;       /* GESVD: vt */
   void* w;       /* SYEVD: eigenvalues; GESVD: singular values; GEQRF, ORGQR: tau */
-  int32_t* ipiv; /* GETRF, GETRS */
+  int32_t* ipiv; /* GETRF, GETRS, SYTRF, SYTRS */
   int32_t* info;
 } ct_cuda_solver;
 

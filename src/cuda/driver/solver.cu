@@ -6,6 +6,8 @@
 // solver_workspace sizes it for the largest need of one matrix, and the matrices reuse it in turn.
 #include <cusolverDn.h>
 
+#include <vector>
+
 #include "dtype.h"
 #include "handle_pool.h"
 #include "status.h"
@@ -101,6 +103,13 @@ int handle_for_current_device(cusolverDnHandle_t* out) {
   cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, T* a, const T* tau, T* work, int lwork,       \
                          int* info) {                                                                             \
     return cusolverDn##X##orgqr(h, m, n, k, a, m, tau, work, lwork, info);                                        \
+  }                                                                                                               \
+  cusolverStatus_t sytrf_size(cusolverDnHandle_t h, int n, T* a, int* lwork) {                                    \
+    return cusolverDn##X##sytrf_bufferSize(h, n, a, n, lwork);                                                    \
+  }                                                                                                               \
+  cusolverStatus_t sytrf(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, T* a, int* ipiv, T* work, int lwork, \
+                         int* info) {                                                                             \
+    return cusolverDn##X##sytrf(h, uplo, n, a, n, ipiv, work, lwork, info);                                       \
   }
 
 CT_SOLVER_ROUTINES(float, S)
@@ -111,6 +120,34 @@ cublasFillMode_t fill_mode(const ct_cuda_solver& s) {
   return s.upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
 }
 
+// Note [SYTRS's pivots]
+// cuSOLVER's sytrs exists only in its 64-bit form (Xsytrs), which reads int64 pivots, while sytrf
+// writes int32 ones (LAPACK's). Each solve first widens its matrix's pivots into the front of the
+// workspace; Xsytrs's own device buffer follows them.
+template <typename T> constexpr cudaDataType data_type();
+template <> constexpr cudaDataType data_type<float>() { return CUDA_R_32F; }
+template <> constexpr cudaDataType data_type<double>() { return CUDA_R_64F; }
+
+__global__ void widen_pivots(const int32_t* in, int64_t* out, int64_t n) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+// The elements of T that n int64 pivots take at the front of the workspace.
+template <typename T>
+int64_t pivot_elements(int64_t n) {
+  return (n * static_cast<int64_t>(sizeof(int64_t)) + static_cast<int64_t>(sizeof(T)) - 1) /
+         static_cast<int64_t>(sizeof(T));
+}
+
+// Xsytrs's device and host buffer sizes for s, in bytes.
+template <typename T>
+int sytrs_buffers(cusolverDnHandle_t h, const ct_cuda_solver& s, size_t* device, size_t* host) {
+  CT_CUSOLVER_TRY(cusolverDnXsytrs_bufferSize(h, fill_mode(s), s.n, s.k, data_type<T>(), s.a, s.n, nullptr,
+                                              data_type<T>(), s.b, s.n, device, host));
+  return 0;
+}
+
 int check_args(const ct_cuda_solver& s) {
   CT_CUDA_ARG(s.m >= 0 && s.n >= 0 && s.k >= 0 && s.batch >= 0, "solver: negative size (m %lld, n %lld, k %lld, "
               "batch %lld)", (long long)s.m, (long long)s.n, (long long)s.k, (long long)s.batch);
@@ -118,7 +155,9 @@ int check_args(const ct_cuda_solver& s) {
   CT_CUDA_ARG(s.m * s.n <= INT32_MAX && s.n * s.k <= INT32_MAX && s.m * s.m <= INT32_MAX, "solver: a matrix of the "
               "call (m %lld, n %lld, k %lld) has 2^31 elements or more, more than cuSOLVER's 32-bit routines index",
               (long long)s.m, (long long)s.n, (long long)s.k);
-  CT_CUDA_ARG(s.op >= CT_CUDA_SOLVER_GETRF && s.op <= CT_CUDA_SOLVER_ORGQR, "solver: unknown op %d", s.op);
+  CT_CUDA_ARG(s.op >= CT_CUDA_SOLVER_GETRF && s.op <= CT_CUDA_SOLVER_SYTRS, "solver: unknown op %d", s.op);
+  CT_CUDA_ARG((s.op != CT_CUDA_SOLVER_SYTRF && s.op != CT_CUDA_SOLVER_SYTRS) || s.m == s.n, "solver: SYTRF and "
+              "SYTRS take square matrices (m %lld, n %lld)", (long long)s.m, (long long)s.n);
   CT_CUDA_ARG(s.op != CT_CUDA_SOLVER_GESVD || s.m >= s.n, "solver: GESVD needs m >= n (m %lld, n %lld); factor the "
               "transpose", (long long)s.m, (long long)s.n);
   CT_CUDA_ARG(s.op != CT_CUDA_SOLVER_ORGQR || (s.m >= s.n && s.n >= s.k), "solver: ORGQR needs m >= n >= k (m %lld, "
@@ -141,8 +180,36 @@ int work_elements(cusolverDnHandle_t h, const ct_cuda_solver& s, int64_t* elemen
     case CT_CUDA_SOLVER_GESVD: CT_CUSOLVER_TRY(gesvd_size(h, m, n, a, &lwork)); lwork += n; break;
     case CT_CUDA_SOLVER_GEQRF: CT_CUSOLVER_TRY(geqrf_size(h, m, n, a, &lwork)); break;
     case CT_CUDA_SOLVER_ORGQR: CT_CUSOLVER_TRY(orgqr_size(h, m, n, k, a, w, &lwork)); break;
+    case CT_CUDA_SOLVER_SYTRF: CT_CUSOLVER_TRY(sytrf_size(h, n, a, &lwork)); break;
+    case CT_CUDA_SOLVER_SYTRS: {  // Note [SYTRS's pivots]
+      size_t device = 0, host = 0;
+      if (const int st = sytrs_buffers<T>(h, s, &device, &host)) return st;
+      *elements = pivot_elements<T>(s.n) + static_cast<int64_t>((device + sizeof(T) - 1) / sizeof(T));
+      return 0;
+    }
   }
   *elements = lwork;
+  return 0;
+}
+
+// Solves with matrix i of s (Note [SYTRS's pivots]); the workspace holds work_elements' elements.
+template <typename T>
+int sytrs_one(cusolverDnHandle_t h, const ct_cuda_solver& s, int64_t i, void* workspace) {
+  size_t device = 0, host = 0;
+  if (const int st = sytrs_buffers<T>(h, s, &device, &host)) return st;
+  cudaStream_t stream = nullptr;
+  CT_CUSOLVER_TRY(cusolverDnGetStream(h, &stream));
+  int64_t* wide = static_cast<int64_t*>(workspace);
+  const int blocks = static_cast<int>((s.n + 255) / 256);
+  widen_pivots<<<blocks, 256, 0, stream>>>(s.ipiv + i * s.n, wide, s.n);
+  if (const int st = check_launch("widen_pivots")) return st;
+  char* buffer = static_cast<char*>(workspace) + pivot_elements<T>(s.n) * static_cast<int64_t>(sizeof(T));
+  std::vector<char> on_host(host);
+  T* a = static_cast<T*>(s.a) + i * s.n * s.n;
+  T* b = static_cast<T*>(s.b) + i * s.n * s.k;
+  CT_CUSOLVER_TRY(cusolverDnXsytrs(h, fill_mode(s), s.n, s.k, data_type<T>(), a, s.n, wide, data_type<T>(), b, s.n,
+                                   device ? buffer : nullptr, device, host ? on_host.data() : nullptr, host,
+                                   s.info + i));
   return 0;
 }
 
@@ -188,6 +255,12 @@ int run(cusolverDnHandle_t h, const ct_cuda_solver& s, void* workspace, size_t w
       case CT_CUDA_SOLVER_ORGQR:
         CT_CUSOLVER_TRY(orgqr(h, m, n, k, a + i * m * n, w + i * k, work, lwork, info));
         break;
+      case CT_CUDA_SOLVER_SYTRF:
+        CT_CUSOLVER_TRY(sytrf(h, fill_mode(s), n, a + i * n * n, s.ipiv + i * n, work, lwork, info));
+        break;
+      case CT_CUDA_SOLVER_SYTRS:
+        if (const int st = sytrs_one<T>(h, s, i, workspace)) return st;
+        break;
     }
   }
   return 0;
@@ -198,12 +271,18 @@ int bind(void* stream, cusolverDnHandle_t* h) {
   return check_cusolver(cusolverDnSetStream(*h, as_stream(stream)), "cusolverDnSetStream");
 }
 
+// An empty batch, matrix or right-hand side: no routine runs.
+bool nothing_to_do(const ct_cuda_solver& s) {
+  const bool solve = s.op == CT_CUDA_SOLVER_GETRS || s.op == CT_CUDA_SOLVER_SYTRS;
+  return s.batch == 0 || s.m == 0 || s.n == 0 || (solve && s.k == 0);
+}
+
 }  // namespace
 
 int solver_workspace(const ct_cuda_solver* args, size_t* bytes) {
   CT_CUDA_ARG(args && bytes, "solver_workspace: NULL args or bytes");
   if (const int st = check_args(*args)) return st;
-  if (args->batch == 0 || args->m == 0 || args->n == 0) return *bytes = 0, 0;
+  if (nothing_to_do(*args)) return *bytes = 0, 0;
   cusolverDnHandle_t h = nullptr;
   if (const int st = handle_for_current_device(&h)) return st;
   int64_t elements = 0;
@@ -225,8 +304,7 @@ int solver_workspace(const ct_cuda_solver* args, size_t* bytes) {
 int solver(const ct_cuda_solver* args, void* workspace, size_t workspace_bytes, void* stream) {
   CT_CUDA_ARG(args, "solver: NULL args");
   if (const int st = check_args(*args)) return st;
-  if (args->batch == 0 || args->m == 0 || args->n == 0 || (args->op == CT_CUDA_SOLVER_GETRS && args->k == 0))
-    return 0;
+  if (nothing_to_do(*args)) return 0;
   cusolverDnHandle_t h = nullptr;
   switch (args->dtype) {
     case kF32:

@@ -101,8 +101,25 @@ void check_infos(const char* fn, bool batched, const int32_t* info, int64_t coun
         fail_matrix(fn, batched, i,
                     str("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
                         "many repeated singular values (error code: ", k, ")."));
+      case Failure::LdlSingular:
+        fail_matrix(fn, batched, i,
+                    str("The factorization could not be completed because the input is singular: D[", k - 1, ", ",
+                        k - 1, "] is exactly zero."));
     }
   }
+}
+
+void check_ldl_pivots(const char* fn, const int32_t* pivots, int64_t count, int64_t n) {
+  for (int64_t m = 0; m < count; ++m)
+    for (int64_t k = 0; k < n; ++k) {
+      const int32_t v = pivots[m * n + k];
+      const bool one = v >= 1 && v <= n;
+      const bool pair = v < 0 && -v <= n && k + 1 < n && pivots[m * n + k + 1] == v;
+      CT_CHECK(one || pair, CT_ERROR_INVALID_ARGUMENT, fn, ": pivot ", k, " of matrix ", m, " is ", v,
+               ", which is not one of LAPACK's (a row in [1, ", n, "], or a negative pair). Pass the pivots "
+               "ldl_factor returned");
+      if (pair) ++k;
+    }
 }
 
 void check_phase_free(const char* fn, const char* what, const Tensor& vhgv) {

@@ -93,9 +93,15 @@ enum class Failure {
   NotPositiveDefinite,  // cholesky: the leading minor of order info
   EighNoConvergence,    // eigh, eig
   SvdNoConvergence,     // svd
+  LdlSingular,          // ldl_factor: D[info - 1, info - 1] is zero
 };
 /// Raises fail_matrix for the first of `count` matrices whose info (host memory) is > 0.
 void check_infos(const char* fn, bool batched, const int32_t* info, int64_t count, Failure failure);
+
+/// Raises CT_ERROR_INVALID_ARGUMENT unless the pivots of `count` matrices of size n (host memory,
+/// n per matrix) are LAPACK's sytrf pivots, which sytrs indexes rows with: each a row in [1, n], or
+/// a negative pair (a 2 x 2 block) naming one row twice.
+void check_ldl_pivots(const char* fn, const int32_t* pivots, int64_t count, int64_t n);
 
 /// Raises CT_ERROR_INVALID_ARGUMENT for a loss that depends on the phases of complex eigenvectors or
 /// singular vectors (`what`; each defined up to e^{i phi}), as torch does: such a loss shows as an

@@ -218,12 +218,7 @@ void ldl_factor_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
     });
   });
   copy_(outs[0], tril(ld.matrices()));
-  if (!f.arg(2).to_bool()) return;
-  for (int64_t i = 0; i < ld.batch; ++i)
-    if (info[i] > 0)
-      fail_matrix(fn, a->dim() > 2, i,
-                  str("The factorization could not be completed because the input is singular: D[", info[i] - 1, ", ",
-                      info[i] - 1, "] is exactly zero."));
+  if (f.arg(2).to_bool()) linalg::check_infos(fn, a->dim() > 2, info, ld.batch, linalg::Failure::LdlSingular);
 }
 
 // linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
@@ -270,19 +265,8 @@ void ldl_solve_cpu(const Frame& f, const MetaResult&, Tensor* outs) {
   const IntArrayRef lbatch(ld->sizes().data(), ld->dim() - 2);
   int64_t nl = 1;
   for (int64_t s : lbatch) nl *= s;
-  // The pivots must be LAPACK's: sytrs indexes rows with them. Each is a row in [1, n], or a
-  // negative pair (a 2 x 2 block) naming one row twice.
   const int32_t* p = piv->data_as<int32_t>();
-  for (int64_t m = 0; m < nl; ++m)
-    for (int64_t k = 0; k < n; ++k) {
-      const int32_t v = p[m * n + k];
-      const bool one = v >= 1 && v <= n;
-      const bool pair = v < 0 && -v <= n && k + 1 < n && p[m * n + k + 1] == v;
-      CT_CHECK(one || pair, CT_ERROR_INVALID_ARGUMENT, fn, ": pivot ", k, " of matrix ", m, " is ", v,
-               ", which is not one of LAPACK's (a row in [1, ", n, "], or a negative pair). Pass the pivots "
-               "ldl_factor returned");
-      if (pair) ++k;
-    }
+  linalg::check_ldl_pivots(fn, p, nl, n);
   const ColumnMajor lm = column_major(ld);
   DimVector bsizes(IntArrayRef(out.data(), out.size() - 2));
   const Tensor owner = linalg::broadcast_sources(lbatch, bsizes);

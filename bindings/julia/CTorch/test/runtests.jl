@@ -1028,6 +1028,9 @@ end
         ga = CTorch.to(a, "cuda")
         @test Array(CTorch.to(CTorch.ops.linalg_inv(ga), "cpu")) ≈ [0.3 -0.1; -0.2 0.4]
         @test Array(CTorch.to(CTorch.ops.linalg_det(ga), "cpu"))[] ≈ 10.0
+        gld, gpiv = CTorch.ops.linalg_ldl_factor(CTorch.to(Tensor([1.0 2.0; 2.0 1.0]), "cuda"))  # indefinite
+        @test Array(CTorch.to(CTorch.ops.linalg_ldl_solve(gld, gpiv, CTorch.to(Tensor(reshape([3.0, 3.0], 2, 1)), "cuda")),
+                              "cpu")) ≈ reshape([1.0, 1.0], 2, 1)
         @test ctorch_error(() -> CTorch.ops.linalg_inv(CTorch.to(Tensor([1.0 2.0; 2.0 4.0]), "cuda"))).kind ===
               :CT_ERROR_LINALG
     end

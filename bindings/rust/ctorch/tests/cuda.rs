@@ -108,6 +108,12 @@ fn gpu_linalg_matches_the_cpu() {
     close(&Tensor::linalg_det(&ga).unwrap(), &Tensor::linalg_det(&a).unwrap());
     close(&Tensor::linalg_cholesky(&spd.cuda().unwrap()).unwrap(), &Tensor::linalg_cholesky(&spd).unwrap());
     close(&Tensor::linalg_svdvals(&ga).unwrap(), &Tensor::linalg_svdvals(&a).unwrap());
+    // LDL^T of the indefinite [[1, 2], [2, 1]]: x = [1, 1] for b = [3, 3]
+    let indefinite = Tensor::from_data(&[1.0f64, 2.0, 2.0, 1.0], &[2, 2]).unwrap();
+    let (ld, pivots) = indefinite.cuda().unwrap().linalg_ldl_factor().unwrap();
+    let three = Tensor::from_data(&[3.0f64, 3.0], &[2, 1]).unwrap();
+    let ones = Tensor::from_data(&[1.0f64, 1.0], &[2, 1]).unwrap();
+    close(&Tensor::linalg_ldl_solve(&ld, &pivots, &three.cuda().unwrap()).unwrap(), &ones);
     let singular = Tensor::zeros_with(&[2, 2], Some(DType::Float64), Some(Device::cuda(0))).unwrap();
     assert_eq!(Tensor::linalg_inv(&singular).unwrap_err().kind(), ErrorKind::LinAlg);
 }
