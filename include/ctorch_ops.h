@@ -3471,7 +3471,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_lstsq(const ct_tensor* self, cons
  *
  *   eigenvalues, eigenvectors  new references on CT_OK, else NULL.
  *
- * Differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name: "linalg_eig".
+ * Differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "linalg_eig".
  */
 CT_API CT_NODISCARD ct_status ct_tensor_linalg_eig(const ct_tensor* A, ct_tensor** eigenvalues,
                                                    ct_tensor** eigenvectors);
@@ -3481,8 +3482,8 @@ CT_API CT_NODISCARD ct_status ct_tensor_linalg_eig(const ct_tensor* A, ct_tensor
  *
  *   out  a new reference on CT_OK, else NULL.
  *
- * Not differentiable. Determinism: cpu deterministic, meta bitwise. ct_op_call name:
- * "_linalg_eigvals".
+ * Not differentiable. Determinism: cpu deterministic, cuda deterministic, meta bitwise. ct_op_call
+ * name: "_linalg_eigvals".
  */
 CT_API CT_NODISCARD ct_status ct_tensor__linalg_eigvals(const ct_tensor* A, ct_tensor** out);
 

@@ -1,6 +1,7 @@
 // linalg.cpp - CUDA compute for the LAPACK-backed operators of torch.linalg, on cuSOLVER (the
 // table's solver member) and cuBLAS trsm: lu_factor_ex, solve_ex, inv_ex, det, slogdet,
-// cholesky_ex, solve_triangular, eigh, svd, qr, geqrf, ldl_factor_ex and ldl_solve. Their meta functions and derivatives are
+// cholesky_ex, solve_triangular, eigh, eig, _linalg_eigvals, svd, qr, geqrf, ldl_factor_ex and
+// ldl_solve. Their meta functions and derivatives are
 // the ops' own (src/ops/linalg/); the composites over them (solve, inv, lu, lu_solve, cholesky_solve,
 // eigvalsh, svdvals, matrix_rank, cond, lstsq, the matrix norms, ...) run on cuda through them.
 //
@@ -8,7 +9,7 @@
 // kernels do for LAPACK), runs one routine per matrix on the call's stream, and reports a failed
 // matrix as the cpu kernel does (linalg::check_infos), which reads the infos back: the same sync
 // torch makes for its errors. float32 and float64; complex tensors are refused by code() as every
-// cuda kernel refuses them. eig and eigvals run on the cpu only.
+// cuda kernel refuses them (eig's complex results are written through their parts).
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -350,6 +351,37 @@ void geqrf_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
   ops::copy_(outs[1], qr.tau);
 }
 
+// linalg_eig(Tensor A) -> (eigenvalues, eigenvectors), _linalg_eigvals(Tensor A) -> eigenvalues:
+// cuSOLVER's geev, whose results are complex (Note [GEEV's eigenvectors] in solver.cu). A NaN or an
+// infinity is refused before cuSOLVER sees it, as on the cpu: a flag per matrix, read back.
+template <bool kVectors>
+void eig_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
+  const char* fn = kVectors ? "linalg.eig" : "linalg.eigvals";
+  const Tensor a = Tensor::borrow(&f.tensor(0));
+  void* stream = stream_for(*a);
+  const int64_t n = a->size(a->dim() - 1);
+  const ColumnMajor h = column_major(a);
+  if (h.batch > 0 && n > 0) {
+    const Tensor finite = contiguous_as(
+        *ops::all(ops::reshape(ops::isfinite(a), {h.batch, n * n}), -1, false), DType::Bool);
+    const std::vector<uint8_t> ok = read_back<uint8_t>(fn, finite->data(), h.batch, stream);
+    for (int64_t i = 0; i < h.batch; ++i)
+      CT_CHECK(ok[static_cast<size_t>(i)], CT_ERROR_INVALID_ARGUMENT, fn, ": input tensor should not contain infs or "
+               "NaNs (matrix ", i, " of A, sizes ", a->sizes(), "). Replace them, e.g. with nan_to_num, first");
+  }
+  const ColumnMajor v = column_major_empty(batch_of(a), kVectors ? n : 0, kVectors ? n : 0,
+                                           complex_dtype(a->dtype()), a->device());
+  const Tensor info = zeroed_int32(fn, {std::max<int64_t>(h.batch, 1)}, a->device(), stream);
+  ct_cuda_solver s = solver_args(CT_CUDA_SOLVER_GEEV, a->dtype(), n, n, h.batch);
+  s.a = h.data->data();
+  s.w = outs[0]->data();
+  s.c = kVectors ? v.data->data() : nullptr;
+  s.info = info->data_as<int32_t>();
+  run_solver(fn, s, a->device(), stream);
+  check_device_infos(fn, a->dim() > 2, info, Failure::EighNoConvergence, stream);
+  if (kVectors) ops::copy_(outs[1], v.matrices());
+}
+
 // linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False)
 //     -> (LD, pivots, info): sytrf on the lower triangle, as the cpu; LD keeps that triangle.
 void ldl_factor_cuda(const Frame& f, const MetaResult&, Tensor* outs) {
@@ -411,6 +443,8 @@ void register_linalg_kernels(Registry& r) {
   set_cuda_compute(r, "geqrf", geqrf_cuda);
   set_cuda_compute(r, "linalg_ldl_factor_ex", ldl_factor_cuda);
   set_cuda_compute(r, "linalg_ldl_solve", ldl_solve_cuda);
+  set_cuda_compute(r, "linalg_eig", eig_cuda<true>);
+  set_cuda_compute(r, "_linalg_eigvals", eig_cuda<false>);
 }
 
 }  // namespace ct::cuda

@@ -268,6 +268,21 @@ static void test_linalg_on_cuda_matches_cpu(void) {
   CHECK_OK(ct_tensor_linalg_ldl_solve(dld, dpiv, db, 0, &dlx));
   CHECK(max_diff(dlx, lx, 2 * n * 3) <= 1e-4);
   RELEASE(sym, dsym, ld, piv, dld, dpiv, lx, dlx);
+  /* eig on cuSOLVER: A V = V diag(W) for the cuda results, checked on the cpu in complex64 */
+  ct_tensor *dw2 = NULL, *dv2 = NULL, *w2 = NULL, *v2 = NULL, *ac = NULL, *av = NULL, *wrow = NULL, *vw = NULL;
+  ct_tensor *res = NULL, *mag = NULL, *none = NULL;
+  CHECK_OK(ct_tensor_linalg_eig(da, &dw2, &dv2));
+  w2 = on(dw2, "cpu");
+  v2 = on(dv2, "cpu");
+  CHECK_OK(ct_tensor_to(a, CT_COMPLEX64, &ac));
+  CHECK_OK(ct_tensor_matmul(ac, v2, &av));
+  CHECK_OK(ct_tensor_unsqueeze(w2, -2, &wrow));
+  CHECK_OK(ct_tensor_mul(v2, wrow, &vw));
+  CHECK_OK(ct_tensor_sub(av, vw, &res));
+  CHECK_OK(ct_tensor_abs(res, &mag));
+  CHECK_OK(ct_tensor_zeros(sizes, 3, CT_FLOAT32, "cpu", &none));
+  CHECK(max_diff(mag, none, 2 * n * n) <= 1e-3 * n);
+  RELEASE(dw2, dv2, w2, v2, ac, av, wrow, vw, res, mag, none);
   ct_tensor *zeros = NULL, *dzeros = NULL, *bad = NULL;
   CHECK_OK(ct_tensor_zeros(sizes, 3, CT_FLOAT32, "cpu", &zeros));
   dzeros = on(zeros, "cuda");

@@ -950,6 +950,8 @@ void test_solver_arguments() {
   EXPECT(D->solver_workspace(&s, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "2^31 elements");
   s = solver_call(CT_CUDA_SOLVER_SYTRF, 3, 2, 0);
   EXPECT(D->solver_workspace(&s, &bytes) == CT_CUDA_ERR_INVALID_ARGUMENT, "sytrf of a 3 x 2 matrix");
+  s = solver_call(CT_CUDA_SOLVER_GEEV, 3, 2, 0);
+  EXPECT(D->solver(&s, nullptr, 0, nullptr) == CT_CUDA_ERR_INVALID_ARGUMENT, "geev of a 3 x 2 matrix");
   s = solver_call(CT_CUDA_SOLVER_SYTRS, 3, 3, 0);
   EXPECT(D->solver_workspace(&s, &bytes) == CT_CUDA_OK && bytes == 0, "sytrs without right-hand sides needs nothing");
   float dummy[4] = {0, 0, 0, 0};
@@ -1068,6 +1070,34 @@ void test_solver() {
     run(s);
     const std::vector<double> x = b.get<double>(4);
     for (int i = 0; i < 4; ++i) EXPECT(std::fabs(x[i] - 1) < 1e-12, "sytrs x[%d] = %.17g", i, x[i]);
+  }
+  {  // GEEV on the rotation [[0, -1], [1, 0]] (eigenvalues i and -i) and diag(2, 3), a batch of 2:
+     // A v = w v for each complex eigenpair, checked on the host
+    const std::vector<double> G = {0, 1, -1, 0, 2, 0, 0, 3};  // column-major
+    DevBuf a(8 * 8), w(2 * 2 * 2 * 8), v(2 * 4 * 2 * 8), infos(2 * 4);
+    a.put(G);
+    ct_cuda_solver s = solver_call(CT_CUDA_SOLVER_GEEV, 2, 2, 0);
+    s.batch = 2, s.a = a.p, s.w = w.p, s.c = v.p, s.info = static_cast<int32_t*>(infos.p);
+    run(s);
+    const std::vector<int32_t> gi = infos.get<int32_t>(2);
+    EXPECT(gi[0] == 0 && gi[1] == 0, "geev infos %d %d", gi[0], gi[1]);
+    const std::vector<double> W = w.get<double>(8), V = v.get<double>(16);
+    EXPECT(std::fabs(W[0]) < 1e-12 && std::fabs(std::fabs(W[1]) - 1) < 1e-12 && std::fabs(W[1] + W[3]) < 1e-12,
+           "rotation eigenvalues %g%+gi, %g%+gi", W[0], W[1], W[2], W[3]);
+    for (int m = 0; m < 2; ++m)
+      for (int j = 0; j < 2; ++j) {
+        const double wr = W[m * 4 + 2 * j], wi = W[m * 4 + 2 * j + 1];
+        for (int r = 0; r < 2; ++r) {
+          double re = 0, im = 0;  // (A v)_r
+          for (int c = 0; c < 2; ++c) {
+            const double x = G[m * 4 + c * 2 + r], vre = V[m * 8 + (j * 2 + c) * 2], vim = V[m * 8 + (j * 2 + c) * 2 + 1];
+            re += x * vre, im += x * vim;
+          }
+          const double vre = V[m * 8 + (j * 2 + r) * 2], vim = V[m * 8 + (j * 2 + r) * 2 + 1];
+          EXPECT(std::fabs(re - (wr * vre - wi * vim)) < 1e-12 && std::fabs(im - (wr * vim + wi * vre)) < 1e-12,
+                 "geev (A v - w v)[%d][%d, %d]", m, r, j);
+        }
+      }
   }
   {  // TRSM: L X = B with L A's lower triangle, a batch of 2 (the second right-hand side doubled)
     std::vector<double> B(2 * n * 2);

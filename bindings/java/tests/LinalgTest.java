@@ -42,6 +42,9 @@ class LinalgTest {
       close(new double[] {1, 1},
           Tensor.linalgLdlSolve(ldl[0], ldl[1], Tensor.of(new double[] {3, 3}, 2, 1).toDevice(Device.cuda(0)))
               .toDevice(Device.CPU));
+      // eig of a rotation by 90 degrees: i and -i, the positive imaginary part first (LAPACK's order)
+      Tensor[] eig = Tensor.linalgEig(Tensor.of(new double[] {0, -1, 1, 0}, 2, 2).toDevice(Device.cuda(0)));
+      close(new double[] {0, 1, 0, -1}, eig[0].viewAsReal().toDevice(Device.CPU));
       assertThrows(LinAlgException.class,
           () -> Tensor.linalgInv(Tensor.of(new double[] {1, 2, 2, 4}, 2, 2).toDevice(Device.cuda(0))));
     }

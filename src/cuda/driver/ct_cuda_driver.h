@@ -399,7 +399,10 @@ enum ct_cuda_sort_keys { CT_CUDA_SORT_KEYS_RANDPERM = 0, CT_CUDA_SORT_KEYS_MULTI
  *   SYTRF  the upper (upper) or lower triangle of a (n x n; m = n) <- its LDL^T factors
  *          (Bunch-Kaufman), ipiv[n] LAPACK's 1-based pivots (a negative pair for a 2 x 2 block).
  *   SYTRS  b (n x k) <- A^-1 b with SYTRF's a and ipiv (m = n), which the caller has checked are
- *          LAPACK's; the same triangle as SYTRF's. */
+ *          LAPACK's; the same triangle as SYTRF's.
+ *   GEEV   w[n] <- the eigenvalues of the general a (n x n; m = n; overwritten), complex (pairs
+ *          of the dtype: real, imaginary), in LAPACK's order; c (n x n complex, or NULL for none)
+ *          <- the right eigenvectors, each of norm 1 with its largest component real (LAPACK's). */
 enum ct_cuda_solver_op {
   CT_CUDA_SOLVER_GETRF = 0,
   CT_CUDA_SOLVER_GETRS = 1,
@@ -409,7 +412,8 @@ enum ct_cuda_solver_op {
   CT_CUDA_SOLVER_GEQRF = 5,
   CT_CUDA_SOLVER_ORGQR = 6,
   CT_CUDA_SOLVER_SYTRF = 7, /* appended */
-  CT_CUDA_SOLVER_SYTRS = 8  /* appended */
+  CT_CUDA_SOLVER_SYTRS = 8, /* appended */
+  CT_CUDA_SOLVER_GEEV = 9   /* appended */
 };
 
 /* One solver call; the pointers are device memory of the current device. info: batch int32s, each
@@ -424,8 +428,8 @@ typedef struct ct_cuda_solver {
   int32_t full;  /* GESVD: u is m x m */
   void* a;
   void* b;       /* GETRS, SYTRS: the right-hand sides; GESVD: u */
-  void* c;       /* GESVD: vt */
-  void* w;       /* SYEVD: eigenvalues; GESVD: singular values; GEQRF, ORGQR: tau */
+  void* c;       /* GESVD: vt; GEEV: the eigenvectors or NULL */
+  void* w;       /* SYEVD, GEEV: eigenvalues; GESVD: singular values; GEQRF, ORGQR: tau */
   int32_t* ipiv; /* GETRF, GETRS, SYTRF, SYTRS */
   int32_t* info;
 } ct_cuda_solver;

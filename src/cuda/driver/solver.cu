@@ -140,6 +140,52 @@ int64_t pivot_elements(int64_t n) {
          static_cast<int64_t>(sizeof(T));
 }
 
+template <typename T> constexpr cudaDataType complex_data_type();
+template <> constexpr cudaDataType complex_data_type<float>() { return CUDA_C_32F; }
+template <> constexpr cudaDataType complex_data_type<double>() { return CUDA_C_64F; }
+
+// Note [GEEV's eigenvectors]
+// For a real matrix, Xgeev returns complex eigenvalues but real eigenvectors in LAPACK's packing: a
+// conjugate pair of eigenvalues (the one with the positive imaginary part first) owns two columns,
+// the real and the imaginary part of the first one's vector; the second one's is its conjugate.
+// The real columns go to the workspace, and unpack_eigenvectors writes the complex vectors.
+template <typename T>
+__global__ void unpack_eigenvectors(const T* vr, const T* w, T* v, int64_t n) {
+  const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= n * n) return;
+  const int64_t col = e / n, row = e % n;
+  const T im = w[2 * col + 1];
+  T re_part = vr[e], im_part = 0;
+  if (im > 0 && col + 1 < n) {
+    im_part = vr[row + (col + 1) * n];
+  } else if (im < 0 && col > 0) {
+    re_part = vr[row + (col - 1) * n];
+    im_part = -vr[e];
+  }
+  v[2 * e] = re_part;
+  v[2 * e + 1] = im_part;
+}
+
+// Xgeev's device and host buffer sizes for s, in bytes.
+template <typename T>
+int geev_buffers(cusolverDnHandle_t h, cusolverDnParams_t params, const ct_cuda_solver& s, size_t* device,
+                 size_t* host) {
+  const cusolverEigMode_t vectors = s.c ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  CT_CUSOLVER_TRY(cusolverDnXgeev_bufferSize(h, params, CUSOLVER_EIG_MODE_NOVECTOR, vectors, s.n, data_type<T>(), s.a,
+                                             s.n, complex_data_type<T>(), s.w, data_type<T>(), nullptr, s.n,
+                                             data_type<T>(), nullptr, s.n, data_type<T>(), device, host));
+  return 0;
+}
+
+// The parameters object Xgeev takes (defaults), destroyed with the scope.
+struct GeevParams {
+  cusolverDnParams_t p = nullptr;
+  int make() { return check_cusolver(cusolverDnCreateParams(&p), "cusolverDnCreateParams"); }
+  ~GeevParams() {
+    if (p) cusolverDnDestroyParams(p);
+  }
+};
+
 // Xsytrs's device and host buffer sizes for s, in bytes.
 template <typename T>
 int sytrs_buffers(cusolverDnHandle_t h, const ct_cuda_solver& s, size_t* device, size_t* host) {
@@ -155,9 +201,10 @@ int check_args(const ct_cuda_solver& s) {
   CT_CUDA_ARG(s.m * s.n <= INT32_MAX && s.n * s.k <= INT32_MAX && s.m * s.m <= INT32_MAX, "solver: a matrix of the "
               "call (m %lld, n %lld, k %lld) has 2^31 elements or more, more than cuSOLVER's 32-bit routines index",
               (long long)s.m, (long long)s.n, (long long)s.k);
-  CT_CUDA_ARG(s.op >= CT_CUDA_SOLVER_GETRF && s.op <= CT_CUDA_SOLVER_SYTRS, "solver: unknown op %d", s.op);
-  CT_CUDA_ARG((s.op != CT_CUDA_SOLVER_SYTRF && s.op != CT_CUDA_SOLVER_SYTRS) || s.m == s.n, "solver: SYTRF and "
-              "SYTRS take square matrices (m %lld, n %lld)", (long long)s.m, (long long)s.n);
+  CT_CUDA_ARG(s.op >= CT_CUDA_SOLVER_GETRF && s.op <= CT_CUDA_SOLVER_GEEV, "solver: unknown op %d", s.op);
+  CT_CUDA_ARG((s.op != CT_CUDA_SOLVER_SYTRF && s.op != CT_CUDA_SOLVER_SYTRS && s.op != CT_CUDA_SOLVER_GEEV) ||
+              s.m == s.n, "solver: SYTRF, SYTRS and GEEV take square matrices (m %lld, n %lld)", (long long)s.m,
+              (long long)s.n);
   CT_CUDA_ARG(s.op != CT_CUDA_SOLVER_GESVD || s.m >= s.n, "solver: GESVD needs m >= n (m %lld, n %lld); factor the "
               "transpose", (long long)s.m, (long long)s.n);
   CT_CUDA_ARG(s.op != CT_CUDA_SOLVER_ORGQR || (s.m >= s.n && s.n >= s.k), "solver: ORGQR needs m >= n >= k (m %lld, "
@@ -187,9 +234,44 @@ int work_elements(cusolverDnHandle_t h, const ct_cuda_solver& s, int64_t* elemen
       *elements = pivot_elements<T>(s.n) + static_cast<int64_t>((device + sizeof(T) - 1) / sizeof(T));
       return 0;
     }
+    case CT_CUDA_SOLVER_GEEV: {  // Note [GEEV's eigenvectors]: the real columns, then Xgeev's buffer
+      GeevParams params;
+      if (const int st = params.make()) return st;
+      size_t device = 0, host = 0;
+      if (const int st = geev_buffers<T>(h, params.p, s, &device, &host)) return st;
+      *elements = (s.c ? s.n * s.n : 0) + static_cast<int64_t>((device + sizeof(T) - 1) / sizeof(T));
+      return 0;
+    }
   }
   *elements = lwork;
   return 0;
+}
+
+// The eigenvalues, and the eigenvectors when s.c is set, of matrix i of s (Note [GEEV's
+// eigenvectors]); the workspace holds work_elements' elements.
+template <typename T>
+int geev_one(cusolverDnHandle_t h, const ct_cuda_solver& s, int64_t i, void* workspace) {
+  GeevParams params;
+  if (const int st = params.make()) return st;
+  size_t device = 0, host = 0;
+  if (const int st = geev_buffers<T>(h, params.p, s, &device, &host)) return st;
+  cudaStream_t stream = nullptr;
+  CT_CUSOLVER_TRY(cusolverDnGetStream(h, &stream));
+  const int64_t n = s.n;
+  T* vr = s.c ? static_cast<T*>(workspace) : nullptr;
+  char* buffer = static_cast<char*>(workspace) + (s.c ? n * n : 0) * static_cast<int64_t>(sizeof(T));
+  std::vector<char> on_host(host);
+  T* a = static_cast<T*>(s.a) + i * n * n;
+  T* w = static_cast<T*>(s.w) + i * 2 * n;
+  const cusolverEigMode_t vectors = s.c ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  CT_CUSOLVER_TRY(cusolverDnXgeev(h, params.p, CUSOLVER_EIG_MODE_NOVECTOR, vectors, n, data_type<T>(), a, n,
+                                  complex_data_type<T>(), w, data_type<T>(), nullptr, n, data_type<T>(), vr, n,
+                                  data_type<T>(), device ? buffer : nullptr, device, host ? on_host.data() : nullptr,
+                                  host, s.info + i));
+  if (!s.c) return 0;
+  const int blocks = static_cast<int>((n * n + 255) / 256);
+  unpack_eigenvectors<T><<<blocks, 256, 0, stream>>>(vr, w, static_cast<T*>(s.c) + i * 2 * n * n, n);
+  return check_launch("unpack_eigenvectors");
 }
 
 // Solves with matrix i of s (Note [SYTRS's pivots]); the workspace holds work_elements' elements.
@@ -260,6 +342,9 @@ int run(cusolverDnHandle_t h, const ct_cuda_solver& s, void* workspace, size_t w
         break;
       case CT_CUDA_SOLVER_SYTRS:
         if (const int st = sytrs_one<T>(h, s, i, workspace)) return st;
+        break;
+      case CT_CUDA_SOLVER_GEEV:
+        if (const int st = geev_one<T>(h, s, i, workspace)) return st;
         break;
     }
   }

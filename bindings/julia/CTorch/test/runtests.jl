@@ -1031,6 +1031,8 @@ end
         gld, gpiv = CTorch.ops.linalg_ldl_factor(CTorch.to(Tensor([1.0 2.0; 2.0 1.0]), "cuda"))  # indefinite
         @test Array(CTorch.to(CTorch.ops.linalg_ldl_solve(gld, gpiv, CTorch.to(Tensor(reshape([3.0, 3.0], 2, 1)), "cuda")),
                               "cpu")) ≈ reshape([1.0, 1.0], 2, 1)
+        gl, _ = CTorch.ops.linalg_eig(CTorch.to(Tensor([0.0 -1.0; 1.0 0.0]), "cuda"))  # a rotation: i and -i
+        @test Array(CTorch.to(gl, "cpu")) ≈ ComplexF64[1im, -1im]
         @test ctorch_error(() -> CTorch.ops.linalg_inv(CTorch.to(Tensor([1.0 2.0; 2.0 4.0]), "cuda"))).kind ===
               :CT_ERROR_LINALG
     end

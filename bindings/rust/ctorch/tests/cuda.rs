@@ -114,6 +114,10 @@ fn gpu_linalg_matches_the_cpu() {
     let three = Tensor::from_data(&[3.0f64, 3.0], &[2, 1]).unwrap();
     let ones = Tensor::from_data(&[1.0f64, 1.0], &[2, 1]).unwrap();
     close(&Tensor::linalg_ldl_solve(&ld, &pivots, &three.cuda().unwrap()).unwrap(), &ones);
+    // eig of the rotation [[0, -1], [1, 0]]: i and -i, in LAPACK's order (positive imaginary part first)
+    let rotation = Tensor::from_data(&[0.0f64, -1.0, 1.0, 0.0], &[2, 2]).unwrap();
+    let (values, _vectors) = Tensor::linalg_eig(&rotation.cuda().unwrap()).unwrap();
+    close(&values.view_as_real().unwrap(), &Tensor::from_data(&[0.0f64, 1.0, 0.0, -1.0], &[2, 2]).unwrap());
     let singular = Tensor::zeros_with(&[2, 2], Some(DType::Float64), Some(Device::cuda(0))).unwrap();
     assert_eq!(Tensor::linalg_inv(&singular).unwrap_err().kind(), ErrorKind::LinAlg);
 }
