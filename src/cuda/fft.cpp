@@ -41,8 +41,8 @@ DimVector dims_of(const char* fn, const Frame& f, bool may_be_empty, double* poi
 // and its inverse.
 DimVector order_with_last(size_t ndim, IntArrayRef last) {
   DimVector perm;
-  for (size_t d = 0; d < ndim; ++d)
-    if (std::find(last.begin(), last.end(), static_cast<int64_t>(d)) == last.end()) perm.push_back(static_cast<int64_t>(d));
+  for (int64_t d = 0; d < static_cast<int64_t>(ndim); ++d)
+    if (std::find(last.begin(), last.end(), d) == last.end()) perm.push_back(d);
   for (int64_t d : last) perm.push_back(d);
   return perm;
 }

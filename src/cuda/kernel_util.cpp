@@ -27,9 +27,9 @@ unsigned class_of(DType compute) {
 }
 
 void no_complex_kernels(DType d) {
-  fail(CT_ERROR_NOT_IMPLEMENTED, str("cuda: no kernel for ", d, " tensors: on cuda, complex tensors only move, copy, ",
-                                     "add, sum and go through torch.fft's transforms in this build. Compute the rest on ",
-                                     "the cpu: move them with to(\"cpu\")"));
+  fail(CT_ERROR_NOT_IMPLEMENTED,
+       str("cuda: no kernel for ", d, " tensors: on cuda, complex tensors only move, copy, add, sum and go ",
+           "through torch.fft's transforms in this build. Compute the rest on the cpu: move them with to(\"cpu\")"));
 }
 
 void unsupported(const char* op, DType d, const char* what) {

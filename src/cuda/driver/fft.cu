@@ -222,8 +222,9 @@ int fft(const ct_cuda_fft* args, void* workspace, size_t workspace_bytes, void* 
   if (!taken) return 0;
   int st = 0;
   if (workspace_bytes < p.work_bytes || (p.work_bytes > 0 && !workspace))
-    st = fail(CT_CUDA_ERR_INVALID_ARGUMENT, "fft: the workspace has %zu bytes, fewer than the %zu fft_workspace asked for",
-              workspace_bytes, p.work_bytes);
+    st = fail(CT_CUDA_ERR_INVALID_ARGUMENT,
+              "fft: the workspace has %zu bytes, fewer than the %zu fft_workspace asked for", workspace_bytes,
+              p.work_bytes);
   if (!st) st = check_cufft(cufftSetStream(p.handle, as_stream(stream)), "cufftSetStream");
   if (!st && p.work_bytes > 0) st = check_cufft(cufftSetWorkArea(p.handle, workspace), "cufftSetWorkArea");
   if (!st) st = exec(p, args);

@@ -133,11 +133,11 @@ __global__ void widen_pivots(const int32_t* in, int64_t* out, int64_t n) {
   if (i < n) out[i] = in[i];
 }
 
-// The elements of T that n int64 pivots take at the front of the workspace.
+// The elements of T that `bytes` take at the front of the workspace, rounded up to 256 bytes, so
+// that the cuSOLVER buffer after them starts as aligned as the workspace itself.
 template <typename T>
-int64_t pivot_elements(int64_t n) {
-  return (n * static_cast<int64_t>(sizeof(int64_t)) + static_cast<int64_t>(sizeof(T)) - 1) /
-         static_cast<int64_t>(sizeof(T));
+int64_t prefix_elements(int64_t bytes) {
+  return (bytes + 255) / 256 * 256 / static_cast<int64_t>(sizeof(T));
 }
 
 template <typename T> constexpr cudaDataType complex_data_type();
@@ -231,7 +231,7 @@ int work_elements(cusolverDnHandle_t h, const ct_cuda_solver& s, int64_t* elemen
     case CT_CUDA_SOLVER_SYTRS: {  // Note [SYTRS's pivots]
       size_t device = 0, host = 0;
       if (const int st = sytrs_buffers<T>(h, s, &device, &host)) return st;
-      *elements = pivot_elements<T>(s.n) + static_cast<int64_t>((device + sizeof(T) - 1) / sizeof(T));
+      *elements = prefix_elements<T>(s.n * 8) + static_cast<int64_t>((device + sizeof(T) - 1) / sizeof(T));
       return 0;
     }
     case CT_CUDA_SOLVER_GEEV: {  // Note [GEEV's eigenvectors]: the real columns, then Xgeev's buffer
@@ -239,7 +239,8 @@ int work_elements(cusolverDnHandle_t h, const ct_cuda_solver& s, int64_t* elemen
       if (const int st = params.make()) return st;
       size_t device = 0, host = 0;
       if (const int st = geev_buffers<T>(h, params.p, s, &device, &host)) return st;
-      *elements = (s.c ? s.n * s.n : 0) + static_cast<int64_t>((device + sizeof(T) - 1) / sizeof(T));
+      *elements = prefix_elements<T>(s.c ? s.n * s.n * static_cast<int64_t>(sizeof(T)) : 0) +
+                  static_cast<int64_t>((device + sizeof(T) - 1) / sizeof(T));
       return 0;
     }
   }
@@ -259,7 +260,8 @@ int geev_one(cusolverDnHandle_t h, const ct_cuda_solver& s, int64_t i, void* wor
   CT_CUSOLVER_TRY(cusolverDnGetStream(h, &stream));
   const int64_t n = s.n;
   T* vr = s.c ? static_cast<T*>(workspace) : nullptr;
-  char* buffer = static_cast<char*>(workspace) + (s.c ? n * n : 0) * static_cast<int64_t>(sizeof(T));
+  const int64_t staged = prefix_elements<T>(s.c ? n * n * static_cast<int64_t>(sizeof(T)) : 0);
+  char* buffer = static_cast<char*>(workspace) + staged * static_cast<int64_t>(sizeof(T));
   std::vector<char> on_host(host);
   T* a = static_cast<T*>(s.a) + i * n * n;
   T* w = static_cast<T*>(s.w) + i * 2 * n;
@@ -285,7 +287,7 @@ int sytrs_one(cusolverDnHandle_t h, const ct_cuda_solver& s, int64_t i, void* wo
   const int blocks = static_cast<int>((s.n + 255) / 256);
   widen_pivots<<<blocks, 256, 0, stream>>>(s.ipiv + i * s.n, wide, s.n);
   if (const int st = check_launch("widen_pivots")) return st;
-  char* buffer = static_cast<char*>(workspace) + pivot_elements<T>(s.n) * static_cast<int64_t>(sizeof(T));
+  char* buffer = static_cast<char*>(workspace) + prefix_elements<T>(s.n * 8) * static_cast<int64_t>(sizeof(T));
   std::vector<char> on_host(host);
   T* a = static_cast<T*>(s.a) + i * s.n * s.n;
   T* b = static_cast<T*>(s.b) + i * s.n * s.k;
