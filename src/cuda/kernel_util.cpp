@@ -80,7 +80,7 @@ const TensorImpl* on_device(const char* op, const TensorImpl& t, Device device, 
   CT_CHECK(t.device().is_cpu() && t.numel() == 1, CT_ERROR_DEVICE, op, ": an input is on ", t.device(), " (sizes ",
            t.sizes(), ") but the call runs on ", device, ". Move it with to()");
   holder = empty_on({}, t.dtype(), device);
-  fill(op, *holder, host_scalar(t), stream);
+  fill_from_host(op, *holder, t, stream);
   return holder.impl();
 }
 
@@ -96,6 +96,19 @@ Tensor pairs_of(const TensorImpl& t, int part) {
     offset += part;
   }
   return Tensor::adopt(TensorImpl::view_of(t, sizes.ref(), strides.ref(), SymInt(offset), real_dtype(t.dtype())));
+}
+
+void fill_from_host(const char* op, const TensorImpl& out, const TensorImpl& v, void* stream) {
+  if (!is_complex(v.dtype())) return fill(op, out, host_scalar(v), stream);
+  const Scalar re = host_scalar(*pairs_of(v, 0)), im = host_scalar(*pairs_of(v, 1));
+  if (is_complex(out.dtype())) {
+    fill(op, *pairs_of(out, 0), re, stream);
+    fill(op, *pairs_of(out, 1), im, stream);
+  } else if (out.dtype() == DType::Bool) {  // torch's cast: either part nonzero
+    fill(op, out, Scalar(re.to_double() != 0 || im.to_double() != 0), stream);
+  } else {  // torch's cast keeps the real part
+    fill(op, out, re, stream);
+  }
 }
 
 void fill(const char* op, const TensorImpl& out, const Scalar& v, void* stream) {

@@ -65,6 +65,9 @@ Tensor pairs_of(const TensorImpl& t, int part = -1);
 /// Writes v (converted to out's dtype) to every element of out, whatever its strides. A complex
 /// out gets v as its real parts and zeros as its imaginary ones.
 void fill(const char* op, const TensorImpl& out, const Scalar& v, void* stream);
+/// The same with the value of v, a one-element cpu tensor, which may be complex (a Scalar cannot):
+/// a complex v fills a complex out part by part, and is cast to a real out as torch casts it.
+void fill_from_host(const char* op, const TensorImpl& out, const TensorImpl& v, void* stream);
 
 /// dst = src converted to dst's dtype, src broadcast to dst's sizes; both on dst's device, no
 /// partial overlap (the caller clones an overlapping src first). Complex values copy as their

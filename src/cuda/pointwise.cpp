@@ -127,7 +127,7 @@ void copy_cuda(void*, Frame& f) {
   if (self.numel() == 0) return;
   void* stream = stream_for(self);
   if (src->device().is_cpu()) {
-    fill("copy_", self, host_scalar(*src), stream);
+    fill_from_host("copy_", self, *src, stream);
   } else {
     Tensor src_copy;
     if (overlaps_differently(self, *src)) {

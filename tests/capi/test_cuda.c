@@ -322,7 +322,23 @@ static void test_fft_on_cuda_matches_cpu(void) {
   CHECK_OK(ct_tensor_view_as_real(n2, &n2p));
   CHECK_OK(ct_tensor_view_as_real(dn2, &dn2p));
   CHECK(max_diff(dn2p, n2p, 3 * 40 * 2) <= 1e-5);
+  /* The complex arithmetic cuda has: adding a complex number (a 0-dim cpu tensor), and sum */
+  const float one_two[2] = {1, 2};
+  ct_tensor *c = NULL, *shifted = NULL, *dshifted = NULL, *sp = NULL, *dsp = NULL, *total = NULL, *dtotal = NULL;
+  ct_tensor *tp = NULL, *dtp = NULL;
+  CHECK_OK(ct_tensor_from_data(one_two, NULL, 0, CT_COMPLEX64, &c));
+  CHECK_OK(ct_tensor_add(r, c, &shifted));
+  CHECK_OK(ct_tensor_add(dr, c, &dshifted));
+  CHECK_OK(ct_tensor_view_as_real(shifted, &sp));
+  CHECK_OK(ct_tensor_view_as_real(dshifted, &dsp));
+  CHECK(max_diff(dsp, sp, 3 * 21 * 2) <= 1e-4);
+  CHECK_OK(ct_tensor_sum(r, NULL, 0, 0, &total));
+  CHECK_OK(ct_tensor_sum(dr, NULL, 0, 0, &dtotal));
+  CHECK_OK(ct_tensor_view_as_real(total, &tp));
+  CHECK_OK(ct_tensor_view_as_real(dtotal, &dtp));
+  CHECK(max_diff(dtp, tp, 2) <= 1e-3);
   RELEASE(x, dx, r, dr, rp, drp, f, df, fp, dfp, back, dback, n2, dn2, n2p, dn2p);
+  RELEASE(c, shifted, dshifted, sp, dsp, total, dtotal, tp, dtp);
 }
 
 static void test_memory_is_cached_and_returned(void) {
