@@ -57,6 +57,10 @@ class AutogradMeta final : public AutogradMetaBase {
   std::shared_ptr<GradSlot> retained;     // non-leaves after retain_grad()
   uint32_t output_nr = 0;
   bool leaf_requires_grad = false;
+  // Views an operator made while recording: their base's grad_fn as of this view's history, so
+  // that a write through another view is noticed (Note [Writing through a view]).
+  bool tracks_base = false;
+  std::shared_ptr<Node> base_fn;
   // Threads that record graphs sharing this leaf meet here: it guards leaf and grad_accumulator.
   std::mutex mu;
 };

@@ -5,6 +5,7 @@
 
 #include "autograd/autograd.h"
 #include "autograd/meta.h"
+#include "autograd/view_write.h"
 #include "core/error.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/grad_ctx.h"
@@ -126,16 +127,17 @@ void run_below_autograd(Frame& f) {
 }
 
 // PyTorch's rules for writing in place while recording: a leaf that requires grad would lose the
-// value its gradient is about, and a view would need its base's history rewritten, which ctorch
-// does not do yet.
+// value its gradient is about; a view's change goes into its base's history (Note [Writing through
+// a view]), which a base of another dtype, a non-contiguous or a symbolic one cannot take yet.
 void check_inplace(const Frame& f) {
   const TensorImpl& self = f.tensor(0);
   CT_CHECK(!(self.requires_grad() && is_leaf(self)), CT_ERROR_INVALID_ARGUMENT, f.name(),
            ": a leaf tensor that requires grad (sizes ", self.sizes(),
            ") is used in an in-place operation. Update it under no_grad (as optimizers do), or work on a clone");
-  CT_CHECK(!self.is_view(), CT_ERROR_NOT_IMPLEMENTED, f.name(), ": changing a view (sizes ", self.sizes(),
-           ") in place while recording gradients is not supported. Clone the view first, or build the result "
-           "out of place (cat, stack, where)");
+  CT_CHECK(!self.is_view() || can_write_through(self, f.name()), CT_ERROR_NOT_IMPLEMENTED, f.name(),
+           ": changing a view (sizes ", self.sizes(), ") in place while recording gradients is supported only "
+           "when its base is contiguous and of the view's dtype. Clone the view first, or build the result out of "
+           "place (cat, stack, where)");
 }
 
 std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inplace, Edge self_edge,
@@ -164,6 +166,7 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
     if (v.is_tensor()) {
       slot.count = 1;
       const bool self = inplace && i == 0;
+      if (!self) refresh_view_history(v.tensor());
       add_input(v.tensor(), self ? std::move(self_edge) : gradient_edge(v.tensor()));
       // An argument that is self itself (y.mul_(y)) is this node's output once it has run: kept per
       // Note [Saved outputs], since keeping y would keep the node that y's grad_fn will point at.
@@ -172,7 +175,10 @@ std::shared_ptr<OpNode> record(const OperatorDef& def, const Frame& f, bool inpl
         node->saved[i] = SavedTensor(self ? self_before : Tensor::borrow(v.tensor_ptr()), is_self, 0);
     } else if (v.kind() == Value::Kind::TensorList) {
       slot.count = static_cast<uint32_t>(v.tensor_list().size());
-      for (const TensorImpl* t : v.tensor_list()) add_input(*t, gradient_edge(*t));
+      for (const TensorImpl* t : v.tensor_list()) {
+        refresh_view_history(*t);
+        add_input(*t, gradient_edge(*t));
+      }
     } else if (v.kind() == Value::Kind::IntList) {
       node->lists.emplace_back(v.int_list());
       node->args[i] = Value(node->lists.back().ref());
@@ -208,6 +214,7 @@ void autograd_kernel(void*, Frame& f) {
   Tensor self_before;
   if (inplace) {
     check_inplace(f);
+    refresh_view_history(f.tensor(0));
     self_edge = gradient_edge(f.tensor(0));
     // The derivative reads self's value from before the write: keep a copy, recorded, so that
     // backward through it is differentiable too (create_graph).
@@ -224,7 +231,9 @@ void autograd_kernel(void*, Frame& f) {
     const Tensor& out = f.outs[k];
     node->outputs.push_back(OutputInfo{DimVector(out->sizes()), out->dtype(), out->device()});
     if (is_differentiable(out->dtype())) set_history(*out, node, static_cast<uint32_t>(k));
+    if (!inplace && out->is_view()) note_view_made(*out);
   }
+  if (inplace && f.tensor(0).is_view()) write_through(f.tensor(0), node);
   // Every result: a factorization's derivative reads all of its factors (U, S and Vh of svd). An
   // integer result (pivots, info) has no history to link back to on unpack.
   if (def.derivative.saves_result)

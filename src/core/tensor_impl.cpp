@@ -275,7 +275,7 @@ TensorImpl* TensorImpl::view_of(const TensorImpl& base, SymIntArrayRef sizes, Sy
   base.storage_->set_shape_env(env);
   Making t(over(base.storage_, base.dtype_));
   t->set_sym_geometry(sizes, strides, offset);
-  t->is_view_ = true;
+  t->set_view_base(base);
   return t.done();
 }
 
@@ -283,8 +283,14 @@ TensorImpl* TensorImpl::view_of(const TensorImpl& base, IntArrayRef sizes, IntAr
   checked_numel(sizes, "view");  // before taking a reference, so a failure leaks nothing
   base.storage_->retain();
   TensorImpl* t = create(base.storage_, sizes, strides, offset, base.dtype_);
-  t->is_view_ = true;
+  t->set_view_base(base);
   return t;
+}
+
+void TensorImpl::set_view_base(const TensorImpl& base) {
+  is_view_ = true;
+  view_base_ = base.view_base_ ? base.view_base_ : &base;
+  view_base_->retain();
 }
 
 TensorImpl* TensorImpl::view_of(const TensorImpl& base, SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset,
@@ -320,12 +326,14 @@ void TensorImpl::destroy() {
   // this tensor is still whole.
   delete autograd_meta_;
   autograd_meta_ = nullptr;
+  const TensorImpl* base = view_base_;
   this->~TensorImpl();
   // Written into the raw slot after the object's lifetime ended; volatile, because the compiler may
   // drop a store to a dead object, and this one must stay readable (see Note [Handle poisoning]).
   *reinterpret_cast<volatile uint32_t*>(static_cast<void*>(this)) = kDeadTag;
   ImplPool::deallocate(this);
   s->release();
+  if (base) base->release();
 }
 
 }  // namespace ct

@@ -2,9 +2,10 @@
 //
 // Note [TensorImpl size constraints]
 // One TensorImpl is allocated per tensor result, so its size is a budget: every field needs a
-// reason. Sizes and strides keep six dims inline. The handle a C caller holds is the TensorImpl
-// itself (DESIGN §3: one allocation per handle); its first word is the liveness tag that the C ABI
-// checks on entry (see Note [Handle poisoning] in object_pool.h).
+// reason. Sizes and strides keep six dims inline; a view's base pointer took the budget from 192
+// to 200 bytes. The handle a C caller holds is the TensorImpl itself (DESIGN §3: one allocation
+// per handle); its first word is the liveness tag that the C ABI checks on entry (see Note [Handle
+// poisoning] in object_pool.h).
 #pragma once
 
 #include <atomic>
@@ -112,6 +113,11 @@ class TensorImpl {
   void set_autograd_meta(AutogradMetaBase* meta) const;
   /// Made by a view operator: shares its base's storage with another layout's meaning.
   bool is_view() const { return is_view_; }
+  /// A view's base: the tensor, itself no view, whose storage the view reads (a view of a view
+  /// names the first view's base). Null for tensors that are not views. The view keeps it alive, so
+  /// that an in-place change through the view can give the base its history (autograd/op_node.cpp,
+  /// Note [Writing through a view]); the base never points back.
+  const TensorImpl* view_base() const { return view_base_; }
   /// Made in inference mode: may never be saved for backward (see dispatch/grad_mode.h).
   bool is_inference() const { return is_inference_; }
   void set_inference() const { is_inference_ = true; }
@@ -123,6 +129,7 @@ class TensorImpl {
   static TensorImpl* over(StorageImpl* storage, DType dtype);
   void destroy();
   void set_geometry(IntArrayRef sizes, IntArrayRef strides);
+  void set_view_base(const TensorImpl& base);
   void set_sym_geometry(SymIntArrayRef sizes, SymIntArrayRef strides, SymInt offset);
   static TensorImpl* empty_in_env(SymIntArrayRef sizes, DType dtype, Device device, sym::ShapeEnv* env);
   static SymIntArrayRef as_sym_bits(const DimVector& v) {
@@ -148,11 +155,12 @@ class TensorImpl {
   int64_t offset_ = 0;  // in elements
   StorageImpl* storage_ = nullptr;  // INVARIANT: non-null, one reference owned
   mutable AutogradMetaBase* autograd_meta_ = nullptr;  // owned
+  const TensorImpl* view_base_ = nullptr;  // views: one reference owned
   DimVector sizes_;
   DimVector strides_;  // in elements
 };
 
-static_assert(sizeof(TensorImpl) <= 192, "See Note [TensorImpl size constraints]");
+static_assert(sizeof(TensorImpl) <= 200, "See Note [TensorImpl size constraints]");
 
 /// True when some memory location backs more than one element (a stride of 0 on a dim of size > 1,
 /// as expand makes). Writing such a tensor in place is ill-defined.

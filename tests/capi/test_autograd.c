@@ -760,6 +760,28 @@ static void test_inference_mode_makes_inference_tensors(void) {
   RELEASE(x, w, y, added);
 }
 
+static void test_in_place_through_a_view_moves_its_base_history(void) {
+  /* h = x * 1; h[1:3] *= w in place: loss = x0 + x1 w0 + x2 w1. */
+  ct_tensor* x = LEAF(S(3), 1, 2, 3);
+  ct_tensor* w = LEAF(S(2), 4, 5);
+  ct_tensor *h = NULL, *v = NULL, *xv = NULL, *loss = NULL;
+  const ct_scalar one = SI(1);
+  CHECK_OK(ct_tensor_mul_scalar(x, &one, &h));
+  CHECK_OK(ct_tensor_narrow(h, 0, 1, 2, &v));
+  CHECK_OK(ct_tensor_mul_(v, w));
+  CHECK_GRAD_FN(h, "CopySlices");
+  CHECK_TENSOR(h, CT_FLOAT32, S(3), 1, 8, 15);
+  CHECK_OK(ct_tensor_sum(h, NULL, 0, 0, &loss));
+  CHECK_OK(ct_tensor_backward(loss, NULL, 0));
+  CHECK_GRAD(x, S(3), 1, 4, 5);
+  CHECK_GRAD(w, S(2), 2, 3);
+  /* A view of a leaf that requires grad is refused, as the leaf itself is. */
+  CHECK_OK(ct_tensor_narrow(x, 0, 0, 2, &xv));
+  CHECK_STATUS(ct_tensor_mul_(xv, w), CT_ERROR_INVALID_ARGUMENT);
+  CHECK_ERROR_CONTAINS("of a leaf tensor that requires grad");
+  CHECK_TENSOR(x, CT_FLOAT32, S(3), 1, 2, 3); /* unchanged */
+  RELEASE(x, w, h, v, xv, loss);
+}
 static void test_in_place_on_an_inference_tensor_outside_inference_mode_is_refused(void) {
   /* ctorch.h: "changing an inference tensor in place outside inference mode is refused" (PyTorch:
    * "Inplace update to inference tensor outside InferenceMode is not allowed"), in no_grad too. */
@@ -2256,6 +2278,7 @@ static const capi_test TESTS[] = {
     CAPI_TEST(test_backward_of_several_elements_needs_a_gradient),
     CAPI_TEST(test_second_backward_without_retain_graph_is_refused),
     CAPI_TEST(test_in_place_on_a_leaf_that_requires_grad_is_refused),
+    CAPI_TEST(test_in_place_through_a_view_moves_its_base_history),
     CAPI_TEST(test_changing_a_saved_tensor_fails_backward_naming_versions),
     CAPI_TEST(test_changing_a_saved_tensor_through_detach_is_caught),
     CAPI_TEST(test_requires_grad_on_an_integer_tensor_is_a_dtype_error),
