@@ -37,11 +37,14 @@ bool slot_used(const Hyper& h, int i) {
 
 // Slot i's first value: zeros, except Adagrad's sum (initial_accumulator_value), Rprop's step sizes
 // (lr) and SGD's buffer, which is born as a copy of the first update direction and needs no zeros.
+// A complex parameter's slot holds the value in both parts, since the parts are stepped as reals.
 Tensor new_slot(const Hyper& h, const TensorImpl& p, int i) {
   if (h.kind == Kind::SGD) return ops::empty(p.sizes(), p.dtype(), p.device());
-  if (h.kind == Kind::Adagrad) return ops::full(p.sizes(), Scalar(h.initial_accumulator_value), p.dtype(), p.device());
-  if (h.kind == Kind::Rprop && i == 1) return ops::full(p.sizes(), Scalar(h.lr), p.dtype(), p.device());
-  return ops::zeros(p.sizes(), p.dtype(), p.device());
+  const double v = h.kind == Kind::Adagrad ? h.initial_accumulator_value : h.kind == Kind::Rprop && i == 1 ? h.lr : 0.0;
+  if (!is_complex(p.dtype())) return ops::full(p.sizes(), Scalar(v), p.dtype(), p.device());
+  DimVector parts(p.sizes());
+  parts.push_back(2);
+  return ops::view_as_complex(ops::full(parts, Scalar(v), real_dtype(p.dtype()), p.device()));
 }
 
 void check_grad(const TensorImpl& p, const TensorImpl& g, size_t i) {
@@ -61,8 +64,9 @@ Optimizer::Optimizer(std::vector<Tensor> params, const Hyper& h, const char* fn)
   std::unordered_set<const TensorImpl*> seen;
   for (size_t i = 0; i < params.size(); ++i) {
     const TensorImpl& p = *params[i];
-    CT_CHECK(is_floating(p.dtype()), CT_ERROR_DTYPE, fn, ": parameter ", i, " is ", p.dtype(),
-             "; only floating tensors can be optimized. Convert it with to()");
+    CT_CHECK(is_floating(p.dtype()) || (is_complex(p.dtype()) && h.kind != Kind::LBFGS), CT_ERROR_DTYPE, fn,
+             ": parameter ", i, " is ", p.dtype(), "; ", kind_name(h.kind), " optimizes only floating tensors",
+             h.kind == Kind::LBFGS ? "" : " and complex ones", ". Convert it with to()");
     CT_CHECK(!p.device().is_meta(), CT_ERROR_DEVICE, fn, ": parameter ", i,
              " is a meta tensor, which has no data to update. Create it on cpu or cuda");
     CT_CHECK(autograd::is_leaf(p), CT_ERROR_INVALID_ARGUMENT, fn, ": parameter ", i,
@@ -166,6 +170,14 @@ void Optimizer::step_locked() {
       if (w.t.slot[k].defined()) s.slot[k] = w.t.slot[k];
     s.step += 1;
     const StepCoefs c = step_coefs(h_, s.step, had_buffer, &s.scalars);
+    // A complex parameter is stepped as the real tensor of its parts, as torch's optimizers do: each
+    // part has its own second moment. Its state stays complex, as torch keeps it.
+    if (is_complex(w.t.param->dtype())) {
+      w.t.param = ops::view_as_real(w.t.param);
+      w.t.grad = ops::view_as_real(w.t.grad->is_contiguous() ? w.t.grad : ops::contiguous(w.t.grad));
+      for (Tensor& slot : w.t.slot)
+        if (slot.defined()) slot = ops::view_as_real(slot);
+    }
     if (!fusable(w.t)) {
       update_ops(h_.kind, c, w.t);
       continue;

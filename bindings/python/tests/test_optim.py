@@ -839,3 +839,46 @@ def test_trunc_normal_sparse_eye_and_dirac_are_torchs():
     assert p.requires_grad and p.grad_fn is None
     with pytest.warns(FutureWarning, match="orthogonal_"):
         ctorch.nn.init.orthogonal(ctorch.empty(2, 2))
+
+
+# Complex parameters are stepped as the real tensor of their parts, as torch's optimizers do (torch
+# 1.13's NAdam still steps complex numbers as such, and its amsgrad Adam refuses them; torch 2.x
+# steps the parts, which ctorch follows).
+COMPLEX_KINDS = [("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)), ("Adam", dict(lr=0.1)),
+                 ("Adam", dict(lr=0.1, amsgrad=True)), ("AdamW", dict(lr=0.1)),
+                 ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)), ("Adagrad", dict(lr=0.1)),
+                 ("Adamax", dict(lr=0.1)), ("NAdam", dict(lr=0.1)), ("RAdam", dict(lr=0.1)), ("Adadelta", dict(lr=1.0)),
+                 ("ASGD", dict(lr=0.1)), ("Rprop", dict(lr=0.1))]
+TORCH_113_DIFFERS = {("NAdam", False), ("Adam", True)}
+
+
+def _complex_steps(lib, name, opts, as_real):
+    rng = np.random.default_rng(1)
+    start = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+    p = lib.tensor(start)
+    p = (lib.view_as_real(p).clone() if as_real else p).requires_grad_()
+    opt = getattr(lib.optim, name)([p], **opts)
+    for _ in range(4):
+        g = lib.tensor(rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2)))
+        p.grad = lib.view_as_real(g).clone() if as_real else g
+        opt.step()
+    return p.detach().numpy() if as_real else lib.view_as_real(p.detach()).numpy()
+
+
+@pytest.mark.parametrize("name,opts", COMPLEX_KINDS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(COMPLEX_KINDS)])
+def test_complex_parameters_step_as_their_parts(name, opts):
+    got = _complex_steps(ctorch, name, opts, as_real=False)
+    np.testing.assert_allclose(got, _complex_steps(ctorch, name, opts, as_real=True), rtol=1e-12, atol=1e-12)
+    if (name, opts.get("amsgrad", False)) not in TORCH_113_DIFFERS or not torch.__version__.startswith("1."):
+        np.testing.assert_allclose(got, _complex_steps(torch, name, opts, as_real=False), rtol=1e-10, atol=1e-10)
+
+
+def test_complex_state_stays_complex_and_lbfgs_refuses_complex():
+    p = ctorch.zeros(2, dtype=ctorch.complex64, requires_grad=True)
+    opt = ctorch.optim.Adagrad([p], lr=0.1, initial_accumulator_value=0.5)
+    p.grad = ctorch.tensor([1 + 2j, -1j], dtype=ctorch.complex64)
+    opt.step()
+    assert opt.state[p]["sum"].dtype is ctorch.complex64
+    np.testing.assert_allclose(opt.state[p]["sum"].numpy(), [1.5 + 4.5j, 0.5 + 1.5j])
+    with pytest.raises(TypeError, match="LBFGS optimizes only floating tensors"):
+        ctorch.optim.LBFGS([p])
