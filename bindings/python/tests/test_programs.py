@@ -18,7 +18,7 @@ STAND_IN = """
 import runpy, sys
 import ctorch
 names = {"torch": ctorch, "torch.nn": ctorch.nn, "torch.nn.functional": ctorch.nn.functional,
-         "torch.optim": ctorch.optim, "torch.optim.lr_scheduler": ctorch.optim.lr_scheduler,
+         "torch.optim": ctorch.optim, "torch.fft": ctorch.fft, "torch.linalg": ctorch.linalg, "torch.optim.lr_scheduler": ctorch.optim.lr_scheduler,
          "torch.optim.optimizer": ctorch.optim.optimizer,
          "torch.utils": ctorch.utils, "torch.utils.data": ctorch.utils.data, "torch.backends": ctorch.backends,
          "torch.backends.cudnn": ctorch.backends.cudnn, "torch.cuda": ctorch.cuda, "torch.amp": ctorch.amp,
@@ -38,7 +38,8 @@ def run(program, stand_in):
 
 
 @pytest.mark.parametrize("program", ["classifier.py", "sequence_model.py", "word_language_model.py", "curve_fit.py",
-                                     "char_transformer_lm.py", "conv_net.py"])
+                                     "char_transformer_lm.py", "conv_net.py", "gaussian_process.py",
+                                     "spectral_methods.py"])
 def test_program_prints_what_it_prints_with_torch(program):
     with_ctorch = run(program, stand_in=True)
     with_torch = run(program, stand_in=False)
