@@ -230,7 +230,8 @@ void autograd_kernel(void*, Frame& f) {
   for (size_t k = 0; k < f.nouts; ++k) {
     const Tensor& out = f.outs[k];
     node->outputs.push_back(OutputInfo{DimVector(out->sizes()), out->dtype(), out->device()});
-    if (is_differentiable(out->dtype())) set_history(*out, node, static_cast<uint32_t>(k));
+    if (!is_differentiable(out->dtype())) continue;
+    set_history(*out, node, static_cast<uint32_t>(k));
     if (!inplace && out->is_view()) note_view_made(*out);
   }
   if (inplace && f.tensor(0).is_view()) write_through(f.tensor(0), node);

@@ -36,7 +36,7 @@ class CopySlices final : public Node {
     std::vector<Tensor> out = fn_->apply(fn_grads, wanted);
     // The view's old elements get what the derivative says of them; none: they no longer count.
     if (out[0].defined()) ops::copy_(part, out[0]);
-    else ops::copy_(part, ops::zeros({}, base.dtype, base.device));
+    else ops::zero_(part);
     out[0] = std::move(result);
     return out;
   }
