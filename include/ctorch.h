@@ -4254,6 +4254,8 @@ CT_API CT_NODISCARD ct_status ct_optimizer_options_default(ct_optimizer_kind kin
  * Each parameter must be a leaf tensor with a floating dtype and data (not meta), given once. It
  * usually requires grad; one that never gets a grad is simply never updated. State (momentum
  * buffers, moments, step counts) is created on a parameter's first step with a grad, as in torch.
+ * Every kind but LBFGS also takes complex parameters (since 0.9): as in torch 2.x, each is
+ * stepped as the real tensor of its parts (view_as_real), and its state tensors stay complex.
  *
  *   params   borrowed array of n handles; each tensor is retained until the optimizer is freed.
  *   options  borrowed; validated (see ct_optimizer_set_options).
@@ -4265,7 +4267,8 @@ CT_API CT_NODISCARD ct_status ct_optimizer_options_default(ct_optimizer_kind kin
  *                              released parameter, one given twice, a non-leaf parameter, a
  *                              struct_size too small, or an option out of range (the message
  *                              names the field and its value)
- *   CT_ERROR_DTYPE             a parameter that is not floating; LBFGS parameters of two dtypes
+ *   CT_ERROR_DTYPE             a parameter that is neither floating nor complex, or a complex
+ *                              one under LBFGS; LBFGS parameters of two dtypes
  *   CT_ERROR_DEVICE            a meta parameter (it has no data to update); LBFGS parameters on
  *                              two devices (it steps them as one vector)
  * Threads: any thread. Since 0.8. See also ct_optimizer_options_default.

@@ -23,6 +23,27 @@ class AutogradTest {
   }
 
   @Test
+  void anInPlaceWriteThroughAViewGoesIntoItsBaseHistory() {
+    try (TensorScope scope = new TensorScope()) {
+      // h = x * 1; h[1:3] *= w: loss = x0 + x1 w0 + x2 w1.
+      Tensor x = Tensor.of(new double[] {1, 2, 3}).setRequiresGrad(true);
+      Tensor w = Tensor.of(new double[] {4, 5}).setRequiresGrad(true);
+      Tensor h = x.mulScalar(1);
+      h.narrow(0, 1, 2).mulInPlace(w);
+      assertEquals("CopySlices", h.gradFnName());
+      assertArrayEquals(new double[] {1, 8, 15}, h.toDoubleArray(), 0);
+      h.sum().backward();
+      assertArrayEquals(new double[] {1, 4, 5}, x.grad().toDoubleArray(), 0);
+      assertArrayEquals(new double[] {2, 3}, w.grad().toDoubleArray(), 0);
+      // A view of a leaf that requires grad is refused, as the leaf itself is.
+      InvalidArgumentException e =
+          assertThrows(InvalidArgumentException.class, () -> x.narrow(0, 0, 2).mulInPlace(w));
+      assertTrue(e.getMessage().contains("of a leaf tensor that requires grad"), e.getMessage());
+      assertArrayEquals(new double[] {1, 2, 3}, x.toDoubleArray(), 0);
+    }
+  }
+
+  @Test
   void retainGradKeepsANonLeafGradient() {
     try (TensorScope scope = new TensorScope()) {
       Tensor x = Tensor.of(new double[] {1, 2}).setRequiresGrad(true);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import java.util.List;
 import org.ctorch.DType;
+import org.ctorch.DTypeException;
 import org.ctorch.FormatException;
 import org.ctorch.InvalidArgumentException;
 import org.ctorch.Tensor;
@@ -29,6 +30,21 @@ class OptimizerTest {
       Optimizer opt = Optimizer.sgd(List.of(p), 0.1);
       opt.step();
       assertArrayEquals(new double[] {1.0 + -0.1 * 2.0, -2.0 + -0.1 * -4.0, 0.5 + -0.1 * 1.0}, p.toDoubleArray());
+    }
+  }
+
+  @Test
+  void aComplexParameterStepsAsItsRealAndImaginaryParts() {
+    try (TensorScope scope = new TensorScope()) {
+      // As torch 2.x: Adam's first step moves each part by lr against its own gradient's sign.
+      Tensor p = Tensor.complex(Tensor.of(new double[] {1, 0.5}), Tensor.of(new double[] {-3, 2}))
+                     .setRequiresGrad(true);
+      p.viewAsReal().square().sum().backward(); // the gradient is 2p
+      Optimizer.adam(List.of(p), 0.1).step();
+      assertArrayEquals(new double[] {0.9, -2.9, 0.4, 1.9}, p.detach().viewAsReal().toDoubleArray(), 1e-7);
+      DTypeException e = assertThrows(DTypeException.class,
+          () -> Optimizer.create(List.of(p), OptimizerOptions.lbfgs()));
+      assertTrue(e.getMessage().contains("LBFGS optimizes only floating tensors"), e.getMessage());
     }
   }
 

@@ -110,7 +110,8 @@ torch.optim.SGD over `params`: a vector of tensors, or a model (`CTorch.paramete
 taken). A keyword left out keeps PyTorch's default as the library gives it
 (`ct_optimizer_options_default`): lr 1e-3, momentum 0, dampening 0, weight_decay 0, nesterov
 false, maximize false. Out-of-range values throw `CTorchError` (`CT_ERROR_INVALID_ARGUMENT`, naming
-the field), as do parameters that are not floating leaf tensors.
+the field), as do parameters that are not floating (or complex) leaf tensors. Complex parameters,
+taken by every optimizer but LBFGS, are stepped as their real and imaginary parts, as torch 2.x does.
 """
 SGD(params; lr = nothing, momentum = nothing, dampening = nothing, weight_decay = nothing, nesterov = nothing,
     maximize = nothing) =

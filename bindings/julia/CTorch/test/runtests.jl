@@ -658,6 +658,24 @@ end
     @test Array(grad(A)) == ones(2, 2) * permutedims(Float64[5 6; 7 8])
 end
 
+@testset "Autograd: an in-place write through a view goes into its base's history" begin
+    # h = x * 1; h[2:3] .*= w (ctorch's narrow counts from 0): loss = x1 + x2 w1 + x3 w2
+    x = Tensor([1.0, 2.0, 3.0]; requires_grad = true)
+    w = Tensor([4.0, 5.0]; requires_grad = true)
+    h = x .* 1
+    ops.mul_(ops.narrow(h, 0, 1, 2), w)
+    @test CTorch.grad_fn_name(h) == "CopySlices"
+    @test Array(h) == [1.0, 8.0, 15.0]
+    backward(ops.sum(h))
+    @test Array(grad(x)) == [1.0, 4.0, 5.0]
+    @test Array(grad(w)) == [2.0, 3.0]
+    # a view of a leaf that requires grad is refused, as the leaf itself is
+    e = ctorch_error(() -> ops.mul_(ops.narrow(x, 0, 0, 2), w))
+    @test e.kind === :CT_ERROR_INVALID_ARGUMENT
+    @test occursin("of a leaf tensor that requires grad", e.message)
+    @test Array(x) == [1.0, 2.0, 3.0]
+end
+
 @testset "Post-accumulate hooks see the accumulated gradient" begin
     w = Tensor([1.0, 2.0]; requires_grad = true)
     seen = Vector{Float64}[]

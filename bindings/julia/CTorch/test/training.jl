@@ -124,6 +124,16 @@ end
     @test Array(p) ≈ x rtol=1e-14
 end
 
+@testset "A complex parameter steps as its real and imaginary parts" begin
+    # As torch 2.x: Adam's first step moves each part by lr against its own gradient's sign.
+    p = Tensor(ComplexF64[1 - 3im, 0.5 + 2im]; requires_grad = true)
+    CTorch.set_grad!(p, Tensor(ComplexF64[2 - 6im, 1 + 4im]))
+    o = CTorch.Adam([p]; lr = 0.1)
+    CTorch.step!(o)
+    @test Array(p) ≈ ComplexF64[0.9 - 2.9im, 0.4 + 1.9im] atol=1e-7
+    @test ctorch_error(() -> CTorch.LBFGS([p])).kind === :CT_ERROR_DTYPE
+end
+
 @testset "Adagrad, Adamax, NAdam, RAdam and Adadelta step as torch.optim's formulas" begin
     g, x0 = [0.5, -2.0, 1e-3], [1.0, -1.0, 0.5]
     p = param_with_grad(x0, g)

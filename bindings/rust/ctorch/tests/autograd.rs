@@ -296,3 +296,22 @@ fn backward_runs_on_another_thread() {
     assert_eq!(values(&x.grad().unwrap()), vec![2.0, 4.0, 6.0]);
     assert_eq!(x.grad().unwrap().kind(), DType::Float32);
 }
+
+#[test]
+fn an_in_place_write_through_a_view_goes_into_its_base_history() {
+    // h = x * 1; h[1:3] *= w: loss = x0 + x1 w0 + x2 w1.
+    let x = leaf(&[1.0, 2.0, 3.0], &[3]);
+    let w = leaf(&[4.0, 5.0], &[2]);
+    let h = x.mul_scalar(1.0).unwrap();
+    h.narrow(0, 1, 2).unwrap().mul_(&w).unwrap();
+    assert_eq!(h.grad_fn_name().as_deref(), Some("CopySlices"));
+    assert_eq!(values(&h), vec![1.0, 8.0, 15.0]);
+    h.sum().unwrap().backward().unwrap();
+    assert_eq!(values(&x.grad().unwrap()), vec![1.0, 4.0, 5.0]);
+    assert_eq!(values(&w.grad().unwrap()), vec![2.0, 3.0]);
+    // A view of a leaf that requires grad is refused, as the leaf itself is.
+    let e = x.narrow(0, 0, 2).unwrap().mul_(&w).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.message().contains("of a leaf tensor that requires grad"), "{}", e.message());
+    assert_eq!(values(&x), vec![1.0, 2.0, 3.0]);
+}

@@ -397,3 +397,22 @@ fn lbfgs_minimizes_a_quadratic_through_a_closure() -> Result<()> {
     assert_eq!(x.to_vec::<f64>()?, before);
     Ok(())
 }
+
+#[test]
+fn a_complex_parameter_steps_as_its_real_and_imaginary_parts() -> Result<()> {
+    // loss = sum of the squared parts: the gradient is 2p. Adam's first step moves each part by lr
+    // against its own gradient's sign, as torch 2.x steps complex parameters (view_as_real).
+    let p = Tensor::complex(&Tensor::from_slice(&[1.0f64, 0.5]), &Tensor::from_slice(&[-3.0f64, 2.0]))?
+        .set_requires_grad(true)?;
+    let opt = Optimizer::new(&[&p], &OptimizerOptions::adam().lr(0.1))?;
+    p.view_as_real()?.square()?.sum()?.backward()?;
+    opt.step()?;
+    let got = p.detach()?.view_as_real()?.to_vec::<f64>()?;
+    for (g, want) in got.iter().zip([0.9, -2.9, 0.4, 1.9]) {
+        assert!((g - want).abs() < 1e-7, "{got:?}");
+    }
+    let e = Optimizer::new(&[&p], &OptimizerOptions::lbfgs()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(e.message().contains("LBFGS optimizes only floating tensors"), "{}", e.message());
+    Ok(())
+}

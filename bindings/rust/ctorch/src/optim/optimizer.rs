@@ -481,9 +481,11 @@ impl std::fmt::Debug for Optimizer {
 
 impl Optimizer {
     /// An optimizer over `params` (each a floating leaf tensor with data, given once; usually
-    /// one that requires grad) with `options`. `InvalidArgument` error for no parameters, one
-    /// given twice, a non-leaf, or an option out of range (the message names the field and its
-    /// value); `DType` for a parameter that is not floating; `Device` for a meta parameter.
+    /// one that requires grad; complex ones too for every kind but LBFGS, stepped as their real
+    /// and imaginary parts as torch 2.x does) with `options`. `InvalidArgument` error for no
+    /// parameters, one given twice, a non-leaf, or an option out of range (the message names the
+    /// field and its value); `DType` for a parameter that is neither floating nor complex, or a
+    /// complex one under LBFGS; `Device` for a meta parameter.
     pub fn new<T: AsRef<Tensor>>(params: &[T], options: &OptimizerOptions) -> Result<Optimizer> {
         let handles = arg::handles(params);
         let raw = options.to_c();

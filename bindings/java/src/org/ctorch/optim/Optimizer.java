@@ -40,12 +40,14 @@ public final class Optimizer implements AutoCloseable {
   /**
    * An optimizer over params with these options (ct_optimizer_create).
    *
-   * @param params leaf floating tensors with data, each once (usually requiring grad)
+   * @param params leaf floating tensors with data, each once (usually requiring grad); complex
+   *     ones too for every kind but LBFGS, stepped as their real and imaginary parts as torch 2.x does
    * @param options the kind and hyperparameters (copied)
    * @return the optimizer
    * @throws InvalidArgumentException for no parameters, a repeated or non-leaf one, or an option
    *     out of range (the message names the field and its value)
-   * @throws org.ctorch.DTypeException for a parameter that is not floating
+   * @throws org.ctorch.DTypeException for a parameter that is neither floating nor complex, or a
+   *     complex one under LBFGS
    */
   public static Optimizer create(Iterable<Tensor> params, OptimizerOptions options) {
     if (options == null) {
